@@ -1,0 +1,56 @@
+/** Machine-readable reasons a Session operation can fail. */
+export type SessionErrorCode =
+  | "INVALID_MESSAGE"
+  | "INVALID_ARGUMENT"
+  | "RESERVED_ID"
+  | "PARENT_NOT_FOUND"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "UNSUPPORTED"
+  | "READONLY"
+  | "MISSING_DEPENDENCY"
+  | "STORAGE"
+  | "CLOSED";
+
+/** The one error type agent-session throws: `code` says what went wrong, `cause` keeps the underlying error. */
+export class SessionError extends Error {
+  readonly code: SessionErrorCode;
+
+  constructor(code: SessionErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "SessionError";
+    this.code = code;
+  }
+}
+
+/** Thrown when a storage engine fails (I/O, constraint, lock); the driver's error is the `cause`. */
+export class StorageError extends SessionError {
+  constructor(message: string, cause?: unknown) {
+    super("STORAGE", message, { cause });
+    this.name = "StorageError";
+  }
+}
+
+/** Thrown when an optional peer dependency is needed but not installed. */
+export class MissingDependencyError extends SessionError {
+  readonly dependency: string;
+
+  constructor(dependency: string, feature: string, cause?: unknown) {
+    super("MISSING_DEPENDENCY", `${feature} needs the "${dependency}" package: npm install ${dependency}`, {
+      cause,
+    });
+    this.name = "MissingDependencyError";
+    this.dependency = dependency;
+  }
+}
+
+/** Renders any thrown value as a one-line message (for tool results and logs). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

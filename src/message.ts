@@ -1,0 +1,114 @@
+import { SessionError } from "./errors.js";
+import type { SessionMessage, StoredCompaction } from "./types.js";
+
+/** Ids with this prefix name synthetic compaction overlays and are never stored as messages. */
+export const COMPACTION_PREFIX = "compaction_";
+
+/** True for the synthetic message that stands in for a compacted range. */
+export function isCompactionMessage(message: { id: string }): boolean {
+  return typeof message.id === "string" && message.id.startsWith(COMPACTION_PREFIX);
+}
+
+/** Throws `INVALID_MESSAGE` / `RESERVED_ID` unless `message` can be stored. */
+export function assertValidMessage(message: unknown): asserts message is SessionMessage {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) {
+    throw new SessionError("INVALID_MESSAGE", `A message must be an object, got ${describe(message)}`);
+  }
+  const { id, role, parts } = message as Record<string, unknown>;
+  if (typeof id !== "string" || id.length === 0) {
+    throw new SessionError("INVALID_MESSAGE", `A message needs a non-empty string id, got ${describe(id)}`);
+  }
+  if (typeof role !== "string" || role.length === 0) {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message "${id}" needs a non-empty string role, got ${describe(role)}`,
+    );
+  }
+  if (!Array.isArray(parts)) {
+    throw new SessionError("INVALID_MESSAGE", `Message "${id}" needs an array of parts, got ${describe(parts)}`);
+  }
+  if (id.startsWith(COMPACTION_PREFIX)) {
+    throw new SessionError(
+      "RESERVED_ID",
+      `Message id "${id}" is reserved: ids starting with "${COMPACTION_PREFIX}" name compaction overlays`,
+    );
+  }
+}
+
+/** Throws `INVALID_ARGUMENT` unless `value` is a non-empty string. */
+export function assertId(value: unknown, what: string): asserts value is string {
+  if (typeof value !== "string" || value.length === 0) {
+    throw new SessionError("INVALID_ARGUMENT", `${what} must be a non-empty string, got ${describe(value)}`);
+  }
+}
+
+/** Throws `INVALID_ARGUMENT` unless `parentId` is undefined, null or a non-empty string. */
+export function assertParentId(parentId: unknown): asserts parentId is string | null | undefined {
+  if (parentId === undefined || parentId === null) return;
+  assertId(parentId, "parentId");
+}
+
+/** Serialises a message for storage; throws `INVALID_MESSAGE` when it is not JSON-serialisable. */
+export function serializeMessage(message: SessionMessage): string {
+  try {
+    return JSON.stringify(message);
+  } catch (cause) {
+    throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" cannot be serialised to JSON`, { cause });
+  }
+}
+
+/** Parses a stored row back into a message (`createdAt` revived as a Date); null when the row is corrupt. */
+export function parseMessage(json: string): SessionMessage | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== "object") return null;
+  const message = value as SessionMessage;
+  if (typeof message.id !== "string" || typeof message.role !== "string" || !Array.isArray(message.parts)) {
+    return null;
+  }
+  if (typeof message.createdAt === "string") {
+    const date = new Date(message.createdAt);
+    if (!Number.isNaN(date.getTime())) message.createdAt = date;
+  }
+  return message;
+}
+
+/** The searchable text of a message: its `text` parts joined by newlines. */
+export function messageText(message: SessionMessage): string {
+  const texts: string[] = [];
+  for (const part of message.parts) {
+    if (part && part.type === "text" && typeof part.text === "string" && part.text.length > 0) {
+      texts.push(part.text);
+    }
+  }
+  return texts.join("\n");
+}
+
+/** UTF-8 byte length of a string without allocating a buffer. */
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/** The synthetic assistant message that replaces a compacted range on read. */
+export function overlayMessage(compaction: StoredCompaction): SessionMessage {
+  return {
+    id: `${COMPACTION_PREFIX}${compaction.id}`,
+    role: "assistant",
+    parts: [{ type: "text", text: compaction.summary }],
+    createdAt: new Date(compaction.createdAt),
+  };
+}
+
+/** A short, safe description of a value for error messages. */
+export function describe(value: unknown): string {
+  if (value === undefined) return "undefined";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return value.length > 40 ? `"${value.slice(0, 40)}…"` : `"${value}"`;
+  if (typeof value === "object") return "an object";
+  return `${typeof value} ${String(value)}`;
+}

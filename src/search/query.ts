@@ -1,0 +1,140 @@
+/**
+ * The one search-query language of every backend: all words must match (any order), `"quoted phrases"` match
+ * as phrases, a word also finds its family ("deploy" finds "deployment", "deployed"), and any other character
+ * is plain text — no input can raise a syntax error.
+ */
+
+/** A word of the query and the prefix that stands for its family. */
+export interface QueryWord {
+  kind: "word";
+  word: string;
+  /** Prefix to match (`root*`), or null when the word must match exactly (short words, numbers). */
+  prefix: string | null;
+}
+
+/** A quoted phrase: its words must appear next to each other, in order. */
+export interface QueryPhrase {
+  kind: "phrase";
+  words: string[];
+}
+
+export type QueryTerm = QueryWord | QueryPhrase;
+
+/** Token characters: letters, digits, combining marks and private-use characters (as SQLite's unicode61). */
+const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+
+/** Splits text into lower-cased tokens. */
+export function tokenize(text: string): string[] {
+  return text.toLowerCase().match(TOKEN) ?? [];
+}
+
+/** Lower-cases and strips diacritics, for comparing tokens outside a database. */
+export function foldToken(token: string): string {
+  return token.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+}
+
+const SUFFIXES = [
+  "ational",
+  "ations",
+  "ation",
+  "ements",
+  "ement",
+  "ments",
+  "ment",
+  "ingly",
+  "ings",
+  "ing",
+  "edly",
+  "ers",
+  "ies",
+  "ied",
+  "ed",
+  "er",
+  "es",
+  "ly",
+  "s",
+];
+const MIN_ROOT = 3;
+
+/**
+ * The family prefix of an English word: common inflectional and derivational suffixes stripped, so that a prefix
+ * match on it finds the word's family whichever form the user typed.
+ */
+export function wordRoot(word: string): string {
+  if (!/^[a-z]+$/.test(word)) return word;
+  let root = word;
+  for (const suffix of SUFFIXES) {
+    if (root.endsWith(suffix) && root.length - suffix.length >= MIN_ROOT) {
+      root = root.slice(0, -suffix.length);
+      break;
+    }
+  }
+  // running → runn → run; stopped → stopp → stop
+  if (root !== word && root.length > MIN_ROOT && /([b-df-hj-np-tv-z])\1$/.test(root) && !/(ll|ss|zz)$/.test(root)) {
+    root = root.slice(0, -1);
+  }
+  // create → creat (finds creating, creation); happy → happ (finds happiness, happily)
+  if (root.length > MIN_ROOT + 1 && (root.endsWith("e") || /[^aeiou]y$/.test(root))) root = root.slice(0, -1);
+  return root;
+}
+
+/** Parses a user query; an empty list means there is nothing to search for. */
+export function parseQuery(query: string): QueryTerm[] {
+  const terms: QueryTerm[] = [];
+  const pieces = query.split('"');
+  pieces.forEach((piece, index) => {
+    const insideQuotes = index % 2 === 1 && index < pieces.length - 1;
+    const words = tokenize(piece);
+    if (insideQuotes && words.length > 1) {
+      terms.push({ kind: "phrase", words });
+      return;
+    }
+    for (const word of words) terms.push(toWord(word));
+  });
+  return terms;
+}
+
+function toWord(word: string): QueryWord {
+  if (word.length < 3 || /^\p{N}+$/u.test(word)) return { kind: "word", word, prefix: null };
+  return { kind: "word", word, prefix: wordRoot(word) };
+}
+
+/** Renders parsed terms as an FTS5 expression on one column; tokens hold only letters and digits, so quoting is safe. */
+export function toFts5(terms: QueryTerm[], column: string): string {
+  const parts = terms.map((term) => {
+    if (term.kind === "phrase") return `"${term.words.join(" ")}"`;
+    return term.prefix === null ? `"${term.word}"` : `"${term.prefix}"*`;
+  });
+  return `${column} : (${parts.join(" AND ")})`;
+}
+
+/** Scores `text` against the terms in memory (0 = no match); the same semantics as the FTS5 expression. */
+export function scoreText(terms: QueryTerm[], text: string): number {
+  if (terms.length === 0) return 0;
+  const tokens = tokenize(text).map(foldToken);
+  let score = 0;
+  for (const term of terms) {
+    const hits = term.kind === "phrase" ? countPhrase(tokens, term.words.map(foldToken)) : countWord(tokens, term);
+    if (hits === 0) return 0;
+    score += hits;
+  }
+  return score;
+}
+
+function countWord(tokens: string[], term: QueryWord): number {
+  const exact = foldToken(term.word);
+  const prefix = term.prefix === null ? null : foldToken(term.prefix);
+  let hits = 0;
+  for (const token of tokens) {
+    if (prefix === null ? token === exact : token.startsWith(prefix)) hits++;
+  }
+  return hits;
+}
+
+function countPhrase(tokens: string[], words: string[]): number {
+  let hits = 0;
+  for (let i = 0; i + words.length <= tokens.length; i++) {
+    if (words.every((word, j) => tokens[i + j] === word)) hits++;
+  }
+  return hits;
+}

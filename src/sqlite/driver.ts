@@ -1,0 +1,215 @@
+import { SessionError, StorageError } from "../errors.js";
+
+/** A value SQLite can bind. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+/** A result row. */
+export type SqlRow = Record<string, unknown>;
+
+/**
+ * The few operations agent-session needs from a SQLite connection, so better-sqlite3, `node:sqlite` and a Durable
+ * Object's `sql` tag all work behind one type. Every statement uses positional `?` parameters.
+ */
+export interface SqlDriver {
+  /** Which engine runs the statements: "better-sqlite3", "node:sqlite" or "sql-tag". */
+  readonly name: string;
+  /** False when the engine manages durability itself and refuses PRAGMA and BEGIN (a Durable Object). */
+  readonly configurable: boolean;
+  all<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T[];
+  get<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T | undefined;
+  run(sql: string, params?: readonly SqlValue[]): void;
+  /** Runs `fn` atomically; nested calls join the outer transaction. Writers take the lock up front. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+interface Statement {
+  all(...params: SqlValue[]): unknown[];
+  get(...params: SqlValue[]): unknown;
+  run(...params: SqlValue[]): unknown;
+}
+
+interface PreparingDatabase {
+  prepare(sql: string): Statement;
+  exec(sql: string): unknown;
+  close(): unknown;
+}
+
+const BUSY_RETRIES = 5;
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown; errcode?: unknown })?.code;
+  const message = error instanceof Error ? error.message : "";
+  return code === "SQLITE_BUSY" || /database is locked|SQLITE_BUSY/i.test(message);
+}
+
+function wrap(error: unknown, sql: string): never {
+  if (error instanceof SessionError) throw error;
+  const text = error instanceof Error ? error.message : String(error);
+  throw new StorageError(`SQLite failed: ${text} (in: ${sql.replace(/\s+/g, " ").slice(0, 120)})`, error);
+}
+
+/** A driver over any handle with `prepare`/`exec` (better-sqlite3's Database, node:sqlite's DatabaseSync). */
+export class PreparedDriver implements SqlDriver {
+  readonly configurable = true;
+  private readonly statements = new Map<string, Statement>();
+  private depth = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly db: PreparingDatabase,
+    private readonly closeHandle: boolean,
+  ) {}
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  all<T>(sql: string, params: readonly SqlValue[] = []): T[] {
+    try {
+      return this.statement(sql).all(...params) as T[];
+    } catch (error) {
+      return wrap(error, sql);
+    }
+  }
+
+  get<T>(sql: string, params: readonly SqlValue[] = []): T | undefined {
+    try {
+      return (this.statement(sql).get(...params) ?? undefined) as T | undefined;
+    } catch (error) {
+      return wrap(error, sql);
+    }
+  }
+
+  run(sql: string, params: readonly SqlValue[] = []): void {
+    try {
+      this.statement(sql).run(...params);
+    } catch (error) {
+      wrap(error, sql);
+    }
+  }
+
+  /** Runs DDL or pragmas (several statements allowed). */
+  exec(sql: string): void {
+    try {
+      this.db.exec(sql);
+    } catch (error) {
+      wrap(error, sql);
+    }
+  }
+
+  transaction<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    this.begin();
+    this.depth++;
+    try {
+      const result = fn();
+      this.exec("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        this.db.exec("ROLLBACK");
+      } catch {
+        // The failed statement may already have rolled the transaction back; the original error is what matters.
+      }
+      throw error;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  // busy_timeout already waits for the lock; the retries only cover the rare busy answer it cannot absorb.
+  private begin(): void {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.db.exec("BEGIN IMMEDIATE");
+        return;
+      } catch (error) {
+        if (!isBusy(error) || attempt >= BUSY_RETRIES) wrap(error, "BEGIN IMMEDIATE");
+      }
+    }
+  }
+
+  close(): void {
+    this.statements.clear();
+    if (this.closeHandle) this.db.close();
+  }
+}
+
+/** An object with a Durable-Object-style `sql` tagged-template method returning rows. */
+export interface SqlTagSource {
+  sql(strings: TemplateStringsArray, ...values: unknown[]): unknown;
+}
+
+/** True when `value` has a `sql` tagged-template method (a Durable Object / Agent). */
+export function isSqlTagSource(value: unknown): value is SqlTagSource {
+  return typeof value === "object" && value !== null && typeof (value as SqlTagSource).sql === "function";
+}
+
+interface TransactionalStorage {
+  transactionSync?<T>(fn: () => T): T;
+}
+
+/**
+ * A driver over a `sql` tag. A Durable Object refuses BEGIN and PRAGMA, so transactions go through
+ * `ctx.storage.transactionSync` when the object has it; otherwise the tag's own atomicity rules apply
+ * (a Durable Object commits all writes of one synchronous turn together).
+ */
+export class SqlTagDriver implements SqlDriver {
+  readonly name = "sql-tag";
+  readonly configurable = false;
+  private readonly templates = new Map<string, TemplateStringsArray>();
+  private depth = 0;
+
+  constructor(private readonly source: SqlTagSource) {}
+
+  private template(sql: string): TemplateStringsArray {
+    let template = this.templates.get(sql);
+    if (!template) {
+      const pieces = sql.split("?");
+      template = Object.assign([...pieces], { raw: [...pieces] }) as unknown as TemplateStringsArray;
+      Object.freeze(template);
+      this.templates.set(sql, template);
+    }
+    return template;
+  }
+
+  all<T>(sql: string, params: readonly SqlValue[] = []): T[] {
+    let rows: unknown;
+    try {
+      rows = this.source.sql(this.template(sql), ...params);
+    } catch (error) {
+      return wrap(error, sql);
+    }
+    if (rows === undefined || rows === null) return [];
+    if (Array.isArray(rows)) return rows as T[];
+    if (typeof (rows as Iterable<T>)[Symbol.iterator] === "function") return [...(rows as Iterable<T>)];
+    throw new StorageError(`The sql tag returned ${typeof rows}, expected an array of rows`);
+  }
+
+  get<T>(sql: string, params: readonly SqlValue[] = []): T | undefined {
+    return this.all<T>(sql, params)[0];
+  }
+
+  run(sql: string, params: readonly SqlValue[] = []): void {
+    this.all(sql, params);
+  }
+
+  transaction<T>(fn: () => T): T {
+    const storage = (this.source as { ctx?: { storage?: TransactionalStorage } }).ctx?.storage;
+    if (this.depth > 0 || typeof storage?.transactionSync !== "function") return fn();
+    this.depth++;
+    try {
+      return storage.transactionSync(fn);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,124 @@
+import { overlayMessage } from "../message.js";
+import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import type { CompactionDetails, SessionMessage, StoredCompaction } from "../types.js";
+import type { SqlDriver } from "./driver.js";
+import { isAncestor, type NodeRow, nodeBySeq, readSegment } from "./tree.js";
+
+interface CompactionRow {
+  seq: number;
+  id: string;
+  summary: string;
+  from_message_id: string;
+  to_message_id: string;
+  details: string | null;
+  created_at: string;
+}
+
+const COMPACTION_COLUMNS = "c.seq, c.id, c.summary, c.from_message_id, c.to_message_id, c.details, c.created_at";
+
+/** Converts a compaction row to the public shape. */
+export function toStoredCompaction(row: CompactionRow): StoredCompaction {
+  const compaction: StoredCompaction = {
+    id: row.id,
+    summary: row.summary,
+    fromMessageId: row.from_message_id,
+    toMessageId: row.to_message_id,
+    createdAt: row.created_at,
+  };
+  if (row.details !== null) compaction.details = JSON.parse(row.details) as CompactionDetails;
+  return compaction;
+}
+
+/** Every overlay of a session, oldest first (superseded ones included). */
+export function listCompactions(driver: SqlDriver, sessionNum: number): StoredCompaction[] {
+  return driver
+    .all<CompactionRow>(`SELECT ${COMPACTION_COLUMNS} FROM agent_compactions c WHERE c.session_num = ? ORDER BY c.seq`, [
+      sessionNum,
+    ])
+    .map(toStoredCompaction);
+}
+
+interface ResolvedCompaction extends CompactionRow {
+  from_seq: number;
+  to_seq: number;
+  from_depth: number;
+  to_depth: number;
+}
+
+interface Candidate extends OverlayCandidate {
+  fromSeq: number;
+  toSeq: number;
+}
+
+/**
+ * Reads the path from `topDepth` down to `leaf`, root first, with overlays applied exactly as the reference
+ * does. Only the rows that are returned are read: a compacted range is skipped, not walked, because overlay
+ * endpoints are checked with O(log depth) skip-pointer lookups.
+ */
+export function readPath(driver: SqlDriver, sessionNum: number, leaf: NodeRow, topDepth = 0): SessionMessage[] {
+  const rows = driver.all<ResolvedCompaction>(
+    `SELECT ${COMPACTION_COLUMNS}, f.seq AS from_seq, f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
+     FROM agent_compactions c
+     JOIN agent_messages f ON f.session_num = c.session_num AND f.id = c.from_message_id
+     JOIN agent_messages t ON t.session_num = c.session_num AND t.id = c.to_message_id
+     WHERE c.session_num = ? AND f.depth >= ? AND t.depth <= ?
+     ORDER BY c.seq`,
+    [sessionNum, topDepth, leaf.depth],
+  );
+  if (rows.length === 0) return readSegment(driver, leaf.seq, topDepth);
+  const candidates: Candidate[] = rows.map((row, order) => ({
+    compaction: toStoredCompaction(row),
+    fromDepth: row.from_depth,
+    toDepth: row.to_depth,
+    order,
+    fromSeq: row.from_seq,
+    toSeq: row.to_seq,
+  }));
+  const onPath = (candidate: Candidate): boolean => {
+    const to = nodeBySeq(driver, candidate.toSeq);
+    const from = nodeBySeq(driver, candidate.fromSeq);
+    return to !== undefined && from !== undefined && isAncestor(driver, to, leaf) && isAncestor(driver, from, to);
+  };
+  const result: SessionMessage[] = [];
+  let next = topDepth;
+  for (const overlay of chooseOverlays(candidates, onPath)) {
+    if (overlay.fromDepth > next) {
+      const from = nodeBySeq(driver, overlay.fromSeq);
+      if (from?.parent_seq != null) result.push(...readSegment(driver, from.parent_seq, next));
+    }
+    result.push(overlayMessage(overlay.compaction));
+    next = overlay.toDepth + 1;
+  }
+  if (leaf.depth >= next) result.push(...readSegment(driver, leaf.seq, next));
+  return result;
+}
+
+/**
+ * The depth where a byte-budgeted window ending at `leaf` starts: the longest suffix that fits `maxBytes`,
+ * but at least `minRecent` rows. Walks only the window.
+ */
+export function windowTop(driver: SqlDriver, leaf: NodeRow, maxBytes: number, minRecent: number): number {
+  const row = driver.get<{ top: number }>(
+    `WITH RECURSIVE w(seq, parent_seq, depth, acc, n) AS (
+       SELECT seq, parent_seq, depth, bytes, 1 FROM agent_messages WHERE seq = ?
+       UNION ALL
+       SELECT m.seq, m.parent_seq, m.depth, w.acc + m.bytes, w.n + 1 FROM agent_messages m JOIN w ON m.seq = w.parent_seq
+       WHERE w.n < ? OR w.acc + m.bytes <= ?
+     ) SELECT MIN(depth) AS top FROM w`,
+    [leaf.seq, minRecent, maxBytes],
+  );
+  return row?.top ?? leaf.depth;
+}
+
+/** Id, role and byte size of every row on the path to `leaf`, root first. */
+export function pathStats(driver: SqlDriver, leaf: NodeRow): { id: string; role: string; bytes: number }[] {
+  const rows = driver.all<{ id: string; role: string; bytes: number }>(
+    `WITH RECURSIVE path(seq, parent_seq, id, role, bytes) AS (
+       SELECT seq, parent_seq, id, role, bytes FROM agent_messages WHERE seq = ?
+       UNION ALL
+       SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes FROM agent_messages m JOIN path p ON m.seq = p.parent_seq
+     ) SELECT id, role, bytes FROM path`,
+    [leaf.seq],
+  );
+  return rows.reverse().map((r) => ({ id: r.id, role: r.role, bytes: r.bytes }));
+}

@@ -1,0 +1,83 @@
+import type { SqlDriver } from "./driver.js";
+
+/** One schema step: its version and the statements (one per entry, so a `sql` tag can run them). */
+export interface Migration {
+  version: number;
+  statements: string[];
+}
+
+/**
+ * The schema, as an append-only list: a released step is never edited, a change is a new step.
+ * Integer `seq` keys are insertion order (latest leaf, FTS rowid); string ids are unique per session.
+ */
+export const SQLITE_MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_session_heads (
+        num INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL UNIQUE,
+        leaf_seq INTEGER,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE IF NOT EXISTS agent_messages (
+        seq INTEGER PRIMARY KEY,
+        session_num INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        parent_seq INTEGER,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        depth INTEGER NOT NULL,
+        jump_seq INTEGER,
+        jump_depth INTEGER NOT NULL,
+        bytes INTEGER NOT NULL,
+        cum_bytes INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        cum_tokens INTEGER NOT NULL
+      )`,
+      "CREATE UNIQUE INDEX IF NOT EXISTS agent_messages_session_id ON agent_messages(session_num, id)",
+      "CREATE INDEX IF NOT EXISTS agent_messages_parent ON agent_messages(parent_seq)",
+      `CREATE TABLE IF NOT EXISTS agent_compactions (
+        seq INTEGER PRIMARY KEY,
+        session_num INTEGER NOT NULL,
+        id TEXT NOT NULL UNIQUE,
+        summary TEXT NOT NULL,
+        from_message_id TEXT NOT NULL,
+        to_message_id TEXT NOT NULL,
+        details TEXT,
+        created_at TEXT NOT NULL
+      )`,
+      "CREATE INDEX IF NOT EXISTS agent_compactions_session ON agent_compactions(session_num, seq)",
+      `CREATE VIRTUAL TABLE IF NOT EXISTS agent_messages_fts USING fts5(
+        text, sid, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+      )`,
+    ],
+  },
+];
+
+/** Brings the schema to the newest version; safe to run from several processes at once and on every open. */
+export function migrate(driver: SqlDriver, migrations: readonly Migration[] = SQLITE_MIGRATIONS): number {
+  driver.run(
+    "CREATE TABLE IF NOT EXISTS agent_session_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)",
+  );
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const current = () => driver.get<{ version: number }>("SELECT version FROM agent_session_schema WHERE id = 1")?.version ?? 0;
+  if (current() >= latest) return current();
+  // The write lock taken by the transaction serialises concurrent migrators; the version is re-read under it.
+  return driver.transaction(() => {
+    let version = current();
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= version) continue;
+      for (const statement of migration.statements) driver.run(statement);
+      version = migration.version;
+    }
+    driver.run(
+      "INSERT INTO agent_session_schema (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version",
+      [version],
+    );
+    return version;
+  });
+}

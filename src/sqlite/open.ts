@@ -1,0 +1,133 @@
+import { createRequire } from "node:module";
+import { MissingDependencyError, SessionError } from "../errors.js";
+import { isSqlTagSource, PreparedDriver, type SqlDriver, SqlTagDriver, type SqlTagSource } from "./driver.js";
+
+/** Which engine opens a SQLite file path. */
+export type SqliteDriverName = "better-sqlite3" | "node:sqlite";
+
+/** Options for opening SQLite storage. */
+export interface SqliteOptions {
+  /** Engine for a file path; default better-sqlite3, falling back to node:sqlite when it cannot load. */
+  driver?: SqliteDriverName;
+  /** `synchronous=FULL`: every append survives power loss, at one device flush per commit. Default NORMAL. */
+  durability?: "normal" | "full";
+  /** Milliseconds a writer waits for another process's lock (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** A better-sqlite3 `Database` or a node:sqlite `DatabaseSync` handle, as the user created it. */
+export interface SqliteHandle {
+  prepare(sql: string): unknown;
+  exec(sql: string): unknown;
+  close(): unknown;
+}
+
+/** What SQLite storage can be opened from: a path, `:memory:`, a database handle, or a `sql`-tag object. */
+export type SqliteSource = string | SqliteHandle | SqlTagSource;
+
+const require = createRequire(import.meta.url);
+
+/** True when `value` is a database handle agent-session can drive. */
+export function isSqliteHandle(value: unknown): value is SqliteHandle {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as SqliteHandle).prepare === "function" &&
+    typeof (value as SqliteHandle).exec === "function" &&
+    typeof (value as SqliteHandle).close === "function"
+  );
+}
+
+function handleDriverName(handle: SqliteHandle): string {
+  return typeof (handle as { pragma?: unknown }).pragma === "function" ? "better-sqlite3" : "node:sqlite";
+}
+
+/** Opens (or wraps) SQLite storage and applies the connection settings. */
+export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): SqlDriver {
+  if (isSqlTagSource(source) && !isSqliteHandle(source)) return new SqlTagDriver(source);
+  let driver: PreparedDriver;
+  let isMemory = false;
+  if (typeof source === "string") {
+    if (source.length === 0) throw new SessionError("INVALID_ARGUMENT", "A SQLite path must not be empty");
+    isMemory = source === ":memory:";
+    driver = openPath(source, options.driver);
+  } else if (isSqliteHandle(source)) {
+    driver = new PreparedDriver(handleDriverName(source), source as never, false);
+  } else {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "SQLite storage needs a file path, a better-sqlite3 Database, a node:sqlite DatabaseSync or an object with a sql tag",
+    );
+  }
+  configure(driver, options, isMemory);
+  return driver;
+}
+
+function openPath(path: string, choice: SqliteDriverName | undefined): PreparedDriver {
+  if (choice === "node:sqlite") return openNodeSqlite(path);
+  try {
+    const Database = require("better-sqlite3") as new (file: string) => SqliteHandle;
+    return new PreparedDriver("better-sqlite3", new Database(path) as never, true);
+  } catch (error) {
+    if (error instanceof SessionError) throw error;
+    if (choice === "better-sqlite3" || !hasNodeSqlite()) {
+      if (isLoadFailure(error)) throw new MissingDependencyError("better-sqlite3", "SQLite storage", error);
+      throw new SessionError("STORAGE", `Cannot open SQLite database "${path}": ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (!isLoadFailure(error)) {
+      throw new SessionError("STORAGE", `Cannot open SQLite database "${path}": ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    return openNodeSqlite(path);
+  }
+}
+
+function isLoadFailure(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  const message = error instanceof Error ? error.message : "";
+  return code === "MODULE_NOT_FOUND" || code === "ERR_DLOPEN_FAILED" || /NODE_MODULE_VERSION|bindings file/.test(message);
+}
+
+function hasNodeSqlite(): boolean {
+  try {
+    require("node:sqlite");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function openNodeSqlite(path: string): PreparedDriver {
+  let module: { DatabaseSync: new (file: string) => SqliteHandle };
+  try {
+    module = require("node:sqlite");
+  } catch (error) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      `The node:sqlite driver needs Node.js >= 22.13 (this is ${process.version}); use better-sqlite3 instead`,
+      { cause: error },
+    );
+  }
+  try {
+    return new PreparedDriver("node:sqlite", new module.DatabaseSync(path) as never, true);
+  } catch (error) {
+    throw new SessionError("STORAGE", `Cannot open SQLite database "${path}": ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function configure(driver: PreparedDriver, options: SqliteOptions, isMemory: boolean): void {
+  const timeout = options.busyTimeoutMs ?? 5000;
+  if (!Number.isInteger(timeout) || timeout < 0) {
+    throw new SessionError("INVALID_ARGUMENT", `busyTimeoutMs must be a whole number >= 0, got ${timeout}`);
+  }
+  driver.exec(`PRAGMA busy_timeout = ${timeout}`);
+  if (!isMemory) driver.exec("PRAGMA journal_mode = WAL");
+  driver.exec(`PRAGMA synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
+  // A larger page cache makes parent-pointer walks of long paths ~2x faster (docs/PERFORMANCE.md).
+  driver.exec("PRAGMA cache_size = -16000");
+}

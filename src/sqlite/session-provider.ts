@@ -1,0 +1,200 @@
+import { randomUUID } from "node:crypto";
+import { SessionError } from "../errors.js";
+import { assertCompactionArgs } from "../memory/store.js";
+import { assertId, assertParentId, assertValidMessage, parseMessage } from "../message.js";
+import { byteBudget } from "../store/limits.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  CompactionDetails,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SearchOptions,
+  SearchResult,
+  SessionMessage,
+  SessionProvider,
+  StoredCompaction,
+} from "../types.js";
+import type { SqlDriver } from "./driver.js";
+import { listCompactions, pathStats, readPath, windowTop } from "./history.js";
+import type { SqliteStore } from "./store.js";
+import { type NodeRow, nodeById, nodeBySeq } from "./tree.js";
+import { appendRow, deleteRows, updateRow } from "./writes.js";
+
+interface Head {
+  num: number;
+  leaf_seq: number | null;
+}
+
+/** The storage contract of one session in a SQLite database. */
+export class SqliteSessionProvider implements SessionProvider {
+  constructor(
+    protected readonly store: SqliteStore,
+    readonly sessionId: string,
+  ) {
+    if (typeof sessionId !== "string") {
+      throw new SessionError("INVALID_ARGUMENT", `A session id must be a string, got ${typeof sessionId}`);
+    }
+  }
+
+  private get driver(): SqlDriver {
+    return this.store.driver;
+  }
+
+  private head(): Head | undefined {
+    return this.driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [this.sessionId]);
+  }
+
+  /** The row `leafId` names, or the latest leaf when it is omitted. */
+  private leafNode(head: Head | undefined, leafId: string | null | undefined): NodeRow | undefined {
+    if (!head) return undefined;
+    if (leafId === undefined || leafId === null) {
+      return head.leaf_seq === null ? undefined : nodeBySeq(this.driver, head.leaf_seq);
+    }
+    return typeof leafId === "string" ? nodeById(this.driver, head.num, leafId) : undefined;
+  }
+
+  private content(sql: string, params: (string | number)[]): SessionMessage | null {
+    const row = this.driver.get<{ content: string }>(sql, params);
+    return row ? parseMessage(row.content) : null;
+  }
+
+  async getMessage(id: string): Promise<SessionMessage | null> {
+    const head = this.head();
+    if (!head || typeof id !== "string") return null;
+    return this.content("SELECT content FROM agent_messages WHERE session_num = ? AND id = ?", [head.num, id]);
+  }
+
+  async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    const head = this.head();
+    const leaf = this.leafNode(head, leafId);
+    return head && leaf ? readPath(this.driver, head.num, leaf) : [];
+  }
+
+  async getLatestLeaf(): Promise<SessionMessage | null> {
+    const head = this.head();
+    if (!head || head.leaf_seq === null) return null;
+    return this.content("SELECT content FROM agent_messages WHERE seq = ?", [head.leaf_seq]);
+  }
+
+  async getBranches(messageId: string): Promise<SessionMessage[]> {
+    const head = this.head();
+    if (!head || typeof messageId !== "string") return [];
+    const rows = this.driver.all<{ content: string }>(
+      `SELECT c.content FROM agent_messages p JOIN agent_messages c ON c.parent_seq = p.seq
+       WHERE p.session_num = ? AND p.id = ? ORDER BY c.seq`,
+      [head.num, messageId],
+    );
+    return rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+  }
+
+  async getPathLength(leafId?: string | null): Promise<number> {
+    const leaf = this.leafNode(this.head(), leafId);
+    return leaf ? leaf.depth + 1 : 0;
+  }
+
+  async getRecentHistory(
+    leafId: string | null | undefined,
+    maxContentBytes: number,
+    minRecentMessages?: number,
+  ): Promise<RecentHistoryResult> {
+    const budget = byteBudget(maxContentBytes, minRecentMessages);
+    const head = this.head();
+    const leaf = this.leafNode(head, leafId);
+    if (!head || !leaf) return { messages: [], truncated: false, totalContentBytes: 0 };
+    const top = windowTop(this.driver, leaf, budget.maxBytes, budget.minRecent);
+    return {
+      messages: readPath(this.driver, head.num, leaf, top),
+      truncated: top > 0,
+      totalContentBytes: leaf.cum_bytes,
+    };
+  }
+
+  async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
+    const leaf = this.leafNode(this.head(), leafId);
+    return leaf ? pathStats(this.driver, leaf) : [];
+  }
+
+  async appendMessage(message: SessionMessage, parentId?: string | null, options?: AppendOptions): Promise<AppendResult> {
+    assertValidMessage(message);
+    assertParentId(parentId);
+    return appendRow(this.driver, this.sessionId, message, parentId, options?.expectedLeafId);
+  }
+
+  async updateMessage(message: SessionMessage): Promise<void> {
+    assertValidMessage(message);
+    updateRow(this.driver, this.sessionId, message);
+  }
+
+  async deleteMessages(messageIds: string[]): Promise<void> {
+    if (!Array.isArray(messageIds)) {
+      throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
+    }
+    for (const id of messageIds) assertId(id, "A message id");
+    if (messageIds.length > 0) deleteRows(this.driver, this.sessionId, messageIds);
+  }
+
+  async clearMessages(): Promise<void> {
+    this.driver.transaction(() => {
+      const head = this.head();
+      if (!head) return;
+      this.driver.run(
+        "DELETE FROM agent_messages_fts WHERE rowid IN (SELECT seq FROM agent_messages WHERE session_num = ?)",
+        [head.num],
+      );
+      this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
+      this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
+      this.driver.run(
+        "UPDATE agent_session_heads SET leaf_seq = NULL, message_count = 0, updated_at = ? WHERE num = ?",
+        [new Date().toISOString(), head.num],
+      );
+    });
+  }
+
+  async addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    details?: CompactionDetails,
+  ): Promise<StoredCompaction> {
+    assertCompactionArgs(summary, fromMessageId, toMessageId);
+    const compaction: StoredCompaction = {
+      id: randomUUID(),
+      summary,
+      fromMessageId,
+      toMessageId,
+      createdAt: new Date().toISOString(),
+    };
+    if (details) compaction.details = JSON.parse(JSON.stringify(details)) as CompactionDetails;
+    this.driver.transaction(() => {
+      const num = this.store.sessionNum(this.sessionId, true)!;
+      this.driver.run(
+        `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [
+          num,
+          compaction.id,
+          summary,
+          fromMessageId,
+          toMessageId,
+          details ? JSON.stringify(details) : null,
+          compaction.createdAt,
+        ],
+      );
+    });
+    return compaction;
+  }
+
+  async getCompactions(): Promise<StoredCompaction[]> {
+    const head = this.head();
+    return head ? listCompactions(this.driver, head.num) : [];
+  }
+
+  async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult[]> {
+    return this.store.searchMessages(query, {
+      ...options,
+      ...(limit === undefined ? {} : { limit }),
+      sessionId: this.sessionId,
+    });
+  }
+}

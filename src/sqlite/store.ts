@@ -1,0 +1,109 @@
+import { parseMessage, messageText } from "../message.js";
+import { parseQuery, toFts5 } from "../search/query.js";
+import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
+import type { SessionStore, StoreSearchOptions } from "../store/types.js";
+import type { SearchResult } from "../types.js";
+import type { SqlDriver } from "./driver.js";
+import { migrate } from "./migrations.js";
+import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
+import { SqliteSessionProvider } from "./session-provider.js";
+import { isAncestor, nodeBySeq } from "./tree.js";
+import { ensureHead } from "./writes.js";
+
+interface Hit {
+  seq: number;
+  id: string;
+  role: string;
+  content: string;
+  created_at: string;
+  session_id: string;
+  leaf_seq: number | null;
+}
+
+/** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
+export class SqliteStore implements SessionStore {
+  readonly backend = "sqlite";
+  /** @internal the connection every provider of this store shares. */
+  readonly driver: SqlDriver;
+
+  constructor(source: SqliteSource, options: SqliteOptions = {}) {
+    this.driver = openSqlite(source, options);
+    try {
+      migrate(this.driver);
+    } catch (error) {
+      this.driver.close();
+      throw error;
+    }
+  }
+
+  /** The storage contract for one session (`""` = the default unnamed session). */
+  session(sessionId: string): SqliteSessionProvider {
+    return new SqliteSessionProvider(this, sessionId);
+  }
+
+  /** @internal the numeric key of a session, optionally creating its head row. */
+  sessionNum(sessionId: string, create: boolean): number | undefined {
+    if (create) return ensureHead(this.driver, sessionId).num;
+    return this.driver.get<{ num: number }>("SELECT num FROM agent_session_heads WHERE session_id = ?", [sessionId])
+      ?.num;
+  }
+
+  /**
+   * Full-text search. Relevance (bm25) is ranked among the newest matches only (see SEARCH_CANDIDATES), so a
+   * common word costs the same in a store of a million messages as in a small one; a session filter goes into
+   * the FTS query itself as a token rather than a join.
+   */
+  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+    const limit = searchLimit(options.limit);
+    const branch = searchBranch(options.branch);
+    if (typeof query !== "string" || limit === 0) return [];
+    const terms = parseQuery(query);
+    if (terms.length === 0) return [];
+    let match = toFts5(terms, "text");
+    if (options.sessionId !== undefined) {
+      const num = this.sessionNum(options.sessionId, false);
+      if (num === undefined) return [];
+      match = `sid : "s${num}" AND ${match}`;
+    }
+    const ranked = this.driver.all<{ seq: number }>(
+      `SELECT seq FROM (
+         SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
+         WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
+       ) ORDER BY score, seq DESC`,
+      [match, SEARCH_CANDIDATES],
+    );
+    const results: SearchResult[] = [];
+    for (const { seq } of ranked) {
+      if (results.length >= limit) break;
+      const hit = this.driver.get<Hit>(
+        `SELECT m.seq, m.id, m.role, m.content, m.created_at, h.session_id, h.leaf_seq
+         FROM agent_messages m JOIN agent_session_heads h ON h.num = m.session_num WHERE m.seq = ?`,
+        [seq],
+      );
+      if (!hit) continue;
+      const onActivePath = this.onActivePath(hit);
+      if (branch === "active" && !onActivePath) continue;
+      const message = parseMessage(hit.content);
+      results.push({
+        id: hit.id,
+        role: hit.role,
+        content: message ? messageText(message) : "",
+        createdAt: hit.created_at,
+        sessionId: hit.session_id,
+        onActivePath,
+      });
+    }
+    return results;
+  }
+
+  private onActivePath(hit: Hit): boolean {
+    if (hit.leaf_seq === null) return false;
+    const node = nodeBySeq(this.driver, hit.seq);
+    const leaf = nodeBySeq(this.driver, hit.leaf_seq);
+    return node !== undefined && leaf !== undefined && isAncestor(this.driver, node, leaf);
+  }
+
+  async close(): Promise<void> {
+    this.driver.close();
+  }
+}

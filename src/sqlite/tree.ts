@@ -1,0 +1,119 @@
+import { parseMessage } from "../message.js";
+import type { SessionMessage } from "../types.js";
+import type { SqlDriver } from "./driver.js";
+
+/** The tree columns of one message row. */
+export interface NodeRow {
+  seq: number;
+  parent_seq: number | null;
+  depth: number;
+  jump_seq: number | null;
+  jump_depth: number;
+  bytes: number;
+  cum_bytes: number;
+  tokens: number;
+  cum_tokens: number;
+}
+
+const NODE_COLUMNS = "seq, parent_seq, depth, jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens";
+
+/** Reads the tree columns of a row by its sequence number. */
+export function nodeBySeq(driver: SqlDriver, seq: number): NodeRow | undefined {
+  return driver.get<NodeRow>(`SELECT ${NODE_COLUMNS} FROM agent_messages WHERE seq = ?`, [seq]);
+}
+
+/** Reads the tree columns of a message of one session by its id. */
+export function nodeById(driver: SqlDriver, sessionNum: number, id: string): NodeRow | undefined {
+  return driver.get<NodeRow>(`SELECT ${NODE_COLUMNS} FROM agent_messages WHERE session_num = ? AND id = ?`, [
+    sessionNum,
+    id,
+  ]);
+}
+
+/**
+ * The skip pointer of a new child of `parent` (Myers' skew-binary jump pointers): with it any ancestor at a given
+ * depth is found in O(log depth) row reads, and computing it costs one extra row read per append.
+ */
+export function jumpFor(driver: SqlDriver, parent: NodeRow): { seq: number; depth: number } {
+  const jSeq = parent.jump_seq ?? parent.seq;
+  const jDepth = parent.jump_seq === null ? parent.depth : parent.jump_depth;
+  const j = parent.jump_seq === null ? parent : nodeBySeq(driver, jSeq);
+  if (!j) return { seq: parent.seq, depth: parent.depth };
+  const jjSeq = j.jump_seq ?? jSeq;
+  const jjDepth = j.jump_seq === null ? jDepth : j.jump_depth;
+  if (parent.depth - jDepth === jDepth - jjDepth) return { seq: jjSeq, depth: jjDepth };
+  return { seq: parent.seq, depth: parent.depth };
+}
+
+/** The ancestor of `node` (or the node itself) at `depth`, or undefined when `depth` is out of range. */
+export function ancestorAt(driver: SqlDriver, node: NodeRow, depth: number): NodeRow | undefined {
+  if (depth > node.depth || depth < 0) return undefined;
+  let current: NodeRow | undefined = node;
+  while (current && current.depth > depth) {
+    const next: number | null =
+      current.jump_seq !== null && current.jump_depth >= depth ? current.jump_seq : current.parent_seq;
+    current = next === null ? undefined : nodeBySeq(driver, next);
+  }
+  return current;
+}
+
+/** True when `ancestor` lies on the path from the root to `node` (a node is its own ancestor). */
+export function isAncestor(driver: SqlDriver, ancestor: NodeRow, node: NodeRow): boolean {
+  return ancestorAt(driver, node, ancestor.depth)?.seq === ancestor.seq;
+}
+
+/**
+ * Reads the path segment from `bottomSeq` up to `topDepth` (inclusive), root first, with one recursive query that
+ * touches only the returned rows. Corrupt rows are skipped.
+ */
+export function readSegment(driver: SqlDriver, bottomSeq: number, topDepth: number): SessionMessage[] {
+  const rows = driver.all<{ content: string }>(
+    `WITH RECURSIVE path(seq, parent_seq, content) AS (
+       SELECT seq, parent_seq, content FROM agent_messages WHERE seq = ? AND depth >= ?
+       UNION ALL
+       SELECT m.seq, m.parent_seq, m.content FROM agent_messages m JOIN path p ON m.seq = p.parent_seq
+       WHERE m.depth >= ?
+     ) SELECT content FROM path`,
+    [bottomSeq, topDepth, topDepth],
+  );
+  const messages: SessionMessage[] = [];
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const message = parseMessage(rows[i]!.content);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
+
+/**
+ * Recomputes depth, skip pointer and running totals of the subtree under `rootSeq` after its parent changed
+ * (splice on delete) or one of its rows changed size (update). Costs O(subtree), top-down so that every
+ * row's parent and jump target are already correct when it is visited. Visited rows are added to `visited`.
+ */
+export function rebuildSubtree(driver: SqlDriver, rootSeq: number, visited: Set<number>): void {
+  const order = driver.all<{ seq: number }>(
+    `WITH RECURSIVE sub(seq, level) AS (
+       SELECT ?, 0
+       UNION ALL
+       SELECT m.seq, sub.level + 1 FROM agent_messages m JOIN sub ON m.parent_seq = sub.seq
+     ) SELECT seq FROM sub ORDER BY level`,
+    [rootSeq],
+  );
+  for (const { seq } of order) {
+    visited.add(seq);
+    const node = nodeBySeq(driver, seq);
+    if (!node) continue;
+    const parent = node.parent_seq === null ? undefined : nodeBySeq(driver, node.parent_seq);
+    if (!parent) {
+      driver.run(
+        "UPDATE agent_messages SET depth = 0, jump_seq = NULL, jump_depth = 0, cum_bytes = bytes, cum_tokens = tokens WHERE seq = ?",
+        [seq],
+      );
+      continue;
+    }
+    const jump = jumpFor(driver, parent);
+    driver.run(
+      "UPDATE agent_messages SET depth = ?, jump_seq = ?, jump_depth = ?, cum_bytes = ?, cum_tokens = ? WHERE seq = ?",
+      [parent.depth + 1, jump.seq, jump.depth, parent.cum_bytes + node.bytes, parent.cum_tokens + node.tokens, seq],
+    );
+  }
+}

@@ -1,0 +1,39 @@
+import { SessionError } from "../errors.js";
+
+/** Default number of search hits. */
+export const DEFAULT_SEARCH_LIMIT = 20;
+/** Upper bound on a search limit, so one call can never materialise an unbounded result. */
+export const MAX_SEARCH_LIMIT = 1000;
+/**
+ * Relevance is ranked among at most this many newest matches, so a common word never forces scoring every match
+ * in a large store (see docs/PERFORMANCE.md).
+ */
+export const SEARCH_CANDIDATES = 2000;
+
+/** Validates a search limit (default 20); throws `INVALID_ARGUMENT` for anything but a whole number ≥ 0. */
+export function searchLimit(limit: unknown): number {
+  if (limit === undefined || limit === null) return DEFAULT_SEARCH_LIMIT;
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0) {
+    throw new SessionError("INVALID_ARGUMENT", `Search limit must be a whole number >= 0, got ${String(limit)}`);
+  }
+  return Math.min(limit, MAX_SEARCH_LIMIT);
+}
+
+/** Validates a branch filter (default "all"). */
+export function searchBranch(branch: unknown): "active" | "all" {
+  if (branch === undefined || branch === "all") return "all";
+  if (branch === "active") return "active";
+  throw new SessionError("INVALID_ARGUMENT", `Search branch must be "active" or "all", got ${String(branch)}`);
+}
+
+/** Validates a byte budget for getRecentHistory. */
+export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: number; minRecent: number } {
+  if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes < 0) {
+    throw new SessionError("INVALID_ARGUMENT", `maxContentBytes must be a number >= 0, got ${String(maxBytes)}`);
+  }
+  const floor = minRecent === undefined ? 1 : Number(minRecent);
+  if (Number.isNaN(floor)) {
+    throw new SessionError("INVALID_ARGUMENT", `minRecentMessages must be a number, got ${String(minRecent)}`);
+  }
+  return { maxBytes, minRecent: Math.max(1, Math.floor(floor)) };
+}

@@ -1,0 +1,24 @@
+import { describe } from "node:test";
+import { deleteSpec } from "./delete.spec.js";
+import type { ContractTarget } from "./harness.js";
+import { messagesSpec } from "./messages.spec.js";
+import { overlaysSpec } from "./overlays.spec.js";
+import { persistenceSpec } from "./persistence.spec.js";
+import { recentSpec } from "./recent.spec.js";
+import { searchSpec } from "./search.spec.js";
+import { treeSpec } from "./tree.spec.js";
+
+export type { ContractTarget } from "./harness.js";
+
+/** The storage contract every backend must pass: one call per backend test file. */
+export function runProviderContract(target: ContractTarget): void {
+  describe(`${target.name}: storage contract`, () => {
+    messagesSpec(target);
+    treeSpec(target);
+    deleteSpec(target);
+    overlaysSpec(target);
+    searchSpec(target);
+    recentSpec(target);
+    persistenceSpec(target);
+  });
+}

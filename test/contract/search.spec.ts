@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { SessionStore } from "../../src/store/types.js";
+import { type ContractTarget, ids, msg, withStore } from "./harness.js";
+
+async function seed(store: SessionStore): Promise<void> {
+  const s = store.session("s1");
+  await s.appendMessage(msg("m1", "We should schedule the deployment for Friday afternoon"));
+  await s.appendMessage(msg("m2", "The deploy script failed yesterday", "assistant"));
+  await s.appendMessage(msg("m3", "Friday is fine; the database migration runs first"));
+  await s.appendMessage(msg("m4", "Café au lait and naïve résumé"));
+  await s.appendMessage(msg("m5", "配置文件 已经 更新"));
+  await store.session("s2").appendMessage(msg("o1", "Another session mentions deployment on Monday"));
+}
+
+/** Full-text search semantics shared by every backend. */
+export function searchSpec(target: ContractTarget): void {
+  describe("search", () => {
+    test("all words must match, in any order", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        assert.deepEqual(ids(await store.searchMessages("friday deployment", { sessionId: "s1" })), ["m1"]);
+        assert.deepEqual(ids(await store.searchMessages("deployment friday", { sessionId: "s1" })), ["m1"]);
+        assert.deepEqual(await store.searchMessages("friday zebra"), []);
+      }));
+
+    test("word families: deploy finds deployment and deployed, and back", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        const s = store.session("s1");
+        assert.deepEqual(ids(await s.searchMessages!("deploy")).sort(), ["m1", "m2"]);
+        assert.deepEqual(ids(await s.searchMessages!("deployments")).sort(), ["m1", "m2"]);
+        assert.deepEqual(ids(await s.searchMessages!("deploying")).sort(), ["m1", "m2"]);
+        assert.deepEqual(ids(await s.searchMessages!("migrations")), ["m3"]);
+        assert.deepEqual(ids(await s.searchMessages!("scheduled")), ["m1"]);
+      }));
+
+    test("quoted phrases must be adjacent and in order", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        assert.deepEqual(ids(await store.searchMessages('"deploy script"')), ["m2"]);
+        assert.deepEqual(await store.searchMessages('"script deploy"'), []);
+        assert.deepEqual(ids(await store.searchMessages('"database migration" friday')), ["m3"]);
+      }));
+
+    test("punctuation and FTS operators are plain text; no query raises an error", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        for (const query of [
+          "AND",
+          "OR NOT",
+          "friday AND",
+          "NEAR(friday deployment)",
+          "*",
+          "deploy*",
+          '"',
+          '"unclosed phrase',
+          "col:friday",
+          "^friday",
+          "friday)",
+          "(((",
+          "-friday",
+          "+friday",
+          "'; DROP TABLE messages; --",
+          "{sid}: s1",
+          "\u0000",
+          "🚀",
+          "x".repeat(5000),
+        ]) {
+          const hits = await store.searchMessages(query);
+          assert.ok(Array.isArray(hits), query);
+        }
+        assert.deepEqual(ids(await store.searchMessages("friday!!!")).sort(), ["m1", "m3"]);
+        assert.deepEqual(ids(await store.searchMessages("(friday)")).sort(), ["m1", "m3"]);
+      }));
+
+    test("an empty or blank query finds nothing", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        assert.deepEqual(await store.searchMessages(""), []);
+        assert.deepEqual(await store.searchMessages("   "), []);
+        assert.deepEqual(await store.searchMessages("!!! ??"), []);
+      }));
+
+    test("diacritics fold and non-English words are found", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        assert.deepEqual(ids(await store.searchMessages("cafe")), ["m4"]);
+        assert.deepEqual(ids(await store.searchMessages("RÉSUMÉ")), ["m4"]);
+        assert.deepEqual(ids(await store.searchMessages("配置文件")), ["m5"]);
+      }));
+
+    test("results carry role, content, createdAt and sessionId; scoped and store-wide", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        const scoped = await store.session("s1").searchMessages!("deployment");
+        assert.ok(scoped.every((hit) => hit.sessionId === "s1"));
+        const [hit] = await store.searchMessages("yesterday");
+        assert.equal(hit?.id, "m2");
+        assert.equal(hit?.role, "assistant");
+        assert.equal(hit?.sessionId, "s1");
+        assert.equal(hit?.content, "The deploy script failed yesterday");
+        assert.ok(hit?.createdAt && !Number.isNaN(Date.parse(hit.createdAt)));
+        const everywhere = await store.searchMessages("deployment");
+        assert.deepEqual(new Set(everywhere.map((h) => h.sessionId)), new Set(["s1", "s2"]));
+      }));
+
+    test("limit is honoured; a bad limit is INVALID_ARGUMENT", async () =>
+      withStore(target, async (store) => {
+        const s = store.session("many");
+        for (let i = 0; i < 30; i++) await s.appendMessage(msg(`k${i}`, `kiwi number ${i}`));
+        assert.equal((await store.searchMessages("kiwi")).length, 20);
+        assert.equal((await store.searchMessages("kiwi", { limit: 5 })).length, 5);
+        assert.equal((await store.searchMessages("kiwi", { limit: 0 })).length, 0);
+        await assert.rejects(store.searchMessages("kiwi", { limit: -1 }), { code: "INVALID_ARGUMENT" });
+        await assert.rejects(store.searchMessages("kiwi", { limit: 1.5 }), { code: "INVALID_ARGUMENT" });
+      }));
+
+    test("the index follows updates and deletes", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await s.appendMessage(msg("m", "original aardvark"));
+        await s.updateMessage(msg("m", "replacement pangolin"));
+        assert.deepEqual(await store.searchMessages("aardvark"), []);
+        assert.deepEqual(ids(await store.searchMessages("pangolin")), ["m"]);
+        await s.deleteMessages(["m"]);
+        assert.deepEqual(await store.searchMessages("pangolin"), []);
+      }));
+
+    test("branch filter: active path only, or every branch with a flag", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await s.appendMessage(msg("q", "question about llamas"));
+        await s.appendMessage(msg("old", "llamas answer one", "assistant"));
+        await s.appendMessage(msg("new", "llamas answer two", "assistant"), "q");
+        const all = await store.searchMessages("llamas", { branch: "all" });
+        assert.deepEqual(ids(all).sort(), ["new", "old", "q"]);
+        assert.equal(all.find((h) => h.id === "old")?.onActivePath, false);
+        assert.equal(all.find((h) => h.id === "new")?.onActivePath, true);
+        const active = await store.searchMessages("llamas", { branch: "active" });
+        assert.deepEqual(ids(active).sort(), ["new", "q"]);
+        assert.deepEqual(ids(await s.searchMessages!("llamas", 10, { branch: "active" })).sort(), ["new", "q"]);
+        await assert.rejects(store.searchMessages("llamas", { branch: "some" as never }), { code: "INVALID_ARGUMENT" });
+      }));
+  });
+}
