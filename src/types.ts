@@ -113,11 +113,13 @@ export interface SessionProvider {
     minRecentMessages?: number,
   ): Promise<RecentHistoryResult>;
   getHistoryRowStats?(leafId?: string | null): Promise<HistoryRowStat[]>;
+  /** Providers written for the reference return nothing; ours report whether a row was inserted. */
   appendMessage(
     message: SessionMessage,
     parentId?: string | null,
     options?: AppendOptions,
-  ): Promise<AppendResult | undefined | void>;
+    // biome-ignore lint/suspicious/noConfusingVoidType: reference providers are `async` functions returning nothing
+  ): Promise<AppendResult | void>;
   updateMessage(message: SessionMessage): Promise<void>;
   deleteMessages(messageIds: string[]): Promise<void>;
   clearMessages(): Promise<void>;

@@ -27,4 +27,7 @@ runProviderContract({
   },
 });
 
-runProviderContract({ name: "sqlite :memory: (better-sqlite3)", create: async () => new SqliteStore(":memory:") });
+runProviderContract({
+  name: "sqlite :memory: (better-sqlite3)",
+  create: async () => new SqliteStore(":memory:"),
+});

@@ -14,7 +14,8 @@ interface CompactionRow {
   created_at: string;
 }
 
-const COMPACTION_COLUMNS = "c.seq, c.id, c.summary, c.from_message_id, c.to_message_id, c.details, c.created_at";
+const COMPACTION_COLUMNS =
+  "c.seq, c.id, c.summary, c.from_message_id, c.to_message_id, c.details, c.created_at";
 
 /** Converts a compaction row to the public shape. */
 export function toStoredCompaction(row: CompactionRow): StoredCompaction {
@@ -32,9 +33,10 @@ export function toStoredCompaction(row: CompactionRow): StoredCompaction {
 /** Every overlay of a session, oldest first (superseded ones included). */
 export function listCompactions(driver: SqlDriver, sessionNum: number): StoredCompaction[] {
   return driver
-    .all<CompactionRow>(`SELECT ${COMPACTION_COLUMNS} FROM agent_compactions c WHERE c.session_num = ? ORDER BY c.seq`, [
-      sessionNum,
-    ])
+    .all<CompactionRow>(
+      `SELECT ${COMPACTION_COLUMNS} FROM agent_compactions c WHERE c.session_num = ? ORDER BY c.seq`,
+      [sessionNum],
+    )
     .map(toStoredCompaction);
 }
 
@@ -55,7 +57,12 @@ interface Candidate extends OverlayCandidate {
  * does. Only the rows that are returned are read: a compacted range is skipped, not walked, because overlay
  * endpoints are checked with O(log depth) skip-pointer lookups.
  */
-export function readPath(driver: SqlDriver, sessionNum: number, leaf: NodeRow, topDepth = 0): SessionMessage[] {
+export function readPath(
+  driver: SqlDriver,
+  sessionNum: number,
+  leaf: NodeRow,
+  topDepth = 0,
+): SessionMessage[] {
   const rows = driver.all<ResolvedCompaction>(
     `SELECT ${COMPACTION_COLUMNS}, f.seq AS from_seq, f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
      FROM agent_compactions c
@@ -77,7 +84,9 @@ export function readPath(driver: SqlDriver, sessionNum: number, leaf: NodeRow, t
   const onPath = (candidate: Candidate): boolean => {
     const to = nodeBySeq(driver, candidate.toSeq);
     const from = nodeBySeq(driver, candidate.fromSeq);
-    return to !== undefined && from !== undefined && isAncestor(driver, to, leaf) && isAncestor(driver, from, to);
+    return (
+      to !== undefined && from !== undefined && isAncestor(driver, to, leaf) && isAncestor(driver, from, to)
+    );
   };
   const result: SessionMessage[] = [];
   let next = topDepth;

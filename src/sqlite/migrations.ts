@@ -64,7 +64,8 @@ export function migrate(driver: SqlDriver, migrations: readonly Migration[] = SQ
     "CREATE TABLE IF NOT EXISTS agent_session_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)",
   );
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  const current = () => driver.get<{ version: number }>("SELECT version FROM agent_session_schema WHERE id = 1")?.version ?? 0;
+  const current = () =>
+    driver.get<{ version: number }>("SELECT version FROM agent_session_schema WHERE id = 1")?.version ?? 0;
   if (current() >= latest) return current();
   // The write lock taken by the transaction serialises concurrent migrators; the version is re-read under it.
   return driver.transaction(() => {

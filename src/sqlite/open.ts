@@ -72,14 +72,22 @@ function openPath(path: string, choice: SqliteDriverName | undefined): PreparedD
     if (error instanceof SessionError) throw error;
     if (choice === "better-sqlite3" || !hasNodeSqlite()) {
       if (isLoadFailure(error)) throw new MissingDependencyError("better-sqlite3", "SQLite storage", error);
-      throw new SessionError("STORAGE", `Cannot open SQLite database "${path}": ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new SessionError(
+        "STORAGE",
+        `Cannot open SQLite database "${path}": ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
     if (!isLoadFailure(error)) {
-      throw new SessionError("STORAGE", `Cannot open SQLite database "${path}": ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new SessionError(
+        "STORAGE",
+        `Cannot open SQLite database "${path}": ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
     return openNodeSqlite(path);
   }
@@ -88,7 +96,11 @@ function openPath(path: string, choice: SqliteDriverName | undefined): PreparedD
 function isLoadFailure(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
   const message = error instanceof Error ? error.message : "";
-  return code === "MODULE_NOT_FOUND" || code === "ERR_DLOPEN_FAILED" || /NODE_MODULE_VERSION|bindings file/.test(message);
+  return (
+    code === "MODULE_NOT_FOUND" ||
+    code === "ERR_DLOPEN_FAILED" ||
+    /NODE_MODULE_VERSION|bindings file/.test(message)
+  );
 }
 
 function hasNodeSqlite(): boolean {

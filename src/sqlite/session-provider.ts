@@ -42,7 +42,9 @@ export class SqliteSessionProvider implements SessionProvider {
   }
 
   private head(): Head | undefined {
-    return this.driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [this.sessionId]);
+    return this.driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
+      this.sessionId,
+    ]);
   }
 
   /** The row `leafId` names, or the latest leaf when it is omitted. */
@@ -62,7 +64,10 @@ export class SqliteSessionProvider implements SessionProvider {
   async getMessage(id: string): Promise<SessionMessage | null> {
     const head = this.head();
     if (!head || typeof id !== "string") return null;
-    return this.content("SELECT content FROM agent_messages WHERE session_num = ? AND id = ?", [head.num, id]);
+    return this.content("SELECT content FROM agent_messages WHERE session_num = ? AND id = ?", [
+      head.num,
+      id,
+    ]);
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
@@ -115,7 +120,11 @@ export class SqliteSessionProvider implements SessionProvider {
     return leaf ? pathStats(this.driver, leaf) : [];
   }
 
-  async appendMessage(message: SessionMessage, parentId?: string | null, options?: AppendOptions): Promise<AppendResult> {
+  async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
     assertValidMessage(message);
     assertParentId(parentId);
     return appendRow(this.driver, this.sessionId, message, parentId, options?.expectedLeafId);

@@ -1,4 +1,4 @@
-import { parseMessage, messageText } from "../message.js";
+import { messageText, parseMessage } from "../message.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type { SessionStore, StoreSearchOptions } from "../store/types.js";
@@ -44,8 +44,9 @@ export class SqliteStore implements SessionStore {
   /** @internal the numeric key of a session, optionally creating its head row. */
   sessionNum(sessionId: string, create: boolean): number | undefined {
     if (create) return ensureHead(this.driver, sessionId).num;
-    return this.driver.get<{ num: number }>("SELECT num FROM agent_session_heads WHERE session_id = ?", [sessionId])
-      ?.num;
+    return this.driver.get<{ num: number }>("SELECT num FROM agent_session_heads WHERE session_id = ?", [
+      sessionId,
+    ])?.num;
   }
 
   /**

@@ -113,7 +113,14 @@ export function rebuildSubtree(driver: SqlDriver, rootSeq: number, visited: Set<
     const jump = jumpFor(driver, parent);
     driver.run(
       "UPDATE agent_messages SET depth = ?, jump_seq = ?, jump_depth = ?, cum_bytes = ?, cum_tokens = ? WHERE seq = ?",
-      [parent.depth + 1, jump.seq, jump.depth, parent.cum_bytes + node.bytes, parent.cum_tokens + node.tokens, seq],
+      [
+        parent.depth + 1,
+        jump.seq,
+        jump.depth,
+        parent.cum_bytes + node.bytes,
+        parent.cum_tokens + node.tokens,
+        seq,
+      ],
     );
   }
 }

@@ -12,7 +12,9 @@ interface Head {
 
 /** The head row of a session, created on its first write (inside the caller's transaction). */
 export function ensureHead(driver: SqlDriver, sessionId: string): Head {
-  const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [sessionId]);
+  const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
+    sessionId,
+  ]);
   if (head) return head;
   const now = new Date().toISOString();
   return driver.get<Head>(
@@ -23,7 +25,9 @@ export function ensureHead(driver: SqlDriver, sessionId: string): Head {
 
 function leafId(driver: SqlDriver, head: Head): string | null {
   if (head.leaf_seq === null) return null;
-  return driver.get<{ id: string }>("SELECT id FROM agent_messages WHERE seq = ?", [head.leaf_seq])?.id ?? null;
+  return (
+    driver.get<{ id: string }>("SELECT id FROM agent_messages WHERE seq = ?", [head.leaf_seq])?.id ?? null
+  );
 }
 
 /**
@@ -43,7 +47,12 @@ export function appendRow(
   const tokens = estimateMessageTokens([message]);
   return driver.transaction(() => {
     const head = ensureHead(driver, sessionId);
-    if (driver.get("SELECT 1 AS found FROM agent_messages WHERE session_num = ? AND id = ?", [head.num, message.id])) {
+    if (
+      driver.get("SELECT 1 AS found FROM agent_messages WHERE session_num = ? AND id = ?", [
+        head.num,
+        message.id,
+      ])
+    ) {
       return { inserted: false };
     }
     if (expectedLeafId !== undefined) {
@@ -61,7 +70,10 @@ export function appendRow(
     } else if (parentId !== null) {
       parent = nodeById(driver, head.num, parentId);
       if (!parent) {
-        throw new SessionError("PARENT_NOT_FOUND", `Parent message "${parentId}" is not in session "${sessionId}"`);
+        throw new SessionError(
+          "PARENT_NOT_FOUND",
+          `Parent message "${parentId}" is not in session "${sessionId}"`,
+        );
       }
     }
     const jump = parent ? jumpFor(driver, parent) : null;
@@ -87,7 +99,11 @@ export function appendRow(
       ],
     )!;
     if (text.length > 0) {
-      driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [row.seq, text, `s${head.num}`]);
+      driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
+        row.seq,
+        text,
+        `s${head.num}`,
+      ]);
     }
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
@@ -104,7 +120,9 @@ export function updateRow(driver: SqlDriver, sessionId: string, message: Session
   const bytes = utf8Length(content);
   const tokens = estimateMessageTokens([message]);
   driver.transaction(() => {
-    const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [sessionId]);
+    const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
+      sessionId,
+    ]);
     const node = head ? nodeById(driver, head.num, message.id) : undefined;
     if (!head || !node) {
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
@@ -130,9 +148,16 @@ export function updateRow(driver: SqlDriver, sessionId: string, message: Session
     }
     driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
     if (text.length > 0) {
-      driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [node.seq, text, `s${head.num}`]);
+      driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
+        node.seq,
+        text,
+        `s${head.num}`,
+      ]);
     }
-    driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [new Date().toISOString(), head.num]);
+    driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [
+      new Date().toISOString(),
+      head.num,
+    ]);
   });
 }
 
@@ -142,7 +167,9 @@ export function updateRow(driver: SqlDriver, sessionId: string, message: Session
  */
 export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly string[]): void {
   driver.transaction(() => {
-    const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [sessionId]);
+    const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
+      sessionId,
+    ]);
     if (!head) return;
     const moved = new Set<number>();
     const deleted: string[] = [];
@@ -150,10 +177,15 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
     for (const id of new Set(ids)) {
       const node = nodeById(driver, head.num, id);
       if (!node) continue;
-      for (const child of driver.all<{ seq: number }>("SELECT seq FROM agent_messages WHERE parent_seq = ?", [node.seq])) {
+      for (const child of driver.all<{ seq: number }>("SELECT seq FROM agent_messages WHERE parent_seq = ?", [
+        node.seq,
+      ])) {
         moved.add(child.seq);
       }
-      driver.run("UPDATE agent_messages SET parent_seq = ? WHERE parent_seq = ?", [node.parent_seq, node.seq]);
+      driver.run("UPDATE agent_messages SET parent_seq = ? WHERE parent_seq = ?", [
+        node.parent_seq,
+        node.seq,
+      ]);
       driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
       driver.run("DELETE FROM agent_messages WHERE seq = ?", [node.seq]);
       moved.delete(node.seq);

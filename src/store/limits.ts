@@ -14,7 +14,10 @@ export const SEARCH_CANDIDATES = 2000;
 export function searchLimit(limit: unknown): number {
   if (limit === undefined || limit === null) return DEFAULT_SEARCH_LIMIT;
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0) {
-    throw new SessionError("INVALID_ARGUMENT", `Search limit must be a whole number >= 0, got ${String(limit)}`);
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Search limit must be a whole number >= 0, got ${String(limit)}`,
+    );
   }
   return Math.min(limit, MAX_SEARCH_LIMIT);
 }
@@ -23,17 +26,26 @@ export function searchLimit(limit: unknown): number {
 export function searchBranch(branch: unknown): "active" | "all" {
   if (branch === undefined || branch === "all") return "all";
   if (branch === "active") return "active";
-  throw new SessionError("INVALID_ARGUMENT", `Search branch must be "active" or "all", got ${String(branch)}`);
+  throw new SessionError(
+    "INVALID_ARGUMENT",
+    `Search branch must be "active" or "all", got ${String(branch)}`,
+  );
 }
 
 /** Validates a byte budget for getRecentHistory. */
 export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: number; minRecent: number } {
   if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes < 0) {
-    throw new SessionError("INVALID_ARGUMENT", `maxContentBytes must be a number >= 0, got ${String(maxBytes)}`);
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `maxContentBytes must be a number >= 0, got ${String(maxBytes)}`,
+    );
   }
   const floor = minRecent === undefined ? 1 : Number(minRecent);
   if (Number.isNaN(floor)) {
-    throw new SessionError("INVALID_ARGUMENT", `minRecentMessages must be a number, got ${String(minRecent)}`);
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `minRecentMessages must be a number, got ${String(minRecent)}`,
+    );
   }
   return { maxBytes, minRecent: Math.max(1, Math.floor(floor)) };
 }

@@ -35,15 +35,19 @@ export function chooseOverlays<C extends OverlayCandidate>(
 }
 
 /** Applies overlays to a fully read path (root first); `compactions` in storage order. */
-export function applyOverlays(path: SessionMessage[], compactions: readonly StoredCompaction[]): SessionMessage[] {
+export function applyOverlays(
+  path: SessionMessage[],
+  compactions: readonly StoredCompaction[],
+): SessionMessage[] {
   if (compactions.length === 0 || path.length === 0) return path;
   const index = new Map<string, number>();
-  path.forEach((message, i) => index.set(message.id, i));
+  for (const [i, message] of path.entries()) index.set(message.id, i);
   const candidates: OverlayCandidate[] = [];
   compactions.forEach((compaction, order) => {
     const fromDepth = index.get(compaction.fromMessageId);
     const toDepth = index.get(compaction.toMessageId);
-    if (fromDepth !== undefined && toDepth !== undefined) candidates.push({ compaction, fromDepth, toDepth, order });
+    if (fromDepth !== undefined && toDepth !== undefined)
+      candidates.push({ compaction, fromDepth, toDepth, order });
   });
   const chosen = chooseOverlays(candidates);
   if (chosen.length === 0) return path;

@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe } from "node:test";
+import { SqliteStore } from "../src/sqlite/store.js";
+import type { SessionStore } from "../src/store/types.js";
+import { runProviderContract } from "./contract/index.js";
+
+function nodeSqliteAvailable(): boolean {
+  try {
+    createRequire(import.meta.url)("node:sqlite");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (!nodeSqliteAvailable()) {
+  const reason = `node:sqlite needs Node.js >= 22.13 (running ${process.version}); .ci/run covers it under Node 24`;
+  console.log(`# skipping node:sqlite contract: ${reason}`);
+  describe("node:sqlite: storage contract", { skip: reason }, () => {});
+} else {
+  const dir = mkdtempSync(join(tmpdir(), "agent-session-node-sqlite-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  let counter = 0;
+  const files = new WeakMap<SessionStore, string>();
+  const open = (file: string) => {
+    const store = new SqliteStore(file, { driver: "node:sqlite" });
+    files.set(store, file);
+    return store;
+  };
+  runProviderContract({
+    name: "sqlite file (node:sqlite)",
+    create: async () => open(join(dir, `contract-${++counter}.db`)),
+    reopen: async (store) => {
+      await store.close();
+      return open(files.get(store)!);
+    },
+  });
+  runProviderContract({
+    name: "sqlite :memory: (node:sqlite)",
+    create: async () => new SqliteStore(":memory:", { driver: "node:sqlite" }),
+  });
+}

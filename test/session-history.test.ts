@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import Database from "better-sqlite3";
+import { AgentSessionProvider, MemoryStore, Session, SqliteStore } from "../src/index.js";
+import type { SessionProvider } from "../src/types.js";
+import { ids, msg } from "./contract/harness.js";
+import { sqlTagAgent } from "./helpers/sql-tag.js";
+
+const dir = mkdtempSync(join(tmpdir(), "agent-session-session-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
+describe("Session: creation", () => {
+  test("on a SQLite path: usable at once, reopened file keeps everything", async () => {
+    const file = join(dir, "path.db");
+    const session = Session.create(file);
+    await session.appendMessage(msg("u1", "hello"));
+    await session.appendMessage(msg("a1", "hi", "assistant"));
+    await session.close();
+    const again = Session.create(file);
+    assert.deepEqual(ids(await again.getHistory()), ["u1", "a1"]);
+    await again.close();
+  });
+
+  test("on a better-sqlite3 handle and on a sql-tag object (reference code runs unchanged)", async () => {
+    const db = new Database(":memory:");
+    const a = Session.create(db).forSession("x");
+    await a.appendMessage(msg("m"));
+    const agent = sqlTagAgent();
+    const b = Session.create(agent);
+    await b.appendMessage(msg("n"));
+    assert.deepEqual(ids(await Session.create(agent).getHistory()), ["n"]);
+    const provider = new AgentSessionProvider(agent, "other");
+    await provider.appendMessage(msg("p"));
+    assert.deepEqual(ids(await Session.create(agent).forSession("other").getHistory()), ["p"]);
+    assert.deepEqual(ids(await Session.create(db).forSession("x").getHistory()), ["m"]);
+    db.close();
+  });
+
+  test("on a store, with forSession namespacing, in any builder order", async () => {
+    const store = new MemoryStore();
+    const one = Session.create(store).forSession("one");
+    const two = Session.create(store).forSession("two");
+    await one.appendMessage(msg("m", "one"));
+    await two.appendMessage(msg("m", "two"));
+    assert.equal((await one.getMessage("m"))?.parts[0]?.text, "one");
+    assert.equal((await new Session(store, { sessionId: "two" }).getMessage("m"))?.parts[0]?.text, "two");
+  });
+
+  test("on a user SessionProvider; forSession on it is refused clearly", async () => {
+    const provider = new MemoryStore().session("p") as SessionProvider;
+    const session = new Session(provider);
+    await session.appendMessage(msg("m"));
+    assert.deepEqual(ids(await session.getHistory()), ["m"]);
+    await assert.rejects(Session.create(provider).forSession("x").getHistory(), { code: "INVALID_ARGUMENT" });
+  });
+
+  test("bad sources and late configuration are clear errors", async () => {
+    assert.throws(() => Session.create(42 as never), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => Session.create({} as never), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => Session.create(""), { code: "INVALID_ARGUMENT" });
+    const session = Session.create(new MemoryStore());
+    await session.ready();
+    assert.throws(() => session.forSession("late"), { code: "INVALID_ARGUMENT" });
+  });
+});
+
+describe("Session: history API", () => {
+  test("append, branches, regenerate, delete, clear", async () => {
+    const session = Session.create(new SqliteStore(":memory:")).forSession("chat");
+    assert.deepEqual(await session.appendMessage(msg("u1", "question")), { inserted: true });
+    await session.appendMessage(msg("a1", "answer one", "assistant"));
+    await session.appendMessage(msg("a2", "answer two", "assistant"), "u1");
+    assert.deepEqual(ids(await session.getBranches("u1")), ["a1", "a2"]);
+    assert.deepEqual(ids(await session.getHistory("a1")), ["u1", "a1"]);
+    assert.equal((await session.getLatestLeaf())?.id, "a2");
+    assert.equal(await session.getPathLength(), 2);
+    assert.deepEqual(ids(await session.search("answer")).sort(), ["a1", "a2"]);
+    assert.deepEqual(ids(await session.search("answer", { branch: "active" })), ["a2"]);
+    await session.deleteMessages(["u1"]);
+    assert.deepEqual(ids(await session.getHistory()), ["a2"]);
+    await session.clearMessages();
+    assert.deepEqual(await session.getHistory(), []);
+  });
+
+  test("getRecentHistory and row stats come from the provider", async () => {
+    const session = Session.create(new MemoryStore());
+    for (let i = 0; i < 5; i++) await session.appendMessage(msg(`m${i}`));
+    const window = await session.getRecentHistory(1);
+    assert.deepEqual(ids(window.messages), ["m4"]);
+    assert.equal(window.truncated, true);
+    assert.equal((await session.getHistoryRowStats())?.length, 5);
+  });
+
+  test("a provider without search or recent history: clear error, honest fallback", async () => {
+    const inner = new MemoryStore().session("");
+    const minimal: SessionProvider = {
+      getMessage: (id) => inner.getMessage(id),
+      getHistory: (leaf) => inner.getHistory(leaf),
+      getLatestLeaf: () => inner.getLatestLeaf(),
+      getBranches: (id) => inner.getBranches(id),
+      getPathLength: (leaf) => inner.getPathLength(leaf),
+      appendMessage: (m, p) => inner.appendMessage(m, p),
+      updateMessage: (m) => inner.updateMessage(m),
+      deleteMessages: (i) => inner.deleteMessages(i),
+      clearMessages: () => inner.clearMessages(),
+      addCompaction: (s, f, t) => inner.addCompaction(s, f, t),
+      getCompactions: () => inner.getCompactions(),
+    };
+    const session = new Session(minimal);
+    await session.appendMessage(msg("m"));
+    await assert.rejects(session.search("m"), {
+      code: "UNSUPPORTED",
+      message: "Session provider does not support search",
+    });
+    const window = await session.getRecentHistory(1);
+    assert.equal(window.truncated, false);
+    assert.equal(window.totalContentBytes, Buffer.byteLength(JSON.stringify(msg("m"))));
+    assert.equal(await session.getHistoryRowStats(), null);
+  });
+});
