@@ -25,7 +25,10 @@ export function assertValidMessage(message: unknown): asserts message is Session
     );
   }
   if (!Array.isArray(parts)) {
-    throw new SessionError("INVALID_MESSAGE", `Message "${id}" needs an array of parts, got ${describe(parts)}`);
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message "${id}" needs an array of parts, got ${describe(parts)}`,
+    );
   }
   if (id.startsWith(COMPACTION_PREFIX)) {
     throw new SessionError(
@@ -53,7 +56,9 @@ export function serializeMessage(message: SessionMessage): string {
   try {
     return JSON.stringify(message);
   } catch (cause) {
-    throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" cannot be serialised to JSON`, { cause });
+    throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" cannot be serialised to JSON`, {
+      cause,
+    });
   }
 }
 

@@ -1,9 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertValidMessage, messageText, parseMessage, serializeMessage, utf8Length } from "../message.js";
+import {
+  assertId,
+  assertParentId,
+  assertValidMessage,
+  messageText,
+  parseMessage,
+  serializeMessage,
+  utf8Length,
+} from "../message.js";
 import { parseQuery, scoreText } from "../search/query.js";
-import { applyOverlays } from "../store/overlays.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
+import { applyOverlays } from "../store/overlays.js";
+import { recentWindow } from "../store/recent.js";
 import type { SessionStore, StoreSearchOptions } from "../store/types.js";
 import type {
   AppendOptions,
@@ -17,7 +26,6 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "../types.js";
-import { recentWindow } from "../store/recent.js";
 
 interface Row {
   seq: number;
@@ -78,7 +86,9 @@ export class MemoryStore implements SessionStore {
     if (terms.length === 0 || limit === 0) return [];
     const hits: { row: Row; sessionId: string; score: number; active: boolean }[] = [];
     const sessions =
-      options.sessionId === undefined ? [...this.data.entries()] : [[options.sessionId, this.data.get(options.sessionId)] as const];
+      options.sessionId === undefined
+        ? [...this.data.entries()]
+        : [[options.sessionId, this.data.get(options.sessionId)] as const];
     for (const [sessionId, data] of sessions) {
       if (!data) continue;
       const active = activePath(data);
@@ -197,7 +207,11 @@ export class MemorySessionProvider implements SessionProvider {
     return pathTo(this.resolveLeaf(leafId)).map((row) => ({ id: row.id, role: row.role, bytes: row.bytes }));
   }
 
-  async appendMessage(message: SessionMessage, parentId?: string | null, options?: AppendOptions): Promise<AppendResult> {
+  async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
     assertValidMessage(message);
     assertParentId(parentId);
     const json = serializeMessage(message);
@@ -215,7 +229,10 @@ export class MemorySessionProvider implements SessionProvider {
     else {
       parent = data.rows.get(parentId) ?? null;
       if (!parent) {
-        throw new SessionError("PARENT_NOT_FOUND", `Parent message "${parentId}" is not in session "${this.sessionId}"`);
+        throw new SessionError(
+          "PARENT_NOT_FOUND",
+          `Parent message "${parentId}" is not in session "${this.sessionId}"`,
+        );
       }
     }
     const row: Row = {
@@ -239,7 +256,8 @@ export class MemorySessionProvider implements SessionProvider {
     assertValidMessage(message);
     const json = serializeMessage(message);
     const row = this.data?.rows.get(message.id);
-    if (!row) throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
+    if (!row)
+      throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
     row.json = json;
     row.role = message.role;
     row.text = messageText(message);
@@ -268,7 +286,9 @@ export class MemorySessionProvider implements SessionProvider {
       if (data.leaf === row) data.leaf = null;
     }
     if (deleted.size === 0) return;
-    data.compactions = data.compactions.filter((c) => !deleted.has(c.fromMessageId) && !deleted.has(c.toMessageId));
+    data.compactions = data.compactions.filter(
+      (c) => !deleted.has(c.fromMessageId) && !deleted.has(c.toMessageId),
+    );
     if (data.leaf === null) data.leaf = newestChildless(data);
   }
 
@@ -300,7 +320,11 @@ export class MemorySessionProvider implements SessionProvider {
   }
 
   async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult[]> {
-    return this.store.searchMessages(query, { ...options, ...(limit === undefined ? {} : { limit }), sessionId: this.sessionId });
+    return this.store.searchMessages(query, {
+      ...options,
+      ...(limit === undefined ? {} : { limit }),
+      sessionId: this.sessionId,
+    });
   }
 }
 
@@ -315,7 +339,10 @@ function newestChildless(data: SessionData): Row | null {
 /** Validates the arguments of addCompaction (shared by every backend). */
 export function assertCompactionArgs(summary: unknown, fromMessageId: unknown, toMessageId: unknown): void {
   if (typeof summary !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", `A compaction summary must be a string, got ${typeof summary}`);
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `A compaction summary must be a string, got ${typeof summary}`,
+    );
   }
   assertId(fromMessageId, "fromMessageId");
   assertId(toMessageId, "toMessageId");

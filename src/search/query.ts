@@ -30,7 +30,10 @@ export function tokenize(text: string): string[] {
 
 /** Lower-cases and strips diacritics, for comparing tokens outside a database. */
 export function foldToken(token: string): string {
-  return token.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+  return token
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
 }
 
 const SUFFIXES = [
@@ -70,7 +73,12 @@ export function wordRoot(word: string): string {
     }
   }
   // running → runn → run; stopped → stopp → stop
-  if (root !== word && root.length > MIN_ROOT && /([b-df-hj-np-tv-z])\1$/.test(root) && !/(ll|ss|zz)$/.test(root)) {
+  if (
+    root !== word &&
+    root.length > MIN_ROOT &&
+    /([b-df-hj-np-tv-z])\1$/.test(root) &&
+    !/(ll|ss|zz)$/.test(root)
+  ) {
     root = root.slice(0, -1);
   }
   // create → creat (finds creating, creation); happy → happ (finds happiness, happily)
@@ -114,7 +122,8 @@ export function scoreText(terms: QueryTerm[], text: string): number {
   const tokens = tokenize(text).map(foldToken);
   let score = 0;
   for (const term of terms) {
-    const hits = term.kind === "phrase" ? countPhrase(tokens, term.words.map(foldToken)) : countWord(tokens, term);
+    const hits =
+      term.kind === "phrase" ? countPhrase(tokens, term.words.map(foldToken)) : countWord(tokens, term);
     if (hits === 0) return 0;
     score += hits;
   }

@@ -13,7 +13,10 @@ export interface ContractTarget {
 }
 
 /** Runs `body` with a fresh store and always disposes of it. */
-export async function withStore<T>(target: ContractTarget, body: (store: SessionStore) => Promise<T>): Promise<T> {
+export async function withStore<T>(
+  target: ContractTarget,
+  body: (store: SessionStore) => Promise<T>,
+): Promise<T> {
   let store = await target.create();
   const holder = { store };
   try {
@@ -26,7 +29,12 @@ export async function withStore<T>(target: ContractTarget, body: (store: Session
 }
 
 /** A text message. */
-export function msg(id: string, text = `text of ${id}`, role = "user", extra: Partial<SessionMessage> = {}): SessionMessage {
+export function msg(
+  id: string,
+  text = `text of ${id}`,
+  role = "user",
+  extra: Partial<SessionMessage> = {},
+): SessionMessage {
   return { id, role, parts: [{ type: "text", text }], ...extra };
 }
 
@@ -36,10 +44,21 @@ export function ids(messages: readonly { id: string }[]): string[] {
 }
 
 /** Asserts that `promise` rejects with a SessionError of `code`. */
-export async function rejectsWithCode(promise: Promise<unknown>, code: string, pattern?: RegExp): Promise<void> {
+export async function rejectsWithCode(
+  promise: Promise<unknown>,
+  code: string,
+  pattern?: RegExp,
+): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.equal((error as SessionError).name === "SessionError" || (error as SessionError).code !== undefined, true);
-    assert.equal((error as SessionError).code, code, `expected code ${code}, got ${(error as Error).message}`);
+    assert.equal(
+      (error as SessionError).name === "SessionError" || (error as SessionError).code !== undefined,
+      true,
+    );
+    assert.equal(
+      (error as SessionError).code,
+      code,
+      `expected code ${code}, got ${(error as Error).message}`,
+    );
     if (pattern) assert.match((error as Error).message, pattern);
     return true;
   });

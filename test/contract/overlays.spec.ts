@@ -9,7 +9,10 @@ export function overlaysSpec(target: ContractTarget): void {
       withStore(target, async (store) => {
         const s = store.session("a");
         await appendChain(store, "a", 6);
-        const stored = await s.addCompaction("the summary", "m1", "m3", { tokensBefore: 40, tokensAfter: 10 });
+        const stored = await s.addCompaction("the summary", "m1", "m3", {
+          tokensBefore: 40,
+          tokensAfter: 10,
+        });
         assert.match(stored.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
         assert.deepEqual(stored.details, { tokensBefore: 40, tokensAfter: 10 });
         const history = await s.getHistory();
@@ -43,7 +46,15 @@ export function overlaysSpec(target: ContractTarget): void {
         assert.deepEqual(ids(await s.getHistory()), ["m0", `compaction_${second.id}`, "m6", "m7"]);
         assert.equal((await s.getCompactions()).length, 2);
         const third = await s.addCompaction("third, shorter but newest", "m1", "m2");
-        assert.deepEqual(ids(await s.getHistory()), ["m0", `compaction_${third.id}`, "m3", "m4", "m5", "m6", "m7"]);
+        assert.deepEqual(ids(await s.getHistory()), [
+          "m0",
+          `compaction_${third.id}`,
+          "m3",
+          "m4",
+          "m5",
+          "m6",
+          "m7",
+        ]);
       }));
 
     test("an overlay starting inside a replaced range is ignored; disjoint overlays both apply", () =>
@@ -53,7 +64,14 @@ export function overlaysSpec(target: ContractTarget): void {
         const a = await s.addCompaction("A", "m1", "m4");
         await s.addCompaction("B", "m3", "m6");
         const c = await s.addCompaction("C", "m7", "m8");
-        assert.deepEqual(ids(await s.getHistory()), ["m0", `compaction_${a.id}`, "m5", "m6", `compaction_${c.id}`, "m9"]);
+        assert.deepEqual(ids(await s.getHistory()), [
+          "m0",
+          `compaction_${a.id}`,
+          "m5",
+          "m6",
+          `compaction_${c.id}`,
+          "m9",
+        ]);
       }));
 
     test("overlays off the path, reversed or unknown never apply", () =>

@@ -19,7 +19,10 @@ export function recentSpec(target: ContractTarget): void {
           ],
         );
         assert.equal(stats[0]!.bytes, Buffer.byteLength(JSON.stringify(msg("u", "hello"))));
-        assert.equal(stats[1]!.bytes, Buffer.byteLength(JSON.stringify(msg("a", "é".repeat(100), "assistant"))));
+        assert.equal(
+          stats[1]!.bytes,
+          Buffer.byteLength(JSON.stringify(msg("a", "é".repeat(100), "assistant"))),
+        );
         assert.deepEqual(await s.getHistoryRowStats!("ghost"), []);
       }));
 
@@ -67,7 +70,11 @@ export function recentSpec(target: ContractTarget): void {
         ]);
         const stats = await s.getHistoryRowStats!();
         const lastFour = stats.slice(-4).reduce((sum, r) => sum + r.bytes, 0);
-        assert.deepEqual(ids((await s.getRecentHistory!(undefined, lastFour)).messages), [`compaction_${c.id}`, "m8", "m9"]);
+        assert.deepEqual(ids((await s.getRecentHistory!(undefined, lastFour)).messages), [
+          `compaction_${c.id}`,
+          "m8",
+          "m9",
+        ]);
       }));
   });
 }

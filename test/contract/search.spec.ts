@@ -139,8 +139,13 @@ export function searchSpec(target: ContractTarget): void {
         assert.equal(all.find((h) => h.id === "new")?.onActivePath, true);
         const active = await store.searchMessages("llamas", { branch: "active" });
         assert.deepEqual(ids(active).sort(), ["new", "q"]);
-        assert.deepEqual(ids(await s.searchMessages!("llamas", 10, { branch: "active" })).sort(), ["new", "q"]);
-        await assert.rejects(store.searchMessages("llamas", { branch: "some" as never }), { code: "INVALID_ARGUMENT" });
+        assert.deepEqual(ids(await s.searchMessages!("llamas", 10, { branch: "active" })).sort(), [
+          "new",
+          "q",
+        ]);
+        await assert.rejects(store.searchMessages("llamas", { branch: "some" as never }), {
+          code: "INVALID_ARGUMENT",
+        });
       }));
   });
 }

@@ -110,7 +110,11 @@ export function treeSpec(target: ContractTarget): void {
         await s.appendMessage(msg("m0"), undefined, { expectedLeafId: null });
         await rejectsWithCode(s.appendMessage(msg("x"), undefined, { expectedLeafId: null }), "CONFLICT");
         await s.appendMessage(msg("m1"), undefined, { expectedLeafId: "m0" });
-        await rejectsWithCode(s.appendMessage(msg("m2"), undefined, { expectedLeafId: "m0" }), "CONFLICT", /m1/);
+        await rejectsWithCode(
+          s.appendMessage(msg("m2"), undefined, { expectedLeafId: "m0" }),
+          "CONFLICT",
+          /m1/,
+        );
         assert.deepEqual(ids(await s.getHistory()), ["m0", "m1"]);
       }));
   });
