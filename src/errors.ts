@@ -8,6 +8,7 @@ export type SessionErrorCode =
   | "CONFLICT"
   | "UNSUPPORTED"
   | "READONLY"
+  | "TOKEN_LIMIT"
   | "MISSING_DEPENDENCY"
   | "STORAGE"
   | "CLOSED";

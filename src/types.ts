@@ -1,4 +1,7 @@
-/** One part of a message; structurally compatible with the AI SDK's `UIMessagePart` (unknown fields are kept). */
+/**
+ * One part of a message; structurally compatible with the AI SDK's `UIMessagePart`. Fields not declared here
+ * (provider metadata, data parts, files) are stored and returned untouched.
+ */
 export interface SessionMessagePart {
   type: string;
   text?: string;
@@ -9,7 +12,11 @@ export interface SessionMessagePart {
   output?: unknown;
   state?: string;
   result?: unknown;
-  [key: string]: unknown;
+  errorText?: string;
+  /** AI SDK v4 tool parts (`tool-invocation`). */
+  toolInvocation?: unknown;
+  /** AI SDK v4 tool-call arguments. */
+  args?: unknown;
 }
 
 /** A stored message; the AI SDK's `UIMessage` can be passed as is and every field round-trips. */
@@ -19,7 +26,6 @@ export interface SessionMessage {
   parts: SessionMessagePart[];
   createdAt?: Date;
   metadata?: unknown;
-  [key: string]: unknown;
 }
 
 /** A compaction overlay: `summary` replaces the path range `fromMessageId`..`toMessageId` when history is read. */
