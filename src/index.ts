@@ -1,3 +1,39 @@
+export { ContextBlocks } from "./context/blocks.js";
+export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/fs-skills.js";
+export { entryKey, fnv1a, slugify } from "./context/keys.js";
+export {
+  AgentContextProvider,
+  AgentSearchProvider,
+  BlockContextProvider,
+  EntrySearchProvider,
+  formatEntryHits,
+  type ProviderSource,
+} from "./context/providers.js";
+export { blockHeader, renderSystemPrompt, SEPARATOR } from "./context/render.js";
+export {
+  type AnthropicToolDefinition,
+  dispatchToolCall,
+  type JsonSchema,
+  type OpenAIToolDefinition,
+  toAnthropicTools,
+  toOpenAITools,
+} from "./context/tool-formats.js";
+export type { SessionTool, SessionToolSet } from "./context/tools.js";
+export {
+  type AnyContextProvider,
+  type ContextBlock,
+  type ContextConfig,
+  type ContextProvider,
+  detectProvider,
+  isSearchProvider,
+  isSkillProvider,
+  isWritableProvider,
+  type ProviderCapabilities,
+  type SearchProvider,
+  type SessionContextOptions,
+  type SkillProvider,
+  type WritableContextProvider,
+} from "./context/types.js";
 export {
   errorMessage,
   MissingDependencyError,
@@ -5,6 +41,7 @@ export {
   type SessionErrorCode,
   StorageError,
 } from "./errors.js";
+export { MemoryBlockStore, MemoryEntryStore } from "./memory/context-store.js";
 export { MemorySessionProvider, MemoryStore } from "./memory/store.js";
 export { COMPACTION_PREFIX, isCompactionMessage } from "./message.js";
 export { Session, type SessionOptions } from "./session/session.js";
@@ -22,6 +59,7 @@ export type {
   SessionStore,
   StoreSearchOptions,
 } from "./store/types.js";
+export { hasContextStorage, isSessionStore } from "./store/types.js";
 export type {
   AppendOptions,
   AppendResult,

@@ -11,7 +11,14 @@ test("an AI SDK UIMessage is a SessionMessage without a cast, and comes back equ
     parts: [
       { type: "text", text: "hi", state: "done" },
       { type: "reasoning", text: "because", providerMetadata: { x: { y: 1 } } },
-      { type: "dynamic-tool", toolName: "t", toolCallId: "c", state: "output-available", input: { a: 1 }, output: [1] },
+      {
+        type: "dynamic-tool",
+        toolName: "t",
+        toolCallId: "c",
+        state: "output-available",
+        input: { a: 1 },
+        output: [1],
+      },
       { type: "source-url", sourceId: "s", url: "https://example.com" },
       { type: "file", mediaType: "text/plain", url: "data:text/plain,hi" },
       { type: "step-start" },

@@ -13,7 +13,7 @@ import { parseQuery, scoreText } from "../search/query.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import { applyOverlays } from "../store/overlays.js";
 import { recentWindow } from "../store/recent.js";
-import type { SessionStore, StoreSearchOptions } from "../store/types.js";
+import type { ContextCapableStore, StoreSearchOptions } from "../store/types.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -26,6 +26,7 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "../types.js";
+import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 
 interface Row {
   seq: number;
@@ -46,8 +47,12 @@ interface SessionData {
 }
 
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
-export class MemoryStore implements SessionStore {
+export class MemoryStore implements ContextCapableStore {
   readonly backend = "memory";
+  /** Context blocks and cached prompts. */
+  readonly blocks = new MemoryBlockStore();
+  /** Searchable entries of search blocks. */
+  readonly entries = new MemoryEntryStore();
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
 

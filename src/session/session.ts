@@ -1,4 +1,19 @@
-import { SessionError } from "../errors.js";
+import {
+  type AnthropicToolDefinition,
+  dispatchToolCall,
+  type OpenAIToolDefinition,
+  toAnthropicTools,
+  toOpenAITools,
+} from "../context/tool-formats.js";
+import type { SessionToolSet } from "../context/tools.js";
+import type {
+  ContextBlock,
+  ContextConfig,
+  SessionContextOptions,
+  WritableContextProvider,
+} from "../context/types.js";
+import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
+import { errorMessage, SessionError } from "../errors.js";
 import { assertParentId } from "../message.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import type { SessionStore } from "../store/types.js";
@@ -14,17 +29,23 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "../types.js";
+import { type ContextSetup, SessionContext } from "./context.js";
 import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
 
 /** Options of `new Session(provider, options)`. */
 export interface SessionOptions {
   /** Session id used to namespace rows when the first argument is a store (default `""`). */
   sessionId?: string;
+  /** Context blocks, in prompt order. */
+  context?: ContextConfig[];
+  /** Where the frozen system prompt is persisted. */
+  promptStore?: WritableContextProvider;
 }
 
 interface SessionState {
   provider: SessionProvider;
   store: SessionStore | undefined;
+  context: SessionContext;
 }
 
 /**
@@ -38,6 +59,7 @@ export class Session {
   private initialising: Promise<SessionState> | undefined;
   private resolved: SessionState | undefined;
   private recentHistoryWarned = false;
+  private contextSetup: ContextSetup = { blocks: [], promptStore: undefined };
 
   /** Wraps a ready SessionProvider or SessionStore (no auto-wiring of SQLite context rows). */
   constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
@@ -46,6 +68,8 @@ export class Session {
     if (typeof this.sessionIdValue !== "string") {
       throw new SessionError("INVALID_ARGUMENT", "sessionId must be a string");
     }
+    for (const { label, ...rest } of options.context ?? []) this.withContext(label, rest);
+    if (options.promptStore) this.withCachedPrompt(options.promptStore);
   }
 
   /**
@@ -84,7 +108,32 @@ export class Session {
     return this;
   }
 
-  /** Resolves storage (and, with the builder, context blocks); every async method awaits this first. */
+  /**
+   * Adds a context block. Without a provider it is a writable block stored with the session (when the storage
+   * can hold blocks) or an empty read-only block.
+   */
+  withContext(label: string, options: SessionContextOptions = {}): this {
+    this.assertConfigurable("withContext");
+    assertLabel(label);
+    assertContextOptions(options);
+    if (this.contextSetup.blocks.some((b) => b.label === label)) {
+      throw new SessionError("INVALID_ARGUMENT", `Block "${label}" already exists`);
+    }
+    this.contextSetup.blocks.push({ label, ...options });
+    return this;
+  }
+
+  /** Persists the frozen system prompt (with the session's storage when no provider is given). */
+  withCachedPrompt(provider?: WritableContextProvider): this {
+    this.assertConfigurable("withCachedPrompt");
+    if (provider !== undefined && !isWritableProvider(provider)) {
+      throw new SessionError("INVALID_ARGUMENT", "withCachedPrompt needs a provider with get() and set()");
+    }
+    this.contextSetup.promptStore = provider ?? null;
+    return this;
+  }
+
+  /** Resolves storage and loads every context block; every async method awaits this first. */
   async ready(): Promise<void> {
     await this.state();
   }
@@ -106,9 +155,17 @@ export class Session {
           "forSession() needs a store; a SessionProvider is already bound to one session",
         );
       }
-      return { provider: this.source.provider, store: undefined };
+      const provider = this.source.provider;
+      return {
+        provider,
+        store: undefined,
+        context: await SessionContext.open(this.contextSetup, provider, undefined, ""),
+      };
     }
-    return { provider: this.source.store.session(this.sessionIdValue), store: this.source.store };
+    const store = this.source.store;
+    const provider = store.session(this.sessionIdValue);
+    const context = await SessionContext.open(this.contextSetup, provider, store, this.sessionIdValue);
+    return { provider, store, context };
   }
 
   /** The storage contract this session writes through. */
@@ -138,9 +195,12 @@ export class Session {
     await (await this.state()).provider.deleteMessages(messageIds);
   }
 
-  /** Removes every message and overlay of this session. */
+  /** Removes every message and overlay of this session, forgets loaded skills and re-renders the prompt. */
   async clearMessages(): Promise<void> {
-    await (await this.state()).provider.clearMessages();
+    const { provider, context } = await this.state();
+    await provider.clearMessages();
+    context.skills.clear();
+    await context.refresh();
   }
 
   /** The path from the root to `leafId` (default: the latest leaf), with compaction overlays applied. */
@@ -216,6 +276,106 @@ export class Session {
   /** Every stored overlay of this session, oldest first (superseded ones included). */
   async getCompactions(): Promise<StoredCompaction[]> {
     return (await this.state()).provider.getCompactions();
+  }
+
+  /** A block as last loaded, or null (blocks load on the first awaited call, e.g. `await session.ready()`). */
+  getContextBlock(label: string): ContextBlock | null {
+    return this.resolved?.context.blocks.get(label) ?? null;
+  }
+
+  /** Every block as last loaded, in prompt order (empty until the session is ready). */
+  getContextBlocks(): ContextBlock[] {
+    return this.resolved?.context.blocks.list() ?? [];
+  }
+
+  /** Replaces a writable block's content (`READONLY`, `TOKEN_LIMIT` errors); the frozen prompt is untouched. */
+  async replaceContextBlock(label: string, content: string): Promise<ContextBlock> {
+    return (await this.state()).context.blocks.replace(label, content);
+  }
+
+  /** Appends to a writable block, on a new line. */
+  async appendContextBlock(label: string, content: string): Promise<ContextBlock> {
+    return (await this.state()).context.blocks.append(label, content);
+  }
+
+  /** Writes a document of a writable skill block. */
+  async setSkill(label: string, key: string, content: string, description?: string): Promise<ContextBlock> {
+    return (await this.state()).context.blocks.setKeyed(label, key, content, description);
+  }
+
+  /** Indexes an entry of a writable search block. */
+  async setSearchEntry(label: string, key: string, content: string): Promise<ContextBlock> {
+    return (await this.state()).context.blocks.setKeyed(label, key, content);
+  }
+
+  /** Adds a block at runtime and loads it; call `refreshSystemPrompt()` to show it in the prompt. */
+  async addContext(label: string, options: SessionContextOptions = {}): Promise<ContextBlock> {
+    const { context } = await this.state();
+    await context.add(label, options);
+    return context.blocks.get(label)!;
+  }
+
+  /** Removes a block (and its loaded-skill tracking); true when it existed. */
+  removeContext(label: string): boolean {
+    if (this.resolved) return this.resolved.context.remove(label);
+    if (this.initialising) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        "removeContext() cannot run while the session is initialising",
+      );
+    }
+    const before = this.contextSetup.blocks.length;
+    this.contextSetup.blocks = this.contextSetup.blocks.filter((b) => b.label !== label);
+    return this.contextSetup.blocks.length < before;
+  }
+
+  /** The system prompt, rendered once and then frozen (persisted with `withCachedPrompt`) for prompt caching. */
+  async freezeSystemPrompt(): Promise<string> {
+    return (await this.state()).context.freeze();
+  }
+
+  /** Reloads every block, re-renders and persists the prompt, and returns it. */
+  async refreshSystemPrompt(): Promise<string> {
+    return (await this.state()).context.refresh();
+  }
+
+  /** The memory tools (an AI SDK ToolSet) for the blocks present now. */
+  async tools(): Promise<SessionToolSet> {
+    return (await this.state()).context.tools();
+  }
+
+  /** The same tools as JSON-Schema definitions for the OpenAI or Anthropic tool formats. */
+  async toolDefinitions(format: "openai"): Promise<OpenAIToolDefinition[]>;
+  async toolDefinitions(format: "anthropic"): Promise<AnthropicToolDefinition[]>;
+  async toolDefinitions(
+    format: "openai" | "anthropic",
+  ): Promise<OpenAIToolDefinition[] | AnthropicToolDefinition[]> {
+    const tools = await this.tools();
+    if (format === "openai") return toOpenAITools(tools);
+    if (format === "anthropic") return toAnthropicTools(tools);
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Unknown tool format ${JSON.stringify(format)}: use "openai" or "anthropic"`,
+    );
+  }
+
+  /** Executes a named memory-tool call from any SDK (input as object or JSON string); never throws. */
+  async executeTool(name: string, input: unknown): Promise<string> {
+    try {
+      return await dispatchToolCall(await this.tools(), name, input);
+    } catch (error) {
+      return `Error: ${errorMessage(error)}`;
+    }
+  }
+
+  /** Unloads a loaded skill; false when it was not loaded. */
+  async unloadSkill(label: string, key: string): Promise<boolean> {
+    return (await this.state()).context.unloadSkill(label, key);
+  }
+
+  /** The loaded skills as `label:key`. */
+  getLoadedSkillKeys(): Set<string> {
+    return this.resolved?.context.skills.keys() ?? new Set();
   }
 
   /** Closes storage this session opened itself (a SQLite path given to `Session.create`). */

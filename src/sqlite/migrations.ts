@@ -56,6 +56,28 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_context_blocks (
+        key TEXT PRIMARY KEY,
+        content TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE IF NOT EXISTS agent_search_entries (
+        seq INTEGER PRIMARY KEY,
+        label TEXT NOT NULL,
+        key TEXT NOT NULL,
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (label, key)
+      )`,
+      `CREATE VIRTUAL TABLE IF NOT EXISTS agent_search_entries_fts USING fts5(
+        text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+      )`,
+    ],
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */

@@ -1,8 +1,9 @@
 import { messageText, parseMessage } from "../message.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
-import type { SessionStore, StoreSearchOptions } from "../store/types.js";
+import type { ContextCapableStore, StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
+import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
@@ -21,10 +22,14 @@ interface Hit {
 }
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
-export class SqliteStore implements SessionStore {
+export class SqliteStore implements ContextCapableStore {
   readonly backend = "sqlite";
   /** @internal the connection every provider of this store shares. */
   readonly driver: SqlDriver;
+  /** Context blocks and cached prompts. */
+  readonly blocks: SqliteBlockStore;
+  /** Searchable entries of search blocks. */
+  readonly entries: SqliteEntryStore;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.driver = openSqlite(source, options);
@@ -34,6 +39,8 @@ export class SqliteStore implements SessionStore {
       this.driver.close();
       throw error;
     }
+    this.blocks = new SqliteBlockStore(this.driver);
+    this.entries = new SqliteEntryStore(this.driver);
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */

@@ -1,4 +1,5 @@
 import { describe } from "node:test";
+import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import type { ContractTarget } from "./harness.js";
 import { messagesSpec } from "./messages.spec.js";
@@ -20,5 +21,6 @@ export function runProviderContract(target: ContractTarget): void {
     searchSpec(target);
     recentSpec(target);
     persistenceSpec(target);
+    contextStoreSpec(target);
   });
 }

@@ -1,0 +1,168 @@
+import { SessionError } from "../errors.js";
+import { estimateStringTokens } from "../utils/tokens.js";
+import { renderSystemPrompt } from "./render.js";
+import {
+  type AnyContextProvider,
+  assertContextOptions,
+  assertLabel,
+  type ContextBlock,
+  detectProvider,
+  type ProviderCapabilities,
+  type SearchProvider,
+  type SessionContextOptions,
+  type SkillProvider,
+  type WritableContextProvider,
+} from "./types.js";
+
+interface BlockState {
+  label: string;
+  description: string | undefined;
+  maxTokens: number | undefined;
+  provider: AnyContextProvider | undefined;
+  caps: ProviderCapabilities;
+  content: string;
+  initialised: boolean;
+}
+
+/** The context blocks of one session, in registration order, with the reference's write rules. */
+export class ContextBlocks {
+  private readonly blocks = new Map<string, BlockState>();
+
+  /** Declares a block (not loaded yet); a duplicate label is an error. */
+  register(label: string, options: SessionContextOptions): void {
+    assertLabel(label);
+    assertContextOptions(options);
+    if (this.blocks.has(label)) throw new SessionError("INVALID_ARGUMENT", `Block "${label}" already exists`);
+    this.blocks.set(label, {
+      label,
+      description: options.description,
+      maxTokens: options.maxTokens,
+      provider: options.provider,
+      caps: detectProvider(options.provider),
+      content: "",
+      initialised: false,
+    });
+  }
+
+  /** Forgets a block; true when it existed. */
+  remove(label: string): boolean {
+    return this.blocks.delete(label);
+  }
+
+  has(label: string): boolean {
+    return this.blocks.has(label);
+  }
+
+  /** (Re)reads one block from its provider, calling `init(label)` once before the first read. */
+  async load(label: string): Promise<void> {
+    const block = this.blocks.get(label);
+    if (!block) return;
+    if (!block.initialised) {
+      await block.provider?.init?.(block.label);
+      block.initialised = true;
+    }
+    const content = block.provider ? await block.provider.get() : null;
+    block.content = typeof content === "string" ? content : "";
+  }
+
+  /** Reads every block from its provider. */
+  async loadAll(): Promise<void> {
+    for (const label of [...this.blocks.keys()]) await this.load(label);
+  }
+
+  private view(block: BlockState): ContextBlock {
+    const view: ContextBlock = {
+      label: block.label,
+      content: block.content,
+      tokens: estimateStringTokens(block.content),
+      writable: block.caps.writable,
+      isSkill: block.caps.isSkill,
+      isSearchable: block.caps.isSearchable,
+    };
+    if (block.description !== undefined) view.description = block.description;
+    if (block.maxTokens !== undefined) view.maxTokens = block.maxTokens;
+    return view;
+  }
+
+  /** One block as last loaded, or null. */
+  get(label: string): ContextBlock | null {
+    const block = this.blocks.get(label);
+    return block ? this.view(block) : null;
+  }
+
+  /** Every block as last loaded, in registration order. */
+  list(): ContextBlock[] {
+    return [...this.blocks.values()].map((b) => this.view(b));
+  }
+
+  /** Labels of blocks with a capability. */
+  labels(filter: (caps: ProviderCapabilities) => boolean): string[] {
+    return [...this.blocks.values()].filter((b) => filter(b.caps)).map((b) => b.label);
+  }
+
+  /** The provider of a block (for keyed tools). */
+  provider(label: string): AnyContextProvider | undefined {
+    return this.blocks.get(label)?.provider;
+  }
+
+  /** Replaces a plain writable block's content, enforcing `maxTokens`. */
+  async replace(label: string, content: string): Promise<ContextBlock> {
+    if (typeof content !== "string")
+      throw new SessionError("INVALID_ARGUMENT", "Block content must be a string");
+    const block = this.blocks.get(label);
+    if (!block?.caps.writable) throw new SessionError("READONLY", `Block "${label}" is readonly`);
+    if (block.caps.isSkill || block.caps.isSearchable) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `Block "${label}" is a keyed provider. Use setSkill() or setSearchEntry() instead.`,
+      );
+    }
+    const tokens = estimateStringTokens(content);
+    if (block.maxTokens !== undefined && tokens > block.maxTokens) {
+      throw new SessionError(
+        "TOKEN_LIMIT",
+        `Block "${label}" exceeds maxTokens: ${tokens} > ${block.maxTokens}`,
+      );
+    }
+    await (block.provider as WritableContextProvider).set(content);
+    block.content = content;
+    return this.view(block);
+  }
+
+  /** Appends to a writable block (a newline between old and new unless old is empty or new starts with one). */
+  async append(label: string, content: string): Promise<ContextBlock> {
+    if (typeof content !== "string")
+      throw new SessionError("INVALID_ARGUMENT", "Block content must be a string");
+    const block = this.blocks.get(label);
+    if (!block) throw new SessionError("NOT_FOUND", `Block "${label}" not found`);
+    const joined =
+      block.content.length === 0 || content.startsWith("\n")
+        ? block.content + content
+        : `${block.content}\n${content}`;
+    return this.replace(label, joined);
+  }
+
+  /** Writes a keyed entry of a skill or search block and refreshes the block's listing. */
+  async setKeyed(label: string, key: string, content: string, description?: string): Promise<ContextBlock> {
+    const block = this.blocks.get(label);
+    if (!block) throw new SessionError("NOT_FOUND", `Block "${label}" not found`);
+    if (!block.caps.writable || !(block.caps.isSkill || block.caps.isSearchable)) {
+      throw new SessionError("READONLY", `Block "${label}" is not a writable keyed block`);
+    }
+    if (typeof key !== "string" || key.length === 0 || typeof content !== "string") {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        "A keyed entry needs a non-empty string key and string content",
+      );
+    }
+    if (block.caps.isSkill) await (block.provider as SkillProvider).set!(key, content, description);
+    else await (block.provider as SearchProvider).set!(key, content);
+    await this.load(label);
+    return this.view(block);
+  }
+
+  /** The system prompt for the blocks as they are now. */
+  render(): string {
+    return renderSystemPrompt(this.list());
+  }
+}

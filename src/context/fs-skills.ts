@@ -1,0 +1,122 @@
+import { mkdir, readdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { SessionError } from "../errors.js";
+import type { SkillProvider } from "./types.js";
+
+/** Options of {@link FileSystemSkillProvider}. */
+export interface FileSystemSkillOptions {
+  /** Only these keys are listed and loadable (all when omitted or empty). */
+  keys?: readonly string[];
+}
+
+const EXTENSION = ".md";
+const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+
+function splitFrontMatter(text: string): { description: string | undefined; body: string } {
+  const match = FRONT_MATTER.exec(text);
+  if (!match) return { description: undefined, body: text };
+  const line = match[1]!.split(/\r?\n/).find((l) => /^description\s*:/.test(l));
+  const raw = line?.slice(line.indexOf(":") + 1).trim();
+  const description = raw?.replace(/^(["'])(.*)\1$/, "$2").trim() || undefined;
+  return { description, body: text.slice(match[0].length) };
+}
+
+/**
+ * Skills as a directory of Markdown files: the key is the path relative to the directory without `.md`, the
+ * description comes from the front matter's `description:`. Keys that would leave the directory are refused.
+ */
+export class FileSystemSkillProvider implements SkillProvider {
+  private readonly root: string;
+  private readonly allowed: Set<string> | undefined;
+
+  constructor(directory: string, options: FileSystemSkillOptions = {}) {
+    if (typeof directory !== "string" || directory.length === 0) {
+      throw new SessionError("INVALID_ARGUMENT", "FileSystemSkillProvider needs a directory path");
+    }
+    this.root = resolve(directory);
+    this.allowed = options.keys && options.keys.length > 0 ? new Set(options.keys) : undefined;
+  }
+
+  private fileFor(key: unknown): string {
+    if (
+      typeof key !== "string" ||
+      key.length === 0 ||
+      key.includes("\0") ||
+      isAbsolute(key) ||
+      key.includes("\\")
+    ) {
+      throw new SessionError("INVALID_ARGUMENT", `Invalid skill key: ${JSON.stringify(key)}`);
+    }
+    const file = resolve(this.root, `${key}${EXTENSION}`);
+    const rel = relative(this.root, file);
+    if (rel.startsWith("..") || isAbsolute(rel) || rel.split(sep).includes("..")) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `Skill key ${JSON.stringify(key)} is outside the skills directory`,
+      );
+    }
+    return file;
+  }
+
+  private async listKeys(dir = this.root, prefix = ""): Promise<string[]> {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    const keys: string[] = [];
+    for (const entry of entries) {
+      if (entry.isDirectory())
+        keys.push(...(await this.listKeys(join(dir, entry.name), `${prefix}${entry.name}/`)));
+      else if (entry.isFile() && entry.name.endsWith(EXTENSION))
+        keys.push(`${prefix}${entry.name.slice(0, -EXTENSION.length)}`);
+    }
+    return keys;
+  }
+
+  /** Lists skills as `- key: description` lines (null when there are none). */
+  async get(): Promise<string | null> {
+    const keys = (await this.listKeys()).filter((key) => !this.allowed || this.allowed.has(key)).sort();
+    if (keys.length === 0) return null;
+    const lines: string[] = [];
+    for (const key of keys) {
+      const { description } = splitFrontMatter(await readFile(this.fileFor(key), "utf8"));
+      lines.push(description ? `- ${key}: ${description}` : `- ${key}`);
+    }
+    return lines.join("\n");
+  }
+
+  /** The skill's text without its front matter; null when it does not exist or is not allowed. */
+  async load(key: string): Promise<string | null> {
+    const file = this.fileFor(key);
+    if (this.allowed && !this.allowed.has(key)) return null;
+    let real: string;
+    try {
+      real = await realpath(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+    // A symlink inside the directory must not lead the model to files outside it.
+    const rootReal = await realpath(this.root);
+    if (relative(rootReal, real).startsWith("..")) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `Skill key ${JSON.stringify(key)} resolves outside the skills directory`,
+      );
+    }
+    return splitFrontMatter(await readFile(real, "utf8")).body;
+  }
+
+  /** Writes a skill atomically, with the description as front matter. */
+  async set(key: string, content: string, description?: string): Promise<void> {
+    const file = this.fileFor(key);
+    const header = description ? `---\ndescription: ${description.replace(/[\r\n]+/g, " ")}\n---\n` : "";
+    await mkdir(resolve(file, ".."), { recursive: true });
+    const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(temp, `${header}${content}`, "utf8");
+    await rename(temp, file);
+  }
+}

@@ -1,0 +1,107 @@
+import type { SessionMessage, SessionMessagePart, SessionProvider } from "../types.js";
+
+/** Marker written over a load_context output when its skill is unloaded (the reference's string). */
+export const UNLOADED_PREFIX = "[skill unloaded:";
+
+function isToolNamed(part: SessionMessagePart, name: string): boolean {
+  // AI SDK v5+ static tools carry the name in the type (`tool-load_context`); dynamic and legacy parts in toolName.
+  return part.type === `tool-${name}` || part.toolName === name;
+}
+
+function skillInput(part: SessionMessagePart): { label: string; key: string } | undefined {
+  const input = part.input as { label?: unknown; key?: unknown } | undefined;
+  if (typeof input?.label === "string" && typeof input.key === "string")
+    return { label: input.label, key: input.key };
+  return undefined;
+}
+
+const pairKey = (label: string, key: string) => `${label}:${key}`;
+
+/** Which skills are loaded (`label:key`), rebuilt from the history after a restart. */
+export class SkillTracker {
+  private readonly loaded = new Set<string>();
+
+  add(label: string, key: string): void {
+    this.loaded.add(pairKey(label, key));
+  }
+
+  /** Forgets a loaded skill; true when it was loaded. */
+  delete(label: string, key: string): boolean {
+    return this.loaded.delete(pairKey(label, key));
+  }
+
+  has(label: string, key: string): boolean {
+    return this.loaded.has(pairKey(label, key));
+  }
+
+  /** A copy of the loaded set. */
+  keys(): Set<string> {
+    return new Set(this.loaded);
+  }
+
+  /** Forgets every skill of a block (when the block is removed). */
+  dropLabel(label: string): void {
+    for (const entry of [...this.loaded]) if (entry.startsWith(`${label}:`)) this.loaded.delete(entry);
+  }
+
+  clear(): void {
+    this.loaded.clear();
+  }
+
+  /** Applies one message's load/unload tool results, in order. */
+  private apply(message: SessionMessage): void {
+    for (const part of message.parts) {
+      if (part?.state !== "output-available") continue;
+      const input = skillInput(part);
+      if (!input) continue;
+      if (isToolNamed(part, "load_context")) {
+        const unloaded = typeof part.output === "string" && part.output.startsWith(UNLOADED_PREFIX);
+        if (unloaded) this.delete(input.label, input.key);
+        else this.add(input.label, input.key);
+      } else if (isToolNamed(part, "unload_context")) {
+        this.delete(input.label, input.key);
+      }
+    }
+  }
+
+  /**
+   * Rebuilds the loaded set from the active path. With row stats only assistant rows are fetched (raw rows, so
+   * loads inside compacted ranges count); otherwise the history is read once.
+   */
+  async restore(provider: SessionProvider): Promise<void> {
+    this.clear();
+    if (provider.getHistoryRowStats) {
+      for (const row of await provider.getHistoryRowStats()) {
+        if (row.role !== "assistant") continue;
+        const message = await provider.getMessage(row.id);
+        if (message) this.apply(message);
+      }
+      return;
+    }
+    for (const message of await provider.getHistory()) if (message.role === "assistant") this.apply(message);
+  }
+
+  /**
+   * Replaces the output of the newest load of `label:key` on the active path with the unloaded marker, so the
+   * next model call no longer carries the document.
+   */
+  async markUnloaded(provider: SessionProvider, label: string, key: string): Promise<void> {
+    const stats = provider.getHistoryRowStats ? await provider.getHistoryRowStats() : undefined;
+    const ids = stats
+      ? stats.filter((r) => r.role === "assistant").map((r) => r.id)
+      : (await provider.getHistory()).filter((m) => m.role === "assistant").map((m) => m.id);
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const message = await provider.getMessage(ids[i]!);
+      if (!message) continue;
+      const index = message.parts.findIndex((part) => {
+        const input = part && isToolNamed(part, "load_context") ? skillInput(part) : undefined;
+        return part?.state === "output-available" && input?.label === label && input.key === key;
+      });
+      if (index < 0) continue;
+      const parts = message.parts.slice();
+      parts[index] = { ...parts[index]!, output: `${UNLOADED_PREFIX} ${key}]` };
+      await provider.updateMessage({ ...message, parts });
+      return;
+    }
+  }
+}

@@ -1,0 +1,182 @@
+import { z } from "zod";
+import { errorMessage } from "../errors.js";
+import type { ContextBlocks } from "./blocks.js";
+import { entryKey } from "./keys.js";
+import type { SkillTracker } from "./skills.js";
+import type { SearchProvider, SkillProvider } from "./types.js";
+
+/** A tool as the AI SDK's `ToolSet` expects it: description, zod input schema, and an `execute` that never throws. */
+export interface SessionTool {
+  description: string;
+  inputSchema: z.ZodType;
+  execute(input: unknown, options?: unknown): Promise<string>;
+}
+
+/** Tools by name. */
+export type SessionToolSet = Record<string, SessionTool>;
+
+/** What the generated tools need from a session. */
+export interface ToolHost {
+  readonly blocks: ContextBlocks;
+  readonly skills: SkillTracker;
+  unloadSkill(label: string, key: string): Promise<boolean>;
+}
+
+type Input = Record<string, unknown>;
+
+/** Wraps a handler so any failure — bad input, provider error, anything thrown — becomes an `Error: …` string. */
+function safe(handler: (input: Input) => Promise<string>): SessionTool["execute"] {
+  return async (input) => {
+    try {
+      if (typeof input !== "object" || input === null || Array.isArray(input)) {
+        return "Error: invalid input: expected an object";
+      }
+      return await handler(input as Input);
+    } catch (error) {
+      return `Error: ${errorMessage(error)}`;
+    }
+  };
+}
+
+function text(input: Input, field: string): string {
+  const value = input[field];
+  if (typeof value !== "string") throw new Error(`invalid input: "${field}" must be a string`);
+  return value;
+}
+
+const enumOf = (labels: string[]) => z.enum(labels as [string, ...string[]]);
+
+function setContextTool(host: ToolHost, writable: string[]): SessionTool {
+  const blocks = host.blocks;
+  const keyed = writable.filter((l) => blocks.labels((c) => c.isSkill || c.isSearchable).includes(l));
+  const lines = writable.map((label) => {
+    const block = blocks.get(label)!;
+    const kind = block.isSkill
+      ? "skill collection, keyed entries"
+      : block.isSearchable
+        ? "searchable, keyed entries"
+        : "writable";
+    return `- "${label}" (${kind}): ${block.description ?? "no description"}`;
+  });
+  let description = `Write to a context block. Available blocks:\n${lines.join("\n")}\nWrites are saved durably and appear in the system prompt of later conversations.`;
+  if (keyed.length > 0) {
+    description +=
+      "\n\nFor keyed blocks (skills, searchable entries) pass metadata: { title, description }: the title becomes the entry's key, so writing the same title again updates that entry.";
+  }
+  const shape: Record<string, z.ZodType> = {
+    label: enumOf(writable).describe("The block to write"),
+    content: z.string().describe("The text to write"),
+    action: z
+      .enum(["replace", "append"])
+      .optional()
+      .describe("replace (default) or append; plain blocks only"),
+  };
+  if (keyed.length > 0) {
+    shape.metadata = z
+      .object({ title: z.string().optional(), description: z.string().optional() })
+      .optional()
+      .describe("Title and description of a keyed entry");
+  }
+  return {
+    description,
+    inputSchema: z.object(shape),
+    execute: safe(async (input) => {
+      const label = text(input, "label");
+      const content = text(input, "content");
+      const block = blocks.get(label);
+      if (!block) return `Error: block "${label}" not found`;
+      if (!block.writable) return `Error: Block "${label}" is readonly`;
+      if (block.isSkill || block.isSearchable) {
+        const metadata = (
+          typeof input.metadata === "object" && input.metadata !== null ? input.metadata : {}
+        ) as Input;
+        const title = typeof metadata.title === "string" ? metadata.title : undefined;
+        const summary = typeof metadata.description === "string" ? metadata.description : title;
+        const key = entryKey(content, title);
+        await blocks.setKeyed(label, key, content, summary);
+        return `Indexed "${key}" in ${label}.`;
+      }
+      const updated =
+        input.action === "append"
+          ? await blocks.append(label, content)
+          : await blocks.replace(label, content);
+      if (updated.maxTokens) {
+        const percent = Math.round((updated.tokens / updated.maxTokens) * 100);
+        return `Written to ${label}. Usage: ${percent}% (${updated.tokens}/${updated.maxTokens} tokens)`;
+      }
+      return `Written to ${label}. Usage: ${updated.tokens} tokens`;
+    }),
+  };
+}
+
+function skillLabelError(label: string, skills: string[]): string {
+  return `Error: "${label}" is not a skill block. Skill blocks: ${skills.join(", ")}`;
+}
+
+function skillTools(host: ToolHost, skills: string[]): SessionToolSet {
+  const schema = z.object({
+    label: enumOf(skills).describe("The skill block"),
+    key: z.string().describe("The skill's key, as listed in the system prompt"),
+  });
+  const loaded = [...host.skills.keys()];
+  return {
+    load_context: {
+      description: `Load a document from a skill block (${skills.join(", ")}). The system prompt lists the available keys under each skill block; load one when it is relevant to the task.`,
+      inputSchema: schema,
+      execute: safe(async (input) => {
+        const label = text(input, "label");
+        const key = text(input, "key");
+        if (!skills.includes(label) || !host.blocks.has(label)) return skillLabelError(label, skills);
+        const content = await (host.blocks.provider(label) as SkillProvider).load(key);
+        if (content === null || content === undefined) return `Not found: ${key}`;
+        host.skills.add(label, key);
+        return content;
+      }),
+    },
+    unload_context: {
+      description: `Unload a previously loaded skill to free context space; it can be loaded again later. ${
+        loaded.length > 0 ? `Currently loaded: ${loaded.join(", ")}.` : "No skills are currently loaded."
+      }`,
+      inputSchema: schema,
+      execute: safe(async (input) => {
+        const label = text(input, "label");
+        const key = text(input, "key");
+        if (!skills.includes(label) || !host.blocks.has(label)) return skillLabelError(label, skills);
+        if (!(await host.unloadSkill(label, key)))
+          return `Skill "${key}" is not currently loaded in "${label}".`;
+        return `Unloaded "${key}" from ${label}. Context reclaimed.`;
+      }),
+    },
+  };
+}
+
+function searchTool(host: ToolHost, searchable: string[]): SessionTool {
+  return {
+    description: `Search a searchable context block. Only these blocks can be searched: ${searchable.join(", ")}.`,
+    inputSchema: z.object({
+      label: enumOf(searchable).describe("The searchable block"),
+      query: z.string().describe("What to look for"),
+    }),
+    execute: safe(async (input) => {
+      const label = text(input, "label");
+      const query = text(input, "query");
+      if (!searchable.includes(label) || !host.blocks.has(label)) {
+        return `Error: "${label}" is not searchable. Searchable blocks: ${searchable.join(", ")}`;
+      }
+      const result = await (host.blocks.provider(label) as SearchProvider).search(query);
+      return typeof result === "string" && result.length > 0 ? result : "No results found.";
+    }),
+  };
+}
+
+/** The memory tools for the blocks present: set_context, load_context/unload_context, search_context. */
+export function contextTools(host: ToolHost): SessionToolSet {
+  const tools: SessionToolSet = {};
+  const writable = host.blocks.labels((c) => c.writable);
+  const skills = host.blocks.labels((c) => c.isSkill);
+  const searchable = host.blocks.labels((c) => c.isSearchable);
+  if (writable.length > 0) tools.set_context = setContextTool(host, writable);
+  if (skills.length > 0) Object.assign(tools, skillTools(host, skills));
+  if (searchable.length > 0) tools.search_context = searchTool(host, searchable);
+  return tools;
+}

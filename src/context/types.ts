@@ -1,0 +1,129 @@
+import { SessionError } from "../errors.js";
+
+/** A read-only block: its content is rendered into the system prompt. */
+export interface ContextProvider {
+  get(): Promise<string | null>;
+  /** Called once with the block label before the first `get`. */
+  init?(label: string): void | Promise<void>;
+}
+
+/** A block the model can rewrite through `set_context`. */
+export interface WritableContextProvider extends ContextProvider {
+  set(content: string): Promise<void>;
+}
+
+/** Keyed documents loaded on demand: `get()` lists them, `load(key)` returns one. */
+export interface SkillProvider extends ContextProvider {
+  load(key: string): Promise<string | null>;
+  set?(key: string, content: string, description?: string): Promise<void>;
+}
+
+/** Searchable keyed entries: `get()` summarises, `search(query)` returns matches as text. */
+export interface SearchProvider extends ContextProvider {
+  search(query: string): Promise<string | null>;
+  set?(key: string, content: string): Promise<void>;
+}
+
+/** Any of the four provider kinds. */
+export type AnyContextProvider = ContextProvider | WritableContextProvider | SkillProvider | SearchProvider;
+
+/** A context block declaration. */
+export interface ContextConfig {
+  label: string;
+  description?: string;
+  /** Token budget enforced on writes (estimated with the library's heuristic). */
+  maxTokens?: number;
+  provider?: AnyContextProvider;
+}
+
+/** Options of `withContext(label, options)`. */
+export type SessionContextOptions = Omit<ContextConfig, "label">;
+
+/** A loaded block as `getContextBlock(s)` returns it. */
+export interface ContextBlock {
+  label: string;
+  description?: string;
+  content: string;
+  tokens: number;
+  maxTokens?: number;
+  writable: boolean;
+  isSkill: boolean;
+  isSearchable: boolean;
+}
+
+/** What a provider can do, detected once by duck typing. */
+export interface ProviderCapabilities {
+  /** The tag rendered in the prompt (first match of searchable, loadable, readonly, writable). */
+  kind: "searchable" | "loadable" | "readonly" | "writable";
+  isSearchable: boolean;
+  isSkill: boolean;
+  writable: boolean;
+}
+
+const hasFunction = (value: unknown, name: string): boolean =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as Record<string, unknown>)[name] === "function";
+
+/**
+ * The one place provider kinds are detected, in a fixed order: search (has `search`), skill (has `load`),
+ * then writable (has `set`); anything else with `get` is read-only. A missing provider is an empty read-only block.
+ */
+export function detectProvider(provider: unknown): ProviderCapabilities {
+  if (provider === undefined)
+    return { kind: "readonly", isSearchable: false, isSkill: false, writable: false };
+  if (!hasFunction(provider, "get")) {
+    throw new SessionError("INVALID_ARGUMENT", "A context provider needs a get() method");
+  }
+  const isSearchable = hasFunction(provider, "search");
+  const isSkill = hasFunction(provider, "load");
+  const writable = hasFunction(provider, "set");
+  const kind = isSearchable ? "searchable" : isSkill ? "loadable" : writable ? "writable" : "readonly";
+  return { kind, isSearchable, isSkill, writable };
+}
+
+/** True when the provider has `set` (reference helper). */
+export function isWritableProvider(provider: unknown): provider is WritableContextProvider {
+  return hasFunction(provider, "get") && hasFunction(provider, "set");
+}
+
+/** True when the provider has `load` (reference helper). */
+export function isSkillProvider(provider: unknown): provider is SkillProvider {
+  return hasFunction(provider, "get") && hasFunction(provider, "load");
+}
+
+/** True when the provider has `search` (reference helper). */
+export function isSearchProvider(provider: unknown): provider is SearchProvider {
+  return hasFunction(provider, "get") && hasFunction(provider, "search");
+}
+
+/** Throws `INVALID_ARGUMENT` unless `label` can name a block (non-empty, one line, at most 200 characters). */
+export function assertLabel(label: unknown): asserts label is string {
+  if (
+    typeof label !== "string" ||
+    label.trim().length === 0 ||
+    label.length > 200 ||
+    /[\r\n]/.test(label) ||
+    label.includes("\0")
+  ) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `A context block label must be a non-empty single line of at most 200 characters, got ${JSON.stringify(label)}`,
+    );
+  }
+}
+
+/** Throws `INVALID_ARGUMENT` for options that cannot describe a block. */
+export function assertContextOptions(options: SessionContextOptions): void {
+  const { maxTokens, description } = options;
+  if (
+    maxTokens !== undefined &&
+    (typeof maxTokens !== "number" || !Number.isFinite(maxTokens) || maxTokens < 0)
+  ) {
+    throw new SessionError("INVALID_ARGUMENT", `maxTokens must be a number >= 0, got ${String(maxTokens)}`);
+  }
+  if (description !== undefined && (typeof description !== "string" || /[\r\n]/.test(description))) {
+    throw new SessionError("INVALID_ARGUMENT", "A block description must be a single-line string");
+  }
+  detectProvider(options.provider);
+}

@@ -1,0 +1,61 @@
+import { parseQuery, scoreText } from "../search/query.js";
+import { searchLimit } from "../store/limits.js";
+import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
+
+/** Context-block rows held in process memory. */
+export class MemoryBlockStore implements BlockStore {
+  private readonly rows = new Map<string, string>();
+
+  async getBlock(key: string): Promise<string | null> {
+    return this.rows.get(key) ?? null;
+  }
+
+  async setBlock(key: string, content: string): Promise<void> {
+    this.rows.set(key, content);
+  }
+
+  async deleteBlocks(keys: readonly string[]): Promise<void> {
+    for (const key of keys) this.rows.delete(key);
+  }
+
+  /** Every stored key (for tools that list blocks). */
+  keys(): string[] {
+    return [...this.rows.keys()];
+  }
+}
+
+/** Searchable entries held in process memory, scored with the shared query language. */
+export class MemoryEntryStore implements EntryStore {
+  private readonly labels = new Map<string, Map<string, { content: string; seq: number }>>();
+  private seq = 0;
+
+  async setEntry(label: string, key: string, content: string): Promise<void> {
+    let entries = this.labels.get(label);
+    if (!entries) {
+      entries = new Map();
+      this.labels.set(label, entries);
+    }
+    entries.set(key, { content, seq: entries.get(key)?.seq ?? ++this.seq });
+  }
+
+  async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
+    const max = searchLimit(limit ?? 10);
+    const terms = typeof query === "string" ? parseQuery(query) : [];
+    if (terms.length === 0 || max === 0) return [];
+    const hits: (EntryHit & { score: number; seq: number })[] = [];
+    for (const [key, entry] of this.labels.get(label) ?? []) {
+      const score = scoreText(terms, `${key}\n${entry.content}`);
+      if (score > 0) hits.push({ key, content: entry.content, score, seq: entry.seq });
+    }
+    hits.sort((a, b) => b.score - a.score || b.seq - a.seq);
+    return hits.slice(0, max).map(({ key, content }) => ({ key, content }));
+  }
+
+  async countEntries(label: string): Promise<number> {
+    return this.labels.get(label)?.size ?? 0;
+  }
+
+  async deleteEntries(label: string): Promise<void> {
+    this.labels.delete(label);
+  }
+}

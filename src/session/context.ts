@@ -1,0 +1,133 @@
+import { ContextBlocks } from "../context/blocks.js";
+import { BlockContextProvider } from "../context/providers.js";
+import { SkillTracker } from "../context/skills.js";
+import { contextTools, type SessionToolSet } from "../context/tools.js";
+import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import { SessionError } from "../errors.js";
+import { hasContextStorage, type SessionStore } from "../store/types.js";
+import type { SessionProvider } from "../types.js";
+
+/** How a session's context is configured before it is used. */
+export interface ContextSetup {
+  blocks: ContextConfig[];
+  /** `undefined` = no cached prompt; `null` = auto-wired; a provider = that provider. */
+  promptStore: WritableContextProvider | null | undefined;
+}
+
+/**
+ * The context half of a Session: blocks, the frozen system prompt and its store, skill tracking and the memory
+ * tools. Block writes never change the frozen prompt; only `refresh()` does.
+ */
+export class SessionContext {
+  readonly blocks = new ContextBlocks();
+  readonly skills = new SkillTracker();
+  private snapshot: string | undefined;
+  private freezing: Promise<string> | undefined;
+
+  private constructor(
+    private readonly provider: SessionProvider,
+    private readonly store: SessionStore | undefined,
+    private readonly sessionId: string,
+    private readonly promptStore: WritableContextProvider | undefined,
+  ) {}
+
+  /** Builds and loads the context of a session: auto-wires blocks, reads every provider, restores skills. */
+  static async open(
+    setup: ContextSetup,
+    provider: SessionProvider,
+    store: SessionStore | undefined,
+    sessionId: string,
+  ): Promise<SessionContext> {
+    const autoKey = (base: string) => (sessionId === "" ? base : `${base}_${sessionId}`);
+    let promptStore = setup.promptStore ?? undefined;
+    if (setup.promptStore === null && store && hasContextStorage(store)) {
+      promptStore = new BlockContextProvider(store.blocks, autoKey("_system_prompt"));
+    }
+    const context = new SessionContext(provider, store, sessionId, promptStore);
+    for (const { label, ...options } of setup.blocks) context.register(label, options);
+    await context.blocks.loadAll();
+    await context.restoreSkills();
+    return context;
+  }
+
+  private register(label: string, options: SessionContextOptions): void {
+    const autoWired =
+      options.provider === undefined && this.store && hasContextStorage(this.store)
+        ? new BlockContextProvider(
+            this.store.blocks,
+            this.sessionId === "" ? label : `${label}_${this.sessionId}`,
+          )
+        : undefined;
+    this.blocks.register(label, autoWired ? { ...options, provider: autoWired } : options);
+  }
+
+  private async restoreSkills(): Promise<void> {
+    if (this.blocks.labels((c) => c.isSkill).length > 0) await this.skills.restore(this.provider);
+  }
+
+  /** Adds a block at runtime and loads it (the frozen prompt is untouched until `refresh()`). */
+  async add(label: string, options: SessionContextOptions = {}): Promise<void> {
+    if (options.provider === undefined && !(this.store && hasContextStorage(this.store))) {
+      throw new SessionError(
+        "UNSUPPORTED",
+        `Block "${label}" needs a provider: this session's storage cannot hold context blocks`,
+      );
+    }
+    this.register(label, options);
+    await this.blocks.load(label);
+    if (this.blocks.get(label)?.isSkill) await this.restoreSkills();
+  }
+
+  /** Removes a block and forgets its loaded skills. */
+  remove(label: string): boolean {
+    this.skills.dropLabel(label);
+    return this.blocks.remove(label);
+  }
+
+  /** The frozen prompt: from memory, else from the prompt store, else rendered now and persisted. */
+  freeze(): Promise<string> {
+    if (this.snapshot !== undefined) return Promise.resolve(this.snapshot);
+    this.freezing ??= (async () => {
+      const stored = this.promptStore ? await this.promptStore.get() : null;
+      if (typeof stored === "string") {
+        this.snapshot = stored;
+        return stored;
+      }
+      const rendered = this.blocks.render();
+      await this.promptStore?.set(rendered);
+      this.snapshot = rendered;
+      return rendered;
+    })().finally(() => {
+      this.freezing = undefined;
+    });
+    return this.freezing;
+  }
+
+  /** Reloads every block, re-renders, persists and returns the new frozen prompt. */
+  async refresh(): Promise<string> {
+    await this.blocks.loadAll();
+    const rendered = this.blocks.render();
+    await this.promptStore?.set(rendered);
+    this.snapshot = rendered;
+    return rendered;
+  }
+
+  /** The prompt a token estimate should count, without persisting anything. */
+  async promptForEstimate(): Promise<string> {
+    if (this.snapshot !== undefined) return this.snapshot;
+    const stored = this.promptStore ? await this.promptStore.get() : null;
+    return typeof stored === "string" ? stored : this.blocks.render();
+  }
+
+  /** Unloads a skill and marks its last load in the history; false when it was not loaded. */
+  async unloadSkill(label: string, key: string): Promise<boolean> {
+    if (!this.skills.delete(label, key)) return false;
+    await this.skills.markUnloaded(this.provider, label, key);
+    return true;
+  }
+
+  /** The memory tools for the blocks present now. */
+  tools(): SessionToolSet {
+    return contextTools(this);
+  }
+}

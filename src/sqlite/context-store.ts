@@ -1,0 +1,96 @@
+import { parseQuery, toFts5 } from "../search/query.js";
+import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
+import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
+import type { SqlDriver } from "./driver.js";
+
+/** Context-block rows in SQLite (one row per namespaced key). */
+export class SqliteBlockStore implements BlockStore {
+  constructor(private readonly driver: SqlDriver) {}
+
+  async getBlock(key: string): Promise<string | null> {
+    return (
+      this.driver.get<{ content: string }>("SELECT content FROM agent_context_blocks WHERE key = ?", [key])
+        ?.content ?? null
+    );
+  }
+
+  async setBlock(key: string, content: string): Promise<void> {
+    this.driver.run(
+      `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
+      [key, content, new Date().toISOString()],
+    );
+  }
+
+  async deleteBlocks(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
+      JSON.stringify(keys),
+    ]);
+  }
+}
+
+/** Searchable entries in SQLite: a table plus a contentless FTS5 index written in the same transaction. */
+export class SqliteEntryStore implements EntryStore {
+  constructor(private readonly driver: SqlDriver) {}
+
+  async setEntry(label: string, key: string, content: string): Promise<void> {
+    const now = new Date().toISOString();
+    this.driver.transaction(() => {
+      const old = this.driver.get<{ seq: number }>(
+        "SELECT seq FROM agent_search_entries WHERE label = ? AND key = ?",
+        [label, key],
+      );
+      if (old) {
+        this.driver.run("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [old.seq]);
+        this.driver.run("UPDATE agent_search_entries SET content = ?, updated_at = ? WHERE seq = ?", [
+          content,
+          now,
+          old.seq,
+        ]);
+      }
+      const seq =
+        old?.seq ??
+        this.driver.get<{ seq: number }>(
+          "INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+          [label, key, content, now, now],
+        )!.seq;
+      this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
+        seq,
+        `${key}\n${content}`,
+      ]);
+    });
+  }
+
+  async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
+    const max = searchLimit(limit ?? 10);
+    const terms = typeof query === "string" ? parseQuery(query) : [];
+    if (terms.length === 0 || max === 0) return [];
+    return this.driver.all<EntryHit>(
+      `SELECT e.key, e.content FROM (
+         SELECT rowid AS seq, bm25(agent_search_entries_fts) AS score FROM agent_search_entries_fts
+         WHERE agent_search_entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?
+       ) hits JOIN agent_search_entries e ON e.seq = hits.seq
+       WHERE e.label = ? ORDER BY hits.score, e.seq DESC LIMIT ?`,
+      [toFts5(terms, "text"), SEARCH_CANDIDATES, label, max],
+    );
+  }
+
+  async countEntries(label: string): Promise<number> {
+    return (
+      this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_search_entries WHERE label = ?", [
+        label,
+      ])?.n ?? 0
+    );
+  }
+
+  async deleteEntries(label: string): Promise<void> {
+    this.driver.transaction(() => {
+      this.driver.run(
+        "DELETE FROM agent_search_entries_fts WHERE rowid IN (SELECT seq FROM agent_search_entries WHERE label = ?)",
+        [label],
+      );
+      this.driver.run("DELETE FROM agent_search_entries WHERE label = ?", [label]);
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { hasContextStorage, type SessionStore } from "../../src/store/types.js";
+import { type ContractTarget, withStore } from "./harness.js";
+
+function context(store: SessionStore) {
+  assert.ok(hasContextStorage(store), `${store.backend} store has blocks and entries`);
+  return store;
+}
+
+/** Context-block rows and searchable entries (stores that back auto-wired context blocks). */
+export function contextStoreSpec(target: ContractTarget): void {
+  describe("context blocks and entries storage", () => {
+    test("blocks: missing is null, empty string is a value, overwrite, delete", () =>
+      withStore(target, async (store) => {
+        const { blocks } = context(store);
+        assert.equal(await blocks.getBlock("memory"), null);
+        await blocks.setBlock("memory", "");
+        assert.equal(await blocks.getBlock("memory"), "");
+        await blocks.setBlock("memory", "likes tea ☕");
+        await blocks.setBlock("memory_other", "separate");
+        assert.equal(await blocks.getBlock("memory"), "likes tea ☕");
+        await blocks.deleteBlocks(["memory", "ghost"]);
+        assert.equal(await blocks.getBlock("memory"), null);
+        assert.equal(await blocks.getBlock("memory_other"), "separate");
+      }));
+
+    test("entries: upsert by key, AND search, families, per-label, count, delete", () =>
+      withStore(target, async (store) => {
+        const { entries } = context(store);
+        await entries.setEntry("kb", "deploy-guide", "How to deploy the service on Fridays");
+        await entries.setEntry("kb", "db", "Database migrations run before deployment");
+        await entries.setEntry("other", "x", "deployment notes elsewhere");
+        assert.equal(await entries.countEntries("kb"), 2);
+        assert.deepEqual((await entries.searchEntries("kb", "deployment")).map((h) => h.key).sort(), ["db", "deploy-guide"]);
+        assert.deepEqual(
+          (await entries.searchEntries("kb", "migration deploy")).map((h) => h.key),
+          ["db"],
+        );
+        assert.deepEqual(await entries.searchEntries("kb", ""), []);
+        assert.deepEqual(await entries.searchEntries("kb", 'AND "( *'), []);
+        await entries.setEntry("kb", "db", "Replaced text about backups");
+        assert.deepEqual(await entries.searchEntries("kb", "migrations"), []);
+        assert.deepEqual(await entries.searchEntries("kb", "backups"), [{ key: "db", content: "Replaced text about backups" }]);
+        assert.equal(await entries.countEntries("kb"), 2);
+        await entries.deleteEntries("kb");
+        assert.equal(await entries.countEntries("kb"), 0);
+        assert.equal(await entries.countEntries("other"), 1);
+      }));
+  });
+}
