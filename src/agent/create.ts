@@ -1,0 +1,170 @@
+import type { LanguageModel, ToolSet } from "ai";
+import { SessionError } from "../errors.js";
+import { loadAi } from "./ai.js";
+import { assertSessionId, newId } from "./ids.js";
+import { resolveModel } from "./model.js";
+import { SessionRecord } from "./record.js";
+import { closeInterruptedTurn } from "./repair.js";
+import { AgentSession, type AutoCompaction, type SessionMemory } from "./session.js";
+import { getDefaultStorage, isSessionStorage } from "./storage/factory.js";
+import type { ModelSettings } from "./turn.js";
+import { turnStatus, userMetadata, withTurn } from "./turn-status.js";
+import type { ModelPricing, SessionState, SessionStorage } from "./types.js";
+import { assertPricing, summarizeUsage } from "./usage.js";
+
+/** Options of {@link createSession}. */
+export interface CreateSessionOptions {
+  /** An AI SDK model, or an id: "claude-sonnet-4-20250514", "openai:gpt-4o", "google:gemini-2.5-flash", "ollama:llama3". */
+  model: LanguageModel;
+  /** AI SDK tools the model may call; a tool's error goes back to the model and out as a `tool-error` event. */
+  tools?: ToolSet;
+  systemPrompt?: string;
+  /** Most model steps (calls) per turn; default 20. */
+  maxTurns?: number;
+  /** Where the session lives; default the storage set with `setDefaultStorage`, else process memory. */
+  sessionStorage?: SessionStorage;
+  /** Continue a stored session; fails with `Session not found: <id>` when there is none. */
+  resume?: string;
+  /** Start a new session from a copy of a stored one's messages; usage starts at zero, `parentId` names the source. */
+  fork?: string;
+  /** Id of a new session (or fork); default a random `sess_…`. */
+  sessionId?: string;
+  /** Metadata of a new session (or fork, merged over the source's). */
+  metadata?: Record<string, unknown>;
+  /** A `Session` of this library whose frozen system prompt, context blocks and memory tools join every call. */
+  memory?: SessionMemory;
+  /** Prices, so every ledger entry records its cost. */
+  pricing?: ModelPricing;
+  /** Summarise older messages automatically once a call's input reaches `maxInputTokens`. */
+  compaction?: AutoCompaction;
+  /** Passed through to `streamText`: temperature, maxOutputTokens, maxRetries, headers, providerOptions, … */
+  modelSettings?: ModelSettings;
+}
+
+const DEFAULT_MAX_TURNS = 20;
+
+function invalid(message: string): SessionError {
+  return new SessionError("INVALID_ARGUMENT", message);
+}
+
+function validate(options: CreateSessionOptions): void {
+  if (typeof options !== "object" || options === null) throw invalid("createSession needs an options object");
+  if (options.model === undefined || options.model === null) throw invalid("createSession needs a model");
+  if (options.resume !== undefined && options.fork !== undefined)
+    throw invalid("Use either resume or fork, not both");
+  if (options.resume !== undefined) assertSessionId(options.resume);
+  if (options.fork !== undefined) assertSessionId(options.fork);
+  if (options.sessionId !== undefined) assertSessionId(options.sessionId);
+  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1)
+    throw invalid(`maxTurns must be a whole number >= 1, got ${maxTurns}`);
+  if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") {
+    throw invalid("systemPrompt must be a string");
+  }
+  if (options.tools !== undefined && (typeof options.tools !== "object" || options.tools === null)) {
+    throw invalid("tools must be an object of AI SDK tools");
+  }
+  if (options.sessionStorage !== undefined && !isSessionStorage(options.sessionStorage)) {
+    throw invalid("sessionStorage must have save, load, delete and list");
+  }
+  if (options.memory !== undefined && typeof options.memory?.freezeSystemPrompt !== "function") {
+    throw invalid("memory must be a Session (with freezeSystemPrompt() and tools())");
+  }
+  if (options.pricing !== undefined) assertPricing(options.pricing);
+  const limit = options.compaction?.maxInputTokens;
+  if (options.compaction !== undefined && (typeof limit !== "number" || !(limit > 0))) {
+    throw invalid("compaction.maxInputTokens must be a number > 0");
+  }
+}
+
+async function loadOrFail(storage: SessionStorage, id: string): Promise<SessionState> {
+  const state = await storage.load(id);
+  if (!state) throw new SessionError("NOT_FOUND", `Session not found: ${id}`);
+  return state;
+}
+
+/**
+ * A turn stored as running belongs to a process that stopped mid-turn: close it the way a failed turn is closed
+ * (error results for lost tool calls, an interrupted note), so the next model call gets a valid history.
+ */
+async function recover(record: SessionRecord): Promise<void> {
+  const status = turnStatus(record.metadata);
+  if (status?.status !== "running") return;
+  const closing = closeInterruptedTurn(
+    record.messages,
+    status.number,
+    "the process stopped before the turn finished",
+  );
+  const closed = {
+    ...status,
+    status: "interrupted",
+    endedAt: Date.now(),
+    stopReason: "interrupted",
+  } as const;
+  await record.append(closing, { metadata: withTurn(record.metadata, closed) });
+}
+
+async function openRecord(options: CreateSessionOptions, storage: SessionStorage): Promise<SessionRecord> {
+  if (options.resume !== undefined)
+    return new SessionRecord(storage, await loadOrFail(storage, options.resume));
+  const now = Date.now();
+  const id = options.sessionId ?? newId("sess");
+  if (options.sessionId !== undefined && (await storage.load(id))) {
+    throw new SessionError("CONFLICT", `Session ${id} already exists: resume it instead`);
+  }
+  const state: SessionState = {
+    id,
+    messages: [],
+    usage: summarizeUsage([]),
+    metadata: {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (options.fork !== undefined) {
+    const source = await loadOrFail(storage, options.fork);
+    state.messages = source.messages;
+    // The turn status travels with the messages, so a fork of a session that stopped mid-turn is repaired too.
+    state.metadata = { ...userMetadata(source.metadata), ...options.metadata };
+    const status = turnStatus(source.metadata);
+    if (status) state.metadata = withTurn(state.metadata, status);
+    state.parentId = source.id;
+  } else if (options.metadata) state.metadata = { ...options.metadata };
+  const record = new SessionRecord(storage, state);
+  await record.create();
+  return record;
+}
+
+/** Opens a session: new, resumed (`resume`) or forked (`fork`), with its storage and model ready. */
+export async function createSession(options: CreateSessionOptions): Promise<AgentSession> {
+  validate(options);
+  const ai = await loadAi();
+  const model = await resolveModel(options.model);
+  const storage = options.sessionStorage ?? getDefaultStorage();
+  const record = await openRecord(options, storage);
+  await recover(record);
+  return new AgentSession({
+    ai,
+    model,
+    record,
+    maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
+    tools: options.tools,
+    systemPrompt: options.systemPrompt,
+    memory: options.memory,
+    pricing: options.pricing,
+    compaction: options.compaction,
+    settings: options.modelSettings ?? {},
+  });
+}
+
+/** Options of {@link resumeSession} and {@link forkSession}. */
+export type ReopenOptions = Omit<CreateSessionOptions, "resume" | "fork">;
+
+/** Continues a stored session; fails with `Session not found: <id>` when there is none. */
+export function resumeSession(sessionId: string, options: ReopenOptions): Promise<AgentSession> {
+  return createSession({ ...options, resume: sessionId });
+}
+
+/** Starts a new session from a copy of a stored one (usage at zero, `parentId` set to the source). */
+export function forkSession(sessionId: string, options: ReopenOptions): Promise<AgentSession> {
+  return createSession({ ...options, fork: sessionId });
+}

@@ -1,0 +1,106 @@
+import { SessionError } from "../../errors.js";
+import type { SqliteSource } from "../../sqlite/open.js";
+import type { SessionStorage } from "../types.js";
+import { FileSessionStorage, type FileSessionStorageOptions } from "./file.js";
+import { MemorySessionStorage } from "./memory.js";
+import type { PostgresSource } from "./pg-client.js";
+import { PostgresSessionStorage, type PostgresSessionStorageOptions } from "./postgres.js";
+import { RedisSessionStorage, type RedisSessionStorageOptions } from "./redis.js";
+import type { RedisSource } from "./redis-client.js";
+import { SQLiteSessionStorage, type SQLiteSessionStorageOptions } from "./sqlite.js";
+
+/** Options of each built-in storage type for {@link createSessionStorage}. */
+export interface SessionStorageOptionsByType {
+  memory: Record<string, never> | undefined;
+  file: FileSessionStorageOptions & { dir: string };
+  sqlite: SQLiteSessionStorageOptions & { database?: SqliteSource };
+  postgres: PostgresSessionStorageOptions & { connection: PostgresSource };
+  redis: RedisSessionStorageOptions & { connection: RedisSource };
+}
+
+/** The built-in storage types. */
+export type SessionStorageType = keyof SessionStorageOptionsByType;
+
+let defaultStorage: SessionStorage | undefined;
+
+/** Makes `storage` the one `createSession` uses when no `sessionStorage` is given. */
+export function setDefaultStorage(storage: SessionStorage): void {
+  if (!isSessionStorage(storage)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "setDefaultStorage needs an object with save, load, delete and list",
+    );
+  }
+  defaultStorage = storage;
+}
+
+/** The default storage: the one set with {@link setDefaultStorage}, else a process-wide MemorySessionStorage. */
+export function getDefaultStorage(): SessionStorage {
+  defaultStorage ??= new MemorySessionStorage();
+  return defaultStorage;
+}
+
+/** True when `value` has the four seed methods of a SessionStorage. */
+export function isSessionStorage(value: unknown): value is SessionStorage {
+  const storage = value as SessionStorage;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof storage.save === "function" &&
+    typeof storage.load === "function" &&
+    typeof storage.delete === "function" &&
+    typeof storage.list === "function"
+  );
+}
+
+/** Creates a built-in storage by name, e.g. `createSessionStorage("file", { dir: "./sessions" })`. */
+export function createSessionStorage<T extends SessionStorageType>(
+  type: T,
+  ...options: T extends "memory" ? [SessionStorageOptionsByType[T]?] : [SessionStorageOptionsByType[T]]
+): SessionStorage {
+  const given = options[0] as unknown;
+  switch (type) {
+    case "memory":
+      return new MemorySessionStorage();
+    case "file": {
+      const { dir, ...rest } = (given ?? {}) as SessionStorageOptionsByType["file"];
+      return new FileSessionStorage(dir, rest);
+    }
+    case "sqlite": {
+      const { database, ...rest } = (given ?? {}) as SessionStorageOptionsByType["sqlite"];
+      return new SQLiteSessionStorage(database ?? ":memory:", rest);
+    }
+    case "postgres": {
+      const { connection, ...rest } = required(
+        type,
+        given,
+        "connection",
+      ) as unknown as SessionStorageOptionsByType["postgres"];
+      return new PostgresSessionStorage(connection, rest);
+    }
+    case "redis": {
+      const { connection, ...rest } = required(
+        type,
+        given,
+        "connection",
+      ) as unknown as SessionStorageOptionsByType["redis"];
+      return new RedisSessionStorage(connection, rest);
+    }
+    default:
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `Unknown storage type ${JSON.stringify(type)}: use memory, file, sqlite, postgres or redis`,
+      );
+  }
+}
+
+function required(type: string, options: unknown, key: string): unknown {
+  if (
+    typeof options !== "object" ||
+    options === null ||
+    (options as Record<string, unknown>)[key] === undefined
+  ) {
+    throw new SessionError("INVALID_ARGUMENT", `createSessionStorage("${type}") needs options.${key}`);
+  }
+  return options;
+}

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  FileSessionStorage,
+  MemorySessionStorage,
+  type SessionStorage,
+  SQLiteSessionStorage,
+} from "../../src/agent/index.js";
+import { runStorageContract } from "./storage-contract.js";
+
+const root = mkdtempSync(join(tmpdir(), "agent-storage-"));
+process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+let counter = 0;
+const places = new WeakMap<SessionStorage, string>();
+
+runStorageContract({ name: "MemorySessionStorage", create: async () => new MemorySessionStorage() });
+
+runStorageContract({
+  name: "FileSessionStorage",
+  create: async () => {
+    const dir = join(root, `files-${++counter}`);
+    const storage = new FileSessionStorage(dir);
+    places.set(storage, dir);
+    return storage;
+  },
+  reopen: async (storage) => new FileSessionStorage(places.get(storage)!),
+});
+
+runStorageContract({
+  name: "FileSessionStorage (log folded into the snapshot on every append)",
+  create: async () => {
+    const dir = join(root, `files-${++counter}`);
+    const storage = new FileSessionStorage(dir, { compactLogBytes: 0, fsync: false });
+    places.set(storage, dir);
+    return storage;
+  },
+  reopen: async (storage) => new FileSessionStorage(places.get(storage)!),
+});
+
+runStorageContract({
+  name: "SQLiteSessionStorage (file)",
+  create: async () => {
+    const file = join(root, `db-${++counter}.db`);
+    const storage = new SQLiteSessionStorage(file);
+    places.set(storage, file);
+    return storage;
+  },
+  reopen: async (storage) => new SQLiteSessionStorage(places.get(storage)!),
+});
+
+runStorageContract({
+  name: "SQLiteSessionStorage (:memory:)",
+  create: async () => new SQLiteSessionStorage(":memory:"),
+});
+
+/** A user storage with only the four seed methods: sessions must fall back to save(). */
+class SeedOnlyStorage implements SessionStorage {
+  private readonly inner = new MemorySessionStorage();
+  save = this.inner.save.bind(this.inner);
+  load = this.inner.load.bind(this.inner);
+  delete = this.inner.delete.bind(this.inner);
+  list = this.inner.list.bind(this.inner);
+}
+
+runStorageContract({ name: "seed-only user storage", create: async () => new SeedOnlyStorage() });

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { PostgresSessionStorage, type SessionStorage } from "../../src/agent/index.js";
+import { sampleState } from "./helpers/fixtures.js";
+import { serverGate } from "./helpers/servers.js";
+import { runStorageContract } from "./storage-contract.js";
+
+const URL = "postgres://postgres@127.0.0.1:5432/test";
+const gate = await serverGate("PostgreSQL", "127.0.0.1", 5432);
+const skip = gate === "skip" ? "PostgreSQL is not reachable on 127.0.0.1:5432" : false;
+
+if (gate === "fail") {
+  it("PostgreSQL must be reachable on 127.0.0.1:5432 under CI", () => {
+    assert.fail("CI=true and nothing answers on 127.0.0.1:5432");
+  });
+}
+
+// Every storage gets its own tables, so runs in parallel (and other suites on the same server) never collide.
+let counter = 0;
+const prefixes = new WeakMap<SessionStorage, string>();
+const created: string[] = [];
+const prefix = () => {
+  const name = `agent_chat_t${process.pid}_${++counter}_`;
+  created.push(name);
+  return name;
+};
+
+const admin = gate === "run" ? new pg.Pool({ connectionString: URL, max: 2 }) : undefined;
+after(async () => {
+  if (!admin) return;
+  for (const name of created) {
+    await admin.query(`DROP TABLE IF EXISTS ${name}sessions, ${name}messages, ${name}usage`);
+  }
+  await admin.end();
+});
+
+runStorageContract({
+  name: "PostgresSessionStorage (URL, own pool)",
+  skip,
+  create: async () => {
+    const tablePrefix = prefix();
+    const storage = new PostgresSessionStorage(URL, { tablePrefix });
+    prefixes.set(storage, tablePrefix);
+    return storage;
+  },
+  reopen: async (storage) => new PostgresSessionStorage(URL, { tablePrefix: prefixes.get(storage)! }),
+});
+
+const clients = new WeakMap<SessionStorage, pg.Client>();
+runStorageContract({
+  name: "PostgresSessionStorage (user pg.Client)",
+  skip,
+  create: async () => {
+    const client = new pg.Client({ connectionString: URL });
+    await client.connect();
+    const storage = new PostgresSessionStorage(client, { tablePrefix: prefix() });
+    clients.set(storage, client);
+    return storage;
+  },
+  destroy: async (storage) => {
+    await storage.close?.();
+    await clients.get(storage)!.end();
+  },
+});
+
+// PGlite speaks the same `query` API in-process; one instance, fresh tables per storage.
+let lite: PGlite | undefined;
+runStorageContract({
+  name: "PostgresSessionStorage (PGlite)",
+  create: async () => {
+    lite ??= await PGlite.create();
+    return new PostgresSessionStorage(lite, { tablePrefix: prefix().replace(/^/, "lite_") });
+  },
+});
+after(async () => lite?.close());
+
+describe("PostgresSessionStorage specifics", { skip }, () => {
+  it("a user pool stays open after close(); a URL pool is ended", async () => {
+    const pool = new pg.Pool({ connectionString: URL, max: 2 });
+    const storage = new PostgresSessionStorage(pool, { tablePrefix: prefix() });
+    await storage.save(sampleState());
+    await storage.close();
+    assert.equal((await pool.query("SELECT 1 AS one")).rows[0].one, 1);
+    await pool.end();
+  });
+
+  it("an unreachable server surfaces as a STORAGE error, not a hang or a crash", async () => {
+    const storage = new PostgresSessionStorage({ host: "127.0.0.1", port: 1, connectionTimeoutMillis: 500 });
+    await assert.rejects(storage.list(), (error: { code?: string }) => error.code === "STORAGE");
+    await storage.close();
+  });
+
+  it("refuses a table prefix that is not a plain identifier", () => {
+    assert.throws(() => new PostgresSessionStorage(URL, { tablePrefix: "x; DROP TABLE y" }), /tablePrefix/);
+  });
+});

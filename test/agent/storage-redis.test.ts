@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Redis } from "ioredis";
+import { RedisSessionStorage, type SessionStorage } from "../../src/agent/index.js";
+import { sampleMessages, sampleState } from "./helpers/fixtures.js";
+import { serverGate } from "./helpers/servers.js";
+import { runStorageContract } from "./storage-contract.js";
+
+const URL = "redis://127.0.0.1:6379";
+const gate = await serverGate("Redis", "127.0.0.1", 6379);
+const skip = gate === "skip" ? "Redis is not reachable on 127.0.0.1:6379" : false;
+
+if (gate === "fail") {
+  it("Redis must be reachable on 127.0.0.1:6379 under CI", () => {
+    assert.fail("CI=true and nothing answers on 127.0.0.1:6379");
+  });
+}
+
+let counter = 0;
+const prefixes = new WeakMap<SessionStorage, string>();
+const prefix = () => `agent-session-test:${process.pid}:${++counter}:`;
+
+/** Removes everything a test stored, through the storage's own API (no KEYS anywhere). */
+async function wipe(storage: SessionStorage): Promise<void> {
+  for (const id of await storage.list()) await storage.delete(id);
+  await storage.close?.();
+}
+
+runStorageContract({
+  name: "RedisSessionStorage (URL, own ioredis client)",
+  skip,
+  create: async () => {
+    const storage = new RedisSessionStorage(URL, { prefix: prefix() });
+    prefixes.set(storage, (storage as unknown as { prefix: string }).prefix);
+    return storage;
+  },
+  destroy: wipe,
+  reopen: async (storage) => new RedisSessionStorage(URL, prefixes.get(storage)!),
+});
+
+const clients = new WeakMap<SessionStorage, Redis>();
+runStorageContract({
+  name: "RedisSessionStorage (user ioredis client)",
+  skip,
+  create: async () => {
+    const client = new Redis(URL);
+    const storage = new RedisSessionStorage(client, { prefix: prefix() });
+    clients.set(storage, client);
+    return storage;
+  },
+  destroy: async (storage) => {
+    await wipe(storage);
+    await clients.get(storage)!.quit();
+  },
+});
+
+// The `redis` (node-redis) client API, emulated over ioredis: exercises the other command-calling convention.
+const nodeRedisClients = new WeakMap<SessionStorage, Redis>();
+runStorageContract({
+  name: "RedisSessionStorage (node-redis style client)",
+  skip,
+  create: async () => {
+    const io = new Redis(URL);
+    const client = {
+      eval: (script: string, options: { keys: string[]; arguments: string[] }) =>
+        io.eval(script, options.keys.length, ...options.keys, ...options.arguments),
+      zRange: (key: string, start: number, stop: number) => io.zrange(key, start, stop),
+    };
+    const storage = new RedisSessionStorage(client, { prefix: prefix() });
+    nodeRedisClients.set(storage, io);
+    return storage;
+  },
+  destroy: async (storage) => {
+    await wipe(storage);
+    await nodeRedisClients.get(storage)!.quit();
+  },
+});
+
+describe("RedisSessionStorage specifics", { skip }, () => {
+  it("ids that look like another session's keys stay separate; delete leaves no keys behind", async () => {
+    const client = new Redis(URL);
+    const keyPrefix = prefix();
+    const storage = new RedisSessionStorage(client, keyPrefix);
+    const ids = ["a", "a}:messages", "{a}", "a:meta", "x y ✓"];
+    for (const id of ids) await storage.save(sampleState({ id, messages: sampleMessages(id).slice(0, 1) }));
+    for (const id of ids) assert.equal((await storage.load(id))?.messages[0]?.id, `${id}1`);
+    assert.deepEqual([...(await storage.list())].sort(), [...ids].sort());
+    for (const id of ids) await storage.delete(id);
+    // SCAN (not KEYS) in the test only, to prove nothing leaked.
+    const [, left] = await client.scan(0, "MATCH", `${keyPrefix}*`, "COUNT", 1000);
+    assert.deepEqual(left, []);
+    await client.quit();
+  });
+
+  it("list() reads the id index rather than scanning keys", async () => {
+    const client = new Redis(URL);
+    const seen: string[] = [];
+    const spy = new Proxy(client, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          seen.push(String(key));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const storage = new RedisSessionStorage(spy, prefix());
+    await storage.save(sampleState());
+    await storage.list();
+    assert.ok(!seen.some((name) => /^(keys|scan)$/i.test(name)), `commands used: ${seen.join(", ")}`);
+    await wipe(storage);
+    await client.quit();
+  });
+});
