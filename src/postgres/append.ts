@@ -1,0 +1,192 @@
+/**
+ * appendMessage as one statement (one round trip). Concurrency model:
+ *
+ * - Every write to a session locks its head row, so writes to one session are serialised, and "the latest leaf"
+ *   under concurrency is the message of the append that committed last (each append goes after the leaf it found
+ *   once it held the lock, so N concurrent appenders build one chain, in commit order).
+ * - In READ COMMITTED a statement reads one snapshot, taken before it waited for the lock: a message committed
+ *   by the appender it waited for is invisible to it. So an append after the latest leaf never reads message rows:
+ *   the head caches the leaf's tree columns and skip-pointer spine, and `FOR UPDATE` returns the head's newest
+ *   version. A `version` counter on the head tells whether the snapshot is stale.
+ * - When the snapshot is stale and the answer depends on message rows (an explicit parent other than the leaf,
+ *   or an id that looks like a duplicate), the statement changes nothing and reports "retry"; a concurrent insert
+ *   of the same id surfaces as a unique violation and is retried too. After a few retries the append runs inside
+ *   a transaction that takes the head lock first, so its statement's snapshot is fresh.
+ */
+import { SessionError } from "../errors.js";
+import { messageText, serializeMessage, utf8Length } from "../message.js";
+import type { AppendResult, SessionMessage } from "../types.js";
+import { estimateMessageTokens } from "../utils/tokens.js";
+import { type Executor, type Query, sqlState } from "./client.js";
+import { sessionLexeme, toTsvector } from "./fts.js";
+import { statement, type Tables } from "./schema.js";
+import { childSql, spineArrays, spineCte } from "./tree.js";
+
+// $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,
+// $6 expected leaf id, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector.
+// `explicit` adds the parent lookup by id (and its spine); appends after the tip or as a root leave it out, which
+// makes the statement noticeably cheaper to parse and plan where it cannot be prepared (PGlite).
+function buildAppend(t: Tables, explicit: boolean): string {
+  const spine = spineArrays("pspine", "p.seq");
+  const parentCtes = `p AS (
+    SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
+    WHERE $4::text = 'id' AND l.leaf_id IS DISTINCT FROM $3::text AND m.session_num = l.num AND m.id = $3::text
+  ),
+  ${spineCte(t.messages, "pspine", "SELECT seq, jump_seq FROM p")},`;
+  const child = childSql({
+    seq: "par.seq",
+    depth: "par.depth",
+    spineSeq: "par.sseq",
+    spineDepth: "par.sdep",
+  });
+  // RECURSIVE only where the parent's spine is walked: it makes the statement measurably slower to analyse.
+  return `WITH${explicit ? " RECURSIVE" : ""}
+  snap AS (SELECT version FROM ${t.heads} WHERE session_id = $1::text),
+  alloc AS (SELECT nextval('${t.messagesSeq}') AS seq),
+  created AS (
+    INSERT INTO ${t.heads} AS h (session_id, version, leaf_seq, leaf_id, leaf_depth, leaf_cum_bytes,
+      leaf_cum_tokens, message_count, created_at, updated_at)
+    SELECT $1::text, 1, alloc.seq, $2::text, 0, $10::integer, $11::integer, 1, $9::timestamptz, $9::timestamptz
+    FROM alloc
+    WHERE NOT EXISTS (SELECT 1 FROM snap) AND $4::text <> 'id' AND (NOT $5::boolean OR $6::text IS NULL)
+    ON CONFLICT (session_id) DO NOTHING
+    RETURNING h.num
+  ),
+  locked AS (
+    SELECT h.num, h.leaf_seq, h.leaf_id, h.leaf_depth, h.leaf_cum_bytes, h.leaf_cum_tokens, h.leaf_spine_seq,
+      h.leaf_spine_depth, h.version = (SELECT version FROM snap) AS fresh
+    FROM ${t.heads} h WHERE h.session_id = $1::text FOR UPDATE
+  ),
+  dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = $2::text),
+  ${explicit ? parentCtes : ""}
+  par AS (
+    SELECT l.leaf_seq AS seq, l.leaf_depth AS depth, l.leaf_cum_bytes AS cum_bytes,
+      l.leaf_cum_tokens AS cum_tokens, l.leaf_spine_seq AS sseq, l.leaf_spine_depth AS sdep, true AS from_head
+    FROM locked l WHERE l.leaf_seq IS NOT NULL AND ($4::text = 'leaf' OR ($4::text = 'id' AND l.leaf_id = $3::text))
+    ${explicit ? `UNION ALL SELECT p.seq, p.depth, p.cum_bytes, p.cum_tokens, ${spine.seq}, ${spine.depth}, false FROM p` : ""}
+  ),
+  verdict AS (
+    SELECT l.num, l.leaf_id, CASE
+      WHEN EXISTS (SELECT 1 FROM dup) THEN CASE WHEN l.fresh THEN 'duplicate' ELSE 'retry' END
+      WHEN $5::boolean AND l.leaf_id IS DISTINCT FROM $6::text THEN 'conflict'
+      WHEN $4::text = 'id' AND NOT EXISTS (SELECT 1 FROM par) THEN CASE WHEN l.fresh THEN 'missing' ELSE 'retry' END
+      WHEN NOT l.fresh AND $4::text = 'id' AND NOT (SELECT from_head FROM par) THEN 'retry'
+      ELSE 'ok' END AS outcome
+    FROM locked l
+  ),
+  node AS (
+    SELECT v.num, par.seq AS parent_seq, ${child.depth} AS depth, ${child.jumpSeq} AS jump_seq,
+      ${child.jumpDepth} AS jump_depth, ${child.spineSeq} AS sseq, ${child.spineDepth} AS sdep,
+      COALESCE(par.cum_bytes, 0) + $10::integer AS cum_bytes, COALESCE(par.cum_tokens, 0) + $11::integer AS cum_tokens
+    FROM verdict v LEFT JOIN par ON true WHERE v.outcome = 'ok'
+    UNION ALL
+    SELECT c.num, NULL::bigint, 0, NULL::bigint, 0, '{}'::bigint[], '{}'::integer[], $10::integer, $11::integer
+    FROM created c
+  ),
+  ins AS (
+    INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth, jump_seq,
+      jump_depth, bytes, cum_bytes, tokens, cum_tokens, search)
+    SELECT alloc.seq, n.num, $2::text, n.parent_seq, $7::text, $8::text, $9::timestamptz, n.depth, n.jump_seq,
+      n.jump_depth, $10::integer, n.cum_bytes, $11::integer, n.cum_tokens, $12::tsvector
+    FROM node n, alloc
+    RETURNING seq
+  ),
+  moved AS (
+    UPDATE ${t.heads} h SET version = h.version + 1, leaf_seq = ins.seq, leaf_id = $2::text, leaf_depth = n.depth,
+      leaf_cum_bytes = n.cum_bytes, leaf_cum_tokens = n.cum_tokens, leaf_spine_seq = n.sseq,
+      leaf_spine_depth = n.sdep, message_count = h.message_count + 1, updated_at = $9::timestamptz
+    FROM ins, node n WHERE h.num = n.num
+    RETURNING h.num
+  )
+  SELECT EXISTS (SELECT 1 FROM ins) AS inserted, (SELECT leaf_id FROM verdict) AS leaf_id,
+    COALESCE((SELECT outcome FROM verdict), CASE
+      WHEN EXISTS (SELECT 1 FROM created) THEN 'ok'
+      WHEN $5::boolean AND $6::text IS NOT NULL THEN 'conflict'
+      WHEN $4::text = 'id' THEN 'missing'
+      ELSE 'retry' END) AS outcome,
+    (SELECT count(*) FROM moved) AS moved`;
+}
+
+/** @internal the append statement for an explicit parent id (exported for EXPLAIN in benchmarks). */
+export const appendSql = statement((t) => buildAppend(t, true));
+/** @internal the append statement after the latest leaf or as a new root. */
+export const appendTipSql = statement((t) => buildAppend(t, false));
+
+// Only the fallback takes the lock in its own statement; creating the head here makes the next statement fresh.
+const lockSql = statement(
+  (t) => `INSERT INTO ${t.heads} AS h (session_id, created_at, updated_at) VALUES ($1, $2, $2)
+    ON CONFLICT (session_id) DO UPDATE SET updated_at = h.updated_at RETURNING h.num`,
+);
+
+interface Outcome {
+  inserted: boolean;
+  outcome: "ok" | "duplicate" | "conflict" | "missing" | "retry";
+  leaf_id: string | null;
+}
+
+const RETRIES = 4;
+// 40001 serialization failure, 40P01 deadlock: possible when the database's default isolation is stricter.
+const TRANSIENT = new Set(["40001", "40P01"]);
+
+/** Appends one message to a session (see the module comment for the concurrency rules). */
+export async function appendRow(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+  expectedLeafId: string | null | undefined,
+): Promise<AppendResult> {
+  const content = serializeMessage(message);
+  const now = new Date().toISOString();
+  const mode = parentId === undefined ? "leaf" : parentId === null ? "root" : "id";
+  const params = [
+    sessionId,
+    message.id,
+    typeof parentId === "string" ? parentId : null,
+    mode,
+    expectedLeafId !== undefined,
+    expectedLeafId ?? null,
+    message.role,
+    content,
+    now,
+    utf8Length(content),
+    estimateMessageTokens([message]),
+    toTsvector(messageText(message), sessionLexeme(sessionId)),
+  ];
+  const sql = mode === "id" ? appendSql(t) : appendTipSql(t);
+  const attempt = async (query: Query): Promise<Outcome | null> => {
+    try {
+      const [row] = await query<Outcome>(sql, params, true);
+      return row && (row.inserted || row.outcome !== "retry") ? row : null;
+    } catch (error) {
+      const code = sqlState(error);
+      if (code === "23505" || (code !== undefined && TRANSIENT.has(code))) return null;
+      throw error;
+    }
+  };
+  let row: Outcome | null = null;
+  for (let i = 0; i < RETRIES && !row; i++) row = await attempt(executor.query);
+  row ??= await executor.transaction(async (query) => {
+    await query(lockSql(t), [sessionId, now]);
+    return attempt(query);
+  });
+  if (!row) throw new SessionError("STORAGE", `Could not append "${message.id}" to session "${sessionId}"`);
+  if (row.inserted) return { inserted: true };
+  switch (row.outcome) {
+    case "duplicate":
+      return { inserted: false };
+    case "conflict":
+      throw new SessionError(
+        "CONFLICT",
+        `The latest leaf of session "${sessionId}" is ${JSON.stringify(row.leaf_id)}, expected ${JSON.stringify(expectedLeafId ?? null)}`,
+      );
+    case "missing":
+      throw new SessionError(
+        "PARENT_NOT_FOUND",
+        `Parent message "${parentId}" is not in session "${sessionId}"`,
+      );
+    default:
+      throw new SessionError("STORAGE", `Append of "${message.id}" ended as "${row.outcome}" without a row`);
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * Path reads. A read without applicable overlays is one round trip: the statement resolves the leaf, finds the
+ * overlays whose endpoints both lie on the path (checked with skip-pointer climbs, O(log depth) rows each) and,
+ * only when none applies, walks the path. With overlays it returns the candidates instead; `chooseOverlays` picks
+ * the winners and a second statement reads just the uncompacted segments, so a compacted range is never walked.
+ */
+import { overlayMessage, parseMessage } from "../message.js";
+import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import type { HistoryRowStat, SessionMessage } from "../types.js";
+import type { Executor } from "./client.js";
+import { statement, type Tables } from "./schema.js";
+import { ancestorCte, isoSql } from "./tree.js";
+import { type CompactionRow, toStoredCompaction } from "./writes.js";
+
+const LEAF_COLUMNS =
+  "m.seq, m.parent_seq, m.depth, m.jump_seq, m.jump_depth, m.bytes, m.cum_bytes, m.content, m.session_num";
+
+/** The leaf a read starts from: `$1` session, `$2` message id or NULL for the latest leaf. */
+function leafCte(t: Tables): string {
+  return `head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
+  leaf AS (
+    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq WHERE $2::text IS NULL
+    UNION ALL
+    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text
+  )`;
+}
+
+// $3 byte budget (NULL = whole path), $4 minimum number of recent rows.
+const planSql = statement(
+  (t) => `WITH RECURSIVE ${leafCte(t)},
+  win(seq, parent_seq, depth, acc, n) AS (
+    SELECT seq, parent_seq, depth, bytes::bigint, 1 FROM leaf WHERE $3::float8 IS NOT NULL
+    UNION ALL
+    SELECT m.seq, m.parent_seq, m.depth, w.acc + m.bytes, w.n + 1 FROM win w JOIN ${t.messages} m ON m.seq = w.parent_seq
+    WHERE w.n < $4::integer OR w.acc + m.bytes <= $3::float8
+  ),
+  top AS (SELECT COALESCE((SELECT min(depth) FROM win), 0) AS depth),
+  cand AS (
+    SELECT c.seq AS k, c.id, c.summary, c.from_message_id, c.to_message_id, c.details,
+      ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.parent_seq AS from_parent,
+      f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
+    FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num
+    JOIN ${t.messages} f ON f.session_num = c.session_num AND f.id = c.from_message_id
+    JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
+    WHERE f.depth >= (SELECT depth FROM top) AND t.depth <= leaf.depth AND f.depth <= t.depth
+  ),
+  ${ancestorCte(
+    t.messages,
+    "anc",
+    `SELECT k * 2, to_depth, (SELECT seq FROM leaf) FROM cand UNION ALL SELECT k * 2 + 1, from_depth, to_seq FROM cand`,
+  )},
+  onpath AS (
+    SELECT cand.* FROM cand
+    WHERE EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 AND anc.depth = anc.target AND anc.seq = cand.to_seq)
+      AND EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 + 1 AND anc.depth = anc.target AND anc.seq = cand.from_seq)
+  ),
+  walk(seq, parent_seq, depth, content) AS (
+    SELECT seq, parent_seq, depth, content FROM leaf WHERE NOT EXISTS (SELECT 1 FROM onpath)
+    UNION ALL
+    SELECT m.seq, m.parent_seq, m.depth, m.content FROM walk w JOIN ${t.messages} m ON m.seq = w.parent_seq
+    WHERE m.depth >= (SELECT depth FROM top)
+  )
+  SELECT 'l' AS kind, depth, seq AS a, cum_bytes AS b, (SELECT depth FROM top) AS c, NULL AS body FROM leaf
+  UNION ALL SELECT 'm', depth, NULL, NULL, NULL, content FROM walk
+  UNION ALL SELECT 'o', from_depth, k, from_parent, to_depth,
+    json_build_object('id', id, 'summary', summary, 'from_message_id', from_message_id, 'to_message_id',
+      to_message_id, 'details', details, 'created_at', created_at)::text
+  FROM onpath`,
+);
+
+// Reads path segments (`$1` bottom seqs, `$2` top depths) with one recursive walk touching only returned rows.
+const segmentsSql = statement(
+  (t) => `WITH RECURSIVE seg(top, seq, parent_seq, depth, content) AS (
+    SELECT s.top, m.seq, m.parent_seq, m.depth, m.content
+    FROM unnest($1::bigint[], $2::integer[]) AS s(bottom, top) JOIN ${t.messages} m ON m.seq = s.bottom
+    WHERE m.depth >= s.top
+    UNION ALL
+    SELECT g.top, m.seq, m.parent_seq, m.depth, m.content FROM seg g JOIN ${t.messages} m ON m.seq = g.parent_seq
+    WHERE m.depth >= g.top
+  ) SELECT depth, content FROM seg`,
+);
+
+const depthSql = statement((t) => `WITH ${leafCte(t)} SELECT depth FROM leaf`);
+
+const statsSql = statement(
+  (t) => `WITH RECURSIVE ${leafCte(t)},
+  path(seq, parent_seq, id, role, bytes, depth) AS (
+    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.depth FROM leaf JOIN ${t.messages} m ON m.seq = leaf.seq
+    UNION ALL
+    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.depth FROM path p JOIN ${t.messages} m ON m.seq = p.parent_seq
+  ) SELECT id, role, bytes, depth FROM path`,
+);
+
+interface PlanRow {
+  kind: "l" | "m" | "o";
+  depth: number;
+  a: string | number | null;
+  b: string | number | null;
+  c: string | number | null;
+  body: string | null;
+}
+
+interface Candidate extends OverlayCandidate {
+  fromParent: number | null;
+}
+
+/** A path read: the messages (overlays applied), the leaf's depth and the window's top depth. */
+export interface PathRead {
+  messages: SessionMessage[];
+  leafDepth: number;
+  top: number;
+  totalBytes: number;
+}
+
+function place(rows: { depth: number; body: string | null }[], byDepth: Map<number, string>): void {
+  for (const row of rows) if (row.body !== null) byDepth.set(Number(row.depth), row.body);
+}
+
+function pushRange(out: SessionMessage[], byDepth: Map<number, string>, from: number, to: number): void {
+  for (let depth = from; depth <= to; depth++) {
+    const body = byDepth.get(depth);
+    const message = body === undefined ? null : parseMessage(body);
+    if (message) out.push(message);
+  }
+}
+
+/**
+ * Reads the path ending at `leafId` (or the latest leaf) with overlays applied exactly as the reference does;
+ * with `maxBytes`, only the newest suffix that fits (at least `minRecent` rows). Null when the leaf is unknown.
+ */
+export async function readPath(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  leafId: string | null | undefined,
+  maxBytes: number | null = null,
+  minRecent = 1,
+): Promise<PathRead | null> {
+  if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return null;
+  const params = [sessionId, leafId ?? null, maxBytes, minRecent];
+  const rows = await executor.query<PlanRow>(planSql(t), params, true);
+  const leaf = rows.find((r) => r.kind === "l");
+  if (!leaf) return null;
+  const leafDepth = Number(leaf.depth);
+  const top = Number(leaf.c);
+  const byDepth = new Map<number, string>();
+  place(
+    rows.filter((r) => r.kind === "m"),
+    byDepth,
+  );
+  const candidates: Candidate[] = rows
+    .filter((r) => r.kind === "o")
+    .map((r) => ({
+      compaction: toStoredCompaction(JSON.parse(r.body!) as CompactionRow),
+      fromDepth: Number(r.depth),
+      toDepth: Number(r.c),
+      order: Number(r.a),
+      fromParent: r.b === null ? null : Number(r.b),
+    }));
+  const result = { leafDepth, top, totalBytes: Number(leaf.b) };
+  if (candidates.length === 0) {
+    const messages: SessionMessage[] = [];
+    pushRange(messages, byDepth, top, leafDepth);
+    return { messages, ...result };
+  }
+  // Every candidate already lies on the path, so chooseOverlays needs no further checks.
+  const chosen = chooseOverlays(candidates);
+  const bottoms: number[] = [];
+  const tops: number[] = [];
+  let next = top;
+  for (const overlay of chosen) {
+    if (overlay.fromDepth > next && overlay.fromParent !== null) {
+      bottoms.push(overlay.fromParent);
+      tops.push(next);
+    }
+    next = overlay.toDepth + 1;
+  }
+  if (leafDepth >= next) {
+    bottoms.push(Number(leaf.a));
+    tops.push(next);
+  }
+  if (bottoms.length > 0) {
+    const segments = await executor.query<{ depth: number; content: string }>(
+      segmentsSql(t),
+      [bottoms, tops],
+      true,
+    );
+    place(
+      segments.map((s) => ({ depth: s.depth, body: s.content })),
+      byDepth,
+    );
+  }
+  const messages: SessionMessage[] = [];
+  next = top;
+  for (const overlay of chosen) {
+    pushRange(messages, byDepth, next, overlay.fromDepth - 1);
+    messages.push(overlayMessage(overlay.compaction));
+    next = overlay.toDepth + 1;
+  }
+  pushRange(messages, byDepth, next, leafDepth);
+  return { messages, ...result };
+}
+
+/** Depth of the leaf (`leafId` or the latest), or null when unknown. */
+export async function leafDepth(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  leafId: string | null | undefined,
+): Promise<number | null> {
+  if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return null;
+  const [row] = await executor.query<{ depth: number }>(depthSql(t), [sessionId, leafId ?? null], true);
+  return row ? Number(row.depth) : null;
+}
+
+/** Id, role and byte size of every row on the path, root first. */
+export async function pathStats(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  leafId: string | null | undefined,
+): Promise<HistoryRowStat[]> {
+  if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return [];
+  const rows = await executor.query<{ id: string; role: string; bytes: number; depth: number }>(
+    statsSql(t),
+    [sessionId, leafId ?? null],
+    true,
+  );
+  return rows
+    .sort((a, b) => Number(a.depth) - Number(b.depth))
+    .map((r) => ({ id: r.id, role: r.role, bytes: Number(r.bytes) }));
+}

@@ -1,0 +1,11 @@
+/**
+ * `agent-session/postgres`: sessions, context blocks and searchable entries in PostgreSQL or PGlite. `pg` and
+ * `@electric-sql/pglite` are optional peers: pass your own Pool / Client / PGlite instance, or a connection
+ * string (then `pg` is loaded on first use).
+ */
+export type { PostgresQueryable, PostgresSource } from "./client.js";
+export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
+export { PostgresContextProvider, PostgresSearchProvider } from "./providers.js";
+export { POSTGRES_SCHEMA_VERSION, type PostgresStoreOptions } from "./schema.js";
+export { PostgresSessionProvider } from "./session-provider.js";
+export { PostgresStore } from "./store.js";

@@ -1,0 +1,234 @@
+import { SessionError } from "../errors.js";
+import type { Executor } from "./client.js";
+
+/** Where the tables live. */
+export interface PostgresStoreOptions {
+  /** Schema for the tables (created when missing); default: the connection's `search_path`. */
+  schema?: string;
+  /** Prefix for every table and index name, e.g. `"myapp_"`. */
+  tablePrefix?: string;
+  /**
+   * Use named prepared statements on pg connections for the hot statements (default true: parsing and planning
+   * the append statement costs more than running it). Set false behind a PgBouncer in transaction mode < 1.21.
+   */
+  prepare?: boolean;
+}
+
+/** Quoted, qualified table names, plus the raw parts index names and the migration lock are derived from. */
+export interface Tables {
+  heads: string;
+  messages: string;
+  messagesSeq: string;
+  compactions: string;
+  blocks: string;
+  entries: string;
+  version: string;
+  schema: string | null;
+  prefix: string;
+  prepare: boolean;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// Postgres truncates identifiers at 63 bytes; the longest derived name adds 30 characters to the prefix.
+const MAX_PREFIX = 30;
+
+function quote(name: string): string {
+  return `"${name}"`;
+}
+
+/** Resolves and validates table names (plain identifiers only, so they can be spliced into SQL safely). */
+export function tableNames(options: PostgresStoreOptions = {}): Tables {
+  const { schema, tablePrefix = "", prepare = true } = options;
+  if (
+    schema !== undefined &&
+    (typeof schema !== "string" || !IDENTIFIER.test(schema) || schema.length > 63)
+  ) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `schema must be a plain SQL identifier, got ${JSON.stringify(schema)}`,
+    );
+  }
+  if (typeof tablePrefix !== "string" || (tablePrefix !== "" && !IDENTIFIER.test(tablePrefix))) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `tablePrefix must be an identifier prefix, got ${JSON.stringify(tablePrefix)}`,
+    );
+  }
+  if (tablePrefix.length > MAX_PREFIX) {
+    throw new SessionError("INVALID_ARGUMENT", `tablePrefix must be at most ${MAX_PREFIX} characters`);
+  }
+  const name = (table: string) => (schema ? `${quote(schema)}.` : "") + quote(tablePrefix + table);
+  return {
+    heads: name("agent_session_heads"),
+    messages: name("agent_messages"),
+    messagesSeq: name("agent_messages_seq"),
+    compactions: name("agent_compactions"),
+    blocks: name("agent_context_blocks"),
+    entries: name("agent_search_entries"),
+    version: name("agent_session_schema"),
+    schema: schema ?? null,
+    prefix: tablePrefix,
+    prepare: prepare !== false,
+  };
+}
+
+const built = new WeakMap<Tables, Map<(t: Tables) => string, string>>();
+
+/**
+ * Memoises a SQL builder per set of table names, so each statement's text is built once and is the same string
+ * every time (cheap to look up as a prepared-statement key).
+ */
+export function statement(build: (t: Tables) => string): (t: Tables) => string {
+  return (t) => {
+    let cache = built.get(t);
+    if (!cache) {
+      cache = new Map();
+      built.set(t, cache);
+    }
+    let sql = cache.get(build);
+    if (sql === undefined) {
+      sql = build(t);
+      cache.set(build, sql);
+    }
+    return sql;
+  };
+}
+
+/** One schema step: its version and its statements. Released steps are never edited; a change is a new step. */
+export interface Migration {
+  version: number;
+  statements: (t: Tables) => string[];
+}
+
+/**
+ * The schema. Integer `seq` keys give insertion order (latest leaf, search recency); string ids are unique per
+ * session. The head row caches the latest leaf's tree columns (depth, totals and its whole skip-pointer chain) so
+ * an append after the tip never reads a message row: see append.ts for why that matters under concurrency.
+ */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: (t) => {
+      const ix = (name: string) => quote(t.prefix + name);
+      return [
+        `CREATE TABLE IF NOT EXISTS ${t.heads} (
+          num bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          session_id text NOT NULL UNIQUE,
+          version bigint NOT NULL DEFAULT 0,
+          leaf_seq bigint,
+          leaf_id text,
+          leaf_depth integer NOT NULL DEFAULT 0,
+          leaf_cum_bytes bigint NOT NULL DEFAULT 0,
+          leaf_cum_tokens bigint NOT NULL DEFAULT 0,
+          leaf_spine_seq bigint[] NOT NULL DEFAULT '{}',
+          leaf_spine_depth integer[] NOT NULL DEFAULT '{}',
+          message_count integer NOT NULL DEFAULT 0,
+          created_at timestamptz NOT NULL,
+          updated_at timestamptz NOT NULL
+        )`,
+        `CREATE SEQUENCE IF NOT EXISTS ${t.messagesSeq}`,
+        `CREATE TABLE IF NOT EXISTS ${t.messages} (
+          seq bigint PRIMARY KEY DEFAULT nextval('${t.messagesSeq.replace(/'/g, "''")}'),
+          session_num bigint NOT NULL,
+          id text NOT NULL,
+          parent_seq bigint,
+          role text NOT NULL,
+          content text NOT NULL,
+          created_at timestamptz NOT NULL,
+          depth integer NOT NULL,
+          jump_seq bigint,
+          jump_depth integer NOT NULL,
+          bytes integer NOT NULL,
+          cum_bytes bigint NOT NULL,
+          tokens integer NOT NULL,
+          cum_tokens bigint NOT NULL,
+          search tsvector,
+          CONSTRAINT ${ix("agent_messages_session_id")} UNIQUE (session_num, id)
+        )`,
+        `ALTER SEQUENCE ${t.messagesSeq} OWNED BY ${t.messages}.seq`,
+        `CREATE INDEX IF NOT EXISTS ${ix("agent_messages_parent")} ON ${t.messages} (parent_seq)`,
+        `CREATE INDEX IF NOT EXISTS ${ix("agent_messages_search")} ON ${t.messages} USING gin (search)`,
+        `CREATE TABLE IF NOT EXISTS ${t.compactions} (
+          seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          session_num bigint NOT NULL,
+          id text NOT NULL UNIQUE,
+          summary text NOT NULL,
+          from_message_id text NOT NULL,
+          to_message_id text NOT NULL,
+          details text,
+          created_at timestamptz NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${ix("agent_compactions_session")} ON ${t.compactions} (session_num, seq)`,
+        `CREATE TABLE IF NOT EXISTS ${t.blocks} (
+          key text PRIMARY KEY,
+          content text NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now()
+        )`,
+        `CREATE TABLE IF NOT EXISTS ${t.entries} (
+          label text NOT NULL,
+          key text NOT NULL,
+          content text NOT NULL,
+          search tsvector,
+          seq bigint GENERATED BY DEFAULT AS IDENTITY,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (label, key)
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${ix("agent_search_entries_search")} ON ${t.entries} USING gin (search)`,
+      ];
+    },
+  },
+];
+
+/** The newest schema version this code knows. */
+export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+// A 31-bit hash of the schema and prefix: concurrent migrations of the same tables serialise, others do not.
+function lockKey(t: Tables): number {
+  let hash = 0x811c9dc5;
+  for (const ch of `${t.schema ?? ""}.${t.prefix}`) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193);
+  return hash & 0x7fffffff;
+}
+
+async function currentVersion(executor: Executor, t: Tables): Promise<number> {
+  const [found] = await executor.query<{ present: boolean }>(
+    "SELECT to_regclass($1) IS NOT NULL AS present",
+    [t.version],
+  );
+  if (!found?.present) return 0;
+  const [row] = await executor.query<{ version: number }>(`SELECT version FROM ${t.version} WHERE id = 1`);
+  return row ? Number(row.version) : 0;
+}
+
+/**
+ * Brings the tables to the newest version; idempotent and safe when several processes start at once: the steps
+ * run in one transaction holding a transaction-scoped advisory lock, and the version is re-read under the lock
+ * (concurrent `CREATE … IF NOT EXISTS` alone can still fail on the catalog's unique indexes).
+ */
+export async function migrate(
+  executor: Executor,
+  t: Tables,
+  migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
+): Promise<number> {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if ((await currentVersion(executor, t)) >= latest) return latest;
+  return executor.transaction(async (query) => {
+    await query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [0x61677373, lockKey(t)]);
+    if (t.schema) await query(`CREATE SCHEMA IF NOT EXISTS ${quote(t.schema)}`);
+    await query(
+      `CREATE TABLE IF NOT EXISTS ${t.version} (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)`,
+    );
+    const [row] = await query<{ version: number }>(`SELECT version FROM ${t.version} WHERE id = 1`);
+    let version = row ? Number(row.version) : 0;
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= version) continue;
+      for (const statement of migration.statements(t)) await query(statement);
+      version = migration.version;
+    }
+    await query(
+      `INSERT INTO ${t.version} (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version`,
+      [version],
+    );
+    return version;
+  });
+}

@@ -1,0 +1,178 @@
+import { SessionError } from "../errors.js";
+import { assertCompactionArgs } from "../memory/store.js";
+import { assertId, assertParentId, assertValidMessage, parseMessage } from "../message.js";
+import { byteBudget } from "../store/limits.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  CompactionDetails,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SearchOptions,
+  SearchResult,
+  SessionMessage,
+  SessionProvider,
+  StoredCompaction,
+} from "../types.js";
+import { appendRow } from "./append.js";
+import type { Executor, PostgresSource } from "./client.js";
+import { leafDepth, pathStats, readPath } from "./history.js";
+import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
+import { sharedPostgresStore } from "./shared.js";
+import type { PostgresStore } from "./store.js";
+import {
+  clearRows,
+  deleteRows,
+  insertCompaction,
+  listCompactions,
+  newCompaction,
+  updateRow,
+} from "./writes.js";
+
+const messageSql = statement(
+  (t) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
+    WHERE h.session_id = $1 AND m.id = $2`,
+);
+const latestSql = statement(
+  (t) =>
+    `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.seq = h.leaf_seq WHERE h.session_id = $1`,
+);
+const branchesSql = statement(
+  (t) => `SELECT c.content FROM ${t.heads} h JOIN ${t.messages} p ON p.session_num = h.num
+    JOIN ${t.messages} c ON c.parent_seq = p.seq WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
+);
+
+/**
+ * The storage contract of one session in Postgres. `new PostgresSessionProvider(client, sessionId)` is the
+ * reference's constructor: `client` is a pg Pool or Client, a PGlite instance, a connection string or a
+ * {@link PostgresStore}; the tables are created on first use and one store is shared per connection.
+ */
+export class PostgresSessionProvider implements SessionProvider {
+  /** The store this provider reads and writes through. */
+  readonly store: PostgresStore;
+
+  constructor(
+    client: PostgresSource | PostgresStore,
+    readonly sessionId = "",
+    options: PostgresStoreOptions = {},
+  ) {
+    if (typeof sessionId !== "string") {
+      throw new SessionError("INVALID_ARGUMENT", `A session id must be a string, got ${typeof sessionId}`);
+    }
+    this.store = sharedPostgresStore(client, options);
+  }
+
+  private async db(): Promise<[Executor, Tables]> {
+    return [await this.store.ready(), this.store.tables];
+  }
+
+  private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionMessage | null> {
+    const [executor, t] = await this.db();
+    const [row] = await executor.query<{ content: string }>(sql(t), params, true);
+    return row ? parseMessage(row.content) : null;
+  }
+
+  async getMessage(id: string): Promise<SessionMessage | null> {
+    if (typeof id !== "string") return null;
+    return this.one(messageSql, [this.sessionId, id]);
+  }
+
+  async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    const [executor, t] = await this.db();
+    return (await readPath(executor, t, this.sessionId, leafId))?.messages ?? [];
+  }
+
+  async getLatestLeaf(): Promise<SessionMessage | null> {
+    return this.one(latestSql, [this.sessionId]);
+  }
+
+  async getBranches(messageId: string): Promise<SessionMessage[]> {
+    if (typeof messageId !== "string") return [];
+    const [executor, t] = await this.db();
+    const rows = await executor.query<{ content: string }>(branchesSql(t), [this.sessionId, messageId], true);
+    return rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+  }
+
+  async getPathLength(leafId?: string | null): Promise<number> {
+    const [executor, t] = await this.db();
+    const depth = await leafDepth(executor, t, this.sessionId, leafId);
+    return depth === null ? 0 : depth + 1;
+  }
+
+  async getRecentHistory(
+    leafId: string | null | undefined,
+    maxContentBytes: number,
+    minRecentMessages?: number,
+  ): Promise<RecentHistoryResult> {
+    const budget = byteBudget(maxContentBytes, minRecentMessages);
+    const [executor, t] = await this.db();
+    // An unbounded budget is the whole path; NULL tells the statement not to walk a window first.
+    const max = Number.isFinite(budget.maxBytes) ? budget.maxBytes : null;
+    const read = await readPath(executor, t, this.sessionId, leafId, max, budget.minRecent);
+    if (!read) return { messages: [], truncated: false, totalContentBytes: 0 };
+    return { messages: read.messages, truncated: read.top > 0, totalContentBytes: read.totalBytes };
+  }
+
+  async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
+    const [executor, t] = await this.db();
+    return pathStats(executor, t, this.sessionId, leafId);
+  }
+
+  async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
+    assertValidMessage(message);
+    assertParentId(parentId);
+    const [executor, t] = await this.db();
+    return appendRow(executor, t, this.sessionId, message, parentId, options?.expectedLeafId);
+  }
+
+  async updateMessage(message: SessionMessage): Promise<void> {
+    assertValidMessage(message);
+    const [executor, t] = await this.db();
+    await updateRow(executor, t, this.sessionId, message);
+  }
+
+  async deleteMessages(messageIds: string[]): Promise<void> {
+    if (!Array.isArray(messageIds)) {
+      throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
+    }
+    for (const id of messageIds) assertId(id, "A message id");
+    if (messageIds.length === 0) return;
+    const [executor, t] = await this.db();
+    await deleteRows(executor, t, this.sessionId, messageIds);
+  }
+
+  async clearMessages(): Promise<void> {
+    const [executor, t] = await this.db();
+    await clearRows(executor, t, this.sessionId);
+  }
+
+  async addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    details?: CompactionDetails,
+  ): Promise<StoredCompaction> {
+    assertCompactionArgs(summary, fromMessageId, toMessageId);
+    const compaction = newCompaction(summary, fromMessageId, toMessageId, details);
+    const [executor, t] = await this.db();
+    await insertCompaction(executor, t, this.sessionId, compaction);
+    return compaction;
+  }
+
+  async getCompactions(): Promise<StoredCompaction[]> {
+    const [executor, t] = await this.db();
+    return listCompactions(executor, t, this.sessionId);
+  }
+
+  async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult[]> {
+    return this.store.searchMessages(query, {
+      ...options,
+      ...(limit === undefined ? {} : { limit }),
+      sessionId: this.sessionId,
+    });
+  }
+}

@@ -1,0 +1,93 @@
+import { SessionError } from "../errors.js";
+import type { ContextCapableStore, StoreSearchOptions } from "../store/types.js";
+import type { SearchResult } from "../types.js";
+import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
+import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
+import { migrate, type PostgresStoreOptions, type Tables, tableNames } from "./schema.js";
+import { searchMessages } from "./search.js";
+import { PostgresSessionProvider } from "./session-provider.js";
+
+/**
+ * Sessions, context blocks and searchable entries in PostgreSQL (a `pg` Pool or Client, a PGlite instance, or a
+ * connection string). The tables are created and migrated on first use; `PostgresStore.open` does it up front.
+ * Writes to one session serialise on its head row; under concurrent appenders the latest leaf is the message of
+ * the append that committed last. A single Client is also used for the store's transactions, so prefer a Pool
+ * when the application shares the connection.
+ */
+export class PostgresStore implements ContextCapableStore {
+  readonly backend = "postgres";
+  readonly blocks: PostgresBlockStore;
+  readonly entries: PostgresEntryStore;
+  /** @internal the resolved table names. */
+  readonly tables: Tables;
+  private readonly source: PostgresSource;
+  private opening: Promise<Executor> | undefined;
+  private closed = false;
+
+  /** Creates the store without touching the database; the first call connects and migrates. */
+  constructor(source: PostgresSource, options: PostgresStoreOptions = {}) {
+    assertPostgresSource(source);
+    this.source = source;
+    this.tables = tableNames(options);
+    const ready = () => this.ready();
+    this.blocks = new PostgresBlockStore(ready, this.tables);
+    this.entries = new PostgresEntryStore(ready, this.tables);
+  }
+
+  /** Opens a store and migrates its tables before returning (construction is sync, the database is not). */
+  static async open(source: PostgresSource, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const store = new PostgresStore(source, options);
+    await store.ready();
+    return store;
+  }
+
+  /**
+   * @internal the connection, once migrated. Every caller shares one promise, so migration runs once per store;
+   * a failed attempt is forgotten so that the next call can retry (e.g. after the server came back).
+   */
+  ready(): Promise<Executor> {
+    if (this.closed) return Promise.reject(new SessionError("CLOSED", "This PostgresStore was closed"));
+    if (!this.opening) {
+      const opening = (async () => {
+        const executor = await openExecutor(this.source, this.tables.prepare);
+        try {
+          await migrate(executor, this.tables);
+        } catch (error) {
+          await executor.close().catch(() => undefined);
+          throw error;
+        }
+        return executor;
+      })();
+      this.opening = opening;
+      opening.catch(() => {
+        if (this.opening === opening) this.opening = undefined;
+      });
+    }
+    return this.opening;
+  }
+
+  /** The storage contract for one session (`""` = the default unnamed session). */
+  session(sessionId: string): PostgresSessionProvider {
+    return new PostgresSessionProvider(this, sessionId);
+  }
+
+  /**
+   * Full-text search across sessions (or one, with `sessionId`): all words must match, quoted phrases, word
+   * families; relevance is ranked among the newest matches only (see SEARCH_CANDIDATES).
+   */
+  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+    const executor = await this.ready();
+    return searchMessages(executor, this.tables, query, options);
+  }
+
+  /** Ends the pool the store created from a connection string; a connection passed in stays open. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const opening = this.opening;
+    this.opening = undefined;
+    if (!opening) return;
+    const executor = await opening.catch(() => undefined);
+    await executor?.close();
+  }
+}

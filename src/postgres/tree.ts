@@ -1,0 +1,85 @@
+/**
+ * SQL fragments for the tree columns, shared by append, delete and reads. Each message stores its depth and one
+ * skip pointer (Myers' skew-binary jump pointers, as in the SQLite backend), so the ancestor of any message at a
+ * given depth is reached in O(log depth) row reads: that keeps overlay resolution and active-path checks from
+ * walking long paths. A row's "spine" is its chain of jump targets (jump, jump of jump, … up to a root); it has
+ * O(log depth) entries and is what a child's pointer is computed from, so it is carried as arrays in recursive
+ * queries and cached on the session head for the latest leaf.
+ */
+
+/** SQL expressions for a parent: its seq (NULL = the child is a root), depth, and spine seqs / depths. */
+export interface ParentSql {
+  seq: string;
+  depth: string;
+  spineSeq: string;
+  spineDepth: string;
+}
+
+/** SQL expressions for a new child's tree columns. */
+export interface ChildSql {
+  depth: string;
+  jumpSeq: string;
+  jumpDepth: string;
+  spineSeq: string;
+  spineDepth: string;
+}
+
+/**
+ * The tree columns of a child of `p`. Myers' rule: jump two hops along the parent's spine when the parent's two
+ * spine steps have equal length, else jump to the parent. The child's spine is then the parent's spine without
+ * its first entry, or the parent prepended to it.
+ */
+export function childSql(p: ParentSql): ChildSql {
+  const skip = `(cardinality(${p.spineSeq}) >= 2 AND ${p.depth} - ${p.spineDepth}[1] = ${p.spineDepth}[1] - ${p.spineDepth}[2])`;
+  const pick = (root: string, skipped: string, toParent: string) =>
+    `(CASE WHEN ${p.seq} IS NULL THEN ${root} WHEN ${skip} THEN ${skipped} ELSE ${toParent} END)`;
+  return {
+    depth: `COALESCE(${p.depth} + 1, 0)`,
+    jumpSeq: pick("NULL::bigint", `${p.spineSeq}[2]`, p.seq),
+    jumpDepth: pick("0", `${p.spineDepth}[2]`, p.depth),
+    spineSeq: pick("'{}'::bigint[]", `${p.spineSeq}[2:]`, `${p.seq} || ${p.spineSeq}`),
+    spineDepth: pick("'{}'::integer[]", `${p.spineDepth}[2:]`, `${p.depth} || ${p.spineDepth}`),
+  };
+}
+
+/**
+ * A recursive CTE `name(k, seq, depth, jump_seq, n)`: the spine of every row `anchors` names. `anchors` is a
+ * query returning `(k, first)` where `first` is the row's own `jump_seq`; `n` numbers the entries nearest first.
+ */
+export function spineCte(messages: string, name: string, anchors: string): string {
+  return `${name}(k, seq, depth, jump_seq, n) AS (
+    SELECT a.k, j.seq, j.depth, j.jump_seq, 1 FROM (${anchors}) AS a(k, first) JOIN ${messages} j ON j.seq = a.first
+    UNION ALL
+    SELECT s.k, j.seq, j.depth, j.jump_seq, s.n + 1 FROM ${name} s JOIN ${messages} j ON j.seq = s.jump_seq
+  )`;
+}
+
+/** The spine arrays of anchor `k` from a {@link spineCte}, as two SQL expressions (seqs, depths). */
+export function spineArrays(name: string, k: string): { seq: string; depth: string } {
+  return {
+    seq: `COALESCE((SELECT array_agg(s.seq ORDER BY s.n) FROM ${name} s WHERE s.k = ${k}), '{}'::bigint[])`,
+    depth: `COALESCE((SELECT array_agg(s.depth ORDER BY s.n) FROM ${name} s WHERE s.k = ${k}), '{}'::integer[])`,
+  };
+}
+
+/**
+ * A recursive CTE `name(k, target, seq, depth, parent_seq, jump_seq, jump_depth)` that climbs from each start
+ * row to its ancestor at depth `target` in O(log depth) steps. `anchors` returns `(k, target, start)`; the
+ * answer for `k` is the row with `depth = target` (none when the start lies above the target).
+ */
+export function ancestorCte(messages: string, name: string, anchors: string): string {
+  return `${name}(k, target, seq, depth, parent_seq, jump_seq, jump_depth) AS (
+    SELECT a.k, a.target, m.seq, m.depth, m.parent_seq, m.jump_seq, m.jump_depth
+    FROM (${anchors}) AS a(k, target, start) JOIN ${messages} m ON m.seq = a.start
+    UNION ALL
+    SELECT w.k, w.target, m.seq, m.depth, m.parent_seq, m.jump_seq, m.jump_depth FROM ${name} w
+    JOIN ${messages} m
+      ON m.seq = CASE WHEN w.jump_seq IS NOT NULL AND w.jump_depth >= w.target THEN w.jump_seq ELSE w.parent_seq END
+    WHERE w.depth > w.target
+  )`;
+}
+
+/** ISO-8601 text of a timestamptz column, independent of the driver's date parsing. */
+export function isoSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

@@ -1,0 +1,257 @@
+/**
+ * Writes other than append. Each runs in a transaction whose first statement locks the session head, so the
+ * statements after it read a snapshot that includes every committed write to the session (see append.ts).
+ */
+import { randomUUID } from "node:crypto";
+import { SessionError } from "../errors.js";
+import { messageText, serializeMessage, utf8Length } from "../message.js";
+import type { CompactionDetails, SessionMessage, StoredCompaction } from "../types.js";
+import { estimateMessageTokens } from "../utils/tokens.js";
+import type { Executor, Query } from "./client.js";
+import { sessionLexeme, toTsvector } from "./fts.js";
+import { statement, type Tables } from "./schema.js";
+import { childSql, isoSql, spineArrays, spineCte } from "./tree.js";
+
+interface LockedHead {
+  num: string | number;
+  leaf_seq: string | number | null;
+}
+
+async function lockHead(query: Query, t: Tables, sessionId: string): Promise<LockedHead | undefined> {
+  const [head] = await query<LockedHead>(
+    `SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`,
+    [sessionId],
+  );
+  return head;
+}
+
+/**
+ * Recomputes the head's cached leaf columns from the leaf row (`$2`, NULL = empty session) after a write that may
+ * have moved or re-pointed it; bumps the head version so concurrent appenders know their snapshot is stale.
+ */
+const refreshHeadSql = statement((t: Tables): string => {
+  const spine = spineArrays("sp", "lf.seq");
+  return `WITH RECURSIVE
+  lf AS (SELECT seq, id, depth, jump_seq, cum_bytes, cum_tokens FROM ${t.messages} WHERE seq = $2::bigint),
+  ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM lf")},
+  leaf AS (SELECT lf.*, ${spine.seq} AS sseq, ${spine.depth} AS sdep FROM lf)
+  UPDATE ${t.heads} h SET version = h.version + 1, leaf_seq = leaf.seq, leaf_id = leaf.id,
+    leaf_depth = COALESCE(leaf.depth, 0), leaf_cum_bytes = COALESCE(leaf.cum_bytes, 0),
+    leaf_cum_tokens = COALESCE(leaf.cum_tokens, 0), leaf_spine_seq = COALESCE(leaf.sseq, '{}'),
+    leaf_spine_depth = COALESCE(leaf.sdep, '{}'), message_count = h.message_count - $3::integer, updated_at = $4
+  FROM (SELECT 1) AS one LEFT JOIN leaf ON true
+  WHERE h.num = $1::bigint`;
+});
+
+/** Rewrites a stored message; role, search index and running totals follow the new content. */
+export async function updateRow(executor: Executor, t: Tables, sessionId: string, message: SessionMessage) {
+  const content = serializeMessage(message);
+  const bytes = utf8Length(content);
+  const tokens = estimateMessageTokens([message]);
+  const search = toTsvector(messageText(message), sessionLexeme(sessionId));
+  await executor.transaction(async (query) => {
+    const head = await lockHead(query, t, sessionId);
+    const [old] = head
+      ? await query<{ seq: string; bytes: number; tokens: number }>(
+          `WITH old AS (SELECT seq, bytes, tokens FROM ${t.messages} WHERE session_num = $1 AND id = $2),
+           upd AS (UPDATE ${t.messages} m SET content = $3, role = $4, bytes = $5, tokens = $6, search = $7::tsvector
+             FROM old WHERE m.seq = old.seq)
+           SELECT seq, bytes, tokens FROM old`,
+          [head.num, message.id, content, message.role, bytes, tokens, search],
+        )
+      : [];
+    if (!head || !old)
+      throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
+    const byteDelta = bytes - Number(old.bytes);
+    const tokenDelta = tokens - Number(old.tokens);
+    if (byteDelta === 0 && tokenDelta === 0) return;
+    // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
+    await query(
+      `WITH RECURSIVE sub(seq) AS (
+         SELECT $1::bigint UNION ALL SELECT m.seq FROM ${t.messages} m JOIN sub ON m.parent_seq = sub.seq
+       ), shifted AS (
+         UPDATE ${t.messages} SET cum_bytes = cum_bytes + $2, cum_tokens = cum_tokens + $3
+         WHERE seq IN (SELECT seq FROM sub) RETURNING seq
+       )
+       UPDATE ${t.heads} SET version = version + 1, updated_at = $5,
+         leaf_cum_bytes = leaf_cum_bytes + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $2 ELSE 0 END,
+         leaf_cum_tokens = leaf_cum_tokens + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $3 ELSE 0 END
+       WHERE num = $4`,
+      [old.seq, byteDelta, tokenDelta, head.num, new Date().toISOString()],
+    );
+  });
+}
+
+// Deletes the rows, re-attaches each surviving child to its nearest surviving ancestor (chains of deleted
+// neighbours included) and drops overlays with a deleted endpoint. Returns the re-attached rows.
+const spliceSql = statement((t: Tables): string => {
+  return `WITH RECURSIVE
+  del AS (SELECT seq, parent_seq, id FROM ${t.messages} WHERE session_num = $1 AND id = ANY($2::text[])),
+  up(seq, cur) AS (
+    SELECT seq, parent_seq FROM del UNION ALL SELECT u.seq, d.parent_seq FROM up u JOIN del d ON d.seq = u.cur
+  ),
+  target AS (SELECT seq, cur FROM up WHERE cur IS NULL OR cur NOT IN (SELECT seq FROM del)),
+  moved AS (
+    UPDATE ${t.messages} c SET parent_seq = target.cur FROM target
+    WHERE c.parent_seq = target.seq AND c.seq NOT IN (SELECT seq FROM del) RETURNING c.seq
+  ),
+  gone AS (DELETE FROM ${t.messages} m USING del WHERE m.seq = del.seq RETURNING m.seq),
+  dropped AS (
+    DELETE FROM ${t.compactions} WHERE session_num = $1
+      AND (from_message_id IN (SELECT id FROM del) OR to_message_id IN (SELECT id FROM del))
+  )
+  SELECT (SELECT array_agg(seq) FROM moved) AS moved, (SELECT count(*) FROM gone) AS gone,
+    EXISTS (SELECT 1 FROM del WHERE seq = $3::bigint) AS leaf_gone`;
+});
+
+/**
+ * Recomputes depth, skip pointer and running totals below re-attached rows, in one statement: the topmost
+ * re-attached rows (those not inside another one's subtree) seed a top-down recursive walk that carries each
+ * row's spine, so every row is visited once. Costs O(affected subtrees).
+ */
+const rebuildSql = statement((t: Tables): string => {
+  const spine = spineArrays("tsp", "tops.seq");
+  const anchor = childSql({ seq: "p.seq", depth: "p.depth", spineSeq: "a.psseq", spineDepth: "a.psdep" });
+  const step = childSql({ seq: "b.seq", depth: "b.depth", spineSeq: "b.sseq", spineDepth: "b.sdep" });
+  return `WITH RECURSIVE
+  d(seq) AS (SELECT unnest($1::bigint[]) UNION SELECT c.seq FROM ${t.messages} c JOIN d ON c.parent_seq = d.seq),
+  tops AS (
+    SELECT r.seq, r.parent_seq FROM ${t.messages} r
+    WHERE r.seq = ANY($1::bigint[]) AND (r.parent_seq IS NULL OR r.parent_seq NOT IN (SELECT seq FROM d))
+  ),
+  ${spineCte(t.messages, "tsp", `SELECT tops.seq, p.jump_seq FROM tops JOIN ${t.messages} p ON p.seq = tops.parent_seq`)},
+  anchors AS (SELECT tops.seq, tops.parent_seq, ${spine.seq} AS psseq, ${spine.depth} AS psdep FROM tops),
+  rb(seq, depth, jump_seq, jump_depth, sseq, sdep, cum_bytes, cum_tokens) AS (
+    SELECT r.seq, ${anchor.depth}, ${anchor.jumpSeq}, ${anchor.jumpDepth}, ${anchor.spineSeq}, ${anchor.spineDepth},
+      COALESCE(p.cum_bytes, 0) + r.bytes, COALESCE(p.cum_tokens, 0) + r.tokens
+    FROM anchors a JOIN ${t.messages} r ON r.seq = a.seq LEFT JOIN ${t.messages} p ON p.seq = a.parent_seq
+    UNION ALL
+    SELECT c.seq, ${step.depth}, ${step.jumpSeq}, ${step.jumpDepth}, ${step.spineSeq}, ${step.spineDepth},
+      b.cum_bytes + c.bytes, b.cum_tokens + c.tokens
+    FROM rb b JOIN ${t.messages} c ON c.parent_seq = b.seq
+  )
+  UPDATE ${t.messages} m SET depth = rb.depth, jump_seq = rb.jump_seq, jump_depth = rb.jump_depth,
+    cum_bytes = rb.cum_bytes, cum_tokens = rb.cum_tokens
+  FROM rb WHERE m.seq = rb.seq`;
+});
+
+// Runs only when the tip itself was deleted; scans the session once, as the reference does.
+const newestLeafSql = statement((t: Tables): string => {
+  return `SELECT max(m.seq) AS seq FROM ${t.messages} m WHERE m.session_num = $1
+    AND NOT EXISTS (SELECT 1 FROM ${t.messages} c WHERE c.parent_seq = m.seq)`;
+});
+
+/** Deletes messages and splices their children onto their parents; the tip moves only if it was deleted. */
+export async function deleteRows(executor: Executor, t: Tables, sessionId: string, ids: readonly string[]) {
+  await executor.transaction(async (query) => {
+    const head = await lockHead(query, t, sessionId);
+    if (!head) return;
+    const [result] = await query<{
+      moved: (string | number)[] | null;
+      gone: string | number;
+      leaf_gone: boolean;
+    }>(spliceSql(t), [head.num, [...new Set(ids)], head.leaf_seq]);
+    const gone = Number(result?.gone ?? 0);
+    if (!result || gone === 0) return;
+    if (result.moved && result.moved.length > 0) await query(rebuildSql(t), [result.moved]);
+    let leaf = head.leaf_seq;
+    if (result.leaf_gone)
+      leaf = (await query<{ seq: string | null }>(newestLeafSql(t), [head.num]))[0]?.seq ?? null;
+    await query(refreshHeadSql(t), [head.num, leaf, gone, new Date().toISOString()]);
+  });
+}
+
+/** Removes every message and overlay of a session; the head row stays (its number is never reused). */
+export async function clearRows(executor: Executor, t: Tables, sessionId: string): Promise<void> {
+  await executor.transaction(async (query) => {
+    const head = await lockHead(query, t, sessionId);
+    if (!head) return;
+    await query(
+      `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $1), c AS (DELETE FROM ${t.compactions} WHERE session_num = $1)
+       UPDATE ${t.heads} SET version = version + 1, leaf_seq = NULL, leaf_id = NULL, leaf_depth = 0,
+         leaf_cum_bytes = 0, leaf_cum_tokens = 0, leaf_spine_seq = '{}', leaf_spine_depth = '{}',
+         message_count = 0, updated_at = $2
+       WHERE num = $1`,
+      [head.num, new Date().toISOString()],
+    );
+  });
+}
+
+/**
+ * Stores an overlay in one statement. The upsert locks the head, so it serialises with deletes (which drop
+ * overlays of deleted messages); it does not bump the version, since overlays do not change the tree.
+ */
+export async function insertCompaction(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  compaction: StoredCompaction,
+): Promise<void> {
+  await executor.query(
+    `WITH h AS (
+       INSERT INTO ${t.heads} AS h (session_id, created_at, updated_at) VALUES ($1, $7, $7)
+       ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at RETURNING h.num
+     )
+     INSERT INTO ${t.compactions} (session_num, id, summary, from_message_id, to_message_id, details, created_at)
+     SELECT h.num, $2, $3, $4, $5, $6, $7 FROM h`,
+    [
+      sessionId,
+      compaction.id,
+      compaction.summary,
+      compaction.fromMessageId,
+      compaction.toMessageId,
+      compaction.details === undefined ? null : JSON.stringify(compaction.details),
+      compaction.createdAt,
+    ],
+  );
+}
+
+/** A new overlay record (id and ISO time from JS, details deep-copied). */
+export function newCompaction(summary: string, from: string, to: string, details?: CompactionDetails) {
+  const compaction: StoredCompaction = {
+    id: randomUUID(),
+    summary,
+    fromMessageId: from,
+    toMessageId: to,
+    createdAt: new Date().toISOString(),
+  };
+  if (details) compaction.details = JSON.parse(JSON.stringify(details)) as CompactionDetails;
+  return compaction;
+}
+
+/** Every overlay of a session, oldest first (superseded ones included). */
+export async function listCompactions(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+): Promise<StoredCompaction[]> {
+  const rows = await executor.query<CompactionRow>(
+    `SELECT c.id, c.summary, c.from_message_id, c.to_message_id, c.details, ${isoSql("c.created_at")} AS created_at
+     FROM ${t.compactions} c JOIN ${t.heads} h ON h.num = c.session_num WHERE h.session_id = $1 ORDER BY c.seq`,
+    [sessionId],
+  );
+  return rows.map(toStoredCompaction);
+}
+
+/** A compaction row as selected by the store. */
+export interface CompactionRow {
+  id: string;
+  summary: string;
+  from_message_id: string;
+  to_message_id: string;
+  details: string | null;
+  created_at: string;
+}
+
+/** Converts a compaction row to the public shape. */
+export function toStoredCompaction(row: CompactionRow): StoredCompaction {
+  const compaction: StoredCompaction = {
+    id: row.id,
+    summary: row.summary,
+    fromMessageId: row.from_message_id,
+    toMessageId: row.to_message_id,
+    createdAt: row.created_at,
+  };
+  if (row.details !== null) compaction.details = JSON.parse(row.details) as CompactionDetails;
+  return compaction;
+}
