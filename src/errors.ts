@@ -9,6 +9,7 @@ export type SessionErrorCode =
   | "UNSUPPORTED"
   | "READONLY"
   | "TOKEN_LIMIT"
+  | "COMPACTION_REFUSED"
   | "MISSING_DEPENDENCY"
   | "STORAGE"
   | "CLOSED";

@@ -41,14 +41,33 @@ export {
   type SessionErrorCode,
   StorageError,
 } from "./errors.js";
+export type { ManagerSource } from "./manager/base.js";
+export type { CacheUsage, CreateSessionOptions } from "./manager/input.js";
+export { type ManagerSearchOptions, SessionManager } from "./manager/manager.js";
+export { formatSessionHits } from "./manager/search-tools.js";
+export type {
+  ManagerCompactAfterOptions,
+  ManagerCompactFunction,
+  ManagerCompactionErrorHandler,
+} from "./manager/templates.js";
 export { MemoryBlockStore, MemoryEntryStore } from "./memory/context-store.js";
+export { MemorySessionRegistry } from "./memory/registry.js";
 export { MemorySessionProvider, MemoryStore } from "./memory/store.js";
 export { COMPACTION_PREFIX, isCompactionMessage } from "./message.js";
-export { Session, type SessionOptions } from "./session/session.js";
+export type { SessionOptions } from "./session/base.js";
+export type {
+  CompactAfterOptions,
+  CompactionErrorHandler,
+  CompactionPlan,
+  CompactionReport,
+  SessionTokenCounter,
+} from "./session/compaction.js";
+export { Session } from "./session/session.js";
 export type { SessionSource } from "./session/source.js";
 export { AgentSessionProvider } from "./sqlite/agent-provider.js";
 export type { SqlDriver, SqlTagSource } from "./sqlite/driver.js";
 export type { SqliteDriverName, SqliteHandle, SqliteOptions, SqliteSource } from "./sqlite/open.js";
+export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
 export type {
@@ -56,10 +75,16 @@ export type {
   ContextCapableStore,
   EntryHit,
   EntryStore,
+  NewSessionRecord,
+  RegistryCapableStore,
+  SessionInfo,
+  SessionListOptions,
+  SessionRegistry,
   SessionStore,
+  SessionUsage,
   StoreSearchOptions,
 } from "./store/types.js";
-export { hasContextStorage, isSessionStore } from "./store/types.js";
+export { hasContextStorage, hasSessionRegistry, isSessionStore } from "./store/types.js";
 export type {
   AppendOptions,
   AppendResult,

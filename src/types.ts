@@ -119,6 +119,11 @@ export interface SessionProvider {
     minRecentMessages?: number,
   ): Promise<RecentHistoryResult>;
   getHistoryRowStats?(leafId?: string | null): Promise<HistoryRowStat[]>;
+  /**
+   * Estimated tokens of `getHistory(leafId)` (the library's heuristic, overlays counted as their summary message),
+   * answered without reading the messages where the backend keeps running totals.
+   */
+  getContextTokens?(leafId?: string | null): Promise<number>;
   /** Providers written for the reference return nothing; ours report whether a row was inserted. */
   appendMessage(
     message: SessionMessage,

@@ -13,7 +13,7 @@ import { parseQuery, scoreText } from "../search/query.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import { applyOverlays } from "../store/overlays.js";
 import { recentWindow } from "../store/recent.js";
-import type { ContextCapableStore, StoreSearchOptions } from "../store/types.js";
+import type { ContextCapableStore, RegistryCapableStore, StoreSearchOptions } from "../store/types.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -26,7 +26,9 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "../types.js";
+import { estimateMessageTokens } from "../utils/tokens.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
+import { MemorySessionRegistry } from "./registry.js";
 
 interface Row {
   seq: number;
@@ -47,12 +49,14 @@ interface SessionData {
 }
 
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
-export class MemoryStore implements ContextCapableStore {
+export class MemoryStore implements ContextCapableStore, RegistryCapableStore {
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
   readonly blocks = new MemoryBlockStore();
   /** Searchable entries of search blocks. */
   readonly entries = new MemoryEntryStore();
+  /** Named sessions for SessionManager (added with the manager). */
+  readonly registry: MemorySessionRegistry = new MemorySessionRegistry(this);
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
 
@@ -210,6 +214,10 @@ export class MemorySessionProvider implements SessionProvider {
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
     return pathTo(this.resolveLeaf(leafId)).map((row) => ({ id: row.id, role: row.role, bytes: row.bytes }));
+  }
+
+  async getContextTokens(leafId?: string | null): Promise<number> {
+    return estimateMessageTokens(await this.getHistory(leafId));
   }
 
   async appendMessage(

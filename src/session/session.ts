@@ -6,72 +6,25 @@ import {
   toOpenAITools,
 } from "../context/tool-formats.js";
 import type { SessionToolSet } from "../context/tools.js";
-import type {
-  ContextBlock,
-  ContextConfig,
-  SessionContextOptions,
-  WritableContextProvider,
-} from "../context/types.js";
-import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
+import type { ContextBlock, SessionContextOptions } from "../context/types.js";
 import { errorMessage, SessionError } from "../errors.js";
-import { assertParentId } from "../message.js";
 import type { SqliteOptions } from "../sqlite/open.js";
-import type { SessionStore } from "../store/types.js";
+import type { CompactFunction } from "../utils/compaction-helpers.js";
+import { SessionBase } from "./base.js";
 import type {
-  AppendOptions,
-  AppendResult,
-  CompactionDetails,
-  HistoryRowStat,
-  RecentHistoryResult,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
-  SessionProvider,
-  StoredCompaction,
-} from "../types.js";
-import { type ContextSetup, SessionContext } from "./context.js";
-import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
-
-/** Options of `new Session(provider, options)`. */
-export interface SessionOptions {
-  /** Session id used to namespace rows when the first argument is a store (default `""`). */
-  sessionId?: string;
-  /** Context blocks, in prompt order. */
-  context?: ContextConfig[];
-  /** Where the frozen system prompt is persisted. */
-  promptStore?: WritableContextProvider;
-}
-
-interface SessionState {
-  provider: SessionProvider;
-  store: SessionStore | undefined;
-  context: SessionContext;
-}
+  CompactAfterOptions,
+  CompactionErrorHandler,
+  CompactionPlan,
+  CompactionReport,
+} from "./compaction.js";
+import { resolveSource, type SessionSource } from "./source.js";
 
 /**
- * A conversation: tree-structured messages with branches, overlays and search. Build one with
- * `Session.create(source)` and chain builder methods in any order; everything resolves on the first awaited call.
+ * A conversation: tree-structured messages with branches, overlays and search, context blocks rendered into a
+ * frozen system prompt, the model's memory tools, and compaction. Build one with `Session.create(source)` and
+ * chain builder methods in any order; everything resolves on the first awaited call.
  */
-export class Session {
-  private readonly source: ResolvedSource;
-  private sessionIdValue: string;
-  private ownsStore = false;
-  private initialising: Promise<SessionState> | undefined;
-  private resolved: SessionState | undefined;
-  private recentHistoryWarned = false;
-  private contextSetup: ContextSetup = { blocks: [], promptStore: undefined };
-
-  /** Wraps a ready SessionProvider or SessionStore (no auto-wiring of SQLite context rows). */
-  constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
-    this.source = resolveSource(provider as SessionSource);
-    this.sessionIdValue = options.sessionId ?? "";
-    if (typeof this.sessionIdValue !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", "sessionId must be a string");
-    }
-    for (const { label, ...rest } of options.context ?? []) this.withContext(label, rest);
-    if (options.promptStore) this.withCachedPrompt(options.promptStore);
-  }
-
+export class Session extends SessionBase {
   /**
    * Creates a session on a SQLite path, a database handle, an object with a `sql` tag (a Durable Object / Agent),
    * a SessionStore or a SessionProvider.
@@ -83,199 +36,65 @@ export class Session {
     return session;
   }
 
-  /** The id this session is namespaced by (`""` = the default session). */
-  get sessionId(): string {
-    return this.sessionIdValue;
+  /** Registers the function that summarises a range of history (e.g. `createCompactFunction(...)`). */
+  onCompaction(fn: CompactFunction): this {
+    this.assertConfigurable("onCompaction");
+    if (typeof fn !== "function") throw new SessionError("INVALID_ARGUMENT", "onCompaction needs a function");
+    this.compactionSetup.fn = fn;
+    return this;
   }
 
-  /** Builder methods configure; once the session is in use its configuration is fixed. */
-  protected assertConfigurable(method: string): void {
-    if (this.initialising) {
+  /** Compacts automatically after an append when the estimated tokens are strictly above `threshold`. */
+  compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
+    this.assertConfigurable("compactAfter");
+    if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0) {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        `${method}() must be called before the session is first used (configuration is fixed on first use)`,
+        `compactAfter needs a token threshold >= 0, got ${String(threshold)}`,
       );
     }
+    this.compactionSetup.threshold = threshold;
+    if (options.tokenCounter) this.compactionSetup.tokenCounter = options.tokenCounter;
+    return this;
   }
 
-  /** Namespaces this session's rows by id (required for several sessions in one store). */
-  forSession(sessionId: string): this {
-    this.assertConfigurable("forSession");
-    if (typeof sessionId !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", `A session id must be a string, got ${typeof sessionId}`);
-    }
-    this.sessionIdValue = sessionId;
+  /** Receives failures of automatic compaction (the append has already succeeded). */
+  onCompactionError(handler: CompactionErrorHandler): this {
+    this.assertConfigurable("onCompactionError");
+    this.compactionSetup.onError = handler;
+    return this;
+  }
+
+  /** Sets the largest stored message (UTF-8 bytes of JSON); larger messages are truncated structurally. */
+  withRowSizeLimit(maxBytes: number): this {
+    this.assertConfigurable("withRowSizeLimit");
+    this.setRowLimit(maxBytes);
     return this;
   }
 
   /**
-   * Adds a context block. Without a provider it is a writable block stored with the session (when the storage
-   * can hold blocks) or an empty read-only block.
+   * Summarises older history of the path to `leafId` into an overlay and reports what it did (range, tokens
+   * before and after, summary size); null when there is nothing to compact. A blank or non-shrinking summary is
+   * refused (`COMPACTION_REFUSED`) and nothing is stored; a throwing summariser rejects.
    */
-  withContext(label: string, options: SessionContextOptions = {}): this {
-    this.assertConfigurable("withContext");
-    assertLabel(label);
-    assertContextOptions(options);
-    if (this.contextSetup.blocks.some((b) => b.label === label)) {
-      throw new SessionError("INVALID_ARGUMENT", `Block "${label}" already exists`);
-    }
-    this.contextSetup.blocks.push({ label, ...options });
-    return this;
-  }
-
-  /** Persists the frozen system prompt (with the session's storage when no provider is given). */
-  withCachedPrompt(provider?: WritableContextProvider): this {
-    this.assertConfigurable("withCachedPrompt");
-    if (provider !== undefined && !isWritableProvider(provider)) {
-      throw new SessionError("INVALID_ARGUMENT", "withCachedPrompt needs a provider with get() and set()");
-    }
-    this.contextSetup.promptStore = provider ?? null;
-    return this;
-  }
-
-  /** Resolves storage and loads every context block; every async method awaits this first. */
-  async ready(): Promise<void> {
-    await this.state();
-  }
-
-  protected state(): Promise<SessionState> {
-    if (this.resolved) return Promise.resolve(this.resolved);
-    this.initialising ??= this.initialise().then((state) => {
-      this.resolved = state;
-      return state;
-    });
-    return this.initialising;
-  }
-
-  protected async initialise(): Promise<SessionState> {
-    if (this.source.kind === "provider") {
-      if (this.sessionIdValue !== "") {
-        throw new SessionError(
-          "INVALID_ARGUMENT",
-          "forSession() needs a store; a SessionProvider is already bound to one session",
-        );
-      }
-      const provider = this.source.provider;
-      return {
-        provider,
-        store: undefined,
-        context: await SessionContext.open(this.contextSetup, provider, undefined, ""),
-      };
-    }
-    const store = this.source.store;
-    const provider = store.session(this.sessionIdValue);
-    const context = await SessionContext.open(this.contextSetup, provider, store, this.sessionIdValue);
-    return { provider, store, context };
-  }
-
-  /** The storage contract this session writes through. */
-  async provider(): Promise<SessionProvider> {
-    return (await this.state()).provider;
-  }
-
-  /** Appends a message: after the latest leaf by default, under `parentId`, or as a new root with `null`. */
-  async appendMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-    options?: AppendOptions,
-  ): Promise<AppendResult> {
-    assertParentId(parentId);
-    const { provider } = await this.state();
-    const result = await provider.appendMessage(message, parentId, options);
-    return result ?? { inserted: true };
-  }
-
-  /** Replaces a stored message (matched by id); an unknown id is `NOT_FOUND`. */
-  async updateMessage(message: SessionMessage): Promise<void> {
-    await (await this.state()).provider.updateMessage(message);
-  }
-
-  /** Deletes messages; their children are spliced onto their parents. */
-  async deleteMessages(messageIds: string[]): Promise<void> {
-    await (await this.state()).provider.deleteMessages(messageIds);
-  }
-
-  /** Removes every message and overlay of this session, forgets loaded skills and re-renders the prompt. */
-  async clearMessages(): Promise<void> {
-    const { provider, context } = await this.state();
-    await provider.clearMessages();
-    context.skills.clear();
-    await context.refresh();
-  }
-
-  /** The path from the root to `leafId` (default: the latest leaf), with compaction overlays applied. */
-  async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    return (await this.state()).provider.getHistory(leafId);
-  }
-
-  /** One stored message (no overlay), or null. */
-  async getMessage(id: string): Promise<SessionMessage | null> {
-    return (await this.state()).provider.getMessage(id);
-  }
-
-  /** The newest message without children, or null for an empty session. */
-  async getLatestLeaf(): Promise<SessionMessage | null> {
-    return (await this.state()).provider.getLatestLeaf();
-  }
-
-  /** The children of a message, oldest first (e.g. an original and a regenerated answer). */
-  async getBranches(messageId: string): Promise<SessionMessage[]> {
-    return (await this.state()).provider.getBranches(messageId);
-  }
-
-  /** Number of stored messages on the path to `leafId` (overlays not applied). */
-  async getPathLength(leafId?: string | null): Promise<number> {
-    return (await this.state()).provider.getPathLength(leafId);
-  }
-
-  /** The newest messages of the active path that fit `maxContentBytes` (always at least `minRecentMessages`). */
-  async getRecentHistory(
-    maxContentBytes: number,
-    minRecentMessages = 1,
+  async compact(leafId?: string | null): Promise<CompactionReport | null>;
+  async compact(leafId: string | null | undefined, options: { dryRun: true }): Promise<CompactionPlan | null>;
+  async compact(
     leafId?: string | null,
-  ): Promise<RecentHistoryResult> {
-    const { provider } = await this.state();
-    if (provider.getRecentHistory)
-      return provider.getRecentHistory(leafId, maxContentBytes, minRecentMessages);
-    if (!this.recentHistoryWarned) {
-      this.recentHistoryWarned = true;
-      console.warn(
-        "agent-session: this SessionProvider has no getRecentHistory; reading the whole path instead",
-      );
-    }
-    const messages = await provider.getHistory(leafId);
-    const totalContentBytes = messages.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
-    return { messages, truncated: false, totalContentBytes };
+    options?: { dryRun?: boolean },
+  ): Promise<CompactionReport | CompactionPlan | null> {
+    const { compactor } = await this.state();
+    return options?.dryRun ? compactor.plan(leafId) : compactor.compact(leafId);
   }
 
-  /** Per-row sizes of the path, or null when the provider cannot tell. */
-  async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[] | null> {
-    const { provider } = await this.state();
-    return provider.getHistoryRowStats ? provider.getHistoryRowStats(leafId) : null;
+  /** What `compact()` would do, computed without calling the model (a dry run). */
+  async planCompaction(leafId?: string | null): Promise<CompactionPlan | null> {
+    return (await this.state()).compactor.plan(leafId);
   }
 
-  /** Full-text search over this session's messages (every branch unless `branch: "active"`). */
-  async search(query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
-    const { provider } = await this.state();
-    if (!provider.searchMessages) {
-      throw new SessionError("UNSUPPORTED", "Session provider does not support search");
-    }
-    return provider.searchMessages(query, options.limit ?? 20, options);
-  }
-
-  /** Stores a compaction overlay that replaces `fromId`..`toId` when history is read. */
-  async addCompaction(
-    summary: string,
-    fromId: string,
-    toId: string,
-    details?: CompactionDetails,
-  ): Promise<StoredCompaction> {
-    return (await this.state()).provider.addCompaction(summary, fromId, toId, details);
-  }
-
-  /** Every stored overlay of this session, oldest first (superseded ones included). */
-  async getCompactions(): Promise<StoredCompaction[]> {
-    return (await this.state()).provider.getCompactions();
+  /** Estimated tokens of the next model call (history with overlays plus the frozen prompt). */
+  async estimateTokens(leafId?: string | null): Promise<number> {
+    return (await this.state()).compactor.estimate(leafId);
   }
 
   /** A block as last loaded, or null (blocks load on the first awaited call, e.g. `await session.ready()`). */
@@ -376,10 +195,5 @@ export class Session {
   /** The loaded skills as `label:key`. */
   getLoadedSkillKeys(): Set<string> {
     return this.resolved?.context.skills.keys() ?? new Set();
-  }
-
-  /** Closes storage this session opened itself (a SQLite path given to `Session.create`). */
-  async close(): Promise<void> {
-    if (this.ownsStore && this.source.kind === "store") await this.source.store.close();
   }
 }

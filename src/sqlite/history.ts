@@ -1,6 +1,7 @@
 import { overlayMessage } from "../message.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../types.js";
+import { estimateMessageTokens } from "../utils/tokens.js";
 import type { SqlDriver } from "./driver.js";
 import { isAncestor, type NodeRow, nodeBySeq, readSegment } from "./tree.js";
 
@@ -57,12 +58,12 @@ interface Candidate extends OverlayCandidate {
  * does. Only the rows that are returned are read: a compacted range is skipped, not walked, because overlay
  * endpoints are checked with O(log depth) skip-pointer lookups.
  */
-export function readPath(
+function chooseOnPath(
   driver: SqlDriver,
   sessionNum: number,
   leaf: NodeRow,
-  topDepth = 0,
-): SessionMessage[] {
+  topDepth: number,
+): Candidate[] | null {
   const rows = driver.all<ResolvedCompaction>(
     `SELECT ${COMPACTION_COLUMNS}, f.seq AS from_seq, f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
      FROM agent_compactions c
@@ -72,7 +73,7 @@ export function readPath(
      ORDER BY c.seq`,
     [sessionNum, topDepth, leaf.depth],
   );
-  if (rows.length === 0) return readSegment(driver, leaf.seq, topDepth);
+  if (rows.length === 0) return null;
   const candidates: Candidate[] = rows.map((row, order) => ({
     compaction: toStoredCompaction(row),
     fromDepth: row.from_depth,
@@ -88,9 +89,25 @@ export function readPath(
       to !== undefined && from !== undefined && isAncestor(driver, to, leaf) && isAncestor(driver, from, to)
     );
   };
+  return chooseOverlays(candidates, onPath);
+}
+
+/**
+ * Reads the path from `topDepth` down to `leaf`, root first, with overlays applied exactly as the reference
+ * does. Only the rows that are returned are read: a compacted range is skipped, not walked, because overlay
+ * endpoints are checked with O(log depth) skip-pointer lookups.
+ */
+export function readPath(
+  driver: SqlDriver,
+  sessionNum: number,
+  leaf: NodeRow,
+  topDepth = 0,
+): SessionMessage[] {
+  const chosen = chooseOnPath(driver, sessionNum, leaf, topDepth);
+  if (!chosen) return readSegment(driver, leaf.seq, topDepth);
   const result: SessionMessage[] = [];
   let next = topDepth;
-  for (const overlay of chooseOverlays(candidates, onPath)) {
+  for (const overlay of chosen) {
     if (overlay.fromDepth > next) {
       const from = nodeBySeq(driver, overlay.fromSeq);
       if (from?.parent_seq != null) result.push(...readSegment(driver, from.parent_seq, next));
@@ -100,6 +117,22 @@ export function readPath(
   }
   if (leaf.depth >= next) result.push(...readSegment(driver, leaf.seq, next));
   return result;
+}
+
+/**
+ * Estimated tokens of the overlay-applied path to `leaf` from running totals: the leaf's cumulative count, minus
+ * each compacted range, plus its summary message — a few row reads whatever the session's length.
+ */
+export function contextTokens(driver: SqlDriver, sessionNum: number, leaf: NodeRow): number {
+  let tokens = leaf.cum_tokens;
+  for (const overlay of chooseOnPath(driver, sessionNum, leaf, 0) ?? []) {
+    const from = nodeBySeq(driver, overlay.fromSeq);
+    const to = nodeBySeq(driver, overlay.toSeq);
+    if (!from || !to) continue;
+    tokens -= to.cum_tokens - (from.cum_tokens - from.tokens);
+    tokens += estimateMessageTokens([overlayMessage(overlay.compaction)]);
+  }
+  return tokens;
 }
 
 /**

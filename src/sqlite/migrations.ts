@@ -78,6 +78,31 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  // The session registry of SessionManager. `activity` is a store-wide write counter: it orders rows written
+  // within the same millisecond, so list() is "newest activity first" and stable; the index serves list() directly.
+  {
+    version: 3,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_sessions (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        parent_session_id TEXT,
+        model TEXT,
+        source TEXT,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        estimated_cost REAL NOT NULL DEFAULT 0,
+        end_reason TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        activity INTEGER NOT NULL UNIQUE
+      )`,
+      "CREATE INDEX IF NOT EXISTS agent_sessions_recent ON agent_sessions(updated_at DESC, activity DESC)",
+    ],
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */

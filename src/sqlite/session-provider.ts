@@ -16,7 +16,7 @@ import type {
   StoredCompaction,
 } from "../types.js";
 import type { SqlDriver } from "./driver.js";
-import { listCompactions, pathStats, readPath, windowTop } from "./history.js";
+import { contextTokens, listCompactions, pathStats, readPath, windowTop } from "./history.js";
 import type { SqliteStore } from "./store.js";
 import { type NodeRow, nodeById, nodeBySeq } from "./tree.js";
 import { appendRow, deleteRows, updateRow } from "./writes.js";
@@ -118,6 +118,12 @@ export class SqliteSessionProvider implements SessionProvider {
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
     const leaf = this.leafNode(this.head(), leafId);
     return leaf ? pathStats(this.driver, leaf) : [];
+  }
+
+  async getContextTokens(leafId?: string | null): Promise<number> {
+    const head = this.head();
+    const leaf = this.leafNode(head, leafId);
+    return head && leaf ? contextTokens(this.driver, head.num, leaf) : 0;
   }
 
   async appendMessage(

@@ -1,12 +1,13 @@
 import { messageText, parseMessage } from "../message.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
-import type { ContextCapableStore, StoreSearchOptions } from "../store/types.js";
+import type { ContextCapableStore, RegistryCapableStore, StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
+import { SqliteSessionRegistry } from "./registry.js";
 import { SqliteSessionProvider } from "./session-provider.js";
 import { isAncestor, nodeBySeq } from "./tree.js";
 import { ensureHead } from "./writes.js";
@@ -22,7 +23,7 @@ interface Hit {
 }
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
-export class SqliteStore implements ContextCapableStore {
+export class SqliteStore implements ContextCapableStore, RegistryCapableStore {
   readonly backend = "sqlite";
   /** @internal the connection every provider of this store shares. */
   readonly driver: SqlDriver;
@@ -30,6 +31,8 @@ export class SqliteStore implements ContextCapableStore {
   readonly blocks: SqliteBlockStore;
   /** Searchable entries of search blocks. */
   readonly entries: SqliteEntryStore;
+  /** Named sessions for SessionManager (added with the manager). */
+  readonly registry: SqliteSessionRegistry;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.driver = openSqlite(source, options);
@@ -41,6 +44,7 @@ export class SqliteStore implements ContextCapableStore {
     }
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver);
+    this.registry = new SqliteSessionRegistry(this.driver);
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */

@@ -54,6 +54,21 @@ export interface CompactResult {
 }
 
 /** A compaction function as returned by `createCompactFunction` and registered on a Session. */
+/** What a compaction would cover, computed without calling the model (for dry runs). */
+export interface PlannedCompaction {
+  fromMessageId: string;
+  toMessageId: string;
+  /** The messages that would be summarised (overlays excluded). */
+  middle: SessionMessage[];
+  previousSummary: string | null;
+  summaryBudget: number;
+}
+
+/** A compaction function that can also say what it would compact without summarising. */
+export type PlanningCompactFunction = CompactFunction & {
+  plan(messages: SessionMessage[], context?: CompactContext): Promise<PlannedCompaction | null>;
+};
+
 export type CompactFunction = (
   messages: SessionMessage[],
   context?: CompactContext,
@@ -195,7 +210,7 @@ function overlayText(message: SessionMessage): string {
  * summarise the middle (updating the previous overlay's summary if there is one) and return the range it covers.
  * It resolves to null when there is nothing to compact or the summary is blank; summariser errors propagate.
  */
-export function createCompactFunction(options: CompactOptions): CompactFunction {
+export function createCompactFunction(options: CompactOptions): PlanningCompactFunction {
   if (options === null || typeof options !== "object" || typeof options.summarize !== "function") {
     throw new TypeError("createCompactFunction needs options with a summarize(prompt) function");
   }
@@ -206,7 +221,10 @@ export function createCompactFunction(options: CompactOptions): CompactFunction 
       ? Math.max(0, options.tailTokenBudget)
       : 20_000;
 
-  return async (messages, context) => {
+  const plan = async (
+    messages: SessionMessage[],
+    context?: CompactContext,
+  ): Promise<PlannedCompaction | null> => {
     if (messages.length <= protectHead + minTailMessages) return null;
 
     const counter = tailCounter(options.tokenCounter, context?.tokenCounter);
@@ -223,19 +241,31 @@ export function createCompactFunction(options: CompactOptions): CompactFunction 
     const first = middle[0];
     const last = middle.at(-1);
     if (first === undefined || last === undefined) return null;
-
     const previous = messages.find(isCompactionMessage);
-    const prompt = buildSummaryPrompt(
+    return {
+      fromMessageId: first.id,
+      toMessageId: last.id,
       middle,
-      previous ? overlayText(previous) : null,
-      computeSummaryBudget(middle),
-    );
+      previousSummary: previous ? overlayText(previous) : null,
+      summaryBudget: computeSummaryBudget(middle),
+    };
+  };
+
+  const compact = async (
+    messages: SessionMessage[],
+    context?: CompactContext,
+  ): Promise<CompactResult | null> => {
+    const planned = await plan(messages, context);
+    if (!planned) return null;
+    const prompt = buildSummaryPrompt(planned.middle, planned.previousSummary, planned.summaryBudget);
     const summary = await options.summarize(prompt);
     if (typeof summary !== "string") {
       // A non-string is a bug in the summariser; failing loudly beats storing nothing without a trace.
       throw new TypeError(`summarize() must resolve to a string, got ${typeof summary}`);
     }
-    if (summary.trim().length === 0) return null;
-    return { fromMessageId: first.id, toMessageId: last.id, summary };
+    // A blank summary is returned, not turned into null: the Session refuses and reports it (observable
+    // compaction) instead of silently doing nothing.
+    return { fromMessageId: planned.fromMessageId, toMessageId: planned.toMessageId, summary };
   };
+  return Object.assign(compact, { plan });
 }

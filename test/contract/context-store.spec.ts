@@ -32,7 +32,10 @@ export function contextStoreSpec(target: ContractTarget): void {
         await entries.setEntry("kb", "db", "Database migrations run before deployment");
         await entries.setEntry("other", "x", "deployment notes elsewhere");
         assert.equal(await entries.countEntries("kb"), 2);
-        assert.deepEqual((await entries.searchEntries("kb", "deployment")).map((h) => h.key).sort(), ["db", "deploy-guide"]);
+        assert.deepEqual((await entries.searchEntries("kb", "deployment")).map((h) => h.key).sort(), [
+          "db",
+          "deploy-guide",
+        ]);
         assert.deepEqual(
           (await entries.searchEntries("kb", "migration deploy")).map((h) => h.key),
           ["db"],
@@ -41,7 +44,9 @@ export function contextStoreSpec(target: ContractTarget): void {
         assert.deepEqual(await entries.searchEntries("kb", 'AND "( *'), []);
         await entries.setEntry("kb", "db", "Replaced text about backups");
         assert.deepEqual(await entries.searchEntries("kb", "migrations"), []);
-        assert.deepEqual(await entries.searchEntries("kb", "backups"), [{ key: "db", content: "Replaced text about backups" }]);
+        assert.deepEqual(await entries.searchEntries("kb", "backups"), [
+          { key: "db", content: "Replaced text about backups" },
+        ]);
         assert.equal(await entries.countEntries("kb"), 2);
         await entries.deleteEntries("kb");
         assert.equal(await entries.countEntries("kb"), 0);

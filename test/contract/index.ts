@@ -2,10 +2,14 @@ import { describe } from "node:test";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import type { ContractTarget } from "./harness.js";
+import { managerLifecycleSpec } from "./manager-lifecycle.spec.js";
+import { managerMessagesSpec } from "./manager-messages.spec.js";
+import { managerSearchSpec } from "./manager-search.spec.js";
 import { messagesSpec } from "./messages.spec.js";
 import { overlaysSpec } from "./overlays.spec.js";
 import { persistenceSpec } from "./persistence.spec.js";
 import { recentSpec } from "./recent.spec.js";
+import { registrySpec } from "./registry.spec.js";
 import { searchSpec } from "./search.spec.js";
 import { treeSpec } from "./tree.spec.js";
 
@@ -22,5 +26,10 @@ export function runProviderContract(target: ContractTarget): void {
     recentSpec(target);
     persistenceSpec(target);
     contextStoreSpec(target);
+    // Session registry and SessionManager: skipped on a backend without `store.registry`.
+    registrySpec(target);
+    managerLifecycleSpec(target);
+    managerMessagesSpec(target);
+    managerSearchSpec(target);
   });
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { estimateMessageTokens } from "../../src/utils/tokens.js";
 import { appendChain, type ContractTarget, ids, msg, withStore } from "./harness.js";
 
 /** Compaction overlay storage and how getHistory applies overlays. */
@@ -96,6 +97,35 @@ export function overlaysSpec(target: ContractTarget): void {
         const onY = await s.addCompaction("y summary", "m0", "y3");
         assert.deepEqual(ids(await s.getHistory("x4")), ["m0", `compaction_${onX.id}`, "x4"]);
         assert.deepEqual(ids(await s.getHistory("y4")), [`compaction_${onY.id}`, "y4"]);
+      }));
+
+    test("getContextTokens equals a full re-estimate of getHistory, with overlays, branches, updates, deletes", () =>
+      withStore(target, async (store) => {
+        const s = store.session("tok");
+        if (!s.getContextTokens) return;
+        const check = async (leaf?: string) =>
+          assert.equal(
+            await s.getContextTokens!(leaf),
+            estimateMessageTokens(await s.getHistory(leaf)),
+            `leaf ${leaf}`,
+          );
+        await check();
+        for (let i = 0; i < 12; i++) await s.appendMessage(msg(`t${i}`, "word ".repeat(i * 7 + 1)));
+        await s.appendMessage(msg("side", "a side branch with several words"), "t5");
+        await check();
+        await check("t11");
+        await s.addCompaction("first summary of things", "t2", "t6");
+        await s.addCompaction("newer, longer summary of many more things", "t2", "t8");
+        await s.addCompaction("second range", "t9", "t10");
+        await check("t11");
+        await check("side");
+        await s.updateMessage(msg("t4", "rewritten ".repeat(30)));
+        await s.updateMessage(msg("t11", "short"));
+        await check("t11");
+        await s.deleteMessages(["t3", "t10"]);
+        await check("t11");
+        await check("side");
+        assert.equal(await s.getContextTokens!("ghost"), 0);
       }));
 
     test("history through an overlay on a long path returns head, summary and tail", () =>

@@ -185,9 +185,9 @@ describe("createCompactFunction", () => {
     assert.equal(await compact(messages), null);
   });
 
-  test("blank summary → null; a throwing summariser rejects", async () => {
+  test("a blank summary is returned for the Session to refuse; a throwing summariser rejects", async () => {
     const blank = createCompactFunction({ summarize: async () => "  \n\t", tailTokenBudget: 10 });
-    assert.equal(await blank(conversation(10)), null);
+    assert.equal((await blank(conversation(10)))?.summary, "  \n\t");
     const failing = createCompactFunction({
       summarize: async () => {
         throw new Error("model down");
@@ -200,6 +200,24 @@ describe("createCompactFunction", () => {
       tailTokenBudget: 10,
     });
     await assert.rejects(broken(conversation(10)), TypeError);
+  });
+
+  test("plan() says what would be compacted without calling the model", async () => {
+    let calls = 0;
+    const compact = createCompactFunction({
+      summarize: async () => {
+        calls++;
+        return "summary";
+      },
+      tailTokenBudget: 10,
+    });
+    const planned = await compact.plan(conversation(10));
+    const result = await compact(conversation(10));
+    assert.equal(calls, 1);
+    assert.equal(planned?.fromMessageId, result?.fromMessageId);
+    assert.equal(planned?.toMessageId, result?.toMessageId);
+    assert.ok((planned?.middle.length ?? 0) > 0);
+    assert.equal(await compact.plan(conversation(4)), null);
   });
 
   test("a throwing counter rejects", async () => {

@@ -1,0 +1,44 @@
+import { randomUUID } from "node:crypto";
+import { hasContextStorage, type SessionStore } from "../store/types.js";
+import type { SessionMessage } from "../types.js";
+
+/**
+ * Appends copies of `messages` to `sessionId` as one linear chain (the first a new root), each with a fresh id.
+ * Writes go to the store directly, not through a Session, so copying never triggers automatic compaction halfway.
+ */
+export async function copyMessages(
+  store: SessionStore,
+  sessionId: string,
+  messages: readonly SessionMessage[],
+): Promise<void> {
+  const provider = store.session(sessionId);
+  let parentId: string | null = null;
+  for (const message of messages) {
+    // A synthetic overlay message (`compaction_…`) becomes a real message here, so it needs a fresh id anyway.
+    const copy: SessionMessage = { ...message, id: randomUUID() };
+    await provider.appendMessage(copy, parentId);
+    parentId = copy.id;
+  }
+}
+
+/** Copies the stored content of auto-wired blocks (`<label>_<from>` → `<label>_<to>`); missing rows are skipped. */
+export async function copyBlocks(
+  store: SessionStore,
+  labels: readonly string[],
+  from: string,
+  to: string,
+): Promise<void> {
+  if (!hasContextStorage(store)) return;
+  for (const label of labels) {
+    const content = await store.blocks.getBlock(`${label}_${from}`);
+    if (content !== null) await store.blocks.setBlock(`${label}_${to}`, content);
+  }
+}
+
+/** The context-block keys a session owns: its auto-wired blocks and its cached prompt. */
+export function sessionBlockKeys(labels: Iterable<string>, sessionId: string): string[] {
+  const keys = new Set<string>();
+  for (const label of labels) keys.add(`${label}_${sessionId}`);
+  keys.add(`_system_prompt_${sessionId}`);
+  return [...keys];
+}

@@ -1,0 +1,101 @@
+import type {
+  ContextConfig,
+  SearchProvider,
+  SessionContextOptions,
+  WritableContextProvider,
+} from "../context/types.js";
+import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
+import { SessionError } from "../errors.js";
+import type { Session } from "../session/session.js";
+
+/** The compaction function `onCompaction` takes (the same as `Session.onCompaction`). */
+export type ManagerCompactFunction = Parameters<Session["onCompaction"]>[0];
+/** Options of `compactAfter` (the same as `Session.compactAfter`, e.g. `tokenCounter`). */
+export type ManagerCompactAfterOptions = NonNullable<Parameters<Session["compactAfter"]>[1]>;
+/** The handler `onCompactionError` takes (the same as `Session.onCompactionError`). */
+export type ManagerCompactionErrorHandler = Parameters<Session["onCompactionError"]>[0];
+
+/** Description of the block added by `withSearchableHistory`, as in the reference. */
+export const HISTORY_DESCRIPTION = "Cross-session conversation history";
+
+const invalid = (message: string) => new SessionError("INVALID_ARGUMENT", message);
+
+/**
+ * What the manager's builder collected, applied to every session it hands out. Validated when given, so a bad
+ * template fails at the builder call rather than at some later `getSession`.
+ */
+export class ManagerTemplates {
+  private readonly blocks: ContextConfig[] = [];
+  private cachedPrompt: WritableContextProvider | true | undefined;
+  private compactFn: ManagerCompactFunction | undefined;
+  private threshold: { value: number; options: ManagerCompactAfterOptions | undefined } | undefined;
+  private onError: ManagerCompactionErrorHandler | undefined;
+  private historyLabel: string | undefined;
+
+  private assertNewLabel(label: unknown): asserts label is string {
+    assertLabel(label);
+    if (this.blocks.some((b) => b.label === label) || this.historyLabel === label) {
+      throw invalid(`Block "${label}" already exists`);
+    }
+  }
+
+  addBlock(label: string, options: SessionContextOptions): void {
+    this.assertNewLabel(label);
+    assertContextOptions(options);
+    this.blocks.push({ label, ...options });
+  }
+
+  setCachedPrompt(provider: WritableContextProvider | undefined): void {
+    if (provider !== undefined && !isWritableProvider(provider)) {
+      throw invalid("withCachedPrompt needs a provider with get() and set()");
+    }
+    this.cachedPrompt = provider ?? true;
+  }
+
+  setCompaction(fn: ManagerCompactFunction): void {
+    if (typeof fn !== "function") throw invalid("onCompaction needs a function");
+    this.compactFn = fn;
+  }
+
+  setThreshold(value: number, options: ManagerCompactAfterOptions | undefined): void {
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      throw invalid(`compactAfter needs a token threshold >= 0, got ${String(value)}`);
+    }
+    this.threshold = { value, options };
+  }
+
+  setErrorHandler(handler: ManagerCompactionErrorHandler): void {
+    if (typeof handler !== "function") throw invalid("onCompactionError needs a function");
+    this.onError = handler;
+  }
+
+  setHistoryLabel(label: string): void {
+    if (this.historyLabel !== undefined) throw invalid("withSearchableHistory() was already called");
+    this.assertNewLabel(label);
+    this.historyLabel = label;
+  }
+
+  /** Applies every template to a fresh session; `history` backs the searchable-history block when configured. */
+  apply(session: Session, history: SearchProvider): Session {
+    for (const { label, ...options } of this.blocks) session.withContext(label, options);
+    if (this.cachedPrompt === true) session.withCachedPrompt();
+    else if (this.cachedPrompt) session.withCachedPrompt(this.cachedPrompt);
+    if (this.historyLabel !== undefined) {
+      session.withContext(this.historyLabel, { description: HISTORY_DESCRIPTION, provider: history });
+    }
+    if (this.compactFn) session.onCompaction(this.compactFn);
+    if (this.threshold) session.compactAfter(this.threshold.value, this.threshold.options);
+    if (this.onError) session.onCompactionError(this.onError);
+    return session;
+  }
+
+  /** Labels of template blocks without a provider: each session stores them under `<label>_<sessionId>`. */
+  autoWiredLabels(): string[] {
+    return this.blocks.filter((b) => b.provider === undefined).map((b) => b.label);
+  }
+
+  /** The searchable-history label, which has no stored rows. */
+  get historyBlockLabel(): string | undefined {
+    return this.historyLabel;
+  }
+}

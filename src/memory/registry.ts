@@ -1,0 +1,111 @@
+import { SessionError } from "../errors.js";
+import type {
+  NewSessionRecord,
+  SessionInfo,
+  SessionListOptions,
+  SessionRegistry,
+  SessionUsage,
+} from "../store/types.js";
+import type { MemoryStore } from "./store.js";
+
+interface Row {
+  info: SessionInfo;
+  /** Write order: breaks ties between rows written within the same millisecond. */
+  activity: number;
+}
+
+/** The session registry of a {@link MemoryStore}: rows held in process memory. */
+export class MemorySessionRegistry implements SessionRegistry {
+  private readonly rows = new Map<string, Row>();
+  private activity = 0;
+
+  constructor(private readonly store: MemoryStore) {}
+
+  async create(record: NewSessionRecord): Promise<SessionInfo> {
+    if (this.rows.has(record.id)) {
+      throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
+    }
+    const now = new Date().toISOString();
+    const info: SessionInfo = {
+      id: record.id,
+      name: record.name,
+      parent_session_id: record.parentSessionId ?? null,
+      model: record.model ?? null,
+      source: record.source ?? null,
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      estimated_cost: 0,
+      end_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.rows.set(record.id, { info, activity: ++this.activity });
+    return { ...info };
+  }
+
+  async get(id: string): Promise<SessionInfo | null> {
+    const row = this.rows.get(id);
+    return row ? { ...row.info } : null;
+  }
+
+  async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
+    const sorted = [...this.rows.values()].sort(
+      (a, b) =>
+        (a.info.updated_at < b.info.updated_at ? 1 : a.info.updated_at > b.info.updated_at ? -1 : 0) ||
+        b.activity - a.activity,
+    );
+    const offset = options.offset ?? 0;
+    const end = options.limit === undefined ? undefined : offset + options.limit;
+    return sorted.slice(offset, end).map((row) => ({ ...row.info }));
+  }
+
+  async count(): Promise<number> {
+    return this.rows.size;
+  }
+
+  /** Applies a change and bumps the row's activity; null when the id is not registered. */
+  private update(id: string, change: (info: SessionInfo) => void): SessionInfo | null {
+    const row = this.rows.get(id);
+    if (!row) return null;
+    change(row.info);
+    row.info.updated_at = new Date().toISOString();
+    row.activity = ++this.activity;
+    return { ...row.info };
+  }
+
+  async rename(id: string, name: string): Promise<SessionInfo | null> {
+    return this.update(id, (info) => {
+      info.name = name;
+    });
+  }
+
+  async touch(id: string): Promise<boolean> {
+    return this.update(id, () => {}) !== null;
+  }
+
+  async addUsage(id: string, usage: SessionUsage): Promise<SessionInfo | null> {
+    return this.update(id, (info) => {
+      info.input_tokens += usage.inputTokens;
+      info.output_tokens += usage.outputTokens;
+      info.cache_read_tokens += usage.cacheReadTokens ?? 0;
+      info.cache_write_tokens += usage.cacheWriteTokens ?? 0;
+      info.estimated_cost += usage.cost;
+    });
+  }
+
+  async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
+    return this.update(id, (info) => {
+      info.end_reason = reason;
+    });
+  }
+
+  async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
+    // Messages, overlays and their search rows live together in the store's session data.
+    this.store.dropSession(id);
+    if (options.blockKeys && options.blockKeys.length > 0)
+      await this.store.blocks.deleteBlocks(options.blockKeys);
+    return this.rows.delete(id);
+  }
+}

@@ -1,0 +1,297 @@
+import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
+import { SessionError } from "../errors.js";
+import { assertParentId, assertValidMessage } from "../message.js";
+import type { SessionStore } from "../store/types.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  CompactionDetails,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SearchOptions,
+  SearchResult,
+  SessionMessage,
+  SessionProvider,
+  StoredCompaction,
+} from "../types.js";
+import { enforceRowSizeLimit, ROW_MAX_BYTES } from "../utils/row-size.js";
+import {
+  type CompactionErrorHandler,
+  type CompactionSetup,
+  Compactor,
+  type SessionTokenCounter,
+} from "./compaction.js";
+import { type ContextSetup, SessionContext } from "./context.js";
+import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
+
+/** Options of `new Session(provider, options)`. */
+export interface SessionOptions {
+  /** Session id used to namespace rows when the first argument is a store (default `""`). */
+  sessionId?: string;
+  /** Context blocks, in prompt order. */
+  context?: ContextConfig[];
+  /** Where the frozen system prompt is persisted. */
+  promptStore?: WritableContextProvider;
+  /** Counts tokens for automatic compaction (default: the library's heuristic over history and prompt). */
+  tokenCounter?: SessionTokenCounter;
+  /** Receives failures of automatic compaction. */
+  onCompactionError?: CompactionErrorHandler;
+  /** Largest stored message in UTF-8 bytes of JSON; larger ones are truncated structurally (default 1.8 MB). */
+  maxRowBytes?: number;
+}
+
+interface SessionState {
+  provider: SessionProvider;
+  store: SessionStore | undefined;
+  context: SessionContext;
+  compactor: Compactor;
+}
+
+/**
+ * Construction, lazy initialisation and the history API of a {@link Session} (split out to keep files small;
+ * use `Session`, not this class).
+ */
+export class SessionBase {
+  private readonly source: ResolvedSource;
+  private sessionIdValue: string;
+  protected ownsStore = false;
+  protected initialising: Promise<SessionState> | undefined;
+  protected resolved: SessionState | undefined;
+  private recentHistoryWarned = false;
+  protected contextSetup: ContextSetup = { blocks: [], promptStore: undefined };
+  protected compactionSetup: CompactionSetup = {};
+  protected maxRowBytes = ROW_MAX_BYTES;
+
+  /** Wraps a ready SessionProvider or SessionStore (no auto-wiring of SQLite context rows). */
+  constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
+    this.source = resolveSource(provider as SessionSource);
+    this.sessionIdValue = options.sessionId ?? "";
+    if (typeof this.sessionIdValue !== "string") {
+      throw new SessionError("INVALID_ARGUMENT", "sessionId must be a string");
+    }
+    for (const { label, ...rest } of options.context ?? []) this.withContext(label, rest);
+    if (options.promptStore) this.withCachedPrompt(options.promptStore);
+    if (options.tokenCounter) this.compactionSetup.tokenCounter = options.tokenCounter;
+    if (options.onCompactionError) this.compactionSetup.onError = options.onCompactionError;
+    if (options.maxRowBytes !== undefined) this.setRowLimit(options.maxRowBytes);
+  }
+
+  protected setRowLimit(maxBytes: number): void {
+    if (!Number.isInteger(maxBytes) || maxBytes < 1024) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `maxRowBytes must be a whole number >= 1024, got ${String(maxBytes)}`,
+      );
+    }
+    this.maxRowBytes = maxBytes;
+  }
+
+  /** The id this session is namespaced by (`""` = the default session). */
+  get sessionId(): string {
+    return this.sessionIdValue;
+  }
+
+  /** Builder methods configure; once the session is in use its configuration is fixed. */
+  protected assertConfigurable(method: string): void {
+    if (this.initialising) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `${method}() must be called before the session is first used (configuration is fixed on first use)`,
+      );
+    }
+  }
+
+  /** Namespaces this session's rows by id (required for several sessions in one store). */
+  forSession(sessionId: string): this {
+    this.assertConfigurable("forSession");
+    if (typeof sessionId !== "string") {
+      throw new SessionError("INVALID_ARGUMENT", `A session id must be a string, got ${typeof sessionId}`);
+    }
+    this.sessionIdValue = sessionId;
+    return this;
+  }
+
+  /**
+   * Adds a context block. Without a provider it is a writable block stored with the session (when the storage
+   * can hold blocks) or an empty read-only block.
+   */
+  withContext(label: string, options: SessionContextOptions = {}): this {
+    this.assertConfigurable("withContext");
+    assertLabel(label);
+    assertContextOptions(options);
+    if (this.contextSetup.blocks.some((b) => b.label === label)) {
+      throw new SessionError("INVALID_ARGUMENT", `Block "${label}" already exists`);
+    }
+    this.contextSetup.blocks.push({ label, ...options });
+    return this;
+  }
+
+  /** Persists the frozen system prompt (with the session's storage when no provider is given). */
+  withCachedPrompt(provider?: WritableContextProvider): this {
+    this.assertConfigurable("withCachedPrompt");
+    if (provider !== undefined && !isWritableProvider(provider)) {
+      throw new SessionError("INVALID_ARGUMENT", "withCachedPrompt needs a provider with get() and set()");
+    }
+    this.contextSetup.promptStore = provider ?? null;
+    return this;
+  }
+
+  /** Resolves storage and loads every context block; every async method awaits this first. */
+  async ready(): Promise<void> {
+    await this.state();
+  }
+
+  protected state(): Promise<SessionState> {
+    if (this.resolved) return Promise.resolve(this.resolved);
+    this.initialising ??= this.initialise().then((state) => {
+      this.resolved = state;
+      return state;
+    });
+    return this.initialising;
+  }
+
+  protected async initialise(): Promise<SessionState> {
+    if (this.source.kind === "provider") {
+      if (this.sessionIdValue !== "") {
+        throw new SessionError(
+          "INVALID_ARGUMENT",
+          "forSession() needs a store; a SessionProvider is already bound to one session",
+        );
+      }
+      const provider = this.source.provider;
+      const context = await SessionContext.open(this.contextSetup, provider, undefined, "");
+      return {
+        provider,
+        store: undefined,
+        context,
+        compactor: new Compactor(this.compactionSetup, provider, context),
+      };
+    }
+    const store = this.source.store;
+    const provider = store.session(this.sessionIdValue);
+    const context = await SessionContext.open(this.contextSetup, provider, store, this.sessionIdValue);
+    return { provider, store, context, compactor: new Compactor(this.compactionSetup, provider, context) };
+  }
+
+  /** The storage contract this session writes through. */
+  async provider(): Promise<SessionProvider> {
+    return (await this.state()).provider;
+  }
+
+  /** Appends a message: after the latest leaf by default, under `parentId`, or as a new root with `null`. */
+  async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
+    assertValidMessage(message);
+    assertParentId(parentId);
+    const { provider, compactor } = await this.state();
+    const stored = enforceRowSizeLimit(message, this.maxRowBytes);
+    const result = (await provider.appendMessage(stored, parentId, options)) ?? { inserted: true };
+    // The message is stored; compaction problems go to onCompactionError and never fail the append.
+    if (result.inserted) await compactor.afterAppend();
+    return result;
+  }
+
+  /** Replaces a stored message (matched by id); an unknown id is `NOT_FOUND`. */
+  async updateMessage(message: SessionMessage): Promise<void> {
+    assertValidMessage(message);
+    const { provider } = await this.state();
+    await provider.updateMessage(enforceRowSizeLimit(message, this.maxRowBytes));
+  }
+
+  /** Deletes messages; their children are spliced onto their parents. */
+  async deleteMessages(messageIds: string[]): Promise<void> {
+    await (await this.state()).provider.deleteMessages(messageIds);
+  }
+
+  /** Removes every message and overlay of this session, forgets loaded skills and re-renders the prompt. */
+  async clearMessages(): Promise<void> {
+    const { provider, context } = await this.state();
+    await provider.clearMessages();
+    context.skills.clear();
+    await context.refresh();
+  }
+
+  /** The path from the root to `leafId` (default: the latest leaf), with compaction overlays applied. */
+  async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    return (await this.state()).provider.getHistory(leafId);
+  }
+
+  /** One stored message (no overlay), or null. */
+  async getMessage(id: string): Promise<SessionMessage | null> {
+    return (await this.state()).provider.getMessage(id);
+  }
+
+  /** The newest message without children, or null for an empty session. */
+  async getLatestLeaf(): Promise<SessionMessage | null> {
+    return (await this.state()).provider.getLatestLeaf();
+  }
+
+  /** The children of a message, oldest first (e.g. an original and a regenerated answer). */
+  async getBranches(messageId: string): Promise<SessionMessage[]> {
+    return (await this.state()).provider.getBranches(messageId);
+  }
+
+  /** Number of stored messages on the path to `leafId` (overlays not applied). */
+  async getPathLength(leafId?: string | null): Promise<number> {
+    return (await this.state()).provider.getPathLength(leafId);
+  }
+
+  /** The newest messages of the active path that fit `maxContentBytes` (always at least `minRecentMessages`). */
+  async getRecentHistory(
+    maxContentBytes: number,
+    minRecentMessages = 1,
+    leafId?: string | null,
+  ): Promise<RecentHistoryResult> {
+    const { provider } = await this.state();
+    if (provider.getRecentHistory)
+      return provider.getRecentHistory(leafId, maxContentBytes, minRecentMessages);
+    if (!this.recentHistoryWarned) {
+      this.recentHistoryWarned = true;
+      console.warn(
+        "agent-session: this SessionProvider has no getRecentHistory; reading the whole path instead",
+      );
+    }
+    const messages = await provider.getHistory(leafId);
+    const totalContentBytes = messages.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
+    return { messages, truncated: false, totalContentBytes };
+  }
+
+  /** Per-row sizes of the path, or null when the provider cannot tell. */
+  async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[] | null> {
+    const { provider } = await this.state();
+    return provider.getHistoryRowStats ? provider.getHistoryRowStats(leafId) : null;
+  }
+
+  /** Full-text search over this session's messages (every branch unless `branch: "active"`). */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
+    const { provider } = await this.state();
+    if (!provider.searchMessages) {
+      throw new SessionError("UNSUPPORTED", "Session provider does not support search");
+    }
+    return provider.searchMessages(query, options.limit ?? 20, options);
+  }
+
+  /** Stores a compaction overlay that replaces `fromId`..`toId` when history is read. */
+  async addCompaction(
+    summary: string,
+    fromId: string,
+    toId: string,
+    details?: CompactionDetails,
+  ): Promise<StoredCompaction> {
+    return (await this.state()).provider.addCompaction(summary, fromId, toId, details);
+  }
+
+  /** Every stored overlay of this session, oldest first (superseded ones included). */
+  async getCompactions(): Promise<StoredCompaction[]> {
+    return (await this.state()).provider.getCompactions();
+  }
+
+  /** Closes storage this session opened itself (a SQLite path given to `Session.create`). */
+  async close(): Promise<void> {
+    if (this.ownsStore && this.source.kind === "store") await this.source.store.close();
+  }
+}

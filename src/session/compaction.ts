@@ -1,0 +1,265 @@
+import type { ContextBlock } from "../context/types.js";
+import { SessionError } from "../errors.js";
+import { isCompactionMessage, overlayMessage } from "../message.js";
+import type { SessionMessage, SessionProvider, StoredCompaction } from "../types.js";
+import type { CompactFunction, CompactResult, PlanningCompactFunction } from "../utils/compaction-helpers.js";
+import { estimateMessageTokens, estimateStringTokens } from "../utils/tokens.js";
+import type { SessionContext } from "./context.js";
+
+/** Counts the tokens of the whole prompt; a non-finite result counts as 0. */
+export type SessionTokenCounter = (input: {
+  messages: SessionMessage[];
+  systemPrompt: string;
+  contextBlocks: ContextBlock[];
+}) => number | Promise<number>;
+
+/** Options of `compactAfter(threshold, options)`. */
+export interface CompactAfterOptions {
+  tokenCounter?: SessionTokenCounter;
+}
+
+/** Receives failures of automatic compaction (the append itself has succeeded). */
+export type CompactionErrorHandler = (error: unknown) => void | Promise<void>;
+
+/** How a session compacts, configured by the builder. */
+export interface CompactionSetup {
+  fn?: CompactFunction;
+  threshold?: number;
+  tokenCounter?: SessionTokenCounter;
+  onError?: CompactionErrorHandler;
+}
+
+/** What a stored compaction did: the reference's result plus the overlay id and the record of its effect. */
+export interface CompactionReport extends CompactResult {
+  /** Id of the stored overlay (the synthetic message is `compaction_<id>`). */
+  id: string;
+  coveredMessages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  summaryTokens: number;
+  summaryChars: number;
+}
+
+/** What `compact({ dryRun: true })` would do, computed without calling the model. */
+export interface CompactionPlan {
+  dryRun: true;
+  fromMessageId: string;
+  toMessageId: string;
+  coveredMessages: number;
+  tokensBefore: number;
+  /** Estimated tokens of the visible messages the summary would replace. */
+  tokensReplaced: number;
+  summaryBudget: number;
+  /** True when an earlier summary on this branch would be updated rather than replaced. */
+  iterative: boolean;
+}
+
+const finite = (value: number): number => (Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : 0);
+
+/** Runs compaction for one session: manual `compact()`, dry runs, and the automatic check after appends. */
+export class Compactor {
+  private running: Promise<unknown> | undefined;
+  private nullWarned = false;
+  private promptTokens: { prompt: string; tokens: number } | undefined;
+
+  constructor(
+    private readonly setup: CompactionSetup,
+    private readonly provider: SessionProvider,
+    private readonly context: SessionContext,
+  ) {}
+
+  /** The counter handed to compaction functions (per-message calls use an empty prompt and no blocks). */
+  private get counter(): SessionTokenCounter | undefined {
+    return this.setup.tokenCounter;
+  }
+
+  /**
+   * Estimated tokens of the next model call: history (overlays applied) plus the frozen system prompt. Without a
+   * custom counter this is O(1) on stores with running totals; a custom counter receives the messages, so it
+   * reads the history.
+   */
+  async estimate(leafId?: string | null): Promise<number> {
+    const systemPrompt = await this.context.promptForEstimate();
+    if (this.counter) {
+      const messages = await this.provider.getHistory(leafId);
+      return finite(
+        await this.counter({ messages, systemPrompt, contextBlocks: this.context.blocks.list() }),
+      );
+    }
+    const history = this.provider.getContextTokens
+      ? await this.provider.getContextTokens(leafId)
+      : estimateMessageTokens(await this.provider.getHistory(leafId));
+    if (this.promptTokens?.prompt !== systemPrompt) {
+      this.promptTokens = { prompt: systemPrompt, tokens: estimateStringTokens(systemPrompt) };
+    }
+    return history + this.promptTokens.tokens;
+  }
+
+  private requireFunction(): CompactFunction {
+    if (!this.setup.fn) {
+      throw new SessionError("UNSUPPORTED", "No compaction function registered. Call onCompaction() first.");
+    }
+    return this.setup.fn;
+  }
+
+  private compactContext() {
+    const counter = this.counter;
+    return counter ? { tokenCounter: counter } : {};
+  }
+
+  /** Compacts the path to `leafId` (default: the active branch) and reports what was stored, or null. */
+  async compact(leafId?: string | null): Promise<CompactionReport | null> {
+    const fn = this.requireFunction();
+    const history = await this.provider.getHistory(leafId);
+    const result = await fn(history, this.compactContext());
+    if (!result) return null;
+    const stored = await this.provider.getCompactions();
+    const range = this.resolveRange(history, stored, result.fromMessageId, result.toMessageId);
+    const summary = result.summary;
+    if (typeof summary !== "string" || summary.trim().length === 0) {
+      throw new SessionError(
+        "COMPACTION_REFUSED",
+        "Compaction refused: the summary is blank; nothing was stored",
+      );
+    }
+    const overlayTokens = estimateMessageTokens([
+      { id: "compaction_", role: "assistant", parts: [{ type: "text", text: summary }] },
+    ]);
+    if (overlayTokens >= range.tokensReplaced) {
+      throw new SessionError(
+        "COMPACTION_REFUSED",
+        `Compaction refused: the summary (${overlayTokens} tokens) is not smaller than the ${range.tokensReplaced} tokens it would replace; nothing was stored`,
+      );
+    }
+    const tokensBefore = estimateMessageTokens(history);
+    const details = {
+      coveredMessages: await this.coveredMessages(range.from, result.toMessageId),
+      tokensBefore,
+      tokensAfter: tokensBefore - range.tokensReplaced + overlayTokens,
+      summaryTokens: estimateStringTokens(summary),
+      summaryChars: summary.length,
+    };
+    const compaction = await this.provider.addCompaction(summary, range.from, result.toMessageId, details);
+    await this.context.refresh();
+    return {
+      fromMessageId: range.from,
+      toMessageId: result.toMessageId,
+      summary,
+      id: compaction.id,
+      ...details,
+    };
+  }
+
+  /** What `compact()` would do, without calling the model; needs a function with `plan()` (createCompactFunction). */
+  async plan(leafId?: string | null): Promise<CompactionPlan | null> {
+    const fn = this.requireFunction() as Partial<PlanningCompactFunction>;
+    if (typeof fn.plan !== "function") {
+      throw new SessionError(
+        "UNSUPPORTED",
+        "A dry run needs a compaction function with plan(), such as one from createCompactFunction()",
+      );
+    }
+    const history = await this.provider.getHistory(leafId);
+    const planned = await fn.plan(history, this.compactContext());
+    if (!planned) return null;
+    const range = this.resolveRange(
+      history,
+      await this.provider.getCompactions(),
+      planned.fromMessageId,
+      planned.toMessageId,
+    );
+    return {
+      dryRun: true,
+      fromMessageId: range.from,
+      toMessageId: planned.toMessageId,
+      coveredMessages: await this.coveredMessages(range.from, planned.toMessageId),
+      tokensBefore: estimateMessageTokens(history),
+      tokensReplaced: range.tokensReplaced,
+      summaryBudget: planned.summaryBudget,
+      iterative: range.iterative,
+    };
+  }
+
+  /**
+   * Where the new overlay starts (extended to the oldest overlay still visible on this branch, so iterative
+   * compaction replaces earlier summaries) and the tokens of the visible messages it replaces.
+   */
+  private resolveRange(history: SessionMessage[], stored: StoredCompaction[], fromId: string, toId: string) {
+    const ids = new Set(history.map((m) => m.id));
+    const end = history.findIndex((m) => m.id === toId);
+    if (end < 0 || isCompactionMessage({ id: toId })) {
+      throw new SessionError(
+        "COMPACTION_REFUSED",
+        `Compaction refused: "${toId}" is not a message on this branch`,
+      );
+    }
+    const visible = stored.filter(
+      (c) => ids.has(`compaction_${c.id}`) || (ids.has(c.fromMessageId) && ids.has(c.toMessageId)),
+    );
+    const from = visible[0]?.fromMessageId ?? fromId;
+    const overlayIds = new Set(
+      stored.filter((c) => c.fromMessageId === from).map((c) => overlayMessage(c).id),
+    );
+    const start = history.findIndex((m) => m.id === from || overlayIds.has(m.id));
+    if (start < 0 || start > end) {
+      throw new SessionError(
+        "COMPACTION_REFUSED",
+        `Compaction refused: "${fromId}" does not precede "${toId}" on this branch`,
+      );
+    }
+    return {
+      from,
+      tokensReplaced: estimateMessageTokens(history.slice(start, end + 1)),
+      iterative: visible.length > 0,
+    };
+  }
+
+  private async coveredMessages(fromId: string, toId: string): Promise<number> {
+    return (await this.provider.getPathLength(toId)) - (await this.provider.getPathLength(fromId)) + 1;
+  }
+
+  /** After an inserted append: compact when the estimate is above the threshold; never throws. */
+  async afterAppend(): Promise<void> {
+    const { threshold, fn } = this.setup;
+    if (threshold === undefined || !fn || this.running) return;
+    const run = (async () => {
+      try {
+        if ((await this.estimate()) <= threshold) return;
+        const report = await this.compact();
+        if (report === null && !this.nullWarned) {
+          this.nullWarned = true;
+          console.warn(
+            `agent-session: the estimate is above compactAfter(${threshold}) but the compaction function found nothing to compact`,
+          );
+        } else if (report !== null) {
+          this.nullWarned = false;
+        }
+      } catch (error) {
+        await this.report(error);
+      }
+    })();
+    this.running = run;
+    try {
+      await run;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private async report(error: unknown): Promise<void> {
+    if (!this.setup.onError) {
+      console.warn("agent-session: automatic compaction failed (the message was stored):", error);
+      return;
+    }
+    try {
+      await this.setup.onError(error);
+    } catch (handlerError) {
+      console.error(
+        "agent-session: the onCompactionError handler threw:",
+        handlerError,
+        "while handling:",
+        error,
+      );
+    }
+  }
+}

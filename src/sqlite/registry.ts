@@ -1,0 +1,157 @@
+import { SessionError } from "../errors.js";
+import type {
+  NewSessionRecord,
+  SessionInfo,
+  SessionListOptions,
+  SessionRegistry,
+  SessionUsage,
+} from "../store/types.js";
+import type { SqlDriver } from "./driver.js";
+
+const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
+  cache_write_tokens, estimated_cost, end_reason, created_at, updated_at`;
+
+// The next write-order number; the UNIQUE index on `activity` makes MAX() one index lookup.
+const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
+
+interface Row {
+  id: string;
+  name: string;
+  parent_session_id: string | null;
+  model: string | null;
+  source: string | null;
+  input_tokens: number | bigint;
+  output_tokens: number | bigint;
+  cache_read_tokens: number | bigint;
+  cache_write_tokens: number | bigint;
+  estimated_cost: number;
+  end_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+// Drivers may hand back null-prototype rows or bigints; callers get plain objects with numbers.
+function toInfo(row: Row): SessionInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    parent_session_id: row.parent_session_id,
+    model: row.model,
+    source: row.source,
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    cache_read_tokens: Number(row.cache_read_tokens),
+    cache_write_tokens: Number(row.cache_write_tokens),
+    estimated_cost: Number(row.estimated_cost),
+    end_reason: row.end_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
+export class SqliteSessionRegistry implements SessionRegistry {
+  constructor(private readonly driver: SqlDriver) {}
+
+  async create(record: NewSessionRecord): Promise<SessionInfo> {
+    const now = new Date().toISOString();
+    const row = this.driver.get<Row>(
+      `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, created_at, updated_at, activity)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
+       ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
+      [
+        record.id,
+        record.name,
+        record.parentSessionId ?? null,
+        record.model ?? null,
+        record.source ?? null,
+        now,
+        now,
+      ],
+    );
+    if (!row) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
+    return toInfo(row);
+  }
+
+  async get(id: string): Promise<SessionInfo | null> {
+    const row = this.driver.get<Row>(`SELECT ${COLUMNS} FROM agent_sessions WHERE id = ?`, [id]);
+    return row ? toInfo(row) : null;
+  }
+
+  async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
+    // Matches the index agent_sessions_recent exactly, so rows come out of the index without a sort.
+    return this.driver
+      .all<Row>(
+        `SELECT ${COLUMNS} FROM agent_sessions ORDER BY updated_at DESC, activity DESC LIMIT ? OFFSET ?`,
+        [options.limit ?? -1, options.offset ?? 0],
+      )
+      .map(toInfo);
+  }
+
+  async count(): Promise<number> {
+    return Number(this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_sessions")?.n ?? 0);
+  }
+
+  /** Runs one UPDATE that also bumps `updated_at` and the activity order; null when the id is unknown. */
+  private update(assignments: string, params: (string | number)[], id: string): SessionInfo | null {
+    const row = this.driver.get<Row>(
+      `UPDATE agent_sessions SET ${assignments}${assignments ? ", " : ""}updated_at = ?, activity = ${NEXT_ACTIVITY}
+       WHERE id = ? RETURNING ${COLUMNS}`,
+      [...params, new Date().toISOString(), id],
+    );
+    return row ? toInfo(row) : null;
+  }
+
+  async rename(id: string, name: string): Promise<SessionInfo | null> {
+    return this.update("name = ?", [name], id);
+  }
+
+  async touch(id: string): Promise<boolean> {
+    return this.update("", [], id) !== null;
+  }
+
+  async addUsage(id: string, usage: SessionUsage): Promise<SessionInfo | null> {
+    return this.update(
+      `input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
+       cache_write_tokens = cache_write_tokens + ?, estimated_cost = estimated_cost + ?`,
+      [
+        usage.inputTokens,
+        usage.outputTokens,
+        usage.cacheReadTokens ?? 0,
+        usage.cacheWriteTokens ?? 0,
+        usage.cost,
+      ],
+      id,
+    );
+  }
+
+  async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
+    return this.update("end_reason = ?", [reason], id);
+  }
+
+  async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
+    return this.driver.transaction(() => {
+      const head = this.driver.get<{ num: number }>(
+        "SELECT num FROM agent_session_heads WHERE session_id = ?",
+        [id],
+      );
+      if (head) {
+        // The FTS table is contentless: its rows are found by rowid (= message seq) before the messages go.
+        this.driver.run(
+          "DELETE FROM agent_messages_fts WHERE rowid IN (SELECT seq FROM agent_messages WHERE session_num = ?)",
+          [head.num],
+        );
+        this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
+        this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
+        this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
+      }
+      const keys = options.blockKeys ?? [];
+      if (keys.length > 0) {
+        this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
+          JSON.stringify(keys),
+        ]);
+      }
+      return this.driver.get("DELETE FROM agent_sessions WHERE id = ? RETURNING id", [id]) !== undefined;
+    });
+  }
+}
