@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { SessionError } from "../errors.js";
 import {
   assertId,
@@ -10,6 +9,7 @@ import {
   utf8Length,
 } from "../message.js";
 import { parseQuery, scoreText } from "../search/query.js";
+import { newCompaction } from "../store/compactions.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import { applyOverlays } from "../store/overlays.js";
 import { recentWindow } from "../store/recent.js";
@@ -315,15 +315,7 @@ export class MemorySessionProvider implements SessionProvider {
     toMessageId: string,
     details?: CompactionDetails,
   ): Promise<StoredCompaction> {
-    assertCompactionArgs(summary, fromMessageId, toMessageId);
-    const compaction: StoredCompaction = {
-      id: randomUUID(),
-      summary,
-      fromMessageId,
-      toMessageId,
-      createdAt: new Date().toISOString(),
-      ...(details ? { details: structuredClone(details) } : {}),
-    };
+    const compaction = newCompaction(summary, fromMessageId, toMessageId, details);
     this.store.sessionData(this.sessionId, true)!.compactions.push(compaction);
     return structuredClone(compaction);
   }
@@ -347,16 +339,4 @@ function newestChildless(data: SessionData): Row | null {
     if (row.children.length === 0 && (!best || row.seq > best.seq)) best = row;
   }
   return best;
-}
-
-/** Validates the arguments of addCompaction (shared by every backend). */
-export function assertCompactionArgs(summary: unknown, fromMessageId: unknown, toMessageId: unknown): void {
-  if (typeof summary !== "string") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `A compaction summary must be a string, got ${typeof summary}`,
-    );
-  }
-  assertId(fromMessageId, "fromMessageId");
-  assertId(toMessageId, "toMessageId");
 }

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { assertCompactionArgs } from "../memory/store.js";
+import { assertCompactionArgs } from "../store/compactions.js";
 import { assertId, assertParentId, assertValidMessage, parseMessage } from "../message.js";
 import { byteBudget } from "../store/limits.js";
 import type {

@@ -1,35 +1,13 @@
 import { overlayMessage } from "../message.js";
+import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { SqlDriver } from "./driver.js";
 import { isAncestor, type NodeRow, nodeBySeq, readSegment } from "./tree.js";
 
-interface CompactionRow {
-  seq: number;
-  id: string;
-  summary: string;
-  from_message_id: string;
-  to_message_id: string;
-  details: string | null;
-  created_at: string;
-}
-
 const COMPACTION_COLUMNS =
   "c.seq, c.id, c.summary, c.from_message_id, c.to_message_id, c.details, c.created_at";
-
-/** Converts a compaction row to the public shape. */
-export function toStoredCompaction(row: CompactionRow): StoredCompaction {
-  const compaction: StoredCompaction = {
-    id: row.id,
-    summary: row.summary,
-    fromMessageId: row.from_message_id,
-    toMessageId: row.to_message_id,
-    createdAt: row.created_at,
-  };
-  if (row.details !== null) compaction.details = JSON.parse(row.details) as CompactionDetails;
-  return compaction;
-}
 
 /** Every overlay of a session, oldest first (superseded ones included). */
 export function listCompactions(driver: SqlDriver, sessionNum: number): StoredCompaction[] {
@@ -42,6 +20,7 @@ export function listCompactions(driver: SqlDriver, sessionNum: number): StoredCo
 }
 
 interface ResolvedCompaction extends CompactionRow {
+  seq: number;
   from_seq: number;
   to_seq: number;
   from_depth: number;

@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { SessionError } from "../errors.js";
-import { assertCompactionArgs } from "../memory/store.js";
 import { assertId, assertParentId, assertValidMessage, parseMessage } from "../message.js";
+import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
 import type {
   AppendOptions,
@@ -172,15 +171,7 @@ export class SqliteSessionProvider implements SessionProvider {
     toMessageId: string,
     details?: CompactionDetails,
   ): Promise<StoredCompaction> {
-    assertCompactionArgs(summary, fromMessageId, toMessageId);
-    const compaction: StoredCompaction = {
-      id: randomUUID(),
-      summary,
-      fromMessageId,
-      toMessageId,
-      createdAt: new Date().toISOString(),
-    };
-    if (details) compaction.details = JSON.parse(JSON.stringify(details)) as CompactionDetails;
+    const compaction = newCompaction(summary, fromMessageId, toMessageId, details);
     this.driver.transaction(() => {
       const num = this.store.sessionNum(this.sessionId, true)!;
       this.driver.run(
@@ -192,7 +183,7 @@ export class SqliteSessionProvider implements SessionProvider {
           summary,
           fromMessageId,
           toMessageId,
-          details ? JSON.stringify(details) : null,
+          compaction.details ? JSON.stringify(compaction.details) : null,
           compaction.createdAt,
         ],
       );

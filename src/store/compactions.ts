@@ -1,0 +1,58 @@
+import { randomUUID } from "node:crypto";
+import { SessionError } from "../errors.js";
+import { assertId } from "../message.js";
+import type { CompactionDetails, StoredCompaction } from "../types.js";
+
+/** Validates the arguments of addCompaction (every backend). */
+export function assertCompactionArgs(summary: unknown, fromMessageId: unknown, toMessageId: unknown): void {
+  if (typeof summary !== "string") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `A compaction summary must be a string, got ${typeof summary}`,
+    );
+  }
+  assertId(fromMessageId, "fromMessageId");
+  assertId(toMessageId, "toMessageId");
+}
+
+/** A new overlay record: validated arguments, a random id, an ISO timestamp and a copy of the details. */
+export function newCompaction(
+  summary: string,
+  fromMessageId: string,
+  toMessageId: string,
+  details?: CompactionDetails,
+): StoredCompaction {
+  assertCompactionArgs(summary, fromMessageId, toMessageId);
+  const compaction: StoredCompaction = {
+    id: randomUUID(),
+    summary,
+    fromMessageId,
+    toMessageId,
+    createdAt: new Date().toISOString(),
+  };
+  if (details) compaction.details = JSON.parse(JSON.stringify(details)) as CompactionDetails;
+  return compaction;
+}
+
+/** A compaction as SQL backends store it. */
+export interface CompactionRow {
+  id: string;
+  summary: string;
+  from_message_id: string;
+  to_message_id: string;
+  details: string | null;
+  created_at: string;
+}
+
+/** Converts a stored row to the public shape (details are kept as JSON text). */
+export function toStoredCompaction(row: CompactionRow): StoredCompaction {
+  const compaction: StoredCompaction = {
+    id: row.id,
+    summary: row.summary,
+    fromMessageId: row.from_message_id,
+    toMessageId: row.to_message_id,
+    createdAt: row.created_at,
+  };
+  if (row.details !== null) compaction.details = JSON.parse(row.details) as CompactionDetails;
+  return compaction;
+}
