@@ -1,0 +1,153 @@
+import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
+import { MissingDependencyError, SessionError } from "../errors.js";
+import { assertPageSize, type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
+
+/** The `@aws-sdk/client-s3` module. */
+export type S3Module = typeof import("@aws-sdk/client-s3");
+
+/** Where the objects live: a bucket name and either an `S3Client` you own or the config to create one from. */
+export type S3BucketSource = { bucket: string } & (
+  | { client: S3Client; clientConfig?: never }
+  | { clientConfig: S3ClientConfig; client?: never }
+);
+
+/** Options of {@link S3SkillProvider}. */
+export type S3SkillProviderOptions = S3BucketSource & BucketProviderOptions;
+
+let loading: Promise<S3Module> | undefined;
+
+/** Loads `@aws-sdk/client-s3` on first use (an optional peer); a MissingDependencyError names it when absent. */
+export function loadS3Sdk(): Promise<S3Module> {
+  // A variable specifier keeps bundlers (wrangler/esbuild) from resolving the SDK: Workers code that only uses an R2
+  // binding must build without it installed.
+  const specifier = "@aws-sdk/client-s3";
+  loading ??= (import(specifier) as Promise<S3Module>).catch((error: unknown) => {
+    loading = undefined;
+    throw new MissingDependencyError(specifier, "S3 skill storage", error);
+  });
+  return loading;
+}
+
+/** True for an S3 "no such object" error; a missing bucket is a configuration error, not a missing skill. */
+function isNotFound(error: unknown): boolean {
+  const { name, $metadata } = (error ?? {}) as { name?: unknown; $metadata?: { httpStatusCode?: number } };
+  if (name === "NoSuchBucket") return false;
+  return name === "NoSuchKey" || name === "NotFound" || $metadata?.httpStatusCode === 404;
+}
+
+/** Throws `INVALID_ARGUMENT` unless `source` names a bucket and gives a client or a client config. */
+export function assertS3Source(source: unknown): asserts source is S3BucketSource {
+  const { bucket, client, clientConfig } = (source ?? {}) as Record<string, unknown>;
+  if (typeof bucket !== "string" || bucket.length === 0) {
+    throw new SessionError("INVALID_ARGUMENT", "S3 skill storage needs a bucket name");
+  }
+  const hasClient = typeof (client as { send?: unknown } | undefined)?.send === "function";
+  if (hasClient === (clientConfig !== undefined && clientConfig !== null)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "S3 skill storage needs exactly one of client (an S3Client) and clientConfig (S3ClientConfig)",
+    );
+  }
+}
+
+/**
+ * A {@link SkillBucket} over the S3 API (AWS S3, Cloudflare R2's S3 endpoint, MinIO). ListObjectsV2 carries no user
+ * metadata, so descriptions come from one HEAD per listed skill.
+ */
+export function s3SkillBucket(source: S3BucketSource, pageSize?: number): SkillBucket {
+  assertS3Source(source);
+  assertPageSize(pageSize);
+  const Bucket = source.bucket;
+  let connection: Promise<{ sdk: S3Module; client: S3Client; owned: boolean }> | undefined;
+  const connect = () => {
+    if (!connection) {
+      const attempt = loadS3Sdk().then((sdk) =>
+        source.client
+          ? { sdk, client: source.client, owned: false }
+          : { sdk, client: new sdk.S3Client(source.clientConfig), owned: true },
+      );
+      // A failed load (SDK missing) is retried on the next call rather than remembered.
+      attempt.catch(() => {
+        if (connection === attempt) connection = undefined;
+      });
+      connection = attempt;
+    }
+    return connection;
+  };
+
+  return {
+    async list(prefix, cursor) {
+      const { sdk, client } = await connect();
+      const out = await client.send(
+        new sdk.ListObjectsV2Command({
+          Bucket,
+          Prefix: prefix,
+          ContinuationToken: cursor,
+          MaxKeys: pageSize,
+        }),
+      );
+      return {
+        objects: (out.Contents ?? []).flatMap((object) => (object.Key ? [{ key: object.Key }] : [])),
+        truncated: out.IsTruncated === true,
+        cursor: out.NextContinuationToken,
+      };
+    },
+    async head(key) {
+      const { sdk, client } = await connect();
+      try {
+        return (await client.send(new sdk.HeadObjectCommand({ Bucket, Key: key }))).Metadata ?? {};
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+    async read(key) {
+      const { sdk, client } = await connect();
+      try {
+        const out = await client.send(new sdk.GetObjectCommand({ Bucket, Key: key }));
+        return out.Body ? await out.Body.transformToString("utf-8") : "";
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+    async write(key, content, metadata) {
+      const { sdk, client } = await connect();
+      const body = new TextEncoder().encode(content);
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket,
+          Key: key,
+          Body: body,
+          // Explicit, because the SDK cannot size an empty body and then warns about "a Stream of unknown length".
+          ContentLength: body.byteLength,
+          ContentType: "text/markdown; charset=utf-8",
+          Metadata: metadata,
+        }),
+      );
+    },
+    async close() {
+      const current = connection;
+      connection = undefined;
+      const opened = await current?.catch(() => undefined);
+      if (opened?.owned) opened.client.destroy();
+    },
+  };
+}
+
+/**
+ * Skills as objects in an S3-compatible bucket (AWS S3, Cloudflare R2 over its S3 API, MinIO), with the reference
+ * R2SkillProvider's behaviour: prefix, key allow-list, descriptions from object metadata, paginated listing.
+ */
+export class S3SkillProvider extends BucketSkillProvider {
+  constructor(options: S3SkillProviderOptions) {
+    if (typeof options !== "object" || options === null) {
+      throw new SessionError("INVALID_ARGUMENT", "S3SkillProvider needs options with a bucket and a client");
+    }
+    const { prefix, keys, pageSize } = options;
+    super(s3SkillBucket(options, pageSize), {
+      ...(prefix !== undefined && { prefix }),
+      ...(keys !== undefined && { keys }),
+    });
+  }
+}

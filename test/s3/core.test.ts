@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { BucketSkillProvider, type SkillBucket } from "../../src/s3/index.js";
+
+// Misbehaving stores cannot be produced by a healthy server, so these two cases use a stub bucket.
+const stub = (list: SkillBucket["list"], read: SkillBucket["read"] = async () => null): SkillBucket => ({
+  list,
+  read,
+  write: async () => undefined,
+});
+
+test("a truncated listing without a new cursor fails instead of looping forever", async () => {
+  const noCursor = new BucketSkillProvider(stub(async () => ({ objects: [{ key: "a" }], truncated: true })));
+  await assert.rejects(noCursor.get(), { name: "StorageError", message: /truncated without a new cursor/ });
+  const sameCursor = new BucketSkillProvider(
+    stub(async () => ({ objects: [{ key: "a" }], truncated: true, cursor: "again" })),
+  );
+  await assert.rejects(sameCursor.get(), { name: "StorageError" });
+});
+
+test("driver errors become StorageError with the original as cause", async () => {
+  const boom = new Error("socket hang up");
+  const provider = new BucketSkillProvider(
+    stub(
+      async () => ({ objects: [], truncated: false }),
+      async () => {
+        throw boom;
+      },
+    ),
+    { prefix: "skills/" },
+  );
+  await assert.rejects(provider.load("x"), (error: Error & { code?: string }) => {
+    assert.equal(error.name, "StorageError");
+    assert.equal(error.code, "STORAGE");
+    assert.equal(error.cause, boom);
+    assert.match(error.message, /read of "skills\/x" failed: socket hang up/);
+    return true;
+  });
+  assert.equal(await provider.get(), null);
+});
