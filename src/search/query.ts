@@ -102,8 +102,10 @@ export function parseQuery(query: string): QueryTerm[] {
   return terms;
 }
 
+// Words of three letters or fewer match exactly: as prefixes ("the*", "run*") they expand to hundreds of index
+// terms, which is slow and finds little the user meant.
 function toWord(word: string): QueryWord {
-  if (word.length < 3 || /^\p{N}+$/u.test(word)) return { kind: "word", word, prefix: null };
+  if (word.length < 4 || /^\p{N}+$/u.test(word)) return { kind: "word", word, prefix: null };
   return { kind: "word", word, prefix: wordRoot(word) };
 }
 

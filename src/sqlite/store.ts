@@ -1,7 +1,12 @@
 import { messageText, parseMessage } from "../message.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
-import type { ContextCapableStore, RegistryCapableStore, StoreSearchOptions } from "../store/types.js";
+import type {
+  ContextCapableStore,
+  RegistryCapableStore,
+  StoreSearchOptions,
+  TransferCapableStore,
+} from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
@@ -9,7 +14,8 @@ import { migrate } from "./migrations.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { SqliteSessionProvider } from "./session-provider.js";
-import { isAncestor, nodeBySeq } from "./tree.js";
+import { SqliteTransfer } from "./transfer.js";
+import { isAncestor, type NodeRow, nodeBySeq } from "./tree.js";
 import { ensureHead } from "./writes.js";
 
 interface Hit {
@@ -19,11 +25,13 @@ interface Hit {
   content: string;
   created_at: string;
   session_id: string;
+  session_num: number;
   leaf_seq: number | null;
+  message_count: number;
 }
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
-export class SqliteStore implements ContextCapableStore, RegistryCapableStore {
+export class SqliteStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
   readonly backend = "sqlite";
   /** @internal the connection every provider of this store shares. */
   readonly driver: SqlDriver;
@@ -33,6 +41,8 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore {
   readonly entries: SqliteEntryStore;
   /** Named sessions for SessionManager (added with the manager). */
   readonly registry: SqliteSessionRegistry;
+  /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
+  readonly transfer: SqliteTransfer;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.driver = openSqlite(source, options);
@@ -45,6 +55,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore {
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver);
     this.registry = new SqliteSessionRegistry(this.driver);
+    this.transfer = new SqliteTransfer(this.driver);
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
@@ -85,15 +96,17 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore {
       [match, SEARCH_CANDIDATES],
     );
     const results: SearchResult[] = [];
+    const leaves = new Map<number, NodeRow | undefined>();
     for (const { seq } of ranked) {
       if (results.length >= limit) break;
       const hit = this.driver.get<Hit>(
-        `SELECT m.seq, m.id, m.role, m.content, m.created_at, h.session_id, h.leaf_seq
+        `SELECT m.seq, m.id, m.role, m.content, m.created_at, h.session_id, h.num AS session_num, h.leaf_seq,
+           h.message_count
          FROM agent_messages m JOIN agent_session_heads h ON h.num = m.session_num WHERE m.seq = ?`,
         [seq],
       );
       if (!hit) continue;
-      const onActivePath = this.onActivePath(hit);
+      const onActivePath = this.onActivePath(hit, leaves);
       if (branch === "active" && !onActivePath) continue;
       const message = parseMessage(hit.content);
       results.push({
@@ -108,11 +121,15 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore {
     return results;
   }
 
-  private onActivePath(hit: Hit): boolean {
+  private onActivePath(hit: Hit, leaves: Map<number, NodeRow | undefined>): boolean {
     if (hit.leaf_seq === null) return false;
+    if (!leaves.has(hit.session_num)) leaves.set(hit.session_num, nodeBySeq(this.driver, hit.leaf_seq));
+    const leaf = leaves.get(hit.session_num);
+    if (!leaf) return false;
+    // A session whose message count equals its active path's length has no other branch: nothing to check.
+    if (hit.message_count === leaf.depth + 1) return true;
     const node = nodeBySeq(this.driver, hit.seq);
-    const leaf = nodeBySeq(this.driver, hit.leaf_seq);
-    return node !== undefined && leaf !== undefined && isAncestor(this.driver, node, leaf);
+    return node !== undefined && isAncestor(this.driver, node, leaf);
   }
 
   async close(): Promise<void> {

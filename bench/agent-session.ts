@@ -1,0 +1,77 @@
+/**
+ * The agent-session target: the library's own SQLite store through its public API (Session / SessionStore),
+ * with the same connection settings as the floor. Bulk loads go through the very same append path, batched in
+ * large transactions, so the built store is exactly what row-by-row appends would leave.
+ */
+import { Session } from "../src/session/session.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import { appendRow } from "../src/sqlite/writes.js";
+import type { BenchMessage, StoreRow } from "./data.js";
+import type { BenchTarget, TargetFactory } from "./targets.js";
+
+const BATCH = 20_000;
+
+class AgentSessionTarget implements BenchTarget {
+  readonly name = "agent-session";
+  readonly cacheVersion = "agent-session-v3";
+  private store: SqliteStore | undefined;
+
+  private get open_(): SqliteStore {
+    if (!this.store) throw new Error("agent-session target is not open");
+    return this.store;
+  }
+
+  open(file: string): void {
+    this.store = new SqliteStore(file);
+  }
+
+  async append(sessionId: string, message: BenchMessage, parentId?: string | null): Promise<void> {
+    await this.open_.session(sessionId).appendMessage(message, parentId);
+  }
+
+  async history(sessionId: string): Promise<unknown[]> {
+    return this.open_.session(sessionId).getHistory();
+  }
+
+  async latestLeaf(sessionId: string, cold: boolean): Promise<unknown> {
+    // Cold = a brand-new Session object, as an app would make per request.
+    if (cold) return Session.create(this.open_).forSession(sessionId).getLatestLeaf();
+    return this.open_.session(sessionId).getLatestLeaf();
+  }
+
+  async search(query: string, sessionId?: string): Promise<unknown[]> {
+    return this.open_.searchMessages(
+      query,
+      sessionId === undefined ? { limit: 20 } : { limit: 20, sessionId },
+    );
+  }
+
+  bulkLoad(rows: Iterable<StoreRow>): void {
+    const driver = this.open_.driver;
+    let batch: StoreRow[] = [];
+    const flush = () =>
+      driver.transaction(() => {
+        for (const row of batch) appendRow(driver, row.sessionId, row.message, row.parentId, undefined);
+      });
+    for (const row of rows) {
+      batch.push(row);
+      if (batch.length >= BATCH) {
+        flush();
+        batch = [];
+      }
+    }
+    flush();
+    // Merge the FTS segments the big transactions left, as the floor and the reference do after a bulk load.
+    driver.run("INSERT INTO agent_messages_fts(agent_messages_fts) VALUES ('optimize')");
+  }
+
+  async close(): Promise<void> {
+    await this.store?.close();
+    this.store = undefined;
+  }
+}
+
+/** Returns the agent-session target factory. */
+export async function load(): Promise<TargetFactory> {
+  return () => new AgentSessionTarget();
+}
