@@ -75,16 +75,25 @@ export type {
   ContextCapableStore,
   EntryHit,
   EntryStore,
+  ImportCounts,
   NewSessionRecord,
   RegistryCapableStore,
+  SessionFootprint,
+  SessionImportResult,
   SessionInfo,
   SessionListOptions,
   SessionRegistry,
   SessionStore,
+  SessionTransfer,
   SessionUsage,
   StoreSearchOptions,
+  TransferCapableStore,
+  TransferItem,
+  TransferMessage,
+  TransferRow,
+  TransferSession,
 } from "./store/types.js";
-export { hasContextStorage, hasSessionRegistry, isSessionStore } from "./store/types.js";
+export { hasContextStorage, hasSessionRegistry, hasTransfer, isSessionStore } from "./store/types.js";
 export type {
   AppendOptions,
   AppendResult,

@@ -55,6 +55,19 @@ export class MemoryEntryStore implements EntryStore {
     return this.labels.get(label)?.size ?? 0;
   }
 
+  /** True when `label` holds an entry `key`. */
+  has(label: string, key: string): boolean {
+    return this.labels.get(label)?.has(key) ?? false;
+  }
+
+  /** Every entry as `{ label, key, content }`, in the order they were first written (for transfer export). */
+  list(): { label: string; key: string; content: string }[] {
+    return [...this.labels]
+      .flatMap(([label, entries]) => [...entries].map(([key, entry]) => ({ label, key, entry })))
+      .sort((a, b) => a.entry.seq - b.entry.seq)
+      .map(({ label, key, entry }) => ({ label, key, content: entry.content }));
+  }
+
   async deleteEntries(label: string): Promise<void> {
     this.labels.delete(label);
   }

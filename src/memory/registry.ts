@@ -45,6 +45,13 @@ export class MemorySessionRegistry implements SessionRegistry {
     return { ...info };
   }
 
+  /** @internal writes a row exactly as given (transfer import); false when the id is already registered. */
+  restore(info: SessionInfo): boolean {
+    if (this.rows.has(info.id)) return false;
+    this.rows.set(info.id, { info: { ...info }, activity: ++this.activity });
+    return true;
+  }
+
   async get(id: string): Promise<SessionInfo | null> {
     const row = this.rows.get(id);
     return row ? { ...row.info } : null;

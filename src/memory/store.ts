@@ -13,7 +13,12 @@ import { newCompaction } from "../store/compactions.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import { applyOverlays } from "../store/overlays.js";
 import { recentWindow } from "../store/recent.js";
-import type { ContextCapableStore, RegistryCapableStore, StoreSearchOptions } from "../store/types.js";
+import type {
+  ContextCapableStore,
+  RegistryCapableStore,
+  StoreSearchOptions,
+  TransferCapableStore,
+} from "../store/types.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -29,6 +34,7 @@ import type {
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 import { MemorySessionRegistry } from "./registry.js";
+import { MemoryTransfer } from "./transfer.js";
 
 interface Row {
   seq: number;
@@ -48,8 +54,11 @@ interface SessionData {
   compactions: StoredCompaction[];
 }
 
+/** @internal the row and session shapes, for the transfer module. */
+export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
+
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
-export class MemoryStore implements ContextCapableStore, RegistryCapableStore {
+export class MemoryStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
   readonly blocks = new MemoryBlockStore();
@@ -57,6 +66,8 @@ export class MemoryStore implements ContextCapableStore, RegistryCapableStore {
   readonly entries = new MemoryEntryStore();
   /** Named sessions for SessionManager (added with the manager). */
   readonly registry: MemorySessionRegistry = new MemorySessionRegistry(this);
+  /** Lossless export and import of whole sessions. */
+  readonly transfer: MemoryTransfer = new MemoryTransfer(this);
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
 

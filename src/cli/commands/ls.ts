@@ -1,0 +1,38 @@
+import { intOption } from "../args.js";
+import type { Command } from "../command.js";
+import { listSessions } from "../inspect/sessions.js";
+import { shortTime, table } from "../output.js";
+
+/** `ls`: the sessions of the store, newest activity first. */
+export const ls: Command = {
+  name: "ls",
+  summary: "list sessions, newest activity first",
+  description:
+    "Lists registered sessions newest activity first, then sessions that hold messages but were never registered " +
+    "(written through a plain Session), by id. Message counts cover every branch.",
+  positionals: [],
+  required: 0,
+  options: { limit: { type: "string", value: "<n>", description: "show at most n sessions" } },
+  examples: ["agent-session ls", "agent-session ls --limit 10 --json"],
+  async run({ command, args, out, open }) {
+    const limit = intOption(command, args.values, "limit", Number.POSITIVE_INFINITY);
+    const { store, location } = await open("read");
+    const sessions = await listSessions(store, limit);
+    if (out.json) return out.result(sessions);
+    if (sessions.length === 0) return out.line(`No sessions in ${location}.`);
+    const rows = sessions.map((s) => [
+      s.id,
+      s.registered ? s.name || '""' : "(unregistered)",
+      s.messages === null ? "?" : String(s.messages),
+      s.updatedAt ? shortTime(s.updatedAt) : "-",
+      s.usage ? `${s.usage.inputTokens}/${s.usage.outputTokens}` : "-",
+      s.usage ? `$${s.usage.cost.toFixed(4)}` : "-",
+    ]);
+    for (const line of table([
+      ["ID", "NAME", "MESSAGES", "LAST ACTIVITY (UTC)", "TOKENS IN/OUT", "COST"],
+      ...rows,
+    ])) {
+      await out.line(line);
+    }
+  },
+};

@@ -1,0 +1,141 @@
+import {
+  hasSessionRegistry,
+  hasTransfer,
+  type SessionInfo,
+  type SessionStore,
+  type TransferCapableStore,
+} from "../../store/types.js";
+import { CliError } from "../errors.js";
+
+/** One session as the CLI and the viewer show it: its registry row (when registered) and its stored size. */
+export interface SessionSummary {
+  id: string;
+  registered: boolean;
+  name: string | null;
+  parentSessionId: string | null;
+  model: string | null;
+  source: string | null;
+  endReason: string | null;
+  createdAt: string | null;
+  /** Last activity (the registry's `updated_at`); null for an unregistered session. */
+  updatedAt: string | null;
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    cost: number;
+  } | null;
+  /** Stored messages on every branch; null when the store cannot tell (no transfer capability). */
+  messages: number | null;
+  compactions: number | null;
+  bytes: number | null;
+  tokens: number | null;
+  leafId: string | null;
+}
+
+/** Fails with a clear message when the store lacks what a command needs. */
+export function requireTransfer(store: SessionStore, what: string): asserts store is TransferCapableStore {
+  if (!hasTransfer(store)) {
+    throw new CliError(
+      `${what} needs session export support, which the ${store.backend} store does not have yet`,
+      "UNSUPPORTED",
+    );
+  }
+}
+
+function fromInfo(id: string, info: SessionInfo | null): SessionSummary {
+  return {
+    id,
+    registered: info !== null,
+    name: info?.name ?? null,
+    parentSessionId: info?.parent_session_id ?? null,
+    model: info?.model ?? null,
+    source: info?.source ?? null,
+    endReason: info?.end_reason ?? null,
+    createdAt: info?.created_at ?? null,
+    updatedAt: info?.updated_at ?? null,
+    usage: info
+      ? {
+          inputTokens: info.input_tokens,
+          outputTokens: info.output_tokens,
+          cacheReadTokens: info.cache_read_tokens,
+          cacheWriteTokens: info.cache_write_tokens,
+          cost: info.estimated_cost,
+        }
+      : null,
+    messages: null,
+    compactions: null,
+    bytes: null,
+    tokens: null,
+    leafId: null,
+  };
+}
+
+/** The summary of one session, or null when nothing is stored or registered under `id`. */
+export async function summarize(
+  store: SessionStore,
+  id: string,
+  known?: SessionInfo | null,
+): Promise<SessionSummary | null> {
+  const info = known !== undefined ? known : hasSessionRegistry(store) ? await store.registry.get(id) : null;
+  if (!hasTransfer(store)) {
+    if (info) return fromInfo(id, info);
+    // Without a registry or transfer, a session exists when it holds a message.
+    const leaf = await store.session(id).getLatestLeaf();
+    return leaf ? { ...fromInfo(id, null), leafId: leaf.id } : null;
+  }
+  const footprint = await store.transfer.footprint(id);
+  if (!footprint && !info) return null;
+  return {
+    ...fromInfo(id, info),
+    messages: footprint?.messages ?? 0,
+    compactions: footprint?.compactions ?? 0,
+    bytes: footprint?.bytes ?? 0,
+    tokens: footprint?.tokens ?? 0,
+    leafId: footprint?.leafId ?? null,
+  };
+}
+
+/** The summary of a session, or a `NOT_FOUND` error naming it. */
+export async function requireSession(store: SessionStore, id: string): Promise<SessionSummary> {
+  const summary = await summarize(store, id);
+  if (!summary) throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
+  return summary;
+}
+
+/**
+ * Registered sessions newest activity first, then sessions that hold data but were never registered (written
+ * through a plain Session), by id. `limit` bounds how many are read.
+ */
+export async function listSessions(
+  store: SessionStore,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<SessionSummary[]> {
+  if (!hasSessionRegistry(store) && !hasTransfer(store)) {
+    throw new CliError(
+      `the ${store.backend} store can list sessions only with a session registry`,
+      "UNSUPPORTED",
+    );
+  }
+  const result: SessionSummary[] = [];
+  const registered = new Set<string>();
+  if (hasSessionRegistry(store)) {
+    const rows = await store.registry.list(Number.isFinite(limit) ? { limit } : {});
+    for (const info of rows) {
+      registered.add(info.id);
+      const summary = await summarize(store, info.id, info);
+      if (summary) result.push(summary);
+    }
+  }
+  if (hasTransfer(store)) {
+    for await (const id of store.transfer.sessionIds()) {
+      if (result.length >= limit) break;
+      if (registered.has(id)) continue;
+      // Registered ids come first in sessionIds(); one listed only now was registered after the list() above.
+      const summary = await summarize(store, id);
+      if (summary && !summary.registered) result.push(summary);
+    }
+  }
+  return result;
+}

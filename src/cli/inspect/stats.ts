@@ -1,0 +1,76 @@
+import { sqliteFileBytes, sqlitePages } from "../../sqlite/maintenance.js";
+import { SqliteStore } from "../../sqlite/store.js";
+import { hasSessionRegistry, type SessionInfo, type SessionStore } from "../../store/types.js";
+import type { OpenedStore } from "../store.js";
+import { requireTransfer } from "./sessions.js";
+
+/** Totals over a whole store. */
+export interface StoreStats {
+  backend: string;
+  location: string;
+  sessions: { total: number; registered: number; unregistered: number };
+  messages: number;
+  compactions: number;
+  /** UTF-8 bytes of stored message JSON, every branch. */
+  bytes: number;
+  /** The library's token estimate of every stored message (every branch, overlays not applied). */
+  tokens: number;
+  /** What the application recorded with addUsage, summed over registered sessions. */
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    cost: number;
+  };
+  blocks: number;
+  entries: number;
+  /** The SQLite file: bytes on disk (with its WAL) and pages; null on other backends. */
+  file: { bytes: number; pageSize: number; pages: number; freePages: number } | null;
+}
+
+function addUsage(stats: StoreStats, info: SessionInfo): void {
+  stats.usage.inputTokens += info.input_tokens;
+  stats.usage.outputTokens += info.output_tokens;
+  stats.usage.cacheReadTokens += info.cache_read_tokens;
+  stats.usage.cacheWriteTokens += info.cache_write_tokens;
+  stats.usage.cost += info.estimated_cost;
+}
+
+/** Reads every session's footprint (one pass over the store, one session at a time) and sums them. */
+export async function storeStats(opened: OpenedStore): Promise<StoreStats> {
+  const store: SessionStore = opened.store;
+  requireTransfer(store, "stats");
+  const stats: StoreStats = {
+    backend: store.backend,
+    location: opened.location,
+    sessions: { total: 0, registered: 0, unregistered: 0 },
+    messages: 0,
+    compactions: 0,
+    bytes: 0,
+    tokens: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 },
+    blocks: 0,
+    entries: 0,
+    file: null,
+  };
+  for await (const id of store.transfer.sessionIds()) {
+    const footprint = await store.transfer.footprint(id);
+    if (!footprint) continue;
+    stats.sessions.total++;
+    stats.sessions[footprint.registered ? "registered" : "unregistered"]++;
+    stats.messages += footprint.messages;
+    stats.compactions += footprint.compactions;
+    stats.bytes += footprint.bytes;
+    stats.tokens += footprint.tokens;
+    const info = footprint.registered && hasSessionRegistry(store) ? await store.registry.get(id) : null;
+    if (info) addUsage(stats, info);
+  }
+  for await (const row of store.transfer.exportRows()) stats[row.kind === "block" ? "blocks" : "entries"]++;
+  // Summing many floats drifts in the last digits; cents-level costs are what people read.
+  stats.usage.cost = Math.round(stats.usage.cost * 1e6) / 1e6;
+  if (store instanceof SqliteStore) {
+    stats.file = { bytes: sqliteFileBytes(opened.location), ...sqlitePages(store.driver) };
+  }
+  return stats;
+}

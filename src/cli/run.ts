@@ -1,0 +1,84 @@
+import { createRequire } from "node:module";
+import { parseCommandArgs, splitCommand, stringOption } from "./args.js";
+import type { CommandContext } from "./command.js";
+import { findCommand } from "./commands/index.js";
+import { describeError, UsageError } from "./errors.js";
+import { commandHelp, programHelp } from "./help.js";
+import { type Io, Output } from "./output.js";
+import { progressEnabled } from "./progress.js";
+import { DEFAULT_DB, type OpenedStore, type OpenMode, openStore } from "./store.js";
+
+function version(): string {
+  // src/cli and dist/cli are both two levels below the package root.
+  return (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+}
+
+/**
+ * Runs the CLI with the given arguments and streams; resolves to the exit code (0 ok, 1 failure, 2 bad
+ * arguments). Every failure is reported as one line on stderr (a JSON object with `--json`).
+ */
+export async function run(
+  argv: readonly string[],
+  io: Io,
+  untilStopped: () => Promise<void>,
+): Promise<number> {
+  const wantsJson = argv.includes("--json");
+  const opened: OpenedStore[] = [];
+  try {
+    const { command: name, rest } = splitCommand(argv);
+    if (name === undefined) {
+      const asked = rest.includes("--version")
+        ? `${version()}\n`
+        : rest.some((a) => a === "--help" || a === "-h")
+          ? programHelp()
+          : undefined;
+      if (asked !== undefined) {
+        io.stdout.write(asked);
+        return 0;
+      }
+      io.stderr.write(programHelp());
+      return 2;
+    }
+    if (name === "help") {
+      const topic = rest.find((arg) => !arg.startsWith("-"));
+      const command = topic === undefined ? undefined : findCommand(topic);
+      if (topic !== undefined && !command) throw new UsageError(`unknown command ${JSON.stringify(topic)}`);
+      io.stdout.write(command ? commandHelp(command) : programHelp());
+      return 0;
+    }
+    const command = findCommand(name);
+    if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+    const args = parseCommandArgs(name, command, rest);
+    if (args.values.help) {
+      io.stdout.write(commandHelp(command));
+      return 0;
+    }
+    const db = stringOption(args.values, "db") ?? io.env.AGENT_SESSION_DB ?? DEFAULT_DB;
+    const context: CommandContext = {
+      command: name,
+      args,
+      io,
+      db,
+      out: new Output(io, args.values.json === true),
+      progress: progressEnabled(io, args.values),
+      untilStopped,
+      async open(mode: OpenMode) {
+        const store = await openStore(db, mode);
+        opened.push(store);
+        return store;
+      },
+    };
+    await command.run(context);
+    return 0;
+  } catch (error) {
+    const { code, message, exitCode } = describeError(error);
+    io.stderr.write(
+      wantsJson ? `${JSON.stringify({ error: { code, message } })}\n` : `agent-session: ${message}\n`,
+    );
+    if (io.env.AGENT_SESSION_DEBUG && error instanceof Error && error.stack)
+      io.stderr.write(`${error.stack}\n`);
+    return exitCode;
+  } finally {
+    for (const store of opened) await store.close().catch(() => undefined);
+  }
+}

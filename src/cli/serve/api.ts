@@ -1,0 +1,98 @@
+import type { SessionStore } from "../../store/types.js";
+import { CliError } from "../errors.js";
+import { sessionBlocks } from "../inspect/blocks.js";
+import { readHistory } from "../inspect/history.js";
+import { listSessions, requireSession } from "../inspect/sessions.js";
+import { activeIds, leafIds, loadTree } from "../inspect/tree.js";
+import { preview } from "../output.js";
+import { partText } from "../render/message.js";
+
+/** A JSON answer of the viewer's API, or an error with its HTTP status. */
+export type ApiResult =
+  | { status: 200; body: unknown }
+  | { status: 400 | 404 | 405 | 500; body: { error: { code: string; message: string } } };
+
+/** The viewer's read-only endpoints: every one is a GET with query parameters, answered as JSON. */
+export type ApiRoute = (store: SessionStore, query: URLSearchParams) => Promise<unknown>;
+
+function required(query: URLSearchParams, name: string): string {
+  const value = query.get(name);
+  if (value === null) throw new CliError(`the "${name}" parameter is required`, "INVALID_ARGUMENT");
+  return value;
+}
+
+/** The routes under `/api/`; each returns plain data that the page renders as text. */
+export const API_ROUTES: Record<string, ApiRoute> = {
+  async sessions(store) {
+    return listSessions(store);
+  },
+
+  // One session: its summary and its whole tree, as small nodes (the page draws the graph from them).
+  async session(store, query) {
+    const id = required(query, "id");
+    const summary = await requireSession(store, id);
+    const tree = await loadTree(store, id);
+    const active = activeIds(tree);
+    const nodes = [...tree.nodes.values()].map((n) => ({
+      id: n.id,
+      parentId: n.parentId,
+      role: n.role,
+      createdAt: n.createdAt,
+      preview: preview(n.text || (n.message?.parts ?? []).map(partText).join(" "), 90),
+      children: n.children,
+      onActivePath: active.has(n.id),
+    }));
+    return {
+      summary,
+      leafId: tree.leafId,
+      leaves: leafIds(tree),
+      roots: tree.roots,
+      nodes,
+      compactions: tree.compactions,
+    };
+  },
+
+  async history(store, query) {
+    const id = required(query, "id");
+    await requireSession(store, id);
+    const leaf = query.get("leaf");
+    return readHistory(store, id, {
+      leafId: leaf === null || leaf === "" ? undefined : leaf,
+      raw: query.get("raw") === "1",
+    });
+  },
+
+  async blocks(store, query) {
+    const id = required(query, "id");
+    await requireSession(store, id);
+    return sessionBlocks(store, id);
+  },
+
+  async search(store, query) {
+    const q = query.get("q") ?? "";
+    const branch = query.get("branch") === "active" ? "active" : "all";
+    const session = query.get("session");
+    return store.searchMessages(q, { limit: 50, branch, ...(session ? { sessionId: session } : {}) });
+  },
+};
+
+const STATUS: Record<string, 400 | 404> = { NOT_FOUND: 404, INVALID_ARGUMENT: 400, USAGE: 400 };
+
+/** Runs a route and turns its errors into JSON with a status (details of unexpected errors stay on the server). */
+export async function callApi(
+  route: ApiRoute,
+  store: SessionStore,
+  query: URLSearchParams,
+): Promise<ApiResult> {
+  try {
+    return { status: 200, body: await route(store, query) };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const status = typeof code === "string" ? STATUS[code] : undefined;
+    if (status) return { status, body: { error: { code: String(code), message: (error as Error).message } } };
+    return {
+      status: 500,
+      body: { error: { code: "INTERNAL", message: (error as Error).message ?? "internal error" } },
+    };
+  }
+}

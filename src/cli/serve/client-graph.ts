@@ -1,0 +1,95 @@
+/**
+ * Browser code that draws a session's message tree as an SVG graph (plain ES2017, inlined into the page; it
+ * avoids template literals so it can live in this TypeScript string). Depth runs downwards; each leaf gets a lane
+ * and a parent sits in its first child's lane, so the first branch is a straight line and later branches fan out
+ * to the right. Nodes carry `data-node-id`; clicking one reads the branch ending there.
+ */
+export const GRAPH_SCRIPT = `
+var SVG_NS = "http://www.w3.org/2000/svg";
+var STEP_X = 40, STEP_Y = 26, PAD = 14;
+
+function svgEl(tag, attrs) {
+  var node = document.createElementNS(SVG_NS, tag);
+  Object.keys(attrs).forEach(function (key) { node.setAttribute(key, String(attrs[key])); });
+  return node;
+}
+
+function layoutTree(data) {
+  var byId = new Map();
+  data.nodes.forEach(function (n) { byId.set(n.id, { node: n, depth: 0, lane: 0 }); });
+  // Storage order puts parents before children, so one forward pass sets every depth.
+  data.nodes.forEach(function (n) {
+    var parent = n.parentId === null ? undefined : byId.get(n.parentId);
+    if (parent) byId.get(n.id).depth = parent.depth + 1;
+  });
+  // Leaves get lanes in depth-first order (explicit stack: conversations can be thousands of messages deep).
+  var lanes = 0, stack = data.roots.slice().reverse();
+  while (stack.length > 0) {
+    var item = byId.get(stack.pop());
+    if (!item) continue;
+    if (item.node.children.length === 0) item.lane = lanes++;
+    for (var i = item.node.children.length - 1; i >= 0; i--) stack.push(item.node.children[i]);
+  }
+  for (var j = data.nodes.length - 1; j >= 0; j--) {
+    var it = byId.get(data.nodes[j].id);
+    if (it.node.children.length > 0) it.lane = byId.get(it.node.children[0]).lane;
+  }
+  return { byId: byId, lanes: Math.max(lanes, 1) };
+}
+
+function coveredIds(data) {
+  var parents = new Map();
+  data.nodes.forEach(function (n) { parents.set(n.id, n.parentId); });
+  var covered = new Set();
+  data.compactions.forEach(function (c) {
+    var path = [];
+    for (var id = c.toMessageId; id !== null && id !== undefined; id = parents.get(id)) {
+      path.push(id);
+      if (id === c.fromMessageId) { path.forEach(function (p) { covered.add(p); }); break; }
+    }
+  });
+  return covered;
+}
+
+function drawGraph(container, data, selectedId, onPick) {
+  container.textContent = "";
+  if (data.nodes.length === 0) { container.appendChild(document.createTextNode("No messages.")); return; }
+  var layout = layoutTree(data), covered = coveredIds(data), maxDepth = 0;
+  layout.byId.forEach(function (it) { if (it.depth > maxDepth) maxDepth = it.depth; });
+  var width = PAD * 2 + (layout.lanes - 1) * STEP_X + 70, height = PAD * 2 + maxDepth * STEP_Y;
+  var root = svgEl("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height });
+  var at = function (it) { return { x: PAD + it.lane * STEP_X, y: PAD + it.depth * STEP_Y }; };
+  layout.byId.forEach(function (it) {
+    var parent = it.node.parentId === null ? undefined : layout.byId.get(it.node.parentId);
+    if (!parent) return;
+    var a = at(parent), b = at(it), mid = (a.y + b.y) / 2;
+    root.appendChild(svgEl("path", {
+      d: "M" + a.x + " " + a.y + " C" + a.x + " " + mid + " " + b.x + " " + mid + " " + b.x + " " + b.y,
+      "class": "edge" + (it.node.onActivePath ? " active" : ""),
+    }));
+  });
+  layout.byId.forEach(function (it) {
+    var n = it.node, p = at(it), leaf = n.children.length === 0;
+    var role = n.role === "user" || n.role === "assistant" ? n.role : "other";
+    var classes = ["node", role];
+    if (!n.onActivePath) classes.push("inactive");
+    if (covered.has(n.id)) classes.push("covered");
+    if (n.id === selectedId) classes.push("selected");
+    var g = svgEl("g", { "class": classes.join(" "), "data-node-id": n.id, tabindex: 0, role: "button" });
+    if (leaf) g.setAttribute("data-leaf", "1");
+    var title = svgEl("title", {});
+    title.textContent = n.role + " " + n.id + (covered.has(n.id) ? " (replaced by an overlay)" : "") + ": " + n.preview;
+    g.appendChild(title);
+    g.appendChild(svgEl("circle", { cx: p.x, cy: p.y, r: leaf ? 8 : 6 }));
+    if (leaf || n.id === selectedId) {
+      var label = svgEl("text", { x: p.x + 11, y: p.y + 3 });
+      label.textContent = n.id.length > 10 ? n.id.slice(0, 9) + "…" : n.id;
+      g.appendChild(label);
+    }
+    g.addEventListener("click", function () { onPick(n.id); });
+    g.addEventListener("keydown", function (event) { if (event.key === "Enter") onPick(n.id); });
+    root.appendChild(g);
+  });
+  container.appendChild(root);
+}
+`;

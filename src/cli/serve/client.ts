@@ -1,0 +1,206 @@
+/**
+ * The viewer's browser code (plain ES2017, inlined into the page). Every string from the store reaches the page
+ * through `textContent` or an attribute, never as markup, so stored text can never become HTML or script.
+ * The address hash (`#session=…&leaf=…`) keeps the open branch, so a view can be reloaded or shared locally.
+ */
+export const CLIENT_SCRIPT = `
+(function () {
+  "use strict";
+  // seq numbers requests: an answer that arrives after a newer click is dropped instead of overwriting it.
+  var state = { session: null, leaf: null, tree: null, seq: 0 };
+  var $ = function (id) { return document.getElementById(id); };
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function api(path, params) {
+    var url = new URL("/api/" + path, location.origin);
+    Object.keys(params || {}).forEach(function (key) {
+      if (params[key] !== undefined && params[key] !== null) url.searchParams.set(key, params[key]);
+    });
+    return fetch(url).then(function (res) {
+      return res.json().then(function (body) {
+        if (!res.ok) throw new Error(body && body.error ? body.error.message : res.statusText);
+        return body;
+      });
+    });
+  }
+
+  function time(iso) { return iso ? iso.slice(0, 19).replace("T", " ") : ""; }
+  function json(value) { return value === undefined ? "" : JSON.stringify(value, null, 2); }
+  function showError(target, error) { target.textContent = ""; target.appendChild(el("p", "error", error.message)); }
+
+  function partNode(part) {
+    if (!part || typeof part !== "object") return el("div", "part other", json(part));
+    if (part.type === "text") return el("div", "part text", part.text || "");
+    if (part.type === "reasoning") return el("div", "part reasoning", "reasoning: " + (part.text || part.reasoning || ""));
+    var tool = part.toolName || (typeof part.type === "string" && part.type.indexOf("tool-") === 0 ? part.type.slice(5) : null);
+    if (tool || part.type === "dynamic-tool") {
+      var lines = "tool " + (tool || "?") + (part.state ? " (" + part.state + ")" : "");
+      if (part.input !== undefined || part.args !== undefined) lines += "\\ninput: " + json(part.input !== undefined ? part.input : part.args);
+      var output = part.output !== undefined ? part.output : part.result !== undefined ? part.result : part.errorText;
+      if (output !== undefined) lines += "\\noutput: " + json(output);
+      return el("div", "part tool", lines);
+    }
+    return el("div", "part other", "[" + part.type + "] " + json(part));
+  }
+
+  function messageNode(entry) {
+    var box = el("article", "msg " + (entry.overlay ? "overlay" : entry.role === "user" || entry.role === "assistant" ? entry.role : "other"));
+    box.setAttribute("data-message-id", entry.id);
+    var head = el("div", "head");
+    head.appendChild(el("span", "role", entry.overlay ? "compaction overlay" : entry.role));
+    head.appendChild(el("span", "muted", entry.id));
+    head.appendChild(el("span", "muted", time(entry.createdAt)));
+    box.appendChild(head);
+    if (entry.overlay) {
+      var o = entry.overlay;
+      var count = o.covered ? o.covered.length + " messages" : "a range";
+      box.appendChild(el("div", "muted", "Replaces " + count + ": " + o.fromMessageId + " … " + o.toMessageId + " (the model reads this summary instead)"));
+    }
+    (entry.message.parts || []).forEach(function (part) { box.appendChild(partNode(part)); });
+    if (entry.overlay && entry.overlay.covered) {
+      var details = el("details", "originals");
+      details.appendChild(el("summary", null, "Show the " + entry.overlay.covered.length + " original messages"));
+      entry.overlay.covered.forEach(function (original) { details.appendChild(messageNode(original)); });
+      box.appendChild(details);
+    }
+    return box;
+  }
+
+  function setHash() {
+    var params = new URLSearchParams();
+    if (state.session !== null) params.set("session", state.session);
+    if (state.leaf !== null) params.set("leaf", state.leaf);
+    history.replaceState(null, "", "#" + params.toString());
+  }
+
+  function loadSessions() {
+    return api("sessions").then(function (sessions) {
+      var nav = $("sessions");
+      nav.textContent = "";
+      if (sessions.length === 0) nav.appendChild(el("p", "muted", "No sessions."));
+      sessions.forEach(function (s) {
+        var button = el("button", s.id === state.session ? "selected" : "");
+        button.setAttribute("data-session-id", s.id);
+        var title = el("div", null, s.registered ? s.name || "(no name)" : s.id);
+        if (!s.registered) title.appendChild(el("span", "tag", "unregistered"));
+        if (s.endReason) title.appendChild(el("span", "tag", "ended: " + s.endReason));
+        button.appendChild(title);
+        var facts = s.id + " · " + (s.messages === null ? "?" : s.messages) + " messages" + (s.updatedAt ? " · " + time(s.updatedAt) : "");
+        button.appendChild(el("div", "muted", facts));
+        button.addEventListener("click", function () { openSession(s.id, null); });
+        nav.appendChild(button);
+      });
+    }).catch(function (error) { showError($("sessions"), error); });
+  }
+
+  function fact(parent, label, value) {
+    var span = el("span", null);
+    span.appendChild(el("span", "muted", label + " "));
+    span.appendChild(document.createTextNode(value === null || value === undefined ? "-" : String(value)));
+    parent.appendChild(span);
+  }
+
+  function renderSummary(data) {
+    var s = data.summary, box = $("summary");
+    box.textContent = "";
+    var title = el("h2", null, s.registered ? s.name || "(no name)" : s.id);
+    if (!s.registered) title.appendChild(el("span", "tag", "unregistered"));
+    box.appendChild(title);
+    var facts = el("div", "facts");
+    fact(facts, "id", s.id);
+    fact(facts, "model", s.model);
+    fact(facts, "source", s.source);
+    fact(facts, "created", time(s.createdAt));
+    fact(facts, "last activity", time(s.updatedAt));
+    fact(facts, "messages", s.messages + " on " + data.leaves.length + (data.leaves.length === 1 ? " branch" : " branches"));
+    fact(facts, "overlays", data.compactions.length);
+    fact(facts, "stored", s.bytes + " bytes, ~" + s.tokens + " tokens");
+    if (s.usage) {
+      var u = s.usage;
+      fact(facts, "usage", u.inputTokens + " in / " + u.outputTokens + " out, cache " + u.cacheReadTokens + " read / " + u.cacheWriteTokens + " write, $" + u.cost.toFixed(4));
+    }
+    if (s.endReason) fact(facts, "ended", s.endReason);
+    box.appendChild(facts);
+    if (s.parentSessionId) {
+      var link = el("button", null, "Open parent session " + s.parentSessionId);
+      link.addEventListener("click", function () { openSession(s.parentSessionId, null); });
+      box.appendChild(link);
+    }
+  }
+
+  function renderBlocks(result) {
+    var box = $("blocks");
+    box.textContent = "";
+    box.appendChild(el("h3", null, "Context blocks"));
+    if (result.blocks.length === 0) box.appendChild(el("p", "muted", "No stored blocks."));
+    result.blocks.forEach(function (b) {
+      box.appendChild(el("div", "muted", b.label + " · " + b.key + " · ~" + b.tokens + " tokens"));
+      box.appendChild(el("pre", "block", b.content));
+    });
+    box.appendChild(el("h3", null, "Frozen system prompt"));
+    if (result.prompt) {
+      box.appendChild(el("div", "muted", result.prompt.key + " · ~" + result.prompt.tokens + " tokens"));
+      box.appendChild(el("pre", "block prompt", result.prompt.content));
+    } else box.appendChild(el("p", "muted", "None stored."));
+  }
+
+  function showBranch(leaf) {
+    var seq = ++state.seq;
+    state.leaf = leaf;
+    setHash();
+    drawGraph($("graph"), state.tree, leaf, showBranch);
+    var conversation = $("conversation");
+    return api("history", { id: state.session, leaf: leaf }).then(function (view) {
+      if (seq !== state.seq) return;
+      $("branch-title").textContent = "Branch to " + (view.leafId || "(empty)") + " · " + view.entries.length + " messages as the model reads them";
+      conversation.textContent = "";
+      view.entries.forEach(function (entry) { conversation.appendChild(messageNode(entry)); });
+      if (view.entries.length === 0) conversation.appendChild(el("p", "muted", "No messages."));
+    }).catch(function (error) { showError(conversation, error); });
+  }
+
+  function openSession(id, leaf) {
+    state.session = id;
+    $("results").textContent = "";
+    Array.prototype.forEach.call(document.querySelectorAll("#sessions button"), function (b) {
+      b.classList.toggle("selected", b.getAttribute("data-session-id") === id);
+    });
+    var seq = ++state.seq;
+    return api("session", { id: id }).then(function (data) {
+      if (seq !== state.seq) return;
+      state.tree = data;
+      renderSummary(data);
+      api("blocks", { id: id }).then(renderBlocks).catch(function (error) { showError($("blocks"), error); });
+      return showBranch(leaf || data.leafId);
+    }).catch(function (error) { showError($("summary"), error); });
+  }
+
+  $("search").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var box = $("results");
+    api("search", { q: $("q").value, branch: $("branch").value }).then(function (hits) {
+      box.textContent = "";
+      box.appendChild(el("h3", null, hits.length + " matches"));
+      hits.forEach(function (hit) {
+        var button = el("button", "hit");
+        button.setAttribute("data-hit-id", hit.id);
+        button.appendChild(el("div", "muted", hit.sessionId + " · " + hit.id + " · " + hit.role + " · " + (hit.onActivePath ? "active path" : "other branch")));
+        button.appendChild(el("div", null, hit.content));
+        button.addEventListener("click", function () { openSession(hit.sessionId, hit.id); });
+        box.appendChild(button);
+      });
+    }).catch(function (error) { showError(box, error); });
+  });
+
+  var initial = new URLSearchParams(location.hash.slice(1));
+  loadSessions().then(function () {
+    if (initial.get("session")) openSession(initial.get("session"), initial.get("leaf"));
+  });
+})();
+`;

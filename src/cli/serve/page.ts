@@ -1,0 +1,110 @@
+import { CLIENT_SCRIPT } from "./client.js";
+import { GRAPH_SCRIPT } from "./client-graph.js";
+
+/** Escapes text for HTML content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const STYLE = `
+:root { --fg: #1d2330; --muted: #667085; --line: #d9dee7; --bg: #f6f7f9; --user: #2563eb; --assistant: #059669;
+  --other: #7c3aed; --overlay: #b45309; --sel: #f59e0b; font-family: system-ui, sans-serif; color: var(--fg); }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); font-size: 14px; }
+header { display: flex; gap: 12px; align-items: center; padding: 8px 16px; background: #111827; color: #fff; }
+header h1 { font-size: 16px; margin: 0; }
+header .db { color: #cbd5e1; font-family: ui-monospace, monospace; font-size: 12px; }
+header .badge { background: #374151; border-radius: 10px; padding: 2px 8px; font-size: 12px; }
+header form { margin-left: auto; display: flex; gap: 6px; }
+header input, header select, header button { font: inherit; padding: 4px 8px; border-radius: 4px; border: 0; }
+main { display: grid; grid-template-columns: 260px 1fr; height: calc(100vh - 44px); }
+#sessions { overflow: auto; border-right: 1px solid var(--line); background: #fff; }
+#sessions button { display: block; width: 100%; text-align: left; padding: 8px 12px; border: 0;
+  border-bottom: 1px solid var(--line); background: none; cursor: pointer; font: inherit; }
+#sessions button:hover, #sessions button.selected { background: #eef2ff; }
+.muted { color: var(--muted); font-size: 12px; }
+.tag { font-size: 11px; border: 1px solid var(--line); border-radius: 8px; padding: 0 6px; margin-left: 4px; }
+#detail { overflow: auto; padding: 12px 16px; }
+#summary h2 { margin: 0 0 4px; font-size: 18px; }
+.facts { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 6px 0 12px; }
+.layout { display: grid; grid-template-columns: minmax(140px, auto) 1fr; gap: 16px; align-items: start; }
+#graph { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 6px; max-height: 75vh; overflow: auto; }
+#graph svg { display: block; }
+#graph .edge { fill: none; stroke: #98a2b3; stroke-width: 1.5; }
+#graph .edge.active { stroke: #475467; stroke-width: 2.5; }
+#graph .node circle { stroke-width: 2; cursor: pointer; }
+#graph .node.user circle { stroke: var(--user); fill: var(--user); }
+#graph .node.assistant circle { stroke: var(--assistant); fill: var(--assistant); }
+#graph .node.other circle { stroke: var(--other); fill: var(--other); }
+#graph .node.inactive circle { fill: #fff; }
+#graph .node.covered circle { stroke-dasharray: 3 2; stroke: var(--overlay); }
+#graph .node.selected circle { stroke: var(--sel); stroke-width: 4; }
+#graph .node text { font-size: 10px; fill: var(--muted); pointer-events: none; }
+.msg { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--other); border-radius: 6px;
+  padding: 8px 12px; margin-bottom: 8px; }
+.msg.user { border-left-color: var(--user); }
+.msg.assistant { border-left-color: var(--assistant); }
+.msg.overlay { border-left-color: var(--overlay); background: #fffbeb; }
+.msg .head { display: flex; gap: 8px; align-items: baseline; margin-bottom: 4px; }
+.msg .role { font-weight: 600; }
+.part { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0; }
+.part.tool, .part.reasoning, .part.other { font-family: ui-monospace, monospace; font-size: 12px; color: #344054;
+  background: #f2f4f7; border-radius: 4px; padding: 4px 6px; }
+details { margin-top: 6px; }
+details .msg { margin-left: 12px; }
+pre.block { white-space: pre-wrap; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px; }
+#results .hit { display: block; width: 100%; text-align: left; background: #fff; border: 1px solid var(--line);
+  border-radius: 6px; padding: 6px 10px; margin-bottom: 6px; cursor: pointer; font: inherit; }
+.error { color: #b42318; }
+.legend { max-width: 180px; }
+`;
+
+/**
+ * The viewer's single page: markup, style and script inline (no CDN, no build step). The data is never part of
+ * the markup: the script fetches it as JSON and renders every string with `textContent`, so a message holding
+ * `<script>` shows as text. `nonce` marks the only script and style the Content-Security-Policy allows.
+ */
+export function renderPage(nonce: string, title: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>agent-session viewer</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<header>
+  <h1>agent-session</h1>
+  <span class="db" id="db">${escapeHtml(title)}</span>
+  <span class="badge">read-only</span>
+  <form id="search">
+    <input id="q" type="search" placeholder="Search all sessions" aria-label="Search">
+    <select id="branch" aria-label="Branches"><option value="all">all branches</option><option value="active">active paths</option></select>
+    <button type="submit">Search</button>
+  </form>
+</header>
+<main>
+  <nav id="sessions" aria-label="Sessions"></nav>
+  <section id="detail">
+    <div id="results"></div>
+    <div id="summary"><p class="muted">Pick a session on the left, or search.</p></div>
+    <div class="layout">
+      <div>
+        <div id="graph" aria-label="Branch tree"></div>
+        <p class="muted legend">● active path · ○ other branch · dashed: replaced by an overlay.<br>Click a message to read its branch.</p>
+      </div>
+      <div>
+        <div id="branch-title" class="muted"></div>
+        <div id="conversation"></div>
+        <div id="blocks"></div>
+      </div>
+    </div>
+  </section>
+</main>
+<script nonce="${nonce}">${GRAPH_SCRIPT}
+${CLIENT_SCRIPT}</script>
+</body>
+</html>
+`;
+}

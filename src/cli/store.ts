@@ -1,0 +1,93 @@
+import { statSync } from "node:fs";
+import { probeSqliteFile } from "../sqlite/maintenance.js";
+import { SqliteStore } from "../sqlite/store.js";
+import type { SessionStore } from "../store/types.js";
+import { CliError } from "./errors.js";
+
+/** `read`: the database must exist already; `write`: it is created when missing (demo, import). */
+export type OpenMode = "read" | "write";
+
+/** An open store and how to describe and close it. */
+export interface OpenedStore {
+  store: SessionStore;
+  kind: "sqlite" | "postgres";
+  /** The path, or the URL with its password masked (safe to print). */
+  location: string;
+  close(): Promise<void>;
+}
+
+/** The database the CLI uses when `--db` is not given. */
+export const DEFAULT_DB = "./agent-session.db";
+
+/** True for a `postgres://` or `postgresql://` URL. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** The URL with its password replaced by `***`, for messages. */
+export function maskUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url.replace(/:\/\/([^:/@]*):[^@]*@/, "://$1:***@");
+  }
+}
+
+/** Opens the store `--db` names: a SQLite file (checked first, so nothing is created or migrated by mistake) or Postgres. */
+export async function openStore(db: string, mode: OpenMode): Promise<OpenedStore> {
+  return isPostgresUrl(db) ? openPostgres(db) : openSqlite(db, mode);
+}
+
+function openSqlite(path: string, mode: OpenMode): OpenedStore {
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CliError(`${path} is a directory, not a database file`, "INVALID_ARGUMENT");
+  }
+  const kind = probeSqliteFile(path);
+  if (kind === "missing" && mode === "read") {
+    throw new CliError(
+      `no database at ${path} (pass --db <file|postgres://…>, or create one with 'agent-session demo' or 'agent-session import')`,
+      "NOT_FOUND",
+    );
+  }
+  if (kind === "not-sqlite") throw new CliError(`${path} is not a SQLite database`, "INVALID_ARGUMENT");
+  // Reading must not add agent-session tables to somebody else's database; importing into it may.
+  if (kind === "other-sqlite" && mode === "read") {
+    throw new CliError(`${path} is a SQLite database without agent-session tables`, "INVALID_ARGUMENT");
+  }
+  const store = new SqliteStore(path);
+  return { store, kind: "sqlite", location: path, close: () => store.close() };
+}
+
+async function openPostgres(url: string): Promise<OpenedStore> {
+  const location = maskUrl(url);
+  let pool: { end(): Promise<void> } & object;
+  try {
+    const pg = (await import("pg")).default;
+    // A bounded connect timeout: an unreachable host fails in seconds instead of hanging the command.
+    pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 10_000, max: 4 });
+  } catch (error) {
+    throw new CliError(
+      `Postgres needs the "pg" package (npm install pg): ${(error as Error).message}`,
+      "MISSING",
+    );
+  }
+  try {
+    const { PostgresStore } = await import("../postgres/index.js");
+    const store = await PostgresStore.open(pool as never);
+    return {
+      store,
+      kind: "postgres",
+      location,
+      close: async () => {
+        await store.close();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CliError(`cannot open Postgres at ${location}: ${reason.split("\n")[0]}`, "STORAGE");
+  }
+}

@@ -1,0 +1,82 @@
+import type { TransferCapableStore } from "../../store/types.js";
+import { CliError } from "../errors.js";
+import { blockOwner, sessionExistence } from "../inspect/blocks.js";
+import type { Progress } from "../progress.js";
+import { type ExportCounts, encodeEnd, encodeHeader, encodeItem, encodeRow } from "./format.js";
+
+/** What to export and how to report progress. */
+export interface ExportOptions {
+  /** Sessions to export in this order; empty = every session, then every block and entry of the store. */
+  sessionIds: readonly string[];
+  progress: Progress;
+  /** Count messages first so the progress bar has a total (one extra read per session). */
+  countFirst: boolean;
+}
+
+// Lines are collected into chunks of about this many characters: far fewer writes than one per line.
+const CHUNK = 64 * 1024;
+
+/**
+ * Writes an export as JSONL: the header, each session (its record, messages parents first, overlays), the
+ * blocks (and, for a whole-store export, the search entries), then the end record with the counts. Everything is
+ * streamed from the store page by page, so memory stays flat whatever the store's size.
+ */
+export async function writeExport(
+  store: TransferCapableStore,
+  write: (chunk: string) => Promise<void>,
+  options: ExportOptions,
+): Promise<ExportCounts> {
+  const selected = [...new Set(options.sessionIds)];
+  for (const id of selected) {
+    if (!(await store.transfer.footprint(id)))
+      throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
+  }
+  if (options.countFirst) options.progress.setTotal(await countMessages(store, selected));
+  const counts: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0 };
+  let buffer = "";
+  const emit = async (line: string) => {
+    buffer += `${line}\n`;
+    if (buffer.length >= CHUNK) {
+      await write(buffer);
+      buffer = "";
+    }
+  };
+  await emit(encodeHeader());
+  const ids: AsyncIterable<string> | readonly string[] =
+    selected.length > 0 ? selected : store.transfer.sessionIds();
+  for await (const id of ids) {
+    for await (const item of store.transfer.exportSession(id)) {
+      await emit(encodeItem(id, item));
+      if (item.kind === "session") counts.sessions++;
+      else if (item.kind === "compaction") counts.compactions++;
+      else {
+        counts.messages++;
+        options.progress.increment();
+      }
+    }
+  }
+  const wanted = new Set(selected);
+  const exists = sessionExistence(store);
+  for await (const row of store.transfer.exportRows()) {
+    if (selected.length > 0) {
+      // A partial export carries the blocks of its sessions only; entries belong to search blocks, not sessions.
+      if (row.kind === "entry") break;
+      const owner = await blockOwner(row.key, exists);
+      if (!owner || !wanted.has(owner.sessionId)) continue;
+    }
+    await emit(encodeRow(row));
+    if (row.kind === "block") counts.blocks++;
+    else counts.entries++;
+  }
+  await emit(encodeEnd(counts));
+  if (buffer.length > 0) await write(buffer);
+  return counts;
+}
+
+async function countMessages(store: TransferCapableStore, selected: readonly string[]): Promise<number> {
+  let total = 0;
+  const ids: AsyncIterable<string> | readonly string[] =
+    selected.length > 0 ? selected : store.transfer.sessionIds();
+  for await (const id of ids) total += (await store.transfer.footprint(id))?.messages ?? 0;
+  return total;
+}

@@ -1,0 +1,283 @@
+import type {
+  SessionInfo,
+  TransferItem,
+  TransferMessage,
+  TransferRow,
+  TransferSession,
+} from "../../store/types.js";
+import type { CompactionDetails, StoredCompaction } from "../../types.js";
+import { CliError } from "../errors.js";
+
+/** The `format` value of the first line of every export. */
+export const EXPORT_FORMAT = "agent-session-export";
+/** The version this code writes; it reads this version and refuses newer ones. */
+export const EXPORT_VERSION = 1;
+
+/** Record counts, as the last line of an export states them. */
+export interface ExportCounts {
+  sessions: number;
+  messages: number;
+  compactions: number;
+  blocks: number;
+  entries: number;
+}
+
+/** A line of an export after validation, in the store's transfer shapes. */
+export type ExportRecord =
+  | { type: "header"; version: number }
+  | { type: "session"; session: TransferSession }
+  | { type: "message"; sessionId: string; message: TransferMessage }
+  | { type: "compaction"; sessionId: string; compaction: StoredCompaction }
+  | { type: "row"; row: TransferRow }
+  | { type: "end"; counts: ExportCounts };
+
+// Every writer below builds its object literal in one fixed key order, so the same data is always the same bytes.
+
+/** The first line. */
+export function encodeHeader(): string {
+  return JSON.stringify({ type: "header", format: EXPORT_FORMAT, version: EXPORT_VERSION });
+}
+
+/** The line of one item of a session's transfer stream. */
+export function encodeItem(sessionId: string, item: TransferItem): string {
+  if (item.kind === "session") {
+    const { id, info, leafId } = item.session;
+    return JSON.stringify({ type: "session", id, leaf: leafId, registry: info ? encodeInfo(info) : null });
+  }
+  if (item.kind === "compaction") {
+    const c = item.compaction;
+    return JSON.stringify({
+      type: "compaction",
+      session: sessionId,
+      id: c.id,
+      from: c.fromMessageId,
+      to: c.toMessageId,
+      summary: c.summary,
+      details: c.details ?? null,
+      createdAt: c.createdAt,
+    });
+  }
+  const m = item.message;
+  const base = {
+    type: "message",
+    session: sessionId,
+    id: m.id,
+    parent: m.parentId,
+    role: m.role,
+    createdAt: m.createdAt,
+  };
+  const message = parseObject(m.content);
+  // The stored JSON is written as a nested object (readable, diffable); a row that no longer parses travels as text.
+  return JSON.stringify(message === undefined ? { ...base, raw: m.content } : { ...base, message });
+}
+
+function encodeInfo(info: SessionInfo) {
+  return {
+    name: info.name,
+    parentSessionId: info.parent_session_id,
+    model: info.model,
+    source: info.source,
+    endReason: info.end_reason,
+    createdAt: info.created_at,
+    updatedAt: info.updated_at,
+    usage: {
+      inputTokens: info.input_tokens,
+      outputTokens: info.output_tokens,
+      cacheReadTokens: info.cache_read_tokens,
+      cacheWriteTokens: info.cache_write_tokens,
+      cost: info.estimated_cost,
+    },
+  };
+}
+
+/** The line of a context block or a searchable entry. */
+export function encodeRow(row: TransferRow): string {
+  return row.kind === "block"
+    ? JSON.stringify({ type: "block", key: row.key, content: row.content })
+    : JSON.stringify({ type: "entry", label: row.label, key: row.key, content: row.content });
+}
+
+/** The last line: how many records of each kind came before, so a truncated file is detected. */
+export function encodeEnd(counts: ExportCounts): string {
+  const { sessions, messages, compactions, blocks, entries } = counts;
+  return JSON.stringify({ type: "end", sessions, messages, compactions, blocks, entries });
+}
+
+function parseObject(json: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(json);
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads fields of one record, failing with the line number and the field's path. */
+class Fields {
+  constructor(
+    private readonly record: Record<string, unknown>,
+    private readonly line: number,
+    private readonly path = "",
+  ) {}
+
+  fail(problem: string): never {
+    throw new CliError(`line ${this.line}: ${problem}`, "INVALID_FILE");
+  }
+
+  private bad(name: string, expected: string): never {
+    return this.fail(`"${this.path}${name}" must be ${expected}`);
+  }
+
+  string(name: string, nonEmpty = false): string {
+    const value = this.record[name];
+    if (typeof value !== "string" || (nonEmpty && value.length === 0)) {
+      this.bad(name, nonEmpty ? "a non-empty string" : "a string");
+    }
+    return value;
+  }
+
+  nullableString(name: string): string | null {
+    return this.record[name] === null ? null : this.string(name);
+  }
+
+  // Canonical `toISOString()` form only: every backend stores and returns it unchanged, so re-exports match.
+  time(name: string): string {
+    const value = this.string(name);
+    const date = new Date(value);
+    if (Number.isNaN(date.getTime()) || date.toISOString() !== value) {
+      this.bad(name, "an ISO-8601 UTC timestamp like 2025-01-31T12:00:00.000Z");
+    }
+    return value;
+  }
+
+  count(name: string): number {
+    const value = this.record[name];
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      this.bad(name, "a whole number >= 0");
+    }
+    return value;
+  }
+
+  amount(name: string): number {
+    const value = this.record[name];
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) this.bad(name, "a number >= 0");
+    return value;
+  }
+
+  object(name: string): Record<string, unknown> {
+    const value = this.record[name];
+    if (value === null || typeof value !== "object" || Array.isArray(value)) this.bad(name, "an object");
+    return value as Record<string, unknown>;
+  }
+
+  /** The fields of a nested object. */
+  nested(name: string): Fields {
+    return new Fields(this.object(name), this.line, `${this.path}${name}.`);
+  }
+}
+
+function decodeInfo(id: string, f: Fields): SessionInfo {
+  const r = f.nested("registry");
+  const usage = r.nested("usage");
+  return {
+    id,
+    name: r.string("name"),
+    parent_session_id: r.nullableString("parentSessionId"),
+    model: r.nullableString("model"),
+    source: r.nullableString("source"),
+    input_tokens: usage.count("inputTokens"),
+    output_tokens: usage.count("outputTokens"),
+    cache_read_tokens: usage.count("cacheReadTokens"),
+    cache_write_tokens: usage.count("cacheWriteTokens"),
+    estimated_cost: usage.amount("cost"),
+    end_reason: r.nullableString("endReason"),
+    created_at: r.time("createdAt"),
+    updated_at: r.time("updatedAt"),
+  };
+}
+
+/** Checks the first line of a file: the header of a version this code reads, or a clear "not an export". */
+export function decodeHeader(text: string): { type: "header"; version: number } {
+  let record: ExportRecord | undefined;
+  try {
+    record = decodeLine(text, 1);
+  } catch (error) {
+    // A newer version is a real header: say so instead of "not an export".
+    if (/newer than/.test((error as Error).message)) throw error;
+  }
+  if (record?.type !== "header") {
+    throw new CliError(
+      "line 1: not an agent-session export (the first line must be its header)",
+      "INVALID_FILE",
+    );
+  }
+  return record;
+}
+
+/** Parses and validates one line (1-based `line` for messages); unknown fields are ignored within a version. */
+export function decodeLine(text: string, line: number): ExportRecord {
+  const record = parseObject(text);
+  if (!record) throw new CliError(`line ${line}: not a JSON object`, "INVALID_FILE");
+  const f = new Fields(record, line);
+  switch (record.type) {
+    case "header": {
+      if (record.format !== EXPORT_FORMAT)
+        f.fail(`not an agent-session export (format ${JSON.stringify(record.format)})`);
+      const version = f.count("version");
+      if (version > EXPORT_VERSION) {
+        f.fail(
+          `export format version ${version} is newer than this agent-session understands (${EXPORT_VERSION})`,
+        );
+      }
+      return { type: "header", version };
+    }
+    case "session": {
+      const id = f.string("id");
+      const info = record.registry === null ? null : decodeInfo(id, f);
+      return { type: "session", session: { id, leafId: f.nullableString("leaf"), info } };
+    }
+    case "message": {
+      const base = { id: f.string("id", true), parentId: f.nullableString("parent"), role: f.string("role") };
+      const content = "message" in record ? JSON.stringify(f.object("message")) : f.string("raw");
+      return {
+        type: "message",
+        sessionId: f.string("session"),
+        message: { ...base, createdAt: f.time("createdAt"), content },
+      };
+    }
+    case "compaction": {
+      const details = record.details === null ? null : f.object("details");
+      const compaction: StoredCompaction = {
+        id: f.string("id", true),
+        summary: f.string("summary"),
+        fromMessageId: f.string("from", true),
+        toMessageId: f.string("to", true),
+        createdAt: f.time("createdAt"),
+      };
+      if (details) compaction.details = details as CompactionDetails;
+      return { type: "compaction", sessionId: f.string("session"), compaction };
+    }
+    case "block":
+      return { type: "row", row: { kind: "block", key: f.string("key"), content: f.string("content") } };
+    case "entry":
+      return {
+        type: "row",
+        row: { kind: "entry", label: f.string("label"), key: f.string("key"), content: f.string("content") },
+      };
+    case "end":
+      return {
+        type: "end",
+        counts: {
+          sessions: f.count("sessions"),
+          messages: f.count("messages"),
+          compactions: f.count("compactions"),
+          blocks: f.count("blocks"),
+          entries: f.count("entries"),
+        },
+      };
+    default:
+      return f.fail(`unknown record type ${JSON.stringify(record.type)}`);
+  }
+}

@@ -1,0 +1,145 @@
+import { SessionError } from "../../errors.js";
+import type { ImportCounts, TransferCapableStore, TransferItem, TransferRow } from "../../store/types.js";
+import { CliError } from "../errors.js";
+import { decodeHeader, decodeLine, type ExportCounts, type ExportRecord } from "./format.js";
+
+/** What an import did. */
+export interface ImportSummary {
+  /** Session records read, and how many registry rows were new. */
+  sessions: { read: number; registered: number };
+  messages: ImportCounts;
+  compactions: ImportCounts;
+  /** Blocks and entries. */
+  rows: ImportCounts;
+}
+
+/** Decoded records with one record of look-ahead (a session's stream ends where the next record starts). */
+class Records {
+  line = 0;
+  private ahead: ExportRecord | undefined;
+  readonly seen: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0 };
+
+  constructor(
+    private readonly lines: AsyncIterator<string>,
+    private readonly onBytes: (bytes: number) => void,
+  ) {}
+
+  async peek(): Promise<ExportRecord | undefined> {
+    this.ahead ??= await this.read();
+    return this.ahead;
+  }
+
+  async next(): Promise<ExportRecord | undefined> {
+    const record = await this.peek();
+    this.ahead = undefined;
+    if (record?.type === "session") this.seen.sessions++;
+    else if (record?.type === "message") this.seen.messages++;
+    else if (record?.type === "compaction") this.seen.compactions++;
+    else if (record?.type === "row") this.seen[record.row.kind === "block" ? "blocks" : "entries"]++;
+    return record;
+  }
+
+  private async read(): Promise<ExportRecord | undefined> {
+    for (;;) {
+      const next = await this.lines.next();
+      if (next.done) return undefined;
+      this.line++;
+      this.onBytes(Buffer.byteLength(next.value) + 1);
+      if (this.line === 1) return decodeHeader(next.value);
+      if (next.value.trim().length > 0) return decodeLine(next.value, this.line);
+    }
+  }
+}
+
+/** The items of the session whose record was just read: its header, then its messages and overlays. */
+async function* sessionItems(records: Records, first: TransferItem): AsyncGenerator<TransferItem> {
+  yield first;
+  const id = first.kind === "session" ? first.session.id : "";
+  for (let next = await records.peek(); next; next = await records.peek()) {
+    if (next.type === "message" && next.sessionId === id) yield { kind: "message", message: next.message };
+    else if (next.type === "compaction" && next.sessionId === id)
+      yield { kind: "compaction", compaction: next.compaction };
+    else return;
+    await records.next();
+  }
+}
+
+async function* rowItems(records: Records, first: TransferRow): AsyncGenerator<TransferRow> {
+  yield first;
+  for (let next = await records.peek(); next?.type === "row"; next = await records.peek()) {
+    yield next.row;
+    await records.next();
+  }
+}
+
+function add(total: ImportCounts, part: ImportCounts): void {
+  total.inserted += part.inserted;
+  total.skipped += part.skipped;
+}
+
+/**
+ * Imports an export, streaming: each session is written as it is read (a batch per transaction), so a file of
+ * any size needs little memory. Ids are the identity: rows already stored are skipped, so importing a file twice
+ * writes nothing the second time. The end record's counts are checked, so a truncated file is reported (what
+ * came before it is imported; importing the complete file afterwards finishes the job).
+ */
+export async function readImport(
+  store: TransferCapableStore,
+  lines: AsyncIterable<string>,
+  onBytes: (bytes: number) => void = () => {},
+): Promise<ImportSummary> {
+  const records = new Records(lines[Symbol.asyncIterator](), onBytes);
+  const summary: ImportSummary = {
+    sessions: { read: 0, registered: 0 },
+    messages: { inserted: 0, skipped: 0 },
+    compactions: { inserted: 0, skipped: 0 },
+    rows: { inserted: 0, skipped: 0 },
+  };
+  if (!(await records.next())) throw new CliError("the file is empty", "INVALID_FILE");
+  let end: ExportCounts | undefined;
+  try {
+    for (let record = await records.next(); record; record = await records.next()) {
+      if (end) throw new CliError(`line ${records.line}: data after the end record`, "INVALID_FILE");
+      if (record.type === "session") {
+        const result = await store.transfer.importSession(
+          sessionItems(records, { kind: "session", session: record.session }),
+        );
+        summary.sessions.read++;
+        if (result.registered) summary.sessions.registered++;
+        add(summary.messages, result.messages);
+        add(summary.compactions, result.compactions);
+      } else if (record.type === "row") {
+        add(summary.rows, await store.transfer.importRows(rowItems(records, record.row)));
+      } else if (record.type === "end") {
+        end = record.counts;
+      } else if (record.type === "header") {
+        throw new CliError(`line ${records.line}: a second header`, "INVALID_FILE");
+      } else {
+        throw new CliError(
+          `line ${records.line}: ${record.type} of session ${JSON.stringify(record.sessionId)} is not inside that session's records`,
+          "INVALID_FILE",
+        );
+      }
+    }
+  } catch (error) {
+    // Store errors name the message; the line says where in the file the import stopped.
+    if (error instanceof SessionError)
+      throw new CliError(`import stopped near line ${records.line}: ${error.message}`, error.code);
+    throw error;
+  }
+  if (!end)
+    throw new CliError(
+      "the file ends without its end record: it was cut short (everything before was imported)",
+      "INVALID_FILE",
+    );
+  const seen = records.seen;
+  for (const key of Object.keys(end) as (keyof ExportCounts)[]) {
+    if (end[key] !== seen[key]) {
+      throw new CliError(
+        `the end record promises ${end[key]} ${key} but the file holds ${seen[key]}`,
+        "INVALID_FILE",
+      );
+    }
+  }
+  return summary;
+}

@@ -1,0 +1,182 @@
+import { SessionError } from "../errors.js";
+import { parseMessage } from "../message.js";
+import {
+  assertTransferMessage,
+  batches,
+  compareUtf8,
+  messageFacts,
+  openSessionStream,
+} from "../store/transfer-stream.js";
+import type {
+  ImportCounts,
+  SessionFootprint,
+  SessionImportResult,
+  SessionTransfer,
+  TransferItem,
+  TransferRow,
+} from "../store/types.js";
+import { estimateMessageTokens } from "../utils/tokens.js";
+import type { MemoryMessageRow, MemorySessionData, MemoryStore } from "./store.js";
+
+/** Lossless export and import for a {@link MemoryStore}, with the same order and idempotency as SQLite's. */
+export class MemoryTransfer implements SessionTransfer {
+  constructor(private readonly store: MemoryStore) {}
+
+  private holdsData(sessionId: string): boolean {
+    const data = this.store.sessionData(sessionId, false);
+    return data !== undefined && (data.rows.size > 0 || data.compactions.length > 0);
+  }
+
+  async *sessionIds(): AsyncGenerator<string> {
+    // list() is newest activity first; reversed it is the oldest-first order every backend exports in.
+    const registered = (await this.store.registry.list()).map((info) => info.id).reverse();
+    const known = new Set(registered);
+    yield* registered;
+    const others = this.store.sessionIds().filter((id) => !known.has(id) && this.holdsData(id));
+    yield* others.sort(compareUtf8);
+  }
+
+  async footprint(sessionId: string): Promise<SessionFootprint | null> {
+    const info = await this.store.registry.get(sessionId);
+    const data = this.store.sessionData(sessionId, false);
+    if (!info && !data) return null;
+    let bytes = 0;
+    let tokens = 0;
+    for (const row of data?.rows.values() ?? []) {
+      bytes += row.bytes;
+      const message = parseMessage(row.json);
+      tokens += message ? estimateMessageTokens([message]) : 0;
+    }
+    return {
+      id: sessionId,
+      registered: info !== null,
+      messages: data?.rows.size ?? 0,
+      compactions: data?.compactions.length ?? 0,
+      bytes,
+      tokens,
+      leafId: data?.leaf?.id ?? null,
+    };
+  }
+
+  async *exportSession(sessionId: string): AsyncGenerator<TransferItem> {
+    const info = await this.store.registry.get(sessionId);
+    const data = this.store.sessionData(sessionId, false);
+    if (!info && !data) return;
+    yield { kind: "session", session: { id: sessionId, info, leafId: data?.leaf?.id ?? null } };
+    // The row map is in insertion order, which puts parents before their children.
+    for (const row of data?.rows.values() ?? []) {
+      yield {
+        kind: "message",
+        message: {
+          id: row.id,
+          parentId: row.parent?.id ?? null,
+          role: row.role,
+          createdAt: row.createdAt,
+          content: row.json,
+        },
+      };
+    }
+    for (const compaction of data?.compactions ?? []) {
+      yield { kind: "compaction", compaction: structuredClone(compaction) };
+    }
+  }
+
+  async importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
+    const { header, rest } = await openSessionStream(items);
+    const result: SessionImportResult = {
+      sessionId: header.id,
+      registered: header.info ? this.store.registry.restore({ ...header.info, id: header.id }) : false,
+      messages: { inserted: 0, skipped: 0 },
+      compactions: { inserted: 0, skipped: 0 },
+    };
+    let data: MemorySessionData | undefined;
+    const compactionIds = new Set<string>();
+    for await (const batch of batches(rest, 500)) {
+      if (!data) {
+        data = this.store.sessionData(header.id, true)!;
+        for (const compaction of data.compactions) compactionIds.add(compaction.id);
+      }
+      for (const item of batch) {
+        if (item.kind === "message") {
+          const wrote = this.insertMessage(header.id, data, item.message);
+          result.messages[wrote ? "inserted" : "skipped"]++;
+        } else {
+          const wrote = !compactionIds.has(item.compaction.id);
+          if (wrote) {
+            compactionIds.add(item.compaction.id);
+            data.compactions.push(structuredClone(item.compaction));
+          }
+          result.compactions[wrote ? "inserted" : "skipped"]++;
+        }
+      }
+    }
+    if (data && result.messages.inserted > 0) {
+      data.leaf =
+        (header.leafId === null ? undefined : data.rows.get(header.leafId)) ?? newestChildless(data);
+    }
+    return result;
+  }
+
+  private insertMessage(
+    sessionId: string,
+    data: MemorySessionData,
+    message: Parameters<typeof messageFacts>[0],
+  ): boolean {
+    assertTransferMessage(message);
+    if (data.rows.has(message.id)) return false;
+    const parent = message.parentId === null ? null : (data.rows.get(message.parentId) ?? null);
+    if (message.parentId !== null && !parent) {
+      throw new SessionError(
+        "PARENT_NOT_FOUND",
+        `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
+      );
+    }
+    const facts = messageFacts(message);
+    const row: MemoryMessageRow = {
+      seq: this.store.nextSeq(),
+      id: message.id,
+      role: facts.role,
+      json: message.content,
+      text: facts.text,
+      bytes: facts.bytes,
+      createdAt: message.createdAt,
+      parent,
+      children: [],
+    };
+    parent?.children.push(row);
+    data.rows.set(row.id, row);
+    return true;
+  }
+
+  async *exportRows(): AsyncGenerator<TransferRow> {
+    for (const key of this.store.blocks.keys().sort(compareUtf8)) {
+      const content = await this.store.blocks.getBlock(key);
+      if (content !== null) yield { kind: "block", key, content };
+    }
+    for (const entry of this.store.entries.list()) yield { kind: "entry", ...entry };
+  }
+
+  async importRows(rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
+    const counts: ImportCounts = { inserted: 0, skipped: 0 };
+    for await (const row of rows) {
+      let wrote: boolean;
+      if (row.kind === "block") {
+        wrote = (await this.store.blocks.getBlock(row.key)) === null;
+        if (wrote) await this.store.blocks.setBlock(row.key, row.content);
+      } else {
+        wrote = !this.store.entries.has(row.label, row.key);
+        if (wrote) await this.store.entries.setEntry(row.label, row.key, row.content);
+      }
+      counts[wrote ? "inserted" : "skipped"]++;
+    }
+    return counts;
+  }
+}
+
+function newestChildless(data: MemorySessionData): MemoryMessageRow | null {
+  let best: MemoryMessageRow | null = null;
+  for (const row of data.rows.values()) {
+    if (row.children.length === 0 && (!best || row.seq > best.seq)) best = row;
+  }
+  return best;
+}

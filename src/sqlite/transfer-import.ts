@@ -1,0 +1,198 @@
+import { SessionError } from "../errors.js";
+import { assertTransferMessage, batches, messageFacts, openSessionStream } from "../store/transfer-stream.js";
+import type {
+  ImportCounts,
+  SessionImportResult,
+  SessionInfo,
+  TransferItem,
+  TransferMessage,
+  TransferRow,
+} from "../store/types.js";
+import type { StoredCompaction } from "../types.js";
+import type { SqlDriver } from "./driver.js";
+import { jumpFor, nodeById } from "./tree.js";
+import { ensureHead } from "./writes.js";
+
+// Items per write transaction: one fsync-free commit per batch keeps imports fast without holding the lock long.
+const BATCH = 500;
+
+/** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
+function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
+  const row = driver.get(
+    `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, input_tokens, output_tokens,
+       cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, activity)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions))
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [
+      info.id,
+      info.name,
+      info.parent_session_id,
+      info.model,
+      info.source,
+      info.input_tokens,
+      info.output_tokens,
+      info.cache_read_tokens,
+      info.cache_write_tokens,
+      info.estimated_cost,
+      info.end_reason,
+      info.created_at,
+      info.updated_at,
+    ],
+  );
+  return row !== undefined;
+}
+
+/** Inserts one message as an append would (tree columns, totals, search row), but with its own parent and time. */
+function insertMessage(driver: SqlDriver, sessionId: string, num: number, message: TransferMessage): boolean {
+  assertTransferMessage(message);
+  if (
+    driver.get("SELECT 1 AS found FROM agent_messages WHERE session_num = ? AND id = ?", [num, message.id])
+  ) {
+    return false;
+  }
+  const parent = message.parentId === null ? undefined : nodeById(driver, num, message.parentId);
+  if (message.parentId !== null && !parent) {
+    throw new SessionError(
+      "PARENT_NOT_FOUND",
+      `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
+    );
+  }
+  const facts = messageFacts(message);
+  const jump = parent ? jumpFor(driver, parent) : null;
+  const row = driver.get<{ seq: number }>(
+    `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth,
+       bytes, cum_bytes, tokens, cum_tokens)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    [
+      num,
+      message.id,
+      parent ? parent.seq : null,
+      facts.role,
+      message.content,
+      message.createdAt,
+      parent ? parent.depth + 1 : 0,
+      jump ? jump.seq : null,
+      jump ? jump.depth : 0,
+      facts.bytes,
+      (parent?.cum_bytes ?? 0) + facts.bytes,
+      facts.tokens,
+      (parent?.cum_tokens ?? 0) + facts.tokens,
+    ],
+  )!;
+  if (facts.text.length > 0) {
+    driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
+      row.seq,
+      facts.text,
+      `s${num}`,
+    ]);
+  }
+  return true;
+}
+
+function insertCompaction(driver: SqlDriver, num: number, compaction: StoredCompaction): boolean {
+  const row = driver.get(
+    `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
+    [
+      num,
+      compaction.id,
+      compaction.summary,
+      compaction.fromMessageId,
+      compaction.toMessageId,
+      compaction.details === undefined ? null : JSON.stringify(compaction.details),
+      compaction.createdAt,
+    ],
+  );
+  return row !== undefined;
+}
+
+/**
+ * Imports one session stream: the registry row, then batches of messages and overlays, each batch one write
+ * transaction. Rows whose ids exist are skipped, so importing the same stream twice writes nothing the second time.
+ */
+export async function importSession(
+  driver: SqlDriver,
+  items: AsyncIterable<TransferItem>,
+): Promise<SessionImportResult> {
+  const { header, rest } = await openSessionStream(items);
+  const result: SessionImportResult = {
+    sessionId: header.id,
+    registered: header.info ? insertRegistryRow(driver, { ...header.info, id: header.id }) : false,
+    messages: { inserted: 0, skipped: 0 },
+    compactions: { inserted: 0, skipped: 0 },
+  };
+  let num: number | undefined;
+  for await (const batch of batches(rest, BATCH)) {
+    driver.transaction(() => {
+      num ??= ensureHead(driver, header.id).num;
+      let inserted = 0;
+      for (const item of batch) {
+        const counts = item.kind === "message" ? result.messages : result.compactions;
+        const wrote =
+          item.kind === "message"
+            ? insertMessage(driver, header.id, num, item.message)
+            : insertCompaction(driver, num, item.compaction);
+        if (wrote) counts.inserted++;
+        else counts.skipped++;
+        if (wrote && item.kind === "message") inserted++;
+      }
+      if (inserted > 0) {
+        driver.run("UPDATE agent_session_heads SET message_count = message_count + ? WHERE num = ?", [
+          inserted,
+          num,
+        ]);
+      }
+    });
+  }
+  if (num !== undefined && result.messages.inserted > 0) setLeaf(driver, num, header.leafId);
+  return result;
+}
+
+// The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose.
+function setLeaf(driver: SqlDriver, num: number, leafId: string | null): void {
+  const leaf =
+    (leafId === null ? undefined : nodeById(driver, num, leafId)?.seq) ??
+    driver.get<{ seq: number | null }>(
+      `SELECT MAX(m.seq) AS seq FROM agent_messages m WHERE m.session_num = ?
+         AND NOT EXISTS (SELECT 1 FROM agent_messages c WHERE c.parent_seq = m.seq)`,
+      [num],
+    )?.seq ??
+    null;
+  driver.run("UPDATE agent_session_heads SET leaf_seq = ?, updated_at = ? WHERE num = ?", [
+    leaf,
+    new Date().toISOString(),
+    num,
+  ]);
+}
+
+/** Imports blocks and entries whose keys are not stored yet (an existing row keeps its content). */
+export async function importRows(driver: SqlDriver, rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
+  const counts: ImportCounts = { inserted: 0, skipped: 0 };
+  const now = new Date().toISOString();
+  for await (const row of rows) {
+    const wrote =
+      row.kind === "block"
+        ? driver.get(
+            `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
+             ON CONFLICT (key) DO NOTHING RETURNING key`,
+            [row.key, row.content, now],
+          ) !== undefined
+        : driver.transaction(() => {
+            const entry = driver.get<{ seq: number }>(
+              `INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
+              [row.label, row.key, row.content, now, now],
+            );
+            if (entry) {
+              driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
+                entry.seq,
+                `${row.key}\n${row.content}`,
+              ]);
+            }
+            return entry !== undefined;
+          });
+    if (wrote) counts.inserted++;
+    else counts.skipped++;
+  }
+  return counts;
+}
