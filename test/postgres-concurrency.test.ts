@@ -9,6 +9,7 @@ import { tableNames } from "../src/postgres/schema.js";
 import type { SessionProvider } from "../src/types.js";
 import { msg } from "./contract/harness.js";
 import {
+  backendPid,
   checkTree,
   dropSchema,
   PG_URL,
@@ -16,6 +17,7 @@ import {
   testClient,
   testPool,
   truncateAll,
+  waitUntilBlockedBy,
 } from "./fixtures/postgres-db.js";
 
 const SCHEMA = "agent_session_test_concurrency";
@@ -158,16 +160,12 @@ if (unavailable) {
       const client = testClient();
       await client.connect();
       try {
+        const pid = await backendPid(client);
         await client.query("BEGIN");
         await new PostgresStore(client, options).session("race").appendMessage(msg(first));
         const pending = second();
-        for (let i = 0; i < 200; i++) {
-          const { rows } = await pool.query(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-          );
-          if ((rows[0] as { n: number }).n > 0) break;
-          await new Promise((r) => setTimeout(r, 10));
-        }
+        // Only once `second` is blocked on this transaction's lock is its snapshot known to predate the commit.
+        await waitUntilBlockedBy(pool, pid);
         await client.query("COMMIT");
         return await pending;
       } finally {

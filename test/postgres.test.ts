@@ -1,15 +1,19 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { SessionManager } from "../src/manager/manager.js";
+import { openExecutor } from "../src/postgres/client.js";
 import {
   PostgresContextProvider,
   PostgresSearchProvider,
   PostgresSessionProvider,
   PostgresStore,
 } from "../src/postgres/index.js";
-import { POSTGRES_SCHEMA_VERSION, tableNames } from "../src/postgres/schema.js";
+import { listSql } from "../src/postgres/registry.js";
+import { migrate, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, tableNames } from "../src/postgres/schema.js";
 import { ids, msg } from "./contract/harness.js";
 import { runProviderContract } from "./contract/index.js";
 import {
+  backendPid,
   checkTree,
   dropSchema,
   PG_URL,
@@ -17,6 +21,7 @@ import {
   testClient,
   testPool,
   truncateAll,
+  waitUntilBlockedBy,
 } from "./fixtures/postgres-db.js";
 
 const SCHEMA = "agent_session_test_main";
@@ -87,6 +92,209 @@ if (unavailable) {
       const store = new PostgresStore("postgres://postgres@127.0.0.1:1/test");
       await assert.rejects(store.session("a").getHistory(), { code: "STORAGE" });
       await store.close();
+    });
+  });
+
+  describe("postgres: schema upgrades", () => {
+    test("a version-1 database is migrated in place: blocks and entries kept, registry added", async () => {
+      const schema = "agent_session_test_upgrade";
+      const names = tableNames({ schema });
+      await dropSchema(pool, schema);
+      try {
+        const executor = await openExecutor(pool);
+        assert.equal(await migrate(executor, names, POSTGRES_MIGRATIONS.slice(0, 1)), 1);
+        await pool.query(`INSERT INTO ${names.blocks} (key, content) VALUES ('memory_a', 'written at v1')`);
+        const v1 = new PostgresStore(pool, { schema });
+        // Opening the store runs the remaining steps; rows written before stay as they were.
+        assert.equal(await v1.blocks.getBlock("memory_a"), "written at v1");
+        const { rows } = await pool.query(`SELECT version FROM ${names.version}`);
+        assert.deepEqual(rows, [{ version: POSTGRES_SCHEMA_VERSION }]);
+        await v1.registry.create({ id: "s", name: "after upgrade" });
+        assert.deepEqual(ids(await v1.registry.list()), ["s"]);
+      } finally {
+        await dropSchema(pool, schema);
+      }
+    });
+  });
+
+  describe("postgres: schema privileges", () => {
+    test("a role that owns its schema but may not create schemas can migrate and use it", async () => {
+      const role = `agent_session_test_role_${process.pid}`;
+      const schema = "agent_session_test_owned";
+      await dropSchema(pool, schema);
+      await pool.query(`DROP ROLE IF EXISTS ${role}`);
+      await pool.query(`CREATE ROLE ${role} LOGIN`);
+      const client = testClient();
+      try {
+        // A new role has no CREATE on the database (only its owner and superusers do by default).
+        await pool.query(`CREATE SCHEMA ${schema} AUTHORIZATION ${role}`);
+        await client.connect();
+        await client.query(`SET ROLE ${role}`);
+        const store = await PostgresStore.open(client, { schema, tablePrefix: "owned_" });
+        await store.registry.create({ id: "s", name: "owned" });
+        await store.session("s").appendMessage(msg("m1"));
+        assert.deepEqual(ids(await store.session("s").getHistory()), ["m1"]);
+      } finally {
+        await client.end();
+        await dropSchema(pool, schema);
+        await pool.query(`DROP ROLE IF EXISTS ${role}`);
+      }
+    });
+  });
+
+  describe("postgres: session registry", () => {
+    test("list() is served by the index agent_sessions_recent, without a sort", async () => {
+      await truncateAll(pool, t);
+      await pool.query(
+        `INSERT INTO ${t.sessions} (id, name, created_at, updated_at)
+         SELECT 's' || i, 'n', now(), now() - i * interval '1 second' FROM generate_series(1, 5000) i`,
+      );
+      await pool.query(`ANALYZE ${t.sessions}`);
+      const client = testClient();
+      await client.connect();
+      try {
+        // A generic plan (as a prepared statement gets it): the limit is not known when planning.
+        await client.query("SET plan_cache_mode = force_generic_plan");
+        await client.query({ name: "list_plan", text: listSql(t), values: [20, 0] });
+        const { rows } = await client.query(`EXPLAIN EXECUTE list_plan(20, 0)`);
+        const plan = rows.map((r: { "QUERY PLAN": string }) => r["QUERY PLAN"]).join("\n");
+        assert.match(plan, /Index Scan using agent_sessions_recent/, plan);
+        assert.doesNotMatch(plan, /Sort/, plan);
+      } finally {
+        await client.end();
+      }
+      const store = new PostgresStore(pool, options);
+      assert.deepEqual(ids(await store.registry.list({ limit: 3 })), ["s1", "s2", "s3"]);
+      assert.equal(await store.registry.count(), 5000);
+    });
+
+    test("concurrent creates of one id: exactly one wins, the rest are CONFLICT", async () => {
+      await truncateAll(pool, t);
+      const store = new PostgresStore(pool, options);
+      const results = await Promise.allSettled(
+        Array.from({ length: 12 }, (_, i) => store.registry.create({ id: "same", name: `n${i}` })),
+      );
+      assert.equal(results.filter((r) => r.status === "fulfilled").length, 1);
+      for (const r of results) if (r.status === "rejected") assert.equal(r.reason.code, "CONFLICT");
+      assert.equal(await store.registry.count(), 1);
+    });
+
+    test("delete waits for an in-flight write to the session and removes what it wrote", async () => {
+      // A transaction holding the head lock stands in for an append that has not committed yet: the delete must
+      // wait for it and then remove its row too (a delete reading an older snapshot would leave an orphan).
+      await truncateAll(pool, t);
+      const store = new PostgresStore(pool, options);
+      await store.registry.create({ id: "busy", name: "busy" });
+      await store.session("busy").appendMessage(msg("b1", "first"));
+      await store.blocks.setBlock("memory_busy", "x");
+      const writer = testClient();
+      await writer.connect();
+      try {
+        const writerPid = await backendPid(writer);
+        await writer.query("BEGIN");
+        const [head] = (await writer.query(`SELECT num FROM ${t.heads} WHERE session_id = 'busy' FOR UPDATE`))
+          .rows as { num: string }[];
+        await writer.query(
+          `INSERT INTO ${t.messages} (session_num, id, role, content, created_at, depth, jump_depth, bytes,
+             cum_bytes, tokens, cum_tokens) VALUES ($1, 'late', 'user', '{}', now(), 0, 0, 2, 2, 1, 1)`,
+          [head!.num],
+        );
+        const deleting = store.registry.delete("busy", { blockKeys: ["memory_busy"] });
+        await waitUntilBlockedBy(pool, writerPid);
+        await writer.query("COMMIT");
+        assert.equal(await deleting, true);
+      } finally {
+        await writer.end();
+      }
+      const left = await pool.query(
+        `SELECT (SELECT count(*)::int FROM ${t.messages}) AS messages, (SELECT count(*)::int FROM ${t.heads}) AS heads,
+           (SELECT count(*)::int FROM ${t.blocks}) AS blocks, (SELECT count(*)::int FROM ${t.sessions}) AS sessions`,
+      );
+      assert.deepEqual(left.rows[0], { messages: 0, heads: 0, blocks: 0, sessions: 0 });
+    });
+
+    test("appends racing a delete end up either deleted or in a fresh session, never orphaned", async () => {
+      await truncateAll(pool, t);
+      const store = new PostgresStore(pool, options);
+      const s = store.session("race");
+      for (let round = 0; round < 5; round++) {
+        await store.registry.create({ id: "race", name: "race" });
+        await s.appendMessage(msg(`seed${round}`));
+        await Promise.all([
+          ...Array.from({ length: 12 }, (_, i) => s.appendMessage(msg(`r${round}-${i}`))),
+          store.registry.delete("race"),
+        ]);
+        const { rows } = await pool.query(
+          `SELECT count(*)::int AS n FROM ${t.messages} m
+           WHERE NOT EXISTS (SELECT 1 FROM ${t.heads} h WHERE h.num = m.session_num)`,
+        );
+        assert.equal(rows[0].n, 0, "no message outlives its head");
+        await checkTree(pool, t, "race");
+        await store.registry.delete("race");
+      }
+    });
+
+    test("SessionManager.create(store) auto-wires blocks and the cached prompt on Postgres", async () => {
+      await truncateAll(pool, t);
+      const store = await PostgresStore.open(pool, options);
+      const manager = SessionManager.create(store)
+        .withContext("memory", { description: "Learned facts", maxTokens: 500 })
+        .withCachedPrompt();
+      const chat = await manager.create("pg chat");
+      const session = manager.getSession(chat.id);
+      await session.replaceContextBlock("memory", "likes tea");
+      await manager.append(chat.id, msg("u1", "hello"));
+      const prompt = await session.freezeSystemPrompt();
+      assert.match(prompt, /likes tea/);
+      assert.equal(await store.blocks.getBlock(`memory_${chat.id}`), "likes tea");
+      assert.equal(await store.blocks.getBlock(`_system_prompt_${chat.id}`), prompt);
+      assert.equal(await manager.delete(chat.id), true);
+      assert.equal(await store.blocks.getBlock(`memory_${chat.id}`), null);
+      assert.equal(await store.blocks.getBlock(`_system_prompt_${chat.id}`), null);
+    });
+  });
+
+  describe("postgres: text Postgres cannot hold", () => {
+    test("only text that needs it is stored escaped; blocks, entries and summaries round-trip exactly", async () => {
+      await truncateAll(pool, t);
+      const store = new PostgresStore(pool, options);
+      await store.blocks.setBlock("plain", 'ordinary "text" \\u0000 ☕');
+      await store.blocks.setBlock("nul", "a\u0000b");
+      await store.blocks.setBlock("surrogate", "half \ud83d of an emoji, and \ude00 the other");
+      const { rows } = await pool.query(`SELECT key, content, content_json FROM ${t.blocks} ORDER BY key`);
+      assert.deepEqual(rows, [
+        { key: "nul", content: '"a\\u0000b"', content_json: true },
+        { key: "plain", content: 'ordinary "text" \\u0000 ☕', content_json: false },
+        {
+          key: "surrogate",
+          content: '"half \\ud83d of an emoji, and \\ude00 the other"',
+          content_json: true,
+        },
+      ]);
+      assert.equal(await store.blocks.getBlock("nul"), "a\u0000b");
+      // A writer that predates the flag overwrites the content and leaves the flag set: read back as stored.
+      await pool.query(`UPDATE ${t.blocks} SET content = $1 WHERE key = 'nul'`, ["written by v1"]);
+      assert.equal(await store.blocks.getBlock("nul"), "written by v1");
+      await pool.query(`UPDATE ${t.blocks} SET content = $1 WHERE key = 'nul'`, ['"quoted, no NUL"']);
+      assert.equal(await store.blocks.getBlock("nul"), '"quoted, no NUL"');
+      await store.blocks.setBlock("nul", "a\u0000b");
+      assert.equal(await store.blocks.getBlock("surrogate"), "half \ud83d of an emoji, and \ude00 the other");
+      const session = store.session("nul");
+      await session.appendMessage(msg("m1"));
+      await session.appendMessage(msg("m2"));
+      const summary = "summary\u0000with NUL \ud800";
+      const compaction = await session.addCompaction(summary, "m1", "m1");
+      assert.equal((await session.getCompactions())[0]?.summary, summary);
+      const [overlay] = await session.getHistory();
+      assert.equal(overlay?.id, `compaction_${compaction.id}`);
+      assert.ok(
+        JSON.stringify(overlay).includes(JSON.stringify(summary).slice(1, -1)),
+        "the overlay carries it",
+      );
+      await store.entries.setEntry("kb", "k", "lone \udfff surrogate");
+      assert.deepEqual(await store.entries.searchEntries("kb", "surrogate"), [
+        { key: "k", content: "lone \udfff surrogate" },
+      ]);
     });
   });
 

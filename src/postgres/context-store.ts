@@ -6,6 +6,7 @@ import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import type { Executor } from "./client.js";
 import { toTsquery, toTsvector } from "./fts.js";
 import type { Tables } from "./schema.js";
+import { decodeContent, encodeContent } from "./text.js";
 
 type Ready = () => Promise<Executor>;
 
@@ -19,9 +20,9 @@ function assertContent(value: unknown): asserts value is string {
   if (typeof value !== "string") throw new SessionError("INVALID_ARGUMENT", "Content must be a string");
 }
 
-// Postgres text cannot hold U+0000; blocks and entries are plain text, so it is dropped rather than refused.
-function storable(text: string): string {
-  return text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
+interface ContentRow {
+  content: string;
+  content_json: boolean;
 }
 
 /** Key/value rows for context blocks and cached prompts. */
@@ -34,21 +35,23 @@ export class PostgresBlockStore implements BlockStore {
   async getBlock(key: string): Promise<string | null> {
     assertKey(key, "A block key");
     const executor = await this.ready();
-    const [row] = await executor.query<{ content: string }>(
-      `SELECT content FROM ${this.t.blocks} WHERE key = $1`,
+    const [row] = await executor.query<ContentRow>(
+      `SELECT content, content_json FROM ${this.t.blocks} WHERE key = $1`,
       [key],
     );
-    return row ? row.content : null;
+    return row ? decodeContent(row.content, row.content_json) : null;
   }
 
   async setBlock(key: string, content: string): Promise<void> {
     assertKey(key, "A block key");
     assertContent(content);
+    const stored = encodeContent(content);
     const executor = await this.ready();
     await executor.query(
-      `INSERT INTO ${this.t.blocks} (key, content, updated_at) VALUES ($1, $2, now())
-       ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, updated_at = EXCLUDED.updated_at`,
-      [key, storable(content)],
+      `INSERT INTO ${this.t.blocks} (key, content, content_json, updated_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
+         updated_at = EXCLUDED.updated_at`,
+      [key, stored.content, stored.json],
     );
   }
 
@@ -72,13 +75,15 @@ export class PostgresEntryStore implements EntryStore {
     assertKey(label, "A label");
     assertKey(key, "An entry key");
     assertContent(content);
+    const stored = encodeContent(content);
     const executor = await this.ready();
-    // A replaced entry takes a new seq, so it counts as the newest for the bounded ranking window.
+    // A replaced entry takes a new seq, so it counts as the newest for the bounded ranking window. The search
+    // vector is built from the text itself, never from its stored form.
     await executor.query(
-      `INSERT INTO ${this.t.entries} (label, key, content, search) VALUES ($1, $2, $3, $4::tsvector)
-       ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, search = EXCLUDED.search,
-         seq = EXCLUDED.seq, updated_at = now()`,
-      [label, key, storable(content), toTsvector(content)],
+      `INSERT INTO ${this.t.entries} (label, key, content, content_json, search) VALUES ($1, $2, $3, $4, $5::tsvector)
+       ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
+         search = EXCLUDED.search, seq = EXCLUDED.seq, updated_at = now()`,
+      [label, key, stored.content, stored.json, toTsvector(content)],
     );
   }
 
@@ -89,13 +94,14 @@ export class PostgresEntryStore implements EntryStore {
     const tsquery = toTsquery(parseQuery(query));
     if (tsquery === null) return [];
     const executor = await this.ready();
-    return executor.query<EntryHit>(
-      `SELECT key, content FROM (
-         SELECT key, content, seq, search FROM ${this.t.entries} WHERE label = $1 AND search @@ $2::tsquery
-         ORDER BY seq DESC LIMIT ${SEARCH_CANDIDATES}
+    const rows = await executor.query<ContentRow & { key: string }>(
+      `SELECT key, content, content_json FROM (
+         SELECT key, content, content_json, seq, search FROM ${this.t.entries}
+         WHERE label = $1 AND search @@ $2::tsquery ORDER BY seq DESC LIMIT ${SEARCH_CANDIDATES}
        ) c ORDER BY ts_rank(search, $2::tsquery) DESC, seq DESC LIMIT $3`,
       [label, tsquery, max],
     );
+    return rows.map((row) => ({ key: row.key, content: decodeContent(row.content, row.content_json) }));
   }
 
   async countEntries(label: string): Promise<number> {

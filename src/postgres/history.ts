@@ -10,7 +10,7 @@ import type { HistoryRowStat, SessionMessage } from "../types.js";
 import type { Executor } from "./client.js";
 import { statement, type Tables } from "./schema.js";
 import { ancestorCte, isoSql } from "./tree.js";
-import { type CompactionRow, toStoredCompaction } from "./writes.js";
+import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
 const LEAF_COLUMNS =
   "m.seq, m.parent_seq, m.depth, m.jump_seq, m.jump_depth, m.bytes, m.cum_bytes, m.content, m.session_num";
@@ -36,7 +36,7 @@ const planSql = statement(
   ),
   top AS (SELECT COALESCE((SELECT min(depth) FROM win), 0) AS depth),
   cand AS (
-    SELECT c.seq AS k, c.id, c.summary, c.from_message_id, c.to_message_id, c.details,
+    SELECT c.seq AS k, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
       ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.parent_seq AS from_parent,
       f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
     FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num
@@ -63,8 +63,8 @@ const planSql = statement(
   SELECT 'l' AS kind, depth, seq AS a, cum_bytes AS b, (SELECT depth FROM top) AS c, NULL AS body FROM leaf
   UNION ALL SELECT 'm', depth, NULL, NULL, NULL, content FROM walk
   UNION ALL SELECT 'o', from_depth, k, from_parent, to_depth,
-    json_build_object('id', id, 'summary', summary, 'from_message_id', from_message_id, 'to_message_id',
-      to_message_id, 'details', details, 'created_at', created_at)::text
+    json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id',
+      from_message_id, 'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text
   FROM onpath`,
 );
 
@@ -151,7 +151,7 @@ export async function readPath(
   const candidates: Candidate[] = rows
     .filter((r) => r.kind === "o")
     .map((r) => ({
-      compaction: toStoredCompaction(JSON.parse(r.body!) as CompactionRow),
+      compaction: fromCompactionRow(JSON.parse(r.body!) as StoredCompactionRow),
       fromDepth: Number(r.depth),
       toDepth: Number(r.c),
       order: Number(r.a),

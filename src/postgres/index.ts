@@ -6,6 +6,7 @@
 export type { PostgresQueryable, PostgresSource } from "./client.js";
 export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 export { PostgresContextProvider, PostgresSearchProvider } from "./providers.js";
+export { PostgresSessionRegistry } from "./registry.js";
 export { POSTGRES_SCHEMA_VERSION, type PostgresStoreOptions } from "./schema.js";
 export { PostgresSessionProvider } from "./session-provider.js";
 export { PostgresStore } from "./store.js";

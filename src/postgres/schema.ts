@@ -22,6 +22,8 @@ export interface Tables {
   compactions: string;
   blocks: string;
   entries: string;
+  sessions: string;
+  sessionsActivity: string;
   version: string;
   schema: string | null;
   prefix: string;
@@ -65,6 +67,8 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     compactions: name("agent_compactions"),
     blocks: name("agent_context_blocks"),
     entries: name("agent_search_entries"),
+    sessions: name("agent_sessions"),
+    sessionsActivity: name("agent_sessions_activity"),
     version: name("agent_session_schema"),
     schema: schema ?? null,
     prefix: tablePrefix,
@@ -178,6 +182,46 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ];
     },
   },
+  // The session registry of SessionManager (registry.ts). `activity` is a store-wide write counter drawn from a
+  // sequence: it orders rows written within the same millisecond, so list() is "newest activity first" and
+  // stable; the index has list()'s exact order, so `list({ limit })` reads `limit` index entries and no sort.
+  {
+    version: 2,
+    statements: (t) => {
+      const ix = (name: string) => quote(t.prefix + name);
+      return [
+        `CREATE SEQUENCE IF NOT EXISTS ${t.sessionsActivity}`,
+        `CREATE TABLE IF NOT EXISTS ${t.sessions} (
+          id text PRIMARY KEY,
+          name text NOT NULL,
+          parent_session_id text,
+          model text,
+          source text,
+          input_tokens bigint NOT NULL DEFAULT 0,
+          output_tokens bigint NOT NULL DEFAULT 0,
+          cache_read_tokens bigint NOT NULL DEFAULT 0,
+          cache_write_tokens bigint NOT NULL DEFAULT 0,
+          estimated_cost double precision NOT NULL DEFAULT 0,
+          end_reason text,
+          created_at timestamptz NOT NULL,
+          updated_at timestamptz NOT NULL,
+          activity bigint NOT NULL DEFAULT nextval('${t.sessionsActivity.replace(/'/g, "''")}')
+        )`,
+        `ALTER SEQUENCE ${t.sessionsActivity} OWNED BY ${t.sessions}.activity`,
+        `CREATE INDEX IF NOT EXISTS ${ix("agent_sessions_recent")} ON ${t.sessions} (updated_at DESC, activity DESC)`,
+      ];
+    },
+  },
+  // Free text Postgres cannot hold as is (U+0000, lone surrogates) is stored as a JSON string literal and flagged,
+  // so it reads back exactly (text.ts): block and entry content, compaction summaries.
+  {
+    version: 3,
+    statements: (t) => [
+      `ALTER TABLE ${t.blocks} ADD COLUMN IF NOT EXISTS content_json boolean NOT NULL DEFAULT false`,
+      `ALTER TABLE ${t.entries} ADD COLUMN IF NOT EXISTS content_json boolean NOT NULL DEFAULT false`,
+      `ALTER TABLE ${t.compactions} ADD COLUMN IF NOT EXISTS summary_json boolean NOT NULL DEFAULT false`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */
@@ -214,7 +258,15 @@ export async function migrate(
   if ((await currentVersion(executor, t)) >= latest) return latest;
   return executor.transaction(async (query) => {
     await query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [0x61677373, lockKey(t)]);
-    if (t.schema) await query(`CREATE SCHEMA IF NOT EXISTS ${quote(t.schema)}`);
+    // Only when missing: CREATE SCHEMA checks the database-level CREATE privilege even with IF NOT EXISTS, which a
+    // role owning just a schema an administrator created for it does not have.
+    if (t.schema) {
+      const [found] = await query<{ present: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS present",
+        [t.schema],
+      );
+      if (!found?.present) await query(`CREATE SCHEMA IF NOT EXISTS ${quote(t.schema)}`);
+    }
     await query(
       `CREATE TABLE IF NOT EXISTS ${t.version} (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)`,
     );

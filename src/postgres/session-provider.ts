@@ -1,6 +1,6 @@
 import { SessionError } from "../errors.js";
-import { assertCompactionArgs } from "../store/compactions.js";
 import { assertId, assertParentId, assertValidMessage, parseMessage } from "../message.js";
+import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
 import type {
   AppendOptions,
@@ -20,14 +20,7 @@ import { leafDepth, pathStats, readPath } from "./history.js";
 import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
 import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
-import {
-  clearRows,
-  deleteRows,
-  insertCompaction,
-  listCompactions,
-  newCompaction,
-  updateRow,
-} from "./writes.js";
+import { clearRows, deleteRows, insertCompaction, listCompactions, updateRow } from "./writes.js";
 
 const messageSql = statement(
   (t) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
@@ -156,7 +149,6 @@ export class PostgresSessionProvider implements SessionProvider {
     toMessageId: string,
     details?: CompactionDetails,
   ): Promise<StoredCompaction> {
-    assertCompactionArgs(summary, fromMessageId, toMessageId);
     const compaction = newCompaction(summary, fromMessageId, toMessageId, details);
     const [executor, t] = await this.db();
     await insertCompaction(executor, t, this.sessionId, compaction);

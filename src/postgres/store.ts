@@ -1,23 +1,27 @@
 import { SessionError } from "../errors.js";
-import type { ContextCapableStore, StoreSearchOptions } from "../store/types.js";
+import type { ContextCapableStore, RegistryCapableStore, StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
+import { PostgresSessionRegistry } from "./registry.js";
 import { migrate, type PostgresStoreOptions, type Tables, tableNames } from "./schema.js";
 import { searchMessages } from "./search.js";
 import { PostgresSessionProvider } from "./session-provider.js";
 
 /**
- * Sessions, context blocks and searchable entries in PostgreSQL (a `pg` Pool or Client, a PGlite instance, or a
- * connection string). The tables are created and migrated on first use; `PostgresStore.open` does it up front.
+ * Sessions, context blocks, searchable entries and the session registry (what `SessionManager` runs on) in
+ * PostgreSQL (a `pg` Pool or Client, a PGlite instance, or a connection string). The tables are created and
+ * migrated on first use; `PostgresStore.open` does it up front.
  * Writes to one session serialise on its head row; under concurrent appenders the latest leaf is the message of
  * the append that committed last. A single Client is also used for the store's transactions, so prefer a Pool
  * when the application shares the connection.
  */
-export class PostgresStore implements ContextCapableStore {
+export class PostgresStore implements ContextCapableStore, RegistryCapableStore {
   readonly backend = "postgres";
   readonly blocks: PostgresBlockStore;
   readonly entries: PostgresEntryStore;
+  /** The named sessions of `SessionManager` (table `agent_sessions`). */
+  readonly registry: PostgresSessionRegistry;
   /** @internal the resolved table names. */
   readonly tables: Tables;
   private readonly source: PostgresSource;
@@ -32,6 +36,7 @@ export class PostgresStore implements ContextCapableStore {
     const ready = () => this.ready();
     this.blocks = new PostgresBlockStore(ready, this.tables);
     this.entries = new PostgresEntryStore(ready, this.tables);
+    this.registry = new PostgresSessionRegistry(ready, this.tables);
   }
 
   /** Opens a store and migrates its tables before returning (construction is sync, the database is not). */

@@ -2,14 +2,15 @@
  * Writes other than append. Each runs in a transaction whose first statement locks the session head, so the
  * statements after it read a snapshot that includes every committed write to the session (see append.ts).
  */
-import { randomUUID } from "node:crypto";
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
-import type { CompactionDetails, SessionMessage, StoredCompaction } from "../types.js";
+import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
+import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { Executor, Query } from "./client.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
 import { statement, type Tables } from "./schema.js";
+import { decodeContent, encodeContent } from "./text.js";
 import { childSql, isoSql, spineArrays, spineCte } from "./tree.js";
 
 interface LockedHead {
@@ -187,36 +188,26 @@ export async function insertCompaction(
   sessionId: string,
   compaction: StoredCompaction,
 ): Promise<void> {
+  const summary = encodeContent(compaction.summary);
   await executor.query(
     `WITH h AS (
        INSERT INTO ${t.heads} AS h (session_id, created_at, updated_at) VALUES ($1, $7, $7)
        ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at RETURNING h.num
      )
-     INSERT INTO ${t.compactions} (session_num, id, summary, from_message_id, to_message_id, details, created_at)
-     SELECT h.num, $2, $3, $4, $5, $6, $7 FROM h`,
+     INSERT INTO ${t.compactions} (session_num, id, summary, summary_json, from_message_id, to_message_id, details,
+       created_at)
+     SELECT h.num, $2, $3, $8, $4, $5, $6, $7 FROM h`,
     [
       sessionId,
       compaction.id,
-      compaction.summary,
+      summary.content,
       compaction.fromMessageId,
       compaction.toMessageId,
       compaction.details === undefined ? null : JSON.stringify(compaction.details),
       compaction.createdAt,
+      summary.json,
     ],
   );
-}
-
-/** A new overlay record (id and ISO time from JS, details deep-copied). */
-export function newCompaction(summary: string, from: string, to: string, details?: CompactionDetails) {
-  const compaction: StoredCompaction = {
-    id: randomUUID(),
-    summary,
-    fromMessageId: from,
-    toMessageId: to,
-    createdAt: new Date().toISOString(),
-  };
-  if (details) compaction.details = JSON.parse(JSON.stringify(details)) as CompactionDetails;
-  return compaction;
 }
 
 /** Every overlay of a session, oldest first (superseded ones included). */
@@ -225,33 +216,22 @@ export async function listCompactions(
   t: Tables,
   sessionId: string,
 ): Promise<StoredCompaction[]> {
-  const rows = await executor.query<CompactionRow>(
-    `SELECT c.id, c.summary, c.from_message_id, c.to_message_id, c.details, ${isoSql("c.created_at")} AS created_at
+  const rows = await executor.query<StoredCompactionRow>(
+    `SELECT c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
+       ${isoSql("c.created_at")} AS created_at
      FROM ${t.compactions} c JOIN ${t.heads} h ON h.num = c.session_num WHERE h.session_id = $1 ORDER BY c.seq`,
     [sessionId],
   );
-  return rows.map(toStoredCompaction);
+  return rows.map(fromCompactionRow);
 }
 
-/** A compaction row as selected by the store. */
-export interface CompactionRow {
-  id: string;
-  summary: string;
-  from_message_id: string;
-  to_message_id: string;
-  details: string | null;
-  created_at: string;
+/** A compaction row as Postgres stores it: the summary may be encoded (text.ts). */
+export interface StoredCompactionRow extends CompactionRow {
+  summary_json: boolean;
 }
 
-/** Converts a compaction row to the public shape. */
-export function toStoredCompaction(row: CompactionRow): StoredCompaction {
-  const compaction: StoredCompaction = {
-    id: row.id,
-    summary: row.summary,
-    fromMessageId: row.from_message_id,
-    toMessageId: row.to_message_id,
-    createdAt: row.created_at,
-  };
-  if (row.details !== null) compaction.details = JSON.parse(row.details) as CompactionDetails;
-  return compaction;
+/** Converts a stored compaction row to the public shape, decoding the summary. */
+export function fromCompactionRow(row: StoredCompactionRow): StoredCompaction {
+  const { summary_json, ...rest } = row;
+  return toStoredCompaction({ ...rest, summary: decodeContent(row.summary, summary_json) });
 }

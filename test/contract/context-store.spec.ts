@@ -52,5 +52,33 @@ export function contextStoreSpec(target: ContractTarget): void {
         assert.equal(await entries.countEntries("kb"), 0);
         assert.equal(await entries.countEntries("other"), 1);
       }));
+
+    test("content with U+0000 and other control characters round-trips exactly (blocks and entries)", () =>
+      withStore(target, async (store) => {
+        const { blocks, entries } = context(store);
+        const controls = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join("");
+        const samples = [
+          "\u0000",
+          `nul\u0000inside\u0000\u0000twice, then every C0 control: ${controls}\u007f\u0085\u2028\u2029 ☕`,
+          // Text that already looks like an escaped form must come back as itself, not decoded.
+          '"\\u0000 looks escaped"',
+          "\\u0000",
+        ];
+        for (const [i, text] of samples.entries()) {
+          await blocks.setBlock(`nul_${i}`, text);
+          const back = await blocks.getBlock(`nul_${i}`);
+          assert.equal(back, text, `block ${i}`);
+          assert.ok(
+            back !== null && Buffer.from(back, "utf8").equals(Buffer.from(text, "utf8")),
+            `bytes ${i}`,
+          );
+        }
+        await blocks.setBlock("nul_0", "plain again");
+        assert.equal(await blocks.getBlock("nul_0"), "plain again", "a plain overwrite of an escaped row");
+        await entries.setEntry("kb", "ctl", `zebra\u0000crossing\u0007 ${controls}`);
+        assert.deepEqual(await entries.searchEntries("kb", "zebra crossing"), [
+          { key: "ctl", content: `zebra\u0000crossing\u0007 ${controls}` },
+        ]);
+      }));
   });
 }

@@ -1,0 +1,193 @@
+/**
+ * The session registry of SessionManager on Postgres (table `agent_sessions`, migration 2). Every write is one
+ * statement, except `delete`, which is one transaction. Timestamps come from the server's clock (the moment the
+ * statement arrived, to the millisecond), so many processes on many hosts agree on "newest activity"; `activity`
+ * is a sequence value drawn by every write and breaks ties within a millisecond.
+ */
+import { SessionError } from "../errors.js";
+import type {
+  NewSessionRecord,
+  SessionInfo,
+  SessionListOptions,
+  SessionRegistry,
+  SessionUsage,
+} from "../store/types.js";
+import type { Executor } from "./client.js";
+import { statement, type Tables } from "./schema.js";
+import { isoSql } from "./tree.js";
+
+type Ready = () => Promise<Executor>;
+
+const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
+  cache_write_tokens, estimated_cost, end_reason, ${isoSql("created_at")} AS created_at,
+  ${isoSql("updated_at")} AS updated_at`;
+
+// Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
+const NOW = "date_trunc('milliseconds', statement_timestamp())";
+
+const nextActivity = (t: Tables) => `nextval('${t.sessionsActivity.replace(/'/g, "''")}')`;
+
+const createSql = statement(
+  (
+    t,
+  ) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, created_at, updated_at, activity)
+    VALUES ($1, $2, $3, $4, $5, ${NOW}, ${NOW}, ${nextActivity(t)})
+    ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
+);
+const getSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id = $1`);
+/**
+ * @internal list(): the order of the index agent_sessions_recent exactly, so rows come out of the index without a
+ * sort (exported for the plan check in the tests). `$1` NULL = no limit.
+ */
+export const listSql = statement(
+  // Qualified: a bare `updated_at` would name the output column (the ISO text), which no index serves.
+  (t) =>
+    `SELECT ${COLUMNS} FROM ${t.sessions} s ORDER BY s.updated_at DESC, s.activity DESC LIMIT $1 OFFSET $2`,
+);
+const countSql = statement((t) => `SELECT count(*) AS n FROM ${t.sessions}`);
+
+/** One UPDATE of `assignments` (parameters from `$2`) that also bumps `updated_at` and the activity order. */
+function updateSql(assignments: string) {
+  return statement(
+    (t) => `UPDATE ${t.sessions} SET ${assignments}${assignments ? ", " : ""}updated_at = ${NOW},
+      activity = ${nextActivity(t)} WHERE id = $1 RETURNING ${COLUMNS}`,
+  );
+}
+
+const touchSql = updateSql("");
+const renameSql = updateSql("name = $2");
+const endSql = updateSql("end_reason = $2");
+const usageSql = updateSql(
+  `input_tokens = input_tokens + $2::bigint, output_tokens = output_tokens + $3::bigint,
+   cache_read_tokens = cache_read_tokens + $4::bigint, cache_write_tokens = cache_write_tokens + $5::bigint,
+   estimated_cost = estimated_cost + $6::float8`,
+);
+
+// Locks the session's head first (as every session write does, see writes.ts): appends wait, and the statement
+// after it reads a snapshot that includes every write committed to the session before the lock was granted.
+const lockHeadSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
+
+// Messages (their search vectors and index entries go with them), overlays, the head, the given blocks and the
+// registry row. `$2` is the locked head's number, NULL when the id has no stored data.
+const deleteSql = statement(
+  (t) => `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint),
+    c AS (DELETE FROM ${t.compactions} WHERE session_num = $2::bigint),
+    h AS (DELETE FROM ${t.heads} WHERE num = $2::bigint),
+    b AS (DELETE FROM ${t.blocks} WHERE key = ANY($3::text[])),
+    r AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING id)
+    SELECT EXISTS (SELECT 1 FROM r) AS existed`,
+);
+
+interface Row {
+  id: string;
+  name: string;
+  parent_session_id: string | null;
+  model: string | null;
+  source: string | null;
+  input_tokens: string | number;
+  output_tokens: string | number;
+  cache_read_tokens: string | number;
+  cache_write_tokens: string | number;
+  estimated_cost: string | number;
+  end_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+// pg returns bigint columns as strings; callers get numbers, in the reference's row shape.
+function toInfo(row: Row): SessionInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    parent_session_id: row.parent_session_id,
+    model: row.model,
+    source: row.source,
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    cache_read_tokens: Number(row.cache_read_tokens),
+    cache_write_tokens: Number(row.cache_write_tokens),
+    estimated_cost: Number(row.estimated_cost),
+    end_reason: row.end_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The session registry of a {@link PostgresStore}. */
+export class PostgresSessionRegistry implements SessionRegistry {
+  constructor(
+    private readonly ready: Ready,
+    private readonly t: Tables,
+  ) {}
+
+  private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionInfo | null> {
+    const executor = await this.ready();
+    const [row] = await executor.query<Row>(sql(this.t), params, true);
+    return row ? toInfo(row) : null;
+  }
+
+  async create(record: NewSessionRecord): Promise<SessionInfo> {
+    const info = await this.one(createSql, [
+      record.id,
+      record.name,
+      record.parentSessionId ?? null,
+      record.model ?? null,
+      record.source ?? null,
+    ]);
+    if (!info) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
+    return info;
+  }
+
+  get(id: string): Promise<SessionInfo | null> {
+    return this.one(getSql, [id]);
+  }
+
+  async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
+    const executor = await this.ready();
+    const rows = await executor.query<Row>(
+      listSql(this.t),
+      [options.limit ?? null, options.offset ?? 0],
+      true,
+    );
+    return rows.map(toInfo);
+  }
+
+  async count(): Promise<number> {
+    const executor = await this.ready();
+    const [row] = await executor.query<{ n: string | number }>(countSql(this.t), [], true);
+    return Number(row?.n ?? 0);
+  }
+
+  rename(id: string, name: string): Promise<SessionInfo | null> {
+    return this.one(renameSql, [id, name]);
+  }
+
+  async touch(id: string): Promise<boolean> {
+    return (await this.one(touchSql, [id])) !== null;
+  }
+
+  addUsage(id: string, usage: SessionUsage): Promise<SessionInfo | null> {
+    return this.one(usageSql, [
+      id,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens ?? 0,
+      usage.cacheWriteTokens ?? 0,
+      usage.cost,
+    ]);
+  }
+
+  markEnded(id: string, reason: string): Promise<SessionInfo | null> {
+    return this.one(endSql, [id, reason]);
+  }
+
+  async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
+    const executor = await this.ready();
+    const keys = [...(options.blockKeys ?? [])];
+    return executor.transaction(async (query) => {
+      const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
+      const [result] = await query<{ existed: boolean }>(deleteSql(this.t), [id, head?.num ?? null, keys]);
+      return result?.existed === true;
+    });
+  }
+}
