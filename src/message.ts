@@ -30,6 +30,14 @@ export function assertValidMessage(message: unknown): asserts message is Session
       `Message "${id}" needs an array of parts, got ${describe(parts)}`,
     );
   }
+  // Postgres text cannot hold U+0000 and node:sqlite cuts strings at it: an id or role with one could not
+  // round-trip on every backend, so it is refused everywhere.
+  if (id.includes("\0") || role.includes("\0")) {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message id and role must not contain U+0000 (message ${describe(id)})`,
+    );
+  }
   if (id.startsWith(COMPACTION_PREFIX)) {
     throw new SessionError(
       "RESERVED_ID",
@@ -40,8 +48,21 @@ export function assertValidMessage(message: unknown): asserts message is Session
 
 /** Throws `INVALID_ARGUMENT` unless `value` is a non-empty string. */
 export function assertId(value: unknown, what: string): asserts value is string {
-  if (typeof value !== "string" || value.length === 0) {
-    throw new SessionError("INVALID_ARGUMENT", `${what} must be a non-empty string, got ${describe(value)}`);
+  if (typeof value !== "string" || value.length === 0 || value.includes("\0")) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${what} must be a non-empty string without U+0000, got ${describe(value)}`,
+    );
+  }
+}
+
+/** Throws `INVALID_ARGUMENT` unless `value` can name a session (any string without U+0000; `""` is the default). */
+export function assertSessionId(value: unknown): asserts value is string {
+  if (typeof value !== "string" || value.includes("\0")) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `A session id must be a string without U+0000, got ${describe(value)}`,
+    );
   }
 }
 

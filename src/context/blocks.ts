@@ -149,10 +149,10 @@ export class ContextBlocks {
     if (!block.caps.writable || !(block.caps.isSkill || block.caps.isSearchable)) {
       throw new SessionError("READONLY", `Block "${label}" is not a writable keyed block`);
     }
-    if (typeof key !== "string" || key.length === 0 || typeof content !== "string") {
+    if (typeof key !== "string" || key.length === 0 || key.includes("\0") || typeof content !== "string") {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        "A keyed entry needs a non-empty string key and string content",
+        "A keyed entry needs a non-empty string key (without U+0000) and string content",
       );
     }
     if (block.caps.isSkill) await (block.provider as SkillProvider).set!(key, content, description);

@@ -2,6 +2,7 @@ import { SessionError } from "../errors.js";
 import {
   assertId,
   assertParentId,
+  assertSessionId,
   assertValidMessage,
   messageText,
   parseMessage,
@@ -73,7 +74,7 @@ export class MemoryStore implements ContextCapableStore, RegistryCapableStore, T
 
   /** The storage contract for one session. */
   session(sessionId: string): MemorySessionProvider {
-    if (typeof sessionId !== "string") assertId(sessionId, "sessionId");
+    assertSessionId(sessionId);
     return new MemorySessionProvider(this, sessionId);
   }
 

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertValidMessage, parseMessage } from "../message.js";
+import { assertId, assertParentId, assertSessionId, assertValidMessage, parseMessage } from "../message.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
 import type {
@@ -49,9 +49,7 @@ export class PostgresSessionProvider implements SessionProvider {
     readonly sessionId = "",
     options: PostgresStoreOptions = {},
   ) {
-    if (typeof sessionId !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", `A session id must be a string, got ${typeof sessionId}`);
-    }
+    assertSessionId(sessionId);
     this.store = sharedPostgresStore(client, options);
   }
 

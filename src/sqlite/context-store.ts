@@ -1,17 +1,18 @@
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
-import type { SqlDriver } from "./driver.js";
+import { type SqlDriver, sqlText } from "./driver.js";
 
 /** Context-block rows in SQLite (one row per namespaced key). */
 export class SqliteBlockStore implements BlockStore {
   constructor(private readonly driver: SqlDriver) {}
 
   async getBlock(key: string): Promise<string | null> {
-    return (
-      this.driver.get<{ content: string }>("SELECT content FROM agent_context_blocks WHERE key = ?", [key])
-        ?.content ?? null
+    const row = this.driver.get<{ content: unknown }>(
+      "SELECT CAST(content AS BLOB) AS content FROM agent_context_blocks WHERE key = ?",
+      [key],
     );
+    return row ? sqlText(row.content) : null;
   }
 
   async setBlock(key: string, content: string): Promise<void> {
@@ -66,14 +67,15 @@ export class SqliteEntryStore implements EntryStore {
     const max = searchLimit(limit ?? 10);
     const terms = typeof query === "string" ? parseQuery(query) : [];
     if (terms.length === 0 || max === 0) return [];
-    return this.driver.all<EntryHit>(
-      `SELECT e.key, e.content FROM (
+    const rows = this.driver.all<{ key: unknown; content: unknown }>(
+      `SELECT CAST(e.key AS BLOB) AS key, CAST(e.content AS BLOB) AS content FROM (
          SELECT rowid AS seq, bm25(agent_search_entries_fts) AS score FROM agent_search_entries_fts
          WHERE agent_search_entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?
        ) hits JOIN agent_search_entries e ON e.seq = hits.seq
        WHERE e.label = ? ORDER BY hits.score, e.seq DESC LIMIT ?`,
       [toFts5(terms, "text"), SEARCH_CANDIDATES, label, max],
     );
+    return rows.map((row) => ({ key: sqlText(row.key), content: sqlText(row.content) }));
   }
 
   async countEntries(label: string): Promise<number> {

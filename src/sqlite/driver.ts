@@ -1,5 +1,18 @@
 import { SessionError, StorageError } from "../errors.js";
 
+const utf8 = new TextDecoder();
+
+/**
+ * Text of a column read as `CAST(col AS BLOB)`. node:sqlite returns TEXT cut at the first U+0000, so columns that
+ * may hold arbitrary user text (block content, entries, summaries) are read as bytes and decoded here.
+ */
+export function sqlText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value instanceof Uint8Array) return utf8.decode(value);
+  if (value instanceof ArrayBuffer) return utf8.decode(new Uint8Array(value));
+  return value === null || value === undefined ? "" : String(value);
+}
+
 /** A value SQLite can bind. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
 

@@ -3,11 +3,16 @@ import { type CompactionRow, toStoredCompaction } from "../store/compactions.js"
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
-import type { SqlDriver } from "./driver.js";
+import { type SqlDriver, sqlText } from "./driver.js";
 import { isAncestor, type NodeRow, nodeBySeq, readSegment } from "./tree.js";
 
 const COMPACTION_COLUMNS =
-  "c.seq, c.id, c.summary, c.from_message_id, c.to_message_id, c.details, c.created_at";
+  "c.seq, c.id, CAST(c.summary AS BLOB) AS summary, c.from_message_id, c.to_message_id, c.details, c.created_at";
+
+/** A compaction row whose summary was read as bytes (see sqlText). */
+function compactionOf(row: CompactionRow): StoredCompaction {
+  return toStoredCompaction({ ...row, summary: sqlText(row.summary) });
+}
 
 /** Every overlay of a session, oldest first (superseded ones included). */
 export function listCompactions(driver: SqlDriver, sessionNum: number): StoredCompaction[] {
@@ -16,7 +21,7 @@ export function listCompactions(driver: SqlDriver, sessionNum: number): StoredCo
       `SELECT ${COMPACTION_COLUMNS} FROM agent_compactions c WHERE c.session_num = ? ORDER BY c.seq`,
       [sessionNum],
     )
-    .map(toStoredCompaction);
+    .map(compactionOf);
 }
 
 interface ResolvedCompaction extends CompactionRow {
@@ -54,7 +59,7 @@ function chooseOnPath(
   );
   if (rows.length === 0) return null;
   const candidates: Candidate[] = rows.map((row, order) => ({
-    compaction: toStoredCompaction(row),
+    compaction: compactionOf(row),
     fromDepth: row.from_depth,
     toDepth: row.to_depth,
     order,

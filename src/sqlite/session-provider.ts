@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertValidMessage, parseMessage } from "../message.js";
+import { assertId, assertParentId, assertSessionId, assertValidMessage, parseMessage } from "../message.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
 import type {
@@ -31,9 +31,7 @@ export class SqliteSessionProvider implements SessionProvider {
     protected readonly store: SqliteStore,
     readonly sessionId: string,
   ) {
-    if (typeof sessionId !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", `A session id must be a string, got ${typeof sessionId}`);
-    }
+    assertSessionId(sessionId);
   }
 
   private get driver(): SqlDriver {

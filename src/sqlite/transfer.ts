@@ -7,7 +7,7 @@ import type {
   TransferItem,
   TransferRow,
 } from "../store/types.js";
-import type { SqlDriver } from "./driver.js";
+import { type SqlDriver, sqlText } from "./driver.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { importRows, importSession } from "./transfer-import.js";
 
@@ -133,11 +133,17 @@ export class SqliteTransfer implements SessionTransfer {
     }
     for (let after = 0; ; ) {
       const rows = this.driver.all<CompactionRow & { seq: number }>(
-        `SELECT seq, id, summary, from_message_id, to_message_id, details, created_at FROM agent_compactions
+        `SELECT seq, id, CAST(summary AS BLOB) AS summary, from_message_id, to_message_id, details, created_at
+         FROM agent_compactions
          WHERE session_num = ? AND seq > ? ORDER BY seq LIMIT ?`,
         [head.num, after, PAGE],
       );
-      for (const row of rows) yield { kind: "compaction", compaction: toStoredCompaction(row) };
+      for (const row of rows) {
+        yield {
+          kind: "compaction",
+          compaction: toStoredCompaction({ ...row, summary: sqlText(row.summary) }),
+        };
+      }
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.seq;
     }
@@ -149,22 +155,24 @@ export class SqliteTransfer implements SessionTransfer {
 
   async *exportRows(): AsyncGenerator<TransferRow> {
     for (let after: string | null = null; ; ) {
-      const rows: { key: string; content: string }[] = this.driver.all(
-        `SELECT key, content FROM agent_context_blocks WHERE ${after === null ? "1" : "key > ?"}
+      const rows: { key: string; content: unknown }[] = this.driver.all(
+        `SELECT key, CAST(content AS BLOB) AS content FROM agent_context_blocks WHERE ${after === null ? "1" : "key > ?"}
          ORDER BY key LIMIT ?`,
         after === null ? [PAGE] : [after, PAGE],
       );
-      for (const row of rows) yield { kind: "block", key: row.key, content: row.content };
+      for (const row of rows) yield { kind: "block", key: row.key, content: sqlText(row.content) };
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.key;
     }
     // Entries in storage order: search ranks ties newest first, so the order is part of what must survive.
     for (let after = 0; ; ) {
-      const rows: { seq: number; label: string; key: string; content: string }[] = this.driver.all(
-        "SELECT seq, label, key, content FROM agent_search_entries WHERE seq > ? ORDER BY seq LIMIT ?",
+      const rows: { seq: number; label: string; key: string; content: unknown }[] = this.driver.all(
+        "SELECT seq, label, key, CAST(content AS BLOB) AS content FROM agent_search_entries WHERE seq > ? ORDER BY seq LIMIT ?",
         [after, PAGE],
       );
-      for (const row of rows) yield { kind: "entry", label: row.label, key: row.key, content: row.content };
+      for (const row of rows) {
+        yield { kind: "entry", label: row.label, key: row.key, content: sqlText(row.content) };
+      }
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.seq;
     }

@@ -132,6 +132,17 @@ export function messagesSpec(target: ContractTarget): void {
         assert.equal(await s.getPathLength(), 0);
       }));
 
+    test("U+0000 in ids, roles and session ids is refused (no backend could return it intact)", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await rejectsWithCode(s.appendMessage({ id: "a\0b", role: "user", parts: [] }), "INVALID_MESSAGE");
+        await rejectsWithCode(s.appendMessage({ id: "ok", role: "us\0er", parts: [] }), "INVALID_MESSAGE");
+        await rejectsWithCode(s.appendMessage(msg("m"), "p\0"), "INVALID_ARGUMENT");
+        assert.throws(() => store.session("x\0y"), { code: "INVALID_ARGUMENT" });
+        await s.appendMessage(msg("nul-text", "text may hold \0 and it survives"));
+        assert.equal((await s.getMessage("nul-text"))?.parts[0]?.text, "text may hold \0 and it survives");
+      }));
+
     test("compaction_ ids are reserved", () =>
       withStore(target, async (store) => {
         const s = store.session("a");
