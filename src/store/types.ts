@@ -146,7 +146,7 @@ export interface SessionRegistry {
   delete(id: string, options?: { blockKeys?: readonly string[] }): Promise<boolean>;
 }
 
-/** A store with a session registry (memory, SQLite; Postgres when it implements one). */
+/** A store with a session registry (memory, SQLite and Postgres all have one). */
 export interface RegistryCapableStore extends SessionStore {
   readonly registry: SessionRegistry;
 }
