@@ -7,13 +7,15 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import Database from "better-sqlite3";
 import { Session } from "../src/session/session.js";
+import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { appendRow } from "../src/sqlite/writes.js";
 import { chainRows, makeMessage, rng } from "./data.js";
 import { load as loadReference, SqlAdapter } from "./reference.js";
 import { fmtDur, fmtRatio, mdTable, nowUs, summarize } from "./stats.js";
+
+const Database = loadBetterSqlite3();
 
 const NEVER = 1e12;
 const neverCompact = async () => null;

@@ -2,12 +2,15 @@
  * The physical floor: the same rows agent-session stores, written and read with hand-written
  * better-sqlite3 statements and nothing else.
  */
-import Database from "better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
+import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import type { BenchMessage, StoreRow } from "./data.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
 
+const Database = loadBetterSqlite3();
+
 /** Opens a SQLite file with the settings every target shares: 4 KiB pages, WAL, NORMAL, busy_timeout 5000. */
-export function openDatabase(file: string): Database.Database {
+export function openDatabase(file: string): BetterSqlite3.Database {
   const db = new Database(file);
   db.pragma("page_size = 4096");
   db.pragma("journal_mode = WAL");
@@ -66,17 +69,17 @@ export function ftsTerms(query: string): string {
     .join(" ");
 }
 
-type Stmt = Database.Statement<unknown[], unknown>;
+type Stmt = BetterSqlite3.Statement<unknown[], unknown>;
 
 /** The floor target: one BEGIN IMMEDIATE per append (head read, message row, FTS row, session row). */
 export class FloorTarget implements BenchTarget {
   readonly name = "floor";
   readonly cacheVersion = "floor-2";
-  private db: Database.Database | undefined;
+  private db: BetterSqlite3.Database | undefined;
   private stmts = new Map<string, Stmt>();
   private appendTx: ((sid: number, role: string, content: string, text: string) => void) | undefined;
 
-  private get conn(): Database.Database {
+  private get conn(): BetterSqlite3.Database {
     if (!this.db) throw new Error("floor: not open");
     return this.db;
   }

@@ -1,6 +1,7 @@
-/** FTS index size against the raw text it indexes, read from SQLite's `dbstat` table of a built store. */
-import Database from "better-sqlite3";
+import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import { fmtNum, mdTable } from "./stats.js";
+
+const Database = loadBetterSqlite3();
 
 const MiB = 1024 * 1024;
 

@@ -10,7 +10,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
+import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import { benchCompaction } from "./compaction.js";
 import { HISTORY_DEPTHS, makeQueries, planStore, rng } from "./data.js";
 import { indexSizes } from "./index-size.js";
@@ -233,7 +233,9 @@ async function main(): Promise<void> {
     console.log(s);
     out.push(s);
   };
-  const sqlite = (new Database(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }).v;
+  const sqlite = (
+    new (loadBetterSqlite3())(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }
+  ).v;
   emit("# agent-session storage benchmark\n");
   emit(`- ${new Date().toISOString()}; Node ${process.version}; SQLite ${sqlite} (better-sqlite3)`);
   emit(`- machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}`);

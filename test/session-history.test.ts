@@ -3,11 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import Database from "better-sqlite3";
 import { AgentSessionProvider, MemoryStore, Session, SqliteStore } from "../src/index.js";
+import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import type { SessionProvider } from "../src/types.js";
 import { ids, msg } from "./contract/harness.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
+
+const Database = loadBetterSqlite3();
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-session-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));

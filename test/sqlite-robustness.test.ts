@@ -5,8 +5,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
+import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
+
+const Database = loadBetterSqlite3();
 
 const here = dirname(fileURLToPath(import.meta.url));
 const appender = join(here, "fixtures", "sqlite-appender.ts");

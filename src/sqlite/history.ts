@@ -1,7 +1,7 @@
 import { overlayMessage } from "../message.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
-import type { CompactionDetails, SessionMessage, StoredCompaction } from "../types.js";
+import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { isAncestor, type NodeRow, nodeBySeq, readSegment } from "./tree.js";

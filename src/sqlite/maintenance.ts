@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import type { SqlDriver } from "./driver.js";
 
 const require = createRequire(import.meta.url);
@@ -17,7 +18,7 @@ interface ReadonlyDb {
 // A read-only connection, so probing someone else's database never changes it (no migration, no WAL switch).
 function openReadonly(path: string): ReadonlyDb {
   try {
-    const Database = require("better-sqlite3") as new (file: string, options: object) => ReadonlyDb;
+    const Database = loadBetterSqlite3() as unknown as new (file: string, options: object) => ReadonlyDb;
     return new Database(path, { readonly: true, fileMustExist: true });
   } catch {
     const { DatabaseSync } = require("node:sqlite") as {

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { MissingDependencyError, SessionError } from "../errors.js";
+import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import { isSqlTagSource, PreparedDriver, type SqlDriver, SqlTagDriver, type SqlTagSource } from "./driver.js";
 
 /** Which engine opens a SQLite file path. */
@@ -66,7 +67,7 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
 function openPath(path: string, choice: SqliteDriverName | undefined): PreparedDriver {
   if (choice === "node:sqlite") return openNodeSqlite(path);
   try {
-    const Database = require("better-sqlite3") as new (file: string) => SqliteHandle;
+    const Database = loadBetterSqlite3() as unknown as new (file: string) => SqliteHandle;
     return new PreparedDriver("better-sqlite3", new Database(path) as never, true);
   } catch (error) {
     if (error instanceof SessionError) throw error;
