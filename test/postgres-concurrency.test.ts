@@ -20,7 +20,8 @@ import {
   waitUntilBlockedBy,
 } from "./fixtures/postgres-db.js";
 
-const SCHEMA = "agent_session_test_concurrency";
+// Per process, as in postgres.test.ts.
+const SCHEMA = `agent_session_test_concurrency_${process.pid}`;
 const unavailable = await postgresUnavailable();
 
 /** Runs `workers` loops of `count` calls each, all at once. */

@@ -24,7 +24,8 @@ import {
   waitUntilBlockedBy,
 } from "./fixtures/postgres-db.js";
 
-const SCHEMA = "agent_session_test_main";
+// Per process, so two runs of the suite at once (two checkouts, one server) never drop each other's tables.
+const SCHEMA = `agent_session_test_main_${process.pid}`;
 const unavailable = await postgresUnavailable();
 
 if (unavailable) {
@@ -55,7 +56,7 @@ if (unavailable) {
 
   describe("postgres: schema", () => {
     test("migration run concurrently from several connections creates the tables once", async () => {
-      const schema = "agent_session_test_migrate";
+      const schema = `agent_session_test_migrate_${process.pid}`;
       await dropSchema(pool, schema);
       const clients = Array.from({ length: 6 }, () => testClient());
       try {
@@ -97,7 +98,7 @@ if (unavailable) {
 
   describe("postgres: schema upgrades", () => {
     test("a version-1 database is migrated in place: blocks and entries kept, registry added", async () => {
-      const schema = "agent_session_test_upgrade";
+      const schema = `agent_session_test_upgrade_${process.pid}`;
       const names = tableNames({ schema });
       await dropSchema(pool, schema);
       try {
@@ -120,7 +121,7 @@ if (unavailable) {
   describe("postgres: schema privileges", () => {
     test("a role that owns its schema but may not create schemas can migrate and use it", async () => {
       const role = `agent_session_test_role_${process.pid}`;
-      const schema = "agent_session_test_owned";
+      const schema = `agent_session_test_owned_${process.pid}`;
       await dropSchema(pool, schema);
       await pool.query(`DROP ROLE IF EXISTS ${role}`);
       await pool.query(`CREATE ROLE ${role} LOGIN`);

@@ -112,8 +112,11 @@ export const appendSql = statement((t) => buildAppend(t, true));
 /** @internal the append statement after the latest leaf or as a new root. */
 export const appendTipSql = statement((t) => buildAppend(t, false));
 
-// Only the fallback takes the lock in its own statement; creating the head here makes the next statement fresh.
-const lockSql = statement(
+/**
+ * Locks the head of session `$1`, creating it when missing, and returns its number. Only the append fallback and
+ * imports take the lock in a statement of its own; holding it makes the next statement's snapshot fresh.
+ */
+export const lockSql = statement(
   (t) => `INSERT INTO ${t.heads} AS h (session_id, created_at, updated_at) VALUES ($1, $2, $2)
     ON CONFLICT (session_id) DO UPDATE SET updated_at = h.updated_at RETURNING h.num`,
 );

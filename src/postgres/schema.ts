@@ -222,6 +222,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${t.compactions} ADD COLUMN IF NOT EXISTS summary_json boolean NOT NULL DEFAULT false`,
     ],
   },
+  // Keyset pages of the transfer (transfer.ts) in storage order and UTF-8 byte order (`COLLATE "C"`, which keys
+  // of another collation cannot serve): without these, every page would sort the whole session or table again.
+  {
+    version: 4,
+    statements: (t) => [
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_messages_session_seq`)} ON ${t.messages} (session_num, seq)`,
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_search_entries_seq`)} ON ${t.entries} (seq)`,
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_context_blocks_key_c`)} ON ${t.blocks} (key COLLATE "C")`,
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_session_heads_id_c`)} ON ${t.heads} (session_id COLLATE "C")`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

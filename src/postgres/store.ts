@@ -1,5 +1,10 @@
 import { SessionError } from "../errors.js";
-import type { ContextCapableStore, RegistryCapableStore, StoreSearchOptions } from "../store/types.js";
+import type {
+  ContextCapableStore,
+  RegistryCapableStore,
+  StoreSearchOptions,
+  TransferCapableStore,
+} from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
@@ -7,6 +12,7 @@ import { PostgresSessionRegistry } from "./registry.js";
 import { migrate, type PostgresStoreOptions, type Tables, tableNames } from "./schema.js";
 import { searchMessages } from "./search.js";
 import { PostgresSessionProvider } from "./session-provider.js";
+import { PostgresTransfer } from "./transfer.js";
 
 /**
  * Sessions, context blocks, searchable entries and the session registry (what `SessionManager` runs on) in
@@ -16,12 +22,14 @@ import { PostgresSessionProvider } from "./session-provider.js";
  * the append that committed last. A single Client is also used for the store's transactions, so prefer a Pool
  * when the application shares the connection.
  */
-export class PostgresStore implements ContextCapableStore, RegistryCapableStore {
+export class PostgresStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
   readonly backend = "postgres";
   readonly blocks: PostgresBlockStore;
   readonly entries: PostgresEntryStore;
   /** The named sessions of `SessionManager` (table `agent_sessions`). */
   readonly registry: PostgresSessionRegistry;
+  /** Lossless, streaming export and import of sessions, blocks and entries (what the CLI's export/import use). */
+  readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
   readonly tables: Tables;
   private readonly source: PostgresSource;
@@ -37,6 +45,7 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore 
     this.blocks = new PostgresBlockStore(ready, this.tables);
     this.entries = new PostgresEntryStore(ready, this.tables);
     this.registry = new PostgresSessionRegistry(ready, this.tables);
+    this.transfer = new PostgresTransfer(ready, this.tables, this.registry);
   }
 
   /** Opens a store and migrates its tables before returning (construction is sync, the database is not). */

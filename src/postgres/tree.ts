@@ -79,7 +79,15 @@ export function ancestorCte(messages: string, name: string, anchors: string): st
   )`;
 }
 
-/** ISO-8601 text of a timestamptz column, independent of the driver's date parsing. */
+/**
+ * ISO-8601 text of a timestamptz column exactly as `Date.prototype.toISOString()` writes it, independent of the
+ * driver's date parsing (so transferred times re-export unchanged, whatever the year).
+ */
 export function isoSql(column: string): string {
-  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const utc = `(${column} AT TIME ZONE 'UTC')`;
+  // toISOString counts astronomically (1 BC is year 0) and writes 0–9999 as four digits, others as ±six.
+  const year = `(extract(year FROM ${utc}) + CASE WHEN extract(year FROM ${utc}) < 0 THEN 1 ELSE 0 END)`;
+  return `(CASE WHEN ${year} BETWEEN 0 AND 9999 THEN lpad(${year}::text, 4, '0')
+    ELSE CASE WHEN ${year} < 0 THEN '-' ELSE '+' END || lpad(abs(${year})::text, 6, '0') END
+    || to_char(${utc}, '-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
 }

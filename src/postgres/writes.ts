@@ -30,7 +30,7 @@ async function lockHead(query: Query, t: Tables, sessionId: string): Promise<Loc
  * Recomputes the head's cached leaf columns from the leaf row (`$2`, NULL = empty session) after a write that may
  * have moved or re-pointed it; bumps the head version so concurrent appenders know their snapshot is stale.
  */
-const refreshHeadSql = statement((t: Tables): string => {
+export const refreshHeadSql = statement((t: Tables): string => {
   const spine = spineArrays("sp", "lf.seq");
   return `WITH RECURSIVE
   lf AS (SELECT seq, id, depth, jump_seq, cum_bytes, cum_tokens FROM ${t.messages} WHERE seq = $2::bigint),
@@ -136,8 +136,8 @@ const rebuildSql = statement((t: Tables): string => {
   FROM rb WHERE m.seq = rb.seq`;
 });
 
-// Runs only when the tip itself was deleted; scans the session once, as the reference does.
-const newestLeafSql = statement((t: Tables): string => {
+/** The newest childless row of session `$1`; runs only when the tip itself is gone, so one scan is fine. */
+export const newestLeafSql = statement((t: Tables): string => {
   return `SELECT max(m.seq) AS seq FROM ${t.messages} m WHERE m.session_num = $1
     AND NOT EXISTS (SELECT 1 FROM ${t.messages} c WHERE c.parent_seq = m.seq)`;
 });

@@ -243,7 +243,7 @@ export interface SessionTransfer {
   importRows(rows: AsyncIterable<TransferRow>): Promise<ImportCounts>;
 }
 
-/** A store that can export and import sessions losslessly (memory, SQLite; Postgres when it implements it). */
+/** A store that can export and import sessions losslessly (memory, SQLite and Postgres). */
 export interface TransferCapableStore extends SessionStore {
   readonly transfer: SessionTransfer;
 }

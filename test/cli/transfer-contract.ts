@@ -14,6 +14,7 @@ import {
   type TransferItem,
   type TransferRow,
 } from "../../src/store/types.js";
+import { estimateMessageTokens } from "../../src/utils/tokens.js";
 import { type ContractTarget, msg, rejectsWithCode, withStore } from "../contract/harness.js";
 
 /** Everything a store exports, collected (fine for test-sized stores). */
@@ -113,10 +114,14 @@ export async function observe(store: SessionStore, ids: readonly string[]) {
     const histories: Record<string, unknown> = {};
     for (const leafId of ["a1", "a3", "t1", "z1", "d1", "x1"]) {
       if (await provider.getMessage(leafId)) {
+        const history = await provider.getHistory(leafId);
         histories[leafId] = {
-          history: await provider.getHistory(leafId),
+          history,
           length: await provider.getPathLength(leafId),
-          tokens: await provider.getContextTokens?.(leafId),
+          // What compaction uses: the backend's running totals where it has them, else the estimate of the history.
+          tokens: provider.getContextTokens
+            ? await provider.getContextTokens(leafId)
+            : estimateMessageTokens(history),
           stats: await provider.getHistoryRowStats?.(leafId),
         };
       }
