@@ -20,6 +20,7 @@ import { leafDepth, pathStats, readPath } from "./history.js";
 import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
 import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
+import { contextTokens } from "./tokens.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions, updateRow } from "./writes.js";
 
 const messageSql = statement(
@@ -88,6 +89,11 @@ export class PostgresSessionProvider implements SessionProvider {
     const [executor, t] = await this.db();
     const depth = await leafDepth(executor, t, this.sessionId, leafId);
     return depth === null ? 0 : depth + 1;
+  }
+
+  async getContextTokens(leafId?: string | null): Promise<number> {
+    const [executor, t] = await this.db();
+    return contextTokens(executor, t, this.sessionId, leafId);
   }
 
   async getRecentHistory(

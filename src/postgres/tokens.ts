@@ -1,0 +1,90 @@
+/**
+ * Context tokens of a path from running totals: the leaf's cumulative estimate minus each compacted range plus
+ * its summary message. One statement reads the leaf and the overlays whose endpoints lie on its path (skip-pointer
+ * climbs, O(log depth) rows each); no message content is read, so the cost does not grow with the session.
+ */
+import { overlayMessage } from "../message.js";
+import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import { estimateMessageTokens } from "../utils/tokens.js";
+import type { Executor } from "./client.js";
+import { statement, type Tables } from "./schema.js";
+import { ancestorCte, isoSql } from "./tree.js";
+import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
+
+const tokensSql = statement(
+  (t) => `WITH RECURSIVE head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
+  leaf AS (
+    SELECT m.seq, m.depth, m.cum_tokens, m.session_num FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq
+    WHERE $2::text IS NULL
+    UNION ALL
+    SELECT m.seq, m.depth, m.cum_tokens, m.session_num FROM head
+    JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text
+  ),
+  cand AS (
+    SELECT c.seq AS k, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
+      ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.depth AS from_depth, f.cum_tokens - f.tokens AS before,
+      t.seq AS to_seq, t.depth AS to_depth, t.cum_tokens AS through
+    FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num
+    JOIN ${t.messages} f ON f.session_num = c.session_num AND f.id = c.from_message_id
+    JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
+    WHERE t.depth <= leaf.depth AND f.depth <= t.depth
+  ),
+  ${ancestorCte(
+    t.messages,
+    "anc",
+    `SELECT k * 2, to_depth, (SELECT seq FROM leaf) FROM cand UNION ALL SELECT k * 2 + 1, from_depth, to_seq FROM cand`,
+  )}
+  SELECT 'l' AS kind, cum_tokens::bigint AS a, NULL::bigint AS b, NULL::integer AS from_depth,
+    NULL::integer AS to_depth, NULL::bigint AS k, NULL AS body FROM leaf
+  UNION ALL
+  SELECT 'o', before, through, from_depth, to_depth, k,
+    json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id', from_message_id,
+      'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text
+  FROM cand
+  WHERE EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 AND anc.depth = anc.target AND anc.seq = cand.to_seq)
+    AND EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 + 1 AND anc.depth = anc.target AND anc.seq = cand.from_seq)`,
+);
+
+interface TokenRow {
+  kind: "l" | "o";
+  a: string | number;
+  b: string | number | null;
+  from_depth: number | null;
+  to_depth: number | null;
+  k: string | number | null;
+  body: string | null;
+}
+
+interface Candidate extends OverlayCandidate {
+  before: number;
+  through: number;
+}
+
+/** Estimated tokens of the overlay-applied path to `leafId` (or the latest leaf); 0 when unknown. */
+export async function contextTokens(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  leafId: string | null | undefined,
+): Promise<number> {
+  if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return 0;
+  const rows = await executor.query<TokenRow>(tokensSql(t), [sessionId, leafId ?? null], true);
+  const leaf = rows.find((r) => r.kind === "l");
+  if (!leaf) return 0;
+  const candidates: Candidate[] = rows
+    .filter((r) => r.kind === "o")
+    .map((r) => ({
+      compaction: fromCompactionRow(JSON.parse(r.body!) as StoredCompactionRow),
+      fromDepth: Number(r.from_depth),
+      toDepth: Number(r.to_depth),
+      order: Number(r.k),
+      before: Number(r.a),
+      through: Number(r.b),
+    }));
+  let tokens = Number(leaf.a);
+  for (const overlay of chooseOverlays(candidates)) {
+    tokens -= overlay.through - overlay.before;
+    tokens += estimateMessageTokens([overlayMessage(overlay.compaction)]);
+  }
+  return tokens;
+}
