@@ -71,9 +71,14 @@ async function reference(length: number, window: number, budgetUs: number) {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   const agent = new SqlAdapter(db);
-  const session = mod.Session.create(new mod.AgentSessionProvider(agent, "s1"))
-    .onCompaction(neverCompact)
-    .compactAfter(NEVER);
+  const provider = new mod.AgentSessionProvider(agent, "s1");
+  // Prime the provider's leaf cache as its own appends would have (its cold look-up is O(n²): hours at 100k).
+  const newest = db.prepare(
+    "SELECT id FROM assistant_messages WHERE session_id = ? ORDER BY rowid DESC LIMIT 1",
+  );
+  const leaf = (newest.get("s1") as { id: string } | undefined)?.id;
+  if (leaf !== undefined) (provider as unknown as { activeLeafId?: string }).activeLeafId = leaf;
+  const session = mod.Session.create(provider).onCompaction(neverCompact).compactAfter(NEVER);
   const next = rng(7);
   const result = await timeAppends(
     window,
