@@ -5,6 +5,7 @@
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
 import { SessionError } from "../errors.js";
+import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
   NewSessionRecord,
   SessionInfo,
@@ -78,41 +79,6 @@ const deleteSql = statement(
     SELECT EXISTS (SELECT 1 FROM r) AS existed`,
 );
 
-interface Row {
-  id: string;
-  name: string;
-  parent_session_id: string | null;
-  model: string | null;
-  source: string | null;
-  input_tokens: string | number;
-  output_tokens: string | number;
-  cache_read_tokens: string | number;
-  cache_write_tokens: string | number;
-  estimated_cost: string | number;
-  end_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-// pg returns bigint columns as strings; callers get numbers, in the reference's row shape.
-function toInfo(row: Row): SessionInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    parent_session_id: row.parent_session_id,
-    model: row.model,
-    source: row.source,
-    input_tokens: Number(row.input_tokens),
-    output_tokens: Number(row.output_tokens),
-    cache_read_tokens: Number(row.cache_read_tokens),
-    cache_write_tokens: Number(row.cache_write_tokens),
-    estimated_cost: Number(row.estimated_cost),
-    end_reason: row.end_reason,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
 /** The session registry of a {@link PostgresStore}. */
 export class PostgresSessionRegistry implements SessionRegistry {
   constructor(
@@ -122,8 +88,8 @@ export class PostgresSessionRegistry implements SessionRegistry {
 
   private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionInfo | null> {
     const executor = await this.ready();
-    const [row] = await executor.query<Row>(sql(this.t), params, true);
-    return row ? toInfo(row) : null;
+    const [row] = await executor.query<SessionInfoRow>(sql(this.t), params, true);
+    return row ? toSessionInfo(row) : null;
   }
 
   async create(record: NewSessionRecord): Promise<SessionInfo> {
@@ -144,12 +110,12 @@ export class PostgresSessionRegistry implements SessionRegistry {
 
   async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
     const executor = await this.ready();
-    const rows = await executor.query<Row>(
+    const rows = await executor.query<SessionInfoRow>(
       listSql(this.t),
       [options.limit ?? null, options.offset ?? 0],
       true,
     );
-    return rows.map(toInfo);
+    return rows.map(toSessionInfo);
   }
 
   async count(): Promise<number> {

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
   NewSessionRecord,
   SessionInfo,
@@ -14,48 +15,13 @@ const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, outpu
 // The next write-order number; the UNIQUE index on `activity` makes MAX() one index lookup.
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
 
-interface Row {
-  id: string;
-  name: string;
-  parent_session_id: string | null;
-  model: string | null;
-  source: string | null;
-  input_tokens: number | bigint;
-  output_tokens: number | bigint;
-  cache_read_tokens: number | bigint;
-  cache_write_tokens: number | bigint;
-  estimated_cost: number;
-  end_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-// Drivers may hand back null-prototype rows or bigints; callers get plain objects with numbers.
-function toInfo(row: Row): SessionInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    parent_session_id: row.parent_session_id,
-    model: row.model,
-    source: row.source,
-    input_tokens: Number(row.input_tokens),
-    output_tokens: Number(row.output_tokens),
-    cache_read_tokens: Number(row.cache_read_tokens),
-    cache_write_tokens: Number(row.cache_write_tokens),
-    estimated_cost: Number(row.estimated_cost),
-    end_reason: row.end_reason,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
 /** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
 export class SqliteSessionRegistry implements SessionRegistry {
   constructor(private readonly driver: SqlDriver) {}
 
   async create(record: NewSessionRecord): Promise<SessionInfo> {
     const now = new Date().toISOString();
-    const row = this.driver.get<Row>(
+    const row = this.driver.get<SessionInfoRow>(
       `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, created_at, updated_at, activity)
        VALUES (?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
        ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
@@ -70,22 +36,22 @@ export class SqliteSessionRegistry implements SessionRegistry {
       ],
     );
     if (!row) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
-    return toInfo(row);
+    return toSessionInfo(row);
   }
 
   async get(id: string): Promise<SessionInfo | null> {
-    const row = this.driver.get<Row>(`SELECT ${COLUMNS} FROM agent_sessions WHERE id = ?`, [id]);
-    return row ? toInfo(row) : null;
+    const row = this.driver.get<SessionInfoRow>(`SELECT ${COLUMNS} FROM agent_sessions WHERE id = ?`, [id]);
+    return row ? toSessionInfo(row) : null;
   }
 
   async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
     // Matches the index agent_sessions_recent exactly, so rows come out of the index without a sort.
     return this.driver
-      .all<Row>(
+      .all<SessionInfoRow>(
         `SELECT ${COLUMNS} FROM agent_sessions ORDER BY updated_at DESC, activity DESC LIMIT ? OFFSET ?`,
         [options.limit ?? -1, options.offset ?? 0],
       )
-      .map(toInfo);
+      .map(toSessionInfo);
   }
 
   async count(): Promise<number> {
@@ -94,12 +60,12 @@ export class SqliteSessionRegistry implements SessionRegistry {
 
   /** Runs one UPDATE that also bumps `updated_at` and the activity order; null when the id is unknown. */
   private update(assignments: string, params: (string | number)[], id: string): SessionInfo | null {
-    const row = this.driver.get<Row>(
+    const row = this.driver.get<SessionInfoRow>(
       `UPDATE agent_sessions SET ${assignments}${assignments ? ", " : ""}updated_at = ?, activity = ${NEXT_ACTIVITY}
        WHERE id = ? RETURNING ${COLUMNS}`,
       [...params, new Date().toISOString(), id],
     );
-    return row ? toInfo(row) : null;
+    return row ? toSessionInfo(row) : null;
   }
 
   async rename(id: string, name: string): Promise<SessionInfo | null> {

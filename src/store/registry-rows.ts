@@ -1,0 +1,25 @@
+import type { SessionInfo } from "./types.js";
+
+/** A registry row as SQL drivers return it: counters may come back as bigints (node:sqlite) or strings (pg). */
+export type SessionInfoRow = {
+  [K in keyof SessionInfo]: SessionInfo[K] extends number ? number | bigint | string : SessionInfo[K];
+};
+
+/** Converts a registry row to a plain {@link SessionInfo} with numeric counters (drivers differ in number types). */
+export function toSessionInfo(row: SessionInfoRow): SessionInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    parent_session_id: row.parent_session_id,
+    model: row.model,
+    source: row.source,
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    cache_read_tokens: Number(row.cache_read_tokens),
+    cache_write_tokens: Number(row.cache_write_tokens),
+    estimated_cost: Number(row.estimated_cost),
+    end_reason: row.end_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
