@@ -1,7 +1,7 @@
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
-import { assertParentId, assertValidMessage } from "../message.js";
+import { assertParentId, assertSessionId, assertValidMessage } from "../message.js";
 import type { SessionStore } from "../store/types.js";
 import type {
   AppendOptions,
@@ -63,13 +63,11 @@ export class SessionBase {
   protected compactionSetup: CompactionSetup = {};
   protected maxRowBytes = ROW_MAX_BYTES;
 
-  /** Wraps a ready SessionProvider or SessionStore (no auto-wiring of SQLite context rows). */
+  /** Wraps a SessionStore (blocks without a provider are stored with it) or a SessionProvider (no auto-wiring). */
   constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
     this.source = resolveSource(provider as SessionSource);
     this.sessionIdValue = options.sessionId ?? "";
-    if (typeof this.sessionIdValue !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", "sessionId must be a string");
-    }
+    assertSessionId(this.sessionIdValue);
     for (const { label, ...rest } of options.context ?? []) this.withContext(label, rest);
     if (options.promptStore) this.withCachedPrompt(options.promptStore);
     if (options.tokenCounter) this.compactionSetup.tokenCounter = options.tokenCounter;
@@ -105,9 +103,7 @@ export class SessionBase {
   /** Namespaces this session's rows by id (required for several sessions in one store). */
   forSession(sessionId: string): this {
     this.assertConfigurable("forSession");
-    if (typeof sessionId !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", `A session id must be a string, got ${typeof sessionId}`);
-    }
+    assertSessionId(sessionId);
     this.sessionIdValue = sessionId;
     return this;
   }
