@@ -102,7 +102,8 @@ export function overlaysSpec(target: ContractTarget): void {
     test("getContextTokens equals a full re-estimate of getHistory, with overlays, branches, updates, deletes", () =>
       withStore(target, async (store) => {
         const s = store.session("tok");
-        if (!s.getContextTokens) return;
+        // Every built-in backend keeps running totals; a missing method must fail here, not pass silently.
+        assert.equal(typeof s.getContextTokens, "function", `${store.backend} provides getContextTokens`);
         const check = async (leaf?: string) =>
           assert.equal(
             await s.getContextTokens!(leaf),
