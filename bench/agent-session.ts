@@ -4,8 +4,8 @@
  * large transactions, so the built store is exactly what row-by-row appends would leave.
  */
 import { Session } from "../src/session/session.js";
+import { appendRow } from "../src/sqlite/append.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { appendRow } from "../src/sqlite/writes.js";
 import type { BenchMessage, StoreRow } from "./data.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
 

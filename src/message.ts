@@ -72,8 +72,28 @@ export function assertParentId(parentId: unknown): asserts parentId is string | 
   assertId(parentId, "parentId");
 }
 
+// JSON a caller has already produced for a message, offered to the serializeMessage calls it makes synchronously
+// next (a Session measures a message's size, then hands it to its provider): one serialisation per append.
+const serialized = new WeakMap<object, string>();
+
+/**
+ * Runs `fn` with `json` standing as the serialisation of `message` for `serializeMessage` calls made synchronously
+ * inside it; nothing outlives the call, so later changes to the message are never masked.
+ */
+export function withSerialized<T>(message: SessionMessage, json: string | undefined, fn: () => T): T {
+  if (json === undefined) return fn();
+  serialized.set(message, json);
+  try {
+    return fn();
+  } finally {
+    serialized.delete(message);
+  }
+}
+
 /** Serialises a message for storage; throws `INVALID_MESSAGE` when it is not JSON-serialisable. */
 export function serializeMessage(message: SessionMessage): string {
+  const known = serialized.get(message);
+  if (known !== undefined) return known;
   try {
     return JSON.stringify(message);
   } catch (cause) {

@@ -1,7 +1,7 @@
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
-import { assertParentId, assertSessionId, assertValidMessage } from "../message.js";
+import { assertParentId, assertSessionId, assertValidMessage, withSerialized } from "../message.js";
 import type { SessionStore } from "../store/types.js";
 import type {
   AppendOptions,
@@ -15,7 +15,7 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "../types.js";
-import { enforceRowSizeLimit, ROW_MAX_BYTES } from "../utils/row-size.js";
+import { limitRowSize, ROW_MAX_BYTES } from "../utils/row-size.js";
 import {
   type CompactionErrorHandler,
   type CompactionSetup,
@@ -184,8 +184,9 @@ export class SessionBase {
     assertValidMessage(message);
     assertParentId(parentId);
     const { provider, compactor } = await this.state();
-    const stored = enforceRowSizeLimit(message, this.maxRowBytes);
-    const result = (await provider.appendMessage(stored, parentId, options)) ?? { inserted: true };
+    const { message: stored, json } = limitRowSize(message, this.maxRowBytes);
+    const appended = withSerialized(stored, json, () => provider.appendMessage(stored, parentId, options));
+    const result = (await appended) ?? { inserted: true };
     // The message is stored; compaction problems go to onCompactionError and never fail the append.
     if (result.inserted) await compactor.afterAppend();
     return result;
@@ -195,7 +196,8 @@ export class SessionBase {
   async updateMessage(message: SessionMessage): Promise<void> {
     assertValidMessage(message);
     const { provider } = await this.state();
-    await provider.updateMessage(enforceRowSizeLimit(message, this.maxRowBytes));
+    const { message: stored, json } = limitRowSize(message, this.maxRowBytes);
+    await withSerialized(stored, json, () => provider.updateMessage(stored));
   }
 
   /** Deletes messages; their children are spliced onto their parents. */

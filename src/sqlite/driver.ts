@@ -122,7 +122,7 @@ export class PreparedDriver implements SqlDriver {
     this.depth++;
     try {
       const result = fn();
-      this.exec("COMMIT");
+      this.run("COMMIT");
       return result;
     } catch (error) {
       try {
@@ -140,7 +140,8 @@ export class PreparedDriver implements SqlDriver {
   private begin(): void {
     for (let attempt = 0; ; attempt++) {
       try {
-        this.db.exec("BEGIN IMMEDIATE");
+        // Prepared once and reused like every other statement: BEGIN and COMMIT run on every write.
+        this.statement("BEGIN IMMEDIATE").run();
         return;
       } catch (error) {
         if (!isBusy(error) || attempt >= BUSY_RETRIES) wrap(error, "BEGIN IMMEDIATE");

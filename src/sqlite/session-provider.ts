@@ -14,11 +14,12 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "../types.js";
+import { appendRow } from "./append.js";
 import type { SqlDriver } from "./driver.js";
 import { contextTokens, listCompactions, pathStats, readPath, windowTop } from "./history.js";
 import type { SqliteStore } from "./store.js";
 import { type NodeRow, nodeById, nodeBySeq } from "./tree.js";
-import { appendRow, deleteRows, updateRow } from "./writes.js";
+import { deleteRows, updateRow } from "./writes.js";
 
 interface Head {
   num: number;

@@ -8,6 +8,7 @@ import type {
   TransferCapableStore,
 } from "../store/types.js";
 import type { SearchResult } from "../types.js";
+import { ensureHead } from "./append.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
@@ -16,7 +17,6 @@ import { SqliteSessionRegistry } from "./registry.js";
 import { SqliteSessionProvider } from "./session-provider.js";
 import { SqliteTransfer } from "./transfer.js";
 import { isAncestor, type NodeRow, nodeBySeq } from "./tree.js";
-import { ensureHead } from "./writes.js";
 
 interface Hit {
   seq: number;

@@ -9,9 +9,9 @@ import type {
   TransferRow,
 } from "../store/types.js";
 import type { StoredCompaction } from "../types.js";
+import { ensureHead } from "./append.js";
 import type { SqlDriver } from "./driver.js";
 import { jumpFor, nodeById } from "./tree.js";
-import { ensureHead } from "./writes.js";
 
 // Items per write transaction: one fsync-free commit per batch keeps imports fast without holding the lock long.
 const BATCH = 500;

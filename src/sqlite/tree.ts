@@ -16,33 +16,49 @@ export interface NodeRow {
 }
 
 const NODE_COLUMNS = "seq, parent_seq, depth, jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens";
+const NODE_BY_SEQ = `SELECT ${NODE_COLUMNS} FROM agent_messages WHERE seq = ?`;
+const NODE_BY_ID = `SELECT ${NODE_COLUMNS} FROM agent_messages WHERE session_num = ? AND id = ?`;
 
 /** Reads the tree columns of a row by its sequence number. */
 export function nodeBySeq(driver: SqlDriver, seq: number): NodeRow | undefined {
-  return driver.get<NodeRow>(`SELECT ${NODE_COLUMNS} FROM agent_messages WHERE seq = ?`, [seq]);
+  return driver.get<NodeRow>(NODE_BY_SEQ, [seq]);
 }
 
 /** Reads the tree columns of a message of one session by its id. */
 export function nodeById(driver: SqlDriver, sessionNum: number, id: string): NodeRow | undefined {
-  return driver.get<NodeRow>(`SELECT ${NODE_COLUMNS} FROM agent_messages WHERE session_num = ? AND id = ?`, [
-    sessionNum,
-    id,
-  ]);
+  return driver.get<NodeRow>(NODE_BY_ID, [sessionNum, id]);
+}
+
+/** The jump fields of a row: where its skip pointer leads. */
+export interface JumpFields {
+  jump_seq: number | null;
+  jump_depth: number;
+}
+
+/** A row's position in the tree: its key, depth and skip pointer. */
+export interface JumpNode extends JumpFields {
+  seq: number;
+  depth: number;
 }
 
 /**
  * The skip pointer of a new child of `parent` (Myers' skew-binary jump pointers): with it any ancestor at a given
- * depth is found in O(log depth) row reads, and computing it costs one extra row read per append.
+ * depth is found in O(log depth) row reads. `target` is the row the parent's own pointer leads to (the parent
+ * itself when it has none; undefined when that row is missing).
  */
-export function jumpFor(driver: SqlDriver, parent: NodeRow): { seq: number; depth: number } {
+export function childJump(parent: JumpNode, target: JumpFields | undefined): { seq: number; depth: number } {
+  if (!target) return { seq: parent.seq, depth: parent.depth };
   const jSeq = parent.jump_seq ?? parent.seq;
   const jDepth = parent.jump_seq === null ? parent.depth : parent.jump_depth;
-  const j = parent.jump_seq === null ? parent : nodeBySeq(driver, jSeq);
-  if (!j) return { seq: parent.seq, depth: parent.depth };
-  const jjSeq = j.jump_seq ?? jSeq;
-  const jjDepth = j.jump_seq === null ? jDepth : j.jump_depth;
+  const jjSeq = target.jump_seq ?? jSeq;
+  const jjDepth = target.jump_seq === null ? jDepth : target.jump_depth;
   if (parent.depth - jDepth === jDepth - jjDepth) return { seq: jjSeq, depth: jjDepth };
   return { seq: parent.seq, depth: parent.depth };
+}
+
+/** The skip pointer of a new child of `parent`, reading the parent's jump target (one row read). */
+export function jumpFor(driver: SqlDriver, parent: NodeRow): { seq: number; depth: number } {
+  return childJump(parent, parent.jump_seq === null ? parent : nodeBySeq(driver, parent.jump_seq));
 }
 
 /** The ancestor of `node` (or the node itself) at `depth`, or undefined when `depth` is out of range. */

@@ -1,116 +1,13 @@
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
-import type { AppendResult, SessionMessage } from "../types.js";
+import type { SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { SqlDriver } from "./driver.js";
-import { jumpFor, type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
+import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
 interface Head {
   num: number;
   leaf_seq: number | null;
-}
-
-/** The head row of a session, created on its first write (inside the caller's transaction). */
-export function ensureHead(driver: SqlDriver, sessionId: string): Head {
-  const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
-    sessionId,
-  ]);
-  if (head) return head;
-  const now = new Date().toISOString();
-  return driver.get<Head>(
-    "INSERT INTO agent_session_heads (session_id, created_at, updated_at) VALUES (?, ?, ?) RETURNING num, leaf_seq",
-    [sessionId, now, now],
-  )!;
-}
-
-function leafId(driver: SqlDriver, head: Head): string | null {
-  if (head.leaf_seq === null) return null;
-  return (
-    driver.get<{ id: string }>("SELECT id FROM agent_messages WHERE seq = ?", [head.leaf_seq])?.id ?? null
-  );
-}
-
-/**
- * Appends one message in one write transaction. Reads only the head row, the parent row and the parent's skip
- * target — never other messages — so its cost does not depend on the session's length.
- */
-export function appendRow(
-  driver: SqlDriver,
-  sessionId: string,
-  message: SessionMessage,
-  parentId: string | null | undefined,
-  expectedLeafId: string | null | undefined,
-): AppendResult {
-  const content = serializeMessage(message);
-  const text = messageText(message);
-  const bytes = utf8Length(content);
-  const tokens = estimateMessageTokens([message]);
-  return driver.transaction(() => {
-    const head = ensureHead(driver, sessionId);
-    if (
-      driver.get("SELECT 1 AS found FROM agent_messages WHERE session_num = ? AND id = ?", [
-        head.num,
-        message.id,
-      ])
-    ) {
-      return { inserted: false };
-    }
-    if (expectedLeafId !== undefined) {
-      const actual = leafId(driver, head);
-      if (actual !== expectedLeafId) {
-        throw new SessionError(
-          "CONFLICT",
-          `The latest leaf of session "${sessionId}" is ${JSON.stringify(actual)}, expected ${JSON.stringify(expectedLeafId)}`,
-        );
-      }
-    }
-    let parent: NodeRow | undefined;
-    if (parentId === undefined) {
-      parent = head.leaf_seq === null ? undefined : nodeBySeq(driver, head.leaf_seq);
-    } else if (parentId !== null) {
-      parent = nodeById(driver, head.num, parentId);
-      if (!parent) {
-        throw new SessionError(
-          "PARENT_NOT_FOUND",
-          `Parent message "${parentId}" is not in session "${sessionId}"`,
-        );
-      }
-    }
-    const jump = parent ? jumpFor(driver, parent) : null;
-    const now = new Date().toISOString();
-    const row = driver.get<{ seq: number }>(
-      `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth,
-         bytes, cum_bytes, tokens, cum_tokens)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-      [
-        head.num,
-        message.id,
-        parent ? parent.seq : null,
-        message.role,
-        content,
-        now,
-        parent ? parent.depth + 1 : 0,
-        jump ? jump.seq : null,
-        jump ? jump.depth : 0,
-        bytes,
-        (parent?.cum_bytes ?? 0) + bytes,
-        tokens,
-        (parent?.cum_tokens ?? 0) + tokens,
-      ],
-    )!;
-    if (text.length > 0) {
-      driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
-        row.seq,
-        text,
-        `s${head.num}`,
-      ]);
-    }
-    driver.run(
-      "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
-      [row.seq, now, head.num],
-    );
-    return { inserted: true };
-  });
 }
 
 /** Rewrites a stored message; role, search index and running totals follow the new content. */

@@ -15,9 +15,14 @@ const TEXT_PREVIEW_CHARS = 500;
 
 /** UTF-8 size of a value's JSON, or undefined when it cannot be serialised (cycles, BigInt). */
 function jsonBytes(value: unknown): number | undefined {
+  const json = jsonOf(value);
+  return json === undefined ? undefined : utf8Length(json);
+}
+
+/** A value's JSON, or undefined when it cannot be serialised (cycles, BigInt). */
+function jsonOf(value: unknown): string | undefined {
   try {
-    const json = JSON.stringify(value);
-    return json === undefined ? undefined : utf8Length(json);
+    return JSON.stringify(value);
   } catch {
     return undefined;
   }
@@ -102,16 +107,30 @@ export function enforceRowSizeLimit(
   message: SessionMessage,
   maxBytes: number = ROW_MAX_BYTES,
 ): SessionMessage {
+  return limitRowSize(message, maxBytes).message;
+}
+
+/**
+ * `enforceRowSizeLimit` that also returns the JSON it measured when the message is kept as it is, so the caller
+ * can store it without serialising the message a second time.
+ * @internal
+ */
+export function limitRowSize(
+  message: SessionMessage,
+  maxBytes: number = ROW_MAX_BYTES,
+): { message: SessionMessage; json?: string } {
   if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes < 0) {
     throw new RangeError(`maxBytes must be a number >= 0, got ${String(maxBytes)}`);
   }
-  const size = jsonBytes(message);
+  const json = jsonOf(message);
   // An unserialisable message cannot be stored at all; leave it for the store's own validation to reject.
-  if (size === undefined || size <= maxBytes || !Array.isArray(message.parts)) return message;
-  if (message.role !== "assistant") return compactTextParts(message, size, maxBytes);
+  if (json === undefined) return { message };
+  const size = utf8Length(json);
+  if (size <= maxBytes || !Array.isArray(message.parts)) return { message, json };
+  if (message.role !== "assistant") return { message: compactTextParts(message, size, maxBytes) };
   const compacted = compactToolOutputs(message);
-  if (compacted === message) return compactTextParts(message, size, maxBytes);
+  if (compacted === message) return { message: compactTextParts(message, size, maxBytes) };
   const compactedSize = jsonBytes(compacted) ?? 0;
-  if (compactedSize <= maxBytes) return compacted;
-  return compactTextParts(compacted, compactedSize, maxBytes);
+  if (compactedSize <= maxBytes) return { message: compacted };
+  return { message: compactTextParts(compacted, compactedSize, maxBytes) };
 }

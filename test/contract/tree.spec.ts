@@ -117,5 +117,24 @@ export function treeSpec(target: ContractTarget): void {
         );
         assert.deepEqual(ids(await s.getHistory()), ["m0", "m1"]);
       }));
+
+    test("a retried append of a stored id is { inserted: false }, even if its parent or expected leaf is stale", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await s.appendMessage(msg("m0"));
+        await s.appendMessage(msg("m1"), "m0", { expectedLeafId: "m0" });
+        // The retry sees the leaf it moved itself, and a parent deleted since: still no error, nothing written.
+        assert.deepEqual(await s.appendMessage(msg("m1"), "m0", { expectedLeafId: "m0" }), {
+          inserted: false,
+        });
+        await s.appendMessage(msg("m2"));
+        await s.deleteMessages(["m0"]);
+        assert.deepEqual(await s.appendMessage(msg("m1"), "m0"), { inserted: false });
+        assert.deepEqual(await s.appendMessage(msg("m2"), undefined, { expectedLeafId: null }), {
+          inserted: false,
+        });
+        assert.deepEqual(ids(await s.getHistory()), ["m1", "m2"]);
+        await rejectsWithCode(s.appendMessage(msg("m3"), "m0"), "PARENT_NOT_FOUND");
+      }));
   });
 }

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SessionManager } from "../../src/manager/manager.js";
 import { MemoryStore } from "../../src/memory/store.js";
+import { appendRow } from "../../src/sqlite/append.js";
 import type { SqlDriver, SqlValue } from "../../src/sqlite/driver.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { appendRow } from "../../src/sqlite/writes.js";
 import { msg } from "../contract/harness.js";
 
 const PER_SESSION = 100;

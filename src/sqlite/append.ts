@@ -1,0 +1,176 @@
+import { SessionError } from "../errors.js";
+import { messageText, serializeMessage, utf8Length } from "../message.js";
+import type { AppendResult, SessionMessage } from "../types.js";
+import { estimateMessageTokens } from "../utils/tokens.js";
+import type { SqlDriver } from "./driver.js";
+import { childJump, type JumpFields, type JumpNode } from "./tree.js";
+
+/** Everything an append must know, read by one statement: the head, the parent and the parent's jump target. */
+interface AppendContext {
+  num: number;
+  leaf_seq: number | null;
+  p_id: string | null;
+  p_seq: number | null;
+  p_depth: number;
+  p_jump_seq: number | null;
+  p_jump_depth: number;
+  p_cum_bytes: number;
+  p_cum_tokens: number;
+  t_seq: number | null;
+  t_jump_seq: number | null;
+  t_jump_depth: number;
+}
+
+const CONTEXT_COLUMNS = `h.num, h.leaf_seq, p.id AS p_id, p.seq AS p_seq, p.depth AS p_depth, p.jump_seq AS p_jump_seq,
+  p.jump_depth AS p_jump_depth, p.cum_bytes AS p_cum_bytes, p.cum_tokens AS p_cum_tokens,
+  t.seq AS t_seq, t.jump_seq AS t_jump_seq, t.jump_depth AS t_jump_depth
+  FROM agent_session_heads h`;
+
+// Parameter: session id. The parent is the latest leaf.
+const CONTEXT_AFTER_LEAF = `SELECT ${CONTEXT_COLUMNS}
+  LEFT JOIN agent_messages p ON p.seq = h.leaf_seq
+  LEFT JOIN agent_messages t ON t.seq = p.jump_seq
+  WHERE h.session_id = ?`;
+
+// Parameters: parent id, session id.
+const CONTEXT_WITH_PARENT = `SELECT ${CONTEXT_COLUMNS}
+  LEFT JOIN agent_messages p ON p.session_num = h.num AND p.id = ?
+  LEFT JOIN agent_messages t ON t.seq = p.jump_seq
+  WHERE h.session_id = ?`;
+
+const INSERT_MESSAGE = `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth,
+  jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
+
+/** The head row of a session, created on its first write (inside the caller's transaction). */
+export function ensureHead(driver: SqlDriver, sessionId: string): { num: number; leaf_seq: number | null } {
+  const head = driver.get<{ num: number; leaf_seq: number | null }>(
+    "SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?",
+    [sessionId],
+  );
+  return head ?? createHead(driver, sessionId);
+}
+
+function createHead(driver: SqlDriver, sessionId: string): { num: number; leaf_seq: number | null } {
+  const now = new Date().toISOString();
+  return driver.get<{ num: number; leaf_seq: number | null }>(
+    "INSERT INTO agent_session_heads (session_id, created_at, updated_at) VALUES (?, ?, ?) RETURNING num, leaf_seq",
+    [sessionId, now, now],
+  )!;
+}
+
+function readContext(
+  driver: SqlDriver,
+  sessionId: string,
+  parentId: string | null | undefined,
+): AppendContext | undefined {
+  if (typeof parentId === "string")
+    return driver.get<AppendContext>(CONTEXT_WITH_PARENT, [parentId, sessionId]);
+  return driver.get<AppendContext>(CONTEXT_AFTER_LEAF, [sessionId]);
+}
+
+/** The parent's tree columns an append uses, and the skip pointer its new child gets. */
+function parentOf(ctx: AppendContext): (JumpNode & { cum_bytes: number; cum_tokens: number }) | undefined {
+  if (ctx.p_seq === null) return undefined;
+  return {
+    seq: ctx.p_seq,
+    depth: ctx.p_depth,
+    jump_seq: ctx.p_jump_seq,
+    jump_depth: ctx.p_jump_depth,
+    cum_bytes: ctx.p_cum_bytes,
+    cum_tokens: ctx.p_cum_tokens,
+  };
+}
+
+// The parent's own jump target as the joined columns give it: the parent itself when it has no pointer.
+function jumpTargetOf(ctx: AppendContext, parent: JumpNode): JumpFields | undefined {
+  if (parent.jump_seq === null) return parent;
+  return ctx.t_seq === null ? undefined : { jump_seq: ctx.t_jump_seq, jump_depth: ctx.t_jump_depth };
+}
+
+// A duplicate id is no error whatever else is wrong with the call (idempotent retries): checked before failing.
+function isDuplicate(driver: SqlDriver, num: number, id: string): boolean {
+  return (
+    driver.get("SELECT 1 AS found FROM agent_messages WHERE session_num = ? AND id = ?", [num, id]) !==
+    undefined
+  );
+}
+
+function leafIdOf(driver: SqlDriver, ctx: AppendContext, parentId: string | null | undefined): string | null {
+  if (ctx.leaf_seq === null) return null;
+  if (typeof parentId !== "string") return ctx.p_id;
+  return (
+    driver.get<{ id: string }>("SELECT id FROM agent_messages WHERE seq = ?", [ctx.leaf_seq])?.id ?? null
+  );
+}
+
+/**
+ * Appends one message in one write transaction of four statements, as a hand-written append would: one read of
+ * the head joined with the parent and the parent's skip target — never other messages, so the cost does not
+ * depend on the session's length — then the message row (a duplicate id stops here: the unique index answers),
+ * its search row and the head. `content` is the message's JSON, when the caller already has it.
+ */
+export function appendRow(
+  driver: SqlDriver,
+  sessionId: string,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+  expectedLeafId: string | null | undefined,
+  content: string = serializeMessage(message),
+): AppendResult {
+  const text = messageText(message);
+  const bytes = utf8Length(content);
+  const tokens = estimateMessageTokens([message]);
+  return driver.transaction(() => {
+    const ctx = readContext(driver, sessionId, parentId);
+    const num = ctx ? ctx.num : createHead(driver, sessionId).num;
+    if (expectedLeafId !== undefined) {
+      const actual = ctx ? leafIdOf(driver, ctx, parentId) : null;
+      if (actual !== expectedLeafId) {
+        if (isDuplicate(driver, num, message.id)) return { inserted: false };
+        throw new SessionError(
+          "CONFLICT",
+          `The latest leaf of session "${sessionId}" is ${JSON.stringify(actual)}, expected ${JSON.stringify(expectedLeafId)}`,
+        );
+      }
+    }
+    const parent = ctx && parentId !== null ? parentOf(ctx) : undefined;
+    if (typeof parentId === "string" && !parent) {
+      if (isDuplicate(driver, num, message.id)) return { inserted: false };
+      throw new SessionError(
+        "PARENT_NOT_FOUND",
+        `Parent message "${parentId}" is not in session "${sessionId}"`,
+      );
+    }
+    const jump = parent && ctx ? childJump(parent, jumpTargetOf(ctx, parent)) : null;
+    const now = new Date().toISOString();
+    const row = driver.get<{ seq: number }>(INSERT_MESSAGE, [
+      num,
+      message.id,
+      parent ? parent.seq : null,
+      message.role,
+      content,
+      now,
+      parent ? parent.depth + 1 : 0,
+      jump ? jump.seq : null,
+      jump ? jump.depth : 0,
+      bytes,
+      (parent?.cum_bytes ?? 0) + bytes,
+      tokens,
+      (parent?.cum_tokens ?? 0) + tokens,
+    ]);
+    if (!row) return { inserted: false };
+    if (text.length > 0) {
+      driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
+        row.seq,
+        text,
+        `s${num}`,
+      ]);
+    }
+    driver.run(
+      "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
+      [row.seq, now, num],
+    );
+    return { inserted: true };
+  });
+}
