@@ -182,7 +182,9 @@ export interface HistoryOutcome {
   returned: number;
 }
 
-const HISTORY_REPS: Record<number, number> = { 100: 50, 1000: 20, 10000: 7, 100000: 3 };
+// Enough reps that one garbage collection landing in a read does not decide the median (100k-message reads
+// allocate ~100 MB each).
+const HISTORY_REPS: Record<number, number> = { 100: 100, 1000: 30, 10000: 15, 100000: 9 };
 
 /** Times `history` of one linear session of `depth` messages: one untimed read, then up to 50 reps. */
 export async function historyWorkload(

@@ -29,6 +29,8 @@ export interface SqlDriver {
   /** False when the engine manages durability itself and refuses PRAGMA and BEGIN (a Durable Object). */
   readonly configurable: boolean;
   all<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T[];
+  /** The first column of every row, without building row objects (long history reads return one per message). */
+  column<T>(sql: string, params?: readonly SqlValue[]): T[];
   get<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T | undefined;
   run(sql: string, params?: readonly SqlValue[]): void;
   /** Runs `fn` atomically; nested calls join the outer transaction. Writers take the lock up front. */
@@ -40,6 +42,10 @@ interface Statement {
   all(...params: SqlValue[]): unknown[];
   get(...params: SqlValue[]): unknown;
   run(...params: SqlValue[]): unknown;
+  /** better-sqlite3: return the first column's value instead of a row. */
+  pluck?(enabled: boolean): unknown;
+  /** node:sqlite (Node >= 22.16): return rows as arrays. */
+  setReturnArrays?(enabled: boolean): unknown;
 }
 
 interface PreparingDatabase {
@@ -66,6 +72,7 @@ function wrap(error: unknown, sql: string): never {
 export class PreparedDriver implements SqlDriver {
   readonly configurable = true;
   private readonly statements = new Map<string, Statement>();
+  private readonly columnStatements = new Map<string, { statement: Statement; arrays: boolean }>();
   private depth = 0;
 
   constructor(
@@ -86,6 +93,26 @@ export class PreparedDriver implements SqlDriver {
   all<T>(sql: string, params: readonly SqlValue[] = []): T[] {
     try {
       return this.statement(sql).all(...params) as T[];
+    } catch (error) {
+      return wrap(error, sql);
+    }
+  }
+
+  column<T>(sql: string, params: readonly SqlValue[] = []): T[] {
+    try {
+      let entry = this.columnStatements.get(sql);
+      if (!entry) {
+        // A statement of its own: plucking changes how a prepared statement returns rows.
+        const statement = this.db.prepare(sql);
+        if (typeof statement.pluck === "function") statement.pluck(true);
+        else if (typeof statement.setReturnArrays === "function") statement.setReturnArrays(true);
+        const arrays = typeof statement.pluck !== "function" && typeof statement.setReturnArrays === "function";
+        entry = { statement, arrays };
+        this.columnStatements.set(sql, entry);
+      }
+      const rows = entry.statement.all(...params);
+      if (typeof entry.statement.pluck === "function") return rows as T[];
+      return rows.map((row) => (entry.arrays ? (row as T[])[0] : Object.values(row as SqlRow)[0]) as T);
     } catch (error) {
       return wrap(error, sql);
     }
@@ -151,6 +178,7 @@ export class PreparedDriver implements SqlDriver {
 
   close(): void {
     this.statements.clear();
+    this.columnStatements.clear();
     if (this.closeHandle) this.db.close();
   }
 }
@@ -204,6 +232,10 @@ export class SqlTagDriver implements SqlDriver {
     if (Array.isArray(rows)) return rows as T[];
     if (typeof (rows as Iterable<T>)[Symbol.iterator] === "function") return [...(rows as Iterable<T>)];
     throw new StorageError(`The sql tag returned ${typeof rows}, expected an array of rows`);
+  }
+
+  column<T>(sql: string, params: readonly SqlValue[] = []): T[] {
+    return this.all<SqlRow>(sql, params).map((row) => Object.values(row)[0] as T);
   }
 
   get<T>(sql: string, params: readonly SqlValue[] = []): T | undefined {

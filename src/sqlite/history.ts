@@ -86,8 +86,9 @@ export function readPath(
   sessionNum: number,
   leaf: NodeRow,
   topDepth = 0,
+  mayHaveOverlays = true,
 ): SessionMessage[] {
-  const chosen = chooseOnPath(driver, sessionNum, leaf, topDepth);
+  const chosen = mayHaveOverlays ? chooseOnPath(driver, sessionNum, leaf, topDepth) : null;
   if (!chosen) return readSegment(driver, leaf.seq, topDepth);
   const result: SessionMessage[] = [];
   let next = topDepth;

@@ -26,6 +26,22 @@ interface Head {
   leaf_seq: number | null;
 }
 
+/** A session's head with one of its messages (the latest leaf unless named) and whether it has overlays. */
+interface Located {
+  num: number;
+  leaf: NodeRow | undefined;
+  overlays: boolean;
+}
+
+type LocatedRow = Omit<NodeRow, "seq"> & { num: number; overlays: number; seq: number | null };
+
+const LOCATE_COLUMNS = `h.num, EXISTS (SELECT 1 FROM agent_compactions c WHERE c.session_num = h.num) AS overlays,
+  m.seq, m.parent_seq, m.depth, m.jump_seq, m.jump_depth, m.bytes, m.cum_bytes, m.tokens, m.cum_tokens
+  FROM agent_session_heads h`;
+const LOCATE_LATEST = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.seq = h.leaf_seq WHERE h.session_id = ?`;
+const LOCATE_BY_ID = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.session_num = h.num AND m.id = ?
+  WHERE h.session_id = ?`;
+
 /** The storage contract of one session in a SQLite database. */
 export class SqliteSessionProvider implements SessionProvider {
   constructor(
@@ -43,6 +59,18 @@ export class SqliteSessionProvider implements SessionProvider {
     return this.driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
       this.sessionId,
     ]);
+  }
+
+  /** One statement for what every path read starts from: the head, the leaf row and whether overlays exist. */
+  private locate(leafId: string | null | undefined): Located | undefined {
+    if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return undefined;
+    const row =
+      typeof leafId === "string"
+        ? this.driver.get<LocatedRow>(LOCATE_BY_ID, [leafId, this.sessionId])
+        : this.driver.get<LocatedRow>(LOCATE_LATEST, [this.sessionId]);
+    if (!row) return undefined;
+    const { num, overlays, seq, ...node } = row;
+    return { num, overlays: overlays !== 0, leaf: seq === null ? undefined : { seq, ...node } };
   }
 
   /** The row `leafId` names, or the latest leaf when it is omitted. */
@@ -69,9 +97,8 @@ export class SqliteSessionProvider implements SessionProvider {
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    const head = this.head();
-    const leaf = this.leafNode(head, leafId);
-    return head && leaf ? readPath(this.driver, head.num, leaf) : [];
+    const at = this.locate(leafId);
+    return at?.leaf ? readPath(this.driver, at.num, at.leaf, 0, at.overlays) : [];
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
@@ -102,12 +129,12 @@ export class SqliteSessionProvider implements SessionProvider {
     minRecentMessages?: number,
   ): Promise<RecentHistoryResult> {
     const budget = byteBudget(maxContentBytes, minRecentMessages);
-    const head = this.head();
-    const leaf = this.leafNode(head, leafId);
-    if (!head || !leaf) return { messages: [], truncated: false, totalContentBytes: 0 };
+    const at = this.locate(leafId);
+    const leaf = at?.leaf;
+    if (!at || !leaf) return { messages: [], truncated: false, totalContentBytes: 0 };
     const top = windowTop(this.driver, leaf, budget.maxBytes, budget.minRecent);
     return {
-      messages: readPath(this.driver, head.num, leaf, top),
+      messages: readPath(this.driver, at.num, leaf, top, at.overlays),
       truncated: top > 0,
       totalContentBytes: leaf.cum_bytes,
     };
@@ -119,9 +146,9 @@ export class SqliteSessionProvider implements SessionProvider {
   }
 
   async getContextTokens(leafId?: string | null): Promise<number> {
-    const head = this.head();
-    const leaf = this.leafNode(head, leafId);
-    return head && leaf ? contextTokens(this.driver, head.num, leaf) : 0;
+    const at = this.locate(leafId);
+    if (!at?.leaf) return 0;
+    return at.overlays ? contextTokens(this.driver, at.num, at.leaf) : at.leaf.cum_tokens;
   }
 
   async appendMessage(
