@@ -54,6 +54,12 @@ interface PreparingDatabase {
   close(): unknown;
 }
 
+/** A statement prepared for `column`, and how its rows come back. */
+interface ColumnStatement {
+  statement: Statement;
+  mode: "pluck" | "arrays" | "objects";
+}
+
 const BUSY_RETRIES = 5;
 
 function isBusy(error: unknown): boolean {
@@ -72,7 +78,7 @@ function wrap(error: unknown, sql: string): never {
 export class PreparedDriver implements SqlDriver {
   readonly configurable = true;
   private readonly statements = new Map<string, Statement>();
-  private readonly columnStatements = new Map<string, { statement: Statement; arrays: boolean }>();
+  private readonly columnStatements = new Map<string, ColumnStatement>();
   private depth = 0;
 
   constructor(
@@ -102,20 +108,30 @@ export class PreparedDriver implements SqlDriver {
     try {
       let entry = this.columnStatements.get(sql);
       if (!entry) {
-        // A statement of its own: plucking changes how a prepared statement returns rows.
-        const statement = this.db.prepare(sql);
-        if (typeof statement.pluck === "function") statement.pluck(true);
-        else if (typeof statement.setReturnArrays === "function") statement.setReturnArrays(true);
-        const arrays = typeof statement.pluck !== "function" && typeof statement.setReturnArrays === "function";
-        entry = { statement, arrays };
+        entry = this.prepareColumn(sql);
         this.columnStatements.set(sql, entry);
       }
       const rows = entry.statement.all(...params);
-      if (typeof entry.statement.pluck === "function") return rows as T[];
-      return rows.map((row) => (entry.arrays ? (row as T[])[0] : Object.values(row as SqlRow)[0]) as T);
+      if (entry.mode === "pluck") return rows as T[];
+      if (entry.mode === "arrays") return rows.map((row) => (row as T[])[0] as T);
+      return rows.map((row) => Object.values(row as SqlRow)[0] as T);
     } catch (error) {
       return wrap(error, sql);
     }
+  }
+
+  // A statement of its own, since plucking changes how a prepared statement returns every row.
+  private prepareColumn(sql: string): ColumnStatement {
+    const statement = this.db.prepare(sql);
+    if (typeof statement.pluck === "function") {
+      statement.pluck(true);
+      return { statement, mode: "pluck" };
+    }
+    if (typeof statement.setReturnArrays === "function") {
+      statement.setReturnArrays(true);
+      return { statement, mode: "arrays" };
+    }
+    return { statement, mode: "objects" };
   }
 
   get<T>(sql: string, params: readonly SqlValue[] = []): T | undefined {
