@@ -11,6 +11,7 @@ import type { SearchResult } from "../types.js";
 import { ensureHead } from "./append.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
+import { FamilyExpander } from "./fts-families.js";
 import { migrate } from "./migrations.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
 import { SqliteSessionRegistry } from "./registry.js";
@@ -43,6 +44,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   readonly registry: SqliteSessionRegistry;
   /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
   readonly transfer: SqliteTransfer;
+  private readonly families: FamilyExpander;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.driver = openSqlite(source, options);
@@ -56,6 +58,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     this.entries = new SqliteEntryStore(this.driver);
     this.registry = new SqliteSessionRegistry(this.driver);
     this.transfer = new SqliteTransfer(this.driver);
+    this.families = new FamilyExpander(this.driver, "agent_messages_fts");
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
@@ -82,7 +85,10 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     if (typeof query !== "string" || limit === 0) return [];
     const terms = parseQuery(query);
     if (terms.length === 0) return [];
-    let match = toFts5(terms, "text");
+    const families = this.families.families(terms);
+    // A word whose family has no indexed term cannot match: nothing to search.
+    if ([...families.values()].some((family) => family.length === 0)) return [];
+    let match = toFts5(terms, "text", families);
     if (options.sessionId !== undefined) {
       const num = this.sessionNum(options.sessionId, false);
       if (num === undefined) return [];

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseQuery } from "../src/search/query.js";
+import { SqlTagDriver } from "../src/sqlite/driver.js";
+import { FamilyExpander } from "../src/sqlite/fts-families.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import { msg } from "./contract/harness.js";
+
+async function storeWith(texts: string[]): Promise<SqliteStore> {
+  const store = new SqliteStore(":memory:");
+  for (const [i, text] of texts.entries()) await store.session("s").appendMessage(msg(`m${i}`, text));
+  return store;
+}
+
+test("word-family prefixes become the index's own terms, read fresh on every search", async () => {
+  const store = await storeWith(["quibbles", "she quibbled", "quiet quilt"]);
+  const expander = new FamilyExpander(store.driver, "agent_messages_fts");
+  assert.deepEqual(expander.families(parseQuery("quibbling")), new Map([["quibbl", ["quibbled", "quibbles"]]]));
+  await store.session("s").appendMessage(msg("m9", "endless quibbling"));
+  assert.deepEqual(expander.families(parseQuery("quibble"))?.get("quibbl"), ["quibbled", "quibbles", "quibbling"]);
+  // No indexed word with the root: an empty family, so the caller knows the query cannot match.
+  assert.deepEqual(expander.families(parseQuery("xylophones")), new Map([["xylophon", []]]));
+  await store.close();
+});
+
+test("large families, non-ASCII roots, phrases and exact words stay FTS5 queries", async () => {
+  const store = await storeWith(Array.from({ length: 40 }, (_, i) => `zorbal${i}x`));
+  const expander = new FamilyExpander(store.driver, "agent_messages_fts");
+  assert.deepEqual(expander.families(parseQuery("zorbals")), new Map());
+  assert.deepEqual(expander.families(parseQuery('résumés "zorbal1x now" the 2024')), new Map());
+  await store.close();
+});
+
+test("a sql-tag store (a Durable Object) keeps prefix queries: no temp table is created there", () => {
+  let statements = 0;
+  const driver = new SqlTagDriver({
+    sql: () => {
+      statements++;
+      return [];
+    },
+  });
+  assert.deepEqual(new FamilyExpander(driver, "agent_messages_fts").families(parseQuery("deployments")), new Map());
+  assert.equal(statements, 0);
+});
