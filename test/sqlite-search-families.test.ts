@@ -15,9 +15,16 @@ async function storeWith(texts: string[]): Promise<SqliteStore> {
 test("word-family prefixes become the index's own terms, read fresh on every search", async () => {
   const store = await storeWith(["quibbles", "she quibbled", "quiet quilt"]);
   const expander = new FamilyExpander(store.driver, "agent_messages_fts");
-  assert.deepEqual(expander.families(parseQuery("quibbling")), new Map([["quibbl", ["quibbled", "quibbles"]]]));
+  assert.deepEqual(
+    expander.families(parseQuery("quibbling")),
+    new Map([["quibbl", ["quibbled", "quibbles"]]]),
+  );
   await store.session("s").appendMessage(msg("m9", "endless quibbling"));
-  assert.deepEqual(expander.families(parseQuery("quibble"))?.get("quibbl"), ["quibbled", "quibbles", "quibbling"]);
+  assert.deepEqual(expander.families(parseQuery("quibble"))?.get("quibbl"), [
+    "quibbled",
+    "quibbles",
+    "quibbling",
+  ]);
   // No indexed word with the root: an empty family, so the caller knows the query cannot match.
   assert.deepEqual(expander.families(parseQuery("xylophones")), new Map([["xylophon", []]]));
   await store.close();
@@ -39,6 +46,9 @@ test("a sql-tag store (a Durable Object) keeps prefix queries: no temp table is 
       return [];
     },
   });
-  assert.deepEqual(new FamilyExpander(driver, "agent_messages_fts").families(parseQuery("deployments")), new Map());
+  assert.deepEqual(
+    new FamilyExpander(driver, "agent_messages_fts").families(parseQuery("deployments")),
+    new Map(),
+  );
   assert.equal(statements, 0);
 });

@@ -122,7 +122,8 @@ export function toFts5(
     if (term.kind === "phrase") return `"${term.words.join(" ")}"`;
     if (term.prefix === null) return `"${term.word}"`;
     const family = families?.get(term.prefix);
-    if (family && family.length > 0) return `(${family.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ")})`;
+    if (family && family.length > 0)
+      return `(${family.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ")})`;
     return `"${term.prefix}"*`;
   });
   return `${column} : (${parts.join(" AND ")})`;

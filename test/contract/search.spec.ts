@@ -42,12 +42,19 @@ export function searchSpec(target: ContractTarget): void {
         const forms = Array.from({ length: 40 }, (_, i) => `zorbal${String.fromCharCode(97 + (i % 26))}${i}`);
         for (const [i, form] of forms.entries()) await s.appendMessage(msg(`z${i}`, `the ${form} report`));
         assert.equal((await store.searchMessages("zorbals", { limit: 100 })).length, 40);
-        assert.equal((await store.searchMessages("report zorbaling", { sessionId: "f", limit: 100 })).length, 40);
+        assert.equal(
+          (await store.searchMessages("report zorbaling", { sessionId: "f", limit: 100 })).length,
+          40,
+        );
         await s.appendMessage(msg("q1", "quibbles about the ledger"));
         await s.appendMessage(msg("q2", "she quibbled again"));
         assert.deepEqual(ids(await store.searchMessages("quibble")).sort(), ["q1", "q2"]);
         await s.appendMessage(msg("q3", "endless quibbling"));
-        assert.deepEqual(ids(await store.searchMessages("quibble", { sessionId: "f" })).sort(), ["q1", "q2", "q3"]);
+        assert.deepEqual(ids(await store.searchMessages("quibble", { sessionId: "f" })).sort(), [
+          "q1",
+          "q2",
+          "q3",
+        ]);
         assert.deepEqual(await store.searchMessages("xylophones"), []);
         assert.deepEqual(await store.searchMessages("quibble xylophones"), []);
       }));
