@@ -3,12 +3,14 @@ import { test } from "node:test";
 import { parseQuery } from "../src/search/query.js";
 import { SqlTagDriver } from "../src/sqlite/driver.js";
 import { FamilyExpander } from "../src/sqlite/fts-families.js";
+import { flushSearchIndex } from "../src/sqlite/search-index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "./contract/harness.js";
 
 async function storeWith(texts: string[]): Promise<SqliteStore> {
   const store = new SqliteStore(":memory:");
   for (const [i, text] of texts.entries()) await store.session("s").appendMessage(msg(`m${i}`, text));
+  flushSearchIndex(store.driver);
   return store;
 }
 
@@ -20,6 +22,7 @@ test("word-family prefixes become the index's own terms, read fresh on every sea
     new Map([["quibbl", ["quibbled", "quibbles"]]]),
   );
   await store.session("s").appendMessage(msg("m9", "endless quibbling"));
+  flushSearchIndex(store.driver);
   assert.deepEqual(expander.families(parseQuery("quibble"))?.get("quibbl"), [
     "quibbled",
     "quibbles",

@@ -3,12 +3,14 @@ import { messageText, serializeMessage, utf8Length } from "../message.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { SqlDriver } from "./driver.js";
+import { afterInsert, indexedSeq } from "./search-index.js";
 import { childJump, type JumpFields, type JumpNode } from "./tree.js";
 
 /** Everything an append must know, read by one statement: the head, the parent and the parent's jump target. */
 interface AppendContext {
   num: number;
   leaf_seq: number | null;
+  indexed_seq: number;
   p_id: string | null;
   p_seq: number | null;
   p_depth: number;
@@ -21,10 +23,10 @@ interface AppendContext {
   t_jump_depth: number;
 }
 
-const CONTEXT_COLUMNS = `h.num, h.leaf_seq, p.id AS p_id, p.seq AS p_seq, p.depth AS p_depth, p.jump_seq AS p_jump_seq,
+const CONTEXT_COLUMNS = `h.num, h.leaf_seq, s.indexed_seq, p.id AS p_id, p.seq AS p_seq, p.depth AS p_depth, p.jump_seq AS p_jump_seq,
   p.jump_depth AS p_jump_depth, p.cum_bytes AS p_cum_bytes, p.cum_tokens AS p_cum_tokens,
   t.seq AS t_seq, t.jump_seq AS t_jump_seq, t.jump_depth AS t_jump_depth
-  FROM agent_session_heads h`;
+  FROM agent_session_heads h JOIN agent_search_state s ON s.id = 1`;
 
 // Parameter: session id. The parent is the latest leaf.
 const CONTEXT_AFTER_LEAF = `SELECT ${CONTEXT_COLUMNS}
@@ -105,10 +107,11 @@ function leafIdOf(driver: SqlDriver, ctx: AppendContext, parentId: string | null
 }
 
 /**
- * Appends one message in one write transaction of four statements, as a hand-written append would: one read of
- * the head joined with the parent and the parent's skip target — never other messages, so the cost does not
- * depend on the session's length — then the message row (a duplicate id stops here: the unique index answers),
- * its search row and the head. `content` is the message's JSON, when the caller already has it.
+ * Appends one message in one write transaction of three statements: one read of the head joined with the
+ * parent, the parent's skip target and the search-index watermark — never other messages, so the cost does not
+ * depend on the session's length — then the message row (a duplicate id stops here: the unique index answers)
+ * and the head. The search index takes the row with its batch (search-index.ts). `content` is the message's
+ * JSON, when the caller already has it.
  */
 export function appendRow(
   driver: SqlDriver,
@@ -160,13 +163,7 @@ export function appendRow(
       (parent?.cum_tokens ?? 0) + tokens,
     ]);
     if (!row) return { inserted: false };
-    if (text.length > 0) {
-      driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
-        row.seq,
-        text,
-        `s${num}`,
-      ]);
-    }
+    afterInsert(driver, row.seq, num, text, ctx ? ctx.indexed_seq : indexedSeq(driver));
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
       [row.seq, now, num],

@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import type { SqlDriver } from "./driver.js";
+import { flushSearchIndex } from "./search-index.js";
 
 const require = createRequire(import.meta.url);
 
@@ -90,6 +91,7 @@ export function sqlitePages(driver: SqlDriver): { pageSize: number; pages: numbe
  * runs) and truncates the WAL so the file really shrinks.
  */
 export function reclaimSqliteSpace(driver: SqlDriver): void {
+  flushSearchIndex(driver);
   driver.run("INSERT INTO agent_messages_fts (agent_messages_fts) VALUES ('optimize')");
   driver.run("VACUUM");
   driver.get("PRAGMA wal_checkpoint(TRUNCATE)");

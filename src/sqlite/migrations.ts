@@ -103,6 +103,19 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       "CREATE INDEX IF NOT EXISTS agent_sessions_recent ON agent_sessions(updated_at DESC, activity DESC)",
     ],
   },
+  // Batched search indexing (search-index.ts): messages up to `indexed_seq` are in the FTS index. Every message
+  // stored before this step was indexed on append, so the watermark starts at the newest one.
+  {
+    version: 4,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_search_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        indexed_seq INTEGER NOT NULL
+      )`,
+      `INSERT INTO agent_search_state (id, indexed_seq) SELECT 1, IFNULL(MAX(seq), 0) FROM agent_messages WHERE true
+       ON CONFLICT (id) DO NOTHING`,
+    ],
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */

@@ -8,6 +8,7 @@ import type {
   SessionUsage,
 } from "../store/types.js";
 import type { SqlDriver } from "./driver.js";
+import { unindexSession } from "./search-index.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
   cache_write_tokens, estimated_cost, end_reason, created_at, updated_at`;
@@ -103,10 +104,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
       );
       if (head) {
         // The FTS table is contentless: its rows are found by rowid (= message seq) before the messages go.
-        this.driver.run(
-          "DELETE FROM agent_messages_fts WHERE rowid IN (SELECT seq FROM agent_messages WHERE session_num = ?)",
-          [head.num],
-        );
+        unindexSession(this.driver, head.num);
         this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
         this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);

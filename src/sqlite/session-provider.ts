@@ -17,6 +17,7 @@ import type {
 import { appendRow } from "./append.js";
 import type { SqlDriver } from "./driver.js";
 import { contextTokens, listCompactions, pathStats, readPath, windowTop } from "./history.js";
+import { unindexSession } from "./search-index.js";
 import type { SqliteStore } from "./store.js";
 import { type NodeRow, nodeById, nodeBySeq } from "./tree.js";
 import { deleteRows, updateRow } from "./writes.js";
@@ -178,10 +179,7 @@ export class SqliteSessionProvider implements SessionProvider {
     this.driver.transaction(() => {
       const head = this.head();
       if (!head) return;
-      this.driver.run(
-        "DELETE FROM agent_messages_fts WHERE rowid IN (SELECT seq FROM agent_messages WHERE session_num = ?)",
-        [head.num],
-      );
+      unindexSession(this.driver, head.num);
       this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
       this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
       this.driver.run(

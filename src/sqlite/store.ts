@@ -15,6 +15,7 @@ import { FamilyExpander } from "./fts-families.js";
 import { migrate } from "./migrations.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
 import { SqliteSessionRegistry } from "./registry.js";
+import { flushSearchIndex, matchPending } from "./search-index.js";
 import { SqliteSessionProvider } from "./session-provider.js";
 import { SqliteTransfer } from "./transfer.js";
 import { isAncestor, type NodeRow, nodeBySeq } from "./tree.js";
@@ -45,6 +46,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
   readonly transfer: SqliteTransfer;
   private readonly families: FamilyExpander;
+  private closed = false;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.driver = openSqlite(source, options);
@@ -85,25 +87,30 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     if (typeof query !== "string" || limit === 0) return [];
     const terms = parseQuery(query);
     if (terms.length === 0) return [];
+    // Every stored message is searchable: pending rows are indexed first, or matched here when this connection
+    // cannot write the index (read-only), newest first ahead of the indexed matches.
+    const indexed = flushSearchIndex(this.driver);
+    const sessionNum =
+      options.sessionId === undefined ? undefined : this.sessionNum(options.sessionId, false);
+    if (options.sessionId !== undefined && sessionNum === undefined) return [];
+    const unindexed = indexed ? [] : matchPending(this.driver, terms, sessionNum);
     const families = this.families.families(terms);
-    // A word whose family has no indexed term cannot match: nothing to search.
-    if ([...families.values()].some((family) => family.length === 0)) return [];
+    // A word whose family has no indexed term cannot match an indexed message.
+    const noMatch = [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
-    if (options.sessionId !== undefined) {
-      const num = this.sessionNum(options.sessionId, false);
-      if (num === undefined) return [];
-      match = `sid : "s${num}" AND ${match}`;
-    }
-    const ranked = this.driver.all<{ seq: number }>(
-      `SELECT seq FROM (
+    if (sessionNum !== undefined) match = `sid : "s${sessionNum}" AND ${match}`;
+    const ranked = noMatch
+      ? []
+      : this.driver.all<{ seq: number }>(
+          `SELECT seq FROM (
          SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
          WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
        ) ORDER BY score, seq DESC`,
-      [match, SEARCH_CANDIDATES],
-    );
+          [match, SEARCH_CANDIDATES],
+        );
     const results: SearchResult[] = [];
     const leaves = new Map<number, NodeRow | undefined>();
-    for (const { seq } of ranked) {
+    for (const { seq } of [...unindexed, ...ranked]) {
       if (results.length >= limit) break;
       const hit = this.driver.get<Hit>(
         `SELECT m.seq, m.id, m.role, m.content, m.created_at, h.session_id, h.num AS session_num, h.leaf_seq,
@@ -138,7 +145,14 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     return node !== undefined && isAncestor(this.driver, node, leaf);
   }
 
+  /** Indexes pending messages (so readers that cannot write find everything) and closes the connection. */
   async close(): Promise<void> {
-    this.driver.close();
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      flushSearchIndex(this.driver);
+    } finally {
+      this.driver.close();
+    }
   }
 }

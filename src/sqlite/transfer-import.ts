@@ -11,6 +11,7 @@ import type {
 import type { StoredCompaction } from "../types.js";
 import { ensureHead } from "./append.js";
 import type { SqlDriver } from "./driver.js";
+import { indexedSeq, indexPending, indexText } from "./search-index.js";
 import { jumpFor, nodeById } from "./tree.js";
 
 // Items per write transaction: one fsync-free commit per batch keeps imports fast without holding the lock long.
@@ -43,7 +44,13 @@ function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
 }
 
 /** Inserts one message as an append would (tree columns, totals, search row), but with its own parent and time. */
-function insertMessage(driver: SqlDriver, sessionId: string, num: number, message: TransferMessage): boolean {
+function insertMessage(
+  driver: SqlDriver,
+  sessionId: string,
+  num: number,
+  message: TransferMessage,
+  indexed: number,
+): boolean {
   assertTransferMessage(message);
   if (
     driver.get("SELECT 1 AS found FROM agent_messages WHERE session_num = ? AND id = ?", [num, message.id])
@@ -79,13 +86,8 @@ function insertMessage(driver: SqlDriver, sessionId: string, num: number, messag
       (parent?.cum_tokens ?? 0) + facts.tokens,
     ],
   )!;
-  if (facts.text.length > 0) {
-    driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
-      row.seq,
-      facts.text,
-      `s${num}`,
-    ]);
-  }
+  // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (importSession).
+  if (row.seq <= indexed) indexText(driver, row.seq, num, facts.text);
   return true;
 }
 
@@ -125,12 +127,13 @@ export async function importSession(
   for await (const batch of batches(rest, BATCH)) {
     driver.transaction(() => {
       num ??= ensureHead(driver, header.id).num;
+      const indexed = indexedSeq(driver);
       let inserted = 0;
       for (const item of batch) {
         const counts = item.kind === "message" ? result.messages : result.compactions;
         const wrote =
           item.kind === "message"
-            ? insertMessage(driver, header.id, num, item.message)
+            ? insertMessage(driver, header.id, num, item.message, indexed)
             : insertCompaction(driver, num, item.compaction);
         if (wrote) counts.inserted++;
         else counts.skipped++;
@@ -141,6 +144,7 @@ export async function importSession(
           inserted,
           num,
         ]);
+        indexPending(driver);
       }
     });
   }

@@ -3,6 +3,7 @@ import { messageText, serializeMessage, utf8Length } from "../message.js";
 import type { SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { SqlDriver } from "./driver.js";
+import { indexedSeq, indexText, unindexMessage } from "./search-index.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
 interface Head {
@@ -43,13 +44,10 @@ export function updateRow(driver: SqlDriver, sessionId: string, message: Session
         [node.seq, byteDelta, tokenDelta],
       );
     }
-    driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
-    if (text.length > 0) {
-      driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
-        node.seq,
-        text,
-        `s${head.num}`,
-      ]);
+    // An indexed message is re-indexed now; a pending one is indexed from its new content with its batch.
+    if (node.seq <= indexedSeq(driver)) {
+      driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
+      indexText(driver, node.seq, head.num, text);
     }
     driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [
       new Date().toISOString(),
@@ -83,7 +81,7 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
         node.parent_seq,
         node.seq,
       ]);
-      driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
+      unindexMessage(driver, node.seq);
       driver.run("DELETE FROM agent_messages WHERE seq = ?", [node.seq]);
       moved.delete(node.seq);
       deleted.push(id);

@@ -7,6 +7,7 @@ import { SessionManager } from "../../src/manager/manager.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { appendRow } from "../../src/sqlite/append.js";
 import type { SqlDriver, SqlValue } from "../../src/sqlite/driver.js";
+import { indexPending } from "../../src/sqlite/search-index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { msg } from "../contract/harness.js";
 
@@ -55,6 +56,8 @@ async function seed(sessions: number): Promise<Seeded> {
         appendRow(store.driver, `s${s}`, msg(`m${i}`, text(s, i)), undefined, undefined);
       }
     }
+    // The last partial batch of the search index, so both stores start searching with nothing pending.
+    indexPending(store.driver);
   });
   return { store, manager, recorder: instrument(store.driver) };
 }

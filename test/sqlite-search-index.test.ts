@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
+import { INDEX_BATCH, indexedSeq } from "../src/sqlite/search-index.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import { ids, msg } from "./contract/harness.js";
+
+const Database = loadBetterSqlite3();
+const dir = mkdtempSync(join(tmpdir(), "agent-session-index-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+const file = () => join(dir, `index-${++counter}.db`);
+
+const maxSeq = (store: SqliteStore) =>
+  store.driver.get<{ seq: number }>("SELECT IFNULL(MAX(seq), 0) AS seq FROM agent_messages")!.seq;
+
+test("appends are indexed in batches; a search first indexes what is pending", async () => {
+  const store = new SqliteStore(":memory:");
+  const s = store.session("a");
+  for (let i = 0; i < 5; i++) await s.appendMessage(msg(`m${i}`, `pending walrus ${i}`));
+  assert.equal(indexedSeq(store.driver), 0, "nothing indexed on append");
+  assert.equal((await store.searchMessages("walrus", { limit: 50 })).length, 5);
+  assert.equal(indexedSeq(store.driver), maxSeq(store), "the search indexed the pending rows");
+  for (let i = 5; i < 5 + INDEX_BATCH; i++) await s.appendMessage(msg(`m${i}`, `batched walrus ${i}`));
+  assert.equal(
+    indexedSeq(store.driver),
+    maxSeq(store),
+    "a full batch is indexed by the append that fills it",
+  );
+  assert.equal((await store.searchMessages("walrus", { limit: 500 })).length, 5 + INDEX_BATCH);
+  await store.close();
+});
+
+test("updates and deletes of pending and indexed messages keep the index exact", async () => {
+  const store = new SqliteStore(":memory:");
+  const s = store.session("a");
+  await s.appendMessage(msg("old", "indexed narwhal"));
+  await store.searchMessages("anything");
+  await s.appendMessage(msg("new", "pending narwhal"));
+  await s.updateMessage(msg("old", "indexed dugong"));
+  await s.updateMessage(msg("new", "pending manatee"));
+  assert.deepEqual(await store.searchMessages("narwhal"), []);
+  assert.deepEqual(ids(await store.searchMessages("dugong")), ["old"]);
+  assert.deepEqual(ids(await store.searchMessages("manatee")), ["new"]);
+  await s.appendMessage(msg("gone", "pending okapi"));
+  await s.deleteMessages(["gone", "old"]);
+  assert.deepEqual(await store.searchMessages("okapi"), []);
+  assert.deepEqual(await store.searchMessages("dugong"), []);
+  await store.close();
+});
+
+test("a seq freed by deleting the newest messages and reused is indexed at once", async () => {
+  const store = new SqliteStore(":memory:");
+  const s = store.session("a");
+  for (let i = 0; i < 4; i++) await s.appendMessage(msg(`m${i}`, `first ibex ${i}`));
+  await store.searchMessages("ibex");
+  const watermark = indexedSeq(store.driver);
+  await s.deleteMessages(["m2", "m3"]);
+  await s.appendMessage(msg("again", "second gazelle"));
+  assert.ok(maxSeq(store) <= watermark, "SQLite reused a seq under the watermark");
+  assert.deepEqual(ids(await store.searchMessages("gazelle")), ["again"]);
+  assert.deepEqual(ids(await store.searchMessages("ibex")).sort(), ["m0", "m1"]);
+  await store.close();
+});
+
+test("another connection's pending rows are found, indexed once; closing leaves nothing pending", async () => {
+  const path = file();
+  const writer = new SqliteStore(path);
+  const reader = new SqliteStore(path);
+  for (let i = 0; i < 10; i++) await writer.session("w").appendMessage(msg(`w${i}`, `shared tapir ${i}`));
+  assert.equal((await reader.searchMessages("tapir", { limit: 50 })).length, 10);
+  for (let i = 10; i < 20; i++) await writer.session("w").appendMessage(msg(`w${i}`, `shared tapir ${i}`));
+  assert.equal((await writer.searchMessages("tapir", { limit: 50 })).length, 20, "each row indexed once");
+  await writer.session("w").appendMessage(msg("last", "closing tapir"));
+  await writer.close();
+  await writer.close();
+  assert.equal(
+    indexedSeq(reader.driver),
+    maxSeq(reader),
+    "close indexed the pending row (closing twice is fine)",
+  );
+  await reader.close();
+});
+
+test("a read-only connection that cannot index still finds pending messages", async () => {
+  const path = file();
+  const writer = new SqliteStore(path);
+  await writer.session("a").appendMessage(msg("i1", "indexed quokka"));
+  await writer.searchMessages("quokka");
+  await writer.session("a").appendMessage(msg("p1", "pending quokka"));
+  await writer.session("b").appendMessage(msg("p2", "pending quokka elsewhere"));
+  const handle = new Database(path, { readonly: true });
+  const reader = new SqliteStore(handle);
+  assert.deepEqual(
+    ids(await reader.searchMessages("quokka")),
+    ["p2", "p1", "i1"],
+    "pending first, newest first",
+  );
+  assert.deepEqual(ids(await reader.searchMessages("quokka", { sessionId: "a" })), ["p1", "i1"]);
+  assert.deepEqual(await reader.searchMessages("quokka zebra"), []);
+  await reader.close();
+  handle.close();
+  assert.equal((await writer.searchMessages("quokka")).length, 3);
+  await writer.close();
+});
+
+test("upgrading a store written before batched indexing does not index its messages twice", async () => {
+  const path = file();
+  const before = new SqliteStore(path);
+  for (let i = 0; i < 3; i++) await before.session("a").appendMessage(msg(`m${i}`, `legacy lemur ${i}`));
+  await before.close();
+  // Make it look like a version-3 file, whose messages were all indexed on append.
+  const raw = new Database(path);
+  raw.exec("DROP TABLE agent_search_state; UPDATE agent_session_schema SET version = 3");
+  raw.close();
+  const after = new SqliteStore(path);
+  assert.equal(indexedSeq(after.driver), maxSeq(after));
+  assert.equal((await after.searchMessages("lemur", { limit: 50 })).length, 3);
+  await after.close();
+});
