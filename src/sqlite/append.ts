@@ -6,7 +6,7 @@ import type { SqlDriver } from "./driver.js";
 import { afterInsert, indexedSeq } from "./search-index.js";
 import { childJump, type JumpFields, type JumpNode } from "./tree.js";
 
-/** Everything an append must know, read by one statement: the head, the parent and the parent's jump target. */
+/** What an append must know, read by one statement: the head, the parent, its jump target, the index watermark. */
 interface AppendContext {
   num: number;
   leaf_seq: number | null;
