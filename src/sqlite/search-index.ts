@@ -87,14 +87,15 @@ export function hasPending(driver: SqlDriver): boolean {
 }
 
 /**
- * Pending messages matching `terms` (optionally in one session), best first, matched in memory with the query
- * language's own semantics: for a connection that cannot write the index (read-only). At most a batch or two.
+ * The seqs of pending messages matching `terms` (optionally in one session), best first, matched in memory with
+ * the query language's own semantics: for a connection that cannot write the index (read-only). At most a batch
+ * or two.
  */
 export function matchPending(
   driver: SqlDriver,
   terms: QueryTerm[],
   sessionNum: number | undefined,
-): { seq: number }[] {
+): number[] {
   const sql = `SELECT seq, content FROM agent_messages
     WHERE seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)`;
   const rows =
@@ -107,7 +108,7 @@ export function matchPending(
     const score = message ? scoreText(terms, messageText(message)) : 0;
     if (score > 0) hits.push({ seq: row.seq, score });
   }
-  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq);
+  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq).map((hit) => hit.seq);
 }
 
 /** True for the error SQLite gives a connection that may not write (read-only file or handle). */

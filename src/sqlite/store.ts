@@ -32,6 +32,12 @@ interface Hit {
   message_count: number;
 }
 
+// bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
+const RANKED_SQL = `SELECT seq FROM (
+    SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
+    WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
+  ) ORDER BY score, seq DESC`;
+
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
   readonly backend = "sqlite";
@@ -99,18 +105,10 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     const noMatch = [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
     if (sessionNum !== undefined) match = `sid : "s${sessionNum}" AND ${match}`;
-    const ranked = noMatch
-      ? []
-      : this.driver.all<{ seq: number }>(
-          `SELECT seq FROM (
-         SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
-         WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
-       ) ORDER BY score, seq DESC`,
-          [match, SEARCH_CANDIDATES],
-        );
+    const ranked = noMatch ? [] : this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES]);
     const results: SearchResult[] = [];
     const leaves = new Map<number, NodeRow | undefined>();
-    for (const { seq } of [...unindexed, ...ranked]) {
+    for (const seq of [...unindexed, ...ranked]) {
       if (results.length >= limit) break;
       const hit = this.driver.get<Hit>(
         `SELECT m.seq, m.id, m.role, m.content, m.created_at, h.session_id, h.num AS session_num, h.leaf_seq,
