@@ -37,6 +37,14 @@ function startAppender(file: string, session: string, prefix: string, count: num
   return { child, acknowledged, exited, stderr: () => stderr };
 }
 
+/** How many rows of the search index contain `word` (each message contains it once per copy of its text). */
+function indexedMatches(store: SqliteStore, word: string): number {
+  return store.driver.get<{ n: number }>(
+    "SELECT COUNT(*) AS n FROM agent_messages_fts WHERE agent_messages_fts MATCH ?",
+    [`text : "${word}"`],
+  )!.n;
+}
+
 describe("SQLite robustness", () => {
   test("SIGKILL in the middle of appending loses nothing that had resolved; the file stays intact", async () => {
     const file = join(dir, "killed.db");
@@ -66,6 +74,13 @@ describe("SQLite robustness", () => {
     assert.ok(length >= run.acknowledged.length);
     const history = await session.getHistory();
     assert.equal(history.length, length);
+    // The batch the killed process had not indexed yet is indexed by the next search, each message once.
+    const last = run.acknowledged[run.acknowledged.length - 1]!;
+    assert.deepEqual(
+      (await store.searchMessages(`"${last.replace("-", " ")}"`)).map((hit) => hit.id),
+      [last],
+    );
+    assert.equal(indexedMatches(store, "message"), length);
     await session.appendMessage({ id: "after-crash", role: "user", parts: [] });
     assert.equal((await session.getLatestLeaf())?.id, "after-crash");
     await store.close();
@@ -83,6 +98,9 @@ describe("SQLite robustness", () => {
     assert.equal(history.length, 2000);
     assert.equal(new Set(history.map((m) => m.id)).size, 2000);
     for (const run of runs) assert.equal(run.acknowledged.length, 500);
+    // Each process indexed batches as it went, taking turns on the write lock: every message is indexed once.
+    await store.searchMessages("message");
+    assert.equal(indexedMatches(store, "message"), 2000);
     await store.close();
   });
 });
