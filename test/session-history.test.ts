@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { AgentSessionProvider, MemoryStore, Session, SqliteStore } from "../src/index.js";
 import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
+import { SqliteSessionProvider } from "../src/sqlite/session-provider.js";
 import type { SessionProvider } from "../src/types.js";
 import { ids, msg } from "./contract/harness.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
@@ -121,5 +122,40 @@ describe("Session: history API", () => {
     assert.equal(window.truncated, false);
     assert.equal(window.totalContentBytes, Buffer.byteLength(JSON.stringify(msg("m"))));
     assert.equal(await session.getHistoryRowStats(), null);
+  });
+});
+
+describe("Session: one serialisation per append", () => {
+  test("our providers store what was measured; a wrapper that changes the message in place is serialised anew", async () => {
+    const store = new SqliteStore(":memory:");
+    const inner = store.session("");
+    // A decorator of the kind apps write: stamps the message in place, then forwards it unchanged.
+    const stamping: SessionProvider = Object.assign(Object.create(inner) as SessionProvider, {
+      appendMessage: (message: Parameters<SessionProvider["appendMessage"]>[0], parentId?: string | null) => {
+        message.metadata = { stamped: true };
+        return inner.appendMessage(message, parentId);
+      },
+    });
+    const wrapped = new Session(stamping);
+    await wrapped.appendMessage(msg("w", "wrapped"));
+    assert.deepEqual((await inner.getMessage("w"))?.metadata, { stamped: true });
+    // The same from a subclass of ours.
+    class StampingProvider extends SqliteSessionProvider {
+      override appendMessage(
+        message: Parameters<SessionProvider["appendMessage"]>[0],
+        parentId?: string | null,
+      ) {
+        message.metadata = { subclass: true };
+        return super.appendMessage(message, parentId);
+      }
+    }
+    await new Session(new StampingProvider(store, "")).appendMessage(msg("s", "subclassed"));
+    assert.deepEqual((await inner.getMessage("s"))?.metadata, { subclass: true });
+    const direct = Session.create(store);
+    const message = msg("d", "direct");
+    await direct.appendMessage(message);
+    message.parts[0]!.text = "changed after the append";
+    assert.equal((await inner.getMessage("d"))?.parts[0]?.text, "direct");
+    await store.close();
   });
 });

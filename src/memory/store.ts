@@ -7,6 +7,7 @@ import {
   messageText,
   parseMessage,
   serializeMessage,
+  TAKES_SERIALIZED,
   utf8Length,
 } from "../message.js";
 import { parseQuery, scoreText } from "../search/query.js";
@@ -162,6 +163,9 @@ function toMessages(rows: Row[]): SessionMessage[] {
 
 /** The storage contract of one session in a {@link MemoryStore}. */
 export class MemorySessionProvider implements SessionProvider {
+  /** @internal it serialises a message before anything else touches it (see TAKES_SERIALIZED). */
+  readonly [TAKES_SERIALIZED]: object = MemorySessionProvider.prototype;
+
   constructor(
     private readonly store: MemoryStore,
     readonly sessionId: string,

@@ -1,5 +1,12 @@
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertSessionId, assertValidMessage, parseMessage } from "../message.js";
+import {
+  assertId,
+  assertParentId,
+  assertSessionId,
+  assertValidMessage,
+  parseMessage,
+  TAKES_SERIALIZED,
+} from "../message.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
 import type {
@@ -42,6 +49,9 @@ const branchesSql = statement(
  * {@link PostgresStore}; the tables are created on first use and one store is shared per connection.
  */
 export class PostgresSessionProvider implements SessionProvider {
+  /** @internal it serialises a message before anything else touches it (see TAKES_SERIALIZED). */
+  readonly [TAKES_SERIALIZED]: object = PostgresSessionProvider.prototype;
+
   /** The store this provider reads and writes through. */
   readonly store: PostgresStore;
 

@@ -1,7 +1,13 @@
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
-import { assertParentId, assertSessionId, assertValidMessage, withSerialized } from "../message.js";
+import {
+  assertParentId,
+  assertSessionId,
+  assertValidMessage,
+  takesSerialized,
+  withSerialized,
+} from "../message.js";
 import type { SessionStore } from "../store/types.js";
 import type {
   AppendOptions,
@@ -185,7 +191,10 @@ export class SessionBase {
     assertParentId(parentId);
     const { provider, compactor } = await this.state();
     const { message: stored, json } = limitRowSize(message, this.maxRowBytes);
-    const appended = withSerialized(stored, json, () => provider.appendMessage(stored, parentId, options));
+    const handOver = takesSerialized(provider) ? json : undefined;
+    const appended = withSerialized(stored, handOver, () =>
+      provider.appendMessage(stored, parentId, options),
+    );
     const result = (await appended) ?? { inserted: true };
     // The message is stored; compaction problems go to onCompactionError and never fail the append.
     if (result.inserted) await compactor.afterAppend();
@@ -197,7 +206,9 @@ export class SessionBase {
     assertValidMessage(message);
     const { provider } = await this.state();
     const { message: stored, json } = limitRowSize(message, this.maxRowBytes);
-    await withSerialized(stored, json, () => provider.updateMessage(stored));
+    await withSerialized(stored, takesSerialized(provider) ? json : undefined, () =>
+      provider.updateMessage(stored),
+    );
   }
 
   /** Deletes messages; their children are spliced onto their parents. */

@@ -1,5 +1,12 @@
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertSessionId, assertValidMessage, parseMessage } from "../message.js";
+import {
+  assertId,
+  assertParentId,
+  assertSessionId,
+  assertValidMessage,
+  parseMessage,
+  TAKES_SERIALIZED,
+} from "../message.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
 import type {
@@ -45,6 +52,9 @@ const LOCATE_BY_ID = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.s
 
 /** The storage contract of one session in a SQLite database. */
 export class SqliteSessionProvider implements SessionProvider {
+  /** @internal it serialises a message before anything else touches it (see TAKES_SERIALIZED). */
+  readonly [TAKES_SERIALIZED]: object = SqliteSessionProvider.prototype;
+
   constructor(
     protected readonly store: SqliteStore,
     readonly sessionId: string,
