@@ -32,6 +32,8 @@ export class FamilyExpander {
     this.available = false;
     // A Durable Object's SQL refuses schema it does not know; the prefix query is correct there, only slower.
     if (!this.driver.configurable) return false;
+    // better-sqlite3 and node:sqlite build fts5vocab with FTS5. Should an engine lack it, the search that finds
+    // out fails with the error, and later searches on this connection use prefix queries.
     this.driver.run(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${this.vocab} USING fts5vocab(main, ${this.ftsTable}, 'row')`,
     );
