@@ -6,6 +6,7 @@ import {
   type TransferCapableStore,
 } from "../../store/types.js";
 import { CliError } from "../errors.js";
+import { type UsageTotals, usageOf } from "../usage.js";
 
 /** One session as the CLI and the viewer show it: its registry row (when registered) and its stored size. */
 export interface SessionSummary {
@@ -19,13 +20,7 @@ export interface SessionSummary {
   createdAt: string | null;
   /** Last activity (the registry's `updated_at`); null for an unregistered session. */
   updatedAt: string | null;
-  usage: {
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheWriteTokens: number;
-    cost: number;
-  } | null;
+  usage: UsageTotals | null;
   /** Stored messages on every branch; null when the store cannot tell (no transfer capability). */
   messages: number | null;
   compactions: number | null;
@@ -55,15 +50,7 @@ function fromInfo(id: string, info: SessionInfo | null): SessionSummary {
     endReason: info?.end_reason ?? null,
     createdAt: info?.created_at ?? null,
     updatedAt: info?.updated_at ?? null,
-    usage: info
-      ? {
-          inputTokens: info.input_tokens,
-          outputTokens: info.output_tokens,
-          cacheReadTokens: info.cache_read_tokens,
-          cacheWriteTokens: info.cache_write_tokens,
-          cost: info.estimated_cost,
-        }
-      : null,
+    usage: info ? usageOf(info) : null,
     messages: null,
     compactions: null,
     bytes: null,

@@ -2,6 +2,7 @@ import { sqliteFileBytes, sqlitePages } from "../../sqlite/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
 import { hasSessionRegistry, type SessionInfo, type SessionStore } from "../../store/types.js";
 import type { OpenedStore } from "../store.js";
+import { type UsageTotals, usageOf } from "../usage.js";
 import { requireTransfer } from "./sessions.js";
 
 /** Totals over a whole store. */
@@ -16,13 +17,7 @@ export interface StoreStats {
   /** The library's token estimate of every stored message (every branch, overlays not applied). */
   tokens: number;
   /** What the application recorded with addUsage, summed over registered sessions. */
-  usage: {
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheWriteTokens: number;
-    cost: number;
-  };
+  usage: UsageTotals;
   blocks: number;
   entries: number;
   /** The SQLite file: bytes on disk (with its WAL) and pages; null on other backends. */
@@ -30,11 +25,8 @@ export interface StoreStats {
 }
 
 function addUsage(stats: StoreStats, info: SessionInfo): void {
-  stats.usage.inputTokens += info.input_tokens;
-  stats.usage.outputTokens += info.output_tokens;
-  stats.usage.cacheReadTokens += info.cache_read_tokens;
-  stats.usage.cacheWriteTokens += info.cache_write_tokens;
-  stats.usage.cost += info.estimated_cost;
+  const usage = usageOf(info);
+  for (const key of Object.keys(usage) as (keyof UsageTotals)[]) stats.usage[key] += usage[key];
 }
 
 /** Reads every session's footprint (one pass over the store, one session at a time) and sums them. */

@@ -7,6 +7,7 @@ import type {
 } from "../../store/types.js";
 import type { CompactionDetails, StoredCompaction } from "../../types.js";
 import { CliError } from "../errors.js";
+import { usageOf } from "../usage.js";
 
 /** The `format` value of the first line of every export. */
 export const EXPORT_FORMAT = "agent-session-export";
@@ -80,13 +81,7 @@ function encodeInfo(info: SessionInfo) {
     endReason: info.end_reason,
     createdAt: info.created_at,
     updatedAt: info.updated_at,
-    usage: {
-      inputTokens: info.input_tokens,
-      outputTokens: info.output_tokens,
-      cacheReadTokens: info.cache_read_tokens,
-      cacheWriteTokens: info.cache_write_tokens,
-      cost: info.estimated_cost,
-    },
+    usage: usageOf(info),
   };
 }
 
