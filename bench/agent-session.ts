@@ -5,8 +5,9 @@
  */
 import { Session } from "../src/session/session.js";
 import { appendRow } from "../src/sqlite/append.js";
+import { flushSearchIndex } from "../src/sqlite/search-index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { BenchMessage, StoreRow } from "./data.js";
+import { type BenchMessage, inBatches, type StoreRow } from "./data.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
 
 const BATCH = 20_000;
@@ -48,20 +49,14 @@ class AgentSessionTarget implements BenchTarget {
 
   bulkLoad(rows: Iterable<StoreRow>): void {
     const driver = this.open_.driver;
-    let batch: StoreRow[] = [];
-    const flush = () =>
+    for (const batch of inBatches(rows, BATCH)) {
       driver.transaction(() => {
         for (const row of batch) appendRow(driver, row.sessionId, row.message, row.parentId, undefined);
       });
-    for (const row of rows) {
-      batch.push(row);
-      if (batch.length >= BATCH) {
-        flush();
-        batch = [];
-      }
     }
-    flush();
-    // Merge the FTS segments the big transactions left, as the floor and the reference do after a bulk load.
+    // Index the last partial batch, then merge the FTS segments the big transactions left, as the floor and the
+    // reference do after a bulk load.
+    flushSearchIndex(driver);
     driver.run("INSERT INTO agent_messages_fts(agent_messages_fts) VALUES ('optimize')");
   }
 

@@ -228,6 +228,19 @@ export function* storeRows(plan: StorePlan, seed = 42): Generator<StoreRow> {
   }
 }
 
+/** Splits `items` into arrays of `size` (the last one shorter, never empty): bulk loads write one per transaction. */
+export function* inBatches<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let batch: T[] = [];
+  for (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** Yields a single linear session of `length` messages (the prefix of the append workload). */
 export function* chainRows(sessionId: string, length: number, seed = 5): Generator<StoreRow> {
   const r = rng(seed);

@@ -4,7 +4,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
-import type { BenchMessage, StoreRow } from "./data.js";
+import { type BenchMessage, inBatches, type StoreRow } from "./data.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
 
 const Database = loadBetterSqlite3();
@@ -166,15 +166,7 @@ export class FloorTarget implements BenchTarget {
         } else heads.set(sid, { leaf: id, count: 1 });
       }
     });
-    let batch: StoreRow[] = [];
-    for (const r of rows) {
-      batch.push(r);
-      if (batch.length >= 20_000) {
-        flush.immediate(batch);
-        batch = [];
-      }
-    }
-    flush.immediate(batch);
+    for (const batch of inBatches(rows, 20_000)) flush.immediate(batch);
     db.transaction(() => {
       for (const [sid, h] of heads) upsert.run(sid, h.leaf, h.count);
     }).immediate();

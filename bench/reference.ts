@@ -3,7 +3,7 @@
  * over better-sqlite3 through the Durable Object `sql` tagged-template shape.
  */
 import type Database from "better-sqlite3";
-import type { BenchMessage, StoreRow } from "./data.js";
+import { type BenchMessage, inBatches, type StoreRow } from "./data.js";
 import { messageText, openDatabase } from "./floor.js";
 import { type BenchTarget, OverBudget, type TargetFactory } from "./targets.js";
 
@@ -161,15 +161,7 @@ export class ReferenceTarget implements BenchTarget {
         if (text) fts.run(m.id, r.sessionId, m.role, text);
       }
     });
-    let batch: StoreRow[] = [];
-    for (const r of rows) {
-      batch.push(r);
-      if (batch.length >= 20_000) {
-        flush.immediate(batch);
-        batch = [];
-      }
-    }
-    flush.immediate(batch);
+    for (const batch of inBatches(rows, 20_000)) flush.immediate(batch);
     db.exec("INSERT INTO assistant_fts(assistant_fts) VALUES ('optimize')");
   }
 
