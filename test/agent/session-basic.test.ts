@@ -9,6 +9,20 @@ import {
 import { promptOf, scriptedModel } from "./helpers/mock-model.js";
 import { collect, stopOf, textOf, turn } from "./helpers/session.js";
 
+/** `inner` with its own `appendMessages` replaced: to fail or hold a write at a chosen moment. */
+function withAppend(
+  inner: MemorySessionStorage,
+  appendMessages: NonNullable<SessionStorage["appendMessages"]>,
+): SessionStorage {
+  return {
+    save: (state) => inner.save(state),
+    load: (id) => inner.load(id),
+    delete: (id) => inner.delete(id),
+    list: () => inner.list(),
+    appendMessages,
+  };
+}
+
 describe("agent session: a plain conversation", () => {
   it("streams text deltas, then the stored assistant message, the step and a stop with usage", async () => {
     const storage = new MemorySessionStorage();
@@ -167,17 +181,11 @@ describe("agent session: a plain conversation", () => {
   it("a failed step write stops the turn with a STORAGE error event instead of losing it silently", async () => {
     const inner = new MemorySessionStorage();
     let appends = 0;
-    const storage: SessionStorage = {
-      save: (state) => inner.save(state),
-      load: (id) => inner.load(id),
-      delete: (id) => inner.delete(id),
-      list: () => inner.list(),
-      appendMessages: async (id, messages, patch) => {
-        // 1: the user message, 2: the first step (fails), 3: the turn's end.
-        if (++appends === 2) throw new Error("disk full");
-        return inner.appendMessages(id, messages, patch);
-      },
-    };
+    const storage = withAppend(inner, async (id, messages, patch) => {
+      // 1: the user message, 2: the first step (fails), 3: the turn's end.
+      if (++appends === 2) throw new Error("disk full");
+      return inner.appendMessages(id, messages, patch);
+    });
     const model = scriptedModel([{ text: "step one" }, { text: "never stored" }]);
     const session = await createSession({ model, sessionStorage: storage });
     const events = await turn(session, "hi");
@@ -201,16 +209,10 @@ describe("agent session: a plain conversation", () => {
   it("close() during send() waits for the stored message and ends that turn as interrupted", async () => {
     const inner = new MemorySessionStorage();
     let gate: () => void = () => {};
-    const storage: SessionStorage = {
-      save: (state) => inner.save(state),
-      load: (id) => inner.load(id),
-      delete: (id) => inner.delete(id),
-      list: () => inner.list(),
-      appendMessages: async (id, messages, patch) => {
-        if (messages.some((m) => m.role === "user")) await new Promise<void>((resolve) => (gate = resolve));
-        return inner.appendMessages(id, messages, patch);
-      },
-    };
+    const storage = withAppend(inner, async (id, messages, patch) => {
+      if (messages.some((m) => m.role === "user")) await new Promise<void>((resolve) => (gate = resolve));
+      return inner.appendMessages(id, messages, patch);
+    });
     const model = scriptedModel([{ text: "never asked" }]);
     const session = await createSession({ model, sessionStorage: storage });
     const sending = session.send("hello");
