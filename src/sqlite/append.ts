@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { messageText, serializeMessage, utf8Length } from "../message.js";
+import { serializeMessage, utf8Length } from "../message.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { SqlDriver } from "./driver.js";
@@ -121,7 +121,6 @@ export function appendRow(
   expectedLeafId: string | null | undefined,
   content: string = serializeMessage(message),
 ): AppendResult {
-  const text = messageText(message);
   const bytes = utf8Length(content);
   const tokens = estimateMessageTokens([message]);
   return driver.transaction(() => {
@@ -163,7 +162,7 @@ export function appendRow(
       (parent?.cum_tokens ?? 0) + tokens,
     ]);
     if (!row) return { inserted: false };
-    afterInsert(driver, row.seq, num, text, ctx ? ctx.indexed_seq : indexedSeq(driver));
+    afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver));
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
       [row.seq, now, num],

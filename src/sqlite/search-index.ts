@@ -1,5 +1,6 @@
 import { messageText, parseMessage } from "../message.js";
 import { type QueryTerm, scoreText } from "../search/query.js";
+import type { SessionMessage } from "../types.js";
 import type { SqlDriver } from "./driver.js";
 
 /**
@@ -40,10 +41,10 @@ export function afterInsert(
   driver: SqlDriver,
   seq: number,
   sessionNum: number,
-  text: string,
+  message: SessionMessage,
   indexed: number,
 ): void {
-  if (seq <= indexed) indexText(driver, seq, sessionNum, text);
+  if (seq <= indexed) indexText(driver, seq, sessionNum, messageText(message));
   else if (seq - indexed >= INDEX_BATCH) indexPending(driver);
 }
 
