@@ -26,7 +26,7 @@ import type { SqlDriver } from "./driver.js";
 import { contextTokens, listCompactions, pathStats, readPath, windowTop } from "./history.js";
 import { unindexSession } from "./search-index.js";
 import type { SqliteStore } from "./store.js";
-import { type NodeRow, nodeById, nodeBySeq } from "./tree.js";
+import type { NodeRow } from "./tree.js";
 import { deleteRows, updateRow } from "./writes.js";
 
 interface Head {
@@ -72,7 +72,10 @@ export class SqliteSessionProvider implements SessionProvider {
     ]);
   }
 
-  /** One statement for what every path read starts from: the head, the leaf row and whether overlays exist. */
+  /**
+   * One statement for what every path read starts from: the head, the row `leafId` names (the latest leaf when it
+   * is omitted) and whether the session has overlays.
+   */
   private locate(leafId: string | null | undefined): Located | undefined {
     if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return undefined;
     const row =
@@ -82,15 +85,6 @@ export class SqliteSessionProvider implements SessionProvider {
     if (!row) return undefined;
     const { num, overlays, seq, ...node } = row;
     return { num, overlays: overlays !== 0, leaf: seq === null ? undefined : { seq, ...node } };
-  }
-
-  /** The row `leafId` names, or the latest leaf when it is omitted. */
-  private leafNode(head: Head | undefined, leafId: string | null | undefined): NodeRow | undefined {
-    if (!head) return undefined;
-    if (leafId === undefined || leafId === null) {
-      return head.leaf_seq === null ? undefined : nodeBySeq(this.driver, head.leaf_seq);
-    }
-    return typeof leafId === "string" ? nodeById(this.driver, head.num, leafId) : undefined;
   }
 
   private content(sql: string, params: (string | number)[]): SessionMessage | null {
@@ -130,7 +124,7 @@ export class SqliteSessionProvider implements SessionProvider {
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
-    const leaf = this.leafNode(this.head(), leafId);
+    const leaf = this.locate(leafId)?.leaf;
     return leaf ? leaf.depth + 1 : 0;
   }
 
@@ -152,7 +146,7 @@ export class SqliteSessionProvider implements SessionProvider {
   }
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
-    const leaf = this.leafNode(this.head(), leafId);
+    const leaf = this.locate(leafId)?.leaf;
     return leaf ? pathStats(this.driver, leaf) : [];
   }
 
