@@ -28,6 +28,11 @@ export interface SqlDriver {
   readonly name: string;
   /** False when the engine manages durability itself and refuses PRAGMA and BEGIN (a Durable Object). */
   readonly configurable: boolean;
+  /**
+   * Largest string or blob one value may hold (bytes). A Durable Object caps a value at 2 MB, so content larger
+   * than that is split across rows; a local SQLite file has no practical limit (Infinity).
+   */
+  readonly maxValueBytes: number;
   all<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T[];
   /** The first column of every row, without building row objects (long history reads return one per message). */
   column<T>(sql: string, params?: readonly SqlValue[]): T[];
@@ -77,6 +82,7 @@ function wrap(error: unknown, sql: string): never {
 /** A driver over any handle with `prepare`/`exec` (better-sqlite3's Database, node:sqlite's DatabaseSync). */
 export class PreparedDriver implements SqlDriver {
   readonly configurable = true;
+  maxValueBytes = Number.POSITIVE_INFINITY;
   private readonly statements = new Map<string, Statement>();
   private readonly columnStatements = new Map<string, ColumnStatement>();
   private depth = 0;
@@ -199,6 +205,9 @@ export class PreparedDriver implements SqlDriver {
   }
 }
 
+/** Bytes one value may hold in a Durable Object's SQLite storage (2 MB). */
+export const DURABLE_OBJECT_VALUE_LIMIT = 2_000_000;
+
 /** An object with a Durable-Object-style `sql` tagged-template method returning rows. */
 export interface SqlTagSource {
   sql(strings: TemplateStringsArray, ...values: unknown[]): unknown;
@@ -221,6 +230,8 @@ interface TransactionalStorage {
 export class SqlTagDriver implements SqlDriver {
   readonly name = "sql-tag";
   readonly configurable = false;
+  /** A Durable Object's documented limit for one string or blob value. */
+  maxValueBytes = DURABLE_OBJECT_VALUE_LIMIT;
   private readonly templates = new Map<string, TemplateStringsArray>();
   private depth = 0;
 

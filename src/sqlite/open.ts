@@ -14,6 +14,11 @@ export interface SqliteOptions {
   durability?: "normal" | "full";
   /** Milliseconds a writer waits for another process's lock (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * Bytes one stored value may hold before content is split across rows (default: no limit on a file or handle,
+   * 2 MB on a `sql` tag, a Durable Object's limit). Lower it to exercise the split on a local file.
+   */
+  maxValueBytes?: number;
 }
 
 /** A better-sqlite3 `Database` or a node:sqlite `DatabaseSync` handle, as the user created it. */
@@ -45,7 +50,11 @@ function handleDriverName(handle: SqliteHandle): string {
 
 /** Opens (or wraps) SQLite storage and applies the connection settings. */
 export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): SqlDriver {
-  if (isSqlTagSource(source) && !isSqliteHandle(source)) return new SqlTagDriver(source);
+  if (isSqlTagSource(source) && !isSqliteHandle(source)) {
+    const tagDriver = new SqlTagDriver(source);
+    if (options.maxValueBytes !== undefined) tagDriver.maxValueBytes = valueLimit(options.maxValueBytes);
+    return tagDriver;
+  }
   let driver: PreparedDriver;
   let isMemory = false;
   if (typeof source === "string") {
@@ -61,6 +70,7 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
     );
   }
   configure(driver, options, isMemory);
+  if (options.maxValueBytes !== undefined) driver.maxValueBytes = valueLimit(options.maxValueBytes);
   return driver;
 }
 
@@ -143,4 +153,14 @@ function configure(driver: PreparedDriver, options: SqliteOptions, isMemory: boo
   driver.exec(`PRAGMA synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
   // A larger page cache makes parent-pointer walks of long paths ~2x faster (docs/PERFORMANCE.md).
   driver.exec("PRAGMA cache_size = -16000");
+}
+
+function valueLimit(bytes: number): number {
+  if (bytes !== Number.POSITIVE_INFINITY && (!Number.isInteger(bytes) || bytes < 1024)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `maxValueBytes must be a whole number >= 1024, got ${String(bytes)}`,
+    );
+  }
+  return bytes;
 }
