@@ -51,7 +51,7 @@ class AgentSessionTarget implements BenchTarget {
     const driver = this.open_.driver;
     for (const batch of inBatches(rows, BATCH)) {
       driver.transaction(() => {
-        for (const row of batch) appendRow(driver, row.sessionId, row.message, row.parentId, undefined);
+        for (const row of batch) appendRow(driver, row.sessionId, row.message, { parentId: row.parentId });
       });
     }
     // Index the last partial batch, then merge the FTS segments the big transactions left, as the floor and the

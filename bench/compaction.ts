@@ -48,7 +48,7 @@ async function ours(length: number, window: number, budgetUs: number) {
   const store = new SqliteStore(file);
   store.driver.transaction(() => {
     for (const row of chainRows("s1", length))
-      appendRow(store.driver, row.sessionId, row.message, row.parentId, undefined);
+      appendRow(store.driver, row.sessionId, row.message, { parentId: row.parentId });
   });
   const session = Session.create(store).forSession("s1").onCompaction(neverCompact).compactAfter(NEVER);
   const next = rng(7);

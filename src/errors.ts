@@ -9,6 +9,7 @@ export type SessionErrorCode =
   | "UNSUPPORTED"
   | "READONLY"
   | "TOKEN_LIMIT"
+  | "TOO_LARGE"
   | "COMPACTION_REFUSED"
   | "MISSING_DEPENDENCY"
   | "STORAGE"

@@ -64,6 +64,7 @@ export type {
 } from "./session/compaction.js";
 export { Session } from "./session/session.js";
 export type { SessionSource } from "./session/source.js";
+export type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./session/writes.js";
 export { AgentSessionProvider } from "./sqlite/agent-provider.js";
 export type { SqlDriver, SqlTagSource } from "./sqlite/driver.js";
 export type { SqliteDriverName, SqliteHandle, SqliteOptions, SqliteSource } from "./sqlite/open.js";
@@ -94,11 +95,13 @@ export type {
   TransferSession,
 } from "./store/types.js";
 export { hasContextStorage, hasSessionRegistry, hasTransfer, isSessionStore } from "./store/types.js";
+export type { WritePolicyOptions } from "./store/write-policy.js";
 export type {
   AppendOptions,
   AppendResult,
   CompactionDetails,
   HistoryRowStat,
+  ImportMessageOptions,
   RecentHistoryResult,
   SearchBranch,
   SearchOptions,
@@ -107,4 +110,8 @@ export type {
   SessionMessagePart,
   SessionProvider,
   StoredCompaction,
+  UpdateResult,
+  UpsertOptions,
+  UpsertResult,
+  WriteSource,
 } from "./types.js";

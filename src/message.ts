@@ -9,8 +9,22 @@ export function isCompactionMessage(message: { id: string }): boolean {
   return typeof message.id === "string" && message.id.startsWith(COMPACTION_PREFIX);
 }
 
-/** Throws `INVALID_MESSAGE` / `RESERVED_ID` unless `message` can be stored. */
+/** Throws `INVALID_MESSAGE` / `RESERVED_ID` unless `message` can be stored (updates and imports). */
 export function assertValidMessage(message: unknown): asserts message is SessionMessage {
+  assertMessageShape(message);
+  if (message.id.startsWith(COMPACTION_PREFIX)) {
+    throw new SessionError(
+      "RESERVED_ID",
+      `Message id "${message.id}" is reserved: ids starting with "${COMPACTION_PREFIX}" name compaction overlays`,
+    );
+  }
+}
+
+/**
+ * Throws `INVALID_MESSAGE` unless `message` is a well-formed message. Appends and upserts check only this: an
+ * overlay id (`compaction_…`) there is an echo of a read, which they ignore (see {@link isEchoedOverlay}).
+ */
+export function assertMessageShape(message: unknown): asserts message is SessionMessage {
   if (message === null || typeof message !== "object" || Array.isArray(message)) {
     throw new SessionError("INVALID_MESSAGE", `A message must be an object, got ${describe(message)}`);
   }
@@ -38,12 +52,14 @@ export function assertValidMessage(message: unknown): asserts message is Session
       `Message id and role must not contain U+0000 (message ${describe(id)})`,
     );
   }
-  if (id.startsWith(COMPACTION_PREFIX)) {
-    throw new SessionError(
-      "RESERVED_ID",
-      `Message id "${id}" is reserved: ids starting with "${COMPACTION_PREFIX}" name compaction overlays`,
-    );
-  }
+}
+
+/**
+ * True for an overlay message a client echoed back (chat clients post their whole transcript, overlay included):
+ * appends and upserts store nothing for it and raise no error.
+ */
+export function isEchoedOverlay(message: SessionMessage): boolean {
+  return message.id.startsWith(COMPACTION_PREFIX);
 }
 
 /** Throws `INVALID_ARGUMENT` unless `value` is a non-empty string. */

@@ -92,7 +92,15 @@ export interface RecentHistoryResult {
 export interface AppendResult {
   /** False when a message with this id already existed in the session (nothing was written). */
   inserted: boolean;
+  /**
+   * The stored form: the message as a later read returns it (the first content when the id already existed; the
+   * message as given when it was an ignored overlay echo). Always set by this package's providers.
+   */
+  message?: SessionMessage;
 }
+
+/** Who produced a write: `"client"` writes have the store's and Session's `reservedMetadataKeys` stripped. */
+export type WriteSource = "client" | "server";
 
 /** Options of an append. */
 export interface AppendOptions {
@@ -101,6 +109,39 @@ export interface AppendOptions {
    * (`null` = the session must be empty).
    */
   expectedLeafId?: string | null;
+  /** Default `"server"`; `"client"` strips reserved metadata keys (the trust policy). */
+  source?: WriteSource;
+}
+
+/** Options of an upsert. */
+export interface UpsertOptions {
+  /** Default `"server"`; `"client"` strips reserved metadata keys (the trust policy). */
+  source?: WriteSource;
+}
+
+/** What an upsert did: inserted a new message, replaced a stored one, or nothing (identical content, overlay echo). */
+export interface UpsertResult {
+  inserted: boolean;
+  /** True when a stored message was replaced by different content. */
+  updated: boolean;
+  /** The stored form, as a later read returns it. */
+  message?: SessionMessage;
+}
+
+/** What an update did. */
+export interface UpdateResult {
+  /** False when the stored content was already identical (nothing was written). */
+  updated: boolean;
+  /** The stored form, as a later read returns it. */
+  message?: SessionMessage;
+}
+
+/** Where and when {@link SessionProvider.importMessage} places a historical message. */
+export interface ImportMessageOptions {
+  /** Omitted = after the latest leaf, `null` = a new root, a string = that message of this session. */
+  parentId?: string | null;
+  /** The time the message was originally stored (default: now). */
+  createdAt?: Date | string;
 }
 
 /**
@@ -131,7 +172,23 @@ export interface SessionProvider {
     options?: AppendOptions,
     // biome-ignore lint/suspicious/noConfusingVoidType: reference providers are `async` functions returning nothing
   ): Promise<AppendResult | void>;
-  updateMessage(message: SessionMessage): Promise<void>;
+  /** Reference providers return nothing; ours report whether anything was written (identical content is not). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: reference providers are `async` functions returning nothing
+  updateMessage(message: SessionMessage): Promise<UpdateResult | void>;
+  /**
+   * Inserts the message, or replaces the stored one with its id (keeping its place in the tree). Optional: without
+   * it, `Session.upsertMessage` reads and then updates or appends.
+   */
+  upsertMessage?(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: UpsertOptions,
+  ): Promise<UpsertResult>;
+  /**
+   * Writes one historical message verbatim with its original time (migrations); a stored id is skipped
+   * (`inserted: false`). Optional: `Session.importMessage` needs it.
+   */
+  importMessage?(message: SessionMessage, options?: ImportMessageOptions): Promise<AppendResult>;
   deleteMessages(messageIds: string[]): Promise<void>;
   clearMessages(): Promise<void>;
   addCompaction(

@@ -1,4 +1,4 @@
 import { MemoryStore } from "../src/memory/store.js";
 import { runProviderContract } from "./contract/index.js";
 
-runProviderContract({ name: "memory", create: async () => new MemoryStore() });
+runProviderContract({ name: "memory", create: async (policy) => new MemoryStore(policy) });

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
+import type { SqliteOptions } from "../src/sqlite/open.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
 import { runProviderContract } from "./contract/index.js";
@@ -25,14 +26,14 @@ if (!nodeSqliteAvailable()) {
   process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   let counter = 0;
   const files = new WeakMap<SessionStore, string>();
-  const open = (file: string) => {
-    const store = new SqliteStore(file, { driver: "node:sqlite" });
+  const open = (file: string, policy: SqliteOptions = {}) => {
+    const store = new SqliteStore(file, { ...policy, driver: "node:sqlite" });
     files.set(store, file);
     return store;
   };
   runProviderContract({
     name: "sqlite file (node:sqlite)",
-    create: async () => open(join(dir, `contract-${++counter}.db`)),
+    create: async (policy) => open(join(dir, `contract-${++counter}.db`), policy),
     reopen: async (store) => {
       await store.close();
       return open(files.get(store)!);
@@ -40,6 +41,6 @@ if (!nodeSqliteAvailable()) {
   });
   runProviderContract({
     name: "sqlite :memory: (node:sqlite)",
-    create: async () => new SqliteStore(":memory:", { driver: "node:sqlite" }),
+    create: async (policy) => new SqliteStore(":memory:", { ...policy, driver: "node:sqlite" }),
   });
 }

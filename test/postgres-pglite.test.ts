@@ -22,9 +22,9 @@ after(() => db.close());
 
 runProviderContract({
   name: "postgres (PGlite)",
-  create: async () => {
+  create: async (policy) => {
     await truncateAll(db, t);
-    return new PostgresStore(db, options);
+    return new PostgresStore(db, { ...options, ...policy });
   },
   reopen: async (store) => {
     await store.close();

@@ -44,9 +44,9 @@ if (unavailable) {
 
   runProviderContract({
     name: "postgres (pg Pool)",
-    create: async () => {
+    create: async (policy) => {
       await truncateAll(pool, t);
-      return new PostgresStore(pool, options);
+      return new PostgresStore(pool, { ...options, ...policy });
     },
     reopen: async (store) => {
       await store.close();

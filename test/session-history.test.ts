@@ -73,7 +73,7 @@ describe("Session: creation", () => {
 describe("Session: history API", () => {
   test("append, branches, regenerate, delete, clear", async () => {
     const session = Session.create(new SqliteStore(":memory:")).forSession("chat");
-    assert.deepEqual(await session.appendMessage(msg("u1", "question")), { inserted: true });
+    assert.equal((await session.appendMessage(msg("u1", "question"))).inserted, true);
     await session.appendMessage(msg("a1", "answer one", "assistant"));
     await session.appendMessage(msg("a2", "answer two", "assistant"), "u1");
     assert.deepEqual(ids(await session.getBranches("u1")), ["a1", "a2"]);

@@ -4,5 +4,5 @@ import { sqlTagAgent } from "./helpers/sql-tag.js";
 
 runProviderContract({
   name: "sql-tag adapter over better-sqlite3",
-  create: async () => new SqliteStore(sqlTagAgent()),
+  create: async (policy) => new SqliteStore(sqlTagAgent(), policy),
 });

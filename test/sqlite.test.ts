@@ -12,9 +12,9 @@ const files = new WeakMap<SessionStore, string>();
 
 runProviderContract({
   name: "sqlite file (better-sqlite3)",
-  create: async () => {
+  create: async (policy) => {
     const file = join(dir, `contract-${++counter}.db`);
-    const store = new SqliteStore(file);
+    const store = new SqliteStore(file, policy);
     files.set(store, file);
     return store;
   },
@@ -29,5 +29,13 @@ runProviderContract({
 
 runProviderContract({
   name: "sqlite :memory: (better-sqlite3)",
-  create: async () => new SqliteStore(":memory:"),
+  create: async (policy) => new SqliteStore(":memory:", policy),
+});
+
+// Continuation rows on better-sqlite3: a small value limit makes every message over 4 KB split, so the whole
+// contract runs through the chunked read and write paths on a local file too.
+runProviderContract({
+  name: "sqlite file, values split at 4 KB (better-sqlite3)",
+  create: async (policy) =>
+    new SqliteStore(join(dir, `split-${++counter}.db`), { ...policy, maxValueBytes: 4096 }),
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { SessionToolSet } from "../context/tools.js";
 import { SessionError } from "../errors.js";
-import { assertId, assertValidMessage } from "../message.js";
+import { assertId, assertMessageShape, isEchoedOverlay } from "../message.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import type { NewSessionRecord, SessionInfo } from "../store/types.js";
 import type {
@@ -93,10 +93,7 @@ export class SessionManager extends SessionManagerBase {
   /** Updates the message when its id exists in the session, else appends it; returns its id. */
   async upsert(sessionId: string, message: SessionMessage, parentId?: string | null): Promise<string> {
     await this.require(sessionId);
-    const session = this.getSession(sessionId);
-    // Append first: one write for a new message, and no window in which another writer's insert is overwritten.
-    const { inserted } = await session.appendMessage(message, parentId);
-    if (!inserted) await session.updateMessage(message);
+    await this.getSession(sessionId).upsertMessage(message, parentId);
     return message.id;
   }
 
@@ -114,10 +111,12 @@ export class SessionManager extends SessionManagerBase {
     if (!Array.isArray(messages)) {
       throw new SessionError("INVALID_ARGUMENT", "appendAll expects an array of messages");
     }
-    for (const message of messages) assertValidMessage(message);
+    for (const message of messages) assertMessageShape(message);
     const session = this.getSession(sessionId);
     let parent = parentId;
     for (const message of messages) {
+      // An echoed overlay is ignored by the append; the chain continues under the message before it.
+      if (isEchoedOverlay(message)) continue;
       await session.appendMessage(message, parent);
       parent = message.id;
     }

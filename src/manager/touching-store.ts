@@ -1,9 +1,11 @@
 import type { SessionStore } from "../store/types.js";
-import type { AppendResult, SessionProvider } from "../types.js";
+import type { SessionProvider } from "../types.js";
 
 /** Provider methods that change a session; after each succeeds the session's activity time is bumped. */
 const WRITES = new Set([
   "appendMessage",
+  "upsertMessage",
+  "importMessage",
   "updateMessage",
   "deleteMessages",
   "clearMessages",
@@ -40,10 +42,16 @@ function touchingProvider(provider: SessionProvider, touch: () => Promise<unknow
       if (typeof property !== "string" || !WRITES.has(property)) return value.bind(target);
       return async (...args: unknown[]) => {
         const result: unknown = await value.apply(target, args);
-        // An append of an id that already existed changed nothing, so it is not activity.
-        if ((result as AppendResult | undefined)?.inserted !== false) await touch();
+        if (changed(result)) await touch();
         return result;
       };
     },
   });
+}
+
+// An append of an id that already existed, or an update of identical content, changed nothing: not activity.
+function changed(result: unknown): boolean {
+  const { inserted, updated } = (result ?? {}) as { inserted?: unknown; updated?: unknown };
+  if (inserted === undefined && updated === undefined) return true;
+  return inserted === true || updated === true;
 }

@@ -1,12 +1,13 @@
 import { SessionError } from "../errors.js";
 import {
   assertId,
+  assertMessageShape,
   assertParentId,
   assertSessionId,
   assertValidMessage,
+  isEchoedOverlay,
   messageText,
   parseMessage,
-  serializeMessage,
   TAKES_SERIALIZED,
   utf8Length,
 } from "../message.js";
@@ -21,17 +22,29 @@ import type {
   StoreSearchOptions,
   TransferCapableStore,
 } from "../store/types.js";
+import {
+  applyPolicy,
+  importTime,
+  type WritePolicy,
+  type WritePolicyOptions,
+  withStored,
+  writePolicy,
+} from "../store/write-policy.js";
 import type {
   AppendOptions,
   AppendResult,
   CompactionDetails,
   HistoryRowStat,
+  ImportMessageOptions,
   RecentHistoryResult,
   SearchOptions,
   SearchResult,
   SessionMessage,
   SessionProvider,
   StoredCompaction,
+  UpdateResult,
+  UpsertOptions,
+  UpsertResult,
 } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
@@ -70,8 +83,15 @@ export class MemoryStore implements ContextCapableStore, RegistryCapableStore, T
   readonly registry: MemorySessionRegistry = new MemorySessionRegistry(this);
   /** Lossless export and import of whole sessions. */
   readonly transfer: MemoryTransfer = new MemoryTransfer(this);
+  /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
+  readonly policy: WritePolicy;
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
+
+  /** `reservedMetadataKeys` and `maxMessageBytes` apply to every session of the store. */
+  constructor(options: WritePolicyOptions = {}) {
+    this.policy = writePolicy(options);
+  }
 
   /** The storage contract for one session. */
   session(sessionId: string): MemorySessionProvider {
@@ -241,29 +261,80 @@ export class MemorySessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<AppendResult> {
-    assertValidMessage(message);
+    assertMessageShape(message);
     assertParentId(parentId);
-    const json = serializeMessage(message);
+    if (isEchoedOverlay(message)) return { inserted: false, message };
+    const { message: stored, json } = applyPolicy(message, this.store.policy, options?.source);
     const data = this.store.sessionData(this.sessionId, true)!;
-    if (data.rows.has(message.id)) return { inserted: false };
+    const existing = data.rows.get(stored.id);
+    if (existing) return withStored({ inserted: false }, existing.json);
     if (options?.expectedLeafId !== undefined && (data.leaf?.id ?? null) !== options.expectedLeafId) {
       throw new SessionError(
         "CONFLICT",
         `The latest leaf of session "${this.sessionId}" is ${JSON.stringify(data.leaf?.id ?? null)}, expected ${JSON.stringify(options.expectedLeafId)}`,
       );
     }
-    let parent: Row | null;
-    if (parentId === undefined) parent = data.leaf;
-    else if (parentId === null) parent = null;
-    else {
-      parent = data.rows.get(parentId) ?? null;
-      if (!parent) {
-        throw new SessionError(
-          "PARENT_NOT_FOUND",
-          `Parent message "${parentId}" is not in session "${this.sessionId}"`,
-        );
-      }
+    this.insert(data, stored, json, this.parentRow(data, parentId), new Date().toISOString());
+    return withStored({ inserted: true }, json);
+  }
+
+  async upsertMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: UpsertOptions,
+  ): Promise<UpsertResult> {
+    assertMessageShape(message);
+    assertParentId(parentId);
+    if (isEchoedOverlay(message)) return { inserted: false, updated: false, message };
+    const { message: stored, json } = applyPolicy(message, this.store.policy, options?.source);
+    const data = this.store.sessionData(this.sessionId, true)!;
+    const row = data.rows.get(stored.id);
+    if (row) return { inserted: false, ...this.replace(row, stored, json) };
+    this.insert(data, stored, json, this.parentRow(data, parentId), new Date().toISOString());
+    return withStored({ inserted: true, updated: false }, json);
+  }
+
+  async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
+    assertValidMessage(message);
+    assertParentId(options.parentId);
+    const createdAt = importTime(options.createdAt);
+    const { json } = applyPolicy(message, this.store.policy, "server");
+    const data = this.store.sessionData(this.sessionId, true)!;
+    const existing = data.rows.get(message.id);
+    if (existing) return withStored({ inserted: false }, existing.json);
+    this.insert(data, message, json, this.parentRow(data, options.parentId), createdAt);
+    return withStored({ inserted: true }, json);
+  }
+
+  async updateMessage(message: SessionMessage): Promise<UpdateResult> {
+    assertValidMessage(message);
+    const { message: stored, json } = applyPolicy(message, this.store.policy, "server");
+    const row = this.data?.rows.get(message.id);
+    if (!row)
+      throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
+    return this.replace(row, stored, json);
+  }
+
+  private parentRow(data: SessionData, parentId: string | null | undefined): Row | null {
+    if (parentId === undefined) return data.leaf;
+    if (parentId === null) return null;
+    const parent = data.rows.get(parentId);
+    if (!parent) {
+      throw new SessionError(
+        "PARENT_NOT_FOUND",
+        `Parent message "${parentId}" is not in session "${this.sessionId}"`,
+      );
     }
+    return parent;
+  }
+
+  private insert(
+    data: SessionData,
+    message: SessionMessage,
+    json: string,
+    parent: Row | null,
+    createdAt: string,
+  ): void {
     const row: Row = {
       seq: this.store.nextSeq(),
       id: message.id,
@@ -271,26 +342,23 @@ export class MemorySessionProvider implements SessionProvider {
       json,
       text: messageText(message),
       bytes: utf8Length(json),
-      createdAt: new Date().toISOString(),
+      createdAt,
       parent,
       children: [],
     };
     parent?.children.push(row);
     data.rows.set(row.id, row);
     data.leaf = row;
-    return { inserted: true };
   }
 
-  async updateMessage(message: SessionMessage): Promise<void> {
-    assertValidMessage(message);
-    const json = serializeMessage(message);
-    const row = this.data?.rows.get(message.id);
-    if (!row)
-      throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
+  // Identical JSON is identical content: nothing is written (the other backends compare a stored hash).
+  private replace(row: Row, message: SessionMessage, json: string): UpdateResult {
+    if (row.json === json) return withStored({ updated: false }, json);
     row.json = json;
     row.role = message.role;
     row.text = messageText(message);
     row.bytes = utf8Length(json);
+    return withStored({ updated: true }, json);
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {

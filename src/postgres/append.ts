@@ -15,6 +15,7 @@
  */
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
+import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { type Executor, type Query, sqlState } from "./client.js";
@@ -23,7 +24,8 @@ import { statement, type Tables } from "./schema.js";
 import { childSql, spineArrays, spineCte } from "./tree.js";
 
 // $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,
-// $6 expected leaf id, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector.
+// $6 expected leaf id, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector,
+// $13 content hash.
 // `explicit` adds the parent lookup by id (and its spine); appends after the tip or as a root leave it out, which
 // makes the statement noticeably cheaper to parse and plan where it cannot be prepared (PGlite).
 function buildAppend(t: Tables, explicit: boolean): string {
@@ -85,9 +87,9 @@ function buildAppend(t: Tables, explicit: boolean): string {
   ),
   ins AS (
     INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth, jump_seq,
-      jump_depth, bytes, cum_bytes, tokens, cum_tokens, search)
+      jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash)
     SELECT alloc.seq, n.num, $2::text, n.parent_seq, $7::text, $8::text, $9::timestamptz, n.depth, n.jump_seq,
-      n.jump_depth, $10::integer, n.cum_bytes, $11::integer, n.cum_tokens, $12::tsvector
+      n.jump_depth, $10::integer, n.cum_bytes, $11::integer, n.cum_tokens, $12::tsvector, $13::text
     FROM node n, alloc
     RETURNING seq
   ),
@@ -131,17 +133,29 @@ const RETRIES = 4;
 // 40001 serialization failure, 40P01 deadlock: possible when the database's default isolation is stricter.
 const TRANSIENT = new Set(["40001", "40P01"]);
 
+/** Where an append puts a message and what it knows of it already. */
+export interface AppendRequest {
+  /** Omitted = after the latest leaf, `null` = a new root, a string = that message. */
+  parentId: string | null | undefined;
+  /** Optimistic concurrency (see AppendOptions). */
+  expectedLeafId?: string | null | undefined;
+  /** The message's JSON, when the caller has it already. */
+  json?: string | undefined;
+  /** The row's time (imports keep the original one); default now. */
+  createdAt?: string | undefined;
+}
+
 /** Appends one message to a session (see the module comment for the concurrency rules). */
 export async function appendRow(
   executor: Executor,
   t: Tables,
   sessionId: string,
   message: SessionMessage,
-  parentId: string | null | undefined,
-  expectedLeafId: string | null | undefined,
+  request: AppendRequest,
 ): Promise<AppendResult> {
-  const content = serializeMessage(message);
-  const now = new Date().toISOString();
+  const { parentId, expectedLeafId } = request;
+  const content = request.json ?? serializeMessage(message);
+  const now = request.createdAt ?? new Date().toISOString();
   const mode = parentId === undefined ? "leaf" : parentId === null ? "root" : "id";
   const params = [
     sessionId,
@@ -156,6 +170,7 @@ export async function appendRow(
     utf8Length(content),
     estimateMessageTokens([message]),
     toTsvector(messageText(message), sessionLexeme(sessionId)),
+    contentHash(content),
   ];
   const sql = mode === "id" ? appendSql(t) : appendTipSql(t);
   const attempt = async (query: Query): Promise<Outcome | null> => {

@@ -1,8 +1,9 @@
 import { SessionError } from "../errors.js";
+import type { WritePolicyOptions } from "../store/write-policy.js";
 import type { Executor } from "./client.js";
 
-/** Where the tables live. */
-export interface PostgresStoreOptions {
+/** Where the tables live (and the write policy every session of the store enforces). */
+export interface PostgresStoreOptions extends WritePolicyOptions {
   /** Schema for the tables (created when missing); default: the connection's `search_path`. */
   schema?: string;
   /** Prefix for every table and index name, e.g. `"myapp_"`. */
@@ -232,6 +233,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_context_blocks_key_c`)} ON ${t.blocks} (key COLLATE "C")`,
       `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_session_heads_id_c`)} ON ${t.heads} (session_id COLLATE "C")`,
     ],
+  },
+  // The SHA-256 of a message's stored JSON, so an update of identical content writes nothing without reading the
+  // content back (NULL for rows stored before this step: their first update writes). Postgres has no value limit
+  // below 1 GB, so messages are never split here (see the SQLite store's continuation rows).
+  {
+    version: 5,
+    statements: (t) => [`ALTER TABLE ${t.messages} ADD COLUMN IF NOT EXISTS content_hash text`],
   },
 ];
 

@@ -1,25 +1,32 @@
 import { SessionError } from "../errors.js";
 import {
   assertId,
+  assertMessageShape,
   assertParentId,
   assertSessionId,
   assertValidMessage,
+  isEchoedOverlay,
   parseMessage,
   TAKES_SERIALIZED,
 } from "../message.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
+import { applyPolicy, importTime, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
   AppendResult,
   CompactionDetails,
   HistoryRowStat,
+  ImportMessageOptions,
   RecentHistoryResult,
   SearchOptions,
   SearchResult,
   SessionMessage,
   SessionProvider,
   StoredCompaction,
+  UpdateResult,
+  UpsertOptions,
+  UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
 import type { Executor, PostgresSource } from "./client.js";
@@ -28,6 +35,7 @@ import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
 import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
 import { contextTokens } from "./tokens.js";
+import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions, updateRow } from "./writes.js";
 
 const messageSql = statement(
@@ -130,16 +138,59 @@ export class PostgresSessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<AppendResult> {
-    assertValidMessage(message);
+    assertMessageShape(message);
     assertParentId(parentId);
+    if (isEchoedOverlay(message)) return { inserted: false, message };
+    const { message: stored, json } = applyPolicy(message, this.store.policy, options?.source);
     const [executor, t] = await this.db();
-    return appendRow(executor, t, this.sessionId, message, parentId, options?.expectedLeafId);
+    const result = await appendRow(executor, t, this.sessionId, stored, {
+      parentId,
+      expectedLeafId: options?.expectedLeafId,
+      json,
+    });
+    return this.withStoredJson(result, stored.id, json);
   }
 
-  async updateMessage(message: SessionMessage): Promise<void> {
-    assertValidMessage(message);
+  async upsertMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: UpsertOptions,
+  ): Promise<UpsertResult> {
+    assertMessageShape(message);
+    assertParentId(parentId);
+    if (isEchoedOverlay(message)) return { inserted: false, updated: false, message };
+    const { message: stored, json } = applyPolicy(message, this.store.policy, options?.source);
     const [executor, t] = await this.db();
-    await updateRow(executor, t, this.sessionId, message);
+    return withStored(await upsertRow(executor, t, this.sessionId, stored, parentId, json), json);
+  }
+
+  async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
+    assertValidMessage(message);
+    assertParentId(options.parentId);
+    const createdAt = importTime(options.createdAt);
+    const { json } = applyPolicy(message, this.store.policy, "server");
+    const [executor, t] = await this.db();
+    const result = await appendRow(executor, t, this.sessionId, message, {
+      parentId: options.parentId,
+      json,
+      createdAt,
+    });
+    return this.withStoredJson(result, message.id, json);
+  }
+
+  async updateMessage(message: SessionMessage): Promise<UpdateResult> {
+    assertValidMessage(message);
+    const { message: stored, json } = applyPolicy(message, this.store.policy, "server");
+    const [executor, t] = await this.db();
+    return withStored(await updateRow(executor, t, this.sessionId, stored, json), json);
+  }
+
+  // An id that was already stored answers with the stored message (one read, only then).
+  private async withStoredJson(result: AppendResult, id: string, json: string): Promise<AppendResult> {
+    if (result.inserted) return withStored(result, json);
+    const [executor, t] = await this.db();
+    const [row] = await executor.query<{ content: string }>(messageSql(t), [this.sessionId, id], true);
+    return withStored(result, row?.content ?? json);
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {

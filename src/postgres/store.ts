@@ -5,6 +5,7 @@ import type {
   StoreSearchOptions,
   TransferCapableStore,
 } from "../store/types.js";
+import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
 import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
@@ -32,6 +33,8 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
   readonly tables: Tables;
+  /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
+  readonly policy: WritePolicy;
   private readonly source: PostgresSource;
   private opening: Promise<Executor> | undefined;
   private closed = false;
@@ -41,6 +44,7 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
     assertPostgresSource(source);
     this.source = source;
     this.tables = tableNames(options);
+    this.policy = writePolicy(options);
     const ready = () => this.ready();
     this.blocks = new PostgresBlockStore(ready, this.tables);
     this.entries = new PostgresEntryStore(ready, this.tables);

@@ -9,6 +9,7 @@ import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
 import { assertTransferMessage, batches, messageFacts, openSessionStream } from "../store/transfer-stream.js";
 import type { ImportCounts, SessionImportResult, TransferItem, TransferMessage } from "../store/types.js";
+import { contentHash } from "../store/write-policy.js";
 import { lockSql } from "./append.js";
 import type { Executor, Query } from "./client.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
@@ -44,13 +45,14 @@ const allocSql = statement(
 );
 const insertMessagesSql = statement(
   (t) => `INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth,
-      jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, search)
+      jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash)
     SELECT u.seq, $1::bigint, u.id, u.parent_seq, u.role, u.content, u.created_at, u.depth, u.jump_seq, u.jump_depth,
-      u.bytes, u.cum_bytes, u.tokens, u.cum_tokens, u.search::tsvector
+      u.bytes, u.cum_bytes, u.tokens, u.cum_tokens, u.search::tsvector, u.content_hash
     FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::timestamptz[], $8::integer[],
-      $9::bigint[], $10::integer[], $11::integer[], $12::bigint[], $13::integer[], $14::bigint[], $15::text[])
+      $9::bigint[], $10::integer[], $11::integer[], $12::bigint[], $13::integer[], $14::bigint[], $15::text[],
+      $16::text[])
       AS u(seq, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth, bytes, cum_bytes, tokens,
-        cum_tokens, search)`,
+        cum_tokens, search, content_hash)`,
 );
 const bumpSql = statement(
   (t) =>
@@ -147,7 +149,7 @@ async function writeMessages(
   const seqs = (await query<{ seq: string }>(allocSql(t), [fresh.size])).map((r) => Number(r.seq));
   seqs.sort((a, b) => a - b);
   const placed = new Map<string, Node>();
-  const columns: unknown[][] = Array.from({ length: 14 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 15 }, () => []);
   let chars = 0;
   const flush = async () => {
     if (columns[0]!.length > 0) await query(insertMessagesSql(t), [num, ...columns], true);
@@ -173,7 +175,7 @@ async function writeMessages(
     const createdAt = timestampParam(message.createdAt, `Message "${message.id}"`);
     const row = [node.seq, message.id, parent?.seq ?? null, facts.role, message.content, createdAt];
     row.push(node.depth, jumpSeq, jumpDepth, facts.bytes, node.cumBytes, facts.tokens, node.cumTokens);
-    row.push(toTsvector(facts.text, sessionLexeme(sessionId)));
+    row.push(toTsvector(facts.text, sessionLexeme(sessionId)), contentHash(message.content));
     for (const [i, value] of row.entries()) columns[i]!.push(value);
     counts.inserted++;
     chars += message.content.length;

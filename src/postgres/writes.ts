@@ -5,6 +5,7 @@
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
+import { contentHash } from "../store/write-policy.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { Executor, Query } from "./client.js";
@@ -18,11 +19,13 @@ interface LockedHead {
   leaf_seq: string | number | null;
 }
 
+/** Locks the head of session `$1` (when it exists) and returns its number and leaf. */
+export const lockHeadSql = statement(
+  (t: Tables) => `SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`,
+);
+
 async function lockHead(query: Query, t: Tables, sessionId: string): Promise<LockedHead | undefined> {
-  const [head] = await query<LockedHead>(
-    `SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`,
-    [sessionId],
-  );
+  const [head] = await query<LockedHead>(lockHeadSql(t), [sessionId]);
   return head;
 }
 
@@ -44,43 +47,71 @@ export const refreshHeadSql = statement((t: Tables): string => {
   WHERE h.num = $1::bigint`;
 });
 
-/** Rewrites a stored message; role, search index and running totals follow the new content. */
-export async function updateRow(executor: Executor, t: Tables, sessionId: string, message: SessionMessage) {
-  const content = serializeMessage(message);
-  const bytes = utf8Length(content);
-  const tokens = estimateMessageTokens([message]);
-  const search = toTsvector(messageText(message), sessionLexeme(sessionId));
-  await executor.transaction(async (query) => {
+/**
+ * Rewrites a stored message; role, search index and running totals follow the new content. Content whose hash
+ * equals the stored one is not written (`updated: false`): the statement compares the stored hash, never the
+ * content. `json` is the message's JSON, when the caller has it.
+ */
+export async function updateRow(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  message: SessionMessage,
+  json = serializeMessage(message),
+): Promise<{ updated: boolean }> {
+  return executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
-    const [old] = head
-      ? await query<{ seq: string; bytes: number; tokens: number }>(
-          `WITH old AS (SELECT seq, bytes, tokens FROM ${t.messages} WHERE session_num = $1 AND id = $2),
-           upd AS (UPDATE ${t.messages} m SET content = $3, role = $4, bytes = $5, tokens = $6, search = $7::tsvector
-             FROM old WHERE m.seq = old.seq)
-           SELECT seq, bytes, tokens FROM old`,
-          [head.num, message.id, content, message.role, bytes, tokens, search],
-        )
-      : [];
-    if (!head || !old)
+    const result = head ? await rewrite(query, t, head.num, sessionId, message, json) : undefined;
+    if (!result)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
-    const byteDelta = bytes - Number(old.bytes);
-    const tokenDelta = tokens - Number(old.tokens);
-    if (byteDelta === 0 && tokenDelta === 0) return;
-    // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
-    await query(
-      `WITH RECURSIVE sub(seq) AS (
-         SELECT $1::bigint UNION ALL SELECT m.seq FROM ${t.messages} m JOIN sub ON m.parent_seq = sub.seq
-       ), shifted AS (
-         UPDATE ${t.messages} SET cum_bytes = cum_bytes + $2, cum_tokens = cum_tokens + $3
-         WHERE seq IN (SELECT seq FROM sub) RETURNING seq
-       )
-       UPDATE ${t.heads} SET version = version + 1, updated_at = $5,
-         leaf_cum_bytes = leaf_cum_bytes + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $2 ELSE 0 END,
-         leaf_cum_tokens = leaf_cum_tokens + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $3 ELSE 0 END
-       WHERE num = $4`,
-      [old.seq, byteDelta, tokenDelta, head.num, new Date().toISOString()],
-    );
+    return result;
   });
+}
+
+/**
+ * Replaces message `message.id` of session `num` = `sessionId` (head locked by the caller) unless its stored hash is the new
+ * content's; undefined when the id is not stored.
+ */
+export async function rewrite(
+  query: Query,
+  t: Tables,
+  num: string | number,
+  sessionId: string,
+  message: SessionMessage,
+  json: string,
+): Promise<{ updated: boolean } | undefined> {
+  const bytes = utf8Length(json);
+  const tokens = estimateMessageTokens([message]);
+  const hash = contentHash(json);
+  const search = toTsvector(messageText(message), sessionLexeme(sessionId));
+  const [old] = await query<{ seq: string; bytes: number; tokens: number; same: boolean }>(
+    `WITH old AS (SELECT seq, bytes, tokens, content_hash FROM ${t.messages} WHERE session_num = $1 AND id = $2),
+     upd AS (UPDATE ${t.messages} m SET content = $3, role = $4, bytes = $5, tokens = $6, search = $7::tsvector,
+         content_hash = $8
+       FROM old WHERE m.seq = old.seq AND old.content_hash IS DISTINCT FROM $8)
+     SELECT seq, bytes, tokens, content_hash IS NOT DISTINCT FROM $8 AS same FROM old`,
+    [num, message.id, json, message.role, bytes, tokens, search, hash],
+  );
+  if (!old) return undefined;
+  if (old.same) return { updated: false };
+  const byteDelta = bytes - Number(old.bytes);
+  const tokenDelta = tokens - Number(old.tokens);
+  if (byteDelta === 0 && tokenDelta === 0) return { updated: true };
+  // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
+  await query(
+    `WITH RECURSIVE sub(seq) AS (
+       SELECT $1::bigint UNION ALL SELECT m.seq FROM ${t.messages} m JOIN sub ON m.parent_seq = sub.seq
+     ), shifted AS (
+       UPDATE ${t.messages} SET cum_bytes = cum_bytes + $2, cum_tokens = cum_tokens + $3
+       WHERE seq IN (SELECT seq FROM sub) RETURNING seq
+     )
+     UPDATE ${t.heads} SET version = version + 1, updated_at = $5,
+       leaf_cum_bytes = leaf_cum_bytes + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $2 ELSE 0 END,
+       leaf_cum_tokens = leaf_cum_tokens + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $3 ELSE 0 END
+     WHERE num = $4`,
+    [old.seq, byteDelta, tokenDelta, num, new Date().toISOString()],
+  );
+  return { updated: true };
 }
 
 // Deletes the rows, re-attaches each surviving child to its nearest surviving ancestor (chains of deleted

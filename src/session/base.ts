@@ -1,27 +1,22 @@
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
-import {
-  assertParentId,
-  assertSessionId,
-  assertValidMessage,
-  takesSerialized,
-  withSerialized,
-} from "../message.js";
+import { assertSessionId } from "../message.js";
 import type { SessionStore } from "../store/types.js";
+import { assertByteCap, OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type {
   AppendOptions,
-  AppendResult,
   CompactionDetails,
   HistoryRowStat,
+  ImportMessageOptions,
   RecentHistoryResult,
   SearchOptions,
   SearchResult,
   SessionMessage,
   SessionProvider,
   StoredCompaction,
+  UpsertOptions,
 } from "../types.js";
-import { limitRowSize, ROW_MAX_BYTES } from "../utils/row-size.js";
 import {
   type CompactionErrorHandler,
   type CompactionSetup,
@@ -30,6 +25,15 @@ import {
 } from "./compaction.js";
 import { type ContextSetup, SessionContext } from "./context.js";
 import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
+import {
+  appendThrough,
+  importThrough,
+  type SessionAppendResult,
+  type SessionUpdateResult,
+  type SessionUpsertResult,
+  updateThrough,
+  upsertThrough,
+} from "./writes.js";
 
 /** Options of `new Session(provider, options)`. */
 export interface SessionOptions {
@@ -43,8 +47,15 @@ export interface SessionOptions {
   tokenCounter?: SessionTokenCounter;
   /** Receives failures of automatic compaction. */
   onCompactionError?: CompactionErrorHandler;
-  /** Largest stored message in UTF-8 bytes of JSON; larger ones are truncated structurally (default 1.8 MB). */
+  /**
+   * Largest message in UTF-8 bytes of its JSON (`metadata` included): a larger one is refused with `TOO_LARGE`,
+   * never truncated. Default: no cap (a store may have its own).
+   */
+  maxMessageBytes?: number;
+  /** @deprecated the old name of `maxMessageBytes`; it now refuses a larger message instead of truncating it. */
   maxRowBytes?: number;
+  /** Metadata keys stripped from writes marked `{ source: "client" }` (kept on server writes). */
+  reservedMetadataKeys?: string[];
 }
 
 interface SessionState {
@@ -67,7 +78,7 @@ export class SessionBase {
   private recentHistoryWarned = false;
   protected contextSetup: ContextSetup = { blocks: [], promptStore: undefined };
   protected compactionSetup: CompactionSetup = {};
-  protected maxRowBytes = ROW_MAX_BYTES;
+  protected policy: WritePolicy = OPEN_POLICY;
 
   /** Wraps a SessionStore (blocks without a provider are stored with it) or a SessionProvider (no auto-wiring). */
   constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
@@ -78,17 +89,16 @@ export class SessionBase {
     if (options.promptStore) this.withCachedPrompt(options.promptStore);
     if (options.tokenCounter) this.compactionSetup.tokenCounter = options.tokenCounter;
     if (options.onCompactionError) this.compactionSetup.onError = options.onCompactionError;
-    if (options.maxRowBytes !== undefined) this.setRowLimit(options.maxRowBytes);
+    this.policy = writePolicy({
+      ...(options.reservedMetadataKeys ? { reservedMetadataKeys: options.reservedMetadataKeys } : {}),
+    });
+    const cap = options.maxMessageBytes ?? options.maxRowBytes;
+    if (cap !== undefined) this.setMessageLimit(cap);
   }
 
-  protected setRowLimit(maxBytes: number): void {
-    if (!Number.isInteger(maxBytes) || maxBytes < 1024) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `maxRowBytes must be a whole number >= 1024, got ${String(maxBytes)}`,
-      );
-    }
-    this.maxRowBytes = maxBytes;
+  protected setMessageLimit(maxBytes: number): void {
+    assertByteCap(maxBytes, "maxMessageBytes");
+    this.policy = { ...this.policy, maxMessageBytes: maxBytes };
   }
 
   /** The id this session is namespaced by (`""` = the default session). */
@@ -181,34 +191,54 @@ export class SessionBase {
     return (await this.state()).provider;
   }
 
-  /** Appends a message: after the latest leaf by default, under `parentId`, or as a new root with `null`. */
+  /**
+   * Appends a message: after the latest leaf by default, under `parentId`, or as a new root with `null`. Resolves
+   * whether a row was inserted (false: the id was stored already, and its first content is kept) and the stored
+   * form. An echoed overlay (`compaction_…` id) is ignored; `{ source: "client" }` strips reserved metadata keys.
+   */
   async appendMessage(
     message: SessionMessage,
     parentId?: string | null,
     options?: AppendOptions,
-  ): Promise<AppendResult> {
-    assertValidMessage(message);
-    assertParentId(parentId);
+  ): Promise<SessionAppendResult> {
     const { provider, compactor } = await this.state();
-    const { message: stored, json } = limitRowSize(message, this.maxRowBytes);
-    const handOver = takesSerialized(provider) ? json : undefined;
-    const appended = withSerialized(stored, handOver, () =>
-      provider.appendMessage(stored, parentId, options),
-    );
-    const result = (await appended) ?? { inserted: true };
+    const result = await appendThrough(provider, this.policy, message, parentId, options);
     // The message is stored; compaction problems go to onCompactionError and never fail the append.
     if (result.inserted) await compactor.afterAppend();
     return result;
   }
 
-  /** Replaces a stored message (matched by id); an unknown id is `NOT_FOUND`. */
-  async updateMessage(message: SessionMessage): Promise<void> {
-    assertValidMessage(message);
+  /**
+   * Inserts the message, or replaces the stored one with its id (keeping its place in the tree): what a
+   * continuation of the same assistant message needs. Identical content writes nothing.
+   */
+  async upsertMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: UpsertOptions,
+  ): Promise<SessionUpsertResult> {
+    const { provider, compactor } = await this.state();
+    const result = await upsertThrough(provider, this.policy, message, parentId, options);
+    if (result.inserted) await compactor.afterAppend();
+    return result;
+  }
+
+  /**
+   * Writes one historical message verbatim with its original time (migrations): no trust policy, no automatic
+   * compaction; a stored id is skipped (`inserted: false`). `compaction_…` ids are refused (`RESERVED_ID`).
+   */
+  async importMessage(message: SessionMessage, options?: ImportMessageOptions): Promise<SessionAppendResult> {
     const { provider } = await this.state();
-    const { message: stored, json } = limitRowSize(message, this.maxRowBytes);
-    await withSerialized(stored, takesSerialized(provider) ? json : undefined, () =>
-      provider.updateMessage(stored),
-    );
+    return importThrough(provider, this.policy, message, options);
+  }
+
+  /**
+   * Replaces a stored message (matched by id); an unknown id is `NOT_FOUND`. Identical content writes nothing
+   * (`updated: false`). Resolves the stored form.
+   */
+  async updateMessage(message: SessionMessage): Promise<SessionUpdateResult> {
+    const { provider } = await this.state();
+    return updateThrough(provider, this.policy, message);
   }
 
   /** Deletes messages; their children are spliced onto their parents. */

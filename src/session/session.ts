@@ -65,10 +65,21 @@ export class Session extends SessionBase {
     return this;
   }
 
-  /** Sets the largest stored message (UTF-8 bytes of JSON); larger messages are truncated structurally. */
+  /**
+   * Caps a message at `maxBytes` UTF-8 bytes of JSON (`metadata` included): a larger append, upsert, update or
+   * import is refused with `TOO_LARGE`. Nothing is ever truncated on write (use `truncateOlderMessages` and the
+   * row-size helpers of `agent-session/utils` to shrink what you send to a model).
+   */
+  withMaxMessageBytes(maxBytes: number): this {
+    this.assertConfigurable("withMaxMessageBytes");
+    this.setMessageLimit(maxBytes);
+    return this;
+  }
+
+  /** @deprecated the old name of {@link withMaxMessageBytes}: it now refuses a larger message instead of truncating it. */
   withRowSizeLimit(maxBytes: number): this {
     this.assertConfigurable("withRowSizeLimit");
-    this.setRowLimit(maxBytes);
+    this.setMessageLimit(maxBytes);
     return this;
   }
 

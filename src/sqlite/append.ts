@@ -1,7 +1,9 @@
 import { SessionError } from "../errors.js";
 import { serializeMessage, utf8Length } from "../message.js";
+import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
+import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { afterInsert, indexedSeq } from "./search-index.js";
 import { childJump, type JumpFields, type JumpNode } from "./tree.js";
@@ -41,8 +43,20 @@ const CONTEXT_WITH_PARENT = `SELECT ${CONTEXT_COLUMNS}
   WHERE h.session_id = ?`;
 
 const INSERT_MESSAGE = `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth,
-  jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
+  jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, chunks, content_hash)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
+
+/** Where an append puts a message and what it knows of it already. */
+export interface AppendRequest {
+  /** Omitted = after the latest leaf, `null` = a new root, a string = that message. */
+  parentId: string | null | undefined;
+  /** Optimistic concurrency (see AppendOptions). */
+  expectedLeafId?: string | null | undefined;
+  /** The message's JSON, when the caller has it already. */
+  json?: string | undefined;
+  /** The row's time (imports keep the original one); default now. */
+  createdAt?: string | undefined;
+}
 
 /** The head row of a session, created on its first write (inside the caller's transaction). */
 export function ensureHead(driver: SqlDriver, sessionId: string): { num: number; leaf_seq: number | null } {
@@ -110,19 +124,21 @@ function leafIdOf(driver: SqlDriver, ctx: AppendContext, parentId: string | null
  * Appends one message in one write transaction of three statements: one read of the head joined with the
  * parent, the parent's skip target and the search-index watermark — never other messages, so the cost does not
  * depend on the session's length — then the message row (a duplicate id stops here: the unique index answers)
- * and the head. The search index takes the row with its batch (search-index.ts). `content` is the message's
- * JSON, when the caller already has it.
+ * and the head. The search index takes the row with its batch (search-index.ts). A message over the engine's
+ * value limit also writes its continuation rows (chunks.ts).
  */
 export function appendRow(
   driver: SqlDriver,
   sessionId: string,
   message: SessionMessage,
-  parentId: string | null | undefined,
-  expectedLeafId: string | null | undefined,
-  content: string = serializeMessage(message),
+  request: AppendRequest,
 ): AppendResult {
-  const bytes = utf8Length(content);
+  const { parentId, expectedLeafId } = request;
+  const json = request.json ?? serializeMessage(message);
+  const bytes = utf8Length(json);
   const tokens = estimateMessageTokens([message]);
+  const stored = storedContent(driver, json);
+  const hash = contentHash(json);
   return driver.transaction(() => {
     const ctx = readContext(driver, sessionId, parentId);
     const num = ctx ? ctx.num : createHead(driver, sessionId).num;
@@ -151,8 +167,8 @@ export function appendRow(
       message.id,
       parent ? parent.seq : null,
       message.role,
-      content,
-      now,
+      stored.content,
+      request.createdAt ?? now,
       parent ? parent.depth + 1 : 0,
       jump ? jump.seq : null,
       jump ? jump.depth : 0,
@@ -160,8 +176,11 @@ export function appendRow(
       (parent?.cum_bytes ?? 0) + bytes,
       tokens,
       (parent?.cum_tokens ?? 0) + tokens,
+      stored.chunks,
+      hash,
     ]);
     if (!row) return { inserted: false };
+    writeChunks(driver, row.seq, stored);
     afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver));
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",

@@ -116,6 +116,23 @@ export const SQLITE_MIGRATIONS: Migration[] = [
        ON CONFLICT (id) DO NOTHING`,
     ],
   },
+  // Large messages (chunks.ts) and cheap no-op updates: `chunks` counts the continuation rows of a message split
+  // over the engine's value limit (0 for every message that fits, and for every row stored before this step);
+  // `content_hash` is the SHA-256 of the stored JSON, so an update of identical content is detected without
+  // reading the content (NULL for older rows: their first update writes).
+  {
+    version: 5,
+    statements: [
+      "ALTER TABLE agent_messages ADD COLUMN chunks INTEGER NOT NULL DEFAULT 0",
+      "ALTER TABLE agent_messages ADD COLUMN content_hash TEXT",
+      `CREATE TABLE IF NOT EXISTS agent_message_chunks (
+        seq INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (seq, idx)
+      )`,
+    ],
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */

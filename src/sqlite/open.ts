@@ -1,13 +1,14 @@
 import { createRequire } from "node:module";
 import { MissingDependencyError, SessionError } from "../errors.js";
+import type { WritePolicyOptions } from "../store/write-policy.js";
 import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import { isSqlTagSource, PreparedDriver, type SqlDriver, SqlTagDriver, type SqlTagSource } from "./driver.js";
 
 /** Which engine opens a SQLite file path. */
 export type SqliteDriverName = "better-sqlite3" | "node:sqlite";
 
-/** Options for opening SQLite storage. */
-export interface SqliteOptions {
+/** Options for opening SQLite storage (and the write policy every session of the store enforces). */
+export interface SqliteOptions extends WritePolicyOptions {
   /** Engine for a file path; default better-sqlite3, falling back to node:sqlite when it cannot load. */
   driver?: SqliteDriverName;
   /** `synchronous=FULL`: every append survives power loss, at one device flush per commit. Default NORMAL. */

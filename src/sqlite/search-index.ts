@@ -1,6 +1,7 @@
 import { messageText, parseMessage } from "../message.js";
 import { type QueryTerm, scoreText } from "../search/query.js";
 import type { SessionMessage } from "../types.js";
+import { boundedText, contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 
 /**
@@ -23,12 +24,15 @@ export function indexedSeq(driver: SqlDriver): number {
   );
 }
 
-/** Adds one message's text to the index. */
+/**
+ * Adds one message's text to the index. The text is one value, so where the engine caps values (a Durable Object:
+ * 2 MB) only its first ~2 MB are indexed — a documented limit of search there; the message is stored whole.
+ */
 export function indexText(driver: SqlDriver, seq: number, sessionNum: number, text: string): void {
   if (text.length === 0) return;
   driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
     seq,
-    text,
+    boundedText(driver, text),
     `s${sessionNum}`,
   ]);
 }
@@ -65,12 +69,12 @@ export function unindexSession(driver: SqlDriver, sessionNum: number): void {
 
 /** Indexes every pending message and moves the watermark past them. Call inside a write transaction. */
 export function indexPending(driver: SqlDriver): number {
-  const rows = driver.all<{ seq: number; session_num: number; content: string }>(
-    "SELECT seq, session_num, content FROM agent_messages WHERE seq > ? ORDER BY seq",
+  const rows = driver.all<{ seq: number; session_num: number; content: unknown }>(
+    `SELECT seq, session_num, ${contentSql()} AS content FROM agent_messages WHERE seq > ? ORDER BY seq`,
     [indexedSeq(driver)],
   );
   for (const row of rows) {
-    const message = parseMessage(row.content);
+    const message = parseMessage(resolveContent(driver, row.content));
     if (message) indexText(driver, row.seq, row.session_num, messageText(message));
   }
   const last = rows[rows.length - 1];
@@ -97,15 +101,15 @@ export function matchPending(
   terms: QueryTerm[],
   sessionNum: number | undefined,
 ): number[] {
-  const sql = `SELECT seq, content FROM agent_messages
+  const sql = `SELECT seq, ${contentSql()} AS content FROM agent_messages
     WHERE seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)`;
   const rows =
     sessionNum === undefined
-      ? driver.all<{ seq: number; content: string }>(sql)
-      : driver.all<{ seq: number; content: string }>(`${sql} AND session_num = ?`, [sessionNum]);
+      ? driver.all<{ seq: number; content: unknown }>(sql)
+      : driver.all<{ seq: number; content: unknown }>(`${sql} AND session_num = ?`, [sessionNum]);
   const hits: { seq: number; score: number }[] = [];
   for (const row of rows) {
-    const message = parseMessage(row.content);
+    const message = parseMessage(resolveContent(driver, row.content));
     const score = message ? scoreText(terms, messageText(message)) : 0;
     if (score > 0) hits.push({ seq: row.seq, score });
   }

@@ -1,33 +1,41 @@
 import { SessionError } from "../errors.js";
 import {
   assertId,
+  assertMessageShape,
   assertParentId,
   assertSessionId,
   assertValidMessage,
+  isEchoedOverlay,
   parseMessage,
   TAKES_SERIALIZED,
 } from "../message.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
+import { applyPolicy, importTime, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
   AppendResult,
   CompactionDetails,
   HistoryRowStat,
+  ImportMessageOptions,
   RecentHistoryResult,
   SearchOptions,
   SearchResult,
   SessionMessage,
   SessionProvider,
   StoredCompaction,
+  UpdateResult,
+  UpsertOptions,
+  UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
+import { contentSql, deleteSessionChunks, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { contextTokens, listCompactions, pathStats, readPath, windowTop } from "./history.js";
 import { unindexSession } from "./search-index.js";
 import type { SqliteStore } from "./store.js";
 import type { NodeRow } from "./tree.js";
-import { deleteRows, updateRow } from "./writes.js";
+import { deleteRows, updateRow, upsertRow } from "./writes.js";
 
 interface Head {
   num: number;
@@ -88,17 +96,27 @@ export class SqliteSessionProvider implements SessionProvider {
   }
 
   private content(sql: string, params: (string | number)[]): SessionMessage | null {
-    const row = this.driver.get<{ content: string }>(sql, params);
-    return row ? parseMessage(row.content) : null;
+    const row = this.driver.get<{ content: unknown }>(sql, params);
+    return row ? parseMessage(resolveContent(this.driver, row.content)) : null;
+  }
+
+  /** The stored JSON of a message of this session, or undefined. */
+  private storedJson(id: string): string | undefined {
+    const row = this.driver.get<{ content: unknown }>(
+      `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
+       JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`,
+      [id, this.sessionId],
+    );
+    return row ? resolveContent(this.driver, row.content) : undefined;
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
     const head = this.head();
     if (!head || typeof id !== "string") return null;
-    return this.content("SELECT content FROM agent_messages WHERE session_num = ? AND id = ?", [
-      head.num,
-      id,
-    ]);
+    return this.content(
+      `SELECT ${contentSql()} AS content FROM agent_messages WHERE session_num = ? AND id = ?`,
+      [head.num, id],
+    );
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
@@ -109,18 +127,22 @@ export class SqliteSessionProvider implements SessionProvider {
   async getLatestLeaf(): Promise<SessionMessage | null> {
     const head = this.head();
     if (!head || head.leaf_seq === null) return null;
-    return this.content("SELECT content FROM agent_messages WHERE seq = ?", [head.leaf_seq]);
+    return this.content(`SELECT ${contentSql()} AS content FROM agent_messages WHERE seq = ?`, [
+      head.leaf_seq,
+    ]);
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
     const head = this.head();
     if (!head || typeof messageId !== "string") return [];
-    const rows = this.driver.all<{ content: string }>(
-      `SELECT c.content FROM agent_messages p JOIN agent_messages c ON c.parent_seq = p.seq
+    const rows = this.driver.all<{ content: unknown }>(
+      `SELECT ${contentSql("c")} AS content FROM agent_messages p JOIN agent_messages c ON c.parent_seq = p.seq
        WHERE p.session_num = ? AND p.id = ? ORDER BY c.seq`,
       [head.num, messageId],
     );
-    return rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+    return rows
+      .map((r) => parseMessage(resolveContent(this.driver, r.content)))
+      .filter((m): m is SessionMessage => m !== null);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -161,14 +183,47 @@ export class SqliteSessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<AppendResult> {
-    assertValidMessage(message);
+    assertMessageShape(message);
     assertParentId(parentId);
-    return appendRow(this.driver, this.sessionId, message, parentId, options?.expectedLeafId);
+    if (isEchoedOverlay(message)) return { inserted: false, message };
+    const { message: stored, json } = applyPolicy(message, this.store.policy, options?.source);
+    const result = appendRow(this.driver, this.sessionId, stored, {
+      parentId,
+      expectedLeafId: options?.expectedLeafId,
+      json,
+    });
+    return withStored(result, result.inserted ? json : (this.storedJson(stored.id) ?? json));
   }
 
-  async updateMessage(message: SessionMessage): Promise<void> {
+  async upsertMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: UpsertOptions,
+  ): Promise<UpsertResult> {
+    assertMessageShape(message);
+    assertParentId(parentId);
+    if (isEchoedOverlay(message)) return { inserted: false, updated: false, message };
+    const { message: stored, json } = applyPolicy(message, this.store.policy, options?.source);
+    return withStored(upsertRow(this.driver, this.sessionId, stored, parentId, json), json);
+  }
+
+  async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
     assertValidMessage(message);
-    updateRow(this.driver, this.sessionId, message);
+    assertParentId(options.parentId);
+    const createdAt = importTime(options.createdAt);
+    const { json } = applyPolicy(message, this.store.policy, "server");
+    const result = appendRow(this.driver, this.sessionId, message, {
+      parentId: options.parentId,
+      json,
+      createdAt,
+    });
+    return withStored(result, result.inserted ? json : (this.storedJson(message.id) ?? json));
+  }
+
+  async updateMessage(message: SessionMessage): Promise<UpdateResult> {
+    assertValidMessage(message);
+    const { message: stored, json } = applyPolicy(message, this.store.policy, "server");
+    return withStored(updateRow(this.driver, this.sessionId, stored, json), json);
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {
@@ -184,6 +239,7 @@ export class SqliteSessionProvider implements SessionProvider {
       const head = this.head();
       if (!head) return;
       unindexSession(this.driver, head.num);
+      deleteSessionChunks(this.driver, head.num);
       this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
       this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
       this.driver.run(

@@ -7,8 +7,10 @@ import type {
   StoreSearchOptions,
   TransferCapableStore,
 } from "../store/types.js";
+import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
 import { ensureHead } from "./append.js";
+import { contentSql, resolveContent } from "./chunks.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander } from "./fts-families.js";
@@ -24,7 +26,7 @@ interface Hit {
   seq: number;
   id: string;
   role: string;
-  content: string;
+  content: unknown;
   created_at: string;
   session_id: string;
   session_num: number;
@@ -51,10 +53,13 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   readonly registry: SqliteSessionRegistry;
   /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
   readonly transfer: SqliteTransfer;
+  /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
+  readonly policy: WritePolicy;
   private readonly families: FamilyExpander;
   private closed = false;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
+    this.policy = writePolicy(options);
     this.driver = openSqlite(source, options);
     try {
       migrate(this.driver);
@@ -111,7 +116,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     for (const seq of [...unindexed, ...ranked]) {
       if (results.length >= limit) break;
       const hit = this.driver.get<Hit>(
-        `SELECT m.seq, m.id, m.role, m.content, m.created_at, h.session_id, h.num AS session_num, h.leaf_seq,
+        `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at, h.session_id, h.num AS session_num, h.leaf_seq,
            h.message_count
          FROM agent_messages m JOIN agent_session_heads h ON h.num = m.session_num WHERE m.seq = ?`,
         [seq],
@@ -119,7 +124,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
       if (!hit) continue;
       const onActivePath = this.onActivePath(hit, leaves);
       if (branch === "active" && !onActivePath) continue;
-      const message = parseMessage(hit.content);
+      const message = parseMessage(resolveContent(this.driver, hit.content));
       results.push({
         id: hit.id,
         role: hit.role,

@@ -8,8 +8,10 @@ import type {
   TransferMessage,
   TransferRow,
 } from "../store/types.js";
+import { contentHash } from "../store/write-policy.js";
 import type { StoredCompaction } from "../types.js";
 import { ensureHead } from "./append.js";
+import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { indexedSeq, indexPending, indexText } from "./search-index.js";
 import { jumpFor, nodeById } from "./tree.js";
@@ -66,16 +68,17 @@ function insertMessage(
   }
   const facts = messageFacts(message);
   const jump = parent ? jumpFor(driver, parent) : null;
+  const stored = storedContent(driver, message.content);
   const row = driver.get<{ seq: number }>(
     `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth,
-       bytes, cum_bytes, tokens, cum_tokens)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+       bytes, cum_bytes, tokens, cum_tokens, chunks, content_hash)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
     [
       num,
       message.id,
       parent ? parent.seq : null,
       facts.role,
-      message.content,
+      stored.content,
       message.createdAt,
       parent ? parent.depth + 1 : 0,
       jump ? jump.seq : null,
@@ -84,8 +87,11 @@ function insertMessage(
       (parent?.cum_bytes ?? 0) + facts.bytes,
       facts.tokens,
       (parent?.cum_tokens ?? 0) + facts.tokens,
+      stored.chunks,
+      contentHash(message.content),
     ],
   )!;
+  writeChunks(driver, row.seq, stored);
   // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (importSession).
   if (row.seq <= indexed) indexText(driver, row.seq, num, facts.text);
   return true;

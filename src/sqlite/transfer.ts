@@ -7,6 +7,7 @@ import type {
   TransferItem,
   TransferRow,
 } from "../store/types.js";
+import { contentSql, resolveContent } from "./chunks.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { importRows, importSession } from "./transfer-import.js";
@@ -20,7 +21,8 @@ interface MessageRow {
   parent_id: string | null;
   role: string;
   created_at: string;
-  content: string;
+  /** The JSON, or the seq of a message split across continuation rows (chunks.ts). */
+  content: unknown;
 }
 
 /**
@@ -111,7 +113,7 @@ export class SqliteTransfer implements SessionTransfer {
         .map((r) => r.seq);
       if (seqs.length === 0) break;
       const rows = this.driver.all<MessageRow>(
-        `SELECT m.seq, m.id, p.id AS parent_id, m.role, m.created_at, m.content FROM agent_messages m
+        `SELECT m.seq, m.id, p.id AS parent_id, m.role, m.created_at, ${contentSql("m")} AS content FROM agent_messages m
          LEFT JOIN agent_messages p ON p.seq = m.parent_seq
          WHERE m.seq IN (SELECT value FROM json_each(?)) ORDER BY m.seq`,
         [JSON.stringify(seqs)],
@@ -124,7 +126,7 @@ export class SqliteTransfer implements SessionTransfer {
             parentId: row.parent_id,
             role: row.role,
             createdAt: row.created_at,
-            content: row.content,
+            content: resolveContent(this.driver, row.content),
           },
         };
       }

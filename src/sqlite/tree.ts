@@ -1,5 +1,6 @@
 import { parseMessage } from "../message.js";
 import type { SessionMessage } from "../types.js";
+import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 
 /** The tree columns of one message row. */
@@ -78,16 +79,17 @@ export function isAncestor(driver: SqlDriver, ancestor: NodeRow, node: NodeRow):
   return ancestorAt(driver, node, ancestor.depth)?.seq === ancestor.seq;
 }
 
-// The whole path (to the root) and a segment of it (down from a depth): the walk carries only what it returns.
+// The whole path (to the root) and a segment of it (down from a depth): the walk carries only what it returns —
+// each row's content, or for a message split across continuation rows its seq (chunks.ts).
 const PATH_TO_ROOT = `WITH RECURSIVE path(parent_seq, content) AS (
-  SELECT parent_seq, content FROM agent_messages WHERE seq = ?
+  SELECT parent_seq, ${contentSql()} FROM agent_messages WHERE seq = ?
   UNION ALL
-  SELECT m.parent_seq, m.content FROM agent_messages m JOIN path p ON m.seq = p.parent_seq
+  SELECT m.parent_seq, ${contentSql("m")} FROM agent_messages m JOIN path p ON m.seq = p.parent_seq
 ) SELECT content FROM path`;
 const PATH_TO_DEPTH = `WITH RECURSIVE path(parent_seq, content) AS (
-  SELECT parent_seq, content FROM agent_messages WHERE seq = ? AND depth >= ?
+  SELECT parent_seq, ${contentSql()} FROM agent_messages WHERE seq = ? AND depth >= ?
   UNION ALL
-  SELECT m.parent_seq, m.content FROM agent_messages m JOIN path p ON m.seq = p.parent_seq WHERE m.depth >= ?
+  SELECT m.parent_seq, ${contentSql("m")} FROM agent_messages m JOIN path p ON m.seq = p.parent_seq WHERE m.depth >= ?
 ) SELECT content FROM path`;
 
 /**
@@ -97,13 +99,13 @@ const PATH_TO_DEPTH = `WITH RECURSIVE path(parent_seq, content) AS (
 export function readSegment(driver: SqlDriver, bottomSeq: number, topDepth: number): SessionMessage[] {
   const contents =
     topDepth > 0
-      ? driver.column<string>(PATH_TO_DEPTH, [bottomSeq, topDepth, topDepth])
-      : driver.column<string>(PATH_TO_ROOT, [bottomSeq]);
+      ? driver.column<string | number>(PATH_TO_DEPTH, [bottomSeq, topDepth, topDepth])
+      : driver.column<string | number>(PATH_TO_ROOT, [bottomSeq]);
   // Parsed in the order the walk returned them (leaf first) and reversed after: parsing in allocation order is
   // ~30 % faster on long paths than walking the strings backwards.
   const messages: SessionMessage[] = [];
   for (const content of contents) {
-    const message = parseMessage(content);
+    const message = parseMessage(typeof content === "string" ? content : resolveContent(driver, content));
     if (message) messages.push(message);
   }
   return messages.reverse();

@@ -1,7 +1,10 @@
 import { SessionError } from "../errors.js";
-import { messageText, serializeMessage, utf8Length } from "../message.js";
+import { messageText, utf8Length } from "../message.js";
+import { contentHash } from "../store/write-policy.js";
 import type { SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
+import { appendRow } from "./append.js";
+import { deleteChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { indexedSeq, indexText, unindexMessage } from "./search-index.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
@@ -11,49 +14,99 @@ interface Head {
   leaf_seq: number | null;
 }
 
-/** Rewrites a stored message; role, search index and running totals follow the new content. */
-export function updateRow(driver: SqlDriver, sessionId: string, message: SessionMessage): void {
-  const content = serializeMessage(message);
-  const text = messageText(message);
-  const bytes = utf8Length(content);
-  const tokens = estimateMessageTokens([message]);
-  driver.transaction(() => {
+type StoredNode = NodeRow & { chunks: number; content_hash: string | null };
+
+const STORED_NODE = `SELECT seq, parent_seq, depth, jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, chunks,
+  content_hash FROM agent_messages WHERE session_num = ? AND id = ?`;
+
+/**
+ * Rewrites a stored message; role, search index and running totals follow the new content. Content whose hash
+ * equals the stored one is not written at all (`updated: false`); nothing but the row's hash is compared.
+ * `json` is the message's JSON.
+ */
+export function updateRow(
+  driver: SqlDriver,
+  sessionId: string,
+  message: SessionMessage,
+  json: string,
+): { updated: boolean } {
+  const hash = contentHash(json);
+  return driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
       sessionId,
     ]);
-    const node = head ? nodeById(driver, head.num, message.id) : undefined;
+    const node = head ? driver.get<StoredNode>(STORED_NODE, [head.num, message.id]) : undefined;
     if (!head || !node) {
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
     }
-    driver.run("UPDATE agent_messages SET content = ?, role = ?, bytes = ?, tokens = ? WHERE seq = ?", [
-      content,
-      message.role,
-      bytes,
-      tokens,
-      node.seq,
-    ]);
-    const byteDelta = bytes - node.bytes;
-    const tokenDelta = tokens - node.tokens;
-    if (byteDelta !== 0 || tokenDelta !== 0) {
-      // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
-      driver.run(
-        `WITH RECURSIVE sub(seq) AS (
-           SELECT ? UNION ALL SELECT m.seq FROM agent_messages m JOIN sub ON m.parent_seq = sub.seq
-         ) UPDATE agent_messages SET cum_bytes = cum_bytes + ?, cum_tokens = cum_tokens + ?
-           WHERE seq IN (SELECT seq FROM sub)`,
-        [node.seq, byteDelta, tokenDelta],
-      );
-    }
-    // An indexed message is re-indexed now; a pending one is indexed from its new content with its batch.
-    if (node.seq <= indexedSeq(driver)) {
-      driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
-      indexText(driver, node.seq, head.num, text);
-    }
-    driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [
-      new Date().toISOString(),
-      head.num,
-    ]);
+    if (node.content_hash === hash) return { updated: false };
+    rewrite(driver, head.num, node, message, json, hash);
+    return { updated: true };
   });
+}
+
+/**
+ * Inserts the message, or replaces the stored one with its id (its place in the tree stays), in one transaction.
+ */
+export function upsertRow(
+  driver: SqlDriver,
+  sessionId: string,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+  json: string,
+): { inserted: boolean; updated: boolean } {
+  return driver.transaction(() => {
+    const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
+      sessionId,
+    ]);
+    const node = head ? driver.get<StoredNode>(STORED_NODE, [head.num, message.id]) : undefined;
+    if (!head || !node)
+      return { ...appendRow(driver, sessionId, message, { parentId, json }), updated: false };
+    const hash = contentHash(json);
+    if (node.content_hash === hash) return { inserted: false, updated: false };
+    rewrite(driver, head.num, node, message, json, hash);
+    return { inserted: false, updated: true };
+  });
+}
+
+function rewrite(
+  driver: SqlDriver,
+  sessionNum: number,
+  node: StoredNode,
+  message: SessionMessage,
+  json: string,
+  hash: string,
+): void {
+  const bytes = utf8Length(json);
+  const tokens = estimateMessageTokens([message]);
+  const stored = storedContent(driver, json);
+  if (node.chunks > 0) deleteChunks(driver, node.seq);
+  driver.run(
+    "UPDATE agent_messages SET content = ?, role = ?, bytes = ?, tokens = ?, chunks = ?, content_hash = ? WHERE seq = ?",
+    [stored.content, message.role, bytes, tokens, stored.chunks, hash, node.seq],
+  );
+  writeChunks(driver, node.seq, stored);
+  const byteDelta = bytes - node.bytes;
+  const tokenDelta = tokens - node.tokens;
+  if (byteDelta !== 0 || tokenDelta !== 0) {
+    // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
+    driver.run(
+      `WITH RECURSIVE sub(seq) AS (
+         SELECT ? UNION ALL SELECT m.seq FROM agent_messages m JOIN sub ON m.parent_seq = sub.seq
+       ) UPDATE agent_messages SET cum_bytes = cum_bytes + ?, cum_tokens = cum_tokens + ?
+         WHERE seq IN (SELECT seq FROM sub)`,
+      [node.seq, byteDelta, tokenDelta],
+    );
+  }
+  // An indexed message is re-indexed now; a pending one is indexed from its new content with its batch.
+  if (node.seq <= indexedSeq(driver)) {
+    driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
+    indexText(driver, node.seq, sessionNum, messageText(message));
+  }
+  driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [
+    new Date().toISOString(),
+    sessionNum,
+  ]);
 }
 
 /**
@@ -82,6 +135,7 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
         node.seq,
       ]);
       unindexMessage(driver, node.seq);
+      deleteChunks(driver, node.seq);
       driver.run("DELETE FROM agent_messages WHERE seq = ?", [node.seq]);
       moved.delete(node.seq);
       deleted.push(id);

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { messageText, parseMessage, utf8Length } from "../message.js";
+import { isCompactionMessage, messageText, parseMessage, utf8Length } from "../message.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { TransferItem, TransferMessage, TransferSession } from "./types.js";
 
@@ -74,6 +74,9 @@ export function messageFacts(message: TransferMessage): {
 export function assertTransferMessage(message: TransferMessage): void {
   if (typeof message.id !== "string" || message.id.length === 0) {
     throw new SessionError("INVALID_ARGUMENT", "A transferred message needs a non-empty id");
+  }
+  if (isCompactionMessage(message)) {
+    throw new SessionError("RESERVED_ID", `Message id "${message.id}" is reserved for compaction overlays`);
   }
   if (message.parentId !== null && (typeof message.parentId !== "string" || message.parentId.length === 0)) {
     throw new SessionError("INVALID_ARGUMENT", `Message "${message.id}" has an invalid parent id`);

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import type { SessionError } from "../../src/errors.js";
 import type { SessionStore } from "../../src/store/types.js";
+import type { WritePolicyOptions } from "../../src/store/write-policy.js";
 import type { SessionMessage } from "../../src/types.js";
 
 /** A backend under test: how to make a fresh, empty store and how to dispose of it. */
 export interface ContractTarget {
   name: string;
-  create(): Promise<SessionStore>;
+  /** A fresh, empty store; `policy` is passed through to the store's options (reserved keys, size cap). */
+  create(policy?: WritePolicyOptions): Promise<SessionStore>;
   destroy?(store: SessionStore): Promise<void>;
   /** Close and reopen the same storage (for persistence checks); omitted for purely in-process stores. */
   reopen?(store: SessionStore): Promise<SessionStore>;
@@ -16,8 +18,9 @@ export interface ContractTarget {
 export async function withStore<T>(
   target: ContractTarget,
   body: (store: SessionStore) => Promise<T>,
+  policy?: WritePolicyOptions,
 ): Promise<T> {
-  let store = await target.create();
+  let store = await target.create(policy);
   const holder = { store };
   try {
     return await body(store);

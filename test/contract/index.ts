@@ -2,6 +2,7 @@ import { describe } from "node:test";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import type { ContractTarget } from "./harness.js";
+import { largeSpec } from "./large.spec.js";
 import { managerLifecycleSpec } from "./manager-lifecycle.spec.js";
 import { managerMessagesSpec } from "./manager-messages.spec.js";
 import { managerSearchSpec } from "./manager-search.spec.js";
@@ -12,6 +13,7 @@ import { recentSpec } from "./recent.spec.js";
 import { registrySpec } from "./registry.spec.js";
 import { searchSpec } from "./search.spec.js";
 import { treeSpec } from "./tree.spec.js";
+import { writesSpec } from "./writes.spec.js";
 
 export type { ContractTarget } from "./harness.js";
 
@@ -26,6 +28,8 @@ export function runProviderContract(target: ContractTarget): void {
     recentSpec(target);
     persistenceSpec(target);
     contextStoreSpec(target);
+    writesSpec(target);
+    largeSpec(target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(target);
     managerLifecycleSpec(target);

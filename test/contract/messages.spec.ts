@@ -90,8 +90,9 @@ export function messagesSpec(target: ContractTarget): void {
         const s = store.session("a");
         const first = await s.appendMessage(msg("m", "first"));
         const second = await s.appendMessage(msg("m", "second"));
-        assert.deepEqual(first, { inserted: true });
-        assert.deepEqual(second, { inserted: false });
+        assert.deepEqual(first, { inserted: true, message: msg("m", "first") });
+        // The result carries the stored form: the first content, not the one just refused.
+        assert.deepEqual(second, { inserted: false, message: msg("m", "first") });
         assert.equal((await s.getMessage("m"))?.parts[0]?.text, "first");
         assert.equal(await s.getPathLength(), 1);
       }));
@@ -143,10 +144,12 @@ export function messagesSpec(target: ContractTarget): void {
         assert.equal((await s.getMessage("nul-text"))?.parts[0]?.text, "text may hold \0 and it survives");
       }));
 
-    test("compaction_ ids are reserved", () =>
+    test("compaction_ ids are reserved: an echoed overlay is ignored on append, refused on update", () =>
       withStore(target, async (store) => {
         const s = store.session("a");
-        await rejectsWithCode(s.appendMessage(msg("compaction_abc")), "RESERVED_ID");
+        const echoed = await s.appendMessage(msg("compaction_abc"));
+        assert.equal(echoed?.inserted, false);
+        assert.equal(await s.getMessage("compaction_abc"), null);
         await s.appendMessage(msg("m"));
         await rejectsWithCode(s.updateMessage(msg("compaction_abc")), "RESERVED_ID");
         assert.deepEqual(ids(await s.getHistory()), ["m"]);

@@ -1,7 +1,26 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { loadBetterSqlite3 } from "../../src/sqlite/better-sqlite3.js";
+import { DURABLE_OBJECT_VALUE_LIMIT } from "../../src/sqlite/driver.js";
 
 const Database = loadBetterSqlite3();
+
+// A Durable Object refuses a string or blob value over 2 MB; the helper does too, so a test proves the store
+// never binds one (large messages must be split across rows).
+function assertValueSizes(values: readonly unknown[]): void {
+  for (const value of values) {
+    const bytes =
+      typeof value === "string"
+        ? Buffer.byteLength(value, "utf8")
+        : value instanceof Uint8Array
+          ? value.byteLength
+          : 0;
+    if (bytes > DURABLE_OBJECT_VALUE_LIMIT) {
+      throw new Error(
+        `string or blob too big: ${bytes} bytes (a Durable Object allows ${DURABLE_OBJECT_VALUE_LIMIT})`,
+      );
+    }
+  }
+}
 
 /** A Durable-Object-shaped `sql` tag over better-sqlite3, as the reference's tests drive it in Node. */
 export function sqlTagAgent(path = ":memory:"): {
@@ -12,6 +31,7 @@ export function sqlTagAgent(path = ":memory:"): {
   return {
     db,
     sql(strings, ...values) {
+      assertValueSizes(values);
       const statement = db.prepare(strings.join("?"));
       if (statement.reader) return statement.all(...values);
       statement.run(...values);

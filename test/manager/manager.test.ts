@@ -189,7 +189,13 @@ describe("SessionManager: failure handling", () => {
     await rejectsWithCode(manager.append("", msg("m")), "INVALID_ARGUMENT");
     await rejectsWithCode(manager.delete(5 as never), "INVALID_ARGUMENT");
     await rejectsWithCode(manager.fork(id, "", "x"), "INVALID_ARGUMENT");
-    await rejectsWithCode(manager.appendAll(id, [msg("a"), msg("compaction_x")]), "RESERVED_ID");
+    await rejectsWithCode(manager.appendAll(id, [msg("a"), { id: "b" } as never]), "INVALID_MESSAGE");
     assert.deepEqual(await manager.getHistory(id), []);
+    // An echoed overlay in a posted transcript is skipped; the chain continues under the message before it.
+    assert.equal(await manager.appendAll(id, [msg("a"), msg("compaction_x"), msg("c")]), "c");
+    assert.deepEqual(
+      (await manager.getHistory(id)).map((m) => m.id),
+      ["a", "c"],
+    );
   });
 });

@@ -53,7 +53,7 @@ async function seed(sessions: number): Promise<Seeded> {
   store.driver.transaction(() => {
     for (let s = 0; s < sessions; s++) {
       for (let i = 0; i < PER_SESSION; i++) {
-        appendRow(store.driver, `s${s}`, msg(`m${i}`, text(s, i)), undefined, undefined);
+        appendRow(store.driver, `s${s}`, msg(`m${i}`, text(s, i)), { parentId: undefined });
       }
     }
     // The last partial batch of the search index, so both stores start searching with nothing pending.

@@ -1,0 +1,28 @@
+import type { SessionMessage } from "../types.js";
+import { appendRow } from "./append.js";
+import type { Executor } from "./client.js";
+import type { Tables } from "./schema.js";
+import { lockHeadSql, rewrite, updateRow } from "./writes.js";
+
+/**
+ * Inserts the message, or replaces the stored one with its id (its place in the tree stays). The replace runs
+ * under the session's head lock; when the id is not stored the message is appended, and an append that finds the
+ * id stored after all (a concurrent insert) replaces it, so the caller's content always ends up stored.
+ */
+export async function upsertRow(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+  json: string,
+): Promise<{ inserted: boolean; updated: boolean }> {
+  const replaced = await executor.transaction(async (query) => {
+    const [head] = await query<{ num: string }>(lockHeadSql(t), [sessionId]);
+    return head ? rewrite(query, t, head.num, sessionId, message, json) : undefined;
+  });
+  if (replaced) return { inserted: false, ...replaced };
+  const appended = await appendRow(executor, t, sessionId, message, { parentId, json });
+  if (appended.inserted) return { inserted: true, updated: false };
+  return { inserted: false, ...(await updateRow(executor, t, sessionId, message, json)) };
+}

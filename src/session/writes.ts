@@ -1,0 +1,136 @@
+import { SessionError } from "../errors.js";
+import {
+  assertMessageShape,
+  assertParentId,
+  assertValidMessage,
+  isEchoedOverlay,
+  parseMessage,
+  takesSerialized,
+  withSerialized,
+} from "../message.js";
+import { applyPolicy, type WritePolicy, withStored } from "../store/write-policy.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  ImportMessageOptions,
+  SessionMessage,
+  SessionProvider,
+  UpsertOptions,
+} from "../types.js";
+
+/** What `Session.appendMessage` resolves: whether a row was inserted, and the stored form of the message. */
+export interface SessionAppendResult {
+  inserted: boolean;
+  /** The message as a later read returns it (the first content when the id already existed). */
+  message: SessionMessage;
+}
+
+/** What `Session.upsertMessage` resolves. */
+export interface SessionUpsertResult {
+  inserted: boolean;
+  /** True when a stored message was replaced by different content. */
+  updated: boolean;
+  message: SessionMessage;
+}
+
+/** What `Session.updateMessage` resolves. */
+export interface SessionUpdateResult {
+  /** False when the stored content was already identical (nothing was written). */
+  updated: boolean;
+  message: SessionMessage;
+}
+
+/** The stored form a provider reported, else the JSON just written (parsed on first access). */
+function stored<T extends object>(
+  result: T & { message?: SessionMessage | undefined },
+  json: string,
+): T & { message: SessionMessage } {
+  if (result.message !== undefined) return result as T & { message: SessionMessage };
+  return withStored({ ...result }, json);
+}
+
+/** Runs a provider write with the JSON the Session measured handed over (only to providers of this package). */
+function handOver<T>(provider: SessionProvider, message: SessionMessage, json: string, write: () => T): T {
+  return withSerialized(message, takesSerialized(provider) ? json : undefined, write);
+}
+
+/**
+ * Appends through a provider under the Session's policy: an echoed overlay is ignored, reserved metadata keys
+ * are stripped from client writes, a message over the cap is refused with `TOO_LARGE`.
+ */
+export async function appendThrough(
+  provider: SessionProvider,
+  policy: WritePolicy,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+  options: AppendOptions | undefined,
+): Promise<SessionAppendResult> {
+  assertMessageShape(message);
+  assertParentId(parentId);
+  if (isEchoedOverlay(message)) return { inserted: false, message };
+  const { message: toStore, json } = applyPolicy(message, policy, options?.source);
+  const result: AppendResult = (await handOver(provider, toStore, json, () =>
+    provider.appendMessage(toStore, parentId, options),
+  )) ?? { inserted: true };
+  if (result.message !== undefined || result.inserted) return stored(result, json);
+  // A provider that does not report the stored form: the first content is what a read returns.
+  const existing = await provider.getMessage(toStore.id);
+  return { inserted: false, message: existing ?? parseMessage(json) ?? toStore };
+}
+
+/** Inserts or replaces through a provider; without `upsertMessage` on it, reads and then updates or appends. */
+export async function upsertThrough(
+  provider: SessionProvider,
+  policy: WritePolicy,
+  message: SessionMessage,
+  parentId: string | null | undefined,
+  options: UpsertOptions | undefined,
+): Promise<SessionUpsertResult> {
+  assertMessageShape(message);
+  assertParentId(parentId);
+  if (isEchoedOverlay(message)) return { inserted: false, updated: false, message };
+  const { message: toStore, json } = applyPolicy(message, policy, options?.source);
+  if (provider.upsertMessage) {
+    const upsert = provider.upsertMessage.bind(provider);
+    return stored(await handOver(provider, toStore, json, () => upsert(toStore, parentId, options)), json);
+  }
+  if ((await provider.getMessage(toStore.id)) !== null) {
+    const { updated } = await updateThrough(provider, policy, toStore);
+    return withStored({ inserted: false, updated }, json);
+  }
+  const appended = await handOver(provider, toStore, json, () =>
+    provider.appendMessage(toStore, parentId, options?.source ? { source: options.source } : undefined),
+  );
+  if (appended?.inserted !== false) return withStored({ inserted: true, updated: false }, json);
+  // Inserted by another writer between the read and the append: replace it, as an upsert promises.
+  const { updated } = await updateThrough(provider, policy, toStore);
+  return withStored({ inserted: false, updated }, json);
+}
+
+/** Updates through a provider; identical content writes nothing on providers that can tell (`updated: false`). */
+export async function updateThrough(
+  provider: SessionProvider,
+  policy: WritePolicy,
+  message: SessionMessage,
+): Promise<SessionUpdateResult> {
+  assertValidMessage(message);
+  const { message: toStore, json } = applyPolicy(message, policy, "server");
+  const result = await handOver(provider, toStore, json, () => provider.updateMessage(toStore));
+  return stored(result ?? { updated: true }, json);
+}
+
+/** Writes one historical message verbatim through a provider that can (`UNSUPPORTED` otherwise). */
+export async function importThrough(
+  provider: SessionProvider,
+  policy: WritePolicy,
+  message: SessionMessage,
+  options: ImportMessageOptions | undefined,
+): Promise<SessionAppendResult> {
+  assertValidMessage(message);
+  if (!provider.importMessage) {
+    throw new SessionError("UNSUPPORTED", "This session provider cannot import messages (no importMessage)");
+  }
+  const { json } = applyPolicy(message, policy, "server");
+  const importMessage = provider.importMessage.bind(provider);
+  return stored(await handOver(provider, message, json, () => importMessage(message, options)), json);
+}

@@ -1,0 +1,137 @@
+import * as crypto from "node:crypto";
+import { SessionError } from "../errors.js";
+import { parseMessage, serializeMessage, utf8Length } from "../message.js";
+import type { SessionMessage, WriteSource } from "../types.js";
+
+/** What a store or a Session may enforce on every message written through it. */
+export interface WritePolicyOptions {
+  /**
+   * Metadata keys only the server may set: stripped from the `metadata` of writes marked `{ source: "client" }`
+   * (kept on server writes, the default).
+   */
+  reservedMetadataKeys?: readonly string[];
+  /**
+   * Largest message in UTF-8 bytes of its JSON (`metadata` included); a larger one is refused with `TOO_LARGE`,
+   * never truncated. Default: no cap.
+   */
+  maxMessageBytes?: number;
+}
+
+/** A validated write policy. */
+export interface WritePolicy {
+  reservedMetadataKeys: readonly string[];
+  maxMessageBytes: number;
+}
+
+/** No reserved keys, no cap. */
+export const OPEN_POLICY: WritePolicy = {
+  reservedMetadataKeys: [],
+  maxMessageBytes: Number.POSITIVE_INFINITY,
+};
+
+/** Validates write-policy options (`INVALID_ARGUMENT`). */
+export function writePolicy(options: WritePolicyOptions = {}): WritePolicy {
+  const { reservedMetadataKeys = [], maxMessageBytes = Number.POSITIVE_INFINITY } = options;
+  if (!Array.isArray(reservedMetadataKeys) || reservedMetadataKeys.some((k) => typeof k !== "string")) {
+    throw new SessionError("INVALID_ARGUMENT", "reservedMetadataKeys must be an array of strings");
+  }
+  assertByteCap(maxMessageBytes, "maxMessageBytes");
+  return { reservedMetadataKeys: [...reservedMetadataKeys], maxMessageBytes };
+}
+
+/** Throws `INVALID_ARGUMENT` unless `value` is a whole number >= 1024 or Infinity. */
+export function assertByteCap(value: unknown, name: string): asserts value is number {
+  if (
+    typeof value !== "number" ||
+    (value !== Number.POSITIVE_INFINITY && (!Number.isInteger(value) || value < 1024))
+  ) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${name} must be a whole number >= 1024, got ${String(value)}`,
+    );
+  }
+}
+
+/** The message with the reserved metadata keys removed when a client wrote it; the same object when none apply. */
+export function stripReserved(
+  message: SessionMessage,
+  keys: readonly string[],
+  source: WriteSource | undefined,
+): SessionMessage {
+  if (source !== "client" || keys.length === 0) return message;
+  const metadata = message.metadata;
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return message;
+  if (!keys.some((key) => Object.hasOwn(metadata, key))) return message;
+  const kept: Record<string, unknown> = { ...(metadata as Record<string, unknown>) };
+  for (const key of keys) delete kept[key];
+  return { ...message, metadata: kept };
+}
+
+/** Throws `TOO_LARGE` when the message's JSON is over the cap. */
+export function assertSize(message: SessionMessage, json: string, maxBytes: number): void {
+  // A string of n UTF-16 units is at most 3n UTF-8 bytes: most messages are measured without encoding them.
+  if (maxBytes === Number.POSITIVE_INFINITY || json.length * 3 <= maxBytes) return;
+  const bytes = utf8Length(json);
+  if (bytes > maxBytes) {
+    throw new SessionError(
+      "TOO_LARGE",
+      `Message "${message.id}" is ${bytes} bytes of JSON, over the limit of ${maxBytes} (metadata included)`,
+    );
+  }
+}
+
+/**
+ * Applies a policy to a write: strips reserved keys from client writes, serialises once and refuses a message
+ * over the cap. Returns the message to store and its JSON.
+ */
+export function applyPolicy(
+  message: SessionMessage,
+  policy: WritePolicy,
+  source: WriteSource | undefined,
+): { message: SessionMessage; json: string } {
+  const stored = stripReserved(message, policy.reservedMetadataKeys, source);
+  const json = serializeMessage(stored);
+  assertSize(stored, json, policy.maxMessageBytes);
+  return { message: stored, json };
+}
+
+// One-shot hashing (Node >= 20.12) is about twice as fast as createHash for the small messages appends write.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string })
+  .hash;
+
+/** SHA-256 of a message's stored JSON: equal hashes mean an update would write the same content. */
+export function contentHash(json: string): string {
+  return oneShot
+    ? oneShot("sha256", json, "base64url")
+    : crypto.createHash("sha256").update(json).digest("base64url");
+}
+
+/**
+ * Adds `message` — the stored form, parsed from `json` on first access — to a write result, so a caller that
+ * never looks at it pays nothing for it (a 50 MB message is not parsed again).
+ */
+export function withStored<T extends object>(result: T, json: string): T & { message: SessionMessage } {
+  let parsed: SessionMessage | undefined;
+  return Object.defineProperty(result, "message", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      parsed ??= parseMessage(json) ?? undefined;
+      return parsed;
+    },
+  }) as T & { message: SessionMessage };
+}
+
+/** The ISO-8601 time of an imported message (`INVALID_ARGUMENT` unless a valid Date or date string); now when omitted. */
+export function importTime(createdAt: Date | string | undefined): string {
+  if (createdAt === undefined) return new Date().toISOString();
+  const date =
+    createdAt instanceof Date ? createdAt : typeof createdAt === "string" ? new Date(createdAt) : null;
+  if (!date || Number.isNaN(date.getTime())) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `createdAt must be a Date or an ISO-8601 string, got ${String(createdAt)}`,
+    );
+  }
+  return date.toISOString();
+}
