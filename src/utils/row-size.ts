@@ -3,7 +3,10 @@ import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { safeString, sliceChars } from "./serialize.js";
 import { truncateToolOutput } from "./truncate.js";
 
-/** Largest stored message in UTF-8 bytes of its JSON: headroom under SQLite's 2 MB cell limit. */
+/**
+ * The reference's row budget in UTF-8 bytes of a message's JSON. A read-time budget only: stores keep messages of
+ * any size whole (they are never truncated on write); use it to shrink what is sent to a model.
+ */
 export const ROW_MAX_BYTES = 1_800_000;
 
 /** Each answered tool output of an oversized assistant message is cut to this many characters. */
@@ -99,7 +102,8 @@ function compactTextParts(message: SessionMessage, size: number, maxBytes: numbe
 }
 
 /**
- * Returns the message unchanged when its JSON fits in `maxBytes` (UTF-8), else a copy shrunk to fit: assistant
+ * A read-time utility (for building a model's context; stores never truncate): returns the message unchanged
+ * when its JSON fits in `maxBytes` (UTF-8), else a copy shrunk to fit: assistant
  * tool outputs first (structure kept, `metadata.compactedToolOutputs`), then long text parts oldest first
  * (`metadata.compactedTextParts`); content these steps may not touch can leave it over the limit.
  */
