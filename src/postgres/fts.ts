@@ -37,8 +37,15 @@ export function toTsvector(text: string, scope?: string): string | null {
   const positions = new Map<string, number[]>();
   let size = 0;
   const tokens = tokenize(text);
+  // Folding (NFD + mark stripping) dominates on long texts, and words repeat: fold each distinct token once.
+  const folded = new Map<string, string>();
   for (let i = 0; i < tokens.length; i++) {
-    const lexeme = foldToken(tokens[i]!);
+    const token = tokens[i]!;
+    let lexeme = folded.get(token);
+    if (lexeme === undefined) {
+      lexeme = foldToken(token);
+      folded.set(token, lexeme);
+    }
     if (lexeme.length === 0) continue;
     let list = positions.get(lexeme);
     if (!list) {

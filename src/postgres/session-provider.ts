@@ -1,17 +1,8 @@
 import { SessionError } from "../errors.js";
-import {
-  assertId,
-  assertMessageShape,
-  assertParentId,
-  assertSessionId,
-  assertValidMessage,
-  isEchoedOverlay,
-  parseMessage,
-  TAKES_SERIALIZED,
-} from "../message.js";
+import { assertId, assertParentId, assertSessionId, parseMessage, TAKES_SERIALIZED } from "../message.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
-import { applyPolicy, importTime, withStored } from "../store/write-policy.js";
+import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -138,10 +129,9 @@ export class PostgresSessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<AppendResult> {
-    assertMessageShape(message);
-    assertParentId(parentId);
-    if (isEchoedOverlay(message)) return { inserted: false, message };
-    const { message: stored, json } = applyPolicy(message, this.store.policy, options?.source);
+    const write = prepareAppend(message, parentId, this.store.policy, options?.source);
+    if (!write) return { inserted: false, message };
+    const { message: stored, json } = write;
     const [executor, t] = await this.db();
     const result = await appendRow(executor, t, this.sessionId, stored, {
       parentId,
@@ -156,19 +146,17 @@ export class PostgresSessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: UpsertOptions,
   ): Promise<UpsertResult> {
-    assertMessageShape(message);
-    assertParentId(parentId);
-    if (isEchoedOverlay(message)) return { inserted: false, updated: false, message };
-    const { message: stored, json } = applyPolicy(message, this.store.policy, options?.source);
+    const write = prepareAppend(message, parentId, this.store.policy, options?.source);
+    if (!write) return { inserted: false, updated: false, message };
+    const { message: stored, json } = write;
     const [executor, t] = await this.db();
     return withStored(await upsertRow(executor, t, this.sessionId, stored, parentId, json), json);
   }
 
   async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
-    assertValidMessage(message);
+    const { json } = prepareServerWrite(message, this.store.policy);
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
-    const { json } = applyPolicy(message, this.store.policy, "server");
     const [executor, t] = await this.db();
     const result = await appendRow(executor, t, this.sessionId, message, {
       parentId: options.parentId,
@@ -179,8 +167,7 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async updateMessage(message: SessionMessage): Promise<UpdateResult> {
-    assertValidMessage(message);
-    const { message: stored, json } = applyPolicy(message, this.store.policy, "server");
+    const { message: stored, json } = prepareServerWrite(message, this.store.policy);
     const [executor, t] = await this.db();
     return withStored(await updateRow(executor, t, this.sessionId, stored, json), json);
   }

@@ -1,4 +1,4 @@
-import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
@@ -17,12 +17,7 @@ import type {
   StoredCompaction,
   UpsertOptions,
 } from "../types.js";
-import {
-  type CompactionErrorHandler,
-  type CompactionSetup,
-  Compactor,
-  type SessionTokenCounter,
-} from "./compaction.js";
+import { type CompactionSetup, Compactor } from "./compaction.js";
 import { type ContextSetup, SessionContext } from "./context.js";
 import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
 import {
@@ -35,28 +30,9 @@ import {
   upsertThrough,
 } from "./writes.js";
 
-/** Options of `new Session(provider, options)`. */
-export interface SessionOptions {
-  /** Session id used to namespace rows when the first argument is a store (default `""`). */
-  sessionId?: string;
-  /** Context blocks, in prompt order. */
-  context?: ContextConfig[];
-  /** Where the frozen system prompt is persisted. */
-  promptStore?: WritableContextProvider;
-  /** Counts tokens for automatic compaction (default: the library's heuristic over history and prompt). */
-  tokenCounter?: SessionTokenCounter;
-  /** Receives failures of automatic compaction. */
-  onCompactionError?: CompactionErrorHandler;
-  /**
-   * Largest message in UTF-8 bytes of its JSON (`metadata` included): a larger one is refused with `TOO_LARGE`,
-   * never truncated. Default: no cap (a store may have its own).
-   */
-  maxMessageBytes?: number;
-  /** @deprecated the old name of `maxMessageBytes`; it now refuses a larger message instead of truncating it. */
-  maxRowBytes?: number;
-  /** Metadata keys stripped from writes marked `{ source: "client" }` (kept on server writes). */
-  reservedMetadataKeys?: string[];
-}
+export type { SessionOptions } from "./options.js";
+
+import type { SessionOptions } from "./options.js";
 
 interface SessionState {
   provider: SessionProvider;
@@ -191,11 +167,7 @@ export class SessionBase {
     return (await this.state()).provider;
   }
 
-  /**
-   * Appends a message: after the latest leaf by default, under `parentId`, or as a new root with `null`. Resolves
-   * whether a row was inserted (false: the id was stored already, and its first content is kept) and the stored
-   * form. An echoed overlay (`compaction_…` id) is ignored; `{ source: "client" }` strips reserved metadata keys.
-   */
+  /** Appends after the latest leaf, under `parentId` or as a new root (`null`); resolves the stored form. */
   async appendMessage(
     message: SessionMessage,
     parentId?: string | null,
@@ -208,10 +180,7 @@ export class SessionBase {
     return result;
   }
 
-  /**
-   * Inserts the message, or replaces the stored one with its id (keeping its place in the tree): what a
-   * continuation of the same assistant message needs. Identical content writes nothing.
-   */
+  /** Inserts the message, or replaces the stored one with its id in place (identical content writes nothing). */
   async upsertMessage(
     message: SessionMessage,
     parentId?: string | null,
@@ -223,19 +192,13 @@ export class SessionBase {
     return result;
   }
 
-  /**
-   * Writes one historical message verbatim with its original time (migrations): no trust policy, no automatic
-   * compaction; a stored id is skipped (`inserted: false`). `compaction_…` ids are refused (`RESERVED_ID`).
-   */
+  /** Writes one historical message verbatim with its original time (migrations); a stored id is skipped. */
   async importMessage(message: SessionMessage, options?: ImportMessageOptions): Promise<SessionAppendResult> {
     const { provider } = await this.state();
     return importThrough(provider, this.policy, message, options);
   }
 
-  /**
-   * Replaces a stored message (matched by id); an unknown id is `NOT_FOUND`. Identical content writes nothing
-   * (`updated: false`). Resolves the stored form.
-   */
+  /** Replaces a stored message by id (`NOT_FOUND` if unknown); identical content writes nothing. */
   async updateMessage(message: SessionMessage): Promise<SessionUpdateResult> {
     const { provider } = await this.state();
     return updateThrough(provider, this.policy, message);

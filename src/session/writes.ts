@@ -1,14 +1,6 @@
 import { SessionError } from "../errors.js";
-import {
-  assertMessageShape,
-  assertParentId,
-  assertValidMessage,
-  isEchoedOverlay,
-  parseMessage,
-  takesSerialized,
-  withSerialized,
-} from "../message.js";
-import { applyPolicy, type WritePolicy, withStored } from "../store/write-policy.js";
+import { parseMessage, takesSerialized, withSerialized } from "../message.js";
+import { prepareAppend, prepareServerWrite, type WritePolicy, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -65,10 +57,9 @@ export async function appendThrough(
   parentId: string | null | undefined,
   options: AppendOptions | undefined,
 ): Promise<SessionAppendResult> {
-  assertMessageShape(message);
-  assertParentId(parentId);
-  if (isEchoedOverlay(message)) return { inserted: false, message };
-  const { message: toStore, json } = applyPolicy(message, policy, options?.source);
+  const write = prepareAppend(message, parentId, policy, options?.source);
+  if (!write) return { inserted: false, message };
+  const { message: toStore, json } = write;
   const result: AppendResult = (await handOver(provider, toStore, json, () =>
     provider.appendMessage(toStore, parentId, options),
   )) ?? { inserted: true };
@@ -86,10 +77,9 @@ export async function upsertThrough(
   parentId: string | null | undefined,
   options: UpsertOptions | undefined,
 ): Promise<SessionUpsertResult> {
-  assertMessageShape(message);
-  assertParentId(parentId);
-  if (isEchoedOverlay(message)) return { inserted: false, updated: false, message };
-  const { message: toStore, json } = applyPolicy(message, policy, options?.source);
+  const write = prepareAppend(message, parentId, policy, options?.source);
+  if (!write) return { inserted: false, updated: false, message };
+  const { message: toStore, json } = write;
   if (provider.upsertMessage) {
     const upsert = provider.upsertMessage.bind(provider);
     return stored(await handOver(provider, toStore, json, () => upsert(toStore, parentId, options)), json);
@@ -113,8 +103,7 @@ export async function updateThrough(
   policy: WritePolicy,
   message: SessionMessage,
 ): Promise<SessionUpdateResult> {
-  assertValidMessage(message);
-  const { message: toStore, json } = applyPolicy(message, policy, "server");
+  const { message: toStore, json } = prepareServerWrite(message, policy);
   const result = await handOver(provider, toStore, json, () => provider.updateMessage(toStore));
   return stored(result ?? { updated: true }, json);
 }
@@ -126,11 +115,10 @@ export async function importThrough(
   message: SessionMessage,
   options: ImportMessageOptions | undefined,
 ): Promise<SessionAppendResult> {
-  assertValidMessage(message);
+  const { json } = prepareServerWrite(message, policy);
   if (!provider.importMessage) {
     throw new SessionError("UNSUPPORTED", "This session provider cannot import messages (no importMessage)");
   }
-  const { json } = applyPolicy(message, policy, "server");
   const importMessage = provider.importMessage.bind(provider);
   return stored(await handOver(provider, message, json, () => importMessage(message, options)), json);
 }

@@ -1,6 +1,14 @@
 import * as crypto from "node:crypto";
 import { SessionError } from "../errors.js";
-import { parseMessage, serializeMessage, utf8Length } from "../message.js";
+import {
+  assertMessageShape,
+  assertParentId,
+  assertValidMessage,
+  isEchoedOverlay,
+  parseMessage,
+  serializeMessage,
+  utf8Length,
+} from "../message.js";
 import type { SessionMessage, WriteSource } from "../types.js";
 
 /** What a store or a Session may enforce on every message written through it. */
@@ -134,4 +142,28 @@ export function importTime(createdAt: Date | string | undefined): string {
     );
   }
   return date.toISOString();
+}
+
+/**
+ * What every append and upsert starts with: the message's shape and parent are checked (`INVALID_MESSAGE`,
+ * `INVALID_ARGUMENT`), an echoed overlay yields null (the caller stores nothing), then the policy applies.
+ */
+export function prepareAppend(
+  message: SessionMessage,
+  parentId: unknown,
+  policy: WritePolicy,
+  source: WriteSource | undefined,
+): { message: SessionMessage; json: string } | null {
+  assertMessageShape(message);
+  assertParentId(parentId);
+  return isEchoedOverlay(message) ? null : applyPolicy(message, policy, source);
+}
+
+/** What every update and import starts with: a valid, non-overlay message (`RESERVED_ID`) under the policy. */
+export function prepareServerWrite(
+  message: SessionMessage,
+  policy: WritePolicy,
+): { message: SessionMessage; json: string } {
+  assertValidMessage(message);
+  return applyPolicy(message, policy, "server");
 }
