@@ -11,11 +11,13 @@ import {
   utf8Length,
 } from "../message.js";
 import { parseQuery, scoreText } from "../search/query.js";
+import { hydrateSync, offloadMessage } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import { applyOverlays } from "../store/overlays.js";
 import { recentWindow } from "../store/recent.js";
 import type {
+  AttachmentCapableStore,
   ContextCapableStore,
   RegistryCapableStore,
   StoreSearchOptions,
@@ -34,6 +36,7 @@ import type {
   StoredCompaction,
 } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
+import { MemoryAttachments } from "./attachments.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 import { MemorySessionRegistry } from "./registry.js";
 import { MemoryTransfer } from "./transfer.js";
@@ -43,6 +46,8 @@ interface Row {
   id: string;
   role: string;
   json: string;
+  /** Payloads the stored JSON points at (see store/attachments.ts). */
+  hashes: readonly string[];
   text: string;
   bytes: number;
   createdAt: string;
@@ -60,7 +65,8 @@ interface SessionData {
 export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
 
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
-export class MemoryStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
+export class MemoryStore
+  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore {
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
   readonly blocks = new MemoryBlockStore();
@@ -68,6 +74,8 @@ export class MemoryStore implements ContextCapableStore, RegistryCapableStore, T
   readonly entries = new MemoryEntryStore();
   /** Named sessions for SessionManager (added with the manager). */
   readonly registry: MemorySessionRegistry = new MemorySessionRegistry(this);
+  /** Offloaded media payloads, each stored once. */
+  readonly attachments = new MemoryAttachments();
   /** Lossless export and import of whole sessions. */
   readonly transfer: MemoryTransfer = new MemoryTransfer(this);
   private readonly data = new Map<string, SessionData>();
@@ -136,6 +144,7 @@ export class MemoryStore implements ContextCapableStore, RegistryCapableStore, T
 
   /** @internal removes a session's messages and overlays. */
   dropSession(sessionId: string): void {
+    for (const row of this.data.get(sessionId)?.rows.values() ?? []) this.attachments.unlink(row.hashes);
     this.data.delete(sessionId);
   }
 }
@@ -152,13 +161,18 @@ function pathTo(leaf: Row | null): Row[] {
   return path.reverse();
 }
 
-function toMessages(rows: Row[]): SessionMessage[] {
+/** Parsed messages of rows (corrupt rows skipped) with their payloads restored in one lookup. */
+function toMessages(store: MemoryStore, rows: readonly Row[]): SessionMessage[] {
   const messages: SessionMessage[] = [];
   for (const row of rows) {
     const message = parseMessage(row.json);
     if (message) messages.push(message);
   }
-  return messages;
+  return hydrateSync(messages, (hashes) => store.attachments.load(hashes));
+}
+
+function toMessage(store: MemoryStore, row: Row | null | undefined): SessionMessage | null {
+  return row ? (toMessages(store, [row])[0] ?? null) : null;
 }
 
 /** The storage contract of one session in a {@link MemoryStore}. */
@@ -183,24 +197,22 @@ export class MemorySessionProvider implements SessionProvider {
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
-    const row = this.data?.rows.get(id);
-    return row ? parseMessage(row.json) : null;
+    return toMessage(this.store, this.data?.rows.get(id));
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     const leaf = this.resolveLeaf(leafId);
     if (!leaf) return [];
-    return applyOverlays(toMessages(pathTo(leaf)), this.data?.compactions ?? []);
+    return applyOverlays(toMessages(this.store, pathTo(leaf)), this.data?.compactions ?? []);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
-    const leaf = this.data?.leaf;
-    return leaf ? parseMessage(leaf.json) : null;
+    return toMessage(this.store, this.data?.leaf);
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
     const row = this.data?.rows.get(messageId);
-    return row ? toMessages(row.children) : [];
+    return row ? toMessages(this.store, row.children) : [];
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -222,7 +234,7 @@ export class MemorySessionProvider implements SessionProvider {
     );
     const rows = path.slice(path.length - window.count);
     return {
-      messages: applyOverlays(toMessages(rows), this.data?.compactions ?? []),
+      messages: applyOverlays(toMessages(this.store, rows), this.data?.compactions ?? []),
       truncated: window.count < path.length,
       totalContentBytes: window.totalBytes,
     };
@@ -264,17 +276,20 @@ export class MemorySessionProvider implements SessionProvider {
         );
       }
     }
+    const stored = offloadMessage(message, json);
     const row: Row = {
       seq: this.store.nextSeq(),
       id: message.id,
       role: message.role,
-      json,
+      json: stored.content,
+      hashes: stored.attachments.map((a) => a.hash),
       text: messageText(message),
-      bytes: utf8Length(json),
+      bytes: utf8Length(stored.content),
       createdAt: new Date().toISOString(),
       parent,
       children: [],
     };
+    this.store.attachments.link(stored.attachments);
     parent?.children.push(row);
     data.rows.set(row.id, row);
     data.leaf = row;
@@ -287,10 +302,15 @@ export class MemorySessionProvider implements SessionProvider {
     const row = this.data?.rows.get(message.id);
     if (!row)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
-    row.json = json;
+    const stored = offloadMessage(message, json);
+    // Link the new payloads before dropping the old links, so a payload kept by the update is never deleted.
+    this.store.attachments.link(stored.attachments);
+    this.store.attachments.unlink(row.hashes);
+    row.json = stored.content;
+    row.hashes = stored.attachments.map((a) => a.hash);
     row.role = message.role;
     row.text = messageText(message);
-    row.bytes = utf8Length(json);
+    row.bytes = utf8Length(stored.content);
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {
@@ -311,6 +331,7 @@ export class MemorySessionProvider implements SessionProvider {
         row.parent.children = siblings.sort((a, b) => a.seq - b.seq);
       }
       data.rows.delete(id);
+      this.store.attachments.unlink(row.hashes);
       deleted.add(id);
       if (data.leaf === row) data.leaf = null;
     }

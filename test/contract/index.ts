@@ -1,4 +1,5 @@
 import { describe } from "node:test";
+import { attachmentsSpec } from "./attachments.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import type { ContractTarget } from "./harness.js";
@@ -26,6 +27,7 @@ export function runProviderContract(target: ContractTarget): void {
     recentSpec(target);
     persistenceSpec(target);
     contextStoreSpec(target);
+    attachmentsSpec(target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(target);
     managerLifecycleSpec(target);
