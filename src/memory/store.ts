@@ -66,7 +66,8 @@ export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
 
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
 export class MemoryStore
-  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore {
+  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+{
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
   readonly blocks = new MemoryBlockStore();

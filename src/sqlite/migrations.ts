@@ -116,6 +116,25 @@ export const SQLITE_MIGRATIONS: Migration[] = [
        ON CONFLICT (id) DO NOTHING`,
     ],
   },
+  // Offloaded media payloads (attachments.ts): each stored once, chunked to the driver's value limit, and a link
+  // row per (message row, payload) whose count is the payload's reference count. Version 5 is large messages.
+  {
+    version: 6,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_attachments (
+        hash TEXT NOT NULL,
+        chunk INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (hash, chunk)
+      )`,
+      `CREATE TABLE IF NOT EXISTS agent_attachment_links (
+        message_seq INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        PRIMARY KEY (message_seq, hash)
+      ) WITHOUT ROWID`,
+      "CREATE INDEX IF NOT EXISTS agent_attachment_links_hash ON agent_attachment_links(hash)",
+    ],
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */

@@ -7,6 +7,7 @@ import type {
   SessionRegistry,
   SessionUsage,
 } from "../store/types.js";
+import { releaseSession } from "./attachments.js";
 import type { SqlDriver } from "./driver.js";
 import { unindexSession } from "./search-index.js";
 
@@ -105,6 +106,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
       if (head) {
         // The FTS table is contentless: its rows are found by rowid (= message seq) before the messages go.
         unindexSession(this.driver, head.num);
+        releaseSession(this.driver, head.num);
         this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
         this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);

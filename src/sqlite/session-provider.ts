@@ -5,6 +5,7 @@ import {
   assertSessionId,
   assertValidMessage,
   parseMessage,
+  serializeMessage,
   TAKES_SERIALIZED,
 } from "../message.js";
 import { newCompaction } from "../store/compactions.js";
@@ -22,6 +23,7 @@ import type {
   StoredCompaction,
 } from "../types.js";
 import { appendRow } from "./append.js";
+import { hydrate, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
 import type { SqlDriver } from "./driver.js";
 import { contextTokens, listCompactions, pathStats, readPath, windowTop } from "./history.js";
 import { unindexSession } from "./search-index.js";
@@ -89,7 +91,7 @@ export class SqliteSessionProvider implements SessionProvider {
 
   private content(sql: string, params: (string | number)[]): SessionMessage | null {
     const row = this.driver.get<{ content: string }>(sql, params);
-    return row ? parseMessage(row.content) : null;
+    return row ? (hydrate(this.driver, [parseMessage(row.content)])[0] ?? null) : null;
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
@@ -103,7 +105,7 @@ export class SqliteSessionProvider implements SessionProvider {
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     const at = this.locate(leafId);
-    return at?.leaf ? readPath(this.driver, at.num, at.leaf, 0, at.overlays) : [];
+    return at?.leaf ? hydrate(this.driver, readPath(this.driver, at.num, at.leaf, 0, at.overlays)) : [];
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
@@ -120,7 +122,8 @@ export class SqliteSessionProvider implements SessionProvider {
        WHERE p.session_num = ? AND p.id = ? ORDER BY c.seq`,
       [head.num, messageId],
     );
-    return rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+    const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+    return hydrate(this.driver, messages);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -139,7 +142,7 @@ export class SqliteSessionProvider implements SessionProvider {
     if (!at || !leaf) return { messages: [], truncated: false, totalContentBytes: 0 };
     const top = windowTop(this.driver, leaf, budget.maxBytes, budget.minRecent);
     return {
-      messages: readPath(this.driver, at.num, leaf, top, at.overlays),
+      messages: hydrate(this.driver, readPath(this.driver, at.num, leaf, top, at.overlays)),
       truncated: top > 0,
       totalContentBytes: leaf.cum_bytes,
     };
@@ -163,12 +166,21 @@ export class SqliteSessionProvider implements SessionProvider {
   ): Promise<AppendResult> {
     assertValidMessage(message);
     assertParentId(parentId);
-    return appendRow(this.driver, this.sessionId, message, parentId, options?.expectedLeafId);
+    return writeWithAttachments(
+      this.driver,
+      this.sessionId,
+      message,
+      serializeMessage(message),
+      false,
+      (json) => appendRow(this.driver, this.sessionId, message, parentId, options?.expectedLeafId, json),
+    );
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
     assertValidMessage(message);
-    updateRow(this.driver, this.sessionId, message);
+    writeWithAttachments(this.driver, this.sessionId, message, serializeMessage(message), true, (json) =>
+      updateRow(this.driver, this.sessionId, message, json),
+    );
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {
@@ -176,7 +188,12 @@ export class SqliteSessionProvider implements SessionProvider {
       throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
     }
     for (const id of messageIds) assertId(id, "A message id");
-    if (messageIds.length > 0) deleteRows(this.driver, this.sessionId, messageIds);
+    if (messageIds.length === 0) return;
+    this.driver.transaction(() => {
+      const head = this.head();
+      if (head) releaseMessages(this.driver, head.num, messageIds);
+      deleteRows(this.driver, this.sessionId, messageIds);
+    });
   }
 
   async clearMessages(): Promise<void> {
@@ -184,6 +201,7 @@ export class SqliteSessionProvider implements SessionProvider {
       const head = this.head();
       if (!head) return;
       unindexSession(this.driver, head.num);
+      releaseSession(this.driver, head.num);
       this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
       this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
       this.driver.run(

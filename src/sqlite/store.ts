@@ -2,6 +2,7 @@ import { messageText, parseMessage } from "../message.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type {
+  AttachmentCapableStore,
   ContextCapableStore,
   RegistryCapableStore,
   StoreSearchOptions,
@@ -9,6 +10,7 @@ import type {
 } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import { ensureHead } from "./append.js";
+import { SqliteAttachments } from "./attachments.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander } from "./fts-families.js";
@@ -39,7 +41,9 @@ const RANKED_SQL = `SELECT seq FROM (
   ) ORDER BY score, seq DESC`;
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
-export class SqliteStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
+export class SqliteStore
+  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+{
   readonly backend = "sqlite";
   /** @internal the connection every provider of this store shares. */
   readonly driver: SqlDriver;
@@ -49,6 +53,8 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   readonly entries: SqliteEntryStore;
   /** Named sessions for SessionManager (added with the manager). */
   readonly registry: SqliteSessionRegistry;
+  /** Offloaded media payloads, each stored once. */
+  readonly attachments: SqliteAttachments;
   /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
   readonly transfer: SqliteTransfer;
   private readonly families: FamilyExpander;
@@ -65,6 +71,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver);
     this.registry = new SqliteSessionRegistry(this.driver);
+    this.attachments = new SqliteAttachments(() => this.driver);
     this.transfer = new SqliteTransfer(this.driver);
     this.families = new FamilyExpander(this.driver, "agent_messages_fts");
   }

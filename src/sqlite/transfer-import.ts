@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { AttachmentImport } from "../store/transfer-attachments.js";
 import { assertTransferMessage, batches, messageFacts, openSessionStream } from "../store/transfer-stream.js";
 import type {
   ImportCounts,
@@ -10,6 +11,7 @@ import type {
 } from "../store/types.js";
 import type { StoredCompaction } from "../types.js";
 import { ensureHead } from "./append.js";
+import { planImportLinks } from "./attachments.js";
 import type { SqlDriver } from "./driver.js";
 import { indexedSeq, indexPending, indexText } from "./search-index.js";
 import { jumpFor, nodeById } from "./tree.js";
@@ -50,6 +52,7 @@ function insertMessage(
   num: number,
   message: TransferMessage,
   indexed: number,
+  attachments: AttachmentImport,
 ): boolean {
   assertTransferMessage(message);
   if (
@@ -64,6 +67,7 @@ function insertMessage(
       `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
     );
   }
+  const linkPayloads = planImportLinks(driver, message.id, message.content, attachments);
   const facts = messageFacts(message);
   const jump = parent ? jumpFor(driver, parent) : null;
   const row = driver.get<{ seq: number }>(
@@ -86,6 +90,7 @@ function insertMessage(
       (parent?.cum_tokens ?? 0) + facts.tokens,
     ],
   )!;
+  linkPayloads(row.seq);
   // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (importSession).
   if (row.seq <= indexed) indexText(driver, row.seq, num, facts.text);
   return true;
@@ -124,16 +129,21 @@ export async function importSession(
     compactions: { inserted: 0, skipped: 0 },
   };
   let num: number | undefined;
+  const attachments = new AttachmentImport();
   for await (const batch of batches(rest, BATCH)) {
     driver.transaction(() => {
       num ??= ensureHead(driver, header.id).num;
       const indexed = indexedSeq(driver);
       let inserted = 0;
       for (const item of batch) {
+        if (item.kind === "attachment") {
+          attachments.accept(item.attachment);
+          continue;
+        }
         const counts = item.kind === "message" ? result.messages : result.compactions;
         const wrote =
           item.kind === "message"
-            ? insertMessage(driver, header.id, num, item.message, indexed)
+            ? insertMessage(driver, header.id, num, item.message, indexed, attachments)
             : insertCompaction(driver, num, item.compaction);
         if (wrote) counts.inserted++;
         else counts.skipped++;

@@ -1,4 +1,5 @@
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
+import { AttachmentExport } from "../store/transfer-attachments.js";
 import type {
   ImportCounts,
   SessionFootprint,
@@ -7,6 +8,7 @@ import type {
   TransferItem,
   TransferRow,
 } from "../store/types.js";
+import { loadAttachments } from "./attachments.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { importRows, importSession } from "./transfer-import.js";
@@ -100,6 +102,8 @@ export class SqliteTransfer implements SessionTransfer {
       session: { id: sessionId, info, leafId: head ? this.leafId(head.leaf_seq) : null },
     };
     if (!head) return;
+    const attachments = new AttachmentExport();
+    const load = (hash: string) => loadAttachments(this.driver, [hash]).get(hash) ?? null;
     for (let after = 0; ; ) {
       // Seqs first from the (session_num, id) index alone, then only those rows: a page never reads the content
       // of the rest of the session.
@@ -117,6 +121,7 @@ export class SqliteTransfer implements SessionTransfer {
         [JSON.stringify(seqs)],
       );
       for (const row of rows) {
+        yield* attachments.before(row.content, load);
         yield {
           kind: "message",
           message: {

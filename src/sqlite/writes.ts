@@ -12,8 +12,12 @@ interface Head {
 }
 
 /** Rewrites a stored message; role, search index and running totals follow the new content. */
-export function updateRow(driver: SqlDriver, sessionId: string, message: SessionMessage): void {
-  const content = serializeMessage(message);
+export function updateRow(
+  driver: SqlDriver,
+  sessionId: string,
+  message: SessionMessage,
+  content: string = serializeMessage(message),
+): void {
   const text = messageText(message);
   const bytes = utf8Length(content);
   const tokens = estimateMessageTokens([message]);

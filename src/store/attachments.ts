@@ -87,7 +87,9 @@ export function offloadMessage(message: SessionMessage, json: string): Offloaded
 
 /** The original string a pointer stands for, given the stored bytes. */
 export function restoreString(pointer: Pointer, bytes: Uint8Array): string {
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (pointer.form.kind === "text") return buffer.toString("utf8");
   const base64 = buffer.toString("base64");
   return pointer.form.kind === "base64" ? base64 : pointer.form.header + base64;

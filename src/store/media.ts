@@ -51,7 +51,11 @@ export function parsePointer(value: string): Pointer | null {
   if (!match) return null;
   const [, hash, chars, suffix] = match as unknown as [string, string, string, string];
   const form: PointerForm =
-    suffix === "b64" ? { kind: "base64" } : suffix === "text" ? { kind: "text" } : { kind: "dataurl", header: suffix };
+    suffix === "b64"
+      ? { kind: "base64" }
+      : suffix === "text"
+        ? { kind: "text" }
+        : { kind: "dataurl", header: suffix };
   return { hash, chars: Number(chars), form };
 }
 
@@ -87,7 +91,8 @@ export function isTextMediaType(mediaType: string): boolean {
  * not a payload: wrong key, a text media type, or no inline data (an http URL, a file id).
  */
 export function slotMediaType(holder: unknown, key: string, value: string): string | null {
-  if (!SLOT_KEYS.has(key) || holder === null || typeof holder !== "object" || Array.isArray(holder)) return null;
+  if (!SLOT_KEYS.has(key) || holder === null || typeof holder !== "object" || Array.isArray(holder))
+    return null;
   const node = holder as Record<string, unknown>;
   const declared = declaredMediaType(node);
   if (looksLikePointer(value)) {
