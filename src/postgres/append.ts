@@ -139,8 +139,8 @@ export async function appendRow(
   message: SessionMessage,
   parentId: string | null | undefined,
   expectedLeafId: string | null | undefined,
+  content: string = serializeMessage(message),
 ): Promise<AppendResult> {
-  const content = serializeMessage(message);
   const now = new Date().toISOString();
   const mode = parentId === undefined ? "leaf" : parentId === null ? "root" : "id";
   const params = [

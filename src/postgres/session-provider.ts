@@ -5,6 +5,7 @@ import {
   assertSessionId,
   assertValidMessage,
   parseMessage,
+  serializeMessage,
   TAKES_SERIALIZED,
 } from "../message.js";
 import { newCompaction } from "../store/compactions.js";
@@ -22,6 +23,7 @@ import type {
   StoredCompaction,
 } from "../types.js";
 import { appendRow } from "./append.js";
+import { hydrate, joined, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
 import type { Executor, PostgresSource } from "./client.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
@@ -42,6 +44,9 @@ const branchesSql = statement(
   (t) => `SELECT c.content FROM ${t.heads} h JOIN ${t.messages} p ON p.session_num = h.num
     JOIN ${t.messages} c ON c.parent_seq = p.seq WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
 );
+
+// The session's head, locked first: every write locks it before any payload (see attachments.ts).
+const headSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
 
 /**
  * The storage contract of one session in Postgres. `new PostgresSessionProvider(client, sessionId)` is the
@@ -71,7 +76,7 @@ export class PostgresSessionProvider implements SessionProvider {
   private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionMessage | null> {
     const [executor, t] = await this.db();
     const [row] = await executor.query<{ content: string }>(sql(t), params, true);
-    return row ? parseMessage(row.content) : null;
+    return row ? ((await hydrate(executor, t, [parseMessage(row.content)]))[0] ?? null) : null;
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
@@ -81,7 +86,7 @@ export class PostgresSessionProvider implements SessionProvider {
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     const [executor, t] = await this.db();
-    return (await readPath(executor, t, this.sessionId, leafId))?.messages ?? [];
+    return hydrate(executor, t, (await readPath(executor, t, this.sessionId, leafId))?.messages ?? []);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
@@ -92,7 +97,8 @@ export class PostgresSessionProvider implements SessionProvider {
     if (typeof messageId !== "string") return [];
     const [executor, t] = await this.db();
     const rows = await executor.query<{ content: string }>(branchesSql(t), [this.sessionId, messageId], true);
-    return rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+    const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+    return hydrate(executor, t, messages);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -117,7 +123,11 @@ export class PostgresSessionProvider implements SessionProvider {
     const max = Number.isFinite(budget.maxBytes) ? budget.maxBytes : null;
     const read = await readPath(executor, t, this.sessionId, leafId, max, budget.minRecent);
     if (!read) return { messages: [], truncated: false, totalContentBytes: 0 };
-    return { messages: read.messages, truncated: read.top > 0, totalContentBytes: read.totalBytes };
+    return {
+      messages: await hydrate(executor, t, read.messages),
+      truncated: read.top > 0,
+      totalContentBytes: read.totalBytes,
+    };
   }
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
@@ -132,14 +142,27 @@ export class PostgresSessionProvider implements SessionProvider {
   ): Promise<AppendResult> {
     assertValidMessage(message);
     assertParentId(parentId);
+    const json = serializeMessage(message);
     const [executor, t] = await this.db();
-    return appendRow(executor, t, this.sessionId, message, parentId, options?.expectedLeafId);
+    return writeWithAttachments(
+      executor,
+      t,
+      this.sessionId,
+      message,
+      json,
+      false,
+      (content, joinedExecutor) =>
+        appendRow(joinedExecutor, t, this.sessionId, message, parentId, options?.expectedLeafId, content),
+    );
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
     assertValidMessage(message);
+    const json = serializeMessage(message);
     const [executor, t] = await this.db();
-    await updateRow(executor, t, this.sessionId, message);
+    await writeWithAttachments(executor, t, this.sessionId, message, json, true, (content, joinedExecutor) =>
+      updateRow(joinedExecutor, t, this.sessionId, message, content),
+    );
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {
@@ -149,12 +172,20 @@ export class PostgresSessionProvider implements SessionProvider {
     for (const id of messageIds) assertId(id, "A message id");
     if (messageIds.length === 0) return;
     const [executor, t] = await this.db();
-    await deleteRows(executor, t, this.sessionId, messageIds);
+    await executor.transaction(async (query) => {
+      const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
+      if (head) await releaseMessages(query, t, head.num, messageIds);
+      await deleteRows(joined(executor, query), t, this.sessionId, messageIds);
+    });
   }
 
   async clearMessages(): Promise<void> {
     const [executor, t] = await this.db();
-    await clearRows(executor, t, this.sessionId);
+    await executor.transaction(async (query) => {
+      const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
+      if (head) await releaseSession(query, t, head.num);
+      await clearRows(joined(executor, query), t, this.sessionId);
+    });
   }
 
   async addCompaction(

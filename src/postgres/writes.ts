@@ -45,8 +45,13 @@ export const refreshHeadSql = statement((t: Tables): string => {
 });
 
 /** Rewrites a stored message; role, search index and running totals follow the new content. */
-export async function updateRow(executor: Executor, t: Tables, sessionId: string, message: SessionMessage) {
-  const content = serializeMessage(message);
+export async function updateRow(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  message: SessionMessage,
+  content: string = serializeMessage(message),
+) {
   const bytes = utf8Length(content);
   const tokens = estimateMessageTokens([message]);
   const search = toTsvector(messageText(message), sessionLexeme(sessionId));
