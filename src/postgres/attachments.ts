@@ -145,7 +145,10 @@ export async function loadAttachments(
   hashes: readonly string[],
 ): Promise<Map<string, Uint8Array>> {
   const rows = await query<{ hash: string; data: Uint8Array }>(loadSql(t), [[...hashes]]);
-  return new Map(rows.map((row) => [row.hash, row.data]));
+  // PGlite returns a Uint8Array, pg a Buffer: one type for every backend (a view, no copy).
+  const asBuffer = (data: Uint8Array) =>
+    Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return new Map(rows.map((row) => [row.hash, asBuffer(row.data)]));
 }
 
 /** Restores the payloads of messages read from this database (one lookup for all of them). */
