@@ -1,3 +1,4 @@
+import { attachmentTableStatements, STORE_TABLES } from "./attachment-tables.js";
 import type { SqlDriver } from "./driver.js";
 
 /** One schema step: its version and the statements (one per entry, so a `sql` tag can run them). */
@@ -120,20 +121,7 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   // row per (message row, payload) whose count is the payload's reference count. Version 5 is large messages.
   {
     version: 6,
-    statements: [
-      `CREATE TABLE IF NOT EXISTS agent_attachments (
-        hash TEXT NOT NULL,
-        chunk INTEGER NOT NULL,
-        data BLOB NOT NULL,
-        PRIMARY KEY (hash, chunk)
-      )`,
-      `CREATE TABLE IF NOT EXISTS agent_attachment_links (
-        message_seq INTEGER NOT NULL,
-        hash TEXT NOT NULL,
-        PRIMARY KEY (message_seq, hash)
-      ) WITHOUT ROWID`,
-      "CREATE INDEX IF NOT EXISTS agent_attachment_links_hash ON agent_attachment_links(hash)",
-    ],
+    statements: attachmentTableStatements(STORE_TABLES),
   },
 ];
 

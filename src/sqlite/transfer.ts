@@ -8,7 +8,7 @@ import type {
   TransferItem,
   TransferRow,
 } from "../store/types.js";
-import { loadAttachments } from "./attachments.js";
+import { loadAttachments } from "./attachment-tables.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { importRows, importSession } from "./transfer-import.js";

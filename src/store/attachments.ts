@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { SessionMessage } from "../types.js";
 import {
   formatPointer,
   looksLikePointer,
@@ -68,7 +67,7 @@ function encodePayload(value: string): { bytes: Buffer; form: PointerForm } | nu
  * the distinct payloads. A string a reader would take for a pointer is always offloaded too, so every pointer in
  * a stored row is a real one.
  */
-export function offloadMessage(message: SessionMessage, json: string): Offloaded {
+export function offloadMessage(message: object, json: string): Offloaded {
   if (!MAYBE_MEDIA.test(json)) return { content: json, attachments: [] };
   const found = new Map<string, Buffer>();
   const content = JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
@@ -83,6 +82,12 @@ export function offloadMessage(message: SessionMessage, json: string): Offloaded
   });
   if (found.size === 0) return { content: json, attachments: [] };
   return { content, attachments: [...found].map(([hash, bytes]) => ({ hash, bytes })) };
+}
+
+/** {@link offloadMessage} of a value known only as its JSON (parsed only when it may hold media). */
+export function offloadJson(json: string): Offloaded {
+  if (!MAYBE_MEDIA.test(json)) return { content: json, attachments: [] };
+  return offloadMessage(JSON.parse(json) as object, json);
 }
 
 /** The original string a pointer stands for, given the stored bytes. */
@@ -145,7 +150,7 @@ export function contentHashes(content: string): string[] {
  * Hashes to load for parsed messages, and a function that puts the payloads back in place once they are loaded.
  * A pointer whose payload is missing stays as it is: a visible marker, never a silently wrong value.
  */
-export function planHydration(messages: readonly SessionMessage[]): {
+export function planHydration(messages: readonly object[]): {
   hashes: string[];
   apply(found: ReadonlyMap<string, Uint8Array>): void;
 } {
@@ -163,7 +168,7 @@ export function planHydration(messages: readonly SessionMessage[]): {
 }
 
 /** Restores payloads synchronously (memory, SQLite): one `load` call for every message read. */
-export function hydrateSync<T extends SessionMessage | null>(
+export function hydrateSync<T extends object | null>(
   messages: T[],
   load: (hashes: string[]) => ReadonlyMap<string, Uint8Array>,
 ): T[] {
@@ -173,7 +178,7 @@ export function hydrateSync<T extends SessionMessage | null>(
 }
 
 /** Restores payloads asynchronously (Postgres): one `load` call for every message read. */
-export async function hydrateAsync<T extends SessionMessage | null>(
+export async function hydrateAsync<T extends object | null>(
   messages: T[],
   load: (hashes: string[]) => Promise<ReadonlyMap<string, Uint8Array>>,
 ): Promise<T[]> {
