@@ -7,6 +7,7 @@ import {
   TAKES_SERIALIZED,
   utf8Length,
 } from "../message.js";
+import { hydrateSync, offloadMessage } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { applyOverlays } from "../store/overlays.js";
 import { recentWindow } from "../store/recent.js";
@@ -43,8 +44,14 @@ function pathTo(leaf: Row | null): Row[] {
   return path.reverse();
 }
 
-function toMessages(rows: Row[]): SessionMessage[] {
-  return rows.map((row) => parseMessage(row.json)).filter((m): m is SessionMessage => m !== null);
+/** Parsed messages of rows (corrupt rows skipped) with their payloads restored in one lookup. */
+function toMessages(store: MemoryStore, rows: readonly Row[]): SessionMessage[] {
+  const messages = rows.map((row) => parseMessage(row.json)).filter((m): m is SessionMessage => m !== null);
+  return hydrateSync(messages, (hashes) => store.attachments.load(hashes));
+}
+
+function toMessage(store: MemoryStore, row: Row | null | undefined): SessionMessage | null {
+  return row ? (toMessages(store, [row])[0] ?? null) : null;
 }
 
 /** The storage contract of one session in a {@link MemoryStore}. */
@@ -69,24 +76,22 @@ export class MemorySessionProvider implements SessionProvider {
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
-    const row = this.data?.rows.get(id);
-    return row ? parseMessage(row.json) : null;
+    return toMessage(this.store, this.data?.rows.get(id));
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     const leaf = this.resolveLeaf(leafId);
     if (!leaf) return [];
-    return applyOverlays(toMessages(pathTo(leaf)), this.data?.compactions ?? []);
+    return applyOverlays(toMessages(this.store, pathTo(leaf)), this.data?.compactions ?? []);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
-    const leaf = this.data?.leaf;
-    return leaf ? parseMessage(leaf.json) : null;
+    return toMessage(this.store, this.data?.leaf);
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
     const row = this.data?.rows.get(messageId);
-    return row ? toMessages(row.children) : [];
+    return row ? toMessages(this.store, row.children) : [];
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -108,7 +113,7 @@ export class MemorySessionProvider implements SessionProvider {
     );
     const rows = path.slice(path.length - window.count);
     return {
-      messages: applyOverlays(toMessages(rows), this.data?.compactions ?? []),
+      messages: applyOverlays(toMessages(this.store, rows), this.data?.compactions ?? []),
       truncated: window.count < path.length,
       totalContentBytes: window.totalBytes,
     };
@@ -132,7 +137,7 @@ export class MemorySessionProvider implements SessionProvider {
     const { message: stored, json } = write;
     const data = this.store.sessionData(this.sessionId, true)!;
     const existing = data.rows.get(stored.id);
-    if (existing) return withStored({ inserted: false }, existing.json);
+    if (existing) return withStored({ inserted: false }, this.storedJson(existing));
     if (options?.expectedLeafId !== undefined && (data.leaf?.id ?? null) !== options.expectedLeafId) {
       throw new SessionError(
         "CONFLICT",
@@ -164,7 +169,7 @@ export class MemorySessionProvider implements SessionProvider {
     const createdAt = importTime(options.createdAt);
     const data = this.store.sessionData(this.sessionId, true)!;
     const existing = data.rows.get(message.id);
-    if (existing) return withStored({ inserted: false }, existing.json);
+    if (existing) return withStored({ inserted: false }, this.storedJson(existing));
     this.insert(data, message, json, this.parentRow(data, options.parentId), createdAt);
     return withStored({ inserted: true }, json);
   }
@@ -175,6 +180,11 @@ export class MemorySessionProvider implements SessionProvider {
     if (!row)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
     return this.replace(row, stored, json);
+  }
+
+  // The JSON a read of the row returns: its payloads restored.
+  private storedJson(row: Row): string {
+    return row.hashes.length === 0 ? row.json : JSON.stringify(toMessage(this.store, row));
   }
 
   private parentRow(data: SessionData, parentId: string | null | undefined): Row | null {
@@ -197,17 +207,20 @@ export class MemorySessionProvider implements SessionProvider {
     parent: Row | null,
     createdAt: string,
   ): void {
+    const stored = offloadMessage(message, json);
     const row: Row = {
       seq: this.store.nextSeq(),
       id: message.id,
       role: message.role,
-      json,
+      json: stored.content,
+      hashes: stored.attachments.map((a) => a.hash),
       text: messageText(message),
-      bytes: utf8Length(json),
+      bytes: utf8Length(stored.content),
       createdAt,
       parent,
       children: [],
     };
+    this.store.attachments.link(stored.attachments);
     parent?.children.push(row);
     data.rows.set(row.id, row);
     data.leaf = row;
@@ -215,11 +228,16 @@ export class MemorySessionProvider implements SessionProvider {
 
   // Identical JSON is identical content: nothing is written (the other backends compare a stored hash).
   private replace(row: Row, message: SessionMessage, json: string): UpdateResult {
-    if (row.json === json) return withStored({ updated: false }, json);
-    row.json = json;
+    const stored = offloadMessage(message, json);
+    if (row.json === stored.content) return withStored({ updated: false }, json);
+    // Link the new payloads before dropping the old links, so a payload kept by the update is never deleted.
+    this.store.attachments.link(stored.attachments);
+    this.store.attachments.unlink(row.hashes);
+    row.json = stored.content;
+    row.hashes = stored.attachments.map((a) => a.hash);
     row.role = message.role;
     row.text = messageText(message);
-    row.bytes = utf8Length(json);
+    row.bytes = utf8Length(stored.content);
     return withStored({ updated: true }, json);
   }
 
@@ -241,6 +259,7 @@ export class MemorySessionProvider implements SessionProvider {
         row.parent.children = siblings.sort((a, b) => a.seq - b.seq);
       }
       data.rows.delete(id);
+      this.store.attachments.unlink(row.hashes);
       deleted.add(id);
       if (data.leaf === row) data.leaf = null;
     }

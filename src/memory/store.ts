@@ -2,6 +2,7 @@ import { assertSessionId } from "../message.js";
 import { parseQuery, scoreText } from "../search/query.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import type {
+  AttachmentCapableStore,
   ContextCapableStore,
   RegistryCapableStore,
   StoreSearchOptions,
@@ -9,6 +10,7 @@ import type {
 } from "../store/types.js";
 import { type WritePolicy, type WritePolicyOptions, writePolicy } from "../store/write-policy.js";
 import type { SearchResult, StoredCompaction } from "../types.js";
+import { MemoryAttachments } from "./attachments.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 import { activePath, MemorySessionProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
@@ -19,6 +21,8 @@ interface Row {
   id: string;
   role: string;
   json: string;
+  /** Payloads the stored JSON points at (see store/attachments.ts). */
+  hashes: readonly string[];
   text: string;
   bytes: number;
   createdAt: string;
@@ -36,7 +40,9 @@ interface SessionData {
 export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
 
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
-export class MemoryStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
+export class MemoryStore
+  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+{
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
   readonly blocks = new MemoryBlockStore();
@@ -44,6 +50,8 @@ export class MemoryStore implements ContextCapableStore, RegistryCapableStore, T
   readonly entries = new MemoryEntryStore();
   /** Named sessions for SessionManager (added with the manager). */
   readonly registry: MemorySessionRegistry = new MemorySessionRegistry(this);
+  /** Offloaded media payloads, each stored once. */
+  readonly attachments = new MemoryAttachments();
   /** Lossless export and import of whole sessions. */
   readonly transfer: MemoryTransfer = new MemoryTransfer(this);
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
@@ -119,6 +127,7 @@ export class MemoryStore implements ContextCapableStore, RegistryCapableStore, T
 
   /** @internal removes a session's messages and overlays. */
   dropSession(sessionId: string): void {
+    for (const row of this.data.get(sessionId)?.rows.values() ?? []) this.attachments.unlink(row.hashes);
     this.data.delete(sessionId);
   }
 }

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
+import { AttachmentExport, AttachmentImport } from "../store/transfer-attachments.js";
 import {
   assertTransferMessage,
   batches,
@@ -44,6 +45,7 @@ export class MemoryTransfer implements SessionTransfer {
     let tokens = 0;
     for (const row of data?.rows.values() ?? []) {
       bytes += row.bytes;
+      // A pointer estimates like the payload it stands for, so nothing is loaded here.
       const message = parseMessage(row.json);
       tokens += message ? estimateMessageTokens([message]) : 0;
     }
@@ -64,7 +66,9 @@ export class MemoryTransfer implements SessionTransfer {
     if (!info && !data) return;
     yield { kind: "session", session: { id: sessionId, info, leafId: data?.leaf?.id ?? null } };
     // The row map is in insertion order, which puts parents before their children.
+    const attachments = new AttachmentExport();
     for (const row of data?.rows.values() ?? []) {
+      yield* attachments.before(row.json, (hash) => this.store.attachments.load([hash]).get(hash) ?? null);
       yield {
         kind: "message",
         message: {
@@ -91,14 +95,17 @@ export class MemoryTransfer implements SessionTransfer {
     };
     let data: MemorySessionData | undefined;
     const compactionIds = new Set<string>();
+    const attachments = new AttachmentImport();
     for await (const batch of batches(rest, 500)) {
       if (!data) {
         data = this.store.sessionData(header.id, true)!;
         for (const compaction of data.compactions) compactionIds.add(compaction.id);
       }
       for (const item of batch) {
-        if (item.kind === "message") {
-          const wrote = this.insertMessage(header.id, data, item.message);
+        if (item.kind === "attachment") {
+          attachments.accept(item.attachment);
+        } else if (item.kind === "message") {
+          const wrote = this.insertMessage(header.id, data, item.message, attachments);
           result.messages[wrote ? "inserted" : "skipped"]++;
         } else {
           const wrote = !compactionIds.has(item.compaction.id);
@@ -121,6 +128,7 @@ export class MemoryTransfer implements SessionTransfer {
     sessionId: string,
     data: MemorySessionData,
     message: Parameters<typeof messageFacts>[0],
+    attachments: AttachmentImport,
   ): boolean {
     assertTransferMessage(message);
     if (data.rows.has(message.id)) return false;
@@ -131,12 +139,19 @@ export class MemoryTransfer implements SessionTransfer {
         `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
       );
     }
+    const { hashes, provided } = attachments.needs(message.content);
+    attachments.assertComplete(message.id, hashes, (hash) => this.store.attachments.load([hash]).size > 0);
+    // Provided payloads are stored (or linked when already present); the rest are known to be stored.
+    const providedHashes = new Set(provided.map((a) => a.hash));
+    this.store.attachments.link(provided);
+    this.store.attachments.linkStored(hashes.filter((hash) => !providedHashes.has(hash)));
     const facts = messageFacts(message);
     const row: MemoryMessageRow = {
       seq: this.store.nextSeq(),
       id: message.id,
       role: facts.role,
       json: message.content,
+      hashes,
       text: facts.text,
       bytes: facts.bytes,
       createdAt: message.createdAt,

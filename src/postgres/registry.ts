@@ -13,6 +13,7 @@ import type {
   SessionRegistry,
   SessionUsage,
 } from "../store/types.js";
+import { releaseSession } from "./attachments.js";
 import type { Executor } from "./client.js";
 import { statement, type Tables } from "./schema.js";
 import { isoSql } from "./tree.js";
@@ -152,6 +153,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
     const keys = [...(options.blockKeys ?? [])];
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
+      if (head) await releaseSession(query, this.t, head.num);
       const [result] = await query<{ existed: boolean }>(deleteSql(this.t), [id, head?.num ?? null, keys]);
       return result?.existed === true;
     });

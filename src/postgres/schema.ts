@@ -21,6 +21,8 @@ export interface Tables {
   messages: string;
   messagesSeq: string;
   compactions: string;
+  attachments: string;
+  attachmentLinks: string;
   blocks: string;
   entries: string;
   sessions: string;
@@ -66,6 +68,8 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     messages: name("agent_messages"),
     messagesSeq: name("agent_messages_seq"),
     compactions: name("agent_compactions"),
+    attachments: name("agent_attachments"),
+    attachmentLinks: name("agent_attachment_links"),
     blocks: name("agent_context_blocks"),
     entries: name("agent_search_entries"),
     sessions: name("agent_sessions"),
@@ -240,6 +244,20 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 5,
     statements: (t) => [`ALTER TABLE ${t.messages} ADD COLUMN IF NOT EXISTS content_hash text`],
+  },
+  // Offloaded media payloads (attachments.ts): each stored once; one link row per (message row, payload), whose
+  // count is the payload's reference count. Version 5 is large messages.
+  {
+    version: 6,
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t.attachments} (hash text PRIMARY KEY, data bytea NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS ${t.attachmentLinks} (
+        message_seq bigint NOT NULL,
+        hash text NOT NULL,
+        PRIMARY KEY (message_seq, hash)
+      )`,
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_attachment_links_hash`)} ON ${t.attachmentLinks} (hash)`,
+    ],
   },
 ];
 

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId, assertSessionId, parseMessage, TAKES_SERIALIZED } from "../message.js";
+import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
@@ -20,6 +21,7 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
+import { hydrate, joined, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
 import type { Executor, PostgresSource } from "./client.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
@@ -41,6 +43,9 @@ const branchesSql = statement(
   (t) => `SELECT c.content FROM ${t.heads} h JOIN ${t.messages} p ON p.session_num = h.num
     JOIN ${t.messages} c ON c.parent_seq = p.seq WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
 );
+
+// The session's head, locked first: every write locks it before any payload (see attachments.ts).
+const headSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
 
 /**
  * The storage contract of one session in Postgres. `new PostgresSessionProvider(client, sessionId)` is the
@@ -70,7 +75,7 @@ export class PostgresSessionProvider implements SessionProvider {
   private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionMessage | null> {
     const [executor, t] = await this.db();
     const [row] = await executor.query<{ content: string }>(sql(t), params, true);
-    return row ? parseMessage(row.content) : null;
+    return row ? ((await hydrate(executor, t, [parseMessage(row.content)]))[0] ?? null) : null;
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
@@ -80,7 +85,7 @@ export class PostgresSessionProvider implements SessionProvider {
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     const [executor, t] = await this.db();
-    return (await readPath(executor, t, this.sessionId, leafId))?.messages ?? [];
+    return hydrate(executor, t, (await readPath(executor, t, this.sessionId, leafId))?.messages ?? []);
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
@@ -91,7 +96,8 @@ export class PostgresSessionProvider implements SessionProvider {
     if (typeof messageId !== "string") return [];
     const [executor, t] = await this.db();
     const rows = await executor.query<{ content: string }>(branchesSql(t), [this.sessionId, messageId], true);
-    return rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+    const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+    return hydrate(executor, t, messages);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -116,7 +122,11 @@ export class PostgresSessionProvider implements SessionProvider {
     const max = Number.isFinite(budget.maxBytes) ? budget.maxBytes : null;
     const read = await readPath(executor, t, this.sessionId, leafId, max, budget.minRecent);
     if (!read) return { messages: [], truncated: false, totalContentBytes: 0 };
-    return { messages: read.messages, truncated: read.top > 0, totalContentBytes: read.totalBytes };
+    return {
+      messages: await hydrate(executor, t, read.messages),
+      truncated: read.top > 0,
+      totalContentBytes: read.totalBytes,
+    };
   }
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
@@ -133,11 +143,20 @@ export class PostgresSessionProvider implements SessionProvider {
     if (!write) return { inserted: false, message };
     const { message: stored, json } = write;
     const [executor, t] = await this.db();
-    const result = await appendRow(executor, t, this.sessionId, stored, {
-      parentId,
-      expectedLeafId: options?.expectedLeafId,
+    const result = await writeWithAttachments(
+      executor,
+      t,
+      this.sessionId,
+      stored,
       json,
-    });
+      false,
+      (content, joinedExecutor) =>
+        appendRow(joinedExecutor, t, this.sessionId, stored, {
+          parentId,
+          expectedLeafId: options?.expectedLeafId,
+          json: content,
+        }),
+    );
     return this.withStoredJson(result, stored.id, json);
   }
 
@@ -150,7 +169,16 @@ export class PostgresSessionProvider implements SessionProvider {
     if (!write) return { inserted: false, updated: false, message };
     const { message: stored, json } = write;
     const [executor, t] = await this.db();
-    return withStored(await upsertRow(executor, t, this.sessionId, stored, parentId, json), json);
+    const result = await writeWithAttachments(
+      executor,
+      t,
+      this.sessionId,
+      stored,
+      json,
+      true,
+      (content, joinedExecutor) => upsertRow(joinedExecutor, t, this.sessionId, stored, parentId, content),
+    );
+    return withStored(result, json);
   }
 
   async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
@@ -158,26 +186,47 @@ export class PostgresSessionProvider implements SessionProvider {
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
     const [executor, t] = await this.db();
-    const result = await appendRow(executor, t, this.sessionId, message, {
-      parentId: options.parentId,
+    const result = await writeWithAttachments(
+      executor,
+      t,
+      this.sessionId,
+      message,
       json,
-      createdAt,
-    });
+      false,
+      (content, joinedExecutor) =>
+        appendRow(joinedExecutor, t, this.sessionId, message, {
+          parentId: options.parentId,
+          json: content,
+          createdAt,
+        }),
+    );
     return this.withStoredJson(result, message.id, json);
   }
 
   async updateMessage(message: SessionMessage): Promise<UpdateResult> {
     const { message: stored, json } = prepareServerWrite(message, this.store.policy);
     const [executor, t] = await this.db();
-    return withStored(await updateRow(executor, t, this.sessionId, stored, json), json);
+    const result = await writeWithAttachments(
+      executor,
+      t,
+      this.sessionId,
+      stored,
+      json,
+      true,
+      (content, joinedExecutor) => updateRow(joinedExecutor, t, this.sessionId, stored, content),
+    );
+    return withStored(result, json);
   }
 
-  // An id that was already stored answers with the stored message (one read, only then).
+  // An id that was already stored answers with the stored message, payloads restored (one read, only then).
   private async withStoredJson(result: AppendResult, id: string, json: string): Promise<AppendResult> {
     if (result.inserted) return withStored(result, json);
     const [executor, t] = await this.db();
     const [row] = await executor.query<{ content: string }>(messageSql(t), [this.sessionId, id], true);
-    return withStored(result, row?.content ?? json);
+    if (!row) return withStored(result, json);
+    if (contentHashes(row.content).length === 0) return withStored(result, row.content);
+    const [restored] = await hydrate(executor, t, [parseMessage(row.content)]);
+    return withStored(result, restored ? JSON.stringify(restored) : row.content);
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {
@@ -187,12 +236,20 @@ export class PostgresSessionProvider implements SessionProvider {
     for (const id of messageIds) assertId(id, "A message id");
     if (messageIds.length === 0) return;
     const [executor, t] = await this.db();
-    await deleteRows(executor, t, this.sessionId, messageIds);
+    await executor.transaction(async (query) => {
+      const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
+      if (head) await releaseMessages(query, t, head.num, messageIds);
+      await deleteRows(joined(executor, query), t, this.sessionId, messageIds);
+    });
   }
 
   async clearMessages(): Promise<void> {
     const [executor, t] = await this.db();
-    await clearRows(executor, t, this.sessionId);
+    await executor.transaction(async (query) => {
+      const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
+      if (head) await releaseSession(query, t, head.num);
+      await clearRows(joined(executor, query), t, this.sessionId);
+    });
   }
 
   async addCompaction(

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import type {
+  AttachmentCapableStore,
   ContextCapableStore,
   RegistryCapableStore,
   StoreSearchOptions,
@@ -7,6 +8,7 @@ import type {
 } from "../store/types.js";
 import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
+import { PostgresAttachments } from "./attachments.js";
 import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresSessionRegistry } from "./registry.js";
@@ -23,12 +25,16 @@ import { PostgresTransfer } from "./transfer.js";
  * the append that committed last. A single Client is also used for the store's transactions, so prefer a Pool
  * when the application shares the connection.
  */
-export class PostgresStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
+export class PostgresStore
+  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+{
   readonly backend = "postgres";
   readonly blocks: PostgresBlockStore;
   readonly entries: PostgresEntryStore;
   /** The named sessions of `SessionManager` (table `agent_sessions`). */
   readonly registry: PostgresSessionRegistry;
+  /** Offloaded media payloads, each stored once. */
+  readonly attachments: PostgresAttachments;
   /** Lossless, streaming export and import of sessions, blocks and entries (what the CLI's export/import use). */
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
@@ -49,6 +55,7 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
     this.blocks = new PostgresBlockStore(ready, this.tables);
     this.entries = new PostgresEntryStore(ready, this.tables);
     this.registry = new PostgresSessionRegistry(ready, this.tables);
+    this.attachments = new PostgresAttachments(ready, this.tables);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry);
   }
 

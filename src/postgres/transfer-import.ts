@@ -7,10 +7,12 @@
  */
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
+import { AttachmentImport } from "../store/transfer-attachments.js";
 import { assertTransferMessage, batches, messageFacts, openSessionStream } from "../store/transfer-stream.js";
 import type { ImportCounts, SessionImportResult, TransferItem, TransferMessage } from "../store/types.js";
 import { contentHash } from "../store/write-policy.js";
 import { lockSql } from "./append.js";
+import { planImportLinks } from "./attachments.js";
 import type { Executor, Query } from "./client.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
 import { statement, type Tables } from "./schema.js";
@@ -110,6 +112,7 @@ async function writeMessages(
   num: string,
   messages: TransferMessage[],
   counts: ImportCounts,
+  attachments: AttachmentImport,
 ): Promise<number> {
   const parents = new Set<string>();
   for (const message of messages) {
@@ -169,9 +172,11 @@ async function writeMessages(
         `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
       );
     }
+    const linkPayloads = await planImportLinks(query, t, message.id, message.content, attachments);
     const facts = messageFacts(message);
     const { node, jumpSeq, jumpDepth } = childOf(parent, seqs[placed.size]!, facts.bytes, facts.tokens);
     placed.set(message.id, node);
+    await linkPayloads(node.seq);
     const createdAt = timestampParam(message.createdAt, `Message "${message.id}"`);
     const row = [node.seq, message.id, parent?.seq ?? null, facts.role, message.content, createdAt];
     row.push(node.depth, jumpSeq, jumpDepth, facts.bytes, node.cumBytes, facts.tokens, node.cumTokens);
@@ -192,13 +197,17 @@ async function writeBatch(
   sessionId: string,
   batch: Exclude<TransferItem, { kind: "session" }>[],
   result: SessionImportResult,
+  attachments: AttachmentImport,
 ): Promise<string> {
   const [head] = await query<{ num: string }>(lockSql(t), [sessionId, new Date().toISOString()]);
   const num = String(head!.num);
+  for (const item of batch) if (item.kind === "attachment") attachments.accept(item.attachment);
   const messages = batch.flatMap((item) => (item.kind === "message" ? [item.message] : []));
   const compactions = batch.flatMap((item) => (item.kind === "compaction" ? [item.compaction] : []));
   const inserted =
-    messages.length > 0 ? await writeMessages(query, t, sessionId, num, messages, result.messages) : 0;
+    messages.length > 0
+      ? await writeMessages(query, t, sessionId, num, messages, result.messages, attachments)
+      : 0;
   if (compactions.length > 0) await writeCompactions(query, t, num, compactions, result.compactions);
   // The version bump tells appenders whose snapshot predates this batch to retry (see append.ts).
   if (inserted > 0) await query(bumpSql(t), [num, inserted], true);
@@ -232,9 +241,10 @@ export async function importSession(
     compactions: { inserted: 0, skipped: 0 },
   };
   let num: string | undefined;
+  const attachments = new AttachmentImport();
   // The next batch is read before its transaction starts: the stream may come from this very connection.
   for await (const batch of batches(rest, BATCH)) {
-    num = await executor.transaction((query) => writeBatch(query, t, header.id, batch, result));
+    num = await executor.transaction((query) => writeBatch(query, t, header.id, batch, result, attachments));
   }
   if (num !== undefined && result.messages.inserted > 0) await setLeaf(executor, t, num, header.leafId);
   return result;

@@ -1,3 +1,4 @@
+import { AttachmentExport } from "../store/transfer-attachments.js";
 import type {
   ImportCounts,
   SessionFootprint,
@@ -6,6 +7,7 @@ import type {
   TransferItem,
   TransferRow,
 } from "../store/types.js";
+import { loadAttachments } from "./attachments.js";
 import type { Executor } from "./client.js";
 import type { PostgresSessionRegistry } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
@@ -174,10 +176,20 @@ export class PostgresTransfer implements SessionTransfer {
     if (!head) return;
     const order = new ParentsFirst();
     const seqKey = (r: { seq: string | number }) => [r.seq];
+    const attachments = new AttachmentExport();
+    const executor = await this.ready();
+    const load = async (hash: string) =>
+      (await loadAttachments(executor.query, this.t, [hash])).get(hash) ?? null;
     for await (const row of this.pages<MessageRow>(messagesSql, messagesSql, [head.num], [0], seqKey)) {
-      for (const ready of order.push(row)) yield toItem(ready);
+      for (const ready of order.push(row)) {
+        yield* attachments.before(ready.content, load);
+        yield toItem(ready);
+      }
     }
-    for (const left of order.rest()) yield toItem(left);
+    for (const left of order.rest()) {
+      yield* attachments.before(left.content, load);
+      yield toItem(left);
+    }
     type Compaction = StoredCompactionRow & { seq: string };
     const compactions = this.pages<Compaction>(compactionsSql, compactionsSql, [head.num], [0], seqKey);
     for await (const { seq: _seq, ...row } of compactions) {

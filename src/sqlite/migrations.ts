@@ -1,3 +1,4 @@
+import { attachmentTableStatements, STORE_TABLES } from "./attachment-tables.js";
 import type { SqlDriver } from "./driver.js";
 
 /** One schema step: its version and the statements (one per entry, so a `sql` tag can run them). */
@@ -132,6 +133,12 @@ export const SQLITE_MIGRATIONS: Migration[] = [
         PRIMARY KEY (seq, idx)
       )`,
     ],
+  },
+  // Offloaded media payloads (attachments.ts): each stored once, chunked to the driver's value limit, and a link
+  // row per (message row, payload) whose count is the payload's reference count. Version 5 is large messages.
+  {
+    version: 6,
+    statements: attachmentTableStatements(STORE_TABLES),
   },
 ];
 

@@ -7,6 +7,7 @@ import type {
   SessionRegistry,
   SessionUsage,
 } from "../store/types.js";
+import { releaseSession } from "./attachments.js";
 import { deleteSessionChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { unindexSession } from "./search-index.js";
@@ -107,6 +108,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
         // The FTS table is contentless: its rows are found by rowid (= message seq) before the messages go.
         unindexSession(this.driver, head.num);
         deleteSessionChunks(this.driver, head.num);
+        releaseSession(this.driver, head.num);
         this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
         this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId, assertSessionId, parseMessage, TAKES_SERIALIZED } from "../message.js";
+import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
@@ -20,6 +21,7 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
+import { hydrate, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
 import { contentSql, deleteSessionChunks, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { contextTokens, listCompactions, pathStats, readPath, windowTop } from "./history.js";
@@ -88,17 +90,22 @@ export class SqliteSessionProvider implements SessionProvider {
 
   private content(sql: string, params: (string | number)[]): SessionMessage | null {
     const row = this.driver.get<{ content: unknown }>(sql, params);
-    return row ? parseMessage(resolveContent(this.driver, row.content)) : null;
+    if (!row) return null;
+    return hydrate(this.driver, [parseMessage(resolveContent(this.driver, row.content))])[0] ?? null;
   }
 
-  /** The stored JSON of a message of this session, or undefined. */
+  /** The stored JSON of a message of this session, payloads restored, or undefined. */
   private storedJson(id: string): string | undefined {
     const row = this.driver.get<{ content: unknown }>(
       `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
        JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`,
       [id, this.sessionId],
     );
-    return row ? resolveContent(this.driver, row.content) : undefined;
+    if (!row) return undefined;
+    const json = resolveContent(this.driver, row.content);
+    if (contentHashes(json).length === 0) return json;
+    const [message] = hydrate(this.driver, [parseMessage(json)]);
+    return message ? JSON.stringify(message) : json;
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
@@ -112,7 +119,7 @@ export class SqliteSessionProvider implements SessionProvider {
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     const at = this.locate(leafId);
-    return at?.leaf ? readPath(this.driver, at.num, at.leaf, 0, at.overlays) : [];
+    return at?.leaf ? hydrate(this.driver, readPath(this.driver, at.num, at.leaf, 0, at.overlays)) : [];
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
@@ -131,9 +138,10 @@ export class SqliteSessionProvider implements SessionProvider {
        WHERE p.session_num = ? AND p.id = ? ORDER BY c.seq`,
       [head.num, messageId],
     );
-    return rows
+    const messages = rows
       .map((r) => parseMessage(resolveContent(this.driver, r.content)))
       .filter((m): m is SessionMessage => m !== null);
+    return hydrate(this.driver, messages);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -152,7 +160,7 @@ export class SqliteSessionProvider implements SessionProvider {
     if (!at || !leaf) return { messages: [], truncated: false, totalContentBytes: 0 };
     const top = windowTop(this.driver, leaf, budget.maxBytes, budget.minRecent);
     return {
-      messages: readPath(this.driver, at.num, leaf, top, at.overlays),
+      messages: hydrate(this.driver, readPath(this.driver, at.num, leaf, top, at.overlays)),
       truncated: top > 0,
       totalContentBytes: leaf.cum_bytes,
     };
@@ -177,11 +185,13 @@ export class SqliteSessionProvider implements SessionProvider {
     const write = prepareAppend(message, parentId, this.store.policy, options?.source);
     if (!write) return { inserted: false, message };
     const { message: stored, json } = write;
-    const result = appendRow(this.driver, this.sessionId, stored, {
-      parentId,
-      expectedLeafId: options?.expectedLeafId,
-      json,
-    });
+    const result = writeWithAttachments(this.driver, this.sessionId, stored, json, false, (content) =>
+      appendRow(this.driver, this.sessionId, stored, {
+        parentId,
+        expectedLeafId: options?.expectedLeafId,
+        json: content,
+      }),
+    );
     return withStored(result, result.inserted ? json : (this.storedJson(stored.id) ?? json));
   }
 
@@ -193,24 +203,32 @@ export class SqliteSessionProvider implements SessionProvider {
     const write = prepareAppend(message, parentId, this.store.policy, options?.source);
     if (!write) return { inserted: false, updated: false, message };
     const { message: stored, json } = write;
-    return withStored(upsertRow(this.driver, this.sessionId, stored, parentId, json), json);
+    const result = writeWithAttachments(this.driver, this.sessionId, stored, json, true, (content) =>
+      upsertRow(this.driver, this.sessionId, stored, parentId, content),
+    );
+    return withStored(result, json);
   }
 
   async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
     const { json } = prepareServerWrite(message, this.store.policy);
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
-    const result = appendRow(this.driver, this.sessionId, message, {
-      parentId: options.parentId,
-      json,
-      createdAt,
-    });
+    const result = writeWithAttachments(this.driver, this.sessionId, message, json, false, (content) =>
+      appendRow(this.driver, this.sessionId, message, {
+        parentId: options.parentId,
+        json: content,
+        createdAt,
+      }),
+    );
     return withStored(result, result.inserted ? json : (this.storedJson(message.id) ?? json));
   }
 
   async updateMessage(message: SessionMessage): Promise<UpdateResult> {
     const { message: stored, json } = prepareServerWrite(message, this.store.policy);
-    return withStored(updateRow(this.driver, this.sessionId, stored, json), json);
+    const result = writeWithAttachments(this.driver, this.sessionId, stored, json, true, (content) =>
+      updateRow(this.driver, this.sessionId, stored, content),
+    );
+    return withStored(result, json);
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {
@@ -218,7 +236,12 @@ export class SqliteSessionProvider implements SessionProvider {
       throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
     }
     for (const id of messageIds) assertId(id, "A message id");
-    if (messageIds.length > 0) deleteRows(this.driver, this.sessionId, messageIds);
+    if (messageIds.length === 0) return;
+    this.driver.transaction(() => {
+      const head = this.head();
+      if (head) releaseMessages(this.driver, head.num, messageIds);
+      deleteRows(this.driver, this.sessionId, messageIds);
+    });
   }
 
   async clearMessages(): Promise<void> {
@@ -227,6 +250,7 @@ export class SqliteSessionProvider implements SessionProvider {
       if (!head) return;
       unindexSession(this.driver, head.num);
       deleteSessionChunks(this.driver, head.num);
+      releaseSession(this.driver, head.num);
       this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
       this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
       this.driver.run(

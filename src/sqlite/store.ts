@@ -2,6 +2,7 @@ import { messageText, parseMessage } from "../message.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type {
+  AttachmentCapableStore,
   ContextCapableStore,
   RegistryCapableStore,
   StoreSearchOptions,
@@ -10,6 +11,7 @@ import type {
 import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
 import { ensureHead } from "./append.js";
+import { SqliteAttachments } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
@@ -41,7 +43,9 @@ const RANKED_SQL = `SELECT seq FROM (
   ) ORDER BY score, seq DESC`;
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
-export class SqliteStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
+export class SqliteStore
+  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+{
   readonly backend = "sqlite";
   /** @internal the connection every provider of this store shares. */
   readonly driver: SqlDriver;
@@ -51,6 +55,8 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   readonly entries: SqliteEntryStore;
   /** Named sessions for SessionManager (added with the manager). */
   readonly registry: SqliteSessionRegistry;
+  /** Offloaded media payloads, each stored once. */
+  readonly attachments: SqliteAttachments;
   /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
   readonly transfer: SqliteTransfer;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
@@ -70,6 +76,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver);
     this.registry = new SqliteSessionRegistry(this.driver);
+    this.attachments = new SqliteAttachments(() => this.driver);
     this.transfer = new SqliteTransfer(this.driver);
     this.families = new FamilyExpander(this.driver, "agent_messages_fts");
   }

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { AttachmentImport } from "../store/transfer-attachments.js";
 import { assertTransferMessage, batches, messageFacts, openSessionStream } from "../store/transfer-stream.js";
 import type {
   ImportCounts,
@@ -11,6 +12,7 @@ import type {
 import { contentHash } from "../store/write-policy.js";
 import type { StoredCompaction } from "../types.js";
 import { ensureHead } from "./append.js";
+import { planImportLinks } from "./attachments.js";
 import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { indexedSeq, indexPending, indexText } from "./search-index.js";
@@ -52,6 +54,7 @@ function insertMessage(
   num: number,
   message: TransferMessage,
   indexed: number,
+  attachments: AttachmentImport,
 ): boolean {
   assertTransferMessage(message);
   if (
@@ -66,6 +69,7 @@ function insertMessage(
       `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
     );
   }
+  const linkPayloads = planImportLinks(driver, message.id, message.content, attachments);
   const facts = messageFacts(message);
   const jump = parent ? jumpFor(driver, parent) : null;
   const stored = storedContent(driver, message.content);
@@ -92,6 +96,7 @@ function insertMessage(
     ],
   )!;
   writeChunks(driver, row.seq, stored);
+  linkPayloads(row.seq);
   // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (importSession).
   if (row.seq <= indexed) indexText(driver, row.seq, num, facts.text);
   return true;
@@ -130,16 +135,21 @@ export async function importSession(
     compactions: { inserted: 0, skipped: 0 },
   };
   let num: number | undefined;
+  const attachments = new AttachmentImport();
   for await (const batch of batches(rest, BATCH)) {
     driver.transaction(() => {
       num ??= ensureHead(driver, header.id).num;
       const indexed = indexedSeq(driver);
       let inserted = 0;
       for (const item of batch) {
+        if (item.kind === "attachment") {
+          attachments.accept(item.attachment);
+          continue;
+        }
         const counts = item.kind === "message" ? result.messages : result.compactions;
         const wrote =
           item.kind === "message"
-            ? insertMessage(driver, header.id, num, item.message, indexed)
+            ? insertMessage(driver, header.id, num, item.message, indexed, attachments)
             : insertCompaction(driver, num, item.compaction);
         if (wrote) counts.inserted++;
         else counts.skipped++;

@@ -1,4 +1,5 @@
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
+import { AttachmentExport } from "../store/transfer-attachments.js";
 import type {
   ImportCounts,
   SessionFootprint,
@@ -7,6 +8,7 @@ import type {
   TransferItem,
   TransferRow,
 } from "../store/types.js";
+import { loadAttachments } from "./attachment-tables.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { SqliteSessionRegistry } from "./registry.js";
@@ -102,6 +104,8 @@ export class SqliteTransfer implements SessionTransfer {
       session: { id: sessionId, info, leafId: head ? this.leafId(head.leaf_seq) : null },
     };
     if (!head) return;
+    const attachments = new AttachmentExport();
+    const load = (hash: string) => loadAttachments(this.driver, [hash]).get(hash) ?? null;
     for (let after = 0; ; ) {
       // Seqs first from the (session_num, id) index alone, then only those rows: a page never reads the content
       // of the rest of the session.
@@ -119,6 +123,8 @@ export class SqliteTransfer implements SessionTransfer {
         [JSON.stringify(seqs)],
       );
       for (const row of rows) {
+        const content = resolveContent(this.driver, row.content);
+        yield* attachments.before(content, load);
         yield {
           kind: "message",
           message: {
@@ -126,7 +132,7 @@ export class SqliteTransfer implements SessionTransfer {
             parentId: row.parent_id,
             role: row.role,
             createdAt: row.created_at,
-            content: resolveContent(this.driver, row.content),
+            content,
           },
         };
       }

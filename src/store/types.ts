@@ -73,6 +73,36 @@ export function hasContextStorage(store: SessionStore): store is ContextCapableS
   return typeof candidate.blocks === "object" && typeof candidate.entries === "object";
 }
 
+// --- Attachments (offloaded media payloads) ---------------------------------------------------------------------
+
+/** Totals of a store's attachment store: distinct payloads and their bytes (each counted once). */
+export interface AttachmentStats {
+  count: number;
+  bytes: number;
+}
+
+/**
+ * The content-addressed payloads a store offloaded from messages (see docs/ARCHITECTURE.md, "Attachments"):
+ * each distinct payload is stored once under its SHA-256 and deleted with the last message row pointing at it.
+ */
+export interface AttachmentStore {
+  /** Number and total bytes of the stored payloads. */
+  stats(): Promise<AttachmentStats>;
+  /** The bytes stored under a SHA-256 (hex), or null when no row points at such a payload. */
+  get(hash: string): Promise<Uint8Array | null>;
+}
+
+/** A store that offloads media payloads into an {@link AttachmentStore} (memory, SQLite and Postgres). */
+export interface AttachmentCapableStore extends SessionStore {
+  readonly attachments: AttachmentStore;
+}
+
+/** True when the store has an {@link AttachmentStore}. */
+export function hasAttachmentStore(store: SessionStore): store is AttachmentCapableStore {
+  const attachments = (store as Partial<AttachmentCapableStore>).attachments;
+  return typeof attachments === "object" && attachments !== null && typeof attachments.stats === "function";
+}
+
 // --- Session registry (SessionManager) -------------------------------------------------------------------------
 
 /**
@@ -180,9 +210,20 @@ export interface TransferMessage {
   content: string;
 }
 
-/** One item of a session's transfer stream: the header first, then messages (parents first), then overlays. */
+/** An offloaded payload a transferred message points at, sent once before the first message that needs it. */
+export interface TransferAttachment {
+  /** SHA-256 of `bytes`, hex (an import checks it). */
+  hash: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * One item of a session's transfer stream: the header first, then messages (parents first, each payload as an
+ * `attachment` item before the first message pointing at it), then overlays.
+ */
 export type TransferItem =
   | { kind: "session"; session: TransferSession }
+  | { kind: "attachment"; attachment: TransferAttachment }
   | { kind: "message"; message: TransferMessage }
   | { kind: "compaction"; compaction: StoredCompaction };
 

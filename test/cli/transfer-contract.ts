@@ -14,6 +14,7 @@ import {
   type TransferItem,
   type TransferRow,
 } from "../../src/store/types.js";
+import type { SessionMessage } from "../../src/types.js";
 import { estimateMessageTokens } from "../../src/utils/tokens.js";
 import { type ContractTarget, msg, rejectsWithCode, withStore } from "../contract/harness.js";
 
@@ -55,6 +56,9 @@ export async function importAll(store: TransferCapableStore, data: Collected) {
   return totals;
 }
 
+/** A payload big enough to be offloaded (see MIN_OFFLOAD_CHARS). */
+const SCREENSHOT = Buffer.alloc(4000, 42).toString("base64");
+
 const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
 
 /**
@@ -76,7 +80,15 @@ export async function seedRich(store: SessionStore): Promise<void> {
   await manager.append("plans", msg("a2", "friday is fine", "assistant"), "u1");
   await manager.append("plans", msg("u2", "ok thursday 🚀"));
   await manager.append("plans", msg("gone", "to be deleted", "assistant"));
-  await manager.append("plans", msg("a3", "booked", "assistant"));
+  // An image offloaded to the attachment store, and the same bytes again in a tool output of another session.
+  await manager.append("plans", {
+    id: "a3",
+    role: "assistant",
+    parts: [
+      { type: "text", text: "booked" },
+      { type: "file", mediaType: "image/png", url: `data:image/png;base64,${SCREENSHOT}` },
+    ],
+  } as SessionMessage);
   await manager.deleteMessages("plans", ["gone"]);
   await manager.addCompaction("plans", "they chose thursday", "u1", "a2", {
     coveredMessages: 2,
@@ -91,7 +103,13 @@ export async function seedRich(store: SessionStore): Promise<void> {
     id: "t1",
     role: "assistant",
     parts: [
-      { type: "tool-lookup", toolCallId: "c1", state: "output-available", input: { q: 1 }, output: [1, 2] },
+      {
+        type: "tool-lookup",
+        toolCallId: "c1",
+        state: "output-available",
+        input: { q: 1 },
+        output: { type: "content", value: [{ type: "media", data: SCREENSHOT, mediaType: "image/png" }] },
+      },
     ],
   });
   await tick();

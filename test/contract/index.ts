@@ -1,4 +1,5 @@
 import { describe } from "node:test";
+import { attachmentsSpec } from "./attachments.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import type { ContractTarget } from "./harness.js";
@@ -30,6 +31,7 @@ export function runProviderContract(target: ContractTarget): void {
     contextStoreSpec(target);
     writesSpec(target);
     largeSpec(target);
+    attachmentsSpec(target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(target);
     managerLifecycleSpec(target);

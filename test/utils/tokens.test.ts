@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { offloadMessage } from "../../src/store/attachments.js";
 import type { SessionMessage } from "../../src/types.js";
 import {
   CHARS_PER_TOKEN,
   estimateMessageTokens,
   estimateStringTokens,
+  IMAGE_TOKENS,
+  MEDIA_TOKEN_CAP,
   TOKENS_PER_MESSAGE,
   WORDS_TOKEN_MULTIPLIER,
 } from "../../src/utils/tokens.js";
@@ -169,5 +172,49 @@ describe("estimateMessageTokens", () => {
     const started = performance.now();
     assert.equal(estimateStringTokens(long), 2_600_000); // words (2M × 1.3) beat characters (10M / 4)
     assert.ok(performance.now() - started < 2000);
+  });
+});
+
+describe("media in token estimates", () => {
+  const b64 = Buffer.alloc(300_000, 7).toString("base64");
+  const image = (url: string) =>
+    ({
+      id: "i",
+      role: "user",
+      parts: [{ type: "file", mediaType: "image/png", url }],
+    }) as unknown as SessionMessage;
+  const tool = (data: string, mediaType: string) =>
+    ({
+      id: "t",
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-shot",
+          toolCallId: "c",
+          state: "output-available",
+          input: {},
+          output: { type: "content", value: [{ type: "media", data, mediaType }] },
+        },
+      ],
+    }) as unknown as SessionMessage;
+
+  test("an image counts a fixed weight, inline or offloaded", () => {
+    const inline = image(`data:image/png;base64,${b64}`);
+    assert.equal(estimateMessageTokens([inline]), TOKENS_PER_MESSAGE + IMAGE_TOKENS);
+    const stored = offloadMessage(inline, JSON.stringify(inline));
+    assert.equal(estimateMessageTokens([JSON.parse(stored.content)]), TOKENS_PER_MESSAGE + IMAGE_TOKENS);
+  });
+
+  test("other media counts by size, capped, and a pointer estimates like its payload", () => {
+    const small = Buffer.alloc(6000, 1).toString("base64");
+    for (const data of [small, b64]) {
+      const inline = tool(data, "application/pdf");
+      const stored = JSON.parse(offloadMessage(inline, JSON.stringify(inline)).content) as SessionMessage;
+      assert.equal(estimateMessageTokens([stored]), estimateMessageTokens([inline]));
+    }
+    const big = estimateMessageTokens([tool(b64, "application/pdf")]);
+    assert.ok(big <= MEDIA_TOKEN_CAP + 100 && big >= MEDIA_TOKEN_CAP, `capped: ${big}`);
+    const screenshot = estimateMessageTokens([tool(b64, "image/png")]);
+    assert.ok(screenshot < IMAGE_TOKENS + 100, `an image in a tool output is an image: ${screenshot}`);
   });
 });

@@ -1,6 +1,15 @@
 import { SessionError } from "../../errors.js";
+import {
+  type AttachmentTables,
+  attachmentTableStatements,
+  collect,
+  linkAttachments,
+  loadAttachments,
+  unlinkRows,
+} from "../../sqlite/attachment-tables.js";
 import type { SqlDriver } from "../../sqlite/driver.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "../../sqlite/open.js";
+import { hydrateSync, offloadJson } from "../../store/attachments.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import { assertSessionId } from "../ids.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
@@ -31,6 +40,8 @@ export class SQLiteSessionStorage implements SessionStorage {
   private readonly sessions: string;
   private readonly messages: string;
   private readonly usage: string;
+  /** Media payloads of messages, each stored once however many sessions or saves hold it (attachment-tables.ts). */
+  private readonly media: AttachmentTables;
 
   constructor(source: SqliteSource = ":memory:", options: SQLiteSessionStorageOptions = {}) {
     const prefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
@@ -38,6 +49,7 @@ export class SQLiteSessionStorage implements SessionStorage {
     this.sessions = `${prefix}sessions`;
     this.messages = `${prefix}messages`;
     this.usage = `${prefix}usage`;
+    this.media = { attachments: `${prefix}attachments`, links: `${prefix}attachment_links` };
     this.db = openSqlite(source, options);
     this.db.transaction(() => {
       this.db.run(`CREATE TABLE IF NOT EXISTS ${this.sessions} (
@@ -47,6 +59,7 @@ export class SQLiteSessionStorage implements SessionStorage {
         this.db.run(`CREATE TABLE IF NOT EXISTS ${table} (
           session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, seq))`);
       }
+      for (const statement of attachmentTableStatements(this.media)) this.db.run(statement);
     });
   }
 
@@ -55,6 +68,8 @@ export class SQLiteSessionStorage implements SessionStorage {
     const messages = state.messages ?? [];
     const entries = state.usage?.entries ?? [];
     this.db.transaction(() => {
+      // Payloads the new state keeps are linked again before the old links' payloads are collected.
+      const released = this.unlinkSession(state.id);
       this.db.run(`DELETE FROM ${this.messages} WHERE session_id = ?`, [state.id]);
       this.db.run(`DELETE FROM ${this.usage} WHERE session_id = ?`, [state.id]);
       this.db.run(
@@ -75,16 +90,30 @@ export class SQLiteSessionStorage implements SessionStorage {
       );
       this.insertRows(this.messages, state.id, 0, messages);
       this.insertRows(this.usage, state.id, 0, entries);
+      collect(this.db, released, this.media);
     });
   }
 
+  private unlinkSession(sessionId: string): string[] {
+    return unlinkRows(
+      this.db,
+      `SELECT rowid FROM ${this.messages} WHERE session_id = ?`,
+      [sessionId],
+      this.media,
+    );
+  }
+
+  // Message rows keep pointers in place of inline media; the payloads are linked to the row's rowid.
   private insertRows(table: string, sessionId: string, base: number, rows: readonly unknown[]): void {
     for (let i = 0; i < rows.length; i++) {
-      this.db.run(`INSERT INTO ${table} (session_id, seq, body) VALUES (?, ?, ?)`, [
-        sessionId,
-        base + i,
-        toJson(rows[i]),
-      ]);
+      const json = toJson(rows[i]);
+      const stored = table === this.messages ? offloadJson(json) : { content: json, attachments: [] };
+      const row = this.db.get<{ rowid: number }>(
+        `INSERT INTO ${table} (session_id, seq, body) VALUES (?, ?, ?) RETURNING rowid`,
+        [sessionId, base + i, stored.content],
+      );
+      if (row && stored.attachments.length > 0)
+        linkAttachments(this.db, row.rowid, stored.attachments, this.media);
     }
   }
 
@@ -100,6 +129,7 @@ export class SQLiteSessionStorage implements SessionStorage {
           sessionId,
         ])
         .map((r) => fromJson<AgentMessage>(r.body, `a message of ${where}`));
+      hydrateSync(messages, (hashes) => loadAttachments(this.db, hashes, this.media));
       const entries = this.db
         .all<{ body: string }>(`SELECT body FROM ${this.usage} WHERE session_id = ? ORDER BY seq`, [
           sessionId,
@@ -120,6 +150,7 @@ export class SQLiteSessionStorage implements SessionStorage {
   async delete(sessionId: string): Promise<void> {
     assertSessionId(sessionId);
     this.db.transaction(() => {
+      collect(this.db, this.unlinkSession(sessionId), this.media);
       this.db.run(`DELETE FROM ${this.messages} WHERE session_id = ?`, [sessionId]);
       this.db.run(`DELETE FROM ${this.usage} WHERE session_id = ?`, [sessionId]);
       this.db.run(`DELETE FROM ${this.sessions} WHERE id = ?`, [sessionId]);

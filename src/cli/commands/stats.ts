@@ -8,7 +8,7 @@ export const stats: Command = {
   summary: "sessions, messages, bytes and tokens of the whole store",
   description:
     "Counts sessions (registered and not), messages and overlays on every branch, the bytes of stored message " +
-    "JSON, the library's token estimate of those messages, the usage applications recorded with addUsage (tokens " +
+    "JSON, the media payloads offloaded from messages (each stored once), the library's token estimate of those messages, the usage applications recorded with addUsage (tokens " +
     "and cost), context blocks and search entries, and on SQLite the file's size and free pages. It reads every " +
     "session once, so it takes longer on a large store.",
   positionals: [],
@@ -27,6 +27,10 @@ export const stats: Command = {
       ],
       ["messages", `${s.messages} on all branches, ${s.compactions} overlays`],
       ["stored message JSON", bytes(s.bytes)],
+      [
+        "attachments",
+        `${bytes(s.attachments.bytes)} in ${s.attachments.count} media payloads (each stored once)`,
+      ],
       ["estimated tokens", `${s.tokens} (all stored messages, overlays not applied)`],
       [
         "recorded usage",

@@ -1,6 +1,11 @@
 import { sqliteFileBytes, sqlitePages } from "../../sqlite/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
-import { hasSessionRegistry, type SessionInfo, type SessionStore } from "../../store/types.js";
+import {
+  hasAttachmentStore,
+  hasSessionRegistry,
+  type SessionInfo,
+  type SessionStore,
+} from "../../store/types.js";
 import type { OpenedStore } from "../store.js";
 import { type UsageTotals, usageOf } from "../usage.js";
 import { requireTransfer } from "./sessions.js";
@@ -14,6 +19,8 @@ export interface StoreStats {
   compactions: number;
   /** UTF-8 bytes of stored message JSON, every branch. */
   bytes: number;
+  /** Offloaded media payloads: distinct payloads and their bytes, each stored once. */
+  attachments: { count: number; bytes: number };
   /** The library's token estimate of every stored message (every branch, overlays not applied). */
   tokens: number;
   /** What the application recorded with addUsage, summed over registered sessions. */
@@ -40,6 +47,7 @@ export async function storeStats(opened: OpenedStore): Promise<StoreStats> {
     messages: 0,
     compactions: 0,
     bytes: 0,
+    attachments: { count: 0, bytes: 0 },
     tokens: 0,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 },
     blocks: 0,
@@ -58,6 +66,7 @@ export async function storeStats(opened: OpenedStore): Promise<StoreStats> {
     const info = footprint.registered && hasSessionRegistry(store) ? await store.registry.get(id) : null;
     if (info) addUsage(stats, info);
   }
+  if (hasAttachmentStore(store)) stats.attachments = await store.attachments.stats();
   for await (const row of store.transfer.exportRows()) stats[row.kind === "block" ? "blocks" : "entries"]++;
   // Summing many floats drifts in the last digits; cents-level costs are what people read.
   stats.usage.cost = Math.round(stats.usage.cost * 1e6) / 1e6;

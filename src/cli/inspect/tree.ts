@@ -36,7 +36,7 @@ export async function loadTree(store: SessionStore, sessionId: string): Promise<
   for await (const item of store.transfer.exportSession(sessionId)) {
     if (item.kind === "session") tree.leafId = item.session.leafId;
     else if (item.kind === "compaction") tree.compactions.push(item.compaction);
-    else {
+    else if (item.kind === "message") {
       const { id, parentId, role, createdAt, content } = item.message;
       const message = parseMessage(content);
       tree.nodes.set(id, {

@@ -44,8 +44,15 @@ export async function writeExport(
   await emit(encodeHeader());
   const ids: AsyncIterable<string> | readonly string[] =
     selected.length > 0 ? selected : store.transfer.sessionIds();
+  // Each payload once per file: a later session pointing at it finds it stored by the import of an earlier one.
+  const sentAttachments = new Set<string>();
   for await (const id of ids) {
     for await (const item of store.transfer.exportSession(id)) {
+      if (item.kind === "attachment") {
+        if (!sentAttachments.has(item.attachment.hash)) await emit(encodeItem(id, item));
+        sentAttachments.add(item.attachment.hash);
+        continue;
+      }
       await emit(encodeItem(id, item));
       if (item.kind === "session") counts.sessions++;
       else if (item.kind === "compaction") counts.compactions++;

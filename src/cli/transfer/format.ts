@@ -1,5 +1,6 @@
 import type {
   SessionInfo,
+  TransferAttachment,
   TransferItem,
   TransferMessage,
   TransferRow,
@@ -27,6 +28,7 @@ export interface ExportCounts {
 export type ExportRecord =
   | { type: "header"; version: number }
   | { type: "session"; session: TransferSession }
+  | { type: "attachment"; sessionId: string; attachment: TransferAttachment }
   | { type: "message"; sessionId: string; message: TransferMessage }
   | { type: "compaction"; sessionId: string; compaction: StoredCompaction }
   | { type: "row"; row: TransferRow }
@@ -44,6 +46,12 @@ export function encodeItem(sessionId: string, item: TransferItem): string {
   if (item.kind === "session") {
     const { id, info, leafId } = item.session;
     return JSON.stringify({ type: "session", id, leaf: leafId, registry: info ? encodeInfo(info) : null });
+  }
+  if (item.kind === "attachment") {
+    // A payload as base64, once per file, before the first message that points at it (see writeExport).
+    const { hash, bytes } = item.attachment;
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+    return JSON.stringify({ type: "attachment", session: sessionId, hash, data });
   }
   if (item.kind === "compaction") {
     const c = item.compaction;
@@ -241,6 +249,12 @@ export function decodeLine(text: string, line: number): ExportRecord {
         sessionId: f.string("session"),
         message: { ...base, createdAt: f.time("createdAt"), content },
       };
+    }
+    case "attachment": {
+      const hash = f.string("hash");
+      if (!/^[0-9a-f]{64}$/.test(hash)) f.fail('"hash" must be 64 lower-case hex digits (a SHA-256)');
+      const bytes = Buffer.from(f.string("data"), "base64");
+      return { type: "attachment", sessionId: f.string("session"), attachment: { hash, bytes } };
     }
     case "compaction": {
       const details = record.details === null ? null : f.object("details");

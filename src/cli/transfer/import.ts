@@ -57,6 +57,8 @@ async function* sessionItems(records: Records, first: TransferItem): AsyncGenera
   const id = first.kind === "session" ? first.session.id : "";
   for (let next = await records.peek(); next; next = await records.peek()) {
     if (next.type === "message" && next.sessionId === id) yield { kind: "message", message: next.message };
+    else if (next.type === "attachment" && next.sessionId === id)
+      yield { kind: "attachment", attachment: next.attachment };
     else if (next.type === "compaction" && next.sessionId === id)
       yield { kind: "compaction", compaction: next.compaction };
     else return;

@@ -1,0 +1,204 @@
+import { type Attachment, hydrateAsync, offloadMessage } from "../store/attachments.js";
+import type { AttachmentImport } from "../store/transfer-attachments.js";
+import type { AttachmentStats, AttachmentStore } from "../store/types.js";
+import type { SessionMessage } from "../types.js";
+import type { Executor, Query } from "./client.js";
+import { statement, type Tables } from "./schema.js";
+
+/**
+ * Postgres storage of offloaded payloads (migration 6): `agent_attachments` holds each payload once under its
+ * SHA-256 (bytea, no chunking: a value may hold 1 GB), `agent_attachment_links` one row per (message row,
+ * payload); a payload's reference count is the number of its link rows. A writer that links and a writer that
+ * collects the same payload serialise on a transaction-scoped advisory lock per hash, taken after the session's
+ * head lock and in hash order (no deadlock), so a statement run after the lock sees the other's committed links:
+ * a payload is never deleted while a committed row points at it, and never left behind by the last one.
+ */
+
+// Advisory lock namespace ("agat") and the first 32 bits of the hash as the key.
+const lockSql = statement(
+  () => `SELECT pg_advisory_xact_lock(1634166644, ('x' || substr(h, 1, 8))::bit(32)::integer)
+    FROM (SELECT DISTINCT unnest($1::text[]) AS h ORDER BY 1) AS hashes`,
+);
+const insertSql = statement(
+  (t) => `INSERT INTO ${t.attachments} (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`,
+);
+const storedSql = statement((t) => `SELECT hash FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
+const linkSql = statement(
+  (t) => `INSERT INTO ${t.attachmentLinks} (message_seq, hash) SELECT $1::bigint, unnest($2::text[])
+    ON CONFLICT (message_seq, hash) DO NOTHING`,
+);
+const collectSql = statement(
+  (t) => `DELETE FROM ${t.attachments} a WHERE a.hash = ANY($1::text[])
+    AND NOT EXISTS (SELECT 1 FROM ${t.attachmentLinks} l WHERE l.hash = a.hash)`,
+);
+const loadSql = statement((t) => `SELECT hash, data FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
+const seqSql = statement(
+  (t) => `SELECT m.seq FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
+    WHERE h.session_id = $1 AND m.id = $2`,
+);
+const headLockSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
+const unlinkRowSql = statement(
+  (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq = $1::bigint RETURNING hash`,
+);
+const unlinkMessagesSql = statement(
+  (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq IN (
+    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1 AND m.id = ANY($2::text[])) RETURNING hash`,
+);
+const unlinkSessionSql = statement(
+  (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq IN (
+    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1) RETURNING hash`,
+);
+
+/** An executor whose transactions join the caller's (the code it wraps opens one of its own). */
+export function joined(executor: Executor, query: Query): Executor {
+  return { kind: executor.kind, query, transaction: (fn) => fn(query), close: () => executor.close() };
+}
+
+/** Stores the new payloads and links them to the row `seq`. */
+async function link(
+  query: Query,
+  t: Tables,
+  seq: unknown,
+  attachments: readonly Attachment[],
+  all: string[],
+) {
+  await query(lockSql(t), [all]);
+  for (const { hash, bytes } of attachments) await query(insertSql(t), [hash, bytes]);
+  await query(linkSql(t), [seq, all]);
+}
+
+/** Deletes the payloads among `hashes` that no row links to any more (locks them first, see above). */
+async function collect(query: Query, t: Tables, hashes: readonly string[]): Promise<void> {
+  const distinct = [...new Set(hashes)];
+  if (distinct.length === 0) return;
+  await query(lockSql(t), [distinct]);
+  await query(collectSql(t), [distinct]);
+}
+
+/**
+ * Runs a write of `message` (`write` gets the JSON to store and an executor joined to this transaction) and
+ * links its payloads in the same transaction, after the session's head lock. `replaces` is true for an update:
+ * the old links are released after the new ones are made, so a payload the update keeps is never deleted.
+ * Messages without payloads skip all of it (an append stays one statement).
+ */
+export async function writeWithAttachments<T>(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  message: SessionMessage,
+  json: string,
+  replaces: boolean,
+  write: (content: string, executor: Executor) => Promise<T>,
+): Promise<T> {
+  const stored = offloadMessage(message, json);
+  if (stored.attachments.length === 0 && !replaces) return write(stored.content, executor);
+  return executor.transaction(async (query) => {
+    await query(headLockSql(t), [sessionId]);
+    const [before] = replaces ? await query<{ seq: string }>(seqSql(t), [sessionId, message.id]) : [];
+    const old = before ? await query<{ hash: string }>(unlinkRowSql(t), [before.seq]) : [];
+    const result = await write(stored.content, joined(executor, query));
+    // An append that found the id already stored wrote nothing: the stored row keeps the links it has.
+    const skipped = !replaces && (result as { inserted?: unknown } | undefined)?.inserted === false;
+    if (stored.attachments.length > 0 && !skipped) {
+      const [row] = await query<{ seq: string }>(seqSql(t), [sessionId, message.id]);
+      if (row) {
+        await link(
+          query,
+          t,
+          row.seq,
+          stored.attachments,
+          stored.attachments.map((a) => a.hash),
+        );
+      }
+    }
+    await collect(
+      query,
+      t,
+      old.map((r) => r.hash),
+    );
+    return result;
+  });
+}
+
+/** Releases the payloads of messages of one session, by id, inside the caller's transaction (head locked). */
+export async function releaseMessages(query: Query, t: Tables, sessionNum: unknown, ids: readonly string[]) {
+  const rows = await query<{ hash: string }>(unlinkMessagesSql(t), [sessionNum, [...ids]]);
+  await collect(
+    query,
+    t,
+    rows.map((r) => r.hash),
+  );
+}
+
+/** Releases the payloads of every message of a session, inside the caller's transaction (head locked). */
+export async function releaseSession(query: Query, t: Tables, sessionNum: unknown): Promise<void> {
+  const rows = await query<{ hash: string }>(unlinkSessionSql(t), [sessionNum]);
+  await collect(
+    query,
+    t,
+    rows.map((r) => r.hash),
+  );
+}
+
+/** The stored bytes of these hashes: one statement for a whole read. */
+export async function loadAttachments(
+  query: Query,
+  t: Tables,
+  hashes: readonly string[],
+): Promise<Map<string, Uint8Array>> {
+  const rows = await query<{ hash: string; data: Uint8Array }>(loadSql(t), [[...hashes]]);
+  // PGlite returns a Uint8Array, pg a Buffer: one type for every backend (a view, no copy).
+  const asBuffer = (data: Uint8Array) =>
+    Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return new Map(rows.map((row) => [row.hash, asBuffer(row.data)]));
+}
+
+/** Restores the payloads of messages read from this database (one lookup for all of them). */
+export function hydrate<T extends SessionMessage | null>(
+  executor: Executor,
+  t: Tables,
+  messages: T[],
+): Promise<T[]> {
+  return hydrateAsync(messages, (hashes) => loadAttachments(executor.query, t, hashes));
+}
+
+/**
+ * What an imported row needs linked (checked before the row is written): payloads that came with the stream are
+ * stored when new, the others must be stored already (`INVALID_ARGUMENT` otherwise).
+ */
+export async function planImportLinks(
+  query: Query,
+  t: Tables,
+  messageId: string,
+  content: string,
+  incoming: AttachmentImport,
+): Promise<(seq: unknown) => Promise<void>> {
+  const { hashes, provided } = incoming.needs(content);
+  if (hashes.length === 0) return async () => {};
+  await query(lockSql(t), [hashes]);
+  const stored = new Set((await query<{ hash: string }>(storedSql(t), [hashes])).map((r) => r.hash));
+  incoming.assertComplete(messageId, hashes, (hash) => stored.has(hash));
+  return (seq) => link(query, t, seq, provided, hashes);
+}
+
+/** The {@link AttachmentStore} of a Postgres store. */
+export class PostgresAttachments implements AttachmentStore {
+  constructor(
+    private readonly ready: () => Promise<Executor>,
+    private readonly t: Tables,
+  ) {}
+
+  async stats(): Promise<AttachmentStats> {
+    const executor = await this.ready();
+    const [row] = await executor.query<{ count: string; bytes: string | null }>(
+      `SELECT count(*) AS count, sum(octet_length(data)) AS bytes FROM ${this.t.attachments}`,
+    );
+    return { count: Number(row?.count ?? 0), bytes: Number(row?.bytes ?? 0) };
+  }
+
+  async get(hash: string): Promise<Uint8Array | null> {
+    if (typeof hash !== "string") return null;
+    const executor = await this.ready();
+    return (await loadAttachments(executor.query, this.t, [hash])).get(hash) ?? null;
+  }
+}

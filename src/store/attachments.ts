@@ -1,0 +1,188 @@
+import { createHash } from "node:crypto";
+import {
+  formatPointer,
+  looksLikePointer,
+  MIN_OFFLOAD_CHARS,
+  type Pointer,
+  type PointerForm,
+  parsePointer,
+  slotMediaType,
+} from "./media.js";
+
+/**
+ * Backend-neutral offloading of inline media payloads (see media.ts for the rule and the pointer format): a
+ * message's JSON is written with pointers in place of its payloads, and a read puts the exact original strings
+ * back. Storage of the payloads themselves, keyed by hash, is each backend's business.
+ */
+
+/** One payload to store: its SHA-256 (hex) and its bytes. */
+export interface Attachment {
+  hash: string;
+  bytes: Buffer;
+}
+
+/** A message ready to store: its JSON with pointers, and the distinct payloads the pointers name. */
+export interface Offloaded {
+  content: string;
+  attachments: Attachment[];
+}
+
+/** Finds payloads by key name in a JSON text cheaply, so messages without media skip the slow path. */
+const MAYBE_MEDIA = /"(?:data|image|url)":"(?:data:|attachment:sha256:|[A-Za-z0-9+/]{64})/;
+
+/** SHA-256 of bytes, hex. */
+export function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function isCanonicalBase64(text: string, bytes: Buffer): boolean {
+  return bytes.toString("base64") === text;
+}
+
+/** The bytes to store for a payload string and how to rebuild it: decoded when re-encoding is exact. */
+function encodePayload(value: string): { bytes: Buffer; form: PointerForm } | null {
+  if (!looksLikePointer(value)) {
+    if (value.startsWith("data:")) {
+      const comma = value.indexOf(",");
+      const header = value.slice(0, comma + 1);
+      if (comma > 0 && header.endsWith(";base64,")) {
+        const body = value.slice(comma + 1);
+        const bytes = Buffer.from(body, "base64");
+        if (isCanonicalBase64(body, bytes)) return { bytes, form: { kind: "dataurl", header } };
+      }
+    } else {
+      const bytes = Buffer.from(value, "base64");
+      if (bytes.length > 0 && isCanonicalBase64(value, bytes)) return { bytes, form: { kind: "base64" } };
+    }
+  }
+  // Stored as the string's own UTF-8, which only round-trips for well-formed strings (no lone surrogates).
+  if (LONE_SURROGATE.test(value)) return null;
+  return { bytes: Buffer.from(value, "utf8"), form: { kind: "text" } };
+}
+
+/**
+ * The stored form of a message: `json` (its serialisation) with every inline payload replaced by a pointer, and
+ * the distinct payloads. A string a reader would take for a pointer is always offloaded too, so every pointer in
+ * a stored row is a real one.
+ */
+export function offloadMessage(message: object, json: string): Offloaded {
+  if (!MAYBE_MEDIA.test(json)) return { content: json, attachments: [] };
+  const found = new Map<string, Buffer>();
+  const content = JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
+    if (typeof value !== "string") return value;
+    if (value.length < MIN_OFFLOAD_CHARS && !looksLikePointer(value)) return value;
+    if (slotMediaType(this, key, value) === null) return value;
+    const encoded = encodePayload(value);
+    if (!encoded) return value;
+    const hash = sha256(encoded.bytes);
+    found.set(hash, encoded.bytes);
+    return formatPointer({ hash, chars: value.length, form: encoded.form });
+  });
+  if (found.size === 0) return { content: json, attachments: [] };
+  return { content, attachments: [...found].map(([hash, bytes]) => ({ hash, bytes })) };
+}
+
+/** {@link offloadMessage} of a value known only as its JSON (parsed only when it may hold media). */
+export function offloadJson(json: string): Offloaded {
+  if (!MAYBE_MEDIA.test(json)) return { content: json, attachments: [] };
+  return offloadMessage(JSON.parse(json) as object, json);
+}
+
+/** The original string a pointer stands for, given the stored bytes. */
+export function restoreString(pointer: Pointer, bytes: Uint8Array): string {
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (pointer.form.kind === "text") return buffer.toString("utf8");
+  const base64 = buffer.toString("base64");
+  return pointer.form.kind === "base64" ? base64 : pointer.form.header + base64;
+}
+
+/** A pointer found in a parsed message: where it sits and what it names. */
+interface Slot {
+  holder: Record<string, unknown>;
+  key: string;
+  pointer: Pointer;
+}
+
+/** Every pointer slot of parsed messages (walked without recursion, so deep nesting cannot overflow the stack). */
+function findSlots(messages: readonly unknown[]): Slot[] {
+  const slots: Slot[] = [];
+  const stack: unknown[] = [...messages];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== "object") continue;
+    if (Array.isArray(node)) {
+      for (const item of node) if (item !== null && typeof item === "object") stack.push(item);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    for (const key in record) {
+      const value = record[key];
+      if (typeof value === "string") {
+        if (looksLikePointer(value) && slotMediaType(record, key, value) !== null) {
+          const pointer = parsePointer(value);
+          if (pointer) slots.push({ holder: record, key, pointer });
+        }
+      } else if (value !== null && typeof value === "object") {
+        stack.push(value);
+      }
+    }
+  }
+  return slots;
+}
+
+/** The distinct payload hashes that stored JSON points at (for link rows and transfers). */
+export function contentHashes(content: string): string[] {
+  if (!content.includes("attachment:sha256:")) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return [];
+  }
+  return [...new Set(findSlots([parsed]).map((slot) => slot.pointer.hash))];
+}
+
+/**
+ * Hashes to load for parsed messages, and a function that puts the payloads back in place once they are loaded.
+ * A pointer whose payload is missing stays as it is: a visible marker, never a silently wrong value.
+ */
+export function planHydration(messages: readonly object[]): {
+  hashes: string[];
+  apply(found: ReadonlyMap<string, Uint8Array>): void;
+} {
+  const slots = findSlots(messages);
+  const hashes = [...new Set(slots.map((slot) => slot.pointer.hash))];
+  return {
+    hashes,
+    apply(found) {
+      for (const slot of slots) {
+        const bytes = found.get(slot.pointer.hash);
+        if (bytes !== undefined) slot.holder[slot.key] = restoreString(slot.pointer, bytes);
+      }
+    },
+  };
+}
+
+/** Restores payloads synchronously (memory, SQLite): one `load` call for every message read. */
+export function hydrateSync<T extends object | null>(
+  messages: T[],
+  load: (hashes: string[]) => ReadonlyMap<string, Uint8Array>,
+): T[] {
+  const plan = planHydration(messages.filter((m): m is NonNullable<T> => m !== null));
+  if (plan.hashes.length > 0) plan.apply(load(plan.hashes));
+  return messages;
+}
+
+/** Restores payloads asynchronously (Postgres): one `load` call for every message read. */
+export async function hydrateAsync<T extends object | null>(
+  messages: T[],
+  load: (hashes: string[]) => Promise<ReadonlyMap<string, Uint8Array>>,
+): Promise<T[]> {
+  const plan = planHydration(messages.filter((m): m is NonNullable<T> => m !== null));
+  if (plan.hashes.length > 0) plan.apply(await load(plan.hashes));
+  return messages;
+}

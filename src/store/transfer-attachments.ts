@@ -1,0 +1,68 @@
+import { SessionError } from "../errors.js";
+import { type Attachment, contentHashes, sha256 } from "./attachments.js";
+import type { TransferAttachment, TransferItem } from "./types.js";
+
+/**
+ * The attachment side of a session's export: each payload a message points at goes out once, as an `attachment`
+ * item just before the first message that needs it.
+ */
+export class AttachmentExport {
+  private readonly sent = new Set<string>();
+
+  /** Attachment items to send before a message with this stored content (its payloads not sent yet). */
+  async *before(
+    content: string,
+    load: (hash: string) => Promise<Uint8Array | null> | Uint8Array | null,
+  ): AsyncGenerator<TransferItem> {
+    for (const hash of contentHashes(content)) {
+      if (this.sent.has(hash)) continue;
+      this.sent.add(hash);
+      const bytes = await load(hash);
+      // A dangling pointer (its payload lost) travels as it is; the import then reports it instead of guessing.
+      if (bytes !== null) yield { kind: "attachment", attachment: { hash, bytes } };
+    }
+  }
+}
+
+/**
+ * The attachment side of a session's import: payloads received from the stream wait here until a message that
+ * points at them is written; what a message needs is either waiting here or already stored.
+ */
+export class AttachmentImport {
+  private readonly waiting = new Map<string, Buffer>();
+
+  /** Accepts a payload from the stream; `INVALID_ARGUMENT` when its bytes do not hash to its name. */
+  accept(attachment: TransferAttachment): void {
+    const { hash, bytes } = attachment;
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (typeof hash !== "string" || sha256(buffer) !== hash) {
+      throw new SessionError("INVALID_ARGUMENT", `Attachment ${String(hash)} does not match its bytes`);
+    }
+    this.waiting.set(hash, buffer);
+  }
+
+  /**
+   * What storing a message with this content needs: the payloads it points at that came with the stream (to store
+   * if absent) and the hashes of all of them (to link).
+   */
+  needs(content: string): { hashes: string[]; provided: Attachment[] } {
+    const hashes = contentHashes(content);
+    const provided: Attachment[] = [];
+    for (const hash of hashes) {
+      const bytes = this.waiting.get(hash);
+      if (bytes) provided.push({ hash, bytes });
+    }
+    return { hashes, provided };
+  }
+
+  /** Throws unless every hash was provided or is already stored (`stored` lists the ones the backend holds). */
+  assertComplete(messageId: string, hashes: readonly string[], available: (hash: string) => boolean): void {
+    const missing = hashes.find((hash) => !this.waiting.has(hash) && !available(hash));
+    if (missing !== undefined) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `Message "${messageId}" points at attachment ${missing}, which is neither in the stream nor stored`,
+      );
+    }
+  }
+}

@@ -1,0 +1,81 @@
+// Media payloads through the CLI: each payload once in a JSONL file, byte-identical SQLite → JSONL → Postgres →
+// JSONL, and `stats` counting attachment bytes once.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, test } from "node:test";
+import pg from "pg";
+import { SqliteStore } from "../../src/sqlite/store.js";
+import type { SessionMessage } from "../../src/types.js";
+import { PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
+import { parseJson, runCli, tempDir } from "./helpers.js";
+
+const tmp = tempDir();
+after(() => tmp.remove());
+const skipPostgres = await postgresUnavailable();
+
+const image = Buffer.alloc(50_000, 9).toString("base64");
+const withImage = (id: string): SessionMessage =>
+  ({
+    id,
+    role: "user",
+    parts: [
+      { type: "text", text: `see ${id}` },
+      { type: "file", mediaType: "image/png", url: `data:image/png;base64,${image}` },
+    ],
+  }) as unknown as SessionMessage;
+
+async function seed(file: string): Promise<void> {
+  const store = new SqliteStore(file);
+  await store.session("one").appendMessage(withImage("m1"));
+  await store.session("one").appendMessage(withImage("m2"));
+  await store.session("two").appendMessage(withImage("m1"));
+  await store.close();
+}
+
+test("an export carries a shared payload once; stats counts its bytes once", async () => {
+  const db = tmp.path("media.db");
+  await seed(db);
+  const out = tmp.path("media.jsonl");
+  assert.equal((await runCli(["export", "-o", out, "--db", db])).code, 0);
+  const records = readFileSync(out, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string });
+  assert.deepEqual(
+    records.map((r) => r.type),
+    ["header", "session", "attachment", "message", "message", "session", "message", "end"],
+  );
+  const stats = parseJson<{ attachments: { count: number; bytes: number } }>(
+    await runCli(["stats", "--json", "--db", db]),
+  );
+  assert.deepEqual(stats.attachments, { count: 1, bytes: 50_000 });
+  assert.match((await runCli(["stats", "--db", db])).stdout, /attachments .*1 media payloads/);
+});
+
+test("SQLite → JSONL → Postgres → JSONL is byte-identical with media", {
+  skip: skipPostgres ?? false,
+}, async () => {
+  const db = tmp.path("media-pg.db");
+  await seed(db);
+  const first = await runCli(["export", "--db", db]);
+  assert.equal(first.code, 0, first.stderr);
+  const schema = `agent_session_cli_media_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    const url = new URL(PG_URL);
+    url.searchParams.set("options", `-c search_path=${schema}`);
+    const imported = await runCli(["import", "-", "--db", url.toString()], { input: first.stdout });
+    assert.equal(imported.code, 0, imported.stderr);
+    const back = await runCli(["export", "--db", url.toString()]);
+    assert.equal(back.stdout, first.stdout);
+    const copy = tmp.path("media-back.db");
+    assert.equal((await runCli(["import", "-", "--db", copy], { input: back.stdout })).code, 0);
+    assert.equal((await runCli(["export", "--db", copy])).stdout, first.stdout);
+  } finally {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  }
+});
