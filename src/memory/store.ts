@@ -10,6 +10,7 @@ import {
   TAKES_SERIALIZED,
   utf8Length,
 } from "../message.js";
+import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, scoreText } from "../search/query.js";
 import { newCompaction } from "../store/compactions.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
@@ -59,19 +60,31 @@ interface SessionData {
 /** @internal the row and session shapes, for the transfer module. */
 export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
 
+/** Options of a MemoryStore. */
+export interface MemoryStoreOptions {
+  /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
+  queryLimits?: Partial<QueryLimits>;
+}
+
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
 export class MemoryStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
   readonly blocks = new MemoryBlockStore();
   /** Searchable entries of search blocks. */
-  readonly entries = new MemoryEntryStore();
+  readonly entries: MemoryEntryStore;
   /** Named sessions for SessionManager (added with the manager). */
   readonly registry: MemorySessionRegistry = new MemorySessionRegistry(this);
   /** Lossless export and import of whole sessions. */
   readonly transfer: MemoryTransfer = new MemoryTransfer(this);
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
+  private readonly queryLimits: QueryLimits;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.queryLimits = queryLimits(options.queryLimits);
+    this.entries = new MemoryEntryStore(this.queryLimits);
+  }
 
   /** The storage contract for one session. */
   session(sessionId: string): MemorySessionProvider {
@@ -104,7 +117,7 @@ export class MemoryStore implements ContextCapableStore, RegistryCapableStore, T
     const limit = searchLimit(options.limit);
     const branch = searchBranch(options.branch);
     if (typeof query !== "string") return [];
-    const terms = parseQuery(query);
+    const terms = parseQuery(query, this.queryLimits);
     if (terms.length === 0 || limit === 0) return [];
     const hits: { row: Row; sessionId: string; score: number; active: boolean }[] = [];
     const sessions =

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import type { QueryLimits } from "../search/limits.js";
 import type { Executor } from "./client.js";
 
 /** Where the tables live. */
@@ -12,6 +13,8 @@ export interface PostgresStoreOptions {
    * the append statement costs more than running it). Set false behind a PgBouncer in transaction mode < 1.21.
    */
   prepare?: boolean;
+  /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
+  queryLimits?: Partial<QueryLimits>;
 }
 
 /** Quoted, qualified table names, plus the raw parts index names and the migration lock are derived from. */

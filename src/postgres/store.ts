@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { type QueryLimits, queryLimits } from "../search/limits.js";
 import type {
   ContextCapableStore,
   RegistryCapableStore,
@@ -32,6 +33,7 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
   readonly tables: Tables;
+  private readonly queryLimits: QueryLimits;
   private readonly source: PostgresSource;
   private opening: Promise<Executor> | undefined;
   private closed = false;
@@ -41,9 +43,10 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
     assertPostgresSource(source);
     this.source = source;
     this.tables = tableNames(options);
+    this.queryLimits = queryLimits(options.queryLimits);
     const ready = () => this.ready();
     this.blocks = new PostgresBlockStore(ready, this.tables);
-    this.entries = new PostgresEntryStore(ready, this.tables);
+    this.entries = new PostgresEntryStore(ready, this.tables, this.queryLimits);
     this.registry = new PostgresSessionRegistry(ready, this.tables);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry);
   }
@@ -91,7 +94,7 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     const executor = await this.ready();
-    return searchMessages(executor, this.tables, query, options);
+    return searchMessages(executor, this.tables, query, options, this.queryLimits);
   }
 
   /** Ends the pool the store created from a connection string; a connection passed in stays open. */

@@ -3,6 +3,7 @@
  * as phrases, a word also finds its family ("deploy" finds "deployment", "deployed"), and any other character
  * is plain text — no input can raise a syntax error.
  */
+import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
 
 /** A word of the query and the prefix that stands for its family. */
 export interface QueryWord {
@@ -86,20 +87,43 @@ export function wordRoot(word: string): string {
   return root;
 }
 
-/** Parses a user query; an empty list means there is nothing to search for. */
-export function parseQuery(query: string): QueryTerm[] {
+/**
+ * Parses a user query; an empty list means there is nothing to search for. Repeated words and phrases collapse
+ * (compared after folding case and diacritics, and a word by its family), so the result holds distinct terms
+ * only. A query over `limits` (length, distinct words) is refused with `INVALID_ARGUMENT` before it costs
+ * anything: every backend parses here, so every backend bounds the same way.
+ */
+export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): QueryTerm[] {
+  assertQueryLength(query, limits);
   const terms: QueryTerm[] = [];
+  const seen = new Set<string>();
+  let words = 0;
+  const add = (term: QueryTerm): void => {
+    const key = termKey(term);
+    if (seen.has(key)) return;
+    seen.add(key);
+    terms.push(term);
+    words += term.kind === "phrase" ? term.words.length : 1;
+  };
   const pieces = query.split('"');
   pieces.forEach((piece, index) => {
     const insideQuotes = index % 2 === 1 && index < pieces.length - 1;
-    const words = tokenize(piece);
-    if (insideQuotes && words.length > 1) {
-      terms.push({ kind: "phrase", words });
+    const tokens = tokenize(piece);
+    if (insideQuotes && tokens.length > 1) {
+      add({ kind: "phrase", words: tokens });
       return;
     }
-    for (const word of words) terms.push(toWord(word));
+    for (const word of tokens) add(toWord(word));
   });
+  assertQueryTerms(words, limits);
   return terms;
+}
+
+// Two terms with the same key match the same messages: same folded word, same folded family prefix, or the same
+// folded phrase.
+function termKey(term: QueryTerm): string {
+  if (term.kind === "phrase") return `"${term.words.map(foldToken).join(" ")}`;
+  return term.prefix === null ? `=${foldToken(term.word)}` : `*${foldToken(term.prefix)}`;
 }
 
 // Words of three letters or fewer match exactly: as prefixes ("the*", "run*") they expand to hundreds of index

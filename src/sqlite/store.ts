@@ -1,4 +1,5 @@
 import { messageText, parseMessage } from "../message.js";
+import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type {
@@ -52,9 +53,11 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
   readonly transfer: SqliteTransfer;
   private readonly families: FamilyExpander;
+  private readonly queryLimits: QueryLimits;
   private closed = false;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
+    this.queryLimits = queryLimits(options.queryLimits);
     this.driver = openSqlite(source, options);
     try {
       migrate(this.driver);
@@ -63,7 +66,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
       throw error;
     }
     this.blocks = new SqliteBlockStore(this.driver);
-    this.entries = new SqliteEntryStore(this.driver);
+    this.entries = new SqliteEntryStore(this.driver, this.queryLimits);
     this.registry = new SqliteSessionRegistry(this.driver);
     this.transfer = new SqliteTransfer(this.driver);
     this.families = new FamilyExpander(this.driver, "agent_messages_fts");
@@ -91,7 +94,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     const limit = searchLimit(options.limit);
     const branch = searchBranch(options.branch);
     if (typeof query !== "string" || limit === 0) return [];
-    const terms = parseQuery(query);
+    const terms = parseQuery(query, this.queryLimits);
     if (terms.length === 0) return [];
     // Every stored message is searchable: pending rows are indexed first, or matched here when this connection
     // cannot write the index (read-only), newest first ahead of the indexed matches.
