@@ -27,8 +27,10 @@ export const DEFAULT_TOOL_OUTPUT_LIMITS: Readonly<ToolOutputLimits> = Object.fre
   maxOutputChars: 32000,
 });
 
-// Below this a marker could not fit next to any content.
-const MIN_CHARS = 200;
+// Room kept for a truncation marker, so that a bounded result, marker included, is never longer than its limit.
+const MARKER_ROOM = 200;
+// Below this a marker would crowd out the content.
+const MIN_CHARS = 500;
 
 function bound(value: unknown, name: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < MIN_CHARS) {
@@ -61,6 +63,8 @@ export function toolOutputLimits(
 
 const count = (n: number) => n.toLocaleString("en-US");
 const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+const TOKEN_CHAR = /[\p{L}\p{N}\p{M}\p{Co}]/u;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** The terms of a query that already ran (so already within the store's limits), for locating matches. */
 function queryTerms(query: string): QueryTerm[] {
@@ -71,17 +75,35 @@ function queryTerms(query: string): QueryTerm[] {
 function firstMatch(text: string, terms: readonly QueryTerm[]): number {
   const wanted = terms.map((term) =>
     term.kind === "phrase"
-      ? { exact: foldToken(term.words[0] ?? ""), prefix: null }
-      : { exact: foldToken(term.word), prefix: term.prefix === null ? null : foldToken(term.prefix) },
+      ? { word: foldToken(term.words[0] ?? ""), whole: true }
+      : { word: foldToken(term.prefix ?? term.word), whole: term.prefix === null },
   );
   if (wanted.length === 0) return 0;
+  // Lower-casing and searching natively is fast (a hit may hold megabytes); it is exact for ASCII text. Text
+  // with other characters may match only once folded (`cafe` finds `Café`), so it falls back to a token scan.
+  const lower = text.toLowerCase();
+  let best = -1;
+  for (const { word, whole } of wanted) {
+    const at = wordAt(lower, word, whole);
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  if (best >= 0 || !NON_ASCII.test(text)) return Math.max(best, 0);
   for (const match of text.matchAll(TOKEN)) {
     const token = foldToken(match[0]);
-    if (wanted.some((w) => token === w.exact || (w.prefix !== null && token.startsWith(w.prefix)))) {
-      return match.index;
-    }
+    if (wanted.some((w) => (w.whole ? token === w.word : token.startsWith(w.word)))) return match.index;
   }
   return 0;
+}
+
+// The first occurrence of `word` at the start of a token of `text` (and at its end too when `whole`), or -1.
+function wordAt(text: string, word: string, whole: boolean): number {
+  if (word.length === 0) return -1;
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    const before = at > 0 && TOKEN_CHAR.test(text[at - 1] ?? "");
+    const after = whole && TOKEN_CHAR.test(text[at + word.length] ?? "");
+    if (!before && !after) return at;
+  }
+  return -1;
 }
 
 // Never cut a surrogate pair in half.
@@ -96,9 +118,10 @@ function safeIndex(text: string, index: number): number {
  */
 export function clipHit(content: string, query: string, max: number): string {
   if (content.length <= max) return content;
+  const room = max - MARKER_ROOM;
   const at = firstMatch(content, queryTerms(query));
-  const start = safeIndex(content, Math.max(0, Math.min(at - Math.floor(max / 4), content.length - max)));
-  const end = safeIndex(content, Math.min(content.length, start + max));
+  const start = safeIndex(content, Math.max(0, Math.min(at - Math.floor(room / 4), content.length - room)));
+  const end = safeIndex(content, Math.min(content.length, start + room));
   return (
     `${start > 0 ? "…" : ""}${content.slice(start, end)}${end < content.length ? "…" : ""}\n` +
     `[hit truncated: characters ${count(start)}–${count(end)} of ${count(content.length)} shown; ` +
@@ -111,15 +134,22 @@ export function clipHit(content: string, query: string, max: number): string {
  * marker counting those left out. The first hit always shows (it is at most `maxHitChars` plus its marker).
  */
 export function joinHits(formatted: readonly string[], separator: string, max: number): string {
+  const all = formatted.join(separator);
+  if (all.length <= max) return all;
   let out = "";
   let shown = 0;
   for (const hit of formatted) {
     const next = shown === 0 ? hit : `${out}${separator}${hit}`;
-    if (shown > 0 && next.length > max) break;
+    if (next.length > max - MARKER_ROOM) break;
     out = next;
     shown++;
   }
-  if (shown === formatted.length) return out;
+  // A first hit longer than the whole limit (a hit limit above the output limit) is cut rather than dropped.
+  if (shown === 0) {
+    const first = formatted[0] ?? "";
+    out = `${first.slice(0, safeIndex(first, max - MARKER_ROOM))}…`;
+    shown = 1;
+  }
   return (
     `${out}${separator}[output truncated: ${shown} of ${formatted.length} results shown (limit ${count(max)} ` +
     "characters); search with more specific words to see the others]"
@@ -143,7 +173,7 @@ export function formatEntryHits(
 /** Any tool result within `max` characters; a longer one is cut with a marker that says how much is missing. */
 export function clipOutput(text: string, max: number): string {
   if (text.length <= max) return text;
-  const end = safeIndex(text, max);
+  const end = safeIndex(text, max - MARKER_ROOM);
   return `${text.slice(0, end)}…\n[output truncated: ${count(end)} of ${count(text.length)} characters shown]`;
 }
 
@@ -156,12 +186,12 @@ export function documentPart(text: string, offset: number, max: number): string 
   if (offset >= text.length) {
     return `[end of document: offset ${count(offset)} is past its ${count(text.length)} characters]`;
   }
-  const end = safeIndex(text, Math.min(text.length, offset + max));
-  const part = text.slice(offset, end);
-  if (end >= text.length)
-    return `${part}\n[end of document: characters ${count(offset)}–${count(end)} shown]`;
+  const start = safeIndex(text, offset);
+  const end = safeIndex(text, Math.min(text.length, start + max - MARKER_ROOM));
+  const part = text.slice(start, end);
+  if (end >= text.length) return `${part}\n[end of document: characters ${count(start)}–${count(end)} shown]`;
   return (
-    `${part}…\n[document truncated: characters ${count(offset)}–${count(end)} of ${count(text.length)} shown; ` +
+    `${part}…\n[document truncated: characters ${count(start)}–${count(end)} of ${count(text.length)} shown; ` +
     `load it again with offset: ${end} for the next part]`
   );
 }

@@ -23,6 +23,7 @@ export type QueryTerm = QueryWord | QueryPhrase;
 
 /** Token characters: letters, digits, combining marks and private-use characters (as SQLite's unicode61). */
 const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Splits text into lower-cased tokens. */
 export function tokenize(text: string): string[] {
@@ -156,7 +157,8 @@ export function toFts5(
 /** Scores `text` against the terms in memory (0 = no match); the same semantics as the FTS5 expression. */
 export function scoreText(terms: QueryTerm[], text: string): number {
   if (terms.length === 0) return 0;
-  const tokens = tokenize(text).map(foldToken);
+  // Tokens are lower-cased already; only non-ASCII ones need folding (normalisation is most of the cost).
+  const tokens = tokenize(text).map((token) => (NON_ASCII.test(token) ? foldToken(token) : token));
   let score = 0;
   for (const term of terms) {
     const hits =
