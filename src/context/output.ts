@@ -5,7 +5,7 @@
  * the model how to reach the rest. Results within the caps are the reference's exact strings.
  */
 import { SessionError } from "../errors.js";
-import { foldToken, parseQuery, type QueryTerm } from "../search/query.js";
+import { foldToken, NON_ASCII, parseQuery, type QueryTerm, TOKEN } from "../search/query.js";
 
 /** How much a memory tool may return. */
 export interface ToolOutputLimits {
@@ -62,9 +62,7 @@ export function toolOutputLimits(
 }
 
 const count = (n: number) => n.toLocaleString("en-US");
-const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const TOKEN_CHAR = /[\p{L}\p{N}\p{M}\p{Co}]/u;
-const NON_ASCII = /[^\x00-\x7f]/;
 
 /** The terms of a query that already ran (so already within the store's limits), for locating matches. */
 function queryTerms(query: string): QueryTerm[] {

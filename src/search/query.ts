@@ -22,8 +22,9 @@ export interface QueryPhrase {
 export type QueryTerm = QueryWord | QueryPhrase;
 
 /** Token characters: letters, digits, combining marks and private-use characters (as SQLite's unicode61). */
-const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
-const NON_ASCII = /[^\x00-\x7f]/;
+export const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** Any character outside ASCII: only text holding one needs Unicode folding. */
+export const NON_ASCII = /[^\p{ASCII}]/u;
 
 /** Splits text into lower-cased tokens. */
 export function tokenize(text: string): string[] {

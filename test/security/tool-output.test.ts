@@ -7,7 +7,7 @@ import { AgentSearchProvider, MemoryStore, Session, SessionManager, SqliteStore 
 import type { SessionStore } from "../../src/store/types.js";
 import { msg, rejectsWithCode } from "../contract/harness.js";
 
-const { maxHitChars, maxOutputChars } = DEFAULT_TOOL_OUTPUT_LIMITS;
+const { maxOutputChars } = DEFAULT_TOOL_OUTPUT_LIMITS;
 const HUGE = 1_600_000;
 
 /** Asserts a pattern without printing megabytes when it fails. */
