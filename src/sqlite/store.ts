@@ -39,6 +39,13 @@ const RANKED_SQL = `SELECT seq FROM (
     WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
   ) ORDER BY score, seq DESC`;
 
+// The same candidates of one session, filtered by a primary-key lookup per match instead of the session token.
+const RANKED_IN_SESSION_SQL = `SELECT seq FROM (
+    SELECT agent_messages_fts.rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
+    JOIN agent_messages m ON m.seq = agent_messages_fts.rowid
+    WHERE agent_messages_fts MATCH ? AND m.session_num = ? ORDER BY agent_messages_fts.rowid DESC LIMIT ?
+  ) ORDER BY score, seq DESC`;
+
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore implements ContextCapableStore, RegistryCapableStore, TransferCapableStore {
   readonly backend = "sqlite";
@@ -99,16 +106,20 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     // Every stored message is searchable: pending rows are indexed first, or matched here when this connection
     // cannot write the index (read-only), newest first ahead of the indexed matches.
     const indexed = flushSearchIndex(this.driver);
-    const sessionNum =
-      options.sessionId === undefined ? undefined : this.sessionNum(options.sessionId, false);
-    if (options.sessionId !== undefined && sessionNum === undefined) return [];
+    const scope = options.sessionId === undefined ? undefined : this.searchScope(options.sessionId);
+    if (options.sessionId !== undefined && scope === undefined) return [];
+    const sessionNum = scope?.num;
     const unindexed = indexed ? [] : matchPending(this.driver, terms, sessionNum);
     const families = this.families.families(terms);
     // A word whose family has no indexed term cannot match an indexed message.
     const noMatch = [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
-    if (sessionNum !== undefined) match = `sid : "s${sessionNum}" AND ${match}`;
-    const ranked = noMatch ? [] : this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES]);
+    if (scope?.byToken) match = `sid : "s${scope.num}" AND ${match}`;
+    const ranked = noMatch
+      ? []
+      : scope === undefined || scope.byToken
+        ? this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES])
+        : this.driver.column<number>(RANKED_IN_SESSION_SQL, [match, scope.num, SEARCH_CANDIDATES]);
     const results: SearchResult[] = [];
     const leaves = new Map<number, NodeRow | undefined>();
     for (const seq of [...unindexed, ...ranked]) {
@@ -133,6 +144,24 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
       });
     }
     return results;
+  }
+
+  /**
+   * How a search is kept to one session (undefined: the session has no messages). The session token in the FTS
+   * query lets FTS5 skip other sessions' matches, but bm25 then counts the documents of the token as well — a
+   * walk over every message of the session on each query: in a store that is mostly one session (a Durable
+   * Object, an everyday single-conversation file) a scoped search cost 5× a store-wide one (7 ms against 1.3 ms
+   * at 10,000 messages). When the session holds at least three quarters of the store's rows, a primary-key lookup
+   * per match filters instead: other sessions then hold at most a third as many rows, so the lookups never cost
+   * much more than that walk, and the candidates and scores are the same.
+   */
+  private searchScope(sessionId: string): { num: number; byToken: boolean } | undefined {
+    const row = this.driver.get<{ num: number; count: number; total: number }>(
+      `SELECT num, message_count AS count, (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total
+       FROM agent_session_heads WHERE session_id = ?`,
+      [sessionId],
+    );
+    return row && { num: row.num, byToken: row.count * 4 < row.total * 3 };
   }
 
   private onActivePath(hit: Hit, leaves: Map<number, NodeRow | undefined>): boolean {
