@@ -129,8 +129,8 @@ test("a scoped search finds the same hits, in the same order, whether it filters
   for (let i = 0; i < 5; i++) await store.session("small").appendMessage(msg(`s${i}`, `${words[i]} small`));
   // "big" holds 20 of 25 rows (the lookup filter), "small" 5 (the session token).
   const scope = (id: string) =>
-    (store as unknown as { searchScope(id: string): { byToken: boolean } }).searchScope(id);
-  assert.deepEqual([scope("big").byToken, scope("small").byToken], [false, true]);
+    (store as unknown as { searchScope(id: string): { filter: string } }).searchScope(id).filter;
+  assert.deepEqual([scope("big"), scope("small")], ["lookup", "token"]);
   const everywhere = await store.searchMessages("otter", { limit: 100 });
   for (const sessionId of ["big", "small"]) {
     const expected = everywhere.filter((hit) => hit.sessionId === sessionId);
@@ -141,5 +141,12 @@ test("a scoped search finds the same hits, in the same order, whether it filters
       ids(expected).slice(0, 3),
     );
   }
+  // Alone in the store, a session needs no filter.
+  await store.session("small").clearMessages();
+  assert.equal(scope("big"), "none");
+  assert.deepEqual(
+    ids(await store.searchMessages("otter", { sessionId: "big", limit: 100 })),
+    ids(everywhere.filter((hit) => hit.sessionId === "big")),
+  );
   await store.close();
 });
