@@ -121,3 +121,32 @@ test("upgrading a store written before batched indexing does not index its messa
   assert.equal((await after.searchMessages("lemur", { limit: 50 })).length, 3);
   await after.close();
 });
+
+test("a scoped search finds the same hits, in the same order, whether it filters by token or by lookup", async () => {
+  const store = new SqliteStore(":memory:");
+  const words = ["otter", "otter otter", "otter beaver", "beaver", "otters swim"];
+  for (let i = 0; i < 20; i++) await store.session("big").appendMessage(msg(`b${i}`, `${words[i % 5]} ${i}`));
+  for (let i = 0; i < 5; i++) await store.session("small").appendMessage(msg(`s${i}`, `${words[i]} small`));
+  // "big" holds 20 of 25 rows (the lookup filter), "small" 5 (the session token).
+  const scope = (id: string) =>
+    (store as unknown as { searchScope(id: string): { filter: string } }).searchScope(id).filter;
+  assert.deepEqual([scope("big"), scope("small")], ["lookup", "token"]);
+  const everywhere = await store.searchMessages("otter", { limit: 100 });
+  for (const sessionId of ["big", "small"]) {
+    const expected = everywhere.filter((hit) => hit.sessionId === sessionId);
+    assert.ok(expected.length > 0);
+    assert.deepEqual(ids(await store.searchMessages("otter", { sessionId, limit: 100 })), ids(expected));
+    assert.deepEqual(
+      ids(await store.session(sessionId).searchMessages!("otter", 3)),
+      ids(expected).slice(0, 3),
+    );
+  }
+  // Alone in the store, a session needs no filter.
+  await store.session("small").clearMessages();
+  assert.equal(scope("big"), "none");
+  assert.deepEqual(
+    ids(await store.searchMessages("otter", { sessionId: "big", limit: 100 })),
+    ids(everywhere.filter((hit) => hit.sessionId === "big")),
+  );
+  await store.close();
+});

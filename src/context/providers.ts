@@ -10,6 +10,7 @@ import {
   isSessionStore,
   type SessionStore,
 } from "../store/types.js";
+import { formatEntryHits, type ToolOutputLimits } from "./output.js";
 import type { SearchProvider, WritableContextProvider } from "./types.js";
 
 /** Where built-in providers keep their rows: an Agent / `sql`-tag object, a SQLite handle, or a store. */
@@ -69,10 +70,7 @@ export class AgentContextProvider extends BlockContextProvider {
   }
 }
 
-/** Formats entry hits as the reference does: `[key]` then the content, hits separated by a blank line. */
-export function formatEntryHits(hits: readonly { key: string; content: string }[]): string | null {
-  return hits.length === 0 ? null : hits.map((hit) => `[${hit.key}]\n${hit.content}`).join("\n\n");
-}
+export { formatEntryHits };
 
 /** A searchable block over an {@link EntryStore}: entries are keyed, indexed for full-text search, per label. */
 export class EntrySearchProvider implements SearchProvider {
@@ -105,8 +103,8 @@ export class EntrySearchProvider implements SearchProvider {
     return count === 0 ? null : `${count} entries indexed.`;
   }
 
-  async search(query: string): Promise<string | null> {
-    return formatEntryHits(await this.entries.searchEntries(this.requireLabel(), query, 10));
+  async search(query: string, limits?: ToolOutputLimits): Promise<string | null> {
+    return formatEntryHits(await this.entries.searchEntries(this.requireLabel(), query, 10), query, limits);
   }
 
   async set(key: string, content: string): Promise<void> {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { errorMessage } from "../errors.js";
 import type { ContextBlocks } from "./blocks.js";
 import { entryKey } from "./keys.js";
+import { clipOutput, documentPart, type ToolOutputLimits } from "./output.js";
 import type { SkillTracker } from "./skills.js";
 import type { SearchProvider, SkillProvider } from "./types.js";
 
@@ -24,17 +25,22 @@ export interface ToolHost {
 
 type Input = Record<string, unknown>;
 
-/** Wraps a handler so any failure — bad input, provider error, anything thrown — becomes an `Error: …` string. */
-function safe(handler: (input: Input) => Promise<string>): SessionTool["execute"] {
+/**
+ * Wraps a handler so any failure — bad input, provider error, anything thrown — becomes an `Error: …` string,
+ * and no result (an error echoing a huge input included) exceeds `maxOutputChars`.
+ */
+function safe(limits: ToolOutputLimits, handler: (input: Input) => Promise<string>): SessionTool["execute"] {
   return async (input) => {
+    let result: string;
     try {
       if (typeof input !== "object" || input === null || Array.isArray(input)) {
         return "Error: invalid input: expected an object";
       }
-      return await handler(input as Input);
+      result = await handler(input as Input);
     } catch (error) {
-      return `Error: ${errorMessage(error)}`;
+      result = `Error: ${errorMessage(error)}`;
     }
+    return clipOutput(result, limits.maxOutputChars);
   };
 }
 
@@ -46,7 +52,7 @@ function text(input: Input, field: string): string {
 
 const enumOf = (labels: string[]) => z.enum(labels as [string, ...string[]]);
 
-function setContextTool(host: ToolHost, writable: string[]): SessionTool {
+function setContextTool(host: ToolHost, writable: string[], limits: ToolOutputLimits): SessionTool {
   const blocks = host.blocks;
   const keyed = writable.filter((l) => blocks.labels((c) => c.isSkill || c.isSearchable).includes(l));
   const lines = writable.map((label) => {
@@ -80,7 +86,7 @@ function setContextTool(host: ToolHost, writable: string[]): SessionTool {
   return {
     description,
     inputSchema: z.object(shape),
-    execute: safe(async (input) => {
+    execute: safe(limits, async (input) => {
       const label = text(input, "label");
       const content = text(input, "content");
       const block = blocks.get(label);
@@ -113,24 +119,36 @@ function skillLabelError(label: string, skills: string[]): string {
   return `Error: "${label}" is not a skill block. Skill blocks: ${skills.join(", ")}`;
 }
 
-function skillTools(host: ToolHost, skills: string[]): SessionToolSet {
+function skillTools(host: ToolHost, skills: string[], limits: ToolOutputLimits): SessionToolSet {
   const schema = z.object({
     label: enumOf(skills).describe("The skill block"),
     key: z.string().describe("The skill's key, as listed in the system prompt"),
+  });
+  const loadSchema = schema.extend({
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Where to continue a long document (its truncation note gives the number); default 0"),
   });
   const loaded = [...host.skills.keys()];
   return {
     load_context: {
       description: `Load a document from a skill block (${skills.join(", ")}). The system prompt lists the available keys under each skill block; load one when it is relevant to the task.`,
-      inputSchema: schema,
-      execute: safe(async (input) => {
+      inputSchema: loadSchema,
+      execute: safe(limits, async (input) => {
         const label = text(input, "label");
         const key = text(input, "key");
+        const offset = input.offset ?? 0;
+        if (typeof offset !== "number" || !Number.isInteger(offset) || offset < 0) {
+          return 'Error: invalid input: "offset" must be a whole number >= 0';
+        }
         if (!skills.includes(label) || !host.blocks.has(label)) return skillLabelError(label, skills);
         const content = await (host.blocks.provider(label) as SkillProvider).load(key);
         if (content === null || content === undefined) return `Not found: ${key}`;
         host.skills.add(label, key);
-        return content;
+        return documentPart(content, offset, limits.maxOutputChars);
       }),
     },
     unload_context: {
@@ -138,7 +156,7 @@ function skillTools(host: ToolHost, skills: string[]): SessionToolSet {
         loaded.length > 0 ? `Currently loaded: ${loaded.join(", ")}.` : "No skills are currently loaded."
       }`,
       inputSchema: schema,
-      execute: safe(async (input) => {
+      execute: safe(limits, async (input) => {
         const label = text(input, "label");
         const key = text(input, "key");
         if (!skills.includes(label) || !host.blocks.has(label)) return skillLabelError(label, skills);
@@ -150,33 +168,37 @@ function skillTools(host: ToolHost, skills: string[]): SessionToolSet {
   };
 }
 
-function searchTool(host: ToolHost, searchable: string[]): SessionTool {
+function searchTool(host: ToolHost, searchable: string[], limits: ToolOutputLimits): SessionTool {
   return {
     description: `Search a searchable context block. Only these blocks can be searched: ${searchable.join(", ")}.`,
     inputSchema: z.object({
       label: enumOf(searchable).describe("The searchable block"),
       query: z.string().describe("What to look for"),
     }),
-    execute: safe(async (input) => {
+    execute: safe(limits, async (input) => {
       const label = text(input, "label");
       const query = text(input, "query");
       if (!searchable.includes(label) || !host.blocks.has(label)) {
         return `Error: "${label}" is not searchable. Searchable blocks: ${searchable.join(", ")}`;
       }
-      const result = await (host.blocks.provider(label) as SearchProvider).search(query);
+      // Built-in providers cap each hit and the total themselves (hit-aware); `safe` caps any other provider.
+      const result = await (host.blocks.provider(label) as SearchProvider).search(query, limits);
       return typeof result === "string" && result.length > 0 ? result : "No results found.";
     }),
   };
 }
 
-/** The memory tools for the blocks present: set_context, load_context/unload_context, search_context. */
-export function contextTools(host: ToolHost): SessionToolSet {
+/**
+ * The memory tools for the blocks present: set_context, load_context/unload_context, search_context; every
+ * result within `limits`.
+ */
+export function contextTools(host: ToolHost, limits: ToolOutputLimits): SessionToolSet {
   const tools: SessionToolSet = {};
   const writable = host.blocks.labels((c) => c.writable);
   const skills = host.blocks.labels((c) => c.isSkill);
   const searchable = host.blocks.labels((c) => c.isSearchable);
-  if (writable.length > 0) tools.set_context = setContextTool(host, writable);
-  if (skills.length > 0) Object.assign(tools, skillTools(host, skills));
-  if (searchable.length > 0) tools.search_context = searchTool(host, searchable);
+  if (writable.length > 0) tools.set_context = setContextTool(host, writable, limits);
+  if (skills.length > 0) Object.assign(tools, skillTools(host, skills, limits));
+  if (searchable.length > 0) tools.search_context = searchTool(host, searchable, limits);
   return tools;
 }

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import type { ToolOutputLimits } from "./output.js";
 
 /** A read-only block: its content is rendered into the system prompt. */
 export interface ContextProvider {
@@ -18,9 +19,13 @@ export interface SkillProvider extends ContextProvider {
   set?(key: string, content: string, description?: string): Promise<void>;
 }
 
-/** Searchable keyed entries: `get()` summarises, `search(query)` returns matches as text. */
+/**
+ * Searchable keyed entries: `get()` summarises, `search(query)` returns matches as text. The `search_context`
+ * tool passes its output limits; a provider that formats hits should cap each hit and the total with them (the
+ * tool cuts any longer result as a whole).
+ */
 export interface SearchProvider extends ContextProvider {
-  search(query: string): Promise<string | null>;
+  search(query: string, limits?: ToolOutputLimits): Promise<string | null>;
   set?(key: string, content: string): Promise<void>;
 }
 

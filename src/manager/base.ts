@@ -1,3 +1,4 @@
+import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
 import { Session } from "../session/session.js";
@@ -33,7 +34,7 @@ export abstract class SessionManagerBase {
   readonly store: RegistryCapableStore;
   private readonly ownsStore: boolean;
   private readonly sessionStore: SessionStore;
-  private readonly templates = new ManagerTemplates();
+  protected readonly templates = new ManagerTemplates();
   private readonly sessions = new Map<string, Session>();
   private configured = false;
 
@@ -98,6 +99,15 @@ export abstract class SessionManagerBase {
   /** Receives failures of automatic compaction in any managed session. */
   onCompactionError(handler: ManagerCompactionErrorHandler): this {
     this.builder("onCompactionError").setErrorHandler(handler);
+    return this;
+  }
+
+  /**
+   * Bounds what the memory tools of every session and `session_search` return (`maxHitChars` per hit,
+   * `maxOutputChars` per result; defaults 8,000 and 32,000), with a marker saying how to see the rest.
+   */
+  withToolOutputLimits(limits: Partial<ToolOutputLimits>): this {
+    this.builder("withToolOutputLimits").setToolOutput(limits);
     return this;
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import { SessionError } from "../errors.js";
 import { assertId, assertMessageShape, isEchoedOverlay } from "../message.js";
@@ -263,13 +264,19 @@ export class SessionManager extends SessionManagerBase {
     });
   }
 
-  /** The model's cross-session tool: `{ session_search }`. */
-  tools(): SessionToolSet {
+  /**
+   * The model's cross-session tool: `{ session_search }`, its result within the manager's tool-output limits
+   * (`limits` overrides them for this tool set).
+   */
+  tools(limits?: Partial<ToolOutputLimits>): SessionToolSet {
     return {
-      session_search: sessionSearchTool({
-        countSessions: () => this.store.registry.count(),
-        search: (query, options) => this.search(query, options),
-      }),
+      session_search: sessionSearchTool(
+        {
+          countSessions: () => this.store.registry.count(),
+          search: (query, options) => this.search(query, options),
+        },
+        toolOutputLimits(limits, this.templates.toolOutput),
+      ),
     };
   }
 }

@@ -1,4 +1,11 @@
 import { z } from "zod";
+import {
+  clipHit,
+  clipOutput,
+  DEFAULT_TOOL_OUTPUT_LIMITS,
+  joinHits,
+  type ToolOutputLimits,
+} from "../context/output.js";
 import type { SessionTool } from "../context/tools.js";
 import type { SearchProvider } from "../context/types.js";
 import { errorMessage } from "../errors.js";
@@ -14,14 +21,23 @@ export interface HistorySearchHost {
 /** Hits the model can search at once, as in the reference. */
 const TOOL_LIMIT = 10;
 
-/** Formats hits as the reference does: `[<role>] <content>` joined by `\n---\n`; null when there are none. */
-export function formatSessionHits(hits: readonly SearchResult[]): string | null {
-  return hits.length === 0 ? null : hits.map((hit) => `[${hit.role}] ${hit.content}`).join("\n---\n");
+/**
+ * Formats hits as the reference does: `[<role>] <content>` joined by `\n---\n`; null when there are none. Each
+ * hit and the whole stay within `limits` (a long hit shows the part around its first match of `query`).
+ */
+export function formatSessionHits(
+  hits: readonly SearchResult[],
+  query = "",
+  limits: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS,
+): string | null {
+  if (hits.length === 0) return null;
+  const formatted = hits.map((hit) => `[${hit.role}] ${clipHit(hit.content, query, limits.maxHitChars)}`);
+  return joinHits(formatted, "\n---\n", limits.maxOutputChars);
 }
 
 /**
  * The read-only search block `withSearchableHistory(label)` adds to every managed session: `get()` says how many
- * sessions exist, `search()` runs the cross-session search.
+ * sessions exist, `search()` runs the cross-session search within the calling tool's output limits.
  */
 export function historyProvider(host: HistorySearchHost): SearchProvider {
   return {
@@ -29,14 +45,20 @@ export function historyProvider(host: HistorySearchHost): SearchProvider {
       const n = await host.countSessions();
       return n === 0 ? null : `${n} session${n === 1 ? "" : "s"} available for search.`;
     },
-    async search(query: string) {
-      return formatSessionHits(await host.search(query, { limit: TOOL_LIMIT }));
+    async search(query: string, limits?: ToolOutputLimits) {
+      return formatSessionHits(await host.search(query, { limit: TOOL_LIMIT }), query, limits);
     },
   };
 }
 
-/** The `session_search` tool; like every memory tool it never throws and reports failures as `Error: …`. */
-export function sessionSearchTool(host: HistorySearchHost): SessionTool {
+/**
+ * The `session_search` tool; like every memory tool it never throws and reports failures as `Error: …`, and its
+ * result stays within `limits`.
+ */
+export function sessionSearchTool(
+  host: HistorySearchHost,
+  limits: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS,
+): SessionTool {
   return {
     description: "Search past conversations for relevant context. Searches across all sessions.",
     inputSchema: z.object({ query: z.string().describe("Search query") }),
@@ -44,9 +66,10 @@ export function sessionSearchTool(host: HistorySearchHost): SessionTool {
       try {
         const query = (input as { query?: unknown } | null)?.query;
         if (typeof query !== "string") return 'Error: invalid input: "query" must be a string';
-        return formatSessionHits(await host.search(query, { limit: TOOL_LIMIT })) ?? "No results found.";
+        const hits = await host.search(query, { limit: TOOL_LIMIT });
+        return formatSessionHits(hits, query, limits) ?? "No results found.";
       } catch (error) {
-        return `Error: ${errorMessage(error)}`;
+        return clipOutput(`Error: ${errorMessage(error)}`, limits.maxOutputChars);
       }
     },
   };

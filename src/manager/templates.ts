@@ -1,3 +1,4 @@
+import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type {
   ContextConfig,
   SearchProvider,
@@ -31,6 +32,7 @@ export class ManagerTemplates {
   private threshold: { value: number; options: ManagerCompactAfterOptions | undefined } | undefined;
   private onError: ManagerCompactionErrorHandler | undefined;
   private historyLabel: string | undefined;
+  private outputLimits: ToolOutputLimits | undefined;
 
   private assertNewLabel(label: unknown): asserts label is string {
     assertLabel(label);
@@ -75,6 +77,15 @@ export class ManagerTemplates {
     this.historyLabel = label;
   }
 
+  setToolOutput(limits: Partial<ToolOutputLimits>): void {
+    this.outputLimits = toolOutputLimits(limits);
+  }
+
+  /** The tool-output limits of every session's tools and of `session_search`. */
+  get toolOutput(): ToolOutputLimits {
+    return this.outputLimits ?? DEFAULT_TOOL_OUTPUT_LIMITS;
+  }
+
   /** Applies every template to a fresh session; `history` backs the searchable-history block when configured. */
   apply(session: Session, history: SearchProvider): Session {
     for (const { label, ...options } of this.blocks) session.withContext(label, options);
@@ -86,6 +97,7 @@ export class ManagerTemplates {
     if (this.compactFn) session.onCompaction(this.compactFn);
     if (this.threshold) session.compactAfter(this.threshold.value, this.threshold.options);
     if (this.onError) session.onCompactionError(this.onError);
+    if (this.outputLimits) session.withToolOutputLimits(this.outputLimits);
     return session;
   }
 

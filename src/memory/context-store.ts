@@ -1,3 +1,4 @@
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery, scoreText } from "../search/query.js";
 import { searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
@@ -29,6 +30,8 @@ export class MemoryEntryStore implements EntryStore {
   private readonly labels = new Map<string, Map<string, { content: string; seq: number }>>();
   private seq = 0;
 
+  constructor(private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS) {}
+
   async setEntry(label: string, key: string, content: string): Promise<void> {
     let entries = this.labels.get(label);
     if (!entries) {
@@ -40,7 +43,7 @@ export class MemoryEntryStore implements EntryStore {
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
     const max = searchLimit(limit ?? 10);
-    const terms = typeof query === "string" ? parseQuery(query) : [];
+    const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
     if (terms.length === 0 || max === 0) return [];
     const hits: (EntryHit & { score: number; seq: number })[] = [];
     for (const [key, entry] of this.labels.get(label) ?? []) {

@@ -1,4 +1,5 @@
 import { assertSessionId } from "../message.js";
+import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, scoreText } from "../search/query.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import type {
@@ -39,6 +40,12 @@ interface SessionData {
 /** @internal the row and session shapes, for the transfer module. */
 export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
 
+/** Options of a MemoryStore: `reservedMetadataKeys` and `maxMessageBytes` apply to every session of the store. */
+export interface MemoryStoreOptions extends WritePolicyOptions {
+  /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
+  queryLimits?: Partial<QueryLimits>;
+}
+
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
 export class MemoryStore
   implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
@@ -47,7 +54,7 @@ export class MemoryStore
   /** Context blocks and cached prompts. */
   readonly blocks = new MemoryBlockStore();
   /** Searchable entries of search blocks. */
-  readonly entries = new MemoryEntryStore();
+  readonly entries: MemoryEntryStore;
   /** Named sessions for SessionManager (added with the manager). */
   readonly registry: MemorySessionRegistry = new MemorySessionRegistry(this);
   /** Offloaded media payloads, each stored once. */
@@ -58,10 +65,12 @@ export class MemoryStore
   readonly policy: WritePolicy;
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
+  private readonly queryLimits: QueryLimits;
 
-  /** `reservedMetadataKeys` and `maxMessageBytes` apply to every session of the store. */
-  constructor(options: WritePolicyOptions = {}) {
+  constructor(options: MemoryStoreOptions = {}) {
     this.policy = writePolicy(options);
+    this.queryLimits = queryLimits(options.queryLimits);
+    this.entries = new MemoryEntryStore(this.queryLimits);
   }
 
   /** The storage contract for one session. */
@@ -95,7 +104,7 @@ export class MemoryStore
     const limit = searchLimit(options.limit);
     const branch = searchBranch(options.branch);
     if (typeof query !== "string") return [];
-    const terms = parseQuery(query);
+    const terms = parseQuery(query, this.queryLimits);
     if (terms.length === 0 || limit === 0) return [];
     const hits: { row: Row; sessionId: string; score: number; active: boolean }[] = [];
     const sessions =

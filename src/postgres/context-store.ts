@@ -1,5 +1,6 @@
 /** Context blocks and searchable keyed entries on Postgres (the reference's two context tables). */
 import { SessionError } from "../errors.js";
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
@@ -69,6 +70,7 @@ export class PostgresEntryStore implements EntryStore {
   constructor(
     private readonly ready: Ready,
     private readonly t: Tables,
+    private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS,
   ) {}
 
   async setEntry(label: string, key: string, content: string): Promise<void> {
@@ -91,7 +93,7 @@ export class PostgresEntryStore implements EntryStore {
     assertKey(label, "A label");
     const max = searchLimit(limit);
     if (typeof query !== "string" || max === 0) return [];
-    const tsquery = toTsquery(parseQuery(query));
+    const tsquery = toTsquery(parseQuery(query, this.limits));
     if (tsquery === null) return [];
     const executor = await this.ready();
     const rows = await executor.query<ContentRow & { key: string }>(

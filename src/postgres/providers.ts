@@ -1,4 +1,5 @@
 /** The reference's Postgres context providers: a writable block and a searchable block. */
+import { formatEntryHits, type ToolOutputLimits } from "../context/output.js";
 import type { SearchProvider, WritableContextProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
 import type { PostgresSource } from "./client.js";
@@ -81,11 +82,13 @@ export class PostgresSearchProvider implements SearchProvider {
     return count > 0 ? `${count} entries indexed.` : null;
   }
 
-  /** Up to 10 best matches as `[key]\n<content>` joined by blank lines, or null when nothing matches. */
-  async search(query: string): Promise<string | null> {
+  /**
+   * Up to 10 best matches as `[key]\n<content>` joined by blank lines (each hit and the whole within `limits`),
+   * or null when nothing matches.
+   */
+  async search(query: string, limits?: ToolOutputLimits): Promise<string | null> {
     const hits = await this.store.entries.searchEntries(this.requireLabel(), query, SEARCH_PROVIDER_HITS);
-    if (hits.length === 0) return null;
-    return hits.map((hit) => `[${hit.key}]\n${hit.content}`).join("\n\n");
+    return formatEntryHits(hits, query, limits);
   }
 
   /** Inserts or replaces the entry `key`; its old text is no longer found. */

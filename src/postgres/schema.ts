@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import type { QueryLimits } from "../search/limits.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
 import type { Executor } from "./client.js";
 
@@ -13,6 +14,8 @@ export interface PostgresStoreOptions extends WritePolicyOptions {
    * the append statement costs more than running it). Set false behind a PgBouncer in transaction mode < 1.21.
    */
   prepare?: boolean;
+  /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
+  queryLimits?: Partial<QueryLimits>;
 }
 
 /** Quoted, qualified table names, plus the raw parts index names and the migration lock are derived from. */

@@ -5,6 +5,7 @@
  * the returned hits only, with O(log depth) skip-pointer climbs from each session's latest leaf.
  */
 import { messageText, parseMessage } from "../message.js";
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type { StoreSearchOptions } from "../store/types.js";
@@ -56,13 +57,14 @@ export async function searchMessages(
   t: Tables,
   query: string,
   options: StoreSearchOptions = {},
+  limits: QueryLimits = DEFAULT_QUERY_LIMITS,
 ): Promise<SearchResult[]> {
   const limit = searchLimit(options.limit);
   const branch = searchBranch(options.branch);
   if (typeof query !== "string" || limit === 0) return [];
   const sessionId = options.sessionId;
   const tsquery = toTsquery(
-    parseQuery(query),
+    parseQuery(query, limits),
     sessionId === undefined ? undefined : sessionLexeme(sessionId),
   );
   if (tsquery === null) return [];

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { type QueryLimits, queryLimits } from "../search/limits.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -41,6 +42,7 @@ export class PostgresStore
   readonly tables: Tables;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
+  private readonly queryLimits: QueryLimits;
   private readonly source: PostgresSource;
   private opening: Promise<Executor> | undefined;
   private closed = false;
@@ -51,9 +53,10 @@ export class PostgresStore
     this.source = source;
     this.tables = tableNames(options);
     this.policy = writePolicy(options);
+    this.queryLimits = queryLimits(options.queryLimits);
     const ready = () => this.ready();
     this.blocks = new PostgresBlockStore(ready, this.tables);
-    this.entries = new PostgresEntryStore(ready, this.tables);
+    this.entries = new PostgresEntryStore(ready, this.tables, this.queryLimits);
     this.registry = new PostgresSessionRegistry(ready, this.tables);
     this.attachments = new PostgresAttachments(ready, this.tables);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry);
@@ -102,7 +105,7 @@ export class PostgresStore
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     const executor = await this.ready();
-    return searchMessages(executor, this.tables, query, options);
+    return searchMessages(executor, this.tables, query, options, this.queryLimits);
   }
 
   /** Ends the pool the store created from a connection string; a connection passed in stays open. */

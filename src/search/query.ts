@@ -3,6 +3,7 @@
  * as phrases, a word also finds its family ("deploy" finds "deployment", "deployed"), and any other character
  * is plain text — no input can raise a syntax error.
  */
+import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
 
 /** A word of the query and the prefix that stands for its family. */
 export interface QueryWord {
@@ -21,7 +22,9 @@ export interface QueryPhrase {
 export type QueryTerm = QueryWord | QueryPhrase;
 
 /** Token characters: letters, digits, combining marks and private-use characters (as SQLite's unicode61). */
-const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+export const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** Any character outside ASCII: only text holding one needs Unicode folding. */
+export const NON_ASCII = /[^\p{ASCII}]/u;
 
 /** Splits text into lower-cased tokens. */
 export function tokenize(text: string): string[] {
@@ -86,20 +89,43 @@ export function wordRoot(word: string): string {
   return root;
 }
 
-/** Parses a user query; an empty list means there is nothing to search for. */
-export function parseQuery(query: string): QueryTerm[] {
+/**
+ * Parses a user query; an empty list means there is nothing to search for. Repeated words and phrases collapse
+ * (compared after folding case and diacritics, and a word by its family), so the result holds distinct terms
+ * only. A query over `limits` (length, distinct words) is refused with `INVALID_ARGUMENT` before it costs
+ * anything: every backend parses here, so every backend bounds the same way.
+ */
+export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): QueryTerm[] {
+  assertQueryLength(query, limits);
   const terms: QueryTerm[] = [];
+  const seen = new Set<string>();
+  let words = 0;
+  const add = (term: QueryTerm): void => {
+    const key = termKey(term);
+    if (seen.has(key)) return;
+    seen.add(key);
+    terms.push(term);
+    words += term.kind === "phrase" ? term.words.length : 1;
+  };
   const pieces = query.split('"');
   pieces.forEach((piece, index) => {
     const insideQuotes = index % 2 === 1 && index < pieces.length - 1;
-    const words = tokenize(piece);
-    if (insideQuotes && words.length > 1) {
-      terms.push({ kind: "phrase", words });
+    const tokens = tokenize(piece);
+    if (insideQuotes && tokens.length > 1) {
+      add({ kind: "phrase", words: tokens });
       return;
     }
-    for (const word of words) terms.push(toWord(word));
+    for (const word of tokens) add(toWord(word));
   });
+  assertQueryTerms(words, limits);
   return terms;
+}
+
+// Two terms with the same key match the same messages: same folded word, same folded family prefix, or the same
+// folded phrase.
+function termKey(term: QueryTerm): string {
+  if (term.kind === "phrase") return `"${term.words.map(foldToken).join(" ")}`;
+  return term.prefix === null ? `=${foldToken(term.word)}` : `*${foldToken(term.prefix)}`;
 }
 
 // Words of three letters or fewer match exactly: as prefixes ("the*", "run*") they expand to hundreds of index
@@ -132,7 +158,8 @@ export function toFts5(
 /** Scores `text` against the terms in memory (0 = no match); the same semantics as the FTS5 expression. */
 export function scoreText(terms: QueryTerm[], text: string): number {
   if (terms.length === 0) return 0;
-  const tokens = tokenize(text).map(foldToken);
+  // Tokens are lower-cased already; only non-ASCII ones need folding (normalisation is most of the cost).
+  const tokens = tokenize(text).map((token) => (NON_ASCII.test(token) ? foldToken(token) : token));
   let score = 0;
   for (const term of terms) {
     const hits =

@@ -1,4 +1,5 @@
 import { ContextBlocks } from "../context/blocks.js";
+import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider } from "../context/providers.js";
 import { SkillTracker } from "../context/skills.js";
 import { contextTools, type SessionToolSet } from "../context/tools.js";
@@ -126,8 +127,8 @@ export class SessionContext {
     return true;
   }
 
-  /** The memory tools for the blocks present now. */
-  tools(): SessionToolSet {
-    return contextTools(this);
+  /** The memory tools for the blocks present now, their results within `limits`. */
+  tools(limits: ToolOutputLimits): SessionToolSet {
+    return contextTools(this, limits);
   }
 }

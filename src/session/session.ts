@@ -1,3 +1,4 @@
+import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import {
   type AnthropicToolDefinition,
   dispatchToolCall,
@@ -25,6 +26,8 @@ import { resolveSource, type SessionSource } from "./source.js";
  * chain builder methods in any order; everything resolves on the first awaited call.
  */
 export class Session extends SessionBase {
+  private toolOutput: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS;
+
   /**
    * Creates a session on a SQLite path, a database handle, an object with a `sql` tag (a Durable Object / Agent),
    * a SessionStore or a SessionProvider.
@@ -62,6 +65,16 @@ export class Session extends SessionBase {
   onCompactionError(handler: CompactionErrorHandler): this {
     this.assertConfigurable("onCompactionError");
     this.compactionSetup.onError = handler;
+    return this;
+  }
+
+  /**
+   * Bounds what the memory tools return to the model: `maxHitChars` per search hit, `maxOutputChars` per result
+   * (defaults 8,000 and 32,000); more is cut with a marker that tells the model how to see the rest.
+   */
+  withToolOutputLimits(limits: Partial<ToolOutputLimits>): this {
+    this.assertConfigurable("withToolOutputLimits");
+    this.toolOutput = toolOutputLimits(limits);
     return this;
   }
 
@@ -169,9 +182,13 @@ export class Session extends SessionBase {
     return (await this.state()).context.refresh();
   }
 
-  /** The memory tools (an AI SDK ToolSet) for the blocks present now. */
-  async tools(): Promise<SessionToolSet> {
-    return (await this.state()).context.tools();
+  /**
+   * The memory tools (an AI SDK ToolSet) for the blocks present now; `limits` overrides the session's tool-output
+   * limits for these tools.
+   */
+  async tools(limits?: Partial<ToolOutputLimits>): Promise<SessionToolSet> {
+    const bounds = toolOutputLimits(limits, this.toolOutput);
+    return (await this.state()).context.tools(bounds);
   }
 
   /** The same tools as JSON-Schema definitions for the OpenAI or Anthropic tool formats. */

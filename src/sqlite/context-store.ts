@@ -1,3 +1,4 @@
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
@@ -33,7 +34,10 @@ export class SqliteBlockStore implements BlockStore {
 
 /** Searchable entries in SQLite: a table plus a contentless FTS5 index written in the same transaction. */
 export class SqliteEntryStore implements EntryStore {
-  constructor(private readonly driver: SqlDriver) {}
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS,
+  ) {}
 
   async setEntry(label: string, key: string, content: string): Promise<void> {
     const now = new Date().toISOString();
@@ -65,7 +69,7 @@ export class SqliteEntryStore implements EntryStore {
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
     const max = searchLimit(limit ?? 10);
-    const terms = typeof query === "string" ? parseQuery(query) : [];
+    const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
     if (terms.length === 0 || max === 0) return [];
     const rows = this.driver.all<{ key: unknown; content: unknown }>(
       `SELECT CAST(e.key AS BLOB) AS key, CAST(e.content AS BLOB) AS content FROM (

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { MissingDependencyError, SessionError } from "../errors.js";
+import type { QueryLimits } from "../search/limits.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
 import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import { isSqlTagSource, PreparedDriver, type SqlDriver, SqlTagDriver, type SqlTagSource } from "./driver.js";
@@ -20,6 +21,8 @@ export interface SqliteOptions extends WritePolicyOptions {
    * 2 MB on a `sql` tag, a Durable Object's limit). Lower it to exercise the split on a local file.
    */
   maxValueBytes?: number;
+  /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
+  queryLimits?: Partial<QueryLimits>;
 }
 
 /** A better-sqlite3 `Database` or a node:sqlite `DatabaseSync` handle, as the user created it. */

@@ -1,4 +1,5 @@
 import { messageText, parseMessage } from "../message.js";
+import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type {
@@ -42,6 +43,13 @@ const RANKED_SQL = `SELECT seq FROM (
     WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
   ) ORDER BY score, seq DESC`;
 
+// The same candidates of one session, filtered by a primary-key lookup per match instead of the session token.
+const RANKED_IN_SESSION_SQL = `SELECT seq FROM (
+    SELECT agent_messages_fts.rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
+    JOIN agent_messages m ON m.seq = agent_messages_fts.rowid
+    WHERE agent_messages_fts MATCH ? AND m.session_num = ? ORDER BY agent_messages_fts.rowid DESC LIMIT ?
+  ) ORDER BY score, seq DESC`;
+
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore
   implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
@@ -62,10 +70,12 @@ export class SqliteStore
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   private readonly families: FamilyExpander;
+  private readonly queryLimits: QueryLimits;
   private closed = false;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.policy = writePolicy(options);
+    this.queryLimits = queryLimits(options.queryLimits);
     this.driver = openSqlite(source, options);
     try {
       migrate(this.driver);
@@ -74,7 +84,7 @@ export class SqliteStore
       throw error;
     }
     this.blocks = new SqliteBlockStore(this.driver);
-    this.entries = new SqliteEntryStore(this.driver);
+    this.entries = new SqliteEntryStore(this.driver, this.queryLimits);
     this.registry = new SqliteSessionRegistry(this.driver);
     this.attachments = new SqliteAttachments(() => this.driver);
     this.transfer = new SqliteTransfer(this.driver);
@@ -103,21 +113,25 @@ export class SqliteStore
     const limit = searchLimit(options.limit);
     const branch = searchBranch(options.branch);
     if (typeof query !== "string" || limit === 0) return [];
-    const terms = parseQuery(query);
+    const terms = parseQuery(query, this.queryLimits);
     if (terms.length === 0) return [];
     // Every stored message is searchable: pending rows are indexed first, or matched here when this connection
     // cannot write the index (read-only), newest first ahead of the indexed matches.
     const indexed = flushSearchIndex(this.driver);
-    const sessionNum =
-      options.sessionId === undefined ? undefined : this.sessionNum(options.sessionId, false);
-    if (options.sessionId !== undefined && sessionNum === undefined) return [];
+    const scope = options.sessionId === undefined ? undefined : this.searchScope(options.sessionId);
+    if (options.sessionId !== undefined && scope === undefined) return [];
+    const sessionNum = scope?.num;
     const unindexed = indexed ? [] : matchPending(this.driver, terms, sessionNum);
     const families = this.families.families(terms);
     // A word whose family has no indexed term cannot match an indexed message.
     const noMatch = [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
-    if (sessionNum !== undefined) match = `sid : "s${sessionNum}" AND ${match}`;
-    const ranked = noMatch ? [] : this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES]);
+    if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
+    const ranked = noMatch
+      ? []
+      : scope?.filter === "lookup"
+        ? this.driver.column<number>(RANKED_IN_SESSION_SQL, [match, scope.num, SEARCH_CANDIDATES])
+        : this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES]);
     const results: SearchResult[] = [];
     const leaves = new Map<number, NodeRow | undefined>();
     for (const seq of [...unindexed, ...ranked]) {
@@ -142,6 +156,28 @@ export class SqliteStore
       });
     }
     return results;
+  }
+
+  /**
+   * How a search is kept to one session (undefined: the session has no messages). The session token in the FTS
+   * query lets FTS5 skip other sessions' matches, but bm25 then counts the documents of the token as well — a
+   * walk over every message of the session on each query: in a store that is mostly one session (a Durable
+   * Object, an everyday single-conversation file) a scoped search cost 5× a store-wide one (8.3 ms against
+   * 1.3 ms at 10,000 messages). So: a session alone in the store needs no filter at all; one holding at least
+   * three quarters of the rows is filtered by a primary-key lookup per match (other sessions then hold at most a
+   * third as many rows, so the lookups never cost much more than that walk); any other keeps the token. The
+   * candidates and scores are the same either way.
+   */
+  private searchScope(sessionId: string): { num: number; filter: "none" | "lookup" | "token" } | undefined {
+    const row = this.driver.get<{ num: number; count: number; total: number; alone: number }>(
+      `SELECT num, message_count AS count, (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total,
+         NOT EXISTS (SELECT 1 FROM agent_session_heads o WHERE o.num <> h.num AND o.message_count > 0) AS alone
+       FROM agent_session_heads h WHERE session_id = ?`,
+      [sessionId],
+    );
+    if (!row) return undefined;
+    const filter = row.alone === 1 ? "none" : row.count * 4 >= row.total * 3 ? "lookup" : "token";
+    return { num: row.num, filter };
   }
 
   private onActivePath(hit: Hit, leaves: Map<number, NodeRow | undefined>): boolean {

@@ -13,6 +13,7 @@ import { persistenceSpec } from "./persistence.spec.js";
 import { recentSpec } from "./recent.spec.js";
 import { registrySpec } from "./registry.spec.js";
 import { searchSpec } from "./search.spec.js";
+import { searchBoundsSpec } from "./search-bounds.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
 
@@ -26,6 +27,7 @@ export function runProviderContract(target: ContractTarget): void {
     deleteSpec(target);
     overlaysSpec(target);
     searchSpec(target);
+    searchBoundsSpec(target);
     recentSpec(target);
     persistenceSpec(target);
     contextStoreSpec(target);

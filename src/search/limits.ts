@@ -1,0 +1,68 @@
+import { SessionError } from "../errors.js";
+
+/**
+ * What one search query may cost. A query is user (or model) input: without these bounds a pasted megabyte, or
+ * one word repeated thousands of times, compiles to an expression with thousands of terms that blocks the process
+ * for minutes (SQLite), overflows the server's stack (Postgres) or scores every message thousands of times
+ * (memory). Repeated words collapse before counting, so only distinct words count.
+ */
+export interface QueryLimits {
+  /** Longest query, in characters (UTF-16 code units); a longer one is refused. Default 4,096. */
+  maxQueryChars: number;
+  /**
+   * Most distinct words a query may hold after repeats collapse (each word of a quoted phrase counts); more is
+   * refused. Default 32.
+   */
+  maxQueryTerms: number;
+}
+
+/** The defaults: generous for anything a person or a model types, small enough that every query is cheap. */
+export const DEFAULT_QUERY_LIMITS: Readonly<QueryLimits> = Object.freeze({
+  maxQueryChars: 4096,
+  maxQueryTerms: 32,
+});
+
+function positiveInteger(value: unknown, name: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new SessionError("INVALID_ARGUMENT", `${name} must be a whole number >= 1, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Validates query limits given as a store option, filling in the defaults. */
+export function queryLimits(options: Partial<QueryLimits> | undefined): QueryLimits {
+  if (options === undefined) return DEFAULT_QUERY_LIMITS;
+  if (typeof options !== "object" || options === null) {
+    throw new SessionError("INVALID_ARGUMENT", "queryLimits must be an object");
+  }
+  return {
+    maxQueryChars:
+      options.maxQueryChars === undefined
+        ? DEFAULT_QUERY_LIMITS.maxQueryChars
+        : positiveInteger(options.maxQueryChars, "queryLimits.maxQueryChars"),
+    maxQueryTerms:
+      options.maxQueryTerms === undefined
+        ? DEFAULT_QUERY_LIMITS.maxQueryTerms
+        : positiveInteger(options.maxQueryTerms, "queryLimits.maxQueryTerms"),
+  };
+}
+
+/** Refuses a query longer than the limit, before any work is done on it. */
+export function assertQueryLength(query: string, limits: QueryLimits): void {
+  if (query.length <= limits.maxQueryChars) return;
+  throw new SessionError(
+    "INVALID_ARGUMENT",
+    `Search query too long: ${query.length} characters, the limit is ${limits.maxQueryChars}. ` +
+      "Search for a few distinctive words instead of pasting text.",
+  );
+}
+
+/** Refuses a query with more distinct words than the limit (counted after repeats collapsed). */
+export function assertQueryTerms(count: number, limits: QueryLimits): void {
+  if (count <= limits.maxQueryTerms) return;
+  throw new SessionError(
+    "INVALID_ARGUMENT",
+    `Search query has ${count} distinct words, the limit is ${limits.maxQueryTerms} ` +
+      "(each word of a quoted phrase counts). Every word must match, so search for the few most distinctive ones.",
+  );
+}
