@@ -4,6 +4,31 @@ import type { SessionMessage, StoredCompaction } from "./types.js";
 /** Ids with this prefix name synthetic compaction overlays and are never stored as messages. */
 export const COMPACTION_PREFIX = "compaction_";
 
+// A UTF-16 surrogate without its other half: not a character, so UTF-8 cannot encode it (Postgres stores U+FFFD).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when `text` is well-formed Unicode (no lone surrogate), i.e. it survives UTF-8 unchanged. */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/**
+ * True when `text` can be an id on every backend: no U+0000 (Postgres refuses it, node:sqlite cuts at it) and no
+ * lone surrogate (Postgres would store U+FFFD, so `a\uD800` and `a\uDC00` would name the same row).
+ */
+export function isStorableId(text: string): boolean {
+  return !text.includes("\0") && isWellFormed(text);
+}
+
+/**
+ * False for a value no stored row can be named by (not a string, or refused by {@link isStorableId}): reads answer
+ * it with empty/null on every backend instead of asking the database, which would fail (U+0000 on Postgres) or
+ * match a different id (a lone surrogate becomes U+FFFD on the way to UTF-8).
+ */
+export function canBeStored(value: unknown): value is string {
+  return typeof value === "string" && isStorableId(value);
+}
+
 /** True for the synthetic message that stands in for a compacted range. */
 export function isCompactionMessage(message: { id: string }): boolean {
   return typeof message.id === "string" && message.id.startsWith(COMPACTION_PREFIX);
@@ -30,12 +55,11 @@ export function assertValidMessage(message: unknown): asserts message is Session
       `Message "${id}" needs an array of parts, got ${describe(parts)}`,
     );
   }
-  // Postgres text cannot hold U+0000 and node:sqlite cuts strings at it: an id or role with one could not
-  // round-trip on every backend, so it is refused everywhere.
-  if (id.includes("\0") || role.includes("\0")) {
+  // An id or role that could not round-trip on every backend is refused everywhere (see isStorableId).
+  if (!isStorableId(id) || !isStorableId(role)) {
     throw new SessionError(
       "INVALID_MESSAGE",
-      `Message id and role must not contain U+0000 (message ${describe(id)})`,
+      `Message id and role must be well-formed Unicode without U+0000 (message ${describe(id)})`,
     );
   }
   if (id.startsWith(COMPACTION_PREFIX)) {
@@ -46,22 +70,22 @@ export function assertValidMessage(message: unknown): asserts message is Session
   }
 }
 
-/** Throws `INVALID_ARGUMENT` unless `value` is a non-empty string. */
+/** Throws `INVALID_ARGUMENT` unless `value` is a non-empty, well-formed string without U+0000. */
 export function assertId(value: unknown, what: string): asserts value is string {
-  if (typeof value !== "string" || value.length === 0 || value.includes("\0")) {
+  if (typeof value !== "string" || value.length === 0 || !isStorableId(value)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `${what} must be a non-empty string without U+0000, got ${describe(value)}`,
+      `${what} must be a non-empty, well-formed Unicode string without U+0000, got ${describe(value)}`,
     );
   }
 }
 
-/** Throws `INVALID_ARGUMENT` unless `value` can name a session (any string without U+0000; `""` is the default). */
+/** Throws `INVALID_ARGUMENT` unless `value` can name a session (well-formed, no U+0000; `""` is the default). */
 export function assertSessionId(value: unknown): asserts value is string {
-  if (typeof value !== "string" || value.includes("\0")) {
+  if (typeof value !== "string" || !isStorableId(value)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `A session id must be a string without U+0000, got ${describe(value)}`,
+      `A session id must be a well-formed Unicode string without U+0000, got ${describe(value)}`,
     );
   }
 }

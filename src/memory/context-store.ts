@@ -1,4 +1,5 @@
 import { parseQuery, scoreText } from "../search/query.js";
+import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";
 import { searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 
@@ -7,15 +8,18 @@ export class MemoryBlockStore implements BlockStore {
   private readonly rows = new Map<string, string>();
 
   async getBlock(key: string): Promise<string | null> {
+    if (!isLookupKey(key)) return null;
     return this.rows.get(key) ?? null;
   }
 
   async setBlock(key: string, content: string): Promise<void> {
+    assertStoredKey(key, "A block key");
+    assertContent(content);
     this.rows.set(key, content);
   }
 
   async deleteBlocks(keys: readonly string[]): Promise<void> {
-    for (const key of keys) this.rows.delete(key);
+    for (const key of lookupKeys(keys)) this.rows.delete(key);
   }
 
   /** Every stored key (for tools that list blocks). */
@@ -30,6 +34,9 @@ export class MemoryEntryStore implements EntryStore {
   private seq = 0;
 
   async setEntry(label: string, key: string, content: string): Promise<void> {
+    assertStoredKey(label, "A label");
+    assertStoredKey(key, "An entry key");
+    assertContent(content);
     let entries = this.labels.get(label);
     if (!entries) {
       entries = new Map();
@@ -41,7 +48,7 @@ export class MemoryEntryStore implements EntryStore {
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
     const max = searchLimit(limit ?? 10);
     const terms = typeof query === "string" ? parseQuery(query) : [];
-    if (terms.length === 0 || max === 0) return [];
+    if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
     const hits: (EntryHit & { score: number; seq: number })[] = [];
     for (const [key, entry] of this.labels.get(label) ?? []) {
       const score = scoreText(terms, `${key}\n${entry.content}`);
@@ -52,6 +59,7 @@ export class MemoryEntryStore implements EntryStore {
   }
 
   async countEntries(label: string): Promise<number> {
+    if (!isLookupKey(label)) return 0;
     return this.labels.get(label)?.size ?? 0;
   }
 

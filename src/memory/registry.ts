@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { assertStoredKey, isLookupKey } from "../store/keys.js";
 import type {
   NewSessionRecord,
   SessionInfo,
@@ -22,6 +23,7 @@ export class MemorySessionRegistry implements SessionRegistry {
   constructor(private readonly store: MemoryStore) {}
 
   async create(record: NewSessionRecord): Promise<SessionInfo> {
+    assertStoredKey(record.id, "A session id");
     if (this.rows.has(record.id)) {
       throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
     }
@@ -53,6 +55,7 @@ export class MemorySessionRegistry implements SessionRegistry {
   }
 
   async get(id: string): Promise<SessionInfo | null> {
+    if (!isLookupKey(id)) return null;
     const row = this.rows.get(id);
     return row ? { ...row.info } : null;
   }

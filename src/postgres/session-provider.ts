@@ -4,6 +4,7 @@ import {
   assertParentId,
   assertSessionId,
   assertValidMessage,
+  canBeStored,
   parseMessage,
   TAKES_SERIALIZED,
 } from "../message.js";
@@ -43,6 +44,10 @@ const branchesSql = statement(
     JOIN ${t.messages} c ON c.parent_seq = p.seq WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
 );
 
+// A leaf id no row can have: the read answers empty without asking the database (see canBeStored).
+const noSuchLeaf = (leafId: unknown): boolean =>
+  leafId !== undefined && leafId !== null && !canBeStored(leafId);
+
 /**
  * The storage contract of one session in Postgres. `new PostgresSessionProvider(client, sessionId)` is the
  * reference's constructor: `client` is a pg Pool or Client, a PGlite instance, a connection string or a
@@ -75,11 +80,12 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
-    if (typeof id !== "string") return null;
+    if (!canBeStored(id)) return null;
     return this.one(messageSql, [this.sessionId, id]);
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    if (noSuchLeaf(leafId)) return [];
     const [executor, t] = await this.db();
     return (await readPath(executor, t, this.sessionId, leafId))?.messages ?? [];
   }
@@ -89,19 +95,21 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
-    if (typeof messageId !== "string") return [];
+    if (!canBeStored(messageId)) return [];
     const [executor, t] = await this.db();
     const rows = await executor.query<{ content: string }>(branchesSql(t), [this.sessionId, messageId], true);
     return rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
+    if (noSuchLeaf(leafId)) return 0;
     const [executor, t] = await this.db();
     const depth = await leafDepth(executor, t, this.sessionId, leafId);
     return depth === null ? 0 : depth + 1;
   }
 
   async getContextTokens(leafId?: string | null): Promise<number> {
+    if (noSuchLeaf(leafId)) return 0;
     const [executor, t] = await this.db();
     return contextTokens(executor, t, this.sessionId, leafId);
   }
@@ -112,6 +120,7 @@ export class PostgresSessionProvider implements SessionProvider {
     minRecentMessages?: number,
   ): Promise<RecentHistoryResult> {
     const budget = byteBudget(maxContentBytes, minRecentMessages);
+    if (noSuchLeaf(leafId)) return { messages: [], truncated: false, totalContentBytes: 0 };
     const [executor, t] = await this.db();
     // An unbounded budget is the whole path; NULL tells the statement not to walk a window first.
     const max = Number.isFinite(budget.maxBytes) ? budget.maxBytes : null;
@@ -121,6 +130,7 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
+    if (noSuchLeaf(leafId)) return [];
     const [executor, t] = await this.db();
     return pathStats(executor, t, this.sessionId, leafId);
   }

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { canBeStored } from "../message.js";
 import type {
   ContextCapableStore,
   RegistryCapableStore,
@@ -90,6 +91,8 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
    * families; relevance is ranked among the newest matches only (see SEARCH_CANDIDATES).
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+    // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form).
+    if (options.sessionId !== undefined && !canBeStored(options.sessionId)) return [];
     const executor = await this.ready();
     return searchMessages(executor, this.tables, query, options);
   }

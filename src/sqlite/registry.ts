@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { assertStoredKey, isLookupKey } from "../store/keys.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
   NewSessionRecord,
@@ -21,6 +22,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
   constructor(private readonly driver: SqlDriver) {}
 
   async create(record: NewSessionRecord): Promise<SessionInfo> {
+    assertStoredKey(record.id, "A session id");
     const now = new Date().toISOString();
     const row = this.driver.get<SessionInfoRow>(
       `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, created_at, updated_at, activity)
@@ -41,6 +43,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
   }
 
   async get(id: string): Promise<SessionInfo | null> {
+    if (!isLookupKey(id)) return null;
     const row = this.driver.get<SessionInfoRow>(`SELECT ${COLUMNS} FROM agent_sessions WHERE id = ?`, [id]);
     return row ? toSessionInfo(row) : null;
   }

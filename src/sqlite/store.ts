@@ -1,4 +1,4 @@
-import { messageText, parseMessage } from "../message.js";
+import { canBeStored, messageText, parseMessage } from "../message.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type {
@@ -77,6 +77,8 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   /** @internal the numeric key of a session, optionally creating its head row. */
   sessionNum(sessionId: string, create: boolean): number | undefined {
     if (create) return ensureHead(this.driver, sessionId).num;
+    // A session id no head can have is not looked up (better-sqlite3 would match its U+FFFD form).
+    if (!canBeStored(sessionId)) return undefined;
     return this.driver.get<{ num: number }>("SELECT num FROM agent_session_heads WHERE session_id = ?", [
       sessionId,
     ])?.num;

@@ -2,6 +2,7 @@ import { describe } from "node:test";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import type { ContractTarget } from "./harness.js";
+import { idsSpec } from "./ids.spec.js";
 import { managerLifecycleSpec } from "./manager-lifecycle.spec.js";
 import { managerMessagesSpec } from "./manager-messages.spec.js";
 import { managerSearchSpec } from "./manager-search.spec.js";
@@ -26,6 +27,7 @@ export function runProviderContract(target: ContractTarget): void {
     recentSpec(target);
     persistenceSpec(target);
     contextStoreSpec(target);
+    idsSpec(target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(target);
     managerLifecycleSpec(target);
