@@ -34,6 +34,16 @@ export function isCompactionMessage(message: { id: string }): boolean {
   return typeof message.id === "string" && message.id.startsWith(COMPACTION_PREFIX);
 }
 
+// An ISO-8601 date-time as toISOString writes it (extended years included), seconds and offset optional.
+const ISO_DATE_TIME =
+  /^(?:\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/** True for a `createdAt` that stores and reads back as the same instant: a valid Date or an ISO-8601 string. */
+function isValidCreatedAt(value: unknown): boolean {
+  if (value instanceof Date) return !Number.isNaN(value.getTime());
+  return typeof value === "string" && ISO_DATE_TIME.test(value) && !Number.isNaN(new Date(value).getTime());
+}
+
 /** Throws `INVALID_MESSAGE` / `RESERVED_ID` unless `message` can be stored. */
 export function assertValidMessage(message: unknown): asserts message is SessionMessage {
   if (message === null || typeof message !== "object" || Array.isArray(message)) {
@@ -60,6 +70,21 @@ export function assertValidMessage(message: unknown): asserts message is Session
     throw new SessionError(
       "INVALID_MESSAGE",
       `Message id and role must be well-formed Unicode without U+0000 (message ${describe(id)})`,
+    );
+  }
+  // JSON.stringify would store whatever toJSON returns (`toJSON: () => 1` stores "1", a row no read can parse):
+  // a message is serialised as the object it is, so a toJSON on it is refused rather than obeyed.
+  if (typeof (message as { toJSON?: unknown }).toJSON === "function") {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message "${id}" must not define toJSON: it is stored as it is`,
+    );
+  }
+  const { createdAt } = message as { createdAt?: unknown };
+  if (createdAt !== undefined && !isValidCreatedAt(createdAt)) {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message "${id}" needs createdAt as a valid Date or an ISO-8601 date-time string, got ${describe(createdAt)}`,
     );
   }
   if (id.startsWith(COMPACTION_PREFIX)) {
@@ -154,7 +179,8 @@ export function parseMessage(json: string): SessionMessage | null {
   if (typeof message.id !== "string" || typeof message.role !== "string" || !Array.isArray(message.parts)) {
     return null;
   }
-  if (typeof message.createdAt === "string") {
+  // Only an ISO-8601 date-time is revived: `new Date("1")` would turn any digits into a date (2001).
+  if (typeof message.createdAt === "string" && ISO_DATE_TIME.test(message.createdAt)) {
     const date = new Date(message.createdAt);
     if (!Number.isNaN(date.getTime())) message.createdAt = date;
   }
@@ -187,12 +213,18 @@ export function overlayMessage(compaction: StoredCompaction): SessionMessage {
   };
 }
 
-/** A short, safe description of a value for error messages. */
+/**
+ * A short description of any value for error messages. Total: it never throws, whatever the value (null-prototype
+ * objects, throwing `toString`, symbols, BigInts), so a bad argument is reported instead of crashing the report.
+ */
 export function describe(value: unknown): string {
   if (value === undefined) return "undefined";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return value.length > 40 ? `"${value.slice(0, 40)}…"` : `"${value}"`;
   if (typeof value === "object") return "an object";
+  if (typeof value === "function") return "a function";
+  if (typeof value === "symbol") return "a symbol";
+  // number, bigint, boolean: String() of a primitive cannot throw.
   return `${typeof value} ${String(value)}`;
 }

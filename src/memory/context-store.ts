@@ -7,23 +7,30 @@ import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 export class MemoryBlockStore implements BlockStore {
   private readonly rows = new Map<string, string>();
 
+  /** `assertOpen` throws once the owning store is closed. */
+  constructor(private readonly assertOpen: () => void = () => {}) {}
+
   async getBlock(key: string): Promise<string | null> {
+    this.assertOpen();
     if (!isLookupKey(key)) return null;
     return this.rows.get(key) ?? null;
   }
 
   async setBlock(key: string, content: string): Promise<void> {
+    this.assertOpen();
     assertStoredKey(key, "A block key");
     assertContent(content);
     this.rows.set(key, content);
   }
 
   async deleteBlocks(keys: readonly string[]): Promise<void> {
+    this.assertOpen();
     for (const key of lookupKeys(keys)) this.rows.delete(key);
   }
 
   /** Every stored key (for tools that list blocks). */
   keys(): string[] {
+    this.assertOpen();
     return [...this.rows.keys()];
   }
 }
@@ -33,7 +40,11 @@ export class MemoryEntryStore implements EntryStore {
   private readonly labels = new Map<string, Map<string, { content: string; seq: number }>>();
   private seq = 0;
 
+  /** `assertOpen` throws once the owning store is closed. */
+  constructor(private readonly assertOpen: () => void = () => {}) {}
+
   async setEntry(label: string, key: string, content: string): Promise<void> {
+    this.assertOpen();
     assertStoredKey(label, "A label");
     assertStoredKey(key, "An entry key");
     assertContent(content);
@@ -46,6 +57,7 @@ export class MemoryEntryStore implements EntryStore {
   }
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
+    this.assertOpen();
     const max = searchLimit(limit ?? 10);
     const terms = typeof query === "string" ? parseQuery(query) : [];
     if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
@@ -59,6 +71,7 @@ export class MemoryEntryStore implements EntryStore {
   }
 
   async countEntries(label: string): Promise<number> {
+    this.assertOpen();
     if (!isLookupKey(label)) return 0;
     return this.labels.get(label)?.size ?? 0;
   }
@@ -70,6 +83,7 @@ export class MemoryEntryStore implements EntryStore {
 
   /** Every entry as `{ label, key, content }`, in the order they were first written (for transfer export). */
   list(): { label: string; key: string; content: string }[] {
+    this.assertOpen();
     return [...this.labels]
       .flatMap(([label, entries]) => [...entries].map(([key, entry]) => ({ label, key, entry })))
       .sort((a, b) => a.entry.seq - b.entry.seq)
@@ -77,6 +91,7 @@ export class MemoryEntryStore implements EntryStore {
   }
 
   async deleteEntries(label: string): Promise<void> {
+    this.assertOpen();
     this.labels.delete(label);
   }
 }

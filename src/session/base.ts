@@ -5,6 +5,7 @@ import {
   assertParentId,
   assertSessionId,
   assertValidMessage,
+  describe,
   takesSerialized,
   withSerialized,
 } from "../message.js";
@@ -85,11 +86,13 @@ export class SessionBase {
     if (!Number.isInteger(maxBytes) || maxBytes < 1024) {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        `maxRowBytes must be a whole number >= 1024, got ${String(maxBytes)}`,
+        `maxRowBytes must be a whole number >= 1024, got ${describe(maxBytes)}`,
       );
     }
     this.maxRowBytes = maxBytes;
   }
+
+  private closedValue = false;
 
   /** The id this session is namespaced by (`""` = the default session). */
   get sessionId(): string {
@@ -145,6 +148,9 @@ export class SessionBase {
   }
 
   protected state(): Promise<SessionState> {
+    if (this.closedValue) {
+      return Promise.reject(new SessionError("CLOSED", `Session "${this.sessionIdValue}" was closed`));
+    }
     if (this.resolved) return Promise.resolve(this.resolved);
     this.initialising ??= this.initialise().then((state) => {
       this.resolved = state;
@@ -299,8 +305,13 @@ export class SessionBase {
     return (await this.state()).provider.getCompactions();
   }
 
-  /** Closes storage this session opened itself (a SQLite path given to `Session.create`). */
+  /**
+   * Closes storage this session opened itself (a SQLite path given to `Session.create`); a store passed in stays
+   * open for others. Either way every later call of this session fails with `CLOSED`.
+   */
   async close(): Promise<void> {
+    if (this.closedValue) return;
+    this.closedValue = true;
     if (this.ownsStore && this.source.kind === "store") await this.source.store.close();
   }
 }

@@ -9,6 +9,7 @@ import type {
 } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import { ensureHead } from "./append.js";
+import { closableDriver } from "./closable.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander } from "./fts-families.js";
@@ -53,15 +54,19 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   readonly transfer: SqliteTransfer;
   private readonly families: FamilyExpander;
   private closed = false;
+  private readonly refuseStatements: () => void;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
-    this.driver = openSqlite(source, options);
+    const raw = openSqlite(source, options);
     try {
-      migrate(this.driver);
+      migrate(raw);
     } catch (error) {
-      this.driver.close();
+      raw.close();
       throw error;
     }
+    const guarded = closableDriver(raw, "SqliteStore");
+    this.driver = guarded.driver;
+    this.refuseStatements = guarded.close;
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver);
     this.registry = new SqliteSessionRegistry(this.driver);
@@ -152,6 +157,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     try {
       flushSearchIndex(this.driver);
     } finally {
+      this.refuseStatements();
       this.driver.close();
     }
   }

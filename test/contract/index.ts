@@ -1,4 +1,5 @@
 import { describe } from "node:test";
+import { closedSpec } from "./closed.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import type { ContractTarget } from "./harness.js";
@@ -28,6 +29,7 @@ export function runProviderContract(target: ContractTarget): void {
     persistenceSpec(target);
     contextStoreSpec(target);
     idsSpec(target);
+    closedSpec(target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(target);
     managerLifecycleSpec(target);
