@@ -179,6 +179,11 @@ export function parseMessage(json: string): SessionMessage | null {
   if (typeof message.id !== "string" || typeof message.role !== "string" || !Array.isArray(message.parts)) {
     return null;
   }
+  return reviveMessage(message);
+}
+
+/** Revives a parsed message's `createdAt` as a Date, as every read returns it. @internal */
+export function reviveMessage(message: SessionMessage): SessionMessage {
   // Only an ISO-8601 date-time is revived: `new Date("1")` would turn any digits into a date (2001).
   if (typeof message.createdAt === "string" && ISO_DATE_TIME.test(message.createdAt)) {
     const date = new Date(message.createdAt);
