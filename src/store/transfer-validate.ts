@@ -26,7 +26,9 @@ const invalid = (message: string) => new SessionError("INVALID_ARGUMENT", messag
 function assertTime(value: unknown, what: string): asserts value is string {
   const date = typeof value === "string" ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime()) || date.toISOString() !== value) {
-    throw invalid(`${what} needs its time in toISOString() form (2025-01-31T12:00:00.000Z), got ${describe(value)}`);
+    throw invalid(
+      `${what} needs its time in toISOString() form (2025-01-31T12:00:00.000Z), got ${describe(value)}`,
+    );
   }
 }
 
