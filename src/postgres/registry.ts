@@ -154,7 +154,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
     if (!isLookupKey(id)) return false;
     const executor = await this.ready();
-    const keys = [...(options.blockKeys ?? [])];
+    const keys = (options.blockKeys ?? []).filter(isLookupKey);
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
       const [result] = await query<{ existed: boolean }>(deleteSql(this.t), [id, head?.num ?? null, keys]);

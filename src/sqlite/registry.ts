@@ -64,6 +64,8 @@ export class SqliteSessionRegistry implements SessionRegistry {
 
   /** Runs one UPDATE that also bumps `updated_at` and the activity order; null when the id is unknown. */
   private update(assignments: string, params: (string | number)[], id: string): SessionInfo | null {
+    // An id no row can have is not looked up (better-sqlite3 would match its U+FFFD form).
+    if (!isLookupKey(id)) return null;
     const row = this.driver.get<SessionInfoRow>(
       `UPDATE agent_sessions SET ${assignments}${assignments ? ", " : ""}updated_at = ?, activity = ${NEXT_ACTIVITY}
        WHERE id = ? RETURNING ${COLUMNS}`,
@@ -100,6 +102,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
   }
 
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
+    if (!isLookupKey(id)) return false;
     return this.driver.transaction(() => {
       const head = this.driver.get<{ num: number }>(
         "SELECT num FROM agent_session_heads WHERE session_id = ?",
@@ -112,7 +115,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
         this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
-      const keys = options.blockKeys ?? [];
+      const keys = (options.blockKeys ?? []).filter(isLookupKey);
       if (keys.length > 0) {
         this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
           JSON.stringify(keys),

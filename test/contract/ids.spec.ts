@@ -83,10 +83,17 @@ export function idsSpec(target: ContractTarget): void {
     test("registry ids that are not well-formed are refused; reads find nothing", async (t) => {
       await withStore(target, async (store) => {
         if (!hasSessionRegistry(store)) return t.skip("no registry");
-        for (const id of UNSTORABLE_IDS) {
+        await store.registry.create({ id: "t\uFFFD", name: "kept" });
+        await store.session("t\uFFFD").appendMessage(msg("m1"));
+        for (const id of ["t\uD800", "t\uDC00", "t\0"]) {
           await rejectsWithCode(store.registry.create({ id, name: "x" }), "INVALID_ARGUMENT");
           assert.equal(await store.registry.get(id), null);
+          assert.equal(await store.registry.rename(id, "stolen"), null);
+          assert.equal(await store.registry.touch(id), false);
+          assert.equal(await store.registry.delete(id, { blockKeys: [id] }), false);
         }
+        assert.equal((await store.registry.get("t\uFFFD"))?.name, "kept");
+        assert.equal((await store.session("t\uFFFD").getLatestLeaf())?.id, "m1");
       });
     });
   });

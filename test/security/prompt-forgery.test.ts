@@ -4,17 +4,7 @@ import { neutralizeContent } from "../../src/context/neutralize.js";
 import { renderSystemPrompt, SEPARATOR } from "../../src/context/render.js";
 import type { ContextBlock } from "../../src/context/types.js";
 import { MemoryStore, Session } from "../../src/index.js";
-
-/** Deterministic PRNG (mulberry32): a failing case is replayed from its seed. */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../helpers/rng.js";
 
 function block(label: string, content: string, writable = false): ContextBlock {
   return { label, content, tokens: 0, writable, isSkill: false, isSearchable: false };
