@@ -54,6 +54,11 @@ export function errorMessage(error: unknown): string {
   try {
     return JSON.stringify(error) ?? String(error);
   } catch {
-    return String(error);
+    try {
+      return String(error);
+    } catch {
+      // A null-prototype object or a throwing toString: still a message, never a second error.
+      return "unknown error";
+    }
   }
 }

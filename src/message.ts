@@ -4,9 +4,44 @@ import type { SessionMessage, StoredCompaction } from "./types.js";
 /** Ids with this prefix name synthetic compaction overlays and are never stored as messages. */
 export const COMPACTION_PREFIX = "compaction_";
 
+// A UTF-16 surrogate without its other half: not a character, so UTF-8 cannot encode it (Postgres stores U+FFFD).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when `text` is well-formed Unicode (no lone surrogate), i.e. it survives UTF-8 unchanged. */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/**
+ * True when `text` can be an id on every backend: no U+0000 (Postgres refuses it, node:sqlite cuts at it) and no
+ * lone surrogate (Postgres would store U+FFFD, so `a\uD800` and `a\uDC00` would name the same row).
+ */
+export function isStorableId(text: string): boolean {
+  return !text.includes("\0") && isWellFormed(text);
+}
+
+/**
+ * False for a value no stored row can be named by (not a string, or refused by {@link isStorableId}): reads answer
+ * it with empty/null on every backend instead of asking the database, which would fail (U+0000 on Postgres) or
+ * match a different id (a lone surrogate becomes U+FFFD on the way to UTF-8).
+ */
+export function canBeStored(value: unknown): value is string {
+  return typeof value === "string" && isStorableId(value);
+}
+
 /** True for the synthetic message that stands in for a compacted range. */
 export function isCompactionMessage(message: { id: string }): boolean {
   return typeof message.id === "string" && message.id.startsWith(COMPACTION_PREFIX);
+}
+
+// An ISO-8601 date-time as toISOString writes it (extended years included), seconds and offset optional.
+const ISO_DATE_TIME =
+  /^(?:\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/** True for a `createdAt` that stores and reads back as the same instant: a valid Date or an ISO-8601 string. */
+function isValidCreatedAt(value: unknown): boolean {
+  if (value instanceof Date) return !Number.isNaN(value.getTime());
+  return typeof value === "string" && ISO_DATE_TIME.test(value) && !Number.isNaN(new Date(value).getTime());
 }
 
 /** Throws `INVALID_MESSAGE` / `RESERVED_ID` unless `message` can be stored (updates and imports). */
@@ -44,12 +79,26 @@ export function assertMessageShape(message: unknown): asserts message is Session
       `Message "${id}" needs an array of parts, got ${describe(parts)}`,
     );
   }
-  // Postgres text cannot hold U+0000 and node:sqlite cuts strings at it: an id or role with one could not
-  // round-trip on every backend, so it is refused everywhere.
-  if (id.includes("\0") || role.includes("\0")) {
+  // An id or role that could not round-trip on every backend is refused everywhere (see isStorableId).
+  if (!isStorableId(id) || !isStorableId(role)) {
     throw new SessionError(
       "INVALID_MESSAGE",
-      `Message id and role must not contain U+0000 (message ${describe(id)})`,
+      `Message id and role must be well-formed Unicode without U+0000 (message ${describe(id)})`,
+    );
+  }
+  // JSON.stringify would store whatever toJSON returns (`toJSON: () => 1` stores "1", a row no read can parse):
+  // a message is serialised as the object it is, so a toJSON on it is refused rather than obeyed.
+  if (typeof (message as { toJSON?: unknown }).toJSON === "function") {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message "${id}" must not define toJSON: it is stored as it is`,
+    );
+  }
+  const { createdAt } = message as { createdAt?: unknown };
+  if (createdAt !== undefined && !isValidCreatedAt(createdAt)) {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message "${id}" needs createdAt as a valid Date or an ISO-8601 date-time string, got ${describe(createdAt)}`,
     );
   }
 }
@@ -62,22 +111,22 @@ export function isEchoedOverlay(message: SessionMessage): boolean {
   return message.id.startsWith(COMPACTION_PREFIX);
 }
 
-/** Throws `INVALID_ARGUMENT` unless `value` is a non-empty string. */
+/** Throws `INVALID_ARGUMENT` unless `value` is a non-empty, well-formed string without U+0000. */
 export function assertId(value: unknown, what: string): asserts value is string {
-  if (typeof value !== "string" || value.length === 0 || value.includes("\0")) {
+  if (typeof value !== "string" || value.length === 0 || !isStorableId(value)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `${what} must be a non-empty string without U+0000, got ${describe(value)}`,
+      `${what} must be a non-empty, well-formed Unicode string without U+0000, got ${describe(value)}`,
     );
   }
 }
 
-/** Throws `INVALID_ARGUMENT` unless `value` can name a session (any string without U+0000; `""` is the default). */
+/** Throws `INVALID_ARGUMENT` unless `value` can name a session (well-formed, no U+0000; `""` is the default). */
 export function assertSessionId(value: unknown): asserts value is string {
-  if (typeof value !== "string" || value.includes("\0")) {
+  if (typeof value !== "string" || !isStorableId(value)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `A session id must be a string without U+0000, got ${describe(value)}`,
+      `A session id must be a well-formed Unicode string without U+0000, got ${describe(value)}`,
     );
   }
 }
@@ -146,7 +195,13 @@ export function parseMessage(json: string): SessionMessage | null {
   if (typeof message.id !== "string" || typeof message.role !== "string" || !Array.isArray(message.parts)) {
     return null;
   }
-  if (typeof message.createdAt === "string") {
+  return reviveMessage(message);
+}
+
+/** Revives a parsed message's `createdAt` as a Date, as every read returns it. @internal */
+export function reviveMessage(message: SessionMessage): SessionMessage {
+  // Only an ISO-8601 date-time is revived: `new Date("1")` would turn any digits into a date (2001).
+  if (typeof message.createdAt === "string" && ISO_DATE_TIME.test(message.createdAt)) {
     const date = new Date(message.createdAt);
     if (!Number.isNaN(date.getTime())) message.createdAt = date;
   }
@@ -179,12 +234,18 @@ export function overlayMessage(compaction: StoredCompaction): SessionMessage {
   };
 }
 
-/** A short, safe description of a value for error messages. */
+/**
+ * A short description of any value for error messages. Total: it never throws, whatever the value (null-prototype
+ * objects, throwing `toString`, symbols, BigInts), so a bad argument is reported instead of crashing the report.
+ */
 export function describe(value: unknown): string {
   if (value === undefined) return "undefined";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return value.length > 40 ? `"${value.slice(0, 40)}…"` : `"${value}"`;
   if (typeof value === "object") return "an object";
+  if (typeof value === "function") return "a function";
+  if (typeof value === "symbol") return "a symbol";
+  // number, bigint, boolean: String() of a primitive cannot throw.
   return `${typeof value} ${String(value)}`;
 }

@@ -141,7 +141,7 @@ function specifics(target: ContractTarget, db: Runner) {
       });
     });
 
-    test("text Postgres cannot hold travels exactly in blocks, entries and summaries; in a message it is refused", async () => {
+    test("text Postgres cannot hold travels exactly in blocks, entries and summaries; a message that is not JSON is refused", async () => {
       await withStore(target, async (store) => {
         assert.ok(store instanceof PostgresStore);
         const odd = "nul \u0000 and a lone \ud800 surrogate";
@@ -164,8 +164,8 @@ function specifics(target: ContractTarget, db: Runner) {
         ]);
         await rejectsWithCode(
           store.transfer.importSession(iterate([header, message("raw", null, at, `{"id":"raw"\u0000`)])),
-          "INVALID_ARGUMENT",
-          /U\+0000/,
+          "INVALID_MESSAGE",
+          /not valid JSON/,
         );
       });
     });

@@ -1,3 +1,4 @@
+import { safeString } from "../utils/serialize.js";
 import type { AiModule } from "./ai.js";
 import { activeMessages } from "./context.js";
 import { newId } from "./ids.js";
@@ -43,12 +44,12 @@ export function transcript(messages: readonly AgentMessage[]): string {
       continue;
     }
     for (const part of message.content as Array<Record<string, unknown>>) {
-      if (part.type === "text") lines.push(`${message.role}: ${String(part.text)}`);
+      if (part.type === "text") lines.push(`${message.role}: ${safeString(part.text)}`);
       else if (part.type === "tool-call")
-        lines.push(`assistant called ${String(part.toolName)}(${show(part.input, 500)})`);
+        lines.push(`assistant called ${safeString(part.toolName)}(${show(part.input, 500)})`);
       else if (part.type === "tool-result") {
         const output = part.output as { value?: unknown } | undefined;
-        lines.push(`${String(part.toolName)} returned: ${show(output?.value ?? output, 1000)}`);
+        lines.push(`${safeString(part.toolName)} returned: ${show(output?.value ?? output, 1000)}`);
       } else if (part.type === "file" || part.type === "image")
         lines.push(`${message.role}: [attached ${part.type}]`);
     }

@@ -1,5 +1,6 @@
 import type { LanguageModelUsage } from "ai";
 import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
 import type { ModelPricing, SessionUsage, UsageEntry, UsageTotals } from "./types.js";
 
 function count(value: unknown): number {
@@ -13,7 +14,7 @@ export function assertPricing(pricing: ModelPricing): void {
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        `pricing.${key} must be a number >= 0, got ${String(value)}`,
+        `pricing.${key} must be a number >= 0, got ${describe(value)}`,
       );
     }
   }

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { isStorableId } from "../message.js";
 import { estimateStringTokens } from "../utils/tokens.js";
 import { renderSystemPrompt } from "./render.js";
 import {
@@ -149,10 +150,10 @@ export class ContextBlocks {
     if (!block.caps.writable || !(block.caps.isSkill || block.caps.isSearchable)) {
       throw new SessionError("READONLY", `Block "${label}" is not a writable keyed block`);
     }
-    if (typeof key !== "string" || key.length === 0 || key.includes("\0") || typeof content !== "string") {
+    if (typeof key !== "string" || key.length === 0 || !isStorableId(key) || typeof content !== "string") {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        "A keyed entry needs a non-empty string key (without U+0000) and string content",
+        "A keyed entry needs a non-empty, well-formed string key (without U+0000) and string content",
       );
     }
     if (block.caps.isSkill) await (block.provider as SkillProvider).set!(key, content, description);

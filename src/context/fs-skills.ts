@@ -1,5 +1,5 @@
 import { mkdir, readdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { SessionError } from "../errors.js";
 import type { SkillProvider } from "./types.js";
 
@@ -100,21 +100,42 @@ export class FileSystemSkillProvider implements SkillProvider {
       throw error;
     }
     // A symlink inside the directory must not lead the model to files outside it.
-    const rootReal = await realpath(this.root);
-    if (relative(rootReal, real).startsWith("..")) {
+    await this.assertInside(real, key);
+    return splitFrontMatter(await readFile(real, "utf8")).body;
+  }
+
+  private async assertInside(real: string, key: string): Promise<void> {
+    const rel = relative(await realpath(this.root), real);
+    if (rel.startsWith("..") || isAbsolute(rel)) {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `Skill key ${JSON.stringify(key)} resolves outside the skills directory`,
       );
     }
-    return splitFrontMatter(await readFile(real, "utf8")).body;
+  }
+
+  /**
+   * Refuses a write whose folder resolves outside the directory (a symlinked folder inside it, `linkdir/x`). The
+   * nearest existing ancestor is checked before any folder is created, so nothing is made outside either.
+   */
+  private async assertWritable(file: string, key: string): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    for (let dir = dirname(file); ; dir = dirname(dir)) {
+      try {
+        await this.assertInside(await realpath(dir), key);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT" || dir === this.root) throw error;
+      }
+    }
   }
 
   /** Writes a skill atomically, with the description as front matter. */
   async set(key: string, content: string, description?: string): Promise<void> {
     const file = this.fileFor(key);
     const header = description ? `---\ndescription: ${description.replace(/[\r\n]+/g, " ")}\n---\n` : "";
-    await mkdir(resolve(file, ".."), { recursive: true });
+    await this.assertWritable(file, key);
+    await mkdir(dirname(file), { recursive: true });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
     await writeFile(temp, `${header}${content}`, "utf8");
     await rename(temp, file);

@@ -1,17 +1,8 @@
+import { neutralizeContent } from "./neutralize.js";
 import type { ContextBlock } from "./types.js";
 
 /** The block border: U+2550 repeated 46 times, as the reference renders it. */
 export const SEPARATOR = "═".repeat(46);
-
-/**
- * Block content is data, not structure: a content line made only of three or more `═` (whitespace allowed) would
- * look like a block border to the model and could forge a header, so such lines render with `=` instead.
- * The stored content is never changed; only this rendering.
- */
-export function neutralizeBorders(content: string): string {
-  if (!content.includes("═══")) return content;
-  return content.replace(/^[ \t]*═{3,}[═ \t]*$/gm, (line) => line.replace(/═/g, "="));
-}
 
 /** The header line of a block: label, description, token usage and exactly one capability tag. */
 export function blockHeader(block: ContextBlock): string {
@@ -40,7 +31,7 @@ export function renderSystemPrompt(blocks: readonly ContextBlock[]): string {
   for (const block of blocks) {
     const plainReadonly = !block.writable && !block.isSkill && !block.isSearchable;
     if (plainReadonly && block.content.length === 0) continue;
-    rendered.push(`${SEPARATOR}\n${blockHeader(block)}\n${SEPARATOR}\n${neutralizeBorders(block.content)}`);
+    rendered.push(`${SEPARATOR}\n${blockHeader(block)}\n${SEPARATOR}\n${neutralizeContent(block.content)}`);
   }
   return rendered.join("\n\n");
 }

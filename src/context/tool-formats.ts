@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { safeString } from "../utils/serialize.js";
 import type { SessionToolSet } from "./tools.js";
 
 /** A JSON Schema object describing a tool's input. */
@@ -46,7 +47,7 @@ export function toAnthropicTools(tools: SessionToolSet): AnthropicToolDefinition
 export async function dispatchToolCall(tools: SessionToolSet, name: string, input: unknown): Promise<string> {
   const tool = typeof name === "string" && Object.hasOwn(tools, name) ? tools[name] : undefined;
   if (!tool)
-    return `Error: unknown tool "${String(name)}". Available tools: ${Object.keys(tools).join(", ") || "none"}`;
+    return `Error: unknown tool "${safeString(name)}". Available tools: ${Object.keys(tools).join(", ") || "none"}`;
   let args = input;
   if (typeof input === "string") {
     try {

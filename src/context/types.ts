@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { isStorableId } from "../message.js";
 import type { ToolOutputLimits } from "./output.js";
 
 /** A read-only block: its content is rendered into the system prompt. */
@@ -109,11 +110,11 @@ export function assertLabel(label: unknown): asserts label is string {
     label.trim().length === 0 ||
     label.length > 200 ||
     /[\r\n]/.test(label) ||
-    label.includes("\0")
+    !isStorableId(label)
   ) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `A context block label must be a non-empty single line of at most 200 characters, got ${JSON.stringify(label)}`,
+      `A context block label must be a non-empty single line of at most 200 well-formed characters, got ${JSON.stringify(label)}`,
     );
   }
 }

@@ -7,6 +7,7 @@ import type {
 } from "../context/types.js";
 import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
 import type { Session } from "../session/session.js";
 
 /** The compaction function `onCompaction` takes (the same as `Session.onCompaction`). */
@@ -61,7 +62,7 @@ export class ManagerTemplates {
 
   setThreshold(value: number, options: ManagerCompactAfterOptions | undefined): void {
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw invalid(`compactAfter needs a token threshold >= 0, got ${String(value)}`);
+      throw invalid(`compactAfter needs a token threshold >= 0, got ${describe(value)}`);
     }
     this.threshold = { value, options };
   }

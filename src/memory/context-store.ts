@@ -1,5 +1,6 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery, scoreText } from "../search/query.js";
+import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";
 import { searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 
@@ -7,20 +8,30 @@ import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 export class MemoryBlockStore implements BlockStore {
   private readonly rows = new Map<string, string>();
 
+  /** `assertOpen` throws once the owning store is closed. */
+  constructor(private readonly assertOpen: () => void = () => {}) {}
+
   async getBlock(key: string): Promise<string | null> {
+    this.assertOpen();
+    if (!isLookupKey(key)) return null;
     return this.rows.get(key) ?? null;
   }
 
   async setBlock(key: string, content: string): Promise<void> {
+    this.assertOpen();
+    assertStoredKey(key, "A block key");
+    assertContent(content);
     this.rows.set(key, content);
   }
 
   async deleteBlocks(keys: readonly string[]): Promise<void> {
-    for (const key of keys) this.rows.delete(key);
+    this.assertOpen();
+    for (const key of lookupKeys(keys)) this.rows.delete(key);
   }
 
   /** Every stored key (for tools that list blocks). */
   keys(): string[] {
+    this.assertOpen();
     return [...this.rows.keys()];
   }
 }
@@ -30,9 +41,17 @@ export class MemoryEntryStore implements EntryStore {
   private readonly labels = new Map<string, Map<string, { content: string; seq: number }>>();
   private seq = 0;
 
-  constructor(private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS) {}
+  /** `assertOpen` throws once the owning store is closed. */
+  constructor(
+    private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS,
+    private readonly assertOpen: () => void = () => {},
+  ) {}
 
   async setEntry(label: string, key: string, content: string): Promise<void> {
+    this.assertOpen();
+    assertStoredKey(label, "A label");
+    assertStoredKey(key, "An entry key");
+    assertContent(content);
     let entries = this.labels.get(label);
     if (!entries) {
       entries = new Map();
@@ -42,9 +61,10 @@ export class MemoryEntryStore implements EntryStore {
   }
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
+    this.assertOpen();
     const max = searchLimit(limit ?? 10);
     const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
-    if (terms.length === 0 || max === 0) return [];
+    if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
     const hits: (EntryHit & { score: number; seq: number })[] = [];
     for (const [key, entry] of this.labels.get(label) ?? []) {
       const score = scoreText(terms, `${key}\n${entry.content}`);
@@ -55,6 +75,8 @@ export class MemoryEntryStore implements EntryStore {
   }
 
   async countEntries(label: string): Promise<number> {
+    this.assertOpen();
+    if (!isLookupKey(label)) return 0;
     return this.labels.get(label)?.size ?? 0;
   }
 
@@ -65,6 +87,7 @@ export class MemoryEntryStore implements EntryStore {
 
   /** Every entry as `{ label, key, content }`, in the order they were first written (for transfer export). */
   list(): { label: string; key: string; content: string }[] {
+    this.assertOpen();
     return [...this.labels]
       .flatMap(([label, entries]) => [...entries].map(([key, entry]) => ({ label, key, entry })))
       .sort((a, b) => a.entry.seq - b.entry.seq)
@@ -72,6 +95,7 @@ export class MemoryEntryStore implements EntryStore {
   }
 
   async deleteEntries(label: string): Promise<void> {
+    this.assertOpen();
     this.labels.delete(label);
   }
 }

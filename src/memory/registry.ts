@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { assertStoredKey, isLookupKey } from "../store/keys.js";
 import type {
   NewSessionRecord,
   SessionInfo,
@@ -22,6 +23,8 @@ export class MemorySessionRegistry implements SessionRegistry {
   constructor(private readonly store: MemoryStore) {}
 
   async create(record: NewSessionRecord): Promise<SessionInfo> {
+    this.store.assertOpen();
+    assertStoredKey(record.id, "A session id");
     if (this.rows.has(record.id)) {
       throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
     }
@@ -47,17 +50,21 @@ export class MemorySessionRegistry implements SessionRegistry {
 
   /** @internal writes a row exactly as given (transfer import); false when the id is already registered. */
   restore(info: SessionInfo): boolean {
+    this.store.assertOpen();
     if (this.rows.has(info.id)) return false;
     this.rows.set(info.id, { info: { ...info }, activity: ++this.activity });
     return true;
   }
 
   async get(id: string): Promise<SessionInfo | null> {
+    this.store.assertOpen();
+    if (!isLookupKey(id)) return null;
     const row = this.rows.get(id);
     return row ? { ...row.info } : null;
   }
 
   async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
+    this.store.assertOpen();
     const sorted = [...this.rows.values()].sort(
       (a, b) =>
         (a.info.updated_at < b.info.updated_at ? 1 : a.info.updated_at > b.info.updated_at ? -1 : 0) ||
@@ -69,11 +76,13 @@ export class MemorySessionRegistry implements SessionRegistry {
   }
 
   async count(): Promise<number> {
+    this.store.assertOpen();
     return this.rows.size;
   }
 
   /** Applies a change and bumps the row's activity; null when the id is not registered. */
   private update(id: string, change: (info: SessionInfo) => void): SessionInfo | null {
+    this.store.assertOpen();
     const row = this.rows.get(id);
     if (!row) return null;
     change(row.info);
@@ -109,6 +118,7 @@ export class MemorySessionRegistry implements SessionRegistry {
   }
 
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
+    this.store.assertOpen();
     // Messages, overlays and their search rows live together in the store's session data.
     this.store.dropSession(id);
     if (options.blockKeys && options.blockKeys.length > 0)

@@ -1,3 +1,4 @@
+import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, scoreText } from "../search/query.js";
@@ -52,7 +53,7 @@ export class MemoryStore
 {
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
-  readonly blocks = new MemoryBlockStore();
+  readonly blocks = new MemoryBlockStore(() => this.assertOpen());
   /** Searchable entries of search blocks. */
   readonly entries: MemoryEntryStore;
   /** Named sessions for SessionManager (added with the manager). */
@@ -66,21 +67,29 @@ export class MemoryStore
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
   private readonly queryLimits: QueryLimits;
+  private closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
-    this.entries = new MemoryEntryStore(this.queryLimits);
+    this.entries = new MemoryEntryStore(this.queryLimits, () => this.assertOpen());
+  }
+
+  /** @internal throws `CLOSED` once close() was called: every backend refuses calls after close alike. */
+  assertOpen(): void {
+    if (this.closed) throw new SessionError("CLOSED", "This MemoryStore was closed");
   }
 
   /** The storage contract for one session. */
   session(sessionId: string): MemorySessionProvider {
+    this.assertOpen();
     assertSessionId(sessionId);
     return new MemorySessionProvider(this, sessionId);
   }
 
   /** @internal the data of one session, created on first write. */
   sessionData(sessionId: string, create: boolean): SessionData | undefined {
+    this.assertOpen();
     let data = this.data.get(sessionId);
     if (!data && create) {
       data = { rows: new Map(), leaf: null, compactions: [] };
@@ -96,11 +105,13 @@ export class MemoryStore
 
   /** Ids of the sessions that hold messages or overlays. */
   sessionIds(): string[] {
+    this.assertOpen();
     return [...this.data.keys()];
   }
 
   /** Full-text search across sessions. */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+    this.assertOpen();
     const limit = searchLimit(options.limit);
     const branch = searchBranch(options.branch);
     if (typeof query !== "string") return [];
@@ -132,7 +143,10 @@ export class MemoryStore
     }));
   }
 
-  async close(): Promise<void> {}
+  /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */
+  async close(): Promise<void> {
+    this.closed = true;
+  }
 
   /** @internal removes a session's messages and overlays. */
   dropSession(sessionId: string): void {

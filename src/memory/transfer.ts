@@ -8,6 +8,7 @@ import {
   messageFacts,
   openSessionStream,
 } from "../store/transfer-stream.js";
+import { assertTransferRow } from "../store/transfer-validate.js";
 import type {
   ImportCounts,
   SessionFootprint,
@@ -174,6 +175,7 @@ export class MemoryTransfer implements SessionTransfer {
   async importRows(rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
     const counts: ImportCounts = { inserted: 0, skipped: 0 };
     for await (const row of rows) {
+      assertTransferRow(row);
       let wrote: boolean;
       if (row.kind === "block") {
         wrote = (await this.store.blocks.getBlock(row.key)) === null;

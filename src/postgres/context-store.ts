@@ -2,6 +2,7 @@
 import { SessionError } from "../errors.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery } from "../search/query.js";
+import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import type { Executor } from "./client.js";
@@ -10,16 +11,6 @@ import type { Tables } from "./schema.js";
 import { decodeContent, encodeContent } from "./text.js";
 
 type Ready = () => Promise<Executor>;
-
-function assertKey(value: unknown, what: string): asserts value is string {
-  if (typeof value !== "string" || value.length === 0) {
-    throw new SessionError("INVALID_ARGUMENT", `${what} must be a non-empty string`);
-  }
-}
-
-function assertContent(value: unknown): asserts value is string {
-  if (typeof value !== "string") throw new SessionError("INVALID_ARGUMENT", "Content must be a string");
-}
 
 interface ContentRow {
   content: string;
@@ -34,7 +25,7 @@ export class PostgresBlockStore implements BlockStore {
   ) {}
 
   async getBlock(key: string): Promise<string | null> {
-    assertKey(key, "A block key");
+    if (!isLookupKey(key)) return null;
     const executor = await this.ready();
     const [row] = await executor.query<ContentRow>(
       `SELECT content, content_json FROM ${this.t.blocks} WHERE key = $1`,
@@ -44,7 +35,7 @@ export class PostgresBlockStore implements BlockStore {
   }
 
   async setBlock(key: string, content: string): Promise<void> {
-    assertKey(key, "A block key");
+    assertStoredKey(key, "A block key");
     assertContent(content);
     const stored = encodeContent(content);
     const executor = await this.ready();
@@ -57,11 +48,10 @@ export class PostgresBlockStore implements BlockStore {
   }
 
   async deleteBlocks(keys: readonly string[]): Promise<void> {
-    if (!Array.isArray(keys))
-      throw new SessionError("INVALID_ARGUMENT", "deleteBlocks expects an array of keys");
-    if (keys.length === 0) return;
+    const known = lookupKeys(keys);
+    if (known.length === 0) return;
     const executor = await this.ready();
-    await executor.query(`DELETE FROM ${this.t.blocks} WHERE key = ANY($1::text[])`, [keys]);
+    await executor.query(`DELETE FROM ${this.t.blocks} WHERE key = ANY($1::text[])`, [known]);
   }
 }
 
@@ -74,8 +64,8 @@ export class PostgresEntryStore implements EntryStore {
   ) {}
 
   async setEntry(label: string, key: string, content: string): Promise<void> {
-    assertKey(label, "A label");
-    assertKey(key, "An entry key");
+    assertStoredKey(label, "A label");
+    assertStoredKey(key, "An entry key");
     assertContent(content);
     const stored = encodeContent(content);
     const executor = await this.ready();
@@ -90,9 +80,8 @@ export class PostgresEntryStore implements EntryStore {
   }
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
-    assertKey(label, "A label");
     const max = searchLimit(limit);
-    if (typeof query !== "string" || max === 0) return [];
+    if (typeof query !== "string" || max === 0 || !isLookupKey(label)) return [];
     const tsquery = toTsquery(parseQuery(query, this.limits));
     if (tsquery === null) return [];
     const executor = await this.ready();
@@ -107,7 +96,7 @@ export class PostgresEntryStore implements EntryStore {
   }
 
   async countEntries(label: string): Promise<number> {
-    assertKey(label, "A label");
+    if (!isLookupKey(label)) return 0;
     const executor = await this.ready();
     const [row] = await executor.query<{ n: string | number }>(
       `SELECT count(*) AS n FROM ${this.t.entries} WHERE label = $1`,
@@ -117,7 +106,7 @@ export class PostgresEntryStore implements EntryStore {
   }
 
   async deleteEntries(label: string): Promise<void> {
-    assertKey(label, "A label");
+    if (!isLookupKey(label)) return;
     const executor = await this.ready();
     await executor.query(`DELETE FROM ${this.t.entries} WHERE label = $1`, [label]);
   }

@@ -5,6 +5,7 @@
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
 import { SessionError } from "../errors.js";
+import { assertStoredKey, isLookupKey } from "../store/keys.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
   NewSessionRecord,
@@ -87,13 +88,16 @@ export class PostgresSessionRegistry implements SessionRegistry {
     private readonly t: Tables,
   ) {}
 
+  // Every read or update names the session first: an id no row can have finds nothing (see isLookupKey).
   private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionInfo | null> {
+    if (!isLookupKey(params[0])) return null;
     const executor = await this.ready();
     const [row] = await executor.query<SessionInfoRow>(sql(this.t), params, true);
     return row ? toSessionInfo(row) : null;
   }
 
   async create(record: NewSessionRecord): Promise<SessionInfo> {
+    assertStoredKey(record.id, "A session id");
     const info = await this.one(createSql, [
       record.id,
       record.name,
@@ -149,8 +153,9 @@ export class PostgresSessionRegistry implements SessionRegistry {
   }
 
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
+    if (!isLookupKey(id)) return false;
     const executor = await this.ready();
-    const keys = [...(options.blockKeys ?? [])];
+    const keys = (options.blockKeys ?? []).filter(isLookupKey);
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
       if (head) await releaseSession(query, this.t, head.num);

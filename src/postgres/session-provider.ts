@@ -1,5 +1,12 @@
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertSessionId, parseMessage, TAKES_SERIALIZED } from "../message.js";
+import {
+  assertId,
+  assertParentId,
+  assertSessionId,
+  canBeStored,
+  parseMessage,
+  TAKES_SERIALIZED,
+} from "../message.js";
 import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
@@ -46,6 +53,9 @@ const branchesSql = statement(
 
 // The session's head, locked first: every write locks it before any payload (see attachments.ts).
 const headSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
+// A leaf id no row can have: the read answers empty without asking the database (see canBeStored).
+const noSuchLeaf = (leafId: unknown): boolean =>
+  leafId !== undefined && leafId !== null && !canBeStored(leafId);
 
 /**
  * The storage contract of one session in Postgres. `new PostgresSessionProvider(client, sessionId)` is the
@@ -79,11 +89,12 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
-    if (typeof id !== "string") return null;
+    if (!canBeStored(id)) return null;
     return this.one(messageSql, [this.sessionId, id]);
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    if (noSuchLeaf(leafId)) return [];
     const [executor, t] = await this.db();
     return hydrate(executor, t, (await readPath(executor, t, this.sessionId, leafId))?.messages ?? []);
   }
@@ -93,7 +104,7 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
-    if (typeof messageId !== "string") return [];
+    if (!canBeStored(messageId)) return [];
     const [executor, t] = await this.db();
     const rows = await executor.query<{ content: string }>(branchesSql(t), [this.sessionId, messageId], true);
     const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
@@ -101,12 +112,14 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
+    if (noSuchLeaf(leafId)) return 0;
     const [executor, t] = await this.db();
     const depth = await leafDepth(executor, t, this.sessionId, leafId);
     return depth === null ? 0 : depth + 1;
   }
 
   async getContextTokens(leafId?: string | null): Promise<number> {
+    if (noSuchLeaf(leafId)) return 0;
     const [executor, t] = await this.db();
     return contextTokens(executor, t, this.sessionId, leafId);
   }
@@ -117,6 +130,7 @@ export class PostgresSessionProvider implements SessionProvider {
     minRecentMessages?: number,
   ): Promise<RecentHistoryResult> {
     const budget = byteBudget(maxContentBytes, minRecentMessages);
+    if (noSuchLeaf(leafId)) return { messages: [], truncated: false, totalContentBytes: 0 };
     const [executor, t] = await this.db();
     // An unbounded budget is the whole path; NULL tells the statement not to walk a window first.
     const max = Number.isFinite(budget.maxBytes) ? budget.maxBytes : null;
@@ -130,6 +144,7 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
+    if (noSuchLeaf(leafId)) return [];
     const [executor, t] = await this.db();
     return pathStats(executor, t, this.sessionId, leafId);
   }

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { canBeStored } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import type {
   AttachmentCapableStore,
@@ -104,6 +105,8 @@ export class PostgresStore
    * families; relevance is ranked among the newest matches only (see SEARCH_CANDIDATES).
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+    // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form).
+    if (options.sessionId !== undefined && !canBeStored(options.sessionId)) return [];
     const executor = await this.ready();
     return searchMessages(executor, this.tables, query, options, this.queryLimits);
   }

@@ -1,3 +1,5 @@
+import { isStorableId } from "../message.js";
+
 /**
  * Text that Postgres cannot store as is. A `text` value cannot hold U+0000 (the server refuses it), and UTF-8 has
  * no encoding for a lone UTF-16 surrogate (the driver would silently write U+FFFD). Free text the library stores
@@ -7,12 +9,9 @@
  * this: they are stored as JSON already.
  */
 
-// A UTF-16 surrogate without its other half.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 /** True when Postgres text cannot hold `text` unchanged. */
 export function needsEncoding(text: string): boolean {
-  return text.includes("\u0000") || LONE_SURROGATE.test(text);
+  return !isStorableId(text);
 }
 
 /** The stored form of `text` and its flag: the text itself, or its JSON string literal (`\u0000`-style escapes). */

@@ -3,7 +3,9 @@
  * Each is written as stored, never re-derived; a row whose identity is stored already is kept and counted as
  * skipped.
  */
+
 import { SessionError } from "../errors.js";
+import { assertTransferRow } from "../store/transfer-validate.js";
 import type { ImportCounts, SessionInfo, TransferRow } from "../store/types.js";
 import type { StoredCompaction } from "../types.js";
 import type { Executor, Query } from "./client.js";
@@ -143,13 +145,6 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
   return rows.length;
 }
 
-function assertRow(row: TransferRow): void {
-  const label = row.kind === "entry" ? row.label : "";
-  if (typeof row.key !== "string" || typeof row.content !== "string" || typeof label !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", "A transferred block or entry needs string keys and content");
-  }
-}
-
 /**
  * Imports blocks and entries whose keys are not stored yet (an existing row keeps its content), a few hundred
  * rows per statement; each row is counted once, as inserted or skipped.
@@ -172,7 +167,7 @@ export async function importRows(
     chars = 0;
   };
   for await (const row of rows) {
-    assertRow(row);
+    assertTransferRow(row);
     if (run.length > 0 && run[0]!.kind !== row.kind) await flush();
     run.push(row);
     chars += row.content.length + row.key.length;

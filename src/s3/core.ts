@@ -1,5 +1,6 @@
 import type { SkillProvider } from "../context/types.js";
 import { SessionError, StorageError } from "../errors.js";
+import { describe } from "../message.js";
 import { DESCRIPTION_FIELD, decodeDescription, encodeDescription } from "./description.js";
 import { assertPrefix, assertSkillKey, objectKey, skillKeyProblem } from "./keys.js";
 
@@ -50,7 +51,7 @@ export function assertPageSize(pageSize: unknown): asserts pageSize is number | 
   if (typeof pageSize !== "number" || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `pageSize must be an integer from 1 to 1000, got ${String(pageSize)}`,
+      `pageSize must be an integer from 1 to 1000, got ${describe(pageSize)}`,
     );
   }
 }

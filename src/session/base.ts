@@ -77,6 +77,8 @@ export class SessionBase {
     this.policy = { ...this.policy, maxMessageBytes: maxBytes };
   }
 
+  private closedValue = false;
+
   /** The id this session is namespaced by (`""` = the default session). */
   get sessionId(): string {
     return this.sessionIdValue;
@@ -131,6 +133,9 @@ export class SessionBase {
   }
 
   protected state(): Promise<SessionState> {
+    if (this.closedValue) {
+      return Promise.reject(new SessionError("CLOSED", `Session "${this.sessionIdValue}" was closed`));
+    }
     if (this.resolved) return Promise.resolve(this.resolved);
     this.initialising ??= this.initialise().then((state) => {
       this.resolved = state;
@@ -292,8 +297,13 @@ export class SessionBase {
     return (await this.state()).provider.getCompactions();
   }
 
-  /** Closes storage this session opened itself (a SQLite path given to `Session.create`). */
+  /**
+   * Closes storage this session opened itself (a SQLite path given to `Session.create`); a store passed in stays
+   * open for others. Either way every later call of this session fails with `CLOSED`.
+   */
   async close(): Promise<void> {
+    if (this.closedValue) return;
+    this.closedValue = true;
     if (this.ownsStore && this.source.kind === "store") await this.source.store.close();
   }
 }

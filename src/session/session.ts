@@ -9,6 +9,7 @@ import {
 import type { SessionToolSet } from "../context/tools.js";
 import type { ContextBlock, SessionContextOptions } from "../context/types.js";
 import { errorMessage, SessionError } from "../errors.js";
+import { describe } from "../message.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import { SessionBase } from "./base.js";
@@ -53,7 +54,7 @@ export class Session extends SessionBase {
     if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0) {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        `compactAfter needs a token threshold >= 0, got ${String(threshold)}`,
+        `compactAfter needs a token threshold >= 0, got ${describe(threshold)}`,
       );
     }
     this.compactionSetup.threshold = threshold;

@@ -1,5 +1,6 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery, toFts5 } from "../search/query.js";
+import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import { type SqlDriver, sqlText } from "./driver.js";
@@ -9,6 +10,7 @@ export class SqliteBlockStore implements BlockStore {
   constructor(private readonly driver: SqlDriver) {}
 
   async getBlock(key: string): Promise<string | null> {
+    if (!isLookupKey(key)) return null;
     const row = this.driver.get<{ content: unknown }>(
       "SELECT CAST(content AS BLOB) AS content FROM agent_context_blocks WHERE key = ?",
       [key],
@@ -17,6 +19,8 @@ export class SqliteBlockStore implements BlockStore {
   }
 
   async setBlock(key: string, content: string): Promise<void> {
+    assertStoredKey(key, "A block key");
+    assertContent(content);
     this.driver.run(
       `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
@@ -25,9 +29,10 @@ export class SqliteBlockStore implements BlockStore {
   }
 
   async deleteBlocks(keys: readonly string[]): Promise<void> {
-    if (keys.length === 0) return;
+    const known = lookupKeys(keys);
+    if (known.length === 0) return;
     this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
-      JSON.stringify(keys),
+      JSON.stringify(known),
     ]);
   }
 }
@@ -40,6 +45,9 @@ export class SqliteEntryStore implements EntryStore {
   ) {}
 
   async setEntry(label: string, key: string, content: string): Promise<void> {
+    assertStoredKey(label, "A label");
+    assertStoredKey(key, "An entry key");
+    assertContent(content);
     const now = new Date().toISOString();
     this.driver.transaction(() => {
       const old = this.driver.get<{ seq: number }>(
@@ -70,7 +78,7 @@ export class SqliteEntryStore implements EntryStore {
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
     const max = searchLimit(limit ?? 10);
     const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
-    if (terms.length === 0 || max === 0) return [];
+    if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
     const rows = this.driver.all<{ key: unknown; content: unknown }>(
       `SELECT CAST(e.key AS BLOB) AS key, CAST(e.content AS BLOB) AS content FROM (
          SELECT rowid AS seq, bm25(agent_search_entries_fts) AS score FROM agent_search_entries_fts
@@ -83,6 +91,7 @@ export class SqliteEntryStore implements EntryStore {
   }
 
   async countEntries(label: string): Promise<number> {
+    if (!isLookupKey(label)) return 0;
     return (
       this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_search_entries WHERE label = ?", [
         label,
@@ -91,6 +100,7 @@ export class SqliteEntryStore implements EntryStore {
   }
 
   async deleteEntries(label: string): Promise<void> {
+    if (!isLookupKey(label)) return;
     this.driver.transaction(() => {
       this.driver.run(
         "DELETE FROM agent_search_entries_fts WHERE rowid IN (SELECT seq FROM agent_search_entries WHERE label = ?)",

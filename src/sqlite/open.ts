@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { MissingDependencyError, SessionError } from "../errors.js";
+import { describe } from "../message.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
 import { loadBetterSqlite3 } from "./better-sqlite3.js";
@@ -163,7 +164,7 @@ function valueLimit(bytes: number): number {
   if (bytes !== Number.POSITIVE_INFINITY && (!Number.isInteger(bytes) || bytes < 1024)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `maxValueBytes must be a whole number >= 1024, got ${String(bytes)}`,
+      `maxValueBytes must be a whole number >= 1024, got ${describe(bytes)}`,
     );
   }
   return bytes;

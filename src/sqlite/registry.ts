@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { assertStoredKey, isLookupKey } from "../store/keys.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
   NewSessionRecord,
@@ -23,6 +24,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
   constructor(private readonly driver: SqlDriver) {}
 
   async create(record: NewSessionRecord): Promise<SessionInfo> {
+    assertStoredKey(record.id, "A session id");
     const now = new Date().toISOString();
     const row = this.driver.get<SessionInfoRow>(
       `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, created_at, updated_at, activity)
@@ -43,6 +45,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
   }
 
   async get(id: string): Promise<SessionInfo | null> {
+    if (!isLookupKey(id)) return null;
     const row = this.driver.get<SessionInfoRow>(`SELECT ${COLUMNS} FROM agent_sessions WHERE id = ?`, [id]);
     return row ? toSessionInfo(row) : null;
   }
@@ -63,6 +66,8 @@ export class SqliteSessionRegistry implements SessionRegistry {
 
   /** Runs one UPDATE that also bumps `updated_at` and the activity order; null when the id is unknown. */
   private update(assignments: string, params: (string | number)[], id: string): SessionInfo | null {
+    // An id no row can have is not looked up (better-sqlite3 would match its U+FFFD form).
+    if (!isLookupKey(id)) return null;
     const row = this.driver.get<SessionInfoRow>(
       `UPDATE agent_sessions SET ${assignments}${assignments ? ", " : ""}updated_at = ?, activity = ${NEXT_ACTIVITY}
        WHERE id = ? RETURNING ${COLUMNS}`,
@@ -99,6 +104,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
   }
 
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
+    if (!isLookupKey(id)) return false;
     return this.driver.transaction(() => {
       const head = this.driver.get<{ num: number }>(
         "SELECT num FROM agent_session_heads WHERE session_id = ?",
@@ -113,7 +119,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
         this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
-      const keys = options.blockKeys ?? [];
+      const keys = (options.blockKeys ?? []).filter(isLookupKey);
       if (keys.length > 0) {
         this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
           JSON.stringify(keys),

@@ -1,5 +1,12 @@
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertSessionId, parseMessage, TAKES_SERIALIZED } from "../message.js";
+import {
+  assertId,
+  assertParentId,
+  assertSessionId,
+  canBeStored,
+  parseMessage,
+  TAKES_SERIALIZED,
+} from "../message.js";
 import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { byteBudget } from "../store/limits.js";
@@ -78,7 +85,9 @@ export class SqliteSessionProvider implements SessionProvider {
    * is omitted) and whether the session has overlays.
    */
   private locate(leafId: string | null | undefined): Located | undefined {
-    if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return undefined;
+    // An id no row can have is not looked up: better-sqlite3 would turn a lone surrogate into U+FFFD and find
+    // another row (see canBeStored).
+    if (leafId !== undefined && leafId !== null && !canBeStored(leafId)) return undefined;
     const row =
       typeof leafId === "string"
         ? this.driver.get<LocatedRow>(LOCATE_BY_ID, [leafId, this.sessionId])
@@ -110,7 +119,7 @@ export class SqliteSessionProvider implements SessionProvider {
 
   async getMessage(id: string): Promise<SessionMessage | null> {
     const head = this.head();
-    if (!head || typeof id !== "string") return null;
+    if (!head || !canBeStored(id)) return null;
     return this.content(
       `SELECT ${contentSql()} AS content FROM agent_messages WHERE session_num = ? AND id = ?`,
       [head.num, id],
@@ -132,7 +141,7 @@ export class SqliteSessionProvider implements SessionProvider {
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
     const head = this.head();
-    if (!head || typeof messageId !== "string") return [];
+    if (!head || !canBeStored(messageId)) return [];
     const rows = this.driver.all<{ content: unknown }>(
       `SELECT ${contentSql("c")} AS content FROM agent_messages p JOIN agent_messages c ON c.parent_seq = p.seq
        WHERE p.session_num = ? AND p.id = ? ORDER BY c.seq`,

@@ -1,4 +1,4 @@
-import { messageText, parseMessage } from "../message.js";
+import { canBeStored, messageText, parseMessage } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
@@ -14,6 +14,7 @@ import type { SearchResult } from "../types.js";
 import { ensureHead } from "./append.js";
 import { SqliteAttachments } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
+import { closableDriver } from "./closable.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander } from "./fts-families.js";
@@ -72,17 +73,21 @@ export class SqliteStore
   private readonly families: FamilyExpander;
   private readonly queryLimits: QueryLimits;
   private closed = false;
+  private readonly refuseStatements: () => void;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
-    this.driver = openSqlite(source, options);
+    const raw = openSqlite(source, options);
     try {
-      migrate(this.driver);
+      migrate(raw);
     } catch (error) {
-      this.driver.close();
+      raw.close();
       throw error;
     }
+    const guarded = closableDriver(raw, "SqliteStore");
+    this.driver = guarded.driver;
+    this.refuseStatements = guarded.close;
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver, this.queryLimits);
     this.registry = new SqliteSessionRegistry(this.driver);
@@ -99,6 +104,8 @@ export class SqliteStore
   /** @internal the numeric key of a session, optionally creating its head row. */
   sessionNum(sessionId: string, create: boolean): number | undefined {
     if (create) return ensureHead(this.driver, sessionId).num;
+    // A session id no head can have is not looked up (better-sqlite3 would match its U+FFFD form).
+    if (!canBeStored(sessionId)) return undefined;
     return this.driver.get<{ num: number }>("SELECT num FROM agent_session_heads WHERE session_id = ?", [
       sessionId,
     ])?.num;
@@ -198,6 +205,7 @@ export class SqliteStore
     try {
       flushSearchIndex(this.driver);
     } finally {
+      this.refuseStatements();
       this.driver.close();
     }
   }

@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { AttachmentImport } from "../store/transfer-attachments.js";
 import { assertTransferMessage, batches, messageFacts, openSessionStream } from "../store/transfer-stream.js";
+import { assertTransferRow } from "../store/transfer-validate.js";
 import type {
   ImportCounts,
   SessionImportResult,
@@ -190,6 +191,7 @@ export async function importRows(driver: SqlDriver, rows: AsyncIterable<Transfer
   const counts: ImportCounts = { inserted: 0, skipped: 0 };
   const now = new Date().toISOString();
   for await (const row of rows) {
+    assertTransferRow(row);
     const wrote =
       row.kind === "block"
         ? driver.get(

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
 
 /** Default number of search hits. */
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -16,7 +17,7 @@ export function searchLimit(limit: unknown): number {
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `Search limit must be a whole number >= 0, got ${String(limit)}`,
+      `Search limit must be a whole number >= 0, got ${describe(limit)}`,
     );
   }
   return Math.min(limit, MAX_SEARCH_LIMIT);
@@ -28,7 +29,7 @@ export function searchBranch(branch: unknown): "active" | "all" {
   if (branch === "active") return "active";
   throw new SessionError(
     "INVALID_ARGUMENT",
-    `Search branch must be "active" or "all", got ${String(branch)}`,
+    `Search branch must be "active" or "all", got ${describe(branch)}`,
   );
 }
 
@@ -37,14 +38,14 @@ export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: n
   if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes < 0) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `maxContentBytes must be a number >= 0, got ${String(maxBytes)}`,
+      `maxContentBytes must be a number >= 0, got ${describe(maxBytes)}`,
     );
   }
-  const floor = minRecent === undefined ? 1 : Number(minRecent);
+  const floor = minRecent === undefined ? 1 : typeof minRecent === "number" ? minRecent : Number.NaN;
   if (Number.isNaN(floor)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `minRecentMessages must be a number, got ${String(minRecent)}`,
+      `minRecentMessages must be a number, got ${describe(minRecent)}`,
     );
   }
   return { maxBytes, minRecent: Math.max(1, Math.floor(floor)) };

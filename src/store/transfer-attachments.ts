@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
 import { type Attachment, contentHashes, sha256 } from "./attachments.js";
 import type { TransferAttachment, TransferItem } from "./types.js";
 
@@ -36,7 +37,7 @@ export class AttachmentImport {
     const { hash, bytes } = attachment;
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (typeof hash !== "string" || sha256(buffer) !== hash) {
-      throw new SessionError("INVALID_ARGUMENT", `Attachment ${String(hash)} does not match its bytes`);
+      throw new SessionError("INVALID_ARGUMENT", `Attachment ${describe(hash)} does not match its bytes`);
     }
     this.waiting.set(hash, buffer);
   }

@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { isCompactionMessage, messageText, parseMessage, utf8Length } from "../message.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
+import { assertTransferHeader, assertTransferItem, validatedMessage } from "./transfer-validate.js";
 import type { TransferItem, TransferMessage, TransferSession } from "./types.js";
 
 /**
@@ -24,9 +25,7 @@ export async function openSessionStream(
     );
   }
   const header = first.value.session;
-  if (typeof header.id !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", "A transferred session needs a string id");
-  }
+  assertTransferHeader(header);
   return { header, rest };
 }
 
@@ -44,6 +43,8 @@ export async function* batches(
     if (item.kind === "session") {
       throw new SessionError("INVALID_ARGUMENT", "A session's transfer stream holds a second session header");
     }
+    // Each record is validated before the batch holding it is written (a bad one writes nothing of its batch).
+    assertTransferItem(item);
     batch.push(item);
     if (batch.length >= size) {
       yield batch;
@@ -60,8 +61,8 @@ export function messageFacts(message: TransferMessage): {
   bytes: number;
   tokens: number;
 } {
-  const parsed = parseMessage(message.content);
-  // A corrupt stored row travels verbatim; it stays unreadable (skipped by history) but keeps its place in the tree.
+  const parsed = validatedMessage(message) ?? parseMessage(message.content);
+  // Imported records were validated (transfer-validate.ts); a corrupt row only reaches here from an export.
   return {
     role: parsed?.role ?? message.role,
     text: parsed ? messageText(parsed) : "",
@@ -70,18 +71,7 @@ export function messageFacts(message: TransferMessage): {
   };
 }
 
-/** Throws `INVALID_ARGUMENT` unless a transferred message names itself and its parent with usable ids. */
+/** Throws unless a transferred message is one the write path could have stored (see transfer-validate.ts). */
 export function assertTransferMessage(message: TransferMessage): void {
-  if (typeof message.id !== "string" || message.id.length === 0) {
-    throw new SessionError("INVALID_ARGUMENT", "A transferred message needs a non-empty id");
-  }
-  if (isCompactionMessage(message)) {
-    throw new SessionError("RESERVED_ID", `Message id "${message.id}" is reserved for compaction overlays`);
-  }
-  if (message.parentId !== null && (typeof message.parentId !== "string" || message.parentId.length === 0)) {
-    throw new SessionError("INVALID_ARGUMENT", `Message "${message.id}" has an invalid parent id`);
-  }
-  if (typeof message.content !== "string" || typeof message.createdAt !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", `Message "${message.id}" needs string content and createdAt`);
-  }
+  if (validatedMessage(message) === undefined) assertTransferItem({ kind: "message", message });
 }

@@ -4,6 +4,7 @@ import {
   assertMessageShape,
   assertParentId,
   assertValidMessage,
+  describe,
   isEchoedOverlay,
   parseMessage,
   serializeMessage,
@@ -55,7 +56,7 @@ export function assertByteCap(value: unknown, name: string): asserts value is nu
   ) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `${name} must be a whole number >= 1024, got ${String(value)}`,
+      `${name} must be a whole number >= 1024, got ${describe(value)}`,
     );
   }
 }

@@ -124,7 +124,7 @@ export function limitRowSize(
   maxBytes: number = ROW_MAX_BYTES,
 ): { message: SessionMessage; json?: string } {
   if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes < 0) {
-    throw new RangeError(`maxBytes must be a number >= 0, got ${String(maxBytes)}`);
+    throw new RangeError(`maxBytes must be a number >= 0, got ${safeString(maxBytes)}`);
   }
   const json = jsonOf(message);
   // An unserialisable message cannot be stored at all; leave it for the store's own validation to reject.

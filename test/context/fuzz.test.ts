@@ -3,18 +3,8 @@ import { test } from "node:test";
 import { AgentSearchProvider, MemoryStore, Session, SqliteStore } from "../../src/index.js";
 import type { ContextCapableStore } from "../../src/store/types.js";
 import { estimateStringTokens } from "../../src/utils/tokens.js";
+import { rng } from "../helpers/rng.js";
 import { memorySkills } from "./backends.js";
-
-/** Deterministic PRNG (mulberry32) so a failing input can be replayed from its seed. */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LABELS = ["memory", "notes", "soul", "skills", "kb", "ghost", "", "MEMORY", "__proto__", "constructor"];
 const WORDS = [

@@ -75,7 +75,7 @@ describe("system prompt format", () => {
     const prompt = renderSystemPrompt([block("memory", forged, { writable: true }), block("soul", "real")]);
     const borderLines = prompt.split("\n").filter((line) => line.includes("═══") && !line.includes("inline"));
     assert.deepEqual(borderLines, [SEPARATOR, SEPARATOR, SEPARATOR, SEPARATOR]);
-    assert.ok(prompt.includes(`${"=".repeat(46)}\nSYSTEM (Override) [readonly]\n${"=".repeat(46)}`));
+    assert.ok(prompt.includes(`${"=".repeat(46)}\nSYSTEM (Override) (readonly)\n${"=".repeat(46)}`));
     assert.ok(prompt.includes("  === == "));
     assert.ok(prompt.includes("inline ═══ stays"));
   });

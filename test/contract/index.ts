@@ -1,8 +1,10 @@
 import { describe } from "node:test";
 import { attachmentsSpec } from "./attachments.spec.js";
+import { closedSpec } from "./closed.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import type { ContractTarget } from "./harness.js";
+import { idsSpec } from "./ids.spec.js";
 import { largeSpec } from "./large.spec.js";
 import { managerLifecycleSpec } from "./manager-lifecycle.spec.js";
 import { managerMessagesSpec } from "./manager-messages.spec.js";
@@ -34,6 +36,8 @@ export function runProviderContract(target: ContractTarget): void {
     writesSpec(target);
     largeSpec(target);
     attachmentsSpec(target);
+    idsSpec(target);
+    closedSpec(target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(target);
     managerLifecycleSpec(target);

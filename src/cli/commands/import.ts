@@ -1,16 +1,31 @@
-import { createReadStream, statSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { createReadStream, createWriteStream, statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { intOption } from "../args.js";
 import type { Command } from "../command.js";
 import { CliError } from "../errors.js";
 import { requireTransfer } from "../inspect/sessions.js";
 import { startProgress } from "../progress.js";
+import { checkImport } from "../transfer/check.js";
 import { decodeHeader } from "../transfer/format.js";
 import { type ImportSummary, readImport } from "../transfer/import.js";
+import { DEFAULT_MAX_LINE_BYTES, readLines } from "../transfer/lines.js";
 
-async function* prepend(first: string, rest: AsyncIterator<string>): AsyncGenerator<string> {
-  yield first;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+/** Copies a stream (stdin) into a private temporary file, so it can be read twice. */
+async function spoolInput(input: Readable): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "agent-session-import-"));
+  const path = join(dir, "stdin.jsonl");
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    await pipeline(input, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path, remove };
 }
 
 /** `import`: a JSONL export into the store, idempotently. */
@@ -21,49 +36,61 @@ export const importCommand: Command = {
     "Reads a file written by 'export' (or '-' for stdin) into the database, creating a SQLite file when it does " +
     "not exist. Ids are the identity: sessions, messages, overlays, blocks and entries that are already stored are " +
     "kept as they are and counted as skipped, so importing the same file twice changes nothing the second time. " +
-    "Messages keep their ids, tree links and timestamps; registry rows keep their times and usage. Each session is " +
-    "written in batches as it is read; if a file turns out damaged or cut short, what came before is imported and " +
-    "the error names the line.",
+    "Messages keep their ids, tree links and timestamps; registry rows keep their times and usage. The whole file " +
+    "is checked before anything is written: every record must be one the library itself could have stored, and a " +
+    "damaged, cut-short or refused file writes nothing; the error names the line. A cached system prompt " +
+    "(_system_prompt… block) is only imported for a session the file brings and the database did not hold, unless " +
+    "--trust-prompts is given.",
   positionals: ["<file>"],
   required: 1,
-  options: {},
+  options: {
+    "trust-prompts": {
+      type: "boolean",
+      description: "also import frozen system prompts for sessions that already exist in the database",
+    },
+    "max-line-bytes": {
+      type: "string",
+      value: "<n>",
+      description: `longest line read, in bytes (default ${DEFAULT_MAX_LINE_BYTES})`,
+    },
+  },
   examples: [
     "agent-session import backup.jsonl",
     "agent-session import backup.jsonl --db postgres://localhost/app",
   ],
-  async run({ args, out, open, io, progress }) {
+  async run({ command, args, out, open, io, progress }) {
     const file = args.positionals[0]!;
-    let input: Readable;
-    let size = 0;
-    if (file === "-") input = io.stdin;
-    else {
-      const stat = statSync(file, { throwIfNoEntry: false });
-      if (!stat) throw new CliError(`no file at ${file}`, "NOT_FOUND");
-      if (!stat.isFile()) throw new CliError(`${file} is not a file`, "INVALID_ARGUMENT");
-      size = stat.size;
-      input = createReadStream(file, { encoding: "utf8" });
-    }
-    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    const maxLineBytes = intOption(command, args.values, "max-line-bytes", DEFAULT_MAX_LINE_BYTES);
+    const trustPrompts = args.values["trust-prompts"] === true;
+    // The file is read twice (check, then write), so stdin is kept in a temporary file first.
+    const spool = file === "-" ? await spoolInput(io.stdin) : undefined;
     let summary: ImportSummary & { database: string };
     try {
+      const path = spool?.path ?? file;
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (!stat) throw new CliError(`no file at ${file}`, "NOT_FOUND");
+      if (!stat.isFile()) throw new CliError(`${file} is not a file`, "INVALID_ARGUMENT");
+      const read = () => readLines(createReadStream(path), maxLineBytes);
       // The first line is checked before the database is opened, so a wrong file never creates one.
-      const rest = lines[Symbol.asyncIterator]();
-      const first = await rest.next();
+      const lines = read();
+      const first = await lines.next();
+      await lines.return(undefined);
       if (first.done) throw new CliError(`${file === "-" ? "stdin" : file} is empty`, "INVALID_FILE");
       decodeHeader(first.value);
       const { store, location } = await open("write");
       requireTransfer(store, "import");
-      // stdin has no known size, so there is nothing to measure progress against.
-      const bar = startProgress(io, progress && size > 0, "import", size, "bytes");
+      const bar = startProgress(io, progress && stat.size > 0, "import", 2 * stat.size, "bytes");
       try {
-        const result = await readImport(store, prepend(first.value, rest), (bytes) => bar.increment(bytes));
+        const step = (bytes: number) => bar.increment(bytes);
+        // Nothing is written unless the whole file passes the check: a refused file leaves the store as it was.
+        await checkImport(store, read(), { trustPrompts }, step);
+        const result = await readImport(store, read(), step);
         summary = { database: location, ...result };
       } finally {
         bar.stop();
       }
     } finally {
-      lines.close();
-      input.destroy();
+      await spool?.remove();
     }
     if (out.json) return out.result(summary);
     const { sessions, messages, compactions, rows, database } = summary;

@@ -2,6 +2,7 @@ import { intOption, stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { UsageError } from "../errors.js";
 import { requireTransfer } from "../inspect/sessions.js";
+import { isLoopback } from "../serve/loopback.js";
 
 /** The port `serve` uses when none is given. */
 export const DEFAULT_PORT = 4646;
@@ -39,7 +40,7 @@ export const serve: Command = {
       // One line either way, printed once listening, so scripts and tests can wait for it.
       if (out.json) await out.write(`${JSON.stringify({ url: viewer.url, database: location })}\n`);
       else await out.line(`agent-session viewer for ${location}: ${viewer.url} (read-only; Ctrl-C to stop)`);
-      if (!["127.0.0.1", "localhost", "::1"].includes(host)) {
+      if (!isLoopback(host)) {
         io.stderr.write(`warning: listening on ${host}: anyone who can reach it can read every session\n`);
       }
       await untilStopped();

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { SessionStore } from "../../store/types.js";
 import { API_ROUTES, callApi } from "./api.js";
+import { hostOfHeader, isLoopback } from "./loopback.js";
 import { renderPage } from "./page.js";
 
 /** Where the viewer listens. */
@@ -20,13 +21,6 @@ export interface ViewerOptions {
 export interface Viewer {
   url: string;
   close(): Promise<void>;
-}
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-
-function hostName(header: string | undefined): string {
-  if (!header) return "";
-  return header.startsWith("[") ? header.slice(0, header.indexOf("]") + 1) : (header.split(":")[0] ?? "");
 }
 
 function send(
@@ -57,9 +51,10 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
 ) {
-  // Bound to loopback, a page elsewhere could still reach us through DNS rebinding: accept only local Host names.
-  const bindsLoopback = LOOPBACK.has(options.host ?? "127.0.0.1");
-  if (bindsLoopback && !LOOPBACK.has(hostName(req.headers.host))) {
+  // Bound to loopback (any of 127.0.0.0/8, ::1), a page elsewhere could still reach us through DNS rebinding:
+  // accept only Host headers that name a loopback address or localhost.
+  const bindsLoopback = isLoopback(options.host ?? "127.0.0.1");
+  if (bindsLoopback && !isLoopback(hostOfHeader(req.headers.host))) {
     return json(res, 403, { error: { code: "FORBIDDEN", message: "unexpected Host header" } });
   }
   // Read-only: no endpoint changes anything, so only GET and HEAD exist.

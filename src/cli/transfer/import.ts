@@ -14,7 +14,7 @@ export interface ImportSummary {
 }
 
 /** Decoded records with one record of look-ahead (a session's stream ends where the next record starts). */
-class Records {
+export class Records {
   line = 0;
   private ahead: ExportRecord | undefined;
   readonly seen: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0 };

@@ -1,0 +1,155 @@
+import { SessionError } from "../../errors.js";
+import { sha256 } from "../../store/attachments.js";
+import {
+  assertTransferHeader,
+  assertTransferItem,
+  assertTransferRow,
+} from "../../store/transfer-validate.js";
+import {
+  hasContextStorage,
+  hasSessionRegistry,
+  type TransferCapableStore,
+  type TransferMessage,
+} from "../../store/types.js";
+import type { StoredCompaction } from "../../types.js";
+import { CliError } from "../errors.js";
+import type { ExportCounts } from "./format.js";
+import { Records } from "./import.js";
+
+/** Options of {@link checkImport}. */
+export interface CheckOptions {
+  /** Accept cached system prompts (`_system_prompt…` blocks) for sessions that already exist in the store. */
+  trustPrompts?: boolean;
+}
+
+const PROMPT_KEY = "_system_prompt";
+
+/** The session whose frozen system prompt a block key holds, or undefined for any other block. */
+export function promptSession(key: string): string | undefined {
+  if (key === PROMPT_KEY) return "";
+  return key.startsWith(`${PROMPT_KEY}_`) ? key.slice(PROMPT_KEY.length + 1) : undefined;
+}
+
+/** The session a file is reading now: its id, the message ids read so far, whether the store held it before. */
+interface Current {
+  id: string;
+  ids: Set<string>;
+}
+
+/**
+ * The first pass of an import: reads the whole file and refuses it, naming the line, unless every record is one
+ * the write path could have stored and the file is whole — so a refused file writes nothing. Besides each record
+ * (transfer-validate.ts) it checks what spans records: a message's parent and an overlay's endpoints are earlier
+ * messages of the same session in the file or already stored, records sit inside their session, the end record's
+ * counts match, and a cached system prompt is only imported for a session the file brings and the store did not
+ * hold (else it would plant the prompt `freezeSystemPrompt()` returns), unless `trustPrompts`. Memory: the message
+ * ids of one session at a time.
+ */
+export async function checkImport(
+  store: TransferCapableStore,
+  lines: AsyncIterable<string>,
+  options: CheckOptions = {},
+  onBytes: (bytes: number) => void = () => {},
+): Promise<void> {
+  const records = new Records(lines[Symbol.asyncIterator](), onBytes);
+  const fail: Fail = (problem) => {
+    throw new CliError(`line ${records.line}: ${problem}`, "INVALID_FILE");
+  };
+  // Sessions the file brings: true when the store held nothing of them before this import.
+  const fresh = new Map<string, boolean>();
+  let current: Current | undefined;
+  let end: ExportCounts | undefined;
+  if (!(await records.next())) throw new CliError("the file is empty", "INVALID_FILE");
+  const stored = async (sessionId: string, id: string) =>
+    current?.ids.has(id) === true || (await store.session(sessionId).getMessage(id)) !== null;
+  try {
+    for (let record = await records.next(); record; record = await records.next()) {
+      if (end) fail("data after the end record");
+      if (record.type === "header") fail("a second header");
+      else if (record.type === "session") {
+        assertTransferHeader(record.session);
+        const id = record.session.id;
+        if (fresh.has(id)) fail(`session ${JSON.stringify(id)} appears twice`);
+        fresh.set(id, !(await holdsSession(store, id)));
+        current = { id, ids: new Set() };
+      } else if (record.type === "message" || record.type === "compaction") {
+        if (record.sessionId !== current?.id) {
+          fail(
+            `${record.type} of session ${JSON.stringify(record.sessionId)} is not inside that session's records`,
+          );
+        }
+        if (record.type === "message") await checkMessage(record.message, current, stored, fail);
+        else await checkOverlay(record.compaction, current, stored, fail);
+      } else if (record.type === "row") {
+        assertTransferRow(record.row);
+        const session = record.row.kind === "block" ? promptSession(record.row.key) : undefined;
+        if (session !== undefined && !options.trustPrompts && fresh.get(session) !== true) {
+          await checkPrompt(store, record.row.key, session, fail);
+        }
+      } else if (record.type === "attachment") {
+        if (record.sessionId !== current?.id) {
+          fail(
+            `an attachment of session ${JSON.stringify(record.sessionId)} is not inside that session's records`,
+          );
+        }
+        assertTransferItem({ kind: "attachment", attachment: record.attachment });
+        if (sha256(record.attachment.bytes) !== record.attachment.hash) {
+          fail(`attachment ${record.attachment.hash} does not match its bytes`);
+        }
+      } else end = record.counts;
+    }
+  } catch (error) {
+    if (error instanceof SessionError) fail(error.message);
+    throw error;
+  }
+  if (!end) {
+    throw new CliError(
+      "the file ends without its end record: it was cut short (nothing was imported)",
+      "INVALID_FILE",
+    );
+  }
+  for (const key of Object.keys(end) as (keyof ExportCounts)[]) {
+    if (end[key] !== records.seen[key]) {
+      throw new CliError(
+        `the end record promises ${end[key]} ${key} but the file holds ${records.seen[key]}`,
+        "INVALID_FILE",
+      );
+    }
+  }
+}
+
+type Stored = (sessionId: string, id: string) => Promise<boolean>;
+type Fail = (problem: string) => never;
+
+async function checkMessage(message: TransferMessage, current: Current, stored: Stored, fail: Fail) {
+  assertTransferItem({ kind: "message", message });
+  if (message.parentId !== null && !(await stored(current.id, message.parentId))) {
+    fail(
+      `the parent "${message.parentId}" of message "${message.id}" is neither stored nor earlier in the file`,
+    );
+  }
+  current.ids.add(message.id);
+}
+
+async function checkOverlay(compaction: StoredCompaction, current: Current, stored: Stored, fail: Fail) {
+  assertTransferItem({ kind: "compaction", compaction });
+  for (const end of [compaction.fromMessageId, compaction.toMessageId]) {
+    if (!(await stored(current.id, end))) {
+      fail(`overlay "${compaction.id}" names message "${end}", which is neither stored nor in the file`);
+    }
+  }
+}
+
+// A prompt row already stored is skipped by the import (rows are never overwritten), so it is harmless.
+async function checkPrompt(store: TransferCapableStore, key: string, session: string, fail: Fail) {
+  if (hasContextStorage(store) && (await store.blocks.getBlock(key)) !== null) return;
+  fail(
+    `block "${key}" would set the frozen system prompt of session ${JSON.stringify(session)}, which this file ` +
+      "does not create; pass --trust-prompts to import it anyway",
+  );
+}
+
+async function holdsSession(store: TransferCapableStore, id: string): Promise<boolean> {
+  if (hasSessionRegistry(store) && (await store.registry.get(id)) !== null) return true;
+  return (await store.session(id).getLatestLeaf()) !== null;
+}

@@ -1,0 +1,32 @@
+import { SessionError } from "../errors.js";
+import { assertId, canBeStored, describe } from "../message.js";
+
+/**
+ * The one rule every store applies to the names of context rows (block keys, entry labels and keys) and registry
+ * ids: a write refuses a name no backend could store exactly (`INVALID_ARGUMENT`), and a read by such a name finds
+ * nothing without asking the database, so every backend answers alike.
+ */
+
+/** Throws `INVALID_ARGUMENT` unless `value` can name a stored row (non-empty, well-formed, no U+0000). */
+export function assertStoredKey(value: unknown, what: string): asserts value is string {
+  assertId(value, what);
+}
+
+/** Throws `INVALID_ARGUMENT` unless `value` is a string (the content of a block or entry). */
+export function assertContent(value: unknown): asserts value is string {
+  if (typeof value !== "string") {
+    throw new SessionError("INVALID_ARGUMENT", `Content must be a string, got ${describe(value)}`);
+  }
+}
+
+/** True when a row could be named `value`; reads answer empty for anything else. */
+export function isLookupKey(value: unknown): value is string {
+  return canBeStored(value) && value.length > 0;
+}
+
+/** The keys of `keys` a row could have: a delete of a name that cannot exist deletes nothing. */
+export function lookupKeys(keys: unknown): string[] {
+  if (!Array.isArray(keys))
+    throw new SessionError("INVALID_ARGUMENT", "deleteBlocks expects an array of keys");
+  return keys.filter(isLookupKey);
+}
