@@ -81,10 +81,14 @@ export class PostgresSearchProvider implements SearchProvider {
     return count > 0 ? `${count} entries indexed.` : null;
   }
 
-  /** Up to 10 best matches as `[key]\n<content>` joined by blank lines, or null when nothing matches. */
+  /**
+   * Up to 10 best matches as `[key]\n<content>` joined by blank lines; `"No results found."` when nothing matches
+   * and null for a blank query (the reference's answers).
+   */
   async search(query: string): Promise<string | null> {
+    if (query.trim().length === 0) return null;
     const hits = await this.store.entries.searchEntries(this.requireLabel(), query, SEARCH_PROVIDER_HITS);
-    if (hits.length === 0) return null;
+    if (hits.length === 0) return "No results found.";
     return hits.map((hit) => `[${hit.key}]\n${hit.content}`).join("\n\n");
   }
 
