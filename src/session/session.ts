@@ -36,9 +36,11 @@ export class Session extends SessionBase {
     return session;
   }
 
-  /** Registers the function that summarises a range of history (e.g. `createCompactFunction(...)`). */
+  /**
+   * Registers the function that summarises a range of history (e.g. `createCompactFunction(...)`); may be called
+   * at any time, also on a session in use (like `compactAfter` and `onCompactionError`).
+   */
   onCompaction(fn: CompactFunction): this {
-    this.assertConfigurable("onCompaction");
     if (typeof fn !== "function") throw new SessionError("INVALID_ARGUMENT", "onCompaction needs a function");
     this.compactionSetup.fn = fn;
     return this;
@@ -46,7 +48,6 @@ export class Session extends SessionBase {
 
   /** Compacts automatically after an append when the estimated tokens are strictly above `threshold`. */
   compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
-    this.assertConfigurable("compactAfter");
     if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0) {
       throw new SessionError(
         "INVALID_ARGUMENT",
@@ -60,14 +61,15 @@ export class Session extends SessionBase {
 
   /** Receives failures of automatic compaction (the append has already succeeded). */
   onCompactionError(handler: CompactionErrorHandler): this {
-    this.assertConfigurable("onCompactionError");
+    if (typeof handler !== "function") {
+      throw new SessionError("INVALID_ARGUMENT", "onCompactionError needs a function");
+    }
     this.compactionSetup.onError = handler;
     return this;
   }
 
   /** Sets the largest stored message (UTF-8 bytes of JSON); larger messages are truncated structurally. */
   withRowSizeLimit(maxBytes: number): this {
-    this.assertConfigurable("withRowSizeLimit");
     this.setRowLimit(maxBytes);
     return this;
   }

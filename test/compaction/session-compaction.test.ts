@@ -298,3 +298,43 @@ describe("compaction persistence and row size", () => {
     assert.throws(() => Session.create(new MemoryStore()).withRowSizeLimit(10), { code: "INVALID_ARGUMENT" });
   });
 });
+
+describe("late configuration", () => {
+  test("onCompaction, compactAfter and onCompactionError may be set on a session in use, as in the reference", async () => {
+    const session = Session.create(new MemoryStore());
+    await fill(session, 8);
+    await assert.rejects(session.compact(), { code: "UNSUPPORTED" });
+    const errors: unknown[] = [];
+    const { fn } = summariser();
+    session
+      .onCompaction(fn)
+      .compactAfter(50)
+      .onCompactionError((error) => {
+        errors.push(error);
+      })
+      .withRowSizeLimit(64 * 1024);
+    await session.appendMessage(text("late", "one more message"));
+    assert.deepEqual(errors, []);
+    assert.equal((await session.getCompactions()).length, 1);
+    assert.ok((await session.getHistory()).some((m) => m.id.startsWith("compaction_")));
+  });
+
+  test("settings that decide what is stored are refused once in use, naming what to do instead", async () => {
+    const session = Session.create(new MemoryStore()).forSession("a");
+    await session.ready();
+    assert.throws(() => session.forSession("b"), {
+      code: "INVALID_ARGUMENT",
+      message: /forSession\(\) must be called before .*SessionManager\.getSession/,
+    });
+    assert.throws(() => session.withContext("late"), {
+      code: "INVALID_ARGUMENT",
+      message: /withContext\(\) .*addContext/,
+    });
+    assert.throws(() => session.withCachedPrompt(), {
+      code: "INVALID_ARGUMENT",
+      message: /withCachedPrompt/,
+    });
+    await session.addContext("late");
+    assert.equal(session.getContextBlock("late")?.label, "late");
+  });
+});
