@@ -194,8 +194,11 @@ export class Session extends SessionBase {
     return (await this.state()).context.unloadSkill(label, key);
   }
 
-  /** The loaded skills as `label:key`. */
-  getLoadedSkillKeys(): Set<string> {
-    return this.resolved?.context.skills.keys() ?? new Set();
+  /**
+   * The loaded skills as `label:key`. Async, as in the reference: it waits for the session to be ready, so a
+   * fresh Session over a history with `load_context` results answers from that history on its first call.
+   */
+  async getLoadedSkillKeys(): Promise<Set<string>> {
+    return (await this.state()).context.skills.keys();
   }
 }
