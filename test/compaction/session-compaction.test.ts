@@ -100,7 +100,17 @@ for (const [name, create] of backends) {
     });
 
     test("blank and non-shrinking summaries are refused and never stored; a failing summariser rejects", async () => {
-      const blank = Session.create(create()).onCompaction(summariser("   ").fn);
+      // createCompactFunction answers a blank summary with null (the reference's behaviour)...
+      const blankSummary = Session.create(create()).onCompaction(summariser("   ").fn);
+      await fill(blankSummary, 10);
+      assert.equal(await blankSummary.compact(), null);
+      assert.deepEqual(await blankSummary.getCompactions(), []);
+      // ...and a custom function that returns one anyway is refused, never stored.
+      const blank = Session.create(create()).onCompaction(async (messages) => ({
+        fromMessageId: messages[1]!.id,
+        toMessageId: messages[3]!.id,
+        summary: " \n ",
+      }));
       await fill(blank, 10);
       await assert.rejects(blank.compact(), { code: "COMPACTION_REFUSED", message: /blank/ });
       assert.deepEqual(await blank.getCompactions(), []);
