@@ -116,6 +116,18 @@ export const SQLITE_MIGRATIONS: Migration[] = [
        ON CONFLICT (id) DO NOTHING`,
     ],
   },
+  // Adoption of the reference's tables (adopt.ts): one row per adopted source, so it runs once. Numbered 7 to
+  // leave 5 and 6 to work in progress elsewhere; renumber on merge if those land first.
+  {
+    version: 7,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_adoptions (
+        source TEXT PRIMARY KEY,
+        adopted_at TEXT NOT NULL,
+        report TEXT NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */

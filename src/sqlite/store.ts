@@ -1,5 +1,6 @@
 import { messageText, parseMessage } from "../message.js";
 import { parseQuery, toFts5 } from "../search/query.js";
+import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type {
   ContextCapableStore,
@@ -8,6 +9,7 @@ import type {
   TransferCapableStore,
 } from "../store/types.js";
 import type { SearchResult } from "../types.js";
+import { adoptOnOpen, adoptReference } from "./adopt.js";
 import { ensureHead } from "./append.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
@@ -51,6 +53,11 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
   readonly registry: SqliteSessionRegistry;
   /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
   readonly transfer: SqliteTransfer;
+  /**
+   * What opening this store adopted from the reference's tables (`assistant_messages`, …) found in the same
+   * database, or null when there was nothing to adopt (or it was adopted before: it runs once, recorded).
+   */
+  readonly adopted: AdoptionReport | null;
   private readonly families: FamilyExpander;
   private closed = false;
 
@@ -58,6 +65,7 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     this.driver = openSqlite(source, options);
     try {
       migrate(this.driver);
+      this.adopted = adoptOnOpen(this.driver);
     } catch (error) {
       this.driver.close();
       throw error;
@@ -67,6 +75,14 @@ export class SqliteStore implements ContextCapableStore, RegistryCapableStore, T
     this.registry = new SqliteSessionRegistry(this.driver);
     this.transfer = new SqliteTransfer(this.driver);
     this.families = new FamilyExpander(this.driver, "agent_messages_fts");
+  }
+
+  /**
+   * Adopts the reference's tables again (idempotent: rows already adopted are skipped and verified), e.g. after
+   * the reference wrote more, and optionally drops them once everything is verified; null when there are none.
+   */
+  async adoptReference(options: AdoptOptions = {}): Promise<AdoptionReport | null> {
+    return adoptReference(this.driver, options);
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
