@@ -24,6 +24,7 @@ export interface Tables {
   entries: string;
   sessions: string;
   sessionsActivity: string;
+  adoptions: string;
   version: string;
   schema: string | null;
   prefix: string;
@@ -69,6 +70,7 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     entries: name("agent_search_entries"),
     sessions: name("agent_sessions"),
     sessionsActivity: name("agent_sessions_activity"),
+    adoptions: name("agent_adoptions"),
     version: name("agent_session_schema"),
     schema: schema ?? null,
     prefix: tablePrefix,
@@ -231,6 +233,14 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_search_entries_seq`)} ON ${t.entries} (seq)`,
       `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_context_blocks_key_c`)} ON ${t.blocks} (key COLLATE "C")`,
       `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_session_heads_id_c`)} ON ${t.heads} (session_id COLLATE "C")`,
+    ],
+  },
+  // Adoption of the reference's tables (adopt.ts): one row per adopted source, so it runs once. Numbered 7 to leave
+  // room for steps in progress elsewhere; renumber on merge if those land first.
+  {
+    version: 7,
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t.adoptions} (source text PRIMARY KEY, adopted_at timestamptz NOT NULL, report text NOT NULL)`,
     ],
   },
 ];

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
 import type {
   ContextCapableStore,
   RegistryCapableStore,
@@ -6,6 +7,7 @@ import type {
   TransferCapableStore,
 } from "../store/types.js";
 import type { SearchResult } from "../types.js";
+import { adoptOnOpen, adoptReference } from "./adopt.js";
 import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresSessionRegistry } from "./registry.js";
@@ -32,6 +34,11 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
   readonly tables: Tables;
+  /**
+   * What the first use of this store adopted from the reference's tables (`assistant_messages`, …) on the
+   * connection's search_path; null before that, when there was nothing to adopt, or when it was adopted before.
+   */
+  adopted: AdoptionReport | null = null;
   private readonly source: PostgresSource;
   private opening: Promise<Executor> | undefined;
   private closed = false;
@@ -66,6 +73,7 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
         const executor = await openExecutor(this.source, this.tables.prepare);
         try {
           await migrate(executor, this.tables);
+          this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {
           await executor.close().catch(() => undefined);
           throw error;
@@ -78,6 +86,14 @@ export class PostgresStore implements ContextCapableStore, RegistryCapableStore,
       });
     }
     return this.opening;
+  }
+
+  /**
+   * Adopts the reference's tables again (idempotent: rows already adopted are skipped and verified), and
+   * optionally drops them once everything is verified; null when there are none.
+   */
+  async adoptReference(options: AdoptOptions = {}): Promise<AdoptionReport | null> {
+    return adoptReference(await this.ready(), this.tables, options);
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
