@@ -7,8 +7,8 @@ import { SessionError } from "../errors.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
+  assertDroppable,
   compactionPrint,
-  describeAdoption,
   differs,
   emptyReport,
   fingerprint,
@@ -19,6 +19,7 @@ import {
   referenceCompaction,
   referenceSessionInfo,
   reject,
+  warnIfNotClean,
 } from "../store/adopt.js";
 import type { TransferItem } from "../store/types.js";
 import { adoptRows } from "./adopt-rows.js";
@@ -49,9 +50,7 @@ export async function adoptOnOpen(executor: Executor, t: Tables): Promise<Adopti
   const { tables, recorded } = await probe(executor, t);
   if (tables.length === 0 || recorded) return null;
   const report = await adopt(executor, t, tables, {});
-  if (report.rejectedCount > 0 || report.differingCount > 0) {
-    console.warn(`agent-session: ${describeAdoption(report)} (details: agent-session adopt --db <url>)`);
-  }
+  warnIfNotClean(report, "<url>");
   return report;
 }
 
@@ -262,12 +261,7 @@ async function dropSource(
   tables: ReferenceTable[],
   report: AdoptionReport,
 ): Promise<void> {
-  if (report.rejectedCount > 0 || report.differingCount > 0) {
-    throw new SessionError(
-      "CONFLICT",
-      `The reference's tables were adopted but not dropped: ${report.rejectedCount} row(s) could not be adopted and ${report.differingCount} differ from what was already stored (${describeAdoption(report)})`,
-    );
-  }
+  assertDroppable(report);
   await executor.transaction(async (query) => {
     for (const table of tables) await query(`DROP TABLE IF EXISTS ${table}`);
   });

@@ -4,12 +4,12 @@
  * import's own inserts, then every adopted row is read back and compared. Synchronous, like every SQLite driver
  * here, so a store opened on such a database is complete before its first call.
  */
-import { SessionError, StorageError } from "../errors.js";
+import { StorageError } from "../errors.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
+  assertDroppable,
   compactionPrint,
-  describeAdoption,
   differs,
   emptyReport,
   MessageOrder,
@@ -19,6 +19,7 @@ import {
   referenceCompaction,
   referenceSessionInfo,
   reject,
+  warnIfNotClean,
 } from "../store/adopt.js";
 import type { TransferMessage, TransferRow } from "../store/types.js";
 import { verifyCompactions, verifyMessages } from "./adopt-verify.js";
@@ -50,9 +51,7 @@ export function adoptOnOpen(driver: SqlDriver): AdoptionReport | null {
   const { tables, recorded } = probe(driver);
   if (tables.length === 0 || recorded) return null;
   const report = adopt(driver, tables, {});
-  if (report.rejectedCount > 0 || report.differingCount > 0) {
-    console.warn(`agent-session: ${describeAdoption(report)} (details: agent-session adopt --db <file>)`);
-  }
+  warnIfNotClean(report, "<file>");
   return report;
 }
 
@@ -278,12 +277,7 @@ function adoptRows(
 }
 
 function dropSource(driver: SqlDriver, tables: ReferenceTable[], report: AdoptionReport): void {
-  if (report.rejectedCount > 0 || report.differingCount > 0) {
-    throw new SessionError(
-      "CONFLICT",
-      `The reference's tables were adopted but not dropped: ${report.rejectedCount} row(s) could not be adopted and ${report.differingCount} differ from what was already stored (${describeAdoption(report)})`,
-    );
-  }
+  assertDroppable(report);
   driver.transaction(() => {
     for (const table of [...tables, ...DERIVED]) driver.run(`DROP TABLE IF EXISTS ${table}`);
   });

@@ -5,6 +5,7 @@
  * reads the reference's tables lives in `src/sqlite/adopt.ts` and `src/postgres/adopt.ts`.
  */
 import { fnv1a } from "../context/keys.js";
+import { SessionError } from "../errors.js";
 import { COMPACTION_PREFIX } from "../message.js";
 import type { StoredCompaction } from "../types.js";
 import type { ImportCounts, SessionInfo, TransferMessage } from "./types.js";
@@ -264,6 +265,26 @@ export function referenceSessionInfo(row: Record<string, unknown>, now: string):
     created_at: referenceTime(row.created_at, now),
     updated_at: referenceTime(row.updated_at, now),
   };
+}
+
+/**
+ * Throws `CONFLICT` unless the adoption was clean (every row adopted and identical), the condition for dropping
+ * the reference's tables.
+ */
+export function assertDroppable(report: AdoptionReport): void {
+  if (report.rejectedCount > 0 || report.differingCount > 0) {
+    throw new SessionError(
+      "CONFLICT",
+      `The reference's tables were adopted but not dropped: ${report.rejectedCount} row(s) could not be adopted and ${report.differingCount} differ from what was already stored (${describeAdoption(report)})`,
+    );
+  }
+}
+
+/** After an automatic adoption: one console warning when rows were left behind or differ (never silent). */
+export function warnIfNotClean(report: AdoptionReport, db: string): void {
+  if (report.rejectedCount > 0 || report.differingCount > 0) {
+    console.warn(`agent-session: ${describeAdoption(report)} (details: agent-session adopt --db ${db})`);
+  }
 }
 
 /** One line for logs and the CLI: what was adopted. */

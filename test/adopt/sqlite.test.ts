@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { AgentSearchProvider, Session, SqliteStore } from "../../src/index.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/better-sqlite3.js";
-import { type ReferenceSnapshot, writeReferenceSqlite } from "../fixtures/reference-data.js";
+import { type ReferenceSnapshot, registryFields, writeReferenceSqlite } from "../fixtures/reference-data.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 const Database = loadBetterSqlite3();
@@ -48,16 +48,7 @@ async function assertAdopted(store: SqliteStore, snap: ReferenceSnapshot): Promi
   assert.equal((await chat.getLatestLeaf())?.id, "a3");
   const registry = await store.registry.list();
   assert.deepEqual(
-    registry
-      .map((s) => ({
-        id: s.id,
-        name: s.name,
-        parent: s.parent_session_id,
-        input: s.input_tokens,
-        output: s.output_tokens,
-        cost: s.estimated_cost,
-      }))
-      .sort((a, b) => a.name.localeCompare(b.name)),
+    registry.map(registryFields).sort((a, b) => a.name.localeCompare(b.name)),
     [...snap.sessions].sort((a, b) => a.name.localeCompare(b.name)),
   );
   for (const [key, content] of snap.blocks) assert.equal(await store.blocks.getBlock(key), content);
