@@ -24,6 +24,7 @@ import {
 import type { TransferMessage, TransferRow } from "../store/types.js";
 import { verifyCompactions, verifyMessages } from "./adopt-verify.js";
 import { type SqlDriver, sqlText } from "./driver.js";
+import { isReadonlyError } from "./search-index.js";
 import { insertRegistryRow, insertRow, setLeaf, writeItems } from "./transfer-import.js";
 
 const PAGE = 500;
@@ -50,7 +51,17 @@ function probe(driver: SqlDriver): { tables: ReferenceTable[]; recorded: boolean
 export function adoptOnOpen(driver: SqlDriver): AdoptionReport | null {
   const { tables, recorded } = probe(driver);
   if (tables.length === 0 || recorded) return null;
-  const report = adopt(driver, tables, {});
+  let report: AdoptionReport;
+  try {
+    report = adopt(driver, tables, {});
+  } catch (error) {
+    // A read-only connection cannot adopt; it still reads our tables, and the next writable open adopts.
+    if (!isReadonlyError(error)) throw error;
+    console.warn(
+      "agent-session: this read-only connection cannot adopt the reference's tables found in the database; open it writable once (or run agent-session adopt)",
+    );
+    return null;
+  }
   warnIfNotClean(report, "<file>");
   return report;
 }

@@ -141,6 +141,27 @@ describe("adoption of the reference's SQLite tables", () => {
     await assertAdopted(cleanStore, cleanSnap);
   });
 
+  test("a read-only connection opens without adopting; the next writable open adopts", async () => {
+    const path = join(dir, "readonly.db");
+    const agent = sqlTagAgent(path);
+    const snap = await writeReferenceSqlite(agent);
+    agent.db.close();
+    // Adopted by this first open; forgetting the record makes the next open see the tables as not adopted yet.
+    await new SqliteStore(path).close();
+    const raw = new Database(path);
+    raw.prepare("DELETE FROM agent_adoptions").run();
+    raw.close();
+    const handle = new Database(path, { readonly: true });
+    const reader = new SqliteStore(handle);
+    assert.equal(reader.adopted, null);
+    await reader.close();
+    handle.close();
+    const writer = new SqliteStore(path);
+    assert.equal(writer.adopted?.messages.skipped, 10);
+    await assertAdopted(writer, snap);
+    await writer.close();
+  });
+
   test("a database without the reference's tables costs one probe and records nothing", async () => {
     const store = new SqliteStore(":memory:");
     assert.equal(store.adopted, null);
