@@ -23,7 +23,7 @@ import {
 } from "../store/adopt.js";
 import type { TransferItem } from "../store/types.js";
 import { adoptRows } from "./adopt-rows.js";
-import type { Executor } from "./client.js";
+import { type Executor, sqlState } from "./client.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import type { Tables } from "./schema.js";
 import { PostgresTransfer } from "./transfer.js";
@@ -49,7 +49,17 @@ async function probe(
 export async function adoptOnOpen(executor: Executor, t: Tables): Promise<AdoptionReport | null> {
   const { tables, recorded } = await probe(executor, t);
   if (tables.length === 0 || recorded) return null;
-  const report = await adopt(executor, t, tables, {});
+  let report: AdoptionReport;
+  try {
+    report = await adopt(executor, t, tables, {});
+  } catch (error) {
+    // A role that may not read the reference's tables (42501) still gets a working store; the owner can adopt.
+    if (sqlState(error) !== "42501") throw error;
+    console.warn(
+      `agent-session: the reference's tables (${tables.join(", ")}) were found but this role may not read them; nothing was adopted (run agent-session adopt as a role that can)`,
+    );
+    return null;
+  }
   warnIfNotClean(report, "<url>");
   return report;
 }

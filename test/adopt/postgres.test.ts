@@ -61,6 +61,8 @@ if (unavailable) {
       const admin = poolOn("public", 1);
       await dropSchema(admin, SCHEMA);
       await dropSchema(admin, `${SCHEMA}_b`);
+      await dropSchema(admin, `${SCHEMA}_c`);
+      await admin.query(`DROP ROLE IF EXISTS ${SCHEMA}_role`);
       await admin.end();
       await Promise.all(pools.map((p) => p.end()));
     });
@@ -122,6 +124,26 @@ if (unavailable) {
       const left = await pool.query("SELECT to_regclass('assistant_messages') AS t");
       assert.equal(left.rows[0].t, null);
       await again.close();
+    });
+
+    test("a role that may not read the reference's tables gets a working store and a warning", async () => {
+      const schema = `${SCHEMA}_c`;
+      const role = `${SCHEMA}_role`;
+      const { pool } = await referenceDatabase(schema);
+      await pool.query(`DROP ROLE IF EXISTS ${role}`);
+      await pool.query(`CREATE ROLE ${role} LOGIN`);
+      await pool.query(`ALTER SCHEMA ${schema} OWNER TO ${role}`);
+      const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
+      await client.connect();
+      try {
+        await client.query(`SET ROLE ${role}`);
+        const store = await PostgresStore.open(client, { schema });
+        assert.equal(store.adopted, null);
+        await store.session("s").appendMessage({ id: "m", role: "user", parts: [] });
+        assert.equal((await store.session("s").getHistory()).length, 1);
+      } finally {
+        await client.end();
+      }
     });
 
     test("two stores starting at once adopt every row exactly once", async () => {
