@@ -195,14 +195,15 @@ function adoptSession(
   if (overlays.size > 0) verifyCompactions(driver, sessionId, overlays, report);
 }
 
-// The reference's own choice of the latest leaf: the newest childless row.
+// The reference's own choice of the latest leaf: the newest childless row. Written as NOT EXISTS so the child
+// probe uses the reference's parent_id index (`+` keeps the planner off the session index, which makes it O(n²)).
 function referenceLeaf(driver: SqlDriver, sessionId: string): string | null {
   return (
     driver.get<{ id: string }>(
-      `SELECT m.id FROM assistant_messages m
-       LEFT JOIN assistant_messages c ON c.parent_id = m.id AND c.session_id = ?
-       WHERE c.id IS NULL AND m.session_id = ? ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1`,
-      [sessionId, sessionId],
+      `SELECT m.id FROM assistant_messages m WHERE m.session_id = ?
+         AND NOT EXISTS (SELECT 1 FROM assistant_messages c WHERE c.parent_id = m.id AND +c.session_id = m.session_id)
+       ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1`,
+      [sessionId],
     )?.id ?? null
   );
 }
