@@ -386,7 +386,7 @@ if (unavailable) {
       await assert.rejects(search.get(), { code: "INVALID_ARGUMENT" });
       search.init("notes");
       assert.equal(await search.get(), null);
-      assert.equal(await search.search("anything"), null);
+      assert.equal(await search.search("anything"), "No results found.");
       await search.set("deploy-guide", "How we deploy: build, migrate, release");
       await search.set("tea", "Earl Grey, no sugar");
       assert.equal(await search.get(), "2 entries indexed.");
@@ -398,17 +398,17 @@ if (unavailable) {
         await search.search("release build"),
         "[deploy-guide]\nHow we deploy: build, migrate, release",
       );
-      assert.equal(await search.search("zebra"), null);
+      assert.equal(await search.search("zebra"), "No results found.");
       assert.equal(await search.search("   "), null);
       await search.set("tea", "Green tea, honey");
-      assert.equal(await search.search("grey"), null);
+      assert.equal(await search.search("grey"), "No results found.");
       assert.equal(await search.search("honey"), "[tea]\nGreen tea, honey");
       for (let i = 0; i < 15; i++) await search.set(`k${i}`, `kiwi fact ${i}`);
       const hits = (await search.search("kiwi"))!.split("\n\n");
       assert.equal(hits.length, 10);
       assert.match(hits[0]!, /^\[k\d+\]\nkiwi fact \d+$/);
       const other = new PostgresSearchProvider(pool, "other", options);
-      assert.equal(await other.search("kiwi"), null);
+      assert.equal(await other.search("kiwi"), "No results found.");
       assert.equal(await other.get(), null);
     });
 

@@ -61,15 +61,23 @@ export abstract class SessionManagerBase {
   /** Cross-session search (implemented by SessionManager). */
   abstract search(query: string, options?: { limit?: number }): Promise<SearchResult[]>;
 
-  // Like Session, configuration is fixed once sessions exist, so no cached session misses a template.
+  // Blocks and the prompt store decide what each session stores, so they are fixed once sessions exist (no cached
+  // session misses a template); compaction settings are not and may change at any time (see `compaction`).
   private builder(method: string): ManagerTemplates {
     if (this.configured) {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        `${method}() must be called before the first getSession() (configuration is fixed on first use)`,
+        `${method}() must be called before the first getSession() (it decides what every session stores): create a new SessionManager on the same store with it`,
       );
     }
     return this.templates;
+  }
+
+  /** Changes a compaction template and applies it to every session already handed out. */
+  private compaction(set: (templates: ManagerTemplates) => void, apply: (session: Session) => void): this {
+    set(this.templates);
+    for (const session of this.sessions.values()) apply(session);
+    return this;
   }
 
   /** Adds a context block to every session; without a provider it is stored per session (`<label>_<sessionId>`). */
@@ -84,22 +92,28 @@ export abstract class SessionManagerBase {
     return this;
   }
 
-  /** Registers the compaction function of every session. */
+  /** Registers the compaction function of every session (at any time, also for sessions already in use). */
   onCompaction(fn: ManagerCompactFunction): this {
-    this.builder("onCompaction").setCompaction(fn);
-    return this;
+    return this.compaction(
+      (t) => t.setCompaction(fn),
+      (s) => s.onCompaction(fn),
+    );
   }
 
-  /** Auto-compacts every session above `threshold` estimated tokens (`tokenCounter` as on Session). */
+  /** Auto-compacts every session above `threshold` estimated tokens (`tokenCounter` as on Session); at any time. */
   compactAfter(threshold: number, options?: ManagerCompactAfterOptions): this {
-    this.builder("compactAfter").setThreshold(threshold, options);
-    return this;
+    return this.compaction(
+      (t) => t.setThreshold(threshold, options),
+      (s) => s.compactAfter(threshold, options),
+    );
   }
 
-  /** Receives failures of automatic compaction in any managed session. */
+  /** Receives failures of automatic compaction in any managed session; at any time. */
   onCompactionError(handler: ManagerCompactionErrorHandler): this {
-    this.builder("onCompactionError").setErrorHandler(handler);
-    return this;
+    return this.compaction(
+      (t) => t.setErrorHandler(handler),
+      (s) => s.onCompactionError(handler),
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { MissingDependencyError, SessionError, StorageError } from "../errors.js";
+import { isPostgresConnection, type PostgresConnection, queryableFromConnection } from "./connection.js";
 
 /**
  * The one method agent-session calls on a Postgres connection: a `pg` Pool or Client, a PGlite instance, or any
@@ -9,8 +10,11 @@ export interface PostgresQueryable {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
-/** Where Postgres storage comes from: a connection string (a Pool is created and owned) or a connection. */
-export type PostgresSource = string | PostgresQueryable;
+/**
+ * Where Postgres storage comes from: a connection string (a Pool is created and owned), a `query()` connection,
+ * or the reference's `execute()` connection ({@link PostgresConnection}).
+ */
+export type PostgresSource = string | PostgresQueryable | PostgresConnection;
 
 /**
  * Runs one statement and returns its rows. `prepared` asks for a named prepared statement where the connection
@@ -235,17 +239,22 @@ export async function openExecutor(source: PostgresSource, prepare = true): Prom
     const pool = await poolFromUrl(source);
     return poolExecutor(pool, true, prepare && isPgPool(pool));
   }
+  // The reference's shape is one connection as far as we can tell: transactions go through it in order.
+  if (!isPostgresQueryable(source)) return clientExecutor(queryableFromConnection(source), false);
   if (isPool(source)) return poolExecutor(source, false, prepare && isPgPool(source));
   if (isPGlite(source)) return pgliteExecutor(source);
   return clientExecutor(source, prepare);
 }
 
-/** Throws `INVALID_ARGUMENT` unless `source` is a non-empty connection string or an object with `query()`. */
+/**
+ * Throws `INVALID_ARGUMENT` unless `source` is a non-empty connection string or an object with `query()` or
+ * `execute()`.
+ */
 export function assertPostgresSource(source: unknown): asserts source is PostgresSource {
   if (typeof source === "string" && source.length > 0) return;
-  if (isPostgresQueryable(source)) return;
+  if (isPostgresQueryable(source) || isPostgresConnection(source)) return;
   throw new SessionError(
     "INVALID_ARGUMENT",
-    "Postgres storage needs a connection string, a pg Pool or Client, a PGlite instance or an object with query()",
+    "Postgres storage needs a connection string, a pg Pool or Client, a PGlite instance, or an object with query() or execute()",
   );
 }

@@ -3,7 +3,13 @@
  * `@electric-sql/pglite` are optional peers: pass your own Pool / Client / PGlite instance, or a connection
  * string (then `pg` is loaded on first use).
  */
-export type { PostgresQueryable, PostgresSource } from "./client.js";
+export type {
+  PostgresQueryable,
+  PostgresQueryable as PgClientLike,
+  PostgresSource,
+  PostgresSource as PostgresClient,
+} from "./client.js";
+export type { PostgresConnection, PostgresConnectionArg } from "./connection.js";
 export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 export { PostgresContextProvider, PostgresSearchProvider } from "./providers.js";
 export { PostgresSessionRegistry } from "./registry.js";

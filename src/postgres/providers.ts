@@ -83,11 +83,13 @@ export class PostgresSearchProvider implements SearchProvider {
   }
 
   /**
-   * Up to 10 best matches as `[key]\n<content>` joined by blank lines (each hit and the whole within `limits`),
-   * or null when nothing matches.
+   * Up to 10 best matches as `[key]\n<content>` joined by blank lines (each hit and the whole within `limits`);
+   * `"No results found."` when nothing matches and null for a blank query (the reference's answers).
    */
   async search(query: string, limits?: ToolOutputLimits): Promise<string | null> {
+    if (query.trim().length === 0) return null;
     const hits = await this.store.entries.searchEntries(this.requireLabel(), query, SEARCH_PROVIDER_HITS);
+    if (hits.length === 0) return "No results found.";
     return formatEntryHits(hits, query, limits);
   }
 

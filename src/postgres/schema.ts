@@ -30,6 +30,7 @@ export interface Tables {
   entries: string;
   sessions: string;
   sessionsActivity: string;
+  adoptions: string;
   version: string;
   schema: string | null;
   prefix: string;
@@ -77,6 +78,7 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     entries: name("agent_search_entries"),
     sessions: name("agent_sessions"),
     sessionsActivity: name("agent_sessions_activity"),
+    adoptions: name("agent_adoptions"),
     version: name("agent_session_schema"),
     schema: schema ?? null,
     prefix: tablePrefix,
@@ -260,6 +262,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (message_seq, hash)
       )`,
       `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_attachment_links_hash`)} ON ${t.attachmentLinks} (hash)`,
+    ],
+  },
+  // Adoption of the reference's tables (adopt.ts): one row per adopted source, so it runs once.  (5 is large messages, 6 attachments.)
+  {
+    version: 7,
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t.adoptions} (source text PRIMARY KEY, adopted_at timestamptz NOT NULL, report text NOT NULL)`,
     ],
   },
 ];

@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { canBeStored } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
+import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -10,6 +11,7 @@ import type {
 } from "../store/types.js";
 import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
+import { adoptOnOpen, adoptReference } from "./adopt.js";
 import { PostgresAttachments } from "./attachments.js";
 import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
@@ -44,6 +46,11 @@ export class PostgresStore
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   private readonly queryLimits: QueryLimits;
+  /**
+   * What the first use of this store adopted from the reference's tables (`assistant_messages`, …) on the
+   * connection's search_path; null before that, when there was nothing to adopt, or when it was adopted before.
+   */
+  adopted: AdoptionReport | null = null;
   private readonly source: PostgresSource;
   private opening: Promise<Executor> | undefined;
   private closed = false;
@@ -81,6 +88,7 @@ export class PostgresStore
         const executor = await openExecutor(this.source, this.tables.prepare);
         try {
           await migrate(executor, this.tables);
+          this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {
           await executor.close().catch(() => undefined);
           throw error;
@@ -93,6 +101,14 @@ export class PostgresStore
       });
     }
     return this.opening;
+  }
+
+  /**
+   * Adopts the reference's tables again (idempotent: rows already adopted are skipped and verified), and
+   * optionally drops them once everything is verified; null when there are none.
+   */
+  async adoptReference(options: AdoptOptions = {}): Promise<AdoptionReport | null> {
+    return adoptReference(await this.ready(), this.tables, options);
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */

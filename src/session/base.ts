@@ -84,19 +84,26 @@ export class SessionBase {
     return this.sessionIdValue;
   }
 
-  /** Builder methods configure; once the session is in use its configuration is fixed. */
-  protected assertConfigurable(method: string): void {
+  /**
+   * Refuses a builder call that would change which rows the session reads or how its context is stored once the
+   * session is in use; `instead` names what to do. Settings that only change behaviour (compaction, row limits)
+   * are not checked: they may change at any time, as in the reference.
+   */
+  protected assertConfigurable(method: string, instead: string): void {
     if (this.initialising) {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        `${method}() must be called before the session is first used (configuration is fixed on first use)`,
+        `${method}() must be called before the session is first used (it decides what is stored where): ${instead}`,
       );
     }
   }
 
   /** Namespaces this session's rows by id (required for several sessions in one store). */
   forSession(sessionId: string): this {
-    this.assertConfigurable("forSession");
+    this.assertConfigurable(
+      "forSession",
+      "create another Session (Session.create(store).forSession(id)) or use SessionManager.getSession(id)",
+    );
     assertSessionId(sessionId);
     this.sessionIdValue = sessionId;
     return this;
@@ -107,7 +114,7 @@ export class SessionBase {
    * can hold blocks) or an empty read-only block.
    */
   withContext(label: string, options: SessionContextOptions = {}): this {
-    this.assertConfigurable("withContext");
+    this.assertConfigurable("withContext", "use addContext(label, options) on a session in use");
     assertLabel(label);
     assertContextOptions(options);
     if (this.contextSetup.blocks.some((b) => b.label === label)) {
@@ -119,7 +126,10 @@ export class SessionBase {
 
   /** Persists the frozen system prompt (with the session's storage when no provider is given). */
   withCachedPrompt(provider?: WritableContextProvider): this {
-    this.assertConfigurable("withCachedPrompt");
+    this.assertConfigurable(
+      "withCachedPrompt",
+      "create a new Session with withCachedPrompt() before its first call",
+    );
     if (provider !== undefined && !isWritableProvider(provider)) {
       throw new SessionError("INVALID_ARGUMENT", "withCachedPrompt needs a provider with get() and set()");
     }

@@ -229,7 +229,7 @@ export class Compactor {
         if (report === null && !this.nullWarned) {
           this.nullWarned = true;
           console.warn(
-            `agent-session: the estimate is above compactAfter(${threshold}) but the compaction function found nothing to compact`,
+            `agent-session: the estimate is above compactAfter(${threshold}) but the compaction function returned null (nothing to compact, or a blank summary)`,
           );
         } else if (report !== null) {
           this.nullWarned = false;

@@ -40,9 +40,11 @@ export class Session extends SessionBase {
     return session;
   }
 
-  /** Registers the function that summarises a range of history (e.g. `createCompactFunction(...)`). */
+  /**
+   * Registers the function that summarises a range of history (e.g. `createCompactFunction(...)`); may be called
+   * at any time, also on a session in use (like `compactAfter` and `onCompactionError`).
+   */
   onCompaction(fn: CompactFunction): this {
-    this.assertConfigurable("onCompaction");
     if (typeof fn !== "function") throw new SessionError("INVALID_ARGUMENT", "onCompaction needs a function");
     this.compactionSetup.fn = fn;
     return this;
@@ -50,7 +52,6 @@ export class Session extends SessionBase {
 
   /** Compacts automatically after an append when the estimated tokens are strictly above `threshold`. */
   compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
-    this.assertConfigurable("compactAfter");
     if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0) {
       throw new SessionError(
         "INVALID_ARGUMENT",
@@ -64,17 +65,19 @@ export class Session extends SessionBase {
 
   /** Receives failures of automatic compaction (the append has already succeeded). */
   onCompactionError(handler: CompactionErrorHandler): this {
-    this.assertConfigurable("onCompactionError");
+    if (typeof handler !== "function") {
+      throw new SessionError("INVALID_ARGUMENT", "onCompactionError needs a function");
+    }
     this.compactionSetup.onError = handler;
     return this;
   }
 
   /**
    * Bounds what the memory tools return to the model: `maxHitChars` per search hit, `maxOutputChars` per result
-   * (defaults 8,000 and 32,000); more is cut with a marker that tells the model how to see the rest.
+   * (defaults 8,000 and 32,000); more is cut with a marker that tells the model how to see the rest. May be set
+   * at any time.
    */
   withToolOutputLimits(limits: Partial<ToolOutputLimits>): this {
-    this.assertConfigurable("withToolOutputLimits");
     this.toolOutput = toolOutputLimits(limits);
     return this;
   }
@@ -85,14 +88,12 @@ export class Session extends SessionBase {
    * row-size helpers of `agent-session/utils` to shrink what you send to a model).
    */
   withMaxMessageBytes(maxBytes: number): this {
-    this.assertConfigurable("withMaxMessageBytes");
     this.setMessageLimit(maxBytes);
     return this;
   }
 
   /** @deprecated the old name of {@link withMaxMessageBytes}: it now refuses a larger message instead of truncating it. */
   withRowSizeLimit(maxBytes: number): this {
-    this.assertConfigurable("withRowSizeLimit");
     this.setMessageLimit(maxBytes);
     return this;
   }
@@ -221,8 +222,11 @@ export class Session extends SessionBase {
     return (await this.state()).context.unloadSkill(label, key);
   }
 
-  /** The loaded skills as `label:key`. */
-  getLoadedSkillKeys(): Set<string> {
-    return this.resolved?.context.skills.keys() ?? new Set();
+  /**
+   * The loaded skills as `label:key`. Async, as in the reference: it waits for the session to be ready, so a
+   * fresh Session over a history with `load_context` results answers from that history on its first call.
+   */
+  async getLoadedSkillKeys(): Promise<Set<string>> {
+    return (await this.state()).context.skills.keys();
   }
 }

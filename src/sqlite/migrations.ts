@@ -140,6 +140,18 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     version: 6,
     statements: attachmentTableStatements(STORE_TABLES),
   },
+  // Adoption of the reference's tables (adopt.ts): one row per adopted source, so it runs once.  (5 is large messages, 6
+  // attachments.)
+  {
+    version: 7,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_adoptions (
+        source TEXT PRIMARY KEY,
+        adopted_at TEXT NOT NULL,
+        report TEXT NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */

@@ -1,6 +1,7 @@
 import { canBeStored, messageText, parseMessage } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, toFts5 } from "../search/query.js";
+import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
 import type {
   AttachmentCapableStore,
@@ -11,6 +12,7 @@ import type {
 } from "../store/types.js";
 import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
+import { adoptOnOpen, adoptReference } from "./adopt.js";
 import { ensureHead } from "./append.js";
 import { SqliteAttachments } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
@@ -70,6 +72,11 @@ export class SqliteStore
   readonly transfer: SqliteTransfer;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
+  /**
+   * What opening this store adopted from the reference's tables (`assistant_messages`, …) found in the same
+   * database, or null when there was nothing to adopt (or it was adopted before: it runs once, recorded).
+   */
+  readonly adopted: AdoptionReport | null;
   private readonly families: FamilyExpander;
   private readonly queryLimits: QueryLimits;
   private closed = false;
@@ -81,6 +88,7 @@ export class SqliteStore
     const raw = openSqlite(source, options);
     try {
       migrate(raw);
+      this.adopted = adoptOnOpen(raw);
     } catch (error) {
       raw.close();
       throw error;
@@ -94,6 +102,14 @@ export class SqliteStore
     this.attachments = new SqliteAttachments(() => this.driver);
     this.transfer = new SqliteTransfer(this.driver);
     this.families = new FamilyExpander(this.driver, "agent_messages_fts");
+  }
+
+  /**
+   * Adopts the reference's tables again (idempotent: rows already adopted are skipped and verified), e.g. after
+   * the reference wrote more, and optionally drops them once everything is verified; null when there are none.
+   */
+  async adoptReference(options: AdoptOptions = {}): Promise<AdoptionReport | null> {
+    return adoptReference(this.driver, options);
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */

@@ -23,7 +23,7 @@ import { jumpFor, nodeById } from "./tree.js";
 const BATCH = 500;
 
 /** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
-function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
+export function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
   const row = driver.get(
     `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, activity)
@@ -49,7 +49,7 @@ function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
 }
 
 /** Inserts one message as an append would (tree columns, totals, search row), but with its own parent and time. */
-function insertMessage(
+export function insertMessage(
   driver: SqlDriver,
   sessionId: string,
   num: number,
@@ -103,7 +103,8 @@ function insertMessage(
   return true;
 }
 
-function insertCompaction(driver: SqlDriver, num: number, compaction: StoredCompaction): boolean {
+/** Inserts an overlay with its own id and time unless the id is stored; true when written. */
+export function insertCompaction(driver: SqlDriver, num: number, compaction: StoredCompaction): boolean {
   const row = driver.get(
     `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
@@ -118,6 +119,46 @@ function insertCompaction(driver: SqlDriver, num: number, compaction: StoredComp
     ],
   );
   return row !== undefined;
+}
+
+/**
+ * Writes one batch of a session's messages and overlays in one write transaction (creating the session's head on
+ * first use), counting inserted and skipped rows into `result`; returns the session's numeric key.
+ */
+export function writeItems(
+  driver: SqlDriver,
+  sessionId: string,
+  items: readonly Exclude<TransferItem, { kind: "session" }>[],
+  result: Pick<SessionImportResult, "messages" | "compactions">,
+  attachments = new AttachmentImport(),
+): number {
+  return driver.transaction(() => {
+    const num = ensureHead(driver, sessionId).num;
+    const indexed = indexedSeq(driver);
+    let inserted = 0;
+    for (const item of items) {
+      if (item.kind === "attachment") {
+        attachments.accept(item.attachment);
+        continue;
+      }
+      const counts = item.kind === "message" ? result.messages : result.compactions;
+      const wrote =
+        item.kind === "message"
+          ? insertMessage(driver, sessionId, num, item.message, indexed, attachments)
+          : insertCompaction(driver, num, item.compaction);
+      if (wrote) counts.inserted++;
+      else counts.skipped++;
+      if (wrote && item.kind === "message") inserted++;
+    }
+    if (inserted > 0) {
+      driver.run("UPDATE agent_session_heads SET message_count = message_count + ? WHERE num = ?", [
+        inserted,
+        num,
+      ]);
+      indexPending(driver);
+    }
+    return num;
+  });
 }
 
 /**
@@ -138,39 +179,14 @@ export async function importSession(
   let num: number | undefined;
   const attachments = new AttachmentImport();
   for await (const batch of batches(rest, BATCH)) {
-    driver.transaction(() => {
-      num ??= ensureHead(driver, header.id).num;
-      const indexed = indexedSeq(driver);
-      let inserted = 0;
-      for (const item of batch) {
-        if (item.kind === "attachment") {
-          attachments.accept(item.attachment);
-          continue;
-        }
-        const counts = item.kind === "message" ? result.messages : result.compactions;
-        const wrote =
-          item.kind === "message"
-            ? insertMessage(driver, header.id, num, item.message, indexed, attachments)
-            : insertCompaction(driver, num, item.compaction);
-        if (wrote) counts.inserted++;
-        else counts.skipped++;
-        if (wrote && item.kind === "message") inserted++;
-      }
-      if (inserted > 0) {
-        driver.run("UPDATE agent_session_heads SET message_count = message_count + ? WHERE num = ?", [
-          inserted,
-          num,
-        ]);
-        indexPending(driver);
-      }
-    });
+    num = writeItems(driver, header.id, batch, result, attachments);
   }
   if (num !== undefined && result.messages.inserted > 0) setLeaf(driver, num, header.leafId);
   return result;
 }
 
-// The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose.
-function setLeaf(driver: SqlDriver, num: number, leafId: string | null): void {
+/** The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose. */
+export function setLeaf(driver: SqlDriver, num: number, leafId: string | null): void {
   const leaf =
     (leafId === null ? undefined : nodeById(driver, num, leafId)?.seq) ??
     driver.get<{ seq: number | null }>(
@@ -186,34 +202,40 @@ function setLeaf(driver: SqlDriver, num: number, leafId: string | null): void {
   ]);
 }
 
+/** Inserts a block or entry unless its key is stored (an existing row keeps its content); true when written. */
+export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boolean {
+  if (row.kind === "block") {
+    return (
+      driver.get(
+        `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO NOTHING RETURNING key`,
+        [row.key, row.content, now],
+      ) !== undefined
+    );
+  }
+  return driver.transaction(() => {
+    const entry = driver.get<{ seq: number }>(
+      `INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
+      [row.label, row.key, row.content, now, now],
+    );
+    if (entry) {
+      driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
+        entry.seq,
+        `${row.key}\n${row.content}`,
+      ]);
+    }
+    return entry !== undefined;
+  });
+}
+
 /** Imports blocks and entries whose keys are not stored yet (an existing row keeps its content). */
 export async function importRows(driver: SqlDriver, rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
   const counts: ImportCounts = { inserted: 0, skipped: 0 };
   const now = new Date().toISOString();
   for await (const row of rows) {
     assertTransferRow(row);
-    const wrote =
-      row.kind === "block"
-        ? driver.get(
-            `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
-             ON CONFLICT (key) DO NOTHING RETURNING key`,
-            [row.key, row.content, now],
-          ) !== undefined
-        : driver.transaction(() => {
-            const entry = driver.get<{ seq: number }>(
-              `INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
-              [row.label, row.key, row.content, now, now],
-            );
-            if (entry) {
-              driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
-                entry.seq,
-                `${row.key}\n${row.content}`,
-              ]);
-            }
-            return entry !== undefined;
-          });
-    if (wrote) counts.inserted++;
+    if (insertRow(driver, row, now)) counts.inserted++;
     else counts.skipped++;
   }
   return counts;

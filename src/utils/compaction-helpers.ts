@@ -263,8 +263,9 @@ export function createCompactFunction(options: CompactOptions): PlanningCompactF
       // A non-string is a bug in the summariser; failing loudly beats storing nothing without a trace.
       throw new TypeError(`summarize() must resolve to a string, got ${typeof summary}`);
     }
-    // A blank summary is returned, not turned into null: the Session refuses and reports it (observable
-    // compaction) instead of silently doing nothing.
+    // A blank summary means the model produced nothing usable: null, as in the reference. Session.compact()
+    // then resolves to null and automatic compaction warns; a custom function's blank summary is refused there.
+    if (summary.trim().length === 0) return null;
     return { fromMessageId: planned.fromMessageId, toMessageId: planned.toMessageId, summary };
   };
   return Object.assign(compact, { plan });

@@ -32,6 +32,7 @@ const COMMANDS = [
   "stats",
   "export",
   "import",
+  "adopt",
   "prune",
   "serve",
 ];

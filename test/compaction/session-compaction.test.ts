@@ -100,7 +100,17 @@ for (const [name, create] of backends) {
     });
 
     test("blank and non-shrinking summaries are refused and never stored; a failing summariser rejects", async () => {
-      const blank = Session.create(create()).onCompaction(summariser("   ").fn);
+      // createCompactFunction answers a blank summary with null (the reference's behaviour)...
+      const blankSummary = Session.create(create()).onCompaction(summariser("   ").fn);
+      await fill(blankSummary, 10);
+      assert.equal(await blankSummary.compact(), null);
+      assert.deepEqual(await blankSummary.getCompactions(), []);
+      // ...and a custom function that returns one anyway is refused, never stored.
+      const blank = Session.create(create()).onCompaction(async (messages) => ({
+        fromMessageId: messages[1]!.id,
+        toMessageId: messages[3]!.id,
+        summary: " \n ",
+      }));
       await fill(blank, 10);
       await assert.rejects(blank.compact(), { code: "COMPACTION_REFUSED", message: /blank/ });
       assert.deepEqual(await blank.getCompactions(), []);
@@ -301,5 +311,45 @@ describe("compaction persistence and row size", () => {
     await open.appendMessage(big);
     assert.deepEqual(await open.getMessage("a"), big);
     assert.throws(() => Session.create(new MemoryStore()).withRowSizeLimit(10), { code: "INVALID_ARGUMENT" });
+  });
+});
+
+describe("late configuration", () => {
+  test("onCompaction, compactAfter and onCompactionError may be set on a session in use, as in the reference", async () => {
+    const session = Session.create(new MemoryStore());
+    await fill(session, 8);
+    await assert.rejects(session.compact(), { code: "UNSUPPORTED" });
+    const errors: unknown[] = [];
+    const { fn } = summariser();
+    session
+      .onCompaction(fn)
+      .compactAfter(50)
+      .onCompactionError((error) => {
+        errors.push(error);
+      })
+      .withRowSizeLimit(64 * 1024);
+    await session.appendMessage(text("late", "one more message"));
+    assert.deepEqual(errors, []);
+    assert.equal((await session.getCompactions()).length, 1);
+    assert.ok((await session.getHistory()).some((m) => m.id.startsWith("compaction_")));
+  });
+
+  test("settings that decide what is stored are refused once in use, naming what to do instead", async () => {
+    const session = Session.create(new MemoryStore()).forSession("a");
+    await session.ready();
+    assert.throws(() => session.forSession("b"), {
+      code: "INVALID_ARGUMENT",
+      message: /forSession\(\) must be called before .*SessionManager\.getSession/,
+    });
+    assert.throws(() => session.withContext("late"), {
+      code: "INVALID_ARGUMENT",
+      message: /withContext\(\) .*addContext/,
+    });
+    assert.throws(() => session.withCachedPrompt(), {
+      code: "INVALID_ARGUMENT",
+      message: /withCachedPrompt/,
+    });
+    await session.addContext("late");
+    assert.equal(session.getContextBlock("late")?.label, "late");
   });
 });

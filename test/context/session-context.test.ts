@@ -202,7 +202,7 @@ for (const backend of contextBackends) {
         await tools.load_context!.execute({ label: "memory", key: "x" }),
         'Error: "memory" is not a skill block. Skill blocks: skills',
       );
-      assert.deepEqual([...session.getLoadedSkillKeys()], ["skills:api-ref"]);
+      assert.deepEqual([...(await session.getLoadedSkillKeys())], ["skills:api-ref"]);
       assert.match((await session.tools()).unload_context!.description, /skills:api-ref/);
       // The model's turn that loaded the skill, as the AI SDK stores it (static tool part).
       await session.appendMessage({ id: "u1", role: "user", parts: [{ type: "text", text: "use the api" }] });
@@ -219,10 +219,10 @@ for (const backend of contextBackends) {
           },
         ],
       });
-      assert.deepEqual([...make().getLoadedSkillKeys()], []);
+      // A fresh Session answers from the history on its first call, with nothing else called before.
+      assert.deepEqual([...(await make().getLoadedSkillKeys())], ["skills:api-ref"]);
       const restarted = make();
-      await restarted.ready();
-      assert.deepEqual([...restarted.getLoadedSkillKeys()], ["skills:api-ref"]);
+      assert.deepEqual([...(await restarted.getLoadedSkillKeys())], ["skills:api-ref"]);
       assert.equal(
         await (await restarted.tools()).unload_context!.execute({ label: "skills", key: "api-ref" }),
         'Unloaded "api-ref" from skills. Context reclaimed.',
@@ -235,7 +235,7 @@ for (const backend of contextBackends) {
       );
       const again = make();
       await again.ready();
-      assert.deepEqual([...again.getLoadedSkillKeys()], []);
+      assert.deepEqual([...(await again.getLoadedSkillKeys())], []);
       // A dynamic-tool part (toolName) is recognised too.
       await again.appendMessage({
         id: "a2",
@@ -253,9 +253,39 @@ for (const backend of contextBackends) {
       });
       const third = make();
       await third.ready();
-      assert.deepEqual([...third.getLoadedSkillKeys()], ["skills:pirate-style"]);
+      assert.deepEqual([...(await third.getLoadedSkillKeys())], ["skills:pirate-style"]);
       await third.clearMessages();
-      assert.deepEqual([...third.getLoadedSkillKeys()], []);
+      assert.deepEqual([...(await third.getLoadedSkillKeys())], []);
+    });
+
+    test("skill restore reads rows one at a time through row stats, never the whole history", async () => {
+      const store = backend.create();
+      const loadPart = (key: string) => ({
+        type: "tool-load_context",
+        toolCallId: `c-${key}`,
+        state: "output-available",
+        input: { label: "skills", key },
+        output: "doc",
+      });
+      const writer = store.session("bounded");
+      await writer.appendMessage({ id: "u", role: "user", parts: [{ type: "text", text: "hi" }] });
+      await writer.appendMessage({ id: "a1", role: "assistant", parts: [loadPart("one")] });
+      await writer.appendMessage({ id: "a2", role: "assistant", parts: [loadPart("two")] });
+      await writer.appendMessage({
+        id: "a3",
+        role: "assistant",
+        parts: [{ ...loadPart("one"), type: "tool-unload_context" }],
+      });
+      const provider = store.session("bounded");
+      const guarded = new Proxy(provider, {
+        get(target, name, receiver) {
+          if (name === "getHistory") return () => Promise.reject(new Error("restore read the whole history"));
+          const value = Reflect.get(target, name, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const session = Session.create(guarded).withContext("skills", { provider: memorySkills() });
+      assert.deepEqual([...(await session.getLoadedSkillKeys())], ["skills:two"]);
     });
 
     test("search blocks: search_context, keyed indexing, [searchable] even when empty", async () => {

@@ -94,7 +94,7 @@ describe("SessionManager: builder", () => {
     assert.throws(() => m().withSearchableHistory("h").withContext("h"), { code: "INVALID_ARGUMENT" });
   });
 
-  test("configuration is fixed once the first session is handed out", async () => {
+  test("blocks and the prompt store are fixed once the first session is handed out", async () => {
     const manager = SessionManager.create(new MemoryStore());
     const info = await manager.create("a");
     manager.withContext("before");
@@ -102,13 +102,36 @@ describe("SessionManager: builder", () => {
     for (const late of [
       () => manager.withContext("late"),
       () => manager.withCachedPrompt(),
-      () => manager.onCompaction(async () => null),
-      () => manager.compactAfter(10),
-      () => manager.onCompactionError(() => {}),
       () => manager.withSearchableHistory("h"),
     ]) {
-      assert.throws(late, { code: "INVALID_ARGUMENT", message: /first getSession/ });
+      assert.throws(late, { code: "INVALID_ARGUMENT", message: /first getSession.*new SessionManager/ });
     }
+  });
+
+  test("compaction settings may change at any time and reach sessions already handed out", async () => {
+    const manager = SessionManager.create(new MemoryStore());
+    const info = await manager.create("a");
+    const session = manager.getSession(info.id);
+    await manager.append(info.id, msg("m1", "x".repeat(400)));
+    await manager.append(info.id, msg("m2", "y".repeat(400)));
+    const errors: unknown[] = [];
+    manager
+      .onCompaction(async (messages) => ({
+        fromMessageId: messages[0]!.id,
+        toMessageId: messages[0]!.id,
+        summary: "s",
+      }))
+      .compactAfter(10)
+      .onCompactionError((error) => {
+        errors.push(error);
+      });
+    await manager.append(info.id, msg("m3"));
+    assert.deepEqual(errors, []);
+    assert.equal((await session.getCompactions()).length, 1);
+    // A session created after the change gets it too.
+    const later = await manager.create("b");
+    await manager.append(later.id, msg("b1", "z".repeat(400)));
+    assert.equal((await manager.getCompactions(later.id)).length, 1);
   });
 
   test("onCompaction, compactAfter with tokenCounter and onCompactionError reach every session", async () => {

@@ -99,7 +99,7 @@ describe("tool output bounds: load_context and errors", () => {
       await load.execute({ label: "skills", key: "big", offset: -1 }),
       /^Error: invalid input: "offset"/,
     );
-    assert.deepEqual([...session.getLoadedSkillKeys()], ["skills:big"]);
+    assert.deepEqual([...(await session.getLoadedSkillKeys())], ["skills:big"]);
   });
 
   test("an error echoing a huge input is bounded too", async () => {

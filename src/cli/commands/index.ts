@@ -1,4 +1,5 @@
 import type { Command } from "../command.js";
+import { adopt } from "./adopt.js";
 import { blocks } from "./blocks.js";
 import { demo } from "./demo.js";
 import { exportCommand } from "./export.js";
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   stats,
   exportCommand,
   importCommand,
+  adopt,
   prune,
   serve,
 ];

@@ -1,0 +1,77 @@
+/** Reads adopted rows back from our SQLite tables and compares them with what was written (see adopt.ts). */
+import { StorageError } from "../errors.js";
+import { type AdoptionReport, compactionPrint, differs, fingerprint } from "../store/adopt.js";
+import { type SqlDriver, sqlText } from "./driver.js";
+import { listCompactions } from "./history.js";
+
+const PAGE = 500;
+
+/** Compares every adopted message with what our tables now hold; a missing one fails the adoption. */
+export function verifyMessages(
+  driver: SqlDriver,
+  sessionId: string,
+  written: Map<string, string>,
+  report: AdoptionReport,
+) {
+  const seen = new Set<string>();
+  for (let after = 0; ; ) {
+    const rows = driver.all<{
+      seq: number;
+      id: string;
+      parent_id: string | null;
+      created_at: string;
+      content: unknown;
+    }>(
+      `SELECT m.seq, m.id, p.id AS parent_id, m.created_at, CAST(m.content AS BLOB) AS content
+       FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
+       LEFT JOIN agent_messages p ON p.seq = m.parent_seq
+       WHERE h.session_id = ? AND m.seq > ? ORDER BY m.seq LIMIT ?`,
+      [sessionId, after, PAGE],
+    );
+    for (const row of rows) {
+      const expected = written.get(row.id);
+      if (expected === undefined) continue;
+      seen.add(row.id);
+      if (fingerprint(row.parent_id, row.created_at, sqlText(row.content)) === expected) report.verified++;
+      else differs(report, `assistant_messages:${sessionId}:${row.id}`);
+    }
+    if (rows.length < PAGE) break;
+    after = rows.at(-1)!.seq;
+  }
+  assertAllSeen("message", sessionId, written, seen);
+}
+
+/** Compares every adopted overlay with the stored one; a missing one fails the adoption. */
+export function verifyCompactions(
+  driver: SqlDriver,
+  sessionId: string,
+  written: Map<string, string>,
+  report: AdoptionReport,
+) {
+  const num = driver.get<{ num: number }>("SELECT num FROM agent_session_heads WHERE session_id = ?", [
+    sessionId,
+  ]);
+  const seen = new Set<string>();
+  for (const stored of num ? listCompactions(driver, num.num) : []) {
+    const expected = written.get(stored.id);
+    if (expected === undefined) continue;
+    seen.add(stored.id);
+    if (compactionPrint(stored) === expected) report.verified++;
+    else differs(report, `assistant_compactions:${sessionId}:${stored.id}`);
+  }
+  assertAllSeen("overlay", sessionId, written, seen);
+}
+
+function assertAllSeen(
+  what: string,
+  sessionId: string,
+  written: Map<string, string>,
+  seen: Set<string>,
+): void {
+  const missing = [...written.keys()].filter((id) => !seen.has(id));
+  if (missing.length > 0) {
+    throw new StorageError(
+      `Adoption failed: ${missing.length} ${what}(s) of session "${sessionId}" were written but cannot be read back (first: "${missing[0]}")`,
+    );
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * Adoption of data the reference (agents@0.22 `experimental/memory/session`) wrote, the backend-neutral half:
+ * which tables count, how a reference row becomes a transfer row, in what order messages go in (parents first),
+ * which rows cannot be stored and why, and the fingerprints that verify every adopted row afterwards. The SQL that
+ * reads the reference's tables lives in `src/sqlite/adopt.ts` and `src/postgres/adopt.ts`.
+ */
+import { fnv1a } from "../context/keys.js";
+import { SessionError } from "../errors.js";
+import { COMPACTION_PREFIX } from "../message.js";
+import type { StoredCompaction } from "../types.js";
+import type { ImportCounts, SessionInfo, TransferMessage } from "./types.js";
+
+/** The name an adoption is recorded under (one record per store: adoption runs once, then never on open). */
+export const REFERENCE_SOURCE = "agents@0.22";
+
+/** The reference's tables that hold data worth adopting (its FTS tables are derived and rebuilt by us). */
+export const REFERENCE_TABLES = [
+  "assistant_messages",
+  "assistant_compactions",
+  "assistant_sessions",
+  "cf_agents_context_blocks",
+  "cf_agents_search_entries",
+] as const;
+
+/** One of {@link REFERENCE_TABLES}. */
+export type ReferenceTable = (typeof REFERENCE_TABLES)[number];
+
+/** A row that could not be adopted (it stays in the reference's table) and why. */
+export interface RejectedRow {
+  table: ReferenceTable;
+  sessionId: string;
+  id: string;
+  reason: string;
+}
+
+/** What an adoption did, row by row; `verified` counts rows read back identical after the import. */
+export interface AdoptionReport {
+  source: typeof REFERENCE_SOURCE;
+  /** The reference's tables that were found. */
+  tables: ReferenceTable[];
+  sessions: number;
+  messages: ImportCounts;
+  compactions: ImportCounts;
+  registry: ImportCounts;
+  blocks: ImportCounts;
+  entries: ImportCounts;
+  /** Adopted rows read back identical from our tables. */
+  verified: number;
+  /** Rows already present in our tables with other content (ours are kept): `table:session:id`, at most 100. */
+  differing: string[];
+  differingCount: number;
+  /** Rows that cannot be stored (no id, a reserved `compaction_` id, …), at most 100. */
+  rejected: RejectedRow[];
+  rejectedCount: number;
+  /** True when the reference's tables were dropped after a clean adoption (only on request). */
+  dropped: boolean;
+  /** ISO time the adoption finished. */
+  adoptedAt: string;
+}
+
+/** Options of an explicit adoption (`store.adoptReference()`, `agent-session adopt`). */
+export interface AdoptOptions {
+  /** Drop the reference's tables once every row was adopted and verified (default false: they stay untouched). */
+  dropSource?: boolean;
+}
+
+const LIST_CAP = 100;
+
+/** An empty report for the tables found. */
+export function emptyReport(tables: ReferenceTable[]): AdoptionReport {
+  const counts = (): ImportCounts => ({ inserted: 0, skipped: 0 });
+  return {
+    source: REFERENCE_SOURCE,
+    tables,
+    sessions: 0,
+    messages: counts(),
+    compactions: counts(),
+    registry: counts(),
+    blocks: counts(),
+    entries: counts(),
+    verified: 0,
+    differing: [],
+    differingCount: 0,
+    rejected: [],
+    rejectedCount: 0,
+    dropped: false,
+    adoptedAt: "",
+  };
+}
+
+/** Records a row that cannot be adopted (the list is capped, the count is not). */
+export function reject(report: AdoptionReport, row: RejectedRow): void {
+  report.rejectedCount++;
+  if (report.rejected.length < LIST_CAP) report.rejected.push(row);
+}
+
+/** Records a row whose stored copy differs from the reference's (ours was there first and is kept). */
+export function differs(report: AdoptionReport, what: string): void {
+  report.differingCount++;
+  if (report.differing.length < LIST_CAP) report.differing.push(what);
+}
+
+/**
+ * A reference timestamp as ISO-8601: SQLite's `CURRENT_TIMESTAMP` text (`YYYY-MM-DD HH:MM:SS`, UTC), a Date from
+ * Postgres, or text Postgres rendered. A missing or unreadable time becomes `fallback` (the adoption's time).
+ */
+export function referenceTime(value: unknown, fallback: string): string {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? fallback : value.toISOString();
+  if (typeof value !== "string" || value.length === 0) return fallback;
+  const sqlite = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value)
+    ? `${value.replace(" ", "T")}Z`
+    : value;
+  const time = new Date(sqlite);
+  return Number.isNaN(time.getTime()) ? fallback : time.toISOString();
+}
+
+/** Why an id cannot be stored, or undefined when it can (ids with NUL or `compaction_` are refused everywhere). */
+export function unusableId(id: unknown): string | undefined {
+  if (typeof id !== "string" || id.length === 0) return "no id";
+  if (id.includes("\u0000")) return "the id contains U+0000";
+  if (id.startsWith(COMPACTION_PREFIX)) return `the id starts with the reserved "${COMPACTION_PREFIX}"`;
+  return undefined;
+}
+
+/** A short fingerprint of a row's content, to compare what was written with what is read back. */
+export function fingerprint(...parts: (string | null)[]): string {
+  const text = parts.map((p) => (p === null ? "\u0001" : p)).join("\u0000");
+  return `${text.length}:${fnv1a(text)}`;
+}
+
+/** A reference `assistant_messages` row as the backends read it. */
+export interface ReferenceMessageRow {
+  id: unknown;
+  parentId: string | null;
+  /** Whether the parent is a message of the same session at all (else the row is a root, as the reference reads it). */
+  parentFound: boolean;
+  /** Whether the parent comes earlier in the reading order (else the row waits for it). */
+  parentBefore: boolean;
+  role: unknown;
+  content: string;
+  createdAt: unknown;
+}
+
+/**
+ * Turns a session's reference message rows, read in storage order, into transfer messages whose parents always
+ * come first. A row whose parent comes later waits for it; a row that cannot be stored is left out and its
+ * children hang under its own parent (as deleting it would splice them); a row whose parent is gone is a root.
+ */
+export class MessageOrder {
+  /** Fingerprint of every message handed out, by id, to verify after the import. */
+  readonly written = new Map<string, string>();
+  private readonly spliced = new Map<string, string | null>();
+  private readonly waiting = new Map<string, ReferenceMessageRow[]>();
+  private readonly waitingIds = new Set<string>();
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly report: AdoptionReport,
+    private readonly now: string,
+  ) {}
+
+  /** The messages ready to import after `row` (none when it waits or is rejected). */
+  accept(row: ReferenceMessageRow): TransferMessage[] {
+    const out: TransferMessage[] = [];
+    this.place(row, out);
+    return out;
+  }
+
+  /** Messages still waiting at the end (their parents form a cycle): adopted as roots. */
+  finish(): TransferMessage[] {
+    const out: TransferMessage[] = [];
+    for (const rows of this.waiting.values()) {
+      for (const row of rows) this.emit({ ...row, parentId: null }, out);
+    }
+    this.waiting.clear();
+    return out;
+  }
+
+  private parentOf(row: ReferenceMessageRow): string | null {
+    if (row.parentId === null || !row.parentFound) return null;
+    return this.spliced.has(row.parentId) ? (this.spliced.get(row.parentId) ?? null) : row.parentId;
+  }
+
+  private place(row: ReferenceMessageRow, out: TransferMessage[]): void {
+    const parent = this.parentOf(row);
+    if (parent !== null && (!row.parentBefore || this.waitingIds.has(parent)) && !this.written.has(parent)) {
+      const id = String(row.id);
+      this.waitingIds.add(id);
+      const list = this.waiting.get(parent);
+      if (list) list.push(row);
+      else this.waiting.set(parent, [row]);
+      return;
+    }
+    this.emit({ ...row, parentId: parent }, out);
+  }
+
+  private emit(row: ReferenceMessageRow, out: TransferMessage[]): void {
+    const reason = unusableId(row.id) ?? (typeof row.role === "string" && row.role ? undefined : "no role");
+    const id = typeof row.id === "string" ? row.id : String(row.id);
+    this.waitingIds.delete(id);
+    if (reason) {
+      reject(this.report, { table: "assistant_messages", sessionId: this.sessionId, id, reason });
+      this.spliced.set(id, row.parentId);
+    } else {
+      const message: TransferMessage = {
+        id,
+        parentId: row.parentId,
+        role: row.role as string,
+        createdAt: referenceTime(row.createdAt, this.now),
+        content: row.content,
+      };
+      this.written.set(id, fingerprint(message.parentId, message.createdAt, message.content));
+      out.push(message);
+    }
+    const children = this.waiting.get(id);
+    if (!children) return;
+    this.waiting.delete(id);
+    for (const child of children) this.place({ ...child, parentBefore: true }, out);
+  }
+}
+
+/** A reference overlay row as a stored compaction, or a rejection reason. */
+export function referenceCompaction(
+  row: {
+    id: unknown;
+    summary: unknown;
+    from_message_id: unknown;
+    to_message_id: unknown;
+    created_at: unknown;
+  },
+  now: string,
+): StoredCompaction | string {
+  if (typeof row.id !== "string" || row.id.length === 0) return "no id";
+  if (typeof row.from_message_id !== "string" || typeof row.to_message_id !== "string") return "no endpoints";
+  return {
+    id: row.id,
+    summary: typeof row.summary === "string" ? row.summary : String(row.summary ?? ""),
+    fromMessageId: row.from_message_id,
+    toMessageId: row.to_message_id,
+    createdAt: referenceTime(row.created_at, now),
+  };
+}
+
+/** The fingerprint of a stored compaction, as written and as read back. */
+export function compactionPrint(c: StoredCompaction): string {
+  return fingerprint(c.summary, c.fromMessageId, c.toMessageId, c.createdAt);
+}
+
+/** A reference `assistant_sessions` row as our registry row (the reference has no cache counters: 0). */
+export function referenceSessionInfo(row: Record<string, unknown>, now: string): SessionInfo {
+  const text = (value: unknown) => (typeof value === "string" ? value : null);
+  const count = (value: unknown) => (Number.isFinite(Number(value)) ? Number(value) : 0);
+  return {
+    id: String(row.id),
+    name: typeof row.name === "string" ? row.name : "",
+    parent_session_id: text(row.parent_session_id),
+    model: text(row.model),
+    source: text(row.source),
+    input_tokens: count(row.input_tokens),
+    output_tokens: count(row.output_tokens),
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    estimated_cost: count(row.estimated_cost),
+    end_reason: text(row.end_reason),
+    created_at: referenceTime(row.created_at, now),
+    updated_at: referenceTime(row.updated_at, now),
+  };
+}
+
+/**
+ * Throws `CONFLICT` unless the adoption was clean (every row adopted and identical), the condition for dropping
+ * the reference's tables.
+ */
+export function assertDroppable(report: AdoptionReport): void {
+  if (report.rejectedCount > 0 || report.differingCount > 0) {
+    throw new SessionError(
+      "CONFLICT",
+      `The reference's tables were adopted but not dropped: ${report.rejectedCount} row(s) could not be adopted and ${report.differingCount} differ from what was already stored (${describeAdoption(report)})`,
+    );
+  }
+}
+
+/** After an automatic adoption: one console warning when rows were left behind or differ (never silent). */
+export function warnIfNotClean(report: AdoptionReport, db: string): void {
+  if (report.rejectedCount > 0 || report.differingCount > 0) {
+    console.warn(`agent-session: ${describeAdoption(report)} (details: agent-session adopt --db ${db})`);
+  }
+}
+
+/** One line for logs and the CLI: what was adopted. */
+export function describeAdoption(report: AdoptionReport): string {
+  const n = (c: ImportCounts) => c.inserted + c.skipped;
+  return (
+    `adopted the reference's data (${report.tables.join(", ")}): ${report.sessions} session(s), ` +
+    `${n(report.messages)} message(s), ${n(report.compactions)} overlay(s), ${n(report.registry)} registry row(s), ` +
+    `${n(report.blocks)} block(s), ${n(report.entries)} entr(y/ies); ${report.verified} row(s) verified` +
+    (report.differingCount ? `, ${report.differingCount} kept as already stored with other content` : "") +
+    (report.rejectedCount ? `, ${report.rejectedCount} row(s) that cannot be stored left in place` : "")
+  );
+}
