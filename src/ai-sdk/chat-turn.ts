@@ -11,13 +11,21 @@ export type ChatTrigger = "submit-message" | "regenerate-message";
 /** What a chat route receives: `useChat`'s body (`messages`), or only the newest message (`message`). */
 export interface ChatRequest<M extends UIMessage> {
   /** The page's whole conversation, as `useChat` posts it by default. */
-  messages?: M[];
+  messages?: M[] | undefined;
   /** Only the new message (the AI SDK's "send only the last message" pattern, or a server-side turn). */
-  message?: M;
-  trigger?: ChatTrigger;
+  message?: M | undefined;
+  trigger?: ChatTrigger | undefined;
   messageId?: string | undefined;
   /** With `message`: where it goes (default: after the latest leaf). */
-  parentId?: string | null;
+  parentId?: string | null | undefined;
+}
+
+/** The JSON body `useChat` posts by default (for typing `await req.json()`). */
+export interface ChatRequestBody<M extends UIMessage = UIMessage> {
+  id: string;
+  messages: M[];
+  trigger: ChatTrigger;
+  messageId?: string | undefined;
 }
 
 /** The `onFinish` event of `toUIMessageStreamResponse` (the fields the turn reads). */

@@ -1,6 +1,7 @@
 export {
   type ChatFinishEvent,
   type ChatRequest,
+  type ChatRequestBody,
   type ChatTrigger,
   ChatTurn,
   persistChatTurn,

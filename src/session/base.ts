@@ -61,7 +61,9 @@ interface SessionState {
 export class SessionBase {
   private readonly source: ResolvedSource;
   private sessionIdValue: string;
-  protected ownsStore = false;
+  /** Gives back storage this session opened itself (a SQLite path: a reference on the path's shared store). */
+  protected releaseStore: (() => Promise<void>) | undefined;
+  private released = false;
   protected initialising: Promise<SessionState> | undefined;
   protected resolved: SessionState | undefined;
   private recentHistoryWarned = false;
@@ -108,7 +110,14 @@ export class SessionBase {
 
   /** Namespaces this session's rows by id (required for several sessions in one store). */
   forSession(sessionId: string): this {
-    this.assertConfigurable("forSession");
+    if (this.initialising) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `forSession("${sessionId}") on a Session already in use: a Session is one conversation. Keep one store per ` +
+          "process (const store = new SqliteStore(path)) and create a Session per conversation or request: " +
+          "Session.create(store).forSession(id)",
+      );
+    }
     assertSessionId(sessionId);
     this.sessionIdValue = sessionId;
     return this;
@@ -145,6 +154,7 @@ export class SessionBase {
   }
 
   protected state(): Promise<SessionState> {
+    if (this.released) return Promise.reject(new SessionError("CLOSED", "This Session is closed"));
     if (this.resolved) return Promise.resolve(this.resolved);
     this.initialising ??= this.initialise().then((state) => {
       this.resolved = state;
@@ -299,8 +309,15 @@ export class SessionBase {
     return (await this.state()).provider.getCompactions();
   }
 
-  /** Closes storage this session opened itself (a SQLite path given to `Session.create`). */
+  /**
+   * Gives back storage this session opened itself: a SQLite path given to `Session.create` shares one connection
+   * per file, closed when its last Session closes. A store or handle you passed in stays open.
+   */
   async close(): Promise<void> {
-    if (this.ownsStore && this.source.kind === "store") await this.source.store.close();
+    const release = this.releaseStore;
+    if (!release) return;
+    this.releaseStore = undefined;
+    this.released = true;
+    await release();
   }
 }

@@ -9,6 +9,7 @@ import type { SessionToolSet } from "../context/tools.js";
 import type { ContextBlock, SessionContextOptions } from "../context/types.js";
 import { errorMessage, SessionError } from "../errors.js";
 import type { SqliteOptions } from "../sqlite/open.js";
+import { acquirePathStore } from "../sqlite/shared-path.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import { SessionBase } from "./base.js";
 import type {
@@ -27,12 +28,19 @@ import { resolveSource, type SessionSource } from "./source.js";
 export class Session extends SessionBase {
   /**
    * Creates a session on a SQLite path, a database handle, an object with a `sql` tag (a Durable Object / Agent),
-   * a SessionStore or a SessionProvider.
+   * a SessionStore or a SessionProvider. Sessions on the same path share one connection (closed with the last).
    */
   static create(source: SessionSource, options: SqliteOptions = {}): Session {
+    if (typeof source === "string") {
+      // Every Session on the same file shares one connection: servers create one per request.
+      const shared = acquirePathStore(source, options);
+      const session = new Session(shared.store);
+      session.releaseStore = shared.release;
+      return session;
+    }
     const resolved = resolveSource(source, options);
     const session = new Session(resolved.kind === "store" ? resolved.store : resolved.provider);
-    session.ownsStore = resolved.kind === "store" && resolved.owned;
+    if (resolved.kind === "store" && resolved.owned) session.releaseStore = () => resolved.store.close();
     return session;
   }
 

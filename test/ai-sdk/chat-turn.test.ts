@@ -93,7 +93,9 @@ for (const [name, create] of [
         { toolCalls: [{ id: "call-1", name: "confirm", input: { question: "Deploy?" } }] },
         { text: "Deploying now." },
       ]);
-      const tools = { confirm: tool({ inputSchema: z.object({ question: z.string() }) }) };
+      const tools = {
+        confirm: tool({ inputSchema: z.object({ question: z.string() }), outputSchema: z.string() }),
+      };
       const chat = new NodeChat("c3", chatRoute(store, model, tools));
       await chat.sendMessage({ text: "deploy it" });
       const answerId = chat.messages[1]!.id;

@@ -9,7 +9,7 @@ import {
   type ToolSet,
   type UIMessage,
 } from "ai";
-import { persistChatTurn } from "../../src/ai-sdk/index.js";
+import { type ChatRequestBody, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { Session, type SessionStore } from "../../src/index.js";
 
 /** `useChat`'s state machine without React: the AI SDK's own AbstractChat over a plain array. */
@@ -32,7 +32,7 @@ class ArrayState implements ChatState<UIMessage> {
 /** The route of the README: the whole conversation in, the answer streamed and stored on finish. */
 export function chatRoute(store: SessionStore, model: LanguageModel, tools: ToolSet = {}) {
   return async (request: Request): Promise<Response> => {
-    const { id, messages, trigger, messageId } = await request.json();
+    const { id, messages, trigger, messageId } = (await request.json()) as ChatRequestBody;
     const turn = await persistChatTurn(Session.create(store).forSession(id), {
       messages,
       trigger,
