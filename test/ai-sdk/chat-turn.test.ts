@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { convertToModelMessages, generateText, stepCountIs, tool } from "ai";
-import { MockLanguageModelV3, mockValues } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
@@ -120,7 +120,7 @@ for (const [name, create] of [
         .withContext("memory", { description: "Facts", maxTokens: 500 });
       const input = JSON.stringify({ label: "memory", content: "Likes tea", action: "append" });
       const model = new MockLanguageModelV3({
-        doGenerate: mockValues(
+        doGenerate: [
           {
             content: [{ type: "tool-call", toolCallId: "m1", toolName: "set_context", input }],
             finishReason: { unified: "tool-calls", raw: "tool_calls" },
@@ -133,7 +133,7 @@ for (const [name, create] of [
             usage,
             warnings: [],
           },
-        ),
+        ],
       });
       const turn = await persistChatTurn(session, {
         message: { id: "u1", role: "user", parts: [{ type: "text", text: "I like tea" }] },

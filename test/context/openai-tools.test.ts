@@ -66,7 +66,8 @@ test("executeTool takes both APIs' call shapes and the nulls strict mode sends",
     arguments: append,
   };
   assert.match(await s.executeTool(responsesCall), /^Written to memory/);
-  assert.equal((await s.ready(), s.getContextBlock("memory")?.content), "hi\nthere");
+  await s.ready();
+  assert.equal(s.getContextBlock("memory")?.content, "hi\nthere");
   const keyed = JSON.stringify({
     label: "notes",
     content: "Deploy on Thursdays",
