@@ -3,21 +3,14 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { type ChatApp, startChatApp } from "../../examples/chat-app/server.js";
 import { type SessionMessage, SqliteStore } from "../../src/index.js";
 import { tempDir } from "../cli/helpers.js";
+import { chromiumSkip, launchChromium } from "../helpers/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-
-// CI installs Chromium (.ci/run), so there a missing browser is a failure rather than a silent skip.
-const skip =
-  !existsSync(CHROMIUM) && process.env.CI !== "true"
-    ? `${CHROMIUM} is not installed (apt-get install chromium); the chat app's browser test needs it`
-    : false;
-if (skip) console.log(`Skipping the chat app browser test: ${skip}`);
+const skip = chromiumSkip("the chat app's browser test");
 
 const textOf = (m: SessionMessage | undefined) =>
   (m?.parts ?? []).flatMap((p) => (p.type === "text" ? [p.text ?? ""] : [])).join("");
@@ -45,19 +38,7 @@ describe("the chat example in headless Chromium", { skip }, () => {
 
   before(async () => {
     app = await startChatApp({ db });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on("pageerror", (error) => pageErrors.push(error.message));
   });
