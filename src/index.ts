@@ -1,6 +1,7 @@
 export { ContextBlocks } from "./context/blocks.js";
 export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/fs-skills.js";
 export { entryKey, fnv1a, slugify } from "./context/keys.js";
+export { dropStrictNulls, toStrictSchema } from "./context/openai-strict.js";
 export {
   AgentContextProvider,
   AgentSearchProvider,
@@ -14,8 +15,13 @@ export {
   type AnthropicToolDefinition,
   dispatchToolCall,
   type JsonSchema,
+  type OpenAIResponsesToolDefinition,
+  type OpenAIToolCall,
   type OpenAIToolDefinition,
+  readToolCall,
+  type ToolFormat,
   toAnthropicTools,
+  toOpenAIResponsesTools,
   toOpenAITools,
 } from "./context/tool-formats.js";
 export type { SessionTool, SessionToolSet } from "./context/tools.js";

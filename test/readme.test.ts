@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { convertToModelMessages, generateText, stepCountIs, type UIMessage } from "ai";
+import { convertToModelMessages, generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
+import { loadChat } from "../src/ai-sdk/index.js";
 import { Session } from "../src/index.js";
 
 const usage = {
@@ -52,7 +53,7 @@ test("the README's memory quick start runs as written (with a mock model)", asyn
     const result = await generateText({
       model,
       system: await session.freezeSystemPrompt(),
-      messages: await convertToModelMessages((await session.getHistory()) as UIMessage[]),
+      messages: await convertToModelMessages(await loadChat(session)),
       tools: await session.tools(),
       stopWhen: stepCountIs(5),
     });

@@ -1,15 +1,33 @@
 import { z } from "zod";
 import { safeString } from "../utils/serialize.js";
+import { dropStrictNulls, toStrictSchema } from "./openai-strict.js";
 import type { SessionToolSet } from "./tools.js";
 
 /** A JSON Schema object describing a tool's input. */
 export type JsonSchema = Record<string, unknown>;
 
-/** OpenAI Chat Completions / Responses function tool definition. */
+/** OpenAI Chat Completions function tool definition (`strict` when the schema allows it). */
 export interface OpenAIToolDefinition {
   type: "function";
-  function: { name: string; description: string; parameters: JsonSchema };
+  function: { name: string; description: string; parameters: JsonSchema; strict: boolean };
 }
+
+/** OpenAI Responses API function tool definition (flat, `strict` when the schema allows it). */
+export interface OpenAIResponsesToolDefinition {
+  type: "function";
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  strict: boolean;
+}
+
+/** The tool-definition formats `toolDefinitions(format)` renders. */
+export type ToolFormat = "openai" | "openai-responses" | "anthropic";
+
+/** A tool call as an SDK hands it over: Chat Completions (`function.arguments`) or Responses (`function_call`). */
+export type OpenAIToolCall =
+  | { function: { name: string; arguments: string } }
+  | { type: "function_call"; name: string; arguments: string };
 
 /** Anthropic Messages API tool definition. */
 export interface AnthropicToolDefinition {
@@ -23,11 +41,28 @@ function jsonSchema(schema: z.ZodType): JsonSchema {
   return rest;
 }
 
-/** The tools as plain JSON-Schema function definitions for OpenAI's tool format. */
+/** A schema for OpenAI: the strict form when strict mode can express it. */
+function openAIParameters(schema: z.ZodType): { parameters: JsonSchema; strict: boolean } {
+  const plain = jsonSchema(schema);
+  const strict = toStrictSchema(plain);
+  return strict ? { parameters: strict, strict: true } : { parameters: plain, strict: false };
+}
+
+/** The tools as function definitions for OpenAI Chat Completions (`tools` of `chat.completions.create`). */
 export function toOpenAITools(tools: SessionToolSet): OpenAIToolDefinition[] {
   return Object.entries(tools).map(([name, tool]) => ({
     type: "function",
-    function: { name, description: tool.description, parameters: jsonSchema(tool.inputSchema) },
+    function: { name, description: tool.description, ...openAIParameters(tool.inputSchema) },
+  }));
+}
+
+/** The tools as function definitions for the OpenAI Responses API (`tools` of `responses.create`). */
+export function toOpenAIResponsesTools(tools: SessionToolSet): OpenAIResponsesToolDefinition[] {
+  return Object.entries(tools).map(([name, tool]) => ({
+    type: "function",
+    name,
+    description: tool.description,
+    ...openAIParameters(tool.inputSchema),
   }));
 }
 
@@ -40,9 +75,21 @@ export function toAnthropicTools(tools: SessionToolSet): AnthropicToolDefinition
   }));
 }
 
+/** The name and arguments of an OpenAI tool call in either API's shape, or null when it is neither. */
+export function readToolCall(call: unknown): { name: unknown; input: unknown } | null {
+  if (typeof call !== "object" || call === null) return null;
+  const { function: fn, type, name, arguments: args } = call as Record<string, unknown>;
+  if (typeof fn === "object" && fn !== null) {
+    const inner = fn as Record<string, unknown>;
+    return { name: inner.name, input: inner.arguments };
+  }
+  return type === "function_call" ? { name, input: args } : null;
+}
+
 /**
  * Executes a named tool call from any SDK; the input may be an object or a JSON string (OpenAI sends arguments as
- * a string). Never throws: unknown tools and unparsable input come back as `Error: …` strings.
+ * a string), and `null`s that OpenAI's strict mode sends for omitted optional fields are dropped. Never throws:
+ * unknown tools and unparsable input come back as `Error: …` strings.
  */
 export async function dispatchToolCall(tools: SessionToolSet, name: string, input: unknown): Promise<string> {
   const tool = typeof name === "string" && Object.hasOwn(tools, name) ? tools[name] : undefined;
@@ -56,5 +103,5 @@ export async function dispatchToolCall(tools: SessionToolSet, name: string, inpu
       return "Error: invalid input: the arguments are not valid JSON";
     }
   }
-  return tool.execute(args);
+  return tool.execute(dropStrictNulls(jsonSchema(tool.inputSchema), args));
 }

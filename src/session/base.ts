@@ -48,7 +48,8 @@ interface SessionState {
 export class SessionBase {
   private readonly source: ResolvedSource;
   private sessionIdValue: string;
-  protected ownsStore = false;
+  /** Gives back storage this session opened itself (a SQLite path: a reference on the path's shared store). */
+  protected releaseStore: (() => Promise<void>) | undefined;
   protected initialising: Promise<SessionState> | undefined;
   protected resolved: SessionState | undefined;
   private recentHistoryWarned = false;
@@ -102,7 +103,9 @@ export class SessionBase {
   forSession(sessionId: string): this {
     this.assertConfigurable(
       "forSession",
-      "create another Session (Session.create(store).forSession(id)) or use SessionManager.getSession(id)",
+      "a Session is one conversation. Keep one store per process (const store = new SqliteStore(path)) and " +
+        "create a Session per conversation or request: Session.create(store).forSession(id), or use " +
+        "SessionManager.getSession(id)",
     );
     assertSessionId(sessionId);
     this.sessionIdValue = sessionId;
@@ -308,12 +311,15 @@ export class SessionBase {
   }
 
   /**
-   * Closes storage this session opened itself (a SQLite path given to `Session.create`); a store passed in stays
-   * open for others. Either way every later call of this session fails with `CLOSED`.
+   * Gives back storage this session opened itself (a SQLite path given to `Session.create` shares one connection
+   * per file, closed when its last Session closes); a store or handle you passed in stays open for others. Either
+   * way every later call of this session fails with `CLOSED`.
    */
   async close(): Promise<void> {
     if (this.closedValue) return;
     this.closedValue = true;
-    if (this.ownsStore && this.source.kind === "store") await this.source.store.close();
+    const release = this.releaseStore;
+    this.releaseStore = undefined;
+    if (release) await release();
   }
 }

@@ -2,8 +2,13 @@ import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } f
 import {
   type AnthropicToolDefinition,
   dispatchToolCall,
+  type OpenAIResponsesToolDefinition,
+  type OpenAIToolCall,
   type OpenAIToolDefinition,
+  readToolCall,
+  type ToolFormat,
   toAnthropicTools,
+  toOpenAIResponsesTools,
   toOpenAITools,
 } from "../context/tool-formats.js";
 import type { SessionToolSet } from "../context/tools.js";
@@ -11,6 +16,7 @@ import type { ContextBlock, SessionContextOptions } from "../context/types.js";
 import { errorMessage, SessionError } from "../errors.js";
 import { describe } from "../message.js";
 import type { SqliteOptions } from "../sqlite/open.js";
+import { acquirePathStore } from "../sqlite/shared-path.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import { SessionBase } from "./base.js";
 import type {
@@ -31,12 +37,19 @@ export class Session extends SessionBase {
 
   /**
    * Creates a session on a SQLite path, a database handle, an object with a `sql` tag (a Durable Object / Agent),
-   * a SessionStore or a SessionProvider.
+   * a SessionStore or a SessionProvider. Sessions on the same path share one connection (closed with the last).
    */
   static create(source: SessionSource, options: SqliteOptions = {}): Session {
+    if (typeof source === "string") {
+      // Every Session on the same file shares one connection: servers create one per request.
+      const shared = acquirePathStore(source, options);
+      const session = new Session(shared.store);
+      session.releaseStore = shared.release;
+      return session;
+    }
     const resolved = resolveSource(source, options);
     const session = new Session(resolved.kind === "store" ? resolved.store : resolved.provider);
-    session.ownsStore = resolved.kind === "store" && resolved.owned;
+    if (resolved.kind === "store" && resolved.owned) session.releaseStore = () => resolved.store.close();
     return session;
   }
 
@@ -193,25 +206,41 @@ export class Session extends SessionBase {
     return (await this.state()).context.tools(bounds);
   }
 
-  /** The same tools as JSON-Schema definitions for the OpenAI or Anthropic tool formats. */
+  /**
+   * The same tools as JSON-Schema definitions: `"openai"` (Chat Completions), `"openai-responses"` (Responses
+   * API), both with `strict: true` where the schema allows, or `"anthropic"`.
+   */
   async toolDefinitions(format: "openai"): Promise<OpenAIToolDefinition[]>;
+  async toolDefinitions(format: "openai-responses"): Promise<OpenAIResponsesToolDefinition[]>;
   async toolDefinitions(format: "anthropic"): Promise<AnthropicToolDefinition[]>;
   async toolDefinitions(
-    format: "openai" | "anthropic",
-  ): Promise<OpenAIToolDefinition[] | AnthropicToolDefinition[]> {
+    format: ToolFormat,
+  ): Promise<OpenAIToolDefinition[] | OpenAIResponsesToolDefinition[] | AnthropicToolDefinition[]> {
     const tools = await this.tools();
     if (format === "openai") return toOpenAITools(tools);
+    if (format === "openai-responses") return toOpenAIResponsesTools(tools);
     if (format === "anthropic") return toAnthropicTools(tools);
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `Unknown tool format ${JSON.stringify(format)}: use "openai" or "anthropic"`,
+      `Unknown tool format ${JSON.stringify(format)}: use "openai", "openai-responses" or "anthropic"`,
     );
   }
 
-  /** Executes a named memory-tool call from any SDK (input as object or JSON string); never throws. */
-  async executeTool(name: string, input: unknown): Promise<string> {
+  /**
+   * Executes a memory-tool call from any SDK — a name and input (object or JSON string), or an OpenAI tool call
+   * as received (Chat Completions or Responses API); never throws.
+   */
+  async executeTool(call: OpenAIToolCall): Promise<string>;
+  async executeTool(name: string, input: unknown): Promise<string>;
+  async executeTool(nameOrCall: string | OpenAIToolCall, input?: unknown): Promise<string> {
     try {
-      return await dispatchToolCall(await this.tools(), name, input);
+      if (typeof nameOrCall === "string")
+        return await dispatchToolCall(await this.tools(), nameOrCall, input);
+      const call = readToolCall(nameOrCall);
+      if (!call) {
+        return 'Error: invalid tool call: expected { function: { name, arguments } } or { type: "function_call", name, arguments }';
+      }
+      return await dispatchToolCall(await this.tools(), call.name as string, call.input);
     } catch (error) {
       return `Error: ${errorMessage(error)}`;
     }

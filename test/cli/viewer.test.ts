@@ -1,21 +1,16 @@
 // The web viewer end to end: `agent-session serve` in a child process, driven by real headless Chromium.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { chromiumSkip, launchChromium } from "../helpers/chromium.js";
 import { runCli, type ServeProcess, startServe, tempDir } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 
-// CI installs Chromium (.ci/run), so there a missing browser is a failure rather than a silent skip.
-const skip =
-  !existsSync(CHROMIUM) && process.env.CI !== "true"
-    ? `${CHROMIUM} is not installed (apt-get install chromium); the viewer's browser test needs it`
-    : false;
-if (skip) console.log(`Skipping the viewer browser test: ${skip}`);
+const skip = chromiumSkip("the viewer's browser test");
 
 describe("viewer in headless Chromium", { skip }, () => {
   const tmp = tempDir();
@@ -30,19 +25,7 @@ describe("viewer in headless Chromium", { skip }, () => {
     const demo = await runCli(["demo", "--db", db]);
     assert.equal(demo.code, 0, demo.stderr);
     server = await startServe(db);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     page.on("dialog", (dialog) => {
       dialogs.push(dialog.message());

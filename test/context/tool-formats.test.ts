@@ -19,7 +19,11 @@ test("OpenAI and Anthropic definitions plus a dispatcher run the same memory", a
   };
   assert.equal(setContext.type, "object");
   assert.deepEqual(setContext.properties.label?.enum, ["memory", "skills"]);
-  assert.deepEqual(setContext.required.sort(), ["content", "label"]);
+  assert.deepEqual(
+    setContext.required.sort(),
+    ["action", "content", "label", "metadata"],
+    "strict: all required",
+  );
   assert.ok(!("$schema" in setContext));
   const anthropic = await session.toolDefinitions("anthropic");
   assert.deepEqual(anthropic[1]?.input_schema, openai[1]?.function.parameters);

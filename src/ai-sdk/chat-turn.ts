@@ -1,0 +1,176 @@
+import type { StepResult, ToolSet, UIMessage } from "ai";
+import { SessionError } from "../errors.js";
+import type { SessionMessage } from "../types.js";
+import { loadChat } from "./messages.js";
+import { fromSteps } from "./steps.js";
+import { type ChatStorage, chatMessageId, editedId, putMessage, sameParts } from "./storage.js";
+
+/** The `trigger` values `useChat` posts (`resume-stream` is a GET to a different route). */
+export type ChatTrigger = "submit-message" | "regenerate-message";
+
+/** What a chat route receives: `useChat`'s body (`messages`), or only the newest message (`message`). */
+export interface ChatRequest<M extends UIMessage> {
+  /** The page's whole conversation, as `useChat` posts it by default. */
+  messages?: M[] | undefined;
+  /** Only the new message (the AI SDK's "send only the last message" pattern, or a server-side turn). */
+  message?: M | undefined;
+  trigger?: ChatTrigger | undefined;
+  messageId?: string | undefined;
+  /** With `message`: where it goes (default: after the latest leaf). */
+  parentId?: string | null | undefined;
+}
+
+/** The JSON body `useChat` posts by default (for typing `await req.json()`). */
+export interface ChatRequestBody<M extends UIMessage = UIMessage> {
+  id: string;
+  messages: M[];
+  trigger: ChatTrigger;
+  messageId?: string | undefined;
+}
+
+/** The `onFinish` event of `toUIMessageStreamResponse` (the fields the turn reads). */
+export interface ChatFinishEvent<M extends UIMessage> {
+  responseMessage: M;
+  isContinuation?: boolean;
+}
+
+/**
+ * One chat turn whose request is already stored; spread `streamOptions` into `toUIMessageStreamResponse` (or call
+ * `saveResult` with a `generateText` result) to store the answer.
+ */
+export class ChatTurn<M extends UIMessage> {
+  /** Spread into `toUIMessageStreamResponse(...)`: the answer gets an id the page keeps and is stored on finish. */
+  readonly streamOptions: {
+    originalMessages: M[];
+    generateMessageId: () => string;
+    onFinish: (event: ChatFinishEvent<M>) => Promise<void>;
+  };
+
+  constructor(
+    private readonly storage: ChatStorage,
+    /** The conversation to send to the model (`convertToModelMessages(turn.messages)`). */
+    readonly messages: M[],
+    /** The stored id the answer goes under (null: the answer would start a new root). */
+    readonly parentId: string | null,
+  ) {
+    this.streamOptions = {
+      originalMessages: messages,
+      generateMessageId: chatMessageId,
+      onFinish: (event) => this.onFinish(event),
+    };
+  }
+
+  /** Stores the streamed answer: a new child of the request, or an in-place replacement for a continuation. */
+  async onFinish(event: ChatFinishEvent<M>): Promise<void> {
+    await this.saveResponse(event.responseMessage);
+  }
+
+  /**
+   * Stores an answer: a message whose id is already stored (a continuation of an assistant message after
+   * client-side tool results) is replaced in place; a new one becomes a child of `parentId`. An answer without
+   * parts (aborted before any output) is not stored.
+   */
+  async saveResponse(message: M): Promise<void> {
+    if (message.parts.length === 0) return;
+    const answer = message.id === "" ? { ...message, id: chatMessageId() } : message;
+    await putMessage(this.storage, answer, this.parentId, "server");
+  }
+
+  /** Stores what `generateText` returned as one assistant `UIMessage` (steps, text, reasoning, tool calls). */
+  async saveResult<T extends ToolSet>(result: { steps: ReadonlyArray<StepResult<T>> }): Promise<M> {
+    const message = { id: chatMessageId(), role: "assistant", parts: fromSteps(result.steps) } as M;
+    await this.saveResponse(message);
+    return message;
+  }
+}
+
+/**
+ * Stores a chat request in the session's tree and returns the turn that stores the answer. The tree follows the
+ * messages, whatever the `trigger`: new messages at the end are appended after the last stored one; a user
+ * message whose id is stored with other content is an edit, stored as a sibling of the original; an assistant
+ * message at the end is a continuation (client-side tool results), replaced in place; and the answer goes under
+ * the last message, so a regenerate (the page drops the old answer) becomes its sibling.
+ */
+export async function persistChatTurn<M extends UIMessage>(
+  storage: ChatStorage,
+  request: ChatRequest<M>,
+): Promise<ChatTurn<M>> {
+  assertRequest(request);
+  if (request.message !== undefined) return persistOne(storage, request.message, request.parentId);
+  const messages = request.messages ?? [];
+  // Walk back to the newest message already stored; everything after it is new. Usually one read.
+  const spots: Array<{ id: string; stored: boolean }> = [];
+  let known = messages.length - 1;
+  for (; known >= 0; known--) {
+    spots[known] = await locate(storage, messages[known]!);
+    if (spots[known]!.stored) break;
+  }
+  let parentId = known >= 0 ? spots[known]!.id : null;
+  const last = messages[messages.length - 1]!;
+  if (known === messages.length - 1 && last.role === "assistant") {
+    // A continuation: the page added tool results to the stored answer; the stream extends the same message.
+    await putMessage(storage, last, null, "client");
+    return new ChatTurn(storage, messages, parentId);
+  }
+  for (let i = known + 1; i < messages.length; i++) {
+    const { id } = spots[i]!;
+    await putMessage(storage, { ...messages[i]!, id }, parentId, "client");
+    parentId = id;
+  }
+  return new ChatTurn(storage, messages, parentId);
+}
+
+/** Where a request message is (or will be) stored: its own id, or the id of its edit. */
+async function locate(
+  storage: ChatStorage,
+  message: SessionMessage,
+): Promise<{ id: string; stored: boolean }> {
+  const stored = await storage.getMessage(message.id);
+  if (stored === null) return { id: message.id, stored: false };
+  if (message.role !== "user" || sameParts(stored, message)) return { id: message.id, stored: true };
+  const id = editedId(message);
+  return { id, stored: (await storage.getMessage(id)) !== null };
+}
+
+async function persistOne<M extends UIMessage>(
+  storage: ChatStorage,
+  message: M,
+  parentId: string | null | undefined,
+): Promise<ChatTurn<M>> {
+  const stored = await storage.getMessage(message.id);
+  if (stored === null) await storage.appendMessage(message, parentId, { source: "client" });
+  else if (message.role === "user" && !sameParts(stored, message)) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      `Message "${message.id}" is stored with other content: send the whole conversation (messages) to store an edit`,
+    );
+  } else if (message.role === "assistant") {
+    await putMessage(storage, message, null, "client");
+  }
+  return new ChatTurn(storage, await loadChat<M>(storage, message.id), message.id);
+}
+
+function assertRequest(request: ChatRequest<UIMessage>): void {
+  if (typeof request !== "object" || request === null) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "persistChatTurn needs the request body ({ messages, trigger })",
+    );
+  }
+  const { messages, message, trigger } = request;
+  if ((messages === undefined) === (message === undefined)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "persistChatTurn needs either messages (an array) or one message",
+    );
+  }
+  if (messages !== undefined && (!Array.isArray(messages) || messages.length === 0)) {
+    throw new SessionError("INVALID_ARGUMENT", "persistChatTurn needs a non-empty messages array");
+  }
+  if (trigger !== undefined && trigger !== "submit-message" && trigger !== "regenerate-message") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Unknown trigger ${JSON.stringify(trigger)}: expected "submit-message" or "regenerate-message"`,
+    );
+  }
+}

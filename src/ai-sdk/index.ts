@@ -1,0 +1,10 @@
+export {
+  type ChatFinishEvent,
+  type ChatRequest,
+  type ChatRequestBody,
+  type ChatTrigger,
+  ChatTurn,
+  persistChatTurn,
+} from "./chat-turn.js";
+export { asUIMessages, loadChat } from "./messages.js";
+export { type ChatStorage, chatMessageId } from "./storage.js";

@@ -1,0 +1,1 @@
+export { OpenAIAgentsSession } from "./session.js";

@@ -1,0 +1,125 @@
+// The chat example end to end: its Hono server in this process, its useChat page in headless Chromium, and the
+// stored tree checked through the library and the CLI.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { after, before, describe, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { type ChatApp, startChatApp } from "../../examples/chat-app/server.js";
+import { type SessionMessage, SqliteStore } from "../../src/index.js";
+import { tempDir } from "../cli/helpers.js";
+import { chromiumSkip, launchChromium } from "../helpers/chromium.js";
+
+const skip = chromiumSkip("the chat app's browser test");
+
+const textOf = (m: SessionMessage | undefined) =>
+  (m?.parts ?? []).flatMap((p) => (p.type === "text" ? [p.text ?? ""] : [])).join("");
+
+/** Runs `npm run cli -- args` and returns its output. */
+async function npmCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn("npm", ["run", "--silent", "cli", "--", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const [code] = (await once(child, "close")) as [number | null];
+  return { code, stdout, stderr };
+}
+
+describe("the chat example in headless Chromium", { skip }, () => {
+  const tmp = tempDir("agent-session-chat-app-");
+  const db = tmp.path("chat.db");
+  let app: ChatApp;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    app = await startChatApp({ db });
+    browser = await launchChromium();
+    page = await browser.newPage();
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    tmp.remove();
+  });
+
+  const texts = () => page.locator('[data-testid="message"] [data-testid="text"]').allTextContents();
+  async function settled(count: number): Promise<string[]> {
+    await page.waitForFunction(`document.querySelectorAll('[data-testid="message"]').length === ${count} &&
+      document.querySelector('[data-testid="status"]')?.textContent === "ready"`);
+    return texts();
+  }
+  async function send(text: string, count: number): Promise<string[]> {
+    await page.fill('[data-testid="input"]', text);
+    await page.press('[data-testid="input"]', "Enter");
+    return settled(count);
+  }
+
+  test("send, regenerate, edit, reload: the page and the stored tree agree", async () => {
+    await page.goto(`${app.url}?chat=e2e`);
+    assert.deepEqual(await send("Hello there", 2), ["Hello there", 'Answer 1: you said "Hello there".']);
+    const afterTool = await send("Please remember I like tea", 4);
+    assert.equal(afterTool[3], "Noted (answer 3).");
+    assert.equal(await page.locator('[data-testid="tool"]').count(), 1, "the memory tool call is shown");
+
+    await page.click('[data-testid="regenerate"]');
+    assert.equal((await settled(4))[3], "Noted (answer 5).");
+
+    await page.locator('[data-testid="edit"]').first().click();
+    await page.fill('[data-testid="edit-input"]', "Hello again");
+    await page.click('[data-testid="save-edit"]');
+    assert.deepEqual(await settled(2), ["Hello again", 'Answer 6: you said "Hello again".']);
+
+    await page.reload();
+    assert.deepEqual(
+      await settled(2),
+      ["Hello again", 'Answer 6: you said "Hello again".'],
+      "history from the store",
+    );
+    assert.deepEqual((await send("And now?", 4)).slice(2), ["And now?", 'Answer 7: you said "And now?".']);
+    assert.deepEqual(pageErrors, []);
+
+    const store = new SqliteStore(db);
+    try {
+      const session = store.session("e2e");
+      const active = await session.getHistory();
+      assert.deepEqual(active.map(textOf), [
+        "Hello again",
+        'Answer 6: you said "Hello again".',
+        "And now?",
+        'Answer 7: you said "And now?".',
+      ]);
+      const u2 = (await session.getBranches(active[0]!.id)).length; // the edit is a new root: one child
+      assert.equal(u2, 1);
+      const original = (await session.searchMessages!("remember tea", 5))[0]!;
+      const answers = await session.getBranches(original.id);
+      assert.deepEqual(
+        answers.map(textOf),
+        ["Noted (answer 3).", "Noted (answer 5)."],
+        "regenerate: siblings",
+      );
+      const oldPath = await session.getHistory(answers[1]!.id);
+      assert.deepEqual(oldPath.map(textOf).slice(0, 3), [
+        "Hello there",
+        'Answer 1: you said "Hello there".',
+        original.content,
+      ]);
+      // The answer and its regeneration both ran the memory tool (append): a regenerate re-runs tools too.
+      assert.equal(await store.blocks.getBlock("memory_e2e"), "I like tea\nI like tea");
+    } finally {
+      await store.close();
+    }
+
+    const tree = await npmCli(["tree", "e2e", "--db", db]);
+    assert.equal(tree.code, 0, tree.stderr);
+    for (const line of ["Hello there", "Hello again", "Noted (answer 3).", "Noted (answer 5).", "And now?"]) {
+      assert.ok(tree.stdout.includes(line), `tree shows ${line}:\n${tree.stdout}`);
+    }
+  });
+});
