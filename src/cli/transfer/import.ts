@@ -82,8 +82,9 @@ function add(total: ImportCounts, part: ImportCounts): void {
 /**
  * Imports an export, streaming: each session is written as it is read (a batch per transaction), so a file of
  * any size needs little memory. Ids are the identity: rows already stored are skipped, so importing a file twice
- * writes nothing the second time. The end record's counts are checked, so a truncated file is reported (what
- * came before it is imported; importing the complete file afterwards finishes the job).
+ * writes nothing the second time. The import command runs checkImport (check.ts) over the whole file first, so
+ * this pass only meets files that passed it; its own checks remain for a file that changed in between (what came
+ * before the problem is then imported, and importing the complete file afterwards finishes the job).
  */
 export async function readImport(
   store: TransferCapableStore,
@@ -131,7 +132,7 @@ export async function readImport(
   }
   if (!end)
     throw new CliError(
-      "the file ends without its end record: it was cut short (everything before was imported)",
+      "the file ends without its end record: it was cut short (what came before was imported)",
       "INVALID_FILE",
     );
   const seen = records.seen;
