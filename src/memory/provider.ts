@@ -153,7 +153,7 @@ export class MemorySessionProvider implements SessionProvider {
     const { message: stored, json } = write;
     const data = this.store.sessionData(this.sessionId, true)!;
     const row = data.rows.get(stored.id);
-    if (row) return { inserted: false, ...this.replace(row, stored, json) };
+    if (row) return withStored({ inserted: false, ...this.replace(row, stored, json) }, json);
     this.insert(data, stored, json, this.parentRow(data, parentId), new Date().toISOString());
     return withStored({ inserted: true, updated: false }, json);
   }
@@ -174,7 +174,7 @@ export class MemorySessionProvider implements SessionProvider {
     const row = this.data?.rows.get(message.id);
     if (!row)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
-    return this.replace(row, stored, json);
+    return withStored(this.replace(row, stored, json), json);
   }
 
   private parentRow(data: SessionData, parentId: string | null | undefined): Row | null {
@@ -214,13 +214,13 @@ export class MemorySessionProvider implements SessionProvider {
   }
 
   // Identical JSON is identical content: nothing is written (the other backends compare a stored hash).
-  private replace(row: Row, message: SessionMessage, json: string): UpdateResult {
-    if (row.json === json) return withStored({ updated: false }, json);
+  private replace(row: Row, message: SessionMessage, json: string): { updated: boolean } {
+    if (row.json === json) return { updated: false };
     row.json = json;
     row.role = message.role;
     row.text = messageText(message);
     row.bytes = utf8Length(json);
-    return withStored({ updated: true }, json);
+    return { updated: true };
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {
