@@ -114,7 +114,9 @@ test("upgrading a store written before batched indexing does not index its messa
   await before.close();
   // Make it look like a version-3 file, whose messages were all indexed on append.
   const raw = new Database(path);
-  raw.exec("DROP TABLE agent_search_state; UPDATE agent_session_schema SET version = 3");
+  raw.exec(`DROP TABLE agent_search_state; DROP TABLE agent_message_chunks;
+    ALTER TABLE agent_messages DROP COLUMN chunks; ALTER TABLE agent_messages DROP COLUMN content_hash;
+    UPDATE agent_session_schema SET version = 3`);
   raw.close();
   const after = new SqliteStore(path);
   assert.equal(indexedSeq(after.driver), maxSeq(after));

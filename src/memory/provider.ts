@@ -158,7 +158,7 @@ export class MemorySessionProvider implements SessionProvider {
     const { message: stored, json } = write;
     const data = this.store.sessionData(this.sessionId, true)!;
     const row = data.rows.get(stored.id);
-    if (row) return { inserted: false, ...this.replace(row, stored, json) };
+    if (row) return withStored({ inserted: false, ...this.replace(row, stored, json) }, json);
     this.insert(data, stored, json, this.parentRow(data, parentId), new Date().toISOString());
     return withStored({ inserted: true, updated: false }, json);
   }
@@ -179,7 +179,7 @@ export class MemorySessionProvider implements SessionProvider {
     const row = this.data?.rows.get(message.id);
     if (!row)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
-    return this.replace(row, stored, json);
+    return withStored(this.replace(row, stored, json), json);
   }
 
   // The JSON a read of the row returns: its payloads restored.
@@ -227,9 +227,9 @@ export class MemorySessionProvider implements SessionProvider {
   }
 
   // Identical JSON is identical content: nothing is written (the other backends compare a stored hash).
-  private replace(row: Row, message: SessionMessage, json: string): UpdateResult {
+  private replace(row: Row, message: SessionMessage, json: string): { updated: boolean } {
     const stored = offloadMessage(message, json);
-    if (row.json === stored.content) return withStored({ updated: false }, json);
+    if (row.json === stored.content) return { updated: false };
     // Link the new payloads before dropping the old links, so a payload kept by the update is never deleted.
     this.store.attachments.link(stored.attachments);
     this.store.attachments.unlink(row.hashes);
@@ -238,7 +238,7 @@ export class MemorySessionProvider implements SessionProvider {
     row.role = message.role;
     row.text = messageText(message);
     row.bytes = utf8Length(stored.content);
-    return withStored({ updated: true }, json);
+    return { updated: true };
   }
 
   async deleteMessages(messageIds: string[]): Promise<void> {

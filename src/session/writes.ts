@@ -37,7 +37,8 @@ function stored<T extends object>(
   result: T & { message?: SessionMessage | undefined },
   json: string,
 ): T & { message: SessionMessage } {
-  if (result.message !== undefined) return result as T & { message: SessionMessage };
+  // `in`, not a read: the stored form is parsed lazily, only when the caller looks at it.
+  if ("message" in result) return result as T & { message: SessionMessage };
   return withStored({ ...result }, json);
 }
 
@@ -63,7 +64,7 @@ export async function appendThrough(
   const result: AppendResult = (await handOver(provider, toStore, json, () =>
     provider.appendMessage(toStore, parentId, options),
   )) ?? { inserted: true };
-  if (result.message !== undefined || result.inserted) return stored(result, json);
+  if ("message" in result || result.inserted) return stored(result, json);
   // A provider that does not report the stored form: the first content is what a read returns.
   const existing = await provider.getMessage(toStore.id);
   return { inserted: false, message: existing ?? parseMessage(json) ?? toStore };

@@ -135,5 +135,8 @@ export function deleteSessionChunks(driver: SqlDriver, sessionNum: number): void
 export function boundedText(driver: SqlDriver, text: string): string {
   const limit = pieceBytes(driver);
   if (limit === Number.POSITIVE_INFINITY || text.length * 3 <= limit) return text;
-  return splitUtf8(text, limit)[0] ?? "";
+  // A UTF-16 unit is at least one byte: the first `limit` units hold the whole prefix, so only they are split.
+  let head = text.slice(0, limit);
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+  return splitUtf8(head, limit)[0] ?? "";
 }
