@@ -178,7 +178,11 @@ describe("estimateMessageTokens", () => {
 describe("media in token estimates", () => {
   const b64 = Buffer.alloc(300_000, 7).toString("base64");
   const image = (url: string) =>
-    ({ id: "i", role: "user", parts: [{ type: "file", mediaType: "image/png", url }] }) as unknown as SessionMessage;
+    ({
+      id: "i",
+      role: "user",
+      parts: [{ type: "file", mediaType: "image/png", url }],
+    }) as unknown as SessionMessage;
   const tool = (data: string, mediaType: string) =>
     ({
       id: "t",
