@@ -71,6 +71,9 @@ export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
 export type {
+  AttachmentCapableStore,
+  AttachmentStats,
+  AttachmentStore,
   BlockStore,
   ContextCapableStore,
   EntryHit,
@@ -87,13 +90,20 @@ export type {
   SessionTransfer,
   SessionUsage,
   StoreSearchOptions,
+  TransferAttachment,
   TransferCapableStore,
   TransferItem,
   TransferMessage,
   TransferRow,
   TransferSession,
 } from "./store/types.js";
-export { hasContextStorage, hasSessionRegistry, hasTransfer, isSessionStore } from "./store/types.js";
+export {
+  hasAttachmentStore,
+  hasContextStorage,
+  hasSessionRegistry,
+  hasTransfer,
+  isSessionStore,
+} from "./store/types.js";
 export type {
   AppendOptions,
   AppendResult,
