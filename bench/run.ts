@@ -2,7 +2,7 @@
  * `npm run bench`: measures the floor, the reference and agent-session side by side on the same
  * data and SQLite settings, prints one Markdown table per workload and writes bench/results/latest.md.
  * Env: BENCH_SCALE (store size as a fraction of 1M messages, default 1), BENCH_ONLY
- * (append,history,leaf,search,compaction,postgres,large), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
+ * (append,history,leaf,search,compaction,media,postgres,large), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
  * (time budget per measurement, default 60), BENCH_APPEND_LENGTHS (default 100,10000,100000 capped
  * at the store size), BENCH_APPEND_WINDOW (timed appends per length, default 500),
  * BENCH_REF_AUTOCOMMIT=1 (reference appends without a wrapping transaction).
@@ -15,6 +15,7 @@ import { benchCompaction } from "./compaction.js";
 import { HISTORY_DEPTHS, makeQueries, planStore, rng } from "./data.js";
 import { indexSizes } from "./index-size.js";
 import { benchLargeMessages } from "./large.js";
+import { benchMedia } from "./media.js";
 import { benchPostgres } from "./postgres.js";
 import { type Cell, fmtDur, fmtNum, fmtRate, type Row, renderTable, rows, type Summary } from "./stats.js";
 import { type BenchTarget, loadTarget, OverBudget, TARGET_MODULES, type TargetFactory } from "./targets.js";
@@ -28,7 +29,16 @@ import {
   storeAppendWorkload,
 } from "./workloads.js";
 
-const WORKLOADS = ["append", "history", "leaf", "search", "compaction", "postgres", "large"] as const;
+const WORKLOADS = [
+  "append",
+  "history",
+  "leaf",
+  "search",
+  "compaction",
+  "media",
+  "postgres",
+  "large",
+] as const;
 const list = (v: string | undefined) =>
   (v ?? "")
     .split(",")
@@ -303,6 +313,10 @@ async function main(): Promise<void> {
   if (wanted("compaction")) {
     progress("compaction: append with compactAfter armed");
     emit(`\n${await benchCompaction(scale, budgetUs)}`);
+  }
+  if (wanted("media")) {
+    progress("media: the same 1 MB image in 100 messages");
+    emit(`\n${await benchMedia()}`);
   }
   if (wanted("postgres")) {
     progress("postgres: append, history and search against SELECT 1");

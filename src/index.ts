@@ -78,6 +78,9 @@ export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
 export type {
+  AttachmentCapableStore,
+  AttachmentStats,
+  AttachmentStore,
   BlockStore,
   ContextCapableStore,
   EntryHit,
@@ -94,13 +97,20 @@ export type {
   SessionTransfer,
   SessionUsage,
   StoreSearchOptions,
+  TransferAttachment,
   TransferCapableStore,
   TransferItem,
   TransferMessage,
   TransferRow,
   TransferSession,
 } from "./store/types.js";
-export { hasContextStorage, hasSessionRegistry, hasTransfer, isSessionStore } from "./store/types.js";
+export {
+  hasAttachmentStore,
+  hasContextStorage,
+  hasSessionRegistry,
+  hasTransfer,
+  isSessionStore,
+} from "./store/types.js";
 export type { WritePolicyOptions } from "./store/write-policy.js";
 export type {
   AppendOptions,

@@ -1,10 +1,18 @@
 /** Reads adopted rows back from our SQLite tables and compares them with what was written (see adopt.ts). */
 import { StorageError } from "../errors.js";
 import { type AdoptionReport, compactionPrint, differs, fingerprint } from "../store/adopt.js";
+import { resolveContent } from "./chunks.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { listCompactions } from "./history.js";
 
 const PAGE = 500;
+
+// A split row (see chunks.ts) selects its seq, whose pieces are joined; any other row its content as a blob.
+function storedJson(driver: SqlDriver, selected: unknown): string {
+  return typeof selected === "number" || typeof selected === "bigint"
+    ? resolveContent(driver, selected)
+    : sqlText(selected);
+}
 
 /** Compares every adopted message with what our tables now hold; a missing one fails the adoption. */
 export function verifyMessages(
@@ -22,7 +30,7 @@ export function verifyMessages(
       created_at: string;
       content: unknown;
     }>(
-      `SELECT m.seq, m.id, p.id AS parent_id, m.created_at, CAST(m.content AS BLOB) AS content
+      `SELECT m.seq, m.id, p.id AS parent_id, m.created_at, CASE WHEN m.chunks = 0 THEN CAST(m.content AS BLOB) ELSE m.seq END AS content
        FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
        LEFT JOIN agent_messages p ON p.seq = m.parent_seq
        WHERE h.session_id = ? AND m.seq > ? ORDER BY m.seq LIMIT ?`,
@@ -32,7 +40,8 @@ export function verifyMessages(
       const expected = written.get(row.id);
       if (expected === undefined) continue;
       seen.add(row.id);
-      if (fingerprint(row.parent_id, row.created_at, sqlText(row.content)) === expected) report.verified++;
+      if (fingerprint(row.parent_id, row.created_at, storedJson(driver, row.content)) === expected)
+        report.verified++;
       else differs(report, `assistant_messages:${sessionId}:${row.id}`);
     }
     if (rows.length < PAGE) break;

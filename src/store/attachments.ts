@@ -159,9 +159,19 @@ export function planHydration(messages: readonly object[]): {
   return {
     hashes,
     apply(found) {
+      // The same payload in many messages (a screenshot re-sent every turn) is encoded once per read.
+      const restored = new Map<string, string>();
       for (const slot of slots) {
         const bytes = found.get(slot.pointer.hash);
-        if (bytes !== undefined) slot.holder[slot.key] = restoreString(slot.pointer, bytes);
+        if (bytes === undefined) continue;
+        const { form } = slot.pointer;
+        const key = `${slot.pointer.hash};${form.kind === "dataurl" ? form.header : form.kind}`;
+        let value = restored.get(key);
+        if (value === undefined) {
+          value = restoreString(slot.pointer, bytes);
+          restored.set(key, value);
+        }
+        slot.holder[slot.key] = value;
       }
     },
   };

@@ -3,10 +3,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
-import pg from "pg";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { SessionMessage } from "../../src/types.js";
-import { PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
+import { postgresUnavailable, withSchemaUrl } from "../fixtures/postgres-db.js";
 import { parseJson, runCli, tempDir } from "./helpers.js";
 
 const tmp = tempDir();
@@ -59,23 +58,13 @@ test("SQLite → JSONL → Postgres → JSONL is byte-identical with media", {
   await seed(db);
   const first = await runCli(["export", "--db", db]);
   assert.equal(first.code, 0, first.stderr);
-  const schema = `agent_session_cli_media_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    const url = new URL(PG_URL);
-    url.searchParams.set("options", `-c search_path=${schema}`);
-    const imported = await runCli(["import", "-", "--db", url.toString()], { input: first.stdout });
+  await withSchemaUrl(`agent_session_cli_media_${process.pid}`, async (url) => {
+    const imported = await runCli(["import", "-", "--db", url], { input: first.stdout });
     assert.equal(imported.code, 0, imported.stderr);
-    const back = await runCli(["export", "--db", url.toString()]);
+    const back = await runCli(["export", "--db", url]);
     assert.equal(back.stdout, first.stdout);
     const copy = tmp.path("media-back.db");
     assert.equal((await runCli(["import", "-", "--db", copy], { input: back.stdout })).code, 0);
     assert.equal((await runCli(["export", "--db", copy])).stdout, first.stdout);
-  } finally {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  }
+  });
 });

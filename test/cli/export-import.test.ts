@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { hasSessionRegistry, hasTransfer } from "../../src/store/types.js";
-import { PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
+import { PG_URL, postgresUnavailable, withSchemaUrl } from "../fixtures/postgres-db.js";
 import { parseJson, runCli, tempDir } from "./helpers.js";
 
 const tmp = tempDir();
@@ -104,13 +104,7 @@ describe("export and import", { concurrency: true }, () => {
   });
 
   test("SQLite → JSONL → Postgres → JSONL is byte-identical", { skip: skipPostgres ?? false }, async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    try {
-      await admin.query(`DROP SCHEMA IF EXISTS "${PG_SCHEMA}" CASCADE`);
-      await admin.query(`CREATE SCHEMA "${PG_SCHEMA}"`);
-      const url = new URL(PG_URL);
-      url.searchParams.set("options", `-c search_path=${PG_SCHEMA}`);
+    await withSchemaUrl(PG_SCHEMA, async (url) => {
       const imported = await runCli(["import", exported, "--db", url.toString()]);
       assert.equal(imported.code, 0, imported.stderr);
       const twice = parseJson<{ messages: { inserted: number } }>(
@@ -120,22 +114,12 @@ describe("export and import", { concurrency: true }, () => {
       const back = await runCli(["export", "--db", url.toString()]);
       assert.equal(back.code, 0, back.stderr);
       assert.equal(back.stdout, readFileSync(exported, "utf8"));
-    } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS "${PG_SCHEMA}" CASCADE`);
-      await admin.end();
-    }
+    });
   });
 
   test("Postgres → JSONL → SQLite → JSONL is byte-identical", { skip: skipPostgres ?? false }, async () => {
     // Written natively in Postgres (the demo through the library), so nothing of it came from SQLite.
-    const schema = `${PG_SCHEMA}_native`;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    try {
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.query(`CREATE SCHEMA "${schema}"`);
-      const url = new URL(PG_URL);
-      url.searchParams.set("options", `-c search_path=${schema}`);
+    await withSchemaUrl(`${PG_SCHEMA}_native`, async (url) => {
       assert.equal((await runCli(["demo", "--db", url.toString()])).code, 0);
       const fromPostgres = await runCli(["export", "--db", url.toString()]);
       assert.equal(fromPostgres.code, 0, fromPostgres.stderr);
@@ -147,10 +131,7 @@ describe("export and import", { concurrency: true }, () => {
         parseJson(await runCli(["ls", "--json", "--db", copy])),
         parseJson(await runCli(["ls", "--json", "--db", url.toString()])),
       );
-    } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.end();
-    }
+    });
   });
 
   test("a partial export carries its sessions and their blocks only; stdin imports it", async () => {
