@@ -1,5 +1,3 @@
-/** Context blocks and searchable keyed entries on Postgres (the reference's two context tables). */
-import { SessionError } from "../errors.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery } from "../search/query.js";
 import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";

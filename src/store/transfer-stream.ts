@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { isCompactionMessage, messageText, parseMessage, utf8Length } from "../message.js";
+import { messageText, parseMessage, utf8Length } from "../message.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { assertTransferHeader, assertTransferItem, validatedMessage } from "./transfer-validate.js";
 import type { TransferItem, TransferMessage, TransferSession } from "./types.js";
