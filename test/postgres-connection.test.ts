@@ -79,9 +79,9 @@ if (unavailable) {
 
   runProviderContract({
     name: "postgres (the reference's execute() connection over a pg Client)",
-    create: async () => {
+    create: async (policy) => {
       await truncateAll(pool, t);
-      return new PostgresStore(connection, options);
+      return new PostgresStore(connection, { ...options, ...policy });
     },
     reopen: async (store) => {
       await store.close();
