@@ -1,3 +1,4 @@
+import { canBeStored } from "../message.js";
 import { AttachmentExport } from "../store/transfer-attachments.js";
 import type {
   ImportCounts,
@@ -136,6 +137,8 @@ export class PostgresTransfer implements SessionTransfer {
   }
 
   private async head(sessionId: string): Promise<{ num: string; leaf_id: string | null } | undefined> {
+    // An id no head can have is not looked up (Postgres would match a lone surrogate's U+FFFD form).
+    if (!canBeStored(sessionId)) return undefined;
     const executor = await this.ready();
     const [head] = await executor.query<{ num: string; leaf_id: string | null }>(
       headSql(this.t),

@@ -192,6 +192,9 @@ export class SqliteStore
    * candidates and scores are the same either way.
    */
   private searchScope(sessionId: string): { num: number; filter: "none" | "lookup" | "token" } | undefined {
+    // A session id no head can have is not looked up: better-sqlite3 13 binds a lone surrogate as U+FFFD, which
+    // would find another tenant's session (see sessionNum).
+    if (!canBeStored(sessionId)) return undefined;
     const row = this.driver.get<{ num: number; count: number; total: number; alone: number }>(
       `SELECT num, message_count AS count, (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total,
          NOT EXISTS (SELECT 1 FROM agent_session_heads o WHERE o.num <> h.num AND o.message_count > 0) AS alone

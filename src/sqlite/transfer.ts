@@ -1,3 +1,4 @@
+import { canBeStored } from "../message.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { AttachmentExport } from "../store/transfer-attachments.js";
 import type {
@@ -191,6 +192,8 @@ export class SqliteTransfer implements SessionTransfer {
   }
 
   private head(sessionId: string): { num: number; leaf_seq: number | null } | undefined {
+    // An id no head can have is not looked up (a lone surrogate would be bound as U+FFFD: another session).
+    if (!canBeStored(sessionId)) return undefined;
     return this.driver.get("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [sessionId]);
   }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { MemoryStore, Session, SqliteStore } from "../../src/index.js";
+import { hasTransfer, MemoryStore, Session, SqliteStore } from "../../src/index.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { SessionStore } from "../../src/store/types.js";
@@ -39,6 +39,12 @@ for (const backend of backends) {
           assert.throws(() => store.session(id), { code: "INVALID_ARGUMENT" });
         }
         assert.deepEqual(await store.searchMessages("tenant", { sessionId: "tenant\uD800" }), []);
+        if (hasTransfer(store)) {
+          const exported = [];
+          for await (const item of store.transfer.exportSession("tenant\uD800")) exported.push(item);
+          assert.deepEqual(exported, []);
+          assert.equal(await store.transfer.footprint("tenant\uD800"), null);
+        }
       } finally {
         await store.close();
       }
