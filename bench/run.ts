@@ -2,7 +2,7 @@
  * `npm run bench`: measures the floor, the reference and agent-session side by side on the same
  * data and SQLite settings, prints one Markdown table per workload and writes bench/results/latest.md.
  * Env: BENCH_SCALE (store size as a fraction of 1M messages, default 1), BENCH_ONLY
- * (append,history,leaf,search,compaction,media,postgres,large), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
+ * (append,history,leaf,search,everyday,compaction,media,postgres,large,stream; everyday = one 1k/10k/100k session, see everyday.ts), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
  * (time budget per measurement, default 60), BENCH_APPEND_LENGTHS (default 100,10000,100000 capped
  * at the store size), BENCH_APPEND_WINDOW (timed appends per length, default 500),
  * BENCH_REF_AUTOCOMMIT=1 (reference appends without a wrapping transaction).
@@ -13,11 +13,13 @@ import { fileURLToPath } from "node:url";
 import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import { benchCompaction } from "./compaction.js";
 import { HISTORY_DEPTHS, makeQueries, planStore, rng } from "./data.js";
+import { benchEveryday } from "./everyday.js";
 import { indexSizes } from "./index-size.js";
 import { benchLargeMessages } from "./large.js";
 import { benchMedia } from "./media.js";
 import { benchPostgres } from "./postgres.js";
 import { type Cell, fmtDur, fmtNum, fmtRate, type Row, renderTable, rows, type Summary } from "./stats.js";
+import { benchStream } from "./stream.js";
 import { type BenchTarget, loadTarget, OverBudget, TARGET_MODULES, type TargetFactory } from "./targets.js";
 import {
   type AppendOutcome,
@@ -34,10 +36,12 @@ const WORKLOADS = [
   "history",
   "leaf",
   "search",
+  "everyday",
   "compaction",
   "media",
   "postgres",
   "large",
+  "stream",
 ] as const;
 const list = (v: string | undefined) =>
   (v ?? "")
@@ -261,9 +265,10 @@ async function main(): Promise<void> {
     else emit(`- target **${name}**: skipped (${loaded.error})`);
   }
   emit(`- targets measured: ${targets.map((t) => t.name).join(", ") || "none"}`);
+  const bigStore = ["append", "history", "leaf", "search"] as const;
   for (const t of targets) {
     if (wanted("append")) await appendLengthsFor(t.name, t.factory);
-    await storeWorkloads(t.name, t.factory);
+    if (bigStore.some(wanted)) await storeWorkloads(t.name, t.factory);
   }
   const names = targets.map((t) => t.name);
   const table = (title: string, labels: string[], body: Row[], basis: string) =>
@@ -276,12 +281,13 @@ async function main(): Promise<void> {
       "Ratio to floor on the mean. One transaction per append.",
     );
   }
-  table(
-    `Store: ${fmtNum(plan.total)} messages, ${fmtNum(plan.sessions.length)} sessions`,
-    [""],
-    [buildRow],
-    "",
-  );
+  if (bigStore.some(wanted))
+    table(
+      `Store: ${fmtNum(plan.total)} messages, ${fmtNum(plan.sessions.length)} sessions`,
+      [""],
+      [buildRow],
+      "",
+    );
   if (wanted("history"))
     table("getHistory, linear session in the store (p50)", ["depth"], historyRows, "Ratio on p50.");
   if (wanted("leaf")) table("Latest leaf (p50 / p99)", ["case"], leafRows, "Ratio on p50.");
@@ -310,6 +316,7 @@ async function main(): Promise<void> {
       .map((s) => ({ ...s, file: `${dirs.data}${s.name}-store-${plan.total}.db` }));
     if (stores.length > 0) emit(`\n${indexSizes(stores)}`);
   }
+  if (wanted("everyday")) emit(`\n${await benchEveryday(targets, dirs.tmp, budgetUs, progress)}`);
   if (wanted("compaction")) {
     progress("compaction: append with compactAfter armed");
     emit(`\n${await benchCompaction(scale, budgetUs)}`);
@@ -329,6 +336,10 @@ async function main(): Promise<void> {
   if (wanted("large")) {
     progress("large: a 20 MB tool output round trip on every backend");
     emit(`\n${await benchLargeMessages()}`);
+  }
+  if (wanted("stream")) {
+    progress("stream: streaming history vs getHistory, peak RSS at 10k and 100k messages (child processes)");
+    emit(`\n${await benchStream()}`);
   }
   emit(`\n${NOTES}`);
   mkdirSync(fileURLToPath(new URL("./results/", import.meta.url)), { recursive: true });

@@ -30,8 +30,13 @@ for (const [path, entry] of Object.entries(packages)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(
-  Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)),
-);
-writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
+if (added > 0) {
+  // npm orders the entries with an "en" collation (string_decoder before string-width); sorting any other way
+  // makes the next `npm install` rewrite the lockfile and leaves a fresh clone dirty.
+  const collate = new Intl.Collator("en").compare;
+  lock.packages = Object.fromEntries(
+    Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : collate(a, b))),
+  );
+  writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
+}
 console.log(`lock-optional-stubs: ${added} stub entr${added === 1 ? "y" : "ies"} added`);

@@ -47,10 +47,10 @@ export {
   type SessionErrorCode,
   StorageError,
 } from "./errors.js";
-export type { ManagerSource } from "./manager/base.js";
 export type { CacheUsage, CreateSessionOptions } from "./manager/input.js";
 export { type ManagerSearchOptions, SessionManager } from "./manager/manager.js";
 export { formatSessionHits } from "./manager/search-tools.js";
+export type { ManagerSource } from "./manager/state.js";
 export type {
   ManagerCompactAfterOptions,
   ManagerCompactFunction,
@@ -60,7 +60,7 @@ export { MemoryBlockStore, MemoryEntryStore } from "./memory/context-store.js";
 export { MemorySessionRegistry } from "./memory/registry.js";
 export { MemorySessionProvider, MemoryStore } from "./memory/store.js";
 export { COMPACTION_PREFIX, isCompactionMessage } from "./message.js";
-export type { SessionOptions } from "./session/base.js";
+export type { RecentHistoryOptions, SessionOptions } from "./session/base.js";
 export type {
   CompactAfterOptions,
   CompactionErrorHandler,
@@ -77,6 +77,16 @@ export type { SqliteDriverName, SqliteHandle, SqliteOptions, SqliteSource } from
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
+export type { ChangeLogOptions } from "./store/change-rows.js";
+export {
+  type ChangeEvent,
+  type ChangeListener,
+  type FeedCapableStore,
+  hasFeed,
+  type SubscribeOptions,
+  type Unsubscribe,
+} from "./store/feed.js";
+export { type MirrorOptions, mirror, type SessionMirror } from "./store/mirror.js";
 export type {
   AttachmentCapableStore,
   AttachmentStats,
@@ -116,6 +126,7 @@ export type {
   AppendOptions,
   AppendResult,
   CompactionDetails,
+  HistoryReadOptions,
   HistoryRowStat,
   ImportMessageOptions,
   RecentHistoryResult,

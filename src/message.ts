@@ -121,13 +121,28 @@ export function assertId(value: unknown, what: string): asserts value is string 
   }
 }
 
-/** Throws `INVALID_ARGUMENT` unless `value` can name a session (well-formed, no U+0000; `""` is the default). */
+/**
+ * Throws `INVALID_ARGUMENT` unless `value` can name a session: the one session-id rule of every store, `Session`,
+ * `SessionManager` and the agent runtime (well-formed, no U+0000; see {@link isStorableId}). `""` is the default
+ * session of a `Session` or provider; {@link assertNamedSessionId} refuses it.
+ */
 export function assertSessionId(value: unknown): asserts value is string {
   if (typeof value !== "string" || !isStorableId(value)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `A session id must be a well-formed Unicode string without U+0000, got ${describe(value)}`,
     );
+  }
+}
+
+/**
+ * Throws `INVALID_ARGUMENT` unless `value` can name a session of its own: {@link assertSessionId}'s rule, minus
+ * `""`, which is the unnamed default session and so cannot be a registry row or an agent session.
+ */
+export function assertNamedSessionId(value: unknown): asserts value is string {
+  assertSessionId(value);
+  if (value.length === 0) {
+    throw new SessionError("INVALID_ARGUMENT", 'A session id must not be empty ("" is the default session)');
   }
 }
 
@@ -220,9 +235,7 @@ export function messageText(message: SessionMessage): string {
 }
 
 /** UTF-8 byte length of a string without allocating a buffer. */
-export function utf8Length(text: string): number {
-  return Buffer.byteLength(text, "utf8");
-}
+export { utf8Length } from "./runtime/bytes.js";
 
 /** The synthetic assistant message that replaces a compacted range on read. */
 export function overlayMessage(compaction: StoredCompaction): SessionMessage {

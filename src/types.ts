@@ -19,10 +19,14 @@ export interface SessionMessagePart {
   args?: unknown;
 }
 
-/** A stored message; the AI SDK's `UIMessage` can be passed as is and every field round-trips. */
+/**
+ * A stored message; the AI SDK's `UIMessage` can be passed as is and every field round-trips. Any role is stored
+ * (the AI SDK's three are listed for autocompletion). It is the default message type of `Session<M>` and the
+ * constraint of an app's own `M` (e.g. its `UIMessage<Metadata, DataParts, Tools>`).
+ */
 export interface SessionMessage {
   id: string;
-  role: string;
+  role: "system" | "user" | "assistant" | (string & {});
   parts: SessionMessagePart[];
   createdAt?: Date;
   metadata?: unknown;
@@ -50,10 +54,10 @@ export interface CompactionDetails {
   [key: string]: unknown;
 }
 
-/** One full-text search hit. */
-export interface SearchResult {
+/** One full-text search hit (`role` typed as the session's message type's). */
+export interface SearchResult<M extends SessionMessage = SessionMessage> {
   id: string;
-  role: string;
+  role: M["role"];
   /** The indexed text of the message (its text parts). */
   content: string;
   /** ISO-8601 time the message was stored. */
@@ -77,11 +81,30 @@ export interface HistoryRowStat {
   id: string;
   role: string;
   bytes: number;
+  /** The library's token estimate of the row (src/utils/tokens.ts); set by this package's providers. */
+  tokens?: number;
+}
+
+/** Options of a streaming history read (`Session.history`, `Session.historyBatches`). */
+export interface HistoryReadOptions {
+  /** Read the path to this message instead of the latest leaf (an unknown id reads nothing). */
+  leafId?: string | null | undefined;
+  /** Newest message first (batches too): a consumer that stops early reads only the newest rows. */
+  newestFirst?: boolean | undefined;
+  /** At most this many messages per batch (default 100). */
+  batchSize?: number | undefined;
+  /**
+   * At most this many bytes of JSON per batch, counting offloaded media as it reads back (default 1 MiB); a single
+   * larger message is yielded alone, never cut.
+   */
+  maxBatchBytes?: number | undefined;
+  /** Aborting rejects the pending read with the signal's reason and stops reading. */
+  signal?: AbortSignal | undefined;
 }
 
 /** A byte-budgeted suffix of a path. */
-export interface RecentHistoryResult {
-  messages: SessionMessage[];
+export interface RecentHistoryResult<M extends SessionMessage = SessionMessage> {
+  messages: M[];
   /** True when older messages of the path were left out. */
   truncated: boolean;
   /** Bytes of stored JSON over the whole path, not only the returned window. */
@@ -89,14 +112,14 @@ export interface RecentHistoryResult {
 }
 
 /** What an append did. */
-export interface AppendResult {
+export interface AppendResult<M extends SessionMessage = SessionMessage> {
   /** False when a message with this id already existed in the session (nothing was written). */
   inserted: boolean;
   /**
    * The stored form: the message as a later read returns it (the first content when the id already existed; the
    * message as given when it was an ignored overlay echo). Always set by this package's providers.
    */
-  message?: SessionMessage;
+  message?: M;
 }
 
 /** Who produced a write: `"client"` writes have the store's and Session's `reservedMetadataKeys` stripped. */
@@ -120,20 +143,20 @@ export interface UpsertOptions {
 }
 
 /** What an upsert did: inserted a new message, replaced a stored one, or nothing (identical content, overlay echo). */
-export interface UpsertResult {
+export interface UpsertResult<M extends SessionMessage = SessionMessage> {
   inserted: boolean;
   /** True when a stored message was replaced by different content. */
   updated: boolean;
   /** The stored form, as a later read returns it. */
-  message?: SessionMessage;
+  message?: M;
 }
 
 /** What an update did. */
-export interface UpdateResult {
+export interface UpdateResult<M extends SessionMessage = SessionMessage> {
   /** False when the stored content was already identical (nothing was written). */
   updated: boolean;
   /** The stored form, as a later read returns it. */
-  message?: SessionMessage;
+  message?: M;
 }
 
 /** Where and when {@link SessionProvider.importMessage} places a historical message. */
@@ -147,19 +170,25 @@ export interface ImportMessageOptions {
 /**
  * The per-session storage contract (same method names as the reference). Every method is async.
  * `parentId`: omitted = after the latest leaf, `null` = a new root, a string = that message of this session.
+ * `M` is the message type reads are typed as (a typed view: stores keep any valid message, see docs/AI-SDK.md).
  */
-export interface SessionProvider {
-  getMessage(id: string): Promise<SessionMessage | null>;
-  getHistory(leafId?: string | null): Promise<SessionMessage[]>;
-  getLatestLeaf(): Promise<SessionMessage | null>;
-  getBranches(messageId: string): Promise<SessionMessage[]>;
+export interface SessionProvider<M extends SessionMessage = SessionMessage> {
+  getMessage(id: string): Promise<M | null>;
+  getHistory(leafId?: string | null): Promise<M[]>;
+  getLatestLeaf(): Promise<M | null>;
+  getBranches(messageId: string): Promise<M[]>;
   getPathLength(leafId?: string | null): Promise<number>;
   getRecentHistory?(
     leafId: string | null | undefined,
     maxContentBytes: number,
     minRecentMessages?: number,
-  ): Promise<RecentHistoryResult>;
+  ): Promise<RecentHistoryResult<M>>;
   getHistoryRowStats?(leafId?: string | null): Promise<HistoryRowStat[]>;
+  /**
+   * The overlay-applied path in bounded batches, read window by window (see {@link HistoryReadOptions}). Optional:
+   * without it `Session.historyBatches` slices `getHistory`, which loads the whole path first.
+   */
+  historyBatches?(options?: HistoryReadOptions): AsyncIterable<M[]>;
   /**
    * Estimated tokens of `getHistory(leafId)` (the library's heuristic, overlays counted as their summary message),
    * answered without reading the messages where the backend keeps running totals.
@@ -167,28 +196,24 @@ export interface SessionProvider {
   getContextTokens?(leafId?: string | null): Promise<number>;
   /** Providers written for the reference return nothing; ours report whether a row was inserted. */
   appendMessage(
-    message: SessionMessage,
+    message: M,
     parentId?: string | null,
     options?: AppendOptions,
     // biome-ignore lint/suspicious/noConfusingVoidType: reference providers are `async` functions returning nothing
-  ): Promise<AppendResult | void>;
+  ): Promise<AppendResult<M> | void>;
   /** Reference providers return nothing; ours report whether anything was written (identical content is not). */
   // biome-ignore lint/suspicious/noConfusingVoidType: reference providers are `async` functions returning nothing
-  updateMessage(message: SessionMessage): Promise<UpdateResult | void>;
+  updateMessage(message: M): Promise<UpdateResult<M> | void>;
   /**
    * Inserts the message, or replaces the stored one with its id (keeping its place in the tree). Optional: without
    * it, `Session.upsertMessage` reads and then updates or appends.
    */
-  upsertMessage?(
-    message: SessionMessage,
-    parentId?: string | null,
-    options?: UpsertOptions,
-  ): Promise<UpsertResult>;
+  upsertMessage?(message: M, parentId?: string | null, options?: UpsertOptions): Promise<UpsertResult<M>>;
   /**
    * Writes one historical message verbatim with its original time (migrations); a stored id is skipped
    * (`inserted: false`). Optional: `Session.importMessage` needs it.
    */
-  importMessage?(message: SessionMessage, options?: ImportMessageOptions): Promise<AppendResult>;
+  importMessage?(message: M, options?: ImportMessageOptions): Promise<AppendResult<M>>;
   deleteMessages(messageIds: string[]): Promise<void>;
   clearMessages(): Promise<void>;
   addCompaction(
@@ -198,5 +223,5 @@ export interface SessionProvider {
     details?: CompactionDetails,
   ): Promise<StoredCompaction>;
   getCompactions(): Promise<StoredCompaction[]>;
-  searchMessages?(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult[]>;
+  searchMessages?(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult<M>[]>;
 }

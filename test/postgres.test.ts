@@ -366,6 +366,18 @@ if (unavailable) {
       assert.throws(() => new PostgresSessionProvider(pool, 5 as never), { code: "INVALID_ARGUMENT" });
     });
 
+    test("a closed shared store is replaced: the next provider on the same URL or Pool works", async () => {
+      for (const source of [PG_URL, pool]) {
+        const first = new PostgresSessionProvider(source, "reopen", options);
+        await first.appendMessage(msg(`o-${typeof source}`, "before close"));
+        await first.store.close();
+        await assert.rejects(first.getHistory(), { code: "CLOSED" });
+        const second = new PostgresSessionProvider(source, "reopen", options);
+        assert.notEqual(second.store, first.store);
+        assert.equal((await second.getHistory()).at(-1)?.id, `o-${typeof source}`);
+      }
+    });
+
     test("PostgresContextProvider: null until set, then the stored text; the label is fixed", async () => {
       const block = new PostgresContextProvider(pool, "memory_x", options);
       assert.equal(await block.get(), null);

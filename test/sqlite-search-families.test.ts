@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseQuery } from "../src/search/query.js";
+import { foldToken, parseQuery, TOKEN, tokenize } from "../src/search/query.js";
 import { SqlTagDriver } from "../src/sqlite/driver.js";
 import { FamilyExpander } from "../src/sqlite/fts-families.js";
 import { flushSearchIndex } from "../src/sqlite/search-index.js";
@@ -54,4 +54,18 @@ test("a sql-tag store (a Durable Object) keeps prefix queries: no temp table is 
     new Map(),
   );
   assert.equal(statements, 0);
+});
+
+test("ASCII text tokenizes and folds as the Unicode path does", () => {
+  const text = "Deploy_42, RUNNING-tests; café naïve \u212Aelvin 123";
+  // The Unicode path, spelled out: what every text took before the ASCII fast path.
+  const unicode = (t: string) => t.toLowerCase().match(TOKEN) ?? [];
+  assert.deepEqual(tokenize("Deploy_42, RUNNING-tests x9"), unicode("Deploy_42, RUNNING-tests x9"));
+  assert.deepEqual(tokenize(text), unicode(text));
+  assert.equal(foldToken("Deploy"), "deploy");
+  assert.equal(foldToken("Café"), "cafe");
+  assert.deepEqual(parseQuery("2024 deployments"), [
+    { kind: "word", word: "2024", prefix: null },
+    { kind: "word", word: "deployments", prefix: "deploy" },
+  ]);
 });

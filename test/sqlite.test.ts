@@ -14,14 +14,14 @@ runProviderContract({
   name: "sqlite file (better-sqlite3)",
   create: async (policy) => {
     const file = join(dir, `contract-${++counter}.db`);
-    const store = new SqliteStore(file, policy);
+    const store = new SqliteStore(file, { ...policy, driver: "better-sqlite3" });
     files.set(store, file);
     return store;
   },
   reopen: async (store) => {
     const file = files.get(store)!;
     await store.close();
-    const again = new SqliteStore(file);
+    const again = new SqliteStore(file, { driver: "better-sqlite3" });
     files.set(again, file);
     return again;
   },
@@ -29,7 +29,7 @@ runProviderContract({
 
 runProviderContract({
   name: "sqlite :memory: (better-sqlite3)",
-  create: async (policy) => new SqliteStore(":memory:", policy),
+  create: async (policy) => new SqliteStore(":memory:", { ...policy, driver: "better-sqlite3" }),
 });
 
 // Continuation rows on better-sqlite3: a small value limit makes every message over 4 KB split, so the whole
@@ -37,5 +37,9 @@ runProviderContract({
 runProviderContract({
   name: "sqlite file, values split at 4 KB (better-sqlite3)",
   create: async (policy) =>
-    new SqliteStore(join(dir, `split-${++counter}.db`), { ...policy, maxValueBytes: 4096 }),
+    new SqliteStore(join(dir, `split-${++counter}.db`), {
+      ...policy,
+      driver: "better-sqlite3",
+      maxValueBytes: 4096,
+    }),
 });

@@ -7,9 +7,12 @@ import { serve } from "@hono/node-server";
 import { convertToModelMessages, stepCountIs, streamText, type UIMessage } from "ai";
 import { build } from "esbuild";
 import { Hono } from "hono";
-import { type ChatRequestBody, loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
+import { type ChatRequestBody, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { Session, SqliteStore } from "../../src/index.js";
 import { mockChatModel } from "./mock-model.js";
+
+/** The app's message type (an app with metadata, data parts or typed tools puts them here): sessions read it as is. */
+export type ChatMessage = UIMessage;
 
 /** A running chat app; `close()` stops the server and closes the store. */
 export interface ChatApp {
@@ -33,7 +36,7 @@ async function bundlePage(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-function html(id: string, messages: UIMessage[]): string {
+function html(id: string, messages: ChatMessage[]): string {
   const data = JSON.stringify({ id, messages }).replace(/</g, "\\u003c");
   return `<!doctype html><html><head><meta charset="utf-8"><title>agent-session chat</title>
 <style>body{font:15px system-ui;max-width:44rem;margin:2rem auto}li{margin:.5rem 0}[data-role=user]{font-weight:600}
@@ -47,18 +50,18 @@ export async function startChatApp({ db, port = 0 }: { db: string; port?: number
   const model = mockChatModel();
   const bundle = await bundlePage();
   const chat = (id: string) =>
-    Session.create(store)
+    Session.create<ChatMessage>(store)
       .forSession(id)
       .withContext("memory", { description: "Facts about the user", maxTokens: 500 });
 
   const app = new Hono();
   app.get("/", async (c) => {
     const id = c.req.query("chat") ?? "demo";
-    return c.html(html(id, await loadChat(chat(id))));
+    return c.html(html(id, await chat(id).getHistory()));
   });
   app.get("/app.js", (c) => c.body(bundle, 200, { "content-type": "text/javascript; charset=utf-8" }));
   app.post("/api/chat", async (c) => {
-    const { id, messages, trigger, messageId } = await c.req.json<ChatRequestBody>();
+    const { id, messages, trigger, messageId } = await c.req.json<ChatRequestBody<ChatMessage>>();
     const session = chat(id);
     const turn = await persistChatTurn(session, { messages, trigger, messageId });
     const result = streamText({

@@ -7,7 +7,7 @@ import type { AgentMessage, ModelPricing, UsageEntry } from "./types.js";
 import { usageEntry } from "./usage.js";
 
 /** Options of a compaction. */
-export interface CompactOptions {
+export interface AgentCompactOptions {
   /** Messages kept verbatim after the summary (default 6); the cut moves back to a user message. */
   keepLastMessages?: number;
   /** Extra instructions for the summary (what to keep, which language, …). */
@@ -66,7 +66,7 @@ export async function summarize(args: {
   ai: AiModule;
   model: ModelObject;
   messages: readonly AgentMessage[];
-  options: CompactOptions;
+  options: AgentCompactOptions;
   turn: number;
   pricing: ModelPricing | undefined;
   abortSignal?: AbortSignal;

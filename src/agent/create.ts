@@ -1,7 +1,8 @@
 import type { LanguageModel, ToolSet } from "ai";
 import { SessionError } from "../errors.js";
+import { assertNamedSessionId } from "../message.js";
 import { loadAi } from "./ai.js";
-import { assertSessionId, newId } from "./ids.js";
+import { newId } from "./ids.js";
 import { resolveModel } from "./model.js";
 import { SessionRecord } from "./record.js";
 import { closeInterruptedTurn } from "./repair.js";
@@ -13,7 +14,7 @@ import type { ModelPricing, SessionState, SessionStorage } from "./types.js";
 import { assertPricing, summarizeUsage } from "./usage.js";
 
 /** Options of {@link createSession}. */
-export interface CreateSessionOptions {
+export interface CreateAgentSessionOptions {
   /** An AI SDK model, or an id: "claude-sonnet-4-20250514", "openai:gpt-4o", "google:gemini-2.5-flash", "ollama:llama3". */
   model: LanguageModel;
   /** AI SDK tools the model may call; a tool's error goes back to the model and out as a `tool-error` event. */
@@ -47,14 +48,14 @@ function invalid(message: string): SessionError {
   return new SessionError("INVALID_ARGUMENT", message);
 }
 
-function validate(options: CreateSessionOptions): void {
+function validate(options: CreateAgentSessionOptions): void {
   if (typeof options !== "object" || options === null) throw invalid("createSession needs an options object");
   if (options.model === undefined || options.model === null) throw invalid("createSession needs a model");
   if (options.resume !== undefined && options.fork !== undefined)
     throw invalid("Use either resume or fork, not both");
-  if (options.resume !== undefined) assertSessionId(options.resume);
-  if (options.fork !== undefined) assertSessionId(options.fork);
-  if (options.sessionId !== undefined) assertSessionId(options.sessionId);
+  if (options.resume !== undefined) assertNamedSessionId(options.resume);
+  if (options.fork !== undefined) assertNamedSessionId(options.fork);
+  if (options.sessionId !== undefined) assertNamedSessionId(options.sessionId);
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   if (!Number.isInteger(maxTurns) || maxTurns < 1)
     throw invalid(`maxTurns must be a whole number >= 1, got ${maxTurns}`);
@@ -104,7 +105,10 @@ async function recover(record: SessionRecord): Promise<void> {
   await record.append(closing, { metadata: withTurn(record.metadata, closed) });
 }
 
-async function openRecord(options: CreateSessionOptions, storage: SessionStorage): Promise<SessionRecord> {
+async function openRecord(
+  options: CreateAgentSessionOptions,
+  storage: SessionStorage,
+): Promise<SessionRecord> {
   if (options.resume !== undefined)
     return new SessionRecord(storage, await loadOrFail(storage, options.resume));
   const now = Date.now();
@@ -135,7 +139,7 @@ async function openRecord(options: CreateSessionOptions, storage: SessionStorage
 }
 
 /** Opens a session: new, resumed (`resume`) or forked (`fork`), with its storage and model ready. */
-export async function createSession(options: CreateSessionOptions): Promise<AgentSession> {
+export async function createSession(options: CreateAgentSessionOptions): Promise<AgentSession> {
   validate(options);
   const ai = await loadAi();
   const model = await resolveModel(options.model);
@@ -157,7 +161,7 @@ export async function createSession(options: CreateSessionOptions): Promise<Agen
 }
 
 /** Options of {@link resumeSession} and {@link forkSession}. */
-export type ReopenOptions = Omit<CreateSessionOptions, "resume" | "fork">;
+export type ReopenOptions = Omit<CreateAgentSessionOptions, "resume" | "fork">;
 
 /** Continues a stored session; fails with `Session not found: <id>` when there is none. */
 export function resumeSession(sessionId: string, options: ReopenOptions): Promise<AgentSession> {

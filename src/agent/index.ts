@@ -3,9 +3,9 @@
  * pluggable session storage (memory, files, SQLite, PostgreSQL, Redis) that stores every completed step.
  */
 
-export { type Compaction, type CompactOptions, transcript } from "./compaction.js";
+export { type AgentCompactOptions, type Compaction, transcript } from "./compaction.js";
 export {
-  type CreateSessionOptions,
+  type CreateAgentSessionOptions,
   createSession,
   forkSession,
   type ReopenOptions,
@@ -24,23 +24,33 @@ export {
   setDefaultStorage,
 } from "./storage/factory.js";
 export { FileSessionStorage, type FileSessionStorageOptions } from "./storage/file.js";
+export { AGENT_MESSAGE_KEY, AGENT_SOURCE, AGENT_USAGE_KEY } from "./storage/mapping.js";
 export { MemorySessionStorage } from "./storage/memory.js";
-export type { PgPoolOptions, PgQueryable, PostgresSource } from "./storage/pg-client.js";
-export { PostgresSessionStorage, type PostgresSessionStorageOptions } from "./storage/postgres.js";
+export {
+  type PgPoolOptions,
+  PostgresSessionStorage,
+  type PostgresSessionStorageOptions,
+  type PostgresStorageSource,
+} from "./storage/postgres.js";
 export { RedisSessionStorage, type RedisSessionStorageOptions } from "./storage/redis.js";
 export type { IoRedisLike, NodeRedisLike, RedisSource } from "./storage/redis-client.js";
 export { SQLiteSessionStorage, type SQLiteSessionStorageOptions } from "./storage/sqlite.js";
+export {
+  StoreSessionStorage,
+  type StoreSessionStorageOptions,
+  storeSessionStorage,
+} from "./storage/store.js";
 export type { ModelSettings } from "./turn.js";
 export { TURN_KEY, type TurnStatus } from "./turn-status.js";
 export type {
   AgentEvent,
   AgentMessage,
   AgentMessageMetadata,
+  AgentSessionUsage,
   ModelPricing,
   SessionPatch,
   SessionState,
   SessionStorage,
-  SessionUsage,
   StopReason,
   SyntheticKind,
   UsageEntry,

@@ -2,7 +2,7 @@ import type { Tool, ToolSet } from "ai";
 import { errorMessage, SessionError } from "../errors.js";
 import type { AiModule } from "./ai.js";
 import { normalize } from "./codec.js";
-import { type CompactOptions, summarize } from "./compaction.js";
+import { type AgentCompactOptions, summarize } from "./compaction.js";
 import { modelContext } from "./context.js";
 import { EventChannel } from "./events.js";
 import { newId } from "./ids.js";
@@ -12,7 +12,7 @@ import type { SessionRecord } from "./record.js";
 import { closeInterruptedTurn, missingResultsMessage, pendingToolCalls } from "./repair.js";
 import { type ModelSettings, streamTurn, type TurnResult } from "./turn.js";
 import { turnStatus, withTurn } from "./turn-status.js";
-import type { AgentEvent, AgentMessage, ModelPricing, SessionUsage } from "./types.js";
+import type { AgentEvent, AgentMessage, AgentSessionUsage, ModelPricing } from "./types.js";
 import { summarizeUsage, sumUsage } from "./usage.js";
 
 /** The part of this library's `Session` an agent session uses: its frozen prompt (with context blocks) and tools. */
@@ -22,7 +22,7 @@ export interface SessionMemory {
 }
 
 /** Automatic compaction: summarise older messages before a turn once the last call's input reached the limit. */
-export interface AutoCompaction extends CompactOptions {
+export interface AutoCompaction extends AgentCompactOptions {
   maxInputTokens: number;
 }
 
@@ -105,7 +105,7 @@ export class AgentSession implements AsyncDisposable {
   }
 
   /** The usage ledger and its totals. */
-  getUsage(): SessionUsage {
+  getUsage(): AgentSessionUsage {
     return summarizeUsage(normalize([...this.config.record.entries]));
   }
 
@@ -118,7 +118,7 @@ export class AgentSession implements AsyncDisposable {
    * Summarises older messages into a marker so later calls send the summary plus the recent tail; nothing is
    * deleted. Returns the marker, or undefined when there was too little to summarise. The call is in the ledger.
    */
-  async compact(options: CompactOptions = {}): Promise<AgentMessage | undefined> {
+  async compact(options: AgentCompactOptions = {}): Promise<AgentMessage | undefined> {
     const controller = this.claim("compact()");
     try {
       return await this.compactNow(
@@ -132,7 +132,7 @@ export class AgentSession implements AsyncDisposable {
   }
 
   private async compactNow(
-    options: CompactOptions,
+    options: AgentCompactOptions,
     turn: number,
     signal?: AbortSignal,
   ): Promise<AgentMessage | undefined> {

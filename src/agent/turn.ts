@@ -1,5 +1,6 @@
 import type { CallSettings, FinishReason, ModelMessage, StepResult, ToolSet } from "ai";
 import { errorMessage, SessionError } from "../errors.js";
+import { ABORTED, untilAborted } from "../runtime/abort.js";
 import type { AiModule } from "./ai.js";
 import { normalize } from "./codec.js";
 import type { EventChannel } from "./events.js";
@@ -43,26 +44,6 @@ interface StoredStep {
   messages: AgentMessage[];
   entry: UsageEntry;
   finishReason: FinishReason;
-}
-
-const ABORTED = Symbol("aborted");
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 class Deferred<T> {

@@ -73,7 +73,7 @@ export interface UsageTotals {
 }
 
 /** A session's usage: the per-call ledger and the totals derived from it. */
-export interface SessionUsage extends UsageTotals {
+export interface AgentSessionUsage extends UsageTotals {
   entries: UsageEntry[];
 }
 
@@ -89,7 +89,7 @@ export interface ModelPricing {
 export interface SessionState {
   id: string;
   messages: AgentMessage[];
-  usage: SessionUsage;
+  usage: AgentSessionUsage;
   /** User metadata; keys starting with "agent." are reserved for agent-session. */
   metadata: Record<string, unknown>;
   /** Epoch milliseconds. */

@@ -1,7 +1,7 @@
 import type { LanguageModelUsage } from "ai";
 import { SessionError } from "../errors.js";
 import { describe } from "../message.js";
-import type { ModelPricing, SessionUsage, UsageEntry, UsageTotals } from "./types.js";
+import type { AgentSessionUsage, ModelPricing, UsageEntry, UsageTotals } from "./types.js";
 
 function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
@@ -88,6 +88,6 @@ export function sumUsage(entries: readonly UsageEntry[]): UsageTotals {
 }
 
 /** The session usage for a ledger: the entries plus the totals derived from them. */
-export function summarizeUsage(entries: UsageEntry[]): SessionUsage {
+export function summarizeUsage(entries: UsageEntry[]): AgentSessionUsage {
   return { ...sumUsage(entries), entries };
 }

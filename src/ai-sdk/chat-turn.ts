@@ -92,7 +92,7 @@ export class ChatTurn<M extends UIMessage> {
  * the last message, so a regenerate (the page drops the old answer) becomes its sibling.
  */
 export async function persistChatTurn<M extends UIMessage>(
-  storage: ChatStorage,
+  storage: ChatStorage<M> | ChatStorage,
   request: ChatRequest<M>,
 ): Promise<ChatTurn<M>> {
   assertRequest(request);

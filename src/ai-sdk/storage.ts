@@ -1,31 +1,33 @@
-import { randomBytes } from "node:crypto";
 import { fnv1a } from "../context/keys.js";
+import { base64Encode } from "../runtime/bytes.js";
 import type { SessionMessage } from "../types.js";
 
 /**
  * What the chat helpers need from a conversation: a `Session` (recommended: it validates, size-limits and
- * compacts) or a store's per-session `SessionProvider`.
+ * compacts) or a store's per-session `SessionProvider`; `M` is its message type (`Session<M>`).
  */
-export interface ChatStorage {
-  getMessage(id: string): Promise<SessionMessage | null>;
+export interface ChatStorage<M extends SessionMessage = SessionMessage> {
+  getMessage(id: string): Promise<M | null>;
   appendMessage(
-    message: SessionMessage,
+    message: M,
     parentId?: string | null,
     options?: { source?: "client" | "server" },
   ): Promise<unknown>;
-  updateMessage(message: SessionMessage): Promise<unknown>;
+  updateMessage(message: M): Promise<unknown>;
   /** Insert or replace by id in one write (a `Session` and this package's providers have it). */
   upsertMessage?(
-    message: SessionMessage,
+    message: M,
     parentId?: string | null,
     options?: { source?: "client" | "server" },
   ): Promise<unknown>;
-  getHistory(leafId?: string | null): Promise<SessionMessage[]>;
+  getHistory(leafId?: string | null): Promise<M[]>;
 }
 
 /** A random message id in the AI SDK's style (16 URL-safe characters), without loading `ai`. */
 export function chatMessageId(): string {
-  return randomBytes(12).toString("base64url");
+  // Web Crypto (global on Node and in Workers): 12 random bytes are 16 base64url characters, no padding.
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return base64Encode(bytes).replace(/\+/g, "-").replace(/\//g, "_");
 }
 
 /** True when two messages have the same parts (what the page shows and the model reads). */

@@ -26,6 +26,16 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
     value: "<path|url>",
     description: "SQLite file or postgres:// URL (default $AGENT_SESSION_DB or ./agent-session.db)",
   },
+  schema: {
+    type: "string",
+    value: "<name>",
+    description: "Postgres: the schema holding the tables (default: the connection's search_path)",
+  },
+  "table-prefix": {
+    type: "string",
+    value: "<prefix>",
+    description: "Postgres: the prefix of every table name, as the store's tablePrefix option",
+  },
   json: { type: "boolean", description: "machine-readable JSON on stdout" },
   progress: {
     type: "boolean",
@@ -34,6 +44,12 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   "no-progress": { type: "boolean", description: "never draw the progress bar" },
   help: { type: "boolean", short: "h", description: "show help" },
 };
+
+const VALUED_GLOBALS = new Set(
+  Object.entries(GLOBAL_OPTIONS)
+    .filter(([, o]) => o.type === "string")
+    .map(([name]) => `--${name}`),
+);
 
 /** Parsed arguments of one command. */
 export interface ParsedArgs {
@@ -49,8 +65,8 @@ export function splitCommand(argv: readonly string[]): { command: string | undef
     if (!token.startsWith("-") || token === "-") {
       return { command: token, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
     }
-    // The only global option with a separate value; skip the value so it is not taken for the command.
-    if (token === "--db") i++;
+    // The global options with a separate value; skip the value so it is not taken for the command.
+    if (VALUED_GLOBALS.has(token)) i++;
   }
   return { command: undefined, rest: [...argv] };
 }

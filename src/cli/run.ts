@@ -1,12 +1,19 @@
 import { createRequire } from "node:module";
-import { parseCommandArgs, splitCommand, stringOption } from "./args.js";
+import { type ParsedArgs, parseCommandArgs, splitCommand, stringOption } from "./args.js";
 import type { CommandContext } from "./command.js";
 import { findCommand } from "./commands/index.js";
 import { describeError, UsageError } from "./errors.js";
 import { commandHelp, programHelp } from "./help.js";
 import { type Io, Output } from "./output.js";
 import { progressEnabled } from "./progress.js";
-import { DEFAULT_DB, type OpenedStore, type OpenMode, openStore } from "./store.js";
+import {
+  DEFAULT_DB,
+  isPostgresUrl,
+  type OpenedStore,
+  type OpenMode,
+  openStore,
+  type TableLocation,
+} from "./store.js";
 
 function version(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -54,6 +61,7 @@ export async function run(
       return 0;
     }
     const db = stringOption(args.values, "db") ?? io.env.AGENT_SESSION_DB ?? DEFAULT_DB;
+    const tables = tableLocation(name, db, args.values);
     const context: CommandContext = {
       command: name,
       args,
@@ -63,7 +71,7 @@ export async function run(
       progress: progressEnabled(io, args.values),
       untilStopped,
       async open(mode: OpenMode) {
-        const store = await openStore(db, mode);
+        const store = await openStore(db, mode, tables);
         opened.push(store);
         return store;
       },
@@ -81,4 +89,18 @@ export async function run(
   } finally {
     for (const store of opened) await store.close().catch(() => undefined);
   }
+}
+
+// `--schema` and `--table-prefix` name Postgres tables; on a SQLite file they would be silently ignored.
+function tableLocation(command: string, db: string, values: ParsedArgs["values"]): TableLocation {
+  const schema = stringOption(values, "schema");
+  const tablePrefix = stringOption(values, "table-prefix");
+  if ((schema !== undefined || tablePrefix !== undefined) && !isPostgresUrl(db)) {
+    const given = schema !== undefined ? "--schema" : "--table-prefix";
+    throw new UsageError(`${given} applies to a postgres:// database only`, command);
+  }
+  return {
+    ...(schema !== undefined ? { schema } : {}),
+    ...(tablePrefix !== undefined ? { tablePrefix } : {}),
+  };
 }

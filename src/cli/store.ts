@@ -1,11 +1,15 @@
 import { statSync } from "node:fs";
+import { SessionError } from "../errors.js";
 import { probeSqliteFile } from "../sqlite/maintenance.js";
 import { SqliteStore } from "../sqlite/store.js";
 import type { SessionStore } from "../store/types.js";
 import { CliError } from "./errors.js";
 
-/** `read`: the database must exist already; `write`: it is created when missing (demo, import). */
-export type OpenMode = "read" | "write";
+/**
+ * `read`: the database must exist already; `write`: it is created when missing (demo, import); `watch`: as read,
+ * with the change log on, so the viewer hears other processes' writes (docs/FEED.md).
+ */
+export type OpenMode = "read" | "write" | "watch";
 
 /** An open store and how to describe and close it. */
 export interface OpenedStore {
@@ -14,6 +18,12 @@ export interface OpenedStore {
   /** The path, or the URL with its password masked (safe to print). */
   location: string;
   close(): Promise<void>;
+}
+
+/** Where the tables live in a Postgres database (`--schema`, `--table-prefix`); SQLite has neither. */
+export interface TableLocation {
+  schema?: string;
+  tablePrefix?: string;
 }
 
 /** The database the CLI uses when `--db` is not given. */
@@ -36,8 +46,17 @@ export function maskUrl(url: string): string {
 }
 
 /** Opens the store `--db` names: a SQLite file (checked first, so nothing is created or migrated by mistake) or Postgres. */
-export async function openStore(db: string, mode: OpenMode): Promise<OpenedStore> {
-  return isPostgresUrl(db) ? openPostgres(db) : openSqlite(db, mode);
+export async function openStore(
+  db: string,
+  mode: OpenMode,
+  tables: TableLocation = {},
+): Promise<OpenedStore> {
+  if (isPostgresUrl(db)) return openPostgres(db, mode, tables);
+  const given =
+    tables.schema !== undefined ? "--schema" : tables.tablePrefix !== undefined ? "--table-prefix" : "";
+  if (given)
+    throw new CliError(`${given} applies to Postgres only (${db} is a SQLite file)`, "INVALID_ARGUMENT");
+  return openSqlite(db, mode);
 }
 
 function openSqlite(path: string, mode: OpenMode): OpenedStore {
@@ -45,7 +64,7 @@ function openSqlite(path: string, mode: OpenMode): OpenedStore {
     throw new CliError(`${path} is a directory, not a database file`, "INVALID_ARGUMENT");
   }
   const kind = probeSqliteFile(path);
-  if (kind === "missing" && mode === "read") {
+  if (kind === "missing" && mode !== "write") {
     throw new CliError(
       `no database at ${path} (pass --db <file|postgres://…>, or create one with 'agent-session demo' or 'agent-session import')`,
       "NOT_FOUND",
@@ -53,20 +72,20 @@ function openSqlite(path: string, mode: OpenMode): OpenedStore {
   }
   if (kind === "not-sqlite") throw new CliError(`${path} is not a SQLite database`, "INVALID_ARGUMENT");
   // Reading must not add agent-session tables to somebody else's database; importing into it may.
-  if (kind === "other-sqlite" && mode === "read") {
+  if (kind === "other-sqlite" && mode !== "write") {
     throw new CliError(`${path} is a SQLite database without agent-session tables`, "INVALID_ARGUMENT");
   }
-  const store = new SqliteStore(path);
+  const store = new SqliteStore(path, mode === "watch" ? { changeLog: true } : {});
   return { store, kind: "sqlite", location: path, close: () => store.close() };
 }
 
-async function openPostgres(url: string): Promise<OpenedStore> {
+async function openPostgres(url: string, mode: OpenMode, tables: TableLocation): Promise<OpenedStore> {
   const location = maskUrl(url);
   let pool: { end(): Promise<void> } & object;
   try {
-    const pg = (await import("pg")).default;
+    const { createPgPool } = await import("../postgres/client.js");
     // A bounded connect timeout: an unreachable host fails in seconds instead of hanging the command.
-    pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 10_000, max: 4 });
+    pool = await createPgPool(url, { connectionTimeoutMillis: 10_000, max: 4 });
   } catch (error) {
     throw new CliError(
       `Postgres needs the "pg" package (npm install pg): ${(error as Error).message}`,
@@ -75,7 +94,11 @@ async function openPostgres(url: string): Promise<OpenedStore> {
   }
   try {
     const { PostgresStore } = await import("../postgres/index.js");
-    const store = await PostgresStore.open(pool as never);
+    // Reading must not create tables in an empty database or somebody else's schema; importing into it may.
+    const store =
+      mode === "write"
+        ? await PostgresStore.open(pool as never, tables)
+        : await PostgresStore.openExisting(pool as never, { ...tables, changeLog: mode === "watch" });
     return {
       store,
       kind: "postgres",
@@ -87,6 +110,9 @@ async function openPostgres(url: string): Promise<OpenedStore> {
     };
   } catch (error) {
     await pool.end().catch(() => undefined);
+    if (error instanceof SessionError && (error.code === "NOT_FOUND" || error.code === "INVALID_ARGUMENT")) {
+      throw new CliError(`${location}: ${error.message}`, error.code);
+    }
     const reason = error instanceof Error ? error.message : String(error);
     throw new CliError(`cannot open Postgres at ${location}: ${reason.split("\n")[0]}`, "STORAGE");
   }

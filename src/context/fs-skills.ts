@@ -1,6 +1,5 @@
-import { mkdir, readdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { SessionError } from "../errors.js";
+import { nodeBuiltin } from "../runtime/load.js";
 import type { SkillProvider } from "./types.js";
 
 /** Options of {@link FileSystemSkillProvider}. */
@@ -10,6 +9,20 @@ export interface FileSystemSkillOptions {
 }
 
 const EXTENSION = ".md";
+
+// node:fs and node:path load when a provider is made, not when agent-session is imported (a Worker has neither).
+function builtin<T>(id: string): T {
+  const module = nodeBuiltin<T>(id);
+  if (!module) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      `FileSystemSkillProvider needs Node.js's ${id}; in a Worker keep skills in R2 (agent-session/s3) or a block store`,
+    );
+  }
+  return module;
+}
+const fs = () => builtin<typeof import("node:fs/promises")>("node:fs/promises");
+const path = () => builtin<typeof import("node:path")>("node:path");
 const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 
 function splitFrontMatter(text: string): { description: string | undefined; body: string } {
@@ -33,7 +46,7 @@ export class FileSystemSkillProvider implements SkillProvider {
     if (typeof directory !== "string" || directory.length === 0) {
       throw new SessionError("INVALID_ARGUMENT", "FileSystemSkillProvider needs a directory path");
     }
-    this.root = resolve(directory);
+    this.root = path().resolve(directory);
     this.allowed = options.keys && options.keys.length > 0 ? new Set(options.keys) : undefined;
   }
 
@@ -42,14 +55,14 @@ export class FileSystemSkillProvider implements SkillProvider {
       typeof key !== "string" ||
       key.length === 0 ||
       key.includes("\0") ||
-      isAbsolute(key) ||
+      path().isAbsolute(key) ||
       key.includes("\\")
     ) {
       throw new SessionError("INVALID_ARGUMENT", `Invalid skill key: ${JSON.stringify(key)}`);
     }
-    const file = resolve(this.root, `${key}${EXTENSION}`);
-    const rel = relative(this.root, file);
-    if (rel.startsWith("..") || isAbsolute(rel) || rel.split(sep).includes("..")) {
+    const file = path().resolve(this.root, `${key}${EXTENSION}`);
+    const rel = path().relative(this.root, file);
+    if (rel.startsWith("..") || path().isAbsolute(rel) || rel.split(path().sep).includes("..")) {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `Skill key ${JSON.stringify(key)} is outside the skills directory`,
@@ -61,7 +74,7 @@ export class FileSystemSkillProvider implements SkillProvider {
   private async listKeys(dir = this.root, prefix = ""): Promise<string[]> {
     let entries: import("node:fs").Dirent[];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await fs().readdir(dir, { withFileTypes: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
@@ -69,7 +82,7 @@ export class FileSystemSkillProvider implements SkillProvider {
     const keys: string[] = [];
     for (const entry of entries) {
       if (entry.isDirectory())
-        keys.push(...(await this.listKeys(join(dir, entry.name), `${prefix}${entry.name}/`)));
+        keys.push(...(await this.listKeys(path().join(dir, entry.name), `${prefix}${entry.name}/`)));
       else if (entry.isFile() && entry.name.endsWith(EXTENSION))
         keys.push(`${prefix}${entry.name.slice(0, -EXTENSION.length)}`);
     }
@@ -82,7 +95,7 @@ export class FileSystemSkillProvider implements SkillProvider {
     if (keys.length === 0) return null;
     const lines: string[] = [];
     for (const key of keys) {
-      const { description } = splitFrontMatter(await readFile(this.fileFor(key), "utf8"));
+      const { description } = splitFrontMatter(await fs().readFile(this.fileFor(key), "utf8"));
       lines.push(description ? `- ${key}: ${description}` : `- ${key}`);
     }
     return lines.join("\n");
@@ -94,19 +107,19 @@ export class FileSystemSkillProvider implements SkillProvider {
     if (this.allowed && !this.allowed.has(key)) return null;
     let real: string;
     try {
-      real = await realpath(file);
+      real = await fs().realpath(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw error;
     }
     // A symlink inside the directory must not lead the model to files outside it.
     await this.assertInside(real, key);
-    return splitFrontMatter(await readFile(real, "utf8")).body;
+    return splitFrontMatter(await fs().readFile(real, "utf8")).body;
   }
 
   private async assertInside(real: string, key: string): Promise<void> {
-    const rel = relative(await realpath(this.root), real);
-    if (rel.startsWith("..") || isAbsolute(rel)) {
+    const rel = path().relative(await fs().realpath(this.root), real);
+    if (rel.startsWith("..") || path().isAbsolute(rel)) {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `Skill key ${JSON.stringify(key)} resolves outside the skills directory`,
@@ -119,10 +132,10 @@ export class FileSystemSkillProvider implements SkillProvider {
    * nearest existing ancestor is checked before any folder is created, so nothing is made outside either.
    */
   private async assertWritable(file: string, key: string): Promise<void> {
-    await mkdir(this.root, { recursive: true });
-    for (let dir = dirname(file); ; dir = dirname(dir)) {
+    await fs().mkdir(this.root, { recursive: true });
+    for (let dir = path().dirname(file); ; dir = path().dirname(dir)) {
       try {
-        await this.assertInside(await realpath(dir), key);
+        await this.assertInside(await fs().realpath(dir), key);
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT" || dir === this.root) throw error;
@@ -135,9 +148,9 @@ export class FileSystemSkillProvider implements SkillProvider {
     const file = this.fileFor(key);
     const header = description ? `---\ndescription: ${description.replace(/[\r\n]+/g, " ")}\n---\n` : "";
     await this.assertWritable(file, key);
-    await mkdir(dirname(file), { recursive: true });
+    await fs().mkdir(path().dirname(file), { recursive: true });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temp, `${header}${content}`, "utf8");
-    await rename(temp, file);
+    await fs().writeFile(temp, `${header}${content}`, "utf8");
+    await fs().rename(temp, file);
   }
 }

@@ -1,4 +1,5 @@
-import type { JsonSchema } from "./tool-formats.js";
+/** A JSON Schema object describing a tool's input. */
+export type JsonSchema = Record<string, unknown>;
 
 // Keywords OpenAI's strict mode rejects; a schema that needs one is sent without `strict`.
 const UNSUPPORTED = [

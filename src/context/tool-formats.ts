@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { safeString } from "../utils/serialize.js";
-import { dropStrictNulls, toStrictSchema } from "./openai-strict.js";
+import { dropStrictNulls, type JsonSchema, toStrictSchema } from "./openai-strict.js";
 import type { SessionToolSet } from "./tools.js";
 
-/** A JSON Schema object describing a tool's input. */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from "./openai-strict.js";
 
 /** OpenAI Chat Completions function tool definition (`strict` when the schema allows it). */
 export interface OpenAIToolDefinition {

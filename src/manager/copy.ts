@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { hasContextStorage, type SessionStore } from "../store/types.js";
 import type { SessionMessage } from "../types.js";
 
@@ -15,7 +14,7 @@ export async function copyMessages(
   let parentId: string | null = null;
   for (const message of messages) {
     // A synthetic overlay message (`compaction_…`) becomes a real message here, so it needs a fresh id anyway.
-    const copy: SessionMessage = { ...message, id: randomUUID() };
+    const copy: SessionMessage = { ...message, id: crypto.randomUUID() };
     await provider.appendMessage(copy, parentId);
     parentId = copy.id;
   }
@@ -35,10 +34,12 @@ export async function copyBlocks(
   }
 }
 
-/** The context-block keys a session owns: its auto-wired blocks and its cached prompt. */
+/** The context-block keys a session owns: its auto-wired blocks, its cached prompt and an agent session's header. */
 export function sessionBlockKeys(labels: Iterable<string>, sessionId: string): string[] {
   const keys = new Set<string>();
   for (const label of labels) keys.add(`${label}_${sessionId}`);
   keys.add(`_system_prompt_${sessionId}`);
+  // The header of an agent session (agent/storage/mapping.ts HEADER_LABEL), so deleting one leaves nothing behind.
+  keys.add(`_agent_state_${sessionId}`);
   return [...keys];
 }

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { assertId, describe } from "../message.js";
+import { assertNamedSessionId, describe } from "../message.js";
 import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
 
 /** Options of `SessionManager.create(name, options)`. */
@@ -20,11 +20,6 @@ export interface CacheUsage {
 
 const invalid = (message: string) => new SessionError("INVALID_ARGUMENT", message);
 
-/** Throws `INVALID_ARGUMENT` unless `id` can name a managed session (a non-empty string). */
-export function assertSessionId(id: unknown): asserts id is string {
-  assertId(id, "A session id");
-}
-
 /** Throws `INVALID_ARGUMENT` unless `name` is a string (empty is allowed, as in the reference). */
 export function assertName(name: unknown): asserts name is string {
   if (typeof name !== "string") throw invalid(`A session name must be a string, got ${describe(name)}`);
@@ -43,7 +38,7 @@ export function newRecord(name: unknown, options: unknown, freshId: () => string
     throw invalid(`Session options must be an object, got ${describe(options)}`);
   }
   const o = (options ?? {}) as CreateSessionOptions;
-  if (o.id !== undefined) assertSessionId(o.id);
+  if (o.id !== undefined) assertNamedSessionId(o.id);
   return {
     id: o.id ?? freshId(),
     name,

@@ -1,19 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
+import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
-import { SessionError } from "../errors.js";
-import { assertId, assertMessageShape, isEchoedOverlay } from "../message.js";
+import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import { assertId } from "../message.js";
+import type { Session } from "../session/session.js";
 import type { SqliteOptions } from "../sqlite/open.js";
-import type { NewSessionRecord, SessionInfo } from "../store/types.js";
-import type {
-  CompactionDetails,
-  SearchBranch,
-  SearchResult,
-  SessionMessage,
-  StoredCompaction,
-} from "../types.js";
-import { type ManagerSource, SessionManagerBase } from "./base.js";
-import { copyBlocks, copyMessages, sessionBlockKeys } from "./copy.js";
+import type { RegistryCapableStore, SessionInfo } from "../store/types.js";
+import type { CompactionDetails, SearchResult, SessionMessage, StoredCompaction } from "../types.js";
 import {
   assertName,
   type CacheUsage,
@@ -22,37 +14,129 @@ import {
   newRecord,
   usageDelta,
 } from "./input.js";
-import { sessionSearchTool } from "./search-tools.js";
+import { continueSession, forkSession } from "./lineage.js";
+import { appendChain } from "./messages.js";
+import { type ManagerSearchOptions, searchSessions, sessionTools } from "./search.js";
+import {
+  blockKeys,
+  builderOf,
+  found,
+  type ManagerSource,
+  type ManagerState,
+  openManagerState,
+  requireSession,
+  sessionOf,
+} from "./state.js";
+import type {
+  ManagerCompactAfterOptions,
+  ManagerCompactFunction,
+  ManagerCompactionErrorHandler,
+  ManagerTemplates,
+} from "./templates.js";
 
-/** Options of `SessionManager.search`. */
-export interface ManagerSearchOptions {
-  /** Most hits returned (default 20, at most 1,000). */
-  limit?: number | undefined;
-  /** Only this session's messages. */
-  sessionId?: string | undefined;
-  /** `"active"`: only messages on each session's active path; `"all"` (default): every branch. */
-  branch?: SearchBranch | undefined;
-}
-
-/** The text of the message `compactAndSplit` starts a continuation with, as in the reference. */
-export function continuationText(summary: string): string {
-  return `[Context from previous session]\n\n${summary}`;
-}
+export { continuationText } from "./lineage.js";
+export type { ManagerSearchOptions } from "./search.js";
+export type { ManagerSource } from "./state.js";
 
 /**
  * Many named conversations in one store: their lifecycle, messages, forks, usage and cross-session search, on
  * every backend with a session registry. Every method naming a session fails with `NOT_FOUND` for an unregistered
- * id, except `get` (null), `getSession` (synchronous) and `delete` (idempotent).
+ * id, except `get` (null), `getSession` (synchronous) and `delete` (idempotent). `M` types every session's
+ * messages as the app's own (`SessionManager.create<MyUIMessage>(store)`; a typed view, as on `Session`).
  */
-export class SessionManager extends SessionManagerBase {
+export class SessionManager<M extends SessionMessage = SessionMessage> {
+  /** The store every managed session lives in. */
+  readonly store: RegistryCapableStore;
+  private readonly state: ManagerState<M>;
+
+  constructor(source: ManagerSource, options: SqliteOptions = {}) {
+    this.state = openManagerState<M>(source, options);
+    this.store = this.state.store;
+  }
+
   /** Creates a manager on a store, a SQLite path, a database handle or a `sql`-tag object (an Agent). */
-  static create(source: ManagerSource, options: SqliteOptions = {}): SessionManager {
-    return new SessionManager(source, options);
+  static create<M extends SessionMessage = SessionMessage>(
+    source: ManagerSource,
+    options: SqliteOptions = {},
+  ): SessionManager<M> {
+    return new SessionManager<M>(source, options);
+  }
+
+  /** Changes a compaction template and applies it to every session already handed out. */
+  private compaction(set: (templates: ManagerTemplates) => void, apply: (session: Session<M>) => void): this {
+    set(this.state.templates);
+    for (const session of this.state.sessions.values()) apply(session);
+    return this;
+  }
+
+  /** Adds a context block to every session; without a provider it is stored per session (`<label>_<sessionId>`). */
+  withContext(label: string, options: SessionContextOptions = {}): this {
+    builderOf(this.state, "withContext").addBlock(label, options);
+    return this;
+  }
+
+  /** Persists every session's frozen prompt (under `_system_prompt_<sessionId>` when no provider is given). */
+  withCachedPrompt(provider?: WritableContextProvider): this {
+    builderOf(this.state, "withCachedPrompt").setCachedPrompt(provider);
+    return this;
+  }
+
+  /** Registers the compaction function of every session (at any time, also for sessions already in use). */
+  onCompaction(fn: ManagerCompactFunction): this {
+    return this.compaction(
+      (t) => t.setCompaction(fn),
+      (s) => s.onCompaction(fn),
+    );
+  }
+
+  /** Auto-compacts every session above `threshold` estimated tokens (`tokenCounter` as on Session); at any time. */
+  compactAfter(threshold: number, options?: ManagerCompactAfterOptions): this {
+    return this.compaction(
+      (t) => t.setThreshold(threshold, options),
+      (s) => s.compactAfter(threshold, options),
+    );
+  }
+
+  /** Receives failures of automatic compaction in any managed session; at any time. */
+  onCompactionError(handler: ManagerCompactionErrorHandler): this {
+    return this.compaction(
+      (t) => t.setErrorHandler(handler),
+      (s) => s.onCompactionError(handler),
+    );
+  }
+
+  /**
+   * Bounds what the memory tools of every session and `session_search` return (`maxHitChars` per hit,
+   * `maxOutputChars` per result; defaults 8,000 and 32,000), with a marker saying how to see the rest.
+   */
+  withToolOutputLimits(limits: Partial<ToolOutputLimits>): this {
+    builderOf(this.state, "withToolOutputLimits").setToolOutput(limits);
+    return this;
+  }
+
+  /** Adds a read-only block `label` to every session through which the model searches all sessions. */
+  withSearchableHistory(label: string): this {
+    builderOf(this.state, "withSearchableHistory").setHistoryLabel(label);
+    return this;
+  }
+
+  /**
+   * The Session for an id, built on first access with every template and then cached. It does not check the
+   * registry (it is synchronous); the manager's own methods do.
+   */
+  getSession(sessionId: string): Session<M> {
+    return sessionOf(this.state, sessionId, (query, options) => this.search(query, options));
+  }
+
+  /** Closes the store when the manager opened it itself (a SQLite path). */
+  async close(): Promise<void> {
+    this.state.sessions.clear();
+    if (this.state.ownsStore) await this.store.close();
   }
 
   /** Registers a session (UUID id unless `options.id` is given) with zero usage. */
   async create(name: string, options?: CreateSessionOptions): Promise<SessionInfo> {
-    return this.store.registry.create(newRecord(name, options, randomUUID));
+    return this.store.registry.create(newRecord(name, options, () => crypto.randomUUID()));
   }
 
   /** The registered row, or null. */
@@ -70,7 +154,7 @@ export class SessionManager extends SessionManagerBase {
   async rename(sessionId: string, name: string): Promise<SessionInfo> {
     assertId(sessionId, "A session id");
     assertName(name);
-    return this.found(sessionId, await this.store.registry.rename(sessionId, name));
+    return found(sessionId, await this.store.registry.rename(sessionId, name));
   }
 
   /**
@@ -79,21 +163,23 @@ export class SessionManager extends SessionManagerBase {
    */
   async delete(sessionId: string): Promise<boolean> {
     assertId(sessionId, "A session id");
-    const existed = await this.store.registry.delete(sessionId, { blockKeys: this.blockKeys(sessionId) });
-    this.forget(sessionId);
+    const existed = await this.store.registry.delete(sessionId, {
+      blockKeys: blockKeys(this.state, sessionId),
+    });
+    this.state.sessions.delete(sessionId);
     return existed;
   }
 
   /** Appends a message (after the latest leaf, under `parentId`, or as a new root with `null`); returns its id. */
-  async append(sessionId: string, message: SessionMessage, parentId?: string | null): Promise<string> {
-    await this.require(sessionId);
+  async append(sessionId: string, message: M, parentId?: string | null): Promise<string> {
+    await requireSession(this.state, sessionId);
     await this.getSession(sessionId).appendMessage(message, parentId);
     return message.id;
   }
 
   /** Updates the message when its id exists in the session, else appends it; returns its id. */
-  async upsert(sessionId: string, message: SessionMessage, parentId?: string | null): Promise<string> {
-    await this.require(sessionId);
+  async upsert(sessionId: string, message: M, parentId?: string | null): Promise<string> {
+    await requireSession(this.state, sessionId);
     await this.getSession(sessionId).upsertMessage(message, parentId);
     return message.id;
   }
@@ -103,54 +189,38 @@ export class SessionManager extends SessionManagerBase {
    * latest leaf when it is omitted (the active branch continues), or becomes a new root with `null`. Returns the
    * last id (`parentId ?? null` for an empty list). Every message is validated before anything is written.
    */
-  async appendAll(
-    sessionId: string,
-    messages: SessionMessage[],
-    parentId?: string | null,
-  ): Promise<string | null> {
-    await this.require(sessionId);
-    if (!Array.isArray(messages)) {
-      throw new SessionError("INVALID_ARGUMENT", "appendAll expects an array of messages");
-    }
-    for (const message of messages) assertMessageShape(message);
-    const session = this.getSession(sessionId);
-    let parent = parentId;
-    for (const message of messages) {
-      // An echoed overlay is ignored by the append; the chain continues under the message before it.
-      if (isEchoedOverlay(message)) continue;
-      await session.appendMessage(message, parent);
-      parent = message.id;
-    }
-    return parent ?? null;
+  async appendAll(sessionId: string, messages: M[], parentId?: string | null): Promise<string | null> {
+    await requireSession(this.state, sessionId);
+    return appendChain(() => this.getSession(sessionId), messages, parentId);
   }
 
   /** The path to `leafId` (default: the latest leaf) with overlays applied. */
-  async getHistory(sessionId: string, leafId?: string | null): Promise<SessionMessage[]> {
-    await this.require(sessionId);
+  async getHistory(sessionId: string, leafId?: string | null): Promise<M[]> {
+    await requireSession(this.state, sessionId);
     return this.getSession(sessionId).getHistory(leafId);
   }
 
   /** Number of stored messages on the active path. */
   async getMessageCount(sessionId: string): Promise<number> {
-    await this.require(sessionId);
+    await requireSession(this.state, sessionId);
     return this.getSession(sessionId).getPathLength();
   }
 
   /** Removes every message and overlay of the session (the registry row, usage and blocks stay). */
   async clearMessages(sessionId: string): Promise<void> {
-    await this.require(sessionId);
+    await requireSession(this.state, sessionId);
     await this.getSession(sessionId).clearMessages();
   }
 
   /** Deletes messages; their children are spliced onto their parents. */
   async deleteMessages(sessionId: string, messageIds: string[]): Promise<void> {
-    await this.require(sessionId);
+    await requireSession(this.state, sessionId);
     await this.getSession(sessionId).deleteMessages(messageIds);
   }
 
   /** The children of a message, oldest first. */
-  async getBranches(sessionId: string, messageId: string): Promise<SessionMessage[]> {
-    await this.require(sessionId);
+  async getBranches(sessionId: string, messageId: string): Promise<M[]> {
+    await requireSession(this.state, sessionId);
     return this.getSession(sessionId).getBranches(messageId);
   }
 
@@ -160,15 +230,7 @@ export class SessionManager extends SessionManagerBase {
    * `NOT_FOUND` when the message is not in the source; nothing is left behind when copying fails.
    */
   async fork(sessionId: string, atMessageId: string, name: string): Promise<SessionInfo> {
-    await this.require(sessionId);
-    assertId(atMessageId, "atMessageId");
-    assertName(name);
-    const source = this.getSession(sessionId);
-    if (!(await source.getMessage(atMessageId))) {
-      throw new SessionError("NOT_FOUND", `Message "${atMessageId}" is not in session "${sessionId}"`);
-    }
-    const history = await source.getHistory(atMessageId);
-    return this.derive(sessionId, { id: randomUUID(), name, parentSessionId: sessionId }, history);
+    return forkSession(this.state, () => this.getSession(sessionId), sessionId, atMessageId, name);
   }
 
   /**
@@ -177,44 +239,7 @@ export class SessionManager extends SessionManagerBase {
    * The continuation gets copies of the old session's auto-wired context blocks, so its memory carries over.
    */
   async compactAndSplit(sessionId: string, summary: string, name?: string): Promise<SessionInfo> {
-    const old = await this.require(sessionId);
-    if (typeof summary !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", `A summary must be a string, got ${typeof summary}`);
-    }
-    if (name !== undefined) assertName(name);
-    const message: SessionMessage = {
-      id: randomUUID(),
-      role: "assistant",
-      parts: [{ type: "text", text: continuationText(summary) }],
-    };
-    const record = { id: randomUUID(), name: name ?? old.name, parentSessionId: sessionId, ...modelOf(old) };
-    const info = await this.derive(sessionId, record, [message]);
-    this.found(sessionId, await this.store.registry.markEnded(sessionId, "compaction"));
-    // Ending the old session bumped it; the continuation is the newest activity.
-    await this.store.registry.touch(info.id);
-    return this.found(info.id, await this.store.registry.get(info.id));
-  }
-
-  /** Registers a session derived from `fromId` with `messages` and its blocks; removes it again on failure. */
-  private async derive(
-    fromId: string,
-    record: NewSessionRecord,
-    messages: readonly SessionMessage[],
-  ): Promise<SessionInfo> {
-    const labels = this.ownedLabels(fromId);
-    const info = await this.store.registry.create(record);
-    try {
-      await copyMessages(this.store, info.id, messages);
-      await copyBlocks(this.store, labels, fromId, info.id);
-      await this.store.registry.touch(info.id);
-    } catch (error) {
-      // Best effort: the original failure is what the caller needs to see.
-      await this.store.registry
-        .delete(info.id, { blockKeys: sessionBlockKeys(labels, info.id) })
-        .catch(() => false);
-      throw error;
-    }
-    return this.found(info.id, await this.store.registry.get(info.id));
+    return continueSession(this.state, sessionId, summary, name);
   }
 
   /** Stores a compaction overlay replacing `fromId`..`toId` when history is read. */
@@ -225,13 +250,13 @@ export class SessionManager extends SessionManagerBase {
     toId: string,
     details?: CompactionDetails,
   ): Promise<StoredCompaction> {
-    await this.require(sessionId);
+    await requireSession(this.state, sessionId);
     return this.getSession(sessionId).addCompaction(summary, fromId, toId, details);
   }
 
   /** Every overlay of the session, oldest first. */
   async getCompactions(sessionId: string): Promise<StoredCompaction[]> {
-    await this.require(sessionId);
+    await requireSession(this.state, sessionId);
     return this.getSession(sessionId).getCompactions();
   }
 
@@ -248,7 +273,7 @@ export class SessionManager extends SessionManagerBase {
   ): Promise<SessionInfo> {
     assertId(sessionId, "A session id");
     const usage = usageDelta(inputTokens, outputTokens, cost, cache);
-    return this.found(sessionId, await this.store.registry.addUsage(sessionId, usage));
+    return found(sessionId, await this.store.registry.addUsage(sessionId, usage));
   }
 
   /**
@@ -256,12 +281,7 @@ export class SessionManager extends SessionManagerBase {
    * every hit carries `sessionId`, `createdAt` and `onActivePath`. Covers every session the store holds.
    */
   async search(query: string, options: ManagerSearchOptions = {}): Promise<SearchResult[]> {
-    if (options.sessionId !== undefined) await this.require(options.sessionId);
-    return this.store.searchMessages(query, {
-      ...(options.limit === undefined ? {} : { limit: options.limit }),
-      ...(options.branch === undefined ? {} : { branch: options.branch }),
-      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-    });
+    return searchSessions(this.state, query, options);
   }
 
   /**
@@ -269,18 +289,6 @@ export class SessionManager extends SessionManagerBase {
    * (`limits` overrides them for this tool set).
    */
   tools(limits?: Partial<ToolOutputLimits>): SessionToolSet {
-    return {
-      session_search: sessionSearchTool(
-        {
-          countSessions: () => this.store.registry.count(),
-          search: (query, options) => this.search(query, options),
-        },
-        toolOutputLimits(limits, this.templates.toolOutput),
-      ),
-    };
+    return sessionTools(this.state, limits, (query, options) => this.search(query, options));
   }
-}
-
-function modelOf(info: SessionInfo): { model: string | null; source: string | null } {
-  return { model: info.model, source: info.source };
 }

@@ -9,6 +9,7 @@ import { assertContextOptions, assertLabel, isWritableProvider } from "../contex
 import { SessionError } from "../errors.js";
 import { describe } from "../message.js";
 import type { Session } from "../session/session.js";
+import type { SessionMessage } from "../types.js";
 
 /** The compaction function `onCompaction` takes (the same as `Session.onCompaction`). */
 export type ManagerCompactFunction = Parameters<Session["onCompaction"]>[0];
@@ -88,7 +89,7 @@ export class ManagerTemplates {
   }
 
   /** Applies every template to a fresh session; `history` backs the searchable-history block when configured. */
-  apply(session: Session, history: SearchProvider): Session {
+  apply<S extends Session<SessionMessage>>(session: S, history: SearchProvider): S {
     for (const { label, ...options } of this.blocks) session.withContext(label, options);
     if (this.cachedPrompt === true) session.withCachedPrompt();
     else if (this.cachedPrompt) session.withCachedPrompt(this.cachedPrompt);

@@ -2,7 +2,7 @@ import type { Attachment } from "../store/attachments.js";
 import type { AttachmentStats, AttachmentStore } from "../store/types.js";
 
 interface Entry {
-  bytes: Buffer;
+  bytes: Uint8Array;
   /** Stored rows that point at this payload (one per row, however often the row names it). */
   links: number;
 }

@@ -9,13 +9,16 @@ import {
 } from "../message.js";
 import { hydrateSync, offloadMessage } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
+import { walkHistory } from "../store/history-stream.js";
+import { observeProvider } from "../store/observe.js";
 import { applyOverlays } from "../store/overlays.js";
-import { recentWindow } from "../store/recent.js";
+import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
   AppendResult,
   CompactionDetails,
+  HistoryReadOptions,
   HistoryRowStat,
   ImportMessageOptions,
   RecentHistoryResult,
@@ -29,6 +32,7 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
+import { MemoryPathBackend } from "./history-stream.js";
 import type { MemoryStore, MemoryMessageRow as Row, MemorySessionData as SessionData } from "./store.js";
 
 /** The messages on a session's active path. @internal */
@@ -62,7 +66,9 @@ export class MemorySessionProvider implements SessionProvider {
   constructor(
     private readonly store: MemoryStore,
     readonly sessionId: string,
-  ) {}
+  ) {
+    observeProvider(this, store.feed);
+  }
 
   private get data(): SessionData | undefined {
     return this.store.sessionData(this.sessionId, false);
@@ -105,22 +111,21 @@ export class MemorySessionProvider implements SessionProvider {
     maxContentBytes: number,
     minRecentMessages?: number,
   ): Promise<RecentHistoryResult> {
-    const path = pathTo(this.resolveLeaf(leafId));
-    const window = recentWindow(
-      path.map((row) => row.bytes),
-      maxContentBytes,
-      minRecentMessages,
-    );
-    const rows = path.slice(path.length - window.count);
-    return {
-      messages: applyOverlays(toMessages(this.store, rows), this.data?.compactions ?? []),
-      truncated: window.count < path.length,
-      totalContentBytes: window.totalBytes,
-    };
+    const paths = new MemoryPathBackend(this.store, this.data);
+    return recentHistory(paths, leafId, maxContentBytes, minRecentMessages, () => paths.compactions());
+  }
+
+  /** The path in bounded batches, parsed and restored batch by batch (src/store/history-stream.ts). */
+  historyBatches(options?: HistoryReadOptions): AsyncIterable<SessionMessage[]> {
+    return walkHistory(new MemoryPathBackend(this.store, this.data), options);
   }
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
-    return pathTo(this.resolveLeaf(leafId)).map((row) => ({ id: row.id, role: row.role, bytes: row.bytes }));
+    return pathTo(this.resolveLeaf(leafId)).map((row) => {
+      const message = parseMessage(row.json);
+      const tokens = message ? estimateMessageTokens([message]) : 0;
+      return { id: row.id, role: row.role, bytes: row.bytes, tokens };
+    });
   }
 
   async getContextTokens(leafId?: string | null): Promise<number> {

@@ -2,7 +2,9 @@ import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, scoreText } from "../search/query.js";
+import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
+import { observeRegistry, observeTransfer } from "../store/observe.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -57,11 +59,13 @@ export class MemoryStore
   /** Searchable entries of search blocks. */
   readonly entries: MemoryEntryStore;
   /** Named sessions for SessionManager (added with the manager). */
-  readonly registry: MemorySessionRegistry = new MemorySessionRegistry(this);
+  readonly registry: MemorySessionRegistry;
   /** Offloaded media payloads, each stored once. */
   readonly attachments = new MemoryAttachments();
   /** Lossless export and import of whole sessions. */
-  readonly transfer: MemoryTransfer = new MemoryTransfer(this);
+  readonly transfer: MemoryTransfer;
+  /** @internal the change feed every provider of this store publishes to. */
+  readonly feed = new ChangeFeed();
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   private readonly data = new Map<string, SessionData>();
@@ -73,6 +77,14 @@ export class MemoryStore
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
     this.entries = new MemoryEntryStore(this.queryLimits, () => this.assertOpen());
+    this.registry = observeRegistry(new MemorySessionRegistry(this), this.feed);
+    this.transfer = observeTransfer(new MemoryTransfer(this), this.feed);
+  }
+
+  /** Calls `listener` after every write to any session of this store, in commit order (see docs/FEED.md). */
+  subscribe(listener: ChangeListener, options?: SubscribeOptions): Unsubscribe {
+    this.assertOpen();
+    return this.feed.subscribe(listener, options);
   }
 
   /** @internal throws `CLOSED` once close() was called: every backend refuses calls after close alike. */
@@ -146,6 +158,7 @@ export class MemoryStore
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */
   async close(): Promise<void> {
     this.closed = true;
+    this.feed.close();
   }
 
   /** @internal removes a session's messages and overlays. */

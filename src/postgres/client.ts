@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
-import { MissingDependencyError, SessionError, StorageError } from "../errors.js";
-import { isPostgresConnection, type PostgresConnection, queryableFromConnection } from "./connection.js";
+import { SessionError, StorageError } from "../errors.js";
+import { importOptional } from "../runtime/load.js";
+import {
+  isPostgresConnection,
+  type PostgresConnection,
+  type PostgresQueryable,
+  queryableFromConnection,
+} from "./connection.js";
 
-/**
- * The one method agent-session calls on a Postgres connection: a `pg` Pool or Client, a PGlite instance, or any
- * look-alike (kysely-style structural typing, so neither package's types are needed). Placeholders are `$1…`.
- */
-export interface PostgresQueryable {
-  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
-}
+export type { PostgresQueryable } from "./connection.js";
 
 /**
  * Where Postgres storage comes from: a connection string (a Pool is created and owned), a `query()` connection,
@@ -31,6 +31,11 @@ export interface Executor {
   transaction<T>(fn: (query: Query) => Promise<T>): Promise<T>;
   /** Ends the pool when the store created it; a connection passed in by the user stays open. */
   close(): Promise<void>;
+  /**
+   * LISTENs on `channel` on a connection of its own (pools only) and calls `onNotify` per notification; resolves
+   * the function that stops listening and gives the connection back.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
 }
 
 interface PoolClientLike extends PostgresQueryable {
@@ -170,7 +175,32 @@ function poolExecutor(pool: PoolLike, owned: boolean, prepare: boolean): Executo
     close: async () => {
       if (owned) await pool.end();
     },
+    async listen(channel, onNotify) {
+      const client = (await pool.connect()) as PoolClientLike & Partial<NotifyingClient>;
+      if (typeof client.on !== "function") {
+        client.release();
+        throw new StorageError("This Postgres pool's clients cannot LISTEN");
+      }
+      let broken = false;
+      client.on("notification", (message) => {
+        if (message.channel === channel) onNotify();
+      });
+      // A dropped listening connection must not crash the process; the watcher's periodic read still runs.
+      client.on("error", () => {
+        broken = true;
+      });
+      await client.query(`LISTEN "${channel}"`);
+      return async () => {
+        if (!broken) await client.query(`UNLISTEN "${channel}"`).catch(() => (broken = true));
+        client.release(broken);
+      };
+    },
   };
+}
+
+interface NotifyingClient {
+  on(event: "notification", listener: (message: { channel: string }) => void): void;
+  on(event: "error", listener: (error: Error) => void): void;
 }
 
 /**
@@ -210,20 +240,34 @@ function pgliteExecutor(db: PGliteLike): Executor {
   };
 }
 
-async function poolFromUrl(url: string): Promise<PoolLike> {
-  let module: { default?: { Pool?: unknown }; Pool?: unknown };
-  try {
-    module = (await import("pg")) as typeof module;
-  } catch (error) {
-    throw new MissingDependencyError("pg", "Postgres storage from a connection string", error);
-  }
+/**
+ * A pg Pool for a connection string and/or pg pool settings, for callers that manage the pool themselves (the
+ * CLI, `PostgresSessionStorage` given pool options).
+ */
+export async function createPgPool(
+  url: string | undefined,
+  settings: object = {},
+): Promise<PoolLike & { end(): Promise<void> }> {
+  return (await poolFromUrl(url, settings)) as PoolLike & { end(): Promise<void> };
+}
+
+async function poolFromUrl(url: string | undefined, settings: object = {}): Promise<PoolLike> {
+  const module = await importOptional<{ default?: { Pool?: unknown }; Pool?: unknown }>(
+    "pg",
+    "Postgres storage from a connection string",
+    () => import("pg"),
+  );
   const Pool = (module.default?.Pool ?? module.Pool) as new (
     config: object,
   ) => PoolLike & {
     on(event: "error", listener: (error: Error) => void): void;
   };
   // allowExitOnIdle: a pool the library created must not keep the process alive once work is done.
-  const pool = new Pool({ connectionString: url, allowExitOnIdle: true });
+  const pool = new Pool({
+    ...(url === undefined ? {} : { connectionString: url }),
+    allowExitOnIdle: true,
+    ...settings,
+  });
   // An idle connection dropped by the server emits "error" on the pool; unhandled, it would crash the process.
   // The next query on that pool reports the failure instead.
   pool.on("error", () => undefined);

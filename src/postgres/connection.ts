@@ -2,7 +2,13 @@
  * The reference's own Postgres connection shape (`PostgresConnection`: `execute(query, args)` with `?`
  * placeholders), adapted to the `query(text, $n-params)` shape the rest of the backend speaks.
  */
-import type { PostgresQueryable } from "./client.js";
+/**
+ * The one method agent-session calls on a Postgres connection: a `pg` Pool or Client, a PGlite instance, or any
+ * look-alike (kysely-style structural typing, so neither package's types are needed). Placeholders are `$1…`.
+ */
+export interface PostgresQueryable {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
 
 /** A value the reference's connection carries as a parameter (ours may also pass arrays, e.g. `ANY($1)`). */
 export type PostgresConnectionArg = string | number | boolean | null;

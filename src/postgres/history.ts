@@ -84,11 +84,11 @@ const depthSql = statement((t) => `WITH ${leafCte(t)} SELECT depth FROM leaf`);
 
 const statsSql = statement(
   (t) => `WITH RECURSIVE ${leafCte(t)},
-  path(seq, parent_seq, id, role, bytes, depth) AS (
-    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.depth FROM leaf JOIN ${t.messages} m ON m.seq = leaf.seq
+  path(seq, parent_seq, id, role, bytes, tokens, depth) AS (
+    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM leaf JOIN ${t.messages} m ON m.seq = leaf.seq
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.depth FROM path p JOIN ${t.messages} m ON m.seq = p.parent_seq
-  ) SELECT id, role, bytes, depth FROM path`,
+    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM path p JOIN ${t.messages} m ON m.seq = p.parent_seq
+  ) SELECT id, role, bytes, tokens, depth FROM path`,
 );
 
 interface PlanRow {
@@ -213,7 +213,7 @@ export async function leafDepth(
   return row ? Number(row.depth) : null;
 }
 
-/** Id, role and byte size of every row on the path, root first. */
+/** Id, role, byte size and token estimate of every row on the path, root first. */
 export async function pathStats(
   executor: Executor,
   t: Tables,
@@ -221,12 +221,14 @@ export async function pathStats(
   leafId: string | null | undefined,
 ): Promise<HistoryRowStat[]> {
   if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return [];
-  const rows = await executor.query<{ id: string; role: string; bytes: number; depth: number }>(
-    statsSql(t),
-    [sessionId, leafId ?? null],
-    true,
-  );
+  const rows = await executor.query<{
+    id: string;
+    role: string;
+    bytes: number;
+    tokens: number;
+    depth: number;
+  }>(statsSql(t), [sessionId, leafId ?? null], true);
   return rows
     .sort((a, b) => Number(a.depth) - Number(b.depth))
-    .map((r) => ({ id: r.id, role: r.role, bytes: Number(r.bytes) }));
+    .map((r) => ({ id: r.id, role: r.role, bytes: Number(r.bytes), tokens: Number(r.tokens) }));
 }

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
+import type { ChangeLogOptions } from "../store/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
 import type { Executor } from "./client.js";
 
@@ -16,6 +17,11 @@ export interface PostgresStoreOptions extends WritePolicyOptions {
   prepare?: boolean;
   /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
   queryLimits?: Partial<QueryLimits>;
+  /**
+   * Keep a change log (`agent_changes`, announced with NOTIFY) so subscribers in other processes see this store's
+   * writes and a subscriber can resume from a cursor (docs/FEED.md). Every writing process should enable it.
+   */
+  changeLog?: boolean | ChangeLogOptions;
 }
 
 /** Quoted, qualified table names, plus the raw parts index names and the migration lock are derived from. */
@@ -283,7 +289,8 @@ function lockKey(t: Tables): number {
   return hash & 0x7fffffff;
 }
 
-async function currentVersion(executor: Executor, t: Tables): Promise<number> {
+/** The tables' schema version, read without creating anything; 0 when there are no agent-session tables. */
+export async function schemaVersion(executor: Executor, t: Tables): Promise<number> {
   const [found] = await executor.query<{ present: boolean }>(
     "SELECT to_regclass($1) IS NOT NULL AS present",
     [t.version],
@@ -304,7 +311,7 @@ export async function migrate(
   migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
 ): Promise<number> {
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  if ((await currentVersion(executor, t)) >= latest) return latest;
+  if ((await schemaVersion(executor, t)) >= latest) return latest;
   return executor.transaction(async (query) => {
     await query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [0x61677373, lockKey(t)]);
     // Only when missing: CREATE SCHEMA checks the database-level CREATE privilege even with IF NOT EXISTS, which a

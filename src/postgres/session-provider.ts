@@ -9,12 +9,16 @@ import {
 } from "../message.js";
 import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
+import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
+import { observeProvider } from "../store/observe.js";
+import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
   AppendResult,
   CompactionDetails,
+  HistoryReadOptions,
   HistoryRowStat,
   ImportMessageOptions,
   RecentHistoryResult,
@@ -31,6 +35,7 @@ import { appendRow } from "./append.js";
 import { hydrate, joined, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
 import type { Executor, PostgresSource } from "./client.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
+import { PostgresPathBackend } from "./history-stream.js";
 import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
 import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
@@ -76,6 +81,7 @@ export class PostgresSessionProvider implements SessionProvider {
   ) {
     assertSessionId(sessionId);
     this.store = sharedPostgresStore(client, options);
+    observeProvider(this, this.store.feed);
   }
 
   private async db(): Promise<[Executor, Tables]> {
@@ -129,18 +135,17 @@ export class PostgresSessionProvider implements SessionProvider {
     maxContentBytes: number,
     minRecentMessages?: number,
   ): Promise<RecentHistoryResult> {
-    const budget = byteBudget(maxContentBytes, minRecentMessages);
-    if (noSuchLeaf(leafId)) return { messages: [], truncated: false, totalContentBytes: 0 };
+    byteBudget(maxContentBytes, minRecentMessages);
     const [executor, t] = await this.db();
-    // An unbounded budget is the whole path; NULL tells the statement not to walk a window first.
-    const max = Number.isFinite(budget.maxBytes) ? budget.maxBytes : null;
-    const read = await readPath(executor, t, this.sessionId, leafId, max, budget.minRecent);
-    if (!read) return { messages: [], truncated: false, totalContentBytes: 0 };
-    return {
-      messages: await hydrate(executor, t, read.messages),
-      truncated: read.top > 0,
-      totalContentBytes: read.totalBytes,
-    };
+    const paths = new PostgresPathBackend(executor, t, this.sessionId);
+    return recentHistory(paths, leafId, maxContentBytes, minRecentMessages, () => paths.compactions());
+  }
+
+  /** The path in bounded batches, read window by window (src/store/history-stream.ts). */
+  async *historyBatches(options?: HistoryReadOptions): AsyncGenerator<SessionMessage[]> {
+    batchBounds(options ?? {});
+    const [executor, t] = await this.db();
+    yield* walkHistory(new PostgresPathBackend(executor, t, this.sessionId), options);
   }
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {

@@ -2,6 +2,10 @@ import { SessionError } from "../errors.js";
 import { canBeStored } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
+import { logSettings } from "../store/change-rows.js";
+import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
+import { observeRegistry, observeTransfer, publishStepWrites } from "../store/observe.js";
+import type { StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -13,12 +17,15 @@ import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
 import { adoptOnOpen, adoptReference } from "./adopt.js";
 import { PostgresAttachments } from "./attachments.js";
+import { PostgresChangeLog } from "./change-log.js";
 import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresSessionRegistry } from "./registry.js";
-import { migrate, type PostgresStoreOptions, type Tables, tableNames } from "./schema.js";
+import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNames } from "./schema.js";
 import { searchMessages } from "./search.js";
 import { PostgresSessionProvider } from "./session-provider.js";
+import { provideStoreClass } from "./shared.js";
+import { writePostgresStep } from "./step.js";
 import { PostgresTransfer } from "./transfer.js";
 
 /**
@@ -54,6 +61,12 @@ export class PostgresStore
   private readonly source: PostgresSource;
   private opening: Promise<Executor> | undefined;
   private closed = false;
+  // Set by openExisting: the first use refuses to create tables where there are none (read-only tools).
+  private mustExist = false;
+  /** @internal the change log shared with other processes, when opened with `changeLog`. */
+  readonly changeLog: PostgresChangeLog | undefined;
+  /** @internal the change feed every provider of this store publishes to. */
+  readonly feed: ChangeFeed;
 
   /** Creates the store without touching the database; the first call connects and migrates. */
   constructor(source: PostgresSource, options: PostgresStoreOptions = {}) {
@@ -68,6 +81,27 @@ export class PostgresStore
     this.registry = new PostgresSessionRegistry(ready, this.tables);
     this.attachments = new PostgresAttachments(ready, this.tables);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry);
+    const log = logSettings(options.changeLog);
+    this.changeLog = log
+      ? new PostgresChangeLog(ready, this.tables, log, (sessionId, id) =>
+          this.session(sessionId).getMessage(id),
+        )
+      : undefined;
+    this.feed = new ChangeFeed(
+      () => this.changeLog,
+      () => this.changeLog,
+    );
+    observeRegistry(this.registry, this.feed);
+    observeTransfer(this.transfer, this.feed);
+  }
+
+  /**
+   * Calls `listener` after every write to any session of this store, in commit order; with `changeLog`, also
+   * after other processes' writes (LISTEN/NOTIFY) and from a cursor (see docs/FEED.md).
+   */
+  subscribe(listener: ChangeListener, options?: SubscribeOptions): Unsubscribe {
+    if (this.closed) throw new SessionError("CLOSED", "This PostgresStore was closed");
+    return this.feed.subscribe(listener, options);
   }
 
   /** Opens a store and migrates its tables before returning (construction is sync, the database is not). */
@@ -75,6 +109,26 @@ export class PostgresStore
     const store = new PostgresStore(source, options);
     await store.ready();
     return store;
+  }
+
+  /**
+   * Opens a store whose tables exist already, for read-only tools: a database (or schema) without agent-session
+   * tables fails with `NOT_FOUND` and nothing is created there. An older agent-session schema is upgraded, as on
+   * every open, since this code reads the current one.
+   */
+  static async openExisting(
+    source: PostgresSource,
+    options: PostgresStoreOptions = {},
+  ): Promise<PostgresStore> {
+    const store = new PostgresStore(source, options);
+    store.mustExist = true;
+    await store.ready();
+    return store;
+  }
+
+  /** True once `close()` was called; a closed store cannot be used again. */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /**
@@ -87,6 +141,11 @@ export class PostgresStore
       const opening = (async () => {
         const executor = await openExecutor(this.source, this.tables.prepare);
         try {
+          if (this.mustExist && (await schemaVersion(executor, this.tables)) === 0) {
+            const where = this.tables.schema ? `schema "${this.tables.schema}"` : "the search_path";
+            const prefix = this.tables.prefix ? ` with prefix "${this.tables.prefix}"` : "";
+            throw new SessionError("NOT_FOUND", `no agent-session tables in ${where}${prefix}`);
+          }
           await migrate(executor, this.tables);
           this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {
@@ -127,10 +186,16 @@ export class PostgresStore
     return searchMessages(executor, this.tables, query, options, this.queryLimits);
   }
 
+  /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */
+  writeStep(step: StepWrite): Promise<void> {
+    return publishStepWrites(this.feed, step, (write) => writePostgresStep(this, write));
+  }
+
   /** Ends the pool the store created from a connection string; a connection passed in stays open. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.feed.close();
     const opening = this.opening;
     this.opening = undefined;
     if (!opening) return;
@@ -138,3 +203,5 @@ export class PostgresStore
     await executor?.close();
   }
 }
+
+provideStoreClass(PostgresStore);

@@ -1,5 +1,6 @@
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
-import { MissingDependencyError, SessionError } from "../errors.js";
+import { SessionError } from "../errors.js";
+import { importOptional } from "../runtime/load.js";
 import { assertPageSize, type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
 
 /** The `@aws-sdk/client-s3` module. */
@@ -18,12 +19,11 @@ let loading: Promise<S3Module> | undefined;
 
 /** Loads `@aws-sdk/client-s3` on first use (an optional peer); a MissingDependencyError names it when absent. */
 export function loadS3Sdk(): Promise<S3Module> {
-  // A variable specifier keeps bundlers (wrangler/esbuild) from resolving the SDK: Workers code that only uses an R2
-  // binding must build without it installed.
-  const specifier = "@aws-sdk/client-s3";
-  loading ??= (import(specifier) as Promise<S3Module>).catch((error: unknown) => {
+  // importOptional's variable specifier keeps bundlers (wrangler/esbuild) from resolving the SDK: Workers code that
+  // only uses an R2 binding must build without it installed.
+  loading ??= importOptional<S3Module>("@aws-sdk/client-s3", "S3 skill storage").catch((error: unknown) => {
     loading = undefined;
-    throw new MissingDependencyError(specifier, "S3 skill storage", error);
+    throw error;
   });
   return loading;
 }

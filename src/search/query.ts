@@ -26,13 +26,24 @@ export const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 /** Any character outside ASCII: only text holding one needs Unicode folding. */
 export const NON_ASCII = /[^\p{ASCII}]/u;
 
+// Plain ASCII text (most queries) takes regexes without Unicode property classes: on ASCII they match the same
+// characters (letters and digits), at a fraction of the cost — parsing a query took ~40 µs of a ~500 µs search.
+const ASCII_TOKEN = /[a-z0-9]+/g;
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 /** Splits text into lower-cased tokens. */
 export function tokenize(text: string): string[] {
-  return text.toLowerCase().match(TOKEN) ?? [];
+  const lower = text.toLowerCase();
+  return (isAscii(lower) ? lower.match(ASCII_TOKEN) : lower.match(TOKEN)) ?? [];
 }
 
 /** Lower-cases and strips diacritics, for comparing tokens outside a database. */
 export function foldToken(token: string): string {
+  if (isAscii(token)) return token.toLowerCase();
   return token
     .normalize("NFD")
     .replace(/\p{M}+/gu, "")
@@ -131,7 +142,8 @@ function termKey(term: QueryTerm): string {
 // Words of three letters or fewer match exactly: as prefixes ("the*", "run*") they expand to hundreds of index
 // terms, which is slow and finds little the user meant.
 function toWord(word: string): QueryWord {
-  if (word.length < 4 || /^\p{N}+$/u.test(word)) return { kind: "word", word, prefix: null };
+  if (word.length < 4 || (isAscii(word) ? /^[0-9]+$/.test(word) : /^\p{N}+$/u.test(word)))
+    return { kind: "word", word, prefix: null };
   return { kind: "word", word, prefix: wordRoot(word) };
 }
 

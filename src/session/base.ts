@@ -2,11 +2,13 @@ import type { SessionContextOptions, WritableContextProvider } from "../context/
 import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
+import { type ChangeListener, hasFeed, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
 import type { SessionStore } from "../store/types.js";
 import { assertByteCap, OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type {
   AppendOptions,
   CompactionDetails,
+  HistoryReadOptions,
   HistoryRowStat,
   ImportMessageOptions,
   RecentHistoryResult,
@@ -19,6 +21,14 @@ import type {
 } from "../types.js";
 import { type CompactionSetup, Compactor } from "./compaction.js";
 import { type ContextSetup, SessionContext } from "./context.js";
+import {
+  historyBatchesOf,
+  historyOf,
+  type RecentHistoryOptions,
+  recentArguments,
+  wholePath,
+} from "./history.js";
+import { type MessagesChangedListener, notifyChanged } from "./hooks.js";
 import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
 import {
   appendThrough,
@@ -30,36 +40,40 @@ import {
   upsertThrough,
 } from "./writes.js";
 
+export type { RecentHistoryOptions } from "./history.js";
 export type { SessionOptions } from "./options.js";
 
 import type { SessionOptions } from "./options.js";
 
-interface SessionState {
-  provider: SessionProvider;
-  store: SessionStore | undefined;
+interface SessionState<M extends SessionMessage = SessionMessage> {
+  provider: SessionProvider<M>;
+  store: SessionStore<M> | undefined;
   context: SessionContext;
   compactor: Compactor;
 }
 
 /**
  * Construction, lazy initialisation and the history API of a {@link Session} (split out to keep files small;
- * use `Session`, not this class).
+ * use `Session`, not this class). `M` is the app's message type reads are typed as (see `Session`).
  */
-export class SessionBase {
-  private readonly source: ResolvedSource;
+export class SessionBase<M extends SessionMessage = SessionMessage> {
+  private readonly source: ResolvedSource<M>;
   private sessionIdValue: string;
   /** Gives back storage this session opened itself (a SQLite path: a reference on the path's shared store). */
   protected releaseStore: (() => Promise<void>) | undefined;
-  protected initialising: Promise<SessionState> | undefined;
-  protected resolved: SessionState | undefined;
+  protected initialising: Promise<SessionState<M>> | undefined;
+  protected resolved: SessionState<M> | undefined;
   private recentHistoryWarned = false;
   protected contextSetup: ContextSetup = { blocks: [], promptStore: undefined };
   protected compactionSetup: CompactionSetup = {};
   protected policy: WritePolicy = OPEN_POLICY;
+  /** The reference's `internal_onMessagesChanged` listener. */
+  protected messagesChanged: MessagesChangedListener | undefined;
 
   /** Wraps a SessionStore (blocks without a provider are stored with it) or a SessionProvider (no auto-wiring). */
   constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
-    this.source = resolveSource(provider as SessionSource);
+    // The typed view: stores hold any valid message; reads are `M` because the app writes only `M`s.
+    this.source = resolveSource(provider as SessionSource) as ResolvedSource<M>;
     this.sessionIdValue = options.sessionId ?? "";
     assertSessionId(this.sessionIdValue);
     for (const { label, ...rest } of options.context ?? []) this.withContext(label, rest);
@@ -145,7 +159,7 @@ export class SessionBase {
     await this.state();
   }
 
-  protected state(): Promise<SessionState> {
+  protected state(): Promise<SessionState<M>> {
     if (this.closedValue) {
       return Promise.reject(new SessionError("CLOSED", `Session "${this.sessionIdValue}" was closed`));
     }
@@ -157,7 +171,7 @@ export class SessionBase {
     return this.initialising;
   }
 
-  protected async initialise(): Promise<SessionState> {
+  protected async initialise(): Promise<SessionState<M>> {
     if (this.source.kind === "provider") {
       if (this.sessionIdValue !== "") {
         throw new SessionError(
@@ -181,77 +195,141 @@ export class SessionBase {
   }
 
   /** The storage contract this session writes through. */
-  async provider(): Promise<SessionProvider> {
+  async provider(): Promise<SessionProvider<M>> {
     return (await this.state()).provider;
+  }
+
+  /**
+   * Calls `listener` after every durable write to this session — through this Session or any other writer of the
+   * store, including other processes when the store keeps a change log (see docs/FEED.md).
+   */
+  subscribe(listener: ChangeListener, options: Omit<SubscribeOptions, "sessionId"> = {}): Unsubscribe {
+    if (this.closedValue) throw new SessionError("CLOSED", `Session "${this.sessionIdValue}" was closed`);
+    const store = this.source.kind === "store" ? this.source.store : undefined;
+    if (!store || !hasFeed(store)) {
+      throw new SessionError(
+        "UNSUPPORTED",
+        "subscribe() needs a Session on a store (memory, SQLite, Postgres); a bare SessionProvider has no change feed",
+      );
+    }
+    return store.subscribe(listener, { ...options, sessionId: this.sessionIdValue });
   }
 
   /** Appends after the latest leaf, under `parentId` or as a new root (`null`); resolves the stored form. */
   async appendMessage(
-    message: SessionMessage,
+    message: M,
     parentId?: string | null,
     options?: AppendOptions,
-  ): Promise<SessionAppendResult> {
+  ): Promise<SessionAppendResult<M>> {
     const { provider, compactor } = await this.state();
     const result = await appendThrough(provider, this.policy, message, parentId, options);
+    // The reference's status frame follows every append, also of an id already stored.
+    const estimate = await compactor.broadcastIdle();
     // The message is stored; compaction problems go to onCompactionError and never fail the append.
-    if (result.inserted) await compactor.afterAppend();
+    const compacted = result.inserted && (await compactor.afterAppend(estimate));
+    // The reference's hook: `append`, or `compact` instead when the append triggered a compaction.
+    notifyChanged(
+      this.messagesChanged,
+      compacted
+        ? { type: "compact" }
+        : { type: "append", message: result.message, parentId, inserted: result.inserted },
+    );
     return result;
   }
 
   /** Inserts the message, or replaces the stored one with its id in place (identical content writes nothing). */
   async upsertMessage(
-    message: SessionMessage,
+    message: M,
     parentId?: string | null,
     options?: UpsertOptions,
-  ): Promise<SessionUpsertResult> {
+  ): Promise<SessionUpsertResult<M>> {
     const { provider, compactor } = await this.state();
     const result = await upsertThrough(provider, this.policy, message, parentId, options);
-    if (result.inserted) await compactor.afterAppend();
+    const estimate = await compactor.broadcastIdle();
+    const compacted = result.inserted && (await compactor.afterAppend(estimate));
+    if (compacted) notifyChanged(this.messagesChanged, { type: "compact" });
+    else if (result.inserted) {
+      notifyChanged(this.messagesChanged, {
+        type: "append",
+        message: result.message,
+        parentId,
+        inserted: true,
+      });
+    } else if (result.updated)
+      notifyChanged(this.messagesChanged, { type: "update", message: result.message });
     return result;
   }
 
   /** Writes one historical message verbatim with its original time (migrations); a stored id is skipped. */
-  async importMessage(message: SessionMessage, options?: ImportMessageOptions): Promise<SessionAppendResult> {
+  async importMessage(message: M, options?: ImportMessageOptions): Promise<SessionAppendResult<M>> {
     const { provider } = await this.state();
     return importThrough(provider, this.policy, message, options);
   }
 
   /** Replaces a stored message by id (`NOT_FOUND` if unknown); identical content writes nothing. */
-  async updateMessage(message: SessionMessage): Promise<SessionUpdateResult> {
+  async updateMessage(message: M): Promise<SessionUpdateResult<M>> {
+    const { provider, compactor } = await this.state();
+    const result = await updateThrough(provider, this.policy, message);
+    await compactor.broadcastIdle();
+    notifyChanged(this.messagesChanged, { type: "update", message: result.message });
+    return result;
+  }
+
+  /**
+   * The reference's maintenance write: replaces a stored message like `updateMessage`, without a status frame
+   * or a compaction check (e.g. shrinking old media); the `internal_onMessagesChanged` hook still hears it.
+   */
+  async internal_rewriteMessage(message: M): Promise<SessionUpdateResult<M>> {
     const { provider } = await this.state();
-    return updateThrough(provider, this.policy, message);
+    const result = await updateThrough(provider, this.policy, message);
+    notifyChanged(this.messagesChanged, { type: "update", message: result.message });
+    return result;
+  }
+
+  /** The reference's framework hook: `listener` hears this Session's own writes (null removes it). */
+  internal_onMessagesChanged(listener: MessagesChangedListener | null): this {
+    if (listener !== null && typeof listener !== "function") {
+      throw new SessionError("INVALID_ARGUMENT", "internal_onMessagesChanged needs a function or null");
+    }
+    this.messagesChanged = listener ?? undefined;
+    return this;
   }
 
   /** Deletes messages; their children are spliced onto their parents. */
   async deleteMessages(messageIds: string[]): Promise<void> {
-    await (await this.state()).provider.deleteMessages(messageIds);
+    const { provider, compactor } = await this.state();
+    await provider.deleteMessages(messageIds);
+    await compactor.broadcastIdle();
+    notifyChanged(this.messagesChanged, { type: "delete", messageIds: [...messageIds] });
   }
 
   /** Removes every message and overlay of this session, forgets loaded skills and re-renders the prompt. */
   async clearMessages(): Promise<void> {
-    const { provider, context } = await this.state();
+    const { provider, context, compactor } = await this.state();
     await provider.clearMessages();
     context.skills.clear();
     await context.refresh();
+    await compactor.broadcastIdle();
+    notifyChanged(this.messagesChanged, { type: "clear" });
   }
 
   /** The path from the root to `leafId` (default: the latest leaf), with compaction overlays applied. */
-  async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+  async getHistory(leafId?: string | null): Promise<M[]> {
     return (await this.state()).provider.getHistory(leafId);
   }
 
   /** One stored message (no overlay), or null. */
-  async getMessage(id: string): Promise<SessionMessage | null> {
+  async getMessage(id: string): Promise<M | null> {
     return (await this.state()).provider.getMessage(id);
   }
 
   /** The newest message without children, or null for an empty session. */
-  async getLatestLeaf(): Promise<SessionMessage | null> {
+  async getLatestLeaf(): Promise<M | null> {
     return (await this.state()).provider.getLatestLeaf();
   }
 
   /** The children of a message, oldest first (e.g. an original and a regenerated answer). */
-  async getBranches(messageId: string): Promise<SessionMessage[]> {
+  async getBranches(messageId: string): Promise<M[]> {
     return (await this.state()).provider.getBranches(messageId);
   }
 
@@ -260,24 +338,39 @@ export class SessionBase {
     return (await this.state()).provider.getPathLength(leafId);
   }
 
-  /** The newest messages of the active path that fit `maxContentBytes` (always at least `minRecentMessages`). */
+  /**
+   * The newest messages of the active path (or `leafId`'s) whose bytes fit `maxContentBytes`, offloaded media
+   * counted as it reads back; always the leaf, and at least `minRecentMessages` when given (the reference's form).
+   */
   async getRecentHistory(
     maxContentBytes: number,
-    minRecentMessages = 1,
+    minRecentMessages?: number | RecentHistoryOptions,
     leafId?: string | null,
-  ): Promise<RecentHistoryResult> {
+  ): Promise<RecentHistoryResult<M>> {
     const { provider } = await this.state();
+    const args = recentArguments(minRecentMessages, leafId);
     if (provider.getRecentHistory)
-      return provider.getRecentHistory(leafId, maxContentBytes, minRecentMessages);
+      return provider.getRecentHistory(args.leafId, maxContentBytes, args.minRecent);
     if (!this.recentHistoryWarned) {
       this.recentHistoryWarned = true;
       console.warn(
         "agent-session: this SessionProvider has no getRecentHistory; reading the whole path instead",
       );
     }
-    const messages = await provider.getHistory(leafId);
-    const totalContentBytes = messages.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
-    return { messages, truncated: false, totalContentBytes };
+    return wholePath(provider, args.leafId);
+  }
+
+  /**
+   * The active path (or `leafId`'s) one message at a time with overlays applied, read in bounded windows, so a
+   * long session never sits in memory whole; `newestFirst` reads from the leaf, `signal` aborts.
+   */
+  async *history(options?: HistoryReadOptions): AsyncGenerator<M> {
+    yield* historyOf((await this.state()).provider, options);
+  }
+
+  /** Like {@link history}, in arrays of at most `batchSize` messages and `maxBatchBytes` bytes. */
+  async *historyBatches(options?: HistoryReadOptions): AsyncGenerator<M[]> {
+    yield* historyBatchesOf((await this.state()).provider, options);
   }
 
   /** Per-row sizes of the path, or null when the provider cannot tell. */
@@ -287,7 +380,7 @@ export class SessionBase {
   }
 
   /** Full-text search over this session's messages (every branch unless `branch: "active"`). */
-  async search(query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult<M>[]> {
     const { provider } = await this.state();
     if (!provider.searchMessages) {
       throw new SessionError("UNSUPPORTED", "Session provider does not support search");

@@ -4,6 +4,7 @@ import { isCompactionMessage, overlayMessage } from "../message.js";
 import type { SessionMessage, SessionProvider, StoredCompaction } from "../types.js";
 import type { CompactFunction, CompactResult, PlanningCompactFunction } from "../utils/compaction-helpers.js";
 import { estimateMessageTokens, estimateStringTokens } from "../utils/tokens.js";
+import type { StatusFrames } from "./broadcast.js";
 import type { SessionContext } from "./context.js";
 
 /** Counts the tokens of the whole prompt; a non-finite result counts as 0. */
@@ -27,6 +28,8 @@ export interface CompactionSetup {
   threshold?: number;
   tokenCounter?: SessionTokenCounter;
   onError?: CompactionErrorHandler;
+  /** The reference's status frames, when the session was created on an Agent with `broadcast`. */
+  frames?: StatusFrames;
 }
 
 /** What a stored compaction did: the reference's result plus the overlay id and the record of its effect. */
@@ -107,8 +110,44 @@ export class Compactor {
     return counter ? { tokenCounter: counter } : {};
   }
 
-  /** Compacts the path to `leafId` (default: the active branch) and reports what was stored, or null. */
+  /** After a write: the reference's idle frame with the current estimate (when broadcasting); returns it. */
+  async broadcastIdle(): Promise<number | undefined> {
+    const frames = this.setup.frames;
+    if (!frames) return undefined;
+    const estimate = await this.estimate();
+    frames.status("idle", estimate, this.setup.threshold);
+    return estimate;
+  }
+
+  /**
+   * Compacts the path to `leafId` (default: the active branch) and reports what was stored, or null. When
+   * broadcasting: a `compacting` frame first (its estimate is `tokensBefore`), then `idle` — with
+   * `compacted: { tokensBefore }` when an overlay was stored — or an error frame when the summariser failed.
+   */
   async compact(leafId?: string | null): Promise<CompactionReport | null> {
+    const frames = this.setup.frames;
+    if (!frames) return this.compactQuietly(leafId);
+    this.requireFunction();
+    const tokensBefore = await this.estimate(leafId);
+    frames.status("compacting", tokensBefore, this.setup.threshold);
+    let report: CompactionReport | null;
+    try {
+      report = await this.compactQuietly(leafId);
+    } catch (error) {
+      // A refused result stored nothing, like the reference's null result: idle. Anything else failed.
+      if (error instanceof SessionError && error.code === "COMPACTION_REFUSED") {
+        frames.status("idle", await this.estimate(leafId), this.setup.threshold);
+      } else {
+        frames.error(error);
+      }
+      throw error;
+    }
+    const after = await this.estimate(leafId);
+    frames.status("idle", after, this.setup.threshold, report ? { tokensBefore } : undefined);
+    return report;
+  }
+
+  private async compactQuietly(leafId?: string | null): Promise<CompactionReport | null> {
     const fn = this.requireFunction();
     const history = await this.provider.getHistory(leafId);
     const result = await fn(history, this.compactContext());
@@ -218,14 +257,19 @@ export class Compactor {
     return (await this.provider.getPathLength(toId)) - (await this.provider.getPathLength(fromId)) + 1;
   }
 
-  /** After an inserted append: compact when the estimate is above the threshold; never throws. */
-  async afterAppend(): Promise<void> {
+  /**
+   * After an inserted append: compact when the estimate (`known`: the one just broadcast) is above the threshold;
+   * never throws. True when an overlay was stored.
+   */
+  async afterAppend(known?: number): Promise<boolean> {
     const { threshold, fn } = this.setup;
-    if (threshold === undefined || !fn || this.running) return;
+    if (threshold === undefined || !fn || this.running) return false;
+    let compacted = false;
     const run = (async () => {
       try {
-        if ((await this.estimate()) <= threshold) return;
+        if ((known ?? (await this.estimate())) <= threshold) return;
         const report = await this.compact();
+        compacted = report !== null;
         if (report === null && !this.nullWarned) {
           this.nullWarned = true;
           console.warn(
@@ -244,6 +288,7 @@ export class Compactor {
     } finally {
       this.running = undefined;
     }
+    return compacted;
   }
 
   private async report(error: unknown): Promise<void> {

@@ -17,38 +17,51 @@ import { errorMessage, SessionError } from "../errors.js";
 import { describe } from "../message.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import { acquirePathStore } from "../sqlite/shared-path.js";
+import type { SessionStore } from "../store/types.js";
+import type { SessionMessage, SessionProvider } from "../types.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import { SessionBase } from "./base.js";
+import { broadcasterOf, StatusFrames } from "./broadcast.js";
 import type {
   CompactAfterOptions,
   CompactionErrorHandler,
   CompactionPlan,
   CompactionReport,
 } from "./compaction.js";
+import { notifyChanged } from "./hooks.js";
 import { resolveSource, type SessionSource } from "./source.js";
 
 /**
  * A conversation: tree-structured messages with branches, overlays and search, context blocks rendered into a
  * frozen system prompt, the model's memory tools, and compaction. Build one with `Session.create(source)` and
- * chain builder methods in any order; everything resolves on the first awaited call.
+ * chain builder methods in any order; everything resolves on the first awaited call. `M` is the app's message
+ * type (e.g. its AI SDK `UIMessage<Metadata, DataParts, Tools>`): writes take it and reads return it, a typed view
+ * the app opts into with `Session.create<M>(...)` (the store keeps any valid message and checks no app schema).
  */
-export class Session extends SessionBase {
+export class Session<M extends SessionMessage = SessionMessage> extends SessionBase<M> {
   private toolOutput: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS;
 
   /**
    * Creates a session on a SQLite path, a database handle, an object with a `sql` tag (a Durable Object / Agent),
    * a SessionStore or a SessionProvider. Sessions on the same path share one connection (closed with the last).
+   * `M` is the app's message type: given (`Session.create<MyUIMessage>(store)`) or taken from a typed source.
    */
-  static create(source: SessionSource, options: SqliteOptions = {}): Session {
+  static create<M extends SessionMessage = SessionMessage>(
+    source: SessionStore<M> | SessionProvider<M> | SessionSource,
+    options: SqliteOptions = {},
+  ): Session<M> {
     if (typeof source === "string") {
       // Every Session on the same file shares one connection: servers create one per request.
       const shared = acquirePathStore(source, options);
-      const session = new Session(shared.store);
+      const session = new Session<M>(shared.store);
       session.releaseStore = shared.release;
       return session;
     }
     const resolved = resolveSource(source, options);
-    const session = new Session(resolved.kind === "store" ? resolved.store : resolved.provider);
+    const session = new Session<M>(resolved.kind === "store" ? resolved.store : resolved.provider);
+    // An Agent (a `sql` tag and `broadcast`) gets the reference's cf_agent_session status frames.
+    const broadcaster = broadcasterOf(source);
+    if (broadcaster) session.compactionSetup.frames = new StatusFrames(broadcaster);
     if (resolved.kind === "store" && resolved.owned) session.releaseStore = () => resolved.store.close();
     return session;
   }
@@ -123,7 +136,10 @@ export class Session extends SessionBase {
     options?: { dryRun?: boolean },
   ): Promise<CompactionReport | CompactionPlan | null> {
     const { compactor } = await this.state();
-    return options?.dryRun ? compactor.plan(leafId) : compactor.compact(leafId);
+    if (options?.dryRun) return compactor.plan(leafId);
+    const report = await compactor.compact(leafId);
+    if (report) notifyChanged(this.messagesChanged, { type: "compact" });
+    return report;
   }
 
   /** What `compact()` would do, computed without calling the model (a dry run). */

@@ -4,7 +4,7 @@ import { isSqliteHandle, type SqliteOptions, type SqliteSource } from "../sqlite
 import { sharedSqliteStore } from "../sqlite/shared.js";
 import { SqliteStore } from "../sqlite/store.js";
 import { isSessionStore, type SessionStore } from "../store/types.js";
-import type { SessionProvider } from "../types.js";
+import type { SessionMessage, SessionProvider } from "../types.js";
 
 /** Anything a Session can be created on: a store, a SessionProvider, a SQLite path/handle, or a `sql`-tag object. */
 export type SessionSource = SessionStore | SessionProvider | SqliteSource;
@@ -21,10 +21,10 @@ export function isSessionProvider(value: unknown): value is SessionProvider {
   );
 }
 
-/** Where a Session's storage comes from, after looking at the source once. */
-export type ResolvedSource =
-  | { kind: "store"; store: SessionStore; owned: boolean }
-  | { kind: "provider"; provider: SessionProvider };
+/** Where a Session's storage comes from, after looking at the source once (`M`: the Session's message type). */
+export type ResolvedSource<M extends SessionMessage = SessionMessage> =
+  | { kind: "store"; store: SessionStore<M>; owned: boolean }
+  | { kind: "provider"; provider: SessionProvider<M> };
 
 /** Classifies a source (stores and providers as given; SQLite sources opened, sharing one store per object). */
 export function resolveSource(source: SessionSource, options: SqliteOptions = {}): ResolvedSource {

@@ -11,25 +11,25 @@ import type {
 } from "../types.js";
 
 /** What `Session.appendMessage` resolves: whether a row was inserted, and the stored form of the message. */
-export interface SessionAppendResult {
+export interface SessionAppendResult<M extends SessionMessage = SessionMessage> {
   inserted: boolean;
   /** The message as a later read returns it (the first content when the id already existed). */
-  message: SessionMessage;
+  message: M;
 }
 
 /** What `Session.upsertMessage` resolves. */
-export interface SessionUpsertResult {
+export interface SessionUpsertResult<M extends SessionMessage = SessionMessage> {
   inserted: boolean;
   /** True when a stored message was replaced by different content. */
   updated: boolean;
-  message: SessionMessage;
+  message: M;
 }
 
 /** What `Session.updateMessage` resolves. */
-export interface SessionUpdateResult {
+export interface SessionUpdateResult<M extends SessionMessage = SessionMessage> {
   /** False when the stored content was already identical (nothing was written). */
   updated: boolean;
-  message: SessionMessage;
+  message: M;
 }
 
 /** The stored form a provider reported, else the JSON just written (parsed on first access). */
@@ -49,8 +49,16 @@ function handOver<T>(provider: SessionProvider, message: SessionMessage, json: s
 
 /**
  * Appends through a provider under the Session's policy: an echoed overlay is ignored, reserved metadata keys
- * are stripped from client writes, a message over the cap is refused with `TOO_LARGE`.
+ * are stripped from client writes, a message over the cap is refused with `TOO_LARGE`. The stored form is typed
+ * as the app's message type `M` (the typed view of `Session<M>`: what is read back is what the app wrote).
  */
+export async function appendThrough<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  policy: WritePolicy,
+  message: M,
+  parentId: string | null | undefined,
+  options: AppendOptions | undefined,
+): Promise<SessionAppendResult<M>>;
 export async function appendThrough(
   provider: SessionProvider,
   policy: WritePolicy,
@@ -71,6 +79,13 @@ export async function appendThrough(
 }
 
 /** Inserts or replaces through a provider; without `upsertMessage` on it, reads and then updates or appends. */
+export async function upsertThrough<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  policy: WritePolicy,
+  message: M,
+  parentId: string | null | undefined,
+  options: UpsertOptions | undefined,
+): Promise<SessionUpsertResult<M>>;
 export async function upsertThrough(
   provider: SessionProvider,
   policy: WritePolicy,
@@ -99,6 +114,11 @@ export async function upsertThrough(
 }
 
 /** Updates through a provider; identical content writes nothing on providers that can tell (`updated: false`). */
+export async function updateThrough<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  policy: WritePolicy,
+  message: M,
+): Promise<SessionUpdateResult<M>>;
 export async function updateThrough(
   provider: SessionProvider,
   policy: WritePolicy,
@@ -110,6 +130,12 @@ export async function updateThrough(
 }
 
 /** Writes one historical message verbatim through a provider that can (`UNSUPPORTED` otherwise). */
+export async function importThrough<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  policy: WritePolicy,
+  message: M,
+  options: ImportMessageOptions | undefined,
+): Promise<SessionAppendResult<M>>;
 export async function importThrough(
   provider: SessionProvider,
   policy: WritePolicy,

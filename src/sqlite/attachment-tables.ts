@@ -1,3 +1,4 @@
+import { concatBytes } from "../runtime/bytes.js";
 import type { Attachment } from "../store/attachments.js";
 import type { SqlDriver } from "./driver.js";
 
@@ -37,11 +38,10 @@ export function attachmentTableStatements(names: AttachmentTables): string[] {
   ];
 }
 
-function asBuffer(value: unknown): Buffer {
-  if (Buffer.isBuffer(value)) return value;
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  if (value instanceof ArrayBuffer) return Buffer.from(value);
-  return Buffer.alloc(0);
+function asBytes(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return new Uint8Array(0);
 }
 
 /** Links the row `seq` to payloads that are stored already. */
@@ -135,17 +135,17 @@ export function loadAttachments(
   hashes: readonly string[],
   names = STORE_TABLES,
 ): Map<string, Uint8Array> {
-  const chunks = new Map<string, Buffer[]>();
+  const chunks = new Map<string, Uint8Array[]>();
   const rows = driver.all<{ hash: string; data: unknown }>(
     `SELECT hash, data FROM ${names.attachments} WHERE hash IN (SELECT value FROM json_each(?)) ORDER BY hash, chunk`,
     [JSON.stringify(hashes)],
   );
   for (const row of rows) {
     const list = chunks.get(row.hash);
-    if (list) list.push(asBuffer(row.data));
-    else chunks.set(row.hash, [asBuffer(row.data)]);
+    if (list) list.push(asBytes(row.data));
+    else chunks.set(row.hash, [asBytes(row.data)]);
   }
   const found = new Map<string, Uint8Array>();
-  for (const [hash, list] of chunks) found.set(hash, list.length === 1 ? list[0]! : Buffer.concat(list));
+  for (const [hash, list] of chunks) found.set(hash, concatBytes(list));
   return found;
 }

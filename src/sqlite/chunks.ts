@@ -8,6 +8,7 @@
  * {@link resolveContent} then reads just that message's pieces.
  */
 import { utf8Length } from "../message.js";
+import { utf8Decode, utf8Encode } from "../runtime/bytes.js";
 import type { SqlDriver } from "./driver.js";
 
 /**
@@ -51,13 +52,13 @@ export function splitUtf8(text: string, maxBytes: number): string[] {
   // Encoding once and cutting at character starts is ~4× faster than measuring slices; a 4-byte UTF-8 character
   // is a whole surrogate pair, so no cut can separate one. Only text without lone surrogates encodes losslessly.
   if (!isWellFormed(text)) return splitUnits(text, maxBytes);
-  const bytes = Buffer.from(text, "utf8");
+  const bytes = utf8Encode(text);
   if (bytes.length <= maxBytes) return [text];
   const pieces: string[] = [];
   for (let start = 0; start < bytes.length; ) {
     let end = Math.min(bytes.length, start + maxBytes);
     while (end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--;
-    pieces.push(bytes.toString("utf8", start, end));
+    pieces.push(utf8Decode(bytes, start, end));
     start = end;
   }
   return pieces;

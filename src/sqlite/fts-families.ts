@@ -4,6 +4,14 @@ import type { SqlDriver } from "./driver.js";
 /** A family with more index terms than this is left to FTS5's own prefix query. */
 const MAX_FAMILY_TERMS = 32;
 
+/**
+ * Below this many stored messages (the highest `seq`, read in O(1)) prefix queries stay: their doclists are short,
+ * and the fts5vocab look-up costs more than it saves (one 10,000-message session: prefix query 240 µs p50 against
+ * 320 µs expanded plus ~80 µs for the look-up). From ~100,000 messages on the expansion pays (two-word queries
+ * 0.62 against 0.93 ms p50; 1M messages: 8 ms against 43 ms).
+ */
+export const FAMILY_MIN_ROWS = 50_000;
+
 /** Prefixes spelled like the index spells tokens (lower-case ASCII), so a range of index terms finds them. */
 const PLAIN_PREFIX = /^[a-z0-9]+$/;
 
@@ -43,10 +51,12 @@ export class FamilyExpander {
 
   /**
    * The index terms of each word family in `terms` (by prefix); a prefix missing from the map stays a prefix
-   * query. An empty list means no indexed word has that prefix: the query cannot match.
+   * query. An empty list means no indexed word has that prefix: the query cannot match. A store of fewer than
+   * FAMILY_MIN_ROWS messages gets no expansion.
    */
-  families(terms: readonly QueryTerm[]): Map<string, string[]> {
+  families(terms: readonly QueryTerm[], storeRows = Number.POSITIVE_INFINITY): Map<string, string[]> {
     const families = new Map<string, string[]>();
+    if (storeRows < FAMILY_MIN_ROWS) return families;
     for (const term of terms) {
       if (term.kind !== "word" || term.prefix === null || families.has(term.prefix)) continue;
       if (!PLAIN_PREFIX.test(term.prefix) || !this.ready()) continue;

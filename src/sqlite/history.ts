@@ -32,17 +32,16 @@ interface ResolvedCompaction extends CompactionRow {
   to_depth: number;
 }
 
-interface Candidate extends OverlayCandidate {
+export interface Candidate extends OverlayCandidate {
   fromSeq: number;
   toSeq: number;
 }
 
 /**
- * Reads the path from `topDepth` down to `leaf`, root first, with overlays applied exactly as the reference
- * does. Only the rows that are returned are read: a compacted range is skipped, not walked, because overlay
- * endpoints are checked with O(log depth) skip-pointer lookups.
+ * The overlays that apply to the path from `topDepth` down to `leaf`, in path order (null when the session has
+ * none there); endpoints are checked with O(log depth) skip-pointer lookups.
  */
-function chooseOnPath(
+export function chooseOnPath(
   driver: SqlDriver,
   sessionNum: number,
   leaf: NodeRow,
@@ -120,32 +119,18 @@ export function contextTokens(driver: SqlDriver, sessionNum: number, leaf: NodeR
   return tokens;
 }
 
-/**
- * The depth where a byte-budgeted window ending at `leaf` starts: the longest suffix that fits `maxBytes`,
- * but at least `minRecent` rows. Walks only the window.
- */
-export function windowTop(driver: SqlDriver, leaf: NodeRow, maxBytes: number, minRecent: number): number {
-  const row = driver.get<{ top: number }>(
-    `WITH RECURSIVE w(seq, parent_seq, depth, acc, n) AS (
-       SELECT seq, parent_seq, depth, bytes, 1 FROM agent_messages WHERE seq = ?
+/** Id, role, byte size and token estimate of every row on the path to `leaf`, root first. */
+export function pathStats(
+  driver: SqlDriver,
+  leaf: NodeRow,
+): { id: string; role: string; bytes: number; tokens: number }[] {
+  const rows = driver.all<{ id: string; role: string; bytes: number; tokens: number }>(
+    `WITH RECURSIVE path(seq, parent_seq, id, role, bytes, tokens) AS (
+       SELECT seq, parent_seq, id, role, bytes, tokens FROM agent_messages WHERE seq = ?
        UNION ALL
-       SELECT m.seq, m.parent_seq, m.depth, w.acc + m.bytes, w.n + 1 FROM agent_messages m JOIN w ON m.seq = w.parent_seq
-       WHERE w.n < ? OR w.acc + m.bytes <= ?
-     ) SELECT MIN(depth) AS top FROM w`,
-    [leaf.seq, minRecent, maxBytes],
-  );
-  return row?.top ?? leaf.depth;
-}
-
-/** Id, role and byte size of every row on the path to `leaf`, root first. */
-export function pathStats(driver: SqlDriver, leaf: NodeRow): { id: string; role: string; bytes: number }[] {
-  const rows = driver.all<{ id: string; role: string; bytes: number }>(
-    `WITH RECURSIVE path(seq, parent_seq, id, role, bytes) AS (
-       SELECT seq, parent_seq, id, role, bytes FROM agent_messages WHERE seq = ?
-       UNION ALL
-       SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes FROM agent_messages m JOIN path p ON m.seq = p.parent_seq
-     ) SELECT id, role, bytes FROM path`,
+       SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens FROM agent_messages m JOIN path p ON m.seq = p.parent_seq
+     ) SELECT id, role, bytes, tokens FROM path`,
     [leaf.seq],
   );
-  return rows.reverse().map((r) => ({ id: r.id, role: r.role, bytes: r.bytes }));
+  return rows.reverse().map((r) => ({ id: r.id, role: r.role, bytes: r.bytes, tokens: r.tokens }));
 }

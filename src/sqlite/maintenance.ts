@@ -1,10 +1,8 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
-import { loadBetterSqlite3 } from "./better-sqlite3.js";
+import { MissingDependencyError } from "../errors.js";
+import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
 import type { SqlDriver } from "./driver.js";
 import { flushSearchIndex } from "./search-index.js";
-
-const require = createRequire(import.meta.url);
 
 /** What a path holds, as far as agent-session is concerned. */
 export type SqliteFileKind = "missing" | "empty" | "agent-session" | "other-sqlite" | "not-sqlite";
@@ -17,16 +15,17 @@ interface ReadonlyDb {
 }
 
 // A read-only connection, so probing someone else's database never changes it (no migration, no WAL switch).
+// The same engine choice as openSqlite: node:sqlite where the runtime has it, else better-sqlite3.
 function openReadonly(path: string): ReadonlyDb {
+  const nodeSqlite = loadNodeSqlite();
+  if (nodeSqlite) return new nodeSqlite.DatabaseSync(path, { readOnly: true }) as ReadonlyDb;
+  let Database: new (file: string, options: object) => ReadonlyDb;
   try {
-    const Database = loadBetterSqlite3() as unknown as new (file: string, options: object) => ReadonlyDb;
-    return new Database(path, { readonly: true, fileMustExist: true });
-  } catch {
-    const { DatabaseSync } = require("node:sqlite") as {
-      DatabaseSync: new (file: string, options: object) => ReadonlyDb;
-    };
-    return new DatabaseSync(path, { readOnly: true });
+    Database = loadBetterSqlite3() as unknown as new (file: string, options: object) => ReadonlyDb;
+  } catch (error) {
+    throw new MissingDependencyError("better-sqlite3", `Reading SQLite on Node.js ${process.version}`, error);
   }
+  return new Database(path, { readonly: true, fileMustExist: true });
 }
 
 /**

@@ -1,9 +1,9 @@
-import { createRequire } from "node:module";
 import { MissingDependencyError, SessionError } from "../errors.js";
 import { describe } from "../message.js";
 import type { QueryLimits } from "../search/limits.js";
+import type { ChangeLogOptions } from "../store/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
-import { loadBetterSqlite3 } from "./better-sqlite3.js";
+import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
 import { isSqlTagSource, PreparedDriver, type SqlDriver, SqlTagDriver, type SqlTagSource } from "./driver.js";
 
 /** Which engine opens a SQLite file path. */
@@ -11,7 +11,10 @@ export type SqliteDriverName = "better-sqlite3" | "node:sqlite";
 
 /** Options for opening SQLite storage (and the write policy every session of the store enforces). */
 export interface SqliteOptions extends WritePolicyOptions {
-  /** Engine for a file path; default better-sqlite3, falling back to node:sqlite when it cannot load. */
+  /**
+   * Engine for a file path; default node:sqlite where the runtime has it (Node >= 22.13), else better-sqlite3
+   * (an optional peer dependency: `npm install better-sqlite3`).
+   */
   driver?: SqliteDriverName;
   /** `synchronous=FULL`: every append survives power loss, at one device flush per commit. Default NORMAL. */
   durability?: "normal" | "full";
@@ -24,6 +27,11 @@ export interface SqliteOptions extends WritePolicyOptions {
   maxValueBytes?: number;
   /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
   queryLimits?: Partial<QueryLimits>;
+  /**
+   * Keep a change log so subscribers in other processes see this store's writes and a subscriber can resume from
+   * a cursor (docs/FEED.md). Every process writing the file should enable it. Default off.
+   */
+  changeLog?: boolean | ChangeLogOptions;
 }
 
 /** A better-sqlite3 `Database` or a node:sqlite `DatabaseSync` handle, as the user created it. */
@@ -35,8 +43,6 @@ export interface SqliteHandle {
 
 /** What SQLite storage can be opened from: a path, `:memory:`, a database handle, or a `sql`-tag object. */
 export type SqliteSource = string | SqliteHandle | SqlTagSource;
-
-const require = createRequire(import.meta.url);
 
 /** True when `value` is a database handle agent-session can drive. */
 export function isSqliteHandle(value: unknown): value is SqliteHandle {
@@ -79,33 +85,44 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
   return driver;
 }
 
+// node:sqlite where the runtime has it (nothing to build or install), better-sqlite3 on older Node or when asked.
 function openPath(path: string, choice: SqliteDriverName | undefined): PreparedDriver {
-  if (choice === "node:sqlite") return openNodeSqlite(path);
+  if (choice === "better-sqlite3")
+    return openBetterSqlite3(path, `SQLite storage with driver "better-sqlite3"`);
+  const nodeSqlite = loadNodeSqlite();
+  if (nodeSqlite) return open("node:sqlite", path, () => new nodeSqlite.DatabaseSync(path));
+  if (choice === "node:sqlite") {
+    throw new SessionError(
+      "UNSUPPORTED",
+      `The node:sqlite driver needs Node.js >= 22.13 (this is ${globalThis.process?.version ?? "not Node.js"}); use better-sqlite3 instead`,
+    );
+  }
+  return openBetterSqlite3(
+    path,
+    `SQLite storage on Node.js ${globalThis.process?.version ?? "not Node.js"} (node:sqlite needs >= 22.13)`,
+  );
+}
+
+function openBetterSqlite3(path: string, feature: string): PreparedDriver {
+  let Database: new (file: string) => unknown;
   try {
-    const Database = loadBetterSqlite3() as unknown as new (file: string) => SqliteHandle;
-    return new PreparedDriver("better-sqlite3", new Database(path) as never, true);
+    Database = loadBetterSqlite3() as unknown as new (file: string) => unknown;
   } catch (error) {
-    if (error instanceof SessionError) throw error;
-    if (choice === "better-sqlite3" || !hasNodeSqlite()) {
-      if (isLoadFailure(error)) throw new MissingDependencyError("better-sqlite3", "SQLite storage", error);
-      throw new SessionError(
-        "STORAGE",
-        `Cannot open SQLite database "${path}": ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    if (!isLoadFailure(error)) {
-      throw new SessionError(
-        "STORAGE",
-        `Cannot open SQLite database "${path}": ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    return openNodeSqlite(path);
+    if (isLoadFailure(error)) throw new MissingDependencyError("better-sqlite3", feature, error);
+    throw new SessionError("STORAGE", `Cannot load better-sqlite3: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return open("better-sqlite3", path, () => new Database(path));
+}
+
+function open(name: SqliteDriverName, path: string, create: () => unknown): PreparedDriver {
+  try {
+    return new PreparedDriver(name, create() as never, true);
+  } catch (error) {
+    throw new SessionError("STORAGE", `Cannot open SQLite database "${path}": ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -117,35 +134,6 @@ function isLoadFailure(error: unknown): boolean {
     code === "ERR_DLOPEN_FAILED" ||
     /NODE_MODULE_VERSION|bindings file/.test(message)
   );
-}
-
-function hasNodeSqlite(): boolean {
-  try {
-    require("node:sqlite");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function openNodeSqlite(path: string): PreparedDriver {
-  let module: { DatabaseSync: new (file: string) => SqliteHandle };
-  try {
-    module = require("node:sqlite");
-  } catch (error) {
-    throw new SessionError(
-      "UNSUPPORTED",
-      `The node:sqlite driver needs Node.js >= 22.13 (this is ${process.version}); use better-sqlite3 instead`,
-      { cause: error },
-    );
-  }
-  try {
-    return new PreparedDriver("node:sqlite", new module.DatabaseSync(path) as never, true);
-  } catch (error) {
-    throw new SessionError("STORAGE", `Cannot open SQLite database "${path}": ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
 }
 
 function configure(driver: PreparedDriver, options: SqliteOptions, isMemory: boolean): void {

@@ -131,7 +131,14 @@ export function isReadonlyError(error: unknown): boolean {
  * false when this connection may not write, so the caller can search the pending rows another way.
  */
 export function flushSearchIndex(driver: SqlDriver): boolean {
-  if (!hasPending(driver)) return true;
+  return hasPending(driver) ? indexPendingIfWritable(driver) : true;
+}
+
+/**
+ * Indexes the pending messages a caller has already seen (its own read of the watermark), in a write transaction
+ * of its own; false when this connection may not write.
+ */
+export function indexPendingIfWritable(driver: SqlDriver): boolean {
   try {
     driver.transaction(() => indexPending(driver));
     return true;

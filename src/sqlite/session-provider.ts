@@ -9,12 +9,15 @@ import {
 } from "../message.js";
 import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
-import { byteBudget } from "../store/limits.js";
+import { walkHistory } from "../store/history-stream.js";
+import { observeProvider } from "../store/observe.js";
+import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
   AppendResult,
   CompactionDetails,
+  HistoryReadOptions,
   HistoryRowStat,
   ImportMessageOptions,
   RecentHistoryResult,
@@ -31,7 +34,8 @@ import { appendRow } from "./append.js";
 import { hydrate, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
 import { contentSql, deleteSessionChunks, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
-import { contextTokens, listCompactions, pathStats, readPath, windowTop } from "./history.js";
+import { contextTokens, listCompactions, pathStats, readPath } from "./history.js";
+import { SqlitePathBackend } from "./history-stream.js";
 import { unindexSession } from "./search-index.js";
 import type { SqliteStore } from "./store.js";
 import type { NodeRow } from "./tree.js";
@@ -68,6 +72,7 @@ export class SqliteSessionProvider implements SessionProvider {
     readonly sessionId: string,
   ) {
     assertSessionId(sessionId);
+    observeProvider(this, store.feed);
   }
 
   private get driver(): SqlDriver {
@@ -163,16 +168,17 @@ export class SqliteSessionProvider implements SessionProvider {
     maxContentBytes: number,
     minRecentMessages?: number,
   ): Promise<RecentHistoryResult> {
-    const budget = byteBudget(maxContentBytes, minRecentMessages);
-    const at = this.locate(leafId);
-    const leaf = at?.leaf;
-    if (!at || !leaf) return { messages: [], truncated: false, totalContentBytes: 0 };
-    const top = windowTop(this.driver, leaf, budget.maxBytes, budget.minRecent);
-    return {
-      messages: hydrate(this.driver, readPath(this.driver, at.num, leaf, top, at.overlays)),
-      truncated: top > 0,
-      totalContentBytes: leaf.cum_bytes,
-    };
+    const paths = this.paths();
+    return recentHistory(paths, leafId, maxContentBytes, minRecentMessages, () => paths.compactions());
+  }
+
+  /** The path in bounded batches, read window by window (src/store/history-stream.ts). */
+  historyBatches(options?: HistoryReadOptions): AsyncIterable<SessionMessage[]> {
+    return walkHistory(this.paths(), options);
+  }
+
+  private paths(): SqlitePathBackend {
+    return new SqlitePathBackend(this.driver, this.sessionId, canBeStored);
   }
 
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {

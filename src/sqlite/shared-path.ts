@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { nodeBuiltin } from "../runtime/load.js";
 import type { SqliteOptions } from "./open.js";
 import { SqliteStore } from "./store.js";
 
@@ -23,7 +23,9 @@ export function acquirePathStore(path: string, options: SqliteOptions = {}): Sha
     const store = new SqliteStore(path, options);
     return { store, release: () => store.close() };
   }
-  const key = `${resolve(path)}\0${optionsKey(options)}`;
+  // node:path on first use, not at import; a path only opens on Node (the driver refuses it elsewhere).
+  const absolute = nodeBuiltin<typeof import("node:path")>("node:path")?.resolve(path) ?? path;
+  const key = `${absolute}\0${optionsKey(options)}`;
   let entry = entries.get(key);
   if (!entry) {
     entry = { store: new SqliteStore(path, options), users: 0 };

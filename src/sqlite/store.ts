@@ -1,8 +1,13 @@
-import { canBeStored, messageText, parseMessage } from "../message.js";
+import { SessionError } from "../errors.js";
+import { canBeStored } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { parseQuery, toFts5 } from "../search/query.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
+import { logSettings } from "../store/change-rows.js";
+import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
+import { observeRegistry, observeTransfer, publishStepWrites } from "../store/observe.js";
+import type { StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -15,7 +20,7 @@ import type { SearchResult } from "../types.js";
 import { adoptOnOpen, adoptReference } from "./adopt.js";
 import { ensureHead } from "./append.js";
 import { SqliteAttachments } from "./attachments.js";
-import { contentSql, resolveContent } from "./chunks.js";
+import { SqliteChangeLog } from "./change-log.js";
 import { closableDriver } from "./closable.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
@@ -23,22 +28,12 @@ import { FamilyExpander } from "./fts-families.js";
 import { migrate } from "./migrations.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
 import { SqliteSessionRegistry } from "./registry.js";
-import { flushSearchIndex, matchPending } from "./search-index.js";
+import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./remote-watch.js";
+import { readHits } from "./search-hits.js";
+import { flushSearchIndex, indexPendingIfWritable, matchPending } from "./search-index.js";
 import { SqliteSessionProvider } from "./session-provider.js";
+import { writeSqliteStep } from "./step.js";
 import { SqliteTransfer } from "./transfer.js";
-import { isAncestor, type NodeRow, nodeBySeq } from "./tree.js";
-
-interface Hit {
-  seq: number;
-  id: string;
-  role: string;
-  content: unknown;
-  created_at: string;
-  session_id: string;
-  session_num: number;
-  leaf_seq: number | null;
-  message_count: number;
-}
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
 const RANKED_SQL = `SELECT seq FROM (
@@ -52,6 +47,13 @@ const RANKED_IN_SESSION_SQL = `SELECT seq FROM (
     JOIN agent_messages m ON m.seq = agent_messages_fts.rowid
     WHERE agent_messages_fts MATCH ? AND m.session_num = ? ORDER BY agent_messages_fts.rowid DESC LIMIT ?
   ) ORDER BY score, seq DESC`;
+
+/** What a search needs to know first: the store's size (highest seq), the index watermark, the session's scope. */
+interface SearchState {
+  total: number;
+  indexed: number | null;
+  scope: { num: number; filter: "none" | "lookup" | "token" } | undefined;
+}
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore
@@ -81,6 +83,10 @@ export class SqliteStore
   private readonly queryLimits: QueryLimits;
   private closed = false;
   private readonly refuseStatements: () => void;
+  /** @internal the change log shared with other processes, when opened with `changeLog`. */
+  readonly changeLog: SqliteChangeLog | undefined;
+  /** @internal the change feed every provider of this store publishes to. */
+  readonly feed: ChangeFeed;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.policy = writePolicy(options);
@@ -102,6 +108,26 @@ export class SqliteStore
     this.attachments = new SqliteAttachments(() => this.driver);
     this.transfer = new SqliteTransfer(this.driver);
     this.families = new FamilyExpander(this.driver, "agent_messages_fts");
+    const log = logSettings(options.changeLog);
+    this.changeLog = log
+      ? new SqliteChangeLog(this.driver, log, (sessionId, id) => this.session(sessionId).getMessage(id))
+      : undefined;
+    const watch = new SqliteRemoteWatch(this.driver, this.changeLog, log?.pollMs ?? DEFAULT_POLL_MS);
+    this.feed = new ChangeFeed(
+      () => this.changeLog,
+      () => watch,
+    );
+    observeRegistry(this.registry, this.feed);
+    observeTransfer(this.transfer, this.feed);
+  }
+
+  /**
+   * Calls `listener` after every write to any session of this store, in commit order; with `changeLog`, also
+   * after other processes' writes (polled) and from a cursor (see docs/FEED.md).
+   */
+  subscribe(listener: ChangeListener, options?: SubscribeOptions): Unsubscribe {
+    if (this.closed) throw new SessionError("CLOSED", "This SqliteStore was closed");
+    return this.feed.subscribe(listener, options);
   }
 
   /**
@@ -139,13 +165,16 @@ export class SqliteStore
     const terms = parseQuery(query, this.queryLimits);
     if (terms.length === 0) return [];
     // Every stored message is searchable: pending rows are indexed first, or matched here when this connection
-    // cannot write the index (read-only), newest first ahead of the indexed matches.
-    const indexed = flushSearchIndex(this.driver);
-    const scope = options.sessionId === undefined ? undefined : this.searchScope(options.sessionId);
-    if (options.sessionId !== undefined && scope === undefined) return [];
-    const sessionNum = scope?.num;
-    const unindexed = indexed ? [] : matchPending(this.driver, terms, sessionNum);
-    const families = this.families.families(terms);
+    // cannot write the index (read-only), newest first ahead of the indexed matches. The watermark comes with the
+    // scope in one statement (a statement each cost as much as parsing the query).
+    const state = this.searchState(options.sessionId);
+    if (state === undefined) return [];
+    const { scope } = state;
+    const pending = state.indexed !== null && state.total > state.indexed;
+    const indexed = !pending || indexPendingIfWritable(this.driver);
+    const unindexed = indexed ? [] : matchPending(this.driver, terms, scope?.num);
+    const storeRows = state.total;
+    const families = this.families.families(terms, storeRows);
     // A word whose family has no indexed term cannot match an indexed message.
     const noMatch = [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
@@ -155,30 +184,7 @@ export class SqliteStore
       : scope?.filter === "lookup"
         ? this.driver.column<number>(RANKED_IN_SESSION_SQL, [match, scope.num, SEARCH_CANDIDATES])
         : this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES]);
-    const results: SearchResult[] = [];
-    const leaves = new Map<number, NodeRow | undefined>();
-    for (const seq of [...unindexed, ...ranked]) {
-      if (results.length >= limit) break;
-      const hit = this.driver.get<Hit>(
-        `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at, h.session_id, h.num AS session_num, h.leaf_seq,
-           h.message_count
-         FROM agent_messages m JOIN agent_session_heads h ON h.num = m.session_num WHERE m.seq = ?`,
-        [seq],
-      );
-      if (!hit) continue;
-      const onActivePath = this.onActivePath(hit, leaves);
-      if (branch === "active" && !onActivePath) continue;
-      const message = parseMessage(resolveContent(this.driver, hit.content));
-      results.push({
-        id: hit.id,
-        role: hit.role,
-        content: message ? messageText(message) : "",
-        createdAt: hit.created_at,
-        sessionId: hit.session_id,
-        onActivePath,
-      });
-    }
-    return results;
+    return readHits(this.driver, [...unindexed, ...ranked], limit, branch === "active");
   }
 
   /**
@@ -189,38 +195,48 @@ export class SqliteStore
    * 1.3 ms at 10,000 messages). So: a session alone in the store needs no filter at all; one holding at least
    * three quarters of the rows is filtered by a primary-key lookup per match (other sessions then hold at most a
    * third as many rows, so the lookups never cost much more than that walk); any other keeps the token. The
-   * candidates and scores are the same either way.
+   * candidates and scores are the same either way. Read with the store's size and the index watermark, in one
+   * statement; undefined when the session is not stored (nothing to search).
    */
-  private searchScope(sessionId: string): { num: number; filter: "none" | "lookup" | "token" } | undefined {
+  private searchState(sessionId: string | undefined): SearchState | undefined {
+    if (sessionId === undefined) {
+      const row = this.driver.get<{ total: number; indexed: number | null }>(
+        `SELECT IFNULL(MAX(seq), 0) AS total, (SELECT indexed_seq FROM agent_search_state WHERE id = 1) AS indexed
+         FROM agent_messages`,
+      );
+      return { total: row?.total ?? 0, indexed: row?.indexed ?? null, scope: undefined };
+    }
     // A session id no head can have is not looked up: better-sqlite3 13 binds a lone surrogate as U+FFFD, which
     // would find another tenant's session (see sessionNum).
     if (!canBeStored(sessionId)) return undefined;
-    const row = this.driver.get<{ num: number; count: number; total: number; alone: number }>(
+    const row = this.driver.get<{
+      num: number;
+      count: number;
+      total: number;
+      indexed: number | null;
+      alone: number;
+    }>(
       `SELECT num, message_count AS count, (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total,
+         (SELECT indexed_seq FROM agent_search_state WHERE id = 1) AS indexed,
          NOT EXISTS (SELECT 1 FROM agent_session_heads o WHERE o.num <> h.num AND o.message_count > 0) AS alone
        FROM agent_session_heads h WHERE session_id = ?`,
       [sessionId],
     );
     if (!row) return undefined;
     const filter = row.alone === 1 ? "none" : row.count * 4 >= row.total * 3 ? "lookup" : "token";
-    return { num: row.num, filter };
+    return { total: row.total, indexed: row.indexed, scope: { num: row.num, filter } };
   }
 
-  private onActivePath(hit: Hit, leaves: Map<number, NodeRow | undefined>): boolean {
-    if (hit.leaf_seq === null) return false;
-    if (!leaves.has(hit.session_num)) leaves.set(hit.session_num, nodeBySeq(this.driver, hit.leaf_seq));
-    const leaf = leaves.get(hit.session_num);
-    if (!leaf) return false;
-    // A session whose message count equals its active path's length has no other branch: nothing to check.
-    if (hit.message_count === leaf.depth + 1) return true;
-    const node = nodeBySeq(this.driver, hit.seq);
-    return node !== undefined && isAncestor(this.driver, node, leaf);
+  /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */
+  writeStep(step: StepWrite): Promise<void> {
+    return publishStepWrites(this.feed, step, (write) => writeSqliteStep(this, write));
   }
 
   /** Indexes pending messages (so readers that cannot write find everything) and closes the connection. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.feed.close();
     try {
       flushSearchIndex(this.driver);
     } finally {

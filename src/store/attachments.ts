@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { base64DecodeCanonical, base64Encode, sha256Hex, utf8Decode, utf8Encode } from "../runtime/bytes.js";
 import {
   formatPointer,
   looksLikePointer,
@@ -18,7 +18,7 @@ import {
 /** One payload to store: its SHA-256 (hex) and its bytes. */
 export interface Attachment {
   hash: string;
-  bytes: Buffer;
+  bytes: Uint8Array;
 }
 
 /** A message ready to store: its JSON with pointers, and the distinct payloads the pointers name. */
@@ -32,34 +32,30 @@ const MAYBE_MEDIA = /"(?:data|image|url)":"(?:data:|attachment:sha256:|[A-Za-z0-
 
 /** SHA-256 of bytes, hex. */
 export function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return sha256Hex(bytes);
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function isCanonicalBase64(text: string, bytes: Buffer): boolean {
-  return bytes.toString("base64") === text;
-}
-
 /** The bytes to store for a payload string and how to rebuild it: decoded when re-encoding is exact. */
-function encodePayload(value: string): { bytes: Buffer; form: PointerForm } | null {
+function encodePayload(value: string): { bytes: Uint8Array; form: PointerForm } | null {
   if (!looksLikePointer(value)) {
     if (value.startsWith("data:")) {
       const comma = value.indexOf(",");
       const header = value.slice(0, comma + 1);
       if (comma > 0 && header.endsWith(";base64,")) {
         const body = value.slice(comma + 1);
-        const bytes = Buffer.from(body, "base64");
-        if (isCanonicalBase64(body, bytes)) return { bytes, form: { kind: "dataurl", header } };
+        const bytes = base64DecodeCanonical(body);
+        if (bytes) return { bytes, form: { kind: "dataurl", header } };
       }
     } else {
-      const bytes = Buffer.from(value, "base64");
-      if (bytes.length > 0 && isCanonicalBase64(value, bytes)) return { bytes, form: { kind: "base64" } };
+      const bytes = base64DecodeCanonical(value);
+      if (bytes && bytes.length > 0) return { bytes, form: { kind: "base64" } };
     }
   }
   // Stored as the string's own UTF-8, which only round-trips for well-formed strings (no lone surrogates).
   if (LONE_SURROGATE.test(value)) return null;
-  return { bytes: Buffer.from(value, "utf8"), form: { kind: "text" } };
+  return { bytes: utf8Encode(value), form: { kind: "text" } };
 }
 
 /**
@@ -69,7 +65,7 @@ function encodePayload(value: string): { bytes: Buffer; form: PointerForm } | nu
  */
 export function offloadMessage(message: object, json: string): Offloaded {
   if (!MAYBE_MEDIA.test(json)) return { content: json, attachments: [] };
-  const found = new Map<string, Buffer>();
+  const found = new Map<string, Uint8Array>();
   const content = JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
     if (typeof value !== "string") return value;
     if (value.length < MIN_OFFLOAD_CHARS && !looksLikePointer(value)) return value;
@@ -92,11 +88,8 @@ export function offloadJson(json: string): Offloaded {
 
 /** The original string a pointer stands for, given the stored bytes. */
 export function restoreString(pointer: Pointer, bytes: Uint8Array): string {
-  const buffer = Buffer.isBuffer(bytes)
-    ? bytes
-    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (pointer.form.kind === "text") return buffer.toString("utf8");
-  const base64 = buffer.toString("base64");
+  if (pointer.form.kind === "text") return utf8Decode(bytes);
+  const base64 = base64Encode(bytes);
   return pointer.form.kind === "base64" ? base64 : pointer.form.header + base64;
 }
 

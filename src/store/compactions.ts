@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { SessionError } from "../errors.js";
 import { assertId } from "../message.js";
 import type { CompactionDetails, StoredCompaction } from "../types.js";
@@ -24,7 +23,7 @@ export function newCompaction(
 ): StoredCompaction {
   assertCompactionArgs(summary, fromMessageId, toMessageId);
   const compaction: StoredCompaction = {
-    id: randomUUID(),
+    id: crypto.randomUUID(),
     summary,
     fromMessageId,
     toMessageId,

@@ -30,16 +30,15 @@ export class AttachmentExport {
  * points at them is written; what a message needs is either waiting here or already stored.
  */
 export class AttachmentImport {
-  private readonly waiting = new Map<string, Buffer>();
+  private readonly waiting = new Map<string, Uint8Array>();
 
   /** Accepts a payload from the stream; `INVALID_ARGUMENT` when its bytes do not hash to its name. */
   accept(attachment: TransferAttachment): void {
     const { hash, bytes } = attachment;
-    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (typeof hash !== "string" || sha256(buffer) !== hash) {
+    if (typeof hash !== "string" || !(bytes instanceof Uint8Array) || sha256(bytes) !== hash) {
       throw new SessionError("INVALID_ARGUMENT", `Attachment ${describe(hash)} does not match its bytes`);
     }
-    this.waiting.set(hash, buffer);
+    this.waiting.set(hash, bytes);
   }
 
   /**

@@ -8,9 +8,7 @@ import type { TransferItem, TransferMessage, TransferSession } from "./types.js"
  * Orders strings by their UTF-8 bytes, the order SQLite's BINARY collation and Postgres' `COLLATE "C"` use, so
  * every backend lists ids identically (JavaScript's `<` compares UTF-16 units, which differs above U+FFFF).
  */
-export function compareUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
-}
+export { compareUtf8 } from "../runtime/bytes.js";
 
 /** The header of a session's transfer stream and an iterator over the items after it. */
 export async function openSessionStream(

@@ -1,4 +1,10 @@
-import type { SearchOptions, SearchResult, SessionProvider, StoredCompaction } from "../types.js";
+import type {
+  SearchOptions,
+  SearchResult,
+  SessionMessage,
+  SessionProvider,
+  StoredCompaction,
+} from "../types.js";
 
 /** Options of a search across sessions. */
 export interface StoreSearchOptions extends SearchOptions {
@@ -8,15 +14,16 @@ export interface StoreSearchOptions extends SearchOptions {
 
 /**
  * A backend holding many sessions (memory, SQLite, Postgres). Per-session access goes through `session(id)`,
- * which returns the reference-shaped {@link SessionProvider}; store-wide operations live here.
+ * which returns the reference-shaped {@link SessionProvider}; store-wide operations live here. The backends are
+ * `SessionStore` (any valid message); `M` only types what a store of the app's own making hands out.
  */
-export interface SessionStore {
+export interface SessionStore<M extends SessionMessage = SessionMessage> {
   /** Backend name, e.g. "memory", "sqlite", "postgres". */
   readonly backend: string;
   /** The storage contract bound to one session id (`""` = the default unnamed session). */
-  session(sessionId: string): SessionProvider;
+  session(sessionId: string): SessionProvider<M>;
   /** Full-text search across sessions (or one, with `sessionId`), best matches first. */
-  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult[]>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult<M>[]>;
   /** Releases connections or handles the store opened itself (a handle passed in by the user stays open). */
   close(): Promise<void>;
 }

@@ -1,4 +1,3 @@
-import * as crypto from "node:crypto";
 import { SessionError } from "../errors.js";
 import {
   assertMessageShape,
@@ -10,6 +9,7 @@ import {
   serializeMessage,
   utf8Length,
 } from "../message.js";
+import { sha256Base64url } from "../runtime/bytes.js";
 import type { SessionMessage, WriteSource } from "../types.js";
 
 /** What a store or a Session may enforce on every message written through it. */
@@ -104,15 +104,9 @@ export function applyPolicy(
   return { message: stored, json };
 }
 
-// One-shot hashing (Node >= 20.12) is about twice as fast as createHash for the small messages appends write.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "base64url") => string })
-  .hash;
-
 /** SHA-256 of a message's stored JSON: equal hashes mean an update would write the same content. */
 export function contentHash(json: string): string {
-  return oneShot
-    ? oneShot("sha256", json, "base64url")
-    : crypto.createHash("sha256").update(json).digest("base64url");
+  return sha256Base64url(json);
 }
 
 /**

@@ -6,7 +6,11 @@ import {
   MemorySessionStorage,
   type SessionStorage,
   SQLiteSessionStorage,
+  StoreSessionStorage,
+  storeSessionStorage,
 } from "../../src/agent/index.js";
+import { MemoryStore } from "../../src/memory/store.js";
+import { SqliteStore } from "../../src/sqlite/store.js";
 import { runStorageContract } from "./storage-contract.js";
 
 const root = mkdtempSync(join(tmpdir(), "agent-storage-"));
@@ -52,6 +56,23 @@ runStorageContract({
 runStorageContract({
   name: "SQLiteSessionStorage (:memory:)",
   create: async () => new SQLiteSessionStorage(":memory:"),
+});
+
+// Any store backs agent sessions as ordinary sessions (the SQL storages above are this over their own store).
+runStorageContract({
+  name: "storeSessionStorage(MemoryStore)",
+  create: async () => storeSessionStorage(new MemoryStore()),
+});
+
+runStorageContract({
+  name: "StoreSessionStorage(SqliteStore file, shared with other storages)",
+  create: async () => {
+    const file = join(root, `store-${++counter}.db`);
+    const storage = new StoreSessionStorage(new SqliteStore(file), { ownsStore: true });
+    places.set(storage, file);
+    return storage;
+  },
+  reopen: async (storage) => new SQLiteSessionStorage(places.get(storage)!),
 });
 
 /** A user storage with only the four seed methods: sessions must fall back to save(). */

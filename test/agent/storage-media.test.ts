@@ -1,12 +1,17 @@
-// Agent sessions keep media once: an image sent in a turn is offloaded to the storage's attachment table, not
-// stored inline in every saved state, and comes back as it was sent.
+// Agent sessions keep media once: an image sent in a turn is offloaded to the store's attachment table (SQLite and
+// Postgres alike, since agent messages are store messages), not stored inline in every saved state, and comes back
+// as it was sent.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, describe, it } from "node:test";
+import pg from "pg";
 import type { AgentMessage } from "../../src/agent/index.js";
+import { PostgresSessionStorage } from "../../src/agent/storage/postgres.js";
 import { SQLiteSessionStorage } from "../../src/agent/storage/sqlite.js";
-import { loadBetterSqlite3 } from "../../src/sqlite/better-sqlite3.js";
+import type { StoreSessionStorage } from "../../src/agent/storage/store.js";
+import { hasAttachmentStore } from "../../src/store/types.js";
 import { tempDir } from "../cli/helpers.js";
+import { PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { sampleState } from "./helpers/fixtures.js";
 
 const image = new Uint8Array(200_000).fill(7);
@@ -23,50 +28,69 @@ function withImage(id: string): AgentMessage {
   } as AgentMessage;
 }
 
-function payloads(file: string): { count: number; bytes: number; largestRow: number } {
-  const Database = loadBetterSqlite3();
-  const db = new Database(file, { readonly: true });
-  try {
-    const stored = db
-      .prepare(
-        "SELECT COUNT(DISTINCT hash) AS count, IFNULL(SUM(length(data)), 0) AS bytes FROM agent_chat_attachments",
-      )
-      .get() as { count: number; bytes: number };
-    const largest = db.prepare("SELECT IFNULL(MAX(length(body)), 0) AS n FROM agent_chat_messages").get() as {
-      n: number;
-    };
-    return { ...stored, largestRow: largest.n };
-  } finally {
-    db.close();
-  }
+async function payloads(storage: StoreSessionStorage): Promise<{ count: number; bytes: number }> {
+  const store = await storage.store();
+  assert.ok(hasAttachmentStore(store));
+  return store.attachments.stats();
 }
 
-test("SQLiteSessionStorage stores an image once across saves, appends and sessions, and releases it", async () => {
+/** The largest stored message JSON of a session (pointers, not payloads). */
+async function largestRow(storage: StoreSessionStorage, id: string): Promise<number> {
+  const store = await storage.store();
+  const stats = (await store.session(id).getHistoryRowStats?.()) ?? [];
+  return Math.max(0, ...stats.map((row) => row.bytes));
+}
+
+async function imageStoredOnce(storage: StoreSessionStorage): Promise<void> {
+  const state = sampleState({ messages: [withImage("u1")] });
+  await storage.save(state);
+  await storage.appendMessages!(state.id, [withImage("u2")], { updatedAt: state.updatedAt + 1 });
+  await storage.save({ ...state, messages: [withImage("u1"), withImage("u2")] });
+  const other = sampleState({ messages: [withImage("x1")] });
+  await storage.save(other);
+  assert.deepEqual(await payloads(storage), { count: 1, bytes: 200_000 }, "one copy of the image");
+  const largest = await largestRow(storage, state.id);
+  assert.ok(largest < 4000, `message rows hold pointers (${largest} bytes)`);
+  const loaded = await storage.load(state.id);
+  const base64 = Buffer.from(image).toString("base64");
+  assert.deepEqual(
+    loaded?.messages.map((m) => (m.content as { image?: string }[])[1]?.image),
+    [base64, base64],
+  );
+  await storage.delete(state.id);
+  assert.equal((await payloads(storage)).count, 1, "the other session still points at it");
+  await storage.save({ ...other, messages: [] });
+  assert.equal((await payloads(storage)).count, 0);
+}
+
+it("SQLiteSessionStorage stores an image once across saves, appends and sessions, and releases it", async () => {
   const tmp = tempDir();
-  const file = join(tmp.dir, "agent.db");
-  const storage = new SQLiteSessionStorage(file);
+  const storage = new SQLiteSessionStorage(join(tmp.dir, "agent.db"));
   try {
-    const state = sampleState({ messages: [withImage("u1")] });
-    await storage.save(state);
-    await storage.appendMessages(state.id, [withImage("u2")], { updatedAt: state.updatedAt + 1 });
-    await storage.save({ ...state, messages: [withImage("u1"), withImage("u2")] });
-    const other = sampleState({ messages: [withImage("x1")] });
-    await storage.save(other);
-    const stored = payloads(file);
-    assert.deepEqual([stored.count, stored.bytes], [1, 200_000]);
-    assert.ok(stored.largestRow < 2000, `message rows hold pointers (${stored.largestRow} bytes)`);
-    const loaded = await storage.load(state.id);
-    const base64 = Buffer.from(image).toString("base64");
-    assert.deepEqual(
-      loaded?.messages.map((m) => (m.content as { image?: string }[])[1]?.image),
-      [base64, base64],
-    );
-    await storage.delete(state.id);
-    assert.equal(payloads(file).count, 1, "the other session still points at it");
-    await storage.save({ ...other, messages: [] });
-    assert.equal(payloads(file).count, 0);
+    await imageStoredOnce(storage);
   } finally {
     await storage.close();
     tmp.remove();
   }
+});
+
+const unavailable = await postgresUnavailable();
+describe("PostgresSessionStorage media", { skip: unavailable ?? false }, () => {
+  const schema = `agent_media_${process.pid}`;
+  after(async () => {
+    if (unavailable) return;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  });
+
+  it("stores an image once across saves, appends and sessions, and releases it", async () => {
+    const storage = new PostgresSessionStorage(PG_URL, { schema });
+    try {
+      await imageStoredOnce(storage);
+    } finally {
+      await storage.close();
+    }
+  });
 });

@@ -3,11 +3,12 @@ import { after, describe, it } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PostgresSessionStorage, type SessionStorage } from "../../src/agent/index.js";
+import { PG_URL } from "../fixtures/postgres-db.js";
 import { sampleState } from "./helpers/fixtures.js";
 import { serverGate } from "./helpers/servers.js";
 import { runStorageContract } from "./storage-contract.js";
 
-const URL = "postgres://postgres@127.0.0.1:5432/test";
+const URL = PG_URL;
 const gate = await serverGate("PostgreSQL", "127.0.0.1", 5432);
 const skip = gate === "skip" ? "PostgreSQL is not reachable on 127.0.0.1:5432" : false;
 
@@ -17,12 +18,12 @@ if (gate === "fail") {
   });
 }
 
-// Every storage gets its own tables, so runs in parallel (and other suites on the same server) never collide.
+// Every storage gets its own schema, so runs in parallel (and other suites on the same server) never collide.
 let counter = 0;
-const prefixes = new WeakMap<SessionStorage, string>();
+const schemas = new WeakMap<SessionStorage, string>();
 const created: string[] = [];
-const prefix = () => {
-  const name = `agent_chat_t${process.pid}_${++counter}_`;
+const schema = () => {
+  const name = `agent_store_t${process.pid}_${++counter}`;
   created.push(name);
   return name;
 };
@@ -31,7 +32,7 @@ const admin = gate === "run" ? new pg.Pool({ connectionString: URL, max: 2 }) : 
 after(async () => {
   if (!admin) return;
   for (const name of created) {
-    await admin.query(`DROP TABLE IF EXISTS ${name}sessions, ${name}messages, ${name}usage`);
+    await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
   }
   await admin.end();
 });
@@ -40,12 +41,12 @@ runStorageContract({
   name: "PostgresSessionStorage (URL, own pool)",
   skip,
   create: async () => {
-    const tablePrefix = prefix();
-    const storage = new PostgresSessionStorage(URL, { tablePrefix });
-    prefixes.set(storage, tablePrefix);
+    const name = schema();
+    const storage = new PostgresSessionStorage(URL, { schema: name });
+    schemas.set(storage, name);
     return storage;
   },
-  reopen: async (storage) => new PostgresSessionStorage(URL, { tablePrefix: prefixes.get(storage)! }),
+  reopen: async (storage) => new PostgresSessionStorage(URL, { schema: schemas.get(storage)! }),
 });
 
 const clients = new WeakMap<SessionStorage, pg.Client>();
@@ -55,7 +56,7 @@ runStorageContract({
   create: async () => {
     const client = new pg.Client({ connectionString: URL });
     await client.connect();
-    const storage = new PostgresSessionStorage(client, { tablePrefix: prefix() });
+    const storage = new PostgresSessionStorage(client, { schema: schema() });
     clients.set(storage, client);
     return storage;
   },
@@ -65,13 +66,14 @@ runStorageContract({
   },
 });
 
-// PGlite speaks the same `query` API in-process; one instance, fresh tables per storage.
+// PGlite speaks the same `query` API in-process; one instance, a fresh schema per storage.
 let lite: PGlite | undefined;
+let liteCounter = 0;
 runStorageContract({
   name: "PostgresSessionStorage (PGlite)",
   create: async () => {
     lite ??= await PGlite.create();
-    return new PostgresSessionStorage(lite, { tablePrefix: prefix().replace(/^/, "lite_") });
+    return new PostgresSessionStorage(lite, { schema: `lite_${++liteCounter}` });
   },
 });
 after(async () => lite?.close());
@@ -79,7 +81,7 @@ after(async () => lite?.close());
 describe("PostgresSessionStorage specifics", { skip }, () => {
   it("a user pool stays open after close(); a URL pool is ended", async () => {
     const pool = new pg.Pool({ connectionString: URL, max: 2 });
-    const storage = new PostgresSessionStorage(pool, { tablePrefix: prefix() });
+    const storage = new PostgresSessionStorage(pool, { schema: schema() });
     await storage.save(sampleState());
     await storage.close();
     assert.equal((await pool.query("SELECT 1 AS one")).rows[0].one, 1);

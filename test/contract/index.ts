@@ -3,7 +3,9 @@ import { attachmentsSpec } from "./attachments.spec.js";
 import { closedSpec } from "./closed.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
+import { feedSpec } from "./feed.spec.js";
 import type { ContractTarget } from "./harness.js";
+import { historyStreamSpec } from "./history-stream.spec.js";
 import { idsSpec } from "./ids.spec.js";
 import { largeSpec } from "./large.spec.js";
 import { managerLifecycleSpec } from "./manager-lifecycle.spec.js";
@@ -31,6 +33,7 @@ export function runProviderContract(target: ContractTarget): void {
     searchSpec(target);
     searchBoundsSpec(target);
     recentSpec(target);
+    historyStreamSpec(target);
     persistenceSpec(target);
     contextStoreSpec(target);
     writesSpec(target);
@@ -38,6 +41,7 @@ export function runProviderContract(target: ContractTarget): void {
     attachmentsSpec(target);
     idsSpec(target);
     closedSpec(target);
+    feedSpec(target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(target);
     managerLifecycleSpec(target);

@@ -3,8 +3,11 @@ import type { SqliteSource } from "../../sqlite/open.js";
 import type { SessionStorage } from "../types.js";
 import { FileSessionStorage, type FileSessionStorageOptions } from "./file.js";
 import { MemorySessionStorage } from "./memory.js";
-import type { PostgresSource } from "./pg-client.js";
-import { PostgresSessionStorage, type PostgresSessionStorageOptions } from "./postgres.js";
+import {
+  PostgresSessionStorage,
+  type PostgresSessionStorageOptions,
+  type PostgresStorageSource,
+} from "./postgres.js";
 import { RedisSessionStorage, type RedisSessionStorageOptions } from "./redis.js";
 import type { RedisSource } from "./redis-client.js";
 import { SQLiteSessionStorage, type SQLiteSessionStorageOptions } from "./sqlite.js";
@@ -14,7 +17,7 @@ export interface SessionStorageOptionsByType {
   memory: Record<string, never> | undefined;
   file: FileSessionStorageOptions & { dir: string };
   sqlite: SQLiteSessionStorageOptions & { database?: SqliteSource };
-  postgres: PostgresSessionStorageOptions & { connection: PostgresSource };
+  postgres: PostgresSessionStorageOptions & { connection: PostgresStorageSource };
   redis: RedisSessionStorageOptions & { connection: RedisSource };
 }
 

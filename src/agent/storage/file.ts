@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SessionError, StorageError } from "../../errors.js";
+import { assertNamedSessionId } from "../../message.js";
 import { buildState, fromJson, toJson } from "../codec.js";
-import { assertSessionId } from "../ids.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
 import { appendText, isMissing, readHead, removeFile, writeAtomic } from "./file-io.js";
 
@@ -33,6 +33,20 @@ const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 const GENERATION = /^\{"logGeneration":"([0-9a-f]+)"/;
 
 /**
+ * Throws `INVALID_ARGUMENT` unless `sessionId` is a session id (the one rule, see assertNamedSessionId) that this
+ * storage can also use as a file name (SAFE_ID: at most 200 ASCII characters, no separator, no leading dot).
+ */
+function assertFileNameId(sessionId: unknown): asserts sessionId is string {
+  assertNamedSessionId(sessionId);
+  if (!SAFE_ID.test(sessionId)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Session id ${JSON.stringify(sessionId)} cannot be a file name: use letters, digits, "_", "-" and inner dots`,
+    );
+  }
+}
+
+/**
  * Sessions as files in one directory: `{id}.json` is an atomically replaced snapshot, `{id}.jsonl` an append-only log
  * of what was added since. An append writes one log line (O(new messages), not a rewrite of the whole session); once
  * the log outgrows the snapshot it is folded in, which keeps the amortised cost per append proportional to its size.
@@ -60,13 +74,7 @@ export class FileSessionStorage implements SessionStorage {
   }
 
   private paths(sessionId: string): { snapshot: string; log: string } {
-    assertSessionId(sessionId);
-    if (!SAFE_ID.test(sessionId)) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `Session id ${JSON.stringify(sessionId)} cannot be a file name: use letters, digits, "_", "-" and inner dots`,
-      );
-    }
+    assertFileNameId(sessionId);
     return { snapshot: join(this.dir, `${sessionId}.json`), log: join(this.dir, `${sessionId}.jsonl`) };
   }
 

@@ -1,6 +1,6 @@
 import { SessionError } from "../../errors.js";
+import { assertNamedSessionId } from "../../message.js";
 import { normalize, reviveState } from "../codec.js";
-import { assertSessionId } from "../ids.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage } from "../types.js";
 
 /** Sessions in process memory; states are copied in and out, so callers never share objects with the store. */
@@ -8,19 +8,19 @@ export class MemorySessionStorage implements SessionStorage {
   private readonly sessions = new Map<string, SessionState>();
 
   async save(state: SessionState): Promise<void> {
-    assertSessionId(state?.id);
+    assertNamedSessionId(state?.id);
     this.sessions.set(state.id, reviveState(normalize(state)));
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
-    assertSessionId(sessionId);
+    assertNamedSessionId(sessionId);
     const state = this.sessions.get(sessionId);
     // Totals are derived here rather than kept up to date, so an append stays O(new messages).
     return state === undefined ? undefined : reviveState(normalize(state));
   }
 
   async delete(sessionId: string): Promise<void> {
-    assertSessionId(sessionId);
+    assertNamedSessionId(sessionId);
     this.sessions.delete(sessionId);
   }
 
@@ -30,7 +30,7 @@ export class MemorySessionStorage implements SessionStorage {
 
   /** Appends in O(new messages): the stored arrays grow in place. */
   async appendMessages(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void> {
-    assertSessionId(sessionId);
+    assertNamedSessionId(sessionId);
     const state = this.sessions.get(sessionId);
     if (!state) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
     for (const message of messages) state.messages.push(normalize(message));

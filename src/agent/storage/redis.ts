@@ -1,6 +1,6 @@
 import { SessionError, StorageError } from "../../errors.js";
+import { assertNamedSessionId } from "../../message.js";
 import { buildState, fromJson, toJson } from "../codec.js";
-import { assertSessionId } from "../ids.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
 import { RedisConnection, type RedisSource } from "./redis-client.js";
 
@@ -64,7 +64,7 @@ export class RedisSessionStorage implements SessionStorage {
   }
 
   private keys(sessionId: string): [string, string, string] {
-    assertSessionId(sessionId);
+    assertNamedSessionId(sessionId);
     // The suffixes never contain "}:", so splitting a key at its last "}:" recovers the id: no two ids share keys.
     const base = `${this.prefix}{${sessionId}}:`;
     return [`${base}meta`, `${base}messages`, `${base}usage`];

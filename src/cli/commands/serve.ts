@@ -32,7 +32,8 @@ export const serve: Command = {
     const port = intOption(command, args.values, "port", DEFAULT_PORT);
     if (port > 65535) throw new UsageError("--port must be at most 65535", command);
     const host = stringOption(args.values, "host") ?? "127.0.0.1";
-    const { store, location } = await open("read");
+    // "watch": the change log is on, so an open session follows writes from other processes live.
+    const { store, location } = await open("watch");
     requireTransfer(store, "serve");
     const { startViewer } = await import("../serve/server.js");
     const viewer = await startViewer(store, { host, port, title: location });

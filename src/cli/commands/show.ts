@@ -39,6 +39,14 @@ export const show: Command = {
     await out.line(
       `Session ${sessionId}${title}: branch to ${view.leafId ?? "(empty)"}, ${view.entries.length} messages, ${mode}`,
     );
+    const usage = summary.usage;
+    if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0 || usage.cost > 0)) {
+      // Recorded usage (an agent session's ledger totals, or SessionManager's addUsage).
+      const cache = `${usage.cacheReadTokens} cache read, ${usage.cacheWriteTokens} cache write`;
+      await out.line(
+        `Usage: ${usage.inputTokens} input (${cache}), ${usage.outputTokens} output tokens, $${usage.cost.toFixed(4)}`,
+      );
+    }
     for (const entry of view.entries) {
       await out.line();
       if (entry.overlay) {

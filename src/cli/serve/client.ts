@@ -153,6 +153,7 @@ export const CLIENT_SCRIPT = `
   function showBranch(leaf) {
     var seq = ++state.seq;
     state.leaf = leaf;
+    live.following = !state.tree || leaf === state.tree.leafId;
     setHash();
     drawGraph($("graph"), state.tree, leaf, showBranch);
     var conversation = $("conversation");
@@ -165,8 +166,33 @@ export const CLIENT_SCRIPT = `
     }).catch(function (error) { showError(conversation, error); });
   }
 
+  // Live updates: one EventSource for the open session; a write to it re-reads the view. A page that follows the
+  // latest leaf moves with it; a page showing a chosen branch stays on that branch.
+  var live = { source: null, following: true, timer: null };
+  function follow(id) {
+    if (live.source) live.source.close();
+    if (typeof EventSource !== "function") return;
+    live.source = new EventSource("/api/events?session=" + encodeURIComponent(id));
+    live.source.onmessage = function () {
+      if (live.timer) return;
+      // Writes come in bursts (a turn is several messages): re-read once per burst.
+      live.timer = setTimeout(function () {
+        live.timer = null;
+        if (state.session !== id) return;
+        api("session", { id: id }).then(function (data) {
+          if (state.session !== id) return;
+          state.tree = data;
+          renderSummary(data);
+          return showBranch(live.following ? data.leafId : state.leaf);
+        }).catch(function (error) { showError($("summary"), error); });
+      }, 100);
+    };
+  }
+
   function openSession(id, leaf) {
     state.session = id;
+    live.following = !leaf;
+    follow(id);
     $("results").textContent = "";
     Array.prototype.forEach.call(document.querySelectorAll("#sessions button"), function (b) {
       b.classList.toggle("selected", b.getAttribute("data-session-id") === id);

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { SessionStore } from "../../store/types.js";
 import { API_ROUTES, callApi } from "./api.js";
+import { streamEvents } from "./events.js";
 import { hostOfHeader, isLoopback } from "./loopback.js";
 import { renderPage } from "./page.js";
 
@@ -77,6 +78,7 @@ async function handle(
   }
   // Browsers ask for an icon on their own; an empty answer keeps the console free of 404s.
   if (url.pathname === "/favicon.ico") return send(res, 204, "image/x-icon", "");
+  if (url.pathname === "/api/events") return streamEvents(store, url, req, res);
   const name = url.pathname.startsWith("/api/") ? url.pathname.slice(5) : undefined;
   const route = name !== undefined && Object.hasOwn(API_ROUTES, name) ? API_ROUTES[name] : undefined;
   if (!route)

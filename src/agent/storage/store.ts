@@ -1,0 +1,271 @@
+import { SessionError } from "../../errors.js";
+import { assertNamedSessionId } from "../../message.js";
+import { hasStepWrites, type StepCapableStore } from "../../store/step.js";
+import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
+import { buildState, fromJson, normalize } from "../codec.js";
+import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
+import {
+  AGENT_SOURCE,
+  type AgentHeader,
+  assertMessageIds,
+  fromSessionMessage,
+  headerKey,
+  headerOf,
+  toSessionMessage,
+  updatedAtOf,
+  usageOf,
+} from "./mapping.js";
+import {
+  type AgentCapableStore,
+  appendChain,
+  assertSameMessage,
+  counters,
+  register,
+  replaceInPlace,
+} from "./store-writes.js";
+
+/** Options of {@link StoreSessionStorage}. */
+export interface StoreSessionStorageOptions {
+  /** Close the store on `close()` (default false: a store you pass in stays open). */
+  ownsStore?: boolean;
+  /** @internal runs once before the first operation (the SQL storages move their old tables in here). */
+  prepare?: (storage: StoreSessionStorage, store: AgentCapableStore) => Promise<void>;
+}
+
+const PAGE = 500;
+
+function assertAgentCapable(store: SessionStore): asserts store is AgentCapableStore {
+  if (!hasSessionRegistry(store) || !hasContextStorage(store)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Agent sessions need a store with a registry and context blocks (memory, SQLite, Postgres); the ${store.backend} store has not`,
+    );
+  }
+}
+
+/**
+ * Agent sessions in any `SessionStore` (MemoryStore, SqliteStore, PostgresStore), as ordinary sessions: each
+ * message a row on a linear path (readable parts + the exact ModelMessage), the session a registry row (source
+ * `"agent"`, fork parent, usage counters), and a small header block (`_agent_state_<id>`: metadata, times, fork
+ * parent, ledger entries written without a message). So the CLI, viewer, search and export see agent sessions.
+ */
+export class StoreSessionStorage implements SessionStorage {
+  private readonly opening: Promise<AgentCapableStore>;
+  private preparing: Promise<AgentCapableStore> | undefined;
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    store: SessionStore | Promise<SessionStore>,
+    private readonly options: StoreSessionStorageOptions = {},
+  ) {
+    this.opening = Promise.resolve(store).then((resolved) => {
+      assertAgentCapable(resolved);
+      return resolved;
+    });
+    // Reported by the first call that needs the store, not as an unhandled rejection.
+    this.opening.catch(() => undefined);
+  }
+
+  /** The store the sessions live in, once ready (old tables moved in). */
+  store(): Promise<AgentCapableStore> {
+    if (!this.preparing) {
+      const preparing = this.opening.then(async (store) => {
+        await this.options.prepare?.(this, store);
+        return store;
+      });
+      this.preparing = preparing;
+      preparing.catch(() => {
+        if (this.preparing === preparing) this.preparing = undefined;
+      });
+    }
+    return this.preparing;
+  }
+
+  /** Runs `body` after every earlier write of the same session in this process (appends must chain in order). */
+  private locked<T>(id: string, body: (store: AgentCapableStore) => Promise<T>): Promise<T> {
+    const previous = this.locks.get(id) ?? Promise.resolve();
+    const result = previous.then(async () => body(await this.store()));
+    const tail = result.catch(() => undefined);
+    this.locks.set(id, tail);
+    void tail.then(() => {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    });
+    return result;
+  }
+
+  async save(state: SessionState): Promise<void> {
+    assertNamedSessionId(state?.id);
+    const messages = normalize(Array.isArray(state.messages) ? state.messages : []);
+    assertMessageIds(messages);
+    await this.locked(state.id, (store) => this.write(store, state.id, messages, headerOf(state), true));
+  }
+
+  /**
+   * @internal writes a whole state: messages whose id and place are unchanged are replaced in place (identical
+   * ones write nothing), the rest of the stored path is deleted and the new tail appended; `countUsage` false
+   * leaves the registry's counters alone unless this call registered the session.
+   */
+  async write(
+    store: AgentCapableStore,
+    id: string,
+    messages: AgentMessage[],
+    header: AgentHeader,
+    countUsage: boolean,
+  ): Promise<void> {
+    const { info, created } = await register(store, id, header);
+    const provider = store.session(id);
+    const path = await provider.getHistory();
+    let kept = 0;
+    while (kept < path.length && kept < messages.length && path[kept]!.id === messages[kept]!.id) {
+      await replaceInPlace(provider, toSessionMessage(messages[kept]!));
+      kept++;
+    }
+    if (kept < path.length) await provider.deleteMessages(path.slice(kept).map((message) => message.id));
+    const parent = kept > 0 ? messages[kept - 1]!.id : null;
+    await appendChain(provider, messages.slice(kept), parent, [], false);
+    await store.blocks.setBlock(headerKey(id), JSON.stringify(header));
+    if (created || countUsage) {
+      const next = counters(header.usage);
+      const delta = {
+        inputTokens: next.inputTokens - info.input_tokens,
+        outputTokens: next.outputTokens - info.output_tokens,
+        cacheReadTokens: next.cacheReadTokens - info.cache_read_tokens,
+        cacheWriteTokens: next.cacheWriteTokens - info.cache_write_tokens,
+        cost: next.cost - info.estimated_cost,
+      };
+      await store.registry.addUsage(id, delta);
+    }
+  }
+
+  private async header(store: AgentCapableStore, id: string): Promise<AgentHeader | undefined> {
+    const block = await store.blocks.getBlock(headerKey(id));
+    return block === null ? undefined : fromJson<AgentHeader>(block, `the header of agent session ${id}`);
+  }
+
+  async load(sessionId: string): Promise<SessionState | undefined> {
+    assertNamedSessionId(sessionId);
+    const store = await this.store();
+    const [header, info] = await Promise.all([this.header(store, sessionId), store.registry.get(sessionId)]);
+    if (!header || info?.source !== AGENT_SOURCE) return undefined;
+    const path = await store.session(sessionId).getHistory();
+    const messages = path.map(fromSessionMessage);
+    const entries = [...header.usage, ...path.flatMap(usageOf)];
+    // An append that changed nothing else leaves the header alone: its time rides on its last message.
+    const updatedAt = path.reduce((at, message) => Math.max(at, updatedAtOf(message)), header.updatedAt);
+    // The memory store hands out its own objects; SQL stores parse fresh ones on every read.
+    const copy =
+      store.backend === "memory" ? normalize({ messages, entries, header }) : { messages, entries, header };
+    return buildState({
+      id: sessionId,
+      messages: copy.messages,
+      entries: copy.entries,
+      metadata: copy.header.metadata,
+      createdAt: header.createdAt,
+      updatedAt,
+      parentId: header.parentId,
+    });
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    assertNamedSessionId(sessionId);
+    await this.locked(sessionId, async (store) => {
+      const info = await store.registry.get(sessionId);
+      // Only agent sessions: another conversation under this id is not this storage's to delete.
+      if (info?.source !== AGENT_SOURCE) return;
+      await store.registry.delete(sessionId, { blockKeys: [headerKey(sessionId)] });
+    });
+  }
+
+  async list(): Promise<string[]> {
+    const store = await this.store();
+    const found: { id: string; at: string }[] = [];
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await store.registry.list({ limit: PAGE, offset });
+      for (const info of page)
+        if (info.source === AGENT_SOURCE) found.push({ id: info.id, at: info.created_at });
+      if (page.length < PAGE) break;
+    }
+    found.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return found.map((entry) => entry.id);
+  }
+
+  /**
+   * Appends after the latest leaf, one row per message (the step's ledger entries ride on its last message), then
+   * rewrites the small header (times, metadata) and bumps the registry's counters: no row of the session is read
+   * but its leaf, so the cost does not grow with the session's length.
+   */
+  async appendMessages(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void> {
+    assertNamedSessionId(sessionId);
+    const added = normalize(Array.isArray(messages) ? messages : []);
+    assertMessageIds(added);
+    const usage = normalize(Array.isArray(patch?.usage) ? patch.usage : []);
+    await this.locked(sessionId, async (store) => {
+      const totals = usage.length > 0 ? counters(usage) : undefined;
+      if (hasStepWrites(store)) return this.appendStep(store, sessionId, added, usage, patch, totals);
+      const provider = store.session(sessionId);
+      const [header, leaf] = await Promise.all([
+        this.header(store, sessionId),
+        added.length > 0 ? provider.getLatestLeaf() : null,
+      ]);
+      if (!header) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
+      if (added.length === 0) header.usage.push(...usage);
+      header.updatedAt = patch.updatedAt;
+      if (patch.metadata !== undefined) header.metadata = normalize(patch.metadata);
+      await appendChain(provider, added, leaf?.id ?? null, usage, true);
+      await Promise.all([
+        store.blocks.setBlock(headerKey(sessionId), JSON.stringify(header)),
+        totals ? store.registry.addUsage(sessionId, totals) : store.registry.touch(sessionId),
+      ]);
+    });
+  }
+
+  /**
+   * SQLite and Postgres: one transaction (one commit) and nothing read first. The messages go after the latest
+   * leaf, the last one carrying the step's usage and `updatedAt`; the header is rewritten only when something in it
+   * changes (metadata, or ledger entries without a message); the registry row (which must be an agent session's)
+   * takes the counters.
+   */
+  private async appendStep(
+    store: AgentCapableStore & StepCapableStore,
+    sessionId: string,
+    added: AgentMessage[],
+    usage: UsageEntry[],
+    patch: SessionPatch,
+    totals: ReturnType<typeof counters> | undefined,
+  ): Promise<void> {
+    let block: { key: string; content: string } | undefined;
+    if (added.length === 0 || patch.metadata !== undefined) {
+      const header = await this.header(store, sessionId);
+      if (!header) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
+      if (added.length === 0) header.usage.push(...usage);
+      header.updatedAt = patch.updatedAt;
+      if (patch.metadata !== undefined) header.metadata = normalize(patch.metadata);
+      block = { key: headerKey(sessionId), content: JSON.stringify(header) };
+    }
+    const last = added.length - 1;
+    await store.writeStep({
+      sessionId,
+      messages: added.map((message, i) =>
+        i === last ? toSessionMessage(message, usage, patch.updatedAt) : toSessionMessage(message),
+      ),
+      parentId: undefined,
+      guard: true,
+      block,
+      usage: totals,
+      source: AGENT_SOURCE,
+      check: (i, result) => assertSameMessage(added[i]!, result),
+    });
+  }
+
+  /** Closes the store when this storage opened it. */
+  async close(): Promise<void> {
+    if (!this.options.ownsStore) return;
+    const store = await this.opening.catch(() => undefined);
+    await store?.close();
+  }
+}
+
+/** Agent sessions in `store` (see {@link StoreSessionStorage}); the store stays open on `close()`. */
+export function storeSessionStorage(store: SessionStore): StoreSessionStorage {
+  return new StoreSessionStorage(store);
+}

@@ -1,0 +1,129 @@
+/**
+ * The state a {@link SessionManager} shares with its helpers — the store, the per-id Session cache and the
+ * templates — and the plumbing over it: opening the store, the builder guard, building sessions, registry checks
+ * and the labels a session owns. Passed explicitly, so the manager class stays a list of short methods.
+ */
+
+import { SessionError } from "../errors.js";
+import { assertNamedSessionId } from "../message.js";
+import { Session } from "../session/session.js";
+import { resolveSource, type SessionSource } from "../session/source.js";
+import type { SqliteOptions } from "../sqlite/open.js";
+import {
+  hasSessionRegistry,
+  type RegistryCapableStore,
+  type SessionInfo,
+  type SessionStore,
+} from "../store/types.js";
+import type { SearchResult, SessionMessage, SessionProvider } from "../types.js";
+import { sessionBlockKeys } from "./copy.js";
+import { historyProvider } from "./search-tools.js";
+import { ManagerTemplates } from "./templates.js";
+import { touchingStore } from "./touching-store.js";
+
+/** Where a manager keeps its sessions: a store with a registry, or a SQLite path, handle or `sql`-tag object. */
+export type ManagerSource = Exclude<SessionSource, SessionProvider>;
+
+/** A manager's internal state (`M`: the message type of every session it hands out). */
+export interface ManagerState<M extends SessionMessage = SessionMessage> {
+  readonly store: RegistryCapableStore;
+  readonly ownsStore: boolean;
+  /** The store sessions write through: every write touches the session's registry row. */
+  readonly sessionStore: SessionStore;
+  readonly templates: ManagerTemplates;
+  readonly sessions: Map<string, Session<M>>;
+  /** Set by the first getSession(): templates that decide what sessions store are fixed from then on. */
+  configured: boolean;
+}
+
+/** Resolves the source to a store with a registry (`UNSUPPORTED` otherwise, closing a store it opened). */
+export function openManagerState<M extends SessionMessage>(
+  source: ManagerSource,
+  options: SqliteOptions,
+): ManagerState<M> {
+  const resolved = resolveSource(source as SessionSource, options);
+  if (resolved.kind !== "store") {
+    throw new SessionError(
+      "UNSUPPORTED",
+      "SessionManager needs a store (or a SQLite path, handle or sql-tag object), not a single SessionProvider",
+    );
+  }
+  if (!hasSessionRegistry(resolved.store)) {
+    if (resolved.owned) void resolved.store.close();
+    throw new SessionError(
+      "UNSUPPORTED",
+      `The ${resolved.store.backend} store has no session registry, which SessionManager needs`,
+    );
+  }
+  const store = resolved.store;
+  return {
+    store,
+    ownsStore: resolved.owned,
+    sessionStore: touchingStore(store, (id) => store.registry.touch(id)),
+    templates: new ManagerTemplates(),
+    sessions: new Map(),
+    configured: false,
+  };
+}
+
+// Blocks and the prompt store decide what each session stores, so they are fixed once sessions exist (no cached
+// session misses a template); compaction settings are not and may change at any time.
+/** The templates, for a builder call allowed only before the first getSession(). */
+export function builderOf<M extends SessionMessage>(
+  state: ManagerState<M>,
+  method: string,
+): ManagerTemplates {
+  if (state.configured) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${method}() must be called before the first getSession() (it decides what every session stores): create a new SessionManager on the same store with it`,
+    );
+  }
+  return state.templates;
+}
+
+/** The cached Session of an id, built with every template on first access. */
+export function sessionOf<M extends SessionMessage>(
+  state: ManagerState<M>,
+  sessionId: string,
+  search: (query: string, options?: { limit?: number }) => Promise<SearchResult[]>,
+): Session<M> {
+  assertNamedSessionId(sessionId);
+  let session = state.sessions.get(sessionId);
+  if (!session) {
+    state.configured = true;
+    const history = historyProvider({ countSessions: () => state.store.registry.count(), search });
+    session = state.templates.apply(Session.create<M>(state.sessionStore).forSession(sessionId), history);
+    state.sessions.set(sessionId, session);
+  }
+  return session;
+}
+
+/** The registered row, or `NOT_FOUND`. */
+export async function requireSession<M extends SessionMessage>(
+  state: ManagerState<M>,
+  sessionId: string,
+): Promise<SessionInfo> {
+  assertNamedSessionId(sessionId);
+  return found(sessionId, await state.store.registry.get(sessionId));
+}
+
+/** Turns a registry `null` (the id vanished) into `NOT_FOUND`. */
+export function found(sessionId: string, info: SessionInfo | null): SessionInfo {
+  if (!info) throw new SessionError("NOT_FOUND", `Session "${sessionId}" not found`);
+  return info;
+}
+
+/** Labels whose rows a session owns: template blocks without a provider, plus blocks its cached Session added. */
+export function ownedLabels<M extends SessionMessage>(state: ManagerState<M>, sessionId: string): string[] {
+  const labels = new Set(state.templates.autoWiredLabels());
+  for (const block of state.sessions.get(sessionId)?.getContextBlocks() ?? []) labels.add(block.label);
+  const history = state.templates.historyBlockLabel;
+  if (history !== undefined) labels.delete(history);
+  return [...labels];
+}
+
+/** Every context-block key the session owns (its auto-wired blocks and cached prompt). */
+export function blockKeys<M extends SessionMessage>(state: ManagerState<M>, sessionId: string): string[] {
+  return sessionBlockKeys(ownedLabels(state, sessionId), sessionId);
+}

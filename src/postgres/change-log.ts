@@ -1,0 +1,193 @@
+import { createHash } from "node:crypto";
+import {
+  type ChangeLogOptions,
+  type ChangeRow,
+  changeColumns,
+  newOrigin,
+  PAGE_ROWS,
+  PRUNE_BATCH,
+  PRUNE_EVERY,
+  prunedPastCursor,
+  rowEvent,
+} from "../store/change-rows.js";
+import type { ChangeEvent, LoggedChange, RemoteChanges, RemoteWatch } from "../store/feed.js";
+import type { SessionMessage } from "../types.js";
+import type { Executor } from "./client.js";
+import type { Tables } from "./schema.js";
+
+const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
+/** Without LISTEN (PGlite, a single Client, a reference connection) the log is polled this often at most. */
+const FALLBACK_POLL_MS = 1_000;
+
+/**
+ * The Postgres change log: one row per write (after it committed) in `agent_changes`, announced with
+ * `pg_notify` (the payload is only the cursor, far below NOTIFY's 8,000-byte limit; listeners read the rows).
+ * Rows are numbered under a transaction-level advisory lock, so cursor order is commit order and a reader that
+ * saw cursor n never misses a row below it that commits later. The row commits without waiting for the WAL flush
+ * (`synchronous_commit = off` for that statement only): the write it describes was already flushed, and a waited
+ * flush doubled the cost of an append; a crash can lose the newest log rows, like a crash between the write and
+ * its log row (docs/FEED.md).
+ */
+export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
+  readonly origin = newOrigin();
+  private readonly table: string;
+  /** NOTIFY channel and advisory-lock key, both derived from the table so two stores' logs never mix. */
+  private readonly channel: string;
+  private readonly lockKey: string;
+  private created: Promise<void> | undefined;
+  private recorded = 0;
+
+  constructor(
+    private readonly ready: () => Promise<Executor>,
+    private readonly tables: Tables,
+    private readonly settings: Required<ChangeLogOptions>,
+    private readonly read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
+  ) {
+    const quote = (name: string) => `"${name}"`;
+    this.table = (tables.schema ? `${quote(tables.schema)}.` : "") + quote(`${tables.prefix}agent_changes`);
+    const digest = createHash("sha1").update(this.table).digest();
+    this.channel = `agent_session_changes_${digest.toString("hex").slice(0, 16)}`;
+    this.lockKey = digest.readBigInt64BE(0).toString();
+  }
+
+  private async executor(): Promise<Executor> {
+    const executor = await this.ready();
+    this.created ??= (async () => {
+      try {
+        await executor.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
+          seq bigserial PRIMARY KEY, origin text NOT NULL, session_id text NOT NULL, kind text NOT NULL,
+          ids text NOT NULL, parent_id text, data text, at timestamptz NOT NULL DEFAULT now())`);
+      } catch (error) {
+        // Two processes creating it at once: one wins with a unique violation on the catalog; the table exists.
+        await executor.query(`SELECT 1 FROM ${this.table} LIMIT 0`).catch(() => {
+          throw error;
+        });
+      }
+    })().catch((error) => {
+      this.created = undefined;
+      throw error;
+    });
+    await this.created;
+    return executor;
+  }
+
+  async record(change: LoggedChange): Promise<number> {
+    const executor = await this.executor();
+    const { ids, data } = changeColumns(change);
+    const t = this.tables;
+    const rows = await executor.query<{ seq: string }>(
+      `WITH l AS (SELECT pg_advisory_xact_lock(${this.lockKey}::bigint),
+         set_config('synchronous_commit', 'off', true)),
+       i AS (INSERT INTO ${this.table} (origin, session_id, kind, ids, parent_id, data)
+         SELECT $1, $2::text, $3::text, $4, CASE WHEN $3 IN ('append', 'import') THEN (
+           SELECT p.id FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $5
+           JOIN ${t.messages} p ON p.seq = m.parent_seq WHERE h.session_id = $2) END, $6 FROM l RETURNING seq)
+       SELECT seq, pg_notify($7, seq::text) FROM i`,
+      [this.origin, change.sessionId, change.type, ids, change.ids[0] ?? null, data, this.channel],
+    );
+    const seq = Number(rows[0]?.seq ?? 0);
+    if (++this.recorded % PRUNE_EVERY === 0) {
+      await executor.query(
+        `DELETE FROM ${this.table} WHERE seq IN
+          (SELECT seq FROM ${this.table} WHERE seq <= $1 ORDER BY seq LIMIT ${PRUNE_BATCH})`,
+        [seq - this.settings.retain],
+      );
+    }
+    return seq;
+  }
+
+  private async page(after: number): Promise<ChangeRow[]> {
+    const executor = await this.executor();
+    return executor.query<ChangeRow>(
+      `SELECT ${COLUMNS} FROM ${this.table} WHERE seq > $1 ORDER BY seq LIMIT ${PAGE_ROWS}`,
+      [after],
+    );
+  }
+
+  watch(deliver: (event: ChangeEvent) => void): () => void {
+    let stopped = false;
+    let cursor: number | undefined;
+    let running: Promise<void> | undefined;
+    let again = false;
+    const poll = (): void => {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = (async () => {
+        try {
+          const executor = await this.executor();
+          if (cursor === undefined) {
+            const head = await executor.query<{ seq: string | null }>(
+              `SELECT max(seq) AS seq FROM ${this.table}`,
+            );
+            cursor = Number(head[0]?.seq ?? 0);
+          }
+          for (
+            let rows = await this.page(cursor);
+            rows.length > 0 && !stopped;
+            rows = await this.page(cursor)
+          ) {
+            for (const row of rows) {
+              cursor = Number(row.seq);
+              if (row.origin === this.origin) continue;
+              const event = await rowEvent(row, "remote", this.read);
+              if (event && !stopped) deliver(event);
+            }
+          }
+        } catch (error) {
+          if (!stopped) {
+            process.emitWarning(
+              error instanceof Error ? error : new Error(String(error)),
+              "AgentSessionFeedWarning",
+            );
+          }
+        } finally {
+          running = undefined;
+          if (again && !stopped) {
+            again = false;
+            poll();
+          }
+        }
+      })();
+    };
+    let unlisten: (() => Promise<void>) | undefined;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const start = async () => {
+      const executor = await this.executor();
+      unlisten = executor.listen ? await executor.listen(this.channel, poll) : undefined;
+      if (stopped) return void unlisten?.();
+      poll();
+      timer = setInterval(
+        poll,
+        unlisten ? FALLBACK_POLL_MS : Math.min(this.settings.pollMs, FALLBACK_POLL_MS),
+      );
+      timer.unref?.();
+    };
+    start().catch((error) => process.emitWarning(error, "AgentSessionFeedWarning"));
+    return () => {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      void unlisten?.();
+    };
+  }
+
+  async *replay(after: number): AsyncIterable<ChangeEvent> {
+    const executor = await this.executor();
+    // Pruning keeps the newest rows, so the log is only ever cut at its old end: a gap there means lost events.
+    const [bounds] = await executor.query<{ oldest: string | null }>(
+      `SELECT min(seq) AS oldest FROM ${this.table}`,
+    );
+    const oldest = bounds?.oldest === null || bounds?.oldest === undefined ? null : Number(bounds.oldest);
+    const gap = prunedPastCursor(oldest, after);
+    if (gap) yield gap;
+    let cursor = after;
+    for (let rows = await this.page(cursor); rows.length > 0; rows = await this.page(cursor)) {
+      for (const row of rows) {
+        cursor = Number(row.seq);
+        const event = await rowEvent(row, row.origin === this.origin ? "local" : "remote", this.read);
+        if (event) yield event;
+      }
+    }
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * Windowed path reads on Postgres for streaming history and the byte-budgeted window (src/store/history-stream.ts,
+ * src/store/recent.ts): tree columns first (no content), content only for the rows a window returns. Every
+ * statement is bounded by the window it reads.
+ */
+import { SessionError } from "../errors.js";
+import { canBeStored, overlayMessage } from "../message.js";
+import type { PathBackend, PathItem, PathRow, WindowLimits, WindowRow } from "../store/history-stream.js";
+import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import type { SessionMessage, StoredCompaction } from "../types.js";
+import { hydrate } from "./attachments.js";
+import type { Executor } from "./client.js";
+import { statement, type Tables } from "./schema.js";
+import { ancestorCte, isoSql } from "./tree.js";
+import { fromCompactionRow, listCompactions, type StoredCompactionRow } from "./writes.js";
+
+const NODE = "seq, parent_seq, depth, bytes, cum_bytes";
+
+const leafSql = statement(
+  (t) => `WITH head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
+  leaf AS (
+    SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, m.session_num
+    FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq WHERE $2::text IS NULL
+    UNION ALL
+    SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, m.session_num
+    FROM head JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text
+  ) SELECT leaf.*, EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = leaf.session_num) AS overlays
+  FROM leaf`,
+);
+
+// Overlays whose both endpoints lie on the path to $1 (seq) of session $2 at depth $3: skip-pointer climbs.
+const planSql = statement(
+  (t) => `WITH RECURSIVE cand AS (
+    SELECT c.seq AS k, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
+      ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.parent_seq AS from_parent,
+      f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
+    FROM ${t.compactions} c
+    JOIN ${t.messages} f ON f.session_num = c.session_num AND f.id = c.from_message_id
+    JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
+    WHERE c.session_num = $2::bigint AND t.depth <= $3::integer AND f.depth <= t.depth
+  ),
+  ${ancestorCte(
+    t.messages,
+    "anc",
+    `SELECT k * 2, to_depth, $1::bigint FROM cand UNION ALL SELECT k * 2 + 1, from_depth, to_seq FROM cand`,
+  )}
+  SELECT k, from_depth, to_depth, from_parent,
+    json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id',
+      from_message_id, 'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text AS body
+  FROM cand
+  WHERE EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 AND anc.depth = anc.target AND anc.seq = cand.to_seq)
+    AND EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 + 1 AND anc.depth = anc.target AND anc.seq = cand.from_seq)`,
+);
+
+// Newest first: at most $3 rows up from $1 while depth >= $2, stopping before the row that would overflow $5
+// bytes once $4 rows are taken.
+const windowDownSql = statement(
+  (t) => `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, content, n, acc) AS (
+    SELECT ${NODE}, content, 1, bytes::bigint FROM ${t.messages}
+    WHERE seq = $1::bigint AND depth >= $2::integer AND ($4::integer >= 1 OR bytes <= $5::float8)
+    UNION ALL
+    SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, m.content, w.n + 1, w.acc + m.bytes
+    FROM w JOIN ${t.messages} m ON m.seq = w.parent_seq
+    WHERE m.depth >= $2::integer AND w.n < $3::integer AND (w.n < $4::integer OR w.acc + m.bytes <= $5::float8)
+  ) SELECT ${NODE}, content FROM w ORDER BY depth DESC`,
+);
+
+// Oldest first: the rows up from $1 to depth $2 (at most $3); only those whose bytes from $2 fit $4 — the path
+// holds $5 bytes above $2 — and the row at $2 carry content (the others' TOASTed content is never fetched).
+const windowUpSql = statement(
+  (t) => `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, n) AS (
+    SELECT ${NODE}, 1 FROM ${t.messages} WHERE seq = $1::bigint AND depth >= $2::integer
+    UNION ALL
+    SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, w.n + 1 FROM w JOIN ${t.messages} m ON m.seq = w.parent_seq
+    WHERE m.depth >= $2::integer AND w.n < $3::integer
+  ) SELECT w.seq, w.parent_seq, w.depth, w.bytes, w.cum_bytes,
+    CASE WHEN w.cum_bytes - $5::float8 <= $4::float8 OR w.depth = $2::integer
+      THEN (SELECT m.content FROM ${t.messages} m WHERE m.seq = w.seq) END AS content
+  FROM w ORDER BY w.depth DESC`,
+);
+
+const ancestorSql = statement(
+  (t) => `WITH RECURSIVE ${ancestorCte(t.messages, "anc", "SELECT 0::bigint, $2::integer, $1::bigint")}
+  SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes FROM anc JOIN ${t.messages} m ON m.seq = anc.seq
+  WHERE anc.depth = anc.target`,
+);
+
+type Num = string | number;
+interface NodeRow {
+  seq: Num;
+  parent_seq: Num | null;
+  depth: Num;
+  bytes: Num;
+  cum_bytes: Num;
+}
+
+const toRow = (r: NodeRow): PathRow<number> => ({
+  key: Number(r.seq),
+  parent: r.parent_seq === null ? null : Number(r.parent_seq),
+  depth: Number(r.depth),
+  bytes: Number(r.bytes),
+  cumBytes: Number(r.cum_bytes),
+});
+
+const changed = (): SessionError =>
+  new SessionError("CONFLICT", "The path changed during a streaming read (a message was deleted)");
+
+/** The windowed reads of one session of a Postgres store. */
+export class PostgresPathBackend implements PathBackend<number> {
+  private num = 0;
+  private overlays = false;
+
+  constructor(
+    private readonly executor: Executor,
+    private readonly t: Tables,
+    private readonly sessionId: string,
+  ) {}
+
+  async leaf(leafId: string | null | undefined): Promise<PathRow<number> | null> {
+    // An id no row can have is not looked up (see canBeStored).
+    if (leafId !== undefined && leafId !== null && !canBeStored(leafId)) return null;
+    const [found] = await this.executor.query<NodeRow & { session_num: Num; overlays: boolean }>(
+      leafSql(this.t),
+      [this.sessionId, leafId ?? null],
+      true,
+    );
+    if (!found) return null;
+    this.num = Number(found.session_num);
+    this.overlays = found.overlays;
+    return toRow(found);
+  }
+
+  async plan(leaf: PathRow<number>): Promise<PathItem<number>[]> {
+    if (!this.overlays) return [{ kind: "rows", bottom: leaf, top: 0 }];
+    const rows = await this.executor.query<{
+      k: Num;
+      from_depth: Num;
+      to_depth: Num;
+      from_parent: Num | null;
+      body: string;
+    }>(planSql(this.t), [leaf.key, this.num, leaf.depth], true);
+    const candidates = rows.map((r) => ({
+      compaction: fromCompactionRow(JSON.parse(r.body) as StoredCompactionRow),
+      fromDepth: Number(r.from_depth),
+      toDepth: Number(r.to_depth),
+      order: Number(r.k),
+      fromParent: r.from_parent === null ? null : Number(r.from_parent),
+    })) satisfies OverlayCandidate[];
+    const items: PathItem<number>[] = [];
+    let next = 0;
+    for (const overlay of chooseOverlays(candidates)) {
+      if (overlay.fromDepth > next && overlay.fromParent !== null) {
+        const [above] = await this.read(overlay.fromParent, {
+          top: next,
+          rows: 1,
+          maxBytes: 0,
+          base: null,
+          minRows: 1,
+        });
+        if (!above) throw changed();
+        items.push({ kind: "rows", bottom: above, top: next });
+      }
+      items.push({ kind: "overlay", message: overlayMessage(overlay.compaction) });
+      next = overlay.toDepth + 1;
+    }
+    if (leaf.depth >= next) items.push({ kind: "rows", bottom: leaf, top: next });
+    return items;
+  }
+
+  async ancestor(node: PathRow<number>, depth: number): Promise<PathRow<number>> {
+    const [found] = await this.executor.query<NodeRow>(ancestorSql(this.t), [node.key, depth], true);
+    if (!found) throw changed();
+    return toRow(found);
+  }
+
+  async read(bottom: number, limits: WindowLimits): Promise<WindowRow<number>[]> {
+    const { top, rows: limit, maxBytes, base, minRows } = limits;
+    const rows =
+      base === null
+        ? await this.executor.query<NodeRow & { content: string | null }>(
+            windowDownSql(this.t),
+            [bottom, top, limit, minRows, maxBytes],
+            true,
+          )
+        : await this.executor.query<NodeRow & { content: string | null }>(
+            windowUpSql(this.t),
+            [bottom, top, limit, maxBytes, base],
+            true,
+          );
+    return rows.map((r) => ({ ...toRow(r), json: r.content }));
+  }
+
+  async hydrate(messages: SessionMessage[]): Promise<SessionMessage[]> {
+    return hydrate(this.executor, this.t, messages);
+  }
+
+  /** The session's overlays (none read when the located leaf's session has none). */
+  async compactions(): Promise<StoredCompaction[]> {
+    return this.overlays ? listCompactions(this.executor, this.t, this.sessionId) : [];
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * An agent step in one Postgres transaction (one client checked out, `BEGIN` … `COMMIT`: one WAL flush instead of
+ * one per part): the messages, the header block and the registry counters. The session's head is locked first, so
+ * every statement after it reads a snapshot that includes all earlier writes to the session and the appends never
+ * need their retry path (which could not run inside a transaction that a failed statement has aborted).
+ */
+import { SessionError } from "../errors.js";
+import { parseMessage } from "../message.js";
+import { contentHashes } from "../store/attachments.js";
+import type { StepWrite } from "../store/step.js";
+import { prepareAppend, withStored } from "../store/write-policy.js";
+import type { AppendResult } from "../types.js";
+import { appendRow, lockSql } from "./append.js";
+import { hydrate, joined, writeWithAttachments } from "./attachments.js";
+import type { Executor } from "./client.js";
+import { PostgresBlockStore } from "./context-store.js";
+import { PostgresSessionRegistry } from "./registry.js";
+import { statement, type Tables } from "./schema.js";
+import type { PostgresStore } from "./store.js";
+
+const storedSql = statement(
+  (t) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
+    WHERE h.session_id = $1 AND m.id = $2`,
+);
+
+const NO_USAGE = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
+
+/** The stored JSON of a message (payloads restored), for the answer to an append whose id was stored already. */
+async function storedJson(
+  tx: Executor,
+  t: Tables,
+  sessionId: string,
+  id: string,
+): Promise<string | undefined> {
+  const [row] = await tx.query<{ content: string }>(storedSql(t), [sessionId, id], true);
+  if (!row) return undefined;
+  if (contentHashes(row.content).length === 0) return row.content;
+  const [restored] = await hydrate(tx, t, [parseMessage(row.content)]);
+  return restored ? JSON.stringify(restored) : row.content;
+}
+
+/** Writes `step` in one transaction (see the module comment). */
+export async function writePostgresStep(store: PostgresStore, step: StepWrite): Promise<void> {
+  const t = store.tables;
+  const { sessionId } = step;
+  // Checked before the transaction opens: bad input never starts a write.
+  const prepared = step.messages.map((message) =>
+    prepareAppend(message, step.parentId, store.policy, undefined),
+  );
+  const executor = await store.ready();
+  await executor.transaction(async (query) => {
+    const tx = joined(executor, query);
+    await query(lockSql(t), [sessionId, new Date().toISOString()]);
+    let at: string | null | undefined = step.parentId;
+    for (let i = 0; i < prepared.length; i++) {
+      const write = prepared[i];
+      const message = step.messages[i]!;
+      let result: AppendResult;
+      if (!write) result = { inserted: false, message };
+      else {
+        const { message: stored, json } = write;
+        const parent = at;
+        const appended = await writeWithAttachments(tx, t, sessionId, stored, json, false, (content, inner) =>
+          appendRow(inner, t, sessionId, stored, {
+            parentId: parent,
+            expectedLeafId: step.guard && parent !== undefined ? parent : undefined,
+            json: content,
+          }),
+        );
+        const answer = appended.inserted ? json : ((await storedJson(tx, t, sessionId, stored.id)) ?? json);
+        result = withStored(appended, answer);
+      }
+      step.check?.(i, result);
+      at = message.id;
+    }
+    const ready = async () => tx;
+    if (step.block) await new PostgresBlockStore(ready, t).setBlock(step.block.key, step.block.content);
+    // Zero counters when the step has no usage: the row's activity time moves all the same.
+    const info = await new PostgresSessionRegistry(ready, t).addUsage(sessionId, step.usage ?? NO_USAGE);
+    // Last, so a missing session rolls back the appends (which would have created its head).
+    if (!info || (step.source !== undefined && info.source !== step.source)) {
+      throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
+    }
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Streaming history for `Session`: the provider's windowed reads when it has them, else a slice of `getHistory`
+ * (user-written providers), with the abort signal honoured while a read is pending.
+ */
+
+import { SessionError } from "../errors.js";
+import { describe, utf8Length } from "../message.js";
+import { ABORTED, untilAborted } from "../runtime/abort.js";
+import { batchBounds, checkAbort } from "../store/history-stream.js";
+import type { HistoryReadOptions, RecentHistoryResult, SessionMessage, SessionProvider } from "../types.js";
+
+/** Options of `Session.getRecentHistory` in object form. */
+export interface RecentHistoryOptions {
+  /** Keep at least this many newest messages even over the budget (the reference's floor; default 1, the leaf). */
+  minRecentMessages?: number | undefined;
+  /** Read the path to this message instead of the latest leaf. */
+  leafId?: string | null | undefined;
+}
+
+/** The floor and leaf of `getRecentHistory(max, minRecentMessages | options, leafId)`. */
+export function recentArguments(
+  second: number | RecentHistoryOptions | undefined,
+  leafId: string | null | undefined,
+): { minRecent: number | undefined; leafId: string | null | undefined } {
+  if (second === undefined || typeof second === "number") return { minRecent: second, leafId };
+  if (typeof second !== "object" || second === null) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `getRecentHistory's second argument must be a number or an options object, got ${describe(second)}`,
+    );
+  }
+  return { minRecent: second.minRecentMessages, leafId: second.leafId ?? leafId };
+}
+
+/** getRecentHistory of a provider without it: the whole path with its real byte total (the reference's fallback). */
+export async function wholePath<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  leafId: string | null | undefined,
+): Promise<RecentHistoryResult<M>> {
+  const messages = await provider.getHistory(leafId);
+  const totalContentBytes = messages.reduce((sum, m) => sum + utf8Length(JSON.stringify(m)), 0);
+  return { messages, truncated: false, totalContentBytes };
+}
+
+/** Slices a fully read path into bounded batches (providers without `historyBatches`). */
+async function* sliced<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  options: HistoryReadOptions,
+): AsyncGenerator<M[]> {
+  const bounds = batchBounds(options);
+  checkAbort(options.signal);
+  const path = await provider.getHistory(options.leafId);
+  checkAbort(options.signal);
+  if (options.newestFirst === true) path.reverse();
+  let batch: M[] = [];
+  let bytes = 0;
+  for (const message of path) {
+    const size = utf8Length(JSON.stringify(message));
+    if (batch.length > 0 && (batch.length >= bounds.rows || bytes + size > bounds.bytes)) {
+      yield batch;
+      checkAbort(options.signal);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(message);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * The path in bounded batches. Aborting rejects a pending `next()` at once with the signal's reason (an
+ * AbortError when it has none) and stops the underlying read.
+ */
+export async function* historyBatchesOf<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  options: HistoryReadOptions = {},
+): AsyncGenerator<M[]> {
+  batchBounds(options);
+  const { signal } = options;
+  const source = provider.historyBatches ? provider.historyBatches(options) : sliced(provider, options);
+  const iterator = source[Symbol.asyncIterator]();
+  let finished = false;
+  let aborted = false;
+  try {
+    while (true) {
+      checkAbort(signal);
+      const result = await raceAbort(iterator.next(), signal).catch((error: unknown) => {
+        aborted = signal?.aborted === true;
+        throw error;
+      });
+      if (result.done) {
+        finished = true;
+        return;
+      }
+      yield result.value;
+    }
+  } finally {
+    // Stops the provider's walk after an early break or an error. After an abort a read may still be pending: the
+    // consumer has its rejection already, so the walk is stopped without waiting and its end has no one to go to.
+    if (!finished && aborted) iterator.return?.().catch(() => undefined);
+    else if (!finished) await iterator.return?.();
+  }
+}
+
+/** Rejects with the signal's reason as soon as it aborts, whatever `pending` is doing. */
+async function raceAbort<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return pending;
+  const result = await untilAborted(pending, signal);
+  if (result === ABORTED) checkAbort(signal);
+  return result as T;
+}
+
+/** The path message by message (see {@link historyBatchesOf}). */
+export async function* historyOf<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  options: HistoryReadOptions = {},
+): AsyncGenerator<M> {
+  for await (const batch of historyBatchesOf(provider, options)) yield* batch;
+}

@@ -1,0 +1,99 @@
+/**
+ * An agent step in one SQLite transaction (`BEGIN IMMEDIATE` … `COMMIT`): the messages, the header block and the
+ * registry counters. Everything inside is synchronous (the driver's transactions are), so no other write of this
+ * process can slip into the transaction, and a throw anywhere rolls the step back whole.
+ */
+
+import { SessionError } from "../errors.js";
+import { parseMessage } from "../message.js";
+import { assertContent, assertStoredKey } from "../store/keys.js";
+import type { StepWrite } from "../store/step.js";
+import { prepareAppend, withStored } from "../store/write-policy.js";
+import type { AppendResult } from "../types.js";
+import { appendRow } from "./append.js";
+import { hydrate, writeWithAttachments } from "./attachments.js";
+import { contentSql, resolveContent } from "./chunks.js";
+import type { SqlDriver } from "./driver.js";
+import type { SqliteStore } from "./store.js";
+
+const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
+
+/** The stored JSON of a message (payloads restored), for the answer to an append whose id was stored already. */
+function storedJson(driver: SqlDriver, sessionId: string, id: string): string | undefined {
+  const row = driver.get<{ content: unknown }>(
+    `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
+     JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`,
+    [id, sessionId],
+  );
+  if (!row) return undefined;
+  const [message] = hydrate(driver, [parseMessage(resolveContent(driver, row.content))]);
+  return message ? JSON.stringify(message) : undefined;
+}
+
+/** Writes `step` in one transaction (see the module comment). */
+export async function writeSqliteStep(store: SqliteStore, step: StepWrite): Promise<void> {
+  const { driver } = store;
+  const { sessionId } = step;
+  // Checked before the transaction opens: bad input never starts a write.
+  const prepared = step.messages.map((message) =>
+    prepareAppend(message, step.parentId, store.policy, undefined),
+  );
+  if (step.block) {
+    assertStoredKey(step.block.key, "A block key");
+    assertContent(step.block.content);
+  }
+  driver.transaction(() => {
+    let at: string | null | undefined = step.parentId;
+    prepared.forEach((write, i) => {
+      const message = step.messages[i]!;
+      let result: AppendResult;
+      if (!write) result = { inserted: false, message };
+      else {
+        const { message: stored, json } = write;
+        const appended = writeWithAttachments(driver, sessionId, stored, json, false, (content) =>
+          appendRow(driver, sessionId, stored, {
+            parentId: at,
+            expectedLeafId: step.guard && at !== undefined ? at : undefined,
+            json: content,
+          }),
+        );
+        result = withStored(
+          appended,
+          appended.inserted ? json : (storedJson(driver, sessionId, stored.id) ?? json),
+        );
+      }
+      step.check?.(i, result);
+      at = message.id;
+    });
+    const now = new Date().toISOString();
+    if (step.block) {
+      driver.run(
+        `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
+        [step.block.key, step.block.content, now],
+      );
+    }
+    const usage = step.usage;
+    const counters = usage
+      ? `input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
+         cache_write_tokens = cache_write_tokens + ?, estimated_cost = estimated_cost + ?, `
+      : "";
+    const params = usage
+      ? [
+          usage.inputTokens,
+          usage.outputTokens,
+          usage.cacheReadTokens ?? 0,
+          usage.cacheWriteTokens ?? 0,
+          usage.cost,
+        ]
+      : [];
+    const source = step.source ?? null;
+    const row = driver.get(
+      `UPDATE agent_sessions SET ${counters}updated_at = ?, activity = ${NEXT_ACTIVITY}
+       WHERE id = ? AND (? IS NULL OR source = ?) RETURNING id`,
+      [...params, now, sessionId, source, source],
+    );
+    // Last, so a missing session rolls back the appends (which would have created its head).
+    if (!row) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
+  });
+}

@@ -1,0 +1,37 @@
+// What a store's change feed needs from other processes: a change log (record, replay) and a watcher.
+import type { StoredCompaction } from "../types.js";
+import type { ChangeEvent } from "./feed.js";
+
+/** A write as the change log records it (messages are read back by id when another process delivers it). */
+export interface LoggedChange {
+  sessionId: string;
+  type: "append" | "update" | "delete" | "clear" | "compaction" | "import" | "reset";
+  /** The message ids written (one for append, update and import; the requested ids for delete). */
+  ids: readonly string[];
+  /** The parent the writer named (undefined: after the latest leaf; the log then reads it). */
+  parentId?: string | null | undefined;
+  compaction?: StoredCompaction;
+}
+
+/**
+ * A durable change log shared by processes (SQLite file, Postgres): records writes, delivers other origins' writes
+ * and replays from a cursor.
+ */
+export interface RemoteChanges {
+  /** Appends a change (after its write committed) and returns its cursor. */
+  record(change: LoggedChange): number | Promise<number>;
+  /** Every logged event after `cursor` (every origin), oldest first, in pages; a `reset` first if some are gone. */
+  replay(after: number): AsyncIterable<ChangeEvent>;
+}
+
+/** The sessions somebody listens to: named ones, and whether a store-wide subscriber wants all of them. */
+export interface Interest {
+  sessions: ReadonlySet<string>;
+  all: boolean;
+}
+
+/** Delivers other processes' writes while somebody listens (a change log, a data-version watermark, or both). */
+export interface RemoteWatch {
+  /** Starts delivering to `deliver`; `interest` says which sessions listeners want now. Returns a stop function. */
+  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest): () => void;
+}

@@ -1,0 +1,34 @@
+import type { AppendResult, SessionMessage } from "../types.js";
+import type { SessionUsage } from "./types.js";
+
+/**
+ * One step of a writer that keeps a header block and registry counters beside its messages (the agent storages):
+ * a chain of messages, the block and the registry update, written together or not at all.
+ */
+export interface StepWrite {
+  sessionId: string;
+  /** Appended as a chain under {@link parentId}, in order. */
+  messages: readonly SessionMessage[];
+  /** The first message's parent: undefined = after the latest leaf (read under the session's lock), null = a root. */
+  parentId: string | null | undefined;
+  /** Each append after the first fails with `CONFLICT` unless its parent is still the latest leaf. */
+  guard: boolean;
+  /** The registry row must exist, with this `source` when given; else `NOT_FOUND` and nothing is written. */
+  source?: string | undefined;
+  /** A context block to set in the same transaction. */
+  block?: { key: string; content: string } | undefined;
+  /** Added to the registry row's counters; without it the row is only touched (its activity time). */
+  usage?: SessionUsage | undefined;
+  /** Sees each append's result inside the transaction; a throw rolls the whole step back. */
+  check?: ((index: number, result: AppendResult) => void) | undefined;
+}
+
+/** A store that writes a {@link StepWrite} in one transaction (SQLite: one `BEGIN IMMEDIATE`; Postgres: one client). */
+export interface StepCapableStore {
+  writeStep(step: StepWrite): Promise<void>;
+}
+
+/** True when the store writes steps atomically (SqliteStore, PostgresStore). */
+export function hasStepWrites(store: object): store is StepCapableStore {
+  return typeof (store as Partial<StepCapableStore>).writeStep === "function";
+}

@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import pg from "pg";
+import { type AgentMessage, StoreSessionStorage } from "../../src/agent/index.js";
+import { headerKey } from "../../src/agent/storage/mapping.js";
+import type { AgentCapableStore } from "../../src/agent/storage/store-writes.js";
+import { SessionManager } from "../../src/index.js";
+import { PostgresStore } from "../../src/postgres/store.js";
+import { SqliteStore } from "../../src/sqlite/store.js";
+import { PG_URL } from "../fixtures/postgres-db.js";
+import { entry, sampleState } from "./helpers/fixtures.js";
+import { serverGate } from "./helpers/servers.js";
+
+// An append is one transaction (store.writeStep): a failure anywhere in it leaves no half-saved step.
+const gate = await serverGate("PostgreSQL", "127.0.0.1", 5432);
+const schema = `agent_step_t${process.pid}`;
+const admin = gate === "run" ? new pg.Pool({ connectionString: PG_URL, max: 1 }) : undefined;
+after(async () => {
+  await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin?.end();
+});
+
+const backends: { name: string; skip: string | false; open: () => Promise<AgentCapableStore> }[] = [
+  { name: "SqliteStore", skip: false, open: async () => new SqliteStore(":memory:") },
+  {
+    name: "PostgresStore",
+    skip: gate === "run" ? false : "PostgreSQL is not reachable on 127.0.0.1:5432",
+    open: async () => PostgresStore.open(PG_URL, { schema }),
+  },
+];
+
+const message = (id: string, text: string) =>
+  ({ id, role: "assistant", content: text, createdAt: 5 }) as AgentMessage;
+
+for (const backend of backends) {
+  describe(`agent steps on ${backend.name}`, { skip: backend.skip }, () => {
+    it("a conflict on the second message of a step rolls back the first, the header and the counters", async () => {
+      const store = await backend.open();
+      const storage = new StoreSessionStorage(store);
+      const state = sampleState();
+      await storage.save(state);
+      const before = await storage.load(state.id);
+      const info = await store.registry.get(state.id);
+      const stored = state.messages.at(-1)!;
+      await assert.rejects(
+        storage.appendMessages(
+          state.id,
+          [message("new-1", "a"), { ...stored, content: "changed" } as AgentMessage],
+          {
+            updatedAt: state.updatedAt + 1000,
+            usage: [entry(9)],
+            metadata: { title: "renamed" },
+          },
+        ),
+        { code: "CONFLICT" },
+      );
+      assert.deepEqual(await storage.load(state.id), before);
+      assert.equal((await store.registry.get(state.id))?.input_tokens, info?.input_tokens);
+      assert.equal(await store.session(state.id).getMessage("new-1"), null);
+      await store.close();
+    });
+
+    it("an append to an unknown session writes nothing (NOT_FOUND)", async () => {
+      const store = await backend.open();
+      const storage = new StoreSessionStorage(store);
+      await assert.rejects(storage.appendMessages("nobody", [message("x", "a")], { updatedAt: 1 }), {
+        code: "NOT_FOUND",
+      });
+      assert.deepEqual(await store.session("nobody").getHistory(), []);
+      await store.close();
+    });
+
+    it("a plain append leaves the header alone; load returns the step's time; SessionManager.delete drops the header", async () => {
+      const store = await backend.open();
+      const storage = new StoreSessionStorage(store);
+      const state = sampleState();
+      await storage.save(state);
+      const header = await store.blocks.getBlock(headerKey(state.id));
+      await storage.appendMessages(state.id, [message("n1", "hi")], {
+        updatedAt: state.updatedAt + 7,
+        usage: [entry(3)],
+      });
+      assert.equal(await store.blocks.getBlock(headerKey(state.id)), header);
+      const loaded = await storage.load(state.id);
+      assert.equal(loaded?.updatedAt, state.updatedAt + 7);
+      assert.equal(loaded?.messages.length, state.messages.length + 1);
+      assert.equal(loaded?.usage.entries.length, state.usage.entries.length + 1);
+      await new SessionManager(store).delete(state.id);
+      assert.equal(await store.blocks.getBlock(headerKey(state.id)), null);
+      await store.close();
+    });
+  });
+}

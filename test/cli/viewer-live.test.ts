@@ -1,0 +1,105 @@
+// The viewer follows an open session live: another process writes to the database, the page shows the new
+// messages through server-sent events (`agent-session serve` in a child process, real headless Chromium).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { SqliteStore } from "../../src/sqlite/store.js";
+import { chromiumSkip, launchChromium } from "../helpers/chromium.js";
+import { runCli, type ServeProcess, startServe, tempDir } from "./helpers.js";
+
+const skip = chromiumSkip("the viewer's live-update test");
+
+describe("viewer: live updates in headless Chromium", { skip }, () => {
+  const tmp = tempDir();
+  const db = tmp.path("live.db");
+  let server: ServeProcess;
+  let browser: Browser;
+  let page: Page;
+  let writer: SqliteStore;
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    const demo = await runCli(["demo", "--db", db]);
+    assert.equal(demo.code, 0, demo.stderr);
+    server = await startServe(db);
+    browser = await launchChromium();
+    page = await browser.newPage();
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    // Another process as far as the server is concerned: its own connection, with the change log on.
+    writer = new SqliteStore(db, { changeLog: true });
+  });
+
+  after(async () => {
+    await writer?.close();
+    await browser?.close();
+    const code = await server?.stop();
+    tmp.remove();
+    assert.equal(code, 0, "serve exits cleanly on SIGTERM");
+  });
+
+  test("a writer without a change log is followed too, and watching created no table", async () => {
+    await page.goto(server.url);
+    await page.click('#sessions [data-session-id="demo-deploy"]');
+    await page.waitForSelector('#conversation [data-message-id="a4"]');
+    // An ordinary app: it never heard of `changeLog`; the server sees the file's data version move.
+    const plain = new SqliteStore(db);
+    try {
+      await plain.session("demo-deploy").appendMessage({
+        id: "plain-1",
+        role: "user",
+        parts: [{ type: "text", text: "Written plainly." }],
+      });
+      await page.waitForSelector('#conversation [data-message-id="plain-1"]', { timeout: 10_000 });
+      assert.match((await page.textContent("#branch-title")) ?? "", /^Branch to plain-1/);
+      const tables = plain.driver.all("SELECT name FROM sqlite_master WHERE name = 'agent_changes'");
+      assert.deepEqual(tables, [], "serve (watch mode) did not create the change log table");
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test("an open session shows messages as they are appended, updated and deleted", async () => {
+    await page.goto(server.url);
+    await page.click('#sessions [data-session-id="demo-deploy"]');
+    await page.waitForSelector('#conversation [data-message-id="a4"]');
+    const session = writer.session("demo-deploy");
+    await session.appendMessage({
+      id: "live-1",
+      role: "user",
+      parts: [{ type: "text", text: "Are we still on?" }],
+    });
+    const added = page.locator('#conversation [data-message-id="live-1"]');
+    await added.waitFor({ timeout: 10_000 });
+    assert.match((await added.textContent()) ?? "", /Are we still on\?/);
+    await session.appendMessage({
+      id: "live-2",
+      role: "assistant",
+      parts: [{ type: "text", text: "Yes, Thursday." }],
+    });
+    await page.waitForSelector('#conversation [data-message-id="live-2"]', { timeout: 10_000 });
+    assert.match((await page.textContent("#branch-title")) ?? "", /^Branch to live-2/);
+    await session.updateMessage({
+      id: "live-2",
+      role: "assistant",
+      parts: [{ type: "text", text: "Yes, Friday." }],
+    });
+    await page
+      .locator('#conversation [data-message-id="live-2"]', { hasText: "Yes, Friday." })
+      .waitFor({ timeout: 10_000 });
+    await session.deleteMessages(["live-2"]);
+    await page.waitForSelector('#conversation [data-message-id="live-2"]', {
+      state: "detached",
+      timeout: 10_000,
+    });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test("the event stream is text/event-stream and refuses foreign hosts like every route", async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}api/events?session=demo-deploy`, { signal: controller.signal });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
+    controller.abort();
+    await res.body?.cancel().catch(() => undefined);
+  });
+});

@@ -1,0 +1,78 @@
+// Which engine opens a SQLite path: node:sqlite where the runtime has it, better-sqlite3 (an optional peer
+// dependency) otherwise or when asked, and a MISSING_DEPENDENCY error naming the package when neither is there.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import Module from "node:module";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { loadNodeSqlite } from "../src/sqlite/better-sqlite3.js";
+import { openSqlite } from "../src/sqlite/open.js";
+
+const hasNodeSqlite = loadNodeSqlite() !== undefined;
+
+/** Runs `fn` while better-sqlite3 (and this repository's alias for it) cannot be resolved. */
+function withoutBetterSqlite3<T>(fn: () => T): T {
+  const internals = Module as unknown as {
+    _load: (request: string, ...rest: unknown[]) => unknown;
+  };
+  const load = internals._load;
+  internals._load = function (request: string, ...rest: unknown[]) {
+    if (request.startsWith("better-sqlite3")) {
+      throw Object.assign(new Error(`Cannot find module '${request}'`), { code: "MODULE_NOT_FOUND" });
+    }
+    return load.call(this, request, ...rest);
+  };
+  try {
+    return fn();
+  } finally {
+    internals._load = load;
+  }
+}
+
+test("the default engine is node:sqlite where the runtime has it, else better-sqlite3", () => {
+  const driver = openSqlite(":memory:");
+  assert.equal(driver.name, hasNodeSqlite ? "node:sqlite" : "better-sqlite3");
+  driver.close();
+  const asked = openSqlite(":memory:", { driver: "better-sqlite3" });
+  assert.equal(asked.name, "better-sqlite3");
+  asked.close();
+});
+
+test("without better-sqlite3 the error says what to install", () => {
+  withoutBetterSqlite3(() => {
+    assert.throws(() => openSqlite(":memory:", { driver: "better-sqlite3" }), {
+      code: "MISSING_DEPENDENCY",
+      message: /needs the "better-sqlite3" package: npm install better-sqlite3/,
+    });
+    if (hasNodeSqlite) {
+      const driver = openSqlite(":memory:");
+      assert.equal(driver.name, "node:sqlite");
+      driver.close();
+    } else {
+      assert.throws(() => openSqlite(":memory:"), {
+        code: "MISSING_DEPENDENCY",
+        message: /node:sqlite needs >= 22\.13\) needs the "better-sqlite3" package/,
+      });
+    }
+  });
+});
+
+test("node:sqlite on a runtime without it is UNSUPPORTED", {
+  skip: hasNodeSqlite && "node:sqlite exists here",
+}, () => {
+  assert.throws(() => openSqlite(":memory:", { driver: "node:sqlite" }), { code: "UNSUPPORTED" });
+});
+
+test("loading node:sqlite prints no ExperimentalWarning; other warnings still do", {
+  skip: !hasNodeSqlite && `node:sqlite needs Node.js >= 22.13 (running ${process.version})`,
+}, () => {
+  const module = fileURLToPath(new URL("../src/sqlite/better-sqlite3.ts", import.meta.url));
+  const script = `const { loadNodeSqlite } = await import(${JSON.stringify(module)});
+    loadNodeSqlite(); process.emitWarning("still here", "ExperimentalWarning");`;
+  const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    encoding: "utf8",
+  });
+  assert.equal(child.status, 0, child.stderr);
+  assert.doesNotMatch(child.stderr, /SQLite is an experimental feature/);
+  assert.match(child.stderr, /ExperimentalWarning: still here/);
+});

@@ -1,0 +1,88 @@
+// No import cycles between source modules (value imports; a type-only back-reference such as a component typing
+// its owning store is erased at runtime and allowed). A cycle makes load order matter and hides which module owns
+// what: move what both sides share into a module of its own.
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SRC = join(ROOT, "src");
+const KNOWN: string[] = [];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** The relative modules `path` imports for their values (type-only imports left out). */
+function valueImports(path: string): string[] {
+  const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, false);
+  const targets: string[] = [];
+  for (const statement of source.statements) {
+    let specifier: ts.Expression | undefined;
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      if (clause?.isTypeOnly) continue;
+      const bindings = clause?.namedBindings;
+      const onlyTypes =
+        clause !== undefined &&
+        clause.name === undefined &&
+        bindings !== undefined &&
+        ts.isNamedImports(bindings) &&
+        bindings.elements.length > 0 &&
+        bindings.elements.every((element) => element.isTypeOnly);
+      if (onlyTypes) continue;
+      specifier = statement.moduleSpecifier;
+    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier) {
+      if (statement.isTypeOnly) continue;
+      const clause = statement.exportClause;
+      if (clause && ts.isNamedExports(clause) && clause.elements.every((element) => element.isTypeOnly))
+        continue;
+      specifier = statement.moduleSpecifier;
+    }
+    if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith(".")) continue;
+    const target = resolve(dirname(path), specifier.text.replace(/\.js$/, ".ts"));
+    if (existsSync(target)) targets.push(target);
+  }
+  return targets;
+}
+
+function cycles(): string[] {
+  const name = (path: string) => relative(ROOT, path).replaceAll("\\", "/");
+  const graph = new Map(sourceFiles(SRC).map((path) => [path, valueImports(path)]));
+  const found = new Set<string>();
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, "open");
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === "open") {
+        const loop = stack.slice(stack.indexOf(next)).map(name);
+        // One spelling per cycle: start at its smallest module.
+        const first = loop.indexOf([...loop].sort()[0]!);
+        found.add([...loop.slice(first), ...loop.slice(0, first)].join(" -> "));
+      } else if (!state.has(next)) {
+        visit(next);
+      }
+    }
+    stack.pop();
+    state.set(node, "done");
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return [...found].sort();
+}
+
+test("source modules import each other without cycles", () => {
+  assert.deepEqual(
+    cycles().filter((cycle) => !KNOWN.includes(cycle)),
+    [],
+    "move what the modules of a cycle share into a module of its own",
+  );
+});

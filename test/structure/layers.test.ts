@@ -1,0 +1,90 @@
+// The layer rule of docs/ARCHITECTURE.md, checked: nothing above the stores writes SQL. Only src/sqlite/ and
+// src/postgres/ import a database driver or hold SQL in a string; the rest of the library talks to stores.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SRC = join(ROOT, "src");
+const BACKENDS = ["src/sqlite/", "src/postgres/"];
+const ALLOWED: string[] = [];
+const DRIVERS = new Set([
+  "better-sqlite3",
+  "better-sqlite3-node22",
+  "node:sqlite",
+  "pg",
+  "@electric-sql/pglite",
+]);
+// Statement shapes, upper case as this codebase writes SQL, so prose ("select from the list") does not count.
+const SQL =
+  /\b(SELECT\b[\s\S]*\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|SCHEMA)|DROP\s+(TABLE|INDEX|SCHEMA)|ALTER\s+TABLE|BEGIN\s+IMMEDIATE)/;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+interface Finding {
+  file: string;
+  line: number;
+  what: string;
+}
+
+function scan(path: string): Finding[] {
+  const file = relative(ROOT, path).replaceAll("\\", "/");
+  const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
+  const findings: Finding[] = [];
+  const at = (node: ts.Node, what: string) =>
+    findings.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, what });
+  const visit = (node: ts.Node): void => {
+    const specifier =
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier
+        ? node.moduleSpecifier
+        : ts.isCallExpression(node) &&
+            (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+              (ts.isIdentifier(node.expression) && node.expression.text === "require"))
+          ? node.arguments[0]
+          : undefined;
+    const typeOnly = ts.isImportDeclaration(node) && node.importClause?.isTypeOnly === true;
+    if (specifier && ts.isStringLiteralLike(specifier) && DRIVERS.has(specifier.text) && !typeOnly) {
+      at(node, `imports ${specifier.text}`);
+    }
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+      if (SQL.test(node.text)) at(node, `SQL: ${node.text.slice(0, 60)}`);
+    } else if (ts.isTemplateExpression(node)) {
+      const text = [node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(" x ");
+      if (SQL.test(text)) at(node, `SQL: ${text.slice(0, 60)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return findings;
+}
+
+test("only src/sqlite and src/postgres import a database driver or write SQL", () => {
+  const outside = sourceFiles(SRC).filter((path) => {
+    const file = relative(ROOT, path).replaceAll("\\", "/");
+    return ![...BACKENDS, ...ALLOWED].some((prefix) => file.startsWith(prefix));
+  });
+  assert.ok(outside.length > 50, "the scan found the source files");
+  const findings = outside.flatMap(scan);
+  assert.deepEqual(
+    findings.map((f) => `${f.file}:${f.line} ${f.what}`),
+    [],
+    "move the statement into a store in src/sqlite or src/postgres and call it from here",
+  );
+});
+
+test("the scan recognises SQL and driver imports", () => {
+  const probe = join(ROOT, "test/structure/fixtures/writes-sql.ts");
+  assert.deepEqual(
+    scan(probe).map((f) => f.what.split(": ")[0]),
+    ["imports pg", "imports node:sqlite", "SQL", "SQL"],
+  );
+});
