@@ -36,9 +36,16 @@ const seqSql = statement(
   (t) => `SELECT m.seq FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
     WHERE h.session_id = $1 AND m.id = $2`,
 );
-const headLockSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
-const unlinkRowSql = statement(
-  (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq = $1::bigint RETURNING hash`,
+// The links of row `$1` to payloads other than `$2` (those an update no longer points at).
+const unlinkOthersSql = statement(
+  (t) =>
+    `DELETE FROM ${t.attachmentLinks} WHERE message_seq = $1::bigint AND hash <> ALL($2::text[]) RETURNING hash`,
+);
+// The same for a message that points at no payload any more, found by id: one statement for an update without media.
+const unlinkAllByIdSql = statement(
+  (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq = (
+    SELECT m.seq FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
+    WHERE h.session_id = $1 AND m.id = $2) RETURNING hash`,
 );
 const unlinkMessagesSql = statement(
   (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq IN (
@@ -77,9 +84,10 @@ async function collect(query: Query, t: Tables, hashes: readonly string[]): Prom
 
 /**
  * Runs a write of `message` (`write` gets the JSON to store and an executor joined to this transaction) and
- * links its payloads in the same transaction, after the session's head lock. `replaces` is true for an update:
- * the old links are released after the new ones are made, so a payload the update keeps is never deleted.
- * Messages without payloads skip all of it (an append stays one statement).
+ * links its payloads in the same transaction. Links are fixed after the write, which has locked the session's
+ * head: a session an append created meanwhile cannot slip in between. `replaces` is true for an update: the links
+ * to payloads the new content no longer points at are released after the new ones are made, so a payload the
+ * update keeps is never deleted. An append without payloads skips all of it (one statement).
  */
 export async function writeWithAttachments<T>(
   executor: Executor,
@@ -93,28 +101,27 @@ export async function writeWithAttachments<T>(
   const stored = offloadMessage(message, json);
   if (stored.attachments.length === 0 && !replaces) return write(stored.content, executor);
   return executor.transaction(async (query) => {
-    await query(headLockSql(t), [sessionId]);
-    const [before] = replaces ? await query<{ seq: string }>(seqSql(t), [sessionId, message.id]) : [];
-    const old = before ? await query<{ hash: string }>(unlinkRowSql(t), [before.seq]) : [];
     const result = await write(stored.content, joined(executor, query));
     // An append that found the id already stored wrote nothing: the stored row keeps the links it has.
-    const skipped = !replaces && (result as { inserted?: unknown } | undefined)?.inserted === false;
-    if (stored.attachments.length > 0 && !skipped) {
-      const [row] = await query<{ seq: string }>(seqSql(t), [sessionId, message.id]);
-      if (row) {
-        await link(
-          query,
-          t,
-          row.seq,
-          stored.attachments,
-          stored.attachments.map((a) => a.hash),
-        );
-      }
+    if (!replaces && (result as { inserted?: unknown } | undefined)?.inserted === false) return result;
+    const hashes = stored.attachments.map((a) => a.hash);
+    if (hashes.length === 0) {
+      const released = await query<{ hash: string }>(unlinkAllByIdSql(t), [sessionId, message.id]);
+      await collect(
+        query,
+        t,
+        released.map((r) => r.hash),
+      );
+      return result;
     }
+    const [row] = await query<{ seq: string }>(seqSql(t), [sessionId, message.id]);
+    if (!row) return result;
+    const released = replaces ? await query<{ hash: string }>(unlinkOthersSql(t), [row.seq, hashes]) : [];
+    await link(query, t, row.seq, stored.attachments, hashes);
     await collect(
       query,
       t,
-      old.map((r) => r.hash),
+      released.map((r) => r.hash),
     );
     return result;
   });

@@ -257,8 +257,11 @@ export class PostgresSessionProvider implements SessionProvider {
     if (messageIds.length === 0) return;
     const [executor, t] = await this.db();
     await executor.transaction(async (query) => {
+      // No head now: nothing to delete. Going on would let deleteRows' own head read see a session an append
+      // committed meanwhile and delete its rows without releasing their payloads.
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
-      if (head) await releaseMessages(query, t, head.num, messageIds);
+      if (!head) return;
+      await releaseMessages(query, t, head.num, messageIds);
       await deleteRows(joined(executor, query), t, this.sessionId, messageIds);
     });
   }
@@ -267,7 +270,8 @@ export class PostgresSessionProvider implements SessionProvider {
     const [executor, t] = await this.db();
     await executor.transaction(async (query) => {
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
-      if (head) await releaseSession(query, t, head.num);
+      if (!head) return; // as in deleteMessages: the release and the clear must see the same session
+      await releaseSession(query, t, head.num);
       await clearRows(joined(executor, query), t, this.sessionId);
     });
   }
