@@ -32,6 +32,7 @@ const collectSql = statement(
     AND NOT EXISTS (SELECT 1 FROM ${t.attachmentLinks} l WHERE l.hash = a.hash)`,
 );
 const loadSql = statement((t) => `SELECT hash, data FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
+const headLockSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
 const seqSql = statement(
   (t) => `SELECT m.seq FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
     WHERE h.session_id = $1 AND m.id = $2`,
@@ -84,10 +85,10 @@ async function collect(query: Query, t: Tables, hashes: readonly string[]): Prom
 
 /**
  * Runs a write of `message` (`write` gets the JSON to store and an executor joined to this transaction) and
- * links its payloads in the same transaction. Links are fixed after the write, which has locked the session's
- * head: a session an append created meanwhile cannot slip in between. `replaces` is true for an update: the links
- * to payloads the new content no longer points at are released after the new ones are made, so a payload the
- * update keeps is never deleted. An append without payloads skips all of it (one statement).
+ * links its payloads in the same transaction, after the write (which holds the session's head lock by then).
+ * `replaces` is true for an update: the links to payloads the new content no longer points at are released after
+ * the new ones are made, so a payload the update keeps is never deleted. An append without payloads skips all of
+ * it (one statement).
  */
 export async function writeWithAttachments<T>(
   executor: Executor,
@@ -101,6 +102,10 @@ export async function writeWithAttachments<T>(
   const stored = offloadMessage(message, json);
   if (stored.attachments.length === 0 && !replaces) return write(stored.content, executor);
   return executor.transaction(async (query) => {
+    // Locked first so the write's statements see a fresh snapshot (a concurrent append of the same id is then a
+    // duplicate, not a unique violation that would abort this transaction). A session that does not exist yet
+    // has no row to lock: its creator's links are why the links below are fixed after the write, not before.
+    await query(headLockSql(t), [sessionId]);
     const result = await write(stored.content, joined(executor, query));
     // An append that found the id already stored wrote nothing: the stored row keeps the links it has.
     if (!replaces && (result as { inserted?: unknown } | undefined)?.inserted === false) return result;
