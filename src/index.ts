@@ -60,7 +60,6 @@ export { MemoryBlockStore, MemoryEntryStore } from "./memory/context-store.js";
 export { MemorySessionRegistry } from "./memory/registry.js";
 export { MemorySessionProvider, MemoryStore } from "./memory/store.js";
 export { COMPACTION_PREFIX, isCompactionMessage } from "./message.js";
-export type { RecentHistoryOptions, SessionOptions } from "./session/base.js";
 export type {
   CompactAfterOptions,
   CompactionErrorHandler,
@@ -68,6 +67,7 @@ export type {
   CompactionReport,
   SessionTokenCounter,
 } from "./session/compaction.js";
+export type { RecentHistoryOptions, SessionOptions } from "./session/session.js";
 export { Session } from "./session/session.js";
 export type { SessionSource } from "./session/source.js";
 export type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./session/writes.js";

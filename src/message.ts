@@ -152,42 +152,8 @@ export function assertParentId(parentId: unknown): asserts parentId is string | 
   assertId(parentId, "parentId");
 }
 
-// JSON a caller has already produced for a message, offered to the serializeMessage calls it makes synchronously
-// next (a Session measures a message's size, then hands it to its provider): one serialisation per append.
-const serialized = new WeakMap<object, string>();
-
-/**
- * Marks providers of this package that serialise a message before anything else can touch it; the value is the
- * class's prototype. A Session hands its measured JSON only to direct instances: a user's provider, a wrapper or
- * a subclass of ours might change the message in place before passing it on, and is serialised anew.
- * @internal
- */
-export const TAKES_SERIALIZED: unique symbol = Symbol("agent-session.takesSerialized");
-
-/** True for a direct instance of a class marked with TAKES_SERIALIZED. @internal */
-export function takesSerialized(provider: object): boolean {
-  const proto = (provider as { [TAKES_SERIALIZED]?: unknown })[TAKES_SERIALIZED];
-  return proto !== undefined && Object.getPrototypeOf(provider) === proto;
-}
-
-/**
- * Runs `fn` with `json` standing as the serialisation of `message` for `serializeMessage` calls made synchronously
- * inside it; nothing outlives the call, so later changes to the message are never masked.
- */
-export function withSerialized<T>(message: SessionMessage, json: string | undefined, fn: () => T): T {
-  if (json === undefined) return fn();
-  serialized.set(message, json);
-  try {
-    return fn();
-  } finally {
-    serialized.delete(message);
-  }
-}
-
 /** Serialises a message for storage; throws `INVALID_MESSAGE` when it is not JSON-serialisable. */
 export function serializeMessage(message: SessionMessage): string {
-  const known = serialized.get(message);
-  if (known !== undefined) return known;
   try {
     return JSON.stringify(message);
   } catch (cause) {

@@ -158,4 +158,44 @@ describe("Session: one serialisation per append", () => {
     assert.equal((await inner.getMessage("d"))?.parts[0]?.text, "direct");
     await store.close();
   });
+
+  test("every write through a Session serialises its message once on the memory and SQLite providers", async () => {
+    const stringify = JSON.stringify;
+    let watched: unknown;
+    let count = 0;
+    // Counts only serialisations of the written message object itself (the stored form is that same object).
+    JSON.stringify = ((value: unknown, ...rest: []) => {
+      if (value === watched) count++;
+      return stringify(value, ...rest);
+    }) as typeof JSON.stringify;
+    const once = async (message: ReturnType<typeof msg>, write: () => Promise<unknown>) => {
+      watched = message;
+      count = 0;
+      await write();
+      watched = undefined;
+      return count;
+    };
+    try {
+      for (const store of [new MemoryStore(), new SqliteStore(":memory:")]) {
+        const session = Session.create(store).forSession("once");
+        await session.ready();
+        const counts: number[] = [];
+        const a = msg("a", "appended");
+        counts.push(await once(a, () => session.appendMessage(a)));
+        const b = msg("b", "upserted");
+        counts.push(await once(b, () => session.upsertMessage(b)));
+        const b2 = msg("b", "upserted again");
+        counts.push(await once(b2, () => session.upsertMessage(b2)));
+        const a2 = msg("a", "updated");
+        counts.push(await once(a2, () => session.updateMessage(a2)));
+        const c = msg("c", "imported");
+        counts.push(await once(c, () => session.importMessage(c)));
+        assert.deepEqual(counts, [1, 1, 1, 1, 1], store.constructor.name);
+        await session.close();
+        await store.close();
+      }
+    } finally {
+      JSON.stringify = stringify;
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorMessage, SessionError } from "../errors.js";
 import { safeString } from "../utils/serialize.js";
 import { dropStrictNulls, type JsonSchema, toStrictSchema } from "./openai-strict.js";
 import type { SessionToolSet } from "./tools.js";
@@ -103,4 +104,39 @@ export async function dispatchToolCall(tools: SessionToolSet, name: string, inpu
     }
   }
   return tool.execute(dropStrictNulls(jsonSchema(tool.inputSchema), args));
+}
+
+/** The tools as definitions in `format` (`INVALID_ARGUMENT` for an unknown format). */
+export function toolDefinitionsFor(
+  tools: SessionToolSet,
+  format: ToolFormat,
+): OpenAIToolDefinition[] | OpenAIResponsesToolDefinition[] | AnthropicToolDefinition[] {
+  if (format === "openai") return toOpenAITools(tools);
+  if (format === "openai-responses") return toOpenAIResponsesTools(tools);
+  if (format === "anthropic") return toAnthropicTools(tools);
+  throw new SessionError(
+    "INVALID_ARGUMENT",
+    `Unknown tool format ${JSON.stringify(format)}: use "openai", "openai-responses" or "anthropic"`,
+  );
+}
+
+/**
+ * Executes a tool call given as a name and input or as an OpenAI tool call as received; never throws (also when
+ * loading the tools fails): every failure comes back as an `Error: …` string for the model.
+ */
+export async function executeToolCall(
+  loadTools: () => Promise<SessionToolSet>,
+  nameOrCall: string | OpenAIToolCall,
+  input: unknown,
+): Promise<string> {
+  try {
+    if (typeof nameOrCall === "string") return await dispatchToolCall(await loadTools(), nameOrCall, input);
+    const call = readToolCall(nameOrCall);
+    if (!call) {
+      return 'Error: invalid tool call: expected { function: { name, arguments } } or { type: "function_call", name, arguments }';
+    }
+    return await dispatchToolCall(await loadTools(), call.name as string, call.input);
+  } catch (error) {
+    return `Error: ${errorMessage(error)}`;
+  }
 }

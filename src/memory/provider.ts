@@ -1,17 +1,11 @@
 import { SessionError } from "../errors.js";
-import {
-  assertId,
-  assertParentId,
-  messageText,
-  parseMessage,
-  TAKES_SERIALIZED,
-  utf8Length,
-} from "../message.js";
+import { assertId, assertParentId, messageText, parseMessage, utf8Length } from "../message.js";
 import { hydrateSync, offloadMessage } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { walkHistory } from "../store/history-stream.js";
 import { observeProvider } from "../store/observe.js";
 import { applyOverlays } from "../store/overlays.js";
+import { type PreparedJson, preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
@@ -60,8 +54,8 @@ function toMessage(store: MemoryStore, row: Row | null | undefined): SessionMess
 
 /** The storage contract of one session in a {@link MemoryStore}. */
 export class MemorySessionProvider implements SessionProvider {
-  /** @internal it serialises a message before anything else touches it (see TAKES_SERIALIZED). */
-  readonly [TAKES_SERIALIZED]: object = MemorySessionProvider.prototype;
+  /** @internal its writes take the JSON a Session already made of the message (see prepared-json.ts). */
+  readonly [TAKES_PREPARED_JSON]: object = MemorySessionProvider.prototype;
 
   constructor(
     private readonly store: MemoryStore,
@@ -137,7 +131,7 @@ export class MemorySessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<AppendResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source);
+    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
     if (!write) return { inserted: false, message };
     const { message: stored, json } = write;
     const data = this.store.sessionData(this.sessionId, true)!;
@@ -158,7 +152,7 @@ export class MemorySessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: UpsertOptions,
   ): Promise<UpsertResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source);
+    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
     if (!write) return { inserted: false, updated: false, message };
     const { message: stored, json } = write;
     const data = this.store.sessionData(this.sessionId, true)!;
@@ -169,7 +163,7 @@ export class MemorySessionProvider implements SessionProvider {
   }
 
   async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
-    const { json } = prepareServerWrite(message, this.store.policy);
+    const { json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
     const data = this.store.sessionData(this.sessionId, true)!;
@@ -179,8 +173,9 @@ export class MemorySessionProvider implements SessionProvider {
     return withStored({ inserted: true }, json);
   }
 
-  async updateMessage(message: SessionMessage): Promise<UpdateResult> {
-    const { message: stored, json } = prepareServerWrite(message, this.store.policy);
+  /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
+  async updateMessage(message: SessionMessage, options?: PreparedJson): Promise<UpdateResult> {
+    const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     const row = this.data?.rows.get(message.id);
     if (!row)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);

@@ -1,17 +1,11 @@
 import { SessionError } from "../errors.js";
-import {
-  assertId,
-  assertParentId,
-  assertSessionId,
-  canBeStored,
-  parseMessage,
-  TAKES_SERIALIZED,
-} from "../message.js";
+import { assertId, assertParentId, assertSessionId, canBeStored, parseMessage } from "../message.js";
 import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
 import { observeProvider } from "../store/observe.js";
+import { type PreparedJson, preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
@@ -68,8 +62,8 @@ const noSuchLeaf = (leafId: unknown): boolean =>
  * {@link PostgresStore}; the tables are created on first use and one store is shared per connection.
  */
 export class PostgresSessionProvider implements SessionProvider {
-  /** @internal it serialises a message before anything else touches it (see TAKES_SERIALIZED). */
-  readonly [TAKES_SERIALIZED]: object = PostgresSessionProvider.prototype;
+  /** @internal its writes take the JSON a Session already made of the message (see prepared-json.ts). */
+  readonly [TAKES_PREPARED_JSON]: object = PostgresSessionProvider.prototype;
 
   /** The store this provider reads and writes through. */
   readonly store: PostgresStore;
@@ -159,7 +153,7 @@ export class PostgresSessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<AppendResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source);
+    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
     if (!write) return { inserted: false, message };
     const { message: stored, json } = write;
     const [executor, t] = await this.db();
@@ -185,7 +179,7 @@ export class PostgresSessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: UpsertOptions,
   ): Promise<UpsertResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source);
+    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
     if (!write) return { inserted: false, updated: false, message };
     const { message: stored, json } = write;
     const [executor, t] = await this.db();
@@ -202,7 +196,7 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
-    const { json } = prepareServerWrite(message, this.store.policy);
+    const { json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
     const [executor, t] = await this.db();
@@ -223,8 +217,9 @@ export class PostgresSessionProvider implements SessionProvider {
     return this.withStoredJson(result, message.id, json);
   }
 
-  async updateMessage(message: SessionMessage): Promise<UpdateResult> {
-    const { message: stored, json } = prepareServerWrite(message, this.store.policy);
+  /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
+  async updateMessage(message: SessionMessage, options?: PreparedJson): Promise<UpdateResult> {
+    const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     const [executor, t] = await this.db();
     const result = await writeWithAttachments(
       executor,

@@ -7,7 +7,14 @@ import { SessionError } from "../errors.js";
 import { describe, utf8Length } from "../message.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
 import { batchBounds, checkAbort } from "../store/history-stream.js";
-import type { HistoryReadOptions, RecentHistoryResult, SessionMessage, SessionProvider } from "../types.js";
+import type {
+  HistoryReadOptions,
+  RecentHistoryResult,
+  SearchOptions,
+  SearchResult,
+  SessionMessage,
+  SessionProvider,
+} from "../types.js";
 
 /** Options of `Session.getRecentHistory` in object form. */
 export interface RecentHistoryOptions {
@@ -30,6 +37,49 @@ export function recentArguments(
     );
   }
   return { minRecent: second.minRecentMessages, leafId: second.leafId ?? leafId };
+}
+
+/**
+ * `Session.getRecentHistory`: the provider's byte-bounded window, or the whole path from a provider without one
+ * (after `warn`, which the Session makes print once).
+ */
+export function recentHistoryOf<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  maxContentBytes: number,
+  minRecentMessages: number | RecentHistoryOptions | undefined,
+  leafId: string | null | undefined,
+  warn: () => void,
+): Promise<RecentHistoryResult<M>> {
+  const args = recentArguments(minRecentMessages, leafId);
+  if (provider.getRecentHistory) {
+    return provider.getRecentHistory(args.leafId, maxContentBytes, args.minRecent);
+  }
+  warn();
+  return wholePath(provider, args.leafId);
+}
+
+/** The fallback's warning, printed by the returned function on its first call only. */
+export function noRecentHistoryWarning(): () => void {
+  let warned = false;
+  return () => {
+    if (warned) return;
+    warned = true;
+    console.warn(
+      "agent-session: this SessionProvider has no getRecentHistory; reading the whole path instead",
+    );
+  };
+}
+
+/** `Session.search`: the provider's full-text search, 20 hits unless `limit` says (`UNSUPPORTED` without one). */
+export function searchOf<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  query: string,
+  options: SearchOptions,
+): Promise<SearchResult<M>[]> {
+  if (!provider.searchMessages) {
+    throw new SessionError("UNSUPPORTED", "Session provider does not support search");
+  }
+  return provider.searchMessages(query, options.limit ?? 20, options);
 }
 
 /** getRecentHistory of a provider without it: the whole path with its real byte total (the reference's fallback). */

@@ -1,35 +1,58 @@
-import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
+import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import {
   type AnthropicToolDefinition,
-  dispatchToolCall,
+  executeToolCall,
   type OpenAIResponsesToolDefinition,
   type OpenAIToolCall,
   type OpenAIToolDefinition,
-  readToolCall,
   type ToolFormat,
-  toAnthropicTools,
-  toOpenAIResponsesTools,
-  toOpenAITools,
+  toolDefinitionsFor,
 } from "../context/tool-formats.js";
 import type { SessionToolSet } from "../context/tools.js";
-import type { ContextBlock, SessionContextOptions } from "../context/types.js";
-import { errorMessage, SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import type { ContextBlock, SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import type { SqliteOptions } from "../sqlite/open.js";
-import { acquirePathStore } from "../sqlite/shared-path.js";
+import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../store/feed.js";
 import type { SessionStore } from "../store/types.js";
-import type { SessionMessage, SessionProvider } from "../types.js";
+import type {
+  AppendOptions,
+  CompactionDetails,
+  HistoryReadOptions,
+  HistoryRowStat,
+  ImportMessageOptions,
+  RecentHistoryResult,
+  SearchOptions,
+  SearchResult,
+  SessionMessage,
+  SessionProvider,
+  StoredCompaction,
+  UpsertOptions,
+} from "../types.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
-import { SessionBase } from "./base.js";
-import { broadcasterOf, StatusFrames } from "./broadcast.js";
 import type {
   CompactAfterOptions,
   CompactionErrorHandler,
   CompactionPlan,
   CompactionReport,
 } from "./compaction.js";
-import { notifyChanged } from "./hooks.js";
-import { resolveSource, type SessionSource } from "./source.js";
+import { SessionConfig } from "./config.js";
+import {
+  historyBatchesOf,
+  historyOf,
+  noRecentHistoryWarning,
+  type RecentHistoryOptions,
+  recentHistoryOf,
+  searchOf,
+} from "./history.js";
+import type { MessagesChangedListener } from "./hooks.js";
+import { SessionLifecycle, type SessionParts } from "./lifecycle.js";
+import * as mutations from "./mutations.js";
+import { openSource } from "./open.js";
+import type { SessionOptions } from "./options.js";
+import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
+import type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./writes.js";
+
+export type { RecentHistoryOptions } from "./history.js";
+export type { SessionOptions } from "./options.js";
 
 /**
  * A conversation: tree-structured messages with branches, overlays and search, context blocks rendered into a
@@ -37,9 +60,17 @@ import { resolveSource, type SessionSource } from "./source.js";
  * chain builder methods in any order; everything resolves on the first awaited call. `M` is the app's message
  * type (e.g. its AI SDK `UIMessage<Metadata, DataParts, Tools>`): writes take it and reads return it, a typed view
  * the app opts into with `Session.create<M>(...)` (the store keeps any valid message and checks no app schema).
+ *
+ * The class is the public surface only: what the builder sets is a {@link SessionConfig}, the storage and context
+ * resolved on first use are a {@link SessionLifecycle}'s, and writes with their status frame, compaction and hook
+ * are in `mutations.ts`; history reads in `history.ts`, tool formats in `context/tool-formats.ts`.
  */
-export class Session<M extends SessionMessage = SessionMessage> extends SessionBase<M> {
-  private toolOutput: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS;
+export class Session<M extends SessionMessage = SessionMessage> {
+  private readonly config: SessionConfig;
+  private readonly lifecycle: SessionLifecycle<M>;
+  private readonly warnNoRecentHistory = noRecentHistoryWarning();
+
+  // ── Construction ─────────────────────────────────────────────────────────────────────────────────────────────
 
   /**
    * Creates a session on a SQLite path, a database handle, an object with a `sql` tag (a Durable Object / Agent),
@@ -50,51 +81,80 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionB
     source: SessionStore<M> | SessionProvider<M> | SessionSource,
     options: SqliteOptions = {},
   ): Session<M> {
-    if (typeof source === "string") {
-      // Every Session on the same file shares one connection: servers create one per request.
-      const shared = acquirePathStore(source, options);
-      const session = new Session<M>(shared.store);
-      session.releaseStore = shared.release;
-      return session;
-    }
-    const resolved = resolveSource(source, options);
-    const session = new Session<M>(resolved.kind === "store" ? resolved.store : resolved.provider);
-    // An Agent (a `sql` tag and `broadcast`) gets the reference's cf_agent_session status frames.
-    const broadcaster = broadcasterOf(source);
-    if (broadcaster) session.compactionSetup.frames = new StatusFrames(broadcaster);
-    if (resolved.kind === "store" && resolved.owned) session.releaseStore = () => resolved.store.close();
+    const opened = openSource(source as SessionSource, options);
+    const session = new Session<M>(opened.target);
+    session.lifecycle.release = opened.release;
+    if (opened.frames) session.config.compaction.frames = opened.frames;
     return session;
   }
+
+  /** Wraps a SessionStore (blocks without a provider are stored with it) or a SessionProvider (no auto-wiring). */
+  constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
+    this.config = new SessionConfig(options);
+    // The typed view: stores hold any valid message; reads are `M` because the app writes only `M`s.
+    const source = resolveSource(provider as SessionSource) as ResolvedSource<M>;
+    this.lifecycle = new SessionLifecycle(source, this.config);
+  }
+
+  /** The id this session is namespaced by (`""` = the default session). */
+  get sessionId(): string {
+    return this.config.sessionId;
+  }
+
+  // ── Builder: what is stored where (before first use) ─────────────────────────────────────────────────────────
+
+  /** Namespaces this session's rows by id (required for several sessions in one store). */
+  forSession(sessionId: string): this {
+    this.lifecycle.assertConfigurable(
+      "forSession",
+      "a Session is one conversation. Keep one store per process (const store = new SqliteStore(path)) and " +
+        "create a Session per conversation or request: Session.create(store).forSession(id), or use " +
+        "SessionManager.getSession(id)",
+    );
+    this.config.setSessionId(sessionId);
+    return this;
+  }
+
+  /**
+   * Adds a context block. Without a provider it is a writable block stored with the session (when the storage
+   * can hold blocks) or an empty read-only block.
+   */
+  withContext(label: string, options: SessionContextOptions = {}): this {
+    this.lifecycle.assertConfigurable("withContext", "use addContext(label, options) on a session in use");
+    this.config.addBlock(label, options);
+    return this;
+  }
+
+  /** Persists the frozen system prompt (with the session's storage when no provider is given). */
+  withCachedPrompt(provider?: WritableContextProvider): this {
+    this.lifecycle.assertConfigurable(
+      "withCachedPrompt",
+      "create a new Session with withCachedPrompt() before its first call",
+    );
+    this.config.setPromptStore(provider);
+    return this;
+  }
+
+  // ── Builder: behaviour (may change at any time) ──────────────────────────────────────────────────────────────
 
   /**
    * Registers the function that summarises a range of history (e.g. `createCompactFunction(...)`); may be called
    * at any time, also on a session in use (like `compactAfter` and `onCompactionError`).
    */
   onCompaction(fn: CompactFunction): this {
-    if (typeof fn !== "function") throw new SessionError("INVALID_ARGUMENT", "onCompaction needs a function");
-    this.compactionSetup.fn = fn;
+    this.config.setCompactFunction(fn);
     return this;
   }
 
   /** Compacts automatically after an append when the estimated tokens are strictly above `threshold`. */
   compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
-    if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `compactAfter needs a token threshold >= 0, got ${describe(threshold)}`,
-      );
-    }
-    this.compactionSetup.threshold = threshold;
-    if (options.tokenCounter) this.compactionSetup.tokenCounter = options.tokenCounter;
+    this.config.setCompactionThreshold(threshold, options);
     return this;
   }
 
   /** Receives failures of automatic compaction (the append has already succeeded). */
   onCompactionError(handler: CompactionErrorHandler): this {
-    if (typeof handler !== "function") {
-      throw new SessionError("INVALID_ARGUMENT", "onCompactionError needs a function");
-    }
-    this.compactionSetup.onError = handler;
+    this.config.setCompactionErrorHandler(handler);
     return this;
   }
 
@@ -104,7 +164,7 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionB
    * at any time.
    */
   withToolOutputLimits(limits: Partial<ToolOutputLimits>): this {
-    this.toolOutput = toolOutputLimits(limits);
+    this.config.setToolOutputLimits(limits);
     return this;
   }
 
@@ -114,14 +174,178 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionB
    * row-size helpers of `agent-session/utils` to shrink what you send to a model).
    */
   withMaxMessageBytes(maxBytes: number): this {
-    this.setMessageLimit(maxBytes);
+    this.config.setMessageLimit(maxBytes);
     return this;
   }
 
   /** @deprecated the old name of {@link withMaxMessageBytes}: it now refuses a larger message instead of truncating it. */
   withRowSizeLimit(maxBytes: number): this {
-    this.setMessageLimit(maxBytes);
+    this.config.setMessageLimit(maxBytes);
     return this;
+  }
+
+  /** The reference's framework hook: `listener` hears this Session's own writes (null removes it). */
+  internal_onMessagesChanged(listener: MessagesChangedListener | null): this {
+    this.config.setMessagesChanged(listener);
+    return this;
+  }
+
+  // ── Lifecycle ────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Resolves storage and loads every context block; every async method awaits this first. */
+  async ready(): Promise<void> {
+    await this.lifecycle.parts();
+  }
+
+  /** The storage contract this session writes through. */
+  async provider(): Promise<SessionProvider<M>> {
+    return (await this.lifecycle.parts()).provider;
+  }
+
+  /**
+   * Calls `listener` after every durable write to this session — through this Session or any other writer of the
+   * store, including other processes when the store keeps a change log (see docs/FEED.md).
+   */
+  subscribe(listener: ChangeListener, options: Omit<SubscribeOptions, "sessionId"> = {}): Unsubscribe {
+    return this.lifecycle.subscribe(listener, options);
+  }
+
+  /**
+   * Gives back storage this session opened itself (a SQLite path given to `Session.create` shares one connection
+   * per file, closed when its last Session closes); a store or handle you passed in stays open for others. Either
+   * way every later call of this session fails with `CLOSED`.
+   */
+  async close(): Promise<void> {
+    await this.lifecycle.close();
+  }
+
+  // ── Writes (see mutations.ts: status frame, automatic compaction, hook) ──────────────────────────────────────
+
+  /** Appends after the latest leaf, under `parentId` or as a new root (`null`); resolves the stored form. */
+  async appendMessage(
+    message: M,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<SessionAppendResult<M>> {
+    return mutations.appendMessage(await this.parts(), this.config, message, parentId, options);
+  }
+
+  /** Inserts the message, or replaces the stored one with its id in place (identical content writes nothing). */
+  async upsertMessage(
+    message: M,
+    parentId?: string | null,
+    options?: UpsertOptions,
+  ): Promise<SessionUpsertResult<M>> {
+    return mutations.upsertMessage(await this.parts(), this.config, message, parentId, options);
+  }
+
+  /** Writes one historical message verbatim with its original time (migrations); a stored id is skipped. */
+  async importMessage(message: M, options?: ImportMessageOptions): Promise<SessionAppendResult<M>> {
+    return mutations.importMessage(await this.parts(), this.config, message, options);
+  }
+
+  /** Replaces a stored message by id (`NOT_FOUND` if unknown); identical content writes nothing. */
+  async updateMessage(message: M): Promise<SessionUpdateResult<M>> {
+    return mutations.updateMessage(await this.parts(), this.config, message, true);
+  }
+
+  /**
+   * The reference's maintenance write: replaces a stored message like `updateMessage`, without a status frame
+   * or a compaction check (e.g. shrinking old media); the `internal_onMessagesChanged` hook still hears it.
+   */
+  async internal_rewriteMessage(message: M): Promise<SessionUpdateResult<M>> {
+    return mutations.updateMessage(await this.parts(), this.config, message, false);
+  }
+
+  /** Deletes messages; their children are spliced onto their parents. */
+  async deleteMessages(messageIds: string[]): Promise<void> {
+    await mutations.deleteMessages(await this.parts(), this.config, messageIds);
+  }
+
+  /** Removes every message and overlay of this session, forgets loaded skills and re-renders the prompt. */
+  async clearMessages(): Promise<void> {
+    await mutations.clearMessages(await this.parts(), this.config);
+  }
+
+  // ── Reads ────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** The path from the root to `leafId` (default: the latest leaf), with compaction overlays applied. */
+  async getHistory(leafId?: string | null): Promise<M[]> {
+    return (await this.parts()).provider.getHistory(leafId);
+  }
+
+  /** One stored message (no overlay), or null. */
+  async getMessage(id: string): Promise<M | null> {
+    return (await this.parts()).provider.getMessage(id);
+  }
+
+  /** The newest message without children, or null for an empty session. */
+  async getLatestLeaf(): Promise<M | null> {
+    return (await this.parts()).provider.getLatestLeaf();
+  }
+
+  /** The children of a message, oldest first (e.g. an original and a regenerated answer). */
+  async getBranches(messageId: string): Promise<M[]> {
+    return (await this.parts()).provider.getBranches(messageId);
+  }
+
+  /** Number of stored messages on the path to `leafId` (overlays not applied). */
+  async getPathLength(leafId?: string | null): Promise<number> {
+    return (await this.parts()).provider.getPathLength(leafId);
+  }
+
+  /**
+   * The newest messages of the active path (or `leafId`'s) whose bytes fit `maxContentBytes`, offloaded media
+   * counted as it reads back; always the leaf, and at least `minRecentMessages` when given (the reference's form).
+   */
+  async getRecentHistory(
+    maxContentBytes: number,
+    minRecentMessages?: number | RecentHistoryOptions,
+    leafId?: string | null,
+  ): Promise<RecentHistoryResult<M>> {
+    const { provider } = await this.parts();
+    return recentHistoryOf(provider, maxContentBytes, minRecentMessages, leafId, this.warnNoRecentHistory);
+  }
+
+  /**
+   * The active path (or `leafId`'s) one message at a time with overlays applied, read in bounded windows, so a
+   * long session never sits in memory whole; `newestFirst` reads from the leaf, `signal` aborts.
+   */
+  async *history(options?: HistoryReadOptions): AsyncGenerator<M> {
+    yield* historyOf((await this.parts()).provider, options);
+  }
+
+  /** Like {@link history}, in arrays of at most `batchSize` messages and `maxBatchBytes` bytes. */
+  async *historyBatches(options?: HistoryReadOptions): AsyncGenerator<M[]> {
+    yield* historyBatchesOf((await this.parts()).provider, options);
+  }
+
+  /** Per-row sizes of the path, or null when the provider cannot tell. */
+  async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[] | null> {
+    const { provider } = await this.parts();
+    return provider.getHistoryRowStats ? provider.getHistoryRowStats(leafId) : null;
+  }
+
+  /** Full-text search over this session's messages (every branch unless `branch: "active"`). */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult<M>[]> {
+    return searchOf((await this.parts()).provider, query, options);
+  }
+
+  // ── Compaction ───────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Stores a compaction overlay that replaces `fromId`..`toId` when history is read. */
+  async addCompaction(
+    summary: string,
+    fromId: string,
+    toId: string,
+    details?: CompactionDetails,
+  ): Promise<StoredCompaction> {
+    return (await this.parts()).provider.addCompaction(summary, fromId, toId, details);
+  }
+
+  /** Every stored overlay of this session, oldest first (superseded ones included). */
+  async getCompactions(): Promise<StoredCompaction[]> {
+    return (await this.parts()).provider.getCompactions();
   }
 
   /**
@@ -135,91 +359,95 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionB
     leafId?: string | null,
     options?: { dryRun?: boolean },
   ): Promise<CompactionReport | CompactionPlan | null> {
-    const { compactor } = await this.state();
-    if (options?.dryRun) return compactor.plan(leafId);
-    const report = await compactor.compact(leafId);
-    if (report) notifyChanged(this.messagesChanged, { type: "compact" });
-    return report;
+    return mutations.compact(await this.parts(), this.config, leafId, options?.dryRun === true);
   }
 
   /** What `compact()` would do, computed without calling the model (a dry run). */
   async planCompaction(leafId?: string | null): Promise<CompactionPlan | null> {
-    return (await this.state()).compactor.plan(leafId);
+    return (await this.parts()).compactor.plan(leafId);
   }
 
   /** Estimated tokens of the next model call (history with overlays plus the frozen prompt). */
   async estimateTokens(leafId?: string | null): Promise<number> {
-    return (await this.state()).compactor.estimate(leafId);
+    return (await this.parts()).compactor.estimate(leafId);
   }
+
+  // ── Context blocks and the system prompt ─────────────────────────────────────────────────────────────────────
 
   /** A block as last loaded, or null (blocks load on the first awaited call, e.g. `await session.ready()`). */
   getContextBlock(label: string): ContextBlock | null {
-    return this.resolved?.context.blocks.get(label) ?? null;
+    return this.lifecycle.resolved?.context.blocks.get(label) ?? null;
   }
 
   /** Every block as last loaded, in prompt order (empty until the session is ready). */
   getContextBlocks(): ContextBlock[] {
-    return this.resolved?.context.blocks.list() ?? [];
+    return this.lifecycle.resolved?.context.blocks.list() ?? [];
   }
 
   /** Replaces a writable block's content (`READONLY`, `TOKEN_LIMIT` errors); the frozen prompt is untouched. */
   async replaceContextBlock(label: string, content: string): Promise<ContextBlock> {
-    return (await this.state()).context.blocks.replace(label, content);
+    return (await this.parts()).context.blocks.replace(label, content);
   }
 
   /** Appends to a writable block, on a new line. */
   async appendContextBlock(label: string, content: string): Promise<ContextBlock> {
-    return (await this.state()).context.blocks.append(label, content);
+    return (await this.parts()).context.blocks.append(label, content);
   }
 
   /** Writes a document of a writable skill block. */
   async setSkill(label: string, key: string, content: string, description?: string): Promise<ContextBlock> {
-    return (await this.state()).context.blocks.setKeyed(label, key, content, description);
+    return (await this.parts()).context.blocks.setKeyed(label, key, content, description);
   }
 
   /** Indexes an entry of a writable search block. */
   async setSearchEntry(label: string, key: string, content: string): Promise<ContextBlock> {
-    return (await this.state()).context.blocks.setKeyed(label, key, content);
+    return (await this.parts()).context.blocks.setKeyed(label, key, content);
   }
 
   /** Adds a block at runtime and loads it; call `refreshSystemPrompt()` to show it in the prompt. */
   async addContext(label: string, options: SessionContextOptions = {}): Promise<ContextBlock> {
-    const { context } = await this.state();
+    const { context } = await this.parts();
     await context.add(label, options);
     return context.blocks.get(label)!;
   }
 
   /** Removes a block (and its loaded-skill tracking); true when it existed. */
   removeContext(label: string): boolean {
-    if (this.resolved) return this.resolved.context.remove(label);
-    if (this.initialising) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        "removeContext() cannot run while the session is initialising",
-      );
-    }
-    const before = this.contextSetup.blocks.length;
-    this.contextSetup.blocks = this.contextSetup.blocks.filter((b) => b.label !== label);
-    return this.contextSetup.blocks.length < before;
+    return this.lifecycle.removeContext(label);
   }
 
   /** The system prompt, rendered once and then frozen (persisted with `withCachedPrompt`) for prompt caching. */
   async freezeSystemPrompt(): Promise<string> {
-    return (await this.state()).context.freeze();
+    return (await this.parts()).context.freeze();
   }
 
   /** Reloads every block, re-renders and persists the prompt, and returns it. */
   async refreshSystemPrompt(): Promise<string> {
-    return (await this.state()).context.refresh();
+    return (await this.parts()).context.refresh();
   }
+
+  /** Unloads a loaded skill; false when it was not loaded. */
+  async unloadSkill(label: string, key: string): Promise<boolean> {
+    return (await this.parts()).context.unloadSkill(label, key);
+  }
+
+  /**
+   * The loaded skills as `label:key`. Async, as in the reference: it waits for the session to be ready, so a
+   * fresh Session over a history with `load_context` results answers from that history on its first call.
+   */
+  async getLoadedSkillKeys(): Promise<Set<string>> {
+    return (await this.parts()).context.skills.keys();
+  }
+
+  // ── The model's memory tools ─────────────────────────────────────────────────────────────────────────────────
 
   /**
    * The memory tools (an AI SDK ToolSet) for the blocks present now; `limits` overrides the session's tool-output
    * limits for these tools.
    */
   async tools(limits?: Partial<ToolOutputLimits>): Promise<SessionToolSet> {
-    const bounds = toolOutputLimits(limits, this.toolOutput);
-    return (await this.state()).context.tools(bounds);
+    const bounds = toolOutputLimits(limits, this.config.toolOutput);
+    return (await this.parts()).context.tools(bounds);
   }
 
   /**
@@ -232,14 +460,7 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionB
   async toolDefinitions(
     format: ToolFormat,
   ): Promise<OpenAIToolDefinition[] | OpenAIResponsesToolDefinition[] | AnthropicToolDefinition[]> {
-    const tools = await this.tools();
-    if (format === "openai") return toOpenAITools(tools);
-    if (format === "openai-responses") return toOpenAIResponsesTools(tools);
-    if (format === "anthropic") return toAnthropicTools(tools);
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Unknown tool format ${JSON.stringify(format)}: use "openai", "openai-responses" or "anthropic"`,
-    );
+    return toolDefinitionsFor(await this.tools(), format);
   }
 
   /**
@@ -249,29 +470,11 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionB
   async executeTool(call: OpenAIToolCall): Promise<string>;
   async executeTool(name: string, input: unknown): Promise<string>;
   async executeTool(nameOrCall: string | OpenAIToolCall, input?: unknown): Promise<string> {
-    try {
-      if (typeof nameOrCall === "string")
-        return await dispatchToolCall(await this.tools(), nameOrCall, input);
-      const call = readToolCall(nameOrCall);
-      if (!call) {
-        return 'Error: invalid tool call: expected { function: { name, arguments } } or { type: "function_call", name, arguments }';
-      }
-      return await dispatchToolCall(await this.tools(), call.name as string, call.input);
-    } catch (error) {
-      return `Error: ${errorMessage(error)}`;
-    }
+    return executeToolCall(() => this.tools(), nameOrCall, input);
   }
 
-  /** Unloads a loaded skill; false when it was not loaded. */
-  async unloadSkill(label: string, key: string): Promise<boolean> {
-    return (await this.state()).context.unloadSkill(label, key);
-  }
-
-  /**
-   * The loaded skills as `label:key`. Async, as in the reference: it waits for the session to be ready, so a
-   * fresh Session over a history with `load_context` results answers from that history on its first call.
-   */
-  async getLoadedSkillKeys(): Promise<Set<string>> {
-    return (await this.state()).context.skills.keys();
+  // The resolved parts every async method works through (resolving them on first use).
+  private parts(): Promise<SessionParts<M>> {
+    return this.lifecycle.parts();
   }
 }

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
-import { parseMessage, takesSerialized, withSerialized } from "../message.js";
+import { parseMessage } from "../message.js";
+import { type PreparedJson, takesPreparedJson, withPreparedJson } from "../store/prepared-json.js";
 import { prepareAppend, prepareServerWrite, type WritePolicy, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
@@ -42,9 +43,21 @@ function stored<T extends object>(
   return withStored({ ...result }, json);
 }
 
-/** Runs a provider write with the JSON the Session measured handed over (only to providers of this package). */
-function handOver<T>(provider: SessionProvider, message: SessionMessage, json: string, write: () => T): T {
-  return withSerialized(message, takesSerialized(provider) ? json : undefined, write);
+/** `updateMessage` as this package's providers declare it. */
+type Updates = {
+  updateMessage(message: SessionMessage, options: PreparedJson): ReturnType<SessionProvider["updateMessage"]>;
+};
+
+/**
+ * The options to write `json`'s message with: carrying the JSON the Session measured (one serialisation per
+ * write) only for a direct instance of this package's providers; any other provider gets the options as given.
+ */
+function handOver<O extends object>(
+  provider: SessionProvider,
+  options: O | undefined,
+  json: string,
+): O | (O & PreparedJson) | undefined {
+  return takesPreparedJson(provider) ? withPreparedJson(options, json) : options;
 }
 
 /**
@@ -69,8 +82,10 @@ export async function appendThrough(
   const write = prepareAppend(message, parentId, policy, options?.source);
   if (!write) return { inserted: false, message };
   const { message: toStore, json } = write;
-  const result: AppendResult = (await handOver(provider, toStore, json, () =>
-    provider.appendMessage(toStore, parentId, options),
+  const result: AppendResult = (await provider.appendMessage(
+    toStore,
+    parentId,
+    handOver(provider, options, json),
   )) ?? { inserted: true };
   if ("message" in result || result.inserted) return stored(result, json);
   // A provider that does not report the stored form: the first content is what a read returns.
@@ -97,15 +112,17 @@ export async function upsertThrough(
   if (!write) return { inserted: false, updated: false, message };
   const { message: toStore, json } = write;
   if (provider.upsertMessage) {
-    const upsert = provider.upsertMessage.bind(provider);
-    return stored(await handOver(provider, toStore, json, () => upsert(toStore, parentId, options)), json);
+    return stored(await provider.upsertMessage(toStore, parentId, handOver(provider, options, json)), json);
   }
   if ((await provider.getMessage(toStore.id)) !== null) {
     const { updated } = await updateThrough(provider, policy, toStore);
     return withStored({ inserted: false, updated }, json);
   }
-  const appended = await handOver(provider, toStore, json, () =>
-    provider.appendMessage(toStore, parentId, options?.source ? { source: options.source } : undefined),
+  // Only a provider without upsertMessage gets here: never one of this package's, so nothing to hand over.
+  const appended = await provider.appendMessage(
+    toStore,
+    parentId,
+    options?.source ? { source: options.source } : undefined,
   );
   if (appended?.inserted !== false) return withStored({ inserted: true, updated: false }, json);
   // Inserted by another writer between the read and the append: replace it, as an upsert promises.
@@ -125,7 +142,10 @@ export async function updateThrough(
   message: SessionMessage,
 ): Promise<SessionUpdateResult> {
   const { message: toStore, json } = prepareServerWrite(message, policy);
-  const result = await handOver(provider, toStore, json, () => provider.updateMessage(toStore));
+  // This package's providers take the hand-off as a second, internal argument of updateMessage.
+  const result = takesPreparedJson(provider)
+    ? await (provider as Updates).updateMessage(toStore, withPreparedJson({}, json))
+    : await provider.updateMessage(toStore);
   return stored(result ?? { updated: true }, json);
 }
 
@@ -146,6 +166,5 @@ export async function importThrough(
   if (!provider.importMessage) {
     throw new SessionError("UNSUPPORTED", "This session provider cannot import messages (no importMessage)");
   }
-  const importMessage = provider.importMessage.bind(provider);
-  return stored(await handOver(provider, message, json, () => importMessage(message, options)), json);
+  return stored(await provider.importMessage(message, handOver(provider, options, json)), json);
 }

@@ -1,16 +1,10 @@
 import { SessionError } from "../errors.js";
-import {
-  assertId,
-  assertParentId,
-  assertSessionId,
-  canBeStored,
-  parseMessage,
-  TAKES_SERIALIZED,
-} from "../message.js";
+import { assertId, assertParentId, assertSessionId, canBeStored, parseMessage } from "../message.js";
 import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { walkHistory } from "../store/history-stream.js";
 import { observeProvider } from "../store/observe.js";
+import { type PreparedJson, preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
@@ -64,8 +58,8 @@ const LOCATE_BY_ID = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.s
 
 /** The storage contract of one session in a SQLite database. */
 export class SqliteSessionProvider implements SessionProvider {
-  /** @internal it serialises a message before anything else touches it (see TAKES_SERIALIZED). */
-  readonly [TAKES_SERIALIZED]: object = SqliteSessionProvider.prototype;
+  /** @internal its writes take the JSON a Session already made of the message (see prepared-json.ts). */
+  readonly [TAKES_PREPARED_JSON]: object = SqliteSessionProvider.prototype;
 
   constructor(
     protected readonly store: SqliteStore,
@@ -197,7 +191,7 @@ export class SqliteSessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<AppendResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source);
+    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
     if (!write) return { inserted: false, message };
     const { message: stored, json } = write;
     const result = writeWithAttachments(this.driver, this.sessionId, stored, json, false, (content) =>
@@ -215,7 +209,7 @@ export class SqliteSessionProvider implements SessionProvider {
     parentId?: string | null,
     options?: UpsertOptions,
   ): Promise<UpsertResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source);
+    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
     if (!write) return { inserted: false, updated: false, message };
     const { message: stored, json } = write;
     const result = writeWithAttachments(this.driver, this.sessionId, stored, json, true, (content) =>
@@ -225,7 +219,7 @@ export class SqliteSessionProvider implements SessionProvider {
   }
 
   async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
-    const { json } = prepareServerWrite(message, this.store.policy);
+    const { json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
     const result = writeWithAttachments(this.driver, this.sessionId, message, json, false, (content) =>
@@ -238,8 +232,9 @@ export class SqliteSessionProvider implements SessionProvider {
     return withStored(result, result.inserted ? json : (this.storedJson(message.id) ?? json));
   }
 
-  async updateMessage(message: SessionMessage): Promise<UpdateResult> {
-    const { message: stored, json } = prepareServerWrite(message, this.store.policy);
+  /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
+  async updateMessage(message: SessionMessage, options?: PreparedJson): Promise<UpdateResult> {
+    const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     const result = writeWithAttachments(this.driver, this.sessionId, stored, json, true, (content) =>
       updateRow(this.driver, this.sessionId, stored, content),
     );

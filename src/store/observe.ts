@@ -7,6 +7,7 @@ import type {
   UpsertResult,
 } from "../types.js";
 import type { ChangeEvent, ChangeFeed } from "./feed.js";
+import type { PreparedJson } from "./prepared-json.js";
 import type { StepWrite } from "./step.js";
 import type { SessionImportResult, SessionRegistry, SessionTransfer, TransferItem } from "./types.js";
 
@@ -31,8 +32,8 @@ function withMessage<T extends object>(event: T, result: { message?: SessionMess
 
 /**
  * Makes every write of a provider publish its change after it returned (committed): the one place where all
- * backends feed the change feed. Installs own methods on the instance that call the class's methods
- * synchronously first (so a write's synchronous context, e.g. a handed-over serialisation, is unchanged).
+ * backends feed the change feed. Installs own methods on the instance that call the class's methods with every
+ * argument they were given, synchronously first (a Session's JSON hand-off, see prepared-json.ts, is read there).
  */
 export function observeProvider<P extends SessionProvider & { readonly sessionId: string }>(
   provider: P,
@@ -57,9 +58,13 @@ export function observeProvider<P extends SessionProvider & { readonly sessionId
     );
     return result;
   };
-  const update = target.updateMessage;
-  target.updateMessage = async function (message) {
-    const result = (await update.call(this, message)) as UpdateResult | undefined;
+  // This package's providers take a second, internal argument (a Session's JSON hand-off): forwarded as given.
+  const update = target.updateMessage as (
+    message: SessionMessage,
+    options?: PreparedJson,
+  ) => Promise<unknown>;
+  target.updateMessage = async function (message, options?: PreparedJson) {
+    const result = (await update.call(this, message, options)) as UpdateResult | undefined;
     if (result && !result.updated) return result;
     const outcome = result ?? { message };
     await feed.publish(

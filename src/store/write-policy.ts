@@ -91,15 +91,17 @@ export function assertSize(message: SessionMessage, json: string, maxBytes: numb
 
 /**
  * Applies a policy to a write: strips reserved keys from client writes, serialises once and refuses a message
- * over the cap. Returns the message to store and its JSON.
+ * over the cap. Returns the message to store and its JSON. `known` is JSON the caller already made of `message`
+ * (a Session's hand-off, see prepared-json.ts): used as is unless stripping made a different message.
  */
 export function applyPolicy(
   message: SessionMessage,
   policy: WritePolicy,
   source: WriteSource | undefined,
+  known?: string,
 ): { message: SessionMessage; json: string } {
   const stored = stripReserved(message, policy.reservedMetadataKeys, source);
-  const json = serializeMessage(stored);
+  const json = stored === message && known !== undefined ? known : serializeMessage(stored);
   assertSize(stored, json, policy.maxMessageBytes);
   return { message: stored, json };
 }
@@ -141,24 +143,27 @@ export function importTime(createdAt: Date | string | undefined): string {
 
 /**
  * What every append and upsert starts with: the message's shape and parent are checked (`INVALID_MESSAGE`,
- * `INVALID_ARGUMENT`), an echoed overlay yields null (the caller stores nothing), then the policy applies.
+ * `INVALID_ARGUMENT`), an echoed overlay yields null (the caller stores nothing), then the policy applies
+ * (`known`: see {@link applyPolicy}).
  */
 export function prepareAppend(
   message: SessionMessage,
   parentId: unknown,
   policy: WritePolicy,
   source: WriteSource | undefined,
+  known?: string,
 ): { message: SessionMessage; json: string } | null {
   assertMessageShape(message);
   assertParentId(parentId);
-  return isEchoedOverlay(message) ? null : applyPolicy(message, policy, source);
+  return isEchoedOverlay(message) ? null : applyPolicy(message, policy, source, known);
 }
 
 /** What every update and import starts with: a valid, non-overlay message (`RESERVED_ID`) under the policy. */
 export function prepareServerWrite(
   message: SessionMessage,
   policy: WritePolicy,
+  known?: string,
 ): { message: SessionMessage; json: string } {
   assertValidMessage(message);
-  return applyPolicy(message, policy, "server");
+  return applyPolicy(message, policy, "server", known);
 }

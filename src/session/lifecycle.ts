@@ -1,0 +1,129 @@
+import { SessionError } from "../errors.js";
+import { type ChangeListener, hasFeed, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
+import type { SessionStore } from "../store/types.js";
+import type { SessionMessage, SessionProvider } from "../types.js";
+import { Compactor } from "./compaction.js";
+import type { SessionConfig } from "./config.js";
+import { SessionContext } from "./context.js";
+import type { ResolvedSource } from "./source.js";
+
+/** What a Session works through once it is in use. */
+export interface SessionParts<M extends SessionMessage = SessionMessage> {
+  provider: SessionProvider<M>;
+  store: SessionStore<M> | undefined;
+  context: SessionContext;
+  compactor: Compactor;
+}
+
+/**
+ * A Session's life: resolved lazily on the first awaited call (storage bound to the session id, every context
+ * block loaded), closed once. Until the first call the configuration may still change what is stored where;
+ * after `close()` every call fails with `CLOSED`.
+ */
+export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
+  /** Gives back storage the session opened itself (a SQLite path: a reference on the path's shared store). */
+  release: (() => Promise<void>) | undefined;
+  private initialising: Promise<SessionParts<M>> | undefined;
+  private resolvedParts: SessionParts<M> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly source: ResolvedSource<M>,
+    private readonly config: SessionConfig,
+  ) {}
+
+  /** The parts, once resolved (undefined before the first awaited call has finished). */
+  get resolved(): SessionParts<M> | undefined {
+    return this.resolvedParts;
+  }
+
+  /** True from the first awaited call on. */
+  get started(): boolean {
+    return this.initialising !== undefined;
+  }
+
+  /**
+   * Refuses a builder call that would change which rows the session reads or how its context is stored once the
+   * session is in use; `instead` names what to do. Settings that only change behaviour (compaction, row limits)
+   * are not checked: they may change at any time, as in the reference.
+   */
+  assertConfigurable(method: string, instead: string): void {
+    if (this.started) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `${method}() must be called before the session is first used (it decides what is stored where): ${instead}`,
+      );
+    }
+  }
+
+  /** The parts, resolving them on the first call (`CLOSED` after `close()`). */
+  parts(): Promise<SessionParts<M>> {
+    if (this.closed) return Promise.reject(this.closedError());
+    if (this.resolvedParts) return Promise.resolve(this.resolvedParts);
+    this.initialising ??= this.open().then((parts) => {
+      this.resolvedParts = parts;
+      return parts;
+    });
+    return this.initialising;
+  }
+
+  private async open(): Promise<SessionParts<M>> {
+    const { context: setup, compaction, sessionId } = this.config;
+    if (this.source.kind === "provider") {
+      if (sessionId !== "") {
+        throw new SessionError(
+          "INVALID_ARGUMENT",
+          "forSession() needs a store; a SessionProvider is already bound to one session",
+        );
+      }
+      const provider = this.source.provider;
+      const context = await SessionContext.open(setup, provider, undefined, "");
+      return { provider, store: undefined, context, compactor: new Compactor(compaction, provider, context) };
+    }
+    const store = this.source.store;
+    const provider = store.session(sessionId);
+    const context = await SessionContext.open(setup, provider, store, sessionId);
+    return { provider, store, context, compactor: new Compactor(compaction, provider, context) };
+  }
+
+  /**
+   * `Session.removeContext`: from the loaded context once resolved, else from the configuration; refused while
+   * the context is being opened (it would be lost or half-applied).
+   */
+  removeContext(label: string): boolean {
+    if (this.resolvedParts) return this.resolvedParts.context.remove(label);
+    if (this.started) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        "removeContext() cannot run while the session is initialising",
+      );
+    }
+    return this.config.removeBlock(label);
+  }
+
+  /** Subscribes to the store's change feed for this session (`UNSUPPORTED` on a bare provider). */
+  subscribe(listener: ChangeListener, options: Omit<SubscribeOptions, "sessionId">): Unsubscribe {
+    if (this.closed) throw this.closedError();
+    const store = this.source.kind === "store" ? this.source.store : undefined;
+    if (!store || !hasFeed(store)) {
+      throw new SessionError(
+        "UNSUPPORTED",
+        "subscribe() needs a Session on a store (memory, SQLite, Postgres); a bare SessionProvider has no change feed",
+      );
+    }
+    return store.subscribe(listener, { ...options, sessionId: this.config.sessionId });
+  }
+
+  /** Marks the session closed and gives back storage it opened itself; a second call does nothing. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const release = this.release;
+    this.release = undefined;
+    if (release) await release();
+  }
+
+  private closedError(): SessionError {
+    return new SessionError("CLOSED", `Session "${this.config.sessionId}" was closed`);
+  }
+}

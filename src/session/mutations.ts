@@ -1,0 +1,123 @@
+/**
+ * A Session's writes with what follows each: the write itself goes through the provider under the session's
+ * policy (writes.ts), then the reference's status frame, automatic compaction after an insert, and the
+ * framework hook `internal_onMessagesChanged`, in that order.
+ */
+
+import type { AppendOptions, ImportMessageOptions, SessionMessage, UpsertOptions } from "../types.js";
+import type { CompactionPlan, CompactionReport } from "./compaction.js";
+import type { SessionConfig } from "./config.js";
+import { notifyChanged } from "./hooks.js";
+import type { SessionParts } from "./lifecycle.js";
+import {
+  appendThrough,
+  importThrough,
+  type SessionAppendResult,
+  type SessionUpdateResult,
+  type SessionUpsertResult,
+  updateThrough,
+  upsertThrough,
+} from "./writes.js";
+
+/** Appends, then frames, compacts when due and tells the hook (`compact` instead of `append` when it did). */
+export async function appendMessage<M extends SessionMessage>(
+  { provider, compactor }: SessionParts<M>,
+  config: SessionConfig,
+  message: M,
+  parentId: string | null | undefined,
+  options: AppendOptions | undefined,
+): Promise<SessionAppendResult<M>> {
+  const result = await appendThrough(provider, config.policy, message, parentId, options);
+  // The reference's status frame follows every append, also of an id already stored.
+  const estimate = await compactor.broadcastIdle();
+  // The message is stored; compaction problems go to onCompactionError and never fail the append.
+  const compacted = result.inserted && (await compactor.afterAppend(estimate));
+  notifyChanged(
+    config.messagesChanged,
+    compacted
+      ? { type: "compact" }
+      : { type: "append", message: result.message, parentId, inserted: result.inserted },
+  );
+  return result;
+}
+
+/** Upserts, then frames, compacts after an insert when due and tells the hook what happened. */
+export async function upsertMessage<M extends SessionMessage>(
+  { provider, compactor }: SessionParts<M>,
+  config: SessionConfig,
+  message: M,
+  parentId: string | null | undefined,
+  options: UpsertOptions | undefined,
+): Promise<SessionUpsertResult<M>> {
+  const result = await upsertThrough(provider, config.policy, message, parentId, options);
+  const estimate = await compactor.broadcastIdle();
+  const compacted = result.inserted && (await compactor.afterAppend(estimate));
+  const listener = config.messagesChanged;
+  if (compacted) notifyChanged(listener, { type: "compact" });
+  else if (result.inserted) {
+    notifyChanged(listener, { type: "append", message: result.message, parentId, inserted: true });
+  } else if (result.updated) notifyChanged(listener, { type: "update", message: result.message });
+  return result;
+}
+
+/** Imports one historical message: no frame, no compaction, no hook (a migration, not a turn). */
+export function importMessage<M extends SessionMessage>(
+  { provider }: SessionParts<M>,
+  config: SessionConfig,
+  message: M,
+  options: ImportMessageOptions | undefined,
+): Promise<SessionAppendResult<M>> {
+  return importThrough(provider, config.policy, message, options);
+}
+
+/**
+ * Replaces a stored message, then tells the hook; `frame: false` is the reference's maintenance write
+ * (`internal_rewriteMessage`), which sends no status frame.
+ */
+export async function updateMessage<M extends SessionMessage>(
+  { provider, compactor }: SessionParts<M>,
+  config: SessionConfig,
+  message: M,
+  frame: boolean,
+): Promise<SessionUpdateResult<M>> {
+  const result = await updateThrough(provider, config.policy, message);
+  if (frame) await compactor.broadcastIdle();
+  notifyChanged(config.messagesChanged, { type: "update", message: result.message });
+  return result;
+}
+
+/** Deletes messages (children spliced onto their parents), then frames and tells the hook. */
+export async function deleteMessages<M extends SessionMessage>(
+  { provider, compactor }: SessionParts<M>,
+  config: SessionConfig,
+  messageIds: string[],
+): Promise<void> {
+  await provider.deleteMessages(messageIds);
+  await compactor.broadcastIdle();
+  notifyChanged(config.messagesChanged, { type: "delete", messageIds: [...messageIds] });
+}
+
+/** Clears the session, forgets loaded skills and re-renders the prompt, then frames and tells the hook. */
+export async function clearMessages<M extends SessionMessage>(
+  { provider, context, compactor }: SessionParts<M>,
+  config: SessionConfig,
+): Promise<void> {
+  await provider.clearMessages();
+  context.skills.clear();
+  await context.refresh();
+  await compactor.broadcastIdle();
+  notifyChanged(config.messagesChanged, { type: "clear" });
+}
+
+/** Compacts the path to `leafId` and tells the hook when an overlay was stored; a dry run only plans. */
+export async function compact<M extends SessionMessage>(
+  { compactor }: SessionParts<M>,
+  config: SessionConfig,
+  leafId: string | null | undefined,
+  dryRun: boolean,
+): Promise<CompactionReport | CompactionPlan | null> {
+  if (dryRun) return compactor.plan(leafId);
+  const report = await compactor.compact(leafId);
+  if (report) notifyChanged(config.messagesChanged, { type: "compact" });
+  return report;
+}
