@@ -34,10 +34,11 @@ import { appendRow } from "./append.js";
 import { hydrate, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
 import { contentSql, deleteSessionChunks, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
-import { contextTokens, listCompactions, pathStats, readPath } from "./history.js";
+import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
 import { unindexSession } from "./search-index.js";
 import type { SqliteStore } from "./store.js";
+import { contextTokens } from "./tokens.js";
 import type { NodeRow } from "./tree.js";
 import { deleteRows, updateRow, upsertRow } from "./writes.js";
 
