@@ -2,14 +2,7 @@ export { ContextBlocks } from "./context/blocks.js";
 export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/fs-skills.js";
 export { entryKey, fnv1a, slugify } from "./context/keys.js";
 export { dropStrictNulls, toStrictSchema } from "./context/openai-strict.js";
-export {
-  AgentContextProvider,
-  AgentSearchProvider,
-  BlockContextProvider,
-  EntrySearchProvider,
-  formatEntryHits,
-  type ProviderSource,
-} from "./context/providers.js";
+export { BlockContextProvider, EntrySearchProvider, formatEntryHits } from "./context/providers.js";
 export { blockHeader, renderSystemPrompt, SEPARATOR } from "./context/render.js";
 export {
   type AnthropicToolDefinition,
@@ -71,9 +64,14 @@ export type { RecentHistoryOptions, SessionOptions } from "./session/session.js"
 export { Session } from "./session/session.js";
 export type { SessionSource } from "./session/source.js";
 export type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./session/writes.js";
-export { AgentSessionProvider } from "./sqlite/agent-provider.js";
 export type { SqlDriver, SqlTagSource } from "./sqlite/driver.js";
 export type { SqliteDriverName, SqliteHandle, SqliteOptions, SqliteSource } from "./sqlite/open.js";
+export {
+  AgentContextProvider,
+  AgentSearchProvider,
+  AgentSessionProvider,
+  type ProviderSource,
+} from "./sqlite/reference.js";
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";

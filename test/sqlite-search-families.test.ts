@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { foldToken, parseQuery, TOKEN, tokenize } from "../src/search/query.js";
 import { SqlTagDriver } from "../src/sqlite/driver.js";
-import { FamilyExpander } from "../src/sqlite/fts-families.js";
+import { FamilyExpander } from "../src/sqlite/fts.js";
 import { flushSearchIndex } from "../src/sqlite/search-index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "./contract/harness.js";

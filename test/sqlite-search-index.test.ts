@@ -130,9 +130,9 @@ test("a scoped search finds the same hits, in the same order, whether it filters
   for (let i = 0; i < 20; i++) await store.session("big").appendMessage(msg(`b${i}`, `${words[i % 5]} ${i}`));
   for (let i = 0; i < 5; i++) await store.session("small").appendMessage(msg(`s${i}`, `${words[i]} small`));
   // "big" holds 20 of 25 rows (the lookup filter), "small" 5 (the session token).
+  type Search = { searchState(id: string): { scope: { filter: string } } };
   const scope = (id: string) =>
-    (store as unknown as { searchState(id: string): { scope: { filter: string } } }).searchState(id).scope
-      .filter;
+    (store as unknown as { messageSearch: Search }).messageSearch.searchState(id).scope.filter;
   assert.deepEqual([scope("big"), scope("small")], ["lookup", "token"]);
   const everywhere = await store.searchMessages("otter", { limit: 100 });
   for (const sessionId of ["big", "small"]) {

@@ -1,32 +1,14 @@
+/**
+ * The generic providers over a store's context capabilities; each backend's reference-named classes
+ * (`src/sqlite/reference.ts`, `src/postgres/reference.ts`) are these over that backend's shared store.
+ */
 import { SessionError } from "../errors.js";
-import { isSqlTagSource, type SqlTagSource } from "../sqlite/driver.js";
-import { isSqliteHandle, type SqliteHandle } from "../sqlite/open.js";
-import { sharedSqliteStore } from "../sqlite/shared.js";
-import {
-  type BlockStore,
-  type ContextCapableStore,
-  type EntryStore,
-  hasContextStorage,
-  isSessionStore,
-  type SessionStore,
-} from "../store/types.js";
+import type { BlockStore, EntryStore } from "../store/types.js";
 import { formatEntryHits, type ToolOutputLimits } from "./output.js";
 import type { SearchProvider, WritableContextProvider } from "./types.js";
 
-/** Where built-in providers keep their rows: an Agent / `sql`-tag object, a SQLite handle, or a store. */
-export type ProviderSource = SqlTagSource | SqliteHandle | SessionStore;
-
-function contextStore(source: ProviderSource): ContextCapableStore {
-  if (isSessionStore(source)) {
-    if (hasContextStorage(source)) return source;
-    throw new SessionError("UNSUPPORTED", `The ${source.backend} store cannot hold context blocks`);
-  }
-  if (isSqlTagSource(source) || isSqliteHandle(source)) return sharedSqliteStore(source);
-  throw new SessionError(
-    "INVALID_ARGUMENT",
-    "A context provider needs an object with a sql tag, a SQLite handle or a store",
-  );
-}
+/** How many hits a search block returns, as the reference. */
+const SEARCH_HITS = 10;
 
 /** A writable block stored as one row of a {@link BlockStore} under `key` (the block label when omitted). */
 export class BlockContextProvider implements WritableContextProvider {
@@ -60,13 +42,6 @@ export class BlockContextProvider implements WritableContextProvider {
 
   async set(content: string): Promise<void> {
     await this.store.setBlock(this.requireKey(), content);
-  }
-}
-
-/** The reference's SQLite-backed writable block: `new AgentContextProvider(this, "memory")`. */
-export class AgentContextProvider extends BlockContextProvider {
-  constructor(source: ProviderSource, label?: string) {
-    super(contextStore(source).blocks, label);
   }
 }
 
@@ -104,17 +79,14 @@ export class EntrySearchProvider implements SearchProvider {
   }
 
   async search(query: string, limits?: ToolOutputLimits): Promise<string | null> {
-    return formatEntryHits(await this.entries.searchEntries(this.requireLabel(), query, 10), query, limits);
+    return formatEntryHits(
+      await this.entries.searchEntries(this.requireLabel(), query, SEARCH_HITS),
+      query,
+      limits,
+    );
   }
 
   async set(key: string, content: string): Promise<void> {
     await this.entries.setEntry(this.requireLabel(), key, content);
-  }
-}
-
-/** The reference's FTS-backed searchable block: `new AgentSearchProvider(this)`. */
-export class AgentSearchProvider extends EntrySearchProvider {
-  constructor(source: ProviderSource) {
-    super(contextStore(source).entries);
   }
 }

@@ -1,6 +1,14 @@
 /** Adoption of the reference's context blocks and search entries on Postgres, and its read-back (see adopt.ts). */
-import { SessionError } from "../errors.js";
-import { type AdoptionReport, differs, fingerprint, type ReferenceTable, reject } from "../store/adopt.js";
+import {
+  type AdoptionReport,
+  assertReadBack,
+  compareReadBack,
+  contextRowName,
+  fingerprint,
+  type ReferenceContextTable,
+  type ReferenceTable,
+  referenceContextRow,
+} from "../store/adopt.js";
 import type { TransferRow } from "../store/types.js";
 import type { Executor } from "./client.js";
 import type { PostgresTransfer } from "./transfer.js";
@@ -9,7 +17,7 @@ const PAGE = 500;
 
 async function* referenceRows(
   executor: Executor,
-  table: "cf_agents_context_blocks" | "cf_agents_search_entries",
+  table: ReferenceContextTable,
   report: AdoptionReport,
   written: Map<string, string>,
 ): AsyncGenerator<TransferRow> {
@@ -23,13 +31,14 @@ async function* referenceRows(
       [after?.[0] ?? null, after?.[1] ?? null, PAGE],
     );
     for (const row of rows) {
-      if (row.label === "") {
-        reject(report, { table, sessionId: "", id: row.key, reason: "no label" });
-        continue;
-      }
-      const transferRow: TransferRow = blocks
-        ? { kind: "block", key: row.label, content: row.content }
-        : { kind: "entry", label: row.label, key: row.key, content: row.content };
+      const transferRow = referenceContextRow(
+        report,
+        table,
+        row.label,
+        blocks ? undefined : row.key,
+        row.content,
+      );
+      if (!transferRow) continue;
       written.set(rowKey(transferRow), fingerprint(row.content));
       yield transferRow;
     }
@@ -65,19 +74,7 @@ export async function adoptRows(
     const expected = written.get(rowKey(row));
     if (expected === undefined) continue;
     seen++;
-    if (expected === fingerprint(row.content)) report.verified++;
-    else
-      differs(
-        report,
-        row.kind === "block"
-          ? `cf_agents_context_blocks:${row.key}`
-          : `cf_agents_search_entries:${row.label}/${row.key}`,
-      );
+    compareReadBack(report, expected, fingerprint(row.content), contextRowName(row));
   }
-  if (seen !== written.size) {
-    throw new SessionError(
-      "STORAGE",
-      `Adoption failed: ${written.size - seen} block or entry row(s) cannot be read back`,
-    );
-  }
+  assertReadBack(written.size - seen, "block or entry row(s)");
 }

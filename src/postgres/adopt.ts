@@ -3,24 +3,25 @@
  * `cf_agents_*` tables on the connection's `search_path` — through our own transfer import, then reads every
  * adopted row back through the transfer export and compares it. Runs inside the store's first `ready()`.
  */
-import { SessionError } from "../errors.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
+  acceptCompaction,
+  adoptionRecord,
   assertDroppable,
+  assertReadBack,
   compactionPrint,
-  differs,
+  compareReadBack,
   emptyReport,
   fingerprint,
-  MessageOrder,
   REFERENCE_SOURCE,
   REFERENCE_TABLES,
   type ReferenceTable,
-  referenceCompaction,
+  type referenceCompaction,
   referenceSessionInfo,
-  reject,
   warnIfNotClean,
 } from "../store/adopt.js";
+import { MessageOrder } from "../store/adopt-order.js";
 import type { TransferItem } from "../store/types.js";
 import { adoptRows } from "./adopt-rows.js";
 import { type Executor, sqlState } from "./client.js";
@@ -90,11 +91,10 @@ async function adopt(
     await adoptSession(executor, transfer, sessionId, has, report, now);
   }
   await adoptRows(executor, transfer, has, report);
-  report.adoptedAt = new Date().toISOString();
   await executor.query(
     `INSERT INTO ${t.adoptions} (source, adopted_at, report) VALUES ($1, $2, $3)
      ON CONFLICT (source) DO UPDATE SET adopted_at = EXCLUDED.adopted_at, report = EXCLUDED.report`,
-    [REFERENCE_SOURCE, report.adoptedAt, JSON.stringify(report)],
+    adoptionRecord(report),
   );
   if (options.dropSource) await dropSource(executor, tables, report);
   return report;
@@ -210,13 +210,9 @@ async function adoptSession(
       [sessionId],
     );
     for (const row of rows) {
-      const compaction = referenceCompaction(row as Parameters<typeof referenceCompaction>[0], now);
-      if (typeof compaction === "string") {
-        reject(report, { table: "assistant_compactions", sessionId, id: String(row.id), reason: compaction });
-        continue;
-      }
-      overlays.set(compaction.id, compactionPrint(compaction));
-      yield { kind: "compaction", compaction };
+      const reference = row as Parameters<typeof referenceCompaction>[0];
+      const compaction = acceptCompaction(report, sessionId, reference, now, overlays);
+      if (compaction) yield { kind: "compaction", compaction };
     }
   }
   const result = await transfer.importSession(items());
@@ -255,15 +251,9 @@ async function verifySession(
           ];
     if (expected === undefined) continue;
     seen++;
-    if (expected === actual) report.verified++;
-    else differs(report, `${table}:${sessionId}:${id}`);
+    compareReadBack(report, expected, actual, `${table}:${sessionId}:${id}`);
   }
-  if (seen !== messages.size + overlays.size) {
-    throw new SessionError(
-      "STORAGE",
-      `Adoption failed: ${messages.size + overlays.size - seen} row(s) of session "${sessionId}" were written but cannot be read back`,
-    );
-  }
+  assertReadBack(messages.size + overlays.size - seen, `row(s) of session "${sessionId}"`);
 }
 
 async function dropSource(

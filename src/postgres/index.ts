@@ -11,7 +11,7 @@ export type {
 } from "./client.js";
 export type { PostgresConnection, PostgresConnectionArg } from "./connection.js";
 export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
-export { PostgresContextProvider, PostgresSearchProvider } from "./providers.js";
+export { PostgresContextProvider, PostgresSearchProvider } from "./reference.js";
 export { PostgresSessionRegistry } from "./registry.js";
 export { POSTGRES_SCHEMA_VERSION, type PostgresStoreOptions } from "./schema.js";
 export { PostgresSessionProvider } from "./session-provider.js";

@@ -147,26 +147,6 @@ function toWord(word: string): QueryWord {
   return { kind: "word", word, prefix: wordRoot(word) };
 }
 
-/**
- * Renders parsed terms as an FTS5 expression on one column; tokens hold only letters and digits, so quoting is safe.
- * `families` may give the index terms a word-family prefix stands for: they are ORed instead of the prefix query.
- */
-export function toFts5(
-  terms: QueryTerm[],
-  column: string,
-  families?: ReadonlyMap<string, readonly string[]>,
-): string {
-  const parts = terms.map((term) => {
-    if (term.kind === "phrase") return `"${term.words.join(" ")}"`;
-    if (term.prefix === null) return `"${term.word}"`;
-    const family = families?.get(term.prefix);
-    if (family && family.length > 0)
-      return `(${family.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ")})`;
-    return `"${term.prefix}"*`;
-  });
-  return `${column} : (${parts.join(" AND ")})`;
-}
-
 /** Scores `text` against the terms in memory (0 = no match); the same semantics as the FTS5 expression. */
 export function scoreText(terms: QueryTerm[], text: string): number {
   if (terms.length === 0) return 0;

@@ -1,6 +1,11 @@
 /** Reads adopted rows back from our SQLite tables and compares them with what was written (see adopt.ts). */
-import { StorageError } from "../errors.js";
-import { type AdoptionReport, compactionPrint, differs, fingerprint } from "../store/adopt.js";
+import {
+  type AdoptionReport,
+  assertReadBack,
+  compactionPrint,
+  compareReadBack,
+  fingerprint,
+} from "../store/adopt.js";
 import { resolveContent } from "./chunks.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { listCompactions } from "./history.js";
@@ -40,9 +45,8 @@ export function verifyMessages(
       const expected = written.get(row.id);
       if (expected === undefined) continue;
       seen.add(row.id);
-      if (fingerprint(row.parent_id, row.created_at, storedJson(driver, row.content)) === expected)
-        report.verified++;
-      else differs(report, `assistant_messages:${sessionId}:${row.id}`);
+      const actual = fingerprint(row.parent_id, row.created_at, storedJson(driver, row.content));
+      compareReadBack(report, expected, actual, `assistant_messages:${sessionId}:${row.id}`);
     }
     if (rows.length < PAGE) break;
     after = rows.at(-1)!.seq;
@@ -65,8 +69,12 @@ export function verifyCompactions(
     const expected = written.get(stored.id);
     if (expected === undefined) continue;
     seen.add(stored.id);
-    if (compactionPrint(stored) === expected) report.verified++;
-    else differs(report, `assistant_compactions:${sessionId}:${stored.id}`);
+    compareReadBack(
+      report,
+      expected,
+      compactionPrint(stored),
+      `assistant_compactions:${sessionId}:${stored.id}`,
+    );
   }
   assertAllSeen("overlay", sessionId, written, seen);
 }
@@ -78,9 +86,5 @@ function assertAllSeen(
   seen: Set<string>,
 ): void {
   const missing = [...written.keys()].filter((id) => !seen.has(id));
-  if (missing.length > 0) {
-    throw new StorageError(
-      `Adoption failed: ${missing.length} ${what}(s) of session "${sessionId}" were written but cannot be read back (first: "${missing[0]}")`,
-    );
-  }
+  assertReadBack(missing.length, `${what}(s) of session "${sessionId}"`, missing[0]);
 }

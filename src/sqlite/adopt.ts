@@ -4,24 +4,27 @@
  * import's own inserts, then every adopted row is read back and compared. Synchronous, like every SQLite driver
  * here, so a store opened on such a database is complete before its first call.
  */
-import { StorageError } from "../errors.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
+  acceptCompaction,
+  adoptionRecord,
   assertDroppable,
-  compactionPrint,
-  differs,
+  assertReadBack,
+  compareReadBack,
+  contextRowName,
   emptyReport,
-  MessageOrder,
   REFERENCE_SOURCE,
   REFERENCE_TABLES,
+  type ReferenceContextTable,
   type ReferenceTable,
-  referenceCompaction,
+  referenceContextRow,
   referenceSessionInfo,
   reject,
   warnIfNotClean,
 } from "../store/adopt.js";
-import type { TransferMessage, TransferRow } from "../store/types.js";
+import { MessageOrder } from "../store/adopt-order.js";
+import type { TransferMessage } from "../store/types.js";
 import { verifyCompactions, verifyMessages } from "./adopt-verify.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { isReadonlyError } from "./search-index.js";
@@ -91,11 +94,10 @@ function adopt(driver: SqlDriver, tables: ReferenceTable[], options: AdoptOption
   }
   if (has("cf_agents_context_blocks")) adoptRows(driver, "cf_agents_context_blocks", report, now);
   if (has("cf_agents_search_entries")) adoptRows(driver, "cf_agents_search_entries", report, now);
-  report.adoptedAt = new Date().toISOString();
   driver.run(
     `INSERT INTO agent_adoptions (source, adopted_at, report) VALUES (?, ?, ?)
      ON CONFLICT (source) DO UPDATE SET adopted_at = excluded.adopted_at, report = excluded.report`,
-    [REFERENCE_SOURCE, report.adoptedAt, JSON.stringify(report)],
+    adoptionRecord(report),
   );
   if (options.dropSource) dropSource(driver, tables, report);
   return report;
@@ -230,13 +232,14 @@ function adoptCompactions(
     );
     const items = [];
     for (const row of rows) {
-      const compaction = referenceCompaction({ ...row, summary: sqlText(row.summary) }, now);
-      if (typeof compaction === "string") {
-        reject(report, { table: "assistant_compactions", sessionId, id: String(row.id), reason: compaction });
-        continue;
-      }
-      written.set(compaction.id, compactionPrint(compaction));
-      items.push({ kind: "compaction" as const, compaction });
+      const compaction = acceptCompaction(
+        report,
+        sessionId,
+        { ...row, summary: sqlText(row.summary) },
+        now,
+        written,
+      );
+      if (compaction) items.push({ kind: "compaction" as const, compaction });
     }
     if (items.length > 0) writeItems(driver, sessionId, items, report);
     if (rows.length < PAGE) return written;
@@ -246,7 +249,7 @@ function adoptCompactions(
 
 function adoptRows(
   driver: SqlDriver,
-  table: "cf_agents_context_blocks" | "cf_agents_search_entries",
+  table: ReferenceContextTable,
   report: AdoptionReport,
   now: string,
 ): void {
@@ -259,29 +262,23 @@ function adoptRows(
       [after, PAGE],
     );
     for (const raw of rows) {
-      const id = blocks ? String(raw.label) : `${String(raw.label)}/${String(raw.key)}`;
-      if (typeof raw.label !== "string" || raw.label === "" || (!blocks && typeof raw.key !== "string")) {
-        reject(report, { table, sessionId: "", id, reason: "no label or key" });
-        continue;
-      }
       const content = sqlText(raw.content);
-      const row: TransferRow = blocks
-        ? { kind: "block", key: raw.label, content }
-        : { kind: "entry", label: raw.label, key: raw.key as string, content };
+      const row = referenceContextRow(report, table, raw.label, raw.key, content);
+      if (!row) continue;
       if (insertRow(driver, row, now)) counts.inserted++;
       else counts.skipped++;
-      const stored = blocks
-        ? driver.get<{ c: unknown }>(
-            "SELECT CAST(content AS BLOB) AS c FROM agent_context_blocks WHERE key = ?",
-            [raw.label],
-          )
-        : driver.get<{ c: unknown }>(
-            "SELECT CAST(content AS BLOB) AS c FROM agent_search_entries WHERE label = ? AND key = ?",
-            [raw.label, raw.key as string],
-          );
-      if (!stored) throw new StorageError(`Adoption failed: ${table} row "${id}" cannot be read back`);
-      if (sqlText(stored.c) === content) report.verified++;
-      else differs(report, `${table}:${id}`);
+      const stored =
+        row.kind === "block"
+          ? driver.get<{ c: unknown }>(
+              "SELECT CAST(content AS BLOB) AS c FROM agent_context_blocks WHERE key = ?",
+              [row.key],
+            )
+          : driver.get<{ c: unknown }>(
+              "SELECT CAST(content AS BLOB) AS c FROM agent_search_entries WHERE label = ? AND key = ?",
+              [row.label, row.key],
+            );
+      if (stored) compareReadBack(report, content, sqlText(stored.c), contextRowName(row));
+      else assertReadBack(1, "block or entry row(s)", contextRowName(row));
     }
     if (rows.length < PAGE) return;
     after = rows.at(-1)!.rid;

@@ -1,9 +1,10 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { parseQuery, toFts5 } from "../search/query.js";
+import { parseQuery } from "../search/query.js";
 import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import { type SqlDriver, sqlText } from "./driver.js";
+import { toFts5 } from "./fts.js";
 
 /** Context-block rows in SQLite (one row per namespaced key). */
 export class SqliteBlockStore implements BlockStore {

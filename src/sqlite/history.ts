@@ -2,7 +2,6 @@ import { overlayMessage } from "../message.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { isAncestor, type NodeRow, nodeBySeq, readSegment } from "./tree.js";
 
@@ -101,22 +100,6 @@ export function readPath(
   }
   if (leaf.depth >= next) result.push(...readSegment(driver, leaf.seq, next));
   return result;
-}
-
-/**
- * Estimated tokens of the overlay-applied path to `leaf` from running totals: the leaf's cumulative count, minus
- * each compacted range, plus its summary message — a few row reads whatever the session's length.
- */
-export function contextTokens(driver: SqlDriver, sessionNum: number, leaf: NodeRow): number {
-  let tokens = leaf.cum_tokens;
-  for (const overlay of chooseOnPath(driver, sessionNum, leaf, 0) ?? []) {
-    const from = nodeBySeq(driver, overlay.fromSeq);
-    const to = nodeBySeq(driver, overlay.toSeq);
-    if (!from || !to) continue;
-    tokens -= to.cum_tokens - (from.cum_tokens - from.tokens);
-    tokens += estimateMessageTokens([overlayMessage(overlay.compaction)]);
-  }
-  return tokens;
 }
 
 /** Id, role, byte size and token estimate of every row on the path to `leaf`, root first. */

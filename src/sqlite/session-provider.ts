@@ -25,15 +25,15 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
-import { hydrate, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
-import { contentSql, deleteSessionChunks, resolveContent } from "./chunks.js";
+import { hydrate, releaseMessages, writeWithAttachments } from "./attachments.js";
+import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
-import { contextTokens, listCompactions, pathStats, readPath } from "./history.js";
+import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
-import { unindexSession } from "./search-index.js";
 import type { SqliteStore } from "./store.js";
+import { contextTokens } from "./tokens.js";
 import type { NodeRow } from "./tree.js";
-import { deleteRows, updateRow, upsertRow } from "./writes.js";
+import { clearRows, deleteRows, insertCompaction, updateRow, upsertRow } from "./writes.js";
 
 interface Head {
   num: number;
@@ -257,16 +257,7 @@ export class SqliteSessionProvider implements SessionProvider {
   async clearMessages(): Promise<void> {
     this.driver.transaction(() => {
       const head = this.head();
-      if (!head) return;
-      unindexSession(this.driver, head.num);
-      deleteSessionChunks(this.driver, head.num);
-      releaseSession(this.driver, head.num);
-      this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
-      this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
-      this.driver.run(
-        "UPDATE agent_session_heads SET leaf_seq = NULL, message_count = 0, updated_at = ? WHERE num = ?",
-        [new Date().toISOString(), head.num],
-      );
+      if (head) clearRows(this.driver, head.num);
     });
   }
 
@@ -278,20 +269,7 @@ export class SqliteSessionProvider implements SessionProvider {
   ): Promise<StoredCompaction> {
     const compaction = newCompaction(summary, fromMessageId, toMessageId, details);
     this.driver.transaction(() => {
-      const num = this.store.sessionNum(this.sessionId, true)!;
-      this.driver.run(
-        `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        [
-          num,
-          compaction.id,
-          summary,
-          fromMessageId,
-          toMessageId,
-          compaction.details ? JSON.stringify(compaction.details) : null,
-          compaction.createdAt,
-        ],
-      );
+      insertCompaction(this.driver, this.store.sessionNum(this.sessionId, true)!, compaction);
     });
     return compaction;
   }

@@ -1,12 +1,13 @@
 import { SessionError } from "../errors.js";
 import { messageText, utf8Length } from "../message.js";
 import { contentHash } from "../store/write-policy.js";
-import type { SessionMessage } from "../types.js";
+import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { appendRow } from "./append.js";
-import { deleteChunks, storedContent, writeChunks } from "./chunks.js";
+import { releaseSession } from "./attachments.js";
+import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
-import { indexedSeq, indexText, unindexMessage } from "./search-index.js";
+import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search-index.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
 interface Head {
@@ -171,4 +172,34 @@ function newestLeaf(driver: SqlDriver, sessionNum: number): number | null {
     [sessionNum],
   );
   return row?.seq ?? null;
+}
+
+/** Deletes every message and overlay of session `num` and empties its head (inside the caller's transaction). */
+export function clearRows(driver: SqlDriver, num: number): void {
+  unindexSession(driver, num);
+  deleteSessionChunks(driver, num);
+  releaseSession(driver, num);
+  driver.run("DELETE FROM agent_messages WHERE session_num = ?", [num]);
+  driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [num]);
+  driver.run(
+    "UPDATE agent_session_heads SET leaf_seq = NULL, message_count = 0, updated_at = ? WHERE num = ?",
+    [new Date().toISOString(), num],
+  );
+}
+
+/** Stores an overlay of session `num` (inside the caller's transaction). */
+export function insertCompaction(driver: SqlDriver, num: number, compaction: StoredCompaction): void {
+  driver.run(
+    `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    [
+      num,
+      compaction.id,
+      compaction.summary,
+      compaction.fromMessageId,
+      compaction.toMessageId,
+      compaction.details ? JSON.stringify(compaction.details) : null,
+      compaction.createdAt,
+    ],
+  );
 }

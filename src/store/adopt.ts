@@ -1,14 +1,15 @@
 /**
  * Adoption of data the reference (agents@0.22 `experimental/memory/session`) wrote, the backend-neutral half:
- * which tables count, how a reference row becomes a transfer row, in what order messages go in (parents first),
- * which rows cannot be stored and why, and the fingerprints that verify every adopted row afterwards. The SQL that
- * reads the reference's tables lives in `src/sqlite/adopt.ts` and `src/postgres/adopt.ts`.
+ * which tables count, how a reference row becomes a transfer row, which rows cannot be stored and why, the
+ * fingerprints and read-back checks that verify every adopted row afterwards, and the report (messages go in
+ * parents first through adopt-order.ts). The SQL that reads the reference's tables lives in
+ * `src/sqlite/adopt*.ts` and `src/postgres/adopt*.ts`.
  */
 import { fnv1a } from "../context/keys.js";
-import { SessionError } from "../errors.js";
+import { SessionError, StorageError } from "../errors.js";
 import { COMPACTION_PREFIX } from "../message.js";
 import type { StoredCompaction } from "../types.js";
-import type { ImportCounts, SessionInfo, TransferMessage } from "./types.js";
+import type { ImportCounts, SessionInfo, TransferRow } from "./types.js";
 
 /** The name an adoption is recorded under (one record per store: adoption runs once, then never on open). */
 export const REFERENCE_SOURCE = "agents@0.22";
@@ -128,97 +129,6 @@ export function fingerprint(...parts: (string | null)[]): string {
   return `${text.length}:${fnv1a(text)}`;
 }
 
-/** A reference `assistant_messages` row as the backends read it. */
-export interface ReferenceMessageRow {
-  id: unknown;
-  parentId: string | null;
-  /** Whether the parent is a message of the same session at all (else the row is a root, as the reference reads it). */
-  parentFound: boolean;
-  /** Whether the parent comes earlier in the reading order (else the row waits for it). */
-  parentBefore: boolean;
-  role: unknown;
-  content: string;
-  createdAt: unknown;
-}
-
-/**
- * Turns a session's reference message rows, read in storage order, into transfer messages whose parents always
- * come first. A row whose parent comes later waits for it; a row that cannot be stored is left out and its
- * children hang under its own parent (as deleting it would splice them); a row whose parent is gone is a root.
- */
-export class MessageOrder {
-  /** Fingerprint of every message handed out, by id, to verify after the import. */
-  readonly written = new Map<string, string>();
-  private readonly spliced = new Map<string, string | null>();
-  private readonly waiting = new Map<string, ReferenceMessageRow[]>();
-  private readonly waitingIds = new Set<string>();
-
-  constructor(
-    private readonly sessionId: string,
-    private readonly report: AdoptionReport,
-    private readonly now: string,
-  ) {}
-
-  /** The messages ready to import after `row` (none when it waits or is rejected). */
-  accept(row: ReferenceMessageRow): TransferMessage[] {
-    const out: TransferMessage[] = [];
-    this.place(row, out);
-    return out;
-  }
-
-  /** Messages still waiting at the end (their parents form a cycle): adopted as roots. */
-  finish(): TransferMessage[] {
-    const out: TransferMessage[] = [];
-    for (const rows of this.waiting.values()) {
-      for (const row of rows) this.emit({ ...row, parentId: null }, out);
-    }
-    this.waiting.clear();
-    return out;
-  }
-
-  private parentOf(row: ReferenceMessageRow): string | null {
-    if (row.parentId === null || !row.parentFound) return null;
-    return this.spliced.has(row.parentId) ? (this.spliced.get(row.parentId) ?? null) : row.parentId;
-  }
-
-  private place(row: ReferenceMessageRow, out: TransferMessage[]): void {
-    const parent = this.parentOf(row);
-    if (parent !== null && (!row.parentBefore || this.waitingIds.has(parent)) && !this.written.has(parent)) {
-      const id = String(row.id);
-      this.waitingIds.add(id);
-      const list = this.waiting.get(parent);
-      if (list) list.push(row);
-      else this.waiting.set(parent, [row]);
-      return;
-    }
-    this.emit({ ...row, parentId: parent }, out);
-  }
-
-  private emit(row: ReferenceMessageRow, out: TransferMessage[]): void {
-    const reason = unusableId(row.id) ?? (typeof row.role === "string" && row.role ? undefined : "no role");
-    const id = typeof row.id === "string" ? row.id : String(row.id);
-    this.waitingIds.delete(id);
-    if (reason) {
-      reject(this.report, { table: "assistant_messages", sessionId: this.sessionId, id, reason });
-      this.spliced.set(id, row.parentId);
-    } else {
-      const message: TransferMessage = {
-        id,
-        parentId: row.parentId,
-        role: row.role as string,
-        createdAt: referenceTime(row.createdAt, this.now),
-        content: row.content,
-      };
-      this.written.set(id, fingerprint(message.parentId, message.createdAt, message.content));
-      out.push(message);
-    }
-    const children = this.waiting.get(id);
-    if (!children) return;
-    this.waiting.delete(id);
-    for (const child of children) this.place({ ...child, parentBefore: true }, out);
-  }
-}
-
 /** A reference overlay row as a stored compaction, or a rejection reason. */
 export function referenceCompaction(
   row: {
@@ -244,6 +154,84 @@ export function referenceCompaction(
 /** The fingerprint of a stored compaction, as written and as read back. */
 export function compactionPrint(c: StoredCompaction): string {
   return fingerprint(c.summary, c.fromMessageId, c.toMessageId, c.createdAt);
+}
+
+/**
+ * A reference overlay row accepted for import (its fingerprint kept in `written` for the read-back), or undefined
+ * once recorded as rejected.
+ */
+export function acceptCompaction(
+  report: AdoptionReport,
+  sessionId: string,
+  row: Parameters<typeof referenceCompaction>[0],
+  now: string,
+  written: Map<string, string>,
+): StoredCompaction | undefined {
+  const compaction = referenceCompaction(row, now);
+  if (typeof compaction === "string") {
+    reject(report, { table: "assistant_compactions", sessionId, id: String(row.id), reason: compaction });
+    return undefined;
+  }
+  written.set(compaction.id, compactionPrint(compaction));
+  return compaction;
+}
+
+/** The reference's context tables: one row per block, one per searchable entry. */
+export type ReferenceContextTable = "cf_agents_context_blocks" | "cf_agents_search_entries";
+
+/**
+ * A reference block (`key` unused) or search entry row as a transfer row, or undefined once recorded as rejected
+ * (a block needs a label, an entry a label and a key).
+ */
+export function referenceContextRow(
+  report: AdoptionReport,
+  table: ReferenceContextTable,
+  label: unknown,
+  key: unknown,
+  content: string,
+): TransferRow | undefined {
+  const block = table === "cf_agents_context_blocks";
+  if (typeof label !== "string" || label === "" || (!block && typeof key !== "string")) {
+    const id = block ? String(label) : `${String(label)}/${String(key)}`;
+    reject(report, { table, sessionId: "", id, reason: block ? "no label" : "no label or key" });
+    return undefined;
+  }
+  return block
+    ? { kind: "block", key: label, content }
+    : { kind: "entry", label, key: key as string, content };
+}
+
+/** How a differing block or entry is named in the report: `table:label` or `table:label/key`. */
+export function contextRowName(row: TransferRow): string {
+  return row.kind === "block"
+    ? `cf_agents_context_blocks:${row.key}`
+    : `cf_agents_search_entries:${row.label}/${row.key}`;
+}
+
+/** Counts a row read back as verified when it matches what was written, else as differing under `name`. */
+export function compareReadBack(
+  report: AdoptionReport,
+  expected: string,
+  actual: string,
+  name: string,
+): void {
+  if (expected === actual) report.verified++;
+  else differs(report, name);
+}
+
+/** Fails the adoption (`STORAGE`) when `missing` written rows (`what`, e.g. `message(s) of session "s"`) are not found. */
+export function assertReadBack(missing: number, what: string, first?: string): void {
+  if (missing === 0) return;
+  const example = first === undefined ? "" : ` (first: "${first}")`;
+  throw new StorageError(
+    `Adoption failed: ${missing} ${what} were written but cannot be read back${example}`,
+  );
+}
+
+/** Stamps the report as finished; the values of its `agent_adoptions` row (source, adopted_at, report). */
+export function adoptionRecord(report: AdoptionReport): [string, string, string] {
+  report.adoptedAt = new Date().toISOString();
+  return [REFERENCE_SOURCE, report.adoptedAt, JSON.stringify(report)];
 }
 
 /** A reference `assistant_sessions` row as our registry row (the reference has no cache counters: 0). */

@@ -88,3 +88,23 @@ test("the scan recognises SQL and driver imports", () => {
     ["imports pg", "imports node:sqlite", "SQL", "SQL"],
   );
 });
+
+// The layers the backends build on (the contract, the query language, context blocks) import no backend: each
+// backend's reference-named classes live in its own reference.ts, over the generic ones.
+test("src/store, src/search and src/context import neither src/sqlite nor src/postgres", () => {
+  const backend = /^\.\.\/(sqlite|postgres)\//;
+  const findings = ["src/store", "src/search", "src/context"]
+    .flatMap((dir) => sourceFiles(join(ROOT, dir)))
+    .flatMap((path) => {
+      const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, false);
+      return source.statements.flatMap((statement) => {
+        const specifier =
+          (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+          statement.moduleSpecifier;
+        return specifier && ts.isStringLiteral(specifier) && backend.test(specifier.text)
+          ? [`${relative(ROOT, path).replaceAll("\\", "/")} imports ${specifier.text}`]
+          : [];
+      });
+    });
+  assert.deepEqual(findings, [], "hand the backend in from src/sqlite or src/postgres instead");
+});

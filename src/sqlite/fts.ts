@@ -1,5 +1,29 @@
+/**
+ * The query language rendered for FTS5: the MATCH expression, and word families expanded to the index's own
+ * terms (the Postgres twin is src/postgres/fts.ts).
+ */
 import type { QueryTerm } from "../search/query.js";
 import type { SqlDriver } from "./driver.js";
+
+/**
+ * Renders parsed terms as an FTS5 expression on one column; tokens hold only letters and digits, so quoting is safe.
+ * `families` may give the index terms a word-family prefix stands for: they are ORed instead of the prefix query.
+ */
+export function toFts5(
+  terms: QueryTerm[],
+  column: string,
+  families?: ReadonlyMap<string, readonly string[]>,
+): string {
+  const parts = terms.map((term) => {
+    if (term.kind === "phrase") return `"${term.words.join(" ")}"`;
+    if (term.prefix === null) return `"${term.word}"`;
+    const family = families?.get(term.prefix);
+    if (family && family.length > 0)
+      return `(${family.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ")})`;
+    return `"${term.prefix}"*`;
+  });
+  return `${column} : (${parts.join(" AND ")})`;
+}
 
 /** A family with more index terms than this is left to FTS5's own prefix query. */
 const MAX_FAMILY_TERMS = 32;
