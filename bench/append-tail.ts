@@ -3,8 +3,11 @@
  * distorts less than wall time) and wall time of every append to one long session, for store settings side by
  * side, interleaved in blocks so machine noise hits every variant alike. The appends that carried the search
  * index's batch are counted apart. `node --import tsx bench/append-tail.ts`.
+ * With TAIL_YIELD=1 the loop yields to the event loop after every append (outside the timer), as an agent
+ * awaiting its model does, so the store's idle work (idle-work.ts) runs between appends; "CPU all-in" then counts
+ * it too (the CPU of a whole block over its appends).
  * Env: TAIL_PREFILL (messages before timing, default 10000), TAIL_N (timed appends per variant, default 6144),
- * TAIL_DIR.
+ * TAIL_YIELD, TAIL_DIR.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +20,7 @@ const prefill = Number(process.env.TAIL_PREFILL ?? "10000");
 const n = Number(process.env.TAIL_N ?? "6144");
 const dir = process.env.TAIL_DIR ?? join(process.cwd(), ".bench-data", "tail");
 mkdirSync(dir, { recursive: true });
+const yieldEach = process.env.TAIL_YIELD === "1";
 const BLOCK = 256;
 
 const fts = (setting: string, value: number) => (s: SqliteStore) =>
@@ -27,6 +31,7 @@ const pragma = (sql: string) => (s: SqliteStore) => void s.driver.get(`PRAGMA ${
 // transient (deferred merges) rather than their steady state.
 const variants: Record<string, (s: SqliteStore) => void> = {
   current: () => {},
+  "no idle work": (s) => (s as unknown as { idle: { close(): void } }).idle.close(),
   "automerge 4": fts("automerge", 4),
   "wal_autocheckpoint 1000": pragma("wal_autocheckpoint = 1000"),
 };
@@ -53,12 +58,14 @@ const runs = Object.entries(variants).map(([name, setup]) => {
     cpu: [] as number[],
     wall: [] as number[],
     batch: [] as number[],
+    all: 0,
   };
 });
 for (const run of runs) for (let i = 0; i < prefill; i++) await run.session.appendMessage(messages[i]!);
 
 for (let start = prefill; start < prefill + n; start += BLOCK) {
   for (const run of runs) {
+    const blockStart = cpu();
     for (let i = start; i < Math.min(prefill + n, start + BLOCK); i++) {
       const before = indexedSeq(run.store.driver);
       const c0 = cpu();
@@ -69,7 +76,9 @@ for (let start = prefill; start < prefill + n; start += BLOCK) {
       run.cpu.push(used);
       run.wall.push(wall);
       if (indexedSeq(run.store.driver) !== before) run.batch.push(used);
+      if (yieldEach) await new Promise((resolve) => setTimeout(resolve, 0));
     }
+    run.all += cpu() - blockStart;
   }
 }
 
@@ -79,12 +88,15 @@ const q = (xs: number[], p: number) => {
 };
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f = (x: number) => x.toFixed(0).padStart(6);
-console.log(`${n} appends per variant after ${prefill}; µs; interleaved blocks of ${BLOCK}`);
+console.log(
+  `${n} appends per variant after ${prefill}; µs; interleaved blocks of ${BLOCK}${yieldEach ? "; yielding after each" : ""}`,
+);
 for (const run of runs) {
   console.log(
     `${run.name.padEnd(24)} CPU mean ${f(mean(run.cpu))} p50 ${f(q(run.cpu, 0.5))} p99 ${f(q(run.cpu, 0.99))} p99.9 ${f(q(run.cpu, 0.999))}` +
       ` | wall mean ${f(mean(run.wall))} p50 ${f(q(run.wall, 0.5))} p99 ${f(q(run.wall, 0.99))} p99.9 ${f(q(run.wall, 0.999))}` +
-      ` | batch appends ${run.batch.length}, CPU mean ${f(mean(run.batch))}`,
+      ` | batch appends ${run.batch.length}, CPU mean ${run.batch.length ? f(mean(run.batch)) : "     –"}` +
+      ` | CPU all-in ${f(run.all / n)}`,
   );
 }
 for (const run of runs) {

@@ -25,6 +25,7 @@ import { closableDriver } from "./closable.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander } from "./fts-families.js";
+import { IdleWork } from "./idle-work.js";
 import { migrate } from "./migrations.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
 import { SqliteSessionRegistry } from "./registry.js";
@@ -83,6 +84,7 @@ export class SqliteStore
   private readonly queryLimits: QueryLimits;
   private closed = false;
   private readonly refuseStatements: () => void;
+  private readonly idle: IdleWork;
   /** @internal the change log shared with other processes, when opened with `changeLog`. */
   readonly changeLog: SqliteChangeLog | undefined;
   /** @internal the change feed every provider of this store publishes to. */
@@ -100,7 +102,17 @@ export class SqliteStore
       throw error;
     }
     const guarded = closableDriver(raw, "SqliteStore");
-    this.driver = guarded.driver;
+    // Idle work runs its own transactions on the inner driver, so they do not schedule it again.
+    const idle = new IdleWork(guarded.driver);
+    this.driver = {
+      ...guarded.driver,
+      transaction: (fn) => {
+        const result = guarded.driver.transaction(fn);
+        idle.noteWrite();
+        return result;
+      },
+    };
+    this.idle = idle;
     this.refuseStatements = guarded.close;
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver, this.queryLimits);
@@ -237,6 +249,7 @@ export class SqliteStore
     if (this.closed) return;
     this.closed = true;
     this.feed.close();
+    this.idle.close();
     try {
       flushSearchIndex(this.driver);
     } finally {
