@@ -34,6 +34,11 @@ const variants: Record<string, (s: SqliteStore) => void> = {
   "no idle work": (s) => (s as unknown as { idle: { close(): void } }).idle.close(),
   "automerge 4": fts("automerge", 4),
   "wal_autocheckpoint 1000": pragma("wal_autocheckpoint = 1000"),
+  "before #18 (all three)": (s) => {
+    (s as unknown as { idle: { close(): void } }).idle.close();
+    fts("automerge", 4)(s);
+    pragma("wal_autocheckpoint = 1000")(s);
+  },
 };
 
 const r = rng(7);

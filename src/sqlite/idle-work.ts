@@ -7,6 +7,9 @@ export const IDLE_INDEX_MIN = 32;
 /** Write transactions (~5 WAL pages each) between idle checkpoints: about SQLite's own 1,000 pages. */
 export const IDLE_CHECKPOINT_WRITES = 200;
 
+/** Writes between idle passes: a pass costs a timer and a read, not worth paying after every append. */
+export const WRITES_PER_PASS = 16;
+
 /**
  * Work an append would otherwise pay for, done once the caller yields to the event loop (an agent awaiting its
  * model): the search index's batch and the WAL checkpoint. An append then pays neither, where one in 128 paid a
@@ -19,6 +22,7 @@ export const IDLE_CHECKPOINT_WRITES = 200;
  */
 export class IdleWork {
   private writes = 0;
+  private sincePass = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
 
@@ -27,10 +31,11 @@ export class IdleWork {
     if (!driver.configurable || typeof setTimeout !== "function") this.stopped = true;
   }
 
-  /** After a write transaction committed: schedules the idle pass (at most one at a time). */
+  /** After a write transaction committed: schedules the idle pass every few writes (at most one at a time). */
   noteWrite(): void {
     this.writes++;
-    if (this.stopped || this.timer !== undefined) return;
+    if (++this.sincePass < WRITES_PER_PASS || this.stopped || this.timer !== undefined) return;
+    this.sincePass = 0;
     const timer = setTimeout(() => this.run(), 0);
     (timer as { unref?: () => void }).unref?.();
     this.timer = timer;
