@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
+import { IDLE_INDEX_MIN, WRITES_PER_PASS } from "../src/sqlite/idle-work.js";
 import { INDEX_BATCH, indexedSeq } from "../src/sqlite/search-index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "./contract/harness.js";
@@ -31,6 +32,23 @@ test("appends are indexed in batches; a search first indexes what is pending", a
     "a full batch is indexed by the append that fills it",
   );
   assert.equal((await store.searchMessages("walrus", { limit: 500 })).length, 5 + INDEX_BATCH);
+  await store.close();
+});
+
+const idle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+test("once the caller yields, a pending batch of IDLE_INDEX_MIN rows is indexed off the append path", async () => {
+  const store = new SqliteStore(file());
+  const s = store.session("a");
+  for (let i = 0; i < IDLE_INDEX_MIN - 1; i++) await s.appendMessage(msg(`m${i}`, `idle tapir ${i}`));
+  await idle();
+  assert.equal(indexedSeq(store.driver), 0, "fewer rows wait for a fuller batch");
+  // A pass runs every WRITES_PER_PASS writes, so the batch is indexed within that many more appends.
+  for (let i = 0; i < WRITES_PER_PASS; i++) await s.appendMessage(msg(`n${i}`, `idle tapir n${i}`));
+  await idle();
+  assert.equal(indexedSeq(store.driver), maxSeq(store), "the idle pass indexed the batch");
+  const found = await store.searchMessages("tapir", { limit: 100 });
+  assert.equal(found.length, IDLE_INDEX_MIN - 1 + WRITES_PER_PASS);
   await store.close();
 });
 

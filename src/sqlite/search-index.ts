@@ -91,6 +91,16 @@ export function hasPending(driver: SqlDriver): boolean {
   return row?.pending === 1;
 }
 
+/** True when at least `count` stored messages are not indexed yet (two O(1) reads, no lock). */
+export function hasPendingAtLeast(driver: SqlDriver, count: number): boolean {
+  const row = driver.get<{ pending: number }>(
+    `SELECT IFNULL((SELECT MAX(seq) FROM agent_messages), 0) - indexed_seq >= ? AS pending
+     FROM agent_search_state WHERE id = 1`,
+    [count],
+  );
+  return row?.pending === 1;
+}
+
 /**
  * The seqs of pending messages matching `terms` (optionally in one session), best first, matched in memory with
  * the query language's own semantics: for a connection that cannot write the index (read-only). At most a batch

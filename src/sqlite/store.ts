@@ -22,6 +22,7 @@ import { SqliteChangeLog } from "./change-log.js";
 import { closableDriver } from "./closable.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import type { SqlDriver } from "./driver.js";
+import { IdleWork } from "./idle-work.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./remote-watch.js";
@@ -59,6 +60,7 @@ export class SqliteStore
   private readonly messageSearch: SqliteMessageSearch;
   private closed = false;
   private readonly refuseStatements: () => void;
+  private readonly idle: IdleWork;
   /** @internal the change log shared with other processes, when opened with `changeLog`. */
   readonly changeLog: SqliteChangeLog | undefined;
   /** @internal the change feed every provider of this store publishes to. */
@@ -76,7 +78,17 @@ export class SqliteStore
       throw error;
     }
     const guarded = closableDriver(raw, "SqliteStore");
-    this.driver = guarded.driver;
+    // Idle work runs its own transactions on the inner driver, so they do not schedule it again.
+    const idle = new IdleWork(guarded.driver);
+    this.driver = {
+      ...guarded.driver,
+      transaction: (fn) => {
+        const result = guarded.driver.transaction(fn);
+        idle.noteWrite();
+        return result;
+      },
+    };
+    this.idle = idle;
     this.refuseStatements = guarded.close;
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver, limits);
@@ -147,6 +159,7 @@ export class SqliteStore
     if (this.closed) return;
     this.closed = true;
     this.feed.close();
+    this.idle.close();
     try {
       flushSearchIndex(this.driver);
     } finally {
