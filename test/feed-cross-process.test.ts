@@ -1,7 +1,6 @@
 // The change feed across processes: a subscriber here sees a child process's writes to the same SQLite file or
 // Postgres schema, and a subscriber that stopped resumes from its cursor without losing an event.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,24 +12,13 @@ import type { ChangeEvent, FeedCapableStore } from "../src/store/feed.js";
 import type { SessionStore } from "../src/store/types.js";
 import { feedSpec } from "./contract/feed.spec.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { runFixture } from "./helpers/child.js";
 
 type Store = SessionStore & FeedCapableStore;
 
-function writer(args: string[]): Promise<void> {
-  const script = fileURLToPath(new URL("./fixtures/feed-writer.ts", import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-      stdio: ["ignore", "inherit", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += String(chunk);
-    });
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`writer exited ${code}: ${stderr}`)),
-    );
-  });
+async function writer(args: string[]): Promise<void> {
+  const output = await runFixture(fileURLToPath(new URL("./fixtures/feed-writer.ts", import.meta.url)), args);
+  if (output) process.stdout.write(output);
 }
 
 /** Waits until an event of `events` reads `last` (see brief). */

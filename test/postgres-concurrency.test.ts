@@ -1,7 +1,6 @@
 // Concurrent writers on one Postgres session: several pool connections in one process, and several processes.
 // "Latest leaf" under concurrency is the append that committed last, so appends without a parent form one chain.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { PostgresStore } from "../src/postgres/index.js";
@@ -19,6 +18,7 @@ import {
   truncateAll,
   waitUntilBlockedBy,
 } from "./fixtures/postgres-db.js";
+import { runFixture } from "./helpers/child.js";
 
 // Per process, as in postgres.test.ts.
 const SCHEMA = `agent_session_test_concurrency_${process.pid}`;
@@ -38,21 +38,12 @@ async function chain(session: SessionProvider): Promise<string[]> {
   return (await session.getHistory()).map((m) => m.id);
 }
 
-function runChild(args: string[]): Promise<void> {
-  const script = fileURLToPath(new URL("./fixtures/postgres-appender.ts", import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-      stdio: ["ignore", "inherit", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += String(chunk);
-    });
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`appender exited ${code}: ${stderr}`)),
-    );
-  });
+async function runChild(args: string[]): Promise<void> {
+  const output = await runFixture(
+    fileURLToPath(new URL("./fixtures/postgres-appender.ts", import.meta.url)),
+    args,
+  );
+  if (output) process.stdout.write(output);
 }
 
 if (unavailable) {

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { describe, test } from "node:test";
 import { AgentSearchProvider, Session, SqliteStore } from "../../src/index.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/better-sqlite3.js";
 import { type ReferenceSnapshot, registryFields, writeReferenceSqlite } from "../fixtures/reference-data.js";
+import { runFixture } from "../helpers/child.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 const Database = loadBetterSqlite3();
@@ -175,18 +175,7 @@ describe("adoption of the reference's SQLite tables", () => {
     const snap = await writeReferenceSqlite(agent);
     agent.db.close();
     const script = join(import.meta.dirname, "../fixtures/adopt-open.ts");
-    const run = () =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", script, path], {
-          stdio: ["ignore", "pipe", "inherit"],
-        });
-        let out = "";
-        child.stdout.on("data", (chunk) => {
-          out += chunk;
-        });
-        child.on("error", reject);
-        child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
-      });
+    const run = () => runFixture(script, [path]);
     const reports = (await Promise.all([run(), run()])).map((out) => JSON.parse(out));
     // Each process verified every row; between them every message was inserted once.
     const inserted = reports.reduce((sum, r) => sum + (r?.messages.inserted ?? 0), 0);
