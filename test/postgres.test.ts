@@ -117,12 +117,12 @@ if (unavailable) {
       }
     });
 
-    test("version 8 turns off the pending list of both full-text indexes and merges what it held", async () => {
+    test("version 8 limits the pending list of both full-text indexes to 256 kB and merges what it held", async () => {
       const schema = `agent_session_test_upgrade8_${process.pid}`;
       const opts = { schema, tablePrefix: "p_" };
       const names = tableNames(opts);
       const gin = [`${schema}.p_agent_messages_search`, `${schema}.p_agent_search_entries_search`];
-      const fastupdate = async () =>
+      const pendingLimit = async () =>
         (
           await pool.query<{ options: string[] | null }>(
             "SELECT reloptions AS options FROM pg_class WHERE oid = ANY($1::regclass[]) ORDER BY relname",
@@ -132,9 +132,13 @@ if (unavailable) {
       await dropSchema(pool, schema);
       try {
         const store = await PostgresStore.open(pool, opts);
-        assert.deepEqual(await fastupdate(), [["fastupdate=off"], ["fastupdate=off"]]);
-        // Back to a version-7 database: pending lists on, rows written through them, version 7 recorded.
-        for (const index of gin) await pool.query(`ALTER INDEX ${index} SET (fastupdate = on)`);
+        assert.deepEqual(await pendingLimit(), [
+          ["gin_pending_list_limit=256"],
+          ["gin_pending_list_limit=256"],
+        ]);
+        // Back to a version-7 database: default pending lists, rows written into them, version 7 recorded.
+        for (const index of gin) await pool.query(`ALTER INDEX ${index} RESET (gin_pending_list_limit)`);
+        assert.deepEqual(await pendingLimit(), [null, null]);
         await pool.query(`UPDATE ${names.version} SET version = 7`);
         const chat = store.session("old");
         await chat.appendMessage({
@@ -148,7 +152,10 @@ if (unavailable) {
         const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open(pool, opts)));
         const { rows } = await pool.query(`SELECT version FROM ${names.version}`);
         assert.deepEqual(rows, [{ version: POSTGRES_SCHEMA_VERSION }]);
-        assert.deepEqual(await fastupdate(), [["fastupdate=off"], ["fastupdate=off"]]);
+        assert.deepEqual(await pendingLimit(), [
+          ["gin_pending_list_limit=256"],
+          ["gin_pending_list_limit=256"],
+        ]);
         // The pending lists were merged by the upgrade: nothing is left to clean.
         for (const index of gin) {
           const { rows: cleaned } = await pool.query("SELECT gin_clean_pending_list($1::regclass) AS n", [
@@ -157,13 +164,11 @@ if (unavailable) {
           assert.deepEqual(cleaned, [{ n: "0" }]);
         }
         const upgraded = stores[0]!;
-        await upgraded
-          .session("old")
-          .appendMessage({
-            id: "b",
-            role: "user",
-            parts: [{ type: "text", text: "written after the upgrade" }],
-          });
+        await upgraded.session("old").appendMessage({
+          id: "b",
+          role: "user",
+          parts: [{ type: "text", text: "written after the upgrade" }],
+        });
         const hits = await upgraded.searchMessages("upgrade");
         assert.deepEqual(hits.map((h) => h.id).sort(), ["a", "b"]);
         assert.deepEqual(
