@@ -1,6 +1,6 @@
 /**
  * Postgres footprint: one session of N ~700-byte messages (bench/data.ts words) per size, in two stores side by
- * side (FOOTPRINT_VARIANTS, default `v7,v8`): the current schema (full-text GIN pending list limited to 256 kB,
+ * side (FOOTPRINT_VARIANTS, default `v7,v8`): the current schema (full-text GIN pending list limited to 1 MB,
  * migration 8) and the same with the default 4 MB list version 7 had. Reports the size of every relation and index against the
  * raw message JSON, then session-scoped and store-wide search p50/p99 (one- and two-word queries of every
  * frequency band) and one-by-one appends, interleaved between the two stores so load falls on both alike.
@@ -102,13 +102,13 @@ interface VariantSpec {
 }
 
 // FOOTPRINT_VARIANTS: comma-separated; "v7" = the pending list as version 7 had it (default limit, 4 MB), "v8" = the
-// current schema (256 kB), "off" = no pending list, a number = the pending list limited to that many kB.
+// current schema (1 MB), "off" = no pending list, a number = the pending list limited to that many kB.
 function variants(): VariantSpec[] {
   return (process.env.FOOTPRINT_VARIANTS ?? "v7,v8").split(",").map((raw) => {
     const v = raw.trim();
     if (v === "v7")
       return { name: "4 MB pending list (v7)", tag: "v7", set: "RESET (gin_pending_list_limit)" };
-    if (v === "v8") return { name: "256 kB pending list (v8)", tag: "v8", set: null };
+    if (v === "v8") return { name: "1 MB pending list (v8)", tag: "v8", set: null };
     if (v === "off") return { name: "no pending list", tag: "off", set: "SET (fastupdate = off)" };
     const kb = Number(v);
     if (!Number.isInteger(kb) || kb < 64) throw new Error(`FOOTPRINT_VARIANTS: bad variant ${v}`);

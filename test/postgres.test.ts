@@ -117,7 +117,7 @@ if (unavailable) {
       }
     });
 
-    test("version 8 limits the pending list of both full-text indexes to 256 kB and merges what it held", async () => {
+    test("version 8 limits the pending list of both full-text indexes to 1 MB and merges what it held", async () => {
       const schema = `agent_session_test_upgrade8_${process.pid}`;
       const opts = { schema, tablePrefix: "p_" };
       const names = tableNames(opts);
@@ -133,8 +133,8 @@ if (unavailable) {
       try {
         const store = await PostgresStore.open(pool, opts);
         assert.deepEqual(await pendingLimit(), [
-          ["gin_pending_list_limit=256"],
-          ["gin_pending_list_limit=256"],
+          ["gin_pending_list_limit=1024"],
+          ["gin_pending_list_limit=1024"],
         ]);
         // Back to a version-7 database: default pending lists, rows written into them, version 7 recorded.
         for (const index of gin) await pool.query(`ALTER INDEX ${index} RESET (gin_pending_list_limit)`);
@@ -153,8 +153,8 @@ if (unavailable) {
         const { rows } = await pool.query(`SELECT version FROM ${names.version}`);
         assert.deepEqual(rows, [{ version: POSTGRES_SCHEMA_VERSION }]);
         assert.deepEqual(await pendingLimit(), [
-          ["gin_pending_list_limit=256"],
-          ["gin_pending_list_limit=256"],
+          ["gin_pending_list_limit=1024"],
+          ["gin_pending_list_limit=1024"],
         ]);
         // The pending lists were merged by the upgrade: nothing is left to clean.
         for (const index of gin) {
