@@ -9,6 +9,7 @@
  * (`import`, the default, or `append`: one appendMessage per message as a live session grows, synchronous_commit
  * off), AGENT_SESSION_PG_URL. Schemas `agent_session_fp_<n>_<variant>`, dropped afterwards (FOOTPRINT_KEEP=1 keeps).
  */
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { SessionMessage } from "../src/types.js";
@@ -262,12 +263,21 @@ async function one(client: pg.Client, n: number, appends: number): Promise<strin
   }
 }
 
-const client = new pg.Client({ connectionString: URL });
-await client.connect();
-try {
-  const [v] = (await client.query("SELECT current_setting('server_version') AS v")).rows as { v: string }[];
-  console.log(`## Postgres footprint (${v!.v})\n`);
-  for (const n of sizes()) console.log(await one(client, n, Number(process.env.FOOTPRINT_APPENDS ?? "1000")));
-} finally {
-  await client.end();
+/** Measures each size of FOOTPRINT_SIZES and returns the Markdown section. */
+export async function benchPostgresFootprint(url = URL): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const [v] = (await client.query("SELECT current_setting('server_version') AS v")).rows as { v: string }[];
+    const parts = [`## Postgres footprint (${v!.v})\n`];
+    for (const n of sizes())
+      parts.push(await one(client, n, Number(process.env.FOOTPRINT_APPENDS ?? "1000")));
+    return parts.join("\n");
+  } finally {
+    await client.end();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(await benchPostgresFootprint());
 }
