@@ -2,7 +2,8 @@
  * `npm run bench`: measures the floor, the reference and agent-session side by side on the same
  * data and SQLite settings, prints one Markdown table per workload and writes bench/results/latest.md.
  * Env: BENCH_SCALE (store size as a fraction of 1M messages, default 1), BENCH_ONLY
- * (append,history,leaf,search,everyday,compaction,media,postgres,large,stream; everyday = one 1k/10k/100k session, see everyday.ts), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
+ * (append,history,leaf,search,everyday,compaction,media,postgres,large,stream; everyday = one 1k/10k/100k session, see everyday.ts;
+ * footprint = Postgres sizes per relation, only when named: it loads 2 × 110,000 messages, see postgres-footprint.ts), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
  * (time budget per measurement, default 60), BENCH_APPEND_LENGTHS (default 100,10000,100000 capped
  * at the store size), BENCH_APPEND_WINDOW (timed appends per length, default 500),
  * BENCH_REF_AUTOCOMMIT=1 (reference appends without a wrapping transaction).
@@ -18,6 +19,7 @@ import { indexSizes } from "./index-size.js";
 import { benchLargeMessages } from "./large.js";
 import { benchMedia } from "./media.js";
 import { benchPostgres } from "./postgres.js";
+import { benchPostgresFootprint } from "./postgres-footprint.js";
 import { type Cell, fmtDur, fmtNum, fmtRate, type Row, renderTable, rows, type Summary } from "./stats.js";
 import { benchStream } from "./stream.js";
 import { type BenchTarget, loadTarget, OverBudget, TARGET_MODULES, type TargetFactory } from "./targets.js";
@@ -42,6 +44,7 @@ const WORKLOADS = [
   "postgres",
   "large",
   "stream",
+  "footprint",
 ] as const;
 const list = (v: string | undefined) =>
   (v ?? "")
@@ -54,7 +57,8 @@ const only = new Set(list(process.env.BENCH_ONLY).map((w) => (w.startsWith("late
 for (const w of only) {
   if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`BENCH_ONLY: unknown workload ${w}`);
 }
-const wanted = (w: (typeof WORKLOADS)[number]) => only.size === 0 || only.has(w);
+// The footprint bench loads minutes of data: it runs only when named.
+const wanted = (w: (typeof WORKLOADS)[number]) => only.has(w) || (only.size === 0 && w !== "footprint");
 const targetNames = list(process.env.BENCH_TARGETS).length
   ? list(process.env.BENCH_TARGETS)
   : Object.keys(TARGET_MODULES);
@@ -331,6 +335,14 @@ async function main(): Promise<void> {
       emit(`\n${await benchPostgres(scale)}`);
     } catch (error) {
       emit(`\n## PostgreSQL\n\nskipped: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (wanted("footprint")) {
+    progress("footprint: Postgres relation and index sizes, v7 and v8 side by side");
+    try {
+      emit(`\n${await benchPostgresFootprint()}`);
+    } catch (error) {
+      emit(`\n## Postgres footprint\n\nskipped: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   if (wanted("large")) {

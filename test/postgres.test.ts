@@ -116,6 +116,70 @@ if (unavailable) {
         await dropSchema(pool, schema);
       }
     });
+
+    test("version 8 limits the pending list of both full-text indexes to 1 MB and merges what it held", async () => {
+      const schema = `agent_session_test_upgrade8_${process.pid}`;
+      const opts = { schema, tablePrefix: "p_" };
+      const names = tableNames(opts);
+      const gin = [`${schema}.p_agent_messages_search`, `${schema}.p_agent_search_entries_search`];
+      const pendingLimit = async () =>
+        (
+          await pool.query<{ options: string[] | null }>(
+            "SELECT reloptions AS options FROM pg_class WHERE oid = ANY($1::regclass[]) ORDER BY relname",
+            [gin],
+          )
+        ).rows.map((r) => r.options);
+      await dropSchema(pool, schema);
+      try {
+        const store = await PostgresStore.open(pool, opts);
+        assert.deepEqual(await pendingLimit(), [
+          ["gin_pending_list_limit=1024"],
+          ["gin_pending_list_limit=1024"],
+        ]);
+        // Back to a version-7 database: default pending lists, rows written into them, version 7 recorded.
+        for (const index of gin) await pool.query(`ALTER INDEX ${index} RESET (gin_pending_list_limit)`);
+        assert.deepEqual(await pendingLimit(), [null, null]);
+        await pool.query(`UPDATE ${names.version} SET version = 7`);
+        const chat = store.session("old");
+        await chat.appendMessage({
+          id: "a",
+          role: "user",
+          parts: [{ type: "text", text: "written before the upgrade" }],
+        });
+        await store.entries.setEntry("notes", "k", "entry before the upgrade");
+        await store.close();
+        // Several processes open the old database at once: one upgrades, the others find it current.
+        const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open(pool, opts)));
+        const { rows } = await pool.query(`SELECT version FROM ${names.version}`);
+        assert.deepEqual(rows, [{ version: POSTGRES_SCHEMA_VERSION }]);
+        assert.deepEqual(await pendingLimit(), [
+          ["gin_pending_list_limit=1024"],
+          ["gin_pending_list_limit=1024"],
+        ]);
+        // The pending lists were merged by the upgrade: nothing is left to clean.
+        for (const index of gin) {
+          const { rows: cleaned } = await pool.query("SELECT gin_clean_pending_list($1::regclass) AS n", [
+            index,
+          ]);
+          assert.deepEqual(cleaned, [{ n: "0" }]);
+        }
+        const upgraded = stores[0]!;
+        await upgraded.session("old").appendMessage({
+          id: "b",
+          role: "user",
+          parts: [{ type: "text", text: "written after the upgrade" }],
+        });
+        const hits = await upgraded.searchMessages("upgrade");
+        assert.deepEqual(hits.map((h) => h.id).sort(), ["a", "b"]);
+        assert.deepEqual(
+          (await upgraded.entries.searchEntries("notes", "upgrade")).map((e) => e.key),
+          ["k"],
+        );
+        await Promise.all(stores.map((s) => s.close()));
+      } finally {
+        await dropSchema(pool, schema);
+      }
+    });
   });
 
   describe("postgres: schema privileges", () => {

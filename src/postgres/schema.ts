@@ -277,6 +277,22 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE IF NOT EXISTS ${t.adoptions} (source text PRIMARY KEY, adopted_at timestamptz NOT NULL, report text NOT NULL)`,
     ],
   },
+  // A shorter pending list for the full-text indexes. GIN's `fastupdate` collects new rows in an unsorted list that
+  // the insert which fills it (or a vacuum) merges into the index; the list's pages are then free but stay in the
+  // file, every search scans the list, and the merge lands on one append. With the default limit (4 MB) an index
+  // grown by 10,000 appends measured 1.04x the raw message JSON, with 1 MB 0.61x; appends 3-8 % slower at 100,000
+  // messages, the slowest append's merge a quarter the size. 256 kB (0.49x) cost 12-15 % and no list (0.45x) ~20 %,
+  // imports 2-3x (docs/PERFORMANCE.md). The list left by earlier writes is merged now, so no search keeps scanning it.
+  {
+    version: 8,
+    statements: (t) => {
+      const index = (name: string) => (t.schema ? `${quote(t.schema)}.` : "") + quote(t.prefix + name);
+      return ["agent_messages_search", "agent_search_entries_search"].flatMap((name) => [
+        `ALTER INDEX ${index(name)} SET (gin_pending_list_limit = 1024)`,
+        `SELECT gin_clean_pending_list('${index(name)}'::regclass)`,
+      ]);
+    },
+  },
 ];
 
 /** The newest schema version this code knows. */
