@@ -13,7 +13,7 @@ import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander, toFts5 } from "./fts.js";
-import { readHits } from "./search-hits.js";
+import { type HitHead, readHits } from "./search-hits.js";
 import { indexPendingIfWritable, matchPending } from "./search-index.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
@@ -33,7 +33,7 @@ const RANKED_IN_SESSION_SQL = `SELECT seq FROM (
 interface SearchState {
   total: number;
   indexed: number | null;
-  scope: { num: number; filter: "none" | "lookup" | "token" } | undefined;
+  scope: { num: number; filter: "none" | "lookup" | "token"; head: HitHead } | undefined;
 }
 
 /** Cross-session and per-session message search over one connection's FTS5 index. */
@@ -77,7 +77,7 @@ export class SqliteMessageSearch {
       : scope?.filter === "lookup"
         ? this.driver.column<number>(RANKED_IN_SESSION_SQL, [match, scope.num, SEARCH_CANDIDATES])
         : this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES]);
-    return readHits(this.driver, [...unindexed, ...ranked], limit, branch === "active");
+    return readHits(this.driver, [...unindexed, ...ranked], limit, branch === "active", scope?.head);
   }
 
   /**
@@ -102,21 +102,32 @@ export class SqliteMessageSearch {
     // A session id no head can have is not looked up: better-sqlite3 13 binds a lone surrogate as U+FFFD, which
     // would find another tenant's session (see sessionNum).
     if (!canBeStored(sessionId)) return undefined;
+    // The head's leaf comes along for the hits (search-hits.ts), which then read only the messages' own columns.
     const row = this.driver.get<{
       num: number;
       count: number;
+      leaf_seq: number | null;
+      leaf_depth: number | null;
       total: number;
       indexed: number | null;
       alone: number;
     }>(
-      `SELECT num, message_count AS count, (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total,
+      `SELECT h.num, h.message_count AS count, h.leaf_seq, l.depth AS leaf_depth,
+         (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total,
          (SELECT indexed_seq FROM agent_search_state WHERE id = 1) AS indexed,
          NOT EXISTS (SELECT 1 FROM agent_session_heads o WHERE o.num <> h.num AND o.message_count > 0) AS alone
-       FROM agent_session_heads h WHERE session_id = ?`,
+       FROM agent_session_heads h LEFT JOIN agent_messages l ON l.seq = h.leaf_seq WHERE h.session_id = ?`,
       [sessionId],
     );
     if (!row) return undefined;
     const filter = row.alone === 1 ? "none" : row.count * 4 >= row.total * 3 ? "lookup" : "token";
-    return { total: row.total, indexed: row.indexed, scope: { num: row.num, filter } };
+    const head: HitHead = {
+      session_id: sessionId,
+      session_num: row.num,
+      leaf_seq: row.leaf_seq,
+      leaf_depth: row.leaf_depth,
+      message_count: row.count,
+    };
+    return { total: row.total, indexed: row.indexed, scope: { num: row.num, filter, head } };
   }
 }
