@@ -15,11 +15,13 @@
  */
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
+import type { SessionUsage } from "../store/types.js";
 import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { type Executor, type Query, sqlState } from "./client.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
+import { NOW, nextActivity, usageAssignments } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
 import { childSql, spineArrays, spineCte } from "./tree.js";
 
@@ -28,7 +30,9 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // $13 content hash.
 // `explicit` adds the parent lookup by id (and its spine); appends after the tip or as a root leave it out, which
 // makes the statement noticeably cheaper to parse and plan where it cannot be prepared (PGlite).
-function buildAppend(t: Tables, explicit: boolean): string {
+// `registry` (the agent step, appendRow's `registry`) adds $14 source (NULL = any) and $15..$19 the usage
+// counters: the registry row takes them in the same statement, only when the message was inserted.
+function buildAppend(t: Tables, explicit: boolean, registry = false): string {
   const spine = spineArrays("pspine", "p.seq");
   const parentCtes = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
@@ -99,20 +103,38 @@ function buildAppend(t: Tables, explicit: boolean): string {
       leaf_spine_depth = n.sdep, message_count = h.message_count + 1, updated_at = $9::timestamptz
     FROM ins, node n WHERE h.num = n.num
     RETURNING h.num
-  )
+  )${
+    registry
+      ? `,
+  reg AS (
+    UPDATE ${t.sessions} SET ${usageAssignments(15)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
+    WHERE id = $1::text AND ($14::text IS NULL OR source = $14::text) AND EXISTS (SELECT 1 FROM ins)
+    RETURNING id
+  )`
+      : ""
+  }
   SELECT EXISTS (SELECT 1 FROM ins) AS inserted, (SELECT leaf_id FROM verdict) AS leaf_id,
     COALESCE((SELECT outcome FROM verdict), CASE
       WHEN EXISTS (SELECT 1 FROM created) THEN 'ok'
       WHEN $5::boolean AND $6::text IS NOT NULL THEN 'conflict'
       WHEN $4::text = 'id' THEN 'missing'
       ELSE 'retry' END) AS outcome,
-    (SELECT count(*) FROM moved) AS moved`;
+    (SELECT count(*) FROM moved) AS moved${
+      // A message inserted without its registry row (none, another source's, or deleted meanwhile) must not
+      // stay: dividing by the zero rows updated aborts the whole statement (SQLSTATE 22012, reported NOT_FOUND).
+      registry
+        ? `,
+    CASE WHEN EXISTS (SELECT 1 FROM ins) THEN 1 / (SELECT count(*)::integer FROM reg) ELSE 0 END AS registered`
+        : ""
+    }`;
 }
 
 /** @internal the append statement for an explicit parent id (exported for EXPLAIN in benchmarks). */
 export const appendSql = statement((t) => buildAppend(t, true));
 /** @internal the append statement after the latest leaf or as a new root. */
 export const appendTipSql = statement((t) => buildAppend(t, false));
+/** @internal the append after the latest leaf that also adds to the registry row's counters (the agent step). */
+export const appendTipStepSql = statement((t) => buildAppend(t, false, true));
 
 /**
  * Locks the head of session `$1`, creating it when missing, and returns its number. Only the append fallback and
@@ -143,6 +165,11 @@ export interface AppendRequest {
   json?: string | undefined;
   /** The row's time (imports keep the original one); default now. */
   createdAt?: string | undefined;
+  /**
+   * After the latest leaf only: the registry row (of this `source` when not null) takes `usage` in the same
+   * statement when the message is inserted; without the row nothing is written and the append fails `NOT_FOUND`.
+   */
+  registry?: { source: string | null; usage: SessionUsage } | undefined;
 }
 
 /** Appends one message to a session (see the module comment for the concurrency rules). */
@@ -172,13 +199,22 @@ export async function appendRow(
     toTsvector(messageText(message), sessionLexeme(sessionId)),
     contentHash(content),
   ];
-  const sql = mode === "id" ? appendSql(t) : appendTipSql(t);
+  const { registry } = request;
+  if (registry) {
+    if (mode !== "leaf") throw new SessionError("STORAGE", "A registry append goes after the latest leaf");
+    const { usage } = registry;
+    params.push(registry.source, usage.inputTokens, usage.outputTokens);
+    params.push(usage.cacheReadTokens ?? 0, usage.cacheWriteTokens ?? 0, usage.cost);
+  }
+  const sql = registry ? appendTipStepSql(t) : mode === "id" ? appendSql(t) : appendTipSql(t);
   const attempt = async (query: Query): Promise<Outcome | null> => {
     try {
       const [row] = await query<Outcome>(sql, params, true);
       return row && (row.inserted || row.outcome !== "retry") ? row : null;
     } catch (error) {
       const code = sqlState(error);
+      if (registry && code === "22012")
+        throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
       if (code === "23505" || (code !== undefined && TRANSIENT.has(code))) return null;
       throw error;
     }

@@ -26,9 +26,10 @@ const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, outpu
   ${isoSql("updated_at")} AS updated_at`;
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
-const NOW = "date_trunc('milliseconds', statement_timestamp())";
+export const NOW = "date_trunc('milliseconds', statement_timestamp())";
 
-const nextActivity = (t: Tables) => `nextval('${t.sessionsActivity.replace(/'/g, "''")}')`;
+/** The next value of the store-wide activity order (see the module comment). */
+export const nextActivity = (t: Tables) => `nextval('${t.sessionsActivity.replace(/'/g, "''")}')`;
 
 const createSql = statement(
   (
@@ -60,11 +61,16 @@ function updateSql(assignments: string) {
 const touchSql = updateSql("");
 const renameSql = updateSql("name = $2");
 const endSql = updateSql("end_reason = $2");
-const usageSql = updateSql(
-  `input_tokens = input_tokens + $2::bigint, output_tokens = output_tokens + $3::bigint,
-   cache_read_tokens = cache_read_tokens + $4::bigint, cache_write_tokens = cache_write_tokens + $5::bigint,
-   estimated_cost = estimated_cost + $6::float8`,
-);
+
+/** The counter assignments of `addUsage`, parameters from `$first` (input, output, cache read, cache write, cost). */
+export function usageAssignments(first: number): string {
+  const [a, b, c, d, e] = [0, 1, 2, 3, 4].map((i) => `$${first + i}`);
+  return `input_tokens = input_tokens + ${a}::bigint, output_tokens = output_tokens + ${b}::bigint,
+   cache_read_tokens = cache_read_tokens + ${c}::bigint, cache_write_tokens = cache_write_tokens + ${d}::bigint,
+   estimated_cost = estimated_cost + ${e}::float8`;
+}
+
+const usageSql = updateSql(usageAssignments(2));
 
 // Locks the session's head first (as every session write does, see writes.ts): appends wait, and the statement
 // after it reads a snapshot that includes every write committed to the session before the lock was granted.

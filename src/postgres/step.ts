@@ -6,10 +6,10 @@
  */
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
-import { contentHashes } from "../store/attachments.js";
+import { contentHashes, offloadMessage } from "../store/attachments.js";
 import type { StepWrite } from "../store/step.js";
 import { prepareAppend, withStored } from "../store/write-policy.js";
-import type { AppendResult } from "../types.js";
+import type { AppendResult, SessionMessage } from "../types.js";
 import { appendRow, lockSql } from "./append.js";
 import { hydrate, joined, writeWithAttachments } from "./attachments.js";
 import type { Executor } from "./client.js";
@@ -39,6 +39,47 @@ async function storedJson(
   return restored ? JSON.stringify(restored) : row.content;
 }
 
+/** Adds the step's usage to the registry row, which must exist (with the step's `source` when given). */
+async function addUsage(executor: Executor, t: Tables, step: StepWrite): Promise<void> {
+  const ready = async () => executor;
+  // Zero counters when the step has no usage: the row's activity time moves all the same.
+  const info = await new PostgresSessionRegistry(ready, t).addUsage(step.sessionId, step.usage ?? NO_USAGE);
+  // Last, so a missing session rolls back the appends (which would have created its head).
+  if (!info || (step.source !== undefined && info.source !== step.source)) {
+    throw new SessionError("NOT_FOUND", `Session not found: ${step.sessionId}`);
+  }
+}
+
+/**
+ * The common step — one message after the latest leaf, no header block, no media to offload — as ONE statement
+ * (its own transaction: one round trip and one commit instead of five): the append statement also updates the
+ * registry row, and aborts itself when there is none. Its `check` sees an inserted message after the commit
+ * (nothing to reject there: a check only rejects a message stored before); a duplicate wrote nothing, so it is
+ * checked first and then the registry row takes the usage, as in the transaction.
+ */
+async function writeSingle(
+  executor: Executor,
+  t: Tables,
+  step: StepWrite,
+  stored: SessionMessage,
+  json: string,
+  content: string,
+): Promise<void> {
+  const { sessionId } = step;
+  const registry = { source: step.source ?? null, usage: step.usage ?? NO_USAGE };
+  const appended = await appendRow(executor, t, sessionId, stored, {
+    parentId: undefined,
+    json: content,
+    registry,
+  });
+  if (appended.inserted) {
+    step.check?.(0, withStored(appended, json));
+    return;
+  }
+  step.check?.(0, withStored(appended, (await storedJson(executor, t, sessionId, stored.id)) ?? json));
+  await addUsage(executor, t, step);
+}
+
 /** Writes `step` in one transaction (see the module comment). */
 export async function writePostgresStep(store: PostgresStore, step: StepWrite): Promise<void> {
   const t = store.tables;
@@ -48,6 +89,13 @@ export async function writePostgresStep(store: PostgresStore, step: StepWrite): 
     prepareAppend(message, step.parentId, store.policy, undefined),
   );
   const executor = await store.ready();
+  const only = prepared.length === 1 ? prepared[0] : undefined;
+  if (only && step.parentId === undefined && !step.block) {
+    const offloaded = offloadMessage(only.message, only.json);
+    if (offloaded.attachments.length === 0) {
+      return writeSingle(executor, t, step, only.message, only.json, offloaded.content);
+    }
+  }
   await executor.transaction(async (query) => {
     const tx = joined(executor, query);
     await query(lockSql(t), [sessionId, new Date().toISOString()]);
@@ -75,11 +123,6 @@ export async function writePostgresStep(store: PostgresStore, step: StepWrite): 
     }
     const ready = async () => tx;
     if (step.block) await new PostgresBlockStore(ready, t).setBlock(step.block.key, step.block.content);
-    // Zero counters when the step has no usage: the row's activity time moves all the same.
-    const info = await new PostgresSessionRegistry(ready, t).addUsage(sessionId, step.usage ?? NO_USAGE);
-    // Last, so a missing session rolls back the appends (which would have created its head).
-    if (!info || (step.source !== undefined && info.source !== step.source)) {
-      throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
-    }
+    await addUsage(tx, t, step);
   });
 }

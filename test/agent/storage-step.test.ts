@@ -70,6 +70,29 @@ for (const backend of backends) {
       await store.close();
     });
 
+    it("a one-message step: another session's row is NOT_FOUND, a different duplicate CONFLICT, both writing nothing", async () => {
+      const store = await backend.open();
+      const storage = new StoreSessionStorage(store);
+      await store.registry.create({ id: "foreign", name: "foreign", source: "cli" });
+      await assert.rejects(storage.appendMessages("foreign", [message("x", "a")], { updatedAt: 1 }), {
+        code: "NOT_FOUND",
+      });
+      assert.deepEqual(await store.session("foreign").getHistory(), []);
+      const state = sampleState();
+      await storage.save(state);
+      const info = await store.registry.get(state.id);
+      const stored = state.messages.at(-1)!;
+      const changed = { ...stored, content: "changed" } as AgentMessage;
+      await assert.rejects(storage.appendMessages(state.id, [changed], { updatedAt: 2, usage: [entry(9)] }), {
+        code: "CONFLICT",
+      });
+      assert.equal((await store.registry.get(state.id))?.input_tokens, info?.input_tokens);
+      // The same message again (a retried append) is accepted, as in a multi-message step.
+      await storage.appendMessages(state.id, [stored], { updatedAt: 3 });
+      assert.equal((await storage.load(state.id))?.messages.length, state.messages.length);
+      await store.close();
+    });
+
     it("a plain append leaves the header alone; load returns the step's time; SessionManager.delete drops the header", async () => {
       const store = await backend.open();
       const storage = new StoreSessionStorage(store);
