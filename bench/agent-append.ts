@@ -1,6 +1,7 @@
 /**
  * Per-append cost of the store-backed agent storages: AGENT_BENCH_N appends (default 1000) of one ~600-byte
- * assistant message and one ledger entry to a fresh session, on SQLite (a file) or Postgres (AGENT_SESSION_PG_URL).
+ * assistant message (AGENT_BENCH_MESSAGES > 1: that many, an assistant tool call then tool results, as one model
+ * step with tools appends them) and one ledger entry to a fresh session, on SQLite (a file) or Postgres (AGENT_SESSION_PG_URL).
  * Prints one JSON line with the median and p90 in ms. `AGENT_BENCH_SRC` points at another checkout's `src` to
  * measure an older version the same way (run the two interleaved: the machine is shared).
  * Usage: node --import tsx bench/agent-append.ts sqlite|postgres
@@ -12,6 +13,7 @@ import { pathToFileURL } from "node:url";
 
 const backend = process.argv[2] ?? "sqlite";
 const n = Number(process.env.AGENT_BENCH_N ?? "1000");
+const perStep = Number(process.env.AGENT_BENCH_MESSAGES ?? "1");
 const src = resolve(process.env.AGENT_BENCH_SRC ?? join(import.meta.dirname, "..", "src"));
 const agent = await import(pathToFileURL(join(src, "agent", "index.ts")).href);
 
@@ -37,6 +39,14 @@ const text = "lorem ipsum dolor sit amet ".repeat(22); // ~600 bytes
 const times: number[] = [];
 for (let i = 0; i < n; i++) {
   const message = { id: `m${i}`, role: "assistant", content: [{ type: "text", text }], createdAt: now + i };
+  const messages: object[] = [message];
+  for (let k = 1; k < perStep; k++) {
+    const call = { type: "tool-call", toolCallId: `c${i}-${k}`, toolName: "lookup", input: { q: "x" } };
+    message.content.push(call as unknown as (typeof message.content)[number]);
+    const output = { type: "text", value: text };
+    const result = { type: "tool-result", toolCallId: call.toolCallId, toolName: "lookup", output };
+    messages.push({ id: `m${i}-${k}`, role: "tool", content: [result], createdAt: now + i });
+  }
   const usage = [
     {
       kind: "step",
@@ -49,12 +59,12 @@ for (let i = 0; i < n; i++) {
     },
   ];
   const start = performance.now();
-  await storage.appendMessages(id, [message], { updatedAt: now + i, usage });
+  await storage.appendMessages(id, messages, { updatedAt: now + i, usage });
   times.push(performance.now() - start);
 }
 const loaded = await storage.load(id);
-if (loaded?.messages.length !== n)
-  throw new Error(`loaded ${loaded?.messages.length} messages, expected ${n}`);
+if (loaded?.messages.length !== n * perStep)
+  throw new Error(`loaded ${loaded?.messages.length} messages, expected ${n * perStep}`);
 await storage.delete(id);
 await storage.close();
 rmSync(dir, { recursive: true, force: true });
@@ -65,6 +75,7 @@ console.log(
     backend,
     src: process.env.AGENT_BENCH_SRC ? "other" : "this",
     n,
+    messagesPerAppend: perStep,
     p50: at(0.5),
     p90: at(0.9),
   }),

@@ -133,8 +133,9 @@ function buildAppend(t: Tables, explicit: boolean, registry = false): string {
 export const appendSql = statement((t) => buildAppend(t, true));
 /** @internal the append statement after the latest leaf or as a new root. */
 export const appendTipSql = statement((t) => buildAppend(t, false));
-/** @internal the append after the latest leaf that also adds to the registry row's counters (the agent step). */
-export const appendTipStepSql = statement((t) => buildAppend(t, false, true));
+/** @internal the appends above that also add to the registry row's counters (the agent step). */
+const appendStepSql = statement((t) => buildAppend(t, true, true));
+const appendTipStepSql = statement((t) => buildAppend(t, false, true));
 
 /**
  * Locks the head of session `$1`, creating it when missing, and returns its number. Only the append fallback and
@@ -166,7 +167,7 @@ export interface AppendRequest {
   /** The row's time (imports keep the original one); default now. */
   createdAt?: string | undefined;
   /**
-   * After the latest leaf only: the registry row (of this `source` when not null) takes `usage` in the same
+   * The registry row (of this `source` when not null) takes `usage` in the same
    * statement when the message is inserted; without the row nothing is written and the append fails `NOT_FOUND`.
    */
   registry?: { source: string | null; usage: SessionUsage } | undefined;
@@ -201,12 +202,13 @@ export async function appendRow(
   ];
   const { registry } = request;
   if (registry) {
-    if (mode !== "leaf") throw new SessionError("STORAGE", "A registry append goes after the latest leaf");
     const { usage } = registry;
     params.push(registry.source, usage.inputTokens, usage.outputTokens);
     params.push(usage.cacheReadTokens ?? 0, usage.cacheWriteTokens ?? 0, usage.cost);
   }
-  const sql = registry ? appendTipStepSql(t) : mode === "id" ? appendSql(t) : appendTipSql(t);
+  const sql = registry
+    ? (mode === "id" ? appendStepSql : appendTipStepSql)(t)
+    : (mode === "id" ? appendSql : appendTipSql)(t);
   const attempt = async (query: Query): Promise<Outcome | null> => {
     try {
       const [row] = await query<Outcome>(sql, params, true);

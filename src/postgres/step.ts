@@ -1,8 +1,12 @@
 /**
- * An agent step in one Postgres transaction (one client checked out, `BEGIN` … `COMMIT`: one WAL flush instead of
- * one per part): the messages, the header block and the registry counters. The session's head is locked first, so
- * every statement after it reads a snapshot that includes all earlier writes to the session and the appends never
- * need their retry path (which could not run inside a transaction that a failed statement has aborted).
+ * An agent step on Postgres, all or nothing: the messages, the header block and the registry counters.
+ *
+ * - One message after the leaf, no block, no media (the usual step without tools): ONE statement — the append
+ *   statement also updates the registry row — so one round trip and one commit (writeSingle).
+ * - Otherwise one transaction on one client (`BEGIN` … `COMMIT`, one WAL flush): the first append locks the head
+ *   itself, the last one also takes the registry counters. Should a concurrent writer have stored one of the ids
+ *   after the transaction's first snapshot, the unique violation aborts the transaction; it then runs again with
+ *   the head locked first, so every statement reads a snapshot that includes all earlier writes to the session.
  */
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
@@ -12,7 +16,7 @@ import { prepareAppend, withStored } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { appendRow, lockSql } from "./append.js";
 import { hydrate, joined, writeWithAttachments } from "./attachments.js";
-import type { Executor } from "./client.js";
+import { type Executor, sqlState } from "./client.js";
 import { PostgresBlockStore } from "./context-store.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
@@ -83,7 +87,6 @@ async function writeSingle(
 /** Writes `step` in one transaction (see the module comment). */
 export async function writePostgresStep(store: PostgresStore, step: StepWrite): Promise<void> {
   const t = store.tables;
-  const { sessionId } = step;
   // Checked before the transaction opens: bad input never starts a write.
   const prepared = step.messages.map((message) =>
     prepareAppend(message, step.parentId, store.policy, undefined),
@@ -96,10 +99,35 @@ export async function writePostgresStep(store: PostgresStore, step: StepWrite): 
       return writeSingle(executor, t, step, only.message, only.json, offloaded.content);
     }
   }
+  try {
+    await writeInTransaction(executor, t, step, prepared, false);
+  } catch (error) {
+    // 25P02: a statement failed inside the transaction and was retried (a concurrent writer stored the same id
+    // after this transaction's first snapshot): the transaction rolled back; run it again, head locked first.
+    if (sqlState(error) !== "25P02") throw error;
+    await writeInTransaction(executor, t, step, prepared, true);
+  }
+}
+
+/**
+ * The general step in one transaction: `BEGIN`, the appends (the first locks the head itself; the last also takes
+ * the registry counters unless it found its id stored), the header block, `COMMIT`. `lockFirst` locks the head
+ * in a statement of its own first, so no append can meet a row its snapshot missed.
+ */
+async function writeInTransaction(
+  executor: Executor,
+  t: Tables,
+  step: StepWrite,
+  prepared: readonly ReturnType<typeof prepareAppend>[],
+  lockFirst: boolean,
+): Promise<void> {
+  const { sessionId } = step;
+  const registry = { source: step.source ?? null, usage: step.usage ?? NO_USAGE };
   await executor.transaction(async (query) => {
     const tx = joined(executor, query);
-    await query(lockSql(t), [sessionId, new Date().toISOString()]);
+    if (lockFirst || prepared.length === 0) await query(lockSql(t), [sessionId, new Date().toISOString()]);
     let at: string | null | undefined = step.parentId;
+    let registered = false;
     for (let i = 0; i < prepared.length; i++) {
       const write = prepared[i];
       const message = step.messages[i]!;
@@ -108,13 +136,16 @@ export async function writePostgresStep(store: PostgresStore, step: StepWrite): 
       else {
         const { message: stored, json } = write;
         const parent = at;
+        const last = i === prepared.length - 1;
         const appended = await writeWithAttachments(tx, t, sessionId, stored, json, false, (content, inner) =>
           appendRow(inner, t, sessionId, stored, {
             parentId: parent,
             expectedLeafId: step.guard && parent !== undefined ? parent : undefined,
             json: content,
+            registry: last ? registry : undefined,
           }),
         );
+        registered = last && appended.inserted;
         const answer = appended.inserted ? json : ((await storedJson(tx, t, sessionId, stored.id)) ?? json);
         result = withStored(appended, answer);
       }
@@ -123,6 +154,6 @@ export async function writePostgresStep(store: PostgresStore, step: StepWrite): 
     }
     const ready = async () => tx;
     if (step.block) await new PostgresBlockStore(ready, t).setBlock(step.block.key, step.block.content);
-    await addUsage(tx, t, step);
+    if (!registered) await addUsage(tx, t, step);
   });
 }

@@ -19,11 +19,18 @@ export interface StepWrite {
   block?: { key: string; content: string } | undefined;
   /** Added to the registry row's counters; without it the row is only touched (its activity time). */
   usage?: SessionUsage | undefined;
-  /** Sees each append's result inside the transaction; a throw rolls the whole step back. */
+  /**
+   * Sees each append's result; a throw for a result that was not inserted (an id stored already) rolls the whole
+   * step back. Only such results may be rejected: a one-message Postgres step is one statement, committed before
+   * its check sees an inserted message.
+   */
   check?: ((index: number, result: AppendResult) => void) | undefined;
 }
 
-/** A store that writes a {@link StepWrite} in one transaction (SQLite: one `BEGIN IMMEDIATE`; Postgres: one client). */
+/**
+ * A store that writes a {@link StepWrite} atomically (SQLite: one `BEGIN IMMEDIATE`; Postgres: one statement for
+ * one message, else one transaction on one client).
+ */
 export interface StepCapableStore {
   writeStep(step: StepWrite): Promise<void>;
 }

@@ -93,6 +93,31 @@ for (const backend of backends) {
       await store.close();
     });
 
+    it("two processes appending the same steps at once: each step is stored once, both succeed", async () => {
+      const stores = [await backend.open(), await backend.open()];
+      // Two in-memory SQLite stores share nothing: only a server backend has two writers of one session.
+      if (backend.name !== "PostgresStore") {
+        await Promise.all(stores.map((s) => s.close()));
+        return;
+      }
+      const [a, b] = stores.map((store) => new StoreSessionStorage(store));
+      const state = { ...sampleState(), id: `race-${process.pid}` };
+      await a!.save(state);
+      for (let i = 0; i < 20; i++) {
+        const step = [
+          message(`r${i}`, "call"),
+          { ...message(`r${i}-t`, "result"), role: "tool" } as AgentMessage,
+        ];
+        const step1 = i % 2 === 0 ? [step[0]!] : step;
+        await Promise.all(
+          [a, b].map((s) => s!.appendMessages(state.id, step1, { updatedAt: i, usage: [entry(1)] })),
+        );
+      }
+      const loaded = await a!.load(state.id);
+      assert.equal(loaded?.messages.length, state.messages.length + 30);
+      await Promise.all(stores.map((s) => s.close()));
+    });
+
     it("a plain append leaves the header alone; load returns the step's time; SessionManager.delete drops the header", async () => {
       const store = await backend.open();
       const storage = new StoreSessionStorage(store);
