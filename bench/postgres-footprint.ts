@@ -14,6 +14,7 @@ import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { SessionMessage } from "../src/types.js";
 import { BANDS, makeText, rng, VOCABULARY } from "./data.js";
+import { benchSessionItem } from "./transfer-items.js";
 
 const URL = process.env.AGENT_SESSION_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const WORDS = 105; // ~700 bytes of message JSON
@@ -28,28 +29,7 @@ function sizes(): number[] {
 
 async function* items(sessionId: string, n: number) {
   const now = new Date().toISOString();
-  yield {
-    kind: "session" as const,
-    session: {
-      id: sessionId,
-      info: {
-        id: sessionId,
-        name: sessionId,
-        parent_session_id: null,
-        model: null,
-        source: "bench",
-        input_tokens: 0,
-        output_tokens: 0,
-        cache_read_tokens: 0,
-        cache_write_tokens: 0,
-        estimated_cost: 0,
-        end_reason: null,
-        created_at: now,
-        updated_at: now,
-      },
-      leafId: `m${n - 1}`,
-    },
-  };
+  yield benchSessionItem(sessionId, `m${n - 1}`, now, now);
   const r = rng(5);
   for (let i = 0; i < n; i++) {
     const message: SessionMessage = {

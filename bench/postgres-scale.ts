@@ -10,6 +10,7 @@ import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { TransferItem } from "../src/store/types.js";
 import { type BenchQuery, makeQueries, planStore, type StorePlan, type StoreRow, storeRows } from "./data.js";
+import { benchSessionItem } from "./transfer-items.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = "agent_session_bench_1m";
@@ -26,28 +27,7 @@ const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.
 async function* sessionItems(sessionId: string, rows: StoreRow[]): AsyncGenerator<TransferItem> {
   const created = new Date(BASE_TIME + rows[0]!.seq * 1000).toISOString();
   const updated = new Date(BASE_TIME + rows[rows.length - 1]!.seq * 1000).toISOString();
-  yield {
-    kind: "session",
-    session: {
-      id: sessionId,
-      info: {
-        id: sessionId,
-        name: sessionId,
-        parent_session_id: null,
-        model: null,
-        source: "bench",
-        input_tokens: 0,
-        output_tokens: 0,
-        cache_read_tokens: 0,
-        cache_write_tokens: 0,
-        estimated_cost: 0,
-        end_reason: null,
-        created_at: created,
-        updated_at: updated,
-      },
-      leafId: rows[rows.length - 1]!.message.id,
-    },
-  };
+  yield benchSessionItem(sessionId, rows[rows.length - 1]!.message.id, created, updated);
   for (const row of rows) {
     yield {
       kind: "message",
