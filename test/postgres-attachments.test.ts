@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { SessionMessage } from "../src/types.js";
-import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { dropSchema, postgresUnavailable, testClient, testPool } from "./fixtures/postgres-db.js";
 
 const SCHEMA = `agent_session_test_attachments_${process.pid}`;
 const unavailable = await postgresUnavailable();
@@ -51,3 +51,51 @@ test("linking and collecting the same payload at once never loses it", {
   assert.equal((await store.attachments.stats()).count, 0);
   await store.close();
 });
+
+for (const op of ["clearMessages", "deleteMessages"] as const) {
+  test(`${op} racing the append that creates its session deletes nothing it did not release`, {
+    skip: unavailable ?? false,
+  }, async () => {
+    const schema = `${SCHEMA}_${op.toLowerCase()}`;
+    const pool = testPool(2);
+    const raw = testClient();
+    await raw.connect();
+    after(async () => {
+      await dropSchema(pool, schema);
+      await raw.end();
+      await pool.end();
+    });
+    await dropSchema(pool, schema);
+    const other = await PostgresStore.open(pool, { schema });
+    // The writing store's connection runs the other store's append right after a locking read found no session:
+    // the moment a commit elsewhere makes the session appear between the write's statements.
+    let race: (() => Promise<unknown>) | undefined;
+    const connection = {
+      async query(text: string, values?: unknown[]) {
+        const result = await raw.query(text, values);
+        if (race && /FOR UPDATE/.test(text) && result.rows.length === 0) {
+          const run = race;
+          race = undefined;
+          await run();
+        }
+        return result;
+      },
+    };
+    const writer = await PostgresStore.open(connection, { schema });
+    race = () => other.session("x").appendMessage(withImage("m1"));
+    if (op === "clearMessages") await writer.session("x").clearMessages();
+    else await writer.session("x").deleteMessages(["m1"]);
+    assert.equal(race, undefined, "the race ran");
+    // The write saw no session, so it is ordered before the append: the message and its payload are both kept.
+    const kept = await other.session("x").getHistory();
+    assert.deepEqual(
+      kept.map((m) => m.id),
+      ["m1"],
+    );
+    assert.equal((await other.attachments.stats()).count, 1);
+    await writer.session("x").clearMessages();
+    assert.equal((await other.attachments.stats()).count, 0);
+    await writer.close();
+    await other.close();
+  });
+}
