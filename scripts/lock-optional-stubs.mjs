@@ -24,9 +24,12 @@ function resolvable(fromPath, name) {
 for (const [path, entry] of Object.entries(packages)) {
   for (const [name, spec] of Object.entries(entry.optionalDependencies ?? {})) {
     if (resolvable(path, name)) continue;
-    const stub = { version: spec.replace(/^[\^~=]/, ""), optional: true };
-    if (entry.dev) stub.dev = true;
-    packages[`node_modules/${name}`] = stub;
+    // Keys in npm's own order (dev before optional), or the next `npm install` rewrites the entry.
+    packages[`node_modules/${name}`] = {
+      version: spec.replace(/^[\^~=]/, ""),
+      ...(entry.dev ? { dev: true } : {}),
+      optional: true,
+    };
     added++;
   }
 }
