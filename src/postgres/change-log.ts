@@ -116,13 +116,8 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
       }
       running = (async () => {
         try {
-          const executor = await this.executor();
-          if (cursor === undefined) {
-            const head = await executor.query<{ seq: string | null }>(
-              `SELECT max(seq) AS seq FROM ${this.table}`,
-            );
-            cursor = Number(head[0]?.seq ?? 0);
-          }
+          // start() reads the starting point before anything can call poll().
+          if (cursor === undefined) return;
           for (
             let rows = await this.page(cursor);
             rows.length > 0 && !stopped;
@@ -155,6 +150,13 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     let timer: ReturnType<typeof setInterval> | undefined;
     const start = async () => {
       const executor = await this.executor();
+      // The starting point first, one query after subscribe(): what other processes commit while the listening
+      // connection is being set up is then delivered by the first poll instead of falling before the cursor.
+      const [head] = await executor.query<{ seq: string | null }>(
+        `SELECT max(seq) AS seq FROM ${this.table}`,
+      );
+      cursor ??= Number(head?.seq ?? 0);
+      if (stopped) return;
       unlisten = executor.listen ? await executor.listen(this.channel, poll) : undefined;
       if (stopped) return void unlisten?.();
       poll();
