@@ -1,6 +1,6 @@
 import { emitWarning } from "../runtime/warn.js";
 import type { SqlDriver } from "./driver.js";
-import { hasPendingAtLeast, indexPendingIfWritable } from "./search-index.js";
+import { hasPending, indexPendingIfWritable } from "./search-index.js";
 
 /** Pending messages worth an idle indexing batch: ~30 µs a row at 32, against ~190 µs for a batch of one. */
 export const IDLE_INDEX_MIN = 32;
@@ -45,7 +45,7 @@ export class IdleWork {
   private run(): void {
     this.timer = undefined;
     try {
-      if (hasPendingAtLeast(this.driver, IDLE_INDEX_MIN)) indexPendingIfWritable(this.driver);
+      if (hasPending(this.driver, IDLE_INDEX_MIN)) indexPendingIfWritable(this.driver);
       if (this.writes >= IDLE_CHECKPOINT_WRITES) {
         this.writes = 0;
         // PASSIVE takes no lock and waits for nobody: it copies what readers allow and leaves the rest.

@@ -8,10 +8,8 @@ import type {
   SessionRegistry,
   SessionUsage,
 } from "../store/types.js";
-import { releaseSession } from "./attachments.js";
-import { deleteSessionChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
-import { unindexSession } from "./search-index.js";
+import { deleteSessionContent } from "./writes.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
   cache_write_tokens, estimated_cost, end_reason, created_at, updated_at`;
@@ -111,12 +109,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
         [id],
       );
       if (head) {
-        // The FTS table is contentless: its rows are found by rowid (= message seq) before the messages go.
-        unindexSession(this.driver, head.num);
-        deleteSessionChunks(this.driver, head.num);
-        releaseSession(this.driver, head.num);
-        this.driver.run("DELETE FROM agent_messages WHERE session_num = ?", [head.num]);
-        this.driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [head.num]);
+        deleteSessionContent(this.driver, head.num);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
       const keys = (options.blockKeys ?? []).filter(isLookupKey);

@@ -82,17 +82,8 @@ export function indexPending(driver: SqlDriver): number {
   return rows.length;
 }
 
-/** True when some stored message is not indexed yet (two O(1) reads, no lock). */
-export function hasPending(driver: SqlDriver): boolean {
-  const row = driver.get<{ pending: number }>(
-    `SELECT IFNULL((SELECT MAX(seq) FROM agent_messages), 0) > indexed_seq AS pending
-     FROM agent_search_state WHERE id = 1`,
-  );
-  return row?.pending === 1;
-}
-
-/** True when at least `count` stored messages are not indexed yet (two O(1) reads, no lock). */
-export function hasPendingAtLeast(driver: SqlDriver, count: number): boolean {
+/** True when at least `count` stored messages (default one) are not indexed yet (two O(1) reads, no lock). */
+export function hasPending(driver: SqlDriver, count = 1): boolean {
   const row = driver.get<{ pending: number }>(
     `SELECT IFNULL((SELECT MAX(seq) FROM agent_messages), 0) - indexed_seq >= ? AS pending
      FROM agent_search_state WHERE id = 1`,

@@ -176,15 +176,24 @@ function newestLeaf(driver: SqlDriver, sessionNum: number): number | null {
 
 /** Deletes every message and overlay of session `num` and empties its head (inside the caller's transaction). */
 export function clearRows(driver: SqlDriver, num: number): void {
+  deleteSessionContent(driver, num);
+  driver.run(
+    "UPDATE agent_session_heads SET leaf_seq = NULL, message_count = 0, updated_at = ? WHERE num = ?",
+    [new Date().toISOString(), num],
+  );
+}
+
+/**
+ * Deletes every message of session `num` with what hangs on it (index rows, chunks, payload links) and its
+ * overlays, inside the caller's transaction; the head row is left to the caller (clear keeps it, delete drops it).
+ */
+export function deleteSessionContent(driver: SqlDriver, num: number): void {
+  // The FTS table is contentless: its rows are found by rowid (= message seq) before the messages go.
   unindexSession(driver, num);
   deleteSessionChunks(driver, num);
   releaseSession(driver, num);
   driver.run("DELETE FROM agent_messages WHERE session_num = ?", [num]);
   driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [num]);
-  driver.run(
-    "UPDATE agent_session_heads SET leaf_seq = NULL, message_count = 0, updated_at = ? WHERE num = ?",
-    [new Date().toISOString(), num],
-  );
 }
 
 /** Stores an overlay of session `num` (inside the caller's transaction). */
