@@ -62,23 +62,65 @@ export function readHits(
     const rows = head
       ? driver.all<HitRow>(SESSION_HITS_SQL, [JSON.stringify(page)])
       : driver.all<Hit>(HITS_SQL, [JSON.stringify(page)]);
-    for (const hit of rows) {
-      if (results.length >= limit) break;
-      const hitHead = head ?? (hit as Hit);
-      const onActivePath = isOnActivePath(driver, hit.seq, hitHead, leaves);
-      if (activeOnly && !onActivePath) continue;
-      const message = parseMessage(resolveContent(driver, hit.content));
-      results.push({
-        id: hit.id,
-        role: hit.role,
-        content: message ? messageText(message) : "",
-        createdAt: hit.created_at,
-        sessionId: hitHead.session_id,
-        onActivePath,
-      });
-    }
+    addHits(driver, rows, results, limit, activeOnly, leaves, head);
   }
   return results;
+}
+
+/**
+ * The search results of one session when no hit can be skipped (all branches asked for, or a session without
+ * other branches): the ranked statement `rankedSql` (its `seq, score` rows, best first; its parameters
+ * `params`) is joined to the messages and cut to `limit` in SQL, so one statement returns the page — the seqs of
+ * the other candidates never reach JavaScript (up to SEARCH_CANDIDATES values a search, most of a common word's
+ * cost), and the page needs no statement of its own (~30 µs of an everyday search).
+ */
+export function readRankedHits(
+  driver: SqlDriver,
+  rankedSql: string,
+  params: readonly (string | number)[],
+  limit: number,
+  head: HitHead,
+): SearchResult[] {
+  const rows = driver.all<HitRow>(
+    `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at
+     FROM (SELECT seq, score FROM (${rankedSql}) ORDER BY score, seq DESC LIMIT ?) r
+       JOIN agent_messages m ON m.seq = r.seq ORDER BY r.score, r.seq DESC`,
+    [...params, limit],
+  );
+  const results: SearchResult[] = [];
+  addHits(driver, rows, results, limit, false, new Map(), head);
+  return results;
+}
+
+function addHits(
+  driver: SqlDriver,
+  rows: readonly (HitRow | Hit)[],
+  results: SearchResult[],
+  limit: number,
+  activeOnly: boolean,
+  leaves: Map<number, NodeRow | undefined>,
+  head: HitHead | undefined,
+): void {
+  for (const hit of rows) {
+    if (results.length >= limit) break;
+    const hitHead = head ?? (hit as Hit);
+    const onActivePath = isOnActivePath(driver, hit.seq, hitHead, leaves);
+    if (activeOnly && !onActivePath) continue;
+    const message = parseMessage(resolveContent(driver, hit.content));
+    results.push({
+      id: hit.id,
+      role: hit.role,
+      content: message ? messageText(message) : "",
+      createdAt: hit.created_at,
+      sessionId: hitHead.session_id,
+      onActivePath,
+    });
+  }
+}
+
+/** Whether a session has branches besides its active path (its message count exceeds the path's length). */
+export function hasOtherBranches(head: HitHead): boolean {
+  return head.leaf_depth === null || head.message_count !== head.leaf_depth + 1;
 }
 
 function isOnActivePath(
@@ -89,7 +131,7 @@ function isOnActivePath(
 ): boolean {
   if (hit.leaf_seq === null || hit.leaf_depth === null) return false;
   // A session whose message count equals its active path's length has no other branch: nothing to check.
-  if (hit.message_count === hit.leaf_depth + 1) return true;
+  if (!hasOtherBranches(hit)) return true;
   if (!leaves.has(hit.session_num)) leaves.set(hit.session_num, nodeBySeq(driver, hit.leaf_seq));
   const leaf = leaves.get(hit.session_num);
   if (!leaf) return false;

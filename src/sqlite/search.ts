@@ -13,21 +13,19 @@ import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander, toFts5 } from "./fts.js";
-import { type HitHead, readHits } from "./search-hits.js";
+import { type HitHead, hasOtherBranches, readHits, readRankedHits } from "./search-hits.js";
 import { indexPendingIfWritable, matchPending } from "./search-index.js";
 
-// bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
-const RANKED_SQL = `SELECT seq FROM (
-    SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
-    WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
-  ) ORDER BY score, seq DESC`;
+// bm25 over the newest SEARCH_CANDIDATES matches only (`seq, score`, unordered); the sid column (the session token)
+// weighs nothing.
+const CANDIDATES_SQL = `SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
+    WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`;
 
 // The same candidates of one session, filtered by a primary-key lookup per match instead of the session token.
-const RANKED_IN_SESSION_SQL = `SELECT seq FROM (
-    SELECT agent_messages_fts.rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
+const CANDIDATES_IN_SESSION_SQL = `SELECT agent_messages_fts.rowid AS seq,
+    bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
     JOIN agent_messages m ON m.seq = agent_messages_fts.rowid
-    WHERE agent_messages_fts MATCH ? AND m.session_num = ? ORDER BY agent_messages_fts.rowid DESC LIMIT ?
-  ) ORDER BY score, seq DESC`;
+    WHERE agent_messages_fts MATCH ? AND m.session_num = ? ORDER BY agent_messages_fts.rowid DESC LIMIT ?`;
 
 /** What a search needs to know first: the store's size (highest seq), the index watermark, the session's scope. */
 interface SearchState {
@@ -72,11 +70,20 @@ export class SqliteMessageSearch {
     const noMatch = [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
     if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
-    const ranked = noMatch
-      ? []
-      : scope?.filter === "lookup"
-        ? this.driver.column<number>(RANKED_IN_SESSION_SQL, [match, scope.num, SEARCH_CANDIDATES])
-        : this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES]);
+    if (noMatch) return readHits(this.driver, unindexed, limit, branch === "active", scope?.head);
+    const [candidates, params] =
+      scope?.filter === "lookup"
+        ? [CANDIDATES_IN_SESSION_SQL, [match, scope.num, SEARCH_CANDIDATES]]
+        : [CANDIDATES_SQL, [match, SEARCH_CANDIDATES]];
+    // Where no hit can be skipped, one statement ranks and reads the page (search-hits.ts).
+    const skips = branch === "active" && (scope === undefined || hasOtherBranches(scope.head));
+    if (scope && !skips && unindexed.length === 0)
+      return readRankedHits(this.driver, candidates, params, limit, scope.head);
+    // Otherwise every candidate's seq, best first (a store-wide search without skips needs only `limit` of them).
+    const ranked = this.driver.column<number>(
+      `SELECT seq FROM (${candidates}) ORDER BY score, seq DESC LIMIT ?`,
+      [...params, skips ? SEARCH_CANDIDATES : limit],
+    );
     return readHits(this.driver, [...unindexed, ...ranked], limit, branch === "active", scope?.head);
   }
 

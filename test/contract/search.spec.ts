@@ -137,6 +137,13 @@ export function searchSpec(target: ContractTarget): void {
         assert.equal((await store.searchMessages("kiwi")).length, 20);
         assert.equal((await store.searchMessages("kiwi", { limit: 5 })).length, 5);
         assert.equal((await store.searchMessages("kiwi", { limit: 0 })).length, 0);
+        // Inside one session the page is ranked and cut in one statement on SQL backends: same hits, same order.
+        const scoped = await s.searchMessages!("kiwi", 5);
+        assert.deepEqual(ids(scoped), ids(await store.searchMessages("kiwi", { limit: 5 })));
+        assert.deepEqual(
+          ids(await s.searchMessages!("kiwi number 7", 20)),
+          ids(await store.searchMessages("kiwi number 7")),
+        );
         await assert.rejects(store.searchMessages("kiwi", { limit: -1 }), { code: "INVALID_ARGUMENT" });
         await assert.rejects(store.searchMessages("kiwi", { limit: 1.5 }), { code: "INVALID_ARGUMENT" });
       }));
@@ -168,6 +175,10 @@ export function searchSpec(target: ContractTarget): void {
           "new",
           "q",
         ]);
+        const scopedAll = await s.searchMessages!("llamas", 10, { branch: "all" });
+        assert.deepEqual(ids(scopedAll).sort(), ["new", "old", "q"]);
+        assert.equal(scopedAll.find((h) => h.id === "old")?.onActivePath, false);
+        assert.equal(scopedAll.find((h) => h.id === "q")?.onActivePath, true);
         await assert.rejects(store.searchMessages("llamas", { branch: "some" as never }), {
           code: "INVALID_ARGUMENT",
         });

@@ -1,0 +1,76 @@
+/**
+ * A/B of everyday-size scoped search (issue #18): the reference, another checkout of agent-session (BASE, a path
+ * to its repo root with node_modules linked; optional) and this checkout, each over its own copy of one
+ * N-message session (default 1,000), searched with the everyday bench's W-word queries (default 1) K rounds
+ * (default 10), every query on every target before the next one, in one process: the ratios of one run are what
+ * to read. `N=10000 W=2 BASE=/tmp/base node --import tsx bench/everyday-ab.ts`
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { load as loadOurs } from "./agent-session.js";
+import { BANDS, chainRows, rng, VOCABULARY } from "./data.js";
+import { load as loadReference } from "./reference.js";
+import type { BenchTarget, TargetFactory } from "./targets.js";
+import { removeDbFiles } from "./workloads.js";
+
+const size = Number(process.env.N ?? 1000);
+const words = Number(process.env.W ?? 1);
+const rounds = Number(process.env.K ?? 10);
+const dir = fileURLToPath(new URL("../.bench-data/tmp/", import.meta.url));
+mkdirSync(dir, { recursive: true });
+
+const r = rng(17 + words);
+const bands = Object.values(BANDS);
+const queries = Array.from({ length: 150 }, (_, i) => {
+  const [lo, hi] = bands[i % bands.length]!;
+  return Array.from({ length: words }, () => VOCABULARY[lo + Math.floor(r() * (hi - lo))]!).join(" ");
+});
+
+const factories: [string, () => Promise<TargetFactory>][] = [["reference", loadReference]];
+if (process.env.BASE) {
+  const base = pathToFileURL(join(process.env.BASE, "bench/agent-session.ts")).href;
+  factories.push(["base", async () => ((await import(base)) as { load(): Promise<TargetFactory> }).load()]);
+}
+factories.push(["this checkout", loadOurs]);
+
+const targets: { name: string; target: BenchTarget; file: string; times: number[]; hits: number }[] = [];
+for (const [name, load] of factories) {
+  const file = join(dir, `ab-${targets.length}-${size}.db`);
+  removeDbFiles(file);
+  const factory = await load();
+  const builder = factory();
+  await builder.open(file);
+  builder.bulkLoad?.(chainRows("s1", size));
+  await builder.close();
+  const target = factory();
+  await target.open(file);
+  targets.push({ name, target, file, times: [], hits: 0 });
+}
+try {
+  for (const q of queries.slice(0, 10)) for (const t of targets) await t.target.search(q, "s1");
+  for (let k = 0; k < rounds; k++) {
+    for (const q of queries) {
+      for (const t of targets) {
+        const t0 = performance.now();
+        const hits = await t.target.search(q, "s1");
+        t.times.push((performance.now() - t0) * 1000);
+        if (k === 0) t.hits += hits.length;
+      }
+    }
+  }
+} finally {
+  for (const t of targets) {
+    await t.target.close();
+    removeDbFiles(t.file);
+  }
+}
+const p50 = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] ?? 0;
+const reference = p50(targets[0]!.times);
+console.log(`${size} messages, ${words} word(s), ${rounds} × ${queries.length} queries`);
+for (const t of targets) {
+  const p = p50(t.times);
+  console.log(
+    `${t.name.padEnd(14)} p50 ${p.toFixed(1)} µs (${(p / reference).toFixed(2)}× reference), ${t.hits} hits`,
+  );
+}
