@@ -204,6 +204,16 @@ describe("persistChatTurn input", () => {
     assert.deepEqual(await pathTexts(session), ["a"], "nothing was written");
   });
 
+  test("an answer stored without an id generator names generateMessageId", async () => {
+    const session = Session.create(new MemoryStore());
+    // What onFinish's responseMessage is when toUIMessageStreamResponse got no generateMessageId.
+    const responseMessage = { id: "", role: "assistant" as const, parts: [{ type: "text", text: "hi" }] };
+    await assert.rejects(session.appendMessage(responseMessage), {
+      code: "INVALID_MESSAGE",
+      message: /generateMessageId; persistChatTurn's turn\.streamOptions sets it/,
+    });
+  });
+
   test("bad requests are INVALID_ARGUMENT", async () => {
     const session = Session.create(new MemoryStore());
     for (const bad of [{ messages: [] }, {}, { messages: "x" }, { messages: [], message: {} }]) {
