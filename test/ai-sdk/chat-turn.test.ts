@@ -204,6 +204,22 @@ describe("persistChatTurn input", () => {
     assert.deepEqual(await pathTexts(session), ["a"], "nothing was written");
   });
 
+  test("an answer aborted before any part is not stored; one with parts is, under the request", async () => {
+    const session = Session.create(new MemoryStore()).forSession("abort");
+    const turn = await persistChatTurn(session, {
+      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }],
+      trigger: "submit-message",
+    });
+    await turn.onFinish({
+      responseMessage: { id: "a1", role: "assistant", parts: [] },
+      isContinuation: false,
+    });
+    assert.deepEqual(await pathTexts(session), ["hi"]);
+    const partial = { id: "a2", role: "assistant" as const, parts: [{ type: "text" as const, text: "Hel" }] };
+    await turn.onFinish({ responseMessage: partial, isContinuation: false });
+    assert.deepEqual(await pathTexts(session), ["hi", "Hel"]);
+  });
+
   test("an answer stored without an id generator names generateMessageId", async () => {
     const session = Session.create(new MemoryStore());
     // What onFinish's responseMessage is when toUIMessageStreamResponse got no generateMessageId.
