@@ -65,7 +65,16 @@ export function assertMessageShape(message: unknown): asserts message is Session
   }
   const { id, role, parts } = message as Record<string, unknown>;
   if (typeof id !== "string" || id.length === 0) {
-    throw new SessionError("INVALID_MESSAGE", `A message needs a non-empty string id, got ${describe(id)}`);
+    // The AI SDK's onFinish hands over a responseMessage with id "" unless the response was given an id generator.
+    const hint =
+      id === ""
+        ? " (an AI SDK responseMessage has an id only when toUIMessageStreamResponse gets generateMessageId; " +
+          "persistChatTurn's turn.streamOptions sets it)"
+        : "";
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `A message needs a non-empty string id, got ${describe(id)}${hint}`,
+    );
   }
   if (typeof role !== "string" || role.length === 0) {
     throw new SessionError(

@@ -126,9 +126,12 @@ test("a Session<MyUIMessage> reads and writes the app's UIMessage type, with no 
   assert.deepEqual(recent, ui);
   assert.equal(hits[0]?.id, "u1");
 
-  // convertToModelMessages takes the history as it is.
-  const model = await convertToModelMessages(ui);
+  // convertToModelMessages takes the history as it is, and it is a plain UIMessage[] too.
+  const history = await session.getHistory();
+  const model = await convertToModelMessages(history);
   assert.equal(model[0]?.role, "user");
+  const plain: UIMessage[] = history;
+  assert.equal(plain.length, 2);
 
   // Writes take the app's type: a data part the app did not declare does not compile.
   await session.appendMessage({
@@ -180,6 +183,27 @@ test("a streamText route with originalMessages: history and persistChatTurn comp
   const loaded = await loadChat(session);
   expectType<Equal<typeof loaded, MyUIMessage[]>>();
   assert.deepEqual(textsOf(loaded), ["Weather in Oslo?", "Sunny.", "Weather in Oslo?", "Sunny."]);
+  await session.close();
+});
+
+test("a Session<UIMessage> (no app types) reads the AI SDK's UIMessage as is", async () => {
+  const session = Session.create<UIMessage>(new MemoryStore()).forSession("plain");
+  await session.appendMessage({ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] });
+  const history = await session.getHistory();
+  const ui: UIMessage[] = history;
+  expectType<Equal<typeof history, UIMessage[]>>();
+  assert.equal((await convertToModelMessages(history))[0]?.role, "user");
+  const response = streamText({ model: sunnyModel(), messages: await convertToModelMessages(ui) });
+  await response
+    .toUIMessageStreamResponse({
+      originalMessages: history,
+      generateMessageId: generateId,
+      onFinish: async ({ responseMessage }) => {
+        await session.appendMessage(responseMessage);
+      },
+    })
+    .text();
+  assert.deepEqual(textsOf(await session.getHistory()), ["hi", "Sunny."]);
   await session.close();
 });
 

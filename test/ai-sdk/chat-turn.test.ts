@@ -6,6 +6,7 @@ import { z } from "zod";
 import { loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { scriptedModel } from "../agent/helpers/mock-model.js";
+import { postgresStores } from "../fixtures/postgres-stores.js";
 import { chatRoute, NodeChat, textOf } from "./harness.js";
 
 const shape = (m: { id: string; role: string; parts: unknown[] }) =>
@@ -28,10 +29,14 @@ async function pathTexts(session: Session, leafId?: string): Promise<string[]> {
   return (await session.getHistory(leafId)).map((m) => textOf(m));
 }
 
-for (const [name, create] of [
+const postgres = await postgresStores("chat_turn");
+const backends: Array<[string, () => SessionStore]> = [
   ["memory", () => new MemoryStore()],
   ["sqlite", () => new SqliteStore(":memory:")],
-] as Array<[string, () => SessionStore]>) {
+];
+if (postgres) backends.push(["postgres", postgres]);
+
+for (const [name, create] of backends) {
   describe(`persistChatTurn with useChat (${name})`, () => {
     test("submit, regenerate, edit, regenerate after the edit, submit again: the tree has every branch", async () => {
       const store = create();
@@ -85,6 +90,23 @@ for (const [name, create] of [
       assert.deepEqual(await branchTexts(session, reloaded.messages[1]!.id), ["again", "edit"]);
       await reloaded.regenerate();
       assert.equal((await pathTexts(session)).length, 4);
+    });
+
+    test("regenerate({ messageId }) of an earlier answer: a sibling of it, the later turns stay on the old branch", async () => {
+      const store = create();
+      const chat = new NodeChat("c4", chatRoute(store, answers()));
+      const session = Session.create(store).forSession("c4");
+      await chat.sendMessage({ text: "first" });
+      await chat.sendMessage({ text: "second" });
+      const [u1, a1, , a2] = chat.messages.map((m) => m.id);
+      await chat.regenerate({ messageId: a1! }); // the page drops a1 and everything after it
+      assert.deepEqual(await branchTexts(session, u1!), ["answer 0", "answer 2"]);
+      assert.deepEqual(await pathTexts(session), ["first", "answer 2"]);
+      assert.deepEqual(await pathTexts(session, a2!), ["first", "answer 0", "second", "answer 1"]);
+      assert.deepEqual(
+        chat.messages.map((m) => textOf(m)),
+        await pathTexts(session),
+      );
     });
 
     test("a continuation after a client-side tool result replaces the answer in place", async () => {
@@ -170,6 +192,44 @@ for (const [name, create] of [
 }
 
 describe("persistChatTurn input", () => {
+  test("an edit sent as one message is UNSUPPORTED and names the body that stores it", async () => {
+    const session = Session.create(new MemoryStore()).forSession("one");
+    await persistChatTurn(session, {
+      message: { id: "u1", role: "user", parts: [{ type: "text", text: "a" }] },
+    });
+    await assert.rejects(
+      persistChatTurn(session, { message: { id: "u1", role: "user", parts: [{ type: "text", text: "b" }] } }),
+      { code: "UNSUPPORTED", message: /send the whole conversation \(messages\)/ },
+    );
+    assert.deepEqual(await pathTexts(session), ["a"], "nothing was written");
+  });
+
+  test("an answer aborted before any part is not stored; one with parts is, under the request", async () => {
+    const session = Session.create(new MemoryStore()).forSession("abort");
+    const turn = await persistChatTurn(session, {
+      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }],
+      trigger: "submit-message",
+    });
+    await turn.onFinish({
+      responseMessage: { id: "a1", role: "assistant", parts: [] },
+      isContinuation: false,
+    });
+    assert.deepEqual(await pathTexts(session), ["hi"]);
+    const partial = { id: "a2", role: "assistant" as const, parts: [{ type: "text" as const, text: "Hel" }] };
+    await turn.onFinish({ responseMessage: partial, isContinuation: false });
+    assert.deepEqual(await pathTexts(session), ["hi", "Hel"]);
+  });
+
+  test("an answer stored without an id generator names generateMessageId", async () => {
+    const session = Session.create(new MemoryStore());
+    // What onFinish's responseMessage is when toUIMessageStreamResponse got no generateMessageId.
+    const responseMessage = { id: "", role: "assistant" as const, parts: [{ type: "text", text: "hi" }] };
+    await assert.rejects(session.appendMessage(responseMessage), {
+      code: "INVALID_MESSAGE",
+      message: /generateMessageId; persistChatTurn's turn\.streamOptions sets it/,
+    });
+  });
+
   test("bad requests are INVALID_ARGUMENT", async () => {
     const session = Session.create(new MemoryStore());
     for (const bad of [{ messages: [] }, {}, { messages: "x" }, { messages: [], message: {} }]) {

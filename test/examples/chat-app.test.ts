@@ -95,8 +95,6 @@ describe("the chat example in headless Chromium", { skip }, () => {
         "And now?",
         'Answer 7: you said "And now?".',
       ]);
-      const u2 = (await session.getBranches(active[0]!.id)).length; // the edit is a new root: one child
-      assert.equal(u2, 1);
       const original = (await session.searchMessages!("remember tea", 5))[0]!;
       const answers = await session.getBranches(original.id);
       assert.deepEqual(
@@ -110,6 +108,18 @@ describe("the chat example in headless Chromium", { skip }, () => {
         'Answer 1: you said "Hello there".',
         original.content,
       ]);
+      // The edit of the first message is its sibling: both are roots (a path of one), the original keeps its
+      // answers, and the edit is stored under the id derived from the one the page kept (docs/AI-SDK.md).
+      const [first, edit] = [oldPath[0]!, active[0]!];
+      assert.deepEqual((await session.getHistory(first.id)).map(textOf), ["Hello there"]);
+      assert.deepEqual((await session.getHistory(edit.id)).map(textOf), ["Hello again"]);
+      assert.match(edit.id, new RegExp(`^${first.id}~`));
+      assert.deepEqual((await session.getBranches(first.id)).map(textOf), [
+        'Answer 1: you said "Hello there".',
+      ]);
+      assert.deepEqual((await session.getBranches(edit.id)).map(textOf), [
+        'Answer 6: you said "Hello again".',
+      ]);
       // The answer and its regeneration both ran the memory tool (append): a regenerate re-runs tools too.
       assert.equal(await store.blocks.getBlock("memory_e2e"), "I like tea\nI like tea");
     } finally {
@@ -118,8 +128,16 @@ describe("the chat example in headless Chromium", { skip }, () => {
 
     const tree = await npmCli(["tree", "e2e", "--db", db]);
     assert.equal(tree.code, 0, tree.stderr);
-    for (const line of ["Hello there", "Hello again", "Noted (answer 3).", "Noted (answer 5).", "And now?"]) {
-      assert.ok(tree.stdout.includes(line), `tree shows ${line}:\n${tree.stdout}`);
+    // Two roots (the first message and its edit), two answers under the memory request, the active path marked.
+    for (const line of [
+      /^├─ ○ \S+ user: Hello there$/m,
+      /^│ {2}├─ ○ \S+ assistant: Noted \(answer 3\)\. {2}\(leaf\)$/m,
+      /^│ {2}└─ ○ \S+ assistant: Noted \(answer 5\)\. {2}\(leaf\)$/m,
+      /^└─ ● \S+~\S+ user: Hello again$/m,
+      /^ {3}● \S+ user: And now\?$/m,
+      /^9 messages, 3 branches, latest leaf \S+$/m,
+    ]) {
+      assert.match(tree.stdout, line);
     }
   });
 });

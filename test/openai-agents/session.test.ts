@@ -14,6 +14,7 @@ import {
 import { z } from "zod";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { OpenAIAgentsSession } from "../../src/openai-agents/index.js";
+import { postgresStores } from "../fixtures/postgres-stores.js";
 
 setTracingDisabled(true);
 
@@ -66,10 +67,14 @@ function agent(model: Model) {
 
 const typeOf = (item: AgentInputItem) => ("type" in item && item.type) || "message";
 
-for (const [name, create] of [
+const postgres = await postgresStores("openai_agents");
+const backends: Array<[string, () => SessionStore]> = [
   ["memory", () => new MemoryStore()],
   ["sqlite", () => new SqliteStore(":memory:")],
-] as Array<[string, () => SessionStore]>) {
+];
+if (postgres) backends.push(["postgres", postgres]);
+
+for (const [name, create] of backends) {
   describe(`OpenAIAgentsSession (${name})`, () => {
     test("run(agent, input, { session }) persists every item and replays them on the next run", async () => {
       const store = create();
