@@ -68,6 +68,47 @@ describe("Session: creation", () => {
     await session.ready();
     assert.throws(() => session.forSession("late"), { code: "INVALID_ARGUMENT" });
   });
+
+  test("a transient failure while opening (a block's get, the skill restore's read) fails that call only", async () => {
+    // A Session kept for an object's lifetime (e.g. built in onStart) must not fail forever after one blip.
+    const store = new MemoryStore();
+    const writer = store.session("s");
+    await writer.appendMessage({
+      id: "a1",
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-load_context",
+          toolCallId: "c1",
+          state: "output-available",
+          input: { label: "skills", key: "k" },
+          output: "doc",
+        },
+      ],
+    });
+    let blockFails = 1;
+    let readFails = 1;
+    const provider = new Proxy(store.session("s"), {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (name !== "getHistoryRowStats" || typeof value !== "function") {
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return () => (readFails-- > 0 ? Promise.reject(new Error("read blip")) : value.call(target));
+      },
+    });
+    const skills = { get: async () => "- k", load: async () => "doc" };
+    const session = Session.create(provider)
+      .withContext("soul", {
+        provider: { get: async () => (blockFails-- > 0 ? Promise.reject(new Error("get blip")) : "terse") },
+      })
+      .withContext("skills", { provider: skills });
+    await assert.rejects(session.getHistory(), /get blip/);
+    await assert.rejects(session.getHistory(), /read blip/);
+    assert.deepEqual(ids(await session.getHistory()), ["a1"]);
+    assert.equal(session.getContextBlock("soul")?.content, "terse");
+    assert.deepEqual([...(await session.getLoadedSkillKeys())], ["skills:k"]);
+  });
 });
 
 describe("Session: history API", () => {

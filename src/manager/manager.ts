@@ -62,8 +62,8 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     return new SessionManager<M>(source, options);
   }
 
-  /** Changes a compaction template and applies it to every session already handed out. */
-  private compaction(set: (templates: ManagerTemplates) => void, apply: (session: Session<M>) => void): this {
+  /** Changes a behaviour template (compaction, tool-output limits) and applies it to every session handed out. */
+  private behaviour(set: (templates: ManagerTemplates) => void, apply: (session: Session<M>) => void): this {
     set(this.state.templates);
     for (const session of this.state.sessions.values()) apply(session);
     return this;
@@ -83,7 +83,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /** Registers the compaction function of every session (at any time, also for sessions already in use). */
   onCompaction(fn: ManagerCompactFunction): this {
-    return this.compaction(
+    return this.behaviour(
       (t) => t.setCompaction(fn),
       (s) => s.onCompaction(fn),
     );
@@ -91,7 +91,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /** Auto-compacts every session above `threshold` estimated tokens (`tokenCounter` as on Session); at any time. */
   compactAfter(threshold: number, options?: ManagerCompactAfterOptions): this {
-    return this.compaction(
+    return this.behaviour(
       (t) => t.setThreshold(threshold, options),
       (s) => s.compactAfter(threshold, options),
     );
@@ -99,7 +99,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /** Receives failures of automatic compaction in any managed session; at any time. */
   onCompactionError(handler: ManagerCompactionErrorHandler): this {
-    return this.compaction(
+    return this.behaviour(
       (t) => t.setErrorHandler(handler),
       (s) => s.onCompactionError(handler),
     );
@@ -107,11 +107,14 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /**
    * Bounds what the memory tools of every session and `session_search` return (`maxHitChars` per hit,
-   * `maxOutputChars` per result; defaults 8,000 and 32,000), with a marker saying how to see the rest.
+   * `maxOutputChars` per result; defaults 8,000 and 32,000), with a marker saying how to see the rest; at any
+   * time (it changes what tools return, not what is stored).
    */
   withToolOutputLimits(limits: Partial<ToolOutputLimits>): this {
-    builderOf(this.state, "withToolOutputLimits").setToolOutput(limits);
-    return this;
+    return this.behaviour(
+      (t) => t.setToolOutput(limits),
+      (s) => s.withToolOutputLimits(limits),
+    );
   }
 
   /** Adds a read-only block `label` to every session through which the model searches all sessions. */

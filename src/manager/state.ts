@@ -67,7 +67,7 @@ export function openManagerState<M extends SessionMessage>(
 }
 
 // Blocks and the prompt store decide what each session stores, so they are fixed once sessions exist (no cached
-// session misses a template); compaction settings are not and may change at any time.
+// session misses a template); compaction settings and tool-output limits do not, and may change at any time.
 /** The templates, for a builder call allowed only before the first getSession(). */
 export function builderOf<M extends SessionMessage>(
   state: ManagerState<M>,

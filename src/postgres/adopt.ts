@@ -12,6 +12,7 @@ import {
   assertReadBack,
   compactionPrint,
   compareReadBack,
+  compareRegistryRow,
   emptyReport,
   fingerprint,
   REFERENCE_SOURCE,
@@ -83,12 +84,13 @@ async function adopt(
 ): Promise<AdoptionReport> {
   const has = (name: ReferenceTable) => tables.includes(name);
   const ready = async () => executor;
-  const transfer = new PostgresTransfer(ready, t, new PostgresSessionRegistry(ready, t));
+  const registry = new PostgresSessionRegistry(ready, t);
+  const transfer = new PostgresTransfer(ready, t, registry);
   const report = emptyReport(tables);
   const now = new Date().toISOString();
   for await (const sessionId of sessionIds(executor, has)) {
     report.sessions++;
-    await adoptSession(executor, transfer, sessionId, has, report, now);
+    await adoptSession(executor, { transfer, registry }, sessionId, has, report, now);
   }
   await adoptRows(executor, transfer, has, report);
   await executor.query(
@@ -171,7 +173,7 @@ async function* sessionItems(
 
 async function adoptSession(
   executor: Executor,
-  transfer: PostgresTransfer,
+  { transfer, registry }: { transfer: PostgresTransfer; registry: PostgresSessionRegistry },
   sessionId: string,
   has: (t: ReferenceTable) => boolean,
   report: AdoptionReport,
@@ -182,6 +184,7 @@ async function adoptSession(
         sessionId,
       ])
     : [];
+  const row = info ? referenceSessionInfo(info, now) : null;
   const [leaf] = has("assistant_messages")
     ? await executor.query<{ id: string }>(
         `SELECT m.id FROM assistant_messages m
@@ -198,7 +201,7 @@ async function adoptSession(
       kind: "session",
       session: {
         id: sessionId,
-        info: info ? referenceSessionInfo(info, now) : null,
+        info: row,
         leafId: leaf?.id ?? null,
       },
     };
@@ -216,7 +219,10 @@ async function adoptSession(
     }
   }
   const result = await transfer.importSession(items());
-  if (info) report.registry[result.registered ? "inserted" : "skipped"]++;
+  if (row) {
+    report.registry[result.registered ? "inserted" : "skipped"]++;
+    compareRegistryRow(report, row, await registry.get(sessionId));
+  }
   for (const kind of ["messages", "compactions"] as const) {
     report[kind].inserted += result[kind].inserted;
     report[kind].skipped += result[kind].skipped;

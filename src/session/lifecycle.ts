@@ -56,14 +56,24 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
     }
   }
 
-  /** The parts, resolving them on the first call (`CLOSED` after `close()`). */
+  /**
+   * The parts, resolving them on the first call (`CLOSED` after `close()`). A failed attempt (a provider's `get()`
+   * or the skill restore's read hit a transient error) rejects the calls waiting on it and is then forgotten, so
+   * the next call tries again instead of the Session failing for the rest of its life.
+   */
   parts(): Promise<SessionParts<M>> {
     if (this.closed) return Promise.reject(this.closedError());
     if (this.resolvedParts) return Promise.resolve(this.resolvedParts);
-    this.initialising ??= this.open().then((parts) => {
-      this.resolvedParts = parts;
-      return parts;
-    });
+    if (!this.initialising) {
+      const initialising = this.open().then((parts) => {
+        this.resolvedParts = parts;
+        return parts;
+      });
+      this.initialising = initialising;
+      initialising.catch(() => {
+        if (this.initialising === initialising) this.initialising = undefined;
+      });
+    }
     return this.initialising;
   }
 

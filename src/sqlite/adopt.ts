@@ -12,6 +12,7 @@ import {
   assertDroppable,
   assertReadBack,
   compareReadBack,
+  compareRegistryRow,
   contextRowName,
   emptyReport,
   REFERENCE_SOURCE,
@@ -24,6 +25,7 @@ import {
   warnIfNotClean,
 } from "../store/adopt.js";
 import { MessageOrder } from "../store/adopt-order.js";
+import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type { TransferMessage } from "../store/types.js";
 import { verifyCompactions, verifyMessages } from "./adopt-verify.js";
 import { type SqlDriver, sqlText } from "./driver.js";
@@ -145,8 +147,11 @@ function adoptSession(
     ? driver.get<Record<string, unknown>>("SELECT * FROM assistant_sessions WHERE id = ?", [sessionId])
     : undefined;
   if (info) {
-    if (insertRegistryRow(driver, referenceSessionInfo(info, now))) report.registry.inserted++;
+    const row = referenceSessionInfo(info, now);
+    if (insertRegistryRow(driver, row)) report.registry.inserted++;
     else report.registry.skipped++;
+    const stored = driver.get<SessionInfoRow>("SELECT * FROM agent_sessions WHERE id = ?", [row.id]);
+    compareRegistryRow(report, row, stored && toSessionInfo(stored));
   }
   const order = new MessageOrder(sessionId, report, now);
   let num: number | undefined;

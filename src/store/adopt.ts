@@ -34,7 +34,10 @@ export interface RejectedRow {
   reason: string;
 }
 
-/** What an adoption did, row by row; `verified` counts rows read back identical after the import. */
+/**
+ * What an adoption did, row by row; `verified` counts rows read back identical after the import (registry rows:
+ * see {@link compareRegistryRow}).
+ */
 export interface AdoptionReport {
   source: typeof REFERENCE_SOURCE;
   /** The reference's tables that were found. */
@@ -253,6 +256,33 @@ export function referenceSessionInfo(row: Record<string, unknown>, now: string):
     created_at: referenceTime(row.created_at, now),
     updated_at: referenceTime(row.updated_at, now),
   };
+}
+
+/**
+ * Compares an adopted registry row with the stored one: name, fork parent, model, source and creation time must be
+ * the reference's, and usage at least the reference's (ours only grows once the session is used again); an
+ * `end_reason` set since is not a difference. A row that was written but cannot be read back fails the adoption.
+ */
+export function compareRegistryRow(
+  report: AdoptionReport,
+  written: SessionInfo,
+  stored: SessionInfo | null | undefined,
+): void {
+  if (!stored) {
+    assertReadBack(1, "registry row(s)", written.id);
+    return;
+  }
+  const same =
+    stored.name === written.name &&
+    stored.parent_session_id === written.parent_session_id &&
+    stored.model === written.model &&
+    stored.source === written.source &&
+    stored.created_at === written.created_at &&
+    (written.end_reason === null || stored.end_reason === written.end_reason) &&
+    stored.input_tokens >= written.input_tokens &&
+    stored.output_tokens >= written.output_tokens &&
+    stored.estimated_cost >= written.estimated_cost;
+  compareReadBack(report, "same", same ? "same" : "other", `assistant_sessions:${written.id}`);
 }
 
 /**

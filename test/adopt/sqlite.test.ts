@@ -88,7 +88,8 @@ describe("adoption of the reference's SQLite tables", () => {
     assert.deepEqual(report.registry, { inserted: 2, skipped: 0 });
     assert.deepEqual(report.blocks, { inserted: 2, skipped: 0 });
     assert.deepEqual(report.entries, { inserted: 2, skipped: 0 });
-    assert.equal(report.verified, 10 + 1 + 2 + 2);
+    // Every adopted row was read back: messages, the overlay, registry rows, blocks, entries.
+    assert.equal(report.verified, 10 + 1 + 2 + 2 + 2);
     assert.equal(report.rejectedCount, 1);
     assert.deepEqual(report.rejected[0], {
       table: "assistant_messages",
@@ -111,8 +112,23 @@ describe("adoption of the reference's SQLite tables", () => {
     // An explicit run is idempotent: everything is skipped and verified again.
     const rerun = await again.adoptReference();
     assert.deepEqual(rerun?.messages, { inserted: 0, skipped: 10 });
-    assert.equal(rerun?.verified, 15);
+    assert.equal(rerun?.verified, 17);
     assert.equal(rerun?.differingCount, 0);
+    // Usage that grew and an end reason set since are not differences; a registry row changed otherwise is.
+    await again.registry.addUsage(snap.chatId, {
+      inputTokens: 5,
+      outputTokens: 5,
+      cost: 0.5,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    await again.registry.markEnded(snap.chatId, "done");
+    assert.equal((await again.adoptReference())?.differingCount, 0);
+    await again.registry.rename(snap.forkId, "renamed since");
+    const renamed = await again.adoptReference();
+    assert.deepEqual(renamed?.differing, [`assistant_sessions:${snap.forkId}`]);
+    assert.equal(renamed?.verified, 16);
+    await again.registry.rename(snap.forkId, "forked chat");
     await again.close();
     const db = new Database(path);
     assert.deepEqual(sourceCounts(db), before);

@@ -3,6 +3,7 @@ import { after, describe, it } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PostgresSessionStorage, type SessionStorage } from "../../src/agent/index.js";
+import type { PostgresConnection } from "../../src/postgres/index.js";
 import { PG_URL } from "../fixtures/postgres-db.js";
 import { sampleState } from "./helpers/fixtures.js";
 import { serverGate } from "./helpers/servers.js";
@@ -63,6 +64,32 @@ runStorageContract({
   destroy: async (storage) => {
     await storage.close?.();
     await clients.get(storage)!.end();
+  },
+});
+
+// The reference's connection shape (`execute(query, args)` with `?` placeholders), as its own adapter wraps a pg
+// Client: code written for the reference hands this to every Postgres entry point, agent storage included.
+const executes = new WeakMap<SessionStorage, pg.Client>();
+runStorageContract({
+  name: "PostgresSessionStorage (the reference's PostgresConnection)",
+  skip,
+  create: async () => {
+    const client = new pg.Client({ connectionString: URL });
+    await client.connect();
+    const connection: PostgresConnection = {
+      async execute(query, args) {
+        let index = 0;
+        const text = query.replace(/\?/g, () => `$${++index}`);
+        return { rows: (await client.query(text, args ?? [])).rows };
+      },
+    };
+    const storage = new PostgresSessionStorage(connection, { schema: schema() });
+    executes.set(storage, client);
+    return storage;
+  },
+  destroy: async (storage) => {
+    await storage.close?.();
+    await executes.get(storage)!.end();
   },
 });
 

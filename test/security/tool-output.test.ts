@@ -133,6 +133,27 @@ describe("tool output bounds: load_context and errors", () => {
     await manager.close();
   });
 
+  test("SessionManager.withToolOutputLimits may be set at any time and reaches sessions already handed out", async () => {
+    // It changes what tools return, not what is stored, so (like compaction settings) it is not a first-use template.
+    const manager = SessionManager.create(new MemoryStore()).withSearchableHistory("history");
+    const info = await manager.create("a");
+    for (let i = 0; i < 5; i++) await manager.append(info.id, msg(`m${i}`, haystack(5000, `t${i}`)));
+    const session = manager.getSession(info.id);
+    await session.ready();
+    manager.withToolOutputLimits({ maxHitChars: 500, maxOutputChars: 1500 });
+    within(await manager.tools().session_search!.execute({ query: "needle" }), 1500);
+    const viaBlock = await session.executeTool("search_context", { label: "history", query: "needle" });
+    within(viaBlock, 1500);
+    has(viaBlock, /hit truncated/);
+    // A session handed out later gets the limits too; a bad value is refused and changes nothing.
+    const later = await manager.create("b");
+    const fresh = manager.getSession(later.id);
+    within(await fresh.executeTool("search_context", { label: "history", query: "needle" }), 1500);
+    assert.throws(() => manager.withToolOutputLimits({ maxOutputChars: 1.5 }), { code: "INVALID_ARGUMENT" });
+    within(await session.executeTool("search_context", { label: "history", query: "needle" }), 1500);
+    await manager.close();
+  });
+
   test("a query over the limits reaches the model as an Error string, a caller as a SessionError", async () => {
     const store = new MemoryStore();
     const manager = SessionManager.create(store).withSearchableHistory("history");

@@ -81,3 +81,48 @@ test("with nodejs_compat the same object works on workerd's Buffer and node:cryp
   assert.deepEqual(answer.runtime, { Buffer: "function", process: "object" });
   assert.deepEqual(answer.probe, JSON.parse(JSON.stringify(bytesProbe())));
 });
+
+test("the reference's tables, written in the object by the real agents@0.22.0, are adopted there and survive a restart", {
+  skip,
+}, async () => {
+  type View = Record<string, unknown> & { histories: [string, string[]][] };
+  const { snap, report, ours } = (await call("/adopt", "POST")) as {
+    snap: View & { forkId: string };
+    report: Record<string, unknown> & { messages: object; rejected: { id: string }[] };
+    ours: View;
+  };
+  assert.deepEqual(report.messages, { inserted: 10, skipped: 0 });
+  assert.equal(report.verified, 10 + 1 + 2 + 2 + 2);
+  assert.equal(report.differingCount, 0);
+  assert.deepEqual(
+    report.rejected.map((r) => r.id),
+    ["compaction_bogus"],
+  );
+  // What the reference read back is what ours reads back (the reserved id stays behind; its child hangs under its
+  // parent).
+  const expected = {
+    ...snap,
+    histories: snap.histories.map(([id, history]) =>
+      id === snap.forkId ? [id, history.filter((m) => m !== "compaction_bogus")] : [id, history],
+    ),
+  };
+  for (const key of [
+    "sessions",
+    "histories",
+    "chat",
+    "branchesOfFirst",
+    "compactions",
+    "blocks",
+    "prompt",
+    "notesSearch",
+  ]) {
+    assert.deepEqual(ours[key], expected[key as keyof typeof expected], key);
+  }
+  assert.deepEqual(ours.search, ["u1"]);
+
+  await server!.stop();
+  await server!.start();
+  const again = (await call("/adopt")) as { adopted: unknown; ours: View };
+  assert.equal(again.adopted, null, "recorded: adoption does not run again");
+  assert.deepEqual(again.ours, ours);
+});

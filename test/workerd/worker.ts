@@ -2,10 +2,12 @@
  * The Worker the workerd test runs: a Durable Object with SQLite storage whose Session lives in the object's own
  * database, through the minimal `sql` tag the `agents` package's `Agent` has. Bundled by esbuild from the
  * library's source and run without `nodejs_compat`. `POST /write` exercises every feature, `GET /read` checks
- * what a restarted object sees; both answer JSON.
+ * what a restarted object sees; `POST /adopt` and `GET /adopt` do the same for adoption (./adopt.ts), in an object
+ * of their own; all answer JSON.
  */
 import { isCompactionMessage, Session, type SessionMessage } from "../../src/index.js";
 import { createCompactFunction } from "../../src/utils/index.js";
+import { adoptRead, adoptWrite } from "./adopt.js";
 import { BIG_CHARS, bytesProbe, IMAGE_URL } from "./shared.js";
 
 interface SqlStorage {
@@ -63,6 +65,11 @@ export class SessionObject {
           process: typeof (globalThis as { process?: unknown }).process,
         };
         return Response.json({ runtime, probe: bytesProbe() });
+      }
+      if (step === "/adopt") {
+        return Response.json(
+          request.method === "POST" ? await adoptWrite(this.source) : await adoptRead(this.source),
+        );
       }
       return Response.json(step === "/write" ? await this.write() : await this.read());
     } catch (error) {
@@ -143,6 +150,8 @@ export class SessionObject {
 
 export default {
   fetch(request: Request, env: Env): Promise<Response> {
-    return env.SESSIONS.get(env.SESSIONS.idFromName("one")).fetch(request);
+    // The adoption test's object has storage of its own.
+    const name = new URL(request.url).pathname === "/adopt" ? "adopt" : "one";
+    return env.SESSIONS.get(env.SESSIONS.idFromName(name)).fetch(request);
   },
 };
