@@ -162,13 +162,13 @@ async function* sessionItems(
         content: row.content,
         createdAt: row.created_at,
       });
-      for (const message of ready) yield { kind: "message", message };
+      yield* ready;
     }
     if (rows.length < PAGE) break;
     const last = rows.at(-1)!;
     after = { k: last.k, id: last.id ?? "" };
   }
-  for (const message of order.finish()) yield { kind: "message", message };
+  yield* order.finish();
 }
 
 async function adoptSession(
@@ -227,14 +227,14 @@ async function adoptSession(
     report[kind].inserted += result[kind].inserted;
     report[kind].skipped += result[kind].skipped;
   }
-  await verifySession(transfer, sessionId, order.written, overlays, report);
+  await verifySession(transfer, sessionId, order, overlays, report);
 }
 
 /** Reads the session back through the transfer export and compares every adopted message and overlay. */
 async function verifySession(
   transfer: PostgresTransfer,
   sessionId: string,
-  messages: Map<string, string>,
+  { written: messages, inline }: Pick<MessageOrder, "written" | "inline">,
   overlays: Map<string, string>,
   report: AdoptionReport,
 ): Promise<void> {
@@ -257,7 +257,8 @@ async function verifySession(
           ];
     if (expected === undefined) continue;
     seen++;
-    compareReadBack(report, expected, actual, `${table}:${sessionId}:${id}`);
+    const alternate = item.kind === "message" ? inline.get(id) : undefined;
+    compareReadBack(report, expected, actual, `${table}:${sessionId}:${id}`, alternate);
   }
   assertReadBack(messages.size + overlays.size - seen, `row(s) of session "${sessionId}"`);
 }

@@ -1,9 +1,11 @@
 /**
  * A Session's writes with what follows each: the write itself goes through the provider under the session's
  * policy (writes.ts), then the reference's status frame, automatic compaction after an insert, and the
- * framework hook `internal_onMessagesChanged`, in that order.
+ * framework hook `internal_onMessagesChanged`, in that order (none of them for an echoed overlay, which writes
+ * nothing).
  */
 
+import { isEchoedOverlay } from "../message.js";
 import type { AppendOptions, ImportMessageOptions, SessionMessage, UpsertOptions } from "../types.js";
 import type { CompactionPlan, CompactionReport } from "./compaction.js";
 import type { SessionConfig } from "./config.js";
@@ -28,6 +30,8 @@ export async function appendMessage<M extends SessionMessage>(
   options: AppendOptions | undefined,
 ): Promise<SessionAppendResult<M>> {
   const result = await appendThrough(provider, config.policy, message, parentId, options);
+  // An echoed overlay wrote nothing (§17.1): no frame, no compaction, no hook event.
+  if (isEchoedOverlay(message)) return result;
   // The reference's status frame follows every append, also of an id already stored.
   const estimate = await compactor.broadcastIdle();
   // The message is stored; compaction problems go to onCompactionError and never fail the append.
@@ -50,6 +54,7 @@ export async function upsertMessage<M extends SessionMessage>(
   options: UpsertOptions | undefined,
 ): Promise<SessionUpsertResult<M>> {
   const result = await upsertThrough(provider, config.policy, message, parentId, options);
+  if (isEchoedOverlay(message)) return result;
   const estimate = await compactor.broadcastIdle();
   const compacted = result.inserted && (await compactor.afterAppend(estimate));
   const listener = config.messagesChanged;

@@ -6,6 +6,7 @@ import {
   compareReadBack,
   fingerprint,
 } from "../store/adopt.js";
+import type { MessageOrder } from "../store/adopt-order.js";
 import { resolveContent } from "./chunks.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { listCompactions } from "./history.js";
@@ -23,7 +24,7 @@ function storedJson(driver: SqlDriver, selected: unknown): string {
 export function verifyMessages(
   driver: SqlDriver,
   sessionId: string,
-  written: Map<string, string>,
+  { written, inline }: Pick<MessageOrder, "written" | "inline">,
   report: AdoptionReport,
 ) {
   const seen = new Set<string>();
@@ -46,7 +47,13 @@ export function verifyMessages(
       if (expected === undefined) continue;
       seen.add(row.id);
       const actual = fingerprint(row.parent_id, row.created_at, storedJson(driver, row.content));
-      compareReadBack(report, expected, actual, `assistant_messages:${sessionId}:${row.id}`);
+      compareReadBack(
+        report,
+        expected,
+        actual,
+        `assistant_messages:${sessionId}:${row.id}`,
+        inline.get(row.id),
+      );
     }
     if (rows.length < PAGE) break;
     after = rows.at(-1)!.seq;

@@ -24,9 +24,8 @@ import {
   reject,
   warnIfNotClean,
 } from "../store/adopt.js";
-import { MessageOrder } from "../store/adopt-order.js";
+import { type AdoptedItem, MessageOrder } from "../store/adopt-order.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
-import type { TransferMessage } from "../store/types.js";
 import { verifyCompactions, verifyMessages } from "./adopt-verify.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { isReadonlyError } from "./search-index.js";
@@ -155,14 +154,10 @@ function adoptSession(
   }
   const order = new MessageOrder(sessionId, report, now);
   let num: number | undefined;
-  const write = (messages: TransferMessage[]) => {
-    if (messages.length === 0) return;
-    num = writeItems(
-      driver,
-      sessionId,
-      messages.map((message) => ({ kind: "message", message })),
-      report,
-    );
+  // A message and the payloads it points at come out of the order together, so they share one batch.
+  const write = (items: AdoptedItem[]) => {
+    if (items.length === 0) return;
+    num = writeItems(driver, sessionId, items, report);
   };
   const inserted = report.messages.inserted;
   if (has("assistant_messages")) {
@@ -198,7 +193,7 @@ function adoptSession(
   const overlays = has("assistant_compactions")
     ? adoptCompactions(driver, sessionId, report, now)
     : new Map();
-  if (order.written.size > 0) verifyMessages(driver, sessionId, order.written, report);
+  if (order.written.size > 0) verifyMessages(driver, sessionId, order, report);
   if (overlays.size > 0) verifyCompactions(driver, sessionId, overlays, report);
 }
 

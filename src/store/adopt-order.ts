@@ -1,9 +1,25 @@
 /**
  * The order adopted messages go in: the reference's rows, read in storage order, become transfer messages whose
- * parents always come first (the backend-neutral half of adoption, beside adopt.ts).
+ * parents always come first (the backend-neutral half of adoption, beside adopt.ts). Inline media is offloaded on
+ * the way, as an append would: each message is preceded by `attachment` items for the payloads it points at.
  */
 import { type AdoptionReport, fingerprint, referenceTime, reject, unusableId } from "./adopt.js";
-import type { TransferMessage } from "./types.js";
+import { type Offloaded, offloadJson } from "./attachments.js";
+import type { TransferItem, TransferMessage } from "./types.js";
+
+/** What adoption imports for a session's messages: each message, after the payloads it points at. */
+export type AdoptedItem = Extract<TransferItem, { kind: "message" | "attachment" }>;
+
+/** A reference row's content with its inline media offloaded; content that is not JSON goes as it is. */
+function offloaded(content: string): Offloaded {
+  try {
+    return offloadJson(content);
+  } catch (error) {
+    // Not JSON: nothing to offload, and the import's own validation decides about the row.
+    if (error instanceof SyntaxError) return { content, attachments: [] };
+    throw error;
+  }
+}
 
 /** A reference `assistant_messages` row as the backends read it. */
 export interface ReferenceMessageRow {
@@ -26,6 +42,11 @@ export interface ReferenceMessageRow {
 export class MessageOrder {
   /** Fingerprint of every message handed out, by id, to verify after the import. */
   readonly written = new Map<string, string>();
+  /**
+   * Fingerprint of the inline form of a message whose media was offloaded: a row an earlier version adopted
+   * without offloading reads back as that, and is the same message.
+   */
+  readonly inline = new Map<string, string>();
   private readonly spliced = new Map<string, string | null>();
   private readonly waiting = new Map<string, ReferenceMessageRow[]>();
   private readonly waitingIds = new Set<string>();
@@ -37,15 +58,15 @@ export class MessageOrder {
   ) {}
 
   /** The messages ready to import after `row` (none when it waits or is rejected). */
-  accept(row: ReferenceMessageRow): TransferMessage[] {
-    const out: TransferMessage[] = [];
+  accept(row: ReferenceMessageRow): AdoptedItem[] {
+    const out: AdoptedItem[] = [];
     this.place(row, out);
     return out;
   }
 
   /** Messages still waiting at the end (their parents form a cycle): adopted as roots. */
-  finish(): TransferMessage[] {
-    const out: TransferMessage[] = [];
+  finish(): AdoptedItem[] {
+    const out: AdoptedItem[] = [];
     for (const rows of this.waiting.values()) {
       for (const row of rows) this.emit({ ...row, parentId: null }, out);
     }
@@ -58,7 +79,7 @@ export class MessageOrder {
     return this.spliced.has(row.parentId) ? (this.spliced.get(row.parentId) ?? null) : row.parentId;
   }
 
-  private place(row: ReferenceMessageRow, out: TransferMessage[]): void {
+  private place(row: ReferenceMessageRow, out: AdoptedItem[]): void {
     const parent = this.parentOf(row);
     if (parent !== null && (!row.parentBefore || this.waitingIds.has(parent)) && !this.written.has(parent)) {
       const id = String(row.id);
@@ -71,7 +92,7 @@ export class MessageOrder {
     this.emit({ ...row, parentId: parent }, out);
   }
 
-  private emit(row: ReferenceMessageRow, out: TransferMessage[]): void {
+  private emit(row: ReferenceMessageRow, out: AdoptedItem[]): void {
     const reason = unusableId(row.id) ?? (typeof row.role === "string" && row.role ? undefined : "no role");
     const id = typeof row.id === "string" ? row.id : String(row.id);
     this.waitingIds.delete(id);
@@ -79,15 +100,20 @@ export class MessageOrder {
       reject(this.report, { table: "assistant_messages", sessionId: this.sessionId, id, reason });
       this.spliced.set(id, row.parentId);
     } else {
+      const { content, attachments } = offloaded(row.content);
       const message: TransferMessage = {
         id,
         parentId: row.parentId,
         role: row.role as string,
         createdAt: referenceTime(row.createdAt, this.now),
-        content: row.content,
+        content,
       };
-      this.written.set(id, fingerprint(message.parentId, message.createdAt, message.content));
-      out.push(message);
+      this.written.set(id, fingerprint(message.parentId, message.createdAt, content));
+      if (content !== row.content) {
+        this.inline.set(id, fingerprint(message.parentId, message.createdAt, row.content));
+      }
+      for (const attachment of attachments) out.push({ kind: "attachment", attachment });
+      out.push({ kind: "message", message });
     }
     const children = this.waiting.get(id);
     if (!children) return;

@@ -211,14 +211,18 @@ export function contextRowName(row: TransferRow): string {
     : `cf_agents_search_entries:${row.label}/${row.key}`;
 }
 
-/** Counts a row read back as verified when it matches what was written, else as differing under `name`. */
+/**
+ * Counts a row read back as verified when it matches what was written (or its `alternate` form, see
+ * MessageOrder.inline), else as differing under `name`.
+ */
 export function compareReadBack(
   report: AdoptionReport,
   expected: string,
   actual: string,
   name: string,
+  alternate?: string,
 ): void {
-  if (expected === actual) report.verified++;
+  if (expected === actual || alternate === actual) report.verified++;
   else differs(report, name);
 }
 

@@ -1,3 +1,4 @@
+import { isEchoedOverlay } from "../message.js";
 import type {
   AppendResult,
   SessionMessage,
@@ -45,6 +46,8 @@ export function observeProvider<P extends SessionProvider & { readonly sessionId
   const append = target.appendMessage;
   target.appendMessage = async function (message, parentId, options) {
     const result = (await append.call(this, message, parentId, options)) as AppendResult | undefined;
+    // An echoed overlay was ignored (nothing written): no event. A duplicate id still is one (inserted: false).
+    if (isEchoedOverlay(message)) return result;
     // A reference-style provider returns nothing: it stored the message (or already had it).
     const outcome = result ?? { inserted: true, message };
     const parent = parentId === undefined ? {} : { parentId };

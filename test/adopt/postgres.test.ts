@@ -3,10 +3,14 @@ import { after, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresSearchProvider, PostgresStore } from "../../src/postgres/index.js";
 import { tableNames } from "../../src/postgres/schema.js";
+import type { SessionMessage } from "../../src/types.js";
+import { bytesOf } from "../contract/attachments.spec.js";
 import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import {
   REFERENCE_POSTGRES_DDL,
   type ReferencePostgresSnapshot,
+  ref,
+  text,
   writeReferencePostgres,
 } from "../fixtures/reference-data.js";
 
@@ -62,6 +66,7 @@ if (unavailable) {
       await dropSchema(admin, SCHEMA);
       await dropSchema(admin, `${SCHEMA}_b`);
       await dropSchema(admin, `${SCHEMA}_c`);
+      await dropSchema(admin, `${SCHEMA}_d`);
       await admin.query(`DROP ROLE IF EXISTS ${SCHEMA}_role`);
       await admin.end();
       await Promise.all(pools.map((p) => p.end()));
@@ -124,6 +129,61 @@ if (unavailable) {
       const left = await pool.query("SELECT to_regclass('assistant_messages') AS t");
       assert.equal(left.rows[0].t, null);
       await again.close();
+    });
+
+    test("inline media in the reference's rows is offloaded once, restored exactly and verified", async () => {
+      const schema = `${SCHEMA}_d`;
+      const admin = poolOn("public", 1);
+      await dropSchema(admin, schema);
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.end();
+      const pool = poolOn(schema);
+      pools.push(pool);
+      await pool.query(REFERENCE_POSTGRES_DDL);
+      const url = `data:image/png;base64,${bytesOf(300_000, 32).toString("base64")}`;
+      const image = (id: string) =>
+        ({
+          id,
+          role: "user",
+          parts: [
+            { type: "text", text: `look at ${id}` },
+            { type: "file", mediaType: "image/png", url },
+          ],
+        }) as SessionMessage;
+      const client = await pool.connect();
+      try {
+        const reference = ref.Session.create(new ref.PostgresSessionProvider(client as never, "media"));
+        await reference.appendMessage(image("i1"));
+        await reference.appendMessage(text("t1", "nice"));
+        await reference.appendMessage(image("i2"));
+      } finally {
+        client.release();
+      }
+      const store = await PostgresStore.open(pool, { schema });
+      const report = store.adopted;
+      assert.deepEqual(report?.messages, { inserted: 3, skipped: 0 });
+      assert.equal(report?.differingCount, 0);
+      assert.equal(report?.verified, 3);
+      assert.deepEqual(await store.attachments.stats(), { count: 1, bytes: 300_000 });
+      const s = store.session("media");
+      assert.deepEqual(
+        (await s.getHistory()).map((m) => JSON.stringify(m)),
+        [image("i1"), text("t1", "nice"), image("i2")].map((m) => JSON.stringify(m)),
+      );
+      const rows = await s.getHistoryRowStats();
+      assert.ok(Math.max(...rows.map((r) => r.bytes)) < 1000, "the rows hold pointers");
+      // Adopting again skips and verifies; so does a row an earlier version adopted with its media inline.
+      const t = tableNames({ schema });
+      await pool.query(
+        `UPDATE ${t.messages} SET content = (SELECT content FROM assistant_messages WHERE id = 'i1') WHERE id = 'i1'`,
+      );
+      const again = await store.adoptReference();
+      assert.deepEqual(again?.messages, { inserted: 0, skipped: 3 });
+      assert.equal(again?.differingCount, 0);
+      assert.equal(again?.verified, 3);
+      await s.clearMessages();
+      assert.deepEqual(await store.attachments.stats(), { count: 0, bytes: 0 });
+      await store.close();
     });
 
     test("a role that may not read the reference's tables gets a working store and a warning", async () => {

@@ -5,7 +5,15 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { AgentSearchProvider, Session, SqliteStore } from "../../src/index.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/better-sqlite3.js";
-import { type ReferenceSnapshot, registryFields, writeReferenceSqlite } from "../fixtures/reference-data.js";
+import type { SessionMessage } from "../../src/types.js";
+import { bytesOf } from "../contract/attachments.spec.js";
+import {
+  type ReferenceSnapshot,
+  ref,
+  registryFields,
+  text,
+  writeReferenceSqlite,
+} from "../fixtures/reference-data.js";
 import { runFixture } from "../helpers/child.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
@@ -155,6 +163,50 @@ describe("adoption of the reference's SQLite tables", () => {
       .all();
     assert.deepEqual(left, []);
     await assertAdopted(cleanStore, cleanSnap);
+  });
+
+  test("inline media in the reference's rows is offloaded once, restored exactly and verified", async () => {
+    const agent = sqlTagAgent();
+    const url = `data:image/png;base64,${bytesOf(300_000, 31).toString("base64")}`;
+    const image = (id: string) =>
+      ({
+        id,
+        role: "user",
+        parts: [
+          { type: "text", text: `look at ${id}` },
+          { type: "file", mediaType: "image/png", url },
+        ],
+      }) as SessionMessage;
+    const reference = ref.Session.create(new ref.AgentSessionProvider(agent as never));
+    await reference.appendMessage(image("i1"));
+    await reference.appendMessage(text("t1", "nice"));
+    await reference.appendMessage(image("i2"));
+    const store = new SqliteStore(agent);
+    const report = store.adopted;
+    assert.deepEqual(report?.messages, { inserted: 3, skipped: 0 });
+    assert.equal(report?.differingCount, 0);
+    assert.equal(report?.verified, 3);
+    assert.deepEqual(await store.attachments.stats(), { count: 1, bytes: 300_000 });
+    const s = store.session("");
+    assert.equal(JSON.stringify(await s.getMessage("i2")), JSON.stringify(image("i2")));
+    assert.deepEqual(
+      (await s.getHistory()).map((m) => JSON.stringify(m)),
+      [image("i1"), text("t1", "nice"), image("i2")].map((m) => JSON.stringify(m)),
+    );
+    const rows = await s.getHistoryRowStats!();
+    assert.ok(Math.max(...rows.map((r) => r.bytes)) < 1000, "the rows hold pointers");
+    // Adopting again skips and verifies; so does a row an earlier version adopted with its media inline.
+    const [raw] = agent.db.prepare("SELECT content FROM assistant_messages WHERE id = 'i1'").all() as {
+      content: string;
+    }[];
+    agent.db.prepare("UPDATE agent_messages SET content = ? WHERE id = 'i1'").run(raw!.content);
+    const again = await store.adoptReference();
+    assert.deepEqual(again?.messages, { inserted: 0, skipped: 3 });
+    assert.equal(again?.differingCount, 0);
+    assert.equal(again?.verified, 3);
+    await s.clearMessages();
+    assert.deepEqual(await store.attachments.stats(), { count: 0, bytes: 0 });
+    await store.close();
   });
 
   test("a read-only connection opens without adopting; the next writable open adopts", async () => {

@@ -1,6 +1,6 @@
-// Agent sessions keep media once: an image sent in a turn is offloaded to the store's attachment table (SQLite and
-// Postgres alike, since agent messages are store messages), not stored inline in every saved state, and comes back
-// as it was sent.
+// Agent sessions keep media once: an image sent in a turn is offloaded to the store's attachment table (SQLite,
+// Postgres and a MemoryStore alike, since agent messages are store messages), not stored inline in every saved
+// state, and comes back as it was sent.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -8,7 +8,8 @@ import pg from "pg";
 import type { AgentMessage } from "../../src/agent/index.js";
 import { PostgresSessionStorage } from "../../src/agent/storage/postgres.js";
 import { SQLiteSessionStorage } from "../../src/agent/storage/sqlite.js";
-import type { StoreSessionStorage } from "../../src/agent/storage/store.js";
+import { type StoreSessionStorage, storeSessionStorage } from "../../src/agent/storage/store.js";
+import { MemoryStore } from "../../src/memory/store.js";
 import { hasAttachmentStore } from "../../src/store/types.js";
 import { tempDir } from "../cli/helpers.js";
 import { PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
@@ -71,6 +72,15 @@ it("SQLiteSessionStorage stores an image once across saves, appends and sessions
   } finally {
     await storage.close();
     tmp.remove();
+  }
+});
+
+it("storeSessionStorage(MemoryStore) stores an image once across saves, appends and sessions, and releases it", async () => {
+  const store = new MemoryStore();
+  try {
+    await imageStoredOnce(storeSessionStorage(store));
+  } finally {
+    await store.close();
   }
 });
 

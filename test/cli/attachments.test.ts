@@ -1,5 +1,5 @@
 // Media payloads through the CLI: each payload once in a JSONL file, byte-identical SQLite → JSONL → Postgres →
-// JSONL, and `stats` counting attachment bytes once.
+// JSONL, `stats` counting attachment bytes once, and `prune` releasing a pruned session's payloads.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
@@ -21,6 +21,14 @@ const withImage = (id: string): SessionMessage =>
       { type: "text", text: `see ${id}` },
       { type: "file", mediaType: "image/png", url: `data:image/png;base64,${image}` },
     ],
+  }) as unknown as SessionMessage;
+
+const otherImage = Buffer.alloc(50_000, 3).toString("base64");
+const other = (id: string): SessionMessage =>
+  ({
+    id,
+    role: "user",
+    parts: [{ type: "file", mediaType: "image/png", url: `data:image/png;base64,${otherImage}` }],
   }) as unknown as SessionMessage;
 
 async function seed(file: string): Promise<void> {
@@ -67,4 +75,45 @@ test("SQLite → JSONL → Postgres → JSONL is byte-identical with media", {
     assert.equal((await runCli(["import", "-", "--db", copy], { input: back.stdout })).code, 0);
     assert.equal((await runCli(["export", "--db", copy])).stdout, first.stdout);
   });
+});
+
+test("prune releases a pruned session's payloads, keeping one another session still points at", async () => {
+  const db = tmp.path("media-prune-src.db");
+  const store = new SqliteStore(db);
+  for (const id of ["one", "two"]) await store.registry.create({ id, name: id });
+  await store.session("one").appendMessage(withImage("m1"));
+  await store.session("one").appendMessage(other("m2"));
+  await store.session("two").appendMessage(withImage("m1"));
+  await store.close();
+  const exported = await runCli(["export", "--db", db]);
+  assert.equal(exported.code, 0, exported.stderr);
+  // The same data with the given sessions' last activity moved back to 2020 (prune goes by activity).
+  const aged = (ids: string[]) =>
+    exported.stdout
+      .split("\n")
+      .map((line) =>
+        ids.some((id) => line.startsWith(`{"type":"session","id":"${id}"`))
+          ? line.replace(/"updatedAt":"[^"]+"/, '"updatedAt":"2020-01-01T00:00:00.000Z"')
+          : line,
+      )
+      .join("\n");
+  const attachments = async (file: string) =>
+    parseJson<{ attachments: { count: number; bytes: number } }>(
+      await runCli(["stats", "--json", "--db", file]),
+    ).attachments;
+
+  const some = tmp.path("media-prune-one.db");
+  assert.equal((await runCli(["import", "-", "--db", some], { input: aged(["one"]) })).code, 0);
+  assert.deepEqual(await attachments(some), { count: 2, bytes: 100_000 });
+  const pruned = await runCli(["prune", "--older-than", "30d", "--json", "--db", some]);
+  assert.equal(parseJson<{ deleted: number }>(pruned).deleted, 1);
+  assert.deepEqual(await attachments(some), { count: 1, bytes: 50_000 }, "the shared image stays");
+  const left = new SqliteStore(some);
+  assert.equal(JSON.stringify(await left.session("two").getMessage("m1")), JSON.stringify(withImage("m1")));
+  await left.close();
+
+  const all = tmp.path("media-prune-all.db");
+  assert.equal((await runCli(["import", "-", "--db", all], { input: aged(["one", "two"]) })).code, 0);
+  await runCli(["prune", "--older-than", "30d", "--db", all]);
+  assert.deepEqual(await attachments(all), { count: 0, bytes: 0 }, "nothing leaked");
 });

@@ -188,3 +188,20 @@ test("internal_onMessagesChanged hears the session's writes; an auto-compacting 
   await session.close();
   a.db.close();
 });
+
+test("an echoed overlay (compaction_ id) sends no frame and no hook event: nothing was written", async () => {
+  const a = agent();
+  const events: string[] = [];
+  const session = Session.create(a).internal_onMessagesChanged((e) => {
+    events.push(e.type);
+  });
+  await session.appendMessage(msg("m1"));
+  const frames = a.frames.length;
+  const echo = msg("compaction_1", "a summary the client posted back", "assistant");
+  assert.equal((await session.appendMessage(echo)).inserted, false);
+  assert.deepEqual(await session.upsertMessage(echo), { inserted: false, updated: false, message: echo });
+  assert.equal(a.frames.length, frames);
+  assert.deepEqual(events, ["append"]);
+  await session.close();
+  a.db.close();
+});

@@ -10,6 +10,7 @@ import {
   type TransferItem,
 } from "../../src/store/types.js";
 import type { SessionMessage } from "../../src/types.js";
+import { estimateMessageTokens, IMAGE_TOKENS } from "../../src/utils/tokens.js";
 import { type ContractTarget, msg, rejectsWithCode, withStore } from "./harness.js";
 
 /** Deterministic pseudo-random bytes (incompressible, distinct per seed). */
@@ -173,6 +174,18 @@ export function attachmentsSpec(target: ContractTarget): void {
         assert.equal(JSON.stringify(await s.getMessage("shapes")), JSON.stringify(mediaShapes()));
         const stats = await s.getHistoryRowStats!();
         assert.ok(stats[0]!.bytes < 5000, `the row keeps pointers, not payloads (${stats[0]!.bytes} bytes)`);
+      }));
+
+    test("token estimates count an image a fixed weight, not its base64, in running totals too", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        for (let i = 0; i < 5; i++) await s.appendMessage(imageMessage(`m${i}`, png(300_000, 20 + i)));
+        const history = await s.getHistory();
+        const estimate = estimateMessageTokens(history);
+        // 400 KB of base64 each would be ~100,000 tokens; an image is IMAGE_TOKENS plus a few for its text.
+        assert.ok(estimate < 5 * (IMAGE_TOKENS + 50), `estimate ${estimate}`);
+        assert.ok(estimate >= 5 * IMAGE_TOKENS, `estimate ${estimate}`);
+        assert.equal(await s.getContextTokens!(), estimate, "running totals agree with a re-estimate");
       }));
 
     test("non-canonical base64, text data URLs, look-alike pointers and tiny payloads come back as sent", () =>

@@ -50,6 +50,12 @@ export function feedSpec(target: ContractTarget): void {
         await a.appendMessage(msg("m2"), "m1");
         await a.updateMessage(msg("m2", "edited"));
         await a.updateMessage(msg("m2", "edited")); // identical: nothing written, no event
+        // An echoed overlay: nothing stored, no event (append and upsert, provider and Session).
+        const echo = msg("compaction_1", "a summary the client posted back", "assistant");
+        await a.appendMessage(echo);
+        await a.upsertMessage?.(echo);
+        await new Session(store, { sessionId: "a" }).appendMessage(echo);
+        await new Session(store, { sessionId: "a" }).upsertMessage(echo);
         await a.upsertMessage?.(msg("m3"));
         await a.importMessage?.(msg("m4"), { parentId: "m3" });
         await a.addCompaction("summary", "m1", "m2");
