@@ -67,31 +67,6 @@ export function readHits(
   return results;
 }
 
-/**
- * The search results of one session when no hit can be skipped (all branches asked for, or a session without
- * other branches): the ranked statement `rankedSql` (its `seq, score` rows, best first; its parameters
- * `params`) is joined to the messages and cut to `limit` in SQL, so one statement returns the page — the seqs of
- * the other candidates never reach JavaScript (up to SEARCH_CANDIDATES values a search, most of a common word's
- * cost), and the page needs no statement of its own (~30 µs of an everyday search).
- */
-export function readRankedHits(
-  driver: SqlDriver,
-  rankedSql: string,
-  params: readonly (string | number)[],
-  limit: number,
-  head: HitHead,
-): SearchResult[] {
-  const rows = driver.all<HitRow>(
-    `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at
-     FROM (SELECT seq, score FROM (${rankedSql}) ORDER BY score, seq DESC LIMIT ?) r
-       JOIN agent_messages m ON m.seq = r.seq ORDER BY r.score, r.seq DESC`,
-    [...params, limit],
-  );
-  const results: SearchResult[] = [];
-  addHits(driver, rows, results, limit, false, new Map(), head);
-  return results;
-}
-
 function addHits(
   driver: SqlDriver,
   rows: readonly (HitRow | Hit)[],

@@ -13,7 +13,7 @@ import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander, toFts5 } from "./fts.js";
-import { type HitHead, hasOtherBranches, readHits, readRankedHits } from "./search-hits.js";
+import { type HitHead, hasOtherBranches, readHits } from "./search-hits.js";
 import { indexPendingIfWritable, matchPending } from "./search-index.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only (`seq, score`, unordered); the sid column (the session token)
@@ -26,6 +26,11 @@ const CANDIDATES_IN_SESSION_SQL = `SELECT agent_messages_fts.rowid AS seq,
     bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts
     JOIN agent_messages m ON m.seq = agent_messages_fts.rowid
     WHERE agent_messages_fts MATCH ? AND m.session_num = ? ORDER BY agent_messages_fts.rowid DESC LIMIT ?`;
+
+// The candidates' seqs, best first, at most the last parameter.
+const rankedSql = (candidates: string) => `SELECT seq FROM (${candidates}) ORDER BY score, seq DESC LIMIT ?`;
+const RANKED_SQL = rankedSql(CANDIDATES_SQL);
+const RANKED_IN_SESSION_SQL = rankedSql(CANDIDATES_IN_SESSION_SQL);
 
 /** What a search needs to know first: the store's size (highest seq), the index watermark, the session's scope. */
 interface SearchState {
@@ -71,19 +76,15 @@ export class SqliteMessageSearch {
     let match = toFts5(terms, "text", families);
     if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
     if (noMatch) return readHits(this.driver, unindexed, limit, branch === "active", scope?.head);
-    const [candidates, params] =
-      scope?.filter === "lookup"
-        ? [CANDIDATES_IN_SESSION_SQL, [match, scope.num, SEARCH_CANDIDATES]]
-        : [CANDIDATES_SQL, [match, SEARCH_CANDIDATES]];
-    // Where no hit can be skipped, one statement ranks and reads the page (search-hits.ts).
+    // The candidates' seqs, best first. Where no hit can be skipped (all branches asked for, or no session with
+    // other branches in scope), only the first `limit` of them: plucking all SEARCH_CANDIDATES into JavaScript
+    // was most of a common word's cost (10,000 messages, p50 ~10 % of a one-word search, the mean more).
     const skips = branch === "active" && (scope === undefined || hasOtherBranches(scope.head));
-    if (scope && !skips && unindexed.length === 0)
-      return readRankedHits(this.driver, candidates, params, limit, scope.head);
-    // Otherwise every candidate's seq, best first (a store-wide search without skips needs only `limit` of them).
-    const ranked = this.driver.column<number>(
-      `SELECT seq FROM (${candidates}) ORDER BY score, seq DESC LIMIT ?`,
-      [...params, skips ? SEARCH_CANDIDATES : limit],
-    );
+    const count = skips ? SEARCH_CANDIDATES : limit;
+    const ranked =
+      scope?.filter === "lookup"
+        ? this.driver.column<number>(RANKED_IN_SESSION_SQL, [match, scope.num, SEARCH_CANDIDATES, count])
+        : this.driver.column<number>(RANKED_SQL, [match, SEARCH_CANDIDATES, count]);
     return readHits(this.driver, [...unindexed, ...ranked], limit, branch === "active", scope?.head);
   }
 
