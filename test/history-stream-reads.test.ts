@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { MemoryPathBackend } from "../src/memory/history-stream.js";
 import { MemoryStore } from "../src/memory/store.js";
+import { PostgresPathBackend } from "../src/postgres/history-stream.js";
+import { PostgresStore } from "../src/postgres/store.js";
 import { SqlitePathBackend } from "../src/sqlite/history-stream.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { type PathBackend, walkHistory } from "../src/store/history-stream.js";
 import { recentHistory } from "../src/store/recent.js";
 import { appendChain } from "./contract/harness.js";
+import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 /** Wraps a backend and counts the rows whose content each read returned. */
 function counting<K>(backend: PathBackend<K>): { backend: PathBackend<K>; contents: () => number } {
@@ -37,6 +40,26 @@ const backends: Record<string, () => Promise<() => PathBackend<unknown>>> = {
     return () => new SqlitePathBackend(store.driver, "a", () => true) as PathBackend<unknown>;
   },
 };
+
+// Postgres too when the test server answers: its windows are recursive CTEs of their own (src/postgres/history-stream.ts).
+const pgUnavailable = await postgresUnavailable();
+if (pgUnavailable) {
+  console.log(`Skipping the Postgres streaming-read counts: ${pgUnavailable}`);
+} else {
+  const schema = `agent_session_test_stream_reads_${process.pid}`;
+  const pool = testPool(2);
+  await dropSchema(pool, schema);
+  const store = await PostgresStore.open(pool, { schema });
+  await appendChain(store, "a", 1000);
+  const executor = await store.ready();
+  backends.postgres = async () => () =>
+    new PostgresPathBackend(executor, store.tables, "a") as PathBackend<unknown>;
+  after(async () => {
+    await store.close();
+    await dropSchema(pool, schema);
+    await pool.end();
+  });
+}
 
 describe("streaming reads load no more than they return", () => {
   for (const [name, make] of Object.entries(backends)) {
