@@ -84,6 +84,43 @@ function crossProcess(name: string, open: () => Promise<Store>, args: (prefix: s
       await store.close();
     });
 
+    test("every kind crosses: an append that inserted nothing, an import, a compaction, a clear", async () => {
+      const store = await open();
+      const events: ChangeEvent[] = [];
+      const stop = store.subscribe(
+        (e) => {
+          events.push(e);
+        },
+        { sessionId: "k" },
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await writer([...args("k").slice(0, 3), "k", "k", "3", "kinds"]);
+      await until(events, "compaction");
+      const kinds = events.filter((e) => !(e.type === "append" && e.message.id === "k-2"));
+      assert.deepEqual(kinds.map(brief).slice(-3), ["append k-0 <null", "import", "compaction"]);
+      const [again, imported, compaction] = kinds.slice(-3);
+      assert.ok(again?.type === "append" && again.inserted === false, "a stored id is not inserted again");
+      assert.deepEqual(again.message.parts, [{ type: "text", text: "edited" }], "it carries the stored form");
+      assert.ok(kinds.slice(0, 2).every((e) => e.type === "append" && e.inserted));
+      assert.ok(imported?.type === "import" && imported.inserted);
+      assert.equal(imported.message.id, "k-imported");
+      assert.ok(compaction?.type === "compaction");
+      assert.deepEqual(
+        [
+          compaction.compaction.summary,
+          compaction.compaction.fromMessageId,
+          compaction.compaction.toMessageId,
+        ],
+        ["the first two", "k-0", "k-1"],
+      );
+      assert.equal(compaction.compaction.id, (await store.session("k").getCompactions())[0]?.id);
+      await writer([...args("k").slice(0, 3), "k", "k", "3", "clear"]);
+      await until(events, "clear");
+      assert.ok(events.every((e) => e.origin === "remote"));
+      stop();
+      await store.close();
+    });
+
     test("a subscriber that stopped resumes from its cursor: every event once, then live ones", async () => {
       let store = await open();
       const first: ChangeEvent[] = [];

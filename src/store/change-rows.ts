@@ -35,12 +35,17 @@ export function newOrigin(): string {
   return crypto.randomUUID();
 }
 
+// `data` of an append that inserted nothing (an id already stored); null for every inserting one.
+const NOT_INSERTED = '{"inserted":false}';
+
 /** The JSON columns of a change. */
 export function changeColumns(change: LoggedChange): { ids: string; data: string | null } {
-  return {
-    ids: JSON.stringify(change.ids),
-    data: change.compaction ? JSON.stringify(change.compaction) : null,
-  };
+  const data = change.compaction
+    ? JSON.stringify(change.compaction)
+    : change.inserted === false
+      ? NOT_INSERTED
+      : null;
+  return { ids: JSON.stringify(change.ids), data };
 }
 
 /**
@@ -63,7 +68,8 @@ export async function rowEvent(
       if (!message) return null;
       if (row.kind === "update") return { type: "update", message, ...base };
       if (row.kind === "import") return { type: "import", message, inserted: true, ...base };
-      return { type: "append", message, parentId: row.parent_id, inserted: true, ...base };
+      const inserted = row.data !== NOT_INSERTED;
+      return { type: "append", message, parentId: row.parent_id, inserted, ...base };
     }
     case "delete":
       return { type: "delete", ids, ...base };

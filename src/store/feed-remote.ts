@@ -11,6 +11,8 @@ export interface LoggedChange {
   /** The parent the writer named (undefined: after the latest leaf; the log then reads it). */
   parentId?: string | null | undefined;
   compaction?: StoredCompaction;
+  /** False for an append of an id already stored (nothing written): logged too, so every reader sees it alike. */
+  inserted?: boolean;
 }
 
 /**

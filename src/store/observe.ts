@@ -50,9 +50,11 @@ export function observeProvider<P extends SessionProvider & { readonly sessionId
     if (isEchoedOverlay(message)) return result;
     // A reference-style provider returns nothing: it stored the message (or already had it).
     const outcome = result ?? { inserted: true, message };
+    // An echoed overlay (`compaction_…`) is ignored by the write: nothing stored, so nothing to tell.
+    if (!outcome.inserted && isEchoedOverlay(message)) return result;
     const parent = parentId === undefined ? {} : { parentId };
     await feed.publish(
-      { sessionId: sessionId(), type: "append", ids: [message.id], parentId },
+      { sessionId: sessionId(), type: "append", ids: [message.id], parentId, inserted: outcome.inserted },
       (cursor) =>
         withMessage(
           { type: "append", sessionId: sessionId(), cursor, inserted: outcome.inserted, ...parent, ...base },
@@ -212,7 +214,7 @@ export async function publishStepWrites(
     const parentId = index === 0 ? step.parentId : step.messages[index - 1]?.id;
     const parent = parentId === undefined ? {} : { parentId };
     await feed.publish(
-      { sessionId: step.sessionId, type: "append", ids: [message.id], parentId },
+      { sessionId: step.sessionId, type: "append", ids: [message.id], parentId, inserted: result.inserted },
       (cursor) =>
         withMessage(
           {

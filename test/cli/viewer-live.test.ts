@@ -1,6 +1,7 @@
 // The viewer follows an open session live: another process writes to the database, the page shows the new
 // messages through server-sent events (`agent-session serve` in a child process, real headless Chromium).
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { SqliteStore } from "../../src/sqlite/store.js";
@@ -101,5 +102,19 @@ describe("viewer: live updates in headless Chromium", { skip }, () => {
     assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
     controller.abort();
     await res.body?.cancel().catch(() => undefined);
+    // DNS rebinding: a page on a foreign name reaching the local port must not get a live stream either.
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        `${server.url}api/events?session=demo-deploy`,
+        { headers: { Host: "attacker.example" } },
+        (foreign) => {
+          foreign.resume();
+          resolve(foreign.statusCode);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    assert.equal(status, 403);
   });
 });

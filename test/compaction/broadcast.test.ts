@@ -48,6 +48,19 @@ test("one idle frame per append (also of a stored id), update, delete and clear;
   a.db.close();
 });
 
+test("upsertMessage sends one frame per write too; a negative counter result is 0", async () => {
+  const a = agent();
+  const session = Session.create(a).compactAfter(100, { tokenCounter: () => -3.5 });
+  await session.upsertMessage(msg("m1"));
+  await session.upsertMessage(msg("m1", "replaced"));
+  assert.deepEqual(a.frames, [
+    { type: "cf_agent_session", phase: "idle", tokenEstimate: 0, tokenThreshold: 100 },
+    { type: "cf_agent_session", phase: "idle", tokenEstimate: 0, tokenThreshold: 100 },
+  ]);
+  await session.close();
+  a.db.close();
+});
+
 test("tokenThreshold is null without compactAfter; a non-finite counter result is 0", async () => {
   const a = agent();
   const session = Session.create(a);
@@ -88,7 +101,7 @@ test("compaction: compacting (estimate = tokensBefore), then idle with compacted
   a.db.close();
 });
 
-test("a null result sends idle without compacted; a throwing summariser sends the error frame", async () => {
+test("a null or refused result sends idle without compacted; a throwing summariser sends the error frame", async () => {
   const a = agent();
   const session = Session.create(a).onCompaction(async () => null);
   await session.appendMessage(msg("m1"));
@@ -100,6 +113,24 @@ test("a null result sends idle without compacted; a throwing summariser sends th
       ["idle", false],
     ],
   );
+  // A result the Session refuses (its end is not on the path) stored nothing either: idle, no compacted.
+  const refusing = agent();
+  const offPath = Session.create(refusing).onCompaction(async () => ({
+    fromMessageId: "m1",
+    toMessageId: "elsewhere",
+    summary: "short",
+  }));
+  await offPath.appendMessage(msg("m1"));
+  await assert.rejects(offPath.compact(), { code: "COMPACTION_REFUSED" });
+  assert.deepEqual(
+    refusing.frames.slice(1).map((f) => [f.type, f.phase, "compacted" in f]),
+    [
+      ["cf_agent_session", "compacting", false],
+      ["cf_agent_session", "idle", false],
+    ],
+  );
+  await offPath.close();
+  refusing.db.close();
   const failing = agent();
   const broken = Session.create(failing).onCompaction(async () => {
     throw new Error("model down");

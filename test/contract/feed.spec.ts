@@ -47,6 +47,7 @@ export function feedSpec(target: ContractTarget): void {
         const a = store.session("a");
         await a.appendMessage(msg("m1"));
         await a.appendMessage(msg("m1", "other")); // duplicate id: inserted false, first content
+        await a.appendMessage(msg("compaction_echo")); // an echoed overlay: ignored, nothing to tell
         await a.appendMessage(msg("m2"), "m1");
         await a.updateMessage(msg("m2", "edited"));
         await a.updateMessage(msg("m2", "edited")); // identical: nothing written, no event
