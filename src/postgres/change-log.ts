@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { emitWarning } from "../runtime/warn.js";
 import {
   type ChangeLogOptions,
   type ChangeRow,
@@ -132,10 +133,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
           }
         } catch (error) {
           if (!stopped) {
-            process.emitWarning(
-              error instanceof Error ? error : new Error(String(error)),
-              "AgentSessionFeedWarning",
-            );
+            emitWarning(error, "AgentSessionFeedWarning");
           }
         } finally {
           running = undefined;
@@ -166,7 +164,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
       );
       timer.unref?.();
     };
-    start().catch((error) => process.emitWarning(error, "AgentSessionFeedWarning"));
+    start().catch((error: unknown) => emitWarning(error, "AgentSessionFeedWarning"));
     return () => {
       stopped = true;
       if (timer) clearInterval(timer);
