@@ -50,8 +50,6 @@ export function observeProvider<P extends SessionProvider & { readonly sessionId
     if (isEchoedOverlay(message)) return result;
     // A reference-style provider returns nothing: it stored the message (or already had it).
     const outcome = result ?? { inserted: true, message };
-    // An echoed overlay (`compaction_…`) is ignored by the write: nothing stored, so nothing to tell.
-    if (!outcome.inserted && isEchoedOverlay(message)) return result;
     const parent = parentId === undefined ? {} : { parentId };
     await feed.publish(
       { sessionId: sessionId(), type: "append", ids: [message.id], parentId, inserted: outcome.inserted },
