@@ -12,7 +12,7 @@ import { load as loadOurs } from "./agent-session.js";
 import { BANDS, chainRows, rng, VOCABULARY } from "./data.js";
 import { load as loadReference } from "./reference.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
-import { removeDbFiles } from "./workloads.js";
+import { openLoaded, removeDbFiles } from "./workloads.js";
 
 const size = Number(process.env.N ?? 1000);
 const words = Number(process.env.W ?? 1);
@@ -37,14 +37,7 @@ factories.push(["this checkout", loadOurs]);
 const targets: { name: string; target: BenchTarget; file: string; times: number[]; hits: number }[] = [];
 for (const [name, load] of factories) {
   const file = join(dir, `ab-${targets.length}-${size}.db`);
-  removeDbFiles(file);
-  const factory = await load();
-  const builder = factory();
-  await builder.open(file);
-  builder.bulkLoad?.(chainRows("s1", size));
-  await builder.close();
-  const target = factory();
-  await target.open(file);
+  const target = await openLoaded(await load(), file, chainRows("s1", size));
   targets.push({ name, target, file, times: [], hits: 0 });
 }
 try {

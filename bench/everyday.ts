@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { BANDS, chainRows, rng, VOCABULARY } from "./data.js";
 import { fmtDur, fmtNum, mdTable, nowUs, type Summary, summarize } from "./stats.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
-import { loadRows, measureAppends, removeDbFiles } from "./workloads.js";
+import { measureAppends, openLoaded, removeDbFiles } from "./workloads.js";
 
 const QUERIES = 150;
 
@@ -29,25 +29,6 @@ function queries(n: number, words: number, seed: number): string[] {
     const [lo, hi] = bands[i % bands.length]!;
     return Array.from({ length: words }, () => VOCABULARY[lo + Math.floor(r() * (hi - lo))]!).join(" ");
   });
-}
-
-async function build(
-  factory: TargetFactory,
-  file: string,
-  size: number,
-  budgetUs: number,
-): Promise<BenchTarget> {
-  removeDbFiles(file);
-  const builder = factory();
-  await builder.open(file);
-  try {
-    await loadRows(builder, chainRows("s1", size), budgetUs);
-  } finally {
-    await builder.close();
-  }
-  const t = factory();
-  await t.open(file);
-  return t;
 }
 
 const cell = (s: Summary | undefined) => (s ? `${fmtDur(s.p50)} / ${fmtDur(s.p99)}` : "–");
@@ -71,7 +52,7 @@ export async function benchEveryday(
         progress(`everyday: ${t.name}, one ${fmtNum(size)}-message session`);
         const file = join(tmpDir, `${t.name}-everyday-${size}.db`);
         files.push(file);
-        open.push(await build(t.factory, file, size, budgetUs));
+        open.push(await openLoaded(t.factory, file, chainRows("s1", size), budgetUs));
       }
       for (const words of [1, 2]) {
         const qs = queries(QUERIES, words, 17 + words);

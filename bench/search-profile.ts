@@ -9,21 +9,14 @@ import { fileURLToPath } from "node:url";
 import { load } from "./agent-session.js";
 import { BANDS, chainRows, rng, VOCABULARY } from "./data.js";
 import { nowUs, summarize } from "./stats.js";
-import { removeDbFiles } from "./workloads.js";
+import { openLoaded, removeDbFiles } from "./workloads.js";
 
 const size = Number(process.env.SEARCH_PROFILE_SIZE ?? 10_000);
 const rounds = Number(process.env.SEARCH_PROFILE_ROUNDS ?? 20);
 const dir = fileURLToPath(new URL("../.bench-data/tmp/", import.meta.url));
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `search-profile-${size}.db`);
-removeDbFiles(file);
-const factory = await load();
-const builder = factory();
-await builder.open(file);
-builder.bulkLoad?.(chainRows("s1", size));
-await builder.close();
-const t = factory();
-await t.open(file);
+const t = await openLoaded(await load(), file, chainRows("s1", size));
 const r = rng(18);
 const bands = Object.values(BANDS);
 const qs = Array.from({ length: 300 }, (_, i) => {

@@ -37,6 +37,26 @@ export async function loadRows(t: BenchTarget, rows: Iterable<StoreRow>, budgetU
   }
 }
 
+/** A fresh file at `file` holding `rows` (written by a builder target, then closed), opened again for reading. */
+export async function openLoaded(
+  factory: TargetFactory,
+  file: string,
+  rows: Iterable<StoreRow>,
+  budgetUs = Number.POSITIVE_INFINITY,
+): Promise<BenchTarget> {
+  removeDbFiles(file);
+  const builder = factory();
+  await builder.open(file);
+  try {
+    await loadRows(builder, rows, budgetUs);
+  } finally {
+    await builder.close();
+  }
+  const target = factory();
+  await target.open(file);
+  return target;
+}
+
 /** The big store's file and how it came to be. */
 export interface StoreFile {
   file: string;
