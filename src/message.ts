@@ -198,6 +198,21 @@ export function reviveMessage(message: SessionMessage): SessionMessage {
   return message;
 }
 
+/**
+ * The searchable text of a stored message's JSON ("" when it is not a message): a search hit needs no more, so
+ * the message is not revived (its `createdAt` stays a string: a Date per hit was ~a sixth of reading 20 hits).
+ */
+export function storedMessageText(json: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return "";
+  }
+  const parts = (value as { parts?: unknown } | null)?.parts;
+  return Array.isArray(parts) ? messageText(value as SessionMessage) : "";
+}
+
 /** The searchable text of a message: its `text` parts joined by newlines. */
 export function messageText(message: SessionMessage): string {
   const texts: string[] = [];

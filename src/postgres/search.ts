@@ -4,7 +4,7 @@
  * newest SEARCH_CANDIDATES matches, never for every match in the store. The active-path flag is computed for
  * the returned hits only, with O(log depth) skip-pointer climbs from each session's latest leaf.
  */
-import { messageText, parseMessage } from "../message.js";
+import { storedMessageText } from "../message.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery } from "../search/query.js";
 import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js";
@@ -75,11 +75,10 @@ export async function searchMessages(
     const kept = activeOnly ? rows.filter((r) => r.on_path) : rows;
     if (kept.length >= limit || rows.length < window || window >= SEARCH_CANDIDATES) {
       return kept.slice(0, limit).map((row) => {
-        const message = row.content === null ? null : parseMessage(row.content);
         return {
           id: row.id,
           role: row.role,
-          content: message ? messageText(message) : "",
+          content: row.content === null ? "" : storedMessageText(row.content),
           createdAt: row.created_at,
           sessionId: row.session_id,
           onActivePath: row.on_path,

@@ -1,4 +1,4 @@
-import { messageText, parseMessage } from "../message.js";
+import { storedMessageText } from "../message.js";
 import type { SearchResult } from "../types.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
@@ -81,11 +81,10 @@ function addHits(
     const hitHead = head ?? (hit as Hit);
     const onActivePath = isOnActivePath(driver, hit.seq, hitHead, leaves);
     if (activeOnly && !onActivePath) continue;
-    const message = parseMessage(resolveContent(driver, hit.content));
     results.push({
       id: hit.id,
       role: hit.role,
-      content: message ? messageText(message) : "",
+      content: storedMessageText(resolveContent(driver, hit.content)),
       createdAt: hit.created_at,
       sessionId: hitHead.session_id,
       onActivePath,
