@@ -58,18 +58,28 @@ function encodePayload(value: string): { bytes: Uint8Array; form: PointerForm } 
   return { bytes: utf8Encode(value), form: { kind: "text" } };
 }
 
+/** Options of {@link offloadMessage}. */
+export interface OffloadOptions {
+  /**
+   * Leave well-formed pointers as they are: the input is already a stored form (a transfer import, where an
+   * exported message's pointers name payloads sent beside it), not a client's message.
+   */
+  keepPointers?: boolean;
+}
+
 /**
  * The stored form of a message: `json` (its serialisation) with every inline payload replaced by a pointer, and
- * the distinct payloads. A string a reader would take for a pointer is always offloaded too, so every pointer in
- * a stored row is a real one.
+ * the distinct payloads. A string a reader would take for a pointer is offloaded too (unless `keepPointers`), so
+ * every pointer in a stored row is a real one. Without a payload to offload, `content` is `json` itself.
  */
-export function offloadMessage(message: object, json: string): Offloaded {
+export function offloadMessage(message: object, json: string, options: OffloadOptions = {}): Offloaded {
   if (!MAYBE_MEDIA.test(json)) return { content: json, attachments: [] };
   const found = new Map<string, Uint8Array>();
   const content = JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
     if (typeof value !== "string") return value;
     if (value.length < MIN_OFFLOAD_CHARS && !looksLikePointer(value)) return value;
     if (slotMediaType(this, key, value) === null) return value;
+    if (options.keepPointers && parsePointer(value) !== null) return value;
     const encoded = encodePayload(value);
     if (!encoded) return value;
     const hash = sha256(encoded.bytes);
@@ -81,9 +91,9 @@ export function offloadMessage(message: object, json: string): Offloaded {
 }
 
 /** {@link offloadMessage} of a value known only as its JSON (parsed only when it may hold media). */
-export function offloadJson(json: string): Offloaded {
+export function offloadJson(json: string, options: OffloadOptions = {}): Offloaded {
   if (!MAYBE_MEDIA.test(json)) return { content: json, attachments: [] };
-  return offloadMessage(JSON.parse(json) as object, json);
+  return offloadMessage(JSON.parse(json) as object, json, options);
 }
 
 /** The original string a pointer stands for, given the stored bytes. */

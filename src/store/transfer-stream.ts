@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { messageText, parseMessage, utf8Length } from "../message.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
+import { offloadJson } from "./attachments.js";
 import { assertTransferHeader, assertTransferItem, validatedMessage } from "./transfer-validate.js";
 import type { TransferItem, TransferMessage, TransferSession } from "./types.js";
 
@@ -43,13 +44,31 @@ export async function* batches(
     }
     // Each record is validated before the batch holding it is written (a bad one writes nothing of its batch).
     assertTransferItem(item);
-    batch.push(item);
+    if (item.kind === "message") batch.push(...offloadTransferMessage(item.message));
+    else batch.push(item);
     if (batch.length >= size) {
       yield batch;
       batch = [];
     }
   }
   if (batch.length > 0) yield batch;
+}
+
+/**
+ * A transferred message as it is stored: inline media (a file written by another tool, an export of a version
+ * that stored media inline) is offloaded as an append would, so the message goes in after `attachment` items for
+ * its payloads and keeps pointers. Pointers it already holds (an export's) stay, and a message without inline
+ * media is the record itself, byte for byte.
+ */
+export function offloadTransferMessage(
+  message: TransferMessage,
+): Extract<TransferItem, { kind: "attachment" | "message" }>[] {
+  const { content, attachments } = offloadJson(message.content, { keepPointers: true });
+  if (attachments.length === 0) return [{ kind: "message", message }];
+  return [
+    ...attachments.map((attachment) => ({ kind: "attachment" as const, attachment })),
+    { kind: "message", message: { ...message, content } },
+  ];
 }
 
 /** What a backend derives from a transferred message: the same role, search text, size and token estimate as an append. */

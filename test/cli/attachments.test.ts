@@ -59,6 +59,58 @@ test("an export carries a shared payload once; stats counts its bytes once", asy
   assert.match((await runCli(["stats", "--db", db])).stdout, /attachments .*1 media payloads/);
 });
 
+/** An export as a tool that knows nothing of attachments would write it: each payload inline in its message. */
+function inlined(exported: string): string {
+  const payloads = new Map<string, string>();
+  const out: string[] = [];
+  for (const line of exported.trimEnd().split("\n")) {
+    const record = JSON.parse(line) as { type: string; hash?: string; data?: string };
+    if (record.type === "attachment") payloads.set(record.hash!, record.data!);
+    else
+      out.push(
+        line.replace(
+          /"attachment:sha256:([0-9a-f]{64});\d+;(data:[^,"]*,)"/g,
+          (_, hash: string, header: string) => JSON.stringify(header + payloads.get(hash)!),
+        ),
+      );
+  }
+  return `${out.join("\n")}\n`;
+}
+
+test("a file with inline media imports offloaded: its export is what appending wrote; a bad file writes nothing", async () => {
+  const db = tmp.path("media-inline-src.db");
+  await seed(db);
+  const first = await runCli(["export", "--db", db]);
+  assert.equal(first.code, 0, first.stderr);
+  const inline = inlined(first.stdout);
+  assert.ok(!inline.includes("attachment"), "no attachment record or pointer is left");
+  assert.ok(inline.includes(image), "the payload is inline");
+
+  const copy = tmp.path("media-inline.db");
+  const imported = await runCli(["import", "-", "--db", copy], { input: inline });
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.equal((await runCli(["export", "--db", copy])).stdout, first.stdout);
+  const stats = async (file: string) =>
+    parseJson<{ messages: number; attachments: { count: number; bytes: number } }>(
+      await runCli(["stats", "--json", "--db", file]),
+    );
+  assert.deepEqual((await stats(copy)).attachments, { count: 1, bytes: 50_000 });
+
+  // The check pass still refuses a damaged file before anything is written: no row and no payload.
+  const target = tmp.path("media-inline-refused.db");
+  const store = new SqliteStore(target);
+  await store
+    .session("kept")
+    .appendMessage({ id: "k1", role: "user", parts: [{ type: "text", text: "hi" }] });
+  await store.close();
+  const before = await stats(target);
+  const cut = inline.trimEnd().split("\n").slice(0, -1).join("\n");
+  const refused = await runCli(["import", "-", "--db", target], { input: `${cut}\n` });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /cut short/);
+  assert.deepEqual(await stats(target), before);
+});
+
 test("SQLite → JSONL → Postgres → JSONL is byte-identical with media", {
   skip: skipPostgres ?? false,
 }, async () => {

@@ -292,6 +292,65 @@ export function attachmentsSpec(target: ContractTarget): void {
       });
     });
 
+    test("an import of inline media (another tool's file, an older export) offloads it, counted right", async (t) => {
+      await withStore(target, async (store) => {
+        if (!hasTransfer(store)) return t.skip("no transfer");
+        const shared = png(20_000, 14);
+        const at = "2025-01-31T12:00:00.000Z";
+        const record = (message: SessionMessage, parentId: string | null): TransferItem => ({
+          kind: "message",
+          message: {
+            id: message.id,
+            parentId,
+            role: message.role,
+            createdAt: at,
+            content: JSON.stringify(message),
+          },
+        });
+        const header = (id: string): TransferItem => ({
+          kind: "session",
+          session: { id, info: null, leafId: null },
+        });
+        const a = [header("a"), record(imageMessage("m1", shared), null), record(mediaShapes(), "m1")];
+        const b = [header("b"), record(imageMessage("m1", shared), null)];
+        assert.equal((await store.transfer.importSession(toAsync(a))).messages.inserted, 2);
+        assert.equal((await store.transfer.importSession(toAsync(b))).messages.inserted, 1);
+        // The shared image once, the nine payloads of mediaShapes once each, all stored as their decoded bytes.
+        await assertStored(store, 10, 20_000 + 9 * 3000);
+        assert.equal(
+          JSON.stringify(await store.session("a").getHistory()),
+          JSON.stringify([imageMessage("m1", shared), mediaShapes()]),
+        );
+        assert.equal(urlOf(await store.session("b").getMessage("m1")), shared);
+        // Importing the same inline stream again skips every row and stores nothing twice.
+        assert.equal((await store.transfer.importSession(toAsync(a))).messages.skipped, 2);
+        await assertStored(store, 10);
+
+        // The rows keep pointers: the export carries each payload once and no message holds one inline.
+        const exported: TransferItem[] = [];
+        for await (const item of store.transfer.exportSession("a")) exported.push(item);
+        assert.equal(exported.filter((item) => item.kind === "attachment").length, 10);
+        for (const item of exported) {
+          if (item.kind === "message") assert.ok(item.message.content.length < 5_000, "no payload inline");
+        }
+        // That export imports as it is (pointers kept) and exports again byte for byte.
+        const renamed = exported.map((item) => (item.kind === "session" ? header("c") : item));
+        assert.equal((await store.transfer.importSession(toAsync(renamed))).messages.inserted, 2);
+        const again: TransferItem[] = [];
+        for await (const item of store.transfer.exportSession("c")) again.push(item);
+        assert.equal(JSON.stringify(again.slice(1)), JSON.stringify(exported.slice(1)));
+        await assertStored(store, 10);
+
+        // Deleting sessions keeps a payload while any row points at it and collects it with the last.
+        await store.session("a").clearMessages();
+        await store.session("c").clearMessages();
+        await assertStored(store, 1, 20_000);
+        assert.equal(urlOf(await store.session("b").getMessage("m1")), shared);
+        await store.session("b").clearMessages();
+        await assertStored(store, 0, 0);
+      });
+    });
+
     test("an import refuses a payload that does not match its hash or a pointer without its payload", async (t) => {
       await withStore(target, async (store) => {
         if (!hasTransfer(store)) return t.skip("no transfer");
