@@ -14,18 +14,28 @@ interface ReadonlyDb {
   close(): void;
 }
 
+// How long a probe waits for a lock, as a store's connection does (busyTimeoutMs). node:sqlite's default is 0: a
+// probe that met another process's last connection checkpointing on close (a moment's exclusive lock) failed at
+// once with "database is locked" (a CLI command run beside another one, seen in CI on Node 24).
+const PROBE_BUSY_TIMEOUT_MS = 5000;
+
 // A read-only connection, so probing someone else's database never changes it (no migration, no WAL switch).
 // The same engine choice as openSqlite: node:sqlite where the runtime has it, else better-sqlite3.
 function openReadonly(path: string): ReadonlyDb {
   const nodeSqlite = loadNodeSqlite();
-  if (nodeSqlite) return new nodeSqlite.DatabaseSync(path, { readOnly: true }) as ReadonlyDb;
+  if (nodeSqlite) {
+    return new nodeSqlite.DatabaseSync(path, {
+      readOnly: true,
+      timeout: PROBE_BUSY_TIMEOUT_MS,
+    }) as ReadonlyDb;
+  }
   let Database: new (file: string, options: object) => ReadonlyDb;
   try {
     Database = loadBetterSqlite3() as unknown as new (file: string, options: object) => ReadonlyDb;
   } catch (error) {
     throw new MissingDependencyError("better-sqlite3", `Reading SQLite on Node.js ${process.version}`, error);
   }
-  return new Database(path, { readonly: true, fileMustExist: true });
+  return new Database(path, { readonly: true, fileMustExist: true, timeout: PROBE_BUSY_TIMEOUT_MS });
 }
 
 /**
