@@ -62,34 +62,22 @@ export function readHits(
     const rows = head
       ? driver.all<HitRow>(SESSION_HITS_SQL, [JSON.stringify(page)])
       : driver.all<Hit>(HITS_SQL, [JSON.stringify(page)]);
-    addHits(driver, rows, results, limit, activeOnly, leaves, head);
+    for (const hit of rows) {
+      if (results.length >= limit) break;
+      const hitHead = head ?? (hit as Hit);
+      const onActivePath = isOnActivePath(driver, hit.seq, hitHead, leaves);
+      if (activeOnly && !onActivePath) continue;
+      results.push({
+        id: hit.id,
+        role: hit.role,
+        content: storedMessageText(resolveContent(driver, hit.content)),
+        createdAt: hit.created_at,
+        sessionId: hitHead.session_id,
+        onActivePath,
+      });
+    }
   }
   return results;
-}
-
-function addHits(
-  driver: SqlDriver,
-  rows: readonly (HitRow | Hit)[],
-  results: SearchResult[],
-  limit: number,
-  activeOnly: boolean,
-  leaves: Map<number, NodeRow | undefined>,
-  head: HitHead | undefined,
-): void {
-  for (const hit of rows) {
-    if (results.length >= limit) break;
-    const hitHead = head ?? (hit as Hit);
-    const onActivePath = isOnActivePath(driver, hit.seq, hitHead, leaves);
-    if (activeOnly && !onActivePath) continue;
-    results.push({
-      id: hit.id,
-      role: hit.role,
-      content: storedMessageText(resolveContent(driver, hit.content)),
-      createdAt: hit.created_at,
-      sessionId: hitHead.session_id,
-      onActivePath,
-    });
-  }
 }
 
 /** Whether a session has branches besides its active path (its message count exceeds the path's length). */

@@ -77,8 +77,8 @@ export class SqliteMessageSearch {
     if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
     if (noMatch) return readHits(this.driver, unindexed, limit, branch === "active", scope?.head);
     // The candidates' seqs, best first. Where no hit can be skipped (all branches asked for, or no session with
-    // other branches in scope), only the first `limit` of them: plucking all SEARCH_CANDIDATES into JavaScript
-    // was most of a common word's cost (10,000 messages, p50 ~10 % of a one-word search, the mean more).
+    // other branches in scope), only the first `limit` of them: plucking every candidate into JavaScript cost ~10 %
+    // of a one-word search's p50 at 10,000 messages, and more of its mean (common words have the most candidates).
     const skips = branch === "active" && (scope === undefined || hasOtherBranches(scope.head));
     const count = skips ? SEARCH_CANDIDATES : limit;
     const ranked =
