@@ -3,10 +3,10 @@ import { after, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresSearchProvider, PostgresStore } from "../../src/postgres/index.js";
 import { tableNames } from "../../src/postgres/schema.js";
-import type { SessionMessage } from "../../src/types.js";
 import { bytesOf } from "../contract/attachments.spec.js";
 import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import {
+  imageMessage,
   REFERENCE_POSTGRES_DDL,
   type ReferencePostgresSnapshot,
   ref,
@@ -72,9 +72,8 @@ if (unavailable) {
       await Promise.all(pools.map((p) => p.end()));
     });
 
-    async function referenceDatabase(
-      schema: string,
-    ): Promise<{ pool: pg.Pool; snap: ReferencePostgresSnapshot }> {
+    /** A new schema holding the reference's empty tables, and a pool on it (closed after the tests). */
+    async function referenceSchema(schema: string): Promise<pg.Pool> {
       const admin = poolOn("public", 1);
       await dropSchema(admin, schema);
       await admin.query(`CREATE SCHEMA ${schema}`);
@@ -82,6 +81,13 @@ if (unavailable) {
       const pool = poolOn(schema);
       pools.push(pool);
       await pool.query(REFERENCE_POSTGRES_DDL);
+      return pool;
+    }
+
+    async function referenceDatabase(
+      schema: string,
+    ): Promise<{ pool: pg.Pool; snap: ReferencePostgresSnapshot }> {
+      const pool = await referenceSchema(schema);
       const client = await pool.connect();
       try {
         return { pool, snap: await writeReferencePostgres(client) };
@@ -133,23 +139,9 @@ if (unavailable) {
 
     test("inline media in the reference's rows is offloaded once, restored exactly and verified", async () => {
       const schema = `${SCHEMA}_d`;
-      const admin = poolOn("public", 1);
-      await dropSchema(admin, schema);
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      await admin.end();
-      const pool = poolOn(schema);
-      pools.push(pool);
-      await pool.query(REFERENCE_POSTGRES_DDL);
+      const pool = await referenceSchema(schema);
       const url = `data:image/png;base64,${bytesOf(300_000, 32).toString("base64")}`;
-      const image = (id: string) =>
-        ({
-          id,
-          role: "user",
-          parts: [
-            { type: "text", text: `look at ${id}` },
-            { type: "file", mediaType: "image/png", url },
-          ],
-        }) as SessionMessage;
+      const image = (id: string) => imageMessage(id, url);
       const client = await pool.connect();
       try {
         const reference = ref.Session.create(new ref.PostgresSessionProvider(client as never, "media"));

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { AgentSearchProvider, Session, SqliteStore } from "../../src/index.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/better-sqlite3.js";
-import type { SessionMessage } from "../../src/types.js";
 import { bytesOf } from "../contract/attachments.spec.js";
 import {
+  imageMessage,
   type ReferenceSnapshot,
   ref,
   registryFields,
@@ -168,15 +168,7 @@ describe("adoption of the reference's SQLite tables", () => {
   test("inline media in the reference's rows is offloaded once, restored exactly and verified", async () => {
     const agent = sqlTagAgent();
     const url = `data:image/png;base64,${bytesOf(300_000, 31).toString("base64")}`;
-    const image = (id: string) =>
-      ({
-        id,
-        role: "user",
-        parts: [
-          { type: "text", text: `look at ${id}` },
-          { type: "file", mediaType: "image/png", url },
-        ],
-      }) as SessionMessage;
+    const image = (id: string) => imageMessage(id, url);
     const reference = ref.Session.create(new ref.AgentSessionProvider(agent as never));
     await reference.appendMessage(image("i1"));
     await reference.appendMessage(text("t1", "nice"));
