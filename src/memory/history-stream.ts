@@ -2,10 +2,16 @@
  * Windowed path reads of a MemoryStore session (src/store/history-stream.ts): rows are already in memory, so the
  * path is a list of row references; parsing and payload restoring happen per batch.
  */
-import { SessionError } from "../errors.js";
 import { overlayMessage } from "../message.js";
 import { hydrateSync } from "../store/attachments.js";
-import type { PathBackend, PathItem, PathRow, WindowLimits, WindowRow } from "../store/history-stream.js";
+import {
+  type PathBackend,
+  type PathItem,
+  type PathRow,
+  pathChanged,
+  type WindowLimits,
+  type WindowRow,
+} from "../store/history-stream.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import type { MemorySessionData, MemoryStore, MemoryMessageRow as Row } from "./store.js";
@@ -23,7 +29,7 @@ export class MemoryPathBackend implements PathBackend<Row> {
 
   private rowOf(row: Row): PathRow<Row> {
     const depth = this.depths.get(row);
-    if (depth === undefined) throw new SessionError("CONFLICT", "The path changed during a streaming read");
+    if (depth === undefined) throw pathChanged();
     return { key: row, parent: row.parent, depth, bytes: row.bytes, cumBytes: this.cumBytes[depth] ?? 0 };
   }
 
@@ -69,7 +75,7 @@ export class MemoryPathBackend implements PathBackend<Row> {
 
   async ancestor(_node: PathRow<Row>, depth: number): Promise<PathRow<Row>> {
     const row = this.path[depth];
-    if (!row) throw new SessionError("CONFLICT", "The path changed during a streaming read");
+    if (!row) throw pathChanged();
     return this.rowOf(row);
   }
 

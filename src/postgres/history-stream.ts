@@ -3,9 +3,15 @@
  * src/store/recent.ts): tree columns first (no content), content only for the rows a window returns. Every
  * statement is bounded by the window it reads.
  */
-import { SessionError } from "../errors.js";
 import { canBeStored, overlayMessage } from "../message.js";
-import type { PathBackend, PathItem, PathRow, WindowLimits, WindowRow } from "../store/history-stream.js";
+import {
+  type PathBackend,
+  type PathItem,
+  type PathRow,
+  pathChanged,
+  type WindowLimits,
+  type WindowRow,
+} from "../store/history-stream.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { hydrate } from "./attachments.js";
@@ -102,9 +108,6 @@ const toRow = (r: NodeRow): PathRow<number> => ({
   cumBytes: Number(r.cum_bytes),
 });
 
-const changed = (): SessionError =>
-  new SessionError("CONFLICT", "The path changed during a streaming read (a message was deleted)");
-
 /** The windowed reads of one session of a Postgres store. */
 export class PostgresPathBackend implements PathBackend<number> {
   private num = 0;
@@ -157,7 +160,7 @@ export class PostgresPathBackend implements PathBackend<number> {
           base: null,
           minRows: 1,
         });
-        if (!above) throw changed();
+        if (!above) throw pathChanged();
         items.push({ kind: "rows", bottom: above, top: next });
       }
       items.push({ kind: "overlay", message: overlayMessage(overlay.compaction) });
@@ -169,7 +172,7 @@ export class PostgresPathBackend implements PathBackend<number> {
 
   async ancestor(node: PathRow<number>, depth: number): Promise<PathRow<number>> {
     const [found] = await this.executor.query<NodeRow>(ancestorSql(this.t), [node.key, depth], true);
-    if (!found) throw changed();
+    if (!found) throw pathChanged();
     return toRow(found);
   }
 

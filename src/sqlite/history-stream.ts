@@ -2,9 +2,15 @@
  * Windowed path reads on SQLite for streaming history and the byte-budgeted window (src/store/history-stream.ts,
  * src/store/recent.ts): tree columns first (cheap, no content), content only for the rows a window returns.
  */
-import { SessionError } from "../errors.js";
 import { overlayMessage } from "../message.js";
-import type { PathBackend, PathItem, PathRow, WindowLimits, WindowRow } from "../store/history-stream.js";
+import {
+  type PathBackend,
+  type PathItem,
+  type PathRow,
+  pathChanged,
+  type WindowLimits,
+  type WindowRow,
+} from "../store/history-stream.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { hydrate } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
@@ -104,8 +110,7 @@ export class SqlitePathBackend implements PathBackend<number> {
 
   async ancestor(node: PathRow<number>, depth: number): Promise<Row> {
     const found = ancestorAt(this.driver, (node as Row).node, depth);
-    if (!found)
-      throw new SessionError("CONFLICT", "The path changed during a streaming read (a message was deleted)");
+    if (!found) throw pathChanged();
     return toRow(found);
   }
 

@@ -95,8 +95,17 @@ export function batchBounds(options: HistoryReadOptions): BatchBounds {
   return { rows, bytes };
 }
 
-/** A row the walk still needs is gone: a concurrent delete; never a silently shorter history. */
-function pathChanged(): SessionError {
+/**
+ * Every window is one unbroken run of the path: its first row at `depth`, each next one `step` (±1) further. Rows
+ * are walked through parent pointers, so a message deleted while a read is running (its children spliced to its
+ * parent) would otherwise leave a hole no error reports.
+ */
+function assertContiguous(rows: readonly { depth: number }[], depth: number, step: 1 | -1): void {
+  for (const [index, row] of rows.entries()) if (row.depth !== depth + index * step) throw pathChanged();
+}
+
+/** A row the walk still needs is gone: a concurrent delete; never a silently shorter history (every backend). */
+export function pathChanged(): SessionError {
   return new SessionError("CONFLICT", "The path changed during a streaming read (a message was deleted)");
 }
 
@@ -164,6 +173,7 @@ async function* windowsUp<K>(
     const rows: WindowRow<K>[] = (await backend.read(last.key, limits))
       .filter((row) => row.json !== null)
       .reverse();
+    assertContiguous(rows, top, 1);
     const kept: WindowRow<K> | undefined = rows[rows.length - 1];
     if (!kept) throw pathChanged();
     yield rows;
@@ -187,12 +197,16 @@ async function* windowsDown<K>(
     base: null,
     minRows: 1,
   };
+  let depth = segment.bottom.depth;
   while (bottom !== null) {
     checkAbort(signal);
     const rows = await backend.read(bottom, limits);
+    // The next window starts from a parent read earlier: a delete since then splices the path under the walk.
+    assertContiguous(rows, depth, -1);
     const last = rows[rows.length - 1];
     if (!last) throw pathChanged();
     yield rows;
+    depth = last.depth - 1;
     bottom = last.depth > segment.top ? last.parent : null;
   }
 }

@@ -53,6 +53,42 @@ export function historyStreamSpec(target: ContractTarget): void {
         assert.deepEqual(await batches(store, {}, "empty"), []);
       }));
 
+    test("a message deleted or a session cleared under a running read: CONFLICT, never a path with a hole", () =>
+      withStore(target, async (store) => {
+        // What a backend has read before the change it may still return; what it returns must be the whole path as
+        // it was, or the read ends with CONFLICT.
+        const cases: [string, boolean, string[] | "clear"][] = [
+          ["up-far", false, ["m20", "m5"]],
+          ["up-near", false, ["m6"]],
+          ["down-near", true, ["m34", "m33"]],
+          ["down-far", true, ["m10"]],
+          ["up-clear", false, "clear"],
+          ["down-clear", true, "clear"],
+        ];
+        for (const [sessionId, newestFirst, change] of cases) {
+          const chain = await appendChain(store, sessionId, 40);
+          const walk = new Session(store, { sessionId }).historyBatches({ batchSize: 5, newestFirst });
+          const got: string[] = [];
+          const first = await walk.next();
+          got.push(...ids(first.value ?? []));
+          const s = store.session(sessionId);
+          if (change === "clear") await s.clearMessages();
+          else await s.deleteMessages(change);
+          try {
+            for (let next = await walk.next(); !next.done; next = await walk.next())
+              got.push(...ids(next.value));
+          } catch (error) {
+            assert.equal((error as { code?: string }).code, "CONFLICT", `${sessionId}: ${String(error)}`);
+            continue;
+          }
+          assert.deepEqual(
+            got,
+            newestFirst ? [...chain].reverse() : chain,
+            `${sessionId}: a path with a hole`,
+          );
+        }
+      }));
+
     test("overlays apply exactly as getHistory applies them, in both orders and any batch size", () =>
       withStore(target, async (store) => {
         const s = store.session("a");
