@@ -259,6 +259,16 @@ export function* chainRows(sessionId: string, length: number, seed = 5): Generat
 /** Frequency bands of single-term queries, by word rank. */
 export const BANDS = { common: [10, 100], mid: [100, 2_000], rare: [2_000, VOCAB_SIZE] } as const;
 
+/** `n` queries of `words` words, cycling through the frequency bands (a word per band draw): everyday searches. */
+export function bandQueries(n: number, words: number, seed: number): string[] {
+  const r = rng(seed);
+  const bands = Object.values(BANDS);
+  return Array.from({ length: n }, (_, i) => {
+    const [lo, hi] = bands[i % bands.length]!;
+    return Array.from({ length: words }, () => VOCABULARY[lo + Math.floor(r() * (hi - lo))]!).join(" ");
+  });
+}
+
 /** One search query: a term from a frequency band and a typical session to scope it to. */
 export interface BenchQuery {
   band: keyof typeof BANDS;

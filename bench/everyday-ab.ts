@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { load as loadOurs } from "./agent-session.js";
-import { BANDS, chainRows, rng, VOCABULARY } from "./data.js";
+import { bandQueries, chainRows } from "./data.js";
 import { load as loadReference } from "./reference.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
 import { openLoaded, removeDbFiles } from "./workloads.js";
@@ -20,12 +20,7 @@ const rounds = Number(process.env.K ?? 10);
 const dir = fileURLToPath(new URL("../.bench-data/tmp/", import.meta.url));
 mkdirSync(dir, { recursive: true });
 
-const r = rng(17 + words);
-const bands = Object.values(BANDS);
-const queries = Array.from({ length: 150 }, (_, i) => {
-  const [lo, hi] = bands[i % bands.length]!;
-  return Array.from({ length: words }, () => VOCABULARY[lo + Math.floor(r() * (hi - lo))]!).join(" ");
-});
+const queries = bandQueries(150, words, 17 + words);
 
 const factories: [string, () => Promise<TargetFactory>][] = [["reference", loadReference]];
 if (process.env.BASE) {

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { BANDS, chainRows, rng, VOCABULARY } from "./data.js";
+import { bandQueries, chainRows } from "./data.js";
 import { fmtDur, fmtNum, mdTable, nowUs, type Summary, summarize } from "./stats.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
 import { measureAppends, openLoaded, removeDbFiles } from "./workloads.js";
@@ -19,16 +19,6 @@ function sizes(): number[] {
     .split(",")
     .map((s) => Number(s.trim()))
     .filter((n) => Number.isInteger(n) && n > 0);
-}
-
-/** `n` queries of `words` words, cycling through the frequency bands (a word per band draw). */
-function queries(n: number, words: number, seed: number): string[] {
-  const r = rng(seed);
-  const bands = Object.values(BANDS);
-  return Array.from({ length: n }, (_, i) => {
-    const [lo, hi] = bands[i % bands.length]!;
-    return Array.from({ length: words }, () => VOCABULARY[lo + Math.floor(r() * (hi - lo))]!).join(" ");
-  });
 }
 
 const cell = (s: Summary | undefined) => (s ? `${fmtDur(s.p50)} / ${fmtDur(s.p99)}` : "–");
@@ -55,7 +45,7 @@ export async function benchEveryday(
         open.push(await openLoaded(t.factory, file, chainRows("s1", size), budgetUs));
       }
       for (const words of [1, 2]) {
-        const qs = queries(QUERIES, words, 17 + words);
+        const qs = bandQueries(QUERIES, words, 17 + words);
         const samples = open.map(() => [] as number[]);
         for (const q of qs.slice(0, 5)) for (const t of open) await t.search(q, "s1");
         for (const q of qs) {

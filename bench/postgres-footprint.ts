@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { SessionMessage } from "../src/types.js";
-import { BANDS, makeText, rng, VOCABULARY } from "./data.js";
+import { bandQueries, makeText, rng } from "./data.js";
 import { benchSessionItem } from "./transfer-items.js";
 
 const URL = process.env.AGENT_SESSION_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -57,15 +57,6 @@ function pct(samples: number[], p: number): number {
 
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const mib = (b: number) => `${(b / MiB).toFixed(1)} MiB`;
-
-function queries(n: number, words: number, seed: number): string[] {
-  const r = rng(seed);
-  const bands = Object.values(BANDS);
-  return Array.from({ length: n }, (_, i) => {
-    const [lo, hi] = bands[i % bands.length]!;
-    return Array.from({ length: words }, () => VOCABULARY[lo + Math.floor(r() * (hi - lo))]!).join(" ");
-  });
-}
 
 interface Variant {
   name: string;
@@ -181,7 +172,7 @@ async function one(client: pg.Client, n: number, appends: number): Promise<strin
     // Search: each query on every store before the next query, the order alternating.
     const rows: string[] = [];
     for (const words of [1, 2]) {
-      const qs = queries(90, words, 7 + words);
+      const qs = bandQueries(90, words, 7 + words);
       const scoped = built.map(() => [] as number[]);
       const wide = built.map(() => [] as number[]);
       for (const b of built)
