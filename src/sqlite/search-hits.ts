@@ -66,7 +66,7 @@ export function readHits(
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
     for (const seq of page) {
       const hit = bySeq.get(seq);
-      // A seq without a row was deleted since it was ranked: nothing to return for it.
+      // A ranked seq without a message row (none in a consistent store) is skipped, as the join always did.
       if (hit === undefined) continue;
       if (results.length >= limit) break;
       const hitHead = head ?? (hit as Hit);
