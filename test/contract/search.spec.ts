@@ -130,6 +130,22 @@ export function searchSpec(target: ContractTarget): void {
         assert.deepEqual(new Set(everywhere.map((h) => h.sessionId)), new Set(["s1", "s2"]));
       }));
 
+    test("the best match ranks first; equal matches come newest first, scoped and store-wide", () =>
+      withStore(target, async (store) => {
+        const s = store.session("rank");
+        await s.appendMessage(msg("r0", "zeta zeta zeta"));
+        for (let i = 1; i <= 25; i++) await s.appendMessage(msg(`r${i}`, "zeta alpha"));
+        // r0 is the oldest but holds the word three times; the 25 equal ones follow newest first, cut at the limit.
+        const expected = ["r0", ...Array.from({ length: 19 }, (_, i) => `r${25 - i}`)];
+        assert.deepEqual(ids(await s.searchMessages!("zeta")), expected);
+        assert.deepEqual(ids(await store.searchMessages("zeta")), expected);
+        assert.deepEqual(ids(await store.searchMessages("zeta", { sessionId: "rank", limit: 3 })), [
+          "r0",
+          "r25",
+          "r24",
+        ]);
+      }));
+
     test("limit is honoured; a bad limit is INVALID_ARGUMENT", async () =>
       withStore(target, async (store) => {
         const s = store.session("many");
