@@ -6,7 +6,9 @@ import Module from "node:module";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadNodeSqlite } from "../src/sqlite/better-sqlite3.js";
+import { type SqlDriver, SqlTagDriver } from "../src/sqlite/driver.js";
 import { openSqlite } from "../src/sqlite/open.js";
+import { sqlTagAgent } from "./helpers/sql-tag.js";
 
 const hasNodeSqlite = loadNodeSqlite() !== undefined;
 
@@ -75,4 +77,32 @@ test("loading node:sqlite prints no ExperimentalWarning; other warnings still do
   assert.equal(child.status, 0, child.stderr);
   assert.doesNotMatch(child.stderr, /SQLite is an experimental feature/);
   assert.match(child.stderr, /ExperimentalWarning: still here/);
+});
+
+test("tuples returns each row's values in select order on every driver", async (t) => {
+  const drivers: [string, () => SqlDriver][] = [
+    ["better-sqlite3", () => openSqlite(":memory:", { driver: "better-sqlite3" })],
+    ["sql-tag", () => new SqlTagDriver(sqlTagAgent())],
+  ];
+  if (hasNodeSqlite) drivers.push(["node:sqlite", () => openSqlite(":memory:", { driver: "node:sqlite" })]);
+  for (const [name, open] of drivers) {
+    await t.test(name, () => {
+      const driver = open();
+      try {
+        driver.run("CREATE TABLE t (b TEXT, a INTEGER)");
+        driver.run("INSERT INTO t VALUES ('x', 1), ('y', 2)");
+        const sql = "SELECT a, b, a * 10 AS c FROM t ORDER BY a";
+        assert.deepEqual(driver.tuples<[number, string, number]>(sql), [
+          [1, "x", 10],
+          [2, "y", 20],
+        ]);
+        // The same statement keeps answering rows as objects and columns as values.
+        assert.deepEqual({ ...driver.all(sql)[0] }, { a: 1, b: "x", c: 10 });
+        assert.deepEqual(driver.column(sql), [1, 2]);
+        assert.deepEqual(driver.tuples("SELECT a FROM t WHERE a > ?", [5]), []);
+      } finally {
+        driver.close();
+      }
+    });
+  }
 });

@@ -22,6 +22,7 @@ export function closableDriver(driver: SqlDriver, name: string): { driver: SqlDr
       maxValueBytes: driver.maxValueBytes,
       all: (sql, params) => open().all(sql, params),
       column: (sql, params) => open().column(sql, params),
+      tuples: (sql, params) => open().tuples(sql, params),
       get: (sql, params) => open().get(sql, params),
       run: (sql, params) => open().run(sql, params),
       transaction: (fn) => open().transaction(fn),

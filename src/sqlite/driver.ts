@@ -36,6 +36,12 @@ export interface SqlDriver {
   all<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T[];
   /** The first column of every row, without building row objects (long history reads return one per message). */
   column<T>(sql: string, params?: readonly SqlValue[]): T[];
+  /**
+   * Every row as an array of its column values in select order, without building row objects: an object costs a
+   * property per column (a search's page of hits: a third of its statement's time). Columns need names that are
+   * not integers, since a driver that only returns objects lists those first.
+   */
+  tuples<T extends readonly unknown[]>(sql: string, params?: readonly SqlValue[]): T[];
   get<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T | undefined;
   run(sql: string, params?: readonly SqlValue[]): void;
   /** Runs `fn` atomically; nested calls join the outer transaction. Writers take the lock up front. */
@@ -49,6 +55,8 @@ interface Statement {
   run(...params: SqlValue[]): unknown;
   /** better-sqlite3: return the first column's value instead of a row. */
   pluck?(enabled: boolean): unknown;
+  /** better-sqlite3: return rows as arrays. */
+  raw?(enabled: boolean): unknown;
   /** node:sqlite (Node >= 22.16): return rows as arrays. */
   setReturnArrays?(enabled: boolean): unknown;
 }
@@ -59,8 +67,8 @@ interface PreparingDatabase {
   close(): unknown;
 }
 
-/** A statement prepared for `column`, and how its rows come back. */
-interface ColumnStatement {
+/** A statement prepared for `column` or `tuples`, and how its rows come back. */
+interface ShapedStatement {
   statement: Statement;
   mode: "pluck" | "arrays" | "objects";
 }
@@ -84,7 +92,9 @@ export class PreparedDriver implements SqlDriver {
   readonly configurable = true;
   maxValueBytes = Number.POSITIVE_INFINITY;
   private readonly statements = new Map<string, Statement>();
-  private readonly columnStatements = new Map<string, ColumnStatement>();
+  // Statements of their own, since plucking or raw rows change how a prepared statement returns every row.
+  private readonly columnStatements = new Map<string, ShapedStatement>();
+  private readonly tupleStatements = new Map<string, ShapedStatement>();
   private depth = 0;
 
   constructor(
@@ -112,11 +122,7 @@ export class PreparedDriver implements SqlDriver {
 
   column<T>(sql: string, params: readonly SqlValue[] = []): T[] {
     try {
-      let entry = this.columnStatements.get(sql);
-      if (!entry) {
-        entry = this.prepareColumn(sql);
-        this.columnStatements.set(sql, entry);
-      }
+      const entry = this.shaped(this.columnStatements, sql, "pluck");
       const rows = entry.statement.all(...params);
       if (entry.mode === "pluck") return rows as T[];
       if (entry.mode === "arrays") return rows.map((row) => (row as T[])[0] as T);
@@ -126,18 +132,42 @@ export class PreparedDriver implements SqlDriver {
     }
   }
 
-  // A statement of its own, since plucking changes how a prepared statement returns every row.
-  private prepareColumn(sql: string): ColumnStatement {
+  tuples<T extends readonly unknown[]>(sql: string, params: readonly SqlValue[] = []): T[] {
+    try {
+      const entry = this.shaped(this.tupleStatements, sql, "arrays");
+      const rows = entry.statement.all(...params);
+      return entry.mode === "arrays"
+        ? (rows as T[])
+        : rows.map((row) => Object.values(row as SqlRow) as unknown as T);
+    } catch (error) {
+      return wrap(error, sql);
+    }
+  }
+
+  // The statement for `sql` returning its rows as `want` (the first column, or arrays), prepared on first use; an
+  // engine that can do neither returns objects, converted by the caller.
+  private shaped(
+    cache: Map<string, ShapedStatement>,
+    sql: string,
+    want: "pluck" | "arrays",
+  ): ShapedStatement {
+    let entry = cache.get(sql);
+    if (entry) return entry;
     const statement = this.db.prepare(sql);
-    if (typeof statement.pluck === "function") {
+    if (want === "pluck" && typeof statement.pluck === "function") {
       statement.pluck(true);
-      return { statement, mode: "pluck" };
-    }
-    if (typeof statement.setReturnArrays === "function") {
+      entry = { statement, mode: "pluck" };
+    } else if (want === "arrays" && typeof statement.raw === "function") {
+      statement.raw(true);
+      entry = { statement, mode: "arrays" };
+    } else if (typeof statement.setReturnArrays === "function") {
       statement.setReturnArrays(true);
-      return { statement, mode: "arrays" };
+      entry = { statement, mode: "arrays" };
+    } else {
+      entry = { statement, mode: "objects" };
     }
-    return { statement, mode: "objects" };
+    cache.set(sql, entry);
+    return entry;
   }
 
   get<T>(sql: string, params: readonly SqlValue[] = []): T | undefined {
@@ -201,6 +231,7 @@ export class PreparedDriver implements SqlDriver {
   close(): void {
     this.statements.clear();
     this.columnStatements.clear();
+    this.tupleStatements.clear();
     if (this.closeHandle) this.db.close();
   }
 }
@@ -263,6 +294,10 @@ export class SqlTagDriver implements SqlDriver {
 
   column<T>(sql: string, params: readonly SqlValue[] = []): T[] {
     return this.all<SqlRow>(sql, params).map((row) => Object.values(row)[0] as T);
+  }
+
+  tuples<T extends readonly unknown[]>(sql: string, params: readonly SqlValue[] = []): T[] {
+    return this.all<SqlRow>(sql, params).map((row) => Object.values(row) as unknown as T);
   }
 
   get<T>(sql: string, params: readonly SqlValue[] = []): T | undefined {

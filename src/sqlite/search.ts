@@ -118,15 +118,17 @@ export class SqliteMessageSearch {
     // would find another tenant's session (see sessionNum).
     if (!canBeStored(sessionId)) return undefined;
     // The head's leaf comes along for the hits (search-hits.ts), which then read only the messages' own columns.
-    const row = this.driver.get<{
-      num: number;
-      count: number;
-      leaf_seq: number | null;
-      leaf_depth: number | null;
-      total: number;
-      indexed: number | null;
-      alone: number;
-    }>(
+    const [row] = this.driver.tuples<
+      [
+        num: number,
+        count: number,
+        leafSeq: number | null,
+        leafDepth: number | null,
+        total: number,
+        indexed: number | null,
+        alone: number,
+      ]
+    >(
       `SELECT h.num, h.message_count AS count, h.leaf_seq, l.depth AS leaf_depth,
          (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total,
          (SELECT indexed_seq FROM agent_search_state WHERE id = 1) AS indexed,
@@ -135,14 +137,15 @@ export class SqliteMessageSearch {
       [sessionId],
     );
     if (!row) return undefined;
-    const filter = row.alone === 1 ? "none" : row.count * 4 >= row.total * 3 ? "lookup" : "token";
+    const [num, count, leafSeq, leafDepth, total, indexed, alone] = row;
+    const filter = alone === 1 ? "none" : count * 4 >= total * 3 ? "lookup" : "token";
     const head: HitHead = {
       session_id: sessionId,
-      session_num: row.num,
-      leaf_seq: row.leaf_seq,
-      leaf_depth: row.leaf_depth,
-      message_count: row.count,
+      session_num: num,
+      leaf_seq: leafSeq,
+      leaf_depth: leafDepth,
+      message_count: count,
     };
-    return { total: row.total, indexed: row.indexed, scope: { num: row.num, filter, head } };
+    return { total, indexed, scope: { num, filter, head } };
   }
 }
