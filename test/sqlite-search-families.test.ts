@@ -69,3 +69,27 @@ test("ASCII text tokenizes and folds as the Unicode path does", () => {
     { kind: "word", word: "deployments", prefix: "deploy" },
   ]);
 });
+
+test("a query of plain ASCII words parses to the terms the general parser gives", () => {
+  // A quote sends a query down the general path; an empty quoted piece adds no term to it.
+  const general = (query: string) => parseQuery(`${query} ""`);
+  const queries = [
+    "Deploy the APP",
+    "deploy deploys deployed DEPLOYMENT",
+    "run running RUN runs",
+    "creation create creating happily happy",
+    "a-b_c d.e/f (g) [h] {i} @j `k` ~l",
+    "12 1234 12a3 abc123 0",
+    "  spaced\tout\nlines  ",
+    "stopped stopping fall falling buzzes misses",
+    "",
+  ];
+  for (const query of queries) assert.deepEqual(parseQuery(query), general(query), query);
+  // Repeats collapse by word and by family, and count once against the limit.
+  assert.equal(parseQuery("deploy deploys deployed").length, 1);
+  assert.equal(parseQuery("word ".repeat(40), { maxQueryChars: 4096, maxQueryTerms: 1 }).length, 1);
+  assert.throws(
+    () => parseQuery("one two three", { maxQueryChars: 4096, maxQueryTerms: 2 }),
+    /3 distinct words/,
+  );
+});
