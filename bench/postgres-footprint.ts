@@ -71,10 +71,13 @@ interface VariantSpec {
   tag: string;
   /** What to change on the full-text index before the load (`SET (…)` / `RESET (…)`); null = the current schema. */
   set: string | null;
+  /** What to change on the messages table before the load (`ALTER TABLE … <table>`), if anything. */
+  table?: string;
 }
 
 // FOOTPRINT_VARIANTS: comma-separated; "v7" = the pending list as version 7 had it (default limit, 4 MB), "v8" = the
-// current schema (1 MB), "off" = no pending list, a number = the pending list limited to that many kB.
+// current schema (1 MB), "off" = no pending list, a number = the pending list limited to that many kB, "lz4" or
+// "pglz" = the current schema with the JSON and the vector compressed inside the row.
 function variants(): VariantSpec[] {
   return (process.env.FOOTPRINT_VARIANTS ?? "v7,v8").split(",").map((raw) => {
     const v = raw.trim();
@@ -82,6 +85,14 @@ function variants(): VariantSpec[] {
       return { name: "4 MB pending list (v7)", tag: "v7", set: "RESET (gin_pending_list_limit)" };
     if (v === "v8") return { name: "1 MB pending list (v8)", tag: "v8", set: null };
     if (v === "off") return { name: "no pending list", tag: "off", set: "SET (fastupdate = off)" };
+    if (v === "lz4" || v === "pglz")
+      return {
+        name: `JSON and vector compressed in the row (${v})`,
+        tag: v,
+        set: null,
+        table: `ALTER COLUMN content SET STORAGE MAIN, ALTER COLUMN content SET COMPRESSION ${v},
+          ALTER COLUMN search SET STORAGE MAIN, ALTER COLUMN search SET COMPRESSION ${v}, SET (toast_tuple_target = 128)`,
+      };
     const kb = Number(v);
     if (!Number.isInteger(kb) || kb < 64) throw new Error(`FOOTPRINT_VARIANTS: bad variant ${v}`);
     return { name: `${kb} kB pending list`, tag: `l${kb}`, set: `SET (gin_pending_list_limit = ${kb})` };
@@ -93,6 +104,7 @@ async function build(client: pg.Client, n: number, v: VariantSpec): Promise<Vari
   await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   const store = await PostgresStore.open(client, { schema });
   if (v.set) await client.query(`ALTER INDEX ${schema}.agent_messages_search ${v.set}`);
+  if (v.table) await client.query(`ALTER TABLE ${schema}.agent_messages ${v.table}`);
   const t0 = performance.now();
   const byAppend = process.env.FOOTPRINT_LOAD === "append";
   if (byAppend) {
