@@ -109,6 +109,7 @@ export function wordRoot(word: string): string {
   return root;
 }
 
+// Character codes the scans and rules compare against.
 const A = "a".charCodeAt(0);
 const E = "e".charCodeAt(0);
 const I = "i".charCodeAt(0);
@@ -179,10 +180,13 @@ export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LI
   return terms;
 }
 
+const PLAIN_MAX_WORDS = 16;
+
 /**
  * The terms of a query of plain ASCII words without quotes — what people and models type most — in one scan of
  * its characters: the same terms the general parse gives, without its regular expressions, folding and key set,
- * which each cost a fetch of cold code on every search. Undefined for any other query.
+ * which each cost a fetch of cold code on every search. Undefined for any other query, and for one with more
+ * than PLAIN_MAX_WORDS words.
  */
 function parsePlainWords(query: string): QueryWord[] | undefined {
   const words: QueryWord[] = [];
@@ -194,6 +198,8 @@ function parsePlainWords(query: string): QueryWord[] | undefined {
     if ((lower >= A && lower <= Z) || (char >= ZERO && char <= NINE)) {
       if (start < 0) start = i;
     } else if (start >= 0) {
+      // Repeats are found by a linear scan: past a few distinct words the general parser's set is the cheaper one.
+      if (words.length >= PLAIN_MAX_WORDS) return undefined;
       const word = toWord(query.slice(start, i).toLowerCase());
       if (
         !words.some(
