@@ -64,7 +64,7 @@ export type { RecentHistoryOptions, SessionOptions } from "./session/session.js"
 export { Session } from "./session/session.js";
 export type { SessionSource } from "./session/source.js";
 export type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./session/writes.js";
-export type { SqlDriver, SqlTagSource } from "./sqlite/driver.js";
+export type { SqlDriver } from "./sqlite/driver.js";
 export type { SqliteDriverName, SqliteHandle, SqliteOptions, SqliteSource } from "./sqlite/open.js";
 export {
   AgentContextProvider,
@@ -74,6 +74,7 @@ export {
 } from "./sqlite/reference.js";
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
+export type { SqlTagSource } from "./sqlite/sql-tag-driver.js";
 export { SqliteStore } from "./sqlite/store.js";
 export type { ChangeLogOptions } from "./store/change-rows.js";
 export {

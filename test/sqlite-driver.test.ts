@@ -6,8 +6,9 @@ import Module from "node:module";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadNodeSqlite } from "../src/sqlite/better-sqlite3.js";
-import { type SqlDriver, SqlTagDriver } from "../src/sqlite/driver.js";
+import type { SqlDriver } from "../src/sqlite/driver.js";
 import { openSqlite } from "../src/sqlite/open.js";
+import { SqlTagDriver } from "../src/sqlite/sql-tag-driver.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 
 const hasNodeSqlite = loadNodeSqlite() !== undefined;

@@ -81,7 +81,8 @@ function isBusy(error: unknown): boolean {
   return code === "SQLITE_BUSY" || /database is locked|SQLITE_BUSY/i.test(message);
 }
 
-function wrap(error: unknown, sql: string): never {
+/** Rethrows an engine error as a StorageError naming the statement (a SessionError passes through). */
+export function wrapSqlError(error: unknown, sql: string): never {
   if (error instanceof SessionError) throw error;
   const text = error instanceof Error ? error.message : String(error);
   throw new StorageError(`SQLite failed: ${text} (in: ${sql.replace(/\s+/g, " ").slice(0, 120)})`, error);
@@ -116,7 +117,7 @@ export class PreparedDriver implements SqlDriver {
     try {
       return this.statement(sql).all(...params) as T[];
     } catch (error) {
-      return wrap(error, sql);
+      return wrapSqlError(error, sql);
     }
   }
 
@@ -128,7 +129,7 @@ export class PreparedDriver implements SqlDriver {
       if (entry.mode === "arrays") return rows.map((row) => (row as T[])[0] as T);
       return rows.map((row) => Object.values(row as SqlRow)[0] as T);
     } catch (error) {
-      return wrap(error, sql);
+      return wrapSqlError(error, sql);
     }
   }
 
@@ -140,7 +141,7 @@ export class PreparedDriver implements SqlDriver {
         ? (rows as T[])
         : rows.map((row) => Object.values(row as SqlRow) as unknown as T);
     } catch (error) {
-      return wrap(error, sql);
+      return wrapSqlError(error, sql);
     }
   }
 
@@ -174,7 +175,7 @@ export class PreparedDriver implements SqlDriver {
     try {
       return (this.statement(sql).get(...params) ?? undefined) as T | undefined;
     } catch (error) {
-      return wrap(error, sql);
+      return wrapSqlError(error, sql);
     }
   }
 
@@ -182,7 +183,7 @@ export class PreparedDriver implements SqlDriver {
     try {
       this.statement(sql).run(...params);
     } catch (error) {
-      wrap(error, sql);
+      wrapSqlError(error, sql);
     }
   }
 
@@ -191,7 +192,7 @@ export class PreparedDriver implements SqlDriver {
     try {
       this.db.exec(sql);
     } catch (error) {
-      wrap(error, sql);
+      wrapSqlError(error, sql);
     }
   }
 
@@ -223,7 +224,7 @@ export class PreparedDriver implements SqlDriver {
         this.statement("BEGIN IMMEDIATE").run();
         return;
       } catch (error) {
-        if (!isBusy(error) || attempt >= BUSY_RETRIES) wrap(error, "BEGIN IMMEDIATE");
+        if (!isBusy(error) || attempt >= BUSY_RETRIES) wrapSqlError(error, "BEGIN IMMEDIATE");
       }
     }
   }
@@ -234,90 +235,4 @@ export class PreparedDriver implements SqlDriver {
     this.tupleStatements.clear();
     if (this.closeHandle) this.db.close();
   }
-}
-
-/** Bytes one value may hold in a Durable Object's SQLite storage (2 MB). */
-export const DURABLE_OBJECT_VALUE_LIMIT = 2_000_000;
-
-/** An object with a Durable-Object-style `sql` tagged-template method returning rows. */
-export interface SqlTagSource {
-  sql(strings: TemplateStringsArray, ...values: unknown[]): unknown;
-}
-
-/** True when `value` has a `sql` tagged-template method (a Durable Object / Agent). */
-export function isSqlTagSource(value: unknown): value is SqlTagSource {
-  return typeof value === "object" && value !== null && typeof (value as SqlTagSource).sql === "function";
-}
-
-interface TransactionalStorage {
-  transactionSync?<T>(fn: () => T): T;
-}
-
-/**
- * A driver over a `sql` tag. A Durable Object refuses BEGIN and PRAGMA, so transactions go through
- * `ctx.storage.transactionSync` when the object has it; otherwise the tag's own atomicity rules apply
- * (a Durable Object commits all writes of one synchronous turn together).
- */
-export class SqlTagDriver implements SqlDriver {
-  readonly name = "sql-tag";
-  readonly configurable = false;
-  /** A Durable Object's documented limit for one string or blob value. */
-  maxValueBytes = DURABLE_OBJECT_VALUE_LIMIT;
-  private readonly templates = new Map<string, TemplateStringsArray>();
-  private depth = 0;
-
-  constructor(private readonly source: SqlTagSource) {}
-
-  private template(sql: string): TemplateStringsArray {
-    let template = this.templates.get(sql);
-    if (!template) {
-      const pieces = sql.split("?");
-      template = Object.assign([...pieces], { raw: [...pieces] }) as unknown as TemplateStringsArray;
-      Object.freeze(template);
-      this.templates.set(sql, template);
-    }
-    return template;
-  }
-
-  all<T>(sql: string, params: readonly SqlValue[] = []): T[] {
-    let rows: unknown;
-    try {
-      rows = this.source.sql(this.template(sql), ...params);
-    } catch (error) {
-      return wrap(error, sql);
-    }
-    if (rows === undefined || rows === null) return [];
-    if (Array.isArray(rows)) return rows as T[];
-    if (typeof (rows as Iterable<T>)[Symbol.iterator] === "function") return [...(rows as Iterable<T>)];
-    throw new StorageError(`The sql tag returned ${typeof rows}, expected an array of rows`);
-  }
-
-  column<T>(sql: string, params: readonly SqlValue[] = []): T[] {
-    return this.all<SqlRow>(sql, params).map((row) => Object.values(row)[0] as T);
-  }
-
-  tuples<T extends readonly unknown[]>(sql: string, params: readonly SqlValue[] = []): T[] {
-    return this.all<SqlRow>(sql, params).map((row) => Object.values(row) as unknown as T);
-  }
-
-  get<T>(sql: string, params: readonly SqlValue[] = []): T | undefined {
-    return this.all<T>(sql, params)[0];
-  }
-
-  run(sql: string, params: readonly SqlValue[] = []): void {
-    this.all(sql, params);
-  }
-
-  transaction<T>(fn: () => T): T {
-    const storage = (this.source as { ctx?: { storage?: TransactionalStorage } }).ctx?.storage;
-    if (this.depth > 0 || typeof storage?.transactionSync !== "function") return fn();
-    this.depth++;
-    try {
-      return storage.transactionSync(fn);
-    } finally {
-      this.depth--;
-    }
-  }
-
-  close(): void {}
 }

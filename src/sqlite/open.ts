@@ -4,7 +4,8 @@ import type { QueryLimits } from "../search/limits.js";
 import type { ChangeLogOptions } from "../store/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
-import { isSqlTagSource, PreparedDriver, type SqlDriver, SqlTagDriver, type SqlTagSource } from "./driver.js";
+import { PreparedDriver, type SqlDriver } from "./driver.js";
+import { isSqlTagSource, SqlTagDriver, type SqlTagSource } from "./sql-tag-driver.js";
 
 /** Which engine opens a SQLite file path. */
 export type SqliteDriverName = "better-sqlite3" | "node:sqlite";

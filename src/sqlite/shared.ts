@@ -1,5 +1,5 @@
-import type { SqlTagSource } from "./driver.js";
 import type { SqliteHandle, SqliteOptions } from "./open.js";
+import type { SqlTagSource } from "./sql-tag-driver.js";
 import { SqliteStore } from "./store.js";
 
 // One store per user object, so many Sessions and providers on the same agent or handle share one migration.
