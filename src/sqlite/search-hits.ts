@@ -38,7 +38,7 @@ const HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.c
 // The same page inside one session whose head the caller already read: only the message's own columns. Each
 // column of a row object costs better-sqlite3 a property (~0.2 µs): the five head columns of 20 hits were ~45 of
 // the page's ~105 µs CPU (10,000-message session). Both pages come back as arrays (SqlDriver.tuples), no row
-// objects at all: with the cold caches a search meets, 10 hits took 40 µs so against 58 µs as objects.
+// objects at all: with the cold caches a search meets, 10 hits took 40 µs as arrays against 58 µs as objects.
 const SESSION_HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at
   FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value`;
 
