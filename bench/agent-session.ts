@@ -22,8 +22,13 @@ class AgentSessionTarget implements BenchTarget {
     return this.store;
   }
 
+  // BENCH_DRIVER=better-sqlite3 or node:sqlite picks the engine; default: the library's own choice.
   open(file: string): void {
-    this.store = new SqliteStore(file);
+    const driver = process.env.BENCH_DRIVER;
+    if (driver !== undefined && driver !== "better-sqlite3" && driver !== "node:sqlite") {
+      throw new Error(`BENCH_DRIVER must be better-sqlite3 or node:sqlite, got ${driver}`);
+    }
+    this.store = new SqliteStore(file, driver === undefined ? {} : { driver });
   }
 
   async append(sessionId: string, message: BenchMessage, parentId?: string | null): Promise<void> {

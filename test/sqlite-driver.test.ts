@@ -5,8 +5,8 @@ import { spawnSync } from "node:child_process";
 import Module from "node:module";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadNodeSqlite } from "../src/sqlite/better-sqlite3.js";
-import type { SqlDriver } from "../src/sqlite/driver.js";
+import { loadBetterSqlite3, loadNodeSqlite } from "../src/sqlite/better-sqlite3.js";
+import { type SqlDriver, withoutRebindReprepare } from "../src/sqlite/driver.js";
 import { openSqlite } from "../src/sqlite/open.js";
 import { SqlTagDriver } from "../src/sqlite/sql-tag-driver.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
@@ -105,5 +105,46 @@ test("tuples returns each row's values in select order on every driver", async (
         driver.close();
       }
     });
+  }
+});
+
+test("equalities with a bare parameter are prepared as `= +?`, every other use of a parameter as written", () => {
+  assert.equal(
+    withoutRebindReprepare("SELECT a FROM t JOIN u ON u.k = t.k WHERE t.id = ? AND t.n=? ORDER BY a"),
+    "SELECT a FROM t JOIN u ON u.k = t.k WHERE t.id = +? AND t.n= +? ORDER BY a",
+  );
+  assert.equal(
+    withoutRebindReprepare("UPDATE t SET a = ?, b = ? WHERE c = ?"),
+    "UPDATE t SET a = +?, b = +? WHERE c = +?",
+  );
+  for (const unchanged of [
+    "a <= ?",
+    "a >= ?",
+    "a != ?",
+    "a == ?",
+    "a IN (?)",
+    "LIMIT ?",
+    "VALUES (?, ?)",
+    "a = +?",
+  ]) {
+    assert.equal(withoutRebindReprepare(unchanged), unchanged);
+  }
+  // The same rows either way, whatever the value's type against whatever the column's affinity (a parameter has
+  // no affinity, nor has `+?`); checked on the engine directly, without the driver's rewrite.
+  const Database = loadBetterSqlite3();
+  const db = new Database(":memory:");
+  try {
+    db.exec(`CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER, r REAL, b BLOB, x);
+      INSERT INTO t VALUES ('1', 1, 1.5, x'00ff', '2'), ('x', 2, 2.0, NULL, 2), ('2', 3, NULL, x'', NULL)`);
+    const values = ["1", 1, "2", 2, 2.0, 1.5, "1.5", "x", Buffer.from([0, 255]), Buffer.alloc(0), null];
+    for (const column of ["id", "n", "r", "b", "x"]) {
+      for (const value of values) {
+        const plain = db.prepare(`SELECT rowid FROM t WHERE ${column} = ? ORDER BY rowid`).pluck().all(value);
+        const plus = db.prepare(`SELECT rowid FROM t WHERE ${column} = +? ORDER BY rowid`).pluck().all(value);
+        assert.deepEqual(plus, plain, `${column} = ${String(value)}`);
+      }
+    }
+  } finally {
+    db.close();
   }
 });
