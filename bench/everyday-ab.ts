@@ -5,13 +5,15 @@
  * (default 10), every query on every target before the next one, in one process: the ratios of one run are what
  * to read. `N=10000 W=2 BASE=/tmp/base node --import tsx bench/everyday-ab.ts`. REF_AND=1 asks the reference the
  * question ours answers — every word, not one phrase — through its store-wide search (the same messages here, the
- * file holding one session).
+ * file holding one session). TURN=n makes it a conversation: before each query every target appends n messages
+ * (a turn) and yields once, as awaiting a model does; the turn (appends and search) is timed as well, since
+ * agent-session indexes new messages when it next searches where the reference indexes them as they are appended.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { load as loadOurs } from "./agent-session.js";
-import { bandQueries, chainRows } from "./data.js";
+import { bandQueries, chainRows, makeMessage, rng } from "./data.js";
 import { load as loadReference } from "./reference.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
 import { openLoaded, removeDbFiles } from "./workloads.js";
@@ -20,6 +22,8 @@ const size = Number(process.env.N ?? 1000);
 const words = Number(process.env.W ?? 1);
 const rounds = Number(process.env.K ?? 10);
 const refAnd = process.env.REF_AND === "1";
+const turn = Number(process.env.TURN ?? 0);
+const nextWord = rng(31);
 const dir = fileURLToPath(new URL("../.bench-data/tmp/", import.meta.url));
 mkdirSync(dir, { recursive: true });
 
@@ -32,20 +36,40 @@ if (process.env.BASE) {
 }
 factories.push(["this checkout", loadOurs]);
 
-const targets: { name: string; target: BenchTarget; file: string; times: number[]; hits: number }[] = [];
+const targets: {
+  name: string;
+  target: BenchTarget;
+  file: string;
+  times: number[];
+  turns: number[];
+  hits: number;
+}[] = [];
 for (const [name, load] of factories) {
   const file = join(dir, `ab-${targets.length}-${size}.db`);
   const target = await openLoaded(await load(), file, chainRows("s1", size));
-  targets.push({ name, target, file, times: [], hits: 0 });
+  targets.push({ name, target, file, times: [], turns: [], hits: 0 });
 }
 try {
   for (const q of queries.slice(0, 10)) for (const t of targets) await t.target.search(q, "s1");
+  let added = 0;
   for (let k = 0; k < rounds; k++) {
     for (const q of queries) {
+      const messages = Array.from({ length: turn }, (_, i) =>
+        makeMessage(nextWord, `turn-${added++}`, i % 2 === 0 ? "user" : "assistant"),
+      );
       for (const t of targets) {
+        let appending = 0;
+        for (const message of messages) {
+          const a0 = performance.now();
+          await t.target.append("s1", message);
+          appending += performance.now() - a0;
+        }
+        if (turn > 0) await new Promise((resolve) => setImmediate(resolve));
         const t0 = performance.now();
         const hits = await t.target.search(q, refAnd && t.name === "reference" ? undefined : "s1");
-        t.times.push((performance.now() - t0) * 1000);
+        const searching = performance.now() - t0;
+        t.times.push(searching * 1000);
+        t.turns.push((appending + searching) * 1000);
         if (k === 0) t.hits += hits.length;
       }
     }
@@ -58,10 +82,15 @@ try {
 }
 const p50 = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] ?? 0;
 const reference = p50(targets[0]!.times);
-console.log(`${size} messages, ${words} word(s), ${rounds} × ${queries.length} queries`);
+const referenceTurn = p50(targets[0]!.turns);
+const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / (a.length || 1);
+console.log(
+  `${size} messages, ${words} word(s), ${rounds} × ${queries.length} queries${turn ? `, ${turn} appends before each` : ""}`,
+);
 for (const t of targets) {
   const p = p50(t.times);
-  console.log(
-    `${t.name.padEnd(14)} p50 ${p.toFixed(1)} µs (${(p / reference).toFixed(2)}× reference), ${t.hits} hits`,
-  );
+  const line = `${t.name.padEnd(14)} p50 ${p.toFixed(1)} µs (${(p / reference).toFixed(2)}× reference), ${t.hits} hits`;
+  const pt = p50(t.turns);
+  const turnLine = `; turn p50 ${pt.toFixed(1)} µs (${(pt / referenceTurn).toFixed(2)}×), mean ${mean(t.turns).toFixed(1)} µs`;
+  console.log(turn ? line + turnLine : line);
 }

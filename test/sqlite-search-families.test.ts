@@ -14,7 +14,7 @@ async function storeWith(texts: string[]): Promise<SqliteStore> {
   return store;
 }
 
-test("word-family prefixes become the index's own terms, read fresh on every search", async () => {
+test("word-family prefixes become the index's own terms, kept current as words are indexed", async () => {
   const store = await storeWith(["quibbles", "she quibbled", "quiet quilt"]);
   const expander = new FamilyExpander(store.driver, "agent_messages_fts");
   assert.deepEqual(

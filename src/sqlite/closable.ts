@@ -20,6 +20,8 @@ export function closableDriver(driver: SqlDriver, name: string): { driver: SqlDr
       name: driver.name,
       configurable: driver.configurable,
       maxValueBytes: driver.maxValueBytes,
+      // Per-connection caches (family-cache.ts) must find one connection under every wrapper of it.
+      ...(driver.handle === undefined ? {} : { handle: driver.handle }),
       all: (sql, params) => open().all(sql, params),
       column: (sql, params) => open().column(sql, params),
       tuples: (sql, params) => open().tuples(sql, params),

@@ -33,6 +33,8 @@ export interface SqlDriver {
    * than that is split across rows; a local SQLite file has no practical limit (Infinity).
    */
   readonly maxValueBytes: number;
+  /** The engine connection behind this driver, where there is one: caches of a connection's state key on it. */
+  readonly handle?: object;
   all<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T[];
   /** The first column of every row, without building row objects (long history reads return one per message). */
   column<T>(sql: string, params?: readonly SqlValue[]): T[];
@@ -117,6 +119,10 @@ export class PreparedDriver implements SqlDriver {
     private readonly db: PreparingDatabase,
     private readonly closeHandle: boolean,
   ) {}
+
+  get handle(): object {
+    return this.db;
+  }
 
   private statement(sql: string): Statement {
     let statement = this.statements.get(sql);

@@ -4,6 +4,7 @@
  */
 import type { QueryTerm } from "../search/query.js";
 import type { SqlDriver } from "./driver.js";
+import { type FamilyCache, familyCacheOf, MAX_FAMILY_TERMS } from "./family-cache.js";
 
 /**
  * Renders parsed terms as an FTS5 expression on one column; tokens hold only letters and digits, so quoting is safe.
@@ -25,9 +26,6 @@ export function toFts5(
   return `${column} : (${parts.join(" AND ")})`;
 }
 
-/** A family with more index terms than this is left to FTS5's own prefix query. */
-const MAX_FAMILY_TERMS = 32;
-
 /**
  * Below this many stored messages (the highest `seq`, read in O(1)) prefix queries stay: their doclists are short,
  * and the fts5vocab look-up costs more than it saves (one 10,000-message session: prefix query 240 µs p50 against
@@ -44,16 +42,20 @@ const PLAIN_PREFIX = /^[a-z0-9]+$/;
  * term with that prefix across the whole store, and bm25 does it a second time to count documents: for a common
  * word that is most of a search's cost (43 ms vs 8 ms exact, scoped to one session of a 1M-message store). The
  * same matches, written as `("term1" OR "term2")`, seek only where they need. The terms come from an fts5vocab
- * table over the index (a temp table of this connection: nothing is stored); where none can be made (a `sql`
- * tag, an SQLite without fts5vocab), the prefix query stays.
+ * table over the index (a temp table of this connection: nothing is stored), and are kept per connection
+ * (family-cache.ts: reading a family costs ~50-120 µs, a quarter of a two-word search at 100,000 messages); where
+ * no vocabulary table can be made (a `sql` tag, an SQLite without fts5vocab), the prefix query stays.
  */
 export class FamilyExpander {
   private available: boolean | undefined;
+  private readonly cache: FamilyCache | undefined;
 
   constructor(
     private readonly driver: SqlDriver,
     private readonly ftsTable: string,
-  ) {}
+  ) {
+    this.cache = familyCacheOf(driver);
+  }
 
   private get vocab(): string {
     return `temp.${this.ftsTable}_vocab`;
@@ -81,14 +83,25 @@ export class FamilyExpander {
   families(terms: readonly QueryTerm[], storeRows = Number.POSITIVE_INFINITY): Map<string, string[]> {
     const families = new Map<string, string[]>();
     if (storeRows < FAMILY_MIN_ROWS) return families;
+    let checked = false;
     for (const term of terms) {
-      if (term.kind !== "word" || term.prefix === null || families.has(term.prefix)) continue;
-      if (!PLAIN_PREFIX.test(term.prefix) || !this.ready()) continue;
-      const found = this.driver.column<string>(
-        `SELECT term FROM ${this.vocab} WHERE term >= ? AND term < ? LIMIT ${MAX_FAMILY_TERMS + 1}`,
-        [term.prefix, upperBound(term.prefix)],
-      );
-      if (found.length <= MAX_FAMILY_TERMS) families.set(term.prefix, found);
+      const root = term.kind === "word" ? term.prefix : null;
+      if (root === null || families.has(root) || !PLAIN_PREFIX.test(root) || !this.ready()) continue;
+      if (!checked && this.cache) {
+        // Another connection's commit may have added terms this connection never saw.
+        this.cache.checkVersion(this.driver.column<number>("PRAGMA data_version")[0]);
+        checked = true;
+      }
+      let found = this.cache?.get(root);
+      if (found === undefined) {
+        const read = this.driver.column<string>(
+          `SELECT term FROM ${this.vocab} WHERE term >= ? AND term < ? LIMIT ${MAX_FAMILY_TERMS + 1}`,
+          [root, upperBound(root)],
+        );
+        found = read.length <= MAX_FAMILY_TERMS ? read : null;
+        this.cache?.set(root, found);
+      }
+      if (found !== null) families.set(root, found);
     }
     return families;
   }

@@ -3,6 +3,7 @@ import { type QueryTerm, scoreText } from "../search/query.js";
 import type { SessionMessage } from "../types.js";
 import { boundedText, contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
+import { noteIndexedText } from "./family-cache.js";
 
 /**
  * The message search index is written in batches rather than on every append. FTS5 writes a new segment at every
@@ -30,11 +31,11 @@ export function indexedSeq(driver: SqlDriver): number {
  */
 export function indexText(driver: SqlDriver, seq: number, sessionNum: number, text: string): void {
   if (text.length === 0) return;
-  driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
-    seq,
-    boundedText(driver, text),
-    `s${sessionNum}`,
-  ]);
+  const indexed = boundedText(driver, text);
+  const sid = `s${sessionNum}`;
+  driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [seq, indexed, sid]);
+  // Word families kept for this connection learn the new terms (both columns, as fts5vocab lists them).
+  noteIndexedText(driver, indexed, sid);
 }
 
 /**

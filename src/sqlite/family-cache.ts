@@ -1,0 +1,168 @@
+/**
+ * Word families read from fts5vocab, kept per SQLite connection and kept current as that connection indexes text,
+ * so a search on a large store does not read the same families again after every append.
+ */
+import type { SqlDriver } from "./driver.js";
+
+/** A family with more index terms than this is left to FTS5's own prefix query. */
+export const MAX_FAMILY_TERMS = 32;
+
+/**
+ * Families kept per connection; the least recently used goes first. A family is at most 32 short terms, so the
+ * cache stays under ~1.5 MB; the everyday bench cycles through ~300 roots.
+ */
+const MAX_ROOTS = 1024;
+/** Texts (and UTF-16 units) indexed since the oldest family was read, kept to bring families up to date. */
+const MAX_LOG_TEXTS = 512;
+const MAX_LOG_UNITS = 1 << 20;
+
+// A letter, digit, mark or private-use character outside ASCII: FTS5's unicode61 may fold it into an ASCII term
+// (`é` → `e`, or keep a variation selector inside a token), which only the index itself can tell.
+const NON_ASCII_WORD_CHAR = /(?!\p{ASCII})[\p{L}\p{N}\p{M}\p{Co}]/u;
+const NON_ASCII = /[^\p{ASCII}]/u;
+
+/** A text this connection indexed: its ASCII terms in lower case, or null when only the index can tell them. */
+interface LoggedText {
+  readonly text: string;
+  /** The session token of the `sid` column, which fts5vocab lists as well. */
+  readonly sid: string;
+  folded?: string | null;
+}
+
+interface Family {
+  /** The index terms, sorted; null: more than MAX_FAMILY_TERMS (a prefix query). */
+  terms: string[] | null;
+  /** The log position up to which `terms` is current. */
+  seen: number;
+}
+
+/**
+ * The families of one connection. A family read from the index stays right as long as every term added to the
+ * index since is seen here: this connection's own index writes pass through `noteIndexed` (search-index.ts
+ * `indexText`), and a commit by any other connection moves `PRAGMA data_version`, which empties the cache. A term
+ * that left the index (a deleted message) may stay listed: it matches nothing, so results are the same.
+ */
+export class FamilyCache {
+  private readonly families = new Map<string, Family>();
+  private log: LoggedText[] = [];
+  /** Log position of `log[0]`. */
+  private logStart = 0;
+  private logUnits = 0;
+  private version: unknown;
+
+  /** Records a text this connection wrote to the index (nothing to do while no family is kept). */
+  noteIndexed(text: string, sid: string): void {
+    if (this.families.size === 0) return;
+    this.log.push({ text, sid });
+    this.logUnits += text.length;
+    // A bulk write: reading the families again costs less than scanning what it wrote.
+    if (this.log.length > MAX_LOG_TEXTS || this.logUnits > MAX_LOG_UNITS) this.clear();
+  }
+
+  /** Empties the cache when another connection committed since the last check (its writes are not logged here). */
+  checkVersion(version: unknown): void {
+    if (version === this.version) return;
+    this.clear();
+    this.version = version;
+  }
+
+  /**
+   * The index terms of the family of `root` (null: a prefix query), brought up to date with the texts indexed
+   * since it was read; undefined when it is not kept or only the index can tell.
+   */
+  get(root: string): string[] | null | undefined {
+    const family = this.families.get(root);
+    if (family === undefined) return undefined;
+    for (let i = family.seen - this.logStart; i < this.log.length; i++) {
+      const entry = this.log[i] as LoggedText;
+      if (entry.folded === undefined) entry.folded = foldAscii(`${entry.text} ${entry.sid}`);
+      const folded = entry.folded;
+      if (folded === null) {
+        this.families.delete(root);
+        return undefined;
+      }
+      if (family.terms !== null) family.terms = addTerms(family.terms, folded, root);
+    }
+    family.seen = this.logStart + this.log.length;
+    // Most recently used last, so eviction takes the oldest.
+    this.families.delete(root);
+    this.families.set(root, family);
+    this.trimLog();
+    return family.terms;
+  }
+
+  /** Keeps a family just read from the index (null: more than MAX_FAMILY_TERMS terms). */
+  set(root: string, terms: string[] | null): void {
+    this.families.delete(root);
+    if (this.families.size >= MAX_ROOTS) {
+      const oldest = this.families.keys().next().value;
+      if (oldest !== undefined) this.families.delete(oldest);
+    }
+    this.families.set(root, { terms, seen: this.logStart + this.log.length });
+    this.trimLog();
+  }
+
+  private clear(): void {
+    this.families.clear();
+    this.logStart += this.log.length;
+    this.log = [];
+    this.logUnits = 0;
+  }
+
+  // Drops the texts every kept family has seen. A family is (re)inserted last with the log's end as `seen`, so
+  // the first one in the map has seen the least.
+  private trimLog(): void {
+    const first = this.families.values().next().value;
+    const oldest = first === undefined ? this.logStart + this.log.length : first.seen;
+    const drop = oldest - this.logStart;
+    if (drop === 0) return;
+    for (let i = 0; i < drop; i++) this.logUnits -= (this.log[i] as LoggedText).text.length;
+    this.log = this.log.slice(drop);
+    this.logStart = oldest;
+  }
+}
+
+// The text in lower case, when its terms are runs of ASCII letters and digits as FTS5 makes them; else null.
+function foldAscii(text: string): string | null {
+  if (NON_ASCII.test(text) && NON_ASCII_WORD_CHAR.test(text)) return null;
+  return text.toLowerCase();
+}
+
+function isWordCode(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
+}
+
+// `terms` with every term of `text` (folded) that starts with `root`, sorted; null past MAX_FAMILY_TERMS.
+function addTerms(terms: string[], text: string, root: string): string[] | null {
+  let result = terms;
+  for (let at = text.indexOf(root); at !== -1; at = text.indexOf(root, at + 1)) {
+    if (at > 0 && isWordCode(text.charCodeAt(at - 1))) continue;
+    let end = at + root.length;
+    while (end < text.length && isWordCode(text.charCodeAt(end))) end++;
+    const term = text.slice(at, end);
+    if (result.includes(term)) continue;
+    if (result.length === MAX_FAMILY_TERMS) return null;
+    result = [...result, term].sort();
+  }
+  return result;
+}
+
+// One cache per engine connection, not per driver: a store wraps its driver for its parts, and two stores over
+// one handle write the same index. A driver that does not name its connection gets no cache at all.
+const caches = new WeakMap<object, FamilyCache>();
+
+/** The family cache of the connection behind `driver`; undefined when the driver does not name its connection. */
+export function familyCacheOf(driver: SqlDriver): FamilyCache | undefined {
+  if (driver.handle === undefined) return undefined;
+  let cache = caches.get(driver.handle);
+  if (cache === undefined) {
+    cache = new FamilyCache();
+    caches.set(driver.handle, cache);
+  }
+  return cache;
+}
+
+/** Tells the connection's family cache about a row written to the message index (search-index.ts). */
+export function noteIndexedText(driver: SqlDriver, text: string, sid: string): void {
+  if (driver.handle !== undefined) caches.get(driver.handle)?.noteIndexed(text, sid);
+}
