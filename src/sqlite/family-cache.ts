@@ -12,9 +12,13 @@ export const MAX_FAMILY_TERMS = 32;
  * cache stays under ~1.5 MB; the everyday bench cycles through ~300 roots.
  */
 const MAX_ROOTS = 1024;
-/** Texts (and UTF-16 units) indexed since the oldest family was read, kept to bring families up to date. */
-const MAX_LOG_TEXTS = 512;
-const MAX_LOG_UNITS = 1 << 20;
+/**
+ * How far behind the index a kept family may fall, in texts indexed since and their UTF-16 units: catching up
+ * searches each text for the root (~0.3 µs per 500 characters with cold caches), so past this, reading the family
+ * again (50-120 µs) costs less. Splitting the texts into terms once instead cost ~45 µs per 500 characters.
+ */
+const MAX_BEHIND_TEXTS = 128;
+const MAX_BEHIND_UNITS = 1 << 16;
 
 // A letter, digit, mark or private-use character outside ASCII: FTS5's unicode61 may fold it into an ASCII term
 // (`é` → `e`, or keep a variation selector inside a token), which only the index itself can tell.
@@ -26,6 +30,8 @@ interface LoggedText {
   readonly text: string;
   /** The session token of the `sid` column, which fts5vocab lists as well. */
   readonly sid: string;
+  /** Units of the texts logged before this one. */
+  readonly unitsBefore: number;
   folded?: string | null;
 }
 
@@ -40,23 +46,24 @@ interface Family {
  * The families of one connection. A family read from the index stays right as long as every term added to the
  * index since is seen here: this connection's own index writes pass through `noteIndexed` (search-index.ts
  * `indexText`), and a commit by any other connection moves `PRAGMA data_version`, which empties the cache. A term
- * that left the index (a deleted message) may stay listed: it matches nothing, so results are the same.
+ * that left the index (a deleted message) may stay listed: it matches nothing, so results are the same. A family
+ * that falls too far behind is dropped (MAX_BEHIND_TEXTS), so the log holds at most that much.
  */
 export class FamilyCache {
   private readonly families = new Map<string, Family>();
   private log: LoggedText[] = [];
   /** Log position of `log[0]`. */
   private logStart = 0;
-  private logUnits = 0;
+  /** Units of every text ever logged (the log's end). */
+  private units = 0;
   private version: unknown;
 
   /** Records a text this connection wrote to the index (nothing to do while no family is kept). */
   noteIndexed(text: string, sid: string): void {
     if (this.families.size === 0) return;
-    this.log.push({ text, sid });
-    this.logUnits += text.length;
-    // A bulk write: reading the families again costs less than scanning what it wrote.
-    if (this.log.length > MAX_LOG_TEXTS || this.logUnits > MAX_LOG_UNITS) this.clear();
+    this.log.push({ text, sid, unitsBefore: this.units });
+    this.units += text.length;
+    this.dropStale();
   }
 
   /** Empties the cache when another connection committed since the last check (its writes are not logged here). */
@@ -104,9 +111,19 @@ export class FamilyCache {
 
   private clear(): void {
     this.families.clear();
-    this.logStart += this.log.length;
-    this.log = [];
-    this.logUnits = 0;
+    this.trimLog();
+  }
+
+  // Drops the families too far behind to catch up cheaply: the first ones in the map (see trimLog).
+  private dropStale(): void {
+    const end = this.logStart + this.log.length;
+    for (const [root, family] of this.families) {
+      const behind = family.seen - this.logStart;
+      const units = behind < this.log.length ? (this.log[behind] as LoggedText).unitsBefore : this.units;
+      if (end - family.seen <= MAX_BEHIND_TEXTS && this.units - units <= MAX_BEHIND_UNITS) break;
+      this.families.delete(root);
+    }
+    this.trimLog();
   }
 
   // Drops the texts every kept family has seen. A family is (re)inserted last with the log's end as `seen`, so
@@ -116,7 +133,6 @@ export class FamilyCache {
     const oldest = first === undefined ? this.logStart + this.log.length : first.seen;
     const drop = oldest - this.logStart;
     if (drop === 0) return;
-    for (let i = 0; i < drop; i++) this.logUnits -= (this.log[i] as LoggedText).text.length;
     this.log = this.log.slice(drop);
     this.logStart = oldest;
   }
