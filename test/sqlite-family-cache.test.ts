@@ -155,6 +155,11 @@ test("a kept family is not read from the index again; a text only the index can 
   flushSearchIndex(store.driver);
   assert.deepEqual(family(), ["deploy", "deploye", "deployed", "deploys"]);
   assert.equal(vocabReads, 2);
+  // So is a term longer than FTS5 may store whole.
+  await store.session("s").appendMessage(msg("d", `deploy${"x".repeat(40_000)}`));
+  flushSearchIndex(store.driver);
+  assert.deepEqual(family(), freshFamilies(store.driver, ["deploy"]).get("deploy"));
+  assert.equal(vocabReads, 3);
   await store.close();
 });
 

@@ -8,8 +8,9 @@ import type { SqlDriver } from "./driver.js";
 export const MAX_FAMILY_TERMS = 32;
 
 /**
- * Families kept per connection; the least recently used goes first. A family is at most 32 short terms, so the
- * cache stays under ~1.5 MB; the everyday bench cycles through ~300 roots.
+ * Families kept per connection; the least recently used goes first. A family is at most 32 terms, mostly short, so
+ * the cache stays around a megabyte; an agent's or a search box's working set of words fits (the everyday bench
+ * cycles through ~300 roots, which an LRU of 128 never hit).
  */
 const MAX_ROOTS = 1024;
 /**
@@ -19,6 +20,8 @@ const MAX_ROOTS = 1024;
  */
 const MAX_BEHIND_TEXTS = 128;
 const MAX_BEHIND_UNITS = 1 << 16;
+/** FTS5 cuts a token at its own length limit; a term longer than this is left to the index to tell. */
+const MAX_TERM_CHARS = 256;
 
 // A letter, digit, mark or private-use character outside ASCII: FTS5's unicode61 may fold it into an ASCII term
 // (`é` → `e`, or keep a variation selector inside a token), which only the index itself can tell.
@@ -88,7 +91,13 @@ export class FamilyCache {
         this.families.delete(root);
         return undefined;
       }
-      if (family.terms !== null) family.terms = addTerms(family.terms, folded, root);
+      if (family.terms === null) continue;
+      const terms = addTerms(family.terms, folded, root);
+      if (terms === undefined) {
+        this.families.delete(root);
+        return undefined;
+      }
+      family.terms = terms;
     }
     family.seen = this.logStart + this.log.length;
     // Most recently used last, so eviction takes the oldest.
@@ -148,13 +157,15 @@ function isWordCode(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
 }
 
-// `terms` with every term of `text` (folded) that starts with `root`, sorted; null past MAX_FAMILY_TERMS.
-function addTerms(terms: string[], text: string, root: string): string[] | null {
+// `terms` with every term of `text` (folded) that starts with `root`, sorted; null past MAX_FAMILY_TERMS;
+// undefined for a term too long to know how FTS5 stored it.
+function addTerms(terms: string[], text: string, root: string): string[] | null | undefined {
   let result = terms;
   for (let at = text.indexOf(root); at !== -1; at = text.indexOf(root, at + 1)) {
     if (at > 0 && isWordCode(text.charCodeAt(at - 1))) continue;
     let end = at + root.length;
     while (end < text.length && isWordCode(text.charCodeAt(end))) end++;
+    if (end - at > MAX_TERM_CHARS) return undefined;
     const term = text.slice(at, end);
     if (result.includes(term)) continue;
     if (result.length === MAX_FAMILY_TERMS) return null;
