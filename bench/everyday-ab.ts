@@ -45,7 +45,7 @@ const targets: {
   hits: number;
 }[] = [];
 for (const [name, load] of factories) {
-  const file = join(dir, `ab-${targets.length}-${size}.db`);
+  const file = join(dir, `ab-${process.pid}-${targets.length}-${size}.db`);
   const target = await openLoaded(await load(), file, chainRows("s1", size));
   targets.push({ name, target, file, times: [], turns: [], hits: 0 });
 }
