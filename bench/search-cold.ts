@@ -51,6 +51,17 @@ const quoted = (q: string, join: string) =>
     .map((w) => `"${w}"`)
     .join(join);
 const expander = new FamilyExpander(store.driver, F);
+// The look-up FamilyExpander makes on a cache miss, on a vocabulary table of this bench's own.
+store.driver.run(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.bench_vocab USING fts5vocab(main, ${F}, 'row')`);
+const vocabFamily = (word: string) => {
+  const [term] = parseQuery(word);
+  const root = term?.kind === "word" ? (term.prefix ?? term.word) : word;
+  const end = root.slice(0, -1) + String.fromCharCode(root.charCodeAt(root.length - 1) + 1);
+  return store.driver.tuples("SELECT term, doc FROM temp.bench_vocab WHERE term >= ? AND term < ? LIMIT 33", [
+    root,
+    end,
+  ]);
+};
 const expanded = new Map(
   queries.map((q) => [q, toFts5(parseQuery(q), "text", expander.families(parseQuery(q)))]),
 );
@@ -61,7 +72,8 @@ const variants: Record<string, (q: string) => unknown> = {
   "ours: word families as prefixes (today)": (q) => flat(toFts5(parseQuery(q), "text")),
   "ours: word families as ORed index terms": (q) => flat(expanded.get(q)!),
   "ours: exact words, no families": (q) => flat(`text : (${quoted(q, " AND ")})`),
-  "ours: one family's terms from fts5vocab": (q) => expander.families(parseQuery(q.split(" ")[0]!)),
+  "ours: one family's terms from fts5vocab": (q) => vocabFamily(q.split(" ")[0]!),
+  "ours: one family from the connection's cache": (q) => expander.families(parseQuery(q.split(" ")[0]!)),
 };
 
 const sweep = new Float64Array(1 << 20);

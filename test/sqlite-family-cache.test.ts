@@ -10,7 +10,16 @@ import { flushSearchIndex } from "../src/sqlite/search-index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "./contract/harness.js";
 
-const QUERIES = ["deployments", "running", "quibbles", "testing", "naive", "cafes", "zebra"];
+const QUERIES = [
+  "deployments",
+  "running",
+  "quibbles",
+  "testing",
+  "naive",
+  "cafes",
+  "zebra",
+  "deploy running",
+];
 
 // Words the random texts draw from: ASCII in every case, accents FTS5 folds, emoji with a variation selector,
 // punctuation it splits on.
@@ -117,13 +126,11 @@ test("kept families stay what the index holds as this connection indexes, edits 
     if (round % 2 === 0) await new Promise((resolve) => setImmediate(resolve));
     flushSearchIndex(store.driver);
     for (const query of QUERIES) {
-      const families = expander.families(parseQuery(query));
-      // Same matches as FTS5's own prefix query, whatever was kept.
-      assert.deepEqual(
-        matches(store.driver, query, families),
-        matches(store.driver, query),
-        `${round} ${query}`,
-      );
+      const { families, maxMatches } = expander.expand(parseQuery(query));
+      // Same matches as FTS5's own prefix query, whatever was kept, and never more than the bound says.
+      const found = matches(store.driver, query);
+      assert.deepEqual(matches(store.driver, query, families), found, `${round} ${query}`);
+      assert.ok(found.length <= maxMatches, `${round} ${query}: ${found.length} > ${maxMatches}`);
       // Until a delete, the very terms the index lists (a deleted message's terms may stay: they match nothing).
       if (round < 5)
         assert.deepEqual(families, freshFamilies(store.driver, roots(query)), `${round} ${query}`);
@@ -138,9 +145,9 @@ test("a kept family is not read from the index again; a text only the index can 
   flushSearchIndex(store.driver);
   let vocabReads = 0;
   const counting: SqlDriver = Object.assign(Object.create(store.driver) as SqlDriver, {
-    column<T>(sql: string, params?: readonly (string | number | null)[]): T[] {
+    tuples<T extends readonly unknown[]>(sql: string, params?: readonly (string | number | null)[]): T[] {
       if (sql.includes("_vocab")) vocabReads++;
-      return store.driver.column<T>(sql, params);
+      return store.driver.tuples<T>(sql, params);
     },
   });
   const expander = new FamilyExpander(counting, "agent_messages_fts");
@@ -205,5 +212,23 @@ test("a bulk write empties the kept families instead of keeping every text for t
   flushSearchIndex(store.driver);
   // 41 terms now: more than a family holds, so a prefix query, as a fresh read would say.
   assert.equal(expander.families(parseQuery("zebras")).has("zebra"), false);
+  await store.close();
+});
+
+test("the bound on a query's matches counts the documents indexed since the family was read", async () => {
+  const store = new SqliteStore(":memory:");
+  await store.session("s").appendMessage(msg("a", "zebra"));
+  await store.session("s").appendMessage(msg("b", "quibble"));
+  flushSearchIndex(store.driver);
+  const expander = new FamilyExpander(store.driver, "agent_messages_fts");
+  assert.equal(expander.expand(parseQuery("zebras")).maxMatches, 1);
+  for (const id of ["c", "d", "e"]) await store.session("s").appendMessage(msg(id, `Zebras ${id} quibble`));
+  flushSearchIndex(store.driver);
+  assert.equal(expander.expand(parseQuery("zebras")).maxMatches, 4);
+  // Every word must match: the family with the fewest documents bounds the query.
+  assert.equal(expander.expand(parseQuery("zebras quibbles")).maxMatches, 4);
+  assert.equal(matches(store.driver, "zebras quibbles").length, 3);
+  // No family, no bound: an exact word or a phrase says nothing.
+  assert.equal(expander.expand(parseQuery('zeb "zebras c"')).maxMatches, Number.POSITIVE_INFINITY);
   await store.close();
 });

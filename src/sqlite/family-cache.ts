@@ -38,10 +38,19 @@ interface LoggedText {
   folded?: string | null;
 }
 
-interface Family {
+/** A word family as the index holds it. */
+export interface KeptFamily {
   /** The index terms, sorted; null: more than MAX_FAMILY_TERMS (a prefix query). */
   terms: string[] | null;
-  /** The log position up to which `terms` is current. */
+  /**
+   * At least the number of documents holding one of the terms: the index's counts when read, plus one for each
+   * document indexed since with such a term (a deleted or re-indexed document is not taken off).
+   */
+  docs: number;
+}
+
+interface Family extends KeptFamily {
+  /** The log position up to which `terms` and `docs` are current. */
   seen: number;
 }
 
@@ -77,10 +86,10 @@ export class FamilyCache {
   }
 
   /**
-   * The index terms of the family of `root` (null: a prefix query), brought up to date with the texts indexed
-   * since it was read; undefined when it is not kept or only the index can tell.
+   * The family of `root`, brought up to date with the texts indexed since it was read; undefined when it is not
+   * kept or only the index can tell.
    */
-  get(root: string): string[] | null | undefined {
+  get(root: string): KeptFamily | undefined {
     const family = this.families.get(root);
     if (family === undefined) return undefined;
     for (let i = family.seen - this.logStart; i < this.log.length; i++) {
@@ -97,24 +106,25 @@ export class FamilyCache {
         this.families.delete(root);
         return undefined;
       }
-      family.terms = terms;
+      if (terms !== false) family.docs++;
+      family.terms = terms === false ? family.terms : terms;
     }
     family.seen = this.logStart + this.log.length;
     // Most recently used last, so eviction takes the oldest.
     this.families.delete(root);
     this.families.set(root, family);
     this.trimLog();
-    return family.terms;
+    return family;
   }
 
-  /** Keeps a family just read from the index (null: more than MAX_FAMILY_TERMS terms). */
-  set(root: string, terms: string[] | null): void {
+  /** Keeps a family just read from the index. */
+  set(root: string, { terms, docs }: KeptFamily): void {
     this.families.delete(root);
     if (this.families.size >= MAX_ROOTS) {
       const oldest = this.families.keys().next().value;
       if (oldest !== undefined) this.families.delete(oldest);
     }
-    this.families.set(root, { terms, seen: this.logStart + this.log.length });
+    this.families.set(root, { terms, docs, seen: this.logStart + this.log.length });
     this.trimLog();
   }
 
@@ -157,19 +167,23 @@ function isWordCode(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
 }
 
-// `terms` with every term of `text` (folded) that starts with `root`, sorted; null past MAX_FAMILY_TERMS;
-// undefined for a term too long to know how FTS5 stored it.
-function addTerms(terms: string[], text: string, root: string): string[] | null | undefined {
-  let result = terms;
+// `terms` with every term of `text` (folded) that starts with `root`, sorted; null past MAX_FAMILY_TERMS; false
+// when the text holds no such term; undefined for a term too long to know how FTS5 stored it.
+function addTerms(terms: string[], text: string, root: string): string[] | null | false | undefined {
+  let result: string[] | false = false;
   for (let at = text.indexOf(root); at !== -1; at = text.indexOf(root, at + 1)) {
     if (at > 0 && isWordCode(text.charCodeAt(at - 1))) continue;
     let end = at + root.length;
     while (end < text.length && isWordCode(text.charCodeAt(end))) end++;
     if (end - at > MAX_TERM_CHARS) return undefined;
     const term = text.slice(at, end);
-    if (result.includes(term)) continue;
-    if (result.length === MAX_FAMILY_TERMS) return null;
-    result = [...result, term].sort();
+    const current: string[] = result === false ? terms : result;
+    if (current.includes(term)) {
+      result = current;
+      continue;
+    }
+    if (current.length === MAX_FAMILY_TERMS) return null;
+    result = [...current, term].sort();
   }
   return result;
 }

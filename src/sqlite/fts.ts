@@ -81,30 +81,50 @@ export class FamilyExpander {
    * FAMILY_MIN_ROWS messages gets no expansion.
    */
   families(terms: readonly QueryTerm[], storeRows = Number.POSITIVE_INFINITY): Map<string, string[]> {
-    const families = new Map<string, string[]>();
-    if (storeRows < FAMILY_MIN_ROWS) return families;
+    return this.expand(terms, storeRows).families;
+  }
+
+  /**
+   * The families (see `families`) and at least how many documents the query can match: every term must match,
+   * so no more than the family with the fewest documents holds (Infinity when no family tells).
+   */
+  expand(terms: readonly QueryTerm[], storeRows = Number.POSITIVE_INFINITY): Expansion {
+    const expansion: Expansion = { families: new Map(), maxMatches: Number.POSITIVE_INFINITY };
+    if (storeRows < FAMILY_MIN_ROWS) return expansion;
     let checked = false;
     for (const term of terms) {
       const root = term.kind === "word" ? term.prefix : null;
-      if (root === null || families.has(root) || !PLAIN_PREFIX.test(root) || !this.ready()) continue;
+      if (root === null || expansion.families.has(root) || !PLAIN_PREFIX.test(root) || !this.ready())
+        continue;
       if (!checked && this.cache) {
         // Another connection's commit may have added terms this connection never saw.
         this.cache.checkVersion(this.driver.column<number>("PRAGMA data_version")[0]);
         checked = true;
       }
-      let found = this.cache?.get(root);
-      if (found === undefined) {
-        const read = this.driver.column<string>(
-          `SELECT term FROM ${this.vocab} WHERE term >= ? AND term < ? LIMIT ${MAX_FAMILY_TERMS + 1}`,
+      let family = this.cache?.get(root);
+      if (family === undefined) {
+        const read = this.driver.tuples<[term: string, docs: number]>(
+          `SELECT term, doc FROM ${this.vocab} WHERE term >= ? AND term < ? LIMIT ${MAX_FAMILY_TERMS + 1}`,
           [root, upperBound(root)],
         );
-        found = read.length <= MAX_FAMILY_TERMS ? read : null;
-        this.cache?.set(root, found);
+        family =
+          read.length <= MAX_FAMILY_TERMS
+            ? { terms: read.map(([t]) => t), docs: read.reduce((sum, [, docs]) => sum + docs, 0) }
+            : { terms: null, docs: Number.POSITIVE_INFINITY };
+        this.cache?.set(root, family);
       }
-      if (found !== null) families.set(root, found);
+      if (family.terms === null) continue;
+      expansion.families.set(root, family.terms);
+      expansion.maxMatches = Math.min(expansion.maxMatches, family.docs);
     }
-    return families;
+    return expansion;
   }
+}
+
+/** Word families as index terms, and a bound on the matches of the query they belong to. */
+export interface Expansion {
+  families: Map<string, string[]>;
+  maxMatches: number;
 }
 
 // The smallest string above every string starting with `prefix` (its last character, an ASCII letter or digit,

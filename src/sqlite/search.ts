@@ -77,7 +77,7 @@ export class SqliteMessageSearch {
     const indexed = !pending || indexPendingIfWritable(this.driver);
     const unindexed = indexed ? [] : matchPending(this.driver, terms, scope?.num);
     const storeRows = state.total;
-    const families = this.families.families(terms, storeRows);
+    const { families, maxMatches } = this.families.expand(terms, storeRows);
     // A word whose family has no indexed term cannot match an indexed message.
     const noMatch = [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
@@ -88,10 +88,14 @@ export class SqliteMessageSearch {
     // of a one-word search's p50 at 10,000 messages, and more of its mean (common words have the most candidates).
     const skips = branch === "active" && (scope === undefined || hasOtherBranches(scope.head));
     const count = skips ? SEARCH_CANDIDATES : limit;
+    // Every match is a candidate when the scope, or the word families' document counts, hold no more than
+    // SEARCH_CANDIDATES: then one flat ranking walks the matches oldest first, as FTS5 stores them (two words at
+    // 100,000 messages: 445 against 509 µs p50 for the newest-first walk and the second sort).
     const rows = scope === undefined ? state.total : scope.head.message_count;
+    const flat = Math.min(rows, maxMatches) <= SEARCH_CANDIDATES;
     const sql = scope?.filter === "lookup" ? RANKED_IN_SESSION : RANKED;
     const params = scope?.filter === "lookup" ? [match, scope.num, count] : [match, count];
-    const ranked = this.driver.column<number>(rows > SEARCH_CANDIDATES ? sql.nested : sql.flat, params);
+    const ranked = this.driver.column<number>(flat ? sql.flat : sql.nested, params);
     return readHits(this.driver, [...unindexed, ...ranked], limit, branch === "active", scope?.head);
   }
 
