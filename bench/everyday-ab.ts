@@ -3,7 +3,9 @@
  * to its repo root with node_modules linked; optional) and this checkout, each over its own copy of one
  * N-message session (default 1,000), searched with the everyday bench's W-word queries (default 1) K rounds
  * (default 10), every query on every target before the next one, in one process: the ratios of one run are what
- * to read. `N=10000 W=2 BASE=/tmp/base node --import tsx bench/everyday-ab.ts`. REF_AND=1 asks the reference the
+ * to read. `N=10000 W=2 BASE=/tmp/base node --import tsx bench/everyday-ab.ts`. Read ratios to the reference from a
+run without BASE: with two agent-session targets the reference mostly runs right after one of them, which favours
+both (docs/PERFORMANCE.md, "Everyday sizes"). REF_AND=1 asks the reference the
  * question ours answers — every word, not one phrase — through its store-wide search (the same messages here, the
  * file holding one session). TURN=n makes it a conversation: before each query every target appends n messages
  * (a turn) and yields once, as awaiting a model does; the turn (appends and search) is timed as well, since
@@ -64,9 +66,9 @@ try {
       const messages = Array.from({ length: turn }, (_, i) =>
         makeMessage(nextWord, `turn-${added++}`, i % 2 === 0 ? "user" : "assistant"),
       );
-      // Every order of the targets in turn: the one that runs right after another search finds the engine's code
-      // and the query's pages warm, and most so after a search by the same library. A fixed order, and even a
-      // rotation (which keeps who follows whom), favoured this checkout over base by ~6 % with the same code.
+      // Every order of the targets in turn, shifted from round to round: a search runs faster right after one by
+      // the same library (its code and SQLite's are warm). A fixed order, and a rotation that gave each query the
+      // same order in every round, put ~6 % between two instances of the same code; this puts ~2 %.
       const order = orders[(i + k) % orders.length] as number[];
       for (const t of order.map((index) => targets[index] as (typeof targets)[number])) {
         let appending = 0;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { parseQuery } from "../src/search/query.js";
-import { FamilyExpander, toFts5 } from "../src/sqlite/fts.js";
+import { FamilyExpander, prefixUpperBound, toFts5 } from "../src/sqlite/fts.js";
 import type { SqliteStore } from "../src/sqlite/store.js";
 import { load as loadOurs } from "./agent-session.js";
 import { bandQueries, chainRows } from "./data.js";
@@ -56,10 +56,9 @@ store.driver.run(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.bench_vocab USING fts5
 const vocabFamily = (word: string) => {
   const [term] = parseQuery(word);
   const root = term?.kind === "word" ? (term.prefix ?? term.word) : word;
-  const end = root.slice(0, -1) + String.fromCharCode(root.charCodeAt(root.length - 1) + 1);
   return store.driver.tuples("SELECT term, doc FROM temp.bench_vocab WHERE term >= ? AND term < ? LIMIT 33", [
     root,
-    end,
+    prefixUpperBound(root),
   ]);
 };
 const expanded = new Map(

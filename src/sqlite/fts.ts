@@ -105,7 +105,7 @@ export class FamilyExpander {
       if (family === undefined) {
         const read = this.driver.tuples<[term: string, docs: number]>(
           `SELECT term, doc FROM ${this.vocab} WHERE term >= ? AND term < ? LIMIT ${MAX_FAMILY_TERMS + 1}`,
-          [root, upperBound(root)],
+          [root, prefixUpperBound(root)],
         );
         family =
           read.length <= MAX_FAMILY_TERMS
@@ -127,8 +127,10 @@ export interface Expansion {
   maxMatches: number;
 }
 
-// The smallest string above every string starting with `prefix` (its last character, an ASCII letter or digit,
-// incremented).
-function upperBound(prefix: string): string {
+/**
+ * The smallest string above every string starting with `prefix` (its last character, an ASCII letter or digit,
+ * incremented): the end of a family's range of index terms.
+ */
+export function prefixUpperBound(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }

@@ -92,10 +92,10 @@ export class SqliteMessageSearch {
     // SEARCH_CANDIDATES: then one flat ranking walks the matches oldest first, as FTS5 stores them (two words at
     // 100,000 messages: 445 against 509 µs p50 for the newest-first walk and the second sort).
     const rows = scope === undefined ? state.total : scope.head.message_count;
-    const flat = Math.min(rows, maxMatches) <= SEARCH_CANDIDATES;
+    const allCandidates = Math.min(rows, maxMatches) <= SEARCH_CANDIDATES;
     const sql = scope?.filter === "lookup" ? RANKED_IN_SESSION : RANKED;
     const params = scope?.filter === "lookup" ? [match, scope.num, count] : [match, count];
-    const ranked = this.driver.column<number>(flat ? sql.flat : sql.nested, params);
+    const ranked = this.driver.column<number>(allCandidates ? sql.flat : sql.nested, params);
     return readHits(this.driver, [...unindexed, ...ranked], limit, branch === "active", scope?.head);
   }
 
