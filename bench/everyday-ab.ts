@@ -3,13 +3,17 @@
  * to its repo root with node_modules linked; optional) and this checkout, each over its own copy of one
  * N-message session (default 1,000), searched with the everyday bench's W-word queries (default 1) K rounds
  * (default 10), every query on every target before the next one, in one process: the ratios of one run are what
- * to read. `N=10000 W=2 BASE=/tmp/base node --import tsx bench/everyday-ab.ts`. Read ratios to the reference from a
-run without BASE: with two agent-session targets the reference mostly runs right after one of them, which favours
-both (docs/PERFORMANCE.md, "Everyday sizes"). REF_AND=1 asks the reference the
- * question ours answers — every word, not one phrase — through its store-wide search (the same messages here, the
- * file holding one session). TURN=n makes it a conversation: before each query every target appends n messages
- * (a turn) and yields once, as awaiting a model does; the turn (appends and search) is timed as well, since
- * agent-session indexes new messages when it next searches where the reference indexes them as they are appended.
+ * to read. `N=10000 W=2 BASE=/tmp/base node --import tsx bench/everyday-ab.ts`. Read ratios to the reference from
+ * a run without BASE: with two agent-session targets the reference mostly runs right after one of them, which
+ * favours both (docs/PERFORMANCE.md, "Everyday sizes").
+ *
+ * - REF_AND=1 asks the reference the question ours answers (every word, not one phrase) through its store-wide
+ *   search: the same messages here, the file holding one session.
+ * - SAME=1 asks ours the reference's own scoped question instead: the query as one quoted phrase, its words exact,
+ *   adjacent and in order (the reference's porter stemmer still folds some forms).
+ * - TURN=n makes it a conversation: before each query every target appends n messages (a turn) and yields once,
+ *   as awaiting a model does; the turn (appends and search) is timed as well, since agent-session indexes new
+ *   messages when it next searches where the reference indexes them as they are appended.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +28,7 @@ const size = Number(process.env.N ?? 1000);
 const words = Number(process.env.W ?? 1);
 const rounds = Number(process.env.K ?? 10);
 const refAnd = process.env.REF_AND === "1";
+const samePhrase = process.env.SAME === "1";
 const turn = Number(process.env.TURN ?? 0);
 const nextWord = rng(31);
 const dir = fileURLToPath(new URL("../.bench-data/tmp/", import.meta.url));
@@ -79,7 +84,9 @@ try {
         }
         if (turn > 0) await new Promise((resolve) => setImmediate(resolve));
         const t0 = performance.now();
-        const hits = await t.target.search(q, refAnd && t.name === "reference" ? undefined : "s1");
+        const ours = t.name !== "reference";
+        const query = samePhrase && ours ? `"${q}"` : q;
+        const hits = await t.target.search(query, refAnd && !ours ? undefined : "s1");
         const searching = performance.now() - t0;
         t.times.push(searching * 1000);
         t.turns.push((appending + searching) * 1000);
@@ -98,7 +105,7 @@ const reference = p50(targets[0]!.times);
 const referenceTurn = p50(targets[0]!.turns);
 const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / (a.length || 1);
 console.log(
-  `${size} messages, ${words} word(s), ${rounds} × ${queries.length} queries${turn ? `, ${turn} appends before each` : ""}`,
+  `${size} messages, ${words} word(s), ${rounds} × ${queries.length} queries${turn ? `, ${turn} appends before each` : ""}${samePhrase ? ", ours asked the phrase" : ""}${refAnd ? ", the reference asked every word" : ""}`,
 );
 for (const t of targets) {
   const p = p50(t.times);
