@@ -12,6 +12,7 @@ const Database = loadBetterSqlite3();
 
 const here = dirname(fileURLToPath(import.meta.url));
 const appender = join(here, "fixtures", "sqlite-appender.ts");
+const lockHolder = join(here, "fixtures", "hold-write-lock.ts");
 const dir = mkdtempSync(join(tmpdir(), "agent-session-robust-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 
@@ -102,5 +103,29 @@ describe("SQLite robustness", () => {
     await store.searchMessages("message");
     assert.equal(indexedMatches(store, "message"), 2000);
     await store.close();
+  });
+
+  test("opening a new file while another process holds its write lock waits to switch it to WAL", async () => {
+    const file = join(dir, "switch.db");
+    const db = new Database(file);
+    db.exec("CREATE TABLE held (x)");
+    db.close();
+    // The holder keeps the rollback journal's write lock; switching to WAL needs it, and SQLite answers busy at
+    // once rather than through busy_timeout, so opening must wait it out itself.
+    const holder = spawn(process.execPath, ["--import", "tsx", lockHolder, file, "300"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = new Promise<number | null>((resolve) => holder.on("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout.once("data", () => resolve());
+      exited.then((code) => reject(new Error(`the lock holder exited early (${code})`)));
+    });
+    const store = new SqliteStore(file);
+    assert.equal(store.driver.get<{ journal_mode: string }>("PRAGMA journal_mode")?.journal_mode, "wal");
+    await store.close();
+    assert.equal(await exited, 0);
+    const check = new Database(file);
+    assert.equal((check.prepare("SELECT COUNT(*) AS n FROM held").get() as { n: number }).n, 1);
+    check.close();
   });
 });

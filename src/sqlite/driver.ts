@@ -1,4 +1,5 @@
 import { SessionError, StorageError } from "../errors.js";
+import { isBusy } from "./busy.js";
 
 const utf8 = new TextDecoder();
 
@@ -90,12 +91,6 @@ export function withoutRebindReprepare(sql: string): string {
 }
 
 const BUSY_RETRIES = 5;
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown; errcode?: unknown })?.code;
-  const message = error instanceof Error ? error.message : "";
-  return code === "SQLITE_BUSY" || /database is locked|SQLITE_BUSY/i.test(message);
-}
 
 /** Rethrows an engine error as a StorageError naming the statement (a SessionError passes through). */
 export function wrapSqlError(error: unknown, sql: string): never {

@@ -4,6 +4,7 @@ import type { QueryLimits } from "../search/limits.js";
 import type { ChangeLogOptions } from "../store/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
+import { retryWhileBusy } from "./busy.js";
 import { PreparedDriver, type SqlDriver } from "./driver.js";
 import { isSqlTagSource, SqlTagDriver, type SqlTagSource } from "./sql-tag-driver.js";
 
@@ -143,7 +144,9 @@ function configure(driver: PreparedDriver, options: SqliteOptions, isMemory: boo
     throw new SessionError("INVALID_ARGUMENT", `busyTimeoutMs must be a whole number >= 0, got ${timeout}`);
   }
   driver.exec(`PRAGMA busy_timeout = ${timeout}`);
-  if (!isMemory) driver.exec("PRAGMA journal_mode = WAL");
+  // Switching a new file to WAL upgrades a read lock to a write lock: while another connection (another process
+  // opening the same new file) holds its write lock, SQLite answers busy at once instead of waiting busy_timeout.
+  if (!isMemory) retryWhileBusy(() => driver.exec("PRAGMA journal_mode = WAL"), timeout);
   driver.exec(`PRAGMA synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
   // A larger page cache makes parent-pointer walks of long paths ~2x faster (docs/PERFORMANCE.md).
   driver.exec("PRAGMA cache_size = -16000");
