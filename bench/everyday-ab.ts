@@ -10,7 +10,8 @@
  * - REF_AND=1 asks the reference the question ours answers (every word, not one phrase) through its store-wide
  *   search: the same messages here, the file holding one session.
  * - SAME=1 asks ours the reference's own scoped question instead: the query as one quoted phrase, its words exact,
- *   adjacent and in order (the reference's porter stemmer still folds some forms).
+ *   adjacent and in order (the reference's porter stemmer still folds some forms). One quoted word is still a word,
+ *   matched with its family: our query language has no exact single word.
  * - TURN=n makes it a conversation: before each query every target appends n messages (a turn) and yields once,
  *   as awaiting a model does; the turn (appends and search) is timed as well, since agent-session indexes new
  *   messages when it next searches where the reference indexes them as they are appended.
