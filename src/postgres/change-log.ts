@@ -11,7 +11,7 @@ import {
   prunedPastCursor,
   rowEvent,
 } from "../store/change-rows.js";
-import type { ChangeEvent, LoggedChange, RemoteChanges, RemoteWatch } from "../store/feed.js";
+import type { ChangeEvent, LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../store/feed.js";
 import type { SessionMessage } from "../types.js";
 import type { Executor } from "./client.js";
 import type { Tables } from "./schema.js";
@@ -105,7 +105,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     );
   }
 
-  watch(deliver: (event: ChangeEvent) => void): () => void {
+  watch(deliver: (event: ChangeEvent) => void): RunningWatch {
     let stopped = false;
     let cursor: number | undefined;
     let running: Promise<void> | undefined;
@@ -146,6 +146,10 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     };
     let unlisten: (() => Promise<void>) | undefined;
     let timer: ReturnType<typeof setInterval> | undefined;
+    let started!: () => void;
+    const ready = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const start = async () => {
       const executor = await this.executor();
       // The starting point first, one query after subscribe(): what other processes commit while the listening
@@ -154,6 +158,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
         `SELECT max(seq) AS seq FROM ${this.table}`,
       );
       cursor ??= Number(head?.seq ?? 0);
+      started();
       if (stopped) return;
       unlisten = executor.listen ? await executor.listen(this.channel, poll) : undefined;
       if (stopped) return void unlisten?.();
@@ -164,11 +169,18 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
       );
       timer.unref?.();
     };
-    start().catch((error: unknown) => emitWarning(error, "AgentSessionFeedWarning"));
-    return () => {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      void unlisten?.();
+    start()
+      .catch((error: unknown) => emitWarning(error, "AgentSessionFeedWarning"))
+      .finally(() => started());
+    return {
+      ready,
+      // One cursor over the log covers every session a subscriber may name later.
+      follow: () => undefined,
+      stop: () => {
+        stopped = true;
+        if (timer) clearInterval(timer);
+        void unlisten?.();
+      },
     };
   }
 

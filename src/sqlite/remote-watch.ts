@@ -1,5 +1,5 @@
 import { emitWarning } from "../runtime/warn.js";
-import type { ChangeEvent, Interest, RemoteWatch } from "../store/feed.js";
+import type { ChangeEvent, Interest, RemoteWatch, RunningWatch } from "../store/feed.js";
 import type { SqliteChangeLog } from "./change-log.js";
 import type { SqlDriver } from "./driver.js";
 import { dataVersion, isFileDatabase, SqliteWatermark } from "./watermark.js";
@@ -20,10 +20,12 @@ export class SqliteRemoteWatch implements RemoteWatch {
     private readonly pollMs: number,
   ) {}
 
-  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest): () => void {
+  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest): RunningWatch {
+    // The starting point is read here, inside subscribe(): ready at once.
+    const ready = Promise.resolve();
     const version = isFileDatabase(this.driver) ? dataVersion(this.driver) : undefined;
     // Nothing to hear: an in-memory database without a log has no other writers.
-    if (version === undefined && !this.log) return () => undefined;
+    if (version === undefined && !this.log) return { ready, follow: () => undefined, stop: () => undefined };
     const watermark = version === undefined ? undefined : new SqliteWatermark(this.driver, version);
     watermark?.follow(interest());
     let cursor = this.log?.head() ?? 0;
@@ -61,6 +63,11 @@ export class SqliteRemoteWatch implements RemoteWatch {
     }, this.pollMs);
     // A subscription must not keep a process alive on its own (the app's own work does).
     timer.unref?.();
-    return () => clearInterval(timer);
+    return {
+      ready,
+      // The log's cursor covers every session; the watermark snapshots a newly named session's head now.
+      follow: () => watermark?.follow(interest()),
+      stop: () => clearInterval(timer),
+    };
   }
 }

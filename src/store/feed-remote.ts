@@ -34,6 +34,18 @@ export interface Interest {
 
 /** Delivers other processes' writes while somebody listens (a change log, a data-version watermark, or both). */
 export interface RemoteWatch {
-  /** Starts delivering to `deliver`; `interest` says which sessions listeners want now. Returns a stop function. */
-  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest): () => void;
+  /** Starts delivering to `deliver`; `interest` says which sessions listeners want now. */
+  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest): RunningWatch;
+}
+
+/** A watch that runs while a store has subscribers. */
+export interface RunningWatch {
+  /**
+   * Resolves once every write other processes commit from then on will be delivered: the watch has read its
+   * starting point (also when that failed; the failure is reported as a warning).
+   */
+  readonly ready: Promise<void>;
+  /** Takes the starting point of what subscribers added since want (sessions named for the first time). */
+  follow(): void;
+  stop(): void;
 }

@@ -1,9 +1,9 @@
 import { SessionError } from "../errors.js";
 import { emitWarning } from "../runtime/warn.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
-import type { Interest, LoggedChange, RemoteChanges, RemoteWatch } from "./feed-remote.js";
+import type { Interest, LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "./feed-remote.js";
 
-export type { Interest, LoggedChange, RemoteChanges, RemoteWatch } from "./feed-remote.js";
+export type { Interest, LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "./feed-remote.js";
 
 interface EventBase {
   /** The session written to. */
@@ -59,6 +59,11 @@ export interface SubscribeOptions {
    * affected. Default: a process warning (`console.warn` in a Worker).
    */
   onError?: (error: unknown, event: ChangeEvent) => void;
+  /**
+   * Called once (never before `subscribe()` returns) when every write committed from then on will be delivered,
+   * other processes' included: read what you show after this, and no write falls between the read and the events.
+   */
+  onReady?: () => void;
 }
 
 /** Unsubscribes; calling it again does nothing. */
@@ -188,7 +193,7 @@ class Subscriber {
  */
 export class ChangeFeed {
   private readonly subscribers = new Set<Subscriber>();
-  private stopRemote: (() => void) | undefined;
+  private running: RunningWatch | undefined;
 
   constructor(
     private readonly remote: () => RemoteChanges | undefined = () => undefined,
@@ -243,7 +248,10 @@ export class ChangeFeed {
     if (typeof listener !== "function") {
       throw new SessionError("INVALID_ARGUMENT", "subscribe() needs a listener function");
     }
-    const { after, signal } = options;
+    const { after, signal, onReady } = options;
+    if (onReady !== undefined && typeof onReady !== "function") {
+      throw new SessionError("INVALID_ARGUMENT", "subscribe(): onReady must be a function");
+    }
     if (after !== undefined && (!Number.isSafeInteger(after) || after < 0)) {
       throw new SessionError("INVALID_ARGUMENT", "subscribe(): after must be a cursor (a whole number >= 0)");
     }
@@ -258,11 +266,19 @@ export class ChangeFeed {
     const subscriber = new Subscriber(listener, options);
     this.subscribers.add(subscriber);
     const watcher = this.watcher();
-    if (watcher && !this.stopRemote) {
-      this.stopRemote = watcher.watch(
+    if (watcher && !this.running) {
+      this.running = watcher.watch(
         (event) => this.emit(event),
         () => this.interest(),
       );
+    } else {
+      // A session named for the first time gets its starting point now, not on the watch's next poll.
+      this.running?.follow();
+    }
+    if (onReady) {
+      (this.running?.ready ?? Promise.resolve())
+        .then(() => onReady())
+        .catch((error: unknown) => emitWarning(error, "AgentSessionFeedWarning"));
     }
     if (remote && after !== undefined) void subscriber.replay(remote.replay(after));
     const unsubscribe = () => {
@@ -276,9 +292,9 @@ export class ChangeFeed {
   }
 
   private stopWatching(): void {
-    const stop = this.stopRemote;
-    this.stopRemote = undefined;
-    stop?.();
+    const running = this.running;
+    this.running = undefined;
+    running?.stop();
   }
 
   /** Drops every subscriber (the store closes). */

@@ -41,7 +41,13 @@ export async function mirror(
     messages.splice(0, messages.length, ...fresh);
     options.onChange?.(messages, event);
   };
-  const ready = reload(null);
+  // Subscribed first, read once the feed has its starting point: a write lands either in the read or in an event
+  // (an event the read already holds is applied harmlessly: a known append is skipped, the rest re-read).
+  let live!: () => void;
+  const listening = new Promise<void>((resolve) => {
+    live = resolve;
+  });
+  const ready = listening.then(() => reload(null));
   const apply = async (event: ChangeEvent): Promise<void> => {
     await ready;
     if (event.type === "append") {
@@ -63,10 +69,12 @@ export async function mirror(
     }
     return reload(event);
   };
-  const subscribeOptions: SubscribeOptions = { sessionId };
+  const subscribeOptions: SubscribeOptions = { sessionId, onReady: live };
   if (options.signal) subscribeOptions.signal = options.signal;
   if (options.onError) subscribeOptions.onError = options.onError;
   const close = store.subscribe(apply, subscribeOptions);
+  // An already aborted signal subscribes nothing (and never calls onReady): the mirror is then one read.
+  if (options.signal?.aborted) live();
   await ready;
   return { messages, ready, close };
 }

@@ -95,6 +95,30 @@ describe("viewer: live updates in headless Chromium", { skip }, () => {
     assert.deepEqual(pageErrors, []);
   });
 
+  test("a write that lands before the event stream is set up is shown all the same", async () => {
+    const slow = await browser.newPage();
+    slow.on("pageerror", (error) => pageErrors.push(error.message));
+    // A loaded machine: the page's event request reaches the server (and subscribes) half a second late.
+    await slow.route("**/api/events**", async (route) => {
+      await new Promise((r) => setTimeout(r, 500));
+      await route.continue();
+    });
+    try {
+      await slow.goto(server.url);
+      await slow.click('#sessions [data-session-id="demo-deploy"]');
+      await slow.waitForSelector('#conversation [data-message-id="a4"]');
+      await writer.session("demo-deploy").appendMessage({
+        id: "early-1",
+        role: "user",
+        parts: [{ type: "text", text: "Before the stream." }],
+      });
+      await slow.waitForSelector('#conversation [data-message-id="early-1"]', { timeout: 10_000 });
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test("the event stream is text/event-stream and refuses foreign hosts like every route", async () => {
     const controller = new AbortController();
     const res = await fetch(`${server.url}api/events?session=demo-deploy`, { signal: controller.signal });

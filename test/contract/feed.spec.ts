@@ -163,6 +163,37 @@ export function feedSpec(target: ContractTarget): void {
         view.close();
       }));
 
+    test("onReady is called once, after subscribe() returned, and every write after it is delivered", () =>
+      withStore(target, async (store) => {
+        const feed = feedStore(store);
+        assert.throws(
+          () => feed.subscribe(() => undefined, { onReady: "soon" as never }),
+          (error: unknown) => (error as { code?: string }).code === "INVALID_ARGUMENT",
+        );
+        const events: ChangeEvent[] = [];
+        let returned = false;
+        let calls = 0;
+        let stop: (() => void) | undefined;
+        await new Promise<void>((resolve) => {
+          stop = feed.subscribe((e) => void events.push(e), {
+            sessionId: "r",
+            onReady: () => {
+              calls++;
+              assert.ok(returned, "not before subscribe() returned");
+              resolve();
+            },
+          });
+          returned = true;
+        });
+        await store.session("r").appendMessage(msg("r1"));
+        await until(events, 1);
+        assert.deepEqual(events.map(brief), ["append r/r1 true"]);
+        // A second subscriber joins the running feed and is told too.
+        await new Promise<void>((resolve) => feed.subscribe(() => undefined, { onReady: resolve })());
+        assert.equal(calls, 1);
+        stop?.();
+      }));
+
     test("a registry delete is a clear of that session", { skip: false }, () =>
       withStore(target, async (store) => {
         if (!hasSessionRegistry(store)) return;

@@ -167,13 +167,15 @@ export const CLIENT_SCRIPT = `
   }
 
   // Live updates: one EventSource for the open session; a write to it re-reads the view. A page that follows the
-  // latest leaf moves with it; a page showing a chosen branch stays on that branch.
+  // latest leaf moves with it; a page showing a chosen branch stays on that branch. The view is read again when
+  // the stream opens (and reopens after a drop): a write between the page's first read and the server's
+  // subscription sends no event.
   var live = { source: null, following: true, timer: null };
   function follow(id) {
     if (live.source) live.source.close();
     if (typeof EventSource !== "function") return;
     live.source = new EventSource("/api/events?session=" + encodeURIComponent(id));
-    live.source.onmessage = function () {
+    live.source.onopen = live.source.onmessage = function () {
       if (live.timer) return;
       // Writes come in bursts (a turn is several messages): re-read once per burst.
       live.timer = setTimeout(function () {

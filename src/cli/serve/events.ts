@@ -30,7 +30,6 @@ export function streamEvents(store: SessionStore, url: URL, req: IncomingMessage
     "X-Content-Type-Options": "nosniff",
     Connection: "keep-alive",
   });
-  res.write(": connected\n\n");
   const stop = store.subscribe(
     (event) => {
       res.write(`data: ${wire(event)}\n\n`);
@@ -39,6 +38,10 @@ export function streamEvents(store: SessionStore, url: URL, req: IncomingMessage
       ...(session === null ? {} : { sessionId: session }),
       // A failed write to the socket means the page went away: stop listening.
       onError: () => close(),
+      // The page re-reads the session when the stream opens, so it opens once no later write can be missed.
+      onReady: () => {
+        if (!res.writableEnded && !res.destroyed) res.write(": connected\n\n");
+      },
     },
   );
   const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
