@@ -2,6 +2,7 @@ import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { assertId } from "../message.js";
+import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import type { RegistryCapableStore, SessionInfo } from "../store/types.js";
@@ -70,8 +71,8 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
   }
 
   /** Adds a context block to every session; without a provider it is stored per session (`<label>_<sessionId>`). */
-  withContext(label: string, options: SessionContextOptions = {}): this {
-    builderOf(this.state, "withContext").addBlock(label, options);
+  withContext(label: string, options?: SessionContextOptions | null): this {
+    builderOf(this.state, "withContext").addBlock(label, optionsArg(options, "withContext"));
     return this;
   }
 
@@ -90,7 +91,8 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
   }
 
   /** Auto-compacts every session above `threshold` estimated tokens (`tokenCounter` as on Session); at any time. */
-  compactAfter(threshold: number, options?: ManagerCompactAfterOptions): this {
+  compactAfter(threshold: number, given?: ManagerCompactAfterOptions | null): this {
+    const options = optionsArg(given, "compactAfter");
     return this.behaviour(
       (t) => t.setThreshold(threshold, options),
       (s) => s.compactAfter(threshold, options),
@@ -283,8 +285,8 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
    * Full-text search across sessions (or one, with `sessionId`), with the query language of `Session.search`;
    * every hit carries `sessionId`, `createdAt` and `onActivePath`. Covers every session the store holds.
    */
-  async search(query: string, options: ManagerSearchOptions = {}): Promise<SearchResult[]> {
-    return searchSessions(this.state, query, options);
+  async search(query: string, options?: ManagerSearchOptions | null): Promise<SearchResult[]> {
+    return searchSessions(this.state, query, optionsArg(options, "search"));
   }
 
   /**

@@ -61,12 +61,12 @@ export async function searchMessages(
 ): Promise<SearchResult[]> {
   const limit = searchLimit(options.limit);
   const branch = searchBranch(options.branch);
-  if (typeof query !== "string" || limit === 0) return [];
+  if (typeof query !== "string") return [];
+  // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
+  const terms = parseQuery(query, limits);
+  if (limit === 0) return [];
   const sessionId = options.sessionId;
-  const tsquery = toTsquery(
-    parseQuery(query, limits),
-    sessionId === undefined ? undefined : sessionLexeme(sessionId),
-  );
+  const tsquery = toTsquery(terms, sessionId === undefined ? undefined : sessionLexeme(sessionId));
   if (tsquery === null) return [];
   const activeOnly = branch === "active";
   let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;

@@ -12,7 +12,8 @@ type NodeCrypto = typeof import("node:crypto");
 const NodeBuf = (globalThis as { Buffer?: NodeBuffer }).Buffer;
 let nodeCrypto: NodeCrypto | null | undefined;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+// A leading U+FEFF is text the user stored, not a byte-order mark to drop.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 function crypto(): NodeCrypto | null {
   nodeCrypto ??= nodeBuiltin<NodeCrypto>("node:crypto") ?? null;

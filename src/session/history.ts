@@ -5,6 +5,7 @@
 
 import { SessionError } from "../errors.js";
 import { describe, utf8Length } from "../message.js";
+import { optionsArg } from "../options-arg.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
 import { batchBounds, checkAbort } from "../store/history-stream.js";
 import type {
@@ -124,8 +125,9 @@ async function* sliced<M extends SessionMessage>(
  */
 export async function* historyBatchesOf<M extends SessionMessage>(
   provider: SessionProvider<M>,
-  options: HistoryReadOptions = {},
+  given?: HistoryReadOptions | null,
 ): AsyncGenerator<M[]> {
+  const options = optionsArg(given, "history");
   batchBounds(options);
   const { signal } = options;
   const source = provider.historyBatches ? provider.historyBatches(options) : sliced(provider, options);
@@ -164,7 +166,7 @@ async function raceAbort<T>(pending: Promise<T>, signal: AbortSignal | undefined
 /** The path message by message (see {@link historyBatchesOf}). */
 export async function* historyOf<M extends SessionMessage>(
   provider: SessionProvider<M>,
-  options: HistoryReadOptions = {},
+  options?: HistoryReadOptions | null,
 ): AsyncGenerator<M> {
   for await (const batch of historyBatchesOf(provider, options)) yield* batch;
 }

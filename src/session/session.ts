@@ -10,6 +10,7 @@ import {
 } from "../context/tool-formats.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { ContextBlock, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import { optionsArg } from "../options-arg.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../store/feed.js";
 import type { SessionStore } from "../store/types.js";
@@ -119,9 +120,9 @@ export class Session<M extends SessionMessage = SessionMessage> {
    * Adds a context block. Without a provider it is a writable block stored with the session (when the storage
    * can hold blocks) or an empty read-only block.
    */
-  withContext(label: string, options: SessionContextOptions = {}): this {
+  withContext(label: string, options?: SessionContextOptions | null): this {
     this.lifecycle.assertConfigurable("withContext", "use addContext(label, options) on a session in use");
-    this.config.addBlock(label, options);
+    this.config.addBlock(label, optionsArg(options, "withContext"));
     return this;
   }
 
@@ -147,8 +148,8 @@ export class Session<M extends SessionMessage = SessionMessage> {
   }
 
   /** Compacts automatically after an append when the estimated tokens are strictly above `threshold`. */
-  compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
-    this.config.setCompactionThreshold(threshold, options);
+  compactAfter(threshold: number, options?: CompactAfterOptions | null): this {
+    this.config.setCompactionThreshold(threshold, optionsArg(options, "compactAfter"));
     return this;
   }
 
@@ -311,12 +312,12 @@ export class Session<M extends SessionMessage = SessionMessage> {
    * The active path (or `leafId`'s) one message at a time with overlays applied, read in bounded windows, so a
    * long session never sits in memory whole; `newestFirst` reads from the leaf, `signal` aborts.
    */
-  async *history(options?: HistoryReadOptions): AsyncGenerator<M> {
+  async *history(options?: HistoryReadOptions | null): AsyncGenerator<M> {
     yield* historyOf((await this.parts()).provider, options);
   }
 
   /** Like {@link history}, in arrays of at most `batchSize` messages and `maxBatchBytes` bytes. */
-  async *historyBatches(options?: HistoryReadOptions): AsyncGenerator<M[]> {
+  async *historyBatches(options?: HistoryReadOptions | null): AsyncGenerator<M[]> {
     yield* historyBatchesOf((await this.parts()).provider, options);
   }
 
@@ -327,8 +328,8 @@ export class Session<M extends SessionMessage = SessionMessage> {
   }
 
   /** Full-text search over this session's messages (every branch unless `branch: "active"`). */
-  async search(query: string, options: SearchOptions = {}): Promise<SearchResult<M>[]> {
-    return searchOf((await this.parts()).provider, query, options);
+  async search(query: string, options?: SearchOptions | null): Promise<SearchResult<M>[]> {
+    return searchOf((await this.parts()).provider, query, optionsArg(options, "search"));
   }
 
   // ── Compaction ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -405,9 +406,9 @@ export class Session<M extends SessionMessage = SessionMessage> {
   }
 
   /** Adds a block at runtime and loads it; call `refreshSystemPrompt()` to show it in the prompt. */
-  async addContext(label: string, options: SessionContextOptions = {}): Promise<ContextBlock> {
+  async addContext(label: string, options?: SessionContextOptions | null): Promise<ContextBlock> {
     const { context } = await this.parts();
-    await context.add(label, options);
+    await context.add(label, optionsArg(options, "addContext"));
     return context.blocks.get(label)!;
   }
 

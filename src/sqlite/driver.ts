@@ -1,7 +1,8 @@
 import { SessionError, StorageError } from "../errors.js";
 import { isBusy } from "./busy.js";
 
-const utf8 = new TextDecoder();
+// A leading U+FEFF is text the user stored, not a byte-order mark to drop.
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Text of a column read as `CAST(col AS BLOB)`. node:sqlite returns TEXT cut at the first U+0000, so columns that

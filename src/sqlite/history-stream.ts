@@ -77,6 +77,8 @@ export class SqlitePathBackend implements PathBackend<number> {
   ) {}
 
   async leaf(leafId: string | null | undefined): Promise<Row | null> {
+    // A leaf id that is no string names no message (as on the other backends), not "the latest leaf".
+    if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return null;
     if (typeof leafId === "string" && !this.canBeLeaf(leafId)) return null;
     const found =
       typeof leafId === "string"

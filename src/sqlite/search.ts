@@ -64,9 +64,10 @@ export class SqliteMessageSearch {
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     const limit = searchLimit(options.limit);
     const branch = searchBranch(options.branch);
-    if (typeof query !== "string" || limit === 0) return [];
+    if (typeof query !== "string") return [];
+    // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
     const terms = parseQuery(query, this.limits);
-    if (terms.length === 0) return [];
+    if (terms.length === 0 || limit === 0) return [];
     // Every stored message is searchable: pending rows are indexed first, or matched here when this connection
     // cannot write the index (read-only), newest first ahead of the indexed matches. The watermark comes with the
     // scope in one statement (a statement each cost as much as parsing the query).

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { assertId } from "../message.js";
+import { assertId, describe } from "../message.js";
 import type { CompactionDetails, StoredCompaction } from "../types.js";
 
 /** Validates the arguments of addCompaction (every backend). */
@@ -29,8 +29,25 @@ export function newCompaction(
     toMessageId,
     createdAt: new Date().toISOString(),
   };
-  if (details) compaction.details = JSON.parse(JSON.stringify(details)) as CompactionDetails;
+  if (details) compaction.details = copyDetails(details);
   return compaction;
+}
+
+// A copy as JSON, as every backend stores it: what JSON cannot hold is refused here, not by a raw JSON error.
+function copyDetails(details: CompactionDetails): CompactionDetails {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(details);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON: ${reason}`, {
+      cause: error,
+    });
+  }
+  if (json === undefined) {
+    throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON, got ${describe(details)}`);
+  }
+  return JSON.parse(json) as CompactionDetails;
 }
 
 /** A compaction as SQL backends store it. */

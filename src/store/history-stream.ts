@@ -5,6 +5,7 @@
  */
 import { SessionError } from "../errors.js";
 import { describe, parseMessage, utf8Length } from "../message.js";
+import { optionsArg } from "../options-arg.js";
 import type { HistoryReadOptions, SessionMessage } from "../types.js";
 import { readBackBytes } from "./read-back.js";
 
@@ -217,8 +218,9 @@ async function* windowsDown<K>(
  */
 export async function* walkHistory<K>(
   backend: PathBackend<K>,
-  options: HistoryReadOptions = {},
+  given?: HistoryReadOptions | null,
 ): AsyncGenerator<SessionMessage[]> {
+  const options = optionsArg(given, "history");
   const bounds = batchBounds(options);
   const { signal } = options;
   const newestFirst = options.newestFirst === true;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { estimateMessageTokens } from "../../src/utils/tokens.js";
-import { appendChain, type ContractTarget, ids, msg, withStore } from "./harness.js";
+import { appendChain, type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 
 /** Compaction overlay storage and how getHistory applies overlays. */
 export function overlaysSpec(target: ContractTarget): void {
@@ -24,6 +24,22 @@ export function overlaysSpec(target: ContractTarget): void {
         assert.equal(overlay.createdAt?.toISOString(), new Date(stored.createdAt).toISOString());
         const [listed] = await s.getCompactions();
         assert.deepEqual(listed, stored);
+      }));
+
+    test("details JSON cannot hold are INVALID_ARGUMENT, and nothing is stored", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await appendChain(store, "a", 2);
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        for (const details of [cyclic, { big: 1n }, () => 1]) {
+          await rejectsWithCode(
+            Promise.resolve().then(() => s.addCompaction("sum", "m0", "m1", details as never)),
+            "INVALID_ARGUMENT",
+            /Compaction details must be JSON/,
+          );
+        }
+        assert.deepEqual(await s.getCompactions(), []);
       }));
 
     test("originals stay visible to path length, getMessage, getBranches and search", () =>

@@ -46,6 +46,8 @@ export function searchBoundsSpec(target: ContractTarget): void {
         const tooLong = /Search query too long: \d+ characters, the limit is 4096/;
         await rejectsWithCode(store.searchMessages(long), "INVALID_ARGUMENT", tooLong);
         await rejectsWithCode(store.searchMessages("x".repeat(1_000_000)), "INVALID_ARGUMENT", tooLong);
+        // Asking for no hits does not skip the check: every backend answers a bad query alike.
+        await rejectsWithCode(store.searchMessages(long, { limit: 0 }), "INVALID_ARGUMENT", tooLong);
         await rejectsWithCode(store.session("s1").searchMessages!(long), "INVALID_ARGUMENT", tooLong);
         if (hasContextStorage(store)) {
           await rejectsWithCode(store.entries.searchEntries("kb", long, 10), "INVALID_ARGUMENT", tooLong);
