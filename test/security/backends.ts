@@ -80,11 +80,13 @@ function readonlySqlite(): ProbeBackend {
 
 function pglite(): ProbeBackend {
   let db: PGlite | undefined;
+  // A schema per open: two opens within one millisecond must not share one (Date.now() could).
+  let opened = 0;
   return {
     name: "postgres (PGlite)",
     async open(limits, messages, entries) {
       db ??= await PGlite.create();
-      const store = new PostgresStore(db, { schema: `probe_${Date.now()}`, queryLimits: limits });
+      const store = new PostgresStore(db, { schema: `probe_${++opened}`, queryLimits: limits });
       await fill(store, messages, entries);
       return store;
     },

@@ -45,15 +45,16 @@ describe("enforceRowSizeLimit", () => {
     assert.equal(snapshot(message), before, "input not mutated");
   });
 
-  test("a 140k-key object falls back to a __truncated marker and ends under the limit, quickly", () => {
+  // A hang guard, not a timing assertion (see truncate.test.ts).
+  test("a 140k-key object falls back to a __truncated marker and ends under the limit", {
+    timeout: 60_000,
+  }, () => {
     const output = Object.fromEntries(
       Array.from({ length: 140_000 }, (_, i) => [`key_${i}`, `value number ${i}`]),
     );
     const message = toolCall("wide", output, "scan", "call-wide");
     assert.ok(bytes(message) > ROW_MAX_BYTES);
-    const started = performance.now();
     const result = enforceRowSizeLimit(message);
-    assert.ok(performance.now() - started < 5000);
     assert.ok(bytes(result) <= ROW_MAX_BYTES);
     const marker = result.parts[0]?.output as Record<string, unknown>;
     assert.equal(marker.__truncated, true);

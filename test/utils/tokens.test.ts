@@ -167,11 +167,10 @@ describe("estimateMessageTokens", () => {
     assert.equal(estimateMessageTokens(undefined as unknown as SessionMessage[]), 0);
   });
 
-  test("is fast on long text", () => {
+  // A hang guard, not a timing assertion (see truncate.test.ts).
+  test("counts long text in one pass", { timeout: 60_000 }, () => {
     const long = "word ".repeat(2_000_000);
-    const started = performance.now();
     assert.equal(estimateStringTokens(long), 2_600_000); // words (2M × 1.3) beat characters (10M / 4)
-    assert.ok(performance.now() - started < 2000);
   });
 });
 

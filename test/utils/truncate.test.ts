@@ -201,13 +201,13 @@ describe("truncateToolOutput (structure-preserving truncator)", () => {
     assert.equal(Object.getPrototypeOf(result), Object.prototype);
   });
 
-  test("huge inputs stay fast: a 140k-key object and a 200k-item array", () => {
+  // A hang guard, not a timing assertion: linear work takes ~1 s even on a loaded machine, a quadratic blow-up
+  // minutes (speed is measured by \`npm run bench\`, never asserted).
+  test("huge inputs stay bounded: a 140k-key object and a 200k-item array", { timeout: 60_000 }, () => {
     const wide = Object.fromEntries(Array.from({ length: 140_000 }, (_, i) => [`k${i}`, `value-${i}`]));
     const long = Array.from({ length: 200_000 }, (_, i) => ({ i, v: "v".repeat(20) }));
-    const started = performance.now();
     const a = truncateToolOutput(wide, 1000);
     const b = truncateToolOutput(long, 1000);
-    assert.ok(performance.now() - started < 3000);
     assert.equal((a.output as Record<string, unknown>).__truncated, true);
     assert.ok(JSON.stringify(a.output).length <= 1000);
     assert.ok(Array.isArray(b.output) && JSON.stringify(b.output).length <= 1000);
