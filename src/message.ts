@@ -39,7 +39,7 @@ const ISO_DATE_TIME =
   /^(?:\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /** True for a `createdAt` that stores and reads back as the same instant: a valid Date or an ISO-8601 string. */
-function isValidCreatedAt(value: unknown): boolean {
+export function isValidCreatedAt(value: unknown): value is Date | string {
   if (value instanceof Date) return !Number.isNaN(value.getTime());
   return typeof value === "string" && ISO_DATE_TIME.test(value) && !Number.isNaN(new Date(value).getTime());
 }

@@ -5,6 +5,7 @@ import {
   assertValidMessage,
   describe,
   isEchoedOverlay,
+  isValidCreatedAt,
   parseMessage,
   serializeMessage,
   utf8Length,
@@ -130,15 +131,14 @@ export function withStored<T extends object>(result: T, json: string): T & { mes
 /** The ISO-8601 time of an imported message (`INVALID_ARGUMENT` unless a valid Date or date string); now when omitted. */
 export function importTime(createdAt: Date | string | undefined): string {
   if (createdAt === undefined) return new Date().toISOString();
-  const date =
-    createdAt instanceof Date ? createdAt : typeof createdAt === "string" ? new Date(createdAt) : null;
-  if (!date || Number.isNaN(date.getTime())) {
+  // The rule of a message's own createdAt: "1" would have been read as 2001-01-01.
+  if (!isValidCreatedAt(createdAt)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `createdAt must be a Date or an ISO-8601 string, got ${String(createdAt)}`,
+      `createdAt must be a Date or an ISO-8601 date-time, got ${describe(createdAt)}`,
     );
   }
-  return date.toISOString();
+  return (createdAt instanceof Date ? createdAt : new Date(createdAt)).toISOString();
 }
 
 /**
