@@ -246,6 +246,9 @@ export function scoreText(terms: QueryTerm[], text: string): number {
 function countWord(tokens: string[], term: QueryWord): number {
   const exact = foldToken(term.word);
   const prefix = term.prefix === null ? null : foldToken(term.prefix);
+  // A word of combining marks or variation selectors alone folds to nothing, and the engines' tokenizers drop
+  // such a token: it matches nothing there, so nothing here (the empty prefix matched every message).
+  if (exact === "" || prefix === "") return 0;
   let hits = 0;
   for (const token of tokens) {
     if (prefix === null ? token === exact : token.startsWith(prefix)) hits++;

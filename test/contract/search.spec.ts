@@ -107,6 +107,22 @@ export function searchSpec(target: ContractTarget): void {
         assert.deepEqual(await store.searchMessages("!!! ??"), []);
       }));
 
+    test("a word of combining marks or variation selectors alone finds nothing", () =>
+      withStore(target, async (store) => {
+        const s = store.session("marks");
+        await s.appendMessage(msg("e1", "I love \u263A\uFE0F it"));
+        await s.appendMessage(msg("e2", "plain words only"));
+        for (const query of [
+          "\u2764\uFE0F",
+          "\uFE0F",
+          "\u0301\u0301\u0301\u0301",
+          "\uFE0F\uFE0E\uFE0F\uFE0E",
+        ]) {
+          assert.deepEqual(await store.searchMessages(query), [], JSON.stringify(query));
+        }
+        assert.deepEqual(ids(await store.searchMessages("love")), ["e1"]);
+      }));
+
     test("diacritics fold and non-English words are found", () =>
       withStore(target, async (store) => {
         await seed(store);
