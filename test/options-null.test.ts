@@ -60,16 +60,6 @@ describe("options arguments", () => {
     await manager.close();
   });
 
-  test("SQLite: a leaf id that is no string names no message, as on the other backends", async () => {
-    for (const store of [new SqliteStore(":memory:"), new MemoryStore()]) {
-      const session = store.session("s");
-      await session.appendMessage(msg("m1"));
-      assert.deepEqual(await collect(session.historyBatches!({ leafId: 42 as never })), [], store.backend);
-      assert.deepEqual(await session.getHistory(42 as never), [], store.backend);
-      await store.close();
-    }
-  });
-
   test("SQLite: text stored outside messages keeps a leading U+FEFF", async () => {
     const store = new SqliteStore(":memory:");
     const session = store.session("s");

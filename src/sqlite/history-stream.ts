@@ -73,13 +73,13 @@ export class SqlitePathBackend implements PathBackend<number> {
   constructor(
     private readonly driver: SqlDriver,
     private readonly sessionId: string,
-    private readonly canBeLeaf: (id: string) => boolean,
+    private readonly canBeLeaf: (id: unknown) => boolean,
   ) {}
 
   async leaf(leafId: string | null | undefined): Promise<Row | null> {
-    // A leaf id that is no string names no message (as on the other backends), not "the latest leaf".
-    if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return null;
-    if (typeof leafId === "string" && !this.canBeLeaf(leafId)) return null;
+    // An id no row can have (not a string included) names no message, as on the other backends: only an absent
+    // one means the latest leaf.
+    if (leafId !== undefined && leafId !== null && !this.canBeLeaf(leafId)) return null;
     const found =
       typeof leafId === "string"
         ? this.driver.get<NodeRow & { num: number; overlays: number }>(LEAF_BY_ID, [leafId, this.sessionId])

@@ -1,4 +1,4 @@
-import { SessionError } from "../errors.js";
+import { errorMessage, SessionError } from "../errors.js";
 import { assertId, describe } from "../message.js";
 import type { CompactionDetails, StoredCompaction } from "../types.js";
 
@@ -39,8 +39,7 @@ function copyDetails(details: CompactionDetails): CompactionDetails {
   try {
     json = JSON.stringify(details);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON: ${reason}`, {
+    throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON: ${errorMessage(error)}`, {
       cause: error,
     });
   }

@@ -62,6 +62,7 @@ export interface SubscribeOptions {
   /**
    * Called once (never before `subscribe()` returns) when every write committed from then on will be delivered,
    * other processes' included: read what you show after this, and no write falls between the read and the events.
+   * Also called after an early unsubscribe, so awaiting it cannot hang.
    */
   onReady?: () => void;
 }

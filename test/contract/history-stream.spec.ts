@@ -127,6 +127,15 @@ export function historyStreamSpec(target: ContractTarget): void {
         assert.deepEqual(ids(other.flat()), ["m4", "m3", "m2", "m1", "m0"]);
         assert.deepEqual(ids((await batches(store, { leafId: "m1" })).flat()), ["m0", "m1"]);
         assert.deepEqual(await batches(store, { leafId: "ghost" }), []);
+        // A leaf id that is no string names no message either (SQLite used to read the latest leaf), also
+        // through the provider's own stream and getHistory.
+        assert.deepEqual(await batches(store, { leafId: 42 as never }), []);
+        if (s.historyBatches) {
+          const direct: SessionMessage[][] = [];
+          for await (const batch of s.historyBatches({ leafId: {} as never })) direct.push(batch);
+          assert.deepEqual(direct, []);
+        }
+        assert.deepEqual(await s.getHistory(42 as never), []);
       }));
 
     test("a consumer that stops early gets the newest messages; the read can start again", () =>
