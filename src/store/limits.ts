@@ -33,7 +33,11 @@ export function searchBranch(branch: unknown): "active" | "all" {
   );
 }
 
-/** Validates a byte budget for getRecentHistory. */
+// No path holds this many messages, so a larger floor (Infinity included) reads the same rows; Postgres binds it as
+// an integer.
+const MAX_RECENT = 2 ** 31 - 1;
+
+/** Validates a byte budget for getRecentHistory (a floor above 2^31 - 1 messages, Infinity too, means "all"). */
 export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: number; minRecent: number } {
   if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes < 0) {
     throw new SessionError(
@@ -48,5 +52,5 @@ export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: n
       `minRecentMessages must be a number, got ${describe(minRecent)}`,
     );
   }
-  return { maxBytes, minRecent: Math.max(1, Math.floor(floor)) };
+  return { maxBytes, minRecent: Math.min(MAX_RECENT, Math.max(1, Math.floor(floor))) };
 }
