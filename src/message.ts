@@ -21,12 +21,35 @@ export function isStorableId(text: string): boolean {
 }
 
 /**
+ * The longest id, label or entry key, in UTF-8 bytes. Postgres indexes every name, and an index row holds at most
+ * ~2.7 KB, so a longer name would be a raw error there; the limit holds on every backend so all answer alike.
+ */
+export const MAX_NAME_BYTES = 1024;
+
+/** True when `text` (well-formed) takes at most `maxBytes` bytes in UTF-8. */
+export function fitsBytes(text: string, maxBytes: number): boolean {
+  // A UTF-16 code unit takes at most 3 bytes, so a short name needs no count.
+  if (text.length * 3 <= maxBytes) return true;
+  let bytes = 0;
+  for (let i = 0; i < text.length && bytes <= maxBytes; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff) {
+      bytes += 4; // a surrogate pair: one 4-byte character
+      i++;
+    } else bytes += 3;
+  }
+  return bytes <= maxBytes;
+}
+
+/**
  * False for a value no stored row can be named by (not a string, or refused by {@link isStorableId}): reads answer
  * it with empty/null on every backend instead of asking the database, which would fail (U+0000 on Postgres) or
  * match a different id (a lone surrogate becomes U+FFFD on the way to UTF-8).
  */
 export function canBeStored(value: unknown): value is string {
-  return typeof value === "string" && isStorableId(value);
+  return typeof value === "string" && isStorableId(value) && fitsBytes(value, MAX_NAME_BYTES);
 }
 
 /** True for the synthetic message that stands in for a compacted range. */
@@ -95,6 +118,12 @@ export function assertMessageShape(message: unknown): asserts message is Session
       `Message id and role must be well-formed Unicode without U+0000 (message ${describe(id)})`,
     );
   }
+  if (!fitsBytes(id, MAX_NAME_BYTES)) {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `A message id must be at most ${MAX_NAME_BYTES} bytes in UTF-8, got ${describe(id)} (${id.length} characters)`,
+    );
+  }
   // JSON.stringify would store whatever toJSON returns (`toJSON: () => 1` stores "1", a row no read can parse):
   // a message is serialised as the object it is, so a toJSON on it is refused rather than obeyed.
   if (typeof (message as { toJSON?: unknown }).toJSON === "function") {
@@ -121,11 +150,22 @@ export function isEchoedOverlay(message: SessionMessage): boolean {
 }
 
 /** Throws `INVALID_ARGUMENT` unless `value` is a non-empty, well-formed string without U+0000. */
-export function assertId(value: unknown, what: string): asserts value is string {
+export function assertId(value: unknown, what: string, maxBytes = MAX_NAME_BYTES): asserts value is string {
   if (typeof value !== "string" || value.length === 0 || !isStorableId(value)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `${what} must be a non-empty, well-formed Unicode string without U+0000, got ${describe(value)}`,
+    );
+  }
+  assertFits(value, what, maxBytes);
+}
+
+/** Throws `INVALID_ARGUMENT` when `value` takes more than `maxBytes` bytes in UTF-8 (see {@link MAX_NAME_BYTES}). */
+function assertFits(value: string, what: string, maxBytes: number): void {
+  if (!fitsBytes(value, maxBytes)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${what} must be at most ${maxBytes} bytes in UTF-8, got ${describe(value)} (${value.length} characters)`,
     );
   }
 }
@@ -142,6 +182,7 @@ export function assertSessionId(value: unknown): asserts value is string {
       `A session id must be a well-formed Unicode string without U+0000, got ${describe(value)}`,
     );
   }
+  assertFits(value, "A session id", MAX_NAME_BYTES);
 }
 
 /**

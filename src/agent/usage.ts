@@ -3,8 +3,9 @@ import { SessionError } from "../errors.js";
 import { describe } from "../message.js";
 import type { AgentSessionUsage, ModelPricing, UsageEntry, UsageTotals } from "./types.js";
 
+// A provider's count as the registry stores it: a whole number from 0 to 2^53 - 1 (anything else reads as 0).
 function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+  return typeof value === "number" && value > 0 && value <= Number.MAX_SAFE_INTEGER ? Math.round(value) : 0;
 }
 
 /** Throws `INVALID_ARGUMENT` unless every given price is a finite number >= 0. */

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { assertNamedSessionId, describe } from "../message.js";
+import { checkListOptions, checkRecord, registryText, wholeCount } from "../store/registry-input.js";
 import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
 
 /** Options of `SessionManager.create(name, options)`. */
@@ -20,15 +21,9 @@ export interface CacheUsage {
 
 const invalid = (message: string) => new SessionError("INVALID_ARGUMENT", message);
 
-/** Throws `INVALID_ARGUMENT` unless `name` is a string (empty is allowed, as in the reference). */
+/** Throws `INVALID_ARGUMENT` unless `name` is a string every backend stores exactly (empty is allowed, as in the reference). */
 export function assertName(name: unknown): asserts name is string {
-  if (typeof name !== "string") throw invalid(`A session name must be a string, got ${describe(name)}`);
-}
-
-function optionalText(value: unknown, field: string): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "string") throw invalid(`${field} must be a string or null, got ${describe(value)}`);
-  return value;
+  registryText(name, "A session name");
 }
 
 /** Validates create options into a registry record with a fresh or given id. */
@@ -39,23 +34,10 @@ export function newRecord(name: unknown, options: unknown, freshId: () => string
   }
   const o = (options ?? {}) as CreateSessionOptions;
   if (o.id !== undefined) assertNamedSessionId(o.id);
-  return {
-    id: o.id ?? freshId(),
-    name,
-    parentSessionId: optionalText(o.parentSessionId, "parentSessionId"),
-    model: optionalText(o.model, "model"),
-    source: optionalText(o.source, "source"),
-  };
+  return checkRecord({ ...o, id: o.id ?? freshId(), name });
 }
 
-function count(value: unknown, field: string): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw invalid(`${field} must be a whole number >= 0, got ${describe(value)}`);
-  }
-  return value;
-}
-
-/** Validates usage: token counts are whole numbers >= 0, the cost a finite number >= 0. */
+/** Validates usage: token counts are whole numbers from 0 to 2^53 - 1, the cost a finite number >= 0. */
 export function usageDelta(input: unknown, output: unknown, cost: unknown, cache: unknown): SessionUsage {
   if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0) {
     throw invalid(`cost must be a finite number >= 0, got ${describe(cost)}`);
@@ -65,11 +47,12 @@ export function usageDelta(input: unknown, output: unknown, cost: unknown, cache
   }
   const c = (cache ?? {}) as CacheUsage;
   return {
-    inputTokens: count(input, "inputTokens"),
-    outputTokens: count(output, "outputTokens"),
+    inputTokens: wholeCount(input, "inputTokens"),
+    outputTokens: wholeCount(output, "outputTokens"),
     cost,
-    cacheReadTokens: c.cacheReadTokens === undefined ? 0 : count(c.cacheReadTokens, "cacheReadTokens"),
-    cacheWriteTokens: c.cacheWriteTokens === undefined ? 0 : count(c.cacheWriteTokens, "cacheWriteTokens"),
+    cacheReadTokens: c.cacheReadTokens === undefined ? 0 : wholeCount(c.cacheReadTokens, "cacheReadTokens"),
+    cacheWriteTokens:
+      c.cacheWriteTokens === undefined ? 0 : wholeCount(c.cacheWriteTokens, "cacheWriteTokens"),
   };
 }
 
@@ -79,9 +62,5 @@ export function listOptions(options: unknown): SessionListOptions {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw invalid(`List options must be an object, got ${describe(options)}`);
   }
-  const { limit, offset } = options as SessionListOptions;
-  return {
-    ...(limit === undefined ? {} : { limit: count(limit, "limit") }),
-    ...(offset === undefined ? {} : { offset: count(offset, "offset") }),
-  };
+  return checkListOptions(options);
 }

@@ -1,6 +1,13 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery, scoreText } from "../search/query.js";
-import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";
+import {
+  assertBlockKey,
+  assertContent,
+  assertStoredKey,
+  isBlockKey,
+  isLookupKey,
+  lookupKeys,
+} from "../store/keys.js";
 import { searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 
@@ -13,13 +20,13 @@ export class MemoryBlockStore implements BlockStore {
 
   async getBlock(key: string): Promise<string | null> {
     this.assertOpen();
-    if (!isLookupKey(key)) return null;
+    if (!isBlockKey(key)) return null;
     return this.rows.get(key) ?? null;
   }
 
   async setBlock(key: string, content: string): Promise<void> {
     this.assertOpen();
-    assertStoredKey(key, "A block key");
+    assertBlockKey(key);
     assertContent(content);
     this.rows.set(key, content);
   }

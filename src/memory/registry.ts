@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
-import { assertStoredKey, isLookupKey } from "../store/keys.js";
+import { isLookupKey } from "../store/keys.js";
+import { checkListOptions, checkRecord, checkUsage, registryText } from "../store/registry-input.js";
 import type {
   NewSessionRecord,
   SessionInfo,
@@ -22,9 +23,9 @@ export class MemorySessionRegistry implements SessionRegistry {
 
   constructor(private readonly store: MemoryStore) {}
 
-  async create(record: NewSessionRecord): Promise<SessionInfo> {
+  async create(input: NewSessionRecord): Promise<SessionInfo> {
     this.store.assertOpen();
-    assertStoredKey(record.id, "A session id");
+    const record = checkRecord(input);
     if (this.rows.has(record.id)) {
       throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
     }
@@ -63,7 +64,8 @@ export class MemorySessionRegistry implements SessionRegistry {
     return row ? { ...row.info } : null;
   }
 
-  async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
+  async list(input?: SessionListOptions): Promise<SessionInfo[]> {
+    const options = checkListOptions(input);
     this.store.assertOpen();
     const sorted = [...this.rows.values()].sort(
       (a, b) =>
@@ -92,6 +94,7 @@ export class MemorySessionRegistry implements SessionRegistry {
   }
 
   async rename(id: string, name: string): Promise<SessionInfo | null> {
+    registryText(name, "A session name");
     return this.update(id, (info) => {
       info.name = name;
     });
@@ -101,7 +104,8 @@ export class MemorySessionRegistry implements SessionRegistry {
     return this.update(id, () => {}) !== null;
   }
 
-  async addUsage(id: string, usage: SessionUsage): Promise<SessionInfo | null> {
+  async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
+    const usage = checkUsage(input);
     return this.update(id, (info) => {
       info.input_tokens += usage.inputTokens;
       info.output_tokens += usage.outputTokens;
@@ -112,6 +116,7 @@ export class MemorySessionRegistry implements SessionRegistry {
   }
 
   async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
+    registryText(reason, "An end reason");
     return this.update(id, (info) => {
       info.end_reason = reason;
     });

@@ -1,6 +1,13 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery } from "../search/query.js";
-import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";
+import {
+  assertBlockKey,
+  assertContent,
+  assertStoredKey,
+  isBlockKey,
+  isLookupKey,
+  lookupKeys,
+} from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import type { Executor } from "./client.js";
@@ -23,7 +30,7 @@ export class PostgresBlockStore implements BlockStore {
   ) {}
 
   async getBlock(key: string): Promise<string | null> {
-    if (!isLookupKey(key)) return null;
+    if (!isBlockKey(key)) return null;
     const executor = await this.ready();
     const [row] = await executor.query<ContentRow>(
       `SELECT content, content_json FROM ${this.t.blocks} WHERE key = $1`,
@@ -33,7 +40,7 @@ export class PostgresBlockStore implements BlockStore {
   }
 
   async setBlock(key: string, content: string): Promise<void> {
-    assertStoredKey(key, "A block key");
+    assertBlockKey(key);
     assertContent(content);
     const stored = encodeContent(content);
     const executor = await this.ready();

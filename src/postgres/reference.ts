@@ -6,7 +6,7 @@
 
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider, EntrySearchProvider } from "../context/providers.js";
-import { assertStoredKey } from "../store/keys.js";
+import { assertBlockKey, assertStoredKey } from "../store/keys.js";
 import type { PostgresSource } from "./client.js";
 import type { PostgresStoreOptions } from "./schema.js";
 import { sharedPostgresStore } from "./shared.js";
@@ -26,7 +26,7 @@ export class PostgresContextProvider extends BlockContextProvider {
     options: PostgresStoreOptions = {},
   ) {
     // Checked here, not at the first write, because the label is the row's key for the provider's lifetime.
-    assertStoredKey(label, "A block key");
+    assertBlockKey(label);
     super(sharedPostgresStore(client, options).blocks, label);
   }
 }

@@ -5,7 +5,8 @@
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
 import { SessionError } from "../errors.js";
-import { assertStoredKey, isLookupKey } from "../store/keys.js";
+import { isLookupKey, lookupKeys } from "../store/keys.js";
+import { checkListOptions, checkRecord, checkUsage, registryText } from "../store/registry-input.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
   NewSessionRecord,
@@ -102,8 +103,8 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return row ? toSessionInfo(row) : null;
   }
 
-  async create(record: NewSessionRecord): Promise<SessionInfo> {
-    assertStoredKey(record.id, "A session id");
+  async create(input: NewSessionRecord): Promise<SessionInfo> {
+    const record = checkRecord(input);
     const info = await this.one(createSql, [
       record.id,
       record.name,
@@ -119,7 +120,8 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return this.one(getSql, [id]);
   }
 
-  async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
+  async list(input?: SessionListOptions): Promise<SessionInfo[]> {
+    const options = checkListOptions(input);
     const executor = await this.ready();
     const rows = await executor.query<SessionInfoRow>(
       listSql(this.t),
@@ -135,7 +137,8 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return Number(row?.n ?? 0);
   }
 
-  rename(id: string, name: string): Promise<SessionInfo | null> {
+  async rename(id: string, name: string): Promise<SessionInfo | null> {
+    registryText(name, "A session name");
     return this.one(renameSql, [id, name]);
   }
 
@@ -143,7 +146,8 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return (await this.one(touchSql, [id])) !== null;
   }
 
-  addUsage(id: string, usage: SessionUsage): Promise<SessionInfo | null> {
+  async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
+    const usage = checkUsage(input);
     return this.one(usageSql, [
       id,
       usage.inputTokens,
@@ -154,14 +158,15 @@ export class PostgresSessionRegistry implements SessionRegistry {
     ]);
   }
 
-  markEnded(id: string, reason: string): Promise<SessionInfo | null> {
+  async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
+    registryText(reason, "An end reason");
     return this.one(endSql, [id, reason]);
   }
 
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
     if (!isLookupKey(id)) return false;
     const executor = await this.ready();
-    const keys = (options.blockKeys ?? []).filter(isLookupKey);
+    const keys = lookupKeys(options.blockKeys ?? []);
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
       if (head) await releaseSession(query, this.t, head.num);

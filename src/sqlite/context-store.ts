@@ -1,6 +1,13 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { parseQuery } from "../search/query.js";
-import { assertContent, assertStoredKey, isLookupKey, lookupKeys } from "../store/keys.js";
+import {
+  assertBlockKey,
+  assertContent,
+  assertStoredKey,
+  isBlockKey,
+  isLookupKey,
+  lookupKeys,
+} from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import { type SqlDriver, sqlText } from "./driver.js";
@@ -11,7 +18,7 @@ export class SqliteBlockStore implements BlockStore {
   constructor(private readonly driver: SqlDriver) {}
 
   async getBlock(key: string): Promise<string | null> {
-    if (!isLookupKey(key)) return null;
+    if (!isBlockKey(key)) return null;
     const row = this.driver.get<{ content: unknown }>(
       "SELECT CAST(content AS BLOB) AS content FROM agent_context_blocks WHERE key = ?",
       [key],
@@ -20,7 +27,7 @@ export class SqliteBlockStore implements BlockStore {
   }
 
   async setBlock(key: string, content: string): Promise<void> {
-    assertStoredKey(key, "A block key");
+    assertBlockKey(key);
     assertContent(content);
     this.driver.run(
       `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
-import { assertStoredKey, isLookupKey } from "../store/keys.js";
+import { isLookupKey, lookupKeys } from "../store/keys.js";
+import { checkListOptions, checkRecord, checkUsage, registryText } from "../store/registry-input.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
   NewSessionRecord,
@@ -21,8 +22,8 @@ const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)
 export class SqliteSessionRegistry implements SessionRegistry {
   constructor(private readonly driver: SqlDriver) {}
 
-  async create(record: NewSessionRecord): Promise<SessionInfo> {
-    assertStoredKey(record.id, "A session id");
+  async create(input: NewSessionRecord): Promise<SessionInfo> {
+    const record = checkRecord(input);
     const now = new Date().toISOString();
     const row = this.driver.get<SessionInfoRow>(
       `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, created_at, updated_at, activity)
@@ -48,7 +49,8 @@ export class SqliteSessionRegistry implements SessionRegistry {
     return row ? toSessionInfo(row) : null;
   }
 
-  async list(options: SessionListOptions = {}): Promise<SessionInfo[]> {
+  async list(input?: SessionListOptions): Promise<SessionInfo[]> {
+    const options = checkListOptions(input);
     // Matches the index agent_sessions_recent exactly, so rows come out of the index without a sort.
     return this.driver
       .all<SessionInfoRow>(
@@ -75,6 +77,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
   }
 
   async rename(id: string, name: string): Promise<SessionInfo | null> {
+    registryText(name, "A session name");
     return this.update("name = ?", [name], id);
   }
 
@@ -82,7 +85,8 @@ export class SqliteSessionRegistry implements SessionRegistry {
     return this.update("", [], id) !== null;
   }
 
-  async addUsage(id: string, usage: SessionUsage): Promise<SessionInfo | null> {
+  async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
+    const usage = checkUsage(input);
     return this.update(
       `input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
        cache_write_tokens = cache_write_tokens + ?, estimated_cost = estimated_cost + ?`,
@@ -98,6 +102,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
   }
 
   async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
+    registryText(reason, "An end reason");
     return this.update("end_reason = ?", [reason], id);
   }
 
@@ -112,7 +117,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
         deleteSessionContent(this.driver, head.num);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
-      const keys = (options.blockKeys ?? []).filter(isLookupKey);
+      const keys = lookupKeys(options.blockKeys ?? []);
       if (keys.length > 0) {
         this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
           JSON.stringify(keys),

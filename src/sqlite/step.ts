@@ -6,7 +6,7 @@
 
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
-import { assertContent, assertStoredKey } from "../store/keys.js";
+import { assertBlockKey, assertContent } from "../store/keys.js";
 import type { StepWrite } from "../store/step.js";
 import { prepareAppend, withStored } from "../store/write-policy.js";
 import type { AppendResult } from "../types.js";
@@ -39,7 +39,7 @@ export async function writeSqliteStep(store: SqliteStore, step: StepWrite): Prom
     prepareAppend(message, step.parentId, store.policy, undefined),
   );
   if (step.block) {
-    assertStoredKey(step.block.key, "A block key");
+    assertBlockKey(step.block.key);
     assertContent(step.block.content);
   }
   driver.transaction(() => {

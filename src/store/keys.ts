@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { assertId, canBeStored, describe } from "../message.js";
+import { assertId, canBeStored, describe, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../message.js";
 
 /**
  * The one rule every store applies to the names of context rows (block keys, entry labels and keys) and registry
@@ -7,9 +7,30 @@ import { assertId, canBeStored, describe } from "../message.js";
  * nothing without asking the database, so every backend answers alike.
  */
 
-/** Throws `INVALID_ARGUMENT` unless `value` can name a stored row (non-empty, well-formed, no U+0000). */
+/**
+ * The longest block key, in UTF-8 bytes: an auto-wired key is `<label>_<sessionId>`, two names and a "_", so any
+ * label and session id within {@link MAX_NAME_BYTES} make a key that fits (and Postgres can still index it).
+ */
+export const MAX_BLOCK_KEY_BYTES = 2 * MAX_NAME_BYTES + 1;
+
+/** Throws `INVALID_ARGUMENT` unless `value` can name a stored row (non-empty, well-formed, no U+0000, short enough). */
 export function assertStoredKey(value: unknown, what: string): asserts value is string {
   assertId(value, what);
+}
+
+/** {@link assertStoredKey} for a context-block key, which may be as long as {@link MAX_BLOCK_KEY_BYTES}. */
+export function assertBlockKey(value: unknown): asserts value is string {
+  assertId(value, "A block key", MAX_BLOCK_KEY_BYTES);
+}
+
+/** True when a block row could have the key `value`; reads answer empty for anything else. */
+export function isBlockKey(value: unknown): value is string {
+  return (
+    typeof value === "string" &&
+    value.length > 0 &&
+    isStorableId(value) &&
+    fitsBytes(value, MAX_BLOCK_KEY_BYTES)
+  );
 }
 
 /** Throws `INVALID_ARGUMENT` unless `value` is a string (the content of a block or entry). */
@@ -24,9 +45,9 @@ export function isLookupKey(value: unknown): value is string {
   return canBeStored(value) && value.length > 0;
 }
 
-/** The keys of `keys` a row could have: a delete of a name that cannot exist deletes nothing. */
+/** The block keys of `keys` a row could have: a delete of a name that cannot exist deletes nothing. */
 export function lookupKeys(keys: unknown): string[] {
   if (!Array.isArray(keys))
     throw new SessionError("INVALID_ARGUMENT", "deleteBlocks expects an array of keys");
-  return keys.filter(isLookupKey);
+  return keys.filter(isBlockKey);
 }

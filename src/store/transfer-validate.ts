@@ -1,7 +1,7 @@
 import { SessionError } from "../errors.js";
 import { assertId, assertSessionId, assertValidMessage, describe, reviveMessage } from "../message.js";
 import type { SessionMessage } from "../types.js";
-import { assertContent, assertStoredKey } from "./keys.js";
+import { assertBlockKey, assertContent, assertStoredKey } from "./keys.js";
 import type { TransferItem, TransferMessage, TransferRow, TransferSession } from "./types.js";
 
 /**
@@ -98,6 +98,7 @@ export function assertTransferItem(item: Exclude<TransferItem, { kind: "session"
 /** Throws unless a block or entry row has storable names and string content. */
 export function assertTransferRow(row: TransferRow): void {
   if (row.kind === "entry") assertStoredKey(row.label, "An entry label");
-  assertStoredKey(row.key, row.kind === "block" ? "A block key" : "An entry key");
+  if (row.kind === "block") assertBlockKey(row.key);
+  else assertStoredKey(row.key, "An entry key");
   assertContent(row.content);
 }

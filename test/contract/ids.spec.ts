@@ -96,5 +96,46 @@ export function idsSpec(target: ContractTarget): void {
         assert.equal((await store.session("t\uFFFD").getLatestLeaf())?.id, "m1");
       });
     });
+
+    test("names are at most 1,024 bytes in UTF-8 (block keys 2,049): the longest is stored, a longer one refused", async (t) => {
+      await withStore(target, async (store) => {
+        // 1,024 bytes: ASCII, and 341 three-byte characters plus a byte; one more byte is over the limit.
+        const longest = ["x".repeat(1024), `${"é".repeat(511)}x`, `${"€".repeat(341)}x`, "😀".repeat(256)];
+        const over = ["x".repeat(1025), "é".repeat(513), "€".repeat(342), `${"😀".repeat(256)}x`];
+        for (const [i, id] of longest.entries()) {
+          const s = store.session(id);
+          await s.appendMessage(msg(id, "long names"));
+          assert.equal((await s.getMessage(id))?.id, id, `longest ${i}`);
+          const [hit] = await store.searchMessages("names", { sessionId: id });
+          assert.equal(hit?.id, id);
+        }
+        const s = store.session("s");
+        for (const id of over) {
+          assert.throws(() => store.session(id), { code: "INVALID_ARGUMENT" });
+          await rejectsWithCode(s.appendMessage(msg(id)), "INVALID_MESSAGE");
+          await rejectsWithCode(s.appendMessage(msg("child"), id), "INVALID_ARGUMENT");
+          assert.equal(await s.getMessage(id), null);
+          assert.deepEqual(await s.getHistory(id), []);
+        }
+        if (hasSessionRegistry(store)) {
+          await store.registry.create({ id: longest[0]!, name: "long" });
+          await rejectsWithCode(store.registry.create({ id: over[0]!, name: "x" }), "INVALID_ARGUMENT");
+          assert.equal(await store.registry.get(over[0]!), null);
+        }
+        if (!hasContextStorage(store)) return t.skip("no context storage");
+        // A block key is `<label>_<sessionId>`: the longest label and session id make the longest key.
+        const key = `${longest[0]}_${longest[3]}`;
+        await store.blocks.setBlock(key, "fits");
+        assert.equal(await store.blocks.getBlock(key), "fits");
+        await rejectsWithCode(store.blocks.setBlock(`${key}x`, "x"), "INVALID_ARGUMENT");
+        assert.equal(await store.blocks.getBlock(`${key}x`), null);
+        await store.entries.setEntry(longest[1]!, longest[2]!, "fits");
+        assert.equal(await store.entries.countEntries(longest[1]!), 1);
+        await rejectsWithCode(store.entries.setEntry(over[1]!, "k", "x"), "INVALID_ARGUMENT");
+        await rejectsWithCode(store.entries.setEntry("kb", over[2]!, "x"), "INVALID_ARGUMENT");
+        await store.blocks.deleteBlocks([key, `${key}x`]);
+        assert.equal(await store.blocks.getBlock(key), null);
+      });
+    });
   });
 }

@@ -118,6 +118,45 @@ export function registrySpec(target: ContractTarget): void {
         assert.deepEqual(await registry.get("u"), info);
       }));
 
+    test("input one backend would change or refuse is INVALID_ARGUMENT on all; nothing is written", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        const reg = registry as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+        const before = await registry.create({ id: "r", name: "kept" });
+        const badText = ["a\0b", "a\uD800", "\uDC00", 7, null];
+        for (const name of badText) {
+          await rejectsWithCode(reg.create!({ id: `n${String(name)}`, name }), "INVALID_ARGUMENT");
+          await rejectsWithCode(reg.rename!("r", name), "INVALID_ARGUMENT");
+          await rejectsWithCode(reg.markEnded!("r", name), "INVALID_ARGUMENT");
+        }
+        for (const field of ["model", "source", "parentSessionId"]) {
+          await rejectsWithCode(registry.create({ id: "f", name: "x", [field]: "a\0" }), "INVALID_ARGUMENT");
+        }
+        await rejectsWithCode(reg.create!({ id: "noname" }), "INVALID_ARGUMENT");
+        const usage = { inputTokens: 1, outputTokens: 1, cost: 0 };
+        for (const bad of [2 ** 53, -(2 ** 63), 0.5, Number.NaN, Number.POSITIVE_INFINITY, "1"]) {
+          await rejectsWithCode(reg.addUsage!("r", { ...usage, inputTokens: bad }), "INVALID_ARGUMENT");
+          await rejectsWithCode(reg.addUsage!("r", { ...usage, cacheWriteTokens: bad }), "INVALID_ARGUMENT");
+        }
+        for (const bad of [Number.NaN, Number.NEGATIVE_INFINITY, "1"]) {
+          await rejectsWithCode(reg.addUsage!("r", { ...usage, cost: bad }), "INVALID_ARGUMENT");
+        }
+        for (const bad of [2 ** 53, 0.5, -1, Number.NaN, Number.POSITIVE_INFINITY, "1"]) {
+          await rejectsWithCode(reg.list!({ limit: bad }), "INVALID_ARGUMENT");
+          await rejectsWithCode(reg.list!({ offset: bad }), "INVALID_ARGUMENT");
+        }
+        await rejectsWithCode(reg.addUsage!("r", undefined), "INVALID_ARGUMENT");
+        assert.deepEqual(await registry.get("r"), before);
+        assert.equal(await registry.count(), 1);
+        // The largest exact count is stored and read back exactly; a negative delta corrects a total.
+        const max = Number.MAX_SAFE_INTEGER;
+        const info = await registry.addUsage("r", { inputTokens: max, outputTokens: 0, cost: 0.5 });
+        assert.equal(info?.input_tokens, max);
+        const corrected = await registry.addUsage("r", { inputTokens: -max, outputTokens: 0, cost: -0.25 });
+        assert.deepEqual([corrected?.input_tokens, corrected?.estimated_cost], [0, 0.25]);
+        assert.equal((await registry.list({ limit: max, offset: 0 })).length, 1);
+      }));
+
     test("delete removes the row, messages, overlays, index rows and the given blocks, nothing else", (t) =>
       withRegistryStore(t, target, async (store) => {
         const { registry } = store;
