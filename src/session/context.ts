@@ -52,13 +52,22 @@ export class SessionContext {
   }
 
   private register(label: string, options: SessionContextOptions): void {
-    const autoWired =
+    const table =
       options.provider === undefined && this.store && hasContextStorage(this.store)
-        ? new BlockContextProvider(
-            this.store.blocks,
-            this.sessionId === "" ? label : `${label}_${this.sessionId}`,
-          )
+        ? this.store.blocks
         : undefined;
+    if (table && typeof label === "string" && label.startsWith("_")) {
+      // The library's own rows share the block table under `_…` keys: a block "_system_prompt" would read and
+      // overwrite the session's cached prompt.
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `Block label "${label}" starts with "_", which is reserved for the library's own rows in the block table ` +
+          `(such as the cached prompt, "_system_prompt_<session>"); rename the block or give it a provider`,
+      );
+    }
+    const autoWired = table
+      ? new BlockContextProvider(table, this.sessionId === "" ? label : `${label}_${this.sessionId}`)
+      : undefined;
     this.blocks.register(label, autoWired ? { ...options, provider: autoWired } : options);
   }
 

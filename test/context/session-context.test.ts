@@ -22,6 +22,21 @@ for (const backend of contextBackends) {
       assert.equal(await store.blocks.getBlock("_system_prompt"), null);
     });
 
+    test("a stored block's label must not start with _: the library's own rows live under _ keys", async () => {
+      const store = backend.create();
+      const owner = Session.create(store).withCachedPrompt().forSession("x");
+      const prompt = await owner.freezeSystemPrompt();
+      // Auto-wired, "_system_prompt" in session "x" would be the row of x's cached prompt.
+      const intruder = Session.create(store).withContext("_system_prompt").forSession("x");
+      await assert.rejects(intruder.freezeSystemPrompt(), { code: "INVALID_ARGUMENT", message: /reserved/ });
+      const later = Session.create(store).forSession("y");
+      await assert.rejects(later.addContext("_notes"), { code: "INVALID_ARGUMENT" });
+      assert.equal(await store.blocks.getBlock("_system_prompt_x"), prompt);
+      // A block with its own provider stores nothing in the table, so any label is fine there.
+      const own = Session.create(store).withContext("_notes", { provider: { get: async () => "mine" } });
+      assert.match(await own.freezeSystemPrompt(), /mine/);
+    });
+
     test("blocks are loaded by any awaited call; init(label) runs once before get for every kind", async () => {
       const calls: string[] = [];
       const tracked = (name: string, extra: Record<string, unknown>) => ({
