@@ -35,6 +35,18 @@ function isAscii(text: string): boolean {
   return true;
 }
 
+// Outside ASCII, every character the parser does not take into a word.
+const NON_TOKEN = /[^\p{ASCII}\p{L}\p{N}\p{M}\p{Co}]/gu;
+
+/**
+ * Text for an engine's index, split where {@link tokenize} splits: SQLite's unicode61 classifies characters by
+ * Unicode 6.1, so a character assigned since (a skin-tone modifier, 🤔) joined the word next to it, and
+ * `👍🏽deploy` was not found by "deploy". Every such character becomes a space; ASCII text is returned as is.
+ */
+export function separateWords(text: string): string {
+  return isAscii(text) ? text : text.replace(NON_TOKEN, " ");
+}
+
 /** Splits text into lower-cased tokens. */
 export function tokenize(text: string): string[] {
   const lower = text.toLowerCase();

@@ -1,5 +1,5 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { parseQuery } from "../search/query.js";
+import { parseQuery, separateWords } from "../search/query.js";
 import {
   assertBlockKey,
   assertContent,
@@ -78,7 +78,7 @@ export class SqliteEntryStore implements EntryStore {
         )!.seq;
       this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
         seq,
-        `${key}\n${content}`,
+        separateWords(`${key}\n${content}`),
       ]);
     });
   }

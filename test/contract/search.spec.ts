@@ -123,6 +123,17 @@ export function searchSpec(target: ContractTarget): void {
         assert.deepEqual(ids(await store.searchMessages("love")), ["e1"]);
       }));
 
+    test("a symbol newer than SQLite's Unicode tables still separates words (skin tones, newer emoji)", () =>
+      withStore(target, async (store) => {
+        const s = store.session("emoji");
+        // U+1F3FD (a skin tone, Unicode 8), U+1F914 🤔 (8), U+1F973 🥳 (11): unicode61 knew none of them.
+        await s.appendMessage(msg("e1", "\u{1F44D}\u{1F3FD}deploy went well"));
+        await s.appendMessage(msg("e2", "\u{1F914}rollback\u{1F973}tonight"));
+        assert.deepEqual(ids(await store.searchMessages("deploy")), ["e1"]);
+        assert.deepEqual(ids(await store.searchMessages("rollback tonight")), ["e2"]);
+        assert.deepEqual(ids(await store.searchMessages("tonight", { sessionId: "emoji" })), ["e2"]);
+      }));
+
     test("diacritics fold and non-English words are found", () =>
       withStore(target, async (store) => {
         await seed(store);
