@@ -44,6 +44,19 @@ export function recentSpec(target: ContractTarget): void {
         const all = await s.getRecentHistory!(undefined, 1, 50);
         assert.equal(all.messages.length, 10);
         assert.equal(all.truncated, false);
+        // Floors and budgets no path reaches read everything (Postgres bound them as integers and failed).
+        for (const [bytes, floor] of [
+          [1, Number.POSITIVE_INFINITY],
+          [1, 2 ** 31],
+          [2 ** 53, 2 ** 53],
+          [Number.POSITIVE_INFINITY, undefined],
+        ] as const) {
+          assert.equal(
+            (await s.getRecentHistory!(undefined, bytes, floor)).messages.length,
+            10,
+            `${bytes}/${floor}`,
+          );
+        }
         const fromMiddle = await s.getRecentHistory!("m4", total);
         assert.deepEqual(ids(fromMiddle.messages), ["m0", "m1", "m2", "m3", "m4"]);
         const empty = await s.getRecentHistory!("ghost", 100);
