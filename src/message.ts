@@ -49,7 +49,12 @@ export function fitsBytes(text: string, maxBytes: number): boolean {
  * match a different id (a lone surrogate becomes U+FFFD on the way to UTF-8).
  */
 export function canBeStored(value: unknown): value is string {
-  return typeof value === "string" && isStorableId(value) && fitsBytes(value, MAX_NAME_BYTES);
+  return isNameWithin(value, MAX_NAME_BYTES);
+}
+
+/** {@link canBeStored} for names of another length limit (a block key's). */
+export function isNameWithin(value: unknown, maxBytes: number): value is string {
+  return typeof value === "string" && isStorableId(value) && fitsBytes(value, maxBytes);
 }
 
 /** True for the synthetic message that stands in for a compacted range. */

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { assertId, canBeStored, describe, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../message.js";
+import { assertId, canBeStored, describe, isNameWithin, MAX_NAME_BYTES } from "../message.js";
 
 /**
  * The one rule every store applies to the names of context rows (block keys, entry labels and keys) and registry
@@ -25,12 +25,7 @@ export function assertBlockKey(value: unknown): asserts value is string {
 
 /** True when a block row could have the key `value`; reads answer empty for anything else. */
 export function isBlockKey(value: unknown): value is string {
-  return (
-    typeof value === "string" &&
-    value.length > 0 &&
-    isStorableId(value) &&
-    fitsBytes(value, MAX_BLOCK_KEY_BYTES)
-  );
+  return isNameWithin(value, MAX_BLOCK_KEY_BYTES) && value.length > 0;
 }
 
 /** Throws `INVALID_ARGUMENT` unless `value` is a string (the content of a block or entry). */

@@ -20,7 +20,7 @@ export function registryText(value: unknown, field: string): string {
 }
 
 /** {@link registryText}, or null for `undefined` / `null`. */
-export function optionalRegistryText(value: unknown, field: string): string | null {
+function optionalRegistryText(value: unknown, field: string): string | null {
   return value === undefined || value === null ? null : registryText(value, field);
 }
 
@@ -52,7 +52,7 @@ function finiteNumber(value: unknown, field: string): number {
 }
 
 /** Throws unless `value` is an object (not an array); `undefined` and `null` count as none. */
-export function optionalObject(value: unknown, what: string): Record<string, unknown> {
+function optionalObject(value: unknown, what: string): Record<string, unknown> {
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" || Array.isArray(value))
     throw invalid(`${what} must be an object, got ${describe(value)}`);
