@@ -28,6 +28,7 @@ import { type AdoptedItem, MessageOrder } from "../store/adopt-order.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import { verifyCompactions, verifyMessages } from "./adopt-verify.js";
 import { type SqlDriver, sqlText } from "./driver.js";
+import { freeTextSql, readFreeText } from "./free-text.js";
 import { isReadonlyError } from "./search-index.js";
 import { insertRegistryRow, insertRow, setLeaf, writeItems } from "./transfer-import.js";
 
@@ -269,15 +270,16 @@ function adoptRows(
       else counts.skipped++;
       const stored =
         row.kind === "block"
-          ? driver.get<{ c: unknown }>(
-              "SELECT CAST(content AS BLOB) AS c FROM agent_context_blocks WHERE key = ?",
+          ? driver.get<{ c: unknown; c_encoded: unknown }>(
+              `SELECT ${freeTextSql("content", "c")} FROM agent_context_blocks WHERE key = ?`,
               [row.key],
             )
-          : driver.get<{ c: unknown }>(
-              "SELECT CAST(content AS BLOB) AS c FROM agent_search_entries WHERE label = ? AND key = ?",
+          : driver.get<{ c: unknown; c_encoded: unknown }>(
+              `SELECT ${freeTextSql("content", "c")} FROM agent_search_entries WHERE label = ? AND key = ?`,
               [row.label, row.key],
             );
-      if (stored) compareReadBack(report, content, sqlText(stored.c), contextRowName(row));
+      if (stored)
+        compareReadBack(report, content, readFreeText(stored.c, stored.c_encoded), contextRowName(row));
       else assertReadBack(1, "block or entry row(s)", contextRowName(row));
     }
     if (rows.length < PAGE) return;

@@ -11,6 +11,7 @@ import {
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import { type SqlDriver, sqlText } from "./driver.js";
+import { freeTextSql, readFreeText, storedFreeText } from "./free-text.js";
 import { toFts5 } from "./fts.js";
 
 /** Context-block rows in SQLite (one row per namespaced key). */
@@ -19,11 +20,11 @@ export class SqliteBlockStore implements BlockStore {
 
   async getBlock(key: string): Promise<string | null> {
     if (!isBlockKey(key)) return null;
-    const row = this.driver.get<{ content: unknown }>(
-      "SELECT CAST(content AS BLOB) AS content FROM agent_context_blocks WHERE key = ?",
+    const row = this.driver.get<{ content: unknown; content_encoded: unknown }>(
+      `SELECT ${freeTextSql("content", "content")} FROM agent_context_blocks WHERE key = ?`,
       [key],
     );
-    return row ? sqlText(row.content) : null;
+    return row ? readFreeText(row.content, row.content_encoded) : null;
   }
 
   async setBlock(key: string, content: string): Promise<void> {
@@ -32,7 +33,7 @@ export class SqliteBlockStore implements BlockStore {
     this.driver.run(
       `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
-      [key, content, new Date().toISOString()],
+      [key, storedFreeText(content), new Date().toISOString()],
     );
   }
 
@@ -65,7 +66,7 @@ export class SqliteEntryStore implements EntryStore {
       if (old) {
         this.driver.run("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [old.seq]);
         this.driver.run("UPDATE agent_search_entries SET content = ?, updated_at = ? WHERE seq = ?", [
-          content,
+          storedFreeText(content),
           now,
           old.seq,
         ]);
@@ -74,7 +75,7 @@ export class SqliteEntryStore implements EntryStore {
         old?.seq ??
         this.driver.get<{ seq: number }>(
           "INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
-          [label, key, content, now, now],
+          [label, key, storedFreeText(content), now, now],
         )!.seq;
       this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
         seq,
@@ -87,15 +88,18 @@ export class SqliteEntryStore implements EntryStore {
     const max = searchLimit(limit ?? 10);
     const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
     if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
-    const rows = this.driver.all<{ key: unknown; content: unknown }>(
-      `SELECT CAST(e.key AS BLOB) AS key, CAST(e.content AS BLOB) AS content FROM (
+    const rows = this.driver.all<{ key: unknown; content: unknown; content_encoded: unknown }>(
+      `SELECT CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")} FROM (
          SELECT rowid AS seq, bm25(agent_search_entries_fts) AS score FROM agent_search_entries_fts
          WHERE agent_search_entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?
        ) hits JOIN agent_search_entries e ON e.seq = hits.seq
        WHERE e.label = ? ORDER BY hits.score, e.seq DESC LIMIT ?`,
       [toFts5(terms, "text"), SEARCH_CANDIDATES, label, max],
     );
-    return rows.map((row) => ({ key: sqlText(row.key), content: sqlText(row.content) }));
+    return rows.map((row) => ({
+      key: sqlText(row.key),
+      content: readFreeText(row.content, row.content_encoded),
+    }));
   }
 
   async countEntries(label: string): Promise<number> {

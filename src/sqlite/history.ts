@@ -2,28 +2,32 @@ import { overlayMessage } from "../message.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
-import { type SqlDriver, sqlText } from "./driver.js";
+import type { SqlDriver } from "./driver.js";
+import { freeTextSql, readFreeText } from "./free-text.js";
 import { isAncestor, type NodeRow, nodeBySeq, readSegment } from "./tree.js";
 
-const COMPACTION_COLUMNS =
-  "c.seq, c.id, CAST(c.summary AS BLOB) AS summary, c.from_message_id, c.to_message_id, c.details, c.created_at";
+const COMPACTION_COLUMNS = `c.seq, c.id, ${freeTextSql("c.summary", "summary")}, c.from_message_id, c.to_message_id,
+  c.details, c.created_at`;
 
-/** A compaction row whose summary was read as bytes (see sqlText). */
-function compactionOf(row: CompactionRow): StoredCompaction {
-  return toStoredCompaction({ ...row, summary: sqlText(row.summary) });
+/** A compaction row whose summary was read through freeTextSql. */
+export type EncodedCompactionRow = CompactionRow & { summary_encoded: unknown };
+
+/** A compaction row whose summary was read as bytes with its storage type (see free-text.ts). */
+export function compactionOf(row: EncodedCompactionRow): StoredCompaction {
+  return toStoredCompaction({ ...row, summary: readFreeText(row.summary, row.summary_encoded) });
 }
 
 /** Every overlay of a session, oldest first (superseded ones included). */
 export function listCompactions(driver: SqlDriver, sessionNum: number): StoredCompaction[] {
   return driver
-    .all<CompactionRow>(
+    .all<EncodedCompactionRow>(
       `SELECT ${COMPACTION_COLUMNS} FROM agent_compactions c WHERE c.session_num = ? ORDER BY c.seq`,
       [sessionNum],
     )
     .map(compactionOf);
 }
 
-interface ResolvedCompaction extends CompactionRow {
+interface ResolvedCompaction extends EncodedCompactionRow {
   seq: number;
   from_seq: number;
   to_seq: number;

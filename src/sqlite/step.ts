@@ -14,6 +14,7 @@ import { appendRow } from "./append.js";
 import { hydrate, writeWithAttachments } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
+import { storedFreeText } from "./free-text.js";
 import type { SqliteStore } from "./store.js";
 
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
@@ -70,7 +71,7 @@ export async function writeSqliteStep(store: SqliteStore, step: StepWrite): Prom
       driver.run(
         `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
-        [step.block.key, step.block.content, now],
+        [step.block.key, storedFreeText(step.block.content), now],
       );
     }
     const usage = step.usage;

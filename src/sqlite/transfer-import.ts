@@ -17,6 +17,7 @@ import { ensureHead } from "./append.js";
 import { planImportLinks } from "./attachments.js";
 import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
+import { storedFreeText } from "./free-text.js";
 import { indexedSeq, indexPending, indexText } from "./search-index.js";
 import { jumpFor, nodeById } from "./tree.js";
 
@@ -112,7 +113,7 @@ export function insertCompaction(driver: SqlDriver, num: number, compaction: Sto
     [
       num,
       compaction.id,
-      compaction.summary,
+      storedFreeText(compaction.summary),
       compaction.fromMessageId,
       compaction.toMessageId,
       compaction.details === undefined ? null : JSON.stringify(compaction.details),
@@ -210,7 +211,7 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
       driver.get(
         `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (key) DO NOTHING RETURNING key`,
-        [row.key, row.content, now],
+        [row.key, storedFreeText(row.content), now],
       ) !== undefined
     );
   }
@@ -218,7 +219,7 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
     const entry = driver.get<{ seq: number }>(
       `INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
-      [row.label, row.key, row.content, now, now],
+      [row.label, row.key, storedFreeText(row.content), now, now],
     );
     if (entry) {
       driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [

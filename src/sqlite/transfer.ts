@@ -1,5 +1,4 @@
 import { canBeStored } from "../message.js";
-import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { AttachmentExport } from "../store/transfer-attachments.js";
 import type {
   ImportCounts,
@@ -11,7 +10,9 @@ import type {
 } from "../store/types.js";
 import { loadAttachments } from "./attachment-tables.js";
 import { contentSql, resolveContent } from "./chunks.js";
-import { type SqlDriver, sqlText } from "./driver.js";
+import type { SqlDriver } from "./driver.js";
+import { freeTextSql, readFreeText } from "./free-text.js";
+import { compactionOf, type EncodedCompactionRow } from "./history.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { importRows, importSession } from "./transfer-import.js";
 
@@ -141,17 +142,14 @@ export class SqliteTransfer implements SessionTransfer {
       after = seqs[seqs.length - 1]!;
     }
     for (let after = 0; ; ) {
-      const rows = this.driver.all<CompactionRow & { seq: number }>(
-        `SELECT seq, id, CAST(summary AS BLOB) AS summary, from_message_id, to_message_id, details, created_at
+      const rows = this.driver.all<EncodedCompactionRow & { seq: number }>(
+        `SELECT seq, id, ${freeTextSql("summary", "summary")}, from_message_id, to_message_id, details, created_at
          FROM agent_compactions
          WHERE session_num = ? AND seq > ? ORDER BY seq LIMIT ?`,
         [head.num, after, PAGE],
       );
       for (const row of rows) {
-        yield {
-          kind: "compaction",
-          compaction: toStoredCompaction({ ...row, summary: sqlText(row.summary) }),
-        };
+        yield { kind: "compaction", compaction: compactionOf(row) };
       }
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.seq;
@@ -164,23 +162,28 @@ export class SqliteTransfer implements SessionTransfer {
 
   async *exportRows(): AsyncGenerator<TransferRow> {
     for (let after: string | null = null; ; ) {
-      const rows: { key: string; content: unknown }[] = this.driver.all(
-        `SELECT key, CAST(content AS BLOB) AS content FROM agent_context_blocks WHERE ${after === null ? "1" : "key > ?"}
+      const rows: { key: string; content: unknown; content_encoded: unknown }[] = this.driver.all(
+        `SELECT key, ${freeTextSql("content", "content")} FROM agent_context_blocks WHERE ${after === null ? "1" : "key > ?"}
          ORDER BY key LIMIT ?`,
         after === null ? [PAGE] : [after, PAGE],
       );
-      for (const row of rows) yield { kind: "block", key: row.key, content: sqlText(row.content) };
+      for (const row of rows) {
+        yield { kind: "block", key: row.key, content: readFreeText(row.content, row.content_encoded) };
+      }
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.key;
     }
     // Entries in storage order: search ranks ties newest first, so the order is part of what must survive.
     for (let after = 0; ; ) {
-      const rows: { seq: number; label: string; key: string; content: unknown }[] = this.driver.all(
-        "SELECT seq, label, key, CAST(content AS BLOB) AS content FROM agent_search_entries WHERE seq > ? ORDER BY seq LIMIT ?",
-        [after, PAGE],
-      );
+      const rows: { seq: number; label: string; key: string; content: unknown; content_encoded: unknown }[] =
+        this.driver.all(
+          `SELECT seq, label, key, ${freeTextSql("content", "content")} FROM agent_search_entries
+           WHERE seq > ? ORDER BY seq LIMIT ?`,
+          [after, PAGE],
+        );
       for (const row of rows) {
-        yield { kind: "entry", label: row.label, key: row.key, content: sqlText(row.content) };
+        const content = readFreeText(row.content, row.content_encoded);
+        yield { kind: "entry", label: row.label, key: row.key, content };
       }
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.seq;

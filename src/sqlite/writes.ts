@@ -7,6 +7,7 @@ import { appendRow } from "./append.js";
 import { releaseSession } from "./attachments.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
+import { storedFreeText } from "./free-text.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search-index.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
@@ -204,7 +205,7 @@ export function insertCompaction(driver: SqlDriver, num: number, compaction: Sto
     [
       num,
       compaction.id,
-      compaction.summary,
+      storedFreeText(compaction.summary),
       compaction.fromMessageId,
       compaction.toMessageId,
       compaction.details ? JSON.stringify(compaction.details) : null,

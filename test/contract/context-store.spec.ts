@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { hasContextStorage, type SessionStore } from "../../src/store/types.js";
-import { type ContractTarget, withStore } from "./harness.js";
+import {
+  hasContextStorage,
+  hasTransfer,
+  type SessionStore,
+  type TransferItem,
+  type TransferRow,
+} from "../../src/store/types.js";
+import { type ContractTarget, msg, withStore } from "./harness.js";
 
 function context(store: SessionStore) {
   assert.ok(hasContextStorage(store), `${store.backend} store has blocks and entries`);
@@ -80,5 +86,64 @@ export function contextStoreSpec(target: ContractTarget): void {
           { key: "ctl", content: `zebra\u0000crossing\u0007 ${controls}` },
         ]);
       }));
+
+    test("text with lone surrogates round-trips exactly: blocks, entries, summaries, export and import", () =>
+      withStore(target, async (store) => {
+        const { blocks, entries } = context(store);
+        // Half an emoji, as `text.slice(0, n)` leaves it, and text that merely looks like an escaped form.
+        const samples = [
+          "half \ud83d",
+          "\ude00 the other half",
+          "a \udfff b \ud800",
+          '"\\ud800"',
+          "\ufeff\ud800",
+        ];
+        for (const [i, text] of samples.entries()) {
+          await blocks.setBlock(`lone_${i}`, text);
+          assert.equal(await blocks.getBlock(`lone_${i}`), text, `block ${i}`);
+          await entries.setEntry("kb", `k${i}`, `zebra ${text}`);
+        }
+        const hits = await entries.searchEntries("kb", "zebra", 10);
+        assert.deepEqual(hits.map((h) => h.content).sort(), samples.map((text) => `zebra ${text}`).sort());
+        await blocks.setBlock("lone_0", "well-formed again");
+        assert.equal(await blocks.getBlock("lone_0"), "well-formed again");
+        const s = store.session("lone");
+        await s.appendMessage(msg("m1"));
+        await s.appendMessage(msg("m2"));
+        await s.appendMessage(msg("m3"));
+        const summary = "summary cut mid-emoji \ud83d";
+        await s.addCompaction(summary, "m1", "m2");
+        assert.equal((await s.getCompactions())[0]?.summary, summary);
+        assert.deepEqual((await s.getHistory())[0]?.parts, [{ type: "text", text: summary }]);
+        if (!hasTransfer(store)) return;
+        const items: TransferItem[] = [];
+        for await (const item of store.transfer.exportSession("lone")) items.push(item);
+        const compaction = items.find((item) => item.kind === "compaction");
+        assert.equal(compaction?.kind === "compaction" ? compaction.compaction.summary : null, summary);
+        const rows: TransferRow[] = [];
+        for await (const row of store.transfer.exportRows()) rows.push(row);
+        const texts = rows.filter((row) => row.kind === "block").map((row) => row.content);
+        assert.ok(texts.includes(samples[1]!), "an exported block keeps its lone surrogate");
+        await store.transfer.importRows(
+          toAsync([
+            { kind: "entry", label: "imported", key: "k", content: samples[2]! } satisfies TransferRow,
+          ]),
+        );
+        assert.deepEqual(await entries.searchEntries("imported", "b"), [{ key: "k", content: samples[2] }]);
+        await store.transfer.importSession(
+          toAsync(
+            items.map((item) => {
+              if (item.kind === "session") return { ...item, session: { ...item.session, id: "lone-copy" } };
+              if (item.kind !== "compaction") return item;
+              return { ...item, compaction: { ...item.compaction, id: `copy-${item.compaction.id}` } };
+            }),
+          ),
+        );
+        assert.equal((await store.session("lone-copy").getCompactions())[0]?.summary, summary);
+      }));
   });
+}
+
+async function* toAsync<T>(items: readonly T[]): AsyncGenerator<T> {
+  for (const item of items) yield item;
 }
