@@ -1,9 +1,17 @@
 import type { StepResult, ToolSet, UIMessage } from "ai";
 import { SessionError } from "../errors.js";
+import { COMPACTION_PREFIX, describe, isCompactionMessage } from "../message.js";
 import type { SessionMessage } from "../types.js";
 import { loadChat } from "./messages.js";
 import { fromSteps } from "./steps.js";
-import { type ChatStorage, chatMessageId, editedId, putMessage, sameParts } from "./storage.js";
+import {
+  type ChatStorage,
+  chatMessageId,
+  editedId,
+  legacyEditedId,
+  putMessage,
+  sameParts,
+} from "./storage.js";
 
 /** The `trigger` values `useChat` posts (`resume-stream` is a GET to a different route). */
 export type ChatTrigger = "submit-message" | "regenerate-message";
@@ -108,8 +116,9 @@ export async function persistChatTurn<M extends UIMessage>(
   let parentId = known >= 0 ? spots[known]!.id : null;
   const last = messages[messages.length - 1]!;
   if (known === messages.length - 1 && last.role === "assistant") {
-    // A continuation: the page added tool results to the stored answer; the stream extends the same message.
-    await putMessage(storage, last, null, "client");
+    // A continuation: the page added tool results to the stored answer; the stream extends the same message. A
+    // summary at the end (a regenerate of the answer it ends on) is no answer to extend: the new one goes under it.
+    if (!isCompactionMessage(last)) await putMessage(storage, last, null, "client");
     return new ChatTurn(storage, messages, parentId);
   }
   for (let i = known + 1; i < messages.length; i++) {
@@ -120,16 +129,45 @@ export async function persistChatTurn<M extends UIMessage>(
   return new ChatTurn(storage, messages, parentId);
 }
 
-/** Where a request message is (or will be) stored: its own id, or the id of its edit. */
+/**
+ * Where a request message is (or will be) stored: its own id, or the id of its edit. A summary the page shows
+ * (`loadChat` returns a compaction overlay in place of the range it covers) stands for the last message of that
+ * range, so what follows it goes there.
+ */
 async function locate(
   storage: ChatStorage,
   message: SessionMessage,
 ): Promise<{ id: string; stored: boolean }> {
+  if (isCompactionMessage(message)) return { id: await overlayEnd(storage, message.id), stored: true };
   const stored = await storage.getMessage(message.id);
   if (stored === null) return { id: message.id, stored: false };
   if (message.role !== "user" || sameParts(stored, message)) return { id: message.id, stored: true };
   const id = editedId(message);
-  return { id, stored: (await storage.getMessage(id)) !== null };
+  if ((await storage.getMessage(id)) !== null) return { id, stored: true };
+  // An edit stored by an earlier version under its 32-bit id, if that row really holds this edit.
+  const legacy = legacyEditedId(message);
+  const old = await storage.getMessage(legacy);
+  return old !== null && sameParts(old, message) ? { id: legacy, stored: true } : { id, stored: false };
+}
+
+/** The last message an overlay shown on the page covers (its `toMessageId`). */
+async function overlayEnd(storage: ChatStorage, overlayId: string): Promise<string> {
+  if (!storage.getCompactions) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      `The page shows the summary "${overlayId}", and this storage cannot tell what it covers (no getCompactions): ` +
+        "pass a Session",
+    );
+  }
+  const id = overlayId.slice(COMPACTION_PREFIX.length);
+  const overlay = (await storage.getCompactions()).find((c) => c.id === id);
+  if (!overlay) {
+    throw new SessionError(
+      "CONFLICT",
+      `The page shows the summary "${overlayId}", which is no longer stored: reload the conversation (loadChat)`,
+    );
+  }
+  return overlay.toMessageId;
 }
 
 async function persistOne<M extends UIMessage>(
@@ -166,6 +204,15 @@ function assertRequest(request: ChatRequest<UIMessage>): void {
   }
   if (messages !== undefined && (!Array.isArray(messages) || messages.length === 0)) {
     throw new SessionError("INVALID_ARGUMENT", "persistChatTurn needs a non-empty messages array");
+  }
+  // Every entry is looked at (its id read, its parts compared) before anything is stored.
+  for (const entry of messages ?? [message]) {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry) || typeof entry.id !== "string") {
+      throw new SessionError(
+        "INVALID_MESSAGE",
+        `persistChatTurn needs messages with a string id, got ${describe(entry)}`,
+      );
+    }
   }
   if (trigger !== undefined && trigger !== "submit-message" && trigger !== "regenerate-message") {
     throw new SessionError(

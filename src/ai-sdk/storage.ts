@@ -1,6 +1,7 @@
 import { fnv1a } from "../context/keys.js";
-import { base64Encode } from "../runtime/bytes.js";
-import type { SessionMessage } from "../types.js";
+import { SessionError } from "../errors.js";
+import { base64Encode, sha256Base64url } from "../runtime/bytes.js";
+import type { SessionMessage, StoredCompaction } from "../types.js";
 
 /**
  * What the chat helpers need from a conversation: a `Session` (recommended: it validates, size-limits and
@@ -21,6 +22,8 @@ export interface ChatStorage<M extends SessionMessage = SessionMessage> {
     options?: { source?: "client" | "server" },
   ): Promise<unknown>;
   getHistory(leafId?: string | null): Promise<M[]>;
+  /** The session's overlays (a `Session` and this package's providers have it): a summary the page shows is placed by them. */
+  getCompactions?(): Promise<StoredCompaction[]>;
 }
 
 /** A random message id in the AI SDK's style (16 URL-safe characters), without loading `ai`. */
@@ -32,7 +35,20 @@ export function chatMessageId(): string {
 
 /** True when two messages have the same parts (what the page shows and the model reads). */
 export function sameParts(a: SessionMessage, b: SessionMessage): boolean {
-  return JSON.stringify(a.parts) === JSON.stringify(b.parts);
+  return partsJson(a) === partsJson(b);
+}
+
+// The parts as JSON; parts JSON cannot hold (a BigInt, a cycle, nesting past the stack) are the page's bad input,
+// refused as an append would refuse them instead of escaping as a raw TypeError or RangeError.
+function partsJson(message: SessionMessage): string {
+  try {
+    return JSON.stringify(message.parts);
+  } catch (error) {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message "${message.id}" has parts that are not JSON: ${error instanceof Error ? error.name : "error"}`,
+    );
+  }
 }
 
 function sameContent(a: SessionMessage, b: SessionMessage): boolean {
@@ -42,16 +58,24 @@ function sameContent(a: SessionMessage, b: SessionMessage): boolean {
 /**
  * The stored id of an edited user message: `useChat` keeps the edited message's id, but the original stays in
  * the tree as a sibling, so the edit is stored under an id derived from the content. Deterministic, so the same
- * edit sent again (the page still holds the old id until it reloads) finds the same row.
+ * edit sent again (the page still holds the old id until it reloads) finds the same row. 128 bits of SHA-256: the
+ * 32-bit FNV-1a hash used before let two different edits share an id (found by a search of a few thousand).
  */
 export function editedId(message: SessionMessage): string {
-  return `${message.id}~${fnv1a(JSON.stringify(message.parts))}`;
+  return `${message.id}~${sha256Base64url(partsJson(message)).slice(0, 22)}`;
+}
+
+/** The id {@link editedId} gave an edit before (32-bit FNV-1a), still looked up so a stored edit is found again. */
+export function legacyEditedId(message: SessionMessage): string {
+  return `${message.id}~${fnv1a(partsJson(message))}`;
 }
 
 /**
  * Inserts `message` under `parentId`, or replaces the stored message with the same id in place (nothing is
  * written when the content is identical): `upsertMessage` where the storage has it, else read then write. What
- * the page posted is written as `source: "client"`, so a store's `reservedMetadataKeys` are stripped from it.
+ * the page posted is written as `source: "client"`, so a store's `reservedMetadataKeys` are stripped from it;
+ * `updateMessage` has no source, so on the read-then-write path a client's replacement keeps the stored metadata
+ * (the page could otherwise set reserved keys there).
  */
 export async function putMessage(
   storage: ChatStorage,
@@ -69,6 +93,14 @@ export async function putMessage(
     // A concurrent writer stored the id first: replace its content like any other continuation.
     if ((result as { inserted?: boolean } | undefined)?.inserted !== false) return;
   } else if (sameContent(stored, message)) {
+    return;
+  }
+  if (source === "client") {
+    const current = stored ?? (await storage.getMessage(message.id));
+    const { metadata: _posted, ...rest } = message;
+    await storage.updateMessage(
+      current?.metadata === undefined ? rest : { ...rest, metadata: current.metadata },
+    );
     return;
   }
   await storage.updateMessage(message);
