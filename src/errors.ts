@@ -47,11 +47,16 @@ export class MissingDependencyError extends SessionError {
   }
 }
 
-/** Renders any thrown value as a one-line message (for tool results and logs). */
+/** Renders any thrown value as a one-line message (for tool results and logs); never throws. */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === "string") return error;
+  // It runs inside catch blocks that promise not to throw: a `message` getter that throws, a Proxy whose traps
+  // throw or a throwing `toJSON` must not turn the report of one failure into a second one.
   try {
+    if (typeof error === "string") return error;
+    if (error instanceof Error) {
+      const message: unknown = error.message;
+      return typeof message === "string" ? message : String(message);
+    }
     return JSON.stringify(error) ?? String(error);
   } catch {
     try {

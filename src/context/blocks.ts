@@ -23,6 +23,13 @@ interface BlockState {
   caps: ProviderCapabilities;
   content: string;
   initialised: boolean;
+  /** The tail of this block's reads and writes: each waits for the one before (see `serialise`). */
+  queue: Promise<void>;
+}
+
+function assertContent(content: unknown): asserts content is string {
+  if (typeof content !== "string")
+    throw new SessionError("INVALID_ARGUMENT", "Block content must be a string");
 }
 
 /** The context blocks of one session, in registration order, with the reference's write rules. */
@@ -42,6 +49,7 @@ export class ContextBlocks {
       caps: detectProvider(options.provider),
       content: "",
       initialised: false,
+      queue: Promise.resolve(),
     });
   }
 
@@ -58,12 +66,30 @@ export class ContextBlocks {
   async load(label: string): Promise<void> {
     const block = this.blocks.get(label);
     if (!block) return;
+    // Queued with the writes, so a read that started before a write cannot overwrite its result with older text.
+    await this.serialise(block, () => this.read(block));
+  }
+
+  private async read(block: BlockState): Promise<void> {
     if (!block.initialised) {
       await block.provider?.init?.(block.label);
       block.initialised = true;
     }
     const content = block.provider ? await block.provider.get() : null;
     block.content = typeof content === "string" ? content : "";
+  }
+
+  /**
+   * Runs `task` after every earlier read and write of the block has settled: parallel tool calls (the AI SDK runs
+   * them concurrently) would otherwise each build their text from the same old content and keep only one write.
+   */
+  private serialise<T>(block: BlockState, task: () => Promise<T>): Promise<T> {
+    const run = block.queue.then(task);
+    block.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /** Reads every block from its provider. */
@@ -108,8 +134,28 @@ export class ContextBlocks {
 
   /** Replaces a plain writable block's content, enforcing `maxTokens`. */
   async replace(label: string, content: string): Promise<ContextBlock> {
-    if (typeof content !== "string")
-      throw new SessionError("INVALID_ARGUMENT", "Block content must be a string");
+    assertContent(content);
+    const block = this.plainWritable(label);
+    return this.serialise(block, () => this.write(block, content));
+  }
+
+  /** Appends to a writable block (a newline between old and new unless old is empty or new starts with one). */
+  async append(label: string, content: string): Promise<ContextBlock> {
+    assertContent(content);
+    if (!this.blocks.has(label)) throw new SessionError("NOT_FOUND", `Block "${label}" not found`);
+    const block = this.plainWritable(label);
+    return this.serialise(block, async () => {
+      // The stored text, not the copy loaded at open: another Session (or process) may have written since.
+      await this.read(block);
+      const joined =
+        block.content.length === 0 || content.startsWith("\n")
+          ? block.content + content
+          : `${block.content}\n${content}`;
+      return this.write(block, joined);
+    });
+  }
+
+  private plainWritable(label: string): BlockState {
     const block = this.blocks.get(label);
     if (!block?.caps.writable) throw new SessionError("READONLY", `Block "${label}" is readonly`);
     if (block.caps.isSkill || block.caps.isSearchable) {
@@ -118,29 +164,21 @@ export class ContextBlocks {
         `Block "${label}" is a keyed provider. Use setSkill() or setSearchEntry() instead.`,
       );
     }
+    return block;
+  }
+
+  // Call only inside `serialise`; `maxTokens` applies to the whole new text.
+  private async write(block: BlockState, content: string): Promise<ContextBlock> {
     const tokens = estimateStringTokens(content);
     if (block.maxTokens !== undefined && tokens > block.maxTokens) {
       throw new SessionError(
         "TOKEN_LIMIT",
-        `Block "${label}" exceeds maxTokens: ${tokens} > ${block.maxTokens}`,
+        `Block "${block.label}" exceeds maxTokens: ${tokens} > ${block.maxTokens}`,
       );
     }
     await (block.provider as WritableContextProvider).set(content);
     block.content = content;
     return this.view(block);
-  }
-
-  /** Appends to a writable block (a newline between old and new unless old is empty or new starts with one). */
-  async append(label: string, content: string): Promise<ContextBlock> {
-    if (typeof content !== "string")
-      throw new SessionError("INVALID_ARGUMENT", "Block content must be a string");
-    const block = this.blocks.get(label);
-    if (!block) throw new SessionError("NOT_FOUND", `Block "${label}" not found`);
-    const joined =
-      block.content.length === 0 || content.startsWith("\n")
-        ? block.content + content
-        : `${block.content}\n${content}`;
-    return this.replace(label, joined);
   }
 
   /** Writes a keyed entry of a skill or search block and refreshes the block's listing. */
@@ -156,10 +194,12 @@ export class ContextBlocks {
         "A keyed entry needs a non-empty, well-formed string key (without U+0000) and string content",
       );
     }
-    if (block.caps.isSkill) await (block.provider as SkillProvider).set!(key, content, description);
-    else await (block.provider as SearchProvider).set!(key, content);
-    await this.load(label);
-    return this.view(block);
+    return this.serialise(block, async () => {
+      if (block.caps.isSkill) await (block.provider as SkillProvider).set!(key, content, description);
+      else await (block.provider as SearchProvider).set!(key, content);
+      await this.read(block);
+      return this.view(block);
+    });
   }
 
   /** The system prompt for the blocks as they are now. */

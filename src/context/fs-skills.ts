@@ -35,6 +35,16 @@ function splitFrontMatter(text: string): { description: string | undefined; body
 }
 
 /**
+ * The header a skill file needs. Without a description none, as before, unless the content itself opens with
+ * front matter: `load` would strip that as the file's header (and list its description), so an empty header
+ * goes first and the content's own lines stay content. (An empty `---` pair is no header to `FRONT_MATTER`.)
+ */
+function frontMatterFor(content: string, description: string | undefined): string {
+  if (description) return `---\ndescription: ${description.replace(/[\r\n]+/g, " ")}\n---\n`;
+  return FRONT_MATTER.test(content) ? "---\ndescription:\n---\n" : "";
+}
+
+/**
  * Skills as a directory of Markdown files: the key is the path relative to the directory without `.md`, the
  * description comes from the front matter's `description:`. Keys that would leave the directory are refused.
  */
@@ -143,10 +153,10 @@ export class FileSystemSkillProvider implements SkillProvider {
     }
   }
 
-  /** Writes a skill atomically, with the description as front matter. */
+  /** Writes a skill atomically, with the description as front matter; `load` returns `content` exactly. */
   async set(key: string, content: string, description?: string): Promise<void> {
     const file = this.fileFor(key);
-    const header = description ? `---\ndescription: ${description.replace(/[\r\n]+/g, " ")}\n---\n` : "";
+    const header = frontMatterFor(content, description);
     await this.assertWritable(file, key);
     await fs().mkdir(path().dirname(file), { recursive: true });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;

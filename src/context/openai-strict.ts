@@ -57,9 +57,17 @@ export function dropStrictNulls(schema: JsonSchema, value: unknown): unknown {
   const required = new Set((schema.required ?? []) as string[]);
   const result: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    const property = properties[key];
+    // Only the schema's own properties: `properties.__proto__` would otherwise find `Object.prototype`.
+    const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (field === null && property && !required.has(key) && !acceptsNull(property)) continue;
-    result[key] = property ? dropStrictNulls(property, field) : field;
+    // A JSON "__proto__" key is an own property of the parsed input; `result[key] =` would make it the copy's
+    // prototype (its fields then read as inputs), so every key is defined as an own property, as JSON.parse does.
+    Object.defineProperty(result, key, {
+      value: property ? dropStrictNulls(property, field) : field,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return result;
 }

@@ -5,6 +5,7 @@
  * the model how to reach the rest. Results within the caps are the reference's exact strings.
  */
 import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
 import { foldToken, NON_ASCII, parseQuery, type QueryTerm, TOKEN } from "../search/query.js";
 
 /** How much a memory tool may return. */
@@ -29,14 +30,14 @@ export const DEFAULT_TOOL_OUTPUT_LIMITS: Readonly<ToolOutputLimits> = Object.fre
 
 // Room kept for a truncation marker, so that a bounded result, marker included, is never longer than its limit.
 const MARKER_ROOM = 200;
-// Below this a marker would crowd out the content.
-const MIN_CHARS = 500;
+/** The smallest `maxOutputChars` or `maxHitChars` accepted: below it a marker would crowd out the content. */
+export const MIN_OUTPUT_CHARS = 500;
 
 function bound(value: unknown, name: string): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < MIN_CHARS) {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < MIN_OUTPUT_CHARS) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `${name} must be a whole number >= ${MIN_CHARS}, got ${String(value)}`,
+      `${name} must be a whole number >= ${MIN_OUTPUT_CHARS}, got ${describe(value)}`,
     );
   }
   return value;

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { errorMessage, SessionError } from "../errors.js";
 import { safeString } from "../utils/serialize.js";
 import { dropStrictNulls, type JsonSchema, toStrictSchema } from "./openai-strict.js";
-import type { SessionToolSet } from "./tools.js";
+import { clipOutput, DEFAULT_TOOL_OUTPUT_LIMITS, MIN_OUTPUT_CHARS } from "./output.js";
+import { type SessionToolSet, toolSetLimits } from "./tools.js";
 
 export type { JsonSchema } from "./openai-strict.js";
 
@@ -86,15 +87,22 @@ export function readToolCall(call: unknown): { name: unknown; input: unknown } |
   return type === "function_call" ? { name, input: args } : null;
 }
 
+// Longest tool name echoed in an "unknown tool" message: enough to recognise a typo, never a pasted megabyte.
+const MAX_ECHOED_NAME = 100;
+
 /**
  * Executes a named tool call from any SDK; the input may be an object or a JSON string (OpenAI sends arguments as
  * a string), and `null`s that OpenAI's strict mode sends for omitted optional fields are dropped. Never throws:
- * unknown tools and unparsable input come back as `Error: …` strings.
+ * unknown tools and unparsable input come back as `Error: …` strings, within the tools' `maxOutputChars`.
  */
 export async function dispatchToolCall(tools: SessionToolSet, name: string, input: unknown): Promise<string> {
   const tool = typeof name === "string" && Object.hasOwn(tools, name) ? tools[name] : undefined;
-  if (!tool)
-    return `Error: unknown tool "${safeString(name)}". Available tools: ${Object.keys(tools).join(", ") || "none"}`;
+  if (!tool) {
+    const shown = safeString(name);
+    const echoed = shown.length > MAX_ECHOED_NAME ? `${shown.slice(0, MAX_ECHOED_NAME)}…` : shown;
+    const available = Object.keys(tools).join(", ") || "none";
+    return clipOutput(`Error: unknown tool "${echoed}". Available tools: ${available}`, maxChars(tools));
+  }
   let args = input;
   if (typeof input === "string") {
     try {
@@ -129,14 +137,25 @@ export async function executeToolCall(
   nameOrCall: string | OpenAIToolCall,
   input: unknown,
 ): Promise<string> {
+  let tools: SessionToolSet | undefined;
   try {
-    if (typeof nameOrCall === "string") return await dispatchToolCall(await loadTools(), nameOrCall, input);
+    if (typeof nameOrCall === "string") {
+      tools = await loadTools();
+      return await dispatchToolCall(tools, nameOrCall, input);
+    }
     const call = readToolCall(nameOrCall);
     if (!call) {
       return 'Error: invalid tool call: expected { function: { name, arguments } } or { type: "function_call", name, arguments }';
     }
-    return await dispatchToolCall(await loadTools(), call.name as string, call.input);
+    tools = await loadTools();
+    return await dispatchToolCall(tools, call.name as string, call.input);
   } catch (error) {
-    return `Error: ${errorMessage(error)}`;
+    // Without loaded tools their limit is unknown: the smallest one any tool set may have still holds.
+    return clipOutput(`Error: ${errorMessage(error)}`, tools ? maxChars(tools) : MIN_OUTPUT_CHARS);
   }
+}
+
+// The output bound of a tool set: its own when the library made it, else the default.
+function maxChars(tools: SessionToolSet): number {
+  return (toolSetLimits(tools) ?? DEFAULT_TOOL_OUTPUT_LIMITS).maxOutputChars;
 }

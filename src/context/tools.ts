@@ -188,12 +188,22 @@ function searchTool(host: ToolHost, searchable: string[], limits: ToolOutputLimi
   };
 }
 
+// The limits each generated tool set was made with, so `dispatchToolCall` bounds its own messages (an unknown tool
+// named by a megabyte) to the same size; a WeakMap keeps the set a plain record of tools for the AI SDK.
+const setLimits = new WeakMap<SessionToolSet, ToolOutputLimits>();
+
+/** The output limits a tool set from {@link contextTools} was made with (undefined for any other set). */
+export function toolSetLimits(tools: SessionToolSet): ToolOutputLimits | undefined {
+  return setLimits.get(tools);
+}
+
 /**
  * The memory tools for the blocks present: set_context, load_context/unload_context, search_context; every
  * result within `limits`.
  */
 export function contextTools(host: ToolHost, limits: ToolOutputLimits): SessionToolSet {
   const tools: SessionToolSet = {};
+  setLimits.set(tools, limits);
   const writable = host.blocks.labels((c) => c.writable);
   const skills = host.blocks.labels((c) => c.isSkill);
   const searchable = host.blocks.labels((c) => c.isSearchable);

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { isStorableId } from "../message.js";
+import { describe, isStorableId } from "../message.js";
 import type { ToolOutputLimits } from "./output.js";
 
 /** A read-only block: its content is rendered into the system prompt. */
@@ -126,7 +126,7 @@ export function assertContextOptions(options: SessionContextOptions): void {
     maxTokens !== undefined &&
     (typeof maxTokens !== "number" || !Number.isFinite(maxTokens) || maxTokens < 0)
   ) {
-    throw new SessionError("INVALID_ARGUMENT", `maxTokens must be a number >= 0, got ${String(maxTokens)}`);
+    throw new SessionError("INVALID_ARGUMENT", `maxTokens must be a number >= 0, got ${describe(maxTokens)}`);
   }
   if (description !== undefined && (typeof description !== "string" || /[\r\n]/.test(description))) {
     throw new SessionError("INVALID_ARGUMENT", "A block description must be a single-line string");

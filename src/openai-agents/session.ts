@@ -1,6 +1,7 @@
 import type { AgentInputItem, Session as AgentsSessionInterface } from "@openai/agents-core";
 import { chatMessageId } from "../ai-sdk/storage.js";
 import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
 import { Session } from "../session/session.js";
 import type { SessionSource } from "../session/source.js";
 import { itemToMessage, messageToItem } from "./items.js";
@@ -34,7 +35,7 @@ export class OpenAIAgentsSession implements AgentsSessionInterface {
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     if (limit === undefined) return (await this.session.getHistory()).map(messageToItem);
     if (!Number.isInteger(limit) || limit < 0) {
-      throw new SessionError("INVALID_ARGUMENT", `limit must be a whole number >= 0, got ${String(limit)}`);
+      throw new SessionError("INVALID_ARGUMENT", `limit must be a whole number >= 0, got ${describe(limit)}`);
     }
     if (limit === 0) return [];
     // Zero bytes with a minimum of `limit` messages: exactly the newest `limit`, without reading the whole path.

@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
 
 /**
  * What one search query may cost. A query is user (or model) input: without these bounds a pasted megabyte, or
@@ -24,7 +25,7 @@ export const DEFAULT_QUERY_LIMITS: Readonly<QueryLimits> = Object.freeze({
 
 function positiveInteger(value: unknown, name: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new SessionError("INVALID_ARGUMENT", `${name} must be a whole number >= 1, got ${String(value)}`);
+    throw new SessionError("INVALID_ARGUMENT", `${name} must be a whole number >= 1, got ${describe(value)}`);
   }
   return value;
 }
