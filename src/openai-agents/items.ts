@@ -1,6 +1,7 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import { isCompactionMessage } from "../message.js";
 import type { SessionMessage } from "../types.js";
+import { safeString } from "../utils/serialize.js";
 
 /** The metadata key that holds an Agents SDK item, exactly as it was added. */
 export const ITEM_KEY = "openaiAgentsItem";
@@ -37,7 +38,8 @@ function itemRole(item: AgentInputItem): string {
 /** The readable text of an item (message text, a call's name and arguments, a tool result's output). */
 function itemText(item: AgentInputItem): string {
   const record = item as Record<string, unknown>;
-  if (record.type === "function_call") return `${String(record.name)}(${String(record.arguments ?? "")})`;
+  if (record.type === "function_call")
+    return `${safeString(record.name)}(${safeString(record.arguments ?? "")})`;
   return textOf(record.content ?? record.output ?? record.summary);
 }
 

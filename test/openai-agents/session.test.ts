@@ -135,3 +135,11 @@ test("a compaction overlay reads back as a system item", async () => {
     { role: "user", content: "c" },
   ]);
 });
+
+test("a function_call item whose name or arguments cannot be printed is stored, not a TypeError", async () => {
+  const session = new OpenAIAgentsSession(new MemoryStore(), "odd");
+  const name = Object.create(null) as unknown as string;
+  const item = { type: "function_call", callId: "c1", name, arguments: "{}" } as AgentInputItem;
+  await session.addItems([item]);
+  assert.equal((await session.getItems()).length, 1);
+});
