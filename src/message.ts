@@ -91,6 +91,7 @@ export function assertMessageShape(message: unknown): asserts message is Session
   if (message === null || typeof message !== "object" || Array.isArray(message)) {
     throw new SessionError("INVALID_MESSAGE", `A message must be an object, got ${describe(message)}`);
   }
+  assertOwnFields(message);
   const { id, role, parts } = message as Record<string, unknown>;
   if (typeof id !== "string" || id.length === 0) {
     // The AI SDK's onFinish hands over a responseMessage with id "" unless the response was given an id generator.
@@ -143,6 +144,24 @@ export function assertMessageShape(message: unknown): asserts message is Session
       "INVALID_MESSAGE",
       `Message "${id}" needs createdAt as a valid Date or an ISO-8601 date-time string, got ${describe(createdAt)}`,
     );
+  }
+}
+
+// The fields every read needs. JSON.stringify (how a message is stored) writes own enumerable properties only.
+const REQUIRED_FIELDS = ["id", "role", "parts"] as const;
+
+/**
+ * Throws `INVALID_MESSAGE` when a required field is present but inherited or non-enumerable: it would pass the
+ * checks, yet the stored JSON would lack it (`Object.create({ id, role, parts })` was stored as "{}").
+ */
+function assertOwnFields(message: object): void {
+  for (const field of REQUIRED_FIELDS) {
+    if (field in message && !Object.prototype.propertyIsEnumerable.call(message, field)) {
+      throw new SessionError(
+        "INVALID_MESSAGE",
+        `A message's "${field}" must be its own enumerable property (inherited or hidden fields are not stored)`,
+      );
+    }
   }
 }
 

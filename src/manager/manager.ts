@@ -6,6 +6,7 @@ import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import type { RegistryCapableStore, SessionInfo } from "../store/types.js";
+import { storePolicy } from "../store/write-policy.js";
 import type { CompactionDetails, SearchResult, SessionMessage, StoredCompaction } from "../types.js";
 import {
   assertName,
@@ -26,6 +27,7 @@ import {
   type ManagerState,
   openManagerState,
   requireSession,
+  retireSession,
   sessionOf,
 } from "./state.js";
 import type {
@@ -164,15 +166,15 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /**
    * Removes everything of a session: messages, overlays, search-index rows, its auto-wired context blocks and
-   * cached prompt, and its registry row. True when it was registered; deleting twice is not an error.
+   * cached prompt, and its registry row. True when it was registered; deleting twice is not an error. A Session
+   * of it obtained before (and its tools) is closed: later calls and writes fail with `CLOSED`.
    */
   async delete(sessionId: string): Promise<boolean> {
     assertId(sessionId, "A session id");
-    const existed = await this.store.registry.delete(sessionId, {
-      blockKeys: blockKeys(this.state, sessionId),
-    });
-    this.state.sessions.delete(sessionId);
-    return existed;
+    // The keys come from the cached Session's blocks, so before it is retired (closed, its writes turned off).
+    const keys = blockKeys(this.state, sessionId);
+    await retireSession(this.state, sessionId);
+    return this.store.registry.delete(sessionId, { blockKeys: keys });
   }
 
   /** Appends a message (after the latest leaf, under `parentId`, or as a new root with `null`); returns its id. */
@@ -192,11 +194,12 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
   /**
    * Appends messages as a chain, each under the previous one. The first goes under `parentId`, or after the
    * latest leaf when it is omitted (the active branch continues), or becomes a new root with `null`. Returns the
-   * last id (`parentId ?? null` for an empty list). Every message is validated before anything is written.
+   * last id (`parentId ?? null` for an empty list). Every message is checked before anything is written (what
+   * an append would refuse under the store's policy, and an id given twice: `INVALID_ARGUMENT`).
    */
   async appendAll(sessionId: string, messages: M[], parentId?: string | null): Promise<string | null> {
     await requireSession(this.state, sessionId);
-    return appendChain(() => this.getSession(sessionId), messages, parentId);
+    return appendChain(() => this.getSession(sessionId), messages, parentId, storePolicy(this.store));
   }
 
   /** The path to `leafId` (default: the latest leaf) with overlays applied. */

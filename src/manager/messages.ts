@@ -1,10 +1,11 @@
 import { SessionError } from "../errors.js";
-import { assertMessageShape, isEchoedOverlay } from "../message.js";
+import { describe, isEchoedOverlay } from "../message.js";
 import type { Session } from "../session/session.js";
+import { prepareAppend, type WritePolicy } from "../store/write-policy.js";
 import type { SessionMessage } from "../types.js";
 
 /**
- * `SessionManager.appendAll`: validates every message, then appends them as a chain under `parentId` (after the
+ * `SessionManager.appendAll`: checks every message, then appends them as a chain under `parentId` (after the
  * latest leaf when omitted, a new root with `null`); returns the last id. The Session is built only once the input
  * is valid.
  */
@@ -12,11 +13,12 @@ export async function appendChain<M extends SessionMessage>(
   sessionOf: () => Session<M>,
   messages: M[],
   parentId: string | null | undefined,
+  policy: WritePolicy,
 ): Promise<string | null> {
   if (!Array.isArray(messages)) {
     throw new SessionError("INVALID_ARGUMENT", "appendAll expects an array of messages");
   }
-  for (const message of messages) assertMessageShape(message);
+  assertChain(messages, parentId, policy);
   const session = sessionOf();
   let parent = parentId;
   for (const message of messages) {
@@ -26,4 +28,30 @@ export async function appendChain<M extends SessionMessage>(
     parent = message.id;
   }
   return parent ?? null;
+}
+
+/**
+ * Throws what appending any of the messages would (shape, parent, JSON, the store's size cap, an unstorable
+ * attachment look-alike: the store's own checks), and `INVALID_ARGUMENT` for an id given twice (the chain would
+ * fold back onto the first), so a list that fails writes nothing instead of its first part.
+ */
+function assertChain(
+  messages: readonly SessionMessage[],
+  parentId: string | null | undefined,
+  policy: WritePolicy,
+) {
+  const seen = new Set<string>();
+  let parent = parentId;
+  for (const message of messages) {
+    prepareAppend(message, parent, policy, undefined);
+    if (isEchoedOverlay(message)) continue;
+    if (seen.has(message.id)) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `appendAll got message id ${describe(message.id)} twice: each message of a chain needs its own id`,
+      );
+    }
+    seen.add(message.id);
+    parent = message.id;
+  }
 }

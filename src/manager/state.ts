@@ -17,6 +17,7 @@ import {
 } from "../store/types.js";
 import type { SearchResult, SessionMessage, SessionProvider } from "../types.js";
 import { sessionBlockKeys } from "./copy.js";
+import { retirableStore } from "./retire.js";
 import { historyProvider } from "./search-tools.js";
 import { ManagerTemplates } from "./templates.js";
 import { touchingStore } from "./touching-store.js";
@@ -32,6 +33,8 @@ export interface ManagerState<M extends SessionMessage = SessionMessage> {
   readonly sessionStore: SessionStore;
   readonly templates: ManagerTemplates;
   readonly sessions: Map<string, Session<M>>;
+  /** Turns off the writes of a cached Session (see retirableStore), by Session. */
+  readonly retirers: WeakMap<Session<M>, () => void>;
   /** Set by the first getSession(): templates that decide what sessions store are fixed from then on. */
   configured: boolean;
 }
@@ -62,6 +65,7 @@ export function openManagerState<M extends SessionMessage>(
     sessionStore: touchingStore(store, (id) => store.registry.touch(id)),
     templates: new ManagerTemplates(),
     sessions: new Map(),
+    retirers: new WeakMap(),
     configured: false,
   };
 }
@@ -93,10 +97,27 @@ export function sessionOf<M extends SessionMessage>(
   if (!session) {
     state.configured = true;
     const history = historyProvider({ countSessions: () => state.store.registry.count(), search });
-    session = state.templates.apply(Session.create<M>(state.sessionStore).forSession(sessionId), history);
+    const view = retirableStore(state.sessionStore, sessionId);
+    session = state.templates.apply(Session.create<M>(view.store).forSession(sessionId), history);
     state.sessions.set(sessionId, session);
+    state.retirers.set(session, view.retire);
   }
   return session;
+}
+
+/**
+ * Drops the cached Session of an id, closes it and turns off every write through it (its tools' too): a Session
+ * held across a delete must not write the deleted session's rows back for a new session with the same id.
+ */
+export async function retireSession<M extends SessionMessage>(
+  state: ManagerState<M>,
+  sessionId: string,
+): Promise<void> {
+  const session = state.sessions.get(sessionId);
+  if (!session) return;
+  state.sessions.delete(sessionId);
+  state.retirers.get(session)?.();
+  await session.close();
 }
 
 /** The registered row, or `NOT_FOUND`. */

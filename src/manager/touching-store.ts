@@ -2,7 +2,7 @@ import type { SessionStore } from "../store/types.js";
 import type { SessionProvider } from "../types.js";
 
 /** Provider methods that change a session; after each succeeds the session's activity time is bumped. */
-const WRITES = new Set([
+export const WRITES: ReadonlySet<string> = new Set([
   "appendMessage",
   "upsertMessage",
   "importMessage",

@@ -175,8 +175,9 @@ export function hydrate<T extends SessionMessage | null>(
 }
 
 /**
- * What an imported row needs linked (checked before the row is written): payloads that came with the stream are
- * stored when new, the others must be stored already (`INVALID_ARGUMENT` otherwise).
+ * What an imported row needs linked (checked before the row is written): payloads that came with the stream
+ * before the row (the first `mark`, see AttachmentImport.mark) are stored when new, the others must be stored
+ * already (`INVALID_ARGUMENT` otherwise).
  */
 export async function planImportLinks(
   query: Query,
@@ -184,12 +185,13 @@ export async function planImportLinks(
   messageId: string,
   content: string,
   incoming: AttachmentImport,
+  mark: number,
 ): Promise<(seq: unknown) => Promise<void>> {
-  const { hashes, provided } = incoming.needs(content);
+  const { hashes, provided } = incoming.needs(content, mark);
   if (hashes.length === 0) return async () => {};
   await query(lockSql(t), [hashes]);
   const stored = new Set((await query<{ hash: string }>(storedSql(t), [hashes])).map((r) => r.hash));
-  incoming.assertComplete(messageId, hashes, (hash) => stored.has(hash));
+  incoming.assertComplete(messageId, hashes, (hash) => stored.has(hash), mark);
   return (seq) => link(query, t, seq, provided, hashes);
 }
 

@@ -104,7 +104,10 @@ function childOf(parent: Node | null, seq: number, bytes: number, tokens: number
   return { node, jumpSeq: spineSeq[0]!, jumpDepth: spineDepth[0]! };
 }
 
-/** Inserts the batch's new messages (parents resolved in the batch or the table); returns how many. */
+/**
+ * Inserts the batch's new messages (parents resolved in the batch or the table); returns how many. `marks[i]`:
+ * how many of the stream's payloads came before `messages[i]` (the ones it may use).
+ */
 async function writeMessages(
   query: Query,
   t: Tables,
@@ -113,6 +116,7 @@ async function writeMessages(
   messages: TransferMessage[],
   counts: ImportCounts,
   attachments: AttachmentImport,
+  marks: readonly number[],
 ): Promise<number> {
   const parents = new Set<string>();
   for (const message of messages) {
@@ -159,7 +163,7 @@ async function writeMessages(
     for (const column of columns) column.length = 0;
     chars = 0;
   };
-  for (const message of messages) {
+  for (const [i, message] of messages.entries()) {
     if (stored.has(message.id) || placed.has(message.id)) {
       counts.skipped++;
       continue;
@@ -172,7 +176,7 @@ async function writeMessages(
         `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
       );
     }
-    const linkPayloads = await planImportLinks(query, t, message.id, message.content, attachments);
+    const linkPayloads = await planImportLinks(query, t, message.id, message.content, attachments, marks[i]!);
     const facts = messageFacts(message);
     const { node, jumpSeq, jumpDepth } = childOf(parent, seqs[placed.size]!, facts.bytes, facts.tokens);
     placed.set(message.id, node);
@@ -201,12 +205,21 @@ async function writeBatch(
 ): Promise<string> {
   const [head] = await query<{ num: string }>(lockSql(t), [sessionId, new Date().toISOString()]);
   const num = String(head!.num);
-  for (const item of batch) if (item.kind === "attachment") attachments.accept(item.attachment);
-  const messages = batch.flatMap((item) => (item.kind === "message" ? [item.message] : []));
+  // Every payload is accepted before the messages are written together, so each message notes how many came
+  // before it: it may use only those, as on the backends that write item by item.
+  const messages: TransferMessage[] = [];
+  const marks: number[] = [];
+  for (const item of batch) {
+    if (item.kind === "attachment") attachments.accept(item.attachment);
+    else if (item.kind === "message") {
+      messages.push(item.message);
+      marks.push(attachments.mark());
+    }
+  }
   const compactions = batch.flatMap((item) => (item.kind === "compaction" ? [item.compaction] : []));
   const inserted =
     messages.length > 0
-      ? await writeMessages(query, t, sessionId, num, messages, result.messages, attachments)
+      ? await writeMessages(query, t, sessionId, num, messages, result.messages, attachments, marks)
       : 0;
   if (compactions.length > 0) await writeCompactions(query, t, num, compactions, result.compactions);
   // The version bump tells appenders whose snapshot predates this batch to retry (see append.ts).

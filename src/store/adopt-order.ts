@@ -3,6 +3,7 @@
  * parents always come first (the backend-neutral half of adoption, beside adopt.ts). Inline media is offloaded on
  * the way, as an append would: each message is preceded by `attachment` items for the payloads it points at.
  */
+import { SessionError } from "../errors.js";
 import { type AdoptionReport, fingerprint, referenceTime, reject, unusableId } from "./adopt.js";
 import { type Offloaded, offloadJson } from "./attachments.js";
 import type { TransferItem, TransferMessage } from "./types.js";
@@ -10,13 +11,17 @@ import type { TransferItem, TransferMessage } from "./types.js";
 /** What adoption imports for a session's messages: each message, after the payloads it points at. */
 export type AdoptedItem = Extract<TransferItem, { kind: "message" | "attachment" }>;
 
-/** A reference row's content with its inline media offloaded; content that is not JSON goes as it is. */
-function offloaded(content: string): Offloaded {
+/**
+ * A reference row's content with its inline media offloaded; content that is not JSON goes as it is. Null when
+ * the row cannot be stored: a pointer look-alike that cannot be offloaded (see offloadMessage).
+ */
+function offloaded(content: string): Offloaded | null {
   try {
     return offloadJson(content);
   } catch (error) {
     // Not JSON: nothing to offload, and the import's own validation decides about the row.
     if (error instanceof SyntaxError) return { content, attachments: [] };
+    if (error instanceof SessionError && error.code === "INVALID_MESSAGE") return null;
     throw error;
   }
 }
@@ -96,11 +101,13 @@ export class MessageOrder {
     const reason = unusableId(row.id) ?? (typeof row.role === "string" && row.role ? undefined : "no role");
     const id = typeof row.id === "string" ? row.id : String(row.id);
     this.waitingIds.delete(id);
-    if (reason) {
-      reject(this.report, { table: "assistant_messages", sessionId: this.sessionId, id, reason });
+    const stored = reason ? undefined : offloaded(row.content);
+    if (!stored) {
+      const why = reason ?? "an attachment pointer look-alike that cannot be stored";
+      reject(this.report, { table: "assistant_messages", sessionId: this.sessionId, id, reason: why });
       this.spliced.set(id, row.parentId);
     } else {
-      const { content, attachments } = offloaded(row.content);
+      const { content, attachments } = stored;
       const message: TransferMessage = {
         id,
         parentId: row.parentId,

@@ -1,8 +1,11 @@
+import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
 import { base64DecodeCanonical, base64Encode, sha256Hex, utf8Decode, utf8Encode } from "../runtime/bytes.js";
 import {
   formatPointer,
   looksLikePointer,
   MIN_OFFLOAD_CHARS,
+  POINTER_PREFIX,
   type Pointer,
   type PointerForm,
   parsePointer,
@@ -81,13 +84,35 @@ export function offloadMessage(message: object, json: string, options: OffloadOp
     if (slotMediaType(this, key, value) === null) return value;
     if (options.keepPointers && parsePointer(value) !== null) return value;
     const encoded = encodePayload(value);
-    if (!encoded) return value;
+    if (!encoded) {
+      // Left inline, a look-alike would be read back as a pointer and replaced by whatever payload has that hash.
+      if (looksLikePointer(value)) throw unstorableLookalike(message);
+      return value;
+    }
     const hash = sha256(encoded.bytes);
     found.set(hash, encoded.bytes);
     return formatPointer({ hash, chars: value.length, form: encoded.form });
   });
   if (found.size === 0) return { content: json, attachments: [] };
   return { content, attachments: [...found].map(([hash, bytes]) => ({ hash, bytes })) };
+}
+
+/**
+ * Throws `INVALID_MESSAGE` where {@link offloadMessage} would, so a write refuses the message before it stores
+ * anything; only a JSON holding the pointer prefix can be refused, so any other message costs one scan.
+ */
+export function assertOffloadable(message: object, json: string): void {
+  if (json.includes(POINTER_PREFIX)) offloadMessage(message, json);
+}
+
+/** The refusal of a pointer look-alike that cannot be offloaded (a lone surrogate has no UTF-8 to store). */
+function unstorableLookalike(message: object): SessionError {
+  const id = (message as { id?: unknown }).id;
+  return new SessionError(
+    "INVALID_MESSAGE",
+    `Message ${describe(id)} holds a media string starting with "${POINTER_PREFIX}" that ` +
+      "is not well-formed Unicode: it cannot be stored, and a read would take it for a stored attachment",
+  );
 }
 
 /** {@link offloadMessage} of a value known only as its JSON (parsed only when it may hold media). */

@@ -30,7 +30,9 @@ export class AttachmentExport {
  * points at them is written; what a message needs is either waiting here or already stored.
  */
 export class AttachmentImport {
-  private readonly waiting = new Map<string, Uint8Array>();
+  /** Each payload received, with its place among the payloads of the stream (1 for the first). */
+  private readonly waiting = new Map<string, { bytes: Uint8Array; at: number }>();
+  private received = 0;
 
   /** Accepts a payload from the stream; `INVALID_ARGUMENT` when its bytes do not hash to its name. */
   accept(attachment: TransferAttachment): void {
@@ -38,31 +40,52 @@ export class AttachmentImport {
     if (typeof hash !== "string" || !(bytes instanceof Uint8Array) || sha256(bytes) !== hash) {
       throw new SessionError("INVALID_ARGUMENT", `Attachment ${describe(hash)} does not match its bytes`);
     }
-    this.waiting.set(hash, bytes);
+    this.received++;
+    if (!this.waiting.has(hash)) this.waiting.set(hash, { bytes, at: this.received });
   }
 
   /**
-   * What storing a message with this content needs: the payloads it points at that came with the stream (to store
-   * if absent) and the hashes of all of them (to link).
+   * How many payloads have been received: a writer that accepts a batch's payloads before writing its messages
+   * (Postgres) notes this at each message and passes it as `mark`, so a message can use only the payloads that
+   * came before it in the stream, as on a writer that takes the items one by one.
    */
-  needs(content: string): { hashes: string[]; provided: Attachment[] } {
+  mark(): number {
+    return this.received;
+  }
+
+  /**
+   * What storing a message with this content needs: the payloads it points at that came with the stream (before
+   * `mark`, default all: to store if absent) and the hashes of all of them (to link).
+   */
+  needs(content: string, mark = Number.POSITIVE_INFINITY): { hashes: string[]; provided: Attachment[] } {
     const hashes = contentHashes(content);
     const provided: Attachment[] = [];
     for (const hash of hashes) {
-      const bytes = this.waiting.get(hash);
+      const bytes = this.before(hash, mark);
       if (bytes) provided.push({ hash, bytes });
     }
     return { hashes, provided };
   }
 
-  /** Throws unless every hash was provided or is already stored (`stored` lists the ones the backend holds). */
-  assertComplete(messageId: string, hashes: readonly string[], available: (hash: string) => boolean): void {
-    const missing = hashes.find((hash) => !this.waiting.has(hash) && !available(hash));
+  /** Throws unless every hash was provided (before `mark`) or is already stored (`available`). */
+  assertComplete(
+    messageId: string,
+    hashes: readonly string[],
+    available: (hash: string) => boolean,
+    mark = Number.POSITIVE_INFINITY,
+  ): void {
+    const missing = hashes.find((hash) => !this.before(hash, mark) && !available(hash));
     if (missing !== undefined) {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `Message "${messageId}" points at attachment ${missing}, which is neither in the stream nor stored`,
       );
     }
+  }
+
+  /** The payload's bytes when it was received among the first `mark` payloads. */
+  private before(hash: string, mark: number): Uint8Array | undefined {
+    const entry = this.waiting.get(hash);
+    return entry !== undefined && entry.at <= mark ? entry.bytes : undefined;
   }
 }

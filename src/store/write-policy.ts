@@ -12,6 +12,7 @@ import {
 } from "../message.js";
 import { sha256Base64url } from "../runtime/bytes.js";
 import type { SessionMessage, WriteSource } from "../types.js";
+import { assertOffloadable } from "./attachments.js";
 
 /** What a store or a Session may enforce on every message written through it. */
 export interface WritePolicyOptions {
@@ -38,6 +39,13 @@ export const OPEN_POLICY: WritePolicy = {
   reservedMetadataKeys: [],
   maxMessageBytes: Number.POSITIVE_INFINITY,
 };
+
+/** The policy a store of this package enforces on every write (its internal `policy`); none for another store. */
+export function storePolicy(store: object): WritePolicy {
+  const policy = (store as { policy?: Partial<WritePolicy> }).policy;
+  const valid = typeof policy?.maxMessageBytes === "number" && Array.isArray(policy.reservedMetadataKeys);
+  return valid ? (policy as WritePolicy) : OPEN_POLICY;
+}
 
 /** Validates write-policy options (`INVALID_ARGUMENT`). */
 export function writePolicy(options: WritePolicyOptions = {}): WritePolicy {
@@ -92,8 +100,9 @@ export function assertSize(message: SessionMessage, json: string, maxBytes: numb
 
 /**
  * Applies a policy to a write: strips reserved keys from client writes, serialises once and refuses a message
- * over the cap. Returns the message to store and its JSON. `known` is JSON the caller already made of `message`
- * (a Session's hand-off, see prepared-json.ts): used as is unless stripping made a different message.
+ * over the cap or one no backend can store (`INVALID_MESSAGE`: not JSON, an unstorable pointer look-alike).
+ * Returns the message to store and its JSON. `known` is JSON the caller already made of `message` (a Session's
+ * hand-off, see prepared-json.ts): used as is unless stripping made a different message.
  */
 export function applyPolicy(
   message: SessionMessage,
@@ -104,6 +113,7 @@ export function applyPolicy(
   const stored = stripReserved(message, policy.reservedMetadataKeys, source);
   const json = stored === message && known !== undefined ? known : serializeMessage(stored);
   assertSize(stored, json, policy.maxMessageBytes);
+  assertOffloadable(stored, json);
   return { message: stored, json };
 }
 

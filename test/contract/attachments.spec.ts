@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
+import { Session } from "../../src/session/session.js";
 import {
   type AttachmentStore,
   hasAttachmentStore,
@@ -196,6 +197,34 @@ export function attachmentsSpec(target: ContractTarget): void {
         assert.equal(JSON.stringify((await s.getHistory())[0]), JSON.stringify(awkwardShapes()));
       }));
 
+    test("a pointer look-alike that cannot be offloaded is refused: no read swaps in another session's payload", () =>
+      withStore(target, async (store) => {
+        const bytes = bytesOf(20_000, 15);
+        await store
+          .session("b")
+          .appendMessage(imageMessage("secret", `data:image/png;base64,${bytes.toString("base64")}`));
+        const hash = createHash("sha256").update(bytes).digest("hex");
+        // A lone surrogate has no UTF-8, so this string could only have stayed inline, where it parses as a pointer.
+        const forged = imageMessage("m1", `attachment:sha256:${hash};10;data:\ud800,`);
+        const a = store.session("a");
+        await a.appendMessage(msg("m1", "original"));
+        await rejectsWithCode(
+          a.appendMessage(imageMessage("m2", urlOf(forged) as string)),
+          "INVALID_MESSAGE",
+        );
+        await rejectsWithCode(a.upsertMessage!(forged), "INVALID_MESSAGE");
+        await rejectsWithCode(a.updateMessage(forged), "INVALID_MESSAGE");
+        const session = Session.create(store).forSession("a");
+        await rejectsWithCode(session.upsertMessage(forged), "INVALID_MESSAGE");
+        if (a.importMessage)
+          await rejectsWithCode(
+            a.importMessage(imageMessage("m3", urlOf(forged) as string)),
+            "INVALID_MESSAGE",
+          );
+        assert.equal(JSON.stringify(await a.getHistory()), JSON.stringify([msg("m1", "original")]));
+        await assertStored(store, 1, 20_000);
+      }));
+
     test("a payload larger than a Durable Object value is stored and restored", () =>
       withStore(target, async (store) => {
         const url = png(3_000_000, 2);
@@ -375,6 +404,36 @@ export function attachmentsSpec(target: ContractTarget): void {
         );
         assert.equal(await store.session("x").getMessage("m1"), null);
         await assertStored(store, 0);
+      });
+    });
+
+    test("an import refuses a message whose payload comes after it in the stream", async (t) => {
+      await withStore(target, async (store) => {
+        if (!hasTransfer(store)) return t.skip("no transfer");
+        await store.session("a").appendMessage(msg("m0"));
+        await store.session("a").appendMessage(imageMessage("m1", png(20_000, 16)));
+        const items: TransferItem[] = [];
+        for await (const item of store.transfer.exportSession("a")) items.push(item);
+        await store.session("a").clearMessages();
+        const header = { kind: "session", session: { id: "x", info: null, leafId: null } } as const;
+        const attachment = items.filter((item) => item.kind === "attachment");
+        const messages = items.filter((item) => item.kind === "message");
+        assert.equal(attachment.length, 1);
+        // The documented order is the payload before the first message that needs it; after it is an error.
+        await rejectsWithCode(
+          store.transfer.importSession(toAsync([header, ...messages, ...attachment])),
+          "INVALID_ARGUMENT",
+          /neither in the stream nor stored/,
+        );
+        assert.equal(await store.session("x").getMessage("m1"), null);
+        await assertStored(store, 0);
+        // m0 may have been imported before the refusal (an import is atomic per batch only on some backends).
+        await store.transfer.importSession(toAsync([header, ...attachment, ...messages]));
+        assert.deepEqual(
+          (await store.session("x").getHistory()).map((m) => m.id),
+          ["m0", "m1"],
+        );
+        await assertStored(store, 1, 20_000);
       });
     });
 

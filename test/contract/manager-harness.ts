@@ -1,6 +1,7 @@
 import type { TestContext } from "node:test";
 import { SessionManager } from "../../src/manager/manager.js";
 import { hasSessionRegistry, type RegistryCapableStore } from "../../src/store/types.js";
+import type { WritePolicyOptions } from "../../src/store/write-policy.js";
 import { type ContractTarget, withStore } from "./harness.js";
 
 // A backend without a registry yet (e.g. Postgres before it implements one) skips these specs instead of failing;
@@ -12,23 +13,29 @@ export function withRegistryStore(
   t: TestContext,
   target: ContractTarget,
   body: (store: RegistryCapableStore) => Promise<void>,
+  policy?: WritePolicyOptions,
 ): Promise<void> {
-  return withStore(target, async (store) => {
-    if (!hasSessionRegistry(store)) {
-      t.skip(NO_REGISTRY);
-      return;
-    }
-    await body(store);
-  });
+  return withStore(
+    target,
+    async (store) => {
+      if (!hasSessionRegistry(store)) {
+        t.skip(NO_REGISTRY);
+        return;
+      }
+      await body(store);
+    },
+    policy,
+  );
 }
 
-/** Runs `body` with a SessionManager over a fresh store (skipped without a registry). */
+/** Runs `body` with a SessionManager over a fresh store (skipped without a registry); `policy`: the store's. */
 export function withManager(
   t: TestContext,
   target: ContractTarget,
   body: (manager: SessionManager, store: RegistryCapableStore) => Promise<void>,
+  policy?: WritePolicyOptions,
 ): Promise<void> {
-  return withRegistryStore(t, target, (store) => body(SessionManager.create(store), store));
+  return withRegistryStore(t, target, (store) => body(SessionManager.create(store), store), policy);
 }
 
 /** Resolves after at least `ms` milliseconds, so two writes get different timestamps. */

@@ -152,6 +152,32 @@ export function managerLifecycleSpec(target: ContractTarget): void {
         assert.equal((await manager.getHistory(kept.id)).length, 2);
       }));
 
+    test("a Session and its tools held across delete cannot write the deleted session's rows back", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        if (!hasContextStorage(store)) return t.skip("this store cannot hold context blocks");
+        const manager = SessionManager.create(store).withContext("memory");
+        await manager.create("old", { id: "same" });
+        const held = manager.getSession("same");
+        await held.replaceContextBlock("memory", "before");
+        const tools = await held.tools();
+        const provider = await held.provider();
+        assert.equal(await manager.delete("same"), true);
+        await rejectsWithCode(held.replaceContextBlock("memory", "stale"), "CLOSED");
+        await rejectsWithCode(held.appendMessage(msg("late")), "CLOSED");
+        await rejectsWithCode(provider.appendMessage(msg("late")), "CLOSED");
+        const written = await tools.set_context!.execute({ label: "memory", content: "stale from a tool" });
+        assert.match(String(written), /^Error: /);
+        await manager.create("new", { id: "same" });
+        const fresh = manager.getSession("same");
+        assert.notEqual(fresh, held);
+        await fresh.ready();
+        assert.equal(fresh.getContextBlock("memory")?.content ?? "", "");
+        assert.equal(await store.blocks.getBlock("memory_same"), null);
+        assert.deepEqual(await manager.getHistory("same"), []);
+        await fresh.replaceContextBlock("memory", "after");
+        assert.equal(await store.blocks.getBlock("memory_same"), "after");
+      }));
+
     test("usage: counters accumulate (cache tokens too), validated, never inherited by a fork", (t) =>
       withManager(t, target, async (manager) => {
         const info = await manager.create("usage");

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SessionManager } from "../../src/manager/manager.js";
 import { hasContextStorage } from "../../src/store/types.js";
+import type { SessionMessage } from "../../src/types.js";
 import { type ContractTarget, ids, msg, rejectsWithCode } from "./harness.js";
 import { withManager, withRegistryStore } from "./manager-harness.js";
 
@@ -62,6 +63,52 @@ export function managerMessagesSpec(target: ContractTarget): void {
           "nothing of the batch written",
         );
         await rejectsWithCode(manager.appendAll(id, "x" as never), "INVALID_ARGUMENT");
+      }));
+
+    test("appendAll writes nothing when any message would be refused (size, BigInt, cycle, look-alike)", (t) =>
+      withManager(
+        t,
+        target,
+        async (manager) => {
+          const { id } = await manager.create("chat");
+          await manager.append(id, msg("u1"));
+          const cyclic: Record<string, unknown> = {};
+          cyclic.self = cyclic;
+          const lookalike = {
+            id: "a2",
+            role: "user",
+            parts: [
+              {
+                type: "file",
+                mediaType: "image/png",
+                url: `attachment:sha256:${"0".repeat(64)};1;data:\ud800,`,
+              },
+            ],
+          };
+          const refused: [SessionMessage, string][] = [
+            [msg("a2", "x".repeat(5000)), "TOO_LARGE"],
+            [msg("a2", "big", "user", { metadata: { n: 1n } }), "INVALID_MESSAGE"],
+            [msg("a2", "cycle", "user", { metadata: cyclic }), "INVALID_MESSAGE"],
+            [lookalike, "INVALID_MESSAGE"],
+          ];
+          for (const [bad, code] of refused) {
+            await rejectsWithCode(manager.appendAll(id, [msg("a1"), bad, msg("a3")]), code);
+            assert.deepEqual(ids(await manager.getHistory(id)), ["u1"], `nothing written before a ${code}`);
+          }
+        },
+        { maxMessageBytes: 2000 },
+      ));
+
+    test("appendAll refuses an id given twice in one call and writes nothing", (t) =>
+      withManager(t, target, async (manager) => {
+        const { id } = await manager.create("chat");
+        const batch = [msg("x", "one"), msg("y", "two"), msg("x", "three"), msg("z", "four")];
+        await rejectsWithCode(manager.appendAll(id, batch), "INVALID_ARGUMENT", /"x" twice/);
+        assert.deepEqual(await manager.getHistory(id), []);
+        // An echoed overlay is ignored, so it may repeat.
+        const echoes = [msg("compaction_1"), msg("a"), msg("compaction_1"), msg("b")];
+        assert.equal(await manager.appendAll(id, echoes), "b");
+        assert.deepEqual(ids(await manager.getHistory(id)), ["a", "b"]);
       }));
 
     test("every write bumps the session's activity, through the manager or its Session; reads do not", (t) =>

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { SessionMessage } from "../../src/types.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 
 /** Append, read back, idempotency, validation. */
@@ -131,6 +132,34 @@ export function messagesSpec(target: ContractTarget): void {
         cyclic.self = cyclic;
         await rejectsWithCode(s.appendMessage(cyclic as never), "INVALID_MESSAGE");
         assert.equal(await s.getPathLength(), 0);
+      }));
+
+    test("a message whose id, role or parts are inherited or hidden is refused on every write, not stored empty", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await s.appendMessage(msg("x", "original"));
+        const hidden = Object.defineProperty({ id: "x", role: "user" }, "parts", {
+          value: [],
+          enumerable: false,
+        });
+        const forms: unknown[] = [
+          Object.create({ id: "x", role: "user", parts: [] }),
+          Object.assign(Object.create({ id: "x" }), { role: "user", parts: [] }),
+          Object.assign(Object.create({ parts: [] }), { id: "x", role: "user" }),
+          hidden,
+        ];
+        const at = new Date("2025-01-31T12:00:00.000Z");
+        for (const form of forms) {
+          const message = form as SessionMessage;
+          await rejectsWithCode(s.appendMessage(message), "INVALID_MESSAGE", /own enumerable/);
+          await rejectsWithCode(s.upsertMessage!(message), "INVALID_MESSAGE", /own enumerable/);
+          await rejectsWithCode(s.updateMessage(message), "INVALID_MESSAGE", /own enumerable/);
+          if (s.importMessage) {
+            await rejectsWithCode(s.importMessage(message, { createdAt: at }), "INVALID_MESSAGE");
+          }
+        }
+        assert.equal((await s.getMessage("x"))?.parts[0]?.text, "original");
+        assert.deepEqual(ids(await s.getHistory()), ["x"]);
       }));
 
     test("U+0000 in ids, roles and session ids is refused (no backend could return it intact)", () =>
