@@ -77,7 +77,7 @@ export function parseCommandArgs(command: string, spec: ArgSpec, argv: readonly 
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args: joinDashValues(argv, options),
       options: Object.fromEntries(
         Object.entries(options).map(([name, o]) => [
           name,
@@ -106,6 +106,35 @@ export function parseCommandArgs(command: string, spec: ArgSpec, argv: readonly 
       throw new UsageError(`--${name} needs a value`, command);
   }
   return { positionals: parsed.positionals, values };
+}
+
+/**
+ * `--older-than -5d` and `--limit -1`: parseArgs takes a value starting with a dash for a forgotten value and says
+ * it is missing. No option name starts with a digit, so such a value is joined to its option (`--limit=-1`) and
+ * the command's own check says what is wrong with it.
+ */
+function joinDashValues(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
+  const valued = new Set<string>();
+  for (const [name, o] of Object.entries(options)) {
+    if (o.type !== "string") continue;
+    valued.add(`--${name}`);
+    if (o.short) valued.add(`-${o.short}`);
+  }
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") {
+      joined.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (valued.has(token) && next !== undefined && /^-\d/.test(next)) {
+      // `--limit=-1`; a short option takes its value attached (`-o-1`, not `-o=-1`).
+      joined.push(token.startsWith("--") ? `${token}=${next}` : `${token}${next}`);
+      i++;
+    } else joined.push(token);
+  }
+  return joined;
 }
 
 // parseArgs' messages are long and suggest `--` tricks; the CLI says what was wrong in a few words.

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { SessionError } from "../errors.js";
-import { probeSqliteFile } from "../sqlite/maintenance.js";
+import { probeSqliteFile, type SqliteFileKind } from "../sqlite/maintenance.js";
 import { SqliteStore } from "../sqlite/store.js";
 import type { SessionStore } from "../store/types.js";
 import { CliError } from "./errors.js";
@@ -59,9 +59,18 @@ export async function openStore(
   return openSqlite(db, mode);
 }
 
-function openSqlite(path: string, mode: OpenMode): OpenedStore {
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+/**
+ * What a SQLite path holds, checked without writing anything: a missing path is NOT_FOUND unless `mode` creates
+ * it; a directory, a device, a FIFO or a socket is refused (SQLite cannot use one, and a 0-byte device would
+ * otherwise pass for an empty database); a file that is not SQLite is refused.
+ */
+export function probeSqlitePath(path: string, mode: OpenMode): SqliteFileKind {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) {
     throw new CliError(`${path} is a directory, not a database file`, "INVALID_ARGUMENT");
+  }
+  if (stat && !stat.isFile()) {
+    throw new CliError(`${path} is not a regular file, so it cannot be a database`, "INVALID_ARGUMENT");
   }
   const kind = probeSqliteFile(path);
   if (kind === "missing" && mode !== "write") {
@@ -71,9 +80,16 @@ function openSqlite(path: string, mode: OpenMode): OpenedStore {
     );
   }
   if (kind === "not-sqlite") throw new CliError(`${path} is not a SQLite database`, "INVALID_ARGUMENT");
-  // Reading must not add agent-session tables to somebody else's database; importing into it may.
-  if (kind === "other-sqlite" && mode !== "write") {
-    throw new CliError(`${path} is a SQLite database without agent-session tables`, "INVALID_ARGUMENT");
+  return kind;
+}
+
+function openSqlite(path: string, mode: OpenMode): OpenedStore {
+  const kind = probeSqlitePath(path, mode);
+  // Reading must not add agent-session tables to somebody else's database, nor turn an empty file into a store
+  // (SQLite reads a 0-byte file as an empty database); importing into it, or the demo, may.
+  if ((kind === "other-sqlite" || kind === "empty") && mode !== "write") {
+    const what = kind === "empty" ? "an empty file" : "a SQLite database";
+    throw new CliError(`${path} is ${what} without agent-session tables`, "INVALID_ARGUMENT");
   }
   const store = new SqliteStore(path, mode === "watch" ? { changeLog: true } : {});
   return { store, kind: "sqlite", location: path, close: () => store.close() };

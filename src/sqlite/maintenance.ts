@@ -10,7 +10,7 @@ export type SqliteFileKind = "missing" | "empty" | "agent-session" | "other-sqli
 const HEADER = "SQLite format 3\0";
 
 interface ReadonlyDb {
-  prepare(sql: string): { get(): unknown };
+  prepare(sql: string): { get(...params: string[]): unknown };
   close(): void;
 }
 
@@ -64,6 +64,21 @@ export function probeSqliteFile(path: string): SqliteFileKind {
       .prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'agent_session_schema'")
       .get();
     return row ? "agent-session" : "other-sqlite";
+  } finally {
+    db.close();
+  }
+}
+
+/** True when the SQLite file at `path` has a table with one of `names`; reads only (a read-only connection). */
+export function sqliteHasTable(path: string, names: readonly string[]): boolean {
+  const db = openReadonly(path);
+  try {
+    const found = db
+      .prepare(
+        "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))",
+      )
+      .get(JSON.stringify(names));
+    return found !== undefined;
   } finally {
     db.close();
   }

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { sqliteHasTable } from "../../sqlite/maintenance.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
@@ -8,7 +9,7 @@ import {
 import type { SessionStore } from "../../store/types.js";
 import type { Command } from "../command.js";
 import { CliError } from "../errors.js";
-import { isPostgresUrl } from "../store.js";
+import { isPostgresUrl, probeSqlitePath } from "../store.js";
 
 /** A store that can adopt the reference's tables (SQLite and Postgres). */
 interface AdoptingStore extends SessionStore {
@@ -18,6 +19,19 @@ interface AdoptingStore extends SessionStore {
 
 function isAdopting(store: SessionStore): store is AdoptingStore {
   return typeof (store as Partial<AdoptingStore>).adoptReference === "function";
+}
+
+function noReferenceTables(location: string, untouched = false): string {
+  const tables = `No reference tables (${REFERENCE_TABLES.join(", ")}) in ${location}`;
+  return untouched ? `${tables}; nothing was written.` : `${tables}.`;
+}
+
+// Opening writable creates agent-session's tables, so a file with nothing to adopt — empty, or another
+// application's SQLite database without the reference's tables — is not opened at all. The path checks
+// (directory, device, not SQLite) are the ones every command makes.
+function nothingToAdopt(path: string): boolean {
+  const kind = probeSqlitePath(path, "read");
+  return kind === "empty" || (kind === "other-sqlite" && !sqliteHasTable(path, REFERENCE_TABLES));
 }
 
 /** `adopt`: moves what the reference (agents@0.22) wrote into agent-session's tables. */
@@ -44,6 +58,10 @@ export const adopt: Command = {
   ],
   async run({ db, args, out, open }) {
     if (!isPostgresUrl(db) && !existsSync(db)) throw new CliError(`no database at ${db}`, "NOT_FOUND");
+    if (!isPostgresUrl(db) && nothingToAdopt(db)) {
+      if (out.json) return out.result({ location: db, report: null });
+      return out.line(noReferenceTables(db, true));
+    }
     const { store, location } = await open("write");
     if (!isAdopting(store))
       throw new CliError("this store cannot adopt the reference's tables", "UNSUPPORTED");
@@ -51,7 +69,7 @@ export const adopt: Command = {
     // Opening may have adopted already; without --drop that is the report to show.
     const report = store.adopted && !drop ? store.adopted : await store.adoptReference({ dropSource: drop });
     if (out.json) return out.result({ location, report });
-    if (!report) return out.line(`No reference tables (${REFERENCE_TABLES.join(", ")}) in ${location}.`);
+    if (!report) return out.line(noReferenceTables(location));
     await out.line(`${location}: ${describeAdoption(report)}.`);
     for (const row of report.rejected) {
       await out.line(

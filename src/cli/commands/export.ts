@@ -1,12 +1,10 @@
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
 import { stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { requireTransfer } from "../inspect/sessions.js";
 import { startProgress } from "../progress.js";
 import { writeExport } from "../transfer/export.js";
 import type { ExportCounts } from "../transfer/format.js";
+import { openOutputFile } from "../transfer/output-file.js";
 
 function summaryLine(c: ExportCounts): string {
   return `Exported ${c.sessions} sessions, ${c.messages} messages, ${c.compactions} overlays, ${c.blocks} blocks, ${c.entries} search entries.`;
@@ -40,9 +38,9 @@ export const exportCommand: Command = {
     const { store } = await open("read");
     requireTransfer(store, "export");
     const file = stringOption(args.values, "output");
-    const bar = startProgress(io, progress, "export", 0, "messages");
     let counts: ExportCounts;
     if (file === undefined) {
+      const bar = startProgress(io, progress, "export", 0, "messages");
       try {
         counts = await writeExport(store, (chunk) => out.write(chunk), {
           sessionIds: args.positionals,
@@ -55,22 +53,17 @@ export const exportCommand: Command = {
       io.stderr.write(`${out.json ? JSON.stringify(counts) : summaryLine(counts)}\n`);
       return;
     }
-    const temporary = `${file}.tmp-${process.pid}`;
-    const stream = createWriteStream(temporary);
+    const output = await openOutputFile(file);
+    const bar = startProgress(io, progress, "export", 0, "messages");
     try {
-      counts = await writeExport(
-        store,
-        async (chunk) => {
-          if (!stream.write(chunk)) await once(stream, "drain");
-        },
-        { sessionIds: args.positionals, progress: bar, countFirst: progress },
-      );
-      stream.end();
-      await once(stream, "finish");
-      await rename(temporary, file);
+      counts = await writeExport(store, (chunk) => output.write(chunk), {
+        sessionIds: args.positionals,
+        progress: bar,
+        countFirst: progress,
+      });
+      await output.commit();
     } catch (error) {
-      stream.destroy();
-      await rm(temporary, { force: true });
+      await output.abort();
       throw error;
     } finally {
       bar.stop();

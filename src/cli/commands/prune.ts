@@ -37,7 +37,7 @@ export const prune: Command = {
     const ms = parseDuration(age);
     if (ms === null)
       throw new UsageError(
-        `--older-than must look like 30d, 12h, 2w, 90m or 45s, got ${JSON.stringify(age)}`,
+        `--older-than must look like 30d, 12h, 2w, 90m or 45s: ${JSON.stringify(age)} is not a valid duration`,
         command,
       );
     const cutoff = new Date(Date.now() - ms).toISOString();

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { SessionError } from "../../errors.js";
 import { sha256 } from "../../store/attachments.js";
 import {
@@ -30,10 +31,15 @@ export function promptSession(key: string): string | undefined {
   return key.startsWith(`${PROMPT_KEY}_`) ? key.slice(PROMPT_KEY.length + 1) : undefined;
 }
 
-/** The session a file is reading now: its id, the message ids read so far, whether the store held it before. */
+/**
+ * The session a file is reading now: its id, a fingerprint of each message read so far (by id), and its `leaf`
+ * with the line naming it (checked once all its messages are read).
+ */
 interface Current {
   id: string;
-  ids: Set<string>;
+  ids: Map<string, string>;
+  leaf: string | null;
+  line: number;
 }
 
 /**
@@ -71,7 +77,8 @@ export async function checkImport(
         const id = record.session.id;
         if (fresh.has(id)) fail(`session ${JSON.stringify(id)} appears twice`);
         fresh.set(id, !(await holdsSession(store, id)));
-        current = { id, ids: new Set() };
+        if (current) await checkLeaf(current, stored);
+        current = { id, ids: new Map(), leaf: record.session.leafId, line: records.line };
       } else if (record.type === "message" || record.type === "compaction") {
         if (record.sessionId !== current?.id) {
           fail(
@@ -98,6 +105,7 @@ export async function checkImport(
         }
       } else end = record.counts;
     }
+    if (current) await checkLeaf(current, stored);
   } catch (error) {
     if (error instanceof SessionError) fail(error.message);
     throw error;
@@ -123,12 +131,38 @@ type Fail = (problem: string) => never;
 
 async function checkMessage(message: TransferMessage, current: Current, stored: Stored, fail: Fail) {
   assertTransferItem({ kind: "message", message });
+  // Ids are the identity: a second, different record would be skipped as "already there" and silently lost.
+  const print = fingerprint(message);
+  const earlier = current.ids.get(message.id);
+  if (earlier !== undefined && earlier !== print) {
+    fail(
+      `message "${message.id}" appears twice in session ${JSON.stringify(current.id)} with different content`,
+    );
+  }
   if (message.parentId !== null && !(await stored(current.id, message.parentId))) {
     fail(
       `the parent "${message.parentId}" of message "${message.id}" is neither stored nor earlier in the file`,
     );
   }
-  current.ids.add(message.id);
+  current.ids.set(message.id, print);
+}
+
+// A digest, so a session's ids stay the only thing held in memory per message.
+function fingerprint(message: TransferMessage): string {
+  const { parentId, role, createdAt, content } = message;
+  return createHash("sha256")
+    .update(JSON.stringify([parentId, role, createdAt, content]))
+    .digest("base64");
+}
+
+// The import makes `leaf` the session's latest leaf; one that names no message would be silently dropped.
+async function checkLeaf(session: Current, stored: Stored): Promise<void> {
+  if (session.leaf === null || (await stored(session.id, session.leaf))) return;
+  throw new CliError(
+    `line ${session.line}: the leaf "${session.leaf}" of session ${JSON.stringify(session.id)} is neither one ` +
+      "of its messages in the file nor stored",
+    "INVALID_FILE",
+  );
 }
 
 async function checkOverlay(compaction: StoredCompaction, current: Current, stored: Stored, fail: Fail) {
