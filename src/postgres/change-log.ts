@@ -9,9 +9,9 @@ import {
   PRUNE_BATCH,
   PRUNE_EVERY,
   prunedPastCursor,
-  rowEvent,
 } from "../store/change-rows.js";
 import type { ChangeEvent, LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../store/feed.js";
+import { readChangeRow } from "../store/feed-rows.js";
 import type { SessionMessage } from "../types.js";
 import type { Executor } from "./client.js";
 import type { Tables } from "./schema.js";
@@ -36,6 +36,8 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   private readonly channel: string;
   private readonly lockKey: string;
   private created: Promise<void> | undefined;
+  /** True once the table is known to exist (a writer created it, or a reader found it). */
+  private found = false;
   private recorded = 0;
 
   constructor(
@@ -51,6 +53,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     this.lockKey = digest.readBigInt64BE(0).toString();
   }
 
+  /** The connection for writing a row: the table is created here, by the first recorded write. */
   private async executor(): Promise<Executor> {
     const executor = await this.ready();
     this.created ??= (async () => {
@@ -69,7 +72,24 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
       throw error;
     });
     await this.created;
+    this.found = true;
     return executor;
+  }
+
+  /**
+   * The connection for reading, or undefined while the table does not exist: watching and replaying never create
+   * it (a read-only role could not, and a store that only subscribes must write nothing). Until a writer creates
+   * it there is nothing to read; its first row is then read by the next poll (from cursor 0).
+   */
+  private async reader(): Promise<Executor | undefined> {
+    const executor = await this.ready();
+    if (!this.found) {
+      const [row] = await executor.query<{ name: string | null }>("SELECT to_regclass($1)::text AS name", [
+        this.table,
+      ]);
+      this.found = row?.name !== null && row?.name !== undefined;
+    }
+    return this.found ? executor : undefined;
   }
 
   async record(change: LoggedChange): Promise<number> {
@@ -98,7 +118,8 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   }
 
   private async page(after: number): Promise<ChangeRow[]> {
-    const executor = await this.executor();
+    const executor = await this.reader();
+    if (!executor) return [];
     return executor.query<ChangeRow>(
       `SELECT ${COLUMNS} FROM ${this.table} WHERE seq > $1 ORDER BY seq LIMIT ${PAGE_ROWS}`,
       [after],
@@ -127,7 +148,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
             for (const row of rows) {
               cursor = Number(row.seq);
               if (row.origin === this.origin) continue;
-              const event = await rowEvent(row, "remote", this.read);
+              const event = await readChangeRow(row, "remote", this.read);
               if (event && !stopped) deliver(event);
             }
           }
@@ -151,12 +172,14 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
       started = resolve;
     });
     const start = async () => {
-      const executor = await this.executor();
+      const executor = await this.ready();
       // The starting point first, one query after subscribe(): what other processes commit while the listening
-      // connection is being set up is then delivered by the first poll instead of falling before the cursor.
-      const [head] = await executor.query<{ seq: string | null }>(
-        `SELECT max(seq) AS seq FROM ${this.table}`,
-      );
+      // connection is being set up is then delivered by the first poll instead of falling before the cursor. No
+      // table yet: every row a writer adds once it created it is new (cursor 0).
+      const log = await this.reader();
+      const [head] = log
+        ? await log.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.table}`)
+        : [];
       cursor ??= Number(head?.seq ?? 0);
       started();
       if (stopped) return;
@@ -185,7 +208,9 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   }
 
   async *replay(after: number): AsyncIterable<ChangeEvent> {
-    const executor = await this.executor();
+    const executor = await this.reader();
+    // No table: nothing was ever logged here.
+    if (!executor) return;
     // Pruning keeps the newest rows, so the log is only ever cut at its old end: a gap there means lost events.
     const [bounds] = await executor.query<{ oldest: string | null }>(
       `SELECT min(seq) AS oldest FROM ${this.table}`,
@@ -197,7 +222,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     for (let rows = await this.page(cursor); rows.length > 0; rows = await this.page(cursor)) {
       for (const row of rows) {
         cursor = Number(row.seq);
-        const event = await rowEvent(row, row.origin === this.origin ? "local" : "remote", this.read);
+        const event = await readChangeRow(row, row.origin === this.origin ? "local" : "remote", this.read);
         if (event) yield event;
       }
     }

@@ -7,9 +7,9 @@ import {
   PRUNE_BATCH,
   PRUNE_EVERY,
   prunedPastCursor,
-  rowEvent,
 } from "../store/change-rows.js";
 import type { ChangeEvent, LoggedChange, RemoteChanges } from "../store/feed.js";
+import { readChangeRow } from "../store/feed-rows.js";
 import type { SessionMessage } from "../types.js";
 import type { SqlDriver } from "./driver.js";
 
@@ -108,25 +108,26 @@ export class SqliteChangeLog implements RemoteChanges {
   }
 
   /**
-   * Delivers other origins' rows after `cursor` and returns the new cursor; `sessions` collects the sessions
-   * those rows were about (their writes are explained: no watermark reset for them).
+   * Delivers other origins' rows after `position.cursor`, moving the cursor past each row before reading it (as the
+   * Postgres watcher does): when a page read fails midway, the next poll resumes after the rows already delivered
+   * instead of sending them again. `sessions` collects the sessions those rows were about (their writes are
+   * explained: no watermark reset for them).
    */
   async deliverAfter(
-    cursor: number,
+    position: { cursor: number },
     deliver: (event: ChangeEvent) => void,
     sessions: Set<string>,
-  ): Promise<number> {
-    if (!this.exists()) return cursor;
-    for (let rows = this.page(cursor); rows.length > 0; rows = this.page(cursor)) {
+  ): Promise<void> {
+    if (!this.exists()) return;
+    for (let rows = this.page(position.cursor); rows.length > 0; rows = this.page(position.cursor)) {
       for (const row of rows) {
-        cursor = Number(row.seq);
+        position.cursor = Number(row.seq);
         if (row.origin === this.origin) continue;
         sessions.add(row.session_id);
-        const event = await rowEvent(row, "remote", this.read);
+        const event = await readChangeRow(row, "remote", this.read);
         if (event) deliver(event);
       }
     }
-    return cursor;
   }
 
   async *replay(after: number): AsyncIterable<ChangeEvent> {
@@ -139,7 +140,7 @@ export class SqliteChangeLog implements RemoteChanges {
     for (let rows = this.page(cursor); rows.length > 0; rows = this.page(cursor)) {
       for (const row of rows) {
         cursor = Number(row.seq);
-        const event = await rowEvent(row, row.origin === this.origin ? "local" : "remote", this.read);
+        const event = await readChangeRow(row, row.origin === this.origin ? "local" : "remote", this.read);
         if (event) yield event;
       }
     }

@@ -28,13 +28,14 @@ export class SqliteRemoteWatch implements RemoteWatch {
     if (version === undefined && !this.log) return { ready, follow: () => undefined, stop: () => undefined };
     const watermark = version === undefined ? undefined : new SqliteWatermark(this.driver, version);
     watermark?.follow(interest());
-    let cursor = this.log?.head() ?? 0;
+    // Shared with deliverAfter, which moves it row by row: a tick that fails midway keeps what it delivered.
+    const position = { cursor: this.log?.head() ?? 0 };
     /** Unlogged resets held for one tick when the store keeps a log (their row may still come). */
     let pending: ChangeEvent[] = [];
     let busy = false;
     const tick = async () => {
       const explained = new Set<string>();
-      if (this.log) cursor = await this.log.deliverAfter(cursor, deliver, explained);
+      if (this.log) await this.log.deliverAfter(position, deliver, explained);
       if (!watermark) return;
       const wanted = interest();
       const moved = watermark.moved();

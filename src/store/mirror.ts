@@ -48,8 +48,14 @@ export async function mirror(
     live = resolve;
   });
   const ready = listening.then(() => reload(null));
+  // A first read that failed rejected mirror() itself (and unsubscribed): an event that came meanwhile has
+  // nothing to apply to, and the failure was reported once, there.
+  const started = ready.then(
+    () => true,
+    () => false,
+  );
   const apply = async (event: ChangeEvent): Promise<void> => {
-    await ready;
+    if (!(await started)) return;
     if (event.type === "append") {
       if (!event.inserted || messages.some((m) => m.id === event.message.id)) return;
       const last = messages.at(-1)?.id ?? null;
@@ -75,6 +81,12 @@ export async function mirror(
   const close = store.subscribe(apply, subscribeOptions);
   // An already aborted signal subscribes nothing (and never calls onReady): the mirror is then one read.
   if (options.signal?.aborted) live();
-  await ready;
+  try {
+    await ready;
+  } catch (error) {
+    // The caller gets no close() to call: without this, every later write would reach a dead mirror.
+    close();
+    throw error;
+  }
   return { messages, ready, close };
 }

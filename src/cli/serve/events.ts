@@ -13,9 +13,9 @@ function wire(event: ChangeEvent): string {
 }
 
 /**
- * `GET /api/events?session=<id>`: server-sent events, one per write to that session (or to any session without
- * the parameter), from the store's change feed. Each frame is small and fixed in shape; the page reads the
- * session again through the ordinary API, so nothing here grows with message size.
+ * `GET /api/events?session=<id>` (HEAD: its headers only): server-sent events, one per write to that session (or
+ * to any session without the parameter), from the store's change feed. Each frame is small and fixed in shape;
+ * the page reads the session again through the ordinary API, so nothing here grows with message size.
  */
 export function streamEvents(store: SessionStore, url: URL, req: IncomingMessage, res: ServerResponse): void {
   if (!hasFeed(store)) {
@@ -23,13 +23,20 @@ export function streamEvents(store: SessionStore, url: URL, req: IncomingMessage
     res.end(JSON.stringify({ error: { code: "UNSUPPORTED", message: "this store has no change feed" } }));
     return;
   }
-  const session = url.searchParams.get("session");
-  res.writeHead(200, {
+  const headers = {
     "Content-Type": "text/event-stream; charset=utf-8",
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
-    Connection: "keep-alive",
-  });
+  };
+  // HEAD: the headers alone, at once. Node sends no body for it, so a stream's writes would never flush the
+  // headers, and its subscription would stay open until the client gave up.
+  if (req.method === "HEAD") {
+    res.writeHead(200, headers);
+    res.end();
+    return;
+  }
+  const session = url.searchParams.get("session");
+  res.writeHead(200, { ...headers, Connection: "keep-alive" });
   const stop = store.subscribe(
     (event) => {
       res.write(`data: ${wire(event)}\n\n`);

@@ -15,8 +15,10 @@ export function isLoopback(host: string): boolean {
   return loopback.check(name, family === 4 ? "ipv4" : "ipv6");
 }
 
-/** The host part of a `Host` header (`name`, `name:port`, `[v6]` or `[v6]:port`). */
+// `name`, `name:port`, `[v6]` or `[v6]:port`, and nothing else: "[::1]evil.com" must not read as "[::1]".
+const HOST_HEADER = /^(\[[^\]]*\]|[^[\]:]+)(?::\d*)?$/;
+
+/** The host part of a `Host` header, or "" (never a loopback name) when the header has any other shape. */
 export function hostOfHeader(header: string | undefined): string {
-  if (!header) return "";
-  return header.startsWith("[") ? header.slice(0, header.indexOf("]") + 1) : (header.split(":")[0] ?? "");
+  return HOST_HEADER.exec(header ?? "")?.[1] ?? "";
 }

@@ -6,6 +6,7 @@ import type { SessionStore } from "../../store/types.js";
 import { API_ROUTES, callApi } from "./api.js";
 import { streamEvents } from "./events.js";
 import { hostOfHeader, isLoopback } from "./loopback.js";
+import { isOwnOrigin } from "./origin.js";
 import { renderPage } from "./page.js";
 
 /** Where the viewer listens. */
@@ -57,6 +58,10 @@ async function handle(
   const bindsLoopback = isLoopback(options.host ?? "127.0.0.1");
   if (bindsLoopback && !isLoopback(hostOfHeader(req.headers.host))) {
     return json(res, 403, { error: { code: "FORBIDDEN", message: "unexpected Host header" } });
+  }
+  // Whatever the bind address, a request another page's script made (its Origin is not ours) gets nothing.
+  if (!isOwnOrigin(req.headers.origin, req.headers.host)) {
+    return json(res, 403, { error: { code: "FORBIDDEN", message: "unexpected Origin header" } });
   }
   // Read-only: no endpoint changes anything, so only GET and HEAD exist.
   if (req.method !== "GET" && req.method !== "HEAD") {
