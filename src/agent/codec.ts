@@ -1,4 +1,5 @@
-import { SessionError } from "../errors.js";
+import { errorMessage, SessionError } from "../errors.js";
+import { assertStoredShape } from "./checks.js";
 import type { AgentMessage, SessionState, UsageEntry } from "./types.js";
 import { summarizeUsage } from "./usage.js";
 
@@ -7,16 +8,29 @@ import { summarizeUsage } from "./usage.js";
  * href, both of which the AI SDK accepts as file/image data, so a stored message means the same after a round trip.
  */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, function (this: Record<string, unknown>, key, replaced) {
-    // `this[key]` is the value before toJSON ran (a Buffer's toJSON would turn it into a byte array).
-    const raw = this[key];
-    if (raw instanceof Uint8Array)
-      return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("base64");
-    if (raw instanceof ArrayBuffer) return Buffer.from(raw).toString("base64");
-    if (raw instanceof URL) return raw.href;
-    if (typeof raw === "bigint") return raw.toString();
-    return replaced;
-  });
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value, replacer);
+  } catch (error) {
+    // A cycle, a throwing toJSON or getter: the caller's value, so the caller's mistake, not a TypeError.
+    throw new SessionError("INVALID_ARGUMENT", `A value cannot be stored as JSON: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  if (text === undefined)
+    throw new SessionError("INVALID_ARGUMENT", `A value cannot be stored as JSON: got ${typeof value}`);
+  return text;
+}
+
+function replacer(this: Record<string, unknown>, key: string, replaced: unknown): unknown {
+  // `this[key]` is the value before toJSON ran (a Buffer's toJSON would turn it into a byte array).
+  const raw = this[key];
+  if (raw instanceof Uint8Array)
+    return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("base64");
+  if (raw instanceof ArrayBuffer) return Buffer.from(raw).toString("base64");
+  if (raw instanceof URL) return raw.href;
+  if (typeof raw === "bigint") return raw.toString();
+  return replaced;
 }
 
 /** Parses what {@link toJson} wrote; a corrupt row is a STORAGE error naming where it came from. */
@@ -45,6 +59,8 @@ export function buildState(parts: {
   updatedAt: number;
   parentId?: string | null | undefined;
 }): SessionState {
+  // Corrupt stored pieces (a null ledger entry, metadata that is a number) would otherwise be TypeErrors later.
+  assertStoredShape(parts.id, parts);
   const state: SessionState = {
     id: parts.id,
     messages: parts.messages,

@@ -1,7 +1,8 @@
 import type { LanguageModel, ToolSet } from "ai";
 import { SessionError } from "../errors.js";
-import { assertNamedSessionId } from "../message.js";
+import { assertNamedSessionId, describe } from "../message.js";
 import { loadAi } from "./ai.js";
+import { normalize } from "./codec.js";
 import { newId } from "./ids.js";
 import { resolveModel } from "./model.js";
 import { SessionRecord } from "./record.js";
@@ -9,7 +10,7 @@ import { closeInterruptedTurn } from "./repair.js";
 import { AgentSession, type AutoCompaction, type SessionMemory } from "./session.js";
 import { getDefaultStorage, isSessionStorage } from "./storage/factory.js";
 import type { ModelSettings } from "./turn.js";
-import { turnStatus, userMetadata, withTurn } from "./turn-status.js";
+import { RESERVED_PREFIX, turnStatus, userMetadata, withTurn } from "./turn-status.js";
 import type { ModelPricing, SessionState, SessionStorage } from "./types.js";
 import { assertPricing, summarizeUsage } from "./usage.js";
 
@@ -72,10 +73,22 @@ function validate(options: CreateAgentSessionOptions): void {
     throw invalid("memory must be a Session (with freezeSystemPrompt() and tools())");
   }
   if (options.pricing !== undefined) assertPricing(options.pricing);
+  if (options.metadata !== undefined) assertUserMetadata(options.metadata);
   const limit = options.compaction?.maxInputTokens;
   if (options.compaction !== undefined && (typeof limit !== "number" || !(limit > 0))) {
     throw invalid("compaction.maxInputTokens must be a number > 0");
   }
+}
+
+/** Metadata a caller may set: a JSON-storable object without the keys the runtime reserves ("agent.*"). */
+function assertUserMetadata(metadata: unknown): void {
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))
+    throw invalid(`metadata must be an object, got ${describe(metadata)}`);
+  // "agent.turn" drives recovery: a caller's value would make a new session look interrupted (or hide a real one).
+  const reserved = Object.keys(metadata).find((key) => key.startsWith(RESERVED_PREFIX));
+  if (reserved !== undefined)
+    throw invalid(`metadata key ${JSON.stringify(reserved)} uses the reserved prefix "${RESERVED_PREFIX}"`);
+  normalize(metadata);
 }
 
 async function loadOrFail(storage: SessionStorage, id: string): Promise<SessionState> {

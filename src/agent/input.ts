@@ -1,5 +1,6 @@
 import type { UserContent, UserModelMessage } from "ai";
-import { SessionError } from "../errors.js";
+import { errorMessage, SessionError } from "../errors.js";
+import { toJson } from "./codec.js";
 
 /** What `send()` accepts: text, an AI SDK user ModelMessage, or a UIMessage-style `{ role: "user", parts }`. */
 export type SendInput =
@@ -57,5 +58,11 @@ export function toUserMessage(input: unknown): UserModelMessage {
   if (content.length === 0) throw invalid("needs a non-empty message");
   const out: UserModelMessage = { role: "user", content };
   if (message.providerOptions !== undefined) out.providerOptions = message.providerOptions as never;
+  // A cycle or a throwing toJSON would otherwise surface as a TypeError from the storage, after the turn was claimed.
+  try {
+    toJson(out);
+  } catch (error) {
+    throw invalid(`got a message that cannot be stored as JSON: ${errorMessage(error)}`);
+  }
   return out;
 }

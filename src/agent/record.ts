@@ -47,7 +47,11 @@ export class SessionRecord {
 
   /** Writes the whole state (a new session or a fork). */
   create(): Promise<void> {
-    return this.serial(() => this.storage.save(this.snapshot()));
+    return this.serial(() =>
+      typeof this.storage.create === "function"
+        ? this.storage.create(this.snapshot())
+        : this.storage.save(this.snapshot()),
+    );
   }
 
   /**

@@ -3,6 +3,9 @@ import type { StopReason } from "./types.js";
 /** The metadata key under which a session records its latest turn. */
 export const TURN_KEY = "agent.turn";
 
+/** Prefix of the metadata keys agent-session reserves for itself; callers cannot set them. */
+export const RESERVED_PREFIX = "agent.";
+
 /** The latest turn of a session, as stored in its metadata. */
 export interface TurnStatus {
   /** 1-based turn number. */
@@ -31,5 +34,5 @@ export function withTurn(
 
 /** User metadata only: the keys agent-session reserves ("agent.*") removed. */
 export function userMetadata(metadata: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith("agent.")));
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith(RESERVED_PREFIX)));
 }

@@ -122,6 +122,12 @@ export interface SessionStorage {
   delete(sessionId: string): Promise<void>;
   /** Ids of all stored sessions. */
   list(): Promise<string[]>;
+  /**
+   * Writes a new session, failing with `CONFLICT` (and writing nothing) when one with this id is stored, in one
+   * atomic check-and-write; without it `createSession` checks with `load()` then `save()`, which two concurrent
+   * creates of the same id can both pass.
+   */
+  create?(state: SessionState): Promise<void>;
   /** Adds messages and ledger entries to a stored session; fails with `NOT_FOUND` when it was never saved. */
   appendMessages?(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void>;
   /** Releases connections the storage opened itself. */

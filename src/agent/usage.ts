@@ -10,6 +10,11 @@ function count(value: unknown): number {
 
 /** Throws `INVALID_ARGUMENT` unless every given price is a finite number >= 0. */
 export function assertPricing(pricing: ModelPricing): void {
+  if (typeof pricing !== "object" || pricing === null || Array.isArray(pricing))
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `pricing must be an object of prices, got ${describe(pricing)}`,
+    );
   for (const [key, value] of Object.entries(pricing)) {
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {

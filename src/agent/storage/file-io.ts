@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, rename, unlink } from "node:fs/promises";
+import { link, open, rename, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 /** True for "file does not exist". */
@@ -58,6 +58,37 @@ async function syncDirectory(dir: string): Promise<void> {
  */
 export async function writeAtomic(path: string, text: string, sync: boolean): Promise<void> {
   const dir = dirname(path);
+  const temporary = await writeTemporary(dir, text, sync);
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await removeFile(temporary);
+    throw error;
+  }
+  if (sync) await syncDirectory(dir);
+}
+
+/**
+ * Like {@link writeAtomic}, but only when `path` does not exist: the complete file is hard-linked into place, which
+ * fails with EEXIST atomically (even across processes), so readers never see a partial file. Returns false when
+ * `path` existed (nothing written).
+ */
+export async function writeExclusive(path: string, text: string, sync: boolean): Promise<boolean> {
+  const dir = dirname(path);
+  const temporary = await writeTemporary(dir, text, sync);
+  try {
+    await link(temporary, path);
+  } catch (error) {
+    if ((error as { code?: unknown })?.code === "EEXIST") return false;
+    throw error;
+  } finally {
+    await removeFile(temporary);
+  }
+  if (sync) await syncDirectory(dir);
+  return true;
+}
+
+async function writeTemporary(dir: string, text: string, sync: boolean): Promise<string> {
   const temporary = join(dir, `.${randomBytes(6).toString("hex")}.tmp`);
   const handle = await open(temporary, "w");
   try {
@@ -69,13 +100,7 @@ export async function writeAtomic(path: string, text: string, sync: boolean): Pr
     throw error;
   }
   await handle.close();
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await removeFile(temporary);
-    throw error;
-  }
-  if (sync) await syncDirectory(dir);
+  return temporary;
 }
 
 /** Appends text to a file (created when missing), flushed to the device with `sync`; returns the new size. */

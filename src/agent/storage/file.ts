@@ -3,9 +3,10 @@ import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message.js";
+import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
-import { appendText, isMissing, readHead, removeFile, writeAtomic } from "./file-io.js";
+import { appendText, isMissing, readHead, removeFile, writeAtomic, writeExclusive } from "./file-io.js";
 
 /** Options of {@link FileSessionStorage}. */
 export interface FileSessionStorageOptions {
@@ -98,10 +99,28 @@ export class FileSessionStorage implements SessionStorage {
     );
   }
 
+  /** Like save, but `CONFLICT` when the snapshot exists, decided by the file system (see writeExclusive). */
+  async create(state: SessionState): Promise<void> {
+    const { snapshot } = this.paths(state?.id);
+    const created = await this.guard(`create session ${state.id}`, () =>
+      this.exclusive(state.id, async () => {
+        await this.ensureDir();
+        // A log left by a deleted session of this id is disowned by the new generation; it is not removed here,
+        // since it may belong to a session another process creates meanwhile.
+        return writeExclusive(snapshot, this.snapshotText(state), this.sync);
+      }),
+    );
+    if (!created) throw alreadyExists(state.id);
+  }
+
   private async writeSnapshot(path: string, state: SessionState): Promise<void> {
+    await writeAtomic(path, this.snapshotText(state), this.sync);
+  }
+
+  private snapshotText(state: SessionState): string {
     const generation = randomBytes(8).toString("hex");
     const body: Snapshot = { logGeneration: generation, ...state };
-    await writeAtomic(path, toJson(body), this.sync);
+    return toJson(body);
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
@@ -116,7 +135,11 @@ export class FileSessionStorage implements SessionStorage {
   ): Promise<SessionState | undefined> {
     const text = await readOptional(snapshotPath);
     if (text === undefined) return undefined;
-    const { logGeneration, ...state } = fromJson<Snapshot>(text, snapshotPath);
+    const parsed: unknown = fromJson<Snapshot>(text, snapshotPath);
+    // writeSnapshot always leads with the generation: anything else (`{}`, `[]`, `42`) is not a session.
+    if (!isObject(parsed) || typeof parsed.logGeneration !== "string")
+      throw corrupt(sessionId, `${snapshotPath} is not a session snapshot written by FileSessionStorage`);
+    const { logGeneration, ...state } = parsed as unknown as Snapshot;
     const messages = Array.isArray(state.messages) ? state.messages : [];
     const entries = Array.isArray(state.usage?.entries) ? state.usage.entries : [];
     let { metadata, updatedAt } = state;
@@ -159,6 +182,7 @@ export class FileSessionStorage implements SessionStorage {
   /** Writes one log line; folds the log into a fresh snapshot when it has grown past the snapshot's size. */
   async appendMessages(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void> {
     const { snapshot, log } = this.paths(sessionId);
+    assertAppendArgs(messages, patch);
     await this.guard(`append to session ${sessionId}`, () =>
       this.exclusive(sessionId, async () => {
         const head = await readHead(snapshot, 64);

@@ -28,6 +28,44 @@ export interface AgentHeader {
   updatedAt: number;
   /** Ledger entries that were not written with a message (a `save()`'s ledger, a message-less append). */
   usage: UsageEntry[];
+  /**
+   * Where each of `usage` goes in the ledger: after the entries of the path message with this id (null or missing:
+   * before every message's entries, as `save()`'s ledger does). Without it a message-less step's entry would load
+   * before entries that were written earlier, on messages.
+   */
+  usageAfter?: (string | null)[];
+}
+
+/** Adds a message-less append's ledger entries to the header, placed after those of the leaf `after`. */
+export function pushHeaderUsage(
+  header: AgentHeader,
+  usage: readonly UsageEntry[],
+  after: string | null,
+): void {
+  if (usage.length === 0) return;
+  const anchors = header.usageAfter ?? [];
+  // Entries of older headers (and of save()) have no anchor: they lead the ledger.
+  while (anchors.length < header.usage.length) anchors.push(null);
+  header.usage.push(...usage);
+  anchors.push(...usage.map(() => after));
+  header.usageAfter = anchors;
+}
+
+/** The whole ledger in the order it was written: header entries merged with the path messages' entries. */
+export function ledgerOf(header: AgentHeader, path: readonly SessionMessage[]): UsageEntry[] {
+  const onPath = new Set(path.map((message) => message.id));
+  const leading: UsageEntry[] = [];
+  const following = new Map<string, UsageEntry[]>();
+  header.usage.forEach((entry, i) => {
+    const after = header.usageAfter?.[i];
+    // An anchor no longer on the path (a message deleted by other code) keeps its entry, at the front.
+    if (typeof after !== "string" || !onPath.has(after)) leading.push(entry);
+    else following.set(after, [...(following.get(after) ?? []), entry]);
+  });
+  return [
+    ...leading,
+    ...path.flatMap((message) => [...usageOf(message), ...(following.get(message.id) ?? [])]),
+  ];
 }
 
 /** The block key of a session's header. */

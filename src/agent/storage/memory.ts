@@ -1,5 +1,6 @@
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message.js";
+import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { normalize, reviveState } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage } from "../types.js";
 
@@ -10,6 +11,14 @@ export class MemorySessionStorage implements SessionStorage {
   async save(state: SessionState): Promise<void> {
     assertNamedSessionId(state?.id);
     this.sessions.set(state.id, reviveState(normalize(state)));
+  }
+
+  /** Like save, but `CONFLICT` when the id is taken (the check and the write run without an await between). */
+  async create(state: SessionState): Promise<void> {
+    assertNamedSessionId(state?.id);
+    const copy = reviveState(normalize(state));
+    if (this.sessions.has(state.id)) throw alreadyExists(state.id);
+    this.sessions.set(state.id, copy);
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
@@ -31,11 +40,16 @@ export class MemorySessionStorage implements SessionStorage {
   /** Appends in O(new messages): the stored arrays grow in place. */
   async appendMessages(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void> {
     assertNamedSessionId(sessionId);
+    assertAppendArgs(messages, patch);
     const state = this.sessions.get(sessionId);
     if (!state) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
-    for (const message of messages) state.messages.push(normalize(message));
-    for (const entry of patch.usage ?? []) state.usage.entries.push(normalize(entry));
-    if (patch.metadata !== undefined) state.metadata = normalize(patch.metadata);
+    // Everything is copied before anything is applied: a value that is not JSON leaves the session unchanged.
+    const added = normalize(messages);
+    const entries = normalize(patch.usage ?? []);
+    const metadata = patch.metadata === undefined ? undefined : normalize(patch.metadata);
+    state.messages.push(...added);
+    state.usage.entries.push(...entries);
+    if (metadata !== undefined) state.metadata = metadata;
     state.updatedAt = patch.updatedAt;
   }
 

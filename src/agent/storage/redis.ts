@@ -1,5 +1,6 @@
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message.js";
+import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
 import { RedisConnection, type RedisSource } from "./redis-client.js";
@@ -24,6 +25,12 @@ push(KEYS[2], 7, 6 + n)
 push(KEYS[3], 7 + n, #ARGV)
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 return 1`;
+
+// Same keys and arguments as SAVE; returns 0 and writes nothing when the session exists (atomic: one script).
+const CREATE = SAVE.replace(
+  "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])",
+  "if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end\nredis.call('DEL', KEYS[2], KEYS[3])",
+);
 
 // KEYS: meta, messages, usage. ARGV: updatedAt, metadata ("" = unchanged), nMessages, ...bodies
 const APPEND = `${PUSH}if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -84,6 +91,15 @@ export class RedisSessionStorage implements SessionStorage {
   }
 
   async save(state: SessionState): Promise<void> {
+    await this.write(state, SAVE);
+  }
+
+  async create(state: SessionState): Promise<void> {
+    const done = await this.write(state, CREATE);
+    if (Number(done) !== 1) throw alreadyExists(state.id);
+  }
+
+  private write(state: SessionState, script: string): Promise<unknown> {
     const keys = this.keys(state?.id);
     const messages = (state.messages ?? []).map((message) => toJson(message));
     const entries = (state.usage?.entries ?? []).map((entry) => toJson(entry));
@@ -97,7 +113,7 @@ export class RedisSessionStorage implements SessionStorage {
       ...messages,
       ...entries,
     ];
-    await this.run(`save session ${state.id}`, (redis) => redis.script(SAVE, [...keys, this.index], args));
+    return this.run(`save session ${state.id}`, (redis) => redis.script(script, [...keys, this.index], args));
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
@@ -132,6 +148,7 @@ export class RedisSessionStorage implements SessionStorage {
 
   async appendMessages(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void> {
     const keys = this.keys(sessionId);
+    assertAppendArgs(messages, patch);
     const bodies = messages.map((message) => toJson(message));
     const args = [
       String(patch.updatedAt),

@@ -1,5 +1,6 @@
 import { SessionError } from "../../errors.js";
 import type { ContextCapableStore, RegistryCapableStore, SessionInfo } from "../../store/types.js";
+import { applyPolicy, OPEN_POLICY, type WritePolicy } from "../../store/write-policy.js";
 import type { AppendResult, SessionMessage, SessionProvider } from "../../types.js";
 import { toJson } from "../codec.js";
 import type { AgentMessage, UsageEntry } from "../types.js";
@@ -47,15 +48,7 @@ export async function register(
     return { info: existing, created: false };
   }
   try {
-    const model = header.usage.find((entry) => typeof entry?.model === "string")?.model ?? null;
-    const info = await store.registry.create({
-      id,
-      name: sessionName(id, header.metadata),
-      parentSessionId: header.parentId,
-      model,
-      source: AGENT_SOURCE,
-    });
-    return { info, created: true };
+    return { info: await createEntry(store, id, header), created: true };
   } catch (error) {
     // Another process registered it first (two processes moving the same old tables): use its row.
     const info = (error as SessionError).code === "CONFLICT" ? await store.registry.get(id) : null;
@@ -64,10 +57,24 @@ export async function register(
   }
 }
 
+/** Inserts the registry row of a new agent session; `CONFLICT` (from the store) when the id is registered. */
+export function createEntry(store: AgentCapableStore, id: string, header: AgentHeader): Promise<SessionInfo> {
+  const model = header.usage.find((entry) => typeof entry?.model === "string")?.model ?? null;
+  return store.registry.create({
+    id,
+    name: sessionName(id, header.metadata),
+    parentSessionId: header.parentId,
+    model,
+    source: AGENT_SOURCE,
+  });
+}
+
 /** The ModelMessage a stored row holds, as JSON, for comparing a re-sent message with the stored one. */
 function exactJson(message: SessionMessage | undefined): string | undefined {
   const metadata = message?.metadata as Record<string, unknown> | undefined;
-  return metadata === undefined ? undefined : toJson(metadata[AGENT_MESSAGE_KEY]);
+  // A row written by other code holds no ModelMessage: it never equals an agent message.
+  const exact = metadata?.[AGENT_MESSAGE_KEY];
+  return exact === undefined ? undefined : toJson(exact);
 }
 
 /** A retried append may find its message stored already: only the same message is accepted (`CONFLICT`). */
@@ -91,11 +98,18 @@ export async function appendChain(
   parent: string | null,
   usage: readonly UsageEntry[],
   guard: boolean,
+  policy: WritePolicy = OPEN_POLICY,
 ): Promise<void> {
+  const rows = messages.map((message, i) =>
+    toSessionMessage(message, i === messages.length - 1 ? usage : undefined),
+  );
+  // The rows are written one at a time: a step whose second message is over the store's size cap (or otherwise
+  // unstorable) must be refused before its first one is stored, or the session keeps half a step.
+  if (rows.length > 1) for (const row of rows) applyPolicy(row, policy, undefined);
   let at = parent;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    const stored = toSessionMessage(message, i === messages.length - 1 ? usage : undefined);
+    const stored = rows[i]!;
     const result = await provider.appendMessage(stored, at, guard ? { expectedLeafId: at } : {});
     if (result) assertSameMessage(message, result);
     at = message.id;

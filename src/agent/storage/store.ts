@@ -2,6 +2,8 @@ import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message.js";
 import { hasStepWrites, type StepCapableStore } from "../../store/step.js";
 import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
+import { storePolicy } from "../../store/write-policy.js";
+import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, normalize } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
 import {
@@ -11,15 +13,17 @@ import {
   fromSessionMessage,
   headerKey,
   headerOf,
+  ledgerOf,
+  pushHeaderUsage,
   toSessionMessage,
   updatedAtOf,
-  usageOf,
 } from "./mapping.js";
 import {
   type AgentCapableStore,
   appendChain,
   assertSameMessage,
   counters,
+  createEntry,
   register,
   replaceInPlace,
 } from "./store-writes.js";
@@ -101,6 +105,31 @@ export class StoreSessionStorage implements SessionStorage {
   }
 
   /**
+   * Like save, but `CONFLICT` when the id is taken: the registry's insert-if-absent decides, so of two concurrent
+   * creates (in any process) exactly one goes on; a failure after it removes the row again.
+   */
+  async create(state: SessionState): Promise<void> {
+    assertNamedSessionId(state?.id);
+    const messages = normalize(Array.isArray(state.messages) ? state.messages : []);
+    assertMessageIds(messages);
+    const header = headerOf(state);
+    await this.locked(state.id, async (store) => {
+      try {
+        await createEntry(store, state.id, header);
+      } catch (error) {
+        if (error instanceof SessionError && error.code === "CONFLICT") throw alreadyExists(state.id);
+        throw error;
+      }
+      try {
+        await this.write(store, state.id, messages, header, true);
+      } catch (error) {
+        await store.registry.delete(state.id, { blockKeys: [headerKey(state.id)] }).catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /**
    * @internal writes a whole state: messages whose id and place are unchanged are replaced in place (identical
    * ones write nothing), the rest of the stored path is deleted and the new tail appended; `countUsage` false
    * leaves the registry's counters alone unless this call registered the session.
@@ -122,7 +151,7 @@ export class StoreSessionStorage implements SessionStorage {
     }
     if (kept < path.length) await provider.deleteMessages(path.slice(kept).map((message) => message.id));
     const parent = kept > 0 ? messages[kept - 1]!.id : null;
-    await appendChain(provider, messages.slice(kept), parent, [], false);
+    await appendChain(provider, messages.slice(kept), parent, [], false, storePolicy(store));
     await store.blocks.setBlock(headerKey(id), JSON.stringify(header));
     if (created || countUsage) {
       const next = counters(header.usage);
@@ -139,7 +168,17 @@ export class StoreSessionStorage implements SessionStorage {
 
   private async header(store: AgentCapableStore, id: string): Promise<AgentHeader | undefined> {
     const block = await store.blocks.getBlock(headerKey(id));
-    return block === null ? undefined : fromJson<AgentHeader>(block, `the header of agent session ${id}`);
+    if (block === null) return undefined;
+    const header = fromJson<AgentHeader>(block, `the header of agent session ${id}`);
+    // A hand-edited or truncated header would otherwise fail later with a TypeError (usage.push, entry.inputTokens).
+    if (!isObject(header)) throw corrupt(id, `its header ${headerKey(id)} is not an object`);
+    if (!Array.isArray(header.usage) || !header.usage.every(isObject))
+      throw corrupt(id, `the usage of its header ${headerKey(id)} is not a list of entries`);
+    if (!isObject(header.metadata))
+      throw corrupt(id, `the metadata of its header ${headerKey(id)} is not an object`);
+    if (header.usageAfter !== undefined && !Array.isArray(header.usageAfter))
+      throw corrupt(id, `the usageAfter of its header ${headerKey(id)} is not a list`);
+    return header;
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
@@ -149,7 +188,7 @@ export class StoreSessionStorage implements SessionStorage {
     if (!header || info?.source !== AGENT_SOURCE) return undefined;
     const path = await store.session(sessionId).getHistory();
     const messages = path.map(fromSessionMessage);
-    const entries = [...header.usage, ...path.flatMap(usageOf)];
+    const entries = ledgerOf(header, path);
     // An append that changed nothing else leaves the header alone: its time rides on its last message.
     const updatedAt = path.reduce((at, message) => Math.max(at, updatedAtOf(message)), header.updatedAt);
     // The memory store hands out its own objects; SQL stores parse fresh ones on every read.
@@ -196,22 +235,22 @@ export class StoreSessionStorage implements SessionStorage {
    */
   async appendMessages(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void> {
     assertNamedSessionId(sessionId);
-    const added = normalize(Array.isArray(messages) ? messages : []);
+    assertAppendArgs(messages, patch);
+    const added = normalize(messages);
     assertMessageIds(added);
-    const usage = normalize(Array.isArray(patch?.usage) ? patch.usage : []);
+    const usage = normalize(patch.usage ?? []);
+    const metadata = patch.metadata === undefined ? undefined : normalize(patch.metadata);
     await this.locked(sessionId, async (store) => {
       const totals = usage.length > 0 ? counters(usage) : undefined;
-      if (hasStepWrites(store)) return this.appendStep(store, sessionId, added, usage, patch, totals);
+      if (hasStepWrites(store))
+        return this.appendStep(store, sessionId, added, usage, metadata, patch.updatedAt, totals);
       const provider = store.session(sessionId);
-      const [header, leaf] = await Promise.all([
-        this.header(store, sessionId),
-        added.length > 0 ? provider.getLatestLeaf() : null,
-      ]);
+      const [header, leaf] = await Promise.all([this.header(store, sessionId), provider.getLatestLeaf()]);
       if (!header) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
-      if (added.length === 0) header.usage.push(...usage);
+      if (added.length === 0) pushHeaderUsage(header, usage, leaf?.id ?? null);
       header.updatedAt = patch.updatedAt;
-      if (patch.metadata !== undefined) header.metadata = normalize(patch.metadata);
-      await appendChain(provider, added, leaf?.id ?? null, usage, true);
+      if (metadata !== undefined) header.metadata = metadata;
+      await appendChain(provider, added, leaf?.id ?? null, usage, true, storePolicy(store));
       await Promise.all([
         store.blocks.setBlock(headerKey(sessionId), JSON.stringify(header)),
         totals ? store.registry.addUsage(sessionId, totals) : store.registry.touch(sessionId),
@@ -230,23 +269,28 @@ export class StoreSessionStorage implements SessionStorage {
     sessionId: string,
     added: AgentMessage[],
     usage: UsageEntry[],
-    patch: SessionPatch,
+    metadata: Record<string, unknown> | undefined,
+    updatedAt: number,
     totals: ReturnType<typeof counters> | undefined,
   ): Promise<void> {
     let block: { key: string; content: string } | undefined;
-    if (added.length === 0 || patch.metadata !== undefined) {
+    if (added.length === 0 || metadata !== undefined) {
       const header = await this.header(store, sessionId);
       if (!header) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
-      if (added.length === 0) header.usage.push(...usage);
-      header.updatedAt = patch.updatedAt;
-      if (patch.metadata !== undefined) header.metadata = normalize(patch.metadata);
+      if (added.length === 0 && usage.length > 0) {
+        // Only a message-less step reads the leaf: its entries load after that message's, as they were written.
+        const leaf = await store.session(sessionId).getLatestLeaf();
+        pushHeaderUsage(header, usage, leaf?.id ?? null);
+      }
+      header.updatedAt = updatedAt;
+      if (metadata !== undefined) header.metadata = metadata;
       block = { key: headerKey(sessionId), content: JSON.stringify(header) };
     }
     const last = added.length - 1;
     await store.writeStep({
       sessionId,
       messages: added.map((message, i) =>
-        i === last ? toSessionMessage(message, usage, patch.updatedAt) : toSessionMessage(message),
+        i === last ? toSessionMessage(message, usage, updatedAt) : toSessionMessage(message),
       ),
       parentId: undefined,
       guard: true,
