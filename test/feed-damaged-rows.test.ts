@@ -1,4 +1,4 @@
-// Change-feed fixes: a change-log row that cannot be read is one reset of its session and delivery goes on (SQLite
+// The change feed: a change-log row that cannot be read is one reset of its session and delivery goes on (SQLite
 // and Postgres alike), watching a Postgres store creates no table, and a mirror whose first read fails unsubscribes.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,7 +32,7 @@ async function settle(events: ChangeEvent[], last: string, quiet = 400): Promise
   return events.map(brief);
 }
 
-const dir = mkdtempSync(join(tmpdir(), "agent-session-feed-fixes-"));
+const dir = mkdtempSync(join(tmpdir(), "agent-session-feed-rows-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("sqlite file: a change-log row that cannot be read", { concurrency: false }, () => {
@@ -129,7 +129,7 @@ if (unavailable) {
     return (rows[0] as { name: string | null }).name;
   };
 
-  describe("postgres: change feed fixes", { concurrency: false }, () => {
+  describe("postgres: damaged rows and a watcher that writes nothing", { concurrency: false }, () => {
     test("watching creates no change-log table, and follows the writer that creates it", async () => {
       // The store's own tables exist (as for `serve`), the change log does not.
       await (await PostgresStore.open(pool, { schema: SCHEMA })).close();

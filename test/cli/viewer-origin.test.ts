@@ -1,4 +1,4 @@
-// Viewer fixes: HEAD /api/events answers at once without subscribing, a foreign Origin is refused, and a Host
+// The viewer's request checks: HEAD /api/events answers at once without subscribing, a foreign Origin is refused, and a Host
 // header with text after an IPv6 literal is not taken for a loopback name.
 import assert from "node:assert/strict";
 import { request } from "node:http";
@@ -42,7 +42,7 @@ async function withViewer(body: (viewer: Viewer, store: MemoryStore) => Promise<
   }
 }
 
-describe("viewer fixes", () => {
+describe("viewer request checks", () => {
   test("HEAD /api/events answers at once with the stream's headers and subscribes nothing", async () => {
     await withViewer(async (viewer, store) => {
       let subscriptions = 0;

@@ -1,4 +1,5 @@
-// Findings of a fuzz run over the context tools and validators, each pinned by a test that failed before its fix.
+// Context blocks and model tools under hostile or concurrent input: parallel appends, unprintable option values,
+// oversized tool names, "__proto__" arguments, throwing errors and skill files that open with front matter.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,3 +1,5 @@
+// Agent storages: usage order after resume, bad input and reserved metadata refused, one of two concurrent creates
+// of an id a CONFLICT, corrupt state a STORAGE error, and a step over the size cap stored whole or not at all.
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -200,8 +202,8 @@ const throwingToJson = () => ({
 });
 
 for (const backend of backends) {
-  describe(`fuzz fixes on ${backend.name}`, { skip: backend.skip }, () => {
-    it("1. a message-less step's ledger entry loads in the order it was written", async () => {
+  describe(`agent storage input, order and creation on ${backend.name}`, { skip: backend.skip }, () => {
+    it("a message-less step's ledger entry loads in the order it was written", async () => {
       const { storage, close } = await backend.open();
       try {
         const state = sampleState();
@@ -224,7 +226,7 @@ for (const backend of backends) {
       }
     });
 
-    it("1. an empty model reply keeps the live ledger order after resume", async () => {
+    it("an empty model reply keeps the live ledger order after resume", async () => {
       const { storage, close } = await backend.open();
       try {
         const session = await createSession({
@@ -245,7 +247,7 @@ for (const backend of backends) {
       }
     });
 
-    it("2. appendMessages with a null patch, null messages or unstorable values is refused, writing nothing", async () => {
+    it("appendMessages with a null patch, null messages or unstorable values is refused, writing nothing", async () => {
       const { storage, close } = await backend.open();
       try {
         const state = sampleState();
@@ -276,7 +278,7 @@ for (const backend of backends) {
       }
     });
 
-    it("2. createSession refuses circular or unserialisable metadata, null pricing, and send() a circular message", async () => {
+    it("createSession refuses circular or unserialisable metadata, null pricing, and send() a circular message", async () => {
       const { storage, close } = await backend.open();
       try {
         const model = scriptedModel([{ text: "never" }]);
@@ -316,7 +318,7 @@ for (const backend of backends) {
       }
     });
 
-    it("3. reserved agent.* metadata keys are refused on create and fork", async () => {
+    it("reserved agent.* metadata keys are refused on create and fork", async () => {
       const { storage, close } = await backend.open();
       try {
         const model = scriptedModel([{ text: "never" }]);
@@ -344,7 +346,7 @@ for (const backend of backends) {
       }
     });
 
-    it("4. two concurrent creates of the same sessionId: exactly one succeeds, the other is a CONFLICT", async () => {
+    it("two concurrent creates of the same sessionId: exactly one succeeds, the other is a CONFLICT", async () => {
       const opened = await backend.open();
       try {
         const storages = [opened.storage, opened.twin ? await opened.twin() : opened.storage];
@@ -374,7 +376,7 @@ for (const backend of backends) {
       }
     });
 
-    it("5. corrupt stored data loads as a STORAGE error naming the session", async (t) => {
+    it("corrupt stored data loads as a STORAGE error naming the session", async (t) => {
       const { storage, corrupt, corruptions, close } = await backend.open();
       try {
         if (!corrupt || !corruptions) {
@@ -399,8 +401,8 @@ for (const backend of backends) {
   });
 }
 
-describe("fuzz fixes: StoreSessionStorage over a MemoryStore with maxMessageBytes", () => {
-  it("6. a step whose tool result is TOO_LARGE is stored whole or not at all", async () => {
+describe("StoreSessionStorage over a MemoryStore with maxMessageBytes", () => {
+  it("a step whose tool result is TOO_LARGE is stored whole or not at all", async () => {
     const store = new MemoryStore({ maxMessageBytes: 2048 });
     const storage = new StoreSessionStorage(store);
     const state = sampleState();

@@ -1,4 +1,4 @@
-// Regressions of the CLI fixes: where `export -o` writes, read-only commands on an empty or special file, adopt
+// The CLI and the files it is pointed at: where `export -o` writes, read-only commands on an empty or special file, adopt
 // with nothing to adopt, import checks across records, and option values that start with a dash.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -67,7 +67,7 @@ function exportText(leaf: string | null, messages: string[]): string {
   ].join("\n")}\n`;
 }
 
-describe("CLI fixes", { concurrency: true }, () => {
+describe("CLI files and import checks", { concurrency: true }, () => {
   before(async () => {
     const result = await runCli(["demo", "--db", db]);
     assert.equal(result.code, 0, result.stderr);
@@ -91,13 +91,18 @@ describe("CLI fixes", { concurrency: true }, () => {
     const reader = spawn("cat", [pipe], { stdio: ["ignore", "pipe", "inherit"] });
     let read = "";
     reader.stdout.setEncoding("utf8").on("data", (chunk: string) => (read += chunk));
+    // Listened for first: the reader may exit (the export closed the FIFO) before runCli returns.
+    const closed = once(reader, "close");
     try {
       const result = await runCli(["export", "-o", pipe, "--db", db]);
       assert.equal(result.code, 0, result.stderr);
       assert.ok(lstatSync(pipe).isFIFO(), "the FIFO is still a FIFO");
-      const exited = once(reader, "exit");
-      const timeout = new Promise((resolve) => setTimeout(resolve, 5000).unref());
-      await Promise.race([exited, timeout]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise((resolve) => {
+        timer = setTimeout(resolve, 10_000);
+      });
+      await Promise.race([closed, timeout]);
+      clearTimeout(timer);
       assert.match(read, /^\{"type":"header"/);
       assert.match(read, /"type":"end"/);
     } finally {
