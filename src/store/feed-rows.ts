@@ -1,3 +1,4 @@
+import { errorMessage } from "../errors.js";
 import type { SessionMessage } from "../types.js";
 import { type ChangeRow, rowEvent } from "./change-rows.js";
 import type { ChangeEvent } from "./feed.js";
@@ -19,7 +20,7 @@ export async function readChangeRow(
     const sessionId = typeof row.session_id === "string" ? row.session_id : "";
     return {
       type: "reset",
-      reason: `change-log row ${String(row.seq)} could not be read (${error instanceof Error ? error.message : String(error)})`,
+      reason: `change-log row ${String(row.seq)} could not be read (${errorMessage(error)})`,
       sessionId,
       // Without a session to name, any session may have changed.
       ...(sessionId === "" ? { wholeStore: true } : {}),
