@@ -2,6 +2,7 @@ import type { LanguageModel, ToolSet } from "ai";
 import { SessionError } from "../errors.js";
 import { assertNamedSessionId, describe } from "../message.js";
 import { loadAi } from "./ai.js";
+import { isObject } from "./checks.js";
 import { normalize } from "./codec.js";
 import { newId } from "./ids.js";
 import { resolveModel } from "./model.js";
@@ -82,8 +83,7 @@ function validate(options: CreateAgentSessionOptions): void {
 
 /** Metadata a caller may set: a JSON-storable object without the keys the runtime reserves ("agent.*"). */
 function assertUserMetadata(metadata: unknown): void {
-  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))
-    throw invalid(`metadata must be an object, got ${describe(metadata)}`);
+  if (!isObject(metadata)) throw invalid(`metadata must be an object, got ${describe(metadata)}`);
   // "agent.turn" drives recovery: a caller's value would make a new session look interrupted (or hide a real one).
   const reserved = Object.keys(metadata).find((key) => key.startsWith(RESERVED_PREFIX));
   if (reserved !== undefined)

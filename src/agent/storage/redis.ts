@@ -27,8 +27,11 @@ redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 return 1`;
 
 // Same keys and arguments as SAVE; returns 0 and writes nothing when the session exists (atomic: one script).
+const SAVE_CLEARS = "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])";
+if (!SAVE.includes(SAVE_CLEARS))
+  throw new Error("redis.ts: SAVE no longer clears the session as CREATE expects");
 const CREATE = SAVE.replace(
-  "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])",
+  SAVE_CLEARS,
   "if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end\nredis.call('DEL', KEYS[2], KEYS[3])",
 );
 

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { SessionError } from "../../errors.js";
+import { sha256Base64url } from "../../runtime/bytes.js";
 import { sha256 } from "../../store/attachments.js";
 import {
   assertTransferHeader,
@@ -150,9 +150,7 @@ async function checkMessage(message: TransferMessage, current: Current, stored: 
 // A digest, so a session's ids stay the only thing held in memory per message.
 function fingerprint(message: TransferMessage): string {
   const { parentId, role, createdAt, content } = message;
-  return createHash("sha256")
-    .update(JSON.stringify([parentId, role, createdAt, content]))
-    .digest("base64");
+  return sha256Base64url(JSON.stringify([parentId, role, createdAt, content]));
 }
 
 // The import makes `leaf` the session's latest leaf; one that names no message would be silently dropped.
