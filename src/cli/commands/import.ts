@@ -13,6 +13,7 @@ import { checkImport } from "../transfer/check.js";
 import { decodeHeader } from "../transfer/format.js";
 import { type ImportSummary, readImport } from "../transfer/import.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines } from "../transfer/lines.js";
+import { SKIP_UNREADABLE_FLAG } from "../transfer/unreadable.js";
 
 /** Copies a stream (stdin) into a private temporary file, so it can be read twice. */
 async function spoolInput(input: Readable): Promise<{ path: string; remove(): Promise<void> }> {
@@ -40,13 +41,21 @@ export const importCommand: Command = {
     "is checked before anything is written: every record must be one the library itself could have stored, and a " +
     "damaged, cut-short or refused file writes nothing; the error names the line. A cached system prompt " +
     "(_system_prompt… block) is only imported for a session the file brings and the database did not hold, unless " +
-    "--trust-prompts is given.",
+    "--trust-prompts is given. A message the export could not read (a damaged row, written as `raw`) refuses the " +
+    `file; ${SKIP_UNREADABLE_FLAG} leaves such messages out instead, re-attaches their children to the nearest ` +
+    "kept ancestor, moves a leaf at one to that ancestor, drops the overlays at them, and reports what it left out " +
+    "per session.",
   positionals: ["<file>"],
   required: 1,
   options: {
     "trust-prompts": {
       type: "boolean",
       description: "also import frozen system prompts for sessions that already exist in the database",
+    },
+    "skip-unreadable": {
+      type: "boolean",
+      description:
+        "leave out unreadable (raw) messages and the overlays at them instead of refusing the file",
     },
     "max-line-bytes": {
       type: "string",
@@ -57,11 +66,13 @@ export const importCommand: Command = {
   examples: [
     "agent-session import backup.jsonl",
     "agent-session import backup.jsonl --db postgres://localhost/app",
+    `agent-session import damaged.jsonl ${SKIP_UNREADABLE_FLAG}`,
   ],
   async run({ command, args, out, open, io, progress }) {
     const file = args.positionals[0]!;
     const maxLineBytes = intOption(command, args.values, "max-line-bytes", DEFAULT_MAX_LINE_BYTES);
     const trustPrompts = args.values["trust-prompts"] === true;
+    const skipUnreadable = args.values["skip-unreadable"] === true;
     // The file is read twice (check, then write), so stdin is kept in a temporary file first.
     const spool = file === "-" ? await spoolInput(io.stdin) : undefined;
     let summary: ImportSummary & { database: string };
@@ -83,8 +94,8 @@ export const importCommand: Command = {
       try {
         const step = (bytes: number) => bar.increment(bytes);
         // Nothing is written unless the whole file passes the check: a refused file leaves the store as it was.
-        await checkImport(store, read(), { trustPrompts }, step);
-        const result = await readImport(store, read(), step);
+        const plan = await checkImport(store, read(), { trustPrompts, skipUnreadable }, step);
+        const result = await readImport(store, read(), step, skipUnreadable ? plan : undefined);
         summary = { database: location, ...result };
       } finally {
         bar.stop();
@@ -93,12 +104,18 @@ export const importCommand: Command = {
       await spool?.remove();
     }
     if (out.json) return out.result(summary);
-    const { sessions, messages, compactions, rows, database } = summary;
+    const { sessions, messages, compactions, rows, database, unreadable } = summary;
     await out.line(
       `Imported into ${database}: ${sessions.read} sessions (${sessions.registered} newly registered), ` +
         `${messages.inserted} messages (${messages.skipped} already there), ` +
         `${compactions.inserted} overlays (${compactions.skipped} already there), ` +
         `${rows.inserted} blocks and entries (${rows.skipped} already there).`,
     );
+    for (const left of unreadable ?? []) {
+      await out.line(
+        `Skipped in session ${JSON.stringify(left.session)}: ${left.messages} unreadable messages (their children ` +
+          `re-attached to the nearest kept ancestor) and ${left.overlays} overlays at them.`,
+      );
+    }
   },
 };

@@ -1,4 +1,5 @@
 import { SessionError } from "../../errors.js";
+import { assertId } from "../../message.js";
 import { sha256Base64url } from "../../runtime/bytes.js";
 import { sha256 } from "../../store/attachments.js";
 import {
@@ -16,11 +17,14 @@ import type { StoredCompaction } from "../../types.js";
 import { CliError } from "../errors.js";
 import type { ExportCounts } from "./format.js";
 import { Records } from "./import.js";
+import { UnreadablePlan, unreadableError } from "./unreadable.js";
 
 /** Options of {@link checkImport}. */
 export interface CheckOptions {
   /** Accept cached system prompts (`_system_prompt…` blocks) for sessions that already exist in the store. */
   trustPrompts?: boolean;
+  /** Leave unreadable messages (`raw` records) out instead of refusing the file; see {@link UnreadablePlan}. */
+  skipUnreadable?: boolean;
 }
 
 const PROMPT_KEY = "_system_prompt";
@@ -48,15 +52,16 @@ interface Current {
  * (transfer-validate.ts) it checks what spans records: a message's parent and an overlay's endpoints are earlier
  * messages of the same session in the file or already stored, records sit inside their session, the end record's
  * counts match, and a cached system prompt is only imported for a session the file brings and the store did not
- * hold (else it would plant the prompt `freezeSystemPrompt()` returns), unless `trustPrompts`. Memory: the message
- * ids of one session at a time.
+ * hold (else it would plant the prompt `freezeSystemPrompt()` returns), unless `trustPrompts`. An unreadable
+ * message refuses the file unless `skipUnreadable`; the plan returned says which the write pass leaves out. Memory:
+ * the message ids of one session at a time, and the ids of left-out messages.
  */
 export async function checkImport(
   store: TransferCapableStore,
   lines: AsyncIterable<string>,
   options: CheckOptions = {},
   onBytes: (bytes: number) => void = () => {},
-): Promise<void> {
+): Promise<UnreadablePlan> {
   const records = new Records(lines[Symbol.asyncIterator](), onBytes);
   const fail: Fail = (problem) => {
     throw new CliError(`line ${records.line}: ${problem}`, "INVALID_FILE");
@@ -65,6 +70,7 @@ export async function checkImport(
   const fresh = new Map<string, boolean>();
   let current: Current | undefined;
   let end: ExportCounts | undefined;
+  const plan = new UnreadablePlan();
   if (!(await records.next())) throw new CliError("the file is empty", "INVALID_FILE");
   const stored = async (sessionId: string, id: string) =>
     current?.ids.has(id) === true || (await store.session(sessionId).getMessage(id)) !== null;
@@ -85,8 +91,14 @@ export async function checkImport(
             `${record.type} of session ${JSON.stringify(record.sessionId)} is not inside that session's records`,
           );
         }
-        if (record.type === "message") await checkMessage(record.message, current, stored, fail);
-        else await checkOverlay(record.compaction, current, stored, fail);
+        if (record.type === "compaction") await checkOverlay(record.compaction, current, stored, fail);
+        else if (!record.unreadable) await checkMessage(record.message, current, stored, fail);
+        else if (!options.skipUnreadable) throw unreadableError(current.id, record.message.id, records.line);
+        else {
+          // Its place in the tree is checked as any message's: its children are re-attached to its parent.
+          await checkMessage(record.message, current, stored, fail, false);
+          plan.skip(current.id, record.message);
+        }
       } else if (record.type === "row") {
         assertTransferRow(record.row);
         const session = record.row.kind === "block" ? promptSession(record.row.key) : undefined;
@@ -124,13 +136,25 @@ export async function checkImport(
       );
     }
   }
+  return plan;
 }
 
 type Stored = (sessionId: string, id: string) => Promise<boolean>;
 type Fail = (problem: string) => never;
 
-async function checkMessage(message: TransferMessage, current: Current, stored: Stored, fail: Fail) {
-  assertTransferItem({ kind: "message", message });
+async function checkMessage(
+  message: TransferMessage,
+  current: Current,
+  stored: Stored,
+  fail: Fail,
+  readable = true,
+) {
+  // An unreadable message is left out, but its ids still link the tree and key the duplicate check.
+  if (readable) assertTransferItem({ kind: "message", message });
+  else {
+    assertId(message.id, "A transferred message id");
+    if (message.parentId !== null) assertId(message.parentId, `The parent of message "${message.id}"`);
+  }
   // Ids are the identity: a second, different record would be skipped as "already there" and silently lost.
   const print = fingerprint(message);
   const earlier = current.ids.get(message.id);

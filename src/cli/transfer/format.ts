@@ -29,7 +29,7 @@ export type ExportRecord =
   | { type: "header"; version: number }
   | { type: "session"; session: TransferSession }
   | { type: "attachment"; sessionId: string; attachment: TransferAttachment }
-  | { type: "message"; sessionId: string; message: TransferMessage }
+  | { type: "message"; sessionId: string; message: TransferMessage; unreadable: boolean }
   | { type: "compaction"; sessionId: string; compaction: StoredCompaction }
   | { type: "row"; row: TransferRow }
   | { type: "end"; counts: ExportCounts };
@@ -248,6 +248,8 @@ export function decodeLine(text: string, line: number): ExportRecord {
         type: "message",
         sessionId: f.string("session"),
         message: { ...base, createdAt: f.time("createdAt"), content },
+        // What the export writes for a stored row that no longer parses (see encodeItem).
+        unreadable: !("message" in record) && parseObject(content) === undefined,
       };
     }
     case "attachment": {

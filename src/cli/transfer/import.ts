@@ -1,7 +1,14 @@
 import { SessionError } from "../../errors.js";
-import type { ImportCounts, TransferCapableStore, TransferItem, TransferRow } from "../../store/types.js";
+import type {
+  ImportCounts,
+  TransferCapableStore,
+  TransferItem,
+  TransferRow,
+  TransferSession,
+} from "../../store/types.js";
 import { CliError } from "../errors.js";
 import { decodeHeader, decodeLine, type ExportCounts, type ExportRecord } from "./format.js";
+import type { UnreadablePlan, UnreadableSkipped } from "./unreadable.js";
 
 /** What an import did. */
 export interface ImportSummary {
@@ -11,6 +18,8 @@ export interface ImportSummary {
   compactions: ImportCounts;
   /** Blocks and entries. */
   rows: ImportCounts;
+  /** With a plan (`--skip-unreadable`): what was left out, per session that lost something. */
+  unreadable?: UnreadableSkipped[];
 }
 
 /** Decoded records with one record of look-ahead (a session's stream ends where the next record starts). */
@@ -51,17 +60,31 @@ export class Records {
   }
 }
 
-/** The items of the session whose record was just read: its header, then its messages and overlays. */
-async function* sessionItems(records: Records, first: TransferItem): AsyncGenerator<TransferItem> {
-  yield first;
-  const id = first.kind === "session" ? first.session.id : "";
+/**
+ * The items of the session whose record was just read: its header, then its messages and overlays. With a plan,
+ * unreadable messages and the overlays at them are left out (counted in `skipped`) and the rest re-pointed past them.
+ */
+async function* sessionItems(
+  records: Records,
+  first: TransferSession,
+  plan: UnreadablePlan | undefined,
+  skipped: UnreadableSkipped,
+): AsyncGenerator<TransferItem> {
+  const id = first.id;
+  yield {
+    kind: "session",
+    session: plan ? { ...first, leafId: plan.keptAncestor(id, first.leafId) } : first,
+  };
   for (let next = await records.peek(); next; next = await records.peek()) {
-    if (next.type === "message" && next.sessionId === id) yield { kind: "message", message: next.message };
-    else if (next.type === "attachment" && next.sessionId === id)
+    if (next.type === "message" && next.sessionId === id) {
+      if (plan && next.unreadable) skipped.messages++;
+      else yield { kind: "message", message: plan ? plan.kept(id, next.message) : next.message };
+    } else if (next.type === "attachment" && next.sessionId === id)
       yield { kind: "attachment", attachment: next.attachment };
-    else if (next.type === "compaction" && next.sessionId === id)
-      yield { kind: "compaction", compaction: next.compaction };
-    else return;
+    else if (next.type === "compaction" && next.sessionId === id) {
+      if (plan?.drops(id, next.compaction)) skipped.overlays++;
+      else yield { kind: "compaction", compaction: next.compaction };
+    } else return;
     await records.next();
   }
 }
@@ -84,12 +107,14 @@ function add(total: ImportCounts, part: ImportCounts): void {
  * any size needs little memory. Ids are the identity: rows already stored are skipped, so importing a file twice
  * writes nothing the second time. The import command runs checkImport (check.ts) over the whole file first, so
  * this pass only meets files that passed it; its own checks remain for a file that changed in between (what came
- * before the problem is then imported, and importing the complete file afterwards finishes the job).
+ * before the problem is then imported, and importing the complete file afterwards finishes the job). `plan` (from
+ * that check, with `--skip-unreadable`) leaves unreadable messages out; without it the store refuses them.
  */
 export async function readImport(
   store: TransferCapableStore,
   lines: AsyncIterable<string>,
   onBytes: (bytes: number) => void = () => {},
+  plan?: UnreadablePlan,
 ): Promise<ImportSummary> {
   const records = new Records(lines[Symbol.asyncIterator](), onBytes);
   const summary: ImportSummary = {
@@ -98,15 +123,18 @@ export async function readImport(
     compactions: { inserted: 0, skipped: 0 },
     rows: { inserted: 0, skipped: 0 },
   };
+  if (plan) summary.unreadable = [];
   if (!(await records.next())) throw new CliError("the file is empty", "INVALID_FILE");
   let end: ExportCounts | undefined;
   try {
     for (let record = await records.next(); record; record = await records.next()) {
       if (end) throw new CliError(`line ${records.line}: data after the end record`, "INVALID_FILE");
       if (record.type === "session") {
+        const skipped = { session: record.session.id, messages: 0, overlays: 0 };
         const result = await store.transfer.importSession(
-          sessionItems(records, { kind: "session", session: record.session }),
+          sessionItems(records, record.session, plan, skipped),
         );
+        if (skipped.messages + skipped.overlays > 0) summary.unreadable?.push(skipped);
         summary.sessions.read++;
         if (result.registered) summary.sessions.registered++;
         add(summary.messages, result.messages);
