@@ -1,4 +1,4 @@
-import { safeString } from "../utils/serialize.js";
+import { hideMedia, safeString } from "../utils/serialize.js";
 import type { AiModule } from "./ai.js";
 import { activeMessages } from "./context.js";
 import { newId } from "./ids.js";
@@ -29,7 +29,8 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
 
 function show(value: unknown, max: number): string {
   try {
-    return clip(typeof value === "string" ? value : JSON.stringify(value), max);
+    // Inline media shows as a placeholder: its base64 would fill the clip and hide what the tool said beside it.
+    return clip(typeof value === "string" ? value : JSON.stringify(value, hideMedia), max);
   } catch {
     return "[unserialisable]";
   }

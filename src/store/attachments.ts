@@ -1,4 +1,4 @@
-import { SessionError } from "../errors.js";
+import { errorMessage, SessionError } from "../errors.js";
 import { describe } from "../message.js";
 import { base64DecodeCanonical, base64Encode, sha256Hex, utf8Decode, utf8Encode } from "../runtime/bytes.js";
 import {
@@ -30,8 +30,11 @@ export interface Offloaded {
   attachments: Attachment[];
 }
 
-/** Finds payloads by key name in a JSON text cheaply, so messages without media skip the slow path. */
-const MAYBE_MEDIA = /"(?:data|image|url)":"(?:data:|attachment:sha256:|[A-Za-z0-9+/]{64})/;
+/**
+ * Finds payloads by key name in a JSON text cheaply, so messages without media skip the slow path. Raw base64 may
+ * use the URL-safe alphabet or be wrapped at any width (a line break is `\n` in JSON); prose has spaces.
+ */
+const MAYBE_MEDIA = /"(?:data|image|url)":"(?:data:|attachment:sha256:|(?:[A-Za-z0-9+/_-]|\\[rn]){64})/;
 
 /** SHA-256 of bytes, hex. */
 export function sha256(bytes: Uint8Array): string {
@@ -78,21 +81,32 @@ export interface OffloadOptions {
 export function offloadMessage(message: object, json: string, options: OffloadOptions = {}): Offloaded {
   if (!MAYBE_MEDIA.test(json)) return { content: json, attachments: [] };
   const found = new Map<string, Uint8Array>();
-  const content = JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
-    if (typeof value !== "string") return value;
-    if (value.length < MIN_OFFLOAD_CHARS && !looksLikePointer(value)) return value;
-    if (slotMediaType(this, key, value) === null) return value;
-    if (options.keepPointers && parsePointer(value) !== null) return value;
-    const encoded = encodePayload(value);
-    if (!encoded) {
-      // Left inline, a look-alike would be read back as a pointer and replaced by whatever payload has that hash.
-      if (looksLikePointer(value)) throw unstorableLookalike(message);
-      return value;
-    }
-    const hash = sha256(encoded.bytes);
-    found.set(hash, encoded.bytes);
-    return formatPointer({ hash, chars: value.length, form: encoded.form });
-  });
+  let content: string;
+  try {
+    content = JSON.stringify(message, function (this: unknown, key: string, value: unknown) {
+      if (typeof value !== "string") return value;
+      if (value.length < MIN_OFFLOAD_CHARS && !looksLikePointer(value)) return value;
+      if (slotMediaType(this, key, value) === null) return value;
+      if (options.keepPointers && parsePointer(value) !== null) return value;
+      const encoded = encodePayload(value);
+      if (!encoded) {
+        // Left inline, a look-alike would be read back as a pointer and replaced by whatever payload has that hash.
+        if (looksLikePointer(value)) throw unstorableLookalike(message);
+        return value;
+      }
+      const hash = sha256(encoded.bytes);
+      found.set(hash, encoded.bytes);
+      return formatPointer({ hash, chars: value.length, form: encoded.form });
+    });
+  } catch (cause) {
+    if (cause instanceof SessionError) throw cause;
+    // The replacer costs stack per level: nesting that plain JSON.stringify (`json`) still managed can overflow here.
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message ${describe((message as { id?: unknown }).id)} cannot be stored: its media could not be offloaded (${errorMessage(cause)})`,
+      { cause },
+    );
+  }
   if (found.size === 0) return { content: json, attachments: [] };
   return { content, attachments: [...found].map(([hash, bytes]) => ({ hash, bytes })) };
 }

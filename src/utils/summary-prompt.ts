@@ -1,5 +1,5 @@
 import type { SessionMessage, SessionMessagePart } from "../types.js";
-import { renderValue, safeJson, safeString, sliceChars } from "./serialize.js";
+import { jsonWithoutMedia, renderValue, safeString, sliceChars } from "./serialize.js";
 import { estimateMessageTokens } from "./tokens.js";
 import { isToolPart, partsOf, toolInputOf, toolNameOf, toolOutputOf } from "./tool-parts.js";
 
@@ -27,9 +27,12 @@ export function computeSummaryBudget(messages: readonly SessionMessage[]): numbe
   return Math.max(100, Math.floor(estimateMessageTokens(messages) * 0.2));
 }
 
-/** One line of tool data; strings are shown as they are and everything else as JSON, never `[object Object]`. */
+/**
+ * One line of tool data; strings are shown as they are and everything else as JSON, never `[object Object]`.
+ * Inline media shows as a placeholder: its base64 would fill the line and hide what the tool said beside it.
+ */
 function toolField(label: string, value: unknown, asJson: boolean): string {
-  const text = asJson ? (safeJson(value) ?? safeString(value)) : renderValue(value);
+  const text = typeof value === "string" && !asJson ? value : (jsonWithoutMedia(value) ?? safeString(value));
   return `${label}: ${sliceChars(text, TOOL_FIELD_CHARS)}`;
 }
 

@@ -1,6 +1,6 @@
 import { parsePointer, slotMediaType } from "../store/media.js";
 import type { SessionMessage } from "../types.js";
-import { safeJson } from "./serialize.js";
+import { MAYBE_MEDIA_JSON, safeJson } from "./serialize.js";
 
 /** Approximate characters per token, the dense-content (JSON, code, URLs) side of the heuristic. */
 export const CHARS_PER_TOKEN = 4;
@@ -30,9 +30,6 @@ function slotTokens(holder: unknown, key: string, value: string): number | null 
   // An offloaded payload's pointer estimates like the payload it stands for.
   return mediaTokens(mediaType, parsePointer(value)?.chars ?? value.length);
 }
-
-/** Finds payload keys in JSON text cheaply, so values without media keep the plain estimate. */
-const MAYBE_MEDIA = /"(?:data|image|url)":"/;
 
 /**
  * True for the characters the regular expression `\s` matches (ECMAScript WhiteSpace and LineTerminator),
@@ -88,7 +85,7 @@ function estimateValueTokens(value: unknown): number {
   if (typeof value === "string") return estimateStringTokens(value);
   const json = safeJson(value);
   if (json === undefined) return 0;
-  if (!MAYBE_MEDIA.test(json)) return estimateStringTokens(json);
+  if (!MAYBE_MEDIA_JSON.test(json)) return estimateStringTokens(json);
   let media = 0;
   let rest: string | undefined;
   try {

@@ -1,5 +1,5 @@
 import type { SessionMessage, SessionMessagePart } from "../types.js";
-import { renderValue, safeJson, safeString, sliceChars } from "./serialize.js";
+import { mediaPlaceholder, mediaTypeAt, renderValue, safeJson, safeString, sliceChars } from "./serialize.js";
 
 /**
  * Structure-preserving truncation of tool outputs: strings stay strings, objects objects and arrays arrays, so
@@ -142,12 +142,33 @@ function minimumObjectLength(entries: [string, unknown][]): number {
   return length;
 }
 
+/** The keys whose string can be an inline media payload (see store/media.ts). */
+const MEDIA_KEYS = ["url", "data", "image"] as const;
+
+/**
+ * What replaces an over-budget object holding an inline media payload (a tool's `image-data` item, an MCP image):
+ * a text item naming it. Cutting the base64 would leave an item that still declares an image but holds garbage,
+ * which a provider rejects when the output is replayed. Null when the object holds no media.
+ */
+function mediaItem(value: Record<string, unknown>, maxChars: number): Record<string, unknown> | null {
+  for (const key of MEDIA_KEYS) {
+    const item = value[key];
+    const mediaType = mediaTypeAt(value, key, item);
+    if (mediaType === null) continue;
+    const placeholder = { type: "text", text: mediaPlaceholder(mediaType, item as string) };
+    return measure(placeholder) <= maxChars ? placeholder : objectMarker(maxChars, measure(value));
+  }
+  return null;
+}
+
 function truncateObject(
   value: Record<string, unknown>,
   maxChars: number,
   originalLength: number,
   depth: number,
 ): Record<string, unknown> {
+  const media = mediaItem(value, maxChars);
+  if (media) return media;
   const entries = Object.entries(value);
   // When even the bare keys cannot fit, every step below would end in the marker: skip straight to it.
   if (minimumObjectLength(entries) > maxChars) return objectMarker(maxChars, originalLength);

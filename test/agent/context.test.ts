@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ModelMessage } from "ai";
+import { transcript } from "../../src/agent/compaction.js";
 import { modelContext, sanitize } from "../../src/agent/context.js";
 import { closeInterruptedTurn, pendingToolCalls } from "../../src/agent/repair.js";
 import type { AgentMessage } from "../../src/agent/types.js";
@@ -60,6 +61,34 @@ describe("model context", () => {
         ["tool", "missing-tool-result"],
         ["assistant", "interrupted"],
       ],
+    );
+  });
+});
+
+describe("compaction transcript", () => {
+  it("shows inline media in tool results as a placeholder, so what the tool said beside it is kept", () => {
+    const base64 = Buffer.alloc(3000, 5).toString("base64");
+    const shot: ModelMessage = {
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "c1",
+          toolName: "screenshot",
+          output: {
+            type: "content",
+            value: [
+              { type: "image-data", data: base64, mediaType: "image/png" },
+              { type: "text", text: "the login page shows an error" },
+            ],
+          },
+        },
+      ],
+    };
+    assert.equal(
+      transcript([shot as AgentMessage]),
+      'screenshot returned: [{"type":"image-data","data":"[image/png omitted: 4000 chars]","mediaType":"image/png"},' +
+        '{"type":"text","text":"the login page shows an error"}]',
     );
   });
 });

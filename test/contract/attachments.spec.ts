@@ -197,6 +197,33 @@ export function attachmentsSpec(target: ContractTarget): void {
         assert.equal(JSON.stringify((await s.getHistory())[0]), JSON.stringify(awkwardShapes()));
       }));
 
+    test("raw base64 in the URL-safe alphabet, wrapped at any width or after a line break is stored once", () =>
+      withStore(target, async (store) => {
+        const base64 = bytesOf(3000, 18).toString("base64");
+        const forms = [
+          base64.replace(/\+/g, "-").replace(/\//g, "_"),
+          base64.replace(/(.{60})/g, "$1\n"),
+          `\n${base64}`,
+        ];
+        const message = (id: string): SessionMessage =>
+          ({
+            id,
+            role: "assistant",
+            parts: forms.map((data) => ({ type: "image-data", data, mediaType: "image/png" })),
+          }) as unknown as SessionMessage;
+        const s = store.session("a");
+        await s.appendMessage(message("m1"));
+        await s.appendMessage(message("m2"));
+        await assertStored(store, 3);
+        const history = await s.getHistory();
+        assert.deepEqual(
+          history.map((m) => JSON.stringify(m)),
+          [JSON.stringify(message("m1")), JSON.stringify(message("m2"))],
+        );
+        const stats = await s.getHistoryRowStats!();
+        assert.ok(stats[1]!.bytes < 1000, `the row keeps pointers, not payloads (${stats[1]!.bytes} bytes)`);
+      }));
+
     test("a pointer look-alike that cannot be offloaded is refused: no read swaps in another session's payload", () =>
       withStore(target, async (store) => {
         const bytes = bytesOf(20_000, 15);
@@ -224,6 +251,45 @@ export function attachmentsSpec(target: ContractTarget): void {
         assert.equal(JSON.stringify(await a.getHistory()), JSON.stringify([msg("m1", "original")]));
         await assertStored(store, 1, 20_000);
       }));
+
+    test("media nested deeper than offloading can walk is refused with INVALID_MESSAGE, on append and import", async (t) => {
+      const depth = offloadOverflowDepth();
+      if (depth === null) return t.skip("this engine's stack has no depth where only the replacer overflows");
+      let value: unknown = {
+        type: "image-data",
+        data: bytesOf(3000, 17).toString("base64"),
+        mediaType: "image/png",
+      };
+      for (let i = 0; i < depth; i++) value = [value];
+      const deep = {
+        id: "deep",
+        role: "assistant",
+        parts: [{ type: "tool-x", toolCallId: "c", state: "output-available", input: {}, output: value }],
+      } as SessionMessage;
+      await withStore(target, async (store) => {
+        const s = store.session("a");
+        await rejectsWithCode(s.appendMessage(deep), "INVALID_MESSAGE", /media could not be offloaded/);
+        if (hasTransfer(store)) {
+          const items: TransferItem[] = [
+            { kind: "session", session: { id: "b", info: null, leafId: null } },
+            {
+              kind: "message",
+              message: {
+                id: "deep",
+                parentId: null,
+                role: "assistant",
+                createdAt: "2025-01-31T12:00:00.000Z",
+                content: JSON.stringify(deep),
+              },
+            },
+          ];
+          await rejectsWithCode(store.transfer.importSession(toAsync(items)), "INVALID_MESSAGE");
+        }
+        assert.deepEqual(await s.getHistory(), []);
+        assert.equal(await store.session("b").getMessage("deep"), null);
+        await assertStored(store, 0);
+      });
+    });
 
     test("a payload larger than a Durable Object value is stored and restored", () =>
       withStore(target, async (store) => {
@@ -459,4 +525,28 @@ export function attachmentsSpec(target: ContractTarget): void {
 
 async function* toAsync<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
+}
+
+/**
+ * A nesting depth that plain `JSON.stringify` serialises here but a stringify with a replacer (as offloading runs)
+ * overflows on, with room to spare both ways (the store calls them a few frames deeper); null when none is found.
+ */
+function offloadOverflowDepth(): number | null {
+  const fits = (depth: number, replacer?: (key: string, value: unknown) => unknown): boolean => {
+    let value: unknown = "leaf";
+    for (let i = 0; i < depth; i++) value = [value];
+    try {
+      JSON.stringify(value, replacer);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let depth = 500; depth < 100_000; depth += 250) {
+    if (fits(depth, (_, v) => v)) continue;
+    // The replacer's limit is about half the plain one on V8: aim between them.
+    const target = Math.ceil(depth * 1.3);
+    return fits(Math.ceil(target * 1.2)) ? target : null;
+  }
+  return null;
 }

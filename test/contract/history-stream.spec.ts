@@ -259,6 +259,40 @@ export function historyStreamSpec(target: ContractTarget): void {
         assert.deepEqual(ids((await session.getRecentHistory(1e9)).messages), ["t0", "i1", "b2"]);
       }));
 
+    test("budgets count only real pointers: a text quoting one is its own size, a quoted data-URL header its payload", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        // A text that quotes a pointer is not restored, so it must not count as the 9,999,999,999 bytes it names.
+        const quoting = msg(
+          "q",
+          `a row holds attachment:sha256:${"0".repeat(64)};9999999999;b64 for an image`,
+        );
+        const body = bytesOf(3000, 3).toString("base64");
+        const quoted = {
+          id: "h",
+          role: "user",
+          parts: [
+            { type: "file", mediaType: "image/png", url: `data:image/png;name="a\\b.png";base64,${body}` },
+          ],
+        } as unknown as SessionMessage;
+        for (const m of [msg("t0"), quoted, quoting, msg("t1")]) await s.appendMessage(m);
+        const session = new Session(store, { sessionId: "a" });
+        const tail = size(quoting) + size(msg("t1"));
+        assert.deepEqual(ids((await session.getRecentHistory(tail)).messages), ["q", "t1"]);
+        assert.deepEqual(ids((await session.getRecentHistory(tail + size(quoted) - 1)).messages), [
+          "q",
+          "t1",
+        ]);
+        assert.deepEqual(ids((await session.getRecentHistory(tail + size(quoted))).messages), [
+          "h",
+          "q",
+          "t1",
+        ]);
+        const got = await batches(store, { maxBatchBytes: tail, newestFirst: true });
+        assert.deepEqual(got.map(ids), [["t1", "q"], ["h"], ["t0"]]);
+        assert.equal(JSON.stringify(got[1]?.[0]), JSON.stringify(quoted));
+      }));
+
     test("row stats carry each row's token estimate", () =>
       withStore(target, async (store) => {
         const s = store.session("a");

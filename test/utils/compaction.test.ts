@@ -361,6 +361,37 @@ describe("summary prompt", () => {
     }
   });
 
+  test("inline media in tool data shows as a placeholder, so what the tool said beside it is kept", () => {
+    const base64 = Buffer.alloc(3000, 9).toString("base64");
+    const output = {
+      type: "content",
+      value: [
+        { type: "image-data", data: base64, mediaType: "image/png" },
+        { type: "text", text: "the login page shows an error" },
+      ],
+    };
+    const input = { image: `data:image/jpeg;base64,${base64}` };
+    const prompt = buildSummaryPrompt(
+      [toolCall("a", output, "shot")].map((m) => ({
+        ...m,
+        parts: m.parts.map((p) => ({ ...p, input })),
+      })),
+      null,
+      100,
+    );
+    assert.ok(
+      prompt.includes(
+        [
+          "[Tool: shot]",
+          'Input: {"image":"[image/jpeg omitted: 4023 chars]"}',
+          'Output: {"type":"content","value":[{"type":"image-data","data":"[image/png omitted: 4000 chars]","mediaType":"image/png"},{"type":"text","text":"the login page shows an error"}]}',
+        ].join("\n"),
+      ),
+      prompt,
+    );
+    assert.ok(!prompt.includes(base64.slice(0, 40)), "no base64 in the prompt");
+  });
+
   test("first vs iterative variants", () => {
     const turns = [text("u", "hello")];
     const first = buildSummaryPrompt(turns, null, 100);

@@ -112,6 +112,38 @@ describe("truncateOlderMessages", () => {
 });
 
 describe("truncateToolOutput (structure-preserving truncator)", () => {
+  test("an inline image is never cut into broken base64: the item becomes a text item naming it", () => {
+    const base64 = Buffer.alloc(3000, 7).toString("base64");
+    const output = {
+      type: "content",
+      value: [
+        { type: "text", text: "screenshot taken" },
+        { type: "image-data", data: base64, mediaType: "image/png" },
+        { type: "image", data: base64, mimeType: "image/jpeg" },
+        { type: "file", url: `data:application/pdf;base64,${base64}` },
+      ],
+    };
+    const { output: result } = truncateToolOutput(output, 500);
+    assert.deepEqual(result, {
+      type: "content",
+      value: [
+        { type: "text", text: "screenshot taken" },
+        { type: "text", text: "[image/png omitted: 4000 chars]" },
+        { type: "text", text: "[image/jpeg omitted: 4000 chars]" },
+        { type: "text", text: "[application/pdf omitted: 4028 chars]" },
+      ],
+    });
+    // An item that fits its budget keeps its payload; a budget too small for the placeholder gets the marker.
+    const small = { type: "media", data: "iVBORw0KGgo=", mediaType: "image/png" };
+    const kept = truncateToolOutput({ items: [small, "x".repeat(900)] }, 500).output as { items: unknown[] };
+    assert.equal(kept.items[0], small);
+    const item = output.value[1];
+    assert.deepEqual(truncateToolOutput(item, 20).output, {
+      __truncated: true,
+      __truncatedChars: JSON.stringify(item).length,
+    });
+  });
+
   test("within budget: untouched, same reference", () => {
     const output = { a: 1 };
     assert.deepEqual(truncateToolOutput(output, 100), { output, truncated: false, originalLength: 7 });
