@@ -1,4 +1,5 @@
 import { SessionError } from "./errors.js";
+import { findLossyValue, type LossyValue, lossyAdvice } from "./lossy-json.js";
 import type { SessionMessage, StoredCompaction } from "./types.js";
 
 /** Ids with this prefix name synthetic compaction overlays and are never stored as messages. */
@@ -226,15 +227,24 @@ export function assertParentId(parentId: unknown): asserts parentId is string | 
   assertId(parentId, "parentId");
 }
 
-/** Serialises a message for storage; throws `INVALID_MESSAGE` when it is not JSON-serialisable. */
+/**
+ * Serialises a message for storage; throws `INVALID_MESSAGE` when it is not JSON-serialisable or holds a value JSON
+ * stores without its data (a Map, a Set, an ArrayBuffer or typed array: see lossy-json.ts).
+ */
 export function serializeMessage(message: SessionMessage): string {
+  let json: string;
+  let lossy: LossyValue | null;
   try {
-    return JSON.stringify(message);
+    json = JSON.stringify(message);
+    lossy = findLossyValue(message, json);
   } catch (cause) {
     throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" cannot be serialised to JSON`, {
       cause,
     });
   }
+  // Stored, a Map or an ArrayBuffer would read back as {}: refused, never silently changed.
+  if (lossy) throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" holds ${lossyAdvice(lossy)}`);
+  return json;
 }
 
 /** Parses a stored row back into a message (`createdAt` revived as a Date); null when the row is corrupt. */

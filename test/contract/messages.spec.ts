@@ -162,6 +162,44 @@ export function messagesSpec(target: ContractTarget): void {
         assert.deepEqual(ids(await s.getHistory()), ["x"]);
       }));
 
+    test("a value JSON stores without its data (Map, Set, ArrayBuffer, typed array) is refused on every write", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await s.appendMessage(msg("x", "original"));
+        const png = new Uint8Array([137, 80, 78, 71]);
+        const lossy: [unknown, RegExp][] = [
+          [{ type: "file", mediaType: "image/png", data: png }, /Uint8Array at parts\[0\]\.data.*base64/],
+          [{ type: "file", mediaType: "image/png", data: png.buffer }, /ArrayBuffer at parts\[0\]\.data/],
+          [{ type: "file", mediaType: "image/png", data: new Uint8Array(0) }, /Uint8Array/],
+          [
+            { type: "data-cache", data: { seen: new Map([["k", 1]]) } },
+            /Map at parts\[0\]\.data\.seen.*plain object/,
+          ],
+          [{ type: "data-tags", data: [new Set(["a"])] }, /Set at parts\[0\]\.data\[0\]/],
+        ];
+        const at = new Date("2025-01-31T12:00:00.000Z");
+        for (const [part, pattern] of lossy) {
+          const message = { id: "x", role: "user", parts: [part] } as SessionMessage;
+          await rejectsWithCode(s.appendMessage({ ...message, id: "y" }), "INVALID_MESSAGE", pattern);
+          await rejectsWithCode(s.upsertMessage!(message), "INVALID_MESSAGE", pattern);
+          await rejectsWithCode(s.updateMessage(message), "INVALID_MESSAGE", pattern);
+          if (s.importMessage) {
+            await rejectsWithCode(
+              s.importMessage({ ...message, id: "z" }, { createdAt: at }),
+              "INVALID_MESSAGE",
+            );
+          }
+        }
+        const inMetadata = { ...msg("y"), metadata: { ids: new Set(["a"]) } } as SessionMessage;
+        await rejectsWithCode(s.appendMessage(inMetadata), "INVALID_MESSAGE", /Set at metadata\.ids/);
+        assert.equal((await s.getMessage("x"))?.parts[0]?.text, "original");
+        assert.deepEqual(ids(await s.getHistory()), ["x"]);
+        // What JSON keeps whole is stored as before: empty objects, a Date (its toJSON), keys named "0".
+        const kept = { ...msg("k"), metadata: { empty: {}, at, numbered: { "0": 1 } } } as SessionMessage;
+        await s.appendMessage(kept);
+        assert.deepEqual((await s.getMessage("k"))?.metadata, JSON.parse(JSON.stringify(kept.metadata)));
+      }));
+
     test("U+0000 in ids, roles and session ids is refused (no backend could return it intact)", () =>
       withStore(target, async (store) => {
         const s = store.session("a");
