@@ -57,6 +57,28 @@ describe("postgres connection shape: placeholder translation", () => {
   });
 });
 
+describe("postgres connection shape: what a connection must be", () => {
+  test("an execute() that answers without rows is a STORAGE error naming it, not a TypeError", async () => {
+    for (const answer of [{}, undefined, { rows: "no" }]) {
+      const provider = new PostgresSessionProvider({ execute: async () => answer } as never, "s");
+      await assert.rejects(provider.getHistory(), {
+        code: "STORAGE",
+        message: /execute\(\) answered .*expected \{ rows/,
+      });
+    }
+  });
+
+  test("a provider over no connection at all is INVALID_ARGUMENT, not a TypeError", () => {
+    for (const client of [undefined, null, 5]) {
+      assert.throws(() => new PostgresContextProvider(client as never, "memory"), {
+        code: "INVALID_ARGUMENT",
+      });
+      assert.throws(() => new PostgresSearchProvider(client as never), { code: "INVALID_ARGUMENT" });
+      assert.throws(() => new PostgresSessionProvider(client as never), { code: "INVALID_ARGUMENT" });
+    }
+  });
+});
+
 const SCHEMA = `agent_session_test_conn_${process.pid}`;
 const unavailable = await postgresUnavailable();
 

@@ -9,6 +9,7 @@ import { loadBetterSqlite3, loadNodeSqlite } from "../src/sqlite/better-sqlite3.
 import { type SqlDriver, withoutRebindReprepare } from "../src/sqlite/driver.js";
 import { openSqlite } from "../src/sqlite/open.js";
 import { SqlTagDriver } from "../src/sqlite/sql-tag-driver.js";
+import { SqliteStore } from "../src/sqlite/store.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 
 const hasNodeSqlite = loadNodeSqlite() !== undefined;
@@ -104,6 +105,40 @@ test("tuples returns each row's values in select order on every driver", async (
       } finally {
         driver.close();
       }
+    });
+  }
+});
+
+test("a handle opened for 64-bit integers still reads numbers: a store over it appends and reads", async (t) => {
+  const handles: [string, () => object][] = [
+    [
+      "better-sqlite3 defaultSafeIntegers",
+      () => {
+        const Database = loadBetterSqlite3();
+        return new Database(":memory:").defaultSafeIntegers(true);
+      },
+    ],
+  ];
+  const nodeSqlite = loadNodeSqlite();
+  if (nodeSqlite) {
+    const open = () => new nodeSqlite.DatabaseSync(":memory:", { readBigInts: true }) as object;
+    handles.push(["node:sqlite readBigInts", open]);
+  }
+  for (const [name, open] of handles) {
+    await t.test(name, async () => {
+      const store = new SqliteStore(open() as never);
+      const s = store.session("a");
+      await s.appendMessage({ id: "u1", role: "user", parts: [{ type: "text", text: "hello" }] });
+      await s.appendMessage({ id: "u2", role: "user", parts: [{ type: "text", text: "again" }] });
+      assert.deepEqual(
+        (await s.getHistory()).map((m) => m.id),
+        ["u1", "u2"],
+      );
+      assert.deepEqual(
+        (await s.searchMessages("hello")).map((m) => m.id),
+        ["u1"],
+      );
+      await store.close();
     });
   }
 });

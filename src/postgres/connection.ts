@@ -2,6 +2,8 @@
  * The reference's own Postgres connection shape (`PostgresConnection`: `execute(query, args)` with `?`
  * placeholders), adapted to the `query(text, $n-params)` shape the rest of the backend speaks.
  */
+import { StorageError } from "../errors.js";
+import { describe } from "../message.js";
 /**
  * The one method agent-session calls on a Postgres connection: a `pg` Pool or Client, a PGlite instance, or any
  * look-alike (kysely-style structural typing, so neither package's types are needed). Placeholders are `$1…`.
@@ -95,7 +97,14 @@ export function queryableFromConnection(connection: PostgresConnection): Postgre
         if (translated.size < 1000) translated.set(text, statement);
       }
       const args = statement.order.map((index) => params[index]) as PostgresConnectionArg[];
-      return connection.execute(statement.sql, args);
+      const result: unknown = await connection.execute(statement.sql, args);
+      // The shape promises `{ rows }`; anything else would surface as a TypeError far from its cause.
+      if (!Array.isArray((result as { rows?: unknown } | null | undefined)?.rows)) {
+        throw new StorageError(
+          `The connection's execute() answered ${describe(result)}, expected { rows: [...] } (in: ${statement.sql.replace(/\s+/g, " ").slice(0, 120)})`,
+        );
+      }
+      return result as { rows: Record<string, unknown>[] };
     },
   };
 }

@@ -47,6 +47,8 @@ export function sharedPostgresStore(
     }
     return store;
   }
+  // No object to key the cache on (undefined, a number): the store's constructor refuses it with INVALID_ARGUMENT.
+  if (typeof source !== "object" || source === null) return new create(source, options);
   const connection = source as PostgresSource & object;
   let stores = byObject.get(connection);
   if (!stores) {

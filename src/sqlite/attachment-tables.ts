@@ -1,10 +1,11 @@
 import { concatBytes } from "../runtime/bytes.js";
 import type { Attachment } from "../store/attachments.js";
+import { pieceBytes } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 
 /**
  * The two tables of a SQLite attachment store: payloads, each stored once under its SHA-256 and split into chunks
- * of at most the driver's `maxValueBytes` (a Durable Object caps a value at 2 MB), and one link row per (row,
+ * that leave their row under the driver's `maxValueBytes` (a Durable Object caps a value at 2 MB), and one link row per (row,
  * payload). A payload's reference count is the number of its link rows — counted, never stored, so it cannot
  * drift — and every function here runs inside the caller's write transaction, so a payload is deleted exactly
  * when its last link goes. A store uses `agent_attachments`; an agent storage its own prefixed pair.
@@ -66,9 +67,8 @@ export function linkAttachments(
   attachments: readonly Attachment[],
   names = STORE_TABLES,
 ): void {
-  const chunk = Number.isFinite(driver.maxValueBytes)
-    ? Math.max(1, driver.maxValueBytes)
-    : Number.POSITIVE_INFINITY;
+  // The limit caps the whole row (SQLite's length limit covers the record), so a piece leaves room for the hash.
+  const chunk = pieceBytes(driver);
   for (const { hash, bytes } of attachments) {
     if (!driver.get(`SELECT 1 AS found FROM ${names.attachments} WHERE hash = ? AND chunk = 0`, [hash])) {
       const count = Math.max(1, Math.ceil(bytes.length / chunk));

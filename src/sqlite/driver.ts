@@ -63,6 +63,10 @@ interface Statement {
   raw?(enabled: boolean): unknown;
   /** node:sqlite (Node >= 22.16): return rows as arrays. */
   setReturnArrays?(enabled: boolean): unknown;
+  /** better-sqlite3: return integers as BigInt. */
+  safeIntegers?(enabled: boolean): unknown;
+  /** node:sqlite: return integers as BigInt. */
+  setReadBigInts?(enabled: boolean): unknown;
 }
 
 interface PreparingDatabase {
@@ -123,9 +127,19 @@ export class PreparedDriver implements SqlDriver {
   private statement(sql: string): Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(withoutRebindReprepare(sql));
+      statement = this.prepare(sql);
       this.statements.set(sql, statement);
     }
+    return statement;
+  }
+
+  // A handle its owner opened for 64-bit integers (better-sqlite3's defaultSafeIntegers, node:sqlite's
+  // readBigInts) returns BigInts, which the arithmetic on seqs and counts cannot mix with numbers; every integer
+  // stored here fits a double, so each statement reads plain numbers whatever the handle's default.
+  private prepare(sql: string): Statement {
+    const statement = this.db.prepare(withoutRebindReprepare(sql));
+    statement.safeIntegers?.(false);
+    statement.setReadBigInts?.(false);
     return statement;
   }
 
@@ -170,7 +184,7 @@ export class PreparedDriver implements SqlDriver {
   ): ShapedStatement {
     let entry = cache.get(sql);
     if (entry) return entry;
-    const statement = this.db.prepare(withoutRebindReprepare(sql));
+    const statement = this.prepare(sql);
     if (want === "pluck" && typeof statement.pluck === "function") {
       statement.pluck(true);
       entry = { statement, mode: "pluck" };

@@ -18,6 +18,31 @@ export function isSqlTagSource(value: unknown): value is SqlTagSource {
   return typeof value === "object" && value !== null && typeof (value as SqlTagSource).sql === "function";
 }
 
+/**
+ * The rows with every BigInt value as a number: a tag over an engine that reads 64-bit integers as BigInt (such as
+ * better-sqlite3 with safeIntegers) would break the arithmetic on seqs and counts, and every integer stored here
+ * fits a double. Rows without one (a Durable Object's, always) are returned as they are.
+ */
+function withNumbers(rows: unknown[]): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as Record<string, unknown> | null;
+    if (row === null || typeof row !== "object") continue;
+    let copy: Record<string, unknown> | undefined;
+    for (const key in row) {
+      const value = row[key];
+      if (typeof value !== "bigint") continue;
+      copy ??= { ...row };
+      copy[key] = Number(value);
+    }
+    if (copy) {
+      out ??= [...rows];
+      out[i] = copy;
+    }
+  }
+  return out ?? rows;
+}
+
 interface TransactionalStorage {
   transactionSync?<T>(fn: () => T): T;
 }
@@ -56,9 +81,12 @@ export class SqlTagDriver implements SqlDriver {
       return wrapSqlError(error, sql);
     }
     if (rows === undefined || rows === null) return [];
-    if (Array.isArray(rows)) return rows as T[];
-    if (typeof (rows as Iterable<T>)[Symbol.iterator] === "function") return [...(rows as Iterable<T>)];
-    throw new StorageError(`The sql tag returned ${typeof rows}, expected an array of rows`);
+    if (Array.isArray(rows)) return withNumbers(rows) as T[];
+    if (typeof (rows as Iterable<T>)[Symbol.iterator] === "function") {
+      return withNumbers([...(rows as Iterable<unknown>)]) as T[];
+    }
+    const what = typeof (rows as Promise<unknown>).then === "function" ? "a Promise" : typeof rows;
+    throw new StorageError(`The sql tag returned ${what}, expected an array of rows (synchronously)`);
   }
 
   column<T>(sql: string, params: readonly SqlValue[] = []): T[] {
