@@ -95,19 +95,42 @@ function openSqlite(path: string, mode: OpenMode): OpenedStore {
   return { store, kind: "sqlite", location: path, close: () => store.close() };
 }
 
-async function openPostgres(url: string, mode: OpenMode, tables: TableLocation): Promise<OpenedStore> {
-  const location = maskUrl(url);
-  let pool: { end(): Promise<void> } & object;
+type PgPool = Awaited<ReturnType<typeof import("../postgres/client.js").createPgPool>>;
+
+async function pgPool(url: string): Promise<PgPool> {
   try {
     const { createPgPool } = await import("../postgres/client.js");
     // A bounded connect timeout: an unreachable host fails in seconds instead of hanging the command.
-    pool = await createPgPool(url, { connectionTimeoutMillis: 10_000, max: 4 });
+    return await createPgPool(url, { connectionTimeoutMillis: 10_000, max: 4 });
   } catch (error) {
     throw new CliError(
       `Postgres needs the "pg" package (npm install pg): ${(error as Error).message}`,
       "MISSING",
     );
   }
+}
+
+/** A Postgres failure as the CLI reports it (the first line of the server's message). */
+function postgresFailure(location: string, error: unknown): CliError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new CliError(`cannot open Postgres at ${location}: ${reason.split("\n")[0]}`, "STORAGE");
+}
+
+/** Runs `read` on a short-lived pool for `url`: no store is opened, so no agent-session table is created. */
+export async function readPostgres<T>(url: string, read: (db: PgPool) => Promise<T>): Promise<T> {
+  const pool = await pgPool(url);
+  try {
+    return await read(pool);
+  } catch (error) {
+    throw postgresFailure(maskUrl(url), error);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+async function openPostgres(url: string, mode: OpenMode, tables: TableLocation): Promise<OpenedStore> {
+  const location = maskUrl(url);
+  const pool = await pgPool(url);
   try {
     const { PostgresStore } = await import("../postgres/index.js");
     // Reading must not create tables in an empty database or somebody else's schema; importing into it may.
@@ -129,7 +152,6 @@ async function openPostgres(url: string, mode: OpenMode, tables: TableLocation):
     if (error instanceof SessionError && (error.code === "NOT_FOUND" || error.code === "INVALID_ARGUMENT")) {
       throw new CliError(`${location}: ${error.message}`, error.code);
     }
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new CliError(`cannot open Postgres at ${location}: ${reason.split("\n")[0]}`, "STORAGE");
+    throw postgresFailure(location, error);
   }
 }

@@ -3,12 +3,10 @@ import {
   type AdoptionReport,
   assertReadBack,
   compareReadBack,
-  contextRowName,
   fingerprint,
-  type ReferenceContextTable,
   type ReferenceTable,
-  referenceContextRow,
 } from "../store/adopt.js";
+import { contextRowName, type ReferenceContextTable, referenceContextRow } from "../store/adopt-context.js";
 import type { TransferRow } from "../store/types.js";
 import type { Executor } from "./client.js";
 import type { PostgresTransfer } from "./transfer.js";

@@ -3,6 +3,8 @@
  * `cf_agents_*` tables on the connection's `search_path` — through our own transfer import, then reads every
  * adopted row back through the transfer export and compares it. Runs inside the store's first `ready()`.
  */
+
+import { canBeStored } from "../message.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
@@ -12,20 +14,21 @@ import {
   assertReadBack,
   compactionPrint,
   compareReadBack,
-  compareRegistryRow,
   emptyReport,
   fingerprint,
   REFERENCE_SOURCE,
   REFERENCE_TABLES,
   type ReferenceTable,
   type referenceCompaction,
-  referenceSessionInfo,
+  reject,
+  unusableSessionId,
   warnIfNotClean,
 } from "../store/adopt.js";
 import { MessageOrder } from "../store/adopt-order.js";
+import { compareRegistryRow, referenceSessionInfo } from "../store/adopt-registry.js";
 import type { TransferItem } from "../store/types.js";
 import { adoptRows } from "./adopt-rows.js";
-import { type Executor, sqlState } from "./client.js";
+import { type Executor, type PostgresQueryable, sqlState } from "./client.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import type { Tables } from "./schema.js";
 import { PostgresTransfer } from "./transfer.js";
@@ -45,6 +48,18 @@ async function probe(
     tables: REFERENCE_TABLES.filter((_, i) => row?.[`t${i}`] === true),
     recorded: row?.recorded === true,
   };
+}
+
+/**
+ * True when one of the reference's tables is on the connection's `search_path`; reads only, so a caller can look
+ * before opening a store (which creates agent-session's tables).
+ */
+export async function hasReferenceTables(db: PostgresQueryable): Promise<boolean> {
+  const { rows } = await db.query(
+    "SELECT EXISTS (SELECT 1 FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NOT NULL) AS found",
+    [[...REFERENCE_TABLES]],
+  );
+  return (rows[0] as { found?: unknown } | undefined)?.found === true;
 }
 
 /** On the store's first use: adopts the reference's tables once (recorded); null when there was nothing to do. */
@@ -90,6 +105,11 @@ async function adopt(
   const now = new Date().toISOString();
   for await (const sessionId of sessionIds(executor, has)) {
     report.sessions++;
+    const unusable = unusableSessionId(sessionId);
+    if (unusable !== undefined) {
+      reject(report, { table: "assistant_messages", sessionId, id: "*", reason: unusable });
+      continue;
+    }
     await adoptSession(executor, { transfer, registry }, sessionId, has, report, now);
   }
   await adoptRows(executor, transfer, has, report);
@@ -184,7 +204,11 @@ async function adoptSession(
         sessionId,
       ])
     : [];
-  const row = info ? referenceSessionInfo(info, now) : null;
+  const checked = info ? referenceSessionInfo(info, now) : null;
+  if (typeof checked === "string") {
+    reject(report, { table: "assistant_sessions", sessionId, id: sessionId, reason: checked });
+  }
+  const row = typeof checked === "string" ? null : checked;
   const [leaf] = has("assistant_messages")
     ? await executor.query<{ id: string }>(
         `SELECT m.id FROM assistant_messages m
@@ -202,7 +226,8 @@ async function adoptSession(
       session: {
         id: sessionId,
         info: row,
-        leafId: leaf?.id ?? null,
+        // A leaf we cannot store (its row is reported) leaves the choice to the import: the newest childless row.
+        leafId: leaf && canBeStored(leaf.id) ? leaf.id : null,
       },
     };
     if (has("assistant_messages")) yield* sessionItems(executor, sessionId, order);

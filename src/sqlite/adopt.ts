@@ -12,19 +12,17 @@ import {
   assertDroppable,
   assertReadBack,
   compareReadBack,
-  compareRegistryRow,
-  contextRowName,
   emptyReport,
   REFERENCE_SOURCE,
   REFERENCE_TABLES,
-  type ReferenceContextTable,
   type ReferenceTable,
-  referenceContextRow,
-  referenceSessionInfo,
   reject,
+  unusableSessionId,
   warnIfNotClean,
 } from "../store/adopt.js";
+import { contextRowName, type ReferenceContextTable, referenceContextRow } from "../store/adopt-context.js";
 import { type AdoptedItem, MessageOrder } from "../store/adopt-order.js";
+import { compareRegistryRow, referenceSessionInfo } from "../store/adopt-registry.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import { verifyCompactions, verifyMessages } from "./adopt-verify.js";
 import { type SqlDriver, sqlText } from "./driver.js";
@@ -83,13 +81,9 @@ function adopt(driver: SqlDriver, tables: ReferenceTable[], options: AdoptOption
   const now = new Date().toISOString();
   for (const sessionId of sessionIds(driver, has)) {
     report.sessions++;
-    if (sessionId.includes("\u0000")) {
-      reject(report, {
-        table: "assistant_messages",
-        sessionId,
-        id: "*",
-        reason: "the session id contains U+0000",
-      });
+    const unusable = unusableSessionId(sessionId);
+    if (unusable !== undefined) {
+      reject(report, { table: "assistant_messages", sessionId, id: "*", reason: unusable });
       continue;
     }
     adoptSession(driver, sessionId, has, report, now);
@@ -146,8 +140,10 @@ function adoptSession(
   const info = has("assistant_sessions")
     ? driver.get<Record<string, unknown>>("SELECT * FROM assistant_sessions WHERE id = ?", [sessionId])
     : undefined;
-  if (info) {
-    const row = referenceSessionInfo(info, now);
+  const row = info && referenceSessionInfo(info, now);
+  if (typeof row === "string") {
+    reject(report, { table: "assistant_sessions", sessionId, id: sessionId, reason: row });
+  } else if (row) {
     if (insertRegistryRow(driver, row)) report.registry.inserted++;
     else report.registry.skipped++;
     const stored = driver.get<SessionInfoRow>("SELECT * FROM agent_sessions WHERE id = ?", [row.id]);

@@ -4,8 +4,9 @@
  * the way, as an append would: each message is preceded by `attachment` items for the payloads it points at.
  */
 import { SessionError } from "../errors.js";
-import { type AdoptionReport, fingerprint, referenceTime, reject, unusableId } from "./adopt.js";
+import { type AdoptionReport, fingerprint, referenceTime, refusal, reject, unusableId } from "./adopt.js";
 import { type Offloaded, offloadJson } from "./attachments.js";
+import { assertTransferItem } from "./transfer-validate.js";
 import type { TransferItem, TransferMessage } from "./types.js";
 
 /** What adoption imports for a session's messages: each message, after the payloads it points at. */
@@ -23,6 +24,20 @@ function offloaded(content: string): Offloaded | null {
     if (error instanceof SyntaxError) return { content, attachments: [] };
     if (error instanceof SessionError && error.code === "INVALID_MESSAGE") return null;
     throw error;
+  }
+}
+
+/**
+ * The role a row's message has: the reference reads a message from its JSON, and its `updateMessage` rewrites the
+ * JSON but never the `role` column, so the JSON's role wins; undefined when the content names none.
+ */
+function contentRole(content: string): string | undefined {
+  try {
+    const role = (JSON.parse(content) as { role?: unknown } | null)?.role;
+    return typeof role === "string" && role !== "" ? role : undefined;
+  } catch {
+    // Not JSON: the import's own check refuses the row.
+    return undefined;
   }
 }
 
@@ -72,10 +87,12 @@ export class MessageOrder {
   /** Messages still waiting at the end (their parents form a cycle): adopted as roots. */
   finish(): AdoptedItem[] {
     const out: AdoptedItem[] = [];
-    for (const rows of this.waiting.values()) {
+    // Each list leaves the map before its rows go out: a row of the cycle is then a child of the root it broke
+    // the cycle at, never handed out a second time (as that root's grandchild).
+    for (const [parent, rows] of this.waiting) {
+      this.waiting.delete(parent);
       for (const row of rows) this.emit({ ...row, parentId: null }, out);
     }
-    this.waiting.clear();
     return out;
   }
 
@@ -98,33 +115,44 @@ export class MessageOrder {
   }
 
   private emit(row: ReferenceMessageRow, out: AdoptedItem[]): void {
-    const reason = unusableId(row.id) ?? (typeof row.role === "string" && row.role ? undefined : "no role");
     const id = typeof row.id === "string" ? row.id : String(row.id);
     this.waitingIds.delete(id);
-    const stored = reason ? undefined : offloaded(row.content);
-    if (!stored) {
-      const why = reason ?? "an attachment pointer look-alike that cannot be stored";
-      reject(this.report, { table: "assistant_messages", sessionId: this.sessionId, id, reason: why });
+    const reason = unusableId(row.id) ?? this.hand(row, id, out);
+    if (reason !== undefined) {
+      reject(this.report, { table: "assistant_messages", sessionId: this.sessionId, id, reason });
       this.spliced.set(id, row.parentId);
-    } else {
-      const { content, attachments } = stored;
-      const message: TransferMessage = {
-        id,
-        parentId: row.parentId,
-        role: row.role as string,
-        createdAt: referenceTime(row.createdAt, this.now),
-        content,
-      };
-      this.written.set(id, fingerprint(message.parentId, message.createdAt, content));
-      if (content !== row.content) {
-        this.inline.set(id, fingerprint(message.parentId, message.createdAt, row.content));
-      }
-      for (const attachment of attachments) out.push({ kind: "attachment", attachment });
-      out.push({ kind: "message", message });
     }
     const children = this.waiting.get(id);
     if (!children) return;
     this.waiting.delete(id);
     for (const child of children) this.place({ ...child, parentBefore: true }, out);
+  }
+
+  /**
+   * Hands out a row's message after the payloads it points at; else why it cannot be stored: whatever our import
+   * refuses (content that is not a message, an id other than the row's, an id over 1,024 bytes, …), which the
+   * reference stored unchecked (its `appendMessage` inserts the row before it reads `parts`).
+   */
+  private hand(row: ReferenceMessageRow, id: string, out: AdoptedItem[]): string | undefined {
+    const stored = offloaded(row.content);
+    if (!stored) return "an attachment pointer look-alike that cannot be stored";
+    const { content, attachments } = stored;
+    const message: TransferMessage = {
+      id,
+      parentId: row.parentId,
+      role: contentRole(content) ?? (typeof row.role === "string" ? row.role : ""),
+      createdAt: referenceTime(row.createdAt, this.now),
+      content,
+    };
+    if (message.role === "") return "no role";
+    const refused = refusal(() => assertTransferItem({ kind: "message", message }));
+    if (refused !== undefined) return refused;
+    this.written.set(id, fingerprint(message.parentId, message.createdAt, content));
+    if (content !== row.content) {
+      this.inline.set(id, fingerprint(message.parentId, message.createdAt, row.content));
+    }
+    for (const attachment of attachments) out.push({ kind: "attachment", attachment });
+    out.push({ kind: "message", message });
+    return undefined;
   }
 }

@@ -7,9 +7,10 @@
  */
 import { fnv1a } from "../context/keys.js";
 import { SessionError, StorageError } from "../errors.js";
-import { COMPACTION_PREFIX } from "../message.js";
+import { assertSessionId, COMPACTION_PREFIX } from "../message.js";
 import type { StoredCompaction } from "../types.js";
-import type { ImportCounts, SessionInfo, TransferRow } from "./types.js";
+import { assertTransferItem } from "./transfer-validate.js";
+import type { ImportCounts } from "./types.js";
 
 /** The name an adoption is recorded under (one record per store: adoption runs once, then never on open). */
 export const REFERENCE_SOURCE = "agents@0.22";
@@ -92,10 +93,15 @@ export function emptyReport(tables: ReferenceTable[]): AdoptionReport {
   };
 }
 
-/** Records a row that cannot be adopted (the list is capped, the count is not). */
+// Names in the report are cut: a rejected id may be as long as a value holds, and the report is one value too.
+const clip = (name: string) => (name.length > 256 ? `${name.slice(0, 256)}…` : name);
+
+/** Records a row that cannot be adopted (the list is capped, the count is not; long ids are cut). */
 export function reject(report: AdoptionReport, row: RejectedRow): void {
   report.rejectedCount++;
-  if (report.rejected.length < LIST_CAP) report.rejected.push(row);
+  if (report.rejected.length < LIST_CAP) {
+    report.rejected.push({ ...row, sessionId: clip(row.sessionId), id: clip(row.id) });
+  }
 }
 
 /** Records a row whose stored copy differs from the reference's (ours was there first and is kept). */
@@ -124,6 +130,25 @@ export function unusableId(id: unknown): string | undefined {
   if (id.includes("\u0000")) return "the id contains U+0000";
   if (id.startsWith(COMPACTION_PREFIX)) return `the id starts with the reserved "${COMPACTION_PREFIX}"`;
   return undefined;
+}
+
+/**
+ * Why a reference row cannot be stored: the message of the `SessionError` our own import check raises (so adoption
+ * refuses exactly what an import would, and reports it instead of failing), or undefined when the check passes.
+ */
+export function refusal(check: () => void): string | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (error instanceof SessionError) return error.message;
+    throw error;
+  }
+}
+
+/** Why a reference session id cannot name one of our sessions (U+0000, a lone surrogate, over 1,024 bytes). */
+export function unusableSessionId(id: string): string | undefined {
+  return refusal(() => assertSessionId(id));
 }
 
 /** A short fingerprint of a row's content, to compare what was written with what is read back. */
@@ -171,44 +196,17 @@ export function acceptCompaction(
   written: Map<string, string>,
 ): StoredCompaction | undefined {
   const compaction = referenceCompaction(row, now);
-  if (typeof compaction === "string") {
-    reject(report, { table: "assistant_compactions", sessionId, id: String(row.id), reason: compaction });
+  // An overlay our import would refuse (an empty or over-long id or endpoint) stays behind, reported.
+  const reason =
+    typeof compaction === "string"
+      ? compaction
+      : refusal(() => assertTransferItem({ kind: "compaction", compaction }));
+  if (typeof compaction === "string" || reason !== undefined) {
+    reject(report, { table: "assistant_compactions", sessionId, id: String(row.id), reason: reason ?? "" });
     return undefined;
   }
   written.set(compaction.id, compactionPrint(compaction));
   return compaction;
-}
-
-/** The reference's context tables: one row per block, one per searchable entry. */
-export type ReferenceContextTable = "cf_agents_context_blocks" | "cf_agents_search_entries";
-
-/**
- * A reference block (`key` unused) or search entry row as a transfer row, or undefined once recorded as rejected
- * (a block needs a label, an entry a label and a key).
- */
-export function referenceContextRow(
-  report: AdoptionReport,
-  table: ReferenceContextTable,
-  label: unknown,
-  key: unknown,
-  content: string,
-): TransferRow | undefined {
-  const block = table === "cf_agents_context_blocks";
-  if (typeof label !== "string" || label === "" || (!block && typeof key !== "string")) {
-    const id = block ? String(label) : `${String(label)}/${String(key)}`;
-    reject(report, { table, sessionId: "", id, reason: block ? "no label" : "no label or key" });
-    return undefined;
-  }
-  return block
-    ? { kind: "block", key: label, content }
-    : { kind: "entry", label, key: key as string, content };
-}
-
-/** How a differing block or entry is named in the report: `table:label` or `table:label/key`. */
-export function contextRowName(row: TransferRow): string {
-  return row.kind === "block"
-    ? `cf_agents_context_blocks:${row.key}`
-    : `cf_agents_search_entries:${row.label}/${row.key}`;
 }
 
 /**
@@ -239,54 +237,6 @@ export function assertReadBack(missing: number, what: string, first?: string): v
 export function adoptionRecord(report: AdoptionReport): [string, string, string] {
   report.adoptedAt = new Date().toISOString();
   return [REFERENCE_SOURCE, report.adoptedAt, JSON.stringify(report)];
-}
-
-/** A reference `assistant_sessions` row as our registry row (the reference has no cache counters: 0). */
-export function referenceSessionInfo(row: Record<string, unknown>, now: string): SessionInfo {
-  const text = (value: unknown) => (typeof value === "string" ? value : null);
-  const count = (value: unknown) => (Number.isFinite(Number(value)) ? Number(value) : 0);
-  return {
-    id: String(row.id),
-    name: typeof row.name === "string" ? row.name : "",
-    parent_session_id: text(row.parent_session_id),
-    model: text(row.model),
-    source: text(row.source),
-    input_tokens: count(row.input_tokens),
-    output_tokens: count(row.output_tokens),
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    estimated_cost: count(row.estimated_cost),
-    end_reason: text(row.end_reason),
-    created_at: referenceTime(row.created_at, now),
-    updated_at: referenceTime(row.updated_at, now),
-  };
-}
-
-/**
- * Compares an adopted registry row with the stored one: name, fork parent, model, source and creation time must be
- * the reference's, and usage at least the reference's (ours only grows once the session is used again); an
- * `end_reason` set since is not a difference. A row that was written but cannot be read back fails the adoption.
- */
-export function compareRegistryRow(
-  report: AdoptionReport,
-  written: SessionInfo,
-  stored: SessionInfo | null | undefined,
-): void {
-  if (!stored) {
-    assertReadBack(1, "registry row(s)", written.id);
-    return;
-  }
-  const same =
-    stored.name === written.name &&
-    stored.parent_session_id === written.parent_session_id &&
-    stored.model === written.model &&
-    stored.source === written.source &&
-    stored.created_at === written.created_at &&
-    (written.end_reason === null || stored.end_reason === written.end_reason) &&
-    stored.input_tokens >= written.input_tokens &&
-    stored.output_tokens >= written.output_tokens &&
-    stored.estimated_cost >= written.estimated_cost;
-  compareReadBack(report, "same", same ? "same" : "other", `assistant_sessions:${written.id}`);
 }
 
 /**

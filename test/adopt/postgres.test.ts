@@ -3,6 +3,7 @@ import { after, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresSearchProvider, PostgresStore } from "../../src/postgres/index.js";
 import { tableNames } from "../../src/postgres/schema.js";
+import { parseJson, runCli } from "../cli/helpers.js";
 import { bytesOf } from "../contract/attachments.spec.js";
 import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import {
@@ -67,6 +68,7 @@ if (unavailable) {
       await dropSchema(admin, `${SCHEMA}_b`);
       await dropSchema(admin, `${SCHEMA}_c`);
       await dropSchema(admin, `${SCHEMA}_d`);
+      await dropSchema(admin, `${SCHEMA}_e`);
       await admin.query(`DROP ROLE IF EXISTS ${SCHEMA}_role`);
       await admin.end();
       await Promise.all(pools.map((p) => p.end()));
@@ -196,6 +198,41 @@ if (unavailable) {
       } finally {
         await client.end();
       }
+    });
+
+    test("agent-session adopt on a schema without the reference's tables creates nothing there", async () => {
+      const schema = `${SCHEMA}_e`;
+      const admin = poolOn("public", 1);
+      pools.push(admin);
+      await dropSchema(admin, schema);
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const relations = async () =>
+        Number(
+          (
+            await admin.query(
+              "SELECT COUNT(*) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1",
+              [schema],
+            )
+          ).rows[0].n,
+        );
+      const url = new URL(PG_URL);
+      url.searchParams.set("options", `-c search_path=${schema}`);
+      const db = ["--db", url.href, "--schema", schema];
+      const plain = await runCli(["adopt", ...db]);
+      assert.equal(plain.code, 0, plain.stderr);
+      assert.match(plain.stdout, /No reference tables \(assistant_messages.*\) in .*; nothing was written\./);
+      assert.equal(parseJson<{ report: unknown }>(await runCli(["adopt", ...db, "--json"])).report, null);
+      assert.equal(await relations(), 0, "no table, index or sequence was created");
+      // With the reference's tables there (empty here), it adopts as before: our tables are created.
+      const pool = poolOn(schema);
+      pools.push(pool);
+      await pool.query(REFERENCE_POSTGRES_DDL);
+      const adopted = parseJson<{ report: { sessions: number } | null }>(
+        await runCli(["adopt", ...db, "--json"]),
+      );
+      assert.equal(adopted.report?.sessions, 0);
+      const t = tableNames({ schema });
+      assert.equal(Number((await pool.query(`SELECT COUNT(*) AS n FROM ${t.adoptions}`)).rows[0].n), 1);
     });
 
     test("two stores starting at once adopt every row exactly once", async () => {

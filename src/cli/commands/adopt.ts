@@ -9,7 +9,7 @@ import {
 import type { SessionStore } from "../../store/types.js";
 import type { Command } from "../command.js";
 import { CliError } from "../errors.js";
-import { isPostgresUrl, probeSqlitePath } from "../store.js";
+import { isPostgresUrl, maskUrl, probeSqlitePath, readPostgres } from "../store.js";
 
 /** A store that can adopt the reference's tables (SQLite and Postgres). */
 interface AdoptingStore extends SessionStore {
@@ -26,12 +26,17 @@ function noReferenceTables(location: string, untouched = false): string {
   return untouched ? `${tables}; nothing was written.` : `${tables}.`;
 }
 
-// Opening writable creates agent-session's tables, so a file with nothing to adopt — empty, or another
-// application's SQLite database without the reference's tables — is not opened at all. The path checks
-// (directory, device, not SQLite) are the ones every command makes.
-function nothingToAdopt(path: string): boolean {
-  const kind = probeSqlitePath(path, "read");
-  return kind === "empty" || (kind === "other-sqlite" && !sqliteHasTable(path, REFERENCE_TABLES));
+// Opening writable creates agent-session's tables, so a database with nothing to adopt is not opened at all: an
+// empty file, another application's SQLite database without the reference's tables, or a Postgres database
+// without them on the connection's search_path. The path checks (directory, device, not SQLite) are the ones
+// every command makes.
+async function nothingToAdopt(db: string): Promise<boolean> {
+  if (isPostgresUrl(db)) {
+    const { hasReferenceTables } = await import("../../postgres/adopt.js");
+    return !(await readPostgres(db, hasReferenceTables));
+  }
+  const kind = probeSqlitePath(db, "read");
+  return kind === "empty" || (kind === "other-sqlite" && !sqliteHasTable(db, REFERENCE_TABLES));
 }
 
 /** `adopt`: moves what the reference (agents@0.22) wrote into agent-session's tables. */
@@ -58,9 +63,10 @@ export const adopt: Command = {
   ],
   async run({ db, args, out, open }) {
     if (!isPostgresUrl(db) && !existsSync(db)) throw new CliError(`no database at ${db}`, "NOT_FOUND");
-    if (!isPostgresUrl(db) && nothingToAdopt(db)) {
-      if (out.json) return out.result({ location: db, report: null });
-      return out.line(noReferenceTables(db, true));
+    if (await nothingToAdopt(db)) {
+      const location = isPostgresUrl(db) ? maskUrl(db) : db;
+      if (out.json) return out.result({ location, report: null });
+      return out.line(noReferenceTables(location, true));
     }
     const { store, location } = await open("write");
     if (!isAdopting(store))
