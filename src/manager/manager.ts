@@ -195,11 +195,13 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
    * Appends messages as a chain, each under the previous one. The first goes under `parentId`, or after the
    * latest leaf when it is omitted (the active branch continues), or becomes a new root with `null`. Returns the
    * last id (`parentId ?? null` for an empty list). Every message is checked before anything is written (what
-   * an append would refuse under the store's policy, and an id given twice: `INVALID_ARGUMENT`).
+   * an append would refuse under the store's policy or the cap of this id's Session, and an id given twice:
+   * `INVALID_ARGUMENT`).
    */
   async appendAll(sessionId: string, messages: M[], parentId?: string | null): Promise<string | null> {
     await requireSession(this.state, sessionId);
-    return appendChain(() => this.getSession(sessionId), messages, parentId, storePolicy(this.store));
+    const cached = this.state.sessions.get(sessionId);
+    return appendChain(() => this.getSession(sessionId), cached, messages, parentId, storePolicy(this.store));
   }
 
   /** The path to `leafId` (default: the latest leaf) with overlays applied. */

@@ -6,19 +6,25 @@ import type { SessionMessage } from "../types.js";
 
 /**
  * `SessionManager.appendAll`: checks every message, then appends them as a chain under `parentId` (after the
- * latest leaf when omitted, a new root with `null`); returns the last id. The Session is built only once the input
- * is valid.
+ * latest leaf when omitted, a new root with `null`); returns the last id. `cached` is the Session the manager
+ * already holds for the id, if any: its own cap (`withMaxMessageBytes`) counts too. The Session is built only once
+ * the input is valid.
  */
 export async function appendChain<M extends SessionMessage>(
   sessionOf: () => Session<M>,
+  cached: Session<M> | undefined,
   messages: M[],
   parentId: string | null | undefined,
-  policy: WritePolicy,
+  storePolicy: WritePolicy,
 ): Promise<string | null> {
   if (!Array.isArray(messages)) {
     throw new SessionError("INVALID_ARGUMENT", "appendAll expects an array of messages");
   }
-  assertChain(messages, parentId, policy);
+  // Each append passes the Session's checks and then the store's: the smaller cap decides. A Session built later
+  // from the manager's templates has no cap of its own.
+  const own = cached?.writePolicy.maxMessageBytes ?? Number.POSITIVE_INFINITY;
+  const maxMessageBytes = Math.min(storePolicy.maxMessageBytes, own);
+  assertChain(messages, parentId, { ...storePolicy, maxMessageBytes });
   const session = sessionOf();
   let parent = parentId;
   for (const message of messages) {

@@ -8,6 +8,7 @@ import type {
   SessionRegistry,
   SessionUsage,
 } from "../store/types.js";
+import { assertUsageFits } from "../store/usage-totals.js";
 import type { MemoryStore } from "./store.js";
 
 interface Row {
@@ -107,6 +108,8 @@ export class MemorySessionRegistry implements SessionRegistry {
   async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
     const usage = checkUsage(input);
     return this.update(id, (info) => {
+      // Before any counter changes: a refused addition leaves the row and its activity as they were.
+      assertUsageFits(id, info, usage);
       info.input_tokens += usage.inputTokens;
       info.output_tokens += usage.outputTokens;
       info.cache_read_tokens += usage.cacheReadTokens ?? 0;

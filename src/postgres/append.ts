@@ -16,12 +16,13 @@
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
 import type { SessionUsage } from "../store/types.js";
+import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { type Executor, type Query, sqlState } from "./client.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
-import { NOW, nextActivity, usageAssignments } from "./registry.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
 import { childSql, spineArrays, spineCte } from "./tree.js";
 
@@ -30,8 +31,9 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // $13 content hash.
 // `explicit` adds the parent lookup by id (and its spine); appends after the tip or as a root leave it out, which
 // makes the statement noticeably cheaper to parse and plan where it cannot be prepared (PGlite).
-// `registry` (the agent step, appendRow's `registry`) adds $14 source (NULL = any) and $15..$19 the usage
-// counters: the registry row takes them in the same statement, only when the message was inserted.
+// `registry` (the agent step, appendRow's `registry`) adds $14 source (NULL = any), $15..$19 the usage
+// counters and $20..$29 their bounds (usageFits): the registry row takes them in the same statement, only when
+// the message was inserted and every total stays in range.
 function buildAppend(t: Tables, explicit: boolean, registry = false): string {
   const spine = spineArrays("pspine", "p.seq");
   const parentCtes = `p AS (
@@ -109,6 +111,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false): string {
   reg AS (
     UPDATE ${t.sessions} SET ${usageAssignments(15)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
     WHERE id = $1::text AND ($14::text IS NULL OR source = $14::text) AND EXISTS (SELECT 1 FROM ins)
+      AND ${usageFits(20)}
     RETURNING id
   )`
       : ""
@@ -120,8 +123,9 @@ function buildAppend(t: Tables, explicit: boolean, registry = false): string {
       WHEN $4::text = 'id' THEN 'missing'
       ELSE 'retry' END) AS outcome,
     (SELECT count(*) FROM moved) AS moved${
-      // A message inserted without its registry row (none, another source's, or deleted meanwhile) must not
-      // stay: dividing by the zero rows updated aborts the whole statement (SQLSTATE 22012, reported NOT_FOUND).
+      // A message inserted without its registry row (none, another source's, deleted meanwhile, or one whose
+      // totals the usage would carry out of range) must not stay: dividing by the zero rows updated aborts the
+      // whole statement (SQLSTATE 22012, reported NOT_FOUND; the step tells a refused total apart, see step.ts).
       registry
         ? `,
     CASE WHEN EXISTS (SELECT 1 FROM ins) THEN 1 / (SELECT count(*)::integer FROM reg) ELSE 0 END AS registered`
@@ -167,8 +171,9 @@ export interface AppendRequest {
   /** The row's time (imports keep the original one); default now. */
   createdAt?: string | undefined;
   /**
-   * The registry row (of this `source` when not null) takes `usage` in the same
-   * statement when the message is inserted; without the row nothing is written and the append fails `NOT_FOUND`.
+   * The registry row (of this `source` when not null) takes `usage` (checked: `checkUsage`) in the same
+   * statement when the message is inserted; without the row, or when a total would leave its range, nothing is
+   * written and the append fails `NOT_FOUND`.
    */
   registry?: { source: string | null; usage: SessionUsage } | undefined;
 }
@@ -203,8 +208,7 @@ export async function appendRow(
   const { registry } = request;
   if (registry) {
     const { usage } = registry;
-    params.push(registry.source, usage.inputTokens, usage.outputTokens);
-    params.push(usage.cacheReadTokens ?? 0, usage.cacheWriteTokens ?? 0, usage.cost);
+    params.push(registry.source, ...usageDeltas(usage), ...usageBounds(usage));
   }
   const sql = registry
     ? (mode === "id" ? appendStepSql : appendTipStepSql)(t)

@@ -1,6 +1,7 @@
 /**
  * The session registry of SessionManager on Postgres (table `agent_sessions`, migration 2). Every write is one
- * statement, except `delete`, which is one transaction. Timestamps come from the server's clock (the moment the
+ * statement, except `delete`, which is one transaction, and an `addUsage` that updated no row (one more, to tell
+ * an unknown id from a refused total). Timestamps come from the server's clock (the moment the
  * statement arrived, to the millisecond), so many processes on many hosts agree on "newest activity"; `activity`
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
@@ -15,6 +16,13 @@ import type {
   SessionRegistry,
   SessionUsage,
 } from "../store/types.js";
+import {
+  assertUsageFits,
+  USAGE_COUNTERS,
+  type UsageTotals,
+  usageBounds,
+  usageDeltas,
+} from "../store/usage-totals.js";
 import { releaseSession } from "./attachments.js";
 import type { Executor } from "./client.js";
 import { statement, type Tables } from "./schema.js";
@@ -65,13 +73,36 @@ const endSql = updateSql("end_reason = $2");
 
 /** The counter assignments of `addUsage`, parameters from `$first` (input, output, cache read, cache write, cost). */
 export function usageAssignments(first: number): string {
-  const [a, b, c, d, e] = [0, 1, 2, 3, 4].map((i) => `$${first + i}`);
-  return `input_tokens = input_tokens + ${a}::bigint, output_tokens = output_tokens + ${b}::bigint,
-   cache_read_tokens = cache_read_tokens + ${c}::bigint, cache_write_tokens = cache_write_tokens + ${d}::bigint,
-   estimated_cost = estimated_cost + ${e}::float8`;
+  return USAGE_COUNTERS.map(
+    (counter, i) =>
+      `${counter} = ${counter} + $${first + i}::${counter === "estimated_cost" ? "float8" : "bigint"}`,
+  ).join(", ");
 }
 
-const usageSql = updateSql(usageAssignments(2));
+/**
+ * True when every counter lies in the range that lets the usage be added (`usageBounds`, ten parameters from
+ * `$first`): plain comparisons, so a refused addition is a row not updated, never an overflow error that would
+ * abort the caller's transaction.
+ */
+export function usageFits(first: number): string {
+  return USAGE_COUNTERS.map((counter, i) => {
+    const type = counter === "estimated_cost" ? "float8" : "bigint";
+    return `${counter} BETWEEN $${first + 2 * i}::${type} AND $${first + 2 * i + 1}::${type}`;
+  }).join(" AND ");
+}
+
+// $1 id, $2..$6 the deltas, $7..$16 their bounds.
+const usageSql = statement(
+  (t) => `UPDATE ${t.sessions} SET ${usageAssignments(2)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
+    WHERE id = $1 AND ${usageFits(7)} RETURNING ${COLUMNS}`,
+);
+
+/** The counters of session `$1` (of source `$2` when not null); `FOR UPDATE` in `lockedCountersSql`. */
+export const countersSql = statement(
+  (t) =>
+    `SELECT ${USAGE_COUNTERS.join(", ")} FROM ${t.sessions} WHERE id = $1 AND ($2::text IS NULL OR source = $2::text)`,
+);
+const lockedCountersSql = statement((t) => `${countersSql(t)} FOR UPDATE`);
 
 // Locks the session's head first (as every session write does, see writes.ts): appends wait, and the statement
 // after it reads a snapshot that includes every write committed to the session before the lock was granted.
@@ -148,14 +179,19 @@ export class PostgresSessionRegistry implements SessionRegistry {
 
   async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
     const usage = checkUsage(input);
-    return this.one(usageSql, [
-      id,
-      usage.inputTokens,
-      usage.outputTokens,
-      usage.cacheReadTokens ?? 0,
-      usage.cacheWriteTokens ?? 0,
-      usage.cost,
-    ]);
+    const params = [id, ...usageDeltas(usage), ...usageBounds(usage)];
+    const info = await this.one(usageSql, params);
+    if (info || !isLookupKey(id)) return info;
+    // No row took it: an unknown id or a refused total. Under the row's lock (its totals cannot change meanwhile)
+    // tell which; a row that fits now (a concurrent addition moved it back) takes the addition after all.
+    const executor = await this.ready();
+    return executor.transaction(async (query) => {
+      const [row] = await query<UsageTotals>(lockedCountersSql(this.t), [id, null]);
+      if (!row) return null;
+      assertUsageFits(id, row, usage);
+      const [updated] = await query<SessionInfoRow>(usageSql(this.t), params);
+      return updated ? toSessionInfo(updated) : null;
+    });
   }
 
   async markEnded(id: string, reason: string): Promise<SessionInfo | null> {

@@ -11,14 +11,17 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
 import { contentHashes, offloadMessage } from "../store/attachments.js";
+import { checkUsage } from "../store/registry-input.js";
 import type { StepWrite } from "../store/step.js";
+import type { SessionUsage } from "../store/types.js";
+import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
 import { prepareAppend, withStored } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { appendRow, lockSql } from "./append.js";
 import { hydrate, joined, writeWithAttachments } from "./attachments.js";
 import { type Executor, sqlState } from "./client.js";
 import { PostgresBlockStore } from "./context-store.js";
-import { PostgresSessionRegistry } from "./registry.js";
+import { countersSql, PostgresSessionRegistry } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
 import type { PostgresStore } from "./store.js";
 
@@ -44,10 +47,10 @@ async function storedJson(
 }
 
 /** Adds the step's usage to the registry row, which must exist (with the step's `source` when given). */
-async function addUsage(executor: Executor, t: Tables, step: StepWrite): Promise<void> {
+async function addUsage(executor: Executor, t: Tables, step: StepWrite, usage: SessionUsage) {
   const ready = async () => executor;
   // Zero counters when the step has no usage: the row's activity time moves all the same.
-  const info = await new PostgresSessionRegistry(ready, t).addUsage(step.sessionId, step.usage ?? NO_USAGE);
+  const info = await new PostgresSessionRegistry(ready, t).addUsage(step.sessionId, usage);
   // Last, so a missing session rolls back the appends (which would have created its head).
   if (!info || (step.source !== undefined && info.source !== step.source)) {
     throw new SessionError("NOT_FOUND", `Session not found: ${step.sessionId}`);
@@ -65,12 +68,13 @@ async function writeSingle(
   executor: Executor,
   t: Tables,
   step: StepWrite,
+  usage: SessionUsage,
   stored: SessionMessage,
   json: string,
   content: string,
 ): Promise<void> {
   const { sessionId } = step;
-  const registry = { source: step.source ?? null, usage: step.usage ?? NO_USAGE };
+  const registry = { source: step.source ?? null, usage };
   const appended = await appendRow(executor, t, sessionId, stored, {
     parentId: undefined,
     json: content,
@@ -81,7 +85,7 @@ async function writeSingle(
     return;
   }
   step.check?.(0, withStored(appended, (await storedJson(executor, t, sessionId, stored.id)) ?? json));
-  await addUsage(executor, t, step);
+  await addUsage(executor, t, step, usage);
 }
 
 /** Writes `step` in one transaction (see the module comment). */
@@ -91,22 +95,54 @@ export async function writePostgresStep(store: PostgresStore, step: StepWrite): 
   const prepared = step.messages.map((message) =>
     prepareAppend(message, step.parentId, store.policy, undefined),
   );
+  const usage = checkUsage(step.usage ?? NO_USAGE);
   const executor = await store.ready();
+  try {
+    await writeStep(executor, t, step, usage, prepared);
+  } catch (error) {
+    if (error instanceof SessionError && error.code === "NOT_FOUND")
+      await refuseUsage(executor, t, step, usage);
+    throw error;
+  }
+}
+
+async function writeStep(
+  executor: Executor,
+  t: Tables,
+  step: StepWrite,
+  usage: SessionUsage,
+  prepared: readonly ReturnType<typeof prepareAppend>[],
+): Promise<void> {
   const only = prepared.length === 1 ? prepared[0] : undefined;
   if (only && step.parentId === undefined && !step.block) {
     const offloaded = offloadMessage(only.message, only.json);
     if (offloaded.attachments.length === 0) {
-      return writeSingle(executor, t, step, only.message, only.json, offloaded.content);
+      return writeSingle(executor, t, step, usage, only.message, only.json, offloaded.content);
     }
   }
   try {
-    await writeInTransaction(executor, t, step, prepared, false);
+    await writeInTransaction(executor, t, step, usage, prepared, false);
   } catch (error) {
     // 25P02: a statement failed inside the transaction and was retried (a concurrent writer stored the same id
     // after this transaction's first snapshot): the transaction rolled back; run it again, head locked first.
     if (sqlState(error) !== "25P02") throw error;
-    await writeInTransaction(executor, t, step, prepared, true);
+    await writeInTransaction(executor, t, step, usage, prepared, true);
   }
+}
+
+/**
+ * After a step failed `NOT_FOUND` (rolled back, nothing written): the registry row's totals may be what refused
+ * it (the append statement reports a refused total like a missing row). Throws that refusal when the row, of the
+ * step's source, is there and the usage does not fit it; else the caller reports `NOT_FOUND`. Read after the
+ * rollback, so a row another process changed in between can make a refused total read as `NOT_FOUND`.
+ */
+async function refuseUsage(executor: Executor, t: Tables, step: StepWrite, usage: SessionUsage) {
+  const [row] = await executor.query<UsageTotals>(
+    countersSql(t),
+    [step.sessionId, step.source ?? null],
+    true,
+  );
+  if (row) assertUsageFits(step.sessionId, row, usage);
 }
 
 /**
@@ -118,11 +154,12 @@ async function writeInTransaction(
   executor: Executor,
   t: Tables,
   step: StepWrite,
+  usage: SessionUsage,
   prepared: readonly ReturnType<typeof prepareAppend>[],
   lockFirst: boolean,
 ): Promise<void> {
   const { sessionId } = step;
-  const registry = { source: step.source ?? null, usage: step.usage ?? NO_USAGE };
+  const registry = { source: step.source ?? null, usage };
   await executor.transaction(async (query) => {
     const tx = joined(executor, query);
     if (lockFirst || prepared.length === 0) await query(lockSql(t), [sessionId, new Date().toISOString()]);
@@ -154,6 +191,6 @@ async function writeInTransaction(
     }
     const ready = async () => tx;
     if (step.block) await new PostgresBlockStore(ready, t).setBlock(step.block.key, step.block.content);
-    if (!registered) await addUsage(tx, t, step);
+    if (!registered) await addUsage(tx, t, step, usage);
   });
 }

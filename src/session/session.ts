@@ -14,6 +14,7 @@ import { optionsArg } from "../options-arg.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../store/feed.js";
 import type { SessionStore } from "../store/types.js";
+import type { WritePolicy } from "../store/write-policy.js";
 import type {
   AppendOptions,
   CompactionDetails,
@@ -100,6 +101,11 @@ export class Session<M extends SessionMessage = SessionMessage> {
   /** The id this session is namespaced by (`""` = the default session). */
   get sessionId(): string {
     return this.config.sessionId;
+  }
+
+  /** @internal the write policy of this Session's own writes (`withMaxMessageBytes`), for `SessionManager.appendAll`. */
+  get writePolicy(): WritePolicy {
+    return this.config.policy;
   }
 
   // ── Builder: what is stored where (before first use) ─────────────────────────────────────────────────────────

@@ -9,7 +9,9 @@ import type {
   SessionRegistry,
   SessionUsage,
 } from "../store/types.js";
+import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { SqlDriver } from "./driver.js";
+import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { deleteSessionContent } from "./writes.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
@@ -64,14 +66,22 @@ export class SqliteSessionRegistry implements SessionRegistry {
     return Number(this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_sessions")?.n ?? 0);
   }
 
-  /** Runs one UPDATE that also bumps `updated_at` and the activity order; null when the id is unknown. */
-  private update(assignments: string, params: (string | number)[], id: string): SessionInfo | null {
+  /**
+   * Runs one UPDATE that also bumps `updated_at` and the activity order; null when the id is unknown (or `where`,
+   * more conditions with their parameters, excludes the row).
+   */
+  private update(
+    assignments: string,
+    params: (string | number)[],
+    id: string,
+    where: { sql: string; params: number[] } = { sql: "", params: [] },
+  ): SessionInfo | null {
     // An id no row can have is not looked up (better-sqlite3 would match its U+FFFD form).
     if (!isLookupKey(id)) return null;
     const row = this.driver.get<SessionInfoRow>(
       `UPDATE agent_sessions SET ${assignments}${assignments ? ", " : ""}updated_at = ?, activity = ${NEXT_ACTIVITY}
-       WHERE id = ? RETURNING ${COLUMNS}`,
-      [...params, new Date().toISOString(), id],
+       WHERE id = ?${where.sql} RETURNING ${COLUMNS}`,
+      [...params, new Date().toISOString(), id, ...where.params],
     );
     return row ? toSessionInfo(row) : null;
   }
@@ -87,18 +97,17 @@ export class SqliteSessionRegistry implements SessionRegistry {
 
   async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
     const usage = checkUsage(input);
-    return this.update(
-      `input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
-       cache_write_tokens = cache_write_tokens + ?, estimated_cost = estimated_cost + ?`,
-      [
-        usage.inputTokens,
-        usage.outputTokens,
-        usage.cacheReadTokens ?? 0,
-        usage.cacheWriteTokens ?? 0,
-        usage.cost,
-      ],
-      id,
-    );
+    const where = { sql: ` AND ${USAGE_FITS}`, params: usageBounds(usage) };
+    const add = () => this.update(USAGE_SET, usageDeltas(usage), id, where);
+    const info = add();
+    if (info || !isLookupKey(id)) return info;
+    // No row took it: an unknown id or a refused total. Again in one transaction, so the row read is the one the
+    // UPDATE saw (another process may have changed it in between).
+    return this.driver.transaction(() => {
+      const again = add();
+      if (!again) refuseUsage(this.driver, id, usage, null);
+      return again;
+    });
   }
 
   async markEnded(id: string, reason: string): Promise<SessionInfo | null> {

@@ -7,7 +7,9 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
 import { assertBlockKey, assertContent } from "../store/keys.js";
+import { checkUsage } from "../store/registry-input.js";
 import type { StepWrite } from "../store/step.js";
+import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { prepareAppend, withStored } from "../store/write-policy.js";
 import type { AppendResult } from "../types.js";
 import { appendRow } from "./append.js";
@@ -16,6 +18,7 @@ import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { storedFreeText } from "./free-text.js";
 import type { SqliteStore } from "./store.js";
+import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
 
@@ -43,6 +46,7 @@ export async function writeSqliteStep(store: SqliteStore, step: StepWrite): Prom
     assertBlockKey(step.block.key);
     assertContent(step.block.content);
   }
+  const usage = step.usage === undefined ? undefined : checkUsage(step.usage);
   driver.transaction(() => {
     let at: string | null | undefined = step.parentId;
     prepared.forEach((write, i) => {
@@ -74,27 +78,24 @@ export async function writeSqliteStep(store: SqliteStore, step: StepWrite): Prom
         [step.block.key, storedFreeText(step.block.content), now],
       );
     }
-    const usage = step.usage;
-    const counters = usage
-      ? `input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?,
-         cache_write_tokens = cache_write_tokens + ?, estimated_cost = estimated_cost + ?, `
-      : "";
-    const params = usage
-      ? [
-          usage.inputTokens,
-          usage.outputTokens,
-          usage.cacheReadTokens ?? 0,
-          usage.cacheWriteTokens ?? 0,
-          usage.cost,
-        ]
-      : [];
+    const counters = usage ? `${USAGE_SET}, ` : "";
     const source = step.source ?? null;
     const row = driver.get(
       `UPDATE agent_sessions SET ${counters}updated_at = ?, activity = ${NEXT_ACTIVITY}
-       WHERE id = ? AND (? IS NULL OR source = ?) RETURNING id`,
-      [...params, now, sessionId, source, source],
+       WHERE id = ? AND (? IS NULL OR source = ?)${usage ? ` AND ${USAGE_FITS}` : ""} RETURNING id`,
+      [
+        ...(usage ? usageDeltas(usage) : []),
+        now,
+        sessionId,
+        source,
+        source,
+        ...(usage ? usageBounds(usage) : []),
+      ],
     );
-    // Last, so a missing session rolls back the appends (which would have created its head).
-    if (!row) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
+    // Last, so a missing session (or a total the usage would carry out of range) rolls back the appends.
+    if (!row) {
+      if (usage) refuseUsage(driver, sessionId, usage, source);
+      throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
+    }
   });
 }

@@ -4,7 +4,7 @@ import pg from "pg";
 import { type AgentMessage, StoreSessionStorage } from "../../src/agent/index.js";
 import { headerKey } from "../../src/agent/storage/mapping.js";
 import type { AgentCapableStore } from "../../src/agent/storage/store-writes.js";
-import { SessionManager } from "../../src/index.js";
+import { MemoryStore, SessionManager } from "../../src/index.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { PG_URL } from "../fixtures/postgres-db.js";
@@ -137,5 +137,49 @@ for (const backend of backends) {
       assert.equal(await store.blocks.getBlock(headerKey(state.id)), null);
       await store.close();
     });
+  });
+}
+
+// The registry refuses usage that would carry a total out of range (src/store/usage-totals.ts): a step carrying
+// such usage is refused whole, on every store, whichever way it is written (Postgres: one statement for one
+// message, a transaction for two, the header and the counters for none; the MemoryStore checks before writing).
+const everyStore = [
+  {
+    name: "MemoryStore",
+    skip: false as const,
+    open: async (): Promise<AgentCapableStore> => new MemoryStore(),
+  },
+  ...backends,
+];
+for (const backend of everyStore) {
+  it(`${backend.name}: a step whose usage would carry a total out of range writes nothing`, {
+    skip: backend.skip,
+  }, async () => {
+    const store = await backend.open();
+    const storage = new StoreSessionStorage(store);
+    const state = sampleState();
+    await storage.save(state);
+    const edge = Number.MAX_SAFE_INTEGER - (await store.registry.get(state.id))!.input_tokens;
+    await store.registry.addUsage(state.id, { inputTokens: edge, outputTokens: 0, cost: 0 });
+    const before = await storage.load(state.id);
+    const row = await store.registry.get(state.id);
+    const steps = [[message("n1", "a")], [message("n1", "a"), message("n2", "b")], []];
+    for (const [i, added] of steps.entries()) {
+      await assert.rejects(
+        storage.appendMessages(state.id, added, {
+          updatedAt: state.updatedAt + 1000,
+          usage: [entry(9)],
+          ...(i === 1 ? { metadata: { title: "renamed" } } : {}),
+        }),
+        (error: { code?: string; message: string }) =>
+          error.code === "INVALID_ARGUMENT" && error.message.includes(`"${state.id}": input_tokens`),
+      );
+      assert.deepEqual(await storage.load(state.id), before, `${added.length} message(s): nothing stored`);
+      assert.deepEqual(await store.registry.get(state.id), row);
+    }
+    // Usage that fits still goes in.
+    await storage.appendMessages(state.id, [message("n1", "a")], { updatedAt: 1, usage: [entry(9, 0, 1)] });
+    assert.equal((await store.registry.get(state.id))?.output_tokens, (row?.output_tokens ?? 0) + 1);
+    await store.close();
   });
 }

@@ -99,6 +99,30 @@ export function managerMessagesSpec(target: ContractTarget): void {
         { maxMessageBytes: 2000 },
       ));
 
+    test("appendAll checks the cap of the id's own Session too (the smaller cap decides) and writes nothing", (t) =>
+      withManager(
+        t,
+        target,
+        async (manager) => {
+          const { id } = await manager.create("chat");
+          manager.getSession(id).withMaxMessageBytes(2000);
+          const batch = [msg("a1"), msg("a2", "x".repeat(5000)), msg("a3")];
+          await rejectsWithCode(manager.appendAll(id, batch), "TOO_LARGE", /"a2"/);
+          assert.deepEqual(
+            await manager.getHistory(id),
+            [],
+            "nothing written before the message over the cap",
+          );
+          // A Session cap above the store's does not lift the store's.
+          manager.getSession(id).withMaxMessageBytes(1_000_000);
+          const over = [msg("b1"), msg("b2", "x".repeat(20_000))];
+          await rejectsWithCode(manager.appendAll(id, over), "TOO_LARGE", /"b2"/);
+          assert.deepEqual(await manager.getHistory(id), []);
+          assert.equal(await manager.appendAll(id, batch), "a3");
+        },
+        { maxMessageBytes: 10_000 },
+      ));
+
     test("appendAll refuses an id given twice in one call and writes nothing", (t) =>
       withManager(t, target, async (manager) => {
         const { id } = await manager.create("chat");

@@ -1,7 +1,9 @@
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message.js";
+import { checkUsage } from "../../store/registry-input.js";
 import { hasStepWrites, type StepCapableStore } from "../../store/step.js";
 import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
+import { assertUsageFits } from "../../store/usage-totals.js";
 import { storePolicy } from "../../store/write-policy.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, normalize } from "../codec.js";
@@ -245,8 +247,14 @@ export class StoreSessionStorage implements SessionStorage {
       if (hasStepWrites(store))
         return this.appendStep(store, sessionId, added, usage, metadata, patch.updatedAt, totals);
       const provider = store.session(sessionId);
-      const [header, leaf] = await Promise.all([this.header(store, sessionId), provider.getLatestLeaf()]);
+      const [header, leaf, info] = await Promise.all([
+        this.header(store, sessionId),
+        provider.getLatestLeaf(),
+        totals ? store.registry.get(sessionId) : null,
+      ]);
       if (!header) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
+      // The parts are written one after another here: usage the registry would refuse is refused before any.
+      if (totals && info) assertUsageFits(sessionId, info, checkUsage(totals));
       if (added.length === 0) pushHeaderUsage(header, usage, leaf?.id ?? null);
       header.updatedAt = patch.updatedAt;
       if (metadata !== undefined) header.metadata = metadata;

@@ -1,0 +1,37 @@
+/**
+ * The usage counters of `agent_sessions` as the registry's `addUsage` and the agent step add to them: the SET
+ * assignments, and the WHERE terms that refuse an addition which would carry a total out of range (the rule and
+ * its ranges: src/store/usage-totals.ts). Checked in the UPDATE itself, so a refusal writes nothing.
+ */
+import { StorageError } from "../errors.js";
+import type { SessionUsage } from "../store/types.js";
+import { USAGE_COUNTERS, type UsageTotals, usageRefusal } from "../store/usage-totals.js";
+import type { SqlDriver } from "./driver.js";
+
+/** Adds the five `?` deltas (usageDeltas order) to the counters. */
+export const USAGE_SET = USAGE_COUNTERS.map((counter) => `${counter} = ${counter} + ?`).join(", ");
+
+/** True when every counter lies in its range; binds the ten numbers of `usageBounds`. */
+export const USAGE_FITS = USAGE_COUNTERS.map((counter) => `${counter} BETWEEN ? AND ?`).join(" AND ");
+
+/**
+ * After an UPDATE with {@link USAGE_FITS} matched no row, in the same transaction: throws the refusal when the row
+ * is there (of `source`, when not null), so the caller's transaction rolls back; returns when there is no such row.
+ */
+export function refuseUsage(
+  driver: SqlDriver,
+  sessionId: string,
+  usage: SessionUsage,
+  source: string | null,
+): void {
+  const row = driver.get<UsageTotals>(
+    `SELECT ${USAGE_COUNTERS.join(", ")} FROM agent_sessions WHERE id = ? AND (? IS NULL OR source = ?)`,
+    [sessionId, source, source],
+  );
+  if (!row) return;
+  // Same transaction, same rule: a row that fits would have been updated.
+  throw (
+    usageRefusal(sessionId, row, usage) ??
+    new StorageError(`The usage counters of session "${sessionId}" refused an addition that fits them`)
+  );
+}
