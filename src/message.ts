@@ -255,12 +255,14 @@ export function parseMessage(json: string): SessionMessage | null {
   } catch {
     return null;
   }
-  if (value === null || typeof value !== "object") return null;
-  const message = value as SessionMessage;
-  if (typeof message.id !== "string" || typeof message.role !== "string" || !Array.isArray(message.parts)) {
-    return null;
-  }
-  return reviveMessage(message);
+  return hasMessageFields(value) ? reviveMessage(value) : null;
+}
+
+/** True when parsed JSON has what every read needs (a string id and role, an array of parts): a readable row. */
+export function hasMessageFields(value: unknown): value is SessionMessage {
+  if (value === null || typeof value !== "object") return false;
+  const { id, role, parts } = value as Record<string, unknown>;
+  return typeof id === "string" && typeof role === "string" && Array.isArray(parts);
 }
 
 /** Revives a parsed message's `createdAt` as a Date, as every read returns it. @internal */

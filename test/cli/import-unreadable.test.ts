@@ -1,4 +1,5 @@
-// Import of an export holding unreadable messages (`raw` records: stored rows whose JSON no longer parses). By
+// Import of an export holding unreadable messages (`raw` records: stored rows whose JSON no longer parses or lacks
+// an id, role or parts). By
 // default the file is refused before anything is written; --skip-unreadable leaves them out and keeps the rest of
 // each conversation connected. SQLite target, and Postgres when the server answers.
 import assert from "node:assert/strict";
@@ -17,12 +18,12 @@ if (skipPostgres) console.log(`Skipping the Postgres target: ${skipPostgres}`);
 
 const text = (id: string) => ({ id, role: "user", parts: [{ type: "text", text: `text of ${id}` }] });
 
-/** Damaged rows: a truncated write, text that is not JSON, and JSON that is no object. */
+/** Damaged rows: a truncated write, text that is not JSON, JSON that is no object, and an object no read can use. */
 const DAMAGE: Record<string, string> = {
   m2: '{"id":"m2","role":"us',
   m3: "not json",
   r1: "null",
-  l3: '{"id":"l3"',
+  l3: '{"id":"l3","role":"user"}',
 };
 
 /**

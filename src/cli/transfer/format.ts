@@ -1,3 +1,4 @@
+import { hasMessageFields } from "../../message.js";
 import type {
   SessionInfo,
   TransferAttachment,
@@ -76,8 +77,11 @@ export function encodeItem(sessionId: string, item: TransferItem): string {
     createdAt: m.createdAt,
   };
   const message = parseObject(m.content);
-  // The stored JSON is written as a nested object (readable, diffable); a row that no longer parses travels as text.
-  return JSON.stringify(message === undefined ? { ...base, raw: m.content } : { ...base, message });
+  // The stored JSON is written as a nested object (readable, diffable); a row no read can use (it no longer parses,
+  // or lacks an id, role or parts) travels as text, which the import refuses or, asked to, leaves out.
+  return JSON.stringify(
+    message === undefined || !hasMessageFields(message) ? { ...base, raw: m.content } : { ...base, message },
+  );
 }
 
 function encodeInfo(info: SessionInfo) {
@@ -249,7 +253,7 @@ export function decodeLine(text: string, line: number): ExportRecord {
         sessionId: f.string("session"),
         message: { ...base, createdAt: f.time("createdAt"), content },
         // What the export writes for a stored row that no longer parses (see encodeItem).
-        unreadable: !("message" in record) && parseObject(content) === undefined,
+        unreadable: !("message" in record) && !hasMessageFields(parseObject(content)),
       };
     }
     case "attachment": {
