@@ -171,3 +171,25 @@ test("a scoped search finds the same hits, in the same order, whether it filters
   );
   await store.close();
 });
+
+test("text indexed before the index was folded (unicode61 kept non-Latin marks) is still found as typed", async () => {
+  const store = new SqliteStore(":memory:");
+  const s = store.session("a");
+  await s.appendMessage(msg("old", "Αθήνα ёжик"));
+  await store.searchMessages("flush");
+  const row = store.driver.get<{ seq: number; num: number }>(
+    "SELECT seq, session_num AS num FROM agent_messages WHERE id = 'old'",
+  )!;
+  // The row as an earlier version indexed it: the text as written, folded by unicode61 alone.
+  store.driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [row.seq]);
+  store.driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [
+    row.seq,
+    "Αθήνα ёжик",
+    `s${row.num}`,
+  ]);
+  await s.appendMessage(msg("new", "Αθήνα ёжик"));
+  assert.deepEqual(ids(await store.searchMessages("Αθήνα")).sort(), ["new", "old"]);
+  assert.deepEqual(ids(await store.searchMessages('"αθήνα ёжик"')).sort(), ["new", "old"]);
+  assert.deepEqual(ids(await store.searchMessages("ежик")), ["new"], "the old row keeps its old terms");
+  await store.close();
+});

@@ -1,5 +1,6 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { parseQuery, scoreText } from "../search/query.js";
+import { entryText, parseQuery } from "../search/query.js";
+import { scoreText } from "../search/score.js";
 import {
   assertBlockKey,
   assertContent,
@@ -74,7 +75,7 @@ export class MemoryEntryStore implements EntryStore {
     if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
     const hits: (EntryHit & { score: number; seq: number })[] = [];
     for (const [key, entry] of this.labels.get(label) ?? []) {
-      const score = scoreText(terms, `${key}\n${entry.content}`);
+      const score = scoreText(terms, entryText(key, entry.content));
       if (score > 0) hits.push({ key, content: entry.content, score, seq: entry.seq });
     }
     hits.sort((a, b) => b.score - a.score || b.seq - a.seq);

@@ -1,7 +1,8 @@
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
-import { parseQuery, scoreText } from "../search/query.js";
+import { parseQuery } from "../search/query.js";
+import { scoreText } from "../search/score.js";
 import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import { observeRegistry, observeTransfer } from "../store/observe.js";

@@ -1,5 +1,5 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { parseQuery } from "../search/query.js";
+import { entryText, parseQuery } from "../search/query.js";
 import {
   assertBlockKey,
   assertContent,
@@ -80,14 +80,16 @@ export class PostgresEntryStore implements EntryStore {
       `INSERT INTO ${this.t.entries} (label, key, content, content_json, search) VALUES ($1, $2, $3, $4, $5::tsvector)
        ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
          search = EXCLUDED.search, seq = EXCLUDED.seq, updated_at = now()`,
-      [label, key, stored.content, stored.json, toTsvector(content)],
+      [label, key, stored.content, stored.json, toTsvector(entryText(key, content))],
     );
   }
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
-    const max = searchLimit(limit);
-    if (typeof query !== "string" || max === 0 || !isLookupKey(label)) return [];
-    const tsquery = toTsquery(parseQuery(query, this.limits));
+    const max = searchLimit(limit ?? 10);
+    // Parsed (and so bounded) first, as on every backend: a query over the limits is refused even with limit 0.
+    const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
+    if (max === 0 || !isLookupKey(label)) return [];
+    const tsquery = toTsquery(terms);
     if (tsquery === null) return [];
     const executor = await this.ready();
     const rows = await executor.query<ContentRow & { key: string }>(

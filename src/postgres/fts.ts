@@ -39,6 +39,7 @@ export function toTsvector(text: string, scope?: string): string | null {
   const tokens = tokenize(text);
   // Folding (NFD + mark stripping) dominates on long texts, and words repeat: fold each distinct token once.
   const folded = new Map<string, string>();
+  let words = 0;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     let lexeme = folded.get(token);
@@ -46,7 +47,9 @@ export function toTsvector(text: string, scope?: string): string | null {
       lexeme = foldToken(token);
       folded.set(token, lexeme);
     }
+    // A token of marks alone is no word, nor a gap in a phrase (as on every backend).
     if (lexeme.length === 0) continue;
+    words++;
     let list = positions.get(lexeme);
     if (!list) {
       const bytes = Buffer.byteLength(lexeme, "utf8");
@@ -57,7 +60,7 @@ export function toTsvector(text: string, scope?: string): string | null {
       list = [];
       positions.set(lexeme, list);
     }
-    const position = Math.min(i + 1, MAX_POSITION);
+    const position = Math.min(words, MAX_POSITION);
     if (list.length < MAX_POSITIONS && list[list.length - 1] !== position && size + 2 <= MAX_VECTOR_BYTES) {
       list.push(position);
       size += 2;

@@ -5,6 +5,7 @@
  */
 
 import { SessionError } from "../errors.js";
+import { entryText } from "../search/query.js";
 import { assertTransferRow } from "../store/transfer-validate.js";
 import type { ImportCounts, SessionInfo, TransferRow } from "../store/types.js";
 import type { StoredCompaction } from "../types.js";
@@ -136,7 +137,7 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
     contents.push(stored.content);
     flags.push(stored.json);
     // The search vector is built from the text itself, never from its stored form (as setEntry does).
-    vectors.push(row.kind === "entry" ? toTsvector(row.content) : null);
+    vectors.push(row.kind === "entry" ? toTsvector(entryText(row.key, row.content)) : null);
   }
   const rows =
     run[0]!.kind === "block"

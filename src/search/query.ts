@@ -35,22 +35,37 @@ function isAscii(text: string): boolean {
   return true;
 }
 
-// Outside ASCII, every character the parser does not take into a word.
-const NON_TOKEN = /[^\p{ASCII}\p{L}\p{N}\p{M}\p{Co}]/gu;
-
 /**
- * Text for an engine's index, split where {@link tokenize} splits: SQLite's unicode61 classifies characters by
- * Unicode 6.1, so a character assigned since (a skin-tone modifier, 🤔) joined the word next to it, and
- * `👍🏽deploy` was not found by "deploy". Every such character becomes a space; ASCII text is returned as is.
+ * Text for an engine's index, as the query language reads it: its tokens, folded, one space apart (ASCII text as
+ * is). SQLite's unicode61 splits and folds by its own tables: it kept non-Latin marks ("Αθήνα" was not found by
+ * "αθηνα" there, and was on memory and Postgres) and joined newer symbols (🤔) to the word next to them.
  */
-export function separateWords(text: string): string {
-  return isAscii(text) ? text : text.replace(NON_TOKEN, " ");
+export function searchableText(text: string): string {
+  return isAscii(text) ? text : indexTokens(text).join(" ");
+}
+
+/** The words of `text` as an index holds them: tokens, folded, without those that fold to nothing. */
+export function indexTokens(text: string): string[] {
+  const out: string[] = [];
+  // Tokens are lower-cased already; only non-ASCII ones need folding (normalisation is most of the cost).
+  for (const token of tokenize(text)) {
+    const folded = NON_ASCII.test(token) ? foldToken(token) : token;
+    if (folded.length > 0) out.push(folded);
+  }
+  return out;
+}
+
+/** The searchable text of a search-block entry on every backend: its key and its content, so a title finds it. */
+export function entryText(key: string, content: string): string {
+  return `${key}\n${content}`;
 }
 
 /** Splits text into lower-cased tokens. */
 export function tokenize(text: string): string[] {
-  const lower = text.toLowerCase();
-  return (isAscii(lower) ? lower.match(ASCII_TOKEN) : lower.match(TOKEN)) ?? [];
+  if (isAscii(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
+  // Each token is lower-cased alone: Greek capital sigma lower-cases by what follows it, so in "ΛΟΓΟΣ'ΚΑΙ" it
+  // became σ (a letter follows the apostrophe), a word "λογος" did not match, and SQLite (ς and σ are one) did.
+  return (text.match(TOKEN) ?? []).map((token) => token.toLowerCase());
 }
 
 /** Lower-cases and strips diacritics, for comparing tokens outside a database. */
@@ -238,40 +253,4 @@ function toWord(word: string): QueryWord {
   if (word.length < 4 || (isAscii(word) ? isDigits(word) : /^\p{N}+$/u.test(word)))
     return { kind: "word", word, prefix: null };
   return { kind: "word", word, prefix: wordRoot(word) };
-}
-
-/** Scores `text` against the terms in memory (0 = no match); the same semantics as the FTS5 expression. */
-export function scoreText(terms: QueryTerm[], text: string): number {
-  if (terms.length === 0) return 0;
-  // Tokens are lower-cased already; only non-ASCII ones need folding (normalisation is most of the cost).
-  const tokens = tokenize(text).map((token) => (NON_ASCII.test(token) ? foldToken(token) : token));
-  let score = 0;
-  for (const term of terms) {
-    const hits =
-      term.kind === "phrase" ? countPhrase(tokens, term.words.map(foldToken)) : countWord(tokens, term);
-    if (hits === 0) return 0;
-    score += hits;
-  }
-  return score;
-}
-
-function countWord(tokens: string[], term: QueryWord): number {
-  const exact = foldToken(term.word);
-  const prefix = term.prefix === null ? null : foldToken(term.prefix);
-  // A word of combining marks or variation selectors alone folds to nothing, and the engines' tokenizers drop
-  // such a token: it matches nothing there, so nothing here (the empty prefix matched every message).
-  if (exact === "" || prefix === "") return 0;
-  let hits = 0;
-  for (const token of tokens) {
-    if (prefix === null ? token === exact : token.startsWith(prefix)) hits++;
-  }
-  return hits;
-}
-
-function countPhrase(tokens: string[], words: string[]): number {
-  let hits = 0;
-  for (let i = 0; i + words.length <= tokens.length; i++) {
-    if (words.every((word, j) => tokens[i + j] === word)) hits++;
-  }
-  return hits;
 }

@@ -1,5 +1,5 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { parseQuery, separateWords } from "../search/query.js";
+import { entryText, parseQuery, searchableText } from "../search/query.js";
 import {
   assertBlockKey,
   assertContent,
@@ -12,7 +12,7 @@ import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import { type SqlDriver, sqlText } from "./driver.js";
 import { freeTextSql, readFreeText, storedFreeText } from "./free-text.js";
-import { toFts5 } from "./fts.js";
+import { foldsToNothing, toFts5 } from "./fts.js";
 
 /** Context-block rows in SQLite (one row per namespaced key). */
 export class SqliteBlockStore implements BlockStore {
@@ -79,7 +79,7 @@ export class SqliteEntryStore implements EntryStore {
         )!.seq;
       this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
         seq,
-        separateWords(`${key}\n${content}`),
+        searchableText(entryText(key, content)),
       ]);
     });
   }
@@ -88,13 +88,17 @@ export class SqliteEntryStore implements EntryStore {
     const max = searchLimit(limit ?? 10);
     const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
     if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
+    if (foldsToNothing(terms)) return [];
+    // The label is filtered inside the candidate window: filtered after it, the newest SEARCH_CANDIDATES matches
+    // of other labels hid every entry of this one.
     const rows = this.driver.all<{ key: unknown; content: unknown; content_encoded: unknown }>(
       `SELECT CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")} FROM (
-         SELECT rowid AS seq, bm25(agent_search_entries_fts) AS score FROM agent_search_entries_fts
-         WHERE agent_search_entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?
+         SELECT f.rowid AS seq, bm25(agent_search_entries_fts) AS score FROM agent_search_entries_fts f
+         JOIN agent_search_entries l ON l.seq = f.rowid
+         WHERE agent_search_entries_fts MATCH ? AND l.label = ? ORDER BY f.rowid DESC LIMIT ?
        ) hits JOIN agent_search_entries e ON e.seq = hits.seq
-       WHERE e.label = ? ORDER BY hits.score, e.seq DESC LIMIT ?`,
-      [toFts5(terms, "text"), SEARCH_CANDIDATES, label, max],
+       ORDER BY hits.score, e.seq DESC LIMIT ?`,
+      [toFts5(terms, "text"), label, SEARCH_CANDIDATES, max],
     );
     return rows.map((row) => ({
       key: sqlText(row.key),

@@ -2,13 +2,15 @@
  * The query language rendered for FTS5: the MATCH expression, and word families expanded to the index's own
  * terms (the Postgres twin is src/postgres/fts.ts).
  */
-import type { QueryTerm } from "../search/query.js";
+import { foldToken, type QueryTerm } from "../search/query.js";
 import type { SqlDriver } from "./driver.js";
 import { type FamilyCache, familyCacheOf, MAX_FAMILY_TERMS } from "./family-cache.js";
 
 /**
  * Renders parsed terms as an FTS5 expression on one column; tokens hold only letters and digits, so quoting is safe.
  * `families` may give the index terms a word-family prefix stands for: they are ORed instead of the prefix query.
+ * Words are folded as the index text is (`searchableText`); a word whose folding changes it is also matched as
+ * typed, so text indexed before the index was folded (where unicode61 kept "αθήνα", "ёжик") is still found.
  */
 export function toFts5(
   terms: QueryTerm[],
@@ -16,14 +18,28 @@ export function toFts5(
   families?: ReadonlyMap<string, readonly string[]>,
 ): string {
   const parts = terms.map((term) => {
-    if (term.kind === "phrase") return `"${term.words.join(" ")}"`;
-    if (term.prefix === null) return `"${term.word}"`;
+    if (term.kind === "phrase") return either(term.words.join(" "), term.words.map(foldToken).join(" "), "");
+    if (term.prefix === null) return either(term.word, foldToken(term.word), "");
     const family = families?.get(term.prefix);
     if (family && family.length > 0)
       return `(${family.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ")})`;
-    return `"${term.prefix}"*`;
+    return either(term.prefix, foldToken(term.prefix), "*");
   });
   return `${column} : (${parts.join(" AND ")})`;
+}
+
+// A phrase (or prefix, with `*`) as folded, ORed with it as typed when the two differ.
+function either(typed: string, folded: string, star: string): string {
+  return typed === folded ? `"${folded}"${star}` : `("${folded}"${star} OR "${typed}"${star})`;
+}
+
+/** True when a term folds to nothing (marks alone): no indexed text holds it, so the query matches nothing. */
+export function foldsToNothing(terms: readonly QueryTerm[]): boolean {
+  return terms.some((term) =>
+    term.kind === "phrase"
+      ? term.words.some((word) => foldToken(word) === "")
+      : foldToken(term.prefix ?? term.word) === "",
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { messageText, parseMessage } from "../message.js";
-import { type QueryTerm, scoreText, separateWords } from "../search/query.js";
+import { type QueryTerm, searchableText } from "../search/query.js";
+import { scoreText } from "../search/score.js";
 import type { SessionMessage } from "../types.js";
 import { boundedText, contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
@@ -31,7 +32,7 @@ export function indexedSeq(driver: SqlDriver): number {
  */
 export function indexText(driver: SqlDriver, seq: number, sessionNum: number, text: string): void {
   if (text.length === 0) return;
-  const indexed = boundedText(driver, separateWords(text));
+  const indexed = boundedText(driver, searchableText(text));
   const sid = `s${sessionNum}`;
   driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [seq, indexed, sid]);
   // Word families kept for this connection learn the new terms (both columns, as fts5vocab lists them).

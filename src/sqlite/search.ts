@@ -12,7 +12,7 @@ import { SEARCH_CANDIDATES, searchBranch, searchLimit } from "../store/limits.js
 import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import type { SqlDriver } from "./driver.js";
-import { FamilyExpander, toFts5 } from "./fts.js";
+import { FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, readHits } from "./search-hits.js";
 import { indexPendingIfWritable, matchPending } from "./search-index.js";
 
@@ -79,8 +79,8 @@ export class SqliteMessageSearch {
     const unindexed = indexed ? [] : matchPending(this.driver, terms, scope?.num);
     const storeRows = state.total;
     const { families, maxMatches } = this.families.expand(terms, storeRows);
-    // A word whose family has no indexed term cannot match an indexed message.
-    const noMatch = [...families.values()].some((family) => family.length === 0);
+    // A word whose family has no indexed term, or that folds to nothing, cannot match an indexed message.
+    const noMatch = foldsToNothing(terms) || [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
     if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
     if (noMatch) return readHits(this.driver, unindexed, limit, branch === "active", scope?.head);

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { separateWords } from "../search/query.js";
+import { entryText, searchableText } from "../search/query.js";
 import { AttachmentImport } from "../store/transfer-attachments.js";
 import { assertTransferMessage, batches, messageFacts, openSessionStream } from "../store/transfer-stream.js";
 import { assertTransferRow } from "../store/transfer-validate.js";
@@ -224,7 +224,7 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
     if (entry) {
       driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
         entry.seq,
-        separateWords(`${row.key}\n${row.content}`),
+        searchableText(entryText(row.key, row.content)),
       ]);
     }
     return entry !== undefined;

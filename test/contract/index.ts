@@ -17,6 +17,7 @@ import { persistenceSpec } from "./persistence.spec.js";
 import { recentSpec } from "./recent.spec.js";
 import { registrySpec } from "./registry.spec.js";
 import { searchSpec } from "./search.spec.js";
+import { searchAgreementSpec } from "./search-agreement.spec.js";
 import { searchBoundsSpec } from "./search-bounds.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
@@ -32,6 +33,7 @@ export function runProviderContract(target: ContractTarget): void {
     overlaysSpec(target);
     searchSpec(target);
     searchBoundsSpec(target);
+    searchAgreementSpec(target);
     recentSpec(target);
     historyStreamSpec(target);
     persistenceSpec(target);

@@ -5,6 +5,7 @@ import { after, describe, test } from "node:test";
 import { sessionLexeme, toTsquery } from "../../src/postgres/fts.js";
 import { DEFAULT_QUERY_LIMITS, queryLimits } from "../../src/search/limits.js";
 import { parseQuery } from "../../src/search/query.js";
+import { scoreText } from "../../src/search/score.js";
 import { toFts5 } from "../../src/sqlite/fts.js";
 import { ids, msg, rejectsWithCode } from "../contract/harness.js";
 import { distinctWords, repeated } from "../contract/search-bounds.spec.js";
@@ -46,6 +47,23 @@ describe("query bounds: structure", () => {
     }
     const terms = parseQuery(distinctWords(DEFAULT_QUERY_LIMITS.maxQueryTerms));
     assert.equal(ftsTerms(toFts5(terms, "text")), DEFAULT_QUERY_LIMITS.maxQueryTerms);
+  });
+
+  test("in-memory scoring folds a query's words once per search, not once per message", () => {
+    // A 2,000-character accented word was normalised twice per message: seconds on a few thousand messages.
+    const terms = parseQuery(`${"é".repeat(2000)} "ñu ñandú"`);
+    const normalize = String.prototype.normalize;
+    let calls = 0;
+    String.prototype.normalize = function (this: string, form?: string) {
+      calls++;
+      return normalize.call(this, form);
+    };
+    try {
+      for (let i = 0; i < 100; i++) scoreText(terms, `plain message ${i}`);
+    } finally {
+      String.prototype.normalize = normalize;
+    }
+    assert.ok(calls <= 3, `${calls} normalisations for 100 messages`);
   });
 
   test("the limits are validated", () => {
