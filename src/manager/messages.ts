@@ -22,7 +22,7 @@ export async function appendChain<M extends SessionMessage>(
   }
   // Each append passes the Session's checks and then the store's: the smaller cap decides. A Session built later
   // from the manager's templates has no cap of its own.
-  const own = cached?.writePolicy.maxMessageBytes ?? Number.POSITIVE_INFINITY;
+  const own = cached?.maxMessageBytes ?? Number.POSITIVE_INFINITY;
   const maxMessageBytes = Math.min(storePolicy.maxMessageBytes, own);
   assertChain(messages, parentId, { ...storePolicy, maxMessageBytes });
   const session = sessionOf();

@@ -14,7 +14,6 @@ import { optionsArg } from "../options-arg.js";
 import type { SqliteOptions } from "../sqlite/open.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../store/feed.js";
 import type { SessionStore } from "../store/types.js";
-import type { WritePolicy } from "../store/write-policy.js";
 import type {
   AppendOptions,
   CompactionDetails,
@@ -103,9 +102,12 @@ export class Session<M extends SessionMessage = SessionMessage> {
     return this.config.sessionId;
   }
 
-  /** @internal the write policy of this Session's own writes (`withMaxMessageBytes`), for `SessionManager.appendAll`. */
-  get writePolicy(): WritePolicy {
-    return this.config.policy;
+  /**
+   * The cap this Session puts on a message (`withMaxMessageBytes` or the `maxMessageBytes` option), in UTF-8 bytes
+   * of its JSON; `Infinity` when none is set. The store's own cap applies besides.
+   */
+  get maxMessageBytes(): number {
+    return this.config.policy.maxMessageBytes;
   }
 
   // ── Builder: what is stored where (before first use) ─────────────────────────────────────────────────────────
