@@ -3,33 +3,27 @@
  * registry's own input rules accept it, else it is reported and left in place; an adopted row is compared after.
  */
 import { SessionError } from "../errors.js";
-import { assertSessionId, describe } from "../message.js";
+import { assertSessionId } from "../message.js";
 import { type AdoptionReport, assertReadBack, compareReadBack, referenceTime, refusal } from "./adopt.js";
-import { registryText, wholeCount } from "./registry-input.js";
+import { finiteNumber, registryText, wholeCount } from "./registry-input.js";
 import type { SessionInfo } from "./types.js";
 
 /**
  * A reference `assistant_sessions` row as our registry row (the reference has no cache counters: 0), or why the
  * registry cannot hold it: the reference stores any text and any number (`addUsage(id, 0.5, …)`), the registry
- * only well-formed text without U+0000, whole token counts and a finite cost. A missing count is 0.
+ * only well-formed text without U+0000, whole token counts and a finite cost (its own input rules). A missing
+ * count is 0.
  */
 export function referenceSessionInfo(row: Record<string, unknown>, now: string): SessionInfo | string {
   const text = (value: unknown, field: string) =>
     value === null || value === undefined ? null : registryText(value, field);
-  const count = (value: unknown, field: string) =>
-    value === null || value === undefined ? 0 : wholeCount(Number(value), field);
+  const count = (value: unknown, field: string, rule = wholeCount) =>
+    value === null || value === undefined ? 0 : rule(Number(value), field);
   let info: SessionInfo | undefined;
   const why = refusal(() => {
     if (typeof row.id !== "string" || row.id === "") throw new SessionError("INVALID_ARGUMENT", "no id");
     assertSessionId(row.id);
-    const cost =
-      row.estimated_cost === null || row.estimated_cost === undefined ? 0 : Number(row.estimated_cost);
-    if (!Number.isFinite(cost) || cost < 0) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `estimated_cost must be a finite number >= 0, got ${describe(row.estimated_cost)}`,
-      );
-    }
+    const cost = count(row.estimated_cost, "estimated_cost", finiteNumber);
     info = {
       id: row.id,
       name: typeof row.name === "string" ? registryText(row.name, "A session name") : "",

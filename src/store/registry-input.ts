@@ -44,7 +44,8 @@ function signedCount(value: unknown, field: string): number {
   return value;
 }
 
-function finiteNumber(value: unknown, field: string): number {
+/** Throws `INVALID_ARGUMENT` unless `value` is a finite number (a cost). */
+export function finiteNumber(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isFinite(value)) {
     throw invalid(`${field} must be a finite number, got ${describe(value)}`);
   }
