@@ -119,13 +119,16 @@ function postgresFailure(location: string, error: unknown): CliError {
 /** Runs `read` on a short-lived pool for `url`: no store is opened, so no agent-session table is created. */
 export async function readPostgres<T>(url: string, read: (db: PgPool) => Promise<T>): Promise<T> {
   const pool = await pgPool(url);
+  let result: T;
   try {
-    return await read(pool);
+    result = await read(pool);
   } catch (error) {
-    throw postgresFailure(maskUrl(url), error);
-  } finally {
+    // The read's failure is the one to report (as openPostgres does); closing the pool is best effort then.
     await pool.end().catch(() => undefined);
+    throw postgresFailure(maskUrl(url), error);
   }
+  await pool.end();
+  return result;
 }
 
 async function openPostgres(url: string, mode: OpenMode, tables: TableLocation): Promise<OpenedStore> {
