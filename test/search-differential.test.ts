@@ -1,6 +1,7 @@
 // A small seeded differential test of search: the same writes on memory, SQLite and PGlite, then the same queries
-// (drawn from the corpus, plus hostile ones); every backend must match the same messages and entries. Ranking may
-// differ (bm25, ts_rank, in-memory counts), so sets are compared, with a limit above any match count. The fuzz this
+// (drawn from the corpus, plus hostile ones), ranked recall and all-words alike; every backend must match the same
+// messages and entries, and rank the messages holding every word first. Relevance within a tier may differ
+// (weights are computed per backend), so sets are compared, with a limit above any match count. The fuzz this
 // comes from found SQLite folding non-Latin text differently, Postgres entries not found by key, and a label's
 // entries hidden by other labels on SQLite.
 import assert from "node:assert/strict";
@@ -132,16 +133,28 @@ async function write(store: SessionStore): Promise<void> {
 }
 
 const SCOPES = [{}, { sessionId: "s1" }, { branch: "active" as const }];
+// The corpus's stop words (ranked recall drops them; the all-words search keeps them).
+const STOP = new Set(["the", "a", "of", "and", "or", "not"]);
 
 /** Every query's matches on `store`, one line each, for a diff that names the query. */
 async function answers(store: SessionStore): Promise<string[]> {
   const out: string[] = [];
   for (const query of queries) {
     for (const scope of SCOPES) {
-      const hits = await store.searchMessages(query, { ...scope, limit: 1000 });
-      out.push(
-        `${JSON.stringify(query)} ${JSON.stringify(scope)}: ${hits.map((h) => `${h.sessionId}/${h.id}`).sort()}`,
-      );
+      const key = (h: { sessionId?: string; id: string }) => `${h.sessionId}/${h.id}`;
+      const ranked = await store.searchMessages(query, { ...scope, limit: 1000 });
+      const all = await store.searchMessages(query, { ...scope, limit: 1000, match: "all" });
+      out.push(`${JSON.stringify(query)} ${JSON.stringify(scope)}: ${ranked.map(key).sort()}`);
+      out.push(`${JSON.stringify(query)} ${JSON.stringify(scope)} all: ${all.map(key).sort()}`);
+      // Ranked recall puts the messages holding every word first (for queries of content words, where both
+      // searches read the same words).
+      if (!/["\s]/.test(query.trim()) || /^[\p{L}\p{N}]+ [\p{L}\p{N}]+$/u.test(query)) {
+        if (!query.split(" ").some((w) => STOP.has(w))) {
+          const first = new Set(ranked.slice(0, all.length).map(key));
+          const missing = all.map(key).filter((k) => !first.has(k));
+          assert.deepEqual(missing, [], `all-words hits come first for ${JSON.stringify(query)}`);
+        }
+      }
     }
     assert.ok(hasContextStorage(store));
     const found = await store.entries.searchEntries("kb", query, 1000);

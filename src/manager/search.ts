@@ -1,6 +1,7 @@
 import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
-import type { SearchBranch, SearchResult, SessionMessage } from "../types.js";
+import type { StoreSearchOptions } from "../store/types.js";
+import type { SearchBranch, SearchMatch, SearchResult, SessionMessage } from "../types.js";
 import { sessionSearchTool } from "./search-tools.js";
 import { type ManagerState, requireSession } from "./state.js";
 
@@ -10,9 +11,33 @@ export interface ManagerSearchOptions {
   limit?: number | undefined;
   /** Only this session's messages. */
   sessionId?: string | undefined;
+  /** Only these sessions' messages (e.g. the sessions of one user); ids not registered match nothing. */
+  sessionIds?: readonly string[] | undefined;
   /** `"active"`: only messages on each session's active path; `"all"` (default): every branch. */
   branch?: SearchBranch | undefined;
+  /** Ranked recall (`"any"`, default) or every word required (`"all"`). */
+  match?: SearchMatch | undefined;
+  /** Only messages of this role, or of one of these roles. */
+  role?: string | readonly string[] | undefined;
+  /** Only messages stored at or after this time (ISO-8601 string or Date). */
+  since?: string | Date | undefined;
+  /** Only messages stored before this time (ISO-8601 string or Date). */
+  until?: string | Date | undefined;
+  /** Also return up to this many turns before and after each hit (0 to 10). */
+  context?: number | undefined;
 }
+
+const SEARCH_KEYS = [
+  "limit",
+  "sessionId",
+  "sessionIds",
+  "branch",
+  "match",
+  "role",
+  "since",
+  "until",
+  "context",
+] as const satisfies readonly (keyof ManagerSearchOptions & keyof StoreSearchOptions)[];
 
 /** `SessionManager.search`: the store's cross-session search (`NOT_FOUND` for an unregistered `sessionId`). */
 export async function searchSessions<M extends SessionMessage>(
@@ -21,11 +46,12 @@ export async function searchSessions<M extends SessionMessage>(
   options: ManagerSearchOptions,
 ): Promise<SearchResult[]> {
   if (options.sessionId !== undefined) await requireSession(state, options.sessionId);
-  return state.store.searchMessages(query, {
-    ...(options.limit === undefined ? {} : { limit: options.limit }),
-    ...(options.branch === undefined ? {} : { branch: options.branch }),
-    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-  });
+  // Only the options a search knows are passed on (an undefined one is left out, as if not given).
+  const passed: StoreSearchOptions = {};
+  for (const key of SEARCH_KEYS) {
+    if (options[key] !== undefined) (passed as Record<string, unknown>)[key] = options[key];
+  }
+  return state.store.searchMessages(query, passed);
 }
 
 /** `SessionManager.tools`: `{ session_search }` within the manager's tool-output limits (or `limits`). */

@@ -1,10 +1,8 @@
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
-import { parseQuery } from "../search/query.js";
-import { scoreText } from "../search/score.js";
+import { searchPlan } from "../search/options.js";
 import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
-import { searchBranch, searchLimit } from "../store/limits.js";
 import { observeRegistry, observeTransfer } from "../store/observe.js";
 import type {
   AttachmentCapableStore,
@@ -17,8 +15,9 @@ import { type WritePolicy, type WritePolicyOptions, writePolicy } from "../store
 import type { SearchResult, StoredCompaction } from "../types.js";
 import { MemoryAttachments } from "./attachments.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
-import { activePath, MemorySessionProvider } from "./provider.js";
+import { MemorySessionProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
+import { searchMemory } from "./search.js";
 import { MemoryTransfer } from "./transfer.js";
 
 interface Row {
@@ -122,38 +121,12 @@ export class MemoryStore
     return [...this.data.keys()];
   }
 
-  /** Full-text search across sessions. */
+  /** Message search across sessions (or within the ones the options name), best matches first. */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     this.assertOpen();
-    const limit = searchLimit(options.limit);
-    const branch = searchBranch(options.branch);
+    const plan = searchPlan(options);
     if (typeof query !== "string") return [];
-    const terms = parseQuery(query, this.queryLimits);
-    if (terms.length === 0 || limit === 0) return [];
-    const hits: { row: Row; sessionId: string; score: number; active: boolean }[] = [];
-    const sessions =
-      options.sessionId === undefined
-        ? [...this.data.entries()]
-        : [[options.sessionId, this.data.get(options.sessionId)] as const];
-    for (const [sessionId, data] of sessions) {
-      if (!data) continue;
-      const active = activePath(data);
-      for (const row of data.rows.values()) {
-        const onPath = active.has(row);
-        if (branch === "active" && !onPath) continue;
-        const score = scoreText(terms, row.text);
-        if (score > 0) hits.push({ row, sessionId, score, active: onPath });
-      }
-    }
-    hits.sort((a, b) => b.score - a.score || b.row.seq - a.row.seq);
-    return hits.slice(0, limit).map(({ row, sessionId, active }) => ({
-      id: row.id,
-      role: row.role,
-      content: row.text,
-      createdAt: row.createdAt,
-      sessionId,
-      onActivePath: active,
-    }));
+    return searchMemory(this.data, query, plan, this.queryLimits);
   }
 
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */

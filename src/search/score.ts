@@ -52,3 +52,18 @@ function countPhrase(tokens: string[], words: string[]): number {
   }
   return hits;
 }
+
+/**
+ * How often each term occurs in `text` (a phrase: its occurrences in order) and how many words the text has: the
+ * inputs of a BM25 weight, with the query language's own matching.
+ */
+export function termFrequencies(terms: QueryTerm[], text: string): { tf: number[]; length: number } {
+  const folded = foldTerms(terms);
+  const tokens = indexTokens(text);
+  const tf = terms.map((term, i) => {
+    const words = folded[i]!;
+    if (words.includes("")) return 0;
+    return term.kind === "phrase" ? countPhrase(tokens, words) : countWord(tokens, words[0]!, term);
+  });
+  return { tf, length: tokens.length };
+}

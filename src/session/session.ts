@@ -335,7 +335,7 @@ export class Session<M extends SessionMessage = SessionMessage> {
     return provider.getHistoryRowStats ? provider.getHistoryRowStats(leafId) : null;
   }
 
-  /** Full-text search over this session's messages (every branch unless `branch: "active"`). */
+  /** Ranked recall over this session's messages (see {@link SearchOptions}; every branch unless `branch: "active"`). */
   async search(query: string, options?: SearchOptions | null): Promise<SearchResult<M>[]> {
     return searchOf((await this.parts()).provider, query, optionsArg(options, "search"));
   }

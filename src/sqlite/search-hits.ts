@@ -1,4 +1,5 @@
 import { storedMessageText } from "../message.js";
+import { acceptsHit, hasFilters, type SearchPlan } from "../search/options.js";
 import type { SearchResult } from "../types.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
@@ -42,25 +43,58 @@ const HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.c
 const SESSION_HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at
   FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value`;
 
+/** How a page of hits is read: the branch scope, the session's head when scoped, the filters and scores. */
+export interface HitOptions {
+  activeOnly: boolean;
+  /** Every seq is a message of this session (a scoped search), whose head need not be read per hit. */
+  head?: HitHead | undefined;
+  /** The role, time and session filters: false leaves a hit out. */
+  accept?: ((role: string, createdAt: string, sessionId: string) => boolean) | undefined;
+  /** Relevance of each seq, reported as the hit's score. */
+  scores?: ReadonlyMap<number, number> | undefined;
+}
+
+/** The hit options of a search plan: its branch scope and filters (none when it has none, to skip the calls). */
+export function hitOptionsOf(
+  plan: SearchPlan,
+  head: HitHead | undefined,
+  scores?: ReadonlyMap<number, number>,
+): HitOptions {
+  const filtered = hasFilters(plan) || plan.sessionIds !== undefined;
+  return {
+    activeOnly: plan.activeOnly,
+    head,
+    accept: filtered
+      ? (role, createdAt, sessionId) => acceptsHit(plan, role, createdAt, sessionId)
+      : undefined,
+    scores,
+  };
+}
+
+/** A hit with what the extras (context, overlays) need to find it again. */
+export interface Hit {
+  seq: number;
+  head: HitHead;
+  result: SearchResult;
+}
+
 /**
  * The search results for ranked seqs, best first, at most `limit`: read a page at a time (a page is what the
- * limit still needs, so nothing is read that is not returned unless the branch filter skips it), each with its
- * active-path flag, skipping hits off the active path when `activeOnly`. `head`: every seq is a message of that
- * session (a scoped search), whose head need not be read again per hit.
+ * limit still needs, so nothing is read that is not returned unless a filter skips it), each with its
+ * active-path flag, skipping hits off the active path when `activeOnly` and hits the filters refuse.
  */
 export function readHits(
   driver: SqlDriver,
   seqs: readonly number[],
   limit: number,
-  activeOnly: boolean,
-  head?: HitHead,
-): SearchResult[] {
-  const results: SearchResult[] = [];
+  { activeOnly, head, accept, scores }: HitOptions,
+): Hit[] {
+  const hits: Hit[] = [];
   const leaves = new Map<number, NodeRow | undefined>();
   let next = 0;
-  while (results.length < limit && next < seqs.length) {
-    // Skipped hits (other branches) make later pages grow, so a long run of them costs few statements.
-    const want = Math.max(limit - results.length, Math.min(next, 1000));
+  while (hits.length < limit && next < seqs.length) {
+    // Skipped hits (other branches, filters) make later pages grow, so a long run of them costs few statements.
+    const want = Math.max(limit - hits.length, Math.min(next, 1000));
     const page = seqs.slice(next, next + want);
     next += page.length;
     const rows = driver.tuples<HitRow>(head ? SESSION_HITS_SQL : HITS_SQL, [JSON.stringify(page)]);
@@ -69,22 +103,26 @@ export function readHits(
       const hit = bySeq.get(seq);
       // A ranked seq without a message row (none in a consistent store) is skipped, as the join always did.
       if (hit === undefined) continue;
-      if (results.length >= limit) break;
+      if (hits.length >= limit) break;
       const [, id, role, content, createdAt] = hit;
       const hitHead = head ?? headOf(hit);
+      if (accept && !accept(role, createdAt, hitHead.session_id)) continue;
       const onActivePath = isOnActivePath(driver, seq, hitHead, leaves);
       if (activeOnly && !onActivePath) continue;
-      results.push({
+      const result: SearchResult = {
         id,
         role,
         content: storedMessageText(resolveContent(driver, content)),
         createdAt,
         sessionId: hitHead.session_id,
         onActivePath,
-      });
+      };
+      const score = scores?.get(seq);
+      if (score !== undefined) result.score = score;
+      hits.push({ seq, head: hitHead, result });
     }
   }
-  return results;
+  return hits;
 }
 
 // The head columns a store-wide page brings with each hit.
@@ -101,7 +139,8 @@ export function hasOtherBranches(head: HitHead): boolean {
   return head.leaf_depth === null || head.message_count !== head.leaf_depth + 1;
 }
 
-function isOnActivePath(
+/** Whether `seq` lies on its session's active path; `leaves` keeps each session's leaf row across calls. */
+export function isOnActivePath(
   driver: SqlDriver,
   seq: number,
   hit: HitHead,

@@ -10,6 +10,8 @@ import type {
 export interface StoreSearchOptions extends SearchOptions {
   /** Restrict hits to one session. */
   sessionId?: string;
+  /** Restrict hits to these sessions (with `sessionId`, to the sessions in both). */
+  sessionIds?: readonly string[];
 }
 
 /**

@@ -219,6 +219,25 @@ describe("agent-session CLI", { concurrency: true }, () => {
     assert.match((await runCli(["search", "xylophone", "--db", db])).stdout, /No matches/);
   });
 
+  test("search: a question as written, --match all, filters and context", async () => {
+    const asked = parseJson<{ id: string; score: number }[]>(
+      await runCli(["search", "What happens on Thursday?", "--json", "--db", db]),
+    );
+    assert.ok(asked.length > 0 && asked.every((h) => h.score > 0));
+    const strict = parseJson<unknown[]>(
+      await runCli(["search", "What happens on Thursday?", "--match", "all", "--json", "--db", db]),
+    );
+    assert.deepEqual(strict, []);
+    const users = parseJson<{ role: string }[]>(
+      await runCli(["search", "thursday", "--role", "user", "--json", "--db", db]),
+    );
+    assert.ok(users.every((h) => h.role === "user"));
+    const shown = (await runCli(["search", "thursday", "--context", "1", "--limit", "2", "--db", db])).stdout;
+    assert.match(shown, /^ {2}> /m);
+    const usage = await runCli(["search", "x", "--match", "some", "--db", db]);
+    assert.match(usage.stderr, /--match must be "any" or "all"/);
+  });
+
   test("blocks and stats", async () => {
     const blocks = parseJson<{ blocks: { label: string; content: string }[]; prompt: { content: string } }>(
       await runCli(["blocks", "demo-deploy", "--json", "--db", db]),

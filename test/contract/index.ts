@@ -14,6 +14,7 @@ import { managerSearchSpec } from "./manager-search.spec.js";
 import { messagesSpec } from "./messages.spec.js";
 import { overlaysSpec } from "./overlays.spec.js";
 import { persistenceSpec } from "./persistence.spec.js";
+import { recallSpec } from "./recall.spec.js";
 import { recentSpec } from "./recent.spec.js";
 import { registrySpec } from "./registry.spec.js";
 import { searchSpec } from "./search.spec.js";
@@ -32,6 +33,7 @@ export function runProviderContract(target: ContractTarget): void {
     deleteSpec(target);
     overlaysSpec(target);
     searchSpec(target);
+    recallSpec(target);
     searchBoundsSpec(target);
     searchAgreementSpec(target);
     recentSpec(target);

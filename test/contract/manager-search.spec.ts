@@ -23,13 +23,19 @@ export function managerSearchSpec(target: ContractTarget): void {
       withManager(t, target, async (manager) => {
         const { a, b } = await seed(manager);
         const hits = await manager.search("friday deployment");
-        assert.deepEqual(ids(hits).sort(), ["b1", "new"]);
+        // Ranked recall: the messages matching both words first, then those matching one.
+        assert.deepEqual(ids(hits).slice(0, 2).sort(), ["b1", "new"]);
+        assert.deepEqual(ids(hits).slice(2).sort(), ["old", "q"]);
+        assert.deepEqual(ids(await manager.search("friday deployment", { match: "all" })).sort(), [
+          "b1",
+          "new",
+        ]);
         const byId = new Map(hits.map((h) => [h.id, h]));
         assert.equal(byId.get("new")?.sessionId, a.id);
         assert.equal(byId.get("b1")?.sessionId, b.id);
         assert.equal(byId.get("b1")?.role, "user");
         assert.equal(byId.get("b1")?.content, "Friday deployment checklist");
-        assert.ok(hits.every((h) => h.onActivePath === true && typeof h.createdAt === "string"));
+        assert.ok(hits.every((h) => h.onActivePath === (h.id !== "old") && typeof h.createdAt === "string"));
         const scoped = await manager.search("deployment", { sessionId: a.id });
         assert.deepEqual(ids(scoped).sort(), ["new", "old", "q"]);
         assert.deepEqual(
@@ -37,7 +43,8 @@ export function managerSearchSpec(target: ContractTarget): void {
           ids(await manager.getSession(a.id).search("deployment")).sort(),
           "the same as Session.search",
         );
-        assert.deepEqual(await manager.search("deployment zebra"), []);
+        assert.deepEqual(await manager.search("deployment zebra", { match: "all" }), []);
+        assert.deepEqual(await manager.search("zebra"), []);
         assert.deepEqual(await manager.search("   "), []);
         assert.equal((await manager.search("deployment", { limit: 2 })).length, 2);
         await rejectsWithCode(manager.search("deployment", { limit: -1 }), "INVALID_ARGUMENT");
@@ -68,7 +75,7 @@ export function managerSearchSpec(target: ContractTarget): void {
         assert.equal(tool.inputSchema.safeParse({}).success, false);
         assert.equal(await tool.execute({ query: "lunch" }), "[assistant] Unrelated note about lunch");
         const two = await tool.execute({ query: "friday deployment" });
-        assert.deepEqual(two.split("\n---\n").sort(), [
+        assert.deepEqual(two.split("\n---\n").slice(0, 2).sort(), [
           "[assistant] The deployment moved to Friday",
           "[user] Friday deployment checklist",
         ]);

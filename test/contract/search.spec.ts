@@ -16,12 +16,17 @@ async function seed(store: SessionStore): Promise<void> {
 /** Full-text search semantics shared by every backend. */
 export function searchSpec(target: ContractTarget): void {
   describe("search", () => {
-    test("all words must match, in any order", () =>
+    test('match "all": all words must match, in any order', () =>
       withStore(target, async (store) => {
         await seed(store);
-        assert.deepEqual(ids(await store.searchMessages("friday deployment", { sessionId: "s1" })), ["m1"]);
-        assert.deepEqual(ids(await store.searchMessages("deployment friday", { sessionId: "s1" })), ["m1"]);
-        assert.deepEqual(await store.searchMessages("friday zebra"), []);
+        const all = { match: "all" } as const;
+        assert.deepEqual(ids(await store.searchMessages("friday deployment", { sessionId: "s1", ...all })), [
+          "m1",
+        ]);
+        assert.deepEqual(ids(await store.searchMessages("deployment friday", { sessionId: "s1", ...all })), [
+          "m1",
+        ]);
+        assert.deepEqual(await store.searchMessages("friday zebra", all), []);
       }));
 
     test("word families: deploy finds deployment and deployed, and back", () =>
@@ -56,7 +61,7 @@ export function searchSpec(target: ContractTarget): void {
           "q3",
         ]);
         assert.deepEqual(await store.searchMessages("xylophones"), []);
-        assert.deepEqual(await store.searchMessages("quibble xylophones"), []);
+        assert.deepEqual(await store.searchMessages("quibble xylophones", { match: "all" }), []);
       }));
 
     test("quoted phrases must be adjacent and in order", () =>
@@ -64,7 +69,9 @@ export function searchSpec(target: ContractTarget): void {
         await seed(store);
         assert.deepEqual(ids(await store.searchMessages('"deploy script"')), ["m2"]);
         assert.deepEqual(await store.searchMessages('"script deploy"'), []);
-        assert.deepEqual(ids(await store.searchMessages('"database migration" friday')), ["m3"]);
+        assert.deepEqual(ids(await store.searchMessages('"database migration" friday', { match: "all" })), [
+          "m3",
+        ]);
       }));
 
     test("punctuation and FTS operators are plain text; no query raises an error", () =>
@@ -157,16 +164,17 @@ export function searchSpec(target: ContractTarget): void {
         assert.deepEqual(new Set(everywhere.map((h) => h.sessionId)), new Set(["s1", "s2"]));
       }));
 
-    test("the best match ranks first; equal matches come newest first, scoped and store-wide", () =>
+    test('match "all": the best match ranks first; equal matches come newest first, scoped and store-wide', () =>
       withStore(target, async (store) => {
         const s = store.session("rank");
         await s.appendMessage(msg("r0", "zeta zeta zeta"));
         for (let i = 1; i <= 25; i++) await s.appendMessage(msg(`r${i}`, "zeta alpha"));
         // r0 is the oldest but holds the word three times; the 25 equal ones follow newest first, cut at the limit.
         const expected = ["r0", ...Array.from({ length: 19 }, (_, i) => `r${25 - i}`)];
-        assert.deepEqual(ids(await s.searchMessages!("zeta")), expected);
-        assert.deepEqual(ids(await store.searchMessages("zeta")), expected);
-        assert.deepEqual(ids(await store.searchMessages("zeta", { sessionId: "rank", limit: 3 })), [
+        const all = { match: "all" } as const;
+        assert.deepEqual(ids(await s.searchMessages!("zeta", undefined, all)), expected);
+        assert.deepEqual(ids(await store.searchMessages("zeta", all)), expected);
+        assert.deepEqual(ids(await store.searchMessages("zeta", { sessionId: "rank", limit: 3, ...all })), [
           "r0",
           "r25",
           "r24",

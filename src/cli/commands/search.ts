@@ -4,15 +4,17 @@ import { UsageError } from "../errors.js";
 import { requireSession } from "../inspect/sessions.js";
 import { preview, shortTime, table } from "../output.js";
 
-/** `search`: full-text search across sessions. */
+/** `search`: ranked recall (or an all-words search) across sessions. */
 export const search: Command = {
   name: "search",
-  summary: "full-text search across sessions",
+  summary: "ranked search across sessions",
   description:
-    "Searches every session (or one, with --session) with the library's query language: every word must match, " +
-    'in any order; "quoted phrases" match adjacent words; a word also finds its family (deploy, deploying, ' +
-    "deployment). --branch active keeps only hits on each session's active path; all (default) includes abandoned " +
-    "branches and says which they are.",
+    "Searches every session (or one, with --session) as a model's session_search does: a question as written " +
+    "finds the messages matching its content words, those matching more of them (with the turns next to them) " +
+    'first; stop words alone find nothing; "quoted phrases" match adjacent words; a word also finds its family ' +
+    "(deploy, deploying, deployment). --match all needs every word. --branch active keeps only hits on each " +
+    "session's active path; all (default) includes abandoned branches and says which they are. A hit inside a " +
+    "compacted range names its overlay; --context N prints the N turns before and after each hit.",
   positionals: ["<query>"],
   required: 1,
   options: {
@@ -23,9 +25,19 @@ export const search: Command = {
       description: "active path only, or every branch (default all)",
     },
     limit: { type: "string", value: "<n>", description: "most hits (default 20, at most 1000)" },
+    match: { type: "string", value: "any|all", description: "ranked recall (default any) or every word" },
+    role: { type: "string", value: "<role>", description: "only messages of this role" },
+    since: { type: "string", value: "<time>", description: "only messages stored at or after this ISO time" },
+    until: { type: "string", value: "<time>", description: "only messages stored before this ISO time" },
+    context: {
+      type: "string",
+      value: "<n>",
+      description: "also show n turns before and after each hit (0-10)",
+    },
   },
   examples: [
-    'agent-session search "deploy friday"',
+    'agent-session search "When did we move the deployment to Friday?"',
+    'agent-session search "deploy friday" --match all --role assistant --context 1',
     "agent-session search migration --session demo-deploy --branch active",
   ],
   async run({ command, args, out, open }) {
@@ -35,26 +47,53 @@ export const search: Command = {
     }
     const limit = intOption(command, args.values, "limit", 20);
     if (limit > 1000) throw new UsageError("--limit must be at most 1000", command);
+    const match = stringOption(args.values, "match") ?? "any";
+    if (match !== "any" && match !== "all") {
+      throw new UsageError(`--match must be "any" or "all", got ${JSON.stringify(match)}`, command);
+    }
+    const context = intOption(command, args.values, "context", 0);
+    if (context > 10) throw new UsageError("--context must be at most 10", command);
     const sessionId = stringOption(args.values, "session");
+    const filters: Record<string, string> = {};
+    for (const name of ["role", "since", "until"] as const) {
+      const value = stringOption(args.values, name);
+      if (value !== undefined) filters[name] = value;
+    }
     const { store } = await open("read");
     if (sessionId !== undefined) await requireSession(store, sessionId);
     const hits = await store.searchMessages(args.positionals[0]!, {
       limit,
       branch,
+      match,
+      context,
+      ...filters,
       ...(sessionId === undefined ? {} : { sessionId }),
     });
     if (out.json) return out.result(hits);
     if (hits.length === 0) return out.line("No matches.");
     const rows = hits.map((h) => [
-      h.sessionId ?? "",
+      h.sessionId || "(default)",
       h.id,
       h.role,
       h.onActivePath ? "active" : "other branch",
+      h.compactedBy === undefined ? "" : "compacted",
       shortTime(h.createdAt),
       preview(h.content, 60),
     ]);
-    for (const line of table([["SESSION", "MESSAGE", "ROLE", "BRANCH", "STORED (UTC)", "TEXT"], ...rows])) {
-      await out.line(line);
+    const header = ["SESSION", "MESSAGE", "ROLE", "BRANCH", "SUMMARY", "STORED (UTC)", "TEXT"];
+    if (context === 0) {
+      for (const line of table([header, ...rows])) await out.line(line);
+      return;
+    }
+    // With context, each hit is a small block: the turns before, the hit itself marked, the turns after.
+    for (const [i, hit] of hits.entries()) {
+      if (i > 0) await out.line("");
+      await out.line(table([header, rows[i]!]).join("\n"));
+      for (const turn of hit.context?.before ?? [])
+        await out.line(`    ${turn.role}: ${preview(turn.content, 80)}`);
+      await out.line(`  > ${hit.role}: ${preview(hit.content, 80)}`);
+      for (const turn of hit.context?.after ?? [])
+        await out.line(`    ${turn.role}: ${preview(turn.content, 80)}`);
     }
   },
 };

@@ -72,7 +72,8 @@ export const API_ROUTES: Record<string, ApiRoute> = {
     const q = query.get("q") ?? "";
     const branch = query.get("branch") === "active" ? "active" : "all";
     const session = query.get("session");
-    return store.searchMessages(q, { limit: 50, branch, ...(session ? { sessionId: session } : {}) });
+    const match = query.get("match") === "all" ? "all" : "any";
+    return store.searchMessages(q, { limit: 50, branch, match, ...(session ? { sessionId: session } : {}) });
   },
 };
 

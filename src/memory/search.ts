@@ -1,0 +1,148 @@
+/**
+ * Message search on the memory backend, by brute force over the rows in scope: ranked recall (search/recall.ts)
+ * with BM25 weights computed here, or every word required (`match: "all"`). The reference semantics the SQL
+ * backends are tested against (test/search-differential.test.ts).
+ */
+import type { QueryLimits } from "../search/limits.js";
+import { passesFilters, type SearchPlan } from "../search/options.js";
+import { parseQuery, type QueryTerm } from "../search/query.js";
+import { bm25Weight, idf, rankCandidates, recallTerms } from "../search/recall.js";
+import { scoreText, termFrequencies } from "../search/score.js";
+import type { SearchContextTurn, SearchResult } from "../types.js";
+import { activePath } from "./provider.js";
+import type { MemoryMessageRow as Row, MemorySessionData as SessionData } from "./store.js";
+
+interface Scoped {
+  row: Row;
+  sessionId: string;
+  data: SessionData;
+  onPath: boolean;
+}
+
+/** Searches the sessions of a memory store as `plan` says. */
+export function searchMemory(
+  sessions: ReadonlyMap<string, SessionData>,
+  query: string,
+  plan: SearchPlan,
+  limits: QueryLimits,
+): SearchResult[] {
+  const terms = plan.match === "all" ? parseQuery(query, limits) : recallTerms(query, limits);
+  if (terms.length === 0 || plan.limit === 0) return [];
+  const scoped = rowsInScope(sessions, plan);
+  const ranked = plan.match === "all" ? rankAllWords(scoped, terms) : rankRecall(scoped, terms);
+  const results: SearchResult[] = [];
+  for (const { item, score } of ranked) {
+    if (results.length >= plan.limit) break;
+    const { row, sessionId, data, onPath } = item;
+    if (!passesFilters(plan, row.role, row.createdAt)) continue;
+    const result: SearchResult = {
+      id: row.id,
+      role: row.role,
+      content: row.text,
+      createdAt: row.createdAt,
+      sessionId,
+      onActivePath: onPath,
+      score,
+    };
+    const overlay = coveringOverlay(data, row);
+    if (overlay !== undefined) result.compactedBy = overlay;
+    if (plan.context > 0) result.context = contextOf(row, onPath, data, plan.context);
+    results.push(result);
+  }
+  return results;
+}
+
+function rowsInScope(sessions: ReadonlyMap<string, SessionData>, plan: SearchPlan): Scoped[] {
+  const ids = plan.sessionId === undefined ? [...sessions.keys()] : [plan.sessionId];
+  const scoped: Scoped[] = [];
+  for (const sessionId of ids) {
+    if (plan.sessionIds !== undefined && !plan.sessionIds.has(sessionId)) continue;
+    const data = sessions.get(sessionId);
+    if (!data) continue;
+    const active = activePath(data);
+    for (const row of data.rows.values()) {
+      const onPath = active.has(row);
+      // A branch outside the search takes no part at all: neither a hit nor a neighbour.
+      if (plan.activeOnly && !onPath) continue;
+      scoped.push({ row, sessionId, data, onPath });
+    }
+  }
+  return scoped;
+}
+
+function rankAllWords(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; score: number }[] {
+  const hits: { item: Scoped; score: number }[] = [];
+  for (const item of scoped) {
+    const score = scoreText(terms, item.row.text);
+    if (score > 0) hits.push({ item, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || b.item.row.seq - a.item.row.seq);
+}
+
+function rankRecall(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; score: number }[] {
+  const bySeq = new Map<number, Scoped>();
+  const frequencies: { seq: number; tf: number[]; length: number }[] = [];
+  const documentFrequency = new Array<number>(terms.length).fill(0);
+  let totalLength = 0;
+  for (const item of scoped) {
+    bySeq.set(item.row.seq, item);
+    const { tf, length } = termFrequencies(terms, item.row.text);
+    totalLength += length;
+    if (!tf.some((n) => n > 0)) continue;
+    tf.forEach((n, i) => {
+      if (n > 0) documentFrequency[i]!++;
+    });
+    frequencies.push({ seq: item.row.seq, tf, length });
+  }
+  const average = scoped.length === 0 ? 0 : totalLength / scoped.length;
+  const perTerm = terms.map(() => new Map<number, number>());
+  const weights = documentFrequency.map((df) => idf(scoped.length, df));
+  for (const { seq, tf, length } of frequencies) {
+    tf.forEach((n, i) => {
+      if (n > 0) perTerm[i]!.set(seq, bm25Weight(weights[i]!, n, length, average));
+    });
+  }
+  const parentOf = (seq: number) => bySeq.get(seq)?.row.parent?.seq ?? null;
+  return rankCandidates(perTerm, parentOf).map(({ seq, score }) => ({ item: bySeq.get(seq)!, score }));
+}
+
+/** The newest overlay whose range (from its first to its last message, along the tree) holds `row`. */
+function coveringOverlay(data: SessionData, row: Row): string | undefined {
+  for (let i = data.compactions.length - 1; i >= 0; i--) {
+    const compaction = data.compactions[i]!;
+    const to = data.rows.get(compaction.toMessageId);
+    if (to === undefined) continue;
+    let inRange = false;
+    for (let at: Row | null = to; at; at = at.parent) {
+      if (at === row) inRange = true;
+      if (at.id === compaction.fromMessageId) {
+        if (inRange) return compaction.id;
+        break;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Up to `turns` turns before and after `row`: its ancestors, and the active path's (else the newest) replies. */
+function contextOf(row: Row, onPath: boolean, data: SessionData, turns: number) {
+  const before: SearchContextTurn[] = [];
+  for (let at = row.parent; at && before.length < turns; at = at.parent) before.unshift(turnOf(at));
+  const after: SearchContextTurn[] = [];
+  const active = onPath ? activePath(data) : undefined;
+  let at: Row | undefined = row;
+  while (after.length < turns) {
+    const children: Row[] = at.children;
+    const next: Row | undefined = active
+      ? children.find((child) => active.has(child))
+      : children[children.length - 1];
+    if (next === undefined) break;
+    after.push(turnOf(next));
+    at = next;
+  }
+  return { before, after };
+}
+
+function turnOf(row: Row): SearchContextTurn {
+  return { id: row.id, role: row.role, content: row.text, createdAt: row.createdAt };
+}

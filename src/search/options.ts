@@ -1,0 +1,140 @@
+/**
+ * The options of a search, checked once and normalised for every backend: a bad option is `INVALID_ARGUMENT`
+ * before any work is done, never a silently ignored filter.
+ */
+import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
+import { searchBranch, searchLimit } from "../store/limits.js";
+import type { StoreSearchOptions } from "../store/types.js";
+import type { SearchMatch } from "../types.js";
+
+/** Most turns a hit may bring on each side: context is for reading around a hit, not for paging history. */
+export const MAX_SEARCH_CONTEXT = 10;
+/** Most sessions one search may name in `sessionIds`. */
+export const MAX_SEARCH_SESSIONS = 1000;
+
+/** A search's options as the backends use them. */
+export interface SearchPlan {
+  limit: number;
+  activeOnly: boolean;
+  match: SearchMatch;
+  /** Roles a hit may have; undefined: any. */
+  roles: ReadonlySet<string> | undefined;
+  /** ISO-8601 bounds on a hit's `createdAt` (since inclusive, until exclusive). */
+  since: string | undefined;
+  until: string | undefined;
+  context: number;
+  sessionId: string | undefined;
+  /** Sessions a hit may belong to; undefined: any. */
+  sessionIds: ReadonlySet<string> | undefined;
+}
+
+/** Validates and normalises search options (`INVALID_ARGUMENT` for anything malformed). */
+export function searchPlan(options: StoreSearchOptions | null | undefined): SearchPlan {
+  const o = options ?? {};
+  return {
+    limit: searchLimit(o.limit),
+    activeOnly: searchBranch(o.branch) === "active",
+    match: searchMatch(o.match),
+    roles: roleSet(o.role),
+    since: instant(o.since, "since"),
+    until: instant(o.until, "until"),
+    context: contextTurns(o.context),
+    sessionId: o.sessionId,
+    sessionIds: sessionSet(o.sessionIds),
+  };
+}
+
+/** True when a hit of this role and time passes the plan's role and time filters. */
+export function passesFilters(plan: SearchPlan, role: string, createdAt: string | undefined): boolean {
+  if (plan.roles !== undefined && !plan.roles.has(role)) return false;
+  if (plan.since === undefined && plan.until === undefined) return true;
+  if (createdAt === undefined) return false;
+  const at = normalisedInstant(createdAt);
+  if (plan.since !== undefined && at < plan.since) return false;
+  if (plan.until !== undefined && at >= plan.until) return false;
+  return true;
+}
+
+/** True when the plan filters hits by role or time. */
+export function hasFilters(plan: SearchPlan): boolean {
+  return plan.roles !== undefined || plan.since !== undefined || plan.until !== undefined;
+}
+
+function searchMatch(match: unknown): SearchMatch {
+  if (match === undefined || match === null || match === "any") return "any";
+  if (match === "all") return "all";
+  throw new SessionError("INVALID_ARGUMENT", `Search match must be "any" or "all", got ${describe(match)}`);
+}
+
+function roleSet(role: unknown): ReadonlySet<string> | undefined {
+  if (role === undefined || role === null) return undefined;
+  const roles = typeof role === "string" ? [role] : Array.isArray(role) ? role : undefined;
+  if (roles === undefined || roles.length === 0 || roles.some((r) => typeof r !== "string" || r === "")) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Search role must be a non-empty string or a non-empty array of them, got ${describe(role)}`,
+    );
+  }
+  return new Set(roles as string[]);
+}
+
+function instant(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const time =
+    value instanceof Date ? value.getTime() : typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(time)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Search ${name} must be an ISO-8601 time or a Date, got ${describe(value)}`,
+    );
+  }
+  return new Date(time).toISOString();
+}
+
+// Stored times are ISO-8601 already (toISOString); anything else is read as a time the same way as the bounds.
+function normalisedInstant(value: string): string {
+  if (value.length === 24 && value.endsWith("Z")) return value;
+  const time = Date.parse(value);
+  return Number.isFinite(time) ? new Date(time).toISOString() : value;
+}
+
+function contextTurns(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_SEARCH_CONTEXT) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Search context must be a whole number from 0 to ${MAX_SEARCH_CONTEXT}, got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+function sessionSet(ids: unknown): ReadonlySet<string> | undefined {
+  if (ids === undefined || ids === null) return undefined;
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string") || ids.length > MAX_SEARCH_SESSIONS) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Search sessionIds must be an array of at most ${MAX_SEARCH_SESSIONS} session ids, got ${describe(ids)}`,
+    );
+  }
+  return new Set(ids as string[]);
+}
+
+/** True when the plan names one session and a set of sessions that leaves it out: nothing can match. */
+export function outsideSessions(plan: SearchPlan): boolean {
+  return (
+    plan.sessionId !== undefined && plan.sessionIds !== undefined && !plan.sessionIds.has(plan.sessionId)
+  );
+}
+
+/** True when a hit of this role, time and session passes every filter of the plan. */
+export function acceptsHit(
+  plan: SearchPlan,
+  role: string,
+  createdAt: string | undefined,
+  sessionId: string,
+): boolean {
+  if (plan.sessionIds !== undefined && !plan.sessionIds.has(sessionId)) return false;
+  return passesFilters(plan, role, createdAt);
+}
