@@ -124,7 +124,7 @@ describe("persistChatTurn refuses what it cannot read with a SessionError", () =
 });
 
 describe("persistChatTurn through a storage without upsertMessage", () => {
-  test("a client's continuation cannot set the store's reserved metadata keys", async () => {
+  test("a client's continuation stores its tool result and cannot touch the stored metadata", async () => {
     const store = new MemoryStore({ reservedMetadataKeys: ["admin"] });
     const session = Session.create(store).forSession("r");
     const storage = {
@@ -133,14 +133,28 @@ describe("persistChatTurn through a storage without upsertMessage", () => {
         session.appendMessage(m, p, o),
       updateMessage: (m: UIMessage) => session.updateMessage(m),
       getHistory: (leaf?: string | null) => session.getHistory(leaf),
+      getBranches: (id: string) => session.getBranches(id),
     };
+    const call = { type: "tool-confirm", toolCallId: "c1", input: {} };
     await session.appendMessage(text("u1", "user", "hi"));
-    await session.appendMessage({ ...text("a1", "assistant", "calling"), metadata: { admin: false, x: 1 } });
-    const continued = { ...text("a1", "assistant", "called"), metadata: { admin: true } };
-    await persistChatTurn(storage, { messages: [text("u1", "user", "hi"), continued] });
+    await session.appendMessage({
+      id: "a1",
+      role: "assistant",
+      parts: [{ ...call, state: "input-available" }],
+      metadata: { admin: false, x: 1 },
+    });
+    const continued = {
+      id: "a1",
+      role: "assistant" as const,
+      parts: [{ ...call, state: "output-available", output: "yes" }],
+      metadata: { admin: true },
+    };
+    const turn = await persistChatTurn(storage, { messages: [text("u1", "user", "hi"), continued as never] });
     const stored = await session.getMessage("a1");
-    assert.deepEqual(stored?.parts, continued.parts, "the continuation is stored");
+    assert.deepEqual(stored?.parts, continued.parts, "the tool result is stored");
     assert.deepEqual(stored?.metadata, { admin: false, x: 1 }, "the stored metadata is kept");
+    await turn.onFinish({ responseMessage: { ...turn.messages.at(-1)!, parts: continued.parts as never } });
+    assert.deepEqual((await session.getMessage("a1"))?.metadata, { admin: false, x: 1 });
   });
 });
 
