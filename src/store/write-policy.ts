@@ -17,8 +17,8 @@ import { assertOffloadable } from "./attachments.js";
 /** What a store or a Session may enforce on every message written through it. */
 export interface WritePolicyOptions {
   /**
-   * Metadata keys only the server may set: stripped from the `metadata` of writes marked `{ source: "client" }`
-   * (kept on server writes, the default).
+   * Metadata keys only the server may set: stripped from the `metadata` of writes marked `{ source: "client" }`,
+   * with an own `__proto__` key that could hide them (kept on server writes, the default).
    */
   reservedMetadataKeys?: readonly string[];
   /**
