@@ -4,7 +4,9 @@ import type { UIMessage } from "ai";
 import { loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { editedId, legacyEditedId } from "../../src/ai-sdk/storage.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
+import { scriptedModel } from "../agent/helpers/mock-model.js";
 import { postgresStores } from "../fixtures/postgres-stores.js";
+import { chatRoute, NodeChat, textOf } from "./harness.js";
 
 const text = (id: string, role: "user" | "assistant", body: string): UIMessage => ({
   id,
@@ -67,12 +69,31 @@ for (const [name, create] of backends) {
         trigger: "regenerate-message",
       });
       assert.equal(turn.parentId, "u3");
+      assert.deepEqual(
+        turn.streamOptions.originalMessages.map((m) => m.id),
+        [],
+        "the summary the path ends on is not continued: the answer gets an id of its own",
+      );
       await turn.onFinish({ responseMessage: text("a3b", "assistant", "again") });
       assert.deepEqual(
         (await session.getBranches("u3")).map((m) => m.id),
         ["a3", "a3b"],
       );
       assert.deepEqual(await pathTexts(session), ["the summary", "again"]);
+    });
+
+    test("useChat's regenerate when the summary ends on the last request: the streamed answer is stored", async () => {
+      const store = create();
+      const session = await compacted(store, "regen-stream", "u3");
+      const chat = new NodeChat("regen-stream", chatRoute(store, scriptedModel([{ text: "again" }])));
+      chat.messages = await loadChat(session); // [summary, a3]
+      await chat.regenerate();
+      const answers = await session.getBranches("u3");
+      assert.deepEqual(
+        answers.map((m) => m.parts[0]),
+        [{ type: "text", text: "a3" }, { type: "step-start" }],
+      );
+      assert.equal(textOf(answers[1]), "again");
     });
 
     test("a message sent after a summary covering the whole path goes after its last message", async () => {
