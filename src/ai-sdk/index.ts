@@ -1,3 +1,4 @@
+export { POSTED_TAIL } from "./chat-request.js";
 export {
   type ChatFinishEvent,
   type ChatRequest,

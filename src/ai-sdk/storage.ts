@@ -22,6 +22,8 @@ export interface ChatStorage<M extends SessionMessage = SessionMessage> {
     options?: { source?: "client" | "server" },
   ): Promise<unknown>;
   getHistory(leafId?: string | null): Promise<M[]>;
+  /** The children of a message: an answer with replies is no longer continued. */
+  getBranches(messageId: string): Promise<M[]>;
   /** The session's overlays (a `Session` and this package's providers have it): a summary the page shows is placed by them. */
   getCompactions?(): Promise<StoredCompaction[]>;
 }
@@ -71,36 +73,25 @@ export function legacyEditedId(message: SessionMessage): string {
 }
 
 /**
- * Inserts `message` under `parentId`, or replaces the stored message with the same id in place (nothing is
- * written when the content is identical): `upsertMessage` where the storage has it, else read then write. What
- * the page posted is written as `source: "client"`, so a store's `reservedMetadataKeys` are stripped from it;
- * `updateMessage` has no source, so on the read-then-write path a client's replacement keeps the stored metadata
- * (the page could otherwise set reserved keys there).
+ * Stores the server's answer: inserted under `parentId`, or replacing the stored message with the same id in place
+ * (a continuation; nothing is written when the content is identical). `upsertMessage` where the storage has it,
+ * else read then write.
  */
 export async function putMessage(
   storage: ChatStorage,
   message: SessionMessage,
   parentId: string | null,
-  source: "client" | "server",
 ): Promise<void> {
   if (storage.upsertMessage) {
-    await storage.upsertMessage(message, parentId, { source });
+    await storage.upsertMessage(message, parentId, { source: "server" });
     return;
   }
   const stored = await storage.getMessage(message.id);
   if (stored === null) {
-    const result = await storage.appendMessage(message, parentId, { source });
+    const result = await storage.appendMessage(message, parentId, { source: "server" });
     // A concurrent writer stored the id first: replace its content like any other continuation.
     if ((result as { inserted?: boolean } | undefined)?.inserted !== false) return;
   } else if (sameContent(stored, message)) {
-    return;
-  }
-  if (source === "client") {
-    const current = stored ?? (await storage.getMessage(message.id));
-    const { metadata: _posted, ...rest } = message;
-    await storage.updateMessage(
-      current?.metadata === undefined ? rest : { ...rest, metadata: current.metadata },
-    );
     return;
   }
   await storage.updateMessage(message);

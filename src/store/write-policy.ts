@@ -17,8 +17,8 @@ import { assertOffloadable } from "./attachments.js";
 /** What a store or a Session may enforce on every message written through it. */
 export interface WritePolicyOptions {
   /**
-   * Metadata keys only the server may set: stripped from the `metadata` of writes marked `{ source: "client" }`
-   * (kept on server writes, the default).
+   * Metadata keys only the server may set: stripped from the `metadata` of writes marked `{ source: "client" }`,
+   * with an own `__proto__` key that could hide them (kept on server writes, the default).
    */
   reservedMetadataKeys?: readonly string[];
   /**
@@ -79,9 +79,12 @@ export function stripReserved(
   if (source !== "client" || keys.length === 0) return message;
   const metadata = message.metadata;
   if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return message;
-  if (!keys.some((key) => Object.hasOwn(metadata, key))) return message;
+  // An own "__proto__" key (JSON.parse makes one) becomes the prototype wherever the metadata is copied by
+  // assignment (Object.assign, the AI SDK's metadata merge), so a reserved key hidden in it would read as set.
+  const dropped = [...keys, "__proto__"];
+  if (!dropped.some((key) => Object.hasOwn(metadata, key))) return message;
   const kept: Record<string, unknown> = { ...(metadata as Record<string, unknown>) };
-  for (const key of keys) delete kept[key];
+  for (const key of dropped) delete kept[key];
   return { ...message, metadata: kept };
 }
 

@@ -4,7 +4,9 @@ import type { UIMessage } from "ai";
 import { loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { editedId, legacyEditedId } from "../../src/ai-sdk/storage.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
+import { scriptedModel } from "../agent/helpers/mock-model.js";
 import { postgresStores } from "../fixtures/postgres-stores.js";
+import { chatRoute, NodeChat, textOf } from "./harness.js";
 
 const text = (id: string, role: "user" | "assistant", body: string): UIMessage => ({
   id,
@@ -67,12 +69,31 @@ for (const [name, create] of backends) {
         trigger: "regenerate-message",
       });
       assert.equal(turn.parentId, "u3");
+      assert.deepEqual(
+        turn.streamOptions.originalMessages.map((m) => m.id),
+        [],
+        "the summary the path ends on is not continued: the answer gets an id of its own",
+      );
       await turn.onFinish({ responseMessage: text("a3b", "assistant", "again") });
       assert.deepEqual(
         (await session.getBranches("u3")).map((m) => m.id),
         ["a3", "a3b"],
       );
       assert.deepEqual(await pathTexts(session), ["the summary", "again"]);
+    });
+
+    test("useChat's regenerate when the summary ends on the last request: the streamed answer is stored", async () => {
+      const store = create();
+      const session = await compacted(store, "regen-stream", "u3");
+      const chat = new NodeChat("regen-stream", chatRoute(store, scriptedModel([{ text: "again" }])));
+      chat.messages = await loadChat(session); // [summary, a3]
+      await chat.regenerate();
+      const answers = await session.getBranches("u3");
+      assert.deepEqual(
+        answers.map((m) => m.parts[0]),
+        [{ type: "text", text: "a3" }, { type: "step-start" }],
+      );
+      assert.equal(textOf(answers[1]), "again");
     });
 
     test("a message sent after a summary covering the whole path goes after its last message", async () => {
@@ -124,7 +145,7 @@ describe("persistChatTurn refuses what it cannot read with a SessionError", () =
 });
 
 describe("persistChatTurn through a storage without upsertMessage", () => {
-  test("a client's continuation cannot set the store's reserved metadata keys", async () => {
+  test("a client's continuation stores its tool result and cannot touch the stored metadata", async () => {
     const store = new MemoryStore({ reservedMetadataKeys: ["admin"] });
     const session = Session.create(store).forSession("r");
     const storage = {
@@ -133,14 +154,28 @@ describe("persistChatTurn through a storage without upsertMessage", () => {
         session.appendMessage(m, p, o),
       updateMessage: (m: UIMessage) => session.updateMessage(m),
       getHistory: (leaf?: string | null) => session.getHistory(leaf),
+      getBranches: (id: string) => session.getBranches(id),
     };
+    const call = { type: "tool-confirm", toolCallId: "c1", input: {} };
     await session.appendMessage(text("u1", "user", "hi"));
-    await session.appendMessage({ ...text("a1", "assistant", "calling"), metadata: { admin: false, x: 1 } });
-    const continued = { ...text("a1", "assistant", "called"), metadata: { admin: true } };
-    await persistChatTurn(storage, { messages: [text("u1", "user", "hi"), continued] });
+    await session.appendMessage({
+      id: "a1",
+      role: "assistant",
+      parts: [{ ...call, state: "input-available" }],
+      metadata: { admin: false, x: 1 },
+    });
+    const continued = {
+      id: "a1",
+      role: "assistant" as const,
+      parts: [{ ...call, state: "output-available", output: "yes" }],
+      metadata: { admin: true },
+    };
+    const turn = await persistChatTurn(storage, { messages: [text("u1", "user", "hi"), continued as never] });
     const stored = await session.getMessage("a1");
-    assert.deepEqual(stored?.parts, continued.parts, "the continuation is stored");
+    assert.deepEqual(stored?.parts, continued.parts, "the tool result is stored");
     assert.deepEqual(stored?.metadata, { admin: false, x: 1 }, "the stored metadata is kept");
+    await turn.onFinish({ responseMessage: { ...turn.messages.at(-1)!, parts: continued.parts as never } });
+    assert.deepEqual((await session.getMessage("a1"))?.metadata, { admin: false, x: 1 });
   });
 });
 

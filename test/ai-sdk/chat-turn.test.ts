@@ -135,6 +135,43 @@ for (const [name, create] of backends) {
       assert.deepEqual(shape(history[1]!), shape(chat.messages[1]!), "the store holds what the page shows");
     });
 
+    test("a tool approval: the page's answer is taken into the stored answer, and the server runs the tool", async () => {
+      const store = create();
+      const model = scriptedModel([
+        { toolCalls: [{ id: "call-1", name: "deploy", input: { target: "prod" } }] },
+        { text: "Deployed." },
+      ]);
+      const runs: string[] = [];
+      const tools = {
+        deploy: tool({
+          inputSchema: z.object({ target: z.string() }),
+          needsApproval: true,
+          execute: async ({ target }) => {
+            runs.push(target);
+            return `deployed ${target}`;
+          },
+        }),
+      };
+      const chat = new NodeChat("c5", chatRoute(store, model, tools));
+      await chat.sendMessage({ text: "deploy it" });
+      const asked = chat.messages[1]!.parts.find((p) => p.type === "tool-deploy") as {
+        state: string;
+        approval: { id: string };
+      };
+      assert.equal(asked.state, "approval-requested");
+      await chat.addToolApprovalResponse({ id: asked.approval.id, approved: true });
+      await chat.sendMessage();
+      assert.deepEqual(runs, ["prod"], "the approved call ran once, on the server");
+      const session = Session.create(store).forSession("c5");
+      const history = await session.getHistory();
+      assert.equal(history.length, 2);
+      const call = history[1]!.parts.find((p) => p.type === "tool-deploy");
+      assert.equal(call?.state, "output-available");
+      assert.equal(call?.output, "deployed prod");
+      assert.equal(textOf(history[1]), "Deployed.");
+      assert.deepEqual(shape(history[1]!), shape(chat.messages[1]!), "the store holds what the page shows");
+    });
+
     test("generateText: the request and what the model returned are stored, tool calls included", async () => {
       const store = create();
       const session = Session.create(store)

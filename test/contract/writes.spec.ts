@@ -180,6 +180,15 @@ export function writesSpec(target: ContractTarget): void {
           assert.deepEqual((await session.getMessage("c2"))?.metadata, { other: 1 });
           await session.appendMessage(withMeta("s2", { note: "x" }));
           assert.deepEqual((await session.getMessage("s2"))?.metadata, { note: "x" });
+          // A reserved key hidden under an own "__proto__" (as JSON.parse makes it) is dropped with it.
+          const hidden = JSON.parse('{"__proto__": {"role": "admin"}, "note": "kept"}') as object;
+          await s.appendMessage(withMeta("p", hidden), undefined, { source: "client" });
+          await s.upsertMessage!(withMeta("p2", hidden), undefined, { source: "client" });
+          for (const id of ["p", "p2"]) {
+            const { metadata } = (await s.getMessage(id))!;
+            assert.deepEqual(metadata, { note: "kept" });
+            assert.equal((Object.assign({}, metadata) as { role?: string }).role, undefined);
+          }
         },
         { reservedMetadataKeys: ["role", "usage"] },
       ));

@@ -1,0 +1,191 @@
+import type { UIMessage } from "ai";
+import { SessionError } from "../errors.js";
+import { COMPACTION_PREFIX, describe, isCompactionMessage } from "../message.js";
+import type { SessionMessage, SessionMessagePart } from "../types.js";
+import { acceptToolResults } from "./continuation.js";
+import { type ChatStorage, editedId, legacyEditedId, sameParts } from "./storage.js";
+
+/**
+ * How many entries at the end of a posted `messages` array are read. The rest is never looked at: the stored
+ * tree is the conversation, and the page's copy of it matters only where it meets the store.
+ */
+export const POSTED_TAIL = 16;
+
+/** The `trigger` values `useChat` posts (`resume-stream` is a GET to a different route). */
+export type ChatTrigger = "submit-message" | "regenerate-message";
+
+/** What a chat route receives: `useChat`'s body (`messages`), or only the newest message (`message`). */
+export interface ChatRequest<M extends UIMessage> {
+  /** The page's conversation, as `useChat` posts it by default (only its last {@link POSTED_TAIL} entries are read). */
+  messages?: M[] | undefined;
+  /** Only the new message (the AI SDK's "send only the last message" pattern, or a server-side turn). */
+  message?: M | undefined;
+  trigger?: ChatTrigger | undefined;
+  messageId?: string | undefined;
+  /** With `message`: where it goes (default: after the latest leaf). */
+  parentId?: string | null | undefined;
+}
+
+/** What a request asks for, read from the end of what the page posted. */
+export type ChatPlan =
+  /** Continue the stored answer `answer`; `parts` are its parts with the page's tool results (null: none). */
+  | { kind: "continue"; answer: SessionMessage; parts: SessionMessagePart[] | null }
+  /** Answer under the stored message `under` (a regenerate, or a retry of a stored request). */
+  | { kind: "answer"; under: string }
+  /** Store the page's new user `messages` in order under `parentId` (undefined: the latest leaf). */
+  | { kind: "send"; parentId: string | null | undefined; messages: SessionMessage[] };
+
+/** Where a posted message is, or would be, stored. */
+interface Spot {
+  id: string;
+  stored: SessionMessage | null;
+  overlay: boolean;
+}
+
+/** Reads a request against the stored tree (nothing is written); refuses what the page may not ask. */
+export async function planTurn(storage: ChatStorage, request: ChatRequest<UIMessage>): Promise<ChatPlan> {
+  assertRequest(request);
+  const whole = request.messages !== undefined;
+  const posted: SessionMessage[] = whole ? request.messages!.slice(-POSTED_TAIL) : [request.message!];
+  const last = posted[posted.length - 1]!;
+  const spot = await locate(storage, last, whole);
+  if (spot.overlay) return { kind: "answer", under: spot.id };
+  if (last.role === "assistant") return continuation(storage, last, spot);
+  if (last.role !== "user") {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `The page may add user messages only; message "${last.id}" has role ${describe(last.role)}`,
+    );
+  }
+  if (spot.stored) return { kind: "answer", under: spot.id };
+  const added = [{ ...last, id: spot.id }];
+  if (!whole) return { kind: "send", parentId: request.parentId, messages: added };
+  // Back to the newest message the store has; the user messages after it are new (one, unless an earlier
+  // request failed before storing its own), anything else after it is not the page's to add and is skipped.
+  for (let i = posted.length - 2; i >= 0; i--) {
+    const entry = posted[i]!;
+    const at = await locate(storage, entry, true);
+    if (at.stored || at.overlay) return { kind: "send", parentId: at.id, messages: added };
+    if (entry.role === "user") added.unshift({ ...entry, id: at.id });
+  }
+  if (request.messages!.length > posted.length) {
+    throw new SessionError(
+      "CONFLICT",
+      `None of the last ${POSTED_TAIL} messages the page posted is stored: reload the conversation (loadChat)`,
+    );
+  }
+  return { kind: "send", parentId: null, messages: added };
+}
+
+/** A continuation: the page's tool results for the calls the newest stored answer of its branch waits on. */
+async function continuation(storage: ChatStorage, posted: SessionMessage, spot: Spot): Promise<ChatPlan> {
+  const answer = spot.stored;
+  if (answer === null) {
+    throw new SessionError(
+      "CONFLICT",
+      `The page continues answer "${posted.id}", which is not stored: reload the conversation (loadChat)`,
+    );
+  }
+  if ((await storage.getBranches(answer.id)).length > 0) {
+    throw new SessionError(
+      "CONFLICT",
+      `Answer "${answer.id}" already has replies, so it cannot be continued: reload the conversation (loadChat)`,
+    );
+  }
+  if (!Array.isArray(posted.parts)) {
+    throw new SessionError("INVALID_MESSAGE", `Message "${posted.id}" has no parts array`);
+  }
+  return { kind: "continue", answer, parts: acceptToolResults(answer.parts, posted.parts) };
+}
+
+/**
+ * Where a posted message is (or will be) stored: its own id, or the id of its edit (`edits`: a user message
+ * whose id is stored with other parts; else that is `UNSUPPORTED`). A summary the page shows (`loadChat` returns
+ * a compaction overlay in place of the range it covers) stands for the last message of that range. A stored
+ * message posted under another role is `CONFLICT`: the page's copy is not the stored one.
+ */
+async function locate(storage: ChatStorage, message: SessionMessage, edits: boolean): Promise<Spot> {
+  if (isCompactionMessage(message)) {
+    return { id: await overlayEnd(storage, message.id), stored: null, overlay: true };
+  }
+  const stored = await storage.getMessage(message.id);
+  if (stored === null) return { id: message.id, stored, overlay: false };
+  if (stored.role !== message.role) {
+    throw new SessionError(
+      "CONFLICT",
+      `Message "${message.id}" is stored as a ${describe(stored.role)} message, and the page posted it as ` +
+        `${describe(message.role)}: reload the conversation (loadChat)`,
+    );
+  }
+  if (message.role !== "user" || sameParts(stored, message))
+    return { id: message.id, stored, overlay: false };
+  if (!edits) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      `Message "${message.id}" is stored with other content: send the whole conversation (messages) to store an edit`,
+    );
+  }
+  const id = editedId(message);
+  const edit = await storage.getMessage(id);
+  if (edit !== null) return { id, stored: edit, overlay: false };
+  // An edit stored by an earlier version under its 32-bit id, if that row really holds this edit.
+  const legacy = legacyEditedId(message);
+  const old = await storage.getMessage(legacy);
+  return old !== null && sameParts(old, message)
+    ? { id: legacy, stored: old, overlay: false }
+    : { id, stored: null, overlay: false };
+}
+
+/** The last message an overlay shown on the page covers (its `toMessageId`). */
+async function overlayEnd(storage: ChatStorage, overlayId: string): Promise<string> {
+  if (!storage.getCompactions) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      `The page shows the summary "${overlayId}", and this storage cannot tell what it covers (no getCompactions): ` +
+        "pass a Session",
+    );
+  }
+  const id = overlayId.slice(COMPACTION_PREFIX.length);
+  const overlay = (await storage.getCompactions()).find((c) => c.id === id);
+  if (!overlay) {
+    throw new SessionError(
+      "CONFLICT",
+      `The page shows the summary "${overlayId}", which is no longer stored: reload the conversation (loadChat)`,
+    );
+  }
+  return overlay.toMessageId;
+}
+
+function assertRequest(request: ChatRequest<UIMessage>): void {
+  if (typeof request !== "object" || request === null) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "persistChatTurn needs the request body ({ messages, trigger })",
+    );
+  }
+  const { messages, message, trigger } = request;
+  if ((messages === undefined) === (message === undefined)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "persistChatTurn needs either messages (an array) or one message",
+    );
+  }
+  if (messages !== undefined && (!Array.isArray(messages) || messages.length === 0)) {
+    throw new SessionError("INVALID_ARGUMENT", "persistChatTurn needs a non-empty messages array");
+  }
+  // Every entry that is read is checked before anything is stored; the rest of the array is never looked at.
+  for (const entry of messages?.slice(-POSTED_TAIL) ?? [message]) {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry) || typeof entry.id !== "string") {
+      throw new SessionError(
+        "INVALID_MESSAGE",
+        `persistChatTurn needs messages with a string id, got ${describe(entry)}`,
+      );
+    }
+  }
+  if (trigger !== undefined && trigger !== "submit-message" && trigger !== "regenerate-message") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Unknown trigger ${JSON.stringify(trigger)}: expected "submit-message" or "regenerate-message"`,
+    );
+  }
+}
