@@ -3,6 +3,7 @@ import { SessionError } from "../errors.js";
 import { COMPACTION_PREFIX, describe, isCompactionMessage } from "../message.js";
 import type { SessionMessage } from "../types.js";
 import { loadChat } from "./messages.js";
+import { contextReminder, withReminder } from "./reminder.js";
 import { fromSteps } from "./steps.js";
 import {
   type ChatStorage,
@@ -54,13 +55,22 @@ export class ChatTurn<M extends UIMessage> {
     onFinish: (event: ChatFinishEvent<M>) => Promise<void>;
   };
 
+  /**
+   * The conversation to send to the model (`convertToModelMessages(turn.messages)`); with a `reminder`, its latest
+   * user message ends with it (a copy: `streamOptions.originalMessages` and the store never hold it).
+   */
+  readonly messages: M[];
+
   constructor(
     private readonly storage: ChatStorage,
-    /** The conversation to send to the model (`convertToModelMessages(turn.messages)`). */
-    readonly messages: M[],
+    /** The conversation as stored and shown on the page. */
+    messages: M[],
     /** The stored id the answer goes under (null: the answer would start a new root). */
     readonly parentId: string | null,
+    /** The session's context reminder for this call (`Session.reminder()`), or null. */
+    readonly reminder: string | null = null,
   ) {
+    this.messages = withReminder(messages, reminder);
     this.streamOptions = {
       originalMessages: messages,
       generateMessageId: chatMessageId,
@@ -100,6 +110,18 @@ export class ChatTurn<M extends UIMessage> {
  * the last message, so a regenerate (the page drops the old answer) becomes its sibling.
  */
 export async function persistChatTurn<M extends UIMessage>(
+  storage: ChatStorage<M> | ChatStorage,
+  request: ChatRequest<M>,
+): Promise<ChatTurn<M>> {
+  const turn = await storeChatRequest(storage, request);
+  // Context reminders (./reminder.ts): read once the request is stored, sent with this call only, never stored.
+  const reminder = await contextReminder(storage);
+  if (reminder === null) return turn;
+  return new ChatTurn(storage, turn.streamOptions.originalMessages, turn.parentId, reminder);
+}
+
+/** Stores the request as `persistChatTurn` describes and returns its turn (without a reminder). */
+async function storeChatRequest<M extends UIMessage>(
   storage: ChatStorage<M> | ChatStorage,
   request: ChatRequest<M>,
 ): Promise<ChatTurn<M>> {
