@@ -3,7 +3,8 @@ export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/
 export { entryKey, fnv1a, slugify } from "./context/keys.js";
 export { dropStrictNulls, toStrictSchema } from "./context/openai-strict.js";
 export { BlockContextProvider, EntrySearchProvider, formatEntryHits } from "./context/providers.js";
-export { blockHeader, renderSystemPrompt, SEPARATOR } from "./context/render.js";
+export { REMINDER_PREAMBLE } from "./context/reminder.js";
+export { blockHeader, renderBlock, renderSystemPrompt, SEPARATOR } from "./context/render.js";
 export {
   type AnthropicToolDefinition,
   dispatchToolCall,
@@ -31,6 +32,7 @@ export {
   type SearchProvider,
   type SessionContextOptions,
   type SkillProvider,
+  type WhenChanged,
   type WritableContextProvider,
 } from "./context/types.js";
 export {

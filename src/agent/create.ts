@@ -73,6 +73,9 @@ function validate(options: CreateAgentSessionOptions): void {
   if (options.memory !== undefined && typeof options.memory?.freezeSystemPrompt !== "function") {
     throw invalid("memory must be a Session (with freezeSystemPrompt() and tools())");
   }
+  if (options.memory?.reminder !== undefined && typeof options.memory.reminder !== "function") {
+    throw invalid("memory.reminder must be a function (a Session's reminder())");
+  }
   if (options.pricing !== undefined) assertPricing(options.pricing);
   if (options.metadata !== undefined) assertUserMetadata(options.metadata);
   const limit = options.compaction?.maxInputTokens;

@@ -9,16 +9,21 @@ import { newId } from "./ids.js";
 import { type SendInput, toUserMessage } from "./input.js";
 import type { ModelObject } from "./model.js";
 import type { SessionRecord } from "./record.js";
+import { withReminder } from "./reminder.js";
 import { closeInterruptedTurn, missingResultsMessage, pendingToolCalls } from "./repair.js";
 import { type ModelSettings, streamTurn, type TurnResult } from "./turn.js";
 import { turnStatus, withTurn } from "./turn-status.js";
 import type { AgentEvent, AgentMessage, AgentSessionUsage, ModelPricing } from "./types.js";
 import { summarizeUsage, sumUsage } from "./usage.js";
 
-/** The part of this library's `Session` an agent session uses: its frozen prompt (with context blocks) and tools. */
+/**
+ * The part of this library's `Session` an agent session uses: its frozen prompt (with context blocks), tools and,
+ * when present, the reminder of changed `whenChanged: "remind"` blocks.
+ */
 export interface SessionMemory {
   freezeSystemPrompt(): Promise<string>;
   tools(): Promise<Record<string, Tool>>;
+  reminder?(): Promise<string | null>;
 }
 
 /** Automatic compaction: summarise older messages before a turn once the last call's input reached the limit. */
@@ -216,7 +221,7 @@ export class AgentSession implements AsyncDisposable {
     events.end();
   }
 
-  /** The call's system prompt, tools and messages: own prompt, memory prompt and tools, compaction summary. */
+  /** The call's system prompt, tools and messages: own prompt, memory prompt and tools, summary, memory reminder. */
   private async prepare(turn: number, events: EventChannel<AgentEvent>, signal: AbortSignal) {
     const { memory, compaction, record } = this.config;
     if (compaction && this.lastInputTokens() >= compaction.maxInputTokens) {
@@ -233,7 +238,10 @@ export class AgentSession implements AsyncDisposable {
     const context = modelContext(record.messages);
     const summary = context.summary ? `Summary of the earlier conversation:\n${context.summary}` : undefined;
     const system = [this.config.systemPrompt, memoryPrompt, summary].filter((part) => part).join("\n\n");
-    return { system: system || undefined, tools: tools as ToolSet | undefined, messages: context.messages };
+    // Read once per turn, so every step of the turn sends the same prefix; never stored.
+    const reminder = typeof memory?.reminder === "function" ? await memory.reminder() : null;
+    const messages = withReminder(context.messages, reminder);
+    return { system: system || undefined, tools: tools as ToolSet | undefined, messages };
   }
 
   private lastInputTokens(): number {

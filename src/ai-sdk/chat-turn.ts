@@ -3,6 +3,7 @@ import { SessionError } from "../errors.js";
 import { isCompactionMessage } from "../message.js";
 import { type ChatPlan, type ChatRequest, type ChatTrigger, planTurn } from "./chat-request.js";
 import { loadChat } from "./messages.js";
+import { contextReminder, withReminder } from "./reminder.js";
 import { fromSteps } from "./steps.js";
 import { type ChatStorage, chatMessageId, putMessage } from "./storage.js";
 
@@ -34,13 +35,23 @@ export class ChatTurn<M extends UIMessage> {
     onFinish: (event: ChatFinishEvent<M>) => Promise<void>;
   };
 
+  /**
+   * What the model is given (`convertToModelMessages(turn.messages)`): the stored path the answer follows; with a
+   * `reminder`, its latest user message ends with it (a copy: `streamOptions.originalMessages` and the store never
+   * hold it).
+   */
+  readonly messages: M[];
+
   constructor(
     private readonly storage: ChatStorage,
-    /** What the model is given (`convertToModelMessages(turn.messages)`): the stored path the answer follows. */
-    readonly messages: M[],
+    /** The stored path the answer follows, as the page shows it. */
+    messages: M[],
     /** The stored id the answer goes under (a continued answer: its own id; null: the answer starts a root). */
     readonly parentId: string | null,
+    /** The session's context reminder for this call (`Session.reminder()`), or null. */
+    readonly reminder: string | null = null,
   ) {
+    this.messages = withReminder(messages, reminder);
     // The stream continues the last of originalMessages when it is an assistant message; a summary the path
     // ends on is no answer to continue, so the new answer gets an id of its own and goes under parentId.
     const last = messages[messages.length - 1];
@@ -83,6 +94,18 @@ export class ChatTurn<M extends UIMessage> {
  * `turn.messages` is the stored path the answer follows, never the posted array.
  */
 export async function persistChatTurn<M extends UIMessage>(
+  storage: ChatStorage<M> | ChatStorage,
+  request: ChatRequest<M>,
+): Promise<ChatTurn<M>> {
+  const turn = await storeChatRequest<M>(storage, request);
+  // Context reminders (./reminder.ts): read once the request is stored, sent with this call only, never stored.
+  const reminder = await contextReminder(storage);
+  if (reminder === null) return turn;
+  return new ChatTurn(storage, turn.messages, turn.parentId, reminder);
+}
+
+/** Stores what the request may add (see persistChatTurn) and returns its turn (without a reminder). */
+async function storeChatRequest<M extends UIMessage>(
   storage: ChatStorage<M> | ChatStorage,
   request: ChatRequest<M>,
 ): Promise<ChatTurn<M>> {

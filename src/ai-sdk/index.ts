@@ -8,4 +8,5 @@ export {
   persistChatTurn,
 } from "./chat-turn.js";
 export { asUIMessages, loadChat } from "./messages.js";
+export { withReminder } from "./reminder.js";
 export { type ChatStorage, chatMessageId } from "./storage.js";

@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { isStorableId } from "../message.js";
 import { estimateStringTokens } from "../utils/tokens.js";
+import { promptRendersBlock, renderReminder } from "./reminder.js";
 import { renderSystemPrompt } from "./render.js";
 import {
   type AnyContextProvider,
@@ -12,6 +13,7 @@ import {
   type SearchProvider,
   type SessionContextOptions,
   type SkillProvider,
+  type WhenChanged,
   type WritableContextProvider,
 } from "./types.js";
 
@@ -21,6 +23,7 @@ interface BlockState {
   maxTokens: number | undefined;
   provider: AnyContextProvider | undefined;
   caps: ProviderCapabilities;
+  whenChanged: WhenChanged | undefined;
   content: string;
   initialised: boolean;
   /** The tail of this block's reads and writes: each waits for the one before (see `serialise`). */
@@ -47,6 +50,7 @@ export class ContextBlocks {
       maxTokens: options.maxTokens,
       provider: options.provider,
       caps: detectProvider(options.provider),
+      whenChanged: options.whenChanged,
       content: "",
       initialised: false,
       queue: Promise.resolve(),
@@ -108,6 +112,7 @@ export class ContextBlocks {
     };
     if (block.description !== undefined) view.description = block.description;
     if (block.maxTokens !== undefined) view.maxTokens = block.maxTokens;
+    if (block.whenChanged !== undefined) view.whenChanged = block.whenChanged;
     return view;
   }
 
@@ -200,6 +205,22 @@ export class ContextBlocks {
       await this.read(block);
       return this.view(block);
     });
+  }
+
+  /**
+   * Re-reads every `whenChanged: "remind"` block and returns, for those whose current section no longer appears in
+   * `prompt` (the frozen prompt), their current values under a note that they replace the prompt's copies; null
+   * when none changed. Nothing is written: the reminder is for the next model call only.
+   */
+  async reminder(prompt: string): Promise<string | null> {
+    const changed: ContextBlock[] = [];
+    for (const block of [...this.blocks.values()]) {
+      if (block.whenChanged !== "remind") continue;
+      await this.load(block.label);
+      const view = this.view(block);
+      if (!promptRendersBlock(prompt, view)) changed.push(view);
+    }
+    return renderReminder(changed);
   }
 
   /** The system prompt for the blocks as they are now. */

@@ -22,16 +22,25 @@ export function blockHeader(block: ContextBlock): string {
   return `${header} [${tag}]`;
 }
 
+/** One block's section of the prompt: border, header, border, content (neutralised). */
+export function renderBlock(block: ContextBlock): string {
+  return `${SEPARATOR}\n${blockHeader(block)}\n${SEPARATOR}\n${neutralizeContent(block.content)}`;
+}
+
+/**
+ * True when the block has a section in the prompt. Empty plain read-only blocks are left out; writable, skill and
+ * search blocks always render so the model knows the tools can address them, and remind blocks always render so a
+ * later value has a copy to replace (and an empty one can be matched exactly, see `promptRendersBlock`).
+ */
+export function rendersInPrompt(block: ContextBlock): boolean {
+  const plainReadonly = !block.writable && !block.isSkill && !block.isSearchable;
+  return !plainReadonly || block.content.length > 0 || block.whenChanged === "remind";
+}
+
 /**
  * Renders blocks in order as the reference does: border, header, border, content; blocks joined by one blank
- * line; empty read-only blocks omitted; no leading or trailing newline.
+ * line; empty read-only blocks omitted (unless `whenChanged: "remind"`); no leading or trailing newline.
  */
 export function renderSystemPrompt(blocks: readonly ContextBlock[]): string {
-  const rendered: string[] = [];
-  for (const block of blocks) {
-    const plainReadonly = !block.writable && !block.isSkill && !block.isSearchable;
-    if (plainReadonly && block.content.length === 0) continue;
-    rendered.push(`${SEPARATOR}\n${blockHeader(block)}\n${SEPARATOR}\n${neutralizeContent(block.content)}`);
-  }
-  return rendered.join("\n\n");
+  return blocks.filter(rendersInPrompt).map(renderBlock).join("\n\n");
 }

@@ -40,7 +40,16 @@ export interface ContextConfig {
   /** Token budget enforced on writes (estimated with the library's heuristic). */
   maxTokens?: number;
   provider?: AnyContextProvider;
+  /**
+   * What the model sees when the block's value changes after the prompt was frozen: `"wait"` (default) nothing
+   * until `refreshSystemPrompt()`; `"remind"` its current value from `reminder()`, sent after the cached prefix.
+   * A remind block always has a section in the prompt, even when empty.
+   */
+  whenChanged?: WhenChanged;
 }
+
+/** How a block's change after the freeze reaches the model (the reference's names). */
+export type WhenChanged = "wait" | "remind";
 
 /** Options of `withContext(label, options)`. */
 export type SessionContextOptions = Omit<ContextConfig, "label">;
@@ -55,6 +64,8 @@ export interface ContextBlock {
   writable: boolean;
   isSkill: boolean;
   isSearchable: boolean;
+  /** As configured (absent = `"wait"`). */
+  whenChanged?: WhenChanged;
 }
 
 /** What a provider can do, detected once by duck typing. */
@@ -121,7 +132,7 @@ export function assertLabel(label: unknown): asserts label is string {
 
 /** Throws `INVALID_ARGUMENT` for options that cannot describe a block. */
 export function assertContextOptions(options: SessionContextOptions): void {
-  const { maxTokens, description } = options;
+  const { maxTokens, description, whenChanged } = options;
   if (
     maxTokens !== undefined &&
     (typeof maxTokens !== "number" || !Number.isFinite(maxTokens) || maxTokens < 0)
@@ -130,6 +141,12 @@ export function assertContextOptions(options: SessionContextOptions): void {
   }
   if (description !== undefined && (typeof description !== "string" || /[\r\n]/.test(description))) {
     throw new SessionError("INVALID_ARGUMENT", "A block description must be a single-line string");
+  }
+  if (whenChanged !== undefined && whenChanged !== "wait" && whenChanged !== "remind") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `whenChanged must be "wait" or "remind", got ${describe(whenChanged)}`,
+    );
   }
   detectProvider(options.provider);
 }

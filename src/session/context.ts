@@ -122,6 +122,16 @@ export class SessionContext {
     return rendered;
   }
 
+  /**
+   * The current values of changed `whenChanged: "remind"` blocks, for the next model call (never stored); null when
+   * none changed or nothing is frozen yet. The comparison is against the prompt `freeze()` returns — this
+   * Session's snapshot, else the stored prompt — so a reminder survives a restart and lasts until `refresh()`.
+   */
+  async reminder(): Promise<string | null> {
+    const prompt = this.snapshot ?? (this.promptStore ? await this.promptStore.get() : null);
+    return typeof prompt === "string" ? this.blocks.reminder(prompt) : null;
+  }
+
   /** The prompt a token estimate should count, without persisting anything. */
   async promptForEstimate(): Promise<string> {
     if (this.snapshot !== undefined) return this.snapshot;

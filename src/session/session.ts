@@ -435,6 +435,16 @@ export class Session<M extends SessionMessage = SessionMessage> {
     return (await this.parts()).context.refresh();
   }
 
+  /**
+   * What changed in the `whenChanged: "remind"` blocks since the prompt was frozen: their current values under a
+   * note that they replace the prompt's copies, or null. Send it after the cached prefix (e.g. appended to the
+   * latest user message of the model call) and never store it; it comes back on every call until
+   * `refreshSystemPrompt()` promotes the values into the prompt.
+   */
+  async reminder(): Promise<string | null> {
+    return (await this.parts()).context.reminder();
+  }
+
   /** Unloads a loaded skill; false when it was not loaded. */
   async unloadSkill(label: string, key: string): Promise<boolean> {
     return (await this.parts()).context.unloadSkill(label, key);

@@ -17,6 +17,7 @@ import { persistenceSpec } from "./persistence.spec.js";
 import { recallSpec } from "./recall.spec.js";
 import { recentSpec } from "./recent.spec.js";
 import { registrySpec } from "./registry.spec.js";
+import { remindersSpec } from "./reminders.spec.js";
 import { searchSpec } from "./search.spec.js";
 import { searchAgreementSpec } from "./search-agreement.spec.js";
 import { searchBoundsSpec } from "./search-bounds.spec.js";
@@ -40,6 +41,7 @@ export function runProviderContract(target: ContractTarget): void {
     historyStreamSpec(target);
     persistenceSpec(target);
     contextStoreSpec(target);
+    remindersSpec(target);
     writesSpec(target);
     largeSpec(target);
     attachmentsSpec(target);

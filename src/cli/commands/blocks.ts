@@ -26,6 +26,8 @@ export const blocks: Command = {
     for (const block of result.blocks) {
       await out.line(`${block.label} (${block.key}, ~${block.tokens} tokens)`);
       for (const line of block.content.split("\n")) await out.line(`  ${line}`);
+      if (block.reminder)
+        await out.line("  (changed since the prompt was frozen: pending reminder or refresh)");
       await out.line();
     }
     if (result.prompt) {

@@ -1,5 +1,6 @@
 import { hasContextStorage, hasSessionRegistry, hasTransfer, type SessionStore } from "../../store/types.js";
 import { estimateStringTokens } from "../../utils/tokens.js";
+import { pendingReminder } from "./reminder.js";
 
 /** The label under which a Session stores its frozen system prompt (`_system_prompt_<sessionId>`). */
 export const PROMPT_LABEL = "_system_prompt";
@@ -11,6 +12,11 @@ export interface BlockView {
   content: string;
   /** The library's token estimate of the content. */
   tokens: number;
+  /**
+   * A session block only: its section as a reminder carries it while the frozen prompt holds an older value (a
+   * `whenChanged: "remind"` block sends it after the cached prefix until `refreshSystemPrompt()`); null otherwise.
+   */
+  reminder?: string | null;
 }
 
 /** The stored context of one session: its auto-wired blocks and its frozen prompt. */
@@ -86,6 +92,10 @@ export async function sessionBlocks(store: SessionStore, sessionId: string): Pro
       if (owner?.sessionId !== sessionId) continue;
       if (owner.label === PROMPT_LABEL) result.prompt = view(owner.label, row.key, row.content);
       else result.blocks.push(view(owner.label, row.key, row.content));
+    }
+    const prompt = result.prompt?.content;
+    for (const block of result.blocks) {
+      block.reminder = prompt === undefined ? null : pendingReminder(prompt, block.label, block.content);
     }
     return result;
   }

@@ -142,6 +142,10 @@ export const CLIENT_SCRIPT = `
     result.blocks.forEach(function (b) {
       box.appendChild(el("div", "muted", b.label + " · " + b.key + " · ~" + b.tokens + " tokens"));
       box.appendChild(el("pre", "block", b.content));
+      if (b.reminder) {
+        box.appendChild(el("div", "muted reminder-note", "Pending reminder: the frozen prompt holds an older value (sent after the cached prefix if the block is whenChanged 'remind', until refreshSystemPrompt())"));
+        box.appendChild(el("pre", "block reminder", b.reminder));
+      }
     });
     box.appendChild(el("h3", null, "Frozen system prompt"));
     if (result.prompt) {

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createSession, MemorySessionStorage } from "../../src/agent/index.js";
+import { REMINDER_PREAMBLE } from "../../src/context/reminder.js";
+import { MemoryStore, Session } from "../../src/index.js";
+import { promptOf, scriptedModel } from "./helpers/mock-model.js";
+import { stopOf, turn } from "./helpers/session.js";
+
+describe("agent session: context reminders from a Session", () => {
+  it("ten turns: each call's latest user message carries the new date, the system prompt and storage do not", async () => {
+    const date = { value: "2026-09-28" };
+    const store = new MemoryStore();
+    const memory = Session.create(store)
+      .forSession("agent")
+      .withContext("environment", {
+        provider: { get: async () => `Today is ${date.value}.` },
+        whenChanged: "remind",
+      })
+      .withCachedPrompt();
+    const model = scriptedModel((i) => ({ text: `answer ${i}` }));
+    const sessionStorage = new MemorySessionStorage();
+    const session = await createSession({ model, memory, sessionStorage, systemPrompt: "You are helpful." });
+
+    assert.equal(stopOf(await turn(session, "hello")).reason, "completed");
+    const system = promptOf(model, 0)[0]!;
+    assert.equal(system.role, "system");
+    assert.match(system.text, /Today is 2026-09-28\./);
+    assert.equal(promptOf(model, 0).at(-1)?.text, "hello");
+
+    date.value = "2026-09-29";
+    for (let n = 1; n <= 10; n++) {
+      assert.equal(stopOf(await turn(session, `question ${n}`)).reason, "completed");
+      const prompt = promptOf(model, n);
+      assert.deepEqual(prompt[0], system, `turn ${n}: the system prompt is byte-identical`);
+      const last = prompt.at(-1)!;
+      assert.equal(last.role, "user");
+      const [text, reminder] = last.text.split("|");
+      assert.equal(text, `question ${n}`);
+      assert.ok(reminder?.startsWith(REMINDER_PREAMBLE), `turn ${n}: the reminder ends the user message`);
+      assert.match(reminder!, /Today is 2026-09-29\.$/);
+      assert.ok(
+        prompt.slice(0, -1).every((m) => !m.text.includes(REMINDER_PREAMBLE)),
+        "earlier messages go out as before",
+      );
+    }
+    const stored = JSON.stringify([session.getMessages(), await sessionStorage.load(session.id)]);
+    assert.ok(!stored.includes(REMINDER_PREAMBLE) && !stored.includes("2026-09-29"), "never stored");
+
+    await memory.refreshSystemPrompt();
+    await turn(session, "after the refresh");
+    const after = promptOf(model, 11);
+    assert.match(after[0]!.text, /Today is 2026-09-29\./);
+    assert.equal(after.at(-1)?.text, "after the refresh");
+    await session.close();
+  });
+
+  it("a memory whose reminder is not a function is refused", async () => {
+    const memory = { freezeSystemPrompt: async () => "", tools: async () => ({}), reminder: "soon" };
+    await assert.rejects(
+      createSession({ model: scriptedModel([]), memory: memory as never }),
+      /memory.reminder must be a function/,
+    );
+  });
+});
