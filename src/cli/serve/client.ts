@@ -1,3 +1,5 @@
+import { DEFAULT_SESSION_LABEL } from "../inspect/sessions.js";
+
 /**
  * The viewer's browser code (plain ES2017, inlined into the page). Every string from the store reaches the page
  * through `textContent` or an attribute, never as markup, so stored text can never become HTML or script.
@@ -30,6 +32,8 @@ export const CLIENT_SCRIPT = `
     });
   }
 
+  // The session of a Session created without forSession has the empty id.
+  function sessionLabel(id) { return id === "" ? ${JSON.stringify(DEFAULT_SESSION_LABEL)} : id; }
   function time(iso) { return iso ? iso.slice(0, 19).replace("T", " ") : ""; }
   function json(value) { return value === undefined ? "" : JSON.stringify(value, null, 2); }
   function showError(target, error) { target.textContent = ""; target.appendChild(el("p", "error", error.message)); }
@@ -87,11 +91,11 @@ export const CLIENT_SCRIPT = `
       sessions.forEach(function (s) {
         var button = el("button", s.id === state.session ? "selected" : "");
         button.setAttribute("data-session-id", s.id);
-        var title = el("div", null, s.registered ? s.name || "(no name)" : s.id);
+        var title = el("div", null, s.registered ? s.name || "(no name)" : sessionLabel(s.id));
         if (!s.registered) title.appendChild(el("span", "tag", "unregistered"));
         if (s.endReason) title.appendChild(el("span", "tag", "ended: " + s.endReason));
         button.appendChild(title);
-        var facts = s.id + " · " + (s.messages === null ? "?" : s.messages) + " messages" + (s.updatedAt ? " · " + time(s.updatedAt) : "");
+        var facts = sessionLabel(s.id) + " · " + (s.messages === null ? "?" : s.messages) + " messages" + (s.updatedAt ? " · " + time(s.updatedAt) : "");
         button.appendChild(el("div", "muted", facts));
         button.addEventListener("click", function () { openSession(s.id, null); });
         nav.appendChild(button);
@@ -109,11 +113,11 @@ export const CLIENT_SCRIPT = `
   function renderSummary(data) {
     var s = data.summary, box = $("summary");
     box.textContent = "";
-    var title = el("h2", null, s.registered ? s.name || "(no name)" : s.id);
+    var title = el("h2", null, s.registered ? s.name || "(no name)" : sessionLabel(s.id));
     if (!s.registered) title.appendChild(el("span", "tag", "unregistered"));
     box.appendChild(title);
     var facts = el("div", "facts");
-    fact(facts, "id", s.id);
+    fact(facts, "id", s.id === "" ? '"" ' + sessionLabel(s.id) : s.id);
     fact(facts, "model", s.model);
     fact(facts, "source", s.source);
     fact(facts, "created", time(s.createdAt));
@@ -218,7 +222,7 @@ export const CLIENT_SCRIPT = `
       hits.forEach(function (hit) {
         var button = el("button", "hit");
         button.setAttribute("data-hit-id", hit.id);
-        button.appendChild(el("div", "muted", hit.sessionId + " · " + hit.id + " · " + hit.role + " · " + (hit.onActivePath ? "active path" : "other branch")));
+        button.appendChild(el("div", "muted", sessionLabel(hit.sessionId) + " · " + hit.id + " · " + hit.role + " · " + (hit.onActivePath ? "active path" : "other branch")));
         button.appendChild(el("div", null, hit.content));
         button.addEventListener("click", function () { openSession(hit.sessionId, hit.id); });
         box.appendChild(button);
@@ -228,7 +232,7 @@ export const CLIENT_SCRIPT = `
 
   var initial = new URLSearchParams(location.hash.slice(1));
   loadSessions().then(function () {
-    if (initial.get("session")) openSession(initial.get("session"), initial.get("leaf"));
+    if (initial.has("session")) openSession(initial.get("session"), initial.get("leaf"));
   });
 })();
 `;
