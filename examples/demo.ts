@@ -46,3 +46,7 @@ for (const query of ["deploy friday", '"database migration"']) {
 
 await session.close();
 console.log("\nStored in ./agent-session-demo.db — run `npm run demo` again: appends are idempotent per id.");
+// The commands of a checkout (`agent-session` is on PATH only where the package is installed).
+console.log(
+  "Look inside: npm run cli -- tree demo --db ./agent-session-demo.db  (or: npm run cli -- serve --db …)",
+);

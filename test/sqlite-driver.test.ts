@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import Module from "node:module";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { Session } from "../src/session/session.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "../src/sqlite/better-sqlite3.js";
 import { type SqlDriver, withoutRebindReprepare } from "../src/sqlite/driver.js";
 import { openSqlite } from "../src/sqlite/open.js";
@@ -59,6 +60,18 @@ test("without better-sqlite3 the error says what to install", () => {
       });
     }
   });
+});
+
+test("a Postgres URL given as a SQLite path is refused, pointing to PostgresStore, with its password hidden", () => {
+  const url = "postgres://app:s3cret@127.0.0.1:5432/chat";
+  const refused = { code: "INVALID_ARGUMENT", message: /PostgreSQL URL, not a SQLite path: .*PostgresStore/ };
+  assert.throws(() => Session.create(url), refused);
+  assert.throws(() => new SqliteStore("postgresql://localhost/chat"), refused);
+  assert.throws(
+    () => Session.create(url),
+    (error: Error) => !error.message.includes("s3cret"),
+  );
+  assert.throws(() => Session.create(url), /postgres:\/\/app:\*\*\*@127\.0\.0\.1:5432\/chat/);
 });
 
 test("node:sqlite on a runtime without it is UNSUPPORTED", {

@@ -5,7 +5,7 @@ import { newCompaction } from "../store/compactions.js";
 import { walkHistory } from "../store/history-stream.js";
 import { observeProvider } from "../store/observe.js";
 import { applyOverlays } from "../store/overlays.js";
-import { type PreparedJson, preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
+import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
@@ -174,7 +174,7 @@ export class MemorySessionProvider implements SessionProvider {
   }
 
   /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
-  async updateMessage(message: SessionMessage, options?: PreparedJson): Promise<UpdateResult> {
+  async updateMessage(message: SessionMessage, options?: object): Promise<UpdateResult> {
     const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     const row = this.data?.rows.get(message.id);
     if (!row)

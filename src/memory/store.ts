@@ -40,7 +40,10 @@ interface SessionData {
   compactions: StoredCompaction[];
 }
 
-/** @internal the row and session shapes, for the transfer module. */
+/**
+ * The row and session shapes, for the transfer module and the path reader. Kept in the declarations: the path reader's
+ * shipped declarations name them, and the package's entry points do not export them anyway.
+ */
 export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
 
 /** Options of a MemoryStore: `reservedMetadataKeys` and `maxMessageBytes` apply to every session of the store. */

@@ -5,7 +5,7 @@ import { newCompaction } from "../store/compactions.js";
 import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
 import { observeProvider } from "../store/observe.js";
-import { type PreparedJson, preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
+import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
@@ -218,7 +218,7 @@ export class PostgresSessionProvider implements SessionProvider {
   }
 
   /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
-  async updateMessage(message: SessionMessage, options?: PreparedJson): Promise<UpdateResult> {
+  async updateMessage(message: SessionMessage, options?: object): Promise<UpdateResult> {
     const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     const [executor, t] = await this.db();
     const result = await writeWithAttachments(

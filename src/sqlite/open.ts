@@ -72,6 +72,7 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
   let isMemory = false;
   if (typeof source === "string") {
     if (source.length === 0) throw new SessionError("INVALID_ARGUMENT", "A SQLite path must not be empty");
+    refusePostgresUrl(source);
     isMemory = source === ":memory:";
     driver = openPath(source, options.driver);
   } else if (isSqliteHandle(source)) {
@@ -85,6 +86,18 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
   configure(driver, options, isMemory);
   if (options.maxValueBytes !== undefined) driver.maxValueBytes = valueLimit(options.maxValueBytes);
   return driver;
+}
+
+// A Postgres URL would otherwise be taken for a file name and fail as a missing directory ("postgres:"), which
+// does not say that Postgres is one import away.
+function refusePostgresUrl(path: string): void {
+  if (!/^postgres(ql)?:\/\//i.test(path)) return;
+  const shown = path.replace(/:\/\/([^:/@]*):[^@]*@/, "://$1:***@");
+  throw new SessionError(
+    "INVALID_ARGUMENT",
+    `${shown} is a PostgreSQL URL, not a SQLite path: open it with PostgresStore from "agent-session/postgres" ` +
+      "(`Session.create(new PostgresStore(url))`, or `await PostgresStore.open(url)` to connect and migrate now)",
+  );
 }
 
 // node:sqlite where the runtime has it (nothing to build or install), better-sqlite3 on older Node or when asked.

@@ -4,7 +4,7 @@ import { contentHashes } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
 import { walkHistory } from "../store/history-stream.js";
 import { observeProvider } from "../store/observe.js";
-import { type PreparedJson, preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
+import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
 import type {
@@ -233,7 +233,7 @@ export class SqliteSessionProvider implements SessionProvider {
   }
 
   /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
-  async updateMessage(message: SessionMessage, options?: PreparedJson): Promise<UpdateResult> {
+  async updateMessage(message: SessionMessage, options?: object): Promise<UpdateResult> {
     const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     const result = writeWithAttachments(this.driver, this.sessionId, stored, json, true, (content) =>
       updateRow(this.driver, this.sessionId, stored, content),

@@ -6,9 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { pathToFileURL } from "node:url";
+import type { LanguageModel } from "ai";
 import { Session, SqliteStore } from "../../src/index.js";
 import { scriptedModel } from "../agent/helpers/mock-model.js";
-import { NodeChat, textOf } from "./harness.js";
+import { chatRoute, NodeChat, textOf } from "./harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-doc-route-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,3 +78,24 @@ for (const [file, heading] of [
     }
   });
 }
+
+test("docs/AI-SDK.md: the mock model of a first test streams its reply into the stored answer", async () => {
+  const code = codeBlock("docs/AI-SDK.md", "## Testing a chat route without a model");
+  const module = join(dir, "mock-model.mts");
+  const source = code
+    .replace('from "ai/test"', `from ${JSON.stringify(import.meta.resolve("ai/test"))}`)
+    .replace('from "ai"', `from ${JSON.stringify(import.meta.resolve("ai"))}`);
+  writeFileSync(module, source);
+  const { mockModel } = (await import(pathToFileURL(module).href)) as {
+    mockModel: (reply: string) => LanguageModel;
+  };
+  const store = new SqliteStore(join(dir, "mock-model.db"));
+  try {
+    const chat = new NodeChat("first-test", chatRoute(store, mockModel("Hi! How can I help?")));
+    await chat.sendMessage({ text: "Hello" });
+    const history = await Session.create(store).forSession("first-test").getHistory();
+    assert.deepEqual(history.map(textOf), ["Hello", "Hi! How can I help?"]);
+  } finally {
+    await store.close();
+  }
+});

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
+import { Session } from "../../src/index.js";
 import { parseJson, runCli, tempDir } from "./helpers.js";
 
 const tmp = tempDir();
@@ -150,6 +151,24 @@ describe("agent-session CLI", { concurrency: true }, () => {
     assert.match(lines[0]!, /^ID\s+NAME\s+MESSAGES/);
     assert.match(lines[3]!, /^demo-deploy\s+Deploy planning\s+11\s/);
     assert.match(lines[4]!, /^demo-scratch\s+\(unregistered\)\s+2/);
+  });
+
+  test("demo ends with next commands that run in a checkout (npm run cli --, not an agent-session on PATH)", async () => {
+    const again = await runCli(["demo", "--db", db]);
+    assert.match(
+      again.stdout,
+      /^Next \(with the same --db\): npm run cli -- ls · npm run cli -- tree demo-deploy/m,
+    );
+  });
+
+  test("ls shows the session of a Session made without forSession as (default session)", async () => {
+    const file = tmp.path("default.db");
+    const session = Session.create(file);
+    await session.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] });
+    await session.close();
+    const lines = (await runCli(["ls", "--db", file])).stdout.trimEnd().split("\n");
+    assert.match(lines[1]!, /^\(default session\)\s+\(unregistered\)\s+1\s/);
+    assert.equal(parseJson<{ id: string }[]>(await runCli(["ls", "--json", "--db", file]))[0]?.id, "");
   });
 
   test("show: the branch as the model reads it, overlays expanded in JSON; --leaf and --raw", async () => {

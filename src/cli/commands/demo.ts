@@ -1,6 +1,9 @@
 import type { Command } from "../command.js";
 import { DEFAULT_DB } from "../store.js";
 
+// In a checkout the CLI runs from its TypeScript sources (`npm run cli`), where `agent-session` is not on PATH.
+const RUN = import.meta.url.endsWith(".ts") ? "npm run cli --" : "agent-session";
+
 /** `demo`: a sample store to explore the other commands and the viewer with. */
 export const demo: Command = {
   name: "demo",
@@ -28,6 +31,6 @@ export const demo: Command = {
     );
     // The --db value is not echoed: a Postgres URL may carry a password.
     const same = db === DEFAULT_DB ? "" : " (with the same --db)";
-    await out.line(`Next${same}: agent-session ls · tree demo-deploy · show demo-deploy · serve`);
+    await out.line(`Next${same}: ${RUN} ls · ${RUN} tree demo-deploy · ${RUN} serve`);
   },
 };

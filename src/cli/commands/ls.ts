@@ -1,6 +1,6 @@
 import { intOption } from "../args.js";
 import type { Command } from "../command.js";
-import { listSessions } from "../inspect/sessions.js";
+import { DEFAULT_SESSION_LABEL, listSessions } from "../inspect/sessions.js";
 import { shortTime, table } from "../output.js";
 
 /** `ls`: the sessions of the store, newest activity first. */
@@ -9,7 +9,8 @@ export const ls: Command = {
   summary: "list sessions, newest activity first",
   description:
     "Lists registered sessions newest activity first, then sessions that hold messages but were never registered " +
-    "(written through a plain Session), by id. Message counts cover every branch.",
+    "(written through a plain Session), by id. Message counts cover every branch. The session of a Session " +
+    'created without forSession has the empty id and shows as (default session); --json gives its id as "".',
   positionals: [],
   required: 0,
   options: { limit: { type: "string", value: "<n>", description: "show at most n sessions" } },
@@ -21,7 +22,7 @@ export const ls: Command = {
     if (out.json) return out.result(sessions);
     if (sessions.length === 0) return out.line(`No sessions in ${location}.`);
     const rows = sessions.map((s) => [
-      s.id,
+      s.id === "" ? DEFAULT_SESSION_LABEL : s.id,
       s.registered ? s.name || '""' : "(unregistered)",
       s.messages === null ? "?" : String(s.messages),
       s.updatedAt ? shortTime(s.updatedAt) : "-",

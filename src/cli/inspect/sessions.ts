@@ -8,6 +8,9 @@ import {
 import { CliError } from "../errors.js";
 import { type UsageTotals, usageOf } from "../usage.js";
 
+/** How `ls` and the viewer show the empty id: the session of a Session created without `forSession`. */
+export const DEFAULT_SESSION_LABEL = "(default session)";
+
 /** One session as the CLI and the viewer show it: its registry row (when registered) and its stored size. */
 export interface SessionSummary {
   id: string;

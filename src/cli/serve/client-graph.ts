@@ -6,7 +6,10 @@
  */
 export const GRAPH_SCRIPT = `
 var SVG_NS = "http://www.w3.org/2000/svg";
-var STEP_X = 40, STEP_Y = 26, PAD = 14;
+// LABEL_CHARS: an AI SDK id has 16 characters; 12 tell ids apart and keep lanes narrow (the title has the full id).
+var STEP_Y = 32, PAD = 16, LABEL_CHARS = 12, CHAR_WIDTH = 6.6;
+
+function labelOf(id) { return id.length > LABEL_CHARS ? id.slice(0, LABEL_CHARS - 1) + "…" : id; }
 
 function svgEl(tag, attrs) {
   var node = document.createElementNS(SVG_NS, tag);
@@ -56,7 +59,13 @@ function drawGraph(container, data, selectedId, onPick) {
   if (data.nodes.length === 0) { container.appendChild(document.createTextNode("No messages.")); return; }
   var layout = layoutTree(data), covered = coveredIds(data), maxDepth = 0;
   layout.byId.forEach(function (it) { if (it.depth > maxDepth) maxDepth = it.depth; });
-  var width = PAD * 2 + (layout.lanes - 1) * STEP_X + 70, height = PAD * 2 + maxDepth * STEP_Y;
+  // Lanes as wide as the longest end-of-branch label, so labels of neighbouring leaves never overlap.
+  var longest = 0;
+  layout.byId.forEach(function (it) {
+    if (it.node.children.length === 0 || it.node.id === selectedId) longest = Math.max(longest, labelOf(it.node.id).length);
+  });
+  var labelWidth = Math.ceil(longest * CHAR_WIDTH) + 16, STEP_X = Math.max(44, labelWidth + 20);
+  var width = PAD * 2 + (layout.lanes - 1) * STEP_X + labelWidth, height = PAD * 2 + maxDepth * STEP_Y;
   var root = svgEl("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height });
   var at = function (it) { return { x: PAD + it.lane * STEP_X, y: PAD + it.depth * STEP_Y }; };
   layout.byId.forEach(function (it) {
@@ -80,10 +89,10 @@ function drawGraph(container, data, selectedId, onPick) {
     var title = svgEl("title", {});
     title.textContent = n.role + " " + n.id + (covered.has(n.id) ? " (replaced by an overlay)" : "") + ": " + n.preview;
     g.appendChild(title);
-    g.appendChild(svgEl("circle", { cx: p.x, cy: p.y, r: leaf ? 8 : 6 }));
+    g.appendChild(svgEl("circle", { cx: p.x, cy: p.y, r: leaf ? 9 : 7 }));
     if (leaf || n.id === selectedId) {
-      var label = svgEl("text", { x: p.x + 11, y: p.y + 3 });
-      label.textContent = n.id.length > 10 ? n.id.slice(0, 9) + "…" : n.id;
+      var label = svgEl("text", { x: p.x + 13, y: p.y + 4, "class": "label" });
+      label.textContent = labelOf(n.id);
       g.appendChild(label);
     }
     g.addEventListener("click", function () { onPick(n.id); });

@@ -1,3 +1,5 @@
+import { DEFAULT_SESSION_LABEL } from "../inspect/sessions.js";
+
 /**
  * The viewer's browser code (plain ES2017, inlined into the page). Every string from the store reaches the page
  * through `textContent` or an attribute, never as markup, so stored text can never become HTML or script.
@@ -30,12 +32,17 @@ export const CLIENT_SCRIPT = `
     });
   }
 
+  // The session of a Session created without forSession has the empty id.
+  function sessionLabel(id) { return id === "" ? ${JSON.stringify(DEFAULT_SESSION_LABEL)} : id; }
+  function count(n, noun) { return n === null || n === undefined ? "? " + noun + "s" : n + " " + noun + (n === 1 ? "" : "s"); }
   function time(iso) { return iso ? iso.slice(0, 19).replace("T", " ") : ""; }
   function json(value) { return value === undefined ? "" : JSON.stringify(value, null, 2); }
   function showError(target, error) { target.textContent = ""; target.appendChild(el("p", "error", error.message)); }
 
   function partNode(part) {
     if (!part || typeof part !== "object") return el("div", "part other", json(part));
+    // The AI SDK marks where each model step starts; every assistant message of a useChat chat has one.
+    if (part.type === "step-start") return null;
     if (part.type === "text") return el("div", "part text", part.text || "");
     if (part.type === "reasoning") return el("div", "part reasoning", "reasoning: " + (part.text || part.reasoning || ""));
     var tool = part.toolName || (typeof part.type === "string" && part.type.indexOf("tool-") === 0 ? part.type.slice(5) : null);
@@ -62,7 +69,10 @@ export const CLIENT_SCRIPT = `
       var count = o.covered ? o.covered.length + " messages" : "a range";
       box.appendChild(el("div", "muted", "Replaces " + count + ": " + o.fromMessageId + " … " + o.toMessageId + " (the model reads this summary instead)"));
     }
-    (entry.message.parts || []).forEach(function (part) { box.appendChild(partNode(part)); });
+    (entry.message.parts || []).forEach(function (part) {
+      var node = partNode(part);
+      if (node) box.appendChild(node);
+    });
     if (entry.overlay && entry.overlay.covered) {
       var details = el("details", "originals");
       details.appendChild(el("summary", null, "Show the " + entry.overlay.covered.length + " original messages"));
@@ -87,11 +97,11 @@ export const CLIENT_SCRIPT = `
       sessions.forEach(function (s) {
         var button = el("button", s.id === state.session ? "selected" : "");
         button.setAttribute("data-session-id", s.id);
-        var title = el("div", null, s.registered ? s.name || "(no name)" : s.id);
+        var title = el("div", null, s.registered ? s.name || "(no name)" : sessionLabel(s.id));
         if (!s.registered) title.appendChild(el("span", "tag", "unregistered"));
         if (s.endReason) title.appendChild(el("span", "tag", "ended: " + s.endReason));
         button.appendChild(title);
-        var facts = s.id + " · " + (s.messages === null ? "?" : s.messages) + " messages" + (s.updatedAt ? " · " + time(s.updatedAt) : "");
+        var facts = (s.id === "" ? "" : s.id + " · ") + count(s.messages, "message") + (s.updatedAt ? " · " + time(s.updatedAt) : "");
         button.appendChild(el("div", "muted", facts));
         button.addEventListener("click", function () { openSession(s.id, null); });
         nav.appendChild(button);
@@ -109,15 +119,17 @@ export const CLIENT_SCRIPT = `
   function renderSummary(data) {
     var s = data.summary, box = $("summary");
     box.textContent = "";
-    var title = el("h2", null, s.registered ? s.name || "(no name)" : s.id);
+    var title = el("h2", null, s.registered ? s.name || "(no name)" : sessionLabel(s.id));
     if (!s.registered) title.appendChild(el("span", "tag", "unregistered"));
     box.appendChild(title);
     var facts = el("div", "facts");
-    fact(facts, "id", s.id);
+    fact(facts, "id", s.id === "" ? '"" ' + sessionLabel(s.id) : s.id);
     fact(facts, "model", s.model);
     fact(facts, "source", s.source);
-    fact(facts, "created", time(s.createdAt));
-    fact(facts, "last activity", time(s.updatedAt));
+    // An unregistered session (written without the manager) has no registry times: its messages' are shown.
+    var times = data.nodes.map(function (n) { return n.createdAt; }).filter(Boolean).sort();
+    fact(facts, "created", s.createdAt ? time(s.createdAt) : times.length ? time(times[0]) + " (first message)" : "unknown");
+    fact(facts, "last activity", s.updatedAt ? time(s.updatedAt) : times.length ? time(times[times.length - 1]) + " (last message)" : "unknown");
     fact(facts, "messages", s.messages + " on " + data.leaves.length + (data.leaves.length === 1 ? " branch" : " branches"));
     fact(facts, "overlays", data.compactions.length);
     fact(facts, "stored", s.bytes + " bytes, ~" + s.tokens + " tokens");
@@ -189,6 +201,7 @@ export const CLIENT_SCRIPT = `
           if (state.session !== id) return;
           state.tree = data;
           renderSummary(data);
+          loadSessions(); // the sidebar's message count and activity time
           return showBranch(live.following ? data.leafId : state.leaf);
         }).catch(function (error) { showError($("summary"), error); });
       }, 100);
@@ -222,7 +235,7 @@ export const CLIENT_SCRIPT = `
       hits.forEach(function (hit) {
         var button = el("button", "hit");
         button.setAttribute("data-hit-id", hit.id);
-        button.appendChild(el("div", "muted", hit.sessionId + " · " + hit.id + " · " + hit.role + " · " + (hit.onActivePath ? "active path" : "other branch")));
+        button.appendChild(el("div", "muted", sessionLabel(hit.sessionId) + " · " + hit.id + " · " + hit.role + " · " + (hit.onActivePath ? "active path" : "other branch")));
         button.appendChild(el("div", null, hit.content));
         button.addEventListener("click", function () { openSession(hit.sessionId, hit.id); });
         box.appendChild(button);
@@ -232,7 +245,7 @@ export const CLIENT_SCRIPT = `
 
   var initial = new URLSearchParams(location.hash.slice(1));
   loadSessions().then(function () {
-    if (initial.get("session")) openSession(initial.get("session"), initial.get("leaf"));
+    if (initial.has("session")) openSession(initial.get("session"), initial.get("leaf"));
   });
 })();
 `;

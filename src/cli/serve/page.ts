@@ -27,8 +27,10 @@ main { display: grid; grid-template-columns: 260px 1fr; height: calc(100vh - 44p
 #detail { overflow: auto; padding: 12px 16px; }
 #summary h2 { margin: 0 0 4px; font-size: 18px; }
 .facts { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 6px 0 12px; }
-.layout { display: grid; grid-template-columns: minmax(140px, auto) 1fr; gap: 16px; align-items: start; }
-#graph { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 6px; max-height: 75vh; overflow: auto; }
+.layout { display: grid; grid-template-columns: minmax(220px, max-content) minmax(0, 1fr); gap: 16px; align-items: start; }
+.graph-panel { position: sticky; top: 0; max-width: 45vw; }
+#graph { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 6px; max-height: calc(100vh - 230px);
+  overflow: auto; }
 #graph svg { display: block; }
 #graph .edge { fill: none; stroke: #98a2b3; stroke-width: 1.5; }
 #graph .edge.active { stroke: #475467; stroke-width: 2.5; }
@@ -39,13 +41,13 @@ main { display: grid; grid-template-columns: 260px 1fr; height: calc(100vh - 44p
 #graph .node.inactive circle { fill: #fff; }
 #graph .node.covered circle { stroke-dasharray: 3 2; stroke: var(--overlay); }
 #graph .node.selected circle { stroke: var(--sel); stroke-width: 4; }
-#graph .node text { font-size: 10px; fill: var(--muted); pointer-events: none; }
+#graph .node text { font: 11px ui-monospace, monospace; fill: var(--fg); pointer-events: none; }
 .msg { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--other); border-radius: 6px;
   padding: 8px 12px; margin-bottom: 8px; }
 .msg.user { border-left-color: var(--user); }
 .msg.assistant { border-left-color: var(--assistant); }
 .msg.overlay { border-left-color: var(--overlay); background: #fffbeb; }
-.msg .head { display: flex; gap: 8px; align-items: baseline; margin-bottom: 4px; }
+.msg .head { display: flex; flex-wrap: wrap; gap: 0 8px; align-items: baseline; margin-bottom: 4px; overflow-wrap: anywhere; }
 .msg .role { font-weight: 600; }
 .part { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0; }
 .part.tool, .part.reasoning, .part.other { font-family: ui-monospace, monospace; font-size: 12px; color: #344054;
@@ -56,8 +58,32 @@ pre.block { white-space: pre-wrap; background: #fff; border: 1px solid var(--lin
 #results .hit { display: block; width: 100%; text-align: left; background: #fff; border: 1px solid var(--line);
   border-radius: 6px; padding: 6px 10px; margin-bottom: 6px; cursor: pointer; font: inherit; }
 .error { color: #b42318; }
-.legend { max-width: 180px; }
+.legend { max-width: 240px; margin: 6px 0 0; padding: 0; list-style: none; }
+.legend li { display: flex; gap: 6px; align-items: center; }
+.legend svg { flex: none; }
+/* Narrow windows (a phone, a side panel): one column, the header wraps, nothing wider than the screen. */
+@media (max-width: 720px) {
+  header { flex-wrap: wrap; padding: 8px; }
+  header form { margin-left: 0; width: 100%; }
+  header input { flex: 1; min-width: 0; }
+  main { display: block; height: auto; }
+  #sessions { max-height: 30vh; border-right: 0; border-bottom: 1px solid var(--line); }
+  #detail { padding: 8px; }
+  .layout { grid-template-columns: minmax(0, 1fr); }
+  .graph-panel { position: static; max-width: none; }
+  #graph { max-height: 50vh; }
+}
 `;
+
+/** A legend swatch: a dot in a role's colour, filled or hollow, dashed for an overlay, ringed when selected. */
+function dot(colour: string, filled: boolean, dashed = false): string {
+  const stroke = colour === "sel" ? "var(--assistant)" : `var(--${colour})`;
+  const ring =
+    colour === "sel" ? ' stroke="var(--sel)" stroke-width="3"' : ` stroke="${stroke}" stroke-width="2"`;
+  const fill = colour === "sel" ? stroke : filled ? stroke : "#fff";
+  const dash = dashed ? ' stroke-dasharray="3 2"' : "";
+  return `<svg width="16" height="16" aria-hidden="true"><circle cx="8" cy="8" r="5.5" fill="${fill}"${ring}${dash}/></svg>`;
+}
 
 /**
  * The viewer's single page: markup, style and script inline (no CDN, no build step). The data is never part of
@@ -90,9 +116,17 @@ export function renderPage(nonce: string, title: string): string {
     <div id="results"></div>
     <div id="summary"><p class="muted">Pick a session on the left, or search.</p></div>
     <div class="layout">
-      <div>
+      <div class="graph-panel">
         <div id="graph" aria-label="Branch tree"></div>
-        <p class="muted legend">● active path · ○ other branch · dashed: replaced by an overlay.<br>Click a message to read its branch.</p>
+        <ul class="muted legend" id="legend">
+          <li>${dot("user", true)} user</li>
+          <li>${dot("assistant", true)} assistant</li>
+          <li>${dot("other", true)} system, tool or other role</li>
+          <li>${dot("assistant", false)} hollow: not on the branch shown</li>
+          <li>${dot("overlay", false, true)} dashed: replaced by a compaction overlay</li>
+          <li>${dot("sel", true)} ringed: where the branch shown ends</li>
+          <li>Large dots end a branch. Click a dot to read the branch ending there.</li>
+        </ul>
       </div>
       <div>
         <div id="branch-title" class="muted"></div>

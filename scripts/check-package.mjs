@@ -1,0 +1,196 @@
+// Installs this package as a new app would, and proves it works there: `npm pack` (whose `prepare` hook builds
+// dist/), then `npm ci` of a temp app depending on the tarball, offline (every dependency comes from npm's cache,
+// filled by this checkout's own `npm ci`, at the versions of its package-lock.json), then the app imports each
+// entry point at run time and type-checks against the shipped declarations with `skipLibCheck: false`. It also
+// installs a source folder that has no TypeScript, which must fail with prepare.mjs's message, not a bare
+// ERR_MODULE_NOT_FOUND later. CI runs it (.ci/run); locally: `node scripts/check-package.mjs` (about a minute).
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+/** Peers the app installs to use (and type-check) the entry points that import them. */
+const peers = ["ai", "@openai/agents-core", "pg", "@types/pg", "@types/node"];
+/** The entry points the app imports: all but ./s3, whose peer (the AWS SDK) is too large to install here. */
+const entries = ["agent-session", "agent-session/utils", "agent-session/ai", "agent-session/agent"];
+entries.push("agent-session/postgres", "agent-session/openai-agents");
+
+const work = mkdtempSync(join(tmpdir(), "agent-session-package-"));
+const started = Date.now();
+const step = (what) => console.log(`\n=== ${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+
+try {
+  step("npm pack (prepare builds dist/)");
+  const [packed] = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], root));
+  const tarball = join(work, packed.filename);
+  const shipped = packed.files.map((f) => f.path);
+  for (const needed of ["dist/index.js", "dist/index.d.ts", "dist/cli/main.js"]) {
+    if (!shipped.includes(needed)) throw new Error(`the tarball lacks ${needed}`);
+  }
+  console.log(`${packed.filename}: ${shipped.length} files, ${packed.size} bytes`);
+
+  step("npm ci --offline of an app that depends on the tarball");
+  const app = join(work, "app");
+  mkdirSync(app);
+  const appDeps = { "agent-session": `file:${relative(app, tarball)}` };
+  for (const name of peers) appDeps[name] = lockEntry(`node_modules/${name}`).version;
+  const manifest = { name: "app", private: true, type: "module", dependencies: appDeps };
+  writeFileSync(join(app, "package.json"), JSON.stringify(manifest, null, 2));
+  writeFileSync(
+    join(app, "package-lock.json"),
+    JSON.stringify(appLock(manifest, tarball, packed.integrity), null, 2),
+  );
+  run(npm, ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], app);
+
+  step("import every entry point");
+  const imports = entries.map((e) => `const m${entries.indexOf(e)} = await import(${JSON.stringify(e)});`);
+  const smoke = `${imports.join("\n")}
+const { Session, MemoryStore } = m0;
+const session = Session.create(new MemoryStore());
+await session.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] });
+if ((await session.getMessage("m1")) === undefined) throw new Error("the message was not stored");
+console.log("imported ${entries.length} entry points; a session stores a message");
+`;
+  writeFileSync(join(app, "smoke.mjs"), smoke);
+  process.stdout.write(run(process.execPath, ["smoke.mjs"], app));
+
+  step("type-check the app with skipLibCheck: false");
+  writeFileSync(join(app, "app.ts"), appSource());
+  const problems = typeCheck(app);
+  if (problems.length > 0) throw new Error(`the shipped declarations do not hold:\n${problems.join("\n")}`);
+
+  step("source maps embed their sources (src/ is not shipped)");
+  const maps = shipped.filter((path) => path.endsWith(".js.map"));
+  for (const path of maps) {
+    const map = JSON.parse(readFileSync(join(app, "node_modules", "agent-session", path), "utf8"));
+    if (map.sourcesContent?.length !== map.sources.length)
+      throw new Error(`${path} does not embed its sources`);
+  }
+  console.log(`${maps.length} source maps, each with its sources`);
+
+  step("install a source folder without TypeScript: a clear error");
+  const folder = join(work, "source");
+  mkdirSync(join(folder, "scripts"), { recursive: true });
+  cpSync(join(root, "scripts", "prepare.mjs"), join(folder, "scripts", "prepare.mjs"));
+  const { dependencies: _deps, devDependencies: _dev, peerDependencies: _peers, ...bare } = pkg;
+  writeFileSync(join(folder, "package.json"), JSON.stringify(bare, null, 2));
+  const other = join(work, "other-app");
+  mkdirSync(other);
+  writeFileSync(join(other, "package.json"), JSON.stringify({ name: "other-app", private: true }));
+  const failed = spawnSync(npm, ["install", "--offline", "--no-audit", "--no-fund", folder], {
+    cwd: other,
+    encoding: "utf8",
+  });
+  const said = `${failed.stdout}${failed.stderr}`;
+  if (failed.status === 0 || !said.includes("TypeScript (a devDependency) is not installed")) {
+    throw new Error(`installing an unbuilt folder did not fail with the prepare message:\n${said}`);
+  }
+  console.log("npm install <folder> failed, naming the missing build and what to run");
+  step("done: the package installs, imports and type-checks");
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** The checkout's lockfile entry at a path, which must exist (the app installs exactly what CI tested). */
+function lockEntry(path) {
+  const entry = lock.packages[path];
+  if (entry === undefined) throw new Error(`package-lock.json has no ${path}`);
+  return entry;
+}
+
+/**
+ * A lockfile for the app: the tarball, plus the checkout's own entries for everything it and the peers need, at
+ * the same paths (so the same hoisting), found by Node's resolution (nearest node_modules up the tree).
+ */
+function appLock(manifest, tarball, integrity) {
+  const packages = { "": manifest };
+  packages["node_modules/agent-session"] = {
+    version: pkg.version,
+    resolved: `file:${tarball}`,
+    integrity,
+    dependencies: pkg.dependencies,
+  };
+  const queue = Object.keys(manifest.dependencies).map((name) => resolveIn("", name));
+  const wanted = { ...pkg.dependencies };
+  queue.push(...Object.keys(wanted).map((name) => resolveIn("", name)));
+  while (queue.length > 0) {
+    const path = queue.pop();
+    if (path === undefined || path === "node_modules/agent-session" || packages[path] !== undefined) continue;
+    const { dev: _d, devOptional: _o, peer: _p, ...entry } = lockEntry(path);
+    packages[path] = entry;
+    const optionalPeers = entry.peerDependenciesMeta ?? {};
+    const needs = [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...Object.keys(entry.peerDependencies ?? {}).filter((name) => !optionalPeers[name]?.optional),
+    ];
+    for (const name of needs) queue.push(resolveIn(path, name));
+  }
+  return { name: manifest.name, lockfileVersion: 3, requires: true, packages };
+}
+
+/** The lockfile path Node would load `name` from when required by the package at `from`. */
+function resolveIn(from, name) {
+  for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/node_modules/")))) {
+    const path = dir === "" ? `node_modules/${name}` : `${dir}/node_modules/${name}`;
+    if (lock.packages[path] !== undefined) return path;
+    if (dir === "") return undefined;
+  }
+}
+
+/** An app that uses a few of the package's types, so its declarations (and what they import) get checked. */
+function appSource() {
+  return `import { MemoryStore, Session, SessionManager, type SessionMessage } from "agent-session";
+import { loadChat, persistChatTurn } from "agent-session/ai";
+import * as agent from "agent-session/agent";
+import * as openai from "agent-session/openai-agents";
+import * as postgres from "agent-session/postgres";
+import * as utils from "agent-session/utils";
+
+const session = Session.create(new MemoryStore());
+const message: SessionMessage = { id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] };
+await session.appendMessage(message);
+const manager = new SessionManager(new MemoryStore());
+export const used = [session, manager, loadChat, persistChatTurn, agent, openai, postgres, utils];
+`;
+}
+
+/**
+ * Type-checks the app like \`tsc\` with \`skipLibCheck: false\` and returns the problems in this package's files and the
+ * app's. Problems inside other packages are printed but not counted: \`ai\` references \`json-schema\`'s types without
+ * depending on them, which fails any strict app that checks libraries, with or without agent-session.
+ */
+function typeCheck(app) {
+  const ts = createRequire(join(root, "package.json"))("typescript");
+  const options = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    skipLibCheck: false,
+    noEmit: true,
+    types: ["node"],
+  };
+  const program = ts.createProgram([join(app, "app.ts")], options);
+  const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => app, getNewLine: () => "\n" };
+  const ours = join(app, "node_modules", "agent-session");
+  const problems = [];
+  const checked = program.getSourceFiles().filter((f) => f.fileName.startsWith(ours)).length;
+  for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
+    const text = ts.formatDiagnostic(diagnostic, host).trim();
+    const file = diagnostic.file?.fileName ?? "";
+    if (file.startsWith(join(app, "node_modules")) && !file.startsWith(ours))
+      console.log(`(not counted: another package) ${text.split("\n")[0]}`);
+    else problems.push(text);
+  }
+  console.log(`checked ${checked} declaration files of agent-session`);
+  return problems;
+}
