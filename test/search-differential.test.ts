@@ -149,7 +149,7 @@ async function answers(store: SessionStore): Promise<string[]> {
       // Ranked recall puts the messages holding every word first (for queries of content words, where both
       // searches read the same words).
       if (!/["\s]/.test(query.trim()) || /^[\p{L}\p{N}]+ [\p{L}\p{N}]+$/u.test(query)) {
-        if (!query.split(" ").some((w) => STOP.has(w))) {
+        if (!query.split(" ").some((w) => STOP.has(w.toLowerCase()))) {
           const first = new Set(ranked.slice(0, all.length).map(key));
           const missing = all.map(key).filter((k) => !first.has(k));
           assert.deepEqual(missing, [], `all-words hits come first for ${JSON.stringify(query)}`);

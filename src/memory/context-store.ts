@@ -1,6 +1,7 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { entryText, parseQuery } from "../search/query.js";
-import { scoreText } from "../search/score.js";
+import { entryText } from "../search/query.js";
+import { rankEntries, recallTerms } from "../search/recall.js";
+import { termFrequencies } from "../search/score.js";
 import {
   assertBlockKey,
   assertContent,
@@ -71,15 +72,23 @@ export class MemoryEntryStore implements EntryStore {
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
     this.assertOpen();
     const max = searchLimit(limit ?? 10);
-    const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
+    // Ranked recall, as message search: any content word makes a candidate, more of them rank first.
+    const terms = typeof query === "string" ? recallTerms(query, this.limits) : [];
     if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
-    const hits: (EntryHit & { score: number; seq: number })[] = [];
-    for (const [key, entry] of this.labels.get(label) ?? []) {
-      const score = scoreText(terms, entryText(key, entry.content));
-      if (score > 0) hits.push({ key, content: entry.content, score, seq: entry.seq });
+    const entries = [...(this.labels.get(label) ?? [])];
+    const matches: number[][] = terms.map(() => []);
+    const lengths = new Map<number, number>();
+    for (const [key, entry] of entries) {
+      const { tf, length } = termFrequencies(terms, entryText(key, entry.content));
+      tf.forEach((n, i) => {
+        if (n > 0) matches[i]!.push(entry.seq);
+      });
+      lengths.set(entry.seq, length);
     }
-    hits.sort((a, b) => b.score - a.score || b.seq - a.seq);
-    return hits.slice(0, max).map(({ key, content }) => ({ key, content }));
+    const bySeq = new Map(entries.map(([key, entry]) => [entry.seq, { key, content: entry.content }]));
+    return rankEntries(matches, (seq) => lengths.get(seq), entries.length)
+      .slice(0, max)
+      .map((seq) => bySeq.get(seq)!);
   }
 
   async countEntries(label: string): Promise<number> {

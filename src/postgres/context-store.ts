@@ -1,5 +1,6 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { entryText, parseQuery } from "../search/query.js";
+import { entryText } from "../search/query.js";
+import { perTermCap, rankEntries, recallTerms } from "../search/recall.js";
 import {
   assertBlockKey,
   assertContent,
@@ -87,19 +88,49 @@ export class PostgresEntryStore implements EntryStore {
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
     const max = searchLimit(limit ?? 10);
     // Parsed (and so bounded) first, as on every backend: a query over the limits is refused even with limit 0.
-    const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
+    // Ranked recall, as message search: any content word makes a candidate, more of them rank first.
+    const terms = typeof query === "string" ? recallTerms(query, this.limits) : [];
     if (max === 0 || !isLookupKey(label)) return [];
-    const tsquery = toTsquery(terms);
-    if (tsquery === null) return [];
+    const numbers: number[] = [];
+    const queries: string[] = [];
+    terms.forEach((term, i) => {
+      const tsquery = toTsquery([term]);
+      if (tsquery === null) return;
+      numbers.push(i);
+      queries.push(tsquery);
+    });
+    if (numbers.length === 0) return [];
     const executor = await this.ready();
-    const rows = await executor.query<ContentRow & { key: string }>(
-      `SELECT key, content, content_json FROM (
-         SELECT key, content, content_json, seq, search FROM ${this.t.entries}
-         WHERE label = $1 AND search @@ $2::tsquery ORDER BY seq DESC LIMIT ${SEARCH_CANDIDATES}
-       ) c ORDER BY ts_rank(search, $2::tsquery) DESC, seq DESC LIMIT $3`,
-      [label, tsquery, max],
+    const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
+    const rows = await executor.query<{ i: number; seq: number; chars: number; n: number }>(
+      `WITH terms(i, q) AS (SELECT * FROM unnest($1::integer[], $2::tsquery[]))
+       SELECT t.i, c.seq::float8 AS seq, length(c.key) + length(c.content) AS chars,
+         (SELECT count(*) FROM ${this.t.entries} WHERE label = $3)::float8 AS n
+       FROM terms t CROSS JOIN LATERAL (
+         SELECT seq, key, content FROM ${this.t.entries} WHERE label = $3 AND search @@ t.q ORDER BY seq DESC LIMIT $4
+       ) c`,
+      [numbers, queries, label, cap],
     );
-    return rows.map((row) => ({ key: row.key, content: decodeContent(row.content, row.content_json) }));
+    if (rows.length === 0) return [];
+    const matches: number[][] = terms.map(() => []);
+    const lengths = new Map<number, number>();
+    for (const row of rows) {
+      matches[row.i]!.push(Number(row.seq));
+      lengths.set(Number(row.seq), Number(row.chars));
+    }
+    for (const seqs of matches) seqs.sort((a, b) => b - a);
+    const top = rankEntries(matches, (seq) => lengths.get(seq), Number(rows[0]!.n)).slice(0, max);
+    const found = await executor.query<ContentRow & { key: string; seq: number }>(
+      `SELECT seq::float8 AS seq, key, content, content_json FROM ${this.t.entries} WHERE seq = ANY($1::bigint[])`,
+      [top],
+    );
+    const bySeq = new Map(found.map((row) => [Number(row.seq), row]));
+    return top.flatMap((seq) => {
+      const row = bySeq.get(seq);
+      return row === undefined
+        ? []
+        : [{ key: row.key, content: decodeContent(row.content, row.content_json) }];
+    });
   }
 
   async countEntries(label: string): Promise<number> {

@@ -154,3 +154,15 @@ export function weighMatches(
     return weights;
   });
 }
+
+/**
+ * The order of search-block entries for ranked recall: entries are no conversation, so no neighbours; those
+ * matching more terms first, then BM25 relevance (`lengthOf` in any unit), then newest first.
+ */
+export function rankEntries(
+  matches: readonly (readonly number[])[],
+  lengthOf: (seq: number) => number | undefined,
+  documents: number,
+): number[] {
+  return rankCandidates(weighMatches(matches, lengthOf, documents), () => null).map(({ seq }) => seq);
+}

@@ -1,5 +1,6 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { entryText, parseQuery, searchableText } from "../search/query.js";
+import { entryText, searchableText } from "../search/query.js";
+import { perTermCap, rankEntries, recallTerms } from "../search/recall.js";
 import {
   assertBlockKey,
   assertContent,
@@ -86,24 +87,47 @@ export class SqliteEntryStore implements EntryStore {
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
     const max = searchLimit(limit ?? 10);
-    const terms = typeof query === "string" ? parseQuery(query, this.limits) : [];
+    // Ranked recall, as message search: any content word makes a candidate, more of them rank first.
+    const terms = typeof query === "string" ? recallTerms(query, this.limits) : [];
     if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
-    if (foldsToNothing(terms)) return [];
-    // The label is filtered inside the candidate window: filtered after it, the newest SEARCH_CANDIDATES matches
-    // of other labels hid every entry of this one.
-    const rows = this.driver.all<{ key: unknown; content: unknown; content_encoded: unknown }>(
-      `SELECT CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")} FROM (
-         SELECT f.rowid AS seq, bm25(agent_search_entries_fts) AS score FROM agent_search_entries_fts f
-         JOIN agent_search_entries l ON l.seq = f.rowid
-         WHERE agent_search_entries_fts MATCH ? AND l.label = ? ORDER BY f.rowid DESC LIMIT ?
-       ) hits JOIN agent_search_entries e ON e.seq = hits.seq
-       ORDER BY hits.score, e.seq DESC LIMIT ?`,
-      [toFts5(terms, "text"), label, SEARCH_CANDIDATES, max],
+    // Each term's newest matches of this label (filtered inside the window: filtered after it, the newest matches
+    // of other labels hid every entry of this one).
+    const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
+    const matches = terms.map((term) =>
+      foldsToNothing([term])
+        ? []
+        : this.driver.column<number>(
+            `SELECT f.rowid FROM agent_search_entries_fts f JOIN agent_search_entries l ON l.seq = f.rowid
+             WHERE agent_search_entries_fts MATCH ? AND l.label = ? ORDER BY f.rowid DESC LIMIT ?`,
+            [toFts5([term], "text"), label, cap],
+          ),
     );
-    return rows.map((row) => ({
-      key: sqlText(row.key),
-      content: readFreeText(row.content, row.content_encoded),
-    }));
+    const candidates = [...new Set(matches.flat())];
+    if (candidates.length === 0) return [];
+    const lengths = new Map(
+      this.driver.tuples<[number, number]>(
+        `SELECT e.seq, length(e.key) + length(e.content) AS chars FROM json_each(?) j
+         JOIN agent_search_entries e ON e.seq = j.value`,
+        [JSON.stringify(candidates)],
+      ),
+    );
+    const documents = this.driver.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM agent_search_entries WHERE label = ?",
+      [label],
+    )?.n;
+    const top = rankEntries(matches, (seq) => lengths.get(seq), documents ?? candidates.length).slice(0, max);
+    const rows = this.driver.all<{ seq: number; key: unknown; content: unknown; content_encoded: unknown }>(
+      `SELECT e.seq, CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")} FROM json_each(?) j
+       JOIN agent_search_entries e ON e.seq = j.value`,
+      [JSON.stringify(top)],
+    );
+    const bySeq = new Map(rows.map((row) => [row.seq, row]));
+    return top.flatMap((seq) => {
+      const row = bySeq.get(seq);
+      return row === undefined
+        ? []
+        : [{ key: sqlText(row.key), content: readFreeText(row.content, row.content_encoded) }];
+    });
   }
 
   async countEntries(label: string): Promise<number> {

@@ -31,7 +31,7 @@ export function contextStoreSpec(target: ContractTarget): void {
         assert.equal(await blocks.getBlock("memory_other"), "separate");
       }));
 
-    test("entries: upsert by key, AND search, families, per-label, count, delete", () =>
+    test("entries: upsert by key, ranked search, families, per-label, count, delete", () =>
       withStore(target, async (store) => {
         const { entries } = context(store);
         await entries.setEntry("kb", "deploy-guide", "How to deploy the service on Fridays");
@@ -42,10 +42,12 @@ export function contextStoreSpec(target: ContractTarget): void {
           "db",
           "deploy-guide",
         ]);
+        // Ranked recall: the entry matching both words first, then the one matching one of them.
         assert.deepEqual(
           (await entries.searchEntries("kb", "migration deploy")).map((h) => h.key),
-          ["db"],
+          ["db", "deploy-guide"],
         );
+        assert.deepEqual(await entries.searchEntries("kb", "how is the one"), [], "stop words alone");
         assert.deepEqual(await entries.searchEntries("kb", ""), []);
         assert.deepEqual(await entries.searchEntries("kb", 'AND "( *'), []);
         await entries.setEntry("kb", "db", "Replaced text about backups");
