@@ -6,7 +6,7 @@ import type { SessionStore } from "../../store/types.js";
 import { API_ROUTES, callApi } from "./api.js";
 import { streamEvents } from "./events.js";
 import { hostOfHeader, isLoopback } from "./loopback.js";
-import { isOwnOrigin } from "./origin.js";
+import { hasSameOriginSignal, isOwnOrigin, SAME_ORIGIN_HEADER } from "./origin.js";
 import { renderPage } from "./page.js";
 
 /** Where the viewer listens. */
@@ -74,6 +74,14 @@ async function handle(
     );
   }
   const url = new URL(req.url ?? "/", "http://viewer.local");
+  if (url.pathname.startsWith("/api/") && !hasSameOriginSignal(req.headers)) {
+    return json(res, 403, {
+      error: {
+        code: "FORBIDDEN",
+        message: `API requests need the ${SAME_ORIGIN_HEADER} header (any value) or a same-origin browser request`,
+      },
+    });
+  }
   if (url.pathname === "/" || url.pathname === "/index.html") {
     // A fresh nonce per page: the inline script and style run, anything injected into the page would not.
     const nonce = randomBytes(16).toString("base64");
