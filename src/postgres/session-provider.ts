@@ -32,25 +32,13 @@ import type { Executor, PostgresSource } from "./client.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
 import { appendLog, logInTransaction } from "./logged-write.js";
+import { branchesSql, latestSql, messageSql } from "./message-reads.js";
 import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
 import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions, updateRow } from "./writes.js";
-
-const messageSql = statement(
-  (t) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
-    WHERE h.session_id = $1 AND m.id = $2`,
-);
-const latestSql = statement(
-  (t) =>
-    `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.seq = h.leaf_seq WHERE h.session_id = $1`,
-);
-const branchesSql = statement(
-  (t) => `SELECT c.content FROM ${t.heads} h JOIN ${t.messages} p ON p.session_num = h.num
-    JOIN ${t.messages} c ON c.parent_seq = p.seq WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
-);
 
 // The session's head, locked first: every write locks it before any payload (see attachments.ts).
 const headSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
