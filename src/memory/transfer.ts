@@ -141,7 +141,9 @@ export class MemoryTransfer implements SessionTransfer {
       );
     }
     const { hashes, provided } = attachments.needs(message.content);
-    attachments.assertComplete(message.id, hashes, (hash) => this.store.attachments.load([hash]).size > 0);
+    const unsent = new Set(attachments.unsent(hashes));
+    const linked = [...data.rows.values()].flatMap((row) => row.hashes.filter((hash) => unsent.has(hash)));
+    attachments.assertComplete(message.id, message.content, this.store.attachments.load(linked));
     // Provided payloads are stored (or linked when already present); the rest are known to be stored.
     const providedHashes = new Set(provided.map((a) => a.hash));
     this.store.attachments.link(provided);

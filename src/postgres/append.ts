@@ -15,11 +15,13 @@
  */
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
+import { markLogged } from "../store/change-rows.js";
 import type { SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
+import { logCtes, type StatementLog } from "./append-log.js";
 import { type Executor, type Query, sqlState } from "./client.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
@@ -34,7 +36,8 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // `registry` (the agent step, appendRow's `registry`) adds $14 source (NULL = any), $15..$19 the usage
 // counters and $20..$29 their bounds (usageFits): the registry row takes them in the same statement, only when
 // the message was inserted and every total stays in range.
-function buildAppend(t: Tables, explicit: boolean, registry = false): string {
+// `logged` adds the change-log row (append-log.ts) after the other parameters: it commits with the message.
+function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
   const spine = spineArrays("pspine", "p.seq");
   const parentCtes = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
@@ -115,8 +118,8 @@ function buildAppend(t: Tables, explicit: boolean, registry = false): string {
     RETURNING id
   )`
       : ""
-  }
-  SELECT EXISTS (SELECT 1 FROM ins) AS inserted, (SELECT leaf_id FROM verdict) AS leaf_id,
+  }${logged ? logCtes(t, registry ? 30 : 14) : ""}
+  SELECT EXISTS (SELECT 1 FROM ins) AS inserted,${logged ? " (SELECT seq FROM nt) AS logged," : ""} (SELECT leaf_id FROM verdict) AS leaf_id,
     COALESCE((SELECT outcome FROM verdict), CASE
       WHEN EXISTS (SELECT 1 FROM created) THEN 'ok'
       WHEN $5::boolean AND $6::text IS NOT NULL THEN 'conflict'
@@ -140,6 +143,11 @@ export const appendTipSql = statement((t) => buildAppend(t, false));
 /** @internal the appends above that also add to the registry row's counters (the agent step). */
 const appendStepSql = statement((t) => buildAppend(t, true, true));
 const appendTipStepSql = statement((t) => buildAppend(t, false, true));
+/** The four statements above that also insert their change-log row, indexed [explicit][registry]. */
+const loggedSql = [
+  [statement((t) => buildAppend(t, false, false, true)), statement((t) => buildAppend(t, false, true, true))],
+  [statement((t) => buildAppend(t, true, false, true)), statement((t) => buildAppend(t, true, true, true))],
+] as const;
 
 /**
  * Locks the head of session `$1`, creating it when missing, and returns its number. Only the append fallback and
@@ -152,6 +160,8 @@ export const lockSql = statement(
 
 interface Outcome {
   inserted: boolean;
+  /** The change-log row's cursor (a logged append that inserted). */
+  logged?: string | null;
   outcome: "ok" | "duplicate" | "conflict" | "missing" | "retry";
   leaf_id: string | null;
 }
@@ -176,6 +186,8 @@ export interface AppendRequest {
    * written and the append fails `NOT_FOUND`.
    */
   registry?: { source: string | null; usage: SessionUsage } | undefined;
+  /** The store's change log: an inserted message commits with its row (append-log.ts); kind of the row. */
+  log?: { log: StatementLog; kind: "append" | "import" } | undefined;
 }
 
 /** Appends one message to a session (see the module comment for the concurrency rules). */
@@ -210,9 +222,13 @@ export async function appendRow(
     const { usage } = registry;
     params.push(registry.source, ...usageDeltas(usage), ...usageBounds(usage));
   }
-  const sql = registry
-    ? (mode === "id" ? appendStepSql : appendTipStepSql)(t)
-    : (mode === "id" ? appendSql : appendTipSql)(t);
+  const { log } = request;
+  if (log) params.push(log.log.origin, log.kind, JSON.stringify([message.id]));
+  const sql = log
+    ? loggedSql[mode === "id" ? 1 : 0][registry ? 1 : 0](t)
+    : registry
+      ? (mode === "id" ? appendStepSql : appendTipStepSql)(t)
+      : (mode === "id" ? appendSql : appendTipSql)(t);
   const attempt = async (query: Query): Promise<Outcome | null> => {
     try {
       const [row] = await query<Outcome>(sql, params, true);
@@ -232,7 +248,7 @@ export async function appendRow(
     return attempt(query);
   });
   if (!row) throw new SessionError("STORAGE", `Could not append "${message.id}" to session "${sessionId}"`);
-  if (row.inserted) return { inserted: true };
+  if (row.inserted) return markLogged({ inserted: true }, row.logged ? Number(row.logged) : undefined);
   switch (row.outcome) {
     case "duplicate":
       return { inserted: false };

@@ -22,7 +22,6 @@ const lockSql = statement(
 const insertSql = statement(
   (t) => `INSERT INTO ${t.attachments} (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`,
 );
-const storedSql = statement((t) => `SELECT hash FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
 const linkSql = statement(
   (t) => `INSERT INTO ${t.attachmentLinks} (message_seq, hash) SELECT $1::bigint, unnest($2::text[])
     ON CONFLICT (message_seq, hash) DO NOTHING`,
@@ -30,6 +29,12 @@ const linkSql = statement(
 const collectSql = statement(
   (t) => `DELETE FROM ${t.attachments} a WHERE a.hash = ANY($1::text[])
     AND NOT EXISTS (SELECT 1 FROM ${t.attachmentLinks} l WHERE l.hash = a.hash)`,
+);
+// The payloads among $2 that rows of session number $1 link.
+const linkedSql = statement(
+  (t) => `SELECT a.hash, a.data FROM ${t.attachments} a WHERE a.hash = ANY($2::text[]) AND EXISTS (
+    SELECT 1 FROM ${t.attachmentLinks} l JOIN ${t.messages} m ON m.seq = l.message_seq
+    WHERE l.hash = a.hash AND m.session_num = $1::bigint)`,
 );
 const loadSql = statement((t) => `SELECT hash, data FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
 const headLockSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
@@ -182,6 +187,7 @@ export function hydrate<T extends SessionMessage | null>(
 export async function planImportLinks(
   query: Query,
   t: Tables,
+  num: unknown,
   messageId: string,
   content: string,
   incoming: AttachmentImport,
@@ -190,8 +196,12 @@ export async function planImportLinks(
   const { hashes, provided } = incoming.needs(content, mark);
   if (hashes.length === 0) return async () => {};
   await query(lockSql(t), [hashes]);
-  const stored = new Set((await query<{ hash: string }>(storedSql(t), [hashes])).map((r) => r.hash));
-  incoming.assertComplete(messageId, hashes, (hash) => stored.has(hash), mark);
+  // Only payloads this session's rows link already (see AttachmentImport.assertComplete).
+  const unsent = incoming.unsent(hashes, mark);
+  const rows =
+    unsent.length === 0 ? [] : await query<{ hash: string; data: Uint8Array }>(linkedSql(t), [num, unsent]);
+  const linked = new Map(rows.map((row) => [row.hash, row.data]));
+  incoming.assertComplete(messageId, content, linked, mark);
   return (seq) => link(query, t, seq, provided, hashes);
 }
 

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { emitWarning } from "../runtime/warn.js";
 import {
   type ChangeLogOptions,
@@ -13,7 +12,8 @@ import {
 import type { ChangeEvent, LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../store/feed.js";
 import { readChangeRow } from "../store/feed-rows.js";
 import type { SessionMessage } from "../types.js";
-import type { Executor } from "./client.js";
+import { logNames, type StatementLog } from "./append-log.js";
+import type { Executor, Query } from "./client.js";
 import type { Tables } from "./schema.js";
 
 const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
@@ -21,13 +21,13 @@ const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
 const FALLBACK_POLL_MS = 1_000;
 
 /**
- * The Postgres change log: one row per write (after it committed) in `agent_changes`, announced with
+ * The Postgres change log: one row per write in `agent_changes`, committed with the write (an append's statement
+ * inserts it, see append-log.ts; an update's or upsert's transaction records it) or after it, announced with
  * `pg_notify` (the payload is only the cursor, far below NOTIFY's 8,000-byte limit; listeners read the rows).
  * Rows are numbered under a transaction-level advisory lock, so cursor order is commit order and a reader that
- * saw cursor n never misses a row below it that commits later. The row commits without waiting for the WAL flush
- * (`synchronous_commit = off` for that statement only): the write it describes was already flushed, and a waited
- * flush doubled the cost of an append; a crash can lose the newest log rows, like a crash between the write and
- * its log row (docs/FEED.md).
+ * saw cursor n never misses a row below it that commits later. A row recorded after its write committed (deletes,
+ * clears, compactions, duplicates) does not wait for the WAL flush (`synchronous_commit = off` for that statement
+ * only): the write was already flushed; a crash can lose such newest rows (docs/FEED.md).
  */
 export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   readonly origin = newOrigin();
@@ -38,7 +38,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   private created: Promise<void> | undefined;
   /** True once the table is known to exist (a writer created it, or a reader found it). */
   private found = false;
-  private recorded = 0;
+  private count = 0;
 
   constructor(
     private readonly ready: () => Promise<Executor>,
@@ -46,11 +46,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     private readonly settings: Required<ChangeLogOptions>,
     private readonly read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
   ) {
-    const quote = (name: string) => `"${name}"`;
-    this.table = (tables.schema ? `${quote(tables.schema)}.` : "") + quote(`${tables.prefix}agent_changes`);
-    const digest = createHash("sha1").update(this.table).digest();
-    this.channel = `agent_session_changes_${digest.toString("hex").slice(0, 16)}`;
-    this.lockKey = digest.readBigInt64BE(0).toString();
+    ({ table: this.table, channel: this.channel, lockKey: this.lockKey } = logNames(tables));
   }
 
   /** The connection for writing a row: the table is created here, by the first recorded write. */
@@ -92,13 +88,36 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     return this.found ? executor : undefined;
   }
 
+  /** The log table, created if needed, for a write that logs itself in its own statement (append.ts). */
+  async statementLog(): Promise<StatementLog> {
+    await this.executor();
+    return { table: this.table, lockKey: this.lockKey, channel: this.channel, origin: this.origin };
+  }
+
   async record(change: LoggedChange): Promise<number> {
     const executor = await this.executor();
+    // Only writes that committed already are recorded on their own: this row need not wait for the WAL flush.
+    const seq = await this.insert(executor.query, change, true);
+    await this.recorded(seq);
+    return seq;
+  }
+
+  /**
+   * Records `change` inside the caller's transaction (`query`), which commits the write and its row together;
+   * call {@link recorded} once it committed.
+   */
+  async recordIn(query: Query, change: LoggedChange): Promise<number> {
+    await this.executor();
+    return this.insert(query, change, false);
+  }
+
+  private async insert(query: Query, change: LoggedChange, unflushed: boolean): Promise<number> {
     const { ids, data } = changeColumns(change);
     const t = this.tables;
-    const rows = await executor.query<{ seq: string }>(
-      `WITH l AS (SELECT pg_advisory_xact_lock(${this.lockKey}::bigint),
-         set_config('synchronous_commit', 'off', true)),
+    const rows = await query<{ seq: string }>(
+      `WITH l AS (SELECT pg_advisory_xact_lock(${this.lockKey}::bigint)${
+        unflushed ? ", set_config('synchronous_commit', 'off', true)" : ""
+      }),
        i AS (INSERT INTO ${this.table} (origin, session_id, kind, ids, parent_id, data)
          SELECT $1, $2::text, $3::text, $4, CASE WHEN $3 IN ('append', 'import') THEN (
            SELECT p.id FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $5
@@ -106,15 +125,18 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
        SELECT seq, pg_notify($7, seq::text) FROM i`,
       [this.origin, change.sessionId, change.type, ids, change.ids[0] ?? null, data, this.channel],
     );
-    const seq = Number(rows[0]?.seq ?? 0);
-    if (++this.recorded % PRUNE_EVERY === 0) {
-      await executor.query(
-        `DELETE FROM ${this.table} WHERE seq IN
-          (SELECT seq FROM ${this.table} WHERE seq <= $1 ORDER BY seq LIMIT ${PRUNE_BATCH})`,
-        [seq - this.settings.retain],
-      );
-    }
-    return seq;
+    return Number(rows[0]?.seq ?? 0);
+  }
+
+  /** Counts a row that committed (however it was written) and prunes old rows every PRUNE_EVERY of them. */
+  async recorded(seq: number): Promise<void> {
+    if (++this.count % PRUNE_EVERY !== 0) return;
+    const executor = await this.executor();
+    await executor.query(
+      `DELETE FROM ${this.table} WHERE seq IN
+        (SELECT seq FROM ${this.table} WHERE seq <= $1 ORDER BY seq LIMIT ${PRUNE_BATCH})`,
+      [seq - this.settings.retain],
+    );
   }
 
   private async page(after: number): Promise<ChangeRow[]> {

@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId, assertSessionId, canBeStored, parseMessage } from "../message.js";
 import { contentHashes } from "../store/attachments.js";
+import { type Change, replaced } from "../store/change-rows.js";
 import { newCompaction } from "../store/compactions.js";
 import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
@@ -30,25 +31,14 @@ import { hydrate, joined, releaseMessages, releaseSession, writeWithAttachments 
 import type { Executor, PostgresSource } from "./client.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
+import { appendLog, logInTransaction } from "./logged-write.js";
+import { branchesSql, latestSql, messageSql } from "./message-reads.js";
 import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
 import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions, updateRow } from "./writes.js";
-
-const messageSql = statement(
-  (t) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
-    WHERE h.session_id = $1 AND m.id = $2`,
-);
-const latestSql = statement(
-  (t) =>
-    `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.seq = h.leaf_seq WHERE h.session_id = $1`,
-);
-const branchesSql = statement(
-  (t) => `SELECT c.content FROM ${t.heads} h JOIN ${t.messages} p ON p.session_num = h.num
-    JOIN ${t.messages} c ON c.parent_seq = p.seq WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
-);
 
 // The session's head, locked first: every write locks it before any payload (see attachments.ts).
 const headSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
@@ -76,6 +66,11 @@ export class PostgresSessionProvider implements SessionProvider {
     assertSessionId(sessionId);
     this.store = sharedPostgresStore(client, options);
     observeProvider(this, this.store.feed);
+  }
+
+  /** Records a replacing write's change in its transaction (`joined` to it): both commit together. */
+  private logIn<T extends object>(joined: Executor, change: (r: T) => Change | null, result: T): Promise<T> {
+    return logInTransaction(this.store.changeLog, joined, this.sessionId, change, result);
   }
 
   private async db(): Promise<[Executor, Tables]> {
@@ -157,6 +152,7 @@ export class PostgresSessionProvider implements SessionProvider {
     if (!write) return { inserted: false, message };
     const { message: stored, json } = write;
     const [executor, t] = await this.db();
+    const log = await appendLog(this.store.changeLog, "append");
     const result = await writeWithAttachments(
       executor,
       t,
@@ -169,6 +165,7 @@ export class PostgresSessionProvider implements SessionProvider {
           parentId,
           expectedLeafId: options?.expectedLeafId,
           json: content,
+          log,
         }),
     );
     return this.withStoredJson(result, stored.id, json);
@@ -190,7 +187,12 @@ export class PostgresSessionProvider implements SessionProvider {
       stored,
       json,
       true,
-      (content, joinedExecutor) => upsertRow(joinedExecutor, t, this.sessionId, stored, parentId, content),
+      async (content, tx) =>
+        this.logIn(
+          tx,
+          replaced(stored.id, parentId),
+          await upsertRow(tx, t, this.sessionId, stored, parentId, content),
+        ),
     );
     return withStored(result, json);
   }
@@ -200,6 +202,7 @@ export class PostgresSessionProvider implements SessionProvider {
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
     const [executor, t] = await this.db();
+    const log = await appendLog(this.store.changeLog, "import");
     const result = await writeWithAttachments(
       executor,
       t,
@@ -212,6 +215,7 @@ export class PostgresSessionProvider implements SessionProvider {
           parentId: options.parentId,
           json: content,
           createdAt,
+          log,
         }),
     );
     return this.withStoredJson(result, message.id, json);
@@ -228,7 +232,8 @@ export class PostgresSessionProvider implements SessionProvider {
       stored,
       json,
       true,
-      (content, joinedExecutor) => updateRow(joinedExecutor, t, this.sessionId, stored, content),
+      async (content, tx) =>
+        this.logIn(tx, replaced(stored.id), await updateRow(tx, t, this.sessionId, stored, content)),
     );
     return withStored(result, json);
   }

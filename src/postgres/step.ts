@@ -17,10 +17,11 @@ import type { SessionUsage } from "../store/types.js";
 import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
 import { prepareAppend, withStored } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
-import { appendRow, lockSql } from "./append.js";
+import { type AppendRequest, appendRow, lockSql } from "./append.js";
 import { hydrate, joined, writeWithAttachments } from "./attachments.js";
 import { type Executor, sqlState } from "./client.js";
 import { PostgresBlockStore } from "./context-store.js";
+import { appendLog } from "./logged-write.js";
 import { countersSql, PostgresSessionRegistry } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
 import type { PostgresStore } from "./store.js";
@@ -72,6 +73,7 @@ async function writeSingle(
   stored: SessionMessage,
   json: string,
   content: string,
+  log: AppendRequest["log"],
 ): Promise<void> {
   const { sessionId } = step;
   const registry = { source: step.source ?? null, usage };
@@ -79,6 +81,7 @@ async function writeSingle(
     parentId: undefined,
     json: content,
     registry,
+    log,
   });
   if (appended.inserted) {
     step.check?.(0, withStored(appended, json));
@@ -97,8 +100,10 @@ export async function writePostgresStep(store: PostgresStore, step: StepWrite): 
   );
   const usage = checkUsage(step.usage ?? NO_USAGE);
   const executor = await store.ready();
+  // With a change log each inserted message commits with its row (append-log.ts); the feed publishes its cursor.
+  const log = await appendLog(store.changeLog, "append");
   try {
-    await writeStep(executor, t, step, usage, prepared);
+    await writeStep(executor, t, step, usage, prepared, log);
   } catch (error) {
     if (error instanceof SessionError && error.code === "NOT_FOUND")
       await refuseUsage(executor, t, step, usage);
@@ -112,21 +117,22 @@ async function writeStep(
   step: StepWrite,
   usage: SessionUsage,
   prepared: readonly ReturnType<typeof prepareAppend>[],
+  log: AppendRequest["log"],
 ): Promise<void> {
   const only = prepared.length === 1 ? prepared[0] : undefined;
   if (only && step.parentId === undefined && !step.block) {
     const offloaded = offloadMessage(only.message, only.json);
     if (offloaded.attachments.length === 0) {
-      return writeSingle(executor, t, step, usage, only.message, only.json, offloaded.content);
+      return writeSingle(executor, t, step, usage, only.message, only.json, offloaded.content, log);
     }
   }
   try {
-    await writeInTransaction(executor, t, step, usage, prepared, false);
+    await writeInTransaction(executor, t, step, usage, prepared, false, log);
   } catch (error) {
     // 25P02: a statement failed inside the transaction and was retried (a concurrent writer stored the same id
     // after this transaction's first snapshot): the transaction rolled back; run it again, head locked first.
     if (sqlState(error) !== "25P02") throw error;
-    await writeInTransaction(executor, t, step, usage, prepared, true);
+    await writeInTransaction(executor, t, step, usage, prepared, true, log);
   }
 }
 
@@ -157,6 +163,7 @@ async function writeInTransaction(
   usage: SessionUsage,
   prepared: readonly ReturnType<typeof prepareAppend>[],
   lockFirst: boolean,
+  log: AppendRequest["log"],
 ): Promise<void> {
   const { sessionId } = step;
   const registry = { source: step.source ?? null, usage };
@@ -180,6 +187,7 @@ async function writeInTransaction(
             expectedLeafId: step.guard && parent !== undefined ? parent : undefined,
             json: content,
             registry: last ? registry : undefined,
+            log,
           }),
         );
         registered = last && appended.inserted;

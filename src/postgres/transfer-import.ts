@@ -176,7 +176,15 @@ async function writeMessages(
         `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
       );
     }
-    const linkPayloads = await planImportLinks(query, t, message.id, message.content, attachments, marks[i]!);
+    const linkPayloads = await planImportLinks(
+      query,
+      t,
+      num,
+      message.id,
+      message.content,
+      attachments,
+      marks[i]!,
+    );
     const facts = messageFacts(message);
     const { node, jumpSeq, jumpDepth } = childOf(parent, seqs[placed.size]!, facts.bytes, facts.tokens);
     placed.set(message.id, node);

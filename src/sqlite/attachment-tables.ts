@@ -87,20 +87,6 @@ export function linkAttachments(
   );
 }
 
-/** The hashes among `hashes` that name a stored payload. */
-export function storedHashes(
-  driver: SqlDriver,
-  hashes: readonly string[],
-  names = STORE_TABLES,
-): Set<string> {
-  if (hashes.length === 0) return new Set();
-  const rows = driver.all<{ hash: string }>(
-    `SELECT hash FROM ${names.attachments} WHERE chunk = 0 AND hash IN (SELECT value FROM json_each(?))`,
-    [JSON.stringify(hashes)],
-  );
-  return new Set(rows.map((row) => row.hash));
-}
-
 /** Deletes the payloads among `hashes` that no row links to any more. */
 export function collect(driver: SqlDriver, hashes: readonly string[], names = STORE_TABLES): void {
   if (hashes.length === 0) return;

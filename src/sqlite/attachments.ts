@@ -8,7 +8,6 @@ import {
   linkStored,
   loadAttachments,
   STORE_TABLES,
-  storedHashes,
   unlinkRows,
 } from "./attachment-tables.js";
 import type { SqlDriver } from "./driver.js";
@@ -79,14 +78,26 @@ export function writeWithAttachments<T>(
  */
 export function planImportLinks(
   driver: SqlDriver,
+  num: number,
   messageId: string,
   content: string,
   incoming: AttachmentImport,
 ): (seq: number) => void {
   const { hashes, provided } = incoming.needs(content);
   if (hashes.length === 0) return () => {};
-  const stored = storedHashes(driver, hashes);
-  incoming.assertComplete(messageId, hashes, (hash) => stored.has(hash));
+  const unsent = incoming.unsent(hashes);
+  // Only payloads this session's rows link already (see AttachmentImport.assertComplete).
+  const linked =
+    unsent.length === 0
+      ? []
+      : driver
+          .all<{ hash: string }>(
+            `SELECT DISTINCT l.hash FROM ${STORE_TABLES.links} l JOIN agent_messages m ON m.seq = l.message_seq
+             WHERE m.session_num = ? AND l.hash IN (SELECT value FROM json_each(?))`,
+            [num, JSON.stringify(unsent)],
+          )
+          .map((row) => row.hash);
+  incoming.assertComplete(messageId, content, loadAttachments(driver, linked));
   return (seq) => {
     linkAttachments(driver, seq, provided);
     linkStored(driver, seq, hashes);

@@ -41,7 +41,7 @@ const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
  */
 export class SqliteChangeLog implements RemoteChanges {
   readonly origin = newOrigin();
-  private recorded = 0;
+  private count = 0;
   private created = false;
 
   constructor(
@@ -82,7 +82,7 @@ export class SqliteChangeLog implements RemoteChanges {
       Date.now(),
     ]);
     const seq = row?.seq ?? 0;
-    if (++this.recorded % PRUNE_EVERY === 0) this.prune(seq);
+    if (++this.count % PRUNE_EVERY === 0) this.prune(seq);
     return seq;
   }
 

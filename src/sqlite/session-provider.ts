@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId, assertSessionId, canBeStored, parseMessage } from "../message.js";
 import { contentHashes } from "../store/attachments.js";
+import { type Change, inserted, replaced } from "../store/change-rows.js";
 import { newCompaction } from "../store/compactions.js";
 import { walkHistory } from "../store/history-stream.js";
 import { observeProvider } from "../store/observe.js";
@@ -30,6 +31,7 @@ import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
+import { loggedWrite } from "./logged-write.js";
 import type { SqliteStore } from "./store.js";
 import { contextTokens } from "./tokens.js";
 import type { NodeRow } from "./tree.js";
@@ -67,6 +69,19 @@ export class SqliteSessionProvider implements SessionProvider {
   ) {
     assertSessionId(sessionId);
     observeProvider(this, store.feed);
+  }
+
+  /** A write of `message` (payloads offloaded) with its change-log row in one transaction (logged-write.ts). */
+  private write<T extends object>(
+    message: SessionMessage,
+    json: string,
+    replaces: boolean,
+    change: (result: T) => Change | null,
+    row: (content: string) => T,
+  ): T {
+    return loggedWrite(this.driver, this.store.changeLog, this.sessionId, change, () =>
+      writeWithAttachments(this.driver, this.sessionId, message, json, replaces, row),
+    );
   }
 
   private get driver(): SqlDriver {
@@ -194,7 +209,7 @@ export class SqliteSessionProvider implements SessionProvider {
     const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
     if (!write) return { inserted: false, message };
     const { message: stored, json } = write;
-    const result = writeWithAttachments(this.driver, this.sessionId, stored, json, false, (content) =>
+    const result = this.write(stored, json, false, inserted("append", stored.id, parentId), (content) =>
       appendRow(this.driver, this.sessionId, stored, {
         parentId,
         expectedLeafId: options?.expectedLeafId,
@@ -212,7 +227,7 @@ export class SqliteSessionProvider implements SessionProvider {
     const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
     if (!write) return { inserted: false, updated: false, message };
     const { message: stored, json } = write;
-    const result = writeWithAttachments(this.driver, this.sessionId, stored, json, true, (content) =>
+    const result = this.write(stored, json, true, replaced(stored.id, parentId), (content) =>
       upsertRow(this.driver, this.sessionId, stored, parentId, content),
     );
     return withStored(result, json);
@@ -222,7 +237,8 @@ export class SqliteSessionProvider implements SessionProvider {
     const { json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
-    const result = writeWithAttachments(this.driver, this.sessionId, message, json, false, (content) =>
+    const logged = inserted("import", message.id, options.parentId);
+    const result = this.write(message, json, false, logged, (content) =>
       appendRow(this.driver, this.sessionId, message, {
         parentId: options.parentId,
         json: content,
@@ -235,7 +251,7 @@ export class SqliteSessionProvider implements SessionProvider {
   /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
   async updateMessage(message: SessionMessage, options?: object): Promise<UpdateResult> {
     const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
-    const result = writeWithAttachments(this.driver, this.sessionId, stored, json, true, (content) =>
+    const result = this.write(stored, json, true, replaced(stored.id), (content) =>
       updateRow(this.driver, this.sessionId, stored, content),
     );
     return withStored(result, json);

@@ -6,6 +6,7 @@
 
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
+import { inserted } from "../store/change-rows.js";
 import { assertBlockKey, assertContent } from "../store/keys.js";
 import { checkUsage } from "../store/registry-input.js";
 import type { StepWrite } from "../store/step.js";
@@ -17,6 +18,7 @@ import { hydrate, writeWithAttachments } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { storedFreeText } from "./free-text.js";
+import { loggedWrite } from "./logged-write.js";
 import type { SqliteStore } from "./store.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 
@@ -55,12 +57,19 @@ export async function writeSqliteStep(store: SqliteStore, step: StepWrite): Prom
       if (!write) result = { inserted: false, message };
       else {
         const { message: stored, json } = write;
-        const appended = writeWithAttachments(driver, sessionId, stored, json, false, (content) =>
-          appendRow(driver, sessionId, stored, {
-            parentId: at,
-            expectedLeafId: step.guard && at !== undefined ? at : undefined,
-            json: content,
-          }),
+        const appended = loggedWrite(
+          driver,
+          store.changeLog,
+          sessionId,
+          inserted("append", stored.id, at),
+          () =>
+            writeWithAttachments(driver, sessionId, stored, json, false, (content) =>
+              appendRow(driver, sessionId, stored, {
+                parentId: at,
+                expectedLeafId: step.guard && at !== undefined ? at : undefined,
+                json: content,
+              }),
+            ),
         );
         result = withStored(
           appended,

@@ -72,7 +72,7 @@ export function insertMessage(
       `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
     );
   }
-  const linkPayloads = planImportLinks(driver, message.id, message.content, attachments);
+  const linkPayloads = planImportLinks(driver, num, message.id, message.content, attachments);
   const facts = messageFacts(message);
   const jump = parent ? jumpFor(driver, parent) : null;
   const stored = storedContent(driver, message.content);

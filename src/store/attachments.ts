@@ -176,6 +176,16 @@ function findSlots(messages: readonly unknown[]): Slot[] {
   return slots;
 }
 
+/** Every pointer that stored JSON holds (none when it does not parse). */
+export function contentPointers(content: string): Pointer[] {
+  if (!content.includes("attachment:sha256:")) return [];
+  try {
+    return findSlots([JSON.parse(content)]).map((slot) => slot.pointer);
+  } catch {
+    return [];
+  }
+}
+
 /** The distinct payload hashes that stored JSON points at (for link rows and transfers). */
 export function contentHashes(content: string): string[] {
   if (!content.includes("attachment:sha256:")) return [];

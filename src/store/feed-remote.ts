@@ -22,6 +22,8 @@ export interface LoggedChange {
 export interface RemoteChanges {
   /** Appends a change (after its write committed) and returns its cursor. */
   record(change: LoggedChange): number | Promise<number>;
+  /** Told of a row a write committed together with itself (it was not recorded here), e.g. to prune. */
+  recorded?(cursor: number): void | Promise<void>;
   /** Every logged event after `cursor` (every origin), oldest first, in pages; a `reset` first if some are gone. */
   replay(after: number): AsyncIterable<ChangeEvent>;
 }

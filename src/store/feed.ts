@@ -222,11 +222,22 @@ export class ChangeFeed {
   /**
    * After a write committed: records it in the change log (when the store keeps one) and delivers the event that
    * `build` makes to local subscribers. A log failure is reported, never thrown: the write itself succeeded.
+   * `logged` is the cursor of the row the write committed with itself (nothing is recorded then).
    */
-  async publish(change: LoggedChange, build: (cursor: number | null) => ChangeEvent): Promise<void> {
+  async publish(
+    change: LoggedChange,
+    build: (cursor: number | null) => ChangeEvent,
+    logged?: number,
+  ): Promise<void> {
     const log = this.remote();
-    let cursor: number | null = null;
-    if (log) {
+    let cursor: number | null = logged ?? null;
+    if (log && logged !== undefined) {
+      try {
+        await log.recorded?.(logged);
+      } catch (error) {
+        emitWarning(error, "AgentSessionFeedWarning");
+      }
+    } else if (log) {
       try {
         cursor = await log.record(change);
       } catch (error) {

@@ -7,6 +7,7 @@ import type {
   UpdateResult,
   UpsertResult,
 } from "../types.js";
+import { loggedCursor } from "./change-rows.js";
 import type { ChangeEvent, ChangeFeed } from "./feed.js";
 import type { PreparedJson } from "./prepared-json.js";
 import type { StepWrite } from "./step.js";
@@ -33,7 +34,8 @@ function withMessage<T extends object>(event: T, result: { message?: SessionMess
 
 /**
  * Makes every write of a provider publish its change after it returned (committed): the one place where all
- * backends feed the change feed. Installs own methods on the instance that call the class's methods with every
+ * backends feed the change feed. A write whose result carries a logged cursor (`markLogged`: SQLite and Postgres
+ * commit an append's, import's, update's and upsert's log row with the write itself) is not recorded again. Installs own methods on the instance that call the class's methods with every
  * argument they were given, synchronously first (a Session's JSON hand-off, see prepared-json.ts, is read there).
  */
 export function observeProvider<P extends SessionProvider & { readonly sessionId: string }>(
@@ -58,6 +60,7 @@ export function observeProvider<P extends SessionProvider & { readonly sessionId
           { type: "append", sessionId: sessionId(), cursor, inserted: outcome.inserted, ...parent, ...base },
           outcome,
         ) as ChangeEvent,
+      loggedCursor(result),
     );
     return result;
   };
@@ -74,6 +77,7 @@ export function observeProvider<P extends SessionProvider & { readonly sessionId
       { sessionId: sessionId(), type: "update", ids: [message.id] },
       (cursor) =>
         withMessage({ type: "update", sessionId: sessionId(), cursor, ...base }, outcome) as ChangeEvent,
+      loggedCursor(result),
     );
     return result;
   };
@@ -93,6 +97,7 @@ export function observeProvider<P extends SessionProvider & { readonly sessionId
               : { type, sessionId: sessionId(), cursor, ...base },
             result,
           ) as ChangeEvent,
+        loggedCursor(result),
       );
       return result;
     };
@@ -109,6 +114,7 @@ export function observeProvider<P extends SessionProvider & { readonly sessionId
             { type: "import", sessionId: sessionId(), cursor, inserted: true, ...base },
             result,
           ) as ChangeEvent,
+        loggedCursor(result),
       );
       return result;
     };
@@ -225,6 +231,7 @@ export async function publishStepWrites(
           },
           result,
         ) as ChangeEvent,
+      loggedCursor(result),
     );
   }
 }

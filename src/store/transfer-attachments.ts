@@ -1,6 +1,6 @@
 import { SessionError } from "../errors.js";
 import { describe } from "../message.js";
-import { type Attachment, contentHashes, sha256 } from "./attachments.js";
+import { type Attachment, contentHashes, contentPointers, restoreString, sha256 } from "./attachments.js";
 import type { TransferAttachment, TransferItem } from "./types.js";
 
 /**
@@ -67,20 +67,40 @@ export class AttachmentImport {
     return { hashes, provided };
   }
 
-  /** Throws unless every hash was provided (before `mark`) or is already stored (`available`). */
+  /**
+   * Throws `INVALID_ARGUMENT` unless every pointer of `content` names a payload that came with the stream (before
+   * `mark`) or one this session's rows already link (`linked`, its bytes), and declares the length its payload
+   * restores to. Payloads stored only for other sessions do not count: an import cannot reach another session's
+   * bytes by naming their hash, and its error is the same whether or not such a payload exists. A wrong length
+   * would mislead every size-based read (a recent-history budget counts a pointer by its declared length).
+   */
   assertComplete(
     messageId: string,
-    hashes: readonly string[],
-    available: (hash: string) => boolean,
+    content: string,
+    linked: ReadonlyMap<string, Uint8Array>,
     mark = Number.POSITIVE_INFINITY,
   ): void {
-    const missing = hashes.find((hash) => !this.before(hash, mark) && !available(hash));
-    if (missing !== undefined) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `Message "${messageId}" points at attachment ${missing}, which is neither in the stream nor stored`,
-      );
+    for (const pointer of contentPointers(content)) {
+      const bytes = this.before(pointer.hash, mark) ?? linked.get(pointer.hash);
+      if (bytes === undefined) {
+        throw new SessionError(
+          "INVALID_ARGUMENT",
+          `Message "${messageId}" points at attachment ${pointer.hash}, which is neither in the stream nor linked from this session`,
+        );
+      }
+      const chars = restoreString(pointer, bytes).length;
+      if (chars !== pointer.chars) {
+        throw new SessionError(
+          "INVALID_ARGUMENT",
+          `Message "${messageId}" points at attachment ${pointer.hash} as ${pointer.chars} characters, but it restores to ${chars}`,
+        );
+      }
     }
+  }
+
+  /** The hashes among `hashes` that did not come with the stream (before `mark`): to look up in the session. */
+  unsent(hashes: readonly string[], mark = Number.POSITIVE_INFINITY): string[] {
+    return hashes.filter((hash) => this.before(hash, mark) === undefined);
   }
 
   /** The payload's bytes when it was received among the first `mark` payloads. */

@@ -121,7 +121,10 @@ describe("viewer: live updates in headless Chromium", { skip }, () => {
 
   test("the event stream is text/event-stream and refuses foreign hosts like every route", async () => {
     const controller = new AbortController();
-    const res = await fetch(`${server.url}api/events?session=demo-deploy`, { signal: controller.signal });
+    const res = await fetch(`${server.url}api/events?session=demo-deploy`, {
+      signal: controller.signal,
+      headers: { "X-Agent-Session-Viewer": "1" },
+    });
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
     controller.abort();
@@ -130,7 +133,7 @@ describe("viewer: live updates in headless Chromium", { skip }, () => {
     const status = await new Promise<number | undefined>((resolve, reject) => {
       const req = request(
         `${server.url}api/events?session=demo-deploy`,
-        { headers: { Host: "attacker.example" } },
+        { headers: { Host: "attacker.example", "X-Agent-Session-Viewer": "1" } },
         (foreign) => {
           foreign.resume();
           resolve(foreign.statusCode);

@@ -31,6 +31,9 @@ function ask(url: string, options: { method?: string; headers?: Record<string, s
   });
 }
 
+/** The header the viewer's page (or a tool) sends on API requests. */
+const TOOL = { "X-Agent-Session-Viewer": "1" };
+
 async function withViewer(body: (viewer: Viewer, store: MemoryStore) => Promise<void>): Promise<void> {
   const store = new MemoryStore();
   const viewer = await startViewer(store, { port: 0 });
@@ -51,7 +54,7 @@ describe("viewer request checks", () => {
         subscriptions++;
         return subscribe(...args);
       };
-      const head = await ask(`${viewer.url}api/events?session=s`, { method: "HEAD" });
+      const head = await ask(`${viewer.url}api/events?session=s`, { method: "HEAD", headers: TOOL });
       assert.equal(head.status, 200);
       assert.match(String(head.headers["content-type"]), /^text\/event-stream/);
       assert.equal(subscriptions, 0, "a HEAD holds no subscription");
@@ -73,11 +76,29 @@ describe("viewer request checks", () => {
       const port = Number(new URL(viewer.url).port);
       assert.equal((await ask(api, { headers: { Origin: `http://127.0.0.1:${port + 1}` } })).status, 403);
       assert.equal((await ask(api, { headers: { Origin: `https://127.0.0.1:${port}` } })).status, 403);
-      assert.equal((await ask(api, { headers: { Origin: own } })).status, 200);
-      assert.equal((await ask(api, {})).status, 200);
+      assert.equal((await ask(api, { headers: { Origin: own, ...TOOL } })).status, 200);
+      assert.equal((await ask(api, { headers: TOOL })).status, 200);
       // The page through another loopback name: its origin is the Host it was loaded from.
-      const local = { Host: `localhost:${port}`, Origin: `http://localhost:${port}` };
+      const local = { Host: `localhost:${port}`, Origin: `http://localhost:${port}`, ...TOOL };
       assert.equal((await ask(api, { headers: local })).status, 200);
+    });
+  });
+
+  test("an API request without a same-origin signal (an <img>, <script> or no-cors fetch elsewhere) is refused", async () => {
+    await withViewer(async (viewer) => {
+      for (const path of ["api/sessions", "api/search?q=x", "api/events?session=s"]) {
+        const url = `${viewer.url}${path}`;
+        // What a browser sends for another page's <img>/<script>/no-cors GET: no Origin, a cross-site fetch.
+        assert.equal((await ask(url, { headers: { "Sec-Fetch-Site": "cross-site" } })).status, 403, path);
+        assert.equal((await ask(url, { headers: { "Sec-Fetch-Site": "same-site" } })).status, 403, path);
+        // Neither signal (an old browser's no-cors request, or a tool that forgot the header).
+        assert.equal((await ask(url, {})).status, 403, path);
+        // The page's own EventSource (no custom header possible) and its fetches; a tool with the header.
+        assert.equal((await ask(url, { headers: { "Sec-Fetch-Site": "same-origin" } })).status, 200, path);
+        assert.equal((await ask(url, { headers: TOOL })).status, 200, path);
+      }
+      // The page itself needs no signal: it is what a person opens.
+      assert.equal((await ask(viewer.url, {})).status, 200);
     });
   });
 
@@ -91,7 +112,7 @@ describe("viewer request checks", () => {
     await withViewer(async (viewer) => {
       const api = `${viewer.url}api/sessions`;
       assert.equal((await ask(api, { headers: { Host: "[::1]evil.com" } })).status, 403);
-      assert.equal((await ask(api, { headers: { Host: "[::1]" } })).status, 200);
+      assert.equal((await ask(api, { headers: { Host: "[::1]", ...TOOL } })).status, 200);
     });
   });
 });

@@ -104,9 +104,11 @@ describe("viewer in headless Chromium", { skip }, () => {
   test("the server is read-only and answers only local host names", async () => {
     const post = await fetch(`${server.url}api/sessions`, { method: "POST" });
     assert.equal(post.status, 405);
-    const sessions = await fetch(`${server.url}api/sessions`);
+    const own = { headers: { "X-Agent-Session-Viewer": "1" } };
+    assert.equal((await fetch(`${server.url}api/sessions`)).status, 403, "no same-origin signal");
+    const sessions = await fetch(`${server.url}api/sessions`, own);
     assert.equal(sessions.status, 200);
-    const missing = await fetch(`${server.url}api/session?id=nope`);
+    const missing = await fetch(`${server.url}api/session?id=nope`, own);
     assert.equal(missing.status, 404);
     assert.match(((await missing.json()) as { error: { message: string } }).error.message, /not found/);
     const html = await fetch(server.url);
@@ -114,7 +116,8 @@ describe("viewer in headless Chromium", { skip }, () => {
     // DNS rebinding: a foreign Host header is refused even though the connection is local.
     const { request } = await import("node:http");
     const status = await new Promise<number | undefined>((resolve, reject) => {
-      const req = request(`${server.url}api/sessions`, { headers: { Host: "attacker.example" } }, (res) => {
+      const headers = { Host: "attacker.example", ...own.headers };
+      const req = request(`${server.url}api/sessions`, { headers }, (res) => {
         res.resume();
         resolve(res.statusCode);
       });

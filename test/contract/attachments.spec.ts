@@ -489,7 +489,7 @@ export function attachmentsSpec(target: ContractTarget): void {
         await rejectsWithCode(
           store.transfer.importSession(toAsync([header, ...messages, ...attachment])),
           "INVALID_ARGUMENT",
-          /neither in the stream nor stored/,
+          /neither in the stream nor linked from this session/,
         );
         assert.equal(await store.session("x").getMessage("m1"), null);
         await assertStored(store, 0);

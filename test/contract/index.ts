@@ -7,6 +7,7 @@ import { feedSpec } from "./feed.spec.js";
 import type { ContractTarget } from "./harness.js";
 import { historyStreamSpec } from "./history-stream.spec.js";
 import { idsSpec } from "./ids.spec.js";
+import { importPointersSpec } from "./import-pointers.spec.js";
 import { largeSpec } from "./large.spec.js";
 import { managerLifecycleSpec } from "./manager-lifecycle.spec.js";
 import { managerMessagesSpec } from "./manager-messages.spec.js";
@@ -45,6 +46,7 @@ export function runProviderContract(target: ContractTarget): void {
     writesSpec(target);
     largeSpec(target);
     attachmentsSpec(target);
+    importPointersSpec(target);
     idsSpec(target);
     closedSpec(target);
     feedSpec(target);

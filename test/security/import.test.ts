@@ -208,6 +208,21 @@ describe("import CLI: whole-file check, planted prompts, line limit", () => {
     assert.doesNotMatch(result.stderr, /RangeError/);
   });
 
+  test("a deeply nested record is INVALID_FILE naming its line, not a stack overflow", async () => {
+    const lines = await source();
+    const at = lineOf(lines, "message", "m2");
+    // Spliced as text: JSON.stringify cannot write what it is about (it would overflow first).
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const copy = [...lines];
+    copy[at] = copy[at]!.replace('"parts":[', `"deep":${deep},"parts":[`);
+    const file = tmp.path("deep.jsonl");
+    writeFileSync(file, `${copy.join("\n")}\n`);
+    const result = await runCli(["import", file, "--db", tmp.path("deep.db")]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, new RegExp(`line ${at + 1}: the record is nested too deeply`));
+    assert.doesNotMatch(result.stderr, /Maximum call stack/);
+  });
+
   test("lines split across chunks, CRLF endings and invalid UTF-8", async () => {
     const chunks = [Buffer.from("ab"), Buffer.from("c\r\nd"), Buffer.from("é\n".normalize(), "utf8")];
     const seen: string[] = [];

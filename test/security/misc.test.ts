@@ -19,7 +19,7 @@ after(() => rmSync(temp, { recursive: true, force: true }));
 
 function status(url: string, host: string): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { Host: host } }, (res) => {
+    const req = request(url, { headers: { Host: host, "X-Agent-Session-Viewer": "1" } }, (res) => {
       res.resume();
       resolve(res.statusCode);
     });

@@ -24,7 +24,8 @@ export const CLIENT_SCRIPT = `
     Object.keys(params || {}).forEach(function (key) {
       if (params[key] !== undefined && params[key] !== null) url.searchParams.set(key, params[key]);
     });
-    return fetch(url).then(function (res) {
+    // The viewer refuses API requests without this header (or a same-origin Sec-Fetch-Site): see origin.ts.
+    return fetch(url, { headers: { "X-Agent-Session-Viewer": "1" } }).then(function (res) {
       return res.json().then(function (body) {
         if (!res.ok) throw new Error(body && body.error ? body.error.message : res.statusText);
         return body;

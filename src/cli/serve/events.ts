@@ -4,6 +4,15 @@ import type { SessionStore } from "../../store/types.js";
 
 /** A comment line this often keeps proxies and the browser from dropping an idle stream. */
 const HEARTBEAT_MS = 15_000;
+/** Event streams one viewer serves at once by default (`ViewerOptions.maxEventStreams`). */
+export const DEFAULT_MAX_EVENT_STREAMS = 32;
+/**
+ * Bytes a stream may have waiting for its reader before events are dropped for it. A frame is ~120 bytes, so a
+ * reader that keeps up never gets near it; one that stops reading costs at most this much (plus the socket's).
+ */
+const BUFFERED_BYTES = 64 * 1024;
+/** A reader that has not taken its waiting bytes for this long is disconnected (its slot is freed). */
+const STALLED_MS = 30_000;
 
 /** What the page needs to know about a write: which session, what kind, and the message id (it re-reads). */
 function wire(event: ChangeEvent): string {
@@ -12,15 +21,45 @@ function wire(event: ChangeEvent): string {
   return JSON.stringify({ type: event.type, sessionId: event.sessionId, id, cursor: event.cursor });
 }
 
+/** The open event streams of one viewer, capped: the cap bounds what streams can hold, whatever writes arrive. */
+export class EventStreams {
+  private open = 0;
+
+  constructor(readonly max = DEFAULT_MAX_EVENT_STREAMS) {}
+
+  /** Takes a slot; false when all are taken. */
+  take(): boolean {
+    if (this.open >= this.max) return false;
+    this.open++;
+    return true;
+  }
+
+  release(): void {
+    this.open--;
+  }
+}
+
 /**
  * `GET /api/events?session=<id>` (HEAD: its headers only): server-sent events, one per write to that session (or
  * to any session without the parameter), from the store's change feed. Each frame is small and fixed in shape;
- * the page reads the session again through the ordinary API, so nothing here grows with message size.
+ * the page reads the session again through the ordinary API, so nothing here grows with message size. At most
+ * `streams.max` are open at once (503 past it). A reader that falls behind (its unread bytes pass
+ * BUFFERED_BYTES) gets no more frames until it has caught up, then one `reset` frame standing for those it missed
+ * (the page re-reads on any frame); one that stays behind for STALLED_MS is disconnected.
  */
-export function streamEvents(store: SessionStore, url: URL, req: IncomingMessage, res: ServerResponse): void {
+export function streamEvents(
+  store: SessionStore,
+  streams: EventStreams,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  const answer = (status: number, code: string, message: string, extra: Record<string, string> = {}) => {
+    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", ...extra });
+    res.end(JSON.stringify({ error: { code, message } }));
+  };
   if (!hasFeed(store)) {
-    res.writeHead(501, { "Content-Type": "application/json; charset=utf-8" });
-    res.end(JSON.stringify({ error: { code: "UNSUPPORTED", message: "this store has no change feed" } }));
+    answer(501, "UNSUPPORTED", "this store has no change feed");
     return;
   }
   const headers = {
@@ -35,27 +74,57 @@ export function streamEvents(store: SessionStore, url: URL, req: IncomingMessage
     res.end();
     return;
   }
+  if (!streams.take()) {
+    answer(
+      503,
+      "TOO_MANY_STREAMS",
+      `this viewer serves at most ${streams.max} event streams at once; close a viewer tab and reload`,
+      { "Retry-After": "5" },
+    );
+    return;
+  }
   const session = url.searchParams.get("session");
   res.writeHead(200, { ...headers, Connection: "keep-alive" });
-  const stop = store.subscribe(
-    (event) => {
-      res.write(`data: ${wire(event)}\n\n`);
-    },
-    {
-      ...(session === null ? {} : { sessionId: session }),
-      // A failed write to the socket means the page went away: stop listening.
-      onError: () => close(),
-      // The page re-reads the session when the stream opens, so it opens once no later write can be missed.
-      onReady: () => {
-        if (!res.writableEnded && !res.destroyed) res.write(": connected\n\n");
-      },
-    },
-  );
-  const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
+  let behind = false;
+  let stalled: ReturnType<typeof setTimeout> | undefined;
+  const send = (frame: string) => {
+    if (res.writableEnded || res.destroyed) return;
+    if (behind || res.writableLength > BUFFERED_BYTES) {
+      // Dropped: the frame sent on 'drain' makes the page re-read everything it missed.
+      if (!behind) {
+        behind = true;
+        stalled = setTimeout(() => res.destroy(), STALLED_MS);
+        stalled.unref();
+      }
+      return;
+    }
+    res.write(frame);
+  };
+  res.on("drain", () => {
+    if (!behind) return;
+    behind = false;
+    clearTimeout(stalled);
+    const missed = { type: "reset", sessionId: session ?? "", id: null, cursor: null };
+    res.write(`data: ${JSON.stringify(missed)}\n\n`);
+  });
+  const stop = store.subscribe((event) => send(`data: ${wire(event)}\n\n`), {
+    ...(session === null ? {} : { sessionId: session }),
+    // A failed write to the socket means the page went away: stop listening.
+    onError: () => close(),
+    // The page re-reads the session when the stream opens, so it opens once no later write can be missed.
+    onReady: () => send(": connected\n\n"),
+  });
+  const heartbeat = setInterval(() => send(": ping\n\n"), HEARTBEAT_MS);
   heartbeat.unref();
+  let closed = false;
   const close = () => {
+    if (closed) return;
+    closed = true;
     clearInterval(heartbeat);
+    clearTimeout(stalled);
     stop();
+    streams.release();
   };
   req.on("close", close);
+  res.on("close", close);
 }

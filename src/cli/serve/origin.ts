@@ -15,3 +15,22 @@ export function isOwnOrigin(origin: string | undefined, host: string | undefined
     return false;
   }
 }
+
+/**
+ * The header the viewer's page sends on every API `fetch`. A page on another origin cannot send it: a custom
+ * header makes a browser ask first (a CORS preflight), and the viewer answers no preflight.
+ */
+export const SAME_ORIGIN_HEADER = "x-agent-session-viewer";
+
+/**
+ * True when an API request shows it comes from the viewer's own page or from a tool: the viewer's header (a
+ * script, curl, the page's fetches), or a browser's `Sec-Fetch-Site: same-origin` (the page's EventSource, which
+ * cannot set headers). An `<img>`, `<script>` or no-cors fetch from another page names no `Origin` on a GET, so
+ * the Origin check alone lets it through; it carries neither signal (its `Sec-Fetch-Site` is `cross-site` or
+ * `same-site`), and is refused.
+ */
+export function hasSameOriginSignal(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): boolean {
+  return headers[SAME_ORIGIN_HEADER] !== undefined || headers["sec-fetch-site"] === "same-origin";
+}

@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SessionError } from "../../errors.js";
 import type { SessionStore } from "../../store/types.js";
 import { API_ROUTES, callApi } from "./api.js";
-import { streamEvents } from "./events.js";
+import { DEFAULT_MAX_EVENT_STREAMS, EventStreams, streamEvents } from "./events.js";
 import { hostOfHeader, isLoopback } from "./loopback.js";
-import { isOwnOrigin } from "./origin.js";
+import { hasSameOriginSignal, isOwnOrigin, SAME_ORIGIN_HEADER } from "./origin.js";
 import { renderPage } from "./page.js";
 
 /** Where the viewer listens. */
@@ -17,6 +18,8 @@ export interface ViewerOptions {
   port?: number;
   /** Shown in the page header (the database path or masked URL). */
   title?: string;
+  /** Live event streams (`/api/events`) served at once (default 32); past it a new one gets 503. */
+  maxEventStreams?: number;
 }
 
 /** A running viewer. */
@@ -50,6 +53,7 @@ function json(res: ServerResponse, status: number, body: unknown) {
 async function handle(
   store: SessionStore,
   options: ViewerOptions,
+  streams: EventStreams,
   req: IncomingMessage,
   res: ServerResponse,
 ) {
@@ -74,6 +78,14 @@ async function handle(
     );
   }
   const url = new URL(req.url ?? "/", "http://viewer.local");
+  if (url.pathname.startsWith("/api/") && !hasSameOriginSignal(req.headers)) {
+    return json(res, 403, {
+      error: {
+        code: "FORBIDDEN",
+        message: `API requests need the ${SAME_ORIGIN_HEADER} header (any value) or a same-origin browser request`,
+      },
+    });
+  }
   if (url.pathname === "/" || url.pathname === "/index.html") {
     // A fresh nonce per page: the inline script and style run, anything injected into the page would not.
     const nonce = randomBytes(16).toString("base64");
@@ -83,7 +95,7 @@ async function handle(
   }
   // Browsers ask for an icon on their own; an empty answer keeps the console free of 404s.
   if (url.pathname === "/favicon.ico") return send(res, 204, "image/x-icon", "");
-  if (url.pathname === "/api/events") return streamEvents(store, url, req, res);
+  if (url.pathname === "/api/events") return streamEvents(store, streams, url, req, res);
   const name = url.pathname.startsWith("/api/") ? url.pathname.slice(5) : undefined;
   const route = name !== undefined && Object.hasOwn(API_ROUTES, name) ? API_ROUTES[name] : undefined;
   if (!route)
@@ -95,8 +107,13 @@ async function handle(
 /** Starts the read-only viewer on `store` and resolves once it listens; `close()` stops it and its connections. */
 export async function startViewer(store: SessionStore, options: ViewerOptions = {}): Promise<Viewer> {
   const host = options.host ?? "127.0.0.1";
+  const max = options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS;
+  if (!Number.isSafeInteger(max) || max < 0) {
+    throw new SessionError("INVALID_ARGUMENT", "maxEventStreams must be a whole number >= 0");
+  }
+  const streams = new EventStreams(max);
   const server = createServer((req, res) => {
-    handle(store, options, req, res).catch((error: unknown) => {
+    handle(store, options, streams, req, res).catch((error: unknown) => {
       if (!res.headersSent)
         json(res, 500, { error: { code: "INTERNAL", message: (error as Error).message } });
       else res.destroy();

@@ -225,6 +225,19 @@ export function decodeHeader(text: string): { type: "header"; version: number } 
 
 /** Parses and validates one line (1-based `line` for messages); unknown fields are ignored within a version. */
 export function decodeLine(text: string, line: number): ExportRecord {
+  try {
+    return decodeRecord(text, line);
+  } catch (error) {
+    // JSON.parse takes any depth, but re-serialising a message (and every later walk of it) recurses: nesting
+    // deep enough to overflow the stack is a bad record like any other, named by its line.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      throw new CliError(`line ${line}: the record is nested too deeply to be read`, "INVALID_FILE");
+    }
+    throw error;
+  }
+}
+
+function decodeRecord(text: string, line: number): ExportRecord {
   const record = parseObject(text);
   if (!record) throw new CliError(`line ${line}: not a JSON object`, "INVALID_FILE");
   const f = new Fields(record, line);

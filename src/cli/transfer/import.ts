@@ -1,10 +1,12 @@
 import { SessionError } from "../../errors.js";
-import type {
-  ImportCounts,
-  TransferCapableStore,
-  TransferItem,
-  TransferRow,
-  TransferSession,
+import { contentHashes } from "../../store/attachments.js";
+import {
+  hasAttachmentStore,
+  type ImportCounts,
+  type TransferCapableStore,
+  type TransferItem,
+  type TransferRow,
+  type TransferSession,
 } from "../../store/types.js";
 import { CliError } from "../errors.js";
 import { decodeHeader, decodeLine, type ExportCounts, type ExportRecord } from "./format.js";
@@ -69,23 +71,54 @@ async function* sessionItems(
   first: TransferSession,
   plan: UnreadablePlan | undefined,
   skipped: UnreadableSkipped,
+  carried: FileCarried,
 ): AsyncGenerator<TransferItem> {
   const id = first.id;
   yield {
     kind: "session",
     session: plan ? { ...first, leafId: plan.keptAncestor(id, first.leafId) } : first,
   };
+  const own = new Set<string>();
   for (let next = await records.peek(); next; next = await records.peek()) {
     if (next.type === "message" && next.sessionId === id) {
       if (plan && next.unreadable) skipped.messages++;
-      else yield { kind: "message", message: plan ? plan.kept(id, next.message) : next.message };
-    } else if (next.type === "attachment" && next.sessionId === id)
+      else {
+        yield* carried.before(next.message.content, own);
+        yield { kind: "message", message: plan ? plan.kept(id, next.message) : next.message };
+      }
+    } else if (next.type === "attachment" && next.sessionId === id) {
+      own.add(next.attachment.hash);
+      carried.hashes.add(next.attachment.hash);
       yield { kind: "attachment", attachment: next.attachment };
-    else if (next.type === "compaction" && next.sessionId === id) {
+    } else if (next.type === "compaction" && next.sessionId === id) {
       if (plan?.drops(id, next.compaction)) skipped.overlays++;
       else yield { kind: "compaction", compaction: next.compaction };
     } else return;
     await records.next();
+  }
+}
+
+/**
+ * The payloads this file carried (an export writes each payload once per file, with the first session that needs
+ * it). A store's import counts a payload only for the session whose stream brought it, so a later session of the
+ * file that points at one gets it re-sent from the store, where the earlier session's import put it: only hashes
+ * whose bytes the file itself carried, never another payload the database holds.
+ */
+class FileCarried {
+  readonly hashes = new Set<string>();
+
+  constructor(private readonly store: TransferCapableStore) {}
+
+  /** Attachment items for the file-carried payloads `content` points at that this session has not received. */
+  async *before(content: string, own: Set<string>): AsyncGenerator<TransferItem> {
+    if (this.hashes.size === 0 || !hasAttachmentStore(this.store)) return;
+    for (const hash of contentHashes(content)) {
+      if (own.has(hash) || !this.hashes.has(hash)) continue;
+      const bytes = await this.store.attachments.get(hash);
+      if (!bytes) continue;
+      own.add(hash);
+      yield { kind: "attachment", attachment: { hash, bytes } };
+    }
   }
 }
 
@@ -117,6 +150,7 @@ export async function readImport(
   plan?: UnreadablePlan,
 ): Promise<ImportSummary> {
   const records = new Records(lines[Symbol.asyncIterator](), onBytes);
+  const carried = new FileCarried(store);
   const summary: ImportSummary = {
     sessions: { read: 0, registered: 0 },
     messages: { inserted: 0, skipped: 0 },
@@ -132,7 +166,7 @@ export async function readImport(
       if (record.type === "session") {
         const skipped = { session: record.session.id, messages: 0, overlays: 0 };
         const result = await store.transfer.importSession(
-          sessionItems(records, record.session, plan, skipped),
+          sessionItems(records, record.session, plan, skipped, carried),
         );
         if (skipped.messages + skipped.overlays > 0) summary.unreadable?.push(skipped);
         summary.sessions.read++;
