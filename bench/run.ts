@@ -2,7 +2,7 @@
  * `npm run bench`: measures the floor, the reference and agent-session side by side on the same
  * data and SQLite settings, prints one Markdown table per workload and writes bench/results/latest.md.
  * Env: BENCH_SCALE (store size as a fraction of 1M messages, default 1), BENCH_ONLY
- * (append,history,leaf,search,everyday,compaction,media,postgres,large,stream; everyday = one 1k/10k/100k session, see everyday.ts;
+ * (append,history,leaf,search,everyday,compaction,media,postgres,large,stream,recall; recall = LoCoMo, see recall.ts; everyday = one 1k/10k/100k session, see everyday.ts;
  * footprint = Postgres sizes per relation, only when named: it loads 2 × 110,000 messages, see postgres-footprint.ts), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
  * (time budget per measurement, default 60), BENCH_APPEND_LENGTHS (default 100,10000,100000 capped
  * at the store size), BENCH_APPEND_WINDOW (timed appends per length, default 500),
@@ -20,6 +20,7 @@ import { benchLargeMessages } from "./large.js";
 import { benchMedia } from "./media.js";
 import { benchPostgres } from "./postgres.js";
 import { benchPostgresFootprint } from "./postgres-footprint.js";
+import { benchRecall } from "./recall.js";
 import { type Cell, fmtDur, fmtNum, fmtRate, type Row, renderTable, rows, type Summary } from "./stats.js";
 import { benchStream } from "./stream.js";
 import { type BenchTarget, loadTarget, OverBudget, TARGET_MODULES, type TargetFactory } from "./targets.js";
@@ -45,6 +46,7 @@ const WORKLOADS = [
   "large",
   "stream",
   "footprint",
+  "recall",
 ] as const;
 const list = (v: string | undefined) =>
   (v ?? "")
@@ -321,6 +323,7 @@ async function main(): Promise<void> {
     if (stores.length > 0) emit(`\n${indexSizes(stores)}`);
   }
   if (wanted("everyday")) emit(`\n${await benchEveryday(targets, dirs.tmp, budgetUs, progress)}`);
+  if (wanted("recall")) emit(await benchRecall(progress));
   if (wanted("compaction")) {
     progress("compaction: append with compactAfter armed");
     emit(`\n${await benchCompaction(scale, budgetUs)}`);

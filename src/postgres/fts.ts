@@ -99,3 +99,12 @@ export function toTsquery(terms: readonly QueryTerm[], scope?: string): string |
   }
   return parts.join(" & ");
 }
+
+/**
+ * A tsquery matching any of `queries` (each a literal from {@link toTsquery}), within `scope` when given: the
+ * candidates of ranked recall in one index scan.
+ */
+export function anyTsquery(queries: readonly string[], scope?: string): string {
+  const any = queries.map((q) => `(${q})`).join(" | ");
+  return scope === undefined ? any : `${quoteLexeme(scope)} & (${any})`;
+}

@@ -6,13 +6,14 @@ import { storedMessageText } from "../message.js";
 import type { SearchResult } from "../types.js";
 import type { Executor } from "./client.js";
 import type { Tables } from "./schema.js";
-import { ancestorCte } from "./tree.js";
+import { ancestorCte, isoSql } from "./tree.js";
 
 /** What a candidate brings from the candidate statement. */
 export interface Candidate {
   seq: number;
   role: string;
-  createdAt: string;
+  /** Read with the candidate only when a filter needs it; the page reads it for the hits. */
+  createdAt?: string | undefined;
   depth: number;
   sessionId: string;
   sessionNum: number;
@@ -65,8 +66,9 @@ export async function readPage(
   scores?: ReadonlyMap<number, number>,
 ): Promise<PageHit[]> {
   if (candidates.length === 0) return [];
-  const rows = await executor.query<{ seq: number; id: string; content: string }>(
-    `SELECT m.seq::float8 AS seq, m.id, m.content FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq`,
+  const rows = await executor.query<{ seq: number; id: string; content: string; created_at: string }>(
+    `SELECT m.seq::float8 AS seq, m.id, m.content, ${isoSql("m.created_at")} AS created_at
+     FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq`,
     [candidates.map((c) => c.seq)],
   );
   const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
@@ -79,7 +81,7 @@ export async function readPage(
       id: row.id,
       role: candidate.role,
       content: storedMessageText(row.content),
-      createdAt: candidate.createdAt,
+      createdAt: row.created_at,
       sessionId: candidate.sessionId,
       onActivePath: onPath.get(candidate.seq) === true,
     };

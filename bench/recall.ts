@@ -1,0 +1,163 @@
+/**
+ * Recall on real conversations: LoCoMo, by the protocol of ../shared/datasets/README.md (one session per
+ * conversation, one message per turn, each question asked as written for 20 results; a hit at k when an evidence
+ * turn is among the first k). Runs ranked recall and the all-words search on memory, SQLite and PGlite, next to the
+ * plain-FTS5 anchor (stop words dropped, the rest ORed, bm25). Env: BENCH_RECALL_DATA (a file of the same shape,
+ * e.g. a held-out set; default ../shared/datasets/locomo-dev.json), BENCH_RECALL_BACKENDS (memory,sqlite,pglite).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { MemoryStore } from "../src/memory/store.js";
+import { PostgresStore } from "../src/postgres/store.js";
+import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import type { SessionStore } from "../src/store/types.js";
+import type { SearchMatch } from "../src/types.js";
+import { fmtDur, mdTable, summarize } from "./stats.js";
+
+interface Conversation {
+  conv: string;
+  turns: { id: string; speaker: string; text: string }[];
+  qa: { question: string; evidence?: string[]; category: number }[];
+}
+
+const K = [1, 5, 10, 20] as const;
+const DEFAULT_DATA = fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
+// The anchor's stop words, as the dataset's own script has them.
+const ANCHOR_STOP = new Set(
+  "a an the is are was were be been being do does did of to in on at for with by from and or not what when where who whom which why how has have had i you he she it we they my your his her its our their me him us them this that these those as about into than then so if but can could would should will shall may might must up down out over under again further once here there all any both each few more most other some such no nor only own same too very s t just don now ever also yet".split(
+    " ",
+  ),
+);
+
+function questionsOf(conv: Conversation): { question: string; evidence: string[] }[] {
+  return conv.qa
+    .filter((q) => q.category !== 5 && q.evidence?.length)
+    .map((q) => ({
+      question: q.question,
+      evidence: (q.evidence ?? []).flatMap((e) => e.split(/[;,\s]+/)).filter((e) => /^D\d+:\d+$/.test(e)),
+    }))
+    .filter((q) => q.evidence.length > 0);
+}
+
+interface Asker {
+  ask(conv: string, question: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+async function projectAsker(store: SessionStore, data: Conversation[], match: SearchMatch): Promise<Asker> {
+  for (const conv of data) {
+    const session = store.session(conv.conv);
+    const first = conv.turns[0]?.speaker;
+    for (const t of conv.turns) {
+      const role = t.speaker === first ? "user" : "assistant";
+      await session.appendMessage({
+        id: t.id,
+        role,
+        parts: [{ type: "text", text: `${t.speaker}: ${t.text}` }],
+      });
+    }
+  }
+  return {
+    ask: async (conv, question) =>
+      (await store.searchMessages(question, { sessionId: conv, limit: 20, match })).map((h) => h.id),
+    close: () => store.close(),
+  };
+}
+
+async function anchorAsker(data: Conversation[]): Promise<Asker> {
+  const Database = await loadBetterSqlite3();
+  const db = new Database(":memory:");
+  db.exec(
+    "CREATE VIRTUAL TABLE t USING fts5(text, conv UNINDEXED, did UNINDEXED, tokenize='porter unicode61')",
+  );
+  const insert = db.prepare("INSERT INTO t (text, conv, did) VALUES (?, ?, ?)");
+  for (const conv of data) for (const t of conv.turns) insert.run(`${t.speaker}: ${t.text}`, conv.conv, t.id);
+  const query = db
+    .prepare("SELECT did FROM t WHERE t MATCH ? AND conv = ? ORDER BY bm25(t) LIMIT 20")
+    .pluck();
+  return {
+    async ask(conv, question) {
+      const words = [
+        ...new Set(
+          (question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !ANCHOR_STOP.has(w)),
+        ),
+      ];
+      return words.length === 0 ? [] : (query.all(words.map((w) => `"${w}"`).join(" OR "), conv) as string[]);
+    },
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+/** Runs the recall workload and returns its Markdown section. */
+export async function benchRecall(progress: (msg: string) => void): Promise<string> {
+  const file = process.env.BENCH_RECALL_DATA ?? DEFAULT_DATA;
+  if (!existsSync(file)) return `\n## Recall (LoCoMo)\n\nSkipped: no data set at ${file}.\n`;
+  const data = JSON.parse(readFileSync(file, "utf8")) as Conversation[];
+  const backends = (process.env.BENCH_RECALL_BACKENDS ?? "memory,sqlite,pglite")
+    .split(",")
+    .map((s) => s.trim());
+  const dir = mkdtempSync(join(tmpdir(), "bench-recall-"));
+  const rows: string[][] = [];
+  const makers: [string, () => Promise<Asker>][] = [
+    ["plain FTS5, stop words dropped, ORed, bm25", () => anchorAsker(data)],
+  ];
+  for (const backend of backends) {
+    for (const match of ["any", "all"] as const) {
+      const label = `agent-session ${backend}, match "${match}"${match === "any" ? " (default)" : ""}`;
+      makers.push([
+        label,
+        async () => {
+          const store =
+            backend === "memory"
+              ? new MemoryStore()
+              : backend === "sqlite"
+                ? new SqliteStore(join(dir, `${match}.db`))
+                : await PostgresStore.open(await PGlite.create());
+          return projectAsker(store, data, match);
+        },
+      ]);
+    }
+  }
+  try {
+    for (const [label, make] of makers) {
+      progress(`recall: ${label}`);
+      const asker = await make();
+      const hits = new Map<number, number>(K.map((k) => [k, 0]));
+      const latency: number[] = [];
+      let questions = 0;
+      let empty = 0;
+      for (const conv of data) {
+        for (const q of questionsOf(conv)) {
+          questions++;
+          const start = performance.now();
+          const ids = await asker.ask(conv.conv, q.question);
+          latency.push((performance.now() - start) * 1000);
+          if (ids.length === 0) empty++;
+          for (const k of K)
+            if (q.evidence.some((e) => ids.slice(0, k).includes(e))) hits.set(k, hits.get(k)! + 1);
+        }
+      }
+      await asker.close();
+      const pct = (n: number) => `${((100 * n) / Math.max(1, questions)).toFixed(1)} %`;
+      const s = summarize(latency);
+      rows.push([
+        label,
+        String(questions),
+        pct(empty),
+        ...K.map((k) => pct(hits.get(k)!)),
+        fmtDur(s.p50),
+        fmtDur(s.p99),
+      ]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const header = ["search", "questions", "no result", "R@1", "R@5", "R@10", "R@20", "p50", "p99"];
+  return `\n## Recall (LoCoMo, ${data.length} conversations, questions as written)\n\n${mdTable(header, rows)}\n`;
+}
