@@ -34,6 +34,7 @@ const COMMANDS = [
   "import",
   "adopt",
   "prune",
+  "embed",
   "serve",
 ];
 
