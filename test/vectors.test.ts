@@ -35,6 +35,13 @@ async function withStorage(
   }
 }
 
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  for (const start = Date.now(); !(await check()); ) {
+    if (Date.now() - start > ms) throw new Error("timed out waiting for the background work");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function seed(store: VectorStore): Promise<void> {
   const a = store.session("a");
   await a.appendMessage(msg("car", TEXTS.car));
@@ -130,6 +137,26 @@ for (const target of targets) {
       });
     });
 
+    test("the background work retries a failed batch by itself once the embedder recovers", async () => {
+      await withStorage(target.fresh, async (storage) => {
+        const { embed, state } = testEmbedder();
+        const errors: unknown[] = [];
+        state.broken = true;
+        const store = await storage.open({ embedder: embed, onEmbedError: (error) => errors.push(error) });
+        try {
+          await store.session("a").appendMessage(msg("car", TEXTS.car));
+          await until(() => errors.length > 0);
+          state.broken = false;
+          // The first retry comes a second after the failure, with no write or call to prompt it.
+          await until(async () => (await channel(store).status()).pending === 0);
+          assert.deepEqual(await channel(store).status(), { embedded: 1, pending: 0 });
+          assert.equal(errors.length, 1);
+        } finally {
+          await store.close();
+        }
+      });
+    });
+
     test("updates re-embed a changed text (not an unchanged one) and deletes remove vectors", async () => {
       await withStorage(target.fresh, async (storage) => {
         const { embed, state } = testEmbedder();
@@ -209,10 +236,7 @@ for (const target of targets) {
         state.hang = true;
         const store = await storage.open({ embedder: embed });
         await store.session("a").appendMessage(msg("car", TEXTS.car));
-        for (let waited = 0; state.calls === 0 && waited < 5000; waited += 10) {
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-        assert.ok(state.calls >= 1, "the embedder was called in the background");
+        await until(() => state.calls >= 1);
         await store.close();
         await assert.rejects(channel(store).status(), { code: "CLOSED" });
       });

@@ -110,9 +110,10 @@ export function vectorBytes(vector: Float32Array): Uint8Array {
   return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-/** A vector back from its float32 bytes (a copy, aligned, whatever the driver returned). */
+/** A vector back from its float32 bytes: a view where the driver's bytes are 4-aligned, else an aligned copy. */
 export function bytesVector(bytes: Uint8Array | ArrayBuffer): Float32Array {
   const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  if (view.byteOffset % 4 === 0) return new Float32Array(view.buffer, view.byteOffset, view.byteLength >> 2);
   const copy = new Uint8Array(view.byteLength - (view.byteLength % 4));
   copy.set(view.subarray(0, copy.byteLength));
   return new Float32Array(copy.buffer);
