@@ -48,14 +48,20 @@ export class StoreVectors implements VectorChannel {
     this.worker = new VectorWorker(this, backend, feed);
   }
 
-  /** Which index holds the vectors ("sqlite-vec", "pgvector", "sqlite-blob", "postgres-array", "memory"). */
+  /**
+   * Which index holds the vectors: "sqlite-vec", "pgvector", "sqlite-blob", "postgres-array" or "memory" (settled by
+   * the channel's first call: before it, the plain index of the backend).
+   */
   get index(): string {
     return this.backend.kind;
   }
 
   async nearest(query: string, options: { sessionId?: string; limit: number }): Promise<number[]> {
     this.assertOpen();
-    const limit = options?.limit;
+    if (typeof options !== "object" || options === null) {
+      throw new SessionError("INVALID_ARGUMENT", "nearest(): options { limit, sessionId? } are required");
+    }
+    const limit = options.limit;
     if (!Number.isSafeInteger(limit) || limit < 0) {
       throw new SessionError("INVALID_ARGUMENT", "nearest(): limit must be a whole number >= 0");
     }

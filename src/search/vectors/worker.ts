@@ -105,6 +105,7 @@ export class VectorWorker {
       this.queued = 0;
       this.prunes.clear();
       this.rescan = false;
+      this.horizon ??= this.channel.ready().then(() => this.backend.maxSeq());
       try {
         await this.work(ids, prunes, rescan);
         this.retryMs = 0;
@@ -126,7 +127,11 @@ export class VectorWorker {
     rescan: boolean,
   ): Promise<void> {
     const signal = this.abort.signal;
-    const horizon = await (this.horizon as Promise<number>);
+    // A failed start (the server was down, sqlite-vec missing) is tried again with the retry, not kept.
+    const horizon = await (this.horizon as Promise<number>).catch((error: unknown) => {
+      this.horizon = undefined;
+      throw error;
+    });
     if (prunes.includes(null)) await this.backend.prune();
     else for (const sessionId of prunes) if (sessionId !== null) await this.backend.prune(sessionId);
     for (const [sessionId, set] of ids) {
