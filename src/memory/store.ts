@@ -165,8 +165,8 @@ export class MemoryStore
 
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */
   async close(): Promise<void> {
-    await this.vectors?.close();
     this.closed = true;
+    if (this.vectors) await this.vectors.close(); // no extra tick without an embedder
     this.feed.close();
   }
 

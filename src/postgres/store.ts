@@ -200,8 +200,8 @@ export class PostgresStore
   /** Ends the pool the store created from a connection string; a connection passed in stays open. */
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.vectors?.close();
     this.closed = true;
+    if (this.vectors) await this.vectors.close(); // no extra tick without an embedder
     this.feed.close();
     const opening = this.opening;
     this.opening = undefined;

@@ -165,7 +165,7 @@ export class SqliteStore
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.vectors?.close();
+    if (this.vectors) await this.vectors.close(); // no extra tick without an embedder
     this.feed.close();
     this.idle.close();
     try {
