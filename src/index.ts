@@ -55,6 +55,15 @@ export { MemoryBlockStore, MemoryEntryStore } from "./memory/context-store.js";
 export { MemorySessionRegistry } from "./memory/registry.js";
 export { MemorySessionProvider, MemoryStore } from "./memory/store.js";
 export { COMPACTION_PREFIX, isCompactionMessage } from "./message.js";
+export type { StoreVectors } from "./search/vectors/channel.js";
+export type {
+  BackfillOptions,
+  Embedder,
+  EmbeddingModelLike,
+  VectorChannel,
+  VectorStatus,
+  VectorStoreOptions,
+} from "./search/vectors/types.js";
 export type {
   CompactAfterOptions,
   CompactionErrorHandler,

@@ -1,3 +1,4 @@
+import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ArgSpec, ParsedArgs } from "./args.js";
 import type { Io, Output } from "./output.js";
 import type { OpenedStore, OpenMode } from "./store.js";
@@ -12,8 +13,8 @@ export interface CommandContext {
   db: string;
   /** Whether to draw a progress bar on stderr. */
   progress: boolean;
-  /** Opens the database; the runner closes it when the command returns. */
-  open(mode: OpenMode): Promise<OpenedStore>;
+  /** Opens the database (with a vector channel when `vectors` has an embedder); the runner closes it when the command returns. */
+  open(mode: OpenMode, vectors?: VectorStoreOptions): Promise<OpenedStore>;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); only long-running commands (serve) wait on it. */
   untilStopped(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { type ParsedArgs, parseCommandArgs, splitCommand, stringOption } from "./args.js";
 import type { CommandContext } from "./command.js";
 import { findCommand } from "./commands/index.js";
@@ -70,8 +71,8 @@ export async function run(
       out: new Output(io, args.values.json === true),
       progress: progressEnabled(io, args.values),
       untilStopped,
-      async open(mode: OpenMode) {
-        const store = await openStore(db, mode, tables);
+      async open(mode: OpenMode, vectors?: VectorStoreOptions) {
+        const store = await openStore(db, mode, tables, vectors);
         opened.push(store);
         return store;
       },

@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { SessionError } from "../errors.js";
+import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { probeSqliteFile, type SqliteFileKind } from "../sqlite/maintenance.js";
 import { SqliteStore } from "../sqlite/store.js";
 import type { SessionStore } from "../store/types.js";
@@ -50,13 +51,14 @@ export async function openStore(
   db: string,
   mode: OpenMode,
   tables: TableLocation = {},
+  vectors: VectorStoreOptions = {},
 ): Promise<OpenedStore> {
-  if (isPostgresUrl(db)) return openPostgres(db, mode, tables);
+  if (isPostgresUrl(db)) return openPostgres(db, mode, tables, vectors);
   const given =
     tables.schema !== undefined ? "--schema" : tables.tablePrefix !== undefined ? "--table-prefix" : "";
   if (given)
     throw new CliError(`${given} applies to Postgres only (${db} is a SQLite file)`, "INVALID_ARGUMENT");
-  return openSqlite(db, mode);
+  return openSqlite(db, mode, vectors);
 }
 
 /**
@@ -83,7 +85,7 @@ export function probeSqlitePath(path: string, mode: OpenMode): SqliteFileKind {
   return kind;
 }
 
-function openSqlite(path: string, mode: OpenMode): OpenedStore {
+function openSqlite(path: string, mode: OpenMode, vectors: VectorStoreOptions): OpenedStore {
   const kind = probeSqlitePath(path, mode);
   // Reading must not add agent-session tables to somebody else's database, nor turn an empty file into a store
   // (SQLite reads a 0-byte file as an empty database); importing into it, or the demo, may.
@@ -91,7 +93,7 @@ function openSqlite(path: string, mode: OpenMode): OpenedStore {
     const what = kind === "empty" ? "an empty file" : "a SQLite database";
     throw new CliError(`${path} is ${what} without agent-session tables`, "INVALID_ARGUMENT");
   }
-  const store = new SqliteStore(path, mode === "watch" ? { changeLog: true } : {});
+  const store = new SqliteStore(path, mode === "watch" ? { changeLog: true, ...vectors } : vectors);
   return { store, kind: "sqlite", location: path, close: () => store.close() };
 }
 
@@ -131,7 +133,12 @@ export async function readPostgres<T>(url: string, read: (db: PgPool) => Promise
   return result;
 }
 
-async function openPostgres(url: string, mode: OpenMode, tables: TableLocation): Promise<OpenedStore> {
+async function openPostgres(
+  url: string,
+  mode: OpenMode,
+  tables: TableLocation,
+  vectors: VectorStoreOptions,
+): Promise<OpenedStore> {
   const location = maskUrl(url);
   const pool = await pgPool(url);
   try {
@@ -139,8 +146,12 @@ async function openPostgres(url: string, mode: OpenMode, tables: TableLocation):
     // Reading must not create tables in an empty database or somebody else's schema; importing into it may.
     const store =
       mode === "write"
-        ? await PostgresStore.open(pool as never, tables)
-        : await PostgresStore.openExisting(pool as never, { ...tables, changeLog: mode === "watch" });
+        ? await PostgresStore.open(pool as never, { ...tables, ...vectors })
+        : await PostgresStore.openExisting(pool as never, {
+            ...tables,
+            ...vectors,
+            changeLog: mode === "watch",
+          });
     return {
       store,
       kind: "postgres",

@@ -2,6 +2,8 @@ import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { searchPlan } from "../search/options.js";
+import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
+import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
 import { observeRegistry, observeTransfer } from "../store/observe.js";
 import type {
@@ -19,6 +21,7 @@ import { MemorySessionProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
 import { searchMemory } from "./search.js";
 import { MemoryTransfer } from "./transfer.js";
+import { memoryVectors } from "./vectors.js";
 
 interface Row {
   seq: number;
@@ -47,7 +50,7 @@ interface SessionData {
 export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
 
 /** Options of a MemoryStore: `reservedMetadataKeys` and `maxMessageBytes` apply to every session of the store. */
-export interface MemoryStoreOptions extends WritePolicyOptions {
+export interface MemoryStoreOptions extends WritePolicyOptions, VectorStoreOptions {
   /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
   queryLimits?: Partial<QueryLimits>;
 }
@@ -71,6 +74,8 @@ export class MemoryStore
   readonly feed = new ChangeFeed();
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
+  /** The vector channel of hybrid recall, with an `embedder` (docs/RECALL.md); undefined without one. */
+  readonly vectors: StoreVectors | undefined;
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
   private readonly queryLimits: QueryLimits;
@@ -82,6 +87,8 @@ export class MemoryStore
     this.entries = new MemoryEntryStore(this.queryLimits, () => this.assertOpen());
     this.registry = observeRegistry(new MemorySessionRegistry(this), this.feed);
     this.transfer = observeTransfer(new MemoryTransfer(this), this.feed);
+    const vectors = vectorOptions(options);
+    this.vectors = vectors && memoryVectors(this, vectors);
   }
 
   /** Calls `listener` after every write to any session of this store, in commit order (see docs/FEED.md). */
@@ -135,6 +142,7 @@ export class MemoryStore
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.vectors) await this.vectors.close(); // no extra tick without an embedder
     this.feed.close();
   }
 

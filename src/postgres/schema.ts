@@ -1,11 +1,12 @@
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
+import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ChangeLogOptions } from "../store/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
 import type { Executor } from "./client.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
-export interface PostgresStoreOptions extends WritePolicyOptions {
+export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOptions {
   /** Schema for the tables (created when missing); default: the connection's `search_path`. */
   schema?: string;
   /** Prefix for every table and index name, e.g. `"myapp_"`. */

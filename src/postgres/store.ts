@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { canBeStored } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
+import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
 import { logSettings } from "../store/change-rows.js";
 import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
@@ -27,6 +28,7 @@ import { PostgresSessionProvider } from "./session-provider.js";
 import { provideStoreClass } from "./shared.js";
 import { writePostgresStep } from "./step.js";
 import { PostgresTransfer } from "./transfer.js";
+import { postgresVectors } from "./vectors.js";
 
 /**
  * Sessions, context blocks, searchable entries and the session registry (what `SessionManager` runs on) in
@@ -67,6 +69,8 @@ export class PostgresStore
   readonly changeLog: PostgresChangeLog | undefined;
   /** @internal the change feed every provider of this store publishes to. */
   readonly feed: ChangeFeed;
+  /** The vector channel of hybrid recall, with an `embedder` (docs/RECALL.md); undefined without one. */
+  readonly vectors: StoreVectors | undefined;
 
   /** Creates the store without touching the database; the first call connects and migrates. */
   constructor(source: PostgresSource, options: PostgresStoreOptions = {}) {
@@ -93,6 +97,8 @@ export class PostgresStore
     );
     observeRegistry(this.registry, this.feed);
     observeTransfer(this.transfer, this.feed);
+    const vectors = vectorOptions(options);
+    this.vectors = vectors && postgresVectors(this, vectors);
   }
 
   /**
@@ -195,6 +201,7 @@ export class PostgresStore
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.vectors) await this.vectors.close(); // no extra tick without an embedder
     this.feed.close();
     const opening = this.opening;
     this.opening = undefined;

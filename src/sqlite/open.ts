@@ -1,6 +1,7 @@
 import { MissingDependencyError, SessionError } from "../errors.js";
 import { describe } from "../message.js";
 import type { QueryLimits } from "../search/limits.js";
+import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ChangeLogOptions } from "../store/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
@@ -12,7 +13,7 @@ import { isSqlTagSource, SqlTagDriver, type SqlTagSource } from "./sql-tag-drive
 export type SqliteDriverName = "better-sqlite3" | "node:sqlite";
 
 /** Options for opening SQLite storage (and the write policy every session of the store enforces). */
-export interface SqliteOptions extends WritePolicyOptions {
+export interface SqliteOptions extends WritePolicyOptions, VectorStoreOptions {
   /**
    * Engine for a file path; default node:sqlite where the runtime has it (Node >= 22.13), else better-sqlite3
    * (an optional peer dependency: `npm install better-sqlite3`).
@@ -74,7 +75,12 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
     if (source.length === 0) throw new SessionError("INVALID_ARGUMENT", "A SQLite path must not be empty");
     refusePostgresUrl(source);
     isMemory = source === ":memory:";
-    driver = openPath(source, options.driver);
+    // node:sqlite loads no extension unless the database is opened allowing it: only for the vector index.
+    driver = openPath(
+      source,
+      options.driver,
+      options.embedder !== undefined && options.vectorIndex !== "plain",
+    );
   } else if (isSqliteHandle(source)) {
     driver = new PreparedDriver(handleDriverName(source), source as never, false);
   } else {
@@ -101,11 +107,18 @@ function refusePostgresUrl(path: string): void {
 }
 
 // node:sqlite where the runtime has it (nothing to build or install), better-sqlite3 on older Node or when asked.
-function openPath(path: string, choice: SqliteDriverName | undefined): PreparedDriver {
+function openPath(
+  path: string,
+  choice: SqliteDriverName | undefined,
+  allowExtension = false,
+): PreparedDriver {
   if (choice === "better-sqlite3")
     return openBetterSqlite3(path, `SQLite storage with driver "better-sqlite3"`);
   const nodeSqlite = loadNodeSqlite();
-  if (nodeSqlite) return open("node:sqlite", path, () => new nodeSqlite.DatabaseSync(path));
+  if (nodeSqlite) {
+    const options = allowExtension ? { allowExtension: true } : undefined;
+    return open("node:sqlite", path, () => new nodeSqlite.DatabaseSync(path, options));
+  }
   if (choice === "node:sqlite") {
     throw new SessionError(
       "UNSUPPORTED",

@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { canBeStored } from "../message.js";
 import { queryLimits } from "../search/limits.js";
+import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
 import { logSettings } from "../store/change-rows.js";
 import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
@@ -32,6 +33,7 @@ import { flushSearchIndex } from "./search-index.js";
 import { SqliteSessionProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
 import { SqliteTransfer } from "./transfer.js";
+import { sqliteVectors } from "./vectors.js";
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore
@@ -65,6 +67,8 @@ export class SqliteStore
   readonly changeLog: SqliteChangeLog | undefined;
   /** @internal the change feed every provider of this store publishes to. */
   readonly feed: ChangeFeed;
+  /** The vector channel of hybrid recall, with an `embedder` (docs/RECALL.md); undefined without one. */
+  readonly vectors: StoreVectors | undefined;
 
   constructor(source: SqliteSource, options: SqliteOptions = {}) {
     this.policy = writePolicy(options);
@@ -107,6 +111,8 @@ export class SqliteStore
     );
     observeRegistry(this.registry, this.feed);
     observeTransfer(this.transfer, this.feed);
+    const vectors = vectorOptions(options);
+    this.vectors = vectors && sqliteVectors(this, vectors);
   }
 
   /**
@@ -159,6 +165,7 @@ export class SqliteStore
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.vectors) await this.vectors.close(); // no extra tick without an embedder
     this.feed.close();
     this.idle.close();
     try {

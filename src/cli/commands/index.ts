@@ -2,6 +2,7 @@ import type { Command } from "../command.js";
 import { adopt } from "./adopt.js";
 import { blocks } from "./blocks.js";
 import { demo } from "./demo.js";
+import { embed } from "./embed.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { ls } from "./ls.js";
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   importCommand,
   adopt,
   prune,
+  embed,
   serve,
 ];
 

@@ -1,0 +1,127 @@
+import { StoreVectors } from "../search/vectors/channel.js";
+import { dot, TopK } from "../search/vectors/score.js";
+import type {
+  Embedder,
+  PendingText,
+  VectorBackend,
+  VectorStoreOptions,
+  VectorWrite,
+} from "../search/vectors/types.js";
+import type { MemoryMessageRow, MemoryStore } from "./store.js";
+
+interface Entry {
+  sessionId: string;
+  /** The text the vector was made from: the row's current text when it is current. */
+  text: string;
+  textHash: string;
+  vector: Float32Array | null;
+}
+
+/** Vectors of a MemoryStore, kept beside its rows and scored by brute force (memory holds no large stores). */
+class MemoryVectorBackend implements VectorBackend {
+  readonly kind = "memory";
+  private readonly entries = new Map<number, Entry>();
+  private size: number | null = null;
+
+  constructor(private readonly store: MemoryStore) {}
+
+  async ensure(): Promise<void> {}
+
+  private *rows(sessionId?: string): Generator<[string, MemoryMessageRow]> {
+    const ids = sessionId === undefined ? this.store.sessionIds() : [sessionId];
+    for (const id of ids) {
+      for (const row of this.store.sessionData(id, false)?.rows.values() ?? []) yield [id, row];
+    }
+  }
+
+  private isCurrent(row: MemoryMessageRow): boolean {
+    return this.entries.get(row.seq)?.text === row.text;
+  }
+
+  private pendingRow(sessionId: string, row: MemoryMessageRow): PendingText {
+    return {
+      seq: row.seq,
+      session: sessionId,
+      text: row.text,
+      contentHash: null,
+      storedTextHash: this.entries.get(row.seq)?.textHash ?? null,
+    };
+  }
+
+  async pending(after: number, limit: number): Promise<PendingText[]> {
+    const out: PendingText[] = [];
+    for (const [sessionId, row] of this.rows()) {
+      if (row.seq > after && !this.isCurrent(row)) out.push(this.pendingRow(sessionId, row));
+    }
+    return out.sort((a, b) => a.seq - b.seq).slice(0, limit);
+  }
+
+  async pendingIds(sessionId: string, ids: readonly string[]): Promise<PendingText[]> {
+    const rows = this.store.sessionData(sessionId, false)?.rows;
+    const out: PendingText[] = [];
+    for (const id of ids) {
+      const row = rows?.get(id);
+      if (row && !this.isCurrent(row)) out.push(this.pendingRow(sessionId, row));
+    }
+    return out;
+  }
+
+  async write(rows: readonly VectorWrite[]): Promise<void> {
+    for (const row of rows) {
+      const vector = row.vector === "keep" ? (this.entries.get(row.seq)?.vector ?? null) : row.vector;
+      if (vector) this.size ??= vector.length;
+      this.entries.set(row.seq, {
+        sessionId: String(row.session),
+        text: row.text,
+        textHash: row.textHash,
+        vector,
+      });
+    }
+  }
+
+  async nearest(query: Float32Array, options: { sessionId?: string; limit: number }): Promise<number[]> {
+    const top = new TopK(options.limit);
+    for (const [, row] of this.rows(options.sessionId)) {
+      const entry = this.entries.get(row.seq);
+      if (entry?.vector && entry.text === row.text) top.add(row.seq, dot(query, entry.vector));
+    }
+    return top.seqs();
+  }
+
+  async prune(sessionId?: string): Promise<void> {
+    const live = new Set<number>();
+    for (const [, row] of this.rows(sessionId)) live.add(row.seq);
+    for (const [seq, entry] of this.entries) {
+      if ((sessionId === undefined || entry.sessionId === sessionId) && !live.has(seq))
+        this.entries.delete(seq);
+    }
+  }
+
+  async counts(): Promise<{ embedded: number; pending: number }> {
+    let embedded = 0;
+    let pending = 0;
+    for (const [, row] of this.rows()) {
+      if (this.isCurrent(row)) embedded++;
+      else pending++;
+    }
+    return { embedded, pending };
+  }
+
+  async dimensions(): Promise<number | null> {
+    return this.size;
+  }
+
+  async maxSeq(): Promise<number> {
+    let max = 0;
+    for (const [, row] of this.rows()) max = Math.max(max, row.seq);
+    return max;
+  }
+}
+
+/** The vector channel of a MemoryStore opened with an `embedder`. */
+export function memoryVectors(
+  store: MemoryStore,
+  options: VectorStoreOptions & { embedder: Embedder },
+): StoreVectors {
+  return new StoreVectors(new MemoryVectorBackend(store), options, store.feed);
+}

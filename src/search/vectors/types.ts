@@ -1,0 +1,119 @@
+/**
+ * The vector channel of hybrid recall (docs/RECALL.md, "Hybrid recall"): what a store with an `embedder` exposes as
+ * `store.vectors`, the options that turn it on, and the small interface each backend implements for it.
+ */
+
+/** The part of an AI SDK embedding model (`openai.embedding(...)`, …) agent-session relies on: `embedMany` takes it. */
+export interface EmbeddingModelLike {
+  readonly specificationVersion?: string;
+  readonly modelId?: string;
+  doEmbed(options: never): PromiseLike<unknown>;
+}
+
+/** Turns texts into vectors: a plain function, or any AI SDK embedding model (use `embedMany` from "ai", loaded lazily). */
+export type Embedder = ((texts: string[]) => Promise<number[][]>) | EmbeddingModelLike;
+
+/** The vector channel of a store opened with an `embedder`. */
+export interface VectorChannel {
+  /**
+   * Seqs (the stores' row sequence numbers, as SearchResult rows are keyed internally) of the messages nearest to
+   * `query`, best first, at most `limit`, optionally within one session; [] when nothing is embedded yet.
+   * Never throws for an embedder failure: reports it (see onError) and returns [] so the text channel still answers.
+   */
+  nearest(query: string, options: { sessionId?: string; limit: number }): Promise<number[]>;
+  /**
+   * Embeds every stored message without a current vector (also for stores made before vectors existed), in batches,
+   * reporting progress; resolves with counts.
+   */
+  backfill(options?: BackfillOptions): Promise<{ embedded: number; failed: number }>;
+  /** How many messages have current vectors and how many wait; the last embedder error if any. */
+  status(): Promise<VectorStatus>;
+}
+
+/** Options of {@link VectorChannel.backfill}. */
+export interface BackfillOptions {
+  /** Texts per embedder call (default 64). */
+  batchSize?: number;
+  /** Called after each batch with the messages done so far and the number that waited when the backfill began. */
+  onProgress?: (done: number, total: number) => void;
+  /** Stops between batches; the backfill then rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** What {@link VectorChannel.status} reports. */
+export interface VectorStatus {
+  /** Messages whose vector matches their current text (a message without text needs none and counts here). */
+  embedded: number;
+  /** Messages without a vector, or whose text changed since it was embedded. */
+  pending: number;
+  /** The message of the last embedder failure, cleared by the next success. */
+  lastError?: string;
+}
+
+/** Store options that turn the vector channel on (memory, SQLite, Postgres and PGlite stores take them). */
+export interface VectorStoreOptions {
+  /** Embeds messages for the vector channel; without it the store has no `vectors`, no vector table, no work. */
+  embedder?: Embedder;
+  /**
+   * Dimensions of the embedder's vectors; default: learned from its first answer. A vector of another size is an
+   * embedder failure (reported, not stored).
+   */
+  embedDimensions?: number;
+  /**
+   * Receives embedder failures (and failures of the background work); default: a process warning
+   * (`AgentSessionVectorWarning`). The writes that caused the work are never affected.
+   */
+  onEmbedError?: (error: unknown) => void;
+  /**
+   * Where vectors live: `"auto"` (default) uses sqlite-vec / pgvector where they can load and a plain table
+   * scored in JavaScript / SQL elsewhere; `"plain"` always uses the plain table.
+   */
+  vectorIndex?: "auto" | "plain";
+}
+
+/** A stored message whose vector is missing or stale, as a backend hands it to the channel. */
+export interface PendingText {
+  seq: number;
+  /** The backend's key of the message's session (a session number, or the id on memory). */
+  session: number | string;
+  /** The text to embed (the message's text parts), "" when it has none. */
+  text: string;
+  /** The backend's fingerprint of the stored row the text was read from (null where it keeps none). */
+  contentHash: string | null;
+  /** The text hash of the vector stored for this seq, if any (an unchanged text is not embedded again). */
+  storedTextHash: string | null;
+}
+
+/** A vector to store for a message: `vector` null for a message without text, "keep" to keep the stored one. */
+export interface VectorWrite {
+  seq: number;
+  session: number | string;
+  contentHash: string | null;
+  textHash: string;
+  text: string;
+  vector: Float32Array | null | "keep";
+}
+
+/** What a backend does for the channel; every method may assume the vector tables exist once `ensure` resolved. */
+export interface VectorBackend {
+  /** Which index holds the vectors (docs): "memory", "sqlite-vec", "sqlite-blob", "pgvector" or "postgres-array". */
+  readonly kind: string;
+  /** Creates the bookkeeping tables when missing (cheap when they exist). */
+  ensure(): Promise<void>;
+  /** Messages with `seq > after` whose vector is missing or stale, oldest first, at most `limit`. */
+  pending(after: number, limit: number): Promise<PendingText[]>;
+  /** The same for some messages of one session, by id (an update the feed reported). */
+  pendingIds(sessionId: string, ids: readonly string[]): Promise<PendingText[]>;
+  /** Stores vectors (unit length, all of one size), replacing what the seqs had. */
+  write(rows: readonly VectorWrite[]): Promise<void>;
+  /** Seqs of current vectors nearest to the unit vector `query`, best first. */
+  nearest(query: Float32Array, options: { sessionId?: string; limit: number }): Promise<number[]>;
+  /** Removes vectors of messages that no longer exist (in one session, or everywhere). */
+  prune(sessionId?: string): Promise<void>;
+  /** Counts for {@link VectorChannel.status}. */
+  counts(): Promise<{ embedded: number; pending: number }>;
+  /** The size of the stored vectors, or null before the first one. */
+  dimensions(): Promise<number | null>;
+  /** The newest message seq stored (0 when none): the background work starts after it. */
+  maxSeq(): Promise<number>;
+}

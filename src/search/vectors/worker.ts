@@ -1,0 +1,179 @@
+import type { ChangeEvent, ChangeFeed, Unsubscribe } from "../../store/feed.js";
+import type { StoreVectors } from "./channel.js";
+import type { PendingText, VectorBackend } from "./types.js";
+
+/** Messages embedded per background batch. */
+const BATCH = 64;
+/** Queued message ids beyond this are dropped for one scan of everything after the start (bounded memory). */
+const MAX_QUEUED = 50_000;
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 300_000;
+
+/**
+ * Keeps vectors current off the append path: it learns of appended, updated and deleted messages from the store's
+ * change feed (a listener that only queues ids, so no write waits for it), and embeds them in batches in the
+ * background. A failure is reported and the work retried with a growing delay (1 s to 5 min); writes the feed could
+ * not describe (a `reset`: another process, a bulk import) cause one scan of the messages stored since the worker
+ * started. Messages stored before that are {@link StoreVectors.backfill}'s.
+ */
+export class VectorWorker {
+  private readonly ids = new Map<string, Set<string>>();
+  private queued = 0;
+  private readonly prunes = new Set<string | null>();
+  private rescan = false;
+  /** The newest seq when the worker started: a rescan covers the messages after it. */
+  private horizon: Promise<number> | undefined;
+  private running: Promise<void> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryMs = 0;
+  private readonly abort = new AbortController();
+  private readonly unsubscribe: Unsubscribe;
+  private closed = false;
+
+  constructor(
+    private readonly channel: StoreVectors,
+    private readonly backend: VectorBackend,
+    feed: ChangeFeed,
+  ) {
+    this.unsubscribe = feed.subscribe((event) => this.note(event), {
+      onError: (error) => channel.report(error),
+    });
+  }
+
+  private note(event: ChangeEvent): void {
+    switch (event.type) {
+      case "append":
+      case "import":
+        if (event.type === "append" || event.inserted) this.queue(event.sessionId, event.message.id);
+        break;
+      case "update":
+        this.queue(event.sessionId, event.message.id);
+        break;
+      case "delete":
+      case "clear":
+        this.prunes.add(event.sessionId);
+        break;
+      case "reset":
+        this.prunes.add(event.wholeStore ? null : event.sessionId);
+        this.rescan = true;
+        break;
+      default:
+        return;
+    }
+    this.kick();
+  }
+
+  private queue(sessionId: string, id: string): void {
+    if (this.queued >= MAX_QUEUED) {
+      this.ids.clear();
+      this.queued = 0;
+      this.rescan = true;
+      return;
+    }
+    let ids = this.ids.get(sessionId);
+    if (!ids) {
+      ids = new Set();
+      this.ids.set(sessionId, ids);
+    }
+    if (!ids.has(id)) {
+      ids.add(id);
+      this.queued++;
+    }
+  }
+
+  private kick(): void {
+    // The horizon is read before any queued work runs, so a rescan never covers less than what was queued.
+    this.horizon ??= this.channel.ready().then(() => this.backend.maxSeq());
+    if (this.closed || this.running || this.retryTimer) return;
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+      // An event noted after the loop's last check but before this callback found it running: start again.
+      if (this.hasWork()) this.kick();
+    });
+  }
+
+  private hasWork(): boolean {
+    return this.queued > 0 || this.prunes.size > 0 || this.rescan;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.closed && this.hasWork()) {
+      const ids = [...this.ids];
+      const prunes = [...this.prunes];
+      const rescan = this.rescan;
+      this.ids.clear();
+      this.queued = 0;
+      this.prunes.clear();
+      this.rescan = false;
+      this.horizon ??= this.channel.ready().then(() => this.backend.maxSeq());
+      try {
+        await this.work(ids, prunes, rescan);
+        this.retryMs = 0;
+      } catch (error) {
+        if (this.closed) return;
+        this.channel.report(error);
+        for (const [sessionId, set] of ids) for (const id of set) this.queue(sessionId, id);
+        for (const prune of prunes) this.prunes.add(prune);
+        this.rescan ||= rescan;
+        this.retryLater();
+        return;
+      }
+    }
+  }
+
+  private async work(
+    ids: readonly (readonly [string, Set<string>])[],
+    prunes: readonly (string | null)[],
+    rescan: boolean,
+  ): Promise<void> {
+    const signal = this.abort.signal;
+    // A failed start (the server was down, sqlite-vec missing) is tried again with the retry, not kept.
+    const horizon = await (this.horizon as Promise<number>).catch((error: unknown) => {
+      this.horizon = undefined;
+      throw error;
+    });
+    if (prunes.includes(null)) await this.backend.prune();
+    else for (const sessionId of prunes) if (sessionId !== null) await this.backend.prune(sessionId);
+    for (const [sessionId, set] of ids) {
+      const all = [...set];
+      for (let i = 0; i < all.length; i += BATCH) {
+        const rows = await this.backend.pendingIds(sessionId, all.slice(i, i + BATCH));
+        if (rows.length > 0) await this.channel.embedRows(rows, signal);
+        signal.throwIfAborted();
+      }
+    }
+    if (!rescan) return;
+    for (let after = horizon; ; ) {
+      const rows = await this.backend.pending(after, BATCH);
+      if (rows.length === 0) break;
+      await this.channel.embedRows(rows, signal);
+      after = (rows[rows.length - 1] as PendingText).seq;
+    }
+  }
+
+  private retryLater(): void {
+    this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs === 0 ? FIRST_RETRY_MS : this.retryMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.kick();
+    }, this.retryMs);
+    // A retry alone never keeps the process alive.
+    (this.retryTimer as { unref?: () => void }).unref?.();
+  }
+
+  /** Resolves once nothing is queued or running (tests, and the CLI before it exits). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Stops listening, abandons an embedder call in flight and waits for a write in progress. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.abort.abort(new Error("the store was closed"));
+    await this.running?.catch(() => undefined);
+  }
+}
