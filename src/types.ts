@@ -117,6 +117,11 @@ export interface SearchOptions {
   until?: string | Date;
   /** Also return up to this many turns before and after each hit, along its branch (0 to 10; default 0). */
   context?: number;
+  /**
+   * Whether ranked recall also asks the store's vector channel, fused by reciprocal rank (default true; only a
+   * store made with an `embedder` has one).
+   */
+  vectors?: boolean;
 }
 
 /** Size of one stored row on a path (UTF-8 bytes of its JSON). */

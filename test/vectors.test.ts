@@ -87,6 +87,40 @@ for (const target of targets) {
       });
     });
 
+    test("search fuses the channels: a hit only the vectors find is among the results; vectors: false leaves it out", async () => {
+      await withStorage(target.fresh, async (storage) => {
+        const { embed } = testEmbedder();
+        const store = await storage.open({ embedder: embed });
+        try {
+          await seed(store);
+          await store.session("a").appendMessage(msg("late", "Dinner with the physician was fun"));
+          await channel(store).idle();
+          // No message holds "automobile": only the vector channel finds the sedan.
+          const fused = await store.searchMessages("Which automobile did I get?", { sessionId: "a" });
+          assert.ok(
+            fused.some((h) => h.id === "car"),
+            fused.map((h) => h.id).join(),
+          );
+          assert.deepEqual(
+            await store.searchMessages("Which automobile did I get?", { sessionId: "a", vectors: false }),
+            [],
+          );
+          // The text channel still ranks its own hits: both channels agree on the physician messages.
+          const doctor = await store.searchMessages("physician doctor", { sessionId: "a", limit: 2 });
+          assert.deepEqual(doctor.map((h) => h.id).sort(), ["doc", "late"]);
+          assert.ok(doctor.every((h) => typeof h.score === "number"));
+          // Filters apply to vector hits too: none in another session, none of another role.
+          const elsewhere = await store.searchMessages("automobile physician", { sessionId: "b" });
+          assert.ok(elsewhere.every((h) => h.sessionId === "b"));
+          const users = await store.searchMessages("which doctor", { sessionId: "a", role: "user" });
+          assert.ok(users.every((h) => h.role === "user") && !users.some((h) => h.id === "doc"));
+          assert.deepEqual(await store.searchMessages("Which automobile?", { match: "all" }), []);
+        } finally {
+          await store.close();
+        }
+      });
+    });
+
     test("no embedder: no channel and no vector table", async () => {
       await withStorage(target.fresh, async (storage) => {
         const store = await storage.open({});

@@ -25,6 +25,8 @@ export interface ManagerSearchOptions {
   until?: string | Date | undefined;
   /** Also return up to this many turns before and after each hit (0 to 10). */
   context?: number | undefined;
+  /** Whether ranked recall also asks the store's vector channel (default true, with an embedder). */
+  vectors?: boolean | undefined;
 }
 
 const SEARCH_KEYS = [
@@ -37,6 +39,7 @@ const SEARCH_KEYS = [
   "since",
   "until",
   "context",
+  "vectors",
 ] as const satisfies readonly (keyof ManagerSearchOptions & keyof StoreSearchOptions)[];
 
 /** `SessionManager.search`: the store's cross-session search (`NOT_FOUND` for an unregistered `sessionId`). */

@@ -3,6 +3,7 @@
  * with BM25 weights computed here, or every word required (`match: "all"`). The reference semantics the SQL
  * backends are tested against (test/search-differential.test.ts).
  */
+import { fuseRankings } from "../search/fusion.js";
 import type { QueryLimits } from "../search/limits.js";
 import { passesFilters, type SearchPlan } from "../search/options.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
@@ -25,11 +26,13 @@ export function searchMemory(
   query: string,
   plan: SearchPlan,
   limits: QueryLimits,
+  near?: readonly number[],
 ): SearchResult[] {
   const terms = plan.match === "all" ? parseQuery(query, limits) : recallTerms(query, limits);
   if (terms.length === 0 || plan.limit === 0) return [];
   const scoped = rowsInScope(sessions, plan);
-  const ranked = plan.match === "all" ? rankAllWords(scoped, terms) : rankRecall(scoped, terms);
+  let ranked = plan.match === "all" ? rankAllWords(scoped, terms) : rankRecall(scoped, terms);
+  if (near?.length) ranked = fused(scoped, ranked, near);
   const results: SearchResult[] = [];
   for (const { item, score } of ranked) {
     if (results.length >= plan.limit) break;
@@ -104,6 +107,21 @@ function rankRecall(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; score
   }
   const parentOf = (seq: number) => bySeq.get(seq)?.row.parent?.seq ?? null;
   return rankCandidates(perTerm, parentOf).map(({ seq, score }) => ({ item: bySeq.get(seq)!, score }));
+}
+
+// The text ranking fused with the vector channel's nearest rows (those outside the scope left out).
+function fused(
+  scoped: readonly Scoped[],
+  ranked: { item: Scoped; score: number }[],
+  near: readonly number[],
+): { item: Scoped; score: number }[] {
+  const bySeq = new Map(scoped.map((item) => [item.row.seq, item]));
+  const inScope = near.filter((seq) => bySeq.has(seq));
+  const { seqs, scores } = fuseRankings(
+    ranked.map(({ item }) => item.row.seq),
+    inScope,
+  );
+  return seqs.map((seq) => ({ item: bySeq.get(seq)!, score: scores.get(seq)! }));
 }
 
 /** The newest overlay whose range (from its first to its last message, along the tree) holds `row`. */

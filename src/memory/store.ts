@@ -1,7 +1,9 @@
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message.js";
+import { nearestFor } from "../search/fusion.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { searchPlan } from "../search/options.js";
+import { recallTerms } from "../search/recall.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
@@ -136,7 +138,12 @@ export class MemoryStore
     this.assertOpen();
     const plan = searchPlan(options);
     if (typeof query !== "string") return [];
-    return searchMemory(this.data, query, plan, this.queryLimits);
+    // The vector channel is asked only for a search the text channel can answer (content words, within the limits).
+    const near =
+      plan.match === "any" && recallTerms(query, this.queryLimits).length > 0
+        ? await nearestFor(this.vectors, query, plan)
+        : undefined;
+    return searchMemory(this.data, query, plan, this.queryLimits, near);
   }
 
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */

@@ -9,6 +9,7 @@ import { storedMessageText } from "../message.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../search/options.js";
 import { parseQuery } from "../search/query.js";
+import type { VectorChannel } from "../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../store/limits.js";
 import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
@@ -76,12 +77,13 @@ export async function searchMessages(
   query: string,
   options: StoreSearchOptions = {},
   limits: QueryLimits = DEFAULT_QUERY_LIMITS,
+  vectors?: VectorChannel,
 ): Promise<SearchResult[]> {
   const plan = searchPlan(options);
   if (typeof query !== "string") return [];
   const hits =
     plan.match === "any"
-      ? await recallSearch(executor, t, query, plan, limits)
+      ? await recallSearch(executor, t, query, plan, limits, vectors)
       : await allWords(executor, t, query, plan, limits);
   return withExtras(executor, t, hits, plan);
 }

@@ -189,7 +189,7 @@ export class PostgresStore
     // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form).
     if (options.sessionId !== undefined && !canBeStored(options.sessionId)) return [];
     const executor = await this.ready();
-    return searchMessages(executor, this.tables, query, options, this.queryLimits);
+    return searchMessages(executor, this.tables, query, options, this.queryLimits, this.vectors);
   }
 
   /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */

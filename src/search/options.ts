@@ -27,6 +27,8 @@ export interface SearchPlan {
   sessionId: string | undefined;
   /** Sessions a hit may belong to; undefined: any. */
   sessionIds: ReadonlySet<string> | undefined;
+  /** Whether ranked recall also asks the store's vector channel (when it has an embedder). */
+  vectors: boolean;
 }
 
 /** Validates and normalises search options (`INVALID_ARGUMENT` for anything malformed). */
@@ -42,6 +44,7 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
     context: contextTurns(o.context),
     sessionId: o.sessionId,
     sessionIds: sessionSet(o.sessionIds),
+    vectors: useVectors(o.vectors),
   };
 }
 
@@ -137,4 +140,10 @@ export function acceptsHit(
 ): boolean {
   if (plan.sessionIds !== undefined && !plan.sessionIds.has(sessionId)) return false;
   return passesFilters(plan, role, createdAt);
+}
+
+function useVectors(value: unknown): boolean {
+  if (value === undefined || value === null || value === true) return true;
+  if (value === false) return false;
+  throw new SessionError("INVALID_ARGUMENT", `Search vectors must be true or false, got ${describe(value)}`);
 }

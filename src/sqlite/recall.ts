@@ -36,19 +36,27 @@ const NODES = `SELECT m.seq, m.parent_seq, m.session_num, m.tokens FROM json_eac
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
-/** The hits of a ranked-recall search, best first, at most `plan.limit`. */
-export function recallHits(
+/** The ranked seqs of a search (best first), their scores, and the head of the session it keeps to. */
+export interface RecallRanking {
+  seqs: number[];
+  scores: Map<number, number>;
+  head: HitHead | undefined;
+}
+
+/** The ranking of a ranked-recall search; undefined when nothing can match (no content word, no such session). */
+export function recallRanking(
   driver: SqlDriver,
   expander: FamilyExpander,
   query: string,
   plan: SearchPlan,
   limits: QueryLimits,
-): Hit[] {
+): RecallRanking | undefined {
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
   const terms = recallTerms(query, limits);
-  if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return [];
+  if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return undefined;
   const state = readSearchState(driver, plan.sessionId);
-  if (state === undefined) return [];
+  if (state === undefined) return undefined;
+  const head = state.scope?.head;
   const pending = state.indexed !== null && state.total > state.indexed;
   const indexed = !pending || indexPendingIfWritable(driver);
   const { families } = expander.expand(terms, state.total);
@@ -58,7 +66,7 @@ export function recallHits(
   const candidates = new Set<number>();
   for (const seqs of matches) for (const seq of seqs) candidates.add(seq);
   for (const seq of pendingMatches?.keys() ?? []) candidates.add(seq);
-  if (candidates.size === 0) return [];
+  if (candidates.size === 0) return { seqs: [], scores: new Map(), head };
   const nodes = new Map<number, Node>();
   for (const [seq, parent, sessionNum, tokens] of driver.tuples<[number, number | null, number, number]>(
     NODES,
@@ -71,8 +79,7 @@ export function recallHits(
   const visible = visibility(driver, plan, state, nodes);
   const ranked = rankCandidates(perTerm, (seq) => nodes.get(seq)?.[0], visible ? { visible } : {});
   const scores = new Map(ranked.map(({ seq, score }) => [seq, score]));
-  const seqs = ranked.map(({ seq }) => seq);
-  return readHits(driver, seqs, plan.limit, hitOptionsOf(plan, state.scope?.head, scores));
+  return { seqs: ranked.map(({ seq }) => seq), scores, head };
 }
 
 type Node = [parent: number | null, sessionNum: number, tokens: number];

@@ -5,15 +5,18 @@
  * and pending rows of the batched index are indexed first (search-index.ts). The Postgres twin is
  * src/postgres/search.ts.
  */
+
+import { fuseRankings, nearestFor } from "../search/fusion.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, outsideSessions, type SearchPlan, searchPlan } from "../search/options.js";
 import { parseQuery } from "../search/query.js";
+import type { VectorChannel } from "../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../store/limits.js";
 import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchResult } from "../types.js";
 import type { SqlDriver } from "./driver.js";
 import { FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
-import { recallHits } from "./recall.js";
+import { recallRanking } from "./recall.js";
 import { withExtras } from "./search-extras.js";
 import { type Hit, hasOtherBranches, hitOptionsOf, readHits } from "./search-hits.js";
 import { indexPendingIfWritable, matchPending } from "./search-index.js";
@@ -49,6 +52,8 @@ export class SqliteMessageSearch {
   constructor(
     private readonly driver: SqlDriver,
     private readonly limits: QueryLimits,
+    /** The store's vector channel, if it has an embedder (read per search: the store makes it after this). */
+    private readonly vectors: () => VectorChannel | undefined = () => undefined,
   ) {
     this.families = new FamilyExpander(driver, "agent_messages_fts");
   }
@@ -60,11 +65,17 @@ export class SqliteMessageSearch {
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     const plan = searchPlan(options);
     if (typeof query !== "string") return [];
-    const hits =
-      plan.match === "any"
-        ? recallHits(this.driver, this.families, query, plan, this.limits)
-        : this.allWords(query, plan);
+    const hits = plan.match === "any" ? await this.recall(query, plan) : this.allWords(query, plan);
     return withExtras(this.driver, hits, plan);
+  }
+
+  /** Ranked recall (recall.ts), fused with the vector channel's nearest messages when the store has one. */
+  private async recall(query: string, plan: SearchPlan): Promise<Hit[]> {
+    const ranking = recallRanking(this.driver, this.families, query, plan, this.limits);
+    if (ranking === undefined) return [];
+    const near = await nearestFor(this.vectors(), query, plan);
+    const { seqs, scores } = near?.length ? fuseRankings(ranking.seqs, near) : ranking;
+    return readHits(this.driver, seqs, plan.limit, hitOptionsOf(plan, ranking.head, scores));
   }
 
   /**

@@ -99,7 +99,7 @@ export class SqliteStore
     this.registry = new SqliteSessionRegistry(this.driver);
     this.attachments = new SqliteAttachments(() => this.driver);
     this.transfer = new SqliteTransfer(this.driver);
-    this.messageSearch = new SqliteMessageSearch(this.driver, limits);
+    this.messageSearch = new SqliteMessageSearch(this.driver, limits, () => this.vectors);
     const log = logSettings(options.changeLog);
     this.changeLog = log
       ? new SqliteChangeLog(this.driver, log, (sessionId, id) => this.session(sessionId).getMessage(id))
