@@ -182,8 +182,8 @@ export class PostgresStore
   }
 
   /**
-   * Full-text search across sessions (or one, with `sessionId`): all words must match, quoted phrases, word
-   * families; relevance is ranked among the newest matches only (see SEARCH_CANDIDATES).
+   * Message search across sessions (or the ones the options name): ranked recall by default, or every word
+   * required (`match: "all"`), quoted phrases and word families either way (see search.ts and recall.ts).
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form).

@@ -20,8 +20,10 @@ export function fuseRankings(
   vector: readonly number[],
 ): { seqs: number[]; scores: Map<number, number> } {
   const scores = new Map<number, number>();
-  const add = (list: readonly number[]) =>
-    list.forEach((seq, rank) => scores.set(seq, (scores.get(seq) ?? 0) + 1 / (RRF_K + rank + 1)));
+  const add = (list: readonly number[]) => {
+    for (const [rank, seq] of list.entries())
+      scores.set(seq, (scores.get(seq) ?? 0) + 1 / (RRF_K + rank + 1));
+  };
   add(text);
   add(vector);
   // Ties (one list each, same rank) keep the text ranking's order: the text channel is the one we can explain.

@@ -64,6 +64,6 @@ export function assertQueryTerms(count: number, limits: QueryLimits): void {
   throw new SessionError(
     "INVALID_ARGUMENT",
     `Search query has ${count} distinct words, the limit is ${limits.maxQueryTerms} ` +
-      "(each word of a quoted phrase counts). Every word must match, so search for the few most distinctive ones.",
+      "(each word of a quoted phrase counts): search for the few most distinctive ones.",
   );
 }

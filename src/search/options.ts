@@ -44,7 +44,7 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
     context: contextTurns(o.context),
     sessionId: o.sessionId,
     sessionIds: sessionSet(o.sessionIds),
-    vectors: useVectors(o.vectors),
+    vectors: vectorsWanted(o.vectors),
   };
 }
 
@@ -142,7 +142,7 @@ export function acceptsHit(
   return passesFilters(plan, role, createdAt);
 }
 
-function useVectors(value: unknown): boolean {
+function vectorsWanted(value: unknown): boolean {
   if (value === undefined || value === null || value === true) return true;
   if (value === false) return false;
   throw new SessionError("INVALID_ARGUMENT", `Search vectors must be true or false, got ${describe(value)}`);

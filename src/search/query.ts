@@ -1,7 +1,7 @@
 /**
- * The one search-query language of every backend: all words must match (any order), `"quoted phrases"` match
- * as phrases, a word also finds its family ("deploy" finds "deployment", "deployed"), and any other character
- * is plain text — no input can raise a syntax error.
+ * The one search-query language of every backend: words (any order), `"quoted phrases"` that match as phrases, a
+ * word also finds its family ("deploy" finds "deployment", "deployed"), and any other character is plain text — no
+ * input can raise a syntax error. Ranked recall (recall.ts) needs any content word; `match: "all"` every word.
  */
 import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
 

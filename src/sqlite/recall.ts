@@ -17,14 +17,7 @@ import { SEARCH_CANDIDATES } from "../store/limits.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
-import {
-  type Hit,
-  type HitHead,
-  hasOtherBranches,
-  hitOptionsOf,
-  isOnActivePath,
-  readHits,
-} from "./search-hits.js";
+import { type HitHead, hasOtherBranches, isOnActivePath } from "./search-hits.js";
 import { indexPendingIfWritable } from "./search-index.js";
 import { readSearchState, type SearchState } from "./search-state.js";
 import type { NodeRow } from "./tree.js";
