@@ -44,6 +44,7 @@ export {
 } from "./errors.js";
 export type { CacheUsage, CreateSessionOptions } from "./manager/input.js";
 export { type ManagerSearchOptions, SessionManager } from "./manager/manager.js";
+export type { SearchToolOptions } from "./manager/search-tools.js";
 export { formatSessionHits } from "./manager/search-tools.js";
 export type { ManagerSource } from "./manager/state.js";
 export type {

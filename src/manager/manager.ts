@@ -19,6 +19,7 @@ import {
 import { continueSession, forkSession } from "./lineage.js";
 import { appendChain } from "./messages.js";
 import { type ManagerSearchOptions, searchSessions, sessionTools } from "./search.js";
+import type { SearchToolOptions } from "./search-tools.js";
 import {
   blockKeys,
   builderOf,
@@ -287,8 +288,8 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
   }
 
   /**
-   * Full-text search across sessions (or one, with `sessionId`), with the query language of `Session.search`;
-   * every hit carries `sessionId`, `createdAt` and `onActivePath`. Covers every session the store holds.
+   * Ranked recall across sessions (or the ones the options name), as `Session.search`; every hit carries
+   * `sessionId`, `createdAt` and `onActivePath`. Covers every session the store holds.
    */
   async search(query: string, options?: ManagerSearchOptions | null): Promise<SearchResult[]> {
     return searchSessions(this.state, query, optionsArg(options, "search"));
@@ -296,9 +297,9 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /**
    * The model's cross-session tool: `{ session_search }`, its result within the manager's tool-output limits
-   * (`limits` overrides them for this tool set).
+   * (`limits` overrides them for this tool set); `options.context` shows the turns around each hit.
    */
-  tools(limits?: Partial<ToolOutputLimits>): SessionToolSet {
-    return sessionTools(this.state, limits, (query, options) => this.search(query, options));
+  tools(limits?: Partial<ToolOutputLimits>, options?: SearchToolOptions): SessionToolSet {
+    return sessionTools(this.state, limits, (query, search) => this.search(query, search), options);
   }
 }

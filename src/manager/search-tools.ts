@@ -15,7 +15,16 @@ import type { SearchResult } from "../types.js";
 export interface HistorySearchHost {
   /** Number of registered sessions. */
   countSessions(): Promise<number>;
-  search(query: string, options: { limit: number }): Promise<SearchResult[]>;
+  search(query: string, options: { limit: number; context?: number }): Promise<SearchResult[]>;
+}
+
+/** Richer output of the `session_search` tool than the reference's (which is the default). */
+export interface SearchToolOptions {
+  /**
+   * Show up to this many turns before and after each hit (0 to 10; default 0, the reference's format): a
+   * conversation's answer is often the turn after the one that matched. Hits inside a compacted range are marked.
+   */
+  context?: number | undefined;
 }
 
 /** Hits the model can search at once, as in the reference. */
@@ -31,7 +40,19 @@ export function formatSessionHits(
   limits: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS,
 ): string | null {
   if (hits.length === 0) return null;
-  const formatted = hits.map((hit) => `[${hit.role}] ${clipHit(hit.content, query, limits.maxHitChars)}`);
+  const formatted = hits.map((hit) => {
+    const line = `[${hit.role}] ${clipHit(hit.content, query, limits.maxHitChars)}`;
+    if (hit.context === undefined && hit.compactedBy === undefined) return line;
+    // With context: the turns in conversation order, the hit marked; each turn clipped like a hit.
+    const turn = (t: { role: string; content: string }) =>
+      `  [${t.role}] ${clipHit(t.content, query, limits.maxHitChars)}`;
+    const mark = hit.compactedBy === undefined ? "" : ` (replaced by summary ${hit.compactedBy})`;
+    return [
+      ...(hit.context?.before ?? []).map(turn),
+      `> ${line}${mark}`,
+      ...(hit.context?.after ?? []).map(turn),
+    ].join("\n");
+  });
   return joinHits(formatted, "\n---\n", limits.maxOutputChars);
 }
 
@@ -58,7 +79,9 @@ export function historyProvider(host: HistorySearchHost): SearchProvider {
 export function sessionSearchTool(
   host: HistorySearchHost,
   limits: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS,
+  options: SearchToolOptions = {},
 ): SessionTool {
+  const context = options.context ?? 0;
   return {
     description: "Search past conversations for relevant context. Searches across all sessions.",
     inputSchema: z.object({ query: z.string().describe("Search query") }),
@@ -66,7 +89,10 @@ export function sessionSearchTool(
       try {
         const query = (input as { query?: unknown } | null)?.query;
         if (typeof query !== "string") return 'Error: invalid input: "query" must be a string';
-        const hits = await host.search(query, { limit: TOOL_LIMIT });
+        const hits = await host.search(
+          query,
+          context > 0 ? { limit: TOOL_LIMIT, context } : { limit: TOOL_LIMIT },
+        );
         return formatSessionHits(hits, query, limits) ?? "No results found.";
       } catch (error) {
         return clipOutput(`Error: ${errorMessage(error)}`, limits.maxOutputChars);

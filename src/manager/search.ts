@@ -1,8 +1,11 @@
 import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
+import { SessionError } from "../errors.js";
+import { describe } from "../message.js";
+import { MAX_SEARCH_CONTEXT } from "../search/options.js";
 import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchBranch, SearchMatch, SearchResult, SessionMessage } from "../types.js";
-import { sessionSearchTool } from "./search-tools.js";
+import { type SearchToolOptions, sessionSearchTool } from "./search-tools.js";
 import { type ManagerState, requireSession } from "./state.js";
 
 /** Options of `SessionManager.search`. */
@@ -61,12 +64,22 @@ export async function searchSessions<M extends SessionMessage>(
 export function sessionTools<M extends SessionMessage>(
   state: ManagerState<M>,
   limits: Partial<ToolOutputLimits> | undefined,
-  search: (query: string, options: { limit: number }) => Promise<SearchResult[]>,
+  search: (query: string, options: { limit: number; context?: number }) => Promise<SearchResult[]>,
+  options: SearchToolOptions = {},
 ): SessionToolSet {
+  const context = options.context;
+  // Checked when the tools are made, not when the model calls them (a bad value is the app's error).
+  if (context !== undefined && (!Number.isInteger(context) || context < 0 || context > MAX_SEARCH_CONTEXT)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `tools() context must be a whole number from 0 to ${MAX_SEARCH_CONTEXT}, got ${describe(context)}`,
+    );
+  }
   return {
     session_search: sessionSearchTool(
       { countSessions: () => state.store.registry.count(), search },
       toolOutputLimits(limits, state.templates.toolOutput),
+      options,
     ),
   };
 }

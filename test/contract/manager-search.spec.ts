@@ -80,6 +80,15 @@ export function managerSearchSpec(target: ContractTarget): void {
           "[user] Friday deployment checklist",
         ]);
         assert.equal(await tool.execute({ query: "zebra" }), "No results found.");
+        // Richer output on request: the turns around each hit, the hit marked.
+        const rich = await manager
+          .tools(undefined, { context: 1 })
+          .session_search!.execute({ query: "moved Friday" });
+        assert.match(
+          rich,
+          /^ {2}\[user\] When is the deployment of the billing service\?\n> \[assistant\] The deployment moved to Friday$/m,
+        );
+        assert.throws(() => manager.tools(undefined, { context: 11 }), { code: "INVALID_ARGUMENT" });
         assert.match(await tool.execute({ query: 42 }), /^Error: /);
         assert.match(await tool.execute(null), /^Error: /);
       }));
