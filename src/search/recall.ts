@@ -55,45 +55,58 @@ export function rankCandidates(
   parentOf: (seq: number) => number | null | undefined,
   { visible, returnable }: CandidateFilter = {},
 ): RankedCandidate[] {
-  // Terms as bits of a mask (a query has at most a few dozen distinct terms; past 31, later ones share the top
-  // bit, which only makes the term counts of such a query coarser).
-  const weight = new Map<number, number>();
-  const mask = new Map<number, number>();
+  // Candidates by dense index in typed arrays (a search ranks hundreds to thousands of them on every call: maps
+  // keyed by seq were a fifth of a LoCoMo question's time). Terms are bits of a mask (a query has at most a few
+  // dozen distinct terms; past 31, later ones share the top bit, which only makes such counts coarser).
+  let size = 0;
+  for (const matches of perTerm) size += matches.size;
+  const index = new Map<number, number>();
+  const seqs = new Float64Array(size);
+  const weight = new Float64Array(size);
+  const mask = new Int32Array(size);
+  let n = 0;
   perTerm.forEach((matches, term) => {
     const bit = 1 << Math.min(term, 30);
     for (const [seq, w] of matches) {
       if (visible !== undefined && !visible(seq)) continue;
-      weight.set(seq, (weight.get(seq) ?? 0) + w);
-      mask.set(seq, (mask.get(seq) ?? 0) | bit);
+      let i = index.get(seq);
+      if (i === undefined) {
+        i = n++;
+        index.set(seq, i);
+        seqs[i] = seq;
+      }
+      weight[i]! += w;
+      mask[i]! |= bit;
     }
   });
   // Each candidate's best neighbour weight and the union of its neighbours' terms, from parent-child pairs.
-  const nearWeight = new Map<number, number>();
-  const nearMask = new Map<number, number>();
-  const lend = (to: number, from: number) => {
-    const w = weight.get(from)!;
-    if (w > (nearWeight.get(to) ?? 0)) nearWeight.set(to, w);
-    nearMask.set(to, (nearMask.get(to) ?? 0) | mask.get(from)!);
-  };
-  for (const seq of weight.keys()) {
-    const parent = parentOf(seq);
-    if (parent === null || parent === undefined || !weight.has(parent)) continue;
-    lend(seq, parent);
-    lend(parent, seq);
+  const nearWeight = new Float64Array(n);
+  const nearMask = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const parent = parentOf(seqs[i]!);
+    const j = parent === null || parent === undefined ? undefined : index.get(parent);
+    if (j === undefined) continue;
+    if (weight[j]! > nearWeight[i]!) nearWeight[i] = weight[j]!;
+    nearMask[i]! |= mask[j]!;
+    if (weight[i]! > nearWeight[j]!) nearWeight[j] = weight[i]!;
+    nearMask[j]! |= mask[i]!;
   }
-  const ranked: { seq: number; score: number; matched: number; window: number }[] = [];
-  for (const [seq, own] of weight) {
-    if (returnable !== undefined && !returnable(seq)) continue;
-    const bits = mask.get(seq)!;
-    ranked.push({
-      seq,
-      score: own + NEIGHBOUR_WEIGHT * (nearWeight.get(seq) ?? 0),
-      matched: popcount(bits),
-      window: popcount(bits | (nearMask.get(seq) ?? 0)),
-    });
+  const order: number[] = [];
+  const score = new Float64Array(n);
+  const matched = new Uint8Array(n);
+  const window = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (returnable !== undefined && !returnable(seqs[i]!)) continue;
+    score[i] = weight[i]! + NEIGHBOUR_WEIGHT * nearWeight[i]!;
+    matched[i] = popcount(mask[i]!);
+    window[i] = popcount(mask[i]! | nearMask[i]!);
+    order.push(i);
   }
-  ranked.sort((a, b) => b.window - a.window || b.matched - a.matched || b.score - a.score || b.seq - a.seq);
-  return ranked;
+  order.sort(
+    (a, b) =>
+      window[b]! - window[a]! || matched[b]! - matched[a]! || score[b]! - score[a]! || seqs[b]! - seqs[a]!,
+  );
+  return order.map((i) => ({ seq: seqs[i]!, score: score[i]!, matched: matched[i]! }));
 }
 
 function popcount(bits: number): number {
