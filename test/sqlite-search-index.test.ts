@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import { IDLE_INDEX_MIN, WRITES_PER_PASS } from "../src/sqlite/idle-work.js";
 import { INDEX_BATCH, indexedSeq } from "../src/sqlite/search-index.js";
+import { readSearchState } from "../src/sqlite/search-state.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "./contract/harness.js";
 
@@ -112,13 +113,17 @@ test("a read-only connection that cannot index still finds pending messages", as
   await writer.session("b").appendMessage(msg("p2", "pending quokka elsewhere"));
   const handle = new Database(path, { readonly: true });
   const reader = new SqliteStore(handle);
+  const all = { match: "all" } as const;
   assert.deepEqual(
-    ids(await reader.searchMessages("quokka")),
+    ids(await reader.searchMessages("quokka", all)),
     ["p2", "p1", "i1"],
     "pending first, newest first",
   );
-  assert.deepEqual(ids(await reader.searchMessages("quokka", { sessionId: "a" })), ["p1", "i1"]);
-  assert.deepEqual(await reader.searchMessages("quokka zebra"), []);
+  assert.deepEqual(ids(await reader.searchMessages("quokka", { sessionId: "a", ...all })), ["p1", "i1"]);
+  // Ranked recall finds them too (ranked by relevance, pending or not).
+  assert.deepEqual(ids(await reader.searchMessages("quokka")).sort(), ["i1", "p1", "p2"]);
+  assert.deepEqual(ids(await reader.searchMessages("quokka", { sessionId: "a" })).sort(), ["i1", "p1"]);
+  assert.deepEqual(await reader.searchMessages("quokka zebra", all), []);
   await reader.close();
   handle.close();
   assert.equal((await writer.searchMessages("quokka")).length, 3);
@@ -148,25 +153,32 @@ test("a scoped search finds the same hits, in the same order, whether it filters
   for (let i = 0; i < 20; i++) await store.session("big").appendMessage(msg(`b${i}`, `${words[i % 5]} ${i}`));
   for (let i = 0; i < 5; i++) await store.session("small").appendMessage(msg(`s${i}`, `${words[i]} small`));
   // "big" holds 20 of 25 rows (the lookup filter), "small" 5 (the session token).
-  type Search = { searchState(id: string): { scope: { filter: string } } };
-  const scope = (id: string) =>
-    (store as unknown as { messageSearch: Search }).messageSearch.searchState(id).scope.filter;
+  const scope = (id: string) => readSearchState(store.driver, id)?.scope?.filter;
   assert.deepEqual([scope("big"), scope("small")], ["lookup", "token"]);
-  const everywhere = await store.searchMessages("otter", { limit: 100 });
+  // The all-words search keeps one order however it is scoped; ranked recall finds the same set.
+  const all = { match: "all" } as const;
+  const everywhere = await store.searchMessages("otter", { limit: 100, ...all });
   for (const sessionId of ["big", "small"]) {
     const expected = everywhere.filter((hit) => hit.sessionId === sessionId);
     assert.ok(expected.length > 0);
-    assert.deepEqual(ids(await store.searchMessages("otter", { sessionId, limit: 100 })), ids(expected));
     assert.deepEqual(
-      ids(await store.session(sessionId).searchMessages!("otter", 3)),
+      ids(await store.searchMessages("otter", { sessionId, limit: 100, ...all })),
+      ids(expected),
+    );
+    assert.deepEqual(
+      ids(await store.session(sessionId).searchMessages!("otter", 3, all)),
       ids(expected).slice(0, 3),
+    );
+    assert.deepEqual(
+      ids(await store.searchMessages("otter", { sessionId, limit: 100 })).sort(),
+      ids(expected).sort(),
     );
   }
   // Alone in the store, a session needs no filter.
   await store.session("small").clearMessages();
   assert.equal(scope("big"), "none");
   assert.deepEqual(
-    ids(await store.searchMessages("otter", { sessionId: "big", limit: 100 })),
+    ids(await store.searchMessages("otter", { sessionId: "big", limit: 100, ...all })),
     ids(everywhere.filter((hit) => hit.sessionId === "big")),
   );
   await store.close();

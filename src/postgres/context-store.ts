@@ -12,7 +12,7 @@ import {
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 import type { Executor } from "./client.js";
-import { toTsquery, toTsvector } from "./fts.js";
+import { termTsqueries, toTsvector } from "./fts.js";
 import type { Tables } from "./schema.js";
 import { decodeContent, encodeContent } from "./text.js";
 
@@ -91,14 +91,7 @@ export class PostgresEntryStore implements EntryStore {
     // Ranked recall, as message search: any content word makes a candidate, more of them rank first.
     const terms = typeof query === "string" ? recallTerms(query, this.limits) : [];
     if (max === 0 || !isLookupKey(label)) return [];
-    const numbers: number[] = [];
-    const queries: string[] = [];
-    terms.forEach((term, i) => {
-      const tsquery = toTsquery([term]);
-      if (tsquery === null) return;
-      numbers.push(i);
-      queries.push(tsquery);
-    });
+    const { numbers, queries } = termTsqueries(terms);
     if (numbers.length === 0) return [];
     const executor = await this.ready();
     const cap = perTermCap(terms.length, SEARCH_CANDIDATES);

@@ -108,3 +108,19 @@ export function anyTsquery(queries: readonly string[], scope?: string): string {
   const any = queries.map((q) => `(${q})`).join(" | ");
   return scope === undefined ? any : `${quoteLexeme(scope)} & (${any})`;
 }
+
+/**
+ * Each term's own tsquery, for a search that tells which terms a row matches; `numbers` are the terms' positions
+ * in `terms` (a term no document can contain is left out).
+ */
+export function termTsqueries(terms: readonly QueryTerm[]): { numbers: number[]; queries: string[] } {
+  const numbers: number[] = [];
+  const queries: string[] = [];
+  terms.forEach((term, i) => {
+    const tsquery = toTsquery([term]);
+    if (tsquery === null) return;
+    numbers.push(i);
+    queries.push(tsquery);
+  });
+  return { numbers, queries };
+}

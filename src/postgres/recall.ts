@@ -12,7 +12,7 @@ import { rankCandidates, recallTerms, weighMatches } from "../search/recall.js";
 import type { VectorChannel } from "../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../store/limits.js";
 import type { Executor } from "./client.js";
-import { anyTsquery, sessionLexeme, toTsquery } from "./fts.js";
+import { anyTsquery, sessionLexeme, termTsqueries } from "./fts.js";
 import type { Tables } from "./schema.js";
 import { type Candidate, onPathOf, type PageHit, readPage } from "./search-page.js";
 import { isoSql } from "./tree.js";
@@ -70,15 +70,8 @@ export async function recallSearch(
   if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return [];
   const near = await nearestFor(vectors, query, plan);
   const scope = plan.sessionId === undefined ? undefined : sessionLexeme(plan.sessionId);
-  const numbers: number[] = [];
-  const queries: string[] = [];
-  terms.forEach((term, i) => {
-    const tsquery = toTsquery([term]);
-    // A term no document can contain (it folds to nothing) finds nothing; the other terms still search.
-    if (tsquery === null) return;
-    numbers.push(i);
-    queries.push(tsquery);
-  });
+  // A term no document can contain (it folds to nothing) finds nothing; the other terms still search.
+  const { numbers, queries } = termTsqueries(terms);
   if (numbers.length === 0 && !near?.length) return [];
   const rows =
     numbers.length === 0

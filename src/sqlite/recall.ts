@@ -7,18 +7,16 @@
  * found as much (R@5/R@10 within 0.5 points on the dev set). The Postgres twin is src/postgres/recall.ts.
  */
 
-import { messageText, parseMessage } from "../message.js";
 import type { QueryLimits } from "../search/limits.js";
 import { outsideSessions, type SearchPlan } from "../search/options.js";
 import type { QueryTerm } from "../search/query.js";
 import { perTermCap, rankCandidates, recallTerms, weighMatches } from "../search/recall.js";
 import { termFrequencies } from "../search/score.js";
 import { SEARCH_CANDIDATES } from "../store/limits.js";
-import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./driver.js";
 import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath } from "./search-hits.js";
-import { indexPendingIfWritable } from "./search-index.js";
+import { indexPendingIfWritable, pendingTexts } from "./search-index.js";
 import { readSearchState, type SearchState } from "./search-state.js";
 import type { NodeRow } from "./tree.js";
 
@@ -146,18 +144,10 @@ function pendingTermMatches(
   terms: QueryTerm[],
   sessionNum: number | undefined,
 ): Map<number, number[]> {
-  const sql = `SELECT seq, ${contentSql()} AS content FROM agent_messages
-    WHERE seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)`;
-  const rows =
-    sessionNum === undefined
-      ? driver.all<{ seq: number; content: unknown }>(sql)
-      : driver.all<{ seq: number; content: unknown }>(`${sql} AND session_num = ?`, [sessionNum]);
   const found = new Map<number, number[]>();
-  for (const row of rows) {
-    const message = parseMessage(resolveContent(driver, row.content));
-    if (!message) continue;
-    const { tf } = termFrequencies(terms, messageText(message));
-    if (tf.some((n) => n > 0)) found.set(row.seq, tf);
+  for (const { seq, text } of pendingTexts(driver, sessionNum)) {
+    const { tf } = termFrequencies(terms, text);
+    if (tf.some((n) => n > 0)) found.set(seq, tf);
   }
   return found;
 }

@@ -104,19 +104,29 @@ export function matchPending(
   terms: QueryTerm[],
   sessionNum: number | undefined,
 ): number[] {
+  const hits: { seq: number; score: number }[] = [];
+  for (const { seq, text } of pendingTexts(driver, sessionNum)) {
+    const score = scoreText(terms, text);
+    if (score > 0) hits.push({ seq, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq).map((hit) => hit.seq);
+}
+
+/** The text of every message the index does not hold yet (optionally of one session); unreadable rows left out. */
+export function pendingTexts(
+  driver: SqlDriver,
+  sessionNum: number | undefined,
+): { seq: number; text: string }[] {
   const sql = `SELECT seq, ${contentSql()} AS content FROM agent_messages
     WHERE seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)`;
   const rows =
     sessionNum === undefined
       ? driver.all<{ seq: number; content: unknown }>(sql)
       : driver.all<{ seq: number; content: unknown }>(`${sql} AND session_num = ?`, [sessionNum]);
-  const hits: { seq: number; score: number }[] = [];
-  for (const row of rows) {
+  return rows.flatMap((row) => {
     const message = parseMessage(resolveContent(driver, row.content));
-    const score = message ? scoreText(terms, messageText(message)) : 0;
-    if (score > 0) hits.push({ seq: row.seq, score });
-  }
-  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq).map((hit) => hit.seq);
+    return message ? [{ seq: row.seq, text: messageText(message) }] : [];
+  });
 }
 
 /** True for the error SQLite gives a connection that may not write (read-only file or handle). */
