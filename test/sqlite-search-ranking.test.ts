@@ -6,7 +6,7 @@ import { SqliteStore } from "../src/sqlite/store.js";
 import { SEARCH_CANDIDATES } from "../src/store/limits.js";
 import { msg } from "./contract/harness.js";
 
-// Relevance is bm25 among the newest SEARCH_CANDIDATES matches, ties newest first. A scope of at most that many rows
+// The all-words search (match: "all"): relevance is bm25 among the newest SEARCH_CANDIDATES matches, ties newest first. A scope of at most that many rows
 // is ranked by one flat statement, a larger one by a nested one (src/sqlite/search.ts): both must give that order,
 // under every session filter (none, primary-key lookup, session token).
 
@@ -28,7 +28,10 @@ function load(store: SqliteStore, sessionId: string, count: number, strong: numb
 }
 
 async function ids(store: SqliteStore, query: string, sessionId?: string): Promise<string[]> {
-  const hits = await store.searchMessages(query, sessionId === undefined ? {} : { sessionId });
+  const hits = await store.searchMessages(query, {
+    match: "all",
+    ...(sessionId === undefined ? {} : { sessionId }),
+  });
   return hits.map((hit) => hit.id);
 }
 
