@@ -38,7 +38,7 @@ export function withExtras(driver: SqlDriver, hits: readonly Hit[], plan: Search
   return hits.map(({ seq, head, result }) => {
     let covering = overlays.get(head.session_num);
     if (covering === undefined) {
-      covering = overlaysOf(driver, head.session_num);
+      covering = head.has_overlays === false ? [] : overlaysOf(driver, head.session_num);
       overlays.set(head.session_num, covering);
     }
     const node = covering.length > 0 || plan.context > 0 ? nodeBySeq(driver, seq) : undefined;

@@ -12,6 +12,8 @@ export interface HitHead {
   leaf_seq: number | null;
   leaf_depth: number | null;
   message_count: number;
+  /** Whether the session has compaction overlays; undefined: not read (look them up). */
+  has_overlays?: boolean;
 }
 
 // A hit as the page statements return it, one array per row (see SqlDriver.tuples): the message's own columns,

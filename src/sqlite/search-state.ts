@@ -42,17 +42,19 @@ export function readSearchState(driver: SqlDriver, sessionId: string | undefined
       total: number,
       indexed: number | null,
       alone: number,
+      overlays: number,
     ]
   >(
     `SELECT h.num, h.message_count AS count, h.leaf_seq, l.depth AS leaf_depth,
          (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total,
          (SELECT indexed_seq FROM agent_search_state WHERE id = 1) AS indexed,
-         NOT EXISTS (SELECT 1 FROM agent_session_heads o WHERE o.num <> h.num AND o.message_count > 0) AS alone
+         NOT EXISTS (SELECT 1 FROM agent_session_heads o WHERE o.num <> h.num AND o.message_count > 0) AS alone,
+         EXISTS (SELECT 1 FROM agent_compactions c WHERE c.session_num = h.num) AS overlays
        FROM agent_session_heads h LEFT JOIN agent_messages l ON l.seq = h.leaf_seq WHERE h.session_id = ?`,
     [sessionId],
   );
   if (!row) return undefined;
-  const [num, count, leafSeq, leafDepth, total, indexed, alone] = row;
+  const [num, count, leafSeq, leafDepth, total, indexed, alone, overlays] = row;
   const filter = alone === 1 ? "none" : count * 4 >= total * 3 ? "lookup" : "token";
   const head: HitHead = {
     session_id: sessionId,
@@ -60,6 +62,8 @@ export function readSearchState(driver: SqlDriver, sessionId: string | undefined
     leaf_seq: leafSeq,
     leaf_depth: leafDepth,
     message_count: count,
+    // Read with the scope so a search of a session without overlays needs no statement to mark its hits.
+    has_overlays: overlays === 1,
   };
   return { total, indexed, scope: { num, filter, head } };
 }
