@@ -116,8 +116,12 @@ function openPath(
     return openBetterSqlite3(path, `SQLite storage with driver "better-sqlite3"`);
   const nodeSqlite = loadNodeSqlite();
   if (nodeSqlite) {
-    const options = allowExtension ? { allowExtension: true } : undefined;
-    return open("node:sqlite", path, () => new nodeSqlite.DatabaseSync(path, options));
+    // node:sqlite refuses an options argument of undefined: pass one only when there is something to say.
+    return open("node:sqlite", path, () =>
+      allowExtension
+        ? new nodeSqlite.DatabaseSync(path, { allowExtension: true })
+        : new nodeSqlite.DatabaseSync(path),
+    );
   }
   if (choice === "node:sqlite") {
     throw new SessionError(
