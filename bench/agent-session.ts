@@ -5,7 +5,7 @@
  */
 import { Session } from "../src/session/session.js";
 import { appendRow } from "../src/sqlite/append.js";
-import { flushSearchIndex } from "../src/sqlite/search-index.js";
+import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { type BenchMessage, inBatches, type StoreRow } from "./data.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Session } from "../src/session/session.js";
 import { appendRow } from "../src/sqlite/append.js";
-import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { chainRows, makeMessage, rng } from "./data.js";
 import { load as loadReference, SqlAdapter } from "./reference.js";

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
-import { sqliteFileBytes } from "../src/sqlite/maintenance.js";
+import { sqliteFileBytes } from "../src/sqlite/connection/maintenance.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
 import type { SessionMessage } from "../src/types.js";

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
-import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
 import type { SearchMatch } from "../src/types.js";

@@ -11,7 +11,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { benchCompaction } from "./compaction.js";
 import { HISTORY_DEPTHS, makeQueries, planStore, rng } from "./data.js";
 import { benchEveryday } from "./everyday.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { parseQuery } from "../src/search/query.js";
-import { FamilyExpander, prefixUpperBound, toFts5 } from "../src/sqlite/fts.js";
+import { FamilyExpander, prefixUpperBound, toFts5 } from "../src/sqlite/search/fts.js";
 import type { SqliteStore } from "../src/sqlite/store.js";
 import { load as loadOurs } from "./agent-session.js";
 import { bandQueries, chainRows } from "./data.js";
@@ -38,7 +38,7 @@ const refPhrase = ref.prepare(`SELECT f.id, f.role, f.content FROM assistant_fts
 const refAnd = ref.prepare(
   "SELECT id, role, content FROM assistant_fts WHERE assistant_fts MATCH ? ORDER BY rank LIMIT 20",
 );
-// Ours: the flat ranked statement of src/sqlite/search.ts, fed three renderings of the same query.
+// Ours: the flat ranked statement of src/sqlite/search/search.ts, fed three renderings of the same query.
 const F = "agent_messages_fts";
 const flat = (match: string) =>
   store.driver.column(

@@ -76,8 +76,14 @@ export type { RecentHistoryOptions, SessionOptions } from "./session/session.js"
 export { Session } from "./session/session.js";
 export type { SessionSource } from "./session/source.js";
 export type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./session/writes.js";
-export type { SqlDriver } from "./sqlite/driver.js";
-export type { SqliteDriverName, SqliteHandle, SqliteOptions, SqliteSource } from "./sqlite/open.js";
+export type { SqlDriver } from "./sqlite/connection/driver.js";
+export type {
+  SqliteDriverName,
+  SqliteHandle,
+  SqliteOptions,
+  SqliteSource,
+} from "./sqlite/connection/open.js";
+export type { SqlTagSource } from "./sqlite/connection/sql-tag-driver.js";
 export {
   AgentContextProvider,
   AgentSearchProvider,
@@ -86,9 +92,8 @@ export {
 } from "./sqlite/reference.js";
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
-export type { SqlTagSource } from "./sqlite/sql-tag-driver.js";
 export { SqliteStore } from "./sqlite/store.js";
-export type { ChangeLogOptions } from "./store/change-rows.js";
+export type { ChangeLogOptions } from "./store/feed/change-rows.js";
 export {
   type ChangeEvent,
   type ChangeListener,
@@ -96,8 +101,8 @@ export {
   hasFeed,
   type SubscribeOptions,
   type Unsubscribe,
-} from "./store/feed.js";
-export { type MirrorOptions, mirror, type SessionMirror } from "./store/mirror.js";
+} from "./store/feed/feed.js";
+export { type MirrorOptions, mirror, type SessionMirror } from "./store/feed/mirror.js";
 export type {
   AttachmentCapableStore,
   AttachmentStats,

@@ -9,7 +9,7 @@ import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { ChangeEvent, FeedCapableStore } from "../src/store/feed.js";
+import type { ChangeEvent, FeedCapableStore } from "../src/store/feed/feed.js";
 import type { SessionStore } from "../src/store/types.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 

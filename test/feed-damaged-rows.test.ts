@@ -8,8 +8,13 @@ import { after, describe, test } from "node:test";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { ChangeEvent, ChangeListener, FeedCapableStore, SubscribeOptions } from "../src/store/feed.js";
-import { mirror } from "../src/store/mirror.js";
+import type {
+  ChangeEvent,
+  ChangeListener,
+  FeedCapableStore,
+  SubscribeOptions,
+} from "../src/store/feed/feed.js";
+import { mirror } from "../src/store/feed/mirror.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 const text = (id: string) => ({ id, role: "user" as const, parts: [{ type: "text" as const, text: id }] });

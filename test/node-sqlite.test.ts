@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
-import type { SqliteOptions } from "../src/sqlite/open.js";
+import type { SqliteOptions } from "../src/sqlite/connection/open.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
 import { runProviderContract } from "./contract/index.js";

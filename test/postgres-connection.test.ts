@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
-import { toQuestionMarks } from "../src/postgres/connection.js";
+import { toQuestionMarks } from "../src/postgres/connection/reference-connection.js";
 import {
   type PostgresConnection,
   PostgresContextProvider,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
-import { openExecutor } from "../src/postgres/client.js";
+import { openExecutor } from "../src/postgres/connection/client.js";
 import {
   PostgresContextProvider,
   PostgresSearchProvider,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { AgentSessionProvider, MemoryStore, Session, SqliteStore } from "../src/index.js";
-import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteSessionProvider } from "../src/sqlite/session-provider.js";
 import type { SessionProvider } from "../src/types.js";
 import { ids, msg } from "./contract/harness.js";

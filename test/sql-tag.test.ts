@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DURABLE_OBJECT_VALUE_LIMIT } from "../src/sqlite/sql-tag-driver.js";
+import { DURABLE_OBJECT_VALUE_LIMIT } from "../src/sqlite/connection/sql-tag-driver.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionMessage } from "../src/types.js";
 import { bytesOf } from "./contract/attachments.spec.js";

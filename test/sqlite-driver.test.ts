@@ -6,10 +6,10 @@ import Module from "node:module";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Session } from "../src/session/session.js";
-import { loadBetterSqlite3, loadNodeSqlite } from "../src/sqlite/better-sqlite3.js";
-import { type SqlDriver, withoutRebindReprepare } from "../src/sqlite/driver.js";
-import { openSqlite } from "../src/sqlite/open.js";
-import { SqlTagDriver } from "../src/sqlite/sql-tag-driver.js";
+import { loadBetterSqlite3, loadNodeSqlite } from "../src/sqlite/connection/better-sqlite3.js";
+import { type SqlDriver, withoutRebindReprepare } from "../src/sqlite/connection/driver.js";
+import { openSqlite } from "../src/sqlite/connection/open.js";
+import { SqlTagDriver } from "../src/sqlite/connection/sql-tag-driver.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 
@@ -83,7 +83,7 @@ test("node:sqlite on a runtime without it is UNSUPPORTED", {
 test("loading node:sqlite prints no ExperimentalWarning; other warnings still do", {
   skip: !hasNodeSqlite && `node:sqlite needs Node.js >= 22.13 (running ${process.version})`,
 }, () => {
-  const module = fileURLToPath(new URL("../src/sqlite/better-sqlite3.ts", import.meta.url));
+  const module = fileURLToPath(new URL("../src/sqlite/connection/better-sqlite3.ts", import.meta.url));
   const script = `const { loadNodeSqlite } = await import(${JSON.stringify(module)});
     loadNodeSqlite(); process.emitWarning("still here", "ExperimentalWarning");`;
   const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {

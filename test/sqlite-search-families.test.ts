@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { foldToken, parseQuery, TOKEN, tokenize } from "../src/search/query.js";
-import { FamilyExpander } from "../src/sqlite/fts.js";
-import { flushSearchIndex } from "../src/sqlite/search-index.js";
-import { SqlTagDriver } from "../src/sqlite/sql-tag-driver.js";
+import { SqlTagDriver } from "../src/sqlite/connection/sql-tag-driver.js";
+import { FamilyExpander } from "../src/sqlite/search/fts.js";
+import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "./contract/harness.js";
 

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { SessionError } from "../errors.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
-import { probeSqliteFile, type SqliteFileKind } from "../sqlite/maintenance.js";
+import { probeSqliteFile, type SqliteFileKind } from "../sqlite/connection/maintenance.js";
 import { SqliteStore } from "../sqlite/store.js";
 import type { SessionStore } from "../store/types.js";
 import { CliError } from "./errors.js";
@@ -97,11 +97,11 @@ function openSqlite(path: string, mode: OpenMode, vectors: VectorStoreOptions): 
   return { store, kind: "sqlite", location: path, close: () => store.close() };
 }
 
-type PgPool = Awaited<ReturnType<typeof import("../postgres/client.js").createPgPool>>;
+type PgPool = Awaited<ReturnType<typeof import("../postgres/connection/client.js").createPgPool>>;
 
 async function pgPool(url: string): Promise<PgPool> {
   try {
-    const { createPgPool } = await import("../postgres/client.js");
+    const { createPgPool } = await import("../postgres/connection/client.js");
     // A bounded connect timeout: an unreachable host fails in seconds instead of hanging the command.
     return await createPgPool(url, { connectionTimeoutMillis: 10_000, max: 4 });
   } catch (error) {

@@ -4,7 +4,7 @@ import type { SessionContextOptions, WritableContextProvider } from "../context/
 import { assertId } from "../message.js";
 import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
-import type { SqliteOptions } from "../sqlite/open.js";
+import type { SqliteOptions } from "../sqlite/connection/open.js";
 import type { RegistryCapableStore, SessionInfo } from "../store/types.js";
 import { storePolicy } from "../store/write-policy.js";
 import type { CompactionDetails, SearchResult, SessionMessage, StoredCompaction } from "../types.js";

@@ -1,4 +1,4 @@
-import type { Attachment } from "../store/attachments.js";
+import type { Attachment } from "../store/media/offload.js";
 import type { AttachmentStats, AttachmentStore } from "../store/types.js";
 
 interface Entry {

@@ -3,7 +3,6 @@
  * path is a list of row references; parsing and payload restoring happen per batch.
  */
 import { overlayMessage } from "../message.js";
-import { hydrateSync } from "../store/attachments.js";
 import {
   type PathBackend,
   type PathItem,
@@ -12,6 +11,7 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
+import { hydrateSync } from "../store/media/offload.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import type { MemorySessionData, MemoryStore, MemoryMessageRow as Row } from "./store.js";

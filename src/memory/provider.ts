@@ -1,9 +1,9 @@
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId, messageText, parseMessage, utf8Length } from "../message.js";
-import { hydrateSync, offloadMessage } from "../store/attachments.js";
 import { newCompaction } from "../store/compactions.js";
+import { observeProvider } from "../store/feed/observe.js";
 import { walkHistory } from "../store/history-stream.js";
-import { observeProvider } from "../store/observe.js";
+import { hydrateSync, offloadMessage } from "../store/media/offload.js";
 import { applyOverlays } from "../store/overlays.js";
 import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";

@@ -6,8 +6,13 @@ import { searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/recall.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
-import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
-import { observeRegistry, observeTransfer } from "../store/observe.js";
+import {
+  ChangeFeed,
+  type ChangeListener,
+  type SubscribeOptions,
+  type Unsubscribe,
+} from "../store/feed/feed.js";
+import { observeRegistry, observeTransfer } from "../store/feed/observe.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -30,7 +35,7 @@ interface Row {
   id: string;
   role: string;
   json: string;
-  /** Payloads the stored JSON points at (see store/attachments.ts). */
+  /** Payloads the stored JSON points at (see store/media/offload.ts). */
   hashes: readonly string[];
   text: string;
   bytes: number;

@@ -1,14 +1,14 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
-import { AttachmentExport, AttachmentImport } from "../store/transfer-attachments.js";
+import { AttachmentExport, AttachmentImport } from "../store/transfer/attachments.js";
 import {
   assertTransferMessage,
   batches,
   compareUtf8,
   messageFacts,
   openSessionStream,
-} from "../store/transfer-stream.js";
-import { assertTransferRow } from "../store/transfer-validate.js";
+} from "../store/transfer/stream.js";
+import { assertTransferRow } from "../store/transfer/validate.js";
 import type {
   ImportCounts,
   SessionFootprint,

@@ -1,5 +1,5 @@
 import { assertLegacyPrefix, type LegacyAgentSession } from "../store/agent-legacy.js";
-import type { Executor } from "./client.js";
+import type { Executor } from "./connection/client.js";
 
 /**
  * Reads the tables the agent runtime's old `PostgresSessionStorage` wrote (`<prefix>sessions`, `…messages`,

@@ -15,17 +15,17 @@
  */
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
-import { markLogged } from "../store/change-rows.js";
+import { markLogged } from "../store/feed/change-rows.js";
 import type { SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
-import { logCtes, type StatementLog } from "./append-log.js";
-import { type Executor, type Query, sqlState } from "./client.js";
-import { sessionLexeme, toTsvector } from "./fts.js";
+import { type Executor, type Query, sqlState } from "./connection/client.js";
+import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
+import { sessionLexeme, toTsvector } from "./search/fts.js";
 import { childSql, spineArrays, spineCte } from "./tree.js";
 
 // $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,

@@ -11,10 +11,10 @@ import {
 } from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
-import type { Executor } from "./client.js";
-import { termTsqueries, toTsvector } from "./fts.js";
+import type { Executor } from "./connection/client.js";
+import { decodeContent, encodeContent } from "./connection/text.js";
 import type { Tables } from "./schema.js";
-import { decodeContent, encodeContent } from "./text.js";
+import { termTsqueries, toTsvector } from "./search/fts.js";
 
 type Ready = () => Promise<Executor>;
 

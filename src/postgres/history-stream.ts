@@ -14,8 +14,8 @@ import {
 } from "../store/history-stream.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
-import { hydrate } from "./attachments.js";
-import type { Executor } from "./client.js";
+import type { Executor } from "./connection/client.js";
+import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
 import { ancestorCte, isoSql } from "./tree.js";
 import { fromCompactionRow, listCompactions, type StoredCompactionRow } from "./writes.js";

@@ -7,7 +7,7 @@
 import { overlayMessage, parseMessage } from "../message.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { HistoryRowStat, SessionMessage } from "../types.js";
-import type { Executor } from "./client.js";
+import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 import { ancestorCte, isoSql } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";

@@ -8,8 +8,8 @@ export type {
   PostgresQueryable as PgClientLike,
   PostgresSource,
   PostgresSource as PostgresClient,
-} from "./client.js";
-export type { PostgresConnection, PostgresConnectionArg } from "./connection.js";
+} from "./connection/client.js";
+export type { PostgresConnection, PostgresConnectionArg } from "./connection/reference-connection.js";
 export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 export { PostgresContextProvider, PostgresSearchProvider } from "./reference.js";
 export { PostgresSessionRegistry } from "./registry.js";

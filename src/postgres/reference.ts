@@ -7,9 +7,9 @@
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider, EntrySearchProvider } from "../context/providers.js";
 import { assertBlockKey, assertStoredKey } from "../store/keys.js";
-import type { PostgresSource } from "./client.js";
+import type { PostgresSource } from "./connection/client.js";
+import { sharedPostgresStore } from "./connection/shared.js";
 import type { PostgresStoreOptions } from "./schema.js";
-import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
 
 // The reference's PostgresSearchProvider answers a search without hits with this text, not null.

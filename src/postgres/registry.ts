@@ -23,8 +23,8 @@ import {
   usageBounds,
   usageDeltas,
 } from "../store/usage-totals.js";
-import { releaseSession } from "./attachments.js";
-import type { Executor } from "./client.js";
+import type { Executor } from "./connection/client.js";
+import { releaseSession } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
 import { isoSql } from "./tree.js";
 

@@ -1,9 +1,9 @@
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
-import type { ChangeLogOptions } from "../store/change-rows.js";
+import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
-import type { Executor } from "./client.js";
+import type { Executor } from "./connection/client.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
 export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOptions {

@@ -1,11 +1,11 @@
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId, assertSessionId, canBeStored, parseMessage } from "../message.js";
-import { contentHashes } from "../store/attachments.js";
-import { type Change, replaced } from "../store/change-rows.js";
 import { newCompaction } from "../store/compactions.js";
+import { type Change, replaced } from "../store/feed/change-rows.js";
+import { observeProvider } from "../store/feed/observe.js";
 import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
-import { observeProvider } from "../store/observe.js";
+import { contentHashes } from "../store/media/offload.js";
 import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
@@ -27,14 +27,20 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
-import { hydrate, joined, releaseMessages, releaseSession, writeWithAttachments } from "./attachments.js";
-import type { Executor, PostgresSource } from "./client.js";
+import type { Executor, PostgresSource } from "./connection/client.js";
+import { sharedPostgresStore } from "./connection/shared.js";
+import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
-import { appendLog, logInTransaction } from "./logged-write.js";
+import {
+  hydrate,
+  joined,
+  releaseMessages,
+  releaseSession,
+  writeWithAttachments,
+} from "./media/attachments.js";
 import { branchesSql, latestSql, messageSql } from "./message-reads.js";
 import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
-import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";

@@ -10,7 +10,7 @@
  */
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
-import { contentHashes, offloadMessage } from "../store/attachments.js";
+import { contentHashes, offloadMessage } from "../store/media/offload.js";
 import { checkUsage } from "../store/registry-input.js";
 import type { StepWrite } from "../store/step.js";
 import type { SessionUsage } from "../store/types.js";
@@ -18,10 +18,10 @@ import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
 import { prepareAppend, withStored } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { type AppendRequest, appendRow, lockSql } from "./append.js";
-import { hydrate, joined, writeWithAttachments } from "./attachments.js";
-import { type Executor, sqlState } from "./client.js";
+import { type Executor, sqlState } from "./connection/client.js";
 import { PostgresBlockStore } from "./context-store.js";
-import { appendLog } from "./logged-write.js";
+import { appendLog } from "./feed/logged-write.js";
+import { hydrate, joined, writeWithAttachments } from "./media/attachments.js";
 import { countersSql, PostgresSessionRegistry } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
 import type { PostgresStore } from "./store.js";

@@ -2,10 +2,15 @@ import { SessionError } from "../errors.js";
 import { canBeStored } from "../message.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
-import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
-import { logSettings } from "../store/change-rows.js";
-import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
-import { observeRegistry, observeTransfer, publishStepWrites } from "../store/observe.js";
+import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
+import { logSettings } from "../store/feed/change-rows.js";
+import {
+  ChangeFeed,
+  type ChangeListener,
+  type SubscribeOptions,
+  type Unsubscribe,
+} from "../store/feed/feed.js";
+import { observeRegistry, observeTransfer, publishStepWrites } from "../store/feed/observe.js";
 import type { StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
@@ -16,19 +21,24 @@ import type {
 } from "../store/types.js";
 import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
-import { adoptOnOpen, adoptReference } from "./adopt.js";
-import { PostgresAttachments } from "./attachments.js";
-import { PostgresChangeLog } from "./change-log.js";
-import { assertPostgresSource, type Executor, openExecutor, type PostgresSource } from "./client.js";
+import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
+import {
+  assertPostgresSource,
+  type Executor,
+  openExecutor,
+  type PostgresSource,
+} from "./connection/client.js";
+import { provideStoreClass } from "./connection/shared.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
+import { PostgresChangeLog } from "./feed/change-log.js";
+import { PostgresAttachments } from "./media/attachments.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNames } from "./schema.js";
-import { searchMessages } from "./search.js";
+import { searchMessages } from "./search/search.js";
+import { postgresVectors } from "./search/vectors.js";
 import { PostgresSessionProvider } from "./session-provider.js";
-import { provideStoreClass } from "./shared.js";
 import { writePostgresStep } from "./step.js";
-import { PostgresTransfer } from "./transfer.js";
-import { postgresVectors } from "./vectors.js";
+import { PostgresTransfer } from "./transfer/export.js";
 
 /**
  * Sessions, context blocks, searchable entries and the session registry (what `SessionManager` runs on) in

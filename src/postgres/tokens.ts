@@ -6,7 +6,7 @@
 import { overlayMessage } from "../message.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
-import type { Executor } from "./client.js";
+import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 import { ancestorCte, isoSql } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";

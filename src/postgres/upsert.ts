@@ -1,6 +1,6 @@
 import type { SessionMessage } from "../types.js";
 import { appendRow } from "./append.js";
-import type { Executor } from "./client.js";
+import type { Executor } from "./connection/client.js";
 import type { Tables } from "./schema.js";
 import { lockHeadSql, rewrite, updateRow } from "./writes.js";
 

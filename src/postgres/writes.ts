@@ -8,10 +8,10 @@ import { type CompactionRow, toStoredCompaction } from "../store/compactions.js"
 import { contentHash } from "../store/write-policy.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
-import type { Executor, Query } from "./client.js";
-import { sessionLexeme, toTsvector } from "./fts.js";
+import type { Executor, Query } from "./connection/client.js";
+import { decodeContent, encodeContent } from "./connection/text.js";
 import { statement, type Tables } from "./schema.js";
-import { decodeContent, encodeContent } from "./text.js";
+import { sessionLexeme, toTsvector } from "./search/fts.js";
 import { childSql, isoSql, spineArrays, spineCte } from "./tree.js";
 
 interface LockedHead {

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { type ChangeListener, hasFeed, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
+import { type ChangeListener, hasFeed, type SubscribeOptions, type Unsubscribe } from "../store/feed/feed.js";
 import type { SessionStore } from "../store/types.js";
 import type { SessionMessage, SessionProvider } from "../types.js";
 import { Compactor } from "./compaction.js";

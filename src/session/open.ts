@@ -1,5 +1,5 @@
-import type { SqliteOptions } from "../sqlite/open.js";
-import { acquirePathStore } from "../sqlite/shared-path.js";
+import type { SqliteOptions } from "../sqlite/connection/open.js";
+import { acquirePathStore } from "../sqlite/connection/shared-path.js";
 import type { SessionStore } from "../store/types.js";
 import type { SessionProvider } from "../types.js";
 import { broadcasterOf, StatusFrames } from "./broadcast.js";

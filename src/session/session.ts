@@ -11,8 +11,8 @@ import {
 import type { SessionToolSet } from "../context/tools.js";
 import type { ContextBlock, SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { optionsArg } from "../options-arg.js";
-import type { SqliteOptions } from "../sqlite/open.js";
-import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../store/feed.js";
+import type { SqliteOptions } from "../sqlite/connection/open.js";
+import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../store/feed/feed.js";
 import type { SessionStore } from "../store/types.js";
 import type {
   AppendOptions,

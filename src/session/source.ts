@@ -1,7 +1,7 @@
 import { SessionError } from "../errors.js";
-import { isSqliteHandle, type SqliteOptions, type SqliteSource } from "../sqlite/open.js";
-import { sharedSqliteStore } from "../sqlite/shared.js";
-import { isSqlTagSource } from "../sqlite/sql-tag-driver.js";
+import { isSqliteHandle, type SqliteOptions, type SqliteSource } from "../sqlite/connection/open.js";
+import { sharedSqliteStore } from "../sqlite/connection/shared.js";
+import { isSqlTagSource } from "../sqlite/connection/sql-tag-driver.js";
 import { SqliteStore } from "../sqlite/store.js";
 import { isSessionStore, type SessionStore } from "../store/types.js";
 import type { SessionMessage, SessionProvider } from "../types.js";

@@ -1,7 +1,7 @@
 import { assertLegacyPrefix, type LegacyAgentSession } from "../store/agent-legacy.js";
-import { hydrateSync } from "../store/attachments.js";
-import { loadAttachments } from "./attachment-tables.js";
-import type { SqlDriver } from "./driver.js";
+import { hydrateSync } from "../store/media/offload.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { loadAttachments } from "./media/tables.js";
 
 interface SessionRow {
   id: string;

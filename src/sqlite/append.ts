@@ -4,8 +4,8 @@ import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { storedContent, writeChunks } from "./chunks.js";
-import type { SqlDriver } from "./driver.js";
-import { afterInsert, indexedSeq } from "./search-index.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { afterInsert, indexedSeq } from "./search/indexing.js";
 import { childJump, type JumpFields, type JumpNode } from "./tree.js";
 
 /** What an append must know, read by one statement: the head, the parent, its jump target, the index watermark. */

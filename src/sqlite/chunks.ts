@@ -9,7 +9,7 @@
  */
 import { utf8Length } from "../message.js";
 import { utf8Decode, utf8Encode } from "../runtime/bytes.js";
-import type { SqlDriver } from "./driver.js";
+import type { SqlDriver } from "./connection/driver.js";
 
 /**
  * Bytes left in a row for everything but the split value (keys, tree columns, hash, record headers); a quarter of

@@ -12,10 +12,10 @@ import {
   type WindowRow,
 } from "../store/history-stream.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
-import { hydrate } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./driver.js";
+import type { SqlDriver } from "./connection/driver.js";
 import { chooseOnPath, listCompactions } from "./history.js";
+import { hydrate } from "./media/attachments.js";
 import { ancestorAt, type NodeRow, nodeBySeq } from "./tree.js";
 
 type Row = PathRow<number> & { node: NodeRow };

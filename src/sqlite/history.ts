@@ -2,8 +2,8 @@ import { overlayMessage } from "../message.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
-import type { SqlDriver } from "./driver.js";
-import { freeTextSql, readFreeText } from "./free-text.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { freeTextSql, readFreeText } from "./connection/free-text.js";
 import { isAncestor, type NodeRow, nodeBySeq, readSegment } from "./tree.js";
 
 const COMPACTION_COLUMNS = `c.seq, c.id, ${freeTextSql("c.summary", "summary")}, c.from_message_id, c.to_message_id,

@@ -11,10 +11,10 @@ import {
   isSessionStore,
   type SessionStore,
 } from "../store/types.js";
-import { isSqliteHandle, type SqliteHandle } from "./open.js";
+import { isSqliteHandle, type SqliteHandle } from "./connection/open.js";
+import { sharedSqliteStore } from "./connection/shared.js";
+import { isSqlTagSource, type SqlTagSource } from "./connection/sql-tag-driver.js";
 import { SqliteSessionProvider } from "./session-provider.js";
-import { sharedSqliteStore } from "./shared.js";
-import { isSqlTagSource, type SqlTagSource } from "./sql-tag-driver.js";
 
 /** Where built-in providers keep their rows: an Agent / `sql`-tag object, a SQLite handle, or a store. */
 export type ProviderSource = SqlTagSource | SqliteHandle | SessionStore;

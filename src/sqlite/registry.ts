@@ -10,7 +10,7 @@ import type {
   SessionUsage,
 } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
-import type { SqlDriver } from "./driver.js";
+import type { SqlDriver } from "./connection/driver.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { deleteSessionContent } from "./writes.js";
 

@@ -1,5 +1,5 @@
-import { attachmentTableStatements, STORE_TABLES } from "./attachment-tables.js";
-import type { SqlDriver } from "./driver.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
 
 /** One schema step: its version and the statements (one per entry, so a `sql` tag can run them). */
 export interface Migration {

@@ -1,10 +1,10 @@
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId, assertSessionId, canBeStored, parseMessage } from "../message.js";
-import { contentHashes } from "../store/attachments.js";
-import { type Change, inserted, replaced } from "../store/change-rows.js";
 import { newCompaction } from "../store/compactions.js";
+import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
+import { observeProvider } from "../store/feed/observe.js";
 import { walkHistory } from "../store/history-stream.js";
-import { observeProvider } from "../store/observe.js";
+import { contentHashes } from "../store/media/offload.js";
 import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
 import { recentHistory } from "../store/recent.js";
 import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
@@ -26,12 +26,12 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
-import { hydrate, releaseMessages, writeWithAttachments } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./driver.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { loggedWrite } from "./feed/logged-write.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
-import { loggedWrite } from "./logged-write.js";
+import { hydrate, releaseMessages, writeWithAttachments } from "./media/attachments.js";
 import type { SqliteStore } from "./store.js";
 import { contextTokens } from "./tokens.js";
 import type { NodeRow } from "./tree.js";

@@ -6,7 +6,7 @@
 
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
-import { inserted } from "../store/change-rows.js";
+import { inserted } from "../store/feed/change-rows.js";
 import { assertBlockKey, assertContent } from "../store/keys.js";
 import { checkUsage } from "../store/registry-input.js";
 import type { StepWrite } from "../store/step.js";
@@ -14,11 +14,11 @@ import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { prepareAppend, withStored } from "../store/write-policy.js";
 import type { AppendResult } from "../types.js";
 import { appendRow } from "./append.js";
-import { hydrate, writeWithAttachments } from "./attachments.js";
 import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./driver.js";
-import { storedFreeText } from "./free-text.js";
-import { loggedWrite } from "./logged-write.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { storedFreeText } from "./connection/free-text.js";
+import { loggedWrite } from "./feed/logged-write.js";
+import { hydrate, writeWithAttachments } from "./media/attachments.js";
 import type { SqliteStore } from "./store.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 

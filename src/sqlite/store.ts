@@ -2,10 +2,15 @@ import { SessionError } from "../errors.js";
 import { canBeStored } from "../message.js";
 import { queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
-import type { AdoptionReport, AdoptOptions } from "../store/adopt.js";
-import { logSettings } from "../store/change-rows.js";
-import { ChangeFeed, type ChangeListener, type SubscribeOptions, type Unsubscribe } from "../store/feed.js";
-import { observeRegistry, observeTransfer, publishStepWrites } from "../store/observe.js";
+import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
+import { logSettings } from "../store/feed/change-rows.js";
+import {
+  ChangeFeed,
+  type ChangeListener,
+  type SubscribeOptions,
+  type Unsubscribe,
+} from "../store/feed/feed.js";
+import { observeRegistry, observeTransfer, publishStepWrites } from "../store/feed/observe.js";
 import type { StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
@@ -16,24 +21,24 @@ import type {
 } from "../store/types.js";
 import { type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { SearchResult } from "../types.js";
-import { adoptOnOpen, adoptReference } from "./adopt.js";
+import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { ensureHead } from "./append.js";
-import { SqliteAttachments } from "./attachments.js";
-import { SqliteChangeLog } from "./change-log.js";
-import { closableDriver } from "./closable.js";
+import { closableDriver } from "./connection/closable.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { openSqlite, type SqliteOptions, type SqliteSource } from "./connection/open.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
-import type { SqlDriver } from "./driver.js";
+import { SqliteChangeLog } from "./feed/change-log.js";
+import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./feed/remote-watch.js";
 import { IdleWork } from "./idle-work.js";
-import { openSqlite, type SqliteOptions, type SqliteSource } from "./open.js";
+import { SqliteAttachments } from "./media/attachments.js";
 import { SqliteSessionRegistry } from "./registry.js";
-import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./remote-watch.js";
 import { migrate } from "./schema.js";
-import { SqliteMessageSearch } from "./search.js";
-import { flushSearchIndex } from "./search-index.js";
+import { flushSearchIndex } from "./search/indexing.js";
+import { SqliteMessageSearch } from "./search/search.js";
+import { sqliteVectors } from "./search/vectors.js";
 import { SqliteSessionProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
-import { SqliteTransfer } from "./transfer.js";
-import { sqliteVectors } from "./vectors.js";
+import { SqliteTransfer } from "./transfer/export.js";
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore

@@ -4,7 +4,7 @@
  */
 import { overlayMessage } from "../message.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
-import type { SqlDriver } from "./driver.js";
+import type { SqlDriver } from "./connection/driver.js";
 import { chooseOnPath } from "./history.js";
 import { type NodeRow, nodeBySeq } from "./tree.js";
 

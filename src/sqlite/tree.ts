@@ -1,7 +1,7 @@
 import { parseMessage } from "../message.js";
 import type { SessionMessage } from "../types.js";
 import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./driver.js";
+import type { SqlDriver } from "./connection/driver.js";
 
 /** The tree columns of one message row. */
 export interface NodeRow {

@@ -6,7 +6,7 @@
 import { StorageError } from "../errors.js";
 import type { SessionUsage } from "../store/types.js";
 import { USAGE_COUNTERS, type UsageTotals, usageRefusal } from "../store/usage-totals.js";
-import type { SqlDriver } from "./driver.js";
+import type { SqlDriver } from "./connection/driver.js";
 
 /** Adds the five `?` deltas (usageDeltas order) to the counters. */
 export const USAGE_SET = USAGE_COUNTERS.map((counter) => `${counter} = ${counter} + ?`).join(", ");

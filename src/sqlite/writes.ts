@@ -4,11 +4,11 @@ import { contentHash } from "../store/write-policy.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { appendRow } from "./append.js";
-import { releaseSession } from "./attachments.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
-import type { SqlDriver } from "./driver.js";
-import { storedFreeText } from "./free-text.js";
-import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search-index.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { storedFreeText } from "./connection/free-text.js";
+import { releaseSession } from "./media/attachments.js";
+import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
 interface Head {

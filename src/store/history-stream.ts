@@ -7,7 +7,7 @@ import { SessionError } from "../errors.js";
 import { describe, parseMessage, utf8Length } from "../message.js";
 import { optionsArg } from "../options-arg.js";
 import type { HistoryReadOptions, SessionMessage } from "../types.js";
-import { readBackBytes } from "./read-back.js";
+import { readBackBytes } from "./media/read-back.js";
 
 /** Default number of messages per batch. */
 export const DEFAULT_BATCH_SIZE = 100;

@@ -2,8 +2,8 @@ import { parseMessage } from "../message.js";
 import type { RecentHistoryResult, SessionMessage, StoredCompaction } from "../types.js";
 import { boundBytes, type PathBackend } from "./history-stream.js";
 import { byteBudget } from "./limits.js";
+import { readBackBytes } from "./media/read-back.js";
 import { applyOverlays } from "./overlays.js";
-import { readBackBytes } from "./read-back.js";
 
 /** Rows whose tree columns are read per step of the walk from the leaf. */
 const STEP_ROWS = 64;

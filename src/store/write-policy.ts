@@ -12,7 +12,7 @@ import {
 } from "../message.js";
 import { sha256Base64url } from "../runtime/bytes.js";
 import type { SessionMessage, WriteSource } from "../types.js";
-import { assertOffloadable } from "./attachments.js";
+import { assertOffloadable } from "./media/offload.js";
 
 /** What a store or a Session may enforce on every message written through it. */
 export interface WritePolicyOptions {

@@ -1,4 +1,4 @@
-import { parsePointer, slotMediaType } from "../store/media.js";
+import { parsePointer, slotMediaType } from "../store/media/media.js";
 import type { SessionMessage } from "../types.js";
 import { MAYBE_MEDIA_JSON, safeJson } from "./serialize.js";
 
@@ -23,7 +23,7 @@ function mediaTokens(mediaType: string, chars: number): number {
   return Math.min(MEDIA_TOKEN_CAP, Math.ceil(chars / CHARS_PER_TOKEN));
 }
 
-/** Media tokens of a string found under `key` in `holder`, or null when it is no media payload (see store/media.ts). */
+/** Media tokens of a string found under `key` in `holder`, or null when it is no media payload (see store/media/media.ts). */
 function slotTokens(holder: unknown, key: string, value: string): number | null {
   const mediaType = slotMediaType(holder, key, value);
   if (mediaType === null) return null;

@@ -142,7 +142,7 @@ function minimumObjectLength(entries: [string, unknown][]): number {
   return length;
 }
 
-/** The keys whose string can be an inline media payload (see store/media.ts). */
+/** The keys whose string can be an inline media payload (see store/media/media.ts). */
 const MEDIA_KEYS = ["url", "data", "image"] as const;
 
 /**

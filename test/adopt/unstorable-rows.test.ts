@@ -3,7 +3,7 @@ import { after, describe, test } from "node:test";
 import pg from "pg";
 import { SqliteStore } from "../../src/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
-import type { AdoptionReport } from "../../src/store/adopt.js";
+import type { AdoptionReport } from "../../src/store/adopt/adopt.js";
 import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { REFERENCE_POSTGRES_DDL, ref, text } from "../fixtures/reference-data.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Session } from "../../src/index.js";
-import { type ChangeEvent, hasFeed } from "../../src/store/feed.js";
-import { mirror } from "../../src/store/mirror.js";
+import { type ChangeEvent, hasFeed } from "../../src/store/feed/feed.js";
+import { mirror } from "../../src/store/feed/mirror.js";
 import { hasSessionRegistry, type SessionStore } from "../../src/store/types.js";
 import { type ContractTarget, ids, msg, withStore } from "./harness.js";
 

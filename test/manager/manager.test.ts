@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { SessionManager } from "../../src/manager/manager.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { Session } from "../../src/session/session.js";
-import { openSqlite } from "../../src/sqlite/open.js";
+import { openSqlite } from "../../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../../src/sqlite/schema.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { SessionStore } from "../../src/store/types.js";

@@ -6,8 +6,8 @@ import { describe, test } from "node:test";
 import { SessionManager } from "../../src/manager/manager.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { appendRow } from "../../src/sqlite/append.js";
-import type { SqlDriver, SqlValue } from "../../src/sqlite/driver.js";
-import { indexPending } from "../../src/sqlite/search-index.js";
+import type { SqlDriver, SqlValue } from "../../src/sqlite/connection/driver.js";
+import { indexPending } from "../../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { msg } from "../contract/harness.js";
 

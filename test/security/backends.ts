@@ -6,7 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { QueryLimits } from "../../src/search/limits.js";
-import { loadBetterSqlite3 } from "../../src/sqlite/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { ContextCapableStore, SessionStore } from "../../src/store/types.js";
 import type { SessionMessage } from "../../src/types.js";

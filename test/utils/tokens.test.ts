@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { offloadMessage } from "../../src/store/attachments.js";
+import { offloadMessage } from "../../src/store/media/offload.js";
 import type { SessionMessage } from "../../src/types.js";
 import {
   CHARS_PER_TOKEN,

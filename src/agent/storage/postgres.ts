@@ -1,6 +1,6 @@
 import { PostgresLegacyAgentTables } from "../../postgres/agent-legacy.js";
-import { createPgPool, type PostgresSource } from "../../postgres/client.js";
-import { isPostgresConnection } from "../../postgres/connection.js";
+import { createPgPool, type PostgresSource } from "../../postgres/connection/client.js";
+import { isPostgresConnection } from "../../postgres/connection/reference-connection.js";
 import type { PostgresStoreOptions } from "../../postgres/schema.js";
 import { PostgresStore } from "../../postgres/store.js";
 import { assertLegacyPrefix, LEGACY_AGENT_PREFIX } from "../../store/agent-legacy.js";

@@ -1,5 +1,5 @@
 import { SqliteLegacyAgentTables } from "../../sqlite/agent-legacy.js";
-import type { SqliteOptions, SqliteSource } from "../../sqlite/open.js";
+import type { SqliteOptions, SqliteSource } from "../../sqlite/connection/open.js";
 import { SqliteStore } from "../../sqlite/store.js";
 import { LEGACY_AGENT_PREFIX } from "../../store/agent-legacy.js";
 import { legacyMigration } from "./legacy.js";

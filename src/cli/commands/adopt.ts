@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
-import { sqliteHasTable } from "../../sqlite/maintenance.js";
+import { sqliteHasTable } from "../../sqlite/connection/maintenance.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
   describeAdoption,
   REFERENCE_TABLES,
-} from "../../store/adopt.js";
+} from "../../store/adopt/adopt.js";
 import type { SessionStore } from "../../store/types.js";
 import type { Command } from "../command.js";
 import { CliError } from "../errors.js";
@@ -32,7 +32,7 @@ function noReferenceTables(location: string, untouched = false): string {
 // every command makes.
 async function nothingToAdopt(db: string): Promise<boolean> {
   if (isPostgresUrl(db)) {
-    const { hasReferenceTables } = await import("../../postgres/adopt.js");
+    const { hasReferenceTables } = await import("../../postgres/adopt/adopt.js");
     return !(await readPostgres(db, hasReferenceTables));
   }
   const kind = probeSqlitePath(db, "read");

@@ -1,4 +1,4 @@
-import { reclaimSqliteSpace, sqliteFileBytes } from "../../sqlite/maintenance.js";
+import { reclaimSqliteSpace, sqliteFileBytes } from "../../sqlite/connection/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
 import { hasSessionRegistry, type RegistryCapableStore, type SessionStore } from "../../store/types.js";
 import { CliError } from "../errors.js";

@@ -1,4 +1,4 @@
-import { sqliteFileBytes, sqlitePages } from "../../sqlite/maintenance.js";
+import { sqliteFileBytes, sqlitePages } from "../../sqlite/connection/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
 import {
   hasAttachmentStore,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ChangeEvent, hasFeed } from "../../store/feed.js";
+import { type ChangeEvent, hasFeed } from "../../store/feed/feed.js";
 import type { SessionStore } from "../../store/types.js";
 
 /** A comment line this often keeps proxies and the browser from dropping an idle stream. */

@@ -1,12 +1,12 @@
 import { SessionError } from "../../errors.js";
 import { assertId } from "../../message.js";
 import { sha256Base64url } from "../../runtime/bytes.js";
-import { sha256 } from "../../store/attachments.js";
+import { sha256 } from "../../store/media/offload.js";
 import {
   assertTransferHeader,
   assertTransferItem,
   assertTransferRow,
-} from "../../store/transfer-validate.js";
+} from "../../store/transfer/validate.js";
 import {
   hasContextStorage,
   hasSessionRegistry,
@@ -49,7 +49,7 @@ interface Current {
 /**
  * The first pass of an import: reads the whole file and refuses it, naming the line, unless every record is one
  * the write path could have stored and the file is whole — so a refused file writes nothing. Besides each record
- * (transfer-validate.ts) it checks what spans records: a message's parent and an overlay's endpoints are earlier
+ * (src/store/transfer/validate.ts) it checks what spans records: a message's parent and an overlay's endpoints are earlier
  * messages of the same session in the file or already stored, records sit inside their session, the end record's
  * counts match, and a cached system prompt is only imported for a session the file brings and the store did not
  * hold (else it would plant the prompt `freezeSystemPrompt()` returns), unless `trustPrompts`. An unreadable

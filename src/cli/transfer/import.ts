@@ -1,5 +1,5 @@
 import { SessionError } from "../../errors.js";
-import { contentHashes } from "../../store/attachments.js";
+import { contentHashes } from "../../store/media/offload.js";
 import {
   hasAttachmentStore,
   type ImportCounts,

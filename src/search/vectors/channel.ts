@@ -1,6 +1,6 @@
 import { SessionError } from "../../errors.js";
 import { emitWarning } from "../../runtime/warn.js";
-import type { ChangeFeed } from "../../store/feed.js";
+import type { ChangeFeed } from "../../store/feed/feed.js";
 import { assertEmbedder, type EmbedFn, embedFunction, textHash } from "./embed.js";
 import type {
   BackfillOptions,

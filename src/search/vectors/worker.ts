@@ -1,4 +1,4 @@
-import type { ChangeEvent, ChangeFeed, Unsubscribe } from "../../store/feed.js";
+import type { ChangeEvent, ChangeFeed, Unsubscribe } from "../../store/feed/feed.js";
 import type { StoreVectors } from "./channel.js";
 import type { PendingText, VectorBackend } from "./types.js";
 

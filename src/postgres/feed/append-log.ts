@@ -1,0 +1,44 @@
+import { createHash } from "node:crypto";
+import type { Tables } from "../schema.js";
+
+/** What an append needs to insert its own change-log row in its statement (PostgresChangeLog.statementLog). */
+export interface StatementLog {
+  table: string;
+  lockKey: string;
+  channel: string;
+  origin: string;
+}
+
+/** The change-log table of `tables`, its NOTIFY channel and its advisory-lock key (so two stores' logs never mix). */
+export function logNames(tables: Tables): Omit<StatementLog, "origin"> {
+  const quote = (name: string) => `"${name}"`;
+  const table = (tables.schema ? `${quote(tables.schema)}.` : "") + quote(`${tables.prefix}agent_changes`);
+  const digest = createHash("sha1").update(table).digest();
+  return {
+    table,
+    channel: `agent_session_changes_${digest.toString("hex").slice(0, 16)}`,
+    lockKey: digest.readBigInt64BE(0).toString(),
+  };
+}
+
+/**
+ * The CTEs by which an append statement (append.ts) inserts its change-log row and NOTIFY, only when it inserted
+ * its message: the message and its row then commit together, so a writer killed after the write cannot leave a
+ * stored message no subscriber hears of. `$at` is the store's origin, `$at+1` the kind ('append' | 'import'), `$at+2` the ids' JSON. The
+ * advisory lock (cursor order = commit order, see change-log.ts) is taken from the inserted row, so after the head
+ * lock, as in every other writer: lock order is the same everywhere. The statement's result reads `logged`.
+ */
+export function logCtes(t: Tables, at: number): string {
+  const { table, lockKey, channel } = logNames(t);
+  return `,
+  lk AS (SELECT pg_advisory_xact_lock(${lockKey}::bigint) FROM ins),
+  lg AS (
+    INSERT INTO ${table} (origin, session_id, kind, ids, parent_id, data)
+    SELECT $${at}::text, $1::text, $${at + 1}::text, $${at + 2}::text,
+      CASE WHEN n.parent_seq IS NULL THEN NULL WHEN $4::text = 'id' THEN $3::text
+        ELSE (SELECT leaf_id FROM verdict) END, NULL
+    FROM ins, node n, lk
+    RETURNING seq
+  ),
+  nt AS (SELECT seq, pg_notify('${channel}', seq::text) FROM lg)`;
+}

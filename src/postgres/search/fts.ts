@@ -1,0 +1,126 @@
+/**
+ * Full-text search documents and queries built in JavaScript, so Postgres matches exactly what the memory and
+ * SQLite backends match. Postgres's own parser splits text differently from the query language's tokenizer
+ * (`deploy-script` becomes three lexemes, URLs, e-mails and paths become single tokens, non-ASCII handling
+ * depends on the server locale), which would shift phrase positions and change results. Instead the indexed
+ * `tsvector` is written as a literal from `tokenize` + `foldToken` (lower-case, diacritics stripped), and the
+ * `tsquery` is rendered from `parseQuery`'s terms: prefix terms `'root':*`, phrases with `<->`, all ANDed. No
+ * dictionary runs, so there are no stop words and no stemmer: word families come from the query language's
+ * word-root prefixes, as on every backend. User text never reaches `to_tsquery`.
+ */
+import { createHash } from "node:crypto";
+import { foldToken, type QueryTerm, tokenize } from "../../search/query.js";
+
+// Postgres refuses lexemes over 2047 bytes and vectors over 1 MiB, clamps positions at 16383 (so a phrase past
+// that token cannot match) and keeps at most 256 positions per lexeme.
+const MAX_LEXEME_BYTES = 2047;
+const MAX_POSITION = 16383;
+const MAX_POSITIONS = 256;
+const MAX_VECTOR_BYTES = 900_000;
+
+function quoteLexeme(lexeme: string): string {
+  // Tokens hold only letters, digits and marks, so this never fires; it keeps the literal safe regardless.
+  return `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+
+/**
+ * The lexeme that scopes a message to its session inside the search index (a `#` can never come out of the
+ * tokenizer, so user text cannot collide with it). Hashed so any session id fits a lexeme; the search joins on
+ * the real session id as well, so a hash collision could only cost time, never return a wrong hit.
+ */
+export function sessionLexeme(sessionId: string): string {
+  return `#${createHash("sha256").update(sessionId).digest("base64url").slice(0, 16)}`;
+}
+
+/** The `tsvector` literal of `text` (plus an optional scope lexeme), or null when it has no searchable word. */
+export function toTsvector(text: string, scope?: string): string | null {
+  const positions = new Map<string, number[]>();
+  let size = 0;
+  const tokens = tokenize(text);
+  // Folding (NFD + mark stripping) dominates on long texts, and words repeat: fold each distinct token once.
+  const folded = new Map<string, string>();
+  let words = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    let lexeme = folded.get(token);
+    if (lexeme === undefined) {
+      lexeme = foldToken(token);
+      folded.set(token, lexeme);
+    }
+    // A token of marks alone is no word, nor a gap in a phrase (as on every backend).
+    if (lexeme.length === 0) continue;
+    words++;
+    let list = positions.get(lexeme);
+    if (!list) {
+      const bytes = Buffer.byteLength(lexeme, "utf8");
+      if (bytes > MAX_LEXEME_BYTES) continue;
+      // Past the size limit new words are left unindexed; the message itself is stored whole.
+      if (size + bytes + 8 > MAX_VECTOR_BYTES) continue;
+      size += bytes + 8;
+      list = [];
+      positions.set(lexeme, list);
+    }
+    const position = Math.min(words, MAX_POSITION);
+    if (list.length < MAX_POSITIONS && list[list.length - 1] !== position && size + 2 <= MAX_VECTOR_BYTES) {
+      list.push(position);
+      size += 2;
+    }
+  }
+  if (positions.size === 0) return null;
+  const parts: string[] = scope === undefined ? [] : [quoteLexeme(scope)];
+  for (const [lexeme, list] of positions) parts.push(`${quoteLexeme(lexeme)}:${list.join(",")}`);
+  return parts.join(" ");
+}
+
+function lexemeOf(word: string): string | null {
+  const lexeme = foldToken(word);
+  // A word the index can never hold cannot match: the whole AND query finds nothing.
+  if (lexeme.length === 0 || Buffer.byteLength(lexeme, "utf8") > MAX_LEXEME_BYTES) return null;
+  return quoteLexeme(lexeme);
+}
+
+/**
+ * The `tsquery` literal of parsed query terms (ANDed, scoped to `scope` when given), or null when nothing can
+ * match (no terms, or a term no document can contain).
+ */
+export function toTsquery(terms: readonly QueryTerm[], scope?: string): string | null {
+  if (terms.length === 0) return null;
+  const parts: string[] = scope === undefined ? [] : [quoteLexeme(scope)];
+  for (const term of terms) {
+    if (term.kind === "phrase") {
+      const words = term.words.map(lexemeOf);
+      if (words.some((w) => w === null)) return null;
+      parts.push(`(${words.join(" <-> ")})`);
+    } else {
+      const lexeme = lexemeOf(term.prefix ?? term.word);
+      if (lexeme === null) return null;
+      parts.push(term.prefix === null ? lexeme : `${lexeme}:*`);
+    }
+  }
+  return parts.join(" & ");
+}
+
+/**
+ * A tsquery matching any of `queries` (each a literal from {@link toTsquery}), within `scope` when given: the
+ * candidates of ranked recall in one index scan.
+ */
+export function anyTsquery(queries: readonly string[], scope?: string): string {
+  const any = queries.map((q) => `(${q})`).join(" | ");
+  return scope === undefined ? any : `${quoteLexeme(scope)} & (${any})`;
+}
+
+/**
+ * Each term's own tsquery, for a search that tells which terms a row matches; `numbers` are the terms' positions
+ * in `terms` (a term no document can contain is left out).
+ */
+export function termTsqueries(terms: readonly QueryTerm[]): { numbers: number[]; queries: string[] } {
+  const numbers: number[] = [];
+  const queries: string[] = [];
+  terms.forEach((term, i) => {
+    const tsquery = toTsquery([term]);
+    if (tsquery === null) return;
+    numbers.push(i);
+    queries.push(tsquery);
+  });
+  return { numbers, queries };
+}

@@ -1,0 +1,93 @@
+/**
+ * Reading the hits of a Postgres search: the page of messages for ranked seqs, and which of them lie on their
+ * session's active path (O(log depth) skip-pointer climbs from each session's leaf).
+ */
+import { storedMessageText } from "../../message.js";
+import type { SearchResult } from "../../types.js";
+import type { Executor } from "../connection/client.js";
+import type { Tables } from "../schema.js";
+import { ancestorCte, isoSql } from "../tree.js";
+
+/** What a candidate brings from the candidate statement. */
+export interface Candidate {
+  seq: number;
+  role: string;
+  /** Read with the candidate only when a filter needs it; the page reads it for the hits. */
+  createdAt?: string | undefined;
+  depth: number;
+  sessionId: string;
+  sessionNum: number;
+  leafSeq: number | null;
+  /** The session has messages off its active path. */
+  branched: boolean;
+}
+
+/** A hit with what the extras (context, overlays) need to find it again. */
+export interface PageHit {
+  candidate: Candidate;
+  result: SearchResult;
+}
+
+// $1 seqs: whether each lies on its session's active path.
+function onPathSql(t: Tables): string {
+  return `WITH RECURSIVE
+  hits AS (
+    SELECT m.seq, m.depth, h.leaf_seq FROM unnest($1::bigint[]) s(seq)
+    JOIN ${t.messages} m ON m.seq = s.seq JOIN ${t.heads} h ON h.num = m.session_num
+  ),
+  ${ancestorCte(t.messages, "anc", "SELECT seq, depth, leaf_seq FROM hits WHERE leaf_seq IS NOT NULL")}
+  SELECT hits.seq::float8 AS seq, EXISTS (
+    SELECT 1 FROM anc WHERE anc.k = hits.seq AND anc.depth = anc.target AND anc.seq = hits.seq
+  ) AS on_path FROM hits`;
+}
+
+/** Whether each candidate lies on its session's active path (one statement; none for an empty list). */
+export async function onPathOf(
+  executor: Executor,
+  t: Tables,
+  candidates: readonly Candidate[],
+): Promise<Map<number, boolean>> {
+  const onPath = new Map<number, boolean>();
+  const branched = candidates.filter((c) => c.branched);
+  for (const c of candidates) if (!c.branched) onPath.set(c.seq, c.leafSeq !== null);
+  if (branched.length === 0) return onPath;
+  const rows = await executor.query<{ seq: number; on_path: boolean }>(onPathSql(t), [
+    branched.map((c) => c.seq),
+  ]);
+  for (const row of rows) onPath.set(Number(row.seq), row.on_path);
+  return onPath;
+}
+
+/** The results for `candidates` in their order, each with its active-path flag and, when given, its score. */
+export async function readPage(
+  executor: Executor,
+  t: Tables,
+  candidates: readonly Candidate[],
+  scores?: ReadonlyMap<number, number>,
+): Promise<PageHit[]> {
+  if (candidates.length === 0) return [];
+  const rows = await executor.query<{ seq: number; id: string; content: string; created_at: string }>(
+    `SELECT m.seq::float8 AS seq, m.id, m.content, ${isoSql("m.created_at")} AS created_at
+     FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq`,
+    [candidates.map((c) => c.seq)],
+  );
+  const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
+  const onPath = await onPathOf(executor, t, candidates);
+  const hits: PageHit[] = [];
+  for (const candidate of candidates) {
+    const row = bySeq.get(candidate.seq);
+    if (row === undefined) continue;
+    const result: SearchResult = {
+      id: row.id,
+      role: candidate.role,
+      content: storedMessageText(row.content),
+      createdAt: row.created_at,
+      sessionId: candidate.sessionId,
+      onActivePath: onPath.get(candidate.seq) === true,
+    };
+    const score = scores?.get(candidate.seq);
+    if (score !== undefined) result.score = score;
+    hits.push({ candidate, result });
+  }
+  return hits;
+}

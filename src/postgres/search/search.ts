@@ -1,0 +1,143 @@
+/**
+ * Message search. The tsquery is a literal built from the parsed query (fts.ts); a session scope is one more ANDed
+ * lexeme, so the GIN index does the scoping (no join filter). Ranked recall is recall.ts; the all-words search
+ * here computes relevance (`ts_rank`) only for the newest SEARCH_CANDIDATES matches, never for every match in the
+ * store. The active-path flag is computed for the returned hits only, with O(log depth) skip-pointer climbs from
+ * each session's latest leaf.
+ */
+import { storedMessageText } from "../../message.js";
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
+import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
+import { parseQuery } from "../../search/query.js";
+import type { VectorChannel } from "../../search/vectors/types.js";
+import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import type { StoreSearchOptions } from "../../store/types.js";
+import type { SearchResult } from "../../types.js";
+import type { Executor } from "../connection/client.js";
+import type { Tables } from "../schema.js";
+import { ancestorCte, isoSql } from "../tree.js";
+import { withExtras } from "./extras.js";
+import { sessionLexeme, toTsquery } from "./fts.js";
+import type { PageHit } from "./page.js";
+import { recallSearch } from "./recall.js";
+
+// $1 tsquery, $2 session id or NULL, $3 how many ranked hits to return, $4 whether only active-path hits count,
+// $5 roles, $6 since, $7 until, $8 session ids (each NULL: no filter).
+function searchSql(t: Tables): string {
+  return `WITH RECURSIVE
+  cand AS (
+    SELECT seq, search FROM ${t.messages} WHERE search @@ $1::tsquery
+      AND ($5::text[] IS NULL OR role = ANY($5::text[]))
+      AND ($6::timestamptz IS NULL OR created_at >= $6::timestamptz)
+      AND ($7::timestamptz IS NULL OR created_at < $7::timestamptz)
+      AND ($8::text[] IS NULL OR session_num IN (SELECT num FROM ${t.heads} WHERE session_id = ANY($8::text[])))
+    ORDER BY seq DESC LIMIT ${SEARCH_CANDIDATES}
+  ),
+  ranked AS (SELECT seq, ts_rank(search, $1::tsquery) AS rank FROM cand ORDER BY rank DESC, seq DESC LIMIT $3),
+  hits AS (
+    SELECT r.seq, r.rank, m.id, m.role, m.content, m.depth, ${isoSql("m.created_at")} AS created_at,
+      h.session_id, h.leaf_seq, h.num AS session_num, h.message_count, h.leaf_depth
+    FROM ranked r JOIN ${t.messages} m ON m.seq = r.seq JOIN ${t.heads} h ON h.num = m.session_num
+    WHERE $2::text IS NULL OR h.session_id = $2::text
+  ),
+  ${ancestorCte(t.messages, "anc", "SELECT seq, depth, leaf_seq FROM hits WHERE leaf_seq IS NOT NULL")},
+  flagged AS (
+    SELECT hits.*, EXISTS (
+      SELECT 1 FROM anc WHERE anc.k = hits.seq AND anc.depth = anc.target AND anc.seq = hits.seq
+    ) AS on_path FROM hits
+  )
+  SELECT seq::float8 AS seq, id, role, CASE WHEN on_path OR NOT $4::boolean THEN content END AS content, created_at,
+    session_id, on_path, depth, session_num::float8 AS session_num, leaf_seq::float8 AS leaf_seq, message_count,
+    leaf_depth
+  FROM flagged ORDER BY rank DESC, seq DESC`;
+}
+
+interface HitRow {
+  seq: number;
+  id: string;
+  role: string;
+  content: string | null;
+  created_at: string;
+  session_id: string;
+  on_path: boolean;
+  depth: number;
+  session_num: number;
+  leaf_seq: number | null;
+  message_count: number;
+  leaf_depth: number;
+}
+
+/**
+ * Message search across sessions (or within the ones the options name): ranked recall (recall.ts) by default, or
+ * every word required (`match: "all"`), with the filters, overlay marks and context the options ask for.
+ */
+export async function searchMessages(
+  executor: Executor,
+  t: Tables,
+  query: string,
+  options: StoreSearchOptions = {},
+  limits: QueryLimits = DEFAULT_QUERY_LIMITS,
+  vectors?: VectorChannel,
+): Promise<SearchResult[]> {
+  const plan = searchPlan(options);
+  if (typeof query !== "string") return [];
+  const hits =
+    plan.match === "any"
+      ? await recallSearch(executor, t, query, plan, limits, vectors)
+      : await allWords(executor, t, query, plan, limits);
+  return withExtras(executor, t, hits, plan);
+}
+
+/**
+ * Every word required. With `branch: "active"` the ranked window grows until enough hits on active paths are
+ * found or every candidate was looked at, so off-path matches never crowd out results.
+ */
+async function allWords(
+  executor: Executor,
+  t: Tables,
+  query: string,
+  plan: SearchPlan,
+  limits: QueryLimits,
+): Promise<PageHit[]> {
+  const { limit, activeOnly, sessionId } = plan;
+  // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
+  const terms = parseQuery(query, limits);
+  if (limit === 0 || outsideSessions(plan)) return [];
+  const tsquery = toTsquery(terms, sessionId === undefined ? undefined : sessionLexeme(sessionId));
+  if (tsquery === null) return [];
+  const filters = [
+    plan.roles === undefined ? null : [...plan.roles],
+    plan.since ?? null,
+    plan.until ?? null,
+    plan.sessionIds === undefined ? null : [...plan.sessionIds],
+  ];
+  let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
+  for (;;) {
+    const params = [tsquery, sessionId ?? null, window, activeOnly, ...filters];
+    const rows = await executor.query<HitRow>(searchSql(t), params);
+    const kept = activeOnly ? rows.filter((r) => r.on_path) : rows;
+    if (kept.length >= limit || rows.length < window || window >= SEARCH_CANDIDATES) {
+      return kept.slice(0, limit).map((row) => ({
+        candidate: {
+          seq: Number(row.seq),
+          role: row.role,
+          createdAt: row.created_at,
+          depth: Number(row.depth),
+          sessionId: row.session_id,
+          sessionNum: Number(row.session_num),
+          leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
+          branched: Number(row.message_count) !== Number(row.leaf_depth) + 1,
+        },
+        result: {
+          id: row.id,
+          role: row.role,
+          content: row.content === null ? "" : storedMessageText(row.content),
+          createdAt: row.created_at,
+          sessionId: row.session_id,
+          onActivePath: row.on_path,
+        },
+      }));
+    }
+    window = Math.min(SEARCH_CANDIDATES, window * 4);
+  }
+}

@@ -1,0 +1,292 @@
+import { storedMessageText } from "../../message.js";
+import { StoreVectors } from "../../search/vectors/channel.js";
+import { PLAIN_VECTOR_CANDIDATES } from "../../search/vectors/score.js";
+import type {
+  Embedder,
+  PendingText,
+  VectorBackend,
+  VectorStoreOptions,
+  VectorWrite,
+} from "../../search/vectors/types.js";
+import type { Executor, Query } from "../connection/client.js";
+import type { Tables } from "../schema.js";
+import type { PostgresStore } from "../store.js";
+
+interface VectorTables {
+  vectors: string;
+  state: string;
+  sessionIndex: string;
+  hnswIndex: string;
+}
+
+function vectorTables(t: Tables): VectorTables {
+  const q = (name: string) => `"${t.prefix}${name}"`;
+  const table = (name: string) => (t.schema ? `"${t.schema}".` : "") + q(name);
+  return {
+    vectors: table("agent_message_vectors"),
+    state: table("agent_vector_state"),
+    sessionIndex: q("agent_message_vectors_session"),
+    hnswIndex: q("agent_message_vectors_hnsw"),
+  };
+}
+
+// Created on the channel's first use only (a store without an embedder never has them). `content_hash` is the
+// message row's when its text was read (a mismatch = stale), `text_hash` the embedded text's. Vectors are a
+// float4[] (`vector`) without pgvector; with it they are an `embedding vector(n)` column with an HNSW index, added
+// once the first vector gives the size.
+function tableStatements(v: VectorTables): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${v.vectors} (
+      seq bigint PRIMARY KEY,
+      session_num bigint NOT NULL,
+      content_hash text,
+      text_hash text NOT NULL,
+      vector float4[]
+    )`,
+    `CREATE INDEX IF NOT EXISTS ${v.sessionIndex} ON ${v.vectors} (session_num, seq)`,
+    `CREATE TABLE IF NOT EXISTS ${v.state} (
+      id integer PRIMARY KEY CHECK (id = 1),
+      dimensions integer NOT NULL,
+      kind text NOT NULL
+    )`,
+  ];
+}
+
+const CURRENT = "v.session_num = m.session_num AND v.content_hash IS NOT DISTINCT FROM m.content_hash";
+
+interface PendingRow {
+  seq: string | number;
+  session_num: string | number;
+  content: string;
+  content_hash: string | null;
+  stored: string | null;
+}
+
+/** Vectors of a Postgres (or PGlite) store: pgvector where `CREATE EXTENSION vector` works, else float4[] scored in SQL. */
+class PostgresVectorBackend implements VectorBackend {
+  kind = "postgres-array";
+  private size: number | null = null;
+  private iterative = false;
+  private readonly v: VectorTables;
+
+  constructor(
+    private readonly store: PostgresStore,
+    private readonly plainOnly: boolean,
+  ) {
+    this.v = vectorTables(store.tables);
+  }
+
+  private get t(): Tables {
+    return this.store.tables;
+  }
+
+  private executor(): Promise<Executor> {
+    return this.store.ready();
+  }
+
+  async ensure(): Promise<void> {
+    const executor = await this.executor();
+    for (const statement of tableStatements(this.v)) await executor.query(statement);
+    const [state] = await executor.query<{ dimensions: number; kind: string }>(
+      `SELECT dimensions, kind FROM ${this.v.state} WHERE id = 1`,
+    );
+    if (state) {
+      this.kind = state.kind;
+      this.size = Number(state.dimensions);
+    } else if (!this.plainOnly && (await this.createExtension(executor))) {
+      this.kind = "pgvector";
+    }
+    if (this.kind === "pgvector") {
+      const [row] = await executor.query<{ version: string }>(
+        "SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'",
+      );
+      const [major = 0, minor = 0] = (row?.version ?? "0").split(".").map(Number);
+      this.iterative = major > 0 || minor >= 8;
+    }
+  }
+
+  // A server without the pgvector package (or a role that may not create extensions) answers with an error: the
+  // plain table is then the index, and the error is no failure of the store.
+  private async createExtension(executor: Executor): Promise<boolean> {
+    const [found] = await executor.query<{ present: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS present",
+    );
+    if (found?.present) return true;
+    try {
+      await executor.query("CREATE EXTENSION IF NOT EXISTS vector");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private pendingSql(where: string): string {
+    return `SELECT m.seq, m.session_num, m.content, m.content_hash,
+      CASE WHEN v.session_num = m.session_num THEN v.text_hash END AS stored
+      FROM ${this.t.messages} m LEFT JOIN ${this.v.vectors} v ON v.seq = m.seq
+      WHERE ${where} AND (v.seq IS NULL OR NOT (${CURRENT})) ORDER BY m.seq`;
+  }
+
+  private pendingRows(rows: PendingRow[]): PendingText[] {
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      session: Number(row.session_num),
+      text: storedMessageText(row.content),
+      contentHash: row.content_hash,
+      storedTextHash: row.stored,
+    }));
+  }
+
+  async pending(after: number, limit: number): Promise<PendingText[]> {
+    const executor = await this.executor();
+    const rows = await executor.query<PendingRow>(`${this.pendingSql("m.seq > $1")} LIMIT $2`, [
+      after,
+      limit,
+    ]);
+    return this.pendingRows(rows);
+  }
+
+  async pendingIds(sessionId: string, ids: readonly string[]): Promise<PendingText[]> {
+    const executor = await this.executor();
+    const rows = await executor.query<PendingRow>(
+      this.pendingSql(
+        `m.session_num = (SELECT num FROM ${this.t.heads} WHERE session_id = $1) AND m.id = ANY($2::text[])`,
+      ),
+      [sessionId, ids],
+    );
+    return this.pendingRows(rows);
+  }
+
+  async write(rows: readonly VectorWrite[]): Promise<void> {
+    const executor = await this.executor();
+    const native = this.kind === "pgvector";
+    const first = rows.find((row) => row.vector instanceof Float32Array)?.vector as Float32Array | undefined;
+    if (first && this.size === null) await this.fixSize(executor, first.length);
+    const column = native ? "embedding" : "vector";
+    const cast = native ? "::vector" : "::float4[]";
+    await executor.transaction(async (query) => {
+      for (const row of rows) {
+        if (row.vector === "keep") {
+          await query(
+            `UPDATE ${this.v.vectors} SET session_num = $2, content_hash = $3, text_hash = $4 WHERE seq = $1`,
+            [row.seq, row.session, row.contentHash, row.textHash],
+          );
+          continue;
+        }
+        const value = row.vector ? vectorLiteral(row.vector, native) : null;
+        await query(
+          `INSERT INTO ${this.v.vectors} (seq, session_num, content_hash, text_hash, ${column})
+           VALUES ($1, $2, $3, $4, $5${cast})
+           ON CONFLICT (seq) DO UPDATE SET session_num = EXCLUDED.session_num, content_hash = EXCLUDED.content_hash,
+           text_hash = EXCLUDED.text_hash, ${column} = EXCLUDED.${column}`,
+          [row.seq, row.session, row.contentHash, row.textHash, value],
+        );
+      }
+    });
+  }
+
+  // The first vector fixes the store's size; with pgvector it types the column and its HNSW index.
+  private async fixSize(executor: Executor, length: number): Promise<void> {
+    await executor.transaction(async (query: Query) => {
+      if (this.kind === "pgvector") {
+        await query(`ALTER TABLE ${this.v.vectors} ADD COLUMN IF NOT EXISTS embedding vector(${length})`);
+        await query(
+          `CREATE INDEX IF NOT EXISTS ${this.v.hnswIndex} ON ${this.v.vectors} USING hnsw (embedding vector_cosine_ops)`,
+        );
+      }
+      await query(
+        `INSERT INTO ${this.v.state} (id, dimensions, kind) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING`,
+        [length, this.kind],
+      );
+    });
+    const [state] = await executor.query<{ dimensions: number; kind: string }>(
+      `SELECT dimensions, kind FROM ${this.v.state} WHERE id = 1`,
+    );
+    this.size = Number(state?.dimensions ?? length);
+    this.kind = state?.kind ?? this.kind;
+  }
+
+  async nearest(query: Float32Array, options: { sessionId?: string; limit: number }): Promise<number[]> {
+    const executor = await this.executor();
+    const scoped = options.sessionId !== undefined;
+    const scope = scoped
+      ? ` AND v.session_num = (SELECT num FROM ${this.t.heads} WHERE session_id = $3)`
+      : "";
+    const params: unknown[] = [vectorLiteral(query, this.kind === "pgvector"), options.limit];
+    if (scoped) params.push(options.sessionId);
+    if (this.kind === "pgvector") {
+      const sql = `SELECT v.seq FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
+        WHERE v.embedding IS NOT NULL${scope} AND ${CURRENT} ORDER BY v.embedding <=> $1::vector LIMIT $2`;
+      // HNSW hands over ef_search candidates; an iterative scan (pgvector >= 0.8) keeps going when filters drop some.
+      const rows = await executor.transaction(async (run) => {
+        await run(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, options.limit * 2))}`);
+        if (this.iterative) await run("SET LOCAL hnsw.iterative_scan = relaxed_order");
+        return run<{ seq: string | number }>(sql, params);
+      });
+      return rows.map((row) => Number(row.seq));
+    }
+    // No index: the newest vectors of the scope, scored by a dot product in SQL (they are unit length).
+    const rows = await executor.query<{ seq: string | number }>(
+      `SELECT c.seq FROM (
+         SELECT v.seq, v.vector FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
+         WHERE v.vector IS NOT NULL${scope} AND ${CURRENT} ORDER BY v.seq DESC LIMIT ${PLAIN_VECTOR_CANDIDATES}
+       ) c
+       ORDER BY (SELECT sum(a * b) FROM unnest(c.vector, $1::float4[]) AS x(a, b)) DESC, c.seq DESC LIMIT $2`,
+      params,
+    );
+    return rows.map((row) => Number(row.seq));
+  }
+
+  async prune(sessionId?: string): Promise<void> {
+    const executor = await this.executor();
+    const scope =
+      sessionId === undefined
+        ? ""
+        : ` AND v.session_num = (SELECT num FROM ${this.t.heads} WHERE session_id = $1)`;
+    await executor.query(
+      `DELETE FROM ${this.v.vectors} v WHERE NOT EXISTS (
+         SELECT 1 FROM ${this.t.messages} m WHERE m.seq = v.seq AND m.session_num = v.session_num)${scope}`,
+      sessionId === undefined ? [] : [sessionId],
+    );
+  }
+
+  async counts(): Promise<{ embedded: number; pending: number }> {
+    const executor = await this.executor();
+    const [row] = await executor.query<{ total: string | number; embedded: string | number }>(
+      `SELECT (SELECT count(*) FROM ${this.t.messages}) AS total,
+         (SELECT count(*) FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq WHERE ${CURRENT}) AS embedded`,
+    );
+    const embedded = Number(row?.embedded ?? 0);
+    return { embedded, pending: Number(row?.total ?? 0) - embedded };
+  }
+
+  async dimensions(): Promise<number | null> {
+    return this.size;
+  }
+
+  async maxSeq(): Promise<number> {
+    const executor = await this.executor();
+    const [row] = await executor.query<{ seq: string | number }>(
+      `SELECT COALESCE(MAX(seq), 0) AS seq FROM ${this.t.messages}`,
+    );
+    return Number(row?.seq ?? 0);
+  }
+}
+
+// pgvector reads '[x,y,…]', a float4[] '{x,y,…}'; both parse the shortest round-trip form of each float.
+function vectorLiteral(vector: Float32Array, native: boolean): string {
+  const body = Array.from(vector, (x) => String(x)).join(",");
+  return native ? `[${body}]` : `{${body}}`;
+}
+
+/** The vector channel of a PostgresStore opened with an `embedder`. */
+export function postgresVectors(
+  store: PostgresStore,
+  options: VectorStoreOptions & { embedder: Embedder },
+): StoreVectors {
+  return new StoreVectors(
+    new PostgresVectorBackend(store, options.vectorIndex === "plain"),
+    options,
+    store.feed,
+  );
+}

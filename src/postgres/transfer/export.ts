@@ -1,0 +1,267 @@
+import { canBeStored } from "../../message.js";
+import { AttachmentExport } from "../../store/transfer/attachments.js";
+import type {
+  ImportCounts,
+  SessionFootprint,
+  SessionImportResult,
+  SessionTransfer,
+  TransferItem,
+  TransferRow,
+} from "../../store/types.js";
+import type { Executor } from "../connection/client.js";
+import { decodeContent } from "../connection/text.js";
+import { loadAttachments } from "../media/attachments.js";
+import type { PostgresSessionRegistry } from "../registry.js";
+import { statement, type Tables } from "../schema.js";
+import { isoSql } from "../tree.js";
+import { fromCompactionRow, type StoredCompactionRow } from "../writes.js";
+import { importSession } from "./import.js";
+import { importRows } from "./rows.js";
+
+type Ready = () => Promise<Executor>;
+
+// Rows per read: big enough that paging costs little, small enough that memory stays flat on huge sessions.
+const PAGE = 1000;
+
+// Registered sessions oldest activity first. The keyset carries `updated_at` as UTC text to the microsecond (era
+// included), which reads back as the same instant whatever the connection's DateStyle or TimeZone.
+const AFTER_AT = `to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US BC')`;
+const registeredSql = statement(
+  (t) => `SELECT s.id, ${AFTER_AT} AS after_at, s.activity FROM ${t.sessions} s
+    WHERE (s.updated_at, s.activity) > ($2::timestamp AT TIME ZONE 'UTC', $3::bigint)
+    ORDER BY s.updated_at, s.activity LIMIT $1`,
+);
+// Unregistered sessions holding data, by id in UTF-8 byte order (`COLLATE "C"`, index agent_session_heads_id_c).
+function unregistered(after: string): (t: Tables) => string {
+  return statement(
+    (t) => `SELECT h.session_id FROM ${t.heads} h
+      WHERE ${after} AND NOT EXISTS (SELECT 1 FROM ${t.sessions} s WHERE s.id = h.session_id)
+        AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = h.num))
+      ORDER BY h.session_id COLLATE "C" LIMIT $1`,
+  );
+}
+// A first page has no key: "" is a real session id (the default session), so no string can stand below them all.
+const unregisteredSql = unregistered("$2::text IS NULL");
+const unregisteredAfterSql = unregistered(`h.session_id COLLATE "C" > $2::text`);
+
+const headSql = statement((t) => `SELECT num, leaf_id FROM ${t.heads} WHERE session_id = $1`);
+const footprintSql = statement(
+  (t) => `SELECT count(*) AS messages, sum(m.bytes) AS bytes, sum(m.tokens) AS tokens,
+      (SELECT count(*) FROM ${t.compactions} c WHERE c.session_num = $1::bigint) AS compactions
+    FROM ${t.messages} m WHERE m.session_num = $1::bigint`,
+);
+const messagesSql = statement(
+  (t) => `SELECT m.seq, m.parent_seq, m.id, p.id AS parent_id, m.role, m.content,
+      ${isoSql("m.created_at")} AS created_at
+    FROM ${t.messages} m LEFT JOIN ${t.messages} p ON p.seq = m.parent_seq
+    WHERE m.session_num = $1::bigint AND m.seq > $3::bigint ORDER BY m.seq LIMIT $2`,
+);
+const compactionsSql = statement(
+  (t) => `SELECT c.seq, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
+      ${isoSql("c.created_at")} AS created_at
+    FROM ${t.compactions} c WHERE c.session_num = $1::bigint AND c.seq > $3::bigint ORDER BY c.seq LIMIT $2`,
+);
+function blocks(after: string): (t: Tables) => string {
+  return statement(
+    (t) => `SELECT key, content, content_json FROM ${t.blocks} WHERE ${after}
+      ORDER BY key COLLATE "C" LIMIT $1`,
+  );
+}
+const blocksSql = blocks("$2::text IS NULL");
+const blocksAfterSql = blocks(`key COLLATE "C" > $2::text`);
+const entriesSql = statement(
+  (t) => `SELECT seq, label, key, content, content_json FROM ${t.entries} WHERE seq > $2::bigint
+    ORDER BY seq LIMIT $1`,
+);
+
+/** A stored message as a transfer page reads it (bigint columns as pg returns them). */
+interface MessageRow {
+  seq: string | number;
+  parent_seq: string | number | null;
+  id: string;
+  parent_id: string | null;
+  role: string;
+  created_at: string;
+  content: string;
+}
+
+/**
+ * Lossless, streaming export and import for a {@link PostgresStore}, with the order, idempotency and latest-leaf
+ * rules of SQLite's. Every listing is read in keyset pages along an index, so exporting a store of any size holds
+ * one page at a time. An export is not a snapshot: one taken while the session is written to may mix states.
+ */
+export class PostgresTransfer implements SessionTransfer {
+  constructor(
+    private readonly ready: Ready,
+    private readonly t: Tables,
+    private readonly registry: PostgresSessionRegistry,
+  ) {}
+
+  /**
+   * Reads a listing page by page: `first` with the `start` key, then `next` after the key of each page's last row.
+   * Parameters are `params`, then the page size, then the key.
+   */
+  private async *pages<R>(
+    first: (t: Tables) => string,
+    next: (t: Tables) => string,
+    params: readonly unknown[],
+    start: readonly unknown[],
+    key: (row: R) => readonly unknown[],
+  ): AsyncGenerator<R> {
+    const executor = await this.ready();
+    for (let sql = first, after = start; ; sql = next) {
+      const rows = await executor.query<R>(sql(this.t), [...params, PAGE, ...after], true);
+      yield* rows;
+      if (rows.length < PAGE) return;
+      after = key(rows[rows.length - 1]!);
+    }
+  }
+
+  async *sessionIds(): AsyncGenerator<string> {
+    // Oldest activity first, so importing the ids in this order reproduces list()'s order, ties included. The
+    // first key, -infinity, lies below every time an ISO-8601 string can name.
+    type Registered = { id: string; after_at: string; activity: string };
+    const registered = this.pages<Registered>(registeredSql, registeredSql, [], ["-infinity", 0], (r) => [
+      r.after_at,
+      r.activity,
+    ]);
+    for await (const row of registered) yield row.id;
+    const unregistered = this.pages<{ session_id: string }>(
+      unregisteredSql,
+      unregisteredAfterSql,
+      [],
+      [null],
+      (r) => [r.session_id],
+    );
+    for await (const row of unregistered) yield row.session_id;
+  }
+
+  private async head(sessionId: string): Promise<{ num: string; leaf_id: string | null } | undefined> {
+    // An id no head can have is not looked up (Postgres would match a lone surrogate's U+FFFD form).
+    if (!canBeStored(sessionId)) return undefined;
+    const executor = await this.ready();
+    const [head] = await executor.query<{ num: string; leaf_id: string | null }>(
+      headSql(this.t),
+      [sessionId],
+      true,
+    );
+    return head;
+  }
+
+  async footprint(sessionId: string): Promise<SessionFootprint | null> {
+    const info = await this.registry.get(sessionId);
+    const head = await this.head(sessionId);
+    if (!info && !head) return null;
+    const executor = await this.ready();
+    const [sums] = head
+      ? await executor.query<Record<"messages" | "bytes" | "tokens" | "compactions", string | null>>(
+          footprintSql(this.t),
+          [head.num],
+          true,
+        )
+      : [];
+    return {
+      id: sessionId,
+      registered: info !== null,
+      messages: Number(sums?.messages ?? 0),
+      compactions: Number(sums?.compactions ?? 0),
+      bytes: Number(sums?.bytes ?? 0),
+      tokens: Number(sums?.tokens ?? 0),
+      leafId: head?.leaf_id ?? null,
+    };
+  }
+
+  async *exportSession(sessionId: string): AsyncGenerator<TransferItem> {
+    const info = await this.registry.get(sessionId);
+    const head = await this.head(sessionId);
+    if (!info && !head) return;
+    yield { kind: "session", session: { id: sessionId, info, leafId: head?.leaf_id ?? null } };
+    if (!head) return;
+    const order = new ParentsFirst();
+    const seqKey = (r: { seq: string | number }) => [r.seq];
+    const attachments = new AttachmentExport();
+    const executor = await this.ready();
+    const load = async (hash: string) =>
+      (await loadAttachments(executor.query, this.t, [hash])).get(hash) ?? null;
+    for await (const row of this.pages<MessageRow>(messagesSql, messagesSql, [head.num], [0], seqKey)) {
+      for (const ready of order.push(row)) {
+        yield* attachments.before(ready.content, load);
+        yield toItem(ready);
+      }
+    }
+    for (const left of order.rest()) {
+      yield* attachments.before(left.content, load);
+      yield toItem(left);
+    }
+    type Compaction = StoredCompactionRow & { seq: string };
+    const compactions = this.pages<Compaction>(compactionsSql, compactionsSql, [head.num], [0], seqKey);
+    for await (const { seq: _seq, ...row } of compactions) {
+      yield { kind: "compaction", compaction: fromCompactionRow(row) };
+    }
+  }
+
+  importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
+    return importSession(this.ready, this.t, items);
+  }
+
+  async *exportRows(): AsyncGenerator<TransferRow> {
+    type Block = { key: string; content: string; content_json: boolean };
+    for await (const row of this.pages<Block>(blocksSql, blocksAfterSql, [], [null], (r) => [r.key])) {
+      yield { kind: "block", key: row.key, content: decodeContent(row.content, row.content_json) };
+    }
+    // Entries in storage order: search ranks ties newest first, so the order is part of what must survive.
+    type Entry = Block & { seq: string; label: string };
+    for await (const row of this.pages<Entry>(entriesSql, entriesSql, [], [0], (r) => [r.seq])) {
+      const content = decodeContent(row.content, row.content_json);
+      yield { kind: "entry", label: row.label, key: row.key, content };
+    }
+  }
+
+  importRows(rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
+    return importRows(this.ready, this.t, rows);
+  }
+}
+
+function toItem(row: MessageRow): TransferItem {
+  const { id, parent_id: parentId, role, created_at: createdAt, content } = row;
+  return { kind: "message", message: { id, parentId, role, createdAt, content } };
+}
+
+/**
+ * Puts parents before their children while reading in storage order. Postgres draws an append's seq before the
+ * append waits for the session's lock, so under concurrent appenders a child can hold a smaller seq than its
+ * parent. Such a row (and anything below it) waits until its parent has gone out, then follows it at once, so
+ * siblings keep their seq order (getBranches' order); only the few rows of such a race are ever held.
+ */
+class ParentsFirst {
+  private readonly waiting = new Map<number, MessageRow[]>();
+  private readonly held = new Map<number, MessageRow>();
+
+  *push(row: MessageRow): Generator<MessageRow> {
+    const seq = Number(row.seq);
+    const parent = row.parent_seq === null ? null : Number(row.parent_seq);
+    if (parent !== null && (parent > seq || this.held.has(parent))) {
+      this.held.set(seq, row);
+      const siblings = this.waiting.get(parent);
+      if (siblings) siblings.push(row);
+      else this.waiting.set(parent, [row]);
+      return;
+    }
+    const stack = [row];
+    for (let next = stack.pop(); next; next = stack.pop()) {
+      yield next;
+      const children = this.waiting.get(Number(next.seq));
+      if (!children) continue;
+      this.waiting.delete(Number(next.seq));
+      for (let i = children.length - 1; i >= 0; i--) {
+        this.held.delete(Number(children[i]!.seq));
+        stack.push(children[i]!);
+      }
+    }
+  }
+
+  /** Rows whose parent never came (it was deleted while the export ran), in storage order. */
+  rest(): MessageRow[] {
+    return [...this.held.values()].sort((a, b) => Number(a.seq) - Number(b.seq));
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * Imports one session's transfer stream into Postgres with the semantics of SQLite's import: explicit ids, parents
+ * and times; rows whose ids are stored are skipped; the latest leaf becomes the header's when anything was added.
+ * Each batch is one transaction that first locks the session's head (creating it when missing), as every session
+ * write does, so concurrent appenders wait for the batch rather than interleave with it; the batch bumps the head
+ * version, so an appender whose snapshot predates it retries instead of missing the rows (see append.ts).
+ */
+import { SessionError } from "../../errors.js";
+import { assertSessionId } from "../../message.js";
+import { AttachmentImport } from "../../store/transfer/attachments.js";
+import {
+  assertTransferMessage,
+  batches,
+  messageFacts,
+  openSessionStream,
+} from "../../store/transfer/stream.js";
+import type { ImportCounts, SessionImportResult, TransferItem, TransferMessage } from "../../store/types.js";
+import { contentHash } from "../../store/write-policy.js";
+import { lockSql } from "../append.js";
+import type { Executor, Query } from "../connection/client.js";
+import { needsEncoding } from "../connection/text.js";
+import { planImportLinks } from "../media/attachments.js";
+import { statement, type Tables } from "../schema.js";
+import { sessionLexeme, toTsvector } from "../search/fts.js";
+import { spineCte } from "../tree.js";
+import { newestLeafSql, refreshHeadSql } from "../writes.js";
+import { register, timestampParam, writeCompactions } from "./rows.js";
+
+// Items per transaction, as SQLite's import; rows per INSERT are also capped by their text, so a statement's
+// parameters stay a few MiB however big the messages are.
+const BATCH = 500;
+const STATEMENT_CHARS = 4 << 20;
+
+const storedSql = statement(
+  (t) => `SELECT id FROM ${t.messages} WHERE session_num = $1::bigint AND id = ANY($2::text[])`,
+);
+// Stored parents (`$2`) with their spines (skip-pointer chains, see tree.ts): what a child's tree columns are
+// computed from. Only parents outside the batch are read, so a batch of a chain reads one.
+const parentsSql = statement(
+  (t) => `WITH RECURSIVE nodes AS (
+    SELECT seq, id, depth, jump_seq, cum_bytes, cum_tokens FROM ${t.messages}
+    WHERE session_num = $1::bigint AND id = ANY($2::text[])
+  ),
+  ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM nodes")},
+  spines AS (SELECT k, array_agg(seq ORDER BY n) AS sseq, array_agg(depth ORDER BY n) AS sdep FROM sp GROUP BY k)
+  SELECT nodes.seq, nodes.id, nodes.depth, nodes.cum_bytes, nodes.cum_tokens, COALESCE(spines.sseq, '{}') AS sseq,
+    COALESCE(spines.sdep, '{}') AS sdep
+  FROM nodes LEFT JOIN spines ON spines.k = nodes.seq`,
+);
+const allocSql = statement(
+  (t) => `SELECT nextval('${t.messagesSeq}') AS seq FROM generate_series(1, $1::integer)`,
+);
+const insertMessagesSql = statement(
+  (t) => `INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth,
+      jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash)
+    SELECT u.seq, $1::bigint, u.id, u.parent_seq, u.role, u.content, u.created_at, u.depth, u.jump_seq, u.jump_depth,
+      u.bytes, u.cum_bytes, u.tokens, u.cum_tokens, u.search::tsvector, u.content_hash
+    FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::timestamptz[], $8::integer[],
+      $9::bigint[], $10::integer[], $11::integer[], $12::bigint[], $13::integer[], $14::bigint[], $15::text[],
+      $16::text[])
+      AS u(seq, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth, bytes, cum_bytes, tokens,
+        cum_tokens, search, content_hash)`,
+);
+const bumpSql = statement(
+  (t) =>
+    `UPDATE ${t.heads} SET version = version + 1, message_count = message_count + $2 WHERE num = $1::bigint`,
+);
+const lockNumSql = statement((t) => `SELECT num FROM ${t.heads} WHERE num = $1::bigint FOR UPDATE`);
+const leafSql = statement((t) => `SELECT seq FROM ${t.messages} WHERE session_num = $1::bigint AND id = $2`);
+
+/** A stored or newly placed message: what its children's tree columns are computed from. */
+interface Node {
+  seq: number;
+  depth: number;
+  cumBytes: number;
+  cumTokens: number;
+  spineSeq: number[];
+  spineDepth: number[];
+}
+
+interface KnownRow {
+  seq: string;
+  id: string;
+  depth: number;
+  cum_bytes: string;
+  cum_tokens: string;
+  sseq: (string | number)[];
+  sdep: number[];
+}
+
+/** A child's node and skip pointer, by the rule of tree.ts `childSql` (Myers' jump pointers). */
+function childOf(parent: Node | null, seq: number, bytes: number, tokens: number) {
+  if (!parent) {
+    const node = { seq, depth: 0, cumBytes: bytes, cumTokens: tokens, spineSeq: [], spineDepth: [] };
+    return { node, jumpSeq: null, jumpDepth: 0 };
+  }
+  const [d1, d2] = parent.spineDepth;
+  const skip = d1 !== undefined && d2 !== undefined && parent.depth - d1 === d1 - d2;
+  const spineSeq = skip ? parent.spineSeq.slice(1) : [parent.seq, ...parent.spineSeq];
+  const spineDepth = skip ? parent.spineDepth.slice(1) : [parent.depth, ...parent.spineDepth];
+  const node = {
+    seq,
+    depth: parent.depth + 1,
+    cumBytes: parent.cumBytes + bytes,
+    cumTokens: parent.cumTokens + tokens,
+    spineSeq,
+    spineDepth,
+  };
+  return { node, jumpSeq: spineSeq[0]!, jumpDepth: spineDepth[0]! };
+}
+
+/**
+ * Inserts the batch's new messages (parents resolved in the batch or the table); returns how many. `marks[i]`:
+ * how many of the stream's payloads came before `messages[i]` (the ones it may use).
+ */
+async function writeMessages(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  num: string,
+  messages: TransferMessage[],
+  counts: ImportCounts,
+  attachments: AttachmentImport,
+  marks: readonly number[],
+): Promise<number> {
+  const parents = new Set<string>();
+  for (const message of messages) {
+    assertTransferMessage(message);
+    if (needsEncoding(message.content)) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `Message "${message.id}" holds U+0000 or a lone surrogate, which Postgres cannot store verbatim`,
+      );
+    }
+    if (message.parentId !== null) parents.add(message.parentId);
+  }
+  const ids = [...new Set([...messages.map((m) => m.id), ...parents])];
+  const stored = new Set((await query<{ id: string }>(storedSql(t), [num, ids], true)).map((r) => r.id));
+  const fresh = new Set(messages.map((m) => m.id).filter((id) => !stored.has(id)));
+  if (fresh.size === 0) {
+    counts.skipped += messages.length;
+    return 0;
+  }
+  const outside = messages.flatMap((m) =>
+    fresh.has(m.id) && m.parentId !== null && stored.has(m.parentId) ? [m.parentId] : [],
+  );
+  const known = new Map<string, Node>();
+  const rows =
+    outside.length > 0 ? await query<KnownRow>(parentsSql(t), [num, [...new Set(outside)]], true) : [];
+  for (const row of rows) {
+    known.set(row.id, {
+      seq: Number(row.seq),
+      depth: Number(row.depth),
+      cumBytes: Number(row.cum_bytes),
+      cumTokens: Number(row.cum_tokens),
+      spineSeq: row.sseq.map(Number),
+      spineDepth: row.sdep.map(Number),
+    });
+  }
+  // Seqs in stream order, so storage order (and with it the next export) follows the stream.
+  const seqs = (await query<{ seq: string }>(allocSql(t), [fresh.size])).map((r) => Number(r.seq));
+  seqs.sort((a, b) => a - b);
+  const placed = new Map<string, Node>();
+  const columns: unknown[][] = Array.from({ length: 15 }, () => []);
+  let chars = 0;
+  const flush = async () => {
+    if (columns[0]!.length > 0) await query(insertMessagesSql(t), [num, ...columns], true);
+    for (const column of columns) column.length = 0;
+    chars = 0;
+  };
+  for (const [i, message] of messages.entries()) {
+    if (stored.has(message.id) || placed.has(message.id)) {
+      counts.skipped++;
+      continue;
+    }
+    const parent =
+      message.parentId === null ? null : (placed.get(message.parentId) ?? known.get(message.parentId));
+    if (parent === undefined) {
+      throw new SessionError(
+        "PARENT_NOT_FOUND",
+        `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
+      );
+    }
+    const linkPayloads = await planImportLinks(
+      query,
+      t,
+      num,
+      message.id,
+      message.content,
+      attachments,
+      marks[i]!,
+    );
+    const facts = messageFacts(message);
+    const { node, jumpSeq, jumpDepth } = childOf(parent, seqs[placed.size]!, facts.bytes, facts.tokens);
+    placed.set(message.id, node);
+    await linkPayloads(node.seq);
+    const createdAt = timestampParam(message.createdAt, `Message "${message.id}"`);
+    const row = [node.seq, message.id, parent?.seq ?? null, facts.role, message.content, createdAt];
+    row.push(node.depth, jumpSeq, jumpDepth, facts.bytes, node.cumBytes, facts.tokens, node.cumTokens);
+    row.push(toTsvector(facts.text, sessionLexeme(sessionId)), contentHash(message.content));
+    for (const [i, value] of row.entries()) columns[i]!.push(value);
+    counts.inserted++;
+    chars += message.content.length;
+    if (chars >= STATEMENT_CHARS) await flush();
+  }
+  await flush();
+  return placed.size;
+}
+
+/** One batch in one transaction holding the session's head lock; returns the head's number. */
+async function writeBatch(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  batch: Exclude<TransferItem, { kind: "session" }>[],
+  result: SessionImportResult,
+  attachments: AttachmentImport,
+): Promise<string> {
+  const [head] = await query<{ num: string }>(lockSql(t), [sessionId, new Date().toISOString()]);
+  const num = String(head!.num);
+  // Every payload is accepted before the messages are written together, so each message notes how many came
+  // before it: it may use only those, as on the backends that write item by item.
+  const messages: TransferMessage[] = [];
+  const marks: number[] = [];
+  for (const item of batch) {
+    if (item.kind === "attachment") attachments.accept(item.attachment);
+    else if (item.kind === "message") {
+      messages.push(item.message);
+      marks.push(attachments.mark());
+    }
+  }
+  const compactions = batch.flatMap((item) => (item.kind === "compaction" ? [item.compaction] : []));
+  const inserted =
+    messages.length > 0
+      ? await writeMessages(query, t, sessionId, num, messages, result.messages, attachments, marks)
+      : 0;
+  if (compactions.length > 0) await writeCompactions(query, t, num, compactions, result.compactions);
+  // The version bump tells appenders whose snapshot predates this batch to retry (see append.ts).
+  if (inserted > 0) await query(bumpSql(t), [num, inserted], true);
+  return num;
+}
+
+// The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose.
+async function setLeaf(executor: Executor, t: Tables, num: string, leafId: string | null): Promise<void> {
+  await executor.transaction(async (query) => {
+    if ((await query(lockNumSql(t), [num])).length === 0) return;
+    const [stored] = leafId === null ? [] : await query<{ seq: string }>(leafSql(t), [num, leafId], true);
+    const leaf =
+      stored?.seq ?? (await query<{ seq: string | null }>(newestLeafSql(t), [num], true))[0]?.seq ?? null;
+    await query(refreshHeadSql(t), [num, leaf, 0, new Date().toISOString()], true);
+  });
+}
+
+/** Imports one session stream (see the module comment); importing the same stream twice writes nothing new. */
+export async function importSession(
+  ready: () => Promise<Executor>,
+  t: Tables,
+  items: AsyncIterable<TransferItem>,
+): Promise<SessionImportResult> {
+  const { header, rest } = await openSessionStream(items);
+  assertSessionId(header.id);
+  const executor = await ready();
+  const result: SessionImportResult = {
+    sessionId: header.id,
+    registered: header.info ? await register(executor, t, { ...header.info, id: header.id }) : false,
+    messages: { inserted: 0, skipped: 0 },
+    compactions: { inserted: 0, skipped: 0 },
+  };
+  let num: string | undefined;
+  const attachments = new AttachmentImport();
+  // The next batch is read before its transaction starts: the stream may come from this very connection.
+  for await (const batch of batches(rest, BATCH)) {
+    num = await executor.transaction((query) => writeBatch(query, t, header.id, batch, result, attachments));
+  }
+  if (num !== undefined && result.messages.inserted > 0) await setLeaf(executor, t, num, header.leafId);
+  return result;
+}

@@ -1,0 +1,179 @@
+/**
+ * The rows of a transfer other than messages, written to Postgres: registry rows, overlays, blocks and entries.
+ * Each is written as stored, never re-derived; a row whose identity is stored already is kept and counted as
+ * skipped.
+ */
+
+import { SessionError } from "../../errors.js";
+import { entryText } from "../../search/query.js";
+import { assertTransferRow } from "../../store/transfer/validate.js";
+import type { ImportCounts, SessionInfo, TransferRow } from "../../store/types.js";
+import type { StoredCompaction } from "../../types.js";
+import type { Executor, Query } from "../connection/client.js";
+import { encodeContent } from "../connection/text.js";
+import { statement, type Tables } from "../schema.js";
+import { toTsvector } from "../search/fts.js";
+
+const registerSql = statement(
+  (t) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, input_tokens, output_tokens,
+      cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz)
+    ON CONFLICT (id) DO NOTHING RETURNING id`,
+);
+const insertCompactionsSql = statement(
+  (t) => `INSERT INTO ${t.compactions} (session_num, id, summary, summary_json, from_message_id,
+      to_message_id, details, created_at)
+    SELECT $1::bigint, u.* FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[],
+      $8::timestamptz[]) AS u
+    ON CONFLICT (id) DO NOTHING RETURNING id`,
+);
+
+/**
+ * The timestamptz literal of a `toISOString()` time. Postgres reads the four-digit years as they are; others
+ * (`+010000-…`, `-000001-…`) it writes as a plain year with an era, which it parses back to the same instant.
+ */
+export function timestampParam(value: unknown, what: string): string {
+  const date = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime()) || date.toISOString() !== value) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${what} needs an ISO-8601 time in toISOString() form, got ${JSON.stringify(value)}`,
+    );
+  }
+  const year = date.getUTCFullYear();
+  if (year >= 1 && year <= 9999) return value;
+  const rest = value.slice(value.indexOf("-", 1));
+  return `${String(year > 0 ? year : 1 - year).padStart(4, "0")}${rest}${year > 0 ? "" : " BC"}`;
+}
+
+/** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
+export async function register(executor: Executor, t: Tables, info: SessionInfo): Promise<boolean> {
+  const what = `Session "${info.id}"`;
+  const rows = await executor.query(registerSql(t), [
+    info.id,
+    info.name,
+    info.parent_session_id,
+    info.model,
+    info.source,
+    info.input_tokens,
+    info.output_tokens,
+    info.cache_read_tokens,
+    info.cache_write_tokens,
+    info.estimated_cost,
+    info.end_reason,
+    timestampParam(info.created_at, what),
+    timestampParam(info.updated_at, what),
+  ]);
+  return rows.length > 0;
+}
+
+/** Inserts the batch's overlays whose ids are not stored yet (anywhere: overlay ids are store-wide). */
+export async function writeCompactions(
+  query: Query,
+  t: Tables,
+  num: string,
+  compactions: StoredCompaction[],
+  counts: ImportCounts,
+): Promise<void> {
+  const unique = new Map<string, StoredCompaction>();
+  for (const c of compactions) {
+    const fields = [c.id, c.summary, c.fromMessageId, c.toMessageId];
+    if (fields.some((field) => typeof field !== "string")) {
+      throw new SessionError("INVALID_ARGUMENT", "A transferred overlay needs string ids and summary");
+    }
+    if (!unique.has(c.id)) unique.set(c.id, c);
+  }
+  const columns: unknown[][] = Array.from({ length: 7 }, () => []);
+  for (const c of unique.values()) {
+    const summary = encodeContent(c.summary);
+    const details = c.details === undefined ? null : JSON.stringify(c.details);
+    const createdAt = timestampParam(c.createdAt, `Overlay "${c.id}"`);
+    const row = [c.id, summary.content, summary.json, c.fromMessageId, c.toMessageId, details, createdAt];
+    for (const [i, value] of row.entries()) columns[i]!.push(value);
+  }
+  const inserted = (await query(insertCompactionsSql(t), [num, ...columns], true)).length;
+  counts.inserted += inserted;
+  counts.skipped += compactions.length - inserted;
+}
+
+// Rows per statement, and a cap on their text so one statement's parameters stay a few MiB however big rows are.
+const BATCH = 500;
+const BATCH_CHARS = 4 << 20;
+
+const insertBlocksSql = statement(
+  (t) => `INSERT INTO ${t.blocks} (key, content, content_json)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])
+    ON CONFLICT (key) DO NOTHING RETURNING key`,
+);
+// unnest yields the rows in array order, and the identity `seq` is drawn per row in that order: the entries keep
+// the stream's storage order.
+const insertEntriesSql = statement(
+  (t) => `INSERT INTO ${t.entries} (label, key, content, content_json, search)
+    SELECT u.label, u.key, u.content, u.content_json, u.search::tsvector
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[])
+      AS u(label, key, content, content_json, search)
+    ON CONFLICT (label, key) DO NOTHING RETURNING label, key`,
+);
+
+// A separator no label can hold (Postgres text cannot), so label and key pairs make unambiguous map keys.
+const entryKey = (label: string, key: string) => `${label}\u0000${key}`;
+
+/** Writes one run of rows of one kind; returns how many of them were new. */
+async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Promise<number> {
+  const labels: string[] = [];
+  const keys: string[] = [];
+  const contents: string[] = [];
+  const flags: boolean[] = [];
+  const vectors: (string | null)[] = [];
+  const unique = new Set<string>();
+  for (const row of run) {
+    const label = row.kind === "entry" ? row.label : "";
+    // A key twice in one stream: the first row is the one written, as a row-by-row import would.
+    if (unique.has(entryKey(label, row.key))) continue;
+    unique.add(entryKey(label, row.key));
+    const stored = encodeContent(row.content);
+    labels.push(label);
+    keys.push(row.key);
+    contents.push(stored.content);
+    flags.push(stored.json);
+    // The search vector is built from the text itself, never from its stored form (as setEntry does).
+    vectors.push(row.kind === "entry" ? toTsvector(entryText(row.key, row.content)) : null);
+  }
+  const rows =
+    run[0]!.kind === "block"
+      ? await executor.query(insertBlocksSql(t), [keys, contents, flags], true)
+      : await executor.query(insertEntriesSql(t), [labels, keys, contents, flags, vectors], true);
+  return rows.length;
+}
+
+/**
+ * Imports blocks and entries whose keys are not stored yet (an existing row keeps its content), a few hundred
+ * rows per statement; each row is counted once, as inserted or skipped.
+ */
+export async function importRows(
+  ready: () => Promise<Executor>,
+  t: Tables,
+  rows: AsyncIterable<TransferRow>,
+): Promise<ImportCounts> {
+  const executor = await ready();
+  const counts: ImportCounts = { inserted: 0, skipped: 0 };
+  let run: TransferRow[] = [];
+  let chars = 0;
+  const flush = async () => {
+    if (run.length === 0) return;
+    const inserted = await writeRun(executor, t, run);
+    counts.inserted += inserted;
+    counts.skipped += run.length - inserted;
+    run = [];
+    chars = 0;
+  };
+  for await (const row of rows) {
+    assertTransferRow(row);
+    if (run.length > 0 && run[0]!.kind !== row.kind) await flush();
+    run.push(row);
+    chars += row.content.length + row.key.length;
+    if (run.length >= BATCH || chars >= BATCH_CHARS) await flush();
+  }
+  await flush();
+  return counts;
+}

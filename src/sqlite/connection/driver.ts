@@ -1,0 +1,268 @@
+import { SessionError, StorageError } from "../../errors.js";
+import { isBusy } from "./busy.js";
+
+// A leading U+FEFF is text the user stored, not a byte-order mark to drop.
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Text of a column read as `CAST(col AS BLOB)`. node:sqlite returns TEXT cut at the first U+0000, so columns that
+ * may hold arbitrary user text (block content, entries, summaries) are read as bytes and decoded here.
+ */
+export function sqlText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value instanceof Uint8Array) return utf8.decode(value);
+  if (value instanceof ArrayBuffer) return utf8.decode(new Uint8Array(value));
+  return value === null || value === undefined ? "" : String(value);
+}
+
+/** A value SQLite can bind. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+/** A result row. */
+export type SqlRow = Record<string, unknown>;
+
+/**
+ * The few operations agent-session needs from a SQLite connection, so better-sqlite3, `node:sqlite` and a Durable
+ * Object's `sql` tag all work behind one type. Every statement uses positional `?` parameters.
+ */
+export interface SqlDriver {
+  /** Which engine runs the statements: "better-sqlite3", "node:sqlite" or "sql-tag". */
+  readonly name: string;
+  /** False when the engine manages durability itself and refuses PRAGMA and BEGIN (a Durable Object). */
+  readonly configurable: boolean;
+  /**
+   * Largest string or blob one value may hold (bytes). A Durable Object caps a value at 2 MB, so content larger
+   * than that is split across rows; a local SQLite file has no practical limit (Infinity).
+   */
+  readonly maxValueBytes: number;
+  /** The engine connection behind this driver, where there is one: caches of a connection's state key on it. */
+  readonly handle?: object;
+  all<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T[];
+  /** The first column of every row, without building row objects (long history reads return one per message). */
+  column<T>(sql: string, params?: readonly SqlValue[]): T[];
+  /**
+   * Every row as an array of its column values in select order, without building row objects: an object costs a
+   * property per column (a search's page of hits: a third of its statement's time). Columns need names that are
+   * not integers, since a driver that only returns objects lists those first.
+   */
+  tuples<T extends readonly unknown[]>(sql: string, params?: readonly SqlValue[]): T[];
+  get<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T | undefined;
+  run(sql: string, params?: readonly SqlValue[]): void;
+  /** Runs `fn` atomically; nested calls join the outer transaction. Writers take the lock up front. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+interface Statement {
+  all(...params: SqlValue[]): unknown[];
+  get(...params: SqlValue[]): unknown;
+  run(...params: SqlValue[]): unknown;
+  /** better-sqlite3: return the first column's value instead of a row. */
+  pluck?(enabled: boolean): unknown;
+  /** better-sqlite3: return rows as arrays. */
+  raw?(enabled: boolean): unknown;
+  /** node:sqlite (Node >= 22.16): return rows as arrays. */
+  setReturnArrays?(enabled: boolean): unknown;
+  /** better-sqlite3: return integers as BigInt. */
+  safeIntegers?(enabled: boolean): unknown;
+  /** node:sqlite: return integers as BigInt. */
+  setReadBigInts?(enabled: boolean): unknown;
+}
+
+interface PreparingDatabase {
+  prepare(sql: string): Statement;
+  exec(sql: string): unknown;
+  close(): unknown;
+}
+
+/** A statement prepared for `column` or `tuples`, and how its rows come back. */
+interface ShapedStatement {
+  statement: Statement;
+  mode: "pluck" | "arrays" | "objects";
+}
+
+// An equality with a bare parameter on its right (`col = ?`), not part of `<=`, `>=`, `!=` or `==`.
+const EQUALS_PARAMETER = /(?<![<>!=])=\s*\?/g;
+
+/**
+ * `col = ?` written as `col = +?`: the same comparison (a parameter has no affinity, nor has `+?`) and the same
+ * plan, but SQLite 3.54 marks a bare parameter of an equality in a join or an ORDER BY query as able to change
+ * the plan, and a driver that clears bindings after each run (better-sqlite3 13) then makes it re-prepare the
+ * statement on every run: ~10-15 µs more per statement, 5× a small join (sqlite3_clear_bindings still expires
+ * what the bind calls spare; reported against 3.54.1). Done once per prepared statement.
+ */
+export function withoutRebindReprepare(sql: string): string {
+  return sql.replace(EQUALS_PARAMETER, "= +?");
+}
+
+const BUSY_RETRIES = 5;
+
+/** Rethrows an engine error as a StorageError naming the statement (a SessionError passes through). */
+export function wrapSqlError(error: unknown, sql: string): never {
+  if (error instanceof SessionError) throw error;
+  const text = error instanceof Error ? error.message : String(error);
+  throw new StorageError(`SQLite failed: ${text} (in: ${sql.replace(/\s+/g, " ").slice(0, 120)})`, error);
+}
+
+/** A driver over any handle with `prepare`/`exec` (better-sqlite3's Database, node:sqlite's DatabaseSync). */
+export class PreparedDriver implements SqlDriver {
+  readonly configurable = true;
+  maxValueBytes = Number.POSITIVE_INFINITY;
+  private readonly statements = new Map<string, Statement>();
+  // Statements of their own, since plucking or raw rows change how a prepared statement returns every row.
+  private readonly columnStatements = new Map<string, ShapedStatement>();
+  private readonly tupleStatements = new Map<string, ShapedStatement>();
+  private depth = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly db: PreparingDatabase,
+    private readonly closeHandle: boolean,
+  ) {}
+
+  get handle(): object {
+    return this.db;
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  // A handle its owner opened for 64-bit integers (better-sqlite3's defaultSafeIntegers, node:sqlite's
+  // readBigInts) returns BigInts, which the arithmetic on seqs and counts cannot mix with numbers; every integer
+  // stored here fits a double, so each statement reads plain numbers whatever the handle's default.
+  private prepare(sql: string): Statement {
+    const statement = this.db.prepare(withoutRebindReprepare(sql));
+    statement.safeIntegers?.(false);
+    statement.setReadBigInts?.(false);
+    return statement;
+  }
+
+  all<T>(sql: string, params: readonly SqlValue[] = []): T[] {
+    try {
+      return this.statement(sql).all(...params) as T[];
+    } catch (error) {
+      return wrapSqlError(error, sql);
+    }
+  }
+
+  column<T>(sql: string, params: readonly SqlValue[] = []): T[] {
+    try {
+      const entry = this.shaped(this.columnStatements, sql, "pluck");
+      const rows = entry.statement.all(...params);
+      if (entry.mode === "pluck") return rows as T[];
+      if (entry.mode === "arrays") return rows.map((row) => (row as T[])[0] as T);
+      return rows.map((row) => Object.values(row as SqlRow)[0] as T);
+    } catch (error) {
+      return wrapSqlError(error, sql);
+    }
+  }
+
+  tuples<T extends readonly unknown[]>(sql: string, params: readonly SqlValue[] = []): T[] {
+    try {
+      const entry = this.shaped(this.tupleStatements, sql, "arrays");
+      const rows = entry.statement.all(...params);
+      return entry.mode === "arrays"
+        ? (rows as T[])
+        : rows.map((row) => Object.values(row as SqlRow) as unknown as T);
+    } catch (error) {
+      return wrapSqlError(error, sql);
+    }
+  }
+
+  // The statement for `sql` returning its rows as `want` (the first column, or arrays), prepared on first use; an
+  // engine that can do neither returns objects, converted by the caller.
+  private shaped(
+    cache: Map<string, ShapedStatement>,
+    sql: string,
+    want: "pluck" | "arrays",
+  ): ShapedStatement {
+    let entry = cache.get(sql);
+    if (entry) return entry;
+    const statement = this.prepare(sql);
+    if (want === "pluck" && typeof statement.pluck === "function") {
+      statement.pluck(true);
+      entry = { statement, mode: "pluck" };
+    } else if (want === "arrays" && typeof statement.raw === "function") {
+      statement.raw(true);
+      entry = { statement, mode: "arrays" };
+    } else if (typeof statement.setReturnArrays === "function") {
+      statement.setReturnArrays(true);
+      entry = { statement, mode: "arrays" };
+    } else {
+      entry = { statement, mode: "objects" };
+    }
+    cache.set(sql, entry);
+    return entry;
+  }
+
+  get<T>(sql: string, params: readonly SqlValue[] = []): T | undefined {
+    try {
+      return (this.statement(sql).get(...params) ?? undefined) as T | undefined;
+    } catch (error) {
+      return wrapSqlError(error, sql);
+    }
+  }
+
+  run(sql: string, params: readonly SqlValue[] = []): void {
+    try {
+      this.statement(sql).run(...params);
+    } catch (error) {
+      wrapSqlError(error, sql);
+    }
+  }
+
+  /** Runs DDL or pragmas (several statements allowed). */
+  exec(sql: string): void {
+    try {
+      this.db.exec(sql);
+    } catch (error) {
+      wrapSqlError(error, sql);
+    }
+  }
+
+  transaction<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    this.begin();
+    this.depth++;
+    try {
+      const result = fn();
+      this.run("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        this.db.exec("ROLLBACK");
+      } catch {
+        // The failed statement may already have rolled the transaction back; the original error is what matters.
+      }
+      throw error;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  // busy_timeout already waits for the lock; the retries only cover the rare busy answer it cannot absorb.
+  private begin(): void {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // Prepared once and reused like every other statement: BEGIN and COMMIT run on every write.
+        this.statement("BEGIN IMMEDIATE").run();
+        return;
+      } catch (error) {
+        if (!isBusy(error) || attempt >= BUSY_RETRIES) wrapSqlError(error, "BEGIN IMMEDIATE");
+      }
+    }
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.columnStatements.clear();
+    this.tupleStatements.clear();
+    if (this.closeHandle) this.db.close();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Free text SQLite cannot hold as is. UTF-8 has no encoding for a lone UTF-16 surrogate, so every driver binds one
+ * as U+FFFD: a block, entry or compaction summary ending in half an emoji (`text.slice(0, n)`) came back changed.
+ * Such text — and only such text — is stored as a BLOB holding its JSON string literal (`\ud83d`-style escapes);
+ * the storage type is the flag, since the library writes nothing else to these columns as a BLOB. Everything else
+ * stays TEXT, so the tables stay readable and older readers see what they always saw. The Postgres twin, with a
+ * flag column, is src/postgres/connection/text.ts; messages need neither, being stored as JSON already.
+ */
+import { isWellFormed } from "../../message.js";
+import { utf8Encode } from "../../runtime/bytes.js";
+import { sqlText } from "./driver.js";
+
+/** The value to bind for `text`: the text itself, or the UTF-8 bytes of its JSON literal when it is not well-formed. */
+export function storedFreeText(text: string): string | Uint8Array {
+  return isWellFormed(text) ? text : utf8Encode(JSON.stringify(text));
+}
+
+/**
+ * The SQL that reads a free-text column for {@link readFreeText}: its storage type, then its bytes (read as bytes,
+ * so a leading U+FEFF survives; see sqlText).
+ */
+export function freeTextSql(column: string, as: string): string {
+  return `typeof(${column}) = 'blob' AS ${as}_encoded, CAST(${column} AS BLOB) AS ${as}`;
+}
+
+/**
+ * The text of a column read through {@link freeTextSql}. A BLOB that does not decode to text needing the encoding
+ * was written by something else (a writer that binds bytes): it is returned as its UTF-8 text, as before.
+ */
+export function readFreeText(value: unknown, encoded: unknown): string {
+  const stored = sqlText(value);
+  if (encoded !== 1 && encoded !== 1n && encoded !== true) return stored;
+  try {
+    const text: unknown = JSON.parse(stored);
+    if (typeof text === "string" && !isWellFormed(text)) return text;
+  } catch {
+    // Not a JSON literal: bytes from another writer.
+  }
+  return stored;
+}

@@ -1,0 +1,197 @@
+import { MissingDependencyError, SessionError } from "../../errors.js";
+import { describe } from "../../message.js";
+import type { QueryLimits } from "../../search/limits.js";
+import type { VectorStoreOptions } from "../../search/vectors/types.js";
+import type { ChangeLogOptions } from "../../store/feed/change-rows.js";
+import type { WritePolicyOptions } from "../../store/write-policy.js";
+import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
+import { retryWhileBusy } from "./busy.js";
+import { PreparedDriver, type SqlDriver } from "./driver.js";
+import { isSqlTagSource, SqlTagDriver, type SqlTagSource } from "./sql-tag-driver.js";
+
+/** Which engine opens a SQLite file path. */
+export type SqliteDriverName = "better-sqlite3" | "node:sqlite";
+
+/** Options for opening SQLite storage (and the write policy every session of the store enforces). */
+export interface SqliteOptions extends WritePolicyOptions, VectorStoreOptions {
+  /**
+   * Engine for a file path; default node:sqlite where the runtime has it (Node >= 22.13), else better-sqlite3
+   * (an optional peer dependency: `npm install better-sqlite3`).
+   */
+  driver?: SqliteDriverName;
+  /** `synchronous=FULL`: every append survives power loss, at one device flush per commit. Default NORMAL. */
+  durability?: "normal" | "full";
+  /** Milliseconds a writer waits for another process's lock (default 5000). */
+  busyTimeoutMs?: number;
+  /**
+   * Bytes one stored value may hold before content is split across rows (default: no limit on a file or handle,
+   * 2 MB on a `sql` tag, a Durable Object's limit). Lower it to exercise the split on a local file.
+   */
+  maxValueBytes?: number;
+  /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
+  queryLimits?: Partial<QueryLimits>;
+  /**
+   * Keep a change log so subscribers in other processes see this store's writes and a subscriber can resume from
+   * a cursor (docs/FEED.md). Every process writing the file should enable it. Default off.
+   */
+  changeLog?: boolean | ChangeLogOptions;
+}
+
+/** A better-sqlite3 `Database` or a node:sqlite `DatabaseSync` handle, as the user created it. */
+export interface SqliteHandle {
+  prepare(sql: string): unknown;
+  exec(sql: string): unknown;
+  close(): unknown;
+}
+
+/** What SQLite storage can be opened from: a path, `:memory:`, a database handle, or a `sql`-tag object. */
+export type SqliteSource = string | SqliteHandle | SqlTagSource;
+
+/** True when `value` is a database handle agent-session can drive. */
+export function isSqliteHandle(value: unknown): value is SqliteHandle {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as SqliteHandle).prepare === "function" &&
+    typeof (value as SqliteHandle).exec === "function" &&
+    typeof (value as SqliteHandle).close === "function"
+  );
+}
+
+function handleDriverName(handle: SqliteHandle): string {
+  return typeof (handle as { pragma?: unknown }).pragma === "function" ? "better-sqlite3" : "node:sqlite";
+}
+
+/** Opens (or wraps) SQLite storage and applies the connection settings. */
+export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): SqlDriver {
+  if (isSqlTagSource(source) && !isSqliteHandle(source)) {
+    const tagDriver = new SqlTagDriver(source);
+    if (options.maxValueBytes !== undefined) tagDriver.maxValueBytes = valueLimit(options.maxValueBytes);
+    return tagDriver;
+  }
+  let driver: PreparedDriver;
+  let isMemory = false;
+  if (typeof source === "string") {
+    if (source.length === 0) throw new SessionError("INVALID_ARGUMENT", "A SQLite path must not be empty");
+    refusePostgresUrl(source);
+    isMemory = source === ":memory:";
+    // node:sqlite loads no extension unless the database is opened allowing it: only for the vector index.
+    driver = openPath(
+      source,
+      options.driver,
+      options.embedder !== undefined && options.vectorIndex !== "plain",
+    );
+  } else if (isSqliteHandle(source)) {
+    driver = new PreparedDriver(handleDriverName(source), source as never, false);
+  } else {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "SQLite storage needs a file path, a better-sqlite3 Database, a node:sqlite DatabaseSync or an object with a sql tag",
+    );
+  }
+  configure(driver, options, isMemory);
+  if (options.maxValueBytes !== undefined) driver.maxValueBytes = valueLimit(options.maxValueBytes);
+  return driver;
+}
+
+// A Postgres URL would otherwise be taken for a file name and fail as a missing directory ("postgres:"), which
+// does not say that Postgres is one import away.
+function refusePostgresUrl(path: string): void {
+  if (!/^postgres(ql)?:\/\//i.test(path)) return;
+  const shown = path.replace(/:\/\/([^:/@]*):[^@]*@/, "://$1:***@");
+  throw new SessionError(
+    "INVALID_ARGUMENT",
+    `${shown} is a PostgreSQL URL, not a SQLite path: open it with PostgresStore from "agent-session/postgres" ` +
+      "(`Session.create(new PostgresStore(url))`, or `await PostgresStore.open(url)` to connect and migrate now)",
+  );
+}
+
+// node:sqlite where the runtime has it (nothing to build or install), better-sqlite3 on older Node or when asked.
+function openPath(
+  path: string,
+  choice: SqliteDriverName | undefined,
+  allowExtension = false,
+): PreparedDriver {
+  if (choice === "better-sqlite3")
+    return openBetterSqlite3(path, `SQLite storage with driver "better-sqlite3"`);
+  const nodeSqlite = loadNodeSqlite();
+  if (nodeSqlite) {
+    // node:sqlite refuses an options argument of undefined: pass one only when there is something to say.
+    return open("node:sqlite", path, () =>
+      allowExtension
+        ? new nodeSqlite.DatabaseSync(path, { allowExtension: true })
+        : new nodeSqlite.DatabaseSync(path),
+    );
+  }
+  if (choice === "node:sqlite") {
+    throw new SessionError(
+      "UNSUPPORTED",
+      `The node:sqlite driver needs Node.js >= 22.13 (this is ${globalThis.process?.version ?? "not Node.js"}); use better-sqlite3 instead`,
+    );
+  }
+  return openBetterSqlite3(
+    path,
+    `SQLite storage on Node.js ${globalThis.process?.version ?? "not Node.js"} (node:sqlite needs >= 22.13)`,
+  );
+}
+
+function openBetterSqlite3(path: string, feature: string): PreparedDriver {
+  let Database: new (file: string) => unknown;
+  try {
+    Database = loadBetterSqlite3() as unknown as new (file: string) => unknown;
+  } catch (error) {
+    if (isLoadFailure(error)) throw new MissingDependencyError("better-sqlite3", feature, error);
+    throw new SessionError("STORAGE", `Cannot load better-sqlite3: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return open("better-sqlite3", path, () => new Database(path));
+}
+
+function open(name: SqliteDriverName, path: string, create: () => unknown): PreparedDriver {
+  try {
+    return new PreparedDriver(name, create() as never, true);
+  } catch (error) {
+    throw new SessionError("STORAGE", `Cannot open SQLite database "${path}": ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function isLoadFailure(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  const message = error instanceof Error ? error.message : "";
+  return (
+    code === "MODULE_NOT_FOUND" ||
+    code === "ERR_DLOPEN_FAILED" ||
+    /NODE_MODULE_VERSION|bindings file/.test(message)
+  );
+}
+
+function configure(driver: PreparedDriver, options: SqliteOptions, isMemory: boolean): void {
+  const timeout = options.busyTimeoutMs ?? 5000;
+  if (!Number.isInteger(timeout) || timeout < 0) {
+    throw new SessionError("INVALID_ARGUMENT", `busyTimeoutMs must be a whole number >= 0, got ${timeout}`);
+  }
+  driver.exec(`PRAGMA busy_timeout = ${timeout}`);
+  // Switching a new file to WAL upgrades a read lock to a write lock: while another connection (another process
+  // opening the same new file) holds its write lock, SQLite answers busy at once instead of waiting busy_timeout.
+  if (!isMemory) retryWhileBusy(() => driver.exec("PRAGMA journal_mode = WAL"), timeout);
+  driver.exec(`PRAGMA synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
+  // A larger page cache makes parent-pointer walks of long paths ~2x faster (docs/PERFORMANCE.md).
+  driver.exec("PRAGMA cache_size = -16000");
+  // An append writes ~5 WAL pages, so the default checkpoint every 1,000 pages landed on one append in ~200 and
+  // was the CPU p99 of appends (~2 ms); every 4,000 pages (a WAL of at most ~16 MB) it lands on one in ~800, below
+  // the p99, with no more checkpoint work in total (docs/PERFORMANCE.md, "Everyday sizes").
+  if (!isMemory) driver.exec("PRAGMA wal_autocheckpoint = 4000");
+}
+
+function valueLimit(bytes: number): number {
+  if (bytes !== Number.POSITIVE_INFINITY && (!Number.isInteger(bytes) || bytes < 1024)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `maxValueBytes must be a whole number >= 1024, got ${describe(bytes)}`,
+    );
+  }
+  return bytes;
+}

@@ -1,0 +1,162 @@
+import { messageText, parseMessage } from "../../message.js";
+import { type QueryTerm, searchableText } from "../../search/query.js";
+import { scoreText } from "../../search/score.js";
+import type { SessionMessage } from "../../types.js";
+import { boundedText, contentSql, resolveContent } from "../chunks.js";
+import type { SqlDriver } from "../connection/driver.js";
+import { noteIndexedText } from "./family-cache.js";
+
+/**
+ * The message search index is written in batches rather than on every append. FTS5 writes a new segment at every
+ * commit and merges them as they pile up, which made the index most of an append's cost (~190 µs mean per
+ * one-row commit against ~30 µs per row in a batch). So an append only stores its row, and the rows are indexed
+ * together — every `INDEX_BATCH` messages inside the append that reaches the count, before every search (which
+ * therefore always sees every stored message), and when the store is closed.
+ *
+ * Invariant: every message whose `seq` is at most `agent_search_state.indexed_seq` is in `agent_messages_fts`
+ * (when it has text); every newer one is not. All writers keep it inside their write transactions, so several
+ * processes sharing a file agree on it, and a crash leaves at most a batch unindexed until the next search.
+ */
+export const INDEX_BATCH = 128;
+
+/** The newest `seq` the search index covers (the watermark). */
+export function indexedSeq(driver: SqlDriver): number {
+  return (
+    driver.get<{ seq: number }>("SELECT indexed_seq AS seq FROM agent_search_state WHERE id = 1")?.seq ?? 0
+  );
+}
+
+/**
+ * Adds one message's text to the index. The text is one value, so where the engine caps values (a Durable Object:
+ * 2 MB) only its first ~2 MB are indexed — a documented limit of search there; the message is stored whole.
+ */
+export function indexText(driver: SqlDriver, seq: number, sessionNum: number, text: string): void {
+  if (text.length === 0) return;
+  const indexed = boundedText(driver, searchableText(text));
+  const sid = `s${sessionNum}`;
+  driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [seq, indexed, sid]);
+  // Word families kept for this connection learn the new terms (both columns, as fts5vocab lists them).
+  noteIndexedText(driver, indexed, sid);
+}
+
+/**
+ * After a message row was written: indexes it at once when its `seq` falls under the watermark (a `seq` freed by
+ * deleting the newest rows and reused), else leaves it pending and indexes the whole batch once it is full.
+ */
+export function afterInsert(
+  driver: SqlDriver,
+  seq: number,
+  sessionNum: number,
+  message: SessionMessage,
+  indexed: number,
+): void {
+  if (seq <= indexed) indexText(driver, seq, sessionNum, messageText(message));
+  else if (seq - indexed >= INDEX_BATCH) indexPending(driver);
+}
+
+/** Removes one message from the index; a pending message is not in it. Call inside a write transaction. */
+export function unindexMessage(driver: SqlDriver, seq: number): void {
+  if (seq <= indexedSeq(driver)) driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [seq]);
+}
+
+/** Removes every indexed message of a session from the index. Call inside a write transaction. */
+export function unindexSession(driver: SqlDriver, sessionNum: number): void {
+  driver.run(
+    `DELETE FROM agent_messages_fts WHERE rowid IN (
+       SELECT seq FROM agent_messages WHERE session_num = ? AND seq <= (SELECT indexed_seq FROM agent_search_state)
+     )`,
+    [sessionNum],
+  );
+}
+
+/** Indexes every pending message and moves the watermark past them. Call inside a write transaction. */
+export function indexPending(driver: SqlDriver): number {
+  const rows = driver.all<{ seq: number; session_num: number; content: unknown }>(
+    `SELECT seq, session_num, ${contentSql()} AS content FROM agent_messages WHERE seq > ? ORDER BY seq`,
+    [indexedSeq(driver)],
+  );
+  for (const row of rows) {
+    const message = parseMessage(resolveContent(driver, row.content));
+    if (message) indexText(driver, row.seq, row.session_num, messageText(message));
+  }
+  const last = rows[rows.length - 1];
+  if (last) driver.run("UPDATE agent_search_state SET indexed_seq = ? WHERE id = 1", [last.seq]);
+  return rows.length;
+}
+
+/** True when at least `count` stored messages (default one) are not indexed yet (two O(1) reads, no lock). */
+export function hasPending(driver: SqlDriver, count = 1): boolean {
+  const row = driver.get<{ pending: number }>(
+    `SELECT IFNULL((SELECT MAX(seq) FROM agent_messages), 0) - indexed_seq >= ? AS pending
+     FROM agent_search_state WHERE id = 1`,
+    [count],
+  );
+  return row?.pending === 1;
+}
+
+/**
+ * The seqs of pending messages matching `terms` (optionally in one session), best first, matched in memory with
+ * the query language's own semantics: for a connection that cannot write the index (read-only). At most a batch
+ * or two.
+ */
+export function matchPending(
+  driver: SqlDriver,
+  terms: QueryTerm[],
+  sessionNum: number | undefined,
+): number[] {
+  const hits: { seq: number; score: number }[] = [];
+  for (const { seq, text } of pendingTexts(driver, sessionNum)) {
+    const score = scoreText(terms, text);
+    if (score > 0) hits.push({ seq, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq).map((hit) => hit.seq);
+}
+
+/** The text of every message the index does not hold yet (optionally of one session); unreadable rows left out. */
+export function pendingTexts(
+  driver: SqlDriver,
+  sessionNum: number | undefined,
+): { seq: number; text: string }[] {
+  const sql = `SELECT seq, ${contentSql()} AS content FROM agent_messages
+    WHERE seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)`;
+  const rows =
+    sessionNum === undefined
+      ? driver.all<{ seq: number; content: unknown }>(sql)
+      : driver.all<{ seq: number; content: unknown }>(`${sql} AND session_num = ?`, [sessionNum]);
+  return rows.flatMap((row) => {
+    const message = parseMessage(resolveContent(driver, row.content));
+    return message ? [{ seq: row.seq, text: messageText(message) }] : [];
+  });
+}
+
+/** True for the error SQLite gives a connection that may not write (read-only file or handle). */
+export function isReadonlyError(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (/readonly|read-only|SQLITE_READONLY/i.test(`${(e as { code?: unknown }).code ?? ""} ${e.message}`)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Indexes whatever is pending, in a write transaction of its own (nothing when the index is current). Returns
+ * false when this connection may not write, so the caller can search the pending rows another way.
+ */
+export function flushSearchIndex(driver: SqlDriver): boolean {
+  return hasPending(driver) ? indexPendingIfWritable(driver) : true;
+}
+
+/**
+ * Indexes the pending messages a caller has already seen (its own read of the watermark), in a write transaction
+ * of its own; false when this connection may not write.
+ */
+export function indexPendingIfWritable(driver: SqlDriver): boolean {
+  try {
+    driver.transaction(() => indexPending(driver));
+    return true;
+  } catch (error) {
+    if (isReadonlyError(error)) return false;
+    throw error;
+  }
+}

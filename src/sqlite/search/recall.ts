@@ -1,0 +1,153 @@
+/**
+ * Ranked recall on SQLite: each content term of the query finds its newest matches in the FTS5 index (at most
+ * perTermCap of them), one statement per term that reads only the index's doclists; the candidates' parents and
+ * lengths come in one more statement, and search/recall.ts weighs (BM25) and ranks them. FTS5's own bm25() was
+ * the first choice, but it costs ~1 µs per matching row and term, which made a LoCoMo question ~2 ms; the
+ * weights here take a term's rarity from its match count and a message's length from its token estimate, and
+ * found as much (R@5/R@10 within 0.5 points on the dev set). The Postgres twin is src/postgres/search/recall.ts.
+ */
+
+import type { QueryLimits } from "../../search/limits.js";
+import { outsideSessions, type SearchPlan } from "../../search/options.js";
+import type { QueryTerm } from "../../search/query.js";
+import { perTermCap, rankCandidates, recallTerms, weighMatches } from "../../search/recall.js";
+import { termFrequencies } from "../../search/score.js";
+import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import type { SqlDriver } from "../connection/driver.js";
+import type { NodeRow } from "../tree.js";
+import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
+import { type HitHead, hasOtherBranches, isOnActivePath } from "./hits.js";
+import { indexPendingIfWritable, pendingTexts } from "./indexing.js";
+import { readSearchState, type SearchState } from "./state.js";
+
+// One term's newest matches.
+const TERM_MATCHES = `SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`;
+const NODES = `SELECT m.seq, m.parent_seq, m.session_num, m.tokens FROM json_each(?) j
+  JOIN agent_messages m ON m.seq = j.value`;
+const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
+  FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
+
+/** The ranked seqs of a search (best first), their scores, and the head of the session it keeps to. */
+export interface RecallRanking {
+  seqs: number[];
+  scores: Map<number, number>;
+  head: HitHead | undefined;
+}
+
+/** The ranking of a ranked-recall search; undefined when nothing can match (no content word, no such session). */
+export function recallRanking(
+  driver: SqlDriver,
+  expander: FamilyExpander,
+  query: string,
+  plan: SearchPlan,
+  limits: QueryLimits,
+): RecallRanking | undefined {
+  // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
+  const terms = recallTerms(query, limits);
+  if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return undefined;
+  const state = readSearchState(driver, plan.sessionId);
+  if (state === undefined) return undefined;
+  const head = state.scope?.head;
+  const pending = state.indexed !== null && state.total > state.indexed;
+  const indexed = !pending || indexPendingIfWritable(driver);
+  const { families } = expander.expand(terms, state.total);
+  const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
+  const matches = terms.map((term) => termMatches(driver, term, families, state, cap));
+  const pendingMatches = indexed ? undefined : pendingTermMatches(driver, terms, state.scope?.num);
+  const candidates = new Set<number>();
+  for (const seqs of matches) for (const seq of seqs) candidates.add(seq);
+  for (const seq of pendingMatches?.keys() ?? []) candidates.add(seq);
+  if (candidates.size === 0) return { seqs: [], scores: new Map(), head };
+  const nodes = new Map<number, Node>();
+  for (const [seq, parent, sessionNum, tokens] of driver.tuples<[number, number | null, number, number]>(
+    NODES,
+    [JSON.stringify([...candidates])],
+  ))
+    nodes.set(seq, [parent, sessionNum, tokens]);
+  const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
+  if (pendingMatches !== undefined) addPending(matches, pendingMatches);
+  const perTerm = weighMatches(matches, (seq) => nodes.get(seq)?.[2], documents);
+  const visible = visibility(driver, plan, state, nodes);
+  const ranked = rankCandidates(perTerm, (seq) => nodes.get(seq)?.[0], visible ? { visible } : {});
+  const scores = new Map(ranked.map(({ seq, score }) => [seq, score]));
+  return { seqs: ranked.map(({ seq }) => seq), scores, head };
+}
+
+type Node = [parent: number | null, sessionNum: number, tokens: number];
+
+/** The seqs of one term's newest matches within the search's scope, newest first. */
+function termMatches(
+  driver: SqlDriver,
+  term: QueryTerm,
+  families: ReadonlyMap<string, readonly string[]>,
+  { scope }: SearchState,
+  cap: number,
+): number[] {
+  // A word whose family has no indexed term, or that folds to nothing, matches no indexed message.
+  if (foldsToNothing([term])) return [];
+  if (term.kind === "word" && term.prefix !== null && families.get(term.prefix)?.length === 0) return [];
+  let match = toFts5([term], "text", families);
+  // A session holding most of the store is kept to by its rows' session (read with the candidates' parents):
+  // its token's doclist would be nearly the whole index. Any other is kept to by its token inside the index.
+  if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
+  return driver.column<number>(TERM_MATCHES, [match, cap]);
+}
+
+/**
+ * Which candidates a search may see, or undefined for all: matches of other sessions (a session kept to by its
+ * rows), hits outside the named sessions, and off the active path of their session when the search keeps to it.
+ * Only sessions with other branches need their paths checked.
+ */
+function visibility(
+  driver: SqlDriver,
+  plan: SearchPlan,
+  { scope }: SearchState,
+  nodes: ReadonlyMap<number, Node>,
+): ((seq: number) => boolean) | undefined {
+  if (scope !== undefined) {
+    const checkPath = plan.activeOnly && hasOtherBranches(scope.head);
+    if (scope.filter !== "lookup" && !checkPath) return undefined;
+    const leaves = new Map<number, NodeRow | undefined>();
+    return (seq) =>
+      nodes.get(seq)?.[1] === scope.num && (!checkPath || isOnActivePath(driver, seq, scope.head, leaves));
+  }
+  if (!plan.activeOnly && plan.sessionIds === undefined) return undefined;
+  const heads = new Map<number, HitHead>();
+  const nums = new Set([...nodes.values()].map(([, num]) => num));
+  for (const head of driver.all<HitHead>(HEADS, [JSON.stringify([...nums])]))
+    heads.set(head.session_num, head);
+  const leaves = new Map<number, NodeRow | undefined>();
+  return (seq) => {
+    const node = nodes.get(seq);
+    const head = node === undefined ? undefined : heads.get(node[1]);
+    if (head === undefined) return false;
+    if (plan.sessionIds !== undefined && !plan.sessionIds.has(head.session_id)) return false;
+    return !plan.activeOnly || isOnActivePath(driver, seq, head, leaves);
+  };
+}
+
+// The pending rows' matches join each term's list (they are newer than every indexed row).
+function addPending(matches: number[][], pending: ReadonlyMap<number, number[]>): void {
+  for (const [seq, tf] of pending) {
+    tf.forEach((n, i) => {
+      if (n > 0) matches[i]!.unshift(seq);
+    });
+  }
+}
+
+/**
+ * Rows the index does not hold yet, matched in memory, for a connection that may not write the index (read-only):
+ * at most a batch or two. seq → each term's frequency in the row.
+ */
+function pendingTermMatches(
+  driver: SqlDriver,
+  terms: QueryTerm[],
+  sessionNum: number | undefined,
+): Map<number, number[]> {
+  const found = new Map<number, number[]>();
+  for (const { seq, text } of pendingTexts(driver, sessionNum)) {
+    const { tf } = termFrequencies(terms, text);
+    if (tf.some((n) => n > 0)) found.set(seq, tf);
+  }
+  return found;
+}

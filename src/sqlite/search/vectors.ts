@@ -1,0 +1,253 @@
+import { SessionError } from "../../errors.js";
+import { storedMessageText } from "../../message.js";
+import { StoreVectors } from "../../search/vectors/channel.js";
+import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
+import { dot, PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
+import type {
+  Embedder,
+  PendingText,
+  VectorBackend,
+  VectorStoreOptions,
+  VectorWrite,
+} from "../../search/vectors/types.js";
+import { contentSql, resolveContent } from "../chunks.js";
+import type { SqlDriver } from "../connection/driver.js";
+import type { SqliteStore } from "../store.js";
+import { loadSqliteVec } from "./vectors-extension.js";
+
+// Created on the channel's first use only: a store without an embedder never has them. `content_hash` is the
+// message row's when its text was read (a mismatch = stale), `text_hash` the embedded text's (an update that keeps
+// the text keeps the vector). `vector` holds float32 bytes in the plain table; with sqlite-vec the vectors live in
+// agent_message_vectors_vec (rowid = seq) and `vector` stays NULL.
+const TABLES = [
+  `CREATE TABLE IF NOT EXISTS agent_message_vectors (
+    seq INTEGER PRIMARY KEY,
+    session_num INTEGER NOT NULL,
+    content_hash TEXT,
+    text_hash TEXT NOT NULL,
+    vector BLOB
+  )`,
+  "CREATE INDEX IF NOT EXISTS agent_message_vectors_session ON agent_message_vectors(session_num, seq)",
+  `CREATE TABLE IF NOT EXISTS agent_vector_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    dimensions INTEGER NOT NULL,
+    kind TEXT NOT NULL
+  )`,
+];
+
+// A vector row is current when it was made from the message row as it is now (same session, same content hash).
+const CURRENT = "v.session_num = m.session_num AND v.content_hash IS m.content_hash";
+
+const PENDING_SELECT = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, m.content_hash,
+  CASE WHEN v.session_num = m.session_num THEN v.text_hash END AS stored
+  FROM agent_messages m LEFT JOIN agent_message_vectors v ON v.seq = m.seq`;
+
+type PendingRow = [number, number, unknown, string | null, string | null];
+
+// sqlite-vec refuses a JS number (bound as a float) for its rowid and partition key.
+const int = (value: number | string) => BigInt(value);
+
+/** Vectors of a SQLite store: sqlite-vec where it loads, else float32 BLOBs scored in JavaScript. */
+class SqliteVectorBackend implements VectorBackend {
+  kind = "sqlite-blob";
+  private size: number | null = null;
+
+  constructor(
+    private readonly store: SqliteStore,
+    private readonly plainOnly: boolean,
+  ) {}
+
+  private get driver(): SqlDriver {
+    return this.store.driver;
+  }
+
+  async ensure(): Promise<void> {
+    const driver = this.driver;
+    for (const statement of TABLES) driver.run(statement);
+    const state = driver.get<{ dimensions: number; kind: string }>(
+      "SELECT dimensions, kind FROM agent_vector_state WHERE id = 1",
+    );
+    if (state?.kind === "sqlite-vec") {
+      if (!(await loadSqliteVec(driver))) {
+        throw new SessionError(
+          "UNSUPPORTED",
+          "this store's vectors are in a sqlite-vec index, and this connection cannot load SQLite extensions",
+        );
+      }
+    } else if (!state && !this.plainOnly && (await loadSqliteVec(driver))) {
+      this.kind = "sqlite-vec";
+    }
+    if (state) {
+      this.kind = state.kind;
+      this.size = state.dimensions;
+    }
+  }
+
+  private pendingRows(rows: PendingRow[]): PendingText[] {
+    return rows.map(([seq, session, content, contentHash, stored]) => ({
+      seq,
+      session,
+      text: storedMessageText(resolveContent(this.driver, content)),
+      contentHash,
+      storedTextHash: stored,
+    }));
+  }
+
+  async pending(after: number, limit: number): Promise<PendingText[]> {
+    return this.pendingRows(
+      this.driver.tuples<PendingRow>(
+        `${PENDING_SELECT} WHERE m.seq > ? AND (v.seq IS NULL OR NOT (${CURRENT})) ORDER BY m.seq LIMIT ?`,
+        [after, limit],
+      ),
+    );
+  }
+
+  async pendingIds(sessionId: string, ids: readonly string[]): Promise<PendingText[]> {
+    const num = this.store.sessionNum(sessionId, false);
+    if (num === undefined || ids.length === 0) return [];
+    return this.pendingRows(
+      this.driver.tuples<PendingRow>(
+        `${PENDING_SELECT} WHERE m.session_num = ? AND m.id IN (${ids.map(() => "?").join(",")})
+         AND (v.seq IS NULL OR NOT (${CURRENT})) ORDER BY m.seq`,
+        [num, ...ids],
+      ),
+    );
+  }
+
+  async write(rows: readonly VectorWrite[]): Promise<void> {
+    const driver = this.driver;
+    const native = this.kind === "sqlite-vec";
+    driver.transaction(() => {
+      for (const row of rows) {
+        const vector = row.vector;
+        if (vector instanceof Float32Array) this.sizeFor(vector.length, native);
+        if (vector === "keep") {
+          driver.run(
+            "UPDATE agent_message_vectors SET session_num = ?, content_hash = ?, text_hash = ? WHERE seq = ?",
+            [row.session, row.contentHash, row.textHash, row.seq],
+          );
+          continue;
+        }
+        const blob = vector && !native ? vectorBytes(vector) : null;
+        driver.run(
+          `INSERT INTO agent_message_vectors (seq, session_num, content_hash, text_hash, vector) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (seq) DO UPDATE SET session_num = excluded.session_num, content_hash = excluded.content_hash,
+           text_hash = excluded.text_hash, vector = excluded.vector`,
+          [row.seq, row.session, row.contentHash, row.textHash, blob],
+        );
+        if (!native) continue;
+        driver.run("DELETE FROM agent_message_vectors_vec WHERE rowid = ?", [int(row.seq)]);
+        if (vector) {
+          driver.run(
+            "INSERT INTO agent_message_vectors_vec (rowid, embedding, session_num) VALUES (?, ?, ?)",
+            [int(row.seq), vectorBytes(vector), int(row.session)],
+          );
+        }
+      }
+    });
+  }
+
+  // The first vector fixes the store's size (and creates the sqlite-vec table, whose column is typed by it).
+  private sizeFor(length: number, native: boolean): void {
+    if (this.size !== null) return;
+    if (native) {
+      this.driver.run(
+        `CREATE VIRTUAL TABLE IF NOT EXISTS agent_message_vectors_vec USING vec0(
+          embedding float[${length}] distance_metric=cosine, session_num integer partition key)`,
+      );
+    }
+    this.driver.run(
+      "INSERT INTO agent_vector_state (id, dimensions, kind) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING",
+      [length, this.kind],
+    );
+    // Another connection may have stored the first vector meanwhile: its size and index are the store's.
+    const state = this.driver.get<{ dimensions: number; kind: string }>(
+      "SELECT dimensions, kind FROM agent_vector_state WHERE id = 1",
+    );
+    this.size = state?.dimensions ?? length;
+    this.kind = state?.kind ?? this.kind;
+    if (this.size !== length) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `vectors of ${length} dimensions, the store's are ${this.size}`,
+      );
+    }
+  }
+
+  async nearest(query: Float32Array, options: { sessionId?: string; limit: number }): Promise<number[]> {
+    let num: number | undefined;
+    if (options.sessionId !== undefined) {
+      num = this.store.sessionNum(options.sessionId, false);
+      if (num === undefined) return [];
+    }
+    const scope = num === undefined ? "" : " AND v.session_num = ?";
+    const scopeParams = num === undefined ? [] : [num];
+    if (this.kind === "sqlite-vec") {
+      // sqlite-vec answers at most 4,096 neighbours; a few more than asked make up for stale rows left out.
+      const k = Math.min(4096, options.limit + 16);
+      return this.driver.column<number>(
+        `WITH knn AS MATERIALIZED (SELECT rowid AS seq, distance FROM agent_message_vectors_vec
+           WHERE embedding MATCH ? AND k = ?${num === undefined ? "" : " AND session_num = ?"})
+         SELECT knn.seq FROM knn JOIN agent_message_vectors v ON v.seq = knn.seq JOIN agent_messages m ON m.seq = v.seq
+         WHERE ${CURRENT} ORDER BY knn.distance, knn.seq DESC LIMIT ?`,
+        [vectorBytes(query), k, ...scopeParams, options.limit],
+      );
+    }
+    const top = new TopK(options.limit);
+    const rows = this.driver.tuples<[number, Uint8Array | ArrayBuffer]>(
+      `SELECT v.seq, v.vector FROM agent_message_vectors v JOIN agent_messages m ON m.seq = v.seq
+       WHERE v.vector IS NOT NULL${scope} AND ${CURRENT} ORDER BY v.seq DESC LIMIT ?`,
+      [...scopeParams, PLAIN_VECTOR_CANDIDATES],
+    );
+    for (const [seq, bytes] of rows) top.add(seq, dot(query, bytesVector(bytes)));
+    return top.seqs();
+  }
+
+  async prune(sessionId?: string): Promise<void> {
+    const num = sessionId === undefined ? undefined : this.store.sessionNum(sessionId, false);
+    const orphans = this.driver.column<number>(
+      `SELECT v.seq FROM agent_message_vectors v LEFT JOIN agent_messages m ON m.seq = v.seq
+       WHERE (m.seq IS NULL OR m.session_num <> v.session_num)${num === undefined ? "" : " AND v.session_num = ?"}`,
+      num === undefined ? [] : [num],
+    );
+    if (orphans.length === 0) return;
+    const native = this.kind === "sqlite-vec";
+    this.driver.transaction(() => {
+      for (const seq of orphans) {
+        this.driver.run("DELETE FROM agent_message_vectors WHERE seq = ?", [seq]);
+        if (native) this.driver.run("DELETE FROM agent_message_vectors_vec WHERE rowid = ?", [int(seq)]);
+      }
+    });
+  }
+
+  async counts(): Promise<{ embedded: number; pending: number }> {
+    const total = this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_messages")?.n ?? 0;
+    const embedded =
+      this.driver.get<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM agent_message_vectors v JOIN agent_messages m ON m.seq = v.seq WHERE ${CURRENT}`,
+      )?.n ?? 0;
+    return { embedded, pending: total - embedded };
+  }
+
+  async dimensions(): Promise<number | null> {
+    return this.size;
+  }
+
+  async maxSeq(): Promise<number> {
+    return (
+      this.driver.get<{ seq: number }>("SELECT IFNULL(MAX(seq), 0) AS seq FROM agent_messages")?.seq ?? 0
+    );
+  }
+}
+
+/** The vector channel of a SqliteStore opened with an `embedder`. */
+export function sqliteVectors(
+  store: SqliteStore,
+  options: VectorStoreOptions & { embedder: Embedder },
+): StoreVectors {
+  return new StoreVectors(
+    new SqliteVectorBackend(store, options.vectorIndex === "plain"),
+    options,
+    store.feed,
+  );
+}

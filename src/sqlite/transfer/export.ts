@@ -1,0 +1,209 @@
+import { canBeStored } from "../../message.js";
+import { AttachmentExport } from "../../store/transfer/attachments.js";
+import type {
+  ImportCounts,
+  SessionFootprint,
+  SessionImportResult,
+  SessionTransfer,
+  TransferItem,
+  TransferRow,
+} from "../../store/types.js";
+import { contentSql, resolveContent } from "../chunks.js";
+import type { SqlDriver } from "../connection/driver.js";
+import { freeTextSql, readFreeText } from "../connection/free-text.js";
+import { compactionOf, type EncodedCompactionRow } from "../history.js";
+import { loadAttachments } from "../media/tables.js";
+import { SqliteSessionRegistry } from "../registry.js";
+import { importRows, importSession } from "./import.js";
+
+// Rows per read: big enough that paging costs little, small enough that memory stays flat on huge sessions.
+const PAGE = 1000;
+
+interface MessageRow {
+  seq: number;
+  id: string;
+  parent_id: string | null;
+  role: string;
+  created_at: string;
+  /** The JSON, or the seq of a message split across continuation rows (chunks.ts). */
+  content: unknown;
+}
+
+/**
+ * Lossless, streaming export and import for a SQLite store. Every listing is read in keyset pages, so exporting
+ * a store of any size holds one page at a time; a session's messages come in storage order, which puts parents
+ * before their children.
+ */
+export class SqliteTransfer implements SessionTransfer {
+  private readonly registry: SqliteSessionRegistry;
+
+  constructor(private readonly driver: SqlDriver) {
+    this.registry = new SqliteSessionRegistry(driver);
+  }
+
+  async *sessionIds(): AsyncGenerator<string> {
+    // Oldest activity first, so importing the ids in this order reproduces list()'s order, ties included.
+    // Row-value keyset from ('', 0), below every real row: one range scan of agent_sessions_recent per page.
+    let after = { updated_at: "", activity: 0 };
+    for (;;) {
+      const rows: { id: string; updated_at: string; activity: number }[] = this.driver.all(
+        `SELECT id, updated_at, activity FROM agent_sessions WHERE (updated_at, activity) > (?, ?)
+         ORDER BY updated_at, activity LIMIT ?`,
+        [after.updated_at, after.activity, PAGE],
+      );
+      for (const row of rows) yield row.id;
+      if (rows.length < PAGE) break;
+      after = rows[rows.length - 1]!;
+    }
+    let afterId: string | null = null;
+    for (;;) {
+      const rows: { session_id: string }[] = this.driver.all(
+        `SELECT h.session_id FROM agent_session_heads h
+         WHERE ${afterId === null ? "1" : "h.session_id > ?"}
+           AND NOT EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = h.session_id)
+           AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM agent_compactions c WHERE c.session_num = h.num))
+         ORDER BY h.session_id LIMIT ?`,
+        afterId === null ? [PAGE] : [afterId, PAGE],
+      );
+      for (const row of rows) yield row.session_id;
+      if (rows.length < PAGE) break;
+      afterId = rows[rows.length - 1]!.session_id;
+    }
+  }
+
+  async footprint(sessionId: string): Promise<SessionFootprint | null> {
+    const info = await this.registry.get(sessionId);
+    const head = this.head(sessionId);
+    if (!info && !head) return null;
+    const sums = head
+      ? this.driver.get<{ n: number; bytes: number | null; tokens: number | null }>(
+          "SELECT COUNT(*) AS n, SUM(bytes) AS bytes, SUM(tokens) AS tokens FROM agent_messages WHERE session_num = ?",
+          [head.num],
+        )
+      : undefined;
+    const compactions = head
+      ? this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_compactions WHERE session_num = ?", [
+          head.num,
+        ])
+      : undefined;
+    return {
+      id: sessionId,
+      registered: info !== null,
+      messages: Number(sums?.n ?? 0),
+      compactions: Number(compactions?.n ?? 0),
+      bytes: Number(sums?.bytes ?? 0),
+      tokens: Number(sums?.tokens ?? 0),
+      leafId: head ? this.leafId(head.leaf_seq) : null,
+    };
+  }
+
+  async *exportSession(sessionId: string): AsyncGenerator<TransferItem> {
+    const info = await this.registry.get(sessionId);
+    const head = this.head(sessionId);
+    if (!info && !head) return;
+    yield {
+      kind: "session",
+      session: { id: sessionId, info, leafId: head ? this.leafId(head.leaf_seq) : null },
+    };
+    if (!head) return;
+    const attachments = new AttachmentExport();
+    const load = (hash: string) => loadAttachments(this.driver, [hash]).get(hash) ?? null;
+    for (let after = 0; ; ) {
+      // Seqs first from the (session_num, id) index alone, then only those rows: a page never reads the content
+      // of the rest of the session.
+      const seqs = this.driver
+        .all<{ seq: number }>(
+          "SELECT seq FROM agent_messages WHERE session_num = ? AND seq > ? ORDER BY seq LIMIT ?",
+          [head.num, after, PAGE],
+        )
+        .map((r) => r.seq);
+      if (seqs.length === 0) break;
+      const rows = this.driver.all<MessageRow>(
+        `SELECT m.seq, m.id, p.id AS parent_id, m.role, m.created_at, ${contentSql("m")} AS content FROM agent_messages m
+         LEFT JOIN agent_messages p ON p.seq = m.parent_seq
+         WHERE m.seq IN (SELECT value FROM json_each(?)) ORDER BY m.seq`,
+        [JSON.stringify(seqs)],
+      );
+      for (const row of rows) {
+        const content = resolveContent(this.driver, row.content);
+        yield* attachments.before(content, load);
+        yield {
+          kind: "message",
+          message: {
+            id: row.id,
+            parentId: row.parent_id,
+            role: row.role,
+            createdAt: row.created_at,
+            content,
+          },
+        };
+      }
+      if (seqs.length < PAGE) break;
+      after = seqs[seqs.length - 1]!;
+    }
+    for (let after = 0; ; ) {
+      const rows = this.driver.all<EncodedCompactionRow & { seq: number }>(
+        `SELECT seq, id, ${freeTextSql("summary", "summary")}, from_message_id, to_message_id, details, created_at
+         FROM agent_compactions
+         WHERE session_num = ? AND seq > ? ORDER BY seq LIMIT ?`,
+        [head.num, after, PAGE],
+      );
+      for (const row of rows) {
+        yield { kind: "compaction", compaction: compactionOf(row) };
+      }
+      if (rows.length < PAGE) break;
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
+    return importSession(this.driver, items);
+  }
+
+  async *exportRows(): AsyncGenerator<TransferRow> {
+    for (let after: string | null = null; ; ) {
+      const rows: { key: string; content: unknown; content_encoded: unknown }[] = this.driver.all(
+        `SELECT key, ${freeTextSql("content", "content")} FROM agent_context_blocks WHERE ${after === null ? "1" : "key > ?"}
+         ORDER BY key LIMIT ?`,
+        after === null ? [PAGE] : [after, PAGE],
+      );
+      for (const row of rows) {
+        yield { kind: "block", key: row.key, content: readFreeText(row.content, row.content_encoded) };
+      }
+      if (rows.length < PAGE) break;
+      after = rows[rows.length - 1]!.key;
+    }
+    // Entries in storage order: search ranks ties newest first, so the order is part of what must survive.
+    for (let after = 0; ; ) {
+      const rows: { seq: number; label: string; key: string; content: unknown; content_encoded: unknown }[] =
+        this.driver.all(
+          `SELECT seq, label, key, ${freeTextSql("content", "content")} FROM agent_search_entries
+           WHERE seq > ? ORDER BY seq LIMIT ?`,
+          [after, PAGE],
+        );
+      for (const row of rows) {
+        const content = readFreeText(row.content, row.content_encoded);
+        yield { kind: "entry", label: row.label, key: row.key, content };
+      }
+      if (rows.length < PAGE) break;
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  importRows(rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
+    return importRows(this.driver, rows);
+  }
+
+  private head(sessionId: string): { num: number; leaf_seq: number | null } | undefined {
+    // An id no head can have is not looked up (a lone surrogate would be bound as U+FFFD: another session).
+    if (!canBeStored(sessionId)) return undefined;
+    return this.driver.get("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [sessionId]);
+  }
+
+  private leafId(leafSeq: number | null): string | null {
+    if (leafSeq === null) return null;
+    return (
+      this.driver.get<{ id: string }>("SELECT id FROM agent_messages WHERE seq = ?", [leafSeq])?.id ?? null
+    );
+  }
+}

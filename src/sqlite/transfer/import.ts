@@ -1,0 +1,249 @@
+import { SessionError } from "../../errors.js";
+import { entryText, searchableText } from "../../search/query.js";
+import { AttachmentImport } from "../../store/transfer/attachments.js";
+import {
+  assertTransferMessage,
+  batches,
+  messageFacts,
+  openSessionStream,
+} from "../../store/transfer/stream.js";
+import { assertTransferRow } from "../../store/transfer/validate.js";
+import type {
+  ImportCounts,
+  SessionImportResult,
+  SessionInfo,
+  TransferItem,
+  TransferMessage,
+  TransferRow,
+} from "../../store/types.js";
+import { contentHash } from "../../store/write-policy.js";
+import type { StoredCompaction } from "../../types.js";
+import { ensureHead } from "../append.js";
+import { storedContent, writeChunks } from "../chunks.js";
+import type { SqlDriver } from "../connection/driver.js";
+import { storedFreeText } from "../connection/free-text.js";
+import { planImportLinks } from "../media/attachments.js";
+import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
+import { jumpFor, nodeById } from "../tree.js";
+
+// Items per write transaction: one fsync-free commit per batch keeps imports fast without holding the lock long.
+const BATCH = 500;
+
+/** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
+export function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
+  const row = driver.get(
+    `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, input_tokens, output_tokens,
+       cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, activity)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions))
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [
+      info.id,
+      info.name,
+      info.parent_session_id,
+      info.model,
+      info.source,
+      info.input_tokens,
+      info.output_tokens,
+      info.cache_read_tokens,
+      info.cache_write_tokens,
+      info.estimated_cost,
+      info.end_reason,
+      info.created_at,
+      info.updated_at,
+    ],
+  );
+  return row !== undefined;
+}
+
+/** Inserts one message as an append would (tree columns, totals, search row), but with its own parent and time. */
+export function insertMessage(
+  driver: SqlDriver,
+  sessionId: string,
+  num: number,
+  message: TransferMessage,
+  indexed: number,
+  attachments: AttachmentImport,
+): boolean {
+  assertTransferMessage(message);
+  if (
+    driver.get("SELECT 1 AS found FROM agent_messages WHERE session_num = ? AND id = ?", [num, message.id])
+  ) {
+    return false;
+  }
+  const parent = message.parentId === null ? undefined : nodeById(driver, num, message.parentId);
+  if (message.parentId !== null && !parent) {
+    throw new SessionError(
+      "PARENT_NOT_FOUND",
+      `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
+    );
+  }
+  const linkPayloads = planImportLinks(driver, num, message.id, message.content, attachments);
+  const facts = messageFacts(message);
+  const jump = parent ? jumpFor(driver, parent) : null;
+  const stored = storedContent(driver, message.content);
+  const row = driver.get<{ seq: number }>(
+    `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth,
+       bytes, cum_bytes, tokens, cum_tokens, chunks, content_hash)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    [
+      num,
+      message.id,
+      parent ? parent.seq : null,
+      facts.role,
+      stored.content,
+      message.createdAt,
+      parent ? parent.depth + 1 : 0,
+      jump ? jump.seq : null,
+      jump ? jump.depth : 0,
+      facts.bytes,
+      (parent?.cum_bytes ?? 0) + facts.bytes,
+      facts.tokens,
+      (parent?.cum_tokens ?? 0) + facts.tokens,
+      stored.chunks,
+      contentHash(message.content),
+    ],
+  )!;
+  writeChunks(driver, row.seq, stored);
+  linkPayloads(row.seq);
+  // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (importSession).
+  if (row.seq <= indexed) indexText(driver, row.seq, num, facts.text);
+  return true;
+}
+
+/** Inserts an overlay with its own id and time unless the id is stored; true when written. */
+export function insertCompaction(driver: SqlDriver, num: number, compaction: StoredCompaction): boolean {
+  const row = driver.get(
+    `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
+    [
+      num,
+      compaction.id,
+      storedFreeText(compaction.summary),
+      compaction.fromMessageId,
+      compaction.toMessageId,
+      compaction.details === undefined ? null : JSON.stringify(compaction.details),
+      compaction.createdAt,
+    ],
+  );
+  return row !== undefined;
+}
+
+/**
+ * Writes one batch of a session's messages and overlays in one write transaction (creating the session's head on
+ * first use), counting inserted and skipped rows into `result`; returns the session's numeric key.
+ */
+export function writeItems(
+  driver: SqlDriver,
+  sessionId: string,
+  items: readonly Exclude<TransferItem, { kind: "session" }>[],
+  result: Pick<SessionImportResult, "messages" | "compactions">,
+  attachments = new AttachmentImport(),
+): number {
+  return driver.transaction(() => {
+    const num = ensureHead(driver, sessionId).num;
+    const indexed = indexedSeq(driver);
+    let inserted = 0;
+    for (const item of items) {
+      if (item.kind === "attachment") {
+        attachments.accept(item.attachment);
+        continue;
+      }
+      const counts = item.kind === "message" ? result.messages : result.compactions;
+      const wrote =
+        item.kind === "message"
+          ? insertMessage(driver, sessionId, num, item.message, indexed, attachments)
+          : insertCompaction(driver, num, item.compaction);
+      if (wrote) counts.inserted++;
+      else counts.skipped++;
+      if (wrote && item.kind === "message") inserted++;
+    }
+    if (inserted > 0) {
+      driver.run("UPDATE agent_session_heads SET message_count = message_count + ? WHERE num = ?", [
+        inserted,
+        num,
+      ]);
+      indexPending(driver);
+    }
+    return num;
+  });
+}
+
+/**
+ * Imports one session stream: the registry row, then batches of messages and overlays, each batch one write
+ * transaction. Rows whose ids exist are skipped, so importing the same stream twice writes nothing the second time.
+ */
+export async function importSession(
+  driver: SqlDriver,
+  items: AsyncIterable<TransferItem>,
+): Promise<SessionImportResult> {
+  const { header, rest } = await openSessionStream(items);
+  const result: SessionImportResult = {
+    sessionId: header.id,
+    registered: header.info ? insertRegistryRow(driver, { ...header.info, id: header.id }) : false,
+    messages: { inserted: 0, skipped: 0 },
+    compactions: { inserted: 0, skipped: 0 },
+  };
+  let num: number | undefined;
+  const attachments = new AttachmentImport();
+  for await (const batch of batches(rest, BATCH)) {
+    num = writeItems(driver, header.id, batch, result, attachments);
+  }
+  if (num !== undefined && result.messages.inserted > 0) setLeaf(driver, num, header.leafId);
+  return result;
+}
+
+/** The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose. */
+export function setLeaf(driver: SqlDriver, num: number, leafId: string | null): void {
+  const leaf =
+    (leafId === null ? undefined : nodeById(driver, num, leafId)?.seq) ??
+    driver.get<{ seq: number | null }>(
+      `SELECT MAX(m.seq) AS seq FROM agent_messages m WHERE m.session_num = ?
+         AND NOT EXISTS (SELECT 1 FROM agent_messages c WHERE c.parent_seq = m.seq)`,
+      [num],
+    )?.seq ??
+    null;
+  driver.run("UPDATE agent_session_heads SET leaf_seq = ?, updated_at = ? WHERE num = ?", [
+    leaf,
+    new Date().toISOString(),
+    num,
+  ]);
+}
+
+/** Inserts a block or entry unless its key is stored (an existing row keeps its content); true when written. */
+export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boolean {
+  if (row.kind === "block") {
+    return (
+      driver.get(
+        `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO NOTHING RETURNING key`,
+        [row.key, storedFreeText(row.content), now],
+      ) !== undefined
+    );
+  }
+  return driver.transaction(() => {
+    const entry = driver.get<{ seq: number }>(
+      `INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
+      [row.label, row.key, storedFreeText(row.content), now, now],
+    );
+    if (entry) {
+      driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
+        entry.seq,
+        searchableText(entryText(row.key, row.content)),
+      ]);
+    }
+    return entry !== undefined;
+  });
+}
+
+/** Imports blocks and entries whose keys are not stored yet (an existing row keeps its content). */
+export async function importRows(driver: SqlDriver, rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
+  const counts: ImportCounts = { inserted: 0, skipped: 0 };
+  const now = new Date().toISOString();
+  for await (const row of rows) {
+    assertTransferRow(row);
+    if (insertRow(driver, row, now)) counts.inserted++;
+    else counts.skipped++;
+  }
+  return counts;
+}

@@ -1,0 +1,153 @@
+import { SessionError } from "../../errors.js";
+import type { SessionMessage, StoredCompaction } from "../../types.js";
+import type { ChangeEvent, LoggedChange } from "./feed.js";
+
+/** A change-log row as both SQL backends store it (`ids` and `data` are JSON text). */
+export interface ChangeRow {
+  seq: number | string;
+  origin: string;
+  session_id: string;
+  kind: string;
+  ids: string;
+  parent_id: string | null;
+  data: string | null;
+}
+
+/** Rows kept in a change log by default; older ones are pruned in bounded batches. */
+export const DEFAULT_RETAIN = 10_000;
+/** Rows read per poll or replay page. */
+export const PAGE_ROWS = 500;
+/** Rows deleted per pruning statement (bounded, so one write never pays for a backlog). */
+export const PRUNE_BATCH = 1_000;
+/** Prune once every this many recorded rows. */
+export const PRUNE_EVERY = 256;
+
+/** Options of a store's change log. */
+export interface ChangeLogOptions {
+  /** Rows kept for resuming subscribers (default 10,000); a cursor older than that gets a `reset` event. */
+  retain?: number;
+  /** How often another process's writes are looked for, in ms (SQLite; Postgres polls only without LISTEN). */
+  pollMs?: number;
+}
+
+/** A random id for one store instance: its own rows are delivered locally, not again from the log. */
+export function newOrigin(): string {
+  return crypto.randomUUID();
+}
+
+// `data` of an append that inserted nothing (an id already stored); null for every inserting one.
+const NOT_INSERTED = '{"inserted":false}';
+
+/** The JSON columns of a change. */
+export function changeColumns(change: LoggedChange): { ids: string; data: string | null } {
+  const data = change.compaction
+    ? JSON.stringify(change.compaction)
+    : change.inserted === false
+      ? NOT_INSERTED
+      : null;
+  return { ids: JSON.stringify(change.ids), data };
+}
+
+/**
+ * The event a logged row stands for; messages are read back by id (null when the row's message is gone since:
+ * a later row says why).
+ */
+export async function rowEvent(
+  row: ChangeRow,
+  origin: "local" | "remote",
+  read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
+): Promise<ChangeEvent | null> {
+  const base = { sessionId: row.session_id, cursor: Number(row.seq), origin };
+  const ids = JSON.parse(row.ids) as string[];
+  switch (row.kind) {
+    case "append":
+    case "import":
+    case "update": {
+      const id = ids[0];
+      const message = id === undefined ? null : await read(row.session_id, id);
+      if (!message) return null;
+      if (row.kind === "update") return { type: "update", message, ...base };
+      if (row.kind === "import") return { type: "import", message, inserted: true, ...base };
+      const inserted = row.data !== NOT_INSERTED;
+      return { type: "append", message, parentId: row.parent_id, inserted, ...base };
+    }
+    case "delete":
+      return { type: "delete", ids, ...base };
+    case "clear":
+      return { type: "clear", ...base };
+    case "compaction":
+      return { type: "compaction", compaction: JSON.parse(row.data ?? "null") as StoredCompaction, ...base };
+    default:
+      return { type: "reset", reason: `session "${row.session_id}" was rewritten (${row.kind})`, ...base };
+  }
+}
+
+/** Validates change-log options (`INVALID_ARGUMENT` through the caller's check). */
+export function logSettings(
+  options: boolean | ChangeLogOptions | undefined,
+): Required<ChangeLogOptions> | null {
+  if (!options) return null;
+  const given = options === true ? {} : options;
+  const retain = given.retain ?? DEFAULT_RETAIN;
+  const pollMs = given.pollMs ?? 200;
+  if (!Number.isSafeInteger(retain) || retain < 1 || !Number.isFinite(pollMs) || pollMs < 10) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "changeLog: retain must be a whole number >= 1 and pollMs a number >= 10",
+    );
+  }
+  return { retain, pollMs };
+}
+
+/**
+ * The `reset` a replay starts with when pruning already removed events after `after` (the log is only ever cut at
+ * its old end, so a gap there means lost events), or undefined when the log still holds them all.
+ */
+export function prunedPastCursor(oldest: number | null | undefined, after: number): ChangeEvent | undefined {
+  if (typeof oldest !== "number" || oldest <= after + 1) return undefined;
+  return {
+    type: "reset",
+    reason: "the change log no longer holds events after this cursor",
+    sessionId: "",
+    wholeStore: true,
+    cursor: after,
+    origin: "local",
+  };
+}
+
+// The cursor of the change-log row a write committed together with itself (in its statement or transaction), kept
+// on the write's result object so the feed publishes it without recording the change a second time.
+const LOGGED = Symbol("agent-session.loggedCursor");
+
+/** Marks `result` as logged at `cursor` by its own write (see {@link loggedCursor}); returns it. */
+export function markLogged<T extends object>(result: T, cursor: number | null | undefined): T {
+  if (typeof cursor === "number")
+    Object.defineProperty(result, LOGGED, { value: cursor, configurable: true });
+  return result;
+}
+
+/** The cursor a write's result says its own transaction logged, or undefined when the feed must record it. */
+export function loggedCursor(result: unknown): number | undefined {
+  if (typeof result !== "object" || result === null) return undefined;
+  const cursor = (result as { [LOGGED]?: unknown })[LOGGED];
+  return typeof cursor === "number" ? cursor : undefined;
+}
+
+/** What a write logs about itself (its session is the provider's). */
+export type Change = Omit<LoggedChange, "sessionId">;
+
+/** The change of an append or import: logged only when it inserted (a duplicate is recorded by the feed). */
+export const inserted =
+  (type: "append" | "import", id: string, parentId: string | null | undefined) =>
+  (result: { inserted: boolean }): Change | null =>
+    result.inserted ? { type, ids: [id], parentId } : null;
+
+/** The change of an update or upsert: an insert is an append, a replacement an update, nothing else is logged. */
+export const replaced =
+  (id: string, parentId?: string | null) =>
+  (result: { inserted?: boolean; updated: boolean }): Change | null =>
+    result.inserted
+      ? { type: "append", ids: [id], parentId }
+      : result.updated
+        ? { type: "update", ids: [id] }
+        : null;
