@@ -59,9 +59,9 @@ pre.block { white-space: pre-wrap; background: #fff; border: 1px solid var(--lin
 #results .hit, #results .ctx { display: block; width: 100%; text-align: left; background: #fff; border: 1px solid var(--line);
   border-radius: 6px; padding: 6px 10px; margin-bottom: 6px; cursor: pointer; font: inherit; overflow-wrap: anywhere; }
 .hit-group { margin-bottom: 12px; }
-.hit-group .hit { border-left: 4px solid var(--sel); background: #fffdf5; }
-.hit-group .ctx { opacity: 0.6; margin-left: 16px; width: calc(100% - 16px); padding: 4px 10px; }
-.hit-group .ctx:hover { opacity: 1; }
+#results .hit-group .hit { border-left: 4px solid var(--sel); background: #fffdf5; }
+#results .hit-group .ctx { opacity: 0.6; margin-left: 16px; width: calc(100% - 16px); padding: 4px 10px; }
+#results .hit-group .ctx:hover { opacity: 1; }
 .covered-by { margin: -2px 0 6px 16px; padding: 4px 10px; border-left: 4px dashed var(--overlay); background: #fffbeb;
   font-size: 12px; overflow-wrap: anywhere; }
 .covered-by .summary { color: var(--muted); white-space: pre-wrap; }
