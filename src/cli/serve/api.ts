@@ -6,6 +6,7 @@ import { listSessions, requireSession } from "../inspect/sessions.js";
 import { activeIds, leafIds, loadTree } from "../inspect/tree.js";
 import { preview } from "../output.js";
 import { partText } from "../render/message.js";
+import { viewerSearchOptions, withCompactions } from "./search-api.js";
 
 /** A JSON answer of the viewer's API, or an error with its HTTP status. */
 export type ApiResult =
@@ -68,12 +69,10 @@ export const API_ROUTES: Record<string, ApiRoute> = {
     return sessionBlocks(store, id);
   },
 
+  // Ranked recall over every session (or one); hits a compaction covers carry the overlay's range.
   async search(store, query) {
-    const q = query.get("q") ?? "";
-    const branch = query.get("branch") === "active" ? "active" : "all";
-    const session = query.get("session");
-    const match = query.get("match") === "all" ? "all" : "any";
-    return store.searchMessages(q, { limit: 50, branch, match, ...(session ? { sessionId: session } : {}) });
+    const hits = await store.searchMessages(query.get("q") ?? "", viewerSearchOptions(query));
+    return withCompactions(hits, (id) => store.session(id).getCompactions());
   },
 };
 

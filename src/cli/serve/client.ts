@@ -1,3 +1,4 @@
+import { COMPACTION_PREFIX } from "../../message.js";
 import { DEFAULT_SESSION_LABEL } from "../inspect/sessions.js";
 
 /**
@@ -227,21 +228,32 @@ export const CLIENT_SCRIPT = `
     }).catch(function (error) { showError($("summary"), error); });
   }
 
+  // A hit's summary: the branch ending where the overlay's range ends shows it; its originals are unfolded and the
+  // hit among them marked.
+  function openSummary(hit) {
+    var overlayId = ${JSON.stringify(COMPACTION_PREFIX)} + hit.compactedBy;
+    return openSession(hit.sessionId, hit.compaction.toMessageId).then(function () {
+      var entry = Array.prototype.filter.call(document.querySelectorAll("#conversation .msg.overlay"), function (node) {
+        return node.getAttribute("data-message-id") === overlayId;
+      })[0];
+      if (!entry) return;
+      entry.classList.add("target");
+      var details = entry.querySelector("details");
+      if (details) details.open = true;
+      Array.prototype.forEach.call(entry.querySelectorAll(".msg"), function (node) {
+        if (node.getAttribute("data-message-id") === hit.id) node.classList.add("target");
+      });
+      entry.scrollIntoView({ block: "start" });
+    });
+  }
+
+  var searchUi = { el: el, label: sessionLabel, open: openSession, openSummary: openSummary };
   $("search").addEventListener("submit", function (event) {
     event.preventDefault();
     var box = $("results");
-    api("search", { q: $("q").value, branch: $("branch").value }).then(function (hits) {
-      box.textContent = "";
-      box.appendChild(el("h3", null, hits.length + " matches"));
-      hits.forEach(function (hit) {
-        var button = el("button", "hit");
-        button.setAttribute("data-hit-id", hit.id);
-        button.appendChild(el("div", "muted", sessionLabel(hit.sessionId) + " · " + hit.id + " · " + hit.role + " · " + (hit.onActivePath ? "active path" : "other branch")));
-        button.appendChild(el("div", null, hit.content));
-        button.addEventListener("click", function () { openSession(hit.sessionId, hit.id); });
-        box.appendChild(button);
-      });
-    }).catch(function (error) { showError(box, error); });
+    var params = { q: $("q").value, branch: $("branch").value, role: $("role").value, context: $("context").value };
+    api("search", params).then(function (hits) { renderHits(box, hits, searchUi); })
+      .catch(function (error) { showError(box, error); });
   });
 
   var initial = new URLSearchParams(location.hash.slice(1));

@@ -1,5 +1,6 @@
 import { CLIENT_SCRIPT } from "./client.js";
 import { GRAPH_SCRIPT } from "./client-graph.js";
+import { SEARCH_SCRIPT } from "./client-search.js";
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -55,8 +56,17 @@ main { display: grid; grid-template-columns: 260px 1fr; height: calc(100vh - 44p
 details { margin-top: 6px; }
 details .msg { margin-left: 12px; }
 pre.block { white-space: pre-wrap; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px; }
-#results .hit { display: block; width: 100%; text-align: left; background: #fff; border: 1px solid var(--line);
-  border-radius: 6px; padding: 6px 10px; margin-bottom: 6px; cursor: pointer; font: inherit; }
+#results .hit, #results .ctx { display: block; width: 100%; text-align: left; background: #fff; border: 1px solid var(--line);
+  border-radius: 6px; padding: 6px 10px; margin-bottom: 6px; cursor: pointer; font: inherit; overflow-wrap: anywhere; }
+.hit-group { margin-bottom: 12px; }
+#results .hit-group .hit { border-left: 4px solid var(--sel); background: #fffdf5; }
+#results .hit-group .ctx { opacity: 0.6; margin-left: 16px; width: calc(100% - 16px); padding: 4px 10px; }
+#results .hit-group .ctx:hover { opacity: 1; }
+.covered-by { margin: -2px 0 6px 16px; padding: 4px 10px; border-left: 4px dashed var(--overlay); background: #fffbeb;
+  font-size: 12px; overflow-wrap: anywhere; }
+.covered-by .summary { color: var(--muted); white-space: pre-wrap; }
+.covered-by button { font: inherit; margin-top: 4px; cursor: pointer; }
+.msg.target { outline: 3px solid var(--sel); }
 .error { color: #b42318; }
 .legend { max-width: 240px; margin: 6px 0 0; padding: 0; list-style: none; }
 .legend li { display: flex; gap: 6px; align-items: center; }
@@ -64,7 +74,7 @@ pre.block { white-space: pre-wrap; background: #fff; border: 1px solid var(--lin
 /* Narrow windows (a phone, a side panel): one column, the header wraps, nothing wider than the screen. */
 @media (max-width: 720px) {
   header { flex-wrap: wrap; padding: 8px; }
-  header form { margin-left: 0; width: 100%; }
+  header form { margin-left: 0; width: 100%; flex-wrap: wrap; }
   header input { flex: 1; min-width: 0; }
   main { display: block; height: auto; }
   #sessions { max-height: 30vh; border-right: 0; border-bottom: 1px solid var(--line); }
@@ -107,6 +117,8 @@ export function renderPage(nonce: string, title: string): string {
   <form id="search">
     <input id="q" type="search" placeholder="Search all sessions" aria-label="Search">
     <select id="branch" aria-label="Branches"><option value="all">all branches</option><option value="active">active paths</option></select>
+    <select id="role" aria-label="Role"><option value="">any role</option><option value="user">user</option><option value="assistant">assistant</option><option value="system">system</option><option value="tool">tool</option></select>
+    <select id="context" aria-label="Turns around each hit"><option value="0">no context</option><option value="1">±1 turn</option><option value="2">±2 turns</option><option value="3">±3 turns</option><option value="5">±5 turns</option></select>
     <button type="submit">Search</button>
   </form>
 </header>
@@ -137,6 +149,7 @@ export function renderPage(nonce: string, title: string): string {
   </section>
 </main>
 <script nonce="${nonce}">${GRAPH_SCRIPT}
+${SEARCH_SCRIPT}
 ${CLIENT_SCRIPT}</script>
 </body>
 </html>

@@ -1,0 +1,110 @@
+import { MAX_SEARCH_CONTEXT } from "../../search/options.js";
+import type { StoreSearchOptions } from "../../store/types.js";
+import type { SearchResult, StoredCompaction } from "../../types.js";
+import { CliError } from "../errors.js";
+import { preview } from "../output.js";
+
+/** Most hits `/api/search` answers. */
+export const VIEWER_SEARCH_LIMIT = 50;
+/** Characters of an overlay's summary a hit carries (the whole summary is in the session's history). */
+export const SUMMARY_PREVIEW_CHARS = 200;
+
+/** The overlay a hit's `compactedBy` names, as the page shows it: its range and the start of its summary. */
+export interface HitCompaction {
+  id: string;
+  fromMessageId: string;
+  toMessageId: string;
+  summary: string;
+}
+
+/** A hit as `/api/search` answers it: the store's hit, plus its overlay's range when `compactedBy` is set. */
+export type ViewerHit = SearchResult & { compaction?: HitCompaction };
+
+function invalid(name: string, what: string, value: string): never {
+  throw new CliError(
+    `the "${name}" parameter must be ${what}, got ${JSON.stringify(value)}`,
+    "INVALID_ARGUMENT",
+  );
+}
+
+// An absent or empty parameter (a form's empty field) means the default.
+function optional(query: URLSearchParams, name: string): string | undefined {
+  const value = query.get(name);
+  return value === null || value === "" ? undefined : value;
+}
+
+function oneOf<T extends string>(query: URLSearchParams, name: string, values: readonly T[]): T | undefined {
+  const value = optional(query, name);
+  if (value === undefined || (values as readonly string[]).includes(value)) return value as T | undefined;
+  return invalid(name, values.map((v) => `"${v}"`).join(" or "), value);
+}
+
+function contextParam(query: URLSearchParams): number | undefined {
+  const value = optional(query, "context");
+  if (value === undefined) return undefined;
+  const turns = /^\d{1,2}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(turns <= MAX_SEARCH_CONTEXT))
+    invalid("context", `a whole number from 0 to ${MAX_SEARCH_CONTEXT}`, value);
+  return turns;
+}
+
+function timeParam(query: URLSearchParams, name: "since" | "until"): string | undefined {
+  const value = optional(query, name);
+  if (value !== undefined && !Number.isFinite(Date.parse(value))) {
+    invalid(name, "an ISO-8601 time (e.g. 2025-11-21 or 2025-11-21T03:54:05Z)", value);
+  }
+  return value;
+}
+
+/**
+ * The store's search options from `/api/search`'s query: `q`, `session`, `branch` (all | active), `match`
+ * (any | all), `role` (repeatable), `since`, `until` (ISO-8601) and `context` (0 to 10 turns). A bad value is
+ * `INVALID_ARGUMENT` (400) naming the parameter, never a silently dropped filter.
+ */
+export function viewerSearchOptions(query: URLSearchParams): StoreSearchOptions {
+  const session = query.get("session");
+  const roles = query.getAll("role").filter((role) => role !== "");
+  const options: StoreSearchOptions = { limit: VIEWER_SEARCH_LIMIT };
+  const branch = oneOf(query, "branch", ["all", "active"] as const);
+  const match = oneOf(query, "match", ["any", "all"] as const);
+  const context = contextParam(query);
+  const since = timeParam(query, "since");
+  const until = timeParam(query, "until");
+  options.branch = branch ?? "all";
+  if (match !== undefined) options.match = match;
+  if (context !== undefined) options.context = context;
+  if (roles.length > 0) options.role = roles;
+  if (since !== undefined) options.since = since;
+  if (until !== undefined) options.until = until;
+  if (session) options.sessionId = session;
+  return options;
+}
+
+/**
+ * Adds to each hit that a compaction covers (`compactedBy`) the overlay's range and the start of its summary, so
+ * the page can say what replaced the hit and open it. Each session's overlays are read once.
+ */
+export async function withCompactions(
+  hits: SearchResult[],
+  overlaysOf: (sessionId: string) => Promise<StoredCompaction[]>,
+): Promise<ViewerHit[]> {
+  const bySession = new Map<string, Promise<Map<string, StoredCompaction>>>();
+  const overlays = (sessionId: string) => {
+    let found = bySession.get(sessionId);
+    if (!found) {
+      found = overlaysOf(sessionId).then((list) => new Map(list.map((c) => [c.id, c])));
+      bySession.set(sessionId, found);
+    }
+    return found;
+  };
+  return Promise.all(
+    hits.map(async (hit): Promise<ViewerHit> => {
+      if (hit.compactedBy === undefined || hit.sessionId === undefined) return hit;
+      const overlay = (await overlays(hit.sessionId)).get(hit.compactedBy);
+      if (!overlay) return hit;
+      const { id, fromMessageId, toMessageId } = overlay;
+      const summary = preview(overlay.summary, SUMMARY_PREVIEW_CHARS);
+      return { ...hit, compaction: { id, fromMessageId, toMessageId, summary } };
+    }),
+  );
+}
