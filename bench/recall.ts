@@ -14,9 +14,9 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
+import type { VectorChannel } from "../src/search/vectors/types.js";
 import { loadBetterSqlite3 } from "../src/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { VectorChannel } from "../src/search/vectors/types.js";
 import type { SessionStore } from "../src/store/types.js";
 import type { SearchMatch } from "../src/types.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
@@ -159,7 +159,9 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           const done = await store.vectors!.backfill();
           const status = await store.vectors!.status();
           if (done.failed > 0 || status.pending > 0) {
-            throw new Error(`word vectors: ${done.failed} failed, ${status.pending} pending (${status.lastError})`);
+            throw new Error(
+              `word vectors: ${done.failed} failed, ${status.pending} pending (${status.lastError})`,
+            );
           }
           return storeAsker(store, "any");
         },
