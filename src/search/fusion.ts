@@ -1,9 +1,17 @@
 /**
  * Hybrid recall: the text ranking and the vector channel's nearest messages fused by reciprocal rank (Cormack et
- * al., 2009): each list gives a message 1 / (k + rank), summed. Rank fusion needs no calibration between a BM25
- * weight and a cosine distance, and a message found by one channel alone still makes the list.
+ * al., 2009) where the text ranking itself is graded, inside its term-count tiers. The text order is lexicographic
+ * (search/recall.ts): how many query terms a message and its neighbouring turns match, how many it matches by
+ * itself, then BM25 relevance. Those counts are evidence no embedding outweighs (a message holding every word of
+ * the question), so they stay; within one tier, where the text channel only has its BM25 order, each list gives a
+ * message 1 / (k + rank), summed: the rank within the tier in the text list, the rank in the vector list. A message
+ * only the vectors find has matched no term: it ranks with the messages that match one term by themselves.
+ * Rank fusion needs no calibration between a BM25 weight and a cosine distance. Plain RRF over the whole text list
+ * let a weak embedder push messages that match every word below ones that match none: on LoCoMo with word
+ * vectors it cost 10 points of R@5 (docs/RECALL.md, "Hybrid recall").
  */
 import type { SearchPlan } from "./options.js";
+import type { RankedCandidate } from "./recall.js";
 import type { VectorChannel } from "./vectors/types.js";
 
 /** The damping constant of reciprocal-rank fusion, as in the paper and most engines. */
@@ -14,26 +22,49 @@ export function vectorCandidates(limit: number): number {
   return Math.min(1000, Math.max(50, limit * 3));
 }
 
-/** The fused order of two rankings of seqs (best first) and each seq's fused score. */
+/** A text-ranked candidate as fusion reads it: its seq and its term-count tiers (see rankCandidates). */
+export type TextRanked = Pick<RankedCandidate, "seq" | "window" | "matched">;
+
+/** The tier of a message only the vector channel found: that of a message matching one term by itself. */
+const VECTOR_ONLY_TIER = { window: 1, matched: 1 };
+
+/**
+ * The fused order of the text ranking (best first, with tiers) and the vector channel's seqs (best first), and
+ * each seq's fused score (its reciprocal-rank sum within its tier).
+ */
 export function fuseRankings(
-  text: readonly number[],
+  text: readonly TextRanked[],
   vector: readonly number[],
 ): { seqs: number[]; scores: Map<number, number> } {
+  const tiers = new Map<number, { window: number; matched: number }>();
   const scores = new Map<number, number>();
-  const add = (list: readonly number[]) => {
-    for (const [rank, seq] of list.entries())
-      scores.set(seq, (scores.get(seq) ?? 0) + 1 / (RRF_K + rank + 1));
-  };
-  add(text);
-  add(vector);
-  // Ties (one list each, same rank) keep the text ranking's order: the text channel is the one we can explain.
-  const textRank = new Map(text.map((seq, rank) => [seq, rank]));
-  const seqs = [...scores.keys()].sort(
-    (a, b) =>
+  const textRank = new Map<number, number>();
+  // Rank within the tier: the text list is sorted by tier first, so a tier is a run of it.
+  let runStart = 0;
+  for (const [rank, candidate] of text.entries()) {
+    const before = text[rank - 1];
+    if (before !== undefined && (before.window !== candidate.window || before.matched !== candidate.matched))
+      runStart = rank;
+    tiers.set(candidate.seq, candidate);
+    textRank.set(candidate.seq, rank);
+    scores.set(candidate.seq, 1 / (RRF_K + rank - runStart + 1));
+  }
+  for (const [rank, seq] of vector.entries()) {
+    if (!tiers.has(seq)) tiers.set(seq, VECTOR_ONLY_TIER);
+    scores.set(seq, (scores.get(seq) ?? 0) + 1 / (RRF_K + rank + 1));
+  }
+  const seqs = [...scores.keys()].sort((a, b) => {
+    const ta = tiers.get(a)!;
+    const tb = tiers.get(b)!;
+    return (
+      tb.window - ta.window ||
+      tb.matched - ta.matched ||
       scores.get(b)! - scores.get(a)! ||
+      // Ties (one list each, same rank) keep the text ranking's order: the text channel is the one we can explain.
       (textRank.get(a) ?? Number.MAX_SAFE_INTEGER) - (textRank.get(b) ?? Number.MAX_SAFE_INTEGER) ||
-      b - a,
-  );
+      b - a
+    );
+  });
   return { seqs, scores };
 }
 

@@ -36,6 +36,8 @@ export interface RankedCandidate {
   score: number;
   /** Query terms this message matches by itself. */
   matched: number;
+  /** Query terms this message and the turns next to it match together (the first tier of the order). */
+  window: number;
 }
 
 /** Which candidates take part: `visible` ones at all (a branch outside the search is not), `returnable` ones as hits. */
@@ -106,7 +108,7 @@ export function rankCandidates(
     (a, b) =>
       window[b]! - window[a]! || matched[b]! - matched[a]! || score[b]! - score[a]! || seqs[b]! - seqs[a]!,
   );
-  return order.map((i) => ({ seq: seqs[i]!, score: score[i]!, matched: matched[i]! }));
+  return order.map((i) => ({ seq: seqs[i]!, score: score[i]!, matched: matched[i]!, window: window[i]! }));
 }
 
 function popcount(bits: number): number {

@@ -127,7 +127,7 @@ export async function recallSearch(
   });
   let seqs = ranked.map(({ seq }) => seq);
   let scores = new Map(ranked.map(({ seq, score }) => [seq, score]));
-  if (near?.length) ({ seqs, scores } = fuseRankings(seqs, near.filter(returnable)));
+  if (near?.length) ({ seqs, scores } = fuseRankings(ranked, near.filter(returnable)));
   const top = seqs.slice(0, plan.limit);
   return readPage(
     executor,

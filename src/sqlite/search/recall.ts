@@ -10,7 +10,13 @@
 import type { QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan } from "../../search/options.js";
 import type { QueryTerm } from "../../search/query.js";
-import { perTermCap, rankCandidates, recallTerms, weighMatches } from "../../search/recall.js";
+import {
+  perTermCap,
+  type RankedCandidate,
+  rankCandidates,
+  recallTerms,
+  weighMatches,
+} from "../../search/recall.js";
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver } from "../connection/driver.js";
@@ -32,6 +38,8 @@ export interface RecallRanking {
   seqs: number[];
   scores: Map<number, number>;
   head: HitHead | undefined;
+  /** The ranked candidates with their term-count tiers (what hybrid fusion keeps). */
+  ranked: RankedCandidate[];
 }
 
 /** The ranking of a ranked-recall search; undefined when nothing can match (no content word, no such session). */
@@ -57,7 +65,7 @@ export function recallRanking(
   const candidates = new Set<number>();
   for (const seqs of matches) for (const seq of seqs) candidates.add(seq);
   for (const seq of pendingMatches?.keys() ?? []) candidates.add(seq);
-  if (candidates.size === 0) return { seqs: [], scores: new Map(), head };
+  if (candidates.size === 0) return { seqs: [], scores: new Map(), head, ranked: [] };
   const nodes = new Map<number, Node>();
   for (const [seq, parent, sessionNum, tokens] of driver.tuples<[number, number | null, number, number]>(
     NODES,
@@ -70,7 +78,7 @@ export function recallRanking(
   const visible = visibility(driver, plan, state, nodes);
   const ranked = rankCandidates(perTerm, (seq) => nodes.get(seq)?.[0], visible ? { visible } : {});
   const scores = new Map(ranked.map(({ seq, score }) => [seq, score]));
-  return { seqs: ranked.map(({ seq }) => seq), scores, head };
+  return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
 }
 
 type Node = [parent: number | null, sessionNum: number, tokens: number];

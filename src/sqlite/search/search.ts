@@ -74,7 +74,7 @@ export class SqliteMessageSearch {
     const ranking = recallRanking(this.driver, this.families, query, plan, this.limits);
     if (ranking === undefined) return [];
     const near = await nearestFor(this.vectors(), query, plan);
-    const { seqs, scores } = near?.length ? fuseRankings(ranking.seqs, near) : ranking;
+    const { seqs, scores } = near?.length ? fuseRankings(ranking.ranked, near) : ranking;
     return readHits(this.driver, seqs, plan.limit, hitOptionsOf(plan, ranking.head, scores));
   }
 
