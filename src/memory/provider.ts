@@ -1,20 +1,15 @@
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId, messageText, parseMessage, utf8Length } from "../message.js";
-import { newCompaction } from "../store/compactions.js";
-import { observeProvider } from "../store/feed/observe.js";
+import { messageText, parseMessage, utf8Length } from "../message.js";
 import { walkHistory } from "../store/history-stream.js";
 import { hydrateSync, offloadMessage } from "../store/media/offload.js";
 import { applyOverlays } from "../store/overlays.js";
-import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
+import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
+import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type {
-  AppendOptions,
   AppendResult,
-  CompactionDetails,
   HistoryReadOptions,
   HistoryRowStat,
-  ImportMessageOptions,
   RecentHistoryResult,
   SearchOptions,
   SearchResult,
@@ -22,7 +17,6 @@ import type {
   SessionProvider,
   StoredCompaction,
   UpdateResult,
-  UpsertOptions,
   UpsertResult,
 } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
@@ -52,16 +46,33 @@ function toMessage(store: MemoryStore, row: Row | null | undefined): SessionMess
   return row ? (toMessages(store, [row])[0] ?? null) : null;
 }
 
-/** The storage contract of one session in a {@link MemoryStore}. */
-export class MemorySessionProvider implements SessionProvider {
-  /** @internal its writes take the JSON a Session already made of the message (see prepared-json.ts). */
-  readonly [TAKES_PREPARED_JSON]: object = MemorySessionProvider.prototype;
+/** `CONFLICT`: an append's expected latest leaf is not the session's. @internal */
+export function leafConflict(
+  sessionId: string,
+  actual: string | null,
+  expected: string | null,
+): SessionError {
+  return new SessionError(
+    "CONFLICT",
+    `The latest leaf of session "${sessionId}" is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`,
+  );
+}
 
+/** `PARENT_NOT_FOUND`: an append names a parent the session does not hold. @internal */
+export function parentNotFound(parentId: string, sessionId: string): SessionError {
+  return new SessionError(
+    "PARENT_NOT_FOUND",
+    `Parent message "${parentId}" is not in session "${sessionId}"`,
+  );
+}
+
+/** The storage contract of one session in a {@link MemoryStore}. */
+export class MemorySessionProvider extends StoreProvider implements SessionProvider {
   constructor(
     private readonly store: MemoryStore,
-    readonly sessionId: string,
+    sessionId: string,
   ) {
-    observeProvider(this, store.feed);
+    super(store, sessionId);
   }
 
   private get data(): SessionData | undefined {
@@ -126,81 +137,71 @@ export class MemorySessionProvider implements SessionProvider {
     return estimateMessageTokens(await this.getHistory(leafId));
   }
 
-  async appendMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-    options?: AppendOptions,
+  protected async writeAppend(
+    { message, json }: PreparedWrite,
+    parentId: string | null | undefined,
+    expectedLeafId: string | null | undefined,
   ): Promise<AppendResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
-    if (!write) return { inserted: false, message };
-    const { message: stored, json } = write;
-    const data = this.store.sessionData(this.sessionId, true)!;
-    const existing = data.rows.get(stored.id);
-    if (existing) return withStored({ inserted: false }, this.storedJson(existing));
-    if (options?.expectedLeafId !== undefined && (data.leaf?.id ?? null) !== options.expectedLeafId) {
-      throw new SessionError(
-        "CONFLICT",
-        `The latest leaf of session "${this.sessionId}" is ${JSON.stringify(data.leaf?.id ?? null)}, expected ${JSON.stringify(options.expectedLeafId)}`,
-      );
-    }
-    this.insert(data, stored, json, this.parentRow(data, parentId), new Date().toISOString());
-    return withStored({ inserted: true }, json);
-  }
-
-  async upsertMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-    options?: UpsertOptions,
-  ): Promise<UpsertResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
-    if (!write) return { inserted: false, updated: false, message };
-    const { message: stored, json } = write;
-    const data = this.store.sessionData(this.sessionId, true)!;
-    const row = data.rows.get(stored.id);
-    if (row) return withStored({ inserted: false, ...this.replace(row, stored, json) }, json);
-    this.insert(data, stored, json, this.parentRow(data, parentId), new Date().toISOString());
-    return withStored({ inserted: true, updated: false }, json);
-  }
-
-  async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
-    const { json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
-    assertParentId(options.parentId);
-    const createdAt = importTime(options.createdAt);
     const data = this.store.sessionData(this.sessionId, true)!;
     const existing = data.rows.get(message.id);
     if (existing) return withStored({ inserted: false }, this.storedJson(existing));
-    this.insert(data, message, json, this.parentRow(data, options.parentId), createdAt);
+    if (expectedLeafId !== undefined && (data.leaf?.id ?? null) !== expectedLeafId) {
+      throw leafConflict(this.sessionId, data.leaf?.id ?? null, expectedLeafId);
+    }
+    this.insert(data, message, json, this.parentRow(data, parentId), new Date().toISOString());
     return withStored({ inserted: true }, json);
   }
 
-  /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
-  async updateMessage(message: SessionMessage, options?: object): Promise<UpdateResult> {
-    const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
+  protected async writeUpsert(
+    write: PreparedWrite,
+    parentId: string | null | undefined,
+    keep: KeepReserved,
+  ): Promise<UpsertResult> {
+    const data = this.store.sessionData(this.sessionId, true)!;
+    const row = data.rows.get(write.message.id);
+    if (row) {
+      const { message, json } = keep ? keep(write, toMessage(this.store, row)) : write;
+      return withStored({ inserted: false, ...this.replace(row, message, json) }, json);
+    }
+    this.insert(data, write.message, write.json, this.parentRow(data, parentId), new Date().toISOString());
+    return withStored({ inserted: true, updated: false }, write.json);
+  }
+
+  protected async writeImport(
+    { message, json }: PreparedWrite,
+    parentId: string | null | undefined,
+    createdAt: string,
+  ): Promise<AppendResult> {
+    const data = this.store.sessionData(this.sessionId, true)!;
+    const existing = data.rows.get(message.id);
+    if (existing) return withStored({ inserted: false }, this.storedJson(existing));
+    this.insert(data, message, json, this.parentRow(data, parentId), createdAt);
+    return withStored({ inserted: true }, json);
+  }
+
+  protected async writeUpdate({ message, json }: PreparedWrite): Promise<UpdateResult> {
     const row = this.data?.rows.get(message.id);
     if (!row)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
-    return withStored(this.replace(row, stored, json), json);
+    return withStored(this.replace(row, message, json), json);
   }
 
-  // The JSON a read of the row returns: its payloads restored.
-  private storedJson(row: Row): string {
+  /** @internal the JSON a read of the row returns: its payloads restored. */
+  storedJson(row: Row): string {
     return row.hashes.length === 0 ? row.json : JSON.stringify(toMessage(this.store, row));
   }
 
-  private parentRow(data: SessionData, parentId: string | null | undefined): Row | null {
+  /** @internal the row an append goes under (`PARENT_NOT_FOUND` for an id not stored). */
+  parentRow(data: SessionData, parentId: string | null | undefined): Row | null {
     if (parentId === undefined) return data.leaf;
     if (parentId === null) return null;
     const parent = data.rows.get(parentId);
-    if (!parent) {
-      throw new SessionError(
-        "PARENT_NOT_FOUND",
-        `Parent message "${parentId}" is not in session "${this.sessionId}"`,
-      );
-    }
+    if (!parent) throw parentNotFound(parentId, this.sessionId);
     return parent;
   }
 
-  private insert(
+  /** @internal stores a new row under `parent`, which becomes the latest leaf. */
+  insert(
     data: SessionData,
     message: SessionMessage,
     json: string,
@@ -241,11 +242,7 @@ export class MemorySessionProvider implements SessionProvider {
     return { updated: true };
   }
 
-  async deleteMessages(messageIds: string[]): Promise<void> {
-    if (!Array.isArray(messageIds)) {
-      throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
-    }
-    for (const id of messageIds) assertId(id, "A message id");
+  protected async writeDelete(messageIds: string[]): Promise<void> {
     const data = this.data;
     if (!data) return;
     const deleted = new Set<string>();
@@ -270,17 +267,11 @@ export class MemorySessionProvider implements SessionProvider {
     if (data.leaf === null) data.leaf = newestChildless(data);
   }
 
-  async clearMessages(): Promise<void> {
+  protected async writeClear(): Promise<void> {
     this.store.dropSession(this.sessionId);
   }
 
-  async addCompaction(
-    summary: string,
-    fromMessageId: string,
-    toMessageId: string,
-    details?: CompactionDetails,
-  ): Promise<StoredCompaction> {
-    const compaction = newCompaction(summary, fromMessageId, toMessageId, details);
+  protected async writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction> {
     this.store.sessionData(this.sessionId, true)!.compactions.push(compaction);
     return structuredClone(compaction);
   }

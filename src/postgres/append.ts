@@ -16,6 +16,7 @@
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
 import { markLogged } from "../store/feed/change-rows.js";
+import type { RowWrite } from "../store/row-write.js";
 import type { SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { contentHash } from "../store/write-policy.js";
@@ -119,7 +120,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
   )`
       : ""
   }${logged ? logCtes(t, registry ? 30 : 14) : ""}
-  SELECT EXISTS (SELECT 1 FROM ins) AS inserted,${logged ? " (SELECT seq FROM nt) AS logged," : ""} (SELECT leaf_id FROM verdict) AS leaf_id,
+  SELECT (SELECT seq FROM ins) AS seq,${logged ? " (SELECT seq FROM nt) AS logged," : ""} (SELECT leaf_id FROM verdict) AS leaf_id,
     COALESCE((SELECT outcome FROM verdict), CASE
       WHEN EXISTS (SELECT 1 FROM created) THEN 'ok'
       WHEN $5::boolean AND $6::text IS NOT NULL THEN 'conflict'
@@ -159,7 +160,8 @@ export const lockSql = statement(
 );
 
 interface Outcome {
-  inserted: boolean;
+  /** The inserted row's seq (bigint as text), null when nothing was inserted. */
+  seq: string | null;
   /** The change-log row's cursor (a logged append that inserted). */
   logged?: string | null;
   outcome: "ok" | "duplicate" | "conflict" | "missing" | "retry";
@@ -197,7 +199,7 @@ export async function appendRow(
   sessionId: string,
   message: SessionMessage,
   request: AppendRequest,
-): Promise<AppendResult> {
+): Promise<RowWrite<AppendResult, string>> {
   const { parentId, expectedLeafId } = request;
   const content = request.json ?? serializeMessage(message);
   const now = request.createdAt ?? new Date().toISOString();
@@ -232,7 +234,7 @@ export async function appendRow(
   const attempt = async (query: Query): Promise<Outcome | null> => {
     try {
       const [row] = await query<Outcome>(sql, params, true);
-      return row && (row.inserted || row.outcome !== "retry") ? row : null;
+      return row && (row.seq !== null || row.outcome !== "retry") ? row : null;
     } catch (error) {
       const code = sqlState(error);
       if (registry && code === "22012")
@@ -248,7 +250,9 @@ export async function appendRow(
     return attempt(query);
   });
   if (!row) throw new SessionError("STORAGE", `Could not append "${message.id}" to session "${sessionId}"`);
-  if (row.inserted) return markLogged({ inserted: true }, row.logged ? Number(row.logged) : undefined);
+  if (row.seq !== null) {
+    return markLogged({ inserted: true, seq: row.seq }, row.logged ? Number(row.logged) : undefined);
+  }
   switch (row.outcome) {
     case "duplicate":
       return { inserted: false };

@@ -1,21 +1,15 @@
-import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertSessionId, canBeStored, parseMessage } from "../message.js";
-import { newCompaction } from "../store/compactions.js";
+import { assertSessionId, canBeStored, parseMessage } from "../message.js";
 import { type Change, replaced } from "../store/feed/change-rows.js";
-import { observeProvider } from "../store/feed/observe.js";
 import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
 import { contentHashes } from "../store/media/offload.js";
-import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
+import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
+import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type {
-  AppendOptions,
   AppendResult,
-  CompactionDetails,
   HistoryReadOptions,
   HistoryRowStat,
-  ImportMessageOptions,
   RecentHistoryResult,
   SearchOptions,
   SearchResult,
@@ -23,10 +17,9 @@ import type {
   SessionProvider,
   StoredCompaction,
   UpdateResult,
-  UpsertOptions,
   UpsertResult,
 } from "../types.js";
-import { appendRow } from "./append.js";
+import { appendRow, lockSql } from "./append.js";
 import type { Executor, PostgresSource } from "./connection/client.js";
 import { sharedPostgresStore } from "./connection/shared.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
@@ -57,21 +50,15 @@ const noSuchLeaf = (leafId: unknown): boolean =>
  * reference's constructor: `client` is a pg Pool or Client, a PGlite instance, a connection string or a
  * {@link PostgresStore}; the tables are created on first use and one store is shared per connection.
  */
-export class PostgresSessionProvider implements SessionProvider {
-  /** @internal its writes take the JSON a Session already made of the message (see prepared-json.ts). */
-  readonly [TAKES_PREPARED_JSON]: object = PostgresSessionProvider.prototype;
-
+export class PostgresSessionProvider extends StoreProvider implements SessionProvider {
   /** The store this provider reads and writes through. */
   readonly store: PostgresStore;
 
-  constructor(
-    client: PostgresSource | PostgresStore,
-    readonly sessionId = "",
-    options: PostgresStoreOptions = {},
-  ) {
+  constructor(client: PostgresSource | PostgresStore, sessionId = "", options: PostgresStoreOptions = {}) {
     assertSessionId(sessionId);
-    this.store = sharedPostgresStore(client, options);
-    observeProvider(this, this.store.feed);
+    const store = sharedPostgresStore(client, options);
+    super(store, sessionId);
+    this.store = store;
   }
 
   /** Records a replacing write's change in its transaction (`joined` to it): both commit together. */
@@ -149,64 +136,72 @@ export class PostgresSessionProvider implements SessionProvider {
     return pathStats(executor, t, this.sessionId, leafId);
   }
 
-  async appendMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-    options?: AppendOptions,
+  protected async writeAppend(
+    { message, json }: PreparedWrite,
+    parentId: string | null | undefined,
+    expectedLeafId: string | null | undefined,
   ): Promise<AppendResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
-    if (!write) return { inserted: false, message };
-    const { message: stored, json } = write;
     const [executor, t] = await this.db();
     const log = await appendLog(this.store.changeLog, "append");
     const result = await writeWithAttachments(
       executor,
       t,
       this.sessionId,
-      stored,
+      message,
       json,
       false,
-      (content, joinedExecutor) =>
-        appendRow(joinedExecutor, t, this.sessionId, stored, {
-          parentId,
-          expectedLeafId: options?.expectedLeafId,
-          json: content,
-          log,
-        }),
+      (content, tx) =>
+        appendRow(tx, t, this.sessionId, message, { parentId, expectedLeafId, json: content, log }),
     );
-    return this.withStoredJson(result, stored.id, json);
+    return this.withStoredJson(result, message.id, json);
   }
 
-  async upsertMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-    options?: UpsertOptions,
+  protected async writeUpsert(
+    write: PreparedWrite,
+    parentId: string | null | undefined,
+    keep: KeepReserved,
   ): Promise<UpsertResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
-    if (!write) return { inserted: false, updated: false, message };
-    const { message: stored, json } = write;
     const [executor, t] = await this.db();
+    if (!keep) return this.upsert(executor, t, write, parentId);
+    // A client's replacement keeps the stored reserved keys: read under the session's lock (created when missing,
+    // so no writer can store the id in between), in the transaction that writes.
+    return executor.transaction(async (query) => {
+      await query(lockSql(t), [this.sessionId, new Date().toISOString()]);
+      const tx = joined(executor, query);
+      const [row] = await query<{ content: string }>(messageSql(t), [this.sessionId, write.message.id], true);
+      const stored = row ? (await hydrate(tx, t, [parseMessage(row.content)]))[0] : null;
+      return this.upsert(tx, t, keep(write, stored), parentId);
+    });
+  }
+
+  private async upsert(
+    executor: Executor,
+    t: Tables,
+    { message, json }: PreparedWrite,
+    parentId: string | null | undefined,
+  ): Promise<UpsertResult> {
     const result = await writeWithAttachments(
       executor,
       t,
       this.sessionId,
-      stored,
+      message,
       json,
       true,
       async (content, tx) =>
         this.logIn(
           tx,
-          replaced(stored.id, parentId),
-          await upsertRow(tx, t, this.sessionId, stored, parentId, content),
+          replaced(message.id, parentId),
+          await upsertRow(tx, t, this.sessionId, message, parentId, content),
         ),
     );
     return withStored(result, json);
   }
 
-  async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
-    const { json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
-    assertParentId(options.parentId);
-    const createdAt = importTime(options.createdAt);
+  protected async writeImport(
+    { message, json }: PreparedWrite,
+    parentId: string | null | undefined,
+    createdAt: string,
+  ): Promise<AppendResult> {
     const [executor, t] = await this.db();
     const log = await appendLog(this.store.changeLog, "import");
     const result = await writeWithAttachments(
@@ -216,30 +211,22 @@ export class PostgresSessionProvider implements SessionProvider {
       message,
       json,
       false,
-      (content, joinedExecutor) =>
-        appendRow(joinedExecutor, t, this.sessionId, message, {
-          parentId: options.parentId,
-          json: content,
-          createdAt,
-          log,
-        }),
+      (content, tx) => appendRow(tx, t, this.sessionId, message, { parentId, json: content, createdAt, log }),
     );
     return this.withStoredJson(result, message.id, json);
   }
 
-  /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
-  async updateMessage(message: SessionMessage, options?: object): Promise<UpdateResult> {
-    const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
+  protected async writeUpdate({ message, json }: PreparedWrite): Promise<UpdateResult> {
     const [executor, t] = await this.db();
     const result = await writeWithAttachments(
       executor,
       t,
       this.sessionId,
-      stored,
+      message,
       json,
       true,
       async (content, tx) =>
-        this.logIn(tx, replaced(stored.id), await updateRow(tx, t, this.sessionId, stored, content)),
+        this.logIn(tx, replaced(message.id), await updateRow(tx, t, this.sessionId, message, content)),
     );
     return withStored(result, json);
   }
@@ -255,12 +242,7 @@ export class PostgresSessionProvider implements SessionProvider {
     return withStored(result, restored ? JSON.stringify(restored) : row.content);
   }
 
-  async deleteMessages(messageIds: string[]): Promise<void> {
-    if (!Array.isArray(messageIds)) {
-      throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
-    }
-    for (const id of messageIds) assertId(id, "A message id");
-    if (messageIds.length === 0) return;
+  protected async writeDelete(messageIds: string[]): Promise<void> {
     const [executor, t] = await this.db();
     await executor.transaction(async (query) => {
       // No head now: nothing to delete. Going on would let deleteRows' own head read see a session an append
@@ -272,23 +254,17 @@ export class PostgresSessionProvider implements SessionProvider {
     });
   }
 
-  async clearMessages(): Promise<void> {
+  protected async writeClear(): Promise<void> {
     const [executor, t] = await this.db();
     await executor.transaction(async (query) => {
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
-      if (!head) return; // as in deleteMessages: the release and the clear must see the same session
+      if (!head) return; // as in writeDelete: the release and the clear must see the same session
       await releaseSession(query, t, head.num);
       await clearRows(joined(executor, query), t, this.sessionId);
     });
   }
 
-  async addCompaction(
-    summary: string,
-    fromMessageId: string,
-    toMessageId: string,
-    details?: CompactionDetails,
-  ): Promise<StoredCompaction> {
-    const compaction = newCompaction(summary, fromMessageId, toMessageId, details);
+  protected async writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction> {
     const [executor, t] = await this.db();
     await insertCompaction(executor, t, this.sessionId, compaction);
     return compaction;

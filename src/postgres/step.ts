@@ -11,11 +11,10 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
 import { contentHashes, offloadMessage } from "../store/media/offload.js";
-import { checkUsage } from "../store/registry-input.js";
-import type { StepWrite } from "../store/step.js";
+import type { PreparedStep, StepWrite } from "../store/step.js";
 import type { SessionUsage } from "../store/types.js";
 import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
-import { prepareAppend, withStored } from "../store/write-policy.js";
+import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { type AppendRequest, appendRow, lockSql } from "./append.js";
 import { type Executor, sqlState } from "./connection/client.js";
@@ -91,19 +90,17 @@ async function writeSingle(
   await addUsage(executor, t, step, usage);
 }
 
-/** Writes `step` in one transaction (see the module comment). */
-export async function writePostgresStep(store: PostgresStore, step: StepWrite): Promise<void> {
+/** Writes a prepared step all or nothing (see the module comment). */
+export async function writePostgresStep(store: PostgresStore, prepared: PreparedStep): Promise<void> {
   const t = store.tables;
-  // Checked before the transaction opens: bad input never starts a write.
-  const prepared = step.messages.map((message) =>
-    prepareAppend(message, step.parentId, store.policy, undefined),
-  );
-  const usage = checkUsage(step.usage ?? NO_USAGE);
+  const { step } = prepared;
+  // Zero counters when the step has no usage: the row's activity time moves all the same.
+  const usage = prepared.usage ?? NO_USAGE;
   const executor = await store.ready();
   // With a change log each inserted message commits with its row (append-log.ts); the feed publishes its cursor.
   const log = await appendLog(store.changeLog, "append");
   try {
-    await writeStep(executor, t, step, usage, prepared, log);
+    await writeStep(executor, t, step, usage, prepared.writes, log);
   } catch (error) {
     if (error instanceof SessionError && error.code === "NOT_FOUND")
       await refuseUsage(executor, t, step, usage);
@@ -116,7 +113,7 @@ async function writeStep(
   t: Tables,
   step: StepWrite,
   usage: SessionUsage,
-  prepared: readonly ReturnType<typeof prepareAppend>[],
+  prepared: readonly (PreparedWrite | null)[],
   log: AppendRequest["log"],
 ): Promise<void> {
   const only = prepared.length === 1 ? prepared[0] : undefined;
@@ -161,7 +158,7 @@ async function writeInTransaction(
   t: Tables,
   step: StepWrite,
   usage: SessionUsage,
-  prepared: readonly ReturnType<typeof prepareAppend>[],
+  prepared: readonly (PreparedWrite | null)[],
   lockFirst: boolean,
   log: AppendRequest["log"],
 ): Promise<void> {

@@ -10,8 +10,8 @@ import {
   type SubscribeOptions,
   type Unsubscribe,
 } from "../store/feed/feed.js";
-import { observeRegistry, observeTransfer, publishStepWrites } from "../store/feed/observe.js";
-import type { StepWrite } from "../store/step.js";
+import { observeRegistry, observeTransfer } from "../store/feed/observe.js";
+import { runStep, type StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -204,7 +204,7 @@ export class PostgresStore
 
   /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */
   writeStep(step: StepWrite): Promise<void> {
-    return publishStepWrites(this.feed, step, (write) => writePostgresStep(this, write));
+    return runStep(this, step, (prepared) => writePostgresStep(this, prepared));
   }
 
   /** Ends the pool the store created from a connection string; a connection passed in stays open. */

@@ -1,3 +1,4 @@
+import type { RowWrite } from "../store/row-write.js";
 import type { SessionMessage } from "../types.js";
 import { appendRow } from "./append.js";
 import type { Executor } from "./connection/client.js";
@@ -16,13 +17,13 @@ export async function upsertRow(
   message: SessionMessage,
   parentId: string | null | undefined,
   json: string,
-): Promise<{ inserted: boolean; updated: boolean }> {
+): Promise<RowWrite<{ inserted: boolean; updated: boolean }, string>> {
   const replaced = await executor.transaction(async (query) => {
     const [head] = await query<{ num: string }>(lockHeadSql(t), [sessionId]);
     return head ? rewrite(query, t, head.num, sessionId, message, json) : undefined;
   });
   if (replaced) return { inserted: false, ...replaced };
   const appended = await appendRow(executor, t, sessionId, message, { parentId, json });
-  if (appended.inserted) return { inserted: true, updated: false };
+  if (appended.inserted) return { inserted: true, updated: false, seq: appended.seq };
   return { inserted: false, ...(await updateRow(executor, t, sessionId, message, json)) };
 }

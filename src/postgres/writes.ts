@@ -5,6 +5,7 @@
 import { SessionError } from "../errors.js";
 import { messageText, serializeMessage, utf8Length } from "../message.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
+import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
@@ -58,7 +59,7 @@ export async function updateRow(
   sessionId: string,
   message: SessionMessage,
   json = serializeMessage(message),
-): Promise<{ updated: boolean }> {
+): Promise<RowWrite<{ updated: boolean }, string>> {
   return executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
     const result = head ? await rewrite(query, t, head.num, sessionId, message, json) : undefined;
@@ -79,7 +80,7 @@ export async function rewrite(
   sessionId: string,
   message: SessionMessage,
   json: string,
-): Promise<{ updated: boolean } | undefined> {
+): Promise<RowWrite<{ updated: boolean }, string> | undefined> {
   const bytes = utf8Length(json);
   const tokens = estimateMessageTokens([message]);
   const hash = contentHash(json);
@@ -96,7 +97,7 @@ export async function rewrite(
   if (old.same) return { updated: false };
   const byteDelta = bytes - Number(old.bytes);
   const tokenDelta = tokens - Number(old.tokens);
-  if (byteDelta === 0 && tokenDelta === 0) return { updated: true };
+  if (byteDelta === 0 && tokenDelta === 0) return { updated: true, seq: old.seq };
   // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
   await query(
     `WITH RECURSIVE sub(seq) AS (
@@ -111,7 +112,7 @@ export async function rewrite(
      WHERE num = $4`,
     [old.seq, byteDelta, tokenDelta, num, new Date().toISOString()],
   );
-  return { updated: true };
+  return { updated: true, seq: old.seq };
 }
 
 // Deletes the rows, re-attaches each surviving child to its nearest surviving ancestor (chains of deleted

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { type ChangeListener, hasFeed, type SubscribeOptions, type Unsubscribe } from "../store/feed/feed.js";
+import { StoreProvider } from "../store/provider.js";
 import type { SessionStore } from "../store/types.js";
 import type { SessionMessage, SessionProvider } from "../types.js";
 import { Compactor } from "./compaction.js";
@@ -92,6 +93,8 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
     }
     const store = this.source.store;
     const provider = store.session(sessionId);
+    // Made for this Session alone: its writes apply the Session's policy, so a message is prepared once (writes.ts).
+    if (provider instanceof StoreProvider) provider.enforceSessionPolicy(() => this.config.policy);
     const context = await SessionContext.open(setup, provider, store, sessionId);
     return { provider, store, context, compactor: new Compactor(compaction, provider, context) };
   }

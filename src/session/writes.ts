@@ -1,6 +1,6 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
-import { type PreparedJson, takesPreparedJson, withPreparedJson } from "../store/prepared-json.js";
+import { StoreProvider } from "../store/provider.js";
 import { prepareAppend, prepareServerWrite, type WritePolicy, withStored } from "../store/write-policy.js";
 import type {
   AppendOptions,
@@ -8,7 +8,9 @@ import type {
   ImportMessageOptions,
   SessionMessage,
   SessionProvider,
+  UpdateResult,
   UpsertOptions,
+  UpsertResult,
 } from "../types.js";
 
 /** What `Session.appendMessage` resolves: whether a row was inserted, and the stored form of the message. */
@@ -43,21 +45,27 @@ function stored<T extends object>(
   return withStored({ ...result }, json);
 }
 
-/** `updateMessage` as this package's providers declare it. */
-type Updates = {
-  updateMessage(message: SessionMessage, options: PreparedJson): ReturnType<SessionProvider["updateMessage"]>;
-};
-
 /**
- * The options to write `json`'s message with: carrying the JSON the Session measured (one serialisation per
- * write) only for a direct instance of this package's providers; any other provider gets the options as given.
+ * True when `provider` is one of this package's and prepares each write under the Session's policy itself (the
+ * provider the Session made from its store, or any of ours when the policy adds nothing): the Session then hands
+ * it the message as given, and the write is prepared once. Any other provider gets a prepared message.
  */
-function handOver<O extends object>(
+function preparesFor(
   provider: SessionProvider,
-  options: O | undefined,
-  json: string,
-): O | (O & PreparedJson) | undefined {
-  return takesPreparedJson(provider) ? withPreparedJson(options, json) : options;
+  policy: WritePolicy,
+): provider is StoreProvider & SessionProvider {
+  return provider instanceof StoreProvider && provider.enforces(policy);
+}
+
+/** The result of one of this package's providers, with the stored form (a subclass may have left it out). */
+async function answered<T extends { message?: SessionMessage | undefined }>(
+  provider: SessionProvider,
+  result: T | undefined,
+  message: SessionMessage,
+): Promise<T & { message: SessionMessage }> {
+  const answer = (result ?? { inserted: true }) as T;
+  if ("message" in answer) return answer as T & { message: SessionMessage };
+  return { ...answer, message: (await provider.getMessage(message.id)) ?? message };
 }
 
 /**
@@ -79,14 +87,19 @@ export async function appendThrough(
   parentId: string | null | undefined,
   options: AppendOptions | undefined,
 ): Promise<SessionAppendResult> {
+  if (preparesFor(provider, policy)) {
+    return answered<AppendResult>(
+      provider,
+      await provider.appendMessage(message, parentId, options),
+      message,
+    );
+  }
   const write = prepareAppend(message, parentId, policy, options?.source);
   if (!write) return { inserted: false, message };
   const { message: toStore, json } = write;
-  const result: AppendResult = (await provider.appendMessage(
-    toStore,
-    parentId,
-    handOver(provider, options, json),
-  )) ?? { inserted: true };
+  const result: AppendResult = (await provider.appendMessage(toStore, parentId, options)) ?? {
+    inserted: true,
+  };
   if ("message" in result || result.inserted) return stored(result, json);
   // A provider that does not report the stored form: the first content is what a read returns.
   const existing = await provider.getMessage(toStore.id);
@@ -108,17 +121,21 @@ export async function upsertThrough(
   parentId: string | null | undefined,
   options: UpsertOptions | undefined,
 ): Promise<SessionUpsertResult> {
+  if (preparesFor(provider, policy) && provider.upsertMessage) {
+    return answered<UpsertResult>(
+      provider,
+      await provider.upsertMessage(message, parentId, options),
+      message,
+    );
+  }
   const write = prepareAppend(message, parentId, policy, options?.source);
   if (!write) return { inserted: false, updated: false, message };
   const { message: toStore, json } = write;
-  if (provider.upsertMessage) {
-    return stored(await provider.upsertMessage(toStore, parentId, handOver(provider, options, json)), json);
-  }
+  if (provider.upsertMessage) return stored(await provider.upsertMessage(toStore, parentId, options), json);
   if ((await provider.getMessage(toStore.id)) !== null) {
     const { updated } = await updateThrough(provider, policy, toStore);
     return withStored({ inserted: false, updated }, json);
   }
-  // Only a provider without upsertMessage gets here: never one of this package's, so nothing to hand over.
   const appended = await provider.appendMessage(
     toStore,
     parentId,
@@ -141,12 +158,15 @@ export async function updateThrough(
   policy: WritePolicy,
   message: SessionMessage,
 ): Promise<SessionUpdateResult> {
+  if (preparesFor(provider, policy)) {
+    return answered<UpdateResult>(
+      provider,
+      (await provider.updateMessage(message)) ?? { updated: true },
+      message,
+    );
+  }
   const { message: toStore, json } = prepareServerWrite(message, policy);
-  // This package's providers take the hand-off as a second, internal argument of updateMessage.
-  const result = takesPreparedJson(provider)
-    ? await (provider as Updates).updateMessage(toStore, withPreparedJson({}, json))
-    : await provider.updateMessage(toStore);
-  return stored(result ?? { updated: true }, json);
+  return stored((await provider.updateMessage(toStore)) ?? { updated: true }, json);
 }
 
 /** Writes one historical message verbatim through a provider that can (`UNSUPPORTED` otherwise). */
@@ -162,9 +182,13 @@ export async function importThrough(
   message: SessionMessage,
   options: ImportMessageOptions | undefined,
 ): Promise<SessionAppendResult> {
-  const { json } = prepareServerWrite(message, policy);
   if (!provider.importMessage) {
+    prepareServerWrite(message, policy);
     throw new SessionError("UNSUPPORTED", "This session provider cannot import messages (no importMessage)");
   }
-  return stored(await provider.importMessage(message, handOver(provider, options, json)), json);
+  if (preparesFor(provider, policy)) {
+    return answered<AppendResult>(provider, await provider.importMessage(message, options), message);
+  }
+  const { json } = prepareServerWrite(message, policy);
+  return stored(await provider.importMessage(message, options), json);
 }

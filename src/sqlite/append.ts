@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { serializeMessage, utf8Length } from "../message.js";
+import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
@@ -132,7 +133,7 @@ export function appendRow(
   sessionId: string,
   message: SessionMessage,
   request: AppendRequest,
-): AppendResult {
+): RowWrite<AppendResult> {
   const { parentId, expectedLeafId } = request;
   const json = request.json ?? serializeMessage(message);
   const bytes = utf8Length(json);
@@ -186,6 +187,6 @@ export function appendRow(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
       [row.seq, now, num],
     );
-    return { inserted: true };
+    return { inserted: true, seq: row.seq };
   });
 }

@@ -1,20 +1,14 @@
-import { SessionError } from "../errors.js";
-import { assertId, assertParentId, assertSessionId, canBeStored, parseMessage } from "../message.js";
-import { newCompaction } from "../store/compactions.js";
-import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
-import { observeProvider } from "../store/feed/observe.js";
+import { assertSessionId, canBeStored, parseMessage } from "../message.js";
+import { inserted, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
 import { contentHashes } from "../store/media/offload.js";
-import { preparedJson, TAKES_PREPARED_JSON } from "../store/prepared-json.js";
+import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import { importTime, prepareAppend, prepareServerWrite, withStored } from "../store/write-policy.js";
+import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type {
-  AppendOptions,
   AppendResult,
-  CompactionDetails,
   HistoryReadOptions,
   HistoryRowStat,
-  ImportMessageOptions,
   RecentHistoryResult,
   SearchOptions,
   SearchResult,
@@ -22,19 +16,18 @@ import type {
   SessionProvider,
   StoredCompaction,
   UpdateResult,
-  UpsertOptions,
   UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
-import { loggedWrite } from "./feed/logged-write.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
-import { hydrate, releaseMessages, writeWithAttachments } from "./media/attachments.js";
+import { hydrate, releaseMessages } from "./media/attachments.js";
 import type { SqliteStore } from "./store.js";
 import { contextTokens } from "./tokens.js";
 import type { NodeRow } from "./tree.js";
+import { writeMessageRow } from "./write-row.js";
 import { clearRows, deleteRows, insertCompaction, updateRow, upsertRow } from "./writes.js";
 
 interface Head {
@@ -59,29 +52,13 @@ const LOCATE_BY_ID = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.s
   WHERE h.session_id = ?`;
 
 /** The storage contract of one session in a SQLite database. */
-export class SqliteSessionProvider implements SessionProvider {
-  /** @internal its writes take the JSON a Session already made of the message (see prepared-json.ts). */
-  readonly [TAKES_PREPARED_JSON]: object = SqliteSessionProvider.prototype;
-
+export class SqliteSessionProvider extends StoreProvider implements SessionProvider {
   constructor(
     protected readonly store: SqliteStore,
-    readonly sessionId: string,
+    sessionId: string,
   ) {
     assertSessionId(sessionId);
-    observeProvider(this, store.feed);
-  }
-
-  /** A write of `message` (payloads offloaded) with its change-log row in one transaction (logged-write.ts). */
-  private write<T extends object>(
-    message: SessionMessage,
-    json: string,
-    replaces: boolean,
-    change: (result: T) => Change | null,
-    row: (content: string) => T,
-  ): T {
-    return loggedWrite(this.driver, this.store.changeLog, this.sessionId, change, () =>
-      writeWithAttachments(this.driver, this.sessionId, message, json, replaces, row),
-    );
+    super(store, sessionId);
   }
 
   private get driver(): SqlDriver {
@@ -115,6 +92,15 @@ export class SqliteSessionProvider implements SessionProvider {
     const row = this.driver.get<{ content: unknown }>(sql, params);
     if (!row) return null;
     return hydrate(this.driver, [parseMessage(resolveContent(this.driver, row.content))])[0] ?? null;
+  }
+
+  /** A stored message of this session, payloads restored, or null. */
+  private storedMessage(id: string): SessionMessage | null {
+    return this.content(
+      `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
+       JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`,
+      [id, this.sessionId],
+    );
   }
 
   /** The stored JSON of a message of this session, payloads restored, or undefined. */
@@ -201,68 +187,73 @@ export class SqliteSessionProvider implements SessionProvider {
     return at.overlays ? contextTokens(this.driver, at.num, at.leaf) : at.leaf.cum_tokens;
   }
 
-  async appendMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-    options?: AppendOptions,
+  protected async writeAppend(
+    { message, json }: PreparedWrite,
+    parentId: string | null | undefined,
+    expectedLeafId: string | null | undefined,
   ): Promise<AppendResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
-    if (!write) return { inserted: false, message };
-    const { message: stored, json } = write;
-    const result = this.write(stored, json, false, inserted("append", stored.id, parentId), (content) =>
-      appendRow(this.driver, this.sessionId, stored, {
-        parentId,
-        expectedLeafId: options?.expectedLeafId,
-        json: content,
-      }),
-    );
-    return withStored(result, result.inserted ? json : (this.storedJson(stored.id) ?? json));
-  }
-
-  async upsertMessage(
-    message: SessionMessage,
-    parentId?: string | null,
-    options?: UpsertOptions,
-  ): Promise<UpsertResult> {
-    const write = prepareAppend(message, parentId, this.store.policy, options?.source, preparedJson(options));
-    if (!write) return { inserted: false, updated: false, message };
-    const { message: stored, json } = write;
-    const result = this.write(stored, json, true, replaced(stored.id, parentId), (content) =>
-      upsertRow(this.driver, this.sessionId, stored, parentId, content),
-    );
-    return withStored(result, json);
-  }
-
-  async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
-    const { json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
-    assertParentId(options.parentId);
-    const createdAt = importTime(options.createdAt);
-    const logged = inserted("import", message.id, options.parentId);
-    const result = this.write(message, json, false, logged, (content) =>
-      appendRow(this.driver, this.sessionId, message, {
-        parentId: options.parentId,
-        json: content,
-        createdAt,
-      }),
+    const result = writeMessageRow(
+      this.driver,
+      this.store.changeLog,
+      this.sessionId,
+      { message, json, replaces: false },
+      inserted("append", message.id, parentId),
+      (content) =>
+        appendRow(this.driver, this.sessionId, message, { parentId, expectedLeafId, json: content }),
     );
     return withStored(result, result.inserted ? json : (this.storedJson(message.id) ?? json));
   }
 
-  /** Replaces a stored message by id (`options` is internal: a Session's JSON hand-off). */
-  async updateMessage(message: SessionMessage, options?: object): Promise<UpdateResult> {
-    const { message: stored, json } = prepareServerWrite(message, this.store.policy, preparedJson(options));
-    const result = this.write(stored, json, true, replaced(stored.id), (content) =>
-      updateRow(this.driver, this.sessionId, stored, content),
+  protected async writeUpsert(
+    write: PreparedWrite,
+    parentId: string | null | undefined,
+    keep: KeepReserved,
+  ): Promise<UpsertResult> {
+    const upsert = (): UpsertResult => {
+      // A client's replacement keeps the stored reserved keys: read in this write's transaction.
+      const { message, json } = keep ? keep(write, this.storedMessage(write.message.id)) : write;
+      const result = writeMessageRow(
+        this.driver,
+        this.store.changeLog,
+        this.sessionId,
+        { message, json, replaces: true },
+        replaced(message.id, parentId),
+        (content) => upsertRow(this.driver, this.sessionId, message, parentId, content),
+      );
+      return withStored(result, json);
+    };
+    return keep ? this.driver.transaction(upsert) : upsert();
+  }
+
+  protected async writeImport(
+    { message, json }: PreparedWrite,
+    parentId: string | null | undefined,
+    createdAt: string,
+  ): Promise<AppendResult> {
+    const result = writeMessageRow(
+      this.driver,
+      this.store.changeLog,
+      this.sessionId,
+      { message, json, replaces: false },
+      inserted("import", message.id, parentId),
+      (content) => appendRow(this.driver, this.sessionId, message, { parentId, json: content, createdAt }),
+    );
+    return withStored(result, result.inserted ? json : (this.storedJson(message.id) ?? json));
+  }
+
+  protected async writeUpdate({ message, json }: PreparedWrite): Promise<UpdateResult> {
+    const result = writeMessageRow(
+      this.driver,
+      this.store.changeLog,
+      this.sessionId,
+      { message, json, replaces: true },
+      replaced(message.id),
+      (content) => updateRow(this.driver, this.sessionId, message, content),
     );
     return withStored(result, json);
   }
 
-  async deleteMessages(messageIds: string[]): Promise<void> {
-    if (!Array.isArray(messageIds)) {
-      throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
-    }
-    for (const id of messageIds) assertId(id, "A message id");
-    if (messageIds.length === 0) return;
+  protected async writeDelete(messageIds: string[]): Promise<void> {
     this.driver.transaction(() => {
       const head = this.head();
       if (head) releaseMessages(this.driver, head.num, messageIds);
@@ -270,20 +261,14 @@ export class SqliteSessionProvider implements SessionProvider {
     });
   }
 
-  async clearMessages(): Promise<void> {
+  protected async writeClear(): Promise<void> {
     this.driver.transaction(() => {
       const head = this.head();
       if (head) clearRows(this.driver, head.num);
     });
   }
 
-  async addCompaction(
-    summary: string,
-    fromMessageId: string,
-    toMessageId: string,
-    details?: CompactionDetails,
-  ): Promise<StoredCompaction> {
-    const compaction = newCompaction(summary, fromMessageId, toMessageId, details);
+  protected async writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction> {
     this.driver.transaction(() => {
       insertCompaction(this.driver, this.store.sessionNum(this.sessionId, true)!, compaction);
     });

@@ -7,20 +7,18 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
 import { inserted } from "../store/feed/change-rows.js";
-import { assertBlockKey, assertContent } from "../store/keys.js";
-import { checkUsage } from "../store/registry-input.js";
-import type { StepWrite } from "../store/step.js";
+import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
-import { prepareAppend, withStored } from "../store/write-policy.js";
+import { withStored } from "../store/write-policy.js";
 import type { AppendResult } from "../types.js";
 import { appendRow } from "./append.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { storedFreeText } from "./connection/free-text.js";
-import { loggedWrite } from "./feed/logged-write.js";
-import { hydrate, writeWithAttachments } from "./media/attachments.js";
+import { hydrate } from "./media/attachments.js";
 import type { SqliteStore } from "./store.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
+import { writeMessageRow } from "./write-row.js";
 
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
 
@@ -36,40 +34,33 @@ function storedJson(driver: SqlDriver, sessionId: string, id: string): string | 
   return message ? JSON.stringify(message) : undefined;
 }
 
-/** Writes `step` in one transaction (see the module comment). */
-export async function writeSqliteStep(store: SqliteStore, step: StepWrite): Promise<void> {
+/** Writes a prepared step in one transaction (see the module comment). */
+export async function writeSqliteStep(
+  store: SqliteStore,
+  { step, writes, usage }: PreparedStep,
+): Promise<void> {
   const { driver } = store;
   const { sessionId } = step;
-  // Checked before the transaction opens: bad input never starts a write.
-  const prepared = step.messages.map((message) =>
-    prepareAppend(message, step.parentId, store.policy, undefined),
-  );
-  if (step.block) {
-    assertBlockKey(step.block.key);
-    assertContent(step.block.content);
-  }
-  const usage = step.usage === undefined ? undefined : checkUsage(step.usage);
   driver.transaction(() => {
     let at: string | null | undefined = step.parentId;
-    prepared.forEach((write, i) => {
+    writes.forEach((write, i) => {
       const message = step.messages[i]!;
       let result: AppendResult;
       if (!write) result = { inserted: false, message };
       else {
         const { message: stored, json } = write;
-        const appended = loggedWrite(
+        const appended = writeMessageRow(
           driver,
           store.changeLog,
           sessionId,
+          { message: stored, json, replaces: false },
           inserted("append", stored.id, at),
-          () =>
-            writeWithAttachments(driver, sessionId, stored, json, false, (content) =>
-              appendRow(driver, sessionId, stored, {
-                parentId: at,
-                expectedLeafId: step.guard && at !== undefined ? at : undefined,
-                json: content,
-              }),
-            ),
+          (content) =>
+            appendRow(driver, sessionId, stored, {
+              parentId: at,
+              expectedLeafId: step.guard && at !== undefined ? at : undefined,
+              json: content,
+            }),
         );
         result = withStored(
           appended,

@@ -10,8 +10,8 @@ import {
   type SubscribeOptions,
   type Unsubscribe,
 } from "../store/feed/feed.js";
-import { observeRegistry, observeTransfer, publishStepWrites } from "../store/feed/observe.js";
-import type { StepWrite } from "../store/step.js";
+import { observeRegistry, observeTransfer } from "../store/feed/observe.js";
+import { runStep, type StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -163,7 +163,7 @@ export class SqliteStore
 
   /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */
   writeStep(step: StepWrite): Promise<void> {
-    return publishStepWrites(this.feed, step, (write) => writeSqliteStep(this, write));
+    return runStep(this, step, (prepared) => writeSqliteStep(this, prepared));
   }
 
   /** Indexes pending messages (so readers that cannot write find everything) and closes the connection. */

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { messageText, utf8Length } from "../message.js";
+import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
@@ -31,7 +32,7 @@ export function updateRow(
   sessionId: string,
   message: SessionMessage,
   json: string,
-): { updated: boolean } {
+): RowWrite<{ updated: boolean }> {
   const hash = contentHash(json);
   return driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
@@ -43,7 +44,7 @@ export function updateRow(
     }
     if (node.content_hash === hash) return { updated: false };
     rewrite(driver, head.num, node, message, json, hash);
-    return { updated: true };
+    return { updated: true, seq: node.seq };
   });
 }
 
@@ -56,7 +57,7 @@ export function upsertRow(
   message: SessionMessage,
   parentId: string | null | undefined,
   json: string,
-): { inserted: boolean; updated: boolean } {
+): RowWrite<{ inserted: boolean; updated: boolean }> {
   return driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
       sessionId,
@@ -67,7 +68,7 @@ export function upsertRow(
     const hash = contentHash(json);
     if (node.content_hash === hash) return { inserted: false, updated: false };
     rewrite(driver, head.num, node, message, json, hash);
-    return { inserted: false, updated: true };
+    return { inserted: false, updated: true, seq: node.seq };
   });
 }
 

@@ -1,5 +1,10 @@
 import type { AppendResult, SessionMessage } from "../types.js";
+import { publishAppend } from "./feed/publish.js";
+import { assertBlockKey, assertContent } from "./keys.js";
+import type { ProviderContext } from "./provider.js";
+import { checkUsage } from "./registry-input.js";
 import type { SessionUsage } from "./types.js";
+import { type PreparedWrite, prepareAppend } from "./write-policy.js";
 
 /**
  * One step of a writer that keeps a header block and registry counters beside its messages (the agent storages):
@@ -28,14 +33,53 @@ export interface StepWrite {
 }
 
 /**
- * A store that writes a {@link StepWrite} atomically (SQLite: one `BEGIN IMMEDIATE`; Postgres: one statement for
- * one message, else one transaction on one client).
+ * A store that writes a {@link StepWrite} atomically (memory: checked, then applied synchronously; SQLite: one
+ * `BEGIN IMMEDIATE`; Postgres: one statement for one message, else one transaction on one client).
  */
 export interface StepCapableStore {
   writeStep(step: StepWrite): Promise<void>;
 }
 
-/** True when the store writes steps atomically (SqliteStore, PostgresStore). */
+/** A step prepared once: each message's write (null: an echoed overlay, stored as nothing) and its usage, checked. */
+export interface PreparedStep {
+  step: StepWrite;
+  writes: readonly (PreparedWrite | null)[];
+  usage: SessionUsage | undefined;
+}
+
+/**
+ * The step's pipeline, as a provider's (store/provider.ts): prepares every part once under the store's policy
+ * (bad input never starts a write), lets the backend write it all or nothing, then publishes each append it
+ * committed.
+ */
+export async function runStep(
+  context: ProviderContext,
+  step: StepWrite,
+  write: (prepared: PreparedStep) => Promise<void>,
+): Promise<void> {
+  const writes = step.messages.map((message) =>
+    prepareAppend(message, step.parentId, context.policy, undefined),
+  );
+  if (step.block) {
+    assertBlockKey(step.block.key);
+    assertContent(step.block.content);
+  }
+  const usage = step.usage === undefined ? undefined : checkUsage(step.usage);
+  const results: AppendResult[] = [];
+  const check = (index: number, result: AppendResult) => {
+    step.check?.(index, result);
+    results[index] = result;
+  };
+  await write({ step: { ...step, check }, writes, usage });
+  for (const [index, result] of results.entries()) {
+    const message = step.messages[index];
+    if (!message || !writes[index]) continue;
+    const parentId = index === 0 ? step.parentId : step.messages[index - 1]?.id;
+    await publishAppend(context.feed, step.sessionId, message.id, parentId, result);
+  }
+}
+
+/** True when the store writes steps atomically (MemoryStore, SqliteStore, PostgresStore). */
 export function hasStepWrites(store: object): store is StepCapableStore {
   return typeof (store as Partial<StepCapableStore>).writeStep === "function";
 }

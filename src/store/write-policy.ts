@@ -101,23 +101,65 @@ export function assertSize(message: SessionMessage, json: string, maxBytes: numb
   }
 }
 
+/** A write prepared once: the message to store (reserved keys stripped) and its JSON. */
+export interface PreparedWrite {
+  message: SessionMessage;
+  json: string;
+}
+
 /**
  * Applies a policy to a write: strips reserved keys from client writes, serialises once and refuses a message
  * over the cap or one no backend can store (`INVALID_MESSAGE`: not JSON, an unstorable pointer look-alike).
- * Returns the message to store and its JSON. `known` is JSON the caller already made of `message` (a Session's
- * hand-off, see prepared-json.ts): used as is unless stripping made a different message.
+ * Returns the message to store and its JSON. `first` is a policy applied before `policy` (a Session's before its
+ * store's): the JSON is made again only when its stripping changed the message.
  */
 export function applyPolicy(
   message: SessionMessage,
   policy: WritePolicy,
   source: WriteSource | undefined,
-  known?: string,
-): { message: SessionMessage; json: string } {
-  const stored = stripReserved(message, policy.reservedMetadataKeys, source);
-  const json = stored === message && known !== undefined ? known : serializeMessage(stored);
-  assertSize(stored, json, policy.maxMessageBytes);
-  assertOffloadable(stored, json);
-  return { message: stored, json };
+  first?: WritePolicy,
+): PreparedWrite {
+  let stored = message;
+  let json: string | undefined;
+  if (first) {
+    stored = stripReserved(message, first.reservedMetadataKeys, source);
+    json = serializeMessage(stored);
+    assertSize(stored, json, first.maxMessageBytes);
+  }
+  const stripped = stripReserved(stored, policy.reservedMetadataKeys, source);
+  if (stripped !== stored || json === undefined) json = serializeMessage(stripped);
+  assertSize(stripped, json, policy.maxMessageBytes);
+  assertOffloadable(stripped, json);
+  return { message: stripped, json };
+}
+
+/**
+ * A client's replacement of a stored message keeps the stored values of the `keys` it may not set (they were
+ * stripped from its write): the write with those values put back into its metadata, or the same write when there
+ * is nothing to keep. `maxBytes` caps the result as it capped the write. Backends call it with the stored message
+ * read inside the replacing transaction, so no concurrent write falls in between.
+ */
+export function keepReserved(
+  write: PreparedWrite,
+  stored: SessionMessage | null | undefined,
+  keys: readonly string[],
+  maxBytes: number,
+): PreparedWrite {
+  const from = stored?.metadata;
+  if (!isRecord(from)) return write;
+  const kept = keys.filter((key) => key !== "__proto__" && Object.hasOwn(from, key));
+  const own = write.message.metadata;
+  if (kept.length === 0 || (own !== undefined && !isRecord(own))) return write;
+  const metadata: Record<string, unknown> = { ...own };
+  for (const key of kept) metadata[key] = from[key];
+  const message = { ...write.message, metadata };
+  const json = serializeMessage(message);
+  assertSize(message, json, maxBytes);
+  return { message, json };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** SHA-256 of a message's stored JSON: equal hashes mean an update would write the same content. */
@@ -157,26 +199,26 @@ export function importTime(createdAt: Date | string | undefined): string {
 /**
  * What every append and upsert starts with: the message's shape and parent are checked (`INVALID_MESSAGE`,
  * `INVALID_ARGUMENT`), an echoed overlay yields null (the caller stores nothing), then the policy applies
- * (`known`: see {@link applyPolicy}).
+ * (`first`: see {@link applyPolicy}).
  */
 export function prepareAppend(
   message: SessionMessage,
   parentId: unknown,
   policy: WritePolicy,
   source: WriteSource | undefined,
-  known?: string,
-): { message: SessionMessage; json: string } | null {
+  first?: WritePolicy,
+): PreparedWrite | null {
   assertMessageShape(message);
   assertParentId(parentId);
-  return isEchoedOverlay(message) ? null : applyPolicy(message, policy, source, known);
+  return isEchoedOverlay(message) ? null : applyPolicy(message, policy, source, first);
 }
 
 /** What every update and import starts with: a valid, non-overlay message (`RESERVED_ID`) under the policy. */
 export function prepareServerWrite(
   message: SessionMessage,
   policy: WritePolicy,
-  known?: string,
-): { message: SessionMessage; json: string } {
+  first?: WritePolicy,
+): PreparedWrite {
   assertValidMessage(message);
-  return applyPolicy(message, policy, "server", known);
+  return applyPolicy(message, policy, "server", first);
 }

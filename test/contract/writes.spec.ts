@@ -192,5 +192,33 @@ export function writesSpec(target: ContractTarget): void {
         },
         { reservedMetadataKeys: ["role", "usage"] },
       ));
+
+    test("a client's upsert that replaces a message keeps the stored values of the reserved keys", () =>
+      withStore(
+        target,
+        async (store) => {
+          const s = store.session("t");
+          await s.appendMessage(withMeta("m", { role: "admin", usage: 5, note: "old" }));
+          const sent = withMeta("m", { role: "user", note: "new", extra: 1 });
+          const result = await s.upsertMessage!(sent, undefined, { source: "client" });
+          const kept = { role: "admin", usage: 5, note: "new", extra: 1 };
+          assert.equal(result.updated, true);
+          assert.deepEqual(result.message?.metadata, kept);
+          assert.deepEqual((await s.getMessage("m"))?.metadata, kept);
+          // The same client write again changes nothing: the merged content is what is stored.
+          assert.equal((await s.upsertMessage!(sent, undefined, { source: "client" })).updated, false);
+          // A reserved key the stored message never had stays unset; the Session's own keys are kept too.
+          await s.appendMessage(withMeta("n", { note: "server" }));
+          const session = new Session(store, { sessionId: "t", reservedMetadataKeys: ["note"] });
+          await session.upsertMessage(withMeta("n", { role: "x", note: "y", extra: 2 }), undefined, {
+            source: "client",
+          });
+          assert.deepEqual((await s.getMessage("n"))?.metadata, { note: "server", extra: 2 });
+          // A server write replaces the metadata whole.
+          await s.upsertMessage!(withMeta("m", { note: "server" }));
+          assert.deepEqual((await s.getMessage("m"))?.metadata, { note: "server" });
+        },
+        { reservedMetadataKeys: ["role", "usage"] },
+      ));
   });
 }

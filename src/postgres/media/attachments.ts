@@ -1,4 +1,5 @@
 import { type Attachment, hydrateAsync, offloadMessage } from "../../store/media/offload.js";
+import { type RowWrite, withoutSeq } from "../../store/row-write.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { AttachmentStats, AttachmentStore } from "../../store/types.js";
 import type { SessionMessage } from "../../types.js";
@@ -38,20 +39,10 @@ const linkedSql = statement(
 );
 const loadSql = statement((t) => `SELECT hash, data FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
 const headLockSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
-const seqSql = statement(
-  (t) => `SELECT m.seq FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
-    WHERE h.session_id = $1 AND m.id = $2`,
-);
 // The links of row `$1` to payloads other than `$2` (those an update no longer points at).
 const unlinkOthersSql = statement(
   (t) =>
     `DELETE FROM ${t.attachmentLinks} WHERE message_seq = $1::bigint AND hash <> ALL($2::text[]) RETURNING hash`,
-);
-// The same for a message that points at no payload any more, found by id: one statement for an update without media.
-const unlinkAllByIdSql = statement(
-  (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq = (
-    SELECT m.seq FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
-    WHERE h.session_id = $1 AND m.id = $2) RETURNING hash`,
 );
 const unlinkMessagesSql = statement(
   (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq IN (
@@ -89,45 +80,37 @@ async function collect(query: Query, t: Tables, hashes: readonly string[]): Prom
 }
 
 /**
- * Runs a write of `message` (`write` gets the JSON to store and an executor joined to this transaction) and
- * links its payloads in the same transaction, after the write (which holds the session's head lock by then).
- * `replaces` is true for an update: the links to payloads the new content no longer points at are released after
- * the new ones are made, so a payload the update keeps is never deleted. An append without payloads skips all of
- * it (one statement).
+ * Runs a write of `message` (`write` gets the JSON to store and an executor joined to this transaction, and
+ * answers with the `seq` of the row it wrote) and links its payloads to that row in the same transaction, after
+ * the write (which holds the session's head lock by then). `replaces` is true for an update: the links to
+ * payloads the new content no longer points at are released after the new ones are made, so a payload the update
+ * keeps is never deleted. An append without payloads skips all of it (one statement). Answers the write's result
+ * without its `seq`.
  */
-export async function writeWithAttachments<T>(
+export async function writeWithAttachments<T extends object>(
   executor: Executor,
   t: Tables,
   sessionId: string,
   message: SessionMessage,
   json: string,
   replaces: boolean,
-  write: (content: string, executor: Executor) => Promise<T>,
+  write: (content: string, executor: Executor) => Promise<RowWrite<T, string>>,
 ): Promise<T> {
   const stored = offloadMessage(message, json);
-  if (stored.attachments.length === 0 && !replaces) return write(stored.content, executor);
+  if (stored.attachments.length === 0 && !replaces) {
+    return withoutSeq(await write(stored.content, executor)).result;
+  }
   return executor.transaction(async (query) => {
     // Locked first so the write's statements see a fresh snapshot (a concurrent append of the same id is then a
     // duplicate, not a unique violation that would abort this transaction). A session that does not exist yet
     // has no row to lock: its creator's links are why the links below are fixed after the write, not before.
     await query(headLockSql(t), [sessionId]);
-    const result = await write(stored.content, joined(executor, query));
-    // An append that found the id already stored wrote nothing: the stored row keeps the links it has.
-    if (!replaces && (result as { inserted?: unknown } | undefined)?.inserted === false) return result;
+    const { seq, result } = withoutSeq(await write(stored.content, joined(executor, query)));
+    // Nothing written (an id already stored, identical content): the stored row keeps the links it has.
+    if (seq === undefined) return result;
     const hashes = stored.attachments.map((a) => a.hash);
-    if (hashes.length === 0) {
-      const released = await query<{ hash: string }>(unlinkAllByIdSql(t), [sessionId, message.id]);
-      await collect(
-        query,
-        t,
-        released.map((r) => r.hash),
-      );
-      return result;
-    }
-    const [row] = await query<{ seq: string }>(seqSql(t), [sessionId, message.id]);
-    if (!row) return result;
-    const released = replaces ? await query<{ hash: string }>(unlinkOthersSql(t), [row.seq, hashes]) : [];
-    await link(query, t, row.seq, stored.attachments, hashes);
+    const released = replaces ? await query<{ hash: string }>(unlinkOthersSql(t), [seq, hashes]) : [];
+    if (hashes.length > 0) await link(query, t, seq, stored.attachments, hashes);
     await collect(
       query,
       t,

@@ -1,4 +1,4 @@
-import { hydrateSync, offloadMessage } from "../../store/media/offload.js";
+import { hydrateSync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { AttachmentStats, AttachmentStore } from "../../store/types.js";
 import type { SessionMessage } from "../../types.js";
@@ -25,43 +25,6 @@ export function releaseSession(driver: SqlDriver, sessionNum: number): void {
 /** Restores the payloads of messages read from this database (one lookup for all of them). */
 export function hydrate<T extends SessionMessage | null>(driver: SqlDriver, messages: T[]): T[] {
   return hydrateSync(messages, (hashes) => loadAttachments(driver, hashes));
-}
-
-/** The row's `seq` of a message, for its links. */
-function seqOf(driver: SqlDriver, sessionId: string, id: string): number | undefined {
-  return driver.get<{ seq: number }>(
-    `SELECT m.seq FROM agent_messages m JOIN agent_session_heads h ON h.num = m.session_num
-     WHERE h.session_id = ? AND m.id = ?`,
-    [sessionId, id],
-  )?.seq;
-}
-
-/**
- * Runs a write of `message` (`write` gets the JSON to store, pointers in place of payloads) and links the
- * message's payloads in the same transaction. `replaces` is true for an update: the row's old links are
- * released after the new ones are made, so a payload the update keeps is never deleted in between.
- */
-export function writeWithAttachments<T>(
-  driver: SqlDriver,
-  sessionId: string,
-  message: SessionMessage,
-  json: string,
-  replaces: boolean,
-  write: (content: string) => T,
-): T {
-  const stored = offloadMessage(message, json);
-  if (stored.attachments.length === 0 && !replaces) return write(stored.content);
-  return driver.transaction(() => {
-    const before = replaces ? seqOf(driver, sessionId, message.id) : undefined;
-    const old = before === undefined ? [] : unlinkRows(driver, "?", [before]);
-    const result = write(stored.content);
-    // An append that found the id already stored wrote nothing: the stored row keeps the links it has.
-    const skipped = !replaces && (result as { inserted?: unknown } | undefined)?.inserted === false;
-    const seq = stored.attachments.length > 0 && !skipped ? seqOf(driver, sessionId, message.id) : undefined;
-    if (seq !== undefined) linkAttachments(driver, seq, stored.attachments);
-    collect(driver, old);
-    return result;
-  });
 }
 
 /**

@@ -1,0 +1,120 @@
+/**
+ * What a committed write tells the change feed: one function per kind of write, called by the write pipeline
+ * (store/provider.ts, store/step.ts) after the backend's write returned. A write whose result carries a logged
+ * cursor (`markLogged`: SQLite and Postgres commit an append's, import's, update's and upsert's log row with the
+ * write itself) is not recorded again.
+ */
+import type {
+  AppendResult,
+  SessionMessage,
+  StoredCompaction,
+  UpdateResult,
+  UpsertResult,
+} from "../../types.js";
+import { loggedCursor } from "./change-rows.js";
+import type { ChangeEvent, ChangeFeed } from "./feed.js";
+
+const LOCAL = { origin: "local" as const };
+
+/** An event whose `message` is read from the write result only when a listener looks at it (it may be 50 MB). */
+function withMessage<T extends object>(event: T, result: { message?: SessionMessage }): ChangeEvent {
+  return Object.defineProperty(event, "message", {
+    enumerable: true,
+    get: () => result.message,
+  }) as unknown as ChangeEvent;
+}
+
+/** An append (also of an id already stored: `inserted: false`). */
+export function publishAppend(
+  feed: ChangeFeed,
+  sessionId: string,
+  id: string,
+  parentId: string | null | undefined,
+  result: AppendResult,
+): Promise<void> {
+  const { inserted } = result;
+  const parent = parentId === undefined ? {} : { parentId };
+  return feed.publish(
+    { sessionId, type: "append", ids: [id], parentId, inserted },
+    (cursor) => withMessage({ type: "append", sessionId, cursor, inserted, ...parent, ...LOCAL }, result),
+    loggedCursor(result),
+  );
+}
+
+/** An upsert: an insert is an append, a replacement that changed something an update, anything else nothing. */
+export async function publishUpsert(
+  feed: ChangeFeed,
+  sessionId: string,
+  id: string,
+  parentId: string | null | undefined,
+  result: UpsertResult,
+): Promise<void> {
+  if (result.inserted) return publishAppend(feed, sessionId, id, parentId, result);
+  if (result.updated) return publishUpdate(feed, sessionId, id, result);
+}
+
+/** An update that changed the stored content. */
+export function publishUpdate(
+  feed: ChangeFeed,
+  sessionId: string,
+  id: string,
+  result: UpdateResult | UpsertResult,
+): Promise<void> {
+  return feed.publish(
+    { sessionId, type: "update", ids: [id] },
+    (cursor) => withMessage({ type: "update", sessionId, cursor, ...LOCAL }, result),
+    loggedCursor(result),
+  );
+}
+
+/** An import that inserted. */
+export function publishImport(
+  feed: ChangeFeed,
+  sessionId: string,
+  id: string,
+  parentId: string | null | undefined,
+  result: AppendResult,
+): Promise<void> {
+  return feed.publish(
+    { sessionId, type: "import", ids: [id], parentId },
+    (cursor) => withMessage({ type: "import", sessionId, cursor, inserted: true, ...LOCAL }, result),
+    loggedCursor(result),
+  );
+}
+
+/** A delete (`ids` as requested). */
+export function publishDelete(feed: ChangeFeed, sessionId: string, ids: readonly string[]): Promise<void> {
+  const copy = [...ids];
+  return feed.publish({ sessionId, type: "delete", ids: copy }, (cursor) => ({
+    type: "delete",
+    sessionId,
+    cursor,
+    ids: copy,
+    ...LOCAL,
+  }));
+}
+
+/** A clear of the session (also a registry delete). */
+export function publishClear(feed: ChangeFeed, sessionId: string): Promise<void> {
+  return feed.publish({ sessionId, type: "clear", ids: [] }, (cursor) => ({
+    type: "clear",
+    sessionId,
+    cursor,
+    ...LOCAL,
+  }));
+}
+
+/** A stored overlay. */
+export function publishCompaction(
+  feed: ChangeFeed,
+  sessionId: string,
+  compaction: StoredCompaction,
+): Promise<void> {
+  return feed.publish({ sessionId, type: "compaction", ids: [], compaction }, (cursor) => ({
+    type: "compaction",
+    sessionId,
+    cursor,
+    compaction,
+    ...LOCAL,
+  }));
+}

@@ -1,0 +1,200 @@
+/**
+ * The write pipeline every provider of this package runs: prepare once (shape, parent, the write policy, size,
+ * offload check) → the backend writes the row(s) and answers with the stored form → the change is published to
+ * the store's feed. A backend implements only the `write*` methods; the public write methods below are the ones
+ * that run (nothing is patched in), and they are the only place this package prepares and publishes a message
+ * write of a provider.
+ */
+import { SessionError } from "../errors.js";
+import { assertId, assertParentId } from "../message.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  CompactionDetails,
+  ImportMessageOptions,
+  SessionMessage,
+  StoredCompaction,
+  UpdateResult,
+  UpsertOptions,
+  UpsertResult,
+} from "../types.js";
+import { newCompaction } from "./compactions.js";
+import type { ChangeFeed } from "./feed/feed.js";
+import {
+  publishAppend,
+  publishClear,
+  publishCompaction,
+  publishDelete,
+  publishImport,
+  publishUpdate,
+  publishUpsert,
+} from "./feed/publish.js";
+import {
+  importTime,
+  keepReserved,
+  OPEN_POLICY,
+  type PreparedWrite,
+  prepareAppend,
+  prepareServerWrite,
+  type WritePolicy,
+} from "./write-policy.js";
+
+/** What a provider needs of its store to run the pipeline: the store's policy and its feed. */
+export interface ProviderContext {
+  readonly policy: WritePolicy;
+  readonly feed: ChangeFeed;
+}
+
+/**
+ * Puts back, into a client's replacement, the stored values of the metadata keys it may not set; the backend
+ * calls it with the stored message, read inside its replacing transaction (undefined: no key applies).
+ */
+export type KeepReserved =
+  | ((write: PreparedWrite, stored: SessionMessage | null | undefined) => PreparedWrite)
+  | undefined;
+
+/** The base of this package's session providers: the write pipeline (see the module comment). */
+export abstract class StoreProvider {
+  // The policy of the Session that made this provider, applied before the store's (see enforceSessionPolicy).
+  private sessionPolicy: (() => WritePolicy) | undefined;
+
+  constructor(
+    private readonly context: ProviderContext,
+    readonly sessionId: string,
+  ) {}
+
+  /**
+   * @internal called by the Session that made this provider (`store.session(id)`): every write applies the
+   * Session's policy, read at the write, before the store's, so the Session hands messages over unprepared.
+   */
+  enforceSessionPolicy(policy: () => WritePolicy): void {
+    this.sessionPolicy = policy;
+  }
+
+  /** @internal true when writes here apply `policy` themselves: the Session's bound one, or one that adds nothing. */
+  enforces(policy: WritePolicy): boolean {
+    return (this.sessionPolicy !== undefined && this.sessionPolicy() === policy) || isOpen(policy);
+  }
+
+  /** Inserts a new row for the message (`inserted: false` with the stored form when the id is taken). */
+  protected abstract writeAppend(
+    write: PreparedWrite,
+    parentId: string | null | undefined,
+    expectedLeafId: string | null | undefined,
+  ): Promise<AppendResult>;
+  /** Inserts or replaces the row; `keep` merges the stored reserved keys into a replacement (see KeepReserved). */
+  protected abstract writeUpsert(
+    write: PreparedWrite,
+    parentId: string | null | undefined,
+    keep: KeepReserved,
+  ): Promise<UpsertResult>;
+  /** Inserts a historical row with its original time. */
+  protected abstract writeImport(
+    write: PreparedWrite,
+    parentId: string | null | undefined,
+    createdAt: string,
+  ): Promise<AppendResult>;
+  /** Replaces the stored row (`NOT_FOUND` when there is none). */
+  protected abstract writeUpdate(write: PreparedWrite): Promise<UpdateResult>;
+  /** Deletes rows (validated, non-empty ids) and splices their children onto their parents. */
+  protected abstract writeDelete(ids: string[]): Promise<void>;
+  /** Deletes every message and overlay of the session. */
+  protected abstract writeClear(): Promise<void>;
+  /** Stores a validated overlay; answers it as a read returns it. */
+  protected abstract writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction>;
+
+  private get first(): WritePolicy | undefined {
+    return this.sessionPolicy?.();
+  }
+
+  async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
+    const write = prepareAppend(message, parentId, this.context.policy, options?.source, this.first);
+    // An echoed overlay is ignored: nothing is written, nothing published.
+    if (!write) return { inserted: false, message };
+    const result = await this.writeAppend(write, parentId, options?.expectedLeafId);
+    await publishAppend(this.context.feed, this.sessionId, write.message.id, parentId, result);
+    return result;
+  }
+
+  async upsertMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: UpsertOptions,
+  ): Promise<UpsertResult> {
+    const first = this.first;
+    const write = prepareAppend(message, parentId, this.context.policy, options?.source, first);
+    if (!write) return { inserted: false, updated: false, message };
+    const keep = options?.source === "client" ? this.keeper(first) : undefined;
+    const result = await this.writeUpsert(write, parentId, keep);
+    await publishUpsert(this.context.feed, this.sessionId, write.message.id, parentId, result);
+    return result;
+  }
+
+  async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
+    const write = prepareServerWrite(message, this.context.policy, this.first);
+    assertParentId(options.parentId);
+    const createdAt = importTime(options.createdAt);
+    const result = await this.writeImport(write, options.parentId, createdAt);
+    if (result.inserted) {
+      await publishImport(this.context.feed, this.sessionId, message.id, options.parentId, result);
+    }
+    return result;
+  }
+
+  async updateMessage(message: SessionMessage): Promise<UpdateResult> {
+    const write = prepareServerWrite(message, this.context.policy, this.first);
+    const result = await this.writeUpdate(write);
+    if (result.updated) await publishUpdate(this.context.feed, this.sessionId, message.id, result);
+    return result;
+  }
+
+  async deleteMessages(messageIds: string[]): Promise<void> {
+    if (!Array.isArray(messageIds)) {
+      throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
+    }
+    for (const id of messageIds) assertId(id, "A message id");
+    if (messageIds.length > 0) await this.writeDelete(messageIds);
+    await publishDelete(this.context.feed, this.sessionId, messageIds);
+  }
+
+  async clearMessages(): Promise<void> {
+    await this.writeClear();
+    await publishClear(this.context.feed, this.sessionId);
+  }
+
+  async addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+    details?: CompactionDetails,
+  ): Promise<StoredCompaction> {
+    const compaction = await this.writeCompaction(
+      newCompaction(summary, fromMessageId, toMessageId, details),
+    );
+    await publishCompaction(this.context.feed, this.sessionId, compaction);
+    return compaction;
+  }
+
+  // The keys a client's write had stripped, under every policy it went through, and the smallest cap.
+  private keeper(first: WritePolicy | undefined): KeepReserved {
+    const { policy } = this.context;
+    const keys = first
+      ? [...first.reservedMetadataKeys, ...policy.reservedMetadataKeys]
+      : policy.reservedMetadataKeys;
+    if (keys.length === 0) return undefined;
+    const cap = Math.min(policy.maxMessageBytes, first?.maxMessageBytes ?? Number.POSITIVE_INFINITY);
+    return (write, stored) => keepReserved(write, stored, keys, cap);
+  }
+}
+
+/** A policy that strips nothing and caps nothing: the store's own prepare does all it would. */
+function isOpen(policy: WritePolicy): boolean {
+  return (
+    policy === OPEN_POLICY ||
+    (policy.reservedMetadataKeys.length === 0 && policy.maxMessageBytes === Infinity)
+  );
+}
