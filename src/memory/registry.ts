@@ -107,15 +107,20 @@ export class MemorySessionRegistry implements SessionRegistry {
 
   async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
     const usage = checkUsage(input);
-    return this.update(id, (info) => {
-      // Before any counter changes: a refused addition leaves the row and its activity as they were.
-      assertUsageFits(id, info, usage);
-      info.input_tokens += usage.inputTokens;
-      info.output_tokens += usage.outputTokens;
-      info.cache_read_tokens += usage.cacheReadTokens ?? 0;
-      info.cache_write_tokens += usage.cacheWriteTokens ?? 0;
-      info.estimated_cost += usage.cost;
-    });
+    return this.update(id, (info) => add(id, info, usage));
+  }
+
+  /**
+   * @internal an agent step's registry part (memory/step.ts), synchronous so the step stays atomic: the row must
+   * exist, of `source` when given (`NOT_FOUND`), and takes `usage` (checked) or is only touched; a refused total
+   * changes nothing.
+   */
+  stepUsage(id: string, source: string | undefined, usage: SessionUsage | undefined): void {
+    const row = this.rows.get(id);
+    if (!row || (source !== undefined && row.info.source !== source)) {
+      throw new SessionError("NOT_FOUND", `Session not found: ${id}`);
+    }
+    this.update(id, (info) => usage && add(id, info, usage));
   }
 
   async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
@@ -133,4 +138,14 @@ export class MemorySessionRegistry implements SessionRegistry {
       await this.store.blocks.deleteBlocks(options.blockKeys);
     return this.rows.delete(id);
   }
+}
+
+/** Adds checked usage to a row's counters; before any counter changes, a refused addition throws. */
+function add(id: string, info: SessionInfo, usage: SessionUsage): void {
+  assertUsageFits(id, info, usage);
+  info.input_tokens += usage.inputTokens;
+  info.output_tokens += usage.outputTokens;
+  info.cache_read_tokens += usage.cacheReadTokens ?? 0;
+  info.cache_write_tokens += usage.cacheWriteTokens ?? 0;
+  info.estimated_cost += usage.cost;
 }

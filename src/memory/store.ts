@@ -13,6 +13,7 @@ import {
   type Unsubscribe,
 } from "../store/feed/feed.js";
 import { observeRegistry, observeTransfer } from "../store/feed/observe.js";
+import { runStep, type StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
   ContextCapableStore,
@@ -27,6 +28,7 @@ import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 import { MemorySessionProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
 import { searchMemory } from "./search.js";
+import { writeMemoryStep } from "./step.js";
 import { MemoryTransfer } from "./transfer.js";
 import { memoryVectors } from "./vectors.js";
 
@@ -149,6 +151,11 @@ export class MemoryStore
         ? await nearestFor(this.vectors, query, plan)
         : undefined;
     return searchMemory(this.data, query, plan, this.queryLimits, near);
+  }
+
+  /** Appends a chain of messages, sets a block and updates the registry row, all or nothing (see store/step.ts). */
+  writeStep(step: StepWrite): Promise<void> {
+    return runStep(this, step, (prepared) => writeMemoryStep(this, prepared));
   }
 
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */

@@ -1,4 +1,5 @@
 import { SessionError } from "../../errors.js";
+import type { StepCapableStore } from "../../store/step.js";
 import type { ContextCapableStore, RegistryCapableStore, SessionInfo } from "../../store/types.js";
 import { applyPolicy, OPEN_POLICY, type WritePolicy } from "../../store/write-policy.js";
 import type { AppendResult, SessionMessage, SessionProvider } from "../../types.js";
@@ -7,8 +8,11 @@ import type { AgentMessage, UsageEntry } from "../types.js";
 import { summarizeUsage } from "../usage.js";
 import { AGENT_MESSAGE_KEY, AGENT_SOURCE, type AgentHeader, toSessionMessage } from "./mapping.js";
 
-/** What a store needs to hold agent sessions: a registry (names, fork parents, usage) and blocks (headers). */
-export type AgentCapableStore = RegistryCapableStore & ContextCapableStore;
+/**
+ * What a store needs to hold agent sessions: a registry (names, fork parents, usage), blocks (headers) and step
+ * writes (an append, all or nothing).
+ */
+export type AgentCapableStore = RegistryCapableStore & ContextCapableStore & StepCapableStore;
 
 /** The registry name of an agent session: its `metadata.title` or `metadata.name` when a string, else its id. */
 export function sessionName(id: string, metadata: Record<string, unknown>): string {

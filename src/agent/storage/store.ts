@@ -1,9 +1,7 @@
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message.js";
-import { checkUsage } from "../../store/registry-input.js";
-import { hasStepWrites, type StepCapableStore } from "../../store/step.js";
+import { hasStepWrites } from "../../store/step.js";
 import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
-import { assertUsageFits } from "../../store/usage-totals.js";
 import { storePolicy } from "../../store/write-policy.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, normalize } from "../codec.js";
@@ -41,10 +39,10 @@ export interface StoreSessionStorageOptions {
 const PAGE = 500;
 
 function assertAgentCapable(store: SessionStore): asserts store is AgentCapableStore {
-  if (!hasSessionRegistry(store) || !hasContextStorage(store)) {
+  if (!hasSessionRegistry(store) || !hasContextStorage(store) || !hasStepWrites(store)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `Agent sessions need a store with a registry and context blocks (memory, SQLite, Postgres); the ${store.backend} store has not`,
+      `Agent sessions need a store with a registry, context blocks and step writes (memory, SQLite, Postgres); the ${store.backend} store has not`,
     );
   }
 }
@@ -244,36 +242,18 @@ export class StoreSessionStorage implements SessionStorage {
     const metadata = patch.metadata === undefined ? undefined : normalize(patch.metadata);
     await this.locked(sessionId, async (store) => {
       const totals = usage.length > 0 ? counters(usage) : undefined;
-      if (hasStepWrites(store))
-        return this.appendStep(store, sessionId, added, usage, metadata, patch.updatedAt, totals);
-      const provider = store.session(sessionId);
-      const [header, leaf, info] = await Promise.all([
-        this.header(store, sessionId),
-        provider.getLatestLeaf(),
-        totals ? store.registry.get(sessionId) : null,
-      ]);
-      if (!header) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
-      // The parts are written one after another here: usage the registry would refuse is refused before any.
-      if (totals && info) assertUsageFits(sessionId, info, checkUsage(totals));
-      if (added.length === 0) pushHeaderUsage(header, usage, leaf?.id ?? null);
-      header.updatedAt = patch.updatedAt;
-      if (metadata !== undefined) header.metadata = metadata;
-      await appendChain(provider, added, leaf?.id ?? null, usage, true, storePolicy(store));
-      await Promise.all([
-        store.blocks.setBlock(headerKey(sessionId), JSON.stringify(header)),
-        totals ? store.registry.addUsage(sessionId, totals) : store.registry.touch(sessionId),
-      ]);
+      await this.appendStep(store, sessionId, added, usage, metadata, patch.updatedAt, totals);
     });
   }
 
   /**
-   * SQLite and Postgres: one transaction (one commit) and nothing read first. The messages go after the latest
+   * One step write (one transaction, one commit on SQL stores) and nothing read first. The messages go after the latest
    * leaf, the last one carrying the step's usage and `updatedAt`; the header is rewritten only when something in it
    * changes (metadata, or ledger entries without a message); the registry row (which must be an agent session's)
    * takes the counters.
    */
   private async appendStep(
-    store: AgentCapableStore & StepCapableStore,
+    store: AgentCapableStore,
     sessionId: string,
     added: AgentMessage[],
     usage: UsageEntry[],

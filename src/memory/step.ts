@@ -1,0 +1,58 @@
+/**
+ * An agent step on a MemoryStore, all or nothing (as SQLite's and Postgres's `step.ts`): the messages, the header
+ * block and the registry counters. Everything that can fail — a guard's `CONFLICT`, a missing parent, a `check`
+ * refusing a message stored already, the registry row and its totals — is decided against the stored data first,
+ * then every change is applied, all in one synchronous stretch, so no other write of this process falls between.
+ */
+import type { PreparedStep } from "../store/step.js";
+import { type PreparedWrite, withStored } from "../store/write-policy.js";
+import type { AppendResult } from "../types.js";
+import { leafConflict, MemorySessionProvider, parentNotFound } from "./provider.js";
+import type { MemoryStore } from "./store.js";
+
+/** Writes a prepared step (see the module comment). */
+export async function writeMemoryStep(
+  store: MemoryStore,
+  { step, writes, usage }: PreparedStep,
+): Promise<void> {
+  const { sessionId } = step;
+  const provider = new MemorySessionProvider(store, sessionId);
+  const data = store.sessionData(sessionId, false);
+  // The appends to make, and the ids this step stores (with their JSON) on top of the stored ones.
+  const planned: { write: PreparedWrite; parentId: string | null | undefined }[] = [];
+  const added = new Map<string, string>();
+  let leaf = data?.leaf?.id ?? null;
+  let at = step.parentId;
+  writes.forEach((write, i) => {
+    const message = step.messages[i]!;
+    let result: AppendResult = { inserted: false, message };
+    if (write) {
+      const { id } = write.message;
+      const row = data?.rows.get(id);
+      const json = row ? provider.storedJson(row) : added.get(id);
+      if (json !== undefined) result = withStored({ inserted: false }, json);
+      else {
+        if (step.guard && at !== undefined && leaf !== at) throw leafConflict(sessionId, leaf, at);
+        if (typeof at === "string" && !data?.rows.has(at) && !added.has(at))
+          throw parentNotFound(at, sessionId);
+        planned.push({ write, parentId: at });
+        added.set(id, write.json);
+        leaf = id;
+        result = withStored({ inserted: true }, write.json);
+      }
+    }
+    step.check?.(i, result);
+    at = message.id;
+  });
+  // Last of the checks, first of the changes: a missing row or a refused total throws before anything changed.
+  store.registry.stepUsage(sessionId, step.source, usage);
+  if (planned.length > 0) {
+    const target = store.sessionData(sessionId, true)!;
+    const now = new Date().toISOString();
+    for (const { write, parentId } of planned) {
+      provider.insert(target, write.message, write.json, provider.parentRow(target, parentId), now);
+    }
+  }
+  // Synchronous inside (key and content were checked when the step was prepared).
+  if (step.block) await store.blocks.setBlock(step.block.key, step.block.content);
+}
