@@ -8,9 +8,9 @@ import { PostgresSessionStorage, type SessionState, SQLiteSessionStorage } from 
 import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
 import { offloadJson } from "../../src/store/media/offload.js";
 import { hasAttachmentStore, type SessionStore } from "../../src/store/types.js";
+import { sampleMessages, sampleState } from "../../src/testing/storage/fixtures.js";
 import { tempDir } from "../cli/helpers.js";
 import { PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
-import { sampleMessages, sampleState } from "./helpers/fixtures.js";
 
 const image = Buffer.alloc(50_000, 3).toString("base64");
 const withImage = () => {
