@@ -3,7 +3,7 @@ import { SessionError } from "../errors.js";
 import { COMPACTION_PREFIX, describe, isCompactionMessage } from "../message.js";
 import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { acceptToolResults } from "./continuation.js";
-import { type ChatStorage, editedId, legacyEditedId, sameParts } from "./storage.js";
+import { type ChatStorage, editedId, sameParts } from "./storage.js";
 
 /**
  * How many entries at the end of a posted `messages` array are read. The rest is never looked at: the stored
@@ -127,13 +127,7 @@ async function locate(storage: ChatStorage, message: SessionMessage, edits: bool
   }
   const id = editedId(message);
   const edit = await storage.getMessage(id);
-  if (edit !== null) return { id, stored: edit, overlay: false };
-  // An edit stored by an earlier version under its 32-bit id, if that row really holds this edit.
-  const legacy = legacyEditedId(message);
-  const old = await storage.getMessage(legacy);
-  return old !== null && sameParts(old, message)
-    ? { id: legacy, stored: old, overlay: false }
-    : { id, stored: null, overlay: false };
+  return { id, stored: edit, overlay: false };
 }
 
 /** The last message an overlay shown on the page covers (its `toMessageId`). */
