@@ -24,30 +24,52 @@ export function says(text: string): { error: () => string } {
   return { error: () => text };
 }
 
-/**
- * Where a schema gave no message of its own (a foreign schema such as the AI SDK's), zod's English text is kept
- * and the field it is about is named from the issue's path, so the message still says where the input is wrong.
- */
-function fallback(what: string | undefined) {
-  return (issue: Issue): string => {
-    const text = z.core.config().localeError?.(issue);
-    const message = typeof text === "string" ? text : (text?.message ?? "Invalid input");
-    const path = issue.path?.map(String).join(".") ?? "";
-    const field = [what, path].filter(Boolean).join(" ");
-    return field ? `${field}: ${message}` : message;
-  };
+// Marks zod's own wording (a foreign schema's issue, such as the AI SDK's): such a message gets its field named
+// from the issue's path when it becomes a SessionError. Our schemas word their messages themselves.
+const ZOD_WORDING = "\u0001";
+
+function zodWording(issue: Issue): string {
+  const text = z.core.config().localeError?.(issue);
+  return ZOD_WORDING + (typeof text === "string" ? text : (text?.message ?? "Invalid input"));
 }
 
-/** The `SessionError` (`code`, default `INVALID_ARGUMENT`) for a failed parse: its first issue's message. */
-export function toSessionError(error: z.ZodError, code: SessionErrorCode = "INVALID_ARGUMENT"): SessionError {
-  return new SessionError(code, error.issues[0]?.message ?? "Invalid input");
+type Finished = z.core.$ZodIssue;
+
+/**
+ * The issue that says most: for a union none of whose branches matched (zod says only "Invalid input"), the
+ * deepest issue of any branch, with its path made whole, so "content.0.text: expected string" beats "content".
+ */
+function telling(issue: Finished, path: PropertyKey[] = []): { issue: Finished; path: PropertyKey[] } {
+  const at = [...path, ...issue.path];
+  const worded = !issue.message.startsWith(ZOD_WORDING);
+  if (worded || issue.code !== "invalid_union" || issue.errors.length === 0) return { issue, path: at };
+  const deepest = issue.errors
+    .flat()
+    .map((inner) => telling(inner, at))
+    .reduce((best, next) => (next.path.length > best.path.length ? next : best));
+  return deepest.path.length > at.length ? deepest : { issue, path: at };
+}
+
+/** The `SessionError` (`code`, default `INVALID_ARGUMENT`) for a failed parse, worded by its first issue. */
+export function toSessionError(
+  error: z.ZodError,
+  code: SessionErrorCode = "INVALID_ARGUMENT",
+  what?: string,
+): SessionError {
+  const first = error.issues[0];
+  if (!first) return new SessionError(code, what ?? "Invalid input");
+  const { issue, path } = telling(first);
+  if (!issue.message.startsWith(ZOD_WORDING)) return new SessionError(code, issue.message);
+  const field = path.map(String).join(".");
+  const text = issue.message.slice(ZOD_WORDING.length);
+  return new SessionError(code, [what, field && `${field}:`, text].filter(Boolean).join(" "));
 }
 
 /** How {@link parseInput} reports a refusal. */
 export interface ParseOptions {
   /** The error code (default `INVALID_ARGUMENT`). */
   code?: SessionErrorCode;
-  /** Names the input in messages a schema did not word itself (foreign schemas). */
+  /** Begins the messages a schema did not word itself (a foreign schema's), e.g. "send() got a bad message:". */
   what?: string;
 }
 
@@ -57,7 +79,7 @@ export function parseInput<S extends z.ZodType>(
   value: unknown,
   options: ParseOptions = {},
 ): z.output<S> {
-  const result = schema.safeParse(value, { error: fallback(options.what) });
+  const result = schema.safeParse(value, { error: zodWording });
   if (result.success) return result.data;
-  throw toSessionError(result.error, options.code);
+  throw toSessionError(result.error, options.code, options.what);
 }
