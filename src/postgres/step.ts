@@ -10,8 +10,8 @@
  */
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
+import { checkUsage } from "../schema/registry.js";
 import { contentHashes, offloadMessage } from "../store/media/offload.js";
-import { checkUsage } from "../store/registry-input.js";
 import type { StepWrite } from "../store/step.js";
 import type { SessionUsage } from "../store/types.js";
 import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";

@@ -6,9 +6,9 @@
 
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
+import { checkUsage } from "../schema/registry.js";
 import { inserted } from "../store/feed/change-rows.js";
 import { assertBlockKey, assertContent } from "../store/keys.js";
-import { checkUsage } from "../store/registry-input.js";
 import type { StepWrite } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { prepareAppend, withStored } from "../store/write-policy.js";

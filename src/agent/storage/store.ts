@@ -1,6 +1,6 @@
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message.js";
-import { checkUsage } from "../../store/registry-input.js";
+import { checkUsage } from "../../schema/registry.js";
 import { hasStepWrites, type StepCapableStore } from "../../store/step.js";
 import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
 import { assertUsageFits } from "../../store/usage-totals.js";
