@@ -19,7 +19,7 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const peers = ["ai", "@openai/agents-core", "pg", "@types/pg", "@types/node"];
 /** The entry points the app imports: all but ./s3, whose peer (the AWS SDK) is too large to install here. */
 const entries = ["agent-session", "agent-session/utils", "agent-session/ai", "agent-session/agent"];
-entries.push("agent-session/postgres", "agent-session/openai-agents");
+entries.push("agent-session/postgres", "agent-session/openai-agents", "agent-session/testing");
 
 const work = mkdtempSync(join(tmpdir(), "agent-session-package-"));
 const started = Date.now();
@@ -154,12 +154,19 @@ import * as agent from "agent-session/agent";
 import * as openai from "agent-session/openai-agents";
 import * as postgres from "agent-session/postgres";
 import * as utils from "agent-session/utils";
+import { runProviderContract, runStorageContract } from "agent-session/testing";
+import { describe, it } from "node:test";
 
 const session = Session.create(new MemoryStore());
 const message: SessionMessage = { id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] };
 await session.appendMessage(message);
 const manager = new SessionManager(new MemoryStore());
-export const used = [session, manager, loadChat, persistChatTurn, agent, openai, postgres, utils];
+// Declared, never called: node:test's describe/it fit the suites' injected runner.
+const contracts = () => {
+  runProviderContract({ describe, it }, { name: "memory", create: async (policy) => new MemoryStore(policy) });
+  runStorageContract({ describe, it }, { name: "memory", create: async () => new agent.MemorySessionStorage() });
+};
+export const used = [session, manager, loadChat, persistChatTurn, agent, openai, postgres, utils, contracts];
 `;
 }
 

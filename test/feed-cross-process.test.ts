@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { after, describe, it, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
@@ -15,9 +15,13 @@ import type {
   SubscribeOptions,
 } from "../src/store/feed/feed.js";
 import type { SessionStore } from "../src/store/types.js";
-import { feedSpec } from "./contract/feed.spec.js";
+import { feedSpec } from "../src/testing/contract/feed.spec.js";
+import { suiteOf } from "../src/testing/runner.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { runFixture } from "./helpers/child.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 type Store = SessionStore & FeedCapableStore;
 
@@ -271,7 +275,7 @@ describe("sqlite file: writers without a change log", { concurrency: false }, ()
 });
 
 // The contract's feed spec with a change log on: local events carry cursors, nothing else changes.
-feedSpec({
+feedSpec(suiteOf(runner), {
   name: "sqlite file with change log",
   create: async (policy) =>
     new SqliteStore(join(dir, `spec-${Math.random()}.db`), { ...policy, changeLog: true }),
@@ -294,7 +298,7 @@ if (unavailable) {
     async () => PostgresStore.open(pool, { schema: SCHEMA, changeLog: true }),
     (prefix) => ["postgres", PG_URL, SCHEMA, "x", prefix, "3"],
   );
-  feedSpec({
+  feedSpec(suiteOf(runner), {
     name: "postgres with change log",
     create: async (policy) => {
       const schema = `${SCHEMA}_spec`;

@@ -29,12 +29,51 @@ function subscribed(store: FeedCapableStore, listener: ChangeListener, options: 
   });
 }
 
-/** Waits until `events` holds an event that reads `last`, then a while longer (to see repeats, if any). */
-async function settle(events: ChangeEvent[], last: string, quiet = 400): Promise<string[]> {
+/** Waits (up to 10 s) until `events` holds an event that reads `last`, and returns them all. */
+async function until(events: ChangeEvent[], last: string): Promise<string[]> {
   const end = Date.now() + 10_000;
   while (!events.some((e) => brief(e) === last) && Date.now() < end) await sleep(10);
-  await sleep(quiet);
   return events.map(brief);
+}
+
+/**
+ * Waits for `last`, then writes a sentinel message after it and waits for the sentinel's event: a feed that
+ * repeats or stalls on a bad row shows it before the sentinel, so nothing is left to a quiet period.
+ */
+async function settle(
+  events: ChangeEvent[],
+  last: string,
+  writer: SqliteStore | PostgresStore,
+  sessionId = "s",
+) {
+  await until(events, last);
+  await writer.session(sessionId).appendMessage(text("sentinel"));
+  return until(events, "append sentinel");
+}
+
+/**
+ * Counts the events handed to every listener subscribed through `store.subscribe` from now on, and returns a
+ * sentinel: a listener subscribed after them, resolving on its first event. Subscribers get an event in the order
+ * they subscribed (the first call of each listener runs within the write's emit), so once the sentinel has its
+ * event, a listener left subscribed before it has been handed that event too.
+ */
+function deliveries(store: MemoryStore) {
+  const subscribe = store.subscribe.bind(store);
+  let delivered = 0;
+  store.subscribe = (listener, options) =>
+    subscribe((event) => {
+      delivered++;
+      return listener(event);
+    }, options);
+  const sentinel = async () => {
+    let heard!: (event: ChangeEvent) => void;
+    const event = new Promise<ChangeEvent>((resolve) => {
+      heard = resolve;
+    });
+    const stop = await subscribed({ subscribe } as FeedCapableStore, (e) => heard(e), { sessionId: "s" });
+    return { event, stop };
+  };
+  return { delivered: () => delivered, sentinel };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-feed-rows-"));
@@ -57,7 +96,12 @@ describe("sqlite file: a change-log row that cannot be read", { concurrency: fal
     const events: ChangeEvent[] = [];
     const stop = await subscribed(reader, (e) => void events.push(e), { sessionId: "s" });
     for (const id of ["m1", "m2", "m3"]) await writer.session("s").appendMessage(text(id));
-    assert.deepEqual(await settle(events, "append m3"), ["append m1", "reset s", "append m3"]);
+    assert.deepEqual(await settle(events, "append m3", writer), [
+      "append m1",
+      "reset s",
+      "append m3",
+      "append sentinel",
+    ]);
     const reset = events[1];
     assert.ok(reset?.type === "reset" && reset.origin === "remote" && typeof reset.cursor === "number");
     assert.match(reset.reason, /could not be read/);
@@ -71,7 +115,12 @@ describe("sqlite file: a change-log row that cannot be read", { concurrency: fal
     const reader = new SqliteStore(file, { changeLog: true });
     const events: ChangeEvent[] = [];
     const stop = reader.subscribe((e) => void events.push(e), { sessionId: "s", after: 0 });
-    assert.deepEqual(await settle(events, "append m3", 100), ["append m1", "reset s", "append m3"]);
+    assert.deepEqual(await settle(events, "append m3", writer), [
+      "append m1",
+      "reset s",
+      "append m3",
+      "append sentinel",
+    ]);
     stop();
     await Promise.all([reader.close(), writer.close()]);
   });
@@ -81,6 +130,7 @@ describe("mirror(): a failed start unsubscribes", () => {
   test("an onChange that throws on the first read rejects mirror() and leaves no subscription", async () => {
     const store = new MemoryStore();
     await store.session("s").appendMessage(text("m1"));
+    const counted = deliveries(store);
     const errors: unknown[] = [];
     await assert.rejects(
       mirror(store, "s", {
@@ -92,9 +142,12 @@ describe("mirror(): a failed start unsubscribes", () => {
       /boom/,
     );
     assert.equal(store.feed.idle, true, "nobody listens any more");
+    const sentinel = await counted.sentinel();
     await store.session("s").appendMessage(text("m2"));
-    await sleep(20);
+    assert.equal(brief(await sentinel.event), "append m2");
+    assert.equal(counted.delivered(), 0, "the failed mirror was handed no event");
     assert.deepEqual(errors, [], "a later write reports nothing");
+    sentinel.stop();
     await store.close();
   });
 
@@ -108,12 +161,16 @@ describe("mirror(): a failed start unsubscribes", () => {
       };
       return provider;
     };
+    const counted = deliveries(store);
     const errors: unknown[] = [];
     await assert.rejects(mirror(store, "s", { onError: (error) => void errors.push(error) }), /read failed/);
     assert.equal(store.feed.idle, true);
+    const sentinel = await counted.sentinel();
     await session("s").appendMessage(text("m1"));
-    await sleep(20);
+    assert.equal(brief(await sentinel.event), "append m1");
+    assert.equal(counted.delivered(), 0, "the failed mirror was handed no event");
     assert.deepEqual(errors, []);
+    sentinel.stop();
     await store.close();
   });
 });
@@ -151,7 +208,11 @@ if (unavailable) {
       const writer = await PostgresStore.open(pool, { schema: SCHEMA, changeLog: true });
       await writer.session("w").appendMessage(text("w1"));
       await writer.session("w").appendMessage(text("w2"));
-      assert.deepEqual(await settle(events, "append w2", 100), ["append w1", "append w2"]);
+      assert.deepEqual(await settle(events, "append w2", writer, "w"), [
+        "append w1",
+        "append w2",
+        "append sentinel",
+      ]);
       assert.ok(events.every((e) => e.origin === "remote"));
       stopReplay();
       stop();
@@ -169,7 +230,12 @@ if (unavailable) {
       const events: ChangeEvent[] = [];
       const stop = await subscribed(reader, (e) => void events.push(e), { sessionId: "s" });
       for (const id of ["m1", "m2", "m3"]) await writer.session("s").appendMessage(text(id));
-      assert.deepEqual(await settle(events, "append m3"), ["append m1", "reset s", "append m3"]);
+      assert.deepEqual(await settle(events, "append m3", writer), [
+        "append m1",
+        "reset s",
+        "append m3",
+        "append sentinel",
+      ]);
       stop();
       await Promise.all([reader.close(), writer.close()]);
     });

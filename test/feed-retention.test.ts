@@ -11,7 +11,7 @@ import { SqliteStore } from "../src/sqlite/store.js";
 import { PRUNE_EVERY } from "../src/store/feed/change-rows.js";
 import type { ChangeEvent, FeedCapableStore } from "../src/store/feed/feed.js";
 import type { SessionStore } from "../src/store/types.js";
-import { appendChain } from "./contract/harness.js";
+import { appendChain } from "../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 const RETAIN = 20;

@@ -1,4 +1,8 @@
+import { describe, it } from "node:test";
 import { MemoryStore } from "../src/memory/store.js";
-import { runProviderContract } from "./contract/index.js";
+import { runProviderContract } from "../src/testing/index.js";
 
-runProviderContract({ name: "memory", create: async (policy) => new MemoryStore(policy) });
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
+
+runProviderContract(runner, { name: "memory", create: async (policy) => new MemoryStore(policy) });

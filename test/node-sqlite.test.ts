@@ -2,11 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe } from "node:test";
+import { describe, it } from "node:test";
 import type { SqliteOptions } from "../src/sqlite/connection/open.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
-import { runProviderContract } from "./contract/index.js";
+import { runProviderContract } from "../src/testing/index.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 function nodeSqliteAvailable(): boolean {
   try {
@@ -31,7 +34,7 @@ if (!nodeSqliteAvailable()) {
     files.set(store, file);
     return store;
   };
-  runProviderContract({
+  runProviderContract(runner, {
     name: "sqlite file (node:sqlite)",
     create: async (policy) => open(join(dir, `contract-${++counter}.db`), policy),
     reopen: async (store) => {
@@ -39,7 +42,7 @@ if (!nodeSqliteAvailable()) {
       return open(files.get(store)!);
     },
   });
-  runProviderContract({
+  runProviderContract(runner, {
     name: "sqlite :memory: (node:sqlite)",
     create: async (policy) => new SqliteStore(":memory:", { ...policy, driver: "node:sqlite" }),
   });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MemoryStore, Session, SessionManager } from "../src/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { msg } from "./contract/harness.js";
+import { msg } from "../src/testing/contract/harness.js";
 
 const invalid = { code: "INVALID_ARGUMENT", message: /options must be an object, got/ };
 

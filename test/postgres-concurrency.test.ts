@@ -5,8 +5,8 @@ import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { PostgresStore } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
+import { msg } from "../src/testing/contract/harness.js";
 import type { AppendResult, SessionProvider } from "../src/types.js";
-import { msg } from "./contract/harness.js";
 import {
   backendPid,
   checkTree,

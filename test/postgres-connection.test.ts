@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { after, describe, it, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
 import { toQuestionMarks } from "../src/postgres/connection/reference-connection.js";
 import {
@@ -11,8 +11,8 @@ import {
 } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
 import { Session } from "../src/session/session.js";
-import { ids, msg } from "./contract/harness.js";
-import { runProviderContract } from "./contract/index.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
+import { runProviderContract } from "../src/testing/index.js";
 import {
   dropSchema,
   postgresUnavailable,
@@ -20,6 +20,9 @@ import {
   testPool,
   truncateAll,
 } from "./fixtures/postgres-db.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 /**
  * The reference's own adapter (agents@0.22.0 `toPostgresConnection`): `?` placeholders, rewritten naively to
@@ -99,7 +102,7 @@ if (unavailable) {
     await pool.end();
   });
 
-  runProviderContract({
+  runProviderContract(runner, {
     name: "postgres (the reference's execute() connection over a pg Client)",
     create: async (policy) => {
       await truncateAll(pool, t);

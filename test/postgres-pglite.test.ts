@@ -1,7 +1,7 @@
 // The storage contract on PGlite (Postgres compiled to WASM, in-process). One instance for the whole file:
 // creating one costs seconds, TRUNCATE between tests costs milliseconds.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { after, describe, it, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import {
   PostgresContextProvider,
@@ -10,9 +10,12 @@ import {
   PostgresStore,
 } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
-import { ids, msg } from "./contract/harness.js";
-import { runProviderContract } from "./contract/index.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
+import { runProviderContract } from "../src/testing/index.js";
 import { checkTree, truncateAll } from "./fixtures/postgres-db.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 const db = await PGlite.create();
 const options = { schema: "agent_session" };
@@ -20,7 +23,7 @@ const t = tableNames(options);
 await PostgresStore.open(db, options);
 after(() => db.close());
 
-runProviderContract({
+runProviderContract(runner, {
   name: "postgres (PGlite)",
   create: async (policy) => {
     await truncateAll(db, t);

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { TransferItem } from "../src/store/types.js";
+import { ids, msg, withStore } from "../src/testing/contract/harness.js";
 import { collect, importAll } from "./cli/transfer-contract.js";
-import { ids, msg, withStore } from "./contract/harness.js";
 import {
   backendPid,
   checkTree,

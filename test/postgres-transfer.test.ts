@@ -8,8 +8,14 @@ import { MemoryStore } from "../src/memory/store.js";
 import type { Executor, Query } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { TransferItem } from "../src/store/types.js";
+import {
+  type ContractTarget,
+  ids,
+  msg,
+  rejectsWithCode,
+  withStore,
+} from "../src/testing/contract/harness.js";
 import { collect, importAll, runTransferContract, seedRich } from "./cli/transfer-contract.js";
-import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./contract/harness.js";
 import { checkTree, dropSchema, postgresUnavailable, type Runner, testPool } from "./fixtures/postgres-db.js";
 import { iterate, messageIds, moveSeqAbove, schemaTarget } from "./fixtures/postgres-transfer.js";
 

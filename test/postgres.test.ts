@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe, it, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
 import { openExecutor } from "../src/postgres/connection/client.js";
 import {
@@ -10,8 +10,8 @@ import {
 } from "../src/postgres/index.js";
 import { listSql } from "../src/postgres/registry.js";
 import { migrate, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, tableNames } from "../src/postgres/schema.js";
-import { ids, msg } from "./contract/harness.js";
-import { runProviderContract } from "./contract/index.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
+import { runProviderContract } from "../src/testing/index.js";
 import {
   backendPid,
   checkTree,
@@ -23,6 +23,9 @@ import {
   truncateAll,
   waitUntilBlockedBy,
 } from "./fixtures/postgres-db.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 // Per process, so two runs of the suite at once (two checkouts, one server) never drop each other's tables.
 const SCHEMA = `agent_session_test_main_${process.pid}`;
@@ -42,7 +45,7 @@ if (unavailable) {
     await pool.end();
   });
 
-  runProviderContract({
+  runProviderContract(runner, {
     name: "postgres (pg Pool)",
     create: async (policy) => {
       await truncateAll(pool, t);

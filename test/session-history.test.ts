@@ -6,8 +6,8 @@ import { describe, test } from "node:test";
 import { AgentSessionProvider, MemoryStore, Session, SqliteStore } from "../src/index.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteSessionProvider } from "../src/sqlite/session-provider.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
 import type { SessionProvider } from "../src/types.js";
-import { ids, msg } from "./contract/harness.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 
 const Database = loadBetterSqlite3();

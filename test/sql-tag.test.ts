@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { describe, it, test } from "node:test";
 import { DURABLE_OBJECT_VALUE_LIMIT } from "../src/sqlite/connection/sql-tag-driver.js";
 import { SqliteStore } from "../src/sqlite/store.js";
+import { bytesOf } from "../src/testing/contract/attachments.spec.js";
+import { runProviderContract } from "../src/testing/index.js";
 import type { SessionMessage } from "../src/types.js";
-import { bytesOf } from "./contract/attachments.spec.js";
-import { runProviderContract } from "./contract/index.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 
-runProviderContract({
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
+
+runProviderContract(runner, {
   name: "sql-tag adapter over better-sqlite3",
   create: async (policy) => new SqliteStore(sqlTagAgent(), policy),
 });

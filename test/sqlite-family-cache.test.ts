@@ -8,7 +8,7 @@ import type { SqlDriver } from "../src/sqlite/connection/driver.js";
 import { FamilyExpander, toFts5 } from "../src/sqlite/search/fts.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { msg } from "./contract/harness.js";
+import { msg } from "../src/testing/contract/harness.js";
 
 const QUERIES = [
   "deployments",

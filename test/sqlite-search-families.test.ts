@@ -5,7 +5,7 @@ import { SqlTagDriver } from "../src/sqlite/connection/sql-tag-driver.js";
 import { FamilyExpander } from "../src/sqlite/search/fts.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { msg } from "./contract/harness.js";
+import { msg } from "../src/testing/contract/harness.js";
 
 async function storeWith(texts: string[]): Promise<SqliteStore> {
   const store = new SqliteStore(":memory:");

@@ -8,7 +8,7 @@ import { IDLE_INDEX_MIN, WRITES_PER_PASS } from "../src/sqlite/idle-work.js";
 import { INDEX_BATCH, indexedSeq } from "../src/sqlite/search/indexing.js";
 import { readSearchState } from "../src/sqlite/search/state.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { ids, msg } from "./contract/harness.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
 
 const Database = loadBetterSqlite3();
 const dir = mkdtempSync(join(tmpdir(), "agent-session-index-"));

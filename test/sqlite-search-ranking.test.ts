@@ -4,7 +4,7 @@ import { appendRow } from "../src/sqlite/append.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { SEARCH_CANDIDATES } from "../src/store/limits.js";
-import { msg } from "./contract/harness.js";
+import { msg } from "../src/testing/contract/harness.js";
 
 // The all-words search (match: "all"): relevance is bm25 among the newest SEARCH_CANDIDATES matches, ties newest first. A scope of at most that many rows
 // is ranked by one flat statement, a larger one by a nested one (src/sqlite/search/search.ts): both must give that order,

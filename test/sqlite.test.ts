@@ -1,16 +1,20 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describe, it } from "node:test";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
-import { runProviderContract } from "./contract/index.js";
+import { runProviderContract } from "../src/testing/index.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-sqlite-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 let counter = 0;
 const files = new WeakMap<SessionStore, string>();
 
-runProviderContract({
+runProviderContract(runner, {
   name: "sqlite file (better-sqlite3)",
   create: async (policy) => {
     const file = join(dir, `contract-${++counter}.db`);
@@ -27,14 +31,14 @@ runProviderContract({
   },
 });
 
-runProviderContract({
+runProviderContract(runner, {
   name: "sqlite :memory: (better-sqlite3)",
   create: async (policy) => new SqliteStore(":memory:", { ...policy, driver: "better-sqlite3" }),
 });
 
 // Continuation rows on better-sqlite3: a small value limit makes every message over 4 KB split, so the whole
 // contract runs through the chunked read and write paths on a local file too.
-runProviderContract({
+runProviderContract(runner, {
   name: "sqlite file, values split at 4 KB (better-sqlite3)",
   create: async (policy) =>
     new SqliteStore(join(dir, `split-${++counter}.db`), {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { StoreVectors } from "../src/search/vectors/channel.js";
-import { msg } from "./contract/harness.js";
+import { msg } from "../src/testing/contract/harness.js";
 import { testEmbedder } from "./vectors/embedder.js";
 import { closeTargets, type Storage, type VectorStore, vectorTargets } from "./vectors/targets.js";
 

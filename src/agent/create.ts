@@ -1,19 +1,18 @@
 import type { LanguageModel, ToolSet } from "ai";
 import { SessionError } from "../errors.js";
-import { assertNamedSessionId, describe } from "../message.js";
+import { createAgentOptions } from "../schema/agent.js";
+import { parseInput } from "../schema/to-session-error.js";
 import { loadAi } from "./ai.js";
-import { isObject } from "./checks.js";
-import { normalize } from "./codec.js";
 import { newId } from "./ids.js";
 import { resolveModel } from "./model.js";
 import { SessionRecord } from "./record.js";
 import { closeInterruptedTurn } from "./repair.js";
 import { AgentSession, type AutoCompaction, type SessionMemory } from "./session.js";
-import { getDefaultStorage, isSessionStorage } from "./storage/factory.js";
+import { getDefaultStorage } from "./storage/factory.js";
 import type { ModelSettings } from "./turn.js";
-import { RESERVED_PREFIX, turnStatus, userMetadata, withTurn } from "./turn-status.js";
+import { turnStatus, userMetadata, withTurn } from "./turn-status.js";
 import type { ModelPricing, SessionState, SessionStorage } from "./types.js";
-import { assertPricing, summarizeUsage } from "./usage.js";
+import { summarizeUsage } from "./usage.js";
 
 /** Options of {@link createSession}. */
 export interface CreateAgentSessionOptions {
@@ -46,52 +45,8 @@ export interface CreateAgentSessionOptions {
 
 const DEFAULT_MAX_TURNS = 20;
 
-function invalid(message: string): SessionError {
-  return new SessionError("INVALID_ARGUMENT", message);
-}
-
 function validate(options: CreateAgentSessionOptions): void {
-  if (typeof options !== "object" || options === null) throw invalid("createSession needs an options object");
-  if (options.model === undefined || options.model === null) throw invalid("createSession needs a model");
-  if (options.resume !== undefined && options.fork !== undefined)
-    throw invalid("Use either resume or fork, not both");
-  if (options.resume !== undefined) assertNamedSessionId(options.resume);
-  if (options.fork !== undefined) assertNamedSessionId(options.fork);
-  if (options.sessionId !== undefined) assertNamedSessionId(options.sessionId);
-  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
-  if (!Number.isInteger(maxTurns) || maxTurns < 1)
-    throw invalid(`maxTurns must be a whole number >= 1, got ${maxTurns}`);
-  if (options.systemPrompt !== undefined && typeof options.systemPrompt !== "string") {
-    throw invalid("systemPrompt must be a string");
-  }
-  if (options.tools !== undefined && (typeof options.tools !== "object" || options.tools === null)) {
-    throw invalid("tools must be an object of AI SDK tools");
-  }
-  if (options.sessionStorage !== undefined && !isSessionStorage(options.sessionStorage)) {
-    throw invalid("sessionStorage must have save, load, delete and list");
-  }
-  if (options.memory !== undefined && typeof options.memory?.freezeSystemPrompt !== "function") {
-    throw invalid("memory must be a Session (with freezeSystemPrompt() and tools())");
-  }
-  if (options.memory?.reminder !== undefined && typeof options.memory.reminder !== "function") {
-    throw invalid("memory.reminder must be a function (a Session's reminder())");
-  }
-  if (options.pricing !== undefined) assertPricing(options.pricing);
-  if (options.metadata !== undefined) assertUserMetadata(options.metadata);
-  const limit = options.compaction?.maxInputTokens;
-  if (options.compaction !== undefined && (typeof limit !== "number" || !(limit > 0))) {
-    throw invalid("compaction.maxInputTokens must be a number > 0");
-  }
-}
-
-/** Metadata a caller may set: a JSON-storable object without the keys the runtime reserves ("agent.*"). */
-function assertUserMetadata(metadata: unknown): void {
-  if (!isObject(metadata)) throw invalid(`metadata must be an object, got ${describe(metadata)}`);
-  // "agent.turn" drives recovery: a caller's value would make a new session look interrupted (or hide a real one).
-  const reserved = Object.keys(metadata).find((key) => key.startsWith(RESERVED_PREFIX));
-  if (reserved !== undefined)
-    throw invalid(`metadata key ${JSON.stringify(reserved)} uses the reserved prefix "${RESERVED_PREFIX}"`);
-  normalize(metadata);
+  parseInput(createAgentOptions, options);
 }
 
 async function loadOrFail(storage: SessionStorage, id: string): Promise<SessionState> {

@@ -78,7 +78,7 @@ export class AgentSession implements AsyncDisposable {
    * with `CONFLICT` while a turn is running, `CLOSED` after close(), `INVALID_MESSAGE` for a malformed message.
    */
   async send(input: SendInput): Promise<void> {
-    const user = toUserMessage(input);
+    const user = toUserMessage(input, this.config.ai.userModelMessageSchema);
     const controller = this.claim("send()");
     const { record } = this.config;
     const turn = (turnStatus(record.metadata)?.number ?? 0) + 1;

@@ -1,29 +1,9 @@
 import type { LanguageModelUsage } from "ai";
-import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
 import type { AgentSessionUsage, ModelPricing, UsageEntry, UsageTotals } from "./types.js";
 
 // A provider's count as the registry stores it: a whole number from 0 to 2^53 - 1 (anything else reads as 0).
 function count(value: unknown): number {
   return typeof value === "number" && value > 0 && value <= Number.MAX_SAFE_INTEGER ? Math.round(value) : 0;
-}
-
-/** Throws `INVALID_ARGUMENT` unless every given price is a finite number >= 0. */
-export function assertPricing(pricing: ModelPricing): void {
-  if (typeof pricing !== "object" || pricing === null || Array.isArray(pricing))
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `pricing must be an object of prices, got ${describe(pricing)}`,
-    );
-  for (const [key, value] of Object.entries(pricing)) {
-    if (value === undefined) continue;
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `pricing.${key} must be a number >= 0, got ${describe(value)}`,
-      );
-    }
-  }
 }
 
 /** Cost in US dollars of one call; cache reads and writes fall back to the input price when not priced apart. */

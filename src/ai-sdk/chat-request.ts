@@ -1,9 +1,11 @@
 import type { UIMessage } from "ai";
 import { SessionError } from "../errors.js";
 import { COMPACTION_PREFIX, describe, isCompactionMessage } from "../message.js";
+import { chatRequest, postedMessages } from "../schema/chat-request.js";
+import { parseInput } from "../schema/to-session-error.js";
 import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { acceptToolResults } from "./continuation.js";
-import { type ChatStorage, editedId, legacyEditedId, sameParts } from "./storage.js";
+import { type ChatStorage, editedId, sameParts } from "./storage.js";
 
 /**
  * How many entries at the end of a posted `messages` array are read. The rest is never looked at: the stored
@@ -127,13 +129,7 @@ async function locate(storage: ChatStorage, message: SessionMessage, edits: bool
   }
   const id = editedId(message);
   const edit = await storage.getMessage(id);
-  if (edit !== null) return { id, stored: edit, overlay: false };
-  // An edit stored by an earlier version under its 32-bit id, if that row really holds this edit.
-  const legacy = legacyEditedId(message);
-  const old = await storage.getMessage(legacy);
-  return old !== null && sameParts(old, message)
-    ? { id: legacy, stored: old, overlay: false }
-    : { id, stored: null, overlay: false };
+  return { id, stored: edit, overlay: false };
 }
 
 /** The last message an overlay shown on the page covers (its `toMessageId`). */
@@ -157,35 +153,7 @@ async function overlayEnd(storage: ChatStorage, overlayId: string): Promise<stri
 }
 
 function assertRequest(request: ChatRequest<UIMessage>): void {
-  if (typeof request !== "object" || request === null) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "persistChatTurn needs the request body ({ messages, trigger })",
-    );
-  }
-  const { messages, message, trigger } = request;
-  if ((messages === undefined) === (message === undefined)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "persistChatTurn needs either messages (an array) or one message",
-    );
-  }
-  if (messages !== undefined && (!Array.isArray(messages) || messages.length === 0)) {
-    throw new SessionError("INVALID_ARGUMENT", "persistChatTurn needs a non-empty messages array");
-  }
+  const { messages, message } = parseInput(chatRequest, request);
   // Every entry that is read is checked before anything is stored; the rest of the array is never looked at.
-  for (const entry of messages?.slice(-POSTED_TAIL) ?? [message]) {
-    if (typeof entry !== "object" || entry === null || Array.isArray(entry) || typeof entry.id !== "string") {
-      throw new SessionError(
-        "INVALID_MESSAGE",
-        `persistChatTurn needs messages with a string id, got ${describe(entry)}`,
-      );
-    }
-  }
-  if (trigger !== undefined && trigger !== "submit-message" && trigger !== "regenerate-message") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Unknown trigger ${JSON.stringify(trigger)}: expected "submit-message" or "regenerate-message"`,
-    );
-  }
+  parseInput(postedMessages, messages?.slice(-POSTED_TAIL) ?? [message], { code: "INVALID_MESSAGE" });
 }

@@ -1,4 +1,3 @@
-import { fnv1a } from "../context/keys.js";
 import { SessionError } from "../errors.js";
 import { base64Encode, sha256Base64url } from "../runtime/bytes.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
@@ -65,11 +64,6 @@ function sameContent(a: SessionMessage, b: SessionMessage): boolean {
  */
 export function editedId(message: SessionMessage): string {
   return `${message.id}~${sha256Base64url(partsJson(message)).slice(0, 22)}`;
-}
-
-/** The id {@link editedId} gave an edit before (32-bit FNV-1a), still looked up so a stored edit is found again. */
-export function legacyEditedId(message: SessionMessage): string {
-  return `${message.id}~${fnv1a(partsJson(message))}`;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { SessionError } from "../errors.js";
 import { isStorableId } from "../message.js";
+import { contextOptions, newBlockLabel } from "../schema/options.js";
+import { parseInput } from "../schema/to-session-error.js";
 import { estimateStringTokens } from "../utils/tokens.js";
 import { promptRendersBlock, renderReminder } from "./reminder.js";
 import { renderSystemPrompt } from "./render.js";
 import {
   type AnyContextProvider,
-  assertContextOptions,
-  assertLabel,
   type ContextBlock,
   detectProvider,
   type ProviderCapabilities,
@@ -38,12 +38,12 @@ function assertContent(content: unknown): asserts content is string {
 /** The context blocks of one session, in registration order, with the reference's write rules. */
 export class ContextBlocks {
   private readonly blocks = new Map<string, BlockState>();
+  private readonly newLabel = newBlockLabel((label) => this.blocks.has(label));
 
   /** Declares a block (not loaded yet); a duplicate label is an error. */
   register(label: string, options: SessionContextOptions): void {
-    assertLabel(label);
-    assertContextOptions(options);
-    if (this.blocks.has(label)) throw new SessionError("INVALID_ARGUMENT", `Block "${label}" already exists`);
+    parseInput(this.newLabel, label);
+    parseInput(contextOptions, options);
     this.blocks.set(label, {
       label,
       description: options.description,

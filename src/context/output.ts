@@ -4,8 +4,8 @@
  * generated tool therefore caps each search hit and its whole result, and says so in a visible marker that tells
  * the model how to reach the rest. Results within the caps are the reference's exact strings.
  */
-import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import { toolOutputLimitsSchema } from "../schema/limits.js";
+import { parseInput } from "../schema/to-session-error.js";
 import { foldToken, NON_ASCII, parseQuery, type QueryTerm, TOKEN } from "../search/query.js";
 
 /** How much a memory tool may return. */
@@ -30,18 +30,6 @@ export const DEFAULT_TOOL_OUTPUT_LIMITS: Readonly<ToolOutputLimits> = Object.fre
 
 // Room kept for a truncation marker, so that a bounded result, marker included, is never longer than its limit.
 const MARKER_ROOM = 200;
-/** The smallest `maxOutputChars` or `maxHitChars` accepted: below it a marker would crowd out the content. */
-export const MIN_OUTPUT_CHARS = 500;
-
-function bound(value: unknown, name: string): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < MIN_OUTPUT_CHARS) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `${name} must be a whole number >= ${MIN_OUTPUT_CHARS}, got ${describe(value)}`,
-    );
-  }
-  return value;
-}
 
 /** Validates tool-output limits (a builder or `tools()` option), filling in the defaults. */
 export function toolOutputLimits(
@@ -49,16 +37,10 @@ export function toolOutputLimits(
   base: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS,
 ): ToolOutputLimits {
   if (options === undefined) return base;
-  if (typeof options !== "object" || options === null) {
-    throw new SessionError("INVALID_ARGUMENT", "Tool output limits must be an object");
-  }
+  const { maxHitChars, maxOutputChars } = parseInput(toolOutputLimitsSchema, options);
   return {
-    maxHitChars:
-      options.maxHitChars === undefined ? base.maxHitChars : bound(options.maxHitChars, "maxHitChars"),
-    maxOutputChars:
-      options.maxOutputChars === undefined
-        ? base.maxOutputChars
-        : bound(options.maxOutputChars, "maxOutputChars"),
+    maxHitChars: maxHitChars ?? base.maxHitChars,
+    maxOutputChars: maxOutputChars ?? base.maxOutputChars,
   };
 }
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { errorMessage, SessionError } from "../errors.js";
+import { MIN_OUTPUT_CHARS } from "../schema/limits.js";
 import { safeString } from "../utils/serialize.js";
 import { dropStrictNulls, type JsonSchema, toStrictSchema } from "./openai-strict.js";
-import { clipOutput, DEFAULT_TOOL_OUTPUT_LIMITS, MIN_OUTPUT_CHARS } from "./output.js";
+import { clipOutput, DEFAULT_TOOL_OUTPUT_LIMITS } from "./output.js";
 import { type SessionToolSet, toolSetLimits } from "./tools.js";
 
 export type { JsonSchema } from "./openai-strict.js";

@@ -1,5 +1,4 @@
 import { SessionError } from "../errors.js";
-import { describe, isStorableId } from "../message.js";
 import type { ToolOutputLimits } from "./output.js";
 
 /** A read-only block: its content is rendered into the system prompt. */
@@ -112,41 +111,4 @@ export function isSkillProvider(provider: unknown): provider is SkillProvider {
 /** True when the provider has `search` (reference helper). */
 export function isSearchProvider(provider: unknown): provider is SearchProvider {
   return hasFunction(provider, "get") && hasFunction(provider, "search");
-}
-
-/** Throws `INVALID_ARGUMENT` unless `label` can name a block (non-empty, one line, at most 200 characters). */
-export function assertLabel(label: unknown): asserts label is string {
-  if (
-    typeof label !== "string" ||
-    label.trim().length === 0 ||
-    label.length > 200 ||
-    /[\r\n]/.test(label) ||
-    !isStorableId(label)
-  ) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `A context block label must be a non-empty single line of at most 200 well-formed characters, got ${JSON.stringify(label)}`,
-    );
-  }
-}
-
-/** Throws `INVALID_ARGUMENT` for options that cannot describe a block. */
-export function assertContextOptions(options: SessionContextOptions): void {
-  const { maxTokens, description, whenChanged } = options;
-  if (
-    maxTokens !== undefined &&
-    (typeof maxTokens !== "number" || !Number.isFinite(maxTokens) || maxTokens < 0)
-  ) {
-    throw new SessionError("INVALID_ARGUMENT", `maxTokens must be a number >= 0, got ${describe(maxTokens)}`);
-  }
-  if (description !== undefined && (typeof description !== "string" || /[\r\n]/.test(description))) {
-    throw new SessionError("INVALID_ARGUMENT", "A block description must be a single-line string");
-  }
-  if (whenChanged !== undefined && whenChanged !== "wait" && whenChanged !== "remind") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `whenChanged must be "wait" or "remind", got ${describe(whenChanged)}`,
-    );
-  }
-  detectProvider(options.provider);
 }

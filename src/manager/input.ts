@@ -1,6 +1,12 @@
-import { SessionError } from "../errors.js";
-import { assertNamedSessionId, describe } from "../message.js";
-import { checkListOptions, checkRecord, registryText, wholeCount } from "../store/registry-input.js";
+import {
+  checkRecord,
+  createOptions,
+  managerListOptions,
+  managerUsage,
+  registryText,
+  stripUndefined,
+} from "../schema/registry.js";
+import { parseInput } from "../schema/to-session-error.js";
 import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
 
 /** Options of `SessionManager.create(name, options)`. */
@@ -19,8 +25,6 @@ export interface CacheUsage {
   cacheWriteTokens?: number | undefined;
 }
 
-const invalid = (message: string) => new SessionError("INVALID_ARGUMENT", message);
-
 /** Throws `INVALID_ARGUMENT` unless `name` is a string every backend stores exactly (empty is allowed, as in the reference). */
 export function assertName(name: unknown): asserts name is string {
   registryText(name, "A session name");
@@ -29,38 +33,18 @@ export function assertName(name: unknown): asserts name is string {
 /** Validates create options into a registry record with a fresh or given id. */
 export function newRecord(name: unknown, options: unknown, freshId: () => string): NewSessionRecord {
   assertName(name);
-  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
-    throw invalid(`Session options must be an object, got ${describe(options)}`);
-  }
-  const o = (options ?? {}) as CreateSessionOptions;
-  if (o.id !== undefined) assertNamedSessionId(o.id);
+  const o = parseInput(createOptions, options) ?? {};
   return checkRecord({ ...o, id: o.id ?? freshId(), name });
 }
 
 /** Validates usage: token counts are whole numbers from 0 to 2^53 - 1, the cost a finite number >= 0. */
 export function usageDelta(input: unknown, output: unknown, cost: unknown, cache: unknown): SessionUsage {
-  if (typeof cost !== "number" || !Number.isFinite(cost) || cost < 0) {
-    throw invalid(`cost must be a finite number >= 0, got ${describe(cost)}`);
-  }
-  if (cache !== undefined && (typeof cache !== "object" || cache === null || Array.isArray(cache))) {
-    throw invalid(`Cache usage must be an object, got ${describe(cache)}`);
-  }
-  const c = (cache ?? {}) as CacheUsage;
-  return {
-    inputTokens: wholeCount(input, "inputTokens"),
-    outputTokens: wholeCount(output, "outputTokens"),
-    cost,
-    cacheReadTokens: c.cacheReadTokens === undefined ? 0 : wholeCount(c.cacheReadTokens, "cacheReadTokens"),
-    cacheWriteTokens:
-      c.cacheWriteTokens === undefined ? 0 : wholeCount(c.cacheWriteTokens, "cacheWriteTokens"),
-  };
+  const delta = parseInput(managerUsage, { cost, cache, inputTokens: input, outputTokens: output });
+  const { inputTokens, outputTokens } = delta;
+  return { inputTokens, outputTokens, cost: delta.cost, ...delta.cache };
 }
 
 /** Validates paging options of `list()`. */
 export function listOptions(options: unknown): SessionListOptions {
-  if (options === undefined) return {};
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw invalid(`List options must be an object, got ${describe(options)}`);
-  }
-  return checkListOptions(options);
+  return stripUndefined(parseInput(managerListOptions, options) ?? {});
 }

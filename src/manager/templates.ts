@@ -5,9 +5,16 @@ import type {
   SessionContextOptions,
   WritableContextProvider,
 } from "../context/types.js";
-import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import {
+  compactFunction,
+  compactionErrorHandler,
+  compactionThreshold,
+  contextOptions,
+  newBlockLabel,
+  promptStore,
+} from "../schema/options.js";
+import { parseInput } from "../schema/to-session-error.js";
 import type { Session } from "../session/session.js";
 import type { SessionMessage } from "../types.js";
 
@@ -21,11 +28,10 @@ export type ManagerCompactionErrorHandler = Parameters<Session["onCompactionErro
 /** Description of the block added by `withSearchableHistory`, as in the reference. */
 export const HISTORY_DESCRIPTION = "Cross-session conversation history";
 
-const invalid = (message: string) => new SessionError("INVALID_ARGUMENT", message);
-
 /**
- * What the manager's builder collected, applied to every session it hands out. Validated when given, so a bad
- * template fails at the builder call rather than at some later `getSession`.
+ * What the manager's builder collected, applied to every session it hands out. Validated when given, with the
+ * schemas `SessionConfig` uses (`schema/options.ts`), so a bad template fails at the builder call rather than at
+ * some later `getSession`, with the message a Session's own builder gives.
  */
 export class ManagerTemplates {
   private readonly blocks: ContextConfig[] = [];
@@ -36,46 +42,41 @@ export class ManagerTemplates {
   private historyLabel: string | undefined;
   private outputLimits: ToolOutputLimits | undefined;
 
-  private assertNewLabel(label: unknown): asserts label is string {
-    assertLabel(label);
-    if (this.blocks.some((b) => b.label === label) || this.historyLabel === label) {
-      throw invalid(`Block "${label}" already exists`);
-    }
-  }
+  private readonly newLabel = newBlockLabel(
+    (label) => this.blocks.some((b) => b.label === label) || this.historyLabel === label,
+  );
 
   addBlock(label: string, options: SessionContextOptions): void {
-    this.assertNewLabel(label);
-    assertContextOptions(options);
+    parseInput(this.newLabel, label);
+    parseInput(contextOptions, options);
     this.blocks.push({ label, ...options });
   }
 
   setCachedPrompt(provider: WritableContextProvider | undefined): void {
-    if (provider !== undefined && !isWritableProvider(provider)) {
-      throw invalid("withCachedPrompt needs a provider with get() and set()");
-    }
+    parseInput(promptStore, provider);
     this.cachedPrompt = provider ?? true;
   }
 
   setCompaction(fn: ManagerCompactFunction): void {
-    if (typeof fn !== "function") throw invalid("onCompaction needs a function");
+    parseInput(compactFunction, fn);
     this.compactFn = fn;
   }
 
   setThreshold(value: number, options: ManagerCompactAfterOptions | undefined): void {
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw invalid(`compactAfter needs a token threshold >= 0, got ${describe(value)}`);
-    }
+    parseInput(compactionThreshold, value);
     this.threshold = { value, options };
   }
 
   setErrorHandler(handler: ManagerCompactionErrorHandler): void {
-    if (typeof handler !== "function") throw invalid("onCompactionError needs a function");
+    parseInput(compactionErrorHandler, handler);
     this.onError = handler;
   }
 
   setHistoryLabel(label: string): void {
-    if (this.historyLabel !== undefined) throw invalid("withSearchableHistory() was already called");
-    this.assertNewLabel(label);
+    if (this.historyLabel !== undefined) {
+      throw new SessionError("INVALID_ARGUMENT", "withSearchableHistory() was already called");
+    }
+    parseInput(this.newLabel, label);
     this.historyLabel = label;
   }
 

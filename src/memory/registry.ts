@@ -1,6 +1,6 @@
 import { SessionError } from "../errors.js";
+import { checkListOptions, checkRecord, checkUsage, registryText } from "../schema/registry.js";
 import { isLookupKey } from "../store/keys.js";
-import { checkListOptions, checkRecord, checkUsage, registryText } from "../store/registry-input.js";
 import type {
   NewSessionRecord,
   SessionInfo,

@@ -18,6 +18,8 @@ interface Scoped {
   sessionId: string;
   data: SessionData;
   onPath: boolean;
+  /** The session's active path, made once per session (context turns follow it). */
+  active: ReadonlySet<Row>;
 }
 
 /** Searches the sessions of a memory store as `plan` says. */
@@ -36,7 +38,7 @@ export function searchMemory(
   const results: SearchResult[] = [];
   for (const { item, score } of ranked) {
     if (results.length >= plan.limit) break;
-    const { row, sessionId, data, onPath } = item;
+    const { row, sessionId, data, onPath, active } = item;
     if (!passesFilters(plan, row.role, row.createdAt)) continue;
     const result: SearchResult = {
       id: row.id,
@@ -49,7 +51,7 @@ export function searchMemory(
     };
     const overlay = coveringOverlay(data, row);
     if (overlay !== undefined) result.compactedBy = overlay;
-    if (plan.context > 0) result.context = contextOf(row, onPath, data, plan.context);
+    if (plan.context > 0) result.context = contextOf(row, onPath ? active : undefined, plan.context);
     results.push(result);
   }
   return results;
@@ -67,7 +69,7 @@ function rowsInScope(sessions: ReadonlyMap<string, SessionData>, plan: SearchPla
       const onPath = active.has(row);
       // A branch outside the search takes no part at all: neither a hit nor a neighbour.
       if (plan.activeOnly && !onPath) continue;
-      scoped.push({ row, sessionId, data, onPath });
+      scoped.push({ row, sessionId, data, onPath, active });
     }
   }
   return scoped;
@@ -151,11 +153,10 @@ function coveringOverlay(data: SessionData, row: Row): string | undefined {
 }
 
 /** Up to `turns` turns before and after `row`: its ancestors, and the active path's (else the newest) replies. */
-function contextOf(row: Row, onPath: boolean, data: SessionData, turns: number) {
+function contextOf(row: Row, active: ReadonlySet<Row> | undefined, turns: number) {
   const before: SearchContextTurn[] = [];
   for (let at = row.parent; at && before.length < turns; at = at.parent) before.unshift(turnOf(at));
   const after: SearchContextTurn[] = [];
-  const active = onPath ? activePath(data) : undefined;
   let at: Row | undefined = row;
   while (after.length < turns) {
     const children: Row[] = at.children;

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import { queryLimitsSchema } from "../schema/limits.js";
+import { parseInput } from "../schema/to-session-error.js";
 
 /**
  * What one search query may cost. A query is user (or model) input: without these bounds a pasted megabyte, or
@@ -23,28 +24,13 @@ export const DEFAULT_QUERY_LIMITS: Readonly<QueryLimits> = Object.freeze({
   maxQueryTerms: 32,
 });
 
-function positiveInteger(value: unknown, name: string): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new SessionError("INVALID_ARGUMENT", `${name} must be a whole number >= 1, got ${describe(value)}`);
-  }
-  return value;
-}
-
 /** Validates query limits given as a store option, filling in the defaults. */
 export function queryLimits(options: Partial<QueryLimits> | undefined): QueryLimits {
   if (options === undefined) return DEFAULT_QUERY_LIMITS;
-  if (typeof options !== "object" || options === null) {
-    throw new SessionError("INVALID_ARGUMENT", "queryLimits must be an object");
-  }
+  const { maxQueryChars, maxQueryTerms } = parseInput(queryLimitsSchema, options);
   return {
-    maxQueryChars:
-      options.maxQueryChars === undefined
-        ? DEFAULT_QUERY_LIMITS.maxQueryChars
-        : positiveInteger(options.maxQueryChars, "queryLimits.maxQueryChars"),
-    maxQueryTerms:
-      options.maxQueryTerms === undefined
-        ? DEFAULT_QUERY_LIMITS.maxQueryTerms
-        : positiveInteger(options.maxQueryTerms, "queryLimits.maxQueryTerms"),
+    maxQueryChars: maxQueryChars ?? DEFAULT_QUERY_LIMITS.maxQueryChars,
+    maxQueryTerms: maxQueryTerms ?? DEFAULT_QUERY_LIMITS.maxQueryTerms,
   };
 }
 

@@ -1,9 +1,18 @@
 import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
-import { assertContextOptions, assertLabel, isWritableProvider } from "../context/types.js";
-import { SessionError } from "../errors.js";
-import { assertSessionId, describe } from "../message.js";
-import { assertByteCap, OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
+import { assertSessionId } from "../message.js";
+import { maxMessageBytes } from "../schema/limits.js";
+import {
+  compactFunction,
+  compactionErrorHandler,
+  compactionThreshold,
+  contextOptions,
+  messagesChangedListener,
+  newBlockLabel,
+  promptStore,
+} from "../schema/options.js";
+import { parseInput } from "../schema/to-session-error.js";
+import { OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import type { CompactAfterOptions, CompactionErrorHandler, CompactionSetup } from "./compaction.js";
 import type { ContextSetup } from "./context.js";
@@ -11,7 +20,8 @@ import type { MessagesChangedListener } from "./hooks.js";
 import type { SessionOptions } from "./options.js";
 
 /**
- * What a Session's builder methods and constructor options set, validated here (`INVALID_ARGUMENT`): which
+ * What a Session's builder methods and constructor options set, validated here with the schemas of
+ * `schema/options.ts` (`INVALID_ARGUMENT`), which `ManagerTemplates` shares: which
  * session id its rows are namespaced by, the context blocks and prompt store its context opens with, the
  * compaction setup, the write policy, the tool-output limits and the framework hook. `context` is read once, when
  * the session is first used; the rest may change at any time (the compactor reads `compaction` on every use).
@@ -47,11 +57,11 @@ export class SessionConfig {
 
   /** A block to open with; labels are unique. */
   addBlock(label: string, options: SessionContextOptions): void {
-    assertLabel(label);
-    assertContextOptions(options);
-    if (this.context.blocks.some((b) => b.label === label)) {
-      throw new SessionError("INVALID_ARGUMENT", `Block "${label}" already exists`);
-    }
+    parseInput(
+      newBlockLabel((taken) => this.context.blocks.some((b) => b.label === taken)),
+      label,
+    );
+    parseInput(contextOptions, options);
     this.context.blocks.push({ label, ...options });
   }
 
@@ -65,37 +75,28 @@ export class SessionConfig {
 
   /** Where the frozen prompt is persisted: `provider`, or (none given) the session's own storage. */
   setPromptStore(provider: WritableContextProvider | undefined): void {
-    if (provider !== undefined && !isWritableProvider(provider)) {
-      throw new SessionError("INVALID_ARGUMENT", "withCachedPrompt needs a provider with get() and set()");
-    }
+    parseInput(promptStore, provider);
     this.context.promptStore = provider ?? null;
   }
 
   setMessageLimit(maxBytes: number): void {
-    assertByteCap(maxBytes, "maxMessageBytes");
+    parseInput(maxMessageBytes, maxBytes);
     this.policy = { ...this.policy, maxMessageBytes: maxBytes };
   }
 
   setCompactFunction(fn: CompactFunction): void {
-    if (typeof fn !== "function") throw new SessionError("INVALID_ARGUMENT", "onCompaction needs a function");
+    parseInput(compactFunction, fn);
     this.compaction.fn = fn;
   }
 
   setCompactionThreshold(threshold: number, options: CompactAfterOptions): void {
-    if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `compactAfter needs a token threshold >= 0, got ${describe(threshold)}`,
-      );
-    }
+    parseInput(compactionThreshold, threshold);
     this.compaction.threshold = threshold;
     if (options.tokenCounter) this.compaction.tokenCounter = options.tokenCounter;
   }
 
   setCompactionErrorHandler(handler: CompactionErrorHandler): void {
-    if (typeof handler !== "function") {
-      throw new SessionError("INVALID_ARGUMENT", "onCompactionError needs a function");
-    }
+    parseInput(compactionErrorHandler, handler);
     this.compaction.onError = handler;
   }
 
@@ -104,9 +105,7 @@ export class SessionConfig {
   }
 
   setMessagesChanged(listener: MessagesChangedListener | null): void {
-    if (listener !== null && typeof listener !== "function") {
-      throw new SessionError("INVALID_ARGUMENT", "internal_onMessagesChanged needs a function or null");
-    }
+    parseInput(messagesChangedListener, listener);
     this.messagesChanged = listener ?? undefined;
   }
 }

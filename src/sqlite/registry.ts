@@ -1,6 +1,6 @@
 import { SessionError } from "../errors.js";
+import { checkListOptions, checkRecord, checkUsage, registryText } from "../schema/registry.js";
 import { isLookupKey, lookupKeys } from "../store/keys.js";
-import { checkListOptions, checkRecord, checkUsage, registryText } from "../store/registry-input.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
   NewSessionRecord,

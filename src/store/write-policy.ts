@@ -11,6 +11,8 @@ import {
   utf8Length,
 } from "../message.js";
 import { sha256Base64url } from "../runtime/bytes.js";
+import { writePolicyOptions } from "../schema/limits.js";
+import { parseInput } from "../schema/to-session-error.js";
 import type { SessionMessage, WriteSource } from "../types.js";
 import { assertOffloadable } from "./media/offload.js";
 
@@ -47,27 +49,13 @@ export function storePolicy(store: object): WritePolicy {
   return valid ? (policy as WritePolicy) : OPEN_POLICY;
 }
 
-/** Validates write-policy options (`INVALID_ARGUMENT`). */
+/** Validates write-policy options (`INVALID_ARGUMENT`, see `schema/limits.ts`). */
 export function writePolicy(options: WritePolicyOptions = {}): WritePolicy {
-  const { reservedMetadataKeys = [], maxMessageBytes = Number.POSITIVE_INFINITY } = options;
-  if (!Array.isArray(reservedMetadataKeys) || reservedMetadataKeys.some((k) => typeof k !== "string")) {
-    throw new SessionError("INVALID_ARGUMENT", "reservedMetadataKeys must be an array of strings");
-  }
-  assertByteCap(maxMessageBytes, "maxMessageBytes");
+  const { reservedMetadataKeys = [], maxMessageBytes = Number.POSITIVE_INFINITY } = parseInput(
+    writePolicyOptions,
+    options,
+  );
   return { reservedMetadataKeys: [...reservedMetadataKeys], maxMessageBytes };
-}
-
-/** Throws `INVALID_ARGUMENT` unless `value` is a whole number >= 1024 or Infinity. */
-export function assertByteCap(value: unknown, name: string): asserts value is number {
-  if (
-    typeof value !== "number" ||
-    (value !== Number.POSITIVE_INFINITY && (!Number.isInteger(value) || value < 1024))
-  ) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `${name} must be a whole number >= 1024, got ${describe(value)}`,
-    );
-  }
 }
 
 /** The message with the reserved metadata keys removed when a client wrote it; the same object when none apply. */

@@ -3,8 +3,8 @@ import { after, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresSearchProvider, PostgresStore } from "../../src/postgres/index.js";
 import { tableNames } from "../../src/postgres/schema.js";
+import { bytesOf } from "../../src/testing/contract/attachments.spec.js";
 import { parseJson, runCli } from "../cli/helpers.js";
-import { bytesOf } from "../contract/attachments.spec.js";
 import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import {
   imageMessage,

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { SQLiteSessionStorage } from "../../src/agent/index.js";
+import { entry, sampleMessages, sampleState } from "../../src/testing/storage/fixtures.js";
 import { runCli, tempDir } from "../cli/helpers.js";
-import { entry, sampleMessages, sampleState } from "./helpers/fixtures.js";
 
 const tmp = tempDir();
 const db = tmp.path("agent-sessions.db");

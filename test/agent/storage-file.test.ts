@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { FileSessionStorage, MemorySessionStorage } from "../../src/agent/index.js";
-import { entry, sampleMessages, sampleState } from "./helpers/fixtures.js";
+import { entry, sampleMessages, sampleState } from "../../src/testing/storage/fixtures.js";
 
 const root = mkdtempSync(join(tmpdir(), "agent-file-"));
 process.on("exit", () => rmSync(root, { recursive: true, force: true }));

@@ -22,8 +22,8 @@ import {
 import { headerKey } from "../../src/agent/storage/mapping.js";
 import type { AgentCapableStore } from "../../src/agent/storage/store-writes.js";
 import { MemoryStore } from "../../src/index.js";
+import { entry, sampleState } from "../../src/testing/storage/fixtures.js";
 import { PG_URL } from "../fixtures/postgres-db.js";
-import { entry, sampleState } from "./helpers/fixtures.js";
 import { scriptedModel } from "./helpers/mock-model.js";
 import { serverGate } from "./helpers/servers.js";
 import { turn } from "./helpers/session.js";

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describe, it } from "node:test";
 import {
   FileSessionStorage,
   MemorySessionStorage,
@@ -11,16 +12,19 @@ import {
 } from "../../src/agent/index.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { runStorageContract } from "./storage-contract.js";
+import { runStorageContract } from "../../src/testing/index.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 const root = mkdtempSync(join(tmpdir(), "agent-storage-"));
 process.on("exit", () => rmSync(root, { recursive: true, force: true }));
 let counter = 0;
 const places = new WeakMap<SessionStorage, string>();
 
-runStorageContract({ name: "MemorySessionStorage", create: async () => new MemorySessionStorage() });
+runStorageContract(runner, { name: "MemorySessionStorage", create: async () => new MemorySessionStorage() });
 
-runStorageContract({
+runStorageContract(runner, {
   name: "FileSessionStorage",
   create: async () => {
     const dir = join(root, `files-${++counter}`);
@@ -31,7 +35,7 @@ runStorageContract({
   reopen: async (storage) => new FileSessionStorage(places.get(storage)!),
 });
 
-runStorageContract({
+runStorageContract(runner, {
   name: "FileSessionStorage (log folded into the snapshot on every append)",
   create: async () => {
     const dir = join(root, `files-${++counter}`);
@@ -42,7 +46,7 @@ runStorageContract({
   reopen: async (storage) => new FileSessionStorage(places.get(storage)!),
 });
 
-runStorageContract({
+runStorageContract(runner, {
   name: "SQLiteSessionStorage (file)",
   create: async () => {
     const file = join(root, `db-${++counter}.db`);
@@ -53,18 +57,18 @@ runStorageContract({
   reopen: async (storage) => new SQLiteSessionStorage(places.get(storage)!),
 });
 
-runStorageContract({
+runStorageContract(runner, {
   name: "SQLiteSessionStorage (:memory:)",
   create: async () => new SQLiteSessionStorage(":memory:"),
 });
 
 // Any store backs agent sessions as ordinary sessions (the SQL storages above are this over their own store).
-runStorageContract({
+runStorageContract(runner, {
   name: "storeSessionStorage(MemoryStore)",
   create: async () => storeSessionStorage(new MemoryStore()),
 });
 
-runStorageContract({
+runStorageContract(runner, {
   name: "StoreSessionStorage(SqliteStore file, shared with other storages)",
   create: async () => {
     const file = join(root, `store-${++counter}.db`);
@@ -84,4 +88,4 @@ class SeedOnlyStorage implements SessionStorage {
   list = this.inner.list.bind(this.inner);
 }
 
-runStorageContract({ name: "seed-only user storage", create: async () => new SeedOnlyStorage() });
+runStorageContract(runner, { name: "seed-only user storage", create: async () => new SeedOnlyStorage() });

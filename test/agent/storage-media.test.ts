@@ -11,9 +11,9 @@ import { SQLiteSessionStorage } from "../../src/agent/storage/sqlite.js";
 import { type StoreSessionStorage, storeSessionStorage } from "../../src/agent/storage/store.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { hasAttachmentStore } from "../../src/store/types.js";
+import { sampleState } from "../../src/testing/storage/fixtures.js";
 import { tempDir } from "../cli/helpers.js";
 import { PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
-import { sampleState } from "./helpers/fixtures.js";
 
 const image = new Uint8Array(200_000).fill(7);
 

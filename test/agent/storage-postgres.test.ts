@@ -4,10 +4,13 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PostgresSessionStorage, type SessionStorage } from "../../src/agent/index.js";
 import type { PostgresConnection } from "../../src/postgres/index.js";
+import { runStorageContract } from "../../src/testing/index.js";
+import { sampleState } from "../../src/testing/storage/fixtures.js";
 import { PG_URL } from "../fixtures/postgres-db.js";
-import { sampleState } from "./helpers/fixtures.js";
 import { serverGate } from "./helpers/servers.js";
-import { runStorageContract } from "./storage-contract.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 const URL = PG_URL;
 const gate = await serverGate("PostgreSQL", "127.0.0.1", 5432);
@@ -38,7 +41,7 @@ after(async () => {
   await admin.end();
 });
 
-runStorageContract({
+runStorageContract(runner, {
   name: "PostgresSessionStorage (URL, own pool)",
   skip,
   create: async () => {
@@ -51,7 +54,7 @@ runStorageContract({
 });
 
 const clients = new WeakMap<SessionStorage, pg.Client>();
-runStorageContract({
+runStorageContract(runner, {
   name: "PostgresSessionStorage (user pg.Client)",
   skip,
   create: async () => {
@@ -70,7 +73,7 @@ runStorageContract({
 // The reference's connection shape (`execute(query, args)` with `?` placeholders), as its own adapter wraps a pg
 // Client: code written for the reference hands this to every Postgres entry point, agent storage included.
 const executes = new WeakMap<SessionStorage, pg.Client>();
-runStorageContract({
+runStorageContract(runner, {
   name: "PostgresSessionStorage (the reference's PostgresConnection)",
   skip,
   create: async () => {
@@ -96,7 +99,7 @@ runStorageContract({
 // PGlite speaks the same `query` API in-process; one instance, a fresh schema per storage.
 let lite: PGlite | undefined;
 let liteCounter = 0;
-runStorageContract({
+runStorageContract(runner, {
   name: "PostgresSessionStorage (PGlite)",
   create: async () => {
     lite ??= await PGlite.create();

@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Redis } from "ioredis";
 import { RedisSessionStorage, type SessionStorage } from "../../src/agent/index.js";
-import { sampleMessages, sampleState } from "./helpers/fixtures.js";
+import { runStorageContract } from "../../src/testing/index.js";
+import { sampleMessages, sampleState } from "../../src/testing/storage/fixtures.js";
 import { serverGate } from "./helpers/servers.js";
-import { runStorageContract } from "./storage-contract.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
 
 const URL = "redis://127.0.0.1:6379";
 const gate = await serverGate("Redis", "127.0.0.1", 6379);
@@ -26,7 +29,7 @@ async function wipe(storage: SessionStorage): Promise<void> {
   await storage.close?.();
 }
 
-runStorageContract({
+runStorageContract(runner, {
   name: "RedisSessionStorage (URL, own ioredis client)",
   skip,
   create: async () => {
@@ -39,7 +42,7 @@ runStorageContract({
 });
 
 const clients = new WeakMap<SessionStorage, Redis>();
-runStorageContract({
+runStorageContract(runner, {
   name: "RedisSessionStorage (user ioredis client)",
   skip,
   create: async () => {
@@ -56,7 +59,7 @@ runStorageContract({
 
 // The `redis` (node-redis) client API, emulated over ioredis: exercises the other command-calling convention.
 const nodeRedisClients = new WeakMap<SessionStorage, Redis>();
-runStorageContract({
+runStorageContract(runner, {
   name: "RedisSessionStorage (node-redis style client)",
   skip,
   create: async () => {

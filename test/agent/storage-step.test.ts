@@ -7,8 +7,8 @@ import type { AgentCapableStore } from "../../src/agent/storage/store-writes.js"
 import { MemoryStore, SessionManager } from "../../src/index.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { entry, sampleState } from "../../src/testing/storage/fixtures.js";
 import { PG_URL } from "../fixtures/postgres-db.js";
-import { entry, sampleState } from "./helpers/fixtures.js";
 import { serverGate } from "./helpers/servers.js";
 
 // An append is one transaction (store.writeStep): a failure anywhere in it leaves no half-saved step.

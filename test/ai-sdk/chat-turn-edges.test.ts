@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { UIMessage } from "ai";
 import { loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
-import { editedId, legacyEditedId } from "../../src/ai-sdk/storage.js";
+import { editedId } from "../../src/ai-sdk/storage.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { scriptedModel } from "../agent/helpers/mock-model.js";
 import { postgresStores } from "../fixtures/postgres-stores.js";
@@ -180,18 +180,17 @@ describe("persistChatTurn through a storage without upsertMessage", () => {
 });
 
 describe("edited ids", () => {
-  test("two edits whose 32-bit hashes collide get different ids; an edit stored under the old id is found", async () => {
+  test("two edits whose 32-bit FNV-1a hashes collide get different ids, each stored on its own", async () => {
     const a = text("u1", "user", "please rewrite this 112789");
     const b = text("u1", "user", "please rewrite this 349192");
-    assert.equal(legacyEditedId(a), legacyEditedId(b), "the old ids collide");
     assert.notEqual(editedId(a), editedId(b));
 
     const session = Session.create(new MemoryStore()).forSession("e");
     await session.appendMessage(text("u1", "user", "original"));
-    // An earlier version stored the edit under its 32-bit id.
-    await session.appendMessage({ ...a, id: legacyEditedId(a) }, null);
+    const first = await persistChatTurn(session, { messages: [a] });
+    assert.equal(first.parentId, editedId(a));
     const again = await persistChatTurn(session, { messages: [a] });
-    assert.equal(again.parentId, legacyEditedId(a), "the stored edit is found, not stored twice");
+    assert.equal(again.parentId, editedId(a), "the stored edit is found, not stored twice");
     const other = await persistChatTurn(session, { messages: [b] });
     assert.equal(other.parentId, editedId(b), "a colliding edit is stored on its own");
     assert.deepEqual((await session.getMessage(editedId(b)))?.parts, b.parts);

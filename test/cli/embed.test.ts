@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { after, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { msg } from "../contract/harness.js";
+import { msg } from "../../src/testing/contract/harness.js";
 import { testEmbedder } from "../vectors/embedder.js";
 import { runCli, tempDir } from "./helpers.js";
 

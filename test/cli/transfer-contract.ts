@@ -14,9 +14,9 @@ import {
   type TransferItem,
   type TransferRow,
 } from "../../src/store/types.js";
+import { type ContractTarget, msg, rejectsWithCode, withStore } from "../../src/testing/contract/harness.js";
 import type { SessionMessage } from "../../src/types.js";
 import { estimateMessageTokens } from "../../src/utils/tokens.js";
-import { type ContractTarget, msg, rejectsWithCode, withStore } from "../contract/harness.js";
 
 /** Everything a store exports, collected (fine for test-sized stores). */
 export interface Collected {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Session } from "../../src/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { msg } from "../contract/harness.js";
+import { msg } from "../../src/testing/contract/harness.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 function agent() {

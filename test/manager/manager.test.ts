@@ -10,7 +10,7 @@ import { openSqlite } from "../../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../../src/sqlite/schema.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { SessionStore } from "../../src/store/types.js";
-import { ids, msg, rejectsWithCode } from "../contract/harness.js";
+import { ids, msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-manager-"));

@@ -9,7 +9,7 @@ import { appendRow } from "../../src/sqlite/append.js";
 import type { SqlDriver, SqlValue } from "../../src/sqlite/connection/driver.js";
 import { indexPending } from "../../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { msg } from "../contract/harness.js";
+import { msg } from "../../src/testing/contract/harness.js";
 
 const PER_SESSION = 100;
 

@@ -4,11 +4,11 @@ import { hasTransfer, MemoryStore, Session, SqliteStore } from "../../src/index.
 import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { SessionStore } from "../../src/store/types.js";
-import { msg, rejectsWithCode } from "../contract/harness.js";
+import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 
 // The issue's probes, through the public API a tenant-facing application uses (Session, SessionManager), on the
-// backends where they were found. The store-level rules are in the contract suite (test/contract/ids.spec.ts).
+// backends where they were found. The store-level rules are in the contract suite (src/testing/contract/ids.spec.ts).
 const SCHEMA = `agent_session_test_sec_ids_${process.pid}`;
 const unavailable = await postgresUnavailable();
 const pool = unavailable ? undefined : testPool(2);

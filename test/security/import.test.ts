@@ -7,8 +7,8 @@ import { writeExport } from "../../src/cli/transfer/export.js";
 import { readLines } from "../../src/cli/transfer/lines.js";
 import { MemoryStore, Session, SqliteStore } from "../../src/index.js";
 import type { TransferCapableStore, TransferItem } from "../../src/store/types.js";
+import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import { runCli, tempDir } from "../cli/helpers.js";
-import { msg, rejectsWithCode } from "../contract/harness.js";
 
 const tmp = tempDir("agent-session-security-import-");
 after(() => tmp.remove());

@@ -11,8 +11,8 @@ import { errorMessage, SessionError } from "../../src/errors.js";
 import { MemoryStore, Session, SqliteStore } from "../../src/index.js";
 import { describe as describeValue, parseMessage } from "../../src/message.js";
 import { byteBudget, searchBranch, searchLimit } from "../../src/store/limits.js";
+import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import type { SessionMessage } from "../../src/types.js";
-import { msg, rejectsWithCode } from "../contract/harness.js";
 
 const temp = mkdtempSync(join(tmpdir(), "agent-session-security-"));
 after(() => rmSync(temp, { recursive: true, force: true }));

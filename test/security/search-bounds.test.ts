@@ -7,8 +7,8 @@ import { DEFAULT_QUERY_LIMITS, queryLimits } from "../../src/search/limits.js";
 import { parseQuery } from "../../src/search/query.js";
 import { scoreText } from "../../src/search/score.js";
 import { toFts5 } from "../../src/sqlite/search/fts.js";
-import { ids, msg, rejectsWithCode } from "../contract/harness.js";
-import { distinctWords, repeated } from "../contract/search-bounds.spec.js";
+import { ids, msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
+import { distinctWords, repeated } from "../../src/testing/contract/search-bounds.spec.js";
 import { type ProbeEntry, probeBackends } from "./backends.js";
 
 const MB = 1_000_000;

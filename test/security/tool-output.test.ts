@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import { DEFAULT_TOOL_OUTPUT_LIMITS } from "../../src/context/output.js";
 import { AgentSearchProvider, MemoryStore, Session, SessionManager, SqliteStore } from "../../src/index.js";
 import type { SessionStore } from "../../src/store/types.js";
-import { msg, rejectsWithCode } from "../contract/harness.js";
+import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 
 const { maxOutputChars } = DEFAULT_TOOL_OUTPUT_LIMITS;
 const HUGE = 1_600_000;

@@ -9,8 +9,20 @@ function bytes(message: SessionMessage): number {
 }
 
 describe("enforceRowSizeLimit", () => {
-  test("ROW_MAX_BYTES is 1.8 MB", () => {
-    assert.equal(ROW_MAX_BYTES, 1_800_000);
+  test("the default limit is ROW_MAX_BYTES UTF-8 bytes: a message of exactly that is kept, one byte more is not", () => {
+    const frame = bytes(text("u", ""));
+    // Two-byte characters: the limit counts UTF-8 bytes of the JSON, not characters.
+    const fill =
+      "é".repeat(Math.floor((ROW_MAX_BYTES - frame) / 2)) + "x".repeat((ROW_MAX_BYTES - frame) % 2);
+    const atLimit = text("u", fill);
+    assert.equal(bytes(atLimit), ROW_MAX_BYTES);
+    assert.equal(enforceRowSizeLimit(atLimit), atLimit, "a message at the limit is returned as is");
+    const over = text("u", `${fill}x`);
+    const shrunk = enforceRowSizeLimit(over);
+    assert.notEqual(shrunk, over);
+    assert.ok(bytes(shrunk) <= ROW_MAX_BYTES);
+    assert.deepEqual(shrunk.metadata, { compactedTextParts: [0] });
+    assert.deepEqual(enforceRowSizeLimit(over, ROW_MAX_BYTES), shrunk, "the default is that limit");
   });
 
   test("a message within the limit is returned as is", () => {

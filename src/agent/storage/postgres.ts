@@ -1,10 +1,7 @@
-import { PostgresLegacyAgentTables } from "../../postgres/agent-legacy.js";
 import { createPgPool, type PostgresSource } from "../../postgres/connection/client.js";
 import { isPostgresConnection } from "../../postgres/connection/reference-connection.js";
-import type { PostgresStoreOptions } from "../../postgres/schema.js";
+import { type PostgresStoreOptions, tableNames } from "../../postgres/schema.js";
 import { PostgresStore } from "../../postgres/store.js";
-import { assertLegacyPrefix, LEGACY_AGENT_PREFIX } from "../../store/agent-legacy.js";
-import { legacyMigration } from "./legacy.js";
 import { StoreSessionStorage } from "./store.js";
 
 /** Connection options handed to `new pg.Pool(options)` (connectionString, host, user, …). */
@@ -13,16 +10,8 @@ export type PgPoolOptions = Record<string, unknown>;
 /** A pool, client, PGlite instance or `PostgresConnection` you own, a connection URL, or `pg.Pool` options. */
 export type PostgresStorageSource = PostgresSource | PgPoolOptions;
 
-/** Options of {@link PostgresSessionStorage}: the store's options plus the old tables' prefix. */
-export interface PostgresSessionStorageOptions extends Omit<PostgresStoreOptions, "tablePrefix"> {
-  /** The store's `tablePrefix` (prefix of every store table and index); default none. */
-  storeTablePrefix?: string;
-  /**
-   * Prefix of the tables earlier releases wrote agent sessions to (default "agent_chat_"): when they exist, their
-   * sessions are moved into the store on first use, once; the tables themselves are left untouched.
-   */
-  tablePrefix?: string;
-}
+/** Options of {@link PostgresSessionStorage}: the store's options (`schema`, `tablePrefix`, `prepare`, …). */
+export type PostgresSessionStorageOptions = PostgresStoreOptions;
 
 interface EndablePool {
   end(): Promise<void>;
@@ -48,15 +37,12 @@ export class PostgresSessionStorage extends StoreSessionStorage {
   private readonly pool: Promise<EndablePool | undefined>;
 
   constructor(source: PostgresStorageSource, options: PostgresSessionStorageOptions = {}) {
-    const { tablePrefix = LEGACY_AGENT_PREFIX, storeTablePrefix, ...rest } = options;
-    assertLegacyPrefix(tablePrefix);
-    const storeOptions: PostgresStoreOptions =
-      storeTablePrefix === undefined ? rest : { ...rest, tablePrefix: storeTablePrefix };
+    // Bad table names are refused here, not on the first call, although the store itself is made later.
+    tableNames(options);
     // Pool options make a pool this storage owns; every other source is the store's (a URL's pool is ended by it).
     const pool = isOwnConnection(source) ? Promise.resolve(undefined) : poolFromOptions(source);
-    const store = pool.then((own) => new PostgresStore(own ?? (source as PostgresSource), storeOptions));
-    const legacy = new PostgresLegacyAgentTables(async () => (await store).ready(), tablePrefix);
-    super(store, { ownsStore: true, prepare: legacyMigration(legacy, tablePrefix) });
+    const store = pool.then((own) => new PostgresStore(own ?? (source as PostgresSource), options));
+    super(store, { ownsStore: true });
     this.pool = pool.catch(() => undefined);
   }
 

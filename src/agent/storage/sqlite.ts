@@ -1,18 +1,9 @@
-import { SqliteLegacyAgentTables } from "../../sqlite/agent-legacy.js";
 import type { SqliteOptions, SqliteSource } from "../../sqlite/connection/open.js";
 import { SqliteStore } from "../../sqlite/store.js";
-import { LEGACY_AGENT_PREFIX } from "../../store/agent-legacy.js";
-import { legacyMigration } from "./legacy.js";
 import { StoreSessionStorage } from "./store.js";
 
-/** Options of {@link SQLiteSessionStorage}: the store's connection settings plus the old tables' prefix. */
-export interface SQLiteSessionStorageOptions extends SqliteOptions {
-  /**
-   * Prefix of the tables earlier releases wrote agent sessions to (default "agent_chat_"): when they exist, their
-   * sessions are moved into the store on first use, once; the tables themselves are left untouched.
-   */
-  tablePrefix?: string;
-}
+/** Options of {@link SQLiteSessionStorage}: the store's connection settings. */
+export type SQLiteSessionStorageOptions = SqliteOptions;
 
 /**
  * Agent sessions in a SQLite file (or `:memory:`, or a better-sqlite3 / node:sqlite handle) as ordinary sessions
@@ -23,16 +14,8 @@ export class SQLiteSessionStorage extends StoreSessionStorage {
   readonly sqlite: SqliteStore;
 
   constructor(source: SqliteSource = ":memory:", options: SQLiteSessionStorageOptions = {}) {
-    const { tablePrefix = LEGACY_AGENT_PREFIX, ...storeOptions } = options;
-    const store = new SqliteStore(source, storeOptions);
-    let legacy: SqliteLegacyAgentTables;
-    try {
-      legacy = new SqliteLegacyAgentTables(store.driver, tablePrefix);
-    } catch (error) {
-      void store.close();
-      throw error;
-    }
-    super(store, { ownsStore: true, prepare: legacyMigration(legacy, tablePrefix) });
+    const store = new SqliteStore(source, options);
+    super(store, { ownsStore: true });
     this.sqlite = store;
   }
 }

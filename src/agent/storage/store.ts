@@ -32,8 +32,6 @@ import {
 export interface StoreSessionStorageOptions {
   /** Close the store on `close()` (default false: a store you pass in stays open). */
   ownsStore?: boolean;
-  /** @internal runs once before the first operation (the SQL storages move their old tables in here). */
-  prepare?: (storage: StoreSessionStorage, store: AgentCapableStore) => Promise<void>;
 }
 
 const PAGE = 500;
@@ -55,7 +53,6 @@ function assertAgentCapable(store: SessionStore): asserts store is AgentCapableS
  */
 export class StoreSessionStorage implements SessionStorage {
   private readonly opening: Promise<AgentCapableStore>;
-  private preparing: Promise<AgentCapableStore> | undefined;
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -70,19 +67,9 @@ export class StoreSessionStorage implements SessionStorage {
     this.opening.catch(() => undefined);
   }
 
-  /** The store the sessions live in, once ready (old tables moved in). */
+  /** The store the sessions live in, once it is open. */
   store(): Promise<AgentCapableStore> {
-    if (!this.preparing) {
-      const preparing = this.opening.then(async (store) => {
-        await this.options.prepare?.(this, store);
-        return store;
-      });
-      this.preparing = preparing;
-      preparing.catch(() => {
-        if (this.preparing === preparing) this.preparing = undefined;
-      });
-    }
-    return this.preparing;
+    return this.opening;
   }
 
   /** Runs `body` after every earlier write of the same session in this process (appends must chain in order). */

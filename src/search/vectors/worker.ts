@@ -1,6 +1,12 @@
 import type { ChangeEvent, ChangeFeed, Unsubscribe } from "../../store/feed/feed.js";
-import type { StoreVectors } from "./channel.js";
 import type { PendingText, VectorBackend } from "./types.js";
+
+/** What the worker asks of the channel that owns it: readiness, embedding a batch, reporting a failure. */
+export interface WorkerOwner {
+  ready(): Promise<void>;
+  embedRows(rows: readonly PendingText[], signal: AbortSignal): Promise<void>;
+  report(error: unknown): void;
+}
 
 /** Messages embedded per background batch. */
 const BATCH = 64;
@@ -31,7 +37,7 @@ export class VectorWorker {
   private closed = false;
 
   constructor(
-    private readonly channel: StoreVectors,
+    private readonly channel: WorkerOwner,
     private readonly backend: VectorBackend,
     feed: ChangeFeed,
   ) {

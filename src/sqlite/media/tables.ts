@@ -8,7 +8,7 @@ import type { SqlDriver } from "../connection/driver.js";
  * that leave their row under the driver's `maxValueBytes` (a Durable Object caps a value at 2 MB), and one link row per (row,
  * payload). A payload's reference count is the number of its link rows — counted, never stored, so it cannot
  * drift — and every function here runs inside the caller's write transaction, so a payload is deleted exactly
- * when its last link goes. A store uses `agent_attachments`; an agent storage its own prefixed pair.
+ * when its last link goes. A store uses `agent_attachments` (STORE_TABLES).
  */
 export interface AttachmentTables {
   attachments: string;

@@ -4,7 +4,7 @@
  */
 import { SessionError } from "../../errors.js";
 import { assertSessionId } from "../../message.js";
-import { finiteNumber, registryText, wholeCount } from "../registry-input.js";
+import { finiteNumber, registryText, wholeCount } from "../../schema/registry.js";
 import type { SessionInfo } from "../types.js";
 import { type AdoptionReport, assertReadBack, compareReadBack, referenceTime, refusal } from "./adopt.js";
 

@@ -1,6 +1,6 @@
 // What a store's change feed needs from other processes: a change log (record, replay) and a watcher.
 import type { StoredCompaction } from "../../types.js";
-import type { ChangeEvent } from "./feed.js";
+import type { ChangeEvent } from "./events.js";
 
 /** A write as the change log records it (messages are read back by id when another process delivers it). */
 export interface LoggedChange {

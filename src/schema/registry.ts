@@ -1,0 +1,133 @@
+/**
+ * The one input rule of every session registry (memory, SQLite, Postgres), checked before anything is written, so
+ * a value one backend would change or refuse (U+0000 on Postgres, a lone surrogate turned into U+FFFD, a count
+ * past a bigint) is `INVALID_ARGUMENT` on all of them. `SessionManager` validates with the same schemas.
+ */
+import { z } from "zod";
+import { assertNamedSessionId, isStorableId } from "../message.js";
+import { assertStoredKey } from "../store/keys.js";
+import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
+import { checkedBy, wholeCount as count, finite } from "./rules.js";
+import { parseInput, rule } from "./to-session-error.js";
+
+/** A string every backend stores exactly (well-formed, no U+0000; `""` is allowed). */
+export const text = (field: string) =>
+  z.custom<string>(
+    (value) => typeof value === "string" && isStorableId(value),
+    rule(`${field} must be a well-formed Unicode string without U+0000`),
+  );
+
+/** {@link text}, or null for `undefined` / `null`. */
+const optionalText = (field: string) =>
+  text(field)
+    .nullish()
+    .transform((value) => value ?? null);
+
+// A registry delta may be negative: the agent runtime corrects its totals when a saved state replaces another.
+const signedCount = (field: string) =>
+  z.int(rule(`${field} must be a whole number of at most ${Number.MAX_SAFE_INTEGER} either way`));
+
+/** An object schema for which `undefined` and `null` count as `{}` (its fields then say what is missing). */
+const objectOrNone = <S extends z.ZodRawShape>(shape: S, what: string) =>
+  z.preprocess((value) => value ?? {}, z.object(shape, rule(`${what} must be an object`)));
+
+/** A registry record before `create` writes it. */
+export const sessionRecord = objectOrNone(
+  {
+    id: checkedBy<string>((value) => assertStoredKey(value, "A session id")),
+    name: text("A session name"),
+    parentSessionId: optionalText("parentSessionId"),
+    model: optionalText("model"),
+    source: optionalText("source"),
+  },
+  "A session record",
+);
+
+/**
+ * A usage delta: token counts are whole numbers within ±(2^53 - 1), the cost a finite number. Negative deltas are
+ * corrections (`SessionManager.addUsage` accepts only counts >= 0, see `schema/manager.ts`).
+ */
+export const usage = objectOrNone(
+  {
+    inputTokens: signedCount("inputTokens"),
+    outputTokens: signedCount("outputTokens"),
+    cost: finite("cost"),
+    cacheReadTokens: signedCount("cacheReadTokens").default(0),
+    cacheWriteTokens: signedCount("cacheWriteTokens").default(0),
+  },
+  "Usage",
+);
+
+/** The paging fields of `list()`. */
+export const listShape = { limit: count("limit").optional(), offset: count("offset").optional() };
+
+const textRules = new Map<string, z.ZodType<string>>();
+
+/** Throws `INVALID_ARGUMENT` unless `value` is {@link text}; returns it. */
+export function registryText(value: unknown, field: string): string {
+  // A handful of fixed field names: each schema is built once.
+  const schema = textRules.get(field) ?? text(field);
+  textRules.set(field, schema);
+  return parseInput(schema, value);
+}
+
+/** Throws unless `value` is a whole number from 0 to 2^53 - 1 (beyond, a JS number no longer counts exactly). */
+export function wholeCount(value: unknown, field: string): number {
+  return parseInput(count(field), value);
+}
+
+/** Throws `INVALID_ARGUMENT` unless `value` is a finite number (a cost). */
+export function finiteNumber(value: unknown, field: string): number {
+  return parseInput(finite(field), value);
+}
+
+/** Validates a registry record before `create` writes it. */
+export function checkRecord(record: unknown): NewSessionRecord {
+  return parseInput(sessionRecord, record);
+}
+
+/** Validates a usage delta ({@link usage}). */
+export function checkUsage(delta: unknown): Required<SessionUsage> {
+  return parseInput(usage, delta);
+}
+
+const listOptions = objectOrNone(listShape, "List options");
+
+/** Validates the paging options of `list()`. */
+export function checkListOptions(options: unknown): SessionListOptions {
+  return stripUndefined(parseInput(listOptions, options));
+}
+
+/** The parsed object without its absent optional fields (`exactOptionalPropertyTypes` and equality in tests). */
+export function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** `SessionManager.create(name, options)`'s options: the record's fields, with an id that names a session. */
+export const createOptions = z
+  .looseObject(
+    {
+      id: checkedBy<string>(assertNamedSessionId).optional(),
+    },
+    rule("Session options must be an object"),
+  )
+  .optional();
+
+/** `SessionManager.addUsage`'s arguments: counts are whole numbers >= 0, the cost a finite number >= 0. */
+export const managerUsage = z.object({
+  cost: z.number(rule("cost must be a finite number >= 0")).min(0),
+  cache: z
+    .object(
+      {
+        cacheReadTokens: count("cacheReadTokens").default(0),
+        cacheWriteTokens: count("cacheWriteTokens").default(0),
+      },
+      rule("Cache usage must be an object"),
+    )
+    .default({ cacheReadTokens: 0, cacheWriteTokens: 0 }),
+  inputTokens: count("inputTokens"),
+  outputTokens: count("outputTokens"),
+});
+
+/** `SessionManager.list(options)`: none, or an object of paging fields. */
+export const managerListOptions = z.object(listShape, rule("List options must be an object")).optional();

@@ -1,0 +1,34 @@
+/**
+ * The small schemas every input schema is built from, each carrying the message the library has always given for
+ * it (the field, the rule, then `got …`).
+ */
+import { z } from "zod";
+import { rule } from "./to-session-error.js";
+
+/** A function; `text` names the option (e.g. "onCompaction needs a function"). */
+export const func = <F extends (...args: never[]) => unknown>(text: string) =>
+  z.custom<F>((value) => typeof value === "function", rule(text));
+
+/** A whole number >= `min` (any size `Number.isInteger` accepts, not only safe integers). */
+export const wholeAtLeast = (min: number, field: string) =>
+  z
+    .number(rule(`${field} must be a whole number >= ${min}`))
+    .refine(Number.isInteger)
+    .min(min);
+
+/** A whole number from 0 to 2^53 - 1 (beyond, a JS number no longer counts exactly). */
+export const wholeCount = (field: string) =>
+  z.int(rule(`${field} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`)).min(0);
+
+/** A finite number (`z.number()` refuses NaN and ±Infinity). */
+export const finite = (field: string) => z.number(rule(`${field} must be a finite number`));
+
+/**
+ * A rule that stays hand-written because the append path runs it on every write (ids, Unicode): the schema
+ * calls it, and the `SessionError` it throws passes through the parse unchanged.
+ */
+export const checkedBy = <T>(assert: (value: unknown) => asserts value is T) =>
+  z.custom<T>((value) => {
+    assert(value);
+    return true;
+  });

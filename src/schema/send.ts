@@ -1,0 +1,31 @@
+/**
+ * What `send()` accepts besides text: an AI SDK user `ModelMessage` (checked with the AI SDK's own
+ * `userModelMessageSchema`, see `agent/input.ts`) or a UIMessage-style `{ role: "user", parts }`, whose text and
+ * file parts are described here and turned into the ModelMessage content they stand for.
+ */
+import type { UserContent } from "ai";
+import { z } from "zod";
+
+const unsupported = {
+  error: (issue: { path?: PropertyKey[] | undefined }) =>
+    `send() got an unsupported part at index ${String(issue.path?.[0])}: only "text" and "file" parts can be sent`,
+};
+
+const textPart = z
+  .object({ type: z.literal("text"), text: z.string() })
+  .transform(({ text }) => ({ type: "text" as const, text }));
+
+// A file part carries its data as a URL (often a data: URL); a filename that is not a string is left out.
+const filePart = z
+  .object({ type: z.literal("file"), url: z.string(), mediaType: z.string(), filename: z.unknown() })
+  .transform(({ url, mediaType, filename }) => ({
+    type: "file" as const,
+    data: url,
+    mediaType,
+    ...(typeof filename === "string" ? { filename } : {}),
+  }));
+
+/** A UIMessage's `parts`, as the `content` of a user ModelMessage. */
+export const uiParts = z
+  .array(z.union([textPart, filePart], unsupported))
+  .transform((parts): UserContent => parts);

@@ -1,0 +1,85 @@
+/**
+ * The one bridge from a zod schema to the library's errors. Inputs off the append path (builder and store options,
+ * registry records, usage, transfer records, `persistChatTurn` requests, `send()` input) are described as zod 4
+ * schemas in this folder and parsed with {@link parseInput}, which turns the first issue into a `SessionError`
+ * with the code the caller names. The append path's message and Unicode checks stay hand-written in `message.ts`:
+ * they run on every write, where a schema's allocation per field would show in the append benchmark.
+ */
+import { z } from "zod";
+import { SessionError, type SessionErrorCode } from "../errors.js";
+import { describe } from "../message.js";
+
+type Issue = z.core.$ZodRawIssue;
+
+/**
+ * A schema's own message: `text` names the field and the rule, and the refused value is appended as `got …`, the
+ * way every hand-written check of the library worded it.
+ */
+export function rule(text: string): { error: (issue: Issue) => string } {
+  return { error: (issue) => `${text}, got ${describe(issue.input)}` };
+}
+
+/** A message that needs no `got …` (the rule is about the whole input, e.g. "use either resume or fork"). */
+export function says(text: string): { error: () => string } {
+  return { error: () => text };
+}
+
+// Marks zod's own wording (a foreign schema's issue, such as the AI SDK's): such a message gets its field named
+// from the issue's path when it becomes a SessionError. Our schemas word their messages themselves.
+const ZOD_WORDING = "\u0001";
+
+function zodWording(issue: Issue): string {
+  const text = z.core.config().localeError?.(issue);
+  return ZOD_WORDING + (typeof text === "string" ? text : (text?.message ?? "Invalid input"));
+}
+
+type Finished = z.core.$ZodIssue;
+
+/**
+ * The issue that says most: for a union none of whose branches matched (zod says only "Invalid input"), the
+ * deepest issue of any branch, with its path made whole, so "content.0.text: expected string" beats "content".
+ */
+function telling(issue: Finished, path: PropertyKey[] = []): { issue: Finished; path: PropertyKey[] } {
+  const at = [...path, ...issue.path];
+  const worded = !issue.message.startsWith(ZOD_WORDING);
+  if (worded || issue.code !== "invalid_union" || issue.errors.length === 0) return { issue, path: at };
+  const deepest = issue.errors
+    .flat()
+    .map((inner) => telling(inner, at))
+    .reduce((best, next) => (next.path.length > best.path.length ? next : best));
+  return deepest.path.length > at.length ? deepest : { issue, path: at };
+}
+
+/** The `SessionError` (`code`, default `INVALID_ARGUMENT`) for a failed parse, worded by its first issue. */
+export function toSessionError(
+  error: z.ZodError,
+  code: SessionErrorCode = "INVALID_ARGUMENT",
+  what?: string,
+): SessionError {
+  const first = error.issues[0];
+  if (!first) return new SessionError(code, what ?? "Invalid input");
+  const { issue, path } = telling(first);
+  if (!issue.message.startsWith(ZOD_WORDING)) return new SessionError(code, issue.message);
+  const field = path.map(String).join(".");
+  const text = issue.message.slice(ZOD_WORDING.length);
+  return new SessionError(code, [what, field && `${field}:`, text].filter(Boolean).join(" "));
+}
+
+/** How {@link parseInput} reports a refusal. */
+export interface ParseOptions {
+  /** The error code (default `INVALID_ARGUMENT`). */
+  code?: SessionErrorCode;
+  /** Begins the messages a schema did not word itself (a foreign schema's), e.g. "send() got a bad message:". */
+  what?: string;
+}
+
+/** Parses `value` with `schema`, or throws the `SessionError` {@link toSessionError} makes of the first issue. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  options: ParseOptions = {},
+): z.output<S> {
+  const result = schema.safeParse(value, { error: zodWording });
+  if (result.success) return result.data;
+  throw toSessionError(result.error, options.code, options.what);
+}

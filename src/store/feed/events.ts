@@ -1,0 +1,40 @@
+// The events a change feed delivers: the one shape every backend, watcher and replay produces.
+import type { SessionMessage, StoredCompaction } from "../../types.js";
+
+interface EventBase {
+  /** The session written to. */
+  sessionId: string;
+  /**
+   * Position in the store's change log (resume with `subscribe(listener, { after: cursor })`), or null on a store
+   * that keeps no log (memory, or a store opened without `changeLog`).
+   */
+  cursor: number | null;
+  /** "local" when this process wrote it, "remote" when another process (or connection) did. */
+  origin: "local" | "remote";
+}
+
+/** One durable write, delivered after it committed (see docs/FEED.md). */
+export type ChangeEvent =
+  | (EventBase & {
+      type: "append";
+      /** The stored message (the first content when `inserted` is false). */
+      message: SessionMessage;
+      /** The parent when it is known (given by the writer, or read from the log); undefined: after the latest leaf. */
+      parentId?: string | null;
+      inserted: boolean;
+    })
+  | (EventBase & { type: "update"; message: SessionMessage })
+  | (EventBase & { type: "delete"; ids: string[] })
+  | (EventBase & { type: "clear" })
+  | (EventBase & { type: "compaction"; compaction: StoredCompaction })
+  | (EventBase & { type: "import"; message: SessionMessage; inserted: boolean })
+  | (EventBase & {
+      type: "reset";
+      /**
+       * Re-read the session: events were lost (log retention passed, a queue overflowed), a bulk import rewrote
+       * it, or another process without a change log wrote to it (seen from the SQLite file's data version).
+       */
+      reason: string;
+      /** True when any session may have changed (`sessionId` is then `""`): re-read everything you show. */
+      wholeStore?: boolean;
+    });

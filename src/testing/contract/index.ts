@@ -1,0 +1,65 @@
+import { checkTarget, suiteOf, type TestApi } from "../runner.js";
+import { attachmentsSpec } from "./attachments.spec.js";
+import { closedSpec } from "./closed.spec.js";
+import { contextStoreSpec } from "./context-store.spec.js";
+import { deleteSpec } from "./delete.spec.js";
+import { feedSpec } from "./feed.spec.js";
+import type { ContractTarget } from "./harness.js";
+import { historyStreamSpec } from "./history-stream.spec.js";
+import { idsSpec } from "./ids.spec.js";
+import { importPointersSpec } from "./import-pointers.spec.js";
+import { largeSpec } from "./large.spec.js";
+import { managerLifecycleSpec } from "./manager-lifecycle.spec.js";
+import { managerMessagesSpec } from "./manager-messages.spec.js";
+import { managerSearchSpec } from "./manager-search.spec.js";
+import { messagesSpec } from "./messages.spec.js";
+import { overlaysSpec } from "./overlays.spec.js";
+import { persistenceSpec } from "./persistence.spec.js";
+import { recallSpec } from "./recall.spec.js";
+import { recentSpec } from "./recent.spec.js";
+import { registrySpec } from "./registry.spec.js";
+import { remindersSpec } from "./reminders.spec.js";
+import { searchSpec } from "./search.spec.js";
+import { searchAgreementSpec } from "./search-agreement.spec.js";
+import { searchBoundsSpec } from "./search-bounds.spec.js";
+import { treeSpec } from "./tree.spec.js";
+import { writesSpec } from "./writes.spec.js";
+
+export type { ContractTarget } from "./harness.js";
+
+/**
+ * The storage contract every `SessionStore` must pass, declared with the injected runner's `describe`/`it`:
+ * one call per backend, e.g. `runProviderContract({ describe, it }, { name, create })`. Capabilities a store
+ * lacks (registry, context rows, transfer, feed, reopen) skip with the reason.
+ */
+export function runProviderContract(api: TestApi, target: ContractTarget): void {
+  const suite = suiteOf(api);
+  checkTarget(target, "runProviderContract");
+  suite.describe(`${target.name}: storage contract`, () => {
+    messagesSpec(suite, target);
+    treeSpec(suite, target);
+    deleteSpec(suite, target);
+    overlaysSpec(suite, target);
+    searchSpec(suite, target);
+    recallSpec(suite, target);
+    searchBoundsSpec(suite, target);
+    searchAgreementSpec(suite, target);
+    recentSpec(suite, target);
+    historyStreamSpec(suite, target);
+    persistenceSpec(suite, target);
+    contextStoreSpec(suite, target);
+    remindersSpec(suite, target);
+    writesSpec(suite, target);
+    largeSpec(suite, target);
+    attachmentsSpec(suite, target);
+    importPointersSpec(suite, target);
+    idsSpec(suite, target);
+    closedSpec(suite, target);
+    feedSpec(suite, target);
+    // Session registry and SessionManager: skipped on a backend without `store.registry`.
+    registrySpec(suite, target);
+    managerLifecycleSpec(suite, target);
+    managerMessagesSpec(suite, target);
+    managerSearchSpec(suite, target);
+  });
+}

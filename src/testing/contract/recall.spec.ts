@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import type { SessionStore } from "../../store/types.js";
+import type { Suite } from "../runner.js";
+import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
+
+// A conversation as LoCoMo's are stored: "<speaker>: <text>", the second speaker as the assistant.
+const TURNS: [id: string, role: string, text: string][] = [
+  ["t1", "user", "Caroline: Hey Mel! I went to a LGBTQ support group yesterday and it was so powerful."],
+  ["t2", "assistant", "Melanie: Wow, that sounds amazing. What happened there?"],
+  ["t3", "user", "Caroline: The transgender stories were inspiring. I felt accepted."],
+  ["t4", "assistant", "Melanie: I painted a sunrise last weekend, my kids loved it."],
+  ["t5", "user", "Caroline: I am researching adoption agencies, I want to be a mom."],
+  ["t6", "assistant", "Melanie: That is wonderful news about adoption!"],
+  ["t7", "user", "Caroline: My group meets every Tuesday evening."],
+];
+
+async function seed(store: SessionStore, sessionId = "c"): Promise<void> {
+  const s = store.session(sessionId);
+  for (const [id, role, text] of TURNS) await s.appendMessage(msg(id, text, role));
+}
+
+/** Ranked recall, the default search: questions as a model asks them, context, filters, overlays. */
+export function recallSpec({ describe, test }: Suite, target: ContractTarget): void {
+  describe("ranked recall", () => {
+    test("a question as written finds its answer; messages matching more of its words rank first", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        const hits = await store.searchMessages("When did Caroline go to the LGBTQ support group?", {
+          sessionId: "c",
+        });
+        assert.equal(hits[0]?.id, "t1");
+        // Every candidate matches a content word; stop words ("when", "did", "the") found nothing by themselves.
+        assert.ok(!ids(hits).includes("t4") && !ids(hits).includes("t6"), ids(hits).join());
+        assert.ok(hits.every((h) => typeof h.score === "number" && h.score > 0));
+        assert.deepEqual(await store.searchMessages("what did you do there?", { sessionId: "c" }), []);
+        assert.deepEqual(await store.searchMessages("When did Caroline go?", { match: "all" }), []);
+      }));
+
+    test("stop words alone never make a hit; a quoted phrase still counts its every word", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        assert.deepEqual(await store.searchMessages("is it the one that was there"), []);
+        assert.deepEqual(ids(await store.searchMessages('"every Tuesday"')), ["t7"]);
+        const phrase = await store.searchMessages('"support group" adoption');
+        assert.deepEqual(ids(phrase).sort(), ["t1", "t5", "t6"]);
+      }));
+
+    test("a turn next to a match ranks above an equal match elsewhere", () =>
+      withStore(target, async (store) => {
+        const s = store.session("n");
+        await s.appendMessage(msg("q", "Where do you keep the spare keys?"));
+        await s.appendMessage(msg("a", "In the blue drawer under the spare towels", "assistant"));
+        await s.appendMessage(msg("y", "Keys are on the table"));
+        await s.appendMessage(msg("x", "We bought new towels", "assistant"));
+        const hits = await store.searchMessages("spare towels", { sessionId: "n" });
+        assert.equal(hits[0]?.id, "a");
+        // "x" and "q" each match one word; "q" sits next to the best match and carries part of its weight.
+        assert.ok(ids(hits).indexOf("q") < ids(hits).indexOf("x"), ids(hits).join());
+      }));
+
+    test("context: the turns around each hit, oldest first, along its branch", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        const [hit] = await store.searchMessages("adoption agencies", {
+          sessionId: "c",
+          context: 2,
+          limit: 1,
+        });
+        assert.equal(hit?.id, "t5");
+        assert.deepEqual(ids(hit?.context?.before ?? []), ["t3", "t4"]);
+        assert.deepEqual(ids(hit?.context?.after ?? []), ["t6", "t7"]);
+        assert.equal(hit?.context?.after[0]?.role, "assistant");
+        assert.match(hit?.context?.after[0]?.content ?? "", /wonderful news/);
+        const [first] = await store.searchMessages("LGBTQ", { context: 3 });
+        assert.deepEqual(ids(first?.context?.before ?? []), []);
+        assert.deepEqual(ids(first?.context?.after ?? []), ["t2", "t3", "t4"]);
+        const [plain] = await store.searchMessages("LGBTQ");
+        assert.equal(plain?.context, undefined);
+      }));
+
+    test("a sibling branch never leaks into an active-branch search: not as a hit, not as context", () =>
+      withStore(target, async (store) => {
+        const s = store.session("b");
+        await s.appendMessage(msg("r", "Planning the garden party"));
+        await s.appendMessage(msg("old", "The garden party secret is tulips", "assistant"), "r");
+        await s.appendMessage(msg("new", "Let us plan the garden party menu", "assistant"), "r");
+        await s.appendMessage(msg("next", "Lemonade for the party"), "new");
+        const active = await store.searchMessages("garden party secret", {
+          sessionId: "b",
+          branch: "active",
+          context: 2,
+        });
+        assert.ok(!ids(active).includes("old"));
+        for (const hit of active) {
+          const around = [...(hit.context?.before ?? []), ...(hit.context?.after ?? [])];
+          assert.ok(!ids(around).includes("old"), `${hit.id}: ${ids(around).join()}`);
+        }
+        const [root] = active.filter((h) => h.id === "r");
+        assert.deepEqual(ids(root?.context?.after ?? []), ["new", "next"]);
+        const all = await store.searchMessages("garden party secret", { sessionId: "b" });
+        assert.equal(all[0]?.id, "old");
+        assert.equal(all[0]?.onActivePath, false);
+      }));
+
+    test("filters: role, time range and a set of sessions", () =>
+      withStore(target, async (store) => {
+        await seed(store, "c");
+        await seed(store, "d");
+        await store.session("e").appendMessage(msg("e1", "Caroline adoption support"));
+        const users = await store.searchMessages("adoption support", { role: "user", sessionId: "c" });
+        assert.ok(users.length > 0 && users.every((h) => h.role === "user"), ids(users).join());
+        const both = await store.searchMessages("adoption", { role: ["user", "assistant"], sessionId: "c" });
+        assert.deepEqual(ids(both).sort(), ["t5", "t6"]);
+        const some = await store.searchMessages("adoption", { sessionIds: ["d", "e"] });
+        assert.deepEqual(new Set(some.map((h) => h.sessionId)), new Set(["d", "e"]));
+        assert.deepEqual(await store.searchMessages("adoption", { sessionIds: [] }), []);
+        assert.deepEqual(await store.searchMessages("adoption", { sessionId: "c", sessionIds: ["d"] }), []);
+        const future = new Date(Date.now() + 60_000);
+        assert.deepEqual(await store.searchMessages("adoption", { since: future }), []);
+        assert.equal((await store.searchMessages("adoption", { until: future.toISOString() })).length, 5);
+        assert.deepEqual(await store.searchMessages("adoption", { until: "2000-01-01T00:00:00Z" }), []);
+        for (const match of ["any", "all"] as const) {
+          const filtered = await store.searchMessages("adoption", {
+            match,
+            role: "assistant",
+            sessionIds: ["c"],
+          });
+          assert.deepEqual(ids(filtered), ["t6"], match);
+        }
+      }));
+
+    test("a hit inside a compacted range is found and names the overlay that covers it", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        const s = store.session("c");
+        const overlay = await s.addCompaction("Caroline talked about support and adoption.", "t2", "t5");
+        const hits = await store.searchMessages("adoption transgender", { sessionId: "c" });
+        const byId = new Map(hits.map((h) => [h.id, h]));
+        assert.equal(byId.get("t3")?.compactedBy, overlay.id);
+        assert.equal(byId.get("t5")?.compactedBy, overlay.id);
+        assert.equal(byId.get("t6")?.compactedBy, undefined);
+        const [all] = await store.searchMessages("transgender", { match: "all" });
+        assert.equal(all?.compactedBy, overlay.id);
+      }));
+
+    test("bad options are INVALID_ARGUMENT; a long query of common words stays bounded", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        for (const options of [
+          { match: "some" },
+          { role: 5 },
+          { role: [] },
+          { since: "not a time" },
+          { until: Number.NaN },
+          { context: 11 },
+          { context: -1 },
+          { sessionIds: "c" },
+        ]) {
+          await rejectsWithCode(store.searchMessages("adoption", options as never), "INVALID_ARGUMENT");
+        }
+        const many = Array.from({ length: 30 }, (_, i) => `caroline${i === 0 ? "" : i} group`).join(" ");
+        const hits = await store.searchMessages(many, { limit: 3 });
+        assert.ok(hits.length <= 3 && hits.length > 0);
+      }));
+  });
+}

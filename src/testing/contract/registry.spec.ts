@@ -1,0 +1,314 @@
+import assert from "node:assert/strict";
+import { SessionManager } from "../../manager/manager.js";
+import { hasContextStorage, hasSessionRegistry, type SessionUsage } from "../../store/types.js";
+import type { Suite } from "../runner.js";
+import { type ContractTarget, ids, msg, rejectsWithCode } from "./harness.js";
+import { isIso, tick, withRegistryStore } from "./manager-harness.js";
+
+/** The session registry (`store.registry`) that SessionManager runs on; the same on every backend. */
+export function registrySpec({ describe, test }: Suite, target: ContractTarget): void {
+  describe("session registry", () => {
+    test("create: the reference's row shape, zero counters, ISO timestamps; a taken id is CONFLICT", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        const info = await registry.create({ id: "s1", name: "First", model: "m-1", source: "web" });
+        assert.deepEqual(Object.keys(info).sort(), [
+          "cache_read_tokens",
+          "cache_write_tokens",
+          "created_at",
+          "end_reason",
+          "estimated_cost",
+          "id",
+          "input_tokens",
+          "model",
+          "name",
+          "output_tokens",
+          "parent_session_id",
+          "source",
+          "updated_at",
+        ]);
+        assert.deepEqual(
+          { ...info, created_at: "", updated_at: "" },
+          {
+            id: "s1",
+            name: "First",
+            parent_session_id: null,
+            model: "m-1",
+            source: "web",
+            input_tokens: 0,
+            output_tokens: 0,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            estimated_cost: 0,
+            end_reason: null,
+            created_at: "",
+            updated_at: "",
+          },
+        );
+        assert.ok(isIso(info.created_at) && info.created_at === info.updated_at, info.created_at);
+        assert.deepEqual(await registry.get("s1"), info);
+        const child = await registry.create({ id: "s2", name: "", parentSessionId: "s1" });
+        assert.equal(child.parent_session_id, "s1");
+        assert.equal(child.model, null);
+        assert.equal(child.name, "");
+        await rejectsWithCode(registry.create({ id: "s1", name: "again" }), "CONFLICT");
+        assert.equal((await registry.get("s1"))?.name, "First");
+        assert.equal(await registry.get("ghost"), null);
+        assert.equal(await registry.count(), 2);
+      }));
+
+    test("list: newest activity first, stable within a millisecond, paged", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        // Created back to back, usually within one millisecond: write order must still decide.
+        for (let i = 0; i < 20; i++) await registry.create({ id: `s${i}`, name: `n${i}` });
+        const expected = Array.from({ length: 20 }, (_, i) => `s${19 - i}`);
+        assert.deepEqual(ids(await registry.list()), expected);
+        assert.deepEqual(ids(await registry.list()), expected, "the same order every time");
+        assert.equal(await registry.touch("s3"), true);
+        await registry.rename("s7", "renamed");
+        await registry.addUsage("s11", { inputTokens: 1, outputTokens: 1, cost: 0 });
+        await registry.markEnded("s0", "done");
+        const order = ids(await registry.list());
+        assert.deepEqual(order.slice(0, 4), ["s0", "s11", "s7", "s3"]);
+        assert.deepEqual(ids(await registry.list({ limit: 3 })), ["s0", "s11", "s7"]);
+        assert.deepEqual(ids(await registry.list({ limit: 2, offset: 2 })), ["s7", "s3"]);
+        assert.deepEqual(ids(await registry.list({ offset: 19 })), [order[19]]);
+        assert.deepEqual(await registry.list({ limit: 0 }), []);
+      }));
+
+    test("updates bump updated_at; unknown ids give null or false", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        const created = await registry.create({ id: "a", name: "A" });
+        await tick();
+        const renamed = await registry.rename("a", "B");
+        assert.equal(renamed?.name, "B");
+        assert.ok(renamed && isIso(renamed.updated_at) && renamed.updated_at > created.updated_at);
+        assert.equal(renamed?.created_at, created.created_at);
+        await tick();
+        assert.equal(await registry.touch("a"), true);
+        const touched = await registry.get("a");
+        assert.ok(touched && touched.updated_at > renamed.updated_at);
+        const ended = await registry.markEnded("a", "compaction");
+        assert.equal(ended?.end_reason, "compaction");
+        assert.equal(await registry.rename("ghost", "x"), null);
+        assert.equal(await registry.touch("ghost"), false);
+        assert.equal(await registry.addUsage("ghost", { inputTokens: 1, outputTokens: 1, cost: 1 }), null);
+        assert.equal(await registry.markEnded("ghost", "x"), null);
+        assert.equal(await registry.count(), 1);
+      }));
+
+    test("usage accumulates, cache tokens included", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        await registry.create({ id: "u", name: "usage" });
+        await registry.addUsage("u", { inputTokens: 100, outputTokens: 20, cost: 0.25 });
+        const info = await registry.addUsage("u", {
+          inputTokens: 5,
+          outputTokens: 1,
+          cost: 0.125,
+          cacheReadTokens: 70,
+          cacheWriteTokens: 30,
+        });
+        assert.equal(info?.input_tokens, 105);
+        assert.equal(info?.output_tokens, 21);
+        assert.equal(info?.cache_read_tokens, 70);
+        assert.equal(info?.cache_write_tokens, 30);
+        assert.equal(info?.estimated_cost, 0.375);
+        assert.deepEqual(await registry.get("u"), info);
+      }));
+
+    test("input one backend would change or refuse is INVALID_ARGUMENT on all; nothing is written", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        const reg = registry as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+        const before = await registry.create({ id: "r", name: "kept" });
+        const badText = ["a\0b", "a\uD800", "\uDC00", 7, null];
+        for (const name of badText) {
+          await rejectsWithCode(reg.create!({ id: `n${String(name)}`, name }), "INVALID_ARGUMENT");
+          await rejectsWithCode(reg.rename!("r", name), "INVALID_ARGUMENT");
+          await rejectsWithCode(reg.markEnded!("r", name), "INVALID_ARGUMENT");
+        }
+        for (const field of ["model", "source", "parentSessionId"]) {
+          await rejectsWithCode(registry.create({ id: "f", name: "x", [field]: "a\0" }), "INVALID_ARGUMENT");
+        }
+        await rejectsWithCode(reg.create!({ id: "noname" }), "INVALID_ARGUMENT");
+        const usage = { inputTokens: 1, outputTokens: 1, cost: 0 };
+        for (const bad of [2 ** 53, -(2 ** 63), 0.5, Number.NaN, Number.POSITIVE_INFINITY, "1"]) {
+          await rejectsWithCode(reg.addUsage!("r", { ...usage, inputTokens: bad }), "INVALID_ARGUMENT");
+          await rejectsWithCode(reg.addUsage!("r", { ...usage, cacheWriteTokens: bad }), "INVALID_ARGUMENT");
+        }
+        for (const bad of [Number.NaN, Number.NEGATIVE_INFINITY, "1"]) {
+          await rejectsWithCode(reg.addUsage!("r", { ...usage, cost: bad }), "INVALID_ARGUMENT");
+        }
+        for (const bad of [2 ** 53, 0.5, -1, Number.NaN, Number.POSITIVE_INFINITY, "1"]) {
+          await rejectsWithCode(reg.list!({ limit: bad }), "INVALID_ARGUMENT");
+          await rejectsWithCode(reg.list!({ offset: bad }), "INVALID_ARGUMENT");
+        }
+        await rejectsWithCode(reg.addUsage!("r", undefined), "INVALID_ARGUMENT");
+        assert.deepEqual(await registry.get("r"), before);
+        assert.equal(await registry.count(), 1);
+        // The largest exact count is stored and read back exactly; a negative delta corrects a total.
+        const max = Number.MAX_SAFE_INTEGER;
+        const info = await registry.addUsage("r", { inputTokens: max, outputTokens: 0, cost: 0.5 });
+        assert.equal(info?.input_tokens, max);
+        const corrected = await registry.addUsage("r", { inputTokens: -max, outputTokens: 0, cost: -0.25 });
+        assert.deepEqual([corrected?.input_tokens, corrected?.estimated_cost], [0, 0.25]);
+        assert.equal((await registry.list({ limit: max, offset: 0 })).length, 1);
+      }));
+
+    test("an addition that would carry a total out of range is INVALID_ARGUMENT and writes nothing", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        const max = Number.MAX_SAFE_INTEGER;
+        const none = { inputTokens: 0, outputTokens: 0, cost: 0 };
+        await registry.create({ id: "x", name: "extremes" });
+        await registry.create({ id: "y", name: "other" });
+        const full = await registry.addUsage("x", {
+          ...none,
+          inputTokens: max,
+          cost: 1e308,
+          cacheReadTokens: 1,
+        });
+        // y is the newest activity: a refused addition must not move x up the list.
+        await registry.touch("y");
+        const refused: [Partial<SessionUsage>, RegExp][] = [
+          [{ cost: 1e308 }, /"x".*estimated_cost.*finite/],
+          [{ inputTokens: 1, outputTokens: 5 }, /"x".*input_tokens/],
+          [{ cacheReadTokens: max }, /"x".*cache_read_tokens/],
+        ];
+        for (const [delta, pattern] of refused) {
+          await rejectsWithCode(registry.addUsage("x", { ...none, ...delta }), "INVALID_ARGUMENT", pattern);
+        }
+        await rejectsWithCode(
+          new SessionManager(store).addUsage("x", 1, 0, 1e308),
+          "INVALID_ARGUMENT",
+          /"x".*input_tokens/,
+        );
+        assert.deepEqual(await registry.get("x"), full, "no counter moved");
+        assert.deepEqual(ids(await registry.list()), ["y", "x"], "no activity");
+        // Down to the negative edge, and not one past it; additions within range still go through.
+        await registry.addUsage("y", { ...none, cacheWriteTokens: -max });
+        await rejectsWithCode(
+          registry.addUsage("y", { ...none, cacheWriteTokens: -1 }),
+          "INVALID_ARGUMENT",
+          /"y".*cache_write_tokens/,
+        );
+        const back = await registry.addUsage("x", { ...none, inputTokens: -1, cost: -1e308 });
+        assert.deepEqual([back?.input_tokens, back?.estimated_cost], [max - 1, 0]);
+        // The cost's edge is where IEEE addition overflows: MAX_VALUE + 1 rounds to MAX_VALUE (finite).
+        await registry.addUsage("y", { ...none, cost: Number.MAX_VALUE });
+        assert.equal((await registry.addUsage("y", { ...none, cost: 1 }))?.estimated_cost, Number.MAX_VALUE);
+        await rejectsWithCode(registry.addUsage("y", { ...none, cost: 2 ** 970 }), "INVALID_ARGUMENT");
+        await registry.addUsage("y", { ...none, cost: -Number.MAX_VALUE });
+        await registry.addUsage("y", { ...none, cost: -Number.MAX_VALUE });
+        await rejectsWithCode(
+          registry.addUsage("y", { ...none, cost: -1e308 }),
+          "INVALID_ARGUMENT",
+          /"y".*cost/,
+        );
+        assert.equal((await registry.get("y"))?.estimated_cost, -Number.MAX_VALUE);
+      }));
+
+    test("concurrent additions that fit one at a time but not together: those that fit are added", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        const max = Number.MAX_SAFE_INTEGER;
+        await registry.create({ id: "c", name: "concurrent" });
+        await registry.addUsage("c", { inputTokens: max - 10, outputTokens: 0, cost: 0 });
+        const results = await Promise.allSettled(
+          Array.from({ length: 8 }, () =>
+            registry.addUsage("c", { inputTokens: 3, outputTokens: 1, cost: 0 }),
+          ),
+        );
+        const added = results.filter((r) => r.status === "fulfilled").length;
+        assert.equal(added, 3);
+        for (const r of results) {
+          if (r.status === "rejected") assert.equal((r.reason as { code?: string }).code, "INVALID_ARGUMENT");
+        }
+        const info = await registry.get("c");
+        assert.deepEqual([info?.input_tokens, info?.output_tokens], [max - 1, 3]);
+      }));
+
+    test("delete removes the row, messages, overlays, index rows and the given blocks, nothing else", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        await registry.create({ id: "gone", name: "gone" });
+        await registry.create({ id: "kept", name: "kept" });
+        const gone = store.session("gone");
+        await gone.appendMessage(msg("g1", "ephemeral wombat"));
+        await gone.appendMessage(msg("g2", "second wombat"));
+        await gone.addCompaction("summary", "g1", "g1");
+        await store.session("kept").appendMessage(msg("k1", "durable wombat"));
+        if (hasContextStorage(store)) {
+          await store.blocks.setBlock("memory_gone", "x");
+          await store.blocks.setBlock("memory_kept", "y");
+        }
+        assert.equal(await registry.delete("gone", { blockKeys: ["memory_gone", "never_written"] }), true);
+        assert.equal(await registry.get("gone"), null);
+        assert.deepEqual(await gone.getHistory(), []);
+        assert.equal(await gone.getMessage("g1"), null);
+        assert.equal(await gone.getLatestLeaf(), null);
+        assert.equal(await gone.getPathLength(), 0);
+        assert.deepEqual(await gone.getCompactions(), []);
+        assert.deepEqual(ids(await store.searchMessages("wombat")), ["k1"]);
+        assert.deepEqual(await store.searchMessages("wombat", { sessionId: "gone" }), []);
+        if (hasContextStorage(store)) {
+          assert.equal(await store.blocks.getBlock("memory_gone"), null);
+          assert.equal(await store.blocks.getBlock("memory_kept"), "y");
+        }
+        assert.deepEqual(ids(await registry.list()), ["kept"]);
+        assert.deepEqual(ids(await store.session("kept").getHistory()), ["k1"]);
+        assert.equal(await registry.delete("gone"), false, "a second delete finds nothing");
+        // The id can be used again and starts empty; reused message ids are new messages.
+        await registry.create({ id: "gone", name: "again" });
+        await gone.appendMessage(msg("g1", "reborn"));
+        assert.deepEqual(ids(await gone.getHistory()), ["g1"]);
+        assert.deepEqual(ids(await store.searchMessages("reborn")), ["g1"]);
+        assert.deepEqual(await store.searchMessages("ephemeral"), []);
+      }));
+
+    test("delete of an unregistered id still removes its messages", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        await store.session("orphan").appendMessage(msg("o1", "orphaned narwhal"));
+        assert.equal(await store.registry.delete("orphan"), false);
+        assert.deepEqual(await store.session("orphan").getHistory(), []);
+        assert.deepEqual(await store.searchMessages("narwhal"), []);
+      }));
+
+    test("a registered id reads exactly the messages written under it", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        await store.session("adopted").appendMessage(msg("a1", "written before registration"));
+        await store.registry.create({ id: "adopted", name: "adopted" });
+        assert.deepEqual(ids(await store.session("adopted").getHistory()), ["a1"]);
+      }));
+
+    if (target.reopen) {
+      const reopen = target.reopen;
+      test("rows survive reopening the store", async (t) => {
+        let store = await target.create();
+        try {
+          if (!hasSessionRegistry(store)) {
+            t.skip("this store has no session registry (store.registry) yet");
+            return;
+          }
+          const registry = store.registry;
+          await registry.create({ id: "p1", name: "one" });
+          await registry.create({ id: "p2", name: "two", model: "m" });
+          await registry.addUsage("p1", { inputTokens: 3, outputTokens: 4, cost: 0.5, cacheReadTokens: 2 });
+          const before = await registry.list();
+          store = await reopen(store);
+          assert.ok(hasSessionRegistry(store));
+          const again = store.registry;
+          assert.deepEqual(await again.list(), before);
+          await again.touch("p2");
+          assert.deepEqual(ids(await again.list()), ["p2", "p1"]);
+        } finally {
+          if (target.destroy) await target.destroy(store);
+          else await store.close();
+        }
+      });
+    }
+  });
+}

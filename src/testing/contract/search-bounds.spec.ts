@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { DEFAULT_QUERY_LIMITS } from "../../search/limits.js";
+import { hasContextStorage, type SessionStore } from "../../store/types.js";
+import type { Suite } from "../runner.js";
+import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
+
+const { maxQueryChars, maxQueryTerms } = DEFAULT_QUERY_LIMITS;
+
+/** `count` distinct words that no stemming folds together ("w0x", "w1x", …). */
+export function distinctWords(count: number): string {
+  return Array.from({ length: count }, (_, i) => `w${i}x`).join(" ");
+}
+
+/** `word` repeated until the query is just under `chars` characters. */
+export function repeated(word: string, chars: number): string {
+  return `${word} `.repeat(Math.floor(chars / (word.length + 1)));
+}
+
+async function seed(store: SessionStore): Promise<void> {
+  const s = store.session("s1");
+  await s.appendMessage(msg("m1", "the deployment failed on Friday"));
+  await s.appendMessage(msg("m2", "deploying again after the fix"));
+  await s.appendMessage(msg("m3", `every word here: ${distinctWords(maxQueryTerms)}`));
+}
+
+/** The bounds on a query's work every backend shares: repeats collapse, length and distinct words are capped. */
+export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarget): void {
+  describe("search bounds", () => {
+    test("repeated words and phrases collapse: the answer is the one-word answer", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        const once = ids(await store.searchMessages("deployment")).sort();
+        assert.deepEqual(once, ["m1", "m2"]);
+        const query = repeated("Deployment deployments DEPLOYMENT", maxQueryChars);
+        assert.deepEqual(ids(await store.searchMessages(query)).sort(), once);
+        assert.deepEqual(ids(await store.searchMessages(repeated('"deployment failed"', maxQueryChars))), [
+          "m1",
+        ]);
+        assert.deepEqual(ids(await store.session("s1").searchMessages!(query)).sort(), once);
+      }));
+
+    test("a query over the length limit is INVALID_ARGUMENT, on every search path", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        const long = repeated("deployment", maxQueryChars + 100);
+        const tooLong = /Search query too long: \d+ characters, the limit is 4096/;
+        await rejectsWithCode(store.searchMessages(long), "INVALID_ARGUMENT", tooLong);
+        await rejectsWithCode(store.searchMessages("x".repeat(1_000_000)), "INVALID_ARGUMENT", tooLong);
+        // Asking for no hits does not skip the check: every backend answers a bad query alike.
+        await rejectsWithCode(store.searchMessages(long, { limit: 0 }), "INVALID_ARGUMENT", tooLong);
+        await rejectsWithCode(store.session("s1").searchMessages!(long), "INVALID_ARGUMENT", tooLong);
+        if (hasContextStorage(store)) {
+          await rejectsWithCode(store.entries.searchEntries("kb", long, 10), "INVALID_ARGUMENT", tooLong);
+        }
+      }));
+
+    test("more distinct words than the limit is INVALID_ARGUMENT; the limit itself is answered", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        assert.deepEqual(ids(await store.searchMessages(distinctWords(maxQueryTerms))), ["m3"]);
+        const tooMany = new RegExp(`has ${maxQueryTerms + 1} distinct words, the limit is ${maxQueryTerms}`);
+        await rejectsWithCode(
+          store.searchMessages(distinctWords(maxQueryTerms + 1)),
+          "INVALID_ARGUMENT",
+          tooMany,
+        );
+        // A phrase counts each of its words.
+        await rejectsWithCode(
+          store.searchMessages(`"${distinctWords(maxQueryTerms)}" extra`),
+          "INVALID_ARGUMENT",
+          tooMany,
+        );
+        if (hasContextStorage(store)) {
+          await rejectsWithCode(
+            store.entries.searchEntries("kb", distinctWords(maxQueryTerms + 1), 10),
+            "INVALID_ARGUMENT",
+            tooMany,
+          );
+        }
+      }));
+  });
+}

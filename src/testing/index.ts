@@ -1,0 +1,21 @@
+/**
+ * `agent-session/testing`: the contract suites this package's own backends pass, for checking your own.
+ *
+ * - {@link runProviderContract}: a `SessionStore` (its per-session `SessionProvider`s and whatever optional
+ *   capabilities it has: registry, context rows, transfer, change feed).
+ * - {@link runStorageContract}: an agent runtime `SessionStorage` (`agent-session/agent`).
+ *
+ * Both take the test runner's `{ describe, it }` first (node:test, vitest, jest, mocha), so the suite runs in
+ * yours; they assert with `node:assert/strict`. A capability your backend lacks skips its tests with the reason.
+ *
+ * ```ts
+ * import { describe, it } from "node:test"; // or from "vitest", or jest's globals
+ * import { runProviderContract } from "agent-session/testing";
+ *
+ * runProviderContract({ describe, it }, { name: "my store", create: async (policy) => new MyStore(policy) });
+ * ```
+ */
+
+export { type ContractTarget, runProviderContract } from "./contract/index.js";
+export type { ContractTest, TestApi } from "./runner.js";
+export { runStorageContract, type StorageTarget } from "./storage/contract.js";
