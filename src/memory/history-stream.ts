@@ -14,7 +14,7 @@ import {
 import { hydrateSync } from "../store/media/offload.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
-import type { MemorySessionData, MemoryStore, MemoryMessageRow as Row } from "./store.js";
+import type { MemorySessionData, MemoryBackend as MemoryStore, MemoryMessageRow as Row } from "./data.js";
 
 /** The windowed reads of one session of a MemoryStore (the key of a row is the row). */
 export class MemoryPathBackend implements PathBackend<Row> {

@@ -20,15 +20,12 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
+import type {
+  MemoryBackend as MemoryStore,
+  MemoryMessageRow as Row,
+  MemorySessionData as SessionData,
+} from "./data.js";
 import { MemoryPathBackend } from "./history-stream.js";
-import type { MemoryStore, MemoryMessageRow as Row, MemorySessionData as SessionData } from "./store.js";
-
-/** The messages on a session's active path. @internal */
-export function activePath(data: SessionData): Set<Row> {
-  const path = new Set<Row>();
-  for (let row = data.leaf; row; row = row.parent) path.add(row);
-  return path;
-}
 
 function pathTo(leaf: Row | null): Row[] {
   const path: Row[] = [];

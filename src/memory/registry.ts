@@ -9,7 +9,7 @@ import type {
   SessionUsage,
 } from "../store/types.js";
 import { assertUsageFits } from "../store/usage-totals.js";
-import type { MemoryStore } from "./store.js";
+import type { MemoryBackend as MemoryStore } from "./data.js";
 
 interface Row {
   info: SessionInfo;

@@ -10,8 +10,7 @@ import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms } from "../search/recall.js";
 import { scoreText, termFrequencies } from "../search/score.js";
 import type { SearchContextTurn, SearchResult } from "../types.js";
-import { activePath } from "./provider.js";
-import type { MemoryMessageRow as Row, MemorySessionData as SessionData } from "./store.js";
+import { activePath, type MemoryMessageRow as Row, type MemorySessionData as SessionData } from "./data.js";
 
 interface Scoped {
   row: Row;

@@ -7,8 +7,8 @@
 import type { PreparedStep } from "../store/step.js";
 import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type { AppendResult } from "../types.js";
+import type { MemoryBackend as MemoryStore } from "./data.js";
 import { leafConflict, MemorySessionProvider, parentNotFound } from "./provider.js";
-import type { MemoryStore } from "./store.js";
 
 /** Writes a prepared step (see the module comment). */
 export async function writeMemoryStep(

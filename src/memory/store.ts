@@ -22,41 +22,16 @@ import type {
   TransferCapableStore,
 } from "../store/types.js";
 import { type WritePolicy, type WritePolicyOptions, writePolicy } from "../store/write-policy.js";
-import type { SearchResult, StoredCompaction } from "../types.js";
+import type { SearchResult } from "../types.js";
 import { MemoryAttachments } from "./attachments.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
+import type { MemorySessionData as SessionData } from "./data.js";
 import { MemorySessionProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
 import { searchMemory } from "./search.js";
 import { writeMemoryStep } from "./step.js";
 import { MemoryTransfer } from "./transfer.js";
 import { memoryVectors } from "./vectors.js";
-
-interface Row {
-  seq: number;
-  id: string;
-  role: string;
-  json: string;
-  /** Payloads the stored JSON points at (see store/media/offload.ts). */
-  hashes: readonly string[];
-  text: string;
-  bytes: number;
-  createdAt: string;
-  parent: Row | null;
-  children: Row[];
-}
-
-interface SessionData {
-  rows: Map<string, Row>;
-  leaf: Row | null;
-  compactions: StoredCompaction[];
-}
-
-/**
- * The row and session shapes, for the transfer module and the path reader. Kept in the declarations: the path reader's
- * shipped declarations name them, and the package's entry points do not export them anyway.
- */
-export type { Row as MemoryMessageRow, SessionData as MemorySessionData };
 
 /** Options of a MemoryStore: `reservedMetadataKeys` and `maxMessageBytes` apply to every session of the store. */
 export interface MemoryStoreOptions extends WritePolicyOptions, VectorStoreOptions {

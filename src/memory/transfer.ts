@@ -18,7 +18,7 @@ import type {
   TransferRow,
 } from "../store/types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
-import type { MemoryMessageRow, MemorySessionData, MemoryStore } from "./store.js";
+import type { MemoryMessageRow, MemorySessionData, MemoryBackend as MemoryStore } from "./data.js";
 
 /** Lossless export and import for a {@link MemoryStore}, with the same order and idempotency as SQLite's. */
 export class MemoryTransfer implements SessionTransfer {

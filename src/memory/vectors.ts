@@ -7,7 +7,7 @@ import type {
   VectorStoreOptions,
   VectorWrite,
 } from "../search/vectors/types.js";
-import type { MemoryMessageRow, MemoryStore } from "./store.js";
+import type { MemoryMessageRow, MemoryBackend as MemoryStore } from "./data.js";
 
 interface Entry {
   sessionId: string;

@@ -11,8 +11,8 @@ export type {
 } from "./connection/client.js";
 export type { PostgresConnection, PostgresConnectionArg } from "./connection/reference-connection.js";
 export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
-export { PostgresContextProvider, PostgresSearchProvider } from "./reference.js";
+export { PostgresContextProvider, PostgresSearchProvider, PostgresSessionProvider } from "./reference.js";
 export { PostgresSessionRegistry } from "./registry.js";
 export { POSTGRES_SCHEMA_VERSION, type PostgresStoreOptions } from "./schema.js";
-export { PostgresSessionProvider } from "./session-provider.js";
+export { PostgresStoreProvider } from "./session-provider.js";
 export { PostgresStore } from "./store.js";

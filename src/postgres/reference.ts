@@ -1,16 +1,37 @@
 /**
- * The reference's Postgres context providers: the generic writable and searchable blocks
- * (`src/context/providers.ts`) over the store shared per connection. Only the reference's Postgres-specific
+ * The reference's Postgres classes, each made from a client (a pg Pool or Client, a PGlite instance, a connection
+ * string, a `PostgresConnection`) or a store: a session's provider, and the generic writable and searchable blocks
+ * (`src/context/providers.ts`), over the store shared per connection. Only the reference's Postgres-specific
  * answers live here: a block's label is fixed at construction, and a search that matches nothing says so.
  */
 
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider, EntrySearchProvider } from "../context/providers.js";
+import { assertSessionId } from "../message.js";
 import { assertBlockKey, assertStoredKey } from "../store/keys.js";
 import type { PostgresSource } from "./connection/client.js";
 import { sharedPostgresStore } from "./connection/shared.js";
 import type { PostgresStoreOptions } from "./schema.js";
+import { PostgresStoreProvider } from "./session-provider.js";
 import type { PostgresStore } from "./store.js";
+
+/**
+ * The storage contract of one session in Postgres, made as the reference makes it: `client` is a pg Pool or
+ * Client, a PGlite instance, a connection string or a {@link PostgresStore}; the tables are created on first use
+ * and one store is shared per connection.
+ */
+export class PostgresSessionProvider extends PostgresStoreProvider {
+  /** The store this provider reads and writes through. */
+  readonly store: PostgresStore;
+
+  constructor(client: PostgresSource | PostgresStore, sessionId = "", options: PostgresStoreOptions = {}) {
+    // Before the store is made, so a bad id opens no pool.
+    assertSessionId(sessionId);
+    const store = sharedPostgresStore(client, options);
+    super(store, sessionId);
+    this.store = store;
+  }
+}
 
 // The reference's PostgresSearchProvider answers a search without hits with this text, not null.
 const NO_RESULTS = "No results found.";

@@ -20,8 +20,8 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { appendRow, lockSql } from "./append.js";
-import type { Executor, PostgresSource } from "./connection/client.js";
-import { sharedPostgresStore } from "./connection/shared.js";
+import type { PostgresBackend } from "./backend.js";
+import type { Executor } from "./connection/client.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
@@ -33,8 +33,7 @@ import {
   writeWithAttachments,
 } from "./media/attachments.js";
 import { branchesSql, latestSql, messageSql } from "./message-reads.js";
-import { type PostgresStoreOptions, statement, type Tables } from "./schema.js";
-import type { PostgresStore } from "./store.js";
+import { statement, type Tables } from "./schema.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions, updateRow } from "./writes.js";
@@ -46,28 +45,25 @@ const noSuchLeaf = (leafId: unknown): boolean =>
   leafId !== undefined && leafId !== null && !canBeStored(leafId);
 
 /**
- * The storage contract of one session in Postgres. `new PostgresSessionProvider(client, sessionId)` is the
- * reference's constructor: `client` is a pg Pool or Client, a PGlite instance, a connection string or a
- * {@link PostgresStore}; the tables are created on first use and one store is shared per connection.
+ * The storage contract of one session of a PostgresStore (`store.session(id)`). The reference's constructor over a
+ * client, `new PostgresSessionProvider(client, sessionId)`, is the subclass in reference.ts.
  */
-export class PostgresSessionProvider extends StoreProvider implements SessionProvider {
-  /** The store this provider reads and writes through. */
-  readonly store: PostgresStore;
-
-  constructor(client: PostgresSource | PostgresStore, sessionId = "", options: PostgresStoreOptions = {}) {
+export class PostgresStoreProvider extends StoreProvider implements SessionProvider {
+  constructor(
+    protected readonly backend: PostgresBackend,
+    sessionId: string,
+  ) {
     assertSessionId(sessionId);
-    const store = sharedPostgresStore(client, options);
-    super(store, sessionId);
-    this.store = store;
+    super(backend, sessionId);
   }
 
   /** Records a replacing write's change in its transaction (`joined` to it): both commit together. */
   private logIn<T extends object>(joined: Executor, change: (r: T) => Change | null, result: T): Promise<T> {
-    return logInTransaction(this.store.changeLog, joined, this.sessionId, change, result);
+    return logInTransaction(this.backend.changeLog, joined, this.sessionId, change, result);
   }
 
   private async db(): Promise<[Executor, Tables]> {
-    return [await this.store.ready(), this.store.tables];
+    return [await this.backend.ready(), this.backend.tables];
   }
 
   private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionMessage | null> {
@@ -142,7 +138,7 @@ export class PostgresSessionProvider extends StoreProvider implements SessionPro
     expectedLeafId: string | null | undefined,
   ): Promise<AppendResult> {
     const [executor, t] = await this.db();
-    const log = await appendLog(this.store.changeLog, "append");
+    const log = await appendLog(this.backend.changeLog, "append");
     const result = await writeWithAttachments(
       executor,
       t,
@@ -203,7 +199,7 @@ export class PostgresSessionProvider extends StoreProvider implements SessionPro
     createdAt: string,
   ): Promise<AppendResult> {
     const [executor, t] = await this.db();
-    const log = await appendLog(this.store.changeLog, "import");
+    const log = await appendLog(this.backend.changeLog, "import");
     const result = await writeWithAttachments(
       executor,
       t,
@@ -276,7 +272,7 @@ export class PostgresSessionProvider extends StoreProvider implements SessionPro
   }
 
   async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult[]> {
-    return this.store.searchMessages(query, {
+    return this.backend.searchMessages(query, {
       ...options,
       ...(limit === undefined ? {} : { limit }),
       sessionId: this.sessionId,

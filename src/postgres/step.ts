@@ -17,13 +17,13 @@ import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
 import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { type AppendRequest, appendRow, lockSql } from "./append.js";
+import type { PostgresBackend } from "./backend.js";
 import { type Executor, sqlState } from "./connection/client.js";
 import { PostgresBlockStore } from "./context-store.js";
 import { appendLog } from "./feed/logged-write.js";
 import { hydrate, joined, writeWithAttachments } from "./media/attachments.js";
 import { countersSql, PostgresSessionRegistry } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
-import type { PostgresStore } from "./store.js";
 
 const storedSql = statement(
   (t) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
@@ -91,7 +91,7 @@ async function writeSingle(
 }
 
 /** Writes a prepared step all or nothing (see the module comment). */
-export async function writePostgresStep(store: PostgresStore, prepared: PreparedStep): Promise<void> {
+export async function writePostgresStep(store: PostgresBackend, prepared: PreparedStep): Promise<void> {
   const t = store.tables;
   const { step } = prepared;
   // Zero counters when the step has no usage: the row's activity time moves all the same.

@@ -28,7 +28,6 @@ import {
   openExecutor,
   type PostgresSource,
 } from "./connection/client.js";
-import { provideStoreClass } from "./connection/shared.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
 import { PostgresAttachments } from "./media/attachments.js";
@@ -36,7 +35,7 @@ import { PostgresSessionRegistry } from "./registry.js";
 import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNames } from "./schema.js";
 import { searchMessages } from "./search/search.js";
 import { postgresVectors } from "./search/vectors.js";
-import { PostgresSessionProvider } from "./session-provider.js";
+import { PostgresStoreProvider } from "./session-provider.js";
 import { writePostgresStep } from "./step.js";
 import { PostgresTransfer } from "./transfer/export.js";
 
@@ -187,8 +186,8 @@ export class PostgresStore
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
-  session(sessionId: string): PostgresSessionProvider {
-    return new PostgresSessionProvider(this, sessionId);
+  session(sessionId: string): PostgresStoreProvider {
+    return new PostgresStoreProvider(this, sessionId);
   }
 
   /**
@@ -220,5 +219,3 @@ export class PostgresStore
     await executor?.close();
   }
 }
-
-provideStoreClass(PostgresStore);

@@ -19,12 +19,12 @@ import type {
   UpsertResult,
 } from "../types.js";
 import { appendRow } from "./append.js";
+import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
 import { hydrate, releaseMessages } from "./media/attachments.js";
-import type { SqliteStore } from "./store.js";
 import { contextTokens } from "./tokens.js";
 import type { NodeRow } from "./tree.js";
 import { writeMessageRow } from "./write-row.js";
@@ -54,7 +54,7 @@ const LOCATE_BY_ID = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.s
 /** The storage contract of one session in a SQLite database. */
 export class SqliteSessionProvider extends StoreProvider implements SessionProvider {
   constructor(
-    protected readonly store: SqliteStore,
+    protected readonly store: SqliteBackend,
     sessionId: string,
   ) {
     assertSessionId(sessionId);

@@ -12,11 +12,11 @@ import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { withStored } from "../store/write-policy.js";
 import type { AppendResult } from "../types.js";
 import { appendRow } from "./append.js";
+import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { storedFreeText } from "./connection/free-text.js";
 import { hydrate } from "./media/attachments.js";
-import type { SqliteStore } from "./store.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { writeMessageRow } from "./write-row.js";
 
@@ -36,7 +36,7 @@ function storedJson(driver: SqlDriver, sessionId: string, id: string): string | 
 
 /** Writes a prepared step in one transaction (see the module comment). */
 export async function writeSqliteStep(
-  store: SqliteStore,
+  store: SqliteBackend,
   { step, writes, usage }: PreparedStep,
 ): Promise<void> {
   const { driver } = store;

@@ -1,23 +1,11 @@
-import { SessionError } from "../../errors.js";
 import type { PostgresStoreOptions } from "../schema.js";
-import type { PostgresStore } from "../store.js";
+import { PostgresStore } from "../store.js";
 import type { PostgresSource } from "./client.js";
 
 // One store per connection (and table options), so many providers on the same Pool, Client or PGlite share one
 // migration check; a connection string gets one Pool for the whole process.
 const byObject = new WeakMap<object, Map<string, PostgresStore>>();
 const byUrl = new Map<string, PostgresStore>();
-
-type StoreClass = new (source: PostgresSource, options: PostgresStoreOptions) => PostgresStore;
-
-// The store class, handed in by store.ts when it loads. Importing it here would close a runtime cycle: the store
-// builds session providers, and a provider's reference constructor (a client or URL) builds a shared store.
-let storeClass: StoreClass | undefined;
-
-/** @internal called once by store.ts: the class `sharedPostgresStore` creates and recognises. */
-export function provideStoreClass(value: StoreClass): void {
-  storeClass = value;
-}
 
 /**
  * The store for a connection or connection string, created on first use and then shared until it is closed; a
@@ -27,15 +15,8 @@ export function sharedPostgresStore(
   source: PostgresSource | PostgresStore,
   options: PostgresStoreOptions = {},
 ): PostgresStore {
-  // Every entry that exports a provider loads store.ts, so this only fails for a deep import of a provider module.
-  if (!storeClass) {
-    throw new SessionError(
-      "UNSUPPORTED",
-      "Import Postgres providers from agent-session/postgres (it loads the store)",
-    );
-  }
-  if (source instanceof storeClass) return source;
-  const create = storeClass;
+  if (source instanceof PostgresStore) return source;
+  const create = PostgresStore;
   const key = `${options.schema ?? ""}\u0000${options.tablePrefix ?? ""}`;
   if (typeof source === "string") {
     const urlKey = `${source}\u0001${key}`;

@@ -8,9 +8,9 @@ import type {
   VectorStoreOptions,
   VectorWrite,
 } from "../../search/vectors/types.js";
+import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import type { PostgresStore } from "../store.js";
 
 interface VectorTables {
   vectors: string;
@@ -70,7 +70,7 @@ class PostgresVectorBackend implements VectorBackend {
   private readonly v: VectorTables;
 
   constructor(
-    private readonly store: PostgresStore,
+    private readonly store: PostgresBackend,
     private readonly plainOnly: boolean,
   ) {
     this.v = vectorTables(store.tables);
@@ -281,7 +281,7 @@ function vectorLiteral(vector: Float32Array, native: boolean): string {
 
 /** The vector channel of a PostgresStore opened with an `embedder`. */
 export function postgresVectors(
-  store: PostgresStore,
+  store: PostgresBackend,
   options: VectorStoreOptions & { embedder: Embedder },
 ): StoreVectors {
   return new StoreVectors(

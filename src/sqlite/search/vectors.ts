@@ -10,9 +10,9 @@ import type {
   VectorStoreOptions,
   VectorWrite,
 } from "../../search/vectors/types.js";
+import type { SqliteBackend } from "../backend.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import type { SqliteStore } from "../store.js";
 import { loadSqliteVec } from "./vectors-extension.js";
 
 // Created on the channel's first use only: a store without an embedder never has them. `content_hash` is the
@@ -53,7 +53,7 @@ class SqliteVectorBackend implements VectorBackend {
   private size: number | null = null;
 
   constructor(
-    private readonly store: SqliteStore,
+    private readonly store: SqliteBackend,
     private readonly plainOnly: boolean,
   ) {}
 
@@ -242,7 +242,7 @@ class SqliteVectorBackend implements VectorBackend {
 
 /** The vector channel of a SqliteStore opened with an `embedder`. */
 export function sqliteVectors(
-  store: SqliteStore,
+  store: SqliteBackend,
   options: VectorStoreOptions & { embedder: Embedder },
 ): StoreVectors {
   return new StoreVectors(

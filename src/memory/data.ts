@@ -1,0 +1,59 @@
+/**
+ * The shapes every part of the memory backend shares — a message row, a session's data — and the narrow view of
+ * the store its parts work through ({@link MemoryBackend}), so no part imports MemoryStore and MemoryStore imports
+ * its parts only.
+ */
+import type { ProviderContext } from "../store/provider.js";
+import type { SessionInfo, SessionRegistry, SessionUsage, StoreSearchOptions } from "../store/types.js";
+import type { SearchResult, StoredCompaction } from "../types.js";
+import type { MemoryAttachments } from "./attachments.js";
+import type { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
+
+/** One stored message of a memory session: its JSON, what search and budgets read, and its place in the tree. */
+export interface MemoryMessageRow {
+  seq: number;
+  id: string;
+  role: string;
+  json: string;
+  /** Payloads the stored JSON points at (see store/media/offload.ts). */
+  hashes: readonly string[];
+  text: string;
+  bytes: number;
+  createdAt: string;
+  parent: MemoryMessageRow | null;
+  children: MemoryMessageRow[];
+}
+
+/** A memory session: its rows by id, its latest leaf and its compaction overlays. */
+export interface MemorySessionData {
+  rows: Map<string, MemoryMessageRow>;
+  leaf: MemoryMessageRow | null;
+  compactions: StoredCompaction[];
+}
+
+/** The registry as the parts use it: the contract plus the memory registry's two unawaited writes. */
+export interface MemoryRegistryView extends SessionRegistry {
+  restore(info: SessionInfo): boolean;
+  stepUsage(id: string, source: string | undefined, usage: SessionUsage | undefined): void;
+}
+
+/** What the parts of the memory backend need of their store (not exported by any entry point). */
+export interface MemoryBackend extends ProviderContext {
+  readonly attachments: MemoryAttachments;
+  readonly blocks: MemoryBlockStore;
+  readonly entries: MemoryEntryStore;
+  readonly registry: MemoryRegistryView;
+  assertOpen(): void;
+  sessionData(sessionId: string, create: boolean): MemorySessionData | undefined;
+  nextSeq(): number;
+  sessionIds(): string[];
+  dropSession(sessionId: string): void;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult[]>;
+}
+
+/** The messages on a session's active path. @internal */
+export function activePath(data: MemorySessionData): Set<MemoryMessageRow> {
+  const path = new Set<MemoryMessageRow>();
+  for (let row = data.leaf; row; row = row.parent) path.add(row);
+  return path;
+}

@@ -1,0 +1,21 @@
+/**
+ * What the parts of the Postgres backend (a session's provider, the agent step, the vector channel) need of their
+ * store: a narrow view, so no part imports PostgresStore and the store imports its parts only.
+ */
+import type { ProviderContext } from "../store/provider.js";
+import type { StoreSearchOptions } from "../store/types.js";
+import type { SearchResult } from "../types.js";
+import type { Executor } from "./connection/client.js";
+import type { PostgresChangeLog } from "./feed/change-log.js";
+import type { Tables } from "./schema.js";
+
+/** A PostgresStore as its parts see it (not exported by any entry point). */
+export interface PostgresBackend extends ProviderContext {
+  /** The resolved table names (schema and prefix applied). */
+  readonly tables: Tables;
+  /** The change log shared with other processes and connections, when the store was opened with `changeLog`. */
+  readonly changeLog: PostgresChangeLog | undefined;
+  /** The connection, once the schema is migrated. */
+  ready(): Promise<Executor>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult[]>;
+}
