@@ -1,5 +1,6 @@
 // A writer killed right after its write returned (before anything the change feed does next) leaves no committed
-// write without its change-log row: a subscriber replaying the log hears of every stored message (issue 32).
+// write without its change-log row: a subscriber replaying the log hears of every stored message, delete, clear
+// and overlay (issue 32).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -53,15 +54,18 @@ function crashes(
   args: (prefix: string, write: string) => string[],
 ) {
   describe(`${name}: a writer killed after its write`, { concurrency: false }, () => {
-    for (const write of ["append", "import", "update", "upsert"]) {
+    for (const write of ["append", "import", "update", "upsert", "delete", "clear", "compaction"]) {
       test(`${write}: every stored change is in the change log`, async () => {
         await killedWriter(args(write, write));
         const store = await open();
-        const session = store.session("s");
+        // Each write has a session of its own: a clear or delete must not hide another case's messages.
+        const session = store.session(write);
         const events = await replayAll(store);
         const heard = (id: string, type: string) =>
           events.some((e) => e.type === type && "message" in e && e.message.id === id);
-        assert.ok(heard(`${write}-0`, "append"), "the first append was logged");
+        // A replayed append whose message is gone since (deleted, cleared) is left out: the later row says why.
+        if (write !== "delete" && write !== "clear")
+          assert.ok(heard(`${write}-0`, "append"), "the first append was logged");
         // The kill came after the write returned: it is stored, and its change with it.
         if (write === "append" || write === "import") {
           assert.ok(await session.getMessage(`${write}-1`), "the write committed");
@@ -69,9 +73,27 @@ function crashes(
         } else if (write === "update") {
           assert.deepEqual((await session.getMessage("update-0"))?.parts, [{ type: "text", text: "edited" }]);
           assert.ok(heard("update-0", "update"), "the update is stored but was never announced");
-        } else {
+        } else if (write === "upsert") {
           assert.ok(await session.getMessage("upsert-new"), "the upsert committed");
           assert.ok(heard("upsert-new", "append"), "the upserted message is stored but was never announced");
+        } else if (write === "delete") {
+          assert.equal(await session.getMessage("delete-0"), null, "the delete committed");
+          assert.ok(
+            events.some((e) => e.type === "delete" && e.sessionId === write && e.ids.includes("delete-0")),
+            "the delete committed but was never announced",
+          );
+        } else if (write === "clear") {
+          assert.deepEqual(await session.getHistory(), [], "the clear committed");
+          assert.ok(
+            events.some((e) => e.type === "clear" && e.sessionId === write),
+            "the clear committed but was never announced",
+          );
+        } else {
+          assert.equal((await session.getCompactions()).length, 1, "the overlay committed");
+          assert.ok(
+            events.some((e) => e.type === "compaction" && e.sessionId === write),
+            "the overlay is stored but was never announced",
+          );
         }
         await store.close();
       });

@@ -239,7 +239,7 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
     return { updated: true };
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<void> {
+  protected async writeDelete(messageIds: string[]): Promise<undefined> {
     const data = this.data;
     if (!data) return;
     const deleted = new Set<string>();
@@ -264,7 +264,7 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
     if (data.leaf === null) data.leaf = newestChildless(data);
   }
 
-  protected async writeClear(): Promise<void> {
+  protected async writeClear(): Promise<undefined> {
     this.store.dropSession(this.sessionId);
   }
 

@@ -238,32 +238,40 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     return withStored(result, restored ? JSON.stringify(restored) : row.content);
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<void> {
+  protected async writeDelete(messageIds: string[]): Promise<object | undefined> {
     const [executor, t] = await this.db();
-    await executor.transaction(async (query) => {
+    return executor.transaction(async (query) => {
       // No head now: nothing to delete. Going on would let deleteRows' own head read see a session an append
       // committed meanwhile and delete its rows without releasing their payloads.
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
-      if (!head) return;
+      if (!head) return undefined;
       await releaseMessages(query, t, head.num, messageIds);
       await deleteRows(joined(executor, query), t, this.sessionId, messageIds);
+      return this.logIn(joined(executor, query), () => ({ type: "delete", ids: messageIds }), {});
     });
   }
 
-  protected async writeClear(): Promise<void> {
+  protected async writeClear(): Promise<object | undefined> {
     const [executor, t] = await this.db();
-    await executor.transaction(async (query) => {
+    return executor.transaction(async (query) => {
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
-      if (!head) return; // as in writeDelete: the release and the clear must see the same session
+      if (!head) return undefined; // as in writeDelete: the release and the clear must see the same session
       await releaseSession(query, t, head.num);
       await clearRows(joined(executor, query), t, this.sessionId);
+      return this.logIn(joined(executor, query), () => ({ type: "clear", ids: [] }), {});
     });
   }
 
   protected async writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction> {
     const [executor, t] = await this.db();
-    await insertCompaction(executor, t, this.sessionId, compaction);
-    return compaction;
+    return executor.transaction(async (query) => {
+      await insertCompaction(joined(executor, query), t, this.sessionId, compaction);
+      return this.logIn(
+        joined(executor, query),
+        () => ({ type: "compaction", ids: [], compaction }),
+        compaction,
+      );
+    });
   }
 
   async getCompactions(): Promise<StoredCompaction[]> {

@@ -1,5 +1,5 @@
 import { assertSessionId, canBeStored, parseMessage } from "../message.js";
-import { inserted, replaced } from "../store/feed/change-rows.js";
+import { type Change, inserted, markLogged, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
 import { contentHashes } from "../store/media/offload.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
@@ -253,26 +253,34 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
     return withStored(result, json);
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<void> {
-    this.driver.transaction(() => {
+  protected async writeDelete(messageIds: string[]): Promise<object> {
+    return this.driver.transaction(() => {
       const head = this.head();
       if (head) releaseMessages(this.driver, head.num, messageIds);
       deleteRows(this.driver, this.sessionId, messageIds);
+      return this.logged({ type: "delete", ids: messageIds }, {});
     });
   }
 
-  protected async writeClear(): Promise<void> {
-    this.driver.transaction(() => {
+  protected async writeClear(): Promise<object> {
+    return this.driver.transaction(() => {
       const head = this.head();
       if (head) clearRows(this.driver, head.num);
+      return this.logged({ type: "clear", ids: [] }, {});
     });
   }
 
   protected async writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction> {
-    this.driver.transaction(() => {
+    return this.driver.transaction(() => {
       insertCompaction(this.driver, this.store.sessionNum(this.sessionId, true)!, compaction);
+      return this.logged({ type: "compaction", ids: [], compaction }, compaction);
     });
-    return compaction;
+  }
+
+  /** Records `change` in the caller's transaction, so the write and its log row commit together (see FEED.md). */
+  private logged<T extends object>(change: Change, result: T): T {
+    const log = this.store.changeLog;
+    return log ? markLogged(result, log.record({ ...change, sessionId: this.sessionId })) : result;
   }
 
   async getCompactions(): Promise<StoredCompaction[]> {

@@ -97,9 +97,9 @@ export abstract class StoreProvider {
   /** Replaces the stored row (`NOT_FOUND` when there is none). */
   protected abstract writeUpdate(write: PreparedWrite): Promise<UpdateResult>;
   /** Deletes rows (validated, non-empty ids) and splices their children onto their parents. */
-  protected abstract writeDelete(ids: string[]): Promise<void>;
+  protected abstract writeDelete(ids: string[]): Promise<object | undefined>;
   /** Deletes every message and overlay of the session. */
-  protected abstract writeClear(): Promise<void>;
+  protected abstract writeClear(): Promise<object | undefined>;
   /** Stores a validated overlay; answers it as a read returns it. */
   protected abstract writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction>;
 
@@ -157,13 +157,12 @@ export abstract class StoreProvider {
       throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
     }
     for (const id of messageIds) assertId(id, "A message id");
-    if (messageIds.length > 0) await this.writeDelete(messageIds);
-    await publishDelete(this.context.feed, this.sessionId, messageIds);
+    const result = messageIds.length > 0 ? await this.writeDelete(messageIds) : undefined;
+    await publishDelete(this.context.feed, this.sessionId, messageIds, result);
   }
 
   async clearMessages(): Promise<void> {
-    await this.writeClear();
-    await publishClear(this.context.feed, this.sessionId);
+    await publishClear(this.context.feed, this.sessionId, await this.writeClear());
   }
 
   async addCompaction(

@@ -1,8 +1,8 @@
 /**
  * What a committed write tells the change feed: one function per kind of write, called by the write pipeline
  * (store/provider.ts, store/step.ts) after the backend's write returned. A write whose result carries a logged
- * cursor (`markLogged`: SQLite and Postgres commit an append's, import's, update's and upsert's log row with the
- * write itself) is not recorded again.
+ * cursor (`markLogged`: SQLite and Postgres commit every write's log row with the write itself) is not recorded
+ * again.
  */
 import type {
   AppendResult,
@@ -82,39 +82,39 @@ export function publishImport(
   );
 }
 
-/** A delete (`ids` as requested). */
-export function publishDelete(feed: ChangeFeed, sessionId: string, ids: readonly string[]): Promise<void> {
+/** A delete (`ids` as requested); `result` is what the backend's write answered (its logged cursor, if any). */
+export function publishDelete(
+  feed: ChangeFeed,
+  sessionId: string,
+  ids: readonly string[],
+  result?: unknown,
+): Promise<void> {
   const copy = [...ids];
-  return feed.publish({ sessionId, type: "delete", ids: copy }, (cursor) => ({
-    type: "delete",
-    sessionId,
-    cursor,
-    ids: copy,
-    ...LOCAL,
-  }));
+  return feed.publish(
+    { sessionId, type: "delete", ids: copy },
+    (cursor) => ({ type: "delete", sessionId, cursor, ids: copy, ...LOCAL }),
+    loggedCursor(result),
+  );
 }
 
 /** A clear of the session (also a registry delete). */
-export function publishClear(feed: ChangeFeed, sessionId: string): Promise<void> {
-  return feed.publish({ sessionId, type: "clear", ids: [] }, (cursor) => ({
-    type: "clear",
-    sessionId,
-    cursor,
-    ...LOCAL,
-  }));
+export function publishClear(feed: ChangeFeed, sessionId: string, result?: unknown): Promise<void> {
+  return feed.publish(
+    { sessionId, type: "clear", ids: [] },
+    (cursor) => ({ type: "clear", sessionId, cursor, ...LOCAL }),
+    loggedCursor(result),
+  );
 }
 
-/** A stored overlay. */
+/** A stored overlay (as the backend answered it, with its logged cursor, if any). */
 export function publishCompaction(
   feed: ChangeFeed,
   sessionId: string,
   compaction: StoredCompaction,
 ): Promise<void> {
-  return feed.publish({ sessionId, type: "compaction", ids: [], compaction }, (cursor) => ({
-    type: "compaction",
-    sessionId,
-    cursor,
-    compaction,
-    ...LOCAL,
-  }));
+  return feed.publish(
+    { sessionId, type: "compaction", ids: [], compaction },
+    (cursor) => ({ type: "compaction", sessionId, cursor, compaction, ...LOCAL }),
+    loggedCursor(compaction),
+  );
 }
