@@ -18,7 +18,7 @@ import type {
   UpdateResult,
   UpsertResult,
 } from "../types.js";
-import { appendRow } from "./append.js";
+import { type AppendRequest, appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
@@ -188,20 +188,11 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
   }
 
   protected async writeAppend(
-    { message, json }: PreparedWrite,
+    write: PreparedWrite,
     parentId: string | null | undefined,
     expectedLeafId: string | null | undefined,
   ): Promise<AppendResult> {
-    const result = writeMessageRow(
-      this.driver,
-      this.store.changeLog,
-      this.sessionId,
-      { message, json, replaces: false },
-      inserted("append", message.id, parentId),
-      (content) =>
-        appendRow(this.driver, this.sessionId, message, { parentId, expectedLeafId, json: content }),
-    );
-    return withStored(result, result.inserted ? json : (this.storedJson(message.id) ?? json));
+    return this.writeNewRow("append", write, { parentId, expectedLeafId });
   }
 
   protected async writeUpsert(
@@ -226,17 +217,26 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
   }
 
   protected async writeImport(
-    { message, json }: PreparedWrite,
+    write: PreparedWrite,
     parentId: string | null | undefined,
     createdAt: string,
   ): Promise<AppendResult> {
+    return this.writeNewRow("import", write, { parentId, createdAt });
+  }
+
+  /** A new row (an append or an import) with its links and log row; an id stored already answers its stored form. */
+  private writeNewRow(
+    kind: "append" | "import",
+    { message, json }: PreparedWrite,
+    request: Omit<AppendRequest, "json">,
+  ): AppendResult {
     const result = writeMessageRow(
       this.driver,
       this.store.changeLog,
       this.sessionId,
       { message, json, replaces: false },
-      inserted("import", message.id, parentId),
-      (content) => appendRow(this.driver, this.sessionId, message, { parentId, json: content, createdAt }),
+      inserted(kind, message.id, request.parentId),
+      (content) => appendRow(this.driver, this.sessionId, message, { ...request, json: content }),
     );
     return withStored(result, result.inserted ? json : (this.storedJson(message.id) ?? json));
   }

@@ -96,11 +96,14 @@ export abstract class StoreProvider {
   ): Promise<AppendResult>;
   /** Replaces the stored row (`NOT_FOUND` when there is none). */
   protected abstract writeUpdate(write: PreparedWrite): Promise<UpdateResult>;
-  /** Deletes rows (validated, non-empty ids) and splices their children onto their parents. */
+  /**
+   * Deletes rows (validated, non-empty ids) and splices their children onto their parents; answers what the feed
+   * reads the logged cursor from (`markLogged`) when the backend logged the delete in its transaction.
+   */
   protected abstract writeDelete(ids: string[]): Promise<object | undefined>;
-  /** Deletes every message and overlay of the session. */
+  /** Deletes every message and overlay of the session; answers as writeDelete does. */
   protected abstract writeClear(): Promise<object | undefined>;
-  /** Stores a validated overlay; answers it as a read returns it. */
+  /** Stores a validated overlay; answers it as a read returns it (marked with its logged cursor, if any). */
   protected abstract writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction>;
 
   private get first(): WritePolicy | undefined {
