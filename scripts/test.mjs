@@ -1,8 +1,13 @@
 // Runs every test file under test/ with node:test through tsx. Node 20's `--test` does not expand globs, so the
 // files are listed here; extra arguments (e.g. a file filter) are passed through.
+//
+// The CLI tests spawn the CLI ~150 times. Through tsx, every spawn transforms the sources again (~1 s of CPU
+// each), so the CLI is bundled once here with esbuild (the transformer tsx itself uses) and those tests run the
+// bundle (AGENT_SESSION_TEST_CLI; test/cli/helpers.ts). A test file run on its own spawns the sources through tsx.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import { build } from "esbuild";
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -20,5 +25,23 @@ if (files.length === 0) {
   console.error(`No test files match ${filters.join(", ")}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", ...files], { stdio: "inherit" });
+
+// Two folders below the root, as src/cli/main.ts is: the CLI finds package.json at ../../ from itself.
+const cli = join(process.cwd(), ".test-build", "cli", "main.mjs");
+await build({
+  entryPoints: ["src/cli/main.ts"],
+  outfile: cli,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  sourcemap: "inline",
+  logLevel: "warning",
+});
+
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", ...files], {
+  stdio: "inherit",
+  env: { ...process.env, AGENT_SESSION_TEST_CLI: cli },
+});
 process.exit(result.status ?? 1);

@@ -128,7 +128,7 @@ describe("agent-session CLI", { concurrency: true }, () => {
   });
 
   test("demo is idempotent: a second run writes nothing", async () => {
-    const again = await runCli(["demo", "--db", db]);
+    const again = await runCli(["demo", "--db", db], { source: true });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /already in .*nothing was written/);
     const sessions = parseJson<{ id: string; messages: number }[]>(
@@ -155,7 +155,7 @@ describe("agent-session CLI", { concurrency: true }, () => {
   });
 
   test("demo ends with next commands that run in a checkout (npm run cli --, not an agent-session on PATH)", async () => {
-    const again = await runCli(["demo", "--db", db]);
+    const again = await runCli(["demo", "--db", db], { source: true });
     assert.match(
       again.stdout,
       /^Next \(with the same --db\): npm run cli -- ls · npm run cli -- tree demo-deploy/m,

@@ -10,6 +10,13 @@ import { fileURLToPath } from "node:url";
 export const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 // An absolute loader URL, so the CLI also runs from a temporary working directory.
 const TSX = import.meta.resolve("tsx");
+// The CLI bundled by `npm test` (scripts/test.mjs), which spawns much faster than the sources through tsx.
+const BUNDLE = process.env.AGENT_SESSION_TEST_CLI;
+
+/** The node arguments that start the CLI: the test run's bundle, or the sources through tsx (`source`: always). */
+function cliArgs(source = false): string[] {
+  return BUNDLE && !source ? ["--enable-source-maps", BUNDLE] : ["--import", TSX, CLI];
+}
 
 /** What a finished CLI process printed and returned. */
 export interface CliResult {
@@ -24,6 +31,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Written to the child's stdin, which is then closed. */
   input?: string;
+  /** Runs the TypeScript sources through tsx, as `npm run cli` does, even when the test run bundled the CLI. */
+  source?: boolean;
 }
 
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -34,7 +43,7 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Spawns `agent-session <args>` and waits for it to exit. */
 export async function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
+  const child = spawn(process.execPath, [...cliArgs(options.source), ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: childEnv(options.env),
     stdio: ["pipe", "pipe", "pipe"],
@@ -59,7 +68,7 @@ export interface ServeProcess {
 export async function startServe(db: string, extra: readonly string[] = []): Promise<ServeProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", TSX, CLI, "serve", "--db", db, "--port", "0", "--json", ...extra],
+    [...cliArgs(), "serve", "--db", db, "--port", "0", "--json", ...extra],
     {
       env: childEnv(),
       stdio: ["pipe", "pipe", "pipe"],
