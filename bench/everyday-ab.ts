@@ -101,7 +101,9 @@ try {
     removeDbFiles(t.file);
   }
 }
-const p50 = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1] ?? 0;
+const quantile = (a: number[], q: number) => [...a].sort((x, y) => x - y)[Math.floor(a.length * q)] ?? 0;
+const p50 = (a: number[]) => quantile(a, 0.5);
+const p99 = (a: number[]) => quantile(a, 0.99);
 const reference = p50(targets[0]!.times);
 const referenceTurn = p50(targets[0]!.turns);
 const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / (a.length || 1);
@@ -110,7 +112,8 @@ console.log(
 );
 for (const t of targets) {
   const p = p50(t.times);
-  const line = `${t.name.padEnd(14)} p50 ${p.toFixed(1)} µs (${(p / reference).toFixed(2)}× reference), ${t.hits} hits`;
+  const tail = p99(t.times);
+  const line = `${t.name.padEnd(14)} p50 ${p.toFixed(1)} µs (${(p / reference).toFixed(2)}× reference), p99 ${tail.toFixed(1)} µs (${(tail / p99(targets[0]!.times)).toFixed(2)}×), ${t.hits} hits`;
   const pt = p50(t.turns);
   const turnLine = `; turn p50 ${pt.toFixed(1)} µs (${(pt / referenceTurn).toFixed(2)}×), mean ${mean(t.turns).toFixed(1)} µs`;
   console.log(turn ? line + turnLine : line);
