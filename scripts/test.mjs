@@ -4,8 +4,13 @@
 // The CLI tests spawn the CLI ~150 times. Through tsx, every spawn transforms the sources again (~1 s of CPU
 // each), so the CLI is bundled once here with esbuild (the transformer tsx itself uses) and those tests run the
 // bundle (AGENT_SESSION_TEST_CLI; test/cli/helpers.ts). A test file run on its own spawns the sources through tsx.
+//
+// Test files run two at a time at least: node:test's default (one less than the cores) is one file at a time on a
+// 2-core machine, while most files spend much of their time waiting on PostgreSQL, child processes and timers.
+// Every file keeps to its own tables (schemas named by process id) and temporary files.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
 
@@ -40,7 +45,8 @@ await build({
   logLevel: "warning",
 });
 
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", ...files], {
+const concurrency = `--test-concurrency=${Math.max(2, availableParallelism() - 1)}`;
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", concurrency, ...files], {
   stdio: "inherit",
   env: { ...process.env, AGENT_SESSION_TEST_CLI: cli },
 });
