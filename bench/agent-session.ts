@@ -45,10 +45,12 @@ class AgentSessionTarget implements BenchTarget {
     return this.open_.session(sessionId).getLatestLeaf();
   }
 
+  // BENCH_SEARCH_MATCH=all asks every word (the search before ranked recall), to compare the two on one store.
   async search(query: string, sessionId?: string): Promise<unknown[]> {
+    const match = process.env.BENCH_SEARCH_MATCH === "all" ? "all" : "any";
     return this.open_.searchMessages(
       query,
-      sessionId === undefined ? { limit: 20 } : { limit: 20, sessionId },
+      sessionId === undefined ? { limit: 20, match } : { limit: 20, match, sessionId },
     );
   }
 

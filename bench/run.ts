@@ -6,7 +6,8 @@
  * footprint = Postgres sizes per relation, only when named: it loads 2 × 110,000 messages, see postgres-footprint.ts), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
  * (time budget per measurement, default 60), BENCH_APPEND_LENGTHS (default 100,10000,100000 capped
  * at the store size), BENCH_APPEND_WINDOW (timed appends per length, default 500),
- * BENCH_REF_AUTOCOMMIT=1 (reference appends without a wrapping transaction).
+ * BENCH_REF_AUTOCOMMIT=1 (reference appends without a wrapping transaction), BENCH_SEARCH_MATCH=all (agent-session
+ * searches every word instead of ranked recall, the default).
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
