@@ -15,8 +15,8 @@ import {
   promptStore,
 } from "../schema/options.js";
 import { parseInput } from "../schema/to-session-error.js";
-import type { SessionTemplate } from "../session/config.js";
-import { configOf, type Session } from "../session/session.js";
+import { configOf, type SessionTemplate } from "../session/config.js";
+import type { Session } from "../session/session.js";
 import type { SessionMessage } from "../types.js";
 
 /** The compaction function `onCompaction` takes (the same as `Session.onCompaction`). */

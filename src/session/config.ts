@@ -39,6 +39,15 @@ export interface SessionTemplate {
   toolOutput?: ToolOutputLimits;
 }
 
+// Each Session's config, by Session (which this file cannot import: session.ts imports it), so SessionManager
+// applies its templates through `adopt` instead of the builder methods, which would check them again per session.
+const configs = new WeakMap<object, SessionConfig>();
+
+/** The config of a Session, for `SessionManager`, which applies its templates to it with `adopt`. */
+export function configOf(session: object): SessionConfig {
+  return configs.get(session)!;
+}
+
 /**
  * What a Session's builder methods and constructor options set, validated here with the schemas of
  * `schema/options.ts` (`INVALID_ARGUMENT`), which `ManagerTemplates` shares (its templates, validated once, come
@@ -56,8 +65,9 @@ export class SessionConfig {
   /** The reference's `internal_onMessagesChanged` listener. */
   messagesChanged: MessagesChangedListener | undefined;
 
-  /** Reads `new Session(source, options)`'s options, in the order the builder methods would apply them. */
-  constructor(options: SessionOptions) {
+  /** Reads `new Session(source, options)`'s options for `session`, in the order the builder methods would apply them. */
+  constructor(session: object, options: SessionOptions) {
+    configs.set(session, this);
     this.sessionId = options.sessionId ?? "";
     assertSessionId(this.sessionId);
     for (const { label, ...rest } of options.context ?? []) this.addBlock(label, rest);

@@ -55,15 +55,6 @@ import type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } fr
 export type { RecentHistoryOptions } from "./history.js";
 export type { SessionOptions } from "./options.js";
 
-// Each Session's config, so SessionManager applies its templates (validated once, when set) through
-// `SessionConfig.adopt` instead of the builder methods, which would check them again for every session.
-const configs = new WeakMap<object, SessionConfig>();
-
-/** The config of a Session, for `SessionManager`, which applies its templates to it with `SessionConfig.adopt`. */
-export function configOf<M extends SessionMessage>(session: Session<M>): SessionConfig {
-  return configs.get(session)!;
-}
-
 /**
  * A conversation: tree-structured messages with branches, overlays and search, context blocks rendered into a
  * frozen system prompt, the model's memory tools, and compaction. Build one with `Session.create(source)` and
@@ -100,8 +91,7 @@ export class Session<M extends SessionMessage = SessionMessage> {
 
   /** Wraps a SessionStore (blocks without a provider are stored with it) or a SessionProvider (no auto-wiring). */
   constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
-    this.config = new SessionConfig(options);
-    configs.set(this, this.config);
+    this.config = new SessionConfig(this, options);
     // The typed view: stores hold any valid message; reads are `M` because the app writes only `M`s.
     const source = resolveSource(provider as SessionSource) as ResolvedSource<M>;
     this.lifecycle = new SessionLifecycle(source, this.config);
