@@ -32,8 +32,13 @@ export function ruleOf(field: string, text: string): { error: (issue: Issue) => 
   return { error: (issue) => `${OF_RECORD}${field}${OF_RECORD}${text}, got ${describe(issue.input)}` };
 }
 
-/** A ruleOf message with its record named (`of`), or without (`The parent must be …`) when none was given. */
-function naming(message: string, of: string | undefined): string {
+/**
+ * A message our schema worded: a ruleOf message gets its record named by `options.of` (`The parent of message
+ * "m2" must be …`, or `The parent must be …` without it); any other is final.
+ */
+function worded(message: string, options: ParseOptions, input: unknown): string {
+  if (!message.startsWith(OF_RECORD)) return message;
+  const of = options.of?.(input);
   const end = message.indexOf(OF_RECORD, 1);
   const field = message.slice(OF_RECORD.length, end);
   return `${field}${of === undefined ? "" : ` of ${of}`} ${message.slice(end + OF_RECORD.length)}`;
@@ -79,10 +84,8 @@ export function toSessionError(error: z.ZodError, options: ParseOptions = {}, in
   const first = error.issues[0];
   if (!first) return new SessionError(code, what ?? "Invalid input");
   const { issue, path } = telling(first);
-  if (issue.message.startsWith(OF_RECORD)) {
-    return new SessionError(code, naming(issue.message, options.of?.(input)));
-  }
-  if (!issue.message.startsWith(ZOD_WORDING)) return new SessionError(code, issue.message);
+  if (!issue.message.startsWith(ZOD_WORDING))
+    return new SessionError(code, worded(issue.message, options, input));
   const field = path.map(String).join(".");
   const text = issue.message.slice(ZOD_WORDING.length);
   return new SessionError(code, [what, field && `${field}:`, text].filter(Boolean).join(" "));
