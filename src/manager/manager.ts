@@ -3,6 +3,7 @@ import type { SessionToolSet } from "../context/tools.js";
 import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { assertId } from "../message.js";
 import { optionsArg } from "../options-arg.js";
+import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
 import type { RegistryCapableStore, SessionInfo } from "../store/types.js";
@@ -66,10 +67,13 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     return new SessionManager<M>(source, options);
   }
 
-  /** Changes a behaviour template (compaction, tool-output limits) and applies it to every session handed out. */
-  private behaviour(set: (templates: ManagerTemplates) => void, apply: (session: Session<M>) => void): this {
-    set(this.state.templates);
-    for (const session of this.state.sessions.values()) apply(session);
+  /**
+   * Changes a behaviour template (compaction, tool-output limits), validated once by `set`, and hands it to every
+   * session handed out.
+   */
+  private behaviour(set: (templates: ManagerTemplates) => SessionTemplate): this {
+    const template = set(this.state.templates);
+    for (const session of this.state.sessions.values()) configOf(session).adopt(template);
     return this;
   }
 
@@ -87,27 +91,18 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /** Registers the compaction function of every session (at any time, also for sessions already in use). */
   onCompaction(fn: ManagerCompactFunction): this {
-    return this.behaviour(
-      (t) => t.setCompaction(fn),
-      (s) => s.onCompaction(fn),
-    );
+    return this.behaviour((t) => t.setCompaction(fn));
   }
 
   /** Auto-compacts every session above `threshold` estimated tokens (`tokenCounter` as on Session); at any time. */
   compactAfter(threshold: number, given?: ManagerCompactAfterOptions | null): this {
     const options = optionsArg(given, "compactAfter");
-    return this.behaviour(
-      (t) => t.setThreshold(threshold, options),
-      (s) => s.compactAfter(threshold, options),
-    );
+    return this.behaviour((t) => t.setThreshold(threshold, options));
   }
 
   /** Receives failures of automatic compaction in any managed session; at any time. */
   onCompactionError(handler: ManagerCompactionErrorHandler): this {
-    return this.behaviour(
-      (t) => t.setErrorHandler(handler),
-      (s) => s.onCompactionError(handler),
-    );
+    return this.behaviour((t) => t.setErrorHandler(handler));
   }
 
   /**
@@ -116,10 +111,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
    * time (it changes what tools return, not what is stored).
    */
   withToolOutputLimits(limits: Partial<ToolOutputLimits>): this {
-    return this.behaviour(
-      (t) => t.setToolOutput(limits),
-      (s) => s.withToolOutputLimits(limits),
-    );
+    return this.behaviour((t) => t.setToolOutput(limits));
   }
 
   /** Adds a read-only block `label` to every session through which the model searches all sessions. */

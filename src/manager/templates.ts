@@ -15,6 +15,7 @@ import {
   promptStore,
 } from "../schema/options.js";
 import { parseInput } from "../schema/to-session-error.js";
+import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
 import type { SessionMessage } from "../types.js";
 
@@ -29,18 +30,18 @@ export type ManagerCompactionErrorHandler = Parameters<Session["onCompactionErro
 export const HISTORY_DESCRIPTION = "Cross-session conversation history";
 
 /**
- * What the manager's builder collected, applied to every session it hands out. Validated when given, with the
- * schemas `SessionConfig` uses (`schema/options.ts`), so a bad template fails at the builder call rather than at
- * some later `getSession`, with the message a Session's own builder gives.
+ * What the manager's builder collected, applied to every session it hands out. Validated once, when given, with
+ * the schemas `SessionConfig` uses (`schema/options.ts`), so a bad template fails at the builder call rather than
+ * at some later `getSession`, with the message a Session's own builder gives; a session then takes the templates
+ * as they are (`SessionConfig.adopt`), not through its builder methods, which would check them again.
  */
 export class ManagerTemplates {
   private readonly blocks: ContextConfig[] = [];
-  private cachedPrompt: WritableContextProvider | true | undefined;
-  private compactFn: ManagerCompactFunction | undefined;
-  private threshold: { value: number; options: ManagerCompactAfterOptions | undefined } | undefined;
-  private onError: ManagerCompactionErrorHandler | undefined;
+  /** `null`: each session's own storage (`withCachedPrompt()` without a provider). */
+  private cachedPrompt: WritableContextProvider | null | undefined;
+  /** The behaviour templates (compaction, tool-output limits), which may change while sessions are in use. */
+  private behaviours: SessionTemplate = {};
   private historyLabel: string | undefined;
-  private outputLimits: ToolOutputLimits | undefined;
 
   private readonly newLabel = newBlockLabel(
     (label) => this.blocks.some((b) => b.label === label) || this.historyLabel === label,
@@ -54,22 +55,33 @@ export class ManagerTemplates {
 
   setCachedPrompt(provider: WritableContextProvider | undefined): void {
     parseInput(promptStore, provider);
-    this.cachedPrompt = provider ?? true;
+    this.cachedPrompt = provider ?? null;
   }
 
-  setCompaction(fn: ManagerCompactFunction): void {
+  // Each behaviour setter returns the template it set, for the manager to hand to the sessions already in use.
+
+  setCompaction(fn: ManagerCompactFunction): SessionTemplate {
     parseInput(compactFunction, fn);
-    this.compactFn = fn;
+    return this.behave({ compactFn: fn });
   }
 
-  setThreshold(value: number, options: ManagerCompactAfterOptions | undefined): void {
+  setThreshold(value: number, options: ManagerCompactAfterOptions): SessionTemplate {
     parseInput(compactionThreshold, value);
-    this.threshold = { value, options };
+    return this.behave({ threshold: { value, tokenCounter: options.tokenCounter } });
   }
 
-  setErrorHandler(handler: ManagerCompactionErrorHandler): void {
+  setErrorHandler(handler: ManagerCompactionErrorHandler): SessionTemplate {
     parseInput(compactionErrorHandler, handler);
-    this.onError = handler;
+    return this.behave({ onCompactionError: handler });
+  }
+
+  setToolOutput(limits: Partial<ToolOutputLimits>): SessionTemplate {
+    return this.behave({ toolOutput: toolOutputLimits(limits) });
+  }
+
+  private behave(template: SessionTemplate): SessionTemplate {
+    this.behaviours = { ...this.behaviours, ...template };
+    return template;
   }
 
   setHistoryLabel(label: string): void {
@@ -80,27 +92,22 @@ export class ManagerTemplates {
     this.historyLabel = label;
   }
 
-  setToolOutput(limits: Partial<ToolOutputLimits>): void {
-    this.outputLimits = toolOutputLimits(limits);
-  }
-
   /** The tool-output limits of every session's tools and of `session_search`. */
   get toolOutput(): ToolOutputLimits {
-    return this.outputLimits ?? DEFAULT_TOOL_OUTPUT_LIMITS;
+    return this.behaviours.toolOutput ?? DEFAULT_TOOL_OUTPUT_LIMITS;
   }
 
   /** Applies every template to a fresh session; `history` backs the searchable-history block when configured. */
   apply<S extends Session<SessionMessage>>(session: S, history: SearchProvider): S {
-    for (const { label, ...options } of this.blocks) session.withContext(label, options);
-    if (this.cachedPrompt === true) session.withCachedPrompt();
-    else if (this.cachedPrompt) session.withCachedPrompt(this.cachedPrompt);
-    if (this.historyLabel !== undefined) {
-      session.withContext(this.historyLabel, { description: HISTORY_DESCRIPTION, provider: history });
-    }
-    if (this.compactFn) session.onCompaction(this.compactFn);
-    if (this.threshold) session.compactAfter(this.threshold.value, this.threshold.options);
-    if (this.onError) session.onCompactionError(this.onError);
-    if (this.outputLimits) session.withToolOutputLimits(this.outputLimits);
+    const blocks =
+      this.historyLabel === undefined
+        ? this.blocks
+        : [...this.blocks, { label: this.historyLabel, description: HISTORY_DESCRIPTION, provider: history }];
+    configOf(session).adopt({
+      blocks,
+      ...(this.cachedPrompt !== undefined ? { promptStore: this.cachedPrompt } : {}),
+      ...this.behaviours,
+    });
     return session;
   }
 

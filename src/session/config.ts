@@ -1,5 +1,5 @@
 import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
-import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { assertSessionId } from "../message.js";
 import { maxMessageBytes } from "../schema/limits.js";
 import {
@@ -14,14 +14,44 @@ import {
 import { parseInput } from "../schema/to-session-error.js";
 import { OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
-import type { CompactAfterOptions, CompactionErrorHandler, CompactionSetup } from "./compaction.js";
+import type {
+  CompactAfterOptions,
+  CompactionErrorHandler,
+  CompactionSetup,
+  SessionTokenCounter,
+} from "./compaction.js";
 import type { ContextSetup } from "./context.js";
 import type { MessagesChangedListener } from "./hooks.js";
 import type { SessionOptions } from "./options.js";
 
 /**
+ * Settings validated once for many sessions (`SessionManager`'s templates, checked when set), which
+ * {@link SessionConfig.adopt} takes as they are; an absent field leaves the session's own setting.
+ */
+export interface SessionTemplate {
+  /** Blocks to open with (a fresh session's: their labels are unique among themselves). */
+  blocks?: readonly ContextConfig[];
+  /** Where the frozen prompt is persisted; `null`: the session's own storage (`withCachedPrompt()`). */
+  promptStore?: WritableContextProvider | null;
+  compactFn?: CompactFunction;
+  threshold?: { value: number; tokenCounter: SessionTokenCounter | undefined };
+  onCompactionError?: CompactionErrorHandler;
+  toolOutput?: ToolOutputLimits;
+}
+
+// Each Session's config, by Session (which this file cannot import: session.ts imports it), so SessionManager
+// applies its templates through `adopt` instead of the builder methods, which would check them again per session.
+const configs = new WeakMap<object, SessionConfig>();
+
+/** The config of a Session, for `SessionManager`, which applies its templates to it with `adopt`. */
+export function configOf(session: object): SessionConfig {
+  return configs.get(session)!;
+}
+
+/**
  * What a Session's builder methods and constructor options set, validated here with the schemas of
- * `schema/options.ts` (`INVALID_ARGUMENT`), which `ManagerTemplates` shares: which
+ * `schema/options.ts` (`INVALID_ARGUMENT`), which `ManagerTemplates` shares (its templates, validated once, come
+ * in through {@link SessionConfig.adopt}): which
  * session id its rows are namespaced by, the context blocks and prompt store its context opens with, the
  * compaction setup, the write policy, the tool-output limits and the framework hook. `context` is read once, when
  * the session is first used; the rest may change at any time (the compactor reads `compaction` on every use).
@@ -35,8 +65,9 @@ export class SessionConfig {
   /** The reference's `internal_onMessagesChanged` listener. */
   messagesChanged: MessagesChangedListener | undefined;
 
-  /** Reads `new Session(source, options)`'s options, in the order the builder methods would apply them. */
-  constructor(options: SessionOptions) {
+  /** Reads `new Session(source, options)`'s options for `session`, in the order the builder methods would apply them. */
+  constructor(session: object, options: SessionOptions) {
+    configs.set(session, this);
     this.sessionId = options.sessionId ?? "";
     assertSessionId(this.sessionId);
     for (const { label, ...rest } of options.context ?? []) this.addBlock(label, rest);
@@ -102,6 +133,24 @@ export class SessionConfig {
 
   setToolOutputLimits(limits: Partial<ToolOutputLimits>): void {
     this.toolOutput = toolOutputLimits(limits);
+  }
+
+  /**
+   * Takes settings validated once for many sessions without checking them again (the builder methods check each
+   * value they are given; a manager's templates were checked when set).
+   */
+  adopt(template: SessionTemplate): void {
+    const { blocks = [], promptStore, compactFn, threshold, onCompactionError, toolOutput } = template;
+    // Each session gets its own copy of a block's settings, as `withContext` makes one.
+    for (const block of blocks) this.context.blocks.push({ ...block });
+    if (promptStore !== undefined) this.context.promptStore = promptStore;
+    if (compactFn) this.compaction.fn = compactFn;
+    if (threshold) {
+      this.compaction.threshold = threshold.value;
+      if (threshold.tokenCounter) this.compaction.tokenCounter = threshold.tokenCounter;
+    }
+    if (onCompactionError) this.compaction.onError = onCompactionError;
+    if (toolOutput) this.toolOutput = toolOutput;
   }
 
   setMessagesChanged(listener: MessagesChangedListener | null): void {

@@ -91,7 +91,7 @@ export class Session<M extends SessionMessage = SessionMessage> {
 
   /** Wraps a SessionStore (blocks without a provider are stored with it) or a SessionProvider (no auto-wiring). */
   constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
-    this.config = new SessionConfig(options);
+    this.config = new SessionConfig(this, options);
     // The typed view: stores hold any valid message; reads are `M` because the app writes only `M`s.
     const source = resolveSource(provider as SessionSource) as ResolvedSource<M>;
     this.lifecycle = new SessionLifecycle(source, this.config);

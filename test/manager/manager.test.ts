@@ -94,6 +94,24 @@ describe("SessionManager: builder", () => {
     assert.throws(() => m().withSearchableHistory("h").withContext("h"), { code: "INVALID_ARGUMENT" });
   });
 
+  test("templates are validated once, at the builder call, not again for each session", () => {
+    // Validating a prompt store reads its get and set: the reads are counted.
+    let reads = 0;
+    const store = { get: async () => null, set: async () => {} };
+    const counted = new Proxy(store, {
+      get: (target, key) => {
+        reads++;
+        return Reflect.get(target, key);
+      },
+    });
+    const manager = SessionManager.create(new MemoryStore()).withCachedPrompt(counted).compactAfter(100);
+    const atBuilder = reads;
+    assert.ok(atBuilder > 0);
+    for (let i = 0; i < 5; i++) manager.getSession(`s${i}`);
+    manager.compactAfter(200).withToolOutputLimits({ maxHitChars: 600 });
+    assert.equal(reads, atBuilder);
+  });
+
   test("blocks and the prompt store are fixed once the first session is handed out", async () => {
     const manager = SessionManager.create(new MemoryStore());
     const info = await manager.create("a");

@@ -1,10 +1,10 @@
 import { SessionError } from "../../errors.js";
-import { assertId } from "../../message.js";
 import { sha256Base64url } from "../../runtime/bytes.js";
 import { sha256 } from "../../store/media/offload.js";
 import {
   assertTransferHeader,
   assertTransferItem,
+  assertTransferLinks,
   assertTransferRow,
 } from "../../store/transfer/validate.js";
 import {
@@ -151,10 +151,7 @@ async function checkMessage(
 ) {
   // An unreadable message is left out, but its ids still link the tree and key the duplicate check.
   if (readable) assertTransferItem({ kind: "message", message });
-  else {
-    assertId(message.id, "A transferred message id");
-    if (message.parentId !== null) assertId(message.parentId, `The parent of message "${message.id}"`);
-  }
+  else assertTransferLinks(message);
   // Ids are the identity: a second, different record would be skipped as "already there" and silently lost.
   const print = fingerprint(message);
   const earlier = current.ids.get(message.id);

@@ -1,16 +1,28 @@
 import { SessionError } from "../../errors.js";
-import { assertId, assertSessionId, assertValidMessage, describe, reviveMessage } from "../../message.js";
+import { assertValidMessage, describe, reviveMessage } from "../../message.js";
+import {
+  checkTransferAttachment,
+  checkTransferCompaction,
+  checkTransferMessage,
+} from "../../schema/transfer.js";
 import type { SessionMessage } from "../../types.js";
-import { assertBlockKey, assertContent, assertStoredKey } from "../keys.js";
-import type { TransferItem, TransferMessage, TransferRow, TransferSession } from "../types.js";
+import type { TransferItem, TransferMessage } from "../types.js";
 
 /**
  * Validation of transferred records: an import accepts exactly what the write path could have stored, so a file
  * can never plant a row no append, addCompaction or setBlock would write (an id that differs from its message's,
  * a reserved `compaction_` id, a message without parts, an id with U+0000 or a lone surrogate…). Every backend's
  * importer runs these on each record before the batch holding it is written, and the CLI on every line of a file
- * before anything is written.
+ * before anything is written. The records are described in `schema/transfer.ts`; what this file adds is the
+ * message a record's JSON holds, checked by the append path's own rules (`message.ts`).
  */
+
+// Headers, rows and a message's links need no more than their schema.
+export {
+  checkTransferHeader as assertTransferHeader,
+  checkTransferLinks as assertTransferLinks,
+  checkTransferRow as assertTransferRow,
+} from "../../schema/transfer.js";
 
 // The message each validated record holds, so the importer does not parse its JSON a second time.
 const parsed = new WeakMap<TransferMessage, SessionMessage>();
@@ -20,59 +32,19 @@ export function validatedMessage(record: TransferMessage): SessionMessage | unde
   return parsed.get(record);
 }
 
-const invalid = (message: string) => new SessionError("INVALID_ARGUMENT", message);
-
-// Times travel in toISOString() form, which every backend stores and returns unchanged.
-function assertTime(value: unknown, what: string): asserts value is string {
-  const date = typeof value === "string" ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime()) || date.toISOString() !== value) {
-    throw invalid(
-      `${what} needs its time in toISOString() form (2025-01-31T12:00:00.000Z), got ${describe(value)}`,
-    );
-  }
-}
-
-/** Throws unless a session header names a storable session and leaf. */
-export function assertTransferHeader(header: TransferSession): void {
-  assertSessionId(header.id);
-  if (header.leafId !== null) assertId(header.leafId, `The leaf of session "${header.id}"`);
-  if (header.info !== null && header.info.id !== header.id) {
-    throw invalid(
-      `The registry row of session "${header.id}" names another session (${describe(header.info.id)})`,
-    );
-  }
-}
-
 /**
  * Throws unless an item is a record the write path could have stored: a message whose content is a valid message
  * with the record's own id and role (`INVALID_MESSAGE`, `RESERVED_ID`), or an overlay with storable ids.
  */
 export function assertTransferItem(item: Exclude<TransferItem, { kind: "session" }>): void {
-  if (item.kind === "attachment") {
-    const { hash, bytes } = item.attachment;
-    // Whether the bytes hash to the name is checked where the payload is accepted (AttachmentImport).
-    if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash) || !(bytes instanceof Uint8Array)) {
-      throw invalid(`An attachment needs a SHA-256 hex name and bytes, got ${describe(hash)}`);
-    }
-    return;
-  }
-  if (item.kind === "compaction") {
-    const c = item.compaction;
-    assertId(c.id, "An overlay id");
-    assertId(c.fromMessageId, `The start of overlay "${c.id}"`);
-    assertId(c.toMessageId, `The end of overlay "${c.id}"`);
-    if (typeof c.summary !== "string") throw invalid(`Overlay "${c.id}" needs a string summary`);
-    assertTime(c.createdAt, `Overlay "${c.id}"`);
-    if (c.details !== undefined && (c.details === null || typeof c.details !== "object")) {
-      throw invalid(`The details of overlay "${c.id}" must be an object`);
-    }
-    return;
-  }
-  const m = item.message;
-  assertId(m.id, "A transferred message id");
-  if (m.parentId !== null) assertId(m.parentId, `The parent of message "${m.id}"`);
-  assertTime(m.createdAt, `Message "${m.id}"`);
-  if (typeof m.content !== "string") throw invalid(`Message "${m.id}" needs its stored JSON as a string`);
+  if (item.kind === "attachment") checkTransferAttachment(item.attachment);
+  else if (item.kind === "compaction") checkTransferCompaction(item.compaction);
+  else assertMessageRecord(item.message);
+}
+
+// The record is described in schema/transfer.ts; the message its JSON holds is checked as an append checks it.
+function assertMessageRecord(m: TransferMessage): void {
+  checkTransferMessage(m);
   let message: unknown;
   try {
     message = JSON.parse(m.content);
@@ -93,12 +65,4 @@ export function assertTransferItem(item: Exclude<TransferItem, { kind: "session"
     );
   }
   parsed.set(m, reviveMessage(message));
-}
-
-/** Throws unless a block or entry row has storable names and string content. */
-export function assertTransferRow(row: TransferRow): void {
-  if (row.kind === "entry") assertStoredKey(row.label, "An entry label");
-  if (row.kind === "block") assertBlockKey(row.key);
-  else assertStoredKey(row.key, "An entry key");
-  assertContent(row.content);
 }
