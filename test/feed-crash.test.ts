@@ -1,6 +1,6 @@
 // A writer killed right after its write returned (before anything the change feed does next) leaves no committed
 // write without its change-log row: a subscriber replaying the log hears of every stored message, delete, clear
-// and overlay (issue 32).
+// and overlay (issue 32), of a registry delete and of a transfer import (issue 33).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,10 +11,10 @@ import { fileURLToPath } from "node:url";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { ChangeEvent, FeedCapableStore } from "../src/store/feed/feed.js";
-import type { SessionStore } from "../src/store/types.js";
+import type { RegistryCapableStore } from "../src/store/types.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
-type Store = SessionStore & FeedCapableStore;
+type Store = RegistryCapableStore & FeedCapableStore;
 const fixture = fileURLToPath(new URL("./fixtures/feed-killed-writer.ts", import.meta.url));
 
 /** Runs the killed writer; resolves once it died of SIGKILL (anything else fails the test). */
@@ -54,7 +54,8 @@ function crashes(
   args: (prefix: string, write: string) => string[],
 ) {
   describe(`${name}: a writer killed after its write`, { concurrency: false }, () => {
-    for (const write of ["append", "import", "update", "upsert", "delete", "clear", "compaction"]) {
+    const writes = ["append", "import", "update", "upsert", "delete", "clear", "compaction"];
+    for (const write of [...writes, "registry-delete", "transfer-import"]) {
       test(`${write}: every stored change is in the change log`, async () => {
         await killedWriter(args(write, write));
         const store = await open();
@@ -64,7 +65,7 @@ function crashes(
         const heard = (id: string, type: string) =>
           events.some((e) => e.type === type && "message" in e && e.message.id === id);
         // A replayed append whose message is gone since (deleted, cleared) is left out: the later row says why.
-        if (write !== "delete" && write !== "clear")
+        if (write !== "delete" && write !== "clear" && write !== "registry-delete")
           assert.ok(heard(`${write}-0`, "append"), "the first append was logged");
         // The kill came after the write returned: it is stored, and its change with it.
         if (write === "append" || write === "import") {
@@ -87,6 +88,23 @@ function crashes(
           assert.ok(
             events.some((e) => e.type === "clear" && e.sessionId === write),
             "the clear committed but was never announced",
+          );
+        } else if (write === "registry-delete") {
+          assert.equal(await store.registry.get(write), null, "the registry delete committed");
+          assert.equal(await session.getMessage(`${write}-0`), null, "the session's messages went with it");
+          assert.ok(
+            events.some((e) => e.type === "clear" && e.sessionId === write),
+            "the registry delete committed but was never announced",
+          );
+        } else if (write === "transfer-import") {
+          assert.equal(
+            (await session.getLatestLeaf())?.id,
+            `${write}-1`,
+            "the import committed its last step",
+          );
+          assert.ok(
+            events.some((e) => e.type === "reset" && e.sessionId === write),
+            "the import is stored but was never announced",
           );
         } else {
           assert.equal((await session.getCompactions()).length, 1, "the overlay committed");

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { checkListOptions, checkRecord, checkUsage, registryText } from "../schema/registry.js";
+import { publishClear } from "../store/feed/publish.js";
 import { isLookupKey } from "../store/keys.js";
 import type {
   NewSessionRecord,
@@ -130,13 +131,17 @@ export class MemorySessionRegistry implements SessionRegistry {
     });
   }
 
+  /** Removes the row, the session's messages and overlays and the given blocks; a `clear` when any was there. */
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
     this.store.assertOpen();
+    const held = this.store.sessionData(id, false) !== undefined;
     // Messages, overlays and their search rows live together in the store's session data.
     this.store.dropSession(id);
     if (options.blockKeys && options.blockKeys.length > 0)
       await this.store.blocks.deleteBlocks(options.blockKeys);
-    return this.rows.delete(id);
+    const removed = this.rows.delete(id);
+    if (held || removed) await publishClear(this.store.feed, id);
+    return removed;
   }
 }
 

@@ -12,7 +12,6 @@ import {
   type SubscribeOptions,
   type Unsubscribe,
 } from "../store/feed/feed.js";
-import { observeRegistry, observeTransfer } from "../store/feed/observe.js";
 import { runStep, type StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
@@ -69,8 +68,8 @@ export class MemoryStore
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
     this.entries = new MemoryEntryStore(this.queryLimits, () => this.assertOpen());
-    this.registry = observeRegistry(new MemorySessionRegistry(this), this.feed);
-    this.transfer = observeTransfer(new MemoryTransfer(this), this.feed);
+    this.registry = new MemorySessionRegistry(this);
+    this.transfer = new MemoryTransfer(this);
     const vectors = vectorOptions(options);
     this.vectors = vectors && memoryVectors(this, vectors);
   }

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message.js";
+import { publishImportReset } from "../store/feed/publish.js";
 import { AttachmentExport, AttachmentImport } from "../store/transfer/attachments.js";
 import {
   assertTransferMessage,
@@ -122,6 +123,7 @@ export class MemoryTransfer implements SessionTransfer {
       data.leaf =
         (header.leafId === null ? undefined : data.rows.get(header.leafId)) ?? newestChildless(data);
     }
+    await publishImportReset(this.store.feed, result);
     return result;
   }
 

@@ -7,6 +7,8 @@
  */
 import { SessionError } from "../errors.js";
 import { checkListOptions, checkRecord, checkUsage, registryText } from "../schema/registry.js";
+import { markLogged } from "../store/feed/change-rows.js";
+import { publishClear } from "../store/feed/publish.js";
 import { isLookupKey, lookupKeys } from "../store/keys.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
@@ -23,6 +25,7 @@ import {
   usageBounds,
   usageDeltas,
 } from "../store/usage-totals.js";
+import type { PostgresBackend } from "./backend.js";
 import type { Executor } from "./connection/client.js";
 import { releaseSession } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
@@ -121,9 +124,14 @@ const deleteSql = statement(
 
 /** The session registry of a {@link PostgresStore}. */
 export class PostgresSessionRegistry implements SessionRegistry {
+  /**
+   * `store`: the feed and change log a delete publishes to, read at each delete (the store makes them after this);
+   * omitted by the parts that only read, count or adopt (nothing they write is published).
+   */
   constructor(
     private readonly ready: Ready,
     private readonly t: Tables,
+    private readonly store?: Pick<PostgresBackend, "feed" | "changeLog">,
   ) {}
 
   // Every read or update names the session first: an id no row can have finds nothing (see isLookupKey).
@@ -199,15 +207,25 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return this.one(endSql, [id, reason]);
   }
 
+  /**
+   * Removes the row, the session's messages, overlays and head and the given blocks in one transaction, which also
+   * records the session's `clear` in the change log when a head or a row was there; published once committed.
+   */
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
     if (!isLookupKey(id)) return false;
     const executor = await this.ready();
     const keys = lookupKeys(options.blockKeys ?? []);
-    return executor.transaction(async (query) => {
+    const log = this.store?.changeLog;
+    const { removed, cleared } = await executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
       if (head) await releaseSession(query, this.t, head.num);
       const [result] = await query<{ existed: boolean }>(deleteSql(this.t), [id, head?.num ?? null, keys]);
-      return result?.existed === true;
+      const removed = result?.existed === true;
+      if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce
+      const clear = { sessionId: id, type: "clear" as const, ids: [] };
+      return { removed, cleared: log ? markLogged({}, await log.recordIn(query, clear)) : {} };
     });
+    if (cleared && this.store) await publishClear(this.store.feed, id, cleared);
+    return removed;
   }
 }

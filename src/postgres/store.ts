@@ -10,7 +10,6 @@ import {
   type SubscribeOptions,
   type Unsubscribe,
 } from "../store/feed/feed.js";
-import { observeRegistry, observeTransfer } from "../store/feed/observe.js";
 import { runStep, type StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
@@ -91,9 +90,10 @@ export class PostgresStore
     const ready = () => this.ready();
     this.blocks = new PostgresBlockStore(ready, this.tables);
     this.entries = new PostgresEntryStore(ready, this.tables, this.queryLimits);
-    this.registry = new PostgresSessionRegistry(ready, this.tables);
+    // A registry delete and a transfer import publish themselves: they read the feed and change log made below.
+    this.registry = new PostgresSessionRegistry(ready, this.tables, this);
     this.attachments = new PostgresAttachments(ready, this.tables);
-    this.transfer = new PostgresTransfer(ready, this.tables, this.registry);
+    this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);
     this.changeLog = log
       ? new PostgresChangeLog(ready, this.tables, log, (sessionId, id) =>
@@ -104,8 +104,6 @@ export class PostgresStore
       () => this.changeLog,
       () => this.changeLog,
     );
-    observeRegistry(this.registry, this.feed);
-    observeTransfer(this.transfer, this.feed);
     const vectors = vectorOptions(options);
     this.vectors = vectors && postgresVectors(this, vectors);
   }

@@ -1,5 +1,7 @@
 import { SessionError } from "../errors.js";
 import { checkListOptions, checkRecord, checkUsage, registryText } from "../schema/registry.js";
+import { markLogged } from "../store/feed/change-rows.js";
+import { publishClear } from "../store/feed/publish.js";
 import { isLookupKey, lookupKeys } from "../store/keys.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type {
@@ -10,6 +12,7 @@ import type {
   SessionUsage,
 } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
+import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { deleteSessionContent } from "./writes.js";
@@ -22,7 +25,14 @@ const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)
 
 /** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
 export class SqliteSessionRegistry implements SessionRegistry {
-  constructor(private readonly driver: SqlDriver) {}
+  /**
+   * `store`: the feed and change log a delete publishes to, read at each delete (the store makes them after this);
+   * omitted by the store's parts that only read or count (nothing they write is published).
+   */
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly store?: Pick<SqliteBackend, "feed" | "changeLog">,
+  ) {}
 
   async create(input: NewSessionRecord): Promise<SessionInfo> {
     const record = checkRecord(input);
@@ -115,9 +125,13 @@ export class SqliteSessionRegistry implements SessionRegistry {
     return this.update("end_reason = ?", [reason], id);
   }
 
+  /**
+   * Removes the row, the session's messages, overlays and head and the given blocks in one transaction, which also
+   * records the session's `clear` in the change log when a head or a row was there; published once committed.
+   */
   async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
     if (!isLookupKey(id)) return false;
-    return this.driver.transaction(() => {
+    const { removed, cleared } = this.driver.transaction(() => {
       const head = this.driver.get<{ num: number }>(
         "SELECT num FROM agent_session_heads WHERE session_id = ?",
         [id],
@@ -132,7 +146,16 @@ export class SqliteSessionRegistry implements SessionRegistry {
           JSON.stringify(keys),
         ]);
       }
-      return this.driver.get("DELETE FROM agent_sessions WHERE id = ? RETURNING id", [id]) !== undefined;
+      const removed =
+        this.driver.get("DELETE FROM agent_sessions WHERE id = ? RETURNING id", [id]) !== undefined;
+      if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce
+      const log = this.store?.changeLog;
+      return {
+        removed,
+        cleared: log ? markLogged({}, log.record({ sessionId: id, type: "clear", ids: [] })) : {},
+      };
     });
+    if (cleared && this.store) await publishClear(this.store.feed, id, cleared);
+    return removed;
   }
 }

@@ -10,7 +10,6 @@ import {
   type SubscribeOptions,
   type Unsubscribe,
 } from "../store/feed/feed.js";
-import { observeRegistry, observeTransfer } from "../store/feed/observe.js";
 import { runStep, type StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
@@ -101,9 +100,10 @@ export class SqliteStore
     this.refuseStatements = guarded.close;
     this.blocks = new SqliteBlockStore(this.driver);
     this.entries = new SqliteEntryStore(this.driver, limits);
-    this.registry = new SqliteSessionRegistry(this.driver);
+    // A registry delete and a transfer import publish themselves: they read the feed and change log made below.
+    this.registry = new SqliteSessionRegistry(this.driver, this);
     this.attachments = new SqliteAttachments(() => this.driver);
-    this.transfer = new SqliteTransfer(this.driver);
+    this.transfer = new SqliteTransfer(this.driver, this);
     this.messageSearch = new SqliteMessageSearch(this.driver, limits, () => this.vectors);
     const log = logSettings(options.changeLog);
     this.changeLog = log
@@ -114,8 +114,6 @@ export class SqliteStore
       () => this.changeLog,
       () => watch,
     );
-    observeRegistry(this.registry, this.feed);
-    observeTransfer(this.transfer, this.feed);
     const vectors = vectorOptions(options);
     this.vectors = vectors && sqliteVectors(this, vectors);
   }

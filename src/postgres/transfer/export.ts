@@ -1,4 +1,5 @@
 import { canBeStored } from "../../message.js";
+import { publishImportReset } from "../../store/feed/publish.js";
 import { AttachmentExport } from "../../store/transfer/attachments.js";
 import type {
   ImportCounts,
@@ -8,6 +9,7 @@ import type {
   TransferItem,
   TransferRow,
 } from "../../store/types.js";
+import type { PostgresBackend } from "../backend.js";
 import type { Executor } from "../connection/client.js";
 import { decodeContent } from "../connection/text.js";
 import { loadAttachments } from "../media/attachments.js";
@@ -91,10 +93,15 @@ interface MessageRow {
  * one page at a time. An export is not a snapshot: one taken while the session is written to may mix states.
  */
 export class PostgresTransfer implements SessionTransfer {
+  /**
+   * `store`: the feed and change log an import publishes to, read at each import (the store makes them after
+   * this); omitted by adoption, whose imports are not published.
+   */
   constructor(
     private readonly ready: Ready,
     private readonly t: Tables,
     private readonly registry: PostgresSessionRegistry,
+    private readonly store?: Pick<PostgresBackend, "feed" | "changeLog">,
   ) {}
 
   /**
@@ -200,8 +207,11 @@ export class PostgresTransfer implements SessionTransfer {
     }
   }
 
-  importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
-    return importSession(this.ready, this.t, items);
+  /** Imports one session stream (see import.ts); one `reset` of the session, logged with its last step, when it inserted. */
+  async importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
+    const result = await importSession(this.ready, this.t, items, this.store?.changeLog);
+    if (this.store) await publishImportReset(this.store.feed, result);
+    return result;
   }
 
   async *exportRows(): AsyncGenerator<TransferRow> {

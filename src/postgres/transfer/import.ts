@@ -1,12 +1,15 @@
 /**
  * Imports one session's transfer stream into Postgres with the semantics of SQLite's import: explicit ids, parents
- * and times; rows whose ids are stored are skipped; the latest leaf becomes the header's when anything was added.
+ * and times; rows whose ids are stored are skipped; the latest leaf becomes the header's when anything was added,
+ * in a last transaction that also logs the import's `reset` (with a change log).
  * Each batch is one transaction that first locks the session's head (creating it when missing), as every session
  * write does, so concurrent appenders wait for the batch rather than interleave with it; the batch bumps the head
  * version, so an appender whose snapshot predates it retries instead of missing the rows (see append.ts).
  */
 import { SessionError } from "../../errors.js";
 import { assertSessionId } from "../../message.js";
+import { markLogged } from "../../store/feed/change-rows.js";
+import { importChanged } from "../../store/feed/publish.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import {
   assertTransferMessage,
@@ -19,11 +22,12 @@ import { contentHash } from "../../store/write-policy.js";
 import { lockSql } from "../append.js";
 import type { Executor, Query } from "../connection/client.js";
 import { needsEncoding } from "../connection/text.js";
+import type { PostgresChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { statement, type Tables } from "../schema.js";
 import { sessionLexeme, toTsvector } from "../search/fts.js";
 import { spineCte } from "../tree.js";
-import { newestLeafSql, refreshHeadSql } from "../writes.js";
+import { finishImport } from "./finish.js";
 import { register, timestampParam, writeCompactions } from "./rows.js";
 
 // Items per transaction, as SQLite's import; rows per INSERT are also capped by their text, so a statement's
@@ -65,8 +69,6 @@ const bumpSql = statement(
   (t) =>
     `UPDATE ${t.heads} SET version = version + 1, message_count = message_count + $2 WHERE num = $1::bigint`,
 );
-const lockNumSql = statement((t) => `SELECT num FROM ${t.heads} WHERE num = $1::bigint FOR UPDATE`);
-const leafSql = statement((t) => `SELECT seq FROM ${t.messages} WHERE session_num = $1::bigint AND id = $2`);
 
 /** A stored or newly placed message: what its children's tree columns are computed from. */
 interface Node {
@@ -240,22 +242,15 @@ async function writeBatch(
   return num;
 }
 
-// The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose.
-async function setLeaf(executor: Executor, t: Tables, num: string, leafId: string | null): Promise<void> {
-  await executor.transaction(async (query) => {
-    if ((await query(lockNumSql(t), [num])).length === 0) return;
-    const [stored] = leafId === null ? [] : await query<{ seq: string }>(leafSql(t), [num, leafId], true);
-    const leaf =
-      stored?.seq ?? (await query<{ seq: string | null }>(newestLeafSql(t), [num], true))[0]?.seq ?? null;
-    await query(refreshHeadSql(t), [num, leaf, 0, new Date().toISOString()], true);
-  });
-}
-
-/** Imports one session stream (see the module comment); importing the same stream twice writes nothing new. */
+/**
+ * Imports one session stream (see the module comment); importing the same stream twice writes nothing new. The
+ * result carries the cursor of the `reset` row its last step logged (`markLogged`).
+ */
 export async function importSession(
   ready: () => Promise<Executor>,
   t: Tables,
   items: AsyncIterable<TransferItem>,
+  log?: PostgresChangeLog,
 ): Promise<SessionImportResult> {
   const { header, rest } = await openSessionStream(items);
   assertSessionId(header.id);
@@ -272,6 +267,6 @@ export async function importSession(
   for await (const batch of batches(rest, BATCH)) {
     num = await executor.transaction((query) => writeBatch(query, t, header.id, batch, result, attachments));
   }
-  if (num !== undefined && result.messages.inserted > 0) await setLeaf(executor, t, num, header.leafId);
-  return result;
+  if (num === undefined || !importChanged(result)) return result;
+  return markLogged(result, await finishImport(executor, t, num, header, result.messages.inserted > 0, log));
 }

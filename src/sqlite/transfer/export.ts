@@ -1,4 +1,5 @@
 import { canBeStored } from "../../message.js";
+import { publishImportReset } from "../../store/feed/publish.js";
 import { AttachmentExport } from "../../store/transfer/attachments.js";
 import type {
   ImportCounts,
@@ -8,6 +9,7 @@ import type {
   TransferItem,
   TransferRow,
 } from "../../store/types.js";
+import type { SqliteBackend } from "../backend.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { freeTextSql, readFreeText } from "../connection/free-text.js";
@@ -37,7 +39,11 @@ interface MessageRow {
 export class SqliteTransfer implements SessionTransfer {
   private readonly registry: SqliteSessionRegistry;
 
-  constructor(private readonly driver: SqlDriver) {
+  /** `store`: the feed and change log an import publishes to, read at each import (the store makes them after this). */
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly store?: Pick<SqliteBackend, "feed" | "changeLog">,
+  ) {
     this.registry = new SqliteSessionRegistry(driver);
   }
 
@@ -156,8 +162,11 @@ export class SqliteTransfer implements SessionTransfer {
     }
   }
 
-  importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
-    return importSession(this.driver, items);
+  /** Imports one session stream (see import.ts); one `reset` of the session, logged with its last step, when it inserted. */
+  async importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
+    const result = await importSession(this.driver, items, this.store?.changeLog);
+    if (this.store) await publishImportReset(this.store.feed, result);
+    return result;
   }
 
   async *exportRows(): AsyncGenerator<TransferRow> {

@@ -1,5 +1,7 @@
 import { SessionError } from "../../errors.js";
 import { entryText, searchableText } from "../../search/query.js";
+import { markLogged } from "../../store/feed/change-rows.js";
+import { importChanged } from "../../store/feed/publish.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import {
   assertTransferMessage,
@@ -22,6 +24,7 @@ import { ensureHead } from "../append.js";
 import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { storedFreeText } from "../connection/free-text.js";
+import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
 import { jumpFor, nodeById } from "../tree.js";
@@ -171,10 +174,13 @@ export function writeItems(
 /**
  * Imports one session stream: the registry row, then batches of messages and overlays, each batch one write
  * transaction. Rows whose ids exist are skipped, so importing the same stream twice writes nothing the second time.
+ * An import that inserted ends with one more transaction: the latest leaf (when messages were added) with the
+ * import's `reset` row in `log`, so the two commit together; the result carries the row's cursor (`markLogged`).
  */
 export async function importSession(
   driver: SqlDriver,
   items: AsyncIterable<TransferItem>,
+  log?: SqliteChangeLog,
 ): Promise<SessionImportResult> {
   const { header, rest } = await openSessionStream(items);
   const result: SessionImportResult = {
@@ -188,8 +194,13 @@ export async function importSession(
   for await (const batch of batches(rest, BATCH)) {
     num = writeItems(driver, header.id, batch, result, attachments);
   }
-  if (num !== undefined && result.messages.inserted > 0) setLeaf(driver, num, header.leafId);
-  return result;
+  const at = num;
+  if (at === undefined || !importChanged(result)) return result;
+  const cursor = driver.transaction(() => {
+    if (result.messages.inserted > 0) setLeaf(driver, at, header.leafId);
+    return log?.record({ sessionId: header.id, type: "reset", ids: [] });
+  });
+  return markLogged(result, cursor);
 }
 
 /** The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose. */

@@ -1,9 +1,10 @@
 /**
  * What a committed write tells the change feed: one function per kind of write, called by the write pipeline
- * (store/provider.ts, store/step.ts) after the backend's write returned. A write whose result carries a logged
- * cursor (`markLogged`: SQLite and Postgres commit every write's log row with the write itself) is not recorded
- * again.
+ * (store/provider.ts, store/step.ts) and by a registry delete or transfer import after the backend's write
+ * returned. A write whose result carries a logged cursor (`markLogged`: SQLite and Postgres commit every write's
+ * log row with the write itself) is not recorded again.
  */
+
 import type {
   AppendResult,
   SessionMessage,
@@ -11,6 +12,7 @@ import type {
   UpdateResult,
   UpsertResult,
 } from "../../types.js";
+import type { SessionImportResult } from "../types.js";
 import { loggedCursor } from "./change-rows.js";
 import type { ChangeEvent, ChangeFeed } from "./feed.js";
 
@@ -97,7 +99,7 @@ export function publishDelete(
   );
 }
 
-/** A clear of the session (also a registry delete). */
+/** A clear of the session (also a registry delete that removed something). */
 export function publishClear(feed: ChangeFeed, sessionId: string, result?: unknown): Promise<void> {
   return feed.publish(
     { sessionId, type: "clear", ids: [] },
@@ -116,5 +118,25 @@ export function publishCompaction(
     { sessionId, type: "compaction", ids: [], compaction },
     (cursor) => ({ type: "compaction", sessionId, cursor, compaction, ...LOCAL }),
     loggedCursor(compaction),
+  );
+}
+
+/** True when an import inserted messages or overlays: only then is it published (one `reset`). */
+export function importChanged(result: Pick<SessionImportResult, "messages" | "compactions">): boolean {
+  return result.messages.inserted > 0 || result.compactions.inserted > 0;
+}
+
+/**
+ * A whole-session transfer import that inserted something: one `reset` of the session (a bulk write: consumers
+ * re-read it rather than receive every imported message); an import that inserted nothing publishes nothing.
+ */
+export async function publishImportReset(feed: ChangeFeed, result: SessionImportResult): Promise<void> {
+  if (!importChanged(result)) return;
+  const { sessionId } = result;
+  const reason = `session "${sessionId}" was imported`;
+  await feed.publish(
+    { sessionId, type: "reset", ids: [] },
+    (cursor) => ({ type: "reset", reason, sessionId, cursor, ...LOCAL }),
+    loggedCursor(result),
   );
 }
