@@ -55,7 +55,7 @@ export type {
 export { MemoryBlockStore, MemoryEntryStore } from "./memory/context-store.js";
 export { MemorySessionRegistry } from "./memory/registry.js";
 export { MemorySessionProvider, MemoryStore } from "./memory/store.js";
-export { COMPACTION_PREFIX, isCompactionMessage } from "./message.js";
+export { COMPACTION_PREFIX, isCompactionMessage } from "./message/overlay.js";
 export type { StoreVectors } from "./search/vectors/channel.js";
 export type {
   BackfillOptions,

@@ -1,5 +1,5 @@
 import { SessionError } from "./errors.js";
-import { describe } from "./message.js";
+import { describe } from "./message/describe.js";
 
 /**
  * An options argument of the public API: `undefined` and `null` both mean "none" (JavaScript callers pass either),

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import { describe } from "../message/describe.js";
 import type { AgentMessage, SessionPatch } from "./types.js";
 
 /** True for a non-null, non-array object. */

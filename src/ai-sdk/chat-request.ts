@@ -1,6 +1,7 @@
 import type { UIMessage } from "ai";
 import { SessionError } from "../errors.js";
-import { COMPACTION_PREFIX, describe, isCompactionMessage } from "../message.js";
+import { describe } from "../message/describe.js";
+import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 import { chatRequest, postedMessages } from "../schema/chat-request.js";
 import { parseInput } from "../schema/to-session-error.js";
 import type { SessionMessage, SessionMessagePart } from "../types.js";

@@ -1,6 +1,6 @@
 import type { StepResult, ToolSet, UIMessage } from "ai";
 import { SessionError } from "../errors.js";
-import { isCompactionMessage } from "../message.js";
+import { isCompactionMessage } from "../message/overlay.js";
 import { type ChatPlan, type ChatRequest, type ChatTrigger, planTurn } from "./chat-request.js";
 import { loadChat } from "./messages.js";
 import { contextReminder, withReminder } from "./reminder.js";

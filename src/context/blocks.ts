@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { isStorableId } from "../message.js";
+import { isStorableId } from "../message/ids.js";
 import { contextOptions, newBlockLabel } from "../schema/options.js";
 import { parseInput } from "../schema/to-session-error.js";
 import { estimateStringTokens } from "../utils/tokens.js";

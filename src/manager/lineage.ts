@@ -4,7 +4,7 @@
  */
 
 import { SessionError } from "../errors.js";
-import { assertId } from "../message.js";
+import { assertId } from "../message/ids.js";
 import type { Session } from "../session/session.js";
 import type { NewSessionRecord, SessionInfo } from "../store/types.js";
 import type { SessionMessage } from "../types.js";

@@ -1,7 +1,7 @@
 import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
-import { assertId } from "../message.js";
+import { assertId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";

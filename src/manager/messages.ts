@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
-import { describe, isEchoedOverlay } from "../message.js";
+import { describe } from "../message/describe.js";
+import { isEchoedOverlay } from "../message/overlay.js";
 import type { Session } from "../session/session.js";
 import { prepareAppend, type WritePolicy } from "../store/write-policy.js";
 import type { SessionMessage } from "../types.js";

@@ -1,7 +1,7 @@
 import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import { describe } from "../message/describe.js";
 import { MAX_SEARCH_CONTEXT } from "../search/options.js";
 import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchBranch, SearchMatch, SearchResult, SessionMessage } from "../types.js";

@@ -5,7 +5,7 @@
  */
 
 import { SessionError } from "../errors.js";
-import { assertNamedSessionId } from "../message.js";
+import { assertNamedSessionId } from "../message/ids.js";
 import { Session } from "../session/session.js";
 import { resolveSource, type SessionSource } from "../session/source.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";

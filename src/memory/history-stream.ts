@@ -2,7 +2,7 @@
  * Windowed path reads of a MemoryStore session (src/store/history-stream.ts): rows are already in memory, so the
  * path is a list of row references; parsing and payload restoring happen per batch.
  */
-import { overlayMessage } from "../message.js";
+import { overlayMessage } from "../message/overlay.js";
 import {
   type PathBackend,
   type PathItem,

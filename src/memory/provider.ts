@@ -1,5 +1,7 @@
 import { SessionError } from "../errors.js";
-import { messageText, parseMessage, utf8Length } from "../message.js";
+import { parseMessage } from "../message/json.js";
+import { messageText } from "../message/text.js";
+import { utf8Length } from "../runtime/bytes.js";
 import { walkHistory } from "../store/history-stream.js";
 import { hydrateSync, offloadMessage } from "../store/media/offload.js";
 import { applyOverlays } from "../store/overlays.js";

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { assertSessionId } from "../message.js";
+import { assertSessionId } from "../message/ids.js";
 import { nearestFor } from "../search/fusion.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { searchPlan } from "../search/options.js";

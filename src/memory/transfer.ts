@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { parseMessage } from "../message.js";
+import { parseMessage } from "../message/json.js";
 import { publishImportReset } from "../store/feed/publish.js";
 import { AttachmentExport, AttachmentImport } from "../store/transfer/attachments.js";
 import {

@@ -1,5 +1,5 @@
 import type { AgentInputItem } from "@openai/agents-core";
-import { isCompactionMessage } from "../message.js";
+import { isCompactionMessage } from "../message/overlay.js";
 import type { SessionMessage } from "../types.js";
 import { safeString } from "../utils/serialize.js";
 

@@ -1,7 +1,7 @@
 import type { AgentInputItem, Session as AgentsSessionInterface } from "@openai/agents-core";
 import { chatMessageId } from "../ai-sdk/storage.js";
 import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import { describe } from "../message/describe.js";
 import { Session } from "../session/session.js";
 import type { SessionSource } from "../session/source.js";
 import { itemToMessage, messageToItem } from "./items.js";

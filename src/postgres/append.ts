@@ -14,7 +14,9 @@
  *   a transaction that takes the head lock first, so its statement's snapshot is fresh.
  */
 import { SessionError } from "../errors.js";
-import { messageText, serializeMessage, utf8Length } from "../message.js";
+import { serializeMessage } from "../message/json.js";
+import { messageText } from "../message/text.js";
+import { utf8Length } from "../runtime/bytes.js";
 import { markLogged } from "../store/feed/change-rows.js";
 import type { RowWrite } from "../store/row-write.js";
 import type { SessionUsage } from "../store/types.js";

@@ -3,7 +3,8 @@
  * src/store/recent.ts): tree columns first (no content), content only for the rows a window returns. Every
  * statement is bounded by the window it reads.
  */
-import { canBeStored, overlayMessage } from "../message.js";
+import { canBeStored } from "../message/ids.js";
+import { overlayMessage } from "../message/overlay.js";
 import {
   type PathBackend,
   type PathItem,

@@ -4,7 +4,8 @@
  * only when none applies, walks the path. With overlays it returns the candidates instead; `chooseOverlays` picks
  * the winners and a second statement reads just the uncompacted segments, so a compacted range is never walked.
  */
-import { overlayMessage, parseMessage } from "../message.js";
+import { parseMessage } from "../message/json.js";
+import { overlayMessage } from "../message/overlay.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { HistoryRowStat, SessionMessage } from "../types.js";
 import type { Executor } from "./connection/client.js";

@@ -7,7 +7,7 @@
 
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider, EntrySearchProvider } from "../context/providers.js";
-import { assertSessionId } from "../message.js";
+import { assertSessionId } from "../message/ids.js";
 import { assertBlockKey, assertStoredKey } from "../store/keys.js";
 import type { PostgresSource } from "./connection/client.js";
 import { sharedPostgresStore } from "./connection/shared.js";

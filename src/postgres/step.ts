@@ -9,7 +9,7 @@
  *   the head locked first, so every statement reads a snapshot that includes all earlier writes to the session.
  */
 import { SessionError } from "../errors.js";
-import { parseMessage } from "../message.js";
+import { parseMessage } from "../message/json.js";
 import { contentHashes, offloadMessage } from "../store/media/offload.js";
 import type { PreparedStep, StepWrite } from "../store/step.js";
 import type { SessionUsage } from "../store/types.js";

@@ -3,7 +3,7 @@
  * its summary message. One statement reads the leaf and the overlays whose endpoints lie on its path (skip-pointer
  * climbs, O(log depth) rows each); no message content is read, so the cost does not grow with the session.
  */
-import { overlayMessage } from "../message.js";
+import { overlayMessage } from "../message/overlay.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { Executor } from "./connection/client.js";

@@ -3,7 +3,9 @@
  * statements after it read a snapshot that includes every committed write to the session (see append.ts).
  */
 import { SessionError } from "../errors.js";
-import { messageText, serializeMessage, utf8Length } from "../message.js";
+import { serializeMessage } from "../message/json.js";
+import { messageText } from "../message/text.js";
+import { utf8Length } from "../runtime/bytes.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";

@@ -1,6 +1,6 @@
 import type { SkillProvider } from "../context/types.js";
 import { SessionError, StorageError } from "../errors.js";
-import { describe } from "../message.js";
+import { describe } from "../message/describe.js";
 import { DESCRIPTION_FIELD, decodeDescription, encodeDescription } from "./description.js";
 import { assertPrefix, assertSkillKey, objectKey, skillKeyProblem } from "./keys.js";
 

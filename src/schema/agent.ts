@@ -4,7 +4,8 @@ import { isObject } from "../agent/checks.js";
 import { normalize } from "../agent/codec.js";
 import { isSessionStorage } from "../agent/storage/factory.js";
 import { RESERVED_PREFIX } from "../agent/turn-status.js";
-import { assertNamedSessionId, describe } from "../message.js";
+import { describe } from "../message/describe.js";
+import { assertNamedSessionId } from "../message/ids.js";
 import { checkedBy, wholeAtLeast } from "./rules.js";
 import { rule, says } from "./to-session-error.js";
 

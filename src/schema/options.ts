@@ -9,7 +9,7 @@ import {
   isWritableProvider,
   type WritableContextProvider,
 } from "../context/types.js";
-import { isStorableId } from "../message.js";
+import { isStorableId } from "../message/ids.js";
 import { func } from "./rules.js";
 import { rule } from "./to-session-error.js";
 

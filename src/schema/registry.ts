@@ -4,7 +4,7 @@
  * past a bigint) is `INVALID_ARGUMENT` on all of them. `SessionManager` validates with the same schemas.
  */
 import { z } from "zod";
-import { assertNamedSessionId, isStorableId } from "../message.js";
+import { assertNamedSessionId, isStorableId } from "../message/ids.js";
 import { assertStoredKey } from "../store/keys.js";
 import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
 import { checkedBy, wholeCount as count, finite } from "./rules.js";

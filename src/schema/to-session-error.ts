@@ -2,12 +2,12 @@
  * The one bridge from a zod schema to the library's errors. Inputs off the append path (builder and store options,
  * registry records, usage, transfer records, `persistChatTurn` requests, `send()` input) are described as zod 4
  * schemas in this folder and parsed with {@link parseInput}, which turns the first issue into a `SessionError`
- * with the code the caller names. The append path's message and Unicode checks stay hand-written in `message.ts`:
+ * with the code the caller names. The append path's message and Unicode checks stay hand-written in `message/`:
  * they run on every write, where a schema's allocation per field would show in the append benchmark.
  */
 import { z } from "zod";
 import { SessionError, type SessionErrorCode } from "../errors.js";
-import { describe } from "../message.js";
+import { describe } from "../message/describe.js";
 
 type Issue = z.core.$ZodRawIssue;
 

@@ -6,7 +6,8 @@
  * own rules (`store/transfer/validate.ts`). Each schema is built once, here: an import parses every record.
  */
 import { z } from "zod";
-import { assertSessionId, describe, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../message.js";
+import { describe } from "../message/describe.js";
+import { assertSessionId, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../message/ids.js";
 import { MAX_BLOCK_KEY_BYTES } from "../store/keys.js";
 import type { TransferAttachment, TransferMessage, TransferRow, TransferSession } from "../store/types.js";
 import type { StoredCompaction } from "../types.js";

@@ -3,7 +3,7 @@
  * before any work is done, never a silently ignored filter.
  */
 import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import { describe } from "../message/describe.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchMatch } from "../types.js";

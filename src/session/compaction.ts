@@ -1,6 +1,6 @@
 import type { ContextBlock } from "../context/types.js";
 import { SessionError } from "../errors.js";
-import { isCompactionMessage, overlayMessage } from "../message.js";
+import { isCompactionMessage, overlayMessage } from "../message/overlay.js";
 import type { SessionMessage, SessionProvider, StoredCompaction } from "../types.js";
 import type { CompactFunction, CompactResult, PlanningCompactFunction } from "../utils/compaction-helpers.js";
 import { estimateMessageTokens, estimateStringTokens } from "../utils/tokens.js";

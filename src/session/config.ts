@@ -1,6 +1,6 @@
 import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
-import { assertSessionId } from "../message.js";
+import { assertSessionId } from "../message/ids.js";
 import { maxMessageBytes } from "../schema/limits.js";
 import {
   compactFunction,

@@ -4,9 +4,10 @@
  */
 
 import { SessionError } from "../errors.js";
-import { describe, utf8Length } from "../message.js";
+import { describe } from "../message/describe.js";
 import { optionsArg } from "../options-arg.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
+import { utf8Length } from "../runtime/bytes.js";
 import { batchBounds, checkAbort } from "../store/history-stream.js";
 import type {
   HistoryReadOptions,

@@ -5,7 +5,7 @@
  * nothing).
  */
 
-import { isEchoedOverlay } from "../message.js";
+import { isEchoedOverlay } from "../message/overlay.js";
 import type { AppendOptions, ImportMessageOptions, SessionMessage, UpsertOptions } from "../types.js";
 import type { CompactionPlan, CompactionReport } from "./compaction.js";
 import type { SessionConfig } from "./config.js";

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { parseMessage } from "../message.js";
+import { parseMessage } from "../message/json.js";
 import { StoreProvider } from "../store/provider.js";
 import { prepareAppend, prepareServerWrite, type WritePolicy, withStored } from "../store/write-policy.js";
 import type {

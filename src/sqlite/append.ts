@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
-import { serializeMessage, utf8Length } from "../message.js";
+import { serializeMessage } from "../message/json.js";
+import { utf8Length } from "../runtime/bytes.js";
 import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";
 import type { AppendResult, SessionMessage } from "../types.js";

@@ -7,8 +7,7 @@
  * {@link contentSql}, which yields the content itself, or — for a chunked row only — its `seq`, and
  * {@link resolveContent} then reads just that message's pieces.
  */
-import { utf8Length } from "../message.js";
-import { utf8Decode, utf8Encode } from "../runtime/bytes.js";
+import { utf8Decode, utf8Encode, utf8Length } from "../runtime/bytes.js";
 import type { SqlDriver } from "./connection/driver.js";
 
 /**

@@ -2,7 +2,7 @@
  * Windowed path reads on SQLite for streaming history and the byte-budgeted window (src/store/history-stream.ts,
  * src/store/recent.ts): tree columns first (cheap, no content), content only for the rows a window returns.
  */
-import { overlayMessage } from "../message.js";
+import { overlayMessage } from "../message/overlay.js";
 import {
   type PathBackend,
   type PathItem,

@@ -1,4 +1,4 @@
-import { overlayMessage } from "../message.js";
+import { overlayMessage } from "../message/overlay.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";

@@ -1,4 +1,5 @@
-import { assertSessionId, canBeStored, parseMessage } from "../message.js";
+import { assertSessionId, canBeStored } from "../message/ids.js";
+import { parseMessage } from "../message/json.js";
 import { type Change, inserted, markLogged, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
 import { contentHashes } from "../store/media/offload.js";

@@ -5,7 +5,7 @@
  */
 
 import { SessionError } from "../errors.js";
-import { parseMessage } from "../message.js";
+import { parseMessage } from "../message/json.js";
 import { inserted } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { canBeStored } from "../message.js";
+import { canBeStored } from "../message/ids.js";
 import { queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";

@@ -2,7 +2,7 @@
  * Context tokens of a path from running totals (the Postgres twin is src/postgres/tokens.ts): no message content is
  * read, so the cost does not grow with the session.
  */
-import { overlayMessage } from "../message.js";
+import { overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { chooseOnPath } from "./history.js";

@@ -1,4 +1,4 @@
-import { parseMessage } from "../message.js";
+import { parseMessage } from "../message/json.js";
 import type { SessionMessage } from "../types.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
-import { messageText, utf8Length } from "../message.js";
+import { messageText } from "../message/text.js";
+import { utf8Length } from "../runtime/bytes.js";
 import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";

@@ -1,5 +1,6 @@
 import { errorMessage, SessionError } from "../errors.js";
-import { assertId, describe } from "../message.js";
+import { describe } from "../message/describe.js";
+import { assertId } from "../message/ids.js";
 import type { CompactionDetails, StoredCompaction } from "../types.js";
 
 /** Validates the arguments of addCompaction (every backend). */

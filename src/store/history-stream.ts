@@ -4,8 +4,10 @@
  * and yields. Memory held at any time is one window of stored JSON plus one batch, whatever the session's length.
  */
 import { SessionError } from "../errors.js";
-import { describe, parseMessage, utf8Length } from "../message.js";
+import { describe } from "../message/describe.js";
+import { parseMessage } from "../message/json.js";
 import { optionsArg } from "../options-arg.js";
+import { utf8Length } from "../runtime/bytes.js";
 import type { HistoryReadOptions, SessionMessage } from "../types.js";
 import { readBackBytes } from "./media/read-back.js";
 

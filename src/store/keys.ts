@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
-import { assertId, canBeStored, describe, isNameWithin, MAX_NAME_BYTES } from "../message.js";
+import { describe } from "../message/describe.js";
+import { assertId, canBeStored, isNameWithin, MAX_NAME_BYTES } from "../message/ids.js";
 
 /**
  * The one rule every store applies to the names of context rows (block keys, entry labels and keys) and registry

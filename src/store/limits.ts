@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import { describe } from "../message.js";
+import { describe } from "../message/describe.js";
 
 /** Default number of search hits. */
 export const DEFAULT_SEARCH_LIMIT = 20;

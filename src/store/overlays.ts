@@ -1,4 +1,4 @@
-import { overlayMessage } from "../message.js";
+import { overlayMessage } from "../message/overlay.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 
 /** A compaction whose both endpoints lie on the path being read, with their depths on that path. */

@@ -6,7 +6,7 @@
  * write of a provider.
  */
 import { SessionError } from "../errors.js";
-import { assertId, assertParentId } from "../message.js";
+import { assertId, assertParentId } from "../message/ids.js";
 import type {
   AppendOptions,
   AppendResult,

@@ -1,4 +1,4 @@
-import { parseMessage } from "../message.js";
+import { parseMessage } from "../message/json.js";
 import type { RecentHistoryResult, SessionMessage, StoredCompaction } from "../types.js";
 import { boundBytes, type PathBackend } from "./history-stream.js";
 import { byteBudget } from "./limits.js";

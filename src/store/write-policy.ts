@@ -1,16 +1,11 @@
 import { SessionError } from "../errors.js";
-import {
-  assertMessageShape,
-  assertParentId,
-  assertValidMessage,
-  describe,
-  isEchoedOverlay,
-  isValidCreatedAt,
-  parseMessage,
-  serializeMessage,
-  utf8Length,
-} from "../message.js";
-import { sha256Base64url } from "../runtime/bytes.js";
+import { isValidCreatedAt } from "../message/created-at.js";
+import { describe } from "../message/describe.js";
+import { assertParentId } from "../message/ids.js";
+import { parseMessage, serializeMessage } from "../message/json.js";
+import { isEchoedOverlay } from "../message/overlay.js";
+import { assertMessageShape, assertValidMessage } from "../message/validate.js";
+import { sha256Base64url, utf8Length } from "../runtime/bytes.js";
 import { writePolicyOptions } from "../schema/limits.js";
 import { parseInput } from "../schema/to-session-error.js";
 import type { SessionMessage, WriteSource } from "../types.js";

@@ -1,11 +1,11 @@
-import { isCompactionMessage } from "../message.js";
+import { isCompactionMessage } from "../message/overlay.js";
 import type { SessionMessage } from "../types.js";
 import { buildSummaryPrompt, computeSummaryBudget } from "./summary-prompt.js";
 import { estimateMessageTokens } from "./tokens.js";
 import { hasToolParts, isToolPart, partsOf, toolCallIdOf, toolCallIdsOf } from "./tool-parts.js";
 
 // The reference's `compaction-helpers` module also carried the overlay-id helpers, so importers of this name find them.
-export { COMPACTION_PREFIX, isCompactionMessage } from "../message.js";
+export { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 export { buildSummaryPrompt, computeSummaryBudget } from "./summary-prompt.js";
 
 /** Counts the tokens of the given messages (called with one message at a time while picking the tail). */

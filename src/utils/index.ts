@@ -3,7 +3,7 @@
  * tool-pair repair and the reference compaction function), importable without opening any store.
  */
 
-export { COMPACTION_PREFIX, isCompactionMessage } from "../message.js";
+export { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 export {
   alignBoundaryBackward,
   alignBoundaryForward,

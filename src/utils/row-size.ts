@@ -1,4 +1,4 @@
-import { utf8Length } from "../message.js";
+import { utf8Length } from "../runtime/bytes.js";
 import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { safeString, sliceChars } from "./serialize.js";
 import { truncateToolOutput } from "./truncate.js";

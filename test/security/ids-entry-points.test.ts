@@ -5,7 +5,7 @@ import { MemoryStore, Session } from "../../src/index.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { scriptedModel } from "../agent/helpers/mock-model.js";
 
-// One session-id rule (src/message.ts assertSessionId): Session, SessionManager and the agent runtime accept and
+// One session-id rule (src/message/ids.ts assertSessionId): Session, SessionManager and the agent runtime accept and
 // refuse the same ids. The one difference is "": the unnamed default session of a Session, which has no registry
 // row and no agent (assertNamedSessionId).
 const ACCEPTED = [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import * as message from "../../src/message.js";
+import * as message from "../../src/message/overlay.js";
 import * as compactionHelpers from "../../src/utils/compaction-helpers.js";
 import * as utils from "../../src/utils/index.js";
 import * as tokens from "../../src/utils/tokens.js";

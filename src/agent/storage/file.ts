@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SessionError, StorageError } from "../../errors.js";
-import { assertNamedSessionId } from "../../message.js";
+import { assertNamedSessionId } from "../../message/ids.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";

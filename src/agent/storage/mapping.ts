@@ -1,5 +1,5 @@
 import { SessionError } from "../../errors.js";
-import { isStorableId } from "../../message.js";
+import { isStorableId } from "../../message/ids.js";
 import type { SessionMessage, SessionMessagePart } from "../../types.js";
 import { normalize } from "../codec.js";
 import type { AgentMessage, SessionState, UsageEntry } from "../types.js";

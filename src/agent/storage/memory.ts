@@ -1,5 +1,5 @@
 import { SessionError } from "../../errors.js";
-import { assertNamedSessionId } from "../../message.js";
+import { assertNamedSessionId } from "../../message/ids.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { normalize, reviveState } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage } from "../types.js";

@@ -1,5 +1,5 @@
 import { SessionError, StorageError } from "../../errors.js";
-import { assertNamedSessionId } from "../../message.js";
+import { assertNamedSessionId } from "../../message/ids.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";

@@ -1,5 +1,5 @@
 import { SessionError } from "../../errors.js";
-import { assertNamedSessionId } from "../../message.js";
+import { assertNamedSessionId } from "../../message/ids.js";
 import { hasStepWrites } from "../../store/step.js";
 import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
 import { storePolicy } from "../../store/write-policy.js";

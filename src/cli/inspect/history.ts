@@ -1,4 +1,5 @@
-import { COMPACTION_PREFIX, isCompactionMessage, messageText } from "../../message.js";
+import { COMPACTION_PREFIX, isCompactionMessage } from "../../message/overlay.js";
+import { messageText } from "../../message/text.js";
 import { hasTransfer, type SessionStore } from "../../store/types.js";
 import type { CompactionDetails, SessionMessage } from "../../types.js";
 import { CliError } from "../errors.js";

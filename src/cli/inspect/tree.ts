@@ -1,4 +1,5 @@
-import { messageText, parseMessage } from "../../message.js";
+import { parseMessage } from "../../message/json.js";
+import { messageText } from "../../message/text.js";
 import type { SessionStore } from "../../store/types.js";
 import type { SessionMessage, StoredCompaction } from "../../types.js";
 import { requireTransfer } from "./sessions.js";

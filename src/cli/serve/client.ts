@@ -1,4 +1,4 @@
-import { COMPACTION_PREFIX } from "../../message.js";
+import { COMPACTION_PREFIX } from "../../message/overlay.js";
 import { DEFAULT_SESSION_LABEL } from "../inspect/sessions.js";
 
 /**

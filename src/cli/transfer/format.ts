@@ -1,4 +1,4 @@
-import { hasMessageFields } from "../../message.js";
+import { hasMessageFields } from "../../message/json.js";
 import type {
   SessionInfo,
   TransferAttachment,

@@ -4,7 +4,7 @@
  * adopted row back through the transfer export and compares it. Runs inside the store's first `ready()`.
  */
 
-import { canBeStored } from "../../message.js";
+import { canBeStored } from "../../message/ids.js";
 import {
   type AdoptionReport,
   type AdoptOptions,

@@ -3,7 +3,7 @@
  * placeholders), adapted to the `query(text, $n-params)` shape the rest of the backend speaks.
  */
 import { StorageError } from "../../errors.js";
-import { describe } from "../../message.js";
+import { describe } from "../../message/describe.js";
 /**
  * The one method agent-session calls on a Postgres connection: a `pg` Pool or Client, a PGlite instance, or any
  * look-alike (kysely-style structural typing, so neither package's types are needed). Placeholders are `$1…`.

@@ -1,4 +1,4 @@
-import { isStorableId } from "../../message.js";
+import { isStorableId } from "../../message/ids.js";
 
 /**
  * Text that Postgres cannot store as is. A `text` value cannot hold U+0000 (the server refuses it), and UTF-8 has

@@ -3,7 +3,7 @@
  * covers a hit (its summary stands for the hit in the history; the original is kept) and, on request, the turns
  * around it along its branch.
  */
-import { storedMessageText } from "../../message.js";
+import { storedMessageText } from "../../message/text.js";
 import type { SearchPlan } from "../../search/options.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";

@@ -2,7 +2,7 @@
  * Reading the hits of a Postgres search: the page of messages for ranked seqs, and which of them lie on their
  * session's active path (O(log depth) skip-pointer climbs from each session's leaf).
  */
-import { storedMessageText } from "../../message.js";
+import { storedMessageText } from "../../message/text.js";
 import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";

@@ -5,7 +5,7 @@
  * store. The active-path flag is computed for the returned hits only, with O(log depth) skip-pointer climbs from
  * each session's latest leaf.
  */
-import { storedMessageText } from "../../message.js";
+import { storedMessageText } from "../../message/text.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";

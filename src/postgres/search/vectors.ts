@@ -1,4 +1,4 @@
-import { storedMessageText } from "../../message.js";
+import { storedMessageText } from "../../message/text.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
 import { PLAIN_VECTOR_CANDIDATES } from "../../search/vectors/score.js";
 import type {

@@ -7,7 +7,7 @@
  * version, so an appender whose snapshot predates it retries instead of missing the rows (see append.ts).
  */
 import { SessionError } from "../../errors.js";
-import { assertSessionId } from "../../message.js";
+import { assertSessionId } from "../../message/ids.js";
 import { markLogged } from "../../store/feed/change-rows.js";
 import { importChanged } from "../../store/feed/publish.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";

@@ -6,7 +6,7 @@
  * stays TEXT, so the tables stay readable and older readers see what they always saw. The Postgres twin, with a
  * flag column, is src/postgres/connection/text.ts; messages need neither, being stored as JSON already.
  */
-import { isWellFormed } from "../../message.js";
+import { isWellFormed } from "../../message/ids.js";
 import { utf8Encode } from "../../runtime/bytes.js";
 import { sqlText } from "./driver.js";
 

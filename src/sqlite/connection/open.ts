@@ -1,5 +1,5 @@
 import { MissingDependencyError, SessionError } from "../../errors.js";
-import { describe } from "../../message.js";
+import { describe } from "../../message/describe.js";
 import type { QueryLimits } from "../../search/limits.js";
 import type { VectorStoreOptions } from "../../search/vectors/types.js";
 import type { ChangeLogOptions } from "../../store/feed/change-rows.js";

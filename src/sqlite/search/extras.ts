@@ -2,7 +2,7 @@
  * What a search adds to its hits beyond the message: the compaction overlay that covers a hit (its summary stands
  * for the hit in the history, the original is kept) and, on request, the turns around it along its branch.
  */
-import { storedMessageText } from "../../message.js";
+import { storedMessageText } from "../../message/text.js";
 import type { SearchPlan } from "../../search/options.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";

@@ -1,4 +1,4 @@
-import { storedMessageText } from "../../message.js";
+import { storedMessageText } from "../../message/text.js";
 import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js";
 import type { SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";

@@ -1,4 +1,5 @@
-import { messageText, parseMessage } from "../../message.js";
+import { parseMessage } from "../../message/json.js";
+import { messageText } from "../../message/text.js";
 import { type QueryTerm, searchableText } from "../../search/query.js";
 import { scoreText } from "../../search/score.js";
 import type { SessionMessage } from "../../types.js";

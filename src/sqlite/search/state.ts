@@ -1,5 +1,5 @@
 /** What a search reads first: the store's size, the search index's watermark and how to keep to one session. */
-import { canBeStored } from "../../message.js";
+import { canBeStored } from "../../message/ids.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { HitHead } from "./hits.js";
 

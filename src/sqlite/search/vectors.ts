@@ -1,5 +1,5 @@
 import { SessionError } from "../../errors.js";
-import { storedMessageText } from "../../message.js";
+import { storedMessageText } from "../../message/text.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
 import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
 import { dot, PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";

@@ -1,4 +1,4 @@
-import { canBeStored } from "../../message.js";
+import { canBeStored } from "../../message/ids.js";
 import { publishImportReset } from "../../store/feed/publish.js";
 import { AttachmentExport } from "../../store/transfer/attachments.js";
 import type {

@@ -7,7 +7,8 @@
  */
 import { fnv1a } from "../../context/keys.js";
 import { SessionError, StorageError } from "../../errors.js";
-import { assertSessionId, COMPACTION_PREFIX } from "../../message.js";
+import { assertSessionId } from "../../message/ids.js";
+import { COMPACTION_PREFIX } from "../../message/overlay.js";
 import type { StoredCompaction } from "../../types.js";
 import { assertTransferItem } from "../transfer/validate.js";
 import type { ImportCounts } from "../types.js";

@@ -3,7 +3,7 @@
  * registry's own input rules accept it, else it is reported and left in place; an adopted row is compared after.
  */
 import { SessionError } from "../../errors.js";
-import { assertSessionId } from "../../message.js";
+import { assertSessionId } from "../../message/ids.js";
 import { finiteNumber, registryText, wholeCount } from "../../schema/registry.js";
 import type { SessionInfo } from "../types.js";
 import { type AdoptionReport, assertReadBack, compareReadBack, referenceTime, refusal } from "./adopt.js";

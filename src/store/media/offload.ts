@@ -1,5 +1,5 @@
 import { errorMessage, SessionError } from "../../errors.js";
-import { describe } from "../../message.js";
+import { describe } from "../../message/describe.js";
 import {
   base64DecodeCanonical,
   base64Encode,

@@ -1,5 +1,5 @@
 import { SessionError } from "../../errors.js";
-import { describe } from "../../message.js";
+import { describe } from "../../message/describe.js";
 import { type Attachment, contentHashes, contentPointers, restoreString, sha256 } from "../media/offload.js";
 import type { TransferAttachment, TransferItem } from "../types.js";
 

@@ -1,5 +1,7 @@
 import { SessionError } from "../../errors.js";
-import { messageText, parseMessage, utf8Length } from "../../message.js";
+import { parseMessage } from "../../message/json.js";
+import { messageText } from "../../message/text.js";
+import { utf8Length } from "../../runtime/bytes.js";
 import { estimateMessageTokens } from "../../utils/tokens.js";
 import { offloadJson } from "../media/offload.js";
 import type { TransferItem, TransferMessage, TransferSession } from "../types.js";

@@ -1,5 +1,7 @@
 import { SessionError } from "../../errors.js";
-import { assertValidMessage, describe, reviveMessage } from "../../message.js";
+import { describe } from "../../message/describe.js";
+import { reviveMessage } from "../../message/json.js";
+import { assertValidMessage } from "../../message/validate.js";
 import {
   checkTransferAttachment,
   checkTransferCompaction,
@@ -14,7 +16,7 @@ import type { TransferItem, TransferMessage } from "../types.js";
  * a reserved `compaction_` id, a message without parts, an id with U+0000 or a lone surrogate…). Every backend's
  * importer runs these on each record before the batch holding it is written, and the CLI on every line of a file
  * before anything is written. The records are described in `schema/transfer.ts`; what this file adds is the
- * message a record's JSON holds, checked by the append path's own rules (`message.ts`).
+ * message a record's JSON holds, checked by the append path's own rules (`message/validate.ts`).
  */
 
 // Headers, rows and a message's links need no more than their schema.

@@ -1,0 +1,54 @@
+// A message as stored: the JSON every backend writes and the parse every read uses, so a message reads back from
+// any store the same (createdAt a Date; a corrupt row null, never a crash).
+import { SessionError } from "../errors.js";
+import { findLossyValue, type LossyValue, lossyAdvice } from "../lossy-json.js";
+import type { SessionMessage } from "../types.js";
+import { ISO_DATE_TIME } from "./created-at.js";
+
+/**
+ * Serialises a message for storage; throws `INVALID_MESSAGE` when it is not JSON-serialisable or holds a value JSON
+ * stores without its data (a Map, a Set, an ArrayBuffer or typed array: see lossy-json.ts).
+ */
+export function serializeMessage(message: SessionMessage): string {
+  let json: string;
+  let lossy: LossyValue | null;
+  try {
+    json = JSON.stringify(message);
+    lossy = findLossyValue(message, json);
+  } catch (cause) {
+    throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" cannot be serialised to JSON`, {
+      cause,
+    });
+  }
+  // Stored, a Map or an ArrayBuffer would read back as {}: refused, never silently changed.
+  if (lossy) throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" holds ${lossyAdvice(lossy)}`);
+  return json;
+}
+
+/** Parses a stored row back into a message (`createdAt` revived as a Date); null when the row is corrupt. */
+export function parseMessage(json: string): SessionMessage | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  return hasMessageFields(value) ? reviveMessage(value) : null;
+}
+
+/** True when parsed JSON has what every read needs (a string id and role, an array of parts): a readable row. */
+export function hasMessageFields(value: unknown): value is SessionMessage {
+  if (value === null || typeof value !== "object") return false;
+  const { id, role, parts } = value as Record<string, unknown>;
+  return typeof id === "string" && typeof role === "string" && Array.isArray(parts);
+}
+
+/** Revives a parsed message's `createdAt` as a Date, as every read returns it. @internal */
+export function reviveMessage(message: SessionMessage): SessionMessage {
+  // Only an ISO-8601 date-time is revived: `new Date("1")` would turn any digits into a date (2001).
+  if (typeof message.createdAt === "string" && ISO_DATE_TIME.test(message.createdAt)) {
+    const date = new Date(message.createdAt);
+    if (!Number.isNaN(date.getTime())) message.createdAt = date;
+  }
+  return message;
+}
