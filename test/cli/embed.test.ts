@@ -16,6 +16,8 @@ writeFileSync(
   good,
   `import { testVector } from ${JSON.stringify(helper)};\nexport default async (texts) => texts.map(testVector);\n`,
 );
+// The good embedder imports the TypeScript test embedder, which only the CLI's sources run through tsx can load.
+const viaTsx = { source: true };
 const broken = tmp.path("broken.mjs");
 writeFileSync(broken, `export const embedder = async () => { throw new Error("quota exceeded"); };\n`);
 const empty = tmp.path("empty.mjs");
@@ -34,14 +36,17 @@ async function seededDb(name: string): Promise<string> {
 
 test("embed backfills a store made without vectors, with a progress bar, and finds by meaning afterwards", async () => {
   const db = await seededDb("store.db");
-  const result = await runCli(["embed", "--db", db, "--embedder", good, "--batch-size", "2", "--progress"]);
+  const result = await runCli(
+    ["embed", "--db", db, "--embedder", good, "--batch-size", "2", "--progress"],
+    viaTsx,
+  );
   assert.equal(result.code, 0, result.stderr);
   assert.match(
     result.stdout,
     /^Embedded 3 messages \(0 failed\) into sqlite-vec; 3 have current vectors, 0 wait\.\n$/,
   );
   assert.match(result.stderr, /embed \[.*\] 100% \| 3\/3 messages/);
-  const again = await runCli(["embed", "--db", db, "--embedder", good, "--json"]);
+  const again = await runCli(["embed", "--db", db, "--embedder", good, "--json"], viaTsx);
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(JSON.parse(again.stdout), {
     embedded: 0,
@@ -65,7 +70,7 @@ test("embed backfills a store made without vectors, with a progress bar, and fin
 
 test("embed --plain stores the vectors in the plain table", async () => {
   const db = await seededDb("plain.db");
-  const result = await runCli(["embed", "--db", db, "--embedder", good, "--plain"]);
+  const result = await runCli(["embed", "--db", db, "--embedder", good, "--plain"], viaTsx);
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /into sqlite-blob/);
 });
@@ -82,7 +87,7 @@ test("embed reports an embedder that fails, a module without an embedder and a m
   const missing = await runCli(["embed", "--db", db]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /embed needs --embedder <module>/);
-  const badBatch = await runCli(["embed", "--db", db, "--embedder", good, "--batch-size", "0"]);
+  const badBatch = await runCli(["embed", "--db", db, "--embedder", good, "--batch-size", "0"], viaTsx);
   assert.equal(badBatch.code, 2);
   assert.match(badBatch.stderr, /--batch-size must be a whole number >= 1/);
 });
