@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
+import { assertTransferRow } from "../schema/transfer.js";
 import { publishImportReset } from "../store/feed/publish.js";
 import { AttachmentExport, AttachmentImport } from "../store/transfer/attachments.js";
 import {
@@ -9,7 +10,6 @@ import {
   messageFacts,
   openSessionStream,
 } from "../store/transfer/stream.js";
-import { assertTransferRow } from "../store/transfer/validate.js";
 import type {
   ImportCounts,
   SessionFootprint,

@@ -149,35 +149,25 @@ const named = {
   },
 };
 
-/** Throws `INVALID_ARGUMENT` unless `header` is a {@link transferHeader}. */
-export function checkTransferHeader(header: TransferSession): void {
-  parseInput(transferHeader, header, named.session);
+/** A check of one kind of record: throws `INVALID_ARGUMENT` (naming the record) unless `schema` accepts it. */
+function checker<T>(schema: z.ZodType, naming: { of: (record: unknown) => string }): (record: T) => void {
+  return (record) => {
+    parseInput(schema, record, naming);
+  };
 }
 
-/** Throws `INVALID_ARGUMENT` unless `message` is a {@link transferMessage} (its content is checked apart). */
-export function checkTransferMessage(message: TransferMessage): void {
-  parseInput(transferMessage, message, named.message);
-}
-
+/** Throws unless `header` is a {@link transferHeader}. */
+export const assertTransferHeader = checker<TransferSession>(transferHeader, named.session);
+/** Throws unless `message` is a {@link transferMessage} (the message its content holds is checked apart). */
+export const assertTransferMessage = checker<TransferMessage>(transferMessage, named.message);
 /**
- * Throws `INVALID_ARGUMENT` unless `message`'s id and parent are those of a {@link transferMessage}: what an
- * unreadable record left out of an import still needs, as its ids link the tree.
+ * Throws unless a message record's id and parent are those of a {@link transferMessage}: what an unreadable record
+ * left out of an import still needs, as its ids link the tree.
  */
-export function checkTransferLinks(message: TransferMessage): void {
-  parseInput(transferLinks, message, named.message);
-}
-
-/** Throws `INVALID_ARGUMENT` unless `compaction` is a {@link transferCompaction}. */
-export function checkTransferCompaction(compaction: StoredCompaction): void {
-  parseInput(transferCompaction, compaction, named.overlay);
-}
-
-/** Throws `INVALID_ARGUMENT` unless `attachment` is a {@link transferAttachment}. */
-export function checkTransferAttachment(attachment: TransferAttachment): void {
-  parseInput(transferAttachment, attachment, named.attachment);
-}
-
-/** Throws `INVALID_ARGUMENT` unless `row` is a {@link transferRow}. */
-export function checkTransferRow(row: TransferRow): void {
-  parseInput(transferRow, row, named.row);
-}
+export const assertTransferLinks = checker<TransferMessage>(transferLinks, named.message);
+/** Throws unless `compaction` is a {@link transferCompaction}. */
+export const assertTransferCompaction = checker<StoredCompaction>(transferCompaction, named.overlay);
+/** Throws unless `attachment` is a {@link transferAttachment}. */
+export const assertTransferAttachment = checker<TransferAttachment>(transferAttachment, named.attachment);
+/** Throws unless `row` is a {@link transferRow}. */
+export const assertTransferRow = checker<TransferRow>(transferRow, named.row);

@@ -5,8 +5,8 @@
  */
 
 import { SessionError } from "../../errors.js";
+import { assertTransferRow } from "../../schema/transfer.js";
 import { entryText } from "../../search/query.js";
-import { assertTransferRow } from "../../store/transfer/validate.js";
 import type { ImportCounts, SessionInfo, TransferRow } from "../../store/types.js";
 import type { StoredCompaction } from "../../types.js";
 import type { Executor, Query } from "../connection/client.js";

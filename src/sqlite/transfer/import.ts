@@ -1,4 +1,5 @@
 import { SessionError } from "../../errors.js";
+import { assertTransferRow } from "../../schema/transfer.js";
 import { entryText, searchableText } from "../../search/query.js";
 import { markLogged } from "../../store/feed/change-rows.js";
 import { importChanged } from "../../store/feed/publish.js";
@@ -9,7 +10,6 @@ import {
   messageFacts,
   openSessionStream,
 } from "../../store/transfer/stream.js";
-import { assertTransferRow } from "../../store/transfer/validate.js";
 import type {
   ImportCounts,
   SessionImportResult,

@@ -2,10 +2,11 @@ import { SessionError } from "../../errors.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { utf8Length } from "../../runtime/bytes.js";
+import { assertTransferHeader } from "../../schema/transfer.js";
 import { estimateMessageTokens } from "../../utils/tokens.js";
 import { offloadJson } from "../media/offload.js";
 import type { TransferItem, TransferMessage, TransferSession } from "../types.js";
-import { assertTransferHeader, assertTransferItem, validatedMessage } from "./validate.js";
+import { assertTransferItem, validatedMessage } from "./validate.js";
 
 /**
  * Orders strings by their UTF-8 bytes, the order SQLite's BINARY collation and Postgres' `COLLATE "C"` use, so

@@ -3,9 +3,9 @@ import { describe } from "../../message/describe.js";
 import { reviveMessage } from "../../message/json.js";
 import { assertValidMessage } from "../../message/validate.js";
 import {
-  checkTransferAttachment,
-  checkTransferCompaction,
-  checkTransferMessage,
+  assertTransferAttachment,
+  assertTransferCompaction,
+  assertTransferMessage,
 } from "../../schema/transfer.js";
 import type { SessionMessage } from "../../types.js";
 import type { TransferItem, TransferMessage } from "../types.js";
@@ -18,13 +18,6 @@ import type { TransferItem, TransferMessage } from "../types.js";
  * before anything is written. The records are described in `schema/transfer.ts`; what this file adds is the
  * message a record's JSON holds, checked by the append path's own rules (`message/validate.ts`).
  */
-
-// Headers, rows and a message's links need no more than their schema.
-export {
-  checkTransferHeader as assertTransferHeader,
-  checkTransferLinks as assertTransferLinks,
-  checkTransferRow as assertTransferRow,
-} from "../../schema/transfer.js";
 
 // The message each validated record holds, so the importer does not parse its JSON a second time.
 const parsed = new WeakMap<TransferMessage, SessionMessage>();
@@ -39,14 +32,14 @@ export function validatedMessage(record: TransferMessage): SessionMessage | unde
  * with the record's own id and role (`INVALID_MESSAGE`, `RESERVED_ID`), or an overlay with storable ids.
  */
 export function assertTransferItem(item: Exclude<TransferItem, { kind: "session" }>): void {
-  if (item.kind === "attachment") checkTransferAttachment(item.attachment);
-  else if (item.kind === "compaction") checkTransferCompaction(item.compaction);
+  if (item.kind === "attachment") assertTransferAttachment(item.attachment);
+  else if (item.kind === "compaction") assertTransferCompaction(item.compaction);
   else assertMessageRecord(item.message);
 }
 
 // The record is described in schema/transfer.ts; the message its JSON holds is checked as an append checks it.
 function assertMessageRecord(m: TransferMessage): void {
-  checkTransferMessage(m);
+  assertTransferMessage(m);
   let message: unknown;
   try {
     message = JSON.parse(m.content);
