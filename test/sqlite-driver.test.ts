@@ -2,9 +2,13 @@
 // dependency) otherwise or when asked, and a MISSING_DEPENDENCY error naming the package when neither is there.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import Module from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { SessionError } from "../src/errors.js";
 import { Session } from "../src/session/session.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "../src/sqlite/connection/better-sqlite3.js";
 import { type SqlDriver, withoutRebindReprepare } from "../src/sqlite/connection/driver.js";
@@ -117,6 +121,47 @@ test("tuples returns each row's values in select order on every driver", async (
         assert.deepEqual(driver.tuples("SELECT a FROM t WHERE a > ?", [5]), []);
       } finally {
         driver.close();
+      }
+    });
+  }
+});
+
+test("read runs its statements on one snapshot, joins a transaction and refuses to start one", async (t) => {
+  const engines: ("better-sqlite3" | "node:sqlite")[] = ["better-sqlite3"];
+  if (hasNodeSqlite) engines.push("node:sqlite");
+  for (const engine of engines) {
+    await t.test(engine, () => {
+      const dir = mkdtempSync(join(tmpdir(), "driver-read-"));
+      const reader = openSqlite(join(dir, "a.db"), { driver: engine });
+      const writer = openSqlite(join(dir, "a.db"), { driver: engine });
+      try {
+        reader.run("CREATE TABLE t (a INTEGER)");
+        const count = () => reader.column<number>("SELECT count(*) FROM t")[0];
+        const seen = reader.read(() => {
+          const before = count();
+          writer.run("INSERT INTO t VALUES (1)");
+          return [before, count()];
+        });
+        assert.deepEqual(seen, [0, 0], "a commit between two reads of one snapshot is not seen");
+        assert.equal(count(), 1);
+        assert.throws(
+          () => reader.read(() => reader.transaction(() => reader.run("INSERT INTO t VALUES (2)"))),
+          (error: unknown) => error instanceof SessionError && error.code === "UNSUPPORTED",
+        );
+        assert.throws(() => reader.read(() => reader.column("SELECT nope FROM t")), /nope/);
+        // Both failures ended their snapshot: a write transaction starts, and reads inside it join it.
+        reader.transaction(() => {
+          reader.run("INSERT INTO t VALUES (3)");
+          assert.equal(
+            reader.read(() => reader.read(count)),
+            2,
+          );
+        });
+        assert.equal(count(), 2);
+      } finally {
+        reader.close();
+        writer.close();
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   }

@@ -68,6 +68,11 @@ export function fuseRankings(
   return { seqs, scores };
 }
 
+/** True when a search fuses the vector channel: a ranked search with hits to give, on a store with an embedder. */
+export function takesVectors(channel: VectorChannel | undefined, plan: SearchPlan): channel is VectorChannel {
+  return channel !== undefined && plan.vectors && plan.match === "any" && plan.limit > 0;
+}
+
 /**
  * The vector channel's nearest seqs for a ranked search, or undefined when the search takes no vectors (no
  * embedder, `vectors: false`, an all-words search). An embedder failure is the channel's to report: it answers [].
@@ -77,7 +82,7 @@ export async function nearestFor(
   query: string,
   plan: SearchPlan,
 ): Promise<number[] | undefined> {
-  if (channel === undefined || !plan.vectors || plan.match !== "any" || plan.limit === 0) return undefined;
+  if (!takesVectors(channel, plan)) return undefined;
   const limit = vectorCandidates(plan.limit);
   return channel.nearest(
     query,

@@ -28,6 +28,7 @@ export function closableDriver(driver: SqlDriver, name: string): { driver: SqlDr
       get: (sql, params) => open().get(sql, params),
       run: (sql, params) => open().run(sql, params),
       transaction: (fn) => open().transaction(fn),
+      read: (fn) => open().read(fn),
       close: () => driver.close(),
     },
   };

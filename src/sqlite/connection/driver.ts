@@ -50,6 +50,11 @@ export interface SqlDriver {
   run(sql: string, params?: readonly SqlValue[]): void;
   /** Runs `fn` atomically; nested calls join the outer transaction. Writers take the lock up front. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn`, which only reads, on one snapshot: its statements see the same commit. Inside a transaction it joins
+   * it; `fn` may not start one.
+   */
+  read<T>(fn: () => T): T;
   close(): void;
 }
 
@@ -113,6 +118,7 @@ export class PreparedDriver implements SqlDriver {
   private readonly columnStatements = new Map<string, ShapedStatement>();
   private readonly tupleStatements = new Map<string, ShapedStatement>();
   private depth = 0;
+  private reading = false;
 
   constructor(
     readonly name: string,
@@ -227,6 +233,8 @@ export class PreparedDriver implements SqlDriver {
   }
 
   transaction<T>(fn: () => T): T {
+    // A deferred read transaction that turns into a write fails on a stale snapshot instead of waiting its turn.
+    if (this.reading) throw new SessionError("UNSUPPORTED", "A write cannot start inside a read snapshot");
     if (this.depth > 0) return fn();
     this.begin();
     this.depth++;
@@ -243,6 +251,38 @@ export class PreparedDriver implements SqlDriver {
       throw error;
     } finally {
       this.depth--;
+    }
+  }
+
+  /**
+   * One read transaction (a deferred BEGIN) around `fn`: outside one, every statement opens and closes its own,
+   * and in WAL mode that is two lock calls on the shared-memory file each time (~6 µs per statement here, against
+   * ~8 µs for the pair of BEGIN and COMMIT): a search of eight statements spent 45 µs on them.
+   */
+  read<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    this.statement("BEGIN").run();
+    this.depth++;
+    this.reading = true;
+    let result: T;
+    try {
+      result = fn();
+    } catch (error) {
+      this.endRead("ROLLBACK");
+      throw error;
+    }
+    this.endRead("COMMIT");
+    return result;
+  }
+
+  private endRead(end: "COMMIT" | "ROLLBACK"): void {
+    this.depth--;
+    this.reading = false;
+    try {
+      this.statement(end).run();
+    } catch (error) {
+      // A statement that failed may have ended the transaction already; nothing was written either way.
+      if (end === "COMMIT") throw wrapSqlError(error, end);
     }
   }
 

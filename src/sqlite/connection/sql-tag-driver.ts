@@ -116,5 +116,13 @@ export class SqlTagDriver implements SqlDriver {
     }
   }
 
+  /**
+   * Just `fn`: a `sql` tag has no BEGIN (a Durable Object refuses it), and a Durable Object runs one synchronous
+   * turn at a time, so nothing commits between `fn`'s statements there.
+   */
+  read<T>(fn: () => T): T {
+    return fn();
+  }
+
   close(): void {}
 }

@@ -149,6 +149,12 @@ export function flushSearchIndex(driver: SqlDriver): boolean {
 }
 
 /**
+ * What a search's read on one snapshot answers when the index is behind and it may index: it cannot write inside
+ * the snapshot, so the caller indexes and reads again (see SqliteMessageSearch).
+ */
+export const INDEX_FIRST: unique symbol = Symbol("index first");
+
+/**
  * Indexes the pending messages a caller has already seen (its own read of the watermark), in a write transaction
  * of its own; false when this connection may not write.
  */

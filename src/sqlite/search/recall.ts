@@ -23,13 +23,18 @@ import type { SqlDriver } from "../connection/driver.js";
 import type { NodeRow } from "../tree.js";
 import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath } from "./hits.js";
-import { indexPendingIfWritable, pendingTexts } from "./indexing.js";
+import { INDEX_FIRST, pendingTexts } from "./indexing.js";
 import { readSearchState, type SearchState } from "./state.js";
 
-// One term's newest matches.
+// One term's newest matches; or all of them, in the index's own order, where no more can match than the cap (FTS5
+// walks a doclist oldest first: the reverse walk and the limit cost ~20 % of a LoCoMo question's term reads).
 const TERM_MATCHES = `SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`;
-const NODES = `SELECT m.seq, m.parent_seq, m.session_num, m.tokens FROM json_each(?) j
-  JOIN agent_messages m ON m.seq = j.value`;
+const ALL_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ?";
+// The candidates' parents, sessions and lengths as one JSON array of numbers, four per candidate: a row each cost
+// ~0.6 µs (a LoCoMo question reads ~400), and the rows' arrays were most of the search's garbage.
+const NODES = `SELECT '[' || group_concat(m.seq || ',' || IFNULL(m.parent_seq, 'null') || ',' || m.session_num || ','
+    || m.tokens) || ']'
+  FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value`;
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
@@ -42,14 +47,19 @@ export interface RecallRanking {
   ranked: RankedCandidate[];
 }
 
-/** The ranking of a ranked-recall search; undefined when nothing can match (no content word, no such session). */
+/**
+ * The ranking of a ranked-recall search; undefined when nothing can match (no content word, no such session).
+ * Rows the index does not hold yet are matched in memory, or with `mayIndex` answered INDEX_FIRST: the caller
+ * indexes them and asks again.
+ */
 export function recallRanking(
   driver: SqlDriver,
   expander: FamilyExpander,
   query: string,
   plan: SearchPlan,
   limits: QueryLimits,
-): RecallRanking | undefined {
+  mayIndex: boolean,
+): RecallRanking | undefined | typeof INDEX_FIRST {
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
   const terms = recallTerms(query, limits);
   if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return undefined;
@@ -57,38 +67,67 @@ export function recallRanking(
   if (state === undefined) return undefined;
   const head = state.scope?.head;
   const pending = state.indexed !== null && state.total > state.indexed;
-  const indexed = !pending || indexPendingIfWritable(driver);
+  if (pending && mayIndex) return INDEX_FIRST;
   const { families } = expander.expand(terms, state.total);
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
   const matches = terms.map((term) => termMatches(driver, term, families, state, cap));
-  const pendingMatches = indexed ? undefined : pendingTermMatches(driver, terms, state.scope?.num);
+  const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
   const candidates = new Set<number>();
   for (const seqs of matches) for (const seq of seqs) candidates.add(seq);
   for (const seq of pendingMatches?.keys() ?? []) candidates.add(seq);
   if (candidates.size === 0) return { seqs: [], scores: new Map(), head, ranked: [] };
-  const nodes = new Map<number, Node>();
-  for (const [seq, parent, sessionNum, tokens] of driver.tuples<[number, number | null, number, number]>(
-    NODES,
-    [JSON.stringify([...candidates])],
-  ))
-    nodes.set(seq, [parent, sessionNum, tokens]);
+  const nodes = readNodes(driver, candidates);
   const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
   if (pendingMatches !== undefined) addPending(matches, pendingMatches);
-  const perTerm = weighMatches(matches, (seq) => nodes.get(seq)?.[2], documents);
+  const perTerm = weighMatches(matches, (seq) => nodes.tokensOf(seq), documents);
   const visible = visibility(driver, plan, state, nodes);
-  const ranked = rankCandidates(perTerm, (seq) => nodes.get(seq)?.[0], visible ? { visible } : {});
+  const ranked = rankCandidates(perTerm, (seq) => nodes.parentOf(seq), visible ? { visible } : {});
   const scores = new Map(ranked.map(({ seq, score }) => [seq, score]));
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
 }
 
-type Node = [parent: number | null, sessionNum: number, tokens: number];
+/** The candidates as stored: parent, session and length by seq (a seq not stored, e.g. deleted, is absent). */
+class CandidateNodes {
+  private readonly at = new Map<number, number>();
+
+  constructor(private readonly flat: readonly (number | null)[]) {
+    for (let i = 0; i < flat.length; i += 4) this.at.set(flat[i] as number, i);
+  }
+
+  parentOf(seq: number): number | null | undefined {
+    const i = this.at.get(seq);
+    return i === undefined ? undefined : this.flat[i + 1];
+  }
+
+  sessionOf(seq: number): number | undefined {
+    const i = this.at.get(seq);
+    return i === undefined ? undefined : (this.flat[i + 2] as number);
+  }
+
+  tokensOf(seq: number): number | undefined {
+    const i = this.at.get(seq);
+    return i === undefined ? undefined : (this.flat[i + 3] as number);
+  }
+
+  /** The sessions the stored candidates belong to. */
+  sessions(): Set<number> {
+    const nums = new Set<number>();
+    for (let i = 2; i < this.flat.length; i += 4) nums.add(this.flat[i] as number);
+    return nums;
+  }
+}
+
+function readNodes(driver: SqlDriver, candidates: ReadonlySet<number>): CandidateNodes {
+  const [json] = driver.column<string | null>(NODES, [JSON.stringify([...candidates])]);
+  return new CandidateNodes(json ? (JSON.parse(json) as (number | null)[]) : []);
+}
 
 /** The seqs of one term's newest matches within the search's scope, newest first. */
 function termMatches(
   driver: SqlDriver,
   term: QueryTerm,
   families: ReadonlyMap<string, readonly string[]>,
-  { scope }: SearchState,
+  { scope, total }: SearchState,
   cap: number,
 ): number[] {
   // A word whose family has no indexed term, or that folds to nothing, matches no indexed message.
@@ -98,6 +137,9 @@ function termMatches(
   // A session holding most of the store is kept to by its rows' session (read with the candidates' parents):
   // its token's doclist would be nearly the whole index. Any other is kept to by its token inside the index.
   if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
+  // `total` (the highest seq) bounds the rows of the store, a session's count the rows the token lets through.
+  const mostMatches = scope?.filter === "token" ? scope.head.message_count : total;
+  if (mostMatches <= cap) return driver.column<number>(ALL_TERM_MATCHES, [match]);
   return driver.column<number>(TERM_MATCHES, [match, cap]);
 }
 
@@ -110,24 +152,23 @@ function visibility(
   driver: SqlDriver,
   plan: SearchPlan,
   { scope }: SearchState,
-  nodes: ReadonlyMap<number, Node>,
+  nodes: CandidateNodes,
 ): ((seq: number) => boolean) | undefined {
   if (scope !== undefined) {
     const checkPath = plan.activeOnly && hasOtherBranches(scope.head);
     if (scope.filter !== "lookup" && !checkPath) return undefined;
     const leaves = new Map<number, NodeRow | undefined>();
     return (seq) =>
-      nodes.get(seq)?.[1] === scope.num && (!checkPath || isOnActivePath(driver, seq, scope.head, leaves));
+      nodes.sessionOf(seq) === scope.num && (!checkPath || isOnActivePath(driver, seq, scope.head, leaves));
   }
   if (!plan.activeOnly && plan.sessionIds === undefined) return undefined;
   const heads = new Map<number, HitHead>();
-  const nums = new Set([...nodes.values()].map(([, num]) => num));
-  for (const head of driver.all<HitHead>(HEADS, [JSON.stringify([...nums])]))
+  for (const head of driver.all<HitHead>(HEADS, [JSON.stringify([...nodes.sessions()])]))
     heads.set(head.session_num, head);
   const leaves = new Map<number, NodeRow | undefined>();
   return (seq) => {
-    const node = nodes.get(seq);
-    const head = node === undefined ? undefined : heads.get(node[1]);
+    const num = nodes.sessionOf(seq);
+    const head = num === undefined ? undefined : heads.get(num);
     if (head === undefined) return false;
     if (plan.sessionIds !== undefined && !plan.sessionIds.has(head.session_id)) return false;
     return !plan.activeOnly || isOnActivePath(driver, seq, head, leaves);
@@ -144,8 +185,8 @@ function addPending(matches: number[][], pending: ReadonlyMap<number, number[]>)
 }
 
 /**
- * Rows the index does not hold yet, matched in memory, for a connection that may not write the index (read-only):
- * at most a batch or two. seq → each term's frequency in the row.
+ * Rows the index does not hold yet, matched in memory, where the search does not index them first (a read-only
+ * connection, or rows committed by another one while this one indexed): at most a batch or two. seq → each term's frequency in the row.
  */
 function pendingTermMatches(
   driver: SqlDriver,

@@ -6,7 +6,7 @@
  * src/postgres/search/search.ts.
  */
 
-import { fuseRankings, nearestFor } from "../../search/fusion.js";
+import { fuseRankings, nearestFor, takesVectors } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { hasFilters, outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
@@ -17,8 +17,8 @@ import type { SearchResult } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { withExtras } from "./extras.js";
 import { FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
-import { type Hit, hasOtherBranches, hitOptionsOf, readHits } from "./hits.js";
-import { indexPendingIfWritable, matchPending } from "./indexing.js";
+import { type HitOptions, hasOtherBranches, hitOptionsOf, readHits } from "./hits.js";
+import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { recallRanking } from "./recall.js";
 import { readSearchState } from "./state.js";
 
@@ -60,29 +60,53 @@ export class SqliteMessageSearch {
 
   /**
    * The hits of `query`, best first: ranked recall (sqlite/search/recall.ts) by default, or every word required
-   * (`match: "all"`), with the filters, overlay marks and context the options ask for.
+   * (`match: "all"`), with the filters, overlay marks and context the options ask for. Its reads share one
+   * snapshot (two around a vector channel's answer, which is awaited).
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     const plan = searchPlan(options);
     if (typeof query !== "string") return [];
-    const hits = plan.match === "any" ? await this.recall(query, plan) : this.allWords(query, plan);
-    return withExtras(this.driver, hits, plan);
+    if (plan.match === "all") return this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex));
+    const channel = this.vectors();
+    const rank = (mayIndex: boolean) =>
+      recallRanking(this.driver, this.families, query, plan, this.limits, mayIndex);
+    if (!takesVectors(channel, plan)) {
+      return this.onSnapshot((mayIndex) => {
+        const ranking = rank(mayIndex);
+        if (ranking === undefined || ranking === INDEX_FIRST) return ranking ?? [];
+        return this.page(ranking.seqs, plan, hitOptionsOf(plan, ranking.head, ranking.scores));
+      });
+    }
+    // Ranked recall fused with the vector channel's nearest messages.
+    const ranking = this.onSnapshot(rank);
+    if (ranking === undefined) return [];
+    const near = await nearestFor(channel, query, plan);
+    const { seqs, scores } = near?.length ? fuseRankings(ranking.ranked, near) : ranking;
+    return this.driver.read(() => this.page(seqs, plan, hitOptionsOf(plan, ranking.head, scores)));
   }
 
-  /** Ranked recall (recall.ts), fused with the vector channel's nearest messages when the store has one. */
-  private async recall(query: string, plan: SearchPlan): Promise<Hit[]> {
-    const ranking = recallRanking(this.driver, this.families, query, plan, this.limits);
-    if (ranking === undefined) return [];
-    const near = await nearestFor(this.vectors(), query, plan);
-    const { seqs, scores } = near?.length ? fuseRankings(ranking.ranked, near) : ranking;
-    return readHits(this.driver, seqs, plan.limit, hitOptionsOf(plan, ranking.head, scores));
+  /**
+   * Runs a search's reads on one snapshot. The index cannot be written inside it, so a search that finds rows
+   * pending indexes them first and reads again; rows another connection commits meanwhile, or any on a connection
+   * that may not write, are matched in memory.
+   */
+  private onSnapshot<T>(read: (mayIndex: boolean) => T | typeof INDEX_FIRST): T {
+    const first = this.driver.read(() => read(true));
+    if (first !== INDEX_FIRST) return first;
+    indexPendingIfWritable(this.driver);
+    return this.driver.read(() => read(false)) as T;
+  }
+
+  /** The page of hits of ranked seqs, with their overlay marks and context. */
+  private page(seqs: readonly number[], plan: SearchPlan, options: HitOptions): SearchResult[] {
+    return withExtras(this.driver, readHits(this.driver, seqs, plan.limit, options), plan);
   }
 
   /**
    * Every word required: bm25 among the newest SEARCH_CANDIDATES matches; a session filter goes into the FTS query
    * itself as a token, or is a primary-key lookup per match (see readSearchState).
    */
-  private allWords(query: string, plan: SearchPlan): Hit[] {
+  private allWords(query: string, plan: SearchPlan, mayIndex: boolean): SearchResult[] | typeof INDEX_FIRST {
     const { limit } = plan;
     // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
     const terms = parseQuery(query, this.limits);
@@ -96,15 +120,15 @@ export class SqliteMessageSearch {
     const { scope } = state;
     const hitOptions = hitOptionsOf(plan, scope?.head);
     const pending = state.indexed !== null && state.total > state.indexed;
-    const indexed = !pending || indexPendingIfWritable(this.driver);
-    const unindexed = indexed ? [] : matchPending(this.driver, terms, scope?.num);
+    if (pending && mayIndex) return INDEX_FIRST;
+    const unindexed = pending ? matchPending(this.driver, terms, scope?.num) : [];
     const storeRows = state.total;
     const { families, maxMatches } = this.families.expand(terms, storeRows);
     // A word whose family has no indexed term, or that folds to nothing, cannot match an indexed message.
     const noMatch = foldsToNothing(terms) || [...families.values()].some((family) => family.length === 0);
     let match = toFts5(terms, "text", families);
     if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
-    if (noMatch) return readHits(this.driver, unindexed, limit, hitOptions);
+    if (noMatch) return this.page(unindexed, plan, hitOptions);
     // The candidates' seqs, best first. Where no hit can be skipped (all branches asked for, or no session with
     // other branches in scope), only the first `limit` of them: plucking every candidate into JavaScript cost ~10 %
     // of a one-word search's p50 at 10,000 messages, and more of its mean (common words have the most candidates).
@@ -121,6 +145,6 @@ export class SqliteMessageSearch {
     const sql = scope?.filter === "lookup" ? RANKED_IN_SESSION : RANKED;
     const params = scope?.filter === "lookup" ? [match, scope.num, count] : [match, count];
     const ranked = this.driver.column<number>(allCandidates ? sql.flat : sql.nested, params);
-    return readHits(this.driver, [...unindexed, ...ranked], limit, hitOptions);
+    return this.page([...unindexed, ...ranked], plan, hitOptions);
   }
 }
