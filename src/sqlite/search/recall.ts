@@ -30,6 +30,7 @@ import { readSearchState, type SearchState } from "./state.js";
 // walks a doclist oldest first: the reverse walk and the limit cost ~20 % of a LoCoMo question's term reads).
 const TERM_MATCHES = `SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`;
 const ALL_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ?";
+const FIRST_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? LIMIT ?";
 // The candidates' parents, sessions and lengths as one JSON array of numbers, four per candidate: a row each cost
 // ~0.6 µs (a LoCoMo question reads ~400), and the rows' arrays were most of the search's garbage.
 const NODES = `SELECT '[' || group_concat(m.seq || ',' || IFNULL(m.parent_seq, 'null') || ',' || m.session_num || ','
@@ -140,6 +141,12 @@ function termMatches(
   // `total` (the highest seq) bounds the rows of the store, a session's count the rows the token lets through.
   const mostMatches = scope?.filter === "token" ? scope.head.message_count : total;
   if (mostMatches <= cap) return driver.column<number>(ALL_TERM_MATCHES, [match]);
+  // A phrase seldom matches more than the cap: its matches in the index's order, and only when there are more, the
+  // newest (a common phrase then costs at most two bounded reads; a phrase at 10,000 messages: ~30 % less).
+  if (term.kind === "phrase") {
+    const first = driver.column<number>(FIRST_TERM_MATCHES, [match, cap + 1]);
+    if (first.length <= cap) return first;
+  }
   return driver.column<number>(TERM_MATCHES, [match, cap]);
 }
 
