@@ -72,3 +72,27 @@ for (const [filter, other] of [
     await store.close();
   });
 }
+
+// Ranked recall reads each term's newest matches, at most its cap (SEARCH_CANDIDATES for a query of one term): all
+// of them in the index's own order where no more can match, and a phrase first in that order, then newest first
+// when it matches more (src/sqlite/search/recall.ts). Each way, the newest matches are the candidates.
+for (const [filter, other] of [
+  ["alone in the store", 0],
+  ["the session token", SEARCH_CANDIDATES + 200],
+] as const) {
+  test(`ranked recall over the cap keeps the newest matches of a word and of a phrase (filter: ${filter})`, async () => {
+    const store = new SqliteStore(":memory:");
+    const count = SEARCH_CANDIDATES + 300;
+    if (other > 0) load(store, "b", other, 50);
+    load(store, "a", count, 100);
+    const ranked = async (query: string) =>
+      (await store.searchMessages(query, { sessionId: "a" })).map((hit) => hit.id);
+    const newest = newestFirst("a", count - 20, count);
+    assert.deepEqual(await ranked("zeta"), newest);
+    assert.deepEqual(await ranked('"alpha beta"'), newest);
+    // Under the cap, every match is a candidate: the strong messages are the oldest, and rank first.
+    assert.deepEqual((await ranked("quokka")).slice(0, 1), ["a-3"]);
+    assert.equal((await ranked('"zeta zeta zeta"')).length, 20);
+    await store.close();
+  });
+}
