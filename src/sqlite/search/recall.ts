@@ -32,10 +32,11 @@ const TERM_MATCHES = `SELECT rowid FROM agent_messages_fts WHERE agent_messages_
 const ALL_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ?";
 const FIRST_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? LIMIT ?";
 // The candidates' parents, sessions and lengths as one JSON array of numbers, four per candidate: a row each cost
-// ~0.6 µs (a LoCoMo question reads ~400), and the rows' arrays were most of the search's garbage.
+// ~0.6 µs (a LoCoMo question reads ~400), and the rows' arrays were most of the search's garbage. Read from the
+// covering index (schema.ts, version 9), which the planner would pass over for the table's own key.
 const NODES = `SELECT '[' || group_concat(m.seq || ',' || IFNULL(m.parent_seq, 'null') || ',' || m.session_num || ','
     || m.tokens) || ']'
-  FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value`;
+  FROM json_each(?) j JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = j.value`;
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
