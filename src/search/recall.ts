@@ -57,58 +57,108 @@ export function rankCandidates(
   parentOf: (seq: number) => number | null | undefined,
   { visible, returnable }: CandidateFilter = {},
 ): RankedCandidate[] {
-  // Candidates by dense index in typed arrays (a search ranks hundreds to thousands of them on every call: maps
-  // keyed by seq were a fifth of a LoCoMo question's time). Terms are bits of a mask (a query has at most a few
-  // dozen distinct terms; past 31, later ones share the top bit, which only makes such counts coarser).
   let size = 0;
   for (const matches of perTerm) size += matches.size;
   const index = new Map<number, number>();
-  const seqs = new Float64Array(size);
-  const weight = new Float64Array(size);
-  const mask = new Int32Array(size);
-  let n = 0;
+  const candidates = denseCandidates(size);
   perTerm.forEach((matches, term) => {
-    const bit = 1 << Math.min(term, 30);
     for (const [seq, w] of matches) {
       if (visible !== undefined && !visible(seq)) continue;
       let i = index.get(seq);
       if (i === undefined) {
-        i = n++;
+        i = candidates.n++;
         index.set(seq, i);
-        seqs[i] = seq;
+        candidates.seqs[i] = seq;
       }
-      weight[i]! += w;
-      mask[i]! |= bit;
+      addTermWeight(candidates, i, term, w);
     }
   });
+  for (let i = 0; i < candidates.n; i++) {
+    const parent = parentOf(candidates.seqs[i]!);
+    candidates.parent[i] = parent === null || parent === undefined ? -1 : (index.get(parent) ?? -1);
+  }
+  return rankDense(candidates, returnable);
+}
+
+/**
+ * Candidates by dense index in typed arrays (a search ranks hundreds to thousands of them on every call: maps
+ * keyed by seq were a fifth of a LoCoMo question's time). Terms are bits of a mask (a query has at most a few
+ * dozen distinct terms; past 31, later ones share the top bit, which only makes such counts coarser).
+ */
+export interface DenseCandidates {
+  /** How many of the slots are candidates. */
+  n: number;
+  seqs: Float64Array;
+  /** The sum of the candidate's term weights. */
+  weight: Float64Array;
+  /** A bit per query term the candidate matches. */
+  mask: Int32Array;
+  /** The dense index of the candidate's parent when that is a candidate too, else -1. */
+  parent: Int32Array;
+  /** The last term added to each candidate (+1), so a term counts once per candidate. */
+  lastTerm: Int32Array;
+  /** Filled by rankDense: each candidate's relevance. */
+  score: Float64Array;
+}
+
+/** Room for `size` candidates, none yet. */
+export function denseCandidates(size: number): DenseCandidates {
+  return {
+    n: 0,
+    seqs: new Float64Array(size),
+    weight: new Float64Array(size),
+    mask: new Int32Array(size),
+    parent: new Int32Array(size),
+    lastTerm: new Int32Array(size),
+    score: new Float64Array(size),
+  };
+}
+
+/** Adds term `term`'s weight `w` to candidate `i`, once per term. */
+export function addTermWeight(candidates: DenseCandidates, i: number, term: number, w: number): void {
+  if (candidates.lastTerm[i] === term + 1) return;
+  candidates.lastTerm[i] = term + 1;
+  candidates.weight[i]! += w;
+  candidates.mask[i]! |= 1 << Math.min(term, 30);
+}
+
+/**
+ * Ranks dense candidates (see the module comment); `returnable` false leaves a candidate out of the result while it
+ * still lends its weight to its neighbours. Fills `score`.
+ */
+export function rankDense(
+  candidates: DenseCandidates,
+  returnable?: (seq: number) => boolean,
+): RankedCandidate[] {
+  const { n, seqs, weight, mask, parent } = candidates;
   // Each candidate's best neighbour weight and the union of its neighbours' terms, from parent-child pairs.
   const nearWeight = new Float64Array(n);
   const nearMask = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    const parent = parentOf(seqs[i]!);
-    const j = parent === null || parent === undefined ? undefined : index.get(parent);
-    if (j === undefined) continue;
+    const j = parent[i]!;
+    if (j < 0) continue;
     if (weight[j]! > nearWeight[i]!) nearWeight[i] = weight[j]!;
     nearMask[i]! |= mask[j]!;
     if (weight[i]! > nearWeight[j]!) nearWeight[j] = weight[i]!;
     nearMask[j]! |= mask[i]!;
   }
   const order: number[] = [];
-  const score = new Float64Array(n);
-  const matched = new Uint8Array(n);
-  const window = new Uint8Array(n);
+  const score = candidates.score;
+  // The two tiers in one number: both counts are at most 31.
+  const tier = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    if (returnable !== undefined && !returnable(seqs[i]!)) continue;
     score[i] = weight[i]! + NEIGHBOUR_WEIGHT * nearWeight[i]!;
-    matched[i] = popcount(mask[i]!);
-    window[i] = popcount(mask[i]! | nearMask[i]!);
+    if (returnable !== undefined && !returnable(seqs[i]!)) continue;
+    tier[i] = (popcount(mask[i]! | nearMask[i]!) << 8) | popcount(mask[i]!);
     order.push(i);
   }
-  order.sort(
-    (a, b) =>
-      window[b]! - window[a]! || matched[b]! - matched[a]! || score[b]! - score[a]! || seqs[b]! - seqs[a]!,
-  );
-  return order.map((i) => ({ seq: seqs[i]!, score: score[i]!, matched: matched[i]!, window: window[i]! }));
+  order.sort((a, b) => tier[b]! - tier[a]! || score[b]! - score[a]! || seqs[b]! - seqs[a]!);
+  return order.map((i) => ({
+    seq: seqs[i]!,
+    score: score[i]!,
+    matched: tier[i]! & 0xff,
+    window: tier[i]! >> 8,
+  }));
 }
 
 function popcount(bits: number): number {

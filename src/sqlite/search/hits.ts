@@ -45,6 +45,11 @@ const HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.c
 const SESSION_HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at
   FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value`;
 
+/** Each ranked seq's relevance in this search. */
+export interface ScoreLookup {
+  get(seq: number): number | undefined;
+}
+
 /** How a page of hits is read: the branch scope, the session's head when scoped, the filters and scores. */
 export interface HitOptions {
   activeOnly: boolean;
@@ -53,15 +58,11 @@ export interface HitOptions {
   /** The role, time and session filters: false leaves a hit out. */
   accept?: ((role: string, createdAt: string, sessionId: string) => boolean) | undefined;
   /** Relevance of each seq, reported as the hit's score. */
-  scores?: ReadonlyMap<number, number> | undefined;
+  scores?: ScoreLookup | undefined;
 }
 
 /** The hit options of a search plan: its branch scope and filters (none when it has none, to skip the calls). */
-export function hitOptionsOf(
-  plan: SearchPlan,
-  head: HitHead | undefined,
-  scores?: ReadonlyMap<number, number>,
-): HitOptions {
+export function hitOptionsOf(plan: SearchPlan, head: HitHead | undefined, scores?: ScoreLookup): HitOptions {
   const filtered = hasFilters(plan) || plan.sessionIds !== undefined;
   return {
     activeOnly: plan.activeOnly,

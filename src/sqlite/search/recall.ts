@@ -10,19 +10,14 @@
 import type { QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan } from "../../search/options.js";
 import type { QueryTerm } from "../../search/query.js";
-import {
-  perTermCap,
-  type RankedCandidate,
-  rankCandidates,
-  recallTerms,
-  weighMatches,
-} from "../../search/recall.js";
+import { perTermCap, type RankedCandidate, recallTerms } from "../../search/recall.js";
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { NodeRow } from "../tree.js";
+import { Candidates } from "./candidates.js";
 import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
-import { type HitHead, hasOtherBranches, isOnActivePath } from "./hits.js";
+import { type HitHead, hasOtherBranches, isOnActivePath, type ScoreLookup } from "./hits.js";
 import { INDEX_FIRST, pendingTexts } from "./indexing.js";
 import { readSearchState, type SearchState } from "./state.js";
 
@@ -31,19 +26,13 @@ import { readSearchState, type SearchState } from "./state.js";
 const TERM_MATCHES = `SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`;
 const ALL_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ?";
 const FIRST_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? LIMIT ?";
-// The candidates' parents, sessions and lengths as one JSON array of numbers, four per candidate: a row each cost
-// ~0.6 µs (a LoCoMo question reads ~400), and the rows' arrays were most of the search's garbage. Read from the
-// covering index (schema.ts, version 9), which the planner would pass over for the table's own key.
-const NODES = `SELECT '[' || group_concat(m.seq || ',' || IFNULL(m.parent_seq, 'null') || ',' || m.session_num || ','
-    || m.tokens) || ']'
-  FROM json_each(?) j JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = j.value`;
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
 /** The ranked seqs of a search (best first), their scores, and the head of the session it keeps to. */
 export interface RecallRanking {
   seqs: number[];
-  scores: Map<number, number>;
+  scores: ScoreLookup;
   head: HitHead | undefined;
   /** The ranked candidates with their term-count tiers (what hybrid fusion keeps). */
   ranked: RankedCandidate[];
@@ -74,54 +63,13 @@ export function recallRanking(
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
   const matches = terms.map((term) => termMatches(driver, term, families, state, cap));
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
-  const candidates = new Set<number>();
-  for (const seqs of matches) for (const seq of seqs) candidates.add(seq);
-  for (const seq of pendingMatches?.keys() ?? []) candidates.add(seq);
-  if (candidates.size === 0) return { seqs: [], scores: new Map(), head, ranked: [] };
-  const nodes = readNodes(driver, candidates);
-  const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
   if (pendingMatches !== undefined) addPending(matches, pendingMatches);
-  const perTerm = weighMatches(matches, (seq) => nodes.tokensOf(seq), documents);
-  const visible = visibility(driver, plan, state, nodes);
-  const ranked = rankCandidates(perTerm, (seq) => nodes.parentOf(seq), visible ? { visible } : {});
-  const scores = new Map(ranked.map(({ seq, score }) => [seq, score]));
+  const candidates = new Candidates(matches);
+  if (candidates.size === 0) return { seqs: [], scores: new Map(), head, ranked: [] };
+  candidates.readNodes(driver);
+  const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
+  const { ranked, scores } = candidates.rank(documents, visibility(driver, plan, state, candidates));
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
-}
-
-/** The candidates as stored: parent, session and length by seq (a seq not stored, e.g. deleted, is absent). */
-class CandidateNodes {
-  private readonly at = new Map<number, number>();
-
-  constructor(private readonly flat: readonly (number | null)[]) {
-    for (let i = 0; i < flat.length; i += 4) this.at.set(flat[i] as number, i);
-  }
-
-  parentOf(seq: number): number | null | undefined {
-    const i = this.at.get(seq);
-    return i === undefined ? undefined : this.flat[i + 1];
-  }
-
-  sessionOf(seq: number): number | undefined {
-    const i = this.at.get(seq);
-    return i === undefined ? undefined : (this.flat[i + 2] as number);
-  }
-
-  tokensOf(seq: number): number | undefined {
-    const i = this.at.get(seq);
-    return i === undefined ? undefined : (this.flat[i + 3] as number);
-  }
-
-  /** The sessions the stored candidates belong to. */
-  sessions(): Set<number> {
-    const nums = new Set<number>();
-    for (let i = 2; i < this.flat.length; i += 4) nums.add(this.flat[i] as number);
-    return nums;
-  }
-}
-
-function readNodes(driver: SqlDriver, candidates: ReadonlySet<number>): CandidateNodes {
-  const [json] = driver.column<string | null>(NODES, [JSON.stringify([...candidates])]);
-  return new CandidateNodes(json ? (JSON.parse(json) as (number | null)[]) : []);
 }
 
 /** The seqs of one term's newest matches within the search's scope, newest first. */
@@ -160,7 +108,7 @@ function visibility(
   driver: SqlDriver,
   plan: SearchPlan,
   { scope }: SearchState,
-  nodes: CandidateNodes,
+  nodes: Candidates,
 ): ((seq: number) => boolean) | undefined {
   if (scope !== undefined) {
     const checkPath = plan.activeOnly && hasOtherBranches(scope.head);
