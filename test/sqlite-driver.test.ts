@@ -14,6 +14,7 @@ import { loadBetterSqlite3, loadNodeSqlite } from "../src/sqlite/connection/bett
 import { type SqlDriver, withoutRebindReprepare } from "../src/sqlite/connection/driver.js";
 import { openSqlite } from "../src/sqlite/connection/open.js";
 import { SqlTagDriver } from "../src/sqlite/connection/sql-tag-driver.js";
+import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 
@@ -164,6 +165,29 @@ test("read runs its statements on one snapshot, joins a transaction and refuses 
         rmSync(dir, { recursive: true, force: true });
       }
     });
+  }
+});
+
+test("a search on a shared handle inside its owner's transaction reads in that transaction", async () => {
+  const Database = await loadBetterSqlite3();
+  const db = new Database(":memory:");
+  const store = new SqliteStore(db);
+  try {
+    await store
+      .session("s")
+      .appendMessage({ id: "a", role: "user", parts: [{ type: "text", text: "quokka" }] });
+    // Indexed first: a write (the search indexing what is pending) cannot start inside the owner's transaction.
+    flushSearchIndex(store.driver);
+    db.exec("BEGIN");
+    const hits = await store.searchMessages("quokka");
+    db.exec("COMMIT");
+    assert.deepEqual(
+      hits.map((hit) => hit.id),
+      ["a"],
+    );
+  } finally {
+    await store.close();
+    db.close();
   }
 });
 

@@ -78,6 +78,10 @@ interface PreparingDatabase {
   prepare(sql: string): Statement;
   exec(sql: string): unknown;
   close(): unknown;
+  /** better-sqlite3: a transaction is open on the handle (its owner's, when the handle is shared). */
+  readonly inTransaction?: boolean;
+  /** node:sqlite (22.16+): the same. */
+  readonly isTransaction?: boolean;
 }
 
 /** A statement prepared for `column` or `tuples`, and how its rows come back. */
@@ -260,8 +264,13 @@ export class PreparedDriver implements SqlDriver {
    * ~8 µs for the pair of BEGIN and COMMIT): a search of eight statements spent 45 µs on them.
    */
   read<T>(fn: () => T): T {
-    if (this.depth > 0) return fn();
-    this.statement("BEGIN").run();
+    // Inside a transaction, ours or the owner's of a shared handle, the statements already share its snapshot.
+    if (this.depth > 0 || this.db.inTransaction === true || this.db.isTransaction === true) return fn();
+    try {
+      this.statement("BEGIN").run();
+    } catch (error) {
+      wrapSqlError(error, "BEGIN");
+    }
     this.depth++;
     this.reading = true;
     let result: T;
