@@ -1,7 +1,7 @@
 /**
  * Ranked recall on SQLite: each content term of the query finds its newest matches in the FTS5 index (at most
- * perTermCap of them), one statement per term that reads only the index's doclists; the candidates' parents and
- * lengths come in one more statement, and search/recall.ts weighs (BM25) and ranks them. FTS5's own bm25() was
+ * perTermCap of them), one statement per term that reads only the index's doclists; candidates.ts reads the
+ * candidates' parents and lengths in one more statement and weighs them (BM25), and search/recall.ts ranks them. FTS5's own bm25() was
  * the first choice, but it costs ~1 µs per matching row and term, which made a LoCoMo question ~2 ms; the
  * weights here take a term's rarity from its match count and a message's length from its token estimate, and
  * found as much (R@5/R@10 within 0.5 points on the dev set). The Postgres twin is src/postgres/search/recall.ts.
@@ -72,7 +72,10 @@ export function recallRanking(
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
 }
 
-/** The seqs of one term's newest matches within the search's scope, newest first. */
+/**
+ * The seqs of one term's newest matches within the search's scope (at most `cap`): newest first, or in the index's
+ * own order where every match fits under the cap.
+ */
 function termMatches(
   driver: SqlDriver,
   term: QueryTerm,
