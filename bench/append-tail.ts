@@ -34,6 +34,8 @@ const variants: Record<string, (s: SqliteStore) => void> = {
   "no idle work": (s) => (s as unknown as { idle: { close(): void } }).idle.close(),
   "automerge 4": fts("automerge", 4),
   "wal_autocheckpoint 1000": pragma("wal_autocheckpoint = 1000"),
+  // Migration 9's covering index for ranked recall: what it costs an append.
+  "no node index": (s) => s.driver.run("DROP INDEX agent_messages_node"),
   "before #18 (all three)": (s) => {
     (s as unknown as { idle: { close(): void } }).idle.close();
     fts("automerge", 4)(s);
