@@ -180,15 +180,24 @@ export function idf(documents: number, matching: number): number {
   return Math.max(1e-6, Math.log(1 + (documents - matching + 0.5) / (matching + 0.5)));
 }
 
+/**
+ * A term's rarity as the SQL backends weigh it: BM25's idf from its match count among `documents` (a capped read
+ * never counts more matches than documents).
+ */
+export function termRarity(documents: number, matching: number): number {
+  return idf(Math.max(documents, matching), matching);
+}
+
 /** How many candidates one term may bring (newest first): the total budget shared by the query's terms. */
 export function perTermCap(terms: number, budget: number): number {
   return Math.min(budget, Math.max(250, Math.floor((budget * 2) / Math.max(1, terms))));
 }
 
 /**
- * Each term's BM25 weight in each of its matches, the SQL backends' way: a term's rarity from its match count
- * among `documents`, a message's length from `lengthOf` (its token estimate; undefined drops the match: a row
- * outside the scope), term frequency counted once (an index read for its doclists only tells presence).
+ * Each term's BM25 weight in each of its matches, the SQL backends' way (Postgres, search blocks; SQLite weighs the
+ * same in slots, sqlite/search/candidates.ts): a term's rarity from its match count (`termRarity`), a message's
+ * length from `lengthOf` (its token estimate; undefined drops the match: a row outside the scope), term frequency
+ * counted once (an index read for its doclists only tells presence).
  */
 export function weighMatches(
   matches: readonly (readonly number[])[],
@@ -210,7 +219,7 @@ export function weighMatches(
   }
   const average = count === 0 ? 1 : total / count;
   return matches.map((seqs) => {
-    const rarity = idf(Math.max(documents, seqs.length), seqs.length);
+    const rarity = termRarity(documents, seqs.length);
     const weights = new Map<number, number>();
     for (const seq of seqs) {
       const length = lengthOf(seq);

@@ -9,9 +9,9 @@ import {
   bm25Weight,
   type DenseCandidates,
   denseCandidates,
-  idf,
   type RankedCandidate,
   rankDense,
+  termRarity,
 } from "../../search/recall.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { ScoreLookup } from "./hits.js";
@@ -93,9 +93,9 @@ export class Candidates {
   }
 
   /**
-   * Ranks the stored candidates `visible` lets through: each term weighs by its rarity among `documents` (its match
-   * count, stored or not) and a message's length by its token estimate against the candidates' average; a term
-   * counts once per message (the index is read for its doclists only).
+   * Ranks the stored candidates `visible` lets through, weighed as `weighMatches` (search/recall.ts) weighs: each
+   * term by its rarity among `documents` (its match count, stored or not), a message's length by its token estimate
+   * against the candidates' average, a term once per message (the index is read for its doclists only).
    */
   rank(documents: number, visible?: (seq: number) => boolean): CandidateRanking {
     const size = this.seqs.length;
@@ -118,7 +118,7 @@ export class Candidates {
       dense.seqs[dense.n++] = seq;
     }
     this.termSlots.forEach((slots, term) => {
-      const rarity = idf(Math.max(documents, slots.length), slots.length);
+      const rarity = termRarity(documents, slots.length);
       for (const slot of slots) {
         const i = denseOf[slot]!;
         if (i >= 0) addTermWeight(dense, i, term, bm25Weight(rarity, 1, this.tokens[slot]!, average));
