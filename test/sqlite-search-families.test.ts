@@ -70,9 +70,9 @@ test("ASCII text tokenizes and folds as the Unicode path does", () => {
   ]);
 });
 
-test("a query of plain ASCII words parses to the terms the general parser gives", () => {
-  // A quote sends a query down the general path; an empty quoted piece adds no term to it.
-  const general = (query: string) => parseQuery(`${query} ""`);
+test("a plain ASCII query parses to the terms the general parser gives", () => {
+  // A character outside ASCII sends a query down the general path; an ellipsis adds no term to it.
+  const general = (query: string) => parseQuery(`${query} \u2026`);
   const queries = [
     "Deploy the APP",
     "deploy deploys deployed DEPLOYMENT",
@@ -83,6 +83,13 @@ test("a query of plain ASCII words parses to the terms the general parser gives"
     "  spaced\tout\nlines  ",
     "stopped stopping fall falling buzzes misses",
     "",
+    // Quotes: phrases, one quoted word (a word), empty quotes, repeats, a quote never closed.
+    '"deploy the app" now',
+    'say "Hello, World" and "hello world" and "HELLO" hello',
+    'a "" b "c d" "c d e" "c d"',
+    'before "open phrase never closed',
+    '"one" "two three" "four five six',
+    'x"y z"w',
     // More words than the fast path takes: the general parser answers.
     Array.from({ length: 20 }, (_, i) => `word${i} repeat`).join(" "),
   ];

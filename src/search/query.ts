@@ -178,10 +178,10 @@ function isDigits(word: string): boolean {
  */
 export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): QueryTerm[] {
   assertQueryLength(query, limits);
-  const plain = parsePlainWords(query);
+  const plain = parsePlainQuery(query);
   if (plain !== undefined) {
-    assertQueryTerms(plain.length, limits);
-    return plain;
+    assertQueryTerms(plain.words, limits);
+    return plain.terms;
   }
   const terms: QueryTerm[] = [];
   const seen = new Set<string>();
@@ -210,34 +210,65 @@ export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LI
 const PLAIN_MAX_WORDS = 16;
 
 /**
- * The terms of a query of plain ASCII words without quotes — what people and models type most — in one scan of
- * its characters: the same terms the general parse gives, without its regular expressions, folding and key set,
- * which each cost a fetch of cold code on every search. Undefined for any other query, and for one with more
- * than PLAIN_MAX_WORDS words.
+ * The terms of a plain ASCII query — what people and models type most: words, and words in quotes — in one scan
+ * of its characters: the same terms the general parse gives, without its regular expressions, folding and key
+ * set, which each cost a fetch of cold code on every search. Undefined for any other query, and for one with more
+ * than PLAIN_MAX_WORDS distinct words.
  */
-function parsePlainWords(query: string): QueryWord[] | undefined {
-  const words: QueryWord[] = [];
+function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } | undefined {
+  const terms: QueryTerm[] = [];
+  let words = 0;
+  // Repeats are found by a linear scan: past a few distinct words the general parser's set is the cheaper one.
+  const addWord = (token: string): void => {
+    const word = toWord(token);
+    const seen = terms.some(
+      (term) =>
+        term.kind === "word" &&
+        (term.word === word.word || (term.prefix !== null && term.prefix === word.prefix)),
+    );
+    if (seen) return;
+    terms.push(word);
+    words++;
+  };
+  const addPhrase = (tokens: string[]): void => {
+    // One word in quotes is a word, as in the general parse.
+    if (tokens.length < 2) return tokens.length === 1 ? addWord(tokens[0] as string) : undefined;
+    const seen = terms.some(
+      (term) =>
+        term.kind === "phrase" &&
+        term.words.length === tokens.length &&
+        term.words.every((word, at) => word === tokens[at]),
+    );
+    if (seen) return;
+    terms.push({ kind: "phrase", words: tokens });
+    words += tokens.length;
+  };
+  // The words since an opening quote; undefined outside quotes.
+  let phrase: string[] | undefined;
   let start = -1;
   for (let i = 0; i <= query.length; i++) {
     const char = i < query.length ? query.charCodeAt(i) : SPACE;
-    if (char > ASCII_MAX || char === QUOTE) return undefined;
+    if (char > ASCII_MAX) return undefined;
     const lower = char | LOWER_BIT;
     if ((lower >= A && lower <= Z) || (char >= ZERO && char <= NINE)) {
       if (start < 0) start = i;
-    } else if (start >= 0) {
-      // Repeats are found by a linear scan: past a few distinct words the general parser's set is the cheaper one.
-      if (words.length >= PLAIN_MAX_WORDS) return undefined;
-      const word = toWord(query.slice(start, i).toLowerCase());
-      if (
-        !words.some(
-          (seen) => seen.word === word.word || (seen.prefix !== null && seen.prefix === word.prefix),
-        )
-      )
-        words.push(word);
+      continue;
+    }
+    if (start >= 0) {
+      if (words + (phrase?.length ?? 0) >= PLAIN_MAX_WORDS) return undefined;
+      const token = query.slice(start, i).toLowerCase();
       start = -1;
+      if (phrase === undefined) addWord(token);
+      else phrase.push(token);
+    }
+    if (char === QUOTE) {
+      if (phrase !== undefined) addPhrase(phrase);
+      phrase = phrase === undefined ? [] : undefined;
     }
   }
-  return words;
+  // A quote never closed quotes nothing: its words are words.
+  if (phrase !== undefined) for (const token of phrase) addWord(token);
+  return { terms, words };
 }
 
 // Two terms with the same key match the same messages: same folded word, same folded family prefix, or the same
