@@ -64,8 +64,9 @@ export function recallRanking(
   const matches = terms.map((term) => termMatches(driver, term, families, state, cap));
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
   if (pendingMatches !== undefined) addPending(matches, pendingMatches);
+  // A search that matches nothing (most phrases do) skips the candidates' typed arrays.
+  if (matches.every((seqs) => seqs.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
   const candidates = new Candidates(matches);
-  if (candidates.size === 0) return { seqs: [], scores: new Map(), head, ranked: [] };
   candidates.readNodes(driver);
   const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
   const { ranked, scores } = candidates.rank(documents, visibility(driver, plan, state, candidates));

@@ -74,6 +74,7 @@ export class SqliteMessageSearch {
       return this.onSnapshot((mayIndex) => {
         const ranking = rank(mayIndex);
         if (ranking === undefined || ranking === INDEX_FIRST) return ranking ?? [];
+        if (ranking.seqs.length === 0) return [];
         return this.page(ranking.seqs, plan, hitOptionsOf(plan, ranking.head, ranking.scores));
       });
     }
