@@ -232,7 +232,10 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
   };
   const addPhrase = (tokens: string[]): void => {
     // One word in quotes is a word, as in the general parse.
-    if (tokens.length < 2) return tokens.length === 1 ? addWord(tokens[0] as string) : undefined;
+    if (tokens.length < 2) {
+      if (tokens.length === 1) addWord(tokens[0] as string);
+      return;
+    }
     const seen = terms.some(
       (term) =>
         term.kind === "phrase" &&
