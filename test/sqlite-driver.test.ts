@@ -225,7 +225,7 @@ test("a handle opened for 64-bit integers still reads numbers: a store over it a
   }
 });
 
-test("equalities with a bare parameter are prepared as `= +?`, every other use of a parameter as written", () => {
+test("equalities, limits and offsets with a bare parameter are prepared with `+?`, any other parameter as written", () => {
   assert.equal(
     withoutRebindReprepare("SELECT a FROM t JOIN u ON u.k = t.k WHERE t.id = ? AND t.n=? ORDER BY a"),
     "SELECT a FROM t JOIN u ON u.k = t.k WHERE t.id = +? AND t.n= +? ORDER BY a",
@@ -234,13 +234,20 @@ test("equalities with a bare parameter are prepared as `= +?`, every other use o
     withoutRebindReprepare("UPDATE t SET a = ?, b = ? WHERE c = ?"),
     "UPDATE t SET a = +?, b = +? WHERE c = +?",
   );
+  assert.equal(
+    withoutRebindReprepare("SELECT a FROM t WHERE b MATCH ? ORDER BY a LIMIT ? OFFSET ?"),
+    "SELECT a FROM t WHERE b MATCH ? ORDER BY a LIMIT +? OFFSET +?",
+  );
+  assert.equal(withoutRebindReprepare("select a from t limit\n  ?"), "select a from t limit +?");
   for (const unchanged of [
     "a <= ?",
     "a >= ?",
     "a != ?",
     "a == ?",
     "a IN (?)",
-    "LIMIT ?",
+    "LIMIT 5",
+    "LIMIT +?",
+    "DELIMIT ?",
     "VALUES (?, ?)",
     "a = +?",
   ]) {
@@ -259,6 +266,21 @@ test("equalities with a bare parameter are prepared as `= +?`, every other use o
         const plain = db.prepare(`SELECT rowid FROM t WHERE ${column} = ? ORDER BY rowid`).pluck().all(value);
         const plus = db.prepare(`SELECT rowid FROM t WHERE ${column} = +? ORDER BY rowid`).pluck().all(value);
         assert.deepEqual(plus, plain, `${column} = ${String(value)}`);
+      }
+    }
+    // A limit or offset: the same rows, or the same error, for any value.
+    const outcome = (sql: string, value: unknown) => {
+      try {
+        return db.prepare(sql).pluck().all(value);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    for (const value of [0, 1, 2, 2.0, "2", -1, 1.5, "1.5", "x", null, Buffer.from([1])]) {
+      for (const clause of ["LIMIT", "LIMIT 2 OFFSET"]) {
+        const plain = outcome(`SELECT rowid FROM t ORDER BY rowid ${clause} ?`, value);
+        const plus = outcome(`SELECT rowid FROM t ORDER BY rowid ${clause} +?`, value);
+        assert.deepEqual(plus, plain, `${clause} ${String(value)}`);
       }
     }
   } finally {
