@@ -123,6 +123,9 @@ test("a read-only connection that cannot index still finds pending messages", as
   // Ranked recall finds them too (ranked by relevance, pending or not).
   assert.deepEqual(ids(await reader.searchMessages("quokka")).sort(), ["i1", "p1", "p2"]);
   assert.deepEqual(ids(await reader.searchMessages("quokka", { sessionId: "a" })).sort(), ["i1", "p1"]);
+  // A pending row that matches more of the words ranks above an indexed one that matches fewer.
+  const both = ids(await reader.searchMessages("pending quokka"));
+  assert.deepEqual([both.slice(0, 2).sort(), both[2]], [["p1", "p2"], "i1"]);
   assert.deepEqual(await reader.searchMessages("quokka zebra", all), []);
   await reader.close();
   handle.close();

@@ -1,8 +1,8 @@
 /**
- * The candidates of a ranked-recall search on SQLite, by dense slot: each term's matches, the candidates' parents,
- * sessions and lengths (one statement), and their BM25 weights, ready for rankDense (search/recall.ts). One map
- * from seq to slot serves every step: maps and sets per step were most of a common word's ranking time, and of
- * its garbage.
+ * The candidates of a ranked-recall search on SQLite, by dense slot: each term's matches with their parents,
+ * sessions and lengths (read with the term, recall.ts), and their BM25 weights, ready for rankDense
+ * (search/recall.ts). One map from seq to slot serves every step: maps and sets per step were most of a common
+ * word's ranking time, and of its garbage.
  */
 import {
   addTermWeight,
@@ -16,12 +16,25 @@ import {
 import type { SqlDriver } from "../connection/driver.js";
 import type { ScoreLookup } from "./hits.js";
 
-// The candidates' parents, sessions and lengths as one JSON array of numbers, four per candidate: a row each cost
-// ~0.6 µs (a LoCoMo question reads ~400), and the rows' arrays were most of the search's garbage. Read from the
-// covering index (schema.ts, version 9), which the planner would pass over for the table's own key.
+/**
+ * A term's matches with their nodes, flat: seq, parent seq (null for a root), session number and token estimate,
+ * four numbers per match. A row each cost ~0.6 µs (a LoCoMo question reads ~400), and the rows' arrays were most
+ * of the search's garbage.
+ */
+export type MatchNodes = (number | null)[];
+export const NODE_FIELDS = 4;
+
+// The nodes of stored messages, as MatchNodes in one JSON value, from the covering index (schema.ts, version 9),
+// which the planner would pass over for the table's own key.
 const NODES = `SELECT '[' || group_concat(m.seq || ',' || IFNULL(m.parent_seq, 'null') || ',' || m.session_num || ','
     || m.tokens) || ']'
   FROM json_each(?) j JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = j.value`;
+
+/** The nodes of the stored messages among `seqs`, in no particular order. */
+export function readNodes(driver: SqlDriver, seqs: readonly number[]): MatchNodes {
+  const [json] = driver.column<string | null>(NODES, [JSON.stringify(seqs)]);
+  return json ? (JSON.parse(json) as MatchNodes) : [];
+}
 
 /** A ranking and each ranked candidate's score by seq. */
 export interface CandidateRanking {
@@ -35,85 +48,70 @@ export class Candidates {
   private readonly seqs: number[] = [];
   /** Each term's matches as slots. */
   private readonly termSlots: Int32Array[];
-  // Per slot; NaN where the message is not stored (deleted since it was indexed).
+  // Per slot (a message that is no longer stored is no candidate: the term reads drop it).
   private readonly parentSeq: Float64Array;
   private readonly session: Float64Array;
   private readonly tokens: Float64Array;
 
-  /** Slots for each term's matching seqs (`matches[t]`: term t's). */
-  constructor(matches: readonly (readonly number[])[]) {
-    this.termSlots = matches.map((seqs) => {
-      const slots = new Int32Array(seqs.length);
-      seqs.forEach((seq, k) => {
+  /** Slots for each term's matches (`matches[t]`: term t's, with their nodes). */
+  constructor(matches: readonly MatchNodes[]) {
+    let most = 0;
+    for (const nodes of matches) most += nodes.length / NODE_FIELDS;
+    this.parentSeq = new Float64Array(most);
+    this.session = new Float64Array(most);
+    this.tokens = new Float64Array(most);
+    this.termSlots = matches.map((nodes) => {
+      const slots = new Int32Array(nodes.length / NODE_FIELDS);
+      for (let k = 0, m = 0; k < nodes.length; k += NODE_FIELDS, m++) {
+        const seq = nodes[k] as number;
         let slot = this.slots.get(seq);
         if (slot === undefined) {
           slot = this.seqs.length;
           this.slots.set(seq, slot);
           this.seqs.push(seq);
+          this.parentSeq[slot] = nodes[k + 1] ?? -1;
+          this.session[slot] = nodes[k + 2] as number;
+          this.tokens[slot] = nodes[k + 3] as number;
         }
-        slots[k] = slot;
-      });
+        slots[m] = slot;
+      }
       return slots;
     });
-    const size = this.seqs.length;
-    this.parentSeq = new Float64Array(size).fill(Number.NaN);
-    this.session = new Float64Array(size).fill(Number.NaN);
-    this.tokens = new Float64Array(size).fill(Number.NaN);
   }
 
   get size(): number {
     return this.seqs.length;
   }
 
-  /** Reads the stored candidates' parents, sessions and lengths. */
-  readNodes(driver: SqlDriver): void {
-    const [json] = driver.column<string | null>(NODES, [JSON.stringify(this.seqs)]);
-    const flat = json ? (JSON.parse(json) as (number | null)[]) : [];
-    for (let k = 0; k < flat.length; k += 4) {
-      const slot = this.slots.get(flat[k] as number);
-      if (slot === undefined) continue;
-      this.parentSeq[slot] = flat[k + 1] ?? -1;
-      this.session[slot] = flat[k + 2] as number;
-      this.tokens[slot] = flat[k + 3] as number;
-    }
-  }
-
-  /** The session of a stored candidate, else undefined. */
+  /** The session of a candidate, else undefined. */
   sessionOf(seq: number): number | undefined {
     const slot = this.slots.get(seq);
-    const num = slot === undefined ? Number.NaN : this.session[slot]!;
-    return Number.isNaN(num) ? undefined : num;
+    return slot === undefined ? undefined : this.session[slot];
   }
 
-  /** The sessions the stored candidates belong to. */
+  /** The sessions the candidates belong to. */
   sessions(): Set<number> {
     const nums = new Set<number>();
-    for (const num of this.session) if (!Number.isNaN(num)) nums.add(num);
+    for (let slot = 0; slot < this.seqs.length; slot++) nums.add(this.session[slot]!);
     return nums;
   }
 
   /**
-   * Ranks the stored candidates `visible` lets through, weighed as `weighMatches` (search/recall.ts) weighs: each
-   * term by its rarity among `documents` (its match count, stored or not), a message's length by its token estimate
-   * against the candidates' average, a term once per message (the index is read for its doclists only).
+   * Ranks the candidates `visible` lets through, weighed as `weighMatches` (search/recall.ts) weighs: each term by
+   * its rarity among `documents` (its match count), a message's length by its token estimate against the
+   * candidates' average, a term once per message (the index is read for its doclists only).
    */
   rank(documents: number, visible?: (seq: number) => boolean): CandidateRanking {
     const size = this.seqs.length;
     let total = 0;
-    let count = 0;
-    for (let slot = 0; slot < size; slot++) {
-      const length = this.tokens[slot]!;
-      if (Number.isNaN(length)) continue;
-      total += length;
-      count++;
-    }
-    const average = count === 0 ? 1 : total / count;
-    // Dense indices of the candidates that take part (stored, visible), in order of first match; -1 for the rest.
-    const dense = denseCandidates(count);
+    for (let slot = 0; slot < size; slot++) total += this.tokens[slot]!;
+    const average = size === 0 ? 1 : total / size;
+    // Dense indices of the candidates that take part (visible), in order of first match; -1 for the rest.
+    const dense = denseCandidates(size);
     const denseOf = new Int32Array(size).fill(-1);
     for (let slot = 0; slot < size; slot++) {
       const seq = this.seqs[slot]!;
-      if (Number.isNaN(this.tokens[slot]!) || (visible !== undefined && !visible(seq))) continue;
+      if (visible !== undefined && !visible(seq)) continue;
       denseOf[slot] = dense.n;
       dense.seqs[dense.n++] = seq;
     }

@@ -1,10 +1,11 @@
 /**
  * Ranked recall on SQLite: each content term of the query finds its newest matches in the FTS5 index (at most
- * perTermCap of them), one statement per term that reads only the index's doclists; candidates.ts reads the
- * candidates' parents and lengths in one more statement and weighs them (BM25), and search/recall.ts ranks them. FTS5's own bm25() was
- * the first choice, but it costs ~1 µs per matching row and term, which made a LoCoMo question ~2 ms; the
- * weights here take a term's rarity from its match count and a message's length from its token estimate, and
- * found as much (R@5/R@10 within 0.5 points on the dev set). The Postgres twin is src/postgres/search/recall.ts.
+ * perTermCap of them) with their parents, sessions and lengths, one statement per term that reads the index's
+ * doclists and a covering index of the messages; candidates.ts weighs them (BM25), and search/recall.ts ranks
+ * them. FTS5's own bm25() was the first choice, but it costs ~1 µs per matching row and term, which made a LoCoMo
+ * question ~2 ms; the weights here take a term's rarity from its match count and a message's length from its
+ * token estimate, and found as much (R@5/R@10 within 0.5 points on the dev set). The Postgres twin is
+ * src/postgres/search/recall.ts.
  */
 
 import type { QueryLimits } from "../../search/limits.js";
@@ -13,9 +14,9 @@ import type { QueryTerm } from "../../search/query.js";
 import { perTermCap, type RankedCandidate, recallTerms } from "../../search/recall.js";
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import type { NodeRow } from "../tree.js";
-import { Candidates } from "./candidates.js";
+import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./candidates.js";
 import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath, type ScoreLookup } from "./hits.js";
 import { INDEX_FIRST, pendingTexts } from "./indexing.js";
@@ -26,6 +27,18 @@ import { readSearchState, type SearchState } from "./state.js";
 const TERM_MATCHES = `SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`;
 const ALL_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ?";
 const FIRST_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? LIMIT ?";
+// A term's matches with their parents, sessions and lengths (MatchNodes, as one JSON value), read from the covering
+// index in the same statement. A statement of their own for all the candidates at once read a candidate that several
+// terms match only once, but cost more: a LoCoMo question's p50 fell ~7 % with this (same-process A/B, same hits).
+// A match no longer stored drops out.
+const withNodes = (
+  matches: string,
+) => `SELECT '[' || group_concat(t.rowid || ',' || IFNULL(m.parent_seq, 'null')
+    || ',' || m.session_num || ',' || m.tokens) || ']'
+  FROM (${matches}) t CROSS JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = t.rowid`;
+const TERM_NODES = withNodes(TERM_MATCHES);
+const ALL_TERM_NODES = withNodes(ALL_TERM_MATCHES);
+const FIRST_TERM_NODES = withNodes(FIRST_TERM_MATCHES);
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
@@ -63,19 +76,18 @@ export function recallRanking(
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
   const matches = terms.map((term) => termMatches(driver, term, families, state, cap));
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
-  if (pendingMatches !== undefined) addPending(matches, pendingMatches);
+  if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
   // A search that matches nothing (most phrases do) skips the candidates' typed arrays.
   if (matches.every((seqs) => seqs.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
   const candidates = new Candidates(matches);
-  candidates.readNodes(driver);
   const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
   const { ranked, scores } = candidates.rank(documents, visibility(driver, plan, state, candidates));
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
 }
 
 /**
- * The seqs of one term's newest matches within the search's scope (at most `cap`): newest first, or in the index's
- * own order where every match fits under the cap.
+ * One term's newest matches within the search's scope (at most `cap`) with their nodes (see withNodes): newest
+ * first, or in the index's own order where every match fits under the cap.
  */
 function termMatches(
   driver: SqlDriver,
@@ -83,7 +95,7 @@ function termMatches(
   families: ReadonlyMap<string, readonly string[]>,
   { scope, total }: SearchState,
   cap: number,
-): number[] {
+): MatchNodes {
   // A word whose family has no indexed term, or that folds to nothing, matches no indexed message.
   if (foldsToNothing([term])) return [];
   if (term.kind === "word" && term.prefix !== null && families.get(term.prefix)?.length === 0) return [];
@@ -93,14 +105,19 @@ function termMatches(
   if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
   // `total` (the highest seq) bounds the rows of the store, a session's count the rows the token lets through.
   const mostMatches = scope?.filter === "token" ? scope.head.message_count : total;
-  if (mostMatches <= cap) return driver.column<number>(ALL_TERM_MATCHES, [match]);
+  if (mostMatches <= cap) return nodesOf(driver, ALL_TERM_NODES, [match]);
   // A phrase seldom matches more than the cap: its matches in the index's order, and only when there are more, the
   // newest (a common phrase then costs at most two bounded reads; a phrase at 10,000 messages: ~30 % less).
   if (term.kind === "phrase") {
-    const first = driver.column<number>(FIRST_TERM_MATCHES, [match, cap + 1]);
-    if (first.length <= cap) return first;
+    const first = nodesOf(driver, FIRST_TERM_NODES, [match, cap + 1]);
+    if (first.length <= cap * NODE_FIELDS) return first;
   }
-  return driver.column<number>(TERM_MATCHES, [match, cap]);
+  return nodesOf(driver, TERM_NODES, [match, cap]);
+}
+
+function nodesOf(driver: SqlDriver, sql: string, params: SqlValue[]): MatchNodes {
+  const [json] = driver.column<string | null>(sql, params);
+  return json ? (JSON.parse(json) as MatchNodes) : [];
 }
 
 /**
@@ -135,11 +152,14 @@ function visibility(
   };
 }
 
-// The pending rows' matches join each term's list (they are newer than every indexed row).
-function addPending(matches: number[][], pending: ReadonlyMap<number, number[]>): void {
-  for (const [seq, tf] of pending) {
-    tf.forEach((n, i) => {
-      if (n > 0) matches[i]!.unshift(seq);
+// The pending rows' matches join each term's list (they are newer than every indexed row), with their nodes.
+function addPending(driver: SqlDriver, matches: MatchNodes[], pending: ReadonlyMap<number, number[]>): void {
+  if (pending.size === 0) return;
+  const nodes = readNodes(driver, [...pending.keys()]);
+  for (let k = 0; k < nodes.length; k += NODE_FIELDS) {
+    const node = nodes.slice(k, k + NODE_FIELDS);
+    pending.get(node[0] as number)?.forEach((n, i) => {
+      if (n > 0) matches[i]!.unshift(...node);
     });
   }
 }
