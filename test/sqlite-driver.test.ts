@@ -287,3 +287,26 @@ test("equalities, limits and offsets with a bare parameter are prepared with `+?
     db.close();
   }
 });
+
+test("the page cache is 64 MiB unless pageCacheMiB says otherwise; a bad size is INVALID_ARGUMENT", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-session-cache-"));
+  try {
+    const cacheOf = async (options: { pageCacheMiB?: number }) => {
+      const store = new SqliteStore(join(dir, "cache.db"), options);
+      const [kib] = store.driver.column<number>("PRAGMA cache_size");
+      await store.close();
+      return kib;
+    };
+    assert.equal(await cacheOf({}), -64 * 1024);
+    assert.equal(await cacheOf({ pageCacheMiB: 8 }), -8 * 1024);
+    for (const bad of [0, -1, 1.5, Number.NaN, 2 ** 21, "16" as unknown as number]) {
+      assert.throws(
+        () => new SqliteStore(join(dir, "cache.db"), { pageCacheMiB: bad }),
+        (error: unknown) => error instanceof SessionError && error.code === "INVALID_ARGUMENT",
+        String(bad),
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -53,5 +53,11 @@ export function openPathStores(): number {
 }
 
 function optionsKey(options: SqliteOptions): string {
-  return JSON.stringify([options.driver, options.durability, options.busyTimeoutMs, options.maxValueBytes]);
+  return JSON.stringify([
+    options.driver,
+    options.durability,
+    options.busyTimeoutMs,
+    options.maxValueBytes,
+    options.pageCacheMiB,
+  ]);
 }
