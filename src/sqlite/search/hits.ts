@@ -3,7 +3,7 @@ import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js
 import type { SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { isAncestor, type NodeRow, nodeBySeq } from "../tree.js";
+import { isOnPath } from "../tree.js";
 
 /** A session's head as the hits need it: its id, leaf and whether it has other branches (count vs depth). */
 export interface HitHead {
@@ -93,7 +93,6 @@ export function readHits(
   { activeOnly, head, accept, scores }: HitOptions,
 ): Hit[] {
   const hits: Hit[] = [];
-  const leaves = new Map<number, NodeRow | undefined>();
   let next = 0;
   while (hits.length < limit && next < seqs.length) {
     // Skipped hits (other branches, filters) make later pages grow, so a long run of them costs few statements.
@@ -110,7 +109,7 @@ export function readHits(
       const [, id, role, content, createdAt] = hit;
       const hitHead = head ?? headOf(hit);
       if (accept && !accept(role, createdAt, hitHead.session_id)) continue;
-      const onActivePath = isOnActivePath(driver, seq, hitHead, leaves);
+      const onActivePath = isOnActivePath(driver, seq, hitHead);
       if (activeOnly && !onActivePath) continue;
       const result: SearchResult = {
         id,
@@ -142,19 +141,10 @@ export function hasOtherBranches(head: HitHead): boolean {
   return head.leaf_depth === null || head.message_count !== head.leaf_depth + 1;
 }
 
-/** Whether `seq` lies on its session's active path; `leaves` keeps each session's leaf row across calls. */
-export function isOnActivePath(
-  driver: SqlDriver,
-  seq: number,
-  hit: HitHead,
-  leaves: Map<number, NodeRow | undefined>,
-): boolean {
+/** Whether `seq` lies on its session's active path. */
+export function isOnActivePath(driver: SqlDriver, seq: number, hit: HitHead): boolean {
   if (hit.leaf_seq === null || hit.leaf_depth === null) return false;
   // A session whose message count equals its active path's length has no other branch: nothing to check.
   if (!hasOtherBranches(hit)) return true;
-  if (!leaves.has(hit.session_num)) leaves.set(hit.session_num, nodeBySeq(driver, hit.leaf_seq));
-  const leaf = leaves.get(hit.session_num);
-  if (!leaf) return false;
-  const node = nodeBySeq(driver, seq);
-  return node !== undefined && isAncestor(driver, node, leaf);
+  return isOnPath(driver, seq, hit.leaf_seq);
 }

@@ -15,7 +15,6 @@ import { perTermCap, type RankedCandidate, recallTerms } from "../../search/reca
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
-import type { NodeRow } from "../tree.js";
 import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./candidates.js";
 import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath, type ScoreLookup } from "./hits.js";
@@ -134,21 +133,19 @@ function visibility(
   if (scope !== undefined) {
     const checkPath = plan.activeOnly && hasOtherBranches(scope.head);
     if (scope.filter !== "lookup" && !checkPath) return undefined;
-    const leaves = new Map<number, NodeRow | undefined>();
     return (seq) =>
-      nodes.sessionOf(seq) === scope.num && (!checkPath || isOnActivePath(driver, seq, scope.head, leaves));
+      nodes.sessionOf(seq) === scope.num && (!checkPath || isOnActivePath(driver, seq, scope.head));
   }
   if (!plan.activeOnly && plan.sessionIds === undefined) return undefined;
   const heads = new Map<number, HitHead>();
   for (const head of driver.all<HitHead>(HEADS, [JSON.stringify([...nodes.sessions()])]))
     heads.set(head.session_num, head);
-  const leaves = new Map<number, NodeRow | undefined>();
   return (seq) => {
     const num = nodes.sessionOf(seq);
     const head = num === undefined ? undefined : heads.get(num);
     if (head === undefined) return false;
     if (plan.sessionIds !== undefined && !plan.sessionIds.has(head.session_id)) return false;
-    return !plan.activeOnly || isOnActivePath(driver, seq, head, leaves);
+    return !plan.activeOnly || isOnActivePath(driver, seq, head);
   };
 }
 

@@ -1,0 +1,49 @@
+// The one-statement path check (isOnPath) against the row-by-row skip-pointer walk (isAncestor), on a tree deep
+// enough for the pointers to skip and branched enough for most messages to be off a given path.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { SqliteStore } from "../src/sqlite/store.js";
+import { isAncestor, isOnPath, nodeBySeq } from "../src/sqlite/tree.js";
+
+// A seeded generator, so a failure names the same tree every run.
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+test("isOnPath answers what the skip-pointer walk answers, for every message against every leaf", async () => {
+  const store = new SqliteStore(":memory:");
+  const session = store.session("tree");
+  const next = random(7);
+  const ids: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    // Mostly a chain (depth for the pointers to skip), sometimes a branch from anywhere before.
+    const parent =
+      ids.length === 0 ? null : next() < 0.9 ? ids[ids.length - 1]! : ids[Math.floor(next() * ids.length)]!;
+    const id = `m${i}`;
+    await session.appendMessage({ id, role: "user", parts: [{ type: "text", text: id }] }, parent);
+    ids.push(id);
+  }
+  const driver = store.driver;
+  const seqs = driver.column<number>("SELECT seq FROM agent_messages ORDER BY seq");
+  const leaves = driver.column<number>(
+    "SELECT seq FROM agent_messages m WHERE NOT EXISTS (SELECT 1 FROM agent_messages c WHERE c.parent_seq = m.seq)",
+  );
+  assert.ok(leaves.length > 10, "the tree branches");
+  let onPath = 0;
+  for (const leafSeq of leaves) {
+    const leaf = nodeBySeq(driver, leafSeq)!;
+    for (const seq of seqs) {
+      const expected = isAncestor(driver, nodeBySeq(driver, seq)!, leaf);
+      assert.equal(isOnPath(driver, seq, leafSeq), expected, `message ${seq}, leaf ${leafSeq}`);
+      if (expected) onPath++;
+    }
+  }
+  assert.ok(onPath > 0 && onPath < seqs.length * leaves.length);
+  // A message that is not stored is on no path.
+  assert.equal(isOnPath(driver, 10_000, leaves[0]!), false);
+  await store.close();
+});
