@@ -11,8 +11,8 @@ import {
 } from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
 import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
-import { type SqlDriver, sqlText } from "./connection/driver.js";
-import { freeTextSql, readFreeText, storedFreeText } from "./connection/free-text.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { freeTextSql, readFreeText, sqlText, storedFreeText } from "./connection/free-text.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
 
 /** Context-block rows in SQLite (one row per namespaced key). */

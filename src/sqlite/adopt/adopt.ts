@@ -28,8 +28,8 @@ import {
 import { type AdoptedItem, MessageOrder } from "../../store/adopt/order.js";
 import { compareRegistryRow, referenceSessionInfo } from "../../store/adopt/registry.js";
 import { type SessionInfoRow, toSessionInfo } from "../../store/registry-rows.js";
-import { type SqlDriver, sqlText } from "../connection/driver.js";
-import { freeTextSql, readFreeText } from "../connection/free-text.js";
+import type { SqlDriver } from "../connection/driver.js";
+import { freeTextSql, readFreeText, sqlText } from "../connection/free-text.js";
 import { isReadonlyError } from "../search/indexing.js";
 import { insertRegistryRow, insertRow, setLeaf, writeItems } from "../transfer/import.js";
 import { verifyCompactions, verifyMessages } from "./verify.js";

@@ -8,7 +8,8 @@ import {
 } from "../../store/adopt/adopt.js";
 import type { MessageOrder } from "../../store/adopt/order.js";
 import { resolveContent } from "../chunks.js";
-import { type SqlDriver, sqlText } from "../connection/driver.js";
+import type { SqlDriver } from "../connection/driver.js";
+import { sqlText } from "../connection/free-text.js";
 import { listCompactions } from "../history.js";
 
 const PAGE = 500;

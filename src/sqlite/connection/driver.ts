@@ -1,19 +1,6 @@
 import { SessionError, StorageError } from "../../errors.js";
 import { isBusy } from "./busy.js";
-
-// A leading U+FEFF is text the user stored, not a byte-order mark to drop.
-const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
-
-/**
- * Text of a column read as `CAST(col AS BLOB)`. node:sqlite returns TEXT cut at the first U+0000, so columns that
- * may hold arbitrary user text (block content, entries, summaries) are read as bytes and decoded here.
- */
-export function sqlText(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value instanceof Uint8Array) return utf8.decode(value);
-  if (value instanceof ArrayBuffer) return utf8.decode(new Uint8Array(value));
-  return value === null || value === undefined ? "" : String(value);
-}
+import { withoutRebindReprepare } from "./rebind.js";
 
 /** A value SQLite can bind. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
@@ -88,24 +75,6 @@ interface PreparingDatabase {
 interface ShapedStatement {
   statement: Statement;
   mode: "pluck" | "arrays" | "objects";
-}
-
-// An equality with a bare parameter on its right (`col = ?`), not part of `<=`, `>=`, `!=` or `==`.
-const EQUALS_PARAMETER = /(?<![<>!=])=\s*\?/g;
-// A LIMIT or OFFSET given by a bare parameter.
-const LIMIT_PARAMETER = /\b(LIMIT|OFFSET)\s+\?/gi;
-
-/**
- * `col = ?` written as `col = +?`, and `LIMIT ?` as `LIMIT +?`: the same comparison and count (a parameter has no
- * affinity, nor has `+?`) and the same plan, but SQLite marks such a bare parameter as able to change the plan
- * (an equality in a join or an ORDER BY query from 3.54; a LIMIT or OFFSET in 3.53 as well), and a driver that
- * clears bindings after each run (better-sqlite3 12 and 13, node:sqlite) then makes it re-prepare the statement
- * on every run: ~10-15 µs more for a small join, ~2.5 µs warm and ~8 µs with a search's cold caches for a LIMIT
- * (sqlite3_clear_bindings still expires what the bind calls spare; reported against 3.54.1). Done once per
- * prepared statement.
- */
-export function withoutRebindReprepare(sql: string): string {
-  return sql.replace(EQUALS_PARAMETER, "= +?").replace(LIMIT_PARAMETER, "$1 +?");
 }
 
 const BUSY_RETRIES = 5;

@@ -8,7 +8,20 @@
  */
 import { isWellFormed } from "../../message/ids.js";
 import { utf8Encode } from "../../runtime/bytes.js";
-import { sqlText } from "./driver.js";
+
+// A leading U+FEFF is text the user stored, not a byte-order mark to drop.
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Text of a column read as `CAST(col AS BLOB)`. node:sqlite returns TEXT cut at the first U+0000, so columns that
+ * may hold arbitrary user text (block content, entries, summaries) are read as bytes and decoded here.
+ */
+export function sqlText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value instanceof Uint8Array) return utf8.decode(value);
+  if (value instanceof ArrayBuffer) return utf8.decode(new Uint8Array(value));
+  return value === null || value === undefined ? "" : String(value);
+}
 
 /** The value to bind for `text`: the text itself, or the UTF-8 bytes of its JSON literal when it is not well-formed. */
 export function storedFreeText(text: string): string | Uint8Array {
