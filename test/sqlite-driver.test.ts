@@ -289,7 +289,7 @@ test("equalities, limits and offsets with a bare parameter are prepared with `+?
   }
 });
 
-test("the page cache is 64 MiB unless pageCacheMiB says otherwise; a bad size is INVALID_ARGUMENT", async () => {
+test("the page cache is 64 MiB unless pageCacheMiB says otherwise; a bad connection option is INVALID_ARGUMENT", async () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-session-cache-"));
   try {
     const cacheOf = async (options: { pageCacheMiB?: number }) => {
@@ -300,13 +300,20 @@ test("the page cache is 64 MiB unless pageCacheMiB says otherwise; a bad size is
     };
     assert.equal(await cacheOf({}), -64 * 1024);
     assert.equal(await cacheOf({ pageCacheMiB: 8 }), -8 * 1024);
+    const invalid = (error: unknown) => error instanceof SessionError && error.code === "INVALID_ARGUMENT";
     for (const bad of [0, -1, 1.5, Number.NaN, 2 ** 21, "16" as unknown as number]) {
       assert.throws(
         () => new SqliteStore(join(dir, "cache.db"), { pageCacheMiB: bad }),
-        (error: unknown) => error instanceof SessionError && error.code === "INVALID_ARGUMENT",
+        invalid,
         String(bad),
       );
     }
+    // The other connection options are checked the same way, before the file is opened.
+    assert.throws(() => new SqliteStore(join(dir, "cache.db"), { busyTimeoutMs: -1 }), invalid);
+    assert.throws(
+      () => new SqliteStore(join(dir, "cache.db"), { durability: "fsync" as unknown as "full" }),
+      invalid,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -203,9 +203,16 @@ function connectionSettings(options: SqliteOptions): ConnectionSettings {
       `pageCacheMiB must be a whole number from 1 to ${MAX_PAGE_CACHE_MIB}, got ${describe(cacheMiB)}`,
     );
   }
+  const durability = options.durability;
+  if (durability !== undefined && durability !== "normal" && durability !== "full") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `durability must be "normal" or "full", got ${describe(durability)}`,
+    );
+  }
   return {
     busyTimeoutMs: timeout,
-    durability: options.durability,
+    durability,
     pageCacheMiB: cacheMiB,
     maxValueBytes: options.maxValueBytes === undefined ? undefined : valueLimit(options.maxValueBytes),
   };
