@@ -24,10 +24,17 @@ import type { ScoreLookup } from "./hits.js";
 export type MatchNodes = (number | null)[];
 export const NODE_FIELDS = 4;
 
-// The nodes of stored messages, as MatchNodes in one JSON value, from the covering index (schema.ts, version 9),
-// which the planner would pass over for the table's own key.
-const NODES = `SELECT '[' || group_concat(m.seq || ',' || IFNULL(m.parent_seq, 'null') || ',' || m.session_num || ','
-    || m.tokens) || ']'
+/**
+ * The select list that returns rows of the messages `m` as MatchNodes in one JSON value (`seq`: the expression of
+ * each row's seq). `m` is read from the covering index (schema.ts, version 9), which the planner would pass over
+ * for the table's own key.
+ */
+export function matchNodesJson(seq: string): string {
+  return `'[' || group_concat(${seq} || ',' || IFNULL(m.parent_seq, 'null') || ',' || m.session_num || ',' || m.tokens)
+    || ']'`;
+}
+
+const NODES = `SELECT ${matchNodesJson("m.seq")}
   FROM json_each(?) j JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = j.value`;
 
 /** The nodes of the stored messages among `seqs`, in no particular order. */

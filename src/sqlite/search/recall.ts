@@ -15,7 +15,7 @@ import { perTermCap, type RankedCandidate, recallTerms } from "../../search/reca
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
-import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./candidates.js";
+import { Candidates, type MatchNodes, matchNodesJson, NODE_FIELDS, readNodes } from "./candidates.js";
 import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath, type ScoreLookup } from "./hits.js";
 import { INDEX_FIRST, pendingTexts } from "./indexing.js";
@@ -30,11 +30,10 @@ const FIRST_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_mes
 // index in the same statement. A statement of their own for all the candidates at once read a candidate that several
 // terms match only once, but cost more: a LoCoMo question's p50 fell ~7 % with this (same-process A/B, same hits).
 // A match no longer stored drops out.
-const withNodes = (
-  matches: string,
-) => `SELECT '[' || group_concat(t.rowid || ',' || IFNULL(m.parent_seq, 'null')
-    || ',' || m.session_num || ',' || m.tokens) || ']'
-  FROM (${matches}) t CROSS JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = t.rowid`;
+function withNodes(matches: string): string {
+  return `SELECT ${matchNodesJson("t.rowid")}
+    FROM (${matches}) t CROSS JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = t.rowid`;
+}
 const TERM_NODES = withNodes(TERM_MATCHES);
 const ALL_TERM_NODES = withNodes(ALL_TERM_MATCHES);
 const FIRST_TERM_NODES = withNodes(FIRST_TERM_MATCHES);
@@ -77,7 +76,7 @@ export function recallRanking(
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
   // A search that matches nothing (most phrases do) skips the candidates' typed arrays.
-  if (matches.every((seqs) => seqs.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
+  if (matches.every((nodes) => nodes.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
   const candidates = new Candidates(matches);
   const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
   const { ranked, scores } = candidates.rank(documents, visibility(driver, plan, state, candidates));
