@@ -44,14 +44,22 @@ async function chatThroughUseChat(browser: Browser, db: string): Promise<void> {
   }
 }
 
-/** The boxes of every element `selector` matches. */
+/**
+ * The boxes of every element `selector` matches, measured in one evaluation: the page reads its view again when its
+ * live stream opens and replaces the conversation's elements, so a box read element by element could meet one that
+ * was just removed (the test failed so, now and then).
+ */
 async function boxesOf(page: Page, selector: string) {
-  const boxes = [];
-  for (const element of await page.locator(selector).all()) {
-    const box = await element.boundingBox();
-    assert.ok(box, `${selector} is displayed`);
-    boxes.push(box);
-  }
+  await page.waitForSelector(selector);
+  const boxes = await page.$$eval(selector, (elements) =>
+    elements.map((element) => {
+      const { x, y, width, height } = element.getBoundingClientRect();
+      // No client rects: the element is not rendered (display: none), which a box of zeros would hide.
+      return { x, y, width, height, rendered: element.getClientRects().length > 0 };
+    }),
+  );
+  assert.ok(boxes.length > 0, `${selector} matches`);
+  for (const box of boxes) assert.ok(box.rendered, `${selector} is displayed`);
   return boxes;
 }
 
