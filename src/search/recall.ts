@@ -5,8 +5,9 @@
  * terms weigh more, long messages do not win by length), and each candidate's parent; this module does the rest.
  *
  * Ranking, best first:
- * 1. how many of the query's terms the message and the turns next to it (its parent and its replies) match
- *    together — a conversation's answer is often the turn after the question that names the subject;
+ * 1. how many of the query's terms the message's exchange matches together: the message, the turns next to it (its
+ *    parent and its replies) and, through such a turn that matches the query too, the turns next to that one — a
+ *    conversation's answer is often the turn after the question that names the subject, or the one after that;
  * 2. how many of them the message matches by itself (so a message matching every term comes first);
  * 3. relevance: the message's own weight plus half the best weight among those neighbouring turns;
  * 4. newest first.
@@ -36,7 +37,7 @@ export interface RankedCandidate {
   score: number;
   /** Query terms this message matches by itself. */
   matched: number;
-  /** Query terms this message and the turns next to it match together (the first tier of the order). */
+  /** Query terms this message's exchange matches together (the first tier of the order; see the module comment). */
   window: number;
 }
 
@@ -142,6 +143,19 @@ export function rankDense(
     if (weight[i]! > nearWeight[j]!) nearWeight[j] = weight[i]!;
     nearMask[j]! |= mask[i]!;
   }
+  // The exchange's terms: one more step through each neighbour that is a candidate itself, so a question, its answer
+  // and the reply to that answer pool their terms, while a turn that matches nothing does not join two matches. On
+  // LoCoMo's dev set this took R@5 from 68.0 to 69.6 % and R@10 from 76.7 to 77.9 %, better or the same in each of
+  // its five conversations; one step more (three) was worse than two, and the same two steps through any turn (a
+  // grandparent read even where the parent matches nothing) gained no more.
+  const exchange = new Int32Array(n);
+  for (let i = 0; i < n; i++) exchange[i] = mask[i]! | nearMask[i]!;
+  for (let i = 0; i < n; i++) {
+    const j = parent[i]!;
+    if (j < 0) continue;
+    exchange[i]! |= nearMask[j]!;
+    exchange[j]! |= nearMask[i]!;
+  }
   const order: number[] = [];
   const score = candidates.score;
   // The two tiers in one number: both counts are at most 31.
@@ -149,7 +163,7 @@ export function rankDense(
   for (let i = 0; i < n; i++) {
     score[i] = weight[i]! + NEIGHBOUR_WEIGHT * nearWeight[i]!;
     if (returnable !== undefined && !returnable(seqs[i]!)) continue;
-    tier[i] = (popcount(mask[i]! | nearMask[i]!) << 8) | popcount(mask[i]!);
+    tier[i] = (popcount(exchange[i]!) << 8) | popcount(mask[i]!);
     order.push(i);
   }
   order.sort((a, b) => tier[b]! - tier[a]! || score[b]! - score[a]! || seqs[b]! - seqs[a]!);

@@ -58,6 +58,29 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
         assert.ok(ids(hits).indexOf("q") < ids(hits).indexOf("x"), ids(hits).join());
       }));
 
+    test("an exchange pools its terms through turns that match; a turn that matches nothing joins nothing", () =>
+      withStore(target, async (store) => {
+        const s = store.session("e");
+        // A question, its answer and the reply to that answer, each holding one of the words asked for.
+        await s.appendMessage(msg("ask", "Which of the trains go out to the coast this week?"));
+        await s.appendMessage(msg("answer", "The early morning one stops right at the harbour", "assistant"));
+        await s.appendMessage(msg("thanks", "Lovely, and the ferry leaves from there in the afternoon"));
+        await s.appendMessage(msg("pause1", "Sounds good to me", "assistant"));
+        // Two short adjacent turns holding two of the words (so more relevant than the exchange's long ones), and
+        // two holding one each with a turn between them that matches nothing.
+        await s.appendMessage(msg("pair1", "Harbour busy"));
+        await s.appendMessage(msg("pair2", "Ferry late", "assistant"));
+        await s.appendMessage(msg("pause2", "Sounds good to me"));
+        await s.appendMessage(msg("gap1", "Trains were late again", "assistant"));
+        await s.appendMessage(msg("gap2", "Nothing else to report"));
+        await s.appendMessage(msg("gap3", "The ferry was full", "assistant"));
+        const hits = ids(await store.searchMessages("trains harbour ferry", { sessionId: "e" }));
+        // "ask" and "thanks" are two turns apart, joined through "answer": all three words in one exchange.
+        assert.deepEqual(hits.slice(0, 3).sort(), ["answer", "ask", "thanks"], hits.join());
+        // "gap1" and "gap3" are not joined through "gap2", which matches nothing: they rank after the pair.
+        assert.deepEqual(hits.slice(3, 5).sort(), ["pair1", "pair2"], hits.join());
+      }));
+
     test("context: the turns around each hit, oldest first, along its branch", () =>
       withStore(target, async (store) => {
         await seed(store);
