@@ -96,7 +96,7 @@ export type SearchBranch = "active" | "all";
 
 /**
  * How a search matches words: `"any"` (default) is ranked recall — a message matching any content word of the query
- * is a candidate, those matching more of its words (with their neighbouring turns) rank first; `"all"` needs every
+ * is a candidate, those matching more of its words (with the turns of their exchange) rank first; `"all"` needs every
  * word of the query in the message.
  */
 export type SearchMatch = "any" | "all";

@@ -1,11 +1,12 @@
 /**
  * Hybrid recall: the text ranking and the vector channel's nearest messages fused by reciprocal rank (Cormack et
  * al., 2009) where the text ranking itself is graded, inside its term-count tiers. The text order is lexicographic
- * (search/recall.ts): how many query terms a message and its neighbouring turns match, how many it matches by
- * itself, then BM25 relevance. Those counts are evidence no embedding outweighs (a message holding every word of
- * the question), so they stay; within one tier, where the text channel only has its BM25 order, each list gives a
- * message 1 / (k + rank), summed: the rank within the tier in the text list, the rank in the vector list. A message
- * only the vectors find has matched no term: it ranks with the messages that match one term by themselves.
+ * (search/recall.ts): how many query terms a message's exchange (its neighbouring turns, and theirs where they match)
+ * matches, how many it matches by itself, then BM25 relevance. Those counts are evidence no embedding outweighs (a
+ * message holding every word of the question), so they stay; within one tier, where the text channel only has its
+ * BM25 order, each list gives a message 1 / (k + rank), summed: the rank within the tier in the text list, the rank
+ * in the vector list. A message only the vectors find has matched no term: it ranks with the messages that match
+ * one term by themselves.
  * Rank fusion needs no calibration between a BM25 weight and a cosine distance. Plain RRF over the whole text list
  * let a weak embedder push messages that match every word below ones that match none: on LoCoMo with word
  * vectors it cost 10 points of R@5 (docs/RECALL.md, "Hybrid recall").

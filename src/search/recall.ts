@@ -37,7 +37,7 @@ export interface RankedCandidate {
   score: number;
   /** Query terms this message matches by itself. */
   matched: number;
-  /** Query terms this message's exchange matches together (the first tier of the order; see the module comment). */
+  /** Query terms this message's exchange matches together: the first tier (see the module comment). */
   window: number;
 }
 
