@@ -9,7 +9,7 @@
  *    parent and its replies) and, through such a turn that matches the query too, the turns next to that one — a
  *    conversation's answer is often the turn after the question that names the subject, or the one after that;
  * 2. how many of them the message matches by itself (so a message matching every term comes first);
- * 3. relevance: the message's own weight plus half the best weight among those neighbouring turns;
+ * 3. relevance: the message's own weight plus half the best weight among the turns next to it;
  * 4. newest first.
  */
 import type { QueryLimits } from "./limits.js";
@@ -146,8 +146,8 @@ export function rankDense(
   // The exchange's terms: one more step through each neighbour that is a candidate itself, so a question, its answer
   // and the reply to that answer pool their terms, while a turn that matches nothing does not join two matches. On
   // LoCoMo's dev set this took R@5 from 68.0 to 69.6 % and R@10 from 76.7 to 77.9 %, better or the same in each of
-  // its five conversations; one step more (three) was worse than two, and the same two steps through any turn (a
-  // grandparent read even where the parent matches nothing) gained no more.
+  // its five conversations; one step more (three) was worse than two, and two steps through any turn (a grandparent
+  // read even where the parent matches nothing; measured on memory) gained 0.2 points of R@10 and none of R@5.
   const exchange = new Int32Array(n);
   for (let i = 0; i < n; i++) exchange[i] = mask[i]! | nearMask[i]!;
   for (let i = 0; i < n; i++) {
