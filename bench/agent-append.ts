@@ -4,7 +4,7 @@
  * step with tools appends them) and one ledger entry to a fresh session, on SQLite (a file) or Postgres (AGENT_SESSION_PG_URL).
  * Prints one JSON line with the median and p90 in ms. `AGENT_BENCH_SRC` points at another checkout's `src` to
  * measure an older version the same way (run the two interleaved: the machine is shared).
- * Usage: node --import tsx bench/agent-append.ts sqlite|postgres
+ * Usage: npm run bench:script bench/agent-append.ts sqlite|postgres
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -2,7 +2,7 @@
  * Where an append's mean and p99 go above its p50 on SQLite: CPU time (`process.cpuUsage()`, which a loaded machine
  * distorts less than wall time) and wall time of every append to one long session, for store settings side by
  * side, interleaved in blocks so machine noise hits every variant alike. The appends that carried the search
- * index's batch are counted apart. `node --import tsx bench/append-tail.ts`.
+ * index's batch are counted apart. `npm run bench:script bench/append-tail.ts`.
  * With TAIL_YIELD=1 the loop yields to the event loop after every append (outside the timer), as an agent
  * awaiting its model does, so the store's idle work (idle-work.ts) runs between appends; "CPU all-in" then counts
  * it too (the CPU of a whole block over its appends).

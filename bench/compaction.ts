@@ -1,7 +1,7 @@
 /**
  * Append cost with automatic compaction armed (`compactAfter` set, threshold never reached so every append only
  * decides): agent-session keeps running token totals, the reference re-reads and re-estimates the history on every
- * append. Standalone: `node --import tsx bench/compaction.ts` (BENCH_SCALE shrinks the lengths).
+ * append. Standalone: `npm run bench:script bench/compaction.ts` (BENCH_SCALE shrinks the lengths).
  */
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -3,7 +3,7 @@
  * to its repo root with node_modules linked; optional) and this checkout, each over its own copy of one
  * N-message session (default 1,000), searched with the everyday bench's W-word queries (default 1) K rounds
  * (default 10), every query on every target before the next one, in one process: the ratios of one run are what
- * to read. `N=10000 W=2 BASE=/tmp/base node --import tsx bench/everyday-ab.ts`. Read ratios to the reference from
+ * to read. `N=10000 W=2 BASE=/tmp/base npm run bench:script bench/everyday-ab.ts`. Read ratios to the reference from
  * a run without BASE: with two agent-session targets the reference mostly runs right after one of them, which
  * favours both (docs/PERFORMANCE.md, "Everyday sizes").
  *

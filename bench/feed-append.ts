@@ -2,7 +2,7 @@
 // in interleaved rounds (the machine is shared, so alternating keeps both exposed to the same load), on a SQLite
 // file and, when AGENT_SESSION_PG_URL is reachable, on Postgres. Also one local subscriber, to show that
 // delivering events costs the writer nothing it waits for.
-//   node --import tsx bench/feed-append.ts [rounds] [appendsPerRound]
+//   npm run bench:script bench/feed-append.ts [rounds] [appendsPerRound]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -2,7 +2,7 @@
  * Large messages: one 20 MB tool output appended and read back (getMessage, getHistory) on every backend, byte
  * for byte, with the bytes the store holds for it. On a local SQLite file it is one row; with 2 MB values (a
  * Durable Object's limit, `maxValueBytes`) it is split across continuation rows. Standalone:
- * `node --import tsx bench/large.ts` (AGENT_SESSION_PG_URL for the Postgres row; skipped when unreachable).
+ * `npm run bench:script bench/large.ts` (AGENT_SESSION_PG_URL for the Postgres row; skipped when unreachable).
  */
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -2,7 +2,7 @@
  * The media row: a conversation of 100 messages each carrying the same 1 MB image (a `file` part with a data
  * URL), appended and read back, next to the same conversation without images. Reports the bytes stored (the
  * image should be there once) and the history read time. Runs on SQLite (a temporary file) and the memory store.
- * `node --import tsx bench/media.ts` alone, or `BENCH_ONLY=media npm run bench`.
+ * `npm run bench:script bench/media.ts` alone, or `BENCH_ONLY=media npm run bench`.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

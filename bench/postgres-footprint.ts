@@ -4,7 +4,7 @@
  * migration 8) and the same with the default 4 MB list version 7 had. Reports the size of every relation and index against the
  * raw message JSON, then session-scoped and store-wide search p50/p99 (one- and two-word queries of every
  * frequency band) and one-by-one appends, interleaved between the two stores so load falls on both alike.
- *   node --import tsx bench/postgres-footprint.ts
+ *   npm run bench:script bench/postgres-footprint.ts
  * Env: FOOTPRINT_SIZES (default 10000,100000), FOOTPRINT_APPENDS (per store, default 1000), FOOTPRINT_LOAD
  * (`import`, the default, or `append`: one appendMessage per message as a live session grows, synchronous_commit
  * off), AGENT_SESSION_PG_URL. Schemas `agent_session_fp_<n>_<variant>`, dropped afterwards (FOOTPRINT_KEEP=1 keeps).

@@ -3,7 +3,7 @@
  * sessions, bench/data.ts) into a dedicated schema through the bulk import (`store.transfer.importSession`), then
  * times session-scoped and store-wide `searchMessages` per term band. The schema is kept, so a rerun whose message
  * count matches skips the load (BENCH_RELOAD=1 forces it). Standalone:
- *   node --import tsx bench/postgres-scale.ts    (BENCH_SCALE=0.1 for a quick run; AGENT_SESSION_PG_URL elsewhere)
+ *   npm run bench:script bench/postgres-scale.ts    (BENCH_SCALE=0.1 for a quick run; AGENT_SESSION_PG_URL elsewhere)
  */
 import { pathToFileURL } from "node:url";
 import pg from "pg";

@@ -1,7 +1,7 @@
 /**
  * Postgres benchmark: appendMessage, getHistory at several depths and session-scoped search, each next to the
  * raw `SELECT 1` round trip on the same connection (the floor no statement can beat). Standalone:
- *   node --import tsx bench/postgres.ts          (BENCH_SCALE=0.2 for a quick run; AGENT_SESSION_PG_URL to point elsewhere)
+ *   npm run bench:script bench/postgres.ts          (BENCH_SCALE=0.2 for a quick run; AGENT_SESSION_PG_URL to point elsewhere)
  */
 import { pathToFileURL } from "node:url";
 import pg from "pg";

@@ -3,7 +3,7 @@
  * (default 1,000) in each store, the everyday bench's W-word queries (default 1), and before every timed statement
  * an 8 MB sweep that evicts what the last one touched — as the rest of an app's work does between two searches.
  * Statement variants run in a rotating order. Warm loops hide what the A/B (bench/everyday-ab.ts) shows: there,
- * our ranked statement was ~80 % of a two-word search. `N=10000 W=2 node --import tsx bench/search-cold.ts`
+ * our ranked statement was ~80 % of a two-word search. `N=10000 W=2 npm run bench:script bench/search-cold.ts`
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

@@ -1,7 +1,8 @@
 /**
  * CPU profile helper for one scoped search at an everyday size (issue #18): builds one session of
  * SEARCH_PROFILE_SIZE messages (default 10,000) and runs the everyday bench's one- and two-word queries in a loop,
- * printing the p50 / mean of `.search()`; run under `node --cpu-prof --import tsx bench/search-profile.ts`.
+ * printing the p50 / mean of `.search()`; after `npm run build`, run under
+ * `node --cpu-prof --import tsx --import ./bench/shipped.mjs bench/search-profile.ts`.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

@@ -3,7 +3,7 @@
  * (default 5) against an existing store (STORE, default the cached agent-session 1M store in .bench-data/) and
  * prints, per scope and term band, the p50 and p99 over each query's median time, so one load spike does not set
  * the p99. Uses only this bench's target API, so it also runs unchanged in a checkout of older code.
- * `node --import tsx bench/search-rounds.ts`
+ * `npm run bench:script bench/search-rounds.ts`
  */
 import { fileURLToPath } from "node:url";
 import { load } from "./agent-session.js";

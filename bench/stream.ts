@@ -3,7 +3,7 @@
  * SQLite and Postgres, read whole by `getHistory` and by `Session.historyBatches` (100 rows / 1 MiB per batch).
  * Each read runs in a fresh child process, so its peak RSS (`resourceUsage().maxRSS`) is that read's alone;
  * "growth" is the peak over the RSS the process had after opening the store. Streaming's growth must not depend
- * on the session's length. Standalone: `node --import tsx bench/stream.ts` (BENCH_STREAM_LENGTHS=10000,100000;
+ * on the session's length. Standalone: `npm run bench:script bench/stream.ts` (BENCH_STREAM_LENGTHS=10000,100000;
  * AGENT_SESSION_PG_URL for Postgres, skipped when unreachable).
  */
 import { execFileSync } from "node:child_process";
@@ -153,7 +153,7 @@ export async function benchStream(): Promise<string> {
       for (const mode of MODES) {
         const out = execFileSync(
           process.execPath,
-          ["--expose-gc", "--import", "tsx", self, "--child", backend, String(length), mode],
+          ["--expose-gc", ...process.execArgv, self, "--child", backend, String(length), mode],
           {
             encoding: "utf8",
             env: process.env,
