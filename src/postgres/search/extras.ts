@@ -39,7 +39,11 @@ export async function withExtras(
 }
 
 async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHit[]): Promise<void> {
-  const sessions = [...new Set(hits.map((hit) => hit.candidate.sessionNum))];
+  // Sessions known to have no overlay (the page read says so) need no look-up.
+  const sessions = [
+    ...new Set(hits.filter((hit) => hit.overlaid !== false).map((hit) => hit.candidate.sessionNum)),
+  ];
+  if (sessions.length === 0) return;
   const overlays = await executor.query<Overlay>(
     `SELECT o.id, o.session_num::float8 AS "sessionNum", f.seq::float8 AS "fromSeq", f.depth AS "fromDepth",
        e.seq::float8 AS "toSeq", e.depth AS "toDepth"
@@ -52,6 +56,7 @@ async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHi
      JOIN ${t.messages} e ON e.session_num = o.session_num AND e.id = o.to_message_id
      ORDER BY o.seq DESC`,
     [sessions],
+    true,
   );
   if (overlays.length === 0) return;
   // Each (hit, overlay) pair whose depths allow it is checked by two climbs: the hit's ancestor at the overlay's

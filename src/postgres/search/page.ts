@@ -26,6 +26,8 @@ export interface Candidate {
 export interface PageHit {
   candidate: Candidate;
   result: SearchResult;
+  /** Whether the hit's session has compaction overlays; undefined: not read (extras.ts looks them up). */
+  overlaid?: boolean;
 }
 
 // $1 seqs: whether each lies on its session's active path.
@@ -66,10 +68,14 @@ export async function readPage(
   scores?: ReadonlyMap<number, number>,
 ): Promise<PageHit[]> {
   if (candidates.length === 0) return [];
-  const rows = await executor.query<{ seq: number; id: string; content: string; created_at: string }>(
-    `SELECT m.seq::float8 AS seq, m.id, m.content, ${isoSql("m.created_at")} AS created_at
+  // Prepared: the plan does not depend on the seqs. Whether a hit's session has overlays comes along (an index
+  // probe per hit), so a search of sessions without any needs no statement to mark its hits (extras.ts).
+  const rows = await executor.query<PageRow>(
+    `SELECT m.seq::float8 AS seq, m.id, m.content, ${isoSql("m.created_at")} AS created_at,
+       EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = m.session_num) AS overlaid
      FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq`,
     [candidates.map((c) => c.seq)],
+    true,
   );
   const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
   const onPath = await onPathOf(executor, t, candidates);
@@ -87,7 +93,15 @@ export async function readPage(
     };
     const score = scores?.get(candidate.seq);
     if (score !== undefined) result.score = score;
-    hits.push({ candidate, result });
+    hits.push({ candidate, result, overlaid: row.overlaid });
   }
   return hits;
+}
+
+interface PageRow {
+  seq: number;
+  id: string;
+  content: string;
+  created_at: string;
+  overlaid: boolean;
 }

@@ -163,15 +163,26 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
     test("a hit inside a compacted range is found and names the overlay that covers it", () =>
       withStore(target, async (store) => {
         await seed(store);
+        await seed(store, "d");
         const s = store.session("c");
+        const before = await store.searchMessages("adoption transgender", { sessionId: "c" });
+        assert.ok(before.length > 0 && before.every((h) => h.compactedBy === undefined));
         const overlay = await s.addCompaction("Caroline talked about support and adoption.", "t2", "t5");
         const hits = await store.searchMessages("adoption transgender", { sessionId: "c" });
         const byId = new Map(hits.map((h) => [h.id, h]));
         assert.equal(byId.get("t3")?.compactedBy, overlay.id);
         assert.equal(byId.get("t5")?.compactedBy, overlay.id);
         assert.equal(byId.get("t6")?.compactedBy, undefined);
-        const [all] = await store.searchMessages("transgender", { match: "all" });
-        assert.equal(all?.compactedBy, overlay.id);
+        // Across sessions, only the hits of the session with the overlay are marked.
+        const wide = await store.searchMessages("adoption transgender", { limit: 20 });
+        const marked = wide.filter((h) => h.compactedBy !== undefined);
+        assert.deepEqual(new Set(wide.map((h) => h.sessionId)), new Set(["c", "d"]));
+        assert.ok(
+          marked.length > 0 && marked.every((h) => h.sessionId === "c" && h.compactedBy === overlay.id),
+        );
+        const all = await store.searchMessages("transgender", { match: "all" });
+        assert.equal(all.find((h) => h.sessionId === "c")?.compactedBy, overlay.id);
+        assert.equal(all.find((h) => h.sessionId === "d")?.compactedBy, undefined);
       }));
 
     test("bad options are INVALID_ARGUMENT; a long query of common words stays bounded", () =>
