@@ -82,16 +82,24 @@ function storeAsker(store: SessionStore, match: SearchMatch): Asker {
 async function postgresAsker(data: Conversation[], match: SearchMatch): Promise<Asker> {
   const pool = new pg.Pool({ connectionString: process.env.AGENT_SESSION_PG_URL ?? DEFAULT_PG_URL, max: 4 });
   const schema = `bench_recall_${process.pid}`;
+  const drop = async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await pool.end();
+  };
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   const store = await PostgresStore.open(pool, { schema });
-  await seed(store, data);
-  const asker = storeAsker(store, match);
+  try {
+    await seed(store, data);
+  } catch (error) {
+    await store.close();
+    await drop();
+    throw error;
+  }
   return {
-    ask: asker.ask,
+    ask: storeAsker(store, match).ask,
     close: async () => {
       await store.close();
-      await pool.query(`DROP SCHEMA ${schema} CASCADE`);
-      await pool.end();
+      await drop();
     },
   };
 }

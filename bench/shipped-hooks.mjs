@@ -6,10 +6,14 @@ import { existsSync, statSync } from "node:fs";
 
 export async function resolve(specifier, context, nextResolve) {
   const resolved = await nextResolve(specifier, context);
-  const at = resolved.url.indexOf("/src/");
-  if (!resolved.url.startsWith("file:") || at < 0 || !resolved.url.endsWith(".ts")) return resolved;
+  if (!resolved.url.startsWith("file:") || !resolved.url.endsWith(".ts")) return resolved;
+  // The checkout is the deepest folder above a `src/` that holds tsconfig.build.json (its path may hold a `src/`).
+  let at = resolved.url.lastIndexOf("/src/");
+  while (at >= 0 && !existsSync(new URL(`${resolved.url.slice(0, at + 1)}tsconfig.build.json`))) {
+    at = resolved.url.lastIndexOf("/src/", at - 1);
+  }
+  if (at < 0) return resolved;
   const root = resolved.url.slice(0, at + 1);
-  if (!existsSync(new URL(`${root}tsconfig.build.json`))) return resolved;
   const compiled = `${root}dist/${resolved.url.slice(at + "/src/".length, -".ts".length)}.js`;
   if (!existsSync(new URL(compiled))) {
     throw new Error(`bench/shipped.mjs: ${compiled} is missing; run npm run build first`);
