@@ -14,9 +14,9 @@ import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { SessionMessage } from "../src/types.js";
 import { bandQueries, makeText, rng } from "./data.js";
+import { BENCH_PG_URL } from "./pg-url.js";
 import { benchSessionItem } from "./transfer-items.js";
 
-const URL = process.env.AGENT_SESSION_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const WORDS = 105; // ~700 bytes of message JSON
 const MiB = 1024 * 1024;
 
@@ -247,7 +247,7 @@ async function one(client: pg.Client, n: number, appends: number): Promise<strin
 }
 
 /** Measures each size of FOOTPRINT_SIZES and returns the Markdown section. */
-export async function benchPostgresFootprint(url = URL): Promise<string> {
+export async function benchPostgresFootprint(url = BENCH_PG_URL): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -10,9 +10,9 @@ import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { TransferItem } from "../src/store/types.js";
 import { type BenchQuery, makeQueries, planStore, type StorePlan, type StoreRow, storeRows } from "./data.js";
+import { BENCH_PG_URL } from "./pg-url.js";
 import { benchSessionItem } from "./transfer-items.js";
 
-const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = "agent_session_bench_1m";
 // Imports in flight at once, each on its own connection (the JS side builds the tsvector text).
 const CONCURRENCY = 2;
@@ -135,11 +135,7 @@ async function measure(store: PostgresStore, queries: BenchQuery[], scoped: bool
 }
 
 /** Loads (unless already loaded) and measures at `scale`; returns a Markdown report. */
-export async function benchPostgresScale(
-  scale = 1,
-  url = process.env.AGENT_SESSION_PG_URL ?? DEFAULT_URL,
-  queryCount = 200,
-): Promise<string> {
+export async function benchPostgresScale(scale = 1, url = BENCH_PG_URL, queryCount = 200): Promise<string> {
   const plan = planStore(scale);
   const clients = Array.from({ length: CONCURRENCY }, () => new pg.Client({ connectionString: url }));
   await Promise.all(clients.map((c) => c.connect()));

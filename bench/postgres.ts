@@ -7,8 +7,8 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { SessionMessage } from "../src/types.js";
+import { BENCH_PG_URL } from "./pg-url.js";
 
-const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = "agent_session_bench";
 
 interface Stats {
@@ -65,10 +65,7 @@ function message(id: string, text: string, role = "user"): SessionMessage {
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 /** Measures the Postgres backend at `scale` (1 = 1,000 appends, paths up to 10,000, 10,000 searchable rows) and returns a Markdown report. */
-export async function benchPostgres(
-  scale = 1,
-  url = process.env.AGENT_SESSION_PG_URL ?? DEFAULT_URL,
-): Promise<string> {
+export async function benchPostgres(scale = 1, url = BENCH_PG_URL): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const rows: string[][] = [];

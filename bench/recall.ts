@@ -21,6 +21,7 @@ import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
 import type { SearchMatch } from "../src/types.js";
+import { BENCH_PG_URL } from "./pg-url.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
 import { wordVectorSource } from "./word-vectors.js";
 
@@ -31,7 +32,6 @@ interface Conversation {
 }
 
 const K = [1, 5, 10, 20] as const;
-const DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/test";
 const DEFAULT_DATA = fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
 // The anchor's stop words, as the dataset's own script has them.
 const ANCHOR_STOP = new Set(
@@ -80,7 +80,7 @@ function storeAsker(store: SessionStore, match: SearchMatch): Asker {
 
 // A schema of its own on the server (a pool, as an app shares one), dropped when the asker closes.
 async function postgresAsker(data: Conversation[], match: SearchMatch): Promise<Asker> {
-  const pool = new pg.Pool({ connectionString: process.env.AGENT_SESSION_PG_URL ?? DEFAULT_PG_URL, max: 4 });
+  const pool = new pg.Pool({ connectionString: BENCH_PG_URL, max: 4 });
   const schema = `bench_recall_${process.pid}`;
   const drop = async () => {
     await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
