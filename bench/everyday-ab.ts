@@ -13,9 +13,10 @@
  *   adjacent and in order (the reference's porter stemmer still folds some forms). One quoted word is still a word,
  *   matched with its family: our query language has no exact single word.
  * - WARM=n asks every query n more times on every target, untimed, before the K timed rounds (default 0: only ten
- *   queries, so the timed rounds include the process's first searches). On Node 20, V8 optimises little of a
- *   search's JavaScript within a thousand searches (Node 22 and later have a mid-tier compiler that does so early),
- *   so WARM shows the steady state of a long-running process and WARM=0 the first searches of a new one.
+ *   queries, so the timed rounds include the process's first searches). On Node 20, V8 interprets a search's
+ *   JavaScript for its first few hundred searches and optimises little of it within a thousand (Node 22 and later
+ *   have a mid-tier compiler that does so early; `node --always-sparkplug` shows the interpreter's share), so WARM
+ *   shows the steady state of a long-running process and WARM=0 the first searches of a new one.
  * - TURN=n makes it a conversation: before each query every target appends n messages (a turn) and yields once,
  *   as awaiting a model does; the turn (appends and search) is timed as well, since agent-session indexes new
  *   messages when it next searches where the reference indexes them as they are appended.
