@@ -5,7 +5,7 @@
  */
 import { fuseRankings } from "../search/fusion.js";
 import type { QueryLimits } from "../search/limits.js";
-import { passesFilters, type SearchPlan } from "../search/options.js";
+import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms } from "../search/recall.js";
 import { scoreText, termFrequencies } from "../search/score.js";
@@ -32,7 +32,9 @@ export function searchMemory(
   const terms = plan.match === "all" ? parseQuery(query, limits) : recallTerms(query, limits);
   if (terms.length === 0 || plan.limit === 0) return [];
   const scoped = rowsInScope(sessions, plan);
-  let ranked = plan.match === "all" ? rankAllWords(scoped, terms) : rankRecall(scoped, terms);
+  // The page takes the ranking's first `limit` unless filters thin it or the vectors' ranking is fused in.
+  const top = near?.length || hasFilters(plan) ? undefined : plan.limit;
+  let ranked = plan.match === "all" ? rankAllWords(scoped, terms) : rankRecall(scoped, terms, top);
   if (near?.length) ranked = fused(scoped, ranked, near);
   const results: SearchResult[] = [];
   for (const { item, score } of ranked) {
@@ -86,6 +88,7 @@ function rankAllWords(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; sco
 function rankRecall(
   scoped: Scoped[],
   terms: QueryTerm[],
+  top: number | undefined,
 ): { item: Scoped; score: number; window: number; matched: number }[] {
   const bySeq = new Map<number, Scoped>();
   const frequencies: { seq: number; tf: number[]; length: number }[] = [];
@@ -110,12 +113,14 @@ function rankRecall(
     });
   }
   const parentOf = (seq: number) => bySeq.get(seq)?.row.parent?.seq ?? null;
-  return rankCandidates(perTerm, parentOf).map(({ seq, score, window, matched }) => ({
-    item: bySeq.get(seq)!,
-    score,
-    window,
-    matched,
-  }));
+  return rankCandidates(perTerm, parentOf, top === undefined ? {} : { top }).map(
+    ({ seq, score, window, matched }) => ({
+      item: bySeq.get(seq)!,
+      score,
+      window,
+      matched,
+    }),
+  );
 }
 
 // The text ranking fused with the vector channel's nearest rows (those outside the scope left out).

@@ -121,9 +121,11 @@ export async function recallSearch(
     const node = nodes.get(seq);
     return node !== undefined && passesFilters(plan, node.role, node.createdAt) && (visible?.(seq) ?? true);
   };
+  // The page is the ranking's first `limit` (filters act in the ranking), unless it is fused with the vectors'.
   const ranked = rankCandidates(perTerm, (seq) => nodes.get(seq)?.parent, {
     ...(visible ? { visible } : {}),
     returnable,
+    ...(near?.length ? {} : { top: plan.limit }),
   });
   let seqs = ranked.map(({ seq }) => seq);
   let scores = new Map(ranked.map(({ seq, score }) => [seq, score]));

@@ -106,9 +106,10 @@ export class Candidates {
   /**
    * Ranks the candidates `visible` lets through, weighed as `weighMatches` (search/recall.ts) weighs: each term by
    * its rarity among `documents` (its match count), a message's length by its token estimate against the
-   * candidates' average, a term once per message (the index is read for its doclists only).
+   * candidates' average, a term once per message (the index is read for its doclists only); only the first `top`
+   * are ranked in order and returned (scores are kept for all).
    */
-  rank(documents: number, visible?: (seq: number) => boolean): CandidateRanking {
+  rank(documents: number, visible?: (seq: number) => boolean, top?: number): CandidateRanking {
     const size = this.seqs.length;
     let total = 0;
     for (let slot = 0; slot < size; slot++) total += this.tokens[slot]!;
@@ -135,7 +136,7 @@ export class Candidates {
       const parent = this.slots.get(this.parentSeq[slot]!);
       dense.parent[i] = parent === undefined ? -1 : denseOf[parent]!;
     }
-    return { ranked: rankDense(dense), scores: this.scoresOf(dense, denseOf) };
+    return { ranked: rankDense(dense, undefined, top), scores: this.scoresOf(dense, denseOf) };
   }
 
   private scoresOf(dense: DenseCandidates, denseOf: Int32Array): ScoreLookup {

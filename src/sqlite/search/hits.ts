@@ -136,6 +136,18 @@ function headOf(hit: HitRow): HitHead {
   return { session_id, session_num, leaf_seq, leaf_depth, message_count };
 }
 
+/**
+ * Whether reading the page may leave ranked hits out (a filter refuses one, or a hit is off the active path of a
+ * session with other branches), so that more than `limit` ranked seqs may be needed. `head`: the scope's session.
+ */
+export function pageMaySkip(plan: SearchPlan, head: HitHead | undefined): boolean {
+  return (
+    hasFilters(plan) ||
+    plan.sessionIds !== undefined ||
+    (plan.activeOnly && (head === undefined || hasOtherBranches(head)))
+  );
+}
+
 /** Whether a session has branches besides its active path (its message count exceeds the path's length). */
 export function hasOtherBranches(head: HitHead): boolean {
   return head.leaf_depth === null || head.message_count !== head.leaf_depth + 1;

@@ -17,7 +17,7 @@ import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { Candidates, type MatchNodes, matchNodesJson, NODE_FIELDS, readNodes } from "./candidates.js";
 import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
-import { type HitHead, hasOtherBranches, isOnActivePath, type ScoreLookup } from "./hits.js";
+import { type HitHead, hasOtherBranches, isOnActivePath, pageMaySkip, type ScoreLookup } from "./hits.js";
 import { INDEX_FIRST, pendingTexts } from "./indexing.js";
 import { readSearchState, type SearchState } from "./state.js";
 
@@ -52,7 +52,8 @@ export interface RecallRanking {
 /**
  * The ranking of a ranked-recall search; undefined when nothing can match (no content word, no such session).
  * Rows the index does not hold yet are matched in memory, or with `mayIndex` answered INDEX_FIRST: the caller
- * indexes them and asks again.
+ * indexes them and asks again. Only the first `plan.limit` are ranked in order where the page cannot skip a hit,
+ * unless `whole` (the ranking is fused with the vector channel's).
  */
 export function recallRanking(
   driver: SqlDriver,
@@ -61,6 +62,7 @@ export function recallRanking(
   plan: SearchPlan,
   limits: QueryLimits,
   mayIndex: boolean,
+  whole = false,
 ): RecallRanking | undefined | typeof INDEX_FIRST {
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
   const terms = recallTerms(query, limits);
@@ -79,7 +81,8 @@ export function recallRanking(
   if (matches.every((nodes) => nodes.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
   const candidates = new Candidates(matches);
   const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
-  const { ranked, scores } = candidates.rank(documents, visibility(driver, plan, state, candidates));
+  const top = whole || pageMaySkip(plan, head) ? undefined : plan.limit;
+  const { ranked, scores } = candidates.rank(documents, visibility(driver, plan, state, candidates), top);
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
 }
 

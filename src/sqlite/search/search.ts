@@ -8,7 +8,7 @@
 
 import { fuseRankings, nearestFor, takesVectors } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
-import { hasFilters, outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
+import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
@@ -17,7 +17,7 @@ import type { SearchResult } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { withExtras } from "./extras.js";
 import { FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
-import { type HitOptions, hasOtherBranches, hitOptionsOf, readHits } from "./hits.js";
+import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { recallRanking } from "./recall.js";
 import { readSearchState } from "./state.js";
@@ -68,9 +68,10 @@ export class SqliteMessageSearch {
     if (typeof query !== "string") return [];
     if (plan.match === "all") return this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex));
     const channel = this.vectors();
+    const fused = takesVectors(channel, plan);
     const rank = (mayIndex: boolean) =>
-      recallRanking(this.driver, this.families, query, plan, this.limits, mayIndex);
-    if (!takesVectors(channel, plan)) {
+      recallRanking(this.driver, this.families, query, plan, this.limits, mayIndex, fused);
+    if (!fused) {
       return this.onSnapshot((mayIndex) => {
         const ranking = rank(mayIndex);
         if (ranking === undefined || ranking === INDEX_FIRST) return ranking ?? [];
@@ -133,11 +134,7 @@ export class SqliteMessageSearch {
     // The candidates' seqs, best first. Where no hit can be skipped (all branches asked for, or no session with
     // other branches in scope), only the first `limit` of them: plucking every candidate into JavaScript cost ~10 %
     // of a one-word search's p50 at 10,000 messages, and more of its mean (common words have the most candidates).
-    const skips =
-      hasFilters(plan) ||
-      plan.sessionIds !== undefined ||
-      (plan.activeOnly && (scope === undefined || hasOtherBranches(scope.head)));
-    const count = skips ? SEARCH_CANDIDATES : limit;
+    const count = pageMaySkip(plan, scope?.head) ? SEARCH_CANDIDATES : limit;
     // Every match is a candidate when the scope, or the word families' document counts, hold no more than
     // SEARCH_CANDIDATES: then one flat ranking walks the matches oldest first, as FTS5 stores them (two words at
     // 100,000 messages: 445 against 509 µs p50 for the newest-first walk and the second sort).

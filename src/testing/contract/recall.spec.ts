@@ -204,5 +204,30 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
         const hits = await store.searchMessages(many, { limit: 3 });
         assert.ok(hits.length <= 3 && hits.length > 0);
       }));
+
+    test("a short page is the first hits of the whole ranking, in its order", () =>
+      withStore(target, async (store) => {
+        // Two sessions of chained turns over a few words, so candidates tie on term counts, neighbours and weights;
+        // backends rank only a page's worth in order where no filter can thin it (first-in-order.ts).
+        const words = ["amber", "birch", "cedar", "delta", "ember"];
+        for (const sessionId of ["p", "q"]) {
+          const s = store.session(sessionId);
+          for (let i = 0; i < 48; i++) {
+            // Word w in every turn whose number has bit w set: each word in half the turns, in every combination.
+            const text = words.filter((_, w) => (i >> w) & 1).join(" ");
+            await s.appendMessage(msg(`${sessionId}${i}`, `${text} turn`));
+          }
+        }
+        for (const query of ["amber birch", "cedar delta ember", "birch", "amber cedar ember turn"]) {
+          for (const scope of [{ sessionId: "p" }, {}]) {
+            const whole = ids(await store.searchMessages(query, { ...scope, limit: 1000 }));
+            assert.ok(whole.length > 20, `${query}: ${whole.length} candidates`);
+            for (const limit of [1, 3, 7, 20]) {
+              const page = ids(await store.searchMessages(query, { ...scope, limit }));
+              assert.deepEqual(page, whole.slice(0, limit), `${query}, limit ${limit}`);
+            }
+          }
+        }
+      }));
   });
 }
