@@ -291,6 +291,8 @@ if (unavailable) {
   await dropSchema(pool, SCHEMA);
   after(async () => {
     await dropSchema(pool, SCHEMA);
+    // The feed spec's own schema (made fresh for each of its tests), which was left on the server after every run.
+    await dropSchema(pool, `${SCHEMA}_spec`);
     await pool.end();
   });
   crossProcess(
