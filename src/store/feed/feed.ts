@@ -204,10 +204,7 @@ export class ChangeFeed {
       try {
         cursor = await log.record(change);
       } catch (error) {
-        emitWarning(
-          new Error(`agent-session: a write committed but its change-log row failed: ${String(error)}`),
-          "AgentSessionFeedWarning",
-        );
+        emitWarning(error, "AgentSessionFeedWarning", "a write committed but its change-log row failed");
       }
     }
     if (this.subscribers.size > 0) this.emit(build(cursor));
