@@ -9,6 +9,7 @@ import { SqliteSessionProvider } from "../src/sqlite/session-provider.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import type { SessionProvider } from "../src/types.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
+import { warningsOf } from "./helpers/warnings.js";
 
 const Database = loadBetterSqlite3();
 
@@ -159,7 +160,17 @@ describe("Session: history API", () => {
       code: "UNSUPPORTED",
       message: "Session provider does not support search",
     });
-    const window = await session.getRecentHistory(1);
+    let window: Awaited<ReturnType<typeof session.getRecentHistory>> | undefined;
+    const warned = await warningsOf("AgentSessionProviderWarning", async () => {
+      window = await session.getRecentHistory(1);
+      await session.getRecentHistory(1);
+    });
+    assert.deepEqual(
+      warned.map((w) => w.message),
+      ["this SessionProvider has no getRecentHistory; reading the whole path instead"],
+      "once per session",
+    );
+    assert.ok(window);
     assert.equal(window.truncated, false);
     assert.equal(window.totalContentBytes, Buffer.byteLength(JSON.stringify(msg("m"))));
     assert.equal(await session.getHistoryRowStats(), null);

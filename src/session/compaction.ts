@@ -1,6 +1,7 @@
 import type { ContextBlock } from "../context/types.js";
-import { SessionError } from "../errors.js";
+import { errorMessage, SessionError } from "../errors.js";
 import { isCompactionMessage, overlayMessage } from "../message/overlay.js";
+import { emitWarning } from "../runtime/warn.js";
 import type { SessionMessage, SessionProvider, StoredCompaction } from "../types.js";
 import type { CompactFunction, CompactResult, PlanningCompactFunction } from "../utils/compaction-helpers.js";
 import { estimateMessageTokens, estimateStringTokens } from "../utils/tokens.js";
@@ -58,6 +59,9 @@ export interface CompactionPlan {
 }
 
 const finite = (value: number): number => (Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : 0);
+
+/** The process-warning type of automatic compaction's reports (it never fails the append that triggered it). */
+const COMPACTION_WARNING = "AgentSessionCompactionWarning";
 
 /** Runs compaction for one session: manual `compact()`, dry runs, and the automatic check after appends. */
 export class Compactor {
@@ -272,8 +276,9 @@ export class Compactor {
         compacted = report !== null;
         if (report === null && !this.nullWarned) {
           this.nullWarned = true;
-          console.warn(
-            `agent-session: the estimate is above compactAfter(${threshold}) but the compaction function returned null (nothing to compact, or a blank summary)`,
+          emitWarning(
+            `the estimate is above compactAfter(${threshold}) but the compaction function returned null (nothing to compact, or a blank summary)`,
+            COMPACTION_WARNING,
           );
         } else if (report !== null) {
           this.nullWarned = false;
@@ -293,17 +298,16 @@ export class Compactor {
 
   private async report(error: unknown): Promise<void> {
     if (!this.setup.onError) {
-      console.warn("agent-session: automatic compaction failed (the message was stored):", error);
+      emitWarning(error, COMPACTION_WARNING, "automatic compaction failed (the message was stored)");
       return;
     }
     try {
       await this.setup.onError(error);
     } catch (handlerError) {
-      console.error(
-        "agent-session: the onCompactionError handler threw:",
+      emitWarning(
         handlerError,
-        "while handling:",
-        error,
+        COMPACTION_WARNING,
+        `the onCompactionError handler threw while handling "${errorMessage(error)}"`,
       );
     }
   }

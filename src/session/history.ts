@@ -8,6 +8,7 @@ import { describe } from "../message/describe.js";
 import { optionsArg } from "../options-arg.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
 import { utf8Length } from "../runtime/bytes.js";
+import { emitWarning } from "../runtime/warn.js";
 import { batchBounds, checkAbort } from "../store/history-stream.js";
 import type {
   HistoryReadOptions,
@@ -66,8 +67,9 @@ export function noRecentHistoryWarning(): () => void {
   return () => {
     if (warned) return;
     warned = true;
-    console.warn(
-      "agent-session: this SessionProvider has no getRecentHistory; reading the whole path instead",
+    emitWarning(
+      "this SessionProvider has no getRecentHistory; reading the whole path instead",
+      "AgentSessionProviderWarning",
     );
   };
 }

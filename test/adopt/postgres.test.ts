@@ -14,6 +14,7 @@ import {
   text,
   writeReferencePostgres,
 } from "../fixtures/reference-data.js";
+import { warningsOf } from "../helpers/warnings.js";
 
 const ids = (messages: { id: string }[]) => messages.map((m) => m.id);
 const unavailable = await postgresUnavailable();
@@ -191,8 +192,17 @@ if (unavailable) {
       await client.connect();
       try {
         await client.query(`SET ROLE ${role}`);
-        const store = await PostgresStore.open(client, { schema });
+        let opened: PostgresStore | undefined;
+        const warned = await warningsOf("AgentSessionAdoptWarning", async () => {
+          opened = await PostgresStore.open(client, { schema });
+        });
+        const store = opened as PostgresStore;
         assert.equal(store.adopted, null);
+        assert.equal(warned.length, 1);
+        assert.match(
+          warned[0]?.message ?? "",
+          /were found but this role may not read them; nothing was adopted/,
+        );
         await store.session("s").appendMessage({ id: "m", role: "user", parts: [] });
         assert.equal((await store.session("s").getHistory()).length, 1);
       } finally {

@@ -16,6 +16,7 @@ import {
 } from "../fixtures/reference-data.js";
 import { runFixture } from "../helpers/child.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
+import { warningsOf } from "../helpers/warnings.js";
 
 const Database = loadBetterSqlite3();
 const dir = mkdtempSync(join(tmpdir(), "agent-session-adopt-"));
@@ -207,13 +208,24 @@ describe("adoption of the reference's SQLite tables", () => {
     const snap = await writeReferenceSqlite(agent);
     agent.db.close();
     // Adopted by this first open; forgetting the record makes the next open see the tables as not adopted yet.
-    await new SqliteStore(path).close();
+    const first = await warningsOf("AgentSessionAdoptWarning", () => new SqliteStore(path).close());
+    assert.match(first[0]?.message ?? "", /left in place \(details: agent-session adopt --db <file>\)$/);
     const raw = new Database(path);
     raw.prepare("DELETE FROM agent_adoptions").run();
     raw.close();
     const handle = new Database(path, { readonly: true });
-    const reader = new SqliteStore(handle);
+    let reader: SqliteStore | undefined;
+    const warned = await warningsOf("AgentSessionAdoptWarning", () => {
+      reader = new SqliteStore(handle);
+    });
+    assert.ok(reader);
     assert.equal(reader.adopted, null);
+    assert.deepEqual(
+      warned.map((w) => w.message),
+      [
+        "this read-only connection cannot adopt the reference's tables found in the database; open it writable once (or run agent-session adopt)",
+      ],
+    );
     await reader.close();
     handle.close();
     const writer = new SqliteStore(path);

@@ -7,6 +7,9 @@ import { MemoryStore, Session, type SessionMessage, SqliteStore } from "../../sr
 import type { SessionStore } from "../../src/store/types.js";
 import { createCompactFunction } from "../../src/utils/compaction-helpers.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
+import { warningsOf } from "../helpers/warnings.js";
+
+const COMPACTION_WARNING = "AgentSessionCompactionWarning";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-compaction-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
@@ -185,19 +188,47 @@ for (const [name, create] of backends) {
         .onCompactionError(() => {
           throw new Error("handler broke too");
         });
-      const originalError = console.error;
-      const logged: unknown[] = [];
-      console.error = (...args: unknown[]) => logged.push(args);
-      try {
-        assert.equal(
-          (await throwingHandler.appendMessage(text("a", "hello world ".repeat(20)))).inserted,
-          true,
-        );
-      } finally {
-        console.error = originalError;
-      }
-      assert.equal(logged.length, 1);
+      const handlerWarnings = await warningsOf(COMPACTION_WARNING, async () => {
+        const result = await throwingHandler.appendMessage(text("a", "hello world ".repeat(20)));
+        assert.equal(result.inserted, true);
+      });
+      assert.deepEqual(
+        handlerWarnings.map((w) => [w.message, (w.cause as Error).message]),
+        [
+          [
+            'the onCompactionError handler threw while handling "again": handler broke too',
+            "handler broke too",
+          ],
+        ],
+      );
       assert.equal((await throwingHandler.getHistory()).length, 1);
+      // Without a handler the failure is a process warning, never silent and never the append's.
+      const unhandled = Session.create(create())
+        .onCompaction(async () => {
+          throw new Error("no handler here");
+        })
+        .compactAfter(10);
+      const failureWarnings = await warningsOf(COMPACTION_WARNING, async () => {
+        const result = await unhandled.appendMessage(text("a", "hello world ".repeat(20)));
+        assert.equal(result.inserted, true);
+      });
+      assert.deepEqual(
+        failureWarnings.map((w) => w.message),
+        ["automatic compaction failed (the message was stored): no handler here"],
+      );
+      // A function that returns null above the threshold is reported once, not on every append.
+      const nothing = Session.create(create())
+        .onCompaction(async () => null)
+        .compactAfter(10);
+      const nullWarnings = await warningsOf(COMPACTION_WARNING, async () => {
+        await nothing.appendMessage(text("a", "hello world ".repeat(20)));
+        await nothing.appendMessage(text("b", "hello world ".repeat(20)));
+      });
+      assert.equal(nullWarnings.length, 1);
+      assert.match(
+        nullWarnings[0]?.message ?? "",
+        /above compactAfter\(10\) but the compaction function returned null/,
+      );
     });
 
     test("the estimate counts the frozen prompt; a custom counter gets messages, prompt and blocks", async () => {

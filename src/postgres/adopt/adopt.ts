@@ -22,6 +22,7 @@ import {
   type referenceCompaction,
   reject,
   unusableSessionId,
+  warnAdoption,
   warnIfNotClean,
 } from "../../store/adopt/adopt.js";
 import { MessageOrder } from "../../store/adopt/order.js";
@@ -72,8 +73,8 @@ export async function adoptOnOpen(executor: Executor, t: Tables): Promise<Adopti
   } catch (error) {
     // A role that may not read the reference's tables (42501) still gets a working store; the owner can adopt.
     if (sqlState(error) !== "42501") throw error;
-    console.warn(
-      `agent-session: the reference's tables (${tables.join(", ")}) were found but this role may not read them; nothing was adopted (run agent-session adopt as a role that can)`,
+    warnAdoption(
+      `the reference's tables (${tables.join(", ")}) were found but this role may not read them; nothing was adopted (run agent-session adopt as a role that can)`,
     );
     return null;
   }

@@ -18,6 +18,7 @@ import {
   type ReferenceTable,
   reject,
   unusableSessionId,
+  warnAdoption,
   warnIfNotClean,
 } from "../../store/adopt/adopt.js";
 import {
@@ -64,8 +65,8 @@ export function adoptOnOpen(driver: SqlDriver): AdoptionReport | null {
   } catch (error) {
     // A read-only connection cannot adopt; it still reads our tables, and the next writable open adopts.
     if (!isReadonlyError(error)) throw error;
-    console.warn(
-      "agent-session: this read-only connection cannot adopt the reference's tables found in the database; open it writable once (or run agent-session adopt)",
+    warnAdoption(
+      "this read-only connection cannot adopt the reference's tables found in the database; open it writable once (or run agent-session adopt)",
     );
     return null;
   }

@@ -9,6 +9,7 @@ import { fnv1a } from "../../context/keys.js";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertSessionId } from "../../message/ids.js";
 import { COMPACTION_PREFIX } from "../../message/overlay.js";
+import { emitWarning } from "../../runtime/warn.js";
 import type { StoredCompaction } from "../../types.js";
 import { assertTransferItem } from "../transfer/validate.js";
 import type { ImportCounts } from "../types.js";
@@ -253,10 +254,15 @@ export function assertDroppable(report: AdoptionReport): void {
   }
 }
 
-/** After an automatic adoption: one console warning when rows were left behind or differ (never silent). */
+/** Reports what adoption on open left undone (it never fails the open) as an `AgentSessionAdoptWarning`. */
+export function warnAdoption(message: string): void {
+  emitWarning(message, "AgentSessionAdoptWarning");
+}
+
+/** After an automatic adoption: one warning when rows were left behind or differ (never silent). */
 export function warnIfNotClean(report: AdoptionReport, db: string): void {
   if (report.rejectedCount > 0 || report.differingCount > 0) {
-    console.warn(`agent-session: ${describeAdoption(report)} (details: agent-session adopt --db ${db})`);
+    warnAdoption(`${describeAdoption(report)} (details: agent-session adopt --db ${db})`);
   }
 }
 
