@@ -2,7 +2,7 @@ import { hideMedia, safeString } from "../utils/serialize.js";
 import type { AiModule } from "./ai.js";
 import { activeMessages } from "./context.js";
 import { newId } from "./ids.js";
-import type { ModelObject } from "./model.js";
+import { type ModelObject, modelLabel } from "./model.js";
 import type { AgentMessage, ModelPricing, UsageEntry } from "./types.js";
 import { usageEntry } from "./usage.js";
 
@@ -95,7 +95,7 @@ export async function summarize(args: {
     kind: "compaction",
     turn: args.turn,
     step: 0,
-    model: `${args.model.provider}:${args.model.modelId}`,
+    model: modelLabel(args.model),
     pricing: args.pricing,
   });
   const marker: AgentMessage = {

@@ -107,7 +107,7 @@ export async function resolveModel(
   throw new MissingDependencyError(spec.packages[0]!, `Model "${model}"`);
 }
 
-/** "provider:modelId" of a model object, as the usage ledger records it. */
-export function modelLabel(model: ModelObject): string {
+/** "provider:modelId" of a model, as the usage ledger records it. */
+export function modelLabel(model: Pick<ModelObject, "provider" | "modelId">): string {
   return `${model.provider}:${model.modelId}`;
 }

@@ -5,7 +5,7 @@ import type { AiModule } from "./ai.js";
 import { normalize } from "./codec.js";
 import type { EventChannel } from "./events.js";
 import { newId } from "./ids.js";
-import type { ModelObject } from "./model.js";
+import { type ModelObject, modelLabel } from "./model.js";
 import type { SessionRecord } from "./record.js";
 import { pendingToolCalls } from "./repair.js";
 import type { AgentEvent, AgentMessage, ModelPricing, StopReason, UsageEntry } from "./types.js";
@@ -93,7 +93,7 @@ export async function streamTurn(input: TurnInput): Promise<TurnResult> {
         kind: "step",
         turn,
         step: step.stepNumber,
-        model: `${step.model.provider}:${step.model.modelId}`,
+        model: modelLabel(step.model),
         pricing: input.pricing,
       });
       await record.append(messages, { usage: [entry] });
