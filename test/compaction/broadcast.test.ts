@@ -6,6 +6,7 @@ import { Session } from "../../src/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { msg } from "../../src/testing/contract/harness.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
+import { warningsOf } from "../helpers/warnings.js";
 
 function agent() {
   const frames: Record<string, unknown>[] = [];
@@ -154,9 +155,6 @@ test("a null or refused result sends idle without compacted; a throwing summaris
 
 test("a throwing broadcast never fails the write; stores and providers never broadcast", async () => {
   const db = sqlTagAgent();
-  const warnings: Error[] = [];
-  const onWarning = (w: Error) => warnings.push(w);
-  process.on("warning", onWarning);
   const throwing = {
     sql: db.sql,
     broadcast() {
@@ -164,10 +162,10 @@ test("a throwing broadcast never fails the write; stores and providers never bro
     },
   };
   const session = Session.create(throwing);
-  const result = await session.appendMessage(msg("m1"));
-  assert.equal(result.inserted, true);
-  await new Promise((r) => setImmediate(r));
-  process.off("warning", onWarning);
+  const warnings = await warningsOf("AgentSessionBroadcastWarning", async () => {
+    const result = await session.appendMessage(msg("m1"));
+    assert.equal(result.inserted, true);
+  });
   assert.ok(warnings.some((w) => /broadcast\(\) threw/.test(w.message)));
   const store = new SqliteStore(":memory:") as SqliteStore & { broadcast?: () => void };
   let called = false;
@@ -216,6 +214,26 @@ test("internal_onMessagesChanged hears the session's writes; an auto-compacting 
   session.internal_onMessagesChanged(null);
   await session.deleteMessages(["r1"]);
   assert.equal(events.at(-1), "update");
+  await session.close();
+  a.db.close();
+});
+
+test("a throwing hook never fails the write: it is an AgentSessionHookWarning", async () => {
+  const a = agent();
+  const session = Session.create(a).internal_onMessagesChanged(() => {
+    throw new Error("hook broke");
+  });
+  const warnings = await warningsOf("AgentSessionHookWarning", async () => {
+    assert.equal((await session.appendMessage(msg("m1"))).inserted, true);
+  });
+  assert.deepEqual(
+    warnings.map((w) => [w.message, (w.cause as Error).message]),
+    [["hook broke", "hook broke"]],
+  );
+  assert.deepEqual(
+    (await session.getHistory()).map((m) => m.id),
+    ["m1"],
+  );
   await session.close();
   a.db.close();
 });

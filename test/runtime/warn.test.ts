@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SessionError } from "../../src/errors.js";
+import { MemoryStore } from "../../src/memory/store.js";
 import { emitWarning } from "../../src/runtime/warn.js";
 import { warningsOf } from "../helpers/warnings.js";
 
@@ -36,4 +37,37 @@ test("without process.emitWarning (a Worker) the warning goes to console.warn wi
     console.warn = savedWarn;
   }
   assert.deepEqual(logged, [["AgentSessionTestWarning: while closing: boom"]]);
+});
+
+test("without a handler, a failing listener and a failing embedder are warnings named by their source", async () => {
+  const store = new MemoryStore({
+    embedder: async () => {
+      throw new Error("embedding service unavailable");
+    },
+  });
+  try {
+    let heard = false;
+    store.subscribe(() => {
+      heard = true;
+      throw new Error("listener broke");
+    });
+    let feed: Error[] = [];
+    // The embedder runs after the append has committed, in the background: both windows are open around it.
+    const vectors = await warningsOf("AgentSessionVectorWarning", async () => {
+      feed = await warningsOf("AgentSessionFeedWarning", async () => {
+        const text = { type: "text" as const, text: "hi" };
+        await store.session("s").appendMessage({ id: "m1", role: "user", parts: [text] });
+        while (!heard) await new Promise((resolve) => setTimeout(resolve, 1));
+      });
+      await store.vectors?.idle();
+    });
+    assert.deepEqual(
+      feed.map((w) => w.message),
+      ["listener broke"],
+    );
+    assert.ok(vectors.length >= 1, "the embedder's failure was reported");
+    assert.match(vectors[0]?.message ?? "", /embedding service unavailable/);
+  } finally {
+    await store.close();
+  }
 });
