@@ -11,39 +11,18 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { SqliteStore } from "../src/sqlite/store.js";
+import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";
 import { removeDbFiles } from "./workloads.js";
 
-interface Conversation {
-  conv: string;
-  turns: { id: string; speaker: string; text: string }[];
-  qa: { question: string }[];
-}
-
 const runs = Number(process.env.RUNS ?? 4);
-const dataFile =
-  process.env.BENCH_RECALL_DATA ??
-  fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
-const data = JSON.parse(readFileSync(dataFile, "utf8")) as Conversation[];
+const data = JSON.parse(readFileSync(LOCOMO_DATA, "utf8")) as Conversation[];
 const dir = fileURLToPath(new URL("../.bench-data/tmp/", import.meta.url));
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `load-${process.pid}.db`);
 const packageUrl = pathToFileURL(fileURLToPath(new URL("../dist/index.js", import.meta.url))).href;
 
 const store = new SqliteStore(file);
-let messages = 0;
-for (const conv of data) {
-  const session = store.session(conv.conv);
-  const first = conv.turns[0]?.speaker;
-  for (const t of conv.turns) {
-    const role = t.speaker === first ? "user" : "assistant";
-    await session.appendMessage({
-      id: t.id,
-      role,
-      parts: [{ type: "text", text: `${t.speaker}: ${t.text}` }],
-    });
-    messages++;
-  }
-}
+const messages = await seedConversations(store, data);
 // The index is brought up to date here, so the first question in a child measures a search, not indexing.
 await store.searchMessages("warm");
 await store.close();

@@ -11,7 +11,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { MemoryStore } from "../src/memory/store.js";
@@ -21,18 +20,12 @@ import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { SessionStore } from "../src/store/types.js";
 import type { SearchMatch } from "../src/types.js";
+import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
 import { wordVectorSource } from "./word-vectors.js";
 
-interface Conversation {
-  conv: string;
-  turns: { id: string; speaker: string; text: string }[];
-  qa: { question: string; evidence?: string[]; category: number }[];
-}
-
 const K = [1, 5, 10, 20] as const;
-const DEFAULT_DATA = fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
 // The anchor's stop words, as the dataset's own script has them.
 const ANCHOR_STOP = new Set(
   "a an the is are was were be been being do does did of to in on at for with by from and or not what when where who whom which why how has have had i you he she it we they my your his her its our their me him us them this that these those as about into than then so if but can could would should will shall may might must up down out over under again further once here there all any both each few more most other some such no nor only own same too very s t just don now ever also yet".split(
@@ -55,21 +48,6 @@ interface Asker {
   close(): Promise<void>;
 }
 
-async function seed(store: SessionStore, data: Conversation[]): Promise<void> {
-  for (const conv of data) {
-    const session = store.session(conv.conv);
-    const first = conv.turns[0]?.speaker;
-    for (const t of conv.turns) {
-      const role = t.speaker === first ? "user" : "assistant";
-      await session.appendMessage({
-        id: t.id,
-        role,
-        parts: [{ type: "text", text: `${t.speaker}: ${t.text}` }],
-      });
-    }
-  }
-}
-
 function storeAsker(store: SessionStore, match: SearchMatch): Asker {
   return {
     ask: async (conv, question) =>
@@ -89,7 +67,7 @@ async function postgresAsker(data: Conversation[], match: SearchMatch): Promise<
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   const store = await PostgresStore.open(pool, { schema });
   try {
-    await seed(store, data);
+    await seedConversations(store, data);
   } catch (error) {
     await store.close();
     await drop();
@@ -132,7 +110,7 @@ async function anchorAsker(data: Conversation[]): Promise<Asker> {
 
 /** Runs the recall workload and returns its Markdown section. */
 export async function benchRecall(progress: (msg: string) => void): Promise<string> {
-  const file = process.env.BENCH_RECALL_DATA ?? DEFAULT_DATA;
+  const file = LOCOMO_DATA;
   if (!existsSync(file)) return `\n## Recall (LoCoMo)\n\nSkipped: no data set at ${file}.\n`;
   const data = JSON.parse(readFileSync(file, "utf8")) as Conversation[];
   const backends = (process.env.BENCH_RECALL_BACKENDS ?? "memory,sqlite,pglite")
@@ -156,7 +134,7 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
               : backend === "sqlite"
                 ? new SqliteStore(join(dir, `${match}.db`))
                 : await PostgresStore.open(await PGlite.create());
-          await seed(store, data);
+          await seedConversations(store, data);
           return storeAsker(store, match);
         },
       ]);
@@ -177,12 +155,12 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           let store: SessionStore & { vectors?: VectorChannel | undefined };
           if (backend === "memory") {
             store = new MemoryStore({ embedder });
-            await seed(store, data);
+            await seedConversations(store, data);
           } else {
             // A store written without vectors, then embedded by backfill: what `agent-session embed` does.
             const file = join(dir, "vectors.db");
             const plain = new SqliteStore(file);
-            await seed(plain, data);
+            await seedConversations(plain, data);
             await plain.close();
             store = new SqliteStore(file, { embedder });
           }

@@ -1,0 +1,38 @@
+/**
+ * The LoCoMo conversations of the recall protocol (../shared/datasets/README.md) and how a store holds them: one
+ * session per conversation, one message per turn, `"<speaker>: <text>"`, the first speaker `user`. Shared by the
+ * recall and load benches, so both measure the same store.
+ */
+import { fileURLToPath } from "node:url";
+import type { SessionStore } from "../src/store/types.js";
+
+/** One conversation of the data set. */
+export interface Conversation {
+  conv: string;
+  turns: { id: string; speaker: string; text: string }[];
+  qa: { question: string; evidence?: string[]; category: number }[];
+}
+
+/** The data set the benches read unless BENCH_RECALL_DATA names another of the same shape (a held-out one). */
+export const LOCOMO_DATA =
+  process.env.BENCH_RECALL_DATA ??
+  fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
+
+/** Appends every turn of `data` to `store`, as the protocol says; the number of messages written. */
+export async function seedConversations(store: SessionStore, data: readonly Conversation[]): Promise<number> {
+  let messages = 0;
+  for (const conv of data) {
+    const session = store.session(conv.conv);
+    const first = conv.turns[0]?.speaker;
+    for (const t of conv.turns) {
+      const role = t.speaker === first ? "user" : "assistant";
+      await session.appendMessage({
+        id: t.id,
+        role,
+        parts: [{ type: "text", text: `${t.speaker}: ${t.text}` }],
+      });
+      messages++;
+    }
+  }
+  return messages;
+}
