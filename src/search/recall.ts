@@ -15,17 +15,24 @@
 import { firstInOrder } from "./first-in-order.js";
 import type { QueryLimits } from "./limits.js";
 import { parseQuery, type QueryTerm } from "./query.js";
-import { isStopWord } from "./stopwords.js";
+import { functionWords } from "./stopwords.js";
 
 /** Weight of the best neighbouring turn's relevance in a message's own (a reply carries half its question's). */
 export const NEIGHBOUR_WEIGHT = 0.5;
 
 /**
- * The content terms of `query` for ranked recall: its parsed terms without stop words (a quoted phrase is always
- * kept). Bounded like every query (see parseQuery); an empty list means nothing to search for.
+ * The content terms of `query` for ranked recall: its parsed terms without the function words of its language (a
+ * quoted phrase is always kept; see stopwords.ts). Bounded like every query (see parseQuery); an empty list means
+ * nothing to search for.
  */
 export function recallTerms(query: string, limits?: QueryLimits): QueryTerm[] {
-  return parseQuery(query, limits).filter((term) => term.kind === "phrase" || !isStopWord(term.word));
+  const terms = parseQuery(query, limits);
+  const words: string[] = [];
+  for (const term of terms) if (term.kind === "word") words.push(term.word);
+  if (words.length === 0) return terms;
+  const stop = functionWords(words);
+  let word = 0;
+  return terms.filter((term) => term.kind === "phrase" || !stop[word++]);
 }
 
 /** The messages one term matches: seq → relevance weight (> 0, higher is better). */

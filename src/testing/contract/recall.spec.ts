@@ -45,6 +45,31 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
         assert.deepEqual(ids(phrase).sort(), ["t1", "t5", "t6"]);
       }));
 
+    test("a question in German or Spanish drops its own function words, and they alone find nothing", () =>
+      withStore(target, async (store) => {
+        const s = store.session("de");
+        await s.appendMessage(
+          msg("d1", "Caroline: Ich war gestern bei der Selbsthilfegruppe, es war so stark."),
+        );
+        await s.appendMessage(
+          msg("d2", "Melanie: Was ist denn da passiert? Ist das die Gruppe am Dienstag?", "assistant"),
+        );
+        await s.appendMessage(msg("d3", "Caroline: Ich habe ein Bild für die Ausstellung gemalt."));
+        await s.appendMessage(msg("e1", "Caroline: Fui al grupo de apoyo y fue muy especial.", "assistant"));
+        // "wann", "ist", "zur" are German function words: only the content words take part.
+        const german = await store.searchMessages("Wann ist Caroline zur Selbsthilfegruppe gegangen?", {
+          sessionId: "de",
+        });
+        assert.equal(german[0]?.id, "d1");
+        assert.ok(!ids(german).includes("d2"), ids(german).join());
+        assert.deepEqual(await store.searchMessages("Was ist das, was war da?", { sessionId: "de" }), []);
+        const spanish = await store.searchMessages("¿Cuándo fue Caroline al grupo de apoyo?", {
+          sessionId: "de",
+        });
+        assert.equal(spanish[0]?.id, "e1");
+        assert.deepEqual(await store.searchMessages("¿Qué es lo que fue?", { sessionId: "de" }), []);
+      }));
+
     test("a turn next to a match ranks above an equal match elsewhere", () =>
       withStore(target, async (store) => {
         const s = store.session("n");
