@@ -10,7 +10,7 @@ export const CLIENT_SCRIPT = `
 (function () {
   "use strict";
   // seq numbers requests: an answer that arrives after a newer click is dropped instead of overwriting it.
-  var state = { session: null, leaf: null, tree: null, seq: 0 };
+  var state = { session: null, leaf: null, tree: null, view: null, seq: 0 };
   var $ = function (id) { return document.getElementById(id); };
 
   function el(tag, className, text) {
@@ -178,6 +178,7 @@ export const CLIENT_SCRIPT = `
     return api("history", { id: state.session, leaf: leaf }).then(function (view) {
       if (seq !== state.seq) return;
       $("branch-title").textContent = "Branch to " + (view.leafId || "(empty)") + " · " + view.entries.length + " messages as the model reads them";
+      state.view = JSON.stringify(view);
       conversation.textContent = "";
       view.entries.forEach(function (entry) { conversation.appendChild(messageNode(entry)); });
       if (view.entries.length === 0) conversation.appendChild(el("p", "muted", "No messages."));
@@ -188,26 +189,45 @@ export const CLIENT_SCRIPT = `
   // latest leaf moves with it; a page showing a chosen branch stays on that branch. The view is read again when
   // the stream opens (and reopens after a drop): a write between the page's first read and the server's
   // subscription sends no event.
-  var live = { source: null, following: true, timer: null };
+  var live = { source: null, following: true, timer: null, written: false };
   function follow(id) {
     if (live.source) live.source.close();
     if (typeof EventSource !== "function") return;
     live.source = new EventSource("/api/events?session=" + encodeURIComponent(id));
-    live.source.onopen = live.source.onmessage = function () {
-      if (live.timer) return;
-      // Writes come in bursts (a turn is several messages): re-read once per burst.
-      live.timer = setTimeout(function () {
-        live.timer = null;
-        if (state.session !== id) return;
-        api("session", { id: id }).then(function (data) {
-          if (state.session !== id) return;
-          state.tree = data;
-          renderSummary(data);
-          loadSessions(); // the sidebar's message count and activity time
-          return showBranch(live.following ? data.leafId : state.leaf);
-        }).catch(function (error) { showError($("summary"), error); });
-      }, 100);
+    live.source.onmessage = function () {
+      live.written = true;
+      reread(id);
     };
+    live.source.onopen = function () { reread(id); };
+  }
+
+  function reread(id) {
+    if (live.timer) return;
+    // Writes come in bursts (a turn is several messages): re-read once per burst.
+    live.timer = setTimeout(function () {
+      live.timer = null;
+      var written = live.written;
+      live.written = false;
+      if (state.session !== id) return;
+      api("session", { id: id }).then(function (data) {
+        if (state.session !== id) return;
+        // A read on (re)open with no write announced mostly finds what is shown. Redrawing it anyway replaced the
+        // page under the reader's hand (a click on the graph could land on a node being replaced), so the tree and
+        // the shown branch are compared first; an announced write always redraws.
+        if (written || !state.tree || JSON.stringify(data) !== JSON.stringify(state.tree)) return update(data);
+        var shown = state.view;
+        return api("history", { id: id, leaf: state.leaf }).then(function (view) {
+          if (state.session === id && JSON.stringify(view) !== shown) return update(data);
+        });
+      }).catch(function (error) { showError($("summary"), error); });
+    }, 100);
+  }
+
+  function update(data) {
+    state.tree = data;
+    renderSummary(data);
+    loadSessions(); // the sidebar's message count and activity time
+    return showBranch(live.following ? data.leafId : state.leaf);
   }
 
   function openSession(id, leaf) {
