@@ -3,6 +3,7 @@
  * word also finds its family ("deploy" finds "deployment", "deployed"), and any other character is plain text — no
  * input can raise a syntax error. Ranked recall (recall.ts) needs any content word; `match: "all"` every word.
  */
+import { type CjkMode, hasCjk, isSingleCjk, splitCjk } from "./cjk.js";
 import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
 
 /** A word of the query and the prefix that stands for its family. */
@@ -60,12 +61,22 @@ export function entryText(key: string, content: string): string {
   return `${key}\n${content}`;
 }
 
-/** Splits text into lower-cased tokens. */
-export function tokenize(text: string): string[] {
+/**
+ * Splits text into lower-cased tokens; Chinese, Japanese and Korean runs into overlapping character pairs, as
+ * `mode` says (cjk.ts: the index's way by default).
+ */
+export function tokenize(text: string, mode: CjkMode = "index"): string[] {
   if (isAscii(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
   // Each token is lower-cased alone: Greek capital sigma lower-cases by what follows it, so in "ΛΟΓΟΣ'ΚΑΙ" it
   // became σ (a letter follows the apostrophe), a word "λογος" did not match, and SQLite (ς and σ are one) did.
-  return (text.match(TOKEN) ?? []).map((token) => token.toLowerCase());
+  const tokens = (text.match(TOKEN) ?? []).map((token) => token.toLowerCase());
+  if (!hasCjk(text)) return tokens;
+  const out: string[] = [];
+  tokens.forEach((token, i) => {
+    if (hasCjk(token)) splitCjk(token, mode, out, i === tokens.length - 1);
+    else out.push(token);
+  });
+  return out;
 }
 
 /** Lower-cases and strips diacritics, for comparing tokens outside a database. */
@@ -191,19 +202,20 @@ export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LI
     if (seen.has(key)) return;
     seen.add(key);
     terms.push(term);
-    words += term.kind === "phrase" ? term.words.length : 1;
+    words +=
+      term.kind === "phrase" ? term.words.reduce((n, word) => n + wordCost(word), 0) : wordCost(term.word);
   };
   const pieces = query.split('"');
   pieces.forEach((piece, index) => {
     const insideQuotes = index % 2 === 1 && index < pieces.length - 1;
-    const tokens = tokenize(piece);
+    const tokens = tokenize(piece, insideQuotes ? "phrase" : "words");
     if (insideQuotes && tokens.length > 1) {
       add({ kind: "phrase", words: tokens });
       return;
     }
     for (const word of tokens) add(toWord(word));
   });
-  assertQueryTerms(words, limits);
+  assertQueryTerms(Math.ceil(words), limits);
   return terms;
 }
 
@@ -282,9 +294,21 @@ function termKey(term: QueryTerm): string {
 }
 
 // Words of three letters or fewer match exactly: as prefixes ("the*", "run*") they expand to hundreds of index
-// terms, which is slow and finds little the user meant.
+// terms, which is slow and finds little the user meant. A CJK pair matches exactly too, and one CJK character
+// stands for every index token it starts (cjk.ts).
 function toWord(word: string): QueryWord {
-  if (word.length < 4 || (isAscii(word) ? isDigits(word) : /^\p{N}+$/u.test(word)))
-    return { kind: "word", word, prefix: null };
+  if (isAscii(word)) {
+    if (word.length < 4 || isDigits(word)) return { kind: "word", word, prefix: null };
+    return { kind: "word", word, prefix: wordRoot(word) };
+  }
+  if (hasCjk(word)) return { kind: "word", word, prefix: isSingleCjk(word) ? word : null };
+  if (word.length < 4 || /^\p{N}+$/u.test(word)) return { kind: "word", word, prefix: null };
   return { kind: "word", word, prefix: wordRoot(word) };
+}
+
+// What a word counts against the query's word limit: a CJK pair half a word (a clause of n characters is n - 1
+// pairs, each an exact index look-up, never a family), so a question in Chinese fits the limit as one in English
+// of the same length does.
+function wordCost(word: string): number {
+  return hasCjk(word) && !isSingleCjk(word) ? 0.5 : 1;
 }

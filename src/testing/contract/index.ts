@@ -22,6 +22,7 @@ import { remindersSpec } from "./reminders.spec.js";
 import { searchSpec } from "./search.spec.js";
 import { searchAgreementSpec } from "./search-agreement.spec.js";
 import { searchBoundsSpec } from "./search-bounds.spec.js";
+import { searchCjkSpec } from "./search-cjk.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
 
@@ -43,6 +44,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchSpec(suite, target);
     recallSpec(suite, target);
     searchBoundsSpec(suite, target);
+    searchCjkSpec(suite, target);
     searchAgreementSpec(suite, target);
     recentSpec(suite, target);
     historyStreamSpec(suite, target);
