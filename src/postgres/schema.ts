@@ -3,7 +3,8 @@ import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
-import type { Executor } from "./connection/client.js";
+import type { Executor, Query } from "./connection/client.js";
+import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
 export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOptions {
@@ -115,10 +116,14 @@ export function statement(build: (t: Tables) => string): (t: Tables) => string {
   };
 }
 
-/** One schema step: its version and its statements. Released steps are never edited; a change is a new step. */
+/**
+ * One schema step: its version, its statements, then `run` for what SQL alone cannot do (the search vectors are
+ * made in JavaScript). Released steps are never edited; a change is a new step.
+ */
 export interface Migration {
   version: number;
   statements: (t: Tables) => string[];
+  run?: (query: Query, t: Tables) => Promise<void>;
 }
 
 /**
@@ -294,6 +299,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ]);
     },
   },
+  // Chinese, Japanese and Korean runs are indexed in character pairs (search/cjk.ts): rows indexed before, one
+  // lexeme a run, are indexed again, or a word inside a clause would not find them.
+  {
+    version: 9,
+    statements: () => [],
+    run: retokenizeCjk,
+  },
 ];
 
 /** The newest schema version this code knows. */
@@ -348,6 +360,7 @@ export async function migrate(
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (migration.version <= version) continue;
       for (const statement of migration.statements(t)) await query(statement);
+      await migration.run?.(query, t);
       version = migration.version;
     }
     await query(

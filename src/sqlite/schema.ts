@@ -1,10 +1,15 @@
 import type { SqlDriver } from "./connection/driver.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
+import { retokenizeCjk } from "./search/retokenize.js";
 
-/** One schema step: its version and the statements (one per entry, so a `sql` tag can run them). */
+/**
+ * One schema step: its version and the statements (one per entry, so a `sql` tag can run them), then `run` for
+ * what SQL alone cannot do (the index's text is made in JavaScript).
+ */
 export interface Migration {
   version: number;
   statements: string[];
+  run?: (driver: SqlDriver) => void;
 }
 
 /**
@@ -170,6 +175,13 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       "CREATE INDEX IF NOT EXISTS agent_messages_node ON agent_messages(seq, parent_seq, session_num, tokens)",
     ],
   },
+  // Chinese, Japanese and Korean runs are indexed in character pairs (search/cjk.ts): rows indexed before, one
+  // token a run, are indexed again, or a word inside a clause would not find them.
+  {
+    version: 10,
+    statements: [],
+    run: retokenizeCjk,
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */
@@ -187,6 +199,7 @@ export function migrate(driver: SqlDriver, migrations: readonly Migration[] = SQ
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (migration.version <= version) continue;
       for (const statement of migration.statements) driver.run(statement);
+      migration.run?.(driver);
       version = migration.version;
     }
     driver.run(

@@ -1,0 +1,65 @@
+/**
+ * Re-indexes what an older release indexed with another tokenizer: Chinese, Japanese and Korean text was one
+ * lexeme per run until runs were indexed in character pairs (search/cjk.ts). A schema step runs this once, inside
+ * its transaction (schema.ts); SQLite's twin is sqlite/search/retokenize.ts.
+ */
+import { parseMessage } from "../../message/json.js";
+import { messageText } from "../../message/text.js";
+import { CJK_BLOCKS, hasCjk } from "../../search/cjk.js";
+import { entryText } from "../../search/query.js";
+import type { Query } from "../connection/client.js";
+import { decodeContent } from "../connection/text.js";
+import { sessionLexeme, toTsvector } from "./fts.js";
+
+/** A regular expression matching any text holding a character of {@link CJK_BLOCKS}. */
+const CJK_PATTERN = `[${CJK_BLOCKS.map(([from, to]) => `${String.fromCodePoint(from)}-${String.fromCodePoint(to)}`).join("")}]`;
+// Rows written back per statement.
+const BATCH = 500;
+
+/**
+ * Writes again, as today's tokenizer splits them, the search vectors of the messages and search-block entries
+ * whose text holds CJK characters (the server's regular expression picks the rows to read).
+ */
+export async function retokenizeCjk(
+  query: Query,
+  t: { messages: string; heads: string; entries: string },
+): Promise<void> {
+  const messages = await query<{ seq: string; content: string; session_id: string }>(
+    `SELECT m.seq, m.content, h.session_id FROM ${t.messages} m JOIN ${t.heads} h ON h.num = m.session_num
+     WHERE m.content ~ $1`,
+    [CJK_PATTERN],
+  );
+  const updates: { seq: string; search: string | null }[] = [];
+  for (const row of messages) {
+    const message = parseMessage(row.content);
+    const text = message ? messageText(message) : "";
+    if (hasCjk(text)) updates.push({ seq: row.seq, search: toTsvector(text, sessionLexeme(row.session_id)) });
+  }
+  await writeBack(query, t.messages, "seq", updates);
+  const entries = await query<{ seq: string; key: string; content: string; content_json: boolean }>(
+    `SELECT seq, key, content, content_json FROM ${t.entries} WHERE key ~ $1 OR content ~ $1`,
+    [CJK_PATTERN],
+  );
+  const entryUpdates: { seq: string; search: string | null }[] = [];
+  for (const row of entries) {
+    const text = entryText(row.key, decodeContent(row.content, row.content_json));
+    if (hasCjk(text)) entryUpdates.push({ seq: row.seq, search: toTsvector(text) });
+  }
+  await writeBack(query, t.entries, "seq", entryUpdates);
+}
+
+async function writeBack(
+  query: Query,
+  table: string,
+  key: string,
+  updates: readonly { seq: string; search: string | null }[],
+): Promise<void> {
+  for (let i = 0; i < updates.length; i += BATCH) {
+    const batch = updates.slice(i, i + BATCH);
+    await query(
+      `UPDATE ${table} x SET search = u.search::tsvector
+       FROM unnest($1::bigint[], $2::text[]) AS u(seq, search) WHERE x.${key} = u.seq`,
+      [batch.map((u) => u.seq), batch.map((u) => u.search)],
+    );
+  }
+}

@@ -1,0 +1,72 @@
+// A store indexed before CJK pairs (schema step 9) is indexed again when opened: on PGlite, and on the server when
+// one is reachable.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import { PostgresStore } from "../src/postgres/index.js";
+import { tableNames } from "../src/postgres/schema.js";
+import { sessionLexeme } from "../src/postgres/search/fts.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
+import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+
+interface Raw {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+}
+
+async function check(db: ConstructorParameters<typeof PostgresStore>[0], raw: Raw, schema: string) {
+  const options = { schema };
+  const t = tableNames(options);
+  const store = await PostgresStore.open(db, options);
+  await store.session("a").appendMessage(msg("zh", "我喜欢吃苹果，昨天买了三个。"));
+  await store.session("a").appendMessage(msg("en", "an apple a day", "assistant"));
+  await store.entries.setEntry("kb", "水果", "我最喜欢的水果是香蕉");
+  await store.close();
+  // What an older release wrote: a lexeme per run, and schema version 8.
+  await raw.query(`UPDATE ${t.messages} SET search = $1::tsvector WHERE id = 'zh'`, [
+    `'${sessionLexeme("a")}' '我喜欢吃苹果':1 '昨天买了三个':2`,
+  ]);
+  await raw.query(`UPDATE ${t.entries} SET search = $1::tsvector`, [`'水果':1 '我最喜欢的水果是香蕉':2`]);
+  await raw.query(`UPDATE ${t.version} SET version = 8`);
+  const matches = async () => {
+    const rows = (await raw.query(
+      `SELECT count(*)::int AS n FROM ${t.messages} WHERE search @@ '苹果'::tsquery`,
+    )) as { rows: { n: number }[] } | { n: number }[];
+    return (Array.isArray(rows) ? rows : rows.rows)[0]?.n;
+  };
+  assert.equal(await matches(), 0, "the old vectors do not hold a word inside a clause");
+  const reopened = await PostgresStore.open(db, options);
+  assert.deepEqual(ids(await reopened.searchMessages("苹果")), ["zh"]);
+  assert.deepEqual(ids(await reopened.searchMessages('"我喜欢吃苹果"', { sessionId: "a" })), ["zh"]);
+  assert.deepEqual(ids(await reopened.searchMessages("apple")), ["en"]);
+  assert.deepEqual(
+    (await reopened.entries.searchEntries("kb", "香蕉")).map((h) => h.key),
+    ["水果"],
+  );
+  assert.equal(await matches(), 1);
+  await reopened.close();
+}
+
+test("PGlite: rows indexed before CJK pairs are indexed again on open", async () => {
+  const db = await PGlite.create();
+  try {
+    await check(db, db, "agent_session");
+  } finally {
+    await db.close();
+  }
+});
+
+const unavailable = await postgresUnavailable();
+test("Postgres: rows indexed before CJK pairs are indexed again on open", {
+  skip: unavailable ?? false,
+}, async () => {
+  if (unavailable) console.log(`Skipping the Postgres retokenize test: ${unavailable}`);
+  const pool = testPool();
+  const schema = `agent_session_test_retokenize_${process.pid}`;
+  try {
+    await dropSchema(pool, schema);
+    await check(pool, pool, schema);
+  } finally {
+    await dropSchema(pool, schema);
+    await pool.end();
+  }
+});

@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { hasCjk } from "../src/search/cjk.js";
+import { foldToken, TOKEN } from "../src/search/query.js";
+import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { CJK_GLOB } from "../src/sqlite/search/retokenize.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
+
+const Database = loadBetterSqlite3();
+const dir = mkdtempSync(join(tmpdir(), "agent-session-retokenize-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
+// How releases before schema step 10 indexed text: one token a run of letters, CJK runs whole.
+const oldIndexText = (text: string) => (text.match(TOKEN) ?? []).map((t) => foldToken(t)).join(" ");
+
+test("a store indexed before CJK pairs is indexed again when opened, messages and entries", async () => {
+  const file = join(dir, "old.db");
+  const store = new SqliteStore(file);
+  const s = store.session("a");
+  await s.appendMessage(msg("zh", "我喜欢吃苹果，昨天买了三个。"));
+  await s.appendMessage(msg("en", "an apple a day", "assistant"));
+  await store.entries.setEntry("kb", "水果", "我最喜欢的水果是香蕉");
+  assert.deepEqual(ids(await store.searchMessages("苹果")), ["zh"]);
+  await store.close();
+
+  // Make the file what an older release left: the old index text and schema version 9.
+  const db = new Database(file);
+  db.prepare(
+    "DELETE FROM agent_messages_fts WHERE rowid = (SELECT seq FROM agent_messages WHERE id = 'zh')",
+  ).run();
+  db.prepare(
+    "INSERT INTO agent_messages_fts (rowid, text, sid) SELECT seq, ?, 's' || session_num FROM agent_messages WHERE id = 'zh'",
+  ).run(oldIndexText("我喜欢吃苹果，昨天买了三个。"));
+  db.prepare("DELETE FROM agent_search_entries_fts").run();
+  db.prepare(
+    "INSERT INTO agent_search_entries_fts (rowid, text) SELECT seq, ? FROM agent_search_entries",
+  ).run(oldIndexText("水果\n我最喜欢的水果是香蕉"));
+  db.prepare("UPDATE agent_session_schema SET version = 9").run();
+  const found = db.prepare("SELECT count(*) AS n FROM agent_messages_fts WHERE agent_messages_fts MATCH ?");
+  assert.equal(
+    (found.get('"苹果"') as { n: number }).n,
+    0,
+    "the old index does not find a word inside a clause",
+  );
+  db.close();
+
+  const reopened = new SqliteStore(file);
+  assert.deepEqual(ids(await reopened.searchMessages("苹果")), ["zh"]);
+  assert.deepEqual(ids(await reopened.searchMessages('"我喜欢吃苹果"')), ["zh"]);
+  assert.deepEqual(ids(await reopened.searchMessages("apple")), ["en"]);
+  assert.deepEqual(
+    (await reopened.entries.searchEntries("kb", "香蕉")).map((h) => h.key),
+    ["水果"],
+  );
+  const counts = reopened.driver.get<{ n: number }>("SELECT count(*) AS n FROM agent_messages_fts")!;
+  assert.equal(counts.n, 2, "each message is in the index once");
+  await reopened.close();
+});
+
+test("the GLOB that picks the rows to look at matches every character indexed in pairs", () => {
+  const db = new Database(":memory:");
+  const glob = db.prepare("SELECT ? GLOB ? AS hit");
+  for (let code = 0; code <= 0x10ffff; code++) {
+    if (code >= 0xd800 && code <= 0xdfff) continue;
+    const char = String.fromCodePoint(code);
+    if (!hasCjk(char)) continue;
+    assert.equal((glob.get(`x${char}y`, CJK_GLOB) as { hit: number }).hit, 1, code.toString(16));
+  }
+  db.close();
+});
