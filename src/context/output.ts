@@ -6,6 +6,7 @@
  */
 import { toolOutputLimitsSchema } from "../schema/limits.js";
 import { parseInput } from "../schema/to-session-error.js";
+import { hasCjk } from "../search/cjk.js";
 import { foldToken, NON_ASCII, parseQuery, type QueryTerm, TOKEN } from "../search/query.js";
 
 /** How much a memory tool may return. */
@@ -54,24 +55,27 @@ function queryTerms(query: string): QueryTerm[] {
 
 /** Where the first word matching any term starts in `text` (0 when none does): the part worth showing. */
 function firstMatch(text: string, terms: readonly QueryTerm[]): number {
-  const wanted = terms.map((term) =>
-    term.kind === "phrase"
-      ? { word: foldToken(term.words[0] ?? ""), whole: true }
-      : { word: foldToken(term.prefix ?? term.word), whole: term.prefix === null },
-  );
+  const wanted = terms.map((term) => {
+    const word = term.kind === "phrase" ? (term.words[0] ?? "") : (term.prefix ?? term.word);
+    // A CJK word (a character pair, or one character) is not set off by spaces: it is found anywhere, as typed.
+    if (hasCjk(word)) return { word, whole: false, anywhere: true };
+    return { word: foldToken(word), whole: term.kind === "phrase" || term.prefix === null, anywhere: false };
+  });
   if (wanted.length === 0) return 0;
   // Lower-casing and searching natively is fast (a hit may hold megabytes); it is exact for ASCII text. Text
   // with other characters may match only once folded (`cafe` finds `Café`), so it falls back to a token scan.
   const lower = text.toLowerCase();
   let best = -1;
-  for (const { word, whole } of wanted) {
-    const at = wordAt(lower, word, whole);
+  for (const { word, whole, anywhere } of wanted) {
+    const at = anywhere ? lower.indexOf(word) : wordAt(lower, word, whole);
     if (at >= 0 && (best < 0 || at < best)) best = at;
   }
   if (best >= 0 || !NON_ASCII.test(text)) return Math.max(best, 0);
   for (const match of text.matchAll(TOKEN)) {
     const token = foldToken(match[0]);
-    if (wanted.some((w) => (w.whole ? token === w.word : token.startsWith(w.word)))) return match.index;
+    const found = (w: (typeof wanted)[number]) =>
+      !w.anywhere && (w.whole ? token === w.word : token.startsWith(w.word));
+    if (wanted.some(found)) return match.index;
   }
   return 0;
 }

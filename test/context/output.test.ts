@@ -34,6 +34,9 @@ test("a long hit shows the window around its first match, folded and at a word s
   // A word inside another word is not a match: "needle" in "haystackneedle" is skipped.
   const second = clipHit(`haystackneedle ${"c".repeat(5000)} needles ${"d".repeat(5000)}`, "needles", 1000);
   assert.match(second, /c needles d/);
+  // Chinese has no spaces between words: a word inside a clause is its match, found by its first pair.
+  const chinese = clipHit(`${"天".repeat(5000)}我喜欢吃苹果${"地".repeat(5000)}`, "你喜欢苹果吗", 1000);
+  assert.match(chinese, /^…天+我喜欢吃苹果地+…/s);
   // No match (e.g. the hit matched on its key): the start is shown.
   assert.match(clipHit("e".repeat(3000), "zebra", 1000), /^eee/);
 });
