@@ -3,9 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import type { Query } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
 import { sessionLexeme } from "../src/postgres/search/fts.js";
+import { retokenizeCjk } from "../src/postgres/search/retokenize.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
@@ -43,6 +45,26 @@ async function check(db: ConstructorParameters<typeof PostgresStore>[0], raw: Ra
     ["水果"],
   );
   assert.equal(await matches(), 1);
+  // A batch at a time: three more clauses, their vectors made old again, re-indexed one row per statement.
+  const more = ["东京的天气很好", "사과를 좋아해요", "カメラを買った"];
+  for (const [i, text] of more.entries()) await reopened.session("a").appendMessage(msg(`m${i}`, text));
+  await raw.query(`UPDATE ${t.messages} SET search = $1::tsvector WHERE id LIKE 'm%'`, [
+    `'${sessionLexeme("a")}'`,
+  ]);
+  assert.deepEqual(ids(await reopened.searchMessages("天气")), []);
+  const query: Query = async <T>(sql: string, params?: readonly unknown[]) => {
+    const result = (await raw.query(sql, params ? [...params] : undefined)) as { rows: T[] };
+    return result.rows;
+  };
+  await retokenizeCjk(query, t, 1);
+  for (const [word, id] of [
+    ["天气", "m0"],
+    ["사과", "m1"],
+    ["カメラ", "m2"],
+    ["苹果", "zh"],
+  ]) {
+    assert.deepEqual(ids(await reopened.searchMessages(word!)), [id], word);
+  }
   await reopened.close();
 }
 

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { hasCjk } from "../src/search/cjk.js";
 import { foldToken, TOKEN } from "../src/search/query.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
-import { CJK_GLOB } from "../src/sqlite/search/retokenize.js";
+import { CJK_GLOB, retokenizeCjk } from "../src/sqlite/search/retokenize.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 
@@ -59,6 +59,45 @@ test("a store indexed before CJK pairs is indexed again when opened, messages an
   const counts = reopened.driver.get<{ n: number }>("SELECT count(*) AS n FROM agent_messages_fts")!;
   assert.equal(counts.n, 2, "each message is in the index once");
   await reopened.close();
+});
+
+test("re-indexing reads the rows a batch at a time and leaves plain text alone", async () => {
+  const store = new SqliteStore(":memory:");
+  const s = store.session("a");
+  const clauses = ["我喜欢吃苹果", "东京的天气很好", "사과를 좋아해요", "カメラを買った", "今天去公园"];
+  for (const [i, text] of clauses.entries()) {
+    await s.appendMessage(msg(`c${i}`, text));
+    await s.appendMessage(msg(`e${i}`, `plain english ${i}`, "assistant"));
+  }
+  await store.searchMessages("plain");
+  store.driver.transaction(() => {
+    for (const [i, text] of clauses.entries()) {
+      const seq = store.driver.get<{ seq: number }>("SELECT seq FROM agent_messages WHERE id = ?", [
+        `c${i}`,
+      ])!.seq;
+      store.driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [seq]);
+      store.driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, 's1')", [
+        seq,
+        oldIndexText(text),
+      ]);
+    }
+  });
+  assert.deepEqual(ids(await store.searchMessages("天气")), []);
+  assert.equal(
+    store.driver.transaction(() => retokenizeCjk(store.driver, 2)),
+    clauses.length,
+  );
+  for (const [query, id] of [
+    ["苹果", "c0"],
+    ["天气", "c1"],
+    ["사과", "c2"],
+    ["カメラ", "c3"],
+    ["公园", "c4"],
+  ]) {
+    assert.deepEqual(ids(await store.searchMessages(query!)), [id], query);
+  }
+  assert.equal((await store.searchMessages("plain", { limit: 50 })).length, clauses.length);
+  await store.close();
 });
 
 test("the GLOB that picks the rows to look at matches every character indexed in pairs", () => {

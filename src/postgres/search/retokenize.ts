@@ -13,53 +13,61 @@ import { sessionLexeme, toTsvector } from "./fts.js";
 
 /** A regular expression matching any text holding a character of {@link CJK_BLOCKS}. */
 const CJK_PATTERN = `[${CJK_BLOCKS.map(([from, to]) => `${String.fromCodePoint(from)}-${String.fromCodePoint(to)}`).join("")}]`;
-// Rows written back per statement.
-const BATCH = 500;
+// Rows read and written back per statement: a store of Chinese conversations may need every row again.
+const BATCH = 1000;
 
 /**
  * Writes again, as today's tokenizer splits them, the search vectors of the messages and search-block entries
- * whose text holds CJK characters (the server's regular expression picks the rows to read).
+ * whose text holds CJK characters, a batch at a time. Only rows that may hold such text are read: not plain ASCII
+ * (bytes against characters, cheaper than the pattern) and matching the server's regular expression.
  */
 export async function retokenizeCjk(
   query: Query,
   t: { messages: string; heads: string; entries: string },
+  batch = BATCH,
 ): Promise<void> {
-  const messages = await query<{ seq: string; content: string; session_id: string }>(
-    `SELECT m.seq, m.content, h.session_id FROM ${t.messages} m JOIN ${t.heads} h ON h.num = m.session_num
-     WHERE m.content ~ $1`,
-    [CJK_PATTERN],
-  );
-  const updates: { seq: string; search: string | null }[] = [];
-  for (const row of messages) {
-    const message = parseMessage(row.content);
-    const text = message ? messageText(message) : "";
-    if (hasCjk(text)) updates.push({ seq: row.seq, search: toTsvector(text, sessionLexeme(row.session_id)) });
+  for (let after = "0"; ; ) {
+    const messages = await query<{ seq: string; content: string; session_id: string }>(
+      `SELECT m.seq, m.content, h.session_id FROM ${t.messages} m JOIN ${t.heads} h ON h.num = m.session_num
+       WHERE m.seq > $1 AND octet_length(m.content) <> char_length(m.content) AND m.content ~ $2
+       ORDER BY m.seq LIMIT $3`,
+      [after, CJK_PATTERN, batch],
+    );
+    const updates: { seq: string; search: string | null }[] = [];
+    for (const row of messages) {
+      const message = parseMessage(row.content);
+      const text = message ? messageText(message) : "";
+      if (hasCjk(text))
+        updates.push({ seq: row.seq, search: toTsvector(text, sessionLexeme(row.session_id)) });
+    }
+    await writeBack(query, t.messages, updates);
+    if (messages.length < batch) break;
+    after = messages[messages.length - 1]!.seq;
   }
-  await writeBack(query, t.messages, "seq", updates);
+  // Entries are few (search blocks a model writes): one read.
   const entries = await query<{ seq: string; key: string; content: string; content_json: boolean }>(
     `SELECT seq, key, content, content_json FROM ${t.entries} WHERE key ~ $1 OR content ~ $1`,
     [CJK_PATTERN],
   );
-  const entryUpdates: { seq: string; search: string | null }[] = [];
+  const updates: { seq: string; search: string | null }[] = [];
   for (const row of entries) {
     const text = entryText(row.key, decodeContent(row.content, row.content_json));
-    if (hasCjk(text)) entryUpdates.push({ seq: row.seq, search: toTsvector(text) });
+    if (hasCjk(text)) updates.push({ seq: row.seq, search: toTsvector(text) });
   }
-  await writeBack(query, t.entries, "seq", entryUpdates);
+  for (let i = 0; i < updates.length; i += BATCH)
+    await writeBack(query, t.entries, updates.slice(i, i + BATCH));
 }
 
+// One statement for a batch of rows' new vectors.
 async function writeBack(
   query: Query,
   table: string,
-  key: string,
   updates: readonly { seq: string; search: string | null }[],
 ): Promise<void> {
-  for (let i = 0; i < updates.length; i += BATCH) {
-    const batch = updates.slice(i, i + BATCH);
-    await query(
-      `UPDATE ${table} x SET search = u.search::tsvector
-       FROM unnest($1::bigint[], $2::text[]) AS u(seq, search) WHERE x.${key} = u.seq`,
-      [batch.map((u) => u.seq), batch.map((u) => u.search)],
-    );
-  }
+  if (updates.length === 0) return;
+  await query(
+    `UPDATE ${table} x SET search = u.search::tsvector
+     FROM unnest($1::bigint[], $2::text[]) AS u(seq, search) WHERE x.seq = u.seq`,
+    [updates.map((u) => u.seq), updates.map((u) => u.search)],
+  );
 }

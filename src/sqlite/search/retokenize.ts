@@ -15,27 +15,38 @@ import { indexText } from "./indexing.js";
 /** A GLOB that matches any text holding a character of {@link CJK_BLOCKS}. */
 export const CJK_GLOB = `*[${CJK_BLOCKS.map(([from, to]) => `${String.fromCodePoint(from)}-${String.fromCodePoint(to)}`).join("")}]*`;
 
+// Rows read per statement: a store of Chinese conversations may need every row indexed again.
+const BATCH = 1000;
+
 /**
  * Indexes again, as today's tokenizer splits them, the indexed messages and the search-block entries whose text
- * holds CJK characters. Only rows the database's GLOB picks out are read (and those split over chunks or stored
- * as bytes, which it cannot see into). Call inside a write transaction.
+ * holds CJK characters, a batch of rows at a time. Only rows that may hold such text are read: not plain ASCII (a
+ * length check in characters against bytes, far cheaper than the pattern) and matching the GLOB, or split over
+ * chunks or stored as bytes, which it cannot see into. Call inside a write transaction; returns the rows indexed.
  */
-export function retokenizeCjk(driver: SqlDriver): number {
+export function retokenizeCjk(driver: SqlDriver, batch = BATCH): number {
   let count = 0;
-  const messages = driver.all<{ seq: number; session_num: number; content: unknown }>(
-    `SELECT seq, session_num, ${contentSql()} AS content FROM agent_messages
-     WHERE seq <= (SELECT indexed_seq FROM agent_search_state WHERE id = 1)
-       AND (chunks > 0 OR typeof(content) = 'blob' OR content GLOB ?)`,
-    [CJK_GLOB],
-  );
-  for (const row of messages) {
-    const message = parseMessage(resolveContent(driver, row.content));
-    const text = message ? messageText(message) : "";
-    if (!hasCjk(text)) continue;
-    driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [row.seq]);
-    indexText(driver, row.seq, row.session_num, text);
-    count++;
+  for (let after = 0; ; ) {
+    const rows = driver.all<{ seq: number; session_num: number; content: unknown }>(
+      `SELECT seq, session_num, ${contentSql()} AS content FROM agent_messages
+       WHERE seq > ? AND seq <= (SELECT indexed_seq FROM agent_search_state WHERE id = 1)
+         AND (chunks > 0 OR typeof(content) = 'blob'
+           OR (length(content) <> length(CAST(content AS BLOB)) AND content GLOB ?))
+       ORDER BY seq LIMIT ?`,
+      [after, CJK_GLOB, batch],
+    );
+    for (const row of rows) {
+      const message = parseMessage(resolveContent(driver, row.content));
+      const text = message ? messageText(message) : "";
+      if (!hasCjk(text)) continue;
+      driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [row.seq]);
+      indexText(driver, row.seq, row.session_num, text);
+      count++;
+    }
+    if (rows.length < batch) break;
+    after = rows[rows.length - 1]!.seq;
   }
+  // Entries are few (search blocks a model writes): one read.
   const entries = driver.all<{ seq: number; key: unknown; content: unknown; content_encoded: unknown }>(
     `SELECT seq, CAST(key AS BLOB) AS key, ${freeTextSql("content", "content")} FROM agent_search_entries
      WHERE typeof(content) = 'blob' OR key GLOB ? OR content GLOB ?`,
