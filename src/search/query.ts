@@ -47,11 +47,17 @@ export function searchableText(text: string): string {
 
 /** The words of `text` as an index holds them: tokens, folded, without those that fold to nothing. */
 export function indexTokens(text: string): string[] {
+  if (isAscii(text)) return tokenize(text);
+  const cjk = hasCjk(text);
   const out: string[] = [];
-  // Tokens are lower-cased already; only non-ASCII ones need folding (normalisation is most of the cost).
-  for (const token of tokenize(text)) {
+  // Each token is lower-cased alone (see tokenize); only non-ASCII ones need folding (normalisation is most of the
+  // cost), and a CJK run is folded once, before it is split, not pair by pair.
+  for (const match of text.match(TOKEN) ?? []) {
+    const token = match.toLowerCase();
     const folded = NON_ASCII.test(token) ? foldToken(token) : token;
-    if (folded.length > 0) out.push(folded);
+    if (folded.length === 0) continue;
+    if (cjk && hasCjk(folded)) splitCjk(folded, "index", out);
+    else out.push(folded);
   }
   return out;
 }
@@ -73,7 +79,8 @@ export function tokenize(text: string, mode: CjkMode = "index"): string[] {
   if (!hasCjk(text)) return tokens;
   const out: string[] = [];
   tokens.forEach((token, i) => {
-    if (hasCjk(token)) splitCjk(token, mode, out, i === tokens.length - 1);
+    // A CJK run is split folded (its pairs come out folded): so Korean pairs syllables, which NFD takes apart.
+    if (hasCjk(token)) splitCjk(foldToken(token), mode, out, i === tokens.length - 1);
     else out.push(token);
   });
   return out;
@@ -82,11 +89,16 @@ export function tokenize(text: string, mode: CjkMode = "index"): string[] {
 /** Lower-cases and strips diacritics, for comparing tokens outside a database. */
 export function foldToken(token: string): string {
   if (isAscii(token)) return token.toLowerCase();
-  return token
+  const folded = token
     .normalize("NFD")
     .replace(/\p{M}+/gu, "")
     .toLowerCase();
+  // NFD takes a Hangul syllable apart into letters (not marks): join them again, so Korean is paired by syllable.
+  return HANGUL_LETTERS.test(folded) ? folded.normalize("NFC") : folded;
 }
+
+// The conjoining Hangul letters NFD makes of a syllable.
+const HANGUL_LETTERS = /[\u1100-\u11ff]/;
 
 const SUFFIXES = [
   "ational",
