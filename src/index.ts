@@ -71,7 +71,7 @@ export type {
   CompactionPlan,
   CompactionReport,
   SessionTokenCounter,
-} from "./session/compaction.js";
+} from "./session/compaction-types.js";
 export type { RecentHistoryOptions, SessionOptions } from "./session/session.js";
 export { Session } from "./session/session.js";
 export type { SessionSource } from "./session/source.js";

@@ -1,62 +1,16 @@
-import type { ContextBlock } from "../context/types.js";
 import { errorMessage, SessionError } from "../errors.js";
 import { isCompactionMessage, overlayMessage } from "../message/overlay.js";
 import { emitWarning } from "../runtime/warn.js";
 import type { SessionMessage, SessionProvider, StoredCompaction } from "../types.js";
-import type { CompactFunction, CompactResult, PlanningCompactFunction } from "../utils/compaction-helpers.js";
+import type { CompactFunction, PlanningCompactFunction } from "../utils/compaction-helpers.js";
 import { estimateMessageTokens, estimateStringTokens } from "../utils/tokens.js";
-import type { StatusFrames } from "./broadcast.js";
+import type {
+  CompactionPlan,
+  CompactionReport,
+  CompactionSetup,
+  SessionTokenCounter,
+} from "./compaction-types.js";
 import type { SessionContext } from "./context.js";
-
-/** Counts the tokens of the whole prompt; a non-finite result counts as 0. */
-export type SessionTokenCounter = (input: {
-  messages: SessionMessage[];
-  systemPrompt: string;
-  contextBlocks: ContextBlock[];
-}) => number | Promise<number>;
-
-/** Options of `compactAfter(threshold, options)`. */
-export interface CompactAfterOptions {
-  tokenCounter?: SessionTokenCounter;
-}
-
-/** Receives failures of automatic compaction (the append itself has succeeded). */
-export type CompactionErrorHandler = (error: unknown) => void | Promise<void>;
-
-/** How a session compacts, configured by the builder. */
-export interface CompactionSetup {
-  fn?: CompactFunction;
-  threshold?: number;
-  tokenCounter?: SessionTokenCounter;
-  onError?: CompactionErrorHandler;
-  /** The reference's status frames, when the session was created on an Agent with `broadcast`. */
-  frames?: StatusFrames;
-}
-
-/** What a stored compaction did: the reference's result plus the overlay id and the record of its effect. */
-export interface CompactionReport extends CompactResult {
-  /** Id of the stored overlay (the synthetic message is `compaction_<id>`). */
-  id: string;
-  coveredMessages: number;
-  tokensBefore: number;
-  tokensAfter: number;
-  summaryTokens: number;
-  summaryChars: number;
-}
-
-/** What `compact({ dryRun: true })` would do, computed without calling the model. */
-export interface CompactionPlan {
-  dryRun: true;
-  fromMessageId: string;
-  toMessageId: string;
-  coveredMessages: number;
-  tokensBefore: number;
-  /** Estimated tokens of the visible messages the summary would replace. */
-  tokensReplaced: number;
-  summaryBudget: number;
-  /** True when an earlier summary on this branch would be updated rather than replaced. */
-  iterative: boolean;
-}
 
 const finite = (value: number): number => (Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : 0);
 

@@ -19,7 +19,7 @@ import type {
   CompactionErrorHandler,
   CompactionSetup,
   SessionTokenCounter,
-} from "./compaction.js";
+} from "./compaction-types.js";
 import type { ContextSetup } from "./context.js";
 import type { MessagesChangedListener } from "./hooks.js";
 import type { SessionOptions } from "./options.js";

@@ -7,7 +7,7 @@
 
 import { isEchoedOverlay } from "../message/overlay.js";
 import type { AppendOptions, ImportMessageOptions, SessionMessage, UpsertOptions } from "../types.js";
-import type { CompactionPlan, CompactionReport } from "./compaction.js";
+import type { CompactionPlan, CompactionReport } from "./compaction-types.js";
 import type { SessionConfig } from "./config.js";
 import { notifyChanged } from "./hooks.js";
 import type { SessionParts } from "./lifecycle.js";

@@ -1,5 +1,5 @@
 import type { ContextConfig, WritableContextProvider } from "../context/types.js";
-import type { CompactionErrorHandler, SessionTokenCounter } from "./compaction.js";
+import type { CompactionErrorHandler, SessionTokenCounter } from "./compaction-types.js";
 
 /** Options of `new Session(provider, options)`. */
 export interface SessionOptions {

@@ -34,7 +34,7 @@ import type {
   CompactionErrorHandler,
   CompactionPlan,
   CompactionReport,
-} from "./compaction.js";
+} from "./compaction-types.js";
 import { SessionConfig } from "./config.js";
 import {
   historyBatchesOf,
