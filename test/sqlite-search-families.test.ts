@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { foldToken, parseQuery, TOKEN, tokenize } from "../src/search/query.js";
+import { parseQuery } from "../src/search/query.js";
+import { foldToken, TOKEN, tokenize } from "../src/search/tokens.js";
 import { SqlTagDriver } from "../src/sqlite/connection/sql-tag-driver.js";
 import { FamilyExpander } from "../src/sqlite/search/fts.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";

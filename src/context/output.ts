@@ -7,7 +7,8 @@
 import { toolOutputLimitsSchema } from "../schema/limits.js";
 import { parseInput } from "../schema/to-session-error.js";
 import { hasCjk } from "../search/cjk.js";
-import { foldToken, NON_ASCII, parseQuery, type QueryTerm, TOKEN } from "../search/query.js";
+import { parseQuery, type QueryTerm } from "../search/query.js";
+import { foldToken, NON_ASCII, TOKEN } from "../search/tokens.js";
 
 /** How much a memory tool may return. */
 export interface ToolOutputLimits {

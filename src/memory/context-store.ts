@@ -1,7 +1,7 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { entryText } from "../search/query.js";
 import { rankEntries, recallTerms } from "../search/recall.js";
 import { termFrequencies } from "../search/score.js";
+import { entryText } from "../search/tokens.js";
 import {
   assertBlockKey,
   assertContent,

@@ -1,6 +1,6 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { entryText } from "../search/query.js";
 import { perTermCap, rankEntries, recallTerms } from "../search/recall.js";
+import { entryText } from "../search/tokens.js";
 import {
   assertBlockKey,
   assertContent,

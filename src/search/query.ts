@@ -3,8 +3,9 @@
  * word also finds its family ("deploy" finds "deployment", "deployed"), and any other character is plain text — no
  * input can raise a syntax error. Ranked recall (recall.ts) needs any content word; `match: "all"` every word.
  */
-import { type CjkMode, hasCjk, isSingleCjk, splitCjk } from "./cjk.js";
+import { hasCjk, isSingleCjk } from "./cjk.js";
 import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
+import { foldToken, isAscii, tokenize } from "./tokens.js";
 
 /** A word of the query and the prefix that stands for its family. */
 export interface QueryWord {
@@ -21,84 +22,6 @@ export interface QueryPhrase {
 }
 
 export type QueryTerm = QueryWord | QueryPhrase;
-
-/** Token characters: letters, digits, combining marks and private-use characters (as SQLite's unicode61). */
-export const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
-/** Any character outside ASCII: only text holding one needs Unicode folding. */
-export const NON_ASCII = /[^\p{ASCII}]/u;
-
-// Plain ASCII text (most queries) takes regexes without Unicode property classes: on ASCII they match the same
-// characters (letters and digits), at a fraction of the cost — parsing a query took ~40 µs of a ~500 µs search.
-const ASCII_TOKEN = /[a-z0-9]+/g;
-
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
-
-/**
- * Text for an engine's index, as the query language reads it: its tokens, folded, one space apart (ASCII text as
- * is). SQLite's unicode61 splits and folds by its own tables: it kept non-Latin marks ("Αθήνα" was not found by
- * "αθηνα" there, and was on memory and Postgres) and joined newer symbols (🤔) to the word next to them.
- */
-export function searchableText(text: string): string {
-  return isAscii(text) ? text : indexTokens(text).join(" ");
-}
-
-/** The words of `text` as an index holds them: tokens, folded, without those that fold to nothing. */
-export function indexTokens(text: string): string[] {
-  if (isAscii(text)) return tokenize(text);
-  const cjk = hasCjk(text);
-  const out: string[] = [];
-  // Each token is lower-cased alone (see tokenize); only non-ASCII ones need folding (normalisation is most of the
-  // cost), and a CJK run is folded once, before it is split, not pair by pair.
-  for (const match of text.match(TOKEN) ?? []) {
-    const token = match.toLowerCase();
-    const folded = NON_ASCII.test(token) ? foldToken(token) : token;
-    if (folded.length === 0) continue;
-    if (cjk && hasCjk(folded)) splitCjk(folded, "index", out);
-    else out.push(folded);
-  }
-  return out;
-}
-
-/** The searchable text of a search-block entry on every backend: its key and its content, so a title finds it. */
-export function entryText(key: string, content: string): string {
-  return `${key}\n${content}`;
-}
-
-/**
- * Splits text into lower-cased tokens; Chinese, Japanese and Korean runs into overlapping character pairs, as
- * `mode` says (cjk.ts: the index's way by default).
- */
-export function tokenize(text: string, mode: CjkMode = "index"): string[] {
-  if (isAscii(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
-  // Each token is lower-cased alone: Greek capital sigma lower-cases by what follows it, so in "ΛΟΓΟΣ'ΚΑΙ" it
-  // became σ (a letter follows the apostrophe), a word "λογος" did not match, and SQLite (ς and σ are one) did.
-  const tokens = (text.match(TOKEN) ?? []).map((token) => token.toLowerCase());
-  if (!hasCjk(text)) return tokens;
-  const out: string[] = [];
-  tokens.forEach((token, i) => {
-    // A CJK run is split folded (its pairs come out folded): so Korean pairs syllables, which NFD takes apart.
-    if (hasCjk(token)) splitCjk(foldToken(token), mode, out, i === tokens.length - 1);
-    else out.push(token);
-  });
-  return out;
-}
-
-/** Lower-cases and strips diacritics, for comparing tokens outside a database. */
-export function foldToken(token: string): string {
-  if (isAscii(token)) return token.toLowerCase();
-  const folded = token
-    .normalize("NFD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
-  // NFD takes a Hangul syllable apart into letters (not marks): join them again, so Korean is paired by syllable.
-  return HANGUL_LETTERS.test(folded) ? folded.normalize("NFC") : folded;
-}
-
-// The conjoining Hangul letters NFD makes of a syllable.
-const HANGUL_LETTERS = /[\u1100-\u11ff]/;
 
 const SUFFIXES = [
   "ational",

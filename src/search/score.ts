@@ -2,7 +2,8 @@
  * In-memory scoring with the query language's semantics: what the memory backend searches with, and how SQLite
  * matches rows its read-only connection could not index.
  */
-import { foldToken, indexTokens, type QueryTerm, type QueryWord } from "./query.js";
+import type { QueryTerm, QueryWord } from "./query.js";
+import { foldToken, indexTokens } from "./tokens.js";
 
 /** Scores `text` against the terms in memory (0 = no match); the same semantics as the FTS5 expression. */
 export function scoreText(terms: QueryTerm[], text: string): number {

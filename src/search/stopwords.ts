@@ -9,7 +9,7 @@
  * languages' content words (German "die", French "son", Spanish "sin"), so one language's list applies to a query,
  * chosen by its words (see functionWords). Other languages have no list: every word of theirs counts.
  */
-import { foldToken } from "./query.js";
+import { foldToken } from "./tokens.js";
 
 // The common core of the usual English lists (SMART, NLTK, Lucene).
 const ENGLISH =

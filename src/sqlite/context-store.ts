@@ -1,6 +1,6 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { entryText, searchableText } from "../search/query.js";
 import { perTermCap, rankEntries, recallTerms } from "../search/recall.js";
+import { entryText, searchableText } from "../search/tokens.js";
 import {
   assertBlockKey,
   assertContent,

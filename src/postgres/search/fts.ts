@@ -9,7 +9,8 @@
  * word-root prefixes, as on every backend. User text never reaches `to_tsquery`.
  */
 import { createHash } from "node:crypto";
-import { foldToken, type QueryTerm, tokenize } from "../../search/query.js";
+import type { QueryTerm } from "../../search/query.js";
+import { foldToken, tokenize } from "../../search/tokens.js";
 
 // Postgres refuses lexemes over 2047 bytes and vectors over 1 MiB, clamps positions at 16383 (so a phrase past
 // that token cannot match) and keeps at most 256 positions per lexeme.

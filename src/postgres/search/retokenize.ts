@@ -6,7 +6,7 @@
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { CJK_BLOCKS, hasCjk } from "../../search/cjk.js";
-import { entryText } from "../../search/query.js";
+import { entryText } from "../../search/tokens.js";
 import type { Query } from "../connection/client.js";
 import { decodeContent } from "../connection/text.js";
 import { sessionLexeme, toTsvector } from "./fts.js";

@@ -6,7 +6,7 @@
 
 import { SessionError } from "../../errors.js";
 import { assertTransferRow } from "../../schema/transfer.js";
-import { entryText } from "../../search/query.js";
+import { entryText } from "../../search/tokens.js";
 import type { ImportCounts, SessionInfo, TransferRow } from "../../store/types.js";
 import type { StoredCompaction } from "../../types.js";
 import type { Executor, Query } from "../connection/client.js";

@@ -2,7 +2,8 @@
  * The query language rendered for FTS5: the MATCH expression, and word families expanded to the index's own
  * terms (the Postgres twin is src/postgres/search/fts.ts).
  */
-import { foldToken, type QueryTerm } from "../../search/query.js";
+import type { QueryTerm } from "../../search/query.js";
+import { foldToken } from "../../search/tokens.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { type FamilyCache, familyCacheOf, MAX_FAMILY_TERMS } from "./family-cache.js";
 

@@ -1,7 +1,8 @@
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
-import { type QueryTerm, searchableText } from "../../search/query.js";
+import type { QueryTerm } from "../../search/query.js";
 import { scoreText } from "../../search/score.js";
+import { searchableText } from "../../search/tokens.js";
 import type { SessionMessage } from "../../types.js";
 import { boundedText, contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";

@@ -6,7 +6,7 @@
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { CJK_BLOCKS, hasCjk } from "../../search/cjk.js";
-import { entryText, searchableText } from "../../search/query.js";
+import { entryText, searchableText } from "../../search/tokens.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { freeTextSql, readFreeText, sqlText } from "../connection/free-text.js";

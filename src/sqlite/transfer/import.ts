@@ -1,6 +1,6 @@
 import { SessionError } from "../../errors.js";
 import { assertTransferRow } from "../../schema/transfer.js";
-import { entryText, searchableText } from "../../search/query.js";
+import { entryText, searchableText } from "../../search/tokens.js";
 import { markLogged } from "../../store/feed/change-rows.js";
 import { importChanged } from "../../store/feed/publish.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
