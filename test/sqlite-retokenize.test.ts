@@ -48,6 +48,13 @@ test("a store indexed before CJK pairs is indexed again when opened, messages an
   );
   db.close();
 
+  // A read-only connection cannot take the step: it is told so, and what to do.
+  const readOnly = new Database(file, { readonly: true });
+  assert.throws(() => new SqliteStore(readOnly), {
+    code: "READONLY",
+    message: /schema version 9 and this release needs 10: open it once with a connection that may write/,
+  });
+  readOnly.close();
   const reopened = new SqliteStore(file);
   assert.deepEqual(ids(await reopened.searchMessages("苹果")), ["zh"]);
   assert.deepEqual(ids(await reopened.searchMessages('"我喜欢吃苹果"')), ["zh"]);
@@ -56,6 +63,11 @@ test("a store indexed before CJK pairs is indexed again when opened, messages an
     (await reopened.entries.searchEntries("kb", "香蕉")).map((h) => h.key),
     ["水果"],
   );
+  const readerHandle = new Database(file, { readonly: true });
+  const reader = new SqliteStore(readerHandle);
+  assert.deepEqual(ids(await reader.searchMessages("苹果")), ["zh"], "once migrated, a reader opens it");
+  await reader.close();
+  readerHandle.close();
   const counts = reopened.driver.get<{ n: number }>("SELECT count(*) AS n FROM agent_messages_fts")!;
   assert.equal(counts.n, 2, "each message is in the index once");
   await reopened.close();

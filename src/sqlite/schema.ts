@@ -1,5 +1,7 @@
+import { SessionError } from "../errors.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
+import { isReadonlyError } from "./search/indexing.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
 /**
@@ -192,8 +194,27 @@ export function migrate(driver: SqlDriver, migrations: readonly Migration[] = SQ
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const current = () =>
     driver.get<{ version: number }>("SELECT version FROM agent_session_schema WHERE id = 1")?.version ?? 0;
-  if (current() >= latest) return current();
-  // The write lock taken by the transaction serialises concurrent migrators; the version is re-read under it.
+  const found = current();
+  if (found >= latest) return found;
+  try {
+    return migrateUnderLock(driver, migrations, current);
+  } catch (error) {
+    if (!isReadonlyError(error)) throw error;
+    throw new SessionError(
+      "READONLY",
+      `This SQLite database has schema version ${found} and this release needs ${latest}: open it once with a ` +
+        "connection that may write, which migrates it; a read-only connection cannot",
+      { cause: error },
+    );
+  }
+}
+
+// The write lock taken by the transaction serialises concurrent migrators; the version is re-read under it.
+function migrateUnderLock(
+  driver: SqlDriver,
+  migrations: readonly Migration[],
+  current: () => number,
+): number {
   return driver.transaction(() => {
     let version = current();
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
