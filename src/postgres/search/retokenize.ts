@@ -44,21 +44,27 @@ export async function retokenizeCjk(
     if (messages.length < batch) break;
     after = messages[messages.length - 1]!.seq;
   }
-  // Entries are few (search blocks a model writes): one read.
-  const entries = await query<{ seq: string; key: string; content: string; content_json: boolean }>(
-    `SELECT seq, key, content, content_json FROM ${t.entries} WHERE key ~ $1 OR content ~ $1`,
+  // Entries are few (search blocks a model writes): one read; written back by their key, (label, key).
+  const entries = await query<{ label: string; key: string; content: string; content_json: boolean }>(
+    `SELECT label, key, content, content_json FROM ${t.entries} WHERE key ~ $1 OR content ~ $1`,
     [CJK_PATTERN],
   );
-  const updates: { seq: string; search: string | null }[] = [];
-  for (const row of entries) {
+  const changed = entries.flatMap((row) => {
     const text = entryText(row.key, decodeContent(row.content, row.content_json));
-    if (hasCjk(text)) updates.push({ seq: row.seq, search: toTsvector(text) });
+    return hasCjk(text) ? [{ label: row.label, key: row.key, search: toTsvector(text) }] : [];
+  });
+  for (let i = 0; i < changed.length; i += batch) {
+    const part = changed.slice(i, i + batch);
+    await query(
+      `UPDATE ${t.entries} x SET search = u.search::tsvector
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS u(label, key, search)
+       WHERE x.label = u.label AND x.key = u.key`,
+      [part.map((e) => e.label), part.map((e) => e.key), part.map((e) => e.search)],
+    );
   }
-  for (let i = 0; i < updates.length; i += BATCH)
-    await writeBack(query, t.entries, updates.slice(i, i + BATCH));
 }
 
-// One statement for a batch of rows' new vectors.
+// One statement for a batch of messages' new vectors.
 async function writeBack(
   query: Query,
   table: string,
