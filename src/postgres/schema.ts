@@ -3,7 +3,7 @@ import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import type { WritePolicyOptions } from "../store/write-policy.js";
-import type { Executor, Query } from "./connection/client.js";
+import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
@@ -340,7 +340,29 @@ export async function migrate(
   migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
 ): Promise<number> {
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  if ((await schemaVersion(executor, t)) >= latest) return latest;
+  const found = await schemaVersion(executor, t);
+  if (found >= latest) return latest;
+  try {
+    return await migrateUnderLock(executor, t, migrations);
+  } catch (error) {
+    const state = sqlState(error);
+    // 42501: the role may not change the tables; 25006: a read-only transaction (a hot standby, a read replica).
+    if (state !== "42501" && state !== "25006") throw error;
+    const what =
+      found === 0
+        ? "There are no agent-session tables here and this connection may not create them"
+        : `These Postgres tables have schema version ${found} and this release needs ${latest}`;
+    throw new SessionError(
+      "READONLY",
+      `${what}: open the store once with a role that may change them, on the primary, which creates or migrates ` +
+        "them; this connection cannot",
+      { cause: error },
+    );
+  }
+}
+
+// The steps in one transaction under an advisory lock; the version is re-read under it (see migrate).
+function migrateUnderLock(executor: Executor, t: Tables, migrations: readonly Migration[]): Promise<number> {
   return executor.transaction(async (query) => {
     await query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [0x61677373, lockKey(t)]);
     // Only when missing: CREATE SCHEMA checks the database-level CREATE privilege even with IF NOT EXISTS, which a

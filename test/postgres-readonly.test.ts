@@ -1,0 +1,74 @@
+// A connection that may not change the tables (a read-only transaction, a role with SELECT only) cannot migrate
+// them: it is told so with READONLY and what to do, on PGlite and on the server when one is reachable.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { PostgresStore } from "../src/postgres/index.js";
+import { POSTGRES_SCHEMA_VERSION, tableNames } from "../src/postgres/schema.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
+import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+
+const older = POSTGRES_SCHEMA_VERSION - 1;
+const outdated = new RegExp(
+  `schema version ${older} and this release needs ${POSTGRES_SCHEMA_VERSION}: open the store once with a role that may change them`,
+);
+
+test("PGlite: a read-only transaction on older tables gets READONLY; a writable one migrates them", async () => {
+  const db = await PGlite.create();
+  try {
+    const options = { schema: "agent_session" };
+    const store = await PostgresStore.open(db, options);
+    await store.session("a").appendMessage(msg("m", "hello there"));
+    await store.close();
+    await db.query(`UPDATE ${tableNames(options).version} SET version = ${older}`);
+    await db.query("SET default_transaction_read_only = on");
+    await assert.rejects(PostgresStore.open(db, options), { code: "READONLY", message: outdated });
+    await db.query("SET default_transaction_read_only = off");
+    const migrated = await PostgresStore.open(db, options);
+    assert.deepEqual(ids(await migrated.searchMessages("hello")), ["m"]);
+    await migrated.close();
+  } finally {
+    await db.close();
+  }
+});
+
+const unavailable = await postgresUnavailable();
+test("Postgres: a role that may only read gets READONLY on older tables and where there are none", {
+  skip: unavailable ?? false,
+}, async () => {
+  if (unavailable) console.log(`Skipping the Postgres read-only role test: ${unavailable}`);
+  const admin = testPool();
+  const schema = `agent_session_test_readonly_${process.pid}`;
+  const empty = `${schema}_empty`;
+  const role = `agent_session_reader_${process.pid}`;
+  const url = new URL(PG_URL);
+  url.username = role;
+  const reader = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  try {
+    await dropSchema(admin, schema);
+    const store = await PostgresStore.open(admin, { schema });
+    await store.session("a").appendMessage(msg("m", "hello there"));
+    await store.close();
+    await admin.query(`UPDATE ${tableNames({ schema }).version} SET version = ${older}`);
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query(`CREATE SCHEMA ${empty}`);
+    await admin.query(`GRANT USAGE ON SCHEMA ${schema}, ${empty} TO ${role}`);
+    await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+    await assert.rejects(PostgresStore.open(reader, { schema }), { code: "READONLY", message: outdated });
+    await assert.rejects(PostgresStore.open(reader, { schema: empty }), {
+      code: "READONLY",
+      message: /no agent-session tables here and this connection may not create them/,
+    });
+  } finally {
+    await reader.end();
+    await dropSchema(admin, schema);
+    await dropSchema(admin, empty);
+    const created = await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
+    if (created.rowCount) {
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+    }
+    await admin.end();
+  }
+});
