@@ -72,11 +72,11 @@ function firstMatch(text: string, terms: readonly QueryTerm[]): number {
     if (at >= 0 && (best < 0 || at < best)) best = at;
   }
   if (best >= 0 || !NON_ASCII.test(text)) return Math.max(best, 0);
+  // A CJK word found nowhere by the search above is in no token either.
+  const words = wanted.filter((w) => !w.anywhere);
   for (const match of text.matchAll(TOKEN)) {
     const token = foldToken(match[0]);
-    const found = (w: (typeof wanted)[number]) =>
-      !w.anywhere && (w.whole ? token === w.word : token.startsWith(w.word));
-    if (wanted.some(found)) return match.index;
+    if (words.some((w) => (w.whole ? token === w.word : token.startsWith(w.word)))) return match.index;
   }
   return 0;
 }

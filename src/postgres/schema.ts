@@ -346,7 +346,7 @@ export async function migrate(
     return await migrateUnderLock(executor, t, migrations);
   } catch (error) {
     const state = sqlState(error);
-    // 42501: the role may not change the tables; 25006: a read-only transaction (a hot standby, a read replica).
+    // 42501: the role may not change the tables; 25006: a read-only transaction (as on a read replica).
     if (state !== "42501" && state !== "25006") throw error;
     const what =
       found === 0

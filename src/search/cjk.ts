@@ -21,11 +21,8 @@
  */
 const CJK_CHAR = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u30fc\uff70]/u;
 
-/**
- * Code-point ranges holding every character `hasCjk` matches (and some more): a database's pattern can find the
- * rows that may hold such text (SQLite's GLOB, Postgres's regular expressions) before JavaScript checks them.
- */
-export const CJK_BLOCKS: readonly (readonly [number, number])[] = [
+// Code-point ranges holding every character `hasCjk` matches (and some more).
+const CJK_BLOCKS: readonly (readonly [number, number])[] = [
   [0x1100, 0x11ff], // Hangul Jamo
   [0x2e80, 0x9fff], // radicals, CJK symbols, kana, Bopomofo, Hangul compatibility jamo, enclosed, unified ideographs
   [0xa960, 0xa97f], // Hangul Jamo extended A
@@ -39,6 +36,15 @@ export const CJK_BLOCKS: readonly (readonly [number, number])[] = [
   [0x20000, 0x3ffff], // ideographs of the supplementary planes
 ];
 
+/**
+ * The body of a bracket expression (`a-b…`, no brackets) for the code-point ranges that hold every character
+ * `hasCjk` matches (and some more): SQLite's GLOB and Postgres's regular expressions read it alike, so a database
+ * finds the rows that may hold such text before JavaScript checks them.
+ */
+export const CJK_RANGES = CJK_BLOCKS.map(
+  ([from, to]) => `${String.fromCodePoint(from)}-${String.fromCodePoint(to)}`,
+).join("");
+
 /** True when `text` holds a character that is indexed in pairs. */
 export function hasCjk(text: string): boolean {
   return CJK_CHAR.test(text);
@@ -50,8 +56,8 @@ export type CjkMode = "index" | "words" | "phrase";
 /**
  * Appends the pieces of `token` (a folded token: letters and digits, no marks) to `out`: its other letters as one
  * token each stretch, its CJK runs split as `mode` says. `last` tells a phrase's tokenizer that this token ends the
- * phrase. Scans code points and tests the common blocks by number: a regular expression per character made
- * indexing Chinese text seven times slower than before it was split.
+ * phrase. Scans code points and tests the common blocks by number: a regular expression per character costs
+ * ~0.5 µs, more than the rest of indexing a character.
  */
 export function splitCjk(token: string, mode: CjkMode, out: string[], last = false): void {
   let other = -1;

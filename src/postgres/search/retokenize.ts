@@ -5,14 +5,14 @@
  */
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
-import { CJK_BLOCKS, hasCjk } from "../../search/cjk.js";
+import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText } from "../../search/tokens.js";
 import type { Query } from "../connection/client.js";
 import { decodeContent } from "../connection/text.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
 
-/** A regular expression matching any text holding a character of {@link CJK_BLOCKS}. */
-const CJK_PATTERN = `[${CJK_BLOCKS.map(([from, to]) => `${String.fromCodePoint(from)}-${String.fromCodePoint(to)}`).join("")}]`;
+/** A regular expression matching any text that may hold CJK characters. */
+const CJK_PATTERN = `[${CJK_RANGES}]`;
 // Rows read and written back per statement: a store of Chinese conversations may need every row again.
 const BATCH = 1000;
 

@@ -5,15 +5,15 @@
  */
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
-import { CJK_BLOCKS, hasCjk } from "../../search/cjk.js";
+import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText, searchableText } from "../../search/tokens.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { freeTextSql, readFreeText, sqlText } from "../connection/free-text.js";
 import { indexText } from "./indexing.js";
 
-/** A GLOB that matches any text holding a character of {@link CJK_BLOCKS}. */
-export const CJK_GLOB = `*[${CJK_BLOCKS.map(([from, to]) => `${String.fromCodePoint(from)}-${String.fromCodePoint(to)}`).join("")}]*`;
+/** A GLOB that matches any text that may hold CJK characters. */
+export const CJK_GLOB = `*[${CJK_RANGES}]*`;
 
 // Rows read per statement: a store of Chinese conversations may need every row indexed again.
 const BATCH = 1000;
