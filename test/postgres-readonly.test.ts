@@ -34,10 +34,10 @@ test("PGlite: a read-only transaction on older tables gets READONLY; a writable 
 });
 
 const unavailable = await postgresUnavailable();
+if (unavailable) console.log(`Skipping the Postgres read-only role test: ${unavailable}`);
 test("Postgres: a role that may only read gets READONLY on older tables and where there are none", {
   skip: unavailable ?? false,
 }, async () => {
-  if (unavailable) console.log(`Skipping the Postgres read-only role test: ${unavailable}`);
   const admin = testPool();
   const schema = `agent_session_test_readonly_${process.pid}`;
   const empty = `${schema}_empty`;

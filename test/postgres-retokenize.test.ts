@@ -78,10 +78,10 @@ test("PGlite: rows indexed before CJK pairs are indexed again on open", async ()
 });
 
 const unavailable = await postgresUnavailable();
+if (unavailable) console.log(`Skipping the Postgres retokenize test: ${unavailable}`);
 test("Postgres: rows indexed before CJK pairs are indexed again on open", {
   skip: unavailable ?? false,
 }, async () => {
-  if (unavailable) console.log(`Skipping the Postgres retokenize test: ${unavailable}`);
   const pool = testPool();
   const schema = `agent_session_test_retokenize_${process.pid}`;
   try {
