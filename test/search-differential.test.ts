@@ -31,6 +31,7 @@ const WORDS = [
   "create creating creation created",
   "run running runs ran",
   "stop stopped stopping",
+  "go goes going went gone buy bought child children make made making",
   "migrate migration migrations",
   "the a of and or not near",
   "café cafe CAFÉ naïve résumé Straße",

@@ -56,11 +56,18 @@ function queryTerms(query: string): QueryTerm[] {
 
 /** Where the first word matching any term starts in `text` (0 when none does): the part worth showing. */
 function firstMatch(text: string, terms: readonly QueryTerm[]): number {
-  const wanted = terms.map((term) => {
+  const wanted = terms.flatMap((term) => {
     const word = term.kind === "phrase" ? (term.words[0] ?? "") : (term.prefix ?? term.word);
     // A CJK word (a character pair, or one character) is not set off by spaces: it is found anywhere, as typed.
-    if (hasCjk(word)) return { word, whole: false, anywhere: true };
-    return { word: foldToken(word), whole: term.kind === "phrase" || term.prefix === null, anywhere: false };
+    if (hasCjk(word)) return [{ word, whole: false, anywhere: true }];
+    const first = {
+      word: foldToken(word),
+      whole: term.kind === "phrase" || term.prefix === null,
+      anywhere: false,
+    };
+    // An irregular word's other forms (went for go), each a whole word.
+    const forms = term.kind === "word" ? (term.forms ?? []) : [];
+    return [first, ...forms.map((form) => ({ word: form, whole: true, anywhere: false }))];
   });
   if (wanted.length === 0) return 0;
   // Lower-casing and searching natively is fast (a hit may hold megabytes); it is exact for ASCII text. Text

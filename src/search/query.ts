@@ -6,6 +6,7 @@
 import { hasCjk, isSingleCjk } from "./cjk.js";
 import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
 import { foldToken, isAscii, tokenize } from "./tokens.js";
+import { irregularForms } from "./word-forms.js";
 
 /** A word of the query and the prefix that stands for its family. */
 export interface QueryWord {
@@ -13,6 +14,11 @@ export interface QueryWord {
   word: string;
   /** Prefix to match (`root*`), or null when the word must match exactly (short words, numbers). */
   prefix: string | null;
+  /**
+   * Every form of the word's irregular lemma, the word included (`go goes going went gone`), each matched exactly
+   * besides the prefix: absent for a word of no irregular lemma (word-forms.ts).
+   */
+  forms?: readonly string[];
 }
 
 /** A quoted phrase: its words must appear next to each other, in order. */
@@ -171,7 +177,9 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
     const seen = terms.some(
       (term) =>
         term.kind === "word" &&
-        (term.word === word.word || (term.prefix !== null && term.prefix === word.prefix)),
+        (term.word === word.word ||
+          (term.prefix !== null && term.prefix === word.prefix) ||
+          (term.forms !== undefined && term.forms === word.forms)),
     );
     if (seen) return;
     terms.push(word);
@@ -221,10 +229,11 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
   return { terms, words };
 }
 
-// Two terms with the same key match the same messages: same folded word, same folded family prefix, or the same
-// folded phrase.
+// Two terms with the same key are one term: the same folded word, folded family prefix, irregular lemma (go and
+// went), or folded phrase.
 function termKey(term: QueryTerm): string {
   if (term.kind === "phrase") return `"${term.words.map(foldToken).join(" ")}`;
+  if (term.forms !== undefined) return `~${term.forms[0]}`;
   return term.prefix === null ? `=${foldToken(term.word)}` : `*${foldToken(term.prefix)}`;
 }
 
@@ -233,8 +242,9 @@ function termKey(term: QueryTerm): string {
 // stands for every index token it starts (cjk.ts).
 function toWord(word: string): QueryWord {
   if (isAscii(word)) {
-    if (word.length < 4 || isDigits(word)) return { kind: "word", word, prefix: null };
-    return { kind: "word", word, prefix: wordRoot(word) };
+    const prefix = word.length < 4 || isDigits(word) ? null : wordRoot(word);
+    const forms = irregularForms(word);
+    return forms === undefined ? { kind: "word", word, prefix } : { kind: "word", word, prefix, forms };
   }
   if (hasCjk(word)) return { kind: "word", word, prefix: isSingleCjk(word) ? word : null };
   if (word.length < 4 || /^\p{N}+$/u.test(word)) return { kind: "word", word, prefix: null };

@@ -40,8 +40,10 @@ function foldTerms(terms: QueryTerm[]): string[][] {
 
 function countWord(tokens: string[], folded: string, term: QueryWord): number {
   let hits = 0;
+  const forms = term.forms;
   for (const token of tokens) {
     if (term.prefix === null ? token === folded : token.startsWith(folded)) hits++;
+    else if (forms?.includes(token)) hits++;
   }
   return hits;
 }

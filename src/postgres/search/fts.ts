@@ -95,7 +95,10 @@ export function toTsquery(terms: readonly QueryTerm[], scope?: string): string |
     } else {
       const lexeme = lexemeOf(term.prefix ?? term.word);
       if (lexeme === null) return null;
-      parts.push(term.prefix === null ? lexeme : `${lexeme}:*`);
+      const word = term.prefix === null ? lexeme : `${lexeme}:*`;
+      // An irregular word's other forms, each exactly (lower-case ASCII, as the index holds them).
+      const forms = term.forms?.filter((form) => form !== term.word).map(quoteLexeme) ?? [];
+      parts.push(forms.length === 0 ? word : `(${[word, ...forms].join(" | ")})`);
     }
   }
   return parts.join(" & ");

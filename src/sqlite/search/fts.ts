@@ -20,15 +20,47 @@ export function toFts5(
 ): string {
   const parts = terms.map((term) => {
     if (term.kind === "phrase") return either(term.words.join(" "), term.words.map(foldToken).join(" "), "");
+    const family = term.prefix === null ? undefined : families?.get(term.prefix);
+    if (term.forms !== undefined) return withForms(term.forms, term.prefix, family);
     if (term.prefix === null) return either(term.word, foldToken(term.word), "");
-    const family = families?.get(term.prefix);
-    if (family && family.length > 0)
-      return `(${family.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ")})`;
+    if (family && family.length > 0) return `(${family.map(quoted).join(" OR ")})`;
     return either(term.prefix, foldToken(term.prefix), "*");
   });
   // One term takes no parentheses: FTS5 reads `text : "a b"` ~20 % faster than `text : ("a b")` (a phrase or a word
   // at 10,000 messages, 14 against 18 µs p50), and ranked recall asks one term per statement.
   return parts.length === 1 ? `${column} : ${parts[0]}` : `${column} : (${parts.join(" AND ")})`;
+}
+
+// An irregular word's forms, each exactly, ORed with its family: the index's terms of its prefix, or the prefix
+// query (forms and prefixes are lower-case ASCII, as the index spells them).
+function withForms(
+  forms: readonly string[],
+  prefix: string | null,
+  family: readonly string[] | undefined,
+): string {
+  const alternatives = new Set(forms);
+  if (family !== undefined) for (const term of family) alternatives.add(term);
+  const words = [...alternatives].map(quoted);
+  if (prefix !== null && family === undefined) words.push(`"${prefix}"*`);
+  return `(${words.join(" OR ")})`;
+}
+
+function quoted(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+/**
+ * True when no indexed message can match the term: it folds to nothing, or its family has no indexed term and it
+ * has no other forms.
+ */
+export function cannotMatch(term: QueryTerm, families: ReadonlyMap<string, readonly string[]>): boolean {
+  if (foldsToNothing([term])) return true;
+  return (
+    term.kind === "word" &&
+    term.prefix !== null &&
+    term.forms === undefined &&
+    families.get(term.prefix)?.length === 0
+  );
 }
 
 // A phrase (or prefix, with `*`) as folded, ORed with it as typed when the two differ.
@@ -134,7 +166,9 @@ export class FamilyExpander {
       }
       if (family.terms === null) continue;
       expansion.families.set(root, family.terms);
-      expansion.maxMatches = Math.min(expansion.maxMatches, family.docs);
+      // A word's other irregular forms match beyond its family: the family's count bounds nothing then.
+      if (term.kind === "word" && term.forms === undefined)
+        expansion.maxMatches = Math.min(expansion.maxMatches, family.docs);
     }
     return expansion;
   }

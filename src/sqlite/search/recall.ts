@@ -16,7 +16,7 @@ import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { Candidates, type MatchNodes, matchNodesJson, NODE_FIELDS, readNodes } from "./candidates.js";
-import { type FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
+import { cannotMatch, type FamilyExpander, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath, pageMaySkip, type ScoreLookup } from "./hits.js";
 import { INDEX_FIRST, pendingTexts } from "./indexing.js";
 import { readSearchState, type SearchState } from "./state.js";
@@ -98,8 +98,7 @@ function termMatches(
   cap: number,
 ): MatchNodes {
   // A word whose family has no indexed term, or that folds to nothing, matches no indexed message.
-  if (foldsToNothing([term])) return [];
-  if (term.kind === "word" && term.prefix !== null && families.get(term.prefix)?.length === 0) return [];
+  if (cannotMatch(term, families)) return [];
   let match = toFts5([term], "text", families);
   // A session holding most of the store is kept to by its rows' session (read with the candidates' parents):
   // its token's doclist would be nearly the whole index. Any other is kept to by its token inside the index.

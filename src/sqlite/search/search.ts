@@ -16,7 +16,7 @@ import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { withExtras } from "./extras.js";
-import { FamilyExpander, foldsToNothing, toFts5 } from "./fts.js";
+import { cannotMatch, FamilyExpander, toFts5 } from "./fts.js";
 import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { recallRanking } from "./recall.js";
@@ -127,7 +127,7 @@ export class SqliteMessageSearch {
     const storeRows = state.total;
     const { families, maxMatches } = this.families.expand(terms, storeRows);
     // A word whose family has no indexed term, or that folds to nothing, cannot match an indexed message.
-    const noMatch = foldsToNothing(terms) || [...families.values()].some((family) => family.length === 0);
+    const noMatch = terms.some((term) => cannotMatch(term, families));
     let match = toFts5(terms, "text", families);
     if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
     if (noMatch) return this.page(unindexed, plan, hitOptions);

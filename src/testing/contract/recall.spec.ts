@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { SessionStore } from "../../store/types.js";
+import { hasContextStorage, type SessionStore } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 
@@ -34,6 +34,32 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
         assert.ok(hits.every((h) => typeof h.score === "number" && h.score > 0));
         assert.deepEqual(await store.searchMessages("what did you do there?", { sessionId: "c" }), []);
         assert.deepEqual(await store.searchMessages("When did Caroline go?", { match: "all" }), []);
+      }));
+
+    test("a word finds its irregular forms (go finds went), in ranked recall, all-words and entry search", () =>
+      withStore(target, async (store) => {
+        const s = store.session("f");
+        await s.appendMessage(msg("f1", "I bought new running shoes at the mall."));
+        await s.appendMessage(msg("f2", "We went camping by the lake.", "assistant"));
+        await s.appendMessage(msg("f3", "The children met their new teacher."));
+        await s.appendMessage(msg("f4", "Going to buy milk later.", "assistant"));
+        const find = async (query: string, match?: "all") =>
+          ids(await store.searchMessages(query, { sessionId: "f", ...(match ? { match } : {}) }));
+        assert.equal((await find("When did Melanie go camping?"))[0], "f2");
+        assert.deepEqual((await find("What did she buy?")).sort(), ["f1", "f4"]);
+        assert.deepEqual(await find("Who did the child meet?"), ["f3"]);
+        assert.deepEqual(await find("buy shoes", "all"), ["f1"]);
+        assert.deepEqual(await find("going lake", "all"), ["f2"]);
+        // A phrase is matched as written.
+        assert.deepEqual(await find('"went camping"'), ["f2"]);
+        assert.deepEqual(await find('"go camping"'), []);
+        assert.ok(hasContextStorage(store), `${store.backend} store has entries`);
+        await store.entries.setEntry("kb", "trip", "We drove to the coast and swam.");
+        await store.entries.setEntry("kb", "food", "Pasta with tomatoes.");
+        assert.deepEqual(
+          (await store.entries.searchEntries("kb", "Where did we drive?")).map((h) => h.key),
+          ["trip"],
+        );
       }));
 
     test("stop words alone never make a hit; a quoted phrase still counts its every word", () =>

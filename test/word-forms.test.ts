@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { clipHit } from "../src/context/output.js";
+import { toTsquery } from "../src/postgres/search/fts.js";
+import { parseQuery, type QueryWord } from "../src/search/query.js";
+import { recallTerms } from "../src/search/recall.js";
+import { scoreText } from "../src/search/score.js";
+import { irregularForms } from "../src/search/word-forms.js";
+import { cannotMatch, FamilyExpander, toFts5 } from "../src/sqlite/search/fts.js";
+import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import { msg } from "../src/testing/contract/harness.js";
+
+test("a word of an irregular lemma carries every form of it; other words carry none", () => {
+  assert.deepEqual(irregularForms("went"), ["go", "goes", "going", "went", "gone"]);
+  assert.equal(irregularForms("went"), irregularForms("go"), "one array per lemma");
+  assert.deepEqual(irregularForms("children"), ["child", "children"]);
+  // Lemmas whose forms are other common words are left out; so are function words.
+  for (const word of [
+    "bit",
+    "born",
+    "lie",
+    "rose",
+    "wound",
+    "ground",
+    "bound",
+    "tears",
+    "was",
+    "did",
+    "had",
+  ]) {
+    assert.equal(irregularForms(word), undefined, word);
+  }
+  assert.equal(irregularForms("paint"), undefined);
+  const [buy] = parseQuery("Bought") as QueryWord[];
+  assert.deepEqual(buy, {
+    kind: "word",
+    word: "bought",
+    prefix: "bought",
+    forms: ["buy", "buys", "buying", "bought"],
+  });
+  // Regular words keep their shape (no `forms` key at all).
+  assert.deepEqual(parseQuery("painted"), [{ kind: "word", word: "painted", prefix: "paint" }]);
+});
+
+test("two forms of one lemma are one term, in the plain and the general parse, and count once", () => {
+  for (const query of ["go went gone", "gö went gone"]) {
+    const terms = parseQuery(query);
+    const lemma = terms.filter((t) => t.kind === "word" && t.forms?.[0] === "go");
+    assert.equal(lemma.length, 1, query);
+  }
+  assert.equal(parseQuery("go went going goes", { maxQueryChars: 100, maxQueryTerms: 1 }).length, 1);
+  assert.deepEqual(
+    recallTerms("When did Melanie go camping?").map((t) => (t.kind === "word" ? t.word : "")),
+    ["melanie", "go", "camping"],
+  );
+});
+
+test("every backend's query matches the forms: memory scoring, FTS5 and tsquery", () => {
+  const terms = parseQuery("go");
+  assert.ok(scoreText(terms, "We went camping") > 0);
+  assert.equal(scoreText(terms, "the gone-ness of it") > 0, true);
+  assert.equal(scoreText(terms, "a good goal"), 0);
+  assert.equal(toFts5(terms, "text"), 'text : ("go" OR "goes" OR "going" OR "went" OR "gone")');
+  // A word with a family prefix: its forms, its family's index terms (or the prefix query when not expanded).
+  const making = parseQuery("making");
+  assert.equal(toFts5(making, "text"), 'text : ("make" OR "makes" OR "making" OR "made" OR "mak"*)');
+  assert.equal(
+    toFts5(making, "text", new Map([["mak", ["maker", "making"]]])),
+    'text : ("make" OR "makes" OR "making" OR "made" OR "maker")',
+  );
+  assert.equal(toTsquery(terms), "('go' | 'goes' | 'going' | 'went' | 'gone')");
+  assert.equal(toTsquery(making), "('mak':* | 'make' | 'makes' | 'made')");
+});
+
+test("an empty family does not stop an irregular word: its other forms still match", async () => {
+  const store = new SqliteStore(":memory:");
+  try {
+    const s = store.session("s");
+    await s.appendMessage(msg("m1", "we went home"));
+    await s.appendMessage(msg("m2", "she goes there"));
+    await s.appendMessage(msg("m3", "nothing here"));
+    flushSearchIndex(store.driver);
+    const expander = new FamilyExpander(store.driver, "agent_messages_fts");
+    const terms = parseQuery("gone");
+    const families = expander.families(terms);
+    assert.deepEqual(families, new Map([["gone", []]]));
+    assert.equal(cannotMatch(terms[0]!, families), false);
+    assert.equal(
+      cannotMatch(parseQuery("xylophones")[0]!, expander.families(parseQuery("xylophones"))),
+      true,
+    );
+    const rows = store.driver.column<number>(
+      "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? ORDER BY rowid",
+      [toFts5(terms, "text", families)],
+    );
+    assert.equal(rows.length, 2);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a long hit is clipped around the first form of the query's word", () => {
+  const out = clipHit(`${"a ".repeat(3000)}we went camping ${"b ".repeat(3000)}`, "go camping", 1000);
+  assert.match(out, /a we went camping b/);
+});
