@@ -7,7 +7,7 @@
 import { toolOutputLimitsSchema } from "../schema/limits.js";
 import { parseInput } from "../schema/to-session-error.js";
 import { hasCjk } from "../search/cjk.js";
-import { parseQuery, type QueryTerm } from "../search/query.js";
+import { otherForms, parseQuery, type QueryTerm } from "../search/query.js";
 import { foldToken, NON_ASCII, TOKEN } from "../search/tokens.js";
 
 /** How much a memory tool may return. */
@@ -66,7 +66,7 @@ function firstMatch(text: string, terms: readonly QueryTerm[]): number {
       anywhere: false,
     };
     // An irregular word's other forms (went for go), each a whole word.
-    const forms = term.kind === "word" ? (term.forms ?? []) : [];
+    const forms = term.kind === "word" ? otherForms(term) : [];
     return [first, ...forms.map((form) => ({ word: form, whole: true, anywhere: false }))];
   });
   if (wanted.length === 0) return 0;

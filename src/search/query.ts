@@ -229,6 +229,16 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
   return { terms, words };
 }
 
+/**
+ * The forms of an irregular word (see QueryWord.forms) that its own match misses: those neither the word itself nor
+ * starting with its prefix. Only these need a look-up of their own ("making" looks up "made" beside `mak*`).
+ */
+export function otherForms(term: QueryWord): readonly string[] {
+  const { forms, word, prefix } = term;
+  if (forms === undefined) return [];
+  return forms.filter((form) => form !== word && (prefix === null || !form.startsWith(prefix)));
+}
+
 // Two terms with the same key are one term: the same folded word, folded family prefix, irregular lemma (go and
 // went), or folded phrase.
 function termKey(term: QueryTerm): string {

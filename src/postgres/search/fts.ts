@@ -9,7 +9,7 @@
  * word-root prefixes, as on every backend. User text never reaches `to_tsquery`.
  */
 import { createHash } from "node:crypto";
-import type { QueryTerm } from "../../search/query.js";
+import { otherForms, type QueryTerm } from "../../search/query.js";
 import { foldToken, tokenize } from "../../search/tokens.js";
 
 // Postgres refuses lexemes over 2047 bytes and vectors over 1 MiB, clamps positions at 16383 (so a phrase past
@@ -97,7 +97,7 @@ export function toTsquery(terms: readonly QueryTerm[], scope?: string): string |
       if (lexeme === null) return null;
       const word = term.prefix === null ? lexeme : `${lexeme}:*`;
       // An irregular word's other forms, each exactly (lower-case ASCII, as the index holds them).
-      const forms = term.forms?.filter((form) => form !== term.word).map(quoteLexeme) ?? [];
+      const forms = otherForms(term).map(quoteLexeme);
       parts.push(forms.length === 0 ? word : `(${[word, ...forms].join(" | ")})`);
     }
   }

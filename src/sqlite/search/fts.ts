@@ -2,7 +2,7 @@
  * The query language rendered for FTS5: the MATCH expression, and word families expanded to the index's own
  * terms (the Postgres twin is src/postgres/search/fts.ts).
  */
-import type { QueryTerm } from "../../search/query.js";
+import { otherForms, type QueryTerm, type QueryWord } from "../../search/query.js";
 import { foldToken } from "../../search/tokens.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { type FamilyCache, familyCacheOf, MAX_FAMILY_TERMS } from "./family-cache.js";
@@ -21,7 +21,8 @@ export function toFts5(
   const parts = terms.map((term) => {
     if (term.kind === "phrase") return either(term.words.join(" "), term.words.map(foldToken).join(" "), "");
     const family = term.prefix === null ? undefined : families?.get(term.prefix);
-    if (term.forms !== undefined) return withForms(term.forms, term.prefix, family);
+    const forms = otherForms(term);
+    if (forms.length > 0) return withForms(term, forms, family);
     if (term.prefix === null) return either(term.word, foldToken(term.word), "");
     if (family && family.length > 0) return `(${family.map(quoted).join(" OR ")})`;
     return either(term.prefix, foldToken(term.prefix), "*");
@@ -31,18 +32,13 @@ export function toFts5(
   return parts.length === 1 ? `${column} : ${parts[0]}` : `${column} : (${parts.join(" AND ")})`;
 }
 
-// An irregular word's forms, each exactly, ORed with its family: the index's terms of its prefix, or the prefix
-// query (forms and prefixes are lower-case ASCII, as the index spells them).
-function withForms(
-  forms: readonly string[],
-  prefix: string | null,
-  family: readonly string[] | undefined,
-): string {
-  const alternatives = new Set(forms);
-  if (family !== undefined) for (const term of family) alternatives.add(term);
-  const words = [...alternatives].map(quoted);
-  if (prefix !== null && family === undefined) words.push(`"${prefix}"*`);
-  return `(${words.join(" OR ")})`;
+// An irregular word ORed with its other forms, each exactly: the word itself, or the index's terms of its prefix
+// (its family; none when empty), or the prefix query. Words of such lemmas are lower-case ASCII, as the index spells
+// them.
+function withForms(term: QueryWord, forms: readonly string[], family: readonly string[] | undefined): string {
+  const own =
+    term.prefix === null ? [quoted(term.word)] : family ? family.map(quoted) : [`"${term.prefix}"*`];
+  return `(${[...own, ...forms.map(quoted)].join(" OR ")})`;
 }
 
 function quoted(term: string): string {
