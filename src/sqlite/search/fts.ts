@@ -54,8 +54,8 @@ export function cannotMatch(term: QueryTerm, families: ReadonlyMap<string, reado
   return (
     term.kind === "word" &&
     term.prefix !== null &&
-    term.forms === undefined &&
-    families.get(term.prefix)?.length === 0
+    families.get(term.prefix)?.length === 0 &&
+    otherForms(term).length === 0
   );
 }
 
@@ -163,7 +163,7 @@ export class FamilyExpander {
       if (family.terms === null) continue;
       expansion.families.set(root, family.terms);
       // A word's other irregular forms match beyond its family: the family's count bounds nothing then.
-      if (term.kind === "word" && term.forms === undefined)
+      if (term.kind === "word" && otherForms(term).length === 0)
         expansion.maxMatches = Math.min(expansion.maxMatches, family.docs);
     }
     return expansion;
