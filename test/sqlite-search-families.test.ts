@@ -83,6 +83,11 @@ test("a plain ASCII query parses to the terms the general parser gives", () => {
     "12 1234 12a3 abc123 0",
     "  spaced\tout\nlines  ",
     "stopped stopping fall falling buzzes misses",
+    // Irregular lemmas: forms collapse into one term, a word of the same prefix and no lemma stays its own.
+    "go went GONE going goes",
+    "maker making made make",
+    "making maker",
+    "children child kids",
     "",
     // Quotes: phrases, one quoted word (a word), empty quotes, repeats, a quote never closed.
     '"deploy the app" now',

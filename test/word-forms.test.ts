@@ -50,6 +50,12 @@ test("two forms of one lemma are one term, in the plain and the general parse, a
     assert.equal(lemma.length, 1, query);
   }
   assert.equal(parseQuery("go went going goes", { maxQueryChars: 100, maxQueryTerms: 1 }).length, 1);
+  // A word of the same prefix but no irregular lemma matches other messages: a term of its own, in either order and
+  // either parser (a non-ASCII word takes the general one).
+  for (const query of ["maker making", "making maker", "maker making é", "making maker é"]) {
+    const words = parseQuery(query).filter((t) => t.kind === "word" && t.prefix === "mak");
+    assert.deepEqual(words.map((t) => (t.kind === "word" ? t.word : "")).sort(), ["maker", "making"], query);
+  }
   assert.deepEqual(
     recallTerms("When did Melanie go camping?").map((t) => (t.kind === "word" ? t.word : "")),
     ["melanie", "go", "camping"],

@@ -174,12 +174,13 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
   // Repeats are found by a linear scan: past a few distinct words the general parser's set is the cheaper one.
   const addWord = (token: string): void => {
     const word = toWord(token);
+    // As termKey: a word of an irregular lemma is the same term as another form of it and nothing else.
     const seen = terms.some(
       (term) =>
         term.kind === "word" &&
-        (term.word === word.word ||
-          (term.prefix !== null && term.prefix === word.prefix) ||
-          (term.forms !== undefined && term.forms === word.forms)),
+        (term.forms !== undefined || word.forms !== undefined
+          ? term.forms === word.forms
+          : term.word === word.word || (term.prefix !== null && term.prefix === word.prefix)),
     );
     if (seen) return;
     terms.push(word);

@@ -60,8 +60,8 @@ const GROUP_OF: ReadonlyMap<string, readonly string[]> = (() => {
 })();
 
 /**
- * Every form of the lemma `word` (lower-case ASCII) is a form of, itself included, or undefined when it is no form of
- * an irregular lemma. The same array for every form of one lemma.
+ * The forms of the irregular lemma `word` (lower-case ASCII) belongs to, itself included; undefined when it belongs
+ * to none. The same array for every form of one lemma.
  */
 export function irregularForms(word: string): readonly string[] | undefined {
   return GROUP_OF.get(word);
