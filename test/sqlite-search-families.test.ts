@@ -88,6 +88,7 @@ test("a plain ASCII query parses to the terms the general parser gives", () => {
     "maker making made make",
     "making maker",
     "children child kids",
+    "dog dogs dog DOG try tried",
     "",
     // Quotes: phrases, one quoted word (a word), empty quotes, repeats, a quote never closed.
     '"deploy the app" now',

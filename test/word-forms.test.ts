@@ -5,7 +5,7 @@ import { toTsquery } from "../src/postgres/search/fts.js";
 import { parseQuery, type QueryWord } from "../src/search/query.js";
 import { recallTerms } from "../src/search/recall.js";
 import { scoreText } from "../src/search/score.js";
-import { irregularForms } from "../src/search/word-forms.js";
+import { irregularForms, shortWordForms } from "../src/search/word-forms.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "../src/sqlite/search/fts.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
@@ -41,6 +41,27 @@ test("a word of an irregular lemma carries every form of it; other words carry n
   });
   // Regular words keep their shape (no `forms` key at all).
   assert.deepEqual(parseQuery("painted"), [{ kind: "word", word: "painted", prefix: "paint" }]);
+});
+
+test("a short word carries its regular inflections, spelt by the usual rules; a function word none", () => {
+  const cases: [string, string[] | undefined][] = [
+    ["dog", ["dog", "dogs", "dogged", "dogging"]],
+    ["try", ["try", "tries", "tried", "trying"]],
+    ["use", ["use", "uses", "used", "using"]],
+    ["tie", ["tie", "ties", "tied", "tying"]],
+    ["box", ["box", "boxes", "boxed", "boxing"]],
+    ["ski", ["ski", "skis", "skied", "skiing"]],
+    ["the", undefined],
+    ["was", undefined],
+    ["dogs", undefined],
+    ["x", undefined],
+    ["3d", undefined],
+  ];
+  for (const [word, forms] of cases) assert.deepEqual(shortWordForms(word), forms, word);
+  assert.deepEqual(parseQuery("dog dog DOG").length, 1);
+  assert.deepEqual(parseQuery("went"), [
+    { kind: "word", word: "went", prefix: "went", forms: irregularForms("went") },
+  ]);
 });
 
 test("two forms of one lemma are one term, in the plain and the general parse, and count once", () => {

@@ -6,7 +6,7 @@
 import { hasCjk, isSingleCjk } from "./cjk.js";
 import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
 import { foldToken, isAscii, tokenize } from "./tokens.js";
-import { irregularForms } from "./word-forms.js";
+import { irregularForms, shortWordForms } from "./word-forms.js";
 
 /** A word of the query and the prefix that stands for its family. */
 export interface QueryWord {
@@ -15,8 +15,9 @@ export interface QueryWord {
   /** Prefix to match (`root*`), or null when the word must match exactly (short words, numbers). */
   prefix: string | null;
   /**
-   * Every form of the word's irregular lemma, the word included (`go goes going went gone`), each matched exactly
-   * besides the prefix: absent for a word of no irregular lemma (word-forms.ts).
+   * Other forms of the word, each matched exactly besides the word or its prefix, the base form first: an irregular
+   * lemma's (`go goes going went gone`), or a short word's regular inflections (`dog dogs dogged dogging`). Absent
+   * for other words (word-forms.ts).
    */
   forms?: readonly string[];
 }
@@ -179,7 +180,7 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
       (term) =>
         term.kind === "word" &&
         (term.forms !== undefined || word.forms !== undefined
-          ? term.forms === word.forms
+          ? term.forms?.[0] === word.forms?.[0]
           : term.word === word.word || (term.prefix !== null && term.prefix === word.prefix)),
     );
     if (seen) return;
@@ -240,8 +241,8 @@ export function otherForms(term: QueryWord): readonly string[] {
   return forms.filter((form) => form !== word && (prefix === null || !form.startsWith(prefix)));
 }
 
-// Two terms with the same key are one term: the same folded word, folded family prefix, irregular lemma (go and
-// went), or folded phrase.
+// Two terms with the same key are one term: the same folded word, folded family prefix, base form (go and went), or
+// folded phrase.
 function termKey(term: QueryTerm): string {
   if (term.kind === "phrase") return `"${term.words.map(foldToken).join(" ")}`;
   if (term.forms !== undefined) return `~${term.forms[0]}`;
@@ -254,7 +255,7 @@ function termKey(term: QueryTerm): string {
 function toWord(word: string): QueryWord {
   if (isAscii(word)) {
     const prefix = word.length < 4 || isDigits(word) ? null : wordRoot(word);
-    const forms = irregularForms(word);
+    const forms = irregularForms(word) ?? shortWordForms(word);
     return forms === undefined ? { kind: "word", word, prefix } : { kind: "word", word, prefix, forms };
   }
   if (hasCjk(word)) return { kind: "word", word, prefix: isSingleCjk(word) ? word : null };

@@ -1,15 +1,17 @@
 /**
- * The irregular forms of English words: a question asks "When did Melanie go camping?" and the memory holds "we
- * went camping". A word's family (query.ts) is its prefix, which finds the regular forms (paint, painted, painting)
- * but never went, bought or met. So a query word that is a form of one of these lemmas also matches the lemma's
- * other forms, exactly. Questions about the past take the base form after "did" while what they ask about was
- * told in the past tense, so conversational recall meets these on every verb they cover.
+ * The forms of English words that a word's family (query.ts: its prefix) cannot reach, each matched exactly:
  *
- * The list is the common irregular verbs (and nouns) of English grammars, without the lemmas whose forms are
- * other common words (bear/born, bite/bit, lie/lay, rise/rose, wind/wound, grind/ground, bind/bound, tear/tears,
- * spring), those whose past is their base (cut, put, set: the prefix already finds them), and the auxiliaries (be,
- * do, have: function words, never searched for). Base form, -s, -ing, past, past participle.
+ * - **Irregular lemmas.** A question asks "When did Melanie go camping?" and the memory holds "we went camping":
+ *   the prefix finds paint, painted, painting, but never went, bought or met. Questions about the past take the base
+ *   form after "did" while what they ask about was told in the past tense. The list is the common irregular verbs
+ *   (and nouns) of English grammars, without the lemmas whose forms are other common words (bear/born, bite/bit,
+ *   lie/lay, rise/rose, wind/wound, grind/ground, bind/bound, tear/tears, spring), those whose past is their base
+ *   (cut, put, set: the prefix finds them) and the auxiliaries (be, do, have: function words). Base form, -s, -ing,
+ *   past, past participle.
+ * - **Short words.** A word of three letters or fewer matches exactly (a prefix "dog*" stands for hundreds of index
+ *   terms), so "dog" missed "dogs" and "try" missed "tried": its regular inflections are listed instead.
  */
+import { isEnglishFunctionWord } from "./stopwords.js";
 
 const FORMS =
   "arise arises arising arose arisen, awake awakes awaking awoke awoken, beat beats beating beaten, " +
@@ -65,4 +67,38 @@ const GROUP_OF: ReadonlyMap<string, readonly string[]> = (() => {
  */
 export function irregularForms(word: string): readonly string[] | undefined {
   return GROUP_OF.get(word);
+}
+
+const VOWELS = "aeiou";
+
+/**
+ * The regular inflections of a short word (two or three letters), which match exactly only: as a prefix it would
+ * stand for hundreds of index terms ("dog*"), so without these "dog" missed "dogs" and "try" missed "tried". Plural
+ * and third person (-s, -es, -ies), past (-ed, -d, -ied, doubling hug → hugged) and -ing, spelt by the usual rules;
+ * the word itself first. Undefined for other words.
+ */
+export function shortWordForms(word: string): readonly string[] | undefined {
+  if (word.length < 2 || word.length > 3 || !/^[a-z]+$/.test(word) || isEnglishFunctionWord(word))
+    return undefined;
+  const last = word[word.length - 1]!;
+  const before = word[word.length - 2]!;
+  const consonantY = last === "y" && !VOWELS.includes(before);
+  if (consonantY) {
+    const stem = word.slice(0, -1);
+    return [word, `${stem}ies`, `${stem}ied`, `${word}ing`];
+  }
+  if (last === "e") {
+    const ing = before === "i" ? `${word.slice(0, -2)}ying` : `${word.slice(0, -1)}ing`;
+    return [word, `${word}s`, `${word}d`, ing];
+  }
+  const plural = "sxzo".includes(last) ? `${word}es` : `${word}s`;
+  // One syllable ending consonant-vowel-consonant doubles its consonant (hug → hugged, hugging), never w, x or y.
+  const doubles =
+    word.length === 3 &&
+    !VOWELS.includes(last) &&
+    !"wxy".includes(last) &&
+    VOWELS.includes(before) &&
+    !VOWELS.includes(word[0]!);
+  const stem = doubles ? word + last : word;
+  return [word, plural, `${stem}ed`, `${stem}ing`];
 }

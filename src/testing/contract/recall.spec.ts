@@ -36,13 +36,14 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
         assert.deepEqual(await store.searchMessages("When did Caroline go?", { match: "all" }), []);
       }));
 
-    test("a word finds its irregular forms (go finds went), in ranked recall, all-words and entry search", () =>
+    test("a word finds its irregular forms (go finds went) and a short word its inflections (dog finds dogs)", () =>
       withStore(target, async (store) => {
         const s = store.session("f");
         await s.appendMessage(msg("f1", "I bought new running shoes at the mall."));
         await s.appendMessage(msg("f2", "We went camping by the lake.", "assistant"));
         await s.appendMessage(msg("f3", "The children met their new teacher."));
         await s.appendMessage(msg("f4", "Going to buy milk later.", "assistant"));
+        await s.appendMessage(msg("f5", "Our dogs tried the trail.", "assistant"));
         const find = async (query: string, match?: "all") =>
           ids(await store.searchMessages(query, { sessionId: "f", ...(match ? { match } : {}) }));
         assert.equal((await find("When did Melanie go camping?"))[0], "f2");
@@ -50,6 +51,8 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
         assert.deepEqual(await find("Who did the child meet?"), ["f3"]);
         assert.deepEqual(await find("buy shoes", "all"), ["f1"]);
         assert.deepEqual(await find("going lake", "all"), ["f2"]);
+        assert.deepEqual(await find("Did the dog try it?"), ["f5"]);
+        assert.deepEqual(await find("dog try", "all"), ["f5"]);
         // A phrase is matched as written.
         assert.deepEqual(await find('"went camping"'), ["f2"]);
         assert.deepEqual(await find('"go camping"'), []);
