@@ -95,6 +95,44 @@ describe("viewer: live updates in headless Chromium", { skip }, () => {
     assert.deepEqual(pageErrors, []);
   });
 
+  test("the stream's opening re-read leaves an unchanged page as it is; a write redraws it", async () => {
+    await page.goto(server.url);
+    // The page reads the branch once when the session opens and once more when the stream opens (its check).
+    let histories = 0;
+    let second!: () => void;
+    const checked = new Promise<void>((resolve) => {
+      second = resolve;
+    });
+    const onResponse = (response: { url(): string }) => {
+      if (response.url().includes("/api/history") && ++histories === 2) second();
+    };
+    page.on("response", onResponse);
+    try {
+      await page.click('#sessions [data-session-id="demo-deploy"]');
+      await page.waitForSelector('#conversation [data-message-id="a4"]');
+      // Mark what is shown: a redraw replaces these nodes, and the mark goes with them.
+      await page.$$eval("#conversation .msg, #graph *", (nodes) => {
+        for (const node of nodes) node.setAttribute("data-kept", "");
+      });
+      const replaced = (selector: string) => page.locator(`${selector}:not([data-kept])`).count();
+      await checked;
+      // The check's answer is handled in the task that receives it; give that task time to run.
+      await page.waitForTimeout(300);
+      assert.equal(await replaced("#conversation .msg"), 0, "no message node was replaced");
+      assert.equal(await replaced("#graph *"), 0, "no graph node was replaced");
+      await writer.session("demo-deploy").appendMessage({
+        id: "redraw-1",
+        role: "user",
+        parts: [{ type: "text", text: "A write redraws." }],
+      });
+      await page.waitForSelector('#conversation [data-message-id="redraw-1"]', { timeout: 10_000 });
+      assert.ok((await replaced("#conversation .msg")) > 1, "the write redrew the conversation");
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      page.off("response", onResponse);
+    }
+  });
+
   test("a write that lands before the event stream is set up is shown all the same", async () => {
     const slow = await browser.newPage();
     slow.on("pageerror", (error) => pageErrors.push(error.message));
