@@ -4,9 +4,10 @@
  * (`deploy-script` becomes three lexemes, URLs, e-mails and paths become single tokens, non-ASCII handling
  * depends on the server locale), which would shift phrase positions and change results. Instead the indexed
  * `tsvector` is written as a literal from `tokenize` + `foldToken` (lower-case, diacritics stripped), and the
- * `tsquery` is rendered from `parseQuery`'s terms: prefix terms `'root':*`, phrases with `<->`, all ANDed. No
- * dictionary runs, so there are no stop words and no stemmer: word families come from the query language's
- * word-root prefixes, as on every backend. User text never reaches `to_tsquery`.
+ * `tsquery` is rendered from `parseQuery`'s terms: prefix terms `'root':*` (a word's other forms ORed with it),
+ * phrases with `<->`, all ANDed. No dictionary runs, so there are no stop words and no stemmer: word families come
+ * from the query language's word-root prefixes and word forms, as on every backend. User text never reaches
+ * `to_tsquery`.
  */
 import { createHash } from "node:crypto";
 import { otherForms, type QueryTerm } from "../../search/query.js";
