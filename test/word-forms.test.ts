@@ -51,6 +51,8 @@ test("a short word carries its regular inflections, spelt by the usual rules; a 
     ["tie", ["tie", "ties", "tied", "tying"]],
     ["box", ["box", "boxes", "boxed", "boxing"]],
     ["ski", ["ski", "skis", "skied", "skiing"]],
+    ["fee", ["fee", "fees", "feeing"]],
+    ["zoo", ["zoo", "zoos", "zooed", "zooing"]],
     ["the", undefined],
     ["was", undefined],
     ["dogs", undefined],

@@ -88,10 +88,13 @@ export function shortWordForms(word: string): readonly string[] | undefined {
     return [word, `${stem}ies`, `${stem}ied`, `${word}ing`];
   }
   if (last === "e") {
+    // fee → fees, feeing (not "feed", another word); tie → tied, tying; use → used, using.
+    if (before === "e") return [word, `${word}s`, `${word}ing`];
     const ing = before === "i" ? `${word.slice(0, -2)}ying` : `${word.slice(0, -1)}ing`;
     return [word, `${word}s`, `${word}d`, ing];
   }
-  const plural = "sxzo".includes(last) ? `${word}es` : `${word}s`;
+  // -es after a sibilant (boxes, buses); a short word in -o takes -s (zoos, twos, egos).
+  const plural = "sxz".includes(last) ? `${word}es` : `${word}s`;
   // One syllable ending consonant-vowel-consonant doubles its consonant (hug → hugged, hugging), never w, x or y.
   const doubles =
     word.length === 3 &&
