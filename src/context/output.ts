@@ -65,7 +65,7 @@ function firstMatch(text: string, terms: readonly QueryTerm[]): number {
       whole: term.kind === "phrase" || term.prefix === null,
       anywhere: false,
     };
-    // An irregular word's other forms (went for go), each a whole word.
+    // A word's other forms (went for go, dogs for dog), each a whole word.
     const forms = term.kind === "word" ? otherForms(term) : [];
     return [first, ...forms.map((form) => ({ word: form, whole: true, anywhere: false }))];
   });

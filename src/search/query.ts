@@ -175,7 +175,7 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
   // Repeats are found by a linear scan: past a few distinct words the general parser's set is the cheaper one.
   const addWord = (token: string): void => {
     const word = toWord(token);
-    // As termKey: a word of an irregular lemma is the same term as another form of it and nothing else.
+    // As termKey: a word with forms is the same term as another word of its base form, and nothing else.
     const seen = terms.some(
       (term) =>
         term.kind === "word" &&
@@ -232,7 +232,7 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
 }
 
 /**
- * The forms of an irregular word (see QueryWord.forms) that its own match misses: those neither the word itself nor
+ * The forms of a word (see QueryWord.forms) that its own match misses: those neither the word itself nor
  * starting with its prefix. Only these need a look-up of their own ("making" looks up "made" beside `mak*`).
  */
 export function otherForms(term: QueryWord): readonly string[] {
@@ -250,8 +250,9 @@ function termKey(term: QueryTerm): string {
 }
 
 // Words of three letters or fewer match exactly: as prefixes ("the*", "run*") they expand to hundreds of index
-// terms, which is slow and finds little the user meant. A CJK pair matches exactly too, and one CJK character
-// stands for every index token it starts (cjk.ts).
+// terms, which is slow and finds little the user meant; their inflections and irregular words' forms are listed
+// instead (word-forms.ts). A CJK pair matches exactly too, and one CJK character stands for every index token it
+// starts (cjk.ts).
 function toWord(word: string): QueryWord {
   if (isAscii(word)) {
     const prefix = word.length < 4 || isDigits(word) ? null : wordRoot(word);

@@ -97,7 +97,7 @@ export function toTsquery(terms: readonly QueryTerm[], scope?: string): string |
       const lexeme = lexemeOf(term.prefix ?? term.word);
       if (lexeme === null) return null;
       const word = term.prefix === null ? lexeme : `${lexeme}:*`;
-      // An irregular word's other forms, each exactly (lower-case ASCII, as the index holds them).
+      // A word's other forms (went for go, dogs for dog), each exactly (lower-case ASCII, as the index holds them).
       const forms = otherForms(term).map(quoteLexeme);
       parts.push(forms.length === 0 ? word : `(${[word, ...forms].join(" | ")})`);
     }

@@ -32,9 +32,8 @@ export function toFts5(
   return parts.length === 1 ? `${column} : ${parts[0]}` : `${column} : (${parts.join(" AND ")})`;
 }
 
-// An irregular word ORed with its other forms, each exactly: the word itself, or the index's terms of its prefix
-// (its family; none when empty), or the prefix query. Words of such lemmas are lower-case ASCII, as the index spells
-// them.
+// A word ORed with its other forms, each exactly: the word itself, or the index's terms of its prefix (its family;
+// none when empty), or the prefix query. Words with forms are lower-case ASCII, as the index spells them.
 function withForms(term: QueryWord, forms: readonly string[], family: readonly string[] | undefined): string {
   const own =
     term.prefix === null ? [quoted(term.word)] : family ? family.map(quoted) : [`"${term.prefix}"*`];
@@ -162,7 +161,7 @@ export class FamilyExpander {
       }
       if (family.terms === null) continue;
       expansion.families.set(root, family.terms);
-      // A word's other irregular forms match beyond its family: the family's count bounds nothing then.
+      // A word's other forms match beyond its family: the family's count bounds nothing then.
       if (term.kind === "word" && otherForms(term).length === 0)
         expansion.maxMatches = Math.min(expansion.maxMatches, family.docs);
     }
