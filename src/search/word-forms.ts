@@ -78,7 +78,7 @@ const VOWELS = "aeiou";
  * the word itself first. Undefined for other words.
  */
 export function shortWordForms(word: string): readonly string[] | undefined {
-  if (word.length < 2 || word.length > 3 || !/^[a-z]+$/.test(word) || isEnglishFunctionWord(word))
+  if (word.length < 2 || word.length > 3 || !isLowerAscii(word) || isEnglishFunctionWord(word))
     return undefined;
   const last = word[word.length - 1]!;
   const before = word[word.length - 2]!;
@@ -104,4 +104,14 @@ export function shortWordForms(word: string): readonly string[] | undefined {
     !VOWELS.includes(word[0]!);
   const stem = doubles ? word + last : word;
   return [word, plural, `${stem}ed`, `${stem}ing`];
+}
+
+// Letters a-z only, checked by character code: every plain query word passes here, and the plain parse keeps
+// regular expressions off its path (query.ts).
+function isLowerAscii(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i);
+    if (code < 0x61 || code > 0x7a) return false;
+  }
+  return true;
 }
