@@ -44,12 +44,16 @@ export function assertQueryLength(query: string, limits: QueryLimits): void {
   );
 }
 
-/** Refuses a query with more distinct words than the limit (counted after repeats collapsed). */
-export function assertQueryTerms(count: number, limits: QueryLimits): void {
+/**
+ * Refuses a query with more distinct words than the limit (counted after repeats collapsed); `recall` says the
+ * count leaves function words out, as ranked recall's does.
+ */
+export function assertQueryTerms(count: number, limits: QueryLimits, recall = false): void {
   if (count <= limits.maxQueryTerms) return;
   throw new SessionError(
     "INVALID_ARGUMENT",
     `Search query has ${count} distinct words, the limit is ${limits.maxQueryTerms} ` +
-      "(each word of a quoted phrase counts): search for the few most distinctive ones.",
+      `(each word of a quoted phrase counts${recall ? '; function words such as "the" do not' : ""}): ` +
+      "search for the few most distinctive ones.",
   );
 }

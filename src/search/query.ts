@@ -130,22 +130,26 @@ function isDigits(word: string): boolean {
  * anything: every backend parses here, so every backend bounds the same way.
  */
 export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): QueryTerm[] {
+  const terms = parseTerms(query, limits);
+  assertQueryTerms(termsCost(terms), limits);
+  return terms;
+}
+
+/**
+ * The distinct terms of a query whose length is within `limits`, their number not yet checked: ranked recall
+ * checks it once the function words are gone (recall.ts), since only the words it searches for cost anything.
+ */
+export function parseTerms(query: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): QueryTerm[] {
   assertQueryLength(query, limits);
   const plain = parsePlainQuery(query);
-  if (plain !== undefined) {
-    assertQueryTerms(plain.words, limits);
-    return plain.terms;
-  }
+  if (plain !== undefined) return plain;
   const terms: QueryTerm[] = [];
   const seen = new Set<string>();
-  let words = 0;
   const add = (term: QueryTerm): void => {
     const key = termKey(term);
     if (seen.has(key)) return;
     seen.add(key);
     terms.push(term);
-    words +=
-      term.kind === "phrase" ? term.words.reduce((n, word) => n + wordCost(word), 0) : wordCost(term.word);
   };
   const pieces = query.split('"');
   pieces.forEach((piece, index) => {
@@ -157,8 +161,17 @@ export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LI
     }
     for (const word of tokens) add(toWord(word));
   });
-  assertQueryTerms(Math.ceil(words), limits);
   return terms;
+}
+
+/** What `terms` count against the query's word limit: each word of a phrase counts (see wordCost). */
+export function termsCost(terms: readonly QueryTerm[]): number {
+  let words = 0;
+  for (const term of terms) {
+    if (term.kind === "word") words += wordCost(term.word);
+    else for (const word of term.words) words += wordCost(word);
+  }
+  return Math.ceil(words);
 }
 
 const PLAIN_MAX_WORDS = 16;
@@ -169,7 +182,7 @@ const PLAIN_MAX_WORDS = 16;
  * set, which each cost a fetch of cold code on every search. Undefined for any other query, and for one with more
  * than PLAIN_MAX_WORDS distinct words.
  */
-function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } | undefined {
+function parsePlainQuery(query: string): QueryTerm[] | undefined {
   const terms: QueryTerm[] = [];
   let words = 0;
   // Repeats are found by a linear scan: past a few distinct words the general parser's set is the cheaper one.
@@ -228,7 +241,7 @@ function parsePlainQuery(query: string): { terms: QueryTerm[]; words: number } |
   }
   // A quote never closed quotes nothing: its words are words.
   if (phrase !== undefined) for (const token of phrase) addWord(token);
-  return { terms, words };
+  return terms;
 }
 
 /**

@@ -13,8 +13,8 @@
  * 4. newest first.
  */
 import { firstInOrder } from "./first-in-order.js";
-import type { QueryLimits } from "./limits.js";
-import { parseQuery, type QueryTerm } from "./query.js";
+import { assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
+import { parseTerms, type QueryTerm, termsCost } from "./query.js";
 import { functionWords } from "./stopwords.js";
 
 /** Weight of the best neighbouring turn's relevance in a message's own (a reply carries half its question's). */
@@ -22,17 +22,22 @@ export const NEIGHBOUR_WEIGHT = 0.5;
 
 /**
  * The content terms of `query` for ranked recall: its parsed terms without the function words of its language (a
- * quoted phrase is always kept; see stopwords.ts). Bounded like every query (see parseQuery); an empty list means
- * nothing to search for.
+ * quoted phrase is always kept; see stopwords.ts). Bounded like every query, except that only these terms count
+ * against the word limit: a function word costs no index work, and a model's question in full sentences ("What did
+ * Caroline say when …") should not be refused for its grammar. An empty list means nothing to search for.
  */
-export function recallTerms(query: string, limits?: QueryLimits): QueryTerm[] {
-  const terms = parseQuery(query, limits);
+export function recallTerms(query: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): QueryTerm[] {
+  const terms = parseTerms(query, limits);
   const words: string[] = [];
   for (const term of terms) if (term.kind === "word") words.push(term.word);
-  if (words.length === 0) return terms;
-  const stop = functionWords(words);
-  let word = 0;
-  return terms.filter((term) => term.kind === "phrase" || !stop[word++]);
+  let content = terms;
+  if (words.length > 0) {
+    const stop = functionWords(words);
+    let word = 0;
+    content = terms.filter((term) => term.kind === "phrase" || !stop[word++]);
+  }
+  assertQueryTerms(termsCost(content), limits, true);
+  return content;
 }
 
 /** The messages one term matches: seq → relevance weight (> 0, higher is better). */

@@ -11,6 +11,9 @@ export function distinctWords(count: number): string {
   return Array.from({ length: count }, (_, i) => `w${i}x`).join(" ");
 }
 
+/** 20 distinct English function words: ranked recall drops them before counting (search/stopwords.ts). */
+const FUNCTION_WORDS = "what when where who which how did does was were the a an of to in on at for with";
+
 /** `word` repeated until the query is just under `chars` characters. */
 export function repeated(word: string, chars: number): string {
   return `${word} `.repeat(Math.floor(chars / (word.length + 1)));
@@ -76,6 +79,32 @@ export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarg
             "INVALID_ARGUMENT",
             tooMany,
           );
+        }
+      }));
+
+    test("ranked recall counts only the words it searches for: a long question in full sentences is answered", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        // 40 distinct words, 20 of them function words: ranked recall searches for the other 20.
+        const question = `${FUNCTION_WORDS} ${distinctWords(20)}`;
+        assert.deepEqual(ids(await store.searchMessages(question)), ["m3"]);
+        assert.deepEqual(ids(await store.session("s1").searchMessages!(question)), ["m3"]);
+        // Every word counts where every word must match.
+        await rejectsWithCode(
+          store.searchMessages(question, { match: "all" }),
+          "INVALID_ARGUMENT",
+          /has 40 distinct words, the limit is 32/,
+        );
+        const tooMany =
+          /has 33 distinct words, the limit is 32 \(each word of a quoted phrase counts; function words/;
+        await rejectsWithCode(
+          store.searchMessages(`${FUNCTION_WORDS} ${distinctWords(maxQueryTerms + 1)}`),
+          "INVALID_ARGUMENT",
+          tooMany,
+        );
+        if (hasContextStorage(store)) {
+          await store.entries.setEntry("kb", "k1", `notes: ${distinctWords(3)}`);
+          assert.equal((await store.entries.searchEntries("kb", question, 10)).length, 1);
         }
       }));
   });
