@@ -1,4 +1,4 @@
-import { MissingDependencyError } from "../errors.js";
+import { importOptional } from "../runtime/load.js";
 
 /** The `ai` package's runtime API. */
 export type AiModule = typeof import("ai");
@@ -7,9 +7,12 @@ let loading: Promise<AiModule> | undefined;
 
 /** Loads `ai` on first use: it is an optional peer, and the storages in this entry point work without it. */
 export function loadAi(): Promise<AiModule> {
-  loading ??= import("ai").catch((error: unknown) => {
-    loading = undefined;
-    throw new MissingDependencyError("ai", "agent-session/agent sessions", error);
-  });
+  // A literal import, so a bundler includes `ai` where the app uses agent sessions.
+  loading ??= importOptional<AiModule>("ai", "agent-session/agent sessions", () => import("ai")).catch(
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
   return loading;
 }

@@ -1,4 +1,5 @@
 import { MissingDependencyError, SessionError } from "../../errors.js";
+import { importOptional } from "../../runtime/load.js";
 
 /** An ioredis client (`eval(script, numKeys, ...keysAndArgs)`). */
 export interface IoRedisLike {
@@ -38,6 +39,22 @@ function isMissing(error: unknown): boolean {
   return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
 }
 
+// ioredis's client class, or undefined when it is not installed (then `redis` is tried); ioredis installed but
+// failing to load is that failure, not a fallback.
+async function loadIoRedis(): Promise<(new (...args: unknown[]) => IoRedisLike) | undefined> {
+  try {
+    const loaded = await importOptional<{ default: new (...args: unknown[]) => IoRedisLike }>(
+      "ioredis",
+      "RedisSessionStorage",
+      () => import("ioredis"),
+    );
+    return loaded.default;
+  } catch (error) {
+    if (error instanceof MissingDependencyError && isMissing(error.cause)) return undefined;
+    throw error;
+  }
+}
+
 /** The two commands the storage needs (Lua scripts and ZRANGE), the same over either client library. */
 export class RedisConnection {
   private constructor(
@@ -54,22 +71,15 @@ export class RedisConnection {
         "Redis storage needs an ioredis/redis client, a URL or options",
       );
     }
-    try {
-      const loaded = (await import("ioredis")) as unknown as {
-        default: new (...args: unknown[]) => IoRedisLike;
-      };
-      return new RedisConnection(new loaded.default(source), true);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    let createClient: (options: Record<string, unknown>) => NodeRedisLike;
-    try {
-      // A variable specifier: `redis` is an optional alternative that this package does not depend on.
-      const name = "redis";
-      ({ createClient } = (await import(name)) as { createClient: typeof createClient });
-    } catch (error) {
+    const IoRedis = await loadIoRedis();
+    if (IoRedis !== undefined) return new RedisConnection(new IoRedis(source), true);
+    // A variable specifier (importOptional's default): `redis` is an optional alternative this package does not
+    // depend on. Without either, the error names ioredis, the one the docs install.
+    const { createClient } = await importOptional<{
+      createClient: (options: Record<string, unknown>) => NodeRedisLike;
+    }>("redis", "RedisSessionStorage").catch((error: unknown) => {
       throw new MissingDependencyError("ioredis", "RedisSessionStorage", error);
-    }
+    });
     const client = createClient(typeof source === "string" ? { url: source } : source);
     await client.connect?.();
     return new RedisConnection(client, true);
