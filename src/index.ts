@@ -1,6 +1,6 @@
 export { ContextBlocks } from "./context/blocks.js";
 export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/fs-skills.js";
-export { entryKey, fnv1a, slugify } from "./context/keys.js";
+export { entryKey } from "./context/keys.js";
 export { dropStrictNulls, toStrictSchema } from "./context/openai-strict.js";
 export { BlockContextProvider, EntrySearchProvider, formatEntryHits } from "./context/providers.js";
 export { REMINDER_PREAMBLE } from "./context/reminder.js";
