@@ -200,6 +200,20 @@ describe("SessionManager: builder", () => {
   });
 });
 
+describe("SessionManager: session_search", () => {
+  test("a model's question in full sentences is answered, not refused for its grammar", async () => {
+    const manager = SessionManager.create(new MemoryStore());
+    const info = await manager.create("chat");
+    await manager.append(info.id, msg("m1", "Caroline went to the LGBTQ support group on Friday"));
+    // 36 distinct words, over the limit of 32, but only 10 are searched for: the rest are function words.
+    const query =
+      "What did Caroline say about when she would be going to the LGBTQ support group that she had been talking " +
+      "about with all of her friends before they were there, and why was it so important to her at that time?";
+    const answer = await manager.tools().session_search!.execute({ query });
+    assert.match(String(answer), /^\[user\] Caroline went to the LGBTQ support group on Friday/);
+  });
+});
+
 describe("SessionManager: failure handling", () => {
   test("session_search reports a failing store as Error: …", async () => {
     const store = new MemoryStore();
