@@ -279,8 +279,8 @@ function toWord(word: string): QueryWord {
 
 // What a word counts against the query's word limit: a CJK pair half a word (a clause of n characters is n - 1
 // pairs, each an exact index look-up, never a family), so a question in Chinese fits the limit as one in English
-// of the same length does.
-// An ASCII word is checked by its characters first: the plain parse keeps regular expressions off its path.
+// of the same length does. An ASCII word is ruled out by its characters first: the plain parse keeps regular
+// expressions off its path.
 function wordCost(word: string): number {
   return !isAscii(word) && hasCjk(word) && !isSingleCjk(word) ? 0.5 : 1;
 }
