@@ -32,9 +32,7 @@ export async function withExtras(
 ): Promise<SearchResult[]> {
   if (hits.length === 0) return [];
   await markOverlays(executor, t, hits);
-  if (plan.context > 0) {
-    for (const hit of hits) hit.result.context = await contextOf(executor, t, hit, plan.context);
-  }
+  if (plan.context > 0) await addContext(executor, t, hits, plan.context);
   return hits.map((hit) => hit.result);
 }
 
@@ -95,43 +93,68 @@ async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHi
 const TURN = (alias: string) =>
   `${alias}.id, ${alias}.role, ${alias}.content, ${isoSql(`${alias}.created_at`)} AS created_at`;
 
-async function contextOf(executor: Executor, t: Tables, hit: PageHit, turns: number) {
-  const { seq, depth, leafSeq } = hit.candidate;
-  const before = await executor.query<TurnRow>(
-    `WITH RECURSIVE up(seq, k) AS (
-       SELECT parent_seq, 1 FROM ${t.messages} WHERE seq = $1
-       UNION ALL SELECT m.parent_seq, up.k + 1 FROM ${t.messages} m JOIN up ON m.seq = up.seq WHERE up.k < $2
-     ) SELECT ${TURN("m")} FROM up JOIN ${t.messages} m ON m.seq = up.seq ORDER BY up.k DESC`,
-    [seq, turns],
+/**
+ * The turns around every hit in one statement (a statement per hit and side was two round trips per hit): `$1`
+ * hit numbers, `$2` their seqs, `$3` depths, `$4` the leaf whose path gives the turns after (the hit is on the
+ * active path) or null (the newest replies), `$5` turns per side. Rows: hit number, side (0 before, 1 after) and
+ * an order within the side, oldest first.
+ */
+function contextSql(t: Tables): string {
+  return `WITH RECURSIVE
+    hits(i, seq, depth, leaf) AS (SELECT * FROM unnest($1::integer[], $2::bigint[], $3::integer[], $4::bigint[])),
+    up(i, seq, k) AS (
+      SELECT h.i, m.parent_seq, 1 FROM hits h JOIN ${t.messages} m ON m.seq = h.seq
+      UNION ALL SELECT up.i, m.parent_seq, up.k + 1 FROM up JOIN ${t.messages} m ON m.seq = up.seq WHERE up.k < $5
+    ),
+    ${ancestorCte(
+      t.messages,
+      "anc",
+      `SELECT h.i, LEAST(l.depth, h.depth + $5::integer), l.seq
+       FROM hits h JOIN ${t.messages} l ON l.seq = h.leaf WHERE h.leaf IS NOT NULL`,
+    )},
+    path(i, seq, above) AS (
+      SELECT anc.k, anc.seq, h.depth FROM anc JOIN hits h ON h.i = anc.k
+      WHERE anc.depth = anc.target AND anc.depth > h.depth
+      UNION ALL SELECT p.i, m.parent_seq, p.above FROM path p JOIN ${t.messages} m ON m.seq = p.seq
+      WHERE m.depth > p.above + 1
+    ),
+    down(i, seq, k) AS (
+      SELECT h.i, (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = h.seq), 1 FROM hits h
+      WHERE h.leaf IS NULL
+      UNION ALL SELECT down.i, (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = down.seq), down.k + 1
+      FROM down WHERE down.seq IS NOT NULL AND down.k < $5
+    )
+    SELECT up.i, 0 AS side, -up.k AS ord, ${TURN("m")} FROM up JOIN ${t.messages} m ON m.seq = up.seq
+    UNION ALL SELECT path.i, 1, m.depth, ${TURN("m")} FROM path JOIN ${t.messages} m ON m.seq = path.seq
+    UNION ALL SELECT down.i, 1, down.k, ${TURN("m")} FROM down JOIN ${t.messages} m ON m.seq = down.seq
+    ORDER BY 1, 2, 3`;
+}
+
+/** Sets each hit's `context`: up to `turns` turns before and after it along its branch (see contextSql). */
+async function addContext(
+  executor: Executor,
+  t: Tables,
+  hits: readonly PageHit[],
+  turns: number,
+): Promise<void> {
+  const leaves = hits.map(({ candidate, result }) =>
+    result.onActivePath === true && candidate.leafSeq !== null ? candidate.leafSeq : null,
   );
-  let after: TurnRow[];
-  if (hit.result.onActivePath === true && leafSeq !== null) {
-    // Along the active path: the leaf's ancestor `turns` below the hit (or the leaf), and the path up to the hit.
-    after = await executor.query<TurnRow>(
-      `WITH RECURSIVE ${ancestorCte(
-        t.messages,
-        "anc",
-        `SELECT 0, LEAST(l.depth, $2::integer + $3::integer), l.seq FROM ${t.messages} l WHERE l.seq = $1`,
-      )},
-       bottom AS (SELECT seq FROM anc WHERE depth = target AND depth > $2::integer),
-       up(seq) AS (
-         SELECT seq FROM bottom
-         UNION ALL SELECT m.parent_seq FROM ${t.messages} m JOIN up ON m.seq = up.seq WHERE m.depth > $2::integer + 1
-       )
-       SELECT ${TURN("m")} FROM up JOIN ${t.messages} m ON m.seq = up.seq ORDER BY m.depth`,
-      [leafSeq, depth, turns],
-    );
-  } else {
-    after = await executor.query<TurnRow>(
-      `WITH RECURSIVE down(seq, k) AS (
-         SELECT (SELECT MAX(seq) FROM ${t.messages} WHERE parent_seq = $1), 1
-         UNION ALL SELECT (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = down.seq), down.k + 1
-           FROM down WHERE down.seq IS NOT NULL AND down.k < $2
-       ) SELECT ${TURN("m")} FROM down JOIN ${t.messages} m ON m.seq = down.seq ORDER BY down.k`,
-      [seq, turns],
-    );
+  const rows = await executor.query<TurnRow & { i: number; side: number }>(contextSql(t), [
+    hits.map((_, i) => i),
+    hits.map((hit) => hit.candidate.seq),
+    hits.map((hit) => hit.candidate.depth),
+    leaves,
+    turns,
+  ]);
+  const contexts = hits.map(() => ({ before: [] as SearchContextTurn[], after: [] as SearchContextTurn[] }));
+  for (const row of rows) {
+    const context = contexts[Number(row.i)]!;
+    (Number(row.side) === 0 ? context.before : context.after).push(turnOf(row));
   }
-  return { before: before.map(turnOf), after: after.map(turnOf) };
+  hits.forEach((hit, i) => {
+    hit.result.context = contexts[i]!;
+  });
 }
 
 type TurnRow = { id: string; role: string; content: string; created_at: string };
