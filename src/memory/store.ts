@@ -1,6 +1,6 @@
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message/ids.js";
-import { nearestFor } from "../search/fusion.js";
+import { nearestFor, takesVectors } from "../search/fusion.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/recall.js";
@@ -119,9 +119,10 @@ export class MemoryStore
     this.assertOpen();
     const plan = searchPlan(options);
     if (typeof query !== "string") return [];
-    // The vector channel is asked only for a search the text channel can answer (content words, within the limits).
+    // The vector channel is asked only for a search the text channel can answer (content words, within the limits);
+    // without one, the query is parsed once, by the search itself.
     const near =
-      plan.match === "any" && recallTerms(query, this.queryLimits).length > 0
+      takesVectors(this.vectors, plan) && recallTerms(query, this.queryLimits).length > 0
         ? await nearestFor(this.vectors, query, plan)
         : undefined;
     return searchMemory(this.data, query, plan, this.queryLimits, near);
