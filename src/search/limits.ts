@@ -44,16 +44,23 @@ export function assertQueryLength(query: string, limits: QueryLimits): void {
   );
 }
 
+/** Which words a query's count holds: all of them (an all-words search), or ranked recall's content words. */
+export type CountedWords = "every word" | "content words";
+
 /**
- * Refuses a query with more distinct words than the limit (counted after repeats collapsed); `recall` says the
- * count leaves function words out, as ranked recall's does.
+ * Refuses a query with more distinct words than the limit (counted after repeats collapsed); the message says which
+ * words were counted.
  */
-export function assertQueryTerms(count: number, limits: QueryLimits, recall = false): void {
+export function assertQueryTerms(
+  count: number,
+  limits: QueryLimits,
+  counted: CountedWords = "every word",
+): void {
   if (count <= limits.maxQueryTerms) return;
+  const skipped = counted === "content words" ? '; function words such as "the" do not' : "";
   throw new SessionError(
     "INVALID_ARGUMENT",
     `Search query has ${count} distinct words, the limit is ${limits.maxQueryTerms} ` +
-      `(each word of a quoted phrase counts${recall ? '; function words such as "the" do not' : ""}): ` +
-      "search for the few most distinctive ones.",
+      `(each word of a quoted phrase counts${skipped}): search for the few most distinctive ones.`,
   );
 }

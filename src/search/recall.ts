@@ -36,7 +36,7 @@ export function recallTerms(query: string, limits: QueryLimits = DEFAULT_QUERY_L
     let word = 0;
     content = terms.filter((term) => term.kind === "phrase" || !stop[word++]);
   }
-  assertQueryTerms(termsCost(content), limits, true);
+  assertQueryTerms(termsCost(content), limits, "content words");
   return content;
 }
 
