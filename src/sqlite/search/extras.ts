@@ -7,51 +7,71 @@ import type { SearchPlan } from "../../search/options.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { ancestorAt, isAncestor, type NodeRow, nodeById, nodeBySeq } from "../tree.js";
+import { isAncestor, type NodeRow, nodeById, nodeBySeq } from "../tree.js";
 import type { Hit } from "./hits.js";
 
 /** Newest overlays of a session looked at for the mark: an overlay is one summary, so a session has few. */
 const MAX_OVERLAYS = 256;
 
 const TURN_COLUMNS = `m.id, m.role, ${contentSql("m")} AS content, m.created_at`;
-// Up to `?` ancestors of a message, nearest first.
-const BEFORE = `WITH RECURSIVE up(seq, k) AS (
-    SELECT parent_seq, 1 FROM agent_messages WHERE seq = ?
-    UNION ALL SELECT m.parent_seq, up.k + 1 FROM agent_messages m JOIN up ON m.seq = up.seq WHERE up.k < ?
-  ) SELECT ${TURN_COLUMNS} FROM up JOIN agent_messages m ON m.seq = up.seq ORDER BY up.k DESC`;
-// A message and its ancestors down to (not including) a depth, oldest first: the active path below a hit.
-const PATH_DOWN_TO = `WITH RECURSIVE up(seq) AS (
-    SELECT ? UNION ALL SELECT m.parent_seq FROM agent_messages m JOIN up ON m.seq = up.seq WHERE m.depth > ?
-  ) SELECT ${TURN_COLUMNS} FROM up JOIN agent_messages m ON m.seq = up.seq WHERE m.depth > ? ORDER BY m.depth`;
-// Up to `?` newest replies in a chain below a message, oldest first.
-const NEWEST_REPLIES = `WITH RECURSIVE down(seq, k) AS (
-    SELECT (SELECT MAX(seq) FROM agent_messages WHERE parent_seq = ?), 1
-    UNION ALL SELECT (SELECT MAX(c.seq) FROM agent_messages c WHERE c.parent_seq = down.seq), down.k + 1
-      FROM down WHERE down.seq IS NOT NULL AND down.k < ?
-  ) SELECT ${TURN_COLUMNS} FROM down JOIN agent_messages m ON m.seq = down.seq ORDER BY down.k`;
+// The turns around every hit of a page in one statement (a walk per hit was ~15 statements with a long path). The
+// hits come as JSON rows [number, seq, leaf]: the leaf whose path gives the turns after the hit when it is
+// on the active path, else null (its newest replies). Each walk is bounded by the turns asked for, or, climbing from
+// the leaf by skip pointers as tree.ts does, by strictly shallower rows, so a corrupt link cannot loop. Rows: the
+// hit's number, side (0 before, 1 after) and an order within the side, oldest first.
+const AROUND_HITS = `WITH RECURSIVE
+  hits(i, seq, depth, leaf) AS (
+    SELECT json_extract(j.value, '$[0]'), m.seq, m.depth, json_extract(j.value, '$[2]')
+      FROM json_each(?) j JOIN agent_messages m ON m.seq = json_extract(j.value, '$[1]')
+  ),
+  up(i, seq, k) AS (
+    SELECT h.i, m.parent_seq, 1 FROM hits h JOIN agent_messages m ON m.seq = h.seq
+    UNION ALL SELECT up.i, m.parent_seq, up.k + 1 FROM up JOIN agent_messages m ON m.seq = up.seq WHERE up.k < ?
+  ),
+  anc(i, target, seq, depth, parent_seq, jump_seq, jump_depth) AS (
+    SELECT h.i, MIN(l.depth, h.depth + ?), l.seq, l.depth, l.parent_seq, l.jump_seq, l.jump_depth
+      FROM hits h JOIN agent_messages l ON l.seq = h.leaf
+    UNION ALL
+    SELECT a.i, a.target, m.seq, m.depth, m.parent_seq, m.jump_seq, m.jump_depth FROM anc a JOIN agent_messages m
+      ON m.seq = CASE WHEN a.jump_seq IS NOT NULL AND a.jump_depth >= a.target THEN a.jump_seq ELSE a.parent_seq END
+      WHERE a.depth > a.target AND m.depth < a.depth
+  ),
+  below(i, seq, k) AS (
+    SELECT a.i, a.seq, 1 FROM anc a JOIN hits h ON h.i = a.i WHERE a.depth = a.target AND a.depth > h.depth
+    UNION ALL SELECT b.i, m.parent_seq, b.k + 1 FROM below b JOIN agent_messages m ON m.seq = b.seq
+      JOIN hits h ON h.i = b.i WHERE m.depth > h.depth + 1 AND b.k < ?
+  ),
+  down(i, seq, k) AS (
+    SELECT h.i, (SELECT MAX(c.seq) FROM agent_messages c WHERE c.parent_seq = h.seq), 1 FROM hits h
+      WHERE h.leaf IS NULL
+    UNION ALL SELECT d.i, (SELECT MAX(c.seq) FROM agent_messages c WHERE c.parent_seq = d.seq), d.k + 1
+      FROM down d WHERE d.seq IS NOT NULL AND d.k < ?
+  )
+  SELECT up.i AS i, 0 AS side, -up.k AS ord, ${TURN_COLUMNS} FROM up JOIN agent_messages m ON m.seq = up.seq
+  UNION ALL SELECT below.i, 1, m.depth, ${TURN_COLUMNS} FROM below JOIN agent_messages m ON m.seq = below.seq
+  UNION ALL SELECT down.i, 1, down.k, ${TURN_COLUMNS} FROM down JOIN agent_messages m ON m.seq = down.seq
+  ORDER BY 1, 2, 3`;
 
 type TurnRow = { id: string; role: string; content: unknown; created_at: string };
 
 /** The results of `hits`, each with its overlay mark and, when the plan asks, its context. */
 export function withExtras(driver: SqlDriver, hits: readonly Hit[], plan: SearchPlan): SearchResult[] {
   const overlays = new Map<number, { id: string; from: NodeRow; to: NodeRow }[]>();
-  return hits.map(({ seq, head, result }) => {
+  for (const { seq, head, result } of hits) {
     let covering = overlays.get(head.session_num);
     if (covering === undefined) {
       covering = head.has_overlays === false ? [] : overlaysOf(driver, head.session_num);
       overlays.set(head.session_num, covering);
     }
-    const node = covering.length > 0 || plan.context > 0 ? nodeBySeq(driver, seq) : undefined;
-    if (node !== undefined) {
-      const overlay = covering.find(
-        ({ from, to }) => isAncestor(driver, from, node) && isAncestor(driver, node, to),
-      );
-      if (overlay !== undefined) result.compactedBy = overlay.id;
-      if (plan.context > 0)
-        result.context = contextOf(driver, node, head.leaf_seq, result.onActivePath === true, plan.context);
-    }
-    return result;
-  });
+    const node = covering.length > 0 ? nodeBySeq(driver, seq) : undefined;
+    if (node === undefined) continue;
+    const overlay = covering.find(
+      ({ from, to }) => isAncestor(driver, from, node) && isAncestor(driver, node, to),
+    );
+    if (overlay !== undefined) result.compactedBy = overlay.id;
+  }
+  if (plan.context > 0 && hits.length > 0) addContext(driver, hits, plan.context);
+  return hits.map((hit) => hit.result);
 }
 
 function overlaysOf(driver: SqlDriver, sessionNum: number): { id: string; from: NodeRow; to: NodeRow }[] {
@@ -69,19 +89,27 @@ function overlaysOf(driver: SqlDriver, sessionNum: number): { id: string; from: 
   return overlays;
 }
 
-function contextOf(driver: SqlDriver, node: NodeRow, leafSeq: number | null, onPath: boolean, turns: number) {
-  const before = driver.all<TurnRow>(BEFORE, [node.seq, turns]).map((row) => turnOf(driver, row));
-  let afterRows: TurnRow[];
-  const leaf = onPath && leafSeq !== null ? nodeBySeq(driver, leafSeq) : undefined;
-  if (leaf !== undefined) {
-    // Along the active path: its message `turns` below the hit (or the leaf), and the path up to the hit.
-    const bottom = ancestorAt(driver, leaf, Math.min(leaf.depth, node.depth + turns));
-    afterRows =
-      bottom === undefined || bottom.depth <= node.depth
-        ? []
-        : driver.all<TurnRow>(PATH_DOWN_TO, [bottom.seq, node.depth + 1, node.depth]);
-  } else afterRows = driver.all<TurnRow>(NEWEST_REPLIES, [node.seq, turns]);
-  return { before, after: afterRows.map((row) => turnOf(driver, row)) };
+/** Sets each hit's `context`: up to `turns` turns before and after it along its branch (see AROUND_HITS). */
+function addContext(driver: SqlDriver, hits: readonly Hit[], turns: number): void {
+  const rows = hits.map(({ seq, head, result }, i) => [
+    i,
+    seq,
+    result.onActivePath === true ? head.leaf_seq : null,
+  ]);
+  const contexts = hits.map(() => ({ before: [] as SearchContextTurn[], after: [] as SearchContextTurn[] }));
+  for (const row of driver.all<TurnRow & { i: number; side: number }>(AROUND_HITS, [
+    JSON.stringify(rows),
+    turns,
+    turns,
+    turns,
+    turns,
+  ])) {
+    const context = contexts[Number(row.i)]!;
+    (Number(row.side) === 0 ? context.before : context.after).push(turnOf(driver, row));
+  }
+  hits.forEach(({ result }, i) => {
+    result.context = contexts[i]!;
+  });
 }
 
 function turnOf(driver: SqlDriver, row: TurnRow): SearchContextTurn {
