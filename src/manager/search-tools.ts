@@ -10,6 +10,7 @@ import type { SessionTool } from "../context/tools.js";
 import type { SearchProvider } from "../context/types.js";
 import { errorMessage } from "../errors.js";
 import type { SearchResult } from "../types.js";
+import { type BlockTurn, hitBlocks } from "./hit-blocks.js";
 
 /** What the model-facing search needs from the manager. */
 export interface HistorySearchHost {
@@ -32,7 +33,9 @@ const TOOL_LIMIT = 10;
 
 /**
  * Formats hits as the reference does: `[<role>] <content>` joined by `\n---\n`; null when there are none. Each
- * hit and the whole stay within `limits` (a long hit shows the part around its first match of `query`).
+ * hit and the whole stay within `limits` (a long hit shows the part around its first match of `query`). Hits with
+ * context are shown in blocks of turns in conversation order, each hit marked `> ` and every turn shown once: hits
+ * whose turns overlap share a block (hit-blocks.ts).
  */
 export function formatSessionHits(
   hits: readonly SearchResult[],
@@ -40,19 +43,13 @@ export function formatSessionHits(
   limits: ToolOutputLimits = DEFAULT_TOOL_OUTPUT_LIMITS,
 ): string | null {
   if (hits.length === 0) return null;
-  const formatted = hits.map((hit) => {
-    const line = `[${hit.role}] ${clipHit(hit.content, query, limits.maxHitChars)}`;
-    if (hit.context === undefined && hit.compactedBy === undefined) return line;
-    // With context: the turns in conversation order, the hit marked; each turn clipped like a hit.
-    const turn = (t: { role: string; content: string }) =>
-      `  [${t.role}] ${clipHit(t.content, query, limits.maxHitChars)}`;
-    const mark = hit.compactedBy === undefined ? "" : ` (replaced by summary ${hit.compactedBy})`;
-    return [
-      ...(hit.context?.before ?? []).map(turn),
-      `> ${line}${mark}`,
-      ...(hit.context?.after ?? []).map(turn),
-    ].join("\n");
-  });
+  const line = ({ role, content, hit }: BlockTurn) => {
+    const text = `[${role}] ${clipHit(content, query, limits.maxHitChars)}`;
+    if (hit === undefined) return `  ${text}`;
+    if (hit.context === undefined && hit.compactedBy === undefined) return text;
+    return `> ${text}${hit.compactedBy === undefined ? "" : ` (replaced by summary ${hit.compactedBy})`}`;
+  };
+  const formatted = hitBlocks(hits).map((block) => block.turns.map(line).join("\n"));
   return joinHits(formatted, "\n---\n", limits.maxOutputChars);
 }
 
