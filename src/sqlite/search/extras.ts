@@ -17,8 +17,9 @@ const TURN_COLUMNS = `m.id, m.role, ${contentSql("m")} AS content, m.created_at`
 // The turns around every hit of a page in one statement (a walk per hit was ~15 statements with a long path). The
 // hits come as JSON rows [number, seq, leaf]: the leaf whose path gives the turns after the hit when it is
 // on the active path, else null (its newest replies). Each walk is bounded by the turns asked for, or, climbing from
-// the leaf by skip pointers as tree.ts does, by strictly shallower rows, so a corrupt link cannot loop. Rows: the
-// hit's number, side (0 before, 1 after) and an order within the side, oldest first.
+// the leaf by skip pointers as tree.ts does, by strictly shallower rows, so a corrupt link cannot loop; a walk
+// carries what it needs of its hit, since joining the hits again at each step made a page of 1,000 quadratic. Rows:
+// the hit's number, side (0 before, 1 after) and an order within the side, oldest first.
 const AROUND_HITS = `WITH RECURSIVE
   hits(i, seq, depth, leaf) AS (
     SELECT json_extract(j.value, '$[0]'), m.seq, m.depth, json_extract(j.value, '$[2]')
@@ -28,18 +29,19 @@ const AROUND_HITS = `WITH RECURSIVE
     SELECT h.i, m.parent_seq, 1 FROM hits h JOIN agent_messages m ON m.seq = h.seq
     UNION ALL SELECT up.i, m.parent_seq, up.k + 1 FROM up JOIN agent_messages m ON m.seq = up.seq WHERE up.k < ?
   ),
-  anc(i, target, seq, depth, parent_seq, jump_seq, jump_depth) AS (
-    SELECT h.i, MIN(l.depth, h.depth + ?), l.seq, l.depth, l.parent_seq, l.jump_seq, l.jump_depth
+  anc(i, above, target, seq, depth, parent_seq, jump_seq, jump_depth) AS (
+    SELECT h.i, h.depth, MIN(l.depth, h.depth + ?), l.seq, l.depth, l.parent_seq, l.jump_seq, l.jump_depth
       FROM hits h JOIN agent_messages l ON l.seq = h.leaf
     UNION ALL
-    SELECT a.i, a.target, m.seq, m.depth, m.parent_seq, m.jump_seq, m.jump_depth FROM anc a JOIN agent_messages m
+    SELECT a.i, a.above, a.target, m.seq, m.depth, m.parent_seq, m.jump_seq, m.jump_depth
+      FROM anc a JOIN agent_messages m
       ON m.seq = CASE WHEN a.jump_seq IS NOT NULL AND a.jump_depth >= a.target THEN a.jump_seq ELSE a.parent_seq END
       WHERE a.depth > a.target AND m.depth < a.depth
   ),
-  below(i, seq, k) AS (
-    SELECT a.i, a.seq, 1 FROM anc a JOIN hits h ON h.i = a.i WHERE a.depth = a.target AND a.depth > h.depth
-    UNION ALL SELECT b.i, m.parent_seq, b.k + 1 FROM below b JOIN agent_messages m ON m.seq = b.seq
-      JOIN hits h ON h.i = b.i WHERE m.depth > h.depth + 1 AND b.k < ?
+  below(i, seq, above, k) AS (
+    SELECT i, seq, above, 1 FROM anc WHERE depth = target AND depth > above
+    UNION ALL SELECT b.i, m.parent_seq, b.above, b.k + 1 FROM below b JOIN agent_messages m ON m.seq = b.seq
+      WHERE m.depth > b.above + 1 AND b.k < ?
   ),
   down(i, seq, k) AS (
     SELECT h.i, (SELECT MAX(c.seq) FROM agent_messages c WHERE c.parent_seq = h.seq), 1 FROM hits h
