@@ -23,6 +23,7 @@ import type { SearchMatch } from "../src/types.js";
 import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
+import { benchToolOutput } from "./tool-output.js";
 import { wordVectorSource } from "./word-vectors.js";
 
 const K = [1, 5, 10, 20] as const;
@@ -210,7 +211,9 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  progress("recall: session_search output with context");
+  const output = await benchToolOutput(data, questionsOf);
   const header = ["search", "questions", "no result", "R@1", "R@5", "R@10", "R@20", "p50", "p99"];
   const tail = notes.length === 0 ? "" : `\n${notes.join("\n")}\n`;
-  return `\n## Recall (LoCoMo, ${data.length} conversations, questions as written)\n\n${mdTable(header, rows)}\n${tail}`;
+  return `\n## Recall (LoCoMo, ${data.length} conversations, questions as written)\n\n${mdTable(header, rows)}\n${tail}${output}`;
 }
