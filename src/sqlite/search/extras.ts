@@ -7,7 +7,7 @@ import type { SearchPlan } from "../../search/options.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { isAncestor, type NodeRow, nodeById, nodeBySeq } from "../tree.js";
+import { isAncestor, type NodeRow, nodeBySeq } from "../tree.js";
 import type { Hit } from "./hits.js";
 
 /** Newest overlays of a session looked at for the mark: an overlay is one summary, so a session has few. */
@@ -67,8 +67,13 @@ export function withExtras(driver: SqlDriver, hits: readonly Hit[], plan: Search
     }
     const node = covering.length > 0 ? nodeBySeq(driver, seq) : undefined;
     if (node === undefined) continue;
+    // Only an overlay whose depths span the hit's can cover it: the climbs (a statement a step) are for those.
     const overlay = covering.find(
-      ({ from, to }) => isAncestor(driver, from, node) && isAncestor(driver, node, to),
+      ({ from, to }) =>
+        from.depth <= node.depth &&
+        node.depth <= to.depth &&
+        isAncestor(driver, from, node) &&
+        isAncestor(driver, node, to),
     );
     if (overlay !== undefined) result.compactedBy = overlay.id;
   }
@@ -76,19 +81,36 @@ export function withExtras(driver: SqlDriver, hits: readonly Hit[], plan: Search
   return hits.map((hit) => hit.result);
 }
 
+// A session's newest overlays with the tree columns of their first and last messages (an overlay whose messages
+// are gone covers nothing).
+const OVERLAYS = `SELECT c.id,
+    f.seq AS f_seq, f.parent_seq AS f_parent_seq, f.depth AS f_depth, f.jump_seq AS f_jump_seq, f.jump_depth AS f_jump_depth,
+    e.seq AS e_seq, e.parent_seq AS e_parent_seq, e.depth AS e_depth, e.jump_seq AS e_jump_seq, e.jump_depth AS e_jump_depth
+  FROM (SELECT seq, id, from_message_id, to_message_id FROM agent_compactions
+        WHERE session_num = ? ORDER BY seq DESC LIMIT ${MAX_OVERLAYS}) c
+  JOIN agent_messages f ON f.session_num = ? AND f.id = c.from_message_id
+  JOIN agent_messages e ON e.session_num = ? AND e.id = c.to_message_id
+  ORDER BY c.seq DESC`;
+
+type NodeColumns = Pick<NodeRow, "seq" | "parent_seq" | "depth" | "jump_seq" | "jump_depth">;
+type OverlayRow = { id: string } & { [K in keyof NodeColumns as `f_${K}` | `e_${K}`]: NodeColumns[K] };
+
 function overlaysOf(driver: SqlDriver, sessionNum: number): { id: string; from: NodeRow; to: NodeRow }[] {
-  const rows = driver.all<{ id: string; from_id: string; to_id: string }>(
-    `SELECT id, from_message_id AS from_id, to_message_id AS to_id FROM agent_compactions
-     WHERE session_num = ? ORDER BY seq DESC LIMIT ${MAX_OVERLAYS}`,
-    [sessionNum],
-  );
-  const overlays: { id: string; from: NodeRow; to: NodeRow }[] = [];
-  for (const row of rows) {
-    const from = nodeById(driver, sessionNum, row.from_id);
-    const to = nodeById(driver, sessionNum, row.to_id);
-    if (from !== undefined && to !== undefined) overlays.push({ id: row.id, from, to });
-  }
-  return overlays;
+  const node = (row: OverlayRow, end: "f" | "e"): NodeRow => ({
+    seq: row[`${end}_seq`],
+    parent_seq: row[`${end}_parent_seq`],
+    depth: row[`${end}_depth`],
+    jump_seq: row[`${end}_jump_seq`],
+    jump_depth: row[`${end}_jump_depth`],
+    // Not read: the climbs use only the tree columns above.
+    bytes: 0,
+    cum_bytes: 0,
+    tokens: 0,
+    cum_tokens: 0,
+  });
+  return driver
+    .all<OverlayRow>(OVERLAYS, [sessionNum, sessionNum, sessionNum])
+    .map((row) => ({ id: row.id, from: node(row, "f"), to: node(row, "e") }));
 }
 
 /** Sets each hit's `context`: up to `turns` turns before and after it along its branch (see AROUND_HITS). */
