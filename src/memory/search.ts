@@ -9,6 +9,7 @@ import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js
 import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms } from "../search/recall.js";
 import { scoreText, termFrequencies } from "../search/score.js";
+import { SEARCH_OVERLAYS } from "../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../types.js";
 import { activePath, type MemoryMessageRow as Row, type MemorySessionData as SessionData } from "./data.js";
 
@@ -140,7 +141,8 @@ function fused(
 
 /** The newest overlay whose range (from its first to its last message, along the tree) holds `row`. */
 function coveringOverlay(data: SessionData, row: Row): string | undefined {
-  for (let i = data.compactions.length - 1; i >= 0; i--) {
+  const { length } = data.compactions;
+  for (let i = length - 1; i >= Math.max(0, length - SEARCH_OVERLAYS); i--) {
     const compaction = data.compactions[i]!;
     const to = data.rows.get(compaction.toMessageId);
     if (to === undefined) continue;

@@ -10,6 +10,11 @@ export const MAX_SEARCH_LIMIT = 1000;
  * in a large store (see docs/PERFORMANCE.md).
  */
 export const SEARCH_CANDIDATES = 2000;
+/**
+ * A hit names the overlay covering it among its session's newest this many: an overlay is one summary, so a
+ * session has few, and the look-up stays bounded in one that has many.
+ */
+export const SEARCH_OVERLAYS = 256;
 
 /** Validates a search limit (default 20); throws `INVALID_ARGUMENT` for anything but a whole number ≥ 0. */
 export function searchLimit(limit: unknown): number {

@@ -5,14 +5,12 @@
  */
 import { storedMessageText } from "../../message/text.js";
 import type { SearchPlan } from "../../search/options.js";
+import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { ancestorCte, isoSql } from "../tree.js";
 import type { PageHit } from "./page.js";
-
-/** Newest overlays of a session looked at for the mark: an overlay is one summary, so a session has few. */
-const MAX_OVERLAYS = 256;
 
 interface Overlay {
   id: string;
@@ -48,7 +46,7 @@ async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHi
      FROM unnest($1::bigint[]) s(num)
      CROSS JOIN LATERAL (
        SELECT seq, id, session_num, from_message_id, to_message_id FROM ${t.compactions} c
-       WHERE c.session_num = s.num ORDER BY c.seq DESC LIMIT ${MAX_OVERLAYS}
+       WHERE c.session_num = s.num ORDER BY c.seq DESC LIMIT ${SEARCH_OVERLAYS}
      ) o
      JOIN ${t.messages} f ON f.session_num = o.session_num AND f.id = o.from_message_id
      JOIN ${t.messages} e ON e.session_num = o.session_num AND e.id = o.to_message_id

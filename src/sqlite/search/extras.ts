@@ -4,14 +4,12 @@
  */
 import { storedMessageText } from "../../message/text.js";
 import type { SearchPlan } from "../../search/options.js";
+import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { isAncestor, type NodeRow, nodeBySeq } from "../tree.js";
 import type { Hit } from "./hits.js";
-
-/** Newest overlays of a session looked at for the mark: an overlay is one summary, so a session has few. */
-const MAX_OVERLAYS = 256;
 
 const TURN_COLUMNS = `m.id, m.role, ${contentSql("m")} AS content, m.created_at`;
 // The turns around every hit of a page in one statement (a walk per hit was ~15 statements with a long path). The
@@ -87,7 +85,7 @@ const OVERLAYS = `SELECT c.id,
     f.seq AS f_seq, f.parent_seq AS f_parent_seq, f.depth AS f_depth, f.jump_seq AS f_jump_seq, f.jump_depth AS f_jump_depth,
     e.seq AS e_seq, e.parent_seq AS e_parent_seq, e.depth AS e_depth, e.jump_seq AS e_jump_seq, e.jump_depth AS e_jump_depth
   FROM (SELECT seq, id, from_message_id, to_message_id FROM agent_compactions
-        WHERE session_num = ? ORDER BY seq DESC LIMIT ${MAX_OVERLAYS}) c
+        WHERE session_num = ? ORDER BY seq DESC LIMIT ${SEARCH_OVERLAYS}) c
   JOIN agent_messages f ON f.session_num = ? AND f.id = c.from_message_id
   JOIN agent_messages e ON e.session_num = ? AND e.id = c.to_message_id
   ORDER BY c.seq DESC`;
