@@ -23,19 +23,28 @@ export interface HitBlock {
  * The hits as blocks, ordered by each block's best hit. A hit's stretch (its turns before, itself, its turns after)
  * joins an earlier block of the same session when the two are one stretch of conversation: every turn they share
  * sits at the same place in both. Stretches on different branches share their common turns but then part, so they
- * stay apart; a stretch that joins two blocks merges them.
+ * stay apart; a stretch that joins two blocks merges them. A hit without context is a block of its own.
  */
 export function hitBlocks(hits: readonly SearchResult[]): HitBlock[] {
   const blocks: HitBlock[] = [];
+  // Only hits shown with their context merge: without it each hit is a result of its own, as in the reference.
+  const plain = new Set<HitBlock>();
   for (const hit of hits) {
     const stretch: BlockTurn[] = [
       ...(hit.context?.before ?? []).map(plainTurn),
       { id: hit.id, role: hit.role, content: hit.content, hit },
       ...(hit.context?.after ?? []).map(plainTurn),
     ];
-    const at = blocks.findIndex((block) => block.sessionId === hit.sessionId && joined(block.turns, stretch));
+    const at =
+      hit.context === undefined
+        ? -1
+        : blocks.findIndex(
+            (block) => !plain.has(block) && block.sessionId === hit.sessionId && joined(block.turns, stretch),
+          );
     if (at < 0) {
-      blocks.push({ sessionId: hit.sessionId, turns: stretch });
+      const block = { sessionId: hit.sessionId, turns: stretch };
+      blocks.push(block);
+      if (hit.context === undefined) plain.add(block);
       continue;
     }
     const block = blocks[at]!;
@@ -43,7 +52,10 @@ export function hitBlocks(hits: readonly SearchResult[]): HitBlock[] {
     // The longer block may now reach a later one.
     for (let k = blocks.length - 1; k > at; k--) {
       const later = blocks[k]!;
-      const both = later.sessionId === block.sessionId ? joined(block.turns, later.turns) : undefined;
+      const both =
+        later.sessionId === block.sessionId && !plain.has(later)
+          ? joined(block.turns, later.turns)
+          : undefined;
       if (both === undefined) continue;
       block.turns = both;
       blocks.splice(k, 1);

@@ -58,6 +58,9 @@ test("stretches that part stay apart: another branch, another session, no shared
   ]);
   // The same ids in another session.
   assert.deepEqual(shape(hitBlocks([hit("b", ["a"], ["c"]), hit("c", ["b"], [], "t")])), ["a B c", "b C"]);
+  // Hits without context are results of their own, even the same message twice (the reference's strings).
+  const bare: SearchResult = { ...turn("a"), sessionId: "s" };
+  assert.deepEqual(shape(hitBlocks([bare, bare, hit("a", [], ["b"])])), ["A", "A", "A b"]);
   // Adjacent but not overlapping: turns are not known to follow each other.
   assert.deepEqual(shape(hitBlocks([hit("b", ["a"], []), hit("d", ["c"], [])])), ["a B", "c D"]);
 });
