@@ -124,11 +124,10 @@ function sessionSet(ids: unknown): ReadonlySet<string> | undefined {
   return new Set(ids as string[]);
 }
 
-/** True when the plan names one session and a set of sessions that leaves it out: nothing can match. */
+/** True when the plan's sessions leave nothing to search: an empty set, or one session the set leaves out. */
 export function outsideSessions(plan: SearchPlan): boolean {
-  return (
-    plan.sessionId !== undefined && plan.sessionIds !== undefined && !plan.sessionIds.has(plan.sessionId)
-  );
+  if (plan.sessionIds === undefined) return false;
+  return plan.sessionIds.size === 0 || (plan.sessionId !== undefined && !plan.sessionIds.has(plan.sessionId));
 }
 
 /** True when a hit of this role, time and session passes every filter of the plan. */

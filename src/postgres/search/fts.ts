@@ -106,12 +106,14 @@ export function toTsquery(terms: readonly QueryTerm[], scope?: string): string |
 }
 
 /**
- * A tsquery matching any of `queries` (each a literal from {@link toTsquery}), within `scope` when given: the
- * candidates of ranked recall in one index scan.
+ * A tsquery matching any of `queries` (each a literal from {@link toTsquery}), within `scope` when given (a
+ * session's lexeme, or any of several sessions'): the candidates of ranked recall in one index scan.
  */
-export function anyTsquery(queries: readonly string[], scope?: string): string {
+export function anyTsquery(queries: readonly string[], scope?: string | readonly string[]): string {
   const any = queries.map((q) => `(${q})`).join(" | ");
-  return scope === undefined ? any : `${quoteLexeme(scope)} & (${any})`;
+  if (scope === undefined) return any;
+  const within = typeof scope === "string" ? quoteLexeme(scope) : `(${scope.map(quoteLexeme).join(" | ")})`;
+  return `${within} & (${any})`;
 }
 
 /**

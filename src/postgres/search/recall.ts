@@ -69,7 +69,14 @@ export async function recallSearch(
   const terms = recallTerms(query, limits);
   if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return [];
   const near = await nearestFor(vectors, query, plan);
-  const scope = plan.sessionId === undefined ? undefined : sessionLexeme(plan.sessionId);
+  // The scope goes into the index scan, so the newest matches taken are the scope's own: a set of sessions
+  // filtered after the scan found nothing for sessions older than the store's newest matches.
+  const scope =
+    plan.sessionId !== undefined
+      ? sessionLexeme(plan.sessionId)
+      : plan.sessionIds === undefined
+        ? undefined
+        : [...plan.sessionIds].map(sessionLexeme);
   // A term no document can contain (it folds to nothing) finds nothing; the other terms still search.
   const { numbers, queries } = termTsqueries(terms);
   if (numbers.length === 0 && !near?.length) return [];

@@ -67,3 +67,29 @@ export function readSearchState(driver: SqlDriver, sessionId: string | undefined
   };
   return { total, indexed, scope: { num, filter, head } };
 }
+
+/** How a search keeps to a set of sessions (`sessionIds`): their tokens ORed into each match, and their rows. */
+export interface SessionSetScope {
+  /** The FTS5 filter to AND with a match. */
+  match: string;
+  /** How many messages the sessions hold (bounds the matches the filter lets through). */
+  rows: number;
+}
+
+const SESSION_SET = `SELECT h.num, h.message_count FROM json_each(?) j
+  JOIN agent_session_heads h ON h.session_id = j.value WHERE h.message_count > 0`;
+
+/**
+ * The stored sessions among `ids` as a filter inside the index, so the newest matches a search takes are the
+ * sessions' own (filtering after them found nothing for sessions older than the store's newest matches);
+ * undefined when none of them holds a message. An id no head can have is not looked up (see readSearchState).
+ */
+export function readSessionSet(driver: SqlDriver, ids: ReadonlySet<string>): SessionSetScope | undefined {
+  const storable = [...ids].filter(canBeStored);
+  if (storable.length === 0) return undefined;
+  const heads = driver.tuples<[num: number, count: number]>(SESSION_SET, [JSON.stringify(storable)]);
+  if (heads.length === 0) return undefined;
+  let rows = 0;
+  for (const [, count] of heads) rows += count;
+  return { match: `sid : (${heads.map(([num]) => `"s${num}"`).join(" OR ")})`, rows };
+}

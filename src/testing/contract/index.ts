@@ -23,7 +23,7 @@ import { searchSpec } from "./search.spec.js";
 import { searchAgreementSpec } from "./search-agreement.spec.js";
 import { searchBoundsSpec } from "./search-bounds.spec.js";
 import { searchCjkSpec } from "./search-cjk.spec.js";
-import { searchOverlaysSpec } from "./search-overlays.spec.js";
+import { searchScaleSpec } from "./search-scale.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
 
@@ -45,7 +45,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchSpec(suite, target);
     recallSpec(suite, target);
     searchBoundsSpec(suite, target);
-    searchOverlaysSpec(suite, target);
+    searchScaleSpec(suite, target);
     searchCjkSpec(suite, target);
     searchAgreementSpec(suite, target);
     recentSpec(suite, target);
