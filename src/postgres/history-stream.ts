@@ -18,7 +18,7 @@ import type { SessionMessage, StoredCompaction } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
-import { ancestorCte, isoSql } from "./tree.js";
+import { ancestorCte, isoSql, onPathOverlaysCtes } from "./tree.js";
 import { fromCompactionRow, listCompactions, type StoredCompactionRow } from "./writes.js";
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";
@@ -46,17 +46,11 @@ const planSql = statement(
     JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
     WHERE c.session_num = $2::bigint AND t.depth <= $3::integer AND f.depth <= t.depth
   ),
-  ${ancestorCte(
-    t.messages,
-    "anc",
-    `SELECT k * 2, to_depth, $1::bigint FROM cand UNION ALL SELECT k * 2 + 1, from_depth, to_seq FROM cand`,
-  )}
+  ${onPathOverlaysCtes(t.messages, "$1::bigint")}
   SELECT k, from_depth, to_depth, from_parent,
     json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id',
       from_message_id, 'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text AS body
-  FROM cand
-  WHERE EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 AND anc.depth = anc.target AND anc.seq = cand.to_seq)
-    AND EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 + 1 AND anc.depth = anc.target AND anc.seq = cand.from_seq)`,
+  FROM cand WHERE cand.k IN (SELECT k FROM onpath_k)`,
 );
 
 // Newest first: at most $3 rows up from $1 while depth >= $2, stopping before the row that would overflow $5

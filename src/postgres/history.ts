@@ -10,7 +10,7 @@ import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { HistoryRowStat, SessionMessage } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
-import { ancestorCte, isoSql } from "./tree.js";
+import { isoSql, onPathOverlaysCtes } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
 const LEAF_COLUMNS =
@@ -45,16 +45,8 @@ const planSql = statement(
     JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
     WHERE f.depth >= (SELECT depth FROM top) AND t.depth <= leaf.depth AND f.depth <= t.depth
   ),
-  ${ancestorCte(
-    t.messages,
-    "anc",
-    `SELECT k * 2, to_depth, (SELECT seq FROM leaf) FROM cand UNION ALL SELECT k * 2 + 1, from_depth, to_seq FROM cand`,
-  )},
-  onpath AS (
-    SELECT cand.* FROM cand
-    WHERE EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 AND anc.depth = anc.target AND anc.seq = cand.to_seq)
-      AND EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 + 1 AND anc.depth = anc.target AND anc.seq = cand.from_seq)
-  ),
+  ${onPathOverlaysCtes(t.messages, "(SELECT seq FROM leaf)")},
+  onpath AS (SELECT cand.* FROM cand WHERE cand.k IN (SELECT k FROM onpath_k)),
   walk(seq, parent_seq, depth, content) AS (
     SELECT seq, parent_seq, depth, content FROM leaf WHERE NOT EXISTS (SELECT 1 FROM onpath)
     UNION ALL

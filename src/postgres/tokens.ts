@@ -8,7 +8,7 @@ import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
-import { ancestorCte, isoSql } from "./tree.js";
+import { isoSql, onPathOverlaysCtes } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
 const tokensSql = statement(
@@ -29,20 +29,14 @@ const tokensSql = statement(
     JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
     WHERE t.depth <= leaf.depth AND f.depth <= t.depth
   ),
-  ${ancestorCte(
-    t.messages,
-    "anc",
-    `SELECT k * 2, to_depth, (SELECT seq FROM leaf) FROM cand UNION ALL SELECT k * 2 + 1, from_depth, to_seq FROM cand`,
-  )}
+  ${onPathOverlaysCtes(t.messages, "(SELECT seq FROM leaf)")}
   SELECT 'l' AS kind, cum_tokens::bigint AS a, NULL::bigint AS b, NULL::integer AS from_depth,
     NULL::integer AS to_depth, NULL::bigint AS k, NULL AS body FROM leaf
   UNION ALL
   SELECT 'o', before, through, from_depth, to_depth, k,
     json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id', from_message_id,
       'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text
-  FROM cand
-  WHERE EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 AND anc.depth = anc.target AND anc.seq = cand.to_seq)
-    AND EXISTS (SELECT 1 FROM anc WHERE anc.k = cand.k * 2 + 1 AND anc.depth = anc.target AND anc.seq = cand.from_seq)`,
+  FROM cand WHERE cand.k IN (SELECT k FROM onpath_k)`,
 );
 
 interface TokenRow {
