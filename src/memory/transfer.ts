@@ -22,6 +22,14 @@ import { estimateMessageTokens } from "../utils/tokens.js";
 import type { MemoryMessageRow, MemorySessionData, MemoryBackend as MemoryStore } from "./data.js";
 
 /** Lossless export and import for a {@link MemoryStore}, with the same order and idempotency as SQLite's. */
+/**
+ * The payload hashes the importing session's rows link, read from its rows once, when the first message that needs
+ * one arrives (reading them for every message made an import quadratic: 50,000 messages took 94 s), then kept up.
+ */
+interface LinkedHashes {
+  hashes?: Set<string>;
+}
+
 export class MemoryTransfer implements SessionTransfer {
   constructor(private readonly store: MemoryStore) {}
 
@@ -98,6 +106,7 @@ export class MemoryTransfer implements SessionTransfer {
     let data: MemorySessionData | undefined;
     const compactionIds = new Set<string>();
     const attachments = new AttachmentImport();
+    const linked: LinkedHashes = {};
     for await (const batch of batches(rest, 500)) {
       if (!data) {
         data = this.store.sessionData(header.id, true)!;
@@ -107,7 +116,7 @@ export class MemoryTransfer implements SessionTransfer {
         if (item.kind === "attachment") {
           attachments.accept(item.attachment);
         } else if (item.kind === "message") {
-          const wrote = this.insertMessage(header.id, data, item.message, attachments);
+          const wrote = this.insertMessage(header.id, data, item.message, attachments, linked);
           result.messages[wrote ? "inserted" : "skipped"]++;
         } else {
           const wrote = !compactionIds.has(item.compaction.id);
@@ -132,6 +141,7 @@ export class MemoryTransfer implements SessionTransfer {
     data: MemorySessionData,
     message: Parameters<typeof messageFacts>[0],
     attachments: AttachmentImport,
+    linked: LinkedHashes,
   ): boolean {
     assertTransferMessage(message);
     if (data.rows.has(message.id)) return false;
@@ -143,9 +153,13 @@ export class MemoryTransfer implements SessionTransfer {
       );
     }
     const { hashes, provided } = attachments.needs(message.content);
-    const unsent = new Set(attachments.unsent(hashes));
-    const linked = [...data.rows.values()].flatMap((row) => row.hashes.filter((hash) => unsent.has(hash)));
-    attachments.assertComplete(message.id, message.content, this.store.attachments.load(linked));
+    const unsent = attachments.unsent(hashes);
+    if (unsent.length > 0) {
+      linked.hashes ??= new Set([...data.rows.values()].flatMap((row) => row.hashes));
+    }
+    const here = unsent.filter((hash) => linked.hashes?.has(hash));
+    attachments.assertComplete(message.id, message.content, this.store.attachments.load(here));
+    if (linked.hashes) for (const hash of hashes) linked.hashes.add(hash);
     // Provided payloads are stored (or linked when already present); the rest are known to be stored.
     const providedHashes = new Set(provided.map((a) => a.hash));
     this.store.attachments.link(provided);
