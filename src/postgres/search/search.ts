@@ -41,11 +41,8 @@ function searchSql(t: Tables): string {
     WHERE $2::text IS NULL OR h.session_id = $2::text
   ),
   ${ancestorCte(t.messages, "anc", "SELECT seq, depth, leaf_seq FROM hits WHERE leaf_seq IS NOT NULL")},
-  flagged AS (
-    SELECT hits.*, EXISTS (
-      SELECT 1 FROM anc WHERE anc.k = hits.seq AND anc.depth = anc.target AND anc.seq = hits.seq
-    ) AS on_path FROM hits
-  )
+  found AS (SELECT k FROM anc WHERE depth = target AND seq = k),
+  flagged AS (SELECT hits.*, hits.seq IN (SELECT k FROM found) AS on_path FROM hits)
   SELECT seq::float8 AS seq, id, role, CASE WHEN on_path OR NOT $4::boolean THEN content END AS content, created_at,
     session_id, on_path, depth, session_num::float8 AS session_num, leaf_seq::float8 AS leaf_seq, message_count,
     leaf_depth
