@@ -1,9 +1,9 @@
-// The one-statement path check (isOnPath) against the row-by-row skip-pointer walk (isAncestor), on a tree deep
+// The one-statement path check (onPaths) against the row-by-row skip-pointer walk (isAncestor), on a tree deep
 // enough for the pointers to skip and branched enough for most messages to be off a given path.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { isAncestor, isOnPath, nodeBySeq } from "../src/sqlite/tree.js";
+import { isAncestor, nodeBySeq, onPaths } from "../src/sqlite/tree.js";
 
 // A seeded generator, so a failure names the same tree every run.
 function random(seed: number): () => number {
@@ -14,7 +14,7 @@ function random(seed: number): () => number {
   };
 }
 
-test("isOnPath answers what the skip-pointer walk answers, for every message against every leaf", async () => {
+test("onPaths answers what the skip-pointer walk answers, for every message against every leaf", async () => {
   const store = new SqliteStore(":memory:");
   const session = store.session("tree");
   const next = random(7);
@@ -34,16 +34,39 @@ test("isOnPath answers what the skip-pointer walk answers, for every message aga
   );
   assert.ok(leaves.length > 10, "the tree branches");
   let onPath = 0;
+  const mixed: [number, number][] = [];
+  const mixedExpected = new Set<string>();
   for (const leafSeq of leaves) {
     const leaf = nodeBySeq(driver, leafSeq)!;
-    for (const seq of seqs) {
-      const expected = isAncestor(driver, nodeBySeq(driver, seq)!, leaf);
-      assert.equal(isOnPath(driver, seq, leafSeq), expected, `message ${seq}, leaf ${leafSeq}`);
-      if (expected) onPath++;
-    }
+    const expected = seqs.filter((seq) => isAncestor(driver, nodeBySeq(driver, seq)!, leaf));
+    const found = onPaths(
+      driver,
+      seqs.map((seq) => [seq, leafSeq]),
+    );
+    assert.deepEqual(
+      [...found].sort((a, b) => a - b),
+      expected,
+      `leaf ${leafSeq}`,
+    );
+    onPath += expected.length;
+    // One message per leaf in a call that mixes leaves.
+    const seq = seqs[(leafSeq * 7) % seqs.length]!;
+    mixed.push([seq, leafSeq]);
+    if (expected.includes(seq)) mixedExpected.add(`${seq}/${leafSeq}`);
   }
   assert.ok(onPath > 0 && onPath < seqs.length * leaves.length);
-  // A message that is not stored is on no path.
-  assert.equal(isOnPath(driver, 10_000, leaves[0]!), false);
+  // Mixed leaves: a message on one leaf's path is not thereby on another's (only distinct seqs are asked here).
+  const distinct = mixed.filter(([seq], i) => mixed.findIndex(([other]) => other === seq) === i);
+  const answered = onPaths(driver, distinct);
+  for (const [seq, leafSeq] of distinct) {
+    assert.equal(
+      answered.has(seq),
+      mixedExpected.has(`${seq}/${leafSeq}`),
+      `message ${seq}, leaf ${leafSeq}`,
+    );
+  }
+  // A message that is not stored is on no path; no pairs, no statement.
+  assert.deepEqual([...onPaths(driver, [[10_000, leaves[0]!]])], []);
+  assert.deepEqual([...onPaths(driver, [])], []);
   await store.close();
 });

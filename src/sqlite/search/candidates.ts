@@ -96,6 +96,11 @@ export class Candidates {
     return slot === undefined ? undefined : this.session[slot];
   }
 
+  /** Each candidate's seq and session. */
+  *entries(): IterableIterator<[seq: number, session: number]> {
+    for (let slot = 0; slot < this.seqs.length; slot++) yield [this.seqs[slot]!, this.session[slot]!];
+  }
+
   /** The sessions the candidates belong to. */
   sessions(): Set<number> {
     const nums = new Set<number>();

@@ -3,7 +3,7 @@ import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js
 import type { SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { isOnPath } from "../tree.js";
+import { onPaths } from "../tree.js";
 
 /** A session's head as the hits need it: its id, leaf and whether it has other branches (count vs depth). */
 export interface HitHead {
@@ -101,6 +101,14 @@ export function readHits(
     next += page.length;
     const rows = driver.tuples<HitRow>(head ? SESSION_HITS_SQL : HITS_SQL, [JSON.stringify(page)]);
     const bySeq = new Map(rows.map((row) => [row[0], row]));
+    // The page's active-path flags in one statement: a statement per hit cost thousands of them where most ranked
+    // hits lie on other branches (a session with 1,000 forks).
+    const branched: [number, number][] = [];
+    for (const [seq, row] of bySeq) {
+      const rowHead = head ?? headOf(row);
+      if (rowHead.leaf_seq !== null && hasOtherBranches(rowHead)) branched.push([seq, rowHead.leaf_seq]);
+    }
+    const onPath = onPaths(driver, branched);
     for (const seq of page) {
       const hit = bySeq.get(seq);
       // A ranked seq without a message row (none in a consistent store) is skipped, as the join always did.
@@ -109,7 +117,7 @@ export function readHits(
       const [, id, role, content, createdAt] = hit;
       const hitHead = head ?? headOf(hit);
       if (accept && !accept(role, createdAt, hitHead.session_id)) continue;
-      const onActivePath = isOnActivePath(driver, seq, hitHead);
+      const onActivePath = isOnActivePath(seq, hitHead, onPath);
       if (activeOnly && !onActivePath) continue;
       const result: SearchResult = {
         id,
@@ -153,10 +161,11 @@ export function hasOtherBranches(head: HitHead): boolean {
   return head.leaf_depth === null || head.message_count !== head.leaf_depth + 1;
 }
 
-/** Whether `seq` lies on its session's active path. */
-export function isOnActivePath(driver: SqlDriver, seq: number, hit: HitHead): boolean {
+/**
+ * Whether `seq` lies on its session's active path: never without a leaf, always in a session without other
+ * branches, else as `onPath` (the checked messages on their paths, from tree.ts's onPaths) says.
+ */
+export function isOnActivePath(seq: number, hit: HitHead, onPath: ReadonlySet<number>): boolean {
   if (hit.leaf_seq === null || hit.leaf_depth === null) return false;
-  // A session whose message count equals its active path's length has no other branch: nothing to check.
-  if (!hasOtherBranches(hit)) return true;
-  return isOnPath(driver, seq, hit.leaf_seq);
+  return !hasOtherBranches(hit) || onPath.has(seq);
 }

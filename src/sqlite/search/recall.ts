@@ -15,6 +15,7 @@ import { perTermCap, type RankedCandidate, recallTerms } from "../../search/reca
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
+import { onPaths } from "../tree.js";
 import { Candidates, type MatchNodes, matchNodesJson, NODE_FIELDS, readNodes } from "./candidates.js";
 import { cannotMatch, type FamilyExpander, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath, pageMaySkip, type ScoreLookup } from "./hits.js";
@@ -139,20 +140,43 @@ function visibility(
   if (scope !== undefined) {
     const checkPath = plan.activeOnly && hasOtherBranches(scope.head);
     if (scope.filter !== "lookup" && !checkPath) return undefined;
-    return (seq) =>
-      nodes.sessionOf(seq) === scope.num && (!checkPath || isOnActivePath(driver, seq, scope.head));
+    const onPath = checkPath
+      ? activeAmong(driver, nodes, (num) => (num === scope.num ? scope.head : undefined))
+      : undefined;
+    return (seq) => nodes.sessionOf(seq) === scope.num && (onPath === undefined || onPath.has(seq));
   }
   if (!plan.activeOnly && plan.sessionIds === undefined) return undefined;
   const heads = new Map<number, HitHead>();
   for (const head of driver.all<HitHead>(HEADS, [JSON.stringify([...nodes.sessions()])]))
     heads.set(head.session_num, head);
+  const onPath = plan.activeOnly ? activeAmong(driver, nodes, (num) => heads.get(num)) : undefined;
   return (seq) => {
     const num = nodes.sessionOf(seq);
     const head = num === undefined ? undefined : heads.get(num);
     if (head === undefined) return false;
     if (plan.sessionIds !== undefined && !plan.sessionIds.has(head.session_id)) return false;
-    return !plan.activeOnly || isOnActivePath(driver, seq, head);
+    return onPath === undefined || onPath.has(seq);
   };
+}
+
+/** The candidates on their session's active path, those of sessions with other branches checked in one statement. */
+function activeAmong(
+  driver: SqlDriver,
+  nodes: Candidates,
+  headOf: (session: number) => HitHead | undefined,
+): ReadonlySet<number> {
+  const pairs: [number, number][] = [];
+  const heads = new Map<number, HitHead>();
+  for (const [seq, session] of nodes.entries()) {
+    const head = headOf(session);
+    if (head === undefined) continue;
+    heads.set(seq, head);
+    if (head.leaf_seq !== null && hasOtherBranches(head)) pairs.push([seq, head.leaf_seq]);
+  }
+  const checked = onPaths(driver, pairs);
+  const on = new Set<number>();
+  for (const [seq, head] of heads) if (isOnActivePath(seq, head, checked)) on.add(seq);
+  return on;
 }
 
 // The pending rows' matches join each term's list (they are newer than every indexed row), with their nodes.
