@@ -1,3 +1,4 @@
+import { hasStepWrites } from "../store/step.js";
 import { hasContextStorage, type SessionStore } from "../store/types.js";
 import type { SessionMessage } from "../types.js";
 
@@ -10,11 +11,16 @@ export async function copyMessages(
   sessionId: string,
   messages: readonly SessionMessage[],
 ): Promise<void> {
+  // A synthetic overlay message (`compaction_…`) becomes a real message here, so it needs a fresh id anyway.
+  const copies = messages.map((message): SessionMessage => ({ ...message, id: crypto.randomUUID() }));
+  // One transaction where the store has one (a commit per message made a 1,000-message fork 2.8 s on Postgres).
+  if (hasStepWrites(store)) {
+    await store.writeStep({ sessionId, messages: copies, parentId: null, guard: false });
+    return;
+  }
   const provider = store.session(sessionId);
   let parentId: string | null = null;
-  for (const message of messages) {
-    // A synthetic overlay message (`compaction_…`) becomes a real message here, so it needs a fresh id anyway.
-    const copy: SessionMessage = { ...message, id: crypto.randomUUID() };
+  for (const copy of copies) {
     await provider.appendMessage(copy, parentId);
     parentId = copy.id;
   }
