@@ -1,5 +1,6 @@
-// The one-statement path check (onPaths) against the row-by-row skip-pointer walk (isAncestor), on a tree deep
-// enough for the pointers to skip and branched enough for most messages to be off a given path.
+// The batched path check (onPaths: climbs, or one read of the path) against the row-by-row skip-pointer walk
+// (isAncestor), on a tree deep enough for the pointers to skip and branched enough for most messages to be off a
+// given path.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SqliteStore } from "../src/sqlite/store.js";
@@ -39,15 +40,12 @@ test("onPaths answers what the skip-pointer walk answers, for every message agai
   for (const leafSeq of leaves) {
     const leaf = nodeBySeq(driver, leafSeq)!;
     const expected = seqs.filter((seq) => isAncestor(driver, nodeBySeq(driver, seq)!, leaf));
-    const found = onPaths(
-      driver,
-      seqs.map((seq) => [seq, leafSeq]),
-    );
-    assert.deepEqual(
-      [...found].sort((a, b) => a - b),
-      expected,
-      `leaf ${leafSeq}`,
-    );
+    const pairs = seqs.map((seq): [number, number] => [seq, leafSeq]);
+    const sorted = (found: Set<number>) => [...found].sort((a, b) => a - b);
+    assert.deepEqual(sorted(onPaths(driver, pairs)), expected, `leaf ${leafSeq}`);
+    // Knowing the leaf's depth, this many messages read the whole path once instead of climbing: the same answer.
+    const walked = onPaths(driver, pairs, new Map([[leafSeq, leaf.depth]]));
+    assert.deepEqual(sorted(walked), expected, `leaf ${leafSeq}, path read`);
     onPath += expected.length;
     // One message per leaf in a call that mixes leaves.
     const seq = seqs[(leafSeq * 7) % seqs.length]!;

@@ -91,14 +91,41 @@ const ON_PATHS = `WITH RECURSIVE
       WHERE w.depth > w.target AND m.depth < w.depth
   ) SELECT p.k FROM walk w JOIN pairs p ON p.k = w.seq AND p.leaf = w.leaf WHERE w.depth = w.target`;
 
+// The seqs of a whole path, leaf first: one row per message, no restarts.
+const PATH_SEQS = `WITH RECURSIVE path(seq, parent_seq) AS (
+    SELECT seq, parent_seq FROM agent_messages WHERE seq = ?
+    UNION ALL SELECT m.seq, m.parent_seq FROM path p JOIN agent_messages m ON m.seq = p.parent_seq
+  ) SELECT seq FROM path`;
+
 /**
  * The messages among `pairs` ([seq, leaf seq], each message once) that lie on the path to their leaf, in one
- * statement: a search that keeps to active paths checks up to thousands of candidates, and a statement each cost
- * ~10 us.
+ * statement per strategy: a search that keeps to active paths checks up to thousands of candidates, and a statement
+ * each cost ~10 us. Where `leafDepths` knows a leaf's depth and its messages are many for the path (a climb costs
+ * ~log2(depth) rows, the whole path depth rows), the path is read once instead of climbed per depth.
  */
-export function onPaths(driver: SqlDriver, pairs: readonly (readonly [number, number])[]): Set<number> {
-  if (pairs.length === 0) return new Set();
-  return new Set(driver.column<number>(ON_PATHS, [JSON.stringify(pairs)]));
+export function onPaths(
+  driver: SqlDriver,
+  pairs: readonly (readonly [number, number])[],
+  leafDepths?: ReadonlyMap<number, number>,
+): Set<number> {
+  const on = new Set<number>();
+  const byLeaf = new Map<number, number[]>();
+  for (const [seq, leaf] of pairs) {
+    const seqs = byLeaf.get(leaf);
+    if (seqs === undefined) byLeaf.set(leaf, [seq]);
+    else seqs.push(seq);
+  }
+  const climbs: [number, number][] = [];
+  for (const [leaf, seqs] of byLeaf) {
+    const depth = leafDepths?.get(leaf);
+    if (depth !== undefined && seqs.length * Math.log2(depth + 2) > depth) {
+      const path = new Set(driver.column<number>(PATH_SEQS, [leaf]));
+      for (const seq of seqs) if (path.has(seq)) on.add(seq);
+    } else for (const seq of seqs) climbs.push([seq, leaf]);
+  }
+  if (climbs.length > 0)
+    for (const seq of driver.column<number>(ON_PATHS, [JSON.stringify(climbs)])) on.add(seq);
+  return on;
 }
 
 /** True when `ancestor` lies on the path from the root to `node` (a node is its own ancestor). */

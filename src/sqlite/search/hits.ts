@@ -104,11 +104,14 @@ export function readHits(
     // The page's active-path flags in one statement: a statement per hit cost thousands of them where most ranked
     // hits lie on other branches (a session with 1,000 forks).
     const branched: [number, number][] = [];
+    const leafDepths = new Map<number, number>();
     for (const [seq, row] of bySeq) {
       const rowHead = head ?? headOf(row);
-      if (rowHead.leaf_seq !== null && hasOtherBranches(rowHead)) branched.push([seq, rowHead.leaf_seq]);
+      if (rowHead.leaf_seq === null || rowHead.leaf_depth === null || !hasOtherBranches(rowHead)) continue;
+      branched.push([seq, rowHead.leaf_seq]);
+      leafDepths.set(rowHead.leaf_seq, rowHead.leaf_depth);
     }
-    const onPath = onPaths(driver, branched);
+    const onPath = onPaths(driver, branched, leafDepths);
     for (const seq of page) {
       const hit = bySeq.get(seq);
       // A ranked seq without a message row (none in a consistent store) is skipped, as the join always did.

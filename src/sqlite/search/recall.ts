@@ -167,13 +167,16 @@ function activeAmong(
 ): ReadonlySet<number> {
   const pairs: [number, number][] = [];
   const heads = new Map<number, HitHead>();
+  const leafDepths = new Map<number, number>();
   for (const [seq, session] of nodes.entries()) {
     const head = headOf(session);
     if (head === undefined) continue;
     heads.set(seq, head);
-    if (head.leaf_seq !== null && hasOtherBranches(head)) pairs.push([seq, head.leaf_seq]);
+    if (head.leaf_seq === null || head.leaf_depth === null || !hasOtherBranches(head)) continue;
+    pairs.push([seq, head.leaf_seq]);
+    leafDepths.set(head.leaf_seq, head.leaf_depth);
   }
-  const checked = onPaths(driver, pairs);
+  const checked = onPaths(driver, pairs, leafDepths);
   const on = new Set<number>();
   for (const [seq, head] of heads) if (isOnActivePath(seq, head, checked)) on.add(seq);
   return on;
