@@ -1,0 +1,168 @@
+/**
+ * Costs that must not grow with what a call does not return: reads and searches of one session as its compaction
+ * overlays pile up (nested, as repeated compaction makes them), and searches kept to the active path as a message
+ * gathers forks. Memory, SQLite (`:memory:`) and the Postgres server (AGENT_SESSION_PG_URL or this machine's; a
+ * schema of its own per store, dropped afterwards; skipped with the reason when unreachable). Medians of
+ * BENCH_REPS (default 7) calls after one warm-up, in ms.
+ *
+ *   npm run bench:script bench/scaling.ts            (BENCH_SCALING_BACKENDS=memory,sqlite,postgres)
+ */
+import pg from "pg";
+import { MemoryStore } from "../src/memory/store.js";
+import { PostgresStore } from "../src/postgres/store.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import type { SessionStore } from "../src/store/types.js";
+import type { SessionMessage, SessionProvider } from "../src/types.js";
+import { BENCH_PG_URL } from "./pg-url.js";
+import { mdTable } from "./stats.js";
+
+const REPS = Number(process.env.BENCH_REPS ?? 7);
+const backends = (process.env.BENCH_SCALING_BACKENDS ?? "memory,sqlite,postgres").split(",");
+const PATH = 1000;
+const OVERLAYS = [0, 10, 100, 250];
+const FORKS = [1, 100, 1000];
+
+let pool: pg.Pool | undefined;
+const schemas: string[] = [];
+
+/** A fresh store of `backend`, or undefined when its server is unreachable (the reason is printed). */
+async function openStore(backend: string): Promise<SessionStore | undefined> {
+  if (backend === "memory") return new MemoryStore();
+  if (backend === "sqlite") return new SqliteStore(":memory:");
+  if (pool === undefined) {
+    const candidate = new pg.Pool({ connectionString: BENCH_PG_URL, max: 2 });
+    try {
+      await candidate.query("SELECT 1");
+    } catch (error) {
+      await candidate.end();
+      console.log(`postgres skipped: ${BENCH_PG_URL} unreachable (${(error as Error).message})`);
+      return undefined;
+    }
+    pool = candidate;
+  }
+  const schema = `bench_scaling_${process.pid}_${schemas.length}`;
+  schemas.push(schema);
+  return PostgresStore.open(pool, { schema });
+}
+
+async function dropAll(): Promise<void> {
+  if (pool === undefined) return;
+  for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await pool.end();
+}
+
+const message = (id: string, text: string): SessionMessage => ({
+  id,
+  role: "user",
+  parts: [{ type: "text", text }],
+});
+
+async function chain(
+  session: SessionProvider,
+  prefix: string,
+  count: number,
+  parent: string | null,
+  text: string,
+) {
+  let parentId = parent;
+  for (let i = 0; i < count; i++) {
+    await session.appendMessage(message(`${prefix}${i}`, `${text} ${i}`), parentId);
+    parentId = `${prefix}${i}`;
+  }
+}
+
+/** The median time of `fn` in ms, after one warm-up call. */
+async function median(fn: () => Promise<unknown>): Promise<number> {
+  await fn();
+  const times: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const start = performance.now();
+    await fn();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+/** Rows of one table: an operation and its time at each size. */
+type Rows = Map<string, string[]>;
+const add = (rows: Rows, op: string, value: number) => rows.set(op, [...(rows.get(op) ?? []), ms(value)]);
+
+// A 1,000-message path whose first 600 messages hold "early"; N overlays from the first message, each reaching
+// further than the one before (what compacting a growing history again and again leaves).
+async function overlays(backend: string): Promise<Rows | undefined> {
+  const rows: Rows = new Map();
+  for (const n of OVERLAYS) {
+    const store = await openStore(backend);
+    if (store === undefined) return undefined;
+    const session = store.session("s");
+    await chain(session, "m", 600, null, "early note");
+    await chain(session, "n", PATH - 600, "m599", "late note");
+    for (let i = 0; i < n; i++) {
+      await session.addCompaction(`summary ${i}`, "m0", `m${Math.floor(((i + 1) * 600) / n) - 1}`);
+    }
+    add(rows, "getHistory", await median(() => session.getHistory()));
+    add(rows, "getContextTokens", await median(async () => session.getContextTokens?.()));
+    add(rows, "search, 20 hits", await median(() => store.searchMessages("early", { sessionId: "s" })));
+    add(
+      rows,
+      "search, 20 hits, context 1",
+      await median(() => store.searchMessages("early", { context: 1 })),
+    );
+    await store.close();
+  }
+  return rows;
+}
+
+// A 300-message path and B forks at its 100th message (two messages each), all holding "early".
+async function forks(backend: string): Promise<Rows | undefined> {
+  const rows: Rows = new Map();
+  for (const b of FORKS) {
+    const store = await openStore(backend);
+    if (store === undefined) return undefined;
+    const session = store.session("s");
+    await chain(session, "m", 100, null, "early note");
+    for (let j = 0; j < b; j++) await chain(session, `f${j}-`, 2, "m99", "early fork");
+    await chain(session, "n", 200, "m99", "early main");
+    add(rows, "search, all branches", await median(() => store.searchMessages("early", { sessionId: "s" })));
+    add(rows, "search, active path", await median(() => store.searchMessages("early", { branch: "active" })));
+    add(
+      rows,
+      'search, active path, match "all"',
+      await median(() => store.searchMessages("early", { branch: "active", match: "all" })),
+    );
+    await store.close();
+  }
+  return rows;
+}
+
+const out: string[] = [];
+try {
+  for (const backend of backends) {
+    const byOverlays = await overlays(backend);
+    if (byOverlays !== undefined) {
+      const header = ["op", ...OVERLAYS.map((n) => `${n} overlays`)];
+      out.push(
+        `\n### ${backend}: a ${PATH}-message path and its overlays (ms)\n\n${mdTable(
+          header,
+          [...byOverlays].map(([op, v]) => [op, ...v]),
+        )}`,
+      );
+    }
+    const byForks = await forks(backend);
+    if (byForks !== undefined) {
+      const header = ["op", ...FORKS.map((b) => `${b} forks`)];
+      out.push(
+        `\n### ${backend}: forks at one message (ms)\n\n${mdTable(
+          header,
+          [...byForks].map(([op, v]) => [op, ...v]),
+        )}`,
+      );
+    }
+  }
+} finally {
+  await dropAll();
+}
+console.log(out.join("\n"));
