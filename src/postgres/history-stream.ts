@@ -18,7 +18,7 @@ import type { SessionMessage, StoredCompaction } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
-import { ancestorCte, isoSql, onPathOverlaysCtes } from "./tree.js";
+import { ancestorCte, isoSql, onPathOverlaysCtes, stepTo } from "./tree.js";
 import { fromCompactionRow, listCompactions, type StoredCompactionRow } from "./writes.js";
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";
@@ -61,7 +61,7 @@ const windowDownSql = statement(
     WHERE seq = $1::bigint AND depth >= $2::integer AND ($4::integer >= 1 OR bytes <= $5::float8)
     UNION ALL
     SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, m.content, w.n + 1, w.acc + m.bytes
-    FROM w JOIN ${t.messages} m ON m.seq = w.parent_seq
+    FROM w ${stepTo(t.messages, "m", "w.parent_seq")}
     WHERE m.depth >= $2::integer AND w.n < $3::integer AND (w.n < $4::integer OR w.acc + m.bytes <= $5::float8)
   ) SELECT ${NODE}, content FROM w ORDER BY depth DESC`,
 );
@@ -72,7 +72,7 @@ const windowUpSql = statement(
   (t) => `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, n) AS (
     SELECT ${NODE}, 1 FROM ${t.messages} WHERE seq = $1::bigint AND depth >= $2::integer
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, w.n + 1 FROM w JOIN ${t.messages} m ON m.seq = w.parent_seq
+    SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, w.n + 1 FROM w ${stepTo(t.messages, "m", "w.parent_seq")}
     WHERE m.depth >= $2::integer AND w.n < $3::integer
   ) SELECT w.seq, w.parent_seq, w.depth, w.bytes, w.cum_bytes,
     CASE WHEN w.cum_bytes - $5::float8 <= $4::float8 OR w.depth = $2::integer

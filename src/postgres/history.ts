@@ -10,7 +10,7 @@ import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { HistoryRowStat, SessionMessage } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
-import { isoSql, onPathOverlaysCtes } from "./tree.js";
+import { isoSql, onPathOverlaysCtes, stepTo } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
 const LEAF_COLUMNS =
@@ -32,7 +32,7 @@ const planSql = statement(
   win(seq, parent_seq, depth, acc, n) AS (
     SELECT seq, parent_seq, depth, bytes::bigint, 1 FROM leaf WHERE $3::float8 IS NOT NULL
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.depth, w.acc + m.bytes, w.n + 1 FROM win w JOIN ${t.messages} m ON m.seq = w.parent_seq
+    SELECT m.seq, m.parent_seq, m.depth, w.acc + m.bytes, w.n + 1 FROM win w ${stepTo(t.messages, "m", "w.parent_seq")}
     WHERE w.n < $4::integer OR w.acc + m.bytes <= $3::float8
   ),
   top AS (SELECT COALESCE((SELECT min(depth) FROM win), 0) AS depth),
@@ -50,7 +50,7 @@ const planSql = statement(
   walk(seq, parent_seq, depth, content) AS (
     SELECT seq, parent_seq, depth, content FROM leaf WHERE NOT EXISTS (SELECT 1 FROM onpath)
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.depth, m.content FROM walk w JOIN ${t.messages} m ON m.seq = w.parent_seq
+    SELECT m.seq, m.parent_seq, m.depth, m.content FROM walk w ${stepTo(t.messages, "m", "w.parent_seq")}
     WHERE m.depth >= (SELECT depth FROM top)
   )
   SELECT 'l' AS kind, depth, seq AS a, cum_bytes AS b, (SELECT depth FROM top) AS c, NULL AS body FROM leaf
@@ -68,7 +68,7 @@ const segmentsSql = statement(
     FROM unnest($1::bigint[], $2::integer[]) AS s(bottom, top) JOIN ${t.messages} m ON m.seq = s.bottom
     WHERE m.depth >= s.top
     UNION ALL
-    SELECT g.top, m.seq, m.parent_seq, m.depth, m.content FROM seg g JOIN ${t.messages} m ON m.seq = g.parent_seq
+    SELECT g.top, m.seq, m.parent_seq, m.depth, m.content FROM seg g ${stepTo(t.messages, "m", "g.parent_seq")}
     WHERE m.depth >= g.top
   ) SELECT depth, content FROM seg`,
 );
@@ -80,7 +80,7 @@ const statsSql = statement(
   path(seq, parent_seq, id, role, bytes, tokens, depth) AS (
     SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM leaf JOIN ${t.messages} m ON m.seq = leaf.seq
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM path p JOIN ${t.messages} m ON m.seq = p.parent_seq
+    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM path p ${stepTo(t.messages, "m", "p.parent_seq")}
   ) SELECT id, role, bytes, tokens, depth FROM path`,
 );
 

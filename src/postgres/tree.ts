@@ -63,6 +63,16 @@ export function spineArrays(name: string, k: string): { seq: string; depth: stri
 }
 
 /**
+ * Joins `alias`, the message row whose seq is `seq`, to a recursive step, read by its primary key. A plain join
+ * there was planned as a scan of the whole table per step where the table is small and its rows short (the
+ * planner takes the work table for 10 rows): a 1,000-message history of short messages took 110 ms instead of 6.
+ * OFFSET 0 keeps the subquery from being merged into the join, so each step is one index probe.
+ */
+export function stepTo(messages: string, alias: string, seq: string): string {
+  return `CROSS JOIN LATERAL (SELECT * FROM ${messages} WHERE seq = ${seq} OFFSET 0) ${alias}`;
+}
+
+/**
  * A recursive CTE `name(k, target, seq, depth, parent_seq, jump_seq, jump_depth)` that climbs from each start
  * row to its ancestor at depth `target` in O(log depth) steps. `anchors` returns `(k, target, start)`; the
  * answer for `k` is the row with `depth = target` (none when the start lies above the target). With `expect`,
@@ -76,8 +86,7 @@ export function ancestorCte(messages: string, name: string, anchors: string, exp
     UNION ALL
     SELECT w.k, w.target, ${expect ? "w.expect, " : ""}m.seq, m.depth, m.parent_seq, m.jump_seq, m.jump_depth
     FROM ${name} w
-    JOIN ${messages} m
-      ON m.seq = CASE WHEN w.jump_seq IS NOT NULL AND w.jump_depth >= w.target THEN w.jump_seq ELSE w.parent_seq END
+    ${stepTo(messages, "m", "CASE WHEN w.jump_seq IS NOT NULL AND w.jump_depth >= w.target THEN w.jump_seq ELSE w.parent_seq END")}
     WHERE w.depth > w.target
   )`;
 }

@@ -9,7 +9,7 @@ import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { ancestorCte, isoSql } from "../tree.js";
+import { ancestorCte, isoSql, stepTo } from "../tree.js";
 import type { PageHit } from "./page.js";
 
 interface Overlay {
@@ -137,7 +137,7 @@ function contextSql(t: Tables): string {
     hits(i, seq, depth, leaf) AS (SELECT * FROM unnest($1::integer[], $2::bigint[], $3::integer[], $4::bigint[])),
     up(i, seq, k) AS (
       SELECT h.i, m.parent_seq, 1 FROM hits h JOIN ${t.messages} m ON m.seq = h.seq
-      UNION ALL SELECT up.i, m.parent_seq, up.k + 1 FROM up JOIN ${t.messages} m ON m.seq = up.seq WHERE up.k < $5
+      UNION ALL SELECT up.i, m.parent_seq, up.k + 1 FROM up ${stepTo(t.messages, "m", "up.seq")} WHERE up.k < $5
     ),
     ${ancestorCte(
       t.messages,
@@ -148,7 +148,7 @@ function contextSql(t: Tables): string {
     path(i, seq, above) AS (
       SELECT anc.k, anc.seq, h.depth FROM anc JOIN hits h ON h.i = anc.k
       WHERE anc.depth = anc.target AND anc.depth > h.depth
-      UNION ALL SELECT p.i, m.parent_seq, p.above FROM path p JOIN ${t.messages} m ON m.seq = p.seq
+      UNION ALL SELECT p.i, m.parent_seq, p.above FROM path p ${stepTo(t.messages, "m", "p.seq")}
       WHERE m.depth > p.above + 1
     ),
     down(i, seq, k) AS (
