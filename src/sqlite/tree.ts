@@ -91,10 +91,12 @@ const ON_PATHS = `WITH RECURSIVE
       WHERE w.depth > w.target AND m.depth < w.depth
   ) SELECT p.k FROM walk w JOIN pairs p ON p.k = w.seq AND p.leaf = w.leaf WHERE w.depth = w.target`;
 
-// The seqs of a whole path, leaf first: one row per message, no restarts.
-const PATH_SEQS = `WITH RECURSIVE path(seq, parent_seq) AS (
-    SELECT seq, parent_seq FROM agent_messages WHERE seq = ?
-    UNION ALL SELECT m.seq, m.parent_seq FROM path p JOIN agent_messages m ON m.seq = p.parent_seq
+// The seqs of a whole path, leaf first: one row per message, no restarts; each step to a shallower row, so a corrupt
+// link cannot loop.
+const PATH_SEQS = `WITH RECURSIVE path(seq, parent_seq, depth) AS (
+    SELECT seq, parent_seq, depth FROM agent_messages WHERE seq = ?
+    UNION ALL SELECT m.seq, m.parent_seq, m.depth FROM path p JOIN agent_messages m ON m.seq = p.parent_seq
+      WHERE m.depth < p.depth
   ) SELECT seq FROM path`;
 
 /**
