@@ -1,7 +1,7 @@
 /**
  * Search hits with the turns around them, merged where their stretches of conversation overlap. A model reading
- * `session_search` with context otherwise reads a turn once for every hit it stands next to: on LoCoMo, 35 % of
- * such output at one turn of context and 45 % at two was repeated turns, since hits cluster around an exchange.
+ * `session_search` with context otherwise reads a turn once for every hit it stands next to: on LoCoMo, 36 % of
+ * such output at one turn of context and 44 % at two was repeated turns, since hits cluster around an exchange.
  */
 import type { SearchContextTurn, SearchResult } from "../types.js";
 

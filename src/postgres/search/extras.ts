@@ -145,11 +145,11 @@ function contextSql(t: Tables): string {
       `SELECT h.i, LEAST(l.depth, h.depth + $5::integer), l.seq
        FROM hits h JOIN ${t.messages} l ON l.seq = h.leaf WHERE h.leaf IS NOT NULL`,
     )},
-    path(i, seq, above) AS (
-      SELECT anc.k, anc.seq, h.depth FROM anc JOIN hits h ON h.i = anc.k
+    path(i, seq, above, n) AS (
+      SELECT anc.k, anc.seq, h.depth, 1 FROM anc JOIN hits h ON h.i = anc.k
       WHERE anc.depth = anc.target AND anc.depth > h.depth
-      UNION ALL SELECT p.i, m.parent_seq, p.above FROM path p ${stepTo(t.messages, "m", "p.seq")}
-      WHERE m.depth > p.above + 1
+      UNION ALL SELECT p.i, m.parent_seq, p.above, p.n + 1 FROM path p ${stepTo(t.messages, "m", "p.seq")}
+      WHERE m.depth > p.above + 1 AND p.n < $5
     ),
     down(i, seq, k) AS (
       SELECT h.i, (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = h.seq), 1 FROM hits h
