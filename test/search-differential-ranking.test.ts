@@ -7,14 +7,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import { MemoryStore } from "../src/memory/store.js";
-import { PostgresStore } from "../src/postgres/index.js";
 import { recallTerms } from "../src/search/recall.js";
-import { SqliteStore } from "../src/sqlite/store.js";
 import { hasTransfer, type SessionStore, type StoreSearchOptions } from "../src/store/types.js";
 import type { SearchOptions, SearchResult } from "../src/types.js";
 import { rng } from "./helpers/rng.js";
-import { queries, SESSIONS, WORDS, write } from "./helpers/search-corpus.js";
+import { corpusStores, queries, SESSIONS, WORDS } from "./helpers/search-corpus.js";
 
 type Scope = Pick<StoreSearchOptions, "sessionId" | "branch">;
 const SCOPES: Scope[] = [{}, { sessionId: "s1" }, { branch: "active" }];
@@ -83,15 +80,9 @@ async function oracleTiers(
 }
 
 const pglite = await PGlite.create();
-const stores: { name: string; store: SessionStore }[] = [];
+let stores: { name: string; store: SessionStore }[] = [];
 before(async () => {
-  stores.push({ name: "memory", store: new MemoryStore() });
-  stores.push({ name: "sqlite", store: new SqliteStore(":memory:", { driver: "better-sqlite3" }) });
-  stores.push({
-    name: "pglite",
-    store: await PostgresStore.open(pglite, { schema: "differential_ranking" }),
-  });
-  for (const { store } of stores) await write(store);
+  stores = await corpusStores(pglite, "differential_ranking");
 });
 after(async () => {
   for (const { store } of stores) await store.close();

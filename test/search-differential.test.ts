@@ -7,11 +7,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import { MemoryStore } from "../src/memory/store.js";
-import { PostgresStore } from "../src/postgres/index.js";
-import { SqliteStore } from "../src/sqlite/store.js";
 import { hasContextStorage, type SessionStore } from "../src/store/types.js";
-import { queries, write } from "./helpers/search-corpus.js";
+import { corpusStores, queries } from "./helpers/search-corpus.js";
 
 const SCOPES = [{}, { sessionId: "s1" }, { branch: "active" as const }];
 // The corpus's stop words (ranked recall drops them; the all-words search keeps them).
@@ -45,12 +42,9 @@ async function answers(store: SessionStore): Promise<string[]> {
 }
 
 const pglite = await PGlite.create();
-const stores: { name: string; store: SessionStore }[] = [];
+let stores: { name: string; store: SessionStore }[] = [];
 before(async () => {
-  stores.push({ name: "memory", store: new MemoryStore() });
-  stores.push({ name: "sqlite", store: new SqliteStore(":memory:", { driver: "better-sqlite3" }) });
-  stores.push({ name: "pglite", store: await PostgresStore.open(pglite, { schema: "differential" }) });
-  for (const { store } of stores) await write(store);
+  stores = await corpusStores(pglite, "differential");
 });
 after(async () => {
   for (const { store } of stores) await store.close();

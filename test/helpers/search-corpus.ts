@@ -1,6 +1,10 @@
 // The seeded corpus of the differential search tests: the same writes and queries for every backend, so their
 // answers can be compared line by line (test/search-differential*.test.ts).
 import assert from "node:assert/strict";
+import type { PGlite } from "@electric-sql/pglite";
+import { MemoryStore } from "../../src/memory/store.js";
+import { PostgresStore } from "../../src/postgres/index.js";
+import { SqliteStore } from "../../src/sqlite/store.js";
 import { hasContextStorage, type SessionStore } from "../../src/store/types.js";
 import type { SessionMessage } from "../../src/types.js";
 import { rng } from "./rng.js";
@@ -119,4 +123,18 @@ export async function write(store: SessionStore): Promise<void> {
   }
   assert.ok(hasContextStorage(store));
   for (const entry of entries) await store.entries.setEntry(entry.label, entry.key, entry.content);
+}
+
+/** A memory, a SQLite and a PGlite store holding the corpus, each named; close them, then `pglite`, when done. */
+export async function corpusStores(
+  pglite: PGlite,
+  schema: string,
+): Promise<{ name: string; store: SessionStore }[]> {
+  const stores = [
+    { name: "memory", store: new MemoryStore() as SessionStore },
+    { name: "sqlite", store: new SqliteStore(":memory:", { driver: "better-sqlite3" }) as SessionStore },
+    { name: "pglite", store: (await PostgresStore.open(pglite, { schema })) as SessionStore },
+  ];
+  for (const { store } of stores) await write(store);
+  return stores;
 }
