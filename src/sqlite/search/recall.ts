@@ -20,7 +20,7 @@ import { Candidates, type MatchNodes, matchNodesJson, NODE_FIELDS, readNodes } f
 import { cannotMatch, type FamilyExpander, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath, pageMaySkip, type ScoreLookup } from "./hits.js";
 import { INDEX_FIRST, pendingTexts } from "./indexing.js";
-import { readSearchState, readSessionSet, type SearchState, type SessionSetScope } from "./state.js";
+import { readScopedState, type SearchState, scopedMatch } from "./state.js";
 
 // One term's newest matches; or all of them, in the index's own order, where no more can match than the cap (FTS5
 // walks a doclist oldest first: the reverse walk and the limit cost ~20 % of a LoCoMo question's term reads).
@@ -68,17 +68,14 @@ export function recallRanking(
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
   const terms = recallTerms(query, limits);
   if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return undefined;
-  const state = readSearchState(driver, plan.sessionId);
+  const state = readScopedState(driver, plan);
   if (state === undefined) return undefined;
-  const set = plan.sessionId === undefined && plan.sessionIds !== undefined;
-  const sessions = set ? readSessionSet(driver, plan.sessionIds!) : undefined;
-  if (set && sessions === undefined) return undefined;
   const head = state.scope?.head;
   const pending = state.indexed !== null && state.total > state.indexed;
   if (pending && mayIndex) return INDEX_FIRST;
   const { families } = expander.expand(terms, state.total);
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
-  const matches = terms.map((term) => termMatches(driver, term, families, state, cap, sessions));
+  const matches = terms.map((term) => termMatches(driver, term, families, state, cap));
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
   // A search that matches nothing builds no candidates (their typed arrays cost a search with cold caches ~5 µs).
@@ -92,24 +89,23 @@ export function recallRanking(
 
 /**
  * One term's newest matches within the search's scope (at most `cap`) with their nodes (see withNodes): newest
- * first, or in the index's own order where every match fits under the cap. `sessions` keeps to a set of sessions.
+ * first, or in the index's own order where every match fits under the cap.
  */
 function termMatches(
   driver: SqlDriver,
   term: QueryTerm,
   families: ReadonlyMap<string, readonly string[]>,
-  { scope, total }: SearchState,
+  state: SearchState,
   cap: number,
-  sessions: SessionSetScope | undefined,
 ): MatchNodes {
   // A word whose family has no indexed term, or that folds to nothing, matches no indexed message.
   if (cannotMatch(term, families)) return [];
-  let match = toFts5([term], "text", families);
   // A session holding most of the store is kept to by its rows' session (read with the candidates' parents):
   // its token's doclist would be nearly the whole index. Any other is kept to by its token inside the index.
-  if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
-  else if (sessions !== undefined) match = `${sessions.match} AND ${match}`;
-  // `total` (the highest seq) bounds the rows of the store, a session's count the rows the token lets through.
+  const match = scopedMatch(state, toFts5([term], "text", families));
+  // `total` (the highest seq) bounds the rows of the store, a session's (or a set's) count the rows its tokens
+  // let through.
+  const { scope, sessions, total } = state;
   const mostMatches = scope?.filter === "token" ? scope.head.message_count : (sessions?.rows ?? total);
   if (mostMatches <= cap) return nodesOf(driver, ALL_TERM_NODES, [match]);
   // A phrase seldom matches more than the cap: its matches in the index's order, and only when there are more, the

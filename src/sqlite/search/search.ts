@@ -20,7 +20,7 @@ import { cannotMatch, FamilyExpander, toFts5 } from "./fts.js";
 import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { recallRanking } from "./recall.js";
-import { readSearchState, readSessionSet } from "./state.js";
+import { readScopedState, scopedMatch } from "./state.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
 const SCORED = "SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts";
@@ -106,7 +106,7 @@ export class SqliteMessageSearch {
 
   /**
    * Every word required: bm25 among the newest SEARCH_CANDIDATES matches; a session filter goes into the FTS query
-   * itself as a token, or is a primary-key lookup per match (see readSearchState).
+   * itself as a token, or is a primary-key lookup per match (see state.ts).
    */
   private allWords(query: string, plan: SearchPlan, mayIndex: boolean): SearchResult[] | typeof INDEX_FIRST {
     const { limit } = plan;
@@ -117,12 +117,9 @@ export class SqliteMessageSearch {
     // Every stored message is searchable: pending rows are indexed first, or matched here when this connection
     // cannot write the index (read-only), newest first ahead of the indexed matches. The watermark comes with the
     // scope in one statement (a statement each cost as much as parsing the query).
-    const state = readSearchState(this.driver, plan.sessionId);
+    const state = readScopedState(this.driver, plan);
     if (state === undefined) return [];
-    const set = plan.sessionId === undefined && plan.sessionIds !== undefined;
-    const sessions = set ? readSessionSet(this.driver, plan.sessionIds!) : undefined;
-    if (set && sessions === undefined) return [];
-    const { scope } = state;
+    const { scope, sessions } = state;
     const hitOptions = hitOptionsOf(plan, scope?.head);
     const pending = state.indexed !== null && state.total > state.indexed;
     if (pending && mayIndex) return INDEX_FIRST;
@@ -131,9 +128,7 @@ export class SqliteMessageSearch {
     const { families, maxMatches } = this.families.expand(terms, storeRows);
     // A word whose family has no indexed term, or that folds to nothing, cannot match an indexed message.
     const noMatch = terms.some((term) => cannotMatch(term, families));
-    let match = toFts5(terms, "text", families);
-    if (scope?.filter === "token") match = `sid : "s${scope.num}" AND ${match}`;
-    else if (sessions !== undefined) match = `${sessions.match} AND ${match}`;
+    const match = scopedMatch(state, toFts5(terms, "text", families));
     if (noMatch) return this.page(unindexed, plan, hitOptions);
     // The candidates' seqs, best first. Where no hit can be skipped (all branches asked for, or no session with
     // other branches in scope), only the first `limit` of them: plucking every candidate into JavaScript cost ~10 %

@@ -1,13 +1,37 @@
-/** What a search reads first: the store's size, the search index's watermark and how to keep to one session. */
+/** What a search reads first: the store's size, the search index's watermark and how to keep to its sessions. */
 import { canBeStored } from "../../message/ids.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { HitHead } from "./hits.js";
 
-/** What a search needs to know first: the store's size (highest seq), the index watermark, the session's scope. */
+/**
+ * What a search needs to know first: the store's size (highest seq), the index watermark, the session's scope, or
+ * the set of sessions it keeps to (`sessionIds` without `sessionId`).
+ */
 export interface SearchState {
   total: number;
   indexed: number | null;
   scope: { num: number; filter: "none" | "lookup" | "token"; head: HitHead } | undefined;
+  sessions?: SessionSetScope | undefined;
+}
+
+/**
+ * The state of a search of `sessionId`, or of the set `sessionIds` when no one session is named (see
+ * readSearchState and readSessionSet); undefined when nothing is stored to search.
+ */
+export function readScopedState(
+  driver: SqlDriver,
+  { sessionId, sessionIds }: { sessionId: string | undefined; sessionIds: ReadonlySet<string> | undefined },
+): SearchState | undefined {
+  const state = readSearchState(driver, sessionId);
+  if (state === undefined || sessionId !== undefined || sessionIds === undefined) return state;
+  const sessions = readSessionSet(driver, sessionIds);
+  return sessions === undefined ? undefined : { ...state, sessions };
+}
+
+/** `match` kept to the search's sessions inside the index: one session's token, or the set's tokens ORed. */
+export function scopedMatch({ scope, sessions }: SearchState, match: string): string {
+  if (scope?.filter === "token") return `sid : "s${scope.num}" AND ${match}`;
+  return sessions === undefined ? match : `${sessions.match} AND ${match}`;
 }
 
 /**
@@ -84,7 +108,7 @@ const SESSION_SET = `SELECT h.num, h.message_count FROM json_each(?) j
  * sessions' own (filtering after them found nothing for sessions older than the store's newest matches);
  * undefined when none of them holds a message. An id no head can have is not looked up (see readSearchState).
  */
-export function readSessionSet(driver: SqlDriver, ids: ReadonlySet<string>): SessionSetScope | undefined {
+function readSessionSet(driver: SqlDriver, ids: ReadonlySet<string>): SessionSetScope | undefined {
   const storable = [...ids].filter(canBeStored);
   if (storable.length === 0) return undefined;
   const heads = driver.tuples<[num: number, count: number]>(SESSION_SET, [JSON.stringify(storable)]);
