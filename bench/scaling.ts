@@ -138,29 +138,34 @@ async function forks(backend: string): Promise<Rows | undefined> {
   return rows;
 }
 
+/** A table of `rows` under `title`, one column per size; nothing when the backend was skipped. */
+function section(title: string, columns: string[], rows: Rows | undefined): string[] {
+  if (rows === undefined) return [];
+  const table = mdTable(
+    ["op", ...columns],
+    [...rows].map(([op, values]) => [op, ...values]),
+  );
+  return [`\n### ${title} (ms)\n\n${table}`];
+}
+
 const out: string[] = [];
 try {
   for (const backend of backends) {
-    const byOverlays = await overlays(backend);
-    if (byOverlays !== undefined) {
-      const header = ["op", ...OVERLAYS.map((n) => `${n} overlays`)];
-      out.push(
-        `\n### ${backend}: a ${PATH}-message path and its overlays (ms)\n\n${mdTable(
-          header,
-          [...byOverlays].map(([op, v]) => [op, ...v]),
-        )}`,
-      );
-    }
-    const byForks = await forks(backend);
-    if (byForks !== undefined) {
-      const header = ["op", ...FORKS.map((b) => `${b} forks`)];
-      out.push(
-        `\n### ${backend}: forks at one message (ms)\n\n${mdTable(
-          header,
-          [...byForks].map(([op, v]) => [op, ...v]),
-        )}`,
-      );
-    }
+    const overlayColumns = OVERLAYS.map((n) => `${n} overlays`);
+    out.push(
+      ...section(
+        `${backend}: a ${PATH}-message path and its overlays`,
+        overlayColumns,
+        await overlays(backend),
+      ),
+    );
+    out.push(
+      ...section(
+        `${backend}: forks at one message`,
+        FORKS.map((b) => `${b} forks`),
+        await forks(backend),
+      ),
+    );
   }
 } finally {
   await dropAll();

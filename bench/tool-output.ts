@@ -7,13 +7,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { formatSessionHits } from "../src/manager/search-tools.js";
+import { formatSessionHits, TOOL_LIMIT } from "../src/manager/search-tools.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { type Conversation, seedConversations } from "./locomo.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
-
-/** The tool's page, as in src/manager/search-tools.ts. */
-const TOOL_LIMIT = 10;
 
 /** Runs the workload on `data` and returns its Markdown subsection. */
 export async function benchToolOutput(

@@ -29,7 +29,7 @@ export interface SearchToolOptions {
 }
 
 /** Hits the model can search at once, as in the reference. */
-const TOOL_LIMIT = 10;
+export const TOOL_LIMIT = 10;
 
 /**
  * Formats hits as the reference does: `[<role>] <content>` joined by `\n---\n`; null when there are none. Each

@@ -12,7 +12,7 @@ import {
 import type { SessionMessage } from "../../types.js";
 import { estimateMessageTokens, IMAGE_TOKENS } from "../../utils/tokens.js";
 import type { Suite } from "../runner.js";
-import { type ContractTarget, msg, rejectsWithCode, withStore } from "./harness.js";
+import { type ContractTarget, msg, rejectsWithCode, toAsync, withStore } from "./harness.js";
 
 /** Deterministic pseudo-random bytes (incompressible, distinct per seed). */
 export function bytesOf(size: number, seed: number): Buffer {
@@ -521,10 +521,6 @@ export function attachmentsSpec({ describe, test }: Suite, target: ContractTarge
       }
     });
   });
-}
-
-async function* toAsync<T>(items: readonly T[]): AsyncGenerator<T> {
-  yield* items;
 }
 
 /**

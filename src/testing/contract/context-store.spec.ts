@@ -7,7 +7,7 @@ import {
   type TransferRow,
 } from "../../store/types.js";
 import type { Suite } from "../runner.js";
-import { type ContractTarget, msg, withStore } from "./harness.js";
+import { type ContractTarget, msg, toAsync, withStore } from "./harness.js";
 
 function context(store: SessionStore) {
   assert.ok(hasContextStorage(store), `${store.backend} store has blocks and entries`);
@@ -144,8 +144,4 @@ export function contextStoreSpec({ describe, test }: Suite, target: ContractTarg
         assert.equal((await store.session("lone-copy").getCompactions())[0]?.summary, summary);
       }));
   });
-}
-
-async function* toAsync<T>(items: readonly T[]): AsyncGenerator<T> {
-  for (const item of items) yield item;
 }

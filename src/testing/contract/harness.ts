@@ -55,3 +55,8 @@ export async function appendChain(
   }
   return out;
 }
+
+/** `items` as an async stream (what the transfer imports read). */
+export async function* toAsync<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}

@@ -5,7 +5,7 @@ import { hasAttachmentStore, hasTransfer, type SessionStore, type TransferItem }
 import type { SessionMessage } from "../../types.js";
 import type { Suite } from "../runner.js";
 import { bytesOf } from "./attachments.spec.js";
-import { type ContractTarget, rejectsWithCode, withStore } from "./harness.js";
+import { type ContractTarget, rejectsWithCode, toAsync, withStore } from "./harness.js";
 
 const image = (id: string, seed: number): SessionMessage =>
   ({
@@ -19,10 +19,6 @@ const image = (id: string, seed: number): SessionMessage =>
       },
     ],
   }) as unknown as SessionMessage;
-
-async function* iterate(items: readonly TransferItem[]): AsyncGenerator<TransferItem> {
-  yield* items;
-}
 
 async function exported(store: SessionStore, sessionId: string): Promise<TransferItem[]> {
   assert.ok(hasTransfer(store));
@@ -60,7 +56,7 @@ export function importPointersSpec({ describe, test }: Suite, target: ContractTa
         );
         const errors: string[] = [];
         for (const item of [stolen, unknown]) {
-          const refused = store.transfer.importSession(iterate([header("thief"), item]));
+          const refused = store.transfer.importSession(toAsync([header("thief"), item]));
           await rejectsWithCode(refused, "INVALID_ARGUMENT");
           errors.push(withoutHash(await refused.catch((error: unknown) => error)));
         }
@@ -81,7 +77,7 @@ export function importPointersSpec({ describe, test }: Suite, target: ContractTa
         const again = rewritten(first, (content) => content.replace('"id":"m1"', '"id":"m2"'), "m2");
         assert.ok(again.kind === "message");
         again.message.parentId = "m1";
-        const result = await store.transfer.importSession(iterate([header("s"), first, again]));
+        const result = await store.transfer.importSession(toAsync([header("s"), first, again]));
         assert.equal(result.messages.inserted, 1);
         const m2 = await store.session("s").getMessage("m2");
         assert.deepEqual(m2?.parts, image("m2", 32).parts);
@@ -99,7 +95,7 @@ export function importPointersSpec({ describe, test }: Suite, target: ContractTa
           content.replace(/(sha256:[0-9a-f]{64});\d+;/, "$1;1000000000000;"),
         );
         await rejectsWithCode(
-          store.transfer.importSession(iterate([header("b"), ...payloads(items), inflated])),
+          store.transfer.importSession(toAsync([header("b"), ...payloads(items), inflated])),
           "INVALID_ARGUMENT",
           /1000000000000 characters, but it restores to \d+/,
         );

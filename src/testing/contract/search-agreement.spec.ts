@@ -2,15 +2,11 @@ import assert from "node:assert/strict";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { hasContextStorage, hasTransfer, type SessionStore, type TransferRow } from "../../store/types.js";
 import type { Suite } from "../runner.js";
-import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
+import { type ContractTarget, ids, msg, rejectsWithCode, toAsync, withStore } from "./harness.js";
 
 function entriesOf(store: SessionStore) {
   assert.ok(hasContextStorage(store), `${store.backend} store has entries`);
   return store.entries;
-}
-
-async function* toAsync<T>(items: readonly T[]): AsyncGenerator<T> {
-  for (const item of items) yield item;
 }
 
 const sorted = (hits: readonly { id: string }[]) => ids(hits).sort();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { hasTransfer, type SessionStore, type TransferItem } from "../../store/types.js";
 import type { Suite } from "../runner.js";
-import { type ContractTarget, ids, msg, withStore } from "./harness.js";
+import { type ContractTarget, ids, msg, toAsync, withStore } from "./harness.js";
 
 /** `count` messages of one session holding `text`, written in one import (appends would take seconds). */
 async function bulkSession(
@@ -24,11 +24,7 @@ async function bulkSession(
     }),
   ];
   if (hasTransfer(store)) {
-    await store.transfer.importSession(
-      (async function* () {
-        yield* items;
-      })(),
-    );
+    await store.transfer.importSession(toAsync(items));
     return;
   }
   const session = store.session(sessionId);
