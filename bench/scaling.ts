@@ -1,26 +1,34 @@
 /**
  * Costs that must not grow with what a call does not return: reads and searches of one session as its compaction
  * overlays pile up (nested, as repeated compaction makes them), and searches kept to the active path as a message
- * gathers forks. Memory, SQLite (`:memory:`) and the Postgres server (AGENT_SESSION_PG_URL or this machine's; a
+ * gathers forks, and searches whose role or time filter asks for what lies behind every newer match. Memory, SQLite (`:memory:`) and the Postgres server (AGENT_SESSION_PG_URL or this machine's; a
  * schema of its own per store, dropped afterwards; skipped with the reason when unreachable). Medians of
  * BENCH_REPS (default 7) calls after one warm-up, in ms.
  *
- *   npm run bench:script bench/scaling.ts            (BENCH_SCALING_BACKENDS=memory,sqlite,postgres)
+ *   npm run bench:script bench/scaling.ts   (BENCH_SCALING_BACKENDS=memory,sqlite,postgres,
+ *                                            BENCH_SCALING_PARTS=overlays,forks,filters)
  */
 import pg from "pg";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { SessionStore } from "../src/store/types.js";
+import {
+  hasTransfer,
+  type SessionStore,
+  type StoreSearchOptions,
+  type TransferItem,
+} from "../src/store/types.js";
 import type { SessionMessage, SessionProvider } from "../src/types.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { mdTable } from "./stats.js";
 
 const REPS = Number(process.env.BENCH_REPS ?? 7);
 const backends = (process.env.BENCH_SCALING_BACKENDS ?? "memory,sqlite,postgres").split(",");
+const parts = (process.env.BENCH_SCALING_PARTS ?? "overlays,forks,filters").split(",");
 const PATH = 1000;
 const OVERLAYS = [0, 10, 100, 250];
 const FORKS = [1, 100, 1000];
+const FILTERED = [1000, 10_000, 100_000];
 
 let pool: pg.Pool | undefined;
 const schemas: string[] = [];
@@ -138,6 +146,45 @@ async function forks(backend: string): Promise<Rows | undefined> {
   return rows;
 }
 
+// N messages of one session, all holding "common", imported; only the oldest is an assistant's and from 2020, so a
+// role or time filter's one match lies behind every newer match of the word.
+async function filters(backend: string): Promise<Rows | undefined> {
+  const rows: Rows = new Map();
+  for (const n of FILTERED) {
+    const store = await openStore(backend);
+    if (store === undefined) return undefined;
+    if (!hasTransfer(store)) throw new Error(`${backend} has no transfer import`);
+    await store.transfer.importSession(commonSession(n));
+    for (const match of ["any", "all"] as const) {
+      const search = (options: StoreSearchOptions) => () =>
+        store.searchMessages("common", { ...options, match });
+      add(rows, `"${match}", no filter`, await median(search({})));
+      add(rows, `"${match}", role of the oldest`, await median(search({ role: "assistant" })));
+      add(
+        rows,
+        `"${match}", until the oldest's time`,
+        await median(search({ until: "2021-01-01T00:00:00Z" })),
+      );
+    }
+    await store.close();
+  }
+  return rows;
+}
+
+async function* commonSession(n: number): AsyncGenerator<TransferItem> {
+  yield { kind: "session", session: { id: "s", info: null, leafId: `m${n - 1}` } };
+  const now = new Date().toISOString();
+  for (let i = 0; i < n; i++) {
+    const role = i === 0 ? "assistant" : "user";
+    const content = JSON.stringify({ ...message(`m${i}`, `common note ${i}`), role });
+    const createdAt = i === 0 ? "2020-01-01T00:00:00.000Z" : now;
+    yield {
+      kind: "message",
+      message: { id: `m${i}`, parentId: i ? `m${i - 1}` : null, role, createdAt, content },
+    };
+  }
+}
+
 /** A table of `rows` under `title`, one column per size; nothing when the backend was skipped. */
 function section(title: string, columns: string[], rows: Rows | undefined): string[] {
   if (rows === undefined) return [];
@@ -151,21 +198,21 @@ function section(title: string, columns: string[], rows: Rows | undefined): stri
 const out: string[] = [];
 try {
   for (const backend of backends) {
-    const overlayColumns = OVERLAYS.map((n) => `${n} overlays`);
-    out.push(
-      ...section(
-        `${backend}: a ${PATH}-message path and its overlays`,
-        overlayColumns,
-        await overlays(backend),
-      ),
-    );
-    out.push(
-      ...section(
-        `${backend}: forks at one message`,
-        FORKS.map((b) => `${b} forks`),
-        await forks(backend),
-      ),
-    );
+    if (parts.includes("overlays")) {
+      const columns = OVERLAYS.map((n) => `${n} overlays`);
+      out.push(
+        ...section(`${backend}: a ${PATH}-message path and its overlays`, columns, await overlays(backend)),
+      );
+    }
+    if (parts.includes("forks")) {
+      const columns = FORKS.map((b) => `${b} forks`);
+      out.push(...section(`${backend}: forks at one message`, columns, await forks(backend)));
+    }
+    if (parts.includes("filters")) {
+      const columns = FILTERED.map((n) => `${n} messages`);
+      const title = `${backend}: a role or time filter behind every newer match`;
+      out.push(...section(title, columns, await filters(backend)));
+    }
   }
 } finally {
   await dropAll();

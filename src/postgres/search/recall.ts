@@ -7,7 +7,7 @@
 
 import { fuseRankings, nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
-import { outsideSessions, passesFilters, type SearchPlan } from "../../search/options.js";
+import { hasFilters, outsideSessions, passesFilters, type SearchPlan } from "../../search/options.js";
 import { rankCandidates, recallTerms, weighMatches } from "../../search/recall.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
@@ -36,6 +36,13 @@ const RECALL_CANDIDATES = 2 * SEARCH_CANDIDATES;
 
 const CANDIDATES_BY_MATCH = (t: Tables) =>
   `cand AS (SELECT seq FROM ${t.messages} WHERE search @@ $1::tsquery ORDER BY seq DESC LIMIT $3)`;
+// The newest matches that pass the role and time filters ($6 roles, $7 since, $8 until; each NULL: none).
+const CANDIDATES_FILTERED = (t: Tables) =>
+  `cand AS (SELECT seq FROM ${t.messages} WHERE search @@ $1::tsquery
+    AND ($6::text[] IS NULL OR role = ANY($6::text[]))
+    AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
+    AND ($8::timestamptz IS NULL OR created_at < $8::timestamptz)
+    ORDER BY seq DESC LIMIT $3)`;
 // The same columns for given seqs ($1 bigint[]; $3 unused): the vector channel's nearest messages.
 const CANDIDATES_BY_SEQ = () =>
   "cand AS (SELECT seq FROM unnest($1::bigint[]) s(seq) WHERE $3::integer >= 0)";
@@ -81,15 +88,7 @@ export async function recallSearch(
   const { numbers, queries } = termTsqueries(terms);
   if (numbers.length === 0 && !near?.length) return [];
   const rows =
-    numbers.length === 0
-      ? []
-      : await executor.query<CandidateRow>(candidatesSql(t), [
-          anyTsquery(queries, scope),
-          queries,
-          RECALL_CANDIDATES,
-          plan.sessionId ?? null,
-          plan.since !== undefined || plan.until !== undefined,
-        ]);
+    numbers.length === 0 ? [] : await candidateRows(executor, t, plan, [anyTsquery(queries, scope), queries]);
   const nodes = new Map<number, Node>();
   const matches: number[][] = terms.map(() => []);
   for (const row of rows) {
@@ -103,13 +102,7 @@ export async function recallSearch(
   const documents = Math.max(Number(rows[0]?.documents ?? 0), nodes.size);
   const nearOnly = (near ?? []).filter((seq) => !nodes.has(seq));
   if (nearOnly.length > 0) {
-    const params = [
-      nearOnly,
-      [],
-      0,
-      plan.sessionId ?? null,
-      plan.since !== undefined || plan.until !== undefined,
-    ];
+    const params = [nearOnly, [], 0, plan.sessionId ?? null, hasTimeFilter(plan)];
     for (const row of await executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ), params)) {
       if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
       if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) continue;
@@ -145,6 +138,34 @@ export async function recallSearch(
     scores,
   );
 }
+
+/**
+ * The newest RECALL_CANDIDATES matches of any term ($1 the scoped tsquery, $2 each term's). The filters pick among
+ * the ranked candidates, after the turns they leave out have lent their weight to their neighbours; but where the
+ * newest matches fill the window, the ones a role or time filter asks for may all be older, so the filter's own
+ * newest matches are read as well.
+ */
+async function candidateRows(
+  executor: Executor,
+  t: Tables,
+  plan: SearchPlan,
+  [tsquery, queries]: [string, string[]],
+): Promise<CandidateRow[]> {
+  const params = [tsquery, queries, RECALL_CANDIDATES, plan.sessionId ?? null, hasTimeFilter(plan)];
+  const rows = await executor.query<CandidateRow>(candidatesSql(t), params);
+  if (rows.length < RECALL_CANDIDATES || !hasFilters(plan)) return rows;
+  const filters = [plan.roles === undefined ? null : [...plan.roles], plan.since ?? null, plan.until ?? null];
+  const seen = new Set(rows.map((row) => Number(row.seq)));
+  for (const row of await executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_FILTERED), [
+    ...params,
+    ...filters,
+  ])) {
+    if (!seen.has(Number(row.seq))) rows.push(row);
+  }
+  return rows;
+}
+
+const hasTimeFilter = (plan: SearchPlan) => plan.since !== undefined || plan.until !== undefined;
 
 type Node = Candidate & { tokens: number; parent: number | null };
 

@@ -17,6 +17,7 @@ import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
 import { Candidates, type MatchNodes, matchNodesJson, NODE_FIELDS, readNodes } from "./candidates.js";
+import { type FilterSql, filterSql } from "./filters.js";
 import { cannotMatch, type FamilyExpander, toFts5 } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath, pageMaySkip, type ScoreLookup } from "./hits.js";
 import { INDEX_FIRST, pendingTexts } from "./indexing.js";
@@ -38,6 +39,10 @@ function withNodes(matches: string): string {
 const TERM_NODES = withNodes(TERM_MATCHES);
 const ALL_TERM_NODES = withNodes(ALL_TERM_MATCHES);
 const FIRST_TERM_NODES = withNodes(FIRST_TERM_MATCHES);
+// One term's newest matches that pass a role or time filter (and keep to a session by lookup: filters.ts).
+const filteredTermNodes = (where: string) =>
+  withNodes(`SELECT f.rowid FROM agent_messages_fts f JOIN agent_messages m ON m.seq = f.rowid
+    WHERE agent_messages_fts MATCH ? AND ${where} ORDER BY f.rowid DESC LIMIT ?`);
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
@@ -75,7 +80,8 @@ export function recallRanking(
   if (pending && mayIndex) return INDEX_FIRST;
   const { families } = expander.expand(terms, state.total);
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
-  const matches = terms.map((term) => termMatches(driver, term, families, state, cap));
+  const filter = filterSql(plan, state.scope?.filter === "lookup" ? state.scope.num : undefined);
+  const matches = terms.map((term) => termMatches(driver, term, families, state, cap, filter));
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
   // A search that matches nothing builds no candidates (their typed arrays cost a search with cold caches ~5 µs).
@@ -89,7 +95,8 @@ export function recallRanking(
 
 /**
  * One term's newest matches within the search's scope (at most `cap`) with their nodes (see withNodes): newest
- * first, or in the index's own order where every match fits under the cap.
+ * first, or in the index's own order where every match fits under the cap. With a role or time filter, a term
+ * whose newest matches fill the cap also brings the filter's own newest matches (see withFiltered).
  */
 function termMatches(
   driver: SqlDriver,
@@ -97,6 +104,7 @@ function termMatches(
   families: ReadonlyMap<string, readonly string[]>,
   state: SearchState,
   cap: number,
+  filter: FilterSql | undefined,
 ): MatchNodes {
   // A word whose family has no indexed term, or that folds to nothing, matches no indexed message.
   if (cannotMatch(term, families)) return [];
@@ -114,7 +122,32 @@ function termMatches(
     const first = nodesOf(driver, FIRST_TERM_NODES, [match, cap + 1]);
     if (first.length <= cap * NODE_FIELDS) return first;
   }
-  return nodesOf(driver, TERM_NODES, [match, cap]);
+  const newest = nodesOf(driver, TERM_NODES, [match, cap]);
+  if (filter === undefined || newest.length < cap * NODE_FIELDS) return newest;
+  return withFiltered(driver, newest, match, cap, filter);
+}
+
+/**
+ * A term's newest matches (`newest`, which fill the cap) and, after them, its newest matches that pass the
+ * filter. The filter picks among the ranked candidates, after the turns it leaves out have lent their weight to
+ * their neighbours; but where a term's newest matches fill the window, the ones the filter asks for may all be
+ * older (a time range behind them, a role they hold none of), and only these find them.
+ */
+function withFiltered(
+  driver: SqlDriver,
+  newest: MatchNodes,
+  match: string,
+  cap: number,
+  filter: FilterSql,
+): MatchNodes {
+  const passing = nodesOf(driver, filteredTermNodes(filter.where), [match, ...filter.params, cap]);
+  const seen = new Set<number | null>();
+  for (let k = 0; k < newest.length; k += NODE_FIELDS) seen.add(newest[k]!);
+  const merged = newest.slice();
+  for (let k = 0; k < passing.length; k += NODE_FIELDS) {
+    if (!seen.has(passing[k]!)) merged.push(...passing.slice(k, k + NODE_FIELDS));
+  }
+  return merged;
 }
 
 function nodesOf(driver: SqlDriver, sql: string, params: SqlValue[]): MatchNodes {

@@ -14,13 +14,14 @@ import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { withExtras } from "./extras.js";
+import { filterSql } from "./filters.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "./fts.js";
 import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { recallRanking } from "./recall.js";
-import { readScopedState, scopedMatch } from "./state.js";
+import { readScopedState, type SearchState, scopedMatch } from "./state.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
 const SCORED = "SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts";
@@ -44,6 +45,12 @@ const RANKED_IN_SESSION = {
   nested: nested(SCORED_IN_SESSION, MATCH_IN_SESSION),
   flat: flat(SCORED_IN_SESSION, MATCH_IN_SESSION),
 };
+// With a role or time filter (filters.ts) inside the read: the newest SEARCH_CANDIDATES matches are the filter's
+// own, so a time range older than a word's newest matches is still found. bm25 is the same either way.
+const filtered = (where: string) => ({
+  nested: nested(SCORED_IN_SESSION, `${MATCH} AND ${where}`),
+  flat: flat(SCORED_IN_SESSION, `${MATCH} AND ${where}`),
+});
 
 /** Cross-session and per-session message search over one connection's FTS5 index. */
 export class SqliteMessageSearch {
@@ -139,9 +146,23 @@ export class SqliteMessageSearch {
     // 100,000 messages: 445 against 509 µs p50 for the newest-first walk and the second sort).
     const rows = scope === undefined ? (sessions?.rows ?? state.total) : scope.head.message_count;
     const allCandidates = Math.min(rows, maxMatches) <= SEARCH_CANDIDATES;
-    const sql = scope?.filter === "lookup" ? RANKED_IN_SESSION : RANKED;
-    const params = scope?.filter === "lookup" ? [match, scope.num, count] : [match, count];
+    const { sql, params } = allWordsSql(match, scope, plan, count);
     const ranked = this.driver.column<number>(allCandidates ? sql.flat : sql.nested, params);
     return this.page([...unindexed, ...ranked], plan, hitOptions);
   }
+}
+
+/** The all-words ranking's statements and parameters: kept to a session by lookup, and to the filters, or neither. */
+function allWordsSql(
+  match: string,
+  scope: SearchState["scope"],
+  plan: SearchPlan,
+  count: number,
+): { sql: { nested: string; flat: string }; params: SqlValue[] } {
+  const lookup = scope?.filter === "lookup" ? scope.num : undefined;
+  const filter = filterSql(plan, lookup);
+  if (filter !== undefined) return { sql: filtered(filter.where), params: [match, ...filter.params, count] };
+  return lookup === undefined
+    ? { sql: RANKED, params: [match, count] }
+    : { sql: RANKED_IN_SESSION, params: [match, lookup, count] };
 }

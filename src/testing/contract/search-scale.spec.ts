@@ -1,25 +1,34 @@
 import assert from "node:assert/strict";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { hasTransfer, type SessionStore, type TransferItem } from "../../store/types.js";
+import {
+  hasTransfer,
+  type SessionStore,
+  type StoreSearchOptions,
+  type TransferItem,
+} from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, toAsync, withStore } from "./harness.js";
 
-/** `count` messages of one session holding `text`, written in one import (appends would take seconds). */
+/**
+ * `count` messages of one session holding `text`, written in one import (appends would take seconds), each with
+ * the role `roleOf` gives it and, where the store imports, the time `createdAt` (else now).
+ */
 async function bulkSession(
   store: SessionStore,
   sessionId: string,
   count: number,
   text: string,
+  { createdAt = new Date().toISOString(), roleOf = () => "user" }: BulkOptions = {},
 ): Promise<void> {
-  const createdAt = new Date().toISOString();
-  const content = (i: number) => JSON.stringify(msg(`${sessionId}-${i}`, `${text} ${i}`));
+  const message = (i: number) => msg(`${sessionId}-${i}`, `${text} ${i}`, roleOf(i));
   const items: TransferItem[] = [
     { kind: "session", session: { id: sessionId, info: null, leafId: `${sessionId}-${count - 1}` } },
     ...Array.from({ length: count }, (_, i): TransferItem => {
       const parentId = i === 0 ? null : `${sessionId}-${i - 1}`;
+      const role = roleOf(i);
       return {
         kind: "message",
-        message: { id: `${sessionId}-${i}`, parentId, role: "user", createdAt, content: content(i) },
+        message: { id: `${sessionId}-${i}`, parentId, role, createdAt, content: JSON.stringify(message(i)) },
       };
     }),
   ];
@@ -28,7 +37,12 @@ async function bulkSession(
     return;
   }
   const session = store.session(sessionId);
-  for (let i = 0; i < count; i++) await session.appendMessage(msg(`${sessionId}-${i}`, `${text} ${i}`));
+  for (let i = 0; i < count; i++) await session.appendMessage(message(i));
+}
+
+interface BulkOptions {
+  createdAt?: string;
+  roleOf?: (i: number) => string;
 }
 
 /** Searches in stores where the newest matches are not the ones asked for, and in sessions with many overlays. */
@@ -45,6 +59,33 @@ export function searchScaleSpec({ describe, test }: Suite, target: ContractTarge
           const hits = await store.searchMessages("common", { sessionIds: ["a", "b"], match });
           assert.deepEqual(ids(hits).sort(), ["a1", "b1"], match);
           assert.deepEqual(await store.searchMessages("common", { sessionIds: [], match }), [], match);
+        }
+      }));
+
+    test("a role or time filter finds its matches however many newer matches of the word the store holds", () =>
+      withStore(target, async (store) => {
+        // Two early turns, the second an assistant's; then a session whose first turn is its only assistant
+        // turn, behind more newer user matches than any window (it holds most of the store, so a search of it
+        // keeps to it by lookup rather than by its token).
+        const early = "2020-01-01T00:00:00.000Z";
+        const roleOf = (i: number) => (i === 1 ? "assistant" : "user");
+        await bulkSession(store, "early", 2, "an early common note", { createdAt: early, roleOf });
+        const bigRoleOf = (i: number) => (i === 0 ? "assistant" : "user");
+        await bulkSession(store, "big", 2 * SEARCH_CANDIDATES + 1, "common", { roleOf: bigRoleOf });
+        for (const match of ["any", "all"] as const) {
+          const found = async (options: StoreSearchOptions) =>
+            ids(await store.searchMessages("common", { ...options, match })).sort();
+          assert.deepEqual(await found({ role: "assistant" }), ["big-0", "early-1"], match);
+          assert.deepEqual(await found({ role: "assistant", sessionId: "big" }), ["big-0"], match);
+          assert.deepEqual(await found({ role: "assistant", sessionId: "early" }), ["early-1"], match);
+          assert.equal((await found({ role: "user", limit: 5 })).length, 5, match);
+          // Only an import can give a turn its time; a store without one wrote both turns now.
+          if (!hasTransfer(store)) continue;
+          assert.deepEqual(await found({ until: "2021-01-01T00:00:00Z" }), ["early-0", "early-1"], match);
+          assert.deepEqual(await found({ since: early, until: "2021-01-01T00:00:00Z", role: "user" }), [
+            "early-0",
+          ]);
+          assert.deepEqual(await found({ until: early }), [], match);
         }
       }));
 

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import Database from "better-sqlite3";
+import { passesFilters, searchPlan } from "../src/search/options.js";
+import { filterSql } from "../src/sqlite/search/filters.js";
+import type { StoreSearchOptions } from "../src/store/types.js";
+
+// Every form a message's time may be stored in: toISOString's own, an adopted reference row's, extended years,
+// an offset, and text that is no time at all.
+const STORED = [
+  "2020-01-01T00:00:00.000Z",
+  "2020-06-15T12:30:00.000Z",
+  "2021-01-01T00:00:00.000Z",
+  "1999-12-31T23:59:59.999Z",
+  "2020-06-15 12:30:00",
+  "2020-06-15T12:30:00+05:00",
+  "+010000-01-01T00:00:00.000Z",
+  "-000001-01-01T00:00:00.000Z",
+  "２０２０-01-01T00:00:00.000Z",
+  "not a time",
+  "",
+];
+const BOUNDS = [
+  "2020-01-01T00:00:00.000Z",
+  "2020-06-15T07:30:00.000Z",
+  "2020-06-15T12:30:00.000Z",
+  "2021-01-01T00:00:00Z",
+  "+010000-01-01T00:00:00.000Z",
+  "-000001-01-01T00:00:00.000Z",
+];
+
+function plans(): StoreSearchOptions[] {
+  const all: StoreSearchOptions[] = [{ role: "assistant" }, { role: ["user", "system"] }];
+  for (const since of BOUNDS) all.push({ since }, { since, role: "user" });
+  for (const until of BOUNDS) all.push({ until });
+  for (const since of BOUNDS) for (const until of BOUNDS) all.push({ since, until });
+  return all;
+}
+
+test("the SQL filter never leaves out a message the search's own filter accepts, and decides a canonical time alike", () => {
+  const db = new Database(":memory:");
+  try {
+    db.exec("CREATE TABLE messages (seq INTEGER PRIMARY KEY, role TEXT, created_at TEXT)");
+    const insert = db.prepare("INSERT INTO messages (role, created_at) VALUES (?, ?)");
+    const rows = STORED.flatMap((at) => ["user", "assistant"].map((role) => ({ role, at })));
+    for (const { role, at } of rows) insert.run(role, at);
+    for (const options of plans()) {
+      const plan = searchPlan(options);
+      const filter = filterSql(plan);
+      assert.ok(filter, JSON.stringify(options));
+      const passed = new Set(
+        db
+          .prepare(`SELECT seq FROM messages m WHERE ${filter.where}`)
+          .pluck()
+          .all(...filter.params) as number[],
+      );
+      rows.forEach(({ role, at }, i) => {
+        const accepted = passesFilters(plan, role, at);
+        const label = `${JSON.stringify(options)} ${role} ${at}`;
+        if (accepted) assert.ok(passed.has(i + 1), label);
+        // A time as toISOString writes it is decided in SQL exactly as in JavaScript.
+        if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(at))
+          assert.equal(passed.has(i + 1), accepted, label);
+      });
+    }
+    assert.equal(filterSql(searchPlan({ limit: 5 })), undefined);
+  } finally {
+    db.close();
+  }
+});
