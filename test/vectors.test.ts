@@ -77,6 +77,16 @@ for (const target of targets) {
           assert.notDeepEqual(await best("automobile", "b"), ["car"]);
           assert.deepEqual(await best("guitar concert", "b"), ["music"]);
           assert.deepEqual(await vectors.nearest("automobile", { sessionId: "nobody", limit: 5 }), []);
+          // A set of sessions is the scope too.
+          const inSet = async (query: string, sessionIds: string[]) =>
+            storage.ids(store, await vectors.nearest(query, { sessionIds, limit: 1 }));
+          assert.deepEqual(await inSet("automobile", ["b", "a"]), ["car"]);
+          assert.notDeepEqual(await inSet("automobile", ["b", "nobody"]), ["car"]);
+          assert.deepEqual(await inSet("automobile", []), []);
+          assert.deepEqual(await inSet("automobile", ["nobody"]), []);
+          await assert.rejects(vectors.nearest("automobile", { sessionIds: "a" as never, limit: 1 }), {
+            code: "INVALID_ARGUMENT",
+          });
           const all = await storage.ids(store, await vectors.nearest("automobile", { limit: 10 }));
           assert.deepEqual([...all].sort(), ["car", "doc", "food", "music"]);
           assert.deepEqual(await vectors.nearest("automobile", { limit: 0 }), []);
@@ -115,6 +125,27 @@ for (const target of targets) {
           const users = await store.searchMessages("which doctor", { sessionId: "a", role: "user" });
           assert.ok(users.every((h) => h.role === "user") && !users.some((h) => h.id === "doc"));
           assert.deepEqual(await store.searchMessages("Which automobile?", { match: "all" }), []);
+        } finally {
+          await store.close();
+        }
+      });
+    });
+
+    test("a set of sessions gets the vector hits of its own sessions, however many nearer ones others hold", async () => {
+      await withStorage(target.fresh, async (storage) => {
+        const { embed } = testEmbedder();
+        const store = await storage.open({ embedder: embed });
+        try {
+          await seed(store);
+          // More messages nearer to "automobile" than the channel brings to a search, all in another session.
+          const other = store.session("garage");
+          for (let i = 0; i < 80; i++) await other.appendMessage(msg(`g${i}`, "sedan sedan cars"));
+          await channel(store).idle();
+          const hits = await store.searchMessages("Which automobile did I get?", { sessionIds: ["a", "b"] });
+          assert.ok(
+            hits.some((h) => h.id === "car"),
+            hits.map((h) => h.id).join(),
+          );
         } finally {
           await store.close();
         }

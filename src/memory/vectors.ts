@@ -2,6 +2,7 @@ import { StoreVectors } from "../search/vectors/channel.js";
 import { dot, TopK } from "../search/vectors/score.js";
 import type {
   Embedder,
+  NearestScope,
   PendingText,
   VectorBackend,
   VectorStoreOptions,
@@ -27,8 +28,9 @@ class MemoryVectorBackend implements VectorBackend {
 
   async ensure(): Promise<void> {}
 
-  private *rows(sessionId?: string): Generator<[string, MemoryMessageRow]> {
-    const ids = sessionId === undefined ? this.store.sessionIds() : [sessionId];
+  // The rows of the sessions named (of every session when none are).
+  private *rows(sessionIds?: Iterable<string>): Generator<[string, MemoryMessageRow]> {
+    const ids = sessionIds ?? this.store.sessionIds();
     for (const id of ids) {
       for (const row of this.store.sessionData(id, false)?.rows.values() ?? []) yield [id, row];
     }
@@ -79,9 +81,10 @@ class MemoryVectorBackend implements VectorBackend {
     }
   }
 
-  async nearest(query: Float32Array, options: { sessionId?: string; limit: number }): Promise<number[]> {
+  async nearest(query: Float32Array, options: NearestScope & { limit: number }): Promise<number[]> {
     const top = new TopK(options.limit);
-    for (const [, row] of this.rows(options.sessionId)) {
+    const scope = options.sessionIds ?? (options.sessionId === undefined ? undefined : [options.sessionId]);
+    for (const [, row] of this.rows(scope)) {
       const entry = this.entries.get(row.seq);
       if (entry?.vector && entry.text === row.text) top.add(row.seq, dot(query, entry.vector));
     }
@@ -90,7 +93,7 @@ class MemoryVectorBackend implements VectorBackend {
 
   async prune(sessionId?: string): Promise<void> {
     const live = new Set<number>();
-    for (const [, row] of this.rows(sessionId)) live.add(row.seq);
+    for (const [, row] of this.rows(sessionId === undefined ? undefined : [sessionId])) live.add(row.seq);
     for (const [seq, entry] of this.entries) {
       if ((sessionId === undefined || entry.sessionId === sessionId) && !live.has(seq))
         this.entries.delete(seq);

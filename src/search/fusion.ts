@@ -85,8 +85,11 @@ export async function nearestFor(
 ): Promise<number[] | undefined> {
   if (!takesVectors(channel, plan)) return undefined;
   const limit = vectorCandidates(plan.limit);
-  return channel.nearest(
-    query,
-    plan.sessionId === undefined ? { limit } : { sessionId: plan.sessionId, limit },
-  );
+  // The sessions go into the channel's own read: filtering its nearest messages afterwards found nothing for a
+  // set of sessions whose messages others' outnumber.
+  return channel.nearest(query, {
+    limit,
+    ...(plan.sessionId === undefined ? {} : { sessionId: plan.sessionId }),
+    ...(plan.sessionIds === undefined ? {} : { sessionIds: [...plan.sessionIds] }),
+  });
 }

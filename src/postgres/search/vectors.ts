@@ -3,6 +3,7 @@ import { StoreVectors } from "../../search/vectors/channel.js";
 import { PLAIN_VECTOR_CANDIDATES } from "../../search/vectors/score.js";
 import type {
   Embedder,
+  NearestScope,
   PendingText,
   VectorBackend,
   VectorStoreOptions,
@@ -206,14 +207,15 @@ class PostgresVectorBackend implements VectorBackend {
     this.kind = state?.kind ?? this.kind;
   }
 
-  async nearest(query: Float32Array, options: { sessionId?: string; limit: number }): Promise<number[]> {
+  async nearest(query: Float32Array, options: NearestScope & { limit: number }): Promise<number[]> {
     const executor = await this.executor();
-    const scoped = options.sessionId !== undefined;
-    const scope = scoped
-      ? ` AND v.session_num = (SELECT num FROM ${this.t.heads} WHERE session_id = $3)`
-      : "";
+    const ids = options.sessionIds ?? (options.sessionId === undefined ? undefined : [options.sessionId]);
+    const scope =
+      ids === undefined
+        ? ""
+        : ` AND v.session_num IN (SELECT num FROM ${this.t.heads} WHERE session_id = ANY($3::text[]))`;
     const params: unknown[] = [vectorLiteral(query, this.kind === "pgvector"), options.limit];
-    if (scoped) params.push(options.sessionId);
+    if (ids !== undefined) params.push(ids);
     if (this.kind === "pgvector") {
       const sql = `SELECT v.seq FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
         WHERE v.embedding IS NOT NULL${scope} AND ${CURRENT} ORDER BY v.embedding <=> $1::vector LIMIT $2`;

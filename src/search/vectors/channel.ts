@@ -1,10 +1,13 @@
 import { SessionError } from "../../errors.js";
 import { emitWarning } from "../../runtime/warn.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
+import { MAX_SEARCH_SESSIONS } from "../options.js";
 import { assertEmbedder, type EmbedFn, embedFunction, textHash } from "./embed.js";
 import type {
   BackfillOptions,
   Embedder,
+  NearestOptions,
+  NearestScope,
   PendingText,
   VectorBackend,
   VectorChannel,
@@ -56,19 +59,20 @@ export class StoreVectors implements VectorChannel {
     return this.backend.kind;
   }
 
-  async nearest(query: string, options: { sessionId?: string; limit: number }): Promise<number[]> {
+  async nearest(query: string, options: NearestOptions): Promise<number[]> {
     this.assertOpen();
     if (typeof options !== "object" || options === null) {
-      throw new SessionError("INVALID_ARGUMENT", "nearest(): options { limit, sessionId? } are required");
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        "nearest(): options { limit, sessionId?, sessionIds? } are required",
+      );
     }
     const limit = options.limit;
     if (!Number.isSafeInteger(limit) || limit < 0) {
       throw new SessionError("INVALID_ARGUMENT", "nearest(): limit must be a whole number >= 0");
     }
-    if (options.sessionId !== undefined && typeof options.sessionId !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", "nearest(): sessionId must be a string");
-    }
-    if (typeof query !== "string" || query.trim() === "" || limit === 0) return [];
+    const scope = nearestScope(options);
+    if (typeof query !== "string" || query.trim() === "" || limit === 0 || scope === null) return [];
     await this.ready();
     if ((await this.backend.dimensions()) === null) return [];
     let vector: Float32Array;
@@ -78,10 +82,7 @@ export class StoreVectors implements VectorChannel {
       this.report(error);
       return [];
     }
-    return this.backend.nearest(vector, {
-      limit,
-      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-    });
+    return this.backend.nearest(vector, { ...scope, limit });
   }
 
   async backfill(options: BackfillOptions = {}): Promise<{ embedded: number; failed: number }> {
@@ -246,4 +247,24 @@ function abandonable<T>(promise: Promise<T>, signal: AbortSignal | undefined): P
     signal.addEventListener("abort", abort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
   });
+}
+
+/** The sessions nearest() keeps to, checked (`INVALID_ARGUMENT`); null when the options leave none to search. */
+function nearestScope({ sessionId, sessionIds }: NearestOptions): NearestScope | null {
+  if (sessionId !== undefined && typeof sessionId !== "string") {
+    throw new SessionError("INVALID_ARGUMENT", "nearest(): sessionId must be a string");
+  }
+  if (sessionIds === undefined) return sessionId === undefined ? {} : { sessionId };
+  if (
+    !Array.isArray(sessionIds) ||
+    sessionIds.length > MAX_SEARCH_SESSIONS ||
+    sessionIds.some((id) => typeof id !== "string")
+  ) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `nearest(): sessionIds must be an array of at most ${MAX_SEARCH_SESSIONS} session ids`,
+    );
+  }
+  if (sessionId !== undefined) return sessionIds.includes(sessionId) ? { sessionId } : null;
+  return sessionIds.length === 0 ? null : { sessionIds: [...new Set(sessionIds)] };
 }

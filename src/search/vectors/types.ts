@@ -20,7 +20,7 @@ export interface VectorChannel {
    * `query`, best first, at most `limit`, optionally within one session; [] when nothing is embedded yet.
    * Never throws for an embedder failure: reports it (see onError) and returns [] so the text channel still answers.
    */
-  nearest(query: string, options: { sessionId?: string; limit: number }): Promise<number[]>;
+  nearest(query: string, options: NearestOptions): Promise<number[]>;
   /**
    * Embeds every stored message without a current vector (also for stores made before vectors existed), in batches,
    * reporting progress; resolves with counts.
@@ -29,6 +29,19 @@ export interface VectorChannel {
   /** How many messages have current vectors and how many wait; the last embedder error if any. */
   status(): Promise<VectorStatus>;
 }
+
+/** Which messages {@link VectorChannel.nearest} answers from: at most `limit`, in one session or a set of them. */
+export interface NearestOptions {
+  limit: number;
+  sessionId?: string;
+  /** At most 1,000 sessions (as a search's `sessionIds`); with `sessionId` as well, that session if it is in the set. */
+  sessionIds?: readonly string[];
+}
+
+/** The sessions a backend's nearest() keeps to: one, a set (never empty), or neither (every session). */
+export type NearestScope =
+  | { sessionId?: string; sessionIds?: undefined }
+  | { sessionId?: undefined; sessionIds: readonly string[] };
 
 /** Options of {@link VectorChannel.backfill}. */
 export interface BackfillOptions {
@@ -107,7 +120,7 @@ export interface VectorBackend {
   /** Stores vectors (unit length, all of one size), replacing what the seqs had. */
   write(rows: readonly VectorWrite[]): Promise<void>;
   /** Seqs of current vectors nearest to the unit vector `query`, best first. */
-  nearest(query: Float32Array, options: { sessionId?: string; limit: number }): Promise<number[]>;
+  nearest(query: Float32Array, options: NearestScope & { limit: number }): Promise<number[]>;
   /** Removes vectors of messages that no longer exist (in one session, or everywhere). */
   prune(sessionId?: string): Promise<void>;
   /** Counts for {@link VectorChannel.status}. */

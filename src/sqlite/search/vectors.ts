@@ -1,10 +1,12 @@
 import { SessionError } from "../../errors.js";
+import { canBeStored } from "../../message/ids.js";
 import { storedMessageText } from "../../message/text.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
 import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
 import { dot, PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
 import type {
   Embedder,
+  NearestScope,
   PendingText,
   VectorBackend,
   VectorStoreOptions,
@@ -174,20 +176,18 @@ class SqliteVectorBackend implements VectorBackend {
     }
   }
 
-  async nearest(query: Float32Array, options: { sessionId?: string; limit: number }): Promise<number[]> {
-    let num: number | undefined;
-    if (options.sessionId !== undefined) {
-      num = this.store.sessionNum(options.sessionId, false);
-      if (num === undefined) return [];
-    }
-    const scope = num === undefined ? "" : " AND v.session_num = ?";
-    const scopeParams = num === undefined ? [] : [num];
+  async nearest(query: Float32Array, options: NearestScope & { limit: number }): Promise<number[]> {
+    const nums = this.scopeNums(options);
+    if (nums?.length === 0) return [];
+    // The sessions' numbers as one JSON array: sqlite-vec runs its search once per session of the set.
+    const scope = nums === undefined ? "" : " AND v.session_num IN (SELECT value FROM json_each(?))";
+    const scopeParams = nums === undefined ? [] : [JSON.stringify(nums)];
     if (this.kind === "sqlite-vec") {
       // sqlite-vec answers at most 4,096 neighbours; a few more than asked make up for stale rows left out.
       const k = Math.min(4096, options.limit + 16);
       return this.driver.column<number>(
         `WITH knn AS MATERIALIZED (SELECT rowid AS seq, distance FROM agent_message_vectors_vec
-           WHERE embedding MATCH ? AND k = ?${num === undefined ? "" : " AND session_num = ?"})
+           WHERE embedding MATCH ? AND k = ?${nums === undefined ? "" : " AND session_num IN (SELECT value FROM json_each(?))"})
          SELECT knn.seq FROM knn JOIN agent_message_vectors v ON v.seq = knn.seq JOIN agent_messages m ON m.seq = v.seq
          WHERE ${CURRENT} ORDER BY knn.distance, knn.seq DESC LIMIT ?`,
         [vectorBytes(query), k, ...scopeParams, options.limit],
@@ -201,6 +201,18 @@ class SqliteVectorBackend implements VectorBackend {
     );
     for (const [seq, bytes] of rows) top.add(seq, dot(query, bytesVector(bytes)));
     return top.seqs();
+  }
+
+  // The numbers of the sessions nearest() keeps to (only those stored), or undefined for every session.
+  private scopeNums({ sessionId, sessionIds }: NearestScope): number[] | undefined {
+    if (sessionIds === undefined && sessionId === undefined) return undefined;
+    // An id no head can have is not looked up (better-sqlite3 would match its U+FFFD form).
+    const ids = (sessionIds ?? [sessionId as string]).filter(canBeStored);
+    if (ids.length === 0) return [];
+    return this.driver.column<number>(
+      "SELECT h.num FROM json_each(?) j JOIN agent_session_heads h ON h.session_id = j.value",
+      [JSON.stringify(ids)],
+    );
   }
 
   async prune(sessionId?: string): Promise<void> {
