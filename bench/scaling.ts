@@ -141,6 +141,14 @@ async function forks(backend: string): Promise<Rows | undefined> {
       'search, active path, match "all"',
       await median(() => store.searchMessages("early", { branch: "active", match: "all" })),
     );
+    // Then an overlay on each fork: none lies on the active path, and each must be checked to know it.
+    for (let j = 0; j < b; j++) await session.addCompaction(`fork summary ${j}`, `f${j}-0`, `f${j}-1`);
+    add(rows, "getHistory, an overlay on each fork", await median(() => session.getHistory()));
+    add(
+      rows,
+      "getContextTokens, an overlay on each fork",
+      await median(async () => session.getContextTokens?.()),
+    );
     await store.close();
   }
   return rows;

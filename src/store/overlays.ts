@@ -1,13 +1,17 @@
 import { overlayMessage } from "../message/overlay.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 
-/** A compaction whose both endpoints lie on the path being read, with their depths on that path. */
-export interface OverlayCandidate {
-  compaction: StoredCompaction;
+/** Where a compaction lies on the path being read: its endpoints' depths, and its storage order. */
+export interface OverlaySpan {
   fromDepth: number;
   toDepth: number;
   /** Storage order; a later overlay wins over an earlier one starting at the same message. */
   order: number;
+}
+
+/** A compaction whose both endpoints lie on the path being read, with their depths on that path. */
+export interface OverlayCandidate extends OverlaySpan {
+  compaction: StoredCompaction;
 }
 
 /**
@@ -16,7 +20,7 @@ export interface OverlayCandidate {
  * replaced range are ignored. `accept` can veto a candidate (e.g. one that turns out not to lie on the path).
  * Returns the chosen overlays in path order.
  */
-export function chooseOverlays<C extends OverlayCandidate>(
+export function chooseOverlays<C extends OverlaySpan>(
   candidates: readonly C[],
   accept: (candidate: C) => boolean = () => true,
 ): C[] {
