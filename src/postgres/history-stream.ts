@@ -18,7 +18,7 @@ import type { SessionMessage, StoredCompaction } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
-import { ancestorCte, isoSql, onPathOverlaysCtes, stepTo } from "./tree.js";
+import { ancestorCte, isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
 import { fromCompactionRow, listCompactions, type StoredCompactionRow } from "./writes.js";
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";
@@ -42,15 +42,14 @@ const planSql = statement(
       ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.parent_seq AS from_parent,
       f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
     FROM ${t.compactions} c
-    JOIN ${t.messages} f ON f.session_num = c.session_num AND f.id = c.from_message_id
-    JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
+    ${overlayEndpoints(t.messages)}
     WHERE c.session_num = $2::bigint AND t.depth <= $3::integer AND f.depth <= t.depth
   ),
   ${onPathOverlaysCtes(t.messages, "$1::bigint")}
   SELECT k, from_depth, to_depth, from_parent,
     json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id',
       from_message_id, 'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text AS body
-  FROM cand WHERE cand.k IN (SELECT k FROM onpath_k)`,
+  FROM cand WHERE ${overlayOnPath("cand")}`,
 );
 
 // Newest first: at most $3 rows up from $1 while depth >= $2, stopping before the row that would overflow $5

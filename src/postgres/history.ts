@@ -10,7 +10,7 @@ import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { HistoryRowStat, SessionMessage } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
-import { isoSql, onPathOverlaysCtes, stepTo } from "./tree.js";
+import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
 const LEAF_COLUMNS =
@@ -41,12 +41,11 @@ const planSql = statement(
       ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.parent_seq AS from_parent,
       f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
     FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num
-    JOIN ${t.messages} f ON f.session_num = c.session_num AND f.id = c.from_message_id
-    JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
+    ${overlayEndpoints(t.messages)}
     WHERE f.depth >= (SELECT depth FROM top) AND t.depth <= leaf.depth AND f.depth <= t.depth
   ),
   ${onPathOverlaysCtes(t.messages, "(SELECT seq FROM leaf)")},
-  onpath AS (SELECT cand.* FROM cand WHERE cand.k IN (SELECT k FROM onpath_k)),
+  onpath AS (SELECT cand.* FROM cand WHERE ${overlayOnPath("cand")}),
   walk(seq, parent_seq, depth, content) AS (
     SELECT seq, parent_seq, depth, content FROM leaf WHERE NOT EXISTS (SELECT 1 FROM onpath)
     UNION ALL

@@ -8,7 +8,7 @@ import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
-import { isoSql, onPathOverlaysCtes } from "./tree.js";
+import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
 const tokensSql = statement(
@@ -25,8 +25,7 @@ const tokensSql = statement(
       ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.depth AS from_depth, f.cum_tokens - f.tokens AS before,
       t.seq AS to_seq, t.depth AS to_depth, t.cum_tokens AS through
     FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num
-    JOIN ${t.messages} f ON f.session_num = c.session_num AND f.id = c.from_message_id
-    JOIN ${t.messages} t ON t.session_num = c.session_num AND t.id = c.to_message_id
+    ${overlayEndpoints(t.messages)}
     WHERE t.depth <= leaf.depth AND f.depth <= t.depth
   ),
   ${onPathOverlaysCtes(t.messages, "(SELECT seq FROM leaf)")}
@@ -36,7 +35,7 @@ const tokensSql = statement(
   SELECT 'o', before, through, from_depth, to_depth, k,
     json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id', from_message_id,
       'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text
-  FROM cand WHERE cand.k IN (SELECT k FROM onpath_k)`,
+  FROM cand WHERE ${overlayOnPath("cand")}`,
 );
 
 interface TokenRow {
