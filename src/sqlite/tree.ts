@@ -93,7 +93,8 @@ const ON_PATHS = `WITH RECURSIVE
 
 // The seqs of a whole path, leaf first: one row per message, no restarts; each step to a shallower row, so a corrupt
 // link cannot loop.
-const PATH_SEQS = `WITH RECURSIVE path(seq, parent_seq, depth) AS (
+/** The seqs of the path from the message `?` to its root (a depth guard stops a damaged cycle). */
+export const PATH_SEQS = `WITH RECURSIVE path(seq, parent_seq, depth) AS (
     SELECT seq, parent_seq, depth FROM agent_messages WHERE seq = ?
     UNION ALL SELECT m.seq, m.parent_seq, m.depth FROM path p JOIN agent_messages m ON m.seq = p.parent_seq
       WHERE m.depth < p.depth

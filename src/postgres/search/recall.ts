@@ -13,7 +13,7 @@ import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { isoSql } from "../tree.js";
+import { isoSql, stepTo } from "../tree.js";
 import { anyTsquery, sessionLexeme, termTsqueries } from "./fts.js";
 import { type Candidate, onPathOf, type PageHit, readPage } from "./page.js";
 
@@ -21,7 +21,7 @@ import { type Candidate, onPathOf, type PageHit, readPage } from "./page.js";
 // NULL), $5 whether the time filter needs each candidate's time (the page reads it for the hits): the newest matches of any term, each with the terms it matches (1-based) and what ranking needs. One scan
 // of the index for all terms: a scan per term (a lateral join) cost ~1.3 ms each on a 3,000-message store.
 function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH): string {
-  return `WITH ${cand(t)}
+  return `WITH RECURSIVE ${cand(t)}
   SELECT m.seq::float8 AS seq, m.parent_seq::float8 AS parent_seq, m.tokens, m.role, m.depth,
     ARRAY(SELECT u.i::integer FROM unnest($2::tsquery[]) WITH ORDINALITY AS u(q, i) WHERE m.search @@ u.q) AS terms,
     CASE WHEN $5::boolean THEN ${isoSql("m.created_at")} END AS created_at, h.session_id, h.num::float8 AS session_num,
@@ -36,12 +36,20 @@ const RECALL_CANDIDATES = 2 * SEARCH_CANDIDATES;
 
 const CANDIDATES_BY_MATCH = (t: Tables) =>
   `cand AS (SELECT seq FROM ${t.messages} WHERE search @@ $1::tsquery ORDER BY seq DESC LIMIT $3)`;
-// The newest matches that pass the role and time filters ($6 roles, $7 since, $8 until; each NULL: none).
-const CANDIDATES_FILTERED = (t: Tables) =>
-  `cand AS (SELECT seq FROM ${t.messages} WHERE search @@ $1::tsquery
+// The newest matches that pass the role and time filters ($6 roles, $7 since, $8 until; each NULL: none) and,
+// with `onPath`, lie on the path to $9 (a leaf's seq; the path's seqs are walked once, depth rows).
+const candidatesFiltered = (onPath: boolean) => (t: Tables) =>
+  `${
+    onPath
+      ? `path(seq, parent_seq) AS (SELECT seq, parent_seq FROM ${t.messages} WHERE seq = $9::bigint
+      UNION ALL SELECT m.seq, m.parent_seq FROM path p ${stepTo(t.messages, "m", "p.parent_seq")}),`
+      : ""
+  }
+  cand AS (SELECT seq FROM ${t.messages} WHERE search @@ $1::tsquery
     AND ($6::text[] IS NULL OR role = ANY($6::text[]))
     AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
     AND ($8::timestamptz IS NULL OR created_at < $8::timestamptz)
+    ${onPath ? "AND seq IN (SELECT seq FROM path)" : ""}
     ORDER BY seq DESC LIMIT $3)`;
 // The same columns for given seqs ($1 bigint[]; $3 unused): the vector channel's nearest messages.
 const CANDIDATES_BY_SEQ = () =>
@@ -87,40 +95,25 @@ export async function recallSearch(
   // A term no document can contain (it folds to nothing) finds nothing; the other terms still search.
   const { numbers, queries } = termTsqueries(terms);
   if (numbers.length === 0 && !near?.length) return [];
-  const rows =
-    numbers.length === 0 ? [] : await candidateRows(executor, t, plan, [anyTsquery(queries, scope), queries]);
-  const nodes = new Map<number, Node>();
-  const matches: number[][] = terms.map(() => []);
-  for (const row of rows) {
-    // The scope lexeme is a hash: a collision could bring another session's rows, which are dropped here.
-    if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) continue;
-    if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
-    const seq = Number(row.seq);
-    for (const ordinal of row.terms) matches[numbers[ordinal - 1]!]!.push(seq);
-    nodes.set(seq, candidateOf(row));
-  }
-  const documents = Math.max(Number(rows[0]?.documents ?? 0), nodes.size);
-  const nearOnly = (near ?? []).filter((seq) => !nodes.has(seq));
-  if (nearOnly.length > 0) {
-    const params = [nearOnly, [], 0, plan.sessionId ?? null, hasTimeFilter(plan)];
-    for (const row of await executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ), params)) {
-      if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
-      if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) continue;
-      nodes.set(Number(row.seq), candidateOf(row));
-    }
+  const tsqueries: [string, string[]] = [anyTsquery(queries, scope), queries];
+  const rows = numbers.length === 0 ? [] : await candidateRows(executor, t, plan, tsqueries);
+  const collect = (found: CandidateRow[]) =>
+    collectCandidates(executor, t, plan, terms.length, numbers, found, near);
+  let { nodes, matches, documents, visible, returnable } = await collect(rows);
+  // An active-branch search of a session whose newest matches lie mostly on other branches (a long exploration
+  // the conversation came back from): too few of them are on the path, so its own newest matches are read too.
+  const leafSeq = nodes.values().next().value?.leafSeq;
+  if (
+    plan.activeOnly &&
+    plan.sessionId !== undefined &&
+    leafSeq != null &&
+    rows.length >= RECALL_CANDIDATES &&
+    [...nodes.keys()].filter(returnable).length < plan.limit
+  ) {
+    await moreRows(executor, t, plan, tsqueries, rows, leafSeq);
+    ({ nodes, matches, documents, visible, returnable } = await collect(rows));
   }
   const perTerm = weighMatches(matches, (seq) => nodes.get(seq)?.tokens, documents);
-  // Off-path candidates of sessions with other branches take no part in an active-branch search at all.
-  let visible: ((seq: number) => boolean) | undefined;
-  if (plan.activeOnly) {
-    const branched = [...nodes.values()].filter((node) => node.branched);
-    const onPath = await onPathOf(executor, t, branched);
-    visible = (seq) => !nodes.get(seq)?.branched || onPath.get(seq) === true;
-  }
-  const returnable = (seq: number) => {
-    const node = nodes.get(seq);
-    return node !== undefined && passesFilters(plan, node.role, node.createdAt) && (visible?.(seq) ?? true);
-  };
   // The page is the ranking's first `limit` (filters act in the ranking), unless it is fused with the vectors'.
   const ranked = rankCandidates(perTerm, (seq) => nodes.get(seq)?.parent, {
     ...(visible ? { visible } : {}),
@@ -139,6 +132,62 @@ export async function recallSearch(
   );
 }
 
+/** The candidates of a search by seq, each term's matches, and which candidates take part and may be returned. */
+interface Collected {
+  nodes: Map<number, Node>;
+  matches: number[][];
+  documents: number;
+  visible: ((seq: number) => boolean) | undefined;
+  returnable: (seq: number) => boolean;
+}
+
+/**
+ * The candidates of `rows` (matches of the `termCount` terms, each row's ordinals mapped through `numbers`) and of the vector channel's nearest messages
+ * `near`, with what the ranking needs: off-path candidates of sessions with other branches take no part in an
+ * active-branch search at all, and only candidates the filters accept are returned.
+ */
+async function collectCandidates(
+  executor: Executor,
+  t: Tables,
+  plan: SearchPlan,
+  termCount: number,
+  numbers: readonly number[],
+  rows: readonly CandidateRow[],
+  near: readonly number[] | undefined,
+): Promise<Collected> {
+  const nodes = new Map<number, Node>();
+  const matches: number[][] = Array.from({ length: termCount }, () => []);
+  for (const row of rows) {
+    // The scope lexeme is a hash: a collision could bring another session's rows, which are dropped here.
+    if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) continue;
+    if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
+    const seq = Number(row.seq);
+    for (const ordinal of row.terms) matches[numbers[ordinal - 1]!]!.push(seq);
+    nodes.set(seq, candidateOf(row));
+  }
+  const documents = Math.max(Number(rows[0]?.documents ?? 0), nodes.size);
+  const nearOnly = (near ?? []).filter((seq) => !nodes.has(seq));
+  if (nearOnly.length > 0) {
+    const params = [nearOnly, [], 0, plan.sessionId ?? null, hasTimeFilter(plan)];
+    for (const row of await executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ), params)) {
+      if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
+      if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) continue;
+      nodes.set(Number(row.seq), candidateOf(row));
+    }
+  }
+  let visible: ((seq: number) => boolean) | undefined;
+  if (plan.activeOnly) {
+    const branched = [...nodes.values()].filter((node) => node.branched);
+    const onPath = await onPathOf(executor, t, branched);
+    visible = (seq) => !nodes.get(seq)?.branched || onPath.get(seq) === true;
+  }
+  const returnable = (seq: number) => {
+    const node = nodes.get(seq);
+    return node !== undefined && passesFilters(plan, node.role, node.createdAt) && (visible?.(seq) ?? true);
+  };
+  return { nodes, matches, documents, visible, returnable };
+}
+
 /**
  * The newest RECALL_CANDIDATES matches of any term ($1 the scoped tsquery, $2 each term's). The filters pick among
  * the ranked candidates, after the turns they leave out have lent their weight to their neighbours; but where the
@@ -149,20 +198,41 @@ async function candidateRows(
   executor: Executor,
   t: Tables,
   plan: SearchPlan,
-  [tsquery, queries]: [string, string[]],
+  tsqueries: [string, string[]],
 ): Promise<CandidateRow[]> {
+  const [tsquery, queries] = tsqueries;
   const params = [tsquery, queries, RECALL_CANDIDATES, plan.sessionId ?? null, hasTimeFilter(plan)];
   const rows = await executor.query<CandidateRow>(candidatesSql(t), params);
-  if (rows.length < RECALL_CANDIDATES || !hasFilters(plan)) return rows;
-  const filters = [plan.roles === undefined ? null : [...plan.roles], plan.since ?? null, plan.until ?? null];
+  if (rows.length >= RECALL_CANDIDATES && hasFilters(plan))
+    await moreRows(executor, t, plan, tsqueries, rows);
+  return rows;
+}
+
+/** Adds to `rows` the newest matches that pass the plan's filters and, with `pathTo`, lie on the path to it. */
+async function moreRows(
+  executor: Executor,
+  t: Tables,
+  plan: SearchPlan,
+  [tsquery, queries]: [string, string[]],
+  rows: CandidateRow[],
+  pathTo?: number,
+): Promise<void> {
+  const params = [
+    tsquery,
+    queries,
+    RECALL_CANDIDATES,
+    plan.sessionId ?? null,
+    hasTimeFilter(plan),
+    plan.roles === undefined ? null : [...plan.roles],
+    plan.since ?? null,
+    plan.until ?? null,
+    ...(pathTo === undefined ? [] : [pathTo]),
+  ];
   const seen = new Set(rows.map((row) => Number(row.seq)));
-  for (const row of await executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_FILTERED), [
-    ...params,
-    ...filters,
-  ])) {
+  const sql = candidatesSql(t, candidatesFiltered(pathTo !== undefined));
+  for (const row of await executor.query<CandidateRow>(sql, params)) {
     if (!seen.has(Number(row.seq))) rows.push(row);
   }
-  return rows;
 }
 
 const hasTimeFilter = (plan: SearchPlan) => plan.since !== undefined || plan.until !== undefined;

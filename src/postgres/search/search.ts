@@ -15,22 +15,28 @@ import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { ancestorCte, isoSql } from "../tree.js";
+import { ancestorCte, isoSql, stepTo } from "../tree.js";
 import { withExtras } from "./extras.js";
 import { sessionLexeme, toTsquery } from "./fts.js";
 import type { PageHit } from "./page.js";
 import { recallSearch } from "./recall.js";
 
 // $1 tsquery, $2 session id or NULL, $3 how many ranked hits to return, $4 whether only active-path hits count,
-// $5 roles, $6 since, $7 until, $8 session ids (each NULL: no filter).
+// $5 roles, $6 since, $7 until, $8 session ids, $9 a leaf whose path the matches must lie on (each NULL: no
+// filter; the path is walked once, depth rows).
 function searchSql(t: Tables): string {
   return `WITH RECURSIVE
+  path(seq, parent_seq) AS (
+    SELECT seq, parent_seq FROM ${t.messages} WHERE seq = $9::bigint
+    UNION ALL SELECT m.seq, m.parent_seq FROM path p ${stepTo(t.messages, "m", "p.parent_seq")}
+  ),
   cand AS (
     SELECT seq, search FROM ${t.messages} WHERE search @@ $1::tsquery
       AND ($5::text[] IS NULL OR role = ANY($5::text[]))
       AND ($6::timestamptz IS NULL OR created_at >= $6::timestamptz)
       AND ($7::timestamptz IS NULL OR created_at < $7::timestamptz)
       AND ($8::text[] IS NULL OR session_num IN (SELECT num FROM ${t.heads} WHERE session_id = ANY($8::text[])))
+      AND ($9::bigint IS NULL OR seq IN (SELECT seq FROM path))
     ORDER BY seq DESC LIMIT ${SEARCH_CANDIDATES}
   ),
   ranked AS (SELECT seq, ts_rank(search, $1::tsquery) AS rank FROM cand ORDER BY rank DESC, seq DESC LIMIT $3),
@@ -109,10 +115,26 @@ async function allWords(
     plan.sessionIds === undefined ? null : [...plan.sessionIds],
   ];
   let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
+  let pathTo: number | null = null;
   for (;;) {
-    const params = [tsquery, sessionId ?? null, window, activeOnly, ...filters];
-    const rows = await executor.query<HitRow>(searchSql(t), params);
+    const params: unknown[] = [tsquery, sessionId ?? null, window, activeOnly, ...filters, pathTo];
+    const rows: HitRow[] = await executor.query<HitRow>(searchSql(t), params);
     const kept = activeOnly ? rows.filter((r) => r.on_path) : rows;
+    // A session whose newest matches lie mostly on other branches (a long exploration the conversation came back
+    // from): the whole window held too few on the active path, so rank the path's own matches instead.
+    const leaf = rows[0]?.leaf_seq ?? null;
+    const windowFull = window >= SEARCH_CANDIDATES && rows.length >= window;
+    if (
+      activeOnly &&
+      sessionId !== undefined &&
+      kept.length < limit &&
+      windowFull &&
+      pathTo === null &&
+      leaf !== null
+    ) {
+      pathTo = Number(leaf);
+      continue;
+    }
     if (kept.length >= limit || rows.length < window || window >= SEARCH_CANDIDATES) {
       return kept.slice(0, limit).map((row) => ({
         candidate: {

@@ -4,10 +4,12 @@
  * older than them. The condition is never stricter than passesFilters (search/options.ts), which still decides
  * every hit: a time stored as toISOString writes it (24 ASCII characters, a four-digit year) is compared here
  * exactly as JavaScript compares it, and any other stored form (an adopted reference row's `YYYY-MM-DD HH:MM:SS`,
- * an extended year) passes the condition and is judged in JavaScript.
+ * an extended year) passes the condition and is judged in JavaScript. The same condition can keep to one session
+ * by lookup and to the active path of a session (an active-branch search whose window held too few of its matches).
  */
 import { hasFilters, type SearchPlan } from "../../search/options.js";
 import type { SqlValue } from "../connection/driver.js";
+import { PATH_SEQS } from "../tree.js";
 
 /** A condition on the messages `m` and its parameters, in order. */
 export interface FilterSql {
@@ -19,17 +21,28 @@ export interface FilterSql {
 const CANONICAL_TIME = `m.created_at GLOB
   '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z'`;
 
+/** Where else a filtered read keeps to: the session a lookup keeps to (state.ts), the active path to a leaf. */
+export interface FilterScope {
+  sessionNum?: number | undefined;
+  /** Only messages on the path to this leaf (its seq): read once per statement, depth rows. */
+  pathTo?: number | undefined;
+}
+
 /**
- * The plan's role and time filters on the messages `m`, and the session a lookup keeps to (`sessionNum`, see
- * state.ts); undefined when the plan has neither filter.
+ * The plan's role and time filters on the messages `m`, with what `scope` adds; undefined when the plan has no
+ * filter and no path is asked for.
  */
-export function filterSql(plan: SearchPlan, sessionNum?: number): FilterSql | undefined {
-  if (!hasFilters(plan)) return undefined;
+export function filterSql(plan: SearchPlan, { sessionNum, pathTo }: FilterScope = {}): FilterSql | undefined {
+  if (!hasFilters(plan) && pathTo === undefined) return undefined;
   const conditions: string[] = [];
   const params: SqlValue[] = [];
   if (sessionNum !== undefined) {
     conditions.push("m.session_num = ?");
     params.push(sessionNum);
+  }
+  if (pathTo !== undefined) {
+    conditions.push(`m.seq IN (${PATH_SEQS})`);
+    params.push(pathTo);
   }
   if (plan.roles !== undefined) {
     conditions.push("m.role IN (SELECT value FROM json_each(?))");

@@ -1,8 +1,8 @@
 /**
  * Ranked recall on SQLite: each content term of the query finds its newest matches in the FTS5 index (at most
  * perTermCap of them) with their parents, sessions and lengths, one statement per term that reads the index's
- * doclists and a covering index of the messages; candidates.ts weighs them (BM25), and search/recall.ts ranks
- * them. FTS5's own bm25() was the first choice, but it costs ~1 µs per matching row and term, which made a LoCoMo
+ * doclists and a covering index of the messages (term-matches.ts); candidates.ts weighs them (BM25), and
+ * search/recall.ts ranks them. FTS5's own bm25() was the first choice, but it costs ~1 µs per matching row and term, which made a LoCoMo
  * question ~2 ms; the weights here take a term's rarity from its match count and a message's length from its
  * token estimate, and found as much (R@5/R@10 within 0.5 points on the dev set). The Postgres twin is
  * src/postgres/search/recall.ts.
@@ -14,35 +14,16 @@ import type { QueryTerm } from "../../search/query.js";
 import { perTermCap, type RankedCandidate, recallTerms } from "../../search/recall.js";
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import type { SqlDriver, SqlValue } from "../connection/driver.js";
+import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
-import { Candidates, type MatchNodes, matchNodesJson, NODE_FIELDS, readNodes } from "./candidates.js";
-import { type FilterSql, filterSql } from "./filters.js";
-import { cannotMatch, type FamilyExpander, toFts5 } from "./fts.js";
+import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./candidates.js";
+import { filterSql } from "./filters.js";
+import type { FamilyExpander } from "./fts.js";
 import { type HitHead, hasOtherBranches, isOnActivePath, pageMaySkip, type ScoreLookup } from "./hits.js";
 import { INDEX_FIRST, pendingTexts } from "./indexing.js";
-import { readScopedState, type SearchState, scopedMatch } from "./state.js";
+import { readScopedState, type SearchState } from "./state.js";
+import { termMatches, withFiltered } from "./term-matches.js";
 
-// One term's newest matches; or all of them, in the index's own order, where no more can match than the cap (FTS5
-// walks a doclist oldest first: the reverse walk and the limit cost ~20 % of a LoCoMo question's term reads).
-const TERM_MATCHES = `SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?`;
-const ALL_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ?";
-const FIRST_TERM_MATCHES = "SELECT rowid FROM agent_messages_fts WHERE agent_messages_fts MATCH ? LIMIT ?";
-// A term's matches with their parents, sessions and lengths (MatchNodes, as one JSON value), read from the covering
-// index in the same statement. A statement of their own for all the candidates at once read a candidate that several
-// terms match only once, but cost more: a LoCoMo question's p50 fell ~7 % with this (same-process A/B, same hits).
-// A match no longer stored drops out.
-function withNodes(matches: string): string {
-  return `SELECT ${matchNodesJson("t.rowid")}
-    FROM (${matches}) t CROSS JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = t.rowid`;
-}
-const TERM_NODES = withNodes(TERM_MATCHES);
-const ALL_TERM_NODES = withNodes(ALL_TERM_MATCHES);
-const FIRST_TERM_NODES = withNodes(FIRST_TERM_MATCHES);
-// One term's newest matches that pass a role or time filter (and keep to a session by lookup: filters.ts).
-const filteredTermNodes = (where: string) =>
-  withNodes(`SELECT f.rowid FROM agent_messages_fts f JOIN agent_messages m ON m.seq = f.rowid
-    WHERE agent_messages_fts MATCH ? AND ${where} ORDER BY f.rowid DESC LIMIT ?`);
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
@@ -80,79 +61,36 @@ export function recallRanking(
   if (pending && mayIndex) return INDEX_FIRST;
   const { families } = expander.expand(terms, state.total);
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
-  const filter = filterSql(plan, state.scope?.filter === "lookup" ? state.scope.num : undefined);
-  const matches = terms.map((term) => termMatches(driver, term, families, state, cap, filter));
+  const sessionNum = state.scope?.filter === "lookup" ? state.scope.num : undefined;
+  const filter = filterSql(plan, { sessionNum });
+  const reads = terms.map((term) => termMatches(driver, term, families, state, cap, filter));
+  const matches = reads.map(({ nodes }) => nodes);
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
   // A search that matches nothing builds no candidates (their typed arrays cost a search with cold caches ~5 µs).
   if (matches.every((nodes) => nodes.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
-  const candidates = new Candidates(matches);
   const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
   const top = whole || pageMaySkip(plan, head) ? undefined : plan.limit;
-  const { ranked, scores } = candidates.rank(documents, visibility(driver, plan, state, candidates), top);
+  const rank = () => {
+    const candidates = new Candidates(matches);
+    return candidates.rank(documents, visibility(driver, plan, state, candidates), top);
+  };
+  let { ranked, scores } = rank();
+  // An active-branch search of a session whose newest matches lie mostly on other branches (a long exploration
+  // the conversation came back from): too few of them are on the path, so read the path's own newest matches of
+  // each term whose window was full, and rank again.
+  const leaf = head?.leaf_seq;
+  if (plan.activeOnly && leaf != null && hasOtherBranches(head!) && ranked.length < plan.limit) {
+    const onPath = filterSql(plan, { sessionNum, pathTo: leaf })!;
+    let grew = false;
+    reads.forEach(({ full }, i) => {
+      if (full === undefined) return;
+      matches[i] = withFiltered(driver, matches[i]!, full, cap, onPath);
+      grew = true;
+    });
+    if (grew) ({ ranked, scores } = rank());
+  }
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
-}
-
-/**
- * One term's newest matches within the search's scope (at most `cap`) with their nodes (see withNodes): newest
- * first, or in the index's own order where every match fits under the cap. With a role or time filter, a term
- * whose newest matches fill the cap also brings the filter's own newest matches (see withFiltered).
- */
-function termMatches(
-  driver: SqlDriver,
-  term: QueryTerm,
-  families: ReadonlyMap<string, readonly string[]>,
-  state: SearchState,
-  cap: number,
-  filter: FilterSql | undefined,
-): MatchNodes {
-  // A word whose family has no indexed term, or that folds to nothing, matches no indexed message.
-  if (cannotMatch(term, families)) return [];
-  // A session holding most of the store is kept to by its rows' session (read with the candidates' parents):
-  // its token's doclist would be nearly the whole index. Any other is kept to by its token inside the index.
-  const match = scopedMatch(state, toFts5([term], "text", families));
-  // `total` (the highest seq) bounds the rows of the store, a session's (or a set's) count the rows its tokens
-  // let through.
-  const { scope, sessions, total } = state;
-  const mostMatches = scope?.filter === "token" ? scope.head.message_count : (sessions?.rows ?? total);
-  if (mostMatches <= cap) return nodesOf(driver, ALL_TERM_NODES, [match]);
-  // A phrase seldom matches more than the cap: its matches in the index's order, and only when there are more, the
-  // newest (a common phrase then costs at most two bounded reads; a phrase at 10,000 messages: ~30 % less).
-  if (term.kind === "phrase") {
-    const first = nodesOf(driver, FIRST_TERM_NODES, [match, cap + 1]);
-    if (first.length <= cap * NODE_FIELDS) return first;
-  }
-  const newest = nodesOf(driver, TERM_NODES, [match, cap]);
-  if (filter === undefined || newest.length < cap * NODE_FIELDS) return newest;
-  return withFiltered(driver, newest, match, cap, filter);
-}
-
-/**
- * A term's newest matches (`newest`, which fill the cap) and, after them, its newest matches that pass the
- * filter. The filter picks among the ranked candidates, after the turns it leaves out have lent their weight to
- * their neighbours; but where a term's newest matches fill the window, the ones the filter asks for may all be
- * older (a time range behind them, a role they hold none of), and only these find them.
- */
-function withFiltered(
-  driver: SqlDriver,
-  newest: MatchNodes,
-  match: string,
-  cap: number,
-  filter: FilterSql,
-): MatchNodes {
-  const passing = nodesOf(driver, filteredTermNodes(filter.where), [match, ...filter.params, cap]);
-  const seen = new Set<number | null>();
-  for (let k = 0; k < newest.length; k += NODE_FIELDS) seen.add(newest[k]!);
-  const merged = newest.slice();
-  for (let k = 0; k < passing.length; k += NODE_FIELDS) {
-    if (!seen.has(passing[k]!)) merged.push(...passing.slice(k, k + NODE_FIELDS));
-  }
-  return merged;
-}
-
-function nodesOf(driver: SqlDriver, sql: string, params: SqlValue[]): MatchNodes {
-  const [json] = driver.column<string | null>(sql, params);
-  return json ? (JSON.parse(json) as MatchNodes) : [];
 }
 
 /**

@@ -18,7 +18,7 @@ import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "./fts.js";
-import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
+import { type HitOptions, hasOtherBranches, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { recallRanking } from "./recall.js";
 import { readScopedState, type SearchState, scopedMatch } from "./state.js";
@@ -146,21 +146,41 @@ export class SqliteMessageSearch {
     // 100,000 messages: 445 against 509 µs p50 for the newest-first walk and the second sort).
     const rows = scope === undefined ? (sessions?.rows ?? state.total) : scope.head.message_count;
     const allCandidates = Math.min(rows, maxMatches) <= SEARCH_CANDIDATES;
-    const { sql, params } = allWordsSql(match, scope, plan, count);
-    const ranked = this.driver.column<number>(allCandidates ? sql.flat : sql.nested, params);
-    return this.page([...unindexed, ...ranked], plan, hitOptions);
+    const rankedSeqs = (pathTo?: number) => {
+      const { sql, params } = allWordsSql(match, scope, plan, count, pathTo);
+      return this.driver.column<number>(allCandidates ? sql.flat : sql.nested, params);
+    };
+    const ranked = rankedSeqs();
+    const hits = this.page([...unindexed, ...ranked], plan, hitOptions);
+    // An active-branch search of a session whose newest matches lie mostly on other branches (a long exploration
+    // the conversation came back from) ranks the active path's own newest matches instead.
+    const leaf = scope?.head.leaf_seq;
+    const windowFull = !allCandidates && ranked.length >= SEARCH_CANDIDATES;
+    if (
+      !plan.activeOnly ||
+      leaf == null ||
+      !hasOtherBranches(scope!.head) ||
+      hits.length >= limit ||
+      !windowFull
+    )
+      return hits;
+    return this.page([...unindexed, ...rankedSeqs(leaf)], plan, hitOptions);
   }
 }
 
-/** The all-words ranking's statements and parameters: kept to a session by lookup, and to the filters, or neither. */
+/**
+ * The all-words ranking's statements and parameters: kept to a session by lookup, to the filters and to the path
+ * to `pathTo`, or to none of them.
+ */
 function allWordsSql(
   match: string,
   scope: SearchState["scope"],
   plan: SearchPlan,
   count: number,
+  pathTo?: number,
 ): { sql: { nested: string; flat: string }; params: SqlValue[] } {
   const lookup = scope?.filter === "lookup" ? scope.num : undefined;
-  const filter = filterSql(plan, lookup);
+  const filter = filterSql(plan, { sessionNum: lookup, pathTo });
   if (filter !== undefined) return { sql: filtered(filter.where), params: [match, ...filter.params, count] };
   return lookup === undefined
     ? { sql: RANKED, params: [match, count] }

@@ -89,6 +89,51 @@ export function searchScaleSpec({ describe, test }: Suite, target: ContractTarge
         }
       }));
 
+    test("an active-branch search of a session finds its path's matches however many newer ones other branches hold", () =>
+      withStore(target, async (store) => {
+        // Twenty turns, then a long exploration branching off the sixth, then the conversation goes on from the
+        // twentieth: every match newer than the path's lies on the other branch.
+        const branch = 2 * SEARCH_CANDIDATES + 1;
+        const message = (id: string, parentId: string | null, text: string): TransferItem => ({
+          kind: "message",
+          message: {
+            id,
+            parentId,
+            role: "user",
+            createdAt: new Date().toISOString(),
+            content: JSON.stringify(msg(id, text)),
+          },
+        });
+        const items: TransferItem[] = [{ kind: "session", session: { id: "s", info: null, leafId: "tail" } }];
+        for (let i = 0; i < 20; i++)
+          items.push(message(`m${i}`, i === 0 ? null : `m${i - 1}`, `common old ${i}`));
+        for (let i = 0; i < branch; i++)
+          items.push(message(`b${i}`, i === 0 ? "m5" : `b${i - 1}`, `common ${i}`));
+        items.push(message("tail", "m19", "the end"));
+        if (hasTransfer(store)) await store.transfer.importSession(toAsync(items));
+        else {
+          const session = store.session("s");
+          for (const item of items.slice(1)) {
+            if (item.kind !== "message") continue;
+            await session.appendMessage(JSON.parse(item.message.content as string), item.message.parentId);
+          }
+        }
+        const path = Array.from({ length: 20 }, (_, i) => `m${i}`).sort();
+        for (const match of ["any", "all"] as const) {
+          const hits = await store.searchMessages("common", {
+            sessionId: "s",
+            branch: "active",
+            limit: 30,
+            match,
+          });
+          assert.deepEqual(ids(hits).sort(), path, match);
+          assert.ok(
+            hits.every((hit) => hit.onActivePath),
+            match,
+          );
+        }
+      }));
+
     test("each hit names the newest overlay covering it; a branch off a covered range is not covered", () =>
       withStore(target, async (store) => {
         const s = store.session("o");
