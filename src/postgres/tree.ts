@@ -73,6 +73,15 @@ export function stepTo(messages: string, alias: string, seq: string): string {
 }
 
 /**
+ * A recursive CTE `path(seq, parent_seq)`: the messages from `leaf` (an SQL expression of its seq) up to the root,
+ * each step a primary-key probe, depth rows in all.
+ */
+export function pathCte(messages: string, leaf: string): string {
+  return `path(seq, parent_seq) AS (SELECT seq, parent_seq FROM ${messages} WHERE seq = ${leaf}
+    UNION ALL SELECT m.seq, m.parent_seq FROM path p ${stepTo(messages, "m", "p.parent_seq")})`;
+}
+
+/**
  * A recursive CTE `name(k, target, seq, depth, parent_seq, jump_seq, jump_depth)` that climbs from each start
  * row to its ancestor at depth `target` in O(log depth) steps. `anchors` returns `(k, target, start)`; the
  * answer for `k` is the row with `depth = target` (none when the start lies above the target). With `expect`,

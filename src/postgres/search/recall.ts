@@ -13,7 +13,7 @@ import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { isoSql, stepTo } from "../tree.js";
+import { isoSql, pathCte } from "../tree.js";
 import { anyTsquery, sessionLexeme, termTsqueries } from "./fts.js";
 import { type Candidate, onPathOf, type PageHit, readPage } from "./page.js";
 
@@ -39,12 +39,7 @@ const CANDIDATES_BY_MATCH = (t: Tables) =>
 // The newest matches that pass the role and time filters ($6 roles, $7 since, $8 until; each NULL: none) and,
 // with `onPath`, lie on the path to $9 (a leaf's seq; the path's seqs are walked once, depth rows).
 const candidatesFiltered = (onPath: boolean) => (t: Tables) =>
-  `${
-    onPath
-      ? `path(seq, parent_seq) AS (SELECT seq, parent_seq FROM ${t.messages} WHERE seq = $9::bigint
-      UNION ALL SELECT m.seq, m.parent_seq FROM path p ${stepTo(t.messages, "m", "p.parent_seq")}),`
-      : ""
-  }
+  `${onPath ? `${pathCte(t.messages, "$9::bigint")},` : ""}
   cand AS (SELECT seq FROM ${t.messages} WHERE search @@ $1::tsquery
     AND ($6::text[] IS NULL OR role = ANY($6::text[]))
     AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
@@ -142,9 +137,10 @@ interface Collected {
 }
 
 /**
- * The candidates of `rows` (matches of the `termCount` terms, each row's ordinals mapped through `numbers`) and of the vector channel's nearest messages
- * `near`, with what the ranking needs: off-path candidates of sessions with other branches take no part in an
- * active-branch search at all, and only candidates the filters accept are returned.
+ * The candidates of `rows` (matches of the `termCount` terms, each row's ordinals mapped through `numbers`) and
+ * of the vector channel's nearest messages `near`, with what the ranking needs: off-path candidates of sessions
+ * with other branches take no part in an active-branch search at all, and only candidates the filters accept are
+ * returned.
  */
 async function collectCandidates(
   executor: Executor,

@@ -15,7 +15,7 @@ import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { ancestorCte, isoSql, stepTo } from "../tree.js";
+import { ancestorCte, isoSql, pathCte } from "../tree.js";
 import { withExtras } from "./extras.js";
 import { sessionLexeme, toTsquery } from "./fts.js";
 import type { PageHit } from "./page.js";
@@ -26,10 +26,7 @@ import { recallSearch } from "./recall.js";
 // filter; the path is walked once, depth rows).
 function searchSql(t: Tables): string {
   return `WITH RECURSIVE
-  path(seq, parent_seq) AS (
-    SELECT seq, parent_seq FROM ${t.messages} WHERE seq = $9::bigint
-    UNION ALL SELECT m.seq, m.parent_seq FROM path p ${stepTo(t.messages, "m", "p.parent_seq")}
-  ),
+  ${pathCte(t.messages, "$9::bigint")},
   cand AS (
     SELECT seq, search FROM ${t.messages} WHERE search @@ $1::tsquery
       AND ($5::text[] IS NULL OR role = ANY($5::text[]))

@@ -2,10 +2,10 @@
  * Ranked recall on SQLite: each content term of the query finds its newest matches in the FTS5 index (at most
  * perTermCap of them) with their parents, sessions and lengths, one statement per term that reads the index's
  * doclists and a covering index of the messages (term-matches.ts); candidates.ts weighs them (BM25), and
- * search/recall.ts ranks them. FTS5's own bm25() was the first choice, but it costs ~1 µs per matching row and term, which made a LoCoMo
- * question ~2 ms; the weights here take a term's rarity from its match count and a message's length from its
- * token estimate, and found as much (R@5/R@10 within 0.5 points on the dev set). The Postgres twin is
- * src/postgres/search/recall.ts.
+ * search/recall.ts ranks them. FTS5's own bm25() was the first choice, but it costs ~1 µs per matching row and
+ * term, which made a LoCoMo question ~2 ms; the weights here take a term's rarity from its match count and a
+ * message's length from its token estimate, and found as much (R@5/R@10 within 0.5 points on the dev set). The
+ * Postgres twin is src/postgres/search/recall.ts.
  */
 
 import type { QueryLimits } from "../../search/limits.js";
