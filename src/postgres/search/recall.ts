@@ -14,6 +14,7 @@ import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { isoSql, pathCte } from "../tree.js";
+import { filterParams } from "./filters.js";
 import { anyTsquery, sessionLexeme, termTsqueries } from "./fts.js";
 import { type Candidate, onPathOf, type PageHit, readPage } from "./page.js";
 
@@ -213,13 +214,16 @@ async function moreRows(
   rows: CandidateRow[],
   pathTo?: number,
 ): Promise<void> {
+  // No stored message holds a role the search cannot send: none passes (see filters.ts).
+  const roles = filterParams(plan)?.roles;
+  if (roles === undefined) return;
   const params = [
     tsquery,
     queries,
     RECALL_CANDIDATES,
     plan.sessionId ?? null,
     hasTimeFilter(plan),
-    plan.roles === undefined ? null : [...plan.roles],
+    roles,
     plan.since ?? null,
     plan.until ?? null,
     ...(pathTo === undefined ? [] : [pathTo]),

@@ -17,6 +17,7 @@ import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { ancestorCte, isoSql, pathCte } from "../tree.js";
 import { withExtras } from "./extras.js";
+import { filterParams } from "./filters.js";
 import { sessionLexeme, toTsquery } from "./fts.js";
 import type { PageHit } from "./page.js";
 import { recallSearch } from "./recall.js";
@@ -105,12 +106,9 @@ async function allWords(
   if (limit === 0 || outsideSessions(plan)) return [];
   const tsquery = toTsquery(terms, sessionId === undefined ? undefined : sessionLexeme(sessionId));
   if (tsquery === null) return [];
-  const filters = [
-    plan.roles === undefined ? null : [...plan.roles],
-    plan.since ?? null,
-    plan.until ?? null,
-    plan.sessionIds === undefined ? null : [...plan.sessionIds],
-  ];
+  const params = filterParams(plan);
+  if (params === null) return [];
+  const filters = [params.roles, plan.since ?? null, plan.until ?? null, params.sessionIds];
   let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
   let pathTo: number | null = null;
   for (;;) {

@@ -42,6 +42,32 @@ export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarg
         assert.deepEqual(ids(await store.session("s1").searchMessages!(query)).sort(), once);
       }));
 
+    test("a role or session id no message can hold finds nothing, in both searches", () =>
+      withStore(target, async (store) => {
+        await seed(store);
+        for (const match of ["any", "all"] as const) {
+          for (const bad of ["user\u0000", "\uD800"]) {
+            assert.deepEqual(await store.searchMessages("deployment", { role: bad, match }), [], match);
+            assert.deepEqual(
+              await store.searchMessages("deployment", { sessionIds: [bad], match }),
+              [],
+              match,
+            );
+            assert.deepEqual(await store.searchMessages("deployment", { sessionId: bad, match }), [], match);
+          }
+          // One such value among good ones leaves the good ones working.
+          const hits = await store.searchMessages("deployment", {
+            role: ["user", "x\u0000"],
+            sessionIds: ["s1", "\u0000"],
+            match,
+          });
+          assert.ok(
+            hits.some((hit) => hit.id === "m1"),
+            match,
+          );
+        }
+      }));
+
     test("a query over the length limit is INVALID_ARGUMENT, on every search path", () =>
       withStore(target, async (store) => {
         await seed(store);
