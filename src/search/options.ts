@@ -54,9 +54,20 @@ export function passesFilters(plan: SearchPlan, role: string, createdAt: string 
   if (plan.since === undefined && plan.until === undefined) return true;
   if (createdAt === undefined) return false;
   const at = normalisedInstant(createdAt);
-  if (plan.since !== undefined && at < plan.since) return false;
-  if (plan.until !== undefined && at >= plan.until) return false;
+  if (plan.since !== undefined && compareInstants(at, plan.since) < 0) return false;
+  if (plan.until !== undefined && compareInstants(at, plan.until) >= 0) return false;
   return true;
+}
+
+// toISOString's times of the years 0–9999 order as strings; an extended year (±YYYYYY) does not ("+010000" sorts
+// before "2026"), so those are compared as instants.
+function compareInstants(a: string, b: string): number {
+  if (a[0] === "+" || a[0] === "-" || b[0] === "+" || b[0] === "-") {
+    const x = Date.parse(a);
+    const y = Date.parse(b);
+    if (Number.isFinite(x) && Number.isFinite(y)) return x - y;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** True when the plan filters hits by role or time. */

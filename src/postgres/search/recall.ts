@@ -214,18 +214,18 @@ async function moreRows(
   rows: CandidateRow[],
   pathTo?: number,
 ): Promise<void> {
-  // No stored message holds a role the search cannot send: none passes (see filters.ts).
-  const roles = filterParams(plan)?.roles;
-  if (roles === undefined) return;
+  // Null: no stored message can pass the filters (see filters.ts).
+  const filters = filterParams(plan);
+  if (filters === null) return;
   const params = [
     tsquery,
     queries,
     RECALL_CANDIDATES,
     plan.sessionId ?? null,
     hasTimeFilter(plan),
-    roles,
-    plan.since ?? null,
-    plan.until ?? null,
+    filters.roles,
+    filters.since,
+    filters.until,
     ...(pathTo === undefined ? [] : [pathTo]),
   ];
   const seen = new Set(rows.map((row) => Number(row.seq)));

@@ -108,7 +108,7 @@ async function allWords(
   if (tsquery === null) return [];
   const params = filterParams(plan);
   if (params === null) return [];
-  const filters = [params.roles, plan.since ?? null, plan.until ?? null, params.sessionIds];
+  const filters = [params.roles, params.since, params.until, params.sessionIds];
   let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
   let pathTo: number | null = null;
   for (;;) {

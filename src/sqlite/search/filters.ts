@@ -3,8 +3,9 @@
  * can be the filter's own: filtering only after the newest matches were taken found nothing for a time range
  * older than them. The condition is never stricter than passesFilters (search/options.ts), which still decides
  * every hit: a time stored as toISOString writes it (24 ASCII characters, a four-digit year) is compared here
- * exactly as JavaScript compares it, and any other stored form (an adopted reference row's `YYYY-MM-DD HH:MM:SS`,
- * an extended year) passes the condition and is judged in JavaScript. The same condition can keep to one session
+ * exactly as JavaScript compares it with a bound of a four-digit year, and any other stored form (an adopted
+ * reference row's `YYYY-MM-DD HH:MM:SS`, an extended year) or bound passes the condition and is judged in
+ * JavaScript. The same condition can keep to one session
  * by lookup and to the active path of a session (an active-branch search whose window held too few of its matches).
  */
 import { hasFilters, type SearchPlan } from "../../search/options.js";
@@ -29,8 +30,8 @@ export interface FilterScope {
 }
 
 /**
- * The plan's role and time filters on the messages `m`, with what `scope` adds; undefined when the plan has no
- * filter and no path is asked for.
+ * The plan's role and time filters on the messages `m`, with what `scope` adds; undefined when there is nothing to
+ * keep to in SQL (no filter, or only bounds of an extended year, and no path).
  */
 export function filterSql(plan: SearchPlan, { sessionNum, pathTo }: FilterScope = {}): FilterSql | undefined {
   if (!hasFilters(plan) && pathTo === undefined) return undefined;
@@ -48,15 +49,20 @@ export function filterSql(plan: SearchPlan, { sessionNum, pathTo }: FilterScope 
     conditions.push("m.role IN (SELECT value FROM json_each(?))");
     params.push(JSON.stringify([...plan.roles]));
   }
+  // A bound of an extended year (±YYYYYY) does not order as a string with the stored times: JavaScript decides it.
   const bounds: string[] = [];
-  if (plan.since !== undefined) {
+  if (plan.since !== undefined && isFourDigitYear(plan.since)) {
     bounds.push("m.created_at >= ?");
     params.push(plan.since);
   }
-  if (plan.until !== undefined) {
+  if (plan.until !== undefined && isFourDigitYear(plan.until)) {
     bounds.push("m.created_at < ?");
     params.push(plan.until);
   }
   if (bounds.length > 0) conditions.push(`(NOT ${CANONICAL_TIME} OR (${bounds.join(" AND ")}))`);
+  // Only bounds JavaScript must decide (see above): nothing to keep to here.
+  if (conditions.length === 0) return undefined;
   return { where: conditions.join(" AND "), params };
 }
+
+const isFourDigitYear = (time: string) => time[0] !== "+" && time[0] !== "-";
