@@ -95,7 +95,7 @@ export function chooseOnPath(
 
 // Overlays checked one statement each before the rest are checked in one (endpointsOnPath). Nested overlays (each
 // compaction from the first message, reaching further) are settled by the first check; a session whose forks each
-// carry an overlay checks thousands, at ~14 µs a statement (1,000 such forks: getHistory 21.7 ms, now 2.7).
+// carry an overlay checks them all, and a statement each (~14 µs) made 1,000 such forks a 21.7 ms read.
 const LAZY_PATH_CHECKS = 8;
 
 /** Which endpoints of the overlays `rows` lie on the path to `leaf`, in one statement. */

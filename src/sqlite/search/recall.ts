@@ -79,8 +79,14 @@ export function recallRanking(
   // An active-branch search of a session whose newest matches lie mostly on other branches (a long exploration
   // the conversation came back from): too few of them are on the path, so read the path's own newest matches of
   // each term whose window was full, and rank again.
-  const leaf = head?.leaf_seq;
-  if (plan.activeOnly && leaf != null && hasOtherBranches(head!) && ranked.length < plan.limit) {
+  const leaf = head?.leaf_seq ?? null;
+  if (
+    plan.activeOnly &&
+    head !== undefined &&
+    leaf !== null &&
+    hasOtherBranches(head) &&
+    ranked.length < plan.limit
+  ) {
     const onPath = filterSql(plan, { sessionNum, pathTo: leaf })!;
     let grew = false;
     reads.forEach(({ full }, i) => {

@@ -45,8 +45,9 @@ const RANKED_IN_SESSION = {
   nested: nested(SCORED_IN_SESSION, MATCH_IN_SESSION),
   flat: flat(SCORED_IN_SESSION, MATCH_IN_SESSION),
 };
-// With a role or time filter (filters.ts) inside the read: the newest SEARCH_CANDIDATES matches are the filter's
-// own, so a time range older than a word's newest matches is still found. bm25 is the same either way.
+// With a condition inside the read (filters.ts: a role or time filter, the active path): the newest
+// SEARCH_CANDIDATES matches are the ones it lets through, so a time range older than a word's newest matches is
+// still found. bm25 is the same either way.
 const filtered = (where: string) => ({
   nested: nested(SCORED_IN_SESSION, `${MATCH} AND ${where}`),
   flat: flat(SCORED_IN_SESSION, `${MATCH} AND ${where}`),
@@ -154,17 +155,17 @@ export class SqliteMessageSearch {
     const hits = this.page([...unindexed, ...ranked], plan, hitOptions);
     // An active-branch search of a session whose newest matches lie mostly on other branches (a long exploration
     // the conversation came back from) ranks the active path's own newest matches instead.
-    const leaf = scope?.head.leaf_seq;
-    const windowFull = !allCandidates && ranked.length >= SEARCH_CANDIDATES;
-    if (
-      !plan.activeOnly ||
-      leaf == null ||
-      !hasOtherBranches(scope!.head) ||
-      hits.length >= limit ||
-      !windowFull
-    )
-      return hits;
-    return this.page([...unindexed, ...rankedSeqs(leaf)], plan, hitOptions);
+    const head = scope?.head;
+    const leaf = head?.leaf_seq ?? null;
+    const crowdedOut =
+      plan.activeOnly &&
+      head !== undefined &&
+      leaf !== null &&
+      hasOtherBranches(head) &&
+      hits.length < limit &&
+      !allCandidates &&
+      ranked.length >= SEARCH_CANDIDATES;
+    return crowdedOut ? this.page([...unindexed, ...rankedSeqs(leaf)], plan, hitOptions) : hits;
   }
 }
 
