@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import Database from "better-sqlite3";
 import { passesFilters, searchPlan } from "../src/search/options.js";
+import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { filterSql } from "../src/sqlite/search/filters.js";
+
+// The better-sqlite3 build for this Node (the package on 20, its Node-API alias on 22 and later).
+const Database = loadBetterSqlite3();
+
 import type { StoreSearchOptions } from "../src/store/types.js";
 
 // Every form a message's time may be stored in: toISOString's own, an adopted reference row's, extended years,
