@@ -17,8 +17,9 @@ export interface FilterParams {
   until: string | null;
 }
 
-// The earliest time Postgres holds is in 4714 BC: a bound before it is before every stored message.
-const EARLIEST = Date.UTC(-4712, 0, 1);
+// The earliest time Postgres holds (24 November 4714 BC, astronomical year -4713): a bound before it is before every
+// stored message.
+const EARLIEST = Date.UTC(-4713, 10, 24);
 
 /** The plan's filters as parameters; null when no stored message can pass them. */
 export function filterParams(plan: SearchPlan): FilterParams | null {

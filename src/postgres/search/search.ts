@@ -106,12 +106,13 @@ async function allWords(
   if (limit === 0 || outsideSessions(plan)) return [];
   const tsquery = toTsquery(terms, sessionId === undefined ? undefined : sessionLexeme(sessionId));
   if (tsquery === null) return [];
-  const params = filterParams(plan);
-  if (params === null) return [];
-  const filters = [params.roles, params.since, params.until, params.sessionIds];
+  const filter = filterParams(plan);
+  if (filter === null) return [];
+  const filters = [filter.roles, filter.since, filter.until, filter.sessionIds];
   let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
   let pathTo: number | null = null;
   for (;;) {
+    // Typed by hand: `pathTo`, set below, would make the loop's inference circular.
     const params: unknown[] = [tsquery, sessionId ?? null, window, activeOnly, ...filters, pathTo];
     const rows: HitRow[] = await executor.query<HitRow>(searchSql(t), params);
     const kept = activeOnly ? rows.filter((r) => r.on_path) : rows;
