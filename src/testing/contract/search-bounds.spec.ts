@@ -68,6 +68,25 @@ export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarg
         }
       }));
 
+    test("a time range of any year a Date can hold is answered, and by its instants", () =>
+      withStore(target, async (store) => {
+        await store.session("y").appendMessage(msg("y1", "a note from this century"));
+        const cases: [Record<string, Date | string>, string[]][] = [
+          [{ since: "+010000-01-01T00:00:00.000Z" }, []],
+          [{ until: "+010000-01-01T00:00:00.000Z" }, ["y1"]],
+          [{ since: "-000001-01-01T00:00:00.000Z" }, ["y1"]],
+          [{ until: "-000001-01-01T00:00:00.000Z" }, []],
+          [{ since: new Date(-8.64e15), until: new Date(8.64e15) }, ["y1"]],
+          [{ until: new Date(-8.64e15) }, []],
+        ];
+        for (const match of ["any", "all"] as const) {
+          for (const [range, expected] of cases) {
+            const hits = await store.searchMessages("note", { ...range, match });
+            assert.deepEqual(ids(hits), expected, `${match} ${JSON.stringify(range)}`);
+          }
+        }
+      }));
+
     test("a query over the length limit is INVALID_ARGUMENT, on every search path", () =>
       withStore(target, async (store) => {
         await seed(store);
