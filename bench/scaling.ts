@@ -98,13 +98,26 @@ const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.
 type Rows = Map<string, string[]>;
 const add = (rows: Rows, op: string, value: number) => rows.set(op, [...(rows.get(op) ?? []), ms(value)]);
 
-// A 1,000-message path whose first 600 messages hold "early"; N overlays from the first message, each reaching
-// further than the one before (what compacting a growing history again and again leaves).
-async function overlays(backend: string): Promise<Rows | undefined> {
+/** The rows `measure` adds for each size, each on a fresh store of `backend`; undefined when it was skipped. */
+async function perSize(
+  backend: string,
+  sizes: readonly number[],
+  measure: (store: SessionStore, size: number, rows: Rows) => Promise<void>,
+): Promise<Rows | undefined> {
   const rows: Rows = new Map();
-  for (const n of OVERLAYS) {
+  for (const size of sizes) {
     const store = await openStore(backend);
     if (store === undefined) return undefined;
+    await measure(store, size, rows);
+    await store.close();
+  }
+  return rows;
+}
+
+// A 1,000-message path whose first 600 messages hold "early"; N overlays from the first message, each reaching
+// further than the one before (what compacting a growing history again and again leaves).
+function overlays(backend: string): Promise<Rows | undefined> {
+  return perSize(backend, OVERLAYS, async (store, n, rows) => {
     const session = store.session("s");
     await chain(session, "m", 600, null, "early note");
     await chain(session, "n", PATH - 600, "m599", "late note");
@@ -119,17 +132,12 @@ async function overlays(backend: string): Promise<Rows | undefined> {
       "search, 20 hits, context 1",
       await median(() => store.searchMessages("early", { context: 1 })),
     );
-    await store.close();
-  }
-  return rows;
+  });
 }
 
 // A 300-message path and B forks at its 100th message (two messages each), all holding "early".
-async function forks(backend: string): Promise<Rows | undefined> {
-  const rows: Rows = new Map();
-  for (const b of FORKS) {
-    const store = await openStore(backend);
-    if (store === undefined) return undefined;
+function forks(backend: string): Promise<Rows | undefined> {
+  return perSize(backend, FORKS, async (store, b, rows) => {
     const session = store.session("s");
     await chain(session, "m", 100, null, "early note");
     for (let j = 0; j < b; j++) await chain(session, `f${j}-`, 2, "m99", "early fork");
@@ -149,18 +157,13 @@ async function forks(backend: string): Promise<Rows | undefined> {
       "getContextTokens, an overlay on each fork",
       await median(async () => session.getContextTokens?.()),
     );
-    await store.close();
-  }
-  return rows;
+  });
 }
 
 // N messages of one session, all holding "common", imported; only the oldest is an assistant's and from 2020, so a
 // role or time filter's one match lies behind every newer match of the word.
-async function filters(backend: string): Promise<Rows | undefined> {
-  const rows: Rows = new Map();
-  for (const n of FILTERED) {
-    const store = await openStore(backend);
-    if (store === undefined) return undefined;
+function filters(backend: string): Promise<Rows | undefined> {
+  return perSize(backend, FILTERED, async (store, n, rows) => {
     if (!hasTransfer(store)) throw new Error(`${backend} has no transfer import`);
     await store.transfer.importSession(commonSession(n));
     for (const match of ["any", "all"] as const) {
@@ -174,9 +177,7 @@ async function filters(backend: string): Promise<Rows | undefined> {
         await median(search({ until: "2021-01-01T00:00:00Z" })),
       );
     }
-    await store.close();
-  }
-  return rows;
+  });
 }
 
 async function* commonSession(n: number): AsyncGenerator<TransferItem> {

@@ -5,8 +5,8 @@
  * every hit: a time stored as toISOString writes it (24 ASCII characters, a four-digit year) is compared here
  * exactly as JavaScript compares it with a bound of a four-digit year, and any other stored form (an adopted
  * reference row's `YYYY-MM-DD HH:MM:SS`, an extended year) or bound passes the condition and is judged in
- * JavaScript. The same condition can keep to one session
- * by lookup and to the active path of a session (an active-branch search whose window held too few of its matches).
+ * JavaScript. The same condition can keep to the active path of a session (an active-branch search whose window
+ * held too few of its matches) and to the session a lookup keeps to.
  */
 import { hasFilters, type SearchPlan } from "../../search/options.js";
 import type { SqlValue } from "../connection/driver.js";
@@ -37,10 +37,6 @@ export function filterSql(plan: SearchPlan, { sessionNum, pathTo }: FilterScope 
   if (!hasFilters(plan) && pathTo === undefined) return undefined;
   const conditions: string[] = [];
   const params: SqlValue[] = [];
-  if (sessionNum !== undefined) {
-    conditions.push("m.session_num = ?");
-    params.push(sessionNum);
-  }
   if (pathTo !== undefined) {
     conditions.push(`m.seq IN (${PATH_SEQS})`);
     params.push(pathTo);
@@ -60,9 +56,10 @@ export function filterSql(plan: SearchPlan, { sessionNum, pathTo }: FilterScope 
     params.push(plan.until);
   }
   if (bounds.length > 0) conditions.push(`(NOT ${CANONICAL_TIME} OR (${bounds.join(" AND ")}))`);
-  // Only bounds JavaScript must decide (see above): nothing to keep to here.
+  // Only bounds JavaScript must decide (see above): nothing to keep to here, the session included.
   if (conditions.length === 0) return undefined;
-  return { where: conditions.join(" AND "), params };
+  if (sessionNum === undefined) return { where: conditions.join(" AND "), params };
+  return { where: ["m.session_num = ?", ...conditions].join(" AND "), params: [sessionNum, ...params] };
 }
 
 const isFourDigitYear = (time: string) => time[0] !== "+" && time[0] !== "-";
