@@ -82,6 +82,14 @@ export function pathCte(messages: string, leaf: string): string {
 }
 
 /**
+ * {@link pathCte} for the active paths of the sessions `sessions` (an SQL expression of a bigint[] of their numbers,
+ * NULL for none): each walked from its head's leaf.
+ */
+export function activePathsCte(messages: string, heads: string, sessions: string): string {
+  return pathCte(messages, `ANY(ARRAY(SELECT leaf_seq FROM ${heads} WHERE num = ANY(${sessions})))`);
+}
+
+/**
  * A recursive CTE `name(k, target, seq, depth, parent_seq, jump_seq, jump_depth)` that climbs from each start
  * row to its ancestor at depth `target` in O(log depth) steps. `anchors` returns `(k, target, start)`; the
  * answer for `k` is the row with `depth = target` (none when the start lies above the target). With `expect`,

@@ -101,6 +101,17 @@ export const PATH_SEQS = `WITH RECURSIVE path(seq, parent_seq, depth) AS (
   ) SELECT seq FROM path`;
 
 /**
+ * The seqs of the active paths of the sessions `?` (a JSON array of session numbers): each walked once from its
+ * head's leaf to the root, as PATH_SEQS walks one.
+ */
+export const ACTIVE_PATHS_SEQS = `WITH RECURSIVE path(seq, parent_seq, depth) AS (
+    SELECT l.seq, l.parent_seq, l.depth FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value
+      JOIN agent_messages l ON l.seq = h.leaf_seq
+    UNION ALL SELECT m.seq, m.parent_seq, m.depth FROM path p JOIN agent_messages m ON m.seq = p.parent_seq
+      WHERE m.depth < p.depth
+  ) SELECT seq FROM path`;
+
+/**
  * The messages among `pairs` ([seq, leaf seq], each message once) that lie on the path to their leaf, in one
  * statement per strategy: a search that keeps to active paths checks up to thousands of candidates, and a statement
  * each cost ~10 us. Where `leafDepths` knows a leaf's depth and its messages are many for the path (a climb costs

@@ -18,6 +18,8 @@ export interface Candidate {
   sessionId: string;
   sessionNum: number;
   leafSeq: number | null;
+  /** The depth of the session's leaf: a message deeper than it cannot lie on its path. */
+  leafDepth: number;
   /** The session has messages off its active path. */
   branched: boolean;
 }
@@ -52,12 +54,17 @@ export async function onPathOf(
   candidates: readonly Candidate[],
 ): Promise<Map<number, boolean>> {
   const onPath = new Map<number, boolean>();
-  const branched = candidates.filter((c) => c.branched);
-  for (const c of candidates) if (!c.branched) onPath.set(c.seq, c.leafSeq !== null);
-  if (branched.length === 0) return onPath;
-  const rows = await executor.query<{ seq: number; on_path: boolean }>(onPathSql(t), [
-    branched.map((c) => c.seq),
-  ]);
+  // Only a message no deeper than its session's leaf needs a climb to know: the turns of a long abandoned branch
+  // mostly lie below it, and climbing for thousands of them cost a search ~0.1 s at 100,000 messages.
+  const climbs: number[] = [];
+  for (const c of candidates) {
+    if (c.leafSeq === null) onPath.set(c.seq, false);
+    else if (!c.branched) onPath.set(c.seq, true);
+    else if (c.depth > c.leafDepth) onPath.set(c.seq, false);
+    else climbs.push(c.seq);
+  }
+  if (climbs.length === 0) return onPath;
+  const rows = await executor.query<{ seq: number; on_path: boolean }>(onPathSql(t), [climbs]);
   for (const row of rows) onPath.set(Number(row.seq), row.on_path);
   return onPath;
 }

@@ -10,10 +10,10 @@ import type { QueryLimits } from "../../search/limits.js";
 import { hasFilters, outsideSessions, passesFilters, type SearchPlan } from "../../search/options.js";
 import { rankCandidates, recallTerms, weighMatches } from "../../search/recall.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
-import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import { ACTIVE_PATH_ROUNDS, SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { isoSql, pathCte } from "../tree.js";
+import { activePathsCte, isoSql } from "../tree.js";
 import { filterParams } from "./filters.js";
 import { anyTsquery, sessionLexeme, termTsqueries } from "./fts.js";
 import { type Candidate, onPathOf, type PageHit, readPage } from "./page.js";
@@ -38,14 +38,15 @@ const RECALL_CANDIDATES = 2 * SEARCH_CANDIDATES;
 const CANDIDATES_BY_MATCH = (t: Tables) =>
   `cand AS (SELECT seq FROM ${t.messages} WHERE search @@ $1::tsquery ORDER BY seq DESC LIMIT $3)`;
 // The newest matches that pass the role and time filters ($6 roles, $7 since, $8 until; each NULL: none) and,
-// with `onPath`, lie on the path to $9 (a leaf's seq; the path's seqs are walked once, depth rows).
-const candidatesFiltered = (onPath: boolean) => (t: Tables) =>
-  `${onPath ? `${pathCte(t.messages, "$9::bigint")},` : ""}
+// with `onPaths`, of the sessions $9 (their numbers) only those on the session's active path (each path walked
+// once, depth rows).
+const candidatesFiltered = (onPaths: boolean) => (t: Tables) =>
+  `${onPaths ? `${activePathsCte(t.messages, t.heads, "$9::bigint[]")},` : ""}
   cand AS (SELECT seq FROM ${t.messages} WHERE search @@ $1::tsquery
     AND ($6::text[] IS NULL OR role = ANY($6::text[]))
     AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
     AND ($8::timestamptz IS NULL OR created_at < $8::timestamptz)
-    ${onPath ? "AND seq IN (SELECT seq FROM path)" : ""}
+    ${onPaths ? "AND (session_num <> ALL($9::bigint[]) OR seq IN (SELECT seq FROM path))" : ""}
     ORDER BY seq DESC LIMIT $3)`;
 // The same columns for given seqs ($1 bigint[]; $3 unused): the vector channel's nearest messages.
 const CANDIDATES_BY_SEQ = () =>
@@ -96,18 +97,19 @@ export async function recallSearch(
   const collect = (found: CandidateRow[]) =>
     collectCandidates(executor, t, plan, terms.length, numbers, found, near);
   let { nodes, matches, documents, visible, returnable } = await collect(rows);
-  // An active-branch search of a session whose newest matches lie mostly on other branches (a long exploration
-  // the conversation came back from): too few of them are on the path, so its own newest matches are read too.
-  const leafSeq = nodes.values().next().value?.leafSeq;
-  if (
-    plan.activeOnly &&
-    plan.sessionId !== undefined &&
-    leafSeq != null &&
-    rows.length >= RECALL_CANDIDATES &&
-    [...nodes.keys()].filter(returnable).length < plan.limit
-  ) {
-    await moreRows(executor, t, plan, tsqueries, rows, leafSeq);
-    ({ nodes, matches, documents, visible, returnable } = await collect(rows));
+  // An active-branch search whose newest matches lie mostly off their sessions' active paths (a long exploration
+  // the conversation came back from): the window held too few hits, so the newest matches are read again with the
+  // sessions that crowded it kept to their paths (each read can bring more such sessions, so they are bounded).
+  if (plan.activeOnly && rows.length >= RECALL_CANDIDATES) {
+    const kept = new Set<number>();
+    const short = () => [...nodes.keys()].filter(returnable).length < plan.limit;
+    for (let round = 0; round < ACTIVE_PATH_ROUNDS && short(); round++) {
+      const before = kept.size;
+      for (const node of nodes.values()) if (node.branched) kept.add(node.sessionNum);
+      if (kept.size === before) break;
+      await moreRows(executor, t, plan, tsqueries, rows, [...kept]);
+      ({ nodes, matches, documents, visible, returnable } = await collect(rows));
+    }
   }
   const perTerm = weighMatches(matches, (seq) => nodes.get(seq)?.tokens, documents);
   // The page is the ranking's first `limit` (filters act in the ranking), unless it is fused with the vectors'.
@@ -205,14 +207,17 @@ async function candidateRows(
   return rows;
 }
 
-/** Adds to `rows` the newest matches that pass the plan's filters and, with `pathTo`, lie on the path to it. */
+/**
+ * Adds to `rows` the newest matches that pass the plan's filters and, with `activePaths`, of those sessions only
+ * the ones on their active path.
+ */
 async function moreRows(
   executor: Executor,
   t: Tables,
   plan: SearchPlan,
   [tsquery, queries]: [string, string[]],
   rows: CandidateRow[],
-  pathTo?: number,
+  activePaths?: readonly number[],
 ): Promise<void> {
   // Null: no stored message can pass the filters (see filters.ts).
   const filters = filterParams(plan);
@@ -226,10 +231,10 @@ async function moreRows(
     filters.roles,
     filters.since,
     filters.until,
-    ...(pathTo === undefined ? [] : [pathTo]),
+    ...(activePaths === undefined ? [] : [activePaths]),
   ];
   const seen = new Set(rows.map((row) => Number(row.seq)));
-  const sql = candidatesSql(t, candidatesFiltered(pathTo !== undefined));
+  const sql = candidatesSql(t, candidatesFiltered(activePaths !== undefined));
   for (const row of await executor.query<CandidateRow>(sql, params)) {
     if (!seen.has(Number(row.seq))) rows.push(row);
   }
@@ -250,6 +255,7 @@ function candidateOf(row: CandidateRow): Node {
     sessionId: row.session_id,
     sessionNum: Number(row.session_num),
     leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
+    leafDepth: Number(row.leaf_depth),
     branched: Number(row.message_count) !== Number(row.leaf_depth) + 1 || row.leaf_seq === null,
   };
 }

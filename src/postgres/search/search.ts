@@ -10,31 +10,39 @@ import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
-import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import { ACTIVE_PATH_ROUNDS, SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { ancestorCte, isoSql, pathCte } from "../tree.js";
+import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
 import { withExtras } from "./extras.js";
 import { filterParams } from "./filters.js";
 import { sessionLexeme, toTsquery } from "./fts.js";
 import type { PageHit } from "./page.js";
 import { recallSearch } from "./recall.js";
 
+// Which hits need a climb to know whether they lie on their session's active path: not those of a session without
+// other branches (all of its messages do), nor those deeper than their leaf (none can), nor those of a session $9
+// keeps to its path (the read let only its path's through). A climb's steps are hash joins over the table when the
+// hits are estimated at thousands (a climb per hit of a long abandoned branch cost a search ~0.4 s at 100,000
+// messages).
+const NEEDS_CLIMB = `leaf_seq IS NOT NULL AND message_count <> leaf_depth + 1 AND depth <= leaf_depth
+  AND session_num <> ALL(COALESCE($9::bigint[], '{}'))`;
+
 // $1 tsquery, $2 session id or NULL, $3 how many ranked hits to return, $4 whether only active-path hits count,
-// $5 roles, $6 since, $7 until, $8 session ids, $9 a leaf whose path the matches must lie on (each NULL: no
-// filter; the path is walked once, depth rows).
+// $5 roles, $6 since, $7 until, $8 session ids, $9 sessions (numbers) whose matches must lie on their active path
+// (each NULL: no filter; each path is walked once, depth rows).
 function searchSql(t: Tables): string {
   return `WITH RECURSIVE
-  ${pathCte(t.messages, "$9::bigint")},
+  ${activePathsCte(t.messages, t.heads, "$9::bigint[]")},
   cand AS (
     SELECT seq, search FROM ${t.messages} WHERE search @@ $1::tsquery
       AND ($5::text[] IS NULL OR role = ANY($5::text[]))
       AND ($6::timestamptz IS NULL OR created_at >= $6::timestamptz)
       AND ($7::timestamptz IS NULL OR created_at < $7::timestamptz)
       AND ($8::text[] IS NULL OR session_num IN (SELECT num FROM ${t.heads} WHERE session_id = ANY($8::text[])))
-      AND ($9::bigint IS NULL OR seq IN (SELECT seq FROM path))
+      AND ($9::bigint[] IS NULL OR session_num <> ALL($9::bigint[]) OR seq IN (SELECT seq FROM path))
     ORDER BY seq DESC LIMIT ${SEARCH_CANDIDATES}
   ),
   ranked AS (SELECT seq, ts_rank(search, $1::tsquery) AS rank FROM cand ORDER BY rank DESC, seq DESC LIMIT $3),
@@ -44,9 +52,10 @@ function searchSql(t: Tables): string {
     FROM ranked r JOIN ${t.messages} m ON m.seq = r.seq JOIN ${t.heads} h ON h.num = m.session_num
     WHERE $2::text IS NULL OR h.session_id = $2::text
   ),
-  ${ancestorCte(t.messages, "anc", "SELECT seq, depth, leaf_seq FROM hits WHERE leaf_seq IS NOT NULL")},
+  ${ancestorCte(t.messages, "anc", `SELECT seq, depth, leaf_seq FROM hits WHERE ${NEEDS_CLIMB}`)},
   found AS (SELECT k FROM anc WHERE depth = target AND seq = k),
-  flagged AS (SELECT hits.*, hits.seq IN (SELECT k FROM found) AS on_path FROM hits)
+  flagged AS (SELECT hits.*, leaf_seq IS NOT NULL AND (NOT (${NEEDS_CLIMB}) OR seq IN (SELECT k FROM found))
+    AND depth <= leaf_depth AS on_path FROM hits)
   SELECT seq::float8 AS seq, id, role, CASE WHEN on_path OR NOT $4::boolean THEN content END AS content, created_at,
     session_id, on_path, depth, session_num::float8 AS session_num, leaf_seq::float8 AS leaf_seq, message_count,
     leaf_depth
@@ -110,26 +119,30 @@ async function allWords(
   if (filter === null) return [];
   const filters = [filter.roles, filter.since, filter.until, filter.sessionIds];
   let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
-  let pathTo: number | null = null;
+  // Sessions kept to their active paths inside the read (see below).
+  const onPaths = new Set<number>();
+  let rounds = 0;
   for (;;) {
-    // Typed by hand: `pathTo`, set below, would make the loop's inference circular.
-    const params: unknown[] = [tsquery, sessionId ?? null, window, activeOnly, ...filters, pathTo];
+    // Typed by hand: `onPaths`, grown below, would make the loop's inference circular.
+    const params: unknown[] = [
+      tsquery,
+      sessionId ?? null,
+      window,
+      activeOnly,
+      ...filters,
+      onPaths.size === 0 ? null : [...onPaths],
+    ];
     const rows: HitRow[] = await executor.query<HitRow>(searchSql(t), params);
     const kept = activeOnly ? rows.filter((r) => r.on_path) : rows;
-    // A session whose newest matches lie mostly on other branches (a long exploration the conversation came back
-    // from): the whole window held too few on the active path, so rank the path's own matches instead.
-    const leaf = rows[0]?.leaf_seq ?? null;
+    // Sessions whose newest matches lie mostly on other branches (a long exploration the conversation came back
+    // from): the whole window held too few on the active paths, so rank the paths' own matches instead, with
+    // each session that crowded the window kept to its path (bounded: each read can bring more such sessions).
     const windowFull = window >= SEARCH_CANDIDATES && rows.length >= window;
-    if (
-      activeOnly &&
-      sessionId !== undefined &&
-      kept.length < limit &&
-      windowFull &&
-      pathTo === null &&
-      leaf !== null
-    ) {
-      pathTo = Number(leaf);
-      continue;
+    if (activeOnly && kept.length < limit && windowFull && rounds < ACTIVE_PATH_ROUNDS) {
+      const before = onPaths.size;
+      for (const row of rows) if (!row.on_path) onPaths.add(Number(row.session_num));
+      rounds++;
+      if (onPaths.size > before) continue;
     }
     if (kept.length >= limit || rows.length < window || window >= SEARCH_CANDIDATES) {
       return kept.slice(0, limit).map((row) => ({
@@ -141,6 +154,7 @@ async function allWords(
           sessionId: row.session_id,
           sessionNum: Number(row.session_num),
           leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
+          leafDepth: Number(row.leaf_depth),
           branched: Number(row.message_count) !== Number(row.leaf_depth) + 1,
         },
         result: {

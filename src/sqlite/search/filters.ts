@@ -5,12 +5,12 @@
  * every hit: a time stored as toISOString writes it (24 ASCII characters, a four-digit year) is compared here
  * exactly as JavaScript compares it with a bound of a four-digit year, and any other stored form (an adopted
  * reference row's `YYYY-MM-DD HH:MM:SS`, an extended year) or bound passes the condition and is judged in
- * JavaScript. The same condition can keep to the active path of a session (an active-branch search whose window
- * held too few of its matches) and to the session a lookup keeps to.
+ * JavaScript. The same condition can keep sessions to their active paths (an active-branch search whose window
+ * held too few of their matches) and a search to the session a lookup keeps to.
  */
 import { hasFilters, type SearchPlan } from "../../search/options.js";
 import type { SqlValue } from "../connection/driver.js";
-import { PATH_SEQS } from "../tree.js";
+import { ACTIVE_PATHS_SEQS } from "../tree.js";
 
 /** A condition on the messages `m` and its parameters, in order. */
 export interface FilterSql {
@@ -22,24 +22,33 @@ export interface FilterSql {
 const CANONICAL_TIME = `m.created_at GLOB
   '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z'`;
 
-/** Where else a filtered read keeps to: the session a lookup keeps to (state.ts), the active path to a leaf. */
+/** Where else a filtered read keeps to: the session a lookup keeps to (state.ts), sessions' active paths. */
 export interface FilterScope {
   sessionNum?: number | undefined;
-  /** Only messages on the path to this leaf (its seq): read once per statement, depth rows. */
-  pathTo?: number | undefined;
+  /**
+   * Sessions (numbers) whose messages count only on their active path; other sessions' all pass. Each path is
+   * read once per statement, depth rows.
+   */
+  activePaths?: readonly number[] | undefined;
 }
 
 /**
  * The plan's role and time filters on the messages `m`, with what `scope` adds; undefined when there is nothing to
- * keep to in SQL (no filter, or only bounds of an extended year, and no path).
+ * keep to in SQL (no filter, or only bounds of an extended year, and no paths).
  */
-export function filterSql(plan: SearchPlan, { sessionNum, pathTo }: FilterScope = {}): FilterSql | undefined {
-  if (!hasFilters(plan) && pathTo === undefined) return undefined;
+export function filterSql(
+  plan: SearchPlan,
+  { sessionNum, activePaths }: FilterScope = {},
+): FilterSql | undefined {
+  if (!hasFilters(plan) && activePaths === undefined) return undefined;
   const conditions: string[] = [];
   const params: SqlValue[] = [];
-  if (pathTo !== undefined) {
-    conditions.push(`m.seq IN (${PATH_SEQS})`);
-    params.push(pathTo);
+  if (activePaths !== undefined) {
+    const nums = JSON.stringify(activePaths);
+    conditions.push(
+      `(m.session_num NOT IN (SELECT value FROM json_each(?)) OR m.seq IN (${ACTIVE_PATHS_SEQS}))`,
+    );
+    params.push(nums, nums);
   }
   if (plan.roles !== undefined) {
     conditions.push("m.role IN (SELECT value FROM json_each(?))");

@@ -16,6 +16,7 @@ import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
+import { branchedSessions, keepToActivePaths } from "./active-paths.js";
 import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./candidates.js";
 import { filterSql } from "./filters.js";
 import type { FamilyExpander } from "./fts.js";
@@ -73,29 +74,26 @@ export function recallRanking(
   const top = whole || pageMaySkip(plan, head) ? undefined : plan.limit;
   const rank = () => {
     const candidates = new Candidates(matches);
-    return candidates.rank(documents, visibility(driver, plan, state, candidates), top);
+    return { candidates, ...candidates.rank(documents, visibility(driver, plan, state, candidates), top) };
   };
-  let { ranked, scores } = rank();
-  // An active-branch search of a session whose newest matches lie mostly on other branches (a long exploration
-  // the conversation came back from): too few of them are on the path, so read the path's own newest matches of
-  // each term whose window was full, and rank again.
-  const leaf = head?.leaf_seq ?? null;
-  if (
-    plan.activeOnly &&
-    head !== undefined &&
-    leaf !== null &&
-    hasOtherBranches(head) &&
-    ranked.length < plan.limit
-  ) {
-    const onPath = filterSql(plan, { sessionNum, pathTo: leaf })!;
-    let grew = false;
-    reads.forEach(({ full }, i) => {
-      if (full === undefined) return;
-      matches[i] = withFiltered(driver, matches[i]!, full, cap, onPath);
-      grew = true;
-    });
-    if (grew) ({ ranked, scores } = rank());
-  }
+  const first = rank();
+  // Only a term whose newest matches filled its window can have left hits on the active paths behind it.
+  const { ranked, scores } =
+    !plan.activeOnly || reads.every(({ full }) => full === undefined)
+      ? first
+      : keepToActivePaths(first, {
+          short: (answer) => answer.ranked.length < plan.limit,
+          crowding: ({ candidates }) =>
+            branchedSessions(driver, state.scope, { sessions: candidates.sessions() }),
+          reread: (activePaths) => {
+            const onPaths = filterSql(plan, { sessionNum, activePaths });
+            reads.forEach(({ full }, i) => {
+              if (full !== undefined && onPaths !== undefined)
+                matches[i] = withFiltered(driver, matches[i] ?? [], full, cap, onPaths);
+            });
+            return rank();
+          },
+        });
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
 }
 

@@ -15,10 +15,11 @@ import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
+import { branchedSessions, keepToActivePaths } from "./active-paths.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "./fts.js";
-import { type HitOptions, hasOtherBranches, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
+import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { recallRanking } from "./recall.js";
 import { readScopedState, type SearchState, scopedMatch } from "./state.js";
@@ -147,41 +148,38 @@ export class SqliteMessageSearch {
     // 100,000 messages: 445 against 509 µs p50 for the newest-first walk and the second sort).
     const rows = scope === undefined ? (sessions?.rows ?? state.total) : scope.head.message_count;
     const allCandidates = Math.min(rows, maxMatches) <= SEARCH_CANDIDATES;
-    const rankedSeqs = (pathTo?: number) => {
-      const { sql, params } = allWordsSql(match, scope, plan, count, pathTo);
+    const rankedSeqs = (activePaths?: readonly number[]) => {
+      const { sql, params } = allWordsSql(match, scope, plan, count, activePaths);
       return this.driver.column<number>(allCandidates ? sql.flat : sql.nested, params);
     };
-    const ranked = rankedSeqs();
-    const hits = this.page([...unindexed, ...ranked], plan, hitOptions);
-    // An active-branch search of a session whose newest matches lie mostly on other branches (a long exploration
-    // the conversation came back from) ranks the active path's own newest matches instead.
-    const head = scope?.head;
-    const leaf = head?.leaf_seq ?? null;
-    const crowdedOut =
-      plan.activeOnly &&
-      head !== undefined &&
-      leaf !== null &&
-      hasOtherBranches(head) &&
-      hits.length < limit &&
-      !allCandidates &&
-      ranked.length >= SEARCH_CANDIDATES;
-    return crowdedOut ? this.page([...unindexed, ...rankedSeqs(leaf)], plan, hitOptions) : hits;
+    const pageOf = (ranked: number[]) => ({
+      ranked,
+      hits: this.page([...unindexed, ...ranked], plan, hitOptions),
+    });
+    const first = pageOf(rankedSeqs());
+    // Only a full window can have left hits on the active paths behind it (active-paths.ts).
+    if (!plan.activeOnly || allCandidates || first.ranked.length < SEARCH_CANDIDATES) return first.hits;
+    return keepToActivePaths(first, {
+      short: ({ hits }) => hits.length < limit,
+      crowding: ({ ranked }) => branchedSessions(this.driver, scope, { seqs: ranked }),
+      reread: (activePaths) => pageOf(rankedSeqs(activePaths)),
+    }).hits;
   }
 }
 
 /**
- * The all-words ranking's statements and parameters: kept to a session by lookup, to the filters and to the path
- * to `pathTo`, or to none of them.
+ * The all-words ranking's statements and parameters: kept to a session by lookup, to the filters and sessions to
+ * their active paths (`activePaths`), or to none of them.
  */
 function allWordsSql(
   match: string,
   scope: SearchState["scope"],
   plan: SearchPlan,
   count: number,
-  pathTo?: number,
+  activePaths?: readonly number[],
 ): { sql: { nested: string; flat: string }; params: SqlValue[] } {
   const lookup = scope?.filter === "lookup" ? scope.num : undefined;
-  const filter = filterSql(plan, { sessionNum: lookup, pathTo });
+  const filter = filterSql(plan, { sessionNum: lookup, activePaths });
   if (filter !== undefined) return { sql: filtered(filter.where), params: [match, ...filter.params, count] };
   return lookup === undefined
     ? { sql: RANKED, params: [match, count] }

@@ -45,6 +45,40 @@ interface BulkOptions {
   roleOf?: (i: number) => string;
 }
 
+/**
+ * A session of twenty turns holding "common", then a long exploration (more matches than any window) branching
+ * off the sixth, then the conversation goes on from the twentieth: every match newer than the path's lies on the
+ * other branch. Ids are `${sessionId}-m${i}` on the path.
+ */
+async function exploredSession(store: SessionStore, sessionId: string): Promise<void> {
+  const branch = 2 * SEARCH_CANDIDATES + 1;
+  const message = (id: string, parentId: string | null, text: string): TransferItem => ({
+    kind: "message",
+    message: {
+      id: `${sessionId}-${id}`,
+      parentId: parentId === null ? null : `${sessionId}-${parentId}`,
+      role: "user",
+      createdAt: new Date().toISOString(),
+      content: JSON.stringify(msg(`${sessionId}-${id}`, text)),
+    },
+  });
+  const items: TransferItem[] = [
+    { kind: "session", session: { id: sessionId, info: null, leafId: `${sessionId}-tail` } },
+  ];
+  for (let i = 0; i < 20; i++) items.push(message(`m${i}`, i === 0 ? null : `m${i - 1}`, `common old ${i}`));
+  for (let i = 0; i < branch; i++) items.push(message(`b${i}`, i === 0 ? "m5" : `b${i - 1}`, `common ${i}`));
+  items.push(message("tail", "m19", "the end"));
+  if (hasTransfer(store)) {
+    await store.transfer.importSession(toAsync(items));
+    return;
+  }
+  const session = store.session(sessionId);
+  for (const item of items.slice(1)) {
+    if (item.kind !== "message") continue;
+    await session.appendMessage(JSON.parse(item.message.content as string), item.message.parentId);
+  }
+}
+
 /** Searches in stores where the newest matches are not the ones asked for, and in sessions with many overlays. */
 export function searchScaleSpec({ describe, test }: Suite, target: ContractTarget): void {
   describe("search at scale", () => {
@@ -91,34 +125,8 @@ export function searchScaleSpec({ describe, test }: Suite, target: ContractTarge
 
     test("an active-branch search of a session finds its path's matches however many newer ones other branches hold", () =>
       withStore(target, async (store) => {
-        // Twenty turns, then a long exploration branching off the sixth, then the conversation goes on from the
-        // twentieth: every match newer than the path's lies on the other branch.
-        const branch = 2 * SEARCH_CANDIDATES + 1;
-        const message = (id: string, parentId: string | null, text: string): TransferItem => ({
-          kind: "message",
-          message: {
-            id,
-            parentId,
-            role: "user",
-            createdAt: new Date().toISOString(),
-            content: JSON.stringify(msg(id, text)),
-          },
-        });
-        const items: TransferItem[] = [{ kind: "session", session: { id: "s", info: null, leafId: "tail" } }];
-        for (let i = 0; i < 20; i++)
-          items.push(message(`m${i}`, i === 0 ? null : `m${i - 1}`, `common old ${i}`));
-        for (let i = 0; i < branch; i++)
-          items.push(message(`b${i}`, i === 0 ? "m5" : `b${i - 1}`, `common ${i}`));
-        items.push(message("tail", "m19", "the end"));
-        if (hasTransfer(store)) await store.transfer.importSession(toAsync(items));
-        else {
-          const session = store.session("s");
-          for (const item of items.slice(1)) {
-            if (item.kind !== "message") continue;
-            await session.appendMessage(JSON.parse(item.message.content as string), item.message.parentId);
-          }
-        }
-        const path = Array.from({ length: 20 }, (_, i) => `m${i}`).sort();
+        await exploredSession(store, "s");
+        const path = Array.from({ length: 20 }, (_, i) => `s-m${i}`).sort();
         for (const match of ["any", "all"] as const) {
           const hits = await store.searchMessages("common", {
             sessionId: "s",
@@ -131,6 +139,28 @@ export function searchScaleSpec({ describe, test }: Suite, target: ContractTarge
             hits.every((hit) => hit.onActivePath),
             match,
           );
+        }
+      }));
+
+    test("an active-branch search of many sessions finds their paths' matches however many newer ones other branches hold", () =>
+      withStore(target, async (store) => {
+        // Two sessions that each explored a long branch and came back, the older exploration behind the newer
+        // one's matches, and a plain session older than both.
+        await store.session("t").appendMessage(msg("t1", "a common plain note"));
+        await exploredSession(store, "u");
+        await exploredSession(store, "s");
+        const paths = ["s", "u"].flatMap((s) => Array.from({ length: 20 }, (_, i) => `${s}-m${i}`));
+        const expected = [...paths, "t1"].sort();
+        for (const match of ["any", "all"] as const) {
+          for (const scope of [{}, { sessionIds: ["s", "t", "u"] }]) {
+            const hits = await store.searchMessages("common", {
+              ...scope,
+              branch: "active",
+              limit: 50,
+              match,
+            });
+            assert.deepEqual(ids(hits).sort(), expected, `${match} ${JSON.stringify(scope)}`);
+          }
         }
       }));
 
