@@ -1,12 +1,14 @@
 /**
  * Costs that must not grow with what a call does not return: reads and searches of one session as its compaction
  * overlays pile up (nested, as repeated compaction makes them), and searches kept to the active path as a message
- * gathers forks, and searches whose role or time filter asks for what lies behind every newer match. Memory, SQLite (`:memory:`) and the Postgres server (AGENT_SESSION_PG_URL or this machine's; a
+ * gathers forks, searches whose role or time filter asks for what lies behind every newer match, and active-branch
+ * searches of a session whose abandoned branch holds every newer match. Memory, SQLite (`:memory:`) and the
+ * Postgres server (AGENT_SESSION_PG_URL or this machine's; a
  * schema of its own per store, dropped afterwards; skipped with the reason when unreachable). Medians of
  * BENCH_REPS (default 7) calls after one warm-up, in ms.
  *
  *   npm run bench:script bench/scaling.ts   (BENCH_SCALING_BACKENDS=memory,sqlite,postgres,
- *                                            BENCH_SCALING_PARTS=overlays,forks,filters)
+ *                                            BENCH_SCALING_PARTS=overlays,forks,filters,explored)
  */
 import pg from "pg";
 import { MemoryStore } from "../src/memory/store.js";
@@ -24,11 +26,12 @@ import { mdTable } from "./stats.js";
 
 const REPS = Number(process.env.BENCH_REPS ?? 7);
 const backends = (process.env.BENCH_SCALING_BACKENDS ?? "memory,sqlite,postgres").split(",");
-const parts = (process.env.BENCH_SCALING_PARTS ?? "overlays,forks,filters").split(",");
+const parts = (process.env.BENCH_SCALING_PARTS ?? "overlays,forks,filters,explored").split(",");
 const PATH = 1000;
 const OVERLAYS = [0, 10, 100, 250];
 const FORKS = [1, 100, 1000];
 const FILTERED = [1000, 10_000, 100_000];
+const EXPLORED = [1000, 10_000, 100_000];
 
 let pool: pg.Pool | undefined;
 const schemas: string[] = [];
@@ -180,8 +183,8 @@ function filters(backend: string): Promise<Rows | undefined> {
   });
 }
 
-async function* commonSession(n: number): AsyncGenerator<TransferItem> {
-  yield { kind: "session", session: { id: "s", info: null, leafId: `m${n - 1}` } };
+async function* commonSession(n: number, id = "s"): AsyncGenerator<TransferItem> {
+  yield { kind: "session", session: { id, info: null, leafId: `m${n - 1}` } };
   const now = new Date().toISOString();
   for (let i = 0; i < n; i++) {
     const role = i === 0 ? "assistant" : "user";
@@ -192,6 +195,35 @@ async function* commonSession(n: number): AsyncGenerator<TransferItem> {
       message: { id: `m${i}`, parentId: i ? `m${i - 1}` : null, role, createdAt, content },
     };
   }
+}
+
+// A session of 20 turns holding "common", an abandoned branch of N messages off the sixth holding it too, then the
+// conversation going on from the twentieth; and a plain session of 20 such turns older than it.
+function explored(backend: string): Promise<Rows | undefined> {
+  return perSize(backend, EXPLORED, async (store, n, rows) => {
+    if (!hasTransfer(store)) throw new Error(`${backend} has no transfer import`);
+    await store.transfer.importSession(commonSession(20, "plain"));
+    await store.transfer.importSession(exploredSession(n));
+    for (const match of ["any", "all"] as const) {
+      const search = (options: StoreSearchOptions) => () =>
+        store.searchMessages("common", { ...options, branch: "active", limit: 50, match });
+      add(rows, `"${match}", the session`, await median(search({ sessionId: "s" })));
+      add(rows, `"${match}", both sessions`, await median(search({ sessionIds: ["s", "plain"] })));
+      add(rows, `"${match}", the store`, await median(search({})));
+    }
+  });
+}
+
+async function* exploredSession(n: number): AsyncGenerator<TransferItem> {
+  yield { kind: "session", session: { id: "s", info: null, leafId: "tail" } };
+  const createdAt = new Date().toISOString();
+  const item = (id: string, parentId: string | null, text: string): TransferItem => ({
+    kind: "message",
+    message: { id, parentId, role: "user", createdAt, content: JSON.stringify(message(id, text)) },
+  });
+  for (let i = 0; i < 20; i++) yield item(`m${i}`, i ? `m${i - 1}` : null, `common note ${i}`);
+  for (let i = 0; i < n; i++) yield item(`b${i}`, i ? `b${i - 1}` : "m5", `common branch ${i}`);
+  yield item("tail", "m19", "the end");
 }
 
 /** A table of `rows` under `title`, one column per size; nothing when the backend was skipped. */
@@ -221,6 +253,11 @@ try {
       const columns = FILTERED.map((n) => `${n} messages`);
       const title = `${backend}: a role or time filter behind every newer match`;
       out.push(...section(title, columns, await filters(backend)));
+    }
+    if (parts.includes("explored")) {
+      const columns = EXPLORED.map((n) => `${n}-message branch`);
+      const title = `${backend}: active-branch search, an abandoned branch holding every newer match`;
+      out.push(...section(title, columns, await explored(backend)));
     }
   }
 } finally {
