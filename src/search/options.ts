@@ -6,7 +6,7 @@ import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
 import type { StoreSearchOptions } from "../store/types.js";
-import type { SearchMatch } from "../types.js";
+import type { SearchMatch, SearchOptions } from "../types.js";
 
 /** Most turns a hit may bring on each side: context is for reading around a hit, not for paging history. */
 export const MAX_SEARCH_CONTEXT = 10;
@@ -31,6 +31,9 @@ export interface SearchPlan {
   vectors: boolean;
 }
 
+/** A search's role and time filters, as the plan holds them: what passesFilters decides a hit by. */
+export type SearchFilters = Pick<SearchPlan, "roles" | "since" | "until">;
+
 /** Validates and normalises search options (`INVALID_ARGUMENT` for anything malformed). */
 export function searchPlan(options: StoreSearchOptions | null | undefined): SearchPlan {
   const o = options ?? {};
@@ -38,9 +41,7 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
     limit: searchLimit(o.limit),
     activeOnly: searchBranch(o.branch) === "active",
     match: searchMatch(o.match),
-    roles: roleSet(o.role),
-    since: instant(o.since, "since"),
-    until: instant(o.until, "until"),
+    ...searchFilters(o),
     context: contextTurns(o.context),
     sessionId: o.sessionId,
     sessionIds: sessionSet(o.sessionIds),
@@ -48,8 +49,23 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
   };
 }
 
+/**
+ * Validates and normalises the `role`, `since` and `until` options of a search (or of another call that takes
+ * them, named by `caller` in the error: `INVALID_ARGUMENT`).
+ */
+export function searchFilters(
+  options: Pick<SearchOptions, "role" | "since" | "until">,
+  caller = "Search",
+): SearchFilters {
+  return {
+    roles: roleSet(options.role, caller),
+    since: instant(options.since, caller, "since"),
+    until: instant(options.until, caller, "until"),
+  };
+}
+
 /** True when a hit of this role and time passes the plan's role and time filters. */
-export function passesFilters(plan: SearchPlan, role: string, createdAt: string | undefined): boolean {
+export function passesFilters(plan: SearchFilters, role: string, createdAt: string | undefined): boolean {
   if (plan.roles !== undefined && !plan.roles.has(role)) return false;
   if (plan.since === undefined && plan.until === undefined) return true;
   if (createdAt === undefined) return false;
@@ -71,7 +87,7 @@ function compareInstants(a: string, b: string): number {
 }
 
 /** True when the plan filters hits by role or time. */
-export function hasFilters(plan: SearchPlan): boolean {
+export function hasFilters(plan: SearchFilters): boolean {
   return plan.roles !== undefined || plan.since !== undefined || plan.until !== undefined;
 }
 
@@ -81,26 +97,26 @@ function searchMatch(match: unknown): SearchMatch {
   throw new SessionError("INVALID_ARGUMENT", `Search match must be "any" or "all", got ${describe(match)}`);
 }
 
-function roleSet(role: unknown): ReadonlySet<string> | undefined {
+function roleSet(role: unknown, caller: string): ReadonlySet<string> | undefined {
   if (role === undefined || role === null) return undefined;
   const roles = typeof role === "string" ? [role] : Array.isArray(role) ? role : undefined;
   if (roles === undefined || roles.length === 0 || roles.some((r) => typeof r !== "string" || r === "")) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `Search role must be a non-empty string or a non-empty array of them, got ${describe(role)}`,
+      `${caller} role must be a non-empty string or a non-empty array of them, got ${describe(role)}`,
     );
   }
   return new Set(roles as string[]);
 }
 
-function instant(value: unknown, name: string): string | undefined {
+function instant(value: unknown, caller: string, name: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   const time =
     value instanceof Date ? value.getTime() : typeof value === "string" ? Date.parse(value) : Number.NaN;
   if (!Number.isFinite(time)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `Search ${name} must be an ISO-8601 time or a Date, got ${describe(value)}`,
+      `${caller} ${name} must be an ISO-8601 time or a Date, got ${describe(value)}`,
     );
   }
   return new Date(time).toISOString();

@@ -5,7 +5,7 @@
  * other backend answered.
  */
 import { isStorableId } from "../../message/ids.js";
-import type { SearchPlan } from "../../search/options.js";
+import type { SearchFilters, SearchPlan } from "../../search/options.js";
 import { timestampParam } from "../transfer/rows.js";
 
 /** The parameters of the filters (null: no filter), or null when no stored message can pass them. */
@@ -22,7 +22,7 @@ export interface FilterParams {
 const EARLIEST = Date.UTC(-4713, 10, 24);
 
 /** The plan's filters as parameters; null when no stored message can pass them. */
-export function filterParams(plan: SearchPlan): FilterParams | null {
+export function filterParams(plan: SearchFilters & Pick<SearchPlan, "sessionIds">): FilterParams | null {
   const roles = plan.roles === undefined ? null : [...plan.roles].filter(isStorableId);
   const sessionIds = plan.sessionIds === undefined ? null : [...plan.sessionIds].filter(isStorableId);
   if (roles?.length === 0 || sessionIds?.length === 0) return null;

@@ -8,7 +8,7 @@
  * JavaScript. The same condition can keep sessions to their active paths (an active-branch search whose window
  * held too few of their matches) and a search to the session a lookup keeps to.
  */
-import { hasFilters, type SearchPlan } from "../../search/options.js";
+import { hasFilters, type SearchFilters } from "../../search/options.js";
 import type { SqlValue } from "../connection/driver.js";
 import { ACTIVE_PATHS_SEQS } from "../tree.js";
 
@@ -37,7 +37,7 @@ export interface FilterScope {
  * keep to in SQL (no filter, or only bounds of an extended year, and no paths).
  */
 export function filterSql(
-  plan: SearchPlan,
+  plan: SearchFilters,
   { sessionNum, activePaths }: FilterScope = {},
 ): FilterSql | undefined {
   if (!hasFilters(plan) && activePaths === undefined) return undefined;
