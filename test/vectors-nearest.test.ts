@@ -3,9 +3,11 @@
 // its hits with the text channel's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { NearestOptions } from "../src/search/vectors/types.js";
+import type { StoreSearchOptions } from "../src/store/types.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { testEmbedder } from "./vectors/embedder.js";
-import { channel, describeTargets, seed, withStorage } from "./vectors/helpers.js";
+import { channel, describeTargets, importCrowd, seed, seedCrowd, withStorage } from "./vectors/helpers.js";
 
 await describeTargets((target) => {
   test("nearest finds by meaning a message that shares no word with the query, in scope", async () => {
@@ -99,6 +101,79 @@ await describeTargets((target) => {
           hits.some((h) => h.id === "car"),
           hits.map((h) => h.id).join(),
         );
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  test("nearest keeps to a role and a time range inside its read, however many nearer messages fail them", async () => {
+    await withStorage(target.fresh, async (storage) => {
+      const { embed } = testEmbedder();
+      const store = await storage.open({ embedder: embed });
+      try {
+        const { before, after } = await seedCrowd(store);
+        const vectors = channel(store);
+        await vectors.idle();
+        const best = async (filters: Omit<NearestOptions, "limit">, limit = 1) =>
+          storage.ids(store, await vectors.nearest("automobile", { limit, ...filters }));
+        // The crowd's vectors are all alike (equally near): any one of them is the nearest.
+        const crowd = async (filters: Omit<NearestOptions, "limit">) =>
+          assert.match((await best(filters)).join(), /^g\d+$/, JSON.stringify(filters));
+        await crowd({});
+        assert.deepEqual(await best({ role: "user" }), ["car"]);
+        assert.deepEqual(await best({ role: ["system", "user"] }, 5), ["car"]);
+        assert.deepEqual(await best({ until: before }), ["car"]);
+        assert.deepEqual(await best({ until: new Date(before) }), ["car"]);
+        assert.deepEqual(await best({ since: after }, 5), ["van"]);
+        assert.deepEqual(await best({ role: "user", sessionIds: ["b", "a"] }), ["car"]);
+        assert.deepEqual(await best({ role: "user", sessionId: "b" }), []);
+        assert.deepEqual(await best({ role: "user", since: before }), []);
+        // A role or session id no stored row can hold (Postgres refuses U+0000 in text) matches nothing.
+        assert.deepEqual(await best({ role: "user\u0000" }), []);
+        assert.deepEqual(await best({ sessionIds: ["a\u0000"] }), []);
+        await crowd({ since: before, until: after });
+        // Bounds of extended years are compared as instants: these two keep every message.
+        await crowd({ since: "-000001-01-01T00:00:00.000Z", until: "+010000-01-01T00:00:00.000Z" });
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  test("a role or time filter gets the vector hits that pass it, however many nearer ones fail it", async () => {
+    await withStorage(target.fresh, async (storage) => {
+      const { embed } = testEmbedder();
+      const store = await storage.open({ embedder: embed });
+      try {
+        const { before, after } = await seedCrowd(store);
+        await channel(store).idle();
+        // No message holds a word of the question: only the vector channel finds car and van.
+        const found = async (filters: StoreSearchOptions) =>
+          (await store.searchMessages("Which automobile did I get?", filters)).map((h) => h.id);
+        assert.deepEqual(await found({ role: "user" }), ["car"]);
+        assert.deepEqual(await found({ until: before }), ["car"]);
+        assert.deepEqual(await found({ since: after, sessionId: "a" }), ["van"]);
+        assert.deepEqual(await found({ role: "user", until: before, sessionIds: ["a"] }), ["car"]);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  test("a filter finds the one message that passes it behind more nearer ones than sqlite-vec's KNN answers", async () => {
+    await withStorage(target.fresh, async (storage) => {
+      const { embed } = testEmbedder();
+      const store = await storage.open({ embedder: embed });
+      try {
+        await importCrowd(store, 4200);
+        const vectors = channel(store);
+        await vectors.backfill({ batchSize: 500 });
+        const best = async (filters: Omit<NearestOptions, "limit">) =>
+          storage.ids(store, await vectors.nearest("automobile", { limit: 3, ...filters }));
+        assert.deepEqual(await best({ role: "user" }), ["car"]);
+        assert.deepEqual(await best({ until: "2021-01-01T00:00:00.000Z", sessionIds: ["crowd"] }), ["car"]);
+        assert.equal((await best({ role: "assistant", sessionId: "crowd" })).length, 3);
       } finally {
         await store.close();
       }

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { msg } from "../src/testing/contract/harness.js";
+import { channel } from "./vectors/helpers.js";
 
 test("bad vector options are refused when the store is made", async () => {
   const { MemoryStore } = await import("../src/memory/store.js");
@@ -18,6 +19,37 @@ test("bad vector options are refused when the store is made", async () => {
   await assert.rejects(store.vectors!.nearest("x", undefined as never), { code: "INVALID_ARGUMENT" });
   await assert.rejects(store.vectors!.backfill({ batchSize: 0 }), { code: "INVALID_ARGUMENT" });
   await store.close();
+});
+
+test("nearest refuses bad role and time filters with INVALID_ARGUMENT, before any other work", async () => {
+  const { MemoryStore } = await import("../src/memory/store.js");
+  const store = new MemoryStore({ embedder: async (texts) => texts.map(() => [1, 0]) });
+  try {
+    const vectors = channel(store);
+    const bad = [
+      { role: "" },
+      { role: [] },
+      { role: ["user", 3] },
+      { role: 5 },
+      { since: "yesterday-ish" },
+      { until: new Date(Number.NaN) },
+      { until: 1_700_000_000_000 },
+    ];
+    for (const filters of bad) {
+      for (const [query, limit] of [
+        ["x", 3],
+        ["   ", 3],
+        ["x", 0],
+      ] as const) {
+        await assert.rejects(vectors.nearest(query, { limit, ...(filters as object) }), {
+          code: "INVALID_ARGUMENT",
+        });
+      }
+    }
+    assert.deepEqual(await vectors.nearest("x", { limit: 3, role: null as never, since: null as never }), []);
+  } finally {
+    await store.close();
+  }
 });
 
 test("an embedder answering the wrong size or count is reported, and nothing is stored", async () => {

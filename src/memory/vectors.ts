@@ -1,8 +1,9 @@
+import { passesFilters } from "../search/options.js";
 import { StoreVectors } from "../search/vectors/channel.js";
 import { dot, TopK } from "../search/vectors/score.js";
 import type {
   Embedder,
-  NearestScope,
+  NearestRead,
   PendingText,
   VectorBackend,
   VectorStoreOptions,
@@ -81,12 +82,13 @@ class MemoryVectorBackend implements VectorBackend {
     }
   }
 
-  async nearest(query: Float32Array, options: NearestScope & { limit: number }): Promise<number[]> {
-    const top = new TopK(options.limit);
-    const scope = options.sessionIds ?? (options.sessionId === undefined ? undefined : [options.sessionId]);
+  async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
+    const top = new TopK(read.limit);
+    const scope = read.sessionIds ?? (read.sessionId === undefined ? undefined : [read.sessionId]);
     for (const [, row] of this.rows(scope)) {
       const entry = this.entries.get(row.seq);
-      if (entry?.vector && entry.text === row.text) top.add(row.seq, dot(query, entry.vector));
+      if (entry?.vector && entry.text === row.text && passesFilters(read, row.role, row.createdAt))
+        top.add(row.seq, dot(query, entry.vector));
     }
     return top.seqs();
   }

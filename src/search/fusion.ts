@@ -85,11 +85,15 @@ export async function nearestFor(
 ): Promise<number[] | undefined> {
   if (!takesVectors(channel, plan)) return undefined;
   const limit = vectorCandidates(plan.limit);
-  // The sessions go into the channel's own read: filtering its nearest messages afterwards found nothing for a
-  // set of sessions whose messages others' outnumber.
+  // The sessions, the role and the time range go into the channel's own read: filtering its nearest messages
+  // afterwards found nothing for a set of sessions whose messages others' outnumber, or a role or time range the
+  // nearest messages all miss. The active branch is still picked afterwards, by the backend's page.
   return channel.nearest(query, {
     limit,
     ...(plan.sessionId === undefined ? {} : { sessionId: plan.sessionId }),
     ...(plan.sessionIds === undefined ? {} : { sessionIds: [...plan.sessionIds] }),
+    ...(plan.roles === undefined ? {} : { role: [...plan.roles] }),
+    ...(plan.since === undefined ? {} : { since: plan.since }),
+    ...(plan.until === undefined ? {} : { until: plan.until }),
   });
 }

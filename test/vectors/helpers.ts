@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { after, describe } from "node:test";
 import type { StoreVectors } from "../../src/search/vectors/channel.js";
-import { msg } from "../../src/testing/contract/harness.js";
+import type { TransferItem } from "../../src/store/types.js";
+import { msg, toAsync } from "../../src/testing/contract/harness.js";
 import { testEmbedder } from "./embedder.js";
 import { closeTargets, type Storage, type VectorStore, type VectorTarget, vectorTargets } from "./targets.js";
 
@@ -20,12 +21,12 @@ export async function describeTargets(body: (target: VectorTarget) => void): Pro
 }
 
 /** The seeded texts: no two share a word, so only meaning links a query to its message. */
-export const TEXTS: Record<string, string> = {
+export const TEXTS = {
   car: "I finally bought a new sedan yesterday",
   doc: "The physician said my knee heals well",
   music: "We went to a violin recital on Sunday",
   food: "Dinner was pasta with tomatoes",
-};
+} satisfies Record<string, string>;
 
 /** The store's vector channel, asserting it has one. */
 export function channel(store: VectorStore): StoreVectors {
@@ -75,4 +76,46 @@ export async function openBroken(storage: Storage): Promise<{
   state.broken = true;
   const store = await storage.open({ embedder: embed, onEmbedError: (error) => errors.push(error) });
   return { store, state, errors };
+}
+
+/** Waits `ms` milliseconds (so that stored times fall on either side of a bound). */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Session "a" for the filter tests: "car" (user) far from "automobile", then 80 assistant turns nearer to it (more
+ * than a search's vector candidates), then "van" (assistant), farther again. `before` and `after` are times between
+ * the three groups: only "car" is a user's, or older than `before`; only "van" is newer than `after`.
+ */
+export async function seedCrowd(store: VectorStore): Promise<{ before: string; after: string }> {
+  const a = store.session("a");
+  await a.appendMessage(msg("car", TEXTS.car));
+  await pause(20);
+  const before = new Date().toISOString();
+  await pause(20);
+  for (let i = 0; i < 80; i++) await a.appendMessage(msg(`g${i}`, "sedan sedan cars", "assistant"));
+  await pause(20);
+  const after = new Date().toISOString();
+  await pause(20);
+  await a.appendMessage(msg("van", "The new sedan is parked outside today", "assistant"));
+  return { before, after };
+}
+
+/**
+ * Imports session "crowd" (appends would take seconds): "car" (user, stored in 2020), then `count` assistant turns
+ * nearer to "automobile" than it, stored now.
+ */
+export async function importCrowd(store: VectorStore, count: number): Promise<void> {
+  const message = (id: string, text: string, role: string, parentId: string | null, createdAt: string) => ({
+    kind: "message" as const,
+    message: { id, parentId, role, createdAt, content: JSON.stringify(msg(id, text, role)) },
+  });
+  const now = new Date().toISOString();
+  const items: TransferItem[] = [
+    { kind: "session", session: { id: "crowd", info: null, leafId: `g${count - 1}` } },
+    message("car", TEXTS.car, "user", null, "2020-01-01T00:00:00.000Z"),
+    ...Array.from({ length: count }, (_, i) =>
+      message(`g${i}`, "sedan sedan cars", "assistant", i === 0 ? "car" : `g${i - 1}`, now),
+    ),
+  ];
+  await store.transfer.importSession(toAsync(items));
 }

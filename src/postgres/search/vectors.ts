@@ -3,7 +3,7 @@ import { StoreVectors } from "../../search/vectors/channel.js";
 import { PLAIN_VECTOR_CANDIDATES } from "../../search/vectors/score.js";
 import type {
   Embedder,
-  NearestScope,
+  NearestRead,
   PendingText,
   VectorBackend,
   VectorStoreOptions,
@@ -12,6 +12,7 @@ import type {
 import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { nearestWhere } from "./vectors-scope.js";
 
 interface VectorTables {
   vectors: string;
@@ -207,19 +208,18 @@ class PostgresVectorBackend implements VectorBackend {
     this.kind = state?.kind ?? this.kind;
   }
 
-  async nearest(query: Float32Array, options: NearestScope & { limit: number }): Promise<number[]> {
+  async nearest(query: Float32Array, options: NearestRead): Promise<number[]> {
+    // The sessions, role and time range are conditions of the read ($3 on), so the vectors read are ones that pass.
+    const where = nearestWhere(this.t, options, 3);
+    if (where === null) return [];
     const executor = await this.executor();
-    const ids = options.sessionIds ?? (options.sessionId === undefined ? undefined : [options.sessionId]);
-    const scope =
-      ids === undefined
-        ? ""
-        : ` AND v.session_num IN (SELECT num FROM ${this.t.heads} WHERE session_id = ANY($3::text[]))`;
-    const params: unknown[] = [vectorLiteral(query, this.kind === "pgvector"), options.limit];
-    if (ids !== undefined) params.push(ids);
-    if (this.kind === "pgvector") {
+    const native = this.kind === "pgvector";
+    const params: unknown[] = [vectorLiteral(query, native), options.limit, ...where.params];
+    if (native) {
       const sql = `SELECT v.seq FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
-        WHERE v.embedding IS NOT NULL${scope} AND ${CURRENT} ORDER BY v.embedding <=> $1::vector LIMIT $2`;
-      // HNSW hands over ef_search candidates; an iterative scan (pgvector >= 0.8) keeps going when filters drop some.
+        WHERE v.embedding IS NOT NULL${where.sql} AND ${CURRENT} ORDER BY v.embedding <=> $1::vector LIMIT $2`;
+      // HNSW hands over ef_search candidates; an iterative scan (pgvector >= 0.8) keeps going while the conditions
+      // drop some (up to pgvector's hnsw.max_scan_tuples, 20,000 by default).
       const rows = await executor.transaction(async (run) => {
         await run(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, options.limit * 2))}`);
         if (this.iterative) await run("SET LOCAL hnsw.iterative_scan = relaxed_order");
@@ -231,7 +231,7 @@ class PostgresVectorBackend implements VectorBackend {
     const rows = await executor.query<{ seq: string | number }>(
       `SELECT c.seq FROM (
          SELECT v.seq, v.vector FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
-         WHERE v.vector IS NOT NULL${scope} AND ${CURRENT} ORDER BY v.seq DESC LIMIT ${PLAIN_VECTOR_CANDIDATES}
+         WHERE v.vector IS NOT NULL${where.sql} AND ${CURRENT} ORDER BY v.seq DESC LIMIT ${PLAIN_VECTOR_CANDIDATES}
        ) c
        ORDER BY (SELECT sum(a * b) FROM unnest(c.vector, $1::float4[]) AS x(a, b)) DESC, c.seq DESC LIMIT $2`,
       params,

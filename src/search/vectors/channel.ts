@@ -1,7 +1,7 @@
 import { SessionError } from "../../errors.js";
 import { emitWarning } from "../../runtime/warn.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
-import { MAX_SEARCH_SESSIONS } from "../options.js";
+import { MAX_SEARCH_SESSIONS, searchFilters } from "../options.js";
 import { assertEmbedder, type EmbedFn, embedFunction, textHash } from "./embed.js";
 import type {
   BackfillOptions,
@@ -64,7 +64,7 @@ export class StoreVectors implements VectorChannel {
     if (typeof options !== "object" || options === null) {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        "nearest(): options { limit, sessionId?, sessionIds? } are required",
+        "nearest(): options { limit, sessionId?, sessionIds?, role?, since?, until? } are required",
       );
     }
     const limit = options.limit;
@@ -72,6 +72,7 @@ export class StoreVectors implements VectorChannel {
       throw new SessionError("INVALID_ARGUMENT", "nearest(): limit must be a whole number >= 0");
     }
     const scope = nearestScope(options);
+    const filters = searchFilters(options, "nearest():");
     if (typeof query !== "string" || query.trim() === "" || limit === 0 || scope === null) return [];
     await this.ready();
     if ((await this.backend.dimensions()) === null) return [];
@@ -82,7 +83,7 @@ export class StoreVectors implements VectorChannel {
       this.report(error);
       return [];
     }
-    return this.backend.nearest(vector, { ...scope, limit });
+    return this.backend.nearest(vector, { ...scope, ...filters, limit });
   }
 
   async backfill(options: BackfillOptions = {}): Promise<{ embedded: number; failed: number }> {

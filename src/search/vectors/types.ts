@@ -2,6 +2,8 @@
  * The vector channel of hybrid recall (docs/RECALL.md, "Hybrid recall"): what a store with an `embedder` exposes as
  * `store.vectors`, the options that turn it on, and the small interface each backend implements for it.
  */
+import type { SearchOptions } from "../../types.js";
+import type { SearchFilters } from "../options.js";
 
 /** The part of an AI SDK embedding model (`openai.embedding(...)`, …) agent-session relies on: `embedMany` takes it. */
 export interface EmbeddingModelLike {
@@ -17,7 +19,8 @@ export type Embedder = ((texts: string[]) => Promise<number[][]>) | EmbeddingMod
 export interface VectorChannel {
   /**
    * Seqs (the stores' row sequence numbers, as SearchResult rows are keyed internally) of the messages nearest to
-   * `query`, best first, at most `limit`, optionally within one session; [] when nothing is embedded yet.
+   * `query`, best first, at most `limit`, optionally within sessions, a role and a time range (see
+   * {@link NearestOptions}); [] when nothing is embedded yet.
    * Never throws for an embedder failure: reports it (see onError) and returns [] so the text channel still answers.
    */
   nearest(query: string, options: NearestOptions): Promise<number[]>;
@@ -30,8 +33,11 @@ export interface VectorChannel {
   status(): Promise<VectorStatus>;
 }
 
-/** Which messages {@link VectorChannel.nearest} answers from: at most `limit`, in one session or a set of them. */
-export interface NearestOptions {
+/**
+ * Which messages {@link VectorChannel.nearest} answers from: at most `limit`, in one session or a set of them, of a
+ * role and a time range as a search's `role`, `since` and `until` say (kept to inside the nearest-neighbour read).
+ */
+export interface NearestOptions extends Pick<SearchOptions, "role" | "since" | "until"> {
   limit: number;
   sessionId?: string;
   /** At most 1,000 sessions (as a search's `sessionIds`); with `sessionId` as well, that session if it is in the set. */
@@ -42,6 +48,9 @@ export interface NearestOptions {
 export type NearestScope =
   | { sessionId?: string; sessionIds?: undefined }
   | { sessionId?: undefined; sessionIds: readonly string[] };
+
+/** What a backend's nearest() reads: the scope, the filters (normalised as a search plan's) and the limit. */
+export type NearestRead = NearestScope & SearchFilters & { limit: number };
 
 /** Options of {@link VectorChannel.backfill}. */
 export interface BackfillOptions {
@@ -119,8 +128,11 @@ export interface VectorBackend {
   pendingIds(sessionId: string, ids: readonly string[]): Promise<PendingText[]>;
   /** Stores vectors (unit length, all of one size), replacing what the seqs had. */
   write(rows: readonly VectorWrite[]): Promise<void>;
-  /** Seqs of current vectors nearest to the unit vector `query`, best first. */
-  nearest(query: Float32Array, options: NearestScope & { limit: number }): Promise<number[]>;
+  /**
+   * Seqs of current vectors nearest to the unit vector `query`, best first, among the messages of the scope that
+   * pass the filters: the filter is part of the read, never stricter than passesFilters (search/options.ts).
+   */
+  nearest(query: Float32Array, read: NearestRead): Promise<number[]>;
   /** Removes vectors of messages that no longer exist (in one session, or everywhere). */
   prune(sessionId?: string): Promise<void>;
   /** Counts for {@link VectorChannel.status}. */

@@ -2,10 +2,10 @@ import { SessionError } from "../../errors.js";
 import { canBeStored } from "../../message/ids.js";
 import { storedMessageText } from "../../message/text.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
-import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
-import { dot, PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
+import { vectorBytes } from "../../search/vectors/embed.js";
 import type {
   Embedder,
+  NearestRead,
   NearestScope,
   PendingText,
   VectorBackend,
@@ -16,38 +16,14 @@ import type { SqliteBackend } from "../backend.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { loadSqliteVec } from "./vectors-extension.js";
-
-// Created on the channel's first use only: a store without an embedder never has them. `content_hash` is the
-// message row's when its text was read (a mismatch = stale), `text_hash` the embedded text's (an update that keeps
-// the text keeps the vector). `vector` holds float32 bytes in the plain table; with sqlite-vec the vectors live in
-// agent_message_vectors_vec (rowid = seq) and `vector` stays NULL.
-const TABLES = [
-  `CREATE TABLE IF NOT EXISTS agent_message_vectors (
-    seq INTEGER PRIMARY KEY,
-    session_num INTEGER NOT NULL,
-    content_hash TEXT,
-    text_hash TEXT NOT NULL,
-    vector BLOB
-  )`,
-  "CREATE INDEX IF NOT EXISTS agent_message_vectors_session ON agent_message_vectors(session_num, seq)",
-  `CREATE TABLE IF NOT EXISTS agent_vector_state (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    dimensions INTEGER NOT NULL,
-    kind TEXT NOT NULL
-  )`,
-];
-
-// A vector row is current when it was made from the message row as it is now (same session, same content hash).
-const CURRENT = "v.session_num = m.session_num AND v.content_hash IS m.content_hash";
+import { knnNearest, scanNearest } from "./vectors-nearest.js";
+import { CURRENT, int, VECTOR_TABLES } from "./vectors-schema.js";
 
 const PENDING_SELECT = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, m.content_hash,
   CASE WHEN v.session_num = m.session_num THEN v.text_hash END AS stored
   FROM agent_messages m LEFT JOIN agent_message_vectors v ON v.seq = m.seq`;
 
 type PendingRow = [number, number, unknown, string | null, string | null];
-
-// sqlite-vec refuses a JS number (bound as a float) for its rowid and partition key.
-const int = (value: number | string) => BigInt(value);
 
 /** Vectors of a SQLite store: sqlite-vec where it loads, else float32 BLOBs scored in JavaScript. */
 class SqliteVectorBackend implements VectorBackend {
@@ -65,7 +41,7 @@ class SqliteVectorBackend implements VectorBackend {
 
   async ensure(): Promise<void> {
     const driver = this.driver;
-    for (const statement of TABLES) driver.run(statement);
+    for (const statement of VECTOR_TABLES) driver.run(statement);
     const state = driver.get<{ dimensions: number; kind: string }>(
       "SELECT dimensions, kind FROM agent_vector_state WHERE id = 1",
     );
@@ -176,31 +152,11 @@ class SqliteVectorBackend implements VectorBackend {
     }
   }
 
-  async nearest(query: Float32Array, options: NearestScope & { limit: number }): Promise<number[]> {
-    const nums = this.scopeNums(options);
+  async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
+    const nums = this.scopeNums(read);
     if (nums?.length === 0) return [];
-    // The sessions' numbers as one JSON array: sqlite-vec runs its search once per session of the set.
-    const scope = nums === undefined ? "" : " AND v.session_num IN (SELECT value FROM json_each(?))";
-    const scopeParams = nums === undefined ? [] : [JSON.stringify(nums)];
-    if (this.kind === "sqlite-vec") {
-      // sqlite-vec answers at most 4,096 neighbours; a few more than asked make up for stale rows left out.
-      const k = Math.min(4096, options.limit + 16);
-      return this.driver.column<number>(
-        `WITH knn AS MATERIALIZED (SELECT rowid AS seq, distance FROM agent_message_vectors_vec
-           WHERE embedding MATCH ? AND k = ?${nums === undefined ? "" : " AND session_num IN (SELECT value FROM json_each(?))"})
-         SELECT knn.seq FROM knn JOIN agent_message_vectors v ON v.seq = knn.seq JOIN agent_messages m ON m.seq = v.seq
-         WHERE ${CURRENT} ORDER BY knn.distance, knn.seq DESC LIMIT ?`,
-        [vectorBytes(query), k, ...scopeParams, options.limit],
-      );
-    }
-    const top = new TopK(options.limit);
-    const rows = this.driver.tuples<[number, Uint8Array | ArrayBuffer]>(
-      `SELECT v.seq, v.vector FROM agent_message_vectors v JOIN agent_messages m ON m.seq = v.seq
-       WHERE v.vector IS NOT NULL${scope} AND ${CURRENT} ORDER BY v.seq DESC LIMIT ?`,
-      [...scopeParams, PLAIN_VECTOR_CANDIDATES],
-    );
-    for (const [seq, bytes] of rows) top.add(seq, dot(query, bytesVector(bytes)));
-    return top.seqs();
+    if (this.kind === "sqlite-vec") return knnNearest(this.driver, query, read, nums);
+    return scanNearest(this.driver, query, read, nums, "blob").seqs();
   }
 
   // The numbers of the sessions nearest() keeps to (only those stored), or undefined for every session.
