@@ -1,13 +1,21 @@
 // The vector channel of hybrid recall (store.vectors) on every backend with a deterministic embedder: nearest()
-// finds by meaning what shares no word with the query, within a session or a set of sessions, and a search fuses
-// its hits with the text channel's.
+// finds by meaning what shares no word with the query, within a session, a set of sessions, a role, a time range
+// or a session's active path, and a search fuses its hits with the text channel's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { NearestOptions } from "../src/search/vectors/types.js";
 import type { StoreSearchOptions } from "../src/store/types.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { testEmbedder } from "./vectors/embedder.js";
-import { channel, describeTargets, importCrowd, seed, seedCrowd, withStorage } from "./vectors/helpers.js";
+import {
+  channel,
+  describeTargets,
+  importCrowd,
+  seed,
+  seedCrowd,
+  TEXTS,
+  withStorage,
+} from "./vectors/helpers.js";
 
 await describeTargets((target) => {
   test("nearest finds by meaning a message that shares no word with the query, in scope", async () => {
@@ -155,6 +163,37 @@ await describeTargets((target) => {
         assert.deepEqual(await found({ until: before }), ["car"]);
         assert.deepEqual(await found({ since: after, sessionId: "a" }), ["van"]);
         assert.deepEqual(await found({ role: "user", until: before, sessionIds: ["a"] }), ["car"]);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  test("an active-branch read keeps to the session's path, however many nearer messages a left branch holds", async () => {
+    await withStorage(target.fresh, async (storage) => {
+      const { embed } = testEmbedder();
+      const store = await storage.open({ embedder: embed });
+      try {
+        // "car", then 80 turns nearer to "automobile" on a branch the conversation left: it went on from "car".
+        const s = store.session("p");
+        await s.appendMessage(msg("car", TEXTS.car));
+        for (let i = 0; i < 80; i++)
+          await s.appendMessage(msg(`g${i}`, "sedan sedan cars"), i === 0 ? "car" : `g${i - 1}`);
+        await s.appendMessage(msg("food", TEXTS.food), "car");
+        const vectors = channel(store);
+        await vectors.idle();
+        const best = async (options: Omit<NearestOptions, "limit">) =>
+          storage.ids(store, await vectors.nearest("automobile", { limit: 1, ...options }));
+        assert.match((await best({ sessionId: "p" })).join(), /^g\d+$/);
+        assert.deepEqual(await best({ sessionId: "p", branch: "active" }), ["car"]);
+        assert.deepEqual(await best({ sessionId: "p", branch: "active", role: "assistant" }), []);
+        // No message holds a word of the question: only the vector channel finds "car".
+        const hits = await store.searchMessages("Which automobile did I get?", {
+          sessionId: "p",
+          branch: "active",
+        });
+        assert.equal(hits[0]?.id, "car", hits.map((h) => h.id).join());
+        assert.ok(hits.every((h) => h.onActivePath));
       } finally {
         await store.close();
       }

@@ -21,7 +21,7 @@ test("bad vector options are refused when the store is made", async () => {
   await store.close();
 });
 
-test("nearest refuses bad role and time filters with INVALID_ARGUMENT, before any other work", async () => {
+test("nearest refuses bad role, time and branch options with INVALID_ARGUMENT, before any other work", async () => {
   const { MemoryStore } = await import("../src/memory/store.js");
   const store = new MemoryStore({ embedder: async (texts) => texts.map(() => [1, 0]) });
   try {
@@ -34,6 +34,10 @@ test("nearest refuses bad role and time filters with INVALID_ARGUMENT, before an
       { since: "yesterday-ish" },
       { until: new Date(Number.NaN) },
       { until: 1_700_000_000_000 },
+      { branch: "sideways" },
+      // Only one session's active path is kept to inside the read.
+      { branch: "active" },
+      { branch: "active", sessionIds: ["a"] },
     ];
     for (const filters of bad) {
       for (const [query, limit] of [

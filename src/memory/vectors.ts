@@ -9,7 +9,7 @@ import type {
   VectorStoreOptions,
   VectorWrite,
 } from "../search/vectors/types.js";
-import type { MemoryMessageRow, MemoryBackend as MemoryStore } from "./data.js";
+import { activePath, type MemoryMessageRow, type MemoryBackend as MemoryStore } from "./data.js";
 
 interface Entry {
   sessionId: string;
@@ -85,8 +85,14 @@ class MemoryVectorBackend implements VectorBackend {
   async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
     const top = new TopK(read.limit);
     const scope = read.sessionIds ?? (read.sessionId === undefined ? undefined : [read.sessionId]);
+    const data =
+      read.activePath && read.sessionId !== undefined
+        ? this.store.sessionData(read.sessionId, false)
+        : undefined;
+    const path = data === undefined ? undefined : activePath(data);
     for (const [, row] of this.rows(scope)) {
       const entry = this.entries.get(row.seq);
+      if (read.activePath && !path?.has(row)) continue;
       if (entry?.vector && entry.text === row.text && passesFilters(read, row.role, row.createdAt))
         top.add(row.seq, dot(query, entry.vector));
     }

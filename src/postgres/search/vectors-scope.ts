@@ -1,11 +1,13 @@
 /**
- * The sessions and the role and time filters of the vector channel's nearest read on Postgres, as conditions on
- * the vectors `v` and messages `m`: inside the read, so a nearest read with a filter scores the vectors that pass
- * it (filtering the nearest vectors afterwards found nothing for a role or time range they all miss). The
- * parameters are filterParams' (filters.ts): exact, never stricter than passesFilters, and none a row cannot hold.
+ * The sessions, the role and time filters and one session's active path of the vector channel's nearest read on
+ * Postgres, as conditions on the vectors `v` and messages `m`: inside the read, so a nearest read with a filter
+ * scores the vectors that pass it (filtering the nearest vectors afterwards found nothing for a role or time range
+ * they all miss). The parameters are filterParams' (filters.ts): exact, never stricter than passesFilters, and none
+ * a row cannot hold.
  */
 import type { NearestRead } from "../../search/vectors/types.js";
 import type { Tables } from "../schema.js";
+import { pathCte } from "../tree.js";
 import { filterParams } from "./filters.js";
 
 /** Conditions (each starting with AND) and their parameters, numbered from `$first`. */
@@ -39,5 +41,13 @@ export function nearestWhere(t: Tables, read: NearestRead, first: number): Neare
   if (filters.roles !== null) add((p) => `m.role = ANY(${p}::text[])`, filters.roles);
   if (filters.since !== null) add((p) => `m.created_at >= ${p}::timestamptz`, filters.since);
   if (filters.until !== null) add((p) => `m.created_at < ${p}::timestamptz`, filters.until);
+  // One session's active path (the channel allows it for one session only), walked once from its head's leaf.
+  if (read.activePath && filters.sessionIds !== null) {
+    const leaf = (p: string) => `(SELECT leaf_seq FROM ${t.heads} WHERE session_id = (${p}::text[])[1])`;
+    add(
+      (p) => `m.seq IN (WITH RECURSIVE ${pathCte(t.messages, leaf(p))} SELECT seq FROM path)`,
+      filters.sessionIds,
+    );
+  }
   return { sql, params };
 }

@@ -1,4 +1,5 @@
 import { SessionError } from "../../errors.js";
+import { describe } from "../../message/describe.js";
 import { emitWarning } from "../../runtime/warn.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
 import { MAX_SEARCH_SESSIONS, searchFilters } from "../options.js";
@@ -64,7 +65,7 @@ export class StoreVectors implements VectorChannel {
     if (typeof options !== "object" || options === null) {
       throw new SessionError(
         "INVALID_ARGUMENT",
-        "nearest(): options { limit, sessionId?, sessionIds?, role?, since?, until? } are required",
+        "nearest(): options { limit, sessionId?, sessionIds?, role?, since?, until?, branch? } are required",
       );
     }
     const limit = options.limit;
@@ -73,6 +74,7 @@ export class StoreVectors implements VectorChannel {
     }
     const scope = nearestScope(options);
     const filters = searchFilters(options, "nearest():");
+    const activePath = nearestBranch(options);
     if (typeof query !== "string" || query.trim() === "" || limit === 0 || scope === null) return [];
     await this.ready();
     if ((await this.backend.dimensions()) === null) return [];
@@ -83,7 +85,7 @@ export class StoreVectors implements VectorChannel {
       this.report(error);
       return [];
     }
-    return this.backend.nearest(vector, { ...scope, ...filters, limit });
+    return this.backend.nearest(vector, { ...scope, ...filters, limit, activePath });
   }
 
   async backfill(options: BackfillOptions = {}): Promise<{ embedded: number; failed: number }> {
@@ -248,6 +250,24 @@ function abandonable<T>(promise: Promise<T>, signal: AbortSignal | undefined): P
     signal.addEventListener("abort", abort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
   });
+}
+
+/**
+ * Whether nearest() keeps to the active path, checked (`INVALID_ARGUMENT`): of one session only, whose path is
+ * walked once; a set's or the store's paths could be any length.
+ */
+function nearestBranch({ branch, sessionId }: NearestOptions): boolean {
+  if (branch !== undefined && branch !== "active" && branch !== "all") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `nearest(): branch must be "active" or "all", got ${describe(branch)}`,
+    );
+  }
+  if (branch !== "active") return false;
+  if (typeof sessionId !== "string") {
+    throw new SessionError("INVALID_ARGUMENT", 'nearest(): branch "active" needs a sessionId');
+  }
+  return true;
 }
 
 /** The sessions nearest() keeps to, checked (`INVALID_ARGUMENT`); null when the options leave none to search. */

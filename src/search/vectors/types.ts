@@ -42,6 +42,11 @@ export interface NearestOptions extends Pick<SearchOptions, "role" | "since" | "
   sessionId?: string;
   /** At most 1,000 sessions (as a search's `sessionIds`); with `sessionId` as well, that session if it is in the set. */
   sessionIds?: readonly string[];
+  /**
+   * `"active"`: only the session's active path, kept to inside the read (so a long abandoned branch never crowds
+   * it out); needs `sessionId`. Default `"all"`.
+   */
+  branch?: "active" | "all";
 }
 
 /** The sessions a backend's nearest() keeps to: one, a set (never empty), or neither (every session). */
@@ -49,8 +54,11 @@ export type NearestScope =
   | { sessionId?: string; sessionIds?: undefined }
   | { sessionId?: undefined; sessionIds: readonly string[] };
 
-/** What a backend's nearest() reads: the scope, the filters (normalised as a search plan's) and the limit. */
-export type NearestRead = NearestScope & SearchFilters & { limit: number };
+/**
+ * What a backend's nearest() reads: the scope, the filters (normalised as a search plan's), the limit, and whether
+ * only the active path of the one session (`sessionId`) counts.
+ */
+export type NearestRead = NearestScope & SearchFilters & { limit: number; activePath: boolean };
 
 /** Options of {@link VectorChannel.backfill}. */
 export interface BackfillOptions {

@@ -10,7 +10,7 @@ import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
 import { dot, PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
 import type { NearestRead } from "../../search/vectors/types.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
-import { filterSql } from "./filters.js";
+import { type FilterSql, filterSql } from "./filters.js";
 import { CURRENT } from "./vectors-schema.js";
 
 /** The most neighbours sqlite-vec answers per query, and per session of a set (it searches each one by itself). */
@@ -27,12 +27,18 @@ function conditions(
     parts.push("v.session_num IN (SELECT value FROM json_each(?))");
     params.push(JSON.stringify(nums));
   }
-  const filter = filterSql(read);
+  const filter = readFilter(read, nums);
   if (filter !== undefined) {
     parts.push(filter.where);
     params.push(...filter.params);
   }
   return { sql: parts.join(" AND "), params };
+}
+
+// The read's role and time filters and, for an active-branch read of one session (`nums` is it), its active path,
+// as a condition on the messages `m` (filters.ts).
+function readFilter(read: NearestRead, nums: readonly number[] | undefined): FilterSql | undefined {
+  return filterSql(read, read.activePath && nums !== undefined ? { activePaths: nums } : {});
 }
 
 /**
@@ -94,7 +100,7 @@ export function knnNearest(
   const scope = nums === undefined ? [] : [JSON.stringify(nums)];
   const knn = `WITH knn AS MATERIALIZED (SELECT rowid AS seq, distance, session_num FROM agent_message_vectors_vec
     WHERE embedding MATCH ? AND k = ?${partitions})`;
-  if (!hasFilters(read)) {
+  if (!hasFilters(read) && !read.activePath) {
     // A few more than asked make up for stale rows left out.
     return driver.column<number>(
       `${knn} SELECT knn.seq FROM knn JOIN agent_message_vectors v ON v.seq = knn.seq
@@ -103,7 +109,7 @@ export function knnNearest(
     );
   }
   // Every neighbour comes back (to count them per session); one the read does not take has no role.
-  const filter = filterSql(read);
+  const filter = readFilter(read, nums);
   const sql = `${knn} SELECT knn.seq, knn.session_num, knn.distance, m.role, m.created_at FROM knn
     LEFT JOIN agent_message_vectors v ON v.seq = knn.seq
     LEFT JOIN agent_messages m ON m.seq = v.seq AND ${CURRENT}${filter ? ` AND ${filter.where}` : ""}
