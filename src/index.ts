@@ -61,6 +61,7 @@ export type {
   BackfillOptions,
   Embedder,
   EmbeddingModelLike,
+  NearestOptions,
   VectorChannel,
   VectorStatus,
   VectorStoreOptions,
