@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it, test } from "node:test";
 import { DURABLE_OBJECT_VALUE_LIMIT } from "../src/sqlite/connection/sql-tag-driver.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { bytesOf } from "../src/testing/contract/attachments.spec.js";
+import { bytesOf } from "../src/testing/contract/media-harness.js";
 import { runProviderContract } from "../src/testing/index.js";
 import type { SessionMessage } from "../src/types.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";

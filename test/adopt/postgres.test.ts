@@ -3,7 +3,7 @@ import { after, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresSearchProvider, PostgresStore } from "../../src/postgres/index.js";
 import { tableNames } from "../../src/postgres/schema.js";
-import { bytesOf } from "../../src/testing/contract/attachments.spec.js";
+import { bytesOf } from "../../src/testing/contract/media-harness.js";
 import { parseJson, runCli } from "../cli/helpers.js";
 import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { AgentSearchProvider, Session, SqliteStore } from "../../src/index.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
-import { bytesOf } from "../../src/testing/contract/attachments.spec.js";
+import { bytesOf } from "../../src/testing/contract/media-harness.js";
 import {
   imageMessage,
   type ReferenceSnapshot,

@@ -4,8 +4,8 @@ import type { SessionStore } from "../../store/types.js";
 import type { HistoryReadOptions, SessionMessage } from "../../types.js";
 import { estimateMessageTokens } from "../../utils/tokens.js";
 import type { Suite } from "../runner.js";
-import { bytesOf } from "./attachments.spec.js";
 import { appendChain, type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
+import { bytesOf } from "./media-harness.js";
 
 async function batches(
   store: SessionStore,

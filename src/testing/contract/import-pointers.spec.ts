@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { hasAttachmentStore, hasTransfer, type SessionStore, type TransferItem } from "../../store/types.js";
 import type { SessionMessage } from "../../types.js";
 import type { Suite } from "../runner.js";
-import { bytesOf } from "./attachments.spec.js";
 import { type ContractTarget, rejectsWithCode, toAsync, withStore } from "./harness.js";
+import { bytesOf } from "./media-harness.js";
 
 const image = (id: string, seed: number): SessionMessage =>
   ({
