@@ -1,5 +1,7 @@
 import { checkTarget, suiteOf, type TestApi } from "../runner.js";
 import { attachmentsSpec } from "./attachments.spec.js";
+import { attachmentsLifetimeSpec } from "./attachments-lifetime.spec.js";
+import { attachmentsTransferSpec } from "./attachments-transfer.spec.js";
 import { closedSpec } from "./closed.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
@@ -56,6 +58,8 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     writesSpec(suite, target);
     largeSpec(suite, target);
     attachmentsSpec(suite, target);
+    attachmentsLifetimeSpec(suite, target);
+    attachmentsTransferSpec(suite, target);
     importPointersSpec(suite, target);
     idsSpec(suite, target);
     closedSpec(suite, target);
