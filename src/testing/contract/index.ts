@@ -20,6 +20,7 @@ import { persistenceSpec } from "./persistence.spec.js";
 import { recallSpec } from "./recall.spec.js";
 import { recentSpec } from "./recent.spec.js";
 import { registrySpec } from "./registry.spec.js";
+import { registryLimitsSpec } from "./registry-limits.spec.js";
 import { remindersSpec } from "./reminders.spec.js";
 import { searchSpec } from "./search.spec.js";
 import { searchAgreementSpec } from "./search-agreement.spec.js";
@@ -66,6 +67,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     feedSpec(suite, target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(suite, target);
+    registryLimitsSpec(suite, target);
     managerLifecycleSpec(suite, target);
     managerMessagesSpec(suite, target);
     managerSearchSpec(suite, target);
