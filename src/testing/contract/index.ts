@@ -19,6 +19,7 @@ import { overlaysSpec } from "./overlays.spec.js";
 import { persistenceSpec } from "./persistence.spec.js";
 import { recallSpec } from "./recall.spec.js";
 import { recentSpec } from "./recent.spec.js";
+import { recentBudgetsSpec } from "./recent-budgets.spec.js";
 import { registrySpec } from "./registry.spec.js";
 import { registryLimitsSpec } from "./registry-limits.spec.js";
 import { remindersSpec } from "./reminders.spec.js";
@@ -53,6 +54,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchAgreementSpec(suite, target);
     recentSpec(suite, target);
     historyStreamSpec(suite, target);
+    recentBudgetsSpec(suite, target);
     persistenceSpec(suite, target);
     contextStoreSpec(suite, target);
     remindersSpec(suite, target);
