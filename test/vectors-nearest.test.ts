@@ -6,7 +6,6 @@ import { test } from "node:test";
 import type { NearestOptions } from "../src/search/vectors/types.js";
 import type { StoreSearchOptions } from "../src/store/types.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { testEmbedder } from "./vectors/embedder.js";
 import {
   channel,
   describeTargets,
@@ -14,208 +13,166 @@ import {
   seed,
   seedCrowd,
   TEXTS,
-  withStorage,
+  withEmbedded,
 } from "./vectors/helpers.js";
 
 await describeTargets((target) => {
   test("nearest finds by meaning a message that shares no word with the query, in scope", async () => {
-    await withStorage(target.fresh, async (storage) => {
-      const { embed } = testEmbedder();
-      const store = await storage.open({ embedder: embed });
-      try {
-        await seed(store);
-        const vectors = channel(store);
-        await vectors.idle();
-        assert.equal(vectors.index, target.index);
-        assert.deepEqual(await vectors.status(), { embedded: 4, pending: 0 });
-        const best = async (query: string, sessionId?: string) =>
-          storage.ids(
-            store,
-            await vectors.nearest(query, { limit: 1, ...(sessionId === undefined ? {} : { sessionId }) }),
-          );
-        assert.deepEqual(await best("automobile"), ["car"]);
-        assert.deepEqual(await best("which doctor"), ["doc"]);
-        assert.deepEqual(await best("guitar concert"), ["music"]);
-        // Within session "b" the car message is out of scope.
-        assert.notDeepEqual(await best("automobile", "b"), ["car"]);
-        assert.deepEqual(await best("guitar concert", "b"), ["music"]);
-        assert.deepEqual(await vectors.nearest("automobile", { sessionId: "nobody", limit: 5 }), []);
-        // A set of sessions is the scope too.
-        const inSet = async (query: string, sessionIds: string[]) =>
-          storage.ids(store, await vectors.nearest(query, { sessionIds, limit: 1 }));
-        assert.deepEqual(await inSet("automobile", ["b", "a"]), ["car"]);
-        assert.notDeepEqual(await inSet("automobile", ["b", "nobody"]), ["car"]);
-        assert.deepEqual(await inSet("automobile", []), []);
-        assert.deepEqual(await inSet("automobile", ["nobody"]), []);
-        await assert.rejects(vectors.nearest("automobile", { sessionIds: "a" as never, limit: 1 }), {
-          code: "INVALID_ARGUMENT",
-        });
-        const all = await storage.ids(store, await vectors.nearest("automobile", { limit: 10 }));
-        assert.deepEqual([...all].sort(), ["car", "doc", "food", "music"]);
-        assert.deepEqual(await vectors.nearest("automobile", { limit: 0 }), []);
-        assert.deepEqual(await vectors.nearest("   ", { limit: 3 }), []);
-      } finally {
-        await store.close();
-      }
+    await withEmbedded(target.fresh, async (store, storage) => {
+      await seed(store);
+      const vectors = channel(store);
+      await vectors.idle();
+      assert.equal(vectors.index, target.index);
+      assert.deepEqual(await vectors.status(), { embedded: 4, pending: 0 });
+      const best = async (query: string, sessionId?: string) =>
+        storage.ids(
+          store,
+          await vectors.nearest(query, { limit: 1, ...(sessionId === undefined ? {} : { sessionId }) }),
+        );
+      assert.deepEqual(await best("automobile"), ["car"]);
+      assert.deepEqual(await best("which doctor"), ["doc"]);
+      assert.deepEqual(await best("guitar concert"), ["music"]);
+      // Within session "b" the car message is out of scope.
+      assert.notDeepEqual(await best("automobile", "b"), ["car"]);
+      assert.deepEqual(await best("guitar concert", "b"), ["music"]);
+      assert.deepEqual(await vectors.nearest("automobile", { sessionId: "nobody", limit: 5 }), []);
+      // A set of sessions is the scope too.
+      const inSet = async (query: string, sessionIds: string[]) =>
+        storage.ids(store, await vectors.nearest(query, { sessionIds, limit: 1 }));
+      assert.deepEqual(await inSet("automobile", ["b", "a"]), ["car"]);
+      assert.notDeepEqual(await inSet("automobile", ["b", "nobody"]), ["car"]);
+      assert.deepEqual(await inSet("automobile", []), []);
+      assert.deepEqual(await inSet("automobile", ["nobody"]), []);
+      await assert.rejects(vectors.nearest("automobile", { sessionIds: "a" as never, limit: 1 }), {
+        code: "INVALID_ARGUMENT",
+      });
+      const all = await storage.ids(store, await vectors.nearest("automobile", { limit: 10 }));
+      assert.deepEqual([...all].sort(), ["car", "doc", "food", "music"]);
+      assert.deepEqual(await vectors.nearest("automobile", { limit: 0 }), []);
+      assert.deepEqual(await vectors.nearest("   ", { limit: 3 }), []);
     });
   });
 
   test("search fuses the channels: a hit only the vectors find is among the results; vectors: false leaves it out", async () => {
-    await withStorage(target.fresh, async (storage) => {
-      const { embed } = testEmbedder();
-      const store = await storage.open({ embedder: embed });
-      try {
-        await seed(store);
-        await store.session("a").appendMessage(msg("late", "Dinner with the physician was fun"));
-        await channel(store).idle();
-        // No message holds "automobile": only the vector channel finds the sedan.
-        const fused = await store.searchMessages("Which automobile did I get?", { sessionId: "a" });
-        assert.ok(
-          fused.some((h) => h.id === "car"),
-          fused.map((h) => h.id).join(),
-        );
-        assert.deepEqual(
-          await store.searchMessages("Which automobile did I get?", { sessionId: "a", vectors: false }),
-          [],
-        );
-        // The text channel still ranks its own hits: both channels agree on the physician messages.
-        const doctor = await store.searchMessages("physician doctor", { sessionId: "a", limit: 2 });
-        assert.deepEqual(doctor.map((h) => h.id).sort(), ["doc", "late"]);
-        assert.ok(doctor.every((h) => typeof h.score === "number"));
-        // Filters apply to vector hits too: none in another session, none of another role.
-        const elsewhere = await store.searchMessages("automobile physician", { sessionId: "b" });
-        assert.ok(elsewhere.every((h) => h.sessionId === "b"));
-        const users = await store.searchMessages("which doctor", { sessionId: "a", role: "user" });
-        assert.ok(users.every((h) => h.role === "user") && !users.some((h) => h.id === "doc"));
-        assert.deepEqual(await store.searchMessages("Which automobile?", { match: "all" }), []);
-      } finally {
-        await store.close();
-      }
+    await withEmbedded(target.fresh, async (store) => {
+      await seed(store);
+      await store.session("a").appendMessage(msg("late", "Dinner with the physician was fun"));
+      await channel(store).idle();
+      // No message holds "automobile": only the vector channel finds the sedan.
+      const fused = await store.searchMessages("Which automobile did I get?", { sessionId: "a" });
+      assert.ok(
+        fused.some((h) => h.id === "car"),
+        fused.map((h) => h.id).join(),
+      );
+      assert.deepEqual(
+        await store.searchMessages("Which automobile did I get?", { sessionId: "a", vectors: false }),
+        [],
+      );
+      // The text channel still ranks its own hits: both channels agree on the physician messages.
+      const doctor = await store.searchMessages("physician doctor", { sessionId: "a", limit: 2 });
+      assert.deepEqual(doctor.map((h) => h.id).sort(), ["doc", "late"]);
+      assert.ok(doctor.every((h) => typeof h.score === "number"));
+      // Filters apply to vector hits too: none in another session, none of another role.
+      const elsewhere = await store.searchMessages("automobile physician", { sessionId: "b" });
+      assert.ok(elsewhere.every((h) => h.sessionId === "b"));
+      const users = await store.searchMessages("which doctor", { sessionId: "a", role: "user" });
+      assert.ok(users.every((h) => h.role === "user") && !users.some((h) => h.id === "doc"));
+      assert.deepEqual(await store.searchMessages("Which automobile?", { match: "all" }), []);
     });
   });
 
   test("a set of sessions gets the vector hits of its own sessions, however many nearer ones others hold", async () => {
-    await withStorage(target.fresh, async (storage) => {
-      const { embed } = testEmbedder();
-      const store = await storage.open({ embedder: embed });
-      try {
-        await seed(store);
-        // More messages nearer to "automobile" than the channel brings to a search, all in another session.
-        const other = store.session("garage");
-        for (let i = 0; i < 80; i++) await other.appendMessage(msg(`g${i}`, "sedan sedan cars"));
-        await channel(store).idle();
-        const hits = await store.searchMessages("Which automobile did I get?", { sessionIds: ["a", "b"] });
-        assert.ok(
-          hits.some((h) => h.id === "car"),
-          hits.map((h) => h.id).join(),
-        );
-      } finally {
-        await store.close();
-      }
+    await withEmbedded(target.fresh, async (store) => {
+      await seed(store);
+      // More messages nearer to "automobile" than the channel brings to a search, all in another session.
+      const other = store.session("garage");
+      for (let i = 0; i < 80; i++) await other.appendMessage(msg(`g${i}`, "sedan sedan cars"));
+      await channel(store).idle();
+      const hits = await store.searchMessages("Which automobile did I get?", { sessionIds: ["a", "b"] });
+      assert.ok(
+        hits.some((h) => h.id === "car"),
+        hits.map((h) => h.id).join(),
+      );
     });
   });
 
   test("nearest keeps to a role and a time range inside its read, however many nearer messages fail them", async () => {
-    await withStorage(target.fresh, async (storage) => {
-      const { embed } = testEmbedder();
-      const store = await storage.open({ embedder: embed });
-      try {
-        const { before, after } = await seedCrowd(store);
-        const vectors = channel(store);
-        await vectors.idle();
-        const best = async (filters: Omit<NearestOptions, "limit">, limit = 1) =>
-          storage.ids(store, await vectors.nearest("automobile", { limit, ...filters }));
-        // The crowd's vectors are all alike (equally near): any one of them is the nearest.
-        const crowd = async (filters: Omit<NearestOptions, "limit">) =>
-          assert.match((await best(filters)).join(), /^g\d+$/, JSON.stringify(filters));
-        await crowd({});
-        assert.deepEqual(await best({ role: "user" }), ["car"]);
-        assert.deepEqual(await best({ role: ["system", "user"] }, 5), ["car"]);
-        assert.deepEqual(await best({ until: before }), ["car"]);
-        assert.deepEqual(await best({ until: new Date(before) }), ["car"]);
-        assert.deepEqual(await best({ since: after }, 5), ["van"]);
-        assert.deepEqual(await best({ role: "user", sessionIds: ["b", "a"] }), ["car"]);
-        assert.deepEqual(await best({ role: "user", sessionId: "b" }), []);
-        assert.deepEqual(await best({ role: "user", since: before }), []);
-        // A role or session id no stored row can hold (Postgres refuses U+0000 in text) matches nothing.
-        assert.deepEqual(await best({ role: "user\u0000" }), []);
-        assert.deepEqual(await best({ sessionIds: ["a\u0000"] }), []);
-        await crowd({ since: before, until: after });
-        // Bounds of extended years are compared as instants: these two keep every message.
-        await crowd({ since: "-000001-01-01T00:00:00.000Z", until: "+010000-01-01T00:00:00.000Z" });
-      } finally {
-        await store.close();
-      }
+    await withEmbedded(target.fresh, async (store, storage) => {
+      const { before, after } = await seedCrowd(store);
+      const vectors = channel(store);
+      await vectors.idle();
+      const best = async (filters: Omit<NearestOptions, "limit">, limit = 1) =>
+        storage.ids(store, await vectors.nearest("automobile", { limit, ...filters }));
+      // The crowd's vectors are all alike (equally near): any one of them is the nearest.
+      const crowd = async (filters: Omit<NearestOptions, "limit">) =>
+        assert.match((await best(filters)).join(), /^g\d+$/, JSON.stringify(filters));
+      await crowd({});
+      assert.deepEqual(await best({ role: "user" }), ["car"]);
+      assert.deepEqual(await best({ role: ["system", "user"] }, 5), ["car"]);
+      assert.deepEqual(await best({ until: before }), ["car"]);
+      assert.deepEqual(await best({ until: new Date(before) }), ["car"]);
+      assert.deepEqual(await best({ since: after }, 5), ["van"]);
+      assert.deepEqual(await best({ role: "user", sessionIds: ["b", "a"] }), ["car"]);
+      assert.deepEqual(await best({ role: "user", sessionId: "b" }), []);
+      assert.deepEqual(await best({ role: "user", since: before }), []);
+      // A role or session id no stored row can hold (Postgres refuses U+0000 in text) matches nothing.
+      assert.deepEqual(await best({ role: "user\u0000" }), []);
+      assert.deepEqual(await best({ sessionIds: ["a\u0000"] }), []);
+      await crowd({ since: before, until: after });
+      // Bounds of extended years are compared as instants: these two keep every message.
+      await crowd({ since: "-000001-01-01T00:00:00.000Z", until: "+010000-01-01T00:00:00.000Z" });
     });
   });
 
   test("a role or time filter gets the vector hits that pass it, however many nearer ones fail it", async () => {
-    await withStorage(target.fresh, async (storage) => {
-      const { embed } = testEmbedder();
-      const store = await storage.open({ embedder: embed });
-      try {
-        const { before, after } = await seedCrowd(store);
-        await channel(store).idle();
-        // No message holds a word of the question: only the vector channel finds car and van.
-        const found = async (filters: StoreSearchOptions) =>
-          (await store.searchMessages("Which automobile did I get?", filters)).map((h) => h.id);
-        assert.deepEqual(await found({ role: "user" }), ["car"]);
-        assert.deepEqual(await found({ until: before }), ["car"]);
-        assert.deepEqual(await found({ since: after, sessionId: "a" }), ["van"]);
-        assert.deepEqual(await found({ role: "user", until: before, sessionIds: ["a"] }), ["car"]);
-      } finally {
-        await store.close();
-      }
+    await withEmbedded(target.fresh, async (store) => {
+      const { before, after } = await seedCrowd(store);
+      await channel(store).idle();
+      // No message holds a word of the question: only the vector channel finds car and van.
+      const found = async (filters: StoreSearchOptions) =>
+        (await store.searchMessages("Which automobile did I get?", filters)).map((h) => h.id);
+      assert.deepEqual(await found({ role: "user" }), ["car"]);
+      assert.deepEqual(await found({ until: before }), ["car"]);
+      assert.deepEqual(await found({ since: after, sessionId: "a" }), ["van"]);
+      assert.deepEqual(await found({ role: "user", until: before, sessionIds: ["a"] }), ["car"]);
     });
   });
 
   test("an active-branch read keeps to the session's path, however many nearer messages a left branch holds", async () => {
-    await withStorage(target.fresh, async (storage) => {
-      const { embed } = testEmbedder();
-      const store = await storage.open({ embedder: embed });
-      try {
-        // "car", then 80 turns nearer to "automobile" on a branch the conversation left: it went on from "car".
-        const s = store.session("p");
-        await s.appendMessage(msg("car", TEXTS.car));
-        for (let i = 0; i < 80; i++)
-          await s.appendMessage(msg(`g${i}`, "sedan sedan cars"), i === 0 ? "car" : `g${i - 1}`);
-        await s.appendMessage(msg("food", TEXTS.food), "car");
-        const vectors = channel(store);
-        await vectors.idle();
-        const best = async (options: Omit<NearestOptions, "limit">) =>
-          storage.ids(store, await vectors.nearest("automobile", { limit: 1, ...options }));
-        assert.match((await best({ sessionId: "p" })).join(), /^g\d+$/);
-        assert.deepEqual(await best({ sessionId: "p", branch: "active" }), ["car"]);
-        assert.deepEqual(await best({ sessionId: "p", branch: "active", role: "assistant" }), []);
-        // No message holds a word of the question: only the vector channel finds "car".
-        const hits = await store.searchMessages("Which automobile did I get?", {
-          sessionId: "p",
-          branch: "active",
-        });
-        assert.equal(hits[0]?.id, "car", hits.map((h) => h.id).join());
-        assert.ok(hits.every((h) => h.onActivePath));
-      } finally {
-        await store.close();
-      }
+    await withEmbedded(target.fresh, async (store, storage) => {
+      // "car", then 80 turns nearer to "automobile" on a branch the conversation left: it went on from "car".
+      const s = store.session("p");
+      await s.appendMessage(msg("car", TEXTS.car));
+      for (let i = 0; i < 80; i++)
+        await s.appendMessage(msg(`g${i}`, "sedan sedan cars"), i === 0 ? "car" : `g${i - 1}`);
+      await s.appendMessage(msg("food", TEXTS.food), "car");
+      const vectors = channel(store);
+      await vectors.idle();
+      const best = async (options: Omit<NearestOptions, "limit">) =>
+        storage.ids(store, await vectors.nearest("automobile", { limit: 1, ...options }));
+      assert.match((await best({ sessionId: "p" })).join(), /^g\d+$/);
+      assert.deepEqual(await best({ sessionId: "p", branch: "active" }), ["car"]);
+      assert.deepEqual(await best({ sessionId: "p", branch: "active", role: "assistant" }), []);
+      // No message holds a word of the question: only the vector channel finds "car".
+      const hits = await store.searchMessages("Which automobile did I get?", {
+        sessionId: "p",
+        branch: "active",
+      });
+      assert.equal(hits[0]?.id, "car", hits.map((h) => h.id).join());
+      assert.ok(hits.every((h) => h.onActivePath));
     });
   });
 
   test("a filter finds the one message that passes it behind more nearer ones than sqlite-vec's KNN answers", async () => {
-    await withStorage(target.fresh, async (storage) => {
-      const { embed } = testEmbedder();
-      const store = await storage.open({ embedder: embed });
-      try {
-        await importCrowd(store, 4200);
-        const vectors = channel(store);
-        await vectors.backfill({ batchSize: 500 });
-        const best = async (filters: Omit<NearestOptions, "limit">) =>
-          storage.ids(store, await vectors.nearest("automobile", { limit: 3, ...filters }));
-        assert.deepEqual(await best({ role: "user" }), ["car"]);
-        assert.deepEqual(await best({ until: "2021-01-01T00:00:00.000Z", sessionIds: ["crowd"] }), ["car"]);
-        assert.equal((await best({ role: "assistant", sessionId: "crowd" })).length, 3);
-      } finally {
-        await store.close();
-      }
+    await withEmbedded(target.fresh, async (store, storage) => {
+      await importCrowd(store, 4200);
+      const vectors = channel(store);
+      await vectors.backfill({ batchSize: 500 });
+      const best = async (filters: Omit<NearestOptions, "limit">) =>
+        storage.ids(store, await vectors.nearest("automobile", { limit: 3, ...filters }));
+      assert.deepEqual(await best({ role: "user" }), ["car"]);
+      assert.deepEqual(await best({ until: "2021-01-01T00:00:00.000Z", sessionIds: ["crowd"] }), ["car"]);
+      assert.equal((await best({ role: "assistant", sessionId: "crowd" })).length, 3);
     });
   });
 });

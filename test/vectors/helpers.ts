@@ -47,6 +47,21 @@ export async function withStorage(
   }
 }
 
+/** Runs `body` on a store of a fresh storage opened with the test embedder; closes both after, whatever happens. */
+export async function withEmbedded(
+  fresh: () => Promise<Storage>,
+  body: (store: VectorStore, storage: Storage) => Promise<void>,
+): Promise<void> {
+  await withStorage(fresh, async (storage) => {
+    const store = await storage.open({ embedder: testEmbedder().embed });
+    try {
+      await body(store, storage);
+    } finally {
+      await store.close();
+    }
+  });
+}
+
 /** Waits until `check` holds, polling every 20 ms, and fails after `ms`. */
 export async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   for (const start = Date.now(); !(await check()); ) {
