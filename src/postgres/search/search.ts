@@ -58,7 +58,7 @@ function searchSql(t: Tables): string {
     AND depth <= leaf_depth AS on_path FROM hits)
   SELECT seq::float8 AS seq, id, role, CASE WHEN on_path OR NOT $4::boolean THEN content END AS content, created_at,
     session_id, on_path, depth, session_num::float8 AS session_num, leaf_seq::float8 AS leaf_seq, message_count,
-    leaf_depth
+    leaf_depth, (SELECT count(*) FROM cand) >= ${SEARCH_CANDIDATES} AS cand_full
   FROM flagged ORDER BY rank DESC, seq DESC`;
 }
 
@@ -75,6 +75,8 @@ interface HitRow {
   leaf_seq: number | null;
   message_count: number;
   leaf_depth: number;
+  /** The newest SEARCH_CANDIDATES matches filled the candidates: older ones were left out. */
+  cand_full: boolean;
 }
 
 /**
@@ -135,10 +137,11 @@ async function allWords(
     const rows: HitRow[] = await executor.query<HitRow>(searchSql(t), params);
     const kept = activeOnly ? rows.filter((r) => r.on_path) : rows;
     // Sessions whose newest matches lie mostly on other branches (a long exploration the conversation came back
-    // from): the whole window held too few on the active paths, so rank the paths' own matches instead, with
-    // each session that crowded the window kept to its path (bounded: each read can bring more such sessions).
-    const windowFull = window >= SEARCH_CANDIDATES && rows.length >= window;
-    if (activeOnly && kept.length < limit && windowFull && rounds < ACTIVE_PATH_ROUNDS) {
+    // from): the window held too few on the active paths and older matches were left out, so rank the paths' own
+    // matches instead, with each session that crowded the window kept to its path (bounded: each read can bring
+    // more such sessions). Before the window grows: each growth scans the matches again, and the paths' matches
+    // are what it would look for (four scans of 100,000 matches behind a long abandoned branch, now two).
+    if (activeOnly && kept.length < limit && rows[0]?.cand_full === true && rounds < ACTIVE_PATH_ROUNDS) {
       const before = onPaths.size;
       for (const row of rows) if (!row.on_path) onPaths.add(Number(row.session_num));
       rounds++;
