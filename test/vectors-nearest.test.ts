@@ -166,11 +166,14 @@ await describeTargets((target) => {
   test("a filter finds the one message that passes it behind more nearer ones than sqlite-vec's KNN answers", async () => {
     await withEmbedded(target.fresh, async (store, storage) => {
       await importCrowd(store, 4200);
+      // And a session whose turns are nearer still but fewer than sqlite-vec's first read: its neighbours then
+      // come from both sessions, neither filling the read, though the read as a whole was full.
+      await importCrowd(store, 100, { sessionId: "near", text: "cars" });
       const vectors = channel(store);
       await vectors.backfill({ batchSize: 500 });
       const best = async (filters: Omit<NearestOptions, "limit">) =>
         storage.ids(store, await vectors.nearest("automobile", { limit: 3, ...filters }));
-      assert.deepEqual(await best({ role: "user" }), ["car"]);
+      assert.deepEqual(await best({ role: "user" }), ["car", "car"]);
       assert.deepEqual(await best({ until: "2021-01-01T00:00:00.000Z", sessionIds: ["crowd"] }), ["car"]);
       assert.equal((await best({ role: "assistant", sessionId: "crowd" })).length, 3);
     });

@@ -116,20 +116,24 @@ export async function seedCrowd(store: VectorStore): Promise<{ before: string; a
 }
 
 /**
- * Imports session "crowd" (appends would take seconds): "car" (user, stored in 2020), then `count` assistant turns
- * nearer to "automobile" than it, stored now.
+ * Imports session `sessionId` (appends would take seconds): "car" (user, stored in 2020), then `count` assistant
+ * turns of `text`, nearer to "automobile" than it, stored now.
  */
-export async function importCrowd(store: VectorStore, count: number): Promise<void> {
+export async function importCrowd(
+  store: VectorStore,
+  count: number,
+  { sessionId = "crowd", text = "sedan sedan cars parked" } = {},
+): Promise<void> {
   const message = (id: string, text: string, role: string, parentId: string | null, createdAt: string) => ({
     kind: "message" as const,
     message: { id, parentId, role, createdAt, content: JSON.stringify(msg(id, text, role)) },
   });
   const now = new Date().toISOString();
   const items: TransferItem[] = [
-    { kind: "session", session: { id: "crowd", info: null, leafId: `g${count - 1}` } },
+    { kind: "session", session: { id: sessionId, info: null, leafId: `g${count - 1}` } },
     message("car", TEXTS.car, "user", null, "2020-01-01T00:00:00.000Z"),
     ...Array.from({ length: count }, (_, i) =>
-      message(`g${i}`, "sedan sedan cars", "assistant", i === 0 ? "car" : `g${i - 1}`, now),
+      message(`g${i}`, text, "assistant", i === 0 ? "car" : `g${i - 1}`, now),
     ),
   ];
   await store.transfer.importSession(toAsync(items));

@@ -132,8 +132,10 @@ export function knnNearest(
       top.add(seq, 1 - distance);
       found.add(seq);
     }
-    // The passing neighbours are the nearest passing vectors while the KNN saw every vector or `limit` passed.
-    const sawAll = [...perSession.values()].every((count) => count < k);
+    // The passing neighbours are the nearest passing vectors while the KNN saw every vector or `limit` passed. A
+    // set's KNN runs per session (k each); the store's once (k in all), so there no session's count tells.
+    const sawAll =
+      nums === undefined ? rows.length < k : [...perSession.values()].every((count) => count < k);
     if (found.size >= read.limit || sawAll) return top.seqs();
     if (k === MAX_KNN) return scanNearest(driver, query, read, nums, "sqlite-vec", top, found).seqs();
   }
