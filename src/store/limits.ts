@@ -11,12 +11,6 @@ export const MAX_SEARCH_LIMIT = 1000;
  */
 export const SEARCH_CANDIDATES = 2000;
 /**
- * How often an active-branch search whose window held too few hits on the active paths reads again, with the
- * sessions that crowded it kept to their paths: each read can bring sessions whose matches lay behind the last
- * window, which may crowd out the next one in turn, so the reads are bounded.
- */
-export const ACTIVE_PATH_ROUNDS = 3;
-/**
  * A hit names the overlay covering it among its session's newest this many: an overlay is one summary, so a
  * session has few, and the look-up stays bounded in one that has many.
  */

@@ -5,12 +5,13 @@
  * is read in one more (page.ts).
  */
 
+import { ActivePaths } from "../../search/active-paths.js";
 import { fuseRankings, nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { hasFilters, outsideSessions, passesFilters, type SearchPlan } from "../../search/options.js";
 import { rankCandidates, recallTerms, weighMatches } from "../../search/recall.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
-import { ACTIVE_PATH_ROUNDS, SEARCH_CANDIDATES } from "../../store/limits.js";
+import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte, isoSql } from "../tree.js";
@@ -101,13 +102,12 @@ export async function recallSearch(
   // the conversation came back from): the window held too few hits, so the newest matches are read again with the
   // sessions that crowded it kept to their paths (each read can bring more such sessions, so they are bounded).
   if (plan.activeOnly && rows.length >= RECALL_CANDIDATES) {
-    const kept = new Set<number>();
+    const paths = new ActivePaths();
     const short = () => [...nodes.keys()].filter(returnable).length < plan.limit;
-    for (let round = 0; round < ACTIVE_PATH_ROUNDS && short(); round++) {
-      const before = kept.size;
-      for (const node of nodes.values()) if (node.branched) kept.add(node.sessionNum);
-      if (kept.size === before) break;
-      await moreRows(executor, t, plan, tsqueries, rows, [...kept]);
+    const crowding = () =>
+      [...nodes.values()].filter((n) => n.branched).map((n) => ({ num: n.sessionNum, depth: n.leafDepth }));
+    while (short() && paths.add(crowding())) {
+      await moreRows(executor, t, plan, tsqueries, rows, paths.kept);
       ({ nodes, matches, documents, visible, returnable } = await collect(rows));
     }
   }

@@ -6,11 +6,12 @@
  * each session's latest leaf.
  */
 import { storedMessageText } from "../../message/text.js";
+import { ActivePaths } from "../../search/active-paths.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
-import { ACTIVE_PATH_ROUNDS, SEARCH_CANDIDATES } from "../../store/limits.js";
+import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
@@ -122,17 +123,16 @@ async function allWords(
   const filters = [filter.roles, filter.since, filter.until, filter.sessionIds];
   let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
   // Sessions kept to their active paths inside the read (see below).
-  const onPaths = new Set<number>();
-  let rounds = 0;
+  const paths = new ActivePaths();
   for (;;) {
-    // Typed by hand: `onPaths`, grown below, would make the loop's inference circular.
+    // Typed by hand: `paths`, grown below, would make the loop's inference circular.
     const params: unknown[] = [
       tsquery,
       sessionId ?? null,
       window,
       activeOnly,
       ...filters,
-      onPaths.size === 0 ? null : [...onPaths],
+      paths.kept.length === 0 ? null : paths.kept,
     ];
     const rows: HitRow[] = await executor.query<HitRow>(searchSql(t), params);
     const kept = activeOnly ? rows.filter((r) => r.on_path) : rows;
@@ -141,12 +141,11 @@ async function allWords(
     // matches instead, with each session that crowded the window kept to its path (bounded: each read can bring
     // more such sessions). Before the window grows: each growth scans the matches again, and the paths' matches
     // are what it would look for (four scans of 100,000 matches behind a long abandoned branch, now two).
-    if (activeOnly && kept.length < limit && rows[0]?.cand_full === true && rounds < ACTIVE_PATH_ROUNDS) {
-      const before = onPaths.size;
-      for (const row of rows) if (!row.on_path) onPaths.add(Number(row.session_num));
-      rounds++;
-      if (onPaths.size > before) continue;
-    }
+    const crowding = () =>
+      rows
+        .filter((r) => !r.on_path)
+        .map((r) => ({ num: Number(r.session_num), depth: Number(r.leaf_depth) }));
+    if (activeOnly && kept.length < limit && rows[0]?.cand_full === true && paths.add(crowding())) continue;
     if (kept.length >= limit || rows.length < window || window >= SEARCH_CANDIDATES) {
       return kept.slice(0, limit).map((row) => ({
         candidate: {

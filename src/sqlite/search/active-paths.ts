@@ -3,17 +3,19 @@
  * conversation came back from): its window held too few hits, so it reads again with those sessions kept to their
  * paths inside the read (filters.ts), the path's own newest matches taking the window.
  */
-import { ACTIVE_PATH_ROUNDS } from "../../store/limits.js";
+import { ActivePaths, type BranchedSession } from "../../search/active-paths.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { hasOtherBranches } from "./hits.js";
 import type { SearchState } from "./state.js";
 
-// The sessions with messages off their active path (or no leaf at all) among the sessions `?` (their numbers),
-// or among those of the messages `?` (their seqs): what hasOtherBranches (hits.ts) tells from a head.
-const BRANCHED = `FROM agent_session_heads h LEFT JOIN agent_messages l ON l.seq = h.leaf_seq
+// The sessions with messages off their active path (or no leaf at all), with their leaf's depth, among the sessions
+// `?` (their numbers), or among those of the messages `?` (their seqs): what hasOtherBranches (hits.ts) tells from a
+// head.
+const BRANCHED = `SELECT h.num, IFNULL(l.depth, 0) AS depth
+  FROM agent_session_heads h LEFT JOIN agent_messages l ON l.seq = h.leaf_seq
   WHERE (l.depth IS NULL OR h.message_count <> l.depth + 1)`;
-const BRANCHED_SESSIONS = `SELECT h.num ${BRANCHED} AND h.num IN (SELECT value FROM json_each(?))`;
-const BRANCHED_SESSIONS_OF = `SELECT h.num ${BRANCHED}
+const BRANCHED_SESSIONS = `${BRANCHED} AND h.num IN (SELECT value FROM json_each(?))`;
+const BRANCHED_SESSIONS_OF = `${BRANCHED}
   AND h.num IN (SELECT m.session_num FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value)`;
 
 /**
@@ -24,11 +26,14 @@ export function branchedSessions(
   driver: SqlDriver,
   scope: SearchState["scope"],
   of: { sessions: Iterable<number> } | { seqs: readonly number[] },
-): number[] {
-  if (scope !== undefined) return hasOtherBranches(scope.head) ? [scope.num] : [];
+): BranchedSession[] {
+  if (scope !== undefined) {
+    const { head } = scope;
+    return hasOtherBranches(head) ? [{ num: scope.num, depth: head.leaf_depth ?? 0 }] : [];
+  }
   return "seqs" in of
-    ? driver.column<number>(BRANCHED_SESSIONS_OF, [JSON.stringify(of.seqs)])
-    : driver.column<number>(BRANCHED_SESSIONS, [JSON.stringify([...of.sessions])]);
+    ? driver.all<BranchedSession>(BRANCHED_SESSIONS_OF, [JSON.stringify(of.seqs)])
+    : driver.all<BranchedSession>(BRANCHED_SESSIONS, [JSON.stringify([...of.sessions])]);
 }
 
 /** How a search reads again with sessions kept to their active paths (see keepToActivePaths). */
@@ -36,23 +41,18 @@ export interface ActivePathReads<T> {
   /** Whether an answer came back with too few hits. */
   short(answer: T): boolean;
   /** The sessions with other branches that took part in an answer. */
-  crowding(answer: T): readonly number[];
+  crowding(answer: T): readonly BranchedSession[];
   /** The answer read again with `sessions` kept to their active paths. */
   reread(sessions: readonly number[]): T;
 }
 
 /**
  * `first`, or while it comes back short, the answer read again with the sessions that crowded it kept to their
- * active paths (those of earlier reads too), at most ACTIVE_PATH_ROUNDS times.
+ * active paths (those of earlier reads too), within the bounds of ActivePaths.
  */
 export function keepToActivePaths<T>(first: T, reads: ActivePathReads<T>): T {
   let answer = first;
-  const kept = new Set<number>();
-  for (let round = 0; round < ACTIVE_PATH_ROUNDS && reads.short(answer); round++) {
-    const fresh = reads.crowding(answer).filter((num) => !kept.has(num));
-    if (fresh.length === 0) break;
-    for (const num of fresh) kept.add(num);
-    answer = reads.reread([...kept]);
-  }
+  const paths = new ActivePaths();
+  while (reads.short(answer) && paths.add(reads.crowding(answer))) answer = reads.reread(paths.kept);
   return answer;
 }

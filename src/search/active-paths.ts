@@ -1,0 +1,57 @@
+/**
+ * An active-branch search whose window held too few hits on the active paths (newer matches lie on branches the
+ * conversation left) reads again with the sessions that crowded it kept to their paths inside the read. Each such
+ * read walks those paths whole, so which sessions it keeps to is bounded here, the same on every backend.
+ */
+
+/**
+ * How often a search reads again: each read can bring sessions whose matches lay behind the last window, which may
+ * crowd out the next one in turn.
+ */
+export const ACTIVE_PATH_ROUNDS = 3;
+
+/**
+ * Most path rows one read walks: a store-wide search crowded by thousands of sessions that each left a branch would
+ * otherwise walk all their paths. The first session is always kept to, whatever its depth: a one-session search
+ * walks its path as getHistory does.
+ */
+export const ACTIVE_PATH_ROWS = 100_000;
+
+/** A session with other branches: its number and the depth of its leaf (its path has depth + 1 rows). */
+export interface BranchedSession {
+  num: number;
+  depth: number;
+}
+
+/** The sessions a search keeps to their active paths, grown read by read within ACTIVE_PATH_ROWS. */
+export class ActivePaths {
+  private readonly sessions = new Set<number>();
+  private rows = 0;
+  private rounds = 0;
+
+  /** The sessions kept to so far (their numbers). */
+  get kept(): number[] {
+    return [...this.sessions];
+  }
+
+  /**
+   * Keeps to those of `crowding` not kept to yet, shallowest first, while their paths fit; false when none was
+   * added or the rounds are spent (the search then keeps its answer).
+   */
+  add(crowding: Iterable<BranchedSession>): boolean {
+    if (this.rounds >= ACTIVE_PATH_ROUNDS) return false;
+    const fresh = [...crowding]
+      .filter(({ num }) => !this.sessions.has(num))
+      .sort((a, b) => a.depth - b.depth);
+    let added = false;
+    for (const { num, depth } of fresh) {
+      if (this.sessions.has(num)) continue;
+      if (this.sessions.size > 0 && this.rows + depth + 1 > ACTIVE_PATH_ROWS) break;
+      this.sessions.add(num);
+      this.rows += depth + 1;
+      added = true;
+    }
+    if (added) this.rounds++;
+    return added;
+  }
+}
