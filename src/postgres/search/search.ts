@@ -140,7 +140,7 @@ async function allWords(
     // from): the window held too few on the active paths and older matches were left out, so rank the paths' own
     // matches instead, with each session that crowded the window kept to its path (bounded: each read can bring
     // more such sessions). Before the window grows: each growth scans the matches again, and the paths' matches
-    // are what it would look for (four scans of 100,000 matches behind a long abandoned branch, now two).
+    // are what it would look for (behind a 100,000-message abandoned branch: two scans of its matches, not four).
     const crowding = () =>
       rows
         .filter((r) => !r.on_path)

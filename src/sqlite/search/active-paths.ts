@@ -1,7 +1,8 @@
 /**
  * An active-branch search whose newest matches lie mostly off their sessions' active paths (a long exploration the
  * conversation came back from): its window held too few hits, so it reads again with those sessions kept to their
- * paths inside the read (filters.ts), the path's own newest matches taking the window.
+ * paths inside the read (filters.ts), the path's own newest matches taking the window. Which sessions, and how
+ * often, is ActivePaths' to bound (src/search/active-paths.ts, shared with Postgres).
  */
 import { ActivePaths, type BranchedSession } from "../../search/active-paths.js";
 import type { SqlDriver } from "../connection/driver.js";
