@@ -6,8 +6,8 @@
 /**
  * Vectors a plain table scores per query: the newest this many of the scope (one session, a set, or the store)
  * that pass a search's role and time filters (sqlite-vec too, when too few of its nearest pass them). Bounds a
- * query's cost whatever the store's size: with 384-dimensional vectors ~65 ms on SQLite (reading the BLOBs is most
- * of it) and ~225 ms on Postgres (dot products in SQL); docs/RECALL.md, "Hybrid recall".
+ * query's cost whatever the store's size: with 384-dimensional vectors some 50–70 ms on SQLite (reading the BLOBs
+ * is most of it) and 180–230 ms on Postgres (dot products in SQL), over two runs in docs/RECALL.md, "Hybrid recall".
  */
 export const PLAIN_VECTOR_CANDIDATES = 5_000;
 
