@@ -41,12 +41,13 @@ export function nearestWhere(t: Tables, read: NearestRead, first: number): Neare
   if (filters.roles !== null) add((p) => `m.role = ANY(${p}::text[])`, filters.roles);
   if (filters.since !== null) add((p) => `m.created_at >= ${p}::timestamptz`, filters.since);
   if (filters.until !== null) add((p) => `m.created_at < ${p}::timestamptz`, filters.until);
-  // One session's active path (the channel allows it for one session only), walked once from its head's leaf.
-  if (read.activePath && filters.sessionIds !== null) {
-    const leaf = (p: string) => `(SELECT leaf_seq FROM ${t.heads} WHERE session_id = (${p}::text[])[1])`;
+  // One session's active path (the channel allows it for one session only), walked once from its head's leaf; an
+  // id no row can hold made filters null above.
+  if (read.activePath && read.sessionId !== undefined) {
+    const leaf = (p: string) => `(SELECT leaf_seq FROM ${t.heads} WHERE session_id = ${p}::text)`;
     add(
       (p) => `m.seq IN (WITH RECURSIVE ${pathCte(t.messages, leaf(p))} SELECT seq FROM path)`,
-      filters.sessionIds,
+      read.sessionId,
     );
   }
   return { sql, params };
