@@ -120,6 +120,7 @@ export type {
   SessionInfo,
   SessionListOptions,
   SessionRegistry,
+  SessionScanOptions,
   SessionStore,
   SessionTransfer,
   SessionUsage,

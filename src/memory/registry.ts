@@ -1,5 +1,12 @@
 import { SessionError } from "../errors.js";
-import { checkListOptions, checkRecord, checkUsage, registryText } from "../schema/registry.js";
+import { compareUtf8 } from "../runtime/bytes.js";
+import {
+  checkListOptions,
+  checkRecord,
+  checkScanOptions,
+  checkUsage,
+  registryText,
+} from "../schema/registry.js";
 import { publishClear } from "../store/feed/publish.js";
 import { isLookupKey } from "../store/keys.js";
 import type {
@@ -7,6 +14,7 @@ import type {
   SessionInfo,
   SessionListOptions,
   SessionRegistry,
+  SessionScanOptions,
   SessionUsage,
 } from "../store/types.js";
 import { assertUsageFits } from "../store/usage-totals.js";
@@ -77,6 +85,19 @@ export class MemorySessionRegistry implements SessionRegistry {
     const offset = options.offset ?? 0;
     const end = options.limit === undefined ? undefined : offset + options.limit;
     return sorted.slice(offset, end).map((row) => ({ ...row.info }));
+  }
+
+  async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
+    checkScanOptions(input);
+    this.store.assertOpen();
+    // The ids as they are now, sorted once (the rows are in memory already; there is no page to read, so the size
+    // is only checked); each is looked up again when its turn comes, so a session deleted meanwhile is left out
+    // and a touched one yields its current row.
+    for (const id of [...this.rows.keys()].sort(compareUtf8)) {
+      this.store.assertOpen();
+      const row = this.rows.get(id);
+      if (row) yield { ...row.info };
+    }
   }
 
   async count(): Promise<number> {

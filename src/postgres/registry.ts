@@ -6,7 +6,13 @@
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
 import { SessionError } from "../errors.js";
-import { checkListOptions, checkRecord, checkUsage, registryText } from "../schema/registry.js";
+import {
+  checkListOptions,
+  checkRecord,
+  checkScanOptions,
+  checkUsage,
+  registryText,
+} from "../schema/registry.js";
 import { markLogged } from "../store/feed/change-rows.js";
 import { publishClear } from "../store/feed/publish.js";
 import { isLookupKey, lookupKeys } from "../store/keys.js";
@@ -16,6 +22,7 @@ import type {
   SessionInfo,
   SessionListOptions,
   SessionRegistry,
+  SessionScanOptions,
   SessionUsage,
 } from "../store/types.js";
 import {
@@ -59,6 +66,11 @@ export const listSql = statement(
   // Qualified: a bare `updated_at` would name the output column (the ISO text), which no index serves.
   (t) =>
     `SELECT ${COLUMNS} FROM ${t.sessions} s ORDER BY s.updated_at DESC, s.activity DESC LIMIT $1 OFFSET $2`,
+);
+// A range of the primary key per page, in its collation's order of the ids.
+const scanFirstSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} ORDER BY id LIMIT $1`);
+const scanAfterSql = statement(
+  (t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id > $2 ORDER BY id LIMIT $1`,
 );
 const countSql = statement((t) => `SELECT count(*) AS n FROM ${t.sessions}`);
 
@@ -168,6 +180,22 @@ export class PostgresSessionRegistry implements SessionRegistry {
       true,
     );
     return rows.map(toSessionInfo);
+  }
+
+  async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
+    const { pageSize } = checkScanOptions(input);
+    let after: string | null = null;
+    for (;;) {
+      const executor = await this.ready();
+      const rows: SessionInfoRow[] =
+        after === null
+          ? await executor.query<SessionInfoRow>(scanFirstSql(this.t), [pageSize], true)
+          : await executor.query<SessionInfoRow>(scanAfterSql(this.t), [pageSize, after], true);
+      for (const row of rows) yield toSessionInfo(row);
+      const last = rows[rows.length - 1];
+      if (last === undefined || rows.length < pageSize) return;
+      after = last.id;
+    }
   }
 
   async count(): Promise<number> {

@@ -98,6 +98,28 @@ export function checkListOptions(options: unknown): SessionListOptions {
   return stripUndefined(parseInput(listOptions, options));
 }
 
+/** Most rows a `scan()` page may read: a page is held in memory whole. */
+export const MAX_SCAN_PAGE = 10_000;
+
+/** Rows a `scan()` page reads unless told otherwise. */
+export const DEFAULT_SCAN_PAGE = 500;
+
+const scanOptions = objectOrNone(
+  {
+    pageSize: z
+      .int(rule(`pageSize must be a whole number from 1 to ${MAX_SCAN_PAGE}`))
+      .min(1)
+      .max(MAX_SCAN_PAGE)
+      .default(DEFAULT_SCAN_PAGE),
+  },
+  "Scan options",
+);
+
+/** Validates the options of `scan()`; the page size with its default. */
+export function checkScanOptions(options: unknown): { pageSize: number } {
+  return parseInput(scanOptions, options);
+}
+
 /** The parsed object without its absent optional fields (`exactOptionalPropertyTypes` and equality in tests). */
 export function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;

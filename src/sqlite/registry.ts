@@ -1,5 +1,11 @@
 import { SessionError } from "../errors.js";
-import { checkListOptions, checkRecord, checkUsage, registryText } from "../schema/registry.js";
+import {
+  checkListOptions,
+  checkRecord,
+  checkScanOptions,
+  checkUsage,
+  registryText,
+} from "../schema/registry.js";
 import { markLogged } from "../store/feed/change-rows.js";
 import { publishClear } from "../store/feed/publish.js";
 import { isLookupKey, lookupKeys } from "../store/keys.js";
@@ -9,6 +15,7 @@ import type {
   SessionInfo,
   SessionListOptions,
   SessionRegistry,
+  SessionScanOptions,
   SessionUsage,
 } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
@@ -70,6 +77,25 @@ export class SqliteSessionRegistry implements SessionRegistry {
         [options.limit ?? -1, options.offset ?? 0],
       )
       .map(toSessionInfo);
+  }
+
+  async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
+    const { pageSize } = checkScanOptions(input);
+    // A range of the UNIQUE index on id per page, in SQLite's byte order of the ids.
+    let after: string | null = null;
+    for (;;) {
+      const rows: SessionInfoRow[] =
+        after === null
+          ? this.driver.all(`SELECT ${COLUMNS} FROM agent_sessions ORDER BY id LIMIT ?`, [pageSize])
+          : this.driver.all(`SELECT ${COLUMNS} FROM agent_sessions WHERE id > ? ORDER BY id LIMIT ?`, [
+              after,
+              pageSize,
+            ]);
+      for (const row of rows) yield toSessionInfo(row);
+      const last = rows[rows.length - 1];
+      if (last === undefined || rows.length < pageSize) return;
+      after = last.id;
+    }
   }
 
   async count(): Promise<number> {

@@ -160,6 +160,12 @@ export interface SessionListOptions {
   offset?: number | undefined;
 }
 
+/** Options of {@link SessionRegistry.scan}. */
+export interface SessionScanOptions {
+  /** Rows read per statement (default 500, at most 10,000). */
+  pageSize?: number | undefined;
+}
+
 /**
  * The named sessions of a store and their lifecycle (what `SessionManager` needs). Every write bumps `updated_at`
  * and the row's activity order; unknown ids give `null` / `false`, never an error, so the caller decides.
@@ -170,6 +176,13 @@ export interface SessionRegistry {
   get(id: string): Promise<SessionInfo | null>;
   /** Newest activity first: `updated_at` descending, ties broken by the most recent write (a stable order). */
   list(options?: SessionListOptions): Promise<SessionInfo[]>;
+  /**
+   * Every registered session, in the store's order of ids, read in pages that go on after the last id (no offset):
+   * a page costs the same wherever it lies, and a session registered throughout the scan is yielded exactly once,
+   * however the others are touched, created or deleted meanwhile (those may or may not appear). For reading them
+   * all; `list()` pages by activity, which moves under writes.
+   */
+  scan(options?: SessionScanOptions): AsyncIterable<SessionInfo>;
   /** Number of registered sessions (without reading them). */
   count(): Promise<number>;
   rename(id: string, name: string): Promise<SessionInfo | null>;

@@ -34,8 +34,6 @@ export interface StoreSessionStorageOptions {
   ownsStore?: boolean;
 }
 
-const PAGE = 500;
-
 function assertAgentCapable(store: SessionStore): asserts store is AgentCapableStore {
   if (!hasSessionRegistry(store) || !hasContextStorage(store) || !hasStepWrites(store)) {
     throw new SessionError(
@@ -205,11 +203,10 @@ export class StoreSessionStorage implements SessionStorage {
   async list(): Promise<string[]> {
     const store = await this.store();
     const found: { id: string; at: string }[] = [];
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await store.registry.list({ limit: PAGE, offset });
-      for (const info of page)
-        if (info.source === AGENT_SOURCE) found.push({ id: info.id, at: info.created_at });
-      if (page.length < PAGE) break;
+    // By id, not by activity: an agent session saved while the list is read moves up the activity order, and
+    // offset pages over that order would skip or repeat sessions.
+    for await (const info of store.registry.scan()) {
+      if (info.source === AGENT_SOURCE) found.push({ id: info.id, at: info.created_at });
     }
     found.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return found.map((entry) => entry.id);

@@ -20,8 +20,6 @@ export interface Reclaim {
   bytesAfter: number | null;
 }
 
-const PAGE = 500;
-
 /** Fails unless the store has a registry: activity times live there. */
 export function requireRegistry(store: SessionStore): asserts store is RegistryCapableStore {
   if (!hasSessionRegistry(store)) {
@@ -32,16 +30,15 @@ export function requireRegistry(store: SessionStore): asserts store is RegistryC
   }
 }
 
-/** Registered sessions whose last activity (`updated_at`) is before `cutoff`, oldest last as list() orders them. */
+/** Registered sessions whose last activity (`updated_at`) is before `cutoff`, newest activity first. */
 export async function staleSessions(store: RegistryCapableStore, cutoff: string): Promise<PruneCandidate[]> {
   const stale: PruneCandidate[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await store.registry.list({ limit: PAGE, offset });
-    for (const info of page) {
-      if (info.updated_at < cutoff) stale.push({ id: info.id, name: info.name, updatedAt: info.updated_at });
-    }
-    if (page.length < PAGE) return stale;
+  // By id, not by activity: offset pages over the activity order skip a session when another moves up meanwhile.
+  for await (const info of store.registry.scan()) {
+    if (info.updated_at < cutoff) stale.push({ id: info.id, name: info.name, updatedAt: info.updated_at });
   }
+  // Newest activity first, as the confirmation lists them.
+  return stale.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
 }
 
 /**

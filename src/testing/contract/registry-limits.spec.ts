@@ -1,5 +1,5 @@
 // What the session registry refuses: input one backend would change or refuse (malformed text, a missing name,
-// counts and list bounds that are not whole numbers in range) and usage additions that would carry a total out of
+// counts, list bounds and scan page sizes that are not whole numbers in range) and usage additions that would carry a total out of
 // range, each INVALID_ARGUMENT with nothing written; additions racing at the edge add exactly those that fit.
 import assert from "node:assert/strict";
 import { SessionManager } from "../../manager/manager.js";
@@ -7,6 +7,12 @@ import type { SessionUsage } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, rejectsWithCode } from "./harness.js";
 import { withRegistryStore } from "./manager-harness.js";
+
+/** The first item of an async iterable (a scan checks its options when it is first read). */
+async function firstOf(items: unknown): Promise<unknown> {
+  for await (const item of items as AsyncIterable<unknown>) return item;
+  return undefined;
+}
 
 /** The session registry's input checks and usage-total range; the same on every backend. */
 export function registryLimitsSpec({ describe, test }: Suite, target: ContractTarget): void {
@@ -38,6 +44,10 @@ export function registryLimitsSpec({ describe, test }: Suite, target: ContractTa
           await rejectsWithCode(reg.list!({ limit: bad }), "INVALID_ARGUMENT");
           await rejectsWithCode(reg.list!({ offset: bad }), "INVALID_ARGUMENT");
         }
+        for (const bad of [0, 10_001, 0.5, -1, Number.NaN, "1", null]) {
+          await rejectsWithCode(firstOf(reg.scan!({ pageSize: bad })), "INVALID_ARGUMENT");
+        }
+        await rejectsWithCode(firstOf(reg.scan!(5)), "INVALID_ARGUMENT");
         await rejectsWithCode(reg.addUsage!("r", undefined), "INVALID_ARGUMENT");
         assert.deepEqual(await registry.get("r"), before);
         assert.equal(await registry.count(), 1);

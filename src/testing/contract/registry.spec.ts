@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hasContextStorage, hasSessionRegistry } from "../../store/types.js";
+import { hasContextStorage, hasSessionRegistry, type SessionInfo } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode } from "./harness.js";
 import { isIso, tick, withRegistryStore } from "./manager-harness.js";
@@ -77,6 +77,29 @@ export function registrySpec({ describe, test }: Suite, target: ContractTarget):
         assert.deepEqual(ids(await registry.list({ limit: 2, offset: 2 })), ["s7", "s3"]);
         assert.deepEqual(ids(await registry.list({ offset: 19 })), [order[19]]);
         assert.deepEqual(await registry.list({ limit: 0 }), []);
+      }));
+
+    test("scan: every session once, by id, in pages that writes meanwhile do not shift", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        for (const id of ["d", "b", "f", "a", "g", "c", "e"]) await registry.create({ id, name: id });
+        const all: SessionInfo[] = [];
+        for await (const info of registry.scan()) all.push(info);
+        assert.deepEqual(ids(all), ["a", "b", "c", "d", "e", "f", "g"]);
+        assert.deepEqual(all[0], await registry.get("a"));
+        // Pages of 2. After "b": a session ahead is touched (list()'s order moves), a read one is deleted, and one
+        // is created behind the scan; every session registered throughout still comes exactly once.
+        const seen: string[] = [];
+        for await (const info of registry.scan({ pageSize: 2 })) {
+          seen.push(info.id);
+          if (info.id !== "b") continue;
+          await registry.touch("f");
+          await registry.rename("e", "renamed");
+          await registry.delete("a");
+          await registry.create({ id: "0", name: "new" });
+        }
+        assert.deepEqual(seen, ["a", "b", "c", "d", "e", "f", "g"]);
+        assert.deepEqual(ids(await registry.list({ limit: 2 })), ["0", "e"]);
       }));
 
     test("updates bump updated_at; unknown ids give null or false", (t) =>
