@@ -6,7 +6,13 @@ import { listSessions, requireSession } from "../inspect/sessions.js";
 import { activeIds, leafIds, loadTree } from "../inspect/tree.js";
 import { preview } from "../output.js";
 import { partText } from "../render/message.js";
+import { wholeParam } from "./params.js";
 import { viewerSearchOptions, withCompactions } from "./search-api.js";
+
+/** Sessions `/api/sessions` lists unless its `limit` says otherwise. */
+export const VIEWER_SESSIONS = 200;
+/** Most sessions `/api/sessions` lists. */
+export const MAX_VIEWER_SESSIONS = 1_000;
 
 /** A JSON answer of the viewer's API, or an error with its HTTP status. */
 export type ApiResult =
@@ -24,8 +30,12 @@ function required(query: URLSearchParams, name: string): string {
 
 /** The routes under `/api/`; each returns plain data that the page renders as text. */
 export const API_ROUTES: Record<string, ApiRoute> = {
-  async sessions(store) {
-    return listSessions(store);
+  // The sessions with the newest activity, `limit` of them (default 200): a store's whole list would cost a
+  // footprint read per session. `more` says that others exist (`agent-session ls` lists them all).
+  async sessions(store, query) {
+    const limit = wholeParam(query, "limit", 1, MAX_VIEWER_SESSIONS) ?? VIEWER_SESSIONS;
+    const sessions = await listSessions(store, limit + 1);
+    return { sessions: sessions.slice(0, limit), more: sessions.length > limit };
   },
 
   // One session: its summary and its whole tree, as small nodes (the page draws the graph from them).

@@ -92,7 +92,8 @@ export const CLIENT_SCRIPT = `
   }
 
   function loadSessions() {
-    return api("sessions").then(function (sessions) {
+    return api("sessions").then(function (answer) {
+      var sessions = answer.sessions;
       var nav = $("sessions");
       nav.textContent = "";
       if (sessions.length === 0) nav.appendChild(el("p", "muted", "No sessions."));
@@ -108,6 +109,9 @@ export const CLIENT_SCRIPT = `
         button.addEventListener("click", function () { openSession(s.id, null); });
         nav.appendChild(button);
       });
+      if (answer.more) {
+        nav.appendChild(el("p", "muted", "Only the " + sessions.length + " sessions with the newest activity are listed; agent-session ls lists them all."));
+      }
     }).catch(function (error) { showError($("sessions"), error); });
   }
 

@@ -1,8 +1,8 @@
 import { MAX_SEARCH_CONTEXT } from "../../search/options.js";
 import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult, StoredCompaction } from "../../types.js";
-import { CliError } from "../errors.js";
 import { preview } from "../output.js";
+import { oneOf, timeParam, wholeParam } from "./params.js";
 
 /** Most hits `/api/search` answers. */
 export const VIEWER_SEARCH_LIMIT = 50;
@@ -20,42 +20,6 @@ export interface HitCompaction {
 /** A hit as `/api/search` answers it: the store's hit, plus its overlay's range when `compactedBy` is set. */
 export type ViewerHit = SearchResult & { compaction?: HitCompaction };
 
-function invalid(name: string, what: string, value: string): never {
-  throw new CliError(
-    `the "${name}" parameter must be ${what}, got ${JSON.stringify(value)}`,
-    "INVALID_ARGUMENT",
-  );
-}
-
-// An absent or empty parameter (a form's empty field) means the default.
-function optional(query: URLSearchParams, name: string): string | undefined {
-  const value = query.get(name);
-  return value === null || value === "" ? undefined : value;
-}
-
-function oneOf<T extends string>(query: URLSearchParams, name: string, values: readonly T[]): T | undefined {
-  const value = optional(query, name);
-  if (value === undefined || (values as readonly string[]).includes(value)) return value as T | undefined;
-  return invalid(name, values.map((v) => `"${v}"`).join(" or "), value);
-}
-
-function contextParam(query: URLSearchParams): number | undefined {
-  const value = optional(query, "context");
-  if (value === undefined) return undefined;
-  const turns = /^\d{1,2}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(turns <= MAX_SEARCH_CONTEXT))
-    invalid("context", `a whole number from 0 to ${MAX_SEARCH_CONTEXT}`, value);
-  return turns;
-}
-
-function timeParam(query: URLSearchParams, name: "since" | "until"): string | undefined {
-  const value = optional(query, name);
-  if (value !== undefined && !Number.isFinite(Date.parse(value))) {
-    invalid(name, "an ISO-8601 time (e.g. 2025-11-21 or 2025-11-21T03:54:05Z)", value);
-  }
-  return value;
-}
-
 /**
  * The store's search options from `/api/search`'s query: `q`, `session`, `branch` (all | active), `match`
  * (any | all), `role` (repeatable), `since`, `until` (ISO-8601) and `context` (0 to 10 turns). A bad value is
@@ -67,7 +31,7 @@ export function viewerSearchOptions(query: URLSearchParams): StoreSearchOptions 
   const options: StoreSearchOptions = { limit: VIEWER_SEARCH_LIMIT };
   const branch = oneOf(query, "branch", ["all", "active"] as const);
   const match = oneOf(query, "match", ["any", "all"] as const);
-  const context = contextParam(query);
+  const context = wholeParam(query, "context", 0, MAX_SEARCH_CONTEXT);
   const since = timeParam(query, "since");
   const until = timeParam(query, "until");
   options.branch = branch ?? "all";
