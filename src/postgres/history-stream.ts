@@ -35,7 +35,7 @@ const leafSql = statement(
   FROM leaf`,
 );
 
-// Overlays whose both endpoints lie on the path to $1 (seq) of session $2 at depth $3: skip-pointer climbs.
+// Overlays whose both endpoints lie on the path to $1 (seq) of session $2 at depth $3: one skip-pointer climb.
 const planSql = statement(
   (t) => `WITH RECURSIVE cand AS (
     SELECT c.seq AS k, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,

@@ -1,6 +1,6 @@
 /**
  * Path reads. A read without applicable overlays is one round trip: the statement resolves the leaf, finds the
- * overlays whose endpoints both lie on the path (checked with skip-pointer climbs, O(log depth) rows each) and,
+ * overlays whose endpoints both lie on the path (checked with one skip-pointer climb through their depths) and,
  * only when none applies, walks the path. With overlays it returns the candidates instead; `chooseOverlays` picks
  * the winners and a second statement reads just the uncompacted segments, so a compacted range is never walked.
  */

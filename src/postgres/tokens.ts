@@ -1,7 +1,8 @@
 /**
  * Context tokens of a path from running totals: the leaf's cumulative estimate minus each compacted range plus
- * its summary message. One statement reads the leaf and the overlays whose endpoints lie on its path (skip-pointer
- * climbs, O(log depth) rows each); no message content is read, so the cost does not grow with the session.
+ * its summary message. One statement reads the leaf and the overlays whose endpoints lie on its path (one
+ * skip-pointer climb through their depths, `onPathOverlaysCtes`); no message content is read, so the cost does not
+ * grow with the session's length.
  */
 import { overlayMessage } from "../message/overlay.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";

@@ -125,19 +125,38 @@ export function overlayEndpoints(messages: string): string {
 
 /**
  * CTEs for overlay candidates `cand(k, from_seq, from_depth, to_seq, to_depth)`: `path_at(seqs)`, one row mapping
- * each depth an endpoint has to the message at that depth on the path ending at `leafSeq` (an SQL expression),
- * found by one climb from the leaf per distinct depth; {@link overlayOnPath} tests a candidate against it.
- * Climbing per candidate cost ~0.24 ms an overlay (1,000 forks with an overlay each, two depths between them:
- * 239 ms a read); joining the candidates to a table of the climbs' answers was planned as nested loops over
+ * each depth an endpoint has to the message at that depth on the path ending at `leafSeq` (an SQL expression);
+ * {@link overlayOnPath} tests a candidate against it.
+ *
+ * One climb from the leaf visits the depths deepest first, each step a skip pointer that does not overshoot the
+ * next depth, so the steps add up to O(log gap) per depth rather than O(log depth): 250 nested overlays (each from
+ * the first message, ending 2–3 messages apart) take a few hundred steps instead of one climb of the whole path
+ * each. Climbing per candidate cost ~0.24 ms an overlay (1,000 forks with an overlay each, two depths between
+ * them: 239 ms a read); joining the candidates to a table of the climbs' answers was planned as nested loops over
  * both (the candidates are estimated at one row): 250 nested overlays took 550 ms.
  */
 export function onPathOverlaysCtes(messages: string, leafSeq: string): string {
-  return `${ancestorCte(
-    messages,
-    "anc",
-    `SELECT d, d, ${leafSeq} FROM (SELECT to_depth FROM cand UNION SELECT from_depth FROM cand) AS x(d)`,
-  )},
-  path_at AS (SELECT jsonb_object_agg(target::text, seq) AS seqs FROM anc WHERE depth = target)`;
+  // `i` indexes `ds`, the depths deepest first: the depth this step climbs to. A row at depth ds[i] is an answer,
+  // and the next step climbs on to ds[i + 1].
+  const next = "CASE WHEN w.depth = x.ds[w.i] THEN w.i + 1 ELSE w.i END";
+  // Only depths above the leaf: a climb never comes back down to a deeper one, and would stop there.
+  return `depths AS (
+    SELECT array_agg(d ORDER BY d DESC) AS ds FROM (SELECT to_depth FROM cand UNION SELECT from_depth FROM cand) AS x(d)
+    WHERE d <= (SELECT depth FROM ${messages} WHERE seq = ${leafSeq})
+  ),
+  climb(i, seq, depth, jump_seq, jump_depth, parent_seq) AS (
+    SELECT 1, m.seq, m.depth, m.jump_seq, m.jump_depth, m.parent_seq
+    FROM depths x JOIN ${messages} m ON m.seq = ${leafSeq} WHERE x.ds IS NOT NULL
+    UNION ALL
+    SELECT n.i, m.seq, m.depth, m.jump_seq, m.jump_depth, m.parent_seq
+    FROM climb w CROSS JOIN depths x CROSS JOIN LATERAL (SELECT ${next} AS i) n
+    JOIN ${messages} m
+      ON m.seq = CASE WHEN w.jump_seq IS NOT NULL AND w.jump_depth >= x.ds[n.i] THEN w.jump_seq ELSE w.parent_seq END
+    WHERE n.i <= cardinality(x.ds) AND w.depth > x.ds[n.i]
+  ),
+  path_at AS (
+    SELECT jsonb_object_agg(w.depth::text, w.seq) AS seqs FROM climb w CROSS JOIN depths x WHERE w.depth = x.ds[w.i]
+  )`;
 }
 
 /** True for a candidate row `alias` of {@link onPathOverlaysCtes} whose both endpoints lie on the path. */
