@@ -184,5 +184,19 @@ export function searchScaleSpec({ describe, test }: Suite, target: ContractTarge
           assert.equal(hit.compactedBy, expected, hit.id);
         }
       }));
+
+    test("overlays naming an unknown message cover nothing, and an older one behind many of them still marks", () =>
+      withStore(target, async (store) => {
+        const s = store.session("d");
+        for (let i = 0; i < 10; i++) await s.appendMessage(msg(`m${i}`, `topic note ${i}`));
+        const old = (await s.addCompaction("the start", "m0", "m5")).id;
+        // Ten newer overlays, more than a search reads first, each with an endpoint no message has.
+        for (let k = 0; k < 10; k++) await s.addCompaction(`nowhere ${k}`, k % 2 ? "ghost" : "m6", "ghost");
+        const hits = await store.searchMessages("topic", { sessionId: "d", limit: 100 });
+        assert.equal(hits.length, 10);
+        for (const hit of hits) {
+          assert.equal(hit.compactedBy, Number(hit.id.slice(1)) <= 5 ? old : undefined, hit.id);
+        }
+      }));
   });
 }
