@@ -46,7 +46,12 @@ export async function writeExport(
     selected.length > 0 ? selected : store.transfer.sessionIds();
   // Each payload once per file: a later session pointing at it finds it stored by the import of an earlier one.
   const sentAttachments = new Set<string>();
+  // Each session once per file: sessionIds() goes by activity, so a session written while the export runs moves
+  // behind the last one read and comes again.
+  const sentSessions = new Set<string>();
   for await (const id of ids) {
+    if (sentSessions.has(id)) continue;
+    sentSessions.add(id);
     for await (const item of store.transfer.exportSession(id)) {
       if (item.kind === "attachment") {
         if (!sentAttachments.has(item.attachment.hash)) await emit(encodeItem(id, item));
