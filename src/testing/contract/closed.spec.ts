@@ -27,6 +27,7 @@ export function closedSpec({ describe, test }: Suite, target: ContractTarget): v
         if (hasSessionRegistry(store)) {
           await rejectsWithCode(store.registry.create({ id: "x", name: "x" }), "CLOSED");
           await rejectsWithCode(store.registry.list(), "CLOSED");
+          await rejectsWithCode(store.registry.scan()[Symbol.asyncIterator]().next(), "CLOSED");
         }
         if (hasTransfer(store)) {
           const items = store.transfer.exportSession("s")[Symbol.asyncIterator]();
