@@ -289,7 +289,10 @@ export interface SessionFootprint {
  * whose id is already stored is kept as it is and counted as skipped.
  */
 export interface SessionTransfer {
-  /** Every registered session, oldest activity first, then every unregistered session holding data, by id. */
+  /**
+   * Every registered session, oldest activity first, then every unregistered session holding data, by id. Read in
+   * pages: a session written meanwhile moves behind the read position and is named again (the CLI skips repeats).
+   */
   sessionIds(): AsyncIterable<string>;
   /** Sizes of one session, or null when nothing is stored or registered under the id. */
   footprint(sessionId: string): Promise<SessionFootprint | null>;

@@ -7,6 +7,7 @@ import {
   type SessionStore,
 } from "../../store/types.js";
 import type { OpenedStore } from "../store.js";
+import { eachSessionOnce } from "../transfer/session-ids.js";
 import { type UsageTotals, usageOf } from "../usage.js";
 import { requireTransfer } from "./sessions.js";
 
@@ -54,7 +55,7 @@ export async function storeStats(opened: OpenedStore): Promise<StoreStats> {
     entries: 0,
     file: null,
   };
-  for await (const id of store.transfer.sessionIds()) {
+  for await (const id of eachSessionOnce(store.transfer)) {
     const footprint = await store.transfer.footprint(id);
     if (!footprint) continue;
     stats.sessions.total++;

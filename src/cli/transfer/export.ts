@@ -3,6 +3,7 @@ import { CliError } from "../errors.js";
 import { blockOwner, sessionExistence } from "../inspect/blocks.js";
 import type { Progress } from "../progress.js";
 import { type ExportCounts, encodeEnd, encodeHeader, encodeItem, encodeRow } from "./format.js";
+import { eachSessionOnce } from "./session-ids.js";
 
 /** What to export and how to report progress. */
 export interface ExportOptions {
@@ -43,15 +44,10 @@ export async function writeExport(
   };
   await emit(encodeHeader());
   const ids: AsyncIterable<string> | readonly string[] =
-    selected.length > 0 ? selected : store.transfer.sessionIds();
+    selected.length > 0 ? selected : eachSessionOnce(store.transfer);
   // Each payload once per file: a later session pointing at it finds it stored by the import of an earlier one.
   const sentAttachments = new Set<string>();
-  // Each session once per file: sessionIds() goes by activity, so a session written while the export runs moves
-  // behind the last one read and comes again.
-  const sentSessions = new Set<string>();
   for await (const id of ids) {
-    if (sentSessions.has(id)) continue;
-    sentSessions.add(id);
     for await (const item of store.transfer.exportSession(id)) {
       if (item.kind === "attachment") {
         if (!sentAttachments.has(item.attachment.hash)) await emit(encodeItem(id, item));
@@ -88,7 +84,7 @@ export async function writeExport(
 async function countMessages(store: TransferCapableStore, selected: readonly string[]): Promise<number> {
   let total = 0;
   const ids: AsyncIterable<string> | readonly string[] =
-    selected.length > 0 ? selected : store.transfer.sessionIds();
+    selected.length > 0 ? selected : eachSessionOnce(store.transfer);
   for await (const id of ids) total += (await store.transfer.footprint(id))?.messages ?? 0;
   return total;
 }
