@@ -163,6 +163,42 @@ await describeTargets((target) => {
     });
   });
 
+  test("an active-branch read of a set keeps each branched session to its path, a linear one read whole", async () => {
+    await withEmbedded(target.fresh, async (store, storage) => {
+      // Session "p" left a branch of 80 turns nearer to "automobile" than anything on its path; "q" is linear.
+      const p = store.session("p");
+      await p.appendMessage(msg("car", TEXTS.car));
+      for (let i = 0; i < 80; i++)
+        await p.appendMessage(msg(`g${i}`, "sedan sedan cars"), i === 0 ? "car" : `g${i - 1}`);
+      await p.appendMessage(msg("food", TEXTS.food), "car");
+      await store.session("q").appendMessage(msg("music", TEXTS.music));
+      const vectors = channel(store);
+      await vectors.idle();
+      const best = async (options: Omit<NearestOptions, "limit">, limit = 2) =>
+        storage.ids(store, await vectors.nearest("automobile", { limit, ...options }));
+      assert.match((await best({ sessionIds: ["p", "q"] })).join(), /^g\d+,g\d+$/);
+      assert.deepEqual(await best({ sessionIds: ["q", "p"], branch: "active" }), ["car", "music"]);
+      // HNSW is approximate: among 80 equal vectors it may not reach "food" (far from the query) at all.
+      if (target.index !== "pgvector")
+        assert.deepEqual([...(await best({ sessionIds: ["p", "q"], branch: "active" }, 10))].sort(), [
+          "car",
+          "food",
+          "music",
+        ]);
+      assert.deepEqual(await best({ sessionIds: ["q", "nobody"], branch: "active" }), ["music"]);
+      // A user's sessions through a search: only the vector channel finds "car" (no word of the question).
+      const hits = await store.searchMessages("Which automobile did I get?", {
+        sessionIds: ["p", "q"],
+        branch: "active",
+        limit: 1,
+      });
+      assert.deepEqual(
+        hits.map((h) => h.id),
+        ["car"],
+      );
+    });
+  });
+
   test("a filter finds the one message that passes it behind more nearer ones than sqlite-vec's KNN answers", async () => {
     await withEmbedded(target.fresh, async (store, storage) => {
       await importCrowd(store, 4200);

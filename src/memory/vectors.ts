@@ -85,14 +85,18 @@ class MemoryVectorBackend implements VectorBackend {
   async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
     const top = new TopK(read.limit);
     const scope = read.sessionIds ?? (read.sessionId === undefined ? undefined : [read.sessionId]);
-    const data =
-      read.activePath && read.sessionId !== undefined
-        ? this.store.sessionData(read.sessionId, false)
-        : undefined;
-    const path = data === undefined ? undefined : activePath(data);
-    for (const [, row] of this.rows(scope)) {
+    // The scope's active paths (the channel allows an active read of one session or a set only): memory scores
+    // every message in scope anyway, so each path is walked whole.
+    const paths = new Map<string, Set<MemoryMessageRow>>();
+    if (read.activePath) {
+      for (const sessionId of scope ?? []) {
+        const data = this.store.sessionData(sessionId, false);
+        if (data !== undefined) paths.set(sessionId, activePath(data));
+      }
+    }
+    for (const [sessionId, row] of this.rows(scope)) {
       const entry = this.entries.get(row.seq);
-      if (read.activePath && !path?.has(row)) continue;
+      if (read.activePath && !paths.get(sessionId)?.has(row)) continue;
       if (entry?.vector && entry.text === row.text && passesFilters(read, row.role, row.createdAt))
         top.add(row.seq, dot(query, entry.vector));
     }

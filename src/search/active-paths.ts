@@ -55,3 +55,13 @@ export class ActivePaths {
     return added;
   }
 }
+
+/**
+ * Of `branched`, the sessions one read keeps to their active paths: shallowest first while their paths fit
+ * ACTIVE_PATH_ROWS (the first always). The vector channel's read of a set of sessions keeps to these.
+ */
+export function pathsWithin(branched: Iterable<BranchedSession>): number[] {
+  const paths = new ActivePaths();
+  paths.add(branched);
+  return paths.kept;
+}

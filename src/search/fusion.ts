@@ -85,10 +85,10 @@ export async function nearestFor(
 ): Promise<number[] | undefined> {
   if (!takesVectors(channel, plan)) return undefined;
   const limit = vectorCandidates(plan.limit);
-  // The sessions, the role, the time range and one session's active path go into the channel's own read:
+  // The sessions, the role, the time range and the sessions' active paths go into the channel's own read:
   // filtering its nearest messages afterwards found nothing for a set of sessions whose messages others' outnumber,
-  // a role or time range the nearest messages all miss, or a path a long abandoned branch outnumbers. The active
-  // paths of a set or of the store are picked afterwards, by the backend's page.
+  // a role or time range the nearest messages all miss, or a path a long abandoned branch outnumbers. The store's
+  // active paths (no sessions named), and a set's past the channel's bound, are picked afterwards by the page.
   return channel.nearest(query, {
     limit,
     ...(plan.sessionId === undefined ? {} : { sessionId: plan.sessionId }),
@@ -96,6 +96,8 @@ export async function nearestFor(
     ...(plan.roles === undefined ? {} : { role: [...plan.roles] }),
     ...(plan.since === undefined ? {} : { since: plan.since }),
     ...(plan.until === undefined ? {} : { until: plan.until }),
-    ...(plan.activeOnly && plan.sessionId !== undefined ? { branch: "active" as const } : {}),
+    ...(plan.activeOnly && (plan.sessionId !== undefined || plan.sessionIds !== undefined)
+      ? { branch: "active" as const }
+      : {}),
   });
 }

@@ -1,13 +1,16 @@
 /**
- * The sessions, the role and time filters and one session's active path of the vector channel's nearest read on
+ * The sessions, the role and time filters and the sessions' active paths of the vector channel's nearest read on
  * Postgres, as conditions on the vectors `v` and messages `m`: inside the read, so a nearest read with a filter
  * scores the vectors that pass it (filtering the nearest vectors afterwards found nothing for a role or time range
  * they all miss). The parameters are filterParams' (filters.ts): exact, never stricter than passesFilters, and none
  * a row cannot hold.
  */
+import { canBeStored } from "../../message/ids.js";
+import { type BranchedSession, pathsWithin } from "../../search/active-paths.js";
 import type { NearestRead } from "../../search/vectors/types.js";
+import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { pathCte } from "../tree.js";
+import { activePathsCte } from "../tree.js";
 import { filterParams } from "./filters.js";
 
 /** Conditions (each starting with AND) and their parameters, numbered from `$first`. */
@@ -16,8 +19,30 @@ export interface NearestWhere {
   params: unknown[];
 }
 
-/** The read's conditions; null when no stored message can pass them. */
-export function nearestWhere(t: Tables, read: NearestRead, first: number): NearestWhere | null {
+/**
+ * The sessions (numbers) whose active paths alone count in an active read: of the scope's sessions, those with other
+ * branches (a linear one is read whole), shallowest first within ACTIVE_PATH_ROWS (pathsWithin).
+ */
+export async function nearestPaths(executor: Executor, t: Tables, read: NearestRead): Promise<number[]> {
+  if (!read.activePath) return [];
+  const ids = (read.sessionIds ?? (read.sessionId === undefined ? [] : [read.sessionId])).filter(canBeStored);
+  if (ids.length === 0) return [];
+  const rows = await executor.query<BranchedSession>(
+    `SELECT num::float8 AS num, leaf_depth AS depth FROM ${t.heads}
+     WHERE session_id = ANY($1::text[]) AND (leaf_seq IS NULL OR message_count <> leaf_depth + 1)`,
+    [ids],
+    true,
+  );
+  return pathsWithin(rows.map(({ num, depth }) => ({ num: Number(num), depth: Number(depth) })));
+}
+
+/** The read's conditions, with the active paths of `paths` (nearestPaths); null when no stored message can pass them. */
+export function nearestWhere(
+  t: Tables,
+  read: NearestRead,
+  first: number,
+  paths: readonly number[],
+): NearestWhere | null {
   const ids = read.sessionIds ?? (read.sessionId === undefined ? undefined : [read.sessionId]);
   const filters = filterParams({
     roles: read.roles,
@@ -41,13 +66,12 @@ export function nearestWhere(t: Tables, read: NearestRead, first: number): Neare
   if (filters.roles !== null) add((p) => `m.role = ANY(${p}::text[])`, filters.roles);
   if (filters.since !== null) add((p) => `m.created_at >= ${p}::timestamptz`, filters.since);
   if (filters.until !== null) add((p) => `m.created_at < ${p}::timestamptz`, filters.until);
-  // One session's active path (the channel allows it for one session only), walked once from its head's leaf; an
-  // id no row can hold made filters null above.
-  if (read.activePath && read.sessionId !== undefined) {
-    const leaf = (p: string) => `(SELECT leaf_seq FROM ${t.heads} WHERE session_id = ${p}::text)`;
+  // The active paths, each walked once from its head's leaf; the other sessions' messages all count.
+  if (paths.length > 0) {
     add(
-      (p) => `m.seq IN (WITH RECURSIVE ${pathCte(t.messages, leaf(p))} SELECT seq FROM path)`,
-      read.sessionId,
+      (p) =>
+        `(v.session_num <> ALL(${p}::bigint[]) OR m.seq IN (WITH RECURSIVE ${activePathsCte(t.messages, t.heads, `${p}::bigint[]`)} SELECT seq FROM path))`,
+      paths,
     );
   }
   return { sql, params };

@@ -12,7 +12,7 @@ import type {
 import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { nearestWhere } from "./vectors-scope.js";
+import { nearestPaths, nearestWhere } from "./vectors-scope.js";
 
 interface VectorTables {
   vectors: string;
@@ -209,10 +209,11 @@ class PostgresVectorBackend implements VectorBackend {
   }
 
   async nearest(query: Float32Array, options: NearestRead): Promise<number[]> {
-    // The sessions, role and time range are conditions of the read ($3 on), so the vectors read are ones that pass.
-    const where = nearestWhere(this.t, options, 3);
-    if (where === null) return [];
+    // The sessions, role, time range and active paths are conditions of the read ($3 on), so the vectors read are
+    // ones that pass.
     const executor = await this.executor();
+    const where = nearestWhere(this.t, options, 3, await nearestPaths(executor, this.t, options));
+    if (where === null) return [];
     const native = this.kind === "pgvector";
     const params: unknown[] = [vectorLiteral(query, native), options.limit, ...where.params];
     if (native) {

@@ -253,10 +253,10 @@ function abandonable<T>(promise: Promise<T>, signal: AbortSignal | undefined): P
 }
 
 /**
- * Whether nearest() keeps to the active path, checked (`INVALID_ARGUMENT`): of one session only, whose path is
- * walked once; a set's or the store's paths could be any length.
+ * Whether nearest() keeps to the active paths, checked (`INVALID_ARGUMENT`): of one session or a set, whose paths
+ * the backend walks within a bound; the whole store's could be any number.
  */
-function nearestBranch({ branch, sessionId }: NearestOptions): boolean {
+function nearestBranch({ branch, sessionId, sessionIds }: NearestOptions): boolean {
   if (branch !== undefined && branch !== "active" && branch !== "all") {
     throw new SessionError(
       "INVALID_ARGUMENT",
@@ -264,8 +264,8 @@ function nearestBranch({ branch, sessionId }: NearestOptions): boolean {
     );
   }
   if (branch !== "active") return false;
-  if (typeof sessionId !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", 'nearest(): branch "active" needs a sessionId');
+  if (sessionId === undefined && sessionIds === undefined) {
+    throw new SessionError("INVALID_ARGUMENT", 'nearest(): branch "active" needs a sessionId or sessionIds');
   }
   return true;
 }

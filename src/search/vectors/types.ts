@@ -43,8 +43,10 @@ export interface NearestOptions extends Pick<SearchOptions, "role" | "since" | "
   /** At most 1,000 sessions (as a search's `sessionIds`); with `sessionId` as well, that session if it is in the set. */
   sessionIds?: readonly string[];
   /**
-   * `"active"`: only the session's active path, kept to inside the read (so a long abandoned branch never crowds
-   * it out); needs `sessionId`. Default `"all"`.
+   * `"active"`: only the sessions' active paths, kept to inside the read (so a long abandoned branch never crowds
+   * them out); needs `sessionId` or `sessionIds`. Of a set, the paths of the sessions with other branches are
+   * walked shallowest first while they fit 100,000 rows (ACTIVE_PATH_ROWS); a session past that may answer
+   * messages off its path, which a search's page leaves out. Default `"all"`.
    */
   branch?: "active" | "all";
 }
@@ -56,7 +58,7 @@ export type NearestScope =
 
 /**
  * What a backend's nearest() reads: the scope, the filters (normalised as a search plan's), the limit, and whether
- * only the active path of the one session (`sessionId`) counts.
+ * only the active paths of the scope's sessions count (of a set, within ACTIVE_PATH_ROWS: see `keptPaths`).
  */
 export type NearestRead = NearestScope & SearchFilters & { limit: number; activePath: boolean };
 

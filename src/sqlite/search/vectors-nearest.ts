@@ -16,10 +16,19 @@ import { CURRENT } from "./vectors-schema.js";
 /** The most neighbours sqlite-vec answers per query, and per session of a set (it searches each one by itself). */
 const MAX_KNN = 4096;
 
-/** The vectors `v` of messages `m` a read takes: current, of the sessions `nums` (undefined: all), passing the filters. */
+/**
+ * Where a nearest read keeps to: the sessions `nums` (undefined: all) and, of those, the ones whose active paths
+ * alone count (`paths`, their numbers; see pathsWithin).
+ */
+export interface NearestSessions {
+  nums: readonly number[] | undefined;
+  paths: readonly number[];
+}
+
+/** The vectors `v` of messages `m` a read takes: current, of the sessions, passing the filters and paths. */
 function conditions(
   read: NearestRead,
-  nums: readonly number[] | undefined,
+  { nums, paths }: NearestSessions,
 ): { sql: string; params: SqlValue[] } {
   const parts = [CURRENT];
   const params: SqlValue[] = [];
@@ -27,7 +36,7 @@ function conditions(
     parts.push("v.session_num IN (SELECT value FROM json_each(?))");
     params.push(JSON.stringify(nums));
   }
-  const filter = readFilter(read, nums);
+  const filter = readFilter(read, paths);
   if (filter !== undefined) {
     parts.push(filter.where);
     params.push(...filter.params);
@@ -35,10 +44,9 @@ function conditions(
   return { sql: parts.join(" AND "), params };
 }
 
-// The read's role and time filters and, for an active-branch read of one session (`nums` is it), its active path,
-// as a condition on the messages `m` (filters.ts).
-function readFilter(read: NearestRead, nums: readonly number[] | undefined): FilterSql | undefined {
-  return filterSql(read, read.activePath && nums !== undefined ? { activePaths: nums } : {});
+// The read's role and time filters and the active paths it keeps to, as a condition on the messages `m` (filters.ts).
+function readFilter(read: NearestRead, paths: readonly number[]): FilterSql | undefined {
+  return filterSql(read, paths.length > 0 ? { activePaths: paths } : {});
 }
 
 /**
@@ -49,12 +57,12 @@ export function scanNearest(
   driver: SqlDriver,
   query: Float32Array,
   read: NearestRead,
-  nums: readonly number[] | undefined,
+  sessions: NearestSessions,
   source: "blob" | "sqlite-vec",
   top = new TopK(read.limit),
   skip: ReadonlySet<number> = new Set(),
 ): TopK {
-  const where = conditions(read, nums);
+  const where = conditions(read, sessions);
   const newest = (columns: string, extra: string) =>
     `SELECT v.seq, ${columns}, m.role, m.created_at FROM agent_message_vectors v
      JOIN agent_messages m ON m.seq = v.seq WHERE ${extra}${where.sql} ORDER BY v.seq DESC LIMIT ?`;
@@ -93,14 +101,15 @@ export function knnNearest(
   driver: SqlDriver,
   query: Float32Array,
   read: NearestRead,
-  nums: readonly number[] | undefined,
+  sessions: NearestSessions,
 ): number[] {
+  const { nums, paths } = sessions;
   const bytes = vectorBytes(query);
   const partitions = nums === undefined ? "" : " AND session_num IN (SELECT value FROM json_each(?))";
   const scope = nums === undefined ? [] : [JSON.stringify(nums)];
   const knn = `WITH knn AS MATERIALIZED (SELECT rowid AS seq, distance, session_num FROM agent_message_vectors_vec
     WHERE embedding MATCH ? AND k = ?${partitions})`;
-  if (!hasFilters(read) && !read.activePath) {
+  if (!hasFilters(read) && paths.length === 0) {
     // A few more than asked make up for stale rows left out.
     return driver.column<number>(
       `${knn} SELECT knn.seq FROM knn JOIN agent_message_vectors v ON v.seq = knn.seq
@@ -109,7 +118,7 @@ export function knnNearest(
     );
   }
   // Every neighbour comes back (to count them per session); one the read does not take has no role.
-  const filter = readFilter(read, nums);
+  const filter = readFilter(read, paths);
   const sql = `${knn} SELECT knn.seq, knn.session_num, knn.distance, m.role, m.created_at FROM knn
     LEFT JOIN agent_message_vectors v ON v.seq = knn.seq
     LEFT JOIN agent_messages m ON m.seq = v.seq AND ${CURRENT}${filter ? ` AND ${filter.where}` : ""}
@@ -137,6 +146,6 @@ export function knnNearest(
     const sawAll =
       nums === undefined ? rows.length < k : [...perSession.values()].every((count) => count < k);
     if (found.size >= read.limit || sawAll) return top.seqs();
-    if (k === MAX_KNN) return scanNearest(driver, query, read, nums, "sqlite-vec", top, found).seqs();
+    if (k === MAX_KNN) return scanNearest(driver, query, read, sessions, "sqlite-vec", top, found).seqs();
   }
 }

@@ -1,6 +1,7 @@
 import { SessionError } from "../../errors.js";
 import { canBeStored } from "../../message/ids.js";
 import { storedMessageText } from "../../message/text.js";
+import { pathsWithin } from "../../search/active-paths.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
 import { vectorBytes } from "../../search/vectors/embed.js";
 import type {
@@ -15,6 +16,7 @@ import type {
 import type { SqliteBackend } from "../backend.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
+import { branchedSessions } from "./active-paths.js";
 import { loadSqliteVec } from "./vectors-extension.js";
 import { knnNearest, scanNearest } from "./vectors-nearest.js";
 import { CURRENT, int, VECTOR_TABLES } from "./vectors-schema.js";
@@ -155,8 +157,14 @@ class SqliteVectorBackend implements VectorBackend {
   async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
     const nums = this.scopeNums(read);
     if (nums?.length === 0) return [];
-    if (this.kind === "sqlite-vec") return knnNearest(this.driver, query, read, nums);
-    return scanNearest(this.driver, query, read, nums, "blob").seqs();
+    // Only sessions with other branches have messages off their paths: a linear one is read whole.
+    const paths =
+      read.activePath && nums !== undefined
+        ? pathsWithin(branchedSessions(this.driver, undefined, { sessions: nums }))
+        : [];
+    const sessions = { nums, paths };
+    if (this.kind === "sqlite-vec") return knnNearest(this.driver, query, read, sessions);
+    return scanNearest(this.driver, query, read, sessions, "blob").seqs();
   }
 
   // The numbers of the sessions nearest() keeps to (only those stored), or undefined for every session.
