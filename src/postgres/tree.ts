@@ -129,9 +129,8 @@ export function overlayEndpoints(messages: string): string {
  * {@link overlayOnPath} tests a candidate against it.
  *
  * One climb from the leaf visits the depths deepest first, each step a skip pointer that does not overshoot the
- * next depth, so the steps add up to O(log gap) per depth rather than O(log depth): 250 nested overlays (each from
- * the first message, ending 2–3 messages apart) take a few hundred steps instead of one climb of the whole path
- * each. Climbing per candidate cost ~0.24 ms an overlay (1,000 forks with an overlay each, two depths between
+ * next depth, so a depth costs about min(gap, log depth) steps instead of a climb from the leaf each: 250 nested
+ * overlays (each from the first message, ending 2–3 messages apart) take a few hundred steps in all. Climbing per candidate cost ~0.24 ms an overlay (1,000 forks with an overlay each, two depths between
  * them: 239 ms a read); joining the candidates to a table of the climbs' answers was planned as nested loops over
  * both (the candidates are estimated at one row): 250 nested overlays took 550 ms.
  */

@@ -65,3 +65,15 @@ for (const [name, open] of [
     }
   });
 }
+
+test("a store whose registry has no scan() is refused with INVALID_ARGUMENT, not a TypeError in list()", async () => {
+  const store = new MemoryStore();
+  try {
+    // A registry written against the interface before scan() existed (plain JavaScript).
+    (store.registry as { scan?: unknown }).scan = undefined;
+    const storage = new StoreSessionStorage(store);
+    await assert.rejects(storage.list(), { code: "INVALID_ARGUMENT", message: /scan\(\)/ });
+  } finally {
+    await store.close();
+  }
+});

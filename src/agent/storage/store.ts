@@ -35,10 +35,16 @@ export interface StoreSessionStorageOptions {
 }
 
 function assertAgentCapable(store: SessionStore): asserts store is AgentCapableStore {
-  if (!hasSessionRegistry(store) || !hasContextStorage(store) || !hasStepWrites(store)) {
+  // scan() is checked too: a registry written before it existed would fail in list() with a TypeError.
+  if (
+    !hasSessionRegistry(store) ||
+    typeof store.registry.scan !== "function" ||
+    !hasContextStorage(store) ||
+    !hasStepWrites(store)
+  ) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `Agent sessions need a store with a registry, context blocks and step writes (memory, SQLite, Postgres); the ${store.backend} store has not`,
+      `Agent sessions need a store with a registry (with scan()), context blocks and step writes (memory, SQLite, Postgres); the ${store.backend} store has not`,
     );
   }
 }

@@ -20,7 +20,8 @@ const CHUNK = 64 * 1024;
 /**
  * Writes an export as JSONL: the header, each session (its record, messages parents first, overlays), the
  * blocks (and, for a whole-store export, the search entries), then the end record with the counts. Everything is
- * streamed from the store page by page, so memory stays flat whatever the store's size.
+ * streamed from the store page by page, so memory stays flat whatever the store's size, but for the ids of the
+ * sessions and payloads already written (each is written once).
  */
 export async function writeExport(
   store: TransferCapableStore,

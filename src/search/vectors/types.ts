@@ -58,7 +58,7 @@ export type NearestScope =
 
 /**
  * What a backend's nearest() reads: the scope, the filters (normalised as a search plan's), the limit, and whether
- * only the active paths of the scope's sessions count (of a set, within ACTIVE_PATH_ROWS: see `keptPaths`).
+ * only the active paths of the scope's sessions count (of a set, within ACTIVE_PATH_ROWS: `pathsWithin` in search/active-paths.ts).
  */
 export type NearestRead = NearestScope & SearchFilters & { limit: number; activePath: boolean };
 
