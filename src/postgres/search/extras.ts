@@ -14,6 +14,8 @@ import type { PageHit } from "./page.js";
 
 interface Overlay {
   id: string;
+  /** Its row's sequence number: the order overlays are read in, newest first. */
+  seq: number;
   sessionNum: number;
   fromSeq: number;
   fromDepth: number;
@@ -22,7 +24,9 @@ interface Overlay {
 }
 
 /** An overlay as read, its endpoints null when a message it names is gone. */
-type OverlayRow = { [K in keyof Overlay]: K extends "id" | "sessionNum" ? Overlay[K] : Overlay[K] | null };
+type OverlayRow = {
+  [K in keyof Overlay]: K extends "id" | "seq" | "sessionNum" ? Overlay[K] : Overlay[K] | null;
+};
 
 const hasEndpoints = (row: OverlayRow): row is Overlay => row.fromSeq !== null && row.toSeq !== null;
 
@@ -45,37 +49,43 @@ async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHi
   // nested overlays ~45 ms, and reading every overlay's endpoints first was about half of such a search.
   // Sessions known to have no overlay (the page read says so) need no look-up.
   let unmarked = hits.filter((hit) => hit.overlaid !== false);
-  let sessions = [...new Set(unmarked.map((hit) => hit.candidate.sessionNum))];
-  for (const [offset, limit] of [
-    [0, FIRST_OVERLAYS],
-    [FIRST_OVERLAYS, SEARCH_OVERLAYS - FIRST_OVERLAYS],
-  ] as const) {
-    if (sessions.length === 0) return;
-    const batch = await executor.query<OverlayRow>(overlaysSql(t), [sessions, offset, limit], true);
+  // Each session's overlays older than the last one read (null: from the newest). By seq, not by offset: an overlay
+  // deleted between the two reads would otherwise shift an unread one into the first read's range.
+  let sessions = new Map<number, number | null>(unmarked.map((hit) => [hit.candidate.sessionNum, null]));
+  for (const limit of [FIRST_OVERLAYS, SEARCH_OVERLAYS - FIRST_OVERLAYS]) {
+    if (sessions.size === 0) return;
+    const batch = await executor.query<OverlayRow>(
+      overlaysSql(t),
+      [[...sessions.keys()], [...sessions.values()], limit],
+      true,
+    );
     if (batch.length === 0) return;
     await markWith(executor, t, unmarked, batch.filter(hasEndpoints));
     unmarked = unmarked.filter((hit) => hit.result.compactedBy === undefined);
-    // Only a session whose first read was full can have older overlays.
-    const full = new Map<number, number>();
-    for (const overlay of batch) full.set(overlay.sessionNum, (full.get(overlay.sessionNum) ?? 0) + 1);
-    sessions = [...new Set(unmarked.map((hit) => hit.candidate.sessionNum))].filter(
-      (num) => full.get(num) === FIRST_OVERLAYS,
-    );
+    // Only a session whose first read was full can have older overlays; the batch is newest first.
+    const read = new Map<number, { count: number; oldest: number }>();
+    for (const { sessionNum, seq } of batch)
+      read.set(sessionNum, { count: (read.get(sessionNum)?.count ?? 0) + 1, oldest: seq });
+    sessions = new Map();
+    for (const { candidate } of unmarked) {
+      const session = read.get(candidate.sessionNum);
+      if (session?.count === FIRST_OVERLAYS) sessions.set(candidate.sessionNum, session.oldest);
+    }
   }
 }
 
 /**
- * The overlays of sessions `$1` with their endpoints, newest first: per session the `$3` after its newest `$2`
- * (of its newest SEARCH_OVERLAYS). An overlay whose endpoint is gone comes with null depths (it covers nothing),
- * so the rows still count a session's overlays.
+ * The overlays of sessions `$1` with their endpoints, newest first: per session the newest `$3` older than the
+ * seq `$2` names for it (null: the newest). An overlay whose endpoint is gone comes with null depths (it covers
+ * nothing), so the rows still count a session's overlays.
  */
 const overlaysSql = (t: Tables) =>
-  `SELECT o.id, o.session_num::float8 AS "sessionNum", f.seq::float8 AS "fromSeq", f.depth AS "fromDepth",
-     e.seq::float8 AS "toSeq", e.depth AS "toDepth"
-   FROM unnest($1::bigint[]) s(num)
+  `SELECT o.id, o.seq::float8 AS seq, o.session_num::float8 AS "sessionNum", f.seq::float8 AS "fromSeq",
+     f.depth AS "fromDepth", e.seq::float8 AS "toSeq", e.depth AS "toDepth"
+   FROM unnest($1::bigint[], $2::bigint[]) s(num, before)
    CROSS JOIN LATERAL (
      SELECT seq, id, session_num, from_message_id, to_message_id FROM ${t.compactions} c
-     WHERE c.session_num = s.num ORDER BY c.seq DESC OFFSET $2::integer LIMIT $3::integer
+     WHERE c.session_num = s.num AND (s.before IS NULL OR c.seq < s.before) ORDER BY c.seq DESC LIMIT $3::integer
    ) o
    LEFT JOIN ${t.messages} f ON f.session_num = o.session_num AND f.id = o.from_message_id
    LEFT JOIN ${t.messages} e ON e.session_num = o.session_num AND e.id = o.to_message_id
