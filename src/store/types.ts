@@ -290,8 +290,9 @@ export interface SessionFootprint {
  */
 export interface SessionTransfer {
   /**
-   * Every registered session, oldest activity first, then every unregistered session holding data, by id. Read in
-   * pages: a session written meanwhile moves behind the read position and is named again (the CLI skips repeats).
+   * Every registered session, oldest activity first, then every other session holding data, by id (also one
+   * registered after the first part read past its place). Read in pages: a session written meanwhile moves behind
+   * the read position and can be named again (the CLI skips repeats), but none is left out.
    */
   sessionIds(): AsyncIterable<string>;
   /** Sizes of one session, or null when nothing is stored or registered under the id. */

@@ -210,6 +210,23 @@ export function runTransferContract(target: ContractTarget): void {
       });
     });
 
+    test("a session registered once the registered ones are listed is still listed, as a session holding data", async (t) => {
+      await withTransfer(t, async (store) => {
+        assert.ok(hasSessionRegistry(store));
+        await store.registry.create({ id: "a", name: "a" });
+        await store.registry.create({ id: "b", name: "b" });
+        // Written through a plain Session: data, no registry row yet.
+        await store.session("late").appendMessage(msg("m1", "hello"));
+        const ids = store.transfer.sessionIds()[Symbol.asyncIterator]();
+        assert.deepEqual([(await ids.next()).value, (await ids.next()).value], ["a", "b"]);
+        // Registered after the listing read past every registered session: its place is behind the last one read.
+        await store.registry.create({ id: "late", name: "late" });
+        const rest: string[] = [];
+        for (let next = await ids.next(); !next.done; next = await ids.next()) rest.push(next.value);
+        assert.deepEqual(rest, ["late"]);
+      });
+    });
+
     test("importing the same data twice writes nothing the second time", async (t) => {
       await withTransfer(t, async (store) => {
         await seedRich(store);

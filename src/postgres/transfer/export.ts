@@ -33,18 +33,22 @@ const registeredSql = statement(
     WHERE (s.updated_at, s.activity) > ($2::timestamp AT TIME ZONE 'UTC', $3::bigint)
     ORDER BY s.updated_at, s.activity LIMIT $1`,
 );
-// Unregistered sessions holding data, by id in UTF-8 byte order (`COLLATE "C"`, index agent_session_heads_id_c).
+// Sessions holding data that the registered listing did not name, by id in UTF-8 byte order (`COLLATE "C"`, index
+// agent_session_heads_id_c): never registered, or registered after that listing read past their place (their
+// activity lies beyond its last key, $1 and $2). A session registered between the two listings was otherwise in
+// neither.
 function unregistered(after: string): (t: Tables) => string {
   return statement(
     (t) => `SELECT h.session_id FROM ${t.heads} h
-      WHERE ${after} AND NOT EXISTS (SELECT 1 FROM ${t.sessions} s WHERE s.id = h.session_id)
+      WHERE ${after} AND NOT EXISTS (SELECT 1 FROM ${t.sessions} s WHERE s.id = h.session_id
+          AND (s.updated_at, s.activity) <= ($1::timestamp AT TIME ZONE 'UTC', $2::bigint))
         AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = h.num))
-      ORDER BY h.session_id COLLATE "C" LIMIT $1`,
+      ORDER BY h.session_id COLLATE "C" LIMIT $3`,
   );
 }
 // A first page has no key: "" is a real session id (the default session), so no string can stand below them all.
-const unregisteredSql = unregistered("$2::text IS NULL");
-const unregisteredAfterSql = unregistered(`h.session_id COLLATE "C" > $2::text`);
+const unregisteredSql = unregistered("$4::text IS NULL");
+const unregisteredAfterSql = unregistered(`h.session_id COLLATE "C" > $4::text`);
 
 const headSql = statement((t) => `SELECT num, leaf_id FROM ${t.heads} WHERE session_id = $1`);
 const footprintSql = statement(
@@ -128,15 +132,17 @@ export class PostgresTransfer implements SessionTransfer {
     // Oldest activity first, so importing the ids in this order reproduces list()'s order, ties included. The
     // first key, -infinity, lies below every time an ISO-8601 string can name.
     type Registered = { id: string; after_at: string; activity: string };
-    const registered = this.pages<Registered>(registeredSql, registeredSql, [], ["-infinity", 0], (r) => [
-      r.after_at,
-      r.activity,
-    ]);
-    for await (const row of registered) yield row.id;
+    const key = (r: Registered) => [r.after_at, r.activity];
+    const registered = this.pages<Registered>(registeredSql, registeredSql, [], ["-infinity", 0], key);
+    let last: readonly unknown[] = ["-infinity", 0];
+    for await (const row of registered) {
+      yield row.id;
+      last = key(row);
+    }
     const unregistered = this.pages<{ session_id: string }>(
       unregisteredSql,
       unregisteredAfterSql,
-      [],
+      last,
       [null],
       (r) => [r.session_id],
     );

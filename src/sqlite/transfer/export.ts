@@ -58,18 +58,22 @@ export class SqliteTransfer implements SessionTransfer {
         [after.updated_at, after.activity, PAGE],
       );
       for (const row of rows) yield row.id;
+      after = rows[rows.length - 1] ?? after;
       if (rows.length < PAGE) break;
-      after = rows[rows.length - 1]!;
     }
+    // Then the sessions holding data that the pass above did not name: never registered, or registered after it
+    // read past their place (their activity lies beyond its last key). A session registered between the two passes
+    // was otherwise in neither.
     let afterId: string | null = null;
     for (;;) {
       const rows: { session_id: string }[] = this.driver.all(
         `SELECT h.session_id FROM agent_session_heads h
          WHERE ${afterId === null ? "1" : "h.session_id > ?"}
-           AND NOT EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = h.session_id)
+           AND NOT EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = h.session_id
+             AND (s.updated_at, s.activity) <= (?, ?))
            AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM agent_compactions c WHERE c.session_num = h.num))
          ORDER BY h.session_id LIMIT ?`,
-        afterId === null ? [PAGE] : [afterId, PAGE],
+        [...(afterId === null ? [] : [afterId]), after.updated_at, after.activity, PAGE],
       );
       for (const row of rows) yield row.session_id;
       if (rows.length < PAGE) break;
