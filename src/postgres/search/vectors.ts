@@ -12,49 +12,8 @@ import type {
 import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 import { nearestPaths, nearestWhere } from "./vectors-scope.js";
-
-interface VectorTables {
-  vectors: string;
-  state: string;
-  sessionIndex: string;
-  hnswIndex: string;
-}
-
-function vectorTables(t: Tables): VectorTables {
-  const q = (name: string) => `"${t.prefix}${name}"`;
-  const table = (name: string) => (t.schema ? `"${t.schema}".` : "") + q(name);
-  return {
-    vectors: table("agent_message_vectors"),
-    state: table("agent_vector_state"),
-    sessionIndex: q("agent_message_vectors_session"),
-    hnswIndex: q("agent_message_vectors_hnsw"),
-  };
-}
-
-// Created on the channel's first use only (a store without an embedder never has them). `content_hash` is the
-// message row's when its text was read (a mismatch = stale), `text_hash` the embedded text's. Vectors are a
-// float4[] (`vector`) without pgvector; with it they are an `embedding vector(n)` column with an HNSW index, added
-// once the first vector gives the size.
-function tableStatements(v: VectorTables): string[] {
-  return [
-    `CREATE TABLE IF NOT EXISTS ${v.vectors} (
-      seq bigint PRIMARY KEY,
-      session_num bigint NOT NULL,
-      content_hash text,
-      text_hash text NOT NULL,
-      vector float4[]
-    )`,
-    `CREATE INDEX IF NOT EXISTS ${v.sessionIndex} ON ${v.vectors} (session_num, seq)`,
-    `CREATE TABLE IF NOT EXISTS ${v.state} (
-      id integer PRIMARY KEY CHECK (id = 1),
-      dimensions integer NOT NULL,
-      kind text NOT NULL
-    )`,
-  ];
-}
-
-const CURRENT = "v.session_num = m.session_num AND v.content_hash IS NOT DISTINCT FROM m.content_hash";
 
 interface PendingRow {
   seq: string | number;
