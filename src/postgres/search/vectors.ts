@@ -1,6 +1,6 @@
 import { storedMessageText } from "../../message/text.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
-import { PLAIN_VECTOR_CANDIDATES } from "../../search/vectors/score.js";
+import { PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
 import type {
   Embedder,
   NearestRead,
@@ -21,6 +21,12 @@ interface PendingRow {
   content: string;
   content_hash: string | null;
   stored: string | null;
+}
+
+/** A vector read's row: its message's seq and its cosine distance to the query. */
+interface Scored {
+  seq: string | number;
+  distance: string | number;
 }
 
 /** Vectors of a Postgres (or PGlite) store: pgvector where `CREATE EXTENSION vector` works, else float4[] scored in SQL. */
@@ -176,16 +182,34 @@ class PostgresVectorBackend implements VectorBackend {
     const native = this.kind === "pgvector";
     const params: unknown[] = [vectorLiteral(query, native), options.limit, ...where.params];
     if (native) {
-      const sql = `SELECT v.seq FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
+      const sql = `SELECT v.seq, v.embedding <=> $1::vector AS distance FROM ${this.v.vectors} v
+        JOIN ${this.t.messages} m ON m.seq = v.seq
         WHERE v.embedding IS NOT NULL${where.sql} AND ${CURRENT} ORDER BY v.embedding <=> $1::vector LIMIT $2`;
       // HNSW hands over ef_search candidates; an iterative scan (pgvector >= 0.8) keeps going while the conditions
       // drop some (up to pgvector's hnsw.max_scan_tuples, 20,000 by default).
       const rows = await executor.transaction(async (run) => {
         await run(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, options.limit * 2))}`);
         if (this.iterative) await run("SET LOCAL hnsw.iterative_scan = relaxed_order");
-        return run<{ seq: string | number }>(sql, params);
+        return run<Scored>(sql, params);
       });
-      return rows.map((row) => Number(row.seq));
+      if (rows.length >= options.limit) return rows.map((row) => Number(row.seq));
+      // Fewer came back: the scan stopped before the conditions passed enough, or the graph has no way to some
+      // vectors (HNSW is approximate; many equal vectors leave others unlinked). The newest passing vectors are
+      // scored exactly as well, as sqlite-vec does; a passing vector outside both is the bound (docs/RECALL.md).
+      const exact = await executor.query<Scored>(
+        `SELECT c.seq, c.embedding <=> $1::vector AS distance FROM (
+           SELECT v.seq, v.embedding FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
+           WHERE v.embedding IS NOT NULL${where.sql} AND ${CURRENT} ORDER BY v.seq DESC LIMIT ${PLAIN_VECTOR_CANDIDATES}
+         ) c ORDER BY 2, c.seq DESC LIMIT $2`,
+        params,
+      );
+      const top = new TopK(options.limit);
+      const seen = new Set<number>();
+      for (const { seq, distance } of [...rows, ...exact]) {
+        if (!seen.has(Number(seq))) top.add(Number(seq), 1 - Number(distance));
+        seen.add(Number(seq));
+      }
+      return top.seqs();
     }
     // No index: the newest vectors of the scope, scored by a dot product in SQL (they are unit length).
     const rows = await executor.query<{ seq: string | number }>(
