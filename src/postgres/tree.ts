@@ -130,9 +130,10 @@ export function overlayEndpoints(messages: string): string {
  *
  * One climb from the leaf visits the depths deepest first, each step a skip pointer that does not overshoot the
  * next depth, so a depth costs about min(gap, log depth) steps instead of a climb from the leaf each: 250 nested
- * overlays (each from the first message, ending 2–3 messages apart) take a few hundred steps in all. Climbing per candidate cost ~0.24 ms an overlay (1,000 forks with an overlay each, two depths between
- * them: 239 ms a read); joining the candidates to a table of the climbs' answers was planned as nested loops over
- * both (the candidates are estimated at one row): 250 nested overlays took 550 ms.
+ * overlays (each from the first message, ending 2–3 messages apart) take a few hundred steps in all. Not a climb
+ * per candidate (~0.24 ms an overlay: 1,000 forks with an overlay each, two depths apart, took 239 ms a read), nor
+ * a join of the candidates to a table of the climbs' answers (planned as nested loops over both, the candidates
+ * being estimated at one row: 550 ms at 250 nested overlays).
  */
 export function onPathOverlaysCtes(messages: string, leafSeq: string): string {
   // `i` indexes `ds`, the depths deepest first: the depth this step climbs to. A row at depth ds[i] is an answer,

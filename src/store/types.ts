@@ -292,7 +292,8 @@ export interface SessionTransfer {
   /**
    * Every registered session, oldest activity first, then every other session holding data, by id (also one
    * registered after the first part read past its place). Read in pages: a session written meanwhile moves behind
-   * the read position and can be named again (the CLI skips repeats), but none is left out.
+   * the read position and can be named again (the CLI skips repeats); one that held data or a registry row
+   * throughout is never left out.
    */
   sessionIds(): AsyncIterable<string>;
   /** Sizes of one session, or null when nothing is stored or registered under the id. */
