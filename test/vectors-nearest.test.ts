@@ -18,8 +18,8 @@ import {
 import type { VectorStore } from "./vectors/targets.js";
 
 /** Session "p": "car", then 80 turns nearer to "automobile" on a branch the conversation left: it went on from "car". */
-async function seedLeftBranch(store: VectorStore): Promise<void> {
-  const p = store.session("p");
+async function seedLeftBranch(store: VectorStore, sessionId = "p"): Promise<void> {
+  const p = store.session(sessionId);
   await p.appendMessage(msg("car", TEXTS.car));
   for (let i = 0; i < 80; i++)
     await p.appendMessage(msg(`g${i}`, "sedan sedan cars"), i === 0 ? "car" : `g${i - 1}`);
@@ -197,6 +197,27 @@ await describeTargets((target) => {
         hits.map((h) => h.id),
         ["car"],
       );
+    });
+  });
+
+  test("an active-branch read of the whole store keeps the sessions its nearest messages come from to their paths", async () => {
+    await withEmbedded(target.fresh, async (store, storage) => {
+      // Two sessions left a long branch nearer to the query than anything on their paths.
+      await seedLeftBranch(store, "p");
+      await seedLeftBranch(store, "r");
+      await store.session("q").appendMessage(msg("music", TEXTS.music));
+      const vectors = channel(store);
+      await vectors.idle();
+      const nearest = async (limit: number, branch?: "active") =>
+        vectors.nearest("automobile", { limit, ...(branch === undefined ? {} : { branch }) });
+      assert.match((await storage.ids(store, await nearest(1))).join(), /^g\d+$/);
+      // The first read brings one session's branch, the next the other's: each is kept to its path in turn.
+      assert.deepEqual(await storage.ids(store, await nearest(1, "active")), ["car"]);
+      const active = await storage.ids(store, await nearest(10, "active"));
+      assert.deepEqual([...active].sort(), ["car", "car", "food", "food", "music"]);
+      // A store-wide search: only the vector channel finds "car" (no word of the question).
+      const hits = await store.searchMessages("Which automobile did I get?", { branch: "active", limit: 2 });
+      assert.deepEqual(hits.map((h) => `${h.sessionId}/${h.id}`).sort(), ["p/car", "r/car"]);
     });
   });
 

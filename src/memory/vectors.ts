@@ -85,20 +85,23 @@ class MemoryVectorBackend implements VectorBackend {
   async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
     const top = new TopK(read.limit);
     const scope = read.sessionIds ?? (read.sessionId === undefined ? undefined : [read.sessionId]);
-    // The scope's active paths (the channel allows an active read of one session or a set only): memory scores
-    // every message in scope anyway, so each path is walked whole.
+    // The active paths of the sessions in scope (every session when none is named), each walked once when its first
+    // row comes: memory scores every message in scope anyway.
     const paths = new Map<string, Set<MemoryMessageRow>>();
-    if (read.activePath) {
-      for (const sessionId of scope ?? []) {
+    const pathOf = (sessionId: string) => {
+      let path = paths.get(sessionId);
+      if (path === undefined) {
         const data = this.store.sessionData(sessionId, false);
-        if (data !== undefined) paths.set(sessionId, activePath(data));
+        path = data === undefined ? new Set() : activePath(data);
+        paths.set(sessionId, path);
       }
-    }
+      return path;
+    };
     for (const [sessionId, row] of this.rows(scope)) {
       const entry = this.entries.get(row.seq);
-      if (read.activePath && !paths.get(sessionId)?.has(row)) continue;
-      if (entry?.vector && entry.text === row.text && passesFilters(read, row.role, row.createdAt))
-        top.add(row.seq, dot(query, entry.vector));
+      if (!entry?.vector || entry.text !== row.text || !passesFilters(read, row.role, row.createdAt))
+        continue;
+      if (!read.activePath || pathOf(sessionId).has(row)) top.add(row.seq, dot(query, entry.vector));
     }
     return top.seqs();
   }

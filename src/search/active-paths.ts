@@ -65,3 +65,24 @@ export function pathsWithin(branched: Iterable<BranchedSession>): number[] {
   paths.add(branched);
   return paths.kept;
 }
+
+/**
+ * The vector channel's nearest messages on the active paths of the whole store (no sessions named: which of its
+ * sessions have other branches is not walked up front). `read(paths)` answers with those sessions kept to their
+ * paths inside the read; while a full answer holds sessions with other branches (`crowding`), it reads again with
+ * them kept to theirs too, within ActivePaths' bounds. A session past them may answer messages off its path, which a
+ * search's page leaves out.
+ */
+export async function nearestOnActivePaths(
+  limit: number,
+  read: (paths: readonly number[]) => Promise<number[]>,
+  crowding: (seqs: readonly number[]) => Promise<Iterable<BranchedSession>>,
+): Promise<number[]> {
+  let answer = await read([]);
+  const paths = new ActivePaths();
+  // An answer short of `limit` held every passing vector the read reaches: one that lets fewer pass adds none.
+  while (answer.length >= limit && answer.length > 0 && paths.add(await crowding(answer))) {
+    answer = await read(paths.kept);
+  }
+  return answer;
+}

@@ -87,8 +87,8 @@ export async function nearestFor(
   const limit = vectorCandidates(plan.limit);
   // The sessions, the role, the time range and the sessions' active paths go into the channel's own read:
   // filtering its nearest messages afterwards found nothing for a set of sessions whose messages others' outnumber,
-  // a role or time range the nearest messages all miss, or a path a long abandoned branch outnumbers. The store's
-  // active paths (no sessions named), and a set's past the channel's bound, are picked afterwards by the page.
+  // a role or time range the nearest messages all miss, or a path a long abandoned branch outnumbers. Sessions past
+  // the channel's bounds (NearestOptions.branch) are picked afterwards by the page.
   return channel.nearest(query, {
     limit,
     ...(plan.sessionId === undefined ? {} : { sessionId: plan.sessionId }),
@@ -96,8 +96,6 @@ export async function nearestFor(
     ...(plan.roles === undefined ? {} : { role: [...plan.roles] }),
     ...(plan.since === undefined ? {} : { since: plan.since }),
     ...(plan.until === undefined ? {} : { until: plan.until }),
-    ...(plan.activeOnly && (plan.sessionId !== undefined || plan.sessionIds !== undefined)
-      ? { branch: "active" as const }
-      : {}),
+    ...(plan.activeOnly ? { branch: "active" as const } : {}),
   });
 }

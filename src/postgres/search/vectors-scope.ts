@@ -36,6 +36,22 @@ export async function nearestPaths(executor: Executor, t: Tables, read: NearestR
   return pathsWithin(rows.map(({ num, depth }) => ({ num: Number(num), depth: Number(depth) })));
 }
 
+/** The sessions with other branches among those of the messages `seqs`, with their leaf's depth (nearestOnActivePaths). */
+export async function branchedOf(
+  executor: Executor,
+  t: Tables,
+  seqs: readonly number[],
+): Promise<BranchedSession[]> {
+  const rows = await executor.query<BranchedSession>(
+    `SELECT num::float8 AS num, leaf_depth AS depth FROM ${t.heads}
+     WHERE num IN (SELECT session_num FROM ${t.messages} WHERE seq = ANY($1::bigint[]))
+       AND (leaf_seq IS NULL OR message_count <> leaf_depth + 1)`,
+    [seqs],
+    true,
+  );
+  return rows.map(({ num, depth }) => ({ num: Number(num), depth: Number(depth) }));
+}
+
 /** The read's conditions, with the active paths of `paths` (nearestPaths); null when no stored message can pass them. */
 export function nearestWhere(
   t: Tables,

@@ -1,4 +1,5 @@
 import { storedMessageText } from "../../message/text.js";
+import { nearestOnActivePaths } from "../../search/active-paths.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
 import { PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
 import type {
@@ -13,7 +14,7 @@ import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
-import { nearestPaths, nearestWhere } from "./vectors-scope.js";
+import { branchedOf, nearestPaths, nearestWhere } from "./vectors-scope.js";
 
 interface PendingRow {
   seq: string | number;
@@ -174,10 +175,23 @@ class PostgresVectorBackend implements VectorBackend {
   }
 
   async nearest(query: Float32Array, options: NearestRead): Promise<number[]> {
+    const executor = await this.executor();
+    const within = (paths: readonly number[]) => this.nearestWithin(executor, query, options, paths);
+    if (!options.activePath || options.sessionId !== undefined || options.sessionIds !== undefined)
+      return within(await nearestPaths(executor, this.t, options));
+    return nearestOnActivePaths(options.limit, within, (seqs) => branchedOf(executor, this.t, seqs));
+  }
+
+  // The nearest vectors of the read, with the sessions `paths` kept to their active paths.
+  private async nearestWithin(
+    executor: Executor,
+    query: Float32Array,
+    options: NearestRead,
+    paths: readonly number[],
+  ): Promise<number[]> {
     // The sessions, role, time range and active paths are conditions of the read ($3 on), so the vectors read are
     // ones that pass.
-    const executor = await this.executor();
-    const where = nearestWhere(this.t, options, 3, await nearestPaths(executor, this.t, options));
+    const where = nearestWhere(this.t, options, 3, paths);
     if (where === null) return [];
     const native = this.kind === "pgvector";
     const params: unknown[] = [vectorLiteral(query, native), options.limit, ...where.params];

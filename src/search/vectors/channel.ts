@@ -252,22 +252,15 @@ function abandonable<T>(promise: Promise<T>, signal: AbortSignal | undefined): P
   });
 }
 
-/**
- * Whether nearest() keeps to the active paths, checked (`INVALID_ARGUMENT`): of one session or a set, whose paths
- * the backend walks within a bound; the whole store's could be any number.
- */
-function nearestBranch({ branch, sessionId, sessionIds }: NearestOptions): boolean {
+/** Whether nearest() keeps to the active paths, checked (`INVALID_ARGUMENT`). */
+function nearestBranch({ branch }: NearestOptions): boolean {
   if (branch !== undefined && branch !== "active" && branch !== "all") {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `nearest(): branch must be "active" or "all", got ${describe(branch)}`,
     );
   }
-  if (branch !== "active") return false;
-  if (sessionId === undefined && sessionIds === undefined) {
-    throw new SessionError("INVALID_ARGUMENT", 'nearest(): branch "active" needs a sessionId or sessionIds');
-  }
-  return true;
+  return branch === "active";
 }
 
 /** The sessions nearest() keeps to, checked (`INVALID_ARGUMENT`); null when the options leave none to search. */

@@ -1,7 +1,7 @@
 import { SessionError } from "../../errors.js";
 import { canBeStored } from "../../message/ids.js";
 import { storedMessageText } from "../../message/text.js";
-import { pathsWithin } from "../../search/active-paths.js";
+import { nearestOnActivePaths, pathsWithin } from "../../search/active-paths.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
 import { vectorBytes } from "../../search/vectors/embed.js";
 import type {
@@ -157,14 +157,20 @@ class SqliteVectorBackend implements VectorBackend {
   async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
     const nums = this.scopeNums(read);
     if (nums?.length === 0) return [];
+    const within = (paths: readonly number[]) => {
+      const sessions = { nums, paths };
+      if (this.kind === "sqlite-vec") return knnNearest(this.driver, query, read, sessions);
+      return scanNearest(this.driver, query, read, sessions, "blob").seqs();
+    };
+    if (!read.activePath) return within([]);
     // Only sessions with other branches have messages off their paths: a linear one is read whole.
-    const paths =
-      read.activePath && nums !== undefined
-        ? pathsWithin(branchedSessions(this.driver, undefined, { sessions: nums }))
-        : [];
-    const sessions = { nums, paths };
-    if (this.kind === "sqlite-vec") return knnNearest(this.driver, query, read, sessions);
-    return scanNearest(this.driver, query, read, sessions, "blob").seqs();
+    if (nums !== undefined)
+      return within(pathsWithin(branchedSessions(this.driver, undefined, { sessions: nums })));
+    return nearestOnActivePaths(
+      read.limit,
+      async (paths) => within(paths),
+      async (seqs) => branchedSessions(this.driver, undefined, { seqs }),
+    );
   }
 
   // The numbers of the sessions nearest() keeps to (only those stored), or undefined for every session.
