@@ -46,7 +46,8 @@ export function formatSessionHits(
   const line = ({ role, content, hit }: BlockTurn) => {
     const text = `[${role}] ${clipHit(content, query, limits.maxHitChars)}`;
     if (hit === undefined) return `  ${text}`;
-    if (hit.context === undefined && hit.compactedBy === undefined) return text;
+    // Without context, the reference's string: richer output (the mark, the covering summary) is the option's.
+    if (hit.context === undefined) return text;
     return `> ${text}${hit.compactedBy === undefined ? "" : ` (replaced by summary ${hit.compactedBy})`}`;
   };
   const formatted = hitBlocks(hits).map((block) => block.turns.map(line).join("\n"));

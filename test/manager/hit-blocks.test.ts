@@ -82,15 +82,12 @@ test("session_search shows every turn once, the hits marked and a covering summa
       "> [user] text x",
     ].join("\n"),
   );
-  // Without context the reference's strings stay, a covered hit marked.
+  // Without context the reference's strings stay, a covered hit included.
   const plain = (id: string, compactedBy?: string): SearchResult => ({
     ...turn(id),
     sessionId: "s",
     ...(compactedBy === undefined ? {} : { compactedBy }),
   });
   assert.equal(formatSessionHits([plain("a"), plain("b")]), "[user] text a\n---\n[user] text b");
-  assert.equal(
-    formatSessionHits([plain("a"), plain("b", "sum1")]),
-    "[user] text a\n---\n> [user] text b (replaced by summary sum1)",
-  );
+  assert.equal(formatSessionHits([plain("a"), plain("b", "sum1")]), "[user] text a\n---\n[user] text b");
 });
