@@ -21,6 +21,8 @@ export interface ToolHost {
   readonly blocks: ContextBlocks;
   readonly skills: SkillTracker;
   unloadSkill(label: string, key: string): Promise<boolean>;
+  /** Throws once the session is closed: a tool set handed out before must not write afterwards. */
+  assertOpen(): void;
 }
 
 type Input = Record<string, unknown>;
@@ -29,10 +31,15 @@ type Input = Record<string, unknown>;
  * Wraps a handler so any failure — bad input, provider error, anything thrown — becomes an `Error: …` string,
  * and no result (an error echoing a huge input included) exceeds `maxOutputChars`.
  */
-function safe(limits: ToolOutputLimits, handler: (input: Input) => Promise<string>): SessionTool["execute"] {
+function safe(
+  host: ToolHost,
+  limits: ToolOutputLimits,
+  handler: (input: Input) => Promise<string>,
+): SessionTool["execute"] {
   return async (input) => {
     let result: string;
     try {
+      host.assertOpen();
       if (typeof input !== "object" || input === null || Array.isArray(input)) {
         return "Error: invalid input: expected an object";
       }
@@ -86,7 +93,7 @@ function setContextTool(host: ToolHost, writable: string[], limits: ToolOutputLi
   return {
     description,
     inputSchema: z.object(shape),
-    execute: safe(limits, async (input) => {
+    execute: safe(host, limits, async (input) => {
       const label = text(input, "label");
       const content = text(input, "content");
       const block = blocks.get(label);
@@ -102,10 +109,14 @@ function setContextTool(host: ToolHost, writable: string[], limits: ToolOutputLi
         await blocks.setKeyed(label, key, content, summary);
         return `Indexed "${key}" in ${label}.`;
       }
+      // The schema's values only: a model's "Append" or "add" replacing the whole block would lose it. null is
+      // the default too (strict OpenAI schemas send it for an optional field left out).
+      const action = input.action ?? "replace";
+      if (action !== "replace" && action !== "append") {
+        return 'Error: invalid input: "action" must be "replace" or "append"';
+      }
       const updated =
-        input.action === "append"
-          ? await blocks.append(label, content)
-          : await blocks.replace(label, content);
+        action === "append" ? await blocks.append(label, content) : await blocks.replace(label, content);
       if (updated.maxTokens) {
         const percent = Math.round((updated.tokens / updated.maxTokens) * 100);
         return `Written to ${label}. Usage: ${percent}% (${updated.tokens}/${updated.maxTokens} tokens)`;
@@ -137,7 +148,7 @@ function skillTools(host: ToolHost, skills: string[], limits: ToolOutputLimits):
     load_context: {
       description: `Load a document from a skill block (${skills.join(", ")}). The system prompt lists the available keys under each skill block; load one when it is relevant to the task.`,
       inputSchema: loadSchema,
-      execute: safe(limits, async (input) => {
+      execute: safe(host, limits, async (input) => {
         const label = text(input, "label");
         const key = text(input, "key");
         const offset = input.offset ?? 0;
@@ -156,7 +167,7 @@ function skillTools(host: ToolHost, skills: string[], limits: ToolOutputLimits):
         loaded.length > 0 ? `Currently loaded: ${loaded.join(", ")}.` : "No skills are currently loaded."
       }`,
       inputSchema: schema,
-      execute: safe(limits, async (input) => {
+      execute: safe(host, limits, async (input) => {
         const label = text(input, "label");
         const key = text(input, "key");
         if (!skills.includes(label) || !host.blocks.has(label)) return skillLabelError(label, skills);
@@ -175,7 +186,7 @@ function searchTool(host: ToolHost, searchable: string[], limits: ToolOutputLimi
       label: enumOf(searchable).describe("The searchable block"),
       query: z.string().describe("What to look for"),
     }),
-    execute: safe(limits, async (input) => {
+    execute: safe(host, limits, async (input) => {
       const label = text(input, "label");
       const query = text(input, "query");
       if (!searchable.includes(label) || !host.blocks.has(label)) {

@@ -30,6 +30,8 @@ export class SessionContext {
     private readonly store: SessionStore | undefined,
     private readonly sessionId: string,
     private readonly promptStore: WritableContextProvider | undefined,
+    /** Throws `CLOSED` once the Session closed: its tools check it on every call. */
+    readonly assertOpen: () => void,
   ) {}
 
   /** Builds and loads the context of a session: auto-wires blocks, reads every provider, restores skills. */
@@ -38,13 +40,14 @@ export class SessionContext {
     provider: SessionProvider,
     store: SessionStore | undefined,
     sessionId: string,
+    assertOpen: () => void,
   ): Promise<SessionContext> {
     const autoKey = (base: string) => (sessionId === "" ? base : `${base}_${sessionId}`);
     let promptStore = setup.promptStore ?? undefined;
     if (setup.promptStore === null && store && hasContextStorage(store)) {
       promptStore = new BlockContextProvider(store.blocks, autoKey("_system_prompt"));
     }
-    const context = new SessionContext(provider, store, sessionId, promptStore);
+    const context = new SessionContext(provider, store, sessionId, promptStore, assertOpen);
     for (const { label, ...options } of setup.blocks) context.register(label, options);
     await context.blocks.loadAll();
     await context.restoreSkills();
@@ -141,8 +144,10 @@ export class SessionContext {
 
   /** Unloads a skill and marks its last load in the history; false when it was not loaded. */
   async unloadSkill(label: string, key: string): Promise<boolean> {
-    if (!this.skills.delete(label, key)) return false;
+    if (!this.skills.has(label, key)) return false;
+    // Marked first: a write that fails leaves the skill loaded, as its document still is, for a retry.
     await this.skills.markUnloaded(this.provider, label, key);
+    this.skills.delete(label, key);
     return true;
   }
 

@@ -88,14 +88,14 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
         );
       }
       const provider = this.source.provider;
-      const context = await SessionContext.open(setup, provider, undefined, "");
+      const context = await SessionContext.open(setup, provider, undefined, "", () => this.assertOpen());
       return { provider, store: undefined, context, compactor: new Compactor(compaction, provider, context) };
     }
     const store = this.source.store;
     const provider = store.session(sessionId);
     // Made for this Session alone: its writes apply the Session's policy, so a message is prepared once (writes.ts).
     if (provider instanceof StoreProvider) provider.enforceSessionPolicy(() => this.config.policy);
-    const context = await SessionContext.open(setup, provider, store, sessionId);
+    const context = await SessionContext.open(setup, provider, store, sessionId, () => this.assertOpen());
     return { provider, store, context, compactor: new Compactor(compaction, provider, context) };
   }
 
@@ -116,7 +116,7 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
 
   /** Subscribes to the store's change feed for this session (`UNSUPPORTED` on a bare provider). */
   subscribe(listener: ChangeListener, options: Omit<SubscribeOptions, "sessionId">): Unsubscribe {
-    if (this.closed) throw this.closedError();
+    this.assertOpen();
     const store = this.source.kind === "store" ? this.source.store : undefined;
     if (!store || !hasFeed(store)) {
       throw new SessionError(
@@ -134,6 +134,11 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
     const release = this.release;
     this.release = undefined;
     if (release) await release();
+  }
+
+  /** Throws `CLOSED` once close() was called (a tool set handed out before still holds the parts). */
+  assertOpen(): void {
+    if (this.closed) throw this.closedError();
   }
 
   private closedError(): SessionError {

@@ -12,7 +12,7 @@ import { FileSystemSkillProvider, SessionManager } from "../../src/index.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { OpenAIAgentsSession } from "../../src/openai-agents/index.js";
 import { Session } from "../../src/session/session.js";
-import { contextBackends } from "./backends.js";
+import { contextBackends, memorySkills } from "./backends.js";
 
 const nullProto = () => Object.create(null) as never;
 const throwingToString = () => ({ toString: () => assert.fail("toString must not be called") }) as never;
@@ -66,6 +66,80 @@ for (const backend of contextBackends) {
       // `a` loaded an empty block; the stored 30 characters plus 20 more are over the budget.
       await assert.rejects(a.appendContextBlock("notes", "y".repeat(20)), { code: "TOKEN_LIMIT" });
       assert.equal(await store.blocks.getBlock("notes_s"), "x".repeat(30));
+    });
+  });
+
+  describe(`tools never lose a block or a skill's state (${backend.name})`, () => {
+    test("set_context refuses an action outside its schema instead of replacing the block", async () => {
+      const store = backend.create();
+      const s = Session.create(store).forSession("s").withContext("notes");
+      await s.executeTool("set_context", { label: "notes", content: "allergic to peanuts" });
+      for (const action of ["Append", "add", 1]) {
+        assert.equal(
+          await s.executeTool("set_context", { label: "notes", content: "lives in Oslo", action }),
+          'Error: invalid input: "action" must be "replace" or "append"',
+        );
+      }
+      assert.equal(await store.blocks.getBlock("notes_s"), "allergic to peanuts");
+      // null is the default, as strict OpenAI schemas send an optional field left out.
+      await s.executeTool("set_context", { label: "notes", content: "prefers tea", action: null });
+      assert.equal(await store.blocks.getBlock("notes_s"), "prefers tea");
+    });
+
+    test("a tool set handed out before close() answers CLOSED and writes nothing", async () => {
+      const store = backend.create();
+      const s = Session.create(store).forSession("s").withContext("notes");
+      const { set_context } = await s.tools();
+      await s.close();
+      assert.equal(
+        await set_context!.execute({ label: "notes", content: "after close" }),
+        'Error: Session "s" was closed',
+      );
+      assert.equal(await store.blocks.getBlock("notes_s"), null);
+    });
+
+    test("unload_context whose history write fails leaves the skill loaded, and a retry unloads it", async () => {
+      const store = backend.create();
+      const inner = store.session("s");
+      let failNext = false;
+      // The provider fails one updateMessage: the write that marks the load as unloaded.
+      const provider = new Proxy(inner, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target);
+          if (property === "updateMessage" && failNext) {
+            failNext = false;
+            return async () => assert.fail(new Error("transient write failure"));
+          }
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const skills = memorySkills({ deploy: { content: "Run make deploy." } });
+      const s = Session.create(provider).withContext("skills", { provider: skills });
+      const tools = await s.tools();
+      const output = await tools.load_context!.execute({ label: "skills", key: "deploy" });
+      await s.appendMessage({
+        id: "a1",
+        role: "assistant",
+        parts: [
+          {
+            type: "tool-load_context",
+            toolCallId: "c1",
+            state: "output-available",
+            input: { label: "skills", key: "deploy" },
+            output,
+          },
+        ],
+      });
+      failNext = true;
+      assert.match(await tools.unload_context!.execute({ label: "skills", key: "deploy" }), /^Error: /);
+      assert.deepEqual([...(await s.getLoadedSkillKeys())], ["skills:deploy"]);
+      assert.doesNotMatch(
+        await tools.unload_context!.execute({ label: "skills", key: "deploy" }),
+        /^Error|not/,
+      );
+      assert.deepEqual([...(await s.getLoadedSkillKeys())], []);
+      const part = (await s.getHistory())[0]?.parts[0] as { output?: unknown } | undefined;
+      assert.doesNotMatch(String(part?.output), /make deploy/);
     });
   });
 }
