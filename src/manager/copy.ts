@@ -1,3 +1,4 @@
+import { blockKey } from "../context/block-keys.js";
 import { hasStepWrites } from "../store/step.js";
 import { hasContextStorage, type SessionStore } from "../store/types.js";
 import type { SessionMessage } from "../types.js";
@@ -35,15 +36,15 @@ export async function copyBlocks(
 ): Promise<void> {
   if (!hasContextStorage(store)) return;
   for (const label of labels) {
-    const content = await store.blocks.getBlock(`${label}_${from}`);
-    if (content !== null) await store.blocks.setBlock(`${label}_${to}`, content);
+    const content = await store.blocks.getBlock(blockKey(label, from));
+    if (content !== null) await store.blocks.setBlock(blockKey(label, to), content);
   }
 }
 
 /** The context-block keys a session owns: its auto-wired blocks, its cached prompt and an agent session's header. */
 export function sessionBlockKeys(labels: Iterable<string>, sessionId: string): string[] {
   const keys = new Set<string>();
-  for (const label of labels) keys.add(`${label}_${sessionId}`);
+  for (const label of labels) keys.add(blockKey(label, sessionId));
   keys.add(`_system_prompt_${sessionId}`);
   // The header of an agent session (agent/storage/mapping.ts HEADER_LABEL), so deleting one leaves nothing behind.
   keys.add(`_agent_state_${sessionId}`);

@@ -1,3 +1,4 @@
+import { assertOwnBlockKeys } from "../context/block-keys.js";
 import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
@@ -134,9 +135,11 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     if (this.state.ownsStore) await this.store.close();
   }
 
-  /** Registers a session (UUID id unless `options.id` is given) with zero usage. */
+  /** Registers a session (UUID id unless `options.id` is given) with zero usage; see assertOwnBlockKeys for ids. */
   async create(name: string, options?: CreateSessionOptions): Promise<SessionInfo> {
-    return this.store.registry.create(newRecord(name, options, () => crypto.randomUUID()));
+    const record = newRecord(name, options, () => crypto.randomUUID());
+    assertOwnBlockKeys(this.state.templates.autoWiredLabels(), record.id); // else its Session refuses every call
+    return this.store.registry.create(record);
   }
 
   /** The registered row, or null. */

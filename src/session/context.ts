@@ -1,3 +1,4 @@
+import { assertOwnBlockKeys, blockKey } from "../context/block-keys.js";
 import { ContextBlocks } from "../context/blocks.js";
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider } from "../context/providers.js";
@@ -22,6 +23,8 @@ export interface ContextSetup {
 export class SessionContext {
   readonly blocks = new ContextBlocks();
   readonly skills = new SkillTracker();
+  /** The labels stored in the store's block table (blockKey), whose keys must not name another session's block. */
+  private readonly autoWired = new Set<string>();
   private snapshot: string | undefined;
   private freezing: Promise<string> | undefined;
 
@@ -68,10 +71,11 @@ export class SessionContext {
           `(such as the cached prompt, "_system_prompt_<session>"); rename the block or give it a provider`,
       );
     }
-    const autoWired = table
-      ? new BlockContextProvider(table, this.sessionId === "" ? label : `${label}_${this.sessionId}`)
-      : undefined;
+    if (table) assertOwnBlockKeys([...new Set([...this.autoWired, label])], this.sessionId);
+    const autoWired = table ? new BlockContextProvider(table, blockKey(label, this.sessionId)) : undefined;
     this.blocks.register(label, autoWired ? { ...options, provider: autoWired } : options);
+    if (autoWired) this.autoWired.add(label);
+    else this.autoWired.delete(label);
   }
 
   private async restoreSkills(): Promise<void> {
@@ -94,6 +98,7 @@ export class SessionContext {
   /** Removes a block and forgets its loaded skills. */
   remove(label: string): boolean {
     this.skills.dropLabel(label);
+    this.autoWired.delete(label);
     return this.blocks.remove(label);
   }
 
