@@ -45,10 +45,9 @@ export class SessionContext {
     sessionId: string,
     assertOpen: () => void,
   ): Promise<SessionContext> {
-    const autoKey = (base: string) => (sessionId === "" ? base : `${base}_${sessionId}`);
     let promptStore = setup.promptStore ?? undefined;
     if (setup.promptStore === null && store && hasContextStorage(store)) {
-      promptStore = new BlockContextProvider(store.blocks, autoKey("_system_prompt"));
+      promptStore = new BlockContextProvider(store.blocks, blockKey("_system_prompt", sessionId));
     }
     const context = new SessionContext(provider, store, sessionId, promptStore, assertOpen);
     for (const { label, ...options } of setup.blocks) context.register(label, options);
