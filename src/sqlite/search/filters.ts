@@ -72,3 +72,8 @@ export function filterSql(
 }
 
 const isFourDigitYear = (time: string) => time[0] !== "+" && time[0] !== "-";
+
+/** The condition of a session a lookup keeps to (state.ts) alone, without filters. */
+export function sessionFilter(sessionNum: number): FilterSql {
+  return { where: "m.session_num = ?", params: [sessionNum] };
+}

@@ -9,7 +9,7 @@
  */
 
 import type { QueryLimits } from "../../search/limits.js";
-import { outsideSessions, type SearchPlan } from "../../search/options.js";
+import { hasFilters, outsideSessions, passesFilters, type SearchPlan } from "../../search/options.js";
 import type { QueryTerm } from "../../search/query.js";
 import { perTermCap, type RankedCandidate, recallTerms } from "../../search/recall.js";
 import { termFrequencies } from "../../search/score.js";
@@ -82,7 +82,7 @@ export function recallRanking(
     !plan.activeOnly || reads.every(({ full }) => full === undefined)
       ? first
       : keepToActivePaths(first, {
-          short: (answer) => answer.ranked.length < plan.limit,
+          short: (answer) => passing(driver, plan, answer.ranked) < plan.limit,
           crowding: ({ candidates }) =>
             branchedSessions(driver, state.scope, { sessions: candidates.sessions() }),
           reread: (activePaths) => {
@@ -95,6 +95,19 @@ export function recallRanking(
           },
         });
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
+}
+
+/**
+ * How many of the ranked candidates a role or time filter lets through: the page leaves the others out (hits.ts),
+ * so an active-branch search counts only these when it asks whether its window held enough.
+ */
+function passing(driver: SqlDriver, plan: SearchPlan, ranked: readonly RankedCandidate[]): number {
+  if (!hasFilters(plan)) return ranked.length;
+  const rows = driver.tuples<[string, string]>(
+    "SELECT m.role, m.created_at FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value",
+    [JSON.stringify(ranked.map(({ seq }) => seq))],
+  );
+  return rows.filter(([role, createdAt]) => passesFilters(plan, role, createdAt)).length;
 }
 
 /**

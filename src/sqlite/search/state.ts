@@ -42,8 +42,9 @@ export function scopedMatch({ scope, sessions }: SearchState, match: string): st
  * 1.3 ms at 10,000 messages). So: a session alone in the store needs no filter at all; one holding at least
  * three quarters of the rows is filtered by a primary-key lookup per match (other sessions then hold at most a
  * third as many rows, so the lookups never cost much more than that walk); any other keeps the token. The
- * candidates and scores are the same either way. Read with the store's size and the index watermark, in one
- * statement; undefined when the session is not stored (nothing to search).
+ * candidates are the same either way: where other sessions' matches took part of a term's window, a lookup reads
+ * the session's own newest matches as well (term-matches.ts). Read with the store's size and the index watermark,
+ * in one statement; undefined when the session is not stored (nothing to search).
  */
 export function readSearchState(driver: SqlDriver, sessionId: string | undefined): SearchState | undefined {
   if (sessionId === undefined) {

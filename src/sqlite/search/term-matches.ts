@@ -7,7 +7,7 @@
 import type { QueryTerm } from "../../search/query.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { type MatchNodes, matchNodesJson, NODE_FIELDS } from "./candidates.js";
-import type { FilterSql } from "./filters.js";
+import { type FilterSql, sessionFilter } from "./filters.js";
 import { cannotMatch, toFts5 } from "./fts.js";
 import { type SearchState, scopedMatch } from "./state.js";
 
@@ -69,10 +69,18 @@ export function termMatches(
   }
   const newest = nodesOf(driver, TERM_NODES, [match, cap]);
   if (newest.length < cap * NODE_FIELDS) return { nodes: newest };
-  return {
-    nodes: filter === undefined ? newest : withFiltered(driver, newest, match, cap, filter),
-    full: match,
-  };
+  // A session kept to by a lookup (no filter): where other sessions' newer matches took part of the window, its
+  // own older ones come from a read kept to it, or a term whose newest matches lie elsewhere found none of them.
+  const keep =
+    filter ??
+    (scope?.filter === "lookup" && holdsOthers(newest, scope.num) ? sessionFilter(scope.num) : undefined);
+  return { nodes: keep === undefined ? newest : withFiltered(driver, newest, match, cap, keep), full: match };
+}
+
+// Whether any of `nodes` belongs to a session other than `num`.
+function holdsOthers(nodes: MatchNodes, num: number): boolean {
+  for (let k = 2; k < nodes.length; k += NODE_FIELDS) if (nodes[k] !== num) return true;
+  return false;
 }
 
 /**

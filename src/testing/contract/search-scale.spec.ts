@@ -18,9 +18,13 @@ async function bulkSession(
   sessionId: string,
   count: number,
   text: string,
-  { createdAt = new Date().toISOString(), roleOf = () => "user" }: BulkOptions = {},
+  {
+    createdAt = new Date().toISOString(),
+    roleOf = () => "user",
+    textOf = (i) => `${text} ${i}`,
+  }: BulkOptions = {},
 ): Promise<void> {
-  const message = (i: number) => msg(`${sessionId}-${i}`, `${text} ${i}`, roleOf(i));
+  const message = (i: number) => msg(`${sessionId}-${i}`, textOf(i), roleOf(i));
   const items: TransferItem[] = [
     { kind: "session", session: { id: sessionId, info: null, leafId: `${sessionId}-${count - 1}` } },
     ...Array.from({ length: count }, (_, i): TransferItem => {
@@ -43,7 +47,15 @@ async function bulkSession(
 interface BulkOptions {
   createdAt?: string;
   roleOf?: (i: number) => string;
+  textOf?: (i: number) => string;
 }
+
+/**
+ * A question of sixteen content words of which only "alpha" matches: SQLite then reads each word's newest 250
+ * matches (perTermCap), so a few hundred messages fill a window.
+ */
+const ALPHA_QUESTION = `alpha ${Array.from("abcdefghijklmno", (c) => `zzq${c}word`).join(" ")}`;
+const ALPHA_WINDOW = 250;
 
 /**
  * A session of twenty turns holding "common", then a long exploration (more matches than any window) branching
@@ -161,6 +173,67 @@ export function searchScaleSpec({ describe, test }: Suite, target: ContractTarge
             });
             assert.deepEqual(ids(hits).sort(), expected, `${match} ${JSON.stringify(scope)}`);
           }
+        }
+      }));
+
+    test("a search of a session holding most of the store finds its matches behind another session's newer ones", () =>
+      withStore(target, async (store) => {
+        // "big" holds over three quarters of the store (SQLite keeps to it by a lookup per match, not its token);
+        // its only matches are its first five turns, and "small" then holds more newer matches than a window.
+        const textOf = (i: number) => (i < 5 ? `alpha ${i}` : `filler ${i}`);
+        await bulkSession(store, "big", 4 * ALPHA_WINDOW, "", { textOf });
+        await bulkSession(store, "small", ALPHA_WINDOW + 10, "alpha");
+        const expected = ["big-0", "big-1", "big-2", "big-3", "big-4"];
+        for (const match of ["any", "all"] as const) {
+          const question = match === "any" ? ALPHA_QUESTION : "alpha";
+          const hits = await store.searchMessages(question, { sessionId: "big", limit: 100, match });
+          assert.deepEqual(ids(hits).sort(), expected, match);
+        }
+      }));
+
+    test("an active-branch search with a role or time filter finds the path's matches behind a left branch's", () =>
+      withStore(target, async (store) => {
+        // The path: a root, ten assistant turns (old, imported with their times), then ten newer user turns; off
+        // the root, a longer exploration of both roles than a window, newer than the ten.
+        const at = (k: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, k)).toISOString();
+        const rows: [id: string, parent: string | null, role: string, text: string][] = [
+          ["root", null, "system", "start"],
+        ];
+        for (let k = 0; k < 10; k++)
+          rows.push([`old${k}`, k === 0 ? "root" : `old${k - 1}`, "assistant", `alpha old ${k}`]);
+        for (let k = 0; k < 3 * ALPHA_WINDOW; k++)
+          rows.push([
+            `b${k}`,
+            k === 0 ? "root" : `b${k - 1}`,
+            k % 2 ? "assistant" : "user",
+            `alpha branch ${k}`,
+          ]);
+        for (let k = 0; k < 10; k++)
+          rows.push([`new${k}`, k === 0 ? "old9" : `new${k - 1}`, "user", `alpha new ${k}`]);
+        const items: TransferItem[] = [{ kind: "session", session: { id: "s", info: null, leafId: "new9" } }];
+        for (const [k, [id, parentId, role, text]] of rows.entries()) {
+          const content = JSON.stringify(msg(id, text, role));
+          items.push({ kind: "message", message: { id, parentId, role, createdAt: at(k), content } });
+        }
+        if (hasTransfer(store)) await store.transfer.importSession(toAsync(items));
+        else
+          for (const [id, parentId, role, text] of rows)
+            await store.session("s").appendMessage(msg(id, text, role), parentId);
+        const old = ["old5", "old6", "old7", "old8", "old9"];
+        for (const scope of [{ sessionId: "s" }, {}, { sessionIds: ["s"] }]) {
+          const found = async (options: StoreSearchOptions) =>
+            ids(
+              await store.searchMessages(ALPHA_QUESTION, {
+                ...scope,
+                ...options,
+                branch: "active",
+                limit: 5,
+              }),
+            ).sort();
+          assert.deepEqual(await found({ role: "assistant" }), old, JSON.stringify(scope));
+          // Only an import can give a turn its time.
+          if (hasTransfer(store))
+            assert.deepEqual(await found({ until: at(11) }), old, JSON.stringify(scope));
         }
       }));
 
