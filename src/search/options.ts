@@ -43,7 +43,7 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
     match: searchMatch(o.match),
     ...searchFilters(o),
     context: contextTurns(o.context),
-    sessionId: o.sessionId,
+    sessionId: searchSession(o.sessionId),
     sessionIds: sessionSet(o.sessionIds),
     vectors: vectorsWanted(o.vectors),
   };
@@ -138,6 +138,15 @@ function contextTurns(value: unknown): number {
     );
   }
   return value;
+}
+
+// null is none, as for every other option: every session (a number or an object found none, silently).
+function searchSession(id: unknown): string | undefined {
+  if (id === undefined || id === null) return undefined;
+  if (typeof id !== "string") {
+    throw new SessionError("INVALID_ARGUMENT", `Search sessionId must be a string, got ${describe(id)}`);
+  }
+  return id;
 }
 
 function sessionSet(ids: unknown): ReadonlySet<string> | undefined {

@@ -251,6 +251,9 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
           { context: 11 },
           { context: -1 },
           { sessionIds: "c" },
+          { sessionId: 5 },
+          { sessionId: ["c"] },
+          { sessionId: {} },
         ]) {
           await rejectsWithCode(store.searchMessages("adoption", options as never), "INVALID_ARGUMENT");
         }
