@@ -29,6 +29,7 @@ import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
 import { sessionLexeme, toTsvector } from "./search/fts.js";
+import { timestampParam } from "./transfer/rows.js";
 import { childSql, spineArrays, spineCte } from "./tree.js";
 
 // $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,
@@ -204,7 +205,11 @@ export async function appendRow(
 ): Promise<RowWrite<AppendResult, string>> {
   const { parentId, expectedLeafId } = request;
   const content = request.json ?? serializeMessage(message);
-  const now = request.createdAt ?? new Date().toISOString();
+  // An imported time of a year outside 1–9999 in the form timestamptz reads (as the transfer's import writes it).
+  const now =
+    request.createdAt === undefined
+      ? new Date().toISOString()
+      : timestampParam(request.createdAt, `Message "${message.id}"`);
   const mode = parentId === undefined ? "leaf" : parentId === null ? "root" : "id";
   const params = [
     sessionId,

@@ -87,6 +87,23 @@ export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarg
         }
       }));
 
+    test("a message imported at a year outside 1–9999 is stored, read back and found by its time", () =>
+      withStore(target, async (store) => {
+        const y = store.session("y");
+        if (!y.importMessage) return;
+        const times = { far: "+010000-06-01T00:00:00.000Z", bc: "-000100-06-01T00:00:00.000Z" };
+        await y.importMessage(msg("bc", "a note from before the era"), { createdAt: times.bc });
+        await y.importMessage(msg("far", "a note from the far future"), { createdAt: times.far });
+        const hits = await store.searchMessages("note", { sessionId: "y" });
+        assert.deepEqual(Object.fromEntries(hits.map((hit) => [hit.id, hit.createdAt])), times);
+        assert.deepEqual(ids(await store.searchMessages("note", { since: "9999-01-01T00:00:00.000Z" })), [
+          "far",
+        ]);
+        assert.deepEqual(ids(await store.searchMessages("note", { until: "0001-01-01T00:00:00.000Z" })), [
+          "bc",
+        ]);
+      }));
+
     test("a query over the length limit is INVALID_ARGUMENT, on every search path", () =>
       withStore(target, async (store) => {
         await seed(store);
