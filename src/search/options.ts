@@ -140,7 +140,7 @@ function contextTurns(value: unknown): number {
   return value;
 }
 
-// null is none, as for every other option: every session (a number or an object found none, silently).
+// null is none (every session), as for every other option; anything but a string would match no session, silently.
 function searchSession(id: unknown): string | undefined {
   if (id === undefined || id === null) return undefined;
   if (typeof id !== "string") {
