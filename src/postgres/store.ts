@@ -193,8 +193,10 @@ export class PostgresStore
    * required (`match: "all"`), quoted phrases and word families either way (see search.ts and recall.ts).
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
-    // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form).
-    if (options.sessionId !== undefined && !canBeStored(options.sessionId)) return [];
+    // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form); one that
+    // is no string is the search plan's to refuse.
+    const sessionId: unknown = options?.sessionId;
+    if (typeof sessionId === "string" && !canBeStored(sessionId)) return [];
     const executor = await this.ready();
     return searchMessages(executor, this.tables, query, options, this.queryLimits, this.vectors);
   }

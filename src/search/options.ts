@@ -140,11 +140,15 @@ function contextTurns(value: unknown): number {
   return value;
 }
 
-// null is none (every session), as for every other option; anything but a string would match no session, silently.
+// Anything but a string would match no session, silently; null too, unlike other options' null: read from an
+// empty column, searching every session instead would answer other tenants' messages (the manager refuses it too).
 function searchSession(id: unknown): string | undefined {
-  if (id === undefined || id === null) return undefined;
+  if (id === undefined) return undefined;
   if (typeof id !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", `Search sessionId must be a string, got ${describe(id)}`);
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Search sessionId must be a string (leave it out to search every session), got ${describe(id)}`,
+    );
   }
   return id;
 }

@@ -252,6 +252,7 @@ export function recallSpec({ describe, test }: Suite, target: ContractTarget): v
           { context: -1 },
           { sessionIds: "c" },
           { sessionId: 5 },
+          { sessionId: null },
           { sessionId: ["c"] },
           { sessionId: {} },
         ]) {
