@@ -2,9 +2,11 @@
  * Where an auto-wired block is stored: under `<label>_<sessionId>` in the store's block table, or under the label
  * alone for the unnamed session. That is the reference's scheme, kept so that its data reads as ours; it is not
  * one-to-one, so a key can name two blocks ("notes" of session "team_a" and "notes_team" of session "a" are both
- * `notes_team_a`) and two sessions would read, overwrite and delete one stored value.
+ * `notes_team_a`) and two sessions would read, overwrite and delete one stored value. Such a key goes to the longer
+ * label: the session that would reach it through a shorter one ("notes" of "team_a") does not own it.
  */
 import { SessionError } from "../errors.js";
+import type { WritableContextProvider } from "./types.js";
 
 /** The stored key of block `label` of session `sessionId` (the label alone for the unnamed session ""). */
 export function blockKey(label: string, sessionId: string): string {
@@ -12,25 +14,51 @@ export function blockKey(label: string, sessionId: string): string {
 }
 
 /**
- * Refuses (`INVALID_ARGUMENT`) a session whose block key is also the key of another of `labels` in another session.
- * Such a key goes to the longer label (`notes_team_a` is "notes_team" of session "a"): the session that would
- * reach it through a shorter label ("notes" of "team_a") is the one refused, so a label pair such as "memory" and
- * "memory_user" stays usable for every session id but those it would collide with ("user_…").
+ * Why block `label` of session `sessionId` does not own its key among the blocks `labels`: the key is that of a
+ * longer label's block in another session; undefined when it owns it.
  */
+export function foreignBlockKey(
+  labels: readonly string[],
+  label: string,
+  sessionId: string,
+): string | undefined {
+  const key = blockKey(label, sessionId);
+  for (const other of labels) {
+    if (other.length <= label.length) continue;
+    // The unnamed session stores a block under its label; another session's id is never empty.
+    const otherSession =
+      key === other
+        ? ""
+        : key.length > other.length + 1 && key.startsWith(`${other}_`)
+          ? key.slice(other.length + 1)
+          : null;
+    if (otherSession === null) continue;
+    return (
+      `Block "${label}" of session ${JSON.stringify(sessionId)} would be stored under "${key}", which is the key ` +
+      `of block "${other}" of session ${JSON.stringify(otherSession)}: the two would share one stored value. ` +
+      "Use another session id, rename one of the blocks or give it a provider"
+    );
+  }
+  return undefined;
+}
+
+/** Refuses (`INVALID_ARGUMENT`) a session id under which one of the blocks `labels` would not own its key. */
 export function assertOwnBlockKeys(labels: readonly string[], sessionId: string): void {
   for (const label of labels) {
-    const key = blockKey(label, sessionId);
-    for (const other of labels) {
-      if (other.length <= label.length) continue;
-      const otherSession =
-        key === other ? "" : key.startsWith(`${other}_`) ? key.slice(other.length + 1) : null;
-      if (otherSession === null) continue;
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `Block "${label}" of session ${JSON.stringify(sessionId)} would be stored under "${key}", which is the key ` +
-          `of block "${other}" of session ${JSON.stringify(otherSession)}: the two would share one stored value. ` +
-          "Use another session id, rename one of the blocks or give it a provider",
-      );
-    }
+    const reason = foreignBlockKey(labels, label, sessionId);
+    if (reason !== undefined) throw new SessionError("INVALID_ARGUMENT", reason);
   }
+}
+
+/**
+ * The stand-in for a block whose key is another session's (a session stored before such ids were refused): it
+ * reads nothing of the other session's and refuses every write, so the rest of the session still works.
+ */
+export function foreignKeyProvider(reason: string): WritableContextProvider {
+  return {
+    get: async () => null,
+    set: async () => {
+      throw new SessionError("INVALID_ARGUMENT", reason);
+    },
+  };
 }

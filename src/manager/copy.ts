@@ -1,4 +1,4 @@
-import { blockKey } from "../context/block-keys.js";
+import { blockKey, foreignBlockKey } from "../context/block-keys.js";
 import { hasStepWrites } from "../store/step.js";
 import { hasContextStorage, type SessionStore } from "../store/types.js";
 import type { SessionMessage } from "../types.js";
@@ -36,6 +36,8 @@ export async function copyBlocks(
 ): Promise<void> {
   if (!hasContextStorage(store)) return;
   for (const label of labels) {
+    // A block whose key is another session's (block-keys.ts) is not the source's to copy.
+    if (foreignBlockKey(labels, label, from) || foreignBlockKey(labels, label, to)) continue;
     const content = await store.blocks.getBlock(blockKey(label, from));
     if (content !== null) await store.blocks.setBlock(blockKey(label, to), content);
   }
@@ -44,7 +46,9 @@ export async function copyBlocks(
 /** The context-block keys a session owns: its auto-wired blocks, its cached prompt and an agent session's header. */
 export function sessionBlockKeys(labels: Iterable<string>, sessionId: string): string[] {
   const keys = new Set<string>();
-  for (const label of labels) keys.add(blockKey(label, sessionId));
+  const all = [...labels];
+  // A block whose key is another session's (block-keys.ts) is not this session's to delete.
+  for (const label of all) if (!foreignBlockKey(all, label, sessionId)) keys.add(blockKey(label, sessionId));
   keys.add(`_system_prompt_${sessionId}`);
   // The header of an agent session (agent/storage/mapping.ts HEADER_LABEL), so deleting one leaves nothing behind.
   keys.add(`_agent_state_${sessionId}`);

@@ -1,4 +1,4 @@
-import { assertOwnBlockKeys, blockKey } from "../context/block-keys.js";
+import { assertOwnBlockKeys, blockKey, foreignBlockKey, foreignKeyProvider } from "../context/block-keys.js";
 import { ContextBlocks } from "../context/blocks.js";
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider } from "../context/providers.js";
@@ -6,6 +6,7 @@ import { SkillTracker } from "../context/skills.js";
 import { contextTools, type SessionToolSet } from "../context/tools.js";
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import { SessionError } from "../errors.js";
+import { emitWarning } from "../runtime/warn.js";
 import { hasContextStorage, type SessionStore } from "../store/types.js";
 import type { SessionProvider } from "../types.js";
 
@@ -50,13 +51,20 @@ export class SessionContext {
       promptStore = new BlockContextProvider(store.blocks, blockKey("_system_prompt", sessionId));
     }
     const context = new SessionContext(provider, store, sessionId, promptStore, assertOpen);
-    for (const { label, ...options } of setup.blocks) context.register(label, options);
+    const wired =
+      store && hasContextStorage(store) ? setup.blocks.filter((b) => b.provider === undefined) : [];
+    const labels = wired.map(({ label }) => label);
+    for (const { label, ...options } of setup.blocks) context.register(label, options, labels);
     await context.blocks.loadAll();
     await context.restoreSkills();
     return context;
   }
 
-  private register(label: string, options: SessionContextOptions): void {
+  /**
+   * Registers a block, auto-wired to the store's block table unless it has a provider. `configured`: every block
+   * the session is opened with that is auto-wired (a block added at runtime is checked against those registered).
+   */
+  private register(label: string, options: SessionContextOptions, configured?: readonly string[]): void {
     const table =
       options.provider === undefined && this.store && hasContextStorage(this.store)
         ? this.store.blocks
@@ -70,8 +78,18 @@ export class SessionContext {
           `(such as the cached prompt, "_system_prompt_<session>"); rename the block or give it a provider`,
       );
     }
-    if (table) assertOwnBlockKeys([...new Set([...this.autoWired, label])], this.sessionId);
-    const autoWired = table ? new BlockContextProvider(table, blockKey(label, this.sessionId)) : undefined;
+    let autoWired: WritableContextProvider | undefined;
+    if (table) {
+      // Added at runtime, a block whose key is another session's is refused. Configured, the session still opens (it
+      // may be stored from before such ids were refused): that block alone reads nothing and refuses writes.
+      if (configured === undefined)
+        assertOwnBlockKeys([...new Set([...this.autoWired, label])], this.sessionId);
+      const foreign = configured && foreignBlockKey(configured, label, this.sessionId);
+      if (foreign) emitWarning(foreign, "AgentSessionContextWarning");
+      autoWired = foreign
+        ? foreignKeyProvider(foreign)
+        : new BlockContextProvider(table, blockKey(label, this.sessionId));
+    }
     this.blocks.register(label, autoWired ? { ...options, provider: autoWired } : options);
     if (autoWired) this.autoWired.add(label);
     else this.autoWired.delete(label);
