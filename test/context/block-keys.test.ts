@@ -9,26 +9,13 @@ import { SessionManager } from "../../src/index.js";
 import { Session } from "../../src/session/session.js";
 import { hasSessionRegistry } from "../../src/store/types.js";
 import { msg } from "../../src/testing/contract/harness.js";
+import { warningsOf } from "../helpers/warnings.js";
 import { contextBackends } from "./backends.js";
 
 const shared = {
   code: "INVALID_ARGUMENT",
   message: /"notes_team_a", which is the key of block "notes_team" of session "a"/,
 };
-
-/** Runs `body` with the process warnings it emits collected. */
-async function collectingWarnings(body: () => Promise<unknown>): Promise<Error[]> {
-  const warnings: Error[] = [];
-  const listener = (warning: Error) => warnings.push(warning);
-  process.on("warning", listener);
-  try {
-    await body();
-    await new Promise((resolve) => setImmediate(resolve));
-  } finally {
-    process.off("warning", listener);
-  }
-  return warnings;
-}
 
 test("a key belongs to the longer label; an id ending in '_' collides with no one", () => {
   assert.match(foreignBlockKey(["notes", "notes_team"], "notes", "team_a") ?? "", /session "a"/);
@@ -50,10 +37,8 @@ for (const backend of contextBackends) {
       ]) {
         let s = Session.create(store).forSession("team_a");
         for (const label of labels) s = s.withContext(label);
-        const warnings = await collectingWarnings(() => s.ready());
-        assert.ok(
-          warnings.some((w) => w.name === "AgentSessionContextWarning" && shared.message.test(w.message)),
-        );
+        const warnings = await warningsOf("AgentSessionContextWarning", () => s.ready());
+        assert.ok(warnings.some((w) => shared.message.test(w.message)));
         assert.equal(s.getContextBlock("notes")?.content, "");
         await assert.rejects(s.replaceContextBlock("notes", "team_a's notes"), shared);
         const tools = await s.tools();
@@ -94,7 +79,7 @@ for (const backend of contextBackends) {
       await store.registry.create({ id: "user_1", name: "legacy" });
       await manager.getSession("user_1").appendMessage(msg("m1", "hello"));
       await manager.getSession("user_1").replaceContextBlock("memory_user", "user_1's user memory");
-      await collectingWarnings(() => manager.delete("user_1"));
+      await warningsOf("AgentSessionContextWarning", () => manager.delete("user_1"));
       assert.equal(await store.blocks.getBlock("memory_user_user_1"), null);
       assert.equal(await store.blocks.getBlock("memory_user_1"), "1's user memory");
       await manager.delete("1");
