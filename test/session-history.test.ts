@@ -8,6 +8,7 @@ import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteSessionProvider } from "../src/sqlite/session-provider.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import type { SessionProvider } from "../src/types.js";
+import { loadContextTurn } from "./context/backends.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 import { warningsOf } from "./helpers/warnings.js";
 
@@ -74,19 +75,7 @@ describe("Session: creation", () => {
     // A Session kept for an object's lifetime (e.g. built in onStart) must not fail forever after one blip.
     const store = new MemoryStore();
     const writer = store.session("s");
-    await writer.appendMessage({
-      id: "a1",
-      role: "assistant",
-      parts: [
-        {
-          type: "tool-load_context",
-          toolCallId: "c1",
-          state: "output-available",
-          input: { label: "skills", key: "k" },
-          output: "doc",
-        },
-      ],
-    });
+    await writer.appendMessage(loadContextTurn("a1", "k", "doc"));
     let blockFails = 1;
     let readFails = 1;
     const provider = new Proxy(store.session("s"), {

@@ -1,6 +1,7 @@
 import { MemoryStore } from "../../src/memory/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { ContextCapableStore } from "../../src/store/types.js";
+import type { SessionMessage } from "../../src/types.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 /** The backends every context behaviour is tested on. */
@@ -33,5 +34,22 @@ export function memorySkills(initial: Record<string, { content: string; descript
     async set(key: string, content: string, description?: string) {
       docs.set(key, description === undefined ? { content } : { content, description });
     },
+  };
+}
+
+/** The assistant turn of a model's `load_context` call as the AI SDK stores it (a static tool part, call "c1"). */
+export function loadContextTurn(id: string, key: string, output: string, label = "skills"): SessionMessage {
+  return {
+    id,
+    role: "assistant",
+    parts: [
+      {
+        type: "tool-load_context",
+        toolCallId: "c1",
+        state: "output-available",
+        input: { label, key },
+        output,
+      },
+    ],
   };
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AgentSearchProvider, Session } from "../../src/index.js";
 import { MemoryStore } from "../../src/memory/store.js";
-import { contextBackends, memorySkills } from "./backends.js";
+import { contextBackends, loadContextTurn, memorySkills } from "./backends.js";
 
 for (const backend of contextBackends) {
   describe(`context blocks and system prompt (${backend.name})`, () => {
@@ -221,19 +221,7 @@ for (const backend of contextBackends) {
       assert.match((await session.tools()).unload_context!.description, /skills:api-ref/);
       // The model's turn that loaded the skill, as the AI SDK stores it (static tool part).
       await session.appendMessage({ id: "u1", role: "user", parts: [{ type: "text", text: "use the api" }] });
-      await session.appendMessage({
-        id: "a1",
-        role: "assistant",
-        parts: [
-          {
-            type: "tool-load_context",
-            toolCallId: "c1",
-            state: "output-available",
-            input: { label: "skills", key: "api-ref" },
-            output: "API docs",
-          },
-        ],
-      });
+      await session.appendMessage(loadContextTurn("a1", "api-ref", "API docs"));
       // A fresh Session answers from the history on its first call, with nothing else called before.
       assert.deepEqual([...(await make().getLoadedSkillKeys())], ["skills:api-ref"]);
       const restarted = make();

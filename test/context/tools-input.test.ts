@@ -12,7 +12,7 @@ import { FileSystemSkillProvider, SessionManager } from "../../src/index.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { OpenAIAgentsSession } from "../../src/openai-agents/index.js";
 import { Session } from "../../src/session/session.js";
-import { contextBackends, memorySkills } from "./backends.js";
+import { contextBackends, loadContextTurn, memorySkills } from "./backends.js";
 
 const nullProto = () => Object.create(null) as never;
 const throwingToString = () => ({ toString: () => assert.fail("toString must not be called") }) as never;
@@ -117,19 +117,7 @@ for (const backend of contextBackends) {
       const s = Session.create(provider).withContext("skills", { provider: skills });
       const tools = await s.tools();
       const output = await tools.load_context!.execute({ label: "skills", key: "deploy" });
-      await s.appendMessage({
-        id: "a1",
-        role: "assistant",
-        parts: [
-          {
-            type: "tool-load_context",
-            toolCallId: "c1",
-            state: "output-available",
-            input: { label: "skills", key: "deploy" },
-            output,
-          },
-        ],
-      });
+      await s.appendMessage(loadContextTurn("a1", "deploy", output));
       failNext = true;
       assert.match(await tools.unload_context!.execute({ label: "skills", key: "deploy" }), /^Error: /);
       assert.deepEqual([...(await s.getLoadedSkillKeys())], ["skills:deploy"]);
