@@ -1,4 +1,4 @@
-import { assertOwnBlockKeys, blockKey, foreignBlockKey, foreignKeyProvider } from "../context/block-keys.js";
+import { blockKey, foreignBlockKey, foreignKeyProvider } from "../context/block-keys.js";
 import { ContextBlocks } from "../context/blocks.js";
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider } from "../context/providers.js";
@@ -82,8 +82,7 @@ export class SessionContext {
     if (table) {
       // Added at runtime, a block whose key is another session's is refused. Configured, the session still opens (it
       // may be stored from before such ids were refused): that block alone reads nothing and refuses writes.
-      if (configured === undefined)
-        assertOwnBlockKeys([...new Set([...this.autoWired, label])], this.sessionId);
+      if (configured === undefined) this.assertAddable(label);
       const foreign = configured && foreignBlockKey(configured, label, this.sessionId);
       if (foreign) emitWarning(foreign, "AgentSessionContextWarning");
       autoWired = foreign
@@ -93,6 +92,18 @@ export class SessionContext {
     this.blocks.register(label, autoWired ? { ...options, provider: autoWired } : options);
     if (autoWired) this.autoWired.add(label);
     else this.autoWired.delete(label);
+  }
+
+  // A block added at runtime whose key is another session's, or that makes a registered block's key another
+  // session's, is refused; a configured block already standing in for a foreign key (see register) is no reason.
+  private assertAddable(label: string): void {
+    const labels = [...new Set([...this.autoWired, label])];
+    const reason =
+      foreignBlockKey(labels, label, this.sessionId) ??
+      labels
+        .map((other) => foreignBlockKey([other, label], other, this.sessionId))
+        .find((r) => r !== undefined);
+    if (reason !== undefined) throw new SessionError("INVALID_ARGUMENT", reason);
   }
 
   private async restoreSkills(): Promise<void> {

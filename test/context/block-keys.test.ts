@@ -79,6 +79,8 @@ for (const backend of contextBackends) {
       await store.registry.create({ id: "user_1", name: "legacy" });
       await manager.getSession("user_1").appendMessage(msg("m1", "hello"));
       await manager.getSession("user_1").replaceContextBlock("memory_user", "user_1's user memory");
+      // Its foreign "memory" is no reason to refuse another block added at runtime.
+      await manager.getSession("user_1").addContext("notes");
       await warningsOf("AgentSessionContextWarning", () => manager.delete("user_1"));
       assert.equal(await store.blocks.getBlock("memory_user_user_1"), null);
       assert.equal(await store.blocks.getBlock("memory_user_1"), "1's user memory");
