@@ -3,7 +3,10 @@ import { describe } from "../message/describe.js";
 
 /** Default number of search hits. */
 export const DEFAULT_SEARCH_LIMIT = 20;
-/** Upper bound on a search limit, so one call can never materialise an unbounded result. */
+/**
+ * Upper bound on a search limit, so one call can never materialise an unbounded result; a larger limit is refused
+ * rather than cut short, so a caller never mistakes the first 1,000 hits for all of them.
+ */
 export const MAX_SEARCH_LIMIT = 1000;
 /**
  * Relevance is ranked among at most this many newest matches, so a common word never forces scoring every match
@@ -16,7 +19,7 @@ export const SEARCH_CANDIDATES = 2000;
  */
 export const SEARCH_OVERLAYS = 256;
 
-/** Validates a search limit (default 20); throws `INVALID_ARGUMENT` for anything but a whole number ≥ 0. */
+/** Validates a search limit (default 20); throws `INVALID_ARGUMENT` for anything but a whole number 0–1,000. */
 export function searchLimit(limit: unknown): number {
   if (limit === undefined || limit === null) return DEFAULT_SEARCH_LIMIT;
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0) {
@@ -25,7 +28,13 @@ export function searchLimit(limit: unknown): number {
       `Search limit must be a whole number >= 0, got ${describe(limit)}`,
     );
   }
-  return Math.min(limit, MAX_SEARCH_LIMIT);
+  if (limit > MAX_SEARCH_LIMIT) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Search limit must be at most ${MAX_SEARCH_LIMIT}, got ${limit}`,
+    );
+  }
+  return limit;
 }
 
 /** Validates a branch filter (default "all"). */

@@ -2,6 +2,7 @@ import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { emitWarning } from "../../runtime/warn.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
+import { MAX_SEARCH_LIMIT } from "../../store/limits.js";
 import { MAX_SEARCH_SESSIONS, searchFilters } from "../options.js";
 import { assertEmbedder, type EmbedFn, embedFunction, textHash } from "./embed.js";
 import type {
@@ -69,8 +70,11 @@ export class StoreVectors implements VectorChannel {
       );
     }
     const limit = options.limit;
-    if (!Number.isSafeInteger(limit) || limit < 0) {
-      throw new SessionError("INVALID_ARGUMENT", "nearest(): limit must be a whole number >= 0");
+    if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_SEARCH_LIMIT) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `nearest(): limit must be a whole number from 0 to ${MAX_SEARCH_LIMIT}, got ${describe(limit)}`,
+      );
     }
     const scope = nearestScope(options);
     const filters = searchFilters(options, "nearest():");

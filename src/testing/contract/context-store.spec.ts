@@ -7,7 +7,7 @@ import {
   type TransferRow,
 } from "../../store/types.js";
 import type { Suite } from "../runner.js";
-import { type ContractTarget, msg, toAsync, withStore } from "./harness.js";
+import { type ContractTarget, msg, rejectsWithCode, toAsync, withStore } from "./harness.js";
 
 function context(store: SessionStore) {
   assert.ok(hasContextStorage(store), `${store.backend} store has blocks and entries`);
@@ -50,6 +50,12 @@ export function contextStoreSpec({ describe, test }: Suite, target: ContractTarg
         assert.deepEqual(await entries.searchEntries("kb", "how is the one"), [], "stop words alone");
         assert.deepEqual(await entries.searchEntries("kb", ""), []);
         assert.deepEqual(await entries.searchEntries("kb", 'AND "( *'), []);
+        assert.equal((await entries.searchEntries("kb", "deployment", 1000)).length, 2);
+        await rejectsWithCode(
+          entries.searchEntries("kb", "deployment", 1001),
+          "INVALID_ARGUMENT",
+          /at most 1000/,
+        );
         await entries.setEntry("kb", "db", "Replaced text about backups");
         assert.deepEqual(await entries.searchEntries("kb", "migrations"), []);
         assert.deepEqual(await entries.searchEntries("kb", "backups"), [

@@ -48,6 +48,11 @@ export function managerSearchSpec({ describe, test }: Suite, target: ContractTar
         assert.deepEqual(await manager.search("   "), []);
         assert.equal((await manager.search("deployment", { limit: 2 })).length, 2);
         await rejectsWithCode(manager.search("deployment", { limit: -1 }), "INVALID_ARGUMENT");
+        await rejectsWithCode(
+          manager.search("deployment", { limit: 1001 }),
+          "INVALID_ARGUMENT",
+          /at most 1000/,
+        );
       }));
 
     test("branch-aware: active keeps each session's active path, all flags abandoned branches", (t) =>

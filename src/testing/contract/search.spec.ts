@@ -182,7 +182,7 @@ export function searchSpec({ describe, test }: Suite, target: ContractTarget): v
         ]);
       }));
 
-    test("limit is honoured; a bad limit is INVALID_ARGUMENT", async () =>
+    test("limit is honoured; a bad limit is INVALID_ARGUMENT, and so is one above 1,000 (never cut short silently)", async () =>
       withStore(target, async (store) => {
         const s = store.session("many");
         for (let i = 0; i < 30; i++) await s.appendMessage(msg(`k${i}`, `kiwi number ${i}`));
@@ -198,6 +198,11 @@ export function searchSpec({ describe, test }: Suite, target: ContractTarget): v
         );
         await assert.rejects(store.searchMessages("kiwi", { limit: -1 }), { code: "INVALID_ARGUMENT" });
         await assert.rejects(store.searchMessages("kiwi", { limit: 1.5 }), { code: "INVALID_ARGUMENT" });
+        assert.equal((await store.searchMessages("kiwi", { limit: 1000 })).length, 30);
+        const tooMany = { code: "INVALID_ARGUMENT", message: /Search limit must be at most 1000, got 1001/ };
+        await assert.rejects(store.searchMessages("kiwi", { limit: 1001 }), tooMany);
+        await assert.rejects(store.searchMessages("kiwi", { limit: 1001, sessionId: "many" }), tooMany);
+        await assert.rejects(s.searchMessages!("kiwi", 1001), tooMany);
       }));
 
     test("the index follows updates and deletes", () =>
