@@ -13,6 +13,7 @@ import {
   seed,
   seedCrowd,
   TEXTS,
+  vectorReads,
   withEmbedded,
 } from "./vectors/helpers.js";
 import type { VectorStore } from "./vectors/targets.js";
@@ -218,6 +219,26 @@ await describeTargets((target) => {
       // A store-wide search: only the vector channel finds "car" (no word of the question).
       const hits = await store.searchMessages("Which automobile did I get?", { branch: "active", limit: 2 });
       assert.deepEqual(hits.map((h) => `${h.sessionId}/${h.id}`).sort(), ["p/car", "r/car"]);
+    });
+  });
+
+  test("an active-branch read of the whole store reads once when its nearest messages of a branched session are on its path", async () => {
+    await withEmbedded(target.fresh, async (store, storage) => {
+      // Session "p" left a branch ("music", far from the query); its two nearest messages are on its path.
+      const p = store.session("p");
+      await p.appendMessage(msg("car", TEXTS.car));
+      await p.appendMessage(msg("music", TEXTS.music), "car");
+      await p.appendMessage(msg("van", "The new sedan is parked outside today"), "car");
+      await store.session("q").appendMessage(msg("food", TEXTS.food));
+      const vectors = channel(store);
+      await vectors.idle();
+      let found: number[] = [];
+      const reads = await vectorReads(store, async () => {
+        found = await vectors.nearest("automobile", { limit: 2, branch: "active" });
+      });
+      assert.deepEqual([...(await storage.ids(store, found))].sort(), ["car", "van"]);
+      // Keeping "p" to its path could leave out only what the answer does not hold: no second read.
+      assert.equal(reads, 1);
     });
   });
 

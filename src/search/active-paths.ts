@@ -69,9 +69,11 @@ export function pathsWithin(branched: Iterable<BranchedSession>): number[] {
 /**
  * The vector channel's nearest messages on the active paths of the whole store (no sessions named: which of its
  * sessions have other branches is not walked up front). `read(paths)` answers with those sessions kept to their
- * paths inside the read; while a full answer holds sessions with other branches (`crowding`), it reads again with
- * them kept to theirs too, within ActivePaths' bounds. A session past them may answer messages off its path, which a
- * search's page leaves out.
+ * paths inside the read; while a full answer holds messages off their session's active path (`crowding`: their
+ * sessions), it reads again with those sessions kept to theirs too, within ActivePaths' bounds. A branched session
+ * whose answered messages all lie on its path is not read again: keeping it to its path would leave out only
+ * messages the answer does not hold. A session past the bounds may answer messages off its path, which a search's
+ * page leaves out.
  */
 export async function nearestOnActivePaths(
   limit: number,

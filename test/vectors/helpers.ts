@@ -1,8 +1,12 @@
 // Shared pieces of the vector channel tests: a suite per target, the seeded texts, a store's channel, a storage's lifetime, waiting
-// on background work, and a store whose embedder starts broken.
+// on background work, a store whose embedder starts broken, and counting a store's nearest-neighbour reads.
 import assert from "node:assert/strict";
 import { after, describe } from "node:test";
+import { MemoryStore } from "../../src/memory/store.js";
+import type { Query } from "../../src/postgres/connection/client.js";
+import { PostgresStore } from "../../src/postgres/store.js";
 import type { StoreVectors } from "../../src/search/vectors/channel.js";
+import type { VectorBackend } from "../../src/search/vectors/types.js";
 import type { TransferItem } from "../../src/store/types.js";
 import { msg, toAsync } from "../../src/testing/contract/harness.js";
 import { testEmbedder } from "./embedder.js";
@@ -137,4 +141,65 @@ export async function importCrowd(
     ),
   ];
   await store.transfer.importSession(toAsync(items));
+}
+
+/**
+ * How many nearest-neighbour reads `body` makes of `store`'s vectors: the statements that read the vector table on
+ * SQLite and Postgres, the backend's nearest() calls on memory (each one pass over the rows; it never reads again).
+ */
+export async function vectorReads(store: VectorStore, body: () => Promise<unknown>): Promise<number> {
+  let reads = 0;
+  const count = (sql: string) => {
+    if (/agent_message_vectors\b/.test(sql)) reads++;
+  };
+  if (store instanceof MemoryStore) {
+    const backend = (channel(store) as unknown as { backend: VectorBackend }).backend;
+    const { nearest } = backend;
+    backend.nearest = (...args) => {
+      reads++;
+      return nearest.apply(backend, args);
+    };
+    try {
+      await body();
+    } finally {
+      backend.nearest = nearest;
+    }
+    return reads;
+  }
+  if (store instanceof PostgresStore) {
+    const executor = await store.ready();
+    const { query, transaction } = executor;
+    const counted =
+      (run: Query): Query =>
+      (sql, ...rest) => {
+        count(sql);
+        return run(sql, ...rest);
+      };
+    executor.query = counted(query);
+    executor.transaction = (fn) => transaction((run) => fn(counted(run)));
+    try {
+      await body();
+    } finally {
+      executor.query = query;
+      executor.transaction = transaction;
+    }
+    return reads;
+  }
+  const driver = store.driver;
+  const methods = ["all", "column", "tuples", "get"] as const;
+  const originals = methods.map((name) => driver[name]);
+  for (const [i, name] of methods.entries()) {
+    const original = originals[i] as (sql: string, params?: unknown) => unknown;
+    (driver as unknown as Record<string, unknown>)[name] = (sql: string, params?: unknown) => {
+      count(sql);
+      return original.call(driver, sql, params);
+    };
+  }
+  try {
+    await body();
+  } finally {
+    for (const [i, name] of methods.entries())
+      (driver as unknown as Record<string, unknown>)[name] = originals[i];
+  }
+  return reads;
 }

@@ -51,6 +51,9 @@ function onPathSql(t: Tables): string {
 const pathsSql = (t: Tables) =>
   `WITH RECURSIVE ${pathCte(t.messages, "ANY($1::bigint[])")} SELECT seq::float8 AS seq FROM path`;
 
+/** What onPathOf needs of a message: where it lies, and its session's leaf. */
+export type PathCandidate = Pick<Candidate, "seq" | "depth" | "leafSeq" | "leafDepth" | "branched">;
+
 /**
  * Whether each candidate lies on its session's active path (a statement for the climbs and one for the paths read
  * whole; none where no candidate needs either).
@@ -58,7 +61,7 @@ const pathsSql = (t: Tables) =>
 export async function onPathOf(
   executor: Executor,
   t: Tables,
-  candidates: readonly Candidate[],
+  candidates: readonly PathCandidate[],
 ): Promise<Map<number, boolean>> {
   const onPath = new Map<number, boolean>();
   // Only a message no deeper than its session's leaf needs a look: the turns of a long abandoned branch mostly lie

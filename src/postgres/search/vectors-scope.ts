@@ -12,6 +12,7 @@ import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte } from "../tree.js";
 import { filterParams } from "./filters.js";
+import { onPathOf } from "./page.js";
 
 /** Conditions (each starting with AND) and their parameters, numbered from `$first`. */
 export interface NearestWhere {
@@ -36,20 +37,42 @@ export async function nearestPaths(executor: Executor, t: Tables, read: NearestR
   return pathsWithin(rows.map(({ num, depth }) => ({ num: Number(num), depth: Number(depth) })));
 }
 
-/** The sessions with other branches among those of the messages `seqs`, with their leaf's depth (nearestOnActivePaths). */
-export async function branchedOf(
+/**
+ * The sessions with a message among `seqs` off their active path, with their leaf's depth (nearestOnActivePaths):
+ * only such a message can crowd out one on a path. The check is onPathOf's (page.ts: a climb of O(log depth) rows
+ * per message, a path read whole only where that costs less).
+ */
+export async function offPathOf(
   executor: Executor,
   t: Tables,
   seqs: readonly number[],
 ): Promise<BranchedSession[]> {
-  const rows = await executor.query<BranchedSession>(
-    `SELECT num::float8 AS num, leaf_depth AS depth FROM ${t.heads}
-     WHERE num IN (SELECT session_num FROM ${t.messages} WHERE seq = ANY($1::bigint[]))
-       AND (leaf_seq IS NULL OR message_count <> leaf_depth + 1)`,
+  const rows = await executor.query<{
+    seq: number;
+    depth: number;
+    num: number;
+    leaf_seq: number | null;
+    leaf_depth: number;
+  }>(
+    `SELECT m.seq::float8 AS seq, m.depth, h.num::float8 AS num, h.leaf_seq::float8 AS leaf_seq, h.leaf_depth
+     FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq JOIN ${t.heads} h ON h.num = m.session_num
+     WHERE h.leaf_seq IS NULL OR h.message_count <> h.leaf_depth + 1`,
     [seqs],
     true,
   );
-  return rows.map(({ num, depth }) => ({ num: Number(num), depth: Number(depth) }));
+  const messages = rows.map((row) => ({
+    seq: Number(row.seq),
+    depth: Number(row.depth),
+    num: Number(row.num),
+    leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
+    leafDepth: Number(row.leaf_depth),
+    branched: true,
+  }));
+  const onPath = await onPathOf(executor, t, messages);
+  const off = new Map<number, BranchedSession>();
+  for (const m of messages)
+    if (onPath.get(m.seq) !== true) off.set(m.num, { num: m.num, depth: m.leafDepth });
+  return [...off.values()];
 }
 
 /** The read's conditions, with the active paths of `paths` (nearestPaths); null when no stored message can pass them. */

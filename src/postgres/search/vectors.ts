@@ -14,7 +14,7 @@ import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
-import { branchedOf, nearestPaths, nearestWhere } from "./vectors-scope.js";
+import { nearestPaths, nearestWhere, offPathOf } from "./vectors-scope.js";
 
 interface PendingRow {
   seq: string | number;
@@ -179,7 +179,7 @@ class PostgresVectorBackend implements VectorBackend {
     const within = (paths: readonly number[]) => this.nearestWithin(executor, query, options, paths);
     if (!options.activePath || options.sessionId !== undefined || options.sessionIds !== undefined)
       return within(await nearestPaths(executor, this.t, options));
-    return nearestOnActivePaths(options.limit, within, (seqs) => branchedOf(executor, this.t, seqs));
+    return nearestOnActivePaths(options.limit, within, (seqs) => offPathOf(executor, this.t, seqs));
   }
 
   // The nearest vectors of the read, with the sessions `paths` kept to their active paths.

@@ -45,8 +45,8 @@ export interface NearestOptions extends Pick<SearchOptions, "role" | "since" | "
   /**
    * `"active"`: only the sessions' active paths, kept to inside the read (so a long abandoned branch never crowds
    * them out). Of a set, the paths of the sessions with other branches are walked shallowest first while they fit
-   * 100,000 rows (ACTIVE_PATH_ROWS); of the whole store, those of the sessions with other branches that the nearest
-   * messages come from, read again up to three times (nearestOnActivePaths). A session past those bounds may answer
+   * 100,000 rows (ACTIVE_PATH_ROWS); of the whole store, those of the sessions that the nearest messages come from
+   * off their paths, read again up to three times (nearestOnActivePaths). A session past those bounds may answer
    * messages off its path, which a search's page leaves out. Default `"all"`.
    */
   branch?: "active" | "all";

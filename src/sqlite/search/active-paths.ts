@@ -2,10 +2,12 @@
  * An active-branch search whose newest matches lie mostly off their sessions' active paths (a long exploration the
  * conversation came back from): its window held too few hits, so it reads again with those sessions kept to their
  * paths inside the read (filters.ts), the path's own newest matches taking the window. Which sessions, and how
- * often, is ActivePaths' to bound (src/search/active-paths.ts, shared with Postgres).
+ * often, is ActivePaths' to bound (src/search/active-paths.ts, shared with Postgres). The vector channel's
+ * store-wide read keeps to the sessions its answer holds messages of off their paths (offPathSessions).
  */
 import { ActivePaths, type BranchedSession } from "../../search/active-paths.js";
 import type { SqlDriver } from "../connection/driver.js";
+import { onPaths } from "../tree.js";
 import { hasOtherBranches } from "./hits.js";
 import type { SearchState } from "./state.js";
 
@@ -35,6 +37,34 @@ export function branchedSessions(
   return "seqs" in of
     ? driver.all<BranchedSession>(BRANCHED_SESSIONS_OF, [JSON.stringify(of.seqs)])
     : driver.all<BranchedSession>(BRANCHED_SESSIONS, [JSON.stringify([...of.sessions])]);
+}
+
+// The messages `?` (their seqs) of sessions with other branches: each with its session, its leaf and the leaf's depth.
+const BRANCHED_MESSAGES = `SELECT m.seq, h.num, h.leaf_seq, IFNULL(l.depth, 0) AS depth
+  FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value JOIN agent_session_heads h ON h.num = m.session_num
+  LEFT JOIN agent_messages l ON l.seq = h.leaf_seq
+  WHERE (l.depth IS NULL OR h.message_count <> l.depth + 1)`;
+
+/**
+ * The sessions with a message among `seqs` off their active path, with their leaf's depth: only such a message can
+ * crowd out one on a path, so only such a session is worth reading again kept to its path. The check is onPaths's
+ * (one statement, a climb of O(log depth) rows per message, a path read whole only where that costs less).
+ */
+export function offPathSessions(driver: SqlDriver, seqs: readonly number[]): BranchedSession[] {
+  const rows = driver.tuples<[number, number, number | null, number]>(BRANCHED_MESSAGES, [
+    JSON.stringify(seqs),
+  ]);
+  const pairs: [number, number][] = [];
+  const leafDepths = new Map<number, number>();
+  for (const [seq, , leaf, depth] of rows) {
+    if (leaf === null) continue;
+    pairs.push([seq, leaf]);
+    leafDepths.set(leaf, depth);
+  }
+  const on = onPaths(driver, pairs, leafDepths);
+  const off = new Map<number, BranchedSession>();
+  for (const [seq, num, , depth] of rows) if (!on.has(seq)) off.set(num, { num, depth });
+  return [...off.values()];
 }
 
 /** How a search reads again with sessions kept to their active paths (see keepToActivePaths). */

@@ -16,7 +16,7 @@ import type {
 import type { SqliteBackend } from "../backend.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { branchedSessions } from "./active-paths.js";
+import { branchedSessions, offPathSessions } from "./active-paths.js";
 import { loadSqliteVec } from "./vectors-extension.js";
 import { knnNearest, scanNearest } from "./vectors-nearest.js";
 import { CURRENT, int, VECTOR_TABLES } from "./vectors-schema.js";
@@ -169,7 +169,7 @@ class SqliteVectorBackend implements VectorBackend {
     return nearestOnActivePaths(
       read.limit,
       async (paths) => within(paths),
-      async (seqs) => branchedSessions(this.driver, undefined, { seqs }),
+      async (seqs) => offPathSessions(this.driver, seqs),
     );
   }
 
