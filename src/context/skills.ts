@@ -20,6 +20,29 @@ const pairKey = (label: string, key: string) => `${label}:${key}`;
 /** Which skills are loaded (`label:key`), rebuilt from the history after a restart. */
 export class SkillTracker {
   private readonly loaded = new Set<string>();
+  /** The tail of each key's loads and unloads; an entry leaves once the last queued one settles. */
+  private readonly queues = new Map<string, Promise<void>>();
+
+  /**
+   * Runs `task` after every earlier load and unload of `label:key` on this tracker has settled. A step's tool calls
+   * run in parallel, and a restore replays them in call order: a load landing while an unload's history write is in
+   * flight would otherwise be dropped by that unload. Other keys run in parallel; a failure goes to its caller only.
+   */
+  serialise<T>(label: string, key: string, task: () => Promise<T>): Promise<T> {
+    const id = pairKey(label, key);
+    const run = (this.queues.get(id) ?? Promise.resolve()).then(task);
+    const settle = () => {
+      if (this.queues.get(id) === tail) this.queues.delete(id);
+    };
+    const tail: Promise<void> = run.then(settle, settle);
+    this.queues.set(id, tail);
+    return run;
+  }
+
+  /** How many keys have a load or unload queued or running. */
+  get busy(): number {
+    return this.queues.size;
+  }
 
   add(label: string, key: string): void {
     this.loaded.add(pairKey(label, key));

@@ -156,10 +156,15 @@ function skillTools(host: ToolHost, skills: string[], limits: ToolOutputLimits):
           return 'Error: invalid input: "offset" must be a whole number >= 0';
         }
         if (!skills.includes(label) || !host.blocks.has(label)) return skillLabelError(label, skills);
-        const content = await (host.blocks.provider(label) as SkillProvider).load(key);
-        if (content === null || content === undefined) return `Not found: ${key}`;
-        host.skills.add(label, key);
-        return documentPart(content, offset, limits.maxOutputChars);
+        // Queued behind this skill's earlier calls (an unload in flight would forget the load otherwise).
+        return host.skills.serialise(label, key, async () => {
+          // The block may have been removed while this call waited.
+          if (!host.blocks.has(label)) return skillLabelError(label, skills);
+          const content = await (host.blocks.provider(label) as SkillProvider).load(key);
+          if (content === null || content === undefined) return `Not found: ${key}`;
+          host.skills.add(label, key);
+          return documentPart(content, offset, limits.maxOutputChars);
+        });
       }),
     },
     unload_context: {

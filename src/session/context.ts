@@ -176,12 +176,14 @@ export class SessionContext {
   }
 
   /** Unloads a skill and marks its last load in the history; false when it was not loaded. */
-  async unloadSkill(label: string, key: string): Promise<boolean> {
-    if (!this.skills.has(label, key)) return false;
-    // Marked first: a write that fails leaves the skill loaded, as its document still is, for a retry.
-    await this.skills.markUnloaded(this.provider, label, key);
-    this.skills.delete(label, key);
-    return true;
+  unloadSkill(label: string, key: string): Promise<boolean> {
+    return this.skills.serialise(label, key, async () => {
+      if (!this.skills.has(label, key)) return false;
+      // Marked first: a write that fails leaves the skill loaded, as its document still is, for a retry.
+      await this.skills.markUnloaded(this.provider, label, key);
+      this.skills.delete(label, key);
+      return true;
+    });
   }
 
   /** The memory tools for the blocks present now, their results within `limits`. */
