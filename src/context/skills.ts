@@ -17,6 +17,13 @@ function skillInput(part: SessionMessagePart): { label: string; key: string } | 
 
 const pairKey = (label: string, key: string) => `${label}:${key}`;
 
+/** `load_context`'s answer when the skill has no such document (the reference's string). */
+export const notFoundReply = (key: string) => `Not found: ${key}`;
+
+/** `unload_context`'s answer when it unloaded the skill (the reference's string). */
+export const unloadedReply = (label: string, key: string) =>
+  `Unloaded "${key}" from ${label}. Context reclaimed.`;
+
 /** Which skills are loaded (`label:key`), rebuilt from the history after a restart. */
 export class SkillTracker {
   private readonly loaded = new Set<string>();
@@ -77,12 +84,15 @@ export class SkillTracker {
       if (part?.state !== "output-available") continue;
       const input = skillInput(part);
       if (!input) continue;
+      // Only what the tracker did counts, so a restart agrees with it: a load that found nothing loaded nothing,
+      // and an unload that answered anything but its success string (an error, "not currently loaded", a failed
+      // history write) left the document in place. The reference counts both.
       if (isToolNamed(part, "load_context")) {
         const unloaded = typeof part.output === "string" && part.output.startsWith(UNLOADED_PREFIX);
         if (unloaded) this.delete(input.label, input.key);
-        else this.add(input.label, input.key);
+        else if (part.output !== notFoundReply(input.key)) this.add(input.label, input.key);
       } else if (isToolNamed(part, "unload_context")) {
-        this.delete(input.label, input.key);
+        if (part.output === unloadedReply(input.label, input.key)) this.delete(input.label, input.key);
       }
     }
   }

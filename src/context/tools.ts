@@ -3,7 +3,7 @@ import { errorMessage } from "../errors.js";
 import type { ContextBlocks } from "./blocks.js";
 import { entryKey } from "./keys.js";
 import { clipOutput, documentPart, type ToolOutputLimits } from "./output.js";
-import type { SkillTracker } from "./skills.js";
+import { notFoundReply, type SkillTracker, unloadedReply } from "./skills.js";
 import type { SearchProvider, SkillProvider } from "./types.js";
 
 /** A tool as the AI SDK's `ToolSet` expects it: description, zod input schema, and an `execute` that never throws. */
@@ -161,7 +161,7 @@ function skillTools(host: ToolHost, skills: string[], limits: ToolOutputLimits):
           // The block may have been removed while this call waited.
           if (!host.blocks.has(label)) return skillLabelError(label, skills);
           const content = await (host.blocks.provider(label) as SkillProvider).load(key);
-          if (content === null || content === undefined) return `Not found: ${key}`;
+          if (content === null || content === undefined) return notFoundReply(key);
           host.skills.add(label, key);
           return documentPart(content, offset, limits.maxOutputChars);
         });
@@ -178,7 +178,7 @@ function skillTools(host: ToolHost, skills: string[], limits: ToolOutputLimits):
         if (!skills.includes(label) || !host.blocks.has(label)) return skillLabelError(label, skills);
         if (!(await host.unloadSkill(label, key)))
           return `Skill "${key}" is not currently loaded in "${label}".`;
-        return `Unloaded "${key}" from ${label}. Context reclaimed.`;
+        return unloadedReply(label, key);
       }),
     },
   };

@@ -261,7 +261,7 @@ for (const backend of contextBackends) {
       assert.deepEqual([...(await third.getLoadedSkillKeys())], []);
     });
 
-    test("skill restore reads rows one at a time through row stats, never the whole history", async () => {
+    test("skill restore reads rows one at a time through row stats, never the whole history; failed calls do not count", async () => {
       const store = backend.create();
       const loadPart = (key: string) => ({
         type: "tool-load_context",
@@ -277,7 +277,16 @@ for (const backend of contextBackends) {
       await writer.appendMessage({
         id: "a3",
         role: "assistant",
-        parts: [{ ...loadPart("one"), type: "tool-unload_context" }],
+        parts: [
+          {
+            ...loadPart("one"),
+            type: "tool-unload_context",
+            output: 'Unloaded "one" from skills. Context reclaimed.',
+          },
+          // Only what the tracker did counts: a load that found nothing, an unload that failed.
+          { ...loadPart("three"), output: "Not found: three" },
+          { ...loadPart("two"), type: "tool-unload_context", output: "Error: storage unavailable" },
+        ],
       });
       const provider = store.session("bounded");
       const guarded = new Proxy(provider, {
