@@ -19,6 +19,8 @@ export interface MemoryMessageRow {
   hashes: readonly string[];
   text: string;
   bytes: number;
+  /** The message's token estimate: its length in ranked recall, as the SQL backends' `tokens` column. */
+  tokens: number;
   createdAt: string;
   parent: MemoryMessageRow | null;
   children: MemoryMessageRow[];

@@ -216,6 +216,7 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
       hashes: stored.attachments.map((a) => a.hash),
       text: messageText(message),
       bytes: utf8Length(stored.content),
+      tokens: estimateMessageTokens([message]),
       createdAt,
       parent,
       children: [],
@@ -238,6 +239,7 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
     row.role = message.role;
     row.text = messageText(message);
     row.bytes = utf8Length(stored.content);
+    row.tokens = estimateMessageTokens([message]);
     return { updated: true };
   }
 

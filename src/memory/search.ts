@@ -97,8 +97,11 @@ function rankRecall(
   let totalLength = 0;
   for (const item of scoped) {
     bySeq.set(item.row.seq, item);
-    const { tf, length } = termFrequencies(terms, item.row.text);
+    // A message's length is its token estimate, as the SQL backends keep it: counted in index tokens, a 100 KB
+    // word was one token here and 25,000 there, and the backends ranked such a message at opposite ends.
+    const length = item.row.tokens;
     totalLength += length;
+    const { tf } = termFrequencies(terms, item.row.text);
     if (!tf.some((n) => n > 0)) continue;
     tf.forEach((n, i) => {
       if (n > 0) documentFrequency[i]!++;

@@ -173,6 +173,7 @@ export class MemoryTransfer implements SessionTransfer {
       hashes,
       text: facts.text,
       bytes: facts.bytes,
+      tokens: facts.tokens,
       createdAt: message.createdAt,
       parent,
       children: [],

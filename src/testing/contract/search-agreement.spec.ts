@@ -49,6 +49,19 @@ export function searchAgreementSpec({ describe, test }: Suite, target: ContractT
         assert.deepEqual(sorted(await store.searchMessages("alpha omega")), ["m1", "m2"]);
       }));
 
+    test("a message's length weighs by its token estimate everywhere: one 100 KB word makes a message long", () =>
+      withStore(target, async (store) => {
+        const s = store.session("long");
+        // Both match "alpha" once. The short note is older, so only its length can put it first; counted in index
+        // tokens the 100 KB word was one token (memory ranked its message first), in a token estimate 25,000.
+        await s.appendMessage(msg("short", "alpha is in this short note about the weather today"));
+        await s.appendMessage(msg("gap", "ok", "assistant"));
+        await s.appendMessage(msg("long", `alpha ${"x".repeat(100_000)}`));
+        const hits = await store.searchMessages("alpha", { sessionId: "long" });
+        assert.deepEqual(ids(hits), ["short", "long"]);
+        assert.ok(hits[0]!.score! > hits[1]!.score!, `${hits[0]!.score} > ${hits[1]!.score}`);
+      }));
+
     test("a search-block entry is found by its key, written directly or imported", () =>
       withStore(target, async (store) => {
         const entries = entriesOf(store);
