@@ -3,6 +3,7 @@
  * the store its parts work through ({@link MemoryBackend}), so no part imports MemoryStore and MemoryStore imports
  * its parts only.
  */
+import { type TextTerms, textTerms } from "../search/text-terms.js";
 import type { ProviderContext } from "../store/provider.js";
 import type { SessionInfo, SessionRegistry, SessionUsage, StoreSearchOptions } from "../store/types.js";
 import type { SearchResult, StoredCompaction } from "../types.js";
@@ -21,6 +22,11 @@ export interface MemoryMessageRow {
   bytes: number;
   /** The message's token estimate: its length in ranked recall, as the SQL backends' `tokens` column. */
   tokens: number;
+  /**
+   * The text's words for search (search/text-terms.ts), made by the first search that reads this version of the
+   * row: a write that changes the text clears them, a delete drops them with the row.
+   */
+  terms?: TextTerms | undefined;
   createdAt: string;
   parent: MemoryMessageRow | null;
   children: MemoryMessageRow[];
@@ -58,4 +64,10 @@ export function activePath(data: MemorySessionData): Set<MemoryMessageRow> {
   const path = new Set<MemoryMessageRow>();
   for (let row = data.leaf; row; row = row.parent) path.add(row);
   return path;
+}
+
+/** A row's words for search, made once per version of its text (see {@link MemoryMessageRow.terms}). @internal */
+export function rowTerms(row: MemoryMessageRow): TextTerms {
+  row.terms ??= textTerms(row.text);
+  return row.terms;
 }

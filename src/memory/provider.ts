@@ -238,6 +238,7 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
     row.hashes = stored.attachments.map((a) => a.hash);
     row.role = message.role;
     row.text = messageText(message);
+    row.terms = undefined;
     row.bytes = utf8Length(stored.content);
     row.tokens = estimateMessageTokens([message]);
     return { updated: true };

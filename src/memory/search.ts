@@ -11,7 +11,12 @@ import { bm25Weight, idf, rankCandidates, recallTerms } from "../search/recall.j
 import { scoreText, termFrequencies } from "../search/score.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../types.js";
-import { activePath, type MemoryMessageRow as Row, type MemorySessionData as SessionData } from "./data.js";
+import {
+  activePath,
+  type MemoryMessageRow as Row,
+  rowTerms,
+  type MemorySessionData as SessionData,
+} from "./data.js";
 
 interface Scoped {
   row: Row;
@@ -80,7 +85,7 @@ function rowsInScope(sessions: ReadonlyMap<string, SessionData>, plan: SearchPla
 function rankAllWords(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; score: number }[] {
   const hits: { item: Scoped; score: number }[] = [];
   for (const item of scoped) {
-    const score = scoreText(terms, item.row.text);
+    const score = scoreText(terms, rowTerms(item.row));
     if (score > 0) hits.push({ item, score });
   }
   return hits.sort((a, b) => b.score - a.score || b.item.row.seq - a.item.row.seq);
@@ -101,7 +106,7 @@ function rankRecall(
     // word was one token here and 25,000 there, and the backends ranked such a message at opposite ends.
     const length = item.row.tokens;
     totalLength += length;
-    const { tf } = termFrequencies(terms, item.row.text);
+    const { tf } = termFrequencies(terms, rowTerms(item.row));
     if (!tf.some((n) => n > 0)) continue;
     tf.forEach((n, i) => {
       if (n > 0) documentFrequency[i]!++;

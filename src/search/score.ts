@@ -3,20 +3,23 @@
  * matches rows its read-only connection could not index.
  */
 import type { QueryTerm, QueryWord } from "./query.js";
-import { foldToken, indexTokens } from "./tokens.js";
+import { type TextTerms, textTerms } from "./text-terms.js";
+import { foldToken } from "./tokens.js";
 
-/** Scores `text` against the terms in memory (0 = no match); the same semantics as the FTS5 expression. */
-export function scoreText(terms: QueryTerm[], text: string): number {
+/**
+ * Scores `text` (or its words, made once: text-terms.ts) against the terms in memory (0 = no match); the same
+ * semantics as the FTS5 expression.
+ */
+export function scoreText(terms: QueryTerm[], text: string | TextTerms): number {
   if (terms.length === 0) return 0;
   const folded = foldTerms(terms);
   // A word of marks alone folds to nothing: the engines' tokenizers drop it, so it matches nothing here either.
   if (folded.some((words) => words.includes(""))) return 0;
   // A token of marks alone is no word (not a gap in a phrase either), as in every engine's index.
-  const tokens = indexTokens(text);
+  const words = typeof text === "string" ? textTerms(text) : text;
   let score = 0;
   for (const [i, term] of terms.entries()) {
-    const words = folded[i]!;
-    const hits = term.kind === "phrase" ? countPhrase(tokens, words) : countWord(tokens, words[0]!, term);
+    const hits = countTerm(words, folded[i]!, term);
     if (hits === 0) return 0;
     score += hits;
   }
@@ -38,35 +41,46 @@ function foldTerms(terms: QueryTerm[]): string[][] {
   return folded;
 }
 
-function countWord(tokens: string[], folded: string, term: QueryWord): number {
+function countTerm(text: TextTerms, folded: string[], term: QueryTerm): number {
+  return term.kind === "phrase" ? countPhrase(text, folded) : countWord(text, folded[0]!, term);
+}
+
+// Each distinct word is compared once and counts its occurrences.
+function countWord(text: TextTerms, folded: string, term: QueryWord): number {
   let hits = 0;
+  const { words, counts } = text;
   const forms = term.forms;
-  for (const token of tokens) {
-    if (term.prefix === null ? token === folded : token.startsWith(folded)) hits++;
-    else if (forms?.includes(token)) hits++;
+  for (let k = 0; k < words.length; k++) {
+    const word = words[k]!;
+    if (term.prefix === null ? word === folded : word.startsWith(folded)) hits += counts[k]!;
+    else if (forms?.includes(word)) hits += counts[k]!;
   }
   return hits;
 }
 
-function countPhrase(tokens: string[], words: string[]): number {
+function countPhrase(text: TextTerms, words: string[]): number {
+  const ids = words.map((word) => text.words.indexOf(word));
+  if (ids.includes(-1)) return 0;
+  const { sequence } = text;
   let hits = 0;
-  for (let i = 0; i + words.length <= tokens.length; i++) {
-    if (words.every((word, j) => tokens[i + j] === word)) hits++;
+  for (let i = 0; i + ids.length <= sequence.length; i++) {
+    let j = 0;
+    while (j < ids.length && sequence[i + j] === ids[j]) j++;
+    if (j === ids.length) hits++;
   }
   return hits;
 }
 
 /**
- * How often each term occurs in `text` (a phrase: its occurrences in order) and how many words the text has: the
- * inputs of a BM25 weight, with the query language's own matching.
+ * How often each term occurs in `text` or its words (a phrase: its occurrences in order) and how many words the
+ * text has: the inputs of a BM25 weight, with the query language's own matching.
  */
-export function termFrequencies(terms: QueryTerm[], text: string): { tf: number[]; length: number } {
+export function termFrequencies(
+  terms: QueryTerm[],
+  text: string | TextTerms,
+): { tf: number[]; length: number } {
   const folded = foldTerms(terms);
-  const tokens = indexTokens(text);
-  const tf = terms.map((term, i) => {
-    const words = folded[i]!;
-    if (words.includes("")) return 0;
-    return term.kind === "phrase" ? countPhrase(tokens, words) : countWord(tokens, words[0]!, term);
-  });
-  return { tf, length: tokens.length };
+  const words = typeof text === "string" ? textTerms(text) : text;
+  const tf = terms.map((term, i) => (folded[i]!.includes("") ? 0 : countTerm(words, folded[i]!, term)));
+  return { tf, length: words.sequence.length };
 }
