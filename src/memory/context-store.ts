@@ -1,6 +1,7 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import { rankEntries, recallTerms } from "../search/recall.js";
 import { termFrequencies } from "../search/score.js";
+import { type TextTerms, textTerms } from "../search/text-terms.js";
 import { entryText } from "../search/tokens.js";
 import {
   assertBlockKey,
@@ -45,9 +46,34 @@ export class MemoryBlockStore implements BlockStore {
   }
 }
 
+/** One stored entry; `terms` are its words for search, made by the first search that reads this version. */
+interface MemoryEntry {
+  content: string;
+  seq: number;
+  /** Its length in ranked recall: key and content in characters (code points), as SQLite's and Postgres's `length()`. */
+  chars: number;
+  terms?: TextTerms;
+}
+
+// Code points, not UTF-16 units: what the SQL backends' length() counts.
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
 /** Searchable entries held in process memory, scored with the shared query language. */
 export class MemoryEntryStore implements EntryStore {
-  private readonly labels = new Map<string, Map<string, { content: string; seq: number }>>();
+  private readonly labels = new Map<string, Map<string, MemoryEntry>>();
   private seq = 0;
 
   /** `assertOpen` throws once the owning store is closed. */
@@ -66,7 +92,8 @@ export class MemoryEntryStore implements EntryStore {
       entries = new Map();
       this.labels.set(label, entries);
     }
-    entries.set(key, { content, seq: entries.get(key)?.seq ?? ++this.seq });
+    const chars = codePoints(key) + codePoints(content);
+    entries.set(key, { content, seq: entries.get(key)?.seq ?? ++this.seq, chars });
   }
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
@@ -79,11 +106,13 @@ export class MemoryEntryStore implements EntryStore {
     const matches: number[][] = terms.map(() => []);
     const lengths = new Map<number, number>();
     for (const [key, entry] of entries) {
-      const { tf, length } = termFrequencies(terms, entryText(key, entry.content));
+      // Words made once per version of the entry (a write replaces the object), not at every search.
+      entry.terms ??= textTerms(entryText(key, entry.content));
+      const { tf } = termFrequencies(terms, entry.terms);
       tf.forEach((n, i) => {
         if (n > 0) matches[i]!.push(entry.seq);
       });
-      lengths.set(entry.seq, length);
+      lengths.set(entry.seq, entry.chars);
     }
     const bySeq = new Map(entries.map(([key, entry]) => [entry.seq, { key, content: entry.content }]));
     return rankEntries(matches, (seq) => lengths.get(seq), entries.length)

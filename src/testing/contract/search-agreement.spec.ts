@@ -62,6 +62,19 @@ export function searchAgreementSpec({ describe, test }: Suite, target: ContractT
         assert.ok(hits[0]!.score! > hits[1]!.score!, `${hits[0]!.score} > ${hits[1]!.score}`);
       }));
 
+    test("a search-block entry's length weighs by its characters everywhere: one 100 KB word makes it long", () =>
+      withStore(target, async (store) => {
+        const entries = entriesOf(store);
+        // Both match "alpha" once and the short one is older, so only its length can put it first (memory counted
+        // index tokens: the 100 KB word was one, and the long entry came first there alone).
+        await entries.setEntry("kb", "short", "alpha is in this short note about the weather today");
+        await entries.setEntry("kb", "long", `alpha ${"x".repeat(100_000)}`);
+        assert.deepEqual(
+          (await entries.searchEntries("kb", "alpha")).map((h) => h.key),
+          ["short", "long"],
+        );
+      }));
+
     test("a search-block entry is found by its key, written directly or imported", () =>
       withStore(target, async (store) => {
         const entries = entriesOf(store);
