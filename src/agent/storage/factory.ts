@@ -1,4 +1,5 @@
 import { SessionError } from "../../errors.js";
+import { storageFactoryOptions } from "../../schema/storage-factory.js";
 import type { SqliteSource } from "../../sqlite/connection/open.js";
 import type { SessionStorage } from "../types.js";
 import { FileSessionStorage, type FileSessionStorageOptions } from "./file.js";
@@ -56,54 +57,57 @@ export function isSessionStorage(value: unknown): value is SessionStorage {
   );
 }
 
-/** Creates a built-in storage by name, e.g. `createSessionStorage("file", { dir: "./sessions" })`. */
+/**
+ * Creates a built-in storage by name, e.g. `createSessionStorage("file", { dir: "./sessions" })` or
+ * `createSessionStorage("sqlite", "./sessions.db")` (a string is what to open); unknown option names are refused.
+ */
 export function createSessionStorage<T extends SessionStorageType>(
   type: T,
-  ...options: T extends "memory" ? [SessionStorageOptionsByType[T]?] : [SessionStorageOptionsByType[T]]
+  ...options: T extends "memory"
+    ? [SessionStorageOptionsByType[T]?]
+    : [SessionStorageOptionsByType[T] | string]
 ): SessionStorage {
-  const given = options[0] as unknown;
+  if (!Object.hasOwn(KINDS, type)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Unknown storage type ${JSON.stringify(type)}: use memory, file, sqlite, postgres or redis`,
+    );
+  }
+  const { main, rest } = storageFactoryOptions(type, options[0]);
   switch (type) {
     case "memory":
       return new MemorySessionStorage();
-    case "file": {
-      const { dir, ...rest } = (given ?? {}) as SessionStorageOptionsByType["file"];
-      return new FileSessionStorage(dir, rest);
-    }
-    case "sqlite": {
-      const { database, ...rest } = (given ?? {}) as SessionStorageOptionsByType["sqlite"];
-      return new SQLiteSessionStorage(database ?? ":memory:", rest);
-    }
-    case "postgres": {
-      const { connection, ...rest } = required(
-        type,
-        given,
-        "connection",
-      ) as unknown as SessionStorageOptionsByType["postgres"];
-      return new PostgresSessionStorage(connection, rest);
-    }
-    case "redis": {
-      const { connection, ...rest } = required(
-        type,
-        given,
-        "connection",
-      ) as unknown as SessionStorageOptionsByType["redis"];
-      return new RedisSessionStorage(connection, rest);
-    }
+    case "file":
+      return new FileSessionStorage(main as string, rest as FileSessionStorageOptions);
+    case "sqlite":
+      return new SQLiteSessionStorage(
+        (main ?? ":memory:") as SqliteSource,
+        rest as SQLiteSessionStorageOptions,
+      );
+    case "postgres":
+      return new PostgresSessionStorage(
+        required(type, main, "connection") as PostgresStorageSource,
+        rest as PostgresSessionStorageOptions,
+      );
     default:
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `Unknown storage type ${JSON.stringify(type)}: use memory, file, sqlite, postgres or redis`,
+      return new RedisSessionStorage(
+        required(type, main, "connection") as RedisSource,
+        rest as RedisSessionStorageOptions,
       );
   }
 }
 
-function required(type: string, options: unknown, key: string): unknown {
-  if (
-    typeof options !== "object" ||
-    options === null ||
-    (options as Record<string, unknown>)[key] === undefined
-  ) {
+const KINDS: Record<SessionStorageType, true> = {
+  memory: true,
+  file: true,
+  sqlite: true,
+  postgres: true,
+  redis: true,
+};
+
+function required(type: string, value: unknown, key: string): unknown {
+  if (value === undefined) {
     throw new SessionError("INVALID_ARGUMENT", `createSessionStorage("${type}") needs options.${key}`);
   }
-  return options;
+  return value;
 }

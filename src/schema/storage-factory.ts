@@ -1,0 +1,87 @@
+/**
+ * The options of `createSessionStorage(type, options)`, per storage type. Only the names are checked here (each
+ * storage's constructor checks the values): a misspelt name (`{ path }` for SQLite's `database`) used to be dropped,
+ * so the storage silently fell back to `:memory:` and kept nothing.
+ */
+import { z } from "zod";
+import type { FileSessionStorageOptions } from "../agent/storage/file.js";
+import type { PostgresSessionStorageOptions } from "../agent/storage/postgres.js";
+import type { RedisSessionStorageOptions } from "../agent/storage/redis.js";
+import type { SQLiteSessionStorageOptions } from "../agent/storage/sqlite.js";
+import { describe } from "../message/describe.js";
+import { parseInput } from "./to-session-error.js";
+
+// `satisfies Record<keyof …>` makes the compiler refuse a list that misses a name a storage's options gained.
+const policy = { reservedMetadataKeys: 1, maxMessageBytes: 1 } as const;
+const vectors = { embedder: 1, embedDimensions: 1, onEmbedError: 1, vectorIndex: 1 } as const;
+const FILE = { fsync: 1, compactLogBytes: 1 } as const satisfies Record<keyof FileSessionStorageOptions, 1>;
+const SQLITE = {
+  ...policy,
+  ...vectors,
+  driver: 1,
+  durability: 1,
+  busyTimeoutMs: 1,
+  pageCacheMiB: 1,
+  maxValueBytes: 1,
+  queryLimits: 1,
+  changeLog: 1,
+} as const satisfies Record<keyof SQLiteSessionStorageOptions, 1>;
+const POSTGRES = {
+  ...policy,
+  ...vectors,
+  schema: 1,
+  tablePrefix: 1,
+  prepare: 1,
+  queryLimits: 1,
+  changeLog: 1,
+} as const satisfies Record<keyof PostgresSessionStorageOptions, 1>;
+const REDIS = { prefix: 1 } as const satisfies Record<keyof RedisSessionStorageOptions, 1>;
+
+/** Per type: the option naming what to open (a plain string stands for it) and the storage's own option names. */
+const KINDS = {
+  memory: { main: undefined, names: {} },
+  file: { main: "dir", names: FILE },
+  sqlite: { main: "database", names: SQLITE },
+  postgres: { main: "connection", names: POSTGRES },
+  redis: { main: "connection", names: REDIS },
+} as const;
+
+function schemaOf(type: keyof typeof KINDS) {
+  const { main, names } = KINDS[type];
+  const keys = [...(main ? [main] : []), ...Object.keys(names)];
+  const shape = Object.fromEntries(keys.map((key) => [key, z.unknown().optional()]));
+  const allowed = keys.length === 0 ? "no options" : `the options ${keys.join(", ")}`;
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `createSessionStorage("${type}") takes ${allowed}; unknown: ${issue.keys.join(", ")}`
+        : `createSessionStorage("${type}") needs an options object${main ? ` or a string (the ${main})` : ""}, got ${describe(issue.input)}`,
+  });
+}
+
+// No argument at all is left to the storage: SQLite opens `:memory:`, the others say what they need.
+const schemas = {
+  memory: schemaOf("memory").optional(),
+  file: schemaOf("file").optional(),
+  sqlite: schemaOf("sqlite").optional(),
+  postgres: schemaOf("postgres").optional(),
+  redis: schemaOf("redis").optional(),
+};
+
+/**
+ * The checked options of a storage type as `{ main, rest }`: `main` is what to open (a plain string argument is
+ * taken as it: SQLite's path, the file storage's directory, a Postgres or Redis URL), `rest` the storage's options;
+ * an unknown option name or an argument of the wrong type is `INVALID_ARGUMENT`.
+ */
+export function storageFactoryOptions(
+  type: keyof typeof KINDS,
+  given: unknown,
+): { main: unknown; rest: Record<string, unknown> } {
+  const { main } = KINDS[type];
+  if (typeof given === "string" && main !== undefined) return { main: given, rest: {} };
+  const parsed = (parseInput(schemas[type], given) ?? {}) as Record<string, unknown>;
+  if (main === undefined) return { main: undefined, rest: {} };
+  // Only the names given are passed on (a zod parse adds none), so the storage sees the caller's object's keys.
+  const { [main]: opened, ...rest } = parsed;
+  return { main: opened, rest };
+}

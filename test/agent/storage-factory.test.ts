@@ -1,0 +1,64 @@
+// createSessionStorage: a plain string is what to open; an unknown option name or a wrong argument type is
+// INVALID_ARGUMENT on every storage type (a misspelt SQLite path used to keep everything in :memory:).
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { createSessionStorage, SQLiteSessionStorage } from "../../src/agent/index.js";
+import { sampleState } from "../../src/testing/storage/fixtures.js";
+
+const make = createSessionStorage as (
+  type: string,
+  options?: unknown,
+) => ReturnType<typeof createSessionStorage>;
+
+describe("createSessionStorage", () => {
+  it("takes a plain string as the SQLite path and keeps the sessions in that file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "agent-factory-"));
+    try {
+      for (const given of [join(dir, "a.db"), { database: join(dir, "b.db") }]) {
+        const storage = make("sqlite", given);
+        const state = sampleState();
+        await storage.save(state);
+        await storage.close?.();
+        const again = make("sqlite", given);
+        assert.deepEqual(await again.list(), [state.id]);
+        await again.close?.();
+      }
+      assert.deepEqual((await readdir(dir)).filter((name) => name.endsWith(".db")).sort(), ["a.db", "b.db"]);
+      assert.ok(make("sqlite") instanceof SQLiteSessionStorage, "no argument: :memory:");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an unknown option name on every type, naming it", () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ["memory", { dir: "x" }],
+      ["file", { dir: "x", directory: "x" }],
+      ["sqlite", { path: "./s.db" }],
+      ["sqlite", { filename: "./s.db" }],
+      ["postgres", { connection: "postgres://127.0.0.1/x", schemaName: "a" }],
+      ["redis", { connection: "redis://127.0.0.1:6379", keyPrefix: "a:" }],
+    ];
+    for (const [type, options] of cases) {
+      const unknown = Object.keys(options).at(-1)!;
+      assert.throws(
+        () => make(type, options),
+        { code: "INVALID_ARGUMENT", message: new RegExp(unknown) },
+        type,
+      );
+    }
+  });
+
+  it("refuses an argument of the wrong type on every type", () => {
+    for (const type of ["memory", "file", "sqlite", "postgres", "redis"]) {
+      for (const given of [42, [], true, null]) {
+        assert.throws(() => make(type, given), { code: "INVALID_ARGUMENT" }, `${type} ${String(given)}`);
+      }
+    }
+    assert.throws(() => make("memory", "x"), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => make("file"), { code: "INVALID_ARGUMENT" });
+  });
+});
