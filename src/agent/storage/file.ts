@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
+import { assertSessionState } from "../../schema/session-state.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
@@ -88,7 +89,8 @@ export class FileSessionStorage implements SessionStorage {
   }
 
   async save(state: SessionState): Promise<void> {
-    const { snapshot, log } = this.paths(state?.id);
+    assertSessionState(state);
+    const { snapshot, log } = this.paths(state.id);
     await this.guard(`save session ${state.id}`, () =>
       this.exclusive(state.id, async () => {
         await this.ensureDir();
@@ -101,7 +103,8 @@ export class FileSessionStorage implements SessionStorage {
 
   /** Like save, but `CONFLICT` when the snapshot exists, decided by the file system (see writeExclusive). */
   async create(state: SessionState): Promise<void> {
-    const { snapshot } = this.paths(state?.id);
+    assertSessionState(state);
+    const { snapshot } = this.paths(state.id);
     const created = await this.guard(`create session ${state.id}`, () =>
       this.exclusive(state.id, async () => {
         await this.ensureDir();

@@ -1,5 +1,4 @@
-import { SessionError } from "../../errors.js";
-import { isStorableId } from "../../message/ids.js";
+import { assertStateMessages } from "../../schema/session-state.js";
 import type { SessionMessage, SessionMessagePart } from "../../types.js";
 import { normalize } from "../codec.js";
 import type { AgentMessage, SessionState, UsageEntry } from "../types.js";
@@ -87,19 +86,7 @@ export function headerOf(state: SessionState): AgentHeader {
 
 /** Throws `INVALID_MESSAGE` unless every message has a storable id, unique within the batch. */
 export function assertMessageIds(messages: readonly AgentMessage[]): void {
-  const seen = new Set<string>();
-  for (const message of messages) {
-    const id = (message as { id?: unknown })?.id;
-    if (typeof id !== "string" || id.length === 0 || !isStorableId(id) || id.startsWith("compaction_")) {
-      throw new SessionError(
-        "INVALID_MESSAGE",
-        `An agent message needs a non-empty id without U+0000 or lone surrogates, not starting with "compaction_"; got ${JSON.stringify(id)}`,
-      );
-    }
-    if (seen.has(id))
-      throw new SessionError("INVALID_MESSAGE", `Two messages have the id ${JSON.stringify(id)}`);
-    seen.add(id);
-  }
+  assertStateMessages(messages);
 }
 
 function dataUrl(value: unknown, mediaType: string): string | undefined {

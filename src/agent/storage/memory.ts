@@ -1,5 +1,6 @@
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
+import { assertSessionState } from "../../schema/session-state.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { normalize, reviveState } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage } from "../types.js";
@@ -9,13 +10,13 @@ export class MemorySessionStorage implements SessionStorage {
   private readonly sessions = new Map<string, SessionState>();
 
   async save(state: SessionState): Promise<void> {
-    assertNamedSessionId(state?.id);
+    assertSessionState(state);
     this.sessions.set(state.id, reviveState(normalize(state)));
   }
 
   /** Like save, but `CONFLICT` when the id is taken (the check and the write run without an await between). */
   async create(state: SessionState): Promise<void> {
-    assertNamedSessionId(state?.id);
+    assertSessionState(state);
     const copy = reviveState(normalize(state));
     if (this.sessions.has(state.id)) throw alreadyExists(state.id);
     this.sessions.set(state.id, copy);

@@ -1,5 +1,6 @@
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
+import { assertSessionState } from "../../schema/session-state.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
@@ -17,8 +18,14 @@ const PUSH = `local function push(key, first, last)
 end
 `;
 
-// KEYS: meta, messages, usage, index. ARGV: id, createdAt, updatedAt, metadata, parentId, nMessages, ...bodies
-const SAVE = `${PUSH}redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+// KEYS: meta, messages, usage, index. ARGV: id, createdAt, updatedAt, metadata, parentId, nMessages, ...bodies.
+// Every check comes before the first write: Redis does not roll back a script that fails part-way (ZADD of a
+// createdAt that is not a number used to fail after the DEL and HSET, leaving a half-replaced, unlisted session).
+const SAVE = `${PUSH}local score = tonumber(ARGV[2])
+if not score or score ~= score or score == math.huge or score == -math.huge then
+  return redis.error_reply('createdAt must be a finite number')
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[1], 'createdAt', ARGV[2], 'updatedAt', ARGV[3], 'metadata', ARGV[4], 'parentId', ARGV[5])
 local n = tonumber(ARGV[6])
 push(KEYS[2], 7, 6 + n)
@@ -103,14 +110,16 @@ export class RedisSessionStorage implements SessionStorage {
   }
 
   private write(state: SessionState, script: string): Promise<unknown> {
-    const keys = this.keys(state?.id);
-    const messages = (state.messages ?? []).map((message) => toJson(message));
-    const entries = (state.usage?.entries ?? []).map((entry) => toJson(entry));
+    // Checked whole before the script runs: Redis does not undo a script's writes when a later command fails.
+    assertSessionState(state);
+    const keys = this.keys(state.id);
+    const messages = state.messages.map((message) => toJson(message));
+    const entries = state.usage.entries.map((entry) => toJson(entry));
     const args = [
       state.id,
       String(state.createdAt),
       String(state.updatedAt),
-      toJson(state.metadata ?? {}),
+      toJson(state.metadata),
       state.parentId ?? "",
       String(messages.length),
       ...messages,

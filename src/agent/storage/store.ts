@@ -1,5 +1,6 @@
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
+import { assertSessionState } from "../../schema/session-state.js";
 import { hasStepWrites } from "../../store/step.js";
 import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
 import { storePolicy } from "../../store/write-policy.js";
@@ -89,9 +90,8 @@ export class StoreSessionStorage implements SessionStorage {
   }
 
   async save(state: SessionState): Promise<void> {
-    assertNamedSessionId(state?.id);
-    const messages = normalize(Array.isArray(state.messages) ? state.messages : []);
-    assertMessageIds(messages);
+    assertSessionState(state);
+    const messages = normalize(state.messages);
     await this.locked(state.id, (store) => this.write(store, state.id, messages, headerOf(state), true));
   }
 
@@ -100,9 +100,8 @@ export class StoreSessionStorage implements SessionStorage {
    * creates (in any process) exactly one goes on; a failure after it removes the row again.
    */
   async create(state: SessionState): Promise<void> {
-    assertNamedSessionId(state?.id);
-    const messages = normalize(Array.isArray(state.messages) ? state.messages : []);
-    assertMessageIds(messages);
+    assertSessionState(state);
+    const messages = normalize(state.messages);
     const header = headerOf(state);
     await this.locked(state.id, async (store) => {
       try {

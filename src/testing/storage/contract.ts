@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { SessionState, SessionStorage } from "../../agent/types.js";
 import { checkTarget, disposing, rejectsWithCode as rejectsCode, suiteOf, type TestApi } from "../runner.js";
+import { runStateInputContract } from "./contract-input.js";
 import { entry, sampleMessages, sampleState } from "./fixtures.js";
 
 /** A storage under test: how to make a fresh empty one, dispose of it, and (if persistent) reopen it. */
@@ -198,5 +199,7 @@ export function runStorageContract(api: TestApi, target: StorageTarget): void {
         );
         await rejectsCode(storage.delete("a\u0000b"), "INVALID_ARGUMENT");
       }));
+
+    runStateInputContract(it, (body) => withStorage(target, body));
   });
 }
