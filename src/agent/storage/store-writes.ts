@@ -1,7 +1,12 @@
 import { SessionError } from "../../errors.js";
 import type { StepCapableStore } from "../../store/step.js";
-import type { ContextCapableStore, RegistryCapableStore, SessionInfo } from "../../store/types.js";
-import { applyPolicy, OPEN_POLICY, type WritePolicy } from "../../store/write-policy.js";
+import type {
+  ContextCapableStore,
+  RegistryCapableStore,
+  SessionInfo,
+  SessionUsage,
+} from "../../store/types.js";
+import { applyPolicy, storePolicy } from "../../store/write-policy.js";
 import type { AppendResult, SessionMessage, SessionProvider } from "../../types.js";
 import { toJson } from "../codec.js";
 import type { AgentMessage, UsageEntry } from "../types.js";
@@ -91,32 +96,41 @@ export function assertSameMessage(message: AgentMessage, result: AppendResult): 
   }
 }
 
+/** Messages per transaction when a whole state is written (a save, create or fork): see {@link appendTail}. */
+export const WRITE_BATCH = 1000;
+
 /**
- * Appends `messages` as a chain under `parent`, the last one carrying `usage`; with `guard`, the first append
- * fails with `CONFLICT` unless `parent` is still the latest leaf (another writer would otherwise branch the path).
- * A message whose id is stored already is accepted only when it is the same message (a retried append).
+ * Appends a saved state's new tail under `parent` in steps of {@link WRITE_BATCH} messages, each one transaction
+ * (`store.writeStep`), so a fork of n messages costs n / WRITE_BATCH commits instead of n. The header block goes
+ * with the first step — from then on the session loads, lists and deletes like any other, even if the process dies
+ * before the last step — and again with the last; `usage` (the registry counters) with the last. Every row is
+ * checked against the store's policy first, so a message over the size cap is refused before anything is stored.
  */
-export async function appendChain(
-  provider: SessionProvider,
+export async function appendTail(
+  store: AgentCapableStore,
+  sessionId: string,
   messages: readonly AgentMessage[],
   parent: string | null,
-  usage: readonly UsageEntry[],
-  guard: boolean,
-  policy: WritePolicy = OPEN_POLICY,
+  last: { block: { key: string; content: string }; usage: SessionUsage | undefined },
 ): Promise<void> {
-  const rows = messages.map((message, i) =>
-    toSessionMessage(message, i === messages.length - 1 ? usage : undefined),
-  );
-  // The rows are written one at a time: a step whose second message is over the store's size cap (or otherwise
-  // unstorable) must be refused before its first one is stored, or the session keeps half a step.
-  if (rows.length > 1) for (const row of rows) applyPolicy(row, policy, undefined);
+  const rows = messages.map((message) => toSessionMessage(message));
+  const policy = storePolicy(store);
+  for (const row of rows) applyPolicy(row, policy, undefined);
   let at = parent;
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i]!;
-    const stored = rows[i]!;
-    const result = await provider.appendMessage(stored, at, guard ? { expectedLeafId: at } : {});
-    if (result) assertSameMessage(message, result);
-    at = message.id;
+  for (let from = 0; from === 0 || from < rows.length; from += WRITE_BATCH) {
+    const to = Math.min(from + WRITE_BATCH, rows.length);
+    const final = to >= rows.length;
+    await store.writeStep({
+      sessionId,
+      messages: rows.slice(from, to),
+      parentId: at,
+      guard: false,
+      block: from === 0 || final ? last.block : undefined,
+      usage: final ? last.usage : undefined,
+      source: AGENT_SOURCE,
+      check: (i, result) => assertSameMessage(messages[from + i]!, result),
+    });
+    if (to > from) at = messages[to - 1]!.id;
   }
 }
 

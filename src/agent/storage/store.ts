@@ -3,7 +3,6 @@ import { assertNamedSessionId } from "../../message/ids.js";
 import { assertSessionState } from "../../schema/session-state.js";
 import { hasStepWrites } from "../../store/step.js";
 import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
-import { storePolicy } from "../../store/write-policy.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, normalize } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
@@ -21,7 +20,7 @@ import {
 } from "./mapping.js";
 import {
   type AgentCapableStore,
-  appendChain,
+  appendTail,
   assertSameMessage,
   counters,
   createEntry,
@@ -121,8 +120,9 @@ export class StoreSessionStorage implements SessionStorage {
 
   /**
    * @internal writes a whole state: messages whose id and place are unchanged are replaced in place (identical
-   * ones write nothing), the rest of the stored path is deleted and the new tail appended; `countUsage` false
-   * leaves the registry's counters alone unless this call registered the session.
+   * ones write nothing), the rest of the stored path is deleted and the new tail appended in steps of
+   * {@link WRITE_BATCH} messages, one transaction each; `countUsage` false leaves the registry's counters alone
+   * unless this call registered the session.
    */
   async write(
     store: AgentCapableStore,
@@ -140,20 +140,21 @@ export class StoreSessionStorage implements SessionStorage {
       kept++;
     }
     if (kept < path.length) await provider.deleteMessages(path.slice(kept).map((message) => message.id));
-    const parent = kept > 0 ? messages[kept - 1]!.id : null;
-    await appendChain(provider, messages.slice(kept), parent, [], false, storePolicy(store));
-    await store.blocks.setBlock(headerKey(id), JSON.stringify(header));
-    if (created || countUsage) {
-      const next = counters(header.usage);
-      const delta = {
-        inputTokens: next.inputTokens - info.input_tokens,
-        outputTokens: next.outputTokens - info.output_tokens,
-        cacheReadTokens: next.cacheReadTokens - info.cache_read_tokens,
-        cacheWriteTokens: next.cacheWriteTokens - info.cache_write_tokens,
-        cost: next.cost - info.estimated_cost,
-      };
-      await store.registry.addUsage(id, delta);
-    }
+    const next = counters(header.usage);
+    const delta = {
+      inputTokens: next.inputTokens - info.input_tokens,
+      outputTokens: next.outputTokens - info.output_tokens,
+      cacheReadTokens: next.cacheReadTokens - info.cache_read_tokens,
+      cacheWriteTokens: next.cacheWriteTokens - info.cache_write_tokens,
+      cost: next.cost - info.estimated_cost,
+    };
+    // A new session's counters start at 0, so its delta is never negative and rides in the last step.
+    const inStep = created && Object.values(delta).every((value) => value >= 0);
+    await appendTail(store, id, messages.slice(kept), kept > 0 ? messages[kept - 1]!.id : null, {
+      block: { key: headerKey(id), content: JSON.stringify(header) },
+      usage: inStep ? delta : undefined,
+    });
+    if ((created || countUsage) && !inStep) await store.registry.addUsage(id, delta);
   }
 
   private async header(store: AgentCapableStore, id: string): Promise<AgentHeader | undefined> {
