@@ -101,10 +101,11 @@ export const WRITE_BATCH = 1000;
 
 /**
  * Appends a saved state's new tail under `parent` in steps of {@link WRITE_BATCH} messages, each one transaction
- * (`store.writeStep`), so a fork of n messages costs n / WRITE_BATCH commits instead of n. The header block goes
- * with the first step — from then on the session loads, lists and deletes like any other, even if the process dies
- * before the last step — and again with the last; `usage` (the registry counters) with the last. Every row is
- * checked against the store's policy first, so a message over the size cap is refused before anything is stored.
+ * (`store.writeStep`), so a fork of n messages costs n / WRITE_BATCH commits instead of n. The header block and
+ * `usage` (the registry counters) go with the last step: a new session or fork that dies part-way never loads as
+ * if it were whole (a resume would carry on with part of the conversation); it lists until `delete(id)` removes
+ * it. Every row is checked against the store's policy first, so a message over the size cap is refused before
+ * anything is stored.
  */
 export async function appendTail(
   store: AgentCapableStore,
@@ -125,7 +126,7 @@ export async function appendTail(
       messages: rows.slice(from, to),
       parentId: at,
       guard: false,
-      block: from === 0 || final ? last.block : undefined,
+      block: final ? last.block : undefined,
       usage: final ? last.usage : undefined,
       source: AGENT_SOURCE,
       check: (i, result) => assertSameMessage(messages[from + i]!, result),
