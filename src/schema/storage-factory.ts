@@ -79,7 +79,8 @@ export function storageFactoryOptions(
 ): { main: unknown; rest: Record<string, unknown> } {
   const { main } = KINDS[type];
   if (typeof given === "string" && main !== undefined) return { main: given, rest: {} };
-  const parsed = (parseInput(schemas[type], given) ?? {}) as Record<string, unknown>;
+  // null is "no options", as everywhere in the library (src/options-arg.ts).
+  const parsed = (parseInput(schemas[type], given ?? undefined) ?? {}) as Record<string, unknown>;
   if (main === undefined) return { main: undefined, rest: {} };
   // Only the names given are passed on (a zod parse adds none), so the storage sees the caller's object's keys.
   const { [main]: opened, ...rest } = parsed;
