@@ -1,7 +1,7 @@
 import type { UserModelMessage } from "ai";
 import type { z } from "zod";
 import { errorMessage, SessionError } from "../errors.js";
-import { uiParts } from "../schema/send.js";
+import { sendableContent, uiParts } from "../schema/send.js";
 import { parseInput } from "../schema/to-session-error.js";
 import { toJson } from "./codec.js";
 
@@ -43,6 +43,8 @@ export function toUserMessage(input: unknown, schema: z.ZodType<UserModelMessage
   if (message.providerOptions !== undefined) out.providerOptions = message.providerOptions as never;
   // Validated, not parsed: the schema would drop keys it does not know, and the caller's message is stored as given.
   parseInput(schema, out, { code: "INVALID_MESSAGE", what: "send()" });
+  // The AI SDK's schema takes any string as image or file data; data it cannot decode would fail every later call.
+  parseInput(sendableContent, out.content, { code: "INVALID_MESSAGE", what: "send()" });
   if (out.content.length === 0) throw refuse("needs a non-empty message");
   return out;
 }

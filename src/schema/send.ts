@@ -5,6 +5,7 @@
  */
 import type { UserContent } from "ai";
 import { z } from "zod";
+import { mediaProblem } from "../agent/media.js";
 
 const unsupported = {
   error: (issue: { path?: PropertyKey[] | undefined }) =>
@@ -29,3 +30,25 @@ const filePart = z
 export const uiParts = z
   .array(z.union([textPart, filePart], unsupported))
   .transform((parts): UserContent => parts);
+
+/**
+ * A user message's content whose image and file parts carry data a model can be sent (see `agent/media.ts`): the
+ * AI SDK's schema takes any string there, and a bad one would fail every later call of the session.
+ */
+export const sendableContent = z.union([
+  z.string(),
+  z.array(z.unknown()).check((ctx) => {
+    ctx.value.forEach((part, index) => {
+      const { type, image, data } = (part ?? {}) as { type?: unknown; image?: unknown; data?: unknown };
+      if (type !== "image" && type !== "file") return;
+      const problem = mediaProblem(type === "image" ? image : data);
+      if (problem === undefined) return;
+      ctx.issues.push({
+        code: "custom",
+        input: part,
+        path: [index],
+        message: `send() got ${type === "image" ? "an image" : "a file"} part at index ${index} whose data ${problem}`,
+      });
+    });
+  }),
+]);
