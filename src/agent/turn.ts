@@ -8,6 +8,7 @@ import { newId } from "./ids.js";
 import { type ModelObject, modelLabel } from "./model.js";
 import type { SessionRecord } from "./record.js";
 import { pendingToolCalls } from "./repair.js";
+import { storableToolResults } from "./tool-output.js";
 import type { AgentEvent, AgentMessage, ModelPricing, StopReason, UsageEntry } from "./types.js";
 import { usageEntry } from "./usage.js";
 
@@ -80,7 +81,7 @@ export async function streamTurn(input: TurnInput): Promise<TurnResult> {
     try {
       const now = Date.now();
       const messages: AgentMessage[] = fresh.map((message) => ({
-        ...message,
+        ...storableToolResults(message, ai.modelMessageSchema),
         id: newId("msg"),
         createdAt: now,
         metadata: {
