@@ -1,5 +1,6 @@
 import type { ModelMessage } from "ai";
 import { answersOf, callsOf, missingResults, type PendingCall } from "./repair.js";
+import { type SendableOptions, sendable } from "./sendable.js";
 import type { AgentMessage } from "./types.js";
 
 /** What the next model call sees of a session: the messages after the latest compaction, and its summary. */
@@ -79,10 +80,14 @@ export function sanitize(messages: readonly ModelMessage[]): ModelMessage[] {
   return out;
 }
 
-/** The model's view of stored messages: after the latest compaction, metadata stripped, tool pairs intact. */
-export function modelContext(messages: readonly AgentMessage[]): ModelContext {
+/**
+ * The model's view of stored messages: after the latest compaction, metadata stripped, tool pairs intact, and with
+ * `options` every message made sendable (see {@link sendable}).
+ */
+export function modelContext(messages: readonly AgentMessage[], options?: SendableOptions): ModelContext {
   const { active, summary } = activeMessages(messages);
-  const context: ModelContext = { messages: sanitize(active.map(strip)) };
+  const usable = options ? active.flatMap((message) => sendable(message, options) ?? []) : active;
+  const context: ModelContext = { messages: sanitize(usable.map(strip)) };
   if (summary !== undefined) context.summary = summary;
   return context;
 }

@@ -4,6 +4,7 @@ import type { AiModule } from "./ai.js";
 import { normalize } from "./codec.js";
 import { type AgentCompactOptions, summarize } from "./compaction.js";
 import { modelContext } from "./context.js";
+import { rememberingDownload } from "./download.js";
 import { EventChannel } from "./events.js";
 import { newId } from "./ids.js";
 import { type SendInput, toUserMessage } from "./input.js";
@@ -14,7 +15,7 @@ import { closeInterruptedTurn, missingResultsMessage, pendingToolCalls } from ".
 import { type ModelSettings, streamTurn, type TurnResult } from "./turn.js";
 import { turnStatus, withTurn } from "./turn-status.js";
 import type { AgentEvent, AgentMessage, AgentSessionUsage, ModelPricing } from "./types.js";
-import { summarizeUsage, sumUsage } from "./usage.js";
+import { lastStepInputTokens, summarizeUsage, sumUsage } from "./usage.js";
 
 /**
  * The part of this library's `Session` an agent session uses: its frozen prompt (with context blocks), tools and,
@@ -60,6 +61,8 @@ export class AgentSession implements AsyncDisposable {
   /** Settles when the session is idle again, so close() can wait for a send() that is still storing. */
   private idle: Promise<void> = Promise.resolve();
   private release: () => void = () => {};
+  /** Media URLs that could not be downloaded, with why: sent as notes from then on (see rememberingDownload). */
+  private readonly unavailable = new Map<string, string>();
 
   constructor(private readonly config: AgentSessionConfig) {}
 
@@ -199,8 +202,17 @@ export class AgentSession implements AsyncDisposable {
     let result: TurnResult = { reason: "interrupted", failure: "the caller interrupted it" };
     try {
       if (controller.signal.aborted) throw controller.signal.reason;
-      const call = await this.prepare(turn, events, controller.signal);
-      result = await streamTurn({ ...this.config, ...call, events, turn, controller, system: call.system });
+      await this.compactIfDue(turn, events, controller.signal);
+      const call = await this.prepare();
+      // A failed download is retried with a note in that medium's place, until a call gets past its downloads.
+      for (let retry = true; retry; ) {
+        const [known, stored] = [this.unavailable.size, record.messages.length];
+        const messages = withReminder(this.context().messages, call.reminder);
+        const download = rememberingDownload(this.config.ai, this.unavailable, controller.signal);
+        result = await streamTurn({ ...this.config, ...call, messages, events, turn, controller, download });
+        retry = result.reason === "error" && !controller.signal.aborted && this.unavailable.size > known;
+        retry &&= record.messages.length === stored;
+      }
     } catch (error) {
       if (!controller.signal.aborted) {
         events.push({ type: "error", error, message: errorMessage(error) });
@@ -221,34 +233,38 @@ export class AgentSession implements AsyncDisposable {
     events.end();
   }
 
-  /** The call's system prompt, tools and messages: own prompt, memory prompt and tools, summary, memory reminder. */
-  private async prepare(turn: number, events: EventChannel<AgentEvent>, signal: AbortSignal) {
-    const { memory, compaction, record } = this.config;
-    if (compaction && this.lastInputTokens() >= compaction.maxInputTokens) {
-      try {
-        await this.compactNow(compaction, turn, signal);
-      } catch (error) {
-        // A failed compaction costs context room, not the turn: the full history is still valid.
-        events.push({ type: "error", error, message: `Compaction failed: ${errorMessage(error)}` });
-      }
+  /** Compacts before a turn once the last call's input reached the `compaction` option's limit. */
+  private async compactIfDue(turn: number, events: EventChannel<AgentEvent>, signal: AbortSignal) {
+    const { compaction } = this.config;
+    if (!compaction || lastStepInputTokens(this.config.record.entries) < compaction.maxInputTokens) return;
+    try {
+      await this.compactNow(compaction, turn, signal);
+    } catch (error) {
+      // A failed compaction costs context room, not the turn: the full history is still valid.
+      events.push({ type: "error", error, message: `Compaction failed: ${errorMessage(error)}` });
     }
+  }
+
+  /** The call's system prompt and tools (own prompt, memory prompt and tools, summary) and the memory reminder. */
+  private async prepare() {
+    const { memory } = this.config;
     const memoryPrompt = memory ? await memory.freezeSystemPrompt() : undefined;
     // The caller's own tools win over memory tools of the same name.
     const tools = memory ? { ...(await memory.tools()), ...this.config.tools } : this.config.tools;
-    const context = modelContext(record.messages);
-    const summary = context.summary ? `Summary of the earlier conversation:\n${context.summary}` : undefined;
-    const system = [this.config.systemPrompt, memoryPrompt, summary].filter((part) => part).join("\n\n");
+    const { summary } = this.context();
+    const summaryPrompt = summary ? `Summary of the earlier conversation:\n${summary}` : undefined;
+    const system = [this.config.systemPrompt, memoryPrompt, summaryPrompt]
+      .filter((part) => part)
+      .join("\n\n");
     // Read once per turn, so every step of the turn sends the same prefix; never stored.
     const reminder = typeof memory?.reminder === "function" ? await memory.reminder() : null;
-    const messages = withReminder(context.messages, reminder);
-    return { system: system || undefined, tools: tools as ToolSet | undefined, messages };
+    return { system: system || undefined, tools: tools as ToolSet | undefined, reminder };
   }
 
-  private lastInputTokens(): number {
-    const entries = this.config.record.entries;
-    for (let i = entries.length - 1; i >= 0; i--)
-      if (entries[i]!.kind === "step") return entries[i]!.inputTokens;
-    return 0;
+  /** The stored history as the model is sent it, with notes for media that could not be decoded or downloaded. */
+  private context() {
+    const { ai, record } = this.config;
+    return modelContext(record.messages, { schema: ai.modelMessageSchema, unavailable: this.unavailable });
   }
 
   /** Stores the turn's end: its status and, for a turn that did not complete, the messages that close it. */

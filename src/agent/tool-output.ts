@@ -23,6 +23,12 @@ function unstorableOutput(part: Part): { type: "error-text"; value: string } {
   const output = part.output as { value?: unknown } | undefined;
   const value = output && typeof output === "object" && "value" in output ? output.value : output;
   const name = typeof part.toolName === "string" ? `Tool "${part.toolName}"` : "The tool";
+  // A stored output of the wrong shape (written by other code, or before this check) is not what the tool returned.
+  if (!output || typeof output !== "object" || !("value" in output))
+    return {
+      type: "error-text",
+      value: `${name}'s stored result is not a valid tool output, so it cannot be sent.`,
+    };
   return {
     type: "error-text",
     value: `${name} returned ${describe(value)}, which JSON cannot hold, so its result could not be stored or sent to the model.`,

@@ -1,4 +1,11 @@
-import type { CallSettings, FinishReason, ModelMessage, StepResult, ToolSet } from "ai";
+import type {
+  CallSettings,
+  Experimental_DownloadFunction as DownloadFunction,
+  FinishReason,
+  ModelMessage,
+  StepResult,
+  ToolSet,
+} from "ai";
 import { errorMessage, SessionError } from "../errors.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
 import type { AiModule } from "./ai.js";
@@ -31,6 +38,8 @@ export interface TurnInput {
   pricing?: ModelPricing | undefined;
   controller: AbortController;
   settings: ModelSettings;
+  /** Fetches the media of the prompt the model does not fetch itself (the AI SDK's `experimental_download`). */
+  download?: DownloadFunction | undefined;
 }
 
 /** How the model loop ended (before the turn is closed in storage). */
@@ -121,6 +130,7 @@ export async function streamTurn(input: TurnInput): Promise<TurnResult> {
       stopWhen: ai.stepCountIs(input.maxTurns),
       abortSignal: signal,
       onStepFinish,
+      ...(input.download ? { experimental_download: input.download } : {}),
       // Errors reach the caller as events from the stream; the default handler would also print them.
       onError: () => {},
     });

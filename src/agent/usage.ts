@@ -77,3 +77,10 @@ export function sumUsage(entries: readonly UsageEntry[]): UsageTotals {
 export function summarizeUsage(entries: UsageEntry[]): AgentSessionUsage {
   return { ...sumUsage(entries), entries };
 }
+
+/** The input tokens of the latest model call of a turn (compaction calls aside), or 0 before the first. */
+export function lastStepInputTokens(entries: readonly UsageEntry[]): number {
+  for (let i = entries.length - 1; i >= 0; i--)
+    if (entries[i]!.kind === "step") return entries[i]!.inputTokens;
+  return 0;
+}
