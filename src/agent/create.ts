@@ -3,6 +3,7 @@ import { SessionError } from "../errors.js";
 import { createAgentOptions } from "../schema/agent.js";
 import { parseInput } from "../schema/to-session-error.js";
 import { loadAi } from "./ai.js";
+import { normalize } from "./codec.js";
 import { newId } from "./ids.js";
 import { resolveModel } from "./model.js";
 import { SessionRecord } from "./record.js";
@@ -49,10 +50,11 @@ function validate(options: CreateAgentSessionOptions): void {
   parseInput(createAgentOptions, options);
 }
 
+/** A copy of the stored state: a storage may hand out the object it keeps, which the session then appends to. */
 async function loadOrFail(storage: SessionStorage, id: string): Promise<SessionState> {
   const state = await storage.load(id);
   if (!state) throw new SessionError("NOT_FOUND", `Session not found: ${id}`);
-  return state;
+  return normalize(state);
 }
 
 /**

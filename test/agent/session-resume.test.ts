@@ -9,6 +9,8 @@ import {
   MemorySessionStorage,
   MISSING_RESULT_TEXT,
   resumeSession,
+  type SessionState,
+  type SessionStorage,
   setDefaultStorage,
   sumUsage,
 } from "../../src/agent/index.js";
@@ -76,6 +78,28 @@ describe("agent session: resume and fork", () => {
     assert.equal(fork.getMessages().length, 4);
     assert.equal((await storage.load(parent.id))?.messages.length, 2, "the parent is unchanged");
     assert.equal(promptOf(model, 0).length, 3);
+  });
+
+  it("a fork leaves its parent alone on a storage that hands out the object it keeps", async () => {
+    // The simplest storage the interface allows: a Map of the saved objects themselves, no copies.
+    const map = new Map<string, SessionState>();
+    const storage: SessionStorage = {
+      save: async (state) => void map.set(state.id, state),
+      load: async (id) => map.get(id),
+      delete: async (id) => void map.delete(id),
+      list: async () => [...map.keys()],
+    };
+    const model = scriptedModel((i) => ({ text: `r${i}` }));
+    const parent = await createSession({ model, sessionStorage: storage, sessionId: "parent" });
+    await turn(parent, "p1");
+    const fork = await createSession({ model, sessionStorage: storage, fork: "parent" });
+    await turn(fork, "c1");
+    await turn(fork, "c2");
+    assert.equal(map.get("parent")?.messages.length, 2, "the stored parent is unchanged");
+    assert.equal(map.get(fork.id)?.messages.length, 6);
+    const resumed = await createSession({ model, sessionStorage: storage, resume: "parent" });
+    await turn(resumed, "p2");
+    assert.equal(map.get(fork.id)?.messages.length, 6, "the fork is unchanged by its parent's resume");
   });
 
   it("repairs tool calls left without results when the stored turn was still running", async () => {
