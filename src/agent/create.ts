@@ -7,7 +7,7 @@ import { normalize } from "./codec.js";
 import { newId } from "./ids.js";
 import { resolveModel } from "./model.js";
 import { SessionRecord } from "./record.js";
-import { closeInterruptedTurn } from "./repair.js";
+import { closeRunningTurn } from "./recover.js";
 import { AgentSession, type AutoCompaction, type SessionMemory } from "./session.js";
 import { getDefaultStorage } from "./storage/factory.js";
 import type { ModelSettings } from "./turn.js";
@@ -57,27 +57,6 @@ async function loadOrFail(storage: SessionStorage, id: string): Promise<SessionS
   return normalize(state);
 }
 
-/**
- * A turn stored as running belongs to a process that stopped mid-turn: close it the way a failed turn is closed
- * (error results for lost tool calls, an interrupted note), so the next model call gets a valid history.
- */
-async function recover(record: SessionRecord): Promise<void> {
-  const status = turnStatus(record.metadata);
-  if (status?.status !== "running") return;
-  const closing = closeInterruptedTurn(
-    record.messages,
-    status.number,
-    "the process stopped before the turn finished",
-  );
-  const closed = {
-    ...status,
-    status: "interrupted",
-    endedAt: Date.now(),
-    stopReason: "interrupted",
-  } as const;
-  await record.append(closing, { metadata: withTurn(record.metadata, closed) });
-}
-
 async function openRecord(
   options: CreateAgentSessionOptions,
   storage: SessionStorage,
@@ -118,7 +97,7 @@ export async function createSession(options: CreateAgentSessionOptions): Promise
   const model = await resolveModel(options.model);
   const storage = options.sessionStorage ?? getDefaultStorage();
   const record = await openRecord(options, storage);
-  await recover(record);
+  await closeRunningTurn(record, "the process stopped before the turn finished");
   return new AgentSession({
     ai,
     model,

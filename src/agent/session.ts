@@ -1,6 +1,6 @@
-import type { Tool, ToolSet } from "ai";
+import type { ToolSet } from "ai";
 import { errorMessage, SessionError } from "../errors.js";
-import type { AiModule } from "./ai.js";
+
 import { normalize } from "./codec.js";
 import { type AgentCompactOptions, summarize } from "./compaction.js";
 import { modelContext } from "./context.js";
@@ -8,43 +8,16 @@ import { rememberingDownload } from "./download.js";
 import { EventChannel } from "./events.js";
 import { newId } from "./ids.js";
 import { type SendInput, toUserMessage } from "./input.js";
-import type { ModelObject } from "./model.js";
-import type { SessionRecord } from "./record.js";
+import { closeRunningTurn } from "./recover.js";
 import { withReminder } from "./reminder.js";
 import { closeInterruptedTurn, missingResultsMessage, pendingToolCalls } from "./repair.js";
-import { type ModelSettings, streamTurn, type TurnResult } from "./turn.js";
+import type { AgentSessionConfig } from "./session-config.js";
+import { streamTurn, type TurnResult } from "./turn.js";
 import { turnStatus, withTurn } from "./turn-status.js";
-import type { AgentEvent, AgentMessage, AgentSessionUsage, ModelPricing } from "./types.js";
+import type { AgentEvent, AgentMessage, AgentSessionUsage } from "./types.js";
 import { lastStepInputTokens, summarizeUsage, sumUsage } from "./usage.js";
 
-/**
- * The part of this library's `Session` an agent session uses: its frozen prompt (with context blocks), tools and,
- * when present, the reminder of changed `whenChanged: "remind"` blocks.
- */
-export interface SessionMemory {
-  freezeSystemPrompt(): Promise<string>;
-  tools(): Promise<Record<string, Tool>>;
-  reminder?(): Promise<string | null>;
-}
-
-/** Automatic compaction: summarise older messages before a turn once the last call's input reached the limit. */
-export interface AutoCompaction extends AgentCompactOptions {
-  maxInputTokens: number;
-}
-
-/** Everything an {@link AgentSession} runs with (built by `createSession`). */
-export interface AgentSessionConfig {
-  ai: AiModule;
-  model: ModelObject;
-  record: SessionRecord;
-  maxTurns: number;
-  tools?: ToolSet | undefined;
-  systemPrompt?: string | undefined;
-  memory?: SessionMemory | undefined;
-  pricing?: ModelPricing | undefined;
-  compaction?: AutoCompaction | undefined;
-  settings: ModelSettings;
-}
+export type { AgentSessionConfig, AutoCompaction, SessionMemory } from "./session-config.js";
 
 interface RunningTurn {
   events: EventChannel<AgentEvent>;
@@ -84,9 +57,12 @@ export class AgentSession implements AsyncDisposable {
     const user = toUserMessage(input, this.config.ai.userModelMessageSchema);
     const controller = this.claim("send()");
     const { record } = this.config;
-    const turn = (turnStatus(record.metadata)?.number ?? 0) + 1;
+    let turn: number;
     try {
+      // A turn whose end could not be stored is closed first, as a resume would close it.
+      await closeRunningTurn(record, "its end could not be stored");
       // Calls left unanswered by the previous turn (tools without `execute`) get error results first.
+      turn = (turnStatus(record.metadata)?.number ?? 0) + 1;
       const pending = pendingToolCalls(record.messages);
       const before = pending.length > 0 ? [missingResultsMessage(pending, turn - 1)] : [];
       const message: AgentMessage = { ...user, id: newId("msg"), createdAt: Date.now(), metadata: { turn } };
@@ -289,7 +265,7 @@ export class AgentSession implements AsyncDisposable {
       const stored = closing.length > 0 ? record.messages.slice(-closing.length) : [];
       for (const message of stored) events.push({ type: "message", message: normalize(message) });
     } catch (error) {
-      // Storage still says "running": the next resume closes the turn the same way.
+      // Storage still says "running": the next send() or resume closes the turn the same way.
       events.push({
         type: "error",
         error,

@@ -206,6 +206,33 @@ describe("agent session: a plain conversation", () => {
     assert.deepEqual(stored.messages, session.getMessages(), "memory never runs ahead of storage");
   });
 
+  it("a turn whose end could not be stored either is closed by the next send() on the same object", async () => {
+    const inner = new MemorySessionStorage();
+    let appends = 0;
+    const storage = withAppend(inner, async (id, messages, patch) => {
+      // 1: the user message, 2: the first step, 3: the turn's end (both fail), 4: the close, 5: the next message.
+      if ([2, 3].includes(++appends)) throw new Error("disk full");
+      return inner.appendMessages(id, messages, patch);
+    });
+    const model = scriptedModel([{ text: "lost" }, { text: "second" }]);
+    const session = await createSession({ model, sessionStorage: storage });
+    assert.equal(stopOf(await turn(session, "one")).reason, "error");
+    assert.equal(stopOf(await turn(session, "two")).reason, "completed");
+    const stored = (await storage.load(session.id))!;
+    assert.deepEqual(
+      stored.messages.map((m) => m.metadata?.synthetic ?? m.role),
+      ["user", "interrupted", "user", "assistant"],
+    );
+    assert.deepEqual(stored.messages[1]?.content, [
+      { type: "text", text: "[Response interrupted: its end could not be stored.]" },
+    ]);
+    assert.deepEqual(stored.metadata["agent.turn"], {
+      ...(stored.metadata["agent.turn"] as object),
+      number: 2,
+      status: "done",
+    });
+  });
+
   it("close() during send() waits for the stored message and ends that turn as interrupted", async () => {
     const inner = new MemorySessionStorage();
     let gate: () => void = () => {};
