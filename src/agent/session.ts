@@ -1,5 +1,7 @@
 import type { ToolSet } from "ai";
 import { errorMessage, SessionError } from "../errors.js";
+import { compactOptions } from "../schema/agent.js";
+import { parseInput } from "../schema/to-session-error.js";
 
 import { normalize } from "./codec.js";
 import { type AgentCompactOptions, summarize } from "./compaction.js";
@@ -102,13 +104,18 @@ export class AgentSession implements AsyncDisposable {
    * Summarises older messages into a marker so later calls send the summary plus the recent tail; nothing is
    * deleted. Returns the marker, or undefined when there was too little to summarise. The call is in the ledger.
    */
-  async compact(options: AgentCompactOptions = {}): Promise<AgentMessage | undefined> {
+  async compact(options?: AgentCompactOptions | null): Promise<AgentMessage | undefined> {
+    const checked = (parseInput(compactOptions, options) ?? {}) as AgentCompactOptions;
     const controller = this.claim("compact()");
+    const turn = turnStatus(this.config.record.metadata)?.number ?? 0;
     try {
-      return await this.compactNow(
-        options,
-        turnStatus(this.config.record.metadata)?.number ?? 0,
-        controller.signal,
+      return await this.compactNow(checked, turn, controller.signal);
+    } catch (error) {
+      if (error instanceof SessionError) throw error;
+      throw new SessionError(
+        "COMPACTION_REFUSED",
+        `Compaction failed, nothing was stored: ${errorMessage(error)}`,
+        { cause: error },
       );
     } finally {
       this.unclaim();

@@ -48,6 +48,17 @@ const memory = z
     error: () => "memory.reminder must be a function (a Session's reminder())",
   });
 
+/** The fields of a compaction's options; `prefix` names where they sit in the messages. */
+const compactFields = (prefix: string) => ({
+  keepLastMessages: wholeAtLeast(1, `${prefix}keepLastMessages`).optional(),
+  instructions: z.string(rule(`${prefix}instructions must be a string`)).optional(),
+});
+
+/** `compact()`'s options; null or undefined means none. */
+export const compactOptions = z
+  .looseObject(compactFields(""), says("compact() options must be an object"))
+  .nullish();
+
 /** The options of `createSession` (and of `resumeSession` / `forkSession`, which set `resume` or `fork`). */
 export const createAgentOptions = z
   .looseObject(
@@ -76,6 +87,7 @@ export const createAgentOptions = z
             (value) => typeof value === "number" && value > 0,
             says("compaction.maxInputTokens must be a number > 0"),
           ),
+          ...compactFields("compaction."),
         })
         .optional(),
     },

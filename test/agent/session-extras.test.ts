@@ -130,6 +130,32 @@ describe("agent session: compaction", () => {
     assert.equal(await session.compact({ keepLastMessages: 6 }), undefined);
     assert.equal(session.getUsage().compactions, 0);
   });
+
+  it("throws SessionErrors: bad options INVALID_ARGUMENT, a failing model COMPACTION_REFUSED; null means no options", async () => {
+    const model = withSummary(
+      scriptedModel((i) => ({ text: `a${i}` })),
+      "S.",
+    );
+    const session = await createSession({ model });
+    for (const q of ["q0", "q1", "q2", "q3"]) await turn(session, q);
+    for (const bad of [{ keepLastMessages: Number.NaN }, { keepLastMessages: 0 }, { instructions: 5 }, 7]) {
+      await assert.rejects(session.compact(bad as never), { code: "INVALID_ARGUMENT" });
+    }
+    model.doGenerate = async () => {
+      throw new Error("provider 529 overloaded");
+    };
+    await assert.rejects(session.compact(), {
+      code: "COMPACTION_REFUSED",
+      message: "Compaction failed, nothing was stored: provider 529 overloaded",
+    });
+    assert.equal(session.running, false);
+    withSummary(model, "S.");
+    assert.equal((await session.compact(null))?.metadata?.synthetic, "compaction");
+    await assert.rejects(
+      createSession({ model, compaction: { maxInputTokens: 100, keepLastMessages: "all" as never } }),
+      { code: "INVALID_ARGUMENT", message: /compaction\.keepLastMessages must be a whole number >= 1/ },
+    );
+  });
 });
 
 describe("model ids", () => {
