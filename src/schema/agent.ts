@@ -4,24 +4,32 @@ import { isObject } from "../agent/checks.js";
 import { normalize } from "../agent/codec.js";
 import { isSessionStorage } from "../agent/storage/factory.js";
 import { RESERVED_PREFIX } from "../agent/turn-status.js";
-import { describe } from "../message/describe.js";
 import { assertNamedSessionId } from "../message/ids.js";
 import { checkedBy, wholeAtLeast } from "./rules.js";
 import { rule, says } from "./to-session-error.js";
 
 const sessionId = checkedBy<string>(assertNamedSessionId).optional();
 
-/** Prices in dollars per million tokens: every given price a number >= 0. */
-const pricing = z.record(
-  z.string(),
-  z
-    .number({
-      error: (issue) =>
-        `pricing.${String(issue.path?.at(-1))} must be a number >= 0, got ${describe(issue.input)}`,
-    })
-    .min(0)
-    .optional(),
-  rule("pricing must be an object of prices"),
+/** A price in dollars per million tokens: a number >= 0 (Infinity would make every cost infinite). */
+const price = (name: string) => z.number(rule(`pricing.${name} must be a finite number >= 0`)).min(0);
+
+/**
+ * Prices: the input and output prices every cost needs, cache prices optional (they default to the input price),
+ * no other keys, so a misspelt price is refused instead of every ledger entry's cost being lost.
+ */
+const pricing = z.strictObject(
+  {
+    inputPerMillion: price("inputPerMillion"),
+    outputPerMillion: price("outputPerMillion"),
+    cacheReadPerMillion: price("cacheReadPerMillion").optional(),
+    cacheWritePerMillion: price("cacheWritePerMillion").optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `pricing has unknown keys ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}: the prices are inputPerMillion, outputPerMillion, cacheReadPerMillion and cacheWritePerMillion`
+        : rule("pricing must be an object of prices").error(issue as never),
+  },
 );
 
 /** Metadata a caller may set: a JSON-storable object without the keys the runtime reserves ("agent.*"). */
@@ -95,4 +103,11 @@ export const createAgentOptions = z
   )
   .refine((options) => options.resume === undefined || options.fork === undefined, {
     error: () => "Use either resume or fork, not both",
+  })
+  // They name and describe a new session; a resumed one keeps its own, and dropping them silently would hide that.
+  .refine((options) => options.resume === undefined || options.sessionId === undefined, {
+    error: () => "sessionId is for a new session or fork: resume keeps the session's own id",
+  })
+  .refine((options) => options.resume === undefined || options.metadata === undefined, {
+    error: () => "metadata is for a new session or fork: resume keeps the stored metadata",
   });

@@ -193,8 +193,27 @@ describe("agent session: resume and fork", () => {
       createSession({ model, pricing: { inputPerMillion: -1, outputPerMillion: 1 } }),
       /pricing/,
     );
+    for (const [pricing, message] of [
+      [{}, /pricing\.inputPerMillion must be a finite number >= 0/],
+      [{ inputPerMillion: 1 }, /pricing\.outputPerMillion must be a finite number >= 0/],
+      [{ inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMilion: 0.1 }, /cacheReadPerMilion/],
+    ] as const) {
+      await assert.rejects(createSession({ model, pricing: pricing as never }), {
+        code: "INVALID_ARGUMENT",
+        message,
+      });
+    }
     const storage = new MemorySessionStorage();
     await createSession({ model, sessionStorage: storage, sessionId: "taken" });
+    // They would be dropped silently: a resumed session keeps its own id and metadata.
+    await assert.rejects(createSession({ model, sessionStorage: storage, resume: "taken", sessionId: "x" }), {
+      code: "INVALID_ARGUMENT",
+      message: /sessionId is for a new session or fork/,
+    });
+    await assert.rejects(resumeSession("taken", { model, sessionStorage: storage, metadata: { a: 1 } }), {
+      code: "INVALID_ARGUMENT",
+      message: /metadata is for a new session or fork/,
+    });
     await assert.rejects(createSession({ model, sessionStorage: storage, sessionId: "taken" }), {
       code: "CONFLICT",
     });
