@@ -1,3 +1,4 @@
+import { errorMessage, SessionError } from "../errors.js";
 import { normalize } from "./codec.js";
 import type { AgentMessage, SessionState, SessionStorage, UsageEntry } from "./types.js";
 import { summarizeUsage } from "./usage.js";
@@ -59,31 +60,64 @@ export class SessionRecord {
    * items only), else as a full `save` of the next state (cost of the whole session, but correct).
    */
   append(messages: readonly AgentMessage[], change: RecordChange = {}): Promise<void> {
-    return this.serial(async () => {
-      const added = messages.map((message) => normalize(message));
-      const entries = (change.usage ?? []).map((entry) => normalize(entry));
-      const metadata = change.metadata === undefined ? undefined : normalize(change.metadata);
-      const updatedAt = Math.max(Date.now(), this.state.updatedAt);
-      if (typeof this.storage.appendMessages === "function") {
-        const patch = {
-          updatedAt,
-          ...(entries.length > 0 ? { usage: entries } : {}),
-          ...(metadata ? { metadata } : {}),
-        };
-        await this.storage.appendMessages(this.state.id, added, patch);
-      } else {
-        const next = this.snapshot();
-        next.messages.push(...normalize(added));
-        next.usage = summarizeUsage([...next.usage.entries, ...normalize(entries)]);
-        if (metadata) next.metadata = normalize(metadata);
-        next.updatedAt = updatedAt;
-        await this.storage.save(next);
+    return this.serial(() => this.reloadingOnFailure(() => this.write(messages, change)));
+  }
+
+  /**
+   * Runs a write; when it fails, reloads the state from storage before rethrowing, since a write may have committed
+   * before it threw (a lost reply) and the memory must not fall behind what the next write appends after. A reload
+   * that fails too leaves the memory as it was (the next resume reads storage) and is named in a STORAGE error.
+   */
+  private async reloadingOnFailure(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      let stored: SessionState | undefined;
+      try {
+        stored = await this.storage.load(this.state.id);
+      } catch (reloadError) {
+        throw new SessionError(
+          "STORAGE",
+          `${errorMessage(error)} (reloading session ${this.state.id} afterwards failed too: ${errorMessage(reloadError)})`,
+          { cause: error },
+        );
       }
-      this.state.messages.push(...added);
-      this.state.usage.entries.push(...entries);
-      if (metadata) this.state.metadata = metadata;
-      this.state.updatedAt = updatedAt;
-    });
+      if (stored) {
+        const copy = normalize(stored);
+        this.state.messages = copy.messages;
+        this.state.usage = summarizeUsage(copy.usage.entries);
+        this.state.metadata = copy.metadata;
+        this.state.updatedAt = copy.updatedAt;
+      }
+      throw error;
+    }
+  }
+
+  /** Writes one change, then applies it in memory. */
+  private async write(messages: readonly AgentMessage[], change: RecordChange): Promise<void> {
+    const added = messages.map((message) => normalize(message));
+    const entries = (change.usage ?? []).map((entry) => normalize(entry));
+    const metadata = change.metadata === undefined ? undefined : normalize(change.metadata);
+    const updatedAt = Math.max(Date.now(), this.state.updatedAt);
+    if (typeof this.storage.appendMessages === "function") {
+      const patch = {
+        updatedAt,
+        ...(entries.length > 0 ? { usage: entries } : {}),
+        ...(metadata ? { metadata } : {}),
+      };
+      await this.storage.appendMessages(this.state.id, added, patch);
+    } else {
+      const next = this.snapshot();
+      next.messages.push(...normalize(added));
+      next.usage = summarizeUsage([...next.usage.entries, ...normalize(entries)]);
+      if (metadata) next.metadata = normalize(metadata);
+      next.updatedAt = updatedAt;
+      await this.storage.save(next);
+    }
+    this.state.messages.push(...added);
+    this.state.usage.entries.push(...entries);
+    if (metadata) this.state.metadata = metadata;
+    this.state.updatedAt = updatedAt;
   }
 
   /** Resolves once every write started so far has finished (successfully or not). */

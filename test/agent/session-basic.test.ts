@@ -206,6 +206,26 @@ describe("agent session: a plain conversation", () => {
     assert.deepEqual(stored.messages, session.getMessages(), "memory never runs ahead of storage");
   });
 
+  it("a step write that committed but then threw is reloaded, so memory matches storage and later turns see it", async () => {
+    const inner = new MemorySessionStorage();
+    let appends = 0;
+    const storage = withAppend(inner, async (id, messages, patch) => {
+      await inner.appendMessages(id, messages, patch);
+      if (++appends === 2) throw new Error("connection reset after commit"); // 2: the first step
+    });
+    const model = scriptedModel([{ text: "stored anyway" }, { text: "next" }]);
+    const session = await createSession({ model, sessionStorage: storage });
+    assert.equal(stopOf(await turn(session, "one")).reason, "error");
+    const stored = (await storage.load(session.id))!;
+    assert.deepEqual(session.getMessages(), stored.messages, "memory does not fall behind storage");
+    assert.equal(session.getUsage().steps, 1);
+    await turn(session, "two");
+    assert.deepEqual(
+      promptOf(model, 1).map((message) => message.text),
+      ["one", "stored anyway", "two"],
+    );
+  });
+
   it("a turn whose end could not be stored either is closed by the next send() on the same object", async () => {
     const inner = new MemorySessionStorage();
     let appends = 0;
