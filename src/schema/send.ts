@@ -18,7 +18,12 @@ const textPart = z
 
 // A file part carries its data as a URL (often a data: URL); a filename that is not a string is left out.
 const filePart = z
-  .object({ type: z.literal("file"), url: z.string(), mediaType: z.string(), filename: z.unknown() })
+  .object({
+    type: z.literal("file"),
+    url: z.string(),
+    mediaType: z.string(),
+    filename: z.unknown().optional(),
+  })
   .transform(({ url, mediaType, filename }) => ({
     type: "file" as const,
     data: url,

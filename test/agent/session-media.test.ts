@@ -41,6 +41,19 @@ describe("agent session: media a model cannot be sent", () => {
     }
   });
 
+  it("send() takes a UIMessage file part without a filename (it is optional in a UIMessage)", async () => {
+    const model = scriptedModel([{ text: "seen" }]);
+    const session = await createSession({ model });
+    await session.send({
+      role: "user",
+      parts: [{ type: "file", url: "data:image/png;base64,iVBORw0KGgo=", mediaType: "image/png" }],
+    });
+    assert.equal(stopOf(await collect(session)).reason, "completed");
+    assert.deepEqual(session.getMessages()[0]?.content, [
+      { type: "file", data: "data:image/png;base64,iVBORw0KGgo=", mediaType: "image/png" },
+    ]);
+  });
+
   it("stores a tool result JSON cannot hold as an error result saying what the tool returned", async () => {
     for (const [returned, described] of [
       [() => 1, "a function"],
