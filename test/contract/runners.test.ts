@@ -96,7 +96,7 @@ describe("agent-session/testing with other runners", () => {
     assert.equal(stores.length, 190, "the store contract declares its tests under any runner");
     assert.equal(new Set(stores.map((t) => t.name)).size, stores.length, "with distinct names");
     const storages = storage();
-    assert.equal(storages.length, 10);
+    assert.equal(storages.length, 12);
     for (const t of [...stores, ...storages]) assert.equal(t.body.length, 0, t.name);
   });
 
@@ -107,7 +107,7 @@ describe("agent-session/testing with other runners", () => {
     assert.deepEqual(printed, [
       "# SKIP is durable: a second instance over the same data sees everything: in-process storage",
     ]);
-    assert.equal(outcomes.filter((o) => o === null).length, 9);
+    assert.equal(outcomes.filter((o) => o === null).length, 11);
   });
 
   test("vitest and mocha: the skip goes through the runner, with the reason where it takes one", async () => {
