@@ -115,8 +115,11 @@ export async function createSession(options: CreateAgentSessionOptions): Promise
 /** Options of {@link resumeSession} and {@link forkSession}. */
 export type ReopenOptions = Omit<CreateAgentSessionOptions, "resume" | "fork">;
 
+/** Options of {@link resumeSession}: a resumed session keeps its own id and metadata. */
+export type ResumeOptions = Omit<ReopenOptions, "sessionId" | "metadata">;
+
 /** Continues a stored session; fails with `Session not found: <id>` when there is none. */
-export function resumeSession(sessionId: string, options: ReopenOptions): Promise<AgentSession> {
+export function resumeSession(sessionId: string, options: ResumeOptions): Promise<AgentSession> {
   return createSession({ ...options, resume: sessionId });
 }
 

@@ -9,6 +9,7 @@ export {
   createSession,
   forkSession,
   type ReopenOptions,
+  type ResumeOptions,
   resumeSession,
 } from "./create.js";
 export type { SendInput } from "./input.js";

@@ -2,7 +2,6 @@ import type { ToolSet } from "ai";
 import { errorMessage, SessionError } from "../errors.js";
 import { compactOptions } from "../schema/agent.js";
 import { parseInput } from "../schema/to-session-error.js";
-
 import { normalize } from "./codec.js";
 import { type AgentCompactOptions, summarize } from "./compaction.js";
 import { modelContext } from "./context.js";

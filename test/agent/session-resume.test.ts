@@ -210,6 +210,7 @@ describe("agent session: resume and fork", () => {
       code: "INVALID_ARGUMENT",
       message: /sessionId is for a new session or fork/,
     });
+    // @ts-expect-error metadata is not an option of resumeSession (JavaScript callers get the error below)
     await assert.rejects(resumeSession("taken", { model, sessionStorage: storage, metadata: { a: 1 } }), {
       code: "INVALID_ARGUMENT",
       message: /metadata is for a new session or fork/,
