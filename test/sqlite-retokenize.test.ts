@@ -52,7 +52,7 @@ test("a store indexed before CJK pairs is indexed again when opened, messages an
   const readOnly = new Database(file, { readonly: true });
   assert.throws(() => new SqliteStore(readOnly), {
     code: "READONLY",
-    message: /schema version 9 and this release needs 10: open it once with a connection that may write/,
+    message: /schema version 9 and this release needs 11: open it once with a connection that may write/,
   });
   readOnly.close();
   const reopened = new SqliteStore(file);

@@ -88,15 +88,19 @@ export class MemorySessionRegistry implements SessionRegistry {
   }
 
   async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
-    checkScanOptions(input);
+    const { source } = checkScanOptions(input);
     this.store.assertOpen();
-    // The ids as they are now, sorted once (the rows are in memory already; there is no page to read, so the size
-    // is only checked); each is looked up again when its turn comes, so a session deleted meanwhile is left out
-    // and a touched one yields its current row.
-    for (const id of [...this.rows.keys()].sort(compareUtf8)) {
+    // The ids as they are now (of the source asked for), sorted once (the rows are in memory already; there is no
+    // page to read, so the size is only checked); each is looked up again when its turn comes, so a session
+    // deleted meanwhile is left out (or registered again under another source) and a touched one yields its
+    // current row.
+    const wanted = (row: Row | undefined): row is Row =>
+      row !== undefined && (source === undefined || row.info.source === source);
+    const ids = [...this.rows].filter(([, row]) => wanted(row)).map(([id]) => id);
+    for (const id of ids.sort(compareUtf8)) {
       this.store.assertOpen();
       const row = this.rows.get(id);
-      if (row) yield { ...row.info };
+      if (wanted(row)) yield { ...row.info };
     }
   }
 

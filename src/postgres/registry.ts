@@ -67,10 +67,22 @@ export const listSql = statement(
   (t) =>
     `SELECT ${COLUMNS} FROM ${t.sessions} s ORDER BY s.updated_at DESC, s.activity DESC LIMIT $1 OFFSET $2`,
 );
-// A range of the primary key per page, in its collation's order of the ids.
+// A range of the primary key per page, in its collation's order of the ids; of one source, a range of the
+// index agent_sessions_source (source, id), so the sessions of other sources are never read.
 const scanFirstSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} ORDER BY id LIMIT $1`);
 const scanAfterSql = statement(
   (t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id > $2 ORDER BY id LIMIT $1`,
+);
+/**
+ * @internal scan({ source }): the first page and the next ones (exported for the plan check in the tests). Two
+ * statements, not `($2 IS NULL OR id > $2)`: a generic plan could not bound the index range by that.
+ */
+export const scanSourceFirstSql = statement(
+  (t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE source = $2 ORDER BY id LIMIT $1`,
+);
+/** @internal see {@link scanSourceFirstSql}. */
+export const scanSourceAfterSql = statement(
+  (t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE source = $3 AND id > $2 ORDER BY id LIMIT $1`,
 );
 const countSql = statement((t) => `SELECT count(*) AS n FROM ${t.sessions}`);
 
@@ -183,14 +195,22 @@ export class PostgresSessionRegistry implements SessionRegistry {
   }
 
   async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
-    const { pageSize } = checkScanOptions(input);
+    const { pageSize, source } = checkScanOptions(input);
     let after: string | null = null;
     for (;;) {
       const executor = await this.ready();
       const rows: SessionInfoRow[] =
         after === null
-          ? await executor.query<SessionInfoRow>(scanFirstSql(this.t), [pageSize], true)
-          : await executor.query<SessionInfoRow>(scanAfterSql(this.t), [pageSize, after], true);
+          ? source === undefined
+            ? await executor.query<SessionInfoRow>(scanFirstSql(this.t), [pageSize], true)
+            : await executor.query<SessionInfoRow>(scanSourceFirstSql(this.t), [pageSize, source], true)
+          : source === undefined
+            ? await executor.query<SessionInfoRow>(scanAfterSql(this.t), [pageSize, after], true)
+            : await executor.query<SessionInfoRow>(
+                scanSourceAfterSql(this.t),
+                [pageSize, after, source],
+                true,
+              );
       for (const row of rows) yield toSessionInfo(row);
       const last = rows[rows.length - 1];
       if (last === undefined || rows.length < pageSize) return;

@@ -306,6 +306,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     statements: () => [],
     run: retokenizeCjk,
   },
+  // The sessions of one source in id order (registry scan({ source }): the agent runtime's list()): without it a
+  // scan for the few agent sessions of a store walked every conversation's row. The id in the column's collation,
+  // the primary key's, so the scan's `ORDER BY id` and `id > $2` are a range of it.
+  {
+    version: 10,
+    statements: (t) => [
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_sessions_source`)} ON ${t.sessions} (source, id)`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -111,12 +111,13 @@ const scanOptions = objectOrNone(
       .min(1)
       .max(MAX_SCAN_PAGE)
       .default(DEFAULT_SCAN_PAGE),
+    source: text("source").optional(),
   },
   "Scan options",
 );
 
-/** Validates the options of `scan()`; the page size with its default. */
-export function checkScanOptions(options: unknown): { pageSize: number } {
+/** Validates the options of `scan()`; the page size with its default, the source when one is asked for. */
+export function checkScanOptions(options: unknown): { pageSize: number; source?: string | undefined } {
   return parseInput(scanOptions, options);
 }
 

@@ -80,14 +80,22 @@ export class SqliteSessionRegistry implements SessionRegistry {
   }
 
   async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
-    const { pageSize } = checkScanOptions(input);
-    // A range of the UNIQUE index on id per page, in SQLite's byte order of the ids.
+    const { pageSize, source } = checkScanOptions(input);
+    // A range of the UNIQUE index on id per page, in SQLite's byte order of the ids; with a source, a range of
+    // agent_sessions_source (source, id), so the sessions of other sources are never read.
+    const of: string[] = source === undefined ? [] : [source];
+    const first = source === undefined ? "" : " WHERE source = ?";
+    const next = source === undefined ? "WHERE id > ?" : "WHERE source = ? AND id > ?";
     let after: string | null = null;
     for (;;) {
       const rows: SessionInfoRow[] =
         after === null
-          ? this.driver.all(`SELECT ${COLUMNS} FROM agent_sessions ORDER BY id LIMIT ?`, [pageSize])
-          : this.driver.all(`SELECT ${COLUMNS} FROM agent_sessions WHERE id > ? ORDER BY id LIMIT ?`, [
+          ? this.driver.all(`SELECT ${COLUMNS} FROM agent_sessions${first} ORDER BY id LIMIT ?`, [
+              ...of,
+              pageSize,
+            ])
+          : this.driver.all(`SELECT ${COLUMNS} FROM agent_sessions ${next} ORDER BY id LIMIT ?`, [
+              ...of,
               after,
               pageSize,
             ]);

@@ -184,6 +184,13 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     statements: [],
     run: retokenizeCjk,
   },
+  // The sessions of one source in id order (registry scan({ source }): the agent runtime's list()): without it a
+  // scan for the few agent sessions of a store walked every conversation's row. Updates never write to it (they
+  // change neither column).
+  {
+    version: 11,
+    statements: ["CREATE INDEX IF NOT EXISTS agent_sessions_source ON agent_sessions(source, id)"],
+  },
 ];
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */

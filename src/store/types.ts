@@ -164,6 +164,8 @@ export interface SessionListOptions {
 export interface SessionScanOptions {
   /** Rows read per statement (default 500, at most 10,000). */
   pageSize?: number | undefined;
+  /** Only the sessions registered with this `source` (the agent runtime's are `"agent"`); default every session. */
+  source?: string | undefined;
 }
 
 /**
@@ -177,8 +179,9 @@ export interface SessionRegistry {
   /** Newest activity first: `updated_at` descending, ties broken by the most recent write (a stable order). */
   list(options?: SessionListOptions): Promise<SessionInfo[]>;
   /**
-   * Every registered session, in the store's order of ids, read in pages that go on after the last id (no offset):
-   * a page costs the same wherever it lies, and a session registered throughout the scan is yielded exactly once,
+   * Every registered session (of `source` only, when given: the SQL stores read only those, through an index on
+   * (source, id)), in the store's order of ids, read in pages that go on after the last id (no offset): a page
+   * costs the same wherever it lies, and a session registered throughout the scan is yielded exactly once,
    * however the others are touched, created or deleted meanwhile (those may or may not appear). For reading them
    * all; `list()` pages by activity, which moves under writes.
    */

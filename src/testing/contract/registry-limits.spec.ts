@@ -1,6 +1,7 @@
 // What the session registry refuses: input one backend would change or refuse (malformed text, a missing name,
-// counts, list bounds and scan page sizes that are not whole numbers in range) and usage additions that would carry a total out of
-// range, each INVALID_ARGUMENT with nothing written; additions racing at the edge add exactly those that fit.
+// counts, list bounds and scan page sizes that are not whole numbers in range, a scan source that is not such
+// text) and usage additions that would carry a total out of range, each INVALID_ARGUMENT with nothing written;
+// additions racing at the edge add exactly those that fit.
 import assert from "node:assert/strict";
 import { SessionManager } from "../../manager/manager.js";
 import type { SessionUsage } from "../../store/types.js";
@@ -46,6 +47,10 @@ export function registryLimitsSpec({ describe, test }: Suite, target: ContractTa
         }
         for (const bad of [0, 10_001, 0.5, -1, Number.NaN, "1", null]) {
           await rejectsWithCode(firstOf(reg.scan!({ pageSize: bad })), "INVALID_ARGUMENT");
+        }
+        // A source no row can hold, or not a string (null too: a missing source is not a source to ask for).
+        for (const bad of ["a\0", "a\uD800", 7, null, {}]) {
+          await rejectsWithCode(firstOf(reg.scan!({ source: bad })), "INVALID_ARGUMENT");
         }
         await rejectsWithCode(firstOf(reg.scan!(5)), "INVALID_ARGUMENT");
         await rejectsWithCode(reg.addUsage!("r", undefined), "INVALID_ARGUMENT");

@@ -109,6 +109,62 @@ export function registrySpec({ describe, test }: Suite, target: ContractTarget):
         assert.equal(new Set(paged).size, paged.length);
       }));
 
+    test("scan with a source: exactly that source's sessions, by id, in pages", (t) =>
+      withRegistryStore(t, target, async (store) => {
+        const { registry } = store;
+        // Created out of id order; "Agent" and "" are other sources, a missing source is none.
+        const sources = [
+          "agent",
+          undefined,
+          "web",
+          "agent",
+          "Agent",
+          "agent",
+          "",
+          "agent",
+          undefined,
+          "agent",
+        ];
+        for (let i = sources.length - 1; i >= 0; i--) {
+          const source = sources[i];
+          await registry.create({ id: `k${i}`, name: "", ...(source === undefined ? {} : { source }) });
+        }
+        const of = (source: string) => sources.flatMap((s, i) => (s === source ? [`k${i}`] : []));
+        const scanned = async (options: { source: string; pageSize?: number }) => {
+          const found: SessionInfo[] = [];
+          for await (const info of registry.scan(options)) found.push(info);
+          return found;
+        };
+        const agent = await scanned({ source: "agent" });
+        assert.deepEqual(ids(agent), ["k0", "k3", "k5", "k7", "k9"]);
+        assert.deepEqual(agent[1], await registry.get("k3"));
+        // Pages smaller than the matches, one that ends exactly at the last match, and one larger.
+        for (const pageSize of [1, 2, 5, 6]) {
+          assert.deepEqual(
+            ids(await scanned({ source: "agent", pageSize })),
+            of("agent"),
+            `pageSize ${pageSize}`,
+          );
+        }
+        for (const source of ["web", "Agent", ""])
+          assert.deepEqual(ids(await scanned({ source })), of(source));
+        assert.deepEqual(await scanned({ source: "nobody" }), []);
+        // A session deleted and registered again under another source while the scan runs is not yielded.
+        const seen: string[] = [];
+        for await (const info of registry.scan({ source: "agent", pageSize: 2 })) {
+          seen.push(info.id);
+          if (info.id !== "k0") continue;
+          await registry.delete("k7");
+          await registry.create({ id: "k7", name: "", source: "web" });
+          await registry.create({ id: "k8a", name: "", source: "agent" });
+        }
+        assert.deepEqual(
+          seen.filter((id) => id !== "k8a"),
+          ["k0", "k3", "k5", "k9"],
+        );
+        assert.equal(await registry.count(), sources.length + 1);
+      }));
+
     test("updates bump updated_at; unknown ids give null or false", (t) =>
       withRegistryStore(t, target, async (store) => {
         const { registry } = store;
