@@ -66,6 +66,56 @@ for (const [name, open] of [
   });
 }
 
+// A store shared with conversations: what list() reads must not grow with them.
+const CONVERSATIONS = 600;
+
+for (const [name, open] of [
+  ["memory", () => new MemoryStore()],
+  ["SQLite", () => new SqliteStore(":memory:")],
+] as const) {
+  test(`${name}: list() reads the agent sessions' registry rows only, none of the conversations'`, async () => {
+    const store = open();
+    const storage = new StoreSessionStorage(store);
+    try {
+      // Conversations without a source (as SessionManager registers them) and of another source, around the ids
+      // of the agent sessions.
+      for (let i = 0; i < CONVERSATIONS; i++) {
+        await store.registry.create({
+          id: `chat${i}`,
+          name: "chat",
+          ...(i % 3 === 0 ? { source: "web" } : {}),
+        });
+      }
+      const agents = ["agent-b", "agent-a", "chat2x", "zeta"];
+      for (const id of agents) await storage.save(state(id));
+      const scan = store.registry.scan.bind(store.registry);
+      let yielded = 0;
+      store.registry.scan = async function* (options) {
+        for await (const info of scan(options)) {
+          yielded++;
+          yield info;
+        }
+      };
+      // On SQLite, also the rows its statements hand back (a registry could read them all and filter after).
+      let returned = 0;
+      if (store instanceof SqliteStore) {
+        const all = store.driver.all.bind(store.driver);
+        store.driver.all = <T>(sql: string, params?: Parameters<typeof all>[1]) => {
+          const rows = all<T>(sql, params);
+          returned += rows.length;
+          return rows;
+        };
+      }
+      assert.deepEqual([...(await storage.list())].sort(), [...agents].sort());
+      assert.equal(yielded, agents.length, "the registry yielded the agent sessions only");
+      if (store instanceof SqliteStore)
+        assert.equal(returned, agents.length, "SQLite returned their rows only");
+    } finally {
+      await store.close();
+    }
+  });
+}
+
 test("a store whose registry has no scan() is refused with INVALID_ARGUMENT, not a TypeError in list()", async () => {
   const store = new MemoryStore();
   try {

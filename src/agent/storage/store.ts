@@ -210,8 +210,10 @@ export class StoreSessionStorage implements SessionStorage {
     const store = await this.store();
     const found: { id: string; at: string }[] = [];
     // By id, not by activity: an agent session saved while the list is read moves up the activity order, and
-    // offset pages over that order would skip or repeat sessions.
-    for await (const info of store.registry.scan()) {
+    // offset pages over that order would skip or repeat sessions. Only agent rows are read: a store shared with
+    // many conversations costs what its agent sessions do. Checked again for a registry written before the option
+    // existed, which would ignore it.
+    for await (const info of store.registry.scan({ source: AGENT_SOURCE })) {
       if (info.source === AGENT_SOURCE) found.push({ id: info.id, at: info.created_at });
     }
     found.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
