@@ -1,10 +1,14 @@
+import { randomBytes } from "node:crypto";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
 import { assertSessionState } from "../../schema/session-state.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
+import { fromElements, toChunks, toElements } from "./redis-chunks.js";
 import { RedisConnection, type RedisSource } from "./redis-client.js";
+import { loadStored } from "./redis-load.js";
+import { APPEND, COMMIT, DELETE, DISCARD, PUSH_CHUNK } from "./redis-scripts.js";
 
 /** Options of {@link RedisSessionStorage}. */
 export interface RedisSessionStorageOptions {
@@ -12,60 +16,24 @@ export interface RedisSessionStorageOptions {
   prefix?: string;
 }
 
-// RPUSH in chunks: Lua's unpack() has a stack limit of a few thousand values.
-const PUSH = `local function push(key, first, last)
-  for i = first, last, 1000 do redis.call('RPUSH', key, unpack(ARGV, i, math.min(i + 999, last))) end
-end
-`;
+/** Lifetime of a save's temporary lists, renewed by every chunk: what a writer that died leaves behind expires. */
+const TEMP_TTL_MS = 10 * 60 * 1000;
 
-// KEYS: meta, messages, usage, index. ARGV: id, createdAt, updatedAt, metadata, parentId, nMessages, ...bodies.
-// Every check comes before the first write: Redis does not roll back a script that fails part-way (ZADD of a
-// createdAt that is not a number used to fail after the DEL and HSET, leaving a half-replaced, unlisted session).
-const SAVE = `${PUSH}local score = tonumber(ARGV[2])
-if not score or score ~= score or score == math.huge or score == -math.huge then
-  return redis.error_reply('createdAt must be a finite number')
-end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'createdAt', ARGV[2], 'updatedAt', ARGV[3], 'metadata', ARGV[4], 'parentId', ARGV[5])
-local n = tonumber(ARGV[6])
-push(KEYS[2], 7, 6 + n)
-push(KEYS[3], 7 + n, #ARGV)
-redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
-return 1`;
-
-// Same keys and arguments as SAVE; returns 0 and writes nothing when the session exists (atomic: one script).
-const SAVE_CLEARS = "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])";
-if (!SAVE.includes(SAVE_CLEARS))
-  throw new Error("redis.ts: SAVE no longer clears the session as CREATE expects");
-const CREATE = SAVE.replace(
-  SAVE_CLEARS,
-  "if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end\nredis.call('DEL', KEYS[2], KEYS[3])",
-);
-
-// KEYS: meta, messages, usage. ARGV: updatedAt, metadata ("" = unchanged), nMessages, ...bodies
-const APPEND = `${PUSH}if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'metadata', ARGV[2]) end
-local n = tonumber(ARGV[3])
-push(KEYS[2], 4, 3 + n)
-push(KEYS[3], 4 + n, #ARGV)
-return 1`;
-
-// KEYS: meta, messages, usage
-const LOAD = `local h = redis.call('HGETALL', KEYS[1])
-if #h == 0 then return false end
-return {h, redis.call('LRANGE', KEYS[2], 0, -1), redis.call('LRANGE', KEYS[3], 0, -1)}`;
-
-// KEYS: meta, messages, usage, index. ARGV: id
-const DELETE = `redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-redis.call('ZREM', KEYS[4], ARGV[1])
-return 1`;
+/** List elements of bodies, long bodies as several pieces. */
+function elementsOf(values: unknown[]): string[] {
+  const elements: string[] = [];
+  for (const value of values) toElements(toJson(value), elements);
+  return elements;
+}
 
 /**
- * Sessions in Redis: per session a hash (times, metadata, parent) and two lists (messages, ledger), plus one sorted
- * set of ids by creation time, so `list()` never scans the keyspace with KEYS. Every operation is one Lua script:
- * atomic and one round trip; an append is RPUSH of the new items, O(new messages). Keys of one session share a
- * `{id}` hash tag; the id index lives elsewhere, so Redis Cluster is not supported.
+ * Sessions in Redis: per session a hash (times, metadata, parent, `gen`, `version`) and two lists (messages,
+ * ledger; a body over 64 KiB as several elements), plus one sorted set of ids by creation time, so `list()` never
+ * scans the keyspace with KEYS. No script handles more than about one chunk (1 MiB or 1,000 elements, see
+ * redis-chunks.ts), since Redis serves no other client while one runs: a large save is pushed in chunks into
+ * temporary lists and made visible by one O(1) commit script; a large load reads chunks that check the session
+ * was not replaced meanwhile. An append is one script, RPUSH of the new items, O(new messages). Keys of one
+ * session share a `{id}` hash tag; the id index lives elsewhere, so Redis Cluster is not supported.
  */
 export class RedisSessionStorage implements SessionStorage {
   private readonly connecting: Promise<RedisConnection>;
@@ -82,7 +50,8 @@ export class RedisSessionStorage implements SessionStorage {
 
   private keys(sessionId: string): [string, string, string] {
     assertNamedSessionId(sessionId);
-    // The suffixes never contain "}:", so splitting a key at its last "}:" recovers the id: no two ids share keys.
+    // The suffixes never contain "}:", so splitting a key at its last "}:" recovers the id: no two ids share keys
+    // (a save's temporary lists end in "}:tmp:<hex>:messages", which no session's keys do).
     const base = `${this.prefix}{${sessionId}}:`;
     return [`${base}meta`, `${base}messages`, `${base}usage`];
   }
@@ -101,45 +70,83 @@ export class RedisSessionStorage implements SessionStorage {
   }
 
   async save(state: SessionState): Promise<void> {
-    await this.write(state, SAVE);
+    await this.write(state, false);
   }
 
   async create(state: SessionState): Promise<void> {
-    const done = await this.write(state, CREATE);
-    if (Number(done) !== 1) throw alreadyExists(state.id);
+    if (!(await this.write(state, true))) throw alreadyExists(state.id);
   }
 
-  private write(state: SessionState, script: string): Promise<unknown> {
-    // Checked whole before the script runs: Redis does not undo a script's writes when a later command fails.
+  /** Writes a whole state; false when `create` found the session stored (then nothing visible was written). */
+  private write(state: SessionState, create: boolean): Promise<boolean> {
+    // Checked whole before the first script: Redis does not undo a script's writes when a later command fails.
     assertSessionState(state);
     const keys = this.keys(state.id);
-    const messages = state.messages.map((message) => toJson(message));
-    const entries = state.usage.entries.map((entry) => toJson(entry));
-    const args = [
-      state.id,
-      String(state.createdAt),
-      String(state.updatedAt),
-      toJson(state.metadata),
-      state.parentId ?? "",
-      String(messages.length),
-      ...messages,
-      ...entries,
-    ];
-    return this.run(`save session ${state.id}`, (redis) => redis.script(script, [...keys, this.index], args));
+    const messages = elementsOf(state.messages);
+    const usage = elementsOf(state.usage.entries);
+    const chunks = toChunks(messages, usage);
+    const last = chunks.pop()!;
+    const base = `${this.prefix}{${state.id}}:tmp:${randomBytes(12).toString("hex")}:`;
+    const temp = [`${base}messages`, `${base}usage`];
+    const flag = create ? "1" : "0";
+    return this.run(`save session ${state.id}`, async (redis) => {
+      try {
+        for (const chunk of chunks) {
+          const args = [
+            flag,
+            String(TEMP_TTL_MS),
+            String(chunk.messages.length),
+            ...chunk.messages,
+            ...chunk.usage,
+          ];
+          if (Number(await redis.script(PUSH_CHUNK, [keys[0], ...temp], args)) !== 1) {
+            await redis.script(DISCARD, temp, []);
+            return false;
+          }
+        }
+        const header = [state.id, String(state.createdAt), String(state.updatedAt), toJson(state.metadata)];
+        const args = [...header, state.parentId ?? "", randomBytes(12).toString("hex"), flag];
+        const counts = [String(messages.length), String(usage.length), String(last.messages.length)];
+        const done = await redis.script(
+          COMMIT,
+          [...keys, this.index, ...temp],
+          [...args, ...counts, ...last.messages, ...last.usage],
+        );
+        return Number(done) === 1;
+      } catch (error) {
+        if (chunks.length > 0) await this.discard(redis, temp, error);
+        throw error;
+      }
+    });
+  }
+
+  /** Removes a failed save's temporary lists; when that fails too, both failures are reported. */
+  private async discard(redis: RedisConnection, temp: string[], cause: unknown): Promise<void> {
+    try {
+      await redis.script(DISCARD, temp, []);
+    } catch (error) {
+      throw new StorageError(
+        `RedisSessionStorage could not save: ${(cause as Error).message}; its temporary lists could not be ` +
+          `removed (${(error as Error).message}) and expire within ${TEMP_TTL_MS / 60_000} minutes`,
+        cause,
+      );
+    }
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
     const keys = this.keys(sessionId);
-    const reply = await this.run(`load session ${sessionId}`, (redis) => redis.script(LOAD, keys, []));
-    if (!Array.isArray(reply)) return undefined;
-    const [flat, messages, entries] = reply as [string[], string[], string[]];
-    const fields = new Map<string, string>();
-    for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
+    const stored = await this.run(`load session ${sessionId}`, (redis) => loadStored(redis, keys, sessionId));
+    if (stored === undefined) return undefined;
+    const { fields } = stored;
     const where = `session ${sessionId}`;
     return buildState({
       id: sessionId,
-      messages: messages.map((body) => fromJson<AgentMessage>(body, `a message of ${where}`)),
-      entries: entries.map((body) => fromJson<UsageEntry>(body, `a usage entry of ${where}`)),
+      messages: fromElements(stored.messages, where).map((body) =>
+        fromJson<AgentMessage>(body, `a message of ${where}`),
+      ),
+      entries: fromElements(stored.usage, where).map((body) =>
+        fromJson<UsageEntry>(body, `a usage entry of ${where}`),
+      ),
       metadata: fromJson<Record<string, unknown>>(fields.get("metadata") ?? "{}", `the metadata of ${where}`),
       createdAt: Number(fields.get("createdAt")),
       updatedAt: Number(fields.get("updatedAt")),
@@ -161,13 +168,13 @@ export class RedisSessionStorage implements SessionStorage {
   async appendMessages(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void> {
     const keys = this.keys(sessionId);
     assertAppendArgs(messages, patch);
-    const bodies = messages.map((message) => toJson(message));
+    const bodies = elementsOf(messages);
     const args = [
       String(patch.updatedAt),
       patch.metadata === undefined ? "" : toJson(patch.metadata),
       String(bodies.length),
       ...bodies,
-      ...(patch.usage ?? []).map((entry) => toJson(entry)),
+      ...elementsOf(patch.usage ?? []),
     ];
     const done = await this.run(`append to session ${sessionId}`, (redis) =>
       redis.script(APPEND, keys, args),
