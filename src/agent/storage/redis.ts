@@ -114,7 +114,8 @@ export class RedisSessionStorage implements SessionStorage {
         );
         return Number(done) === 1;
       } catch (error) {
-        if (chunks.length > 0) await this.discard(redis, temp, error);
+        // Also after a one-script save: a script that fails part-way (out of memory) keeps what it pushed.
+        await this.discard(redis, temp, error);
         throw error;
       }
     });
