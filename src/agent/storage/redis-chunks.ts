@@ -3,7 +3,7 @@ import { SessionError } from "../../errors.js";
 /**
  * How much one Redis script may carry (arguments written or elements read). Redis runs a script alone, and its
  * cost is copying the bytes (into Lua strings, the list, the reply): 1 MiB is ~5 ms of every other client's time
- * (~10 ms at worst on a loaded machine), while a 40 MB session still takes only ~40 round trips.
+ * (~15 ms at worst on a loaded machine), while a 40 MB session still takes only ~40 round trips.
  */
 export const CHUNK_BYTES = 1024 * 1024;
 /** At most this many list elements per script, so thousands of tiny messages are chunked too. */
