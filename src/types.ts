@@ -233,6 +233,13 @@ export interface SessionProvider<M extends SessionMessage = SessionMessage> {
   ): Promise<RecentHistoryResult<M>>;
   getHistoryRowStats?(leafId?: string | null): Promise<HistoryRowStat[]>;
   /**
+   * The stored rows on the path to `leafId` (the latest leaf when omitted) with a part calling one of `toolNames`
+   * (type `tool-<name>` or `toolName`), root first, payloads restored; overlays are not applied, so rows inside a
+   * compacted range count. Reads only those rows' content (`INVALID_ARGUMENT` unless 1 to 16 names). Optional:
+   * without it a caller reads every row of the path.
+   */
+  getToolMessages?(toolNames: readonly string[], leafId?: string | null): Promise<M[]>;
+  /**
    * The overlay-applied path in bounded batches, read window by window (see {@link HistoryReadOptions}). Optional:
    * without it `Session.historyBatches` slices `getHistory`, which loads the whole path first.
    */

@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
+import { carriesTool, mayCarryTool, toolNamesArg, toolNeedles } from "../message/tool-parts.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { walkHistory } from "../store/history-stream.js";
 import { hydrateSync, offloadMessage } from "../store/media/offload.js";
@@ -130,6 +131,13 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
       const tokens = message ? estimateMessageTokens([message]) : 0;
       return { id: row.id, role: row.role, bytes: row.bytes, tokens };
     });
+  }
+
+  async getToolMessages(toolNames: readonly string[], leafId?: string | null): Promise<SessionMessage[]> {
+    const names = toolNamesArg(toolNames);
+    const needles = toolNeedles(names);
+    const rows = pathTo(this.resolveLeaf(leafId)).filter((row) => mayCarryTool(row.json, needles));
+    return toMessages(this.store, rows).filter((message) => carriesTool(message, names));
   }
 
   async getContextTokens(leafId?: string | null): Promise<number> {

@@ -17,7 +17,7 @@ const LEAF_COLUMNS =
   "m.seq, m.parent_seq, m.depth, m.jump_seq, m.jump_depth, m.bytes, m.cum_bytes, m.content, m.session_num";
 
 /** The leaf a read starts from: `$1` session, `$2` message id or NULL for the latest leaf. */
-function leafCte(t: Tables): string {
+export function leafCte(t: Tables): string {
   return `head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
   leaf AS (
     SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq WHERE $2::text IS NULL

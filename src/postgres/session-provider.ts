@@ -1,5 +1,6 @@
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
+import { toolNamesArg } from "../message/tool-parts.js";
 import { type Change, replaced } from "../store/feed/change-rows.js";
 import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
@@ -36,6 +37,7 @@ import {
 import { branchesSql, latestSql, messageSql } from "./message-reads.js";
 import { statement, type Tables } from "./schema.js";
 import { contextTokens } from "./tokens.js";
+import { toolMessages } from "./tool-rows.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions, updateRow } from "./writes.js";
 
@@ -131,6 +133,13 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     if (noSuchLeaf(leafId)) return [];
     const [executor, t] = await this.db();
     return pathStats(executor, t, this.sessionId, leafId);
+  }
+
+  async getToolMessages(toolNames: readonly string[], leafId?: string | null): Promise<SessionMessage[]> {
+    const names = toolNamesArg(toolNames);
+    if (noSuchLeaf(leafId)) return [];
+    const [executor, t] = await this.db();
+    return toolMessages(executor, t, this.sessionId, leafId ?? null, names);
   }
 
   protected async writeAppend(

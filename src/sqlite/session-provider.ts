@@ -1,5 +1,6 @@
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
+import { toolNamesArg } from "../message/tool-parts.js";
 import { type Change, inserted, markLogged, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
 import { contentHashes } from "../store/media/offload.js";
@@ -27,6 +28,7 @@ import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
 import { hydrate, releaseMessages } from "./media/attachments.js";
 import { contextTokens } from "./tokens.js";
+import { toolMessages } from "./tool-rows.js";
 import type { NodeRow } from "./tree.js";
 import { writeMessageRow } from "./write-row.js";
 import { clearRows, deleteRows, insertCompaction, updateRow, upsertRow } from "./writes.js";
@@ -180,6 +182,12 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
   async getHistoryRowStats(leafId?: string | null): Promise<HistoryRowStat[]> {
     const leaf = this.locate(leafId)?.leaf;
     return leaf ? pathStats(this.driver, leaf) : [];
+  }
+
+  async getToolMessages(toolNames: readonly string[], leafId?: string | null): Promise<SessionMessage[]> {
+    const names = toolNamesArg(toolNames);
+    const leaf = this.locate(leafId)?.leaf;
+    return leaf ? toolMessages(this.driver, leaf.seq, names) : [];
   }
 
   async getContextTokens(leafId?: string | null): Promise<number> {

@@ -28,6 +28,7 @@ import { searchAgreementSpec } from "./search-agreement.spec.js";
 import { searchBoundsSpec } from "./search-bounds.spec.js";
 import { searchCjkSpec } from "./search-cjk.spec.js";
 import { searchScaleSpec } from "./search-scale.spec.js";
+import { toolMessagesSpec } from "./tool-messages.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
 
@@ -54,6 +55,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchAgreementSpec(suite, target);
     recentSpec(suite, target);
     historyStreamSpec(suite, target);
+    toolMessagesSpec(suite, target);
     recentBudgetsSpec(suite, target);
     persistenceSpec(suite, target);
     contextStoreSpec(suite, target);
