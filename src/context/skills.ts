@@ -1,11 +1,39 @@
+import { isToolNamed } from "../message/tool-parts.js";
 import type { SessionMessage, SessionMessagePart, SessionProvider } from "../types.js";
 
 /** Marker written over a load_context output when its skill is unloaded (the reference's string). */
 export const UNLOADED_PREFIX = "[skill unloaded:";
 
-function isToolNamed(part: SessionMessagePart, name: string): boolean {
-  // AI SDK v5+ static tools carry the name in the type (`tool-load_context`); dynamic and legacy parts in toolName.
-  return part.type === `tool-${name}` || part.toolName === name;
+/** The tools whose results say which skills are loaded. */
+const SKILL_TOOLS = ["load_context", "unload_context"] as const;
+
+/**
+ * The assistant rows of the active path that may carry one of `tools`, root first (newest first when asked): raw
+ * rows, so calls inside compacted ranges count. A provider with `getToolMessages` reads only the rows calling them;
+ * otherwise every assistant row is fetched (with row stats, one at a time, so an unload can stop at its load), or
+ * the history is read once.
+ */
+async function* assistantRows(
+  provider: SessionProvider,
+  tools: readonly string[],
+  newestFirst: boolean,
+): AsyncGenerator<SessionMessage> {
+  if (provider.getToolMessages) {
+    const found = (await provider.getToolMessages(tools)).filter((m) => m.role === "assistant");
+    yield* newestFirst ? found.reverse() : found;
+    return;
+  }
+  if (provider.getHistoryRowStats) {
+    const ids = (await provider.getHistoryRowStats()).filter((r) => r.role === "assistant").map((r) => r.id);
+    if (newestFirst) ids.reverse();
+    for (const id of ids) {
+      const message = await provider.getMessage(id);
+      if (message) yield message;
+    }
+    return;
+  }
+  const all = (await provider.getHistory()).filter((m) => m.role === "assistant");
+  yield* newestFirst ? all.reverse() : all;
 }
 
 function skillInput(part: SessionMessagePart): { label: string; key: string } | undefined {
@@ -97,21 +125,10 @@ export class SkillTracker {
     }
   }
 
-  /**
-   * Rebuilds the loaded set from the active path. With row stats only assistant rows are fetched (raw rows, so
-   * loads inside compacted ranges count); otherwise the history is read once.
-   */
+  /** Rebuilds the loaded set from the active path's skill tool results (see {@link assistantRows}). */
   async restore(provider: SessionProvider): Promise<void> {
     this.clear();
-    if (provider.getHistoryRowStats) {
-      for (const row of await provider.getHistoryRowStats()) {
-        if (row.role !== "assistant") continue;
-        const message = await provider.getMessage(row.id);
-        if (message) this.apply(message);
-      }
-      return;
-    }
-    for (const message of await provider.getHistory()) if (message.role === "assistant") this.apply(message);
+    for await (const message of assistantRows(provider, SKILL_TOOLS, false)) this.apply(message);
   }
 
   /**
@@ -119,13 +136,7 @@ export class SkillTracker {
    * next model call no longer carries the document.
    */
   async markUnloaded(provider: SessionProvider, label: string, key: string): Promise<void> {
-    const stats = provider.getHistoryRowStats ? await provider.getHistoryRowStats() : undefined;
-    const ids = stats
-      ? stats.filter((r) => r.role === "assistant").map((r) => r.id)
-      : (await provider.getHistory()).filter((m) => m.role === "assistant").map((m) => m.id);
-    for (let i = ids.length - 1; i >= 0; i--) {
-      const message = await provider.getMessage(ids[i]!);
-      if (!message) continue;
+    for await (const message of assistantRows(provider, ["load_context"], true)) {
       const index = message.parts.findIndex((part) => {
         const input = part && isToolNamed(part, "load_context") ? skillInput(part) : undefined;
         return part?.state === "output-available" && input?.label === label && input.key === key;
