@@ -35,12 +35,24 @@ export function toolNamesArg(names: unknown): string[] {
 }
 
 /**
- * Texts whose absence from a row's JSON proves no part of it names one of the tools: each name as JSON writes it
- * (`"tool-<name>"` and `"toolName":"<name>"` both hold it), and the two escapes (`\u`, `\/`) with which JSON
- * written elsewhere (a transfer file) could spell a character of a name. Backends test them before parsing a row.
+ * The two escapes (`\u`, `\/`) with which JSON written elsewhere (a transfer file) could spell a character of a tool
+ * name: a row holding neither holds each name as JSON writes it.
  */
+export const NAME_ESCAPES: readonly string[] = ["\\u", "\\/"];
+
+/**
+ * Each name as JSON writes it (`"tool-<name>"` and `"toolName":"<name>"` both hold it), leaving out one that holds
+ * another (`unload_context` holds `load_context`): a row without any of them and without {@link NAME_ESCAPES} calls
+ * none of the tools.
+ */
+export function nameNeedles(names: readonly string[]): string[] {
+  const encoded = [...new Set(names.map((name) => JSON.stringify(name).slice(1, -1)))];
+  return encoded.filter((needle) => !encoded.some((other) => other !== needle && needle.includes(other)));
+}
+
+/** Texts whose absence from a row's JSON proves no part of it calls one of the tools; backends test them first. */
 export function toolNeedles(names: readonly string[]): string[] {
-  return [...names.map((name) => JSON.stringify(name).slice(1, -1)), "\\u", "\\/"];
+  return [...nameNeedles(names), ...NAME_ESCAPES];
 }
 
 /** True when the stored JSON holds one of the needles (see {@link toolNeedles}). */

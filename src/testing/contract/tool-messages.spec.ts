@@ -75,6 +75,10 @@ export function toolMessagesSpec({ describe, test }: Suite, target: ContractTarg
         assert.deepEqual(ids(await s.getToolMessages(["%"])), ["m3"]);
         assert.deepEqual(ids(await s.getToolMessages(["_"])), []);
         assert.deepEqual(ids(await s.getToolMessages(["a_b%c", "a_b%c"])), ["m2"]);
+        await s.appendMessage(call("m4", "a*[b]?"));
+        await s.appendMessage(call("m5", "a"));
+        assert.deepEqual(ids(await s.getToolMessages(["a*[b]?"])), ["m4"]);
+        assert.deepEqual(ids(await s.getToolMessages(["?", "[ab]", "*"])), []);
       });
     });
 
