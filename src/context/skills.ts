@@ -45,6 +45,10 @@ function skillInput(part: SessionMessagePart): { label: string; key: string } | 
 
 const pairKey = (label: string, key: string) => `${label}:${key}`;
 
+/** True when the `label:key` entry belongs to `label` (every entry when it is undefined). */
+const ofLabel = (entry: string, label: string | undefined) =>
+  label === undefined || entry.startsWith(`${label}:`);
+
 /** `load_context`'s answer when the skill has no such document (the reference's string). */
 export const notFoundReply = (key: string) => `Not found: ${key}`;
 
@@ -52,11 +56,15 @@ export const notFoundReply = (key: string) => `Not found: ${key}`;
 export const unloadedReply = (label: string, key: string) =>
   `Unloaded "${key}" from ${label}. Context reclaimed.`;
 
+const noop = () => {};
+
 /** Which skills are loaded (`label:key`), rebuilt from the history after a restart. */
 export class SkillTracker {
   private readonly loaded = new Set<string>();
   /** The tail of each key's loads and unloads; an entry leaves once the last queued one settles. */
   private readonly queues = new Map<string, Promise<void>>();
+  /** The last reset queued with {@link exclusive}: every load and unload queued after it waits for it. */
+  private barrier: Promise<void> = Promise.resolve();
 
   /**
    * Runs `task` after every earlier load and unload of `label:key` on this tracker has settled. A step's tool calls
@@ -65,12 +73,23 @@ export class SkillTracker {
    */
   serialise<T>(label: string, key: string, task: () => Promise<T>): Promise<T> {
     const id = pairKey(label, key);
-    const run = (this.queues.get(id) ?? Promise.resolve()).then(task);
+    const run = Promise.all([this.queues.get(id), this.barrier]).then(task);
     const settle = () => {
       if (this.queues.get(id) === tail) this.queues.delete(id);
     };
     const tail: Promise<void> = run.then(settle, settle);
     this.queues.set(id, tail);
+    return run;
+  }
+
+  /**
+   * Runs `task` once every load and unload queued so far has settled, and holds those queued later until it has:
+   * a reset must not interleave with them (a restore that read the history before an unload's write and applied
+   * it after the unload would load the skill again).
+   */
+  private exclusive<T>(task: () => T | Promise<T>): Promise<T> {
+    const run = Promise.all([this.barrier, ...this.queues.values()]).then(task);
+    this.barrier = run.then(noop, noop);
     return run;
   }
 
@@ -97,38 +116,59 @@ export class SkillTracker {
     return new Set(this.loaded);
   }
 
-  /** Forgets every skill of a block (when the block is removed). */
+  /**
+   * Forgets every skill of a block (when the block is removed): now, and again once the loads and unloads queued
+   * so far have settled, since a load already running when the block goes adds its key when it ends.
+   */
   dropLabel(label: string): void {
-    for (const entry of [...this.loaded]) if (entry.startsWith(`${label}:`)) this.loaded.delete(entry);
+    this.forget(label);
+    void this.exclusive(() => this.forget(label));
   }
 
+  private forget(label: string | undefined): void {
+    for (const entry of [...this.loaded]) if (ofLabel(entry, label)) this.loaded.delete(entry);
+  }
+
+  /**
+   * Forgets every skill (the history was cleared). Not queued: a load or unload still running belongs to a step
+   * whose messages are stored after the clear, and the tracker takes its result as that history will.
+   */
   clear(): void {
     this.loaded.clear();
   }
 
-  /** Applies one message's load/unload tool results, in order. */
-  private apply(message: SessionMessage): void {
+  /** Applies one message's load/unload tool results, in order, to `loaded`. */
+  private static apply(message: SessionMessage, loaded: Set<string>): void {
     for (const part of message.parts) {
       if (part?.state !== "output-available") continue;
       const input = skillInput(part);
       if (!input) continue;
+      const entry = pairKey(input.label, input.key);
       // Only what the tracker did counts, so a restart agrees with it: a load that found nothing loaded nothing,
       // and an unload that answered anything but its success string (an error, "not currently loaded", a failed
       // history write) left the document in place. The reference counts both.
       if (isToolNamed(part, "load_context")) {
         const unloaded = typeof part.output === "string" && part.output.startsWith(UNLOADED_PREFIX);
-        if (unloaded) this.delete(input.label, input.key);
-        else if (part.output !== notFoundReply(input.key)) this.add(input.label, input.key);
+        if (unloaded) loaded.delete(entry);
+        else if (part.output !== notFoundReply(input.key)) loaded.add(entry);
       } else if (isToolNamed(part, "unload_context")) {
-        if (part.output === unloadedReply(input.label, input.key)) this.delete(input.label, input.key);
+        if (part.output === unloadedReply(input.label, input.key)) loaded.delete(entry);
       }
     }
   }
 
-  /** Rebuilds the loaded set from the active path's skill tool results (see {@link assistantRows}). */
-  async restore(provider: SessionProvider): Promise<void> {
-    this.clear();
-    for await (const message of assistantRows(provider, SKILL_TOOLS, false)) this.apply(message);
+  /**
+   * Rebuilds the loaded skills of `label` (of every block when omitted) from the active path's skill tool results
+   * (see {@link assistantRows}). Queued as a reset ({@link exclusive}); the set changes at once when the read ends.
+   */
+  restore(provider: SessionProvider, label?: string): Promise<void> {
+    return this.exclusive(async () => {
+      const found = new Set<string>();
+      for await (const message of assistantRows(provider, SKILL_TOOLS, false))
+        SkillTracker.apply(message, found);
+      this.forget(label);
+      for (const entry of found) if (ofLabel(entry, label)) this.loaded.add(entry);
+    });
   }
 
   /**

@@ -106,8 +106,9 @@ export class SessionContext {
     if (reason !== undefined) throw new SessionError("INVALID_ARGUMENT", reason);
   }
 
-  private async restoreSkills(): Promise<void> {
-    if (this.blocks.labels((c) => c.isSkill).length > 0) await this.skills.restore(this.provider);
+  /** Rebuilds the loaded skills of `label` (every block when omitted) from the history, when a skill block exists. */
+  private async restoreSkills(label?: string): Promise<void> {
+    if (this.blocks.labels((c) => c.isSkill).length > 0) await this.skills.restore(this.provider, label);
   }
 
   /** Adds a block at runtime and loads it (the frozen prompt is untouched until `refresh()`). */
@@ -120,7 +121,8 @@ export class SessionContext {
     }
     this.register(label, options);
     await this.blocks.load(label);
-    if (this.blocks.get(label)?.isSkill) await this.restoreSkills();
+    // Only this block's skills: a load of another block still running (its step not stored yet) stays tracked.
+    if (this.blocks.get(label)?.isSkill) await this.restoreSkills(label);
   }
 
   /** Removes a block and forgets its loaded skills. */
