@@ -81,10 +81,11 @@ describe("Session: creation", () => {
     const provider = new Proxy(store.session("s"), {
       get(target, name, receiver) {
         const value = Reflect.get(target, name, receiver);
-        if (name !== "getHistoryRowStats" || typeof value !== "function") {
+        if (name !== "getToolMessages" || typeof value !== "function") {
           return typeof value === "function" ? value.bind(target) : value;
         }
-        return () => (readFails-- > 0 ? Promise.reject(new Error("read blip")) : value.call(target));
+        return (...args: unknown[]) =>
+          readFails-- > 0 ? Promise.reject(new Error("read blip")) : value.apply(target, args);
       },
     });
     const skills = { get: async () => "- k", load: async () => "doc" };
