@@ -235,7 +235,7 @@ export interface SessionProvider<M extends SessionMessage = SessionMessage> {
   /**
    * The stored rows on the path to `leafId` (the latest leaf when omitted) with a part calling one of `toolNames`
    * (type `tool-<name>` or `toolName`), root first, payloads restored; overlays are not applied, so rows inside a
-   * compacted range count. Reads only those rows' content (`INVALID_ARGUMENT` unless 1 to 16 names). Optional:
+   * compacted range count. Only the rows it returns are parsed; `INVALID_ARGUMENT` unless 1 to 16 names. Optional:
    * without it a caller reads every row of the path.
    */
   getToolMessages?(toolNames: readonly string[], leafId?: string | null): Promise<M[]>;
