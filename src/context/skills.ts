@@ -43,11 +43,17 @@ function skillInput(part: SessionMessagePart): { label: string; key: string } | 
   return undefined;
 }
 
-const pairKey = (label: string, key: string) => `${label}:${key}`;
+/** A loaded skill. */
+interface Skill {
+  label: string;
+  key: string;
+}
 
-/** True when the `label:key` entry belongs to `label` (every entry when it is undefined). */
-const ofLabel = (entry: string, label: string | undefined) =>
-  label === undefined || entry.startsWith(`${label}:`);
+// Labels and keys may both hold ":", so `label:key` names two skills alike ("a:b" + "c", "a" + "b:c"); JSON does not.
+const pairKey = (label: string, key: string) => JSON.stringify([label, key]);
+
+/** True when `skill` belongs to `label` (every skill when it is undefined). */
+const ofLabel = (skill: Skill, label: string | undefined) => label === undefined || skill.label === label;
 
 /** `load_context`'s answer when the skill has no such document (the reference's string). */
 export const notFoundReply = (key: string) => `Not found: ${key}`;
@@ -58,9 +64,9 @@ export const unloadedReply = (label: string, key: string) =>
 
 const noop = () => {};
 
-/** Which skills are loaded (`label:key`), rebuilt from the history after a restart. */
+/** Which skills are loaded, rebuilt from the history after a restart. */
 export class SkillTracker {
-  private readonly loaded = new Set<string>();
+  private readonly loaded = new Map<string, Skill>();
   /** The tail of each key's loads and unloads; an entry leaves once the last queued one settles. */
   private readonly queues = new Map<string, Promise<void>>();
   /** The last reset queued with {@link exclusive}: every load and unload queued after it waits for it. */
@@ -99,7 +105,7 @@ export class SkillTracker {
   }
 
   add(label: string, key: string): void {
-    this.loaded.add(pairKey(label, key));
+    this.loaded.set(pairKey(label, key), { label, key });
   }
 
   /** Forgets a loaded skill; true when it was loaded. */
@@ -111,9 +117,9 @@ export class SkillTracker {
     return this.loaded.has(pairKey(label, key));
   }
 
-  /** A copy of the loaded set. */
+  /** The loaded skills as `label:key` (the reference's format). */
   keys(): Set<string> {
-    return new Set(this.loaded);
+    return new Set([...this.loaded.values()].map((skill) => `${skill.label}:${skill.key}`));
   }
 
   /**
@@ -126,7 +132,7 @@ export class SkillTracker {
   }
 
   private forget(label: string | undefined): void {
-    for (const entry of [...this.loaded]) if (ofLabel(entry, label)) this.loaded.delete(entry);
+    for (const [id, skill] of [...this.loaded]) if (ofLabel(skill, label)) this.loaded.delete(id);
   }
 
   /**
@@ -138,7 +144,7 @@ export class SkillTracker {
   }
 
   /** Applies one message's load/unload tool results, in order, to `loaded`. */
-  private static apply(message: SessionMessage, loaded: Set<string>): void {
+  private static apply(message: SessionMessage, loaded: Map<string, Skill>): void {
     for (const part of message.parts) {
       if (part?.state !== "output-available") continue;
       const input = skillInput(part);
@@ -150,7 +156,7 @@ export class SkillTracker {
       if (isToolNamed(part, "load_context")) {
         const unloaded = typeof part.output === "string" && part.output.startsWith(UNLOADED_PREFIX);
         if (unloaded) loaded.delete(entry);
-        else if (part.output !== notFoundReply(input.key)) loaded.add(entry);
+        else if (part.output !== notFoundReply(input.key)) loaded.set(entry, input);
       } else if (isToolNamed(part, "unload_context")) {
         if (part.output === unloadedReply(input.label, input.key)) loaded.delete(entry);
       }
@@ -163,11 +169,11 @@ export class SkillTracker {
    */
   restore(provider: SessionProvider, label?: string): Promise<void> {
     return this.exclusive(async () => {
-      const found = new Set<string>();
+      const found = new Map<string, Skill>();
       for await (const message of assistantRows(provider, SKILL_TOOLS, false))
         SkillTracker.apply(message, found);
       this.forget(label);
-      for (const entry of found) if (ofLabel(entry, label)) this.loaded.add(entry);
+      for (const [id, skill] of found) if (ofLabel(skill, label)) this.loaded.set(id, skill);
     });
   }
 
