@@ -25,24 +25,23 @@ import { MemoryStore } from "../../src/index.js";
 import { entry, sampleState } from "../../src/testing/storage/fixtures.js";
 import { PG_URL } from "../fixtures/postgres-db.js";
 import { scriptedModel } from "./helpers/mock-model.js";
-import { serverGate } from "./helpers/servers.js";
+import { serverSkip } from "./helpers/servers.js";
 import { turn } from "./helpers/session.js";
 
 // Regression tests for fuzzing findings: ledger order after resume, TypeErrors on bad input, reserved metadata,
 // concurrent creates, corrupt stored data, half-stored steps. Each runs on every storage where it applies.
 
 const REDIS_URL = "redis://127.0.0.1:6379";
-const [pgGate, redisGate] = await Promise.all([
-  serverGate("PostgreSQL", "127.0.0.1", 5432),
-  serverGate("Redis", "127.0.0.1", 6379),
+const [pgSkip, redisSkip] = await Promise.all([
+  serverSkip("PostgreSQL", "127.0.0.1", 5432),
+  serverSkip("Redis", "127.0.0.1", 6379),
 ]);
-const unreachable = (gate: string, label: string) => (gate === "run" ? false : `${label} is not reachable`);
 
 let counter = 0;
 const unique = () => `fz${process.pid}_${++counter}`;
 const schemas: string[] = [];
 const dirs: string[] = [];
-const admin = pgGate === "run" ? new pg.Pool({ connectionString: PG_URL, max: 1 }) : undefined;
+const admin = pgSkip === false ? new pg.Pool({ connectionString: PG_URL, max: 1 }) : undefined;
 after(async () => {
   for (const schema of schemas) await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin?.end();
@@ -130,7 +129,7 @@ const backends: { name: string; skip: string | false; open: () => Promise<Opened
   },
   {
     name: "postgres",
-    skip: unreachable(pgGate, "PostgreSQL"),
+    skip: pgSkip,
     open: async () => {
       const schema = `agent_fuzz_${unique()}`;
       schemas.push(schema);
@@ -154,7 +153,7 @@ const backends: { name: string; skip: string | false; open: () => Promise<Opened
   },
   {
     name: "redis",
-    skip: unreachable(redisGate, "Redis"),
+    skip: redisSkip,
     open: async () => {
       const prefix = `agent-fuzz-test:${unique()}:`;
       const storage = new RedisSessionStorage(REDIS_URL, { prefix });

@@ -9,12 +9,12 @@ import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { entry, sampleState } from "../../src/testing/storage/fixtures.js";
 import { PG_URL } from "../fixtures/postgres-db.js";
-import { serverGate } from "./helpers/servers.js";
+import { serverSkip } from "./helpers/servers.js";
 
 // An append is one transaction (store.writeStep): a failure anywhere in it leaves no half-saved step.
-const gate = await serverGate("PostgreSQL", "127.0.0.1", 5432);
+const pgSkip = await serverSkip("PostgreSQL", "127.0.0.1", 5432);
 const schema = `agent_step_t${process.pid}`;
-const admin = gate === "run" ? new pg.Pool({ connectionString: PG_URL, max: 1 }) : undefined;
+const admin = pgSkip === false ? new pg.Pool({ connectionString: PG_URL, max: 1 }) : undefined;
 after(async () => {
   await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin?.end();
@@ -25,7 +25,7 @@ const backends: { name: string; skip: string | false; open: () => Promise<AgentC
   { name: "SqliteStore", skip: false, open: async () => new SqliteStore(":memory:") },
   {
     name: "PostgresStore",
-    skip: gate === "run" ? false : "PostgreSQL is not reachable on 127.0.0.1:5432",
+    skip: pgSkip,
     open: async () => PostgresStore.open(PG_URL, { schema }),
   },
 ];

@@ -1,4 +1,6 @@
+import assert from "node:assert/strict";
 import { connect } from "node:net";
+import { test } from "node:test";
 
 /** True when a TCP connection to host:port opens within the timeout. */
 export function reachable(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
@@ -29,4 +31,18 @@ export async function serverGate(
     `# skipping ${label} tests: nothing answers on ${host}:${port} (set CI=true to make this a failure)`,
   );
   return "skip";
+}
+
+/**
+ * The `skip` option of tests that need a server: false when it answers, else the reason. Under CI=true a missing
+ * server also declares a failing test, so the skips never pass a build silently.
+ */
+export async function serverSkip(label: string, host: string, port: number): Promise<string | false> {
+  const gate = await serverGate(label, host, port);
+  if (gate === "fail") {
+    test(`${label} must be reachable on ${host}:${port} under CI`, () => {
+      assert.fail(`CI=true and nothing answers on ${host}:${port}`);
+    });
+  }
+  return gate === "run" ? false : `${label} is not reachable on ${host}:${port}`;
 }
