@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { isToolNamed } from "../message/tool-parts.js";
 import type { SessionMessage, SessionMessagePart, SessionProvider } from "../types.js";
 
@@ -52,8 +53,9 @@ interface Skill {
 // Labels and keys may both hold ":", so `label:key` names two skills alike ("a:b" + "c", "a" + "b:c"); JSON does not.
 const pairKey = (label: string, key: string) => JSON.stringify([label, key]);
 
-/** True when `skill` belongs to `label` (every skill when it is undefined). */
-const ofLabel = (skill: Skill, label: string | undefined) => label === undefined || skill.label === label;
+/** True when `skill` (or a skill's queue) belongs to `label` (every one when it is undefined). */
+const ofLabel = (skill: { label: string }, label: string | undefined) =>
+  label === undefined || skill.label === label;
 
 /** `load_context`'s answer when the skill has no such document (the reference's string). */
 export const notFoundReply = (key: string) => `Not found: ${key}`;
@@ -64,13 +66,27 @@ export const unloadedReply = (label: string, key: string) =>
 
 const noop = () => {};
 
+/**
+ * The skills whose queued load or unload the current code runs inside: a skill provider's `load()` may call back into
+ * the session (add a block, which restores that block's skills), and a reset must not wait for the call it runs in.
+ */
+const runningSkills = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/** The queued loads and unloads of one skill: its block's label, and the tail of its chain. */
+interface SkillQueue {
+  label: string;
+  tail: Promise<void>;
+}
+
 /** Which skills are loaded, rebuilt from the history after a restart. */
 export class SkillTracker {
   private readonly loaded = new Map<string, Skill>();
-  /** The tail of each key's loads and unloads; an entry leaves once the last queued one settles. */
-  private readonly queues = new Map<string, Promise<void>>();
-  /** The last reset queued with {@link exclusive}: every load and unload queued after it waits for it. */
+  /** Each skill's loads and unloads; an entry leaves once the last queued one settles. */
+  private readonly queues = new Map<string, SkillQueue>();
+  /** The last reset of every block ({@link exclusive}): every load and unload queued after it waits for it. */
   private barrier: Promise<void> = Promise.resolve();
+  /** The last reset of each block: the loads and unloads of that block queued after it wait for it. */
+  private readonly barriers = new Map<string, Promise<void>>();
 
   /**
    * Runs `task` after every earlier load and unload of `label:key` on this tracker has settled. A step's tool calls
@@ -79,23 +95,42 @@ export class SkillTracker {
    */
   serialise<T>(label: string, key: string, task: () => Promise<T>): Promise<T> {
     const id = pairKey(label, key);
-    const run = Promise.all([this.queues.get(id), this.barrier]).then(task);
+    const inside = new Set(runningSkills.getStore()).add(id);
+    const waits = [this.queues.get(id)?.tail, this.barrier, this.barriers.get(label)];
+    const run = Promise.all(waits).then(() => runningSkills.run(inside, task));
     const settle = () => {
-      if (this.queues.get(id) === tail) this.queues.delete(id);
+      if (this.queues.get(id)?.tail === tail) this.queues.delete(id);
     };
     const tail: Promise<void> = run.then(settle, settle);
-    this.queues.set(id, tail);
+    this.queues.set(id, { label, tail });
     return run;
   }
 
   /**
-   * Runs `task` once every load and unload queued so far has settled, and holds those queued later until it has:
-   * a reset must not interleave with them (a restore that read the history before an unload's write and applied
-   * it after the unload would load the skill again).
+   * Runs `task` once the loads and unloads of block `label` (of every block when undefined) queued so far have
+   * settled, and holds those queued later until it has: a reset must not interleave with them (a restore that read
+   * the history before an unload's write and applied it after the unload would load the skill again). It never
+   * waits for the call it runs inside, nor for another block's calls (one block's `load()` adding another block
+   * would otherwise wait for itself).
    */
-  private exclusive<T>(task: () => T | Promise<T>): Promise<T> {
-    const run = Promise.all([this.barrier, ...this.queues.values()]).then(task);
-    this.barrier = run.then(noop, noop);
+  private exclusive<T>(label: string | undefined, task: () => T | Promise<T>): Promise<T> {
+    const inside = runningSkills.getStore();
+    const waits: (Promise<void> | undefined)[] = [this.barrier];
+    for (const [id, queue] of this.queues) {
+      if (ofLabel(queue, label) && !inside?.has(id)) waits.push(queue.tail);
+    }
+    if (label === undefined) waits.push(...this.barriers.values());
+    else waits.push(this.barriers.get(label));
+    const run = Promise.all(waits).then(task);
+    const settled = run.then(noop, noop);
+    if (label === undefined) {
+      this.barrier = settled;
+    } else {
+      this.barriers.set(label, settled);
+      void settled.then(() => {
+        if (this.barriers.get(label) === settled) this.barriers.delete(label);
+      });
+    }
     return run;
   }
 
@@ -128,7 +163,7 @@ export class SkillTracker {
    */
   dropLabel(label: string): void {
     this.forget(label);
-    void this.exclusive(() => this.forget(label));
+    void this.exclusive(label, () => this.forget(label));
   }
 
   private forget(label: string | undefined): void {
@@ -168,7 +203,7 @@ export class SkillTracker {
    * (see {@link assistantRows}). Queued as a reset ({@link exclusive}); the set changes at once when the read ends.
    */
   restore(provider: SessionProvider, label?: string): Promise<void> {
-    return this.exclusive(async () => {
+    return this.exclusive(label, async () => {
       const found = new Map<string, Skill>();
       for await (const message of assistantRows(provider, SKILL_TOOLS, false))
         SkillTracker.apply(message, found);
