@@ -231,7 +231,62 @@ describe("RedisSessionStorage in chunks", { skip }, () => {
     assert.deepEqual(await tempKeys(client, keyPrefix), []);
   });
 
-  it("reads sessions stored without gen, version or pieces, and appends to them", async () => {
+  /** What an earlier release's save of `state` wrote, in one transaction: the hash without a gen, whole bodies. */
+  async function earlierSave(client: Redis, keyPrefix: string, state: SessionState): Promise<void> {
+    const key = `${keyPrefix}{${state.id}}:`;
+    const tx = client.multi().del(`${key}meta`, `${key}messages`, `${key}usage`);
+    tx.hset(`${key}meta`, {
+      createdAt: state.createdAt,
+      updatedAt: state.updatedAt,
+      metadata: JSON.stringify(state.metadata),
+      parentId: state.parentId ?? "",
+    });
+    tx.rpush(`${key}messages`, ...state.messages.map((m) => JSON.stringify(m)));
+    if (state.usage.entries.length > 0)
+      tx.rpush(`${key}usage`, ...state.usage.entries.map((e) => JSON.stringify(e)));
+    await tx.zadd(`${keyPrefix}index`, state.createdAt, state.id).exec();
+  }
+
+  it("a load that an earlier release's save interleaves with returns one state whole", async () => {
+    const keyPrefix = prefix();
+    const { client, spy, hooks } = spyClient(keyPrefix);
+    const reader = storageOf(spy, keyPrefix);
+    const before = bigState("mixed", CHUNK_ITEMS * 2, 0, 0);
+    const after = { ...bigState("mixed", CHUNK_ITEMS * 2 + 5, 0, 0), metadata: { title: "after" } };
+    await earlierSave(client, keyPrefix, before);
+    hooks.before = async (script, n) => {
+      if (script === LOAD_NEXT && n === 0) await earlierSave(client, keyPrefix, after);
+    };
+    assert.deepEqual(await reader.load("mixed"), after);
+  });
+
+  it("a load that an earlier release's append interleaves with returns metadata of the same moment", async () => {
+    const keyPrefix = prefix();
+    const { client, spy, hooks } = spyClient(keyPrefix);
+    const reader = storageOf(spy, keyPrefix);
+    const base = bigState("grown", CHUNK_ITEMS * 2, 0, 0);
+    await storageOf(URL, keyPrefix).save(base);
+    const added: AgentMessage = { id: "added", role: "user", content: "later", createdAt: at + 9 };
+    hooks.before = async (script, n) => {
+      if (script !== LOAD_NEXT || n !== 0) return;
+      // The earlier release's append: the new bodies and the times, no gen or version touched.
+      const key = `${keyPrefix}{grown}:`;
+      await client
+        .multi()
+        .hset(`${key}meta`, { updatedAt: at + 9, metadata: JSON.stringify({ title: "grown" }) })
+        .rpush(`${key}messages`, JSON.stringify(added))
+        .exec();
+    };
+    const loaded = await reader.load("grown");
+    assert.deepEqual(loaded, {
+      ...base,
+      messages: [...base.messages, added],
+      metadata: { title: "grown" },
+      updatedAt: at + 9,
+    });
+  });
+
+  it("reads sessions stored without a gen or pieces, and appends to them", async () => {
     const keyPrefix = prefix();
     const { client } = spyClient(keyPrefix);
     const storage = storageOf(client, keyPrefix);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { SessionError } from "../../errors.js";
 import { CHUNK_BYTES, CHUNK_ITEMS } from "./redis-chunks.js";
 import type { RedisConnection } from "./redis-client.js";
@@ -39,7 +40,7 @@ export async function loadStored(
 ): Promise<StoredSession | undefined> {
   const limits = [String(CHUNK_BYTES), String(CHUNK_ITEMS)];
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const first = await redis.script(LOAD_FIRST, keys, limits);
+    const first = await redis.script(LOAD_FIRST, keys, [...limits, randomBytes(12).toString("hex")]);
     if (!Array.isArray(first)) return undefined;
     let [flat, nMessages, nUsage, messages, usage] = first as Reply;
     let fields = toFields(flat);
@@ -48,14 +49,14 @@ export async function loadStored(
     let replaced = false;
     while (messages.length < nMessages || usage.length < nUsage) {
       const read = messages.length + usage.length;
-      const args = [fields.get("gen") ?? "", fields.get("version") ?? "", String(messages.length)];
-      const next = await redis.script(LOAD_NEXT, keys, [...args, String(usage.length), ...limits]);
+      const args = [fields.get("gen") ?? "", String(messages.length), String(usage.length)];
+      const next = await redis.script(LOAD_NEXT, keys, [...args, ...limits]);
       if (!Array.isArray(next)) {
         replaced = true;
         break;
       }
       const [newer, m, u, moreMessages, moreUsage] = next as Reply;
-      if (newer.length > 0) fields = toFields(newer);
+      fields = toFields(newer);
       nMessages = m;
       nUsage = u;
       push(messages, moreMessages);

@@ -2,7 +2,7 @@
  * The Lua scripts of RedisSessionStorage. Redis runs a script alone, so every script here handles a bounded amount
  * of data (the chunk sizes of redis-chunks.ts): a large state is written as several chunk scripts into temporary
  * lists and made visible by one O(1) commit, and read as several chunk scripts checked against the meta hash's
- * `gen` (a token written by every save) and `version` (bumped by every write).
+ * `gen` (a token written by every save).
  */
 
 // RPUSH in batches: Lua's unpack() has a stack limit of a few thousand values.
@@ -55,7 +55,6 @@ if u > 0 then
 end
 redis.call('HSET', KEYS[1], 'createdAt', ARGV[2], 'updatedAt', ARGV[3], 'metadata', ARGV[4], 'parentId', ARGV[5],
   'gen', ARGV[6])
-redis.call('HINCRBY', KEYS[1], 'version', 1)
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 return 1`;
 
@@ -66,7 +65,6 @@ export const DISCARD = "redis.call('UNLINK', KEYS[1], KEYS[2])\nreturn 1";
 export const APPEND = `${PUSH}if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'metadata', ARGV[2]) end
-redis.call('HINCRBY', KEYS[1], 'version', 1)
 local n = tonumber(ARGV[3])
 push(KEYS[2], 4, 3 + n)
 push(KEYS[3], 4 + n, #ARGV)
@@ -97,22 +95,26 @@ local function chunk(fromMessages, fromUsage, budget, items)
 end
 `;
 
-// KEYS: meta, messages, usage. ARGV: budget, items. Returns false for an unknown session, else
-// {meta fields, messages length, usage length, first message elements, first usage elements}.
+// KEYS: meta, messages, usage. ARGV: budget, items, gen. Returns false for an unknown session, else
+// {meta fields, messages length, usage length, first message elements, first usage elements}. A session stored
+// without a gen (by an earlier release) that takes more than one chunk is given ARGV[3] as its gen: a save by such a
+// release deletes the hash, so the next chunk sees the gen gone and the load starts over.
 export const LOAD_FIRST = `${TAKE}local h = redis.call('HGETALL', KEYS[1])
 if #h == 0 then return false end
 local c = chunk(0, 0, tonumber(ARGV[1]), tonumber(ARGV[2]))
+if (#c[3] < c[1] or #c[4] < c[2]) and redis.call('HSETNX', KEYS[1], 'gen', ARGV[3]) == 1 then
+  h = redis.call('HGETALL', KEYS[1])
+end
 return {h, c[1], c[2], c[3], c[4]}`;
 
-// KEYS: meta, messages, usage. ARGV: gen, version, fromMessages, fromUsage, budget, items. Returns false when the
-// session was deleted or replaced (another gen: start over), else as LOAD_FIRST, the meta fields only when an append
-// changed the version (the lists only grew: what was read stays valid) and empty otherwise.
-export const LOAD_NEXT = `${TAKE}if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local cur = redis.call('HMGET', KEYS[1], 'gen', 'version')
-if (cur[1] or '') ~= ARGV[1] then return false end
-local h = {}
-if (cur[2] or '') ~= ARGV[2] then h = redis.call('HGETALL', KEYS[1]) end
-local c = chunk(tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
+// KEYS: meta, messages, usage. ARGV: gen, fromMessages, fromUsage, budget, items. Returns false when the session
+// was deleted or replaced (another gen: start over), else as LOAD_FIRST. An append keeps the gen and only lengthens
+// the lists, so what was read stays valid; the meta fields come with every chunk (a small hash), so they always
+// match the lengths of the same moment, whoever appended.
+export const LOAD_NEXT = `${TAKE}local h = redis.call('HGETALL', KEYS[1])
+if #h == 0 then return false end
+if (redis.call('HGET', KEYS[1], 'gen') or '') ~= ARGV[1] then return false end
+local c = chunk(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
 return {h, c[1], c[2], c[3], c[4]}`;
 
 // KEYS: meta, messages, usage, index. ARGV: id. UNLINK: a large session's lists are freed off the main thread.

@@ -27,7 +27,7 @@ function elementsOf(values: unknown[]): string[] {
 }
 
 /**
- * Sessions in Redis: per session a hash (times, metadata, parent, `gen`, `version`) and two lists (messages,
+ * Sessions in Redis: per session a hash (times, metadata, parent, `gen`) and two lists (messages,
  * ledger; a body over 64 KiB as several elements), plus one sorted set of ids by creation time, so `list()` never
  * scans the keyspace with KEYS. No script handles more than about one chunk (1 MiB or 1,000 elements, see
  * redis-chunks.ts), since Redis serves no other client while one runs: a large save is pushed in chunks into
