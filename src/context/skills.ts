@@ -67,10 +67,11 @@ export const unloadedReply = (label: string, key: string) =>
 const noop = () => {};
 
 /**
- * The skills whose queued load or unload the current code runs inside: a skill provider's `load()` may call back into
- * the session (add a block, which restores that block's skills), and a reset must not wait for the call it runs in.
+ * The skills (per tracker) whose queued load or unload the current code runs inside: a skill provider's `load()` may
+ * call back into the session (add a block, which restores that block's skills), and a reset must not wait for the
+ * call it runs in.
  */
-const runningSkills = new AsyncLocalStorage<ReadonlySet<string>>();
+const runningSkills = new AsyncLocalStorage<ReadonlyMap<SkillTracker, ReadonlySet<string>>>();
 
 /** The queued loads and unloads of one skill: its block's label, and the tail of its chain. */
 interface SkillQueue {
@@ -95,7 +96,8 @@ export class SkillTracker {
    */
   serialise<T>(label: string, key: string, task: () => Promise<T>): Promise<T> {
     const id = pairKey(label, key);
-    const inside = new Set(runningSkills.getStore()).add(id);
+    const inside = new Map(runningSkills.getStore());
+    inside.set(this, new Set(inside.get(this)).add(id));
     const waits = [this.queues.get(id)?.tail, this.barrier, this.barriers.get(label)];
     const run = Promise.all(waits).then(() => runningSkills.run(inside, task));
     const settle = () => {
@@ -114,7 +116,7 @@ export class SkillTracker {
    * would otherwise wait for itself).
    */
   private exclusive<T>(label: string | undefined, task: () => T | Promise<T>): Promise<T> {
-    const inside = runningSkills.getStore();
+    const inside = runningSkills.getStore()?.get(this);
     const waits: (Promise<void> | undefined)[] = [this.barrier];
     for (const [id, queue] of this.queues) {
       if (ofLabel(queue, label) && !inside?.has(id)) waits.push(queue.tail);
