@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { isToolNamed } from "../message/tool-parts.js";
 import type { SessionMessage, SessionMessagePart, SessionProvider } from "../types.js";
 
@@ -66,13 +65,6 @@ export const unloadedReply = (label: string, key: string) =>
 
 const noop = () => {};
 
-/**
- * The skills (per tracker) whose queued load or unload the current code runs inside: a skill provider's `load()` may
- * call back into the session (add a block, which restores that block's skills), and a reset must not wait for the
- * call it runs in.
- */
-const runningSkills = new AsyncLocalStorage<ReadonlyMap<SkillTracker, ReadonlySet<string>>>();
-
 /** The queued loads and unloads of one skill: its block's label, and the tail of its chain. */
 interface SkillQueue {
   label: string;
@@ -96,10 +88,8 @@ export class SkillTracker {
    */
   serialise<T>(label: string, key: string, task: () => Promise<T>): Promise<T> {
     const id = pairKey(label, key);
-    const inside = new Map(runningSkills.getStore());
-    inside.set(this, new Set(inside.get(this)).add(id));
     const waits = [this.queues.get(id)?.tail, this.barrier, this.barriers.get(label)];
-    const run = Promise.all(waits).then(() => runningSkills.run(inside, task));
+    const run = Promise.all(waits).then(task);
     const settle = () => {
       if (this.queues.get(id)?.tail === tail) this.queues.delete(id);
     };
@@ -112,15 +102,11 @@ export class SkillTracker {
    * Runs `task` once the loads and unloads of block `label` (of every block when undefined) queued so far have
    * settled, and holds those queued later until it has: a reset must not interleave with them (a restore that read
    * the history before an unload's write and applied it after the unload would load the skill again). It never
-   * waits for the call it runs inside, nor for another block's calls (one block's `load()` adding another block
-   * would otherwise wait for itself).
+   * waits for another block's calls: one block's `load()` adding another block would otherwise wait for itself.
    */
   private exclusive<T>(label: string | undefined, task: () => T | Promise<T>): Promise<T> {
-    const inside = runningSkills.getStore()?.get(this);
     const waits: (Promise<void> | undefined)[] = [this.barrier];
-    for (const [id, queue] of this.queues) {
-      if (ofLabel(queue, label) && !inside?.has(id)) waits.push(queue.tail);
-    }
+    for (const queue of this.queues.values()) if (ofLabel(queue, label)) waits.push(queue.tail);
     if (label === undefined) waits.push(...this.barriers.values());
     else waits.push(this.barriers.get(label));
     const run = Promise.all(waits).then(task);
