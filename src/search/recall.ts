@@ -21,6 +21,14 @@ import { functionWords } from "./stopwords.js";
 export const NEIGHBOUR_WEIGHT = 0.5;
 
 /**
+ * How many messages without searchable text in a row (an agent's tool calls and results, an emoji) a turn's link to
+ * the turn before it passes through. Such messages are no turn of the conversation: an agent's answer comes after
+ * its tool steps, and is still the reply to the question. A longer run (a long unattended tool loop) cuts the link,
+ * which bounds what a search walks.
+ */
+export const TEXTLESS_RUN = 64;
+
+/**
  * The content terms of `query` for ranked recall: its parsed terms without the function words of its language (a
  * quoted phrase is always kept; see stopwords.ts). Bounded like every query, except that only these terms count
  * against the word limit: a function word costs no index work, and a model's question in full sentences ("What did
