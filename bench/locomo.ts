@@ -18,14 +18,36 @@ export const LOCOMO_DATA =
   process.env.BENCH_RECALL_DATA ??
   fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
 
-/** Appends every turn of `data` to `store`, as the protocol says; the number of messages written. */
-export async function seedConversations(store: SessionStore, data: readonly Conversation[]): Promise<number> {
+/**
+ * Appends every turn of `data` to `store`, as the protocol says; the number of messages written. With `toolSteps`,
+ * the conversation is stored as an agent's: each turn of the second speaker comes after a tool call and its result
+ * (messages without text), as an agent answers after a lookup.
+ */
+export async function seedConversations(
+  store: SessionStore,
+  data: readonly Conversation[],
+  { toolSteps = false } = {},
+): Promise<number> {
   let messages = 0;
   for (const conv of data) {
     const session = store.session(conv.conv);
     const first = conv.turns[0]?.speaker;
     for (const t of conv.turns) {
       const role = t.speaker === first ? "user" : "assistant";
+      if (toolSteps && role === "assistant") {
+        const call = { type: "tool-recall", toolCallId: `${t.id}/call` };
+        await session.appendMessage({
+          id: `${t.id}/call`,
+          role: "assistant",
+          parts: [{ ...call, state: "input-available", input: { about: t.speaker } }],
+        });
+        await session.appendMessage({
+          id: `${t.id}/result`,
+          role: "tool",
+          parts: [{ ...call, state: "output-available", output: { found: 1 } }],
+        });
+        messages += 2;
+      }
       await session.appendMessage({
         id: t.id,
         role,

@@ -58,7 +58,7 @@ function storeAsker(store: SessionStore, match: SearchMatch): Asker {
 }
 
 // A schema of its own on the server (a pool, as an app shares one), dropped when the asker closes.
-async function postgresAsker(data: Conversation[], match: SearchMatch): Promise<Asker> {
+async function postgresAsker(data: Conversation[], match: SearchMatch, toolSteps: boolean): Promise<Asker> {
   const pool = new pg.Pool({ connectionString: BENCH_PG_URL, max: 4 });
   const schema = `bench_recall_${process.pid}`;
   const drop = async () => {
@@ -68,7 +68,7 @@ async function postgresAsker(data: Conversation[], match: SearchMatch): Promise<
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   const store = await PostgresStore.open(pool, { schema });
   try {
-    await seedConversations(store, data);
+    await seedConversations(store, data, { toolSteps });
   } catch (error) {
     await store.close();
     await drop();
@@ -122,24 +122,28 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
   const makers: [string, () => Promise<Asker>][] = [
     ["plain FTS5, stop words dropped, ORed, bm25", () => anchorAsker(data)],
   ];
+  const asker = async (backend: string, match: SearchMatch, toolSteps: boolean, file: string) => {
+    if (backend === "postgres") return postgresAsker(data, match, toolSteps);
+    const store =
+      backend === "memory"
+        ? new MemoryStore()
+        : backend === "sqlite"
+          ? new SqliteStore(join(dir, file))
+          : await PostgresStore.open(await PGlite.create());
+    await seedConversations(store, data, { toolSteps });
+    return storeAsker(store, match);
+  };
   for (const backend of backends) {
     for (const match of ["any", "all"] as const) {
       const label = `agent-session ${backend}, match "${match}"${match === "any" ? " (default)" : ""}`;
-      makers.push([
-        label,
-        async () => {
-          if (backend === "postgres") return postgresAsker(data, match);
-          const store =
-            backend === "memory"
-              ? new MemoryStore()
-              : backend === "sqlite"
-                ? new SqliteStore(join(dir, `${match}.db`))
-                : await PostgresStore.open(await PGlite.create());
-          await seedConversations(store, data);
-          return storeAsker(store, match);
-        },
-      ]);
+      makers.push([label, () => asker(backend, match, false, `${match}.db`)]);
     }
+    // The same conversations stored as an agent's (a tool step before each reply): ranked recall passes through
+    // messages without text, so the figures should be the plain conversations'.
+    makers.push([
+      `agent-session ${backend}, ranked, a tool step before each reply`,
+      () => asker(backend, "any", true, "steps.db"),
+    ]);
   }
   const notes: string[] = [];
   const words = wordVectorSource(process.env.BENCH_RECALL_WORD_VECTORS);

@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import { recallTerms } from "../src/search/recall.js";
+import { storedMessageText } from "../src/message/text.js";
+import { recallTerms, TEXTLESS_RUN } from "../src/search/recall.js";
+import { indexTokens } from "../src/search/tokens.js";
 import { hasTransfer, type SessionStore, type StoreSearchOptions } from "../src/store/types.js";
 import type { SearchOptions, SearchResult } from "../src/types.js";
 import { rng } from "./helpers/rng.js";
@@ -26,26 +28,42 @@ const SEVERAL = Array.from({ length: 40 }, () =>
   ),
 );
 
-/** The parent of every stored message by key: the tree as the store holds it, after deletes spliced it. */
+/**
+ * The turn before every stored message by key, as ranking sees the tree the store holds (after deletes spliced it):
+ * its parent, or, where that has no searchable text, its nearest ancestor with text through a run of at most
+ * TEXTLESS_RUN messages without (null: none).
+ */
 async function parentsOf(store: SessionStore): Promise<Map<string, string | null>> {
   assert.ok(hasTransfer(store), `${store.backend} can export`);
   const parents = new Map<string, string | null>();
+  const textless = new Set<string>();
   for (const session of SESSIONS) {
     for await (const item of store.transfer.exportSession(session)) {
       if (item.kind !== "message") continue;
       const { id, parentId } = item.message;
       parents.set(`${session}/${id}`, parentId === null ? null : `${session}/${parentId}`);
+      if (indexTokens(storedMessageText(item.message.content)).length === 0) textless.add(`${session}/${id}`);
     }
   }
-  return parents;
+  const turnBefore = (k: string) => {
+    let parent = parents.get(k) ?? null;
+    for (let run = 0; parent !== null && textless.has(parent); run++) {
+      if (run === TEXTLESS_RUN) return null;
+      parent = parents.get(parent) ?? null;
+    }
+    return parent;
+  };
+  assert.ok(textless.size >= 10, `${store.backend}: ${textless.size} messages without text`);
+  return new Map([...parents.keys()].map((k) => [k, turnBefore(k)]));
 }
 
 const bits = (mask: number) => mask.toString(2).replaceAll("0", "").length;
 
 /**
  * Each candidate's tiers (exchange count × 256 + own count) for a query of two or more plain words, or undefined
- * for another query. A term's matches are what the term alone finds; a candidate's neighbours are its parent and
- * replies that are candidates too, and its exchange adds the neighbours of those neighbours.
+ * for another query. A term's matches are what the term alone finds; a candidate's neighbours are the turn before it
+ * and the turns after it (parentsOf) that are candidates too, and its exchange adds the neighbours of those
+ * neighbours.
  */
 async function oracleTiers(
   store: SessionStore,

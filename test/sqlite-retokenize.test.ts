@@ -6,9 +6,12 @@ import { test } from "node:test";
 import { hasCjk } from "../src/search/cjk.js";
 import { foldToken, TOKEN } from "../src/search/tokens.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { CJK_GLOB, retokenizeCjk } from "../src/sqlite/search/retokenize.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
+
+const LATEST = Math.max(...SQLITE_MIGRATIONS.map((step) => step.version));
 
 const Database = loadBetterSqlite3();
 const dir = mkdtempSync(join(tmpdir(), "agent-session-retokenize-"));
@@ -52,7 +55,9 @@ test("a store indexed before CJK pairs is indexed again when opened, messages an
   const readOnly = new Database(file, { readonly: true });
   assert.throws(() => new SqliteStore(readOnly), {
     code: "READONLY",
-    message: /schema version 9 and this release needs 11: open it once with a connection that may write/,
+    message: new RegExp(
+      `schema version 9 and this release needs ${LATEST}: open it once with a connection that may write`,
+    ),
   });
   readOnly.close();
   const reopened = new SqliteStore(file);

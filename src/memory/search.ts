@@ -7,7 +7,7 @@ import { fuseRankings } from "../search/fusion.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
-import { bm25Weight, idf, rankCandidates, recallTerms } from "../search/recall.js";
+import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/recall.js";
 import { scoreText, termFrequencies } from "../search/score.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../types.js";
@@ -121,7 +121,7 @@ function rankRecall(
       if (n > 0) perTerm[i]!.set(seq, bm25Weight(weights[i]!, n, length, average));
     });
   }
-  const parentOf = (seq: number) => bySeq.get(seq)?.row.parent?.seq ?? null;
+  const parentOf = (seq: number) => textParent(bySeq.get(seq)?.row)?.seq ?? null;
   return rankCandidates(perTerm, parentOf, top === undefined ? {} : { top }).map(
     ({ seq, score, window, matched }) => ({
       item: bySeq.get(seq)!,
@@ -130,6 +130,19 @@ function rankRecall(
       matched,
     }),
   );
+}
+
+/**
+ * The turn before `row` for the ranking: its nearest ancestor with searchable text, through a run of at most
+ * TEXTLESS_RUN messages without (tool calls and results are no turns of the conversation).
+ */
+function textParent(row: Row | undefined): Row | null {
+  let parent = row?.parent ?? null;
+  for (let run = 0; parent !== null && rowTerms(parent).words.length === 0; run++) {
+    if (run === TEXTLESS_RUN) return null;
+    parent = parent.parent;
+  }
+  return parent;
 }
 
 // The text ranking fused with the vector channel's nearest rows (those outside the scope left out).

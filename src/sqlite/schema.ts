@@ -191,7 +191,27 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     version: 11,
     statements: ["CREATE INDEX IF NOT EXISTS agent_sessions_source ON agent_sessions(source, id)"],
   },
+  // Whether a session may hold a message without searchable text (an agent's tool step), which ranked recall
+  // passes through (search/text-parents.ts): a session without one is searched as before, with no statement more.
+  // Set when such a message is indexed, never cleared; here for the messages indexed so far (one read of the
+  // messages' covering index and a lookup of each in the search index).
+  {
+    version: 12,
+    statements: [],
+    run: markTextlessSessions,
+  },
 ];
+
+function markTextlessSessions(driver: SqlDriver): void {
+  const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_session_heads')");
+  if (!columns.includes("textless")) {
+    driver.run("ALTER TABLE agent_session_heads ADD COLUMN textless INTEGER NOT NULL DEFAULT 0");
+  }
+  driver.run(`UPDATE agent_session_heads SET textless = 1 WHERE num IN (
+    SELECT m.session_num FROM agent_messages m INDEXED BY agent_messages_node
+    WHERE m.seq <= (SELECT indexed_seq FROM agent_search_state WHERE id = 1)
+      AND NOT EXISTS (SELECT 1 FROM agent_messages_fts f WHERE f.rowid = m.seq))`);
+}
 
 /** Brings the schema to the newest version; safe to run from several processes at once and on every open. */
 export function migrate(driver: SqlDriver, migrations: readonly Migration[] = SQLITE_MIGRATIONS): number {

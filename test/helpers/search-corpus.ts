@@ -54,6 +54,8 @@ export const HOSTILE = [
 ];
 
 const rand = rng(20240605);
+// Which appended messages are an agent's tool steps (no text part at all), drawn apart so the rest stays as seeded.
+const steps = rng(20261126);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const word = () => pick(pick(WORDS));
 const sentence = (n: number) =>
@@ -70,9 +72,11 @@ const live = new Map<string, string[]>(SESSIONS.map((s) => [s, []]));
 for (let i = 0; i < 200; i++) {
   const session = pick(SESSIONS);
   const stored = live.get(session)!;
-  const parts: SessionMessage["parts"] = [{ type: "text", text: sentence(1 + Math.floor(rand() * 8)) }];
+  let parts: SessionMessage["parts"] = [{ type: "text", text: sentence(1 + Math.floor(rand() * 8)) }];
   // Only text parts are searchable: a word elsewhere must be found nowhere.
   if (rand() < 0.1) parts.push({ type: "reasoning", text: "hiddenword" });
+  if (steps() < 0.15)
+    parts = [{ type: "tool-lookup", toolCallId: `c${i}`, state: "input-available", input: {} }];
   const message: SessionMessage = { id: `m${i}`, role: i % 3 === 0 ? "assistant" : "user", parts };
   const roll = rand();
   if (roll < 0.05 && stored.length > 0) {

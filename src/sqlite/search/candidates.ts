@@ -15,6 +15,7 @@ import {
 } from "../../search/recall.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { ScoreLookup } from "./hits.js";
+import { textParents } from "./text-parents.js";
 
 /**
  * A term's matches with their nodes, flat: seq, parent seq (null for a root), session number and token estimate,
@@ -84,6 +85,24 @@ export class Candidates {
       }
       return slots;
     });
+  }
+
+  /**
+   * Links each candidate whose parent is no candidate and has no searchable text to its nearest ancestor with text
+   * (text-parents.ts), so the exchange and the neighbours' weight pass through an agent's tool steps.
+   */
+  passTextless(driver: SqlDriver, watermark: number): void {
+    const parents = new Set<number>();
+    for (let slot = 0; slot < this.seqs.length; slot++) {
+      const parent = this.parentSeq[slot]!;
+      if (parent >= 0 && !this.slots.has(parent)) parents.add(parent);
+    }
+    const above = textParents(driver, [...parents], watermark);
+    if (above.size === 0) return;
+    for (let slot = 0; slot < this.seqs.length; slot++) {
+      const parent = above.get(this.parentSeq[slot]!);
+      if (parent !== undefined) this.parentSeq[slot] = parent;
+    }
   }
 
   get size(): number {

@@ -21,6 +21,9 @@ import { noteIndexedText } from "./family-cache.js";
  */
 export const INDEX_BATCH = 128;
 
+// A character of a token (search/tokens.ts): text without one has no word the index could hold.
+const WORD_CHARACTER = /[\p{L}\p{N}\p{M}\p{Co}]/u;
+
 /** The newest `seq` the search index covers (the watermark). */
 export function indexedSeq(driver: SqlDriver): number {
   return (
@@ -30,11 +33,27 @@ export function indexedSeq(driver: SqlDriver): number {
 
 /**
  * Adds one message's text to the index. The text is one value, so where the engine caps values (a Durable Object:
- * 2 MB) only its first ~2 MB are indexed — a documented limit of search there; the message is stored whole.
+ * 2 MB) only its first ~2 MB are indexed — a documented limit of search there; the message is stored whole. Text
+ * without a word (an emoji, punctuation) is left out as no text is: ranked recall reads a message without an index
+ * row as one without searchable text (text-parents.ts), as the other backends do, and marks its session as holding
+ * such a message (unless `markTextless` is false).
  */
-export function indexText(driver: SqlDriver, seq: number, sessionNum: number, text: string): void {
-  if (text.length === 0) return;
-  const indexed = boundedText(driver, searchableText(text));
+export function indexText(
+  driver: SqlDriver,
+  seq: number,
+  sessionNum: number,
+  text: string,
+  markTextless = true,
+): void {
+  const indexed = text.length === 0 ? "" : boundedText(driver, searchableText(text));
+  if (!WORD_CHARACTER.test(indexed)) {
+    // The session now holds a message ranked recall passes through (text-parents.ts). A schema step older than
+    // the mark (retokenize.ts) leaves it to the step that adds it, which reads the whole index.
+    if (markTextless) {
+      driver.run("UPDATE agent_session_heads SET textless = 1 WHERE num = ? AND textless = 0", [sessionNum]);
+    }
+    return;
+  }
   const sid = `s${sessionNum}`;
   driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [seq, indexed, sid]);
   // Word families kept for this connection learn the new terms (both columns, as fts5vocab lists them).

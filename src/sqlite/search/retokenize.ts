@@ -40,7 +40,7 @@ export function retokenizeCjk(driver: SqlDriver, batch = BATCH): number {
       const text = message ? messageText(message) : "";
       if (!hasCjk(text)) continue;
       driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [row.seq]);
-      indexText(driver, row.seq, row.session_num, text);
+      indexText(driver, row.seq, row.session_num, text, false);
       count++;
     }
     if (rows.length < batch) break;

@@ -10,7 +10,15 @@ import type { HitHead } from "./hits.js";
 export interface SearchState {
   total: number;
   indexed: number | null;
-  scope: { num: number; filter: "none" | "lookup" | "token"; head: HitHead } | undefined;
+  scope:
+    | {
+        num: number;
+        filter: "none" | "lookup" | "token";
+        head: HitHead;
+        /** Whether the session may hold messages without searchable text (text-parents.ts). */
+        textless: boolean;
+      }
+    | undefined;
   sessions?: SessionSetScope | undefined;
 }
 
@@ -68,18 +76,19 @@ export function readSearchState(driver: SqlDriver, sessionId: string | undefined
       indexed: number | null,
       alone: number,
       overlays: number,
+      textless: number,
     ]
   >(
     `SELECT h.num, h.message_count AS count, h.leaf_seq, l.depth AS leaf_depth,
          (SELECT IFNULL(MAX(seq), 0) FROM agent_messages) AS total,
          (SELECT indexed_seq FROM agent_search_state WHERE id = 1) AS indexed,
          NOT EXISTS (SELECT 1 FROM agent_session_heads o WHERE o.num <> h.num AND o.message_count > 0) AS alone,
-         EXISTS (SELECT 1 FROM agent_compactions c WHERE c.session_num = h.num) AS overlays
+         EXISTS (SELECT 1 FROM agent_compactions c WHERE c.session_num = h.num) AS overlays, h.textless
        FROM agent_session_heads h LEFT JOIN agent_messages l ON l.seq = h.leaf_seq WHERE h.session_id = ?`,
     [sessionId],
   );
   if (!row) return undefined;
-  const [num, count, leafSeq, leafDepth, total, indexed, alone, overlays] = row;
+  const [num, count, leafSeq, leafDepth, total, indexed, alone, overlays, textless] = row;
   const filter = alone === 1 ? "none" : count * 4 >= total * 3 ? "lookup" : "token";
   const head: HitHead = {
     session_id: sessionId,
@@ -90,7 +99,7 @@ export function readSearchState(driver: SqlDriver, sessionId: string | undefined
     // Read with the scope so a search of a session without overlays needs no statement to mark its hits.
     has_overlays: overlays === 1,
   };
-  return { total, indexed, scope: { num, filter, head } };
+  return { total, indexed, scope: { num, filter, head, textless: textless === 1 } };
 }
 
 /** How a search keeps to a set of sessions (`sessionIds`): their tokens ORed into each match, and their rows. */

@@ -7,16 +7,29 @@ import { type ContractTarget, ids, msg, withStore } from "./harness.js";
 // An agent's step between a question and its answer: a tool call and its result, neither with searchable text.
 function toolCall(id: string): SessionMessage {
   const input = { route: "coast" };
-  return { id, role: "assistant", parts: [{ type: "tool-timetable", toolCallId: id, state: "input-available", input }] };
+  return {
+    id,
+    role: "assistant",
+    parts: [{ type: "tool-timetable", toolCallId: id, state: "input-available", input }],
+  };
 }
 
 function toolResult(id: string): SessionMessage {
   const output = { departures: ["07:10", "harbour"] };
-  return { id, role: "tool", parts: [{ type: "tool-timetable", toolCallId: id, state: "output-available", output }] };
+  return {
+    id,
+    role: "tool",
+    parts: [{ type: "tool-timetable", toolCallId: id, state: "output-available", output }],
+  };
 }
 
 /** Appends `steps` tool calls with their results (2 × steps messages without text). */
-async function toolSteps(store: SessionStore, sessionId: string, prefix: string, steps: number): Promise<void> {
+async function toolSteps(
+  store: SessionStore,
+  sessionId: string,
+  prefix: string,
+  steps: number,
+): Promise<void> {
   const s = store.session(sessionId);
   for (let i = 0; i < steps; i++) {
     await s.appendMessage(toolCall(`${prefix}call${i}`));
@@ -82,7 +95,9 @@ export function recallStepsSpec({ describe, test }: Suite, target: ContractTarge
           ["far", 33],
         ] as const) {
           const s = store.session(sessionId);
-          await s.appendMessage(msg(`${sessionId}-ask`, "Which of the trains go out to the coast this week?"));
+          await s.appendMessage(
+            msg(`${sessionId}-ask`, "Which of the trains go out to the coast this week?"),
+          );
           await toolSteps(store, sessionId, sessionId, steps);
           await s.appendMessage(msg(`${sessionId}-answer`, "It stops at the harbour", "assistant"));
           await s.appendMessage(msg(`${sessionId}-okay`, "Okay then"));
