@@ -31,16 +31,16 @@ const marks = (store: SqliteStore) =>
 /** Counts the statements that look up messages without text (text-parents.ts) while `body` runs. */
 async function walks(store: SqliteStore, body: () => Promise<unknown>): Promise<number> {
   const driver = store.driver;
-  const tuples = driver.tuples.bind(driver);
+  const column = driver.column.bind(driver);
   let count = 0;
-  driver.tuples = ((sql: string, params?: never) => {
+  driver.column = ((sql: string, params?: never) => {
     if (sql.includes("agent_messages_fts_docsize")) count++;
-    return tuples(sql, params);
-  }) as typeof driver.tuples;
+    return column(sql, params);
+  }) as typeof driver.column;
   try {
     await body();
   } finally {
-    driver.tuples = tuples;
+    driver.column = column;
   }
   return count;
 }
