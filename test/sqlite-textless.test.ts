@@ -70,7 +70,10 @@ test("a session is marked when a message without a word is indexed; only marked 
   assert.equal(await walks(store, () => ask("chat")), 0, "a session without such messages is not walked");
   assert.equal(await walks(store, () => ask("agent")), 1);
   assert.deepEqual(ids(await ask("agent")).sort(), ["a1", "a3"]);
-  // A store-wide search walks, whatever its sessions hold.
+  // A set of sessions is walked when one of them holds such messages; a store-wide search always is.
+  const among = (sessionIds: string[]) => store.searchMessages("trains harbour", { sessionIds });
+  assert.equal(await walks(store, () => among(["chat"])), 0);
+  assert.equal(await walks(store, () => among(["chat", "agent"])), 1);
   assert.equal(await walks(store, () => store.searchMessages("trains harbour")), 1);
   // An update that takes a message's words away marks its session.
   await store.session("chat").updateMessage(msg("c2", "…", "assistant"));

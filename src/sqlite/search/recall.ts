@@ -74,8 +74,9 @@ export function recallRanking(
   const top = whole || pageMaySkip(plan, head) ? undefined : plan.limit;
   const rank = () => {
     const candidates = new Candidates(matches);
-    // A session without messages lacking text has no run to pass through (a store-wide search looks always).
-    if (state.scope?.textless !== false) candidates.passTextless(driver, state.indexed ?? 0);
+    // Sessions without messages lacking text have no run to pass through (a store-wide search looks always).
+    const textless = state.scope?.textless ?? state.sessions?.textless ?? true;
+    if (textless) candidates.passTextless(driver, state.indexed ?? 0);
     return { candidates, ...candidates.rank(documents, visibility(driver, plan, state, candidates), top) };
   };
   const first = rank();

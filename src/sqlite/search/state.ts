@@ -108,9 +108,11 @@ export interface SessionSetScope {
   match: string;
   /** How many messages the sessions hold (bounds the matches the filter lets through). */
   rows: number;
+  /** Whether any of them may hold messages without searchable text (text-parents.ts). */
+  textless: boolean;
 }
 
-const SESSION_SET = `SELECT h.num, h.message_count FROM json_each(?) j
+const SESSION_SET = `SELECT h.num, h.message_count, h.textless FROM json_each(?) j
   JOIN agent_session_heads h ON h.session_id = j.value WHERE h.message_count > 0`;
 
 /**
@@ -121,9 +123,12 @@ const SESSION_SET = `SELECT h.num, h.message_count FROM json_each(?) j
 function readSessionSet(driver: SqlDriver, ids: ReadonlySet<string>): SessionSetScope | undefined {
   const storable = [...ids].filter(canBeStored);
   if (storable.length === 0) return undefined;
-  const heads = driver.tuples<[num: number, count: number]>(SESSION_SET, [JSON.stringify(storable)]);
+  const heads = driver.tuples<[num: number, count: number, textless: number]>(SESSION_SET, [
+    JSON.stringify(storable),
+  ]);
   if (heads.length === 0) return undefined;
   let rows = 0;
   for (const [, count] of heads) rows += count;
-  return { match: `sid : (${heads.map(([num]) => `"s${num}"`).join(" OR ")})`, rows };
+  const match = `sid : (${heads.map(([num]) => `"s${num}"`).join(" OR ")})`;
+  return { match, rows, textless: heads.some(([, , textless]) => textless === 1) };
 }
