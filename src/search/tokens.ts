@@ -8,6 +8,8 @@ import { type CjkMode, hasCjk, splitCjk } from "./cjk.js";
 
 /** Token characters: letters, digits, combining marks and private-use characters (as SQLite's unicode61). */
 export const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** One token character: searchable text (`searchableText`) without one has no word an index could hold. */
+export const TOKEN_CHARACTER = /[\p{L}\p{N}\p{M}\p{Co}]/u;
 /** Any character outside ASCII: only text holding one needs Unicode folding. */
 export const NON_ASCII = /[^\p{ASCII}]/u;
 

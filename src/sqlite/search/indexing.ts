@@ -2,7 +2,7 @@ import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import type { QueryTerm } from "../../search/query.js";
 import { scoreText } from "../../search/score.js";
-import { searchableText } from "../../search/tokens.js";
+import { searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
 import type { SessionMessage } from "../../types.js";
 import { boundedText, contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
@@ -20,9 +20,6 @@ import { noteIndexedText } from "./family-cache.js";
  * processes sharing a file agree on it, and a crash leaves at most a batch unindexed until the next search.
  */
 export const INDEX_BATCH = 128;
-
-// A character of a token (search/tokens.ts): text without one has no word the index could hold.
-const WORD_CHARACTER = /[\p{L}\p{N}\p{M}\p{Co}]/u;
 
 /** The newest `seq` the search index covers (the watermark). */
 export function indexedSeq(driver: SqlDriver): number {
@@ -46,7 +43,7 @@ export function indexText(
   markTextless = true,
 ): void {
   const indexed = text.length === 0 ? "" : boundedText(driver, searchableText(text));
-  if (!WORD_CHARACTER.test(indexed)) {
+  if (!TOKEN_CHARACTER.test(indexed)) {
     // The session now holds a message ranked recall passes through (text-parents.ts). A schema step older than
     // the mark (retokenize.ts) leaves it to the step that adds it, which reads the whole index.
     if (markTextless) {

@@ -37,6 +37,12 @@ async function toolSteps(
   }
 }
 
+/** Both hits are found, `first` ranked above `then`. */
+function assertBefore(hits: readonly string[], first: string, then: string): void {
+  const [a, b] = [hits.indexOf(first), hits.indexOf(then)];
+  assert.ok(a >= 0 && b >= 0 && a < b, `${first} before ${then}: ${hits.join()}`);
+}
+
 /**
  * Ranked recall in an agent's sessions: messages without searchable text (tool calls, tool results, an emoji) are
  * not turns of the conversation, so the exchange and the neighbours' weight pass through them.
@@ -84,7 +90,7 @@ export function recallStepsSpec({ describe, test }: Suite, target: ContractTarge
           const hits = ids(await store.searchMessages("spare towels", { sessionId: "w", branch }));
           assert.equal(hits[0], "a", `${branch}: ${hits.join()}`);
           // "x" and "q" each match one word; "q" is next to the best match, across a tool step.
-          assert.ok(hits.indexOf("q") < hits.indexOf("x"), `${branch}: ${hits.join()}`);
+          assertBefore(hits, "q", "x");
         }
       }));
 
@@ -106,9 +112,9 @@ export function recallStepsSpec({ describe, test }: Suite, target: ContractTarge
         }
         // Joined, the question's exchange holds both words and ranks above the short turn holding one of them.
         const near = ids(await store.searchMessages("coast harbour", { sessionId: "near" }));
-        assert.ok(near.indexOf("near-ask") < near.indexOf("near-lone"), near.join());
+        assertBefore(near, "near-ask", "near-lone");
         const far = ids(await store.searchMessages("coast harbour", { sessionId: "far" }));
-        assert.ok(far.indexOf("far-lone") < far.indexOf("far-ask"), far.join());
+        assertBefore(far, "far-lone", "far-ask");
       }));
   });
 }
