@@ -88,3 +88,47 @@ test("4,000 candidates each behind a tool step: the statement's estimate stays u
     await db.close();
   }
 });
+
+test("a session without messages without text reads no parent for the walk; one with them does", async () => {
+  const db = new PGlite();
+  const store = await PostgresStore.open(db);
+  try {
+    const plain = store.session("plain");
+    const agent = store.session("agent");
+    for (let i = 0; i < 6; i++) {
+      await plain.appendMessage(msg(`p${i}`, i % 2 ? "Fine" : `Harbour ${i}`));
+      await agent.appendMessage(i % 2 ? toolResult(`a${i}`) : msg(`a${i}`, `Harbour ${i}`));
+    }
+    const executor: Executor = await store.ready();
+    const { query } = executor;
+    // How often the walk's read of the candidates' parents ran (the lateral read's `unnest … p`).
+    const loops: number[] = [];
+    const parentReads = (node: PlanNode): number =>
+      (node["Node Type"] === "Function Scan" && node.Alias === "p" ? node["Actual Loops"] : 0) +
+      (node.Plans ?? []).reduce((sum, child) => sum + parentReads(child), 0);
+    executor.query = (async (sql: string, params?: readonly unknown[], prepared?: boolean) => {
+      if (sql.includes("text_parent")) {
+        const [row] = await query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+          params,
+        );
+        loops.push(parentReads(row!["QUERY PLAN"][0].Plan));
+      }
+      return query(sql, params, prepared);
+    }) as Query;
+    await store.searchMessages("harbour", { sessionId: "plain" });
+    await store.searchMessages("harbour", { sessionId: "agent" });
+    executor.query = query;
+    assert.deepEqual(loops, [0, 1]);
+  } finally {
+    await store.close();
+    await db.close();
+  }
+});
+
+interface PlanNode {
+  "Node Type": string;
+  Alias?: string;
+  "Actual Loops": number;
+  Plans?: PlanNode[];
+}

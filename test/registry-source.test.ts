@@ -14,6 +14,7 @@ import { scanSourceAfterSql, scanSourceFirstSql } from "../src/postgres/registry
 import {
   migrate as migratePostgres,
   POSTGRES_MIGRATIONS,
+  POSTGRES_SCHEMA_VERSION,
   type Tables,
   tableNames,
 } from "../src/postgres/schema.js";
@@ -97,7 +98,7 @@ async function checkPostgres(db: Runner, source: Parameters<typeof openExecutor>
     for (const id of AGENTS) await store.registry.create({ id, name: "", source: "agent" });
     await db.query(`ANALYZE ${t.sessions}`);
     const { rows } = await db.query(`SELECT version FROM ${t.version}`);
-    assert.deepEqual(rows, [{ version: 10 }]);
+    assert.deepEqual(rows, [{ version: POSTGRES_SCHEMA_VERSION }]);
     await db.query("SET plan_cache_mode = force_generic_plan");
     try {
       for (const [name, sql, types, args] of [

@@ -316,6 +316,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_sessions_source`)} ON ${t.sessions} (source, id)`,
     ],
   },
+  // The messages without searchable text (an agent's tool steps), by session: ranked recall walks through them
+  // (search/text-parents.ts) only in a session (or, across sessions, a store) that holds one, which this answers
+  // with one probe, so a conversation without them pays nothing for the walk. Kept by the server on every write;
+  // an entry per such message.
+  {
+    version: 11,
+    statements: (t) => [
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_messages_textless`)} ON ${t.messages} (session_num)
+        WHERE search IS NULL`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

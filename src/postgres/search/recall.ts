@@ -25,7 +25,7 @@ import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parent
 // of the index for all terms: a scan per term (a lateral join) cost ~1.3 ms each on a 3,000-message store.
 function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH): string {
   return `WITH RECURSIVE ${cand(t)},
-  ${textParentsCte(t.messages, cand !== CANDIDATES_BY_SEQ)}
+  ${textParentsCte(t.messages, t.heads, cand !== CANDIDATES_BY_SEQ)}
   SELECT m.seq::float8 AS seq, (${TEXT_PARENT_SEQ})::float8 AS parent_seq, m.tokens, m.role, m.depth,
     ARRAY(SELECT u.i::integer FROM unnest($2::tsquery[]) WITH ORDINALITY AS u(q, i) WHERE m.search @@ u.q) AS terms,
     CASE WHEN $5::boolean THEN ${isoSql("m.created_at")} END AS created_at, h.session_id, h.num::float8 AS session_num,

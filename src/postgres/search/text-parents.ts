@@ -6,8 +6,8 @@
  *
  * Part of the candidate statement (recall.ts): no round trip of its own. The parents that are no candidates are read
  * in one index scan (`seq = ANY(…)`), which keeps those without text; only from these does a walk go up, a row per
- * step read by its primary key, once per such parent however many candidates reply to it. In a conversation without
- * such messages that scan is all it costs. The planner sees the parents as an array of unknown length, so its
+ * step read by its primary key, once per such parent however many candidates reply to it. A session without such
+ * messages (a store without, for a search across sessions) is told by one probe of an index of them, and reads none. The planner sees the parents as an array of unknown length, so its
  * estimate stays small for 4,000 candidates as for 40: a walk anchored on the candidates' rows was estimated at
  * ~300,000 for 4,000 of them, and the server JIT-compiled the statement (+30 ms).
  */
@@ -18,14 +18,22 @@ import { TEXTLESS_RUN } from "../../search/recall.js";
  * text, the ancestor its children link to (NULL: none). `candidatesHaveText`: every row of `cand` matches a term, so
  * a parent in `cand` has text and is not read.
  */
-export function textParentsCte(messages: string, candidatesHaveText: boolean): string {
+export function textParentsCte(messages: string, heads: string, candidatesHaveText: boolean): string {
   const parents = candidatesHaveText
     ? "SELECT parent_seq FROM cand WHERE parent_seq NOT IN (SELECT seq FROM cand)"
     : "SELECT parent_seq FROM cand";
+  // One probe of the index of messages without text (schema version 11): the session searched ($4), or any
+  // session, holds one. Uncorrelated, so the server checks it once and, when false, reads no parent at all. Each
+  // parent is read by its key (the lateral read): offered the index of messages without text, the planner scanned
+  // all of them and kept the parents among them.
+  const gate = `EXISTS (SELECT 1 FROM ${messages} x WHERE x.search IS NULL
+    AND ($4::text IS NULL OR x.session_num = (SELECT num FROM ${heads} WHERE session_id = $4::text)))`;
   // Row n of a walk is the nth row up from p; it goes on from a row without text while n <= TEXTLESS_RUN, so the
   // row it ends on has text (the link), or is the root or the run's last row without (no link).
   return `text_walk(p, seq, parent_seq, textless, n) AS (
-    SELECT seq, seq, parent_seq, true, 1 FROM ${messages} WHERE seq = ANY(ARRAY(${parents})) AND search IS NULL
+    SELECT q.seq, q.seq, q.parent_seq, true, 1 FROM unnest(ARRAY(${parents})) p(seq)
+      CROSS JOIN LATERAL (SELECT seq, parent_seq FROM ${messages} WHERE seq = p.seq AND search IS NULL OFFSET 0) q
+      WHERE ${gate}
     UNION ALL
     SELECT w.p, q.seq, q.parent_seq, q.search IS NULL, w.n + 1 FROM text_walk w
       CROSS JOIN LATERAL (SELECT seq, parent_seq, search FROM ${messages} WHERE seq = w.parent_seq OFFSET 0) q
