@@ -72,10 +72,10 @@ export function recallRanking(
   if (matches.every((nodes) => nodes.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
   const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
   const top = whole || pageMaySkip(plan, head) ? undefined : plan.limit;
+  // Sessions without messages lacking text have no run to pass through (a store-wide search looks always).
+  const textless = state.scope?.textless ?? state.sessions?.textless ?? true;
   const rank = () => {
     const candidates = new Candidates(matches);
-    // Sessions without messages lacking text have no run to pass through (a store-wide search looks always).
-    const textless = state.scope?.textless ?? state.sessions?.textless ?? true;
     if (textless) candidates.passTextless(driver, state.indexed ?? 0);
     return { candidates, ...candidates.rank(documents, visibility(driver, plan, state, candidates), top) };
   };
