@@ -3,7 +3,9 @@
 // filled by this checkout's own `npm ci`, at the versions of its package-lock.json), then the app imports each
 // entry point at run time and type-checks against the shipped declarations with `skipLibCheck: false`. It also
 // installs a source folder that has no TypeScript, which must fail with prepare.mjs's message, not a bare
-// ERR_MODULE_NOT_FOUND later. CI runs it (.ci/run); locally: `node scripts/check-package.mjs` (about a minute).
+// ERR_MODULE_NOT_FOUND later. A CommonJS app (`"type": "commonjs"`, what `npm init` writes) must `require` every
+// entry point and type-check too: the package is ESM, which Node >= 20.19 loads through require().
+// CI runs it (.ci/run); locally: `node scripts/check-package.mjs` (about a minute).
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -52,20 +54,28 @@ try {
 
   step("import every entry point");
   const imports = entries.map((e) => `const m${entries.indexOf(e)} = await import(${JSON.stringify(e)});`);
-  const smoke = `${imports.join("\n")}
-const { Session, MemoryStore } = m0;
-const session = Session.create(new MemoryStore());
-await session.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] });
-if ((await session.getMessage("m1")) === undefined) throw new Error("the message was not stored");
-console.log("imported ${entries.length} entry points; a session stores a message");
-`;
-  writeFileSync(join(app, "smoke.mjs"), smoke);
+  writeFileSync(join(app, "smoke.mjs"), `${imports.join("\n")}\n${smokeBody("imported")}`);
   process.stdout.write(run(process.execPath, ["smoke.mjs"], app));
 
   step("type-check the app with skipLibCheck: false");
   writeFileSync(join(app, "app.ts"), appSource());
   const problems = typeCheck(app);
   if (problems.length > 0) throw new Error(`the shipped declarations do not hold:\n${problems.join("\n")}`);
+
+  step("a CommonJS app requires every entry point and type-checks");
+  const cjs = join(app, "cjs");
+  mkdirSync(cjs);
+  writeFileSync(
+    join(cjs, "package.json"),
+    JSON.stringify({ name: "cjs-app", private: true, type: "commonjs" }),
+  );
+  const requires = entries.map((e) => `const m${entries.indexOf(e)} = require(${JSON.stringify(e)});`);
+  writeFileSync(join(cjs, "smoke.js"), `${requires.join("\n")}\n${smokeBody("CommonJS app required")}`);
+  process.stdout.write(run(process.execPath, ["smoke.js"], cjs));
+  writeFileSync(join(cjs, "app.ts"), commonJsAppSource());
+  const cjsProblems = typeCheck(cjs, app);
+  if (cjsProblems.length > 0)
+    throw new Error(`a CommonJS app cannot use the shipped declarations:\n${cjsProblems.join("\n")}`);
 
   step("source maps embed their sources (src/ is not shipped)");
   const maps = shipped.filter((path) => path.endsWith(".js.map"));
@@ -97,6 +107,21 @@ console.log("imported ${entries.length} entry points; a session stores a message
   step("done: the package installs, imports and type-checks");
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/** Stores a message through the first entry point (`m0`), in an async function so that ESM and CommonJS run it. */
+function smokeBody(verb) {
+  return `(async () => {
+  const { Session, MemoryStore } = m0;
+  const session = Session.create(new MemoryStore());
+  await session.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] });
+  if ((await session.getMessage("m1")) === undefined) throw new Error("the message was not stored");
+  console.log("${verb} ${entries.length} entry points; a session stores a message");
+})().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`;
 }
 
 /** The checkout's lockfile entry at a path, which must exist (the app installs exactly what CI tested). */
@@ -170,12 +195,27 @@ export const used = [session, manager, loadChat, persistChatTurn, agent, openai,
 `;
 }
 
+/** A CommonJS app's source: TypeScript compiles its imports to require() calls of the ESM package. */
+function commonJsAppSource() {
+  return `import { MemoryStore, Session, type SessionMessage } from "agent-session";
+import { persistChatTurn } from "agent-session/ai";
+import * as agent from "agent-session/agent";
+
+async function main(): Promise<void> {
+  const session = Session.create(new MemoryStore());
+  const message: SessionMessage = { id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] };
+  await session.appendMessage(message);
+}
+export const used = [main, persistChatTurn, agent];
+`;
+}
+
 /**
  * Type-checks the app like \`tsc\` with \`skipLibCheck: false\` and returns the problems in this package's files and the
  * app's. Problems inside other packages are printed but not counted: \`ai\` references \`json-schema\`'s types without
  * depending on them, which fails any strict app that checks libraries, with or without agent-session.
  */
-function typeCheck(app) {
+function typeCheck(dir, app = dir) {
   const ts = createRequire(join(root, "package.json"))("typescript");
   const options = {
     target: ts.ScriptTarget.ES2022,
@@ -186,8 +226,8 @@ function typeCheck(app) {
     noEmit: true,
     types: ["node"],
   };
-  const program = ts.createProgram([join(app, "app.ts")], options);
-  const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => app, getNewLine: () => "\n" };
+  const program = ts.createProgram([join(dir, "app.ts")], options);
+  const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => "\n" };
   const ours = join(app, "node_modules", "agent-session");
   const problems = [];
   const checked = program.getSourceFiles().filter((f) => f.fileName.startsWith(ours)).length;
