@@ -15,6 +15,7 @@ import {
   promptStore,
 } from "../schema/options.js";
 import { parseInput } from "../schema/to-session-error.js";
+import { assertCompactionFits } from "../session/compaction-fit.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
 import type { SessionMessage } from "../types.js";
@@ -62,11 +63,13 @@ export class ManagerTemplates {
 
   setCompaction(fn: ManagerCompactFunction): SessionTemplate {
     parseInput(compactFunction, fn);
+    assertCompactionFits(this.behaviours.threshold?.value, fn);
     return this.behave({ compactFn: fn });
   }
 
   setThreshold(value: number, options: ManagerCompactAfterOptions): SessionTemplate {
     parseInput(compactionThreshold, value);
+    assertCompactionFits(value, this.behaviours.compactFn);
     return this.behave({ threshold: { value, tokenCounter: options.tokenCounter } });
   }
 

@@ -14,6 +14,7 @@ import {
 import { parseInput } from "../schema/to-session-error.js";
 import { OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
+import { assertCompactionFits } from "./compaction-fit.js";
 import type {
   CompactAfterOptions,
   CompactionErrorHandler,
@@ -117,11 +118,13 @@ export class SessionConfig {
 
   setCompactFunction(fn: CompactFunction): void {
     parseInput(compactFunction, fn);
+    assertCompactionFits(this.compaction.threshold, fn);
     this.compaction.fn = fn;
   }
 
   setCompactionThreshold(threshold: number, options: CompactAfterOptions): void {
     parseInput(compactionThreshold, threshold);
+    assertCompactionFits(threshold, this.compaction.fn);
     this.compaction.threshold = threshold;
     if (options.tokenCounter) this.compaction.tokenCounter = options.tokenCounter;
   }

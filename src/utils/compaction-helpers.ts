@@ -64,9 +64,18 @@ export interface PlannedCompaction {
   summaryBudget: number;
 }
 
+/** The settings a compaction function made by `createCompactFunction` runs with, defaults filled in. */
+export interface CompactSettings {
+  protectHead: number;
+  tailTokenBudget: number;
+  minTailMessages: number;
+}
+
 /** A compaction function that can also say what it would compact without summarising. */
 export type PlanningCompactFunction = CompactFunction & {
   plan(messages: SessionMessage[], context?: CompactContext): Promise<PlannedCompaction | null>;
+  /** Its settings, which `compactAfter` checks the threshold against (set by `createCompactFunction`). */
+  readonly settings?: CompactSettings;
 };
 
 export type CompactFunction = (
@@ -268,5 +277,6 @@ export function createCompactFunction(options: CompactOptions): PlanningCompactF
     if (summary.trim().length === 0) return null;
     return { fromMessageId: planned.fromMessageId, toMessageId: planned.toMessageId, summary };
   };
-  return Object.assign(compact, { plan });
+  const settings: CompactSettings = { protectHead, tailTokenBudget, minTailMessages };
+  return Object.assign(compact, { plan, settings: Object.freeze(settings) });
 }

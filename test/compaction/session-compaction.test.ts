@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { MemoryStore, Session, type SessionMessage, SqliteStore } from "../../src/index.js";
+import { MemoryStore, Session, SessionManager, type SessionMessage, SqliteStore } from "../../src/index.js";
 import type { SessionStore } from "../../src/store/types.js";
 import { createCompactFunction } from "../../src/utils/compaction-helpers.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
@@ -354,7 +354,7 @@ describe("late configuration", () => {
     const { fn } = summariser();
     session
       .onCompaction(fn)
-      .compactAfter(50)
+      .compactAfter(60)
       .onCompactionError((error) => {
         errors.push(error);
       })
@@ -382,5 +382,39 @@ describe("late configuration", () => {
     });
     await session.addContext("late");
     assert.equal(session.getContextBlock("late")?.label, "late");
+  });
+});
+
+describe("compaction settings that contradict each other", () => {
+  const summarize = async () => "summary";
+  const refused = {
+    code: "INVALID_ARGUMENT",
+    message:
+      /compactAfter\(1,500\) is below the compaction function's tailTokenBudget \(20,000\).*Raise compactAfter to at least 20,000, or give createCompactFunction a tailTokenBudget below 1,500/,
+  };
+
+  test("a threshold below createCompactFunction's tail budget is refused in either order, on a Session and a manager", () => {
+    const fn = createCompactFunction({ summarize });
+    assert.deepEqual(fn.settings, { protectHead: 3, tailTokenBudget: 20_000, minTailMessages: 2 });
+    assert.throws(() => Session.create(new MemoryStore()).onCompaction(fn).compactAfter(1500), refused);
+    assert.throws(() => Session.create(new MemoryStore()).compactAfter(1500).onCompaction(fn), refused);
+    assert.throws(
+      () => SessionManager.create(new MemoryStore()).onCompaction(fn).compactAfter(1500),
+      refused,
+    );
+    assert.throws(
+      () => SessionManager.create(new MemoryStore()).compactAfter(1500).onCompaction(fn),
+      refused,
+    );
+  });
+
+  test("a threshold at or above the tail budget, or a function of the app's own, is accepted", () => {
+    const small = createCompactFunction({ summarize, tailTokenBudget: 1000 });
+    Session.create(new MemoryStore()).onCompaction(small).compactAfter(1000);
+    Session.create(new MemoryStore()).compactAfter(20_000).onCompaction(createCompactFunction({ summarize }));
+    Session.create(new MemoryStore())
+      .compactAfter(10)
+      .onCompaction(async () => null);
+    SessionManager.create(new MemoryStore()).compactAfter(5000).onCompaction(small);
   });
 });
