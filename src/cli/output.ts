@@ -83,3 +83,8 @@ export function bytes(n: number): string {
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
+
+/** `n` and the noun, singular for one: "1 session", "2 sessions" (`plural` for nouns that do not just add an s). */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

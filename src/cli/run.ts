@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { type ParsedArgs, parseCommandArgs, splitCommand, stringOption } from "./args.js";
 import type { CommandContext } from "./command.js";
-import { findCommand } from "./commands/index.js";
+import { findCommand, unknownCommand } from "./commands/index.js";
 import { describeError, UsageError } from "./errors.js";
 import { commandHelp, programHelp } from "./help.js";
 import { type Io, Output } from "./output.js";
@@ -50,12 +50,12 @@ export async function run(
     if (name === "help") {
       const topic = rest.find((arg) => !arg.startsWith("-"));
       const command = topic === undefined ? undefined : findCommand(topic);
-      if (topic !== undefined && !command) throw new UsageError(`unknown command ${JSON.stringify(topic)}`);
+      if (topic !== undefined && !command) throw new UsageError(unknownCommand(topic));
       io.stdout.write(command ? commandHelp(command) : programHelp());
       return 0;
     }
     const command = findCommand(name);
-    if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+    if (!command) throw new UsageError(unknownCommand(name));
     const args = parseCommandArgs(name, command, rest);
     if (args.values.help) {
       io.stdout.write(commandHelp(command));

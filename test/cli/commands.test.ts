@@ -63,7 +63,9 @@ describe("agent-session CLI", { concurrency: true }, () => {
 
   test("bad arguments: exit code 2 and one line that points at the help", async () => {
     const cases: [string[], RegExp][] = [
-      [["frobnicate"], /unknown command "frobnicate"/],
+      [["frobnicate"], /unknown command "frobnicate" \(see/],
+      [["serach", "x"], /unknown command "serach" \(did you mean "search"\?\)/],
+      [["help", "exprot"], /unknown command "exprot" \(did you mean "export"\?\)/],
       [["ls", "--bogus"], /unknown option --bogus \(see 'agent-session ls --help'\)/],
       [["show"], /show needs <session>/],
       [["ls", "extra"], /unexpected argument "extra"/],
@@ -254,6 +256,8 @@ describe("agent-session CLI", { concurrency: true }, () => {
     assert.ok(users.every((h) => h.role === "user"));
     const shown = (await runCli(["search", "thursday", "--context", "1", "--limit", "2", "--db", db])).stdout;
     assert.match(shown, /^ {2}> /m);
+    assert.equal(shown.match(/^SESSION /gm)?.length, 1, "one header above every hit and its context");
+    assert.equal(shown.match(/^ {2}> /gm)?.length, 2);
     const usage = await runCli(["search", "x", "--match", "some", "--db", db]);
     assert.match(usage.stderr, /--match must be "any" or "all"/);
   });

@@ -217,8 +217,8 @@ describe("import of an export with unreadable messages", { concurrency: true }, 
     assert.match(lines[0]!, /^Imported into .*: 4 sessions .*11 messages/);
     assert.deepEqual(lines.slice(1), [
       'Skipped in session "deep": 2 unreadable messages (their children re-attached to the nearest kept ancestor) and 2 overlays at them.',
-      'Skipped in session "leaf": 1 unreadable messages (their children re-attached to the nearest kept ancestor) and 0 overlays at them.',
-      'Skipped in session "root": 1 unreadable messages (their children re-attached to the nearest kept ancestor) and 0 overlays at them.',
+      'Skipped in session "leaf": 1 unreadable message (its children re-attached to the nearest kept ancestor) and 0 overlays at them.',
+      'Skipped in session "root": 1 unreadable message (its children re-attached to the nearest kept ancestor) and 0 overlays at them.',
     ]);
   });
 

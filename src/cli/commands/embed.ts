@@ -6,6 +6,7 @@ import type { Embedder, VectorChannel } from "../../search/vectors/types.js";
 import { stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { CliError, UsageError } from "../errors.js";
+import { counted } from "../output.js";
 import { startProgress } from "../progress.js";
 
 /** The embedder a module exports: `embedder`, else its default export. */
@@ -105,13 +106,13 @@ export const embed: Command = {
     if (out.json) await out.result(summary);
     else {
       await out.line(
-        `Embedded ${result.embedded} messages (${result.failed} failed) into ${vectors.index}; ` +
+        `Embedded ${counted(result.embedded, "message")} (${result.failed} failed) into ${vectors.index}; ` +
           `${status.embedded} have current vectors, ${status.pending} wait.`,
       );
     }
     if (result.failed > 0) {
       throw new CliError(
-        `${result.failed} messages could not be embedded: ${lastError ?? "unknown error"}`,
+        `${counted(result.failed, "message")} could not be embedded: ${lastError ?? "unknown error"}`,
         "EMBEDDER",
       );
     }

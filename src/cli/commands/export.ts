@@ -1,13 +1,15 @@
 import { stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { requireTransfer } from "../inspect/sessions.js";
+import { counted } from "../output.js";
 import { startProgress } from "../progress.js";
 import { writeExport } from "../transfer/export.js";
 import type { ExportCounts } from "../transfer/format.js";
 import { openOutputFile } from "../transfer/output-file.js";
 
 function summaryLine(c: ExportCounts): string {
-  return `Exported ${c.sessions} sessions, ${c.messages} messages, ${c.compactions} overlays, ${c.blocks} blocks, ${c.entries} search entries.`;
+  const entries = counted(c.entries, "search entry", "search entries");
+  return `Exported ${counted(c.sessions, "session")}, ${counted(c.messages, "message")}, ${counted(c.compactions, "overlay")}, ${counted(c.blocks, "block")}, ${entries}.`;
 }
 
 /** `export`: sessions as versioned JSONL, losslessly. */

@@ -8,6 +8,7 @@ import { intOption } from "../args.js";
 import type { Command } from "../command.js";
 import { CliError } from "../errors.js";
 import { requireTransfer } from "../inspect/sessions.js";
+import { counted } from "../output.js";
 import { startProgress } from "../progress.js";
 import { checkImport } from "../transfer/check.js";
 import { decodeHeader } from "../transfer/format.js";
@@ -106,15 +107,15 @@ export const importCommand: Command = {
     if (out.json) return out.result(summary);
     const { sessions, messages, compactions, rows, database, unreadable } = summary;
     await out.line(
-      `Imported into ${database}: ${sessions.read} sessions (${sessions.registered} newly registered), ` +
-        `${messages.inserted} messages (${messages.skipped} already there), ` +
-        `${compactions.inserted} overlays (${compactions.skipped} already there), ` +
+      `Imported into ${database}: ${counted(sessions.read, "session")} (${sessions.registered} newly registered), ` +
+        `${counted(messages.inserted, "message")} (${messages.skipped} already there), ` +
+        `${counted(compactions.inserted, "overlay")} (${compactions.skipped} already there), ` +
         `${rows.inserted} blocks and entries (${rows.skipped} already there).`,
     );
     for (const left of unreadable ?? []) {
       await out.line(
-        `Skipped in session ${JSON.stringify(left.session)}: ${left.messages} unreadable messages (their children ` +
-          `re-attached to the nearest kept ancestor) and ${left.overlays} overlays at them.`,
+        `Skipped in session ${JSON.stringify(left.session)}: ${counted(left.messages, "unreadable message")} (${left.messages === 1 ? "its" : "their"} children ` +
+          `re-attached to the nearest kept ancestor) and ${counted(left.overlays, "overlay")} at them.`,
       );
     }
   },

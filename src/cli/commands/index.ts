@@ -34,3 +34,28 @@ export const COMMANDS: readonly Command[] = [
 export function findCommand(name: string): Command | undefined {
   return COMMANDS.find((command) => command.name === name);
 }
+
+/** The usage error for a name that is no command, suggesting the closest one when a typo explains it. */
+export function unknownCommand(name: string): string {
+  let best: { name: string; distance: number } | undefined;
+  for (const command of COMMANDS) {
+    const distance = editDistance(name.toLowerCase(), command.name);
+    if (best === undefined || distance < best.distance) best = { name: command.name, distance };
+  }
+  const close = best !== undefined && best.distance <= Math.min(2, Math.floor(best.name.length / 2));
+  return `unknown command ${JSON.stringify(name)}${close ? ` (did you mean "${best?.name}"?)` : ""}`;
+}
+
+/** Levenshtein distance; command names are short, so the quadratic table costs nothing. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

@@ -8,7 +8,7 @@ import {
   requireRegistry,
   staleSessions,
 } from "../inspect/prune.js";
-import { bytes, shortTime, table } from "../output.js";
+import { bytes, counted, shortTime, table } from "../output.js";
 import { startProgress } from "../progress.js";
 
 /** `prune`: retention by last activity. */
@@ -64,7 +64,7 @@ export const prune: Command = {
     if (stale.length === 0)
       return out.line(`No session has been inactive since ${shortTime(cutoff)} UTC (older than ${age}).`);
     await out.line(
-      `${dryRun ? "Would delete" : "Deleted"} ${dryRun ? stale.length : deleted} sessions inactive since ${shortTime(cutoff)} UTC:`,
+      `${dryRun ? "Would delete" : "Deleted"} ${counted(dryRun ? stale.length : deleted, "session")} inactive since ${shortTime(cutoff)} UTC:`,
     );
     for (const line of table(stale.map((s) => [s.id, s.name || '""', shortTime(s.updatedAt)])))
       await out.line(`  ${line}`);

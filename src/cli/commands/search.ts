@@ -85,10 +85,13 @@ export const search: Command = {
       for (const line of table([header, ...rows])) await out.line(line);
       return;
     }
-    // With context, each hit is a small block: the turns before, the hit itself marked, the turns after.
+    // With context, each hit is a small block under one header: its row, the turns before, the hit itself
+    // marked, the turns after. The rows are laid out together so their columns line up under the header.
+    const [headerLine, ...hitLines] = table([header, ...rows]);
+    await out.line(headerLine);
     for (const [i, hit] of hits.entries()) {
       if (i > 0) await out.line("");
-      await out.line(table([header, rows[i]!]).join("\n"));
+      await out.line(hitLines[i]);
       for (const turn of hit.context?.before ?? [])
         await out.line(`    ${turn.role}: ${preview(turn.content, 80)}`);
       await out.line(`  > ${hit.role}: ${preview(hit.content, 80)}`);

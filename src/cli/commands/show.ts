@@ -2,7 +2,7 @@ import { stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { readHistory } from "../inspect/history.js";
 import { requireSession } from "../inspect/sessions.js";
-import { shortTime } from "../output.js";
+import { counted, shortTime } from "../output.js";
 import { messageLines } from "../render/message.js";
 
 /** `show`: one branch of a session, as the model reads it or as stored. */
@@ -37,7 +37,7 @@ export const show: Command = {
     const title = summary.name ? ` "${summary.name}"` : "";
     const mode = view.raw ? "stored messages, overlays not applied" : "as the model reads it";
     await out.line(
-      `Session ${sessionId}${title}: branch to ${view.leafId ?? "(empty)"}, ${view.entries.length} messages, ${mode}`,
+      `Session ${sessionId}${title}: branch to ${view.leafId ?? "(empty)"}, ${counted(view.entries.length, "message")}, ${mode}`,
     );
     const usage = summary.usage;
     if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0 || usage.cost > 0)) {

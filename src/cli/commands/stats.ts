@@ -1,6 +1,6 @@
 import type { Command } from "../command.js";
 import { storeStats } from "../inspect/stats.js";
-import { bytes, table } from "../output.js";
+import { bytes, counted, table } from "../output.js";
 
 /** `stats`: totals over the whole store. */
 export const stats: Command = {
@@ -25,7 +25,7 @@ export const stats: Command = {
         "sessions",
         `${s.sessions.total} (${s.sessions.registered} registered, ${s.sessions.unregistered} unregistered)`,
       ],
-      ["messages", `${s.messages} on all branches, ${s.compactions} overlays`],
+      ["messages", `${s.messages} on all branches, ${counted(s.compactions, "overlay")}`],
       ["stored message JSON", bytes(s.bytes)],
       [
         "attachments",
@@ -37,7 +37,10 @@ export const stats: Command = {
         `${s.usage.inputTokens} in, ${s.usage.outputTokens} out, ${s.usage.cacheReadTokens} cache read, ` +
           `${s.usage.cacheWriteTokens} cache write, $${s.usage.cost.toFixed(4)}`,
       ],
-      ["context blocks", `${s.blocks} blocks, ${s.entries} search entries`],
+      [
+        "context blocks",
+        `${counted(s.blocks, "block")}, ${counted(s.entries, "search entry", "search entries")}`,
+      ],
     ];
     if (s.file) {
       const free = s.file.freePages * s.file.pageSize;

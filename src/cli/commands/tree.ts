@@ -1,6 +1,7 @@
 import type { Command } from "../command.js";
 import { requireSession } from "../inspect/sessions.js";
 import { activeIds, leafIds, loadTree } from "../inspect/tree.js";
+import { counted } from "../output.js";
 import { renderTree } from "../render/tree-text.js";
 
 /** `tree`: the branch structure of a session. */
@@ -43,7 +44,7 @@ export const tree: Command = {
     const leaves = leafIds(loaded).length;
     await out.line();
     await out.line(
-      `${loaded.nodes.size} messages, ${leaves} branch${leaves === 1 ? "" : "es"}, latest leaf ${loaded.leafId}`,
+      `${counted(loaded.nodes.size, "message")}, ${counted(leaves, "branch", "branches")}, latest leaf ${loaded.leafId}`,
     );
   },
 };
