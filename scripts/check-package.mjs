@@ -39,6 +39,17 @@ try {
   }
   console.log(`${packed.filename}: ${shipped.length} files, ${packed.size} bytes`);
 
+  step(
+    "prepare again with nothing changed keeps dist/ (an app's later npm installs of a folder do not rebuild)",
+  );
+  const again = spawnSync(process.execPath, [join(root, "scripts", "prepare.mjs")], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  const note = `${again.stdout}${again.stderr}`.trim();
+  if (again.status !== 0 || !note.includes("kept")) throw new Error(`prepare rebuilt dist/:\n${note}`);
+  console.log(note);
+
   step("npm ci --offline of an app that depends on the tarball");
   const app = join(work, "app");
   mkdirSync(app);
