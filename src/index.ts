@@ -3,7 +3,7 @@ export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/
 export { entryKey } from "./context/keys.js";
 export { dropStrictNulls, toStrictSchema } from "./context/openai-strict.js";
 export { BlockContextProvider, EntrySearchProvider, formatEntryHits } from "./context/providers.js";
-export { REMINDER_PREAMBLE } from "./context/reminder.js";
+export { REMINDER_OPENING, REMINDER_PREAMBLE } from "./context/reminder.js";
 export { blockHeader, renderBlock, renderSystemPrompt, SEPARATOR } from "./context/render.js";
 export {
   type AnthropicToolDefinition,

@@ -10,7 +10,7 @@ import { EventChannel } from "./events.js";
 import { newId } from "./ids.js";
 import { type SendInput, toUserMessage } from "./input.js";
 import { closeRunningTurn } from "./recover.js";
-import { withReminder } from "./reminder.js";
+import { turnReminder, withReminder } from "./reminder.js";
 import { closeInterruptedTurn, missingResultsMessage, pendingToolCalls } from "./repair.js";
 import type { AgentSessionConfig } from "./session-config.js";
 import { streamTurn, type TurnResult } from "./turn.js";
@@ -185,7 +185,7 @@ export class AgentSession implements AsyncDisposable {
     try {
       if (controller.signal.aborted) throw controller.signal.reason;
       await this.compactIfDue(turn, events, controller.signal);
-      const call = await this.prepare();
+      const call = await this.prepare(events);
       // A failed download is retried with a note in that medium's place, until a call gets past its downloads.
       for (let retry = true; retry; ) {
         const [known, stored] = [this.unavailable.size, record.messages.length];
@@ -228,7 +228,7 @@ export class AgentSession implements AsyncDisposable {
   }
 
   /** The call's system prompt and tools (own prompt, memory prompt and tools, summary) and the memory reminder. */
-  private async prepare() {
+  private async prepare(events: EventChannel<AgentEvent>) {
     const { memory } = this.config;
     const memoryPrompt = memory ? await memory.freezeSystemPrompt() : undefined;
     // The caller's own tools win over memory tools of the same name.
@@ -239,7 +239,9 @@ export class AgentSession implements AsyncDisposable {
       .filter((part) => part)
       .join("\n\n");
     // Read once per turn, so every step of the turn sends the same prefix; never stored.
-    const reminder = typeof memory?.reminder === "function" ? await memory.reminder() : null;
+    const reminder = await turnReminder(memory, (error) =>
+      events.push({ type: "error", error, message: `Context reminder skipped: ${error.message}` }),
+    );
     return { system: system || undefined, tools: tools as ToolSet | undefined, reminder };
   }
 

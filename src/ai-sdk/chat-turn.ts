@@ -36,9 +36,9 @@ export class ChatTurn<M extends UIMessage> {
   };
 
   /**
-   * What the model is given (`convertToModelMessages(turn.messages)`): the stored path the answer follows; with a
-   * `reminder`, its latest user message ends with it (a copy: `streamOptions.originalMessages` and the store never
-   * hold it).
+   * What the model is given (`convertToModelMessages(turn.messages)`): the stored path the answer follows, its user
+   * text neutralised (see `withReminder`); with a `reminder`, its latest user message ends with it (a copy:
+   * `streamOptions.originalMessages` and the store never hold either).
    */
   readonly messages: M[];
 

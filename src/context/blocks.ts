@@ -3,7 +3,7 @@ import { isStorableId } from "../message/ids.js";
 import { contextOptions, newBlockLabel } from "../schema/options.js";
 import { parseInput } from "../schema/to-session-error.js";
 import { estimateStringTokens } from "../utils/tokens.js";
-import { promptRendersBlock, renderReminder } from "./reminder.js";
+import { promptRendersBlock, reminderFailure, renderReminder } from "./reminder.js";
 import { renderSystemPrompt } from "./render.js";
 import {
   type AnyContextProvider,
@@ -210,13 +210,18 @@ export class ContextBlocks {
   /**
    * Re-reads every `whenChanged: "remind"` block and returns, for those whose current section no longer appears in
    * `prompt` (the frozen prompt), their current values under a note that they replace the prompt's copies; null
-   * when none changed. Nothing is written: the reminder is for the next model call only.
+   * when none changed. Nothing is written: the reminder is for the next model call only. A provider that fails
+   * fails the reminder with a `SessionError` (see `reminderFailure`), never with its raw error.
    */
   async reminder(prompt: string): Promise<string | null> {
     const changed: ContextBlock[] = [];
     for (const block of [...this.blocks.values()]) {
       if (block.whenChanged !== "remind") continue;
-      await this.load(block.label);
+      try {
+        await this.load(block.label);
+      } catch (error) {
+        throw reminderFailure(error, block.label);
+      }
       const view = this.view(block);
       if (!promptRendersBlock(prompt, view)) changed.push(view);
     }

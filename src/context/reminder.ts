@@ -1,3 +1,4 @@
+import { errorMessage, SessionError } from "../errors.js";
 import { renderBlock, SEPARATOR } from "./render.js";
 import type { ContextBlock } from "./types.js";
 
@@ -5,6 +6,13 @@ import type { ContextBlock } from "./types.js";
 export const REMINDER_PREAMBLE =
   "These context blocks changed after the system prompt was written. " +
   "Their current values below replace the ones in the system prompt.";
+
+/**
+ * The section every reminder opens with: a border, the header `CONTEXT REMINDER [readonly]`, a border, then the
+ * preamble. Border and header lines are drawn only by the library (`neutralizeContent` redraws them in block
+ * content and in the user's text the model is given), so a user who types a reminder cannot make it open like this.
+ */
+export const REMINDER_OPENING = `${SEPARATOR}\nCONTEXT REMINDER [readonly]\n${SEPARATOR}\n${REMINDER_PREAMBLE}`;
 
 /**
  * True when `prompt` holds the block's section exactly as it renders now. Sections are joined by a blank line and
@@ -18,8 +26,18 @@ export function promptRendersBlock(prompt: string, block: ContextBlock): boolean
   return padded.includes(`\n\n${renderBlock(block)}\n\n${SEPARATOR}\n`);
 }
 
-/** The reminder text for changed blocks: the preamble, then each block's current section; null when none. */
+/** The reminder text for changed blocks: the opening section, then each block's current section; null when none. */
 export function renderReminder(changed: readonly ContextBlock[]): string | null {
   if (changed.length === 0) return null;
-  return [REMINDER_PREAMBLE, ...changed.map(renderBlock)].join("\n\n");
+  return [REMINDER_OPENING, ...changed.map(renderBlock)].join("\n\n");
+}
+
+/**
+ * A reminder that could not be built, as a `SessionError`: one already is kept (its code says why); anything else
+ * a provider threw becomes `STORAGE` (the provider is the block's storage) with the original as `cause`.
+ */
+export function reminderFailure(error: unknown, label?: string): SessionError {
+  if (error instanceof SessionError) return error;
+  const what = label === undefined ? "The context reminder" : `The context reminder (block "${label}")`;
+  return new SessionError("STORAGE", `${what} could not be built: ${errorMessage(error)}`, { cause: error });
 }

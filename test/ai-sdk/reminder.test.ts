@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { convertToModelMessages, streamText } from "ai";
 import { type ChatRequestBody, persistChatTurn, withReminder } from "../../src/ai-sdk/index.js";
-import { REMINDER_PREAMBLE } from "../../src/context/reminder.js";
+import { REMINDER_OPENING, REMINDER_PREAMBLE } from "../../src/context/reminder.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { scriptedModel } from "../agent/helpers/mock-model.js";
 import { NodeChat } from "./harness.js";
@@ -66,10 +66,7 @@ for (const [name, create] of [
         assert.deepEqual(prompt[0], system, `turn ${turn}: the system prompt is byte-identical`);
         const [text, reminder] = lastUserTexts(prompt);
         assert.equal(text, `question ${turn}`);
-        assert.ok(
-          reminder?.startsWith(REMINDER_PREAMBLE),
-          `turn ${turn}: the reminder ends the user message`,
-        );
+        assert.ok(reminder?.startsWith(REMINDER_OPENING), `turn ${turn}: the reminder ends the user message`);
         assert.match(reminder!, /Today is 2026-09-29\.$/);
         // Earlier user messages go out as they did before: only the newest one carries the reminder.
         const earlier = prompt.filter((m) => m.role === "user").slice(0, -1);

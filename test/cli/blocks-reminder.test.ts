@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { sessionBlocks } from "../../src/cli/inspect/blocks.js";
 import { API_ROUTES } from "../../src/cli/serve/api.js";
-import { REMINDER_PREAMBLE } from "../../src/context/reminder.js";
+import { REMINDER_OPENING } from "../../src/context/reminder.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 
 const stores: Array<[string, () => SessionStore]> = [
@@ -33,7 +33,7 @@ for (const [name, create] of stores) {
       await session.replaceContextBlock("memory", "Likes tea.");
       await session.replaceContextBlock("notes", "changed too");
       const pending = await reminders();
-      const expected = (await session.reminder())?.slice(REMINDER_PREAMBLE.length + 2);
+      const expected = (await session.reminder())?.slice(REMINDER_OPENING.length + 2);
       assert.equal(pending.memory, expected, "exactly the section Session.reminder() sends");
       assert.match(
         pending.memory ?? "",

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { SessionError } from "../../src/errors.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { Session } from "../../src/session/session.js";
 import { contextBackends } from "./backends.js";
@@ -107,6 +108,26 @@ describe("reminder(): which changes count", () => {
     env.value = "v2";
     await session.reminder();
     assert.equal(session.getContextBlock("env")?.content, "v2");
+  });
+});
+
+describe("reminder(): a provider that throws", () => {
+  test("rejects with a SessionError naming the block, the provider's error as its cause", async () => {
+    const failure = new Error("calendar service down");
+    const env = { fail: false, get: async () => (env.fail ? Promise.reject(failure) : "v1") };
+    const session = Session.create(new MemoryStore()).withContext("env", {
+      provider: env,
+      whenChanged: "remind",
+    });
+    await session.freezeSystemPrompt();
+    env.fail = true;
+    await assert.rejects(session.reminder(), (error: unknown) => {
+      assert.ok(error instanceof SessionError);
+      assert.equal(error.code, "STORAGE");
+      assert.match(error.message, /block "env".*calendar service down/);
+      assert.equal(error.cause, failure);
+      return true;
+    });
   });
 });
 

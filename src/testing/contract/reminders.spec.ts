@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { REMINDER_PREAMBLE } from "../../context/reminder.js";
+import { REMINDER_OPENING, REMINDER_PREAMBLE } from "../../context/reminder.js";
 import { Session } from "../../session/session.js";
 import { hasContextStorage, type SessionStore } from "../../store/types.js";
 import type { Suite } from "../runner.js";
@@ -48,7 +48,7 @@ export function remindersSpec({ describe, test }: Suite, target: ContractTarget)
           await session.appendMessage(msg(`u${turn}`, `question ${turn}`));
           const reminder = await session.reminder();
           assert.ok(reminder !== null, `turn ${turn} has a reminder`);
-          assert.ok(reminder.startsWith(REMINDER_PREAMBLE));
+          assert.ok(reminder.startsWith(REMINDER_OPENING));
           assert.match(reminder, /ENVIRONMENT \[readonly\]\n═+\nToday is 2026-09-29\.$/);
           assert.doesNotMatch(reminder, /SOUL|MEMORY|2026-09-28/);
           first ??= reminder;
