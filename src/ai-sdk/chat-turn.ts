@@ -118,8 +118,10 @@ export class ChatTurn<M extends UIMessage> {
  * Stores what a chat request may add to the session's tree and returns the turn that stores the answer. The
  * stored tree is the truth: the page may add a user message (a send, or an edit stored as a sibling), ask for
  * an answer under a stored message (a regenerate), or give the newest answer of its branch results for the tool
- * calls it waits on; anything else it posts is ignored or refused with a `SessionError` (see docs/AI-SDK.md).
- * `turn.messages` is the stored path the answer follows, never the posted array.
+ * calls that wait on the page; anything else it posts is ignored or refused with a `SessionError` (see
+ * docs/AI-SDK.md). `options.tools` (what `streamText` gets) tells the page's calls from the server's, and
+ * `options.maxRequestBytes` bounds what one request stores. `turn.messages` is the stored path the answer
+ * follows, never the posted array.
  */
 export async function persistChatTurn<M extends UIMessage>(
   storage: ChatStorage<M> | ChatStorage,
