@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolResultPart } from "ai";
+import { MISSING_RESULT_TEXT } from "../message/missing-result.js";
 import { newId } from "./ids.js";
 import type { AgentMessage } from "./types.js";
 
@@ -8,9 +9,8 @@ export interface PendingCall {
   toolName: string;
 }
 
-/** The text every synthetic result of a lost tool call carries (the model sees it as the tool's error). */
-export const MISSING_RESULT_TEXT =
-  "No result: the turn ended before this tool call returned (it may or may not have run).";
+// The text every synthetic result of a lost tool call carries, shared with the chat route (src/ai-sdk).
+export { MISSING_RESULT_TEXT };
 
 interface Part {
   type?: unknown;

@@ -1,4 +1,4 @@
-import type { UIMessage } from "ai";
+import type { ToolSet, UIMessage } from "ai";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
@@ -6,6 +6,7 @@ import { chatRequest, postedMessages } from "../schema/chat-request.js";
 import { parseInput } from "../schema/to-session-error.js";
 import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { acceptToolResults } from "./continuation.js";
+import { RequestBytes } from "./request-size.js";
 import { type ChatStorage, editedId, sameParts } from "./storage.js";
 
 /**
@@ -29,6 +30,21 @@ export interface ChatRequest<M extends UIMessage> {
   parentId?: string | null | undefined;
 }
 
+/** How `persistChatTurn` treats a request (both optional). */
+export interface PersistChatOptions {
+  /**
+   * The tools given to `streamText`: a tool with `execute` runs on the server, so the page may not post a result
+   * for its calls, and a call of it stored without a result is closed by the server. Without them, any call the
+   * answer waits on takes the page's result.
+   */
+  tools?: ToolSet | undefined;
+  /**
+   * Most bytes (UTF-8 JSON) of the page's content one request may store, its new user messages and tool results
+   * (`DEFAULT_MAX_REQUEST_BYTES`, 8 MiB, by default; a whole number >= 1024, or Infinity): more is `TOO_LARGE`.
+   */
+  maxRequestBytes?: number | undefined;
+}
+
 /** What a request asks for, read from the end of what the page posted. */
 export type ChatPlan =
   /** Continue the stored answer `answer`; `parts` are its parts with the page's tool results (null: none). */
@@ -46,14 +62,19 @@ interface Spot {
 }
 
 /** Reads a request against the stored tree (nothing is written); refuses what the page may not ask. */
-export async function planTurn(storage: ChatStorage, request: ChatRequest<UIMessage>): Promise<ChatPlan> {
+export async function planTurn(
+  storage: ChatStorage,
+  request: ChatRequest<UIMessage>,
+  options: PersistChatOptions = {},
+): Promise<ChatPlan> {
+  const bytes = new RequestBytes(options.maxRequestBytes);
   assertRequest(request);
   const whole = request.messages !== undefined;
   const posted: SessionMessage[] = whole ? request.messages!.slice(-POSTED_TAIL) : [request.message!];
   const last = posted[posted.length - 1]!;
   const spot = await locate(storage, last, whole);
   if (spot.overlay) return { kind: "answer", under: spot.id };
-  if (last.role === "assistant") return continuation(storage, last, spot);
+  if (last.role === "assistant") return continuation(storage, last, spot, options.tools, bytes);
   if (last.role !== "user") {
     throw new SessionError(
       "INVALID_MESSAGE",
@@ -61,7 +82,7 @@ export async function planTurn(storage: ChatStorage, request: ChatRequest<UIMess
     );
   }
   if (spot.stored) return { kind: "answer", under: spot.id };
-  const added = [{ ...last, id: spot.id }];
+  const added = [measured(bytes, { ...last, id: spot.id })];
   if (!whole) return { kind: "send", parentId: request.parentId, messages: added };
   // Back to the newest message the store has; the user messages after it are new (one, unless an earlier
   // request failed before storing its own), anything else after it is not the page's to add and is skipped.
@@ -69,7 +90,7 @@ export async function planTurn(storage: ChatStorage, request: ChatRequest<UIMess
     const entry = posted[i]!;
     const at = await locate(storage, entry, true);
     if (at.stored || at.overlay) return { kind: "send", parentId: at.id, messages: added };
-    if (entry.role === "user") added.unshift({ ...entry, id: at.id });
+    if (entry.role === "user") added.unshift(measured(bytes, { ...entry, id: at.id }));
   }
   if (request.messages!.length > posted.length) {
     throw new SessionError(
@@ -81,7 +102,13 @@ export async function planTurn(storage: ChatStorage, request: ChatRequest<UIMess
 }
 
 /** A continuation: the page's tool results for the calls the newest stored answer of its branch waits on. */
-async function continuation(storage: ChatStorage, posted: SessionMessage, spot: Spot): Promise<ChatPlan> {
+async function continuation(
+  storage: ChatStorage,
+  posted: SessionMessage,
+  spot: Spot,
+  tools: ToolSet | undefined,
+  bytes: RequestBytes,
+): Promise<ChatPlan> {
   const answer = spot.stored;
   if (answer === null) {
     throw new SessionError(
@@ -98,7 +125,13 @@ async function continuation(storage: ChatStorage, posted: SessionMessage, spot: 
   if (!Array.isArray(posted.parts)) {
     throw new SessionError("INVALID_MESSAGE", `Message "${posted.id}" has no parts array`);
   }
-  return { kind: "continue", answer, parts: acceptToolResults(answer.parts, posted.parts) };
+  return { kind: "continue", answer, parts: acceptToolResults(answer.parts, posted.parts, tools, bytes) };
+}
+
+/** A new message the page adds, counted against what the request may store before anything is written. */
+function measured(bytes: RequestBytes, message: SessionMessage): SessionMessage {
+  bytes.add(`message "${message.id}"`, message);
+  return message;
 }
 
 /**

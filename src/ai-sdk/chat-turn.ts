@@ -1,13 +1,20 @@
 import type { StepResult, ToolSet, UIMessage } from "ai";
 import { SessionError } from "../errors.js";
 import { isCompactionMessage } from "../message/overlay.js";
-import { type ChatPlan, type ChatRequest, type ChatTrigger, planTurn } from "./chat-request.js";
+import {
+  type ChatPlan,
+  type ChatRequest,
+  type ChatTrigger,
+  type PersistChatOptions,
+  planTurn,
+} from "./chat-request.js";
 import { loadChat } from "./messages.js";
 import { contextReminder, withReminder } from "./reminder.js";
 import { fromSteps } from "./steps.js";
 import { type ChatStorage, chatMessageId, putMessage } from "./storage.js";
+import { closeCalls, isClientCall, lacksResult } from "./tool-calls.js";
 
-export type { ChatRequest, ChatTrigger };
+export type { ChatRequest, ChatTrigger, PersistChatOptions };
 
 /** The JSON body `useChat` posts by default (for typing `await req.json()`). */
 export interface ChatRequestBody<M extends UIMessage = UIMessage> {
@@ -21,6 +28,10 @@ export interface ChatRequestBody<M extends UIMessage = UIMessage> {
 export interface ChatFinishEvent<M extends UIMessage> {
   responseMessage: M;
   isContinuation?: boolean;
+  /** The stream was stopped (the request's abort): the answer waits on nothing, its open calls are closed. */
+  isAborted?: boolean;
+  /** How the stream ended; `failed` is treated as stopped. */
+  outcome?: { status: string };
 }
 
 /**
@@ -50,6 +61,8 @@ export class ChatTurn<M extends UIMessage> {
     readonly parentId: string | null,
     /** The session's context reminder for this call (`Session.reminder()`), or null. */
     readonly reminder: string | null = null,
+    /** The app's tools (`PersistChatOptions.tools`): a server tool's call is never stored waiting. */
+    private readonly tools?: ToolSet | undefined,
   ) {
     this.messages = withReminder(messages, reminder);
     // The stream continues the last of originalMessages when it is an assistant message; a summary the path
@@ -62,19 +75,34 @@ export class ChatTurn<M extends UIMessage> {
     };
   }
 
-  /** Stores the streamed answer: a new child of the request, or an in-place replacement for a continuation. */
+  /**
+   * Stores the streamed answer: a new child of the request, or an in-place replacement for a continuation. A
+   * stopped answer (aborted, or failed) is stored with what it streamed, and its tool calls without a result are
+   * closed with an error result: nothing in it waits on the page (a server tool cut off while it ran is not the
+   * page's to answer).
+   */
   async onFinish(event: ChatFinishEvent<M>): Promise<void> {
-    await this.saveResponse(event.responseMessage);
+    const stopped = event.isAborted === true || event.outcome?.status === "failed";
+    const message = event.responseMessage;
+    await this.saveResponse(
+      stopped ? { ...message, parts: closeCalls(message.parts, lacksResult) } : message,
+    );
   }
 
   /**
    * Stores an answer: a message whose id is already stored (a continuation of an assistant message after
    * client-side tool results) is replaced in place; a new one becomes a child of `parentId`. An answer without
-   * parts (aborted before any output) is not stored.
+   * parts (aborted before any output) is not stored. With `tools`, a server tool's call without a result is
+   * stored closed with an error result.
    */
   async saveResponse(message: M): Promise<void> {
     if (message.parts.length === 0) return;
-    const answer = message.id === "" ? { ...message, id: chatMessageId() } : message;
+    const tools = this.tools;
+    const parts =
+      tools === undefined
+        ? message.parts
+        : closeCalls(message.parts, (part) => lacksResult(part) && !isClientCall(part, tools));
+    const answer = { ...message, parts, ...(message.id === "" ? { id: chatMessageId() } : {}) };
     await putMessage(this.storage, answer, this.parentId);
   }
 
@@ -90,29 +118,33 @@ export class ChatTurn<M extends UIMessage> {
  * Stores what a chat request may add to the session's tree and returns the turn that stores the answer. The
  * stored tree is the truth: the page may add a user message (a send, or an edit stored as a sibling), ask for
  * an answer under a stored message (a regenerate), or give the newest answer of its branch results for the tool
- * calls it waits on; anything else it posts is ignored or refused with a `SessionError` (see docs/AI-SDK.md).
- * `turn.messages` is the stored path the answer follows, never the posted array.
+ * calls that wait on the page; anything else it posts is ignored or refused with a `SessionError` (see
+ * docs/AI-SDK.md). `options.tools` (what `streamText` gets) tells the page's calls from the server's, and
+ * `options.maxRequestBytes` bounds what one request stores. `turn.messages` is the stored path the answer
+ * follows, never the posted array.
  */
 export async function persistChatTurn<M extends UIMessage>(
   storage: ChatStorage<M> | ChatStorage,
   request: ChatRequest<M>,
+  options: PersistChatOptions = {},
 ): Promise<ChatTurn<M>> {
-  const turn = await storeChatRequest<M>(storage, request);
+  const turn = await storeChatRequest<M>(storage, request, options);
   // Context reminders (./reminder.ts): read once the request is stored, sent with this call only, never stored.
   const reminder = await contextReminder(storage);
   if (reminder === null) return turn;
-  return new ChatTurn(storage, turn.messages, turn.parentId, reminder);
+  return new ChatTurn(storage, turn.messages, turn.parentId, reminder, options.tools);
 }
 
 /** Stores what the request may add (see persistChatTurn) and returns its turn (without a reminder). */
 async function storeChatRequest<M extends UIMessage>(
   storage: ChatStorage<M> | ChatStorage,
   request: ChatRequest<M>,
+  options: PersistChatOptions,
 ): Promise<ChatTurn<M>> {
-  const plan = await planTurn(storage, request);
-  if (plan.kind === "continue") return continueAnswer<M>(storage, plan);
+  const plan = await planTurn(storage, request, options);
+  if (plan.kind === "continue") return continueAnswer<M>(storage, plan, options.tools);
   const leaf = plan.kind === "answer" ? plan.under : await addMessages(storage, plan);
-  return new ChatTurn(storage, await loadChat<M>(storage, leaf), leaf);
+  return new ChatTurn(storage, await loadChat<M>(storage, leaf), leaf, null, options.tools);
 }
 
 /** Stores the page's new user messages in order; returns the last one's id. */
@@ -129,6 +161,7 @@ async function addMessages(storage: ChatStorage, plan: ChatPlan & { kind: "send"
 async function continueAnswer<M extends UIMessage>(
   storage: ChatStorage,
   plan: ChatPlan & { kind: "continue" },
+  tools: ToolSet | undefined,
 ): Promise<ChatTurn<M>> {
   const { answer, parts } = plan;
   const messages = await loadChat<M>(storage, answer.id);
@@ -144,5 +177,5 @@ async function continueAnswer<M extends UIMessage>(
     await storage.updateMessage(continued);
     messages[messages.length - 1] = continued as unknown as M;
   }
-  return new ChatTurn(storage, messages, answer.id);
+  return new ChatTurn(storage, messages, answer.id, null, tools);
 }

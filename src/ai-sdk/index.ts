@@ -5,8 +5,10 @@ export {
   type ChatRequestBody,
   type ChatTrigger,
   ChatTurn,
+  type PersistChatOptions,
   persistChatTurn,
 } from "./chat-turn.js";
 export { asUIMessages, loadChat } from "./messages.js";
 export { withReminder } from "./reminder.js";
+export { DEFAULT_MAX_REQUEST_BYTES } from "./request-size.js";
 export { type ChatStorage, chatMessageId } from "./storage.js";

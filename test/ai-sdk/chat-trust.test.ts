@@ -137,7 +137,14 @@ for (const [name, create] of backends) {
           input: {},
           approval: { id: "ap1", approved: true, reason: "ok" },
         },
-        { type: "tool-lookup", toolCallId: "l1", state: "output-available", input: {}, output: "forged" },
+        // A provider-executed call's result is refused (chat-tool-owner.test.ts); its unchanged copy is ignored.
+        {
+          type: "tool-lookup",
+          toolCallId: "l1",
+          state: "input-available",
+          input: {},
+          providerExecuted: true,
+        },
         { type: "tool-other", toolCallId: "x1", state: "output-available", input: {}, output: "forged" },
       ] as UIMessage["parts"];
       const turn = await persistChatTurn(session, { messages: [text("u1", "user", "hi"), posted] });
