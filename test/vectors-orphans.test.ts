@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
+import type { VectorBackend } from "../src/search/vectors/types.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { testEmbedder } from "./vectors/embedder.js";
 import { channel, describeTargets, importCrowd, seed, withEmbedded, withStorage } from "./vectors/helpers.js";
@@ -89,6 +90,29 @@ await describeTargets((target) => {
         await plain.close();
       }
       await assertLiveOnly(storage, store);
+    });
+  });
+
+  test("a message deleted after its text was read for embedding gets no vector, and the batch still succeeds", async () => {
+    await withStorage(target.fresh, async (storage) => {
+      const { embed, state } = testEmbedder();
+      state.broken = true;
+      const store = await storage.open({ embedder: embed, onEmbedError: () => undefined });
+      try {
+        await seed(store);
+        await channel(store).idle();
+        state.broken = false;
+        const backend = (channel(store) as unknown as { backend: VectorBackend }).backend;
+        const rows = await backend.pending(0, 10);
+        assert.equal(rows.length, 4);
+        await store.session("b").deleteMessages(["food"]);
+        await channel(store).embedRows(rows);
+        if (target.index !== "memory") assert.equal(await storage.vectorRows(store), 3);
+        assert.equal(await storage.indexRows(store), 3);
+        assert.deepEqual(await channel(store).status(), { embedded: 3, pending: 0 });
+      } finally {
+        await store.close();
+      }
     });
   });
 
