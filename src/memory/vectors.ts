@@ -70,7 +70,20 @@ class MemoryVectorBackend implements VectorBackend {
   }
 
   async write(rows: readonly VectorWrite[]): Promise<void> {
+    // A message deleted since its text was read gets no vector: it would outlive the message.
+    const live = new Map<string, Set<number>>();
+    const exists = (sessionId: string, seq: number) => {
+      let seqs = live.get(sessionId);
+      if (seqs === undefined) {
+        seqs = new Set(
+          Array.from(this.store.sessionData(sessionId, false)?.rows.values() ?? [], (r) => r.seq),
+        );
+        live.set(sessionId, seqs);
+      }
+      return seqs.has(seq);
+    };
     for (const row of rows) {
+      if (!exists(String(row.session), row.seq)) continue;
       const vector = row.vector === "keep" ? (this.entries.get(row.seq)?.vector ?? null) : row.vector;
       if (vector) this.size ??= vector.length;
       this.entries.set(row.seq, {

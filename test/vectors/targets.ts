@@ -24,6 +24,13 @@ export interface Storage {
   vectorTables(store: VectorStore): Promise<string[]>;
   /** Vector rows stored (bookkeeping rows of the vector table). */
   vectorRows(store: VectorStore): Promise<number>;
+  /**
+   * Vectors in the index `nearest` reads: sqlite-vec's table, memory's entries, else the vector table itself (its
+   * rows hold the vectors). On sqlite-vec, `store` needs the extension loaded (one opened with the embedder).
+   */
+  indexRows(store: VectorStore): Promise<number>;
+  /** Takes away what removes a deleted message's vectors with it, as in a store whose vectors predate that. */
+  unlinkVectors(store: VectorStore): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -60,6 +67,18 @@ function sqliteStorage(
         .filter((name) => VECTOR_TABLES.includes(name)),
     vectorRows: async (store) =>
       driverOf(store).get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_message_vectors")?.n ?? 0,
+    indexRows: async (store) => {
+      const driver = driverOf(store);
+      const vec = driver.get("SELECT 1 FROM sqlite_master WHERE name = 'agent_message_vectors_vec'");
+      const table = vec ? "agent_message_vectors_vec" : "agent_message_vectors";
+      return driver.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`)?.n ?? 0;
+    },
+    unlinkVectors: async (store) => {
+      const driver = driverOf(store);
+      driver.run("DROP TRIGGER IF EXISTS agent_message_vectors_on_delete");
+      driver.run("DROP TRIGGER IF EXISTS agent_message_vectors_tombstone");
+      driver.run("DROP TABLE IF EXISTS agent_message_vectors_gone");
+    },
     dispose: async () => cleanup(),
   };
 }
@@ -67,6 +86,10 @@ function sqliteStorage(
 function postgresStorage(db: PostgresQueryable, schema: string, cleanup: () => Promise<void>): Storage {
   const q = async <T>(sql: string, params: unknown[] = []) =>
     ((await db.query(sql, params)) as unknown as { rows: T[] }).rows;
+  const vectorRows = async () =>
+    Number(
+      (await q<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".agent_message_vectors`))[0]?.n ?? 0,
+    );
   return {
     open: async (options) => PostgresStore.open(db, { schema, ...options }),
     ids: async (_store, seqs) => {
@@ -88,12 +111,24 @@ function postgresStorage(db: PostgresQueryable, schema: string, cleanup: () => P
       )
         .map((row) => row.name)
         .filter((name) => VECTOR_TABLES.includes(name)),
-    vectorRows: async () =>
-      Number(
-        (await q<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".agent_message_vectors`))[0]?.n ?? 0,
-      ),
+    vectorRows,
+    indexRows: vectorRows,
+    unlinkVectors: async () => {
+      const table = `"${schema}".agent_message_vectors`;
+      for (const { name } of await q<{ name: string }>(
+        "SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f'",
+        [table],
+      ))
+        await q(`ALTER TABLE ${table} DROP CONSTRAINT "${name}"`);
+    },
     dispose: cleanup,
   };
+}
+
+/** The vectors a MemoryStore's channel keeps, by seq (its backend's own map: memory has no table to count). */
+export function memoryEntries(store: VectorStore): Map<number, unknown> {
+  const channel = (store as MemoryStore).vectors as unknown as { backend: { entries: Map<number, unknown> } };
+  return channel.backend.entries;
 }
 
 function memoryTarget(): VectorTarget {
@@ -118,6 +153,9 @@ function memoryTarget(): VectorTarget {
         },
         vectorTables: async () => [],
         vectorRows: async () => 0,
+        indexRows: async (s) => memoryEntries(s).size,
+        // Memory's vectors live beside its rows in this process: no other writer deletes them.
+        unlinkVectors: async () => undefined,
         dispose: async () => undefined,
       };
     },

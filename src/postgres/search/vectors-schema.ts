@@ -7,6 +7,8 @@ import type { Tables } from "../schema.js";
 /** Names of the vector tables and their indexes, quoted. */
 export interface VectorTables {
   vectors: string;
+  /** The store's messages table, which each vector row references. */
+  messages: string;
   state: string;
   sessionIndex: string;
   hnswIndex: string;
@@ -18,6 +20,7 @@ export function vectorTables(t: Tables): VectorTables {
   const table = (name: string) => (t.schema ? `"${t.schema}".` : "") + q(name);
   return {
     vectors: table("agent_message_vectors"),
+    messages: t.messages,
     state: table("agent_vector_state"),
     sessionIndex: q("agent_message_vectors_session"),
     hnswIndex: q("agent_message_vectors_hnsw"),
@@ -28,12 +31,14 @@ export function vectorTables(t: Tables): VectorTables {
  * The statements that create the tables, run on the channel's first use only (a store without an embedder never
  * has them). `content_hash` is the message row's when its text was read (a mismatch = stale), `text_hash` the
  * embedded text's. Vectors are a float4[] (`vector`) without pgvector; with it they are an `embedding vector(n)`
- * column with an HNSW index, added once the first vector gives the size.
+ * column with an HNSW index, added once the first vector gives the size. A row references its message with ON
+ * DELETE CASCADE, so it goes in the statement that deletes the message, whichever process deletes it (one without
+ * an embedder, the CLI's prune, older code), and dropping the table drops the reference with it.
  */
 export function tableStatements(v: VectorTables): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${v.vectors} (
-      seq bigint PRIMARY KEY,
+      seq bigint PRIMARY KEY REFERENCES ${v.messages} (seq) ON DELETE CASCADE,
       session_num bigint NOT NULL,
       content_hash text,
       text_hash text NOT NULL,

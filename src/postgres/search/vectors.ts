@@ -15,6 +15,7 @@ import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 import { nearestPaths, nearestWhere, offPathOf } from "./vectors-scope.js";
+import { linkMessages, sweepOrphans } from "./vectors-sweep.js";
 
 interface PendingRow {
   seq: string | number;
@@ -55,6 +56,7 @@ class PostgresVectorBackend implements VectorBackend {
   async ensure(): Promise<void> {
     const executor = await this.executor();
     for (const statement of tableStatements(this.v)) await executor.query(statement);
+    await linkMessages(executor, this.v);
     const [state] = await executor.query<{ dimensions: number; kind: string }>(
       `SELECT dimensions, kind FROM ${this.v.state} WHERE id = 1`,
     );
@@ -142,9 +144,12 @@ class PostgresVectorBackend implements VectorBackend {
           continue;
         }
         const value = row.vector ? vectorLiteral(row.vector, native) : null;
+        // Only while the message exists: one deleted since its text was read gets no vector (the reference would
+        // refuse it and fail the batch). FOR KEY SHARE waits for a delete in progress, then sees the row gone.
         await query(
           `INSERT INTO ${this.v.vectors} (seq, session_num, content_hash, text_hash, ${column})
-           VALUES ($1, $2, $3, $4, $5${cast})
+           SELECT $1, $2, $3, $4, $5${cast} FROM ${this.t.messages} m WHERE m.seq = $1 AND m.session_num = $2
+           FOR KEY SHARE
            ON CONFLICT (seq) DO UPDATE SET session_num = EXCLUDED.session_num, content_hash = EXCLUDED.content_hash,
            text_hash = EXCLUDED.text_hash, ${column} = EXCLUDED.${column}`,
           [row.seq, row.session, row.contentHash, row.textHash, value],
@@ -238,16 +243,7 @@ class PostgresVectorBackend implements VectorBackend {
   }
 
   async prune(sessionId?: string): Promise<void> {
-    const executor = await this.executor();
-    const scope =
-      sessionId === undefined
-        ? ""
-        : ` AND v.session_num = (SELECT num FROM ${this.t.heads} WHERE session_id = $1)`;
-    await executor.query(
-      `DELETE FROM ${this.v.vectors} v WHERE NOT EXISTS (
-         SELECT 1 FROM ${this.t.messages} m WHERE m.seq = v.seq AND m.session_num = v.session_num)${scope}`,
-      sessionId === undefined ? [] : [sessionId],
-    );
+    await sweepOrphans(await this.executor(), this.t, this.v, sessionId);
   }
 
   async counts(): Promise<{ embedded: number; pending: number }> {

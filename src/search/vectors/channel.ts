@@ -100,6 +100,8 @@ export class StoreVectors implements VectorChannel {
     }
     const { onProgress, signal } = options;
     await this.ready();
+    // Vectors a delete left behind (one made before deletes took them, or a process killed before its prune) go.
+    await this.backend.prune();
     const total = (await this.backend.counts()).pending;
     let after = 0;
     let done = 0;

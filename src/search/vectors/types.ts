@@ -144,7 +144,10 @@ export interface VectorBackend {
    * pass the filters: the filter is part of the read, never stricter than passesFilters (search/options.ts).
    */
   nearest(query: Float32Array, read: NearestRead): Promise<number[]>;
-  /** Removes vectors of messages that no longer exist (in one session, or everywhere). */
+  /**
+   * Removes vectors of messages that no longer exist (in one session, or everywhere), in bounded batches: the
+   * deletes take them already where the engine allows it, this sweeps what older deletes left.
+   */
   prune(sessionId?: string): Promise<void>;
   /** Counts for {@link VectorChannel.status}. */
   counts(): Promise<{ embedded: number; pending: number }>;

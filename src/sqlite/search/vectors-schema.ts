@@ -18,7 +18,28 @@ export const VECTOR_TABLES = [
     dimensions INTEGER NOT NULL,
     kind TEXT NOT NULL
   )`,
+  // A message's vector goes in the transaction that deletes the message, whichever connection deletes it (one
+  // without an embedder, the CLI's prune, older code): one primary-key delete per deleted message; appends and
+  // updates never fire it. Stored with the schema, so dropping agent_message_vectors means dropping this first.
+  `CREATE TRIGGER IF NOT EXISTS agent_message_vectors_on_delete AFTER DELETE ON agent_messages BEGIN
+    DELETE FROM agent_message_vectors WHERE seq = OLD.seq;
+  END`,
 ];
+
+/**
+ * With sqlite-vec: a connection without the extension cannot touch its table (a statement naming it fails), so a
+ * deleted vector row leaves its seq in agent_message_vectors_gone, and a connection with the extension removes
+ * those from agent_message_vectors_vec (`drainGone` in vectors.ts) before they can crowd a nearest read.
+ */
+export const VEC_GONE_TABLES = [
+  "CREATE TABLE IF NOT EXISTS agent_message_vectors_gone (seq INTEGER PRIMARY KEY)",
+  `CREATE TRIGGER IF NOT EXISTS agent_message_vectors_tombstone AFTER DELETE ON agent_message_vectors BEGIN
+    INSERT OR IGNORE INTO agent_message_vectors_gone (seq) VALUES (OLD.seq);
+  END`,
+];
+
+/** Vector rows removed per transaction when orphans are swept or sqlite-vec's rows drained (bounded lock time). */
+export const SWEEP_BATCH = 1_000;
 
 /** A vector row `v` is current when it was made from the message row `m` as it is now (same session and content). */
 export const CURRENT = "v.session_num = m.session_num AND v.content_hash IS m.content_hash";

@@ -19,7 +19,8 @@ import type { SqlDriver } from "../connection/driver.js";
 import { branchedSessions, offPathSessions } from "./active-paths.js";
 import { loadSqliteVec } from "./vectors-extension.js";
 import { knnNearest, scanNearest } from "./vectors-nearest.js";
-import { CURRENT, int, VECTOR_TABLES } from "./vectors-schema.js";
+import { CURRENT, int, VEC_GONE_TABLES, VECTOR_TABLES } from "./vectors-schema.js";
+import { drainGone, sweepOrphans } from "./vectors-sweep.js";
 
 const PENDING_SELECT = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, m.content_hash,
   CASE WHEN v.session_num = m.session_num THEN v.text_hash END AS stored
@@ -61,6 +62,16 @@ class SqliteVectorBackend implements VectorBackend {
       this.kind = state.kind;
       this.size = state.dimensions;
     }
+    // A store whose sqlite-vec table predates the tombstones gets them here; what deletes left meanwhile goes now.
+    if (this.kind === "sqlite-vec" && this.size !== null) {
+      for (const statement of VEC_GONE_TABLES) driver.run(statement);
+      this.drain();
+    }
+  }
+
+  // sqlite-vec's rows of deleted vector rows go (its table exists once the first vector fixed the size).
+  private drain(): void {
+    if (this.kind === "sqlite-vec" && this.size !== null) drainGone(this.driver);
   }
 
   private pendingRows(rows: PendingRow[]): PendingText[] {
@@ -99,6 +110,15 @@ class SqliteVectorBackend implements VectorBackend {
     const native = this.kind === "sqlite-vec";
     driver.transaction(() => {
       for (const row of rows) {
+        // A message deleted since its text was read gets no vector (it would outlive it): the transaction holds
+        // the write lock, so no delete comes between this check and the write.
+        if (
+          !driver.get("SELECT 1 AS present FROM agent_messages WHERE seq = ? AND session_num = ?", [
+            row.seq,
+            row.session,
+          ])
+        )
+          continue;
         const vector = row.vector;
         if (vector instanceof Float32Array) this.sizeFor(vector.length, native);
         if (vector === "keep") {
@@ -135,6 +155,7 @@ class SqliteVectorBackend implements VectorBackend {
         `CREATE VIRTUAL TABLE IF NOT EXISTS agent_message_vectors_vec USING vec0(
           embedding float[${length}] distance_metric=cosine, session_num integer partition key)`,
       );
+      for (const statement of VEC_GONE_TABLES) this.driver.run(statement);
     }
     this.driver.run(
       "INSERT INTO agent_vector_state (id, dimensions, kind) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING",
@@ -155,6 +176,8 @@ class SqliteVectorBackend implements VectorBackend {
   }
 
   async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
+    // Vectors of messages another connection deleted would crowd sqlite-vec's KNN (a store-wide read found none).
+    this.drain();
     const nums = this.scopeNums(read);
     if (nums?.length === 0) return [];
     const within = (paths: readonly number[]) => {
@@ -187,19 +210,9 @@ class SqliteVectorBackend implements VectorBackend {
 
   async prune(sessionId?: string): Promise<void> {
     const num = sessionId === undefined ? undefined : this.store.sessionNum(sessionId, false);
-    const orphans = this.driver.column<number>(
-      `SELECT v.seq FROM agent_message_vectors v LEFT JOIN agent_messages m ON m.seq = v.seq
-       WHERE (m.seq IS NULL OR m.session_num <> v.session_num)${num === undefined ? "" : " AND v.session_num = ?"}`,
-      num === undefined ? [] : [num],
-    );
-    if (orphans.length === 0) return;
-    const native = this.kind === "sqlite-vec";
-    this.driver.transaction(() => {
-      for (const seq of orphans) {
-        this.driver.run("DELETE FROM agent_message_vectors WHERE seq = ?", [seq]);
-        if (native) this.driver.run("DELETE FROM agent_message_vectors_vec WHERE rowid = ?", [int(seq)]);
-      }
-    });
+    // A deleted session's vector rows went with its messages (the trigger); what older deletes left is backfill's.
+    if (sessionId === undefined || num !== undefined) sweepOrphans(this.driver, num);
+    this.drain();
   }
 
   async counts(): Promise<{ embedded: number; pending: number }> {
