@@ -3,6 +3,7 @@
  * with BM25 weights computed here, or every word required (`match: "all"`). The reference semantics the SQL
  * backends are tested against (test/search-differential.test.ts).
  */
+import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context-budget.js";
 import { fuseRankings } from "../search/fusion.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
@@ -43,6 +44,7 @@ export function searchMemory(
   let ranked = plan.match === "all" ? rankAllWords(scoped, terms) : rankRecall(scoped, terms, top);
   if (near?.length) ranked = fused(scoped, ranked, near);
   const results: SearchResult[] = [];
+  const turns = contextTurns();
   for (const { item, score } of ranked) {
     if (results.length >= plan.limit) break;
     const { row, sessionId, data, onPath, active } = item;
@@ -58,7 +60,7 @@ export function searchMemory(
     };
     const overlay = coveringOverlay(data, row);
     if (overlay !== undefined) result.compactedBy = overlay;
-    if (plan.context > 0) result.context = contextOf(row, onPath ? active : undefined, plan.context);
+    if (plan.context > 0) result.context = contextOf(row, onPath ? active : undefined, plan.context, turns);
     results.push(result);
   }
   return results;
@@ -179,10 +181,19 @@ function coveringOverlay(data: SessionData, row: Row): string | undefined {
   return undefined;
 }
 
-/** Up to `turns` turns before and after `row`: its ancestors, and the active path's (else the newest) replies. */
-function contextOf(row: Row, active: ReadonlySet<Row> | undefined, turns: number) {
-  const before: SearchContextTurn[] = [];
-  for (let at = row.parent; at && before.length < turns; at = at.parent) before.unshift(turnOf(at));
+/**
+ * Up to `turns` turns before and after `row`: its ancestors, and the active path's (else the newest) replies. Hits
+ * come in page order, so the shared `take` meets the turns in the order the SQL backends count them.
+ */
+function contextOf(
+  row: Row,
+  active: ReadonlySet<Row> | undefined,
+  turns: number,
+  take: (row: Row) => SearchContextTurn,
+) {
+  const ancestors: Row[] = [];
+  for (let at = row.parent; at && ancestors.length < turns; at = at.parent) ancestors.push(at);
+  const before = ancestors.reverse().map(take);
   const after: SearchContextTurn[] = [];
   let at: Row | undefined = row;
   while (after.length < turns) {
@@ -191,12 +202,29 @@ function contextOf(row: Row, active: ReadonlySet<Row> | undefined, turns: number
       ? children.find((child) => active.has(child))
       : children[children.length - 1];
     if (next === undefined) break;
-    after.push(turnOf(next));
+    after.push(take(next));
     at = next;
   }
   return { before, after };
 }
 
-function turnOf(row: Row): SearchContextTurn {
-  return { id: row.id, role: row.role, content: row.text, createdAt: row.createdAt };
+/**
+ * A search's context turns: each message made into a turn once and shared by every hit it borders, its text shown
+ * while the distinct turns' stored bytes stay within SEARCH_CONTEXT_BYTES (see search/context-budget.ts).
+ */
+function contextTurns(): (row: Row) => SearchContextTurn {
+  const made = new Map<Row, SearchContextTurn>();
+  let spent = 0;
+  return (row) => {
+    let turn = made.get(row);
+    if (turn === undefined) {
+      spent += row.bytes;
+      turn =
+        spent <= SEARCH_CONTEXT_BYTES
+          ? { id: row.id, role: row.role, content: row.text, createdAt: row.createdAt }
+          : contextOverBudget(row.id, row.role, row.createdAt);
+      made.set(row, turn);
+    }
+    return turn;
+  };
 }
