@@ -9,7 +9,7 @@ import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/recall.js";
-import { scoreText, termFrequencies } from "../search/score.js";
+import { scoreText, termCounter } from "../search/score.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../types.js";
 import {
@@ -102,14 +102,15 @@ function rankRecall(
   const frequencies: { seq: number; tf: number[]; length: number }[] = [];
   const documentFrequency = new Array<number>(terms.length).fill(0);
   let totalLength = 0;
+  const count = termCounter(terms);
   for (const item of scoped) {
     bySeq.set(item.row.seq, item);
     // A message's length is its token estimate, as the SQL backends keep it: counted in index tokens, a 100 KB
     // word was one token here and 25,000 there, and the backends ranked such a message at opposite ends.
     const length = item.row.tokens;
     totalLength += length;
-    const { tf } = termFrequencies(terms, rowTerms(item.row));
-    if (!tf.some((n) => n > 0)) continue;
+    const tf = count(rowTerms(item.row));
+    if (tf === undefined) continue;
     tf.forEach((n, i) => {
       if (n > 0) documentFrequency[i]!++;
     });
