@@ -2,7 +2,7 @@ import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
-import { MAX_SEARCH_CONTEXT } from "../search/options.js";
+import { MAX_SEARCH_CONTEXT, searchPlan } from "../search/options.js";
 import type { StoreSearchOptions } from "../store/types.js";
 import type { SearchBranch, SearchMatch, SearchResult, SessionMessage } from "../types.js";
 import { type SearchToolOptions, sessionSearchTool } from "./search-tools.js";
@@ -45,7 +45,10 @@ const SEARCH_KEYS = [
   "vectors",
 ] as const satisfies readonly (keyof ManagerSearchOptions & keyof StoreSearchOptions)[];
 
-/** `SessionManager.search`: the store's cross-session search (`NOT_FOUND` for an unregistered `sessionId`). */
+/**
+ * `SessionManager.search`: the store's cross-session search (`NOT_FOUND` for an unregistered `sessionId`; ids of
+ * `sessionIds` that are not registered match nothing).
+ */
 export async function searchSessions<M extends SessionMessage>(
   state: ManagerState<M>,
   query: string,
@@ -57,7 +60,24 @@ export async function searchSessions<M extends SessionMessage>(
   for (const key of SEARCH_KEYS) {
     if (options[key] !== undefined) (passed as Record<string, unknown>)[key] = options[key];
   }
+  if (passed.sessionIds !== undefined && passed.sessionIds !== null) {
+    // Checked before the registry is asked, so a malformed set is INVALID_ARGUMENT, not a crash in the look-ups.
+    const named = searchPlan(passed).sessionIds ?? new Set<string>();
+    passed.sessionIds = await registered(state, named);
+  }
   return state.store.searchMessages(query, passed);
+}
+
+/**
+ * The ids of `ids` the registry knows: the manager answers for its own sessions, as it does for `sessionId`; a
+ * session written through a plain Session on the same store is no session of the manager's.
+ */
+async function registered<M extends SessionMessage>(
+  state: ManagerState<M>,
+  ids: ReadonlySet<string>,
+): Promise<string[]> {
+  const known = await Promise.all([...ids].map(async (id) => (await state.store.registry.get(id)) !== null));
+  return [...ids].filter((_, i) => known[i]);
 }
 
 /** `SessionManager.tools`: `{ session_search }` within the manager's tool-output limits (or `limits`). */

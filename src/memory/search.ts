@@ -3,12 +3,13 @@
  * with BM25 weights computed here, or every word required (`match: "all"`). The reference semantics the SQL
  * backends are tested against (test/search-differential.test.ts).
  */
+import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context-budget.js";
 import { fuseRankings } from "../search/fusion.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/recall.js";
-import { scoreText, termFrequencies } from "../search/score.js";
+import { scoreText, termCounter } from "../search/score.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../types.js";
 import {
@@ -43,6 +44,7 @@ export function searchMemory(
   let ranked = plan.match === "all" ? rankAllWords(scoped, terms) : rankRecall(scoped, terms, top);
   if (near?.length) ranked = fused(scoped, ranked, near);
   const results: SearchResult[] = [];
+  const turns = contextTurns();
   for (const { item, score } of ranked) {
     if (results.length >= plan.limit) break;
     const { row, sessionId, data, onPath, active } = item;
@@ -58,7 +60,7 @@ export function searchMemory(
     };
     const overlay = coveringOverlay(data, row);
     if (overlay !== undefined) result.compactedBy = overlay;
-    if (plan.context > 0) result.context = contextOf(row, onPath ? active : undefined, plan.context);
+    if (plan.context > 0) result.context = contextOf(row, onPath ? active : undefined, plan.context, turns);
     results.push(result);
   }
   return results;
@@ -100,14 +102,15 @@ function rankRecall(
   const frequencies: { seq: number; tf: number[]; length: number }[] = [];
   const documentFrequency = new Array<number>(terms.length).fill(0);
   let totalLength = 0;
+  const count = termCounter(terms);
   for (const item of scoped) {
     bySeq.set(item.row.seq, item);
     // A message's length is its token estimate, as the SQL backends keep it: counted in index tokens, a 100 KB
     // word was one token here and 25,000 there, and the backends ranked such a message at opposite ends.
     const length = item.row.tokens;
     totalLength += length;
-    const { tf } = termFrequencies(terms, rowTerms(item.row));
-    if (!tf.some((n) => n > 0)) continue;
+    const tf = count(rowTerms(item.row));
+    if (tf === undefined) continue;
     tf.forEach((n, i) => {
       if (n > 0) documentFrequency[i]!++;
     });
@@ -179,10 +182,19 @@ function coveringOverlay(data: SessionData, row: Row): string | undefined {
   return undefined;
 }
 
-/** Up to `turns` turns before and after `row`: its ancestors, and the active path's (else the newest) replies. */
-function contextOf(row: Row, active: ReadonlySet<Row> | undefined, turns: number) {
-  const before: SearchContextTurn[] = [];
-  for (let at = row.parent; at && before.length < turns; at = at.parent) before.unshift(turnOf(at));
+/**
+ * Up to `turns` turns before and after `row`: its ancestors, and the active path's (else the newest) replies. Hits
+ * come in page order, so the shared `take` meets the turns in the order the SQL backends count them.
+ */
+function contextOf(
+  row: Row,
+  active: ReadonlySet<Row> | undefined,
+  turns: number,
+  take: (row: Row) => SearchContextTurn,
+) {
+  const ancestors: Row[] = [];
+  for (let at = row.parent; at && ancestors.length < turns; at = at.parent) ancestors.push(at);
+  const before = ancestors.reverse().map(take);
   const after: SearchContextTurn[] = [];
   let at: Row | undefined = row;
   while (after.length < turns) {
@@ -191,12 +203,29 @@ function contextOf(row: Row, active: ReadonlySet<Row> | undefined, turns: number
       ? children.find((child) => active.has(child))
       : children[children.length - 1];
     if (next === undefined) break;
-    after.push(turnOf(next));
+    after.push(take(next));
     at = next;
   }
   return { before, after };
 }
 
-function turnOf(row: Row): SearchContextTurn {
-  return { id: row.id, role: row.role, content: row.text, createdAt: row.createdAt };
+/**
+ * A search's context turns: each message made into a turn once and shared by every hit it borders, its text shown
+ * while the distinct turns' stored bytes stay within SEARCH_CONTEXT_BYTES (see search/context-budget.ts).
+ */
+function contextTurns(): (row: Row) => SearchContextTurn {
+  const made = new Map<Row, SearchContextTurn>();
+  let spent = 0;
+  return (row) => {
+    let turn = made.get(row);
+    if (turn === undefined) {
+      spent += row.bytes;
+      turn =
+        spent <= SEARCH_CONTEXT_BYTES
+          ? { id: row.id, role: row.role, content: row.text, createdAt: row.createdAt }
+          : contextOverBudget(row.id, row.role, row.createdAt);
+      made.set(row, turn);
+    }
+    return turn;
+  };
 }

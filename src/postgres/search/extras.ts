@@ -4,6 +4,7 @@
  * around it along its branch.
  */
 import { storedMessageText } from "../../message/text.js";
+import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
@@ -149,14 +150,13 @@ async function markWith(
   }
 }
 
-const TURN = (alias: string) =>
-  `${alias}.id, ${alias}.role, ${alias}.content, ${isoSql(`${alias}.created_at`)} AS created_at`;
-
 /**
  * The turns around every hit in one statement (a statement per hit and side was two round trips per hit): `$1`
  * hit numbers, `$2` their seqs, `$3` depths, `$4` the leaf whose path gives the turns after (the hit is on the
- * active path) or null (the newest replies), `$5` turns per side. Rows: hit number, side (0 before, 1 after) and
- * an order within the side, oldest first.
+ * active path) or null (the newest replies), `$5` turns per side, `$6` the budget of bytes. Rows: hit number, side
+ * (0 before, 1 after), an order within the side, oldest first, and the turn's seq. A message bordering several hits
+ * is read once: only its first row carries its content, and only while the first rows' bytes so far stay within the
+ * budget (search/context-budget.ts), so a page never reads more than the budget of messages for context.
  */
 function contextSql(t: Tables): string {
   return `WITH RECURSIVE
@@ -182,10 +182,20 @@ function contextSql(t: Tables): string {
       WHERE h.leaf IS NULL
       UNION ALL SELECT down.i, (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = down.seq), down.k + 1
       FROM down WHERE down.seq IS NOT NULL AND down.k < $5
+    ),
+    turns(i, side, ord, seq, bytes) AS (
+      SELECT up.i, 0, -up.k, m.seq, m.bytes FROM up JOIN ${t.messages} m ON m.seq = up.seq
+      UNION ALL SELECT path.i, 1, m.depth, m.seq, m.bytes FROM path JOIN ${t.messages} m ON m.seq = path.seq
+      UNION ALL SELECT down.i, 1, down.k, m.seq, m.bytes FROM down JOIN ${t.messages} m ON m.seq = down.seq
+    ),
+    firsts AS (SELECT *, row_number() OVER (PARTITION BY seq ORDER BY i, side, ord) AS n FROM turns),
+    spent AS (
+      SELECT *, sum(CASE WHEN n = 1 THEN bytes ELSE 0 END) OVER (ORDER BY i, side, ord ROWS UNBOUNDED PRECEDING) AS total
+      FROM firsts
     )
-    SELECT up.i, 0 AS side, -up.k AS ord, ${TURN("m")} FROM up JOIN ${t.messages} m ON m.seq = up.seq
-    UNION ALL SELECT path.i, 1, m.depth, ${TURN("m")} FROM path JOIN ${t.messages} m ON m.seq = path.seq
-    UNION ALL SELECT down.i, 1, down.k, ${TURN("m")} FROM down JOIN ${t.messages} m ON m.seq = down.seq
+    SELECT s.i, s.side, s.ord, s.seq::float8 AS seq, m.id, m.role, ${isoSql("m.created_at")} AS created_at,
+      CASE WHEN s.n = 1 AND s.total <= $6::bigint THEN m.content END AS content
+    FROM spent s JOIN ${t.messages} m ON m.seq = s.seq
     ORDER BY 1, 2, 3`;
 }
 
@@ -199,25 +209,35 @@ async function addContext(
   const leaves = hits.map(({ candidate, result }) =>
     result.onActivePath === true && candidate.leafSeq !== null ? candidate.leafSeq : null,
   );
-  const rows = await executor.query<TurnRow & { i: number; side: number }>(contextSql(t), [
+  const rows = await executor.query<TurnRow & { i: number; side: number; seq: number }>(contextSql(t), [
     hits.map((_, i) => i),
     hits.map((hit) => hit.candidate.seq),
     hits.map((hit) => hit.candidate.depth),
     leaves,
     turns,
+    SEARCH_CONTEXT_BYTES,
   ]);
   const contexts = hits.map(() => ({ before: [] as SearchContextTurn[], after: [] as SearchContextTurn[] }));
+  const made = new Map<number, SearchContextTurn>();
   for (const row of rows) {
+    const seq = Number(row.seq);
+    let turn = made.get(seq);
+    if (turn === undefined) {
+      turn = turnOf(row);
+      made.set(seq, turn);
+    }
     const context = contexts[Number(row.i)]!;
-    (Number(row.side) === 0 ? context.before : context.after).push(turnOf(row));
+    (Number(row.side) === 0 ? context.before : context.after).push(turn);
   }
   hits.forEach((hit, i) => {
     hit.result.context = contexts[i]!;
   });
 }
 
-type TurnRow = { id: string; role: string; content: string; created_at: string };
+/** A row of contextSql; `content` is null past the budget (and on a message's later rows, never read). */
+type TurnRow = { id: string; role: string; content: string | null; created_at: string };
 
 function turnOf(row: TurnRow): SearchContextTurn {
+  if (row.content === null) return contextOverBudget(row.id, row.role, row.created_at);
   return { id: row.id, role: row.role, content: storedMessageText(row.content), createdAt: row.created_at };
 }

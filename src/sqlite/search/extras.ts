@@ -3,6 +3,7 @@
  * for the hit in the history, the original is kept) and, on request, the turns around it along its branch.
  */
 import { storedMessageText } from "../../message/text.js";
+import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../../types.js";
@@ -11,13 +12,15 @@ import type { SqlDriver } from "../connection/driver.js";
 import { isAncestor, type NodeRow, nodeBySeq } from "../tree.js";
 import type { Hit } from "./hits.js";
 
-const TURN_COLUMNS = `m.id, m.role, ${contentSql("m")} AS content, m.created_at`;
 // The turns around every hit of a page in one statement (a walk per hit was ~15 statements with a long path). The
 // hits come as JSON rows [number, seq, leaf]: the leaf whose path gives the turns after the hit when it is
 // on the active path, else null (its newest replies). Each walk is bounded by the turns asked for, or, climbing from
 // the leaf by skip pointers as tree.ts does, by strictly shallower rows, so a corrupt link cannot loop; a walk
 // carries what it needs of its hit, since joining the hits again at each step made a page of 1,000 quadratic. Rows:
-// the hit's number, side (0 before, 1 after) and an order within the side, oldest first.
+// the hit's number, side (0 before, 1 after) and an order within the side, oldest first, and the turn's seq. A
+// message bordering several hits is read once: only its first row (in that order) carries its content, and only
+// while the first rows' bytes so far stay within the budget (search/context-budget.ts), so a page never reads
+// more than the budget of messages for context.
 const AROUND_HITS = `WITH RECURSIVE
   hits(i, seq, depth, leaf) AS (
     SELECT json_extract(j.value, '$[0]'), m.seq, m.depth, json_extract(j.value, '$[2]')
@@ -46,12 +49,23 @@ const AROUND_HITS = `WITH RECURSIVE
       WHERE h.leaf IS NULL
     UNION ALL SELECT d.i, (SELECT MAX(c.seq) FROM agent_messages c WHERE c.parent_seq = d.seq), d.k + 1
       FROM down d WHERE d.seq IS NOT NULL AND d.k < ?
+  ),
+  turns(i, side, ord, seq, bytes) AS (
+    SELECT up.i, 0, -up.k, m.seq, m.bytes FROM up JOIN agent_messages m ON m.seq = up.seq
+    UNION ALL SELECT below.i, 1, m.depth, m.seq, m.bytes FROM below JOIN agent_messages m ON m.seq = below.seq
+    UNION ALL SELECT down.i, 1, down.k, m.seq, m.bytes FROM down JOIN agent_messages m ON m.seq = down.seq
+  ),
+  firsts AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY seq ORDER BY i, side, ord) AS n FROM turns),
+  spent AS (
+    SELECT *, SUM(CASE WHEN n = 1 THEN bytes ELSE 0 END) OVER (ORDER BY i, side, ord ROWS UNBOUNDED PRECEDING) AS total
+    FROM firsts
   )
-  SELECT up.i AS i, 0 AS side, -up.k AS ord, ${TURN_COLUMNS} FROM up JOIN agent_messages m ON m.seq = up.seq
-  UNION ALL SELECT below.i, 1, m.depth, ${TURN_COLUMNS} FROM below JOIN agent_messages m ON m.seq = below.seq
-  UNION ALL SELECT down.i, 1, down.k, ${TURN_COLUMNS} FROM down JOIN agent_messages m ON m.seq = down.seq
+  SELECT s.i, s.side, s.ord, s.seq, m.id, m.role, m.created_at,
+    CASE WHEN s.n = 1 AND s.total <= ? THEN ${contentSql("m")} END AS content
+  FROM spent s JOIN agent_messages m ON m.seq = s.seq
   ORDER BY 1, 2, 3`;
 
+/** A row of AROUND_HITS; `content` is null past the budget (and on a message's later rows, never read). */
 type TurnRow = { id: string; role: string; content: unknown; created_at: string };
 
 /** The results of `hits`, each with its overlay mark and, when the plan asks, its context. */
@@ -119,15 +133,23 @@ function addContext(driver: SqlDriver, hits: readonly Hit[], turns: number): voi
     result.onActivePath === true ? head.leaf_seq : null,
   ]);
   const contexts = hits.map(() => ({ before: [] as SearchContextTurn[], after: [] as SearchContextTurn[] }));
-  for (const row of driver.all<TurnRow & { i: number; side: number }>(AROUND_HITS, [
+  const made = new Map<number, SearchContextTurn>();
+  for (const row of driver.all<TurnRow & { i: number; side: number; seq: number }>(AROUND_HITS, [
     JSON.stringify(rows),
     turns,
     turns,
     turns,
     turns,
+    SEARCH_CONTEXT_BYTES,
   ])) {
+    const seq = Number(row.seq);
+    let turn = made.get(seq);
+    if (turn === undefined) {
+      turn = turnOf(driver, row);
+      made.set(seq, turn);
+    }
     const context = contexts[Number(row.i)]!;
-    (Number(row.side) === 0 ? context.before : context.after).push(turnOf(driver, row));
+    (Number(row.side) === 0 ? context.before : context.after).push(turn);
   }
   hits.forEach(({ result }, i) => {
     result.context = contexts[i]!;
@@ -135,6 +157,7 @@ function addContext(driver: SqlDriver, hits: readonly Hit[], turns: number): voi
 }
 
 function turnOf(driver: SqlDriver, row: TurnRow): SearchContextTurn {
+  if (row.content === null) return contextOverBudget(row.id, row.role, row.created_at);
   return {
     id: row.id,
     role: row.role,

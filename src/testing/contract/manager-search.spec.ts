@@ -55,6 +55,38 @@ export function managerSearchSpec({ describe, test }: Suite, target: ContractTar
         );
       }));
 
+    test("sessionIds answers only for registered sessions; every session without it", (t) =>
+      withManager(t, target, async (manager, store) => {
+        const { a, b } = await seed(manager);
+        // Written through the store, never registered: the manager does not know this session.
+        await store.session("ghost").appendMessage(msg("g1", "Friday deployment of the ghost"));
+        const scoped = await manager.search("deployment", { sessionIds: ["ghost", b.id] });
+        assert.deepEqual(ids(scoped), ["b1"]);
+        assert.deepEqual(await manager.search("deployment", { sessionIds: ["ghost"] }), []);
+        assert.deepEqual(await manager.search("deployment", { sessionIds: ["ghost"], match: "all" }), []);
+        assert.deepEqual(ids(await manager.search("deployment", { sessionIds: [a.id, a.id] })).sort(), [
+          "new",
+          "old",
+          "q",
+        ]);
+        // As documented (MANAGER.md), a search of every session covers the store, as the reference's does.
+        assert.ok(ids(await manager.search("deployment")).includes("g1"));
+        await rejectsWithCode(
+          manager.search("deployment", { sessionIds: "ghost" as never }),
+          "INVALID_ARGUMENT",
+        );
+        await rejectsWithCode(
+          manager.search("deployment", { sessionIds: [42] as never }),
+          "INVALID_ARGUMENT",
+        );
+        // A bad query is refused whatever the sessions leave to search.
+        await rejectsWithCode(
+          manager.search("x".repeat(5000), { sessionIds: ["ghost"] }),
+          "INVALID_ARGUMENT",
+          /too long/,
+        );
+      }));
+
     test("branch-aware: active keeps each session's active path, all flags abandoned branches", (t) =>
       withManager(t, target, async (manager) => {
         const { a } = await seed(manager);

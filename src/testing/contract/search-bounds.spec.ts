@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { CONTEXT_OVER_BUDGET, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
 import { DEFAULT_QUERY_LIMITS } from "../../search/limits.js";
 import { hasContextStorage, type SessionStore } from "../../store/types.js";
+import type { SessionMessage } from "../../types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 
@@ -24,6 +26,19 @@ async function seed(store: SessionStore): Promise<void> {
   await s.appendMessage(msg("m1", "the deployment failed on Friday"));
   await s.appendMessage(msg("m2", "deploying again after the fix"));
   await s.appendMessage(msg("m3", `every word here: ${distinctWords(maxQueryTerms)}`));
+}
+
+/** An agent's tool step of about `bytes` bytes: a turn of context whose text is only "done" (it is not indexed). */
+function bigToolStep(id: string, bytes: number): SessionMessage {
+  const output = "o".repeat(bytes);
+  return {
+    id,
+    role: "assistant",
+    parts: [
+      { type: "tool-read_file", toolCallId: `call-${id}`, state: "output-available", input: {}, output },
+      { type: "text", text: "done" },
+    ],
+  };
 }
 
 /** The bounds on a query's work every backend shares: repeats collapse, length and distinct words are capped. */
@@ -168,6 +183,54 @@ export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarg
         if (hasContextStorage(store)) {
           await store.entries.setEntry("kb", "k1", `notes: ${distinctWords(3)}`);
           assert.equal((await store.entries.searchEntries("kb", question, 10)).length, 1);
+        }
+      }));
+
+    test("a turn next to several hits is one object, read once for the page", () =>
+      withStore(target, async (store) => {
+        const s = store.session("c");
+        await s.appendMessage(msg("a1", "the alpha launch"));
+        await s.appendMessage(msg("x", "in between"));
+        await s.appendMessage(msg("a2", "the alpha rollback"));
+        for (const match of ["any", "all"] as const) {
+          const hits = await store.searchMessages("alpha", { context: 1, match });
+          const byId = new Map(hits.map((hit) => [hit.id, hit]));
+          const after = byId.get("a1")?.context?.after[0];
+          assert.equal(after?.content, "in between", match);
+          assert.equal(after, byId.get("a2")?.context?.before[0], `${match}: the same object for both hits`);
+        }
+      }));
+
+    test("context past the search's byte budget is a marker, the turn's id and role kept", () =>
+      withStore(target, async (store) => {
+        const s = store.session("c");
+        // Stored sizes 1 + 3 + 3 MiB before the hit fit the 8 MiB budget; the turn after it would pass it.
+        const mib = 1024 * 1024;
+        assert.equal(SEARCH_CONTEXT_BYTES, 8 * mib);
+        const big = `filler ${"f".repeat(mib)}`;
+        await s.appendMessage(msg("t1", big));
+        await s.appendMessage(bigToolStep("o1", 3 * mib));
+        await s.appendMessage(bigToolStep("o2", 3 * mib));
+        await s.appendMessage(msg("n", "the needle"));
+        await s.appendMessage(bigToolStep("o3", 3 * mib));
+        for (const match of ["any", "all"] as const) {
+          const [hit, ...rest] = await store.searchMessages("needle", { context: 10, match });
+          assert.equal(rest.length, 0);
+          const { before = [], after = [] } = hit?.context ?? {};
+          assert.deepEqual(
+            before.map((turn) => [turn.id, turn.content.length]),
+            [
+              ["t1", big.length],
+              ["o1", 4],
+              ["o2", 4],
+            ],
+            match,
+          );
+          assert.deepEqual(after, [
+            { id: "o3", role: "assistant", content: CONTEXT_OVER_BUDGET, createdAt: after[0]?.createdAt },
+          ]);
+          assert.equal(typeof after[0]?.createdAt, "string");
+          assert.match(CONTEXT_OVER_BUDGET, /^\[turn not shown: .*8388608 bytes.*smaller limit or context/);
         }
       }));
   });
