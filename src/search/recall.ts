@@ -239,8 +239,8 @@ export function perTermCap(terms: number, budget: number): number {
 
 /**
  * Each term's BM25 weight in each of its matches, the SQL backends' way (Postgres, search blocks; SQLite weighs the
- * same in slots, sqlite/search/candidates.ts): a term's rarity from its match count (`termRarity`), a message's
- * length from `lengthOf` (its token estimate; undefined drops the match: a row outside the scope), term frequency
+ * same in slots, sqlite/search/candidates.ts): a term's rarity from its match count in scope (`termRarity`), a
+ * message's length from `lengthOf` (its token estimate; undefined drops the match: a row outside the scope), term frequency
  * counted once (an index read for its doclists only tells presence).
  */
 export function weighMatches(
@@ -263,12 +263,14 @@ export function weighMatches(
   }
   const average = count === 0 ? 1 : total / count;
   return matches.map((seqs) => {
-    const rarity = termRarity(documents, seqs.length);
+    const lengths = seqs.map(lengthOf);
+    // Only matches in scope count: one outside it (another branch, another session) changes no weight.
+    const rarity = termRarity(documents, lengths.filter((length) => length !== undefined).length);
     const weights = new Map<number, number>();
-    for (const seq of seqs) {
-      const length = lengthOf(seq);
+    seqs.forEach((seq, i) => {
+      const length = lengths[i];
       if (length !== undefined) weights.set(seq, bm25Weight(rarity, 1, length, average));
-    }
+    });
     return weights;
   });
 }

@@ -157,6 +157,31 @@ describe("viewer: live updates in headless Chromium", { skip }, () => {
     }
   });
 
+  test("a page whose stream 32 newer ones ended reconnects and follows again", async () => {
+    await page.goto(server.url);
+    await page.click('#sessions [data-session-id="demo-deploy"]');
+    await page.waitForSelector('#conversation [data-message-id="a4"]');
+    // 32 streams opened after the page's (the default cap): the page's, the oldest, is ended.
+    const idle = await Promise.all(
+      Array.from({ length: 32 }, () =>
+        fetch(`${server.url}api/events?session=demo-deploy`, { headers: { "X-Agent-Session-Viewer": "1" } }),
+      ),
+    );
+    try {
+      assert.ok(idle.every((res) => res.status === 200));
+      await writer.session("demo-deploy").appendMessage({
+        id: "crowded-1",
+        role: "user",
+        parts: [{ type: "text", text: "After the crowd." }],
+      });
+      // Its EventSource comes back after the `retry` it was told (5 s) and re-reads on reopen.
+      await page.waitForSelector('#conversation [data-message-id="crowded-1"]', { timeout: 15_000 });
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await Promise.all(idle.map((res) => res.body?.cancel().catch(() => undefined)));
+    }
+  });
+
   test("the event stream is text/event-stream and refuses foreign hosts like every route", async () => {
     const controller = new AbortController();
     const res = await fetch(`${server.url}api/events?session=demo-deploy`, {

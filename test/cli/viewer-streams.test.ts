@@ -1,6 +1,6 @@
-// The viewer's event streams are capped and bounded: past `maxEventStreams` a new stream gets 503, and a reader
-// that stops reading gets frames dropped (then one `reset` frame) instead of an ever-growing buffer, while the API
-// stays responsive. Loopback only, bounded loops (issue 32).
+// The viewer's event streams are capped and bounded: past `maxEventStreams` a new stream ends the oldest, and a
+// reader that stops reading gets frames dropped (then one `reset` frame) instead of an ever-growing buffer, while
+// the API stays responsive. Loopback only, bounded loops (issue 32).
 import assert from "node:assert/strict";
 import { type ClientRequest, type IncomingMessage, request } from "node:http";
 import { describe, test } from "node:test";
@@ -10,9 +10,12 @@ import { MemoryStore } from "../../src/memory/store.js";
 const OWN = { "X-Agent-Session-Viewer": "1" };
 
 /** Opens a request and resolves with its response head (the body is left unread). */
-function open(url: string): Promise<{ req: ClientRequest; res: IncomingMessage }> {
+function open(
+  url: string,
+  headers: Record<string, string> = OWN,
+): Promise<{ req: ClientRequest; res: IncomingMessage }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: OWN }, (res) => resolve({ req, res }));
+    const req = request(url, { headers }, (res) => resolve({ req, res }));
     req.on("error", reject);
     req.setTimeout(5_000, () => reject(new Error(`no answer from ${url}`)));
     req.end();
@@ -26,29 +29,46 @@ async function body(res: IncomingMessage): Promise<string> {
 }
 
 describe("viewer event streams", () => {
-  test("past maxEventStreams a stream is refused with 503; a closed one frees its slot", async () => {
+  test("32 idle streams never lock the page out: a new stream ends the oldest, which is told to come back", async () => {
     const store = new MemoryStore();
-    const viewer = await startViewer(store, { port: 0, maxEventStreams: 2 });
+    const viewer = await startViewer(store, { port: 0 });
+    const idle: Awaited<ReturnType<typeof open>>[] = [];
     try {
       const url = `${viewer.url}api/events?session=s`;
-      const first = await open(url);
-      const second = await open(url);
-      assert.equal(first.res.statusCode, 200);
-      assert.equal(second.res.statusCode, 200);
-      const third = await open(url);
-      assert.equal(third.res.statusCode, 503);
-      assert.equal(third.res.headers["retry-after"], "5");
-      assert.match(await body(third.res), /"TOO_MANY_STREAMS".*at most 2 event streams/);
-      first.req.destroy();
-      let status: number | undefined;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        const next = await open(url);
-        status = next.res.statusCode;
-        next.req.destroy();
-      }
-      assert.equal(status, 200, "the closed stream's slot was freed");
-      second.req.destroy();
+      for (let i = 0; i < 32; i++) idle.push(await open(url));
+      assert.ok(idle.every((stream) => stream.res.statusCode === 200));
+      // The page's own EventSource: no custom header, the browser's same-origin signal.
+      const page = await open(url, { "Sec-Fetch-Site": "same-origin" });
+      assert.equal(page.res.statusCode, 200);
+      const [oldest] = idle;
+      assert.ok(oldest);
+      assert.match(await body(oldest.res), /retry: 5000/, "the ended stream is told when to reconnect");
+      page.res.setEncoding("utf8");
+      let text = "";
+      page.res.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      const end = Date.now() + 5_000;
+      while (!text.includes(": connected") && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      await store.session("s").appendMessage({ id: "m1", role: "user", parts: [] });
+      while (!text.includes('"id":"m1"') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      assert.match(text, /"id":"m1"/, "the page's stream gets live updates");
+      // Only the oldest went: the next one still streams.
+      const second = idle[1];
+      assert.ok(second && !second.res.complete && !second.res.destroyed);
+      page.req.destroy();
+    } finally {
+      for (const stream of idle) stream.req.destroy();
+      await viewer.close();
+    }
+  });
+
+  test("maxEventStreams 0 refuses every stream with 503", async () => {
+    const viewer = await startViewer(new MemoryStore(), { port: 0, maxEventStreams: 0 });
+    try {
+      const refused = await open(`${viewer.url}api/events?session=s`);
+      assert.equal(refused.res.statusCode, 503);
+      assert.match(await body(refused.res), /"TOO_MANY_STREAMS"/);
     } finally {
       await viewer.close();
     }

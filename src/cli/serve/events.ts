@@ -21,21 +21,35 @@ function wire(event: ChangeEvent): string {
   return JSON.stringify({ type: event.type, sessionId: event.sessionId, id, cursor: event.cursor });
 }
 
-/** The open event streams of one viewer, capped: the cap bounds what streams can hold, whatever writes arrive. */
+/** How long an ended stream's `EventSource` waits before it reconnects (the SSE `retry` field), in ms. */
+const RECONNECT_MS = 5_000;
+
+/**
+ * The open event streams of one viewer, capped: the cap bounds what streams can hold, whatever writes arrive. A
+ * new stream past the cap ends the oldest one, so streams left open by others (idle tabs, scripts) can never lock
+ * a page out of live updates: the page's `EventSource` reconnects and re-reads the session.
+ */
 export class EventStreams {
-  private open = 0;
+  /** Each open stream's way to end it, oldest first (a Set keeps insertion order). */
+  private readonly open = new Set<() => void>();
 
   constructor(readonly max = DEFAULT_MAX_EVENT_STREAMS) {}
 
-  /** Takes a slot; false when all are taken. */
-  take(): boolean {
-    if (this.open >= this.max) return false;
-    this.open++;
+  /** Takes a slot for a stream that `end` ends, ending the oldest streams to make room; false when max is 0. */
+  take(end: () => void): boolean {
+    if (this.max === 0) return false;
+    for (const oldest of this.open) {
+      if (this.open.size < this.max) break;
+      this.open.delete(oldest);
+      oldest();
+    }
+    this.open.add(end);
     return true;
   }
 
-  release(): void {
-    this.open--;
+  /** Frees the slot of a stream that closed (again: nothing). */
+  release(end: () => void): void {
+    this.open.delete(end);
   }
 }
 
@@ -43,7 +57,7 @@ export class EventStreams {
  * `GET /api/events?session=<id>` (HEAD: its headers only): server-sent events, one per write to that session (or
  * to any session without the parameter), from the store's change feed. Each frame is small and fixed in shape;
  * the page reads the session again through the ordinary API, so nothing here grows with message size. At most
- * `streams.max` are open at once (503 past it). A reader that falls behind (its unread bytes pass
+ * `streams.max` are open at once (a new one past it ends the oldest). A reader that falls behind (its unread bytes pass
  * BUFFERED_BYTES) gets no more frames until it has caught up, then one `reset` frame standing for those it missed
  * (the page re-reads on any frame); one that stays behind for STALLED_MS is disconnected.
  */
@@ -54,8 +68,8 @@ export function streamEvents(
   req: IncomingMessage,
   res: ServerResponse,
 ): void {
-  const answer = (status: number, code: string, message: string, extra: Record<string, string> = {}) => {
-    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", ...extra });
+  const answer = (status: number, code: string, message: string) => {
+    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
     res.end(JSON.stringify({ error: { code, message } }));
   };
   if (!hasFeed(store)) {
@@ -74,19 +88,34 @@ export function streamEvents(
     res.end();
     return;
   }
-  if (!streams.take()) {
-    answer(
-      503,
-      "TOO_MANY_STREAMS",
-      `this viewer serves at most ${streams.max} event streams at once; close a viewer tab and reload`,
-      { "Retry-After": "5" },
-    );
+  let closed = false;
+  let stop: (() => void) | undefined;
+  let behind = false;
+  let stalled: ReturnType<typeof setTimeout> | undefined;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    clearTimeout(stalled);
+    stop?.();
+    streams.release(end);
+  };
+  // A newer stream took this slot: say why and when to come back (EventSource reconnects then, and the page
+  // re-reads on reopen); a reader that is behind cannot take even that, so its socket goes at once.
+  const end = () => {
+    close();
+    if (res.writableEnded || res.destroyed) return;
+    if (behind) res.destroy();
+    else
+      res.end(`: a newer stream took this one's place (at most ${streams.max})\nretry: ${RECONNECT_MS}\n\n`);
+  };
+  if (!streams.take(end)) {
+    answer(503, "TOO_MANY_STREAMS", "this viewer serves no event streams (maxEventStreams is 0)");
     return;
   }
   const session = url.searchParams.get("session");
   res.writeHead(200, { ...headers, Connection: "keep-alive" });
-  let behind = false;
-  let stalled: ReturnType<typeof setTimeout> | undefined;
   const send = (frame: string) => {
     if (res.writableEnded || res.destroyed) return;
     if (behind || res.writableLength > BUFFERED_BYTES) {
@@ -107,24 +136,15 @@ export function streamEvents(
     const missed = { type: "reset", sessionId: session ?? "", id: null, cursor: null };
     res.write(`data: ${JSON.stringify(missed)}\n\n`);
   });
-  const stop = store.subscribe((event) => send(`data: ${wire(event)}\n\n`), {
+  stop = store.subscribe((event) => send(`data: ${wire(event)}\n\n`), {
     ...(session === null ? {} : { sessionId: session }),
     // A failed write to the socket means the page went away: stop listening.
     onError: () => close(),
     // The page re-reads the session when the stream opens, so it opens once no later write can be missed.
     onReady: () => send(": connected\n\n"),
   });
-  const heartbeat = setInterval(() => send(": ping\n\n"), HEARTBEAT_MS);
+  heartbeat = setInterval(() => send(": ping\n\n"), HEARTBEAT_MS);
   heartbeat.unref();
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(heartbeat);
-    clearTimeout(stalled);
-    stop();
-    streams.release();
-  };
   req.on("close", close);
   res.on("close", close);
 }

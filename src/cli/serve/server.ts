@@ -18,7 +18,7 @@ export interface ViewerOptions {
   port?: number;
   /** Shown in the page header (the database path or masked URL). */
   title?: string;
-  /** Live event streams (`/api/events`) served at once (default 32); past it a new one gets 503. */
+  /** Live event streams (`/api/events`) served at once (default 32); past it a new one ends the oldest. */
   maxEventStreams?: number;
 }
 

@@ -114,7 +114,10 @@ export async function recallSearch(
       ({ nodes, matches, documents, visible, returnable } = await collect(rows));
     }
   }
-  const perTerm = weighMatches(matches, (seq) => nodes.get(seq)?.tokens, documents);
+  // A candidate that takes no part (off its active path) weighs nothing, not even in a term's match count.
+  const lengthOf = (seq: number) =>
+    visible === undefined || visible(seq) ? nodes.get(seq)?.tokens : undefined;
+  const perTerm = weighMatches(matches, lengthOf, documents);
   // The page is the ranking's first `limit` (filters act in the ranking), unless it is fused with the vectors'.
   const ranked = rankCandidates(perTerm, (seq) => nodes.get(seq)?.parent, {
     ...(visible ? { visible } : {}),
@@ -167,7 +170,14 @@ async function collectCandidates(
     for (const ordinal of row.terms) matches[numbers[ordinal - 1]!]!.push(seq);
     nodes.set(seq, candidateOf(row));
   }
-  const documents = Math.max(Number(rows[0]?.documents ?? 0), nodes.size);
+  // An active-branch search of one session counts its active path's messages (every row here is the session's).
+  const [first] = nodes.values();
+  const documents =
+    plan.activeOnly && plan.sessionId !== undefined
+      ? first === undefined || first.leafSeq === null
+        ? 0
+        : first.leafDepth + 1
+      : Math.max(Number(rows[0]?.documents ?? 0), nodes.size);
   const nearOnly = (near ?? []).filter((seq) => !nodes.has(seq));
   if (nearOnly.length > 0) {
     const params = [nearOnly, [], 0, plan.sessionId ?? null, hasTimeFilter(plan)];

@@ -38,8 +38,7 @@ export class SqliteRemoteWatch implements RemoteWatch {
       if (this.log) await this.log.deliverAfter(position, deliver, explained);
       if (!watermark) return;
       const wanted = interest();
-      const moved = watermark.moved();
-      const fresh = moved ? watermark.changes(wanted, explained) : [];
+      const fresh = watermark.poll(wanted, explained);
       watermark.follow(wanted);
       if (!this.log) {
         for (const event of fresh) deliver(event);
@@ -68,6 +67,7 @@ export class SqliteRemoteWatch implements RemoteWatch {
       ready,
       // The log's cursor covers every session; the watermark snapshots a newly named session's head now.
       follow: () => watermark?.follow(interest()),
+      wrote: (sessionId) => watermark?.wrote(sessionId),
       stop: () => clearInterval(timer),
     };
   }

@@ -54,6 +54,8 @@ export class SqliteWatermark {
   private readonly heads = new Map<string, string>();
   private maxSeq: number;
   private all = false;
+  /** Sessions this store wrote since the last poll: their new rows and head changes may be its own. */
+  private readonly local = new Set<string>();
 
   constructor(
     private readonly driver: SqlDriver,
@@ -63,12 +65,45 @@ export class SqliteWatermark {
     this.maxSeq = 0;
   }
 
+  /** Notes this store's own committed write to a session (`data_version` never moves for it). */
+  wrote(sessionId: string): void {
+    this.local.add(sessionId);
+  }
+
+  /**
+   * Resets for what other connections changed since the last poll (none when `data_version` did not move: then
+   * this store's own writes are taken into the snapshot, so they are never reported as another's later).
+   */
+  poll(interest: Interest, explained: ReadonlySet<string>): ChangeEvent[] {
+    if (this.moved()) return this.changes(interest, explained);
+    this.absorb();
+    return [];
+  }
+
   /** True when another connection committed since the last call. */
-  moved(): boolean {
+  private moved(): boolean {
     const now = dataVersion(this.driver);
     if (now === undefined || now === this.version) return false;
     this.version = now;
     return true;
+  }
+
+  /** Takes this store's own writes since the last poll into the snapshot and past the highest seq seen. */
+  private absorb(): void {
+    if (this.local.size === 0) return;
+    const ids = [...this.local].filter((id) => this.heads.has(id));
+    const heads = ids.map((id) => [id, this.heads.get(id) ?? GONE] as const);
+    const maxSeq = this.maxSeq;
+    this.compare(ids);
+    if (this.all) this.maxSeq = this.highestSeq();
+    if (dataVersion(this.driver) !== this.version) {
+      // Another connection committed while this read: its change may be in it. Undo, and let the next poll
+      // (which sees data_version move) treat these sessions as possibly written by both.
+      for (const [id, signature] of heads) this.heads.set(id, signature);
+      this.maxSeq = maxSeq;
+      return;
+    }
+    this.local.clear();
   }
 
   /** Takes the snapshot of sessions newly subscribed to and forgets those nobody wants any more. */
@@ -82,15 +117,17 @@ export class SqliteWatermark {
   }
 
   /** Resets (origin "remote", no cursor) for what changed since the last call; `explained` sessions are skipped. */
-  changes(interest: Interest, explained: ReadonlySet<string>): ChangeEvent[] {
+  private changes(interest: Interest, explained: ReadonlySet<string>): ChangeEvent[] {
     const changed = new Set(this.compare([...interest.sessions]));
     let unknown = false;
     if (interest.all) {
       const found = this.newMessageSessions();
       if (found === null) unknown = true;
       else for (const id of found) changed.add(id);
-      // Nothing found that explains the commit (an update, delete or compaction elsewhere): say so store-wide.
-      if (changed.size === 0 && explained.size === 0) unknown = true;
+      // A session this store wrote since the last poll may show only its own write: it explains nothing. When
+      // nothing else explains the commit (an update, delete or compaction elsewhere), say so store-wide.
+      const others = [...changed].some((id) => !this.local.has(id));
+      if (!others && explained.size === 0) unknown = true;
     }
     const reason = "written by another connection without a change log";
     const events: ChangeEvent[] = [];
@@ -98,9 +135,12 @@ export class SqliteWatermark {
       events.push({ type: "reset", reason, sessionId: "", wholeStore: true, cursor: null, origin: "remote" });
     }
     for (const sessionId of changed) {
-      if (!explained.has(sessionId))
+      // The store-wide reset stands for a session this store wrote too: its own write needs no reset of its own.
+      const covered = unknown && this.local.has(sessionId);
+      if (!explained.has(sessionId) && !covered)
         events.push({ type: "reset", reason, sessionId, cursor: null, origin: "remote" });
     }
+    this.local.clear();
     return events;
   }
 

@@ -129,26 +129,30 @@ export class Candidates {
 
   /**
    * Ranks the candidates `visible` lets through, weighed as `weighMatches` (search/recall.ts) weighs: each term by
-   * its rarity among `documents` (its match count), a message's length by its token estimate against the
-   * candidates' average, a term once per message (the index is read for its doclists only); only the first `top`
+   * its rarity among `documents` (its visible match count), a message's length by its token estimate against the
+   * visible candidates' average, a term once per message (the index is read for its doclists only); only the first `top`
    * are ranked in order and returned (scores are kept for all).
    */
   rank(documents: number, visible?: (seq: number) => boolean, top?: number): CandidateRanking {
     const size = this.seqs.length;
-    let total = 0;
-    for (let slot = 0; slot < size; slot++) total += this.tokens[slot]!;
-    const average = size === 0 ? 1 : total / size;
     // Dense indices of the candidates that take part (visible), in order of first match; -1 for the rest.
     const dense = denseCandidates(size);
     const denseOf = new Int32Array(size).fill(-1);
+    let total = 0;
     for (let slot = 0; slot < size; slot++) {
       const seq = this.seqs[slot]!;
       if (visible !== undefined && !visible(seq)) continue;
       denseOf[slot] = dense.n;
       dense.seqs[dense.n++] = seq;
+      total += this.tokens[slot]!;
     }
+    // A candidate that takes no part (another branch, another session) weighs nothing: not in a term's match
+    // count, nor in the average length.
+    const average = dense.n === 0 ? 1 : total / dense.n;
     this.termSlots.forEach((slots, term) => {
-      const rarity = termRarity(documents, slots.length);
+      let matching = 0;
+      for (const slot of slots) if (denseOf[slot]! >= 0) matching++;
+      const rarity = termRarity(documents, matching);
       for (const slot of slots) {
         const i = denseOf[slot]!;
         if (i >= 0) addTermWeight(dense, i, term, bm25Weight(rarity, 1, this.tokens[slot]!, average));

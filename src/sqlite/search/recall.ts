@@ -70,7 +70,7 @@ export function recallRanking(
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
   // A search that matches nothing builds no candidates (their typed arrays cost a search with cold caches ~5 µs).
   if (matches.every((nodes) => nodes.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
-  const documents = state.scope === undefined ? state.total : state.scope.head.message_count;
+  const documents = documentCount(plan, state);
   const top = whole || pageMaySkip(plan, head) ? undefined : plan.limit;
   // Sessions without messages lacking text have no run to pass through (a store-wide search looks always).
   const textless = state.scope?.textless ?? state.sessions?.textless ?? true;
@@ -98,6 +98,17 @@ export function recallRanking(
           },
         });
   return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
+}
+
+/**
+ * The documents a term's rarity is taken among: the session's messages, only its active path's in an active-branch
+ * search (so a branch the conversation left changes no weight); the store's message count for several sessions.
+ */
+function documentCount(plan: SearchPlan, { scope, total }: SearchState): number {
+  if (scope === undefined) return total;
+  const { head } = scope;
+  if (!plan.activeOnly) return head.message_count;
+  return head.leaf_seq === null || head.leaf_depth === null ? 0 : head.leaf_depth + 1;
 }
 
 /**

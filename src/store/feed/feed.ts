@@ -192,6 +192,8 @@ export class ChangeFeed {
     build: (cursor: number | null) => ChangeEvent,
     logged?: number,
   ): Promise<void> {
+    // Before anything that may fail: the watch must know this write was ours whatever happens to its log row.
+    this.running?.wrote?.(change.sessionId);
     const log = this.remote();
     let cursor: number | null = logged ?? null;
     if (log && logged !== undefined) {

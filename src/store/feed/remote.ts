@@ -49,5 +49,7 @@ export interface RunningWatch {
   readonly ready: Promise<void>;
   /** Takes the starting point of what subscribers added since want (sessions named for the first time). */
   follow(): void;
+  /** Told of this store's own committed write to a session, so a watermark does not take it for another's. */
+  wrote?(sessionId: string): void;
   stop(): void;
 }

@@ -18,6 +18,7 @@ import { messagesSpec } from "./messages.spec.js";
 import { overlaysSpec } from "./overlays.spec.js";
 import { persistenceSpec } from "./persistence.spec.js";
 import { recallSpec } from "./recall.spec.js";
+import { recallSiblingsSpec } from "./recall-siblings.spec.js";
 import { recallStepsSpec } from "./recall-steps.spec.js";
 import { recentSpec } from "./recent.spec.js";
 import { recentBudgetsSpec } from "./recent-budgets.spec.js";
@@ -51,6 +52,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchSpec(suite, target);
     recallSpec(suite, target);
     recallStepsSpec(suite, target);
+    recallSiblingsSpec(suite, target);
     searchBoundsSpec(suite, target);
     searchScaleSpec(suite, target);
     searchCjkSpec(suite, target);
