@@ -28,7 +28,8 @@ export function vectorTables(t: Tables): VectorTables {
  * The statements that create the tables, run on the channel's first use only (a store without an embedder never
  * has them). `content_hash` is the message row's when its text was read (a mismatch = stale), `text_hash` the
  * embedded text's. Vectors are a float4[] (`vector`) without pgvector; with it they are an `embedding vector(n)`
- * column with an HNSW index, added once the first vector gives the size.
+ * column with an HNSW index, added once the first vector gives the size. `failure` is the embedder's reason for
+ * refusing the text (no vector then); a table made before it gains the column on first use (vectors-failures.ts).
  */
 export function tableStatements(v: VectorTables): string[] {
   return [
@@ -37,7 +38,8 @@ export function tableStatements(v: VectorTables): string[] {
       session_num bigint NOT NULL,
       content_hash text,
       text_hash text NOT NULL,
-      vector float4[]
+      vector float4[],
+      failure text
     )`,
     `CREATE INDEX IF NOT EXISTS ${v.sessionIndex} ON ${v.vectors} (session_num, seq)`,
     `CREATE TABLE IF NOT EXISTS ${v.state} (
