@@ -98,7 +98,7 @@ export class StoreVectors implements VectorChannel {
     if ((await this.backend.dimensions()) === null) return [];
     let vector: Float32Array;
     try {
-      const [first] = await this.embedChecked([embedText(query)], this.queryTimeout);
+      const [first] = await this.embedChecked([embedText(query)], this.queryTimeout, true);
       vector = first as Float32Array;
     } catch (error) {
       // close() released the search: the store is gone, not the embedder.
@@ -135,7 +135,7 @@ export class StoreVectors implements VectorChannel {
       after = (rows[rows.length - 1] as PendingText).seq;
       let outcome: RowsOutcome;
       try {
-        outcome = await this.embedRows(rows, signal);
+        outcome = await this.embedRows(rows, signal, true);
       } catch (error) {
         // A write that failed (or a check) left the whole batch pending.
         outcome = { embedded: 0, refused: 0, left: rows.length, error };
@@ -201,9 +201,14 @@ export class StoreVectors implements VectorChannel {
   /**
    * @internal embeds the rows whose text changed since their stored vector and writes what was decided: vectors,
    * and a refusal for a text the embedder refused by itself (isolate.ts). Rows left pending come with the error;
-   * throws what a write threw, and CLOSED or the signal's reason once either stopped the work.
+   * throws what a write threw, and CLOSED or the signal's reason once either stopped the work. `awaited`: a caller
+   * waits (backfill), so the calls' deadlines keep the process alive.
    */
-  async embedRows(rows: readonly PendingText[], signal?: AbortSignal): Promise<RowsOutcome> {
+  async embedRows(
+    rows: readonly PendingText[],
+    signal: AbortSignal | undefined,
+    awaited: boolean,
+  ): Promise<RowsOutcome> {
     const writes: VectorWrite[] = [];
     const texts: string[] = [];
     const embedAt: number[] = [];
@@ -227,7 +232,9 @@ export class StoreVectors implements VectorChannel {
       }
       writes.push(write);
     }
-    const isolated = await embedIsolated(texts, (part) => this.embedChecked(part, this.batchTimeout, signal));
+    const isolated = await embedIsolated(texts, (part) =>
+      this.embedChecked(part, this.batchTimeout, awaited, signal),
+    );
     const left = new Set<number>();
     embedAt.forEach((at, i) => {
       const write = writes[at] as VectorWrite;
@@ -259,8 +266,13 @@ export class StoreVectors implements VectorChannel {
 
   // One embedder call within `ms` (and abandoned when the store closes or `signal` aborts: nobody waits for an
   // embedder that never answers), its vectors checked against the store's size (the option, else the stored ones).
-  private async embedChecked(texts: string[], ms: number, signal?: AbortSignal): Promise<Float32Array[]> {
-    const vectors = await within(ms, [this.closing.signal, signal], (abortSignal) =>
+  private async embedChecked(
+    texts: string[],
+    ms: number,
+    awaited: boolean,
+    signal?: AbortSignal,
+  ): Promise<Float32Array[]> {
+    const vectors = await within(ms, [this.closing.signal, signal], awaited, (abortSignal) =>
       this.embed(texts, abortSignal),
     );
     this.expected ??= (await this.backend.dimensions()) ?? undefined;

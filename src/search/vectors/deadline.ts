@@ -10,11 +10,13 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 /**
  * Runs `call` with a signal that aborts after `ms` (with a `TimeoutError`) or when any of `signals` aborts (with its
  * reason), and settles as soon as the signal aborts, whether or not the call heeds it: an embedder that ignores the
- * signal is abandoned, not awaited.
+ * signal is abandoned, not awaited. The deadline keeps the process alive only when `awaited` (a caller waits for
+ * it); background work never does.
  */
 export async function within<T>(
   ms: number,
   signals: readonly (AbortSignal | undefined)[],
+  awaited: boolean,
   call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();
@@ -31,8 +33,7 @@ export async function within<T>(
     () => abort(new DOMException(`the embedder did not answer within ${ms} ms`, "TimeoutError")),
     ms,
   );
-  // A deadline alone never keeps the process alive.
-  (timer as { unref?: () => void }).unref?.();
+  if (!awaited) (timer as { unref?: () => void }).unref?.();
   const signal = controller.signal;
   try {
     if (signal.aborted) throw signal.reason;

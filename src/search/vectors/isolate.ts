@@ -18,11 +18,15 @@ export interface Isolated {
 /** The longest refusal reason kept (a store keeps one per refused message). */
 const MAX_REASON_CHARS = 1_000;
 
+/** The text sent once when every text of a batch failed alone: whether the embedder answers at all. */
+export const PROBE_TEXT = "probe";
+
 /**
  * Embeds `texts` through `call`, bisecting a failed call of several texts. A text counts as refused only when it
- * fails alone while some call of the batch succeeded: when nothing succeeds the embedder, not the texts, is the
- * likelier cause, and nothing is recorded. An error that says so itself (a deadline, a cancellation, an AI SDK
- * error marked retryable, the store's own checks) stops the work at once, keeping what was embedded before it.
+ * fails alone while the embedder answers others: some call of the batch succeeded, or else a call of
+ * {@link PROBE_TEXT} alone. When that fails too the embedder, not the texts, is at fault, and nothing is recorded.
+ * An error that says so itself (a deadline, a cancellation, an AI SDK error marked retryable, the store's own
+ * checks) stops the work at once, keeping what was embedded before it.
  */
 export async function embedIsolated(
   texts: readonly string[],
@@ -55,7 +59,14 @@ export async function embedIsolated(
   } catch (error) {
     return { vectors, refused: succeeded ? failedAlone : new Map(), stopped: error };
   }
-  if (!succeeded) return { vectors, refused: new Map(), stopped: first };
+  if (!succeeded) {
+    try {
+      await call([PROBE_TEXT]);
+    } catch {
+      // The embedder fails whatever it is sent: the batch's first error says why (the probe's would only repeat it).
+      return { vectors, refused: new Map(), stopped: first };
+    }
+  }
   return { vectors, refused: failedAlone };
 }
 

@@ -5,7 +5,7 @@ import type { PendingText, VectorBackend } from "./types.js";
 /** What the worker asks of the channel that owns it: readiness, embedding a batch, reporting a failure. */
 export interface WorkerOwner {
   ready(): Promise<void>;
-  embedRows(rows: readonly PendingText[], signal: AbortSignal): Promise<RowsOutcome>;
+  embedRows(rows: readonly PendingText[], signal: AbortSignal, awaited: false): Promise<RowsOutcome>;
   report(error: unknown): void;
 }
 
@@ -160,7 +160,7 @@ export class VectorWorker {
 
   // A batch whose embedding stopped (the embedder down or too slow) is retried; refused texts were recorded.
   private async embed(rows: readonly PendingText[], signal: AbortSignal): Promise<void> {
-    const outcome = await this.channel.embedRows(rows, signal);
+    const outcome = await this.channel.embedRows(rows, signal, false);
     if (outcome.error !== undefined) throw outcome.error;
   }
 
