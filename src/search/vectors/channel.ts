@@ -12,6 +12,7 @@ import type {
   BackfillOptions,
   NearestOptions,
   PendingText,
+  RowsOutcome,
   VectorBackend,
   VectorChannel,
   VectorStatus,
@@ -25,15 +26,6 @@ export { vectorOptions } from "./config.js";
 export const DEFAULT_EMBED_BATCH = 64;
 /** Refusals listed by status() (the newest; `failed` counts them all). */
 const LISTED_FAILURES = 10;
-
-/** What embedding one batch of rows did: written with a vector (or none needed), refused, left pending. */
-export interface RowsOutcome {
-  embedded: number;
-  refused: number;
-  left: number;
-  /** Why rows were left pending: the embedder failed as a whole (to report and retry). */
-  error?: unknown;
-}
 
 /**
  * The vector channel of one store: embeds what the backend reports pending (live, through the {@link VectorWorker},

@@ -190,3 +190,12 @@ export interface VectorBackend {
   /** The newest message seq stored (0 when none): the background work starts after it. */
   maxSeq(): Promise<number>;
 }
+
+/** What embedding one batch of rows did: written with a vector (or none needed), refused, left pending. */
+export interface RowsOutcome {
+  embedded: number;
+  refused: number;
+  left: number;
+  /** Why rows were left pending: the embedder failed as a whole (to report and retry). */
+  error?: unknown;
+}

@@ -1,6 +1,5 @@
 import type { ChangeEvent, ChangeFeed, Unsubscribe } from "../../store/feed/feed.js";
-import type { RowsOutcome } from "./channel.js";
-import type { PendingText, VectorBackend } from "./types.js";
+import type { PendingText, RowsOutcome, VectorBackend } from "./types.js";
 
 /** What the worker asks of the channel that owns it: readiness, embedding a batch, reporting a failure. */
 export interface WorkerOwner {
