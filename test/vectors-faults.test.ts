@@ -3,8 +3,12 @@
 // its batch and later writes are still embedded; the refusal is recorded, not retried until the text changes).
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import { PostgresStore } from "../src/postgres/store.js";
 import { embedText, MAX_EMBED_BYTES } from "../src/search/vectors/embed.js";
 import type { Embedder } from "../src/search/vectors/types.js";
+import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { testVector } from "./vectors/embedder.js";
 import { channel, describeTargets, seed, TEXTS, until, withStorage } from "./vectors/helpers.js";
@@ -166,4 +170,44 @@ test("embedText keeps the first 8,000 UTF-8 bytes, cut between characters", () =
   }
   assert.equal(embedText("x".repeat(20_000)).length, 8_000);
   assert.equal(embedText("short"), "short");
+});
+
+// A vector table made before refusals were recorded has no `failure` column: the channel's first use adds it.
+test("a vector table without the failure column gains it on first use (SQLite, PGlite)", async () => {
+  const old = `(seq bigint PRIMARY KEY, session_num bigint NOT NULL, content_hash text, text_hash text NOT NULL,
+    vector float4[])`;
+  const check = async (store: SqliteStore | PostgresStore) => {
+    const { embed } = refusingEmbedder();
+    await seed(store);
+    await store.session("a").appendMessage(msg("bad", "POISON pill"));
+    await store.close();
+    return embed;
+  };
+  const db = new (loadBetterSqlite3())(":memory:");
+  try {
+    db.exec(`CREATE TABLE agent_message_vectors ${old.replace("float4[]", "BLOB")}`);
+    const embed = await check(new SqliteStore(db));
+    const store = new SqliteStore(db, { embedder: embed, vectorIndex: "plain", onEmbedError: () => {} });
+    assert.deepEqual(await channel(store).backfill(), { embedded: 4, failed: 1 });
+    assert.equal((await channel(store).status()).failed, 1);
+    await store.close();
+  } finally {
+    db.close();
+  }
+  const pglite = await PGlite.create();
+  try {
+    await pglite.query("CREATE SCHEMA legacy");
+    await pglite.query(`CREATE TABLE legacy.agent_message_vectors ${old}`);
+    const embed = await check(await PostgresStore.open(pglite, { schema: "legacy" }));
+    const store = await PostgresStore.open(pglite, {
+      schema: "legacy",
+      embedder: embed,
+      onEmbedError: () => {},
+    });
+    assert.deepEqual(await channel(store).backfill(), { embedded: 4, failed: 1 });
+    assert.equal((await channel(store).status()).failed, 1);
+    await store.close();
+  } finally {
+    await pglite.close();
+  }
 });
