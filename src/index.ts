@@ -63,6 +63,7 @@ export type {
   EmbeddingModelLike,
   NearestOptions,
   VectorChannel,
+  VectorFailure,
   VectorStatus,
   VectorStoreOptions,
 } from "./search/vectors/types.js";

@@ -106,7 +106,7 @@ await describeTargets((target) => {
         const rows = await backend.pending(0, 10);
         assert.equal(rows.length, 4);
         await store.session("b").deleteMessages(["food"]);
-        await channel(store).embedRows(rows);
+        await channel(store).embedRows(rows, new AbortController().signal, true);
         if (target.index !== "memory") assert.equal(await storage.vectorRows(store), 3);
         assert.equal(await storage.indexRows(store), 3);
         assert.deepEqual(await channel(store).status(), { embedded: 3, pending: 0 });

@@ -6,6 +6,7 @@ import type {
   NearestRead,
   PendingText,
   VectorBackend,
+  VectorFailure,
   VectorStoreOptions,
   VectorWrite,
 } from "../search/vectors/types.js";
@@ -17,6 +18,8 @@ interface Entry {
   text: string;
   textHash: string;
   vector: Float32Array | null;
+  /** Why the embedder refused this text (no vector then). */
+  failure?: string;
 }
 
 /** Vectors of a MemoryStore, kept beside its rows and scored by brute force (memory holds no large stores). */
@@ -84,13 +87,16 @@ class MemoryVectorBackend implements VectorBackend {
     };
     for (const row of rows) {
       if (!exists(String(row.session), row.seq)) continue;
-      const vector = row.vector === "keep" ? (this.entries.get(row.seq)?.vector ?? null) : row.vector;
+      const kept = row.vector === "keep" ? this.entries.get(row.seq) : undefined;
+      const vector = row.vector === "keep" ? (kept?.vector ?? null) : row.vector;
+      const failure = row.vector === "keep" ? kept?.failure : row.failure;
       if (vector) this.size ??= vector.length;
       this.entries.set(row.seq, {
         sessionId: String(row.session),
         text: row.text,
         textHash: row.textHash,
         vector,
+        ...(failure === undefined ? {} : { failure }),
       });
     }
   }
@@ -128,14 +134,33 @@ class MemoryVectorBackend implements VectorBackend {
     }
   }
 
-  async counts(): Promise<{ embedded: number; pending: number }> {
+  async counts(): Promise<{ embedded: number; pending: number; failed: number }> {
     let embedded = 0;
     let pending = 0;
+    let failed = 0;
     for (const [, row] of this.rows()) {
-      if (this.isCurrent(row)) embedded++;
-      else pending++;
+      if (!this.isCurrent(row)) pending++;
+      else if (this.entries.get(row.seq)?.failure === undefined) embedded++;
+      else failed++;
     }
-    return { embedded, pending };
+    return { embedded, pending, failed };
+  }
+
+  async failures(limit: number): Promise<VectorFailure[]> {
+    const out: (VectorFailure & { seq: number })[] = [];
+    for (const [sessionId, row] of this.rows()) {
+      const reason = this.entries.get(row.seq)?.failure;
+      if (reason !== undefined && this.isCurrent(row))
+        out.push({ seq: row.seq, sessionId, messageId: row.id, reason });
+    }
+    return out
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, limit)
+      .map(({ sessionId, messageId, reason }) => ({ sessionId, messageId, reason }));
+  }
+
+  async clearFailures(): Promise<void> {
+    for (const [seq, entry] of this.entries) if (entry.failure !== undefined) this.entries.delete(seq);
   }
 
   async dimensions(): Promise<number | null> {

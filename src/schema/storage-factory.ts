@@ -13,7 +13,14 @@ import { parseInput } from "./to-session-error.js";
 
 // `satisfies Record<keyof …>` makes the compiler refuse a list that misses a name a storage's options gained.
 const policy = { reservedMetadataKeys: 1, maxMessageBytes: 1 } as const;
-const vectors = { embedder: 1, embedDimensions: 1, onEmbedError: 1, vectorIndex: 1 } as const;
+const vectors = {
+  embedder: 1,
+  embedDimensions: 1,
+  onEmbedError: 1,
+  vectorIndex: 1,
+  queryEmbedTimeoutMs: 1,
+  embedTimeoutMs: 1,
+} as const;
 const FILE = { fsync: 1, compactLogBytes: 1 } as const satisfies Record<keyof FileSessionStorageOptions, 1>;
 const SQLITE = {
   ...policy,

@@ -33,7 +33,9 @@ export function vectorTables(t: Tables): VectorTables {
  * embedded text's. Vectors are a float4[] (`vector`) without pgvector; with it they are an `embedding vector(n)`
  * column with an HNSW index, added once the first vector gives the size. A row references its message with ON
  * DELETE CASCADE, so it goes in the statement that deletes the message, whichever process deletes it (one without
- * an embedder, the CLI's prune, older code), and dropping the table drops the reference with it.
+ * an embedder, the CLI's prune, older code), and dropping the table drops the reference with it. `failure` is the
+ * embedder's reason for refusing the text (no vector then); a table made before it gains the column on first use
+ * (vectors-failures.ts).
  */
 export function tableStatements(v: VectorTables): string[] {
   return [
@@ -42,7 +44,8 @@ export function tableStatements(v: VectorTables): string[] {
       session_num bigint NOT NULL,
       content_hash text,
       text_hash text NOT NULL,
-      vector float4[]
+      vector float4[],
+      failure text
     )`,
     `CREATE INDEX IF NOT EXISTS ${v.sessionIndex} ON ${v.vectors} (session_num, seq)`,
     `CREATE TABLE IF NOT EXISTS ${v.state} (

@@ -7,12 +7,14 @@ import type {
   NearestRead,
   PendingText,
   VectorBackend,
+  VectorFailure,
   VectorStoreOptions,
   VectorWrite,
 } from "../../search/vectors/types.js";
 import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./vectors-failures.js";
 import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 import { nearestPaths, nearestWhere, offPathOf } from "./vectors-scope.js";
 import { linkMessages, sweepOrphans } from "./vectors-sweep.js";
@@ -56,6 +58,7 @@ class PostgresVectorBackend implements VectorBackend {
   async ensure(): Promise<void> {
     const executor = await this.executor();
     for (const statement of tableStatements(this.v)) await executor.query(statement);
+    await ensureFailureColumn(executor, this.v);
     await linkMessages(executor, this.v);
     const [state] = await executor.query<{ dimensions: number; kind: string }>(
       `SELECT dimensions, kind FROM ${this.v.state} WHERE id = 1`,
@@ -147,12 +150,12 @@ class PostgresVectorBackend implements VectorBackend {
         // Only while the message exists: one deleted since its text was read gets no vector (the reference would
         // refuse it and fail the batch). FOR KEY SHARE waits for a delete in progress, then sees the row gone.
         await query(
-          `INSERT INTO ${this.v.vectors} (seq, session_num, content_hash, text_hash, ${column})
-           SELECT $1, $2, $3, $4, $5${cast} FROM ${this.t.messages} m WHERE m.seq = $1 AND m.session_num = $2
+          `INSERT INTO ${this.v.vectors} (seq, session_num, content_hash, text_hash, ${column}, failure)
+           SELECT $1, $2, $3, $4, $5${cast}, $6::text FROM ${this.t.messages} m WHERE m.seq = $1 AND m.session_num = $2
            FOR KEY SHARE
            ON CONFLICT (seq) DO UPDATE SET session_num = EXCLUDED.session_num, content_hash = EXCLUDED.content_hash,
-           text_hash = EXCLUDED.text_hash, ${column} = EXCLUDED.${column}`,
-          [row.seq, row.session, row.contentHash, row.textHash, value],
+           text_hash = EXCLUDED.text_hash, ${column} = EXCLUDED.${column}, failure = EXCLUDED.failure`,
+          [row.seq, row.session, row.contentHash, row.textHash, value, row.failure ?? null],
         );
       }
     });
@@ -246,14 +249,16 @@ class PostgresVectorBackend implements VectorBackend {
     await sweepOrphans(await this.executor(), this.t, this.v, sessionId);
   }
 
-  async counts(): Promise<{ embedded: number; pending: number }> {
-    const executor = await this.executor();
-    const [row] = await executor.query<{ total: string | number; embedded: string | number }>(
-      `SELECT (SELECT count(*) FROM ${this.t.messages}) AS total,
-         (SELECT count(*) FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq WHERE ${CURRENT}) AS embedded`,
-    );
-    const embedded = Number(row?.embedded ?? 0);
-    return { embedded, pending: Number(row?.total ?? 0) - embedded };
+  async counts(): Promise<{ embedded: number; pending: number; failed: number }> {
+    return vectorCounts(await this.executor(), this.t, this.v);
+  }
+
+  async failures(limit: number): Promise<VectorFailure[]> {
+    return listFailures(await this.executor(), this.t, this.v, limit);
+  }
+
+  async clearFailures(): Promise<void> {
+    await clearFailures(await this.executor(), this.v);
   }
 
   async dimensions(): Promise<number | null> {

@@ -3,29 +3,29 @@ import { describe } from "../../message/describe.js";
 import { emitWarning } from "../../runtime/warn.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
 import { MAX_SEARCH_LIMIT } from "../../store/limits.js";
-import { MAX_SEARCH_SESSIONS, searchFilters } from "../options.js";
-import { assertEmbedder, type EmbedFn, embedFunction, textHash } from "./embed.js";
+import { searchFilters } from "../options.js";
+import { type ChannelOptions, nearestBranch, nearestScope, timeout } from "./config.js";
+import { DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_QUERY_EMBED_TIMEOUT_MS, within } from "./deadline.js";
+import { type EmbedFn, embedFunction, embedText, textHash } from "./embed.js";
+import { embedIsolated, refusalReason } from "./isolate.js";
 import type {
   BackfillOptions,
-  Embedder,
   NearestOptions,
-  NearestScope,
   PendingText,
+  RowsOutcome,
   VectorBackend,
   VectorChannel,
   VectorStatus,
-  VectorStoreOptions,
   VectorWrite,
 } from "./types.js";
 import { VectorWorker } from "./worker.js";
 
+export { vectorOptions } from "./config.js";
+
 /** Texts per embedder call when the caller names no batch size. */
 export const DEFAULT_EMBED_BATCH = 64;
-/**
- * Characters of a message embedded (the rest is left out): embedding models take a few thousand tokens, and one
- * text over the model's limit would fail its whole batch on every retry.
- */
-export const MAX_EMBED_CHARS = 8_000;
+/** Refusals listed by status() (the newest; `failed` counts them all). */
+const LISTED_FAILURES = 10;
 
 /**
  * The vector channel of one store: embeds what the backend reports pending (live, through the {@link VectorWorker},
@@ -35,6 +35,10 @@ export class StoreVectors implements VectorChannel {
   private readonly embed: EmbedFn;
   private readonly onError: (error: unknown) => void;
   private readonly worker: VectorWorker;
+  /** Aborts every embedder call in flight when the store closes (a search's, a backfill's). */
+  private readonly closing = new AbortController();
+  private readonly queryTimeout: number;
+  private readonly batchTimeout: number;
   private expected: number | undefined;
   private lastError: string | undefined;
   private ensured: Promise<void> | undefined;
@@ -42,10 +46,12 @@ export class StoreVectors implements VectorChannel {
 
   constructor(
     private readonly backend: VectorBackend,
-    options: VectorStoreOptions & { embedder: Embedder },
+    options: ChannelOptions,
     feed: ChangeFeed,
   ) {
     this.embed = embedFunction(options.embedder);
+    this.queryTimeout = timeout(options, "queryEmbedTimeoutMs", DEFAULT_QUERY_EMBED_TIMEOUT_MS);
+    this.batchTimeout = timeout(options, "embedTimeoutMs", DEFAULT_EMBED_TIMEOUT_MS);
     this.expected = options.embedDimensions;
     const onError = options.onEmbedError;
     this.onError =
@@ -84,8 +90,11 @@ export class StoreVectors implements VectorChannel {
     if ((await this.backend.dimensions()) === null) return [];
     let vector: Float32Array;
     try {
-      vector = (await this.embedChecked([query.slice(0, MAX_EMBED_CHARS)]))[0] as Float32Array;
+      const [first] = await this.embedChecked([embedText(query)], this.queryTimeout, true);
+      vector = first as Float32Array;
     } catch (error) {
+      // close() released the search: the store is gone, not the embedder.
+      this.assertOpen();
       this.report(error);
       return [];
     }
@@ -98,10 +107,14 @@ export class StoreVectors implements VectorChannel {
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
       throw new SessionError("INVALID_ARGUMENT", "backfill(): batchSize must be a whole number >= 1");
     }
-    const { onProgress, signal } = options;
+    const { onProgress, signal, retryFailed } = options;
+    if (retryFailed !== undefined && typeof retryFailed !== "boolean") {
+      throw new SessionError("INVALID_ARGUMENT", "backfill(): retryFailed must be a boolean");
+    }
     await this.ready();
     // Vectors a delete left behind (one made before deletes took them, or a process killed before its prune) go.
     await this.backend.prune();
+    if (retryFailed) await this.backend.clearFailures();
     const total = (await this.backend.counts()).pending;
     let after = 0;
     let done = 0;
@@ -114,13 +127,19 @@ export class StoreVectors implements VectorChannel {
       const rows = await this.backend.pending(after, batchSize);
       if (rows.length === 0) break;
       after = (rows[rows.length - 1] as PendingText).seq;
+      let outcome: RowsOutcome;
       try {
-        await this.embedRows(rows, signal);
-        embedded += rows.length;
+        outcome = await this.embedRows(rows, signal, true);
       } catch (error) {
+        // A write that failed (or a check) left the whole batch pending.
+        outcome = { embedded: 0, refused: 0, left: rows.length, error };
+      }
+      embedded += outcome.embedded;
+      failed += outcome.refused + outcome.left;
+      if (outcome.error !== undefined) {
         if (signal?.aborted) throw signal.reason;
-        this.report(error);
-        failed += rows.length;
+        this.assertOpen();
+        this.report(outcome.error);
       }
       done += rows.length;
       onProgress?.(done, Math.max(total, done));
@@ -131,13 +150,23 @@ export class StoreVectors implements VectorChannel {
   async status(): Promise<VectorStatus> {
     this.assertOpen();
     await this.ready();
-    const counts = await this.backend.counts();
-    return this.lastError === undefined ? counts : { ...counts, lastError: this.lastError };
+    const { embedded, pending, failed } = await this.backend.counts();
+    const status: VectorStatus = { embedded, pending };
+    if (failed > 0) {
+      status.failed = failed;
+      status.failures = await this.backend.failures(LISTED_FAILURES);
+    }
+    if (this.lastError !== undefined) status.lastError = this.lastError;
+    return status;
   }
 
-  /** @internal stops the background work (the store closes): waits for a write in progress, abandons an embedder call. */
+  /**
+   * @internal stops the background work (the store closes): waits for a write in progress, abandons embedder calls
+   * (the worker's, a backfill's, a search's, which then rejects with CLOSED).
+   */
   close(): Promise<void> {
     this.closed = true;
+    this.closing.abort(new SessionError("CLOSED", "This store was closed"));
     return this.worker.close();
   }
 
@@ -164,15 +193,21 @@ export class StoreVectors implements VectorChannel {
   }
 
   /**
-   * @internal embeds the rows whose text changed since their stored vector (one embedder call) and writes them
-   * all; throws what the embedder or the write threw.
+   * @internal embeds the rows whose text changed since their stored vector and writes what was decided: vectors,
+   * and a refusal for a text the embedder refused by itself (isolate.ts). Rows left pending come with the error;
+   * throws what a write threw, and CLOSED or the signal's reason once either stopped the work. `awaited`: a caller
+   * waits (backfill), so the calls' deadlines keep the process alive.
    */
-  async embedRows(rows: readonly PendingText[], signal?: AbortSignal): Promise<void> {
+  async embedRows(
+    rows: readonly PendingText[],
+    signal: AbortSignal | undefined,
+    awaited: boolean,
+  ): Promise<RowsOutcome> {
     const writes: VectorWrite[] = [];
     const texts: string[] = [];
     const embedAt: number[] = [];
     for (const row of rows) {
-      const text = row.text.slice(0, MAX_EMBED_CHARS);
+      const text = embedText(row.text);
       const hash = textHash(text);
       const write: VectorWrite = {
         seq: row.seq,
@@ -191,20 +226,49 @@ export class StoreVectors implements VectorChannel {
       }
       writes.push(write);
     }
-    if (texts.length > 0) {
-      const vectors = await this.embedChecked(texts, signal);
-      embedAt.forEach((at, i) => {
-        (writes[at] as VectorWrite).vector = vectors[i] as Float32Array;
-      });
-    }
+    const isolated = await embedIsolated(texts, (part) =>
+      this.embedChecked(part, this.batchTimeout, awaited, signal),
+    );
+    const left = new Set<number>();
+    embedAt.forEach((at, i) => {
+      const write = writes[at] as VectorWrite;
+      const vector = isolated.vectors[i];
+      if (vector) write.vector = vector;
+      else if (isolated.refused.has(i)) write.failure = refusalReason(isolated.refused.get(i));
+      else left.add(at);
+    });
     signal?.throwIfAborted();
-    await this.backend.write(writes);
+    this.assertOpen();
+    const decided = writes.filter((_, at) => !left.has(at));
+    if (decided.length > 0) await this.backend.write(decided);
+    for (const [i, error] of isolated.refused) {
+      const seq = (writes[embedAt[i] as number] as VectorWrite).seq;
+      this.report(
+        new Error(`the embedder refused the text of message row ${seq}: ${refusalReason(error)}`, {
+          cause: error,
+        }),
+      );
+    }
+    const outcome: RowsOutcome = {
+      embedded: decided.length - isolated.refused.size,
+      refused: isolated.refused.size,
+      left: left.size,
+    };
+    if (isolated.stopped !== undefined) outcome.error = isolated.stopped;
+    return outcome;
   }
 
-  // One embedder call, its vectors checked against the store's size (the option, else the stored vectors'), and
-  // abandoned when `signal` aborts (close() must not wait for an embedder that never answers).
-  private async embedChecked(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const vectors = await abandonable(this.embed(texts, signal), signal);
+  // One embedder call within `ms` (and abandoned when the store closes or `signal` aborts: nobody waits for an
+  // embedder that never answers), its vectors checked against the store's size (the option, else the stored ones).
+  private async embedChecked(
+    texts: string[],
+    ms: number,
+    awaited: boolean,
+    signal?: AbortSignal,
+  ): Promise<Float32Array[]> {
+    const vectors = await within(ms, [this.closing.signal, signal], awaited, (abortSignal) =>
+      this.embed(texts, abortSignal),
+    );
     this.expected ??= (await this.backend.dimensions()) ?? undefined;
     const size = (vectors[0] as Float32Array).length;
     if (this.expected !== undefined && size !== this.expected) {
@@ -227,64 +291,4 @@ export class StoreVectors implements VectorChannel {
       emitWarning(handlerError, "AgentSessionVectorWarning");
     }
   }
-}
-
-/**
- * The vector options of a store, checked (INVALID_ARGUMENT at construction rather than a failure later), or
- * undefined when there is no embedder: the store then has no channel.
- */
-export function vectorOptions(
-  options: VectorStoreOptions,
-): (VectorStoreOptions & { embedder: Embedder }) | undefined {
-  const { embedder, embedDimensions, onEmbedError, vectorIndex } = options;
-  if (embedder === undefined) return undefined;
-  assertEmbedder(embedder, embedDimensions);
-  if (onEmbedError !== undefined && typeof onEmbedError !== "function") {
-    throw new SessionError("INVALID_ARGUMENT", "onEmbedError must be a function");
-  }
-  if (vectorIndex !== undefined && vectorIndex !== "auto" && vectorIndex !== "plain") {
-    throw new SessionError("INVALID_ARGUMENT", 'vectorIndex must be "auto" or "plain"');
-  }
-  return { ...options, embedder };
-}
-
-function abandonable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
-  });
-}
-
-/** Whether nearest() keeps to the active paths, checked (`INVALID_ARGUMENT`). */
-function nearestBranch({ branch }: NearestOptions): boolean {
-  if (branch !== undefined && branch !== "active" && branch !== "all") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `nearest(): branch must be "active" or "all", got ${describe(branch)}`,
-    );
-  }
-  return branch === "active";
-}
-
-/** The sessions nearest() keeps to, checked (`INVALID_ARGUMENT`); null when the options leave none to search. */
-function nearestScope({ sessionId, sessionIds }: NearestOptions): NearestScope | null {
-  if (sessionId !== undefined && typeof sessionId !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", "nearest(): sessionId must be a string");
-  }
-  if (sessionIds === undefined) return sessionId === undefined ? {} : { sessionId };
-  if (
-    !Array.isArray(sessionIds) ||
-    sessionIds.length > MAX_SEARCH_SESSIONS ||
-    sessionIds.some((id) => typeof id !== "string")
-  ) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `nearest(): sessionIds must be an array of at most ${MAX_SEARCH_SESSIONS} session ids`,
-    );
-  }
-  if (sessionId !== undefined) return sessionIds.includes(sessionId) ? { sessionId } : null;
-  return sessionIds.length === 0 ? null : { sessionIds: [...new Set(sessionIds)] };
 }

@@ -55,7 +55,8 @@ export function embedFunction(embedder: Embedder): EmbedFn {
       return result.embeddings;
     };
   } else {
-    call = async (texts) => embedder(texts);
+    // Every call has a deadline (deadline.ts), so its signal is always there.
+    call = async (texts, signal) => embedder(texts, { abortSignal: signal ?? new AbortController().signal });
   }
   return async (texts, signal) => checkVectors(await call(texts, signal), texts.length);
 }
@@ -98,6 +99,33 @@ export function unit(vector: ArrayLike<unknown>, index = 0): Float32Array {
     for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) * scale;
   }
   return out;
+}
+
+/**
+ * UTF-8 bytes of a message embedded: a byte-level BPE tokenizer (OpenAI's) makes at most one token per byte, so
+ * this stays under their 8,191-token input limit for any script, where 8,000 characters of CJK or emoji did not.
+ */
+export const MAX_EMBED_BYTES = 8_000;
+
+/**
+ * The part of `text` that is embedded: its first {@link MAX_EMBED_BYTES} UTF-8 bytes, cut between characters (the
+ * rest is left to the text channel).
+ */
+export function embedText(text: string): string {
+  // Three bytes at most per UTF-16 unit: a short text needs no count.
+  if (text.length * 3 <= MAX_EMBED_BYTES) return text;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length;
+    const next = pair ? text.charCodeAt(i + 1) : 0;
+    const astral = pair && next >= 0xdc00 && next <= 0xdfff;
+    const size = astral ? 4 : unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
+    if (bytes + size > MAX_EMBED_BYTES) return text.slice(0, i);
+    bytes += size;
+    if (astral) i++;
+  }
+  return text;
 }
 
 /** The fingerprint of an embedded text: an update that keeps the text keeps its vector. */

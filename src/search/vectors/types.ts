@@ -12,8 +12,13 @@ export interface EmbeddingModelLike {
   doEmbed(options: never): PromiseLike<unknown>;
 }
 
-/** Turns texts into vectors: a plain function, or any AI SDK embedding model (use `embedMany` from "ai", loaded lazily). */
-export type Embedder = ((texts: string[]) => Promise<number[][]>) | EmbeddingModelLike;
+/**
+ * Turns texts into vectors: a plain function (given an `abortSignal` that fires at the call's deadline or when the
+ * store closes), or any AI SDK embedding model (use `embedMany` from "ai", loaded lazily).
+ */
+export type Embedder =
+  | ((texts: string[], options: { abortSignal: AbortSignal }) => Promise<number[][]>)
+  | EmbeddingModelLike;
 
 /** The vector channel of a store opened with an `embedder`. */
 export interface VectorChannel {
@@ -71,6 +76,16 @@ export interface BackfillOptions {
   onProgress?: (done: number, total: number) => void;
   /** Stops between batches; the backfill then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Sends the messages recorded as refused (see {@link VectorStatus.failures}) to the embedder again. */
+  retryFailed?: boolean;
+}
+
+/** A message the embedder refused by itself (others of its batch were embedded): not sent again until its text changes. */
+export interface VectorFailure {
+  sessionId: string;
+  messageId: string;
+  /** The embedder's error message (at most 1,000 characters, a cut marked with "…"). */
+  reason: string;
 }
 
 /** What {@link VectorChannel.status} reports. */
@@ -79,6 +94,10 @@ export interface VectorStatus {
   embedded: number;
   /** Messages without a vector, or whose text changed since it was embedded. */
   pending: number;
+  /** Messages whose current text the embedder refused (present when there are any): they have no vector. */
+  failed?: number;
+  /** The newest of those refusals, at most 10, with the embedder's reasons (present with `failed`). */
+  failures?: VectorFailure[];
   /** The message of the last embedder failure, cleared by the next success. */
   lastError?: string;
 }
@@ -97,6 +116,16 @@ export interface VectorStoreOptions {
    * (`AgentSessionVectorWarning`). The writes that caused the work are never affected.
    */
   onEmbedError?: (error: unknown) => void;
+  /**
+   * Milliseconds a search waits for its query's embedding (default 5,000): past it the call is aborted, reported
+   * (a `TimeoutError`) and the search answers from the text channel alone.
+   */
+  queryEmbedTimeoutMs?: number;
+  /**
+   * Milliseconds one embedder call of the background work or `backfill` may take (default 60,000): past it the
+   * call is aborted and reported, and its messages stay pending (retried, never recorded as refused).
+   */
+  embedTimeoutMs?: number;
   /**
    * Where vectors live: `"auto"` (default) uses sqlite-vec / pgvector where they can load and a plain table
    * scored in JavaScript / SQL elsewhere; `"plain"` always uses the plain table.
@@ -117,7 +146,10 @@ export interface PendingText {
   storedTextHash: string | null;
 }
 
-/** A vector to store for a message: `vector` null for a message without text, "keep" to keep the stored one. */
+/**
+ * A vector to store for a message: `vector` null for a message without text or one the embedder refused (then
+ * `failure` holds its reason), "keep" to keep the stored one (and its failure, if any).
+ */
 export interface VectorWrite {
   seq: number;
   session: number | string;
@@ -125,6 +157,7 @@ export interface VectorWrite {
   textHash: string;
   text: string;
   vector: Float32Array | null | "keep";
+  failure?: string;
 }
 
 /** What a backend does for the channel; every method may assume the vector tables exist once `ensure` resolved. */
@@ -149,10 +182,23 @@ export interface VectorBackend {
    * deletes take them already where the engine allows it, this sweeps what older deletes left.
    */
   prune(sessionId?: string): Promise<void>;
-  /** Counts for {@link VectorChannel.status}. */
-  counts(): Promise<{ embedded: number; pending: number }>;
+  /** Counts for {@link VectorChannel.status}: current vectors, current refusals, and the rest. */
+  counts(): Promise<{ embedded: number; pending: number; failed: number }>;
+  /** The newest current refusals, at most `limit`, newest first. */
+  failures(limit: number): Promise<VectorFailure[]>;
+  /** Forgets every recorded refusal, so those messages are pending again. */
+  clearFailures(): Promise<void>;
   /** The size of the stored vectors, or null before the first one. */
   dimensions(): Promise<number | null>;
   /** The newest message seq stored (0 when none): the background work starts after it. */
   maxSeq(): Promise<number>;
+}
+
+/** What embedding one batch of rows did: written with a vector (or none needed), refused, left pending. */
+export interface RowsOutcome {
+  embedded: number;
+  refused: number;
+  left: number;
+  /** Why rows were left pending: the embedder failed as a whole (to report and retry). */
+  error?: unknown;
 }

@@ -1,10 +1,10 @@
 import type { ChangeEvent, ChangeFeed, Unsubscribe } from "../../store/feed/feed.js";
-import type { PendingText, VectorBackend } from "./types.js";
+import type { PendingText, RowsOutcome, VectorBackend } from "./types.js";
 
 /** What the worker asks of the channel that owns it: readiness, embedding a batch, reporting a failure. */
 export interface WorkerOwner {
   ready(): Promise<void>;
-  embedRows(rows: readonly PendingText[], signal: AbortSignal): Promise<void>;
+  embedRows(rows: readonly PendingText[], signal: AbortSignal, awaited: false): Promise<RowsOutcome>;
   report(error: unknown): void;
 }
 
@@ -144,7 +144,7 @@ export class VectorWorker {
       const all = [...set];
       for (let i = 0; i < all.length; i += BATCH) {
         const rows = await this.backend.pendingIds(sessionId, all.slice(i, i + BATCH));
-        if (rows.length > 0) await this.channel.embedRows(rows, signal);
+        if (rows.length > 0) await this.embed(rows, signal);
         signal.throwIfAborted();
       }
     }
@@ -152,9 +152,15 @@ export class VectorWorker {
     for (let after = horizon; ; ) {
       const rows = await this.backend.pending(after, BATCH);
       if (rows.length === 0) break;
-      await this.channel.embedRows(rows, signal);
+      await this.embed(rows, signal);
       after = (rows[rows.length - 1] as PendingText).seq;
     }
+  }
+
+  // A batch whose embedding stopped (the embedder down or too slow) is retried; refused texts were recorded.
+  private async embed(rows: readonly PendingText[], signal: AbortSignal): Promise<void> {
+    const outcome = await this.channel.embedRows(rows, signal, false);
+    if (outcome.error !== undefined) throw outcome.error;
   }
 
   private retryLater(): void {

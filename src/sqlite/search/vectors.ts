@@ -10,6 +10,7 @@ import type {
   NearestScope,
   PendingText,
   VectorBackend,
+  VectorFailure,
   VectorStoreOptions,
   VectorWrite,
 } from "../../search/vectors/types.js";
@@ -19,7 +20,7 @@ import type { SqlDriver } from "../connection/driver.js";
 import { branchedSessions, offPathSessions } from "./active-paths.js";
 import { loadSqliteVec } from "./vectors-extension.js";
 import { knnNearest, scanNearest } from "./vectors-nearest.js";
-import { CURRENT, int, VEC_GONE_TABLES, VECTOR_TABLES } from "./vectors-schema.js";
+import { addFailureColumn, CURRENT, int, VEC_GONE_TABLES, VECTOR_TABLES } from "./vectors-schema.js";
 import { drainGone, sweepOrphans } from "./vectors-sweep.js";
 
 const PENDING_SELECT = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, m.content_hash,
@@ -45,6 +46,7 @@ class SqliteVectorBackend implements VectorBackend {
   async ensure(): Promise<void> {
     const driver = this.driver;
     for (const statement of VECTOR_TABLES) driver.run(statement);
+    addFailureColumn(driver);
     const state = driver.get<{ dimensions: number; kind: string }>(
       "SELECT dimensions, kind FROM agent_vector_state WHERE id = 1",
     );
@@ -130,10 +132,11 @@ class SqliteVectorBackend implements VectorBackend {
         }
         const blob = vector && !native ? vectorBytes(vector) : null;
         driver.run(
-          `INSERT INTO agent_message_vectors (seq, session_num, content_hash, text_hash, vector) VALUES (?, ?, ?, ?, ?)
+          `INSERT INTO agent_message_vectors (seq, session_num, content_hash, text_hash, vector, failure)
+           VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT (seq) DO UPDATE SET session_num = excluded.session_num, content_hash = excluded.content_hash,
-           text_hash = excluded.text_hash, vector = excluded.vector`,
-          [row.seq, row.session, row.contentHash, row.textHash, blob],
+           text_hash = excluded.text_hash, vector = excluded.vector, failure = excluded.failure`,
+          [row.seq, row.session, row.contentHash, row.textHash, blob, row.failure ?? null],
         );
         if (!native) continue;
         driver.run("DELETE FROM agent_message_vectors_vec WHERE rowid = ?", [int(row.seq)]);
@@ -215,13 +218,29 @@ class SqliteVectorBackend implements VectorBackend {
     this.drain();
   }
 
-  async counts(): Promise<{ embedded: number; pending: number }> {
+  async counts(): Promise<{ embedded: number; pending: number; failed: number }> {
     const total = this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_messages")?.n ?? 0;
-    const embedded =
-      this.driver.get<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM agent_message_vectors v JOIN agent_messages m ON m.seq = v.seq WHERE ${CURRENT}`,
-      )?.n ?? 0;
-    return { embedded, pending: total - embedded };
+    const current = this.driver.get<{ n: number; failed: number | null }>(
+      `SELECT COUNT(*) AS n, SUM(v.failure IS NOT NULL) AS failed
+       FROM agent_message_vectors v JOIN agent_messages m ON m.seq = v.seq WHERE ${CURRENT}`,
+    );
+    const failed = current?.failed ?? 0;
+    const embedded = (current?.n ?? 0) - failed;
+    return { embedded, pending: total - embedded - failed, failed };
+  }
+
+  async failures(limit: number): Promise<VectorFailure[]> {
+    return this.driver.all<VectorFailure>(
+      `SELECT h.session_id AS sessionId, m.id AS messageId, v.failure AS reason
+       FROM agent_message_vectors v JOIN agent_messages m ON m.seq = v.seq
+       JOIN agent_session_heads h ON h.num = m.session_num
+       WHERE v.failure IS NOT NULL AND ${CURRENT} ORDER BY v.seq DESC LIMIT ?`,
+      [limit],
+    );
+  }
+
+  async clearFailures(): Promise<void> {
+    this.driver.run("DELETE FROM agent_message_vectors WHERE failure IS NOT NULL");
   }
 
   async dimensions(): Promise<number | null> {

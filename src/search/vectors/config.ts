@@ -1,0 +1,77 @@
+/** The checked options of the vector channel: the store's (at construction) and those of one nearest() call. */
+import { SessionError } from "../../errors.js";
+import { describe } from "../../message/describe.js";
+import { MAX_SEARCH_SESSIONS } from "../options.js";
+import { DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_QUERY_EMBED_TIMEOUT_MS, MAX_TIMEOUT_MS } from "./deadline.js";
+import { assertEmbedder } from "./embed.js";
+import type { Embedder, NearestOptions, NearestScope, VectorStoreOptions } from "./types.js";
+
+/** The store's vector options, checked. */
+export type ChannelOptions = VectorStoreOptions & { embedder: Embedder };
+
+/**
+ * The vector options of a store, checked (INVALID_ARGUMENT at construction rather than a failure later), or
+ * undefined when there is no embedder: the store then has no channel.
+ */
+export function vectorOptions(options: VectorStoreOptions): ChannelOptions | undefined {
+  const { embedder, embedDimensions, onEmbedError, vectorIndex } = options;
+  if (embedder === undefined) return undefined;
+  assertEmbedder(embedder, embedDimensions);
+  if (onEmbedError !== undefined && typeof onEmbedError !== "function") {
+    throw new SessionError("INVALID_ARGUMENT", "onEmbedError must be a function");
+  }
+  if (vectorIndex !== undefined && vectorIndex !== "auto" && vectorIndex !== "plain") {
+    throw new SessionError("INVALID_ARGUMENT", 'vectorIndex must be "auto" or "plain"');
+  }
+  timeout(options, "queryEmbedTimeoutMs", DEFAULT_QUERY_EMBED_TIMEOUT_MS);
+  timeout(options, "embedTimeoutMs", DEFAULT_EMBED_TIMEOUT_MS);
+  return { ...options, embedder };
+}
+
+/** The deadline option `name`, checked (INVALID_ARGUMENT), or its default. */
+export function timeout(
+  options: VectorStoreOptions,
+  name: "queryEmbedTimeoutMs" | "embedTimeoutMs",
+  fallback: number,
+): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${name} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+/** Whether nearest() keeps to the active paths, checked (`INVALID_ARGUMENT`). */
+export function nearestBranch({ branch }: NearestOptions): boolean {
+  if (branch !== undefined && branch !== "active" && branch !== "all") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `nearest(): branch must be "active" or "all", got ${describe(branch)}`,
+    );
+  }
+  return branch === "active";
+}
+
+/** The sessions nearest() keeps to, checked (`INVALID_ARGUMENT`); null when the options leave none to search. */
+export function nearestScope({ sessionId, sessionIds }: NearestOptions): NearestScope | null {
+  if (sessionId !== undefined && typeof sessionId !== "string") {
+    throw new SessionError("INVALID_ARGUMENT", "nearest(): sessionId must be a string");
+  }
+  if (sessionIds === undefined) return sessionId === undefined ? {} : { sessionId };
+  if (
+    !Array.isArray(sessionIds) ||
+    sessionIds.length > MAX_SEARCH_SESSIONS ||
+    sessionIds.some((id) => typeof id !== "string")
+  ) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `nearest(): sessionIds must be an array of at most ${MAX_SEARCH_SESSIONS} session ids`,
+    );
+  }
+  if (sessionId !== undefined) return sessionIds.includes(sessionId) ? { sessionId } : null;
+  return sessionIds.length === 0 ? null : { sessionIds: [...new Set(sessionIds)] };
+}
