@@ -3,7 +3,7 @@ import { isStorableId } from "../message/ids.js";
 import { contextOptions, newBlockLabel } from "../schema/options.js";
 import { parseInput } from "../schema/to-session-error.js";
 import { estimateStringTokens } from "../utils/tokens.js";
-import { promptRendersBlock, reminderFailure, renderReminder } from "./reminder.js";
+import { blockReadFailure, promptRendersBlock, renderReminder } from "./reminder.js";
 import { renderSystemPrompt } from "./render.js";
 import {
   type AnyContextProvider,
@@ -74,13 +74,18 @@ export class ContextBlocks {
     await this.serialise(block, () => this.read(block));
   }
 
+  /** A provider's failure becomes a `SessionError` naming the block (see `blockReadFailure`). */
   private async read(block: BlockState): Promise<void> {
-    if (!block.initialised) {
-      await block.provider?.init?.(block.label);
-      block.initialised = true;
+    try {
+      if (!block.initialised) {
+        await block.provider?.init?.(block.label);
+        block.initialised = true;
+      }
+      const content = block.provider ? await block.provider.get() : null;
+      block.content = typeof content === "string" ? content : "";
+    } catch (error) {
+      throw blockReadFailure(error, block.label);
     }
-    const content = block.provider ? await block.provider.get() : null;
-    block.content = typeof content === "string" ? content : "";
   }
 
   /**
@@ -211,17 +216,13 @@ export class ContextBlocks {
    * Re-reads every `whenChanged: "remind"` block and returns, for those whose current section no longer appears in
    * `prompt` (the frozen prompt), their current values under a note that they replace the prompt's copies; null
    * when none changed. Nothing is written: the reminder is for the next model call only. A provider that fails
-   * fails the reminder with a `SessionError` (see `reminderFailure`), never with its raw error.
+   * fails the reminder with a `SessionError` naming the block (see `blockReadFailure`), never with its raw error.
    */
   async reminder(prompt: string): Promise<string | null> {
     const changed: ContextBlock[] = [];
     for (const block of [...this.blocks.values()]) {
       if (block.whenChanged !== "remind") continue;
-      try {
-        await this.load(block.label);
-      } catch (error) {
-        throw reminderFailure(error, block.label);
-      }
+      await this.load(block.label);
       const view = this.view(block);
       if (!promptRendersBlock(prompt, view)) changed.push(view);
     }

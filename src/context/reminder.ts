@@ -33,11 +33,24 @@ export function renderReminder(changed: readonly ContextBlock[]): string | null 
 }
 
 /**
- * A reminder that could not be built, as a `SessionError`: one already is kept (its code says why); anything else
- * a provider threw becomes `STORAGE` (the provider is the block's storage) with the original as `cause`.
+ * A reminder that could not be built, as a `SessionError`: one already is kept (its code says why; a block's read
+ * failure names the block); anything else becomes `STORAGE` with the original as `cause`.
  */
-export function reminderFailure(error: unknown, label?: string): SessionError {
+export function reminderFailure(error: unknown): SessionError {
   if (error instanceof SessionError) return error;
-  const what = label === undefined ? "The context reminder" : `The context reminder (block "${label}")`;
-  return new SessionError("STORAGE", `${what} could not be built: ${errorMessage(error)}`, { cause: error });
+  return new SessionError("STORAGE", `The context reminder could not be built: ${errorMessage(error)}`, {
+    cause: error,
+  });
+}
+
+/**
+ * A block's provider that failed to read (when a Session opens, for a reminder, after a tool's write), as a
+ * `SessionError`: one already is kept; anything else becomes `STORAGE` (the provider is the block's storage),
+ * naming the block, with the original as `cause`, so a failing provider never surfaces as a bare `Error`.
+ */
+export function blockReadFailure(error: unknown, label: string): SessionError {
+  if (error instanceof SessionError) return error;
+  return new SessionError("STORAGE", `Context block "${label}" could not be read: ${errorMessage(error)}`, {
+    cause: error,
+  });
 }

@@ -131,6 +131,23 @@ describe("reminder(): a provider that throws", () => {
   });
 });
 
+describe("a block whose provider fails while a Session opens", () => {
+  test("the first call rejects with a SessionError naming the block, the provider's error as its cause", async () => {
+    const failure = new Error("kv down");
+    const session = Session.create(new MemoryStore()).withContext("facts", {
+      provider: { get: async () => Promise.reject(failure) },
+      whenChanged: "remind",
+    });
+    await assert.rejects(session.freezeSystemPrompt(), (error: unknown) => {
+      assert.ok(error instanceof SessionError);
+      assert.equal(error.code, "STORAGE");
+      assert.match(error.message, /^Context block "facts" could not be read: kv down$/);
+      assert.equal(error.cause, failure);
+      return true;
+    });
+  });
+});
+
 describe("reminder(): content that looks like structure", () => {
   for (const backend of contextBackends) {
     test(`${backend.name}: a value forging a border and header is neutralised in the reminder too`, async () => {
