@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CLIENT_SCRIPT } from "../../src/cli/serve/client.js";
+import { BLOCKS_SCRIPT } from "../../src/cli/serve/client-blocks.js";
 import { GRAPH_SCRIPT } from "../../src/cli/serve/client-graph.js";
 import { SEARCH_SCRIPT } from "../../src/cli/serve/client-search.js";
 
@@ -85,8 +86,10 @@ const COVERED = {
 };
 
 describe("viewer search hits", () => {
-  test("the page script (graph, hits, client) parses as one script", () => {
-    assert.doesNotThrow(() => new Function(`${GRAPH_SCRIPT}\n${SEARCH_SCRIPT}\n${CLIENT_SCRIPT}`));
+  test("the page script (graph, hits, blocks, client) parses as one script", () => {
+    assert.doesNotThrow(
+      () => new Function(`${GRAPH_SCRIPT}\n${SEARCH_SCRIPT}\n${BLOCKS_SCRIPT}\n${CLIENT_SCRIPT}`),
+    );
     assert.doesNotMatch(SEARCH_SCRIPT, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
   });
 
@@ -145,5 +148,57 @@ describe("viewer search hits", () => {
       false,
     );
     assert.equal(render([]).box.textContent, "0 matches");
+  });
+
+  test("a hit that is another hit's context is highlighted in place, and every turn is shown once", () => {
+    // m1 … m9 along one branch; hits m3 (best), m9 and m5 with up to 2 turns each side. m9's window (m7 … m9)
+    // shares nothing with m3's until m5's (m3 … m7) joins both.
+    const line = (n: number) => turn(`m${n}`, n % 2 ? "user" : "assistant", `turn ${n}`);
+    const hit = (n: number, before: number[], after: number[]) => ({
+      ...line(n),
+      sessionId: "s1",
+      onActivePath: true,
+      score: 1,
+      context: { before: before.map(line), after: after.map(line) },
+    });
+    const { box, opened } = render([hit(3, [1, 2], [4, 5]), hit(9, [7, 8], []), hit(5, [3, 4], [6, 7])]);
+    assert.equal(box.children[0]?.textContent, "3 matches");
+    const shown = box.children.slice(1).map((group) =>
+      group.children.map((c) => {
+        const id = c.attributes.get("data-hit-id");
+        return id ? `HIT ${id}` : c.attributes.get("data-context-id");
+      }),
+    );
+    assert.deepEqual(shown, [["m1", "m2", "HIT m3", "m4", "HIT m5", "m6", "m7", "m8", "HIT m9"]]);
+    box.children[1]!.children[5]!.click();
+    assert.deepEqual(opened, [["s1", "m6"]]);
+  });
+
+  test("windows that fork after a shared turn: the fork is its own group naming where it continues from", () => {
+    // r → a → b1 (hit 1) and r → a → c1 (hit 2): both windows hold r and a, then part.
+    const hitAt = (id: string, before: string[], after: string[]) => ({
+      ...turn(id, "user", id),
+      sessionId: "s1",
+      onActivePath: id === "b1",
+      score: 1,
+      context: {
+        before: before.map((t) => turn(t, "user", t)),
+        after: after.map((t) => turn(t, "user", t)),
+      },
+    });
+    const other = { ...hitAt("a", [], ["b1"]), sessionId: "s2" };
+    const { box } = render([hitAt("b1", ["r", "a"], ["b2"]), other, hitAt("c1", ["r", "a"], ["c2"])]);
+    const shown = box.children
+      .slice(1)
+      .map((group) =>
+        group.children.map(
+          (c) => c.attributes.get("data-hit-id") ?? c.attributes.get("data-context-id") ?? c.textContent,
+        ),
+      );
+    assert.deepEqual(shown, [
+      ["r", "a", "b1", "b2"],
+      ["a", "b1"],
+      ["… continues after a, on another branch", "c1", "c2"],
+    ]);
   });
 });

@@ -54,7 +54,19 @@ function coveredIds(data) {
   return covered;
 }
 
+// Scrolls the graph's own box (never the page) just enough to show the node: the end of the branch shown sits in
+// the rightmost lanes of a wide tree, beyond a phone's screen, and a redraw would otherwise reset the scroll to 0.
+function reveal(container, node) {
+  var box = container.getBoundingClientRect(), r = node.getBoundingClientRect();
+  var left = box.left + container.clientLeft, top = box.top + container.clientTop;
+  if (r.right > left + container.clientWidth) container.scrollLeft += r.right - left - container.clientWidth + PAD;
+  if (r.left < left) container.scrollLeft -= left - r.left + PAD;
+  if (r.bottom > top + container.clientHeight) container.scrollTop += r.bottom - top - container.clientHeight + PAD;
+  if (r.top < top) container.scrollTop -= top - r.top + PAD;
+}
+
 function drawGraph(container, data, selectedId, onPick) {
+  var scrollLeft = container.scrollLeft, scrollTop = container.scrollTop, selected = null;
   container.textContent = "";
   if (data.nodes.length === 0) { container.appendChild(document.createTextNode("No messages.")); return; }
   var layout = layoutTree(data), covered = coveredIds(data), maxDepth = 0;
@@ -85,6 +97,7 @@ function drawGraph(container, data, selectedId, onPick) {
     if (covered.has(n.id)) classes.push("covered");
     if (n.id === selectedId) classes.push("selected");
     var g = svgEl("g", { "class": classes.join(" "), "data-node-id": n.id, tabindex: 0, role: "button" });
+    if (n.id === selectedId) selected = g;
     if (leaf) g.setAttribute("data-leaf", "1");
     var title = svgEl("title", {});
     title.textContent = n.role + " " + n.id + (covered.has(n.id) ? " (replaced by an overlay)" : "") + ": " + n.preview;
@@ -100,5 +113,8 @@ function drawGraph(container, data, selectedId, onPick) {
     root.appendChild(g);
   });
   container.appendChild(root);
+  container.scrollLeft = scrollLeft;
+  container.scrollTop = scrollTop;
+  if (selected) reveal(container, selected);
 }
 `;

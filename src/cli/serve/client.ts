@@ -4,13 +4,15 @@ import { DEFAULT_SESSION_LABEL } from "../inspect/sessions.js";
 /**
  * The viewer's browser code (plain ES2017, inlined into the page). Every string from the store reaches the page
  * through `textContent` or an attribute, never as markup, so stored text can never become HTML or script.
- * The address hash (`#session=…&leaf=…`) keeps the open branch, so a view can be reloaded or shared locally.
+ * The address hash (`#session=…&leaf=…&q=…&branch=…&role=…&context=…`) keeps the open branch and the search shown,
+ * so a view can be reloaded or shared locally.
  */
 export const CLIENT_SCRIPT = `
 (function () {
   "use strict";
   // seq numbers requests: an answer that arrives after a newer click is dropped instead of overwriting it.
-  var state = { session: null, leaf: null, tree: null, view: null, seq: 0 };
+  // search: the parameters of the results shown (null: none), kept in the address with the open branch.
+  var state = { session: null, leaf: null, tree: null, view: null, seq: 0, search: null, searchSeq: 0 };
   var $ = function (id) { return document.getElementById(id); };
 
   function el(tag, className, text) {
@@ -36,6 +38,9 @@ export const CLIENT_SCRIPT = `
 
   // The session of a Session created without forSession has the empty id.
   function sessionLabel(id) { return id === "" ? ${JSON.stringify(DEFAULT_SESSION_LABEL)} : id; }
+  // A session's heading: its registered name, else its id. An agent session without a title is registered under
+  // its id as its name, and a heading equal to the id is not followed by the id again.
+  function sessionTitle(s) { return s.registered && s.name ? s.name : sessionLabel(s.id); }
   function count(n, noun) { return n === null || n === undefined ? "? " + noun + "s" : n + " " + noun + (n === 1 ? "" : "s"); }
   function time(iso) { return iso ? iso.slice(0, 19).replace("T", " ") : ""; }
   function json(value) { return value === undefined ? "" : JSON.stringify(value, null, 2); }
@@ -88,6 +93,12 @@ export const CLIENT_SCRIPT = `
     var params = new URLSearchParams();
     if (state.session !== null) params.set("session", state.session);
     if (state.leaf !== null) params.set("leaf", state.leaf);
+    if (state.search) {
+      Object.keys(state.search).forEach(function (key) {
+        // The form's defaults stay out of the address: a shared link shows only what was chosen.
+        if (state.search[key] !== SEARCH_DEFAULTS[key]) params.set(key, state.search[key]);
+      });
+    }
     history.replaceState(null, "", "#" + params.toString());
   }
 
@@ -100,11 +111,11 @@ export const CLIENT_SCRIPT = `
       sessions.forEach(function (s) {
         var button = el("button", s.id === state.session ? "selected" : "");
         button.setAttribute("data-session-id", s.id);
-        var title = el("div", null, s.registered ? s.name || "(no name)" : sessionLabel(s.id));
-        if (!s.registered) title.appendChild(el("span", "tag", "unregistered"));
+        var heading = sessionTitle(s);
+        var title = el("div", null, heading);
         if (s.endReason) title.appendChild(el("span", "tag", "ended: " + s.endReason));
         button.appendChild(title);
-        var facts = (s.id === "" ? "" : s.id + " · ") + count(s.messages, "message") + (s.updatedAt ? " · " + time(s.updatedAt) : "");
+        var facts = (s.id === "" || heading === s.id ? "" : s.id + " · ") + count(s.messages, "message") + (s.updatedAt ? " · " + time(s.updatedAt) : "");
         button.appendChild(el("div", "muted", facts));
         button.addEventListener("click", function () { openSession(s.id, null); });
         nav.appendChild(button);
@@ -125,13 +136,13 @@ export const CLIENT_SCRIPT = `
   function renderSummary(data) {
     var s = data.summary, box = $("summary");
     box.textContent = "";
-    var title = el("h2", null, s.registered ? s.name || "(no name)" : sessionLabel(s.id));
-    if (!s.registered) title.appendChild(el("span", "tag", "unregistered"));
-    box.appendChild(title);
+    var heading = sessionTitle(s);
+    box.appendChild(el("h2", null, heading));
     var facts = el("div", "facts");
-    fact(facts, "id", s.id === "" ? '"" ' + sessionLabel(s.id) : s.id);
+    if (heading !== s.id) fact(facts, "id", s.id === "" ? '"" ' + sessionLabel(s.id) : s.id);
     fact(facts, "model", s.model);
-    fact(facts, "source", s.source);
+    // Most plain conversations (a Session without a SessionManager) have no registry row: a fact, not a warning.
+    fact(facts, "source", s.registered ? s.source : "not registered");
     // An unregistered session (written without the manager) has no registry times: its messages' are shown.
     var times = data.nodes.map(function (n) { return n.createdAt; }).filter(Boolean).sort();
     fact(facts, "created", s.createdAt ? time(s.createdAt) : times.length ? time(times[0]) + " (first message)" : "unknown");
@@ -150,26 +161,6 @@ export const CLIENT_SCRIPT = `
       link.addEventListener("click", function () { openSession(s.parentSessionId, null); });
       box.appendChild(link);
     }
-  }
-
-  function renderBlocks(result) {
-    var box = $("blocks");
-    box.textContent = "";
-    box.appendChild(el("h3", null, "Context blocks"));
-    if (result.blocks.length === 0) box.appendChild(el("p", "muted", "No stored blocks."));
-    result.blocks.forEach(function (b) {
-      box.appendChild(el("div", "muted", b.label + " · " + b.key + " · ~" + b.tokens + " tokens"));
-      box.appendChild(el("pre", "block", b.content));
-      if (b.reminder) {
-        box.appendChild(el("div", "muted reminder-note", "Pending reminder: the frozen prompt holds an older value (sent after the cached prefix if the block is whenChanged 'remind', until refreshSystemPrompt())"));
-        box.appendChild(el("pre", "block reminder", b.reminder));
-      }
-    });
-    box.appendChild(el("h3", null, "Frozen system prompt"));
-    if (result.prompt) {
-      box.appendChild(el("div", "muted", result.prompt.key + " · ~" + result.prompt.tokens + " tokens"));
-      box.appendChild(el("pre", "block prompt", result.prompt.content));
-    } else box.appendChild(el("p", "muted", "None stored."));
   }
 
   function showBranch(leaf) {
@@ -238,6 +229,9 @@ export const CLIENT_SCRIPT = `
     state.session = id;
     live.following = !leaf;
     follow(id);
+    // Opening a session leaves the results (a phone shows one or the other), and the address says so.
+    state.search = null;
+    state.searchSeq++;
     $("results").textContent = "";
     Array.prototype.forEach.call(document.querySelectorAll("#sessions button"), function (b) {
       b.classList.toggle("selected", b.getAttribute("data-session-id") === id);
@@ -247,7 +241,7 @@ export const CLIENT_SCRIPT = `
       if (seq !== state.seq) return;
       state.tree = data;
       renderSummary(data);
-      api("blocks", { id: id }).then(renderBlocks).catch(function (error) { showError($("blocks"), error); });
+      api("blocks", { id: id }).then(function (result) { renderBlocks($("blocks"), result, el); }).catch(function (error) { showError($("blocks"), error); });
       return showBranch(leaf || data.leafId);
     }).catch(function (error) { showError($("summary"), error); });
   }
@@ -272,17 +266,30 @@ export const CLIENT_SCRIPT = `
   }
 
   var searchUi = { el: el, label: sessionLabel, open: openSession, openSummary: openSummary };
+  // The search form's fields, as named in the address and the API, with the form's defaults.
+  var SEARCH_DEFAULTS = { q: "", branch: "all", role: "", context: "0" };
+
+  function runSearch() {
+    var params = {};
+    Object.keys(SEARCH_DEFAULTS).forEach(function (key) { params[key] = $(key).value; });
+    state.search = params;
+    setHash();
+    var box = $("results"), seq = ++state.searchSeq;
+    api("search", params).then(function (hits) { if (seq === state.searchSeq) renderHits(box, hits, searchUi); })
+      .catch(function (error) { if (seq === state.searchSeq) showError(box, error); });
+  }
+
   $("search").addEventListener("submit", function (event) {
     event.preventDefault();
-    var box = $("results");
-    var params = { q: $("q").value, branch: $("branch").value, role: $("role").value, context: $("context").value };
-    api("search", params).then(function (hits) { renderHits(box, hits, searchUi); })
-      .catch(function (error) { showError(box, error); });
+    runSearch();
   });
 
   var initial = new URLSearchParams(location.hash.slice(1));
   loadSessions().then(function () {
     if (initial.has("session")) openSession(initial.get("session"), initial.get("leaf"));
+    if (!initial.has("q")) return;
+    fillSearchForm(initial, SEARCH_DEFAULTS, $, el);
+    runSearch();
   });
 })();
 `;

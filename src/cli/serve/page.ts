@@ -1,4 +1,5 @@
 import { CLIENT_SCRIPT } from "./client.js";
+import { BLOCKS_SCRIPT } from "./client-blocks.js";
 import { GRAPH_SCRIPT } from "./client-graph.js";
 import { SEARCH_SCRIPT } from "./client-search.js";
 
@@ -75,7 +76,10 @@ pre.block { white-space: pre-wrap; background: #fff; border: 1px solid var(--lin
 @media (max-width: 720px) {
   header { flex-wrap: wrap; padding: 8px; }
   header form { margin-left: 0; width: 100%; flex-wrap: wrap; }
-  header input { flex: 1; min-width: 0; }
+  /* The search box and its button take the first line, the three pickers share the next, shrinking evenly. */
+  header input { order: -2; flex: 1 1 60%; min-width: 0; }
+  header form button { order: -1; }
+  header select { flex: 1 1 30%; min-width: 0; }
   main { display: block; height: auto; }
   #sessions { max-height: 30vh; border-right: 0; border-bottom: 1px solid var(--line); }
   #detail { padding: 8px; }
@@ -150,6 +154,7 @@ export function renderPage(nonce: string, title: string): string {
 </main>
 <script nonce="${nonce}">${GRAPH_SCRIPT}
 ${SEARCH_SCRIPT}
+${BLOCKS_SCRIPT}
 ${CLIENT_SCRIPT}</script>
 </body>
 </html>
