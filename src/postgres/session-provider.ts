@@ -152,6 +152,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   ): Promise<AppendResult> {
     const [executor, t] = await this.db();
     const log = await appendLog(this.backend.changeLog, "append");
+    const request = { parentId, expectedLeafId: options?.expectedLeafId, log };
     const result = await writeWithAttachments(
       executor,
       t,
@@ -159,13 +160,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       message,
       json,
       false,
-      (content, tx) =>
-        appendRow(tx, t, this.sessionId, message, {
-          parentId,
-          expectedLeafId: options?.expectedLeafId,
-          json: content,
-          log,
-        }),
+      (content, tx) => appendRow(tx, t, this.sessionId, message, { ...request, json: content }),
     );
     return this.withStoredJson(result, message.id, json);
   }
