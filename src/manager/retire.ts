@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import type { SessionStore } from "../store/types.js";
+import type { SessionBinding, SessionStore } from "../store/types.js";
 import { WRITES } from "./touching-store.js";
 
 // What a Session's context writes: its blocks and cached prompt (`blocks`), its search blocks (`entries`).
@@ -42,7 +42,9 @@ export function retirableStore<S extends SessionStore>(store: S, sessionId: stri
   const guarded = new Map<PropertyKey, object>();
   const view = new Proxy(store, {
     get(target, property) {
-      if (property === "session") return (id: string) => guard(target.session(id), WRITES);
+      if (property === "session") {
+        return (id: string, binding?: SessionBinding) => guard(target.session(id, binding), WRITES);
+      }
       const value: unknown = Reflect.get(target, property, target);
       if ((property === "blocks" || property === "entries") && typeof value === "object" && value !== null) {
         const sub = guarded.get(property) ?? guard(value, CONTEXT_WRITES);

@@ -1,4 +1,4 @@
-import type { SessionStore } from "../store/types.js";
+import type { SessionBinding, SessionStore } from "../store/types.js";
 import type { SessionProvider } from "../types.js";
 
 /** Provider methods that change a session; after each succeeds the session's activity time is bumped. */
@@ -26,7 +26,8 @@ export function touchingStore<S extends SessionStore>(
   return new Proxy(store, {
     get(target, property) {
       if (property === "session") {
-        return (sessionId: string) => touchingProvider(target.session(sessionId), () => touch(sessionId));
+        return (sessionId: string, binding?: SessionBinding) =>
+          touchingProvider(target.session(sessionId, binding), () => touch(sessionId));
       }
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;

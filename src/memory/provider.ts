@@ -8,8 +8,10 @@ import { hydrateSync, offloadMessage } from "../store/media/offload.js";
 import { applyOverlays } from "../store/overlays.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
+import type { SessionBinding } from "../store/types.js";
 import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type {
+  AppendOptions,
   AppendResult,
   HistoryReadOptions,
   HistoryRowStat,
@@ -71,8 +73,9 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
   constructor(
     private readonly store: MemoryStore,
     sessionId: string,
+    binding?: SessionBinding,
   ) {
-    super(store, sessionId);
+    super(store, sessionId, binding);
   }
 
   private get data(): SessionData | undefined {
@@ -147,11 +150,12 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
   protected async writeAppend(
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
-    expectedLeafId: string | null | undefined,
+    options: AppendOptions | undefined,
   ): Promise<AppendResult> {
     const data = this.store.sessionData(this.sessionId, true)!;
     const existing = data.rows.get(message.id);
     if (existing) return withStored({ inserted: false }, this.storedJson(existing));
+    const expectedLeafId = options?.expectedLeafId;
     if (expectedLeafId !== undefined && (data.leaf?.id ?? null) !== expectedLeafId) {
       throw leafConflict(this.sessionId, data.leaf?.id ?? null, expectedLeafId);
     }

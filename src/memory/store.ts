@@ -17,6 +17,7 @@ import type {
   AttachmentCapableStore,
   ContextCapableStore,
   RegistryCapableStore,
+  SessionBinding,
   StoreSearchOptions,
   TransferCapableStore,
 } from "../store/types.js";
@@ -86,10 +87,10 @@ export class MemoryStore
   }
 
   /** The storage contract for one session. */
-  session(sessionId: string): MemorySessionProvider {
+  session(sessionId: string, binding?: SessionBinding): MemorySessionProvider {
     this.assertOpen();
     assertSessionId(sessionId);
-    return new MemorySessionProvider(this, sessionId);
+    return new MemorySessionProvider(this, sessionId, binding);
   }
 
   /** @internal the data of one session, created on first write. */

@@ -7,8 +7,10 @@ import { byteBudget } from "../store/limits.js";
 import { contentHashes } from "../store/media/offload.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
+import type { SessionBinding } from "../store/types.js";
 import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type {
+  AppendOptions,
   AppendResult,
   HistoryReadOptions,
   HistoryRowStat,
@@ -55,9 +57,10 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   constructor(
     protected readonly backend: PostgresBackend,
     sessionId: string,
+    binding?: SessionBinding,
   ) {
     assertSessionId(sessionId);
-    super(backend, sessionId);
+    super(backend, sessionId, binding);
   }
 
   /** Records a replacing write's change in its transaction (`joined` to it): both commit together. */
@@ -145,10 +148,11 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   protected async writeAppend(
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
-    expectedLeafId: string | null | undefined,
+    options: AppendOptions | undefined,
   ): Promise<AppendResult> {
     const [executor, t] = await this.db();
     const log = await appendLog(this.backend.changeLog, "append");
+    const request = { parentId, expectedLeafId: options?.expectedLeafId, log };
     const result = await writeWithAttachments(
       executor,
       t,
@@ -156,8 +160,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       message,
       json,
       false,
-      (content, tx) =>
-        appendRow(tx, t, this.sessionId, message, { parentId, expectedLeafId, json: content, log }),
+      (content, tx) => appendRow(tx, t, this.sessionId, message, { ...request, json: content }),
     );
     return this.withStoredJson(result, message.id, json);
   }

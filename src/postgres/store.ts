@@ -15,6 +15,7 @@ import type {
   AttachmentCapableStore,
   ContextCapableStore,
   RegistryCapableStore,
+  SessionBinding,
   StoreSearchOptions,
   TransferCapableStore,
 } from "../store/types.js";
@@ -184,8 +185,8 @@ export class PostgresStore
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
-  session(sessionId: string): PostgresStoreProvider {
-    return new PostgresStoreProvider(this, sessionId);
+  session(sessionId: string, binding?: SessionBinding): PostgresStoreProvider {
+    return new PostgresStoreProvider(this, sessionId, binding);
   }
 
   /**

@@ -1,7 +1,8 @@
 import { SessionError } from "../errors.js";
 import { type ChangeListener, hasFeed, type SubscribeOptions, type Unsubscribe } from "../store/feed/feed.js";
-import { StoreProvider } from "../store/provider.js";
-import type { SessionStore } from "../store/types.js";
+import { writerFor } from "../store/foreign-provider.js";
+import type { StoreProvider } from "../store/provider.js";
+import type { SessionBinding, SessionStore } from "../store/types.js";
 import type { SessionMessage, SessionProvider } from "../types.js";
 import { Compactor } from "./compaction.js";
 import type { SessionConfig } from "./config.js";
@@ -11,6 +12,8 @@ import type { ResolvedSource } from "./source.js";
 /** What a Session works through once it is in use. */
 export interface SessionParts<M extends SessionMessage = SessionMessage> {
   provider: SessionProvider<M>;
+  /** What the Session's message writes go through: `provider` when it was made for this Session, else adapted. */
+  writer: StoreProvider;
   store: SessionStore<M> | undefined;
   context: SessionContext;
   compactor: Compactor;
@@ -27,6 +30,8 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
   private initialising: Promise<SessionParts<M>> | undefined;
   private resolvedParts: SessionParts<M> | undefined;
   private closed = false;
+  // How this Session binds the provider it writes through: its policy, read at each write (it may change).
+  private readonly binding: SessionBinding = { policy: () => this.config.policy };
 
   constructor(
     private readonly source: ResolvedSource<M>,
@@ -89,14 +94,21 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
       }
       const provider = this.source.provider;
       const context = await SessionContext.open(setup, provider, undefined, "", () => this.assertOpen());
-      return { provider, store: undefined, context, compactor: new Compactor(compaction, provider, context) };
+      const writer = writerFor(provider, this.binding);
+      return {
+        provider,
+        writer,
+        store: undefined,
+        context,
+        compactor: new Compactor(compaction, provider, context),
+      };
     }
     const store = this.source.store;
-    const provider = store.session(sessionId);
-    // Made for this Session alone: its writes apply the Session's policy, so a message is prepared once (writes.ts).
-    if (provider instanceof StoreProvider) provider.enforceSessionPolicy(() => this.config.policy);
+    // Made for this Session alone, its writes apply the Session's policy: a message is prepared once.
+    const provider = store.session(sessionId, this.binding);
+    const writer = writerFor(provider, this.binding);
     const context = await SessionContext.open(setup, provider, store, sessionId, () => this.assertOpen());
-    return { provider, store, context, compactor: new Compactor(compaction, provider, context) };
+    return { provider, writer, store, context, compactor: new Compactor(compaction, provider, context) };
   }
 
   /**

@@ -46,11 +46,11 @@ import {
 } from "./history.js";
 import type { MessagesChangedListener } from "./hooks.js";
 import { SessionLifecycle, type SessionParts } from "./lifecycle.js";
-import * as mutations from "./mutations.js";
 import { openSource } from "./open.js";
 import type { SessionOptions } from "./options.js";
 import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
 import type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./writes.js";
+import * as writes from "./writes.js";
 
 export type { RecentHistoryOptions } from "./history.js";
 export type { SessionOptions } from "./options.js";
@@ -64,7 +64,7 @@ export type { SessionOptions } from "./options.js";
  *
  * The class is the public surface only: what the builder sets is a {@link SessionConfig}, the storage and context
  * resolved on first use are a {@link SessionLifecycle}'s, and writes with their status frame, compaction and hook
- * are in `mutations.ts`; history reads in `history.ts`, tool formats in `context/tool-formats.ts`.
+ * are in `writes.ts`; history reads in `history.ts`, tool formats in `context/tool-formats.ts`.
  */
 export class Session<M extends SessionMessage = SessionMessage> {
   private readonly config: SessionConfig;
@@ -228,7 +228,7 @@ export class Session<M extends SessionMessage = SessionMessage> {
     await this.lifecycle.close();
   }
 
-  // ── Writes (see mutations.ts: status frame, automatic compaction, hook) ──────────────────────────────────────
+  // ── Writes (see writes.ts: status frame, automatic compaction, hook) ──────────────────────────────────────
 
   /** Appends after the latest leaf, under `parentId` or as a new root (`null`); resolves the stored form. */
   async appendMessage(
@@ -236,7 +236,7 @@ export class Session<M extends SessionMessage = SessionMessage> {
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<SessionAppendResult<M>> {
-    return mutations.appendMessage(await this.parts(), this.config, message, parentId, options);
+    return writes.appendMessage(await this.parts(), this.config, message, parentId, options);
   }
 
   /** Inserts the message, or replaces the stored one with its id in place (identical content writes nothing). */
@@ -245,17 +245,17 @@ export class Session<M extends SessionMessage = SessionMessage> {
     parentId?: string | null,
     options?: UpsertOptions,
   ): Promise<SessionUpsertResult<M>> {
-    return mutations.upsertMessage(await this.parts(), this.config, message, parentId, options);
+    return writes.upsertMessage(await this.parts(), this.config, message, parentId, options);
   }
 
   /** Writes one historical message verbatim with its original time (migrations); a stored id is skipped. */
   async importMessage(message: M, options?: ImportMessageOptions): Promise<SessionAppendResult<M>> {
-    return mutations.importMessage(await this.parts(), this.config, message, options);
+    return writes.importMessage(await this.parts(), message, options);
   }
 
   /** Replaces a stored message by id (`NOT_FOUND` if unknown); identical content writes nothing. */
   async updateMessage(message: M): Promise<SessionUpdateResult<M>> {
-    return mutations.updateMessage(await this.parts(), this.config, message, true);
+    return writes.updateMessage(await this.parts(), this.config, message, true);
   }
 
   /**
@@ -263,17 +263,17 @@ export class Session<M extends SessionMessage = SessionMessage> {
    * or a compaction check (e.g. shrinking old media); the `internal_onMessagesChanged` hook still hears it.
    */
   async internal_rewriteMessage(message: M): Promise<SessionUpdateResult<M>> {
-    return mutations.updateMessage(await this.parts(), this.config, message, false);
+    return writes.updateMessage(await this.parts(), this.config, message, false);
   }
 
   /** Deletes messages; their children are spliced onto their parents. */
   async deleteMessages(messageIds: string[]): Promise<void> {
-    await mutations.deleteMessages(await this.parts(), this.config, messageIds);
+    await writes.deleteMessages(await this.parts(), this.config, messageIds);
   }
 
   /** Removes every message and overlay of this session, forgets loaded skills and re-renders the prompt. */
   async clearMessages(): Promise<void> {
-    await mutations.clearMessages(await this.parts(), this.config);
+    await writes.clearMessages(await this.parts(), this.config);
   }
 
   // ── Reads ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -368,7 +368,7 @@ export class Session<M extends SessionMessage = SessionMessage> {
     leafId?: string | null,
     options?: { dryRun?: boolean },
   ): Promise<CompactionReport | CompactionPlan | null> {
-    return mutations.compact(await this.parts(), this.config, leafId, options?.dryRun === true);
+    return writes.compact(await this.parts(), this.config, leafId, options?.dryRun === true);
   }
 
   /** What `compact()` would do, computed without calling the model (a dry run). */

@@ -1,17 +1,23 @@
-import { SessionError } from "../errors.js";
-import { parseMessage } from "../message/json.js";
-import { StoreProvider } from "../store/provider.js";
-import { prepareAppend, prepareServerWrite, type WritePolicy, withStored } from "../store/write-policy.js";
+/**
+ * A Session's writes with what follows each: the write itself goes through the Session's writer (its store's
+ * provider made for it, or the user's provider adapted once: store/foreign-provider.ts), which prepares it under
+ * the Session's policy; then the reference's status frame, automatic compaction after an insert, and the
+ * framework hook `internal_onMessagesChanged`, in that order (none of them for an echoed overlay, which writes
+ * nothing).
+ */
+
+import { isEchoedOverlay } from "../message/overlay.js";
 import type {
   AppendOptions,
-  AppendResult,
   ImportMessageOptions,
   SessionMessage,
   SessionProvider,
-  UpdateResult,
   UpsertOptions,
-  UpsertResult,
 } from "../types.js";
+import type { CompactionPlan, CompactionReport } from "./compaction-types.js";
+import type { SessionConfig } from "./config.js";
+import { notifyChanged } from "./hooks.js";
+import type { SessionParts } from "./lifecycle.js";
 
 /** What `Session.appendMessage` resolves: whether a row was inserted, and the stored form of the message. */
 export interface SessionAppendResult<M extends SessionMessage = SessionMessage> {
@@ -35,160 +41,124 @@ export interface SessionUpdateResult<M extends SessionMessage = SessionMessage> 
   message: M;
 }
 
-/** The stored form a provider reported, else the JSON just written (parsed on first access). */
-function stored<T extends object>(
-  result: T & { message?: SessionMessage | undefined },
-  json: string,
-): T & { message: SessionMessage } {
-  // `in`, not a read: the stored form is parsed lazily, only when the caller looks at it.
-  if ("message" in result) return result as T & { message: SessionMessage };
-  return withStored({ ...result }, json);
-}
-
 /**
- * True when `provider` is one of this package's and prepares each write under the Session's policy itself (the
- * provider the Session made from its store, or any of ours when the policy adds nothing): the Session then hands
- * it the message as given, and the write is prepared once. Any other provider gets a prepared message.
+ * A write's result with the stored form, typed as the app's message type `M` (the typed view of `Session<M>`:
+ * what is read back is what the app wrote); a subclass of ours may have left the stored form out.
  */
-function preparesFor(
+async function answered<T extends { message?: SessionMessage | undefined }, R>(
   provider: SessionProvider,
-  policy: WritePolicy,
-): provider is StoreProvider & SessionProvider {
-  return provider instanceof StoreProvider && provider.enforces(policy);
-}
-
-/** The result of one of this package's providers, with the stored form (a subclass may have left it out). */
-async function answered<T extends { message?: SessionMessage | undefined }>(
-  provider: SessionProvider,
-  result: T | undefined,
+  result: T,
   message: SessionMessage,
-): Promise<T & { message: SessionMessage }> {
-  const answer = (result ?? { inserted: true }) as T;
-  if ("message" in answer) return answer as T & { message: SessionMessage };
-  return { ...answer, message: (await provider.getMessage(message.id)) ?? message };
+): Promise<R> {
+  if ("message" in result) return result as unknown as R;
+  return { ...result, message: (await provider.getMessage(message.id)) ?? message } as R;
 }
 
-/**
- * Appends through a provider under the Session's policy: an echoed overlay is ignored, reserved metadata keys
- * are stripped from client writes, a message over the cap is refused with `TOO_LARGE`. The stored form is typed
- * as the app's message type `M` (the typed view of `Session<M>`: what is read back is what the app wrote).
- */
-export async function appendThrough<M extends SessionMessage>(
-  provider: SessionProvider<M>,
-  policy: WritePolicy,
+/** Appends, then frames, compacts when due and tells the hook (`compact` instead of `append` when it did). */
+export async function appendMessage<M extends SessionMessage>(
+  { provider, writer, compactor }: SessionParts<M>,
+  config: SessionConfig,
   message: M,
   parentId: string | null | undefined,
   options: AppendOptions | undefined,
-): Promise<SessionAppendResult<M>>;
-export async function appendThrough(
-  provider: SessionProvider,
-  policy: WritePolicy,
-  message: SessionMessage,
-  parentId: string | null | undefined,
-  options: AppendOptions | undefined,
-): Promise<SessionAppendResult> {
-  if (preparesFor(provider, policy)) {
-    return answered<AppendResult>(
-      provider,
-      await provider.appendMessage(message, parentId, options),
-      message,
-    );
-  }
-  const write = prepareAppend(message, parentId, policy, options?.source);
-  if (!write) return { inserted: false, message };
-  const { message: toStore, json } = write;
-  const result: AppendResult = (await provider.appendMessage(toStore, parentId, options)) ?? {
-    inserted: true,
-  };
-  if ("message" in result || result.inserted) return stored(result, json);
-  // A provider that does not report the stored form: the first content is what a read returns.
-  const existing = await provider.getMessage(toStore.id);
-  return { inserted: false, message: existing ?? parseMessage(json) ?? toStore };
-}
-
-/** Inserts or replaces through a provider; without `upsertMessage` on it, reads and then updates or appends. */
-export async function upsertThrough<M extends SessionMessage>(
-  provider: SessionProvider<M>,
-  policy: WritePolicy,
-  message: M,
-  parentId: string | null | undefined,
-  options: UpsertOptions | undefined,
-): Promise<SessionUpsertResult<M>>;
-export async function upsertThrough(
-  provider: SessionProvider,
-  policy: WritePolicy,
-  message: SessionMessage,
-  parentId: string | null | undefined,
-  options: UpsertOptions | undefined,
-): Promise<SessionUpsertResult> {
-  if (preparesFor(provider, policy) && provider.upsertMessage) {
-    return answered<UpsertResult>(
-      provider,
-      await provider.upsertMessage(message, parentId, options),
-      message,
-    );
-  }
-  const write = prepareAppend(message, parentId, policy, options?.source);
-  if (!write) return { inserted: false, updated: false, message };
-  const { message: toStore, json } = write;
-  if (provider.upsertMessage) return stored(await provider.upsertMessage(toStore, parentId, options), json);
-  if ((await provider.getMessage(toStore.id)) !== null) {
-    const { updated } = await updateThrough(provider, policy, toStore);
-    return withStored({ inserted: false, updated }, json);
-  }
-  const appended = await provider.appendMessage(
-    toStore,
-    parentId,
-    options?.source ? { source: options.source } : undefined,
+): Promise<SessionAppendResult<M>> {
+  const written = (await writer.appendMessage(message, parentId, options)) ?? { inserted: true };
+  const result = await answered<typeof written, SessionAppendResult<M>>(provider, written, message);
+  // An echoed overlay wrote nothing (§17.1): no frame, no compaction, no hook event.
+  if (isEchoedOverlay(message)) return result;
+  // The reference's status frame follows every append, also of an id already stored.
+  const estimate = await compactor.broadcastIdle();
+  // The message is stored; compaction problems go to onCompactionError and never fail the append.
+  const compacted = result.inserted && (await compactor.afterAppend(estimate));
+  notifyChanged(
+    config.messagesChanged,
+    compacted
+      ? { type: "compact" }
+      : { type: "append", message: result.message, parentId, inserted: result.inserted },
   );
-  if (appended?.inserted !== false) return withStored({ inserted: true, updated: false }, json);
-  // Inserted by another writer between the read and the append: replace it, as an upsert promises.
-  const { updated } = await updateThrough(provider, policy, toStore);
-  return withStored({ inserted: false, updated }, json);
+  return result;
 }
 
-/** Updates through a provider; identical content writes nothing on providers that can tell (`updated: false`). */
-export async function updateThrough<M extends SessionMessage>(
-  provider: SessionProvider<M>,
-  policy: WritePolicy,
+/** Upserts, then frames, compacts after an insert when due and tells the hook what happened. */
+export async function upsertMessage<M extends SessionMessage>(
+  { provider, writer, compactor }: SessionParts<M>,
+  config: SessionConfig,
   message: M,
-): Promise<SessionUpdateResult<M>>;
-export async function updateThrough(
-  provider: SessionProvider,
-  policy: WritePolicy,
-  message: SessionMessage,
-): Promise<SessionUpdateResult> {
-  if (preparesFor(provider, policy)) {
-    return answered<UpdateResult>(
-      provider,
-      (await provider.updateMessage(message)) ?? { updated: true },
-      message,
-    );
-  }
-  const { message: toStore, json } = prepareServerWrite(message, policy);
-  return stored((await provider.updateMessage(toStore)) ?? { updated: true }, json);
+  parentId: string | null | undefined,
+  options: UpsertOptions | undefined,
+): Promise<SessionUpsertResult<M>> {
+  const written = (await writer.upsertMessage(message, parentId, options)) ?? { inserted: true };
+  const result = await answered<typeof written, SessionUpsertResult<M>>(provider, written, message);
+  if (isEchoedOverlay(message)) return result;
+  const estimate = await compactor.broadcastIdle();
+  const compacted = result.inserted && (await compactor.afterAppend(estimate));
+  const listener = config.messagesChanged;
+  if (compacted) notifyChanged(listener, { type: "compact" });
+  else if (result.inserted) {
+    notifyChanged(listener, { type: "append", message: result.message, parentId, inserted: true });
+  } else if (result.updated) notifyChanged(listener, { type: "update", message: result.message });
+  return result;
 }
 
-/** Writes one historical message verbatim through a provider that can (`UNSUPPORTED` otherwise). */
-export async function importThrough<M extends SessionMessage>(
-  provider: SessionProvider<M>,
-  policy: WritePolicy,
+/** Imports one historical message: no frame, no compaction, no hook (a migration, not a turn). */
+export async function importMessage<M extends SessionMessage>(
+  { provider, writer }: SessionParts<M>,
   message: M,
   options: ImportMessageOptions | undefined,
-): Promise<SessionAppendResult<M>>;
-export async function importThrough(
-  provider: SessionProvider,
-  policy: WritePolicy,
-  message: SessionMessage,
-  options: ImportMessageOptions | undefined,
-): Promise<SessionAppendResult> {
-  if (!provider.importMessage) {
-    prepareServerWrite(message, policy);
-    throw new SessionError("UNSUPPORTED", "This session provider cannot import messages (no importMessage)");
-  }
-  if (preparesFor(provider, policy)) {
-    return answered<AppendResult>(provider, await provider.importMessage(message, options), message);
-  }
-  const { json } = prepareServerWrite(message, policy);
-  return stored(await provider.importMessage(message, options), json);
+): Promise<SessionAppendResult<M>> {
+  const written = (await writer.importMessage(message, options)) ?? { inserted: true };
+  return answered<typeof written, SessionAppendResult<M>>(provider, written, message);
+}
+
+/**
+ * Replaces a stored message, then tells the hook; `frame: false` is the reference's maintenance write
+ * (`internal_rewriteMessage`), which sends no status frame.
+ */
+export async function updateMessage<M extends SessionMessage>(
+  { provider, writer, compactor }: SessionParts<M>,
+  config: SessionConfig,
+  message: M,
+  frame: boolean,
+): Promise<SessionUpdateResult<M>> {
+  const written = (await writer.updateMessage(message)) ?? { updated: true };
+  const result = await answered<typeof written, SessionUpdateResult<M>>(provider, written, message);
+  if (frame) await compactor.broadcastIdle();
+  notifyChanged(config.messagesChanged, { type: "update", message: result.message });
+  return result;
+}
+
+/** Deletes messages (children spliced onto their parents), then frames and tells the hook. */
+export async function deleteMessages<M extends SessionMessage>(
+  { provider, compactor }: SessionParts<M>,
+  config: SessionConfig,
+  messageIds: string[],
+): Promise<void> {
+  await provider.deleteMessages(messageIds);
+  await compactor.broadcastIdle();
+  notifyChanged(config.messagesChanged, { type: "delete", messageIds: [...messageIds] });
+}
+
+/** Clears the session, forgets loaded skills and re-renders the prompt, then frames and tells the hook. */
+export async function clearMessages<M extends SessionMessage>(
+  { provider, context, compactor }: SessionParts<M>,
+  config: SessionConfig,
+): Promise<void> {
+  await provider.clearMessages();
+  context.skills.clear();
+  await context.refresh();
+  await compactor.broadcastIdle();
+  notifyChanged(config.messagesChanged, { type: "clear" });
+}
+
+/** Compacts the path to `leafId` and tells the hook when an overlay was stored; a dry run only plans. */
+export async function compact<M extends SessionMessage>(
+  { compactor }: SessionParts<M>,
+  config: SessionConfig,
+  leafId: string | null | undefined,
+  dryRun: boolean,
+): Promise<CompactionReport | CompactionPlan | null> {
+  if (dryRun) return compactor.plan(leafId);
+  const report = await compactor.compact(leafId);
+  if (report) notifyChanged(config.messagesChanged, { type: "compact" });
+  return report;
 }

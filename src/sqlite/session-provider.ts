@@ -6,8 +6,10 @@ import { walkHistory } from "../store/history-stream.js";
 import { contentHashes } from "../store/media/offload.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
+import type { SessionBinding } from "../store/types.js";
 import { type PreparedWrite, withStored } from "../store/write-policy.js";
 import type {
+  AppendOptions,
   AppendResult,
   HistoryReadOptions,
   HistoryRowStat,
@@ -59,9 +61,10 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
   constructor(
     protected readonly store: SqliteBackend,
     sessionId: string,
+    binding?: SessionBinding,
   ) {
     assertSessionId(sessionId);
-    super(store, sessionId);
+    super(store, sessionId, binding);
   }
 
   private get driver(): SqlDriver {
@@ -199,9 +202,9 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
   protected async writeAppend(
     write: PreparedWrite,
     parentId: string | null | undefined,
-    expectedLeafId: string | null | undefined,
+    options: AppendOptions | undefined,
   ): Promise<AppendResult> {
-    return this.writeNewRow("append", write, { parentId, expectedLeafId });
+    return this.writeNewRow("append", write, { parentId, expectedLeafId: options?.expectedLeafId });
   }
 
   protected async writeUpsert(

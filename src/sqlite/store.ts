@@ -15,6 +15,7 @@ import type {
   AttachmentCapableStore,
   ContextCapableStore,
   RegistryCapableStore,
+  SessionBinding,
   StoreSearchOptions,
   TransferCapableStore,
 } from "../store/types.js";
@@ -136,8 +137,8 @@ export class SqliteStore
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
-  session(sessionId: string): SqliteSessionProvider {
-    return new SqliteSessionProvider(this, sessionId);
+  session(sessionId: string, binding?: SessionBinding): SqliteSessionProvider {
+    return new SqliteSessionProvider(this, sessionId, binding);
   }
 
   /** @internal the numeric key of a session, optionally creating its head row. */

@@ -29,10 +29,10 @@ import {
   publishUpdate,
   publishUpsert,
 } from "./feed/publish.js";
+import type { SessionBinding } from "./types.js";
 import {
   importTime,
   keepReserved,
-  OPEN_POLICY,
   type PreparedWrite,
   prepareAppend,
   prepareServerWrite,
@@ -55,38 +55,28 @@ export type KeepReserved =
 
 /** The base of this package's session providers: the write pipeline (see the module comment). */
 export abstract class StoreProvider {
-  // The policy of the Session that made this provider, applied before the store's (see enforceSessionPolicy).
-  private sessionPolicy: (() => WritePolicy) | undefined;
-
+  /**
+   * @param binding the Session this provider was made for (`store.session(id, binding)`): every write applies its
+   * policy, read at the write, before the store's, so the Session hands messages over unprepared.
+   */
   constructor(
     private readonly context: ProviderContext,
     readonly sessionId: string,
+    readonly binding?: SessionBinding,
   ) {}
-
-  /**
-   * @internal called by the Session that made this provider (`store.session(id)`): every write applies the
-   * Session's policy, read at the write, before the store's, so the Session hands messages over unprepared.
-   */
-  enforceSessionPolicy(policy: () => WritePolicy): void {
-    this.sessionPolicy = policy;
-  }
-
-  /** @internal true when writes here apply `policy` themselves: the Session's bound one, or one that adds nothing. */
-  enforces(policy: WritePolicy): boolean {
-    return (this.sessionPolicy !== undefined && this.sessionPolicy() === policy) || isOpen(policy);
-  }
 
   /** Inserts a new row for the message (`inserted: false` with the stored form when the id is taken). */
   protected abstract writeAppend(
     write: PreparedWrite,
     parentId: string | null | undefined,
-    expectedLeafId: string | null | undefined,
+    options: AppendOptions | undefined,
   ): Promise<AppendResult>;
   /** Inserts or replaces the row; `keep` merges the stored reserved keys into a replacement (see KeepReserved). */
   protected abstract writeUpsert(
     write: PreparedWrite,
     parentId: string | null | undefined,
     keep: KeepReserved,
+    options: UpsertOptions | undefined,
   ): Promise<UpsertResult>;
   /** Inserts a historical row with its original time. */
   protected abstract writeImport(
@@ -106,8 +96,9 @@ export abstract class StoreProvider {
   /** Stores a validated overlay; answers it as a read returns it (marked with its logged cursor, if any). */
   protected abstract writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction>;
 
+  // The bound Session's policy, applied before the store's.
   private get first(): WritePolicy | undefined {
-    return this.sessionPolicy?.();
+    return this.binding?.policy();
   }
 
   async appendMessage(
@@ -118,7 +109,7 @@ export abstract class StoreProvider {
     const write = prepareAppend(message, parentId, this.context.policy, options?.source, this.first);
     // An echoed overlay is ignored: nothing is written, nothing published.
     if (!write) return { inserted: false, message };
-    const result = await this.writeAppend(write, parentId, options?.expectedLeafId);
+    const result = await this.writeAppend(write, parentId, options);
     await publishAppend(this.context.feed, this.sessionId, write.message.id, parentId, result);
     return result;
   }
@@ -132,7 +123,7 @@ export abstract class StoreProvider {
     const write = prepareAppend(message, parentId, this.context.policy, options?.source, first);
     if (!write) return { inserted: false, updated: false, message };
     const keep = options?.source === "client" ? this.keeper(first) : undefined;
-    const result = await this.writeUpsert(write, parentId, keep);
+    const result = await this.writeUpsert(write, parentId, keep, options);
     await publishUpsert(this.context.feed, this.sessionId, write.message.id, parentId, result);
     return result;
   }
@@ -191,12 +182,4 @@ export abstract class StoreProvider {
     const cap = Math.min(policy.maxMessageBytes, first?.maxMessageBytes ?? Number.POSITIVE_INFINITY);
     return (write, stored) => keepReserved(write, stored, keys, cap);
   }
-}
-
-/** A policy that strips nothing and caps nothing: the store's own prepare does all it would. */
-function isOpen(policy: WritePolicy): boolean {
-  return (
-    policy === OPEN_POLICY ||
-    (policy.reservedMetadataKeys.length === 0 && policy.maxMessageBytes === Infinity)
-  );
 }

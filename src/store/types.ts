@@ -5,6 +5,7 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "../types.js";
+import type { WritePolicy } from "./write-policy.js";
 
 /** Options of a search across sessions. */
 export interface StoreSearchOptions extends SearchOptions {
@@ -22,12 +23,20 @@ export interface StoreSearchOptions extends SearchOptions {
 export interface SessionStore<M extends SessionMessage = SessionMessage> {
   /** Backend name, e.g. "memory", "sqlite", "postgres". */
   readonly backend: string;
-  /** The storage contract bound to one session id (`""` = the default unnamed session). */
-  session(sessionId: string): SessionProvider<M>;
+  /**
+   * The storage contract bound to one session id (`""` = the default unnamed session); `binding` is how a Session
+   * makes the provider it writes through (a store that ignores it gets its provider's writes prepared by the Session).
+   */
+  session(sessionId: string, binding?: SessionBinding): SessionProvider<M>;
   /** Full-text search across sessions (or one, with `sessionId`), best matches first. */
   searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult<M>[]>;
   /** Releases connections or handles the store opened itself (a handle passed in by the user stays open). */
   close(): Promise<void>;
+}
+
+/** What a Session binds the provider it writes through to: its write policy, read at each write, applied first. */
+export interface SessionBinding {
+  readonly policy: () => WritePolicy;
 }
 
 /** True when `value` looks like a {@link SessionStore}. */
