@@ -1,47 +1,39 @@
+import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { rankEntries, recallTerms } from "../search/recall.js";
+import type { QueryTerm } from "../search/query.js";
 import { termFrequencies } from "../search/score.js";
 import { type TextTerms, textTerms } from "../search/text-terms.js";
 import { entryText } from "../search/tokens.js";
-import {
-  assertBlockKey,
-  assertContent,
-  assertStoredKey,
-  isBlockKey,
-  isLookupKey,
-  lookupKeys,
-} from "../store/keys.js";
-import { searchLimit } from "../store/limits.js";
-import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
+import type { EntryHit } from "../store/types.js";
 
 /** Context-block rows held in process memory. */
-export class MemoryBlockStore implements BlockStore {
+export class MemoryBlockStore extends StoreBlocks {
   private readonly rows = new Map<string, string>();
 
   /** `assertOpen` throws once the owning store is closed. */
-  constructor(private readonly assertOpen: () => void = () => {}) {}
+  constructor(private readonly open: () => void = () => {}) {
+    super();
+  }
 
-  async getBlock(key: string): Promise<string | null> {
-    this.assertOpen();
-    if (!isBlockKey(key)) return null;
+  protected assertOpen(): void {
+    this.open();
+  }
+
+  protected async readBlock(key: string): Promise<string | null> {
     return this.rows.get(key) ?? null;
   }
 
-  async setBlock(key: string, content: string): Promise<void> {
-    this.assertOpen();
-    assertBlockKey(key);
-    assertContent(content);
+  protected async writeBlock(key: string, content: string): Promise<void> {
     this.rows.set(key, content);
   }
 
-  async deleteBlocks(keys: readonly string[]): Promise<void> {
-    this.assertOpen();
-    for (const key of lookupKeys(keys)) this.rows.delete(key);
+  protected async writeDeleteBlocks(keys: string[]): Promise<void> {
+    for (const key of keys) this.rows.delete(key);
   }
 
   /** Every stored key (for tools that list blocks). */
   keys(): string[] {
-    this.assertOpen();
+    this.open();
     return [...this.rows.keys()];
   }
 }
@@ -72,21 +64,23 @@ function codePoints(text: string): number {
 }
 
 /** Searchable entries held in process memory, scored with the shared query language. */
-export class MemoryEntryStore implements EntryStore {
+export class MemoryEntryStore extends StoreEntries {
   private readonly labels = new Map<string, Map<string, MemoryEntry>>();
   private seq = 0;
 
   /** `assertOpen` throws once the owning store is closed. */
   constructor(
-    private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS,
-    private readonly assertOpen: () => void = () => {},
-  ) {}
+    limits: QueryLimits = DEFAULT_QUERY_LIMITS,
+    private readonly open: () => void = () => {},
+  ) {
+    super(limits);
+  }
 
-  async setEntry(label: string, key: string, content: string): Promise<void> {
-    this.assertOpen();
-    assertStoredKey(label, "A label");
-    assertStoredKey(key, "An entry key");
-    assertContent(content);
+  protected assertOpen(): void {
+    this.open();
+  }
+
+  protected async writeEntry(label: string, key: string, content: string): Promise<void> {
     let entries = this.labels.get(label);
     if (!entries) {
       entries = new Map();
@@ -96,13 +90,9 @@ export class MemoryEntryStore implements EntryStore {
     entries.set(key, { content, seq: entries.get(key)?.seq ?? ++this.seq, chars });
   }
 
-  async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
-    this.assertOpen();
-    const max = searchLimit(limit ?? 10);
-    // Ranked recall, as message search: any content word makes a candidate, more of them rank first.
-    const terms = typeof query === "string" ? recallTerms(query, this.limits) : [];
-    if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
-    const entries = [...(this.labels.get(label) ?? [])];
+  // Every entry of the label is read (they are in memory already): no cap.
+  protected async readCandidates(label: string, terms: QueryTerm[]): Promise<EntryCandidates> {
+    const entries = this.labels.get(label) ?? new Map<string, MemoryEntry>();
     const matches: number[][] = terms.map(() => []);
     const lengths = new Map<number, number>();
     for (const [key, entry] of entries) {
@@ -114,15 +104,19 @@ export class MemoryEntryStore implements EntryStore {
       });
       lengths.set(entry.seq, entry.chars);
     }
-    const bySeq = new Map(entries.map(([key, entry]) => [entry.seq, { key, content: entry.content }]));
-    return rankEntries(matches, (seq) => lengths.get(seq), entries.length)
-      .slice(0, max)
-      .map((seq) => bySeq.get(seq)!);
+    return { matches, lengths, documents: entries.size };
   }
 
-  async countEntries(label: string): Promise<number> {
-    this.assertOpen();
-    if (!isLookupKey(label)) return 0;
+  protected async readEntries(label: string, seqs: number[]): Promise<Map<number, EntryHit>> {
+    const wanted = new Set(seqs);
+    const hits = new Map<number, EntryHit>();
+    for (const [key, entry] of this.labels.get(label) ?? []) {
+      if (wanted.has(entry.seq)) hits.set(entry.seq, { key, content: entry.content });
+    }
+    return hits;
+  }
+
+  protected async readCount(label: string): Promise<number> {
     return this.labels.get(label)?.size ?? 0;
   }
 
@@ -133,15 +127,14 @@ export class MemoryEntryStore implements EntryStore {
 
   /** Every entry as `{ label, key, content }`, in the order they were first written (for transfer export). */
   list(): { label: string; key: string; content: string }[] {
-    this.assertOpen();
+    this.open();
     return [...this.labels]
       .flatMap(([label, entries]) => [...entries].map(([key, entry]) => ({ label, key, entry })))
       .sort((a, b) => a.entry.seq - b.entry.seq)
       .map(({ label, key, entry }) => ({ label, key, content: entry.content }));
   }
 
-  async deleteEntries(label: string): Promise<void> {
-    this.assertOpen();
+  protected async writeDeleteEntries(label: string): Promise<void> {
     this.labels.delete(label);
   }
 }

@@ -1,22 +1,7 @@
 import { SessionError } from "../errors.js";
 import { compareUtf8 } from "../runtime/bytes.js";
-import {
-  checkListOptions,
-  checkRecord,
-  checkScanOptions,
-  checkUsage,
-  registryText,
-} from "../schema/registry.js";
-import { publishClear } from "../store/feed/publish.js";
-import { isLookupKey } from "../store/keys.js";
-import type {
-  NewSessionRecord,
-  SessionInfo,
-  SessionListOptions,
-  SessionRegistry,
-  SessionScanOptions,
-  SessionUsage,
-} from "../store/types.js";
+import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
+import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import { assertUsageFits } from "../store/usage-totals.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
 
@@ -27,18 +12,20 @@ interface Row {
 }
 
 /** The session registry of a {@link MemoryStore}: rows held in process memory. */
-export class MemorySessionRegistry implements SessionRegistry {
+export class MemorySessionRegistry extends StoreRegistry {
   private readonly rows = new Map<string, Row>();
   private activity = 0;
 
-  constructor(private readonly store: MemoryStore) {}
+  constructor(private readonly store: MemoryStore) {
+    super(store);
+  }
 
-  async create(input: NewSessionRecord): Promise<SessionInfo> {
+  protected assertOpen(): void {
     this.store.assertOpen();
-    const record = checkRecord(input);
-    if (this.rows.has(record.id)) {
-      throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
-    }
+  }
+
+  protected async writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
+    if (this.rows.has(record.id)) return null;
     const now = new Date().toISOString();
     const info: SessionInfo = {
       id: record.id,
@@ -67,16 +54,12 @@ export class MemorySessionRegistry implements SessionRegistry {
     return true;
   }
 
-  async get(id: string): Promise<SessionInfo | null> {
-    this.store.assertOpen();
-    if (!isLookupKey(id)) return null;
+  protected async readRow(id: string): Promise<SessionInfo | null> {
     const row = this.rows.get(id);
     return row ? { ...row.info } : null;
   }
 
-  async list(input?: SessionListOptions): Promise<SessionInfo[]> {
-    const options = checkListOptions(input);
-    this.store.assertOpen();
+  protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
     const sorted = [...this.rows.values()].sort(
       (a, b) =>
         (a.info.updated_at < b.info.updated_at ? 1 : a.info.updated_at > b.info.updated_at ? -1 : 0) ||
@@ -87,9 +70,7 @@ export class MemorySessionRegistry implements SessionRegistry {
     return sorted.slice(offset, end).map((row) => ({ ...row.info }));
   }
 
-  async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
-    const { source } = checkScanOptions(input);
-    this.store.assertOpen();
+  protected async *readScan(_pageSize: number, source: string | undefined): AsyncGenerator<SessionInfo> {
     // The ids as they are now (of the source asked for), sorted once (the rows are in memory already; there is no
     // page to read, so the size is only checked); each is looked up again when its turn comes, so a session
     // deleted meanwhile is left out (or registered again under another source) and a touched one yields its
@@ -104,8 +85,7 @@ export class MemorySessionRegistry implements SessionRegistry {
     }
   }
 
-  async count(): Promise<number> {
-    this.store.assertOpen();
+  protected async readCount(): Promise<number> {
     return this.rows.size;
   }
 
@@ -120,19 +100,13 @@ export class MemorySessionRegistry implements SessionRegistry {
     return { ...row.info };
   }
 
-  async rename(id: string, name: string): Promise<SessionInfo | null> {
-    registryText(name, "A session name");
+  protected async writeChange(id: string, change: RegistryChange): Promise<SessionInfo | null> {
     return this.update(id, (info) => {
-      info.name = name;
+      if (change) info[change.field] = change.value;
     });
   }
 
-  async touch(id: string): Promise<boolean> {
-    return this.update(id, () => {}) !== null;
-  }
-
-  async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
-    const usage = checkUsage(input);
+  protected async writeUsage(id: string, usage: Required<SessionUsage>): Promise<SessionInfo | null> {
     return this.update(id, (info) => add(id, info, usage));
   }
 
@@ -149,24 +123,14 @@ export class MemorySessionRegistry implements SessionRegistry {
     this.update(id, (info) => usage && add(id, info, usage));
   }
 
-  async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
-    registryText(reason, "An end reason");
-    return this.update(id, (info) => {
-      info.end_reason = reason;
-    });
-  }
-
   /** Removes the row, the session's messages and overlays and the given blocks; a `clear` when any was there. */
-  async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
-    this.store.assertOpen();
+  protected async writeDelete(id: string, blockKeys: string[]): Promise<RegistryDeletion> {
     const held = this.store.sessionData(id, false) !== undefined;
     // Messages, overlays and their search rows live together in the store's session data.
     this.store.dropSession(id);
-    if (options.blockKeys && options.blockKeys.length > 0)
-      await this.store.blocks.deleteBlocks(options.blockKeys);
+    if (blockKeys.length > 0) await this.store.blocks.deleteBlocks(blockKeys);
     const removed = this.rows.delete(id);
-    if (held || removed) await publishClear(this.store.feed, id);
-    return removed;
+    return { removed, cleared: held || removed ? {} : undefined };
   }
 }
 

@@ -1,16 +1,8 @@
-import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { perTermCap, rankEntries, recallTerms } from "../search/recall.js";
+import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
+import type { QueryLimits } from "../search/limits.js";
+import type { QueryTerm } from "../search/query.js";
 import { entryText } from "../search/tokens.js";
-import {
-  assertBlockKey,
-  assertContent,
-  assertStoredKey,
-  isBlockKey,
-  isLookupKey,
-  lookupKeys,
-} from "../store/keys.js";
-import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
-import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
+import type { EntryHit } from "../store/types.js";
 import type { Executor } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import type { Tables } from "./schema.js";
@@ -24,14 +16,18 @@ interface ContentRow {
 }
 
 /** Key/value rows for context blocks and cached prompts. */
-export class PostgresBlockStore implements BlockStore {
+export class PostgresBlockStore extends StoreBlocks {
   constructor(
     private readonly ready: Ready,
     private readonly t: Tables,
-  ) {}
+  ) {
+    super();
+  }
 
-  async getBlock(key: string): Promise<string | null> {
-    if (!isBlockKey(key)) return null;
+  // `ready()` refuses with `CLOSED` once the store is closed.
+  protected assertOpen(): void {}
+
+  protected async readBlock(key: string): Promise<string | null> {
     const executor = await this.ready();
     const [row] = await executor.query<ContentRow>(
       `SELECT content, content_json FROM ${this.t.blocks} WHERE key = $1`,
@@ -40,9 +36,7 @@ export class PostgresBlockStore implements BlockStore {
     return row ? decodeContent(row.content, row.content_json) : null;
   }
 
-  async setBlock(key: string, content: string): Promise<void> {
-    assertBlockKey(key);
-    assertContent(content);
+  protected async writeBlock(key: string, content: string): Promise<void> {
     const stored = encodeContent(content);
     const executor = await this.ready();
     await executor.query(
@@ -53,26 +47,26 @@ export class PostgresBlockStore implements BlockStore {
     );
   }
 
-  async deleteBlocks(keys: readonly string[]): Promise<void> {
-    const known = lookupKeys(keys);
-    if (known.length === 0) return;
+  protected async writeDeleteBlocks(keys: string[]): Promise<void> {
     const executor = await this.ready();
-    await executor.query(`DELETE FROM ${this.t.blocks} WHERE key = ANY($1::text[])`, [known]);
+    await executor.query(`DELETE FROM ${this.t.blocks} WHERE key = ANY($1::text[])`, [keys]);
   }
 }
 
 /** Keyed entries per label with full-text search in the library's query language. */
-export class PostgresEntryStore implements EntryStore {
+export class PostgresEntryStore extends StoreEntries {
   constructor(
     private readonly ready: Ready,
     private readonly t: Tables,
-    private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS,
-  ) {}
+    limits?: QueryLimits,
+  ) {
+    super(limits);
+  }
 
-  async setEntry(label: string, key: string, content: string): Promise<void> {
-    assertStoredKey(label, "A label");
-    assertStoredKey(key, "An entry key");
-    assertContent(content);
+  // `ready()` refuses with `CLOSED` once the store is closed.
+  protected assertOpen(): void {}
+
+  protected async writeEntry(label: string, key: string, content: string): Promise<void> {
     const stored = encodeContent(content);
     const executor = await this.ready();
     // A replaced entry takes a new seq, so it counts as the newest for the bounded ranking window. The search
@@ -85,16 +79,15 @@ export class PostgresEntryStore implements EntryStore {
     );
   }
 
-  async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
-    const max = searchLimit(limit ?? 10);
-    // Parsed (and so bounded) first, as on every backend: a query over the limits is refused even with limit 0.
-    // Ranked recall, as message search: any content word makes a candidate, more of them rank first.
-    const terms = typeof query === "string" ? recallTerms(query, this.limits) : [];
-    if (max === 0 || !isLookupKey(label)) return [];
+  // One statement: each term's newest matches with their lengths, and the label's entry count.
+  protected async readCandidates(
+    label: string,
+    terms: QueryTerm[],
+    cap: number,
+  ): Promise<EntryCandidates | undefined> {
     const { numbers, queries } = termTsqueries(terms);
-    if (numbers.length === 0) return [];
+    if (numbers.length === 0) return undefined;
     const executor = await this.ready();
-    const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
     const rows = await executor.query<{ i: number; seq: number; chars: number; n: number }>(
       `WITH terms(i, q) AS (SELECT * FROM unnest($1::integer[], $2::tsquery[]))
        SELECT t.i, c.seq::float8 AS seq, length(c.key) + length(c.content) AS chars,
@@ -104,7 +97,7 @@ export class PostgresEntryStore implements EntryStore {
        ) c`,
       [numbers, queries, label, cap],
     );
-    if (rows.length === 0) return [];
+    if (rows.length === 0) return undefined;
     const matches: number[][] = terms.map(() => []);
     const lengths = new Map<number, number>();
     for (const row of rows) {
@@ -112,22 +105,24 @@ export class PostgresEntryStore implements EntryStore {
       lengths.set(Number(row.seq), Number(row.chars));
     }
     for (const seqs of matches) seqs.sort((a, b) => b - a);
-    const top = rankEntries(matches, (seq) => lengths.get(seq), Number(rows[0]!.n)).slice(0, max);
-    const found = await executor.query<ContentRow & { key: string; seq: number }>(
-      `SELECT seq::float8 AS seq, key, content, content_json FROM ${this.t.entries} WHERE seq = ANY($1::bigint[])`,
-      [top],
-    );
-    const bySeq = new Map(found.map((row) => [Number(row.seq), row]));
-    return top.flatMap((seq) => {
-      const row = bySeq.get(seq);
-      return row === undefined
-        ? []
-        : [{ key: row.key, content: decodeContent(row.content, row.content_json) }];
-    });
+    return { matches, lengths, documents: Number(rows[0]!.n) };
   }
 
-  async countEntries(label: string): Promise<number> {
-    if (!isLookupKey(label)) return 0;
+  protected async readEntries(_label: string, seqs: number[]): Promise<Map<number, EntryHit>> {
+    const executor = await this.ready();
+    const found = await executor.query<ContentRow & { key: string; seq: number }>(
+      `SELECT seq::float8 AS seq, key, content, content_json FROM ${this.t.entries} WHERE seq = ANY($1::bigint[])`,
+      [seqs],
+    );
+    return new Map(
+      found.map((row) => [
+        Number(row.seq),
+        { key: row.key, content: decodeContent(row.content, row.content_json) },
+      ]),
+    );
+  }
+
+  protected async readCount(label: string): Promise<number> {
     const executor = await this.ready();
     const [row] = await executor.query<{ n: string | number }>(
       `SELECT count(*) AS n FROM ${this.t.entries} WHERE label = $1`,
@@ -136,8 +131,7 @@ export class PostgresEntryStore implements EntryStore {
     return Number(row?.n ?? 0);
   }
 
-  async deleteEntries(label: string): Promise<void> {
-    if (!isLookupKey(label)) return;
+  protected async writeDeleteEntries(label: string): Promise<void> {
     const executor = await this.ready();
     await executor.query(`DELETE FROM ${this.t.entries} WHERE label = $1`, [label]);
   }

@@ -5,26 +5,10 @@
  * statement arrived, to the millisecond), so many processes on many hosts agree on "newest activity"; `activity`
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
-import { SessionError } from "../errors.js";
-import {
-  checkListOptions,
-  checkRecord,
-  checkScanOptions,
-  checkUsage,
-  registryText,
-} from "../schema/registry.js";
 import { markLogged } from "../store/feed/change-rows.js";
-import { publishClear } from "../store/feed/publish.js";
-import { isLookupKey, lookupKeys } from "../store/keys.js";
+import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
-import type {
-  NewSessionRecord,
-  SessionInfo,
-  SessionListOptions,
-  SessionRegistry,
-  SessionScanOptions,
-  SessionUsage,
-} from "../store/types.js";
+import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import {
   assertUsageFits,
   USAGE_COUNTERS,
@@ -147,7 +131,7 @@ const deleteSql = statement(
 );
 
 /** The session registry of a {@link PostgresStore}. */
-export class PostgresSessionRegistry implements SessionRegistry {
+export class PostgresSessionRegistry extends StoreRegistry {
   /**
    * `store`: the feed and change log a delete publishes to, read at each delete (the store makes them after this);
    * omitted by the parts that only read, count or adopt (nothing they write is published).
@@ -156,35 +140,34 @@ export class PostgresSessionRegistry implements SessionRegistry {
     private readonly ready: Ready,
     private readonly t: Tables,
     private readonly store?: Pick<PostgresBackend, "feed" | "changeLog">,
-  ) {}
+  ) {
+    super(store);
+  }
 
-  // Every read or update names the session first: an id no row can have finds nothing (see isLookupKey).
+  // `ready()` refuses with `CLOSED` once the store is closed.
+  protected assertOpen(): void {}
+
   private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionInfo | null> {
-    if (!isLookupKey(params[0])) return null;
     const executor = await this.ready();
     const [row] = await executor.query<SessionInfoRow>(sql(this.t), params, true);
     return row ? toSessionInfo(row) : null;
   }
 
-  async create(input: NewSessionRecord): Promise<SessionInfo> {
-    const record = checkRecord(input);
-    const info = await this.one(createSql, [
+  protected writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
+    return this.one(createSql, [
       record.id,
       record.name,
       record.parentSessionId ?? null,
       record.model ?? null,
       record.source ?? null,
     ]);
-    if (!info) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
-    return info;
   }
 
-  get(id: string): Promise<SessionInfo | null> {
+  protected readRow(id: string): Promise<SessionInfo | null> {
     return this.one(getSql, [id]);
   }
 
-  async list(input?: SessionListOptions): Promise<SessionInfo[]> {
-    const options = checkListOptions(input);
+  protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
     const executor = await this.ready();
     const rows = await executor.query<SessionInfoRow>(
       listSql(this.t),
@@ -194,8 +177,7 @@ export class PostgresSessionRegistry implements SessionRegistry {
     return rows.map(toSessionInfo);
   }
 
-  async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
-    const { pageSize, source } = checkScanOptions(input);
+  protected async *readScan(pageSize: number, source: string | undefined): AsyncGenerator<SessionInfo> {
     let after: string | null = null;
     for (;;) {
       const executor = await this.ready();
@@ -218,26 +200,21 @@ export class PostgresSessionRegistry implements SessionRegistry {
     }
   }
 
-  async count(): Promise<number> {
+  protected async readCount(): Promise<number> {
     const executor = await this.ready();
     const [row] = await executor.query<{ n: string | number }>(countSql(this.t), [], true);
     return Number(row?.n ?? 0);
   }
 
-  async rename(id: string, name: string): Promise<SessionInfo | null> {
-    registryText(name, "A session name");
-    return this.one(renameSql, [id, name]);
+  protected writeChange(id: string, change: RegistryChange): Promise<SessionInfo | null> {
+    if (!change) return this.one(touchSql, [id]);
+    return this.one(change.field === "name" ? renameSql : endSql, [id, change.value]);
   }
 
-  async touch(id: string): Promise<boolean> {
-    return (await this.one(touchSql, [id])) !== null;
-  }
-
-  async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
-    const usage = checkUsage(input);
+  protected async writeUsage(id: string, usage: Required<SessionUsage>): Promise<SessionInfo | null> {
     const params = [id, ...usageDeltas(usage), ...usageBounds(usage)];
     const info = await this.one(usageSql, params);
-    if (info || !isLookupKey(id)) return info;
+    if (info) return info;
     // No row took it: an unknown id or a refused total. Under the row's lock (its totals cannot change meanwhile)
     // tell which; a row that fits now (a concurrent addition moved it back) takes the addition after all.
     const executor = await this.ready();
@@ -250,21 +227,14 @@ export class PostgresSessionRegistry implements SessionRegistry {
     });
   }
 
-  async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
-    registryText(reason, "An end reason");
-    return this.one(endSql, [id, reason]);
-  }
-
   /**
    * Removes the row, the session's messages, overlays and head and the given blocks in one transaction, which also
-   * records the session's `clear` in the change log when a head or a row was there; published once committed.
+   * records the session's `clear` in the change log when a head or a row was there.
    */
-  async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
-    if (!isLookupKey(id)) return false;
+  protected async writeDelete(id: string, keys: string[]): Promise<RegistryDeletion> {
     const executor = await this.ready();
-    const keys = lookupKeys(options.blockKeys ?? []);
     const log = this.store?.changeLog;
-    const { removed, cleared } = await executor.transaction(async (query) => {
+    return executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
       if (head) await releaseSession(query, this.t, head.num);
       const [result] = await query<{ existed: boolean }>(deleteSql(this.t), [id, head?.num ?? null, keys]);
@@ -273,7 +243,5 @@ export class PostgresSessionRegistry implements SessionRegistry {
       const clear = { sessionId: id, type: "clear" as const, ids: [] };
       return { removed, cleared: log ? markLogged({}, await log.recordIn(query, clear)) : {} };
     });
-    if (cleared && this.store) await publishClear(this.store.feed, id, cleared);
-    return removed;
   }
 }

@@ -1,26 +1,22 @@
-import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { perTermCap, rankEntries, recallTerms } from "../search/recall.js";
+import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
+import type { QueryLimits } from "../search/limits.js";
+import type { QueryTerm } from "../search/query.js";
 import { entryText, searchableText } from "../search/tokens.js";
-import {
-  assertBlockKey,
-  assertContent,
-  assertStoredKey,
-  isBlockKey,
-  isLookupKey,
-  lookupKeys,
-} from "../store/keys.js";
-import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
-import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
+import type { EntryHit } from "../store/types.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { freeTextSql, readFreeText, sqlText, storedFreeText } from "./connection/free-text.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
 
 /** Context-block rows in SQLite (one row per namespaced key). */
-export class SqliteBlockStore implements BlockStore {
-  constructor(private readonly driver: SqlDriver) {}
+export class SqliteBlockStore extends StoreBlocks {
+  constructor(private readonly driver: SqlDriver) {
+    super();
+  }
 
-  async getBlock(key: string): Promise<string | null> {
-    if (!isBlockKey(key)) return null;
+  // The driver refuses every statement with `CLOSED` once the store is closed.
+  protected assertOpen(): void {}
+
+  protected async readBlock(key: string): Promise<string | null> {
     const row = this.driver.get<{ content: unknown; content_encoded: unknown }>(
       `SELECT ${freeTextSql("content", "content")} FROM agent_context_blocks WHERE key = ?`,
       [key],
@@ -28,9 +24,7 @@ export class SqliteBlockStore implements BlockStore {
     return row ? readFreeText(row.content, row.content_encoded) : null;
   }
 
-  async setBlock(key: string, content: string): Promise<void> {
-    assertBlockKey(key);
-    assertContent(content);
+  protected async writeBlock(key: string, content: string): Promise<void> {
     this.driver.run(
       `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
@@ -38,26 +32,26 @@ export class SqliteBlockStore implements BlockStore {
     );
   }
 
-  async deleteBlocks(keys: readonly string[]): Promise<void> {
-    const known = lookupKeys(keys);
-    if (known.length === 0) return;
+  protected async writeDeleteBlocks(keys: string[]): Promise<void> {
     this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
-      JSON.stringify(known),
+      JSON.stringify(keys),
     ]);
   }
 }
 
 /** Searchable entries in SQLite: a table plus a contentless FTS5 index written in the same transaction. */
-export class SqliteEntryStore implements EntryStore {
+export class SqliteEntryStore extends StoreEntries {
   constructor(
     private readonly driver: SqlDriver,
-    private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS,
-  ) {}
+    limits?: QueryLimits,
+  ) {
+    super(limits);
+  }
 
-  async setEntry(label: string, key: string, content: string): Promise<void> {
-    assertStoredKey(label, "A label");
-    assertStoredKey(key, "An entry key");
-    assertContent(content);
+  // The driver refuses every statement with `CLOSED` once the store is closed.
+  protected assertOpen(): void {}
+
+  protected async writeEntry(label: string, key: string, content: string): Promise<void> {
     const now = new Date().toISOString();
     this.driver.transaction(() => {
       const old = this.driver.get<{ seq: number }>(
@@ -85,14 +79,13 @@ export class SqliteEntryStore implements EntryStore {
     });
   }
 
-  async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {
-    const max = searchLimit(limit ?? 10);
-    // Ranked recall, as message search: any content word makes a candidate, more of them rank first.
-    const terms = typeof query === "string" ? recallTerms(query, this.limits) : [];
-    if (terms.length === 0 || max === 0 || !isLookupKey(label)) return [];
+  protected async readCandidates(
+    label: string,
+    terms: QueryTerm[],
+    cap: number,
+  ): Promise<EntryCandidates | undefined> {
     // Each term's newest matches of this label (filtered inside the window: filtered after it, the newest matches
     // of other labels hid every entry of this one).
-    const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
     const matches = terms.map((term) =>
       foldsToNothing([term])
         ? []
@@ -103,7 +96,7 @@ export class SqliteEntryStore implements EntryStore {
           ),
     );
     const candidates = [...new Set(matches.flat())];
-    if (candidates.length === 0) return [];
+    if (candidates.length === 0) return undefined;
     const lengths = new Map(
       this.driver.tuples<[number, number]>(
         `SELECT e.seq, length(e.key) + length(e.content) AS chars FROM json_each(?) j
@@ -115,23 +108,24 @@ export class SqliteEntryStore implements EntryStore {
       "SELECT COUNT(*) AS n FROM agent_search_entries WHERE label = ?",
       [label],
     )?.n;
-    const top = rankEntries(matches, (seq) => lengths.get(seq), documents ?? candidates.length).slice(0, max);
+    return { matches, lengths, documents: documents ?? candidates.length };
+  }
+
+  protected async readEntries(_label: string, seqs: number[]): Promise<Map<number, EntryHit>> {
     const rows = this.driver.all<{ seq: number; key: unknown; content: unknown; content_encoded: unknown }>(
       `SELECT e.seq, CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")} FROM json_each(?) j
        JOIN agent_search_entries e ON e.seq = j.value`,
-      [JSON.stringify(top)],
+      [JSON.stringify(seqs)],
     );
-    const bySeq = new Map(rows.map((row) => [row.seq, row]));
-    return top.flatMap((seq) => {
-      const row = bySeq.get(seq);
-      return row === undefined
-        ? []
-        : [{ key: sqlText(row.key), content: readFreeText(row.content, row.content_encoded) }];
-    });
+    return new Map(
+      rows.map((row) => [
+        row.seq,
+        { key: sqlText(row.key), content: readFreeText(row.content, row.content_encoded) },
+      ]),
+    );
   }
 
-  async countEntries(label: string): Promise<number> {
-    if (!isLookupKey(label)) return 0;
+  protected async readCount(label: string): Promise<number> {
     return (
       this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_search_entries WHERE label = ?", [
         label,
@@ -139,8 +133,7 @@ export class SqliteEntryStore implements EntryStore {
     );
   }
 
-  async deleteEntries(label: string): Promise<void> {
-    if (!isLookupKey(label)) return;
+  protected async writeDeleteEntries(label: string): Promise<void> {
     this.driver.transaction(() => {
       this.driver.run(
         "DELETE FROM agent_search_entries_fts WHERE rowid IN (SELECT seq FROM agent_search_entries WHERE label = ?)",

@@ -1,23 +1,7 @@
-import { SessionError } from "../errors.js";
-import {
-  checkListOptions,
-  checkRecord,
-  checkScanOptions,
-  checkUsage,
-  registryText,
-} from "../schema/registry.js";
 import { markLogged } from "../store/feed/change-rows.js";
-import { publishClear } from "../store/feed/publish.js";
-import { isLookupKey, lookupKeys } from "../store/keys.js";
+import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
-import type {
-  NewSessionRecord,
-  SessionInfo,
-  SessionListOptions,
-  SessionRegistry,
-  SessionScanOptions,
-  SessionUsage,
-} from "../store/types.js";
+import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
@@ -31,7 +15,7 @@ const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, outpu
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
 
 /** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
-export class SqliteSessionRegistry implements SessionRegistry {
+export class SqliteSessionRegistry extends StoreRegistry {
   /**
    * `store`: the feed and change log a delete publishes to, read at each delete (the store makes them after this);
    * omitted by the store's parts that only read or count (nothing they write is published).
@@ -39,10 +23,14 @@ export class SqliteSessionRegistry implements SessionRegistry {
   constructor(
     private readonly driver: SqlDriver,
     private readonly store?: Pick<SqliteBackend, "feed" | "changeLog">,
-  ) {}
+  ) {
+    super(store);
+  }
 
-  async create(input: NewSessionRecord): Promise<SessionInfo> {
-    const record = checkRecord(input);
+  // The driver refuses every statement with `CLOSED` once the store is closed.
+  protected assertOpen(): void {}
+
+  protected async writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
     const now = new Date().toISOString();
     const row = this.driver.get<SessionInfoRow>(
       `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, created_at, updated_at, activity)
@@ -58,18 +46,15 @@ export class SqliteSessionRegistry implements SessionRegistry {
         now,
       ],
     );
-    if (!row) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
-    return toSessionInfo(row);
+    return row ? toSessionInfo(row) : null;
   }
 
-  async get(id: string): Promise<SessionInfo | null> {
-    if (!isLookupKey(id)) return null;
+  protected async readRow(id: string): Promise<SessionInfo | null> {
     const row = this.driver.get<SessionInfoRow>(`SELECT ${COLUMNS} FROM agent_sessions WHERE id = ?`, [id]);
     return row ? toSessionInfo(row) : null;
   }
 
-  async list(input?: SessionListOptions): Promise<SessionInfo[]> {
-    const options = checkListOptions(input);
+  protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
     // Matches the index agent_sessions_recent exactly, so rows come out of the index without a sort.
     return this.driver
       .all<SessionInfoRow>(
@@ -79,8 +64,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
       .map(toSessionInfo);
   }
 
-  async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
-    const { pageSize, source } = checkScanOptions(input);
+  protected async *readScan(pageSize: number, source: string | undefined): AsyncGenerator<SessionInfo> {
     // A range of the UNIQUE index on id per page, in SQLite's byte order of the ids; with a source, a range of
     // agent_sessions_source (source, id), so the sessions of other sources are never read.
     const of: string[] = source === undefined ? [] : [source];
@@ -106,7 +90,7 @@ export class SqliteSessionRegistry implements SessionRegistry {
     }
   }
 
-  async count(): Promise<number> {
+  protected async readCount(): Promise<number> {
     return Number(this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_sessions")?.n ?? 0);
   }
 
@@ -120,8 +104,6 @@ export class SqliteSessionRegistry implements SessionRegistry {
     id: string,
     where: { sql: string; params: number[] } = { sql: "", params: [] },
   ): SessionInfo | null {
-    // An id no row can have is not looked up (better-sqlite3 would match its U+FFFD form).
-    if (!isLookupKey(id)) return null;
     const row = this.driver.get<SessionInfoRow>(
       `UPDATE agent_sessions SET ${assignments}${assignments ? ", " : ""}updated_at = ?, activity = ${NEXT_ACTIVITY}
        WHERE id = ?${where.sql} RETURNING ${COLUMNS}`,
@@ -130,21 +112,15 @@ export class SqliteSessionRegistry implements SessionRegistry {
     return row ? toSessionInfo(row) : null;
   }
 
-  async rename(id: string, name: string): Promise<SessionInfo | null> {
-    registryText(name, "A session name");
-    return this.update("name = ?", [name], id);
+  protected async writeChange(id: string, change: RegistryChange): Promise<SessionInfo | null> {
+    return change ? this.update(`${change.field} = ?`, [change.value], id) : this.update("", [], id);
   }
 
-  async touch(id: string): Promise<boolean> {
-    return this.update("", [], id) !== null;
-  }
-
-  async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
-    const usage = checkUsage(input);
+  protected async writeUsage(id: string, usage: Required<SessionUsage>): Promise<SessionInfo | null> {
     const where = { sql: ` AND ${USAGE_FITS}`, params: usageBounds(usage) };
     const add = () => this.update(USAGE_SET, usageDeltas(usage), id, where);
     const info = add();
-    if (info || !isLookupKey(id)) return info;
+    if (info) return info;
     // No row took it: an unknown id or a refused total. Again in one transaction, so the row read is the one the
     // UPDATE saw (another process may have changed it in between).
     return this.driver.transaction(() => {
@@ -154,18 +130,12 @@ export class SqliteSessionRegistry implements SessionRegistry {
     });
   }
 
-  async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
-    registryText(reason, "An end reason");
-    return this.update("end_reason = ?", [reason], id);
-  }
-
   /**
    * Removes the row, the session's messages, overlays and head and the given blocks in one transaction, which also
-   * records the session's `clear` in the change log when a head or a row was there; published once committed.
+   * records the session's `clear` in the change log when a head or a row was there.
    */
-  async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
-    if (!isLookupKey(id)) return false;
-    const { removed, cleared } = this.driver.transaction(() => {
+  protected async writeDelete(id: string, keys: string[]): Promise<RegistryDeletion> {
+    return this.driver.transaction(() => {
       const head = this.driver.get<{ num: number }>(
         "SELECT num FROM agent_session_heads WHERE session_id = ?",
         [id],
@@ -174,7 +144,6 @@ export class SqliteSessionRegistry implements SessionRegistry {
         deleteSessionContent(this.driver, head.num);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
-      const keys = lookupKeys(options.blockKeys ?? []);
       if (keys.length > 0) {
         this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
           JSON.stringify(keys),
@@ -189,7 +158,5 @@ export class SqliteSessionRegistry implements SessionRegistry {
         cleared: log ? markLogged({}, log.record({ sessionId: id, type: "clear", ids: [] })) : {},
       };
     });
-    if (cleared && this.store) await publishClear(this.store.feed, id, cleared);
-    return removed;
   }
 }

@@ -1,0 +1,135 @@
+/**
+ * The session registry every backend of this package runs, as `StoreProvider` runs message writes: each public
+ * method validates its input once, answers an id no row can have without asking the backend (`null` / `false`,
+ * see isLookupKey), checks the store is open, calls one primitive and publishes what it changed. A backend
+ * implements only the primitives (its SQL, or its maps), so a new one cannot forget a check or a publish.
+ */
+import { SessionError } from "../errors.js";
+import {
+  checkListOptions,
+  checkRecord,
+  checkScanOptions,
+  checkUsage,
+  registryText,
+} from "../schema/registry.js";
+import type { ChangeFeed } from "./feed/feed.js";
+import { publishClear } from "./feed/publish.js";
+import { isLookupKey, lookupKeys } from "./keys.js";
+import type {
+  NewSessionRecord,
+  SessionInfo,
+  SessionListOptions,
+  SessionRegistry,
+  SessionScanOptions,
+  SessionUsage,
+} from "./types.js";
+
+/** The one text field a registry update sets (a rename, an end reason), or none: a touch. */
+export type RegistryChange = { field: "name" | "end_reason"; value: string } | undefined;
+
+/** What a backend's delete did: whether a row was registered, and the `clear` to publish (undefined: none). */
+export interface RegistryDeletion {
+  removed: boolean;
+  /** Undefined when nothing was stored under the id; else what the feed reads the logged cursor from. */
+  cleared: object | undefined;
+}
+
+/** The base of this package's session registries (see the module comment). */
+export abstract class StoreRegistry implements SessionRegistry {
+  /**
+   * `publisher`: the store whose feed a delete publishes to, read at each delete (stores make their feed after
+   * their registry); omitted by the parts of a store that only read, count or adopt (nothing they write is
+   * published).
+   */
+  constructor(private readonly publisher?: { readonly feed: ChangeFeed }) {}
+
+  /** Throws `CLOSED` once the store is closed (a backend whose every statement refuses by then does nothing). */
+  protected abstract assertOpen(): void;
+  /** Inserts a row with zero counters; null when the id is already registered. */
+  protected abstract writeCreate(record: NewSessionRecord): Promise<SessionInfo | null>;
+  /** The row of a lookup-able id, or null. */
+  protected abstract readRow(id: string): Promise<SessionInfo | null>;
+  /** A page of rows, newest activity first (validated paging). */
+  protected abstract readPage(options: SessionListOptions): Promise<SessionInfo[]>;
+  /** Every row (of `source` when given) in the store's order of ids, `pageSize` rows per read. */
+  protected abstract readScan(pageSize: number, source: string | undefined): AsyncIterable<SessionInfo>;
+  /** The number of rows. */
+  protected abstract readCount(): Promise<number>;
+  /** Applies `change`, bumps `updated_at` and the activity order; null when the id is not registered. */
+  protected abstract writeChange(id: string, change: RegistryChange): Promise<SessionInfo | null>;
+  /** Adds validated usage (`INVALID_ARGUMENT` for a refused total, nothing changed); null for an unknown id. */
+  protected abstract writeUsage(id: string, usage: Required<SessionUsage>): Promise<SessionInfo | null>;
+  /** Removes the row, the session's data and the blocks of `blockKeys` (lookup-able keys) in one write. */
+  protected abstract writeDelete(id: string, blockKeys: string[]): Promise<RegistryDeletion>;
+
+  async create(input: NewSessionRecord): Promise<SessionInfo> {
+    const record = checkRecord(input);
+    this.assertOpen();
+    const info = await this.writeCreate(record);
+    if (!info) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
+    return info;
+  }
+
+  async get(id: string): Promise<SessionInfo | null> {
+    if (!isLookupKey(id)) return null;
+    this.assertOpen();
+    return this.readRow(id);
+  }
+
+  async list(input?: SessionListOptions): Promise<SessionInfo[]> {
+    const options = checkListOptions(input);
+    this.assertOpen();
+    return this.readPage(options);
+  }
+
+  async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
+    const { pageSize, source } = checkScanOptions(input);
+    this.assertOpen();
+    yield* this.readScan(pageSize, source);
+  }
+
+  async count(): Promise<number> {
+    this.assertOpen();
+    return this.readCount();
+  }
+
+  async rename(id: string, name: string): Promise<SessionInfo | null> {
+    registryText(name, "A session name");
+    return this.change(id, { field: "name", value: name });
+  }
+
+  async touch(id: string): Promise<boolean> {
+    return (await this.change(id, undefined)) !== null;
+  }
+
+  async addUsage(id: string, input: SessionUsage): Promise<SessionInfo | null> {
+    const usage = checkUsage(input);
+    if (!isLookupKey(id)) return null;
+    this.assertOpen();
+    return this.writeUsage(id, usage);
+  }
+
+  async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
+    registryText(reason, "An end reason");
+    return this.change(id, { field: "end_reason", value: reason });
+  }
+
+  /**
+   * Removes the row, the session's messages, overlays and head and the given blocks; publishes the session's
+   * `clear` when a head or a row was there.
+   */
+  async delete(id: string, options: { blockKeys?: readonly string[] } = {}): Promise<boolean> {
+    if (!isLookupKey(id)) return false;
+    this.assertOpen();
+    const { removed, cleared } = await this.writeDelete(id, lookupKeys(options.blockKeys ?? []));
+    if (cleared && this.publisher) await publishClear(this.publisher.feed, id, cleared);
+    return removed;
+  }
+
+  private change(id: string, change: RegistryChange): Promise<SessionInfo | null> {
+    // An id no row can have is not looked up (better-sqlite3 would match its U+FFFD form).
+    if (!isLookupKey(id)) return Promise.resolve(null);
+    this.assertOpen();
+    return this.writeChange(id, change);
+  }
+}
