@@ -10,6 +10,7 @@ import { type EmbedFn, embedFunction, embedText, textHash } from "./embed.js";
 import { embedIsolated, refusalReason } from "./isolate.js";
 import type {
   BackfillOptions,
+  NearestMessage,
   NearestOptions,
   PendingText,
   RowsOutcome,
@@ -99,6 +100,16 @@ export class StoreVectors implements VectorChannel {
       return [];
     }
     return this.backend.nearest(vector, { ...scope, ...filters, limit, activePath });
+  }
+
+  async nearestMessages(query: string, options: NearestOptions): Promise<NearestMessage[]> {
+    const seqs = await this.nearest(query, options);
+    if (seqs.length === 0) return [];
+    const ids = await this.backend.messageIds(seqs);
+    return seqs.flatMap((seq) => {
+      const found = ids.get(seq);
+      return found === undefined ? [] : [{ ...found, seq }];
+    });
   }
 
   async backfill(options: BackfillOptions = {}): Promise<{ embedded: number; failed: number }> {

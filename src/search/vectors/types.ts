@@ -30,6 +30,11 @@ export interface VectorChannel {
    */
   nearest(query: string, options: NearestOptions): Promise<number[]>;
   /**
+   * The messages {@link nearest} answers, best first, as a session id and a message id each (with the seq): one
+   * lookup for the whole answer, so a message deleted between the two reads is left out.
+   */
+  nearestMessages(query: string, options: NearestOptions): Promise<NearestMessage[]>;
+  /**
    * Embeds every stored message without a current vector (also for stores made before vectors existed), in batches,
    * reporting progress; resolves with counts.
    */
@@ -55,6 +60,14 @@ export interface NearestOptions extends Pick<SearchOptions, "role" | "since" | "
    * messages off its path, which a search's page leaves out. Default `"all"`.
    */
   branch?: "active" | "all";
+}
+
+/** A message {@link VectorChannel.nearestMessages} answers. */
+export interface NearestMessage {
+  sessionId: string;
+  messageId: string;
+  /** The store's row number of the message (what {@link VectorChannel.nearest} answers). */
+  seq: number;
 }
 
 /** The sessions a backend's nearest() keeps to: one, a set (never empty), or neither (every session). */
@@ -177,6 +190,8 @@ export interface VectorBackend {
    * pass the filters: the filter is part of the read, never stricter than passesFilters (search/options.ts).
    */
   nearest(query: Float32Array, read: NearestRead): Promise<number[]>;
+  /** The session and message ids of the stored messages among `seqs`, in one read (a seq gone is left out). */
+  messageIds(seqs: readonly number[]): Promise<Map<number, { sessionId: string; messageId: string }>>;
   /**
    * Removes vectors of messages that no longer exist (in one session, or everywhere), in bounded batches: the
    * deletes take them already where the engine allows it, this sweeps what older deletes left.

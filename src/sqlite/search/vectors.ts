@@ -199,6 +199,15 @@ class SqliteVectorBackend implements VectorBackend {
     );
   }
 
+  async messageIds(seqs: readonly number[]): Promise<Map<number, { sessionId: string; messageId: string }>> {
+    const rows = this.driver.tuples<[number, string, string]>(
+      `SELECT m.seq, h.session_id, m.id FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value
+       JOIN agent_session_heads h ON h.num = m.session_num`,
+      [JSON.stringify(seqs)],
+    );
+    return new Map(rows.map(([seq, sessionId, messageId]) => [seq, { sessionId, messageId }]));
+  }
+
   // The numbers of the sessions nearest() keeps to (only those stored), or undefined for every session.
   private scopeNums({ sessionId, sessionIds }: NearestScope): number[] | undefined {
     if (sessionIds === undefined && sessionId === undefined) return undefined;
