@@ -176,6 +176,11 @@ class MemoryVectorBackend implements VectorBackend {
     return this.size;
   }
 
+  async reset(): Promise<void> {
+    this.entries.clear();
+    this.size = null;
+  }
+
   async maxSeq(): Promise<number> {
     let max = 0;
     for (const [, row] of this.rows()) max = Math.max(max, row.seq);

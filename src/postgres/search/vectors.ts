@@ -275,6 +275,15 @@ class PostgresVectorBackend implements VectorBackend {
     return this.size;
   }
 
+  async reset(): Promise<void> {
+    const executor = await this.executor();
+    // One statement: atomic, and the HNSW index and the reference to the messages go with the table.
+    await executor.query(`DROP TABLE IF EXISTS ${this.v.vectors}, ${this.v.state}`);
+    this.kind = "postgres-array";
+    this.size = null;
+    this.iterative = false;
+  }
+
   async maxSeq(): Promise<number> {
     const executor = await this.executor();
     const [row] = await executor.query<{ seq: string | number }>(

@@ -40,6 +40,8 @@ export class StoreVectors implements VectorChannel {
   private readonly closing = new AbortController();
   private readonly queryTimeout: number;
   private readonly batchTimeout: number;
+  /** The store's `embedDimensions`, what the size checked goes back to on reset(). */
+  private readonly configured: number | undefined;
   private expected: number | undefined;
   private lastError: string | undefined;
   private ensured: Promise<void> | undefined;
@@ -53,6 +55,7 @@ export class StoreVectors implements VectorChannel {
     this.embed = embedFunction(options.embedder);
     this.queryTimeout = timeout(options, "queryEmbedTimeoutMs", DEFAULT_QUERY_EMBED_TIMEOUT_MS);
     this.batchTimeout = timeout(options, "embedTimeoutMs", DEFAULT_EMBED_TIMEOUT_MS);
+    this.configured = options.embedDimensions;
     this.expected = options.embedDimensions;
     const onError = options.onEmbedError;
     this.onError =
@@ -171,6 +174,16 @@ export class StoreVectors implements VectorChannel {
     return status;
   }
 
+  async reset(): Promise<void> {
+    this.assertOpen();
+    // A creation in flight finishes first, so it cannot re-create what the reset drops (its failure is its caller's).
+    await this.ensured?.catch(() => undefined);
+    this.ensured = undefined;
+    await this.backend.reset();
+    this.expected = this.configured;
+    this.lastError = undefined;
+  }
+
   /**
    * @internal stops the background work (the store closes): waits for a write in progress, abandons embedder calls
    * (the worker's, a backfill's, a search's, which then rejects with CLOSED).
@@ -251,6 +264,8 @@ export class StoreVectors implements VectorChannel {
     signal?.throwIfAborted();
     this.assertOpen();
     const decided = writes.filter((_, at) => !left.has(at));
+    // A reset() since the rows were read dropped the tables: they are made again for the vectors written here.
+    await this.ready();
     if (decided.length > 0) await this.backend.write(decided);
     for (const [i, error] of isolated.refused) {
       const seq = (writes[embedAt[i] as number] as VectorWrite).seq;

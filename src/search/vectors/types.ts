@@ -23,7 +23,7 @@ export type Embedder =
 /** The vector channel of a store opened with an `embedder`. */
 export interface VectorChannel {
   /**
-   * Seqs (the stores' row sequence numbers, as SearchResult rows are keyed internally) of the messages nearest to
+   * Seqs (the stores' internal row numbers, as a search fuses them; {@link nearestMessages} answers ids) of the messages nearest to
    * `query`, best first, at most `limit`, optionally within sessions, a role and a time range (see
    * {@link NearestOptions}); [] when nothing is embedded yet.
    * Never throws for an embedder failure: reports it (see onError) and returns [] so the text channel still answers.
@@ -41,6 +41,12 @@ export interface VectorChannel {
   backfill(options?: BackfillOptions): Promise<{ embedded: number; failed: number }>;
   /** How many messages have current vectors and how many wait; the last embedder error if any. */
   status(): Promise<VectorStatus>;
+  /**
+   * Forgets every vector (for a new embedding model): drops the channel's tables, trigger and state row (in one
+   * transaction where the engine allows), so that its next use creates them again for the embedder's size and
+   * every message is pending; `backfill()` then embeds them.
+   */
+  reset(): Promise<void>;
 }
 
 /**
@@ -207,6 +213,8 @@ export interface VectorBackend {
   dimensions(): Promise<number | null>;
   /** The newest message seq stored (0 when none): the background work starts after it. */
   maxSeq(): Promise<number>;
+  /** Drops every vector table, trigger and state row (what `ensure` creates and the first vector adds), and forgets the size. */
+  reset(): Promise<void>;
 }
 
 /** What embedding one batch of rows did: written with a vector (or none needed), refused, left pending. */

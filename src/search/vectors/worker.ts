@@ -138,6 +138,8 @@ export class VectorWorker {
       this.horizon = undefined;
       throw error;
     });
+    // The tables exist (again, after a reset()) before anything reads them.
+    await this.channel.ready();
     if (prunes.includes(null)) await this.backend.prune();
     else for (const sessionId of prunes) if (sessionId !== null) await this.backend.prune(sessionId);
     for (const [sessionId, set] of ids) {
