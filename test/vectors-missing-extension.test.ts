@@ -28,3 +28,19 @@ test("without sqlite-vec: the error says only the sqlite-vec index needs it, and
   assert.match(auto.message, /vectorIndex: "plain" .* works without the package$/);
   assert.deepEqual(plain, { index: "sqlite-blob", embedded: 1, failed: 0 });
 });
+
+test("without sqlite-vec: an append while the background work waits to retry is reported, never an unhandled rejection", () => {
+  const run = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--import", fixture("hide-sqlite-vec.mjs"), fixture("failing-start.ts")],
+    { encoding: "utf8", timeout: 60_000 },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  const codes = JSON.parse(run.stdout) as string[];
+  // One report, or more where the retry came before close() on a slow machine: each the missing package.
+  assert.ok(codes.length >= 1);
+  assert.ok(
+    codes.every((code) => code === "MISSING_DEPENDENCY"),
+    run.stdout,
+  );
+});
