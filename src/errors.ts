@@ -38,10 +38,13 @@ export class StorageError extends SessionError {
 export class MissingDependencyError extends SessionError {
   readonly dependency: string;
 
-  constructor(dependency: string, feature: string, cause?: unknown) {
-    super("MISSING_DEPENDENCY", `${feature} needs the "${dependency}" package: npm install ${dependency}`, {
-      cause,
-    });
+  /** `hint` follows the install command: what does without the package, where something does. */
+  constructor(dependency: string, feature: string, cause?: unknown, hint?: string) {
+    super(
+      "MISSING_DEPENDENCY",
+      `${feature} needs the "${dependency}" package: npm install ${dependency}${hint === undefined ? "" : `; ${hint}`}`,
+      { cause },
+    );
     this.name = "MissingDependencyError";
     this.dependency = dependency;
   }

@@ -61,6 +61,7 @@ export type {
   BackfillOptions,
   Embedder,
   EmbeddingModelLike,
+  NearestMessage,
   NearestOptions,
   VectorChannel,
   VectorFailure,

@@ -125,6 +125,15 @@ class MemoryVectorBackend implements VectorBackend {
     return top.seqs();
   }
 
+  async messageIds(seqs: readonly number[]): Promise<Map<number, { sessionId: string; messageId: string }>> {
+    const wanted = new Set(seqs);
+    const out = new Map<number, { sessionId: string; messageId: string }>();
+    // Memory keys rows by session and id, not seq: one pass over the rows (memory holds no large stores).
+    for (const [sessionId, row] of this.rows())
+      if (wanted.has(row.seq)) out.set(row.seq, { sessionId, messageId: row.id });
+    return out;
+  }
+
   async prune(sessionId?: string): Promise<void> {
     const live = new Set<number>();
     for (const [, row] of this.rows(sessionId === undefined ? undefined : [sessionId])) live.add(row.seq);
@@ -165,6 +174,11 @@ class MemoryVectorBackend implements VectorBackend {
 
   async dimensions(): Promise<number | null> {
     return this.size;
+  }
+
+  async reset(): Promise<void> {
+    this.entries.clear();
+    this.size = null;
   }
 
   async maxSeq(): Promise<number> {

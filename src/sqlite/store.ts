@@ -36,6 +36,7 @@ import { migrate } from "./schema.js";
 import { flushSearchIndex } from "./search/indexing.js";
 import { SqliteMessageSearch } from "./search/search.js";
 import { sqliteVectors } from "./search/vectors.js";
+import { dropOrphanTrigger } from "./search/vectors-schema.js";
 import { SqliteSessionProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
 import { SqliteTransfer } from "./transfer/export.js";
@@ -81,6 +82,7 @@ export class SqliteStore
     const raw = openSqlite(source, options);
     try {
       migrate(raw);
+      dropOrphanTrigger(raw);
       this.adopted = adoptOnOpen(raw);
     } catch (error) {
       raw.close();

@@ -54,6 +54,8 @@ test("embed backfills a store made without vectors, with a progress bar, and fin
     index: "sqlite-vec",
     current: 3,
     pending: 0,
+    refused: 0,
+    failures: [],
   });
   const { embed } = testEmbedder();
   const store = new SqliteStore(db, { embedder: embed });

@@ -245,6 +245,16 @@ class PostgresVectorBackend implements VectorBackend {
     return rows.map((row) => Number(row.seq));
   }
 
+  async messageIds(seqs: readonly number[]): Promise<Map<number, { sessionId: string; messageId: string }>> {
+    const executor = await this.executor();
+    const rows = await executor.query<{ seq: string | number; session_id: string; id: string }>(
+      `SELECT m.seq, h.session_id, m.id FROM ${this.t.messages} m JOIN ${this.t.heads} h ON h.num = m.session_num
+       WHERE m.seq = ANY($1::bigint[])`,
+      [seqs],
+    );
+    return new Map(rows.map((row) => [Number(row.seq), { sessionId: row.session_id, messageId: row.id }]));
+  }
+
   async prune(sessionId?: string): Promise<void> {
     await sweepOrphans(await this.executor(), this.t, this.v, sessionId);
   }
@@ -263,6 +273,15 @@ class PostgresVectorBackend implements VectorBackend {
 
   async dimensions(): Promise<number | null> {
     return this.size;
+  }
+
+  async reset(): Promise<void> {
+    const executor = await this.executor();
+    // One statement: atomic, and the HNSW index and the reference to the messages go with the table.
+    await executor.query(`DROP TABLE IF EXISTS ${this.v.vectors}, ${this.v.state}`);
+    this.kind = "postgres-array";
+    this.size = null;
+    this.iterative = false;
   }
 
   async maxSeq(): Promise<number> {

@@ -10,6 +10,7 @@ import { type EmbedFn, embedFunction, embedText, textHash } from "./embed.js";
 import { embedIsolated, refusalReason } from "./isolate.js";
 import type {
   BackfillOptions,
+  NearestMessage,
   NearestOptions,
   PendingText,
   RowsOutcome,
@@ -39,6 +40,8 @@ export class StoreVectors implements VectorChannel {
   private readonly closing = new AbortController();
   private readonly queryTimeout: number;
   private readonly batchTimeout: number;
+  /** The store's `embedDimensions`, what the size checked goes back to on reset(). */
+  private readonly configured: number | undefined;
   private expected: number | undefined;
   private lastError: string | undefined;
   private ensured: Promise<void> | undefined;
@@ -52,6 +55,7 @@ export class StoreVectors implements VectorChannel {
     this.embed = embedFunction(options.embedder);
     this.queryTimeout = timeout(options, "queryEmbedTimeoutMs", DEFAULT_QUERY_EMBED_TIMEOUT_MS);
     this.batchTimeout = timeout(options, "embedTimeoutMs", DEFAULT_EMBED_TIMEOUT_MS);
+    this.configured = options.embedDimensions;
     this.expected = options.embedDimensions;
     const onError = options.onEmbedError;
     this.onError =
@@ -99,6 +103,16 @@ export class StoreVectors implements VectorChannel {
       return [];
     }
     return this.backend.nearest(vector, { ...scope, ...filters, limit, activePath });
+  }
+
+  async nearestMessages(query: string, options: NearestOptions): Promise<NearestMessage[]> {
+    const seqs = await this.nearest(query, options);
+    if (seqs.length === 0) return [];
+    const ids = await this.backend.messageIds(seqs);
+    return seqs.flatMap((seq) => {
+      const found = ids.get(seq);
+      return found === undefined ? [] : [{ ...found, seq }];
+    });
   }
 
   async backfill(options: BackfillOptions = {}): Promise<{ embedded: number; failed: number }> {
@@ -158,6 +172,16 @@ export class StoreVectors implements VectorChannel {
     }
     if (this.lastError !== undefined) status.lastError = this.lastError;
     return status;
+  }
+
+  async reset(): Promise<void> {
+    this.assertOpen();
+    // A creation in flight finishes first, so it cannot re-create what the reset drops (its failure is its caller's).
+    await this.ensured?.catch(() => undefined);
+    this.ensured = undefined;
+    await this.backend.reset();
+    this.expected = this.configured;
+    this.lastError = undefined;
   }
 
   /**
@@ -240,6 +264,8 @@ export class StoreVectors implements VectorChannel {
     signal?.throwIfAborted();
     this.assertOpen();
     const decided = writes.filter((_, at) => !left.has(at));
+    // A reset() since the rows were read dropped the tables: they are made again for the vectors written here.
+    await this.ready();
     if (decided.length > 0) await this.backend.write(decided);
     for (const [i, error] of isolated.refused) {
       const seq = (writes[embedAt[i] as number] as VectorWrite).seq;

@@ -23,12 +23,17 @@ export type Embedder =
 /** The vector channel of a store opened with an `embedder`. */
 export interface VectorChannel {
   /**
-   * Seqs (the stores' row sequence numbers, as SearchResult rows are keyed internally) of the messages nearest to
+   * Seqs (the stores' internal row numbers, as a search fuses them; {@link nearestMessages} answers ids) of the messages nearest to
    * `query`, best first, at most `limit`, optionally within sessions, a role and a time range (see
    * {@link NearestOptions}); [] when nothing is embedded yet.
    * Never throws for an embedder failure: reports it (see onError) and returns [] so the text channel still answers.
    */
   nearest(query: string, options: NearestOptions): Promise<number[]>;
+  /**
+   * The messages {@link nearest} answers, best first, as a session id and a message id each (with the seq): one
+   * lookup for the whole answer, so a message deleted between the two reads is left out.
+   */
+  nearestMessages(query: string, options: NearestOptions): Promise<NearestMessage[]>;
   /**
    * Embeds every stored message without a current vector (also for stores made before vectors existed), in batches,
    * reporting progress; resolves with counts.
@@ -36,6 +41,12 @@ export interface VectorChannel {
   backfill(options?: BackfillOptions): Promise<{ embedded: number; failed: number }>;
   /** How many messages have current vectors and how many wait; the last embedder error if any. */
   status(): Promise<VectorStatus>;
+  /**
+   * Forgets every vector (for a new embedding model): drops the channel's tables, trigger and state row (in one
+   * transaction where the engine allows), so that its next use creates them again for the embedder's size and
+   * every message is pending; `backfill()` then embeds them.
+   */
+  reset(): Promise<void>;
 }
 
 /**
@@ -55,6 +66,14 @@ export interface NearestOptions extends Pick<SearchOptions, "role" | "since" | "
    * messages off its path, which a search's page leaves out. Default `"all"`.
    */
   branch?: "active" | "all";
+}
+
+/** A message {@link VectorChannel.nearestMessages} answers. */
+export interface NearestMessage {
+  sessionId: string;
+  messageId: string;
+  /** The store's row number of the message (what {@link VectorChannel.nearest} answers). */
+  seq: number;
 }
 
 /** The sessions a backend's nearest() keeps to: one, a set (never empty), or neither (every session). */
@@ -177,6 +196,8 @@ export interface VectorBackend {
    * pass the filters: the filter is part of the read, never stricter than passesFilters (search/options.ts).
    */
   nearest(query: Float32Array, read: NearestRead): Promise<number[]>;
+  /** The session and message ids of the stored messages among `seqs`, in one read (a seq gone is left out). */
+  messageIds(seqs: readonly number[]): Promise<Map<number, { sessionId: string; messageId: string }>>;
   /**
    * Removes vectors of messages that no longer exist (in one session, or everywhere), in bounded batches: the
    * deletes take them already where the engine allows it, this sweeps what older deletes left.
@@ -192,6 +213,8 @@ export interface VectorBackend {
   dimensions(): Promise<number | null>;
   /** The newest message seq stored (0 when none): the background work starts after it. */
   maxSeq(): Promise<number>;
+  /** Drops every vector table, trigger and state row (what `ensure` creates and the first vector adds), and forgets the size. */
+  reset(): Promise<void>;
 }
 
 /** What embedding one batch of rows did: written with a vector (or none needed), refused, left pending. */

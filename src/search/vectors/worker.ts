@@ -89,13 +89,22 @@ export class VectorWorker {
 
   private kick(): void {
     // The horizon is read before any queued work runs, so a rescan never covers less than what was queued.
-    this.horizon ??= this.channel.ready().then(() => this.backend.maxSeq());
+    this.startHorizon();
     if (this.closed || this.running || this.retryTimer) return;
     this.running = this.run().finally(() => {
       this.running = undefined;
       // An event noted after the loop's last check but before this callback found it running: start again.
       if (this.hasWork()) this.kick();
     });
+  }
+
+  private startHorizon(): void {
+    if (this.horizon !== undefined) return;
+    const horizon = this.channel.ready().then(() => this.backend.maxSeq());
+    // A failure is work()'s to report when it runs; one started while a retry waits would meanwhile be unhandled,
+    // and an unhandled rejection ends the app's process.
+    horizon.catch(() => undefined);
+    this.horizon = horizon;
   }
 
   private hasWork(): boolean {
@@ -111,7 +120,7 @@ export class VectorWorker {
       this.queued = 0;
       this.prunes.clear();
       this.rescan = false;
-      this.horizon ??= this.channel.ready().then(() => this.backend.maxSeq());
+      this.startHorizon();
       try {
         await this.work(ids, prunes, rescan);
         this.retryMs = 0;
@@ -138,6 +147,8 @@ export class VectorWorker {
       this.horizon = undefined;
       throw error;
     });
+    // The tables exist (again, after a reset()) before anything reads them.
+    await this.channel.ready();
     if (prunes.includes(null)) await this.backend.prune();
     else for (const sessionId of prunes) if (sessionId !== null) await this.backend.prune(sessionId);
     for (const [sessionId, set] of ids) {

@@ -1,3 +1,4 @@
+import { MissingDependencyError } from "../../errors.js";
 import { importOptional } from "../../runtime/load.js";
 import type { SqlDriver } from "../connection/driver.js";
 
@@ -6,6 +7,11 @@ interface ExtensionHandle {
   /** node:sqlite: refused unless the database was opened with `allowExtension: true`. */
   enableLoadExtension?(allow: boolean): unknown;
 }
+
+const FEATURE = "The sqlite-vec index of vector recall on SQLite";
+const PLAIN_HINT =
+  'only that index needs it: the store option vectorIndex: "plain" (the CLI\'s embed --plain) keeps the vectors ' +
+  "in a plain table, which works without the package";
 
 // Connections sqlite-vec is loaded into: an extension is loaded once per connection, whichever store asks.
 const loaded = new WeakSet<object>();
@@ -28,9 +34,11 @@ export async function loadSqliteVec(driver: SqlDriver): Promise<boolean> {
     }
   }
   try {
-    const vec = await importOptional<{ getLoadablePath(): string }>(
-      "sqlite-vec",
-      'Vector recall on SQLite (or the store option vectorIndex: "plain")',
+    const vec = await importOptional<{ getLoadablePath(): string }>("sqlite-vec", FEATURE).catch(
+      (error: unknown) => {
+        // Said after the install command, so nobody reads the plain table as needing the package too.
+        throw new MissingDependencyError("sqlite-vec", FEATURE, (error as Error).cause ?? error, PLAIN_HINT);
+      },
     );
     if (loaded.has(handle)) return true;
     handle.loadExtension(vec.getLoadablePath());

@@ -1,4 +1,5 @@
 import type { SqlDriver } from "../connection/driver.js";
+import { isReadonlyError } from "./indexing.js";
 
 /** The vector tables of a SQLite store, and when a vector row is current. */
 
@@ -24,7 +25,8 @@ export const VECTOR_TABLES = [
   )`,
   // A message's vector goes in the transaction that deletes the message, whichever connection deletes it (one
   // without an embedder, the CLI's prune, older code): one primary-key delete per deleted message; appends and
-  // updates never fire it. Stored with the schema, so dropping agent_message_vectors means dropping this first.
+  // updates never fire it. Stored with the schema, so dropping agent_message_vectors means dropping this first
+  // (RESET_STATEMENTS; a store opened after a hand-made drop drops it: dropOrphanTrigger).
   `CREATE TRIGGER IF NOT EXISTS agent_message_vectors_on_delete AFTER DELETE ON agent_messages BEGIN
     DELETE FROM agent_message_vectors WHERE seq = OLD.seq;
   END`,
@@ -41,6 +43,41 @@ export const VEC_GONE_TABLES = [
     INSERT OR IGNORE INTO agent_message_vectors_gone (seq) VALUES (OLD.seq);
   END`,
 ];
+
+/** True (a row) when sqlite-vec's table exists. */
+export const VEC_TABLE_PRESENT =
+  "SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'agent_message_vectors_vec'";
+
+/**
+ * What vectors.reset() runs in one transaction: the delete trigger first (it names the table), sqlite-vec's table
+ * (which takes its shadow tables; the connection must have the extension), the tombstones, the vector table (its
+ * index and tombstone trigger go with it) and the state row's table.
+ */
+export const RESET_STATEMENTS = [
+  "DROP TRIGGER IF EXISTS agent_message_vectors_on_delete",
+  "DROP TABLE IF EXISTS agent_message_vectors_vec",
+  "DROP TABLE IF EXISTS agent_message_vectors_gone",
+  "DROP TABLE IF EXISTS agent_message_vectors",
+  "DROP TABLE IF EXISTS agent_vector_state",
+];
+
+/**
+ * Drops the delete trigger when its table was dropped by hand (as a model change once needed): left, it fails
+ * every message delete with "no such table". Run on opening a store, one read of the schema when all is well.
+ */
+export function dropOrphanTrigger(driver: SqlDriver): void {
+  const orphan = driver.get(
+    `SELECT 1 AS orphan FROM sqlite_master WHERE type = 'trigger' AND name = 'agent_message_vectors_on_delete'
+     AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_message_vectors')`,
+  );
+  if (!orphan) return;
+  try {
+    driver.run("DROP TRIGGER IF EXISTS agent_message_vectors_on_delete");
+  } catch (error) {
+    // A read-only connection deletes no message, so the trigger cannot fail it; the next writer drops it.
+    if (!isReadonlyError(error)) throw error;
+  }
+}
 
 /** Vector rows removed per transaction when orphans are swept or sqlite-vec's rows drained (bounded lock time). */
 export const SWEEP_BATCH = 1_000;

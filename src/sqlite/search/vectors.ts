@@ -20,7 +20,15 @@ import type { SqlDriver } from "../connection/driver.js";
 import { branchedSessions, offPathSessions } from "./active-paths.js";
 import { loadSqliteVec } from "./vectors-extension.js";
 import { knnNearest, scanNearest } from "./vectors-nearest.js";
-import { addFailureColumn, CURRENT, int, VEC_GONE_TABLES, VECTOR_TABLES } from "./vectors-schema.js";
+import {
+  addFailureColumn,
+  CURRENT,
+  int,
+  RESET_STATEMENTS,
+  VEC_GONE_TABLES,
+  VEC_TABLE_PRESENT,
+  VECTOR_TABLES,
+} from "./vectors-schema.js";
 import { drainGone, sweepOrphans } from "./vectors-sweep.js";
 
 const PENDING_SELECT = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, m.content_hash,
@@ -199,6 +207,15 @@ class SqliteVectorBackend implements VectorBackend {
     );
   }
 
+  async messageIds(seqs: readonly number[]): Promise<Map<number, { sessionId: string; messageId: string }>> {
+    const rows = this.driver.tuples<[number, string, string]>(
+      `SELECT m.seq, h.session_id, m.id FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value
+       JOIN agent_session_heads h ON h.num = m.session_num`,
+      [JSON.stringify(seqs)],
+    );
+    return new Map(rows.map(([seq, sessionId, messageId]) => [seq, { sessionId, messageId }]));
+  }
+
   // The numbers of the sessions nearest() keeps to (only those stored), or undefined for every session.
   private scopeNums({ sessionId, sessionIds }: NearestScope): number[] | undefined {
     if (sessionIds === undefined && sessionId === undefined) return undefined;
@@ -245,6 +262,22 @@ class SqliteVectorBackend implements VectorBackend {
 
   async dimensions(): Promise<number | null> {
     return this.size;
+  }
+
+  async reset(): Promise<void> {
+    const driver = this.driver;
+    // Only a connection with the extension can drop sqlite-vec's table (and its shadow tables with it).
+    if (driver.get(VEC_TABLE_PRESENT) && !(await loadSqliteVec(driver))) {
+      throw new SessionError(
+        "UNSUPPORTED",
+        "this store's vectors are in a sqlite-vec index, and this connection cannot load SQLite extensions to drop it",
+      );
+    }
+    driver.transaction(() => {
+      for (const statement of RESET_STATEMENTS) driver.run(statement);
+    });
+    this.kind = "sqlite-blob";
+    this.size = null;
   }
 
   async maxSeq(): Promise<number> {
