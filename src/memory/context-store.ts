@@ -1,5 +1,5 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { rankEntries, recallTerms } from "../search/recall.js";
+import { rankEntries, recallTerms } from "../search/rank.js";
 import { termFrequencies } from "../search/score.js";
 import { type TextTerms, textTerms } from "../search/text-terms.js";
 import { entryText } from "../search/tokens.js";

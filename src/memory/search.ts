@@ -1,5 +1,5 @@
 /**
- * Message search on the memory backend, by brute force over the rows in scope: ranked recall (search/recall.ts)
+ * Message search on the memory backend, by brute force over the rows in scope: ranked recall (search/rank.ts)
  * with BM25 weights computed here, or every word required (`match: "all"`). The reference semantics the SQL
  * backends are tested against (test/search-differential.test.ts).
  */
@@ -8,7 +8,7 @@ import { fuseRankings } from "../search/fusion.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
-import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/recall.js";
+import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/rank.js";
 import { scoreText, termCounter } from "../search/score.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../types.js";

@@ -1,5 +1,5 @@
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
-import { perTermCap, rankEntries, recallTerms } from "../search/recall.js";
+import { perTermCap, rankEntries, recallTerms } from "../search/rank.js";
 import { entryText } from "../search/tokens.js";
 import {
   assertBlockKey,

@@ -16,12 +16,12 @@ import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { branchedSessions, keepToActivePaths } from "./active-paths.js";
+import { recallRanking } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "./fts.js";
 import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
-import { recallRanking } from "./recall.js";
 import { readScopedState, type SearchState, scopedMatch } from "./state.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
@@ -68,7 +68,7 @@ export class SqliteMessageSearch {
   }
 
   /**
-   * The hits of `query`, best first: ranked recall (sqlite/search/recall.ts) by default, or every word required
+   * The hits of `query`, best first: ranked recall (sqlite/search/candidates.ts) by default, or every word required
    * (`match: "all"`), with the filters, overlay marks and context the options ask for. Its reads share one
    * snapshot (two around a vector channel's answer, which is awaited).
    */

@@ -1,15 +1,15 @@
 /**
- * Ranked recall on Postgres, the twin of src/sqlite/search/recall.ts: the newest RECALL_CANDIDATES messages matching any
+ * Ranked recall on Postgres, the twin of src/sqlite/search/candidates.ts: the newest RECALL_CANDIDATES messages matching any
  * content term (one GIN scan, the session's scope lexeme ANDed in), each with the terms it matches, its parent as
  * the ranking links it (past messages without searchable text: text-parents.ts), length, role, time and session, in
- * one statement; search/recall.ts weighs and ranks them, and the page of hits is read in one more (page.ts).
+ * one statement; search/rank.ts weighs and ranks them, and the page of hits is read in one more (page.ts).
  */
 
 import { ActivePaths } from "../../search/active-paths.js";
 import { fuseRankings, nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { hasFilters, outsideSessions, passesFilters, type SearchPlan } from "../../search/options.js";
-import { rankCandidates, recallTerms, weighMatches } from "../../search/recall.js";
+import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
