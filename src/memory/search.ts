@@ -58,7 +58,7 @@ function memorySource(sessions: ReadonlyMap<string, SessionData>): RecallSource<
       for (const item of rows) bySeq.set(item.row.seq, item);
       return { rows, bySeq };
     },
-    rank: (terms, scope, top) => {
+    rank: (terms, scope, _plan, top) => {
       const ranked = rankRecall(scope, terms, top);
       return { ranked, scores: scoresOf(ranked) };
     },

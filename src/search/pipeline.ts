@@ -30,7 +30,7 @@ export interface RecallSource<Scope, Page> {
    * Each term's candidates within the scope, weighed (BM25) and ranked with their parents (search/rank.ts); only the
    * first `top` in order when given (every one when undefined).
    */
-  rank(terms: QueryTerm[], scope: Scope, top: number | undefined): TextRanking;
+  rank(terms: QueryTerm[], scope: Scope, plan: SearchPlan, top: number | undefined): TextRanking;
   /** Whether the page may leave a ranked hit out (a filter or a branch it checks itself): then it gets them all. */
   pageMaySkip(plan: SearchPlan, scope: Scope): boolean;
   /** Whether a seq of the vector channel takes part in the fusion (one outside the scope does not); default: all. */
@@ -65,7 +65,7 @@ export function rankText<Scope, Page>(
   const scope = source.scope(plan);
   if (scope === undefined) return undefined;
   const top = whole || source.pageMaySkip(plan, scope) ? undefined : plan.limit;
-  return { scope, text: source.rank(terms, scope, top) };
+  return { scope, text: source.rank(terms, scope, plan, top) };
 }
 
 /** The page of a text ranking, fused first with the vector channel's nearest seqs `near` (best first) if any. */

@@ -1,26 +1,35 @@
 /**
- * Ranked recall on SQLite: each content term of the query finds its newest matches in the FTS5 index (at most
- * perTermCap of them) with their parents, sessions and lengths, one statement per term that reads the index's
- * doclists and a covering index of the messages (term-matches.ts); weights.ts weighs them (BM25), and
- * search/rank.ts ranks them. FTS5's own bm25() was the first choice, but it costs ~1 µs per matching row and
- * term, which made a LoCoMo question ~2 ms; the weights here take a term's rarity from its match count and a
- * message's length from its token estimate, and found as much (R@5/R@10 within 0.5 points on the dev set). The
- * Postgres twin is src/postgres/search/candidates.ts.
+ * Ranked recall's source on SQLite (search/pipeline.ts runs the steps): each content term of the query finds its
+ * newest matches in the FTS5 index (at most perTermCap of them) with their parents, sessions and lengths, one
+ * statement per term that reads the index's doclists and a covering index of the messages (term-matches.ts);
+ * weights.ts weighs them (BM25), and search/rank.ts ranks them. FTS5's own bm25() was the first choice, but it costs
+ * ~1 µs per matching row and term, which made a LoCoMo question ~2 ms; the weights here take a term's rarity from
+ * its match count and a message's length from its token estimate, and found as much (R@5/R@10 within 0.5 points on
+ * the dev set). The Postgres twin is src/postgres/search/candidates.ts.
  */
 
-import type { QueryLimits } from "../../search/limits.js";
-import { hasFilters, outsideSessions, passesFilters, type SearchPlan } from "../../search/options.js";
+import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
+import type { RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";
 import type { QueryTerm } from "../../search/query.js";
-import { perTermCap, type RankedCandidate, recallTerms } from "../../search/rank.js";
+import { perTermCap, type RankedCandidate } from "../../search/rank.js";
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import type { SearchResult } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
 import { branchedSessions, keepToActivePaths } from "./active-paths.js";
+import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import type { FamilyExpander } from "./fts.js";
-import { type HitHead, hasOtherBranches, isOnActivePath, pageMaySkip, type ScoreLookup } from "./hits.js";
-import { INDEX_FIRST, pendingTexts } from "./indexing.js";
+import {
+  type HitHead,
+  hasOtherBranches,
+  hitOptionsOf,
+  isOnActivePath,
+  pageMaySkip,
+  readHits,
+} from "./hits.js";
+import { pendingTexts } from "./indexing.js";
 import { readScopedState, type SearchState } from "./state.js";
 import { termMatches, withFiltered } from "./term-matches.js";
 import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./weights.js";
@@ -28,38 +37,57 @@ import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./weights.j
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
-/** The ranked seqs of a search (best first), their scores, and the head of the session it keeps to. */
-export interface RecallRanking {
-  seqs: number[];
-  scores: ScoreLookup;
-  head: HitHead | undefined;
-  /** The ranked candidates with their term-count tiers (what hybrid fusion keeps). */
-  ranked: RankedCandidate[];
+/**
+ * The candidates of one snapshot's search. Rows the index does not hold yet are matched in memory, or with
+ * `mayIndex` the scope is refused and `indexFirst` set: the caller indexes them and asks again on a new snapshot.
+ */
+export class SqliteRecallSource implements RecallSource<SearchState, SearchResult[]> {
+  /** Set when the scope was refused because rows are pending and this snapshot may index them first. */
+  indexFirst = false;
+
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly expander: FamilyExpander,
+    private readonly mayIndex: boolean,
+  ) {}
+
+  scope(plan: SearchPlan): SearchState | undefined {
+    const state = readScopedState(this.driver, plan);
+    if (state === undefined) return undefined;
+    if (this.mayIndex && state.indexed !== null && state.total > state.indexed) {
+      this.indexFirst = true;
+      return undefined;
+    }
+    return state;
+  }
+
+  pageMaySkip(plan: SearchPlan, state: SearchState): boolean {
+    return pageMaySkip(plan, state.scope?.head);
+  }
+
+  rank(terms: QueryTerm[], state: SearchState, plan: SearchPlan, top: number | undefined): TextRanking {
+    return rankState(this.driver, this.expander, terms, plan, state, top);
+  }
+
+  page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, state: SearchState): SearchResult[] {
+    const hits = readHits(this.driver, seqs, plan.limit, hitOptionsOf(plan, state.scope?.head, scores));
+    return withExtras(this.driver, hits, plan);
+  }
 }
 
 /**
- * The ranking of a ranked-recall search; undefined when nothing can match (no content word, no such session).
- * Rows the index does not hold yet are matched in memory, or with `mayIndex` answered INDEX_FIRST: the caller
- * indexes them and asks again. Only the first `plan.limit` are ranked in order where the page cannot skip a hit,
- * unless `whole` (the ranking is fused with the vector channel's).
+ * Each term's candidates in the scope `state`, weighed and ranked (only the first `top` in order); in an
+ * active-branch search whose terms' windows were full of other branches, read again with those kept to their paths.
  */
-export function recallRanking(
+function rankState(
   driver: SqlDriver,
   expander: FamilyExpander,
-  query: string,
+  terms: QueryTerm[],
   plan: SearchPlan,
-  limits: QueryLimits,
-  mayIndex: boolean,
-  whole = false,
-): RecallRanking | undefined | typeof INDEX_FIRST {
-  // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
-  const terms = recallTerms(query, limits);
-  if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return undefined;
-  const state = readScopedState(driver, plan);
-  if (state === undefined) return undefined;
-  const head = state.scope?.head;
+  state: SearchState,
+  top: number | undefined,
+): TextRanking {
   const pending = state.indexed !== null && state.total > state.indexed;
-  if (pending && mayIndex) return INDEX_FIRST;
   const { families } = expander.expand(terms, state.total);
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
   const sessionNum = state.scope?.filter === "lookup" ? state.scope.num : undefined;
@@ -69,9 +97,8 @@ export function recallRanking(
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
   // A search that matches nothing builds no candidates (their typed arrays cost a search with cold caches ~5 µs).
-  if (matches.every((nodes) => nodes.length === 0)) return { seqs: [], scores: new Map(), head, ranked: [] };
+  if (matches.every((nodes) => nodes.length === 0)) return { ranked: [], scores: new Map() };
   const documents = documentCount(plan, state);
-  const top = whole || pageMaySkip(plan, head) ? undefined : plan.limit;
   // Sessions without messages lacking text have no run to pass through (a store-wide search looks always).
   const textless = state.scope?.textless ?? state.sessions?.textless ?? true;
   const rank = () => {
@@ -81,23 +108,19 @@ export function recallRanking(
   };
   const first = rank();
   // Only a term whose newest matches filled its window can have left hits on the active paths behind it.
-  const { ranked, scores } =
-    !plan.activeOnly || reads.every(({ full }) => full === undefined)
-      ? first
-      : keepToActivePaths(first, {
-          short: (answer) => passing(driver, plan, answer.ranked) < plan.limit,
-          crowding: ({ candidates }) =>
-            branchedSessions(driver, state.scope, { sessions: candidates.sessions() }),
-          reread: (activePaths) => {
-            const onPaths = filterSql(plan, { sessionNum, activePaths });
-            reads.forEach(({ full }, i) => {
-              if (full !== undefined && onPaths !== undefined)
-                matches[i] = withFiltered(driver, matches[i] ?? [], full, cap, onPaths);
-            });
-            return rank();
-          },
-        });
-  return { seqs: ranked.map(({ seq }) => seq), scores, head, ranked };
+  if (!plan.activeOnly || reads.every(({ full }) => full === undefined)) return first;
+  return keepToActivePaths(first, {
+    short: (answer) => passing(driver, plan, answer.ranked) < plan.limit,
+    crowding: ({ candidates }) => branchedSessions(driver, state.scope, { sessions: candidates.sessions() }),
+    reread: (activePaths) => {
+      const onPaths = filterSql(plan, { sessionNum, activePaths });
+      reads.forEach(({ full }, i) => {
+        if (full !== undefined && onPaths !== undefined)
+          matches[i] = withFiltered(driver, matches[i] ?? [], full, cap, onPaths);
+      });
+      return rank();
+    },
+  });
 }
 
 /**
