@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { isSingleCjk } from "../src/search/cjk.js";
 import { parseQuery } from "../src/search/query.js";
-import { recallTerms } from "../src/search/recall.js";
+import { recallTerms } from "../src/search/rank.js";
 import { tokenize } from "../src/search/tokens.js";
 
 test("the index holds a CJK run as overlapping pairs and its last character; other text as before", () => {

@@ -1,6 +1,6 @@
 // The seeded differential corpus again (test/helpers/search-corpus.ts), checked against the ranking's rules rather
 // than only backend against backend: every backend orders ranked recall by the term-count tiers that an oracle
-// computes from single-term searches and the stored tree (src/search/recall.ts's rules, written again here); a role
+// computes from single-term searches and the stored tree (src/search/rank.ts's rules, written again here); a role
 // or time filter only hides hits (the filtered search is the unfiltered one without them, in the same order, since a
 // filtered-out turn still lends its weight to its neighbours); and the turns around each hit and the overlay that
 // covers it are the same everywhere.
@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { storedMessageText } from "../src/message/text.js";
-import { recallTerms, TEXTLESS_RUN } from "../src/search/recall.js";
+import { recallTerms, TEXTLESS_RUN } from "../src/search/rank.js";
 import { indexTokens } from "../src/search/tokens.js";
 import { hasTransfer, type SessionStore, type StoreSearchOptions } from "../src/store/types.js";
 import type { SearchOptions, SearchResult } from "../src/types.js";

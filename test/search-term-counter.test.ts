@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { MemoryStore } from "../src/memory/store.js";
 import { DEFAULT_QUERY_LIMITS } from "../src/search/limits.js";
 import { parseQuery } from "../src/search/query.js";
-import { recallTerms } from "../src/search/recall.js";
+import { recallTerms } from "../src/search/rank.js";
 import { termCounter, termFrequencies } from "../src/search/score.js";
 import { textTerms } from "../src/search/text-terms.js";
 

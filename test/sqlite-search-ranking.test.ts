@@ -75,7 +75,7 @@ for (const [filter, other] of [
 
 // Ranked recall reads each term's newest matches, at most its cap (SEARCH_CANDIDATES for a query of one term): all
 // of them in the index's own order where no more can match, and a phrase first in that order, then newest first
-// when it matches more (src/sqlite/search/recall.ts). Each way, the newest matches are the candidates.
+// when it matches more (src/sqlite/search/candidates.ts). Each way, the newest matches are the candidates.
 for (const [filter, other] of [
   ["alone in the store", 0],
   ["the session token", SEARCH_CANDIDATES + 200],

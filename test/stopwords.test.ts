@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_QUERY_LIMITS } from "../src/search/limits.js";
 import { parseTerms, termsCost } from "../src/search/query.js";
-import { recallTerms } from "../src/search/recall.js";
+import { recallTerms } from "../src/search/rank.js";
 import { isEnglishFunctionWord } from "../src/search/stopwords.js";
 
 /** The content words ranked recall searches for, phrases quoted. */

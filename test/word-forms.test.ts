@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { clipHit } from "../src/context/output.js";
 import { toTsquery } from "../src/postgres/search/fts.js";
 import { parseQuery, type QueryWord } from "../src/search/query.js";
-import { recallTerms } from "../src/search/recall.js";
+import { recallTerms } from "../src/search/rank.js";
 import { scoreText } from "../src/search/score.js";
 import { irregularForms, shortWordForms } from "../src/search/word-forms.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "../src/sqlite/search/fts.js";

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import { perTermCap, rankEntries, recallTerms } from "../search/recall.js";
+import { perTermCap, rankEntries, recallTerms } from "../search/rank.js";
 import {
   assertBlockKey,
   assertContent,

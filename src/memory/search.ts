@@ -1,14 +1,14 @@
 /**
- * Message search on the memory backend, by brute force over the rows in scope: ranked recall (search/recall.ts)
- * with BM25 weights computed here, or every word required (`match: "all"`). The reference semantics the SQL
- * backends are tested against (test/search-differential.test.ts).
+ * Message search on the memory backend, by brute force over the rows in scope: ranked recall (search/pipeline.ts
+ * over the source here, with BM25 weights counted from each row's own terms), or every word required
+ * (`match: "all"`). The reference semantics the SQL backends are tested against (test/search-differential.test.ts).
  */
 import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context-budget.js";
-import { fuseRankings } from "../search/fusion.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
+import { type RecallSource, recall, scoresOf } from "../search/pipeline.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
-import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/recall.js";
+import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/rank.js";
 import { scoreText, termCounter } from "../search/score.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
 import type { SearchContextTurn, SearchResult } from "../types.js";
@@ -28,7 +28,13 @@ interface Scoped {
   active: ReadonlySet<Row>;
 }
 
-/** Searches the sessions of a memory store as `plan` says. */
+/** The rows a search sees (a branch outside it takes no part at all), in session order and by seq. */
+interface Scope {
+  rows: Scoped[];
+  bySeq: Map<number, Scoped>;
+}
+
+/** Searches the sessions of a memory store as `plan` says (`near`: the vector channel's nearest seqs, fused in). */
 export function searchMemory(
   sessions: ReadonlyMap<string, SessionData>,
   query: string,
@@ -36,13 +42,39 @@ export function searchMemory(
   limits: QueryLimits,
   near?: readonly number[],
 ): SearchResult[] {
-  const terms = plan.match === "all" ? parseQuery(query, limits) : recallTerms(query, limits);
+  if (plan.match === "any")
+    return recall(memorySource(sessions), recallTerms(query, limits), plan, near) ?? [];
+  const terms = parseQuery(query, limits);
   if (terms.length === 0 || plan.limit === 0) return [];
-  const scoped = rowsInScope(sessions, plan);
-  // The page takes the ranking's first `limit` unless filters thin it or the vectors' ranking is fused in.
-  const top = near?.length || hasFilters(plan) ? undefined : plan.limit;
-  let ranked = plan.match === "all" ? rankAllWords(scoped, terms) : rankRecall(scoped, terms, top);
-  if (near?.length) ranked = fused(scoped, ranked, near);
+  return hitsOf(rankAllWords(rowsInScope(sessions, plan), terms), plan);
+}
+
+/** Ranked recall's source on the memory backend: every row in scope is read, none is indexed. */
+function memorySource(sessions: ReadonlyMap<string, SessionData>): RecallSource<Scope, SearchResult[]> {
+  return {
+    scope: (plan) => {
+      const rows = rowsInScope(sessions, plan);
+      const bySeq = new Map<number, Scoped>();
+      for (const item of rows) bySeq.set(item.row.seq, item);
+      return { rows, bySeq };
+    },
+    rank: (terms, scope, _plan, top) => {
+      const ranked = rankRecall(scope, terms, top);
+      return { ranked, scores: scoresOf(ranked) };
+    },
+    // The filters act on the page, so a filtered search ranks every candidate.
+    pageMaySkip: (plan) => hasFilters(plan),
+    fusesNear: (seq, scope) => scope.bySeq.has(seq),
+    page: (seqs, scores, plan, scope) =>
+      hitsOf(
+        seqs.map((seq) => ({ item: scope.bySeq.get(seq)!, score: scores.get(seq)! })),
+        plan,
+      ),
+  };
+}
+
+/** The page of ranked rows: the first `plan.limit` the filters pass, with their overlay marks and context. */
+function hitsOf(ranked: readonly { item: Scoped; score: number }[], plan: SearchPlan): SearchResult[] {
   const results: SearchResult[] = [];
   const turns = contextTurns();
   for (const { item, score } of ranked) {
@@ -93,18 +125,12 @@ function rankAllWords(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; sco
   return hits.sort((a, b) => b.score - a.score || b.item.row.seq - a.item.row.seq);
 }
 
-function rankRecall(
-  scoped: Scoped[],
-  terms: QueryTerm[],
-  top: number | undefined,
-): { item: Scoped; score: number; window: number; matched: number }[] {
-  const bySeq = new Map<number, Scoped>();
+function rankRecall({ rows: scoped, bySeq }: Scope, terms: QueryTerm[], top: number | undefined) {
   const frequencies: { seq: number; tf: number[]; length: number }[] = [];
   const documentFrequency = new Array<number>(terms.length).fill(0);
   let totalLength = 0;
   const count = termCounter(terms);
   for (const item of scoped) {
-    bySeq.set(item.row.seq, item);
     // A message's length is its token estimate, as the SQL backends keep it: counted in index tokens, a 100 KB
     // word was one token here and 25,000 there, and the backends ranked such a message at opposite ends.
     const length = item.row.tokens;
@@ -125,14 +151,7 @@ function rankRecall(
     });
   }
   const parentOf = (seq: number) => textParent(bySeq.get(seq)?.row)?.seq ?? null;
-  return rankCandidates(perTerm, parentOf, top === undefined ? {} : { top }).map(
-    ({ seq, score, window, matched }) => ({
-      item: bySeq.get(seq)!,
-      score,
-      window,
-      matched,
-    }),
-  );
+  return rankCandidates(perTerm, parentOf, top === undefined ? {} : { top });
 }
 
 /**
@@ -146,21 +165,6 @@ function textParent(row: Row | undefined): Row | null {
     parent = parent.parent;
   }
   return parent;
-}
-
-// The text ranking fused with the vector channel's nearest rows (those outside the scope left out).
-function fused(
-  scoped: readonly Scoped[],
-  ranked: { item: Scoped; window?: number; matched?: number }[],
-  near: readonly number[],
-): { item: Scoped; score: number }[] {
-  const bySeq = new Map(scoped.map((item) => [item.row.seq, item]));
-  const inScope = near.filter((seq) => bySeq.has(seq));
-  const { seqs, scores } = fuseRankings(
-    ranked.map(({ item, window = 0, matched = 0 }) => ({ seq: item.row.seq, window, matched })),
-    inScope,
-  );
-  return seqs.map((seq) => ({ item: bySeq.get(seq)!, score: scores.get(seq)! }));
 }
 
 /** The newest overlay whose range (from its first to its last message, along the tree) holds `row`. */

@@ -3,7 +3,7 @@ import { assertSessionId } from "../message/ids.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { searchPlan } from "../search/options.js";
-import { recallTerms } from "../search/recall.js";
+import { recallTerms } from "../search/rank.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import {

@@ -191,7 +191,7 @@ export class PostgresStore
 
   /**
    * Message search across sessions (or the ones the options name): ranked recall by default, or every word
-   * required (`match: "all"`), quoted phrases and word families either way (see search.ts and recall.ts).
+   * required (`match: "all"`), quoted phrases and word families either way (see search.ts and candidates.ts).
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form); one that

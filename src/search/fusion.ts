@@ -1,7 +1,7 @@
 /**
  * Hybrid recall: the text ranking and the vector channel's nearest messages fused by reciprocal rank (Cormack et
  * al., 2009) where the text ranking itself is graded, inside its term-count tiers. The text order is lexicographic
- * (search/recall.ts): how many query terms a message's exchange (its neighbouring turns, and theirs where they match)
+ * (search/rank.ts): how many query terms a message's exchange (its neighbouring turns, and theirs where they match)
  * matches, how many it matches by itself, then BM25 relevance. Those counts are evidence no embedding outweighs (a
  * message holding every word of the question), so they stay; within one tier, where the text channel only has its
  * BM25 order, each list gives a message 1 / (k + rank), summed: the rank within the tier in the text list, the rank
@@ -12,7 +12,7 @@
  * vectors it cost 10 points of R@5 (docs/RECALL.md, "Hybrid recall").
  */
 import type { SearchPlan } from "./options.js";
-import type { RankedCandidate } from "./recall.js";
+import type { RankedCandidate } from "./rank.js";
 import type { VectorChannel } from "./vectors/types.js";
 
 /** The damping constant of reciprocal-rank fusion, as in the paper and most engines. */

@@ -1,7 +1,7 @@
 /**
  * The one search-query language of every backend: words (any order), `"quoted phrases"` that match as phrases, a
  * word also finds its family ("deploy" finds "deployment", "deployed"), and any other character is plain text — no
- * input can raise a syntax error. Ranked recall (recall.ts) needs any content word; `match: "all"` every word.
+ * input can raise a syntax error. Ranked recall (rank.ts) needs any content word; `match: "all"` every word.
  */
 import { hasCjk, isSingleCjk } from "./cjk.js";
 import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
@@ -137,7 +137,7 @@ export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LI
 
 /**
  * The distinct terms of a query whose length is within `limits`, their number not yet checked: ranked recall
- * checks it once the function words are gone (recall.ts), since only the words it searches for cost anything.
+ * checks it once the function words are gone (rank.ts), since only the words it searches for cost anything.
  */
 export function parseTerms(query: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): QueryTerm[] {
   assertQueryLength(query, limits);

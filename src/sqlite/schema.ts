@@ -167,7 +167,7 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     version: 8,
     statements: ["INSERT INTO agent_messages_fts (agent_messages_fts, rank) VALUES ('automerge', 8)"],
   },
-  // What ranked recall (search/recall.ts) weighs its candidates by, without reading their rows: a search across
+  // What ranked recall (search/rank.ts) weighs its candidates by, without reading their rows: a search across
   // all sessions of a 1M-message store looks up its 2,000 candidates' parents and lengths on random pages of a
   // ~900 MiB table (p50 ~10 ms), in this index on ~20 MiB (p50 ~6 ms). It costs an append ~6 µs (p50, 10,000-message
   // session) and ~0.9 s to build for 1M messages, once (docs/PERFORMANCE.md, "Ranked recall at 1M").

@@ -2,7 +2,9 @@
  * Reading the hits of a Postgres search: the page of messages for ranked seqs, and which of them lie on their
  * session's active path (O(log depth) skip-pointer climbs from each session's leaf).
  */
+
 import { storedMessageText } from "../../message/text.js";
+import type { ScoreLookup } from "../../search/pipeline.js";
 import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
@@ -103,7 +105,7 @@ export async function readPage(
   executor: Executor,
   t: Tables,
   candidates: readonly Candidate[],
-  scores?: ReadonlyMap<number, number>,
+  scores?: ScoreLookup,
 ): Promise<PageHit[]> {
   if (candidates.length === 0) return [];
   // Prepared: the plan does not depend on the seqs. Whether a hit's session has overlays comes along (an index

@@ -1,6 +1,6 @@
 /**
  * Message search. The tsquery is a literal built from the parsed query (fts.ts); a session scope is one more ANDed
- * lexeme, so the GIN index does the scoping (no join filter). Ranked recall is recall.ts; the all-words search
+ * lexeme, so the GIN index does the scoping (no join filter). Ranked recall is candidates.ts; the all-words search
  * here computes relevance (`ts_rank`) only for the newest SEARCH_CANDIDATES matches, never for every match in the
  * store. The active-path flag is computed for the returned hits only, with O(log depth) skip-pointer climbs from
  * each session's latest leaf.
@@ -17,11 +17,11 @@ import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
+import { recallSearch } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { filterParams } from "./filters.js";
 import { sessionLexeme, toTsquery } from "./fts.js";
 import type { PageHit } from "./page.js";
-import { recallSearch } from "./recall.js";
 
 // Which hits need a climb to know whether they lie on their session's active path: not those of a session without
 // other branches (all of its messages do), nor those deeper than their leaf (none can), nor those of a session $9
@@ -81,7 +81,7 @@ interface HitRow {
 }
 
 /**
- * Message search across sessions (or within the ones the options name): ranked recall (recall.ts) by default, or
+ * Message search across sessions (or within the ones the options name): ranked recall (candidates.ts) by default, or
  * every word required (`match: "all"`), with the filters, overlay marks and context the options ask for.
  */
 export async function searchMessages(

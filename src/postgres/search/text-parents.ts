@@ -1,17 +1,17 @@
 /**
- * Each ranked-recall candidate's parent as the ranking links it (search/recall.ts, TEXTLESS_RUN): messages without
+ * Each ranked-recall candidate's parent as the ranking links it (search/rank.ts, TEXTLESS_RUN): messages without
  * searchable text (`search IS NULL`: an agent's tool calls and results, an emoji) are no turns, so a candidate whose
  * parent has none is linked to its nearest ancestor that has, through at most TEXTLESS_RUN of them; past that, or
  * at a root, to none.
  *
- * Part of the candidate statement (recall.ts): no round trip of its own. The parents that are no candidates are read
+ * Part of the candidate statement (candidates.ts): no round trip of its own. The parents that are no candidates are read
  * in one index scan (`seq = ANY(…)`), which keeps those without text; only from these does a walk go up, a row per
  * step read by its primary key, once per such parent however many candidates reply to it. A session without such
  * messages (a store without, for a search across sessions) is told by one probe of an index of them, and reads none. The planner sees the parents as an array of unknown length, so its
  * estimate stays small for 4,000 candidates as for 40: a walk anchored on the candidates' rows was estimated at
  * ~300,000 for 4,000 of them, and the server JIT-compiled the statement (+30 ms).
  */
-import { TEXTLESS_RUN } from "../../search/recall.js";
+import { TEXTLESS_RUN } from "../../search/rank.js";
 
 /**
  * CTEs over `cand(seq, parent_seq)`: `text_walk`, and `text_parent(p, seq)`: for each parent p without searchable

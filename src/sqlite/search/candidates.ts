@@ -1,179 +1,234 @@
 /**
- * The candidates of a ranked-recall search on SQLite, by dense slot: each term's matches with their parents,
- * sessions and lengths (read with the term, recall.ts), and their BM25 weights, ready for rankDense
- * (search/recall.ts). One map from seq to slot serves every step: maps and sets per step were most of a common
- * word's ranking time, and of its garbage.
+ * Ranked recall's source on SQLite (search/pipeline.ts runs the steps): each content term of the query finds its
+ * newest matches in the FTS5 index (at most perTermCap of them) with their parents, sessions and lengths, one
+ * statement per term that reads the index's doclists and a covering index of the messages (term-matches.ts);
+ * weights.ts weighs them (BM25), and search/rank.ts ranks them. FTS5's own bm25() was the first choice, but it costs
+ * ~1 µs per matching row and term, which made a LoCoMo question ~2 ms; the weights here take a term's rarity from
+ * its match count and a message's length from its token estimate, and found as much (R@5/R@10 within 0.5 points on
+ * the dev set). The Postgres twin is src/postgres/search/candidates.ts.
  */
-import {
-  addTermWeight,
-  bm25Weight,
-  type DenseCandidates,
-  denseCandidates,
-  type RankedCandidate,
-  rankDense,
-  termRarity,
-} from "../../search/recall.js";
+
+import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
+import type { RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";
+import type { QueryTerm } from "../../search/query.js";
+import { perTermCap, type RankedCandidate } from "../../search/rank.js";
+import { termFrequencies } from "../../search/score.js";
+import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import type { SearchResult } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
-import type { ScoreLookup } from "./hits.js";
-import { textParents } from "./text-parents.js";
+import { onPaths } from "../tree.js";
+import { branchedSessions, keepToActivePaths } from "./active-paths.js";
+import { withExtras } from "./extras.js";
+import { filterSql } from "./filters.js";
+import type { FamilyExpander } from "./fts.js";
+import {
+  type HitHead,
+  hasOtherBranches,
+  hitOptionsOf,
+  isOnActivePath,
+  pageMaySkip,
+  readHits,
+} from "./hits.js";
+import { pendingTexts } from "./indexing.js";
+import { readScopedState, type SearchState } from "./state.js";
+import { termMatches, withFiltered } from "./term-matches.js";
+import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./weights.js";
+
+const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
+  FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
 
 /**
- * A term's matches with their nodes, flat: seq, parent seq (null for a root), session number and token estimate,
- * four numbers per match. A row each cost ~0.6 µs (a LoCoMo question reads ~400), and the rows' arrays were most
- * of the search's garbage.
+ * The candidates of one snapshot's search. Rows the index does not hold yet are matched in memory, or with
+ * `mayIndex` the scope is refused and `indexFirst` set: the caller indexes them and asks again on a new snapshot.
  */
-export type MatchNodes = (number | null)[];
-export const NODE_FIELDS = 4;
+export class SqliteRecallSource implements RecallSource<SearchState, SearchResult[]> {
+  /** Set when the scope was refused because rows are pending and this snapshot may index them first. */
+  indexFirst = false;
+
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly expander: FamilyExpander,
+    private readonly mayIndex: boolean,
+  ) {}
+
+  scope(plan: SearchPlan): SearchState | undefined {
+    const state = readScopedState(this.driver, plan);
+    if (state === undefined) return undefined;
+    if (this.mayIndex && state.indexed !== null && state.total > state.indexed) {
+      this.indexFirst = true;
+      return undefined;
+    }
+    return state;
+  }
+
+  pageMaySkip(plan: SearchPlan, state: SearchState): boolean {
+    return pageMaySkip(plan, state.scope?.head);
+  }
+
+  rank(terms: QueryTerm[], state: SearchState, plan: SearchPlan, top: number | undefined): TextRanking {
+    return rankState(this.driver, this.expander, terms, plan, state, top);
+  }
+
+  page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, state: SearchState): SearchResult[] {
+    const hits = readHits(this.driver, seqs, plan.limit, hitOptionsOf(plan, state.scope?.head, scores));
+    return withExtras(this.driver, hits, plan);
+  }
+}
 
 /**
- * The select list that returns rows of the messages `m` as MatchNodes in one JSON value (`seq`: the expression of
- * each row's seq). `m` is read from the covering index (schema.ts, version 9), which the planner would pass over
- * for the table's own key.
+ * Each term's candidates in the scope `state`, weighed and ranked (only the first `top` in order); in an
+ * active-branch search whose terms' windows were full of other branches, read again with those kept to their paths.
  */
-export function matchNodesJson(seq: string): string {
-  return `'[' || group_concat(${seq} || ',' || IFNULL(m.parent_seq, 'null') || ',' || m.session_num || ',' || m.tokens)
-    || ']'`;
+function rankState(
+  driver: SqlDriver,
+  expander: FamilyExpander,
+  terms: QueryTerm[],
+  plan: SearchPlan,
+  state: SearchState,
+  top: number | undefined,
+): TextRanking {
+  const pending = state.indexed !== null && state.total > state.indexed;
+  const { families } = expander.expand(terms, state.total);
+  const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
+  const sessionNum = state.scope?.filter === "lookup" ? state.scope.num : undefined;
+  const filter = filterSql(plan, { sessionNum });
+  const reads = terms.map((term) => termMatches(driver, term, families, state, cap, filter));
+  const matches = reads.map(({ nodes }) => nodes);
+  const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
+  if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
+  // A search that matches nothing builds no candidates (their typed arrays cost a search with cold caches ~5 µs).
+  if (matches.every((nodes) => nodes.length === 0)) return { ranked: [], scores: new Map() };
+  const documents = documentCount(plan, state);
+  // Sessions without messages lacking text have no run to pass through (a store-wide search looks always).
+  const textless = state.scope?.textless ?? state.sessions?.textless ?? true;
+  const rank = () => {
+    const candidates = new Candidates(matches);
+    if (textless) candidates.passTextless(driver, state.indexed ?? 0);
+    return { candidates, ...candidates.rank(documents, visibility(driver, plan, state, candidates), top) };
+  };
+  const first = rank();
+  // Only a term whose newest matches filled its window can have left hits on the active paths behind it.
+  if (!plan.activeOnly || reads.every(({ full }) => full === undefined)) return first;
+  return keepToActivePaths(first, {
+    short: (answer) => passing(driver, plan, answer.ranked) < plan.limit,
+    crowding: ({ candidates }) => branchedSessions(driver, state.scope, { sessions: candidates.sessions() }),
+    reread: (activePaths) => {
+      const onPaths = filterSql(plan, { sessionNum, activePaths });
+      reads.forEach(({ full }, i) => {
+        if (full !== undefined && onPaths !== undefined)
+          matches[i] = withFiltered(driver, matches[i] ?? [], full, cap, onPaths);
+      });
+      return rank();
+    },
+  });
 }
 
-const NODES = `SELECT ${matchNodesJson("m.seq")}
-  FROM json_each(?) j JOIN agent_messages m INDEXED BY agent_messages_node ON m.seq = j.value`;
-
-/** The nodes of the stored messages among `seqs`, in no particular order. */
-export function readNodes(driver: SqlDriver, seqs: readonly number[]): MatchNodes {
-  const [json] = driver.column<string | null>(NODES, [JSON.stringify(seqs)]);
-  return json ? (JSON.parse(json) as MatchNodes) : [];
+/**
+ * The documents a term's rarity is taken among: the session's messages, only its active path's in an active-branch
+ * search (so a branch the conversation left changes no weight); the store's message count for several sessions.
+ */
+function documentCount(plan: SearchPlan, { scope, total }: SearchState): number {
+  if (scope === undefined) return total;
+  const { head } = scope;
+  if (!plan.activeOnly) return head.message_count;
+  return head.leaf_seq === null || head.leaf_depth === null ? 0 : head.leaf_depth + 1;
 }
 
-/** A ranking and each ranked candidate's score by seq. */
-export interface CandidateRanking {
-  ranked: RankedCandidate[];
-  scores: ScoreLookup;
+/**
+ * How many of the ranked candidates a role or time filter lets through: the page leaves the others out (hits.ts),
+ * so an active-branch search counts only these when it asks whether its window held enough.
+ */
+function passing(driver: SqlDriver, plan: SearchPlan, ranked: readonly RankedCandidate[]): number {
+  if (!hasFilters(plan)) return ranked.length;
+  const rows = driver.tuples<[string, string]>(
+    "SELECT m.role, m.created_at FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value",
+    [JSON.stringify(ranked.map(({ seq }) => seq))],
+  );
+  return rows.filter(([role, createdAt]) => passesFilters(plan, role, createdAt)).length;
 }
 
-/** The matched messages of one search, each in one slot. */
-export class Candidates {
-  private readonly slots = new Map<number, number>();
-  private readonly seqs: number[] = [];
-  /** Each term's matches as slots. */
-  private readonly termSlots: Int32Array[];
-  // Per slot (a message that is no longer stored is no candidate: the term reads drop it).
-  private readonly parentSeq: Float64Array;
-  private readonly session: Float64Array;
-  private readonly tokens: Float64Array;
+/**
+ * Which candidates a search may see, or undefined for all: matches of other sessions (a session kept to by its
+ * rows), hits outside the named sessions, and off the active path of their session when the search keeps to it.
+ * Only sessions with other branches need their paths checked.
+ */
+function visibility(
+  driver: SqlDriver,
+  plan: SearchPlan,
+  { scope }: SearchState,
+  nodes: Candidates,
+): ((seq: number) => boolean) | undefined {
+  if (scope !== undefined) {
+    const checkPath = plan.activeOnly && hasOtherBranches(scope.head);
+    if (scope.filter !== "lookup" && !checkPath) return undefined;
+    const onPath = checkPath
+      ? activeAmong(driver, nodes, (num) => (num === scope.num ? scope.head : undefined))
+      : undefined;
+    return (seq) => nodes.sessionOf(seq) === scope.num && (onPath === undefined || onPath.has(seq));
+  }
+  if (!plan.activeOnly && plan.sessionIds === undefined) return undefined;
+  const heads = new Map<number, HitHead>();
+  for (const head of driver.all<HitHead>(HEADS, [JSON.stringify([...nodes.sessions()])]))
+    heads.set(head.session_num, head);
+  const onPath = plan.activeOnly ? activeAmong(driver, nodes, (num) => heads.get(num)) : undefined;
+  return (seq) => {
+    const num = nodes.sessionOf(seq);
+    const head = num === undefined ? undefined : heads.get(num);
+    if (head === undefined) return false;
+    if (plan.sessionIds !== undefined && !plan.sessionIds.has(head.session_id)) return false;
+    return onPath === undefined || onPath.has(seq);
+  };
+}
 
-  /** Slots for each term's matches (`matches[t]`: term t's, with their nodes). */
-  constructor(matches: readonly MatchNodes[]) {
-    let most = 0;
-    for (const nodes of matches) most += nodes.length / NODE_FIELDS;
-    this.parentSeq = new Float64Array(most);
-    this.session = new Float64Array(most);
-    this.tokens = new Float64Array(most);
-    this.termSlots = matches.map((nodes) => {
-      const slots = new Int32Array(nodes.length / NODE_FIELDS);
-      for (let k = 0, m = 0; k < nodes.length; k += NODE_FIELDS, m++) {
-        const seq = nodes[k] as number;
-        let slot = this.slots.get(seq);
-        if (slot === undefined) {
-          slot = this.seqs.length;
-          this.slots.set(seq, slot);
-          this.seqs.push(seq);
-          this.parentSeq[slot] = nodes[k + 1] ?? -1;
-          this.session[slot] = nodes[k + 2] as number;
-          this.tokens[slot] = nodes[k + 3] as number;
-        }
-        slots[m] = slot;
-      }
-      return slots;
+/** The candidates on their session's active path, those of sessions with other branches checked in one statement. */
+function activeAmong(
+  driver: SqlDriver,
+  nodes: Candidates,
+  headOf: (session: number) => HitHead | undefined,
+): ReadonlySet<number> {
+  const pairs: [number, number][] = [];
+  const heads = new Map<number, HitHead>();
+  const leafDepths = new Map<number, number>();
+  for (const [seq, session] of nodes.entries()) {
+    const head = headOf(session);
+    if (head === undefined) continue;
+    heads.set(seq, head);
+    if (head.leaf_seq === null || head.leaf_depth === null || !hasOtherBranches(head)) continue;
+    pairs.push([seq, head.leaf_seq]);
+    leafDepths.set(head.leaf_seq, head.leaf_depth);
+  }
+  const checked = onPaths(driver, pairs, leafDepths);
+  const on = new Set<number>();
+  for (const [seq, head] of heads) if (isOnActivePath(seq, head, checked)) on.add(seq);
+  return on;
+}
+
+// The pending rows' matches join each term's list (they are newer than every indexed row), with their nodes.
+function addPending(driver: SqlDriver, matches: MatchNodes[], pending: ReadonlyMap<number, number[]>): void {
+  if (pending.size === 0) return;
+  const nodes = readNodes(driver, [...pending.keys()]);
+  for (let k = 0; k < nodes.length; k += NODE_FIELDS) {
+    const node = nodes.slice(k, k + NODE_FIELDS);
+    pending.get(node[0] as number)?.forEach((n, i) => {
+      if (n > 0) matches[i]!.unshift(...node);
     });
   }
+}
 
-  /**
-   * Links each candidate whose parent is no candidate and has no searchable text to its nearest ancestor with text
-   * (text-parents.ts), so the exchange and the neighbours' weight pass through an agent's tool steps.
-   */
-  passTextless(driver: SqlDriver, watermark: number): void {
-    const parents = new Set<number>();
-    for (let slot = 0; slot < this.seqs.length; slot++) {
-      const parent = this.parentSeq[slot]!;
-      if (parent >= 0 && !this.slots.has(parent)) parents.add(parent);
-    }
-    const above = textParents(driver, [...parents], watermark);
-    if (above.size === 0) return;
-    for (let slot = 0; slot < this.seqs.length; slot++) {
-      const parent = above.get(this.parentSeq[slot]!);
-      if (parent !== undefined) this.parentSeq[slot] = parent;
-    }
+/**
+ * Rows the index does not hold yet, matched in memory, where the search does not index them first (a read-only
+ * connection, or rows committed by another one while this one indexed): at most a batch or two. seq → each term's
+ * frequency in the row.
+ */
+function pendingTermMatches(
+  driver: SqlDriver,
+  terms: QueryTerm[],
+  sessionNum: number | undefined,
+): Map<number, number[]> {
+  const found = new Map<number, number[]>();
+  for (const { seq, text } of pendingTexts(driver, sessionNum)) {
+    const { tf } = termFrequencies(terms, text);
+    if (tf.some((n) => n > 0)) found.set(seq, tf);
   }
-
-  get size(): number {
-    return this.seqs.length;
-  }
-
-  /** The session of a candidate, else undefined. */
-  sessionOf(seq: number): number | undefined {
-    const slot = this.slots.get(seq);
-    return slot === undefined ? undefined : this.session[slot];
-  }
-
-  /** Each candidate's seq and session. */
-  *entries(): IterableIterator<[seq: number, session: number]> {
-    for (let slot = 0; slot < this.seqs.length; slot++) yield [this.seqs[slot]!, this.session[slot]!];
-  }
-
-  /** The sessions the candidates belong to. */
-  sessions(): Set<number> {
-    const nums = new Set<number>();
-    for (let slot = 0; slot < this.seqs.length; slot++) nums.add(this.session[slot]!);
-    return nums;
-  }
-
-  /**
-   * Ranks the candidates `visible` lets through, weighed as `weighMatches` (search/recall.ts) weighs: each term by
-   * its rarity among `documents` (its visible match count), a message's length by its token estimate against the
-   * visible candidates' average, a term once per message (the index is read for its doclists only); only the first `top`
-   * are ranked in order and returned (scores are kept for all).
-   */
-  rank(documents: number, visible?: (seq: number) => boolean, top?: number): CandidateRanking {
-    const size = this.seqs.length;
-    // Dense indices of the candidates that take part (visible), in order of first match; -1 for the rest.
-    const dense = denseCandidates(size);
-    const denseOf = new Int32Array(size).fill(-1);
-    let total = 0;
-    for (let slot = 0; slot < size; slot++) {
-      const seq = this.seqs[slot]!;
-      if (visible !== undefined && !visible(seq)) continue;
-      denseOf[slot] = dense.n;
-      dense.seqs[dense.n++] = seq;
-      total += this.tokens[slot]!;
-    }
-    // A candidate that takes no part (another branch, another session) weighs nothing: not in a term's match
-    // count, nor in the average length.
-    const average = dense.n === 0 ? 1 : total / dense.n;
-    this.termSlots.forEach((slots, term) => {
-      let matching = 0;
-      for (const slot of slots) if (denseOf[slot]! >= 0) matching++;
-      const rarity = termRarity(documents, matching);
-      for (const slot of slots) {
-        const i = denseOf[slot]!;
-        if (i >= 0) addTermWeight(dense, i, term, bm25Weight(rarity, 1, this.tokens[slot]!, average));
-      }
-    });
-    for (let slot = 0; slot < size; slot++) {
-      const i = denseOf[slot]!;
-      if (i < 0) continue;
-      const parent = this.slots.get(this.parentSeq[slot]!);
-      dense.parent[i] = parent === undefined ? -1 : denseOf[parent]!;
-    }
-    return { ranked: rankDense(dense, undefined, top), scores: this.scoresOf(dense, denseOf) };
-  }
-
-  private scoresOf(dense: DenseCandidates, denseOf: Int32Array): ScoreLookup {
-    return {
-      get: (seq) => {
-        const slot = this.slots.get(seq);
-        const i = slot === undefined ? -1 : denseOf[slot]!;
-        return i < 0 ? undefined : dense.score[i];
-      },
-    };
-  }
+  return found;
 }

@@ -1,5 +1,6 @@
 import { storedMessageText } from "../../message/text.js";
 import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js";
+import type { ScoreLookup } from "../../search/pipeline.js";
 import type { SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
@@ -45,10 +46,7 @@ const HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.c
 const SESSION_HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at
   FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value`;
 
-/** Each ranked seq's relevance in this search. */
-export interface ScoreLookup {
-  get(seq: number): number | undefined;
-}
+export type { ScoreLookup } from "../../search/pipeline.js";
 
 /** How a page of hits is read: the branch scope, the session's head when scoped, the filters and scores. */
 export interface HitOptions {

@@ -6,22 +6,24 @@
  * src/postgres/search/search.ts.
  */
 
-import { fuseRankings, nearestFor, takesVectors } from "../../search/fusion.js";
+import { nearestFor, takesVectors } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
+import { pageOf, rankText, recallFindsNothing } from "../../search/pipeline.js";
 import { parseQuery } from "../../search/query.js";
+import { recallTerms } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { branchedSessions, keepToActivePaths } from "./active-paths.js";
+import { SqliteRecallSource } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "./fts.js";
 import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
-import { recallRanking } from "./recall.js";
 import { readScopedState, type SearchState, scopedMatch } from "./state.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
@@ -68,7 +70,7 @@ export class SqliteMessageSearch {
   }
 
   /**
-   * The hits of `query`, best first: ranked recall (sqlite/search/recall.ts) by default, or every word required
+   * The hits of `query`, best first: ranked recall (search/pipeline.ts over candidates.ts) by default, or every word required
    * (`match: "all"`), with the filters, overlay marks and context the options ask for. Its reads share one
    * snapshot (two around a vector channel's answer, which is awaited).
    */
@@ -76,24 +78,30 @@ export class SqliteMessageSearch {
     const plan = searchPlan(options);
     if (typeof query !== "string") return [];
     if (plan.match === "all") return this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex));
+    // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
+    const terms = recallTerms(query, this.limits);
+    if (recallFindsNothing(terms, plan)) return [];
     const channel = this.vectors();
     const fused = takesVectors(channel, plan);
-    const rank = (mayIndex: boolean) =>
-      recallRanking(this.driver, this.families, query, plan, this.limits, mayIndex, fused);
+    const rank = (mayIndex: boolean) => {
+      const source = new SqliteRecallSource(this.driver, this.families, mayIndex);
+      const ranking = rankText(source, terms, plan, fused);
+      return source.indexFirst ? INDEX_FIRST : { source, ranking };
+    };
     if (!fused) {
       return this.onSnapshot((mayIndex) => {
-        const ranking = rank(mayIndex);
-        if (ranking === undefined || ranking === INDEX_FIRST) return ranking ?? [];
-        if (ranking.seqs.length === 0) return [];
-        return this.page(ranking.seqs, plan, hitOptionsOf(plan, ranking.head, ranking.scores));
+        const answer = rank(mayIndex);
+        if (answer === INDEX_FIRST) return answer;
+        const { source, ranking } = answer;
+        if (ranking === undefined || ranking.text.ranked.length === 0) return [];
+        return pageOf(source, ranking, plan);
       });
     }
     // Ranked recall fused with the vector channel's nearest messages.
-    const ranking = this.onSnapshot(rank);
+    const { source, ranking } = this.onSnapshot(rank);
     if (ranking === undefined) return [];
     const near = await nearestFor(channel, query, plan);
-    const { seqs, scores } = near?.length ? fuseRankings(ranking.ranked, near) : ranking;
-    return this.driver.read(() => this.page(seqs, plan, hitOptionsOf(plan, ranking.head, scores)));
+    return this.driver.read(() => pageOf(source, ranking, plan, near));
   }
 
   /**

@@ -1,15 +1,15 @@
 /**
- * One term's matches for ranked recall on SQLite (recall.ts ranks them): its newest matches within the search's
+ * One term's matches for ranked recall on SQLite (candidates.ts ranks them): its newest matches within the search's
  * scope, each with its parent, session and length, read from the FTS5 doclist and a covering index in one
  * statement; and, where those newest matches fill the term's window, its newest matches that pass a condition
  * (filters.ts: a role or time filter, the active path) in one more.
  */
 import type { QueryTerm } from "../../search/query.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
-import { type MatchNodes, matchNodesJson, NODE_FIELDS } from "./candidates.js";
 import { type FilterSql, sessionFilter } from "./filters.js";
 import { cannotMatch, toFts5 } from "./fts.js";
 import { type SearchState, scopedMatch } from "./state.js";
+import { type MatchNodes, matchNodesJson, NODE_FIELDS } from "./weights.js";
 
 // One term's newest matches; or all of them, in the index's own order, where no more can match than the cap (FTS5
 // walks a doclist oldest first: the reverse walk and the limit cost ~20 % of a LoCoMo question's term reads).

@@ -2,13 +2,13 @@
  * The turn before a candidate, for ranked recall on SQLite: a message without searchable text (an agent's tool
  * call or result) is no turn of the conversation, so where a candidate's parent has none, the ranking links the
  * candidate to its nearest ancestor with text, through a run of at most TEXTLESS_RUN such messages
- * (search/recall.ts; the memory and Postgres backends do the same).
+ * (search/rank.ts; the memory and Postgres backends do the same).
  *
  * A message has searchable text when the index holds a row for it (indexing.ts indexes only text with a word). A
  * row the index does not cover yet (above its watermark: a read-only connection's last batch) counts as text, so
  * the walk stops there, as it did before messages without text were passed through.
  */
-import { TEXTLESS_RUN } from "../../search/recall.js";
+import { TEXTLESS_RUN } from "../../search/rank.js";
 import type { SqlDriver } from "../connection/driver.js";
 
 // ? the parents to look at (JSON), ? the watermark (twice), ? the run's bound. A walk starts at each parent without

@@ -239,7 +239,7 @@ export function perTermCap(terms: number, budget: number): number {
 
 /**
  * Each term's BM25 weight in each of its matches, the SQL backends' way (Postgres, search blocks; SQLite weighs the
- * same in slots, sqlite/search/candidates.ts): a term's rarity from its match count in scope (`termRarity`), a
+ * same in slots, sqlite/search/weights.ts): a term's rarity from its match count in scope (`termRarity`), a
  * message's length from `lengthOf` (its token estimate; undefined drops the match: a row outside the scope), term frequency
  * counted once (an index read for its doclists only tells presence).
  */

@@ -1,15 +1,17 @@
 /**
- * Ranked recall on Postgres, the twin of src/sqlite/search/recall.ts: the newest RECALL_CANDIDATES messages matching any
- * content term (one GIN scan, the session's scope lexeme ANDed in), each with the terms it matches, its parent as
- * the ranking links it (past messages without searchable text: text-parents.ts), length, role, time and session, in
- * one statement; search/recall.ts weighs and ranks them, and the page of hits is read in one more (page.ts).
+ * Ranked recall's source on Postgres, the twin of src/sqlite/search/candidates.ts: the newest RECALL_CANDIDATES
+ * messages matching any content term (one GIN scan, the session's scope lexeme ANDed in), each with the terms it
+ * matches, its parent as the ranking links it (past messages without searchable text: text-parents.ts), length,
+ * role, time and session, in one statement, read before the pipeline runs (search/pipeline.ts: its steps are
+ * synchronous); search/rank.ts weighs and ranks them, and the page of hits is read in one more (page.ts).
  */
 
 import { ActivePaths } from "../../search/active-paths.js";
-import { fuseRankings, nearestFor } from "../../search/fusion.js";
+import { nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
-import { hasFilters, outsideSessions, passesFilters, type SearchPlan } from "../../search/options.js";
-import { rankCandidates, recallTerms, weighMatches } from "../../search/recall.js";
+import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
+import { type RecallSource, recall, recallFindsNothing, scoresOf } from "../../search/pipeline.js";
+import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
@@ -83,7 +85,7 @@ export async function recallSearch(
 ): Promise<PageHit[]> {
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
   const terms = recallTerms(query, limits);
-  if (terms.length === 0 || plan.limit === 0 || outsideSessions(plan)) return [];
+  if (recallFindsNothing(terms, plan)) return [];
   const near = await nearestFor(vectors, query, plan);
   // The scope goes into the index scan, so the newest matches taken are the scope's own: a set of sessions
   // filtered after the scan found nothing for sessions older than the store's newest matches.
@@ -114,26 +116,49 @@ export async function recallSearch(
       ({ nodes, matches, documents, visible, returnable } = await collect(rows));
     }
   }
-  // A candidate that takes no part (off its active path) weighs nothing, not even in a term's match count.
-  const lengthOf = (seq: number) =>
-    visible === undefined || visible(seq) ? nodes.get(seq)?.tokens : undefined;
-  const perTerm = weighMatches(matches, lengthOf, documents);
-  // The page is the ranking's first `limit` (filters act in the ranking), unless it is fused with the vectors'.
-  const ranked = rankCandidates(perTerm, (seq) => nodes.get(seq)?.parent, {
-    ...(visible ? { visible } : {}),
-    returnable,
-    ...(near?.length ? {} : { top: plan.limit }),
-  });
-  let seqs = ranked.map(({ seq }) => seq);
-  let scores = new Map(ranked.map(({ seq, score }) => [seq, score]));
-  if (near?.length) ({ seqs, scores } = fuseRankings(ranked, near.filter(returnable)));
-  const top = seqs.slice(0, plan.limit);
-  return readPage(
-    executor,
-    t,
-    top.map((seq) => nodes.get(seq)!),
-    scores,
+  return (
+    (await recall(
+      postgresSource(executor, t, { nodes, matches, documents, visible, returnable }),
+      terms,
+      plan,
+      near,
+    )) ?? []
   );
+}
+
+/** The source over the candidates read for one search: the filters act in the ranking, so the page skips none. */
+function postgresSource(
+  executor: Executor,
+  t: Tables,
+  collected: Collected,
+): RecallSource<Collected, Promise<PageHit[]>> {
+  return {
+    scope: () => collected,
+    rank: (_terms, { nodes, matches, documents, visible, returnable }, _plan, top) => {
+      // A candidate that takes no part (off its active path) weighs nothing, not even in a term's match count.
+      const lengthOf = (seq: number) =>
+        visible === undefined || visible(seq) ? nodes.get(seq)?.tokens : undefined;
+      const ranked = rankCandidates(
+        weighMatches(matches, lengthOf, documents),
+        (seq) => nodes.get(seq)?.parent,
+        {
+          ...(visible ? { visible } : {}),
+          returnable,
+          ...(top === undefined ? {} : { top }),
+        },
+      );
+      return { ranked, scores: scoresOf(ranked) };
+    },
+    pageMaySkip: () => false,
+    fusesNear: (seq, { returnable }) => returnable(seq),
+    page: (seqs, scores, plan, { nodes }) =>
+      readPage(
+        executor,
+        t,
+        seqs.slice(0, plan.limit).map((seq) => nodes.get(seq)!),
+        scores,
+      ),
+  };
 }
 
 /** The candidates of a search by seq, each term's matches, and which candidates take part and may be returned. */
