@@ -166,17 +166,10 @@ export class PostgresTransfer extends StoreTransfer<Head> {
     return head.leaf_id;
   }
 
-  protected async readSums(head: Head): Promise<SessionSums> {
+  protected async readSums(head: Head): Promise<SessionSums | undefined> {
     const executor = await this.ready();
-    const [sums] = await executor.query<
-      Record<"messages" | "bytes" | "tokens" | "compactions", string | null>
-    >(footprintSql(this.t), [head.num], true);
-    return {
-      messages: Number(sums?.messages ?? 0),
-      compactions: Number(sums?.compactions ?? 0),
-      bytes: Number(sums?.bytes ?? 0),
-      tokens: Number(sums?.tokens ?? 0),
-    };
+    const [sums] = await executor.query<SessionSums>(footprintSql(this.t), [head.num], true);
+    return sums;
   }
 
   protected async *readMessages(head: Head): AsyncGenerator<TransferMessage> {

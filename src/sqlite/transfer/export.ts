@@ -96,7 +96,7 @@ export class SqliteTransfer extends StoreTransfer<Head> {
     return leaf?.id ?? null;
   }
 
-  protected async readSums(head: Head): Promise<SessionSums> {
+  protected async readSums(head: Head): Promise<SessionSums | undefined> {
     const sums = this.driver.get<{ n: number; bytes: number | null; tokens: number | null }>(
       "SELECT COUNT(*) AS n, SUM(bytes) AS bytes, SUM(tokens) AS tokens FROM agent_messages WHERE session_num = ?",
       [head.num],
@@ -105,12 +105,7 @@ export class SqliteTransfer extends StoreTransfer<Head> {
       "SELECT COUNT(*) AS n FROM agent_compactions WHERE session_num = ?",
       [head.num],
     );
-    return {
-      messages: Number(sums?.n ?? 0),
-      compactions: Number(compactions?.n ?? 0),
-      bytes: Number(sums?.bytes ?? 0),
-      tokens: Number(sums?.tokens ?? 0),
-    };
+    return { messages: sums?.n, compactions: compactions?.n, bytes: sums?.bytes, tokens: sums?.tokens };
   }
 
   protected async *readMessages(head: Head): AsyncGenerator<TransferMessage> {

@@ -34,8 +34,11 @@ const RUN_CHARS = 4 << 20;
 /** The validated items of a session stream after its header, as an import writes them. */
 export type TransferBatch = Exclude<TransferItem, { kind: "session" }>[];
 
-/** A session's sums as a footprint reports them. */
-export type SessionSums = Pick<SessionFootprint, "messages" | "compactions" | "bytes" | "tokens">;
+/** A session's sums as a backend reads them (a SQL driver's numeric text, or null for a sum of no rows). */
+export type SessionSums = Record<
+  "messages" | "compactions" | "bytes" | "tokens",
+  number | string | null | undefined
+>;
 
 /** One session import as a backend writes it (see {@link StoreTransfer.importSession} for the order of calls). */
 export interface SessionImportWriter {
@@ -81,8 +84,8 @@ export abstract class StoreTransfer<Head> implements SessionTransfer {
   protected abstract readHead(sessionId: string): Promise<Head | undefined>;
   /** The id of the head's latest leaf, or null. */
   protected abstract readLeafId(head: Head): Promise<string | null>;
-  /** The session's counts and sizes. */
-  protected abstract readSums(head: Head): Promise<SessionSums>;
+  /** The session's counts and sizes (undefined, as a missing sum, counts 0). */
+  protected abstract readSums(head: Head): Promise<SessionSums | undefined>;
   /** The session's messages in storage order, parents before their children. */
   protected abstract readMessages(head: Head): AsyncIterable<TransferMessage>;
   /** The bytes of a stored payload, or null when it is lost. */
@@ -101,11 +104,14 @@ export abstract class StoreTransfer<Head> implements SessionTransfer {
     const found = await this.lookup(sessionId);
     if (!found) return null;
     const { info, head } = found;
-    const sums = head ? await this.readSums(head) : { messages: 0, compactions: 0, bytes: 0, tokens: 0 };
+    const sums: SessionSums | undefined = head ? await this.readSums(head) : undefined;
     return {
       id: sessionId,
       registered: info !== null,
-      ...sums,
+      messages: Number(sums?.messages ?? 0),
+      compactions: Number(sums?.compactions ?? 0),
+      bytes: Number(sums?.bytes ?? 0),
+      tokens: Number(sums?.tokens ?? 0),
       leafId: head ? await this.readLeafId(head) : null,
     };
   }
