@@ -1,37 +1,30 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
-import { assertTransferRow } from "../schema/transfer.js";
-import { publishImportReset } from "../store/feed/publish.js";
-import { AttachmentExport, AttachmentImport } from "../store/transfer/attachments.js";
+import type { AttachmentImport } from "../store/transfer/attachments.js";
 import {
-  assertTransferMessage,
-  batches,
-  compareUtf8,
-  messageFacts,
-  openSessionStream,
-} from "../store/transfer/stream.js";
+  type RowImportWriter,
+  type SessionImportWriter,
+  type SessionSums,
+  StoreTransfer,
+  type TransferBatch,
+} from "../store/transfer/base.js";
+import { assertTransferMessage, compareUtf8, messageFacts } from "../store/transfer/stream.js";
 import type {
-  ImportCounts,
-  SessionFootprint,
   SessionImportResult,
-  SessionTransfer,
-  TransferItem,
+  SessionInfo,
+  TransferMessage,
   TransferRow,
+  TransferSession,
 } from "../store/types.js";
+import type { StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { MemoryMessageRow, MemorySessionData, MemoryBackend as MemoryStore } from "./data.js";
 
 /** Lossless export and import for a {@link MemoryStore}, with the same order and idempotency as SQLite's. */
-/**
- * The payload hashes the importing session's rows link, read from its rows once, when the first message that needs
- * one arrives (reading them for every message made an import quadratic: 20,000 messages took 11 s), then kept up.
- */
-interface LinkedHashes {
-  hashes?: Set<string>;
-}
-
-export class MemoryTransfer implements SessionTransfer {
-  constructor(private readonly store: MemoryStore) {}
+export class MemoryTransfer extends StoreTransfer<MemorySessionData> {
+  constructor(private readonly store: MemoryStore) {
+    super(store.registry, store);
+  }
 
   private holdsData(sessionId: string): boolean {
     const data = this.store.sessionData(sessionId, false);
@@ -47,101 +40,138 @@ export class MemoryTransfer implements SessionTransfer {
     yield* others.sort(compareUtf8);
   }
 
-  async footprint(sessionId: string): Promise<SessionFootprint | null> {
-    const info = await this.store.registry.get(sessionId);
-    const data = this.store.sessionData(sessionId, false);
-    if (!info && !data) return null;
+  async *exportRows(): AsyncGenerator<TransferRow> {
+    for (const key of this.store.blocks.keys().sort(compareUtf8)) {
+      const content = await this.store.blocks.getBlock(key);
+      if (content !== null) yield { kind: "block", key, content };
+    }
+    for (const entry of this.store.entries.list()) yield { kind: "entry", ...entry };
+  }
+
+  protected assertOpen(): void {
+    this.store.assertOpen();
+  }
+
+  protected async readHead(sessionId: string): Promise<MemorySessionData | undefined> {
+    return this.store.sessionData(sessionId, false);
+  }
+
+  protected async readLeafId(data: MemorySessionData): Promise<string | null> {
+    return data.leaf?.id ?? null;
+  }
+
+  protected async readSums(data: MemorySessionData): Promise<SessionSums> {
     let bytes = 0;
     let tokens = 0;
-    for (const row of data?.rows.values() ?? []) {
+    for (const row of data.rows.values()) {
       bytes += row.bytes;
       // A pointer estimates like the payload it stands for, so nothing is loaded here.
       const message = parseMessage(row.json);
       tokens += message ? estimateMessageTokens([message]) : 0;
     }
-    return {
-      id: sessionId,
-      registered: info !== null,
-      messages: data?.rows.size ?? 0,
-      compactions: data?.compactions.length ?? 0,
-      bytes,
-      tokens,
-      leafId: data?.leaf?.id ?? null,
-    };
+    return { messages: data.rows.size, compactions: data.compactions.length, bytes, tokens };
   }
 
-  async *exportSession(sessionId: string): AsyncGenerator<TransferItem> {
-    const info = await this.store.registry.get(sessionId);
-    const data = this.store.sessionData(sessionId, false);
-    if (!info && !data) return;
-    yield { kind: "session", session: { id: sessionId, info, leafId: data?.leaf?.id ?? null } };
+  protected async *readMessages(data: MemorySessionData): AsyncGenerator<TransferMessage> {
     // The row map is in insertion order, which puts parents before their children.
-    const attachments = new AttachmentExport();
-    for (const row of data?.rows.values() ?? []) {
-      yield* attachments.before(row.json, (hash) => this.store.attachments.load([hash]).get(hash) ?? null);
-      yield {
-        kind: "message",
-        message: {
-          id: row.id,
-          parentId: row.parent?.id ?? null,
-          role: row.role,
-          createdAt: row.createdAt,
-          content: row.json,
-        },
-      };
-    }
-    for (const compaction of data?.compactions ?? []) {
-      yield { kind: "compaction", compaction: structuredClone(compaction) };
+    for (const row of data.rows.values()) {
+      const { id, role, createdAt, json: content } = row;
+      yield { id, parentId: row.parent?.id ?? null, role, createdAt, content };
     }
   }
 
-  async importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
-    const { header, rest } = await openSessionStream(items);
-    const result: SessionImportResult = {
-      sessionId: header.id,
-      registered: header.info ? this.store.registry.restore({ ...header.info, id: header.id }) : false,
-      messages: { inserted: 0, skipped: 0 },
-      compactions: { inserted: 0, skipped: 0 },
-    };
-    let data: MemorySessionData | undefined;
-    const compactionIds = new Set<string>();
-    const attachments = new AttachmentImport();
-    const linked: LinkedHashes = {};
-    for await (const batch of batches(rest, 500)) {
-      if (!data) {
-        data = this.store.sessionData(header.id, true)!;
-        for (const compaction of data.compactions) compactionIds.add(compaction.id);
-      }
-      for (const item of batch) {
-        if (item.kind === "attachment") {
-          attachments.accept(item.attachment);
-        } else if (item.kind === "message") {
-          const wrote = this.insertMessage(header.id, data, item.message, attachments, linked);
-          result.messages[wrote ? "inserted" : "skipped"]++;
+  protected readAttachment(hash: string): Uint8Array | null {
+    return this.store.attachments.load([hash]).get(hash) ?? null;
+  }
+
+  protected async *readCompactions(data: MemorySessionData): AsyncGenerator<StoredCompaction> {
+    for (const compaction of data.compactions) yield structuredClone(compaction);
+  }
+
+  protected async openImport(header: TransferSession): Promise<SessionImportWriter> {
+    return new MemoryImport(this.store, header);
+  }
+
+  protected async openRows(): Promise<RowImportWriter> {
+    const { blocks, entries } = this.store;
+    return {
+      run: 1,
+      write: async (run: TransferRow[]) => {
+        const row = run[0]!;
+        let wrote: boolean;
+        if (row.kind === "block") {
+          wrote = (await blocks.getBlock(row.key)) === null;
+          if (wrote) await blocks.setBlock(row.key, row.content);
         } else {
-          const wrote = !compactionIds.has(item.compaction.id);
-          if (wrote) {
-            compactionIds.add(item.compaction.id);
-            data.compactions.push(structuredClone(item.compaction));
-          }
-          result.compactions[wrote ? "inserted" : "skipped"]++;
+          wrote = !entries.has(row.label, row.key);
+          if (wrote) await entries.setEntry(row.label, row.key, row.content);
         }
+        return wrote ? 1 : 0;
+      },
+    };
+  }
+}
+
+/** One session import into a memory store: the session's data, made on the first batch, and its lookups. */
+class MemoryImport implements SessionImportWriter {
+  private data: MemorySessionData | undefined;
+  private readonly compactionIds = new Set<string>();
+  /**
+   * The payload hashes the importing session's rows link, read from its rows once, when the first message that
+   * needs one arrives (reading them for every message made an import quadratic: 20,000 messages took 11 s), then
+   * kept up.
+   */
+  private linked: Set<string> | undefined;
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly header: TransferSession,
+  ) {}
+
+  async register(info: SessionInfo): Promise<boolean> {
+    return this.store.registry.restore(info);
+  }
+
+  async write(
+    batch: TransferBatch,
+    result: SessionImportResult,
+    attachments: AttachmentImport,
+  ): Promise<void> {
+    if (!this.data) {
+      this.data = this.store.sessionData(this.header.id, true)!;
+      for (const compaction of this.data.compactions) this.compactionIds.add(compaction.id);
+    }
+    const data = this.data;
+    for (const item of batch) {
+      if (item.kind === "attachment") {
+        attachments.accept(item.attachment);
+      } else if (item.kind === "message") {
+        const wrote = this.insertMessage(data, item.message, attachments);
+        result.messages[wrote ? "inserted" : "skipped"]++;
+      } else {
+        const wrote = !this.compactionIds.has(item.compaction.id);
+        if (wrote) {
+          this.compactionIds.add(item.compaction.id);
+          data.compactions.push(structuredClone(item.compaction));
+        }
+        result.compactions[wrote ? "inserted" : "skipped"]++;
       }
     }
+  }
+
+  async finish(result: SessionImportResult): Promise<undefined> {
+    const data = this.data;
     if (data && result.messages.inserted > 0) {
-      data.leaf =
-        (header.leafId === null ? undefined : data.rows.get(header.leafId)) ?? newestChildless(data);
+      const { leafId } = this.header;
+      data.leaf = (leafId === null ? undefined : data.rows.get(leafId)) ?? newestChildless(data);
     }
-    await publishImportReset(this.store.feed, result);
-    return result;
+    return undefined;
   }
 
   private insertMessage(
-    sessionId: string,
     data: MemorySessionData,
-    message: Parameters<typeof messageFacts>[0],
+    message: TransferMessage,
     attachments: AttachmentImport,
-    linked: LinkedHashes,
   ): boolean {
     assertTransferMessage(message);
     if (data.rows.has(message.id)) return false;
@@ -149,17 +179,17 @@ export class MemoryTransfer implements SessionTransfer {
     if (message.parentId !== null && !parent) {
       throw new SessionError(
         "PARENT_NOT_FOUND",
-        `Parent message "${message.parentId}" of "${message.id}" is not in session "${sessionId}"`,
+        `Parent message "${message.parentId}" of "${message.id}" is not in session "${this.header.id}"`,
       );
     }
     const { hashes, provided } = attachments.needs(message.content);
     const unsent = attachments.unsent(hashes);
     if (unsent.length > 0) {
-      linked.hashes ??= new Set([...data.rows.values()].flatMap((row) => row.hashes));
+      this.linked ??= new Set([...data.rows.values()].flatMap((row) => row.hashes));
     }
-    const here = unsent.filter((hash) => linked.hashes?.has(hash));
+    const here = unsent.filter((hash) => this.linked?.has(hash));
     attachments.assertComplete(message.id, message.content, this.store.attachments.load(here));
-    if (linked.hashes) for (const hash of hashes) linked.hashes.add(hash);
+    if (this.linked) for (const hash of hashes) this.linked.add(hash);
     // Provided payloads are stored (or linked when already present); the rest are known to be stored.
     const providedHashes = new Set(provided.map((a) => a.hash));
     this.store.attachments.link(provided);
@@ -181,31 +211,6 @@ export class MemoryTransfer implements SessionTransfer {
     parent?.children.push(row);
     data.rows.set(row.id, row);
     return true;
-  }
-
-  async *exportRows(): AsyncGenerator<TransferRow> {
-    for (const key of this.store.blocks.keys().sort(compareUtf8)) {
-      const content = await this.store.blocks.getBlock(key);
-      if (content !== null) yield { kind: "block", key, content };
-    }
-    for (const entry of this.store.entries.list()) yield { kind: "entry", ...entry };
-  }
-
-  async importRows(rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
-    const counts: ImportCounts = { inserted: 0, skipped: 0 };
-    for await (const row of rows) {
-      assertTransferRow(row);
-      let wrote: boolean;
-      if (row.kind === "block") {
-        wrote = (await this.store.blocks.getBlock(row.key)) === null;
-        if (wrote) await this.store.blocks.setBlock(row.key, row.content);
-      } else {
-        wrote = !this.store.entries.has(row.label, row.key);
-        if (wrote) await this.store.entries.setEntry(row.label, row.key, row.content);
-      }
-      counts[wrote ? "inserted" : "skipped"]++;
-    }
-    return counts;
   }
 }
 

@@ -1,14 +1,11 @@
-import { canBeStored } from "../../message/ids.js";
-import { publishImportReset } from "../../store/feed/publish.js";
-import { AttachmentExport } from "../../store/transfer/attachments.js";
-import type {
-  ImportCounts,
-  SessionFootprint,
-  SessionImportResult,
-  SessionTransfer,
-  TransferItem,
-  TransferRow,
-} from "../../store/types.js";
+import {
+  type RowImportWriter,
+  type SessionImportWriter,
+  type SessionSums,
+  StoreTransfer,
+} from "../../store/transfer/base.js";
+import type { TransferMessage, TransferRow, TransferSession } from "../../store/types.js";
+import type { StoredCompaction } from "../../types.js";
 import type { PostgresBackend } from "../backend.js";
 import type { Executor } from "../connection/client.js";
 import { decodeContent } from "../connection/text.js";
@@ -17,8 +14,8 @@ import type { PostgresSessionRegistry } from "../registry.js";
 import { statement, type Tables } from "../schema.js";
 import { isoSql } from "../tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "../writes.js";
-import { importSession } from "./import.js";
-import { importRows } from "./rows.js";
+import { sessionImport } from "./import.js";
+import { rowsImport } from "./rows.js";
 
 type Ready = () => Promise<Executor>;
 
@@ -80,6 +77,12 @@ const entriesSql = statement(
     ORDER BY seq LIMIT $1`,
 );
 
+/** A session's head as a transfer reads it (bigint as pg returns it). */
+interface Head {
+  num: string;
+  leaf_id: string | null;
+}
+
 /** A stored message as a transfer page reads it (bigint columns as pg returns them). */
 interface MessageRow {
   seq: string | number;
@@ -96,7 +99,7 @@ interface MessageRow {
  * rules of SQLite's. Every listing is read in keyset pages along an index, so exporting a store of any size holds
  * one page at a time. An export is not a snapshot: one taken while the session is written to may mix states.
  */
-export class PostgresTransfer implements SessionTransfer {
+export class PostgresTransfer extends StoreTransfer<Head> {
   /**
    * `store`: the feed and change log an import publishes to, read at each import (the store makes them after
    * this); omitted by adoption, whose imports are not published.
@@ -104,9 +107,11 @@ export class PostgresTransfer implements SessionTransfer {
   constructor(
     private readonly ready: Ready,
     private readonly t: Tables,
-    private readonly registry: PostgresSessionRegistry,
+    registry: PostgresSessionRegistry,
     private readonly store?: Pick<PostgresBackend, "feed" | "changeLog">,
-  ) {}
+  ) {
+    super(registry, store);
+  }
 
   /**
    * Reads a listing page by page: `first` with the `start` key, then `next` after the key of each page's last row.
@@ -149,75 +154,52 @@ export class PostgresTransfer implements SessionTransfer {
     for await (const row of unregistered) yield row.session_id;
   }
 
-  private async head(sessionId: string): Promise<{ num: string; leaf_id: string | null } | undefined> {
-    // An id no head can have is not looked up (Postgres would match a lone surrogate's U+FFFD form).
-    if (!canBeStored(sessionId)) return undefined;
+  protected assertOpen(): void {}
+
+  protected async readHead(sessionId: string): Promise<Head | undefined> {
     const executor = await this.ready();
-    const [head] = await executor.query<{ num: string; leaf_id: string | null }>(
-      headSql(this.t),
-      [sessionId],
-      true,
-    );
+    const [head] = await executor.query<Head>(headSql(this.t), [sessionId], true);
     return head;
   }
 
-  async footprint(sessionId: string): Promise<SessionFootprint | null> {
-    const info = await this.registry.get(sessionId);
-    const head = await this.head(sessionId);
-    if (!info && !head) return null;
-    const executor = await this.ready();
-    const [sums] = head
-      ? await executor.query<Record<"messages" | "bytes" | "tokens" | "compactions", string | null>>(
-          footprintSql(this.t),
-          [head.num],
-          true,
-        )
-      : [];
-    return {
-      id: sessionId,
-      registered: info !== null,
-      messages: Number(sums?.messages ?? 0),
-      compactions: Number(sums?.compactions ?? 0),
-      bytes: Number(sums?.bytes ?? 0),
-      tokens: Number(sums?.tokens ?? 0),
-      leafId: head?.leaf_id ?? null,
-    };
+  protected async readLeafId(head: Head): Promise<string | null> {
+    return head.leaf_id;
   }
 
-  async *exportSession(sessionId: string): AsyncGenerator<TransferItem> {
-    const info = await this.registry.get(sessionId);
-    const head = await this.head(sessionId);
-    if (!info && !head) return;
-    yield { kind: "session", session: { id: sessionId, info, leafId: head?.leaf_id ?? null } };
-    if (!head) return;
+  protected async readSums(head: Head): Promise<SessionSums | undefined> {
+    const executor = await this.ready();
+    const [sums] = await executor.query<SessionSums>(footprintSql(this.t), [head.num], true);
+    return sums;
+  }
+
+  protected async *readMessages(head: Head): AsyncGenerator<TransferMessage> {
     const order = new ParentsFirst();
     const seqKey = (r: { seq: string | number }) => [r.seq];
-    const attachments = new AttachmentExport();
-    const executor = await this.ready();
-    const load = async (hash: string) =>
-      (await loadAttachments(executor.query, this.t, [hash])).get(hash) ?? null;
     for await (const row of this.pages<MessageRow>(messagesSql, messagesSql, [head.num], [0], seqKey)) {
-      for (const ready of order.push(row)) {
-        yield* attachments.before(ready.content, load);
-        yield toItem(ready);
-      }
+      for (const ready of order.push(row)) yield toMessage(ready);
     }
-    for (const left of order.rest()) {
-      yield* attachments.before(left.content, load);
-      yield toItem(left);
-    }
-    type Compaction = StoredCompactionRow & { seq: string };
-    const compactions = this.pages<Compaction>(compactionsSql, compactionsSql, [head.num], [0], seqKey);
-    for await (const { seq: _seq, ...row } of compactions) {
-      yield { kind: "compaction", compaction: fromCompactionRow(row) };
-    }
+    for (const left of order.rest()) yield toMessage(left);
   }
 
-  /** Imports one session stream (see import.ts); one `reset` of the session, logged with its last step, when it inserted. */
-  async importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
-    const result = await importSession(this.ready, this.t, items, this.store?.changeLog);
-    if (this.store) await publishImportReset(this.store.feed, result);
-    return result;
+  protected async readAttachment(hash: string): Promise<Uint8Array | null> {
+    const executor = await this.ready();
+    return (await loadAttachments(executor.query, this.t, [hash])).get(hash) ?? null;
+  }
+
+  protected async *readCompactions(head: Head): AsyncGenerator<StoredCompaction> {
+    type Compaction = StoredCompactionRow & { seq: string };
+    const seqKey = (r: { seq: string }) => [r.seq];
+    const compactions = this.pages<Compaction>(compactionsSql, compactionsSql, [head.num], [0], seqKey);
+    for await (const { seq: _seq, ...row } of compactions) yield fromCompactionRow(row);
+  }
+
+  /** One session import (see import.ts), logged in the store's change log when it has one. */
+  protected openImport(header: TransferSession): Promise<SessionImportWriter> {
+    return sessionImport(this.ready, this.t, header, this.store?.changeLog);
+  }
+
+  protected openRows(): Promise<RowImportWriter> {
+    return rowsImport(this.ready, this.t);
   }
 
   async *exportRows(): AsyncGenerator<TransferRow> {
@@ -232,15 +214,11 @@ export class PostgresTransfer implements SessionTransfer {
       yield { kind: "entry", label: row.label, key: row.key, content };
     }
   }
-
-  importRows(rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
-    return importRows(this.ready, this.t, rows);
-  }
 }
 
-function toItem(row: MessageRow): TransferItem {
+function toMessage(row: MessageRow): TransferMessage {
   const { id, parent_id: parentId, role, created_at: createdAt, content } = row;
-  return { kind: "message", message: { id, parentId, role, createdAt, content } };
+  return { id, parentId, role, createdAt, content };
 }
 
 /**

@@ -8,16 +8,15 @@
  */
 import { SessionError } from "../../errors.js";
 import { assertSessionId } from "../../message/ids.js";
-import { markLogged } from "../../store/feed/change-rows.js";
-import { importChanged } from "../../store/feed/publish.js";
-import { AttachmentImport } from "../../store/transfer/attachments.js";
-import {
-  assertTransferMessage,
-  batches,
-  messageFacts,
-  openSessionStream,
-} from "../../store/transfer/stream.js";
-import type { ImportCounts, SessionImportResult, TransferItem, TransferMessage } from "../../store/types.js";
+import type { AttachmentImport } from "../../store/transfer/attachments.js";
+import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
+import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
+import type {
+  ImportCounts,
+  SessionImportResult,
+  TransferMessage,
+  TransferSession,
+} from "../../store/types.js";
 import { contentHash } from "../../store/write-policy.js";
 import { lockSql } from "../append.js";
 import type { Executor, Query } from "../connection/client.js";
@@ -30,9 +29,8 @@ import { spineCte } from "../tree.js";
 import { finishImport } from "./finish.js";
 import { register, timestampParam, writeCompactions } from "./rows.js";
 
-// Items per transaction, as SQLite's import; rows per INSERT are also capped by their text, so a statement's
-// parameters stay a few MiB however big the messages are.
-const BATCH = 500;
+// Rows per INSERT are capped by their text (a batch holds at most 500 items, store/transfer/base.ts), so a
+// statement's parameters stay a few MiB however big the messages are.
 const STATEMENT_CHARS = 4 << 20;
 
 const storedSql = statement(
@@ -214,7 +212,7 @@ async function writeBatch(
   query: Query,
   t: Tables,
   sessionId: string,
-  batch: Exclude<TransferItem, { kind: "session" }>[],
+  batch: TransferBatch,
   result: SessionImportResult,
   attachments: AttachmentImport,
 ): Promise<string> {
@@ -243,30 +241,25 @@ async function writeBatch(
 }
 
 /**
- * Imports one session stream (see the module comment); importing the same stream twice writes nothing new. The
- * result carries the cursor of the `reset` row its last step logged (`markLogged`).
+ * One session import (see the module comment and StoreTransfer.importSession). The header's id is checked before
+ * anything is written; each batch is one transaction.
  */
-export async function importSession(
+export async function sessionImport(
   ready: () => Promise<Executor>,
   t: Tables,
-  items: AsyncIterable<TransferItem>,
-  log?: PostgresChangeLog,
-): Promise<SessionImportResult> {
-  const { header, rest } = await openSessionStream(items);
+  header: TransferSession,
+  log: PostgresChangeLog | undefined,
+): Promise<SessionImportWriter> {
   assertSessionId(header.id);
   const executor = await ready();
-  const result: SessionImportResult = {
-    sessionId: header.id,
-    registered: header.info ? await register(executor, t, { ...header.info, id: header.id }) : false,
-    messages: { inserted: 0, skipped: 0 },
-    compactions: { inserted: 0, skipped: 0 },
-  };
   let num: string | undefined;
-  const attachments = new AttachmentImport();
-  // The next batch is read before its transaction starts: the stream may come from this very connection.
-  for await (const batch of batches(rest, BATCH)) {
-    num = await executor.transaction((query) => writeBatch(query, t, header.id, batch, result, attachments));
-  }
-  if (num === undefined || !importChanged(result)) return result;
-  return markLogged(result, await finishImport(executor, t, num, header, result.messages.inserted > 0, log));
+  return {
+    register: (info) => register(executor, t, info),
+    write: async (batch, result, attachments) => {
+      num = await executor.transaction((query) =>
+        writeBatch(query, t, header.id, batch, result, attachments),
+      );
+    },
+    finish: (result) => finishImport(executor, t, num!, header, result.messages.inserted > 0, log),
+  };
 }

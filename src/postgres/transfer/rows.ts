@@ -5,8 +5,8 @@
  */
 
 import { SessionError } from "../../errors.js";
-import { assertTransferRow } from "../../schema/transfer.js";
 import { entryText } from "../../search/tokens.js";
+import type { RowImportWriter } from "../../store/transfer/base.js";
 import type { ImportCounts, SessionInfo, TransferRow } from "../../store/types.js";
 import type { StoredCompaction } from "../../types.js";
 import type { Executor, Query } from "../connection/client.js";
@@ -96,9 +96,8 @@ export async function writeCompactions(
   counts.skipped += compactions.length - inserted;
 }
 
-// Rows per statement, and a cap on their text so one statement's parameters stay a few MiB however big rows are.
+// Rows per statement (the base also cuts a run at a few MiB of text, so one statement's parameters stay bounded).
 const BATCH = 500;
-const BATCH_CHARS = 4 << 20;
 
 const insertBlocksSql = statement(
   (t) => `INSERT INTO ${t.blocks} (key, content, content_json)
@@ -147,33 +146,10 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
 }
 
 /**
- * Imports blocks and entries whose keys are not stored yet (an existing row keeps its content), a few hundred
- * rows per statement; each row is counted once, as inserted or skipped.
+ * An import of blocks and entries (see StoreTransfer.importRows): runs of a few hundred rows of one kind, one
+ * statement each.
  */
-export async function importRows(
-  ready: () => Promise<Executor>,
-  t: Tables,
-  rows: AsyncIterable<TransferRow>,
-): Promise<ImportCounts> {
+export async function rowsImport(ready: () => Promise<Executor>, t: Tables): Promise<RowImportWriter> {
   const executor = await ready();
-  const counts: ImportCounts = { inserted: 0, skipped: 0 };
-  let run: TransferRow[] = [];
-  let chars = 0;
-  const flush = async () => {
-    if (run.length === 0) return;
-    const inserted = await writeRun(executor, t, run);
-    counts.inserted += inserted;
-    counts.skipped += run.length - inserted;
-    run = [];
-    chars = 0;
-  };
-  for await (const row of rows) {
-    assertTransferRow(row);
-    if (run.length > 0 && run[0]!.kind !== row.kind) await flush();
-    run.push(row);
-    chars += row.content.length + row.key.length;
-    if (run.length >= BATCH || chars >= BATCH_CHARS) await flush();
-  }
-  await flush();
-  return counts;
+  return { run: BATCH, write: (run) => writeRun(executor, t, run) };
 }

@@ -1,14 +1,11 @@
-import { canBeStored } from "../../message/ids.js";
-import { publishImportReset } from "../../store/feed/publish.js";
-import { AttachmentExport } from "../../store/transfer/attachments.js";
-import type {
-  ImportCounts,
-  SessionFootprint,
-  SessionImportResult,
-  SessionTransfer,
-  TransferItem,
-  TransferRow,
-} from "../../store/types.js";
+import {
+  type RowImportWriter,
+  type SessionImportWriter,
+  type SessionSums,
+  StoreTransfer,
+} from "../../store/transfer/base.js";
+import type { TransferMessage, TransferRow, TransferSession } from "../../store/types.js";
+import type { StoredCompaction } from "../../types.js";
 import type { SqliteBackend } from "../backend.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
@@ -16,10 +13,16 @@ import { freeTextSql, readFreeText } from "../connection/free-text.js";
 import { compactionOf, type EncodedCompactionRow } from "../history.js";
 import { loadAttachments } from "../media/tables.js";
 import { SqliteSessionRegistry } from "../registry.js";
-import { importRows, importSession } from "./import.js";
+import { rowsImport, sessionImport } from "./import.js";
 
 // Rows per read: big enough that paging costs little, small enough that memory stays flat on huge sessions.
 const PAGE = 1000;
+
+/** A session's head as a transfer reads it. */
+interface Head {
+  num: number;
+  leaf_seq: number | null;
+}
 
 interface MessageRow {
   seq: number;
@@ -36,15 +39,13 @@ interface MessageRow {
  * a store of any size holds one page at a time; a session's messages come in storage order, which puts parents
  * before their children.
  */
-export class SqliteTransfer implements SessionTransfer {
-  private readonly registry: SqliteSessionRegistry;
-
+export class SqliteTransfer extends StoreTransfer<Head> {
   /** `store`: the feed and change log an import publishes to, read at each import (the store makes them after this). */
   constructor(
     private readonly driver: SqlDriver,
     private readonly store?: Pick<SqliteBackend, "feed" | "changeLog">,
   ) {
-    this.registry = new SqliteSessionRegistry(driver);
+    super(new SqliteSessionRegistry(driver), store);
   }
 
   async *sessionIds(): AsyncGenerator<string> {
@@ -81,43 +82,33 @@ export class SqliteTransfer implements SessionTransfer {
     }
   }
 
-  async footprint(sessionId: string): Promise<SessionFootprint | null> {
-    const info = await this.registry.get(sessionId);
-    const head = this.head(sessionId);
-    if (!info && !head) return null;
-    const sums = head
-      ? this.driver.get<{ n: number; bytes: number | null; tokens: number | null }>(
-          "SELECT COUNT(*) AS n, SUM(bytes) AS bytes, SUM(tokens) AS tokens FROM agent_messages WHERE session_num = ?",
-          [head.num],
-        )
-      : undefined;
-    const compactions = head
-      ? this.driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM agent_compactions WHERE session_num = ?", [
-          head.num,
-        ])
-      : undefined;
-    return {
-      id: sessionId,
-      registered: info !== null,
-      messages: Number(sums?.n ?? 0),
-      compactions: Number(compactions?.n ?? 0),
-      bytes: Number(sums?.bytes ?? 0),
-      tokens: Number(sums?.tokens ?? 0),
-      leafId: head ? this.leafId(head.leaf_seq) : null,
-    };
+  protected assertOpen(): void {}
+
+  protected async readHead(sessionId: string): Promise<Head | undefined> {
+    return this.driver.get("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [sessionId]);
   }
 
-  async *exportSession(sessionId: string): AsyncGenerator<TransferItem> {
-    const info = await this.registry.get(sessionId);
-    const head = this.head(sessionId);
-    if (!info && !head) return;
-    yield {
-      kind: "session",
-      session: { id: sessionId, info, leafId: head ? this.leafId(head.leaf_seq) : null },
-    };
-    if (!head) return;
-    const attachments = new AttachmentExport();
-    const load = (hash: string) => loadAttachments(this.driver, [hash]).get(hash) ?? null;
+  protected async readLeafId(head: Head): Promise<string | null> {
+    if (head.leaf_seq === null) return null;
+    const leaf = this.driver.get<{ id: string }>("SELECT id FROM agent_messages WHERE seq = ?", [
+      head.leaf_seq,
+    ]);
+    return leaf?.id ?? null;
+  }
+
+  protected async readSums(head: Head): Promise<SessionSums | undefined> {
+    const sums = this.driver.get<{ n: number; bytes: number | null; tokens: number | null }>(
+      "SELECT COUNT(*) AS n, SUM(bytes) AS bytes, SUM(tokens) AS tokens FROM agent_messages WHERE session_num = ?",
+      [head.num],
+    );
+    const compactions = this.driver.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM agent_compactions WHERE session_num = ?",
+      [head.num],
+    );
+    return { messages: sums?.n, compactions: compactions?.n, bytes: sums?.bytes, tokens: sums?.tokens };
+  }
+
+  protected async *readMessages(head: Head): AsyncGenerator<TransferMessage> {
     for (let after = 0; ; ) {
       // Seqs first from the (session_num, id) index alone, then only those rows: a page never reads the content
       // of the rest of the session.
@@ -135,22 +126,19 @@ export class SqliteTransfer implements SessionTransfer {
         [JSON.stringify(seqs)],
       );
       for (const row of rows) {
-        const content = resolveContent(this.driver, row.content);
-        yield* attachments.before(content, load);
-        yield {
-          kind: "message",
-          message: {
-            id: row.id,
-            parentId: row.parent_id,
-            role: row.role,
-            createdAt: row.created_at,
-            content,
-          },
-        };
+        const { id, parent_id: parentId, role, created_at: createdAt } = row;
+        yield { id, parentId, role, createdAt, content: resolveContent(this.driver, row.content) };
       }
       if (seqs.length < PAGE) break;
       after = seqs[seqs.length - 1]!;
     }
+  }
+
+  protected readAttachment(hash: string): Uint8Array | null {
+    return loadAttachments(this.driver, [hash]).get(hash) ?? null;
+  }
+
+  protected async *readCompactions(head: Head): AsyncGenerator<StoredCompaction> {
     for (let after = 0; ; ) {
       const rows = this.driver.all<EncodedCompactionRow & { seq: number }>(
         `SELECT seq, id, ${freeTextSql("summary", "summary")}, from_message_id, to_message_id, details, created_at
@@ -158,19 +146,19 @@ export class SqliteTransfer implements SessionTransfer {
          WHERE session_num = ? AND seq > ? ORDER BY seq LIMIT ?`,
         [head.num, after, PAGE],
       );
-      for (const row of rows) {
-        yield { kind: "compaction", compaction: compactionOf(row) };
-      }
+      for (const row of rows) yield compactionOf(row);
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.seq;
     }
   }
 
-  /** Imports one session stream (see import.ts); one `reset` of the session, logged with its last step, when it inserted. */
-  async importSession(items: AsyncIterable<TransferItem>): Promise<SessionImportResult> {
-    const result = await importSession(this.driver, items, this.store?.changeLog);
-    if (this.store) await publishImportReset(this.store.feed, result);
-    return result;
+  /** One session import (see import.ts), logged in the store's change log when it has one. */
+  protected async openImport(header: TransferSession): Promise<SessionImportWriter> {
+    return sessionImport(this.driver, header, this.store?.changeLog);
+  }
+
+  protected async openRows(): Promise<RowImportWriter> {
+    return rowsImport(this.driver);
   }
 
   async *exportRows(): AsyncGenerator<TransferRow> {
@@ -201,22 +189,5 @@ export class SqliteTransfer implements SessionTransfer {
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.seq;
     }
-  }
-
-  importRows(rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
-    return importRows(this.driver, rows);
-  }
-
-  private head(sessionId: string): { num: number; leaf_seq: number | null } | undefined {
-    // An id no head can have is not looked up (a lone surrogate would be bound as U+FFFD: another session).
-    if (!canBeStored(sessionId)) return undefined;
-    return this.driver.get("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [sessionId]);
-  }
-
-  private leafId(leafSeq: number | null): string | null {
-    if (leafSeq === null) return null;
-    return (
-      this.driver.get<{ id: string }>("SELECT id FROM agent_messages WHERE seq = ?", [leafSeq])?.id ?? null
-    );
   }
 }

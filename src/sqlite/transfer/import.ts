@@ -1,22 +1,15 @@
 import { SessionError } from "../../errors.js";
-import { assertTransferRow } from "../../schema/transfer.js";
 import { entryText, searchableText } from "../../search/tokens.js";
-import { markLogged } from "../../store/feed/change-rows.js";
-import { importChanged } from "../../store/feed/publish.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
-import {
-  assertTransferMessage,
-  batches,
-  messageFacts,
-  openSessionStream,
-} from "../../store/transfer/stream.js";
+import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
+import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import type {
-  ImportCounts,
   SessionImportResult,
   SessionInfo,
   TransferItem,
   TransferMessage,
   TransferRow,
+  TransferSession,
 } from "../../store/types.js";
 import { contentHash } from "../../store/write-policy.js";
 import type { StoredCompaction } from "../../types.js";
@@ -28,9 +21,6 @@ import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
 import { jumpFor, nodeById } from "../tree.js";
-
-// Items per write transaction: one fsync-free commit per batch keeps imports fast without holding the lock long.
-const BATCH = 500;
 
 /** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
 export function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
@@ -172,35 +162,27 @@ export function writeItems(
 }
 
 /**
- * Imports one session stream: the registry row, then batches of messages and overlays, each batch one write
- * transaction. Rows whose ids exist are skipped, so importing the same stream twice writes nothing the second time.
- * An import that inserted ends with one more transaction: the latest leaf (when messages were added) with the
- * import's `reset` row in `log`, so the two commit together; the result carries the row's cursor (`markLogged`).
+ * One session import (see StoreTransfer.importSession): each batch is one write transaction, and the last step one
+ * more, the latest leaf (when messages were added) with the import's `reset` row in `log`, so the two commit
+ * together.
  */
-export async function importSession(
+export function sessionImport(
   driver: SqlDriver,
-  items: AsyncIterable<TransferItem>,
-  log?: SqliteChangeLog,
-): Promise<SessionImportResult> {
-  const { header, rest } = await openSessionStream(items);
-  const result: SessionImportResult = {
-    sessionId: header.id,
-    registered: header.info ? insertRegistryRow(driver, { ...header.info, id: header.id }) : false,
-    messages: { inserted: 0, skipped: 0 },
-    compactions: { inserted: 0, skipped: 0 },
-  };
+  header: TransferSession,
+  log: SqliteChangeLog | undefined,
+): SessionImportWriter {
   let num: number | undefined;
-  const attachments = new AttachmentImport();
-  for await (const batch of batches(rest, BATCH)) {
-    num = writeItems(driver, header.id, batch, result, attachments);
-  }
-  const at = num;
-  if (at === undefined || !importChanged(result)) return result;
-  const cursor = driver.transaction(() => {
-    if (result.messages.inserted > 0) setLeaf(driver, at, header.leafId);
-    return log?.record({ sessionId: header.id, type: "reset", ids: [] });
-  });
-  return markLogged(result, cursor);
+  return {
+    register: async (info) => insertRegistryRow(driver, info),
+    write: async (batch, result, attachments) => {
+      num = writeItems(driver, header.id, batch, result, attachments);
+    },
+    finish: async (result) =>
+      driver.transaction(() => {
+        if (result.messages.inserted > 0) setLeaf(driver, num!, header.leafId);
+        return log?.record({ sessionId: header.id, type: "reset", ids: [] });
+      }),
+  };
 }
 
 /** The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose. */
@@ -247,14 +229,8 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
   });
 }
 
-/** Imports blocks and entries whose keys are not stored yet (an existing row keeps its content). */
-export async function importRows(driver: SqlDriver, rows: AsyncIterable<TransferRow>): Promise<ImportCounts> {
-  const counts: ImportCounts = { inserted: 0, skipped: 0 };
+/** An import of blocks and entries, row by row, every row stamped with the import's start. */
+export function rowsImport(driver: SqlDriver): RowImportWriter {
   const now = new Date().toISOString();
-  for await (const row of rows) {
-    assertTransferRow(row);
-    if (insertRow(driver, row, now)) counts.inserted++;
-    else counts.skipped++;
-  }
-  return counts;
+  return { run: 1, write: async (rows) => (insertRow(driver, rows[0]!, now) ? 1 : 0) };
 }
