@@ -247,13 +247,15 @@ class SqliteVectorBackend implements VectorBackend {
   }
 
   async failures(limit: number): Promise<VectorFailure[]> {
-    return this.driver.all<VectorFailure>(
+    const rows = this.driver.all<VectorFailure>(
       `SELECT h.session_id AS sessionId, m.id AS messageId, v.failure AS reason
        FROM agent_message_vectors v JOIN agent_messages m ON m.seq = v.seq
        JOIN agent_session_heads h ON h.num = m.session_num
        WHERE v.failure IS NOT NULL AND ${CURRENT} ORDER BY v.seq DESC LIMIT ?`,
       [limit],
     );
+    // Plain objects: node:sqlite answers rows without a prototype, which callers comparing results would trip on.
+    return rows.map(({ sessionId, messageId, reason }) => ({ sessionId, messageId, reason }));
   }
 
   async clearFailures(): Promise<void> {
