@@ -9,7 +9,8 @@ import { applyOverlays } from "../store/overlays.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
 import type { SessionBinding } from "../store/types.js";
-import { type PreparedWrite, withStored } from "../store/write-policy.js";
+import type { PreparedWrite } from "../store/write-policy.js";
+import type { Logged, Written } from "../store/written.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -151,50 +152,50 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
     options: AppendOptions | undefined,
-  ): Promise<AppendResult> {
+  ): Promise<Written<AppendResult>> {
     const data = this.store.sessionData(this.sessionId, true)!;
     const existing = data.rows.get(message.id);
-    if (existing) return withStored({ inserted: false }, this.storedJson(existing));
+    if (existing) return { result: { inserted: false }, json: this.storedJson(existing) };
     const expectedLeafId = options?.expectedLeafId;
     if (expectedLeafId !== undefined && (data.leaf?.id ?? null) !== expectedLeafId) {
       throw leafConflict(this.sessionId, data.leaf?.id ?? null, expectedLeafId);
     }
     this.insert(data, message, json, this.parentRow(data, parentId), new Date().toISOString());
-    return withStored({ inserted: true }, json);
+    return { result: { inserted: true }, json };
   }
 
   protected async writeUpsert(
     write: PreparedWrite,
     parentId: string | null | undefined,
     keep: KeepReserved,
-  ): Promise<UpsertResult> {
+  ): Promise<Written<UpsertResult>> {
     const data = this.store.sessionData(this.sessionId, true)!;
     const row = data.rows.get(write.message.id);
     if (row) {
       const { message, json } = keep ? keep(write, toMessage(this.store, row)) : write;
-      return withStored({ inserted: false, ...this.replace(row, message, json) }, json);
+      return { result: { inserted: false, ...this.replace(row, message, json) }, json };
     }
     this.insert(data, write.message, write.json, this.parentRow(data, parentId), new Date().toISOString());
-    return withStored({ inserted: true, updated: false }, write.json);
+    return { result: { inserted: true, updated: false }, json: write.json };
   }
 
   protected async writeImport(
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
     createdAt: string,
-  ): Promise<AppendResult> {
+  ): Promise<Written<AppendResult>> {
     const data = this.store.sessionData(this.sessionId, true)!;
     const existing = data.rows.get(message.id);
-    if (existing) return withStored({ inserted: false }, this.storedJson(existing));
+    if (existing) return { result: { inserted: false }, json: this.storedJson(existing) };
     this.insert(data, message, json, this.parentRow(data, parentId), createdAt);
-    return withStored({ inserted: true }, json);
+    return { result: { inserted: true }, json };
   }
 
-  protected async writeUpdate({ message, json }: PreparedWrite): Promise<UpdateResult> {
+  protected async writeUpdate({ message, json }: PreparedWrite): Promise<Written<UpdateResult>> {
     const row = this.data?.rows.get(message.id);
     if (!row)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
-    return withStored(this.replace(row, message, json), json);
+    return { result: this.replace(row, message, json), json };
   }
 
   /** @internal the JSON a read of the row returns: its payloads restored. */
@@ -256,9 +257,9 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
     return { updated: true };
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<undefined> {
+  protected async writeDelete(messageIds: string[]): Promise<Logged> {
     const data = this.data;
-    if (!data) return;
+    if (!data) return {};
     const deleted = new Set<string>();
     for (const id of messageIds) {
       const row = data.rows.get(id);
@@ -274,20 +275,22 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
       deleted.add(id);
       if (data.leaf === row) data.leaf = null;
     }
-    if (deleted.size === 0) return;
+    if (deleted.size === 0) return {};
     data.compactions = data.compactions.filter(
       (c) => !deleted.has(c.fromMessageId) && !deleted.has(c.toMessageId),
     );
     if (data.leaf === null) data.leaf = newestChildless(data);
+    return {};
   }
 
-  protected async writeClear(): Promise<undefined> {
+  protected async writeClear(): Promise<Logged> {
     this.store.dropSession(this.sessionId);
+    return {};
   }
 
-  protected async writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction> {
+  protected async writeCompaction(compaction: StoredCompaction): Promise<Written<StoredCompaction>> {
     this.store.sessionData(this.sessionId, true)!.compactions.push(compaction);
-    return structuredClone(compaction);
+    return { result: structuredClone(compaction) };
   }
 
   async getCompactions(): Promise<StoredCompaction[]> {

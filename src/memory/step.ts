@@ -5,7 +5,8 @@
  * then every change is applied, all in one synchronous stretch, so no other write of this process falls between.
  */
 import type { PreparedStep } from "../store/step.js";
-import { type PreparedWrite, withStored } from "../store/write-policy.js";
+import type { PreparedWrite } from "../store/write-policy.js";
+import type { Written } from "../store/written.js";
 import type { AppendResult } from "../types.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
 import { leafConflict, MemorySessionProvider, parentNotFound } from "./provider.js";
@@ -13,7 +14,7 @@ import { leafConflict, MemorySessionProvider, parentNotFound } from "./provider.
 /** Writes a prepared step (see the module comment). */
 export async function writeMemoryStep(
   store: MemoryStore,
-  { step, writes, usage }: PreparedStep,
+  { step, writes, usage, check }: PreparedStep,
 ): Promise<void> {
   const { sessionId } = step;
   const provider = new MemorySessionProvider(store, sessionId);
@@ -25,12 +26,12 @@ export async function writeMemoryStep(
   let at = step.parentId;
   writes.forEach((write, i) => {
     const message = step.messages[i]!;
-    let result: AppendResult = { inserted: false, message };
+    let written: Written<AppendResult> = { result: { inserted: false, message } };
     if (write) {
       const { id } = write.message;
       const row = data?.rows.get(id);
       const json = row ? provider.storedJson(row) : added.get(id);
-      if (json !== undefined) result = withStored({ inserted: false }, json);
+      if (json !== undefined) written = { result: { inserted: false }, json };
       else {
         if (step.guard && at !== undefined && leaf !== at) throw leafConflict(sessionId, leaf, at);
         if (typeof at === "string" && !data?.rows.has(at) && !added.has(at))
@@ -38,10 +39,10 @@ export async function writeMemoryStep(
         planned.push({ write, parentId: at });
         added.set(id, write.json);
         leaf = id;
-        result = withStored({ inserted: true }, write.json);
+        written = { result: { inserted: true }, json: write.json };
       }
     }
-    step.check?.(i, result);
+    check(i, written);
     at = message.id;
   });
   // Last of the checks, first of the changes: a missing row or a refused total throws before anything changed.

@@ -17,11 +17,10 @@ import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
 import { utf8Length } from "../runtime/bytes.js";
-import { markLogged } from "../store/feed/change-rows.js";
-import type { RowWrite } from "../store/row-write.js";
 import type { SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { contentHash } from "../store/write-policy.js";
+import type { RowWritten } from "../store/written.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
@@ -202,7 +201,7 @@ export async function appendRow(
   sessionId: string,
   message: SessionMessage,
   request: AppendRequest,
-): Promise<RowWrite<AppendResult, string>> {
+): Promise<RowWritten<AppendResult, string>> {
   const { parentId, expectedLeafId } = request;
   const content = request.json ?? serializeMessage(message);
   // An imported time of a year outside 1–9999 in the form timestamptz reads (as the transfer's import writes it).
@@ -258,11 +257,11 @@ export async function appendRow(
   });
   if (!row) throw new SessionError("STORAGE", `Could not append "${message.id}" to session "${sessionId}"`);
   if (row.seq !== null) {
-    return markLogged({ inserted: true, seq: row.seq }, row.logged ? Number(row.logged) : undefined);
+    return { result: { inserted: true }, seq: row.seq, logged: row.logged ? Number(row.logged) : undefined };
   }
   switch (row.outcome) {
     case "duplicate":
-      return { inserted: false };
+      return { result: { inserted: false } };
     case "conflict":
       throw new SessionError(
         "CONFLICT",

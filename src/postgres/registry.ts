@@ -5,7 +5,6 @@
  * statement arrived, to the millisecond), so many processes on many hosts agree on "newest activity"; `activity`
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
-import { markLogged } from "../store/feed/change-rows.js";
 import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
@@ -16,6 +15,7 @@ import {
   usageBounds,
   usageDeltas,
 } from "../store/usage-totals.js";
+import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
 import type { Executor } from "./connection/client.js";
 import { releaseSession } from "./media/attachments.js";
@@ -241,7 +241,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
       const removed = result?.existed === true;
       if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce
       const clear = { sessionId: id, type: "clear" as const, ids: [] };
-      return { removed, cleared: log ? markLogged({}, await log.recordIn(query, clear)) : {} };
+      return { removed, cleared: loggedAt(log ? await log.recordIn(query, clear) : undefined) };
     });
   }
 }

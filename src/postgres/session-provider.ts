@@ -8,7 +8,8 @@ import { contentHashes } from "../store/media/offload.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
 import type { SessionBinding } from "../store/types.js";
-import { type PreparedWrite, withStored } from "../store/write-policy.js";
+import type { PreparedWrite } from "../store/write-policy.js";
+import type { Logged, Written } from "../store/written.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -63,9 +64,13 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     super(backend, sessionId, binding);
   }
 
-  /** Records a replacing write's change in its transaction (`joined` to it): both commit together. */
-  private logIn<T extends object>(joined: Executor, change: (r: T) => Change | null, result: T): Promise<T> {
-    return logInTransaction(this.backend.changeLog, joined, this.sessionId, change, result);
+  /** Records a write's change in its transaction (`joined` to it): both commit together. */
+  private logIn<T, W extends Written<T>>(
+    joined: Executor,
+    change: (r: T) => Change | null,
+    written: W,
+  ): Promise<W> {
+    return logInTransaction(this.backend.changeLog, joined, this.sessionId, change, written);
   }
 
   private async db(): Promise<[Executor, Tables]> {
@@ -149,11 +154,11 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
     options: AppendOptions | undefined,
-  ): Promise<AppendResult> {
+  ): Promise<Written<AppendResult>> {
     const [executor, t] = await this.db();
     const log = await appendLog(this.backend.changeLog, "append");
     const request = { parentId, expectedLeafId: options?.expectedLeafId, log };
-    const result = await writeWithAttachments(
+    const written = await writeWithAttachments(
       executor,
       t,
       this.sessionId,
@@ -162,14 +167,14 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       false,
       (content, tx) => appendRow(tx, t, this.sessionId, message, { ...request, json: content }),
     );
-    return this.withStoredJson(result, message.id, json);
+    return this.withStoredJson(written, message.id, json);
   }
 
   protected async writeUpsert(
     write: PreparedWrite,
     parentId: string | null | undefined,
     keep: KeepReserved,
-  ): Promise<UpsertResult> {
+  ): Promise<Written<UpsertResult>> {
     const [executor, t] = await this.db();
     if (!keep) return this.upsert(executor, t, write, parentId);
     // A client's replacement keeps the stored reserved keys: read under the session's lock (created when missing,
@@ -188,8 +193,8 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     t: Tables,
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
-  ): Promise<UpsertResult> {
-    const result = await writeWithAttachments(
+  ): Promise<Written<UpsertResult>> {
+    const written = await writeWithAttachments(
       executor,
       t,
       this.sessionId,
@@ -203,17 +208,17 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
           await upsertRow(tx, t, this.sessionId, message, parentId, content),
         ),
     );
-    return withStored(result, json);
+    return { ...written, json };
   }
 
   protected async writeImport(
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
     createdAt: string,
-  ): Promise<AppendResult> {
+  ): Promise<Written<AppendResult>> {
     const [executor, t] = await this.db();
     const log = await appendLog(this.backend.changeLog, "import");
-    const result = await writeWithAttachments(
+    const written = await writeWithAttachments(
       executor,
       t,
       this.sessionId,
@@ -222,12 +227,12 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       false,
       (content, tx) => appendRow(tx, t, this.sessionId, message, { parentId, json: content, createdAt, log }),
     );
-    return this.withStoredJson(result, message.id, json);
+    return this.withStoredJson(written, message.id, json);
   }
 
-  protected async writeUpdate({ message, json }: PreparedWrite): Promise<UpdateResult> {
+  protected async writeUpdate({ message, json }: PreparedWrite): Promise<Written<UpdateResult>> {
     const [executor, t] = await this.db();
-    const result = await writeWithAttachments(
+    const written = await writeWithAttachments(
       executor,
       t,
       this.sessionId,
@@ -237,53 +242,57 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       async (content, tx) =>
         this.logIn(tx, replaced(message.id), await updateRow(tx, t, this.sessionId, message, content)),
     );
-    return withStored(result, json);
+    return { ...written, json };
   }
 
   // An id that was already stored answers with the stored message, payloads restored (one read, only then).
-  private async withStoredJson(result: AppendResult, id: string, json: string): Promise<AppendResult> {
-    if (result.inserted) return withStored(result, json);
+  private async withStoredJson(
+    written: Written<AppendResult>,
+    id: string,
+    json: string,
+  ): Promise<Written<AppendResult>> {
+    if (written.result.inserted) return { ...written, json };
     const [executor, t] = await this.db();
     const [row] = await executor.query<{ content: string }>(messageSql(t), [this.sessionId, id], true);
-    if (!row) return withStored(result, json);
-    if (contentHashes(row.content).length === 0) return withStored(result, row.content);
+    if (!row) return { ...written, json };
+    if (contentHashes(row.content).length === 0) return { ...written, json: row.content };
     const [restored] = await hydrate(executor, t, [parseMessage(row.content)]);
-    return withStored(result, restored ? JSON.stringify(restored) : row.content);
+    return { ...written, json: restored ? JSON.stringify(restored) : row.content };
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<object | undefined> {
+  protected async writeDelete(messageIds: string[]): Promise<Logged> {
     const [executor, t] = await this.db();
     return executor.transaction(async (query) => {
       // No head now: nothing to delete. Going on would let deleteRows' own head read see a session an append
       // committed meanwhile and delete its rows without releasing their payloads.
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
-      if (!head) return undefined;
+      if (!head) return {};
       await releaseMessages(query, t, head.num, messageIds);
       await deleteRows(joined(executor, query), t, this.sessionId, messageIds);
-      return this.logIn(joined(executor, query), () => ({ type: "delete", ids: messageIds }), {});
+      return this.logIn(joined(executor, query), () => ({ type: "delete", ids: messageIds }), {
+        result: null,
+      });
     });
   }
 
-  protected async writeClear(): Promise<object | undefined> {
+  protected async writeClear(): Promise<Logged> {
     const [executor, t] = await this.db();
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
-      if (!head) return undefined; // as in writeDelete: the release and the clear must see the same session
+      if (!head) return {}; // as in writeDelete: the release and the clear must see the same session
       await releaseSession(query, t, head.num);
       await clearRows(joined(executor, query), t, this.sessionId);
-      return this.logIn(joined(executor, query), () => ({ type: "clear", ids: [] }), {});
+      return this.logIn(joined(executor, query), () => ({ type: "clear", ids: [] }), { result: null });
     });
   }
 
-  protected async writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction> {
+  protected async writeCompaction(compaction: StoredCompaction): Promise<Written<StoredCompaction>> {
     const [executor, t] = await this.db();
     return executor.transaction(async (query) => {
       await insertCompaction(joined(executor, query), t, this.sessionId, compaction);
-      return this.logIn(
-        joined(executor, query),
-        () => ({ type: "compaction", ids: [], compaction }),
-        compaction,
-      );
+      return this.logIn(joined(executor, query), () => ({ type: "compaction", ids: [], compaction }), {
+        result: compaction,
+      });
     });
   }
 

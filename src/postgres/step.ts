@@ -11,10 +11,11 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { contentHashes, offloadMessage } from "../store/media/offload.js";
-import type { PreparedStep, StepWrite } from "../store/step.js";
+import type { PreparedStep } from "../store/step.js";
 import type { SessionUsage } from "../store/types.js";
 import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
-import { type PreparedWrite, withStored } from "../store/write-policy.js";
+import type { PreparedWrite } from "../store/write-policy.js";
+import type { Written } from "../store/written.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { type AppendRequest, appendRow, lockSql } from "./append.js";
 import type { PostgresBackend } from "./backend.js";
@@ -29,6 +30,10 @@ const storedSql = statement(
   (t) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
     WHERE h.session_id = $1 AND m.id = $2`,
 );
+
+// The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.
+type Step = PreparedStep["step"];
+type Check = PreparedStep["check"];
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
 
@@ -47,7 +52,7 @@ async function storedJson(
 }
 
 /** Adds the step's usage to the registry row, which must exist (with the step's `source` when given). */
-async function addUsage(executor: Executor, t: Tables, step: StepWrite, usage: SessionUsage) {
+async function addUsage(executor: Executor, t: Tables, step: Step, usage: SessionUsage) {
   const ready = async () => executor;
   // Zero counters when the step has no usage: the row's activity time moves all the same.
   const info = await new PostgresSessionRegistry(ready, t).addUsage(step.sessionId, usage);
@@ -67,7 +72,8 @@ async function addUsage(executor: Executor, t: Tables, step: StepWrite, usage: S
 async function writeSingle(
   executor: Executor,
   t: Tables,
-  step: StepWrite,
+  step: Step,
+  check: Check,
   usage: SessionUsage,
   stored: SessionMessage,
   json: string,
@@ -82,25 +88,25 @@ async function writeSingle(
     registry,
     log,
   });
-  if (appended.inserted) {
-    step.check?.(0, withStored(appended, json));
+  if (appended.result.inserted) {
+    check(0, { ...appended, json });
     return;
   }
-  step.check?.(0, withStored(appended, (await storedJson(executor, t, sessionId, stored.id)) ?? json));
+  check(0, { ...appended, json: (await storedJson(executor, t, sessionId, stored.id)) ?? json });
   await addUsage(executor, t, step, usage);
 }
 
 /** Writes a prepared step all or nothing (see the module comment). */
 export async function writePostgresStep(store: PostgresBackend, prepared: PreparedStep): Promise<void> {
   const t = store.tables;
-  const { step } = prepared;
+  const { step, check } = prepared;
   // Zero counters when the step has no usage: the row's activity time moves all the same.
   const usage = prepared.usage ?? NO_USAGE;
   const executor = await store.ready();
   // With a change log each inserted message commits with its row (append-log.ts); the feed publishes its cursor.
   const log = await appendLog(store.changeLog, "append");
   try {
-    await writeStep(executor, t, step, usage, prepared.writes, log);
+    await writeStep(executor, t, step, check, usage, prepared.writes, log);
   } catch (error) {
     if (error instanceof SessionError && error.code === "NOT_FOUND")
       await refuseUsage(executor, t, step, usage);
@@ -111,7 +117,8 @@ export async function writePostgresStep(store: PostgresBackend, prepared: Prepar
 async function writeStep(
   executor: Executor,
   t: Tables,
-  step: StepWrite,
+  step: Step,
+  check: Check,
   usage: SessionUsage,
   prepared: readonly (PreparedWrite | null)[],
   log: AppendRequest["log"],
@@ -120,16 +127,16 @@ async function writeStep(
   if (only && step.parentId === undefined && !step.block) {
     const offloaded = offloadMessage(only.message, only.json);
     if (offloaded.attachments.length === 0) {
-      return writeSingle(executor, t, step, usage, only.message, only.json, offloaded.content, log);
+      return writeSingle(executor, t, step, check, usage, only.message, only.json, offloaded.content, log);
     }
   }
   try {
-    await writeInTransaction(executor, t, step, usage, prepared, false, log);
+    await writeInTransaction(executor, t, step, check, usage, prepared, false, log);
   } catch (error) {
     // 25P02: a statement failed inside the transaction and was retried (a concurrent writer stored the same id
     // after this transaction's first snapshot): the transaction rolled back; run it again, head locked first.
     if (sqlState(error) !== "25P02") throw error;
-    await writeInTransaction(executor, t, step, usage, prepared, true, log);
+    await writeInTransaction(executor, t, step, check, usage, prepared, true, log);
   }
 }
 
@@ -139,7 +146,7 @@ async function writeStep(
  * step's source, is there and the usage does not fit it; else the caller reports `NOT_FOUND`. Read after the
  * rollback, so a row another process changed in between can make a refused total read as `NOT_FOUND`.
  */
-async function refuseUsage(executor: Executor, t: Tables, step: StepWrite, usage: SessionUsage) {
+async function refuseUsage(executor: Executor, t: Tables, step: Step, usage: SessionUsage) {
   const [row] = await executor.query<UsageTotals>(
     countersSql(t),
     [step.sessionId, step.source ?? null],
@@ -156,7 +163,8 @@ async function refuseUsage(executor: Executor, t: Tables, step: StepWrite, usage
 async function writeInTransaction(
   executor: Executor,
   t: Tables,
-  step: StepWrite,
+  step: Step,
+  check: Check,
   usage: SessionUsage,
   prepared: readonly (PreparedWrite | null)[],
   lockFirst: boolean,
@@ -172,8 +180,8 @@ async function writeInTransaction(
     for (let i = 0; i < prepared.length; i++) {
       const write = prepared[i];
       const message = step.messages[i]!;
-      let result: AppendResult;
-      if (!write) result = { inserted: false, message };
+      let written: Written<AppendResult>;
+      if (!write) written = { result: { inserted: false, message } };
       else {
         const { message: stored, json } = write;
         const parent = at;
@@ -187,11 +195,13 @@ async function writeInTransaction(
             log,
           }),
         );
-        registered = last && appended.inserted;
-        const answer = appended.inserted ? json : ((await storedJson(tx, t, sessionId, stored.id)) ?? json);
-        result = withStored(appended, answer);
+        registered = last && appended.result.inserted;
+        const answer = appended.result.inserted
+          ? json
+          : ((await storedJson(tx, t, sessionId, stored.id)) ?? json);
+        written = { ...appended, json: answer };
       }
-      step.check?.(i, result);
+      check(i, written);
       at = message.id;
     }
     const ready = async () => tx;

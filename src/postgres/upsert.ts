@@ -1,4 +1,4 @@
-import type { RowWrite } from "../store/row-write.js";
+import type { RowWritten } from "../store/written.js";
 import type { SessionMessage } from "../types.js";
 import { appendRow } from "./append.js";
 import type { Executor } from "./connection/client.js";
@@ -17,13 +17,14 @@ export async function upsertRow(
   message: SessionMessage,
   parentId: string | null | undefined,
   json: string,
-): Promise<RowWrite<{ inserted: boolean; updated: boolean }, string>> {
+): Promise<RowWritten<{ inserted: boolean; updated: boolean }, string>> {
   const replaced = await executor.transaction(async (query) => {
     const [head] = await query<{ num: string }>(lockHeadSql(t), [sessionId]);
     return head ? rewrite(query, t, head.num, sessionId, message, json) : undefined;
   });
-  if (replaced) return { inserted: false, ...replaced };
+  if (replaced) return { result: { inserted: false, ...replaced.result }, seq: replaced.seq };
   const appended = await appendRow(executor, t, sessionId, message, { parentId, json });
-  if (appended.inserted) return { inserted: true, updated: false, seq: appended.seq };
-  return { inserted: false, ...(await updateRow(executor, t, sessionId, message, json)) };
+  if (appended.result.inserted) return { result: { inserted: true, updated: false }, seq: appended.seq };
+  const updated = await updateRow(executor, t, sessionId, message, json);
+  return { result: { inserted: false, ...updated.result }, seq: updated.seq };
 }

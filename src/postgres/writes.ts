@@ -7,8 +7,8 @@ import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
-import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";
+import type { RowWritten } from "../store/written.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import type { Executor, Query } from "./connection/client.js";
@@ -61,7 +61,7 @@ export async function updateRow(
   sessionId: string,
   message: SessionMessage,
   json = serializeMessage(message),
-): Promise<RowWrite<{ updated: boolean }, string>> {
+): Promise<RowWritten<{ updated: boolean }, string>> {
   return executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
     const result = head ? await rewrite(query, t, head.num, sessionId, message, json) : undefined;
@@ -82,7 +82,7 @@ export async function rewrite(
   sessionId: string,
   message: SessionMessage,
   json: string,
-): Promise<RowWrite<{ updated: boolean }, string> | undefined> {
+): Promise<RowWritten<{ updated: boolean }, string> | undefined> {
   const bytes = utf8Length(json);
   const tokens = estimateMessageTokens([message]);
   const hash = contentHash(json);
@@ -96,10 +96,10 @@ export async function rewrite(
     [num, message.id, json, message.role, bytes, tokens, search, hash],
   );
   if (!old) return undefined;
-  if (old.same) return { updated: false };
+  if (old.same) return { result: { updated: false } };
   const byteDelta = bytes - Number(old.bytes);
   const tokenDelta = tokens - Number(old.tokens);
-  if (byteDelta === 0 && tokenDelta === 0) return { updated: true, seq: old.seq };
+  if (byteDelta === 0 && tokenDelta === 0) return { result: { updated: true }, seq: old.seq };
   // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
   await query(
     `WITH RECURSIVE sub(seq) AS (
@@ -114,7 +114,7 @@ export async function rewrite(
      WHERE num = $4`,
     [old.seq, byteDelta, tokenDelta, num, new Date().toISOString()],
   );
-  return { updated: true, seq: old.seq };
+  return { result: { updated: true }, seq: old.seq };
 }
 
 // Deletes the rows, re-attaches each surviving child to its nearest surviving ancestor (chains of deleted

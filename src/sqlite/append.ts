@@ -1,8 +1,8 @@
 import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { utf8Length } from "../runtime/bytes.js";
-import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";
+import type { RowWritten } from "../store/written.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { storedContent, writeChunks } from "./chunks.js";
@@ -134,7 +134,7 @@ export function appendRow(
   sessionId: string,
   message: SessionMessage,
   request: AppendRequest,
-): RowWrite<AppendResult> {
+): RowWritten<AppendResult> {
   const { parentId, expectedLeafId } = request;
   const json = request.json ?? serializeMessage(message);
   const bytes = utf8Length(json);
@@ -147,7 +147,7 @@ export function appendRow(
     if (expectedLeafId !== undefined) {
       const actual = ctx ? leafIdOf(driver, ctx, parentId) : null;
       if (actual !== expectedLeafId) {
-        if (isDuplicate(driver, num, message.id)) return { inserted: false };
+        if (isDuplicate(driver, num, message.id)) return { result: { inserted: false } };
         throw new SessionError(
           "CONFLICT",
           `The latest leaf of session "${sessionId}" is ${JSON.stringify(actual)}, expected ${JSON.stringify(expectedLeafId)}`,
@@ -156,7 +156,7 @@ export function appendRow(
     }
     const parent = ctx && parentId !== null ? parentOf(ctx) : undefined;
     if (typeof parentId === "string" && !parent) {
-      if (isDuplicate(driver, num, message.id)) return { inserted: false };
+      if (isDuplicate(driver, num, message.id)) return { result: { inserted: false } };
       throw new SessionError(
         "PARENT_NOT_FOUND",
         `Parent message "${parentId}" is not in session "${sessionId}"`,
@@ -181,13 +181,13 @@ export function appendRow(
       stored.chunks,
       hash,
     ]);
-    if (!row) return { inserted: false };
+    if (!row) return { result: { inserted: false } };
     writeChunks(driver, row.seq, stored);
     afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver));
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
       [row.seq, now, num],
     );
-    return { inserted: true, seq: row.seq };
+    return { result: { inserted: true }, seq: row.seq };
   });
 }

@@ -1,8 +1,8 @@
-import { markLogged } from "../store/feed/change-rows.js";
 import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
+import { loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
@@ -155,7 +155,7 @@ export class SqliteSessionRegistry extends StoreRegistry {
       const log = this.store?.changeLog;
       return {
         removed,
-        cleared: log ? markLogged({}, log.record({ sessionId: id, type: "clear", ids: [] })) : {},
+        cleared: loggedAt(log?.record({ sessionId: id, type: "clear", ids: [] })),
       };
     });
   }

@@ -1,13 +1,14 @@
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { toolNamesArg } from "../message/tool-parts.js";
-import { type Change, inserted, markLogged, replaced } from "../store/feed/change-rows.js";
+import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
 import { contentHashes } from "../store/media/offload.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
 import type { SessionBinding } from "../store/types.js";
-import { type PreparedWrite, withStored } from "../store/write-policy.js";
+import type { PreparedWrite } from "../store/write-policy.js";
+import type { Logged, Written } from "../store/written.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -203,7 +204,7 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
     write: PreparedWrite,
     parentId: string | null | undefined,
     options: AppendOptions | undefined,
-  ): Promise<AppendResult> {
+  ): Promise<Written<AppendResult>> {
     return this.writeNewRow("append", write, { parentId, expectedLeafId: options?.expectedLeafId });
   }
 
@@ -211,11 +212,11 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
     write: PreparedWrite,
     parentId: string | null | undefined,
     keep: KeepReserved,
-  ): Promise<UpsertResult> {
-    const upsert = (): UpsertResult => {
+  ): Promise<Written<UpsertResult>> {
+    const upsert = (): Written<UpsertResult> => {
       // A client's replacement keeps the stored reserved keys: read in this write's transaction.
       const { message, json } = keep ? keep(write, this.storedMessage(write.message.id)) : write;
-      const result = writeMessageRow(
+      const written = writeMessageRow(
         this.driver,
         this.store.changeLog,
         this.sessionId,
@@ -223,7 +224,7 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
         replaced(message.id, parentId),
         (content) => upsertRow(this.driver, this.sessionId, message, parentId, content),
       );
-      return withStored(result, json);
+      return { ...written, json };
     };
     return keep ? this.driver.transaction(upsert) : upsert();
   }
@@ -232,7 +233,7 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
     write: PreparedWrite,
     parentId: string | null | undefined,
     createdAt: string,
-  ): Promise<AppendResult> {
+  ): Promise<Written<AppendResult>> {
     return this.writeNewRow("import", write, { parentId, createdAt });
   }
 
@@ -241,8 +242,8 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
     kind: "append" | "import",
     { message, json }: PreparedWrite,
     request: Omit<AppendRequest, "json">,
-  ): AppendResult {
-    const result = writeMessageRow(
+  ): Written<AppendResult> {
+    const written = writeMessageRow(
       this.driver,
       this.store.changeLog,
       this.sessionId,
@@ -250,11 +251,12 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
       inserted(kind, message.id, request.parentId),
       (content) => appendRow(this.driver, this.sessionId, message, { ...request, json: content }),
     );
-    return withStored(result, result.inserted ? json : (this.storedJson(message.id) ?? json));
+    const stored = written.result.inserted ? json : (this.storedJson(message.id) ?? json);
+    return { ...written, json: stored };
   }
 
-  protected async writeUpdate({ message, json }: PreparedWrite): Promise<UpdateResult> {
-    const result = writeMessageRow(
+  protected async writeUpdate({ message, json }: PreparedWrite): Promise<Written<UpdateResult>> {
+    const written = writeMessageRow(
       this.driver,
       this.store.changeLog,
       this.sessionId,
@@ -262,37 +264,37 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
       replaced(message.id),
       (content) => updateRow(this.driver, this.sessionId, message, content),
     );
-    return withStored(result, json);
+    return { ...written, json };
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<object> {
+  protected async writeDelete(messageIds: string[]): Promise<Logged> {
     return this.driver.transaction(() => {
       const head = this.head();
       if (head) releaseMessages(this.driver, head.num, messageIds);
       deleteRows(this.driver, this.sessionId, messageIds);
-      return this.logged({ type: "delete", ids: messageIds }, {});
+      return this.logged({ type: "delete", ids: messageIds });
     });
   }
 
-  protected async writeClear(): Promise<object> {
+  protected async writeClear(): Promise<Logged> {
     return this.driver.transaction(() => {
       const head = this.head();
       if (head) clearRows(this.driver, head.num);
-      return this.logged({ type: "clear", ids: [] }, {});
+      return this.logged({ type: "clear", ids: [] });
     });
   }
 
-  protected async writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction> {
+  protected async writeCompaction(compaction: StoredCompaction): Promise<Written<StoredCompaction>> {
     return this.driver.transaction(() => {
       insertCompaction(this.driver, this.store.sessionNum(this.sessionId, true)!, compaction);
-      return this.logged({ type: "compaction", ids: [], compaction }, compaction);
+      return { result: compaction, ...this.logged({ type: "compaction", ids: [], compaction }) };
     });
   }
 
   /** Records `change` in the caller's transaction, so the write and its log row commit together (see FEED.md). */
-  private logged<T extends object>(change: Change, result: T): T {
+  private logged(change: Change): Logged {
     const log = this.store.changeLog;
-    return log ? markLogged(result, log.record({ ...change, sessionId: this.sessionId })) : result;
+    return log ? { logged: log.record({ ...change, sessionId: this.sessionId }) } : {};
   }
 
   async getCompactions(): Promise<StoredCompaction[]> {

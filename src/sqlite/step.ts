@@ -9,7 +9,7 @@ import { parseMessage } from "../message/json.js";
 import { inserted } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
-import { withStored } from "../store/write-policy.js";
+import type { Written } from "../store/written.js";
 import type { AppendResult } from "../types.js";
 import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
@@ -37,7 +37,7 @@ function storedJson(driver: SqlDriver, sessionId: string, id: string): string | 
 /** Writes a prepared step in one transaction (see the module comment). */
 export async function writeSqliteStep(
   store: SqliteBackend,
-  { step, writes, usage }: PreparedStep,
+  { step, writes, usage, check }: PreparedStep,
 ): Promise<void> {
   const { driver } = store;
   const { sessionId } = step;
@@ -45,8 +45,8 @@ export async function writeSqliteStep(
     let at: string | null | undefined = step.parentId;
     writes.forEach((write, i) => {
       const message = step.messages[i]!;
-      let result: AppendResult;
-      if (!write) result = { inserted: false, message };
+      let written: Written<AppendResult>;
+      if (!write) written = { result: { inserted: false, message } };
       else {
         const { message: stored, json } = write;
         const appended = writeMessageRow(
@@ -62,12 +62,10 @@ export async function writeSqliteStep(
               json: content,
             }),
         );
-        result = withStored(
-          appended,
-          appended.inserted ? json : (storedJson(driver, sessionId, stored.id) ?? json),
-        );
+        const answer = appended.result.inserted ? json : (storedJson(driver, sessionId, stored.id) ?? json);
+        written = { ...appended, json: answer };
       }
-      step.check?.(i, result);
+      check(i, written);
       at = message.id;
     });
     const now = new Date().toISOString();

@@ -1,6 +1,6 @@
-import { type Change, markLogged } from "../store/feed/change-rows.js";
+import type { Change } from "../store/feed/change-rows.js";
 import { offloadMessage } from "../store/media/offload.js";
-import { type RowWrite, withoutSeq } from "../store/row-write.js";
+import type { RowWritten, Written } from "../store/written.js";
 import type { SessionMessage } from "../types.js";
 import type { SqlDriver } from "./connection/driver.js";
 import type { SqliteChangeLog } from "./feed/change-log.js";
@@ -14,10 +14,10 @@ import { collect, linkAttachments, unlinkRows } from "./media/tables.js";
  * - the links of the message's payloads to that `seq` (`replaces`: an update, whose old links are released after
  *   the new ones are made, so a payload it keeps is never deleted in between);
  * - with a change log, the row `change` makes of the result: a process killed between them keeps both or neither,
- *   and a log row that cannot be written rolls the write back. The result carries the row's cursor
- *   (`markLogged`: the feed then publishes without recording again).
+ *   and a log row that cannot be written rolls the write back. The record carries the row's cursor (`logged`:
+ *   the feed then publishes without recording again).
  *
- * An append without payloads or log is the row writer alone. Answers the write's result without its `seq`.
+ * An append without payloads or log is the row writer alone. Answers the write's result and logged cursor.
  */
 export function writeMessageRow<T extends object>(
   driver: SqlDriver,
@@ -25,13 +25,13 @@ export function writeMessageRow<T extends object>(
   sessionId: string,
   write: { message: SessionMessage; json: string; replaces: boolean },
   change: (result: T) => Change | null,
-  row: (content: string) => RowWrite<T>,
-): T {
+  row: (content: string) => RowWritten<T>,
+): Written<T> {
   const stored = offloadMessage(write.message, write.json);
   const { attachments } = stored;
-  if (!log && attachments.length === 0 && !write.replaces) return withoutSeq(row(stored.content)).result;
+  if (!log && attachments.length === 0 && !write.replaces) return row(stored.content);
   return driver.transaction(() => {
-    const { seq, result } = withoutSeq(row(stored.content));
+    const { seq, result } = row(stored.content);
     // Nothing written (an id already stored, identical content): the stored row keeps the links it has.
     if (seq !== undefined && (write.replaces || attachments.length > 0)) {
       const old = write.replaces ? unlinkRows(driver, "?", [seq]) : [];
@@ -39,6 +39,6 @@ export function writeMessageRow<T extends object>(
       collect(driver, old);
     }
     const logged = log ? change(result) : null;
-    return logged && log ? markLogged(result, log.record({ ...logged, sessionId })) : result;
+    return logged && log ? { result, logged: log.record({ ...logged, sessionId }) } : { result };
   });
 }

@@ -1,8 +1,8 @@
 import { SessionError } from "../errors.js";
 import { messageText } from "../message/text.js";
 import { utf8Length } from "../runtime/bytes.js";
-import type { RowWrite } from "../store/row-write.js";
 import { contentHash } from "../store/write-policy.js";
+import type { RowWritten } from "../store/written.js";
 import type { SessionMessage, StoredCompaction } from "../types.js";
 import { estimateMessageTokens } from "../utils/tokens.js";
 import { appendRow } from "./append.js";
@@ -33,7 +33,7 @@ export function updateRow(
   sessionId: string,
   message: SessionMessage,
   json: string,
-): RowWrite<{ updated: boolean }> {
+): RowWritten<{ updated: boolean }> {
   const hash = contentHash(json);
   return driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
@@ -43,9 +43,9 @@ export function updateRow(
     if (!head || !node) {
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
     }
-    if (node.content_hash === hash) return { updated: false };
+    if (node.content_hash === hash) return { result: { updated: false } };
     rewrite(driver, head.num, node, message, json, hash);
-    return { updated: true, seq: node.seq };
+    return { result: { updated: true }, seq: node.seq };
   });
 }
 
@@ -58,18 +58,20 @@ export function upsertRow(
   message: SessionMessage,
   parentId: string | null | undefined,
   json: string,
-): RowWrite<{ inserted: boolean; updated: boolean }> {
+): RowWritten<{ inserted: boolean; updated: boolean }> {
   return driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
       sessionId,
     ]);
     const node = head ? driver.get<StoredNode>(STORED_NODE, [head.num, message.id]) : undefined;
-    if (!head || !node)
-      return { ...appendRow(driver, sessionId, message, { parentId, json }), updated: false };
+    if (!head || !node) {
+      const { result, seq } = appendRow(driver, sessionId, message, { parentId, json });
+      return { result: { inserted: result.inserted, updated: false }, seq };
+    }
     const hash = contentHash(json);
-    if (node.content_hash === hash) return { inserted: false, updated: false };
+    if (node.content_hash === hash) return { result: { inserted: false, updated: false } };
     rewrite(driver, head.num, node, message, json, hash);
-    return { inserted: false, updated: true, seq: node.seq };
+    return { result: { inserted: false, updated: true }, seq: node.seq };
   });
 }
 

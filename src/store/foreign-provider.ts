@@ -20,16 +20,22 @@ import type {
 import { ChangeFeed } from "./feed/feed.js";
 import { StoreProvider } from "./provider.js";
 import type { SessionBinding } from "./types.js";
-import { type PreparedWrite, prepareServerWrite, type WritePolicy, withStored } from "./write-policy.js";
+import { type PreparedWrite, prepareServerWrite, type WritePolicy } from "./write-policy.js";
+import { answer, type Logged, type Written } from "./written.js";
 
 // Nobody can subscribe to it: a foreign provider's writes are the user's to publish.
 const UNHEARD = new ChangeFeed();
 
-/** The result a foreign provider reported, with the stored form (parsed from `json` on first access when it left it out). */
-function stored<T extends object>(result: T & { message?: SessionMessage | undefined }, json: string) {
-  // `in`, not a read: the stored form is parsed lazily, only when the caller looks at it.
-  if ("message" in result) return result as T & { message: SessionMessage };
-  return withStored({ ...result }, json);
+/**
+ * The one place a foreign provider's plain result becomes a write's record: its stored form is the JSON just
+ * prepared when the provider left `message` out (nothing is logged: the user's provider has no change log).
+ */
+function written<T extends object>(
+  result: T & { message?: SessionMessage | undefined },
+  json: string,
+): Written<T> {
+  // `in`, not a read: the user's result may hold its stored form behind a getter of its own.
+  return "message" in result ? { result } : { result, json };
 }
 
 /** The provider a Session writes through: `provider` itself when it was made for `binding`, else `provider` adapted. */
@@ -60,14 +66,14 @@ export class ForeignProvider extends StoreProvider {
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
     options: AppendOptions | undefined,
-  ): Promise<AppendResult> {
+  ): Promise<Written<AppendResult>> {
     const result: AppendResult = (await this.inner.appendMessage(message, parentId, options)) ?? {
       inserted: true,
     };
-    if ("message" in result || result.inserted) return stored(result, json);
+    if ("message" in result || result.inserted) return written(result, json);
     // A provider that does not report the stored form: the first content is what a read returns.
     const existing = await this.inner.getMessage(message.id);
-    return { inserted: false, message: existing ?? parseMessage(json) ?? message };
+    return { result: { inserted: false, message: existing ?? parseMessage(json) ?? message } };
   }
 
   /** Without `upsertMessage` on the user's provider: reads, then updates or appends (the one upsert fallback). */
@@ -76,17 +82,17 @@ export class ForeignProvider extends StoreProvider {
     parentId: string | null | undefined,
     _keep: unknown,
     options: UpsertOptions | undefined,
-  ): Promise<UpsertResult> {
+  ): Promise<Written<UpsertResult>> {
     const { inner } = this;
-    if (inner.upsertMessage) return stored(await inner.upsertMessage(message, parentId, options), json);
+    if (inner.upsertMessage) return written(await inner.upsertMessage(message, parentId, options), json);
     if ((await inner.getMessage(message.id)) !== null) {
-      return withStored({ inserted: false, updated: await this.replace(message) }, json);
+      return { result: { inserted: false, updated: await this.replace(message) }, json };
     }
     const source = options?.source ? { source: options.source } : undefined;
     const appended = await inner.appendMessage(message, parentId, source);
-    if (appended?.inserted !== false) return withStored({ inserted: true, updated: false }, json);
+    if (appended?.inserted !== false) return { result: { inserted: true, updated: false }, json };
     // Inserted by another writer between the read and the append: replace it, as an upsert promises.
-    return withStored({ inserted: false, updated: await this.replace(message) }, json);
+    return { result: { inserted: false, updated: await this.replace(message) }, json };
   }
 
   // The fallback's replacement, prepared as any update is.
@@ -104,16 +110,16 @@ export class ForeignProvider extends StoreProvider {
     options?: ImportMessageOptions,
   ): Promise<AppendResult> {
     const { json } = prepareServerWrite(message, this.policy());
-    return stored(await this.importer()(message, options), json);
+    return answer(written(await this.importer()(message, options), json));
   }
 
   protected async writeImport(
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
     createdAt: string,
-  ): Promise<AppendResult> {
+  ): Promise<Written<AppendResult>> {
     const parent = parentId === undefined ? {} : { parentId };
-    return stored(await this.importer()(message, { ...parent, createdAt }), json);
+    return written(await this.importer()(message, { ...parent, createdAt }), json);
   }
 
   private importer(): NonNullable<SessionProvider["importMessage"]> {
@@ -127,19 +133,21 @@ export class ForeignProvider extends StoreProvider {
     return inner.importMessage.bind(inner);
   }
 
-  protected async writeUpdate({ message, json }: PreparedWrite): Promise<UpdateResult> {
-    return stored((await this.inner.updateMessage(message)) ?? { updated: true }, json);
+  protected async writeUpdate({ message, json }: PreparedWrite): Promise<Written<UpdateResult>> {
+    return written((await this.inner.updateMessage(message)) ?? { updated: true }, json);
   }
 
-  protected async writeDelete(ids: string[]): Promise<undefined> {
+  protected async writeDelete(ids: string[]): Promise<Logged> {
     await this.inner.deleteMessages(ids);
+    return {};
   }
 
-  protected async writeClear(): Promise<undefined> {
+  protected async writeClear(): Promise<Logged> {
     await this.inner.clearMessages();
+    return {};
   }
 
-  protected writeCompaction(c: StoredCompaction): Promise<StoredCompaction> {
-    return this.inner.addCompaction(c.summary, c.fromMessageId, c.toMessageId, c.details);
+  protected async writeCompaction(c: StoredCompaction): Promise<Written<StoredCompaction>> {
+    return { result: await this.inner.addCompaction(c.summary, c.fromMessageId, c.toMessageId, c.details) };
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The write pipeline every provider of this package runs: prepare once (shape, parent, the write policy, size,
- * offload check) → the backend writes the row(s) and answers with the stored form → the change is published to
- * the store's feed. A backend implements only the `write*` methods; the public write methods below are the ones
+ * offload check) → the backend writes the row(s) and answers with a record (store/written.ts: the result, the
+ * stored JSON, the logged cursor) → the change is published to the store's feed, and the caller gets the result. A backend implements only the `write*` methods; the public write methods below are the ones
  * that run (nothing is patched in), and they are the only place this package prepares and publishes a message
  * write of a provider.
  */
@@ -38,6 +38,7 @@ import {
   prepareServerWrite,
   type WritePolicy,
 } from "./write-policy.js";
+import { answer, type Logged, type Written } from "./written.js";
 
 /** What a provider needs of its store to run the pipeline: the store's policy and its feed. */
 export interface ProviderContext {
@@ -65,36 +66,36 @@ export abstract class StoreProvider {
     readonly binding?: SessionBinding,
   ) {}
 
-  /** Inserts a new row for the message (`inserted: false` with the stored form when the id is taken). */
+  /** Inserts a new row for the message (`inserted: false` with the stored JSON when the id is taken). */
   protected abstract writeAppend(
     write: PreparedWrite,
     parentId: string | null | undefined,
     options: AppendOptions | undefined,
-  ): Promise<AppendResult>;
+  ): Promise<Written<AppendResult>>;
   /** Inserts or replaces the row; `keep` merges the stored reserved keys into a replacement (see KeepReserved). */
   protected abstract writeUpsert(
     write: PreparedWrite,
     parentId: string | null | undefined,
     keep: KeepReserved,
     options: UpsertOptions | undefined,
-  ): Promise<UpsertResult>;
+  ): Promise<Written<UpsertResult>>;
   /** Inserts a historical row with its original time. */
   protected abstract writeImport(
     write: PreparedWrite,
     parentId: string | null | undefined,
     createdAt: string,
-  ): Promise<AppendResult>;
+  ): Promise<Written<AppendResult>>;
   /** Replaces the stored row (`NOT_FOUND` when there is none). */
-  protected abstract writeUpdate(write: PreparedWrite): Promise<UpdateResult>;
+  protected abstract writeUpdate(write: PreparedWrite): Promise<Written<UpdateResult>>;
   /**
-   * Deletes rows (validated, non-empty ids) and splices their children onto their parents; answers what the feed
-   * reads the logged cursor from (`markLogged`) when the backend logged the delete in its transaction.
+   * Deletes rows (validated, non-empty ids) and splices their children onto their parents; answers the cursor
+   * of the change-log row when the backend logged the delete in its transaction.
    */
-  protected abstract writeDelete(ids: string[]): Promise<object | undefined>;
+  protected abstract writeDelete(ids: string[]): Promise<Logged>;
   /** Deletes every message and overlay of the session; answers as writeDelete does. */
-  protected abstract writeClear(): Promise<object | undefined>;
-  /** Stores a validated overlay; answers it as a read returns it (marked with its logged cursor, if any). */
-  protected abstract writeCompaction(compaction: StoredCompaction): Promise<StoredCompaction>;
+  protected abstract writeClear(): Promise<Logged>;
+  /** Stores a validated overlay; answers it as a read returns it, with its logged cursor, if any. */
+  protected abstract writeCompaction(compaction: StoredCompaction): Promise<Written<StoredCompaction>>;
 
   // The bound Session's policy, applied before the store's.
   private get first(): WritePolicy | undefined {
@@ -109,8 +110,16 @@ export abstract class StoreProvider {
     const write = prepareAppend(message, parentId, this.context.policy, options?.source, this.first);
     // An echoed overlay is ignored: nothing is written, nothing published.
     if (!write) return { inserted: false, message };
-    const result = await this.writeAppend(write, parentId, options);
-    await publishAppend(this.context.feed, this.sessionId, write.message.id, parentId, result);
+    const written = await this.writeAppend(write, parentId, options);
+    const result = answer(written);
+    await publishAppend(
+      this.context.feed,
+      this.sessionId,
+      write.message.id,
+      parentId,
+      result,
+      written.logged,
+    );
     return result;
   }
 
@@ -123,8 +132,16 @@ export abstract class StoreProvider {
     const write = prepareAppend(message, parentId, this.context.policy, options?.source, first);
     if (!write) return { inserted: false, updated: false, message };
     const keep = options?.source === "client" ? this.keeper(first) : undefined;
-    const result = await this.writeUpsert(write, parentId, keep, options);
-    await publishUpsert(this.context.feed, this.sessionId, write.message.id, parentId, result);
+    const written = await this.writeUpsert(write, parentId, keep, options);
+    const result = answer(written);
+    await publishUpsert(
+      this.context.feed,
+      this.sessionId,
+      write.message.id,
+      parentId,
+      result,
+      written.logged,
+    );
     return result;
   }
 
@@ -132,17 +149,22 @@ export abstract class StoreProvider {
     const write = prepareServerWrite(message, this.context.policy, this.first);
     assertParentId(options.parentId);
     const createdAt = importTime(options.createdAt);
-    const result = await this.writeImport(write, options.parentId, createdAt);
+    const written = await this.writeImport(write, options.parentId, createdAt);
+    const result = answer(written);
     if (result.inserted) {
-      await publishImport(this.context.feed, this.sessionId, message.id, options.parentId, result);
+      const { feed } = this.context;
+      await publishImport(feed, this.sessionId, message.id, options.parentId, result, written.logged);
     }
     return result;
   }
 
   async updateMessage(message: SessionMessage): Promise<UpdateResult> {
     const write = prepareServerWrite(message, this.context.policy, this.first);
-    const result = await this.writeUpdate(write);
-    if (result.updated) await publishUpdate(this.context.feed, this.sessionId, message.id, result);
+    const written = await this.writeUpdate(write);
+    const result = answer(written);
+    if (result.updated) {
+      await publishUpdate(this.context.feed, this.sessionId, message.id, result, written.logged);
+    }
     return result;
   }
 
@@ -151,12 +173,13 @@ export abstract class StoreProvider {
       throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
     }
     for (const id of messageIds) assertId(id, "A message id");
-    const result = messageIds.length > 0 ? await this.writeDelete(messageIds) : undefined;
-    await publishDelete(this.context.feed, this.sessionId, messageIds, result);
+    const logged = messageIds.length > 0 ? (await this.writeDelete(messageIds)).logged : undefined;
+    await publishDelete(this.context.feed, this.sessionId, messageIds, logged);
   }
 
   async clearMessages(): Promise<void> {
-    await publishClear(this.context.feed, this.sessionId, await this.writeClear());
+    const { logged } = await this.writeClear();
+    await publishClear(this.context.feed, this.sessionId, logged);
   }
 
   async addCompaction(
@@ -165,10 +188,10 @@ export abstract class StoreProvider {
     toMessageId: string,
     details?: CompactionDetails,
   ): Promise<StoredCompaction> {
-    const compaction = await this.writeCompaction(
+    const { result: compaction, logged } = await this.writeCompaction(
       newCompaction(summary, fromMessageId, toMessageId, details),
     );
-    await publishCompaction(this.context.feed, this.sessionId, compaction);
+    await publishCompaction(this.context.feed, this.sessionId, compaction, logged);
     return compaction;
   }
 

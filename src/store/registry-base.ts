@@ -23,6 +23,7 @@ import type {
   SessionScanOptions,
   SessionUsage,
 } from "./types.js";
+import type { Logged } from "./written.js";
 
 /** The one text field a registry update sets (a rename, an end reason), or none: a touch. */
 export type RegistryChange = { field: "name" | "end_reason"; value: string } | undefined;
@@ -30,8 +31,8 @@ export type RegistryChange = { field: "name" | "end_reason"; value: string } | u
 /** What a backend's delete did: whether a row was registered, and the `clear` to publish (undefined: none). */
 export interface RegistryDeletion {
   removed: boolean;
-  /** Undefined when nothing was stored under the id; else what the feed reads the logged cursor from. */
-  cleared: object | undefined;
+  /** Undefined when nothing was stored under the id; else the cursor of the `clear` the delete logged, if any. */
+  cleared: Logged | undefined;
 }
 
 /** The base of this package's session registries (see the module comment). */
@@ -122,7 +123,7 @@ export abstract class StoreRegistry implements SessionRegistry {
     if (!isLookupKey(id)) return false;
     this.assertOpen();
     const { removed, cleared } = await this.writeDelete(id, lookupKeys(options.blockKeys ?? []));
-    if (cleared && this.publisher) await publishClear(this.publisher.feed, id, cleared);
+    if (cleared && this.publisher) await publishClear(this.publisher.feed, id, cleared.logged);
     return removed;
   }
 

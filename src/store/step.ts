@@ -5,6 +5,7 @@ import { assertBlockKey, assertContent } from "./keys.js";
 import type { ProviderContext } from "./provider.js";
 import type { SessionUsage } from "./types.js";
 import { type PreparedWrite, prepareAppend } from "./write-policy.js";
+import { answer, type Written } from "./written.js";
 
 /**
  * One step of a writer that keeps a header block and registry counters beside its messages (the agent storages):
@@ -42,9 +43,14 @@ export interface StepCapableStore {
 
 /** A step prepared once: each message's write (null: an echoed overlay, stored as nothing) and its usage, checked. */
 export interface PreparedStep {
-  step: StepWrite;
+  step: Omit<StepWrite, "check">;
   writes: readonly (PreparedWrite | null)[];
   usage: SessionUsage | undefined;
+  /**
+   * Takes each append's record, in order, as it is written: runs the step's `check` on its result (a throw rolls
+   * the step back) and keeps it to publish once the step committed.
+   */
+  check: (index: number, written: Written<AppendResult>) => void;
 }
 
 /**
@@ -65,17 +71,18 @@ export async function runStep(
     assertContent(step.block.content);
   }
   const usage = step.usage === undefined ? undefined : checkUsage(step.usage);
-  const results: AppendResult[] = [];
-  const check = (index: number, result: AppendResult) => {
+  const results: { result: AppendResult; logged: number | undefined }[] = [];
+  const check = (index: number, written: Written<AppendResult>) => {
+    const result = answer(written);
     step.check?.(index, result);
-    results[index] = result;
+    results[index] = { result, logged: written.logged };
   };
-  await write({ step: { ...step, check }, writes, usage });
-  for (const [index, result] of results.entries()) {
+  await write({ step, writes, usage, check });
+  for (const [index, { result, logged }] of results.entries()) {
     const message = step.messages[index];
     if (!message || !writes[index]) continue;
     const parentId = index === 0 ? step.parentId : step.messages[index - 1]?.id;
-    await publishAppend(context.feed, step.sessionId, message.id, parentId, result);
+    await publishAppend(context.feed, step.sessionId, message.id, parentId, result, logged);
   }
 }
 

@@ -2,7 +2,7 @@ import { SessionError } from "../errors.js";
 import { isValidCreatedAt } from "../message/created-at.js";
 import { describe } from "../message/describe.js";
 import { assertParentId } from "../message/ids.js";
-import { parseMessage, serializeMessage } from "../message/json.js";
+import { serializeMessage } from "../message/json.js";
 import { isEchoedOverlay } from "../message/overlay.js";
 import { assertMessageShape, assertValidMessage } from "../message/validate.js";
 import { sha256Base64url, utf8Length } from "../runtime/bytes.js";
@@ -148,22 +148,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** SHA-256 of a message's stored JSON: equal hashes mean an update would write the same content. */
 export function contentHash(json: string): string {
   return sha256Base64url(json);
-}
-
-/**
- * Adds `message` — the stored form, parsed from `json` on first access — to a write result, so a caller that
- * never looks at it pays nothing for it (a 50 MB message is not parsed again).
- */
-export function withStored<T extends object>(result: T, json: string): T & { message: SessionMessage } {
-  let parsed: SessionMessage | undefined;
-  return Object.defineProperty(result, "message", {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      parsed ??= parseMessage(json) ?? undefined;
-      return parsed;
-    },
-  }) as T & { message: SessionMessage };
 }
 
 /** The ISO-8601 time of an imported message (`INVALID_ARGUMENT` unless a valid Date or date string); now when omitted. */

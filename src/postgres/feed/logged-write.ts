@@ -1,4 +1,5 @@
-import { type Change, markLogged } from "../../store/feed/change-rows.js";
+import type { Change } from "../../store/feed/change-rows.js";
+import type { Written } from "../../store/written.js";
 import type { AppendRequest } from "../append.js";
 import type { Executor } from "../connection/client.js";
 import type { PostgresChangeLog } from "./change-log.js";
@@ -15,17 +16,17 @@ export async function appendLog(
 }
 
 /**
- * Records the change `change` makes of a replacing write's result inside that write's transaction (`executor` is
- * joined to it): the write and its row commit together. The result carries the row's cursor (`markLogged`).
+ * Records the change `change` makes of a write's result inside that write's transaction (`executor` is joined to
+ * it): the write and its row commit together. Answers the write's record with the row's cursor (`logged`).
  */
-export async function logInTransaction<T extends object>(
+export async function logInTransaction<T, W extends Written<T>>(
   log: PostgresChangeLog | undefined,
   executor: Executor,
   sessionId: string,
   change: (result: T) => Change | null,
-  result: T,
-): Promise<T> {
-  const logged = log ? change(result) : null;
-  if (!log || !logged) return result;
-  return markLogged(result, await log.recordIn(executor.query, { ...logged, sessionId }));
+  written: W,
+): Promise<W> {
+  const logged = log ? change(written.result) : null;
+  if (!log || !logged) return written;
+  return { ...written, logged: await log.recordIn(executor.query, { ...logged, sessionId }) };
 }

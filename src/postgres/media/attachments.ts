@@ -1,7 +1,7 @@
 import { type Attachment, hydrateAsync, offloadMessage } from "../../store/media/offload.js";
-import { type RowWrite, withoutSeq } from "../../store/row-write.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { AttachmentStats, AttachmentStore } from "../../store/types.js";
+import type { RowWritten, Written } from "../../store/written.js";
 import type { SessionMessage } from "../../types.js";
 import type { Executor, Query } from "../connection/client.js";
 import { statement, type Tables } from "../schema.js";
@@ -84,8 +84,7 @@ async function collect(query: Query, t: Tables, hashes: readonly string[]): Prom
  * answers with the `seq` of the row it wrote) and links its payloads to that row in the same transaction, after
  * the write (which holds the session's head lock by then). `replaces` is true for an update: the links to
  * payloads the new content no longer points at are released after the new ones are made, so a payload the update
- * keeps is never deleted. An append without payloads skips all of it (one statement). Answers the write's result
- * without its `seq`.
+ * keeps is never deleted. An append without payloads skips all of it (one statement). Answers the write's record.
  */
 export async function writeWithAttachments<T extends object>(
   executor: Executor,
@@ -94,20 +93,19 @@ export async function writeWithAttachments<T extends object>(
   message: SessionMessage,
   json: string,
   replaces: boolean,
-  write: (content: string, executor: Executor) => Promise<RowWrite<T, string>>,
-): Promise<T> {
+  write: (content: string, executor: Executor) => Promise<RowWritten<T, string>>,
+): Promise<Written<T>> {
   const stored = offloadMessage(message, json);
-  if (stored.attachments.length === 0 && !replaces) {
-    return withoutSeq(await write(stored.content, executor)).result;
-  }
+  if (stored.attachments.length === 0 && !replaces) return write(stored.content, executor);
   return executor.transaction(async (query) => {
     // Locked first so the write's statements see a fresh snapshot (a concurrent append of the same id is then a
     // duplicate, not a unique violation that would abort this transaction). A session that does not exist yet
     // has no row to lock: its creator's links are why the links below are fixed after the write, not before.
     await query(headLockSql(t), [sessionId]);
-    const { seq, result } = withoutSeq(await write(stored.content, joined(executor, query)));
+    const written = await write(stored.content, joined(executor, query));
+    const { seq } = written;
     // Nothing written (an id already stored, identical content): the stored row keeps the links it has.
-    if (seq === undefined) return result;
+    if (seq === undefined) return written;
     const hashes = stored.attachments.map((a) => a.hash);
     const released = replaces ? await query<{ hash: string }>(unlinkOthersSql(t), [seq, hashes]) : [];
     if (hashes.length > 0) await link(query, t, seq, stored.attachments, hashes);
@@ -116,7 +114,7 @@ export async function writeWithAttachments<T extends object>(
       t,
       released.map((r) => r.hash),
     );
-    return result;
+    return written;
   });
 }
 

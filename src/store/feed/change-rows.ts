@@ -115,24 +115,6 @@ export function prunedPastCursor(oldest: number | null | undefined, after: numbe
   };
 }
 
-// The cursor of the change-log row a write committed together with itself (in its statement or transaction), kept
-// on the write's result object so the feed publishes it without recording the change a second time.
-const LOGGED = Symbol("agent-session.loggedCursor");
-
-/** Marks `result` as logged at `cursor` by its own write (see {@link loggedCursor}); returns it. */
-export function markLogged<T extends object>(result: T, cursor: number | null | undefined): T {
-  if (typeof cursor === "number")
-    Object.defineProperty(result, LOGGED, { value: cursor, configurable: true });
-  return result;
-}
-
-/** The cursor a write's result says its own transaction logged, or undefined when the feed must record it. */
-export function loggedCursor(result: unknown): number | undefined {
-  if (typeof result !== "object" || result === null) return undefined;
-  const cursor = (result as { [LOGGED]?: unknown })[LOGGED];
-  return typeof cursor === "number" ? cursor : undefined;
-}
-
 /** What a write logs about itself (its session is the provider's). */
 export type Change = Omit<LoggedChange, "sessionId">;
 

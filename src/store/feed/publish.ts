@@ -1,8 +1,8 @@
 /**
  * What a committed write tells the change feed: one function per kind of write, called by the write pipeline
  * (store/provider.ts, store/step.ts) and by a registry delete or transfer import after the backend's write
- * returned. A write whose result carries a logged cursor (`markLogged`: SQLite and Postgres commit every write's
- * log row with the write itself) is not recorded again.
+ * returned. A write that logged its change itself (`logged`, from the write's record: SQLite and Postgres commit
+ * every write's log row with the write itself) is not recorded again.
  */
 
 import type {
@@ -13,7 +13,6 @@ import type {
   UpsertResult,
 } from "../../types.js";
 import type { SessionImportResult } from "../types.js";
-import { loggedCursor } from "./change-rows.js";
 import type { ChangeEvent, ChangeFeed } from "./feed.js";
 
 const LOCAL = { origin: "local" as const };
@@ -33,13 +32,14 @@ export function publishAppend(
   id: string,
   parentId: string | null | undefined,
   result: AppendResult,
+  logged: number | undefined,
 ): Promise<void> {
   const { inserted } = result;
   const parent = parentId === undefined ? {} : { parentId };
   return feed.publish(
     { sessionId, type: "append", ids: [id], parentId, inserted },
     (cursor) => withMessage({ type: "append", sessionId, cursor, inserted, ...parent, ...LOCAL }, result),
-    loggedCursor(result),
+    logged,
   );
 }
 
@@ -50,9 +50,10 @@ export async function publishUpsert(
   id: string,
   parentId: string | null | undefined,
   result: UpsertResult,
+  logged: number | undefined,
 ): Promise<void> {
-  if (result.inserted) return publishAppend(feed, sessionId, id, parentId, result);
-  if (result.updated) return publishUpdate(feed, sessionId, id, result);
+  if (result.inserted) return publishAppend(feed, sessionId, id, parentId, result, logged);
+  if (result.updated) return publishUpdate(feed, sessionId, id, result, logged);
 }
 
 /** An update that changed the stored content. */
@@ -61,11 +62,12 @@ export function publishUpdate(
   sessionId: string,
   id: string,
   result: UpdateResult | UpsertResult,
+  logged: number | undefined,
 ): Promise<void> {
   return feed.publish(
     { sessionId, type: "update", ids: [id] },
     (cursor) => withMessage({ type: "update", sessionId, cursor, ...LOCAL }, result),
-    loggedCursor(result),
+    logged,
   );
 }
 
@@ -76,48 +78,50 @@ export function publishImport(
   id: string,
   parentId: string | null | undefined,
   result: AppendResult,
+  logged: number | undefined,
 ): Promise<void> {
   return feed.publish(
     { sessionId, type: "import", ids: [id], parentId },
     (cursor) => withMessage({ type: "import", sessionId, cursor, inserted: true, ...LOCAL }, result),
-    loggedCursor(result),
+    logged,
   );
 }
 
-/** A delete (`ids` as requested); `result` is what the backend's write answered (its logged cursor, if any). */
+/** A delete (`ids` as requested), with the cursor the delete logged itself, if any. */
 export function publishDelete(
   feed: ChangeFeed,
   sessionId: string,
   ids: readonly string[],
-  result?: unknown,
+  logged: number | undefined,
 ): Promise<void> {
   const copy = [...ids];
   return feed.publish(
     { sessionId, type: "delete", ids: copy },
     (cursor) => ({ type: "delete", sessionId, cursor, ids: copy, ...LOCAL }),
-    loggedCursor(result),
+    logged,
   );
 }
 
 /** A clear of the session (also a registry delete that removed something). */
-export function publishClear(feed: ChangeFeed, sessionId: string, result?: unknown): Promise<void> {
+export function publishClear(feed: ChangeFeed, sessionId: string, logged: number | undefined): Promise<void> {
   return feed.publish(
     { sessionId, type: "clear", ids: [] },
     (cursor) => ({ type: "clear", sessionId, cursor, ...LOCAL }),
-    loggedCursor(result),
+    logged,
   );
 }
 
-/** A stored overlay (as the backend answered it, with its logged cursor, if any). */
+/** A stored overlay (as the backend answered it), with the cursor its write logged, if any. */
 export function publishCompaction(
   feed: ChangeFeed,
   sessionId: string,
   compaction: StoredCompaction,
+  logged: number | undefined,
 ): Promise<void> {
   return feed.publish(
     { sessionId, type: "compaction", ids: [], compaction },
     (cursor) => ({ type: "compaction", sessionId, cursor, compaction, ...LOCAL }),
-    loggedCursor(compaction),
+    logged,
   );
 }
 
@@ -130,13 +134,17 @@ export function importChanged(result: Pick<SessionImportResult, "messages" | "co
  * A whole-session transfer import that inserted something: one `reset` of the session (a bulk write: consumers
  * re-read it rather than receive every imported message); an import that inserted nothing publishes nothing.
  */
-export async function publishImportReset(feed: ChangeFeed, result: SessionImportResult): Promise<void> {
+export async function publishImportReset(
+  feed: ChangeFeed,
+  result: SessionImportResult,
+  logged: number | undefined,
+): Promise<void> {
   if (!importChanged(result)) return;
   const { sessionId } = result;
   const reason = `session "${sessionId}" was imported`;
   await feed.publish(
     { sessionId, type: "reset", ids: [] },
     (cursor) => ({ type: "reset", reason, sessionId, cursor, ...LOCAL }),
-    loggedCursor(result),
+    logged,
   );
 }

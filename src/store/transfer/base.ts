@@ -8,7 +8,6 @@
 import { canBeStored } from "../../message/ids.js";
 import { assertTransferRow } from "../../schema/transfer.js";
 import type { StoredCompaction } from "../../types.js";
-import { markLogged } from "../feed/change-rows.js";
 import type { ChangeFeed } from "../feed/feed.js";
 import { importChanged, publishImportReset } from "../feed/publish.js";
 import type {
@@ -152,8 +151,8 @@ export abstract class StoreTransfer<Head> implements SessionTransfer {
       await writer.write(batch, result, attachments);
       wrote = true;
     }
-    if (wrote && importChanged(result)) markLogged(result, await writer.finish(result));
-    if (this.publisher) await publishImportReset(this.publisher.feed, result);
+    const logged = wrote && importChanged(result) ? await writer.finish(result) : undefined;
+    if (this.publisher) await publishImportReset(this.publisher.feed, result, logged);
     return result;
   }
 
