@@ -40,6 +40,8 @@ export {
   MissingDependencyError,
   SessionError,
   type SessionErrorCode,
+  type SessionIssue,
+  type SessionIssueRule,
   StorageError,
 } from "./errors.js";
 export type { CacheUsage, CreateSessionOptions } from "./manager/input.js";

@@ -1,7 +1,7 @@
 import type { LanguageModel, ToolSet } from "ai";
 import { SessionError } from "../errors.js";
 import { createAgentOptions } from "../schema/agent.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { loadAi } from "./ai.js";
 import { normalize } from "./codec.js";
 import { newId } from "./ids.js";

@@ -1,7 +1,7 @@
 import type { ToolSet } from "ai";
 import { errorMessage, SessionError } from "../errors.js";
 import { compactOptions } from "../schema/agent.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { normalize } from "./codec.js";
 import { type AgentCompactOptions, summarize } from "./compaction.js";
 import { modelContext } from "./context.js";

@@ -3,7 +3,7 @@ import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 import { chatRequest, postedMessages } from "../schema/chat-request.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { acceptToolResults } from "./continuation.js";
 import { RequestBytes } from "./request-size.js";

@@ -14,7 +14,7 @@ import {
   newBlockLabel,
   promptStore,
 } from "../schema/options.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { assertCompactionFits } from "../session/compaction-fit.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
@@ -49,32 +49,32 @@ export class ManagerTemplates {
   );
 
   addBlock(label: string, options: SessionContextOptions): void {
-    parseInput(this.newLabel, label);
-    parseInput(contextOptions, options);
+    parseInput(this.newLabel, label, { path: "label" });
+    parseInput(contextOptions, options, { path: "options" });
     this.blocks.push({ label, ...options });
   }
 
   setCachedPrompt(provider: WritableContextProvider | undefined): void {
-    parseInput(promptStore, provider);
+    parseInput(promptStore, provider, { path: "provider" });
     this.cachedPrompt = provider ?? null;
   }
 
   // Each behaviour setter returns the template it set, for the manager to hand to the sessions already in use.
 
   setCompaction(fn: ManagerCompactFunction): SessionTemplate {
-    parseInput(compactFunction, fn);
+    parseInput(compactFunction, fn, { path: "onCompaction" });
     assertCompactionFits(this.behaviours.threshold?.value, fn);
     return this.behave({ compactFn: fn });
   }
 
   setThreshold(value: number, options: ManagerCompactAfterOptions): SessionTemplate {
-    parseInput(compactionThreshold, value);
+    parseInput(compactionThreshold, value, { path: "compactAfter" });
     assertCompactionFits(value, this.behaviours.compactFn);
     return this.behave({ threshold: { value, tokenCounter: options.tokenCounter } });
   }
 
   setErrorHandler(handler: ManagerCompactionErrorHandler): SessionTemplate {
-    parseInput(compactionErrorHandler, handler);
+    parseInput(compactionErrorHandler, handler, { path: "onCompactionError" });
     return this.behave({ onCompactionError: handler });
   }
 
@@ -91,7 +91,7 @@ export class ManagerTemplates {
     if (this.historyLabel !== undefined) {
       throw new SessionError("INVALID_ARGUMENT", "withSearchableHistory() was already called");
     }
-    parseInput(this.newLabel, label);
+    parseInput(this.newLabel, label, { path: "label" });
     this.historyLabel = label;
   }
 

@@ -24,13 +24,17 @@ export const blockLabel = z.custom<string>(
     value.length <= 200 &&
     !/[\r\n]/.test(value) &&
     isStorableId(value),
-  rule("A context block label must be a non-empty single line of at most 200 well-formed characters"),
+  rule(
+    "A context block label must be a non-empty single line of at most 200 well-formed characters",
+    "format",
+  ),
 );
 
 /** A label not yet `taken` (checked after {@link blockLabel}): block labels are unique within a session. */
 export const newBlockLabel = (taken: (label: string) => boolean) =>
   blockLabel.refine((label) => !taken(label), {
     error: (issue) => `Block "${String(issue.input)}" already exists`,
+    params: { rule: "conflict" },
   });
 
 /** Options of `withContext` / `addContext` (unknown keys are kept, as the block stores the options as given). */
@@ -41,14 +45,16 @@ export const contextOptions = z.looseObject({
     .regex(/^[^\r\n]*$/)
     .optional(),
   whenChanged: z.enum(["wait", "remind"], rule('whenChanged must be "wait" or "remind"')).optional(),
-  provider: z.custom<AnyContextProvider>(hasGet, rule("A context provider needs a get() method")).optional(),
+  provider: z
+    .custom<AnyContextProvider>(hasGet, rule("A context provider needs a get() method", "type"))
+    .optional(),
 });
 
 /** `withCachedPrompt(provider)`: none (the session's own storage) or a provider with get() and set(). */
 export const promptStore = z
   .custom<WritableContextProvider>(
     isWritableProvider,
-    rule("withCachedPrompt needs a provider with get() and set()"),
+    rule("withCachedPrompt needs a provider with get() and set()", "type"),
   )
   .optional();
 

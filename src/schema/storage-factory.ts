@@ -9,7 +9,7 @@ import type { PostgresSessionStorageOptions } from "../agent/storage/postgres.js
 import type { RedisSessionStorageOptions } from "../agent/storage/redis.js";
 import type { SQLiteSessionStorageOptions } from "../agent/storage/sqlite.js";
 import { describe } from "../message/describe.js";
-import { parseInput } from "./to-session-error.js";
+import { parseInput } from "./parse.js";
 
 // `satisfies Record<keyof …>` makes the compiler refuse a list that misses a name a storage's options gained.
 const policy = { reservedMetadataKeys: 1, maxMessageBytes: 1 } as const;

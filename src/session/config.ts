@@ -11,7 +11,7 @@ import {
   newBlockLabel,
   promptStore,
 } from "../schema/options.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import { assertCompactionFits } from "./compaction-fit.js";
@@ -92,8 +92,9 @@ export class SessionConfig {
     parseInput(
       newBlockLabel((taken) => this.context.blocks.some((b) => b.label === taken)),
       label,
+      { path: "label" },
     );
-    parseInput(contextOptions, options);
+    parseInput(contextOptions, options, { path: "options" });
     this.context.blocks.push({ label, ...options });
   }
 
@@ -107,30 +108,30 @@ export class SessionConfig {
 
   /** Where the frozen prompt is persisted: `provider`, or (none given) the session's own storage. */
   setPromptStore(provider: WritableContextProvider | undefined): void {
-    parseInput(promptStore, provider);
+    parseInput(promptStore, provider, { path: "provider" });
     this.context.promptStore = provider ?? null;
   }
 
   setMessageLimit(maxBytes: number): void {
-    parseInput(maxMessageBytes, maxBytes);
+    parseInput(maxMessageBytes, maxBytes, { path: "maxMessageBytes" });
     this.policy = { ...this.policy, maxMessageBytes: maxBytes };
   }
 
   setCompactFunction(fn: CompactFunction): void {
-    parseInput(compactFunction, fn);
+    parseInput(compactFunction, fn, { path: "onCompaction" });
     assertCompactionFits(this.compaction.threshold, fn);
     this.compaction.fn = fn;
   }
 
   setCompactionThreshold(threshold: number, options: CompactAfterOptions): void {
-    parseInput(compactionThreshold, threshold);
+    parseInput(compactionThreshold, threshold, { path: "compactAfter" });
     assertCompactionFits(threshold, this.compaction.fn);
     this.compaction.threshold = threshold;
     if (options.tokenCounter) this.compaction.tokenCounter = options.tokenCounter;
   }
 
   setCompactionErrorHandler(handler: CompactionErrorHandler): void {
-    parseInput(compactionErrorHandler, handler);
+    parseInput(compactionErrorHandler, handler, { path: "onCompactionError" });
     this.compaction.onError = handler;
   }
 
@@ -157,7 +158,7 @@ export class SessionConfig {
   }
 
   setMessagesChanged(listener: MessagesChangedListener | null): void {
-    parseInput(messagesChangedListener, listener);
+    parseInput(messagesChangedListener, listener, { path: "internal_onMessagesChanged" });
     this.messagesChanged = listener ?? undefined;
   }
 }

@@ -94,7 +94,7 @@ export abstract class StoreRegistry implements SessionRegistry {
   }
 
   async rename(id: string, name: string): Promise<SessionInfo | null> {
-    registryText(name, "A session name");
+    registryText(name, "A session name", "name");
     return this.change(id, { field: "name", value: name });
   }
 
@@ -110,7 +110,7 @@ export abstract class StoreRegistry implements SessionRegistry {
   }
 
   async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
-    registryText(reason, "An end reason");
+    registryText(reason, "An end reason", "reason");
     return this.change(id, { field: "end_reason", value: reason });
   }
 

@@ -26,7 +26,7 @@ export function referenceSessionInfo(row: Record<string, unknown>, now: string):
     const cost = count(row.estimated_cost, "estimated_cost", finiteNumber);
     info = {
       id: row.id,
-      name: typeof row.name === "string" ? registryText(row.name, "A session name") : "",
+      name: typeof row.name === "string" ? registryText(row.name, "A session name", "name") : "",
       parent_session_id: text(row.parent_session_id, "parent_session_id"),
       model: text(row.model, "model"),
       source: text(row.source, "source"),
