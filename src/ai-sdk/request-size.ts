@@ -18,7 +18,10 @@ export class RequestBytes {
   private total = 0;
 
   constructor(max: number | undefined) {
-    this.max = max === undefined ? DEFAULT_MAX_REQUEST_BYTES : parseInput(maxRequestBytes, max, { path: "maxRequestBytes" });
+    this.max =
+      max === undefined
+        ? DEFAULT_MAX_REQUEST_BYTES
+        : parseInput(maxRequestBytes, max, { path: "maxRequestBytes" });
   }
 
   /** Adds the JSON of `value` (what the page wrote for `what`, e.g. `message "u2"`); throws past the limit. */

@@ -1,8 +1,8 @@
 import { SessionError } from "../errors.js";
 import { isStorableId } from "../message/ids.js";
-import { contextOptions, newBlockLabel } from "../schema/options.js";
 import { parseInput } from "../schema/parse.js";
 import { estimateStringTokens } from "../utils/tokens.js";
+import { contextOptions, newBlockLabel } from "./options-schema.js";
 import { blockReadFailure, promptRendersBlock, renderReminder } from "./reminder.js";
 import { renderSystemPrompt } from "./render.js";
 import {

@@ -6,7 +6,7 @@ import {
   managerUsage,
   registryText,
   stripUndefined,
-} from "../schema/registry.js";
+} from "../store/registry-schema.js";
 import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
 
 /** Options of `SessionManager.create(name, options)`. */

@@ -1,3 +1,11 @@
+import {
+  compactFunction,
+  compactionErrorHandler,
+  compactionThreshold,
+  contextOptions,
+  newBlockLabel,
+  promptStore,
+} from "../context/options-schema.js";
 import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type {
   ContextConfig,
@@ -6,14 +14,6 @@ import type {
   WritableContextProvider,
 } from "../context/types.js";
 import { SessionError } from "../errors.js";
-import {
-  compactFunction,
-  compactionErrorHandler,
-  compactionThreshold,
-  contextOptions,
-  newBlockLabel,
-  promptStore,
-} from "../schema/options.js";
 import { parseInput } from "../schema/parse.js";
 import { assertCompactionFits } from "../session/compaction-fit.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
@@ -32,7 +32,7 @@ export const HISTORY_DESCRIPTION = "Cross-session conversation history";
 
 /**
  * What the manager's builder collected, applied to every session it hands out. Validated once, when given, with
- * the schemas `SessionConfig` uses (`schema/options.ts`), so a bad template fails at the builder call rather than
+ * the schemas `SessionConfig` uses (`context/options-schema.ts`), so a bad template fails at the builder call rather than
  * at some later `getSession`, with the message a Session's own builder gives; a session then takes the templates
  * as they are (`SessionConfig.adopt`), not through its builder methods, which would check them again.
  */

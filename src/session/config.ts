@@ -1,7 +1,3 @@
-import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
-import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
-import { assertSessionId } from "../message/ids.js";
-import { maxMessageBytes } from "../schema/limits.js";
 import {
   compactFunction,
   compactionErrorHandler,
@@ -10,7 +6,11 @@ import {
   messagesChangedListener,
   newBlockLabel,
   promptStore,
-} from "../schema/options.js";
+} from "../context/options-schema.js";
+import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
+import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import { assertSessionId } from "../message/ids.js";
+import { maxMessageBytes } from "../schema/limits.js";
 import { parseInput } from "../schema/parse.js";
 import { OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
@@ -51,7 +51,7 @@ export function configOf(session: object): SessionConfig {
 
 /**
  * What a Session's builder methods and constructor options set, validated here with the schemas of
- * `schema/options.ts` (`INVALID_ARGUMENT`), which `ManagerTemplates` shares (its templates, validated once, come
+ * `context/options-schema.ts` (`INVALID_ARGUMENT`), which `ManagerTemplates` shares (its templates, validated once, come
  * in through {@link SessionConfig.adopt}): which
  * session id its rows are namespaced by, the context blocks and prompt store its context opens with, the
  * compaction setup, the write policy, the tool-output limits and the framework hook. `context` is read once, when

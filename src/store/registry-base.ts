@@ -5,16 +5,16 @@
  * implements only the primitives (its SQL, or its maps), so a new one cannot forget a check or a publish.
  */
 import { SessionError } from "../errors.js";
+import type { ChangeFeed } from "./feed/feed.js";
+import { publishClear } from "./feed/publish.js";
+import { isLookupKey, lookupKeys } from "./keys.js";
 import {
   checkListOptions,
   checkRecord,
   checkScanOptions,
   checkUsage,
   registryText,
-} from "../schema/registry.js";
-import type { ChangeFeed } from "./feed/feed.js";
-import { publishClear } from "./feed/publish.js";
-import { isLookupKey, lookupKeys } from "./keys.js";
+} from "./registry-schema.js";
 import type {
   NewSessionRecord,
   SessionInfo,

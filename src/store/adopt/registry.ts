@@ -4,7 +4,7 @@
  */
 import { SessionError } from "../../errors.js";
 import { assertSessionId } from "../../message/ids.js";
-import { finiteNumber, registryText, wholeCount } from "../../schema/registry.js";
+import { finiteNumber, registryText, wholeCount } from "../registry-schema.js";
 import type { SessionInfo } from "../types.js";
 import { type AdoptionReport, assertReadBack, compareReadBack, referenceTime, refusal } from "./adopt.js";
 

@@ -4,14 +4,10 @@
  * value fails with the same message whichever builder took it, and context blocks added later (`addContext`) too.
  */
 import { z } from "zod";
-import {
-  type AnyContextProvider,
-  isWritableProvider,
-  type WritableContextProvider,
-} from "../context/types.js";
 import { isStorableId } from "../message/ids.js";
-import { func } from "./rules.js";
-import { rule } from "./to-session-error.js";
+import { func } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
+import { type AnyContextProvider, isWritableProvider, type WritableContextProvider } from "./types.js";
 
 const hasGet = (value: unknown): boolean =>
   typeof value === "object" && value !== null && typeof (value as { get?: unknown }).get === "function";

@@ -1,12 +1,12 @@
 /** `createSession`'s options (the agent runtime, `agent-session/agent`), described once. */
 import { z } from "zod";
-import { isObject } from "../agent/checks.js";
-import { normalize } from "../agent/codec.js";
-import { isSessionStorage } from "../agent/storage/factory.js";
-import { RESERVED_PREFIX } from "../agent/turn-status.js";
 import { assertNamedSessionId } from "../message/ids.js";
-import { checkedBy, issueOf, wholeAtLeast } from "./rules.js";
-import { rule, says } from "./to-session-error.js";
+import { checkedBy, issueOf, wholeAtLeast } from "../schema/rules.js";
+import { rule, says } from "../schema/to-session-error.js";
+import { isObject } from "./checks.js";
+import { normalize } from "./codec.js";
+import { isSessionStorage } from "./storage/factory.js";
+import { RESERVED_PREFIX } from "./turn-status.js";
 
 const sessionId = checkedBy<string>(assertNamedSessionId).optional();
 

@@ -5,13 +5,13 @@
  * load, Redis half-wrote a state with `createdAt: NaN`, and only the store-backed storages checked message ids.
  */
 import { z } from "zod";
-import type { SessionState } from "../agent/types.js";
-import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
-import { assertNamedSessionId, isStorableId } from "../message/ids.js";
-import { parseInput } from "./parse.js";
-import { checkedBy, finite } from "./rules.js";
-import { rule } from "./to-session-error.js";
+import { SessionError } from "../../errors.js";
+import { describe } from "../../message/describe.js";
+import { assertNamedSessionId, isStorableId } from "../../message/ids.js";
+import { parseInput } from "../../schema/parse.js";
+import { checkedBy, finite } from "../../schema/rules.js";
+import { rule } from "../../schema/to-session-error.js";
+import type { SessionState } from "../types.js";
 
 const plainObject = (field: string) =>
   z.custom<Record<string, unknown>>(

@@ -6,15 +6,15 @@
  * own rules (`store/transfer/validate.ts`). Each schema is built once, here: an import parses every record.
  */
 import { z } from "zod";
-import type { SessionIssueRule } from "../errors.js";
-import { describe } from "../message/describe.js";
-import { assertSessionId, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../message/ids.js";
-import { MAX_BLOCK_KEY_BYTES } from "../store/keys.js";
-import type { TransferAttachment, TransferMessage, TransferRow, TransferSession } from "../store/types.js";
-import type { StoredCompaction } from "../types.js";
-import { parseInput } from "./parse.js";
-import { checkedBy } from "./rules.js";
-import { rule, ruleOf } from "./to-session-error.js";
+import type { SessionIssueRule } from "../../errors.js";
+import { describe } from "../../message/describe.js";
+import { assertSessionId, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../../message/ids.js";
+import { parseInput } from "../../schema/parse.js";
+import { checkedBy } from "../../schema/rules.js";
+import { rule, ruleOf } from "../../schema/to-session-error.js";
+import type { StoredCompaction } from "../../types.js";
+import { MAX_BLOCK_KEY_BYTES } from "../keys.js";
+import type { TransferAttachment, TransferMessage, TransferRow, TransferSession } from "../types.js";
 
 type Wording = (text: string, kind: SessionIssueRule) => ReturnType<typeof rule>;
 

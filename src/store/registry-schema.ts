@@ -5,11 +5,11 @@
  */
 import { z } from "zod";
 import { assertNamedSessionId, isStorableId } from "../message/ids.js";
-import { assertStoredKey } from "../store/keys.js";
-import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
-import { parseInput } from "./parse.js";
-import { checkedBy, wholeCount as count, finite } from "./rules.js";
-import { rule } from "./to-session-error.js";
+import { parseInput } from "../schema/parse.js";
+import { checkedBy, wholeCount as count, finite } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
+import { assertStoredKey } from "./keys.js";
+import type { NewSessionRecord, SessionListOptions, SessionUsage } from "./types.js";
 
 /** A string every backend stores exactly (well-formed, no U+0000; `""` is allowed). */
 export const text = (field: string) =>
@@ -46,7 +46,7 @@ export const sessionRecord = objectOrNone(
 
 /**
  * A usage delta: token counts are whole numbers within ±(2^53 - 1), the cost a finite number. Negative deltas are
- * corrections (`SessionManager.addUsage` accepts only counts >= 0, see `schema/manager.ts`).
+ * corrections (`SessionManager.addUsage` accepts only counts >= 0, see {@link managerUsage}).
  */
 export const usage = objectOrNone(
   {

@@ -1,6 +1,6 @@
 /** The body `persistChatTurn` receives from `useChat` (see `ai-sdk/chat-request.ts`), described once. */
 import { z } from "zod";
-import { rule, says } from "./to-session-error.js";
+import { rule, says } from "../schema/to-session-error.js";
 
 const either = "persistChatTurn needs either messages (an array) or one message";
 
