@@ -15,14 +15,46 @@ export type SessionErrorCode =
   | "STORAGE"
   | "CLOSED";
 
+/**
+ * Why a value was refused, as a short stable id (the message says the same for humans): `required` (missing),
+ * `type` (the wrong kind of value), `range` (a number or a size outside its bounds, or not whole), `too_long` (a
+ * string, list or byte size over its cap), `format` (the right kind but the wrong shape: not well-formed Unicode,
+ * not a single line, not an ISO time, not a hash), `one_of` (not one of the allowed values), `unknown_key` (an
+ * option name that is not one), `conflict` (clashes with another field or with what exists, e.g. resume and fork
+ * both given, a label already taken), `invalid` (any other rule).
+ */
+export type SessionIssueRule =
+  | "required"
+  | "type"
+  | "range"
+  | "too_long"
+  | "format"
+  | "one_of"
+  | "unknown_key"
+  | "conflict"
+  | "invalid";
+
+/** One refused field: its dotted `path` in the input (`messages.3.parentId`, `""` for the input itself) and the rule. */
+export interface SessionIssue {
+  readonly path: string;
+  readonly rule: SessionIssueRule;
+}
+
 /** The one error type agent-session throws: `code` says what went wrong, `cause` keeps the underlying error. */
 export class SessionError extends Error {
   readonly code: SessionErrorCode;
+  /** For a refused input checked by a schema: which field broke which rule, first the one the message names. */
+  readonly issues?: readonly SessionIssue[];
 
-  constructor(code: SessionErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    code: SessionErrorCode,
+    message: string,
+    options?: { cause?: unknown; issues?: readonly SessionIssue[] },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SessionError";
     this.code = code;
+    if (options?.issues !== undefined) this.issues = options.issues;
   }
 }
 

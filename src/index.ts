@@ -1,6 +1,5 @@
 export { ContextBlocks } from "./context/blocks.js";
 export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/fs-skills.js";
-export { entryKey } from "./context/keys.js";
 export { dropStrictNulls, toStrictSchema } from "./context/openai-strict.js";
 export { BlockContextProvider, EntrySearchProvider, formatEntryHits } from "./context/providers.js";
 export { REMINDER_OPENING, REMINDER_PREAMBLE } from "./context/reminder.js";
@@ -40,6 +39,8 @@ export {
   MissingDependencyError,
   SessionError,
   type SessionErrorCode,
+  type SessionIssue,
+  type SessionIssueRule,
   StorageError,
 } from "./errors.js";
 export type { CacheUsage, CreateSessionOptions } from "./manager/input.js";
@@ -96,6 +97,7 @@ export {
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
+export { entryKey } from "./store/entry-key.js";
 export type { ChangeLogOptions } from "./store/feed/change-rows.js";
 export {
   type ChangeEvent,

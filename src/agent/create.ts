@@ -1,10 +1,10 @@
 import type { LanguageModel, ToolSet } from "ai";
 import { SessionError } from "../errors.js";
-import { createAgentOptions } from "../schema/agent.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { loadAi } from "./ai.js";
 import { normalize } from "./codec.js";
 import { newId } from "./ids.js";
+import { createAgentOptions } from "./input-schema.js";
 import { resolveModel } from "./model.js";
 import { SessionRecord } from "./record.js";
 import { closeRunningTurn } from "./recover.js";

@@ -1,9 +1,9 @@
 import type { UserModelMessage } from "ai";
 import type { z } from "zod";
 import { errorMessage, SessionError } from "../errors.js";
-import { sendableContent, uiParts } from "../schema/send.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { toJson } from "./codec.js";
+import { sendableContent, uiParts } from "./send-schema.js";
 
 /** What `send()` accepts: text, an AI SDK user ModelMessage, or a UIMessage-style `{ role: "user", parts }`. */
 export type SendInput =

@@ -1,7 +1,6 @@
 import type { ToolSet } from "ai";
 import { errorMessage, SessionError } from "../errors.js";
-import { compactOptions } from "../schema/agent.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { normalize } from "./codec.js";
 import { type AgentCompactOptions, summarize } from "./compaction.js";
 import { modelContext } from "./context.js";
@@ -9,6 +8,7 @@ import { rememberingDownload } from "./download.js";
 import { EventChannel } from "./events.js";
 import { newId } from "./ids.js";
 import { type SendInput, toUserMessage } from "./input.js";
+import { compactOptions } from "./input-schema.js";
 import { closeRunningTurn } from "./recover.js";
 import { turnReminder, withReminder } from "./reminder.js";
 import { closeInterruptedTurn, missingResultsMessage, pendingToolCalls } from "./repair.js";

@@ -2,10 +2,10 @@ import type { ToolSet, UIMessage } from "ai";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
-import { chatRequest, postedMessages } from "../schema/chat-request.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { acceptToolResults } from "./continuation.js";
+import { chatRequest, postedMessages } from "./request-schema.js";
 import { RequestBytes } from "./request-size.js";
 import { type ChatStorage, editedId, sameParts } from "./storage.js";
 

@@ -1,7 +1,7 @@
 import { SessionError } from "../errors.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { byteCap } from "../schema/limits.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 
 /**
  * The most bytes (UTF-8 JSON) of the page's content one chat request may store by default: its new user messages
@@ -18,7 +18,10 @@ export class RequestBytes {
   private total = 0;
 
   constructor(max: number | undefined) {
-    this.max = max === undefined ? DEFAULT_MAX_REQUEST_BYTES : parseInput(maxRequestBytes, max);
+    this.max =
+      max === undefined
+        ? DEFAULT_MAX_REQUEST_BYTES
+        : parseInput(maxRequestBytes, max, { path: "maxRequestBytes" });
   }
 
   /** Adds the JSON of `value` (what the page wrote for `what`, e.g. `message "u2"`); throws past the limit. */

@@ -1,8 +1,8 @@
 import { SessionError } from "../errors.js";
 import { isStorableId } from "../message/ids.js";
-import { contextOptions, newBlockLabel } from "../schema/options.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { estimateStringTokens } from "../utils/tokens.js";
+import { contextOptions, newBlockLabel } from "./options-schema.js";
 import { blockReadFailure, promptRendersBlock, renderReminder } from "./reminder.js";
 import { renderSystemPrompt } from "./render.js";
 import {
@@ -42,8 +42,8 @@ export class ContextBlocks {
 
   /** Declares a block (not loaded yet); a duplicate label is an error. */
   register(label: string, options: SessionContextOptions): void {
-    parseInput(this.newLabel, label);
-    parseInput(contextOptions, options);
+    parseInput(this.newLabel, label, { path: "label" });
+    parseInput(contextOptions, options, { path: "options" });
     this.blocks.set(label, {
       label,
       description: options.description,

@@ -5,7 +5,7 @@
  * the model how to reach the rest. Results within the caps are the reference's exact strings.
  */
 import { toolOutputLimitsSchema } from "../schema/limits.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { hasCjk } from "../search/cjk.js";
 import { otherForms, parseQuery, type QueryTerm } from "../search/query.js";
 import { foldToken, NON_ASCII, TOKEN } from "../search/tokens.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage } from "../errors.js";
+import { entryKey } from "../store/entry-key.js";
 import type { ContextBlocks } from "./blocks.js";
-import { entryKey } from "./keys.js";
 import { clipOutput, documentPart, type ToolOutputLimits } from "./output.js";
 import { notFoundReply, type SkillTracker, unloadedReply } from "./skills.js";
 import type { SearchProvider, SkillProvider } from "./types.js";

@@ -1,3 +1,4 @@
+import { parseInput } from "../schema/parse.js";
 import {
   checkRecord,
   createOptions,
@@ -5,8 +6,7 @@ import {
   managerUsage,
   registryText,
   stripUndefined,
-} from "../schema/registry.js";
-import { parseInput } from "../schema/to-session-error.js";
+} from "../store/registry-schema.js";
 import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
 
 /** Options of `SessionManager.create(name, options)`. */
@@ -27,7 +27,7 @@ export interface CacheUsage {
 
 /** Throws `INVALID_ARGUMENT` unless `name` is a string every backend stores exactly (empty is allowed, as in the reference). */
 export function assertName(name: unknown): asserts name is string {
-  registryText(name, "A session name");
+  registryText(name, "A session name", "name");
 }
 
 /** Validates create options into a registry record with a fresh or given id. */

@@ -1,3 +1,11 @@
+import {
+  compactFunction,
+  compactionErrorHandler,
+  compactionThreshold,
+  contextOptions,
+  newBlockLabel,
+  promptStore,
+} from "../context/options-schema.js";
 import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type {
   ContextConfig,
@@ -6,15 +14,7 @@ import type {
   WritableContextProvider,
 } from "../context/types.js";
 import { SessionError } from "../errors.js";
-import {
-  compactFunction,
-  compactionErrorHandler,
-  compactionThreshold,
-  contextOptions,
-  newBlockLabel,
-  promptStore,
-} from "../schema/options.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import { assertCompactionFits } from "../session/compaction-fit.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
@@ -32,7 +32,7 @@ export const HISTORY_DESCRIPTION = "Cross-session conversation history";
 
 /**
  * What the manager's builder collected, applied to every session it hands out. Validated once, when given, with
- * the schemas `SessionConfig` uses (`schema/options.ts`), so a bad template fails at the builder call rather than
+ * the schemas `SessionConfig` uses (`context/options-schema.ts`), so a bad template fails at the builder call rather than
  * at some later `getSession`, with the message a Session's own builder gives; a session then takes the templates
  * as they are (`SessionConfig.adopt`), not through its builder methods, which would check them again.
  */
@@ -49,32 +49,32 @@ export class ManagerTemplates {
   );
 
   addBlock(label: string, options: SessionContextOptions): void {
-    parseInput(this.newLabel, label);
-    parseInput(contextOptions, options);
+    parseInput(this.newLabel, label, { path: "label" });
+    parseInput(contextOptions, options, { path: "options" });
     this.blocks.push({ label, ...options });
   }
 
   setCachedPrompt(provider: WritableContextProvider | undefined): void {
-    parseInput(promptStore, provider);
+    parseInput(promptStore, provider, { path: "provider" });
     this.cachedPrompt = provider ?? null;
   }
 
   // Each behaviour setter returns the template it set, for the manager to hand to the sessions already in use.
 
   setCompaction(fn: ManagerCompactFunction): SessionTemplate {
-    parseInput(compactFunction, fn);
+    parseInput(compactFunction, fn, { path: "onCompaction" });
     assertCompactionFits(this.behaviours.threshold?.value, fn);
     return this.behave({ compactFn: fn });
   }
 
   setThreshold(value: number, options: ManagerCompactAfterOptions): SessionTemplate {
-    parseInput(compactionThreshold, value);
+    parseInput(compactionThreshold, value, { path: "compactAfter" });
     assertCompactionFits(value, this.behaviours.compactFn);
     return this.behave({ threshold: { value, tokenCounter: options.tokenCounter } });
   }
 
   setErrorHandler(handler: ManagerCompactionErrorHandler): SessionTemplate {
-    parseInput(compactionErrorHandler, handler);
+    parseInput(compactionErrorHandler, handler, { path: "onCompactionError" });
     return this.behave({ onCompactionError: handler });
   }
 
@@ -91,7 +91,7 @@ export class ManagerTemplates {
     if (this.historyLabel !== undefined) {
       throw new SessionError("INVALID_ARGUMENT", "withSearchableHistory() was already called");
     }
-    parseInput(this.newLabel, label);
+    parseInput(this.newLabel, label, { path: "label" });
     this.historyLabel = label;
   }
 

@@ -12,7 +12,7 @@ export const byteCap = (field: string) =>
     (value) =>
       typeof value === "number" &&
       (value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && value >= 1024)),
-    rule(`${field} must be a whole number >= 1024`),
+    rule(`${field} must be a whole number >= 1024`, "range"),
   );
 
 /** A Session's `maxMessageBytes` (option and `withMaxMessageBytes`). */

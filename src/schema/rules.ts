@@ -3,17 +3,18 @@
  * it (the field, the rule, then `got …`).
  */
 import { z } from "zod";
+import { SessionError, type SessionIssueRule } from "../errors.js";
 import { rule } from "./to-session-error.js";
 
 /** A function; `text` names the option (e.g. "onCompaction needs a function"). */
 export const func = <F extends (...args: never[]) => unknown>(text: string) =>
-  z.custom<F>((value) => typeof value === "function", rule(text));
+  z.custom<F>((value) => typeof value === "function", rule(text, "type"));
 
 /** A whole number >= `min` (any size `Number.isInteger` accepts, not only safe integers). */
 export const wholeAtLeast = (min: number, field: string) =>
   z
     .number(rule(`${field} must be a whole number >= ${min}`))
-    .refine(Number.isInteger)
+    .refine(Number.isInteger, { params: { rule: "range" } })
     .min(min);
 
 /** A whole number from 0 to 2^53 - 1 (beyond, a JS number no longer counts exactly). */
@@ -25,10 +26,27 @@ export const finite = (field: string) => z.number(rule(`${field} must be a finit
 
 /**
  * A rule that stays hand-written because the append path runs it on every write (ids, Unicode): the schema
- * calls it, and the `SessionError` it throws passes through the parse unchanged.
+ * calls it, and the `SessionError` it throws keeps its code and message, with the field's path and `kind` as
+ * its issue.
  */
-export const checkedBy = <T>(assert: (value: unknown) => asserts value is T) =>
-  z.custom<T>((value) => {
-    assert(value);
-    return true;
-  });
+export const checkedBy = <T>(
+  assert: (value: unknown) => asserts value is T,
+  kind: SessionIssueRule = "format",
+) => z.custom<T>().check(issueOf(assert, kind));
+
+/** A zod check running a hand-written `assert`: the `SessionError` it throws becomes the issue (see {@link checkedBy}). */
+export const issueOf =
+  (assert: (value: unknown) => void, kind: SessionIssueRule) =>
+  (ctx: { value: unknown; issues: z.core.$ZodRawIssue[] }): void => {
+    try {
+      assert(ctx.value);
+    } catch (error) {
+      if (!(error instanceof SessionError)) throw error;
+      ctx.issues.push({
+        code: "custom",
+        input: ctx.value,
+        message: error.message,
+        params: { rule: kind, error },
+      });
+    }
+  };

@@ -1,6 +1,6 @@
 import { SessionError } from "../errors.js";
 import { queryLimitsSchema } from "../schema/limits.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 
 /**
  * What one search query may cost. A query is user (or model) input: without these bounds a pasted megabyte, or

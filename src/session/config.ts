@@ -1,7 +1,3 @@
-import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
-import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
-import { assertSessionId } from "../message/ids.js";
-import { maxMessageBytes } from "../schema/limits.js";
 import {
   compactFunction,
   compactionErrorHandler,
@@ -10,8 +6,12 @@ import {
   messagesChangedListener,
   newBlockLabel,
   promptStore,
-} from "../schema/options.js";
-import { parseInput } from "../schema/to-session-error.js";
+} from "../context/options-schema.js";
+import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
+import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import { assertSessionId } from "../message/ids.js";
+import { maxMessageBytes } from "../schema/limits.js";
+import { parseInput } from "../schema/parse.js";
 import { OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import { assertCompactionFits } from "./compaction-fit.js";
@@ -51,7 +51,7 @@ export function configOf(session: object): SessionConfig {
 
 /**
  * What a Session's builder methods and constructor options set, validated here with the schemas of
- * `schema/options.ts` (`INVALID_ARGUMENT`), which `ManagerTemplates` shares (its templates, validated once, come
+ * `context/options-schema.ts` (`INVALID_ARGUMENT`), which `ManagerTemplates` shares (its templates, validated once, come
  * in through {@link SessionConfig.adopt}): which
  * session id its rows are namespaced by, the context blocks and prompt store its context opens with, the
  * compaction setup, the write policy, the tool-output limits and the framework hook. `context` is read once, when
@@ -92,8 +92,9 @@ export class SessionConfig {
     parseInput(
       newBlockLabel((taken) => this.context.blocks.some((b) => b.label === taken)),
       label,
+      { path: "label" },
     );
-    parseInput(contextOptions, options);
+    parseInput(contextOptions, options, { path: "options" });
     this.context.blocks.push({ label, ...options });
   }
 
@@ -107,30 +108,30 @@ export class SessionConfig {
 
   /** Where the frozen prompt is persisted: `provider`, or (none given) the session's own storage. */
   setPromptStore(provider: WritableContextProvider | undefined): void {
-    parseInput(promptStore, provider);
+    parseInput(promptStore, provider, { path: "provider" });
     this.context.promptStore = provider ?? null;
   }
 
   setMessageLimit(maxBytes: number): void {
-    parseInput(maxMessageBytes, maxBytes);
+    parseInput(maxMessageBytes, maxBytes, { path: "maxMessageBytes" });
     this.policy = { ...this.policy, maxMessageBytes: maxBytes };
   }
 
   setCompactFunction(fn: CompactFunction): void {
-    parseInput(compactFunction, fn);
+    parseInput(compactFunction, fn, { path: "onCompaction" });
     assertCompactionFits(this.compaction.threshold, fn);
     this.compaction.fn = fn;
   }
 
   setCompactionThreshold(threshold: number, options: CompactAfterOptions): void {
-    parseInput(compactionThreshold, threshold);
+    parseInput(compactionThreshold, threshold, { path: "compactAfter" });
     assertCompactionFits(threshold, this.compaction.fn);
     this.compaction.threshold = threshold;
     if (options.tokenCounter) this.compaction.tokenCounter = options.tokenCounter;
   }
 
   setCompactionErrorHandler(handler: CompactionErrorHandler): void {
-    parseInput(compactionErrorHandler, handler);
+    parseInput(compactionErrorHandler, handler, { path: "onCompactionError" });
     this.compaction.onError = handler;
   }
 
@@ -157,7 +158,7 @@ export class SessionConfig {
   }
 
   setMessagesChanged(listener: MessagesChangedListener | null): void {
-    parseInput(messagesChangedListener, listener);
+    parseInput(messagesChangedListener, listener, { path: "internal_onMessagesChanged" });
     this.messagesChanged = listener ?? undefined;
   }
 }

@@ -5,16 +5,16 @@
  * implements only the primitives (its SQL, or its maps), so a new one cannot forget a check or a publish.
  */
 import { SessionError } from "../errors.js";
+import type { ChangeFeed } from "./feed/feed.js";
+import { publishClear } from "./feed/publish.js";
+import { isLookupKey, lookupKeys } from "./keys.js";
 import {
   checkListOptions,
   checkRecord,
   checkScanOptions,
   checkUsage,
   registryText,
-} from "../schema/registry.js";
-import type { ChangeFeed } from "./feed/feed.js";
-import { publishClear } from "./feed/publish.js";
-import { isLookupKey, lookupKeys } from "./keys.js";
+} from "./registry-schema.js";
 import type {
   NewSessionRecord,
   SessionInfo,
@@ -95,7 +95,7 @@ export abstract class StoreRegistry implements SessionRegistry {
   }
 
   async rename(id: string, name: string): Promise<SessionInfo | null> {
-    registryText(name, "A session name");
+    registryText(name, "A session name", "name");
     return this.change(id, { field: "name", value: name });
   }
 
@@ -111,7 +111,7 @@ export abstract class StoreRegistry implements SessionRegistry {
   }
 
   async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
-    registryText(reason, "An end reason");
+    registryText(reason, "An end reason", "reason");
     return this.change(id, { field: "end_reason", value: reason });
   }
 

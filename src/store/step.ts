@@ -1,8 +1,8 @@
-import { checkUsage } from "../schema/registry.js";
 import type { AppendResult, SessionMessage } from "../types.js";
 import { publishAppend } from "./feed/publish.js";
 import { assertBlockKey, assertContent } from "./keys.js";
 import type { ProviderContext } from "./provider.js";
+import { checkUsage } from "./registry-schema.js";
 import type { SessionUsage } from "./types.js";
 import { type PreparedWrite, prepareAppend } from "./write-policy.js";
 import { answer, type Written } from "./written.js";

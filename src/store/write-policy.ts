@@ -7,7 +7,7 @@ import { isEchoedOverlay } from "../message/overlay.js";
 import { assertMessageShape, assertValidMessage } from "../message/validate.js";
 import { sha256Base64url, utf8Length } from "../runtime/bytes.js";
 import { writePolicyOptions } from "../schema/limits.js";
-import { parseInput } from "../schema/to-session-error.js";
+import { parseInput } from "../schema/parse.js";
 import type { SessionMessage, WriteSource } from "../types.js";
 import { assertOffloadable } from "./media/offload.js";
 

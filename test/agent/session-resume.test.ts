@@ -14,6 +14,7 @@ import {
   setDefaultStorage,
   sumUsage,
 } from "../../src/agent/index.js";
+import { rejectsWithIssue } from "../helpers/session-error.js";
 import { promptOf, scriptedModel } from "./helpers/mock-model.js";
 import { stopOf, turn } from "./helpers/session.js";
 
@@ -187,33 +188,45 @@ describe("agent session: resume and fork", () => {
 
   it("refuses contradictory or invalid options", async () => {
     const model = scriptedModel([]);
-    await assert.rejects(createSession({ model, resume: "a", fork: "b" }), { code: "INVALID_ARGUMENT" });
-    await assert.rejects(createSession({ model, maxTurns: 0 }), /maxTurns/);
-    await assert.rejects(
-      createSession({ model, pricing: { inputPerMillion: -1, outputPerMillion: 1 } }),
-      /pricing/,
-    );
-    for (const [pricing, message] of [
-      [{}, /pricing\.inputPerMillion must be a finite number >= 0/],
-      [{ inputPerMillion: 1 }, /pricing\.outputPerMillion must be a finite number >= 0/],
-      [{ inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMilion: 0.1 }, /cacheReadPerMilion/],
+    const invalid = { code: "INVALID_ARGUMENT" } as const;
+    await rejectsWithIssue(createSession({ model, resume: "a", fork: "b" }), {
+      ...invalid,
+      path: "fork",
+      rule: "conflict",
+    });
+    await rejectsWithIssue(createSession({ model, maxTurns: 0 }), {
+      ...invalid,
+      path: "maxTurns",
+      rule: "range",
+    });
+    await rejectsWithIssue(createSession({ model, pricing: { inputPerMillion: -1, outputPerMillion: 1 } }), {
+      ...invalid,
+      path: "pricing.inputPerMillion",
+      rule: "range",
+    });
+    for (const [pricing, path, rule] of [
+      [{}, "pricing.inputPerMillion", "required"],
+      [{ inputPerMillion: 1 }, "pricing.outputPerMillion", "required"],
+      [{ inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMilion: 0.1 }, "pricing", "unknown_key"],
     ] as const) {
-      await assert.rejects(createSession({ model, pricing: pricing as never }), {
-        code: "INVALID_ARGUMENT",
-        message,
-      });
+      await rejectsWithIssue(createSession({ model, pricing: pricing as never }), { ...invalid, path, rule });
     }
     const storage = new MemorySessionStorage();
     await createSession({ model, sessionStorage: storage, sessionId: "taken" });
     // They would be dropped silently: a resumed session keeps its own id and metadata.
-    await assert.rejects(createSession({ model, sessionStorage: storage, resume: "taken", sessionId: "x" }), {
-      code: "INVALID_ARGUMENT",
-      message: /sessionId is for a new session or fork/,
-    });
+    await rejectsWithIssue(
+      createSession({ model, sessionStorage: storage, resume: "taken", sessionId: "x" }),
+      {
+        ...invalid,
+        path: "sessionId",
+        rule: "conflict",
+      },
+    );
     // @ts-expect-error metadata is not an option of resumeSession (JavaScript callers get the error below)
-    await assert.rejects(resumeSession("taken", { model, sessionStorage: storage, metadata: { a: 1 } }), {
-      code: "INVALID_ARGUMENT",
-      message: /metadata is for a new session or fork/,
+    await rejectsWithIssue(resumeSession("taken", { model, sessionStorage: storage, metadata: { a: 1 } }), {
+      ...invalid,
+      path: "metadata",
+      rule: "conflict",
     });
     await assert.rejects(createSession({ model, sessionStorage: storage, sessionId: "taken" }), {
       code: "CONFLICT",

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { entryKey, fnv1a, slugify } from "../../src/context/keys.js";
 import { blockHeader, renderSystemPrompt, SEPARATOR } from "../../src/context/render.js";
 import type { ContextBlock } from "../../src/context/types.js";
+import { entryKey, fnv1a, slugify } from "../../src/store/entry-key.js";
 import { estimateStringTokens } from "../../src/utils/tokens.js";
 
 const block = (label: string, content: string, extra: Partial<ContextBlock> = {}): ContextBlock => ({

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AgentSearchProvider, Session } from "../../src/index.js";
 import { MemoryStore } from "../../src/memory/store.js";
+import { rejectsWithIssue } from "../helpers/session-error.js";
 import { contextBackends, loadContextTurn, memorySkills } from "./backends.js";
 
 for (const backend of contextBackends) {
@@ -132,7 +133,11 @@ for (const backend of contextBackends) {
         maxTokens: 500,
       });
       assert.equal(added.writable, true);
-      await assert.rejects(session.addContext("soul"), /already exists/);
+      await rejectsWithIssue(session.addContext("soul"), {
+        code: "INVALID_ARGUMENT",
+        path: "label",
+        rule: "conflict",
+      });
       assert.equal(await session.freezeSystemPrompt(), before);
       assert.ok((await session.refreshSystemPrompt()).includes("EXTENSION-NOTES (From extension X)"));
       assert.equal(session.removeContext("extension-notes"), true);

@@ -1,8 +1,8 @@
 // The layer rule of docs/ARCHITECTURE.md, checked: nothing above the stores writes SQL. Only src/sqlite/ and
 // src/postgres/ import a database driver or hold SQL in a string; the rest of the library talks to stores.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -107,4 +107,77 @@ test("src/store, src/search and src/context import neither src/sqlite nor src/po
       });
     });
   assert.deepEqual(findings, [], "hand the backend in from src/sqlite or src/postgres instead");
+});
+
+/** A module's room: its folder under src/ (`store` for src/store/feed/feed.ts), or the file for one at the root. */
+function room(path: string): string {
+  return relative(SRC, path).replaceAll("\\", "/").split("/")[0]!;
+}
+
+/** Room → the rooms it imports from (relative imports, types included: a reader follows those too). */
+function roomGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const path of sourceFiles(SRC)) {
+    const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, false);
+    for (const statement of source.statements) {
+      const specifier =
+        (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier;
+      if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith(".")) continue;
+      const target = resolve(dirname(path), specifier.text.replace(/\.js$/, ".ts"));
+      if (!existsSync(target)) continue;
+      const [from, to] = [room(path), room(target)];
+      if (from === to) continue;
+      const edges = graph.get(from) ?? new Set<string>();
+      edges.add(to);
+      graph.set(from, edges);
+    }
+  }
+  return graph;
+}
+
+/** The arrows inside a circle of rooms (Tarjan's strongly connected components), as `from -> to`. */
+function arrowsBackUp(graph: Map<string, Set<string>>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const arrows: string[] = [];
+  const visit = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const circle = stack.splice(stack.indexOf(node));
+    if (circle.length < 2) return;
+    for (const from of circle)
+      for (const to of graph.get(from) ?? []) if (circle.includes(to)) arrows.push(`${from} -> ${to}`);
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return arrows.sort();
+}
+
+// The folders stack in floors (ARCHITECTURE.md's Folders): an import from a lower floor up to a higher one makes
+// a circle of rooms, so neither can be read without the other. utils/ is both the public token helpers and a
+// dependency of the stores: `estimateMessageTokens` reads media pointers from store/media/ and the transfer
+// stream counts tokens with it, until it moves below both.
+const KNOWN_BACK_UP = ["store -> utils", "utils -> store"];
+
+test("no import runs back up the layers: the folders of src/ import each other without a circle", () => {
+  assert.deepEqual(arrowsBackUp(roomGraph()), KNOWN_BACK_UP);
+});
+
+test("the room scan finds a circle of folders", () => {
+  const graph = new Map([
+    ["a", new Set(["b"])],
+    ["b", new Set(["c"])],
+    ["c", new Set(["a", "d"])],
+  ]);
+  assert.deepEqual(arrowsBackUp(graph), ["a -> b", "b -> c", "c -> a"]);
 });

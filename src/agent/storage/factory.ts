@@ -1,7 +1,7 @@
 import { SessionError } from "../../errors.js";
-import { storageFactoryOptions } from "../../schema/storage-factory.js";
 import type { SqliteSource } from "../../sqlite/connection/open.js";
 import type { SessionStorage } from "../types.js";
+import { storageFactoryOptions } from "./factory-schema.js";
 import { FileSessionStorage, type FileSessionStorageOptions } from "./file.js";
 import { MemorySessionStorage } from "./memory.js";
 import {

@@ -3,11 +3,11 @@ import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
-import { assertSessionState } from "../../schema/session-state.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
 import { appendText, isMissing, readHead, removeFile, writeAtomic, writeExclusive } from "./file-io.js";
+import { assertSessionState } from "./state-schema.js";
 
 /** Options of {@link FileSessionStorage}. */
 export interface FileSessionStorageOptions {

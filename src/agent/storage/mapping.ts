@@ -1,7 +1,7 @@
-import { assertStateMessages } from "../../schema/session-state.js";
 import type { SessionMessage, SessionMessagePart } from "../../types.js";
 import { normalize } from "../codec.js";
 import type { AgentMessage, SessionState, UsageEntry } from "../types.js";
+import { assertStateMessages } from "./state-schema.js";
 
 /**
  * How an agent session lies in a `SessionStore` (docs/AGENT.md, "Where agent sessions live"): every agent message

@@ -1,9 +1,9 @@
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
-import { assertSessionState } from "../../schema/session-state.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { normalize, reviveState } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage } from "../types.js";
+import { assertSessionState } from "./state-schema.js";
 
 /** Sessions in process memory; states are copied in and out, so callers never share objects with the store. */
 export class MemorySessionStorage implements SessionStorage {

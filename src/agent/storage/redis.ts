@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
-import { assertSessionState } from "../../schema/session-state.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
@@ -9,6 +8,7 @@ import { fromElements, toChunks, toElements } from "./redis-chunks.js";
 import { RedisConnection, type RedisSource } from "./redis-client.js";
 import { loadStored } from "./redis-load.js";
 import { APPEND, COMMIT, DELETE, DISCARD, PUSH_CHUNK } from "./redis-scripts.js";
+import { assertSessionState } from "./state-schema.js";
 
 /** Options of {@link RedisSessionStorage}. */
 export interface RedisSessionStorageOptions {

@@ -1,6 +1,5 @@
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
-import { assertSessionState } from "../../schema/session-state.js";
 import { hasStepWrites } from "../../store/step.js";
 import { hasContextStorage, hasSessionRegistry, type SessionStore } from "../../store/types.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
@@ -18,6 +17,7 @@ import {
   toSessionMessage,
   updatedAtOf,
 } from "./mapping.js";
+import { assertSessionState } from "./state-schema.js";
 import {
   type AgentCapableStore,
   appendTail,

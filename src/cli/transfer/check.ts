@@ -1,7 +1,7 @@
 import { SessionError } from "../../errors.js";
 import { sha256Base64url } from "../../runtime/bytes.js";
-import { assertTransferHeader, assertTransferLinks, assertTransferRow } from "../../schema/transfer.js";
 import { sha256 } from "../../store/media/offload.js";
+import { assertTransferHeader, assertTransferLinks, assertTransferRow } from "../../store/transfer/schema.js";
 import { assertTransferItem } from "../../store/transfer/validate.js";
 import {
   hasContextStorage,

@@ -5,12 +5,13 @@
  * parents first through order.ts). The SQL that reads the reference's tables lives in
  * `src/sqlite/adopt*.ts` and `src/postgres/adopt*.ts`.
  */
-import { fnv1a } from "../../context/keys.js";
+
 import { SessionError, StorageError } from "../../errors.js";
 import { assertSessionId } from "../../message/ids.js";
 import { COMPACTION_PREFIX } from "../../message/overlay.js";
 import { emitWarning } from "../../runtime/warn.js";
 import type { StoredCompaction } from "../../types.js";
+import { fnv1a } from "../entry-key.js";
 import { assertTransferItem } from "../transfer/validate.js";
 import type { ImportCounts } from "../types.js";
 

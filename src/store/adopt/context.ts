@@ -3,7 +3,7 @@
  * when our import accepts its names, else it is reported and left in place.
  */
 
-import { assertTransferRow } from "../../schema/transfer.js";
+import { assertTransferRow } from "../transfer/schema.js";
 import type { TransferRow } from "../types.js";
 import { type AdoptionReport, refusal, reject } from "./adopt.js";
 

@@ -4,7 +4,7 @@
  */
 import { SessionError } from "../../errors.js";
 import { assertSessionId } from "../../message/ids.js";
-import { finiteNumber, registryText, wholeCount } from "../../schema/registry.js";
+import { finiteNumber, registryText, wholeCount } from "../registry-schema.js";
 import type { SessionInfo } from "../types.js";
 import { type AdoptionReport, assertReadBack, compareReadBack, referenceTime, refusal } from "./adopt.js";
 
@@ -26,7 +26,7 @@ export function referenceSessionInfo(row: Record<string, unknown>, now: string):
     const cost = count(row.estimated_cost, "estimated_cost", finiteNumber);
     info = {
       id: row.id,
-      name: typeof row.name === "string" ? registryText(row.name, "A session name") : "",
+      name: typeof row.name === "string" ? registryText(row.name, "A session name", "name") : "",
       parent_session_id: text(row.parent_session_id, "parent_session_id"),
       model: text(row.model, "model"),
       source: text(row.source, "source"),

@@ -6,7 +6,6 @@
  * state (its open transactions, caches, the time it stamps rows with).
  */
 import { canBeStored } from "../../message/ids.js";
-import { assertTransferRow } from "../../schema/transfer.js";
 import type { StoredCompaction } from "../../types.js";
 import type { ChangeFeed } from "../feed/feed.js";
 import { importChanged, publishImportReset } from "../feed/publish.js";
@@ -23,6 +22,7 @@ import type {
   TransferSession,
 } from "../types.js";
 import { AttachmentExport, AttachmentImport } from "./attachments.js";
+import { assertTransferRow } from "./schema.js";
 import { batches, openSessionStream } from "./stream.js";
 
 // Items per import batch: one write transaction each on the SQL backends, fast without holding the lock long.

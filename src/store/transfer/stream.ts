@@ -2,10 +2,10 @@ import { SessionError } from "../../errors.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { utf8Length } from "../../runtime/bytes.js";
-import { assertTransferHeader } from "../../schema/transfer.js";
 import { estimateMessageTokens } from "../../utils/tokens.js";
 import { offloadJson } from "../media/offload.js";
 import type { TransferItem, TransferMessage, TransferSession } from "../types.js";
+import { assertTransferHeader } from "./schema.js";
 import { assertTransferItem, validatedMessage } from "./validate.js";
 
 /**

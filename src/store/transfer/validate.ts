@@ -2,20 +2,16 @@ import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { reviveMessage } from "../../message/json.js";
 import { assertValidMessage } from "../../message/validate.js";
-import {
-  assertTransferAttachment,
-  assertTransferCompaction,
-  assertTransferMessage,
-} from "../../schema/transfer.js";
 import type { SessionMessage } from "../../types.js";
 import type { TransferItem, TransferMessage } from "../types.js";
+import { assertTransferAttachment, assertTransferCompaction, assertTransferMessage } from "./schema.js";
 
 /**
  * Validation of transferred records: an import accepts exactly what the write path could have stored, so a file
  * can never plant a row no append, addCompaction or setBlock would write (an id that differs from its message's,
  * a reserved `compaction_` id, a message without parts, an id with U+0000 or a lone surrogate…). Every backend's
  * importer runs these on each record before the batch holding it is written, and the CLI on every line of a file
- * before anything is written. The records are described in `schema/transfer.ts`; what this file adds is the
+ * before anything is written. The records are described in `store/transfer/schema.ts`; what this file adds is the
  * message a record's JSON holds, checked by the append path's own rules (`message/validate.ts`).
  */
 
@@ -37,7 +33,7 @@ export function assertTransferItem(item: Exclude<TransferItem, { kind: "session"
   else assertMessageRecord(item.message);
 }
 
-// The record is described in schema/transfer.ts; the message its JSON holds is checked as an append checks it.
+// The record is described in store/transfer/schema.ts; the message its JSON holds is checked as an append checks it.
 function assertMessageRecord(m: TransferMessage): void {
   assertTransferMessage(m);
   let message: unknown;

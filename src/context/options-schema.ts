@@ -4,14 +4,10 @@
  * value fails with the same message whichever builder took it, and context blocks added later (`addContext`) too.
  */
 import { z } from "zod";
-import {
-  type AnyContextProvider,
-  isWritableProvider,
-  type WritableContextProvider,
-} from "../context/types.js";
 import { isStorableId } from "../message/ids.js";
-import { func } from "./rules.js";
-import { rule } from "./to-session-error.js";
+import { func } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
+import { type AnyContextProvider, isWritableProvider, type WritableContextProvider } from "./types.js";
 
 const hasGet = (value: unknown): boolean =>
   typeof value === "object" && value !== null && typeof (value as { get?: unknown }).get === "function";
@@ -24,13 +20,17 @@ export const blockLabel = z.custom<string>(
     value.length <= 200 &&
     !/[\r\n]/.test(value) &&
     isStorableId(value),
-  rule("A context block label must be a non-empty single line of at most 200 well-formed characters"),
+  rule(
+    "A context block label must be a non-empty single line of at most 200 well-formed characters",
+    "format",
+  ),
 );
 
 /** A label not yet `taken` (checked after {@link blockLabel}): block labels are unique within a session. */
 export const newBlockLabel = (taken: (label: string) => boolean) =>
   blockLabel.refine((label) => !taken(label), {
     error: (issue) => `Block "${String(issue.input)}" already exists`,
+    params: { rule: "conflict" },
   });
 
 /** Options of `withContext` / `addContext` (unknown keys are kept, as the block stores the options as given). */
@@ -41,14 +41,16 @@ export const contextOptions = z.looseObject({
     .regex(/^[^\r\n]*$/)
     .optional(),
   whenChanged: z.enum(["wait", "remind"], rule('whenChanged must be "wait" or "remind"')).optional(),
-  provider: z.custom<AnyContextProvider>(hasGet, rule("A context provider needs a get() method")).optional(),
+  provider: z
+    .custom<AnyContextProvider>(hasGet, rule("A context provider needs a get() method", "type"))
+    .optional(),
 });
 
 /** `withCachedPrompt(provider)`: none (the session's own storage) or a provider with get() and set(). */
 export const promptStore = z
   .custom<WritableContextProvider>(
     isWritableProvider,
-    rule("withCachedPrompt needs a provider with get() and set()"),
+    rule("withCachedPrompt needs a provider with get() and set()", "type"),
   )
   .optional();
 

@@ -1,12 +1,12 @@
 /** `createSession`'s options (the agent runtime, `agent-session/agent`), described once. */
 import { z } from "zod";
-import { isObject } from "../agent/checks.js";
-import { normalize } from "../agent/codec.js";
-import { isSessionStorage } from "../agent/storage/factory.js";
-import { RESERVED_PREFIX } from "../agent/turn-status.js";
 import { assertNamedSessionId } from "../message/ids.js";
-import { checkedBy, wholeAtLeast } from "./rules.js";
-import { rule, says } from "./to-session-error.js";
+import { checkedBy, issueOf, wholeAtLeast } from "../schema/rules.js";
+import { rule, says } from "../schema/to-session-error.js";
+import { isObject } from "./checks.js";
+import { normalize } from "./codec.js";
+import { isSessionStorage } from "./storage/factory.js";
+import { RESERVED_PREFIX } from "./turn-status.js";
 
 const sessionId = checkedBy<string>(assertNamedSessionId).optional();
 
@@ -34,26 +34,27 @@ const pricing = z.strictObject(
 
 /** Metadata a caller may set: a JSON-storable object without the keys the runtime reserves ("agent.*"). */
 const metadata = z
-  .custom<Record<string, unknown>>(isObject, rule("metadata must be an object"))
+  .custom<Record<string, unknown>>(isObject, rule("metadata must be an object", "type"))
   .refine((value) => !Object.keys(value).some((key) => key.startsWith(RESERVED_PREFIX)), {
+    params: { rule: "format" },
     // "agent.turn" drives recovery: a caller's value would make a new session look interrupted (or hide a real one).
     error: (issue) => {
       const key = Object.keys(issue.input as object).find((k) => k.startsWith(RESERVED_PREFIX));
       return `metadata key ${JSON.stringify(key)} uses the reserved prefix "${RESERVED_PREFIX}"`;
     },
   })
-  .refine((value) => {
-    normalize(value); // throws its own error for a value JSON cannot hold
-    return true;
-  });
+  // normalize throws its own error for a value JSON cannot hold.
+  .check(issueOf(normalize, "type"));
 
 const memory = z
   .custom<{ freezeSystemPrompt: unknown; reminder?: unknown }>(
     (value) => typeof (value as { freezeSystemPrompt?: unknown })?.freezeSystemPrompt === "function",
-    says("memory must be a Session (with freezeSystemPrompt() and tools())"),
+    says("memory must be a Session (with freezeSystemPrompt() and tools())", "type"),
   )
   .refine((value) => value.reminder === undefined || typeof value.reminder === "function", {
     error: () => "memory.reminder must be a function (a Session's reminder())",
+    path: ["reminder"],
+    params: { rule: "type" },
   });
 
 /** The fields of a compaction's options; `prefix` names where they sit in the messages. */
@@ -71,7 +72,10 @@ export const compactOptions = z
 export const createAgentOptions = z
   .looseObject(
     {
-      model: z.custom((value) => value !== undefined && value !== null, says("createSession needs a model")),
+      model: z.custom(
+        (value) => value !== undefined && value !== null,
+        says("createSession needs a model", "required"),
+      ),
       resume: sessionId,
       fork: sessionId,
       sessionId,
@@ -80,11 +84,11 @@ export const createAgentOptions = z
       tools: z
         .custom(
           (value) => typeof value === "object" && value !== null,
-          rule("tools must be an object of AI SDK tools"),
+          rule("tools must be an object of AI SDK tools", "type"),
         )
         .optional(),
       sessionStorage: z
-        .custom(isSessionStorage, says("sessionStorage must have save, load, delete and list"))
+        .custom(isSessionStorage, says("sessionStorage must have save, load, delete and list", "type"))
         .optional(),
       memory: memory.optional(),
       pricing: pricing.optional(),
@@ -93,7 +97,7 @@ export const createAgentOptions = z
         .looseObject({
           maxInputTokens: z.custom(
             (value) => typeof value === "number" && value > 0,
-            says("compaction.maxInputTokens must be a number > 0"),
+            says("compaction.maxInputTokens must be a number > 0", "range"),
           ),
           ...compactFields("compaction."),
         })
@@ -103,11 +107,17 @@ export const createAgentOptions = z
   )
   .refine((options) => options.resume === undefined || options.fork === undefined, {
     error: () => "Use either resume or fork, not both",
+    path: ["fork"],
+    params: { rule: "conflict" },
   })
   // They name and describe a new session; a resumed one keeps its own, and dropping them silently would hide that.
   .refine((options) => options.resume === undefined || options.sessionId === undefined, {
     error: () => "sessionId is for a new session or fork: resume keeps the session's own id",
+    path: ["sessionId"],
+    params: { rule: "conflict" },
   })
   .refine((options) => options.resume === undefined || options.metadata === undefined, {
     error: () => "metadata is for a new session or fork: resume keeps the stored metadata",
+    path: ["metadata"],
+    params: { rule: "conflict" },
   });

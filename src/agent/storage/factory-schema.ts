@@ -4,12 +4,12 @@
  * so the storage silently fell back to `:memory:` and kept nothing.
  */
 import { z } from "zod";
-import type { FileSessionStorageOptions } from "../agent/storage/file.js";
-import type { PostgresSessionStorageOptions } from "../agent/storage/postgres.js";
-import type { RedisSessionStorageOptions } from "../agent/storage/redis.js";
-import type { SQLiteSessionStorageOptions } from "../agent/storage/sqlite.js";
-import { describe } from "../message/describe.js";
-import { parseInput } from "./to-session-error.js";
+import { describe } from "../../message/describe.js";
+import { parseInput } from "../../schema/parse.js";
+import type { FileSessionStorageOptions } from "./file.js";
+import type { PostgresSessionStorageOptions } from "./postgres.js";
+import type { RedisSessionStorageOptions } from "./redis.js";
+import type { SQLiteSessionStorageOptions } from "./sqlite.js";
 
 // `satisfies Record<keyof …>` makes the compiler refuse a list that misses a name a storage's options gained.
 const policy = { reservedMetadataKeys: 1, maxMessageBytes: 1 } as const;

@@ -5,17 +5,18 @@
  * load, Redis half-wrote a state with `createdAt: NaN`, and only the store-backed storages checked message ids.
  */
 import { z } from "zod";
-import type { SessionState } from "../agent/types.js";
-import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
-import { assertNamedSessionId, isStorableId } from "../message/ids.js";
-import { checkedBy, finite } from "./rules.js";
-import { parseInput, rule } from "./to-session-error.js";
+import { SessionError } from "../../errors.js";
+import { describe } from "../../message/describe.js";
+import { assertNamedSessionId, isStorableId } from "../../message/ids.js";
+import { parseInput } from "../../schema/parse.js";
+import { checkedBy, finite } from "../../schema/rules.js";
+import { rule } from "../../schema/to-session-error.js";
+import type { SessionState } from "../types.js";
 
 const plainObject = (field: string) =>
   z.custom<Record<string, unknown>>(
     (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-    rule(`${field} must be an object`),
+    rule(`${field} must be an object`, "type"),
   );
 
 // Messages are checked by hand below: a state may hold tens of thousands, and only their list and ids matter here.
@@ -36,7 +37,7 @@ const state = z.looseObject(
     updatedAt: finite("updatedAt"),
     parentId: z
       .string(rule("parentId must be a session id"))
-      .refine((id) => id.length > 0 && isStorableId(id))
+      .refine((id) => id.length > 0 && isStorableId(id), { params: { rule: "format" } })
       .optional(),
   },
   rule("A session state must be an object"),

@@ -6,38 +6,40 @@
  * own rules (`store/transfer/validate.ts`). Each schema is built once, here: an import parses every record.
  */
 import { z } from "zod";
-import { describe } from "../message/describe.js";
-import { assertSessionId, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../message/ids.js";
-import { MAX_BLOCK_KEY_BYTES } from "../store/keys.js";
-import type { TransferAttachment, TransferMessage, TransferRow, TransferSession } from "../store/types.js";
-import type { StoredCompaction } from "../types.js";
-import { checkedBy } from "./rules.js";
-import { parseInput, rule, ruleOf } from "./to-session-error.js";
+import type { SessionIssueRule } from "../../errors.js";
+import { describe } from "../../message/describe.js";
+import { assertSessionId, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../../message/ids.js";
+import { parseInput } from "../../schema/parse.js";
+import { checkedBy } from "../../schema/rules.js";
+import { rule, ruleOf } from "../../schema/to-session-error.js";
+import type { StoredCompaction } from "../../types.js";
+import { MAX_BLOCK_KEY_BYTES } from "../keys.js";
+import type { TransferAttachment, TransferMessage, TransferRow, TransferSession } from "../types.js";
 
-type Wording = (text: string) => ReturnType<typeof rule>;
+type Wording = (text: string, kind: SessionIssueRule) => ReturnType<typeof rule>;
 
 /** A field whose message starts with `what` ("An overlay id must be …"). */
 const said =
   (what: string): Wording =>
-  (text) =>
-    rule(`${what} ${text}`);
+  (text, kind) =>
+    rule(`${what} ${text}`, kind);
 
 /** A field whose message names its record ("The parent" → `The parent of message "m2" must be …`). */
 const of =
   (field: string): Wording =>
-  (text) =>
-    ruleOf(field, text);
+  (text, kind) =>
+    ruleOf(field, text, kind);
 
 const isName = (value: unknown): value is string =>
   typeof value === "string" && value.length > 0 && isStorableId(value);
 
 /** A stored name: the rule of `assertId` (non-empty, well-formed, no U+0000, at most `maxBytes` in UTF-8). */
 function storedName(word: Wording, maxBytes = MAX_NAME_BYTES) {
-  const unnamable = word("must be a non-empty, well-formed Unicode string without U+0000");
-  const tooLong = word(`must be at most ${maxBytes} bytes in UTF-8`);
-  return z.custom<string>((value) => isName(value) && fitsBytes(value, maxBytes), {
-    error: (issue) => (isName(issue.input) ? tooLong : unnamable).error(issue),
-  });
+  const unnamable = word("must be a non-empty, well-formed Unicode string without U+0000", "format");
+  const tooLong = word(`must be at most ${maxBytes} bytes in UTF-8`, "too_long");
+  return z
+    .custom<string>(isName, { ...unnamable, abort: true })
+    .refine((value) => fitsBytes(value, maxBytes), tooLong);
 }
 
 // Times travel in toISOString() form, which every backend stores and returns unchanged.
@@ -47,10 +49,14 @@ const isTransferTime = (value: unknown): value is string => {
 };
 const time = z.custom<string>(
   isTransferTime,
-  ruleOf("The time", "must be in toISOString() form (2025-01-31T12:00:00.000Z)"),
+  ruleOf("The time", "must be in toISOString() form (2025-01-31T12:00:00.000Z)", "format"),
 );
 
 const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
+const isString = (value: unknown): value is string => typeof value === "string";
+
+// A field whose message names its record is a custom check: only those carry the field's words to the mapping.
+const stringOf = (field: string) => z.custom<string>(isString, ruleOf(field, "must be a string"));
 
 /** A session's header: a storable session id and leaf; its registry row (stored as given) names the session. */
 export const transferHeader = z
@@ -59,13 +65,17 @@ export const transferHeader = z
       id: checkedBy<string>(assertSessionId),
       leafId: storedName(of("The leaf")).nullable(),
       info: z
-        .looseObject({ id: z.unknown() }, ruleOf("The registry row", "must be an object or null"))
+        .custom<{ id: unknown }>(
+          (value) => isObject(value) && !Array.isArray(value),
+          ruleOf("The registry row", "must be an object or null"),
+        )
         .nullable(),
     },
     rule("A session header must be an object"),
   )
   .refine((header) => header.info === null || header.info.id === header.id, {
     path: ["info", "id"],
+    params: { rule: "conflict" },
     error: (issue) => {
       const header = issue.input as TransferSession;
       return `The registry row of session "${header.id}" names another session (${describe(header.info?.id)})`;
@@ -82,7 +92,7 @@ export const transferMessage = z.object(
     parentId: storedName(of("The parent")).nullable(),
     role: z.unknown(),
     createdAt: time,
-    content: z.string(ruleOf("The stored JSON", "must be a string")),
+    content: stringOf("The stored JSON"),
   },
   rule("A transferred message must be an object"),
 );
@@ -95,7 +105,7 @@ export const transferCompaction = z.object(
     id: storedName(said("An overlay id")),
     fromMessageId: storedName(of("The start")),
     toMessageId: storedName(of("The end")),
-    summary: z.string(ruleOf("The summary", "must be a string")),
+    summary: stringOf("The summary"),
     createdAt: time,
     details: z.custom<object>(isObject, ruleOf("The details", "must be an object")).optional(),
   },
@@ -106,14 +116,17 @@ export const transferCompaction = z.object(
 export const transferAttachment = z.object(
   {
     hash: z
-      .string(rule("An attachment's name must be its SHA-256 in 64 lower-case hex digits"))
+      .string(rule("An attachment's name must be its SHA-256 in 64 lower-case hex digits", "format"))
       .regex(/^[0-9a-f]{64}$/),
-    bytes: z.instanceof(Uint8Array, ruleOf("The bytes", "must be a Uint8Array")),
+    bytes: z.custom<Uint8Array>(
+      (value) => value instanceof Uint8Array,
+      ruleOf("The bytes", "must be a Uint8Array"),
+    ),
   },
   rule("An attachment must be an object"),
 );
 
-const content = z.string(ruleOf("The content", "must be a string"));
+const content = stringOf("The content");
 
 /** A context block or a searchable entry, with names every backend stores exactly. */
 export const transferRow = z.discriminatedUnion(

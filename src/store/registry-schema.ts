@@ -5,16 +5,17 @@
  */
 import { z } from "zod";
 import { assertNamedSessionId, isStorableId } from "../message/ids.js";
-import { assertStoredKey } from "../store/keys.js";
-import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
-import { checkedBy, wholeCount as count, finite } from "./rules.js";
-import { parseInput, rule } from "./to-session-error.js";
+import { parseInput } from "../schema/parse.js";
+import { checkedBy, wholeCount as count, finite } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
+import { assertStoredKey } from "./keys.js";
+import type { NewSessionRecord, SessionListOptions, SessionUsage } from "./types.js";
 
 /** A string every backend stores exactly (well-formed, no U+0000; `""` is allowed). */
 export const text = (field: string) =>
   z.custom<string>(
     (value) => typeof value === "string" && isStorableId(value),
-    rule(`${field} must be a well-formed Unicode string without U+0000`),
+    rule(`${field} must be a well-formed Unicode string without U+0000`, "format"),
   );
 
 /** {@link text}, or null for `undefined` / `null`. */
@@ -45,7 +46,7 @@ export const sessionRecord = objectOrNone(
 
 /**
  * A usage delta: token counts are whole numbers within ±(2^53 - 1), the cost a finite number. Negative deltas are
- * corrections (`SessionManager.addUsage` accepts only counts >= 0, see `schema/manager.ts`).
+ * corrections (`SessionManager.addUsage` accepts only counts >= 0, see {@link managerUsage}).
  */
 export const usage = objectOrNone(
   {
@@ -63,22 +64,22 @@ export const listShape = { limit: count("limit").optional(), offset: count("offs
 
 const textRules = new Map<string, z.ZodType<string>>();
 
-/** Throws `INVALID_ARGUMENT` unless `value` is {@link text}; returns it. */
-export function registryText(value: unknown, field: string): string {
+/** Throws `INVALID_ARGUMENT` unless `value` is {@link text} (`field` words the message, `path` names it); returns it. */
+export function registryText(value: unknown, field: string, path = field): string {
   // A handful of fixed field names: each schema is built once.
   const schema = textRules.get(field) ?? text(field);
   textRules.set(field, schema);
-  return parseInput(schema, value);
+  return parseInput(schema, value, { path });
 }
 
 /** Throws unless `value` is a whole number from 0 to 2^53 - 1 (beyond, a JS number no longer counts exactly). */
 export function wholeCount(value: unknown, field: string): number {
-  return parseInput(count(field), value);
+  return parseInput(count(field), value, { path: field });
 }
 
 /** Throws `INVALID_ARGUMENT` unless `value` is a finite number (a cost). */
 export function finiteNumber(value: unknown, field: string): number {
-  return parseInput(finite(field), value);
+  return parseInput(finite(field), value, { path: field });
 }
 
 /** Validates a registry record before `create` writes it. */

@@ -1,3 +1,4 @@
+/** The key of a searchable entry, as the reference makes it (its slug and hash): the entries tools and adoption key rows with it. */
 /** The reference's slug: first 60 characters, lower-cased, runs outside a-z0-9 become "-", trimmed of "-". */
 export function slugify(text: string): string {
   return text

@@ -5,7 +5,7 @@
  */
 import type { UserContent } from "ai";
 import { z } from "zod";
-import { mediaProblem } from "../agent/media.js";
+import { mediaProblem } from "./media.js";
 
 const unsupported = {
   error: (issue: { path?: PropertyKey[] | undefined }) =>

@@ -1,6 +1,6 @@
 /** The body `persistChatTurn` receives from `useChat` (see `ai-sdk/chat-request.ts`), described once. */
 import { z } from "zod";
-import { rule, says } from "./to-session-error.js";
+import { rule, says } from "../schema/to-session-error.js";
 
 const either = "persistChatTurn needs either messages (an array) or one message";
 
@@ -22,7 +22,10 @@ export const chatRequest = z
     },
     says("persistChatTurn needs the request body ({ messages, trigger })"),
   )
-  .refine((request) => (request.messages === undefined) !== (request.message === undefined), says(either));
+  .refine((request) => (request.messages === undefined) !== (request.message === undefined), {
+    ...says(either, "conflict"),
+    path: ["messages"],
+  });
 
 /** The posted messages that are read (`INVALID_MESSAGE`): objects with a string id. */
 export const postedMessages = z.array(
@@ -32,6 +35,6 @@ export const postedMessages = z.array(
       entry !== null &&
       !Array.isArray(entry) &&
       typeof (entry as { id?: unknown }).id === "string",
-    rule("persistChatTurn needs messages with a string id"),
+    rule("persistChatTurn needs messages with a string id", "type"),
   ),
 );

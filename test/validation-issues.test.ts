@@ -1,0 +1,90 @@
+// A refused input says which field broke which rule as data (SessionError.issues), beside the message for humans.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { z } from "zod";
+import { MemorySessionStorage } from "../src/agent/index.js";
+import { SessionError } from "../src/errors.js";
+import { Session } from "../src/index.js";
+import { MemoryStore } from "../src/memory/store.js";
+import { parseInput } from "../src/schema/parse.js";
+import { checkedBy } from "../src/schema/rules.js";
+import { assertTransferAttachment, assertTransferMessage } from "../src/store/transfer/schema.js";
+import { assertSessionError, rejectsWithIssue } from "./helpers/session-error.js";
+
+const at = new Date(0).toISOString();
+
+test("a transfer record's field names its record in the message and its path in the issue", () => {
+  const record = { id: "m2", parentId: "", role: "user", createdAt: at, content: "{}" };
+  assert.throws(() => assertTransferMessage(record), {
+    code: "INVALID_ARGUMENT",
+    message:
+      'The parent of message "m2" must be a non-empty, well-formed Unicode string without U+0000, got ""',
+  });
+  assertSessionError(() => assertTransferMessage(record), {
+    code: "INVALID_ARGUMENT",
+    path: "parentId",
+    rule: "format",
+  });
+  assertSessionError(() => assertTransferMessage({ ...record, parentId: "p".repeat(2000) }), {
+    code: "INVALID_ARGUMENT",
+    path: "parentId",
+    rule: "too_long",
+  });
+  assertSessionError(() => assertTransferAttachment({ hash: "a".repeat(64), bytes: 3 as never }), {
+    code: "INVALID_ARGUMENT",
+    path: "bytes",
+    rule: "type",
+  });
+});
+
+test("every issue of the input is listed, the one the message names first", () => {
+  try {
+    assertTransferMessage({ id: "m", parentId: null, role: "user", createdAt: "x", content: 3 as never });
+    assert.fail("refused");
+  } catch (error) {
+    assert.deepEqual((error as { issues?: unknown }).issues, [
+      { path: "createdAt", rule: "format" },
+      { path: "content", rule: "type" },
+    ]);
+  }
+});
+
+test("a hand-written check inside a schema keeps its code and message and gains the field's issue", () => {
+  const schema = z.object({
+    id: checkedBy<string>((value) => {
+      if (value !== "ok") throw new TypeError("not a SessionError");
+    }),
+  });
+  assert.throws(() => parseInput(schema, { id: "no" }), /not a SessionError/);
+  const kept = z.object({ inner: z.object({ key: checkedBy<string>(assertNamed) }) });
+  assertSessionError(() => parseInput(kept, { inner: { key: "" } }), {
+    code: "RESERVED_ID",
+    path: "inner.key",
+    rule: "format",
+  });
+  assert.throws(() => parseInput(kept, { inner: { key: "" } }), { message: "no name" });
+});
+
+function assertNamed(value: unknown): asserts value is string {
+  // A SessionError with a code other than the parse's default: the schema must not replace it.
+  if (value === "") throw new SessionError("RESERVED_ID", "no name");
+}
+
+test("a value parsed alone is named by the caller; a missing field is required, a wrong one a type", async () => {
+  assertSessionError(() => Session.create(new MemoryStore()).withMaxMessageBytes(10), {
+    code: "INVALID_ARGUMENT",
+    path: "maxMessageBytes",
+    rule: "range",
+  });
+  const storage = new MemorySessionStorage();
+  await rejectsWithIssue(storage.save({ id: "s", metadata: {} } as never), {
+    code: "INVALID_ARGUMENT",
+    path: "usage",
+    rule: "required",
+  });
+  await rejectsWithIssue(storage.save({ id: "s", usage: { entries: [] }, metadata: [] } as never), {
+    code: "INVALID_ARGUMENT",
+    path: "metadata",
+    rule: "type",
+  });
+});
