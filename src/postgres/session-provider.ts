@@ -167,7 +167,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       false,
       (content, tx) => appendRow(tx, t, this.sessionId, message, { ...request, json: content }),
     );
-    return this.withStoredJson(written, message.id, json);
+    return this.withAnswerJson(written, message.id, json);
   }
 
   protected async writeUpsert(
@@ -227,7 +227,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       false,
       (content, tx) => appendRow(tx, t, this.sessionId, message, { parentId, json: content, createdAt, log }),
     );
-    return this.withStoredJson(written, message.id, json);
+    return this.withAnswerJson(written, message.id, json);
   }
 
   protected async writeUpdate({ message, json }: PreparedWrite): Promise<Written<UpdateResult>> {
@@ -246,7 +246,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   }
 
   // An id that was already stored answers with the stored message, payloads restored (one read, only then).
-  private async withStoredJson(
+  private async withAnswerJson(
     written: Written<AppendResult>,
     id: string,
     json: string,
