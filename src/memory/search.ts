@@ -50,7 +50,9 @@ export function searchMemory(
 }
 
 /** Ranked recall's source on the memory backend: every row in scope is read, none is indexed. */
-function memorySource(sessions: ReadonlyMap<string, SessionData>): RecallSource<Scope, SearchResult[]> {
+function memorySource(
+  sessions: ReadonlyMap<string, SessionData>,
+): RecallSource<Scope, QueryTerm[], SearchResult[]> {
   return {
     scope: (plan) => {
       const rows = rowsInScope(sessions, plan);
@@ -58,6 +60,8 @@ function memorySource(sessions: ReadonlyMap<string, SessionData>): RecallSource<
       for (const item of rows) bySeq.set(item.row.seq, item);
       return { rows, bySeq };
     },
+    // Every row in scope is a candidate: the ranking matches the terms itself, and nothing is read again.
+    read: (terms) => terms,
     rank: (terms, scope, _plan, top) => {
       const ranked = rankRecall(scope, terms, top);
       return { ranked, scores: scoresOf(ranked) };

@@ -56,6 +56,41 @@ export class ActivePaths {
   }
 }
 
+/** How a search tells whether to read again: its answer held too few hits, and which sessions crowded it. */
+export interface ActivePathRound<T> {
+  /** Whether an answer came back with too few hits. */
+  short(answer: T): boolean;
+  /** The sessions with other branches that took part in an answer. */
+  crowding(answer: T): Iterable<BranchedSession>;
+}
+
+/**
+ * The rounds of a search that reads again with sessions kept to their active paths, written once for engines that
+ * answer at once and those that answer later: while an answer is short and ActivePaths adds a session that crowded
+ * it, it yields the sessions to keep to (those of earlier rounds too) and takes the answer read again; it returns
+ * `first` or the last answer read.
+ */
+export function* activePathRounds<T>(
+  first: T,
+  round: ActivePathRound<T>,
+): Generator<readonly number[], T, T> {
+  let answer = first;
+  const paths = new ActivePaths();
+  while (round.short(answer) && paths.add(round.crowding(answer))) answer = yield paths.kept;
+  return answer;
+}
+
+/** activePathRounds on an engine that answers at once: `reread` reads the answer again with those sessions kept to. */
+export function keepToActivePaths<T>(
+  first: T,
+  reads: ActivePathRound<T> & { reread(sessions: readonly number[]): T },
+): T {
+  const rounds = activePathRounds(first, reads);
+  let round = rounds.next();
+  while (!round.done) round = rounds.next(reads.reread(round.value));
+  return round.value;
+}
+
 /**
  * Of `branched`, the sessions one read keeps to their active paths: shallowest first while their paths fit
  * ACTIVE_PATH_ROWS (the first always). The vector channel's read of a set of sessions keeps to these.

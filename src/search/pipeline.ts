@@ -1,11 +1,14 @@
 /**
- * Ranked recall, written once over a backend's `RecallSource`: terms → scope → candidates weighed and ranked →
- * fusion with the vector channel → page. The backend answers the steps that touch its storage (which rows are in
- * scope, each term's candidates with their parents and lengths, the page of hits and its extras); the order, the
- * cut to the page and the fusion are decided here, the same way for every backend. The steps come apart at the
- * vector channel (`rankText`, then `pageOf`), because a backend reads the ranking and the page in its own
- * transactions around the channel's awaited answer; `recall` runs them in a row.
+ * Ranked recall, written once over a backend's `RecallSource`: terms → scope → candidates read, weighed and ranked →
+ * the active-path rounds → fusion with the vector channel → page. The backend answers the steps that touch its
+ * storage (which rows are in scope, each term's candidates with their parents and lengths, those read again with
+ * sessions kept to their active paths, the page of hits and its extras); the order, when to read again, the cut to
+ * the page and the fusion are decided here, the same way for every backend. The steps come apart at the vector
+ * channel (`rankText`, then `pageOf`), because a backend reads the ranking and the page in its own transactions
+ * around the channel's awaited answer; `recall` runs them in a row. An engine that answers later (Postgres) runs
+ * the same steps through `rankTextAsync` and `recallAsync`.
  */
+import { activePathRounds, type BranchedSession } from "./active-paths.js";
 import { fuseRankings } from "./fusion.js";
 import { outsideSessions, type SearchPlan } from "./options.js";
 import type { QueryTerm } from "./query.js";
@@ -22,26 +25,50 @@ export interface TextRanking {
   scores: ScoreLookup;
 }
 
-/** What a backend answers for ranked recall (the pipeline above decides the rest). */
-export interface RecallSource<Scope, Page> {
+/**
+ * What a backend answers for ranked recall (the pipeline above decides the rest). `Reads` are the candidates read
+ * for one search; `Step` is how a read comes back: the reads themselves, or a promise of them on an engine that
+ * answers later.
+ */
+export interface RecallSource<Scope, Reads, Page, Step extends Reads | Promise<Reads> = Reads> {
   /** The search's scope (sessions, branch, the rows a term's rarity is counted among); undefined: nothing to find. */
   scope(plan: SearchPlan): Scope | undefined;
+  /** Each term's candidates within the scope, with their parents and lengths. */
+  read(terms: QueryTerm[], scope: Scope, plan: SearchPlan): Step;
   /**
-   * Each term's candidates within the scope, weighed (BM25) and ranked with their parents (search/rank.ts); only the
-   * first `top` in order when given (every one when undefined).
+   * The candidates read, weighed (BM25) and ranked with their parents (search/rank.ts); only the first `top` in
+   * order when given (every one when undefined).
    */
-  rank(terms: QueryTerm[], scope: Scope, plan: SearchPlan, top: number | undefined): TextRanking;
+  rank(reads: Reads, scope: Scope, plan: SearchPlan, top: number | undefined): TextRanking;
   /** Whether the page may leave a ranked hit out (a filter or a branch it checks itself): then it gets them all. */
   pageMaySkip(plan: SearchPlan, scope: Scope): boolean;
   /** Whether a seq of the vector channel takes part in the fusion (one outside the scope does not); default: all. */
-  fusesNear?(seq: number, scope: Scope): boolean;
+  fusesNear?(seq: number, scope: Scope, reads: Reads): boolean;
   /** The page of hits of the ranked seqs (best first), at most `plan.limit`, with the extras the plan asks for. */
-  page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, scope: Scope): Page;
+  page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, scope: Scope, reads: Reads): Page;
+  /** How to read again with sessions kept to their active paths; none: the reads hold every match in scope. */
+  rereads?: ActivePathRereads<Scope, Reads, Step>;
 }
 
-/** The text ranking of a search and the scope it was taken in. */
-export interface ScopedRanking<Scope> {
+/**
+ * What a source whose reads are windows of the newest matches answers, so that an active-branch search whose window
+ * other branches crowded reads again (the rounds and their bounds: search/active-paths.ts).
+ */
+export interface ActivePathRereads<Scope, Reads, Step> {
+  /** Whether a window of newest matches was full: only then can older hits on the active paths be left out. */
+  full(reads: Reads): boolean;
+  /** How many hits the ranking holds that the page would return (the filters' and the branch's). */
+  found(reads: Reads, text: TextRanking, plan: SearchPlan): number;
+  /** The sessions with other branches among the candidates read, with their leaf's depth. */
+  branched(reads: Reads, scope: Scope): Iterable<BranchedSession>;
+  /** `reads` read again with the sessions `paths` (their numbers) kept to their active paths inside the read. */
+  reread(reads: Reads, scope: Scope, plan: SearchPlan, paths: readonly number[]): Step;
+}
+
+/** The text ranking of a search, the scope it was taken in and the candidates it was taken from. */
+export interface ScopedRanking<Scope, Reads> {
   scope: Scope;
+  reads: Reads;
   text: TextRanking;
 }
 
@@ -51,27 +78,69 @@ export function recallFindsNothing(terms: QueryTerm[], plan: SearchPlan): boolea
 }
 
 /**
- * The text ranking of `terms` (recallTerms: parsed and bounded by the caller, so a query over the limits is refused
- * even with limit 0); undefined when nothing can match. Only the first `plan.limit` are put in order where the page
- * cannot skip a hit, unless `whole` (the ranking is fused with the vector channel's).
+ * The steps of a text ranking, written once for both kinds of engine: it yields each read (`Step`) and takes what
+ * it read. An active-branch search whose window of newest matches was full and held too few hits reads again with
+ * the sessions that crowded it kept to their active paths, in the rounds of activePathRounds.
  */
-export function rankText<Scope, Page>(
-  source: RecallSource<Scope, Page>,
+function* rankSteps<Scope, Reads, Page, Step extends Reads | Promise<Reads>>(
+  source: RecallSource<Scope, Reads, Page, Step>,
   terms: QueryTerm[],
   plan: SearchPlan,
   whole: boolean,
-): ScopedRanking<Scope> | undefined {
+): Generator<Step, ScopedRanking<Scope, Reads> | undefined, Reads> {
   if (recallFindsNothing(terms, plan)) return undefined;
   const scope = source.scope(plan);
   if (scope === undefined) return undefined;
   const top = whole || source.pageMaySkip(plan, scope) ? undefined : plan.limit;
-  return { scope, text: source.rank(terms, scope, plan, top) };
+  const rankOf = (reads: Reads) => ({ scope, reads, text: source.rank(reads, scope, plan, top) });
+  let answer = rankOf(yield source.read(terms, scope, plan));
+  const { rereads } = source;
+  // Only a window of newest matches that was full can have left hits on the active paths behind it.
+  if (rereads === undefined || !plan.activeOnly || !rereads.full(answer.reads)) return answer;
+  const rounds = activePathRounds(answer, {
+    short: ({ reads, text }) => rereads.found(reads, text, plan) < plan.limit,
+    crowding: ({ reads }) => rereads.branched(reads, scope),
+  });
+  for (let round = rounds.next(); ; round = rounds.next(answer)) {
+    if (round.done) return round.value;
+    answer = rankOf(yield rereads.reread(answer.reads, scope, plan, round.value));
+  }
+}
+
+/**
+ * The text ranking of `terms` (recallTerms: parsed and bounded by the caller, so a query over the limits is refused
+ * even with limit 0); undefined when nothing can match. Only the first `plan.limit` are put in order where the page
+ * cannot skip a hit, unless `whole` (the ranking is fused with the vector channel's).
+ */
+export function rankText<Scope, Reads, Page>(
+  source: RecallSource<Scope, Reads, Page>,
+  terms: QueryTerm[],
+  plan: SearchPlan,
+  whole: boolean,
+): ScopedRanking<Scope, Reads> | undefined {
+  const steps = rankSteps(source, terms, plan, whole);
+  let step = steps.next();
+  while (!step.done) step = steps.next(step.value);
+  return step.value;
+}
+
+/** rankText over a source whose reads answer later. */
+export async function rankTextAsync<Scope, Reads, Page>(
+  source: RecallSource<Scope, Reads, Page, Promise<Reads>>,
+  terms: QueryTerm[],
+  plan: SearchPlan,
+  whole: boolean,
+): Promise<ScopedRanking<Scope, Reads> | undefined> {
+  const steps = rankSteps(source, terms, plan, whole);
+  let step = steps.next();
+  while (!step.done) step = steps.next(await step.value);
+  return step.value;
 }
 
 /** The page of a text ranking, fused first with the vector channel's nearest seqs `near` (best first) if any. */
-export function pageOf<Scope, Page>(
-  source: RecallSource<Scope, Page>,
-  { scope, text }: ScopedRanking<Scope>,
+export function pageOf<Scope, Reads, Page, Step extends Reads | Promise<Reads>>(
+  source: RecallSource<Scope, Reads, Page, Step>,
+  { scope, reads, text }: ScopedRanking<Scope, Reads>,
   plan: SearchPlan,
   near?: readonly number[],
 ): Page {
@@ -81,20 +150,33 @@ export function pageOf<Scope, Page>(
       text.scores,
       plan,
       scope,
+      reads,
     );
-  const fusing = source.fusesNear === undefined ? near : near.filter((seq) => source.fusesNear!(seq, scope));
+  const fusing =
+    source.fusesNear === undefined ? near : near.filter((seq) => source.fusesNear!(seq, scope, reads));
   const { seqs, scores } = fuseRankings(text.ranked, fusing);
-  return source.page(seqs, scores, plan, scope);
+  return source.page(seqs, scores, plan, scope, reads);
 }
 
 /** Ranked recall in one go: the text ranking, fused with `near` if given, and its page; undefined: nothing to find. */
-export function recall<Scope, Page>(
-  source: RecallSource<Scope, Page>,
+export function recall<Scope, Reads, Page>(
+  source: RecallSource<Scope, Reads, Page>,
   terms: QueryTerm[],
   plan: SearchPlan,
   near?: readonly number[],
 ): Page | undefined {
   const ranking = rankText(source, terms, plan, near !== undefined && near.length > 0);
+  return ranking === undefined ? undefined : pageOf(source, ranking, plan, near);
+}
+
+/** recall over a source whose reads answer later. */
+export async function recallAsync<Scope, Reads, Page>(
+  source: RecallSource<Scope, Reads, Page, Promise<Reads>>,
+  terms: QueryTerm[],
+  plan: SearchPlan,
+  near?: readonly number[],
+): Promise<Page | undefined> {
+  const ranking = await rankTextAsync(source, terms, plan, near !== undefined && near.length > 0);
   return ranking === undefined ? undefined : pageOf(source, ranking, plan, near);
 }
 

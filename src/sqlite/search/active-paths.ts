@@ -1,11 +1,11 @@
 /**
- * An active-branch search whose newest matches lie mostly off their sessions' active paths (a long exploration the
- * conversation came back from): its window held too few hits, so it reads again with those sessions kept to their
- * paths inside the read (filters.ts), the path's own newest matches taking the window. Which sessions, and how
- * often, is ActivePaths' to bound (src/search/active-paths.ts, shared with Postgres). The vector channel's
- * store-wide read keeps to the sessions its answer holds messages of off their paths (offPathSessions).
+ * What SQLite answers an active-branch search that reads again with sessions kept to their active paths (the rounds
+ * are src/search/active-paths.ts's, shared with Postgres; ranked recall's are run by src/search/pipeline.ts): which
+ * sessions with other branches an answer drew on (branchedSessions), and for the vector channel's store-wide read,
+ * which sessions its answer holds messages of off their paths (offPathSessions). The reads kept to the paths are
+ * filters.ts's condition.
  */
-import { ActivePaths, type BranchedSession } from "../../search/active-paths.js";
+import type { BranchedSession } from "../../search/active-paths.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
 import { hasOtherBranches } from "./hits.js";
@@ -65,25 +65,4 @@ export function offPathSessions(driver: SqlDriver, seqs: readonly number[]): Bra
   const off = new Map<number, BranchedSession>();
   for (const [seq, num, , depth] of rows) if (!on.has(seq)) off.set(num, { num, depth });
   return [...off.values()];
-}
-
-/** How a search reads again with sessions kept to their active paths (see keepToActivePaths). */
-export interface ActivePathReads<T> {
-  /** Whether an answer came back with too few hits. */
-  short(answer: T): boolean;
-  /** The sessions with other branches that took part in an answer. */
-  crowding(answer: T): readonly BranchedSession[];
-  /** The answer read again with `sessions` kept to their active paths. */
-  reread(sessions: readonly number[]): T;
-}
-
-/**
- * `first`, or while it comes back short, the answer read again with the sessions that crowded it kept to their
- * active paths (those of earlier reads too), within the bounds of ActivePaths.
- */
-export function keepToActivePaths<T>(first: T, reads: ActivePathReads<T>): T {
-  let answer = first;
-  const paths = new ActivePaths();
-  while (reads.short(answer) && paths.add(reads.crowding(answer))) answer = reads.reread(paths.kept);
-  return answer;
 }

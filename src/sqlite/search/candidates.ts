@@ -9,7 +9,7 @@
  */
 
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
-import type { RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";
+import type { ActivePathRereads, RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";
 import type { QueryTerm } from "../../search/query.js";
 import { perTermCap, type RankedCandidate } from "../../search/rank.js";
 import { termFrequencies } from "../../search/score.js";
@@ -17,7 +17,7 @@ import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SearchResult } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
-import { branchedSessions, keepToActivePaths } from "./active-paths.js";
+import { branchedSessions } from "./active-paths.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import type { FamilyExpander } from "./fts.js";
@@ -32,16 +32,27 @@ import {
 import { pendingTexts } from "./indexing.js";
 import { readScopedState, type SearchState } from "./state.js";
 import { termMatches, withFiltered } from "./term-matches.js";
-import { Candidates, type MatchNodes, NODE_FIELDS, readNodes } from "./weights.js";
+import { Candidates, type MatchNodes, matchSessions, NODE_FIELDS, readNodes } from "./weights.js";
 
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
+
+/** Each term's candidates read for one search, and what reading them again with a condition needs. */
+export interface TermReads {
+  /** Each term's matches with their nodes. */
+  matches: MatchNodes[];
+  /** Each term's FTS5 match where its newest matches filled its window (term-matches.ts), else undefined. */
+  windows: (string | undefined)[];
+  cap: number;
+  /** The session a lookup keeps to (state.ts). */
+  sessionNum: number | undefined;
+}
 
 /**
  * The candidates of one snapshot's search. Rows the index does not hold yet are matched in memory, or with
  * `mayIndex` the scope is refused and `indexFirst` set: the caller indexes them and asks again on a new snapshot.
  */
-export class SqliteRecallSource implements RecallSource<SearchState, SearchResult[]> {
+export class SqliteRecallSource implements RecallSource<SearchState, TermReads, SearchResult[]> {
   /** Set when the scope was refused because rows are pending and this snapshot may index them first. */
   indexFirst = false;
 
@@ -65,28 +76,46 @@ export class SqliteRecallSource implements RecallSource<SearchState, SearchResul
     return pageMaySkip(plan, state.scope?.head);
   }
 
-  rank(terms: QueryTerm[], state: SearchState, plan: SearchPlan, top: number | undefined): TextRanking {
-    return rankState(this.driver, this.expander, terms, plan, state, top);
+  read(terms: QueryTerm[], state: SearchState, plan: SearchPlan): TermReads {
+    return readTerms(this.driver, this.expander, terms, plan, state);
+  }
+
+  rank(reads: TermReads, state: SearchState, plan: SearchPlan, top: number | undefined): TextRanking {
+    return rankReads(this.driver, reads, plan, state, top);
   }
 
   page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, state: SearchState): SearchResult[] {
     const hits = readHits(this.driver, seqs, plan.limit, hitOptionsOf(plan, state.scope?.head, scores));
     return withExtras(this.driver, hits, plan);
   }
+
+  readonly rereads: ActivePathRereads<SearchState, TermReads, TermReads> = {
+    full: ({ windows }) => windows.some((match) => match !== undefined),
+    found: (_reads, { ranked }, plan) => passing(this.driver, plan, ranked),
+    branched: ({ matches }, state) =>
+      branchedSessions(this.driver, state.scope, { sessions: matchSessions(matches) }),
+    // Only a term whose newest matches filled its window reads again: the others hold every match.
+    reread: (reads, _state, plan, activePaths) => {
+      const onPaths = filterSql(plan, { sessionNum: reads.sessionNum, activePaths });
+      const matches = reads.matches.map((nodes, i) => {
+        const match = reads.windows[i];
+        return match === undefined || onPaths === undefined
+          ? nodes
+          : withFiltered(this.driver, nodes, match, reads.cap, onPaths);
+      });
+      return { ...reads, matches };
+    },
+  };
 }
 
-/**
- * Each term's candidates in the scope `state`, weighed and ranked (only the first `top` in order); in an
- * active-branch search whose terms' windows were full of other branches, read again with those kept to their paths.
- */
-function rankState(
+/** Each term's candidates in the scope `state`, with the rows the index does not hold yet matched in memory. */
+function readTerms(
   driver: SqlDriver,
   expander: FamilyExpander,
   terms: QueryTerm[],
   plan: SearchPlan,
   state: SearchState,
-  top: number | undefined,
-): TextRanking {
+): TermReads {
   const pending = state.indexed !== null && state.total > state.indexed;
   const { families } = expander.expand(terms, state.total);
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
@@ -96,31 +125,24 @@ function rankState(
   const matches = reads.map(({ nodes }) => nodes);
   const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
+  return { matches, windows: reads.map(({ full }) => full), cap, sessionNum };
+}
+
+/** The candidates read, weighed and ranked (only the first `top` in order). */
+function rankReads(
+  driver: SqlDriver,
+  { matches }: TermReads,
+  plan: SearchPlan,
+  state: SearchState,
+  top: number | undefined,
+): TextRanking {
   // A search that matches nothing builds no candidates (their typed arrays cost a search with cold caches ~5 µs).
   if (matches.every((nodes) => nodes.length === 0)) return { ranked: [], scores: new Map() };
-  const documents = documentCount(plan, state);
   // Sessions without messages lacking text have no run to pass through (a store-wide search looks always).
   const textless = state.scope?.textless ?? state.sessions?.textless ?? true;
-  const rank = () => {
-    const candidates = new Candidates(matches);
-    if (textless) candidates.passTextless(driver, state.indexed ?? 0);
-    return { candidates, ...candidates.rank(documents, visibility(driver, plan, state, candidates), top) };
-  };
-  const first = rank();
-  // Only a term whose newest matches filled its window can have left hits on the active paths behind it.
-  if (!plan.activeOnly || reads.every(({ full }) => full === undefined)) return first;
-  return keepToActivePaths(first, {
-    short: (answer) => passing(driver, plan, answer.ranked) < plan.limit,
-    crowding: ({ candidates }) => branchedSessions(driver, state.scope, { sessions: candidates.sessions() }),
-    reread: (activePaths) => {
-      const onPaths = filterSql(plan, { sessionNum, activePaths });
-      reads.forEach(({ full }, i) => {
-        if (full !== undefined && onPaths !== undefined)
-          matches[i] = withFiltered(driver, matches[i] ?? [], full, cap, onPaths);
-      });
-      return rank();
-    },
-  });
+  const candidates = new Candidates(matches);
+  if (textless) candidates.passTextless(driver, state.indexed ?? 0);
+  return candidates.rank(documentCount(plan, state), visibility(driver, plan, state, candidates), top);
 }
 
 /**

@@ -6,6 +6,7 @@
  * src/postgres/search/search.ts.
  */
 
+import { keepToActivePaths } from "../../search/active-paths.js";
 import { nearestFor, takesVectors } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
@@ -17,7 +18,7 @@ import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { StoreSearchOptions } from "../../store/types.js";
 import type { SearchResult } from "../../types.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
-import { branchedSessions, keepToActivePaths } from "./active-paths.js";
+import { branchedSessions } from "./active-paths.js";
 import { SqliteRecallSource } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
@@ -165,7 +166,7 @@ export class SqliteMessageSearch {
       hits: this.page([...unindexed, ...ranked], plan, hitOptions),
     });
     const first = pageOf(rankedSeqs());
-    // Only a full window can have left hits on the active paths behind it (active-paths.ts).
+    // Only a full window can have left hits on the active paths behind it (search/active-paths.ts).
     if (!plan.activeOnly || allCandidates || first.ranked.length < SEARCH_CANDIDATES) return first.hits;
     return keepToActivePaths(first, {
       short: ({ hits }) => hits.length < limit,

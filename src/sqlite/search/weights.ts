@@ -44,6 +44,14 @@ export function readNodes(driver: SqlDriver, seqs: readonly number[]): MatchNode
   return json ? (JSON.parse(json) as MatchNodes) : [];
 }
 
+/** The sessions of each term's matches, in order of first match (as Candidates.sessions lists them). */
+export function matchSessions(matches: readonly MatchNodes[]): Set<number> {
+  const nums = new Set<number>();
+  for (const nodes of matches)
+    for (let k = 2; k < nodes.length; k += NODE_FIELDS) nums.add(nodes[k] as number);
+  return nums;
+}
+
 /** A ranking and each ranked candidate's score by seq. */
 export interface CandidateRanking {
   ranked: RankedCandidate[];
