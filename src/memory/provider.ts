@@ -1,10 +1,7 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
-import { messageText } from "../message/text.js";
 import { carriesTool, mayCarryTool, toolNamesArg, toolNeedles } from "../message/tool-parts.js";
-import { utf8Length } from "../runtime/bytes.js";
 import { walkHistory } from "../store/history-stream.js";
-import { hydrateSync, offloadMessage } from "../store/media/offload.js";
 import { applyOverlays } from "../store/overlays.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
@@ -32,42 +29,17 @@ import type {
   MemorySessionData as SessionData,
 } from "./data.js";
 import { MemoryPathBackend } from "./history-stream.js";
-
-function pathTo(leaf: Row | null): Row[] {
-  const path: Row[] = [];
-  for (let row = leaf; row; row = row.parent) path.push(row);
-  return path.reverse();
-}
-
-/** Parsed messages of rows (corrupt rows skipped) with their payloads restored in one lookup. */
-function toMessages(store: MemoryStore, rows: readonly Row[]): SessionMessage[] {
-  const messages = rows.map((row) => parseMessage(row.json)).filter((m): m is SessionMessage => m !== null);
-  return hydrateSync(messages, (hashes) => store.attachments.load(hashes));
-}
-
-function toMessage(store: MemoryStore, row: Row | null | undefined): SessionMessage | null {
-  return row ? (toMessages(store, [row])[0] ?? null) : null;
-}
-
-/** `CONFLICT`: an append's expected latest leaf is not the session's. @internal */
-export function leafConflict(
-  sessionId: string,
-  actual: string | null,
-  expected: string | null,
-): SessionError {
-  return new SessionError(
-    "CONFLICT",
-    `The latest leaf of session "${sessionId}" is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`,
-  );
-}
-
-/** `PARENT_NOT_FOUND`: an append names a parent the session does not hold. @internal */
-export function parentNotFound(parentId: string, sessionId: string): SessionError {
-  return new SessionError(
-    "PARENT_NOT_FOUND",
-    `Parent message "${parentId}" is not in session "${sessionId}"`,
-  );
-}
+import {
+  deleteRows,
+  insertRow,
+  leafConflict,
+  parentRow,
+  pathTo,
+  replaceRow,
+  storedJson,
+  toMessage,
+  toMessages,
+} from "./rows.js";
 
 /** The storage contract of one session in a {@link MemoryStore}. */
 export class MemorySessionProvider extends StoreProvider implements SessionProvider {
@@ -155,12 +127,12 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
   ): Promise<Written<AppendResult>> {
     const data = this.store.sessionData(this.sessionId, true)!;
     const existing = data.rows.get(message.id);
-    if (existing) return { result: { inserted: false }, json: this.storedJson(existing) };
+    if (existing) return { result: { inserted: false }, json: storedJson(this.store, existing) };
     const expectedLeafId = options?.expectedLeafId;
     if (expectedLeafId !== undefined && (data.leaf?.id ?? null) !== expectedLeafId) {
       throw leafConflict(this.sessionId, data.leaf?.id ?? null, expectedLeafId);
     }
-    this.insert(data, message, json, this.parentRow(data, parentId), new Date().toISOString());
+    this.insert(data, message, json, parentId, new Date().toISOString());
     return { result: { inserted: true }, json };
   }
 
@@ -173,9 +145,9 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
     const row = data.rows.get(write.message.id);
     if (row) {
       const { message, json } = keep ? keep(write, toMessage(this.store, row)) : write;
-      return { result: { inserted: false, ...this.replace(row, message, json) }, json };
+      return { result: { inserted: false, ...replaceRow(this.store, row, message, json) }, json };
     }
-    this.insert(data, write.message, write.json, this.parentRow(data, parentId), new Date().toISOString());
+    this.insert(data, write.message, write.json, parentId, new Date().toISOString());
     return { result: { inserted: true, updated: false }, json: write.json };
   }
 
@@ -186,100 +158,32 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
   ): Promise<Written<AppendResult>> {
     const data = this.store.sessionData(this.sessionId, true)!;
     const existing = data.rows.get(message.id);
-    if (existing) return { result: { inserted: false }, json: this.storedJson(existing) };
-    this.insert(data, message, json, this.parentRow(data, parentId), createdAt);
+    if (existing) return { result: { inserted: false }, json: storedJson(this.store, existing) };
+    this.insert(data, message, json, parentId, createdAt);
     return { result: { inserted: true }, json };
+  }
+
+  // A new row under `parentId` (PARENT_NOT_FOUND for an id not stored), the session's latest leaf.
+  private insert(
+    data: SessionData,
+    message: SessionMessage,
+    json: string,
+    parentId: string | null | undefined,
+    createdAt: string,
+  ): void {
+    insertRow(this.store, data, message, json, parentRow(data, parentId, this.sessionId), createdAt);
   }
 
   protected async writeUpdate({ message, json }: PreparedWrite): Promise<Written<UpdateResult>> {
     const row = this.data?.rows.get(message.id);
     if (!row)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${this.sessionId}"`);
-    return { result: this.replace(row, message, json), json };
-  }
-
-  /** @internal the JSON a read of the row returns: its payloads restored. */
-  storedJson(row: Row): string {
-    return row.hashes.length === 0 ? row.json : JSON.stringify(toMessage(this.store, row));
-  }
-
-  /** @internal the row an append goes under (`PARENT_NOT_FOUND` for an id not stored). */
-  parentRow(data: SessionData, parentId: string | null | undefined): Row | null {
-    if (parentId === undefined) return data.leaf;
-    if (parentId === null) return null;
-    const parent = data.rows.get(parentId);
-    if (!parent) throw parentNotFound(parentId, this.sessionId);
-    return parent;
-  }
-
-  /** @internal stores a new row under `parent`, which becomes the latest leaf. */
-  insert(
-    data: SessionData,
-    message: SessionMessage,
-    json: string,
-    parent: Row | null,
-    createdAt: string,
-  ): void {
-    const stored = offloadMessage(message, json);
-    const row: Row = {
-      seq: this.store.nextSeq(),
-      id: message.id,
-      role: message.role,
-      json: stored.content,
-      hashes: stored.attachments.map((a) => a.hash),
-      text: messageText(message),
-      bytes: utf8Length(stored.content),
-      tokens: estimateMessageTokens([message]),
-      createdAt,
-      parent,
-      children: [],
-    };
-    this.store.attachments.link(stored.attachments);
-    parent?.children.push(row);
-    data.rows.set(row.id, row);
-    data.leaf = row;
-  }
-
-  // Identical JSON is identical content: nothing is written (the other backends compare a stored hash).
-  private replace(row: Row, message: SessionMessage, json: string): { updated: boolean } {
-    const stored = offloadMessage(message, json);
-    if (row.json === stored.content) return { updated: false };
-    // Link the new payloads before dropping the old links, so a payload kept by the update is never deleted.
-    this.store.attachments.link(stored.attachments);
-    this.store.attachments.unlink(row.hashes);
-    row.json = stored.content;
-    row.hashes = stored.attachments.map((a) => a.hash);
-    row.role = message.role;
-    row.text = messageText(message);
-    row.terms = undefined;
-    row.bytes = utf8Length(stored.content);
-    row.tokens = estimateMessageTokens([message]);
-    return { updated: true };
+    return { result: replaceRow(this.store, row, message, json), json };
   }
 
   protected async writeDelete(messageIds: string[]): Promise<Logged> {
     const data = this.data;
-    if (!data) return {};
-    const deleted = new Set<string>();
-    for (const id of messageIds) {
-      const row = data.rows.get(id);
-      if (!row) continue;
-      // Splice: children move up to the deleted message's parent, keeping their order by storage sequence.
-      for (const child of row.children) child.parent = row.parent;
-      if (row.parent) {
-        const siblings = row.parent.children.filter((c) => c !== row).concat(row.children);
-        row.parent.children = siblings.sort((a, b) => a.seq - b.seq);
-      }
-      data.rows.delete(id);
-      this.store.attachments.unlink(row.hashes);
-      deleted.add(id);
-      if (data.leaf === row) data.leaf = null;
-    }
-    if (deleted.size === 0) return {};
-    data.compactions = data.compactions.filter(
-      (c) => !deleted.has(c.fromMessageId) && !deleted.has(c.toMessageId),
-    );
-    if (data.leaf === null) data.leaf = newestChildless(data);
+    if (data) deleteRows(this.store, data, messageIds);
     return {};
   }
 
@@ -304,12 +208,4 @@ export class MemorySessionProvider extends StoreProvider implements SessionProvi
       sessionId: this.sessionId,
     });
   }
-}
-
-function newestChildless(data: SessionData): Row | null {
-  let best: Row | null = null;
-  for (const row of data.rows.values()) {
-    if (row.children.length === 0 && (!best || row.seq > best.seq)) best = row;
-  }
-  return best;
 }

@@ -9,7 +9,7 @@ import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
 import type { AppendResult } from "../types.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
-import { leafConflict, MemorySessionProvider, parentNotFound } from "./provider.js";
+import { insertRow, leafConflict, parentNotFound, parentRow, storedJson } from "./rows.js";
 
 /** Writes a prepared step (see the module comment). */
 export async function writeMemoryStep(
@@ -17,7 +17,6 @@ export async function writeMemoryStep(
   { step, writes, usage, check }: PreparedStep,
 ): Promise<void> {
   const { sessionId } = step;
-  const provider = new MemorySessionProvider(store, sessionId);
   const data = store.sessionData(sessionId, false);
   // The appends to make, and the ids this step stores (with their JSON) on top of the stored ones.
   const planned: { write: PreparedWrite; parentId: string | null | undefined }[] = [];
@@ -30,7 +29,7 @@ export async function writeMemoryStep(
     if (write) {
       const { id } = write.message;
       const row = data?.rows.get(id);
-      const json = row ? provider.storedJson(row) : added.get(id);
+      const json = row ? storedJson(store, row) : added.get(id);
       if (json !== undefined) written = { result: { inserted: false }, json };
       else {
         if (step.guard && at !== undefined && leaf !== at) throw leafConflict(sessionId, leaf, at);
@@ -51,7 +50,7 @@ export async function writeMemoryStep(
     const target = store.sessionData(sessionId, true)!;
     const now = new Date().toISOString();
     for (const { write, parentId } of planned) {
-      provider.insert(target, write.message, write.json, provider.parentRow(target, parentId), now);
+      insertRow(store, target, write.message, write.json, parentRow(target, parentId, sessionId), now);
     }
   }
   // Synchronous inside (key and content were checked when the step was prepared).

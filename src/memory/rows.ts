@@ -1,0 +1,160 @@
+/**
+ * The rows of a memory session as a tree: reading paths and messages from them (payloads restored), and the changes
+ * a write makes to them (a row inserted under its parent, replaced in place, spliced out on delete), with the
+ * payload links each change takes or gives back. The provider (provider.ts) and an agent step (step.ts) write
+ * through these.
+ */
+import { SessionError } from "../errors.js";
+import { parseMessage } from "../message/json.js";
+import { messageText } from "../message/text.js";
+import { utf8Length } from "../runtime/bytes.js";
+import { hydrateSync, offloadMessage } from "../store/media/offload.js";
+import type { SessionMessage } from "../types.js";
+import { estimateMessageTokens } from "../utils/tokens.js";
+import type {
+  MemoryBackend as MemoryStore,
+  MemoryMessageRow as Row,
+  MemorySessionData as SessionData,
+} from "./data.js";
+
+/** The rows from the root down to `leaf` (none for null). */
+export function pathTo(leaf: Row | null): Row[] {
+  const path: Row[] = [];
+  for (let row = leaf; row; row = row.parent) path.push(row);
+  return path.reverse();
+}
+
+/** Parsed messages of rows (corrupt rows skipped) with their payloads restored in one lookup. */
+export function toMessages(store: MemoryStore, rows: readonly Row[]): SessionMessage[] {
+  const messages = rows.map((row) => parseMessage(row.json)).filter((m): m is SessionMessage => m !== null);
+  return hydrateSync(messages, (hashes) => store.attachments.load(hashes));
+}
+
+/** The message of a row, payloads restored (null for none, or a corrupt row). */
+export function toMessage(store: MemoryStore, row: Row | null | undefined): SessionMessage | null {
+  return row ? (toMessages(store, [row])[0] ?? null) : null;
+}
+
+/** The JSON a read of the row returns: its payloads restored. */
+export function storedJson(store: MemoryStore, row: Row): string {
+  return row.hashes.length === 0 ? row.json : JSON.stringify(toMessage(store, row));
+}
+
+/** `CONFLICT`: an append's expected latest leaf is not the session's. */
+export function leafConflict(
+  sessionId: string,
+  actual: string | null,
+  expected: string | null,
+): SessionError {
+  return new SessionError(
+    "CONFLICT",
+    `The latest leaf of session "${sessionId}" is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`,
+  );
+}
+
+/** `PARENT_NOT_FOUND`: an append names a parent the session does not hold. */
+export function parentNotFound(parentId: string, sessionId: string): SessionError {
+  return new SessionError(
+    "PARENT_NOT_FOUND",
+    `Parent message "${parentId}" is not in session "${sessionId}"`,
+  );
+}
+
+/** The row an append of session `sessionId` goes under (`PARENT_NOT_FOUND` for an id not stored). */
+export function parentRow(
+  data: SessionData,
+  parentId: string | null | undefined,
+  sessionId: string,
+): Row | null {
+  if (parentId === undefined) return data.leaf;
+  if (parentId === null) return null;
+  const parent = data.rows.get(parentId);
+  if (!parent) throw parentNotFound(parentId, sessionId);
+  return parent;
+}
+
+/** Stores a new row under `parent`, which becomes the latest leaf. */
+export function insertRow(
+  store: MemoryStore,
+  data: SessionData,
+  message: SessionMessage,
+  json: string,
+  parent: Row | null,
+  createdAt: string,
+): void {
+  const stored = offloadMessage(message, json);
+  const row: Row = {
+    seq: store.nextSeq(),
+    id: message.id,
+    role: message.role,
+    json: stored.content,
+    hashes: stored.attachments.map((a) => a.hash),
+    text: messageText(message),
+    bytes: utf8Length(stored.content),
+    tokens: estimateMessageTokens([message]),
+    createdAt,
+    parent,
+    children: [],
+  };
+  store.attachments.link(stored.attachments);
+  parent?.children.push(row);
+  data.rows.set(row.id, row);
+  data.leaf = row;
+}
+
+/** Replaces a row's message in place. Identical JSON is identical content: nothing is written (the other backends compare a stored hash). */
+export function replaceRow(
+  store: MemoryStore,
+  row: Row,
+  message: SessionMessage,
+  json: string,
+): { updated: boolean } {
+  const stored = offloadMessage(message, json);
+  if (row.json === stored.content) return { updated: false };
+  // Link the new payloads before dropping the old links, so a payload kept by the update is never deleted.
+  store.attachments.link(stored.attachments);
+  store.attachments.unlink(row.hashes);
+  row.json = stored.content;
+  row.hashes = stored.attachments.map((a) => a.hash);
+  row.role = message.role;
+  row.text = messageText(message);
+  row.terms = undefined;
+  row.bytes = utf8Length(stored.content);
+  row.tokens = estimateMessageTokens([message]);
+  return { updated: true };
+}
+
+/**
+ * Deletes the rows `messageIds`, splicing their children onto their parents, and the overlays that named them; a
+ * deleted latest leaf gives way to the newest childless row.
+ */
+export function deleteRows(store: MemoryStore, data: SessionData, messageIds: readonly string[]): void {
+  const deleted = new Set<string>();
+  for (const id of messageIds) {
+    const row = data.rows.get(id);
+    if (!row) continue;
+    // Splice: children move up to the deleted message's parent, keeping their order by storage sequence.
+    for (const child of row.children) child.parent = row.parent;
+    if (row.parent) {
+      const siblings = row.parent.children.filter((c) => c !== row).concat(row.children);
+      row.parent.children = siblings.sort((a, b) => a.seq - b.seq);
+    }
+    data.rows.delete(id);
+    store.attachments.unlink(row.hashes);
+    deleted.add(id);
+    if (data.leaf === row) data.leaf = null;
+  }
+  if (deleted.size === 0) return;
+  data.compactions = data.compactions.filter(
+    (c) => !deleted.has(c.fromMessageId) && !deleted.has(c.toMessageId),
+  );
+  if (data.leaf === null) data.leaf = newestChildless(data);
+}
+
+function newestChildless(data: SessionData): Row | null {
+  let best: Row | null = null;
+  for (const row of data.rows.values()) {
+    if (row.children.length === 0 && (!best || row.seq > best.seq)) best = row;
+  }
+  return best;
+}
