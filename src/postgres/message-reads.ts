@@ -1,5 +1,14 @@
-// The statements a Postgres session provider reads single messages with.
-import { statement } from "./schema.js";
+/**
+ * What a Postgres session provider and an agent step read single messages with (the SQLite twin is
+ * src/sqlite/message-reads.ts): the statements, and messages or a stored message's JSON with their payloads
+ * restored.
+ */
+import { parseMessage } from "../message/json.js";
+import { contentHashes } from "../store/media/offload.js";
+import type { SessionMessage } from "../types.js";
+import type { Executor } from "./connection/client.js";
+import { hydrate } from "./media/attachments.js";
+import { statement, type Tables } from "./schema.js";
 
 /** One message of a session by id: $1 session, $2 id. */
 export const messageSql = statement(
@@ -16,3 +25,54 @@ export const branchesSql = statement(
   (t) => `SELECT c.content FROM ${t.heads} h JOIN ${t.messages} p ON p.session_num = h.num
     JOIN ${t.messages} c ON c.parent_seq = p.seq WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
 );
+
+/** The stored JSON of a message (payloads restored), for the answer to an append whose id was stored already. */
+export async function storedJson(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  id: string,
+): Promise<string | undefined> {
+  const [row] = await executor.query<{ content: string }>(messageSql(t), [sessionId, id], true);
+  if (!row) return undefined;
+  if (contentHashes(row.content).length === 0) return row.content;
+  const [restored] = await hydrate(executor, t, [parseMessage(row.content)]);
+  return restored ? JSON.stringify(restored) : row.content;
+}
+
+/** The message the statement `sql` reads (its `content` column), payloads restored, or null. */
+export async function readMessage(
+  executor: Executor,
+  t: Tables,
+  sql: (t: Tables) => string,
+  params: unknown[],
+): Promise<SessionMessage | null> {
+  const [row] = await executor.query<{ content: string }>(sql(t), params, true);
+  return row ? ((await hydrate(executor, t, [parseMessage(row.content)]))[0] ?? null) : null;
+}
+
+/** The children of message `messageId` of a session, oldest first, payloads restored (corrupt rows skipped). */
+export async function readBranches(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  messageId: string,
+): Promise<SessionMessage[]> {
+  const rows = await executor.query<{ content: string }>(branchesSql(t), [sessionId, messageId], true);
+  const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+  return hydrate(executor, t, messages);
+}
+
+/**
+ * A stored message of a session (payloads restored) as a replacing write reads it in its own transaction (`tx`):
+ * null when the id is not stored.
+ */
+export async function storedMessage(
+  tx: Executor,
+  t: Tables,
+  sessionId: string,
+  id: string,
+): Promise<SessionMessage | null | undefined> {
+  const [row] = await tx.query<{ content: string }>(messageSql(t), [sessionId, id], true);
+  return row ? (await hydrate(tx, t, [parseMessage(row.content)]))[0] : null;
+}

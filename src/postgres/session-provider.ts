@@ -1,15 +1,13 @@
 import { assertSessionId, canBeStored } from "../message/ids.js";
-import { parseMessage } from "../message/json.js";
 import { toolNamesArg } from "../message/tool-parts.js";
 import { type Change, replaced } from "../store/feed/change-rows.js";
 import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
-import { contentHashes } from "../store/media/offload.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
 import type { SessionBinding } from "../store/types.js";
 import type { PreparedWrite } from "../store/write-policy.js";
-import type { Logged, Written } from "../store/written.js";
+import type { Logged, RowWritten, Written } from "../store/written.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -37,7 +35,14 @@ import {
   releaseSession,
   writeWithAttachments,
 } from "./media/attachments.js";
-import { branchesSql, latestSql, messageSql } from "./message-reads.js";
+import {
+  latestSql,
+  messageSql,
+  readBranches,
+  readMessage,
+  storedJson,
+  storedMessage,
+} from "./message-reads.js";
 import { statement, type Tables } from "./schema.js";
 import { contextTokens } from "./tokens.js";
 import { toolMessages } from "./tool-rows.js";
@@ -79,8 +84,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
 
   private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionMessage | null> {
     const [executor, t] = await this.db();
-    const [row] = await executor.query<{ content: string }>(sql(t), params, true);
-    return row ? ((await hydrate(executor, t, [parseMessage(row.content)]))[0] ?? null) : null;
+    return readMessage(executor, t, sql, params);
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
@@ -101,9 +105,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   async getBranches(messageId: string): Promise<SessionMessage[]> {
     if (!canBeStored(messageId)) return [];
     const [executor, t] = await this.db();
-    const rows = await executor.query<{ content: string }>(branchesSql(t), [this.sessionId, messageId], true);
-    const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
-    return hydrate(executor, t, messages);
+    return readBranches(executor, t, this.sessionId, messageId);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -158,14 +160,8 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     const [executor, t] = await this.db();
     const log = await appendLog(this.backend.changeLog, "append");
     const request = { parentId, expectedLeafId: options?.expectedLeafId, log };
-    const written = await writeWithAttachments(
-      executor,
-      t,
-      this.sessionId,
-      message,
-      json,
-      false,
-      (content, tx) => appendRow(tx, t, this.sessionId, message, { ...request, json: content }),
+    const written = await this.withPayloads(executor, t, { message, json }, false, (content, tx) =>
+      appendRow(tx, t, this.sessionId, message, { ...request, json: content }),
     );
     return this.withAnswerJson(written, message.id, json);
   }
@@ -182,8 +178,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     return executor.transaction(async (query) => {
       await query(lockSql(t), [this.sessionId, new Date().toISOString()]);
       const tx = joined(executor, query);
-      const [row] = await query<{ content: string }>(messageSql(t), [this.sessionId, write.message.id], true);
-      const stored = row ? (await hydrate(tx, t, [parseMessage(row.content)]))[0] : null;
+      const stored = await storedMessage(tx, t, this.sessionId, write.message.id);
       return this.upsert(tx, t, keep(write, stored), parentId);
     });
   }
@@ -194,19 +189,12 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
   ): Promise<Written<UpsertResult>> {
-    const written = await writeWithAttachments(
-      executor,
-      t,
-      this.sessionId,
-      message,
-      json,
-      true,
-      async (content, tx) =>
-        this.logIn(
-          tx,
-          replaced(message.id, parentId),
-          await upsertRow(tx, t, this.sessionId, message, parentId, content),
-        ),
+    const written = await this.withPayloads(executor, t, { message, json }, true, async (content, tx) =>
+      this.logIn(
+        tx,
+        replaced(message.id, parentId),
+        await upsertRow(tx, t, this.sessionId, message, parentId, content),
+      ),
     );
     return { ...written, json };
   }
@@ -218,31 +206,29 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   ): Promise<Written<AppendResult>> {
     const [executor, t] = await this.db();
     const log = await appendLog(this.backend.changeLog, "import");
-    const written = await writeWithAttachments(
-      executor,
-      t,
-      this.sessionId,
-      message,
-      json,
-      false,
-      (content, tx) => appendRow(tx, t, this.sessionId, message, { parentId, json: content, createdAt, log }),
+    const written = await this.withPayloads(executor, t, { message, json }, false, (content, tx) =>
+      appendRow(tx, t, this.sessionId, message, { parentId, json: content, createdAt, log }),
     );
     return this.withAnswerJson(written, message.id, json);
   }
 
   protected async writeUpdate({ message, json }: PreparedWrite): Promise<Written<UpdateResult>> {
     const [executor, t] = await this.db();
-    const written = await writeWithAttachments(
-      executor,
-      t,
-      this.sessionId,
-      message,
-      json,
-      true,
-      async (content, tx) =>
-        this.logIn(tx, replaced(message.id), await updateRow(tx, t, this.sessionId, message, content)),
+    const written = await this.withPayloads(executor, t, { message, json }, true, async (content, tx) =>
+      this.logIn(tx, replaced(message.id), await updateRow(tx, t, this.sessionId, message, content)),
     );
     return { ...written, json };
+  }
+
+  // The row write `row` with the message's payloads stored and linked in its transaction (media/attachments.ts).
+  private withPayloads<T extends object>(
+    executor: Executor,
+    t: Tables,
+    { message, json }: PreparedWrite,
+    replaces: boolean,
+    row: (content: string, executor: Executor) => Promise<RowWritten<T, string>>,
+  ): Promise<Written<T>> {
+    return writeWithAttachments(executor, t, this.sessionId, message, json, replaces, row);
   }
 
   // An id that was already stored answers with the stored message, payloads restored (one read, only then).
@@ -253,11 +239,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   ): Promise<Written<AppendResult>> {
     if (written.result.inserted) return { ...written, json };
     const [executor, t] = await this.db();
-    const [row] = await executor.query<{ content: string }>(messageSql(t), [this.sessionId, id], true);
-    if (!row) return { ...written, json };
-    if (contentHashes(row.content).length === 0) return { ...written, json: row.content };
-    const [restored] = await hydrate(executor, t, [parseMessage(row.content)]);
-    return { ...written, json: restored ? JSON.stringify(restored) : row.content };
+    return { ...written, json: (await storedJson(executor, t, this.sessionId, id)) ?? json };
   }
 
   protected async writeDelete(messageIds: string[]): Promise<Logged> {

@@ -9,8 +9,7 @@
  *   the head locked first, so every statement reads a snapshot that includes all earlier writes to the session.
  */
 import { SessionError } from "../errors.js";
-import { parseMessage } from "../message/json.js";
-import { contentHashes, offloadMessage } from "../store/media/offload.js";
+import { offloadMessage } from "../store/media/offload.js";
 import type { PreparedStep } from "../store/step.js";
 import type { SessionUsage } from "../store/types.js";
 import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
@@ -22,34 +21,16 @@ import type { PostgresBackend } from "./backend.js";
 import { type Executor, sqlState } from "./connection/client.js";
 import { PostgresBlockStore } from "./context-store.js";
 import { appendLog } from "./feed/logged-write.js";
-import { hydrate, joined, writeWithAttachments } from "./media/attachments.js";
+import { joined, writeWithAttachments } from "./media/attachments.js";
+import { storedJson } from "./message-reads.js";
 import { countersSql, PostgresSessionRegistry } from "./registry.js";
-import { statement, type Tables } from "./schema.js";
-
-const storedSql = statement(
-  (t) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num
-    WHERE h.session_id = $1 AND m.id = $2`,
-);
+import type { Tables } from "./schema.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.
 type Step = PreparedStep["step"];
 type Check = PreparedStep["check"];
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
-
-/** The stored JSON of a message (payloads restored), for the answer to an append whose id was stored already. */
-async function storedJson(
-  tx: Executor,
-  t: Tables,
-  sessionId: string,
-  id: string,
-): Promise<string | undefined> {
-  const [row] = await tx.query<{ content: string }>(storedSql(t), [sessionId, id], true);
-  if (!row) return undefined;
-  if (contentHashes(row.content).length === 0) return row.content;
-  const [restored] = await hydrate(tx, t, [parseMessage(row.content)]);
-  return restored ? JSON.stringify(restored) : row.content;
-}
 
 /** Adds the step's usage to the registry row, which must exist (with the step's `source` when given). */
 async function addUsage(executor: Executor, t: Tables, step: Step, usage: SessionUsage) {

@@ -3,7 +3,6 @@ import { parseMessage } from "../message/json.js";
 import { toolNamesArg } from "../message/tool-parts.js";
 import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
-import { contentHashes } from "../store/media/offload.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
 import type { SessionBinding } from "../store/types.js";
@@ -30,9 +29,9 @@ import type { SqlDriver } from "./connection/driver.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
 import { hydrate, releaseMessages } from "./media/attachments.js";
+import { type Located, locate, readMessage, storedJson, storedMessage } from "./message-reads.js";
 import { contextTokens } from "./tokens.js";
 import { toolMessages } from "./tool-rows.js";
-import type { NodeRow } from "./tree.js";
 import { writeMessageRow } from "./write-row.js";
 import { clearRows, deleteRows, insertCompaction, updateRow, upsertRow } from "./writes.js";
 
@@ -40,22 +39,6 @@ interface Head {
   num: number;
   leaf_seq: number | null;
 }
-
-/** A session's head with one of its messages (the latest leaf unless named) and whether it has overlays. */
-interface Located {
-  num: number;
-  leaf: NodeRow | undefined;
-  overlays: boolean;
-}
-
-type LocatedRow = Omit<NodeRow, "seq"> & { num: number; overlays: number; seq: number | null };
-
-const LOCATE_COLUMNS = `h.num, EXISTS (SELECT 1 FROM agent_compactions c WHERE c.session_num = h.num) AS overlays,
-  m.seq, m.parent_seq, m.depth, m.jump_seq, m.jump_depth, m.bytes, m.cum_bytes, m.tokens, m.cum_tokens
-  FROM agent_session_heads h`;
-const LOCATE_LATEST = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.seq = h.leaf_seq WHERE h.session_id = ?`;
-const LOCATE_BY_ID = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.session_num = h.num AND m.id = ?
-  WHERE h.session_id = ?`;
 
 /** The storage contract of one session in a SQLite database. */
 export class SqliteSessionProvider extends StoreProvider implements SessionProvider {
@@ -78,56 +61,15 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
     ]);
   }
 
-  /**
-   * One statement for what every path read starts from: the head, the row `leafId` names (the latest leaf when it
-   * is omitted) and whether the session has overlays.
-   */
   private locate(leafId: string | null | undefined): Located | undefined {
-    // An id no row can have is not looked up: better-sqlite3 would turn a lone surrogate into U+FFFD and find
-    // another row (see canBeStored).
-    if (leafId !== undefined && leafId !== null && !canBeStored(leafId)) return undefined;
-    const row =
-      typeof leafId === "string"
-        ? this.driver.get<LocatedRow>(LOCATE_BY_ID, [leafId, this.sessionId])
-        : this.driver.get<LocatedRow>(LOCATE_LATEST, [this.sessionId]);
-    if (!row) return undefined;
-    const { num, overlays, seq, ...node } = row;
-    return { num, overlays: overlays !== 0, leaf: seq === null ? undefined : { seq, ...node } };
-  }
-
-  private content(sql: string, params: (string | number)[]): SessionMessage | null {
-    const row = this.driver.get<{ content: unknown }>(sql, params);
-    if (!row) return null;
-    return hydrate(this.driver, [parseMessage(resolveContent(this.driver, row.content))])[0] ?? null;
-  }
-
-  /** A stored message of this session, payloads restored, or null. */
-  private storedMessage(id: string): SessionMessage | null {
-    return this.content(
-      `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
-       JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`,
-      [id, this.sessionId],
-    );
-  }
-
-  /** The stored JSON of a message of this session, payloads restored, or undefined. */
-  private storedJson(id: string): string | undefined {
-    const row = this.driver.get<{ content: unknown }>(
-      `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
-       JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`,
-      [id, this.sessionId],
-    );
-    if (!row) return undefined;
-    const json = resolveContent(this.driver, row.content);
-    if (contentHashes(json).length === 0) return json;
-    const [message] = hydrate(this.driver, [parseMessage(json)]);
-    return message ? JSON.stringify(message) : json;
+    return locate(this.driver, this.sessionId, leafId);
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
     const head = this.head();
     if (!head || !canBeStored(id)) return null;
-    return this.content(
+    return readMessage(
+      this.driver,
       `SELECT ${contentSql()} AS content FROM agent_messages WHERE session_num = ? AND id = ?`,
       [head.num, id],
     );
@@ -141,7 +83,7 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
   async getLatestLeaf(): Promise<SessionMessage | null> {
     const head = this.head();
     if (!head || head.leaf_seq === null) return null;
-    return this.content(`SELECT ${contentSql()} AS content FROM agent_messages WHERE seq = ?`, [
+    return readMessage(this.driver, `SELECT ${contentSql()} AS content FROM agent_messages WHERE seq = ?`, [
       head.leaf_seq,
     ]);
   }
@@ -215,7 +157,9 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
   ): Promise<Written<UpsertResult>> {
     const upsert = (): Written<UpsertResult> => {
       // A client's replacement keeps the stored reserved keys: read in this write's transaction.
-      const { message, json } = keep ? keep(write, this.storedMessage(write.message.id)) : write;
+      const { message, json } = keep
+        ? keep(write, storedMessage(this.driver, this.sessionId, write.message.id))
+        : write;
       const written = writeMessageRow(
         this.driver,
         this.store.changeLog,
@@ -251,7 +195,9 @@ export class SqliteSessionProvider extends StoreProvider implements SessionProvi
       inserted(kind, message.id, request.parentId),
       (content) => appendRow(this.driver, this.sessionId, message, { ...request, json: content }),
     );
-    const stored = written.result.inserted ? json : (this.storedJson(message.id) ?? json);
+    const stored = written.result.inserted
+      ? json
+      : (storedJson(this.driver, this.sessionId, message.id) ?? json);
     return { ...written, json: stored };
   }
 
