@@ -1,4 +1,3 @@
-import { storedMessageText } from "../../message/text.js";
 import { nearestOnActivePaths } from "../../search/active-paths.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
 import { PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
@@ -15,17 +14,10 @@ import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./vectors-failures.js";
+import { pendingAfter, pendingAmong } from "./vectors-pending.js";
 import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 import { nearestPaths, nearestWhere, offPathOf } from "./vectors-scope.js";
 import { linkMessages, sweepOrphans } from "./vectors-sweep.js";
-
-interface PendingRow {
-  seq: string | number;
-  session_num: string | number;
-  content: string;
-  content_hash: string | null;
-  stored: string | null;
-}
 
 /** A vector read's row: its message's seq and its cosine distance to the query. */
 interface Scored {
@@ -93,41 +85,12 @@ class PostgresVectorBackend implements VectorBackend {
     }
   }
 
-  private pendingSql(where: string): string {
-    return `SELECT m.seq, m.session_num, m.content, m.content_hash,
-      CASE WHEN v.session_num = m.session_num THEN v.text_hash END AS stored
-      FROM ${this.t.messages} m LEFT JOIN ${this.v.vectors} v ON v.seq = m.seq
-      WHERE ${where} AND (v.seq IS NULL OR NOT (${CURRENT})) ORDER BY m.seq`;
-  }
-
-  private pendingRows(rows: PendingRow[]): PendingText[] {
-    return rows.map((row) => ({
-      seq: Number(row.seq),
-      session: Number(row.session_num),
-      text: storedMessageText(row.content),
-      contentHash: row.content_hash,
-      storedTextHash: row.stored,
-    }));
-  }
-
   async pending(after: number, limit: number): Promise<PendingText[]> {
-    const executor = await this.executor();
-    const rows = await executor.query<PendingRow>(`${this.pendingSql("m.seq > $1")} LIMIT $2`, [
-      after,
-      limit,
-    ]);
-    return this.pendingRows(rows);
+    return pendingAfter(await this.executor(), this.t, this.v, after, limit);
   }
 
   async pendingIds(sessionId: string, ids: readonly string[]): Promise<PendingText[]> {
-    const executor = await this.executor();
-    const rows = await executor.query<PendingRow>(
-      this.pendingSql(
-        `m.session_num = (SELECT num FROM ${this.t.heads} WHERE session_id = $1) AND m.id = ANY($2::text[])`,
-      ),
-      [sessionId, ids],
-    );
-    return this.pendingRows(rows);
+    return pendingAmong(await this.executor(), this.t, this.v, sessionId, ids);
   }
 
   async write(rows: readonly VectorWrite[]): Promise<void> {

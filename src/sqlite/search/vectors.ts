@@ -1,6 +1,5 @@
 import { SessionError } from "../../errors.js";
 import { canBeStored } from "../../message/ids.js";
-import { storedMessageText } from "../../message/text.js";
 import { nearestOnActivePaths, pathsWithin } from "../../search/active-paths.js";
 import { StoreVectors } from "../../search/vectors/channel.js";
 import { vectorBytes } from "../../search/vectors/embed.js";
@@ -15,11 +14,11 @@ import type {
   VectorWrite,
 } from "../../search/vectors/types.js";
 import type { SqliteBackend } from "../backend.js";
-import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { branchedSessions, offPathSessions } from "./active-paths.js";
 import { loadSqliteVec } from "./vectors-extension.js";
 import { knnNearest, scanNearest } from "./vectors-nearest.js";
+import { pendingAfter, pendingAmong } from "./vectors-pending.js";
 import {
   addFailureColumn,
   CURRENT,
@@ -30,12 +29,6 @@ import {
   VECTOR_TABLES,
 } from "./vectors-schema.js";
 import { drainGone, sweepOrphans } from "./vectors-sweep.js";
-
-const PENDING_SELECT = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, m.content_hash,
-  CASE WHEN v.session_num = m.session_num THEN v.text_hash END AS stored
-  FROM agent_messages m LEFT JOIN agent_message_vectors v ON v.seq = m.seq`;
-
-type PendingRow = [number, number, unknown, string | null, string | null];
 
 /** Vectors of a SQLite store: sqlite-vec where it loads, else float32 BLOBs scored in JavaScript. */
 class SqliteVectorBackend implements VectorBackend {
@@ -84,35 +77,14 @@ class SqliteVectorBackend implements VectorBackend {
     if (this.kind === "sqlite-vec" && this.size !== null) drainGone(this.driver);
   }
 
-  private pendingRows(rows: PendingRow[]): PendingText[] {
-    return rows.map(([seq, session, content, contentHash, stored]) => ({
-      seq,
-      session,
-      text: storedMessageText(resolveContent(this.driver, content)),
-      contentHash,
-      storedTextHash: stored,
-    }));
-  }
-
   async pending(after: number, limit: number): Promise<PendingText[]> {
-    return this.pendingRows(
-      this.driver.tuples<PendingRow>(
-        `${PENDING_SELECT} WHERE m.seq > ? AND (v.seq IS NULL OR NOT (${CURRENT})) ORDER BY m.seq LIMIT ?`,
-        [after, limit],
-      ),
-    );
+    return pendingAfter(this.driver, after, limit);
   }
 
   async pendingIds(sessionId: string, ids: readonly string[]): Promise<PendingText[]> {
     const num = this.store.sessionNum(sessionId, false);
     if (num === undefined || ids.length === 0) return [];
-    return this.pendingRows(
-      this.driver.tuples<PendingRow>(
-        `${PENDING_SELECT} WHERE m.session_num = ? AND m.id IN (${ids.map(() => "?").join(",")})
-         AND (v.seq IS NULL OR NOT (${CURRENT})) ORDER BY m.seq`,
-        [num, ...ids],
-      ),
-    );
+    return pendingAmong(this.driver, num, ids);
   }
 
   async write(rows: readonly VectorWrite[]): Promise<void> {
