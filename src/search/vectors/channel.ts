@@ -1,10 +1,7 @@
 import { SessionError } from "../../errors.js";
-import { describe } from "../../message/describe.js";
 import { emitWarning } from "../../runtime/warn.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
-import { MAX_SEARCH_LIMIT } from "../../store/limits.js";
-import { searchFilters } from "../options.js";
-import { type ChannelOptions, nearestBranch, nearestScope, timeout } from "./config.js";
+import { backfillOptions, type ChannelOptions, nearestRead, timeout } from "./config.js";
 import { DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_QUERY_EMBED_TIMEOUT_MS, within } from "./deadline.js";
 import { type EmbedFn, embedFunction, embedText, textHash } from "./embed.js";
 import { embedIsolated, refusalReason } from "./isolate.js";
@@ -23,8 +20,6 @@ import { VectorWorker } from "./worker.js";
 
 export { vectorOptions } from "./config.js";
 
-/** Texts per embedder call when the caller names no batch size. */
-export const DEFAULT_EMBED_BATCH = 64;
 /** Refusals listed by status() (the newest; `failed` counts them all). */
 const LISTED_FAILURES = 10;
 
@@ -73,23 +68,8 @@ export class StoreVectors implements VectorChannel {
 
   async nearest(query: string, options: NearestOptions): Promise<number[]> {
     this.assertOpen();
-    if (typeof options !== "object" || options === null) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        "nearest(): options { limit, sessionId?, sessionIds?, role?, since?, until?, branch? } are required",
-      );
-    }
-    const limit = options.limit;
-    if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_SEARCH_LIMIT) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `nearest(): limit must be a whole number from 0 to ${MAX_SEARCH_LIMIT}, got ${describe(limit)}`,
-      );
-    }
-    const scope = nearestScope(options);
-    const filters = searchFilters(options, "nearest():");
-    const activePath = nearestBranch(options);
-    if (typeof query !== "string" || query.trim() === "" || limit === 0 || scope === null) return [];
+    const read = nearestRead(options);
+    if (typeof query !== "string" || query.trim() === "" || read === null) return [];
     await this.ready();
     if ((await this.backend.dimensions()) === null) return [];
     let vector: Float32Array;
@@ -102,7 +82,7 @@ export class StoreVectors implements VectorChannel {
       this.report(error);
       return [];
     }
-    return this.backend.nearest(vector, { ...scope, ...filters, limit, activePath });
+    return this.backend.nearest(vector, read);
   }
 
   async nearestMessages(query: string, options: NearestOptions): Promise<NearestMessage[]> {
@@ -117,14 +97,7 @@ export class StoreVectors implements VectorChannel {
 
   async backfill(options: BackfillOptions = {}): Promise<{ embedded: number; failed: number }> {
     this.assertOpen();
-    const batchSize = options.batchSize ?? DEFAULT_EMBED_BATCH;
-    if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
-      throw new SessionError("INVALID_ARGUMENT", "backfill(): batchSize must be a whole number >= 1");
-    }
-    const { onProgress, signal, retryFailed } = options;
-    if (retryFailed !== undefined && typeof retryFailed !== "boolean") {
-      throw new SessionError("INVALID_ARGUMENT", "backfill(): retryFailed must be a boolean");
-    }
+    const { batchSize, onProgress, signal, retryFailed } = backfillOptions(options);
     await this.ready();
     // Vectors a delete left behind (one made before deletes took them, or a process killed before its prune) go.
     await this.backend.prune();

@@ -1,10 +1,24 @@
-/** The checked options of the vector channel: the store's (at construction) and those of one nearest() call. */
+/**
+ * The checked options of the vector channel: the store's (at construction), and those of one nearest() or
+ * backfill() call.
+ */
 import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
-import { MAX_SEARCH_SESSIONS } from "../options.js";
+import { MAX_SEARCH_LIMIT } from "../../store/limits.js";
+import { MAX_SEARCH_SESSIONS, searchFilters } from "../options.js";
 import { DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_QUERY_EMBED_TIMEOUT_MS, MAX_TIMEOUT_MS } from "./deadline.js";
 import { assertEmbedder } from "./embed.js";
-import type { Embedder, NearestOptions, NearestScope, VectorStoreOptions } from "./types.js";
+import type {
+  BackfillOptions,
+  Embedder,
+  NearestOptions,
+  NearestRead,
+  NearestScope,
+  VectorStoreOptions,
+} from "./types.js";
+
+/** Texts per embedder call when the caller names no batch size. */
+export const DEFAULT_EMBED_BATCH = 64;
 
 /** The store's vector options, checked. */
 export type ChannelOptions = VectorStoreOptions & { embedder: Embedder };
@@ -74,4 +88,40 @@ export function nearestScope({ sessionId, sessionIds }: NearestOptions): Nearest
   }
   if (sessionId !== undefined) return sessionIds.includes(sessionId) ? { sessionId } : null;
   return sessionIds.length === 0 ? null : { sessionIds: [...new Set(sessionIds)] };
+}
+
+/**
+ * What one nearest() call reads, checked (`INVALID_ARGUMENT`): its limit, sessions, filters and branch; null when
+ * nothing can be found (no limit, or no session left to search).
+ */
+export function nearestRead(options: NearestOptions): NearestRead | null {
+  if (typeof options !== "object" || options === null) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "nearest(): options { limit, sessionId?, sessionIds?, role?, since?, until?, branch? } are required",
+    );
+  }
+  const limit = options.limit;
+  if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_SEARCH_LIMIT) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `nearest(): limit must be a whole number from 0 to ${MAX_SEARCH_LIMIT}, got ${describe(limit)}`,
+    );
+  }
+  const scope = nearestScope(options);
+  const filters = searchFilters(options, "nearest():");
+  const activePath = nearestBranch(options);
+  return limit === 0 || scope === null ? null : { ...scope, ...filters, limit, activePath };
+}
+
+/** The options of one backfill() call, checked (`INVALID_ARGUMENT`), the batch size defaulted. */
+export function backfillOptions(options: BackfillOptions): BackfillOptions & { batchSize: number } {
+  const batchSize = options.batchSize ?? DEFAULT_EMBED_BATCH;
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+    throw new SessionError("INVALID_ARGUMENT", "backfill(): batchSize must be a whole number >= 1");
+  }
+  if (options.retryFailed !== undefined && typeof options.retryFailed !== "boolean") {
+    throw new SessionError("INVALID_ARGUMENT", "backfill(): retryFailed must be a boolean");
+  }
+  return { ...options, batchSize };
 }
