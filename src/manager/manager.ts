@@ -129,6 +129,12 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     return sessionOf(this.state, sessionId, (query, options) => this.search(query, options));
   }
 
+  // The Session of a registered id (`NOT_FOUND` for any other), for the methods that delegate to it.
+  private async registered(sessionId: string): Promise<Session<M>> {
+    await requireSession(this.state, sessionId);
+    return this.getSession(sessionId);
+  }
+
   /** Closes the store when the manager opened it itself (a SQLite path). */
   async close(): Promise<void> {
     this.state.sessions.clear();
@@ -175,15 +181,13 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /** Appends a message (after the latest leaf, under `parentId`, or as a new root with `null`); returns its id. */
   async append(sessionId: string, message: M, parentId?: string | null): Promise<string> {
-    await requireSession(this.state, sessionId);
-    await this.getSession(sessionId).appendMessage(message, parentId);
+    await (await this.registered(sessionId)).appendMessage(message, parentId);
     return message.id;
   }
 
   /** Updates the message when its id exists in the session, else appends it; returns its id. */
   async upsert(sessionId: string, message: M, parentId?: string | null): Promise<string> {
-    await requireSession(this.state, sessionId);
-    await this.getSession(sessionId).upsertMessage(message, parentId);
+    await (await this.registered(sessionId)).upsertMessage(message, parentId);
     return message.id;
   }
 
@@ -202,32 +206,27 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /** The path to `leafId` (default: the latest leaf) with overlays applied. */
   async getHistory(sessionId: string, leafId?: string | null): Promise<M[]> {
-    await requireSession(this.state, sessionId);
-    return this.getSession(sessionId).getHistory(leafId);
+    return (await this.registered(sessionId)).getHistory(leafId);
   }
 
   /** Number of stored messages on the active path. */
   async getMessageCount(sessionId: string): Promise<number> {
-    await requireSession(this.state, sessionId);
-    return this.getSession(sessionId).getPathLength();
+    return (await this.registered(sessionId)).getPathLength();
   }
 
   /** Removes every message and overlay of the session (the registry row, usage and blocks stay). */
   async clearMessages(sessionId: string): Promise<void> {
-    await requireSession(this.state, sessionId);
-    await this.getSession(sessionId).clearMessages();
+    await (await this.registered(sessionId)).clearMessages();
   }
 
   /** Deletes messages; their children are spliced onto their parents. */
   async deleteMessages(sessionId: string, messageIds: string[]): Promise<void> {
-    await requireSession(this.state, sessionId);
-    await this.getSession(sessionId).deleteMessages(messageIds);
+    await (await this.registered(sessionId)).deleteMessages(messageIds);
   }
 
   /** The children of a message, oldest first. */
   async getBranches(sessionId: string, messageId: string): Promise<M[]> {
-    await requireSession(this.state, sessionId);
-    return this.getSession(sessionId).getBranches(messageId);
+    return (await this.registered(sessionId)).getBranches(messageId);
   }
 
   /**
@@ -256,14 +255,12 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     toId: string,
     details?: CompactionDetails,
   ): Promise<StoredCompaction> {
-    await requireSession(this.state, sessionId);
-    return this.getSession(sessionId).addCompaction(summary, fromId, toId, details);
+    return (await this.registered(sessionId)).addCompaction(summary, fromId, toId, details);
   }
 
   /** Every overlay of the session, oldest first. */
   async getCompactions(sessionId: string): Promise<StoredCompaction[]> {
-    await requireSession(this.state, sessionId);
-    return this.getSession(sessionId).getCompactions();
+    return (await this.registered(sessionId)).getCompactions();
   }
 
   /**
