@@ -34,6 +34,71 @@ export {
   type WhenChanged,
   type WritableContextProvider,
 } from "./context/types.js";
+export type { AttachmentCapableStore, AttachmentStats, AttachmentStore } from "./contract/attachments.js";
+export { hasAttachmentStore } from "./contract/attachments.js";
+export type { BlockStore, ContextCapableStore, EntryHit, EntryStore } from "./contract/context.js";
+export { hasContextStorage } from "./contract/context.js";
+export {
+  type ChangeEvent,
+  type ChangeListener,
+  type FeedCapableStore,
+  hasFeed,
+  type SubscribeOptions,
+  type Unsubscribe,
+} from "./contract/feed.js";
+export type {
+  CompactionDetails,
+  SessionMessage,
+  SessionMessagePart,
+  StoredCompaction,
+} from "./contract/message.js";
+export type {
+  AppendOptions,
+  AppendResult,
+  HistoryReadOptions,
+  HistoryRowStat,
+  ImportMessageOptions,
+  RecentHistoryResult,
+  SessionProvider,
+  UpdateResult,
+  UpsertOptions,
+  UpsertResult,
+  WriteSource,
+} from "./contract/provider.js";
+export type {
+  NewSessionRecord,
+  RegistryCapableStore,
+  SessionInfo,
+  SessionListOptions,
+  SessionRegistry,
+  SessionScanOptions,
+  SessionUsage,
+} from "./contract/registry.js";
+export { hasSessionRegistry } from "./contract/registry.js";
+export type {
+  SearchBranch,
+  SearchContext,
+  SearchContextTurn,
+  SearchMatch,
+  SearchOptions,
+  SearchResult,
+  StoreSearchOptions,
+} from "./contract/search.js";
+export type { SessionStore, WritePolicyOptions } from "./contract/store.js";
+export { isSessionStore } from "./contract/store.js";
+export type {
+  ImportCounts,
+  SessionFootprint,
+  SessionImportResult,
+  SessionTransfer,
+  TransferAttachment,
+  TransferCapableStore,
+  TransferItem,
+  TransferMessage,
+  TransferRow,
+  TransferSession,
+} from "./contract/transfer.js";
+export { hasTransfer } from "./contract/transfer.js";
 export {
   errorMessage,
   MissingDependencyError,
@@ -99,71 +164,4 @@ export { SqliteSessionProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
 export { entryKey } from "./store/entry-key.js";
 export type { ChangeLogOptions } from "./store/feed/change-rows.js";
-export {
-  type ChangeEvent,
-  type ChangeListener,
-  type FeedCapableStore,
-  hasFeed,
-  type SubscribeOptions,
-  type Unsubscribe,
-} from "./store/feed/feed.js";
 export { type MirrorOptions, mirror, type SessionMirror } from "./store/feed/mirror.js";
-export type {
-  AttachmentCapableStore,
-  AttachmentStats,
-  AttachmentStore,
-  BlockStore,
-  ContextCapableStore,
-  EntryHit,
-  EntryStore,
-  ImportCounts,
-  NewSessionRecord,
-  RegistryCapableStore,
-  SessionFootprint,
-  SessionImportResult,
-  SessionInfo,
-  SessionListOptions,
-  SessionRegistry,
-  SessionScanOptions,
-  SessionStore,
-  SessionTransfer,
-  SessionUsage,
-  StoreSearchOptions,
-  TransferAttachment,
-  TransferCapableStore,
-  TransferItem,
-  TransferMessage,
-  TransferRow,
-  TransferSession,
-} from "./store/types.js";
-export {
-  hasAttachmentStore,
-  hasContextStorage,
-  hasSessionRegistry,
-  hasTransfer,
-  isSessionStore,
-} from "./store/types.js";
-export type { WritePolicyOptions } from "./store/write-policy.js";
-export type {
-  AppendOptions,
-  AppendResult,
-  CompactionDetails,
-  HistoryReadOptions,
-  HistoryRowStat,
-  ImportMessageOptions,
-  RecentHistoryResult,
-  SearchBranch,
-  SearchContext,
-  SearchContextTurn,
-  SearchMatch,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
-  SessionMessagePart,
-  SessionProvider,
-  StoredCompaction,
-  UpdateResult,
-  UpsertOptions,
-  UpsertResult,
-  WriteSource,
-} from "./types.js";

@@ -1,6 +1,20 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  HistoryReadOptions,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SessionProvider,
+  UpdateResult,
+  UpsertResult,
+} from "../contract/provider.js";
+import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SessionBinding } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { carriesTool, mayCarryTool, toolNamesArg, toolNeedles } from "../message/tool-parts.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { walkHistory } from "../store/history-stream.js";
@@ -8,24 +22,8 @@ import { hydrateSync, offloadMessage } from "../store/media/offload.js";
 import { applyOverlays } from "../store/overlays.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import type { SessionBinding } from "../store/types.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, Written } from "../store/written.js";
-import type {
-  AppendOptions,
-  AppendResult,
-  HistoryReadOptions,
-  HistoryRowStat,
-  RecentHistoryResult,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
-  SessionProvider,
-  StoredCompaction,
-  UpdateResult,
-  UpsertResult,
-} from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
 import type {
   MemoryBackend as MemoryStore,
   MemoryMessageRow as Row,

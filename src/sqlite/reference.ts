@@ -4,13 +4,9 @@
  * or a store. Each is the generic class over the one store shared per user object (see shared.ts).
  */
 import { BlockContextProvider, EntrySearchProvider } from "../context/providers.js";
+import { type ContextCapableStore, hasContextStorage } from "../contract/context.js";
+import { isSessionStore, type SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import {
-  type ContextCapableStore,
-  hasContextStorage,
-  isSessionStore,
-  type SessionStore,
-} from "../store/types.js";
 import { isSqliteHandle, type SqliteHandle } from "./connection/open.js";
 import { sharedSqliteStore } from "./connection/shared.js";
 import { isSqlTagSource, type SqlTagSource } from "./connection/sql-tag-driver.js";

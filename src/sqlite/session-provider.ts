@@ -1,3 +1,16 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  HistoryReadOptions,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SessionProvider,
+  UpdateResult,
+  UpsertResult,
+} from "../contract/provider.js";
+import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { toolNamesArg } from "../message/tool-parts.js";
@@ -6,23 +19,8 @@ import { walkHistory } from "../store/history-stream.js";
 import { contentHashes } from "../store/media/offload.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import type { SessionBinding } from "../store/types.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, Written } from "../store/written.js";
-import type {
-  AppendOptions,
-  AppendResult,
-  HistoryReadOptions,
-  HistoryRowStat,
-  RecentHistoryResult,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
-  SessionProvider,
-  StoredCompaction,
-  UpdateResult,
-  UpsertResult,
-} from "../types.js";
 import { type AppendRequest, appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";
