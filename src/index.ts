@@ -1,3 +1,6 @@
+import { MemoryStoreProvider } from "./memory/store.js";
+import { SqliteStoreProvider } from "./sqlite/session-provider.js";
+
 export { ContextBlocks } from "./context/blocks.js";
 export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/fs-skills.js";
 export { dropStrictNulls, toStrictSchema } from "./context/openai-strict.js";
@@ -120,7 +123,7 @@ export type {
 } from "./manager/templates.js";
 export { MemoryBlockStore, MemoryEntryStore } from "./memory/context-store.js";
 export { MemorySessionRegistry } from "./memory/registry.js";
-export { MemorySessionProvider, MemoryStore } from "./memory/store.js";
+export { MemoryStore, MemoryStoreProvider } from "./memory/store.js";
 export { COMPACTION_PREFIX, isCompactionMessage } from "./message/overlay.js";
 export type { StoreVectors } from "./search/vectors/channel.js";
 export type {
@@ -160,8 +163,18 @@ export {
   type ProviderSource,
 } from "./sqlite/reference.js";
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
-export { SqliteSessionProvider } from "./sqlite/session-provider.js";
+export { SqliteStoreProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
 export { entryKey } from "./store/entry-key.js";
 export type { ChangeLogOptions } from "./store/feed/change-rows.js";
 export { type MirrorOptions, mirror, type SessionMirror } from "./store/feed/mirror.js";
+
+// Former names, kept so code written against them still runs: the providers are named to pair with `StoreProvider`.
+/** @deprecated Use {@link SqliteStoreProvider}, the same class under the name that pairs with `PostgresStoreProvider`. */
+export const SqliteSessionProvider = SqliteStoreProvider;
+/** @deprecated Use {@link SqliteStoreProvider}. */
+export type SqliteSessionProvider = SqliteStoreProvider;
+/** @deprecated Use {@link MemoryStoreProvider}, the same class under the name that pairs with `StoreProvider`. */
+export const MemorySessionProvider = MemoryStoreProvider;
+/** @deprecated Use {@link MemoryStoreProvider}. */
+export type MemorySessionProvider = MemoryStoreProvider;

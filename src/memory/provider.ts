@@ -68,7 +68,7 @@ export function parentNotFound(parentId: string, sessionId: string): SessionErro
 }
 
 /** The storage contract of one session in a {@link MemoryStore}. */
-export class MemorySessionProvider extends StoreProvider implements SessionProvider {
+export class MemoryStoreProvider extends StoreProvider implements SessionProvider {
   constructor(
     private readonly store: MemoryStore,
     sessionId: string,

@@ -10,7 +10,7 @@ import type { PreparedStep } from "../store/step.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
-import { leafConflict, MemorySessionProvider, parentNotFound } from "./provider.js";
+import { leafConflict, MemoryStoreProvider, parentNotFound } from "./provider.js";
 
 /** Writes a prepared step (see the module comment). */
 export async function writeMemoryStep(
@@ -18,7 +18,7 @@ export async function writeMemoryStep(
   { step, writes, usage, check }: PreparedStep,
 ): Promise<void> {
   const { sessionId } = step;
-  const provider = new MemorySessionProvider(store, sessionId);
+  const provider = new MemoryStoreProvider(store, sessionId);
   const data = store.sessionData(sessionId, false);
   // The appends to make, and the ids this step stores (with their JSON) on top of the stored ones.
   const planned: { write: PreparedWrite; parentId: string | null | undefined }[] = [];

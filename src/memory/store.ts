@@ -20,7 +20,7 @@ import { writePolicy } from "../store/write-policy.js";
 import { MemoryAttachments } from "./attachments.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 import type { MemorySessionData as SessionData } from "./data.js";
-import { MemorySessionProvider } from "./provider.js";
+import { MemoryStoreProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
 import { searchMemory } from "./search.js";
 import { writeMemoryStep } from "./step.js";
@@ -81,10 +81,10 @@ export class MemoryStore
   }
 
   /** The storage contract for one session. */
-  session(sessionId: string, binding?: SessionBinding): MemorySessionProvider {
+  session(sessionId: string, binding?: SessionBinding): MemoryStoreProvider {
     this.assertOpen();
     assertSessionId(sessionId);
-    return new MemorySessionProvider(this, sessionId, binding);
+    return new MemoryStoreProvider(this, sessionId, binding);
   }
 
   /** @internal the data of one session, created on first write. */
@@ -142,4 +142,4 @@ export class MemoryStore
   }
 }
 
-export { MemorySessionProvider };
+export { MemoryStoreProvider };

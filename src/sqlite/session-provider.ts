@@ -56,7 +56,7 @@ const LOCATE_BY_ID = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.s
   WHERE h.session_id = ?`;
 
 /** The storage contract of one session in a SQLite database. */
-export class SqliteSessionProvider extends StoreProvider implements SessionProvider {
+export class SqliteStoreProvider extends StoreProvider implements SessionProvider {
   constructor(
     protected readonly store: SqliteBackend,
     sessionId: string,

@@ -31,7 +31,7 @@ import { flushSearchIndex } from "./search/indexing.js";
 import { SqliteMessageSearch } from "./search/search.js";
 import { sqliteVectors } from "./search/vectors.js";
 import { dropOrphanTrigger } from "./search/vectors-schema.js";
-import { SqliteSessionProvider } from "./session-provider.js";
+import { SqliteStoreProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
 import { SqliteTransfer } from "./transfer/export.js";
 
@@ -133,8 +133,8 @@ export class SqliteStore
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
-  session(sessionId: string, binding?: SessionBinding): SqliteSessionProvider {
-    return new SqliteSessionProvider(this, sessionId, binding);
+  session(sessionId: string, binding?: SessionBinding): SqliteStoreProvider {
+    return new SqliteStoreProvider(this, sessionId, binding);
   }
 
   /** @internal the numeric key of a session, optionally creating its head row. */
