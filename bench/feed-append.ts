@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { SessionStore } from "../src/contract/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { SessionStore } from "../src/store/types.js";
 
 const rounds = Number(process.argv[2] ?? 8);
 const perRound = Number(process.argv[3] ?? 1000);

@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
+import type { SessionMessage } from "../src/contract/message.js";
+import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { sqliteFileBytes } from "../src/sqlite/connection/maintenance.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { SessionStore } from "../src/store/types.js";
-import type { SessionMessage } from "../src/types.js";
 import { fmtDur, fmtNum, mdTable, nowUs } from "./stats.js";
 
 const OUTPUT_BYTES = 20_000_000;

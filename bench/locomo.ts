@@ -4,7 +4,7 @@
  * recall and load benches, so both measure the same store.
  */
 import { fileURLToPath } from "node:url";
-import type { SessionStore } from "../src/store/types.js";
+import type { SessionStore } from "../src/contract/store.js";
 
 /** One conversation of the data set. */
 export interface Conversation {

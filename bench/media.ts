@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { type AttachmentCapableStore, hasAttachmentStore } from "../src/contract/attachments.js";
+import type { SessionMessage } from "../src/contract/message.js";
+import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { type AttachmentCapableStore, hasAttachmentStore, type SessionStore } from "../src/store/types.js";
-import type { SessionMessage } from "../src/types.js";
 import { fmtDur, summarize } from "./stats.js";
 
 const MESSAGES = 100;

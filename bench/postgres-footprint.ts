@@ -11,8 +11,8 @@
  */
 import { pathToFileURL } from "node:url";
 import pg from "pg";
+import type { SessionMessage } from "../src/contract/message.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import type { SessionMessage } from "../src/types.js";
 import { bandQueries, makeText, rng } from "./data.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { benchSessionItem } from "./transfer-items.js";

@@ -7,8 +7,8 @@
  */
 import { pathToFileURL } from "node:url";
 import pg from "pg";
+import type { TransferItem } from "../src/contract/transfer.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import type { TransferItem } from "../src/store/types.js";
 import { type BenchQuery, makeQueries, planStore, type StorePlan, type StoreRow, storeRows } from "./data.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { benchSessionItem } from "./transfer-items.js";

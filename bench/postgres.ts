@@ -5,8 +5,8 @@
  */
 import { pathToFileURL } from "node:url";
 import pg from "pg";
+import type { SessionMessage } from "../src/contract/message.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import type { SessionMessage } from "../src/types.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 
 const SCHEMA = "agent_session_bench";

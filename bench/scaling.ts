@@ -11,16 +11,14 @@
  *                                            BENCH_SCALING_PARTS=overlays,forks,filters,explored)
  */
 import pg from "pg";
+import type { SessionMessage } from "../src/contract/message.js";
+import type { SessionProvider } from "../src/contract/provider.js";
+import type { StoreSearchOptions } from "../src/contract/search.js";
+import type { SessionStore } from "../src/contract/store.js";
+import { hasTransfer, type TransferItem } from "../src/contract/transfer.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import {
-  hasTransfer,
-  type SessionStore,
-  type StoreSearchOptions,
-  type TransferItem,
-} from "../src/store/types.js";
-import type { SessionMessage, SessionProvider } from "../src/types.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { mdTable } from "./stats.js";
 

@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { SkillTracker } from "../src/context/skills.js";
+import type { SessionMessage } from "../src/contract/message.js";
+import type { SessionStore } from "../src/contract/store.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { SessionStore } from "../src/store/types.js";
-import type { SessionMessage } from "../src/types.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 
 const MESSAGES = Number(process.env.MESSAGES ?? 20_000);

@@ -12,10 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
+import type { SessionStore } from "../src/contract/store.js";
+import { hasTransfer, type TransferItem } from "../src/contract/transfer.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { Session } from "../src/session/session.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { hasTransfer, type SessionStore, type TransferItem } from "../src/store/types.js";
 import { fmtNum, mdTable } from "./stats.js";
 
 const SCHEMA = "agent_session_bench_stream";

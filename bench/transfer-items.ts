@@ -1,5 +1,5 @@
 // Transfer items for bulk-loading benchmark stores through `transfer.importStream` (faster than appends).
-import type { TransferItem } from "../src/store/types.js";
+import type { TransferItem } from "../src/contract/transfer.js";
 
 /** The header item of a benchmark session (source "bench", no usage), to be followed by its messages. */
 export function benchSessionItem(

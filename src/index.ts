@@ -1,3 +1,6 @@
+import { MemoryStoreProvider } from "./memory/store.js";
+import { SqliteStoreProvider } from "./sqlite/session-provider.js";
+
 export { ContextBlocks } from "./context/blocks.js";
 export { type FileSystemSkillOptions, FileSystemSkillProvider } from "./context/fs-skills.js";
 export { dropStrictNulls, toStrictSchema } from "./context/openai-strict.js";
@@ -34,6 +37,71 @@ export {
   type WhenChanged,
   type WritableContextProvider,
 } from "./context/types.js";
+export type { AttachmentCapableStore, AttachmentStats, AttachmentStore } from "./contract/attachments.js";
+export { hasAttachmentStore } from "./contract/attachments.js";
+export type { BlockStore, ContextCapableStore, EntryHit, EntryStore } from "./contract/context.js";
+export { hasContextStorage } from "./contract/context.js";
+export {
+  type ChangeEvent,
+  type ChangeListener,
+  type FeedCapableStore,
+  hasFeed,
+  type SubscribeOptions,
+  type Unsubscribe,
+} from "./contract/feed.js";
+export type {
+  CompactionDetails,
+  SessionMessage,
+  SessionMessagePart,
+  StoredCompaction,
+} from "./contract/message.js";
+export type {
+  AppendOptions,
+  AppendResult,
+  HistoryReadOptions,
+  HistoryRowStat,
+  ImportMessageOptions,
+  RecentHistoryResult,
+  SessionProvider,
+  UpdateResult,
+  UpsertOptions,
+  UpsertResult,
+  WriteSource,
+} from "./contract/provider.js";
+export type {
+  NewSessionRecord,
+  RegistryCapableStore,
+  SessionInfo,
+  SessionListOptions,
+  SessionRegistry,
+  SessionScanOptions,
+  SessionUsage,
+} from "./contract/registry.js";
+export { hasSessionRegistry } from "./contract/registry.js";
+export type {
+  SearchBranch,
+  SearchContext,
+  SearchContextTurn,
+  SearchMatch,
+  SearchOptions,
+  SearchResult,
+  StoreSearchOptions,
+} from "./contract/search.js";
+export type { SessionStore, WritePolicyOptions } from "./contract/store.js";
+export { isSessionStore } from "./contract/store.js";
+export type {
+  ImportCounts,
+  SessionFootprint,
+  SessionImportResult,
+  SessionTransfer,
+  TransferAttachment,
+  TransferCapableStore,
+  TransferItem,
+  TransferMessage,
+  TransferRow,
+  TransferSession,
+} from "./contract/transfer.js";
+export { hasTransfer } from "./contract/transfer.js";
 export {
   errorMessage,
   MissingDependencyError,
@@ -55,7 +123,7 @@ export type {
 } from "./manager/templates.js";
 export { MemoryBlockStore, MemoryEntryStore } from "./memory/context-store.js";
 export { MemorySessionRegistry } from "./memory/registry.js";
-export { MemorySessionProvider, MemoryStore } from "./memory/store.js";
+export { MemoryStore, MemoryStoreProvider } from "./memory/store.js";
 export { COMPACTION_PREFIX, isCompactionMessage } from "./message/overlay.js";
 export type { StoreVectors } from "./search/vectors/channel.js";
 export type {
@@ -95,75 +163,18 @@ export {
   type ProviderSource,
 } from "./sqlite/reference.js";
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
-export { SqliteSessionProvider } from "./sqlite/session-provider.js";
+export { SqliteStoreProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
 export { entryKey } from "./store/entry-key.js";
 export type { ChangeLogOptions } from "./store/feed/change-rows.js";
-export {
-  type ChangeEvent,
-  type ChangeListener,
-  type FeedCapableStore,
-  hasFeed,
-  type SubscribeOptions,
-  type Unsubscribe,
-} from "./store/feed/feed.js";
 export { type MirrorOptions, mirror, type SessionMirror } from "./store/feed/mirror.js";
-export type {
-  AttachmentCapableStore,
-  AttachmentStats,
-  AttachmentStore,
-  BlockStore,
-  ContextCapableStore,
-  EntryHit,
-  EntryStore,
-  ImportCounts,
-  NewSessionRecord,
-  RegistryCapableStore,
-  SessionFootprint,
-  SessionImportResult,
-  SessionInfo,
-  SessionListOptions,
-  SessionRegistry,
-  SessionScanOptions,
-  SessionStore,
-  SessionTransfer,
-  SessionUsage,
-  StoreSearchOptions,
-  TransferAttachment,
-  TransferCapableStore,
-  TransferItem,
-  TransferMessage,
-  TransferRow,
-  TransferSession,
-} from "./store/types.js";
-export {
-  hasAttachmentStore,
-  hasContextStorage,
-  hasSessionRegistry,
-  hasTransfer,
-  isSessionStore,
-} from "./store/types.js";
-export type { WritePolicyOptions } from "./store/write-policy.js";
-export type {
-  AppendOptions,
-  AppendResult,
-  CompactionDetails,
-  HistoryReadOptions,
-  HistoryRowStat,
-  ImportMessageOptions,
-  RecentHistoryResult,
-  SearchBranch,
-  SearchContext,
-  SearchContextTurn,
-  SearchMatch,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
-  SessionMessagePart,
-  SessionProvider,
-  StoredCompaction,
-  UpdateResult,
-  UpsertOptions,
-  UpsertResult,
-  WriteSource,
-} from "./types.js";
+
+// Former names, kept so code written against them still runs: the providers are named to pair with `StoreProvider`.
+/** @deprecated Use {@link SqliteStoreProvider}, the same class under the name that pairs with `PostgresStoreProvider`. */
+export const SqliteSessionProvider = SqliteStoreProvider;
+/** @deprecated Use {@link SqliteStoreProvider}. */
+export type SqliteSessionProvider = SqliteStoreProvider;
+/** @deprecated Use {@link MemoryStoreProvider}, the same class under the name that pairs with `StoreProvider`. */
+export const MemorySessionProvider = MemoryStoreProvider;
+/** @deprecated Use {@link MemoryStoreProvider}. */
+export type MemorySessionProvider = MemoryStoreProvider;

@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { ChangeEvent, FeedCapableStore } from "../src/contract/feed.js";
+import type { RegistryCapableStore } from "../src/contract/registry.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { ChangeEvent, FeedCapableStore } from "../src/store/feed/feed.js";
-import type { RegistryCapableStore } from "../src/store/types.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 type Store = RegistryCapableStore & FeedCapableStore;

@@ -6,15 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { PostgresStore } from "../src/postgres/store.js";
-import { SqliteStore } from "../src/sqlite/store.js";
 import type {
   ChangeEvent,
   ChangeListener,
   FeedCapableStore,
   SubscribeOptions,
-} from "../src/store/feed/feed.js";
-import type { SessionStore } from "../src/store/types.js";
+} from "../src/contract/feed.js";
+import type { SessionStore } from "../src/contract/store.js";
+import { PostgresStore } from "../src/postgres/store.js";
+import { SqliteStore } from "../src/sqlite/store.js";
 import { feedSpec } from "../src/testing/contract/feed.spec.js";
 import { suiteOf } from "../src/testing/runner.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";

@@ -5,15 +5,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { MemoryStore } from "../src/memory/store.js";
-import { PostgresStore } from "../src/postgres/store.js";
-import { SqliteStore } from "../src/sqlite/store.js";
 import type {
   ChangeEvent,
   ChangeListener,
   FeedCapableStore,
   SubscribeOptions,
-} from "../src/store/feed/feed.js";
+} from "../src/contract/feed.js";
+import { MemoryStore } from "../src/memory/store.js";
+import { PostgresStore } from "../src/postgres/store.js";
+import { SqliteStore } from "../src/sqlite/store.js";
 import { mirror } from "../src/store/feed/mirror.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import type { ChangeEvent, FeedCapableStore } from "../src/contract/feed.js";
+import type { SessionStore } from "../src/contract/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { PRUNE_EVERY } from "../src/store/feed/change-rows.js";
-import type { ChangeEvent, FeedCapableStore } from "../src/store/feed/feed.js";
-import type { SessionStore } from "../src/store/types.js";
 import { appendChain } from "../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import type { ChangeEvent, ChangeListener, FeedCapableStore } from "../src/contract/feed.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { ChangeEvent, ChangeListener, FeedCapableStore } from "../src/store/feed/feed.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-watermark-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import type { SessionMessage } from "../src/contract/message.js";
+import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { SessionStore } from "../src/store/types.js";
-import type { SessionMessage } from "../src/types.js";
 
 const ROUNDS = 2;
 const MESSAGES = 100;

@@ -3,10 +3,10 @@
 // its length (the token estimate) is kept by every write path. The results stay those of the text as stored.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { SessionMessage } from "../src/contract/message.js";
 import type { MemoryMessageRow } from "../src/memory/data.js";
 import { MemoryStore } from "../src/memory/store.js";
-import type { SessionMessage } from "../src/types.js";
-import { estimateMessageTokens } from "../src/utils/tokens.js";
+import { estimateMessageTokens } from "../src/message/tokens.js";
 
 const msg = (id: string, text: string, role = "user"): SessionMessage => ({
   id,

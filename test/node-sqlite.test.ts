@@ -3,9 +3,9 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import type { SessionStore } from "../src/contract/store.js";
 import type { SqliteOptions } from "../src/sqlite/connection/open.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { SessionStore } from "../src/store/types.js";
 import { runProviderContract } from "../src/testing/index.js";
 
 /** node:test, injected into the contract suite as a user's runner would be. */

@@ -2,8 +2,8 @@
 // session links while this one collects it must survive (upstream's #2232 deleted it), and the last release drops it.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import type { SessionMessage } from "../src/contract/message.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import type { SessionMessage } from "../src/types.js";
 import { dropSchema, postgresUnavailable, testClient, testPool } from "./fixtures/postgres-db.js";
 
 const SCHEMA = `agent_session_test_attachments_${process.pid}`;

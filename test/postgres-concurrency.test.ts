@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { AppendResult, SessionProvider } from "../src/contract/provider.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
 import { msg } from "../src/testing/contract/harness.js";
-import type { AppendResult, SessionProvider } from "../src/types.js";
 import {
   backendPid,
   checkTree,

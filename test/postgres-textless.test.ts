@@ -5,11 +5,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import type { SessionMessage } from "../src/contract/message.js";
+import type { TransferItem } from "../src/contract/transfer.js";
 import type { Executor, Query } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/store.js";
-import type { TransferItem } from "../src/store/types.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
-import type { SessionMessage } from "../src/types.js";
 
 const toolResult = (id: string): SessionMessage => ({
   id,

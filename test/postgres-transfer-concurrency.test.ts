@@ -3,8 +3,8 @@
 // appenders on the same session.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
+import type { TransferItem } from "../src/contract/transfer.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import type { TransferItem } from "../src/store/types.js";
 import { ids, msg, withStore } from "../src/testing/contract/harness.js";
 import { collect, importAll } from "./cli/transfer-contract.js";
 import {

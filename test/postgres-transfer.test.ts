@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import type { TransferItem } from "../src/contract/transfer.js";
 import { MemoryStore } from "../src/memory/store.js";
 import type { Executor, Query } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import type { TransferItem } from "../src/store/types.js";
 import {
   type ContractTarget,
   ids,

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import type { SessionInfo } from "../src/contract/registry.js";
 import { openExecutor } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { scanSourceAfterSql, scanSourceFirstSql } from "../src/postgres/registry.js";
@@ -21,7 +22,6 @@ import {
 import { openSqlite } from "../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { SessionInfo } from "../src/store/types.js";
 import { ids } from "../src/testing/contract/harness.js";
 import {
   dropSchema,

@@ -7,11 +7,12 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import type { SearchOptions, SearchResult, StoreSearchOptions } from "../src/contract/search.js";
+import type { SessionStore } from "../src/contract/store.js";
+import { hasTransfer } from "../src/contract/transfer.js";
 import { storedMessageText } from "../src/message/text.js";
 import { recallTerms, TEXTLESS_RUN } from "../src/search/rank.js";
 import { indexTokens } from "../src/search/tokens.js";
-import { hasTransfer, type SessionStore, type StoreSearchOptions } from "../src/store/types.js";
-import type { SearchOptions, SearchResult } from "../src/types.js";
 import { rng } from "./helpers/rng.js";
 import { corpusStores, queries, SESSIONS, WORDS } from "./helpers/search-corpus.js";
 

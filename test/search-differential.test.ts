@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import { hasContextStorage, type SessionStore } from "../src/store/types.js";
+import { hasContextStorage } from "../src/contract/context.js";
+import type { SessionStore } from "../src/contract/store.js";
 import { corpusStores, queries } from "./helpers/search-corpus.js";
 
 const SCOPES = [{}, { sessionId: "s1" }, { branch: "active" as const }];

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import type { SessionProvider } from "../src/contract/provider.js";
 import { AgentSessionProvider, MemoryStore, Session, SqliteStore } from "../src/index.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
-import { SqliteSessionProvider } from "../src/sqlite/session-provider.js";
+import { SqliteStoreProvider } from "../src/sqlite/session-provider.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
-import type { SessionProvider } from "../src/types.js";
 import { loadContextTurn } from "./context/backends.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 import { warningsOf } from "./helpers/warnings.js";
@@ -182,7 +182,7 @@ describe("Session: one serialisation per append", () => {
     await wrapped.appendMessage(msg("w", "wrapped"));
     assert.deepEqual((await inner.getMessage("w"))?.metadata, { stamped: true });
     // The same from a subclass of ours.
-    class StampingProvider extends SqliteSessionProvider {
+    class StampingProvider extends SqliteStoreProvider {
       override appendMessage(
         message: Parameters<SessionProvider["appendMessage"]>[0],
         parentId?: string | null,

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it, test } from "node:test";
+import type { SessionMessage } from "../src/contract/message.js";
 import { DURABLE_OBJECT_VALUE_LIMIT } from "../src/sqlite/connection/sql-tag-driver.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { bytesOf } from "../src/testing/contract/media-harness.js";
 import { runProviderContract } from "../src/testing/index.js";
-import type { SessionMessage } from "../src/types.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 
 /** node:test, injected into the contract suite as a user's runner would be. */

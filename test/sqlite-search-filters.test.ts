@@ -7,7 +7,7 @@ import { filterSql } from "../src/sqlite/search/filters.js";
 // The better-sqlite3 build for this Node (the package on 20, its Node-API alias on 22 and later).
 const Database = loadBetterSqlite3();
 
-import type { StoreSearchOptions } from "../src/store/types.js";
+import type { StoreSearchOptions } from "../src/contract/search.js";
 
 // Every form a message's time may be stored in: toISOString's own, an adopted reference row's, extended years,
 // an offset, and text that is no time at all.

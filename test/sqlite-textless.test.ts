@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import type { SessionMessage } from "../src/contract/message.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
-import type { SessionMessage } from "../src/types.js";
 
 const Database = loadBetterSqlite3();
 const dir = mkdtempSync(join(tmpdir(), "agent-session-textless-"));

@@ -4,12 +4,17 @@ import { convertToModelMessages, generateId, simulateReadableStream, streamText,
 import { MockLanguageModelV3 } from "ai/test";
 import { type ChatRequestBody, loadChat, persistChatTurn } from "../src/ai-sdk/index.js";
 import {
+  MemorySessionProvider,
   MemoryStore,
+  MemoryStoreProvider,
   Session,
   SessionManager,
   type SessionMessage,
   type SessionProvider,
   type SessionStore,
+  SqliteSessionProvider,
+  SqliteStore,
+  SqliteStoreProvider,
 } from "../src/index.js";
 
 test("an AI SDK UIMessage is a SessionMessage without a cast, and comes back equal", async () => {
@@ -253,6 +258,22 @@ test("untyped sessions keep SessionMessage; loadChat gives them UIMessages", asy
   const tool: SessionMessage = { id: "t1", role: "tool", parts: [] };
   await session.appendMessage(tool);
   await session.close();
+});
+
+test("the providers are named to pair with StoreProvider; their former names are the same classes", async () => {
+  const memory = new MemoryStore();
+  const sqlite = new SqliteStore(":memory:");
+  try {
+    assert.equal(MemorySessionProvider, MemoryStoreProvider);
+    assert.equal(SqliteSessionProvider, SqliteStoreProvider);
+    assert.ok(memory.session("s") instanceof MemoryStoreProvider);
+    assert.ok(sqlite.session("s") instanceof SqliteStoreProvider);
+    expectType<Equal<MemorySessionProvider, MemoryStoreProvider>>();
+    expectType<Equal<SqliteSessionProvider, SqliteStoreProvider>>();
+  } finally {
+    await memory.close();
+    await sqlite.close();
+  }
 });
 
 function textsOf(

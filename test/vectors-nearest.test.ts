@@ -3,8 +3,8 @@
 // or a session's active path, and a search fuses its hits with the text channel's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { StoreSearchOptions } from "../src/contract/search.js";
 import type { NearestOptions } from "../src/search/vectors/types.js";
-import type { StoreSearchOptions } from "../src/store/types.js";
 import { msg } from "../src/testing/contract/harness.js";
 import {
   channel,

@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import type { ChangeEvent } from "../src/contract/feed.js";
+import type { AppendResult } from "../src/contract/provider.js";
+import type { TransferItem } from "../src/contract/transfer.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import type { ChangeEvent } from "../src/store/feed/feed.js";
-import type { TransferItem } from "../src/store/types.js";
-import type { AppendResult } from "../src/types.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 type Store = MemoryStore | SqliteStore | PostgresStore;

@@ -1,4 +1,4 @@
-import { hideMedia, safeString } from "../utils/serialize.js";
+import { hideMedia, safeString } from "../message/serialize.js";
 import type { AiModule } from "./ai.js";
 import { activeMessages } from "./context.js";
 import { newId } from "./ids.js";

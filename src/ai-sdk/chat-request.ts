@@ -1,9 +1,9 @@
 import type { ToolSet, UIMessage } from "ai";
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 import { parseInput } from "../schema/parse.js";
-import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { acceptToolResults } from "./continuation.js";
 import { chatRequest, postedMessages } from "./request-schema.js";
 import { RequestBytes } from "./request-size.js";

@@ -1,6 +1,6 @@
 import type { ToolSet } from "ai";
+import type { SessionMessagePart } from "../contract/message.js";
 import { SessionError } from "../errors.js";
-import type { SessionMessagePart } from "../types.js";
 import type { RequestBytes } from "./request-size.js";
 import { closeCalls, isCall, isClientCall, lacksResult } from "./tool-calls.js";
 

@@ -1,5 +1,5 @@
 import type { UIMessage } from "ai";
-import type { SessionMessage } from "../types.js";
+import type { SessionMessage } from "../contract/message.js";
 import type { ChatStorage } from "./storage.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { StepResult, ToolSet } from "ai";
-import type { SessionMessagePart } from "../types.js";
+import type { SessionMessagePart } from "../contract/message.js";
 
 type Part = SessionMessagePart & Record<string, unknown>;
 

@@ -1,6 +1,6 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { base64Encode, sha256Base64url } from "../runtime/bytes.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
 
 /**
  * What the chat helpers need from a conversation: a `Session` (recommended: it validates, size-limits and

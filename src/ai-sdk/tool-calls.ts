@@ -1,6 +1,6 @@
 import type { ToolSet } from "ai";
+import type { SessionMessagePart } from "../contract/message.js";
 import { MISSING_RESULT_TEXT } from "../message/missing-result.js";
-import type { SessionMessagePart } from "../types.js";
 import { toolNameOf } from "../utils/tool-parts.js";
 
 type Part = SessionMessagePart & Record<string, unknown>;

@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
+import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { probeSqliteFile, type SqliteFileKind } from "../sqlite/connection/maintenance.js";
 import { SqliteStore } from "../sqlite/store.js";
-import type { SessionStore } from "../store/types.js";
 import { CliError } from "./errors.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { SessionInfo } from "../store/types.js";
+import type { SessionInfo } from "../contract/registry.js";
 
 /** Recorded usage (addUsage) as the CLI and the viewer show it: of one session, or summed over a store. */
 export interface UsageTotals {

@@ -1,7 +1,7 @@
 import { SessionError } from "../errors.js";
 import { isStorableId } from "../message/ids.js";
+import { estimateStringTokens } from "../message/tokens.js";
 import { parseInput } from "../schema/parse.js";
-import { estimateStringTokens } from "../utils/tokens.js";
 import { contextOptions, newBlockLabel } from "./options-schema.js";
 import { blockReadFailure, promptRendersBlock, renderReminder } from "./reminder.js";
 import { renderSystemPrompt } from "./render.js";

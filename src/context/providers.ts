@@ -2,8 +2,9 @@
  * The generic providers over a store's context capabilities; each backend's reference-named classes
  * (`src/sqlite/reference.ts`, `src/postgres/reference.ts`) are these over that backend's shared store.
  */
+
+import type { BlockStore, EntryStore } from "../contract/context.js";
 import { SessionError } from "../errors.js";
-import type { BlockStore, EntryStore } from "../store/types.js";
 import { formatEntryHits, type ToolOutputLimits } from "./output.js";
 import type { SearchProvider, WritableContextProvider } from "./types.js";
 

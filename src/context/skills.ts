@@ -1,5 +1,6 @@
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
+import type { SessionProvider } from "../contract/provider.js";
 import { isToolNamed } from "../message/tool-parts.js";
-import type { SessionMessage, SessionMessagePart, SessionProvider } from "../types.js";
 
 /** Marker written over a load_context output when its skill is unloaded (the reference's string). */
 export const UNLOADED_PREFIX = "[skill unloaded:";

@@ -5,6 +5,8 @@
  * primitive; the entry search parses and ranks here, over the candidates a backend reads. A backend implements
  * only the primitives. Here rather than in `store/`: the ranking lives in `search/`, which builds on `store/`.
  */
+
+import type { BlockStore, EntryHit, EntryStore } from "../contract/context.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { perTermCap, rankEntries, recallTerms } from "../search/rank.js";
@@ -17,7 +19,6 @@ import {
   lookupKeys,
 } from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
-import type { BlockStore, EntryHit, EntryStore } from "../store/types.js";
 
 /** The base of this package's block stores (see the module comment). */
 export abstract class StoreBlocks implements BlockStore {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage, SessionError } from "../errors.js";
+import { safeString } from "../message/serialize.js";
 import { MIN_OUTPUT_CHARS } from "../schema/limits.js";
-import { safeString } from "../utils/serialize.js";
 import { dropStrictNulls, type JsonSchema, toStrictSchema } from "./openai-strict.js";
 import { clipOutput, DEFAULT_TOOL_OUTPUT_LIMITS } from "./output.js";
 import { type SessionToolSet, toolSetLimits } from "./tools.js";

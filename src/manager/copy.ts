@@ -1,7 +1,8 @@
 import { blockKey, foreignBlockKey } from "../context/block-keys.js";
-import { hasStepWrites } from "../store/step.js";
-import { hasContextStorage, type SessionStore } from "../store/types.js";
-import type { SessionMessage } from "../types.js";
+import { hasContextStorage } from "../contract/context.js";
+import type { SessionMessage } from "../contract/message.js";
+import { hasStepWrites } from "../contract/step.js";
+import type { SessionStore } from "../contract/store.js";
 
 /**
  * Appends copies of `messages` to `sessionId` as one linear chain (the first a new root), each with a fresh id.

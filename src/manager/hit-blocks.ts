@@ -3,7 +3,7 @@
  * `session_search` with context otherwise reads a turn once for every hit it stands next to: on LoCoMo, 36 % of
  * such output at one turn of context and 44 % at two was repeated turns, since hits cluster around an exchange.
  */
-import type { SearchContextTurn, SearchResult } from "../types.js";
+import type { SearchContextTurn, SearchResult } from "../contract/search.js";
 
 /** One turn of a block; `hit` is set when the turn is one of the search's hits. */
 export interface BlockTurn {

@@ -1,3 +1,4 @@
+import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../contract/registry.js";
 import { parseInput } from "../schema/parse.js";
 import {
   checkRecord,
@@ -7,7 +8,6 @@ import {
   registryText,
   stripUndefined,
 } from "../store/registry-schema.js";
-import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
 
 /** Options of `SessionManager.create(name, options)`. */
 export interface CreateSessionOptions {

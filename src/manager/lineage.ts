@@ -3,11 +3,11 @@
  * source's history and auto-wired blocks, and removed again when copying fails.
  */
 
+import type { SessionMessage } from "../contract/message.js";
+import type { NewSessionRecord, SessionInfo } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { assertId } from "../message/ids.js";
 import type { Session } from "../session/session.js";
-import type { NewSessionRecord, SessionInfo } from "../store/types.js";
-import type { SessionMessage } from "../types.js";
 import { copyBlocks, copyMessages, sessionBlockKeys } from "./copy.js";
 import { assertName } from "./input.js";
 import { found, type ManagerState, ownedLabels, requireSession } from "./state.js";

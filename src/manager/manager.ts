@@ -2,14 +2,15 @@ import { assertOwnBlockKeys } from "../context/block-keys.js";
 import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
+import type { RegistryCapableStore, SessionInfo } from "../contract/registry.js";
+import type { SearchResult } from "../contract/search.js";
 import { assertId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
-import type { RegistryCapableStore, SessionInfo } from "../store/types.js";
 import { storePolicy } from "../store/write-policy.js";
-import type { CompactionDetails, SearchResult, SessionMessage, StoredCompaction } from "../types.js";
 import {
   assertName,
   type CacheUsage,

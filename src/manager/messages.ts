@@ -1,9 +1,10 @@
+import type { SessionMessage } from "../contract/message.js";
+import type { WritePolicy } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { isEchoedOverlay } from "../message/overlay.js";
 import type { Session } from "../session/session.js";
-import { prepareAppend, type WritePolicy } from "../store/write-policy.js";
-import type { SessionMessage } from "../types.js";
+import { prepareAppend } from "../store/write-policy.js";
 
 /**
  * `SessionManager.appendAll`: checks every message, then appends them as a chain under `parentId` (after the

@@ -1,5 +1,5 @@
+import type { SessionBinding, SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import type { SessionBinding, SessionStore } from "../store/types.js";
 import { WRITES } from "./touching-store.js";
 
 // What a Session's context writes: its blocks and cached prompt (`blocks`), its search blocks (`entries`).

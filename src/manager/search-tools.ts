@@ -8,8 +8,8 @@ import {
 } from "../context/output.js";
 import type { SessionTool } from "../context/tools.js";
 import type { SearchProvider } from "../context/types.js";
+import type { SearchResult } from "../contract/search.js";
 import { errorMessage } from "../errors.js";
-import type { SearchResult } from "../types.js";
 import { type BlockTurn, hitBlocks } from "./hit-blocks.js";
 
 /** What the model-facing search needs from the manager. */

@@ -1,10 +1,10 @@
 import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
+import type { SessionMessage } from "../contract/message.js";
+import type { SearchBranch, SearchMatch, SearchResult, StoreSearchOptions } from "../contract/search.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { MAX_SEARCH_CONTEXT, searchPlan } from "../search/options.js";
-import type { StoreSearchOptions } from "../store/types.js";
-import type { SearchBranch, SearchMatch, SearchResult, SessionMessage } from "../types.js";
 import { type SearchToolOptions, sessionSearchTool } from "./search-tools.js";
 import { type ManagerState, requireSession } from "./state.js";
 

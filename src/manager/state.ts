@@ -4,18 +4,16 @@
  * and the labels a session owns. Passed explicitly, so the manager class stays a list of short methods.
  */
 
+import type { SessionMessage } from "../contract/message.js";
+import type { SessionProvider } from "../contract/provider.js";
+import { hasSessionRegistry, type RegistryCapableStore, type SessionInfo } from "../contract/registry.js";
+import type { SearchResult } from "../contract/search.js";
+import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { assertNamedSessionId } from "../message/ids.js";
 import { Session } from "../session/session.js";
 import { resolveSource, type SessionSource } from "../session/source.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
-import {
-  hasSessionRegistry,
-  type RegistryCapableStore,
-  type SessionInfo,
-  type SessionStore,
-} from "../store/types.js";
-import type { SearchResult, SessionMessage, SessionProvider } from "../types.js";
 import { sessionBlockKeys } from "./copy.js";
 import { retirableStore } from "./retire.js";
 import { historyProvider } from "./search-tools.js";

@@ -13,12 +13,12 @@ import type {
   SessionContextOptions,
   WritableContextProvider,
 } from "../context/types.js";
+import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { parseInput } from "../schema/parse.js";
 import { assertCompactionFits } from "../session/compaction-fit.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
-import type { SessionMessage } from "../types.js";
 
 /** The compaction function `onCompaction` takes (the same as `Session.onCompaction`). */
 export type ManagerCompactFunction = Parameters<Session["onCompaction"]>[0];

@@ -1,5 +1,5 @@
-import type { SessionBinding, SessionStore } from "../store/types.js";
-import type { SessionProvider } from "../types.js";
+import type { SessionProvider } from "../contract/provider.js";
+import type { SessionBinding, SessionStore } from "../contract/store.js";
 
 /** Provider methods that change a session; after each succeeds the session's activity time is bumped. */
 export const WRITES: ReadonlySet<string> = new Set([

@@ -1,5 +1,5 @@
+import type { AttachmentStats, AttachmentStore } from "../contract/attachments.js";
 import type { Attachment } from "../store/media/offload.js";
-import type { AttachmentStats, AttachmentStore } from "../store/types.js";
 
 interface Entry {
   bytes: Uint8Array;

@@ -1,10 +1,10 @@
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
+import type { EntryHit } from "../contract/context.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { termFrequencies } from "../search/score.js";
 import { type TextTerms, textTerms } from "../search/text-terms.js";
 import { entryText } from "../search/tokens.js";
-import type { EntryHit } from "../store/types.js";
 
 /** Context-block rows held in process memory. */
 export class MemoryBlockStore extends StoreBlocks {

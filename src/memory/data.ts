@@ -3,10 +3,12 @@
  * the store its parts work through ({@link MemoryBackend}), so no part imports MemoryStore and MemoryStore imports
  * its parts only.
  */
+
+import type { StoredCompaction } from "../contract/message.js";
+import type { SessionInfo, SessionRegistry, SessionUsage } from "../contract/registry.js";
+import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
 import { type TextTerms, textTerms } from "../search/text-terms.js";
 import type { ProviderContext } from "../store/provider.js";
-import type { SessionInfo, SessionRegistry, SessionUsage, StoreSearchOptions } from "../store/types.js";
-import type { SearchResult, StoredCompaction } from "../types.js";
 import type { MemoryAttachments } from "./attachments.js";
 import type { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 

@@ -2,6 +2,8 @@
  * Windowed path reads of a MemoryStore session (src/store/history-stream.ts): rows are already in memory, so the
  * path is a list of row references; parsing and payload restoring happen per batch.
  */
+
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { overlayMessage } from "../message/overlay.js";
 import {
   type PathBackend,
@@ -13,7 +15,6 @@ import {
 } from "../store/history-stream.js";
 import { hydrateSync } from "../store/media/offload.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
 import type { MemorySessionData, MemoryBackend as MemoryStore, MemoryMessageRow as Row } from "./data.js";
 
 /** The windowed reads of one session of a MemoryStore (the key of a row is the row). */

@@ -5,24 +5,13 @@ import { walkHistory } from "../store/history-stream.js";
 import { applyOverlays } from "../store/overlays.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import type { SessionBinding } from "../store/types.js";
+import type { SessionBinding } from "../contract/store.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, Written } from "../store/written.js";
-import type {
-  AppendOptions,
-  AppendResult,
-  HistoryReadOptions,
-  HistoryRowStat,
-  RecentHistoryResult,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
-  SessionProvider,
-  StoredCompaction,
-  UpdateResult,
-  UpsertResult,
-} from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type { AppendOptions, AppendResult, HistoryReadOptions, HistoryRowStat, RecentHistoryResult, SessionProvider, UpdateResult, UpsertResult } from "../contract/provider.js";
+import type { SearchOptions, SearchResult } from "../contract/search.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import type {
   MemoryBackend as MemoryStore,
   MemoryMessageRow as Row,
@@ -42,7 +31,7 @@ import {
 } from "./rows.js";
 
 /** The storage contract of one session in a {@link MemoryStore}. */
-export class MemorySessionProvider extends StoreProvider implements SessionProvider {
+export class MemoryStoreProvider extends StoreProvider implements SessionProvider {
   constructor(
     private readonly store: MemoryStore,
     sessionId: string,

@@ -1,7 +1,12 @@
+import type {
+  NewSessionRecord,
+  SessionInfo,
+  SessionListOptions,
+  SessionUsage,
+} from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { compareUtf8 } from "../runtime/bytes.js";
 import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
-import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import { assertUsageFits } from "../store/usage-totals.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
 

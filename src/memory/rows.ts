@@ -9,8 +9,8 @@ import { parseMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { hydrateSync, offloadMessage } from "../store/media/offload.js";
-import type { SessionMessage } from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
+import type { SessionMessage } from "../contract/message.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import type {
   MemoryBackend as MemoryStore,
   MemoryMessageRow as Row,

@@ -3,6 +3,8 @@
  * over the source here, with BM25 weights counted from each row's own terms), or every word required
  * (`match: "all"`). The reference semantics the SQL backends are tested against (test/search-differential.test.ts).
  */
+
+import type { SearchContextTurn, SearchResult } from "../contract/search.js";
 import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context-budget.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
@@ -11,7 +13,6 @@ import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/rank.js";
 import { scoreText, termCounter } from "../search/score.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
-import type { SearchContextTurn, SearchResult } from "../types.js";
 import {
   activePath,
   type MemoryMessageRow as Row,

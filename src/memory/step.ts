@@ -7,7 +7,7 @@
 import type { PreparedStep } from "../store/step.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
-import type { AppendResult } from "../types.js";
+import type { AppendResult } from "../contract/provider.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
 import { insertRow, leafConflict, parentNotFound, parentRow, storedJson } from "./rows.js";
 

@@ -1,3 +1,11 @@
+import type { AttachmentCapableStore } from "../contract/attachments.js";
+import type { ContextCapableStore } from "../contract/context.js";
+import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
+import type { RegistryCapableStore } from "../contract/registry.js";
+import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { StepWrite } from "../contract/step.js";
+import type { SessionBinding, WritePolicy, WritePolicyOptions } from "../contract/store.js";
+import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message/ids.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
@@ -6,27 +14,13 @@ import { searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/rank.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
-import {
-  ChangeFeed,
-  type ChangeListener,
-  type SubscribeOptions,
-  type Unsubscribe,
-} from "../store/feed/feed.js";
-import { runStep, type StepWrite } from "../store/step.js";
-import type {
-  AttachmentCapableStore,
-  ContextCapableStore,
-  RegistryCapableStore,
-  SessionBinding,
-  StoreSearchOptions,
-  TransferCapableStore,
-} from "../store/types.js";
-import { type WritePolicy, type WritePolicyOptions, writePolicy } from "../store/write-policy.js";
-import type { SearchResult } from "../types.js";
+import { ChangeFeed } from "../store/feed/feed.js";
+import { runStep } from "../store/step.js";
+import { writePolicy } from "../store/write-policy.js";
 import { MemoryAttachments } from "./attachments.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 import type { MemorySessionData as SessionData } from "./data.js";
-import { MemorySessionProvider } from "./provider.js";
+import { MemoryStoreProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
 import { searchMemory } from "./search.js";
 import { writeMemoryStep } from "./step.js";
@@ -87,10 +81,10 @@ export class MemoryStore
   }
 
   /** The storage contract for one session. */
-  session(sessionId: string, binding?: SessionBinding): MemorySessionProvider {
+  session(sessionId: string, binding?: SessionBinding): MemoryStoreProvider {
     this.assertOpen();
     assertSessionId(sessionId);
-    return new MemorySessionProvider(this, sessionId, binding);
+    return new MemoryStoreProvider(this, sessionId, binding);
   }
 
   /** @internal the data of one session, created on first write. */
@@ -148,4 +142,4 @@ export class MemoryStore
   }
 }
 
-export { MemorySessionProvider };
+export { MemoryStoreProvider };

@@ -1,5 +1,14 @@
+import type { StoredCompaction } from "../contract/message.js";
+import type { SessionInfo } from "../contract/registry.js";
+import type {
+  SessionImportResult,
+  TransferMessage,
+  TransferRow,
+  TransferSession,
+} from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import type { AttachmentImport } from "../store/transfer/attachments.js";
 import {
   type RowImportWriter,
@@ -9,15 +18,6 @@ import {
   type TransferBatch,
 } from "../store/transfer/base.js";
 import { assertTransferMessage, compareUtf8, messageFacts } from "../store/transfer/stream.js";
-import type {
-  SessionImportResult,
-  SessionInfo,
-  TransferMessage,
-  TransferRow,
-  TransferSession,
-} from "../store/types.js";
-import type { StoredCompaction } from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
 import type { MemoryMessageRow, MemorySessionData, MemoryBackend as MemoryStore } from "./data.js";
 
 /** Lossless export and import for a {@link MemoryStore}, with the same order and idempotency as SQLite's. */

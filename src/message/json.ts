@@ -1,8 +1,9 @@
 // A message as stored: the JSON every backend writes and the parse every read uses, so a message reads back from
 // any store the same (createdAt a Date; a corrupt row null, never a crash).
+
+import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { findLossyValue, type LossyValue, lossyAdvice } from "../lossy-json.js";
-import type { SessionMessage } from "../types.js";
 import { ISO_DATE_TIME } from "./created-at.js";
 
 /**

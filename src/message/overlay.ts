@@ -1,6 +1,6 @@
 // The compaction overlay as a message: the synthetic assistant message a read shows in place of a compacted
 // range, and how its reserved id prefix is recognised (reads, echoes from chat clients, refused writes).
-import type { SessionMessage, StoredCompaction } from "../types.js";
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 
 /** Ids with this prefix name synthetic compaction overlays and are never stored as messages. */
 export const COMPACTION_PREFIX = "compaction_";

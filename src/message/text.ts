@@ -1,5 +1,5 @@
 // A message's searchable text: what full-text search indexes and what a hit shows, one rule for every backend.
-import type { SessionMessage } from "../types.js";
+import type { SessionMessage } from "../contract/message.js";
 
 /**
  * The searchable text of a stored message's JSON ("" when it is not a message): a search hit needs no more, so

@@ -1,5 +1,5 @@
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
 import { SessionError } from "../errors.js";
-import type { SessionMessage, SessionMessagePart } from "../types.js";
 import { describe } from "./describe.js";
 import { assertId } from "./ids.js";
 

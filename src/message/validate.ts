@@ -1,7 +1,8 @@
 // The shape a message must have to be stored: checked by hand on every append, upsert, update and import (the
 // hot path: no schema, no allocation beyond the error), so a row no read could use is refused before it is written.
+
+import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
-import type { SessionMessage } from "../types.js";
 import { isValidCreatedAt } from "./created-at.js";
 import { describe } from "./describe.js";
 import { fitsBytes, isStorableId, MAX_NAME_BYTES } from "./ids.js";

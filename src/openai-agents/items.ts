@@ -1,7 +1,7 @@
 import type { AgentInputItem } from "@openai/agents-core";
+import type { SessionMessage } from "../contract/message.js";
 import { isCompactionMessage } from "../message/overlay.js";
-import type { SessionMessage } from "../types.js";
-import { safeString } from "../utils/serialize.js";
+import { safeString } from "../message/serialize.js";
 
 /** The metadata key that holds an Agents SDK item, exactly as it was added. */
 export const ITEM_KEY = "openaiAgentsItem";

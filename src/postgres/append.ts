@@ -13,16 +13,18 @@
  *   of the same id surfaces as a unique violation and is retried too. After a few retries the append runs inside
  *   a transaction that takes the head lock first, so its statement's snapshot is fresh.
  */
+
+import type { SessionMessage } from "../contract/message.js";
+import type { AppendResult } from "../contract/provider.js";
+import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
-import type { SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
-import type { AppendResult, SessionMessage } from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";

@@ -2,9 +2,9 @@
  * What the parts of the Postgres backend (a session's provider, the agent step, the vector channel) need of their
  * store: a narrow view, so no part imports PostgresStore and the store imports its parts only.
  */
+
+import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
 import type { ProviderContext } from "../store/provider.js";
-import type { StoreSearchOptions } from "../store/types.js";
-import type { SearchResult } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
 import type { Tables } from "./schema.js";

@@ -1,8 +1,8 @@
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
+import type { EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { entryText } from "../search/tokens.js";
-import type { EntryHit } from "../store/types.js";
 import type { Executor } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import type { Tables } from "./schema.js";

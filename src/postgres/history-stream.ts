@@ -3,6 +3,8 @@
  * src/store/recent.ts): tree columns first (no content), content only for the rows a window returns. Every
  * statement is bounded by the window it reads.
  */
+
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { canBeStored } from "../message/ids.js";
 import { overlayMessage } from "../message/overlay.js";
 import {
@@ -14,7 +16,6 @@ import {
   type WindowRow,
 } from "../store/history-stream.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";

@@ -4,10 +4,12 @@
  * only when none applies, walks the path. With overlays it returns the candidates instead; `chooseOverlays` picks
  * the winners and a second statement reads just the uncompacted segments, so a compacted range is never walked.
  */
+
+import type { SessionMessage } from "../contract/message.js";
+import type { HistoryRowStat } from "../contract/provider.js";
 import { parseMessage } from "../message/json.js";
 import { overlayMessage } from "../message/overlay.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
-import type { HistoryRowStat, SessionMessage } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";

@@ -5,7 +5,7 @@
  */
 import { parseMessage } from "../message/json.js";
 import { contentHashes } from "../store/media/offload.js";
-import type { SessionMessage } from "../types.js";
+import type { SessionMessage } from "../contract/message.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";

@@ -5,9 +5,15 @@
  * statement arrived, to the millisecond), so many processes on many hosts agree on "newest activity"; `activity`
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
+
+import type {
+  NewSessionRecord,
+  SessionInfo,
+  SessionListOptions,
+  SessionUsage,
+} from "../contract/registry.js";
 import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
-import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import {
   assertUsageFits,
   USAGE_COUNTERS,

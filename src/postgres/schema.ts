@@ -1,8 +1,8 @@
+import type { WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
-import type { WritePolicyOptions } from "../store/write-policy.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 

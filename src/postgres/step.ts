@@ -8,14 +8,16 @@
  *   after the transaction's first snapshot, the unique violation aborts the transaction; it then runs again with
  *   the head locked first, so every statement reads a snapshot that includes all earlier writes to the session.
  */
+
+import type { SessionMessage } from "../contract/message.js";
+import type { AppendResult } from "../contract/provider.js";
+import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { offloadMessage } from "../store/media/offload.js";
 import type { PreparedStep } from "../store/step.js";
-import type { SessionUsage } from "../store/types.js";
 import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
-import type { AppendResult, SessionMessage } from "../types.js";
 import { type AppendRequest, appendRow, lockSql } from "./append.js";
 import type { PostgresBackend } from "./backend.js";
 import { type Executor, sqlState } from "./connection/client.js";

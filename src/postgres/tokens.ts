@@ -5,8 +5,8 @@
  * grow with the session's length.
  */
 import { overlayMessage } from "../message/overlay.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";

@@ -3,9 +3,10 @@
  * row's stored JSON for the tool names without parsing it, and only the rows that pass are read and parsed, in
  * bounded groups.
  */
+
+import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
 import { carriesTool, toolNeedles } from "../message/tool-parts.js";
-import type { SessionMessage } from "../types.js";
 import type { Executor } from "./connection/client.js";
 import { leafCte } from "./history.js";
 import { hydrate } from "./media/attachments.js";

@@ -1,5 +1,5 @@
+import type { SessionMessage } from "../contract/message.js";
 import type { RowWritten } from "../store/written.js";
-import type { SessionMessage } from "../types.js";
 import { appendRow } from "./append.js";
 import type { Executor } from "./connection/client.js";
 import type { Tables } from "./schema.js";

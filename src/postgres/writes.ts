@@ -2,15 +2,16 @@
  * Writes other than append. Each runs in a transaction whose first statement locks the session head, so the
  * statements after it read a snapshot that includes every committed write to the session (see append.ts).
  */
+
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
 import type { Executor, Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import { statement, type Tables } from "./schema.js";

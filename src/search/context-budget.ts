@@ -5,7 +5,7 @@
  * messages read for context are bounded by their stored size (what reading them costs), the same rule on every
  * backend.
  */
-import type { SearchContextTurn } from "../types.js";
+import type { SearchContextTurn } from "../contract/search.js";
 
 /**
  * Most bytes of stored messages (their JSON, as the byte budgets of `getRecentHistory` count it) one search reads

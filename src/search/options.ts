@@ -2,11 +2,11 @@
  * The options of a search, checked once and normalised for every backend: a bad option is `INVALID_ARGUMENT`
  * before any work is done, never a silently ignored filter.
  */
+
+import type { SearchMatch, SearchOptions, StoreSearchOptions } from "../contract/search.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
-import type { StoreSearchOptions } from "../store/types.js";
-import type { SearchMatch, SearchOptions } from "../types.js";
 
 /** Most turns a hit may bring on each side: context is for reading around a hit, not for paging history. */
 export const MAX_SEARCH_CONTEXT = 10;

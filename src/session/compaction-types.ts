@@ -3,7 +3,7 @@
  * run of one) reports. The work itself is compaction.ts.
  */
 import type { ContextBlock } from "../context/types.js";
-import type { SessionMessage } from "../types.js";
+import type { SessionMessage } from "../contract/message.js";
 import type { CompactFunction, CompactResult } from "../utils/compaction-helpers.js";
 import type { StatusFrames } from "./broadcast.js";
 

@@ -1,9 +1,10 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type { SessionProvider } from "../contract/provider.js";
 import { errorMessage, SessionError } from "../errors.js";
 import { isCompactionMessage, overlayMessage } from "../message/overlay.js";
+import { estimateMessageTokens, estimateStringTokens } from "../message/tokens.js";
 import { emitWarning } from "../runtime/warn.js";
-import type { SessionMessage, SessionProvider, StoredCompaction } from "../types.js";
 import type { CompactFunction, PlanningCompactFunction } from "../utils/compaction-helpers.js";
-import { estimateMessageTokens, estimateStringTokens } from "../utils/tokens.js";
 import type {
   CompactionPlan,
   CompactionReport,

@@ -9,10 +9,11 @@ import {
 } from "../context/options-schema.js";
 import { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import type { WritePolicy } from "../contract/store.js";
 import { assertSessionId } from "../message/ids.js";
 import { maxMessageBytes } from "../schema/limits.js";
 import { parseInput } from "../schema/parse.js";
-import { OPEN_POLICY, type WritePolicy, writePolicy } from "../store/write-policy.js";
+import { OPEN_POLICY, writePolicy } from "../store/write-policy.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import { assertCompactionFits } from "./compaction-fit.js";
 import type {

@@ -5,10 +5,11 @@ import { BlockContextProvider } from "../context/providers.js";
 import { SkillTracker } from "../context/skills.js";
 import { contextTools, type SessionToolSet } from "../context/tools.js";
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import { hasContextStorage } from "../contract/context.js";
+import type { SessionProvider } from "../contract/provider.js";
+import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { emitWarning } from "../runtime/warn.js";
-import { hasContextStorage, type SessionStore } from "../store/types.js";
-import type { SessionProvider } from "../types.js";
 
 /** How a session's context is configured before it is used. */
 export interface ContextSetup {

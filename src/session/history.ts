@@ -3,6 +3,9 @@
  * (user-written providers), with the abort signal honoured while a read is pending.
  */
 
+import type { SessionMessage } from "../contract/message.js";
+import type { HistoryReadOptions, RecentHistoryResult, SessionProvider } from "../contract/provider.js";
+import type { SearchOptions, SearchResult } from "../contract/search.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { optionsArg } from "../options-arg.js";
@@ -10,14 +13,6 @@ import { ABORTED, untilAborted } from "../runtime/abort.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { emitWarning } from "../runtime/warn.js";
 import { batchBounds, checkAbort } from "../store/history-stream.js";
-import type {
-  HistoryReadOptions,
-  RecentHistoryResult,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
-  SessionProvider,
-} from "../types.js";
 
 /** Options of `Session.getRecentHistory` in object form. */
 export interface RecentHistoryOptions {

@@ -1,5 +1,5 @@
+import type { SessionMessage } from "../contract/message.js";
 import { emitWarning } from "../runtime/warn.js";
-import type { SessionMessage } from "../types.js";
 
 /** What the reference's framework hook `internal_onMessagesChanged` receives after a Session's own writes. */
 export type MessagesChangedEvent =

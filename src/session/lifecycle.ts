@@ -1,9 +1,10 @@
+import { type ChangeListener, hasFeed, type SubscribeOptions, type Unsubscribe } from "../contract/feed.js";
+import type { SessionMessage } from "../contract/message.js";
+import type { SessionProvider } from "../contract/provider.js";
+import type { SessionBinding, SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import { type ChangeListener, hasFeed, type SubscribeOptions, type Unsubscribe } from "../store/feed/feed.js";
 import { writerFor } from "../store/foreign-provider.js";
 import type { StoreProvider } from "../store/provider.js";
-import type { SessionBinding, SessionStore } from "../store/types.js";
-import type { SessionMessage, SessionProvider } from "../types.js";
 import { Compactor } from "./compaction.js";
 import type { SessionConfig } from "./config.js";
 import { SessionContext } from "./context.js";

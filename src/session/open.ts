@@ -1,7 +1,7 @@
+import type { SessionProvider } from "../contract/provider.js";
+import type { SessionStore } from "../contract/store.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
 import { acquirePathStore } from "../sqlite/connection/shared-path.js";
-import type { SessionStore } from "../store/types.js";
-import type { SessionProvider } from "../types.js";
 import { broadcasterOf, StatusFrames } from "./broadcast.js";
 import { resolveSource, type SessionSource } from "./source.js";
 

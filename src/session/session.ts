@@ -10,24 +10,21 @@ import {
 } from "../context/tool-formats.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { ContextBlock, SessionContextOptions, WritableContextProvider } from "../context/types.js";
-import { optionsArg } from "../options-arg.js";
-import type { SqliteOptions } from "../sqlite/connection/open.js";
-import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../store/feed/feed.js";
-import type { SessionStore } from "../store/types.js";
+import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
+import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
   AppendOptions,
-  CompactionDetails,
   HistoryReadOptions,
   HistoryRowStat,
   ImportMessageOptions,
   RecentHistoryResult,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
   SessionProvider,
-  StoredCompaction,
   UpsertOptions,
-} from "../types.js";
+} from "../contract/provider.js";
+import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SessionStore } from "../contract/store.js";
+import { optionsArg } from "../options-arg.js";
+import type { SqliteOptions } from "../sqlite/connection/open.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import type {
   CompactAfterOptions,

@@ -6,14 +6,14 @@
  * nothing).
  */
 
-import { isEchoedOverlay } from "../message/overlay.js";
+import type { SessionMessage } from "../contract/message.js";
 import type {
   AppendOptions,
   ImportMessageOptions,
-  SessionMessage,
   SessionProvider,
   UpsertOptions,
-} from "../types.js";
+} from "../contract/provider.js";
+import { isEchoedOverlay } from "../message/overlay.js";
 import type { CompactionPlan, CompactionReport } from "./compaction-types.js";
 import type { SessionConfig } from "./config.js";
 import { notifyChanged } from "./hooks.js";

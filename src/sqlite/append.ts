@@ -1,10 +1,11 @@
+import type { SessionMessage } from "../contract/message.js";
+import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
-import type { AppendResult, SessionMessage } from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
 import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { afterInsert, indexedSeq } from "./search/indexing.js";

@@ -2,9 +2,9 @@
  * What the parts of the SQLite backend (a session's provider, the agent step, the vector channel) need of their
  * store: a narrow view, so no part imports SqliteStore and the store imports its parts only.
  */
+
+import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
 import type { ProviderContext } from "../store/provider.js";
-import type { StoreSearchOptions } from "../store/types.js";
-import type { SearchResult } from "../types.js";
 import type { SqlDriver } from "./connection/driver.js";
 import type { SqliteChangeLog } from "./feed/change-log.js";
 

@@ -1,8 +1,8 @@
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
+import type { EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { entryText, searchableText } from "../search/tokens.js";
-import type { EntryHit } from "../store/types.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { freeTextSql, readFreeText, sqlText, storedFreeText } from "./connection/free-text.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";

@@ -2,6 +2,8 @@
  * Windowed path reads on SQLite for streaming history and the byte-budgeted window (src/store/history-stream.ts,
  * src/store/recent.ts): tree columns first (cheap, no content), content only for the rows a window returns.
  */
+
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { overlayMessage } from "../message/overlay.js";
 import {
   type PathBackend,
@@ -11,7 +13,6 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { chooseOnPath, listCompactions } from "./history.js";

@@ -1,7 +1,7 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { overlayMessage } from "../message/overlay.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { freeTextSql, readFreeText } from "./connection/free-text.js";
 import { type NodeRow, nodeBySeq, onPaths, readSegment } from "./tree.js";

@@ -6,7 +6,7 @@
 import { canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { contentHashes } from "../store/media/offload.js";
-import type { SessionMessage } from "../types.js";
+import type { SessionMessage } from "../contract/message.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { hydrate } from "./media/attachments.js";

@@ -4,17 +4,13 @@
  * or a store. Each is the generic class over the one store shared per user object (see shared.ts).
  */
 import { BlockContextProvider, EntrySearchProvider } from "../context/providers.js";
+import { type ContextCapableStore, hasContextStorage } from "../contract/context.js";
+import { isSessionStore, type SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import {
-  type ContextCapableStore,
-  hasContextStorage,
-  isSessionStore,
-  type SessionStore,
-} from "../store/types.js";
 import { isSqliteHandle, type SqliteHandle } from "./connection/open.js";
 import { sharedSqliteStore } from "./connection/shared.js";
 import { isSqlTagSource, type SqlTagSource } from "./connection/sql-tag-driver.js";
-import { SqliteSessionProvider } from "./session-provider.js";
+import { SqliteStoreProvider } from "./session-provider.js";
 
 /** Where built-in providers keep their rows: an Agent / `sql`-tag object, a SQLite handle, or a store. */
 export type ProviderSource = SqlTagSource | SqliteHandle | SessionStore;
@@ -35,7 +31,7 @@ function contextStore(source: ProviderSource): ContextCapableStore {
  * The reference's SQLite session provider: `new AgentSessionProvider(this, sessionId)` on an Agent / Durable
  * Object (anything with a `sql` tag) or on a better-sqlite3 / node:sqlite handle.
  */
-export class AgentSessionProvider extends SqliteSessionProvider {
+export class AgentSessionProvider extends SqliteStoreProvider {
   constructor(agent: SqlTagSource | SqliteHandle, sessionId = "") {
     super(sharedSqliteStore(agent), sessionId);
   }

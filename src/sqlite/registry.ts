@@ -1,6 +1,11 @@
+import type {
+  NewSessionRecord,
+  SessionInfo,
+  SessionListOptions,
+  SessionUsage,
+} from "../contract/registry.js";
 import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
-import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";

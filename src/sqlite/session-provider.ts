@@ -1,3 +1,16 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  HistoryReadOptions,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SessionProvider,
+  UpdateResult,
+  UpsertResult,
+} from "../contract/provider.js";
+import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { toolNamesArg } from "../message/tool-parts.js";
@@ -5,23 +18,8 @@ import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import type { SessionBinding } from "../store/types.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, Written } from "../store/written.js";
-import type {
-  AppendOptions,
-  AppendResult,
-  HistoryReadOptions,
-  HistoryRowStat,
-  RecentHistoryResult,
-  SearchOptions,
-  SearchResult,
-  SessionMessage,
-  SessionProvider,
-  StoredCompaction,
-  UpdateResult,
-  UpsertResult,
-} from "../types.js";
 import { type AppendRequest, appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";
@@ -41,7 +39,7 @@ interface Head {
 }
 
 /** The storage contract of one session in a SQLite database. */
-export class SqliteSessionProvider extends StoreProvider implements SessionProvider {
+export class SqliteStoreProvider extends StoreProvider implements SessionProvider {
   constructor(
     protected readonly store: SqliteBackend,
     sessionId: string,

@@ -4,13 +4,13 @@
  * process can slip into the transaction, and a throw anywhere rolls the step back whole.
  */
 
+import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { inserted } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Written } from "../store/written.js";
-import type { AppendResult } from "../types.js";
 import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";

@@ -1,26 +1,20 @@
+import type { AttachmentCapableStore } from "../contract/attachments.js";
+import type { ContextCapableStore } from "../contract/context.js";
+import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
+import type { RegistryCapableStore } from "../contract/registry.js";
+import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { StepWrite } from "../contract/step.js";
+import type { SessionBinding, WritePolicy } from "../contract/store.js";
+import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { canBeStored } from "../message/ids.js";
 import { queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { logSettings } from "../store/feed/change-rows.js";
-import {
-  ChangeFeed,
-  type ChangeListener,
-  type SubscribeOptions,
-  type Unsubscribe,
-} from "../store/feed/feed.js";
-import { runStep, type StepWrite } from "../store/step.js";
-import type {
-  AttachmentCapableStore,
-  ContextCapableStore,
-  RegistryCapableStore,
-  SessionBinding,
-  StoreSearchOptions,
-  TransferCapableStore,
-} from "../store/types.js";
-import { type WritePolicy, writePolicy } from "../store/write-policy.js";
-import type { SearchResult } from "../types.js";
+import { ChangeFeed } from "../store/feed/feed.js";
+import { runStep } from "../store/step.js";
+import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { ensureHead } from "./append.js";
 import { closableDriver } from "./connection/closable.js";
@@ -37,7 +31,7 @@ import { flushSearchIndex } from "./search/indexing.js";
 import { SqliteMessageSearch } from "./search/search.js";
 import { sqliteVectors } from "./search/vectors.js";
 import { dropOrphanTrigger } from "./search/vectors-schema.js";
-import { SqliteSessionProvider } from "./session-provider.js";
+import { SqliteStoreProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
 import { SqliteTransfer } from "./transfer/export.js";
 
@@ -139,8 +133,8 @@ export class SqliteStore
   }
 
   /** The storage contract for one session (`""` = the default unnamed session). */
-  session(sessionId: string, binding?: SessionBinding): SqliteSessionProvider {
-    return new SqliteSessionProvider(this, sessionId, binding);
+  session(sessionId: string, binding?: SessionBinding): SqliteStoreProvider {
+    return new SqliteStoreProvider(this, sessionId, binding);
   }
 
   /** @internal the numeric key of a session, optionally creating its head row. */

@@ -3,7 +3,7 @@
  * read, so the cost does not grow with the session.
  */
 import { overlayMessage } from "../message/overlay.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { chooseOnPath } from "./history.js";
 import { type NodeRow, nodeBySeq } from "./tree.js";

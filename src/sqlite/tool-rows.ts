@@ -3,9 +3,10 @@
  * columns tests each row's stored JSON for the tool names without parsing it, and only the rows that pass are read
  * and parsed, in bounded groups.
  */
+
+import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
 import { carriesTool, nameNeedles } from "../message/tool-parts.js";
-import type { SessionMessage } from "../types.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { hydrate } from "./media/attachments.js";

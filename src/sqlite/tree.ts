@@ -1,5 +1,5 @@
+import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
-import type { SessionMessage } from "../types.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 

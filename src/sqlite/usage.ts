@@ -3,8 +3,9 @@
  * assignments, and the WHERE terms that refuse an addition which would carry a total out of range (the rule and
  * its ranges: src/store/usage-totals.ts). Checked in the UPDATE itself, so a refusal writes nothing.
  */
+
+import type { SessionUsage } from "../contract/registry.js";
 import { StorageError } from "../errors.js";
-import type { SessionUsage } from "../store/types.js";
 import { USAGE_COUNTERS, type UsageTotals, usageRefusal } from "../store/usage-totals.js";
 import type { SqlDriver } from "./connection/driver.js";
 

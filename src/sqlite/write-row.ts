@@ -1,7 +1,7 @@
+import type { SessionMessage } from "../contract/message.js";
 import type { Change } from "../store/feed/change-rows.js";
 import { offloadMessage } from "../store/media/offload.js";
 import type { RowWritten, Written } from "../store/written.js";
-import type { SessionMessage } from "../types.js";
 import type { SqlDriver } from "./connection/driver.js";
 import type { SqliteChangeLog } from "./feed/change-log.js";
 import { collect, linkAttachments, unlinkRows } from "./media/tables.js";

@@ -1,10 +1,10 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { messageText } from "../message/text.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
-import { estimateMessageTokens } from "../utils/tokens.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";

@@ -1,7 +1,7 @@
+import type { CompactionDetails, StoredCompaction } from "../contract/message.js";
 import { errorMessage, SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { assertId } from "../message/ids.js";
-import type { CompactionDetails, StoredCompaction } from "../types.js";
 
 /** Validates the arguments of addCompaction (every backend). */
 export function assertCompactionArgs(summary: unknown, fromMessageId: unknown, toMessageId: unknown): void {

@@ -4,23 +4,23 @@
  * prepares it, and the `write*` methods hand the prepared message to the user's object. The user's provider may
  * leave out what a result reports; the stored form is then the JSON just prepared, or what a read returns.
  */
-import { SessionError } from "../errors.js";
-import { parseMessage } from "../message/json.js";
+
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
   AppendOptions,
   AppendResult,
   ImportMessageOptions,
-  SessionMessage,
   SessionProvider,
-  StoredCompaction,
   UpdateResult,
   UpsertOptions,
   UpsertResult,
-} from "../types.js";
+} from "../contract/provider.js";
+import type { SessionBinding, WritePolicy } from "../contract/store.js";
+import { SessionError } from "../errors.js";
+import { parseMessage } from "../message/json.js";
 import { ChangeFeed } from "./feed/feed.js";
 import { StoreProvider } from "./provider.js";
-import type { SessionBinding } from "./types.js";
-import { type PreparedWrite, prepareServerWrite, type WritePolicy } from "./write-policy.js";
+import { type PreparedWrite, prepareServerWrite } from "./write-policy.js";
 import { answer, type Logged, type Written } from "./written.js";
 
 // Nobody can subscribe to it: a foreign provider's writes are the user's to publish.

@@ -3,12 +3,14 @@
  * reads rows in windows; this module cuts the windows to the batch bounds, parses, restores payloads per batch
  * and yields. Memory held at any time is one window of stored JSON plus one batch, whatever the session's length.
  */
+
+import type { SessionMessage } from "../contract/message.js";
+import type { HistoryReadOptions } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { parseMessage } from "../message/json.js";
 import { optionsArg } from "../options-arg.js";
 import { utf8Length } from "../runtime/bytes.js";
-import type { HistoryReadOptions, SessionMessage } from "../types.js";
 import { readBackBytes } from "./media/read-back.js";
 
 /** Default number of messages per batch. */

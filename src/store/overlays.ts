@@ -1,5 +1,5 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { overlayMessage } from "../message/overlay.js";
-import type { SessionMessage, StoredCompaction } from "../types.js";
 
 /** Where a compaction lies on the path being read: its endpoints' depths, and its storage order. */
 export interface OverlaySpan {

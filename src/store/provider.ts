@@ -5,19 +5,19 @@
  * that run (nothing is patched in), and they are the only place this package prepares and publishes a message
  * write of a provider.
  */
-import { SessionError } from "../errors.js";
-import { assertId, assertParentId } from "../message/ids.js";
+
+import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
   AppendOptions,
   AppendResult,
-  CompactionDetails,
   ImportMessageOptions,
-  SessionMessage,
-  StoredCompaction,
   UpdateResult,
   UpsertOptions,
   UpsertResult,
-} from "../types.js";
+} from "../contract/provider.js";
+import type { SessionBinding, WritePolicy } from "../contract/store.js";
+import { SessionError } from "../errors.js";
+import { assertId, assertParentId } from "../message/ids.js";
 import { newCompaction } from "./compactions.js";
 import type { ChangeFeed } from "./feed/feed.js";
 import {
@@ -29,14 +29,12 @@ import {
   publishUpdate,
   publishUpsert,
 } from "./feed/publish.js";
-import type { SessionBinding } from "./types.js";
 import {
   importTime,
   keepReserved,
   type PreparedWrite,
   prepareAppend,
   prepareServerWrite,
-  type WritePolicy,
 } from "./write-policy.js";
 import { answer, type Logged, type Written } from "./written.js";
 

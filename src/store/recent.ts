@@ -1,5 +1,6 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type { RecentHistoryResult } from "../contract/provider.js";
 import { parseMessage } from "../message/json.js";
-import type { RecentHistoryResult, SessionMessage, StoredCompaction } from "../types.js";
 import { boundBytes, type PathBackend } from "./history-stream.js";
 import { byteBudget } from "./limits.js";
 import { readBackBytes } from "./media/read-back.js";

@@ -4,6 +4,15 @@
  * see isLookupKey), checks the store is open, calls one primitive and publishes what it changed. A backend
  * implements only the primitives (its SQL, or its maps), so a new one cannot forget a check or a publish.
  */
+
+import type {
+  NewSessionRecord,
+  SessionInfo,
+  SessionListOptions,
+  SessionRegistry,
+  SessionScanOptions,
+  SessionUsage,
+} from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import type { ChangeFeed } from "./feed/feed.js";
 import { publishClear } from "./feed/publish.js";
@@ -15,14 +24,6 @@ import {
   checkUsage,
   registryText,
 } from "./registry-schema.js";
-import type {
-  NewSessionRecord,
-  SessionInfo,
-  SessionListOptions,
-  SessionRegistry,
-  SessionScanOptions,
-  SessionUsage,
-} from "./types.js";
 import type { Logged } from "./written.js";
 
 /** The one text field a registry update sets (a rename, an end reason), or none: a touch. */

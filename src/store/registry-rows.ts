@@ -1,4 +1,4 @@
-import type { SessionInfo } from "./types.js";
+import type { SessionInfo } from "../contract/registry.js";
 
 /** A registry row as SQL drivers return it: counters may come back as bigints (node:sqlite) or strings (pg). */
 export type SessionInfoRow = {

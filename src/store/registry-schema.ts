@@ -4,12 +4,12 @@
  * past a bigint) is `INVALID_ARGUMENT` on all of them. `SessionManager` validates with the same schemas.
  */
 import { z } from "zod";
+import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../contract/registry.js";
 import { assertNamedSessionId, isStorableId } from "../message/ids.js";
 import { parseInput } from "../schema/parse.js";
 import { checkedBy, wholeCount as count, finite } from "../schema/rules.js";
 import { rule } from "../schema/to-session-error.js";
 import { assertStoredKey } from "./keys.js";
-import type { NewSessionRecord, SessionListOptions, SessionUsage } from "./types.js";
 
 /** A string every backend stores exactly (well-formed, no U+0000; `""` is allowed). */
 export const text = (field: string) =>

@@ -8,8 +8,9 @@
  * checks it in the UPDATE's WHERE with plain comparisons (atomic against concurrent additions, and no arithmetic a
  * database could overflow on or round differently), and {@link usageRefusal} names the counter from the same ranges.
  */
+
+import type { SessionInfo, SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
-import type { SessionInfo, SessionUsage } from "./types.js";
 
 /** A registry row's usage counters. */
 export type UsageTotals = Pick<

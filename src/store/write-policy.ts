@@ -1,3 +1,6 @@
+import type { SessionMessage } from "../contract/message.js";
+import type { WriteSource } from "../contract/provider.js";
+import type { WritePolicy, WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { isValidCreatedAt } from "../message/created-at.js";
 import { describe } from "../message/describe.js";
@@ -8,28 +11,7 @@ import { assertMessageShape, assertValidMessage } from "../message/validate.js";
 import { sha256Base64url, utf8Length } from "../runtime/bytes.js";
 import { writePolicyOptions } from "../schema/limits.js";
 import { parseInput } from "../schema/parse.js";
-import type { SessionMessage, WriteSource } from "../types.js";
 import { assertOffloadable } from "./media/offload.js";
-
-/** What a store or a Session may enforce on every message written through it. */
-export interface WritePolicyOptions {
-  /**
-   * Metadata keys only the server may set: stripped from the `metadata` of writes marked `{ source: "client" }`,
-   * with an own `__proto__` key that could hide them (kept on server writes, the default).
-   */
-  reservedMetadataKeys?: readonly string[];
-  /**
-   * Largest message in UTF-8 bytes of its JSON (`metadata` included); a larger one is refused with `TOO_LARGE`,
-   * never truncated. Default: no cap.
-   */
-  maxMessageBytes?: number;
-}
-
-/** A validated write policy. */
-export interface WritePolicy {
-  reservedMetadataKeys: readonly string[];
-  maxMessageBytes: number;
-}
 
 /** No reserved keys, no cap. */
 export const OPEN_POLICY: WritePolicy = {

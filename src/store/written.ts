@@ -3,8 +3,9 @@
  * bases): an explicit record beside the caller's result, never marks on it. The pipeline publishes from the record
  * and hands the caller only the result, with its stored form.
  */
+
+import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
-import type { SessionMessage } from "../types.js";
 
 /** The cursor of the change-log row a write committed with itself (SQLite's transaction, Postgres's statement). */
 export interface Logged {

@@ -1,7 +1,7 @@
+import type { SessionMessage } from "../contract/message.js";
 import { isCompactionMessage } from "../message/overlay.js";
-import type { SessionMessage } from "../types.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { buildSummaryPrompt, computeSummaryBudget } from "./summary-prompt.js";
-import { estimateMessageTokens } from "./tokens.js";
 import { hasToolParts, isToolPart, partsOf, toolCallIdOf, toolCallIdsOf } from "./tool-parts.js";
 
 // The reference's `compaction-helpers` module also carried the overlay-id helpers, so importers of this name find them.

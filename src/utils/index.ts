@@ -5,6 +5,13 @@
 
 export { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 export {
+  CHARS_PER_TOKEN,
+  estimateMessageTokens,
+  estimateStringTokens,
+  TOKENS_PER_MESSAGE,
+  WORDS_TOKEN_MULTIPLIER,
+} from "../message/tokens.js";
+export {
   alignBoundaryBackward,
   alignBoundaryForward,
   buildSummaryPrompt,
@@ -20,13 +27,6 @@ export {
   findTailCutByTokens,
 } from "./compaction-helpers.js";
 export { enforceRowSizeLimit, ROW_MAX_BYTES } from "./row-size.js";
-export {
-  CHARS_PER_TOKEN,
-  estimateMessageTokens,
-  estimateStringTokens,
-  TOKENS_PER_MESSAGE,
-  WORDS_TOKEN_MULTIPLIER,
-} from "./tokens.js";
 export { sanitizeToolPairs } from "./tool-pairs.js";
 export {
   type TruncatedOutput,

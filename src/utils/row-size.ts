@@ -1,6 +1,6 @@
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
+import { safeString, sliceChars } from "../message/serialize.js";
 import { utf8Length } from "../runtime/bytes.js";
-import type { SessionMessage, SessionMessagePart } from "../types.js";
-import { safeString, sliceChars } from "./serialize.js";
 import { truncateToolOutput } from "./truncate.js";
 
 /**

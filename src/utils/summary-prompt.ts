@@ -1,6 +1,6 @@
-import type { SessionMessage, SessionMessagePart } from "../types.js";
-import { jsonWithoutMedia, renderValue, safeString, sliceChars } from "./serialize.js";
-import { estimateMessageTokens } from "./tokens.js";
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
+import { jsonWithoutMedia, renderValue, safeString, sliceChars } from "../message/serialize.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { isToolPart, partsOf, toolInputOf, toolNameOf, toolOutputOf } from "./tool-parts.js";
 
 /** Tool inputs, outputs and errors are cut to this many characters in the prompt. */

@@ -1,4 +1,4 @@
-import type { SessionMessage, SessionMessagePart } from "../types.js";
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
 import { hasToolResult, isToolCallPart, toolCallIdOf, toolNameOf } from "./tool-parts.js";
 
 /** Result text of a stub that stands in for a tool result lost to compaction. */

@@ -1,4 +1,4 @@
-import type { SessionMessage, SessionMessagePart } from "../types.js";
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
 
 /**
  * Recognising tool parts across AI SDK generations:

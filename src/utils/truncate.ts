@@ -1,5 +1,12 @@
-import type { SessionMessage, SessionMessagePart } from "../types.js";
-import { mediaPlaceholder, mediaTypeAt, renderValue, safeJson, safeString, sliceChars } from "./serialize.js";
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
+import {
+  mediaPlaceholder,
+  mediaTypeAt,
+  renderValue,
+  safeJson,
+  safeString,
+  sliceChars,
+} from "../message/serialize.js";
 
 /**
  * Structure-preserving truncation of tool outputs: strings stay strings, objects objects and arrays arrays, so
@@ -142,7 +149,7 @@ function minimumObjectLength(entries: [string, unknown][]): number {
   return length;
 }
 
-/** The keys whose string can be an inline media payload (see store/media/media.ts). */
+/** The keys whose string can be an inline media payload (see message/media.ts). */
 const MEDIA_KEYS = ["url", "data", "image"] as const;
 
 /**

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SQLiteSessionStorage } from "../../src/agent/index.js";
 import { WRITE_BATCH } from "../../src/agent/storage/store-writes.js";
-import type { StepWrite } from "../../src/store/step.js";
+import type { StepWrite } from "../../src/contract/step.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
 
 const many = (n: number) =>

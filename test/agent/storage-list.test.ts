@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { StoreSessionStorage } from "../../src/agent/index.js";
+import type { RegistryCapableStore } from "../../src/contract/registry.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import type { RegistryCapableStore } from "../../src/store/types.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
 
 // More than a page of the registry (500), so the list spans pages.

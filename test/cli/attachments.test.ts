@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
+import type { SessionMessage } from "../../src/contract/message.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import type { SessionMessage } from "../../src/types.js";
 import { postgresUnavailable, withSchemaUrl } from "../fixtures/postgres-db.js";
 import { parseJson, runCli, tempDir } from "./helpers.js";
 

@@ -4,8 +4,9 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
+import { hasSessionRegistry } from "../../src/contract/registry.js";
+import { hasTransfer } from "../../src/contract/transfer.js";
 import { PostgresStore } from "../../src/postgres/index.js";
-import { hasSessionRegistry, hasTransfer } from "../../src/store/types.js";
 import { PG_URL, postgresUnavailable, withSchemaUrl } from "../fixtures/postgres-db.js";
 import { parseJson, runCli, tempDir } from "./helpers.js";
 

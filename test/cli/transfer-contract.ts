@@ -2,21 +2,21 @@
 // import (ids, tree links, timestamps, overlays, registry rows, blocks, entries), stable order, idempotency.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { SessionManager } from "../../src/manager/manager.js";
-import { MemoryStore } from "../../src/memory/store.js";
-import { Session } from "../../src/session/session.js";
+import { hasContextStorage } from "../../src/contract/context.js";
+import type { SessionMessage } from "../../src/contract/message.js";
+import { hasSessionRegistry } from "../../src/contract/registry.js";
+import type { SessionStore } from "../../src/contract/store.js";
 import {
-  hasContextStorage,
-  hasSessionRegistry,
   hasTransfer,
-  type SessionStore,
   type TransferCapableStore,
   type TransferItem,
   type TransferRow,
-} from "../../src/store/types.js";
+} from "../../src/contract/transfer.js";
+import { SessionManager } from "../../src/manager/manager.js";
+import { MemoryStore } from "../../src/memory/store.js";
+import { estimateMessageTokens } from "../../src/message/tokens.js";
+import { Session } from "../../src/session/session.js";
 import { type ContractTarget, msg, rejectsWithCode, withStore } from "../../src/testing/contract/harness.js";
-import type { SessionMessage } from "../../src/types.js";
-import { estimateMessageTokens } from "../../src/utils/tokens.js";
 
 /** Everything a store exports, collected (fine for test-sized stores). */
 export interface Collected {

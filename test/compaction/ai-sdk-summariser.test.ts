@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { generateText } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
+import type { SessionProvider } from "../../src/contract/provider.js";
 import { Session, type SessionMessage, SqliteStore } from "../../src/index.js";
-import type { SessionProvider } from "../../src/types.js";
 import { createCompactFunction } from "../../src/utils/compaction-helpers.js";
 
 const usage = {

@@ -1,7 +1,7 @@
+import type { ContextCapableStore } from "../../src/contract/context.js";
+import type { SessionMessage } from "../../src/contract/message.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import type { ContextCapableStore } from "../../src/store/types.js";
-import type { SessionMessage } from "../../src/types.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 /** The backends every context behaviour is tested on. */

@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { foreignBlockKey } from "../../src/context/block-keys.js";
+import { hasSessionRegistry } from "../../src/contract/registry.js";
 import { SessionManager } from "../../src/index.js";
 import { Session } from "../../src/session/session.js";
-import { hasSessionRegistry } from "../../src/store/types.js";
 import { msg } from "../../src/testing/contract/harness.js";
 import { warningsOf } from "../helpers/warnings.js";
 import { contextBackends } from "./backends.js";

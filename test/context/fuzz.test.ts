@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { ContextCapableStore } from "../../src/contract/context.js";
 import { AgentSearchProvider, MemoryStore, Session, SqliteStore } from "../../src/index.js";
-import type { ContextCapableStore } from "../../src/store/types.js";
-import { estimateStringTokens } from "../../src/utils/tokens.js";
+import { estimateStringTokens } from "../../src/message/tokens.js";
 import { rng } from "../helpers/rng.js";
 import { memorySkills } from "./backends.js";
 

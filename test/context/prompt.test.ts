@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { blockHeader, renderSystemPrompt, SEPARATOR } from "../../src/context/render.js";
 import type { ContextBlock } from "../../src/context/types.js";
+import { estimateStringTokens } from "../../src/message/tokens.js";
 import { entryKey, fnv1a, slugify } from "../../src/store/entry-key.js";
-import { estimateStringTokens } from "../../src/utils/tokens.js";
 
 const block = (label: string, content: string, extra: Partial<ContextBlock> = {}): ContextBlock => ({
   label,

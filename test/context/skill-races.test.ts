@@ -3,9 +3,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SkillTracker } from "../../src/context/skills.js";
+import type { ContextCapableStore } from "../../src/contract/context.js";
+import type { SessionMessage } from "../../src/contract/message.js";
+import type { SessionProvider } from "../../src/contract/provider.js";
 import { Session } from "../../src/session/session.js";
-import type { ContextCapableStore } from "../../src/store/types.js";
-import type { SessionMessage, SessionProvider } from "../../src/types.js";
 import { contextBackends, loadContextTurn, memorySkills } from "./backends.js";
 
 type Call = { tool: "load_context" | "unload_context"; key: string; output: string };

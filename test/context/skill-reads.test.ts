@@ -2,8 +2,9 @@
 // without fetching each of its assistant rows, and a provider without getToolMessages still restores the same set.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { SessionMessage } from "../../src/contract/message.js";
+import type { SessionProvider } from "../../src/contract/provider.js";
 import { Session } from "../../src/session/session.js";
-import type { SessionMessage, SessionProvider } from "../../src/types.js";
 import { contextBackends, loadContextTurn, memorySkills } from "./backends.js";
 
 /** The provider with a count of each method called, and optionally without getToolMessages (a user's own). */

@@ -2,8 +2,9 @@
 // removed block's load that was already running leaves nothing tracked; the tracker stays what a restart rebuilds.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { SessionMessage } from "../../src/contract/message.js";
+import type { SessionProvider } from "../../src/contract/provider.js";
 import { Session } from "../../src/session/session.js";
-import type { SessionMessage, SessionProvider } from "../../src/types.js";
 import { contextBackends, loadContextTurn, memorySkills } from "./backends.js";
 
 /** A promise and the function that resolves it. */

@@ -2,11 +2,12 @@
 // answers can be compared line by line (test/search-differential*.test.ts).
 import assert from "node:assert/strict";
 import type { PGlite } from "@electric-sql/pglite";
+import { hasContextStorage } from "../../src/contract/context.js";
+import type { SessionMessage } from "../../src/contract/message.js";
+import type { SessionStore } from "../../src/contract/store.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { hasContextStorage, type SessionStore } from "../../src/store/types.js";
-import type { SessionMessage } from "../../src/types.js";
 import { rng } from "./rng.js";
 
 // Families of English words and of other scripts; σ never ends a word as written (SQLite folds ς and σ alike,

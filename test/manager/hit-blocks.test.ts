@@ -2,9 +2,9 @@
 // reads each turn once; stretches that part (another branch, another session) stay apart.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { SearchResult } from "../../src/contract/search.js";
 import { type HitBlock, hitBlocks } from "../../src/manager/hit-blocks.js";
 import { formatSessionHits } from "../../src/manager/search-tools.js";
-import type { SearchResult } from "../../src/types.js";
 
 const turn = (id: string) => ({ id, role: "user", content: `text ${id}` });
 

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import type { SessionStore } from "../../src/contract/store.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { Session } from "../../src/session/session.js";
 import { openSqlite } from "../../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../../src/sqlite/schema.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import type { SessionStore } from "../../src/store/types.js";
 import { ids, msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 

@@ -3,13 +3,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import type { ContextCapableStore } from "../../src/contract/context.js";
+import type { SessionMessage } from "../../src/contract/message.js";
+import type { SessionStore } from "../../src/contract/store.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { QueryLimits } from "../../src/search/limits.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import type { ContextCapableStore, SessionStore } from "../../src/store/types.js";
-import type { SessionMessage } from "../../src/types.js";
 import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 

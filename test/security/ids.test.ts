@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
+import type { SessionStore } from "../../src/contract/store.js";
 import { hasTransfer, MemoryStore, Session, SqliteStore } from "../../src/index.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
-import type { SessionStore } from "../../src/store/types.js";
 import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 

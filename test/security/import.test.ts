@@ -5,8 +5,8 @@ import { after, describe, test } from "node:test";
 import { checkImport } from "../../src/cli/transfer/check.js";
 import { writeExport } from "../../src/cli/transfer/export.js";
 import { readLines } from "../../src/cli/transfer/lines.js";
+import type { TransferCapableStore, TransferItem } from "../../src/contract/transfer.js";
 import { MemoryStore, Session, SqliteStore } from "../../src/index.js";
-import type { TransferCapableStore, TransferItem } from "../../src/store/types.js";
 import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import { runCli, tempDir } from "../cli/helpers.js";
 

@@ -7,13 +7,13 @@ import { after, describe, test } from "node:test";
 import { hostOfHeader, isLoopback } from "../../src/cli/serve/loopback.js";
 import { startViewer } from "../../src/cli/serve/server.js";
 import { FileSystemSkillProvider } from "../../src/context/fs-skills.js";
+import type { SessionMessage } from "../../src/contract/message.js";
 import { errorMessage, SessionError } from "../../src/errors.js";
 import { MemoryStore, Session, SqliteStore } from "../../src/index.js";
 import { describe as describeValue } from "../../src/message/describe.js";
 import { parseMessage } from "../../src/message/json.js";
 import { byteBudget, searchBranch, searchLimit } from "../../src/store/limits.js";
 import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
-import type { SessionMessage } from "../../src/types.js";
 
 const temp = mkdtempSync(join(tmpdir(), "agent-session-security-"));
 after(() => rmSync(temp, { recursive: true, force: true }));

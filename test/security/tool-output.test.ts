@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { DEFAULT_TOOL_OUTPUT_LIMITS } from "../../src/context/output.js";
+import type { SessionStore } from "../../src/contract/store.js";
 import { AgentSearchProvider, MemoryStore, Session, SessionManager, SqliteStore } from "../../src/index.js";
-import type { SessionStore } from "../../src/store/types.js";
 import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 
 const { maxOutputChars } = DEFAULT_TOOL_OUTPUT_LIMITS;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { SessionMessage } from "../../src/types.js";
+import type { SessionMessage } from "../../src/contract/message.js";
+import { estimateMessageTokens } from "../../src/message/tokens.js";
 import {
   alignBoundaryBackward,
   alignBoundaryForward,
@@ -10,7 +11,6 @@ import {
   createCompactFunction,
   findTailCutByTokens,
 } from "../../src/utils/compaction-helpers.js";
-import { estimateMessageTokens } from "../../src/utils/tokens.js";
 import { ids, overlay, snapshot, text, toolCall } from "./fixtures.js";
 
 /** Deterministic summariser that records the prompts it was given. */

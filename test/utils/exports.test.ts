@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as message from "../../src/message/overlay.js";
+import * as tokens from "../../src/message/tokens.js";
 import * as compactionHelpers from "../../src/utils/compaction-helpers.js";
 import * as utils from "../../src/utils/index.js";
-import * as tokens from "../../src/utils/tokens.js";
 
 test("agent-session/utils exposes the reference's runtime names plus row-size enforcement", () => {
   const expected = [

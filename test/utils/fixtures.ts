@@ -1,4 +1,4 @@
-import type { SessionMessage, SessionMessagePart } from "../../src/types.js";
+import type { SessionMessage, SessionMessagePart } from "../../src/contract/message.js";
 
 /** A message with one text part. */
 export function text(id: string, body: string, role = "user"): SessionMessage {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { offloadMessage } from "../../src/store/media/offload.js";
-import type { SessionMessage } from "../../src/types.js";
+import type { SessionMessage } from "../../src/contract/message.js";
 import {
   CHARS_PER_TOKEN,
   estimateMessageTokens,
@@ -10,7 +9,8 @@ import {
   MEDIA_TOKEN_CAP,
   TOKENS_PER_MESSAGE,
   WORDS_TOKEN_MULTIPLIER,
-} from "../../src/utils/tokens.js";
+} from "../../src/message/tokens.js";
+import { offloadMessage } from "../../src/store/media/offload.js";
 import { text, toolCall } from "./fixtures.js";
 
 /** The reference formula, with the allocating word count, to compare the fast version against. */

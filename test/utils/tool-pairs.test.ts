@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { SessionMessage } from "../../src/types.js";
+import type { SessionMessage } from "../../src/contract/message.js";
 import { sanitizeToolPairs } from "../../src/utils/tool-pairs.js";
 import { ids, snapshot, text, toolCall } from "./fixtures.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { SessionMessage } from "../../src/types.js";
+import type { SessionMessage } from "../../src/contract/message.js";
 import { truncateOlderMessages, truncateToolOutput } from "../../src/utils/truncate.js";
 import { snapshot, text, toolCall } from "./fixtures.js";
 

@@ -2,12 +2,12 @@
 // on background work, a store whose embedder starts broken, and counting a store's nearest-neighbour reads.
 import assert from "node:assert/strict";
 import { after, describe } from "node:test";
+import type { TransferItem } from "../../src/contract/transfer.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import type { Query } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import type { StoreVectors } from "../../src/search/vectors/channel.js";
 import type { VectorBackend } from "../../src/search/vectors/types.js";
-import type { TransferItem } from "../../src/store/types.js";
 import { msg, toAsync } from "../../src/testing/contract/harness.js";
 import { testEmbedder } from "./embedder.js";
 import { closeTargets, type Storage, type VectorStore, type VectorTarget, vectorTargets } from "./targets.js";

@@ -1,4 +1,4 @@
-import type { SessionMessage, SessionMessagePart } from "../../types.js";
+import type { SessionMessage, SessionMessagePart } from "../../contract/message.js";
 import { normalize } from "../codec.js";
 import type { AgentMessage, SessionState, UsageEntry } from "../types.js";
 import { assertStateMessages } from "./state-schema.js";

@@ -1,13 +1,10 @@
+import type { ContextCapableStore } from "../../contract/context.js";
+import type { SessionMessage } from "../../contract/message.js";
+import type { AppendResult, SessionProvider } from "../../contract/provider.js";
+import type { RegistryCapableStore, SessionInfo, SessionUsage } from "../../contract/registry.js";
+import type { StepCapableStore } from "../../contract/step.js";
 import { SessionError } from "../../errors.js";
-import type { StepCapableStore } from "../../store/step.js";
-import type {
-  ContextCapableStore,
-  RegistryCapableStore,
-  SessionInfo,
-  SessionUsage,
-} from "../../store/types.js";
 import { applyPolicy, storePolicy } from "../../store/write-policy.js";
-import type { AppendResult, SessionMessage, SessionProvider } from "../../types.js";
 import { toJson } from "../codec.js";
 import type { AgentMessage, UsageEntry } from "../types.js";
 import { summarizeUsage } from "../usage.js";

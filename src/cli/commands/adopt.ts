@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { SessionStore } from "../../contract/store.js";
 import { sqliteHasTable } from "../../sqlite/connection/maintenance.js";
 import {
   type AdoptionReport,
@@ -6,7 +7,6 @@ import {
   describeAdoption,
   REFERENCE_TABLES,
 } from "../../store/adopt/adopt.js";
-import type { SessionStore } from "../../store/types.js";
 import type { Command } from "../command.js";
 import { CliError } from "../errors.js";
 import { isPostgresUrl, maskUrl, probeSqlitePath, readPostgres } from "../store.js";

@@ -1,4 +1,4 @@
-import type { SessionMessage, SessionMessagePart } from "../../types.js";
+import type { SessionMessage, SessionMessagePart } from "../../contract/message.js";
 
 /** A message to append under `parent` (omitted: after the previous one; `null`: a new root). */
 export interface DemoStep {

@@ -1,9 +1,11 @@
 // Loaded only by the demo command: the manager and Session pull in the whole context layer (zod schemas), which
 // the other commands never need.
+
+import { hasSessionRegistry } from "../../contract/registry.js";
+import type { SessionStore } from "../../contract/store.js";
 import { SessionManager } from "../../manager/manager.js";
+import { estimateMessageTokens } from "../../message/tokens.js";
 import { Session } from "../../session/session.js";
-import { hasSessionRegistry, type SessionStore } from "../../store/types.js";
-import { estimateMessageTokens } from "../../utils/tokens.js";
 import { CliError } from "../errors.js";
 import { DEMO_SCRATCH, DEMO_SESSIONS, DEMO_SOUL, type DemoSession, type DemoStep } from "./data.js";
 

@@ -1,5 +1,8 @@
-import { hasContextStorage, hasSessionRegistry, hasTransfer, type SessionStore } from "../../store/types.js";
-import { estimateStringTokens } from "../../utils/tokens.js";
+import { hasContextStorage } from "../../contract/context.js";
+import { hasSessionRegistry } from "../../contract/registry.js";
+import type { SessionStore } from "../../contract/store.js";
+import { hasTransfer } from "../../contract/transfer.js";
+import { estimateStringTokens } from "../../message/tokens.js";
 import { pendingReminder } from "./reminder.js";
 
 /** The label under which a Session stores its frozen system prompt (`_system_prompt_<sessionId>`). */

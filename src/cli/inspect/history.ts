@@ -1,7 +1,8 @@
+import type { CompactionDetails, SessionMessage } from "../../contract/message.js";
+import type { SessionStore } from "../../contract/store.js";
+import { hasTransfer } from "../../contract/transfer.js";
 import { COMPACTION_PREFIX, isCompactionMessage } from "../../message/overlay.js";
 import { messageText } from "../../message/text.js";
-import { hasTransfer, type SessionStore } from "../../store/types.js";
-import type { CompactionDetails, SessionMessage } from "../../types.js";
 import { CliError } from "../errors.js";
 import { loadTree, pathTo, type SessionTree } from "./tree.js";
 

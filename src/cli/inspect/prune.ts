@@ -1,6 +1,7 @@
+import { hasSessionRegistry, type RegistryCapableStore } from "../../contract/registry.js";
+import type { SessionStore } from "../../contract/store.js";
 import { reclaimSqliteSpace, sqliteFileBytes } from "../../sqlite/connection/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
-import { hasSessionRegistry, type RegistryCapableStore, type SessionStore } from "../../store/types.js";
 import { CliError } from "../errors.js";
 import type { Progress } from "../progress.js";
 import { ownedBlocks, PROMPT_LABEL } from "./blocks.js";

@@ -1,7 +1,7 @@
 import { promptRendersBlock } from "../../context/reminder.js";
 import { renderBlock, SEPARATOR } from "../../context/render.js";
 import type { ContextBlock } from "../../context/types.js";
-import { estimateStringTokens } from "../../utils/tokens.js";
+import { estimateStringTokens } from "../../message/tokens.js";
 
 // A header line: the label upper-cased, an optional description, an optional budget, exactly one tag.
 const HEADER =

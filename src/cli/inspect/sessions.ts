@@ -1,10 +1,6 @@
-import {
-  hasSessionRegistry,
-  hasTransfer,
-  type SessionInfo,
-  type SessionStore,
-  type TransferCapableStore,
-} from "../../store/types.js";
+import { hasSessionRegistry, type SessionInfo } from "../../contract/registry.js";
+import type { SessionStore } from "../../contract/store.js";
+import { hasTransfer, type TransferCapableStore } from "../../contract/transfer.js";
 import { CliError } from "../errors.js";
 import { type UsageTotals, usageOf } from "../usage.js";
 

@@ -1,11 +1,8 @@
+import { hasAttachmentStore } from "../../contract/attachments.js";
+import { hasSessionRegistry, type SessionInfo } from "../../contract/registry.js";
+import type { SessionStore } from "../../contract/store.js";
 import { sqliteFileBytes, sqlitePages } from "../../sqlite/connection/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
-import {
-  hasAttachmentStore,
-  hasSessionRegistry,
-  type SessionInfo,
-  type SessionStore,
-} from "../../store/types.js";
 import type { OpenedStore } from "../store.js";
 import { eachSessionOnce } from "../transfer/session-ids.js";
 import { type UsageTotals, usageOf } from "../usage.js";

@@ -1,7 +1,7 @@
+import type { SessionMessage, StoredCompaction } from "../../contract/message.js";
+import type { SessionStore } from "../../contract/store.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
-import type { SessionStore } from "../../store/types.js";
-import type { SessionMessage, StoredCompaction } from "../../types.js";
 import { requireTransfer } from "./sessions.js";
 
 /** One stored message in its session's tree. */

@@ -1,4 +1,4 @@
-import type { SessionMessage, SessionMessagePart } from "../../types.js";
+import type { SessionMessage, SessionMessagePart } from "../../contract/message.js";
 import { preview } from "../output.js";
 
 function compact(value: unknown): string {

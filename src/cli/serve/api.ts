@@ -1,4 +1,4 @@
-import type { SessionStore } from "../../store/types.js";
+import type { SessionStore } from "../../contract/store.js";
 import { CliError } from "../errors.js";
 import { sessionBlocks } from "../inspect/blocks.js";
 import { readHistory } from "../inspect/history.js";

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ChangeEvent, hasFeed } from "../../store/feed/feed.js";
-import type { SessionStore } from "../../store/types.js";
+import { type ChangeEvent, hasFeed } from "../../contract/feed.js";
+import type { SessionStore } from "../../contract/store.js";
 
 /** A comment line this often keeps proxies and the browser from dropping an idle stream. */
 const HEARTBEAT_MS = 15_000;

@@ -1,6 +1,6 @@
+import type { StoredCompaction } from "../../contract/message.js";
+import type { SearchResult, StoreSearchOptions } from "../../contract/search.js";
 import { MAX_SEARCH_CONTEXT } from "../../search/options.js";
-import type { StoreSearchOptions } from "../../store/types.js";
-import type { SearchResult, StoredCompaction } from "../../types.js";
 import { preview } from "../output.js";
 import { oneOf, timeParam, wholeParam } from "./params.js";
 

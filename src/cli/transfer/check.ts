@@ -1,15 +1,12 @@
+import { hasContextStorage } from "../../contract/context.js";
+import type { StoredCompaction } from "../../contract/message.js";
+import { hasSessionRegistry } from "../../contract/registry.js";
+import type { TransferCapableStore, TransferMessage } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { sha256Base64url } from "../../runtime/bytes.js";
 import { sha256 } from "../../store/media/offload.js";
 import { assertTransferHeader, assertTransferLinks, assertTransferRow } from "../../store/transfer/schema.js";
 import { assertTransferItem } from "../../store/transfer/validate.js";
-import {
-  hasContextStorage,
-  hasSessionRegistry,
-  type TransferCapableStore,
-  type TransferMessage,
-} from "../../store/types.js";
-import type { StoredCompaction } from "../../types.js";
 import { CliError } from "../errors.js";
 import type { ExportCounts } from "./format.js";
 import { Records } from "./import.js";

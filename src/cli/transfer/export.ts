@@ -1,4 +1,4 @@
-import type { TransferCapableStore } from "../../store/types.js";
+import type { TransferCapableStore } from "../../contract/transfer.js";
 import { CliError } from "../errors.js";
 import { blockOwner, sessionExistence } from "../inspect/blocks.js";
 import type { Progress } from "../progress.js";

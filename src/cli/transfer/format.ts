@@ -1,13 +1,13 @@
-import { hasMessageFields } from "../../message/json.js";
+import type { CompactionDetails, StoredCompaction } from "../../contract/message.js";
+import type { SessionInfo } from "../../contract/registry.js";
 import type {
-  SessionInfo,
   TransferAttachment,
   TransferItem,
   TransferMessage,
   TransferRow,
   TransferSession,
-} from "../../store/types.js";
-import type { CompactionDetails, StoredCompaction } from "../../types.js";
+} from "../../contract/transfer.js";
+import { hasMessageFields } from "../../message/json.js";
 import { CliError } from "../errors.js";
 import { usageOf } from "../usage.js";
 

@@ -1,13 +1,13 @@
+import { hasAttachmentStore } from "../../contract/attachments.js";
+import type {
+  ImportCounts,
+  TransferCapableStore,
+  TransferItem,
+  TransferRow,
+  TransferSession,
+} from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { contentHashes } from "../../store/media/offload.js";
-import {
-  hasAttachmentStore,
-  type ImportCounts,
-  type TransferCapableStore,
-  type TransferItem,
-  type TransferRow,
-  type TransferSession,
-} from "../../store/types.js";
 import { CliError } from "../errors.js";
 import { decodeHeader, decodeLine, type ExportCounts, type ExportRecord } from "./format.js";
 import type { UnreadablePlan, UnreadableSkipped } from "./unreadable.js";

@@ -1,4 +1,4 @@
-import type { SessionTransfer } from "../../store/types.js";
+import type { SessionTransfer } from "../../contract/transfer.js";
 
 /**
  * Every session of a store once. `sessionIds()` reads in pages by activity, so a session written while the listing

@@ -1,5 +1,5 @@
-import type { TransferMessage } from "../../store/types.js";
-import type { StoredCompaction } from "../../types.js";
+import type { StoredCompaction } from "../../contract/message.js";
+import type { TransferMessage } from "../../contract/transfer.js";
 import { CliError } from "../errors.js";
 
 /** The flag that imports a file without its unreadable messages. */

@@ -4,6 +4,7 @@
  * adopted row back through the transfer export and compares it. Runs inside the store's first `ready()`.
  */
 
+import type { TransferItem } from "../../contract/transfer.js";
 import { canBeStored } from "../../message/ids.js";
 import {
   type AdoptionReport,
@@ -27,7 +28,6 @@ import {
 } from "../../store/adopt/adopt.js";
 import { MessageOrder } from "../../store/adopt/order.js";
 import { compareRegistryRow, referenceSessionInfo } from "../../store/adopt/registry.js";
-import type { TransferItem } from "../../store/types.js";
 import { type Executor, type PostgresQueryable, sqlState } from "../connection/client.js";
 import { PostgresSessionRegistry } from "../registry.js";
 import type { Tables } from "../schema.js";

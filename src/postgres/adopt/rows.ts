@@ -1,4 +1,6 @@
 /** Adoption of the reference's context blocks and search entries on Postgres, and its read-back (see adopt.ts). */
+
+import type { TransferRow } from "../../contract/transfer.js";
 import {
   type AdoptionReport,
   assertReadBack,
@@ -11,7 +13,6 @@ import {
   type ReferenceContextTable,
   referenceContextRow,
 } from "../../store/adopt/context.js";
-import type { TransferRow } from "../../store/types.js";
 import type { Executor } from "../connection/client.js";
 import type { PostgresTransfer } from "../transfer/export.js";
 

@@ -1,3 +1,5 @@
+import type { ChangeEvent } from "../../contract/feed.js";
+import type { SessionMessage } from "../../contract/message.js";
 import { emitWarning } from "../../runtime/warn.js";
 import {
   type ChangeLogOptions,
@@ -9,15 +11,8 @@ import {
   PRUNE_EVERY,
   prunedPastCursor,
 } from "../../store/feed/change-rows.js";
-import type {
-  ChangeEvent,
-  LoggedChange,
-  RemoteChanges,
-  RemoteWatch,
-  RunningWatch,
-} from "../../store/feed/feed.js";
+import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
-import type { SessionMessage } from "../../types.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { logNames, type StatementLog } from "./append-log.js";

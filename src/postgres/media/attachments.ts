@@ -1,8 +1,8 @@
+import type { AttachmentStats, AttachmentStore } from "../../contract/attachments.js";
+import type { SessionMessage } from "../../contract/message.js";
 import { type Attachment, hydrateAsync, offloadMessage } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
-import type { AttachmentStats, AttachmentStore } from "../../store/types.js";
 import type { RowWritten, Written } from "../../store/written.js";
-import type { SessionMessage } from "../../types.js";
 import type { Executor, Query } from "../connection/client.js";
 import { statement, type Tables } from "../schema.js";
 

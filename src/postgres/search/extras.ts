@@ -3,11 +3,12 @@
  * covers a hit (its summary stands for the hit in the history; the original is kept) and, on request, the turns
  * around it along its branch.
  */
+
+import type { SearchContextTurn, SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
-import type { SearchContextTurn, SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";

@@ -3,9 +3,9 @@
  * session's active path (O(log depth) skip-pointer climbs from each session's leaf).
  */
 
+import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
-import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { ancestorCte, isoSql, pathCte } from "../tree.js";

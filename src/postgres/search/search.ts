@@ -5,6 +5,8 @@
  * store. The active-path flag is computed for the returned hits only, with O(log depth) skip-pointer climbs from
  * each session's latest leaf.
  */
+
+import type { SearchResult, StoreSearchOptions } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
@@ -12,8 +14,6 @@ import { outsideSessions, type SearchPlan, searchPlan } from "../../search/optio
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import type { StoreSearchOptions } from "../../store/types.js";
-import type { SearchResult } from "../../types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";

@@ -1,11 +1,11 @@
+import type { StoredCompaction } from "../../contract/message.js";
+import type { TransferMessage, TransferRow, TransferSession } from "../../contract/transfer.js";
 import {
   type RowImportWriter,
   type SessionImportWriter,
   type SessionSums,
   StoreTransfer,
 } from "../../store/transfer/base.js";
-import type { TransferMessage, TransferRow, TransferSession } from "../../store/types.js";
-import type { StoredCompaction } from "../../types.js";
 import type { PostgresBackend } from "../backend.js";
 import type { Executor } from "../connection/client.js";
 import { decodeContent } from "../connection/text.js";

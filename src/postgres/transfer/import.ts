@@ -6,17 +6,18 @@
  * write does, so concurrent appenders wait for the batch rather than interleave with it; the batch bumps the head
  * version, so an appender whose snapshot predates it retries instead of missing the rows (see append.ts).
  */
-import { SessionError } from "../../errors.js";
-import { assertSessionId } from "../../message/ids.js";
-import type { AttachmentImport } from "../../store/transfer/attachments.js";
-import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
-import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
+
 import type {
   ImportCounts,
   SessionImportResult,
   TransferMessage,
   TransferSession,
-} from "../../store/types.js";
+} from "../../contract/transfer.js";
+import { SessionError } from "../../errors.js";
+import { assertSessionId } from "../../message/ids.js";
+import type { AttachmentImport } from "../../store/transfer/attachments.js";
+import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
+import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { contentHash } from "../../store/write-policy.js";
 import { lockSql } from "../append.js";
 import type { Executor, Query } from "../connection/client.js";

@@ -4,11 +4,12 @@
  * skipped.
  */
 
+import type { StoredCompaction } from "../../contract/message.js";
+import type { SessionInfo } from "../../contract/registry.js";
+import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { entryText } from "../../search/tokens.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
-import type { ImportCounts, SessionInfo, TransferRow } from "../../store/types.js";
-import type { StoredCompaction } from "../../types.js";
 import type { Executor, Query } from "../connection/client.js";
 import { encodeContent } from "../connection/text.js";
 import { statement, type Tables } from "../schema.js";

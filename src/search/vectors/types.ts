@@ -2,7 +2,7 @@
  * The vector channel of hybrid recall (docs/RECALL.md, "Hybrid recall"): what a store with an `embedder` exposes as
  * `store.vectors`, the options that turn it on, and the small interface each backend implements for it.
  */
-import type { SearchOptions } from "../../types.js";
+import type { SearchOptions } from "../../contract/search.js";
 import type { SearchFilters } from "../options.js";
 
 /** The part of an AI SDK embedding model (`openai.embedding(...)`, …) agent-session relies on: `embedMany` takes it. */

@@ -1,4 +1,5 @@
-import type { ChangeEvent, ChangeFeed, Unsubscribe } from "../../store/feed/feed.js";
+import type { ChangeEvent, Unsubscribe } from "../../contract/feed.js";
+import type { ChangeFeed } from "../../store/feed/feed.js";
 import type { PendingText, RowsOutcome, VectorBackend } from "./types.js";
 
 /** What the worker asks of the channel that owns it: readiness, embedding a batch, reporting a failure. */

@@ -1,9 +1,9 @@
+import type { WritePolicyOptions } from "../../contract/store.js";
 import { MissingDependencyError, SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import type { QueryLimits } from "../../search/limits.js";
 import type { VectorStoreOptions } from "../../search/vectors/types.js";
 import type { ChangeLogOptions } from "../../store/feed/change-rows.js";
-import type { WritePolicyOptions } from "../../store/write-policy.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
 import { retryWhileBusy } from "./busy.js";
 import { PreparedDriver, type SqlDriver } from "./driver.js";

@@ -1,3 +1,5 @@
+import type { ChangeEvent } from "../../contract/feed.js";
+import type { SessionMessage } from "../../contract/message.js";
 import {
   type ChangeLogOptions,
   type ChangeRow,
@@ -8,9 +10,8 @@ import {
   PRUNE_EVERY,
   prunedPastCursor,
 } from "../../store/feed/change-rows.js";
-import type { ChangeEvent, LoggedChange, RemoteChanges } from "../../store/feed/feed.js";
+import type { LoggedChange, RemoteChanges } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
-import type { SessionMessage } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
 
 // Created on first use rather than as a migration: only stores opened with `changeLog` write it, and a database

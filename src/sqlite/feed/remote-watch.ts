@@ -1,5 +1,6 @@
+import type { ChangeEvent } from "../../contract/feed.js";
 import { emitWarning } from "../../runtime/warn.js";
-import type { ChangeEvent, Interest, RemoteWatch, RunningWatch } from "../../store/feed/feed.js";
+import type { Interest, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { SqliteChangeLog } from "./change-log.js";
 import { dataVersion, isFileDatabase, SqliteWatermark } from "./watermark.js";

@@ -1,4 +1,5 @@
-import type { ChangeEvent, Interest } from "../../store/feed/feed.js";
+import type { ChangeEvent } from "../../contract/feed.js";
+import type { Interest } from "../../store/feed/remote.js";
 import type { SqlDriver } from "../connection/driver.js";
 
 /** New message rows looked at per poll for store-wide subscribers; more and one store-wide reset is sent instead. */

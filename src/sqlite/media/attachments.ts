@@ -1,7 +1,7 @@
+import type { AttachmentStats, AttachmentStore } from "../../contract/attachments.js";
+import type { SessionMessage } from "../../contract/message.js";
 import { hydrateSync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
-import type { AttachmentStats, AttachmentStore } from "../../store/types.js";
-import type { SessionMessage } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { collect, linkAttachments, linkStored, loadAttachments, STORE_TABLES, unlinkRows } from "./tables.js";
 

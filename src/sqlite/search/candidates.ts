@@ -8,13 +8,13 @@
  * the dev set). The Postgres twin is src/postgres/search/candidates.ts.
  */
 
+import type { SearchResult } from "../../contract/search.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import type { ActivePathRereads, RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";
 import type { QueryTerm } from "../../search/query.js";
 import { perTermCap, type RankedCandidate } from "../../search/rank.js";
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import type { SearchResult } from "../../types.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
 import { branchedSessions } from "./active-paths.js";

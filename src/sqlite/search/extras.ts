@@ -2,11 +2,12 @@
  * What a search adds to its hits beyond the message: the compaction overlay that covers a hit (its summary stands
  * for the hit in the history, the original is kept) and, on request, the turns around it along its branch.
  */
+
+import type { SearchContextTurn, SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
-import type { SearchContextTurn, SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { isAncestor, type NodeRow, nodeBySeq } from "../tree.js";

@@ -1,7 +1,7 @@
+import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
-import type { SearchResult } from "../../types.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";

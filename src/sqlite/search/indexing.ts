@@ -1,9 +1,9 @@
+import type { SessionMessage } from "../../contract/message.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import type { QueryTerm } from "../../search/query.js";
 import { scoreText } from "../../search/score.js";
 import { searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
-import type { SessionMessage } from "../../types.js";
 import { boundedText, contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { noteIndexedText } from "./family-cache.js";

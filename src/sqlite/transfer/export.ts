@@ -1,11 +1,11 @@
+import type { StoredCompaction } from "../../contract/message.js";
+import type { TransferMessage, TransferRow, TransferSession } from "../../contract/transfer.js";
 import {
   type RowImportWriter,
   type SessionImportWriter,
   type SessionSums,
   StoreTransfer,
 } from "../../store/transfer/base.js";
-import type { TransferMessage, TransferRow, TransferSession } from "../../store/types.js";
-import type { StoredCompaction } from "../../types.js";
 import type { SqliteBackend } from "../backend.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";

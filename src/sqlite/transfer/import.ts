@@ -1,18 +1,18 @@
+import type { StoredCompaction } from "../../contract/message.js";
+import type { SessionInfo } from "../../contract/registry.js";
+import type {
+  SessionImportResult,
+  TransferItem,
+  TransferMessage,
+  TransferRow,
+  TransferSession,
+} from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { entryText, searchableText } from "../../search/tokens.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import type {
-  SessionImportResult,
-  SessionInfo,
-  TransferItem,
-  TransferMessage,
-  TransferRow,
-  TransferSession,
-} from "../../store/types.js";
 import { contentHash } from "../../store/write-policy.js";
-import type { StoredCompaction } from "../../types.js";
 import { ensureHead } from "../append.js";
 import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";

@@ -6,14 +6,14 @@
  * `src/sqlite/adopt*.ts` and `src/postgres/adopt*.ts`.
  */
 
+import type { StoredCompaction } from "../../contract/message.js";
+import type { ImportCounts } from "../../contract/transfer.js";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertSessionId } from "../../message/ids.js";
 import { COMPACTION_PREFIX } from "../../message/overlay.js";
 import { emitWarning } from "../../runtime/warn.js";
-import type { StoredCompaction } from "../../types.js";
 import { fnv1a } from "../entry-key.js";
 import { assertTransferItem } from "../transfer/validate.js";
-import type { ImportCounts } from "../types.js";
 
 /** The name an adoption is recorded under (one record per store: adoption runs once, then never on open). */
 export const REFERENCE_SOURCE = "agents@0.22";

@@ -3,8 +3,8 @@
  * when our import accepts its names, else it is reported and left in place.
  */
 
+import type { TransferRow } from "../../contract/transfer.js";
 import { assertTransferRow } from "../transfer/schema.js";
-import type { TransferRow } from "../types.js";
 import { type AdoptionReport, refusal, reject } from "./adopt.js";
 
 /** The reference's context tables: one row per block, one per searchable entry. */

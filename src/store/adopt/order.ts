@@ -3,10 +3,11 @@
  * parents always come first (the backend-neutral half of adoption, beside adopt.ts). Inline media is offloaded on
  * the way, as an append would: each message is preceded by `attachment` items for the payloads it points at.
  */
+
+import type { TransferItem, TransferMessage } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { type Offloaded, offloadJson } from "../media/offload.js";
 import { assertTransferItem } from "../transfer/validate.js";
-import type { TransferItem, TransferMessage } from "../types.js";
 import { type AdoptionReport, fingerprint, referenceTime, refusal, reject, unusableId } from "./adopt.js";
 
 /** What adoption imports for a session's messages: each message, after the payloads it points at. */

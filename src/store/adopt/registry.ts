@@ -2,10 +2,11 @@
  * Adoption of the reference's `assistant_sessions` rows (see adopt.ts): a row becomes our registry row when the
  * registry's own input rules accept it, else it is reported and left in place; an adopted row is compared after.
  */
+
+import type { SessionInfo } from "../../contract/registry.js";
 import { SessionError } from "../../errors.js";
 import { assertSessionId } from "../../message/ids.js";
 import { finiteNumber, registryText, wholeCount } from "../registry-schema.js";
-import type { SessionInfo } from "../types.js";
 import { type AdoptionReport, assertReadBack, compareReadBack, referenceTime, refusal } from "./adopt.js";
 
 /**

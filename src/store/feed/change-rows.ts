@@ -1,6 +1,7 @@
+import type { ChangeEvent } from "../../contract/feed.js";
+import type { SessionMessage, StoredCompaction } from "../../contract/message.js";
 import { SessionError } from "../../errors.js";
-import type { SessionMessage, StoredCompaction } from "../../types.js";
-import type { ChangeEvent, LoggedChange } from "./feed.js";
+import type { LoggedChange } from "./remote.js";
 
 /** A change-log row as both SQL backends store it (`ids` and `data` are JSON text). */
 export interface ChangeRow {

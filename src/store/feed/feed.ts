@@ -1,47 +1,7 @@
+import type { ChangeEvent, ChangeListener, SubscribeOptions, Unsubscribe } from "../../contract/feed.js";
 import { SessionError } from "../../errors.js";
 import { emitWarning } from "../../runtime/warn.js";
-import type { ChangeEvent } from "./events.js";
 import type { Interest, LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "./remote.js";
-
-export type { ChangeEvent } from "./events.js";
-export type { Interest, LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "./remote.js";
-
-/** Receives change events in commit order; a returned promise is awaited before the next event. */
-export type ChangeListener = (event: ChangeEvent) => void | Promise<void>;
-
-/** Options of `subscribe()`. */
-export interface SubscribeOptions {
-  /** Only events of this session. */
-  sessionId?: string;
-  /** Replays the change log after this cursor first (needs a store with a change log). */
-  after?: number;
-  /** Unsubscribes when aborted. */
-  signal?: AbortSignal;
-  /**
-   * Receives what a listener threw or rejected with; the write that caused the event has committed and is not
-   * affected. Default: a process warning (`console.warn` in a Worker).
-   */
-  onError?: (error: unknown, event: ChangeEvent) => void;
-  /**
-   * Called once (never before `subscribe()` returns) when every write committed from then on will be delivered,
-   * other processes' included: read what you show after this, and no write falls between the read and the events.
-   * Also called after an early unsubscribe, so awaiting it cannot hang.
-   */
-  onReady?: () => void;
-}
-
-/** Unsubscribes; calling it again does nothing. */
-export type Unsubscribe = () => void;
-
-/** A store that delivers change events. */
-export interface FeedCapableStore {
-  subscribe(listener: ChangeListener, options?: SubscribeOptions): Unsubscribe;
-}
-
-/** True when the store offers `subscribe()`. */
-export function hasFeed(store: object): store is FeedCapableStore {
-  return typeof (store as Partial<FeedCapableStore>).subscribe === "function";
-}
 
 /** At most this many events wait for one slow listener; more and they are dropped for one `reset` event. */
 export const MAX_QUEUED_EVENTS = 10_000;

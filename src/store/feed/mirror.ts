@@ -1,7 +1,7 @@
+import { type ChangeEvent, hasFeed, type SubscribeOptions } from "../../contract/feed.js";
+import type { SessionMessage } from "../../contract/message.js";
+import type { SessionStore } from "../../contract/store.js";
 import { SessionError } from "../../errors.js";
-import type { SessionMessage } from "../../types.js";
-import type { SessionStore } from "../types.js";
-import { type ChangeEvent, hasFeed, type SubscribeOptions } from "./feed.js";
 
 /** An in-memory copy of one session's active path (overlays applied), kept in step with the change feed. */
 export interface SessionMirror {

@@ -5,15 +5,11 @@
  * every write's log row with the write itself) is not recorded again.
  */
 
-import type {
-  AppendResult,
-  SessionMessage,
-  StoredCompaction,
-  UpdateResult,
-  UpsertResult,
-} from "../../types.js";
-import type { SessionImportResult } from "../types.js";
-import type { ChangeEvent, ChangeFeed } from "./feed.js";
+import type { ChangeEvent } from "../../contract/feed.js";
+import type { SessionMessage, StoredCompaction } from "../../contract/message.js";
+import type { AppendResult, UpdateResult, UpsertResult } from "../../contract/provider.js";
+import type { SessionImportResult } from "../../contract/transfer.js";
+import type { ChangeFeed } from "./feed.js";
 
 const LOCAL = { origin: "local" as const };
 

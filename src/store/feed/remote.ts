@@ -1,6 +1,7 @@
 // What a store's change feed needs from other processes: a change log (record, replay) and a watcher.
-import type { StoredCompaction } from "../../types.js";
-import type { ChangeEvent } from "./events.js";
+
+import type { ChangeEvent } from "../../contract/feed.js";
+import type { StoredCompaction } from "../../contract/message.js";
 
 /** A write as the change log records it (messages are read back by id when another process delivers it). */
 export interface LoggedChange {

@@ -1,7 +1,7 @@
+import type { ChangeEvent } from "../../contract/feed.js";
+import type { SessionMessage } from "../../contract/message.js";
 import { errorMessage } from "../../errors.js";
-import type { SessionMessage } from "../../types.js";
 import { type ChangeRow, rowEvent } from "./change-rows.js";
-import type { ChangeEvent } from "./feed.js";
 
 /**
  * The event a change-log row stands for, as every watcher and replay reads it (SQLite and Postgres alike). A row

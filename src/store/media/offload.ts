@@ -1,13 +1,6 @@
 import { errorMessage, SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import {
-  base64DecodeCanonical,
-  base64Encode,
-  sha256Hex,
-  utf8Decode,
-  utf8Encode,
-} from "../../runtime/bytes.js";
-import {
   formatPointer,
   looksLikePointer,
   MIN_OFFLOAD_CHARS,
@@ -16,7 +9,14 @@ import {
   type PointerForm,
   parsePointer,
   slotMediaType,
-} from "./media.js";
+} from "../../message/media.js";
+import {
+  base64DecodeCanonical,
+  base64Encode,
+  sha256Hex,
+  utf8Decode,
+  utf8Encode,
+} from "../../runtime/bytes.js";
 
 /**
  * Backend-neutral offloading of inline media payloads (see media.ts for the rule and the pointer format): a

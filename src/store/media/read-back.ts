@@ -1,4 +1,4 @@
-import { POINTER_PREFIX } from "./media.js";
+import { POINTER_PREFIX } from "../../message/media.js";
 
 /**
  * A pointer inside stored JSON (see media.ts), only where a read restores one: the whole string value of a `url`,

@@ -1,7 +1,7 @@
+import type { TransferAttachment, TransferItem } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { type Attachment, contentHashes, contentPointers, restoreString, sha256 } from "../media/offload.js";
-import type { TransferAttachment, TransferItem } from "../types.js";
 
 /**
  * The attachment side of a session's export: each payload a message points at goes out once, as an `attachment`

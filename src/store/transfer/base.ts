@@ -5,22 +5,22 @@
  * steps and its publish. A backend implements only the primitives: its reads, and writers that hold one import's
  * state (its open transactions, caches, the time it stamps rows with).
  */
-import { canBeStored } from "../../message/ids.js";
-import type { StoredCompaction } from "../../types.js";
-import type { ChangeFeed } from "../feed/feed.js";
-import { importChanged, publishImportReset } from "../feed/publish.js";
+
+import type { StoredCompaction } from "../../contract/message.js";
+import type { SessionInfo, SessionRegistry } from "../../contract/registry.js";
 import type {
   ImportCounts,
   SessionFootprint,
   SessionImportResult,
-  SessionInfo,
-  SessionRegistry,
   SessionTransfer,
   TransferItem,
   TransferMessage,
   TransferRow,
   TransferSession,
-} from "../types.js";
+} from "../../contract/transfer.js";
+import { canBeStored } from "../../message/ids.js";
+import type { ChangeFeed } from "../feed/feed.js";
+import { importChanged, publishImportReset } from "../feed/publish.js";
 import { AttachmentExport, AttachmentImport } from "./attachments.js";
 import { assertTransferRow } from "./schema.js";
 import { batches, openSessionStream } from "./stream.js";

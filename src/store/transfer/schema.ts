@@ -1,20 +1,25 @@
 /**
- * The records of a transfer stream (`store/types.ts`: a session header, messages, overlays, attachments, block and
+ * The records of a transfer stream (`contract/transfer.ts`: a session header, messages, overlays, attachments, block and
  * entry rows), described once: every backend's importer, adoption and the CLI's import check parse them here, so a
  * damaged record fails alike everywhere, with a message naming the record and the field (`The parent of message
  * "m2" must be …`). Only the record is described: the message its `content` holds is checked by the append path's
  * own rules (`store/transfer/validate.ts`). Each schema is built once, here: an import parses every record.
  */
 import { z } from "zod";
+import type { StoredCompaction } from "../../contract/message.js";
+import type {
+  TransferAttachment,
+  TransferMessage,
+  TransferRow,
+  TransferSession,
+} from "../../contract/transfer.js";
 import type { SessionIssueRule } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { assertSessionId, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../../message/ids.js";
 import { parseInput } from "../../schema/parse.js";
 import { checkedBy } from "../../schema/rules.js";
 import { rule, ruleOf } from "../../schema/to-session-error.js";
-import type { StoredCompaction } from "../../types.js";
 import { MAX_BLOCK_KEY_BYTES } from "../keys.js";
-import type { TransferAttachment, TransferMessage, TransferRow, TransferSession } from "../types.js";
 
 type Wording = (text: string, kind: SessionIssueRule) => ReturnType<typeof rule>;
 

@@ -1,10 +1,10 @@
+import type { TransferItem, TransferMessage, TransferSession } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
+import { estimateMessageTokens } from "../../message/tokens.js";
 import { utf8Length } from "../../runtime/bytes.js";
-import { estimateMessageTokens } from "../../utils/tokens.js";
 import { offloadJson } from "../media/offload.js";
-import type { TransferItem, TransferMessage, TransferSession } from "../types.js";
 import { assertTransferHeader } from "./schema.js";
 import { assertTransferItem, validatedMessage } from "./validate.js";
 

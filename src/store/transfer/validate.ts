@@ -1,9 +1,9 @@
+import type { SessionMessage } from "../../contract/message.js";
+import type { TransferItem, TransferMessage } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { reviveMessage } from "../../message/json.js";
 import { assertValidMessage } from "../../message/validate.js";
-import type { SessionMessage } from "../../types.js";
-import type { TransferItem, TransferMessage } from "../types.js";
 import { assertTransferAttachment, assertTransferCompaction, assertTransferMessage } from "./schema.js";
 
 /**

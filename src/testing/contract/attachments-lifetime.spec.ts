@@ -2,7 +2,7 @@
 // (a delete, an update that swaps it, clearing a session, deleting a registered session), never while another
 // message or session still points at it.
 import assert from "node:assert/strict";
-import { hasSessionRegistry } from "../../store/types.js";
+import { hasSessionRegistry } from "../../contract/registry.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, msg, withStore } from "./harness.js";
 import { assertStored, imageMessage, png, urlOf } from "./media-harness.js";

@@ -2,8 +2,8 @@
 // that needs it, and an import restores it exactly; inline media in an imported stream is offloaded as an append
 // would; a payload that does not match its hash, or a pointer whose payload is missing or comes later, is refused.
 import assert from "node:assert/strict";
-import { hasTransfer, type TransferItem } from "../../store/types.js";
-import type { SessionMessage } from "../../types.js";
+import type { SessionMessage } from "../../contract/message.js";
+import { hasTransfer, type TransferItem } from "../../contract/transfer.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, msg, rejectsWithCode, toAsync, withStore } from "./harness.js";
 import { assertStored, imageMessage, mediaShapes, png, urlOf } from "./media-harness.js";

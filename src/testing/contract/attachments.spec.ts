@@ -5,10 +5,10 @@
 // attachments-lifetime.spec.ts, export and import in attachments-transfer.spec.ts.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import type { SessionMessage } from "../../contract/message.js";
+import { hasTransfer, type TransferItem } from "../../contract/transfer.js";
+import { estimateMessageTokens, IMAGE_TOKENS } from "../../message/tokens.js";
 import { Session } from "../../session/session.js";
-import { hasTransfer, type TransferItem } from "../../store/types.js";
-import type { SessionMessage } from "../../types.js";
-import { estimateMessageTokens, IMAGE_TOKENS } from "../../utils/tokens.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, msg, rejectsWithCode, toAsync, withStore } from "./harness.js";
 import {

@@ -1,4 +1,6 @@
-import { hasContextStorage, hasSessionRegistry, hasTransfer } from "../../store/types.js";
+import { hasContextStorage } from "../../contract/context.js";
+import { hasSessionRegistry } from "../../contract/registry.js";
+import { hasTransfer } from "../../contract/transfer.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, msg, rejectsWithCode, withStore } from "./harness.js";
 

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  hasContextStorage,
-  hasTransfer,
-  type SessionStore,
-  type TransferItem,
-  type TransferRow,
-} from "../../store/types.js";
+import { hasContextStorage } from "../../contract/context.js";
+import type { SessionStore } from "../../contract/store.js";
+import { hasTransfer, type TransferItem, type TransferRow } from "../../contract/transfer.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, msg, rejectsWithCode, toAsync, withStore } from "./harness.js";
 

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { type ChangeEvent, hasFeed } from "../../contract/feed.js";
+import { hasSessionRegistry } from "../../contract/registry.js";
+import type { SessionStore } from "../../contract/store.js";
 import { Session } from "../../session/session.js";
-import { type ChangeEvent, hasFeed } from "../../store/feed/feed.js";
 import { mirror } from "../../store/feed/mirror.js";
-import { hasSessionRegistry, type SessionStore } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, withStore } from "./harness.js";
 

@@ -1,6 +1,5 @@
-import type { SessionStore } from "../../store/types.js";
-import type { WritePolicyOptions } from "../../store/write-policy.js";
-import type { SessionMessage } from "../../types.js";
+import type { SessionMessage } from "../../contract/message.js";
+import type { SessionStore, WritePolicyOptions } from "../../contract/store.js";
 import { disposing } from "../runner.js";
 
 export { rejectsWithCode } from "../runner.js";

@@ -1,8 +1,10 @@
 // Helpers of the history specs (streaming reads and recent-history budgets): the batches a stream yields, a
 // message's size as a byte budget counts it, and an image message of a given payload size.
+
+import type { SessionMessage } from "../../contract/message.js";
+import type { HistoryReadOptions } from "../../contract/provider.js";
+import type { SessionStore } from "../../contract/store.js";
 import { Session } from "../../session/session.js";
-import type { SessionStore } from "../../store/types.js";
-import type { HistoryReadOptions, SessionMessage } from "../../types.js";
 import { png, imageMessage as withImage } from "./media-harness.js";
 
 /** The batches `Session.historyBatches(options)` yields for `sessionId`, collected. */

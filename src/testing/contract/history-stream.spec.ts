@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import type { SessionMessage } from "../../contract/message.js";
+import type { HistoryReadOptions } from "../../contract/provider.js";
 import { Session } from "../../session/session.js";
-import type { HistoryReadOptions, SessionMessage } from "../../types.js";
 import type { Suite } from "../runner.js";
 import { appendChain, type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 import { batches, imageMessage, size } from "./history-harness.js";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { hasContextStorage, hasSessionRegistry } from "../../store/types.js";
+import { hasContextStorage } from "../../contract/context.js";
+import { hasSessionRegistry } from "../../contract/registry.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, msg, rejectsWithCode, withStore } from "./harness.js";
 

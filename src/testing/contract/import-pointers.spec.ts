@@ -1,8 +1,10 @@
 // An imported pointer names a payload the import itself carries, or one its own session links already: never
 // another session's payload, and always with the length its payload restores to (issue 32).
 import assert from "node:assert/strict";
-import { hasAttachmentStore, hasTransfer, type SessionStore, type TransferItem } from "../../store/types.js";
-import type { SessionMessage } from "../../types.js";
+import { hasAttachmentStore } from "../../contract/attachments.js";
+import type { SessionMessage } from "../../contract/message.js";
+import type { SessionStore } from "../../contract/store.js";
+import { hasTransfer, type TransferItem } from "../../contract/transfer.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, rejectsWithCode, toAsync, withStore } from "./harness.js";
 import { bytesOf } from "./media-harness.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { hasTransfer, type TransferItem } from "../../store/types.js";
-import type { SessionMessage } from "../../types.js";
+import type { SessionMessage } from "../../contract/message.js";
+import { hasTransfer, type TransferItem } from "../../contract/transfer.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 

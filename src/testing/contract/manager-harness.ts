@@ -1,6 +1,6 @@
+import { hasSessionRegistry, type RegistryCapableStore } from "../../contract/registry.js";
+import type { WritePolicyOptions } from "../../contract/store.js";
 import { SessionManager } from "../../manager/manager.js";
-import { hasSessionRegistry, type RegistryCapableStore } from "../../store/types.js";
-import type { WritePolicyOptions } from "../../store/write-policy.js";
 import type { ContractTest } from "../runner.js";
 import { type ContractTarget, withStore } from "./harness.js";
 

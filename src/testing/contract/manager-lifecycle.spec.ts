@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
+import { hasContextStorage } from "../../contract/context.js";
 import type { SessionError } from "../../errors.js";
 import { SessionManager } from "../../manager/manager.js";
-import { hasContextStorage } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode } from "./harness.js";
 import { isIso, withManager, withRegistryStore } from "./manager-harness.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
+import type { SessionInfo } from "../../contract/registry.js";
 import { SessionManager } from "../../manager/manager.js";
-import type { SessionInfo } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode } from "./harness.js";
 import { withManager, withRegistryStore } from "./manager-harness.js";

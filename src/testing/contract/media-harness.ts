@@ -1,8 +1,9 @@
 // The inline media the attachment specs write and the checks they make on the attachment store: deterministic
 // payload bytes, image messages and every media shape the offloading rule knows, and the stored-payload count.
 import assert from "node:assert/strict";
-import { type AttachmentStore, hasAttachmentStore, type SessionStore } from "../../store/types.js";
-import type { SessionMessage } from "../../types.js";
+import { type AttachmentStore, hasAttachmentStore } from "../../contract/attachments.js";
+import type { SessionMessage } from "../../contract/message.js";
+import type { SessionStore } from "../../contract/store.js";
 
 /** Deterministic pseudo-random bytes (incompressible, distinct per seed). */
 export function bytesOf(size: number, seed: number): Buffer {

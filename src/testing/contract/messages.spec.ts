@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { SessionMessage } from "../../types.js";
+import type { SessionMessage } from "../../contract/message.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 

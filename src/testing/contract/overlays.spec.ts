@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { estimateMessageTokens } from "../../utils/tokens.js";
+import { estimateMessageTokens } from "../../message/tokens.js";
 import type { Suite } from "../runner.js";
 import { appendChain, type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { SessionStore } from "../../store/types.js";
-import type { SessionMessage } from "../../types.js";
+import type { SessionMessage } from "../../contract/message.js";
+import type { SessionStore } from "../../contract/store.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, withStore } from "./harness.js";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { hasContextStorage, type SessionStore } from "../../store/types.js";
+import { hasContextStorage } from "../../contract/context.js";
+import type { SessionStore } from "../../contract/store.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 

@@ -3,9 +3,9 @@
 // the floor argument and a leafId still apply, and each row's stats carry its token estimate. The streaming reads
 // themselves are in history-stream.spec.ts, the plain recent-history window in recent.spec.ts.
 import assert from "node:assert/strict";
+import type { SessionMessage } from "../../contract/message.js";
+import { estimateMessageTokens } from "../../message/tokens.js";
 import { Session } from "../../session/session.js";
-import type { SessionMessage } from "../../types.js";
-import { estimateMessageTokens } from "../../utils/tokens.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, withStore } from "./harness.js";
 import { batches, imageMessage, size } from "./history-harness.js";

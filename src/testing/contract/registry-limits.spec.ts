@@ -3,8 +3,8 @@
 // text) and usage additions that would carry a total out of range, each INVALID_ARGUMENT with nothing written;
 // additions racing at the edge add exactly those that fit.
 import assert from "node:assert/strict";
+import type { SessionUsage } from "../../contract/registry.js";
 import { SessionManager } from "../../manager/manager.js";
-import type { SessionUsage } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, rejectsWithCode } from "./harness.js";
 import { withRegistryStore } from "./manager-harness.js";

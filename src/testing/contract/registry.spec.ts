@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { hasContextStorage, hasSessionRegistry, type SessionInfo } from "../../store/types.js";
+import { hasContextStorage } from "../../contract/context.js";
+import { hasSessionRegistry, type SessionInfo } from "../../contract/registry.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode } from "./harness.js";
 import { isIso, tick, withRegistryStore } from "./manager-harness.js";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { REMINDER_OPENING, REMINDER_PREAMBLE } from "../../context/reminder.js";
+import { hasContextStorage } from "../../contract/context.js";
+import type { SessionStore } from "../../contract/store.js";
 import { Session } from "../../session/session.js";
-import { hasContextStorage, type SessionStore } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, msg } from "./harness.js";
 

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { hasContextStorage } from "../../contract/context.js";
+import type { SessionStore } from "../../contract/store.js";
+import { hasTransfer, type TransferRow } from "../../contract/transfer.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { hasContextStorage, hasTransfer, type SessionStore, type TransferRow } from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, toAsync, withStore } from "./harness.js";
 

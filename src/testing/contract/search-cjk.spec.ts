@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hasContextStorage } from "../../store/types.js";
+import { hasContextStorage } from "../../contract/context.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, withStore } from "./harness.js";
 

@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
+import type { StoreSearchOptions } from "../../contract/search.js";
+import type { SessionStore } from "../../contract/store.js";
+import { hasTransfer, type TransferItem } from "../../contract/transfer.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import {
-  hasTransfer,
-  type SessionStore,
-  type StoreSearchOptions,
-  type TransferItem,
-} from "../../store/types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, toAsync, withStore } from "./harness.js";
 

@@ -1,8 +1,9 @@
 // `getToolMessages`: the raw rows of a path that call given tools, root first, exactly as a full read would find
 // them (compacted rows, split rows, offloaded media, any spelling of the name JSON allows), and nothing else.
 import assert from "node:assert/strict";
-import { hasTransfer, type TransferItem } from "../../store/types.js";
-import type { SessionMessage, SessionProvider } from "../../types.js";
+import type { SessionMessage } from "../../contract/message.js";
+import type { SessionProvider } from "../../contract/provider.js";
+import { hasTransfer, type TransferItem } from "../../contract/transfer.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, toAsync, withStore } from "./harness.js";
 import { imageMessage, png, urlOf } from "./media-harness.js";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
+import type { SessionMessage } from "../../contract/message.js";
+import type { SessionProvider } from "../../contract/provider.js";
+import { hasTransfer } from "../../contract/transfer.js";
 import { Session } from "../../session/session.js";
-import { hasTransfer } from "../../store/types.js";
-import type { SessionMessage, SessionProvider } from "../../types.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 

@@ -1,5 +1,5 @@
-import { parsePointer, slotMediaType } from "../store/media/media.js";
-import type { SessionMessage } from "../types.js";
+import type { SessionMessage } from "../contract/message.js";
+import { parsePointer, slotMediaType } from "./media.js";
 import { MAYBE_MEDIA_JSON, safeJson } from "./serialize.js";
 
 /** Approximate characters per token, the dense-content (JSON, code, URLs) side of the heuristic. */
@@ -23,7 +23,7 @@ function mediaTokens(mediaType: string, chars: number): number {
   return Math.min(MEDIA_TOKEN_CAP, Math.ceil(chars / CHARS_PER_TOKEN));
 }
 
-/** Media tokens of a string found under `key` in `holder`, or null when it is no media payload (see store/media/media.ts). */
+/** Media tokens of a string found under `key` in `holder`, or null when it is no media payload (see media.ts). */
 function slotTokens(holder: unknown, key: string, value: string): number | null {
   const mediaType = slotMediaType(holder, key, value);
   if (mediaType === null) return null;

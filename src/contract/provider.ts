@@ -1,135 +1,13 @@
-/**
- * One part of a message; structurally compatible with the AI SDK's `UIMessagePart`. Fields not declared here
- * (provider metadata, data parts, files) are stored and returned untouched.
- */
-export interface SessionMessagePart {
-  type: string;
-  text?: string;
-  reasoning?: string;
-  toolCallId?: string;
-  toolName?: string;
-  input?: unknown;
-  output?: unknown;
-  state?: string;
-  result?: unknown;
-  errorText?: string;
-  /** AI SDK v4 tool parts (`tool-invocation`). */
-  toolInvocation?: unknown;
-  /** AI SDK v4 tool-call arguments. */
-  args?: unknown;
-}
-
-/**
- * A stored message; the AI SDK's `UIMessage` can be passed as is and every field round-trips. Any role is stored
- * (the AI SDK's three are listed for autocompletion). It is the default message type of `Session<M>` and the
- * constraint of an app's own `M` (e.g. its `UIMessage<Metadata, DataParts, Tools>`).
- */
-export interface SessionMessage {
-  id: string;
-  role: "system" | "user" | "assistant" | (string & {});
-  parts: SessionMessagePart[];
-  createdAt?: Date;
-  metadata?: unknown;
-}
-
-/** A compaction overlay: `summary` replaces the path range `fromMessageId`..`toMessageId` when history is read. */
-export interface StoredCompaction {
-  id: string;
-  summary: string;
-  fromMessageId: string;
-  toMessageId: string;
-  /** ISO-8601 creation time. */
-  createdAt: string;
-  /** What the compaction did (tokens before/after, covered messages), when recorded. */
-  details?: CompactionDetails;
-}
-
-/** The record a compaction keeps of what it did. */
-export interface CompactionDetails {
-  coveredMessages?: number;
-  tokensBefore?: number;
-  tokensAfter?: number;
-  summaryTokens?: number;
-  summaryChars?: number;
-  [key: string]: unknown;
-}
-
-/** One full-text search hit (`role` typed as the session's message type's). */
-export interface SearchResult<M extends SessionMessage = SessionMessage> {
-  id: string;
-  role: M["role"];
-  /** The indexed text of the message (its text parts). */
-  content: string;
-  /** ISO-8601 time the message was stored. */
-  createdAt?: string;
-  sessionId?: string;
-  /** Whether the message lies on its session's active path (set when a branch filter was requested). */
-  onActivePath?: boolean;
-  /** Relevance of the hit in this search (higher is better; comparable within one search only). */
-  score?: number;
-  /**
-   * Id of the compaction overlay whose summary stands for this message in the history: the original is still
-   * stored and searchable, so a model can recover what the summary dropped.
-   */
-  compactedBy?: string;
-  /** The turns around the hit, oldest first on each side, when the search asked for `context`. */
-  context?: SearchContext;
-}
-
-/** One turn next to a search hit. */
-export interface SearchContextTurn {
-  id: string;
-  role: string;
-  /** The turn's text (its text parts). */
-  content: string;
-  createdAt?: string;
-}
-
-/** The turns before and after a hit along its own branch, in conversation order. */
-export interface SearchContext {
-  before: SearchContextTurn[];
-  after: SearchContextTurn[];
-}
-
-/** Which messages a search may return: only the active path of each session, or every branch. */
-export type SearchBranch = "active" | "all";
-
-/**
- * How a search matches words: `"any"` (default) is ranked recall — a message matching any content word of the query
- * is a candidate, those matching more of its words (with the turns of their exchange) rank first; `"all"` needs every
- * word of the query in the message.
- */
-export type SearchMatch = "any" | "all";
-
-/** Options of a search. */
-export interface SearchOptions {
-  /** Most hits returned (default 20, at most 1,000). */
-  limit?: number;
-  /** `"active"`: only messages on the active path of their session; `"all"` (default): every branch. */
-  branch?: SearchBranch;
-  /** Ranked recall (`"any"`, default) or every word required (`"all"`). */
-  match?: SearchMatch;
-  /** Only messages of this role, or of one of these roles. */
-  role?: string | readonly string[];
-  /** Only messages stored at or after this time (ISO-8601 string or Date). */
-  since?: string | Date;
-  /** Only messages stored before this time (ISO-8601 string or Date). */
-  until?: string | Date;
-  /** Also return up to this many turns before and after each hit, along its branch (0 to 10; default 0). */
-  context?: number;
-  /**
-   * Whether ranked recall also asks the store's vector channel, fused by reciprocal rank (default true; only a
-   * store made with an `embedder` has one).
-   */
-  vectors?: boolean;
-}
+// The per-session storage contract: the reference's provider methods, their options and what a write answers.
+import type { CompactionDetails, SessionMessage, StoredCompaction } from "./message.js";
+import type { SearchOptions, SearchResult } from "./search.js";
 
 /** Size of one stored row on a path (UTF-8 bytes of its JSON). */
 export interface HistoryRowStat {
   id: string;
   role: string;
   bytes: number;
-  /** The library's token estimate of the row (src/utils/tokens.ts); set by this package's providers. */
+  /** The library's token estimate of the row (src/message/tokens.ts); set by this package's providers. */
   tokens?: number;
 }
 

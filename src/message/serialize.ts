@@ -4,7 +4,7 @@
  * methods; none of the utils may crash on such input, they degrade to a weaker rendering instead.
  */
 
-import { parsePointer, slotMediaType } from "../store/media/media.js";
+import { parsePointer, slotMediaType } from "./media.js";
 
 /** Finds payload keys in JSON text cheaply, so values without media skip the slower per-value walk. */
 export const MAYBE_MEDIA_JSON = /"(?:data|image|url)":"/;
@@ -52,7 +52,7 @@ export function mediaPlaceholder(mediaType: string, value: string): string {
 
 /**
  * The media type of `value` under `key` in `holder` when it is an inline media payload (the store's offloading
- * rule, store/media/media.ts), else null.
+ * rule, media.ts), else null.
  */
 export function mediaTypeAt(holder: unknown, key: string, value: unknown): string | null {
   return typeof value === "string" ? slotMediaType(holder, key, value) : null;

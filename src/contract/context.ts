@@ -1,0 +1,43 @@
+// Optional store capability: context blocks and searchable entries (the reference's two context tables).
+import type { SessionStore } from "./store.js";
+
+/**
+ * Durable key/value rows for context blocks and cached prompts (the reference's `cf_agents_context_blocks`).
+ * Keys are namespaced by the caller, e.g. `memory_<sessionId>`, `_system_prompt_<sessionId>`.
+ */
+export interface BlockStore {
+  /** The stored content, or null when the key was never written (an empty string is a value). */
+  getBlock(key: string): Promise<string | null>;
+  setBlock(key: string, content: string): Promise<void>;
+  /** Removes keys; unknown keys are ignored. */
+  deleteBlocks(keys: readonly string[]): Promise<void>;
+}
+
+/** One hit of an entry search. */
+export interface EntryHit {
+  key: string;
+  content: string;
+}
+
+/** Full-text-searchable keyed entries per block label (the reference's `cf_agents_search_entries`). */
+export interface EntryStore {
+  /** Inserts or replaces the entry `key` of `label`; its old text is no longer found. */
+  setEntry(label: string, key: string, content: string): Promise<void>;
+  /** Best matches first, with the query language of {@link SessionStore.searchMessages}. */
+  searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]>;
+  countEntries(label: string): Promise<number>;
+  /** Removes every entry of `label`. */
+  deleteEntries(label: string): Promise<void>;
+}
+
+/** A store that can also hold context blocks and searchable entries (what auto-wiring needs). */
+export interface ContextCapableStore extends SessionStore {
+  readonly blocks: BlockStore;
+  readonly entries: EntryStore;
+}
+
+/** True when the store can back auto-wired context blocks. */
+export function hasContextStorage(store: SessionStore): store is ContextCapableStore {
+  const candidate = store as Partial<ContextCapableStore>;
+  return typeof candidate.blocks === "object" && typeof candidate.entries === "object";
+}

@@ -1,0 +1,100 @@
+// Optional store capability: the named sessions of a store and their counters (what SessionManager needs).
+import type { SessionStore } from "./store.js";
+
+/**
+ * One registered session, in the reference's `assistant_sessions` row shape (snake_case) plus prompt-cache token
+ * counters. Timestamps are ISO-8601 strings.
+ */
+export interface SessionInfo {
+  id: string;
+  name: string;
+  parent_session_id: string | null;
+  model: string | null;
+  source: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  estimated_cost: number;
+  end_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A row to register (validated by the caller: the registry trusts its input, as {@link BlockStore} does). */
+export interface NewSessionRecord {
+  id: string;
+  name: string;
+  parentSessionId?: string | null | undefined;
+  model?: string | null | undefined;
+  source?: string | null | undefined;
+}
+
+/** Usage to add to a session's counters. */
+export interface SessionUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  cacheReadTokens?: number | undefined;
+  cacheWriteTokens?: number | undefined;
+}
+
+/** Paging of {@link SessionRegistry.list}. */
+export interface SessionListOptions {
+  /** At most this many rows (default: all). */
+  limit?: number | undefined;
+  /** Rows to skip first (default 0). */
+  offset?: number | undefined;
+}
+
+/** Options of {@link SessionRegistry.scan}. */
+export interface SessionScanOptions {
+  /** Rows read per statement (default 500, at most 10,000). */
+  pageSize?: number | undefined;
+  /** Only the sessions registered with this `source` (the agent runtime's are `"agent"`); default every session. */
+  source?: string | undefined;
+}
+
+/**
+ * The named sessions of a store and their lifecycle (what `SessionManager` needs). Every write bumps `updated_at`
+ * and the row's activity order; unknown ids give `null` / `false`, never an error, so the caller decides.
+ */
+export interface SessionRegistry {
+  /** Registers a session with zero counters; `CONFLICT` when the id is already registered. */
+  create(record: NewSessionRecord): Promise<SessionInfo>;
+  get(id: string): Promise<SessionInfo | null>;
+  /** Newest activity first: `updated_at` descending, ties broken by the most recent write (a stable order). */
+  list(options?: SessionListOptions): Promise<SessionInfo[]>;
+  /**
+   * Every registered session (of `source` only, when given: the SQL stores read only those, through an index on
+   * (source, id)), in the store's order of ids, read in pages that go on after the last id (no offset): a page
+   * costs the same wherever it lies, and a session registered throughout the scan is yielded exactly once,
+   * however the others are touched, created or deleted meanwhile (those may or may not appear). For reading them
+   * all; `list()` pages by activity, which moves under writes.
+   */
+  scan(options?: SessionScanOptions): AsyncIterable<SessionInfo>;
+  /** Number of registered sessions (without reading them). */
+  count(): Promise<number>;
+  rename(id: string, name: string): Promise<SessionInfo | null>;
+  /** Marks activity now; false when the id is not registered. */
+  touch(id: string): Promise<boolean>;
+  addUsage(id: string, usage: SessionUsage): Promise<SessionInfo | null>;
+  /** Records why a session ended (e.g. `"compaction"`). */
+  markEnded(id: string, reason: string): Promise<SessionInfo | null>;
+  /**
+   * Removes the row and everything stored for that session id — messages, overlays, search-index rows, its head —
+   * plus the given context-block keys; true when a row was registered. Data of an unregistered id is removed too.
+   */
+  delete(id: string, options?: { blockKeys?: readonly string[] }): Promise<boolean>;
+}
+
+/** A store with a session registry (memory, SQLite and Postgres all have one). */
+export interface RegistryCapableStore extends SessionStore {
+  readonly registry: SessionRegistry;
+}
+
+/** True when the store can back a `SessionManager`. */
+export function hasSessionRegistry(store: SessionStore): store is RegistryCapableStore {
+  const registry = (store as Partial<RegistryCapableStore>).registry;
+  return typeof registry === "object" && registry !== null && typeof registry.list === "function";
+}

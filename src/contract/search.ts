@@ -1,0 +1,80 @@
+// What a search asks and what it answers, per session (SessionProvider) and across sessions (SessionStore).
+import type { SessionMessage } from "./message.js";
+
+/** One full-text search hit (`role` typed as the session's message type's). */
+export interface SearchResult<M extends SessionMessage = SessionMessage> {
+  id: string;
+  role: M["role"];
+  /** The indexed text of the message (its text parts). */
+  content: string;
+  /** ISO-8601 time the message was stored. */
+  createdAt?: string;
+  sessionId?: string;
+  /** Whether the message lies on its session's active path (set when a branch filter was requested). */
+  onActivePath?: boolean;
+  /** Relevance of the hit in this search (higher is better; comparable within one search only). */
+  score?: number;
+  /**
+   * Id of the compaction overlay whose summary stands for this message in the history: the original is still
+   * stored and searchable, so a model can recover what the summary dropped.
+   */
+  compactedBy?: string;
+  /** The turns around the hit, oldest first on each side, when the search asked for `context`. */
+  context?: SearchContext;
+}
+
+/** One turn next to a search hit. */
+export interface SearchContextTurn {
+  id: string;
+  role: string;
+  /** The turn's text (its text parts). */
+  content: string;
+  createdAt?: string;
+}
+
+/** The turns before and after a hit along its own branch, in conversation order. */
+export interface SearchContext {
+  before: SearchContextTurn[];
+  after: SearchContextTurn[];
+}
+
+/** Which messages a search may return: only the active path of each session, or every branch. */
+export type SearchBranch = "active" | "all";
+
+/**
+ * How a search matches words: `"any"` (default) is ranked recall — a message matching any content word of the query
+ * is a candidate, those matching more of its words (with the turns of their exchange) rank first; `"all"` needs every
+ * word of the query in the message.
+ */
+export type SearchMatch = "any" | "all";
+
+/** Options of a search. */
+export interface SearchOptions {
+  /** Most hits returned (default 20, at most 1,000). */
+  limit?: number;
+  /** `"active"`: only messages on the active path of their session; `"all"` (default): every branch. */
+  branch?: SearchBranch;
+  /** Ranked recall (`"any"`, default) or every word required (`"all"`). */
+  match?: SearchMatch;
+  /** Only messages of this role, or of one of these roles. */
+  role?: string | readonly string[];
+  /** Only messages stored at or after this time (ISO-8601 string or Date). */
+  since?: string | Date;
+  /** Only messages stored before this time (ISO-8601 string or Date). */
+  until?: string | Date;
+  /** Also return up to this many turns before and after each hit, along its branch (0 to 10; default 0). */
+  context?: number;
+  /**
+   * Whether ranked recall also asks the store's vector channel, fused by reciprocal rank (default true; only a
+   * store made with an `embedder` has one).
+   */
+  vectors?: boolean;
+}
+
+/** Options of a search across sessions. */
+export interface StoreSearchOptions extends SearchOptions {
+  /** Restrict hits to one session. */
+  sessionId?: string;
+  /** Restrict hits to these sessions (with `sessionId`, to the sessions in both). */
+  sessionIds?: readonly string[];
+}
