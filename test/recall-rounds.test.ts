@@ -3,11 +3,11 @@
 // held too few hits, within the bounds of search/active-paths.ts, the same for engines that answer at once or later.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { StoreSearchOptions } from "../src/contract/search.js";
 import { ACTIVE_PATH_ROUNDS } from "../src/search/active-paths.js";
 import { searchPlan } from "../src/search/options.js";
 import { type RecallSource, recall, recallAsync, scoresOf } from "../src/search/pipeline.js";
 import { recallTerms } from "../src/search/rank.js";
-import type { StoreSearchOptions } from "../src/contract/search.js";
 
 /** What a fake source read: its candidates' seqs, and the sessions kept to their paths when they were read. */
 interface Reads {

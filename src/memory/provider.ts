@@ -1,17 +1,26 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  HistoryReadOptions,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SessionProvider,
+  UpdateResult,
+  UpsertResult,
+} from "../contract/provider.js";
+import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SessionBinding } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { carriesTool, mayCarryTool, toolNamesArg, toolNeedles } from "../message/tool-parts.js";
 import { walkHistory } from "../store/history-stream.js";
 import { applyOverlays } from "../store/overlays.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import type { SessionBinding } from "../contract/store.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, Written } from "../store/written.js";
-import type { SessionMessage, StoredCompaction } from "../contract/message.js";
-import type { AppendOptions, AppendResult, HistoryReadOptions, HistoryRowStat, RecentHistoryResult, SessionProvider, UpdateResult, UpsertResult } from "../contract/provider.js";
-import type { SearchOptions, SearchResult } from "../contract/search.js";
-import { estimateMessageTokens } from "../message/tokens.js";
 import type {
   MemoryBackend as MemoryStore,
   MemoryMessageRow as Row,

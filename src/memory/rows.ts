@@ -4,13 +4,14 @@
  * payload links each change takes or gives back. The provider (provider.ts) and an agent step (step.ts) write
  * through these.
  */
+
+import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
+import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { hydrateSync, offloadMessage } from "../store/media/offload.js";
-import type { SessionMessage } from "../contract/message.js";
-import { estimateMessageTokens } from "../message/tokens.js";
 import type {
   MemoryBackend as MemoryStore,
   MemoryMessageRow as Row,

@@ -4,10 +4,11 @@
  * refusing a message stored already, the registry row and its totals — is decided against the stored data first,
  * then every change is applied, all in one synchronous stretch, so no other write of this process falls between.
  */
+
+import type { AppendResult } from "../contract/provider.js";
 import type { PreparedStep } from "../store/step.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
-import type { AppendResult } from "../contract/provider.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
 import { insertRow, leafConflict, parentNotFound, parentRow, storedJson } from "./rows.js";
 

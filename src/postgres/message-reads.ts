@@ -3,9 +3,10 @@
  * src/sqlite/message-reads.ts): the statements, and messages or a stored message's JSON with their payloads
  * restored.
  */
+
+import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
 import { contentHashes } from "../store/media/offload.js";
-import type { SessionMessage } from "../contract/message.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";

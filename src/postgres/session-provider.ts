@@ -1,3 +1,16 @@
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  HistoryReadOptions,
+  HistoryRowStat,
+  RecentHistoryResult,
+  SessionProvider,
+  UpdateResult,
+  UpsertResult,
+} from "../contract/provider.js";
+import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { toolNamesArg } from "../message/tool-parts.js";
 import { type Change, replaced } from "../store/feed/change-rows.js";
@@ -5,12 +18,8 @@ import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import type { SessionBinding } from "../contract/store.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, RowWritten, Written } from "../store/written.js";
-import type { SessionMessage, StoredCompaction } from "../contract/message.js";
-import type { AppendOptions, AppendResult, HistoryReadOptions, HistoryRowStat, RecentHistoryResult, SessionProvider, UpdateResult, UpsertResult } from "../contract/provider.js";
-import type { SearchOptions, SearchResult } from "../contract/search.js";
 import { appendRow, lockSql } from "./append.js";
 import type { PostgresBackend } from "./backend.js";
 import type { Executor } from "./connection/client.js";

@@ -3,10 +3,11 @@
  * where a path read starts (the head, a message and whether the session has overlays, in one statement), and one
  * stored message, parsed or as its JSON, payloads restored.
  */
+
+import type { SessionMessage } from "../contract/message.js";
 import { canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { contentHashes } from "../store/media/offload.js";
-import type { SessionMessage } from "../contract/message.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { hydrate } from "./media/attachments.js";

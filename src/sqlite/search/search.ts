@@ -6,6 +6,7 @@
  * src/postgres/search/search.ts.
  */
 
+import type { SearchResult, StoreSearchOptions } from "../../contract/search.js";
 import { keepToActivePaths } from "../../search/active-paths.js";
 import { nearestFor, takesVectors } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
@@ -15,8 +16,6 @@ import { parseQuery } from "../../search/query.js";
 import { recallTerms } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import type { StoreSearchOptions } from "../../contract/search.js";
-import type { SearchResult } from "../../contract/search.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { branchedSessions } from "./active-paths.js";
 import { SqliteRecallSource } from "./candidates.js";
