@@ -20,6 +20,7 @@ import {
 } from "./input.js";
 import { continueSession, forkSession } from "./lineage.js";
 import { appendChain } from "./messages.js";
+import { OwnerView } from "./owner-view.js";
 import { type ManagerSearchOptions, searchSessions, sessionTools } from "./search.js";
 import type { SearchToolOptions } from "./search-tools.js";
 import {
@@ -41,6 +42,7 @@ import type {
 } from "./templates.js";
 
 export { continuationText } from "./lineage.js";
+export type { OwnerUsage, OwnerView } from "./owner-view.js";
 export type { ManagerSearchOptions } from "./search.js";
 export type { ManagerSource } from "./state.js";
 
@@ -129,6 +131,15 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     return sessionOf(this.state, sessionId, (query, options) => this.search(query, options));
   }
 
+  /**
+   * The sessions of one owner (a user, a tenant): lists, gets, opens, searches, tools, forks, usage and export
+   * cover only sessions registered with `owner`; another owner's (or an unowned) session id is `NOT_FOUND` there.
+   * `create` in the view registers the session with the owner. The manager itself stays unscoped (operators).
+   */
+  forOwner(owner: string): OwnerView<M> {
+    return new OwnerView<M>(this, this.state, owner);
+  }
+
   /** Closes the store when the manager opened it itself (a SQLite path). */
   async close(): Promise<void> {
     this.state.sessions.clear();
@@ -148,8 +159,11 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     return this.store.registry.get(sessionId);
   }
 
-  /** Sessions, newest activity first (`updated_at` descending, then most recent write); `limit`/`offset` page. */
-  async list(options?: { limit?: number; offset?: number }): Promise<SessionInfo[]> {
+  /**
+   * Sessions, newest activity first (`updated_at` descending, then most recent write); `limit`/`offset` page,
+   * `owner` keeps to one owner's sessions.
+   */
+  async list(options?: { limit?: number; offset?: number; owner?: string }): Promise<SessionInfo[]> {
     return this.store.registry.list(listOptions(options));
   }
 

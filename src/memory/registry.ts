@@ -41,6 +41,7 @@ export class MemorySessionRegistry extends StoreRegistry {
       end_reason: null,
       created_at: now,
       updated_at: now,
+      ...(record.owner ? { owner: record.owner } : {}),
     };
     this.rows.set(record.id, { info, activity: ++this.activity });
     return { ...info };
@@ -60,7 +61,9 @@ export class MemorySessionRegistry extends StoreRegistry {
   }
 
   protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
-    const sorted = [...this.rows.values()].sort(
+    const { owner } = options;
+    const rows = [...this.rows.values()].filter((row) => owner === undefined || row.info.owner === owner);
+    const sorted = rows.sort(
       (a, b) =>
         (a.info.updated_at < b.info.updated_at ? 1 : a.info.updated_at > b.info.updated_at ? -1 : 0) ||
         b.activity - a.activity,
@@ -83,6 +86,13 @@ export class MemorySessionRegistry extends StoreRegistry {
       const row = this.rows.get(id);
       if (wanted(row)) yield { ...row.info };
     }
+  }
+
+  /** @internal the ids of the sessions registered with `owner` (a search's owner scope, search/options.ts). */
+  ownedIds(owner: string): string[] {
+    const ids: string[] = [];
+    for (const [id, row] of this.rows) if (row.info.owner === owner) ids.push(id);
+    return ids;
   }
 
   protected async readCount(): Promise<number> {

@@ -2,7 +2,7 @@ import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message/ids.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
-import { searchPlan } from "../search/options.js";
+import { keepToOwner, searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/rank.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
@@ -118,7 +118,8 @@ export class MemoryStore
   /** Message search across sessions (or within the ones the options name), best matches first. */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     this.assertOpen();
-    const plan = searchPlan(options);
+    const asked = searchPlan(options);
+    const plan = asked.owner === undefined ? asked : keepToOwner(asked, this.registry.ownedIds(asked.owner));
     if (typeof query !== "string") return [];
     // The vector channel is asked only for a search the text channel can answer (content words, within the limits);
     // without one, the query is parsed once, by the search itself.

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { assertNamedSessionId, isStorableId } from "../message/ids.js";
 import { assertStoredKey } from "../store/keys.js";
+import { assertOptionalOwner, assertOwnerId } from "../store/owner.js";
 import type { NewSessionRecord, SessionListOptions, SessionUsage } from "../store/types.js";
 import { checkedBy, wholeCount as count, finite } from "./rules.js";
 import { parseInput, rule } from "./to-session-error.js";
@@ -39,6 +40,7 @@ export const sessionRecord = objectOrNone(
     parentSessionId: optionalText("parentSessionId"),
     model: optionalText("model"),
     source: optionalText("source"),
+    owner: checkedBy<string | null | undefined>(assertOptionalOwner).optional(),
   },
   "A session record",
 );
@@ -59,7 +61,11 @@ export const usage = objectOrNone(
 );
 
 /** The paging fields of `list()`. */
-export const listShape = { limit: count("limit").optional(), offset: count("offset").optional() };
+export const listShape = {
+  limit: count("limit").optional(),
+  offset: count("offset").optional(),
+  owner: checkedBy<string>(assertOwnerId).optional(),
+};
 
 const textRules = new Map<string, z.ZodType<string>>();
 

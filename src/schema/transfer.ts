@@ -9,6 +9,7 @@ import { z } from "zod";
 import { describe } from "../message/describe.js";
 import { assertSessionId, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../message/ids.js";
 import { MAX_BLOCK_KEY_BYTES } from "../store/keys.js";
+import { isOwnerId, MAX_OWNER_BYTES } from "../store/owner.js";
 import type { TransferAttachment, TransferMessage, TransferRow, TransferSession } from "../store/types.js";
 import type { StoredCompaction } from "../types.js";
 import { checkedBy } from "./rules.js";
@@ -59,7 +60,22 @@ export const transferHeader = z
       id: checkedBy<string>(assertSessionId),
       leafId: storedName(of("The leaf")).nullable(),
       info: z
-        .looseObject({ id: z.unknown() }, ruleOf("The registry row", "must be an object or null"))
+        .looseObject(
+          {
+            id: z.unknown(),
+            // Checked here, as `create` checks it: an import must not store an owner no view could name.
+            owner: z
+              .custom<string | null>(
+                (value) => value === null || isOwnerId(value),
+                ruleOf(
+                  "The owner",
+                  `must be a non-empty, well-formed string of at most ${MAX_OWNER_BYTES} bytes in UTF-8 without control characters`,
+                ),
+              )
+              .optional(),
+          },
+          ruleOf("The registry row", "must be an object or null"),
+        )
         .nullable(),
     },
     rule("A session header must be an object"),

@@ -9,10 +9,18 @@ import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { deleteSessionContent } from "./writes.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
-  cache_write_tokens, estimated_cost, end_reason, created_at, updated_at`;
+  cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner`;
 
 // The next write-order number; the UNIQUE index on `activity` makes MAX() one index lookup.
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
+
+/**
+ * The ids of the sessions registered with `owner` (a search's owner scope, search/options.ts): one range of the
+ * index agent_sessions_owner.
+ */
+export function ownedSessionIds(driver: SqlDriver, owner: string): string[] {
+  return driver.column<string>("SELECT id FROM agent_sessions WHERE owner = ?", [owner]);
+}
 
 /** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
 export class SqliteSessionRegistry extends StoreRegistry {
@@ -33,8 +41,9 @@ export class SqliteSessionRegistry extends StoreRegistry {
   protected async writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
     const now = new Date().toISOString();
     const row = this.driver.get<SessionInfoRow>(
-      `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, created_at, updated_at, activity)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
+      `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, owner, created_at, updated_at,
+         activity)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
        ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
       [
         record.id,
@@ -42,6 +51,7 @@ export class SqliteSessionRegistry extends StoreRegistry {
         record.parentSessionId ?? null,
         record.model ?? null,
         record.source ?? null,
+        record.owner ?? null,
         now,
         now,
       ],
@@ -55,6 +65,16 @@ export class SqliteSessionRegistry extends StoreRegistry {
   }
 
   protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
+    if (options.owner !== undefined) {
+      // One range of agent_sessions_owner, in its order: other owners' rows are never read.
+      return this.driver
+        .all<SessionInfoRow>(
+          `SELECT ${COLUMNS} FROM agent_sessions WHERE owner = ?
+           ORDER BY updated_at DESC, activity DESC LIMIT ? OFFSET ?`,
+          [options.owner, options.limit ?? -1, options.offset ?? 0],
+        )
+        .map(toSessionInfo);
+    }
     // Matches the index agent_sessions_recent exactly, so rows come out of the index without a sort.
     return this.driver
       .all<SessionInfoRow>(

@@ -13,6 +13,11 @@ export interface StoreSearchOptions extends SearchOptions {
   sessionId?: string;
   /** Restrict hits to these sessions (with `sessionId`, to the sessions in both). */
   sessionIds?: readonly string[];
+  /**
+   * Restrict hits to the sessions registered with this owner (with the other options, to the sessions in both);
+   * a session without a registry row or owner is no owner's. Stores without a registry find nothing for it.
+   */
+  owner?: string;
 }
 
 /**
@@ -141,6 +146,8 @@ export interface SessionInfo {
   end_reason: string | null;
   created_at: string;
   updated_at: string;
+  /** Whose session it is (set when it is registered, never changed); absent when it has none. */
+  owner?: string;
 }
 
 /** A row to register (validated by the caller: the registry trusts its input, as {@link BlockStore} does). */
@@ -150,6 +157,8 @@ export interface NewSessionRecord {
   parentSessionId?: string | null | undefined;
   model?: string | null | undefined;
   source?: string | null | undefined;
+  /** Whose session it is (an owner id, see store/owner.ts); none when null or omitted. */
+  owner?: string | null | undefined;
 }
 
 /** Usage to add to a session's counters. */
@@ -167,6 +176,8 @@ export interface SessionListOptions {
   limit?: number | undefined;
   /** Rows to skip first (default 0). */
   offset?: number | undefined;
+  /** Only the sessions of this owner (an index range on the SQL stores: other owners' rows are not read). */
+  owner?: string | undefined;
 }
 
 /** Options of {@link SessionRegistry.scan}. */

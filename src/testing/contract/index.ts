@@ -16,6 +16,7 @@ import { managerMessagesSpec } from "./manager-messages.spec.js";
 import { managerSearchSpec } from "./manager-search.spec.js";
 import { messagesSpec } from "./messages.spec.js";
 import { overlaysSpec } from "./overlays.spec.js";
+import { ownersSpec } from "./owners.spec.js";
 import { persistenceSpec } from "./persistence.spec.js";
 import { recallSpec } from "./recall.spec.js";
 import { recallSiblingsSpec } from "./recall-siblings.spec.js";
@@ -78,6 +79,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     registryLimitsSpec(suite, target);
     managerLifecycleSpec(suite, target);
     managerMessagesSpec(suite, target);
+    ownersSpec(suite, target);
     managerSearchSpec(suite, target);
   });
 }
