@@ -14,7 +14,11 @@ const text = (i: number) => `message ${i} ${"some words of an everyday message "
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mean = s.reduce((a, b) => a + b, 0) / s.length;
-  return { mean: mean * 1000, p50: s[Math.floor(s.length / 2)]! * 1000, p99: s[Math.floor(s.length * 0.99)]! * 1000 };
+  return {
+    mean: mean * 1000,
+    p50: s[Math.floor(s.length / 2)]! * 1000,
+    p99: s[Math.floor(s.length * 0.99)]! * 1000,
+  };
 };
 
 async function run(mode: "OFF" | "ON", round: number) {
@@ -24,7 +28,8 @@ async function run(mode: "OFF" | "ON", round: number) {
   const m = new SessionManager(store);
   const big = await m.create("big");
   const s = store.session(big.id);
-  for (let i = 0; i < SESSION; i++) await s.appendMessage({ id: `m${i}`, role: "user", parts: [{ type: "text", text: text(i) }] });
+  for (let i = 0; i < SESSION; i++)
+    await s.appendMessage({ id: `m${i}`, role: "user", parts: [{ type: "text", text: text(i) }] });
   const appends: number[] = [];
   for (let i = 0; i < TIMED; i++) {
     const t = performance.now();
@@ -33,10 +38,14 @@ async function run(mode: "OFF" | "ON", round: number) {
   }
   await store.searchMessages("everyday"); // indexes what is pending, so deletes remove index rows too
   let t = performance.now();
-  await m.deleteMessages(big.id, Array.from({ length: 100 }, (_, i) => `t${i * 10}`));
+  await m.deleteMessages(
+    big.id,
+    Array.from({ length: 100 }, (_, i) => `t${i * 10}`),
+  );
   const deleteMessages = performance.now() - t;
   const other = await m.create("other");
-  for (let i = 0; i < 1000; i++) await m.append(other.id, { id: `o${i}`, role: "user", parts: [{ type: "text", text: text(i) }] });
+  for (let i = 0; i < 1000; i++)
+    await m.append(other.id, { id: `o${i}`, role: "user", parts: [{ type: "text", text: text(i) }] });
   await store.searchMessages("everyday");
   t = performance.now();
   await m.delete(other.id);
@@ -44,7 +53,13 @@ async function run(mode: "OFF" | "ON", round: number) {
   const purge = await store.purge();
   await store.close();
   rmSync(path, { force: true });
-  return { mode, append: stats(appends), deleteMessages100Ms: deleteMessages, deleteSession1000Ms: deleteSession, purgeMs: purge.ms };
+  return {
+    mode,
+    append: stats(appends),
+    deleteMessages100Ms: deleteMessages,
+    deleteSession1000Ms: deleteSession,
+    purgeMs: purge.ms,
+  };
 }
 
 for (let round = 0; round < 2; round++) {
