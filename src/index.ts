@@ -106,6 +106,7 @@ export {
   type Unsubscribe,
 } from "./store/feed/feed.js";
 export { type MirrorOptions, mirror, type SessionMirror } from "./store/feed/mirror.js";
+export type { PurgeCapableStore, PurgeOptions, PurgeReport, PurgeStep } from "./store/purge.js";
 export type {
   AttachmentCapableStore,
   AttachmentStats,

@@ -12,6 +12,7 @@ import {
   type SubscribeOptions,
   type Unsubscribe,
 } from "../store/feed/feed.js";
+import { type PurgeCapableStore, PurgeRecorder, type PurgeReport } from "../store/purge.js";
 import { runStep, type StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
@@ -41,7 +42,12 @@ export interface MemoryStoreOptions extends WritePolicyOptions, VectorStoreOptio
 
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
 export class MemoryStore
-  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+  implements
+    AttachmentCapableStore,
+    ContextCapableStore,
+    PurgeCapableStore,
+    RegistryCapableStore,
+    TransferCapableStore
 {
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
@@ -133,6 +139,12 @@ export class MemoryStore
   /** Appends a chain of messages, sets a block and updates the registry row, all or nothing (see store/step.ts). */
   writeStep(step: StepWrite): Promise<void> {
     return runStep(this, step, (prepared) => writeMemoryStep(this, prepared));
+  }
+
+  /** Nothing to do: a deleted value is dropped from the heap at once, and no file ever held it (a no-op report). */
+  async purge(): Promise<PurgeReport> {
+    if (this.closed) throw new SessionError("CLOSED", "This MemoryStore was closed");
+    return new PurgeRecorder("memory").report();
   }
 
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */

@@ -10,6 +10,7 @@ import {
   type SubscribeOptions,
   type Unsubscribe,
 } from "../store/feed/feed.js";
+import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
 import { runStep, type StepWrite } from "../store/step.js";
 import type {
   AttachmentCapableStore,
@@ -31,6 +32,7 @@ import { SqliteChangeLog } from "./feed/change-log.js";
 import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./feed/remote-watch.js";
 import { IdleWork } from "./idle-work.js";
 import { SqliteAttachments } from "./media/attachments.js";
+import { purgeSqlite } from "./purge.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { migrate } from "./schema.js";
 import { flushSearchIndex } from "./search/indexing.js";
@@ -43,7 +45,12 @@ import { SqliteTransfer } from "./transfer/export.js";
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore
-  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+  implements
+    AttachmentCapableStore,
+    ContextCapableStore,
+    PurgeCapableStore,
+    RegistryCapableStore,
+    TransferCapableStore
 {
   readonly backend = "sqlite";
   /** @internal the connection every provider of this store shares. */
@@ -165,6 +172,14 @@ export class SqliteStore
   /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */
   writeStep(step: StepWrite): Promise<void> {
     return runStep(this, step, (prepared) => writeSqliteStep(this, prepared));
+  }
+
+  /**
+   * Makes the bytes of everything deleted so far unreadable in the database file and its write-ahead log: merges
+   * the search indexes and checkpoints the log (docs/PRIVACY.md). Safe to run from many processes at once.
+   */
+  async purge(): Promise<PurgeReport> {
+    return purgeSqlite(this.driver);
   }
 
   /** Indexes pending messages (so readers that cannot write find everything) and closes the connection. */
