@@ -96,6 +96,7 @@ export {
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteSessionProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
+export type { ErasureCondition, ErasureCounts, ErasureReceipt } from "./store/erasure.js";
 export type { ChangeLogOptions } from "./store/feed/change-rows.js";
 export {
   type ChangeEvent,
@@ -107,6 +108,7 @@ export {
 } from "./store/feed/feed.js";
 export { type MirrorOptions, mirror, type SessionMirror } from "./store/feed/mirror.js";
 export type { PurgeCapableStore, PurgeOptions, PurgeReport, PurgeStep } from "./store/purge.js";
+export type { RetentionPolicy, SweepOptions, SweepProgress, SweepReport } from "./store/retention.js";
 export type {
   AttachmentCapableStore,
   AttachmentStats,

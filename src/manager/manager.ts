@@ -2,14 +2,18 @@ import { assertOwnBlockKeys } from "../context/block-keys.js";
 import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import { SessionError } from "../errors.js";
 import { assertId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
+import type { ErasureReceipt } from "../store/erasure.js";
+import { type RetentionPolicy, type SweepOptions, type SweepReport, sweep } from "../store/retention.js";
 import type { RegistryCapableStore, SessionInfo } from "../store/types.js";
 import { storePolicy } from "../store/write-policy.js";
 import type { CompactionDetails, SearchResult, SessionMessage, StoredCompaction } from "../types.js";
+import { eraseOne, eraseOwnerOf, eraseSessionOf } from "./erase.js";
 import {
   assertName,
   type CacheUsage,
@@ -185,6 +189,43 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     const keys = blockKeys(this.state, sessionId);
     await retireSession(this.state, sessionId);
     return this.store.registry.delete(sessionId, { blockKeys: keys });
+  }
+
+  /**
+   * Erases a session with everything of it (messages, overlays, search rows, vectors, its blocks, entries and
+   * cached prompt, usage, change-log rows, payloads no one else links) in one transaction, announces `erased` on
+   * the feed and answers the receipt; `NOT_FOUND` when nothing is stored under the id (docs/PRIVACY.md).
+   */
+  async erase(sessionId: string): Promise<ErasureReceipt> {
+    return eraseSessionOf(this.state, sessionId);
+  }
+
+  /** Erases every session of `owner` (one transaction each; run again after a crash); `NOT_FOUND` when it has none. */
+  async eraseOwner(owner: string): Promise<ErasureReceipt> {
+    return eraseOwnerOf(this.state, owner);
+  }
+
+  /** Pins a session (a retention sweep never erases it) or unpins it; `NOT_FOUND` for an unknown id. */
+  async pin(sessionId: string, pinned = true): Promise<SessionInfo> {
+    assertId(sessionId, "A session id");
+    const registry = this.store.registry;
+    if (typeof registry.pin !== "function") {
+      throw new SessionError("UNSUPPORTED", `The ${this.store.backend} store's registry cannot pin`);
+    }
+    return found(sessionId, await registry.pin(sessionId, pinned));
+  }
+
+  /**
+   * Applies a retention policy: erases every unpinned session inactive for longer than `maxAgeMs` (keeping each
+   * owner's `keepNewestPerOwner` newest), in batches; safe to run from many processes at once (docs/PRIVACY.md).
+   */
+  async sweep(policy: RetentionPolicy, options?: SweepOptions): Promise<SweepReport> {
+    return sweep(
+      this.store.registry,
+      (id, condition) => eraseOne(this.state, id, condition),
+      policy,
+      options,
+    );
   }
 
   /** Appends a message (after the latest leaf, under `parentId`, or as a new root with `null`); returns its id. */

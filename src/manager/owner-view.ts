@@ -11,6 +11,7 @@ import { SessionError } from "../errors.js";
 import { assertNamedSessionId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
+import type { ErasureReceipt } from "../store/erasure.js";
 import { assertOwner, ownedBy } from "../store/owner.js";
 import { hasTransfer, type SessionInfo, type TransferItem } from "../store/types.js";
 import type { SearchResult, SessionMessage } from "../types.js";
@@ -36,6 +37,8 @@ export interface OwnedCalls<M extends SessionMessage> {
   getSession(sessionId: string): Session<M>;
   rename(sessionId: string, name: string): Promise<SessionInfo>;
   delete(sessionId: string): Promise<boolean>;
+  erase(sessionId: string): Promise<ErasureReceipt>;
+  eraseOwner(owner: string): Promise<ErasureReceipt>;
   fork(sessionId: string, atMessageId: string, name: string): Promise<SessionInfo>;
   compactAndSplit(sessionId: string, summary: string, name?: string): Promise<SessionInfo>;
   search(query: string, options?: ManagerSearchOptions | null): Promise<SearchResult[]>;
@@ -102,6 +105,17 @@ export class OwnerView<M extends SessionMessage = SessionMessage> {
     assertNamedSessionId(sessionId);
     if (!ownedBy(await this.state.store.registry.get(sessionId), this.owner)) return false;
     return this.manager.delete(sessionId);
+  }
+
+  /** Erases an owned session (see SessionManager.erase); `NOT_FOUND` for another owner's, which stays untouched. */
+  async erase(sessionId: string): Promise<ErasureReceipt> {
+    await this.require(sessionId);
+    return this.manager.erase(sessionId);
+  }
+
+  /** Erases every session of this owner (see SessionManager.eraseOwner); `NOT_FOUND` when it has none. */
+  async eraseAll(): Promise<ErasureReceipt> {
+    return this.manager.eraseOwner(this.owner);
   }
 
   /** Forks an owned session; the fork is the same owner's. */

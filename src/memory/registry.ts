@@ -1,6 +1,12 @@
 import { SessionError } from "../errors.js";
 import { compareUtf8 } from "../runtime/bytes.js";
-import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
+import { type ErasureCondition, meetsCondition, noCounts } from "../store/erasure.js";
+import {
+  type RegistryChange,
+  type RegistryDeletion,
+  type RegistryErasure,
+  StoreRegistry,
+} from "../store/registry-base.js";
 import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import { assertUsageFits } from "../store/usage-totals.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
@@ -141,6 +147,38 @@ export class MemorySessionRegistry extends StoreRegistry {
     if (blockKeys.length > 0) await this.store.blocks.deleteBlocks(blockKeys);
     const removed = this.rows.delete(id);
     return { removed, cleared: held || removed ? {} : undefined };
+  }
+
+  // Synchronous from the first read to the last drop: no other write interleaves, as in one transaction.
+  protected async writeErase(
+    id: string,
+    keys: string[],
+    condition: ErasureCondition,
+  ): Promise<RegistryErasure | null> {
+    const row = this.rows.get(id);
+    const data = this.store.sessionData(id, false);
+    if (!meetsCondition(row?.info, condition)) return null;
+    const counts = noCounts();
+    counts.sessions = row ? 1 : 0;
+    counts.messages = data?.rows.size ?? 0;
+    counts.compactions = data?.compactions.length ?? 0;
+    const payloads = this.store.attachments.size;
+    this.store.dropSession(id);
+    counts.attachments = payloads - this.store.attachments.size;
+    counts.vectors = this.store.forgetVectors(id);
+    counts.blocks = this.store.blocks.dropKeys(keys);
+    for (const key of keys) counts.entries += this.store.entries.dropLabel(key);
+    this.rows.delete(id);
+    if (Object.values(counts).every((n) => n === 0) && !data) return null; // nothing was there
+    return { counts, logged: {} };
+  }
+
+  protected async writePin(id: string, pinned: boolean): Promise<SessionInfo | null> {
+    const row = this.rows.get(id);
+    if (!row) return null;
+    if (pinned) row.info.pinned = true;
+    else delete row.info.pinned;
+    return { ...row.info };
   }
 }
 

@@ -66,6 +66,8 @@ export class MemoryStore
   readonly policy: WritePolicy;
   /** The vector channel of hybrid recall, with an `embedder` (docs/RECALL.md); undefined without one. */
   readonly vectors: StoreVectors | undefined;
+  /** @internal drops a session's vectors at once (an erasure); how many there were. */
+  forgetVectors: (sessionId: string) => number = () => 0;
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
   private readonly queryLimits: QueryLimits;
@@ -78,7 +80,9 @@ export class MemoryStore
     this.registry = new MemorySessionRegistry(this);
     this.transfer = new MemoryTransfer(this);
     const vectors = vectorOptions(options);
-    this.vectors = vectors && memoryVectors(this, vectors);
+    const channel = vectors && memoryVectors(this, vectors);
+    this.vectors = channel?.vectors;
+    if (channel) this.forgetVectors = channel.forget;
   }
 
   /** Calls `listener` after every write to any session of this store, in commit order (see docs/FEED.md). */

@@ -5,8 +5,15 @@
  * statement arrived, to the millisecond), so many processes on many hosts agree on "newest activity"; `activity`
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
+
+import type { ErasureCondition } from "../store/erasure.js";
 import { markLogged } from "../store/feed/change-rows.js";
-import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
+import {
+  type RegistryChange,
+  type RegistryDeletion,
+  type RegistryErasure,
+  StoreRegistry,
+} from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import {
@@ -18,6 +25,7 @@ import {
 } from "../store/usage-totals.js";
 import type { PostgresBackend } from "./backend.js";
 import type { Executor } from "./connection/client.js";
+import { eraseLocked } from "./erase.js";
 import { releaseSession } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
 import { isoSql } from "./tree.js";
@@ -26,7 +34,7 @@ type Ready = () => Promise<Executor>;
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
   cache_write_tokens, estimated_cost, end_reason, ${isoSql("created_at")} AS created_at,
-  ${isoSql("updated_at")} AS updated_at, owner`;
+  ${isoSql("updated_at")} AS updated_at, owner, pinned`;
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
 export const NOW = "date_trunc('milliseconds', statement_timestamp())";
@@ -262,5 +270,22 @@ export class PostgresSessionRegistry extends StoreRegistry {
       const clear = { sessionId: id, type: "clear" as const, ids: [] };
       return { removed, cleared: log ? markLogged({}, await log.recordIn(query, clear)) : {} };
     });
+  }
+
+  protected async writeErase(
+    id: string,
+    keys: string[],
+    condition: ErasureCondition,
+  ): Promise<RegistryErasure | null> {
+    return eraseLocked(await this.ready(), this.t, this.store?.changeLog, id, keys, condition);
+  }
+
+  protected async writePin(id: string, pinned: boolean): Promise<SessionInfo | null> {
+    const executor = await this.ready();
+    const [row] = await executor.query<SessionInfoRow>(
+      `UPDATE ${this.t.sessions} SET pinned = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, pinned],
+    );
+    return row ? toSessionInfo(row) : null;
   }
 }

@@ -338,6 +338,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         ON ${t.sessions} (owner, updated_at DESC, activity DESC) WHERE owner IS NOT NULL`,
     ],
   },
+  // A pinned session is exempt from retention (store/retention.ts); false for every row there was.
+  {
+    version: 13,
+    statements: (t) => [
+      `ALTER TABLE ${t.sessions} ADD COLUMN IF NOT EXISTS pinned boolean NOT NULL DEFAULT false`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -1,15 +1,22 @@
+import { type ErasureCondition, meetsCondition } from "../store/erasure.js";
 import { markLogged } from "../store/feed/change-rows.js";
-import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
+import {
+  type RegistryChange,
+  type RegistryDeletion,
+  type RegistryErasure,
+  StoreRegistry,
+} from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import type { NewSessionRecord, SessionInfo, SessionListOptions, SessionUsage } from "../store/types.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { eraseSession } from "./erase.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { deleteSessionContent } from "./writes.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
-  cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner`;
+  cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned`;
 
 // The next write-order number; the UNIQUE index on `activity` makes MAX() one index lookup.
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
@@ -178,5 +185,35 @@ export class SqliteSessionRegistry extends StoreRegistry {
         cleared: log ? markLogged({}, log.record({ sessionId: id, type: "clear", ids: [] })) : {},
       };
     });
+  }
+
+  // One write transaction per session: the condition is read under the write lock, so two sweepers never both
+  // erase a session (the second finds nothing), and a reader sees the whole session or none of it.
+  protected async writeErase(
+    id: string,
+    keys: string[],
+    condition: ErasureCondition,
+  ): Promise<RegistryErasure | null> {
+    return this.driver.transaction(() => {
+      const row = this.driver.get<SessionInfoRow>(`SELECT ${COLUMNS} FROM agent_sessions WHERE id = ?`, [id]);
+      if (!meetsCondition(row && toSessionInfo(row), condition)) return null;
+      const head = this.driver.get<{ num: number }>(
+        "SELECT num FROM agent_session_heads WHERE session_id = ?",
+        [id],
+      );
+      if (!row && !head) return null;
+      const counts = eraseSession(this.driver, id, head === undefined ? undefined : Number(head.num), keys);
+      const log = this.store?.changeLog;
+      const logged = log ? markLogged({}, log.record({ sessionId: id, type: "erased", ids: [] })) : {};
+      return { counts, logged };
+    });
+  }
+
+  protected async writePin(id: string, pinned: boolean): Promise<SessionInfo | null> {
+    const row = this.driver.get<SessionInfoRow>(
+      `UPDATE agent_sessions SET pinned = ? WHERE id = ? RETURNING ${COLUMNS}`,
+      [pinned ? 1 : 0, id],
+    );
+    return row ? toSessionInfo(row) : null;
   }
 }

@@ -208,7 +208,20 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     statements: [],
     run: addOwnerColumn,
   },
+  // A pinned session is exempt from retention (store/retention.ts); 0 for every row there was.
+  {
+    version: 14,
+    statements: [],
+    run: addPinnedColumn,
+  },
 ];
+
+function addPinnedColumn(driver: SqlDriver): void {
+  const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_sessions')");
+  if (!columns.includes("pinned")) {
+    driver.run("ALTER TABLE agent_sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0");
+  }
+}
 
 function addOwnerColumn(driver: SqlDriver): void {
   const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_sessions')");

@@ -12,8 +12,9 @@ import {
   checkUsage,
   registryText,
 } from "../schema/registry.js";
+import type { ErasureCondition, ErasureCounts } from "./erasure.js";
 import type { ChangeFeed } from "./feed/feed.js";
-import { publishClear } from "./feed/publish.js";
+import { publishClear, publishErased } from "./feed/publish.js";
 import { isLookupKey, lookupKeys } from "./keys.js";
 import type {
   NewSessionRecord,
@@ -28,6 +29,13 @@ import type {
 export type RegistryChange = { field: "name" | "end_reason"; value: string } | undefined;
 
 /** What a backend's delete did: whether a row was registered, and the `clear` to publish (undefined: none). */
+/** What a backend's erase did: the counts and the `erased` to publish, or null (nothing there, condition unmet). */
+export interface RegistryErasure {
+  counts: ErasureCounts;
+  /** What the feed reads the logged cursor from. */
+  logged: object;
+}
+
 export interface RegistryDeletion {
   removed: boolean;
   /** Undefined when nothing was stored under the id; else what the feed reads the logged cursor from. */
@@ -61,6 +69,18 @@ export abstract class StoreRegistry implements SessionRegistry {
   protected abstract writeUsage(id: string, usage: Required<SessionUsage>): Promise<SessionInfo | null>;
   /** Removes the row, the session's data and the blocks of `blockKeys` (lookup-able keys) in one write. */
   protected abstract writeDelete(id: string, blockKeys: string[]): Promise<RegistryDeletion>;
+  /**
+   * Erases the session in one transaction (see SessionRegistry.erase): the rows `writeDelete` removes, the entries
+   * filed under `blockKeys`, the session's change-log rows, then logs `erased`; null when nothing was stored under
+   * the id or the condition did not hold when checked in that transaction.
+   */
+  protected abstract writeErase(
+    id: string,
+    blockKeys: string[],
+    condition: ErasureCondition,
+  ): Promise<RegistryErasure | null>;
+  /** Sets the pinned flag (not an activity: `updated_at` is kept); null when the id is not registered. */
+  protected abstract writePin(id: string, pinned: boolean): Promise<SessionInfo | null>;
 
   async create(input: NewSessionRecord): Promise<SessionInfo> {
     const record = checkRecord(input);
@@ -124,6 +144,28 @@ export abstract class StoreRegistry implements SessionRegistry {
     const { removed, cleared } = await this.writeDelete(id, lookupKeys(options.blockKeys ?? []));
     if (cleared && this.publisher) await publishClear(this.publisher.feed, id, cleared);
     return removed;
+  }
+
+  /** Erases the session (see SessionRegistry.erase) and publishes its `erased` event. */
+  async erase(
+    id: string,
+    options: { blockKeys?: readonly string[]; condition?: ErasureCondition } = {},
+  ): Promise<ErasureCounts | null> {
+    if (!isLookupKey(id)) return null;
+    this.assertOpen();
+    const erased = await this.writeErase(id, lookupKeys(options.blockKeys ?? []), options.condition ?? {});
+    if (!erased) return null;
+    if (this.publisher) await publishErased(this.publisher.feed, id, erased.logged);
+    return erased.counts;
+  }
+
+  /** Pins or unpins a registered session; null when the id is not registered. */
+  async pin(id: string, pinned: boolean): Promise<SessionInfo | null> {
+    if (typeof pinned !== "boolean")
+      throw new SessionError("INVALID_ARGUMENT", "pinned must be true or false");
+    if (!isLookupKey(id)) return null;
+    this.assertOpen();
+    return this.writePin(id, pinned);
   }
 
   private change(id: string, change: RegistryChange): Promise<SessionInfo | null> {

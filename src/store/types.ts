@@ -5,6 +5,7 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "../types.js";
+import type { ErasureCondition, ErasureCounts } from "./erasure.js";
 import type { WritePolicy } from "./write-policy.js";
 
 /** Options of a search across sessions. */
@@ -148,6 +149,8 @@ export interface SessionInfo {
   updated_at: string;
   /** Whose session it is (set when it is registered, never changed); absent when it has none. */
   owner?: string;
+  /** True when the session is pinned (retention never erases it); absent when it is not. */
+  pinned?: true;
 }
 
 /** A row to register (validated by the caller: the registry trusts its input, as {@link BlockStore} does). */
@@ -219,6 +222,17 @@ export interface SessionRegistry {
    * plus the given context-block keys; true when a row was registered. Data of an unregistered id is removed too.
    */
   delete(id: string, options?: { blockKeys?: readonly string[] }): Promise<boolean>;
+  /**
+   * Erases everything of a session in one transaction (what `delete` removes, plus the session's change-log rows,
+   * the search entries filed under `blockKeys`, and the payloads no other message links) and publishes `erased`;
+   * answers the counts, or null when nothing was stored under the id or `condition` did not hold.
+   */
+  erase?(
+    id: string,
+    options?: { blockKeys?: readonly string[]; condition?: ErasureCondition },
+  ): Promise<ErasureCounts | null>;
+  /** Pins or unpins a session (a retention sweep never erases a pinned one); null when the id is not registered. */
+  pin?(id: string, pinned: boolean): Promise<SessionInfo | null>;
 }
 
 /** A store with a session registry (memory, SQLite and Postgres all have one). */

@@ -108,6 +108,15 @@ export function publishClear(feed: ChangeFeed, sessionId: string, result?: unkno
   );
 }
 
+/** An erasure of the session: ids only, so the log row that announces it holds none of the erased content. */
+export function publishErased(feed: ChangeFeed, sessionId: string, result?: unknown): Promise<void> {
+  return feed.publish(
+    { sessionId, type: "erased", ids: [] },
+    (cursor) => ({ type: "erased", sessionId, cursor, ...LOCAL }),
+    loggedCursor(result),
+  );
+}
+
 /** A stored overlay (as the backend answered it, with its logged cursor, if any). */
 export function publishCompaction(
   feed: ChangeFeed,
