@@ -59,7 +59,8 @@ export function noCounts(): ErasureCounts {
 
 /** Adds `more` into `into` (field by field). */
 export function addCounts(into: ErasureCounts, more: ErasureCounts): void {
-  for (const key of Object.keys(into) as (keyof ErasureCounts)[]) into[key] += more[key];
+  // The count fields only: a receipt adds its `sessionIds` on top.
+  for (const key of Object.keys(noCounts()) as (keyof ErasureCounts)[]) into[key] += more[key];
 }
 
 /** A receipt of no session. */

@@ -5,6 +5,7 @@ import { attachmentsTransferSpec } from "./attachments-transfer.spec.js";
 import { closedSpec } from "./closed.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
+import { erasureSpec } from "./erasure.spec.js";
 import { feedSpec } from "./feed.spec.js";
 import type { ContractTarget } from "./harness.js";
 import { historyStreamSpec } from "./history-stream.spec.js";
@@ -80,6 +81,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     managerLifecycleSpec(suite, target);
     managerMessagesSpec(suite, target);
     ownersSpec(suite, target);
+    erasureSpec(suite, target);
     managerSearchSpec(suite, target);
   });
 }
