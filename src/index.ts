@@ -166,8 +166,11 @@ export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteStoreProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
 export { entryKey } from "./store/entry-key.js";
+export type { ErasureCondition, ErasureCounts, ErasureReceipt } from "./store/erasure.js";
 export type { ChangeLogOptions } from "./store/feed/change-rows.js";
 export { type MirrorOptions, mirror, type SessionMirror } from "./store/feed/mirror.js";
+export type { PurgeCapableStore, PurgeOptions, PurgeReport, PurgeStep } from "./store/purge.js";
+export type { RetentionPolicy, SweepOptions, SweepProgress, SweepReport } from "./store/retention.js";
 
 // Former names, kept so code written against them still runs: the providers are named to pair with `StoreProvider`.
 /** @deprecated Use {@link SqliteStoreProvider}, the same class under the name that pairs with `PostgresStoreProvider`. */

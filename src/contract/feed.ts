@@ -26,6 +26,8 @@ export type ChangeEvent =
   | (EventBase & { type: "update"; message: SessionMessage })
   | (EventBase & { type: "delete"; ids: string[] })
   | (EventBase & { type: "clear" })
+  /** The session was erased (manager.erase / eraseOwner, a retention sweep): forget everything of it. Ids only. */
+  | (EventBase & { type: "erased" })
   | (EventBase & { type: "compaction"; compaction: StoredCompaction })
   | (EventBase & { type: "import"; message: SessionMessage; inserted: boolean })
   | (EventBase & {

@@ -19,6 +19,10 @@ export interface SessionInfo {
   end_reason: string | null;
   created_at: string;
   updated_at: string;
+  /** Whose session it is (set when it is registered, never changed); absent when it has none. */
+  owner?: string;
+  /** True when the session is pinned (retention never erases it); absent when it is not. */
+  pinned?: true;
 }
 
 /** A row to register (validated by the caller: the registry trusts its input, as {@link BlockStore} does). */
@@ -28,6 +32,8 @@ export interface NewSessionRecord {
   parentSessionId?: string | null | undefined;
   model?: string | null | undefined;
   source?: string | null | undefined;
+  /** Whose session it is (an owner id, see store/owner.ts); none when null or omitted. */
+  owner?: string | null | undefined;
 }
 
 /** Usage to add to a session's counters. */
@@ -45,6 +51,8 @@ export interface SessionListOptions {
   limit?: number | undefined;
   /** Rows to skip first (default 0). */
   offset?: number | undefined;
+  /** Only the sessions of this owner (an index range on the SQL stores: other owners' rows are not read). */
+  owner?: string | undefined;
 }
 
 /** Options of {@link SessionRegistry.scan}. */
@@ -86,6 +94,56 @@ export interface SessionRegistry {
    * plus the given context-block keys; true when a row was registered. Data of an unregistered id is removed too.
    */
   delete(id: string, options?: { blockKeys?: readonly string[] }): Promise<boolean>;
+  /**
+   * Erases everything of a session in one transaction (what `delete` removes, plus the session's change-log rows,
+   * the search entries filed under `blockKeys`, and the payloads no other message links) and publishes `erased`;
+   * answers the counts, or null when nothing was stored under the id or `condition` did not hold.
+   */
+  erase?(
+    id: string,
+    options?: { blockKeys?: readonly string[]; condition?: ErasureCondition },
+  ): Promise<ErasureCounts | null>;
+  /** Pins or unpins a session (a retention sweep never erases a pinned one); null when the id is not registered. */
+  pin?(id: string, pinned: boolean): Promise<SessionInfo | null>;
+}
+
+/** How many rows of each kind an erasure removed. */
+export interface ErasureCounts {
+  /** Registry rows (0 for a session that had stored data but no registry row). */
+  sessions: number;
+  /** Messages, on every branch. */
+  messages: number;
+  /** Overlays (compaction summaries). */
+  compactions: number;
+  /** Vector-channel rows of those messages (0 on a store without the vector channel). */
+  vectors: number;
+  /** Context blocks of the session's keys (auto-wired blocks, the cached prompt, an agent session's header). */
+  blocks: number;
+  /** Search entries filed under the session's block keys. */
+  entries: number;
+  /** Offloaded payloads no other message links any more. */
+  attachments: number;
+  /** Change-log rows of the session (the `erased` row the erasure logs itself is not counted). */
+  changes: number;
+}
+
+/** The receipt of an erasure: the sessions erased and the counts summed over them. */
+export interface ErasureReceipt extends ErasureCounts {
+  /** The ids of the erased sessions. */
+  sessionIds: string[];
+}
+
+/** A condition an erasure re-checks in its own transaction (a retention sweep's); unmet: nothing is erased. */
+export interface ErasureCondition {
+  /** Erase only when the session's last activity (`updated_at`) is before this ISO time. */
+  inactiveBefore?: string;
+  /** Erase only when the session is not pinned. */
+  unpinned?: boolean;
+  /**
+   * Postgres: skip a session whose registry row another transaction holds (`FOR UPDATE SKIP LOCKED`) rather than
+   * wait for it: a concurrent sweeper is erasing it.
+   */
+  skipLocked?: boolean;
 }
 
 /** A store with a session registry (memory, SQLite and Postgres all have one). */

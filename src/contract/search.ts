@@ -77,4 +77,9 @@ export interface StoreSearchOptions extends SearchOptions {
   sessionId?: string;
   /** Restrict hits to these sessions (with `sessionId`, to the sessions in both). */
   sessionIds?: readonly string[];
+  /**
+   * Restrict hits to the sessions registered with this owner (with the other options, to the sessions in both);
+   * a session without a registry row or owner is no owner's. Stores without a registry find nothing for it.
+   */
+  owner?: string;
 }

@@ -15,6 +15,8 @@ export interface CreateSessionOptions {
   parentSessionId?: string | null | undefined;
   model?: string | null | undefined;
   source?: string | null | undefined;
+  /** Whose session it is (a user or tenant id; see `forOwner`): set once here, never changed. */
+  owner?: string | null | undefined;
   /** Register under this id instead of a random UUID (`CONFLICT` when taken), e.g. to adopt existing messages. */
   id?: string | undefined;
 }

@@ -25,7 +25,7 @@ export async function forkSession<M extends SessionMessage>(
   atMessageId: string,
   name: string,
 ): Promise<SessionInfo> {
-  await requireSession(state, sessionId);
+  const from = await requireSession(state, sessionId);
   assertId(atMessageId, "atMessageId");
   assertName(name);
   const source = sessionOf();
@@ -33,7 +33,8 @@ export async function forkSession<M extends SessionMessage>(
     throw new SessionError("NOT_FOUND", `Message "${atMessageId}" is not in session "${sessionId}"`);
   }
   const history = await source.getHistory(atMessageId);
-  return derive(state, sessionId, { id: crypto.randomUUID(), name, parentSessionId: sessionId }, history);
+  const record = { id: crypto.randomUUID(), name, parentSessionId: sessionId, ...ownerOf(from) };
+  return derive(state, sessionId, record, history);
 }
 
 /** `SessionManager.compactAndSplit`: ends the session and starts its continuation with one summary message. */
@@ -58,6 +59,7 @@ export async function continueSession<M extends SessionMessage>(
     name: name ?? old.name,
     parentSessionId: sessionId,
     ...modelOf(old),
+    ...ownerOf(old),
   };
   const info = await derive(state, sessionId, record, [message]);
   const { registry } = state.store;
@@ -91,4 +93,9 @@ async function derive<M extends SessionMessage>(
 
 function modelOf(info: SessionInfo): { model: string | null; source: string | null } {
   return { model: info.model, source: info.source };
+}
+
+/** A derived session is its source's owner's: a fork never moves a conversation to another owner (or to none). */
+function ownerOf(info: SessionInfo): { owner?: string } {
+  return info.owner === undefined ? {} : { owner: info.owner };
 }

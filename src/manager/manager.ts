@@ -5,12 +5,17 @@ import type { SessionContextOptions, WritableContextProvider } from "../context/
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
 import type { RegistryCapableStore, SessionInfo } from "../contract/registry.js";
 import type { SearchResult } from "../contract/search.js";
+import { SessionError } from "../errors.js";
 import { assertId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
+import type { ErasureReceipt } from "../store/erasure.js";
+import { type RetentionPolicy, type SweepOptions, type SweepReport, sweep } from "../store/retention.js";
 import { storePolicy } from "../store/write-policy.js";
+
+import { eraseOne, eraseOwnerOf, eraseSessionOf } from "./erase.js";
 import {
   assertName,
   type CacheUsage,
@@ -21,6 +26,7 @@ import {
 } from "./input.js";
 import { continueSession, forkSession } from "./lineage.js";
 import { appendChain } from "./messages.js";
+import { OwnerView } from "./owner-view.js";
 import { type ManagerSearchOptions, searchSessions, sessionTools } from "./search.js";
 import type { SearchToolOptions } from "./search-tools.js";
 import {
@@ -42,6 +48,7 @@ import type {
 } from "./templates.js";
 
 export { continuationText } from "./lineage.js";
+export type { OwnerUsage, OwnerView } from "./owner-view.js";
 export type { ManagerSearchOptions } from "./search.js";
 export type { ManagerSource } from "./state.js";
 
@@ -136,6 +143,15 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     return this.getSession(sessionId);
   }
 
+  /**
+   * The sessions of one owner (a user, a tenant): lists, gets, opens, searches, tools, forks, usage and export
+   * cover only sessions registered with `owner`; another owner's (or an unowned) session id is `NOT_FOUND` there.
+   * `create` in the view registers the session with the owner. The manager itself stays unscoped (operators).
+   */
+  forOwner(owner: string): OwnerView<M> {
+    return new OwnerView<M>(this, this.state, owner);
+  }
+
   /** Closes the store when the manager opened it itself (a SQLite path). */
   async close(): Promise<void> {
     this.state.sessions.clear();
@@ -155,8 +171,11 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     return this.store.registry.get(sessionId);
   }
 
-  /** Sessions, newest activity first (`updated_at` descending, then most recent write); `limit`/`offset` page. */
-  async list(options?: { limit?: number; offset?: number }): Promise<SessionInfo[]> {
+  /**
+   * Sessions, newest activity first (`updated_at` descending, then most recent write); `limit`/`offset` page,
+   * `owner` keeps to one owner's sessions.
+   */
+  async list(options?: { limit?: number; offset?: number; owner?: string }): Promise<SessionInfo[]> {
     return this.store.registry.list(listOptions(options));
   }
 
@@ -178,6 +197,43 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     const keys = blockKeys(this.state, sessionId);
     await retireSession(this.state, sessionId);
     return this.store.registry.delete(sessionId, { blockKeys: keys });
+  }
+
+  /**
+   * Erases a session with everything of it (messages, overlays, search rows, vectors, its blocks, entries and
+   * cached prompt, usage, change-log rows, payloads no one else links) in one transaction, announces `erased` on
+   * the feed and answers the receipt; `NOT_FOUND` when nothing is stored under the id (docs/PRIVACY.md).
+   */
+  async erase(sessionId: string): Promise<ErasureReceipt> {
+    return eraseSessionOf(this.state, sessionId);
+  }
+
+  /** Erases every session of `owner` (one transaction each; run again after a crash); `NOT_FOUND` when it has none. */
+  async eraseOwner(owner: string): Promise<ErasureReceipt> {
+    return eraseOwnerOf(this.state, owner);
+  }
+
+  /** Pins a session (a retention sweep never erases it) or unpins it; `NOT_FOUND` for an unknown id. */
+  async pin(sessionId: string, pinned = true): Promise<SessionInfo> {
+    assertId(sessionId, "A session id");
+    const registry = this.store.registry;
+    if (typeof registry.pin !== "function") {
+      throw new SessionError("UNSUPPORTED", `The ${this.store.backend} store's registry cannot pin`);
+    }
+    return found(sessionId, await registry.pin(sessionId, pinned));
+  }
+
+  /**
+   * Applies a retention policy: erases every unpinned session inactive for longer than `maxAgeMs` (keeping each
+   * owner's `keepNewestPerOwner` newest), in batches; safe to run from many processes at once (docs/PRIVACY.md).
+   */
+  async sweep(policy: RetentionPolicy, options?: SweepOptions): Promise<SweepReport> {
+    return sweep(
+      this.store.registry,
+      (id, condition) => eraseOne(this.state, id, condition),
+      policy,
+      options,
+    );
   }
 
   /** Appends a message (after the latest leaf, under `parentId`, or as a new root with `null`); returns its id. */

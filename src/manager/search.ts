@@ -30,6 +30,8 @@ export interface ManagerSearchOptions {
   context?: number | undefined;
   /** Whether ranked recall also asks the store's vector channel (default true, with an embedder). */
   vectors?: boolean | undefined;
+  /** Only the sessions registered with this owner (what `forOwner(owner).search` passes). */
+  owner?: string | undefined;
 }
 
 const SEARCH_KEYS = [
@@ -43,6 +45,7 @@ const SEARCH_KEYS = [
   "until",
   "context",
   "vectors",
+  "owner",
 ] as const satisfies readonly (keyof ManagerSearchOptions & keyof StoreSearchOptions)[];
 
 /**

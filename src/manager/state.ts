@@ -88,19 +88,48 @@ export function builderOf<M extends SessionMessage>(
 export function sessionOf<M extends SessionMessage>(
   state: ManagerState<M>,
   sessionId: string,
-  search: (query: string, options?: { limit?: number }) => Promise<SearchResult[]>,
+  search: (query: string, options?: { limit?: number; owner?: string }) => Promise<SearchResult[]>,
 ): Session<M> {
   assertNamedSessionId(sessionId);
   let session = state.sessions.get(sessionId);
   if (!session) {
     state.configured = true;
-    const history = historyProvider({ countSessions: () => state.store.registry.count(), search });
+    const history = historyProvider(ownersHistory(state, sessionId, search));
     const view = retirableStore(state.sessionStore, sessionId);
     session = state.templates.apply(Session.create<M>(view.store).forSession(sessionId), history);
     state.sessions.set(sessionId, session);
     state.retirers.set(session, view.retire);
   }
   return session;
+}
+
+/**
+ * What a session's searchable history searches: its owner's sessions when it has an owner (a model working for
+ * one user never reads another's conversations, whether the session came from the owner view or not), else every
+ * session. The owner is read on first use (getSession is synchronous) and kept once found: it never changes.
+ */
+function ownersHistory<M extends SessionMessage>(
+  state: ManagerState<M>,
+  sessionId: string,
+  search: (query: string, options: { limit: number; owner?: string }) => Promise<SearchResult[]>,
+) {
+  let owner: string | undefined;
+  const ownerOf = async () => {
+    owner ??= (await state.store.registry.get(sessionId))?.owner;
+    return owner;
+  };
+  return {
+    countSessions: async () => {
+      const of = await ownerOf();
+      return of === undefined
+        ? state.store.registry.count()
+        : (await state.store.registry.list({ owner: of })).length;
+    },
+    search: async (query: string, options: { limit: number; context?: number }) => {
+      const of = await ownerOf();
+      return search(query, of === undefined ? options : { ...options, owner: of });
+    },
+  };
 }
 
 /**

@@ -40,6 +40,11 @@ export class MemoryAttachments implements AttachmentStore {
     }
   }
 
+  /** @internal the number of stored payloads (an erasure's receipt counts the ones it freed). */
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** The stored bytes of these hashes (what a read restores pointers from). */
   load(hashes: readonly string[]): Map<string, Uint8Array> {
     const found = new Map<string, Uint8Array>();

@@ -10,6 +10,13 @@ import { entryText } from "../search/tokens.js";
 export class MemoryBlockStore extends StoreBlocks {
   private readonly rows = new Map<string, string>();
 
+  /** @internal drops these keys at once (an erasure); how many were stored. */
+  dropKeys(keys: readonly string[]): number {
+    let dropped = 0;
+    for (const key of keys) if (this.rows.delete(key)) dropped++;
+    return dropped;
+  }
+
   /** `assertOpen` throws once the owning store is closed. */
   constructor(private readonly open: () => void = () => {}) {
     super();
@@ -132,6 +139,13 @@ export class MemoryEntryStore extends StoreEntries {
       .flatMap(([label, entries]) => [...entries].map(([key, entry]) => ({ label, key, entry })))
       .sort((a, b) => a.entry.seq - b.entry.seq)
       .map(({ label, key, entry }) => ({ label, key, content: entry.content }));
+  }
+
+  /** @internal drops the entries of `label` at once (an erasure); how many there were. */
+  dropLabel(label: string): number {
+    const size = this.labels.get(label)?.size ?? 0;
+    this.labels.delete(label);
+    return size;
   }
 
   protected async writeDeleteEntries(label: string): Promise<void> {

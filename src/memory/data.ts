@@ -58,6 +58,7 @@ export interface MemoryBackend extends ProviderContext {
   nextSeq(): number;
   sessionIds(): string[];
   dropSession(sessionId: string): void;
+  forgetVectors(sessionId: string): number;
   searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult[]>;
 }
 

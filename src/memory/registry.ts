@@ -6,7 +6,14 @@ import type {
 } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { compareUtf8 } from "../runtime/bytes.js";
-import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
+import { type ErasureCondition, meetsCondition, noCounts } from "../store/erasure.js";
+import {
+  type RegistryChange,
+  type RegistryDeletion,
+  type RegistryErasure,
+  StoreRegistry,
+} from "../store/registry-base.js";
+
 import { assertUsageFits } from "../store/usage-totals.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
 
@@ -46,6 +53,7 @@ export class MemorySessionRegistry extends StoreRegistry {
       end_reason: null,
       created_at: now,
       updated_at: now,
+      ...(record.owner ? { owner: record.owner } : {}),
     };
     this.rows.set(record.id, { info, activity: ++this.activity });
     return { ...info };
@@ -65,7 +73,9 @@ export class MemorySessionRegistry extends StoreRegistry {
   }
 
   protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
-    const sorted = [...this.rows.values()].sort(
+    const { owner } = options;
+    const rows = [...this.rows.values()].filter((row) => owner === undefined || row.info.owner === owner);
+    const sorted = rows.sort(
       (a, b) =>
         (a.info.updated_at < b.info.updated_at ? 1 : a.info.updated_at > b.info.updated_at ? -1 : 0) ||
         b.activity - a.activity,
@@ -88,6 +98,13 @@ export class MemorySessionRegistry extends StoreRegistry {
       const row = this.rows.get(id);
       if (wanted(row)) yield { ...row.info };
     }
+  }
+
+  /** @internal the ids of the sessions registered with `owner` (a search's owner scope, search/options.ts). */
+  ownedIds(owner: string): string[] {
+    const ids: string[] = [];
+    for (const [id, row] of this.rows) if (row.info.owner === owner) ids.push(id);
+    return ids;
   }
 
   protected async readCount(): Promise<number> {
@@ -136,6 +153,38 @@ export class MemorySessionRegistry extends StoreRegistry {
     if (blockKeys.length > 0) await this.store.blocks.deleteBlocks(blockKeys);
     const removed = this.rows.delete(id);
     return { removed, cleared: held || removed ? {} : undefined };
+  }
+
+  // Synchronous from the first read to the last drop: no other write interleaves, as in one transaction.
+  protected async writeErase(
+    id: string,
+    keys: string[],
+    condition: ErasureCondition,
+  ): Promise<RegistryErasure | null> {
+    const row = this.rows.get(id);
+    const data = this.store.sessionData(id, false);
+    if (!meetsCondition(row?.info, condition)) return null;
+    const counts = noCounts();
+    counts.sessions = row ? 1 : 0;
+    counts.messages = data?.rows.size ?? 0;
+    counts.compactions = data?.compactions.length ?? 0;
+    const payloads = this.store.attachments.size;
+    this.store.dropSession(id);
+    counts.attachments = payloads - this.store.attachments.size;
+    counts.vectors = this.store.forgetVectors(id);
+    counts.blocks = this.store.blocks.dropKeys(keys);
+    for (const key of keys) counts.entries += this.store.entries.dropLabel(key);
+    this.rows.delete(id);
+    if (Object.values(counts).every((n) => n === 0) && !data) return null; // nothing was there
+    return { counts, logged: undefined };
+  }
+
+  protected async writePin(id: string, pinned: boolean): Promise<SessionInfo | null> {
+    const row = this.rows.get(id);
+    if (!row) return null;
+    if (pinned) row.info.pinned = true;
+    else delete row.info.pinned;
+    return { ...row.info };
   }
 }
 

@@ -10,13 +10,18 @@ import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message/ids.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
-import { searchPlan } from "../search/options.js";
+import { keepToOwner, searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/rank.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+
 import { ChangeFeed } from "../store/feed/feed.js";
+import { type PurgeCapableStore, PurgeRecorder, type PurgeReport } from "../store/purge.js";
+
 import { runStep } from "../store/step.js";
+
 import { writePolicy } from "../store/write-policy.js";
+
 import { MemoryAttachments } from "./attachments.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
 import type { MemorySessionData as SessionData } from "./data.js";
@@ -35,7 +40,12 @@ export interface MemoryStoreOptions extends WritePolicyOptions, VectorStoreOptio
 
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
 export class MemoryStore
-  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+  implements
+    AttachmentCapableStore,
+    ContextCapableStore,
+    PurgeCapableStore,
+    RegistryCapableStore,
+    TransferCapableStore
 {
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
@@ -54,6 +64,8 @@ export class MemoryStore
   readonly policy: WritePolicy;
   /** The vector channel of hybrid recall, with an `embedder` (docs/RECALL.md); undefined without one. */
   readonly vectors: StoreVectors | undefined;
+  /** @internal drops a session's vectors at once (an erasure); how many there were. */
+  forgetVectors: (sessionId: string) => number = () => 0;
   private readonly data = new Map<string, SessionData>();
   private seq = 0;
   private readonly queryLimits: QueryLimits;
@@ -66,7 +78,9 @@ export class MemoryStore
     this.registry = new MemorySessionRegistry(this);
     this.transfer = new MemoryTransfer(this);
     const vectors = vectorOptions(options);
-    this.vectors = vectors && memoryVectors(this, vectors);
+    const channel = vectors && memoryVectors(this, vectors);
+    this.vectors = channel?.vectors;
+    if (channel) this.forgetVectors = channel.forget;
   }
 
   /** Calls `listener` after every write to any session of this store, in commit order (see docs/FEED.md). */
@@ -112,7 +126,8 @@ export class MemoryStore
   /** Message search across sessions (or within the ones the options name), best matches first. */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
     this.assertOpen();
-    const plan = searchPlan(options);
+    const asked = searchPlan(options);
+    const plan = asked.owner === undefined ? asked : keepToOwner(asked, this.registry.ownedIds(asked.owner));
     if (typeof query !== "string") return [];
     // The vector channel is asked only for a search the text channel can answer (content words, within the limits);
     // without one, the query is parsed once, by the search itself.
@@ -126,6 +141,12 @@ export class MemoryStore
   /** Appends a chain of messages, sets a block and updates the registry row, all or nothing (see store/step.ts). */
   writeStep(step: StepWrite): Promise<void> {
     return runStep(this, step, (prepared) => writeMemoryStep(this, prepared));
+  }
+
+  /** Nothing to do: a deleted value is dropped from the heap at once, and no file ever held it (a no-op report). */
+  async purge(): Promise<PurgeReport> {
+    if (this.closed) throw new SessionError("CLOSED", "This MemoryStore was closed");
+    return new PurgeRecorder("memory").report();
   }
 
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */

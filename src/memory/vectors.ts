@@ -134,6 +134,17 @@ class MemoryVectorBackend implements VectorBackend {
     return out;
   }
 
+  /** Drops the vectors of a session at once (an erasure); how many there were. */
+  forget(sessionId: string): number {
+    let dropped = 0;
+    for (const [seq, entry] of this.entries) {
+      if (entry.sessionId !== sessionId) continue;
+      this.entries.delete(seq);
+      dropped++;
+    }
+    return dropped;
+  }
+
   async prune(sessionId?: string): Promise<void> {
     const live = new Set<number>();
     for (const [, row] of this.rows(sessionId === undefined ? undefined : [sessionId])) live.add(row.seq);
@@ -192,6 +203,7 @@ class MemoryVectorBackend implements VectorBackend {
 export function memoryVectors(
   store: MemoryStore,
   options: VectorStoreOptions & { embedder: Embedder },
-): StoreVectors {
-  return new StoreVectors(new MemoryVectorBackend(store), options, store.feed);
+): { vectors: StoreVectors; forget: (sessionId: string) => number } {
+  const backend = new MemoryVectorBackend(store);
+  return { vectors: new StoreVectors(backend, options, store.feed), forget: (id) => backend.forget(id) };
 }

@@ -11,6 +11,7 @@ export type {
 } from "./connection/client.js";
 export type { PostgresConnection, PostgresConnectionArg } from "./connection/reference-connection.js";
 export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
+export type { PostgresPurgeMode, PostgresPurgeOptions } from "./purge.js";
 export { PostgresContextProvider, PostgresSearchProvider, PostgresSessionProvider } from "./reference.js";
 export { PostgresSessionRegistry } from "./registry.js";
 export { POSTGRES_SCHEMA_VERSION, type PostgresStoreOptions } from "./schema.js";

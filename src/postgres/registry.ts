@@ -12,7 +12,13 @@ import type {
   SessionListOptions,
   SessionUsage,
 } from "../contract/registry.js";
-import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
+import type { ErasureCondition } from "../store/erasure.js";
+import {
+  type RegistryChange,
+  type RegistryDeletion,
+  type RegistryErasure,
+  StoreRegistry,
+} from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import {
   assertUsageFits,
@@ -24,6 +30,7 @@ import {
 import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
 import type { Executor } from "./connection/client.js";
+import { eraseLocked } from "./erase.js";
 import { releaseSession } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
 import { isoSql } from "./tree.js";
@@ -32,7 +39,7 @@ type Ready = () => Promise<Executor>;
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
   cache_write_tokens, estimated_cost, end_reason, ${isoSql("created_at")} AS created_at,
-  ${isoSql("updated_at")} AS updated_at`;
+  ${isoSql("updated_at")} AS updated_at, owner, pinned`;
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
 export const NOW = "date_trunc('milliseconds', statement_timestamp())";
@@ -43,8 +50,9 @@ export const nextActivity = (t: Tables) => `nextval('${t.sessionsActivity.replac
 const createSql = statement(
   (
     t,
-  ) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, created_at, updated_at, activity)
-    VALUES ($1, $2, $3, $4, $5, ${NOW}, ${NOW}, ${nextActivity(t)})
+  ) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, owner, created_at, updated_at,
+      activity)
+    VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, ${nextActivity(t)})
     ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
 );
 const getSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id = $1`);
@@ -56,6 +64,12 @@ export const listSql = statement(
   // Qualified: a bare `updated_at` would name the output column (the ISO text), which no index serves.
   (t) =>
     `SELECT ${COLUMNS} FROM ${t.sessions} s ORDER BY s.updated_at DESC, s.activity DESC LIMIT $1 OFFSET $2`,
+);
+/** @internal list({ owner }): one range of agent_sessions_owner in its order (exported for the plan check). */
+export const listOwnerSql = statement(
+  (t) =>
+    `SELECT ${COLUMNS} FROM ${t.sessions} s WHERE s.owner = $3
+      ORDER BY s.updated_at DESC, s.activity DESC LIMIT $1 OFFSET $2`,
 );
 // A range of the primary key per page, in its collation's order of the ids; of one source, a range of the
 // index agent_sessions_source (source, id), so the sessions of other sources are never read.
@@ -136,6 +150,17 @@ const deleteSql = statement(
     SELECT EXISTS (SELECT 1 FROM r) AS existed`,
 );
 
+const ownedSql = statement((t) => `SELECT id FROM ${t.sessions} WHERE owner = $1`);
+
+/**
+ * The ids of the sessions registered with `owner` (a search's owner scope, search/options.ts): one range of the
+ * index agent_sessions_owner.
+ */
+export async function ownedSessionIds(executor: Executor, t: Tables, owner: string): Promise<string[]> {
+  const rows = await executor.query<{ id: string }>(ownedSql(t), [owner], true);
+  return rows.map((row) => row.id);
+}
+
 /** The session registry of a {@link PostgresStore}. */
 export class PostgresSessionRegistry extends StoreRegistry {
   /**
@@ -166,6 +191,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
       record.parentSessionId ?? null,
       record.model ?? null,
       record.source ?? null,
+      record.owner ?? null,
     ]);
   }
 
@@ -175,11 +201,11 @@ export class PostgresSessionRegistry extends StoreRegistry {
 
   protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
     const executor = await this.ready();
-    const rows = await executor.query<SessionInfoRow>(
-      listSql(this.t),
-      [options.limit ?? null, options.offset ?? 0],
-      true,
-    );
+    const paging = [options.limit ?? null, options.offset ?? 0];
+    const rows =
+      options.owner === undefined
+        ? await executor.query<SessionInfoRow>(listSql(this.t), paging, true)
+        : await executor.query<SessionInfoRow>(listOwnerSql(this.t), [...paging, options.owner], true);
     return rows.map(toSessionInfo);
   }
 
@@ -249,5 +275,22 @@ export class PostgresSessionRegistry extends StoreRegistry {
       const clear = { sessionId: id, type: "clear" as const, ids: [] };
       return { removed, cleared: loggedAt(log ? await log.recordIn(query, clear) : undefined) };
     });
+  }
+
+  protected async writeErase(
+    id: string,
+    keys: string[],
+    condition: ErasureCondition,
+  ): Promise<RegistryErasure | null> {
+    return eraseLocked(await this.ready(), this.t, this.store?.changeLog, id, keys, condition);
+  }
+
+  protected async writePin(id: string, pinned: boolean): Promise<SessionInfo | null> {
+    const executor = await this.ready();
+    const [row] = await executor.query<SessionInfoRow>(
+      `UPDATE ${this.t.sessions} SET pinned = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, pinned],
+    );
+    return row ? toSessionInfo(row) : null;
   }
 }

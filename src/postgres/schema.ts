@@ -327,6 +327,24 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         WHERE search IS NULL`,
     ],
   },
+  // Whose a session is (store/owner.ts): set when it is registered, never changed. The index holds only owned
+  // sessions in list()'s order, so an owner's list is one range of it and other owners' rows are never read; a
+  // store without owners pays nothing for it (a NULL owner has no entry).
+  {
+    version: 12,
+    statements: (t) => [
+      `ALTER TABLE ${t.sessions} ADD COLUMN IF NOT EXISTS owner text`,
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_sessions_owner`)}
+        ON ${t.sessions} (owner, updated_at DESC, activity DESC) WHERE owner IS NOT NULL`,
+    ],
+  },
+  // A pinned session is exempt from retention (store/retention.ts); false for every row there was.
+  {
+    version: 13,
+    statements: (t) => [
+      `ALTER TABLE ${t.sessions} ADD COLUMN IF NOT EXISTS pinned boolean NOT NULL DEFAULT false`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -12,9 +12,14 @@ import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { logSettings } from "../store/feed/change-rows.js";
+
 import { ChangeFeed } from "../store/feed/feed.js";
+import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
+
 import { runStep } from "../store/step.js";
+
 import { writePolicy } from "../store/write-policy.js";
+
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import {
   assertPostgresSource,
@@ -25,6 +30,7 @@ import {
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
 import { PostgresAttachments } from "./media/attachments.js";
+import { type PostgresPurgeOptions, purgePostgres } from "./purge.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNames } from "./schema.js";
 import { searchMessages } from "./search/search.js";
@@ -42,7 +48,12 @@ import { PostgresTransfer } from "./transfer/export.js";
  * when the application shares the connection.
  */
 export class PostgresStore
-  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+  implements
+    AttachmentCapableStore,
+    ContextCapableStore,
+    PurgeCapableStore,
+    RegistryCapableStore,
+    TransferCapableStore
 {
   readonly backend = "postgres";
   readonly blocks: PostgresBlockStore;
@@ -199,6 +210,15 @@ export class PostgresStore
   /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */
   writeStep(step: StepWrite): Promise<void> {
     return runStep(this, step, (prepared) => writePostgresStep(this, prepared));
+  }
+
+  /**
+   * Makes the bytes of everything deleted so far unreadable in the store's tables, TOAST and indexes: by default
+   * rewrites each table (`VACUUM FULL`, locking out its writes while it runs); see docs/PRIVACY.md for the modes
+   * and what no purge reaches (rows an older open snapshot still sees, WAL segments, replicas, backups).
+   */
+  async purge(options: PostgresPurgeOptions = {}): Promise<PurgeReport> {
+    return purgePostgres(await this.ready(), this.tables, options);
   }
 
   /** Ends the pool the store created from a connection string; a connection passed in stays open. */

@@ -7,6 +7,7 @@ import type { SearchMatch, SearchOptions, StoreSearchOptions } from "../contract
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { searchBranch, searchLimit } from "../store/limits.js";
+import { optionalOwner } from "../store/owner.js";
 
 /** Most turns a hit may bring on each side: context is for reading around a hit, not for paging history. */
 export const MAX_SEARCH_CONTEXT = 10;
@@ -29,6 +30,11 @@ export interface SearchPlan {
   sessionIds: ReadonlySet<string> | undefined;
   /** Whether ranked recall also asks the store's vector channel (when it has an embedder). */
   vectors: boolean;
+  /**
+   * The owner whose sessions a hit may belong to; undefined: any. A backend turns it into `sessionIds` (the owner's
+   * registered sessions, see {@link keepToOwner}) before its scope is read, so every channel keeps to it alike.
+   */
+  owner: string | undefined;
 }
 
 /** A search's role and time filters, as the plan holds them: what passesFilters decides a hit by. */
@@ -46,7 +52,19 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
     sessionId: searchSession(o.sessionId),
     sessionIds: sessionSet(o.sessionIds),
     vectors: vectorsWanted(o.vectors),
+    owner: optionalOwner(o.owner, "Search owner"),
   };
+}
+
+/**
+ * The plan kept to its owner's sessions `owned` (every session registered with `plan.owner`, read by the backend
+ * from its registry): `sessionIds` becomes the owned ones (of those it named, if it named any), so a `sessionId`
+ * of another owner, or of none, leaves nothing to search. A plan without an owner is returned as it is.
+ */
+export function keepToOwner(plan: SearchPlan, owned: readonly string[]): SearchPlan {
+  if (plan.owner === undefined) return plan;
+  const named = plan.sessionIds;
+  return { ...plan, sessionIds: new Set(named === undefined ? owned : owned.filter((id) => named.has(id))) };
 }
 
 /**

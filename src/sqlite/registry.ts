@@ -4,20 +4,35 @@ import type {
   SessionListOptions,
   SessionUsage,
 } from "../contract/registry.js";
-import { type RegistryChange, type RegistryDeletion, StoreRegistry } from "../store/registry-base.js";
+import { type ErasureCondition, meetsCondition } from "../store/erasure.js";
+import {
+  type RegistryChange,
+  type RegistryDeletion,
+  type RegistryErasure,
+  StoreRegistry,
+} from "../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../store/registry-rows.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
-import { loggedAt } from "../store/written.js";
+import { cursorOf, loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { eraseSession } from "./erase.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { deleteSessionContent } from "./writes.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
-  cache_write_tokens, estimated_cost, end_reason, created_at, updated_at`;
+  cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned`;
 
 // The next write-order number; the UNIQUE index on `activity` makes MAX() one index lookup.
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
+
+/**
+ * The ids of the sessions registered with `owner` (a search's owner scope, search/options.ts): one range of the
+ * index agent_sessions_owner.
+ */
+export function ownedSessionIds(driver: SqlDriver, owner: string): string[] {
+  return driver.column<string>("SELECT id FROM agent_sessions WHERE owner = ?", [owner]);
+}
 
 /** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
 export class SqliteSessionRegistry extends StoreRegistry {
@@ -38,8 +53,9 @@ export class SqliteSessionRegistry extends StoreRegistry {
   protected async writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
     const now = new Date().toISOString();
     const row = this.driver.get<SessionInfoRow>(
-      `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, created_at, updated_at, activity)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
+      `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, owner, created_at, updated_at,
+         activity)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
        ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
       [
         record.id,
@@ -47,6 +63,7 @@ export class SqliteSessionRegistry extends StoreRegistry {
         record.parentSessionId ?? null,
         record.model ?? null,
         record.source ?? null,
+        record.owner ?? null,
         now,
         now,
       ],
@@ -60,6 +77,16 @@ export class SqliteSessionRegistry extends StoreRegistry {
   }
 
   protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
+    if (options.owner !== undefined) {
+      // One range of agent_sessions_owner, in its order: other owners' rows are never read.
+      return this.driver
+        .all<SessionInfoRow>(
+          `SELECT ${COLUMNS} FROM agent_sessions WHERE owner = ?
+           ORDER BY updated_at DESC, activity DESC LIMIT ? OFFSET ?`,
+          [options.owner, options.limit ?? -1, options.offset ?? 0],
+        )
+        .map(toSessionInfo);
+    }
     // Matches the index agent_sessions_recent exactly, so rows come out of the index without a sort.
     return this.driver
       .all<SessionInfoRow>(
@@ -163,5 +190,35 @@ export class SqliteSessionRegistry extends StoreRegistry {
         cleared: loggedAt(log?.record({ sessionId: id, type: "clear", ids: [] })),
       };
     });
+  }
+
+  // One write transaction per session: the condition is read under the write lock, so two sweepers never both
+  // erase a session (the second finds nothing), and a reader sees the whole session or none of it.
+  protected async writeErase(
+    id: string,
+    keys: string[],
+    condition: ErasureCondition,
+  ): Promise<RegistryErasure | null> {
+    return this.driver.transaction(() => {
+      const row = this.driver.get<SessionInfoRow>(`SELECT ${COLUMNS} FROM agent_sessions WHERE id = ?`, [id]);
+      if (!meetsCondition(row && toSessionInfo(row), condition)) return null;
+      const head = this.driver.get<{ num: number }>(
+        "SELECT num FROM agent_session_heads WHERE session_id = ?",
+        [id],
+      );
+      if (!row && !head) return null;
+      const counts = eraseSession(this.driver, id, head === undefined ? undefined : Number(head.num), keys);
+      const log = this.store?.changeLog;
+      const logged = cursorOf(log?.record({ sessionId: id, type: "erased", ids: [] }));
+      return { counts, logged };
+    });
+  }
+
+  protected async writePin(id: string, pinned: boolean): Promise<SessionInfo | null> {
+    const row = this.driver.get<SessionInfoRow>(
+      `UPDATE agent_sessions SET pinned = ? WHERE id = ? RETURNING ${COLUMNS}`,
+      [pinned ? 1 : 0, id],
+    );
+    return row ? toSessionInfo(row) : null;
   }
 }

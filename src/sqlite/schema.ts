@@ -200,7 +200,35 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     statements: [],
     run: markTextlessSessions,
   },
+  // Whose a session is (store/owner.ts): set when it is registered, never changed. The index holds only owned
+  // sessions in list()'s order, so an owner's list is one range of it and other owners' rows are never read; a
+  // store without owners pays nothing for it (a NULL owner has no entry).
+  {
+    version: 13,
+    statements: [],
+    run: addOwnerColumn,
+  },
+  // A pinned session is exempt from retention (store/retention.ts); 0 for every row there was.
+  {
+    version: 14,
+    statements: [],
+    run: addPinnedColumn,
+  },
 ];
+
+function addPinnedColumn(driver: SqlDriver): void {
+  const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_sessions')");
+  if (!columns.includes("pinned")) {
+    driver.run("ALTER TABLE agent_sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0");
+  }
+}
+
+function addOwnerColumn(driver: SqlDriver): void {
+  const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_sessions')");
+  if (!columns.includes("owner")) driver.run("ALTER TABLE agent_sessions ADD COLUMN owner TEXT");
+  driver.run(`CREATE INDEX IF NOT EXISTS agent_sessions_owner
+    ON agent_sessions(owner, updated_at DESC, activity DESC) WHERE owner IS NOT NULL`);
+}
 
 function markTextlessSessions(driver: SqlDriver): void {
   const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_session_heads')");

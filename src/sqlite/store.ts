@@ -12,9 +12,14 @@ import { queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { logSettings } from "../store/feed/change-rows.js";
+
 import { ChangeFeed } from "../store/feed/feed.js";
+import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
+
 import { runStep } from "../store/step.js";
+
 import { writePolicy } from "../store/write-policy.js";
+
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { ensureHead } from "./append.js";
 import { closableDriver } from "./connection/closable.js";
@@ -25,6 +30,7 @@ import { SqliteChangeLog } from "./feed/change-log.js";
 import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./feed/remote-watch.js";
 import { IdleWork } from "./idle-work.js";
 import { SqliteAttachments } from "./media/attachments.js";
+import { purgeSqlite } from "./purge.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { migrate } from "./schema.js";
 import { flushSearchIndex } from "./search/indexing.js";
@@ -37,7 +43,12 @@ import { SqliteTransfer } from "./transfer/export.js";
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore
-  implements AttachmentCapableStore, ContextCapableStore, RegistryCapableStore, TransferCapableStore
+  implements
+    AttachmentCapableStore,
+    ContextCapableStore,
+    PurgeCapableStore,
+    RegistryCapableStore,
+    TransferCapableStore
 {
   readonly backend = "sqlite";
   /** @internal the connection every provider of this store shares. */
@@ -159,6 +170,14 @@ export class SqliteStore
   /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */
   writeStep(step: StepWrite): Promise<void> {
     return runStep(this, step, (prepared) => writeSqliteStep(this, prepared));
+  }
+
+  /**
+   * Makes the bytes of everything deleted so far unreadable in the database file and its write-ahead log: merges
+   * the search indexes and checkpoints the log (docs/PRIVACY.md). Safe to run from many processes at once.
+   */
+  async purge(): Promise<PurgeReport> {
+    return purgeSqlite(this.driver);
   }
 
   /** Indexes pending messages (so readers that cannot write find everything) and closes the connection. */

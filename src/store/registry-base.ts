@@ -4,7 +4,6 @@
  * see isLookupKey), checks the store is open, calls one primitive and publishes what it changed. A backend
  * implements only the primitives (its SQL, or its maps), so a new one cannot forget a check or a publish.
  */
-
 import type {
   NewSessionRecord,
   SessionInfo,
@@ -14,8 +13,9 @@ import type {
   SessionUsage,
 } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
+import type { ErasureCondition, ErasureCounts } from "./erasure.js";
 import type { ChangeFeed } from "./feed/feed.js";
-import { publishClear } from "./feed/publish.js";
+import { publishClear, publishErased } from "./feed/publish.js";
 import { isLookupKey, lookupKeys } from "./keys.js";
 import {
   checkListOptions,
@@ -29,7 +29,15 @@ import type { Logged } from "./written.js";
 /** The one text field a registry update sets (a rename, an end reason), or none: a touch. */
 export type RegistryChange = { field: "name" | "end_reason"; value: string } | undefined;
 
+/** What a backend's erase did: the counts, and the cursor of the `erased` its transaction logged, if any. */
+export interface RegistryErasure {
+  counts: ErasureCounts;
+  /** The change-log cursor of the `erased` row the erasure committed with itself; undefined: the feed records it. */
+  logged: number | undefined;
+}
+
 /** What a backend's delete did: whether a row was registered, and the `clear` to publish (undefined: none). */
+
 export interface RegistryDeletion {
   removed: boolean;
   /** Undefined when nothing was stored under the id; else the cursor of the `clear` the delete logged, if any. */
@@ -63,6 +71,18 @@ export abstract class StoreRegistry implements SessionRegistry {
   protected abstract writeUsage(id: string, usage: Required<SessionUsage>): Promise<SessionInfo | null>;
   /** Removes the row, the session's data and the blocks of `blockKeys` (lookup-able keys) in one write. */
   protected abstract writeDelete(id: string, blockKeys: string[]): Promise<RegistryDeletion>;
+  /**
+   * Erases the session in one transaction (see SessionRegistry.erase): the rows `writeDelete` removes, the entries
+   * filed under `blockKeys`, the session's change-log rows, then logs `erased`; null when nothing was stored under
+   * the id or the condition did not hold when checked in that transaction.
+   */
+  protected abstract writeErase(
+    id: string,
+    blockKeys: string[],
+    condition: ErasureCondition,
+  ): Promise<RegistryErasure | null>;
+  /** Sets the pinned flag (not an activity: `updated_at` is kept); null when the id is not registered. */
+  protected abstract writePin(id: string, pinned: boolean): Promise<SessionInfo | null>;
 
   async create(input: NewSessionRecord): Promise<SessionInfo> {
     const record = checkRecord(input);
@@ -126,6 +146,28 @@ export abstract class StoreRegistry implements SessionRegistry {
     const { removed, cleared } = await this.writeDelete(id, lookupKeys(options.blockKeys ?? []));
     if (cleared && this.publisher) await publishClear(this.publisher.feed, id, cleared.logged);
     return removed;
+  }
+
+  /** Erases the session (see SessionRegistry.erase) and publishes its `erased` event. */
+  async erase(
+    id: string,
+    options: { blockKeys?: readonly string[]; condition?: ErasureCondition } = {},
+  ): Promise<ErasureCounts | null> {
+    if (!isLookupKey(id)) return null;
+    this.assertOpen();
+    const erased = await this.writeErase(id, lookupKeys(options.blockKeys ?? []), options.condition ?? {});
+    if (!erased) return null;
+    if (this.publisher) await publishErased(this.publisher.feed, id, erased.logged);
+    return erased.counts;
+  }
+
+  /** Pins or unpins a registered session; null when the id is not registered. */
+  async pin(id: string, pinned: boolean): Promise<SessionInfo | null> {
+    if (typeof pinned !== "boolean")
+      throw new SessionError("INVALID_ARGUMENT", "pinned must be true or false");
+    if (!isLookupKey(id)) return null;
+    this.assertOpen();
+    return this.writePin(id, pinned);
   }
 
   private change(id: string, change: RegistryChange): Promise<SessionInfo | null> {

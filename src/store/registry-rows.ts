@@ -2,12 +2,14 @@ import type { SessionInfo } from "../contract/registry.js";
 
 /** A registry row as SQL drivers return it: counters may come back as bigints (node:sqlite) or strings (pg). */
 export type SessionInfoRow = {
-  [K in keyof SessionInfo]: SessionInfo[K] extends number ? number | bigint | string : SessionInfo[K];
-};
+  [K in keyof Omit<SessionInfo, "owner" | "pinned">]: SessionInfo[K] extends number
+    ? number | bigint | string
+    : SessionInfo[K];
+} & { owner?: string | null; pinned?: boolean | number | bigint | null };
 
 /** Converts a registry row to a plain {@link SessionInfo} with numeric counters (drivers differ in number types). */
 export function toSessionInfo(row: SessionInfoRow): SessionInfo {
-  return {
+  const info: SessionInfo = {
     id: row.id,
     name: row.name,
     parent_session_id: row.parent_session_id,
@@ -22,4 +24,9 @@ export function toSessionInfo(row: SessionInfoRow): SessionInfo {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+  // Absent, not null, when the session has no owner: rows from before owners existed read as they did.
+  if (typeof row.owner === "string") info.owner = row.owner;
+  // Absent when not pinned, as `owner`: SQLite answers 0/1, Postgres a boolean.
+  if (row.pinned === true || Number(row.pinned ?? 0) === 1) info.pinned = true;
+  return info;
 }

@@ -26,6 +26,11 @@ export interface RowWritten<R, S = number> extends Written<R> {
   seq?: S | undefined;
 }
 
+/** A change-log cursor as a number, or undefined when the store logged nothing. */
+export function cursorOf(cursor: number | null | undefined): number | undefined {
+  return typeof cursor === "number" ? cursor : undefined;
+}
+
 /** A cursor as a change log answers it (null or undefined: nothing logged), for {@link Logged.logged}. */
 export function loggedAt(cursor: number | null | undefined): Logged {
   return typeof cursor === "number" ? { logged: cursor } : {};

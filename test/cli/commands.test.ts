@@ -35,6 +35,7 @@ const COMMANDS = [
   "import",
   "adopt",
   "prune",
+  "purge",
   "embed",
   "serve",
 ];

@@ -7,6 +7,7 @@ import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { ls } from "./ls.js";
 import { prune } from "./prune.js";
+import { purge } from "./purge.js";
 import { search } from "./search.js";
 import { serve } from "./serve.js";
 import { show } from "./show.js";
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   importCommand,
   adopt,
   prune,
+  purge,
   embed,
   serve,
 ];

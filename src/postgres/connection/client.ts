@@ -29,6 +29,12 @@ export interface Executor {
   query: Query;
   /** Runs `fn` in a READ COMMITTED transaction; rolls back when it throws. */
   transaction<T>(fn: (query: Query) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on one connection outside a transaction, so session settings (`SET lock_timeout`) reach statements
+   * that cannot run in one (`VACUUM`, `REINDEX … CONCURRENTLY`); `fn` resets what it sets. Every executor
+   * `openExecutor` makes has it; one that joins a transaction does not.
+   */
+  pinned?<T>(fn: (query: Query) => Promise<T>): Promise<T>;
   /** Ends the pool when the store created it; a connection passed in by the user stays open. */
   close(): Promise<void>;
   /**
@@ -172,6 +178,24 @@ function poolExecutor(pool: PoolLike, owned: boolean, prepare: boolean): Executo
         client.release(broken);
       }
     },
+    async pinned(fn) {
+      let client: PoolClientLike;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        return wrap(error, "connect");
+      }
+      // A failure may leave a session setting behind: that connection is not handed out again.
+      let failed = false;
+      try {
+        return await fn(runner(client, prepare));
+      } catch (error) {
+        failed = true;
+        throw error;
+      } finally {
+        client.release(failed);
+      }
+    },
     close: async () => {
       if (owned) await pool.end();
     },
@@ -221,6 +245,7 @@ function clientExecutor(client: PostgresQueryable, prepare: boolean): Executor {
     kind: "client",
     query: (sql, params, prepared) => serial(() => raw(sql, params, prepared)),
     transaction: (fn) => serial(() => inTransaction(raw, fn)),
+    pinned: (fn) => serial(() => fn(raw)),
     close: async () => undefined,
   };
 }
@@ -236,6 +261,8 @@ function pgliteExecutor(db: PGliteLike): Executor {
         await query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
         return fn(query);
       }),
+    // One connection: nothing else of this store's runs between fn's statements unless fn awaits other work.
+    pinned: (fn) => fn(runner(db, false)),
     close: async () => undefined,
   };
 }

@@ -10,11 +10,12 @@ import type { SearchResult, StoreSearchOptions } from "../../contract/search.js"
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
-import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
+import { keepToOwner, outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
+import { ownedSessionIds } from "../registry.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
 import { recallSearch } from "./candidates.js";
@@ -92,7 +93,9 @@ export async function searchMessages(
   limits: QueryLimits = DEFAULT_QUERY_LIMITS,
   vectors?: VectorChannel,
 ): Promise<SearchResult[]> {
-  const plan = searchPlan(options);
+  const asked = searchPlan(options);
+  const plan =
+    asked.owner === undefined ? asked : keepToOwner(asked, await ownedSessionIds(executor, t, asked.owner));
   if (typeof query !== "string") return [];
   const hits =
     plan.match === "any"

@@ -58,6 +58,7 @@ export class VectorWorker {
         break;
       case "delete":
       case "clear":
+      case "erased":
         this.prunes.add(event.sessionId);
         break;
       case "reset":

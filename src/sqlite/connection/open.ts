@@ -225,6 +225,10 @@ function configure(driver: PreparedDriver, settings: ConnectionSettings, isMemor
   // opening the same new file) holds its write lock, SQLite answers busy at once instead of waiting busy_timeout.
   if (!isMemory) retryWhileBusy(() => driver.exec("PRAGMA journal_mode = WAL"), timeout);
   driver.exec(`PRAGMA synchronous = ${settings.durability === "full" ? "FULL" : "NORMAL"}`);
+  // A delete overwrites the deleted content with zeros, and freed pages are zeroed too, so deleted text leaves the
+  // database once the log is checkpointed (store.purge(), docs/PRIVACY.md). Appends delete nothing; a delete costs
+  // a little more CPU and no more pages (docs/PERFORMANCE.md, "Secure delete").
+  driver.exec("PRAGMA secure_delete = ON");
   // Up to 64 MiB of page cache by default, filled only as pages are read (a small store never reaches it):
   // parent-pointer walks of long paths are ~2x faster than with the default 2 MiB, and a search across all sessions
   // of a 1M-message store looks up its candidates in a 20 MiB index, which 16 MiB did not hold (p99 6.9-8.8 ms

@@ -76,6 +76,8 @@ export async function rowEvent(
       return { type: "delete", ids, ...base };
     case "clear":
       return { type: "clear", ...base };
+    case "erased":
+      return { type: "erased", ...base };
     case "compaction":
       return { type: "compaction", compaction: JSON.parse(row.data ?? "null") as StoredCompaction, ...base };
     default:

@@ -107,6 +107,19 @@ export function publishClear(feed: ChangeFeed, sessionId: string, logged: number
   );
 }
 
+/** An erasure of the session: ids only, so the log row that announces it holds none of the erased content. */
+export function publishErased(
+  feed: ChangeFeed,
+  sessionId: string,
+  logged: number | undefined,
+): Promise<void> {
+  return feed.publish(
+    { sessionId, type: "erased", ids: [] },
+    (cursor) => ({ type: "erased", sessionId, cursor, ...LOCAL }),
+    logged,
+  );
+}
+
 /** A stored overlay (as the backend answered it), with the cursor its write logged, if any. */
 export function publishCompaction(
   feed: ChangeFeed,

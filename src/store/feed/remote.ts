@@ -6,7 +6,7 @@ import type { StoredCompaction } from "../../contract/message.js";
 /** A write as the change log records it (messages are read back by id when another process delivers it). */
 export interface LoggedChange {
   sessionId: string;
-  type: "append" | "update" | "delete" | "clear" | "compaction" | "import" | "reset";
+  type: "append" | "update" | "delete" | "clear" | "erased" | "compaction" | "import" | "reset";
   /** The message ids written (one for append, update and import; the requested ids for delete). */
   ids: readonly string[];
   /** The parent the writer named (undefined: after the latest leaf; the log then reads it). */

@@ -20,6 +20,7 @@ import { parseInput } from "../../schema/parse.js";
 import { checkedBy } from "../../schema/rules.js";
 import { rule, ruleOf } from "../../schema/to-session-error.js";
 import { MAX_BLOCK_KEY_BYTES } from "../keys.js";
+import { isOwnerId, MAX_OWNER_BYTES } from "../owner.js";
 
 type Wording = (text: string, kind: SessionIssueRule) => ReturnType<typeof rule>;
 
@@ -85,7 +86,21 @@ export const transferHeader = z
       const header = issue.input as TransferSession;
       return `The registry row of session "${header.id}" names another session (${describe(header.info?.id)})`;
     },
+  })
+  // Checked here, as `create` checks it: an import must not store an owner no view could name.
+  .refine((header) => validOwner((header.info as { owner?: unknown } | null)?.owner), {
+    path: ["info", "owner"],
+    params: { rule: "format" },
+    error: (issue) => {
+      const header = issue.input as TransferSession;
+      const owner = (header.info as { owner?: unknown } | null)?.owner;
+      return `The owner of session "${header.id}" must be a non-empty, well-formed string of at most ${MAX_OWNER_BYTES} bytes in UTF-8 without control characters, got ${describe(owner)}`;
+    },
   });
+
+function validOwner(owner: unknown): boolean {
+  return owner === undefined || owner === null || isOwnerId(owner);
+}
 
 /**
  * A message record: storable ids, its time, and its stored JSON as a string. Its `role` is compared with the role

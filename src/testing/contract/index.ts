@@ -5,6 +5,7 @@ import { attachmentsTransferSpec } from "./attachments-transfer.spec.js";
 import { closedSpec } from "./closed.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
+import { erasureSpec } from "./erasure.spec.js";
 import { feedSpec } from "./feed.spec.js";
 import type { ContractTarget } from "./harness.js";
 import { historyStreamSpec } from "./history-stream.spec.js";
@@ -16,6 +17,7 @@ import { managerMessagesSpec } from "./manager-messages.spec.js";
 import { managerSearchSpec } from "./manager-search.spec.js";
 import { messagesSpec } from "./messages.spec.js";
 import { overlaysSpec } from "./overlays.spec.js";
+import { ownersSpec } from "./owners.spec.js";
 import { persistenceSpec } from "./persistence.spec.js";
 import { recallSpec } from "./recall.spec.js";
 import { recallSiblingsSpec } from "./recall-siblings.spec.js";
@@ -78,6 +80,8 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     registryLimitsSpec(suite, target);
     managerLifecycleSpec(suite, target);
     managerMessagesSpec(suite, target);
+    ownersSpec(suite, target);
+    erasureSpec(suite, target);
     managerSearchSpec(suite, target);
   });
 }

@@ -1,0 +1,126 @@
+import { SessionError } from "../errors.js";
+import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
+import { type Executor, type Query, sqlState } from "./connection/client.js";
+import type { Tables } from "./schema.js";
+
+/** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
+export type PostgresPurgeMode = "rewrite" | "vacuum";
+
+/** Options of a Postgres store's `purge()`. */
+export interface PostgresPurgeOptions extends PurgeOptions {
+  /**
+   * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
+   * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
+   * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
+   * that still hold live rows until those pages are written again.
+   */
+  mode?: PostgresPurgeMode;
+}
+
+// Every table a store may have, by its name under the prefix: the migrated ones, the change log and the vector
+// channel's (both created on first use). A name missing from the database is skipped.
+const TABLES = [
+  "agent_session_heads",
+  "agent_messages",
+  "agent_compactions",
+  "agent_attachments",
+  "agent_attachment_links",
+  "agent_context_blocks",
+  "agent_search_entries",
+  "agent_sessions",
+  "agent_adoptions",
+  "agent_session_schema",
+  "agent_changes",
+  "agent_message_vectors",
+  "agent_vector_state",
+];
+
+const LOCK_NOT_AVAILABLE = "55P03";
+const DEADLOCK = "40P01";
+const OBJECT_IN_USE = "55006";
+
+/** The quoted, qualified names of the store's tables that exist, in a fixed order. */
+export async function storeTables(query: Query, t: Tables): Promise<string[]> {
+  const names = TABLES.map((name) => (t.schema ? `"${t.schema}".` : "") + `"${t.prefix}${name}"`);
+  const rows = await query<{ name: string; found: boolean }>(
+    "SELECT n.name, to_regclass(n.name) IS NOT NULL AS found FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i) ORDER BY n.i",
+    [names],
+  );
+  return rows.filter((r) => r.found).map((r) => r.name);
+}
+
+function lockTimeout(options: PostgresPurgeOptions): number {
+  const ms = options.lockTimeoutMs ?? 2000;
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `lockTimeoutMs must be a whole number >= 1, got ${String(ms)}`,
+    );
+  }
+  return ms;
+}
+
+function purgeMode(options: PostgresPurgeOptions): PostgresPurgeMode {
+  const mode = options.mode ?? "rewrite";
+  if (mode !== "rewrite" && mode !== "vacuum") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `mode must be "rewrite" or "vacuum", got ${JSON.stringify(mode)}`,
+    );
+  }
+  return mode;
+}
+
+/**
+ * Runs `sql` on `table`; a lock not granted in time (another purge, a long transaction) is what the step leaves
+ * undone rather than a failure, since the purge that holds the lock does the same work.
+ */
+async function step(query: Query, sql: string): Promise<string | undefined> {
+  try {
+    await query(sql);
+    return undefined;
+  } catch (error) {
+    const state = sqlState(error);
+    if (state === LOCK_NOT_AVAILABLE || state === DEADLOCK || state === OBJECT_IN_USE) {
+      return `not run: ${(error as Error).message}`;
+    }
+    throw error;
+  }
+}
+
+/** The purge of a Postgres (or PGlite) store's tables, one table at a time (see {@link PostgresPurgeOptions}). */
+export async function purgePostgres(
+  executor: Executor,
+  t: Tables,
+  options: PostgresPurgeOptions = {},
+): Promise<PurgeReport> {
+  const mode = purgeMode(options);
+  const timeout = lockTimeout(options);
+  const recorder = new PurgeRecorder("postgres");
+  const pinned = executor.pinned ?? ((fn: (query: Query) => Promise<void>) => fn(executor.query));
+  await pinned(async (query) => {
+    const tables = await storeTables(query, t);
+    if (mode === "vacuum") {
+      // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
+      for (const table of tables) {
+        await recorder.run("VACUUM", table, () => step(query, `VACUUM ${table}`));
+        // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
+        // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
+        const action = executor.kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
+        await recorder.run(action, table, () => step(query, `${action} ${table}`));
+      }
+      return;
+    }
+    // VACUUM FULL locks out appends: waiting for its lock would queue every append behind it, so it gives up
+    // after `timeout` instead.
+    await query(`SET lock_timeout = ${timeout}`);
+    try {
+      for (const table of tables) {
+        await recorder.run("VACUUM FULL", table, () => step(query, `VACUUM FULL ${table}`));
+      }
+    } finally {
+      await query("RESET lock_timeout");
+    }
+  });
+  return recorder.report();
+}

@@ -1,0 +1,153 @@
+/**
+ * Retention: a policy (how long a session may stay inactive, how many of an owner's newest to keep whatever their
+ * age) and the sweep that applies it in batches. Each session is erased under the condition it was selected by,
+ * re-checked in the erasing transaction (store/erasure.ts), so many sweepers may run at once: a session one of
+ * them erased is nothing to the others, one written to or pinned since it was selected stays, and on Postgres a
+ * session another transaction holds is skipped rather than waited for.
+ */
+
+import type { SessionInfo, SessionRegistry } from "../contract/registry.js";
+import { SessionError } from "../errors.js";
+import {
+  addCounts,
+  type ErasureCondition,
+  type ErasureCounts,
+  type ErasureReceipt,
+  emptyReceipt,
+} from "./erasure.js";
+
+/** What a retention sweep erases: sessions inactive for longer than `maxAgeMs`, pinned ones never. */
+export interface RetentionPolicy {
+  /** Erase a session whose last activity (`updated_at`) is more than this many milliseconds ago. */
+  maxAgeMs: number;
+  /** Keep each owner's newest `n` sessions (by last activity) whatever their age; sessions without an owner are not counted. */
+  keepNewestPerOwner?: number | undefined;
+}
+
+/** Progress of a sweep, reported after each batch. */
+export interface SweepProgress {
+  /** Candidates handled so far, of `total`. */
+  done: number;
+  total: number;
+  /** Sessions erased so far. */
+  erased: number;
+}
+
+/** Options of a sweep. */
+export interface SweepOptions {
+  /** Candidates erased per batch, between progress reports (default 100). */
+  batchSize?: number | undefined;
+  onProgress?: ((progress: SweepProgress) => void) | undefined;
+  /** The clock the age is measured against (default: now). */
+  now?: Date | undefined;
+}
+
+/** What a sweep did. */
+export interface SweepReport {
+  /** Sessions older than this (ISO time) were candidates. */
+  cutoff: string;
+  /** Registered sessions read. */
+  examined: number;
+  /** Sessions selected (inactive, unpinned, not among their owner's newest). */
+  candidates: number;
+  /** Candidates not erased: erased meanwhile by another sweeper, written to or pinned since, or held by a writer. */
+  skipped: number;
+  /** What was erased. */
+  erased: ErasureReceipt;
+}
+
+/** Erases one session under a condition; null when it did not (see SessionRegistry.erase). */
+export type ConditionalErase = (id: string, condition: ErasureCondition) => Promise<ErasureCounts | null>;
+
+function invalid(field: string, rule: string): never {
+  throw new SessionError("INVALID_ARGUMENT", `Retention policy: ${field} must be ${rule}`);
+}
+
+/** Validates a policy (`INVALID_ARGUMENT` naming the field); answers a copy. */
+export function checkPolicy(policy: unknown): RetentionPolicy {
+  if (typeof policy !== "object" || policy === null) invalid("the policy", "an object with maxAgeMs");
+  const { maxAgeMs, keepNewestPerOwner } = policy as Partial<RetentionPolicy>;
+  if (typeof maxAgeMs !== "number" || !Number.isFinite(maxAgeMs) || maxAgeMs < 0) {
+    invalid("maxAgeMs", "a finite number of milliseconds >= 0");
+  }
+  if (keepNewestPerOwner === undefined) return { maxAgeMs };
+  if (!Number.isSafeInteger(keepNewestPerOwner) || keepNewestPerOwner < 0) {
+    invalid("keepNewestPerOwner", "a whole number >= 0");
+  }
+  return { maxAgeMs, keepNewestPerOwner };
+}
+
+function checkBatch(size: unknown): number {
+  if (size === undefined) return 100;
+  if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 1 || size > 10_000) {
+    throw new SessionError("INVALID_ARGUMENT", "batchSize must be a whole number from 1 to 10000");
+  }
+  return size;
+}
+
+/** The sessions a policy selects among `rows` (inactive before `cutoff`, unpinned, not an owner's newest). */
+export function selectExpired(
+  rows: readonly SessionInfo[],
+  policy: RetentionPolicy,
+  cutoff: string,
+): string[] {
+  const kept = new Set<string>();
+  const keep = policy.keepNewestPerOwner ?? 0;
+  if (keep > 0) {
+    const byOwner = new Map<string, SessionInfo[]>();
+    for (const row of rows) {
+      if (row.owner === undefined) continue;
+      const list = byOwner.get(row.owner) ?? [];
+      list.push(row);
+      byOwner.set(row.owner, list);
+    }
+    for (const list of byOwner.values()) {
+      list.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+      for (const row of list.slice(0, keep)) kept.add(row.id);
+    }
+  }
+  return rows
+    .filter((row) => row.updated_at < cutoff && !row.pinned && !kept.has(row.id))
+    .map((row) => row.id);
+}
+
+/** Applies `policy` to every registered session (see the module comment). */
+export async function sweep(
+  registry: SessionRegistry,
+  erase: ConditionalErase,
+  given: RetentionPolicy,
+  options: SweepOptions = {},
+): Promise<SweepReport> {
+  const policy = checkPolicy(given);
+  const batchSize = checkBatch(options.batchSize);
+  const now = options.now ?? new Date();
+  const cutoff = new Date(now.getTime() - policy.maxAgeMs).toISOString();
+  const rows: SessionInfo[] = [];
+  for await (const row of registry.scan({ pageSize: 500 })) rows.push(row);
+  const ids = selectExpired(rows, policy, cutoff);
+  const report: SweepReport = {
+    cutoff,
+    examined: rows.length,
+    candidates: ids.length,
+    skipped: 0,
+    erased: emptyReceipt(),
+  };
+  const condition: ErasureCondition = { inactiveBefore: cutoff, unpinned: true, skipLocked: true };
+  for (let at = 0; at < ids.length; at += batchSize) {
+    for (const id of ids.slice(at, at + batchSize)) {
+      const counts = await erase(id, condition);
+      if (!counts) {
+        report.skipped++;
+        continue;
+      }
+      report.erased.sessionIds.push(id);
+      addCounts(report.erased, counts);
+    }
+    options.onProgress?.({
+      done: Math.min(at + batchSize, ids.length),
+      total: ids.length,
+      erased: report.erased.sessionIds.length,
+    });
+  }
+  return report;
+}

@@ -1,0 +1,98 @@
+// store.purge() on Postgres and PGlite: after every kind of delete and a purge, the deleted text is in no page of
+// the store's relations (tables, TOAST tables, indexes), read with pageinspect's get_raw_page.
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
+import { PostgresStore } from "../src/postgres/index.js";
+import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { markersInRelations, total, writeAndDelete } from "./helpers/purge.js";
+
+const unavailable = await postgresUnavailable();
+if (unavailable) console.log(`Skipping the Postgres purge tests: ${unavailable}`);
+
+describe("Postgres purge", { skip: unavailable ?? false }, () => {
+  const pool = unavailable ? undefined : testPool(4);
+  after(() => pool?.end());
+
+  for (const mode of ["rewrite", "vacuum"] as const) {
+    test(`${mode}: what a purge leaves of deleted text in the store's pages`, async () => {
+      const schema = `agent_session_purge_${mode}_${process.pid}`;
+      const db = pool!;
+      await dropSchema(db, schema);
+      // Without a change log: its rows are live events (a compaction's summary among them) kept until its retention
+      // prunes them, not deleted rows (docs/PRIVACY.md).
+      const store = await PostgresStore.open(db, { schema });
+      try {
+        await writeAndDelete(store);
+        assert.ok(
+          total(await markersInRelations(db, schema)) > 0,
+          "the deletes alone leave the text in pages",
+        );
+        const report = await store.purge({ mode });
+        assert.equal(report.complete, true, JSON.stringify(report));
+        const left = await markersInRelations(db, schema);
+        if (mode === "rewrite") {
+          assert.equal(total(left), 0, JSON.stringify(left));
+        } else {
+          // VACUUM frees the dead tuples and REINDEX rebuilds the indexes (the GIN keys are gone), but a heap page
+          // that keeps live rows keeps the freed bytes in its free space: the limit of this mode (docs/PRIVACY.md).
+          const indexes = Object.entries(left).filter(
+            ([name]) => !/agent_messages"?$|pg_toast_\d+$/.test(name),
+          );
+          assert.equal(total(Object.fromEntries(indexes)), 0, JSON.stringify(left));
+        }
+        assert.ok((await store.searchMessages("kept", { limit: 1000 })).length > 0);
+        assert.equal((await store.purge({ mode })).complete, true, "idempotent");
+      } finally {
+        await store.close();
+        await dropSchema(db, schema);
+      }
+    });
+  }
+
+  test("a purge that cannot get a table's lock in time says so and blocks nobody", async () => {
+    const schema = `agent_session_purge_lock_${process.pid}`;
+    const db = pool!;
+    await dropSchema(db, schema);
+    const store = await PostgresStore.open(db, { schema });
+    const holder = await db.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`LOCK TABLE "${schema}"."agent_messages" IN ACCESS SHARE MODE`);
+      const report = await store.purge({ lockTimeoutMs: 50 });
+      assert.equal(report.complete, false);
+      const blocked = report.steps.filter((s) => s.incomplete !== undefined).map((s) => s.target);
+      assert.deepEqual(blocked, [`"${schema}"."agent_messages"`]);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+      await store.close();
+      await dropSchema(db, schema);
+    }
+  });
+
+  test("bad options are INVALID_ARGUMENT", async () => {
+    const store = new PostgresStore(pool!, { schema: `agent_session_purge_bad_${process.pid}` });
+    await assert.rejects(store.purge({ mode: "nope" as never }), { code: "INVALID_ARGUMENT" });
+    await assert.rejects(store.purge({ lockTimeoutMs: 0 }), { code: "INVALID_ARGUMENT" });
+    await store.close();
+  });
+});
+
+test("PGlite purge: deleted text is in no page after purge()", async () => {
+  const db = await PGlite.create({ extensions: { pageinspect } });
+  const store = await PostgresStore.open(db, { schema: "purged" });
+  try {
+    await writeAndDelete(store);
+    assert.ok(total(await markersInRelations(db, "purged")) > 0);
+    const report = await store.purge();
+    assert.equal(report.complete, true, JSON.stringify(report));
+    const left = await markersInRelations(db, "purged");
+    assert.equal(total(left), 0, JSON.stringify(left));
+    assert.equal((await store.purge({ mode: "vacuum" })).complete, true);
+  } finally {
+    await store.close();
+    await db.close();
+  }
+});
