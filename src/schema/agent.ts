@@ -5,6 +5,7 @@ import { normalize } from "../agent/codec.js";
 import { isSessionStorage } from "../agent/storage/factory.js";
 import { RESERVED_PREFIX } from "../agent/turn-status.js";
 import { assertNamedSessionId } from "../message/ids.js";
+import { assertOwnerId } from "../store/owner.js";
 import { checkedBy, wholeAtLeast } from "./rules.js";
 import { rule, says } from "./to-session-error.js";
 
@@ -75,6 +76,7 @@ export const createAgentOptions = z
       resume: sessionId,
       fork: sessionId,
       sessionId,
+      owner: checkedBy<string>(assertOwnerId).optional(),
       maxTurns: wholeAtLeast(1, "maxTurns").optional(),
       systemPrompt: z.string(rule("systemPrompt must be a string")).optional(),
       tools: z
