@@ -26,6 +26,12 @@ export interface CreateAgentSessionOptions {
   maxTurns?: number;
   /** Where the session lives; default the storage set with `setDefaultStorage`, else process memory. */
   sessionStorage?: SessionStorage;
+  /**
+   * Whose session it is (a user or tenant id): the storage's `forOwner(owner)` is used, so a new session or fork is
+   * registered with the owner and another owner's session is `NOT_FOUND` to resume or fork. Storages without owners
+   * (memory, file, Redis) refuse it (`UNSUPPORTED`).
+   */
+  owner?: string;
   /** Continue a stored session; fails with `Session not found: <id>` when there is none. */
   resume?: string;
   /** Start a new session from a copy of a stored one's messages; usage starts at zero, `parentId` names the source. */
@@ -48,6 +54,18 @@ const DEFAULT_MAX_TURNS = 20;
 
 function validate(options: CreateAgentSessionOptions): void {
   parseInput(createAgentOptions, options);
+}
+
+/** `storage` scoped to `owner` when one is given (see `CreateAgentSessionOptions.owner`). */
+function ownerStorage(storage: SessionStorage, owner: string | undefined): SessionStorage {
+  if (owner === undefined) return storage;
+  if (typeof storage.forOwner !== "function") {
+    throw new SessionError(
+      "UNSUPPORTED",
+      "This session storage keeps no owners: use a SQLite, Postgres or store-backed one",
+    );
+  }
+  return storage.forOwner(owner);
 }
 
 /** A copy of the stored state: a storage may hand out the object it keeps, which the session then appends to. */
@@ -95,7 +113,7 @@ export async function createSession(options: CreateAgentSessionOptions): Promise
   validate(options);
   const ai = await loadAi();
   const model = await resolveModel(options.model);
-  const storage = options.sessionStorage ?? getDefaultStorage();
+  const storage = ownerStorage(options.sessionStorage ?? getDefaultStorage(), options.owner);
   const record = await openRecord(options, storage);
   await closeRunningTurn(record, "the process stopped before the turn finished");
   return new AgentSession({

@@ -130,6 +130,11 @@ export interface SessionStorage {
   create?(state: SessionState): Promise<void>;
   /** Adds messages and ledger entries to a stored session; fails with `NOT_FOUND` when it was never saved. */
   appendMessages?(sessionId: string, messages: AgentMessage[], patch: SessionPatch): Promise<void>;
+  /**
+   * The storage as one owner (a user, a tenant) sees it: new sessions are that owner's, another owner's are unknown
+   * (the store-backed storages have it; `createSession`'s `owner` calls it).
+   */
+  forOwner?(owner: string): SessionStorage;
   /** Releases connections the storage opened itself. */
   close?(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { isOwnerId, MAX_OWNER_BYTES } from "../store/owner.js";
 import { UsageError } from "./errors.js";
 
 /** One option of a command, as `node:util` parseArgs takes it plus what `--help` prints. */
@@ -165,6 +166,23 @@ export function intOption(
     throw new UsageError(`--${name} must be a whole number >= 0, got ${JSON.stringify(raw)}`, command);
   }
   return value;
+}
+
+/** The `--owner <id>` option of the commands that can keep to one owner's sessions. */
+export const OWNER_OPTION: OptionSpec = {
+  type: "string",
+  value: "<id>",
+  description: "only the sessions registered with this owner (see docs/MANAGER.md, Owners)",
+};
+
+/** The `--owner` value, checked as the library checks an owner id, when given. */
+export function ownerOption(command: string, values: ParsedArgs["values"]): string | undefined {
+  const value = stringOption(values, "owner");
+  if (value === undefined || isOwnerId(value)) return value;
+  throw new UsageError(
+    `--owner must be a non-empty string of at most ${MAX_OWNER_BYTES} bytes without control characters`,
+    command,
+  );
 }
 
 /** The value of a string option, when given. */

@@ -46,6 +46,10 @@ export interface OwnedCalls<M extends SessionMessage> {
   search(query: string, options?: ManagerSearchOptions | null): Promise<SearchResult[]>;
 }
 
+function notFound(sessionId: string): SessionError {
+  return new SessionError("NOT_FOUND", `Session "${sessionId}" not found`);
+}
+
 /** One owner's sessions of a `SessionManager` (see the module comment). */
 export class OwnerView<M extends SessionMessage = SessionMessage> {
   /** The owner every session of this view belongs to. */
@@ -63,7 +67,7 @@ export class OwnerView<M extends SessionMessage = SessionMessage> {
   private async require(sessionId: string): Promise<SessionInfo> {
     assertNamedSessionId(sessionId);
     const info = await this.state.store.registry.get(sessionId);
-    if (!ownedBy(info, this.owner)) throw new SessionError("NOT_FOUND", `Session "${sessionId}" not found`);
+    if (!ownedBy(info, this.owner)) throw notFound(sessionId);
     return info as SessionInfo;
   }
 
@@ -94,6 +98,27 @@ export class OwnerView<M extends SessionMessage = SessionMessage> {
   async getSession(sessionId: string): Promise<Session<M>> {
     await this.require(sessionId);
     return this.manager.getSession(sessionId);
+  }
+
+  /**
+   * The owner's Session of `sessionId`, registered for the owner first when the id is new: for a conversation whose
+   * id the client chose (`persistChatTurn(await view.open(body.id), body)`, `new OpenAIAgentsSession(await
+   * view.open(id))`). Another owner's session is `NOT_FOUND`, and so is an unregistered id that already holds
+   * messages: they are no owner's (`create(name, { id })` adopts such messages on purpose).
+   */
+  async open(sessionId: string, name: string = sessionId): Promise<Session<M>> {
+    assertNamedSessionId(sessionId);
+    const { store } = this.state;
+    if ((await store.registry.get(sessionId)) === null) {
+      if ((await store.session(sessionId).getLatestLeaf()) !== null) throw notFound(sessionId);
+      try {
+        await this.create(name, { id: sessionId });
+      } catch (error) {
+        // Registered meanwhile (two requests of one new chat): the check below decides whose it is.
+        if (!(error instanceof SessionError && error.code === "CONFLICT")) throw error;
+      }
+    }
+    return this.getSession(sessionId);
   }
 
   /** Renames an owned session. */

@@ -1,20 +1,78 @@
 import type { ContextCapableStore } from "../../contract/context.js";
+import { hasContextStorage } from "../../contract/context.js";
 import type { SessionMessage } from "../../contract/message.js";
 import type { AppendResult, SessionProvider } from "../../contract/provider.js";
 import type { RegistryCapableStore, SessionInfo, SessionUsage } from "../../contract/registry.js";
+import { hasSessionRegistry } from "../../contract/registry.js";
 import type { StepCapableStore } from "../../contract/step.js";
+import { hasStepWrites } from "../../contract/step.js";
+import type { SessionStore } from "../../contract/store.js";
 import { SessionError } from "../../errors.js";
+import { ownedBy } from "../../store/owner.js";
 import { applyPolicy, storePolicy } from "../../store/write-policy.js";
-import { toJson } from "../codec.js";
+import { corrupt, isObject } from "../checks.js";
+import { fromJson, toJson } from "../codec.js";
 import type { AgentMessage, UsageEntry } from "../types.js";
 import { summarizeUsage } from "../usage.js";
-import { AGENT_MESSAGE_KEY, AGENT_SOURCE, type AgentHeader, toSessionMessage } from "./mapping.js";
+import { AGENT_MESSAGE_KEY, AGENT_SOURCE, type AgentHeader, headerKey, toSessionMessage } from "./mapping.js";
 
 /**
  * What a store needs to hold agent sessions: a registry (names, fork parents, usage), blocks (headers) and step
  * writes (an append, all or nothing).
  */
 export type AgentCapableStore = RegistryCapableStore & ContextCapableStore & StepCapableStore;
+
+/** `INVALID_ARGUMENT` unless the store can hold agent sessions (see {@link AgentCapableStore}). */
+export function assertAgentCapable(store: SessionStore): asserts store is AgentCapableStore {
+  // scan() is checked too: a registry written before it existed would fail in list() with a TypeError.
+  if (
+    !hasSessionRegistry(store) ||
+    typeof store.registry.scan !== "function" ||
+    !hasContextStorage(store) ||
+    !hasStepWrites(store)
+  ) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `Agent sessions need a store with a registry (with scan()), context blocks and step writes (memory, SQLite, Postgres); the ${store.backend} store has not`,
+    );
+  }
+}
+
+/** A session's header block, checked (a hand-edited or truncated one is refused as corrupt); undefined when none. */
+export async function readHeader(store: AgentCapableStore, id: string): Promise<AgentHeader | undefined> {
+  const block = await store.blocks.getBlock(headerKey(id));
+  if (block === null) return undefined;
+  const header = fromJson<AgentHeader>(block, `the header of agent session ${id}`);
+  // A hand-edited or truncated header would otherwise fail later with a TypeError (usage.push, entry.inputTokens).
+  if (!isObject(header)) throw corrupt(id, `its header ${headerKey(id)} is not an object`);
+  if (!Array.isArray(header.usage) || !header.usage.every(isObject))
+    throw corrupt(id, `the usage of its header ${headerKey(id)} is not a list of entries`);
+  if (!isObject(header.metadata))
+    throw corrupt(id, `the metadata of its header ${headerKey(id)} is not an object`);
+  if (header.usageAfter !== undefined && !Array.isArray(header.usageAfter))
+    throw corrupt(id, `the usageAfter of its header ${headerKey(id)} is not a list`);
+  return header;
+}
+
+/**
+ * The ids of the agent sessions in `store` (of `owner` only, when given), oldest first. By id, not by activity: an
+ * agent session saved while the list is read moves up the activity order, and offset pages over that order would
+ * skip or repeat sessions. Only agent rows are read (an owner's: one range of the registry's owner index), so a
+ * store shared with many conversations costs what its agent sessions do. The source is checked again for a
+ * registry written before the option existed, which would ignore it.
+ */
+export async function agentIds(store: AgentCapableStore, owner: string | undefined): Promise<string[]> {
+  const found: { id: string; at: string }[] = [];
+  const rows =
+    owner === undefined
+      ? store.registry.scan({ source: AGENT_SOURCE })
+      : await store.registry.list({ owner });
+  for await (const info of rows) {
+    if (info.source === AGENT_SOURCE) found.push({ id: info.id, at: info.created_at });
+  }
+  found.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return found.map((entry) => entry.id);
+}
 
 /** The registry name of an agent session: its `metadata.title` or `metadata.name` when a string, else its id. */
 export function sessionName(id: string, metadata: Record<string, unknown>): string {
@@ -37,41 +95,63 @@ export function counters(entries: readonly UsageEntry[]) {
   };
 }
 
+/** `NOT_FOUND` for a session outside an owner-scoped storage's owner (the same answer as an unknown id). */
+export function notFound(id: string): SessionError {
+  return new SessionError("NOT_FOUND", `Session not found: ${id}`);
+}
+
 /**
- * Registers the session (source `"agent"`, fork parent, first model), or returns its row. Another kind of session
- * under the same id is a `CONFLICT`: an agent storage never overwrites a conversation it did not write.
+ * Registers the session (source `"agent"`, fork parent, first model, owner), or returns its row. Another kind of
+ * session under the same id is a `CONFLICT`: an agent storage never overwrites a conversation it did not write;
+ * with `owner`, a row of another owner (or of none) is `NOT_FOUND`.
  */
 export async function register(
   store: AgentCapableStore,
   id: string,
   header: AgentHeader,
+  owner?: string,
 ): Promise<{ info: SessionInfo; created: boolean }> {
   const existing = await store.registry.get(id);
   if (existing) {
+    if (owner !== undefined && !ownedBy(existing, owner)) throw notFound(id);
     if (existing.source !== AGENT_SOURCE) {
       throw new SessionError("CONFLICT", `Session "${id}" exists in the store and is not an agent session`);
     }
     return { info: existing, created: false };
   }
   try {
-    return { info: await createEntry(store, id, header), created: true };
+    return { info: await createEntry(store, id, header, owner), created: true };
   } catch (error) {
     // Another process registered it first (two processes moving the same old tables): use its row.
     const info = (error as SessionError).code === "CONFLICT" ? await store.registry.get(id) : null;
     if (!info) throw error;
+    if (owner !== undefined && !ownedBy(info, owner)) throw notFound(id);
     return { info, created: false };
   }
 }
 
-/** Inserts the registry row of a new agent session; `CONFLICT` (from the store) when the id is registered. */
-export function createEntry(store: AgentCapableStore, id: string, header: AgentHeader): Promise<SessionInfo> {
+/**
+ * Inserts the registry row of a new agent session; `CONFLICT` (from the store) when the id is registered. Its owner
+ * is `owner` (an owner-scoped storage's), else its fork parent's when that is registered with one: a fork stays
+ * its source's owner's, as the manager's does.
+ */
+export async function createEntry(
+  store: AgentCapableStore,
+  id: string,
+  header: AgentHeader,
+  owner?: string,
+): Promise<SessionInfo> {
   const model = header.usage.find((entry) => typeof entry?.model === "string")?.model ?? null;
+  const parent = header.parentId;
+  const inherited =
+    owner === undefined && parent !== null ? (await store.registry.get(parent))?.owner : undefined;
   return store.registry.create({
     id,
     name: sessionName(id, header.metadata),
-    parentSessionId: header.parentId,
+    parentSessionId: parent,
     model,
     source: AGENT_SOURCE,
+    owner: owner ?? inherited ?? null,
   });
 }
 

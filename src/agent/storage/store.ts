@@ -4,6 +4,7 @@ import { hasStepWrites } from "../../contract/step.js";
 import type { SessionStore } from "../../contract/store.js";
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
+import { assertOwner, optionalOwner, ownedBy } from "../../store/owner.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, normalize } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
@@ -22,10 +23,14 @@ import {
 import { assertSessionState } from "./state-schema.js";
 import {
   type AgentCapableStore,
+  agentIds,
   appendTail,
+  assertAgentCapable,
   assertSameMessage,
   counters,
   createEntry,
+  notFound,
+  readHeader,
   register,
   replaceInPlace,
 } from "./store-writes.js";
@@ -34,21 +39,11 @@ import {
 export interface StoreSessionStorageOptions {
   /** Close the store on `close()` (default false: a store you pass in stays open). */
   ownsStore?: boolean;
-}
-
-function assertAgentCapable(store: SessionStore): asserts store is AgentCapableStore {
-  // scan() is checked too: a registry written before it existed would fail in list() with a TypeError.
-  if (
-    !hasSessionRegistry(store) ||
-    typeof store.registry.scan !== "function" ||
-    !hasContextStorage(store) ||
-    !hasStepWrites(store)
-  ) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Agent sessions need a store with a registry (with scan()), context blocks and step writes (memory, SQLite, Postgres); the ${store.backend} store has not`,
-    );
-  }
+  /**
+   * Only this owner's sessions (see `forOwner`): new ones are registered with it; another owner's session, or an
+   * unowned one, is not loaded, listed, written or deleted here.
+   */
+  owner?: string | undefined;
 }
 
 /**
@@ -59,12 +54,16 @@ function assertAgentCapable(store: SessionStore): asserts store is AgentCapableS
  */
 export class StoreSessionStorage implements SessionStorage {
   private readonly opening: Promise<AgentCapableStore>;
-  private readonly locks = new Map<string, Promise<unknown>>();
+  // Shared with the owner views of this storage, so their writes of one session chain too.
+  private locks = new Map<string, Promise<unknown>>();
+  /** The owner every session of this storage belongs to; undefined for an unscoped storage. */
+  readonly owner: string | undefined;
 
   constructor(
     store: SessionStore | Promise<SessionStore>,
     private readonly options: StoreSessionStorageOptions = {},
   ) {
+    this.owner = optionalOwner(options.owner);
     this.opening = Promise.resolve(store).then((resolved) => {
       assertAgentCapable(resolved);
       return resolved;
@@ -76,6 +75,27 @@ export class StoreSessionStorage implements SessionStorage {
   /** The store the sessions live in, once it is open. */
   store(): Promise<AgentCapableStore> {
     return this.opening;
+  }
+
+  /**
+   * The same store as one owner sees it: sessions it creates are `owner`'s, and another owner's session (or an
+   * unowned one) is unknown there (`load` undefined, so a resume or fork of it is `NOT_FOUND`). It shares the store
+   * and never closes it. On a storage scoped already, only its own owner is accepted.
+   */
+  forOwner(owner: string): StoreSessionStorage {
+    const scoped = assertOwner(owner);
+    if (this.owner !== undefined) {
+      if (scoped === this.owner) return this;
+      throw new SessionError("INVALID_ARGUMENT", `This storage is scoped to another owner`);
+    }
+    const view = new StoreSessionStorage(this.opening, { owner: scoped });
+    view.locks = this.locks;
+    return view;
+  }
+
+  /** Whether a registry row is visible here: every row when unscoped, else only the owner's. */
+  private visible(info: { owner?: string | undefined } | null): boolean {
+    return this.owner === undefined || ownedBy(info, this.owner);
   }
 
   /** Runs `body` after every earlier write of the same session in this process (appends must chain in order). */
@@ -106,7 +126,7 @@ export class StoreSessionStorage implements SessionStorage {
     const header = headerOf(state);
     await this.locked(state.id, async (store) => {
       try {
-        await createEntry(store, state.id, header);
+        await createEntry(store, state.id, header, this.owner);
       } catch (error) {
         if (error instanceof SessionError && error.code === "CONFLICT") throw alreadyExists(state.id);
         throw error;
@@ -133,7 +153,7 @@ export class StoreSessionStorage implements SessionStorage {
     header: AgentHeader,
     countUsage: boolean,
   ): Promise<void> {
-    const { info, created } = await register(store, id, header);
+    const { info, created } = await register(store, id, header, this.owner);
     const provider = store.session(id);
     const path = await provider.getHistory();
     let kept = 0;
@@ -159,26 +179,11 @@ export class StoreSessionStorage implements SessionStorage {
     if ((created || countUsage) && !inStep) await store.registry.addUsage(id, delta);
   }
 
-  private async header(store: AgentCapableStore, id: string): Promise<AgentHeader | undefined> {
-    const block = await store.blocks.getBlock(headerKey(id));
-    if (block === null) return undefined;
-    const header = fromJson<AgentHeader>(block, `the header of agent session ${id}`);
-    // A hand-edited or truncated header would otherwise fail later with a TypeError (usage.push, entry.inputTokens).
-    if (!isObject(header)) throw corrupt(id, `its header ${headerKey(id)} is not an object`);
-    if (!Array.isArray(header.usage) || !header.usage.every(isObject))
-      throw corrupt(id, `the usage of its header ${headerKey(id)} is not a list of entries`);
-    if (!isObject(header.metadata))
-      throw corrupt(id, `the metadata of its header ${headerKey(id)} is not an object`);
-    if (header.usageAfter !== undefined && !Array.isArray(header.usageAfter))
-      throw corrupt(id, `the usageAfter of its header ${headerKey(id)} is not a list`);
-    return header;
-  }
-
   async load(sessionId: string): Promise<SessionState | undefined> {
     assertNamedSessionId(sessionId);
     const store = await this.store();
-    const [header, info] = await Promise.all([this.header(store, sessionId), store.registry.get(sessionId)]);
-    if (!header || info?.source !== AGENT_SOURCE) return undefined;
+    const [header, info] = await Promise.all([readHeader(store, sessionId), store.registry.get(sessionId)]);
+    if (!header || info?.source !== AGENT_SOURCE || !this.visible(info)) return undefined;
     const path = await store.session(sessionId).getHistory();
     const messages = path.map(fromSessionMessage);
     const entries = ledgerOf(header, path);
@@ -203,23 +208,13 @@ export class StoreSessionStorage implements SessionStorage {
     await this.locked(sessionId, async (store) => {
       const info = await store.registry.get(sessionId);
       // Only agent sessions: another conversation under this id is not this storage's to delete.
-      if (info?.source !== AGENT_SOURCE) return;
+      if (info?.source !== AGENT_SOURCE || !this.visible(info)) return;
       await store.registry.delete(sessionId, { blockKeys: [headerKey(sessionId)] });
     });
   }
 
   async list(): Promise<string[]> {
-    const store = await this.store();
-    const found: { id: string; at: string }[] = [];
-    // By id, not by activity: an agent session saved while the list is read moves up the activity order, and
-    // offset pages over that order would skip or repeat sessions. Only agent rows are read: a store shared with
-    // many conversations costs what its agent sessions do. Checked again for a registry written before the option
-    // existed, which would ignore it.
-    for await (const info of store.registry.scan({ source: AGENT_SOURCE })) {
-      if (info.source === AGENT_SOURCE) found.push({ id: info.id, at: info.created_at });
-    }
-    found.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return found.map((entry) => entry.id);
+    return agentIds(await this.store(), this.owner);
   }
 
   /**
@@ -235,6 +230,9 @@ export class StoreSessionStorage implements SessionStorage {
     const usage = normalize(patch.usage ?? []);
     const metadata = patch.metadata === undefined ? undefined : normalize(patch.metadata);
     await this.locked(sessionId, async (store) => {
+      // One read of the registry row per step, only when scoped: the step itself checks the source, not the owner.
+      if (this.owner !== undefined && !ownedBy(await store.registry.get(sessionId), this.owner))
+        throw notFound(sessionId);
       const totals = usage.length > 0 ? counters(usage) : undefined;
       await this.appendStep(store, sessionId, added, usage, metadata, patch.updatedAt, totals);
     });
@@ -257,7 +255,7 @@ export class StoreSessionStorage implements SessionStorage {
   ): Promise<void> {
     let block: { key: string; content: string } | undefined;
     if (added.length === 0 || metadata !== undefined) {
-      const header = await this.header(store, sessionId);
+      const header = await readHeader(store, sessionId);
       if (!header) throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
       if (added.length === 0 && usage.length > 0) {
         // Only a message-less step reads the leaf: its entries load after that message's, as they were written.

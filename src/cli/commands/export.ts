@@ -1,8 +1,10 @@
-import { stringOption } from "../args.js";
+import { OWNER_OPTION, ownerOption, stringOption } from "../args.js";
 import type { Command } from "../command.js";
-import { requireTransfer } from "../inspect/sessions.js";
+import { CliError } from "../errors.js";
+import { ownerSessionIds, requireTransfer } from "../inspect/sessions.js";
 import { counted } from "../output.js";
 import { startProgress } from "../progress.js";
+import type { ExportOptions } from "../transfer/export.js";
 import { writeExport } from "../transfer/export.js";
 import type { ExportCounts } from "../transfer/format.js";
 import { openOutputFile } from "../transfer/output-file.js";
@@ -10,6 +12,23 @@ import { openOutputFile } from "../transfer/output-file.js";
 function summaryLine(c: ExportCounts): string {
   const entries = counted(c.entries, "search entry", "search entries");
   return `Exported ${counted(c.sessions, "session")}, ${counted(c.messages, "message")}, ${counted(c.compactions, "overlay")}, ${counted(c.blocks, "block")}, ${entries}.`;
+}
+
+/**
+ * The sessions to export: the named ones, or with an owner the owner's (the named ones must be the owner's; none
+ * named: all of the owner's, and an owner without sessions exports none).
+ */
+async function selectSessions(
+  store: Parameters<typeof ownerSessionIds>[0],
+  named: readonly string[],
+  owner: string | undefined,
+): Promise<Pick<ExportOptions, "sessionIds" | "exact">> {
+  if (owner === undefined) return { sessionIds: named };
+  const owned = await ownerSessionIds(store, owner);
+  const mine = new Set(owned);
+  const other = named.find((id) => !mine.has(id));
+  if (other !== undefined) throw new CliError(`session ${JSON.stringify(other)} not found`, "NOT_FOUND");
+  return { sessionIds: named.length > 0 ? named : owned, exact: true };
 }
 
 /** `export`: sessions as versioned JSONL, losslessly. */
@@ -31,21 +50,29 @@ export const exportCommand: Command = {
       value: "<file>",
       description: "write to this file instead of stdout",
     },
+    owner: {
+      ...OWNER_OPTION,
+      description:
+        "only this owner's sessions and their blocks (a named session of another owner is not found)",
+    },
   },
   examples: [
     "agent-session export > backup.jsonl",
     "agent-session export demo-deploy demo-trip -o two.jsonl",
+    "agent-session export --owner user-42 -o user-42.jsonl",
   ],
-  async run({ args, out, open, io, progress }) {
+  async run({ command, args, out, open, io, progress }) {
+    const owner = ownerOption(command, args.values);
     const { store } = await open("read");
     requireTransfer(store, "export");
+    const selection = await selectSessions(store, args.positionals, owner);
     const file = stringOption(args.values, "output");
     let counts: ExportCounts;
     if (file === undefined) {
       const bar = startProgress(io, progress, "export", 0, "messages");
       try {
         counts = await writeExport(store, (chunk) => out.write(chunk), {
-          sessionIds: args.positionals,
+          ...selection,
           progress: bar,
           countFirst: progress,
         });
@@ -59,7 +86,7 @@ export const exportCommand: Command = {
     const bar = startProgress(io, progress, "export", 0, "messages");
     try {
       counts = await writeExport(store, (chunk) => output.write(chunk), {
-        sessionIds: args.positionals,
+        ...selection,
         progress: bar,
         countFirst: progress,
       });

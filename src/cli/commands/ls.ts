@@ -1,4 +1,4 @@
-import { intOption } from "../args.js";
+import { intOption, OWNER_OPTION, ownerOption } from "../args.js";
 import type { Command } from "../command.js";
 import { DEFAULT_SESSION_LABEL, listSessions } from "../inspect/sessions.js";
 import { shortTime, table } from "../output.js";
@@ -13,14 +13,21 @@ export const ls: Command = {
     'created without forSession has the empty id and shows as (default session); --json gives its id as "".',
   positionals: [],
   required: 0,
-  options: { limit: { type: "string", value: "<n>", description: "show at most n sessions" } },
-  examples: ["agent-session ls", "agent-session ls --limit 10 --json"],
+  options: {
+    limit: { type: "string", value: "<n>", description: "show at most n sessions" },
+    owner: OWNER_OPTION,
+  },
+  examples: ["agent-session ls", "agent-session ls --limit 10 --json", "agent-session ls --owner user-42"],
   async run({ command, args, out, open }) {
     const limit = intOption(command, args.values, "limit", Number.POSITIVE_INFINITY);
     const { store, location } = await open("read");
-    const sessions = await listSessions(store, limit);
+    const owner = ownerOption(command, args.values);
+    const sessions = await listSessions(store, limit, owner);
     if (out.json) return out.result(sessions);
-    if (sessions.length === 0) return out.line(`No sessions in ${location}.`);
+    if (sessions.length === 0)
+      return out.line(`No sessions${owner === undefined ? "" : ` of ${owner}`} in ${location}.`);
+    // The owner column only when some listed session has one: a store without owners lists as before.
+    const owners = sessions.some((s) => s.owner !== null);
     const rows = sessions.map((s) => [
       s.id === "" ? DEFAULT_SESSION_LABEL : s.id,
       s.registered ? s.name || '""' : "(unregistered)",
@@ -28,11 +35,10 @@ export const ls: Command = {
       s.updatedAt ? shortTime(s.updatedAt) : "-",
       s.usage ? `${s.usage.inputTokens}/${s.usage.outputTokens}` : "-",
       s.usage ? `$${s.usage.cost.toFixed(4)}` : "-",
+      ...(owners ? [s.owner ?? "-"] : []),
     ]);
-    for (const line of table([
-      ["ID", "NAME", "MESSAGES", "LAST ACTIVITY (UTC)", "TOKENS IN/OUT", "COST"],
-      ...rows,
-    ])) {
+    const header = ["ID", "NAME", "MESSAGES", "LAST ACTIVITY (UTC)", "TOKENS IN/OUT", "COST"];
+    for (const line of table([owners ? [...header, "OWNER"] : header, ...rows])) {
       await out.line(line);
     }
   },

@@ -1,7 +1,7 @@
-import { intOption, stringOption } from "../args.js";
+import { intOption, OWNER_OPTION, ownerOption, stringOption } from "../args.js";
 import type { Command } from "../command.js";
-import { UsageError } from "../errors.js";
-import { requireSession } from "../inspect/sessions.js";
+import { CliError, UsageError } from "../errors.js";
+import { requireOwners, requireSession } from "../inspect/sessions.js";
 import { preview, shortTime, table } from "../output.js";
 
 /** `search`: ranked recall (or an all-words search) across sessions. */
@@ -19,6 +19,7 @@ export const search: Command = {
   required: 1,
   options: {
     session: { type: "string", value: "<id>", description: "only this session" },
+    owner: OWNER_OPTION,
     branch: {
       type: "string",
       value: "active|all",
@@ -39,6 +40,7 @@ export const search: Command = {
     'agent-session search "When did we move the deployment to Friday?"',
     'agent-session search "deploy friday" --match all --role assistant --context 1',
     "agent-session search migration --session demo-deploy --branch active",
+    'agent-session search "billing address" --owner user-42',
   ],
   async run({ command, args, out, open }) {
     const branch = stringOption(args.values, "branch") ?? "all";
@@ -59,9 +61,17 @@ export const search: Command = {
       const value = stringOption(args.values, name);
       if (value !== undefined) filters[name] = value;
     }
+    const owner = ownerOption(command, args.values);
     const { store } = await open("read");
-    if (sessionId !== undefined) await requireSession(store, sessionId);
+    if (owner !== undefined) requireOwners(store);
+    if (sessionId !== undefined) {
+      const summary = await requireSession(store, sessionId);
+      // Another owner's session is not found, as in the owner's view of a SessionManager.
+      if (owner !== undefined && summary.owner !== owner)
+        throw new CliError(`session ${JSON.stringify(sessionId)} not found`, "NOT_FOUND");
+    }
     const hits = await store.searchMessages(args.positionals[0]!, {
+      ...(owner === undefined ? {} : { owner }),
       limit,
       branch,
       match,

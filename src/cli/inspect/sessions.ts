@@ -1,6 +1,7 @@
-import { hasSessionRegistry, type SessionInfo } from "../../contract/registry.js";
+import { hasSessionRegistry, type RegistryCapableStore, type SessionInfo } from "../../contract/registry.js";
 import type { SessionStore } from "../../contract/store.js";
 import { hasTransfer, type TransferCapableStore } from "../../contract/transfer.js";
+
 import { CliError } from "../errors.js";
 import { type UsageTotals, usageOf } from "../usage.js";
 
@@ -15,6 +16,8 @@ export interface SessionSummary {
   parentSessionId: string | null;
   model: string | null;
   source: string | null;
+  /** Whose session it is (see docs/MANAGER.md, Owners); null when it has none or is unregistered. */
+  owner: string | null;
   endReason: string | null;
   createdAt: string | null;
   /** Last activity (the registry's `updated_at`); null for an unregistered session. */
@@ -46,6 +49,7 @@ function fromInfo(id: string, info: SessionInfo | null): SessionSummary {
     parentSessionId: info?.parent_session_id ?? null,
     model: info?.model ?? null,
     source: info?.source ?? null,
+    owner: info?.owner ?? null,
     endReason: info?.end_reason ?? null,
     createdAt: info?.created_at ?? null,
     updatedAt: info?.updated_at ?? null,
@@ -90,14 +94,45 @@ export async function requireSession(store: SessionStore, id: string): Promise<S
   return summary;
 }
 
+/** Fails with a clear message on a store without a registry, which keeps no owners. */
+export function requireOwners(store: SessionStore): asserts store is RegistryCapableStore {
+  if (!hasSessionRegistry(store)) {
+    throw new CliError(
+      `the ${store.backend} store keeps no owners: it has no session registry`,
+      "UNSUPPORTED",
+    );
+  }
+}
+
+/** The ids of `owner`'s sessions, newest activity first (one range of the registry's owner index). */
+export async function ownerSessionIds(store: SessionStore, owner: string): Promise<string[]> {
+  requireOwners(store);
+  return (await store.registry.list({ owner })).map((info) => info.id);
+}
+
 /**
  * Registered sessions newest activity first, then sessions that hold data but were never registered (written
- * through a plain Session), by id. `limit` bounds how many are read.
+ * through a plain Session), by id. `limit` bounds how many are read. With `owner`, only that owner's sessions
+ * (unregistered ones have no owner).
  */
 export async function listSessions(
   store: SessionStore,
   limit = Number.POSITIVE_INFINITY,
+  owner?: string,
 ): Promise<SessionSummary[]> {
+  if (owner !== undefined) {
+    requireOwners(store);
+    const rows = await store.registry.list({
+      owner,
+      ...(Number.isFinite(limit) ? { limit } : {}),
+    });
+    const result: SessionSummary[] = [];
+    for (const info of rows) {
+      const summary = await summarize(store, info.id, info);
+      if (summary) result.push(summary);
+    }
+    return result;
+  }
   if (!hasSessionRegistry(store) && !hasTransfer(store)) {
     throw new CliError(
       `the ${store.backend} store can list sessions only with a session registry`,

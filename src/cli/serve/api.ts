@@ -6,7 +6,7 @@ import { listSessions, requireSession } from "../inspect/sessions.js";
 import { activeIds, leafIds, loadTree } from "../inspect/tree.js";
 import { preview } from "../output.js";
 import { partText } from "../render/message.js";
-import { wholeParam } from "./params.js";
+import { ownerParam, wholeParam } from "./params.js";
 import { viewerSearchOptions, withCompactions } from "./search-api.js";
 
 /** Sessions `/api/sessions` lists unless its `limit` says otherwise. */
@@ -31,10 +31,11 @@ function required(query: URLSearchParams, name: string): string {
 /** The routes under `/api/`; each returns plain data that the page renders as text. */
 export const API_ROUTES: Record<string, ApiRoute> = {
   // The sessions with the newest activity, `limit` of them (default 200): a store's whole list would cost a
-  // footprint read per session. `more` says that others exist (`agent-session ls` lists them all).
+  // footprint read per session. `more` says that others exist (`agent-session ls` lists them all). `owner`
+  // keeps the list to that owner's sessions.
   async sessions(store, query) {
     const limit = wholeParam(query, "limit", 1, MAX_VIEWER_SESSIONS) ?? VIEWER_SESSIONS;
-    const sessions = await listSessions(store, limit + 1);
+    const sessions = await listSessions(store, limit + 1, ownerParam(query));
     return { sessions: sessions.slice(0, limit), more: sessions.length > limit };
   },
 

@@ -27,6 +27,9 @@ export const CLIENT_SCRIPT = `
     Object.keys(params || {}).forEach(function (key) {
       if (params[key] !== undefined && params[key] !== null) url.searchParams.set(key, params[key]);
     });
+    // The page's own ?owner= keeps the session list and the search to that owner's sessions.
+    var owner = new URLSearchParams(location.search).get("owner");
+    if (owner && (path === "sessions" || path === "search")) url.searchParams.set("owner", owner);
     // The viewer refuses API requests without this header (or a same-origin Sec-Fetch-Site): see origin.ts.
     return fetch(url, { headers: { "X-Agent-Session-Viewer": "1" } }).then(function (res) {
       return res.json().then(function (body) {
@@ -143,6 +146,7 @@ export const CLIENT_SCRIPT = `
     fact(facts, "model", s.model);
     // Most plain conversations (a Session without a SessionManager) have no registry row: a fact, not a warning.
     fact(facts, "source", s.registered ? s.source : "not registered");
+    if (s.owner) fact(facts, "owner", s.owner);
     // An unregistered session (written without the manager) has no registry times: its messages' are shown.
     var times = data.nodes.map(function (n) { return n.createdAt; }).filter(Boolean).sort();
     fact(facts, "created", s.createdAt ? time(s.createdAt) : times.length ? time(times[0]) + " (first message)" : "unknown");

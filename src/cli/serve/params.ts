@@ -2,6 +2,7 @@
  * The viewer API's query parameters: an absent or empty one means its default, a bad one is `INVALID_ARGUMENT`
  * (400) naming the parameter, never a value silently dropped or clamped.
  */
+import { isOwnerId } from "../../store/owner.js";
 import { CliError } from "../errors.js";
 
 function invalid(name: string, what: string, value: string): never {
@@ -41,6 +42,14 @@ export function wholeParam(
   const number = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
   if (!(number >= min && number <= max)) invalid(name, `a whole number from ${min} to ${max}`, value);
   return number;
+}
+
+/** An owner id (`owner`: only that owner's sessions), or undefined. */
+export function ownerParam(query: URLSearchParams): string | undefined {
+  const value = optional(query, "owner");
+  if (value !== undefined && !isOwnerId(value))
+    invalid("owner", "an owner id (no control characters, at most 256 bytes)", value);
+  return value;
 }
 
 /** An ISO-8601 time, or undefined. */

@@ -2,7 +2,7 @@ import type { StoredCompaction } from "../../contract/message.js";
 import type { SearchResult, StoreSearchOptions } from "../../contract/search.js";
 import { MAX_SEARCH_CONTEXT } from "../../search/options.js";
 import { preview } from "../output.js";
-import { oneOf, timeParam, wholeParam } from "./params.js";
+import { oneOf, ownerParam, timeParam, wholeParam } from "./params.js";
 
 /** Most hits `/api/search` answers. */
 export const VIEWER_SEARCH_LIMIT = 50;
@@ -22,7 +22,8 @@ export type ViewerHit = SearchResult & { compaction?: HitCompaction };
 
 /**
  * The store's search options from `/api/search`'s query: `q`, `session`, `branch` (all | active), `match`
- * (any | all), `role` (repeatable), `since`, `until` (ISO-8601) and `context` (0 to 10 turns). A bad value is
+ * (any | all), `role` (repeatable), `since`, `until` (ISO-8601), `context` (0 to 10 turns) and `owner` (that
+ * owner's sessions only). A bad value is
  * `INVALID_ARGUMENT` (400) naming the parameter, never a silently dropped filter.
  */
 export function viewerSearchOptions(query: URLSearchParams): StoreSearchOptions {
@@ -34,6 +35,7 @@ export function viewerSearchOptions(query: URLSearchParams): StoreSearchOptions 
   const context = wholeParam(query, "context", 0, MAX_SEARCH_CONTEXT);
   const since = timeParam(query, "since");
   const until = timeParam(query, "until");
+  const owner = ownerParam(query);
   options.branch = branch ?? "all";
   if (match !== undefined) options.match = match;
   if (context !== undefined) options.context = context;
@@ -41,6 +43,7 @@ export function viewerSearchOptions(query: URLSearchParams): StoreSearchOptions 
   if (since !== undefined) options.since = since;
   if (until !== undefined) options.until = until;
   if (session) options.sessionId = session;
+  if (owner !== undefined) options.owner = owner;
   return options;
 }
 

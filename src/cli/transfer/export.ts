@@ -9,6 +9,8 @@ import { eachSessionOnce } from "./session-ids.js";
 export interface ExportOptions {
   /** Sessions to export in this order; empty = every session, then every block and entry of the store. */
   sessionIds: readonly string[];
+  /** `sessionIds` is the selection even when empty (an owner without sessions exports none, not the store). */
+  exact?: boolean | undefined;
   progress: Progress;
   /** Count messages first so the progress bar has a total (one extra read per session). */
   countFirst: boolean;
@@ -29,11 +31,12 @@ export async function writeExport(
   options: ExportOptions,
 ): Promise<ExportCounts> {
   const selected = [...new Set(options.sessionIds)];
+  const partial = selected.length > 0 || options.exact === true;
   for (const id of selected) {
     if (!(await store.transfer.footprint(id)))
       throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
   }
-  if (options.countFirst) options.progress.setTotal(await countMessages(store, selected));
+  if (options.countFirst) options.progress.setTotal(await countMessages(store, selected, partial));
   const counts: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0 };
   let buffer = "";
   const emit = async (line: string) => {
@@ -44,8 +47,7 @@ export async function writeExport(
     }
   };
   await emit(encodeHeader());
-  const ids: AsyncIterable<string> | readonly string[] =
-    selected.length > 0 ? selected : eachSessionOnce(store.transfer);
+  const ids: AsyncIterable<string> | readonly string[] = partial ? selected : eachSessionOnce(store.transfer);
   // Each payload once per file: a later session pointing at it finds it stored by the import of an earlier one.
   const sentAttachments = new Set<string>();
   for await (const id of ids) {
@@ -67,7 +69,7 @@ export async function writeExport(
   const wanted = new Set(selected);
   const exists = sessionExistence(store);
   for await (const row of store.transfer.exportRows()) {
-    if (selected.length > 0) {
+    if (partial) {
       // A partial export carries the blocks of its sessions only; entries belong to search blocks, not sessions.
       if (row.kind === "entry") break;
       const owner = await blockOwner(row.key, exists);
@@ -82,10 +84,13 @@ export async function writeExport(
   return counts;
 }
 
-async function countMessages(store: TransferCapableStore, selected: readonly string[]): Promise<number> {
+async function countMessages(
+  store: TransferCapableStore,
+  selected: readonly string[],
+  partial: boolean,
+): Promise<number> {
   let total = 0;
-  const ids: AsyncIterable<string> | readonly string[] =
-    selected.length > 0 ? selected : eachSessionOnce(store.transfer);
+  const ids: AsyncIterable<string> | readonly string[] = partial ? selected : eachSessionOnce(store.transfer);
   for await (const id of ids) total += (await store.transfer.footprint(id))?.messages ?? 0;
   return total;
 }
