@@ -41,7 +41,7 @@ const OBJECT_IN_USE = "55006";
 
 /** The quoted, qualified names of the store's tables that exist, in a fixed order. */
 export async function storeTables(query: Query, t: Tables): Promise<string[]> {
-  const names = TABLES.map((name) => (t.schema ? `"${t.schema}".` : "") + `"${t.prefix}${name}"`);
+  const names = TABLES.map((name) => `${t.schema ? `"${t.schema}".` : ""}"${t.prefix}${name}"`);
   const rows = await query<{ name: string; found: boolean }>(
     "SELECT n.name, to_regclass(n.name) IS NOT NULL AS found FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i) ORDER BY n.i",
     [names],

@@ -1,12 +1,9 @@
-import { hasContextStorage } from "../../contract/context.js";
-import { hasSessionRegistry } from "../../contract/registry.js";
-import { hasStepWrites } from "../../contract/step.js";
 import type { SessionStore } from "../../contract/store.js";
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
 import { assertOwner, optionalOwner, ownedBy } from "../../store/owner.js";
-import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
-import { buildState, fromJson, normalize } from "../codec.js";
+import { alreadyExists, assertAppendArgs } from "../checks.js";
+import { buildState, normalize } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
 import {
   AGENT_SOURCE,
