@@ -39,10 +39,13 @@ async function replayAll(store: Store): Promise<ChangeEvent[]> {
   const events: ChangeEvent[] = [];
   let last = 0;
   const stop = store.subscribe((e) => void events.push(e), { after: 0 });
-  // The replay is read in pages right after subscribe(): wait until it stops growing.
-  for (let i = 0; i < 200 && (i < 5 || events.length !== last); i++) {
+  // The replay is read in pages right after subscribe(): wait until it has not grown for 300 ms (a page can take
+  // longer than one short pause on a loaded machine, and stopping early would miss events the log holds).
+  let quiet = 0;
+  for (let i = 0; i < 500 && quiet < 15; i++) {
     last = events.length;
     await new Promise((r) => setTimeout(r, 20));
+    quiet = events.length === last ? quiet + 1 : 0;
   }
   stop();
   return events;
