@@ -61,7 +61,13 @@ try {
     join(app, "package-lock.json"),
     JSON.stringify(appLock(manifest, tarball, packed.integrity), null, 2),
   );
-  run(npm, ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], app);
+  const installed = spawnSync(npm, ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: app,
+    encoding: "utf8",
+  });
+  process.stderr.write(installed.stderr);
+  if (installed.status !== 0) throw new Error(`the app's npm ci failed (exit ${installed.status})`);
+  refuseEngineWarnings(installed.stderr);
 
   step("import every entry point");
   const imports = entries.map((e) => `const m${entries.indexOf(e)} = await import(${JSON.stringify(e)});`);
@@ -136,6 +142,22 @@ function smokeBody(verb) {
 }
 
 /** The checkout's lockfile entry at a path, which must exist (the app installs exactly what CI tested). */
+/**
+ * The package supports every Node its `engines` names, so installing it (with its own dependencies) must print no
+ * EBADENGINE warning there. A peer the app chose may need a newer Node: `openai` 7 (through the OpenAI Agents
+ * SDK) declares Node >= 22, and that is the app's choice, said in docs/OPENAI.md.
+ */
+function refuseEngineWarnings(said) {
+  const peersNeedingNewerNode = new Set(["openai"]);
+  const named = [...said.matchAll(/EBADENGINE\s+package: '(@?[^@']+)@/g)].map((m) => m[1]);
+  const ours = named.filter((name) => !peersNeedingNewerNode.has(name));
+  if (ours.length > 0)
+    throw new Error(
+      `installing the package warned of engines on Node ${process.version}: ${ours.join(", ")}`,
+    );
+  console.log(`no engine warning from the package or its dependencies on Node ${process.version}`);
+}
+
 function lockEntry(path) {
   const entry = lock.packages[path];
   if (entry === undefined) throw new Error(`package-lock.json has no ${path}`);
