@@ -35,10 +35,10 @@ const STORED = `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
 // A message's place: ? id, ? session.
 const PLACE = `SELECT m.session_num AS num, m.parent_seq FROM agent_session_heads h
   JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`;
-// The first ? children of message ?, oldest first: a range of agent_messages_parent (seq is its rowid order).
-const CHILDREN = `SELECT ${contentSql()} AS content FROM agent_messages WHERE parent_seq = ? ORDER BY seq LIMIT ?`;
-// The first ? roots of session ?, oldest first: a range of the partial index agent_messages_roots.
-const ROOTS = `SELECT ${contentSql()} AS content FROM agent_messages
+/** The first ? children of message ?, oldest first: a range of agent_messages_parent (seq is its rowid order). */
+export const CHILDREN = `SELECT ${contentSql()} AS content FROM agent_messages WHERE parent_seq = ? ORDER BY seq LIMIT ?`;
+/** The first ? roots of session ?, oldest first: a range of the partial index agent_messages_roots. */
+export const ROOTS = `SELECT ${contentSql()} AS content FROM agent_messages
   WHERE session_num = ? AND parent_seq IS NULL ORDER BY seq LIMIT ?`;
 
 /**
