@@ -63,6 +63,7 @@ export type {
   ImportMessageOptions,
   RecentHistoryResult,
   SessionProvider,
+  Siblings,
   UpdateResult,
   UpsertOptions,
   UpsertResult,
@@ -171,6 +172,7 @@ export type { ChangeLogOptions } from "./store/feed/change-rows.js";
 export { type MirrorOptions, mirror, type SessionMirror } from "./store/feed/mirror.js";
 export type { PurgeCapableStore, PurgeOptions, PurgeReport, PurgeStep } from "./store/purge.js";
 export type { RetentionPolicy, SweepOptions, SweepProgress, SweepReport } from "./store/retention.js";
+export { MAX_SIBLINGS } from "./store/siblings.js";
 
 // Former names, kept so code written against them still runs: the providers are named to pair with `StoreProvider`.
 /** @deprecated Use {@link SqliteStoreProvider}, the same class under the name that pairs with `PostgresStoreProvider`. */

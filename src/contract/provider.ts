@@ -94,6 +94,15 @@ export interface ImportMessageOptions {
 }
 
 /**
+ * A message among its siblings, for a "◀ 2/3 ▶" branch switcher: the children of its parent, or the roots of its
+ * session for a root (an edit of the first message makes a new root), oldest first; `siblings[index]` is the message.
+ */
+export interface Siblings<M extends SessionMessage = SessionMessage> {
+  siblings: M[];
+  index: number;
+}
+
+/**
  * The per-session storage contract (same method names as the reference). Every method is async.
  * `parentId`: omitted = after the latest leaf, `null` = a new root, a string = that message of this session.
  * `M` is the message type reads are typed as (a typed view: stores keep any valid message, see docs/AI-SDK.md).
@@ -103,6 +112,11 @@ export interface SessionProvider<M extends SessionMessage = SessionMessage> {
   getHistory(leafId?: string | null): Promise<M[]>;
   getLatestLeaf(): Promise<M | null>;
   getBranches(messageId: string): Promise<M[]>;
+  /**
+   * The message among its siblings (see {@link Siblings}), or null when it is not stored; at most `MAX_SIBLINGS`
+   * (more is `TOO_LARGE`), read without walking the session. Optional: `Session.getSiblings` needs it.
+   */
+  getSiblings?(messageId: string): Promise<Siblings<M> | null>;
   getPathLength(leafId?: string | null): Promise<number>;
   getRecentHistory?(
     leafId: string | null | undefined,

@@ -1,13 +1,14 @@
 /**
- * Erasure through a manager: a session, or every session of an owner, with everything of theirs (see
+ * Removal through a manager: a delete, a pin against retention, a retention sweep, and erasure of a session or of
+ * every session of an owner, with everything of theirs (see
  * SessionRegistry.erase), answered with a receipt. Each session is erased in its own transaction, so a crash
  * leaves every session either whole or gone, and running the erasure again completes it.
  */
 
 import type { SessionMessage } from "../contract/message.js";
-import type { SessionRegistry } from "../contract/registry.js";
+import type { SessionInfo, SessionRegistry } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
-import { assertNamedSessionId } from "../message/ids.js";
+import { assertId, assertNamedSessionId } from "../message/ids.js";
 import {
   addCounts,
   type ErasureCondition,
@@ -16,7 +17,8 @@ import {
   emptyReceipt,
 } from "../store/erasure.js";
 import { assertOwner } from "../store/owner.js";
-import { blockKeys, type ManagerState, retireSession } from "./state.js";
+import { type RetentionPolicy, type SweepOptions, type SweepReport, sweep } from "../store/retention.js";
+import { blockKeys, found, type ManagerState, retireSession } from "./state.js";
 
 /** Sessions an owner's erasure reads per registry page (each page is erased before the next is read). */
 const OWNER_PAGE = 100;
@@ -86,4 +88,39 @@ export async function eraseOwnerOf<M extends SessionMessage>(
     throw new SessionError("NOT_FOUND", `Owner "${owner}" has no sessions`);
   }
   return receipt;
+}
+
+/** `manager.delete(id)`: the session's rows and registry row; true when it was registered. */
+export async function deleteSessionOf<M extends SessionMessage>(
+  state: ManagerState<M>,
+  sessionId: string,
+): Promise<boolean> {
+  assertId(sessionId, "A session id");
+  // The keys come from the cached Session's blocks, so before it is retired (closed, its writes turned off).
+  const keys = blockKeys(state, sessionId);
+  await retireSession(state, sessionId);
+  return state.store.registry.delete(sessionId, { blockKeys: keys });
+}
+
+/** `manager.pin(id, pinned)`: `NOT_FOUND` for an unknown id, `UNSUPPORTED` for a registry that cannot pin. */
+export async function pinSessionOf<M extends SessionMessage>(
+  state: ManagerState<M>,
+  sessionId: string,
+  pinned: boolean,
+): Promise<SessionInfo> {
+  assertId(sessionId, "A session id");
+  const registry = state.store.registry;
+  if (typeof registry.pin !== "function") {
+    throw new SessionError("UNSUPPORTED", `The ${state.store.backend} store's registry cannot pin`);
+  }
+  return found(sessionId, await registry.pin(sessionId, pinned));
+}
+
+/** `manager.sweep(policy)`: a retention sweep whose erasures close the sessions the manager handed out. */
+export function sweepSessionsOf<M extends SessionMessage>(
+  state: ManagerState<M>,
+  policy: RetentionPolicy,
+  options?: SweepOptions,
+): Promise<SweepReport> {
+  return sweep(state.store.registry, (id, condition) => eraseOne(state, id, condition), policy, options);
 }

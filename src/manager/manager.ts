@@ -1,21 +1,19 @@
 import { assertOwnBlockKeys } from "../context/block-keys.js";
 import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
-import type { SessionContextOptions, WritableContextProvider } from "../context/types.js";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
+import type { Siblings } from "../contract/provider.js";
 import type { RegistryCapableStore, SessionInfo } from "../contract/registry.js";
 import type { SearchResult } from "../contract/search.js";
-import { SessionError } from "../errors.js";
 import { assertId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
-import { configOf, type SessionTemplate } from "../session/config.js";
 import type { Session } from "../session/session.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
 import type { ErasureReceipt } from "../store/erasure.js";
-import { type RetentionPolicy, type SweepOptions, type SweepReport, sweep } from "../store/retention.js";
+import type { RetentionPolicy, SweepOptions, SweepReport } from "../store/retention.js";
 import { storePolicy } from "../store/write-policy.js";
 
-import { eraseOne, eraseOwnerOf, eraseSessionOf } from "./erase.js";
+import { deleteSessionOf, eraseOwnerOf, eraseSessionOf, pinSessionOf, sweepSessionsOf } from "./erase.js";
 import {
   assertName,
   type CacheUsage,
@@ -29,23 +27,8 @@ import { appendChain } from "./messages.js";
 import { OwnerView } from "./owner-view.js";
 import { type ManagerSearchOptions, searchSessions, sessionTools } from "./search.js";
 import type { SearchToolOptions } from "./search-tools.js";
-import {
-  blockKeys,
-  builderOf,
-  found,
-  type ManagerSource,
-  type ManagerState,
-  openManagerState,
-  requireSession,
-  retireSession,
-  sessionOf,
-} from "./state.js";
-import type {
-  ManagerCompactAfterOptions,
-  ManagerCompactFunction,
-  ManagerCompactionErrorHandler,
-  ManagerTemplates,
-} from "./templates.js";
+import { ManagerSettings } from "./settings.js";
+import { found, type ManagerSource, openManagerState, requireSession, sessionOf } from "./state.js";
 
 export { continuationText } from "./lineage.js";
 export type { OwnerUsage, OwnerView } from "./owner-view.js";
@@ -58,13 +41,12 @@ export type { ManagerSource } from "./state.js";
  * id, except `get` (null), `getSession` (synchronous) and `delete` (idempotent). `M` types every session's
  * messages as the app's own (`SessionManager.create<MyUIMessage>(store)`; a typed view, as on `Session`).
  */
-export class SessionManager<M extends SessionMessage = SessionMessage> {
+export class SessionManager<M extends SessionMessage = SessionMessage> extends ManagerSettings<M> {
   /** The store every managed session lives in. */
   readonly store: RegistryCapableStore;
-  private readonly state: ManagerState<M>;
 
   constructor(source: ManagerSource, options: SqliteOptions = {}) {
-    this.state = openManagerState<M>(source, options);
+    super(openManagerState<M>(source, options));
     this.store = this.state.store;
   }
 
@@ -74,59 +56,6 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     options: SqliteOptions = {},
   ): SessionManager<M> {
     return new SessionManager<M>(source, options);
-  }
-
-  /**
-   * Changes a behaviour template (compaction, tool-output limits), validated once by `set`, and hands it to every
-   * session handed out.
-   */
-  private behaviour(set: (templates: ManagerTemplates) => SessionTemplate): this {
-    const template = set(this.state.templates);
-    for (const session of this.state.sessions.values()) configOf(session).adopt(template);
-    return this;
-  }
-
-  /** Adds a context block to every session; without a provider it is stored per session (`<label>_<sessionId>`). */
-  withContext(label: string, options?: SessionContextOptions | null): this {
-    builderOf(this.state, "withContext").addBlock(label, optionsArg(options, "withContext"));
-    return this;
-  }
-
-  /** Persists every session's frozen prompt (under `_system_prompt_<sessionId>` when no provider is given). */
-  withCachedPrompt(provider?: WritableContextProvider): this {
-    builderOf(this.state, "withCachedPrompt").setCachedPrompt(provider);
-    return this;
-  }
-
-  /** Registers the compaction function of every session (at any time, also for sessions already in use). */
-  onCompaction(fn: ManagerCompactFunction): this {
-    return this.behaviour((t) => t.setCompaction(fn));
-  }
-
-  /** Auto-compacts every session above `threshold` estimated tokens (`tokenCounter` as on Session); at any time. */
-  compactAfter(threshold: number, given?: ManagerCompactAfterOptions | null): this {
-    const options = optionsArg(given, "compactAfter");
-    return this.behaviour((t) => t.setThreshold(threshold, options));
-  }
-
-  /** Receives failures of automatic compaction in any managed session; at any time. */
-  onCompactionError(handler: ManagerCompactionErrorHandler): this {
-    return this.behaviour((t) => t.setErrorHandler(handler));
-  }
-
-  /**
-   * Bounds what the memory tools of every session and `session_search` return (`maxHitChars` per hit,
-   * `maxOutputChars` per result; defaults 8,000 and 32,000), with a marker saying how to see the rest; at any
-   * time (it changes what tools return, not what is stored).
-   */
-  withToolOutputLimits(limits: Partial<ToolOutputLimits>): this {
-    return this.behaviour((t) => t.setToolOutput(limits));
-  }
-
-  /** Adds a read-only block `label` to every session through which the model searches all sessions. */
-  withSearchableHistory(label: string): this {
-    builderOf(this.state, "withSearchableHistory").setHistoryLabel(label);
-    return this;
   }
 
   /**
@@ -192,11 +121,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
    * of it obtained before (and its tools) is closed: later calls and writes fail with `CLOSED`.
    */
   async delete(sessionId: string): Promise<boolean> {
-    assertId(sessionId, "A session id");
-    // The keys come from the cached Session's blocks, so before it is retired (closed, its writes turned off).
-    const keys = blockKeys(this.state, sessionId);
-    await retireSession(this.state, sessionId);
-    return this.store.registry.delete(sessionId, { blockKeys: keys });
+    return deleteSessionOf(this.state, sessionId);
   }
 
   /**
@@ -215,12 +140,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
 
   /** Pins a session (a retention sweep never erases it) or unpins it; `NOT_FOUND` for an unknown id. */
   async pin(sessionId: string, pinned = true): Promise<SessionInfo> {
-    assertId(sessionId, "A session id");
-    const registry = this.store.registry;
-    if (typeof registry.pin !== "function") {
-      throw new SessionError("UNSUPPORTED", `The ${this.store.backend} store's registry cannot pin`);
-    }
-    return found(sessionId, await registry.pin(sessionId, pinned));
+    return pinSessionOf(this.state, sessionId, pinned);
   }
 
   /**
@@ -228,12 +148,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
    * owner's `keepNewestPerOwner` newest), in batches; safe to run from many processes at once (docs/PRIVACY.md).
    */
   async sweep(policy: RetentionPolicy, options?: SweepOptions): Promise<SweepReport> {
-    return sweep(
-      this.store.registry,
-      (id, condition) => eraseOne(this.state, id, condition),
-      policy,
-      options,
-    );
+    return sweepSessionsOf(this.state, policy, options);
   }
 
   /** Appends a message (after the latest leaf, under `parentId`, or as a new root with `null`); returns its id. */
@@ -281,9 +196,14 @@ export class SessionManager<M extends SessionMessage = SessionMessage> {
     await (await this.registered(sessionId)).deleteMessages(messageIds);
   }
 
-  /** The children of a message, oldest first. */
+  /** The children of a message, oldest first (e.g. an original and a regenerated answer). */
   async getBranches(sessionId: string, messageId: string): Promise<M[]> {
     return (await this.registered(sessionId)).getBranches(messageId);
+  }
+
+  /** The message among its siblings for a branch switcher, as `Session.getSiblings`; null when it is not stored. */
+  async getSiblings(sessionId: string, messageId: string): Promise<Siblings<M> | null> {
+    return (await this.registered(sessionId)).getSiblings(messageId);
   }
 
   /**

@@ -79,6 +79,17 @@ export class MemoryStoreProvider extends StoreProvider implements SessionProvide
     return row ? toMessages(this.store, row.children) : [];
   }
 
+  // The reference implementation keeps no list of roots: a root's siblings are found by a scan of the session.
+  protected async readSiblings(messageId: string, limit: number): Promise<SessionMessage[] | null> {
+    const data = this.data;
+    const row = data?.rows.get(messageId);
+    if (!data || !row) return null;
+    const siblings = row.parent
+      ? row.parent.children
+      : [...data.rows.values()].filter((r) => r.parent === null).sort((a, b) => a.seq - b.seq);
+    return toMessages(this.store, siblings.slice(0, limit));
+  }
+
   async getPathLength(leafId?: string | null): Promise<number> {
     let length = 0;
     for (let row = this.resolveLeaf(leafId); row; row = row.parent) length++;

@@ -27,6 +27,46 @@ export const branchesSql = statement(
     JOIN ${t.messages} c ON c.parent_seq = p.seq WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
 );
 
+/** A message's place: $1 session, $2 id. */
+const placeSql = statement(
+  (t) => `SELECT m.session_num AS num, m.parent_seq FROM ${t.heads} h
+    JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $2 WHERE h.session_id = $1`,
+);
+/** The first $2 children of the message whose seq is $1, oldest first (the parent index). */
+const childrenSql = statement(
+  (t) => `SELECT content FROM ${t.messages} WHERE parent_seq = $1 ORDER BY seq LIMIT $2`,
+);
+/** The first $2 roots of session number $1, oldest first (the partial index of roots). */
+const rootsSql = statement(
+  (t) =>
+    `SELECT content FROM ${t.messages} WHERE session_num = $1 AND parent_seq IS NULL ORDER BY seq LIMIT $2`,
+);
+
+/**
+ * At most `limit` siblings of a message (its parent's children, its session's roots for a root), oldest first,
+ * payloads restored (corrupt rows skipped); null when the message is not stored.
+ */
+export async function readSiblings(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  messageId: string,
+  limit: number,
+): Promise<SessionMessage[] | null> {
+  const [place] = await executor.query<{ num: string; parent_seq: string | null }>(
+    placeSql(t),
+    [sessionId, messageId],
+    true,
+  );
+  if (!place) return null;
+  const rows =
+    place.parent_seq === null
+      ? await executor.query<{ content: string }>(rootsSql(t), [place.num, limit], true)
+      : await executor.query<{ content: string }>(childrenSql(t), [place.parent_seq, limit], true);
+  const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
+  return hydrate(executor, t, messages);
+}
+
 /** The stored JSON of a message (payloads restored), for the answer to an append whose id was stored already. */
 export async function storedJson(
   executor: Executor,

@@ -345,6 +345,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${t.sessions} ADD COLUMN IF NOT EXISTS pinned boolean NOT NULL DEFAULT false`,
     ],
   },
+  // A session's roots (getSiblings of a root: an edit of the first message makes a new root), oldest first: only
+  // rows without a parent have an entry, so the roots are one range of it however long the session.
+  {
+    version: 14,
+    statements: (t) => [
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_messages_roots`)} ON ${t.messages} (session_num, seq)
+        WHERE parent_seq IS NULL`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -38,6 +38,7 @@ import {
   messageSql,
   readBranches,
   readMessage,
+  readSiblings,
   storedJson,
   storedMessage,
 } from "./message-reads.js";
@@ -104,6 +105,12 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     if (!canBeStored(messageId)) return [];
     const [executor, t] = await this.db();
     return readBranches(executor, t, this.sessionId, messageId);
+  }
+
+  protected async readSiblings(messageId: string, limit: number): Promise<SessionMessage[] | null> {
+    if (!canBeStored(messageId)) return null;
+    const [executor, t] = await this.db();
+    return readSiblings(executor, t, this.sessionId, messageId, limit);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {

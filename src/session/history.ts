@@ -4,7 +4,12 @@
  */
 
 import type { SessionMessage } from "../contract/message.js";
-import type { HistoryReadOptions, RecentHistoryResult, SessionProvider } from "../contract/provider.js";
+import type {
+  HistoryReadOptions,
+  RecentHistoryResult,
+  SessionProvider,
+  Siblings,
+} from "../contract/provider.js";
 import type { SearchOptions, SearchResult } from "../contract/search.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
@@ -79,6 +84,17 @@ export function searchOf<M extends SessionMessage>(
     throw new SessionError("UNSUPPORTED", "Session provider does not support search");
   }
   return provider.searchMessages(query, options.limit ?? 20, options);
+}
+
+/** `Session.getSiblings`: the provider's siblings read (`UNSUPPORTED` without one). */
+export function siblingsOf<M extends SessionMessage>(
+  provider: SessionProvider<M>,
+  messageId: string,
+): Promise<Siblings<M> | null> {
+  if (!provider.getSiblings) {
+    throw new SessionError("UNSUPPORTED", "Session provider does not support getSiblings");
+  }
+  return provider.getSiblings(messageId);
 }
 
 /** getRecentHistory of a provider without it: the whole path with its real byte total (the reference's fallback). */

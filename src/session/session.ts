@@ -19,6 +19,7 @@ import type {
   ImportMessageOptions,
   RecentHistoryResult,
   SessionProvider,
+  Siblings,
   UpsertOptions,
 } from "../contract/provider.js";
 import type { SearchOptions, SearchResult } from "../contract/search.js";
@@ -40,6 +41,7 @@ import {
   type RecentHistoryOptions,
   recentHistoryOf,
   searchOf,
+  siblingsOf,
 } from "./history.js";
 import type { MessagesChangedListener } from "./hooks.js";
 import { SessionLifecycle, type SessionParts } from "./lifecycle.js";
@@ -293,6 +295,15 @@ export class Session<M extends SessionMessage = SessionMessage> {
   /** The children of a message, oldest first (e.g. an original and a regenerated answer). */
   async getBranches(messageId: string): Promise<M[]> {
     return (await this.parts()).provider.getBranches(messageId);
+  }
+
+  /**
+   * The message among its siblings for a "◀ 2/3 ▶" switcher: its parent's children, or the session's roots for a
+   * root (an edit of the first message makes a new root), oldest first, with its index; null when it is not
+   * stored. At most `MAX_SIBLINGS` (100): a message with more is `TOO_LARGE`.
+   */
+  async getSiblings(messageId: string): Promise<Siblings<M> | null> {
+    return siblingsOf((await this.parts()).provider, messageId);
   }
 
   /** Number of stored messages on the path to `leafId` (overlays not applied). */

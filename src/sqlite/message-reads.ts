@@ -32,6 +32,38 @@ const LOCATE_BY_ID = `SELECT ${LOCATE_COLUMNS} LEFT JOIN agent_messages m ON m.s
 const STORED = `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
   JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`;
 
+// A message's place: ? id, ? session.
+const PLACE = `SELECT m.session_num AS num, m.parent_seq FROM agent_session_heads h
+  JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`;
+/** The first ? children of message ?, oldest first: a range of agent_messages_parent (seq is its rowid order). */
+export const CHILDREN = `SELECT ${contentSql()} AS content FROM agent_messages WHERE parent_seq = ? ORDER BY seq LIMIT ?`;
+/** The first ? roots of session ?, oldest first: a range of the partial index agent_messages_roots. */
+export const ROOTS = `SELECT ${contentSql()} AS content FROM agent_messages
+  WHERE session_num = ? AND parent_seq IS NULL ORDER BY seq LIMIT ?`;
+
+/**
+ * At most `limit` siblings of a message (its parent's children, its session's roots for a root), oldest first,
+ * payloads restored (corrupt rows skipped); null when the message is not stored.
+ */
+export function readSiblings(
+  driver: SqlDriver,
+  sessionId: string,
+  messageId: string,
+  limit: number,
+): SessionMessage[] | null {
+  if (!canBeStored(messageId)) return null;
+  const place = driver.get<{ num: number; parent_seq: number | null }>(PLACE, [messageId, sessionId]);
+  if (!place) return null;
+  const rows =
+    place.parent_seq === null
+      ? driver.all<{ content: unknown }>(ROOTS, [place.num, limit])
+      : driver.all<{ content: unknown }>(CHILDREN, [place.parent_seq, limit]);
+  const messages = rows
+    .map((r) => parseMessage(resolveContent(driver, r.content)))
+    .filter((m): m is SessionMessage => m !== null);
+  return hydrate(driver, messages);
+}
+
 /**
  * One statement for what every path read starts from: the head, the row `leafId` names (the latest leaf when it is
  * omitted) and whether the session has overlays.

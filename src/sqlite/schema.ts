@@ -214,6 +214,14 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     statements: [],
     run: addPinnedColumn,
   },
+  // A session's roots (getSiblings of a root: an edit of the first message makes a new root), oldest first: only
+  // rows without a parent have an entry, in rowid (seq) order, so the roots are one range however long the session.
+  {
+    version: 15,
+    statements: [
+      "CREATE INDEX IF NOT EXISTS agent_messages_roots ON agent_messages(session_num) WHERE parent_seq IS NULL",
+    ],
+  },
 ];
 
 function addPinnedColumn(driver: SqlDriver): void {

@@ -27,7 +27,14 @@ import type { SqlDriver } from "./connection/driver.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
 import { hydrate, releaseMessages } from "./media/attachments.js";
-import { type Located, locate, readMessage, storedJson, storedMessage } from "./message-reads.js";
+import {
+  type Located,
+  locate,
+  readMessage,
+  readSiblings,
+  storedJson,
+  storedMessage,
+} from "./message-reads.js";
 import { contextTokens } from "./tokens.js";
 import { toolMessages } from "./tool-rows.js";
 import { writeMessageRow } from "./write-row.js";
@@ -98,6 +105,10 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
       .map((r) => parseMessage(resolveContent(this.driver, r.content)))
       .filter((m): m is SessionMessage => m !== null);
     return hydrate(this.driver, messages);
+  }
+
+  protected async readSiblings(messageId: string, limit: number): Promise<SessionMessage[] | null> {
+    return readSiblings(this.driver, this.sessionId, messageId, limit);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {

@@ -62,6 +62,11 @@ export class ForeignProvider extends StoreProvider {
     );
   }
 
+  // Never called: a Session reads through the user's provider itself (its getSiblings, if it has one).
+  protected async readSiblings(): Promise<SessionMessage[] | null> {
+    throw new SessionError("UNSUPPORTED", "A foreign provider's writer does not read siblings");
+  }
+
   protected async writeAppend(
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,

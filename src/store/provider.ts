@@ -11,6 +11,7 @@ import type {
   AppendOptions,
   AppendResult,
   ImportMessageOptions,
+  Siblings,
   UpdateResult,
   UpsertOptions,
   UpsertResult,
@@ -29,6 +30,7 @@ import {
   publishUpdate,
   publishUpsert,
 } from "./feed/publish.js";
+import { MAX_SIBLINGS, siblingsOf } from "./siblings.js";
 import {
   importTime,
   keepReserved,
@@ -94,6 +96,18 @@ export abstract class StoreProvider {
   protected abstract writeClear(): Promise<Logged>;
   /** Stores a validated overlay; answers it as a read returns it, with its logged cursor, if any. */
   protected abstract writeCompaction(compaction: StoredCompaction): Promise<Written<StoredCompaction>>;
+  /**
+   * At most `limit` siblings of a stored message (its parent's children, or its session's roots for a root),
+   * oldest first, payloads restored; null when the message is not stored.
+   */
+  protected abstract readSiblings(messageId: string, limit: number): Promise<SessionMessage[] | null>;
+
+  /** The message among its siblings, or null when it is not stored (`SessionProvider.getSiblings`). */
+  async getSiblings(messageId: string): Promise<Siblings | null> {
+    assertId(messageId, "A message id");
+    // One row more than the cap: a message with more siblings is refused, never answered with a shortened list.
+    return siblingsOf(messageId, await this.readSiblings(messageId, MAX_SIBLINGS + 1));
+  }
 
   // The bound Session's policy, applied before the store's.
   private get first(): WritePolicy | undefined {

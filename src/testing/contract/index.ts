@@ -32,6 +32,7 @@ import { searchAgreementSpec } from "./search-agreement.spec.js";
 import { searchBoundsSpec } from "./search-bounds.spec.js";
 import { searchCjkSpec } from "./search-cjk.spec.js";
 import { searchScaleSpec } from "./search-scale.spec.js";
+import { siblingsSpec } from "./siblings.spec.js";
 import { toolMessagesSpec } from "./tool-messages.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
@@ -49,6 +50,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
   suite.describe(`${target.name}: storage contract`, () => {
     messagesSpec(suite, target);
     treeSpec(suite, target);
+    siblingsSpec(suite, target);
     deleteSpec(suite, target);
     overlaysSpec(suite, target);
     searchSpec(suite, target);

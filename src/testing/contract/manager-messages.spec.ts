@@ -11,7 +11,7 @@ const text = (m: { parts: { text?: string }[] }) => m.parts.map((p) => p.text ??
 /** SessionManager message helpers, activity bumps, fork and compactAndSplit. */
 export function managerMessagesSpec({ describe, test }: Suite, target: ContractTarget): void {
   describe("SessionManager messages", () => {
-    test("append, getHistory, getMessageCount, getBranches, deleteMessages, clearMessages", (t) =>
+    test("append, getHistory, getMessageCount, getBranches, getSiblings, deleteMessages, clearMessages", (t) =>
       withManager(t, target, async (manager) => {
         const { id } = await manager.create("chat");
         assert.equal(await manager.append(id, msg("u1", "hello")), "u1");
@@ -23,6 +23,10 @@ export function managerMessagesSpec({ describe, test }: Suite, target: ContractT
         assert.deepEqual(ids(await manager.getBranches(id, "u1")), ["a1", "a2"]);
         await manager.append(id, msg("root", "another root"), null);
         assert.deepEqual(ids(await manager.getHistory(id)), ["root"]);
+        const roots = await manager.getSiblings(id, "root");
+        assert.deepEqual(roots && [ids(roots.siblings), roots.index], [["u1", "root"], 1]);
+        assert.equal((await manager.getSiblings(id, "a2"))?.index, 1);
+        assert.equal(await manager.getSiblings(id, "ghost"), null);
         await manager.deleteMessages(id, ["root"]);
         assert.deepEqual(ids(await manager.getHistory(id)), ["u1", "a2"]);
         await manager.clearMessages(id);
