@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { benchCompaction } from "./compaction.js";
 import { HISTORY_DEPTHS, makeQueries, planStore, rng } from "./data.js";
+import { benchErasure } from "./erasure.js";
 import { benchEveryday } from "./everyday.js";
 import { indexSizes } from "./index-size.js";
 import { benchLargeMessages } from "./large.js";
@@ -48,6 +49,7 @@ const WORKLOADS = [
   "stream",
   "footprint",
   "recall",
+  "erasure",
 ] as const;
 const list = (v: string | undefined) =>
   (v ?? "")
@@ -348,6 +350,10 @@ async function main(): Promise<void> {
     } catch (error) {
       emit(`\n## Postgres footprint\n\nskipped: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+  if (wanted("erasure")) {
+    progress("erasure: erase an owner's sessions on SQLite and Postgres");
+    emit(`\n${await benchErasure(scale)}`);
   }
   if (wanted("large")) {
     progress("large: a 20 MB tool output round trip on every backend");

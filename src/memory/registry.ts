@@ -63,7 +63,9 @@ export class MemorySessionRegistry extends StoreRegistry {
   restore(info: SessionInfo): boolean {
     this.store.assertOpen();
     if (this.rows.has(info.id)) return false;
-    this.rows.set(info.id, { info: { ...info }, activity: ++this.activity });
+    // `pinned` is true or absent on a row; an import may carry `false`.
+    const { pinned, ...rest } = info as Omit<SessionInfo, "pinned"> & { pinned?: boolean };
+    this.rows.set(info.id, { info: pinned === true ? { ...rest, pinned } : rest, activity: ++this.activity });
     return true;
   }
 

@@ -15,6 +15,7 @@ import {
   type ErasureReceipt,
   emptyReceipt,
 } from "./erasure.js";
+import { assertOwner } from "./owner.js";
 
 /** What a retention sweep erases: sessions inactive for longer than `maxAgeMs`, pinned ones never. */
 export interface RetentionPolicy {
@@ -40,6 +41,18 @@ export interface SweepOptions {
   onProgress?: ((progress: SweepProgress) => void) | undefined;
   /** The clock the age is measured against (default: now). */
   now?: Date | undefined;
+  /** Only this owner's sessions (the others are not examined); default every registered session. */
+  owner?: string | undefined;
+}
+
+/** The sessions a sweep selected, before it erases them. */
+export interface SweepSelection {
+  /** Sessions inactive since before this (ISO time) were candidates. */
+  cutoff: string;
+  /** Registered sessions read (of the owner, with `owner`). */
+  examined: number;
+  /** The selected sessions, newest activity first. */
+  candidates: SessionInfo[];
 }
 
 /** What a sweep did. */
@@ -111,23 +124,39 @@ export function selectExpired(
     .map((row) => row.id);
 }
 
-/** Applies `policy` to every registered session (see the module comment). */
-export async function sweep(
+/** Reads the registry and selects what `policy` would erase; erases nothing (a dry run, or a sweep's first half). */
+export async function selectForSweep(
   registry: SessionRegistry,
-  erase: ConditionalErase,
   given: RetentionPolicy,
-  options: SweepOptions = {},
-): Promise<SweepReport> {
+  options: Pick<SweepOptions, "now" | "owner"> = {},
+): Promise<SweepSelection> {
   const policy = checkPolicy(given);
-  const batchSize = checkBatch(options.batchSize);
+  const owner = options.owner === undefined ? undefined : assertOwner(options.owner);
   const now = options.now ?? new Date();
   const cutoff = new Date(now.getTime() - policy.maxAgeMs).toISOString();
   const rows: SessionInfo[] = [];
-  for await (const row of registry.scan({ pageSize: 500 })) rows.push(row);
-  const ids = selectExpired(rows, policy, cutoff);
+  for await (const row of registry.scan({ pageSize: 500 })) {
+    if (owner === undefined || row.owner === owner) rows.push(row);
+  }
+  const selected = new Set(selectExpired(rows, policy, cutoff));
+  const candidates = rows
+    .filter((row) => selected.has(row.id))
+    .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+  return { cutoff, examined: rows.length, candidates };
+}
+
+/** Erases the sessions of a selection in batches, each under the condition it was selected by. */
+export async function eraseSelected(
+  selection: SweepSelection,
+  erase: ConditionalErase,
+  options: Pick<SweepOptions, "batchSize" | "onProgress"> = {},
+): Promise<SweepReport> {
+  const batchSize = checkBatch(options.batchSize);
+  const { cutoff, examined } = selection;
+  const ids = selection.candidates.map((row) => row.id);
   const report: SweepReport = {
     cutoff,
-    examined: rows.length,
+    examined,
     candidates: ids.length,
     skipped: 0,
     erased: emptyReceipt(),
@@ -150,4 +179,15 @@ export async function sweep(
     });
   }
   return report;
+}
+
+/** Applies `policy` to every registered session (see the module comment). */
+export async function sweep(
+  registry: SessionRegistry,
+  erase: ConditionalErase,
+  policy: RetentionPolicy,
+  options: SweepOptions = {},
+): Promise<SweepReport> {
+  checkBatch(options.batchSize); // a bad batch size fails before the registry is read
+  return eraseSelected(await selectForSweep(registry, policy, options), erase, options);
 }

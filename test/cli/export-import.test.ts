@@ -217,7 +217,7 @@ describe("export and import", { concurrency: true }, () => {
     const db = tmp.path("aged.db");
     assert.equal((await runCli(["import", file, "--db", db])).code, 0);
     const dry = await runCli(["prune", "--older-than", "30d", "--dry-run", "--db", db]);
-    assert.match(dry.stdout, /Would delete 1 session inactive since/);
+    assert.match(dry.stdout, /Would erase 1 session inactive since/);
     assert.match(dry.stdout, /demo-deploy\s+Deploy planning\s+2020-01-01 00:00:00/);
     assert.equal(parseJson<unknown[]>(await runCli(["ls", "--json", "--db", db])).length, 4);
     const pruned = parseJson<{
@@ -237,7 +237,7 @@ describe("export and import", { concurrency: true }, () => {
     assert.match((await runCli(["search", "invoices", "--db", db])).stdout, /No matches/);
     assert.match(
       (await runCli(["prune", "--older-than", "30d", "--db", db])).stdout,
-      /No session has been inactive/,
+      /No session to prune: none unpinned has been inactive/,
     );
   });
 });

@@ -2,17 +2,9 @@ import { hasSessionRegistry, type RegistryCapableStore } from "../../contract/re
 import type { SessionStore } from "../../contract/store.js";
 import { reclaimSqliteSpace, sqliteFileBytes } from "../../sqlite/connection/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
+import type { ConditionalErase } from "../../store/retention.js";
 import { CliError } from "../errors.js";
-import type { Progress } from "../progress.js";
 import { ownedBlocks, PROMPT_LABEL } from "./blocks.js";
-
-/** A session old enough to be pruned. */
-export interface PruneCandidate {
-  id: string;
-  name: string;
-  /** Its last activity. */
-  updatedAt: string;
-}
 
 /** How space was given back after deleting. */
 export interface Reclaim {
@@ -31,37 +23,33 @@ export function requireRegistry(store: SessionStore): asserts store is RegistryC
   }
 }
 
-/** Registered sessions whose last activity (`updated_at`) is before `cutoff`, newest activity first. */
-export async function staleSessions(store: RegistryCapableStore, cutoff: string): Promise<PruneCandidate[]> {
-  const stale: PruneCandidate[] = [];
-  // By id, not by activity: offset pages over the activity order skip a session when another moves up meanwhile.
-  for await (const info of store.registry.scan()) {
-    if (info.updated_at < cutoff) stale.push({ id: info.id, name: info.name, updatedAt: info.updated_at });
-  }
-  // Newest activity first, as the confirmation lists them.
-  return stale.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
-}
-
 /**
- * Deletes whole sessions: registry row, messages, overlays, search rows and every block the session owns
- * (found before anything is deleted, since ownership is decided by which sessions exist).
+ * The erasure a sweep runs for the CLI: each session with every block it owns (its frozen prompt and the blocks
+ * whose key names it). The CLI has no templates to name a session's block labels, so ownership is read from the
+ * stored keys, once, before the first erasure: it is decided by which sessions exist.
  */
-export async function deleteSessions(
-  store: RegistryCapableStore,
-  ids: readonly string[],
-  progress: Progress,
-): Promise<number> {
-  const doomed = new Set(ids);
-  const keys = new Map<string, string[]>(ids.map((id) => [id, [`${PROMPT_LABEL}_${id}`]]));
-  for await (const { owner, block } of ownedBlocks(store)) {
-    if (owner !== null && doomed.has(owner)) keys.get(owner)!.push(block.key);
+export function cliEraser(store: RegistryCapableStore, ids: readonly string[]): ConditionalErase {
+  const registry = store.registry;
+  if (typeof registry.erase !== "function") {
+    throw new CliError(
+      `prune needs erasure, which the ${store.backend} store's registry does not have`,
+      "UNSUPPORTED",
+    );
   }
-  let deleted = 0;
-  for (const id of ids) {
-    if (await store.registry.delete(id, { blockKeys: [...new Set(keys.get(id))] })) deleted++;
-    progress.increment();
-  }
-  return deleted;
+  const erase = registry.erase.bind(registry);
+  let owned: Promise<Map<string, string[]>> | undefined;
+  const ownedKeys = async (): Promise<Map<string, string[]>> => {
+    const keys = new Map<string, string[]>(ids.map((id) => [id, [`${PROMPT_LABEL}_${id}`]]));
+    for await (const { owner, block } of ownedBlocks(store)) {
+      if (owner !== null) keys.get(owner)?.push(block.key);
+    }
+    return keys;
+  };
+  return async (id, condition) => {
+    owned ??= ownedKeys();
+    const keys = (await owned).get(id) ?? [`${PROMPT_LABEL}_${id}`];
+    return erase(id, { blockKeys: [...new Set(keys)], condition });
+  };
 }
 
 /** Gives freed space back: VACUUM on SQLite; Postgres' autovacuum does it by itself; nothing to do in memory. */

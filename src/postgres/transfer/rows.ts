@@ -17,8 +17,8 @@ import { toTsvector } from "../search/fts.js";
 
 const registerSql = statement(
   (t) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz, $14)
+      cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz, $14, $15)
     ON CONFLICT (id) DO NOTHING RETURNING id`,
 );
 const insertCompactionsSql = statement(
@@ -65,6 +65,7 @@ export async function register(executor: Executor, t: Tables, info: SessionInfo)
     timestampParam(info.created_at, what),
     timestampParam(info.updated_at, what),
     info.owner ?? null,
+    info.pinned === true,
   ]);
   return rows.length > 0;
 }

@@ -26,8 +26,8 @@ import { jumpFor, nodeById } from "../tree.js";
 export function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
   const row = driver.get(
     `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, activity)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions))
+       cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned, activity)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions))
      ON CONFLICT (id) DO NOTHING RETURNING id`,
     [
       info.id,
@@ -44,6 +44,7 @@ export function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean
       info.created_at,
       info.updated_at,
       info.owner ?? null,
+      info.pinned === true ? 1 : 0,
     ],
   );
   return row !== undefined;

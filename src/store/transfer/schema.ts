@@ -96,7 +96,22 @@ export const transferHeader = z
       const owner = (header.info as { owner?: unknown } | null)?.owner;
       return `The owner of session "${header.id}" must be a non-empty, well-formed string of at most ${MAX_OWNER_BYTES} bytes in UTF-8 without control characters, got ${describe(owner)}`;
     },
+  })
+
+  // A pin is a flag: anything but a boolean (or none) is a forged or damaged row, not a way to pin.
+  .refine((header) => validPinned((header.info as { pinned?: unknown } | null)?.pinned), {
+    path: ["info", "pinned"],
+    params: { rule: "format" },
+    error: (issue) => {
+      const header = issue.input as TransferSession;
+      const pinned = (header.info as { pinned?: unknown } | null)?.pinned;
+      return `The pinned flag of session "${header.id}" must be true, false or absent, got ${describe(pinned)}`;
+    },
   });
+
+function validPinned(pinned: unknown): boolean {
+  return pinned === undefined || typeof pinned === "boolean";
+}
 
 function validOwner(owner: unknown): boolean {
   return owner === undefined || owner === null || isOwnerId(owner);

@@ -184,5 +184,49 @@ export function ownersSpec({ describe, test }: Suite, target: ContractTarget): v
         await rejectsWithCode(store.transfer.importSession(toAsync([forged])), "INVALID_ARGUMENT", /owner/);
         assert.equal(await manager.get("forged"), null);
       }));
+
+    test("export and import keep a pin; an imported pinned flag that is not a boolean is refused", (t) =>
+      withManager(t, target, async (manager, store) => {
+        if (!hasTransfer(store)) return t.skip("this store has no transfer");
+        if (typeof store.registry.pin !== "function") return t.skip("this store's registry cannot pin");
+        const { alice, bob } = await seed(manager);
+        await manager.pin(alice.id);
+        const pinned = await collect(store.transfer.exportSession(alice.id));
+        const unpinned = await collect(store.transfer.exportSession(bob.id));
+        const header = pinned[0] as Extract<TransferItem, { kind: "session" }>;
+        assert.equal(header.session.info?.pinned, true, "the export carries the pin");
+        await manager.delete(alice.id);
+        await manager.delete(bob.id);
+        await store.transfer.importSession(toAsync(pinned));
+        await store.transfer.importSession(toAsync(unpinned));
+        assert.equal((await manager.get(alice.id))?.pinned, true);
+        assert.equal("pinned" in ((await manager.get(bob.id)) ?? {}), false);
+        // A sweep that would erase everything keeps the imported pin.
+        const report = await manager.sweep({ maxAgeMs: 0 }, { now: new Date(Date.now() + 60_000) });
+        assert.equal(report.erased.sessionIds.includes(alice.id), false);
+        assert.ok(report.erased.sessionIds.includes(bob.id));
+        const info = header.session.info as SessionInfo;
+        const unpin: TransferItem = {
+          kind: "session",
+          session: {
+            ...header.session,
+            id: "unpin",
+            leafId: null,
+            info: { ...info, id: "unpin", pinned: false as never },
+          },
+        };
+        await store.transfer.importSession(toAsync([unpin]));
+        assert.equal("pinned" in ((await manager.get("unpin")) ?? {}), false, "false is stored as no pin");
+        const forged: TransferItem = {
+          kind: "session",
+          session: {
+            ...header.session,
+            id: "forged",
+            info: { ...info, id: "forged", pinned: "yes" as never },
+          },
+        };
+        await rejectsWithCode(store.transfer.importSession(toAsync([forged])), "INVALID_ARGUMENT", /pinned/);
+        assert.equal(await manager.get("forged"), null);
+      }));
   });
 }
