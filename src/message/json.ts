@@ -19,11 +19,27 @@ export function serializeMessage(message: SessionMessage): string {
   } catch (cause) {
     throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" cannot be serialised to JSON`, {
       cause,
+      issues: [{ path: "", rule: "invalid" }],
     });
   }
   // Stored, a Map or an ArrayBuffer would read back as {}: refused, never silently changed.
-  if (lossy) throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" holds ${lossyAdvice(lossy)}`);
+  if (lossy) {
+    // The issue's path is dotted like every other (`parts.0.data`); the message keeps `parts[0].data` for people.
+    throw new SessionError("INVALID_MESSAGE", `Message "${message.id}" holds ${lossyAdvice(lossy)}`, {
+      issues: [{ path: dotted(lossy.path), rule: "type" }],
+    });
+  }
   return json;
+}
+
+// A lossy value's path as an issue's (`parts[0].data["a b"]` is `parts.0.data.a b`).
+function dotted(path: string): string {
+  return path
+    .replace(
+      /\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]/g,
+      (_, index?: string, key?: string) => `.${index ?? (JSON.parse(key ?? '""') as string)}`,
+    )
+    .replace(/^\./, "");
 }
 
 /** Parses a stored row back into a message (`createdAt` revived as a Date); null when the row is corrupt. */

@@ -15,6 +15,7 @@ export function assertValidMessage(message: unknown): asserts message is Session
     throw new SessionError(
       "RESERVED_ID",
       `Message id "${message.id}" is reserved: ids starting with "${COMPACTION_PREFIX}" name compaction overlays`,
+      { issues: [{ path: "id", rule: "invalid" }] },
     );
   }
 }
@@ -25,7 +26,9 @@ export function assertValidMessage(message: unknown): asserts message is Session
  */
 export function assertMessageShape(message: unknown): asserts message is SessionMessage {
   if (message === null || typeof message !== "object" || Array.isArray(message)) {
-    throw new SessionError("INVALID_MESSAGE", `A message must be an object, got ${describe(message)}`);
+    throw new SessionError("INVALID_MESSAGE", `A message must be an object, got ${describe(message)}`, {
+      issues: [{ path: "", rule: "type" }],
+    });
   }
   assertOwnFields(message);
   const { id, role, parts } = message as Record<string, unknown>;
@@ -39,18 +42,32 @@ export function assertMessageShape(message: unknown): asserts message is Session
     throw new SessionError(
       "INVALID_MESSAGE",
       `A message needs a non-empty string id, got ${describe(id)}${hint}`,
+      {
+        issues: [
+          { path: "id", rule: id === undefined ? "required" : typeof id === "string" ? "format" : "type" },
+        ],
+      },
     );
   }
   if (typeof role !== "string" || role.length === 0) {
     throw new SessionError(
       "INVALID_MESSAGE",
       `Message "${id}" needs a non-empty string role, got ${describe(role)}`,
+      {
+        issues: [
+          {
+            path: "role",
+            rule: role === undefined ? "required" : typeof role === "string" ? "format" : "type",
+          },
+        ],
+      },
     );
   }
   if (!Array.isArray(parts)) {
     throw new SessionError(
       "INVALID_MESSAGE",
       `Message "${id}" needs an array of parts, got ${describe(parts)}`,
+      { issues: [{ path: "parts", rule: parts === undefined ? "required" : "type" }] },
     );
   }
   // An id or role that could not round-trip on every backend is refused everywhere (see isStorableId).
@@ -58,12 +75,14 @@ export function assertMessageShape(message: unknown): asserts message is Session
     throw new SessionError(
       "INVALID_MESSAGE",
       `Message id and role must be well-formed Unicode without U+0000 (message ${describe(id)})`,
+      { issues: [{ path: isStorableId(id) ? "role" : "id", rule: "format" }] },
     );
   }
   if (!fitsBytes(id, MAX_NAME_BYTES)) {
     throw new SessionError(
       "INVALID_MESSAGE",
       `A message id must be at most ${MAX_NAME_BYTES} bytes in UTF-8, got ${describe(id)} (${id.length} characters)`,
+      { issues: [{ path: "id", rule: "too_long" }] },
     );
   }
   // JSON.stringify would store whatever toJSON returns (`toJSON: () => 1` stores "1", a row no read can parse):
@@ -72,6 +91,7 @@ export function assertMessageShape(message: unknown): asserts message is Session
     throw new SessionError(
       "INVALID_MESSAGE",
       `Message "${id}" must not define toJSON: it is stored as it is`,
+      { issues: [{ path: "toJSON", rule: "invalid" }] },
     );
   }
   const { createdAt } = message as { createdAt?: unknown };
@@ -79,6 +99,14 @@ export function assertMessageShape(message: unknown): asserts message is Session
     throw new SessionError(
       "INVALID_MESSAGE",
       `Message "${id}" needs createdAt as a valid Date or an ISO-8601 date-time string, got ${describe(createdAt)}`,
+      {
+        issues: [
+          {
+            path: "createdAt",
+            rule: typeof createdAt === "string" || createdAt instanceof Date ? "format" : "type",
+          },
+        ],
+      },
     );
   }
 }
@@ -96,6 +124,7 @@ function assertOwnFields(message: object): void {
       throw new SessionError(
         "INVALID_MESSAGE",
         `A message's "${field}" must be its own enumerable property (inherited or hidden fields are not stored)`,
+        { issues: [{ path: field, rule: "invalid" }] },
       );
     }
   }

@@ -42,10 +42,13 @@ function copyDetails(details: CompactionDetails): CompactionDetails {
   } catch (error) {
     throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON: ${errorMessage(error)}`, {
       cause: error,
+      issues: [{ path: "details", rule: "invalid" }],
     });
   }
   if (json === undefined) {
-    throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON, got ${describe(details)}`);
+    throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON, got ${describe(details)}`, {
+      issues: [{ path: "details", rule: "type" }],
+    });
   }
   return JSON.parse(json) as CompactionDetails;
 }

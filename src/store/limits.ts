@@ -26,12 +26,14 @@ export function searchLimit(limit: unknown): number {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Search limit must be a whole number >= 0, got ${describe(limit)}`,
+      { issues: [{ path: "limit", rule: typeof limit === "number" ? "range" : "type" }] },
     );
   }
   if (limit > MAX_SEARCH_LIMIT) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Search limit must be at most ${MAX_SEARCH_LIMIT}, got ${limit}`,
+      { issues: [{ path: "limit", rule: "range" }] },
     );
   }
   return limit;

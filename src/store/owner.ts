@@ -26,12 +26,16 @@ export function isOwnerId(value: unknown): value is string {
   );
 }
 
-/** Throws `INVALID_ARGUMENT` naming `field` unless `value` is an owner id ({@link isOwnerId}); returns it. */
+/**
+ * Throws `INVALID_ARGUMENT` naming `field` (its issue at `owner`, the option or argument every caller names so)
+ * unless `value` is an owner id ({@link isOwnerId}); returns it.
+ */
 export function assertOwner(value: unknown, field = "owner"): string {
   if (isOwnerId(value)) return value;
   throw new SessionError(
     "INVALID_ARGUMENT",
     `${field} must be a non-empty, well-formed string of at most ${MAX_OWNER_BYTES} bytes in UTF-8 without control characters, got ${describe(value)}`,
+    { issues: [{ path: "owner", rule: "format" }] },
   );
 }
 

@@ -7,7 +7,7 @@
  */
 
 import type { SessionInfo, SessionRegistry } from "../contract/registry.js";
-import { SessionError } from "../errors.js";
+import { SessionError, type SessionIssueRule } from "../errors.js";
 import {
   addCounts,
   type ErasureCondition,
@@ -72,20 +72,28 @@ export interface SweepReport {
 /** Erases one session under a condition; null when it did not (see SessionRegistry.erase). */
 export type ConditionalErase = (id: string, condition: ErasureCondition) => Promise<ErasureCounts | null>;
 
-function invalid(field: string, rule: string): never {
-  throw new SessionError("INVALID_ARGUMENT", `Retention policy: ${field} must be ${rule}`);
+// `path` is the field's in the policy ("" for the policy itself), `kind` the rule it broke.
+function invalid(field: string, rule: string, path: string, kind: SessionIssueRule): never {
+  throw new SessionError("INVALID_ARGUMENT", `Retention policy: ${field} must be ${rule}`, {
+    issues: [{ path, rule: kind }],
+  });
 }
+
+// A missing field is `required`, another kind of value a `type`, a number out of bounds a `range`.
+const ruleOf = (value: unknown): SessionIssueRule =>
+  value === undefined ? "required" : typeof value === "number" ? "range" : "type";
 
 /** Validates a policy (`INVALID_ARGUMENT` naming the field); answers a copy. */
 export function checkPolicy(policy: unknown): RetentionPolicy {
-  if (typeof policy !== "object" || policy === null) invalid("the policy", "an object with maxAgeMs");
+  if (typeof policy !== "object" || policy === null)
+    invalid("the policy", "an object with maxAgeMs", "", "type");
   const { maxAgeMs, keepNewestPerOwner } = policy as Partial<RetentionPolicy>;
   if (typeof maxAgeMs !== "number" || !Number.isFinite(maxAgeMs) || maxAgeMs < 0) {
-    invalid("maxAgeMs", "a finite number of milliseconds >= 0");
+    invalid("maxAgeMs", "a finite number of milliseconds >= 0", "maxAgeMs", ruleOf(maxAgeMs));
   }
   if (keepNewestPerOwner === undefined) return { maxAgeMs };
   if (!Number.isSafeInteger(keepNewestPerOwner) || keepNewestPerOwner < 0) {
-    invalid("keepNewestPerOwner", "a whole number >= 0");
+    invalid("keepNewestPerOwner", "a whole number >= 0", "keepNewestPerOwner", ruleOf(keepNewestPerOwner));
   }
   return { maxAgeMs, keepNewestPerOwner };
 }

@@ -27,6 +27,15 @@ export const USAGE_COUNTERS = [
   "estimated_cost",
 ] as const satisfies readonly (keyof UsageTotals)[];
 
+/** The {@link SessionUsage} field each of {@link USAGE_COUNTERS} adds up: a refusal's issue names it. */
+const USAGE_FIELDS = [
+  "inputTokens",
+  "outputTokens",
+  "cacheReadTokens",
+  "cacheWriteTokens",
+  "cost",
+] as const satisfies readonly (keyof SessionUsage)[];
+
 const SAFE = Number.MAX_SAFE_INTEGER;
 const MAX = Number.MAX_VALUE;
 
@@ -93,6 +102,7 @@ export function usageRefusal(
     return new SessionError(
       "INVALID_ARGUMENT",
       `Usage not added to session "${sessionId}": ${counter} ${total} + ${deltas[i]} would not ${rule}; nothing was written`,
+      { issues: [{ path: USAGE_FIELDS[i]!, rule: "range" }] },
     );
   }
   return undefined;

@@ -5,7 +5,7 @@
  * fresh-instance and error-code helpers every spec uses.
  */
 import assert from "node:assert/strict";
-import type { SessionError } from "../errors.js";
+import type { SessionError, SessionIssueRule } from "../errors.js";
 
 /** What the suites need from a test runner: `{ describe, it }` of node:test, vitest, jest or mocha. */
 export interface TestApi {
@@ -116,23 +116,33 @@ export async function disposing<T extends { close?(): unknown }, R>(
   }
 }
 
-/** Asserts that `promise` rejects with a SessionError of `code` (and a message matching `pattern`). */
+/** Where a refused input broke its rule: the first issue's dotted `path` and, when given, its `rule`. */
+export interface ExpectedIssue {
+  path: string;
+  rule?: SessionIssueRule;
+}
+
+/**
+ * Asserts that `promise` rejects with a SessionError of `code` and, when `issue` is given, whose first issue is at
+ * `issue.path` (and breaks `issue.rule`): what a program reads, never the message's wording.
+ */
 export async function rejectsWithCode(
   promise: Promise<unknown>,
   code: string,
-  pattern?: RegExp,
+  issue?: ExpectedIssue,
 ): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.equal(
-      (error as SessionError).name === "SessionError" || (error as SessionError).code !== undefined,
-      true,
-    );
-    assert.equal(
-      (error as SessionError).code,
-      code,
-      `expected code ${code}, got ${(error as Error).message}`,
-    );
-    if (pattern) assert.match((error as Error).message, pattern);
+    const refusal = error as SessionError;
+    assert.equal(refusal.name === "SessionError" || refusal.code !== undefined, true);
+    assert.equal(refusal.code, code, `expected code ${code}, got ${(error as Error).message}`);
+    if (issue) {
+      assert.equal(
+        refusal.issues?.[0]?.path,
+        issue.path,
+        `expected an issue at ${issue.path}: ${refusal.message}`,
+      );
+      if (issue.rule !== undefined) assert.equal(refusal.issues?.[0]?.rule, issue.rule, refusal.message);
+    }
     return true;
   });
 }

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { createSession, MemorySessionStorage } from "../../src/agent/index.js";
 import { REMINDER_OPENING, REMINDER_PREAMBLE } from "../../src/context/reminder.js";
 import { MemoryStore, Session, SessionError } from "../../src/index.js";
+import { rejectsWithIssue } from "../helpers/session-error.js";
 import { promptOf, scriptedModel } from "./helpers/mock-model.js";
 import { stopOf, turn } from "./helpers/session.js";
 
@@ -74,10 +75,10 @@ describe("agent session: context reminders from a Session", () => {
 
   it("a memory whose reminder is not a function is refused", async () => {
     const memory = { freezeSystemPrompt: async () => "", tools: async () => ({}), reminder: "soon" };
-    await assert.rejects(
-      createSession({ model: scriptedModel([]), memory: memory as never }),
-      /memory.reminder must be a function/,
-    );
+    await rejectsWithIssue(createSession({ model: scriptedModel([]), memory: memory as never }), {
+      code: "INVALID_ARGUMENT",
+      path: "memory.reminder",
+    });
   });
   it("a user who types a genuine reminder does not send one: the model's copy is redrawn, the genuine one follows", async () => {
     const { date, memory } = dateMemory();

@@ -87,11 +87,7 @@ describe("agent session: a plain conversation", () => {
     const session = await createSession({ model });
     await session.send("first");
     assert.equal(session.running, true);
-    await assert.rejects(session.send("second"), (error: { code: string; message: string }) => {
-      assert.equal(error.code, "CONFLICT");
-      assert.match(error.message, /turn is running/);
-      return true;
-    });
+    await assert.rejects(session.send("second"), { code: "CONFLICT" });
     session.interrupt();
     assert.equal(stopOf(await collect(session)).reason, "interrupted");
     assert.equal(session.running, false);

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { modelMessageSchema, tool } from "ai";
 import { z } from "zod";
 import { createSession, MemorySessionStorage } from "../../src/agent/index.js";
+import { rejectsWithIssue } from "../helpers/session-error.js";
 import { promptOf, scriptedModel } from "./helpers/mock-model.js";
 import { collect, stopOf, turn } from "./helpers/session.js";
 
@@ -27,7 +28,11 @@ describe("agent session: media a model cannot be sent", () => {
         parts: [{ type: "file", url: "javascript:alert(1)", mediaType: "image/png", filename: "x" }],
       },
     ]) {
-      await assert.rejects(session.send(bad as never), { code: "INVALID_MESSAGE", message: /whose data/ });
+      await rejectsWithIssue(session.send(bad as never), {
+        code: "INVALID_MESSAGE",
+        path: "0",
+        rule: "invalid",
+      });
     }
     assert.deepEqual((await storage.load(session.id))?.messages, [], "nothing refused was stored");
     for (const good of [

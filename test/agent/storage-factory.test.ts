@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { createSessionStorage, SQLiteSessionStorage } from "../../src/agent/index.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
+import { assertSessionError } from "../helpers/session-error.js";
 
 const make = createSessionStorage as (
   type: string,
@@ -42,13 +43,13 @@ describe("createSessionStorage", () => {
       ["postgres", { connection: "postgres://127.0.0.1/x", schemaName: "a" }],
       ["redis", { connection: "redis://127.0.0.1:6379", keyPrefix: "a:" }],
     ];
+    // An unknown key's issue is at the object holding it (the root here); the message names the key.
     for (const [type, options] of cases) {
-      const unknown = Object.keys(options).at(-1)!;
-      assert.throws(
-        () => make(type, options),
-        { code: "INVALID_ARGUMENT", message: new RegExp(unknown) },
-        type,
-      );
+      assertSessionError(() => make(type, options), {
+        code: "INVALID_ARGUMENT",
+        path: "",
+        rule: "unknown_key",
+      });
     }
   });
 
@@ -64,7 +65,7 @@ describe("createSessionStorage", () => {
     assert.ok(make("memory", null));
     assert.ok(make("sqlite", null) instanceof SQLiteSessionStorage);
     for (const type of ["file", "postgres", "redis"]) {
-      assert.throws(() => make(type, null), { code: "INVALID_ARGUMENT", message: /needs/ }, type);
+      assert.throws(() => make(type, null), { code: "INVALID_ARGUMENT" }, type);
     }
   });
 });

@@ -329,8 +329,7 @@ for (const backend of backends) {
             sessionId,
             metadata: { "agent.turn": { number: 7, status: "running", startedAt: 1 } },
           }),
-          (error: { code?: string; message?: string }) =>
-            error.code === "INVALID_ARGUMENT" && /agent\./.test(error.message ?? ""),
+          { code: "INVALID_ARGUMENT" },
         );
         assert.equal(await storage.load(sessionId), undefined);
         const source = await createSession({ model, sessionStorage: storage });
@@ -386,12 +385,7 @@ for (const backend of backends) {
           const state = sampleState();
           await storage.save(state);
           await corrupt(state.id, variant);
-          await assert.rejects(
-            storage.load(state.id),
-            (error: { code?: string; message?: string }) =>
-              error.code === "STORAGE" && (error.message ?? "").includes(state.id),
-            `variant ${variant}`,
-          );
+          await assert.rejects(storage.load(state.id), { code: "STORAGE" }, `variant ${variant}`);
         }
       } finally {
         await close();

@@ -122,7 +122,7 @@ test("a store whose registry has no scan() is refused with INVALID_ARGUMENT, not
     // A registry written against the interface before scan() existed (plain JavaScript).
     (store.registry as { scan?: unknown }).scan = undefined;
     const storage = new StoreSessionStorage(store);
-    await assert.rejects(storage.list(), { code: "INVALID_ARGUMENT", message: /scan\(\)/ });
+    await assert.rejects(storage.list(), { code: "INVALID_ARGUMENT" });
   } finally {
     await store.close();
   }

@@ -4,6 +4,7 @@ import pg from "pg";
 import { type AgentMessage, StoreSessionStorage } from "../../src/agent/index.js";
 import { headerKey } from "../../src/agent/storage/mapping.js";
 import type { AgentCapableStore } from "../../src/agent/storage/store-writes.js";
+import type { SessionError } from "../../src/errors.js";
 import { MemoryStore, SessionManager } from "../../src/index.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
@@ -164,8 +165,11 @@ for (const backend of backends) {
           usage: [entry(9)],
           ...(i === 1 ? { metadata: { title: "renamed" } } : {}),
         }),
-        (error: { code?: string; message: string }) =>
-          error.code === "INVALID_ARGUMENT" && error.message.includes(`"${state.id}": input_tokens`),
+        (error: SessionError) => {
+          assert.equal(error.code, "INVALID_ARGUMENT");
+          assert.equal(error.issues?.[0]?.path, "inputTokens", error.message);
+          return true;
+        },
       );
       assert.deepEqual(await storage.load(state.id), before, `${added.length} message(s): nothing stored`);
       assert.deepEqual(await store.registry.get(state.id), row);

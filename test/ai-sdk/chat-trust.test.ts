@@ -213,10 +213,7 @@ for (const [name, create] of backends) {
       assert.ok(total(calls) <= 5, `storage calls: ${JSON.stringify([...calls])}`);
 
       calls.clear();
-      await assert.rejects(persistChatTurn(storage, { messages: flood(9_999) }), {
-        code: "CONFLICT",
-        message: /None of the last 16 messages/,
-      });
+      await assert.rejects(persistChatTurn(storage, { messages: flood(9_999) }), { code: "CONFLICT" });
       assert.equal(calls.get("appendMessage"), undefined, "nothing stored");
       assert.ok((calls.get("getMessage") ?? 0) <= 16, `storage calls: ${JSON.stringify([...calls])}`);
       assert.deepEqual(ids(await session.getHistory()), ["u1", "a1", "u2"]);

@@ -54,10 +54,7 @@ for (const [name, create] of backends) {
   describe(`Session compaction (${name})`, () => {
     test("compact() without a function is a clear error", async () => {
       const session = Session.create(create());
-      await assert.rejects(session.compact(), {
-        code: "UNSUPPORTED",
-        message: "No compaction function registered. Call onCompaction() first.",
-      });
+      await assert.rejects(session.compact(), { code: "UNSUPPORTED" });
     });
 
     test("compact() stores an overlay and reports range, tokens and summary size; originals stay", async () => {
@@ -115,11 +112,11 @@ for (const [name, create] of backends) {
         summary: " \n ",
       }));
       await fill(blank, 10);
-      await assert.rejects(blank.compact(), { code: "COMPACTION_REFUSED", message: /blank/ });
+      await assert.rejects(blank.compact(), { code: "COMPACTION_REFUSED" });
       assert.deepEqual(await blank.getCompactions(), []);
       const bloated = Session.create(create()).onCompaction(summariser("very long summary ".repeat(500)).fn);
       await fill(bloated, 10);
-      await assert.rejects(bloated.compact(), { code: "COMPACTION_REFUSED", message: /not smaller/ });
+      await assert.rejects(bloated.compact(), { code: "COMPACTION_REFUSED" });
       assert.deepEqual(await bloated.getCompactions(), []);
       const failing = Session.create(create()).onCompaction(
         createCompactFunction({

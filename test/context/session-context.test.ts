@@ -99,21 +99,14 @@ for (const backend of contextBackends) {
         .withContext("memory", { maxTokens: 3 })
         .withContext("notes")
         .withContext("skills", { provider: memorySkills() });
-      await assert.rejects(session.replaceContextBlock("soul", "x"), {
-        code: "READONLY",
-        message: 'Block "soul" is readonly',
-      });
+      await assert.rejects(session.replaceContextBlock("soul", "x"), { code: "READONLY" });
       await assert.rejects(session.replaceContextBlock("ghost", "x"), {
         message: 'Block "ghost" is readonly',
       });
-      await assert.rejects(session.appendContextBlock("ghost", "x"), {
-        code: "NOT_FOUND",
-        message: 'Block "ghost" not found',
-      });
+      await assert.rejects(session.appendContextBlock("ghost", "x"), { code: "NOT_FOUND" });
       await assert.rejects(session.replaceContextBlock("skills", "x"), /is a keyed provider/);
       await assert.rejects(session.replaceContextBlock("memory", "one two three four five six"), {
         code: "TOKEN_LIMIT",
-        message: 'Block "memory" exceeds maxTokens: 8 > 3',
       });
       assert.equal((await session.replaceContextBlock("memory", "abcdefghijkl")).tokens, 3);
       await assert.rejects(session.appendContextBlock("memory", "more words"), { code: "TOKEN_LIMIT" });

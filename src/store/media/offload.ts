@@ -110,7 +110,7 @@ export function offloadMessage(message: object, json: string, options: OffloadOp
     throw new SessionError(
       "INVALID_MESSAGE",
       `Message ${describe((message as { id?: unknown }).id)} cannot be stored: its media could not be offloaded (${errorMessage(cause)})`,
-      { cause },
+      { cause, issues: [{ path: "parts", rule: "invalid" }] },
     );
   }
   if (found.size === 0) return { content: json, attachments: [] };

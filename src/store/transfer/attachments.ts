@@ -86,6 +86,7 @@ export class AttachmentImport {
         throw new SessionError(
           "INVALID_ARGUMENT",
           `Message "${messageId}" points at attachment ${pointer.hash}, which is neither in the stream nor linked from this session`,
+          { issues: [{ path: "content", rule: "invalid" }] },
         );
       }
       const chars = restoreString(pointer, bytes).length;
@@ -93,6 +94,7 @@ export class AttachmentImport {
         throw new SessionError(
           "INVALID_ARGUMENT",
           `Message "${messageId}" points at attachment ${pointer.hash} as ${pointer.chars} characters, but it restores to ${chars}`,
+          { issues: [{ path: "content", rule: "invalid" }] },
         );
       }
     }

@@ -40,7 +40,9 @@ function assertMessageRecord(m: TransferMessage): void {
   try {
     message = JSON.parse(m.content);
   } catch {
-    throw new SessionError("INVALID_MESSAGE", `Message "${m.id}" is not valid JSON`);
+    throw new SessionError("INVALID_MESSAGE", `Message "${m.id}" is not valid JSON`, {
+      issues: [{ path: "content", rule: "format" }],
+    });
   }
   assertValidMessage(message);
   if (message.id !== m.id) {

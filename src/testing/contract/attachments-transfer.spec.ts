@@ -144,7 +144,7 @@ export function attachmentsTransferSpec({ describe, test }: Suite, target: Contr
         await rejectsWithCode(
           store.transfer.importSession(toAsync([header, ...messages, ...attachment])),
           "INVALID_ARGUMENT",
-          /neither in the stream nor linked from this session/,
+          { path: "content" },
         );
         assert.equal(await store.session("x").getMessage("m1"), null);
         await assertStored(store, 0);

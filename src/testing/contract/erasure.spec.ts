@@ -70,7 +70,7 @@ export function erasureSpec({ describe, test }: Suite, target: ContractTarget): 
           [b1.id],
         );
         await rejectsWithCode(manager.eraseOwner("alice"), "NOT_FOUND");
-        await rejectsWithCode(manager.eraseOwner(""), "INVALID_ARGUMENT", /owner/);
+        await rejectsWithCode(manager.eraseOwner(""), "INVALID_ARGUMENT", { path: "owner" });
         // The view erases only its owner's sessions: bob's id is NOT_FOUND through alice's view.
         await rejectsWithCode(manager.forOwner("alice").erase(b1.id), "NOT_FOUND");
         assert.equal((await manager.forOwner("bob").eraseAll()).sessions, 1);
@@ -122,16 +122,16 @@ export function erasureSpec({ describe, test }: Suite, target: ContractTarget): 
 
     test("bad retention policies are INVALID_ARGUMENT naming the field", (t) =>
       withManager(t, target, async (manager) => {
-        for (const [policy, field] of [
-          [{}, /maxAgeMs/],
-          [{ maxAgeMs: -1 }, /maxAgeMs/],
-          [{ maxAgeMs: Number.POSITIVE_INFINITY }, /maxAgeMs/],
-          [{ maxAgeMs: Number.NaN }, /maxAgeMs/],
-          [{ maxAgeMs: 1, keepNewestPerOwner: -1 }, /keepNewestPerOwner/],
-          [{ maxAgeMs: 1, keepNewestPerOwner: 1.5 }, /keepNewestPerOwner/],
-          [null, /policy/],
+        for (const [policy, path, rule] of [
+          [{}, "maxAgeMs", "required"],
+          [{ maxAgeMs: -1 }, "maxAgeMs", "range"],
+          [{ maxAgeMs: Number.POSITIVE_INFINITY }, "maxAgeMs", "range"],
+          [{ maxAgeMs: Number.NaN }, "maxAgeMs", "range"],
+          [{ maxAgeMs: 1, keepNewestPerOwner: -1 }, "keepNewestPerOwner", "range"],
+          [{ maxAgeMs: 1, keepNewestPerOwner: 1.5 }, "keepNewestPerOwner", "range"],
+          [null, "", "type"],
         ] as const) {
-          await rejectsWithCode(manager.sweep(policy as never), "INVALID_ARGUMENT", field);
+          await rejectsWithCode(manager.sweep(policy as never), "INVALID_ARGUMENT", { path, rule });
         }
         await rejectsWithCode(manager.pin("never-there"), "NOT_FOUND");
       }));

@@ -111,7 +111,7 @@ export function managerMessagesSpec({ describe, test }: Suite, target: ContractT
           const { id } = await manager.create("chat");
           manager.getSession(id).withMaxMessageBytes(2000);
           const batch = [msg("a1"), msg("a2", "x".repeat(5000)), msg("a3")];
-          await rejectsWithCode(manager.appendAll(id, batch), "TOO_LARGE", /"a2"/);
+          await rejectsWithCode(manager.appendAll(id, batch), "TOO_LARGE");
           assert.deepEqual(
             await manager.getHistory(id),
             [],
@@ -120,7 +120,7 @@ export function managerMessagesSpec({ describe, test }: Suite, target: ContractT
           // A Session cap above the store's does not lift the store's.
           manager.getSession(id).withMaxMessageBytes(1_000_000);
           const over = [msg("b1"), msg("b2", "x".repeat(20_000))];
-          await rejectsWithCode(manager.appendAll(id, over), "TOO_LARGE", /"b2"/);
+          await rejectsWithCode(manager.appendAll(id, over), "TOO_LARGE");
           assert.deepEqual(await manager.getHistory(id), []);
           assert.equal(await manager.appendAll(id, batch), "a3");
         },
@@ -131,7 +131,10 @@ export function managerMessagesSpec({ describe, test }: Suite, target: ContractT
       withManager(t, target, async (manager) => {
         const { id } = await manager.create("chat");
         const batch = [msg("x", "one"), msg("y", "two"), msg("x", "three"), msg("z", "four")];
-        await rejectsWithCode(manager.appendAll(id, batch), "INVALID_ARGUMENT", /"x" twice/);
+        await rejectsWithCode(manager.appendAll(id, batch), "INVALID_ARGUMENT", {
+          path: "messages.2.id",
+          rule: "conflict",
+        });
         assert.deepEqual(await manager.getHistory(id), []);
         // An echoed overlay is ignored, so it may repeat.
         const echoes = [msg("compaction_1"), msg("a"), msg("compaction_1"), msg("b")];
@@ -202,7 +205,7 @@ export function managerMessagesSpec({ describe, test }: Suite, target: ContractT
         assert.equal((await manager.getHistory(source.id)).length, 3);
         assert.deepEqual(ids(await manager.list()).slice(0, 2), [fork.id, source.id]);
         const count = (await manager.list()).length;
-        await rejectsWithCode(manager.fork(source.id, "missing", "x"), "NOT_FOUND", /missing/);
+        await rejectsWithCode(manager.fork(source.id, "missing", "x"), "NOT_FOUND");
         await rejectsWithCode(manager.fork(source.id, "u1", 7 as never), "INVALID_ARGUMENT");
         assert.equal((await manager.list()).length, count, "a failed fork registers nothing");
       }));

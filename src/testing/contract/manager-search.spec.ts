@@ -48,11 +48,10 @@ export function managerSearchSpec({ describe, test }: Suite, target: ContractTar
         assert.deepEqual(await manager.search("   "), []);
         assert.equal((await manager.search("deployment", { limit: 2 })).length, 2);
         await rejectsWithCode(manager.search("deployment", { limit: -1 }), "INVALID_ARGUMENT");
-        await rejectsWithCode(
-          manager.search("deployment", { limit: 1001 }),
-          "INVALID_ARGUMENT",
-          /at most 1000/,
-        );
+        await rejectsWithCode(manager.search("deployment", { limit: 1001 }), "INVALID_ARGUMENT", {
+          path: "limit",
+          rule: "range",
+        });
       }));
 
     test("sessionIds answers only for registered sessions; every session without it", (t) =>
@@ -83,7 +82,6 @@ export function managerSearchSpec({ describe, test }: Suite, target: ContractTar
         await rejectsWithCode(
           manager.search("x".repeat(5000), { sessionIds: ["ghost"] }),
           "INVALID_ARGUMENT",
-          /too long/,
         );
       }));
 

@@ -124,14 +124,13 @@ export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarg
       withStore(target, async (store) => {
         await seed(store);
         const long = repeated("deployment", maxQueryChars + 100);
-        const tooLong = /Search query too long: \d+ characters, the limit is 4096/;
-        await rejectsWithCode(store.searchMessages(long), "INVALID_ARGUMENT", tooLong);
-        await rejectsWithCode(store.searchMessages("x".repeat(1_000_000)), "INVALID_ARGUMENT", tooLong);
+        await rejectsWithCode(store.searchMessages(long), "INVALID_ARGUMENT");
+        await rejectsWithCode(store.searchMessages("x".repeat(1_000_000)), "INVALID_ARGUMENT");
         // Asking for no hits does not skip the check: every backend answers a bad query alike.
-        await rejectsWithCode(store.searchMessages(long, { limit: 0 }), "INVALID_ARGUMENT", tooLong);
-        await rejectsWithCode(store.session("s1").searchMessages!(long), "INVALID_ARGUMENT", tooLong);
+        await rejectsWithCode(store.searchMessages(long, { limit: 0 }), "INVALID_ARGUMENT");
+        await rejectsWithCode(store.session("s1").searchMessages!(long), "INVALID_ARGUMENT");
         if (hasContextStorage(store)) {
-          await rejectsWithCode(store.entries.searchEntries("kb", long, 10), "INVALID_ARGUMENT", tooLong);
+          await rejectsWithCode(store.entries.searchEntries("kb", long, 10), "INVALID_ARGUMENT");
         }
       }));
 
@@ -139,23 +138,16 @@ export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarg
       withStore(target, async (store) => {
         await seed(store);
         assert.deepEqual(ids(await store.searchMessages(distinctWords(maxQueryTerms))), ["m3"]);
-        const tooMany = new RegExp(`has ${maxQueryTerms + 1} distinct words, the limit is ${maxQueryTerms}`);
-        await rejectsWithCode(
-          store.searchMessages(distinctWords(maxQueryTerms + 1)),
-          "INVALID_ARGUMENT",
-          tooMany,
-        );
+        await rejectsWithCode(store.searchMessages(distinctWords(maxQueryTerms + 1)), "INVALID_ARGUMENT");
         // A phrase counts each of its words.
         await rejectsWithCode(
           store.searchMessages(`"${distinctWords(maxQueryTerms)}" extra`),
           "INVALID_ARGUMENT",
-          tooMany,
         );
         if (hasContextStorage(store)) {
           await rejectsWithCode(
             store.entries.searchEntries("kb", distinctWords(maxQueryTerms + 1), 10),
             "INVALID_ARGUMENT",
-            tooMany,
           );
         }
       }));
@@ -168,18 +160,10 @@ export function searchBoundsSpec({ describe, test }: Suite, target: ContractTarg
         assert.deepEqual(ids(await store.searchMessages(question)), ["m3"]);
         assert.deepEqual(ids(await store.session("s1").searchMessages!(question)), ["m3"]);
         // Every word counts where every word must match.
-        await rejectsWithCode(
-          store.searchMessages(question, { match: "all" }),
-          "INVALID_ARGUMENT",
-          new RegExp(`has 40 distinct words, the limit is ${maxQueryTerms}`),
-        );
-        const tooMany = new RegExp(
-          `has ${maxQueryTerms + 1} distinct words, the limit is ${maxQueryTerms} \\(each word of a quoted phrase counts; function words`,
-        );
+        await rejectsWithCode(store.searchMessages(question, { match: "all" }), "INVALID_ARGUMENT");
         await rejectsWithCode(
           store.searchMessages(`${FUNCTION_WORDS} ${distinctWords(maxQueryTerms + 1)}`),
           "INVALID_ARGUMENT",
-          tooMany,
         );
         if (hasContextStorage(store)) {
           await store.entries.setEntry("kb", "k1", `notes: ${distinctWords(3)}`);

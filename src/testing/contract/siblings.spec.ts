@@ -78,7 +78,7 @@ export function siblingsSpec({ describe, test }: Suite, target: ContractTarget):
         assert.equal(full?.siblings.length, MAX_SIBLINGS);
         assert.equal(full?.index, MAX_SIBLINGS - 1);
         await s.appendMessage(msg("over"), "u");
-        await rejectsWithCode(siblings(s, "c0"), "TOO_LARGE", new RegExp(`${MAX_SIBLINGS}`));
+        await rejectsWithCode(siblings(s, "c0"), "TOO_LARGE");
       }));
 
     test("Session.getSiblings answers the same", () =>

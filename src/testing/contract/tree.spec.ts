@@ -23,7 +23,7 @@ export function treeSpec({ describe, test }: Suite, target: ContractTarget): voi
       withStore(target, async (store) => {
         const s = store.session("a");
         await s.appendMessage(msg("m0"));
-        await rejectsWithCode(s.appendMessage(msg("m1"), "ghost"), "PARENT_NOT_FOUND", /ghost/);
+        await rejectsWithCode(s.appendMessage(msg("m1"), "ghost"), "PARENT_NOT_FOUND");
         assert.equal(await s.getMessage("m1"), null);
         assert.equal((await s.getLatestLeaf())?.id, "m0");
       }));
@@ -110,11 +110,7 @@ export function treeSpec({ describe, test }: Suite, target: ContractTarget): voi
         await s.appendMessage(msg("m0"), undefined, { expectedLeafId: null });
         await rejectsWithCode(s.appendMessage(msg("x"), undefined, { expectedLeafId: null }), "CONFLICT");
         await s.appendMessage(msg("m1"), undefined, { expectedLeafId: "m0" });
-        await rejectsWithCode(
-          s.appendMessage(msg("m2"), undefined, { expectedLeafId: "m0" }),
-          "CONFLICT",
-          /m1/,
-        );
+        await rejectsWithCode(s.appendMessage(msg("m2"), undefined, { expectedLeafId: "m0" }), "CONFLICT");
         assert.deepEqual(ids(await s.getHistory()), ["m0", "m1"]);
       }));
 
