@@ -83,6 +83,7 @@ export type {
   SearchBranch,
   SearchContext,
   SearchContextTurn,
+  SearchHit,
   SearchMatch,
   SearchOptions,
   SearchResult,

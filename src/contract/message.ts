@@ -30,6 +30,10 @@ export interface SessionMessage {
   id: string;
   role: "system" | "user" | "assistant" | (string & {});
   parts: SessionMessagePart[];
+  /**
+   * A `Date`, as the reference's and the AI SDK's messages have it (what the stores report about a stored row, such
+   * as a search hit's `createdAt`, is an ISO-8601 string; the agent runtime's records are epoch milliseconds).
+   */
   createdAt?: Date;
   metadata?: unknown;
 }

@@ -17,7 +17,9 @@ export interface SessionInfo {
   cache_write_tokens: number;
   estimated_cost: number;
   end_reason: string | null;
+  /** ISO-8601 time the session was registered, UTC (`toISOString()` form). */
   created_at: string;
+  /** ISO-8601 time of the session's last write, UTC (`toISOString()` form). */
   updated_at: string;
   /** Whose session it is (set when it is registered, never changed); absent when it has none. */
   owner?: string;

@@ -1,18 +1,27 @@
 // What a search asks and what it answers, per session (SessionProvider) and across sessions (SessionStore).
 import type { SessionMessage } from "./message.js";
 
-/** One full-text search hit (`role` typed as the session's message type's). */
+/**
+ * One full-text search hit as any provider may return it (the reference's shape: `createdAt`, `sessionId` and
+ * `score` optional). `Session.search`, `SessionManager.search` and the built-in stores hand out the exact
+ * {@link SearchHit}.
+ */
 export interface SearchResult<M extends SessionMessage = SessionMessage> {
   id: string;
   role: M["role"];
   /** The indexed text of the message (its text parts). */
   content: string;
-  /** ISO-8601 time the message was stored. */
+  /** ISO-8601 time the message was stored, UTC (`toISOString()` form). */
   createdAt?: string;
+  /** The session the message belongs to. */
   sessionId?: string;
-  /** Whether the message lies on its session's active path (set when a branch filter was requested). */
+  /** Whether the message lies on its session's active path (the built-in stores always set it). */
   onActivePath?: boolean;
-  /** Relevance of the hit in this search (higher is better; comparable within one search only). */
+  /**
+   * Relevance of the hit, higher is more relevant, comparable within one search only. Not the order of the results:
+   * those are ranked by how many query words a message and its exchange match first (see {@link SearchHit.rank}),
+   * so sorting by score undoes the ranking.
+   */
   score?: number;
   /**
    * Id of the compaction overlay whose summary stands for this message in the history: the original is still
@@ -23,12 +32,35 @@ export interface SearchResult<M extends SessionMessage = SessionMessage> {
   context?: SearchContext;
 }
 
+/**
+ * A search hit with every field a user relies on set: what `Session.search`, `SessionManager.search` and every
+ * built-in store's `searchMessages` return. The results come in `rank` order (1, 2, 3, …).
+ */
+export interface SearchHit<M extends SessionMessage = SessionMessage> extends SearchResult<M> {
+  /**
+   * ISO-8601 time the message was stored, UTC (`toISOString()` form). `""` only from a provider of another library
+   * that reports no time (the reference's own marker for an unknown time).
+   */
+  createdAt: string;
+  /** The session the message belongs to (`""` = the default unnamed session). */
+  sessionId: string;
+  /**
+   * Relevance of the hit, higher is more relevant, comparable within one search only; 0 from a provider that
+   * reports none. Not the order of the results: sort by `rank`, never by score (a hit matching more of the query's
+   * words outranks one with a higher score).
+   */
+  score: number;
+  /** 1-based position of the hit in the results, best first: the order to keep when hits are regrouped. */
+  rank: number;
+}
+
 /** One turn next to a search hit. */
 export interface SearchContextTurn {
   id: string;
   role: string;
   /** The turn's text (its text parts). */
   content: string;
+  /** ISO-8601 time the turn was stored, UTC (`toISOString()` form). */
   createdAt?: string;
 }
 

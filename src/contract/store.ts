@@ -1,7 +1,7 @@
 // A backend holding many sessions, and the write policy a Session binds the providers it writes through to.
 import type { SessionMessage } from "./message.js";
 import type { SessionProvider } from "./provider.js";
-import type { SearchResult, StoreSearchOptions } from "./search.js";
+import type { SearchHit, StoreSearchOptions } from "./search.js";
 
 /**
  * A backend holding many sessions (memory, SQLite, Postgres). Per-session access goes through `session(id)`,
@@ -17,7 +17,7 @@ export interface SessionStore<M extends SessionMessage = SessionMessage> {
    */
   session(sessionId: string, binding?: SessionBinding): SessionProvider<M>;
   /** Full-text search across sessions (or one, with `sessionId`), best matches first. */
-  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult<M>[]>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchHit<M>[]>;
   /** Releases connections or handles the store opened itself (a handle passed in by the user stays open). */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import type { SessionToolSet } from "../context/tools.js";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
 import type { Siblings } from "../contract/provider.js";
 import type { RegistryCapableStore, SessionInfo } from "../contract/registry.js";
-import type { SearchResult } from "../contract/search.js";
+import type { SearchHit } from "../contract/search.js";
 import { assertId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
@@ -257,10 +257,10 @@ export class SessionManager<M extends SessionMessage = SessionMessage> extends M
   }
 
   /**
-   * Ranked recall across sessions (or the ones the options name), as `Session.search`; every hit carries
-   * `sessionId`, `createdAt` and `onActivePath`. Covers every session the store holds.
+   * Ranked recall across sessions (or the ones the options name), as `Session.search`: exact hits in `rank` order,
+   * each with its `sessionId`, `createdAt`, `score` and `onActivePath`. Covers every session the store holds.
    */
-  async search(query: string, options?: ManagerSearchOptions | null): Promise<SearchResult[]> {
+  async search(query: string, options?: ManagerSearchOptions | null): Promise<SearchHit[]> {
     return searchSessions(this.state, query, optionsArg(options, "search"));
   }
 

@@ -9,7 +9,7 @@ import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionMessage } from "../contract/message.js";
 import type { SessionInfo } from "../contract/registry.js";
-import type { SearchResult } from "../contract/search.js";
+import type { SearchHit } from "../contract/search.js";
 import { hasTransfer, type TransferItem } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { assertNamedSessionId } from "../message/ids.js";
@@ -43,7 +43,7 @@ export interface OwnedCalls<M extends SessionMessage> {
   eraseOwner(owner: string): Promise<ErasureReceipt>;
   fork(sessionId: string, atMessageId: string, name: string): Promise<SessionInfo>;
   compactAndSplit(sessionId: string, summary: string, name?: string): Promise<SessionInfo>;
-  search(query: string, options?: ManagerSearchOptions | null): Promise<SearchResult[]>;
+  search(query: string, options?: ManagerSearchOptions | null): Promise<SearchHit[]>;
 }
 
 function notFound(sessionId: string): SessionError {
@@ -158,7 +158,7 @@ export class OwnerView<M extends SessionMessage = SessionMessage> {
   }
 
   /** Ranked recall over the owner's sessions only (`sessionId`/`sessionIds` narrow it further). */
-  async search(query: string, options?: ManagerSearchOptions | null): Promise<SearchResult[]> {
+  async search(query: string, options?: ManagerSearchOptions | null): Promise<SearchHit[]> {
     const given = optionsArg(options, "search") ?? {};
     if (given.sessionId !== undefined) await this.require(given.sessionId);
     return this.manager.search(query, { ...given, owner: this.owner });

@@ -8,7 +8,7 @@ import {
 } from "../context/output.js";
 import type { SessionTool } from "../context/tools.js";
 import type { SearchProvider } from "../context/types.js";
-import type { SearchResult } from "../contract/search.js";
+import type { SearchHit, SearchResult } from "../contract/search.js";
 import { errorMessage } from "../errors.js";
 import { type BlockTurn, hitBlocks } from "./hit-blocks.js";
 
@@ -16,7 +16,7 @@ import { type BlockTurn, hitBlocks } from "./hit-blocks.js";
 export interface HistorySearchHost {
   /** Number of registered sessions. */
   countSessions(): Promise<number>;
-  search(query: string, options: { limit: number; context?: number }): Promise<SearchResult[]>;
+  search(query: string, options: { limit: number; context?: number }): Promise<SearchHit[]>;
 }
 
 /** Richer output of the `session_search` tool than the reference's (which is the default). */

@@ -1,7 +1,7 @@
 import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionMessage } from "../contract/message.js";
-import type { SearchBranch, SearchMatch, SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { SearchBranch, SearchHit, SearchMatch, StoreSearchOptions } from "../contract/search.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { MAX_SEARCH_CONTEXT, searchPlan } from "../search/options.js";
@@ -56,7 +56,7 @@ export async function searchSessions<M extends SessionMessage>(
   state: ManagerState<M>,
   query: string,
   options: ManagerSearchOptions,
-): Promise<SearchResult[]> {
+): Promise<SearchHit[]> {
   if (options.sessionId !== undefined) await requireSession(state, options.sessionId);
   // Only the options a search knows are passed on (an undefined one is left out, as if not given).
   const passed: StoreSearchOptions = {};
@@ -87,7 +87,7 @@ async function registered<M extends SessionMessage>(
 export function sessionTools<M extends SessionMessage>(
   state: ManagerState<M>,
   limits: Partial<ToolOutputLimits> | undefined,
-  search: (query: string, options: { limit: number; context?: number }) => Promise<SearchResult[]>,
+  search: (query: string, options: { limit: number; context?: number }) => Promise<SearchHit[]>,
   options: SearchToolOptions = {},
 ): SessionToolSet {
   const context = options.context;

@@ -7,7 +7,7 @@
 import type { SessionMessage } from "../contract/message.js";
 import type { SessionProvider } from "../contract/provider.js";
 import { hasSessionRegistry, type RegistryCapableStore, type SessionInfo } from "../contract/registry.js";
-import type { SearchResult } from "../contract/search.js";
+import type { SearchHit } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { assertNamedSessionId } from "../message/ids.js";
@@ -88,7 +88,7 @@ export function builderOf<M extends SessionMessage>(
 export function sessionOf<M extends SessionMessage>(
   state: ManagerState<M>,
   sessionId: string,
-  search: (query: string, options?: { limit?: number; owner?: string }) => Promise<SearchResult[]>,
+  search: (query: string, options?: { limit?: number; owner?: string }) => Promise<SearchHit[]>,
 ): Session<M> {
   assertNamedSessionId(sessionId);
   let session = state.sessions.get(sessionId);
@@ -111,7 +111,7 @@ export function sessionOf<M extends SessionMessage>(
 function ownersHistory<M extends SessionMessage>(
   state: ManagerState<M>,
   sessionId: string,
-  search: (query: string, options: { limit: number; owner?: string }) => Promise<SearchResult[]>,
+  search: (query: string, options: { limit: number; owner?: string }) => Promise<SearchHit[]>,
 ) {
   let owner: string | undefined;
   const ownerOf = async () => {

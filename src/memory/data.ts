@@ -6,7 +6,7 @@
 
 import type { StoredCompaction } from "../contract/message.js";
 import type { SessionInfo, SessionRegistry, SessionUsage } from "../contract/registry.js";
-import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import { type TextTerms, textTerms } from "../search/text-terms.js";
 import type { ProviderContext } from "../store/provider.js";
 import type { MemoryAttachments } from "./attachments.js";
@@ -59,7 +59,7 @@ export interface MemoryBackend extends ProviderContext {
   sessionIds(): string[];
   dropSession(sessionId: string): void;
   forgetVectors(sessionId: string): number;
-  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult[]>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchHit[]>;
 }
 
 /** The messages on a session's active path. @internal */

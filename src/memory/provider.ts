@@ -9,7 +9,7 @@ import type {
   UpdateResult,
   UpsertResult,
 } from "../contract/provider.js";
-import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SearchHit, SearchOptions } from "../contract/search.js";
 import type { SessionBinding } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
@@ -210,7 +210,7 @@ export class MemoryStoreProvider extends StoreProvider implements SessionProvide
     return structuredClone(this.data?.compactions ?? []);
   }
 
-  async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult[]> {
+  async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchHit[]> {
     return this.store.searchMessages(query, {
       ...options,
       ...(limit === undefined ? {} : { limit }),

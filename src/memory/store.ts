@@ -2,13 +2,14 @@ import type { AttachmentCapableStore } from "../contract/attachments.js";
 import type { ContextCapableStore } from "../contract/context.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
 import type { RegistryCapableStore } from "../contract/registry.js";
-import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy, WritePolicyOptions } from "../contract/store.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message/ids.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
+import { rankedHits } from "../search/hits.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { keepToOwner, searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/rank.js";
@@ -124,7 +125,7 @@ export class MemoryStore
   }
 
   /** Message search across sessions (or within the ones the options name), best matches first. */
-  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
     this.assertOpen();
     const asked = searchPlan(options);
     const plan = asked.owner === undefined ? asked : keepToOwner(asked, this.registry.ownedIds(asked.owner));
@@ -135,7 +136,7 @@ export class MemoryStore
       takesVectors(this.vectors, plan) && recallTerms(query, this.queryLimits).length > 0
         ? await nearestFor(this.vectors, query, plan)
         : undefined;
-    return searchMemory(this.data, query, plan, this.queryLimits, near);
+    return rankedHits(searchMemory(this.data, query, plan, this.queryLimits, near));
   }
 
   /** Appends a chain of messages, sets a block and updates the registry row, all or nothing (see store/step.ts). */

@@ -3,7 +3,7 @@
  * store: a narrow view, so no part imports PostgresStore and the store imports its parts only.
  */
 
-import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { ProviderContext } from "../store/provider.js";
 import type { Executor } from "./connection/client.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
@@ -17,5 +17,5 @@ export interface PostgresBackend extends ProviderContext {
   readonly changeLog: PostgresChangeLog | undefined;
   /** The connection, once the schema is migrated. */
   ready(): Promise<Executor>;
-  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult[]>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchHit[]>;
 }

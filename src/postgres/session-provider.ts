@@ -9,7 +9,7 @@ import type {
   UpdateResult,
   UpsertResult,
 } from "../contract/provider.js";
-import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SearchHit, SearchOptions } from "../contract/search.js";
 import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { toolNamesArg } from "../message/tool-parts.js";
@@ -288,7 +288,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     return listCompactions(executor, t, this.sessionId);
   }
 
-  async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult[]> {
+  async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchHit[]> {
     return this.backend.searchMessages(query, {
       ...options,
       ...(limit === undefined ? {} : { limit }),

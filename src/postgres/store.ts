@@ -2,7 +2,7 @@ import type { AttachmentCapableStore } from "../contract/attachments.js";
 import type { ContextCapableStore } from "../contract/context.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
 import type { RegistryCapableStore } from "../contract/registry.js";
-import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
@@ -198,7 +198,7 @@ export class PostgresStore
    * Message search across sessions (or the ones the options name): ranked recall by default, or every word
    * required (`match: "all"`), quoted phrases and word families either way (see search.ts and candidates.ts).
    */
-  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
     // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form); one that
     // is no string is the search plan's to refuse.
     const sessionId: unknown = options?.sessionId;

@@ -10,13 +10,14 @@ import type {
   SessionProvider,
   Siblings,
 } from "../contract/provider.js";
-import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SearchHit, SearchOptions } from "../contract/search.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { optionsArg } from "../options-arg.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { emitWarning } from "../runtime/warn.js";
+import { sessionHits } from "../search/hits.js";
 import { batchBounds, checkAbort } from "../store/history-stream.js";
 
 /** Options of `Session.getRecentHistory` in object form. */
@@ -74,16 +75,20 @@ export function noRecentHistoryWarning(): () => void {
   };
 }
 
-/** `Session.search`: the provider's full-text search, 20 hits unless `limit` says (`UNSUPPORTED` without one). */
-export function searchOf<M extends SessionMessage>(
+/**
+ * `Session.search`: the provider's full-text search as exact hits (search/hits.ts), 20 unless `limit` says
+ * (`UNSUPPORTED` without one).
+ */
+export async function searchOf<M extends SessionMessage>(
   provider: SessionProvider<M>,
   query: string,
   options: SearchOptions,
-): Promise<SearchResult<M>[]> {
+  sessionId: string,
+): Promise<SearchHit<M>[]> {
   if (!provider.searchMessages) {
     throw new SessionError("UNSUPPORTED", "Session provider does not support search");
   }
-  return provider.searchMessages(query, options.limit ?? 20, options);
+  return sessionHits(await provider.searchMessages(query, options.limit ?? 20, options), sessionId);
 }
 
 /** `Session.getSiblings`: the provider's siblings read (`UNSUPPORTED` without one). */

@@ -22,7 +22,7 @@ import type {
   Siblings,
   UpsertOptions,
 } from "../contract/provider.js";
-import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SearchHit, SearchOptions } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
 import { optionsArg } from "../options-arg.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
@@ -343,9 +343,12 @@ export class Session<M extends SessionMessage = SessionMessage> {
     return provider.getHistoryRowStats ? provider.getHistoryRowStats(leafId) : null;
   }
 
-  /** Ranked recall over this session's messages (see {@link SearchOptions}; every branch unless `branch: "active"`). */
-  async search(query: string, options?: SearchOptions | null): Promise<SearchResult<M>[]> {
-    return searchOf((await this.parts()).provider, query, optionsArg(options, "search"));
+  /**
+   * Ranked recall over this session's messages, best first in `rank` order (see {@link SearchOptions}; every branch
+   * unless `branch: "active"`).
+   */
+  async search(query: string, options?: SearchOptions | null): Promise<SearchHit<M>[]> {
+    return searchOf((await this.parts()).provider, query, optionsArg(options, "search"), this.sessionId);
   }
 
   // ── Compaction ───────────────────────────────────────────────────────────────────────────────────────────────

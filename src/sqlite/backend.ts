@@ -3,7 +3,7 @@
  * store: a narrow view, so no part imports SqliteStore and the store imports its parts only.
  */
 
-import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { ProviderContext } from "../store/provider.js";
 import type { SqlDriver } from "./connection/driver.js";
 import type { SqliteChangeLog } from "./feed/change-log.js";
@@ -15,5 +15,5 @@ export interface SqliteBackend extends ProviderContext {
   readonly changeLog: SqliteChangeLog | undefined;
   /** The session's number (its head row), created when `create`; undefined for an unknown session. */
   sessionNum(sessionId: string, create: boolean): number | undefined;
-  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchResult[]>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchHit[]>;
 }

@@ -9,7 +9,7 @@ import type {
   UpdateResult,
   UpsertResult,
 } from "../contract/provider.js";
-import type { SearchOptions, SearchResult } from "../contract/search.js";
+import type { SearchHit, SearchOptions } from "../contract/search.js";
 import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
@@ -257,7 +257,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
     return head ? listCompactions(this.driver, head.num) : [];
   }
 
-  async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchResult[]> {
+  async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchHit[]> {
     return this.store.searchMessages(query, {
       ...options,
       ...(limit === undefined ? {} : { limit }),

@@ -2,7 +2,7 @@ import type { AttachmentCapableStore } from "../contract/attachments.js";
 import type { ContextCapableStore } from "../contract/context.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
 import type { RegistryCapableStore } from "../contract/registry.js";
-import type { SearchResult, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
@@ -162,7 +162,7 @@ export class SqliteStore
    * Full-text search. Relevance (bm25) is ranked among the newest matches only (see SEARCH_CANDIDATES), so a
    * common word costs the same in a store of a million messages as in a small one (see search.ts).
    */
-  searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+  searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
     // Not async itself: an async function returning the search's promise costs two more ticks per search.
     return this.messageSearch.searchMessages(query, options);
   }

@@ -1,5 +1,5 @@
 import type { StoredCompaction } from "../../contract/message.js";
-import type { SearchResult, StoreSearchOptions } from "../../contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
 import { MAX_SEARCH_CONTEXT } from "../../search/options.js";
 import { preview } from "../output.js";
 import { oneOf, ownerParam, timeParam, wholeParam } from "./params.js";
@@ -18,7 +18,7 @@ export interface HitCompaction {
 }
 
 /** A hit as `/api/search` answers it: the store's hit, plus its overlay's range when `compactedBy` is set. */
-export type ViewerHit = SearchResult & { compaction?: HitCompaction };
+export type ViewerHit = SearchHit & { compaction?: HitCompaction };
 
 /**
  * The store's search options from `/api/search`'s query: `q`, `session`, `branch` (all | active), `match`
@@ -52,7 +52,7 @@ export function viewerSearchOptions(query: URLSearchParams): StoreSearchOptions 
  * the page can say what replaced the hit and open it. Each session's overlays are read once.
  */
 export async function withCompactions(
-  hits: SearchResult[],
+  hits: SearchHit[],
   overlaysOf: (sessionId: string) => Promise<StoredCompaction[]>,
 ): Promise<ViewerHit[]> {
   const bySession = new Map<string, Promise<Map<string, StoredCompaction>>>();

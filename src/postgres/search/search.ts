@@ -6,9 +6,10 @@
  * each session's latest leaf.
  */
 
-import type { SearchResult, StoreSearchOptions } from "../../contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
+import { rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { keepToOwner, outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
@@ -58,7 +59,7 @@ function searchSql(t: Tables): string {
   found AS (SELECT k FROM anc WHERE depth = target AND seq = k),
   flagged AS (SELECT hits.*, leaf_seq IS NOT NULL AND (NOT (${NEEDS_CLIMB}) OR seq IN (SELECT k FROM found))
     AND depth <= leaf_depth AS on_path FROM hits)
-  SELECT seq::float8 AS seq, id, role, CASE WHEN on_path OR NOT $4::boolean THEN content END AS content, created_at,
+  SELECT seq::float8 AS seq, rank::float8 AS rank, id, role, CASE WHEN on_path OR NOT $4::boolean THEN content END AS content, created_at,
     session_id, on_path, depth, session_num::float8 AS session_num, leaf_seq::float8 AS leaf_seq, message_count,
     leaf_depth, (SELECT count(*) FROM cand) >= ${SEARCH_CANDIDATES} AS cand_full
   FROM flagged ORDER BY rank DESC, seq DESC`;
@@ -66,6 +67,8 @@ function searchSql(t: Tables): string {
 
 interface HitRow {
   seq: number;
+  /** ts_rank of the match. */
+  rank: number;
   id: string;
   role: string;
   content: string | null;
@@ -92,7 +95,7 @@ export async function searchMessages(
   options: StoreSearchOptions = {},
   limits: QueryLimits = DEFAULT_QUERY_LIMITS,
   vectors?: VectorChannel,
-): Promise<SearchResult[]> {
+): Promise<SearchHit[]> {
   const asked = searchPlan(options);
   const plan =
     asked.owner === undefined ? asked : keepToOwner(asked, await ownedSessionIds(executor, t, asked.owner));
@@ -101,7 +104,7 @@ export async function searchMessages(
     plan.match === "any"
       ? await recallSearch(executor, t, query, plan, limits, vectors)
       : await allWords(executor, t, query, plan, limits);
-  return withExtras(executor, t, hits, plan);
+  return rankedHits(await withExtras(executor, t, hits, plan));
 }
 
 /**
@@ -169,6 +172,7 @@ async function allWords(
           createdAt: row.created_at,
           sessionId: row.session_id,
           onActivePath: row.on_path,
+          score: Number(row.rank),
         },
       }));
     }

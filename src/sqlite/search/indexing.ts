@@ -113,21 +113,21 @@ export function hasPending(driver: SqlDriver, count = 1): boolean {
 }
 
 /**
- * The seqs of pending messages matching `terms` (optionally in one session), best first, matched in memory with
- * the query language's own semantics: for a connection that cannot write the index (read-only). At most a batch
- * or two.
+ * The pending messages matching `terms` (optionally in one session) with their scores, best first, matched in
+ * memory with the query language's own semantics: for a connection that cannot write the index (read-only). At
+ * most a batch or two.
  */
 export function matchPending(
   driver: SqlDriver,
   terms: QueryTerm[],
   sessionNum: number | undefined,
-): number[] {
+): { seq: number; score: number }[] {
   const hits: { seq: number; score: number }[] = [];
   for (const { seq, text } of pendingTexts(driver, sessionNum)) {
     const score = scoreText(terms, text);
     if (score > 0) hits.push({ seq, score });
   }
-  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq).map((hit) => hit.seq);
+  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq);
 }
 
 /** The text of every message the index does not hold yet (optionally of one session); unreadable rows left out. */

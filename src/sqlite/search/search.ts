@@ -6,9 +6,10 @@
  * src/postgres/search/search.ts.
  */
 
-import type { SearchResult, StoreSearchOptions } from "../../contract/search.js";
+import type { SearchHit, SearchResult, StoreSearchOptions } from "../../contract/search.js";
 import { keepToActivePaths } from "../../search/active-paths.js";
 import { nearestFor, takesVectors } from "../../search/fusion.js";
+import { rankedHits } from "../../search/hits.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { keepToOwner, outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { pageOf, rankText, recallFindsNothing } from "../../search/pipeline.js";
@@ -39,7 +40,7 @@ const SCORED_IN_SESSION = `SELECT f.rowid AS seq, bm25(agent_messages_fts, 1.0, 
 // A/B: ~8 % of a search's p50). Finding the boundary first (the SEARCH_CANDIDATES-th newest match) to rank flat
 // above it lost at 10,000 messages: the walk to the boundary cost what the flat ranking saved.
 const nested = (scored: string, where: string) =>
-  `SELECT seq FROM (${scored} WHERE ${where} ORDER BY seq DESC LIMIT ${SEARCH_CANDIDATES})
+  `SELECT seq, score FROM (${scored} WHERE ${where} ORDER BY seq DESC LIMIT ${SEARCH_CANDIDATES})
     ORDER BY score, seq DESC LIMIT ?`;
 const flat = (scored: string, where: string) => `${scored} WHERE ${where} ORDER BY score, seq DESC LIMIT ?`;
 const MATCH = "agent_messages_fts MATCH ?";
@@ -75,12 +76,13 @@ export class SqliteMessageSearch {
    * (`match: "all"`), with the filters, overlay marks and context the options ask for. Its reads share one
    * snapshot (two around a vector channel's answer, which is awaited).
    */
-  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
+  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
     const asked = searchPlan(options);
     const plan =
       asked.owner === undefined ? asked : keepToOwner(asked, ownedSessionIds(this.driver, asked.owner));
     if (typeof query !== "string") return [];
-    if (plan.match === "all") return this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex));
+    if (plan.match === "all")
+      return rankedHits(this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex)));
     // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
     const terms = recallTerms(query, this.limits);
     if (recallFindsNothing(terms, plan)) return [];
@@ -97,14 +99,14 @@ export class SqliteMessageSearch {
         if (answer === INDEX_FIRST) return answer;
         const { source, ranking } = answer;
         if (ranking === undefined || ranking.text.ranked.length === 0) return [];
-        return pageOf(source, ranking, plan);
+        return rankedHits(pageOf(source, ranking, plan));
       });
     }
     // Ranked recall fused with the vector channel's nearest messages.
     const { source, ranking } = this.onSnapshot(rank);
     if (ranking === undefined) return [];
     const near = await nearestFor(channel, query, plan);
-    return this.driver.read(() => pageOf(source, ranking, plan, near));
+    return rankedHits(this.driver.read(() => pageOf(source, ranking, plan, near)));
   }
 
   /**
@@ -140,10 +142,18 @@ export class SqliteMessageSearch {
     const state = readScopedState(this.driver, plan);
     if (state === undefined) return [];
     const { scope, sessions } = state;
-    const hitOptions = hitOptionsOf(plan, scope?.head);
+    // Each hit's relevance: -bm25 (FTS5's is negative, lower is better); scoreText's for a pending row.
+    const scores = new Map<number, number>();
+    const hitOptions = hitOptionsOf(plan, scope?.head, scores);
     const pending = state.indexed !== null && state.total > state.indexed;
     if (pending && mayIndex) return INDEX_FIRST;
-    const unindexed = pending ? matchPending(this.driver, terms, scope?.num) : [];
+    const unindexed: number[] = [];
+    if (pending) {
+      for (const { seq, score } of matchPending(this.driver, terms, scope?.num)) {
+        unindexed.push(seq);
+        scores.set(seq, score);
+      }
+    }
     const storeRows = state.total;
     const { families, maxMatches } = this.families.expand(terms, storeRows);
     // A word whose family has no indexed term, or that folds to nothing, cannot match an indexed message.
@@ -161,7 +171,14 @@ export class SqliteMessageSearch {
     const allCandidates = Math.min(rows, maxMatches) <= SEARCH_CANDIDATES;
     const rankedSeqs = (activePaths?: readonly number[]) => {
       const { sql, params } = allWordsSql(match, scope, plan, count, activePaths);
-      return this.driver.column<number>(allCandidates ? sql.flat : sql.nested, params);
+      const rows = this.driver.tuples<[seq: number, bm25: number]>(
+        allCandidates ? sql.flat : sql.nested,
+        params,
+      );
+      return rows.map(([seq, bm25]) => {
+        scores.set(seq, -bm25);
+        return seq;
+      });
     };
     const pageOf = (ranked: number[]) => ({
       ranked,

@@ -31,6 +31,7 @@ import { searchSpec } from "./search.spec.js";
 import { searchAgreementSpec } from "./search-agreement.spec.js";
 import { searchBoundsSpec } from "./search-bounds.spec.js";
 import { searchCjkSpec } from "./search-cjk.spec.js";
+import { searchHitsSpec } from "./search-hits.spec.js";
 import { searchScaleSpec } from "./search-scale.spec.js";
 import { siblingsSpec } from "./siblings.spec.js";
 import { toolMessagesSpec } from "./tool-messages.spec.js";
@@ -61,6 +62,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchScaleSpec(suite, target);
     searchCjkSpec(suite, target);
     searchAgreementSpec(suite, target);
+    searchHitsSpec(suite, target);
     recentSpec(suite, target);
     historyStreamSpec(suite, target);
     toolMessagesSpec(suite, target);
