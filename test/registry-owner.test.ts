@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { openExecutor } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { listOwnerSql } from "../src/postgres/registry.js";
@@ -21,13 +20,8 @@ import { openSqlite } from "../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids } from "../src/testing/contract/harness.js";
-import {
-  dropSchema,
-  postgresUnavailable,
-  type Runner,
-  testClient,
-  testPool,
-} from "./fixtures/postgres-db.js";
+import { dropSchema, type Runner } from "./fixtures/postgres-db.js";
+import { onPgliteAndPostgres } from "./helpers/postgres-runners.js";
 
 const CONVERSATIONS = 5_000;
 const MINE = ["mine-1", "mine-2", "mine-3"];
@@ -107,26 +101,8 @@ async function checkPostgres(db: Runner, source: Parameters<typeof openExecutor>
   }
 }
 
-test("PGlite: version-11 tables gain the owner column and index on open; an owner's list is a range of it", async () => {
-  const db = await PGlite.create();
-  try {
-    await checkPostgres(db, db, "registry_owner");
-  } finally {
-    await db.close();
-  }
-});
-
-const unavailable = await postgresUnavailable();
-test("Postgres: version-11 tables gain the owner column and index on open; an owner's list is a range of it", {
-  skip: unavailable ?? false,
-}, async () => {
-  const pool = testPool(2);
-  const client = testClient();
-  await client.connect();
-  try {
-    await checkPostgres(client, pool, `agent_session_test_owner_${process.pid}`);
-  } finally {
-    await client.end();
-    await pool.end();
-  }
-});
+await onPgliteAndPostgres(
+  "version-11 tables gain the owner column and index on open; an owner's list is a range of it",
+  "agent_session_test_owner",
+  checkPostgres,
+);

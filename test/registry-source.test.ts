@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { SessionInfo } from "../src/contract/registry.js";
 import { openExecutor } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
@@ -23,13 +22,8 @@ import { openSqlite } from "../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids } from "../src/testing/contract/harness.js";
-import {
-  dropSchema,
-  postgresUnavailable,
-  type Runner,
-  testClient,
-  testPool,
-} from "./fixtures/postgres-db.js";
+import { dropSchema, type Runner } from "./fixtures/postgres-db.js";
+import { onPgliteAndPostgres } from "./helpers/postgres-runners.js";
 
 const CONVERSATIONS = 5_000;
 const LATEST = Math.max(...SQLITE_MIGRATIONS.map((step) => step.version));
@@ -123,27 +117,8 @@ async function checkPostgres(db: Runner, source: Parameters<typeof openExecutor>
   }
 }
 
-test("PGlite: version-9 tables gain the index on open; both pages of scan({ source }) are ranges of it", async () => {
-  const db = await PGlite.create();
-  try {
-    await checkPostgres(db, db, "registry_source");
-  } finally {
-    await db.close();
-  }
-});
-
-const unavailable = await postgresUnavailable();
-test("Postgres: version-9 tables gain the index on open; both pages of scan({ source }) are ranges of it", {
-  skip: unavailable ?? false,
-}, async () => {
-  const pool = testPool(2);
-  const client = testClient();
-  await client.connect();
-  try {
-    // The plan is read on one connection (a prepared statement lives in its session); the store uses the pool.
-    await checkPostgres(client, pool, `agent_session_test_source_${process.pid}`);
-  } finally {
-    await client.end();
-    await pool.end();
-  }
-});
+await onPgliteAndPostgres(
+  "version-9 tables gain the index on open; both pages of scan({ source }) are ranges of it",
+  "agent_session_test_source",
+  checkPostgres,
+);

@@ -17,6 +17,11 @@ export interface StepWrite {
   guard: boolean;
   /** The registry row must exist, with this `source` when given; else `NOT_FOUND` and nothing is written. */
   source?: string | undefined;
+  /**
+   * The registry row must have this owner when given (an owner-scoped writer's), checked in the step's own
+   * transaction; another owner's row, or an unowned one, is `NOT_FOUND` and nothing is written.
+   */
+  owner?: string | undefined;
   /** A context block to set in the same transaction. */
   block?: { key: string; content: string } | undefined;
   /** Added to the registry row's counters; without it the row is only touched (its activity time). */
@@ -28,6 +33,9 @@ export interface StepWrite {
    */
   check?: ((index: number, result: AppendResult) => void) | undefined;
 }
+
+/** Whose registry row a step may write: the {@link StepWrite} fields its backend checks in the step's transaction. */
+export type StepGuard = Pick<StepWrite, "source" | "owner">;
 
 /**
  * A store that writes a {@link StepWrite} atomically (memory: checked, then applied synchronously; SQLite: one

@@ -7,6 +7,7 @@
 import type { StoredCompaction } from "../contract/message.js";
 import type { SessionInfo, SessionRegistry, SessionUsage } from "../contract/registry.js";
 import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
+import type { StepGuard } from "../contract/step.js";
 import { type TextTerms, textTerms } from "../search/text-terms.js";
 import type { ProviderContext } from "../store/provider.js";
 import type { MemoryAttachments } from "./attachments.js";
@@ -44,7 +45,7 @@ export interface MemorySessionData {
 /** The registry as the parts use it: the contract plus the memory registry's two unawaited writes. */
 export interface MemoryRegistryView extends SessionRegistry {
   restore(info: SessionInfo): boolean;
-  stepUsage(id: string, source: string | undefined, usage: SessionUsage | undefined): void;
+  stepUsage(id: string, guard: StepGuard, usage: SessionUsage | undefined): void;
 }
 
 /** What the parts of the memory backend need of their store (not exported by any entry point). */

@@ -4,16 +4,17 @@ import type {
   SessionListOptions,
   SessionUsage,
 } from "../contract/registry.js";
+import type { StepGuard } from "../contract/step.js";
 import { SessionError } from "../errors.js";
 import { compareUtf8 } from "../runtime/bytes.js";
 import { type ErasureCondition, meetsCondition, noCounts } from "../store/erasure.js";
+import { ownedBy } from "../store/owner.js";
 import {
   type RegistryChange,
   type RegistryDeletion,
   type RegistryErasure,
   StoreRegistry,
 } from "../store/registry-base.js";
-
 import { assertUsageFits } from "../store/usage-totals.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
 
@@ -136,12 +137,17 @@ export class MemorySessionRegistry extends StoreRegistry {
 
   /**
    * @internal an agent step's registry part (memory/step.ts), synchronous so the step stays atomic: the row must
-   * exist, of `source` when given (`NOT_FOUND`), and takes `usage` (checked) or is only touched; a refused total
-   * changes nothing.
+   * exist, of `guard.source` and `guard.owner` when given (`NOT_FOUND`), and takes `usage` (checked) or is only
+   * touched; a refused total changes nothing.
    */
-  stepUsage(id: string, source: string | undefined, usage: SessionUsage | undefined): void {
+  stepUsage(id: string, guard: StepGuard, usage: SessionUsage | undefined): void {
     const row = this.rows.get(id);
-    if (!row || (source !== undefined && row.info.source !== source)) {
+    const { source, owner } = guard;
+    if (
+      !row ||
+      (source !== undefined && row.info.source !== source) ||
+      (owner !== undefined && !ownedBy(row.info, owner))
+    ) {
       throw new SessionError("NOT_FOUND", `Session not found: ${id}`);
     }
     this.update(id, (info) => usage && add(id, info, usage));

@@ -46,7 +46,7 @@ export async function writeMemoryStep(
     at = message.id;
   });
   // Last of the checks, first of the changes: a missing row or a refused total throws before anything changed.
-  store.registry.stepUsage(sessionId, step.source, usage);
+  store.registry.stepUsage(sessionId, { source: step.source, owner: step.owner }, usage);
   if (planned.length > 0) {
     const target = store.sessionData(sessionId, true)!;
     const now = new Date().toISOString();

@@ -38,9 +38,9 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // $13 content hash.
 // `explicit` adds the parent lookup by id (and its spine); appends after the tip or as a root leave it out, which
 // makes the statement noticeably cheaper to parse and plan where it cannot be prepared (PGlite).
-// `registry` (the agent step, appendRow's `registry`) adds $14 source (NULL = any), $15..$19 the usage
-// counters and $20..$29 their bounds (usageFits): the registry row takes them in the same statement, only when
-// the message was inserted and every total stays in range.
+// `registry` (the agent step, appendRow's `registry`) adds $14 source and $15 owner (NULL = any), $16..$20 the
+// usage counters and $21..$30 their bounds (usageFits): the registry row takes them in the same statement, only
+// when the message was inserted, the row is of that source and owner, and every total stays in range.
 // `logged` adds the change-log row (append-log.ts) after the other parameters: it commits with the message.
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
   const spine = spineArrays("pspine", "p.seq");
@@ -117,13 +117,13 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     registry
       ? `,
   reg AS (
-    UPDATE ${t.sessions} SET ${usageAssignments(15)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
-    WHERE id = $1::text AND ($14::text IS NULL OR source = $14::text) AND EXISTS (SELECT 1 FROM ins)
-      AND ${usageFits(20)}
+    UPDATE ${t.sessions} SET ${usageAssignments(16)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
+    WHERE id = $1::text AND ($14::text IS NULL OR source = $14::text) AND ($15::text IS NULL OR owner = $15::text)
+      AND EXISTS (SELECT 1 FROM ins) AND ${usageFits(21)}
     RETURNING id
   )`
       : ""
-  }${logged ? logCtes(t, registry ? 30 : 14) : ""}
+  }${logged ? logCtes(t, registry ? 31 : 14) : ""}
   SELECT (SELECT seq FROM ins) AS seq,${logged ? " (SELECT seq FROM nt) AS logged," : ""} (SELECT leaf_id FROM verdict) AS leaf_id,
     COALESCE((SELECT outcome FROM verdict), CASE
       WHEN EXISTS (SELECT 1 FROM created) THEN 'ok'
@@ -131,7 +131,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
       WHEN $4::text = 'id' THEN 'missing'
       ELSE 'retry' END) AS outcome,
     (SELECT count(*) FROM moved) AS moved${
-      // A message inserted without its registry row (none, another source's, deleted meanwhile, or one whose
+      // A message inserted without its registry row (none, another source's or owner's, deleted meanwhile, or one whose
       // totals the usage would carry out of range) must not stay: dividing by the zero rows updated aborts the
       // whole statement (SQLSTATE 22012, reported NOT_FOUND; the step tells a refused total apart, see step.ts).
       registry
@@ -187,11 +187,11 @@ export interface AppendRequest {
   /** The row's time (imports keep the original one); default now. */
   createdAt?: string | undefined;
   /**
-   * The registry row (of this `source` when not null) takes `usage` (checked: `checkUsage`) in the same
+   * The registry row (of this `source` and `owner` when not null) takes `usage` (checked: `checkUsage`) in the same
    * statement when the message is inserted; without the row, or when a total would leave its range, nothing is
    * written and the append fails `NOT_FOUND`.
    */
-  registry?: { source: string | null; usage: SessionUsage } | undefined;
+  registry?: { source: string | null; owner: string | null; usage: SessionUsage } | undefined;
   /** The store's change log: an inserted message commits with its row (append-log.ts); kind of the row. */
   log?: { log: StatementLog; kind: "append" | "import" } | undefined;
 }
@@ -230,7 +230,7 @@ export async function appendRow(
   const { registry } = request;
   if (registry) {
     const { usage } = registry;
-    params.push(registry.source, ...usageDeltas(usage), ...usageBounds(usage));
+    params.push(registry.source, registry.owner, ...usageDeltas(usage), ...usageBounds(usage));
   }
   const { log } = request;
   if (log) params.push(log.log.origin, log.kind, JSON.stringify([message.id]));

@@ -33,6 +33,10 @@ const keyedSql = (t: Tables) => `WITH b AS (DELETE FROM ${t.blocks} WHERE key = 
     e AS (DELETE FROM ${t.entries} WHERE label = ANY($1::text[]) RETURNING 1)
     SELECT (SELECT count(*) FROM b) AS blocks, (SELECT count(*) FROM e) AS entries`;
 
+/** @internal a session's change-log rows, counted as they go: one range of the log's session index. */
+export const eraseChangesSql = (t: Tables) =>
+  `WITH d AS (DELETE FROM ${logNames(t).table} WHERE session_id = $1 RETURNING 1) SELECT count(*) AS n FROM d`;
+
 async function present(query: Query, table: string): Promise<boolean> {
   const [row] = await query<{ found: boolean }>("SELECT to_regclass($1) IS NOT NULL AS found", [table]);
   return row?.found === true;
@@ -77,13 +81,7 @@ export async function eraseSession(
     counts.entries = Number(keyed?.entries ?? 0);
   }
   const log = logNames(t).table;
-  if (await present(query, log)) {
-    counts.changes = await count(
-      query,
-      `WITH d AS (DELETE FROM ${log} WHERE session_id = $1 RETURNING 1) SELECT count(*) AS n FROM d`,
-      [id],
-    );
-  }
+  if (await present(query, log)) counts.changes = await count(query, eraseChangesSql(t), [id]);
   counts.sessions = await count(
     query,
     `WITH d AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING 1) SELECT count(*) AS n FROM d`,

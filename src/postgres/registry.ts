@@ -128,10 +128,10 @@ const usageSql = statement(
     WHERE id = $1 AND ${usageFits(7)} RETURNING ${COLUMNS}`,
 );
 
-/** The counters of session `$1` (of source `$2` when not null); `FOR UPDATE` in `lockedCountersSql`. */
+/** The counters of session `$1` (of source `$2` and owner `$3` when not null); `FOR UPDATE` in `lockedCountersSql`. */
 export const countersSql = statement(
-  (t) =>
-    `SELECT ${USAGE_COUNTERS.join(", ")} FROM ${t.sessions} WHERE id = $1 AND ($2::text IS NULL OR source = $2::text)`,
+  (t) => `SELECT ${USAGE_COUNTERS.join(", ")} FROM ${t.sessions} WHERE id = $1
+    AND ($2::text IS NULL OR source = $2::text) AND ($3::text IS NULL OR owner = $3::text)`,
 );
 const lockedCountersSql = statement((t) => `${countersSql(t)} FOR UPDATE`);
 
@@ -251,7 +251,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
     // tell which; a row that fits now (a concurrent addition moved it back) takes the addition after all.
     const executor = await this.ready();
     return executor.transaction(async (query) => {
-      const [row] = await query<UsageTotals>(lockedCountersSql(this.t), [id, null]);
+      const [row] = await query<UsageTotals>(lockedCountersSql(this.t), [id, null, null]);
       if (!row) return null;
       assertUsageFits(id, row, usage);
       const [updated] = await query<SessionInfoRow>(usageSql(this.t), params);

@@ -4,6 +4,7 @@ import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
+import { indexChangeLog } from "./feed/append-log.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
@@ -354,6 +355,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         WHERE parent_seq IS NULL`,
     ],
   },
+  // The change log's rows by session (feed/append-log.ts), for a log made before this step.
+  { version: 15, statements: () => [], run: indexChangeLog },
 ];
 
 /** The newest schema version this code knows. */

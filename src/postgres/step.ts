@@ -15,7 +15,7 @@ import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { offloadMessage } from "../store/media/offload.js";
 import type { PreparedStep } from "../store/step.js";
-import { assertUsageFits, type UsageTotals } from "../store/usage-totals.js";
+import { assertUsageFits, type UsageTotals, usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
 import { type AppendRequest, appendRow, lockSql } from "./append.js";
@@ -25,8 +25,8 @@ import { PostgresBlockStore } from "./context-store.js";
 import { appendLog } from "./feed/logged-write.js";
 import { joined, writeWithAttachments } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
-import { countersSql, PostgresSessionRegistry } from "./registry.js";
-import type { Tables } from "./schema.js";
+import { countersSql, NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
+import { statement, type Tables } from "./schema.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.
 type Step = PreparedStep["step"];
@@ -34,15 +34,28 @@ type Check = PreparedStep["check"];
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 };
 
-/** Adds the step's usage to the registry row, which must exist (with the step's `source` when given). */
+// `addUsage` of the registry on the row of source `$2` and owner `$3` only (each NULL for any), $4..$8 the
+// deltas and $9..$18 their bounds: no row updated is a missing row, another's, or a refused total.
+const stepUsageSql = statement(
+  (t) => `UPDATE ${t.sessions} SET ${usageAssignments(4)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
+    WHERE id = $1 AND ($2::text IS NULL OR source = $2::text) AND ($3::text IS NULL OR owner = $3::text)
+      AND ${usageFits(9)} RETURNING id`,
+);
+
+/** The step's guard as parameters `$2`, `$3` of `stepUsageSql` and `countersSql`. */
+const guardParams = (step: Step) => [step.source ?? null, step.owner ?? null];
+
+/**
+ * Adds the step's usage to the registry row, which must exist with the step's `source` and `owner` when given:
+ * one UPDATE checks and writes, so a row another owner registered meanwhile is never touched.
+ */
 async function addUsage(executor: Executor, t: Tables, step: Step, usage: SessionUsage) {
-  const ready = async () => executor;
   // Zero counters when the step has no usage: the row's activity time moves all the same.
-  const info = await new PostgresSessionRegistry(ready, t).addUsage(step.sessionId, usage);
-  // Last, so a missing session rolls back the appends (which would have created its head).
-  if (!info || (step.source !== undefined && info.source !== step.source)) {
-    throw new SessionError("NOT_FOUND", `Session not found: ${step.sessionId}`);
-  }
+  const params = [step.sessionId, ...guardParams(step), ...usageDeltas(usage), ...usageBounds(usage)];
+  const [row] = await executor.query(stepUsageSql(t), params, true);
+  // Last, so a missing session rolls back the appends (which would have created its head); a refused total is
+  // told apart by refuseUsage once the step has rolled back.
+  if (!row) throw new SessionError("NOT_FOUND", `Session not found: ${step.sessionId}`);
 }
 
 /**
@@ -64,7 +77,7 @@ async function writeSingle(
   log: AppendRequest["log"],
 ): Promise<void> {
   const { sessionId } = step;
-  const registry = { source: step.source ?? null, usage };
+  const registry = { source: step.source ?? null, owner: step.owner ?? null, usage };
   const appended = await appendRow(executor, t, sessionId, stored, {
     parentId: undefined,
     json: content,
@@ -126,13 +139,13 @@ async function writeStep(
 /**
  * After a step failed `NOT_FOUND` (rolled back, nothing written): the registry row's totals may be what refused
  * it (the append statement reports a refused total like a missing row). Throws that refusal when the row, of the
- * step's source, is there and the usage does not fit it; else the caller reports `NOT_FOUND`. Read after the
+ * step's source and owner, is there and the usage does not fit it; else the caller reports `NOT_FOUND`. Read after the
  * rollback, so a row another process changed in between can make a refused total read as `NOT_FOUND`.
  */
 async function refuseUsage(executor: Executor, t: Tables, step: Step, usage: SessionUsage) {
   const [row] = await executor.query<UsageTotals>(
     countersSql(t),
-    [step.sessionId, step.source ?? null],
+    [step.sessionId, ...guardParams(step)],
     true,
   );
   if (row) assertUsageFits(step.sessionId, row, usage);
@@ -154,7 +167,7 @@ async function writeInTransaction(
   log: AppendRequest["log"],
 ): Promise<void> {
   const { sessionId } = step;
-  const registry = { source: step.source ?? null, usage };
+  const registry = { source: step.source ?? null, owner: step.owner ?? null, usage };
   await executor.transaction(async (query) => {
     const tx = joined(executor, query);
     if (lockFirst || prepared.length === 0) await query(lockSql(t), [sessionId, new Date().toISOString()]);

@@ -15,6 +15,9 @@ const FREED_PAYLOADS = `SELECT count(DISTINCT l.hash) AS n FROM ${STORE_TABLES.l
     AND NOT EXISTS (SELECT 1 FROM ${STORE_TABLES.links} o WHERE o.hash = l.hash
       AND o.message_seq NOT IN (SELECT seq FROM agent_messages WHERE session_num = ?))`;
 
+/** @internal a session's change-log rows: one range of the log's session index (feed/change-log.ts). */
+export const ERASE_CHANGES = "DELETE FROM agent_changes WHERE session_id = ? RETURNING 1 AS gone";
+
 function present(driver: SqlDriver, table: string): boolean {
   return driver.get(TABLE_PRESENT, [table]) !== undefined;
 }
@@ -68,9 +71,7 @@ export function eraseSession(
     ).length;
   }
   if (present(driver, "agent_changes")) {
-    counts.changes = driver.all("DELETE FROM agent_changes WHERE session_id = ? RETURNING 1 AS gone", [
-      id,
-    ]).length;
+    counts.changes = driver.all(ERASE_CHANGES, [id]).length;
   }
   counts.sessions = driver.all("DELETE FROM agent_sessions WHERE id = ? RETURNING 1 AS gone", [id]).length;
   return counts;

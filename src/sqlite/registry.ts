@@ -157,7 +157,7 @@ export class SqliteSessionRegistry extends StoreRegistry {
     // UPDATE saw (another process may have changed it in between).
     return this.driver.transaction(() => {
       const again = add();
-      if (!again) refuseUsage(this.driver, id, usage, null);
+      if (!again) refuseUsage(this.driver, id, usage);
       return again;
     });
   }

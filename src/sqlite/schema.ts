@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { indexChangeLog } from "./feed/change-log.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
 import { isReadonlyError } from "./search/indexing.js";
 import { retokenizeCjk } from "./search/retokenize.js";
@@ -222,6 +223,8 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       "CREATE INDEX IF NOT EXISTS agent_messages_roots ON agent_messages(session_num) WHERE parent_seq IS NULL",
     ],
   },
+  // The change log's rows by session (feed/change-log.ts), for a log made before this step.
+  { version: 16, statements: [], run: indexChangeLog },
 ];
 
 function addPinnedColumn(driver: SqlDriver): void {

@@ -17,8 +17,12 @@ import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { storedFreeText } from "./connection/free-text.js";
 import { hydrate } from "./media/attachments.js";
-import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
+import { refuseUsage, STEP_GUARD, stepGuardParams, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { writeMessageRow } from "./write-row.js";
+
+const GUARDED_ROW = `SELECT 1 AS found FROM agent_sessions WHERE id = ? AND ${STEP_GUARD}`;
+
+const notFound = (sessionId: string) => new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
 
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
 
@@ -41,7 +45,13 @@ export async function writeSqliteStep(
 ): Promise<void> {
   const { driver } = store;
   const { sessionId } = step;
+  const guard = { source: step.source ?? null, owner: step.owner ?? null };
   driver.transaction(() => {
+    // An owner-scoped step also checks its guard first (one key lookup), in the same synchronous stretch: on a
+    // driver that cannot roll back (a `sql` tag without transactionSync) another owner's session is never written.
+    if (guard.owner !== null && !driver.get(GUARDED_ROW, [sessionId, ...stepGuardParams(guard)])) {
+      throw notFound(sessionId);
+    }
     let at: string | null | undefined = step.parentId;
     writes.forEach((write, i) => {
       const message = step.messages[i]!;
@@ -77,23 +87,22 @@ export async function writeSqliteStep(
       );
     }
     const counters = usage ? `${USAGE_SET}, ` : "";
-    const source = step.source ?? null;
     const row = driver.get(
       `UPDATE agent_sessions SET ${counters}updated_at = ?, activity = ${NEXT_ACTIVITY}
-       WHERE id = ? AND (? IS NULL OR source = ?)${usage ? ` AND ${USAGE_FITS}` : ""} RETURNING id`,
+       WHERE id = ? AND ${STEP_GUARD}${usage ? ` AND ${USAGE_FITS}` : ""} RETURNING id`,
       [
         ...(usage ? usageDeltas(usage) : []),
         now,
         sessionId,
-        source,
-        source,
+        ...stepGuardParams(guard),
         ...(usage ? usageBounds(usage) : []),
       ],
     );
-    // Last, so a missing session (or a total the usage would carry out of range) rolls back the appends.
+    // Last, so a missing session (another source's or owner's, or a total the usage would carry out of range) rolls
+    // back the appends: the guard and the write are one transaction.
     if (!row) {
-      if (usage) refuseUsage(driver, sessionId, usage, source);
-      throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
+      if (usage) refuseUsage(driver, sessionId, usage, guard);
+      throw notFound(sessionId);
     }
   });
 }

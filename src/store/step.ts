@@ -3,6 +3,7 @@ import type { SessionUsage } from "../contract/registry.js";
 import type { StepWrite } from "../contract/step.js";
 import { publishAppend } from "./feed/publish.js";
 import { assertBlockKey, assertContent } from "./keys.js";
+import { assertOwner } from "./owner.js";
 import type { ProviderContext } from "./provider.js";
 import { checkUsage } from "./registry-schema.js";
 import { type PreparedWrite, prepareAppend } from "./write-policy.js";
@@ -38,6 +39,7 @@ export async function runStep(
     assertContent(step.block.content);
   }
   const usage = step.usage === undefined ? undefined : checkUsage(step.usage);
+  if (step.owner !== undefined) assertOwner(step.owner);
   const results: { result: AppendResult; logged: number | undefined }[] = [];
   const check = (index: number, written: Written<AppendResult>) => {
     const result = answer(written);

@@ -1,5 +1,6 @@
 // Owners in the CLI and the viewer: `--owner <id>` keeps ls, search, export and stats to one owner's sessions,
-// and the viewer's `owner` parameter keeps its session list and search to them and shows a session's owner.
+// and the viewer's `owner` parameter keeps its session list, search and per-session routes to them (another
+// owner's session is 404) and shows a session's owner.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
@@ -130,5 +131,34 @@ describe("viewer owner parameter", () => {
     const page = await (await fetch(viewer.url)).text();
     assert.match(page, /location\.search\)\.get\("owner"\)/);
     assert.match(page, /fact\(facts, "owner"/);
+  });
+
+  test("?owner= on a session's routes: another owner's or an unowned session is 404, as an unknown one", async () => {
+    for (const route of ["session?id=", "history?id=", "blocks?id=", "search?q=deploy&session="]) {
+      assert.equal((await get(`${route}a1&owner=alice`)).status, 200, route);
+      for (const other of ["b1", "u1", "nobody"]) {
+        const { status, body } = await get(`${route}${other}&owner=alice`);
+        assert.equal(status, 404, `${route}${other}`);
+        assert.deepEqual(body, {
+          error: { code: "NOT_FOUND", message: `session ${JSON.stringify(other)} not found` },
+        });
+      }
+    }
+    assert.equal((await get("history?id=b1")).status, 200, "without ?owner= every session is shown");
+    const events = (path: string, method = "GET") =>
+      fetch(`${viewer.url}api/events?${path}`, { method, headers: { "X-Agent-Session-Viewer": "1" } });
+    assert.equal((await events("session=a1&owner=alice", "HEAD")).status, 200);
+    const foreign = await events("session=b1&owner=alice");
+    assert.equal(foreign.status, 404);
+    assert.equal(((await foreign.json()) as { error: { code: string } }).error.code, "NOT_FOUND");
+    const everyone = await events("owner=alice");
+    assert.equal(everyone.status, 400, "frames of every session would name other owners' sessions");
+    const refusal = (await everyone.json()) as { error: { code: string; message: string } };
+    assert.equal(refusal.error.code, "INVALID_ARGUMENT");
+    assert.match(refusal.error.message, /"owner" parameter needs "session"/);
+    // The page passes its ?owner= to every request and to its event stream.
+    const page = await (await fetch(viewer.url)).text();
+    assert.match(page, /if \(owner\) url\.searchParams\.set\("owner", owner\)/);
+    assert.match(page, /"&owner=" \+ encodeURIComponent\(owner\)/);
   });
 });

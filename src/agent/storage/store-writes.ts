@@ -182,7 +182,7 @@ export const WRITE_BATCH = 1000;
  * `usage` (the registry counters) go with the last step: a new session or fork that dies part-way never loads as
  * if it were whole (a resume would carry on with part of the conversation); it lists until `delete(id)` removes
  * it. Every row is checked against the store's policy first, so a message over the size cap is refused before
- * anything is stored.
+ * anything is stored. With `owner`, each step checks the session is still that owner's in its own transaction.
  */
 export async function appendTail(
   store: AgentCapableStore,
@@ -190,6 +190,7 @@ export async function appendTail(
   messages: readonly AgentMessage[],
   parent: string | null,
   last: { block: { key: string; content: string }; usage: SessionUsage | undefined },
+  owner?: string,
 ): Promise<void> {
   const rows = messages.map((message) => toSessionMessage(message));
   const policy = storePolicy(store);
@@ -206,6 +207,7 @@ export async function appendTail(
       block: final ? last.block : undefined,
       usage: final ? last.usage : undefined,
       source: AGENT_SOURCE,
+      owner,
       check: (i, result) => assertSameMessage(messages[from + i]!, result),
     });
     if (to > from) at = messages[to - 1]!.id;

@@ -169,10 +169,17 @@ export class StoreSessionStorage implements SessionStorage {
     };
     // A new session's counters start at 0, so its delta is never negative and rides in the last step.
     const inStep = created && Object.values(delta).every((value) => value >= 0);
-    await appendTail(store, id, messages.slice(kept), kept > 0 ? messages[kept - 1]!.id : null, {
-      block: { key: headerKey(id), content: JSON.stringify(header) },
-      usage: inStep ? delta : undefined,
-    });
+    await appendTail(
+      store,
+      id,
+      messages.slice(kept),
+      kept > 0 ? messages[kept - 1]!.id : null,
+      {
+        block: { key: headerKey(id), content: JSON.stringify(header) },
+        usage: inStep ? delta : undefined,
+      },
+      this.owner,
+    );
     if ((created || countUsage) && !inStep) await store.registry.addUsage(id, delta);
   }
 
@@ -227,7 +234,9 @@ export class StoreSessionStorage implements SessionStorage {
     const usage = normalize(patch.usage ?? []);
     const metadata = patch.metadata === undefined ? undefined : normalize(patch.metadata);
     await this.locked(sessionId, async (store) => {
-      // One read of the registry row per step, only when scoped: the step itself checks the source, not the owner.
+      // Only when scoped, one read of the registry row first, so nothing of another owner's session is read or
+      // compared (its header, a stored message id); the step checks the owner again in its own transaction, as
+      // this check alone would race an erase and re-create of the id by another owner.
       if (this.owner !== undefined && !ownedBy(await store.registry.get(sessionId), this.owner))
         throw notFound(sessionId);
       const totals = usage.length > 0 ? counters(usage) : undefined;
@@ -238,8 +247,8 @@ export class StoreSessionStorage implements SessionStorage {
   /**
    * One step write (one transaction, one commit on SQL stores) and nothing read first. The messages go after the latest
    * leaf, the last one carrying the step's usage and `updatedAt`; the header is rewritten only when something in it
-   * changes (metadata, or ledger entries without a message); the registry row (which must be an agent session's)
-   * takes the counters.
+   * changes (metadata, or ledger entries without a message); the registry row (which must be an agent session's,
+   * and this storage's owner's when scoped) takes the counters.
    */
   private async appendStep(
     store: AgentCapableStore,
@@ -274,6 +283,7 @@ export class StoreSessionStorage implements SessionStorage {
       block,
       usage: totals,
       source: AGENT_SOURCE,
+      owner: this.owner,
       check: (i, result) => assertSameMessage(added[i]!, result),
     });
   }

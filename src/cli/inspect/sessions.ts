@@ -87,10 +87,19 @@ export async function summarize(
   };
 }
 
-/** The summary of a session, or a `NOT_FOUND` error naming it. */
-export async function requireSession(store: SessionStore, id: string): Promise<SessionSummary> {
+/**
+ * The summary of a session, or a `NOT_FOUND` error naming it; with `owner`, a session of another owner (or of none)
+ * is `NOT_FOUND` too, with the same message, so an owner's view cannot tell it from an unknown id.
+ */
+export async function requireSession(
+  store: SessionStore,
+  id: string,
+  owner?: string,
+): Promise<SessionSummary> {
   const summary = await summarize(store, id);
-  if (!summary) throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
+  if (!summary || (owner !== undefined && summary.owner !== owner)) {
+    throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
+  }
   return summary;
 }
 

@@ -28,6 +28,15 @@ function required(query: URLSearchParams, name: string): string {
   return value;
 }
 
+/**
+ * The session `id` names, checked: unknown, or (with `owner`) another owner's or an unowned one, is `NOT_FOUND`
+ * (404), so the page's `?owner=` holds on every per-session route as it does on the list.
+ */
+async function ownedSession(store: SessionStore, query: URLSearchParams) {
+  const id = required(query, "id");
+  return { id, summary: await requireSession(store, id, ownerParam(query)) };
+}
+
 /** The routes under `/api/`; each returns plain data that the page renders as text. */
 export const API_ROUTES: Record<string, ApiRoute> = {
   // The sessions with the newest activity, `limit` of them (default 200): a store's whole list would cost a
@@ -41,8 +50,7 @@ export const API_ROUTES: Record<string, ApiRoute> = {
 
   // One session: its summary and its whole tree, as small nodes (the page draws the graph from them).
   async session(store, query) {
-    const id = required(query, "id");
-    const summary = await requireSession(store, id);
+    const { id, summary } = await ownedSession(store, query);
     const tree = await loadTree(store, id);
     const active = activeIds(tree);
     const nodes = [...tree.nodes.values()].map((n) => ({
@@ -65,8 +73,7 @@ export const API_ROUTES: Record<string, ApiRoute> = {
   },
 
   async history(store, query) {
-    const id = required(query, "id");
-    await requireSession(store, id);
+    const { id } = await ownedSession(store, query);
     const leaf = query.get("leaf");
     return readHistory(store, id, {
       leafId: leaf === null || leaf === "" ? undefined : leaf,
@@ -75,14 +82,18 @@ export const API_ROUTES: Record<string, ApiRoute> = {
   },
 
   async blocks(store, query) {
-    const id = required(query, "id");
-    await requireSession(store, id);
+    const { id } = await ownedSession(store, query);
     return sessionBlocks(store, id);
   },
 
-  // Ranked recall over every session (or one); hits a compaction covers carry the overlay's range.
+  // Ranked recall over every session (or one); hits a compaction covers carry the overlay's range. One session of
+  // another owner than `owner` is NOT_FOUND, as on the other per-session routes, not an empty answer.
   async search(store, query) {
-    const hits = await store.searchMessages(query.get("q") ?? "", viewerSearchOptions(query));
+    const options = viewerSearchOptions(query);
+    if (options.sessionId !== undefined && options.owner !== undefined) {
+      await requireSession(store, options.sessionId, options.owner);
+    }
+    const hits = await store.searchMessages(query.get("q") ?? "", options);
     return withCompactions(hits, (id) => store.session(id).getCompactions());
   },
 };

@@ -14,6 +14,8 @@ export const CLIENT_SCRIPT = `
   // search: the parameters of the results shown (null: none), kept in the address with the open branch.
   var state = { session: null, leaf: null, tree: null, view: null, seq: 0, search: null, searchSeq: 0 };
   var $ = function (id) { return document.getElementById(id); };
+  // The page's own ?owner= goes with every request: the list, the search, each session's routes (another's: 404).
+  var owner = new URLSearchParams(location.search).get("owner");
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -27,9 +29,7 @@ export const CLIENT_SCRIPT = `
     Object.keys(params || {}).forEach(function (key) {
       if (params[key] !== undefined && params[key] !== null) url.searchParams.set(key, params[key]);
     });
-    // The page's own ?owner= keeps the session list and the search to that owner's sessions.
-    var owner = new URLSearchParams(location.search).get("owner");
-    if (owner && (path === "sessions" || path === "search")) url.searchParams.set("owner", owner);
+    if (owner) url.searchParams.set("owner", owner);
     // The viewer refuses API requests without this header (or a same-origin Sec-Fetch-Site): see origin.ts.
     return fetch(url, { headers: { "X-Agent-Session-Viewer": "1" } }).then(function (res) {
       return res.json().then(function (body) {
@@ -192,7 +192,7 @@ export const CLIENT_SCRIPT = `
   function follow(id) {
     if (live.source) live.source.close();
     if (typeof EventSource !== "function") return;
-    live.source = new EventSource("/api/events?session=" + encodeURIComponent(id));
+    live.source = new EventSource("/api/events?session=" + encodeURIComponent(id) + (owner ? "&owner=" + encodeURIComponent(owner) : ""));
     live.source.onmessage = function () {
       live.written = true;
       reread(id);

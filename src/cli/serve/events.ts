@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ChangeEvent, hasFeed } from "../../contract/feed.js";
 import type { SessionStore } from "../../contract/store.js";
+import { requireSession } from "../inspect/sessions.js";
+import { ownerParam } from "./params.js";
 
 /** A comment line this often keeps proxies and the browser from dropping an idle stream. */
 const HEARTBEAT_MS = 15_000;
@@ -54,26 +56,57 @@ export class EventStreams {
 }
 
 /**
+ * Why a stream with `owner` is refused, or undefined: a bad owner id (400), no `session` (400: frames of every
+ * session would name other owners' sessions), or a session that is not that owner's (404, as on the other routes).
+ */
+async function ownerRefusal(
+  store: SessionStore,
+  query: URLSearchParams,
+): Promise<{ status: 400 | 404; code: string; message: string } | undefined> {
+  try {
+    const owner = ownerParam(query);
+    if (owner === undefined) return undefined;
+    const session = query.get("session");
+    if (session === null) {
+      return { status: 400, code: "INVALID_ARGUMENT", message: `the "owner" parameter needs "session" here` };
+    }
+    await requireSession(store, session, owner);
+    return undefined;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "INVALID_ARGUMENT") return { status: 400, code, message: (error as Error).message };
+    if (code === "NOT_FOUND") return { status: 404, code, message: (error as Error).message };
+    throw error;
+  }
+}
+
+/**
  * `GET /api/events?session=<id>` (HEAD: its headers only): server-sent events, one per write to that session (or
- * to any session without the parameter), from the store's change feed. Each frame is small and fixed in shape;
+ * to any session without the parameter; with `owner`, the session must be that owner's), from the store's change
+ * feed. Each frame is small and fixed in shape;
  * the page reads the session again through the ordinary API, so nothing here grows with message size. At most
  * `streams.max` are open at once (a new one past it ends the oldest). A reader that falls behind (its unread bytes pass
  * BUFFERED_BYTES) gets no more frames until it has caught up, then one `reset` frame standing for those it missed
  * (the page re-reads on any frame); one that stays behind for STALLED_MS is disconnected.
  */
-export function streamEvents(
+export async function streamEvents(
   store: SessionStore,
   streams: EventStreams,
   url: URL,
   req: IncomingMessage,
   res: ServerResponse,
-): void {
+): Promise<void> {
   const answer = (status: number, code: string, message: string) => {
     res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
     res.end(JSON.stringify({ error: { code, message } }));
   };
   if (!hasFeed(store)) {
     answer(501, "UNSUPPORTED", "this store has no change feed");
+    return;
+  }
+  const refused = await ownerRefusal(store, url.searchParams);
+  if (refused) {
+    answer(refused.status, refused.code, refused.message);
     return;
   }
   const headers = {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 
 /** What an append needs to insert its own change-log row in its statement (PostgresChangeLog.statementLog). */
@@ -19,6 +20,28 @@ export function logNames(tables: Tables): Omit<StatementLog, "origin"> {
     channel: `agent_session_changes_${digest.toString("hex").slice(0, 16)}`,
     lockKey: digest.readBigInt64BE(0).toString(),
   };
+}
+
+/**
+ * The change log's index by session, so an erasure deletes a session's rows (erase.ts) as one range of it instead
+ * of reading the whole log; `name` is the index schema-qualified (for `to_regclass`). Made with the table
+ * (change-log.ts), and by migration 15 for a log made before it. One more entry per logged write.
+ */
+export function logIndex(tables: Tables): { name: string; create: string } {
+  const quote = (name: string) => `"${name}"`;
+  const index = quote(`${tables.prefix}agent_changes_session`);
+  return {
+    name: (tables.schema ? `${quote(tables.schema)}.` : "") + index,
+    create: `CREATE INDEX IF NOT EXISTS ${index} ON ${logNames(tables).table} (session_id)`,
+  };
+}
+
+/** Migration 15: indexes a change log made before its index was (a store without a log has nothing to index). */
+export async function indexChangeLog(query: Query, tables: Tables): Promise<void> {
+  const [found] = await query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [
+    logNames(tables).table,
+  ]);
+  if (found?.present) await query(logIndex(tables).create);
 }
 
 /**

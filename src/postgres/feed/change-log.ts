@@ -15,7 +15,7 @@ import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../
 import { readChangeRow } from "../../store/feed/rows.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { logNames, type StatementLog } from "./append-log.js";
+import { logIndex, logNames, type StatementLog } from "./append-log.js";
 
 const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
 /** Without LISTEN (PGlite, a single Client, a reference connection) the log is polled this often at most. */
@@ -63,6 +63,17 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
         await executor.query(`SELECT 1 FROM ${this.table} LIMIT 0`).catch(() => {
           throw error;
         });
+      }
+      const index = logIndex(this.tables);
+      try {
+        await executor.query(index.create);
+      } catch (error) {
+        // The same race for its index: another process made it.
+        const [made] = await executor.query<{ present: boolean }>(
+          "SELECT to_regclass($1) IS NOT NULL AS present",
+          [index.name],
+        );
+        if (!made?.present) throw error;
       }
     })().catch((error) => {
       this.created = undefined;

@@ -34,6 +34,7 @@ import { searchCjkSpec } from "./search-cjk.spec.js";
 import { searchHitsSpec } from "./search-hits.spec.js";
 import { searchScaleSpec } from "./search-scale.spec.js";
 import { siblingsSpec } from "./siblings.spec.js";
+import { stepOwnerSpec } from "./step-owner.spec.js";
 import { toolMessagesSpec } from "./tool-messages.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
@@ -85,6 +86,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     managerLifecycleSpec(suite, target);
     managerMessagesSpec(suite, target);
     ownersSpec(suite, target);
+    stepOwnerSpec(suite, target);
     erasureSpec(suite, target);
     managerSearchSpec(suite, target);
   });
