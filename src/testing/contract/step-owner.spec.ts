@@ -78,7 +78,7 @@ export function stepOwnerSpec({ describe, test }: Suite, target: ContractTarget)
         await rejectsWithCode(
           store.writeStep({ ...steps(alice.id)[0]!, sessionId: alice.id, owner: "bad\nowner" }),
           "INVALID_ARGUMENT",
-          /owner/,
+          { path: "owner", rule: "format" },
         );
         for (const step of steps(alice.id).slice(0, 2)) {
           await store.writeStep({ ...step, sessionId: alice.id, owner: "alice" });
