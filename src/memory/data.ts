@@ -41,9 +41,10 @@ export interface MemorySessionData {
   compactions: StoredCompaction[];
 }
 
-/** The registry as the parts use it: the contract plus the memory registry's two unawaited writes. */
+/** The registry as the parts use it: the contract plus the memory registry's two unawaited writes and owner map. */
 export interface MemoryRegistryView extends SessionRegistry {
   restore(info: SessionInfo): boolean;
+  ownedIds(owner: string): ReadonlySet<string>;
   stepUsage(id: string, source: string | undefined, usage: SessionUsage | undefined): void;
 }
 

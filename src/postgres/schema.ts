@@ -4,6 +4,7 @@ import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
+import { ownerTsvectorSql } from "./search/fts.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
@@ -352,6 +353,16 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     statements: (t) => [
       `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_messages_roots`)} ON ${t.messages} (session_num, seq)
         WHERE parent_seq IS NULL`,
+    ],
+  },
+  // An owned session's messages hold the owner lexeme beside the session's (search/fts.ts), so an owner's search is
+  // one lexeme inside the GIN index; the rows written before it take it here, once.
+  {
+    version: 15,
+    statements: (t) => [
+      `UPDATE ${t.messages} m SET search = m.search || ${ownerTsvectorSql("s.owner")}
+        FROM ${t.heads} h JOIN ${t.sessions} s ON s.id = h.session_id
+        WHERE h.num = m.session_num AND s.owner IS NOT NULL AND m.search IS NOT NULL`,
     ],
   },
 ];

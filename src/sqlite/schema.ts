@@ -2,7 +2,7 @@ import { SessionError } from "../errors.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
 import { isReadonlyError } from "./search/indexing.js";
-import { retokenizeCjk } from "./search/retokenize.js";
+import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
 
 /**
  * One schema step: its version and the statements (one per entry, so a `sql` tag can run them), then `run` for
@@ -221,6 +221,15 @@ export const SQLITE_MIGRATIONS: Migration[] = [
     statements: [
       "CREATE INDEX IF NOT EXISTS agent_messages_roots ON agent_messages(session_num) WHERE parent_seq IS NULL",
     ],
+  },
+  // An owned session's indexed messages hold the owner's token beside the session's (search/owner-index.ts), so an
+  // owner's search is one token inside the index; the rows indexed before it take it here, once.
+  {
+    version: 16,
+    statements: [],
+    run: (driver) => {
+      retokenizeOwned(driver);
+    },
   },
 ];
 

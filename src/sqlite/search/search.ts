@@ -10,14 +10,13 @@ import type { SearchResult, StoreSearchOptions } from "../../contract/search.js"
 import { keepToActivePaths } from "../../search/active-paths.js";
 import { nearestFor, takesVectors } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
-import { keepToOwner, outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
+import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { pageOf, rankText, recallFindsNothing } from "../../search/pipeline.js";
 import { parseQuery } from "../../search/query.js";
 import { recallTerms } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
-import { ownedSessionIds } from "../registry.js";
 import { branchedSessions } from "./active-paths.js";
 import { SqliteRecallSource } from "./candidates.js";
 import { withExtras } from "./extras.js";
@@ -76,9 +75,8 @@ export class SqliteMessageSearch {
    * snapshot (two around a vector channel's answer, which is awaited).
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchResult[]> {
-    const asked = searchPlan(options);
-    const plan =
-      asked.owner === undefined ? asked : keepToOwner(asked, ownedSessionIds(this.driver, asked.owner));
+    // An owner is kept to inside the index, as a session is (state.ts), and by the vector channel's own read.
+    const plan = searchPlan(options);
     if (typeof query !== "string") return [];
     if (plan.match === "all") return this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex));
     // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
@@ -143,7 +141,7 @@ export class SqliteMessageSearch {
     const hitOptions = hitOptionsOf(plan, scope?.head);
     const pending = state.indexed !== null && state.total > state.indexed;
     if (pending && mayIndex) return INDEX_FIRST;
-    const unindexed = pending ? matchPending(this.driver, terms, scope?.num) : [];
+    const unindexed = pending ? matchPending(this.driver, terms, scope?.num, plan.owner) : [];
     const storeRows = state.total;
     const { families, maxMatches } = this.families.expand(terms, storeRows);
     // A word whose family has no indexed term, or that folds to nothing, cannot match an indexed message.
