@@ -92,20 +92,32 @@ export function unindexSession(driver: SqlDriver, sessionNum: number): void {
 
 /** Indexes every pending message and moves the watermark past them. Call inside a write transaction. */
 export function indexPending(driver: SqlDriver): number {
-  // Each row's owner comes along (its head by key, the registry row by its unique id): the append stays as it was.
-  const rows = driver.all<{ seq: number; session_num: number; content: unknown; owner: string | null }>(
-    `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, s.owner FROM agent_messages m
-     LEFT JOIN agent_session_heads h ON h.num = m.session_num LEFT JOIN agent_sessions s ON s.id = h.session_id
-     WHERE m.seq > ? ORDER BY m.seq`,
+  const rows = driver.all<{ seq: number; session_num: number; content: unknown }>(
+    `SELECT seq, session_num, ${contentSql()} AS content FROM agent_messages WHERE seq > ? ORDER BY seq`,
     [indexedSeq(driver)],
   );
+  const owners = ownersOf(driver, rows);
   for (const row of rows) {
     const message = parseMessage(resolveContent(driver, row.content));
-    if (message) indexText(driver, row.seq, row.session_num, messageText(message), true, row.owner);
+    const owner = owners.get(row.session_num) ?? null;
+    if (message) indexText(driver, row.seq, row.session_num, messageText(message), true, owner);
   }
   const last = rows[rows.length - 1];
   if (last) driver.run("UPDATE agent_search_state SET indexed_seq = ? WHERE id = 1", [last.seq]);
   return rows.length;
+}
+
+// The owners of the batch's sessions, in one statement of a key lookup per distinct session (a batch is mostly one
+// session's): the append path stays as it was, and a store without owners reads nothing more than the lookups.
+function ownersOf(driver: SqlDriver, rows: readonly { session_num: number }[]): Map<number, string> {
+  const nums = [...new Set(rows.map((row) => row.session_num))];
+  if (nums.length === 0) return new Map();
+  const found = driver.tuples<[num: number, owner: string]>(
+    `SELECT h.num, s.owner FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value
+     JOIN agent_sessions s ON s.id = h.session_id WHERE s.owner IS NOT NULL`,
+    [JSON.stringify(nums)],
+  );
+  return new Map(found);
 }
 
 /** True when at least `count` stored messages (default one) are not indexed yet (two O(1) reads, no lock). */
