@@ -4,8 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
+import { MAX_SEARCH_SESSIONS } from "../src/search/options.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { channel, describeTargets, seed, withEmbedded } from "./vectors/helpers.js";
+import { channel, describeTargets, importCrowd, seed, TEXTS, withEmbedded } from "./vectors/helpers.js";
 
 const QUESTION = "Which automobile did I get?";
 
@@ -49,6 +50,27 @@ await describeTargets((target) => {
       assert.ok((await view.search(QUESTION, { limit: 10 })).every((hit) => hit.sessionId === "b"));
       const output = String(await view.tools().session_search?.execute({ query: QUESTION }));
       assert.ok(/pasta|violin/.test(output) && !/sedan|physician/.test(output), output);
+    });
+  });
+
+  test("an owner with more sessions than a search may name gets its vector hits inside the read", async () => {
+    await withEmbedded(target.fresh, async (store) => {
+      // 80 unowned messages nearer to the question than alice's "car": more than a search's vector candidates, so
+      // a store-wide read filtered afterwards would find none of alice's.
+      await importCrowd(store, 80);
+      for (let i = 0; i < MAX_SEARCH_SESSIONS + 5; i++) {
+        await store.registry.create({ id: `alice-${i}`, name: `alice ${i}`, owner: "alice" });
+      }
+      await store.session("alice-3").appendMessage(msg("car", TEXTS.car));
+      await channel(store).idle();
+      const hits = await store.searchMessages(QUESTION, { owner: "alice", limit: 10 });
+      assert.deepEqual(
+        hits.map((hit) => hit.id),
+        ["car"],
+      );
+      const near = await channel(store).nearest(QUESTION, { limit: 5, owner: "alice" });
+      assert.deepEqual(near.length, 1);
+      assert.deepEqual(await channel(store).nearest(QUESTION, { limit: 5, owner: "bob" }), []);
     });
   });
 });

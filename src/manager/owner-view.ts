@@ -2,8 +2,8 @@
  * `SessionManager.forOwner(owner)`: the manager as one owner (a user, a tenant) sees it. Every read, search, tool,
  * fork, usage total and export covers that owner's sessions only; a session id of another owner, or of none, is
  * `NOT_FOUND` here (or null / false where the manager answers so), never its data. The filter is the registry's
- * owner column (an index range on the SQL stores) and, for search, the store's own scope (search/options.ts
- * keepToOwner), so no other owner's rows are read.
+ * owner column (an index range on the SQL stores) and, for search, the store's own owner scope (the owner's token
+ * inside its search index, search/owner-token.ts), so no other owner's rows are read.
  */
 import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";

@@ -42,9 +42,10 @@ export interface MemorySessionData {
   compactions: StoredCompaction[];
 }
 
-/** The registry as the parts use it: the contract plus the memory registry's two unawaited writes. */
+/** The registry as the parts use it: the contract plus the memory registry's two unawaited writes and owner map. */
 export interface MemoryRegistryView extends SessionRegistry {
   restore(info: SessionInfo): boolean;
+  ownedIds(owner: string): ReadonlySet<string>;
   stepUsage(id: string, guard: StepGuard, usage: SessionUsage | undefined): void;
 }
 

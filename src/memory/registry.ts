@@ -27,6 +27,8 @@ interface Row {
 /** The session registry of a {@link MemoryStore}: rows held in process memory. */
 export class MemorySessionRegistry extends StoreRegistry {
   private readonly rows = new Map<string, Row>();
+  /** Each owner's registered sessions: an owner's search reads these, not every row. */
+  private readonly owned = new Map<string, Set<string>>();
   private activity = 0;
 
   constructor(private readonly store: MemoryStore) {
@@ -56,7 +58,7 @@ export class MemorySessionRegistry extends StoreRegistry {
       updated_at: now,
       ...(record.owner ? { owner: record.owner } : {}),
     };
-    this.rows.set(record.id, { info, activity: ++this.activity });
+    this.put(record.id, { info, activity: ++this.activity });
     return { ...info };
   }
 
@@ -66,7 +68,7 @@ export class MemorySessionRegistry extends StoreRegistry {
     if (this.rows.has(info.id)) return false;
     // `pinned` is true or absent on a row; an import may carry `false`.
     const { pinned, ...rest } = info as Omit<SessionInfo, "pinned"> & { pinned?: boolean };
-    this.rows.set(info.id, { info: pinned === true ? { ...rest, pinned } : rest, activity: ++this.activity });
+    this.put(info.id, { info: pinned === true ? { ...rest, pinned } : rest, activity: ++this.activity });
     return true;
   }
 
@@ -77,7 +79,10 @@ export class MemorySessionRegistry extends StoreRegistry {
 
   protected async readPage(options: SessionListOptions): Promise<SessionInfo[]> {
     const { owner } = options;
-    const rows = [...this.rows.values()].filter((row) => owner === undefined || row.info.owner === owner);
+    const rows =
+      owner === undefined
+        ? [...this.rows.values()]
+        : [...this.ownedIds(owner)].flatMap((id) => this.rows.get(id) ?? []);
     const sorted = rows.sort(
       (a, b) =>
         (a.info.updated_at < b.info.updated_at ? 1 : a.info.updated_at > b.info.updated_at ? -1 : 0) ||
@@ -103,11 +108,28 @@ export class MemorySessionRegistry extends StoreRegistry {
     }
   }
 
-  /** @internal the ids of the sessions registered with `owner` (a search's owner scope, search/options.ts). */
-  ownedIds(owner: string): string[] {
-    const ids: string[] = [];
-    for (const [id, row] of this.rows) if (row.info.owner === owner) ids.push(id);
-    return ids;
+  /** @internal the ids of the sessions registered with `owner` (a search's owner scope): no other row is read. */
+  ownedIds(owner: string): ReadonlySet<string> {
+    return this.owned.get(owner) ?? new Set();
+  }
+
+  private put(id: string, row: Row): void {
+    this.rows.set(id, row);
+    const { owner } = row.info;
+    if (owner === undefined || owner === null) return;
+    const ids = this.owned.get(owner) ?? new Set<string>();
+    ids.add(id);
+    this.owned.set(owner, ids);
+  }
+
+  private remove(id: string): boolean {
+    const owner = this.rows.get(id)?.info.owner;
+    if (owner !== undefined && owner !== null) {
+      const ids = this.owned.get(owner);
+      ids?.delete(id);
+      if (ids?.size === 0) this.owned.delete(owner);
+    }
+    return this.rows.delete(id);
   }
 
   protected async readCount(): Promise<number> {
@@ -159,7 +181,7 @@ export class MemorySessionRegistry extends StoreRegistry {
     // Messages, overlays and their search rows live together in the store's session data.
     this.store.dropSession(id);
     if (blockKeys.length > 0) await this.store.blocks.deleteBlocks(blockKeys);
-    const removed = this.rows.delete(id);
+    const removed = this.remove(id);
     return { removed, cleared: held || removed ? {} : undefined };
   }
 
@@ -182,7 +204,7 @@ export class MemorySessionRegistry extends StoreRegistry {
     counts.vectors = this.store.forgetVectors(id);
     counts.blocks = this.store.blocks.dropKeys(keys);
     for (const key of keys) counts.entries += this.store.entries.dropLabel(key);
-    this.rows.delete(id);
+    this.remove(id);
     if (Object.values(counts).every((n) => n === 0) && !data) return null; // nothing was there
     return { counts, logged: undefined };
   }

@@ -104,7 +104,13 @@ function hitsOf(ranked: readonly { item: Scoped; score: number }[], plan: Search
 }
 
 function rowsInScope(sessions: ReadonlyMap<string, SessionData>, plan: SearchPlan): Scoped[] {
-  const ids = plan.sessionId === undefined ? [...sessions.keys()] : [plan.sessionId];
+  // A set of sessions (an owner's, however many) is walked itself: the other sessions are never looked at.
+  const ids =
+    plan.sessionId !== undefined
+      ? [plan.sessionId]
+      : plan.sessionIds !== undefined
+        ? [...plan.sessionIds]
+        : [...sessions.keys()];
   const scoped: Scoped[] = [];
   for (const sessionId of ids) {
     if (plan.sessionIds !== undefined && !plan.sessionIds.has(sessionId)) continue;

@@ -11,7 +11,7 @@ import { assertSessionId } from "../message/ids.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
 import { rankedHits } from "../search/hits.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
-import { keepToOwner, searchPlan } from "../search/options.js";
+import { type SearchPlan, searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/rank.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
@@ -127,16 +127,15 @@ export class MemoryStore
   /** Message search across sessions (or within the ones the options name), best matches first. */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
     this.assertOpen();
-    const asked = searchPlan(options);
-    const plan = asked.owner === undefined ? asked : keepToOwner(asked, this.registry.ownedIds(asked.owner));
+    const plan = searchPlan(options);
     if (typeof query !== "string") return [];
     // The vector channel is asked only for a search the text channel can answer (content words, within the limits);
-    // without one, the query is parsed once, by the search itself.
+    // without one, the query is parsed once, by the search itself. It keeps to the owner by itself.
     const near =
       takesVectors(this.vectors, plan) && recallTerms(query, this.queryLimits).length > 0
         ? await nearestFor(this.vectors, query, plan)
         : undefined;
-    return rankedHits(searchMemory(this.data, query, plan, this.queryLimits, near));
+    return rankedHits(searchMemory(this.data, query, keptToOwner(plan, this.registry), this.queryLimits, near));
   }
 
   /** Appends a chain of messages, sets a block and updates the registry row, all or nothing (see store/step.ts). */
@@ -165,3 +164,17 @@ export class MemoryStore
 }
 
 export { MemoryStoreProvider };
+
+/**
+ * The plan kept to its owner's sessions: `sessionIds` becomes the owner's (of those it named, if any), read from the
+ * registry's owner map, so the search walks those sessions only; a plan without an owner is returned as it is.
+ */
+function keptToOwner(plan: SearchPlan, registry: MemorySessionRegistry): SearchPlan {
+  if (plan.owner === undefined) return plan;
+  const owned = registry.ownedIds(plan.owner);
+  const named = plan.sessionIds;
+  return {
+    ...plan,
+    sessionIds: named === undefined ? owned : new Set([...named].filter((id) => owned.has(id))),
+  };
+}

@@ -103,7 +103,11 @@ class MemoryVectorBackend implements VectorBackend {
 
   async nearest(query: Float32Array, read: NearestRead): Promise<number[]> {
     const top = new TopK(read.limit);
-    const scope = read.sessionIds ?? (read.sessionId === undefined ? undefined : [read.sessionId]);
+    const named = read.sessionIds ?? (read.sessionId === undefined ? undefined : [read.sessionId]);
+    // An owner's sessions come from the registry's owner map: no other session is looked at.
+    const owned = read.owner === undefined ? undefined : this.store.registry.ownedIds(read.owner);
+    const scope =
+      owned === undefined ? named : named === undefined ? owned : named.filter((id) => owned.has(id));
     // The active paths of the sessions in scope (every session when none is named), each walked once when its first
     // row comes: memory scores every message in scope anyway.
     const paths = new Map<string, Set<MemoryMessageRow>>();

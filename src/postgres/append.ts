@@ -29,13 +29,13 @@ import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
-import { sessionLexeme, toTsvector } from "./search/fts.js";
+import { ownedSearchSql, sessionLexeme, toTsvector } from "./search/fts.js";
 import { timestampParam } from "./transfer/rows.js";
 import { childSql, spineArrays, spineCte } from "./tree.js";
 
 // $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,
 // $6 expected leaf id, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector,
-// $13 content hash.
+// $13 content hash. The vector takes the owner lexeme of the session's registry row, if any (search/fts.ts).
 // `explicit` adds the parent lookup by id (and its spine); appends after the tip or as a root leave it out, which
 // makes the statement noticeably cheaper to parse and plan where it cannot be prepared (PGlite).
 // `registry` (the agent step, appendRow's `registry`) adds $14 source and $15 owner (NULL = any), $16..$20 the
@@ -103,7 +103,8 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth, jump_seq,
       jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash)
     SELECT alloc.seq, n.num, $2::text, n.parent_seq, $7::text, $8::text, $9::timestamptz, n.depth, n.jump_seq,
-      n.jump_depth, $10::integer, n.cum_bytes, $11::integer, n.cum_tokens, $12::tsvector, $13::text
+      n.jump_depth, $10::integer, n.cum_bytes, $11::integer, n.cum_tokens,
+      ${ownedSearchSql("$12::tsvector", t.sessions, "$1::text")}, $13::text
     FROM node n, alloc
     RETURNING seq
   ),

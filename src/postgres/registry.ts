@@ -33,6 +33,7 @@ import type { Executor } from "./connection/client.js";
 import { eraseLocked } from "./erase.js";
 import { releaseSession } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
+import { ownedMessagesCte } from "./search/fts.js";
 import { isoSql } from "./tree.js";
 
 type Ready = () => Promise<Executor>;
@@ -47,13 +48,17 @@ export const NOW = "date_trunc('milliseconds', statement_timestamp())";
 /** The next value of the store-wide activity order (see the module comment). */
 export const nextActivity = (t: Tables) => `nextval('${t.sessionsActivity.replace(/'/g, "''")}')`;
 
-const createSql = statement(
-  (
-    t,
-  ) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, owner, created_at, updated_at,
-      activity)
-    VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, ${nextActivity(t)})
-    ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
+const insertSql = (
+  t: Tables,
+) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, owner,
+    created_at, updated_at, activity)
+  VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, ${nextActivity(t)})
+  ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`;
+const createSql = statement(insertSql);
+// With an owner: the messages the session holds already (registered after they were written) take its lexeme in
+// the same statement (search/fts.ts).
+const createOwnedSql = statement(
+  (t) => `WITH r AS (${insertSql(t)}), ${ownedMessagesCte(t, "r")} SELECT * FROM r`,
 );
 const getSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id = $1`);
 /**
@@ -150,17 +155,6 @@ const deleteSql = statement(
     SELECT EXISTS (SELECT 1 FROM r) AS existed`,
 );
 
-const ownedSql = statement((t) => `SELECT id FROM ${t.sessions} WHERE owner = $1`);
-
-/**
- * The ids of the sessions registered with `owner` (a search's owner scope, search/options.ts): one range of the
- * index agent_sessions_owner.
- */
-export async function ownedSessionIds(executor: Executor, t: Tables, owner: string): Promise<string[]> {
-  const rows = await executor.query<{ id: string }>(ownedSql(t), [owner], true);
-  return rows.map((row) => row.id);
-}
-
 /** The session registry of a {@link PostgresStore}. */
 export class PostgresSessionRegistry extends StoreRegistry {
   /**
@@ -185,7 +179,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
   }
 
   protected writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
-    return this.one(createSql, [
+    return this.one(record.owner ? createOwnedSql : createSql, [
       record.id,
       record.name,
       record.parentSessionId ?? null,

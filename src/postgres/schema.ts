@@ -5,6 +5,7 @@ import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { indexChangeLog } from "./feed/append-log.js";
+import { ownerTsvectorSql } from "./search/fts.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
@@ -357,6 +358,16 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   // The change log's rows by session (feed/append-log.ts), for a log made before this step.
   { version: 15, statements: () => [], run: indexChangeLog },
+  // An owned session's messages hold the owner lexeme beside the session's (search/fts.ts), so an owner's search is
+  // one lexeme inside the GIN index; the rows written before it take it here, once.
+  {
+    version: 16,
+    statements: (t) => [
+      `UPDATE ${t.messages} m SET search = m.search || ${ownerTsvectorSql("s.owner")}
+        FROM ${t.heads} h JOIN ${t.sessions} s ON s.id = h.session_id
+        WHERE h.num = m.session_num AND s.owner IS NOT NULL AND m.search IS NOT NULL`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -15,7 +15,7 @@ import type { RowWritten } from "../store/written.js";
 import type { Executor, Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import { statement, type Tables } from "./schema.js";
-import { sessionLexeme, toTsvector } from "./search/fts.js";
+import { ownedSearchSql, sessionLexeme, toTsvector } from "./search/fts.js";
 import { childSql, isoSql, spineArrays, spineCte } from "./tree.js";
 
 interface LockedHead {
@@ -90,11 +90,12 @@ export async function rewrite(
   const search = toTsvector(messageText(message), sessionLexeme(sessionId));
   const [old] = await query<{ seq: string; bytes: number; tokens: number; same: boolean }>(
     `WITH old AS (SELECT seq, bytes, tokens, content_hash FROM ${t.messages} WHERE session_num = $1 AND id = $2),
-     upd AS (UPDATE ${t.messages} m SET content = $3, role = $4, bytes = $5, tokens = $6, search = $7::tsvector,
+     upd AS (UPDATE ${t.messages} m SET content = $3, role = $4, bytes = $5, tokens = $6,
+         search = ${ownedSearchSql("$7::tsvector", t.sessions, "$9::text")},
          content_hash = $8
        FROM old WHERE m.seq = old.seq AND old.content_hash IS DISTINCT FROM $8)
      SELECT seq, bytes, tokens, content_hash IS NOT DISTINCT FROM $8 AS same FROM old`,
-    [num, message.id, json, message.role, bytes, tokens, search, hash],
+    [num, message.id, json, message.role, bytes, tokens, search, hash, sessionId],
   );
   if (!old) return undefined;
   if (old.same) return { result: { updated: false } };

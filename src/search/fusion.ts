@@ -11,7 +11,7 @@
  * let a weak embedder push messages that match every word below ones that match none: on LoCoMo with word
  * vectors it cost 10 points of R@5 (docs/RECALL.md, "Hybrid recall").
  */
-import { MAX_SEARCH_SESSIONS, type SearchPlan } from "./options.js";
+import type { SearchPlan } from "./options.js";
 import type { RankedCandidate } from "./rank.js";
 import type { VectorChannel } from "./vectors/types.js";
 
@@ -92,11 +92,9 @@ export async function nearestFor(
   return channel.nearest(query, {
     limit,
     ...(plan.sessionId === undefined ? {} : { sessionId: plan.sessionId }),
-    // An owner's sessions may be more than the channel's read takes (MAX_SEARCH_SESSIONS): its nearest messages are
-    // then read store-wide and the page keeps to the owner's sessions (the hits' own session check).
-    ...(plan.sessionIds === undefined || plan.sessionIds.size > MAX_SEARCH_SESSIONS
-      ? {}
-      : { sessionIds: [...plan.sessionIds] }),
+    ...(plan.sessionIds === undefined ? {} : { sessionIds: [...plan.sessionIds] }),
+    // However many sessions the owner has: the channel keeps to them by the registry's owner column.
+    ...(plan.owner === undefined ? {} : { owner: plan.owner }),
     ...(plan.roles === undefined ? {} : { role: [...plan.roles] }),
     ...(plan.since === undefined ? {} : { since: plan.since }),
     ...(plan.until === undefined ? {} : { until: plan.until }),

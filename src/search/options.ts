@@ -31,8 +31,9 @@ export interface SearchPlan {
   /** Whether ranked recall also asks the store's vector channel (when it has an embedder). */
   vectors: boolean;
   /**
-   * The owner whose sessions a hit may belong to; undefined: any. A backend turns it into `sessionIds` (the owner's
-   * registered sessions, see {@link keepToOwner}) before its scope is read, so every channel keeps to it alike.
+   * The owner whose sessions a hit may belong to; undefined: any. Kept to inside each backend's index (the owner's
+   * token beside the session's, search/owner-token.ts) and by the vector channel's read, never as a list of the
+   * owner's sessions, so its cost follows the owner's matches, not how many sessions the owner has.
    */
   owner: string | undefined;
 }
@@ -54,17 +55,6 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
     vectors: vectorsWanted(o.vectors),
     owner: optionalOwner(o.owner, "Search owner"),
   };
-}
-
-/**
- * The plan kept to its owner's sessions `owned` (every session registered with `plan.owner`, read by the backend
- * from its registry): `sessionIds` becomes the owned ones (of those it named, if it named any), so a `sessionId`
- * of another owner, or of none, leaves nothing to search. A plan without an owner is returned as it is.
- */
-export function keepToOwner(plan: SearchPlan, owned: readonly string[]): SearchPlan {
-  if (plan.owner === undefined) return plan;
-  const named = plan.sessionIds;
-  return { ...plan, sessionIds: new Set(named === undefined ? owned : owned.filter((id) => named.has(id))) };
 }
 
 /**

@@ -17,6 +17,7 @@ import { cursorOf, loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { eraseSession } from "./erase.js";
+import { retokenizeOwned } from "./search/retokenize.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { deleteSessionContent } from "./writes.js";
 
@@ -25,14 +26,6 @@ const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, outpu
 
 // The next write-order number; the UNIQUE index on `activity` makes MAX() one index lookup.
 const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
-
-/**
- * The ids of the sessions registered with `owner` (a search's owner scope, search/options.ts): one range of the
- * index agent_sessions_owner.
- */
-export function ownedSessionIds(driver: SqlDriver, owner: string): string[] {
-  return driver.column<string>("SELECT id FROM agent_sessions WHERE owner = ?", [owner]);
-}
 
 /** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
 export class SqliteSessionRegistry extends StoreRegistry {
@@ -51,6 +44,16 @@ export class SqliteSessionRegistry extends StoreRegistry {
   protected assertOpen(): void {}
 
   protected async writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
+    // With an owner, the messages the session may hold already take its token in the same transaction.
+    if (record.owner === undefined || record.owner === null) return this.insert(record);
+    return this.driver.transaction(() => {
+      const info = this.insert(record);
+      if (info) retokenizeOwned(this.driver, record.id);
+      return info;
+    });
+  }
+
+  private insert(record: NewSessionRecord): SessionInfo | null {
     const now = new Date().toISOString();
     const row = this.driver.get<SessionInfoRow>(
       `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, owner, created_at, updated_at,

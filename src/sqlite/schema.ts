@@ -3,7 +3,7 @@ import type { SqlDriver } from "./connection/driver.js";
 import { indexChangeLog } from "./feed/change-log.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
 import { isReadonlyError } from "./search/indexing.js";
-import { retokenizeCjk } from "./search/retokenize.js";
+import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
 
 /**
  * One schema step: its version and the statements (one per entry, so a `sql` tag can run them), then `run` for
@@ -225,6 +225,15 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   },
   // The change log's rows by session (feed/change-log.ts), for a log made before this step.
   { version: 16, statements: [], run: indexChangeLog },
+  // An owned session's indexed messages hold the owner's token beside the session's (search/owner-index.ts), so an
+  // owner's search is one token inside the index; the rows indexed before it take it here, once.
+  {
+    version: 17,
+    statements: [],
+    run: (driver) => {
+      retokenizeOwned(driver);
+    },
+  },
 ];
 
 function addPinnedColumn(driver: SqlDriver): void {

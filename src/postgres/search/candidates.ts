@@ -23,7 +23,7 @@ import {
   RECALL_CANDIDATES,
   type TermTsqueries,
 } from "./candidate-rows.js";
-import { anyTsquery, sessionLexeme, termTsqueries } from "./fts.js";
+import { anyTsquery, sessionLexeme, termTsqueries, withinOwner } from "./fts.js";
 import { onPathOf, type PageHit, readPage } from "./page.js";
 
 /** The hits of a ranked-recall search, best first, at most `plan.limit`. */
@@ -49,7 +49,8 @@ export async function recallSearch(
         : [...plan.sessionIds].map(sessionLexeme);
   // A term no document can contain (it folds to nothing) finds nothing; the other terms still search.
   const { numbers, queries } = termTsqueries(terms);
-  const termQueries: TermQueries = { numbers, tsqueries: [anyTsquery(queries, scope), queries] };
+  const any = withinOwner(anyTsquery(queries, scope), plan.owner) as string;
+  const termQueries: TermQueries = { numbers, tsqueries: [any, queries] };
   return (await recallAsync(postgresSource(executor, t, termQueries, near), terms, plan, near)) ?? [];
 }
 

@@ -10,6 +10,7 @@
  * `to_tsquery`.
  */
 import { createHash } from "node:crypto";
+import { OWNER_HASH_CHARS, ownerHash } from "../../search/owner-token.js";
 import { otherForms, type QueryTerm } from "../../search/query.js";
 import { foldToken, tokenize } from "../../search/tokens.js";
 
@@ -32,6 +33,51 @@ function quoteLexeme(lexeme: string): string {
  */
 export function sessionLexeme(sessionId: string): string {
   return `#${createHash("sha256").update(sessionId).digest("base64url").slice(0, 16)}`;
+}
+
+/**
+ * The lexeme that scopes a message to its session's owner inside the search index (search/owner-token.ts), beside
+ * the session's: an owner's search ANDs it with the match, so the GIN index keeps to the owner's rows however many
+ * sessions they have. Longer than a session lexeme, so the two can never be equal.
+ */
+export function ownerLexeme(owner: string): string {
+  return `#o${ownerHash(owner)}`;
+}
+
+/**
+ * The same lexeme as a `tsvector` the server computes from an owner column or expression `owner` (an empty one for
+ * NULL), so a statement that writes a message reads its session's owner itself and no statement is added.
+ */
+export function ownerTsvectorSql(owner: string): string {
+  const hash = `left(encode(sha256(convert_to(${owner}, 'UTF8')), 'hex'), ${OWNER_HASH_CHARS})`;
+  return `CASE WHEN ${owner} IS NULL THEN ''::tsvector ELSE array_to_tsvector(ARRAY['#o' || ${hash}]) END`;
+}
+
+/**
+ * A message's search vector `search` (an SQL expression, NULL without searchable text) with the owner lexeme of
+ * the session registered as `sessionId` (an SQL expression) added when it has an owner: one key lookup in the
+ * registry `sessions` inside the writing statement.
+ */
+export function ownedSearchSql(search: string, sessions: string, sessionId: string): string {
+  return `${search} || COALESCE((SELECT ${ownerTsvectorSql("o.owner")} FROM ${sessions} o WHERE o.id = ${sessionId}), ''::tsvector)`;
+}
+
+/**
+ * A data-modifying CTE named `owned` for a statement that registers a session: with an owner, the messages the
+ * session (`registered`, a CTE with its `id` and `owner`) holds already take the owner lexeme (bounded by that
+ * session; idempotent, a vector keeps one copy of a lexeme).
+ */
+export function ownedMessagesCte(t: { messages: string; heads: string }, registered: string): string {
+  return `owned AS (
+    UPDATE ${t.messages} m SET search = m.search || ${ownerTsvectorSql("r.owner")} FROM ${registered} r, ${t.heads} h
+    WHERE r.owner IS NOT NULL AND h.session_id = r.id AND m.session_num = h.num AND m.search IS NOT NULL
+  )`;
+}
+
+/** `tsquery` (a literal from this module, or null) kept to `owner`'s rows when given. */
+export function withinOwner(tsquery: string | null, owner: string | undefined): string | null {
+  if (tsquery === null || tsquery === "" || owner === undefined) return tsquery;
+  return `${quoteLexeme(ownerLexeme(owner))} & (${tsquery})`;
 }
 
 /** The `tsvector` literal of `text` (plus an optional scope lexeme), or null when it has no searchable word. */

@@ -11,18 +11,17 @@ import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
 import { rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
-import { keepToOwner, outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
+import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
-import { ownedSessionIds } from "../registry.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
 import { recallSearch } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { filterParams } from "./filters.js";
-import { sessionLexeme, toTsquery } from "./fts.js";
+import { sessionLexeme, toTsquery, withinOwner } from "./fts.js";
 import type { PageHit } from "./page.js";
 
 // Which hits need a climb to know whether they lie on their session's active path: not those of a session without
@@ -96,9 +95,8 @@ export async function searchMessages(
   limits: QueryLimits = DEFAULT_QUERY_LIMITS,
   vectors?: VectorChannel,
 ): Promise<SearchHit[]> {
-  const asked = searchPlan(options);
-  const plan =
-    asked.owner === undefined ? asked : keepToOwner(asked, await ownedSessionIds(executor, t, asked.owner));
+  // An owner is one more lexeme ANDed inside the index (fts.ts), as a session is, and a condition of the vector read.
+  const plan = searchPlan(options);
   if (typeof query !== "string") return [];
   const hits =
     plan.match === "any"
@@ -122,7 +120,10 @@ async function allWords(
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
   const terms = parseQuery(query, limits);
   if (limit === 0 || outsideSessions(plan)) return [];
-  const tsquery = toTsquery(terms, sessionId === undefined ? undefined : sessionLexeme(sessionId));
+  const tsquery = withinOwner(
+    toTsquery(terms, sessionId === undefined ? undefined : sessionLexeme(sessionId)),
+    plan.owner,
+  );
   if (tsquery === null) return [];
   const filter = filterParams(plan);
   if (filter === null) return [];

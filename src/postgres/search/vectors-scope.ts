@@ -1,6 +1,6 @@
 /**
  * The sessions, the role and time filters and the sessions' active paths of the vector channel's nearest read on
- * Postgres, as conditions on the vectors `v` and messages `m`: inside the read, so a nearest read with a filter
+ * Postgres, as conditions on the vectors `v` and messages `m` (and an owner's, on the registry): inside the read, so a nearest read with a filter
  * scores the vectors that pass it (filtering the nearest vectors afterwards found nothing for a role or time range
  * they all miss). The parameters are filterParams' (filters.ts): exact, never stricter than passesFilters, and none
  * a row cannot hold.
@@ -100,6 +100,14 @@ export function nearestWhere(
     add(
       (p) => `v.session_num IN (SELECT num FROM ${t.heads} WHERE session_id = ANY(${p}::text[]))`,
       filters.sessionIds,
+    );
+  }
+  // The owner's sessions by the registry's owner column, per vector read: never a list of them, however many.
+  if (read.owner !== undefined) {
+    add(
+      (p) => `EXISTS (SELECT 1 FROM ${t.heads} oh JOIN ${t.sessions} os ON os.id = oh.session_id
+        WHERE oh.num = v.session_num AND os.owner = ${p}::text)`,
+      read.owner,
     );
   }
   if (filters.roles !== null) add((p) => `m.role = ANY(${p}::text[])`, filters.roles);

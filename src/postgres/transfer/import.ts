@@ -25,7 +25,7 @@ import { needsEncoding } from "../connection/text.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { statement, type Tables } from "../schema.js";
-import { sessionLexeme, toTsvector } from "../search/fts.js";
+import { ownerTsvectorSql, sessionLexeme, toTsvector } from "../search/fts.js";
 import { spineCte } from "../tree.js";
 import { finishImport } from "./finish.js";
 import { register, timestampParam, writeCompactions } from "./rows.js";
@@ -57,7 +57,8 @@ const insertMessagesSql = statement(
   (t) => `INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth,
       jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash)
     SELECT u.seq, $1::bigint, u.id, u.parent_seq, u.role, u.content, u.created_at, u.depth, u.jump_seq, u.jump_depth,
-      u.bytes, u.cum_bytes, u.tokens, u.cum_tokens, u.search::tsvector, u.content_hash
+      u.bytes, u.cum_bytes, u.tokens, u.cum_tokens, u.search::tsvector || (SELECT ${ownerTsvectorSql("o.owner")}
+        FROM ${t.heads} h LEFT JOIN ${t.sessions} o ON o.id = h.session_id WHERE h.num = $1::bigint), u.content_hash
     FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::timestamptz[], $8::integer[],
       $9::bigint[], $10::integer[], $11::integer[], $12::bigint[], $13::integer[], $14::bigint[], $15::text[],
       $16::text[])

@@ -13,13 +13,16 @@ import type { RowImportWriter } from "../../store/transfer/base.js";
 import type { Executor, Query } from "../connection/client.js";
 import { encodeContent } from "../connection/text.js";
 import { statement, type Tables } from "../schema.js";
-import { toTsvector } from "../search/fts.js";
+import { ownedMessagesCte, toTsvector } from "../search/fts.js";
 
+// An owned session's messages stored already take the owner lexeme in the same statement (search/fts.ts).
 const registerSql = statement(
-  (t) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz, $14, $15)
-    ON CONFLICT (id) DO NOTHING RETURNING id`,
+  (t) => `WITH r AS (
+      INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, input_tokens, output_tokens,
+        cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz, $14, $15)
+      ON CONFLICT (id) DO NOTHING RETURNING id, owner
+    ), ${ownedMessagesCte(t, "r")} SELECT id FROM r`,
 );
 const insertCompactionsSql = statement(
   (t) => `INSERT INTO ${t.compactions} (session_num, id, summary, summary_json, from_message_id,

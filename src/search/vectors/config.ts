@@ -5,6 +5,7 @@
 import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { MAX_SEARCH_LIMIT } from "../../store/limits.js";
+import { optionalOwner } from "../../store/owner.js";
 import { MAX_SEARCH_SESSIONS, searchFilters } from "../options.js";
 import { DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_QUERY_EMBED_TIMEOUT_MS, MAX_TIMEOUT_MS } from "./deadline.js";
 import { assertEmbedder } from "./embed.js";
@@ -98,7 +99,7 @@ export function nearestRead(options: NearestOptions): NearestRead | null {
   if (typeof options !== "object" || options === null) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      "nearest(): options { limit, sessionId?, sessionIds?, role?, since?, until?, branch? } are required",
+      "nearest(): options { limit, sessionId?, sessionIds?, owner?, role?, since?, until?, branch? } are required",
     );
   }
   const limit = options.limit;
@@ -111,7 +112,8 @@ export function nearestRead(options: NearestOptions): NearestRead | null {
   const scope = nearestScope(options);
   const filters = searchFilters(options, "nearest():");
   const activePath = nearestBranch(options);
-  return limit === 0 || scope === null ? null : { ...scope, ...filters, limit, activePath };
+  const owner = optionalOwner(options.owner, "nearest(): owner");
+  return limit === 0 || scope === null ? null : { ...scope, ...filters, limit, activePath, owner };
 }
 
 /** The options of one backfill() call, checked (`INVALID_ARGUMENT`), the batch size defaulted. */

@@ -59,6 +59,11 @@ export interface NearestOptions extends Pick<SearchOptions, "role" | "since" | "
   /** At most 1,000 sessions (as a search's `sessionIds`); with `sessionId` as well, that session if it is in the set. */
   sessionIds?: readonly string[];
   /**
+   * Only the sessions registered with this owner (of those named, if any), kept to inside the read by the registry's
+   * owner column however many sessions the owner has (as a search's `owner`).
+   */
+  owner?: string;
+  /**
    * `"active"`: only the sessions' active paths, kept to inside the read (so a long abandoned branch never crowds
    * them out). Of a set, the paths of the sessions with other branches are walked shallowest first while they fit
    * 100,000 rows (ACTIVE_PATH_ROWS); of the whole store, those of the sessions that the nearest messages come from
@@ -82,10 +87,11 @@ export type NearestScope =
   | { sessionId?: undefined; sessionIds: readonly string[] };
 
 /**
- * What a backend's nearest() reads: the scope, the filters (normalised as a search plan's), the limit, and whether
+ * What a backend's nearest() reads: the scope, its owner, the filters (normalised as a search plan's), the limit, and whether
  * only the active paths of the scope's sessions count (of a set, within ACTIVE_PATH_ROWS: `pathsWithin` in search/active-paths.ts).
  */
-export type NearestRead = NearestScope & SearchFilters & { limit: number; activePath: boolean };
+export type NearestRead = NearestScope &
+  SearchFilters & { limit: number; activePath: boolean; owner: string | undefined };
 
 /** Options of {@link VectorChannel.backfill}. */
 export interface BackfillOptions {

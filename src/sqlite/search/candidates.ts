@@ -123,7 +123,9 @@ function readTerms(
   const filter = filterSql(plan, { sessionNum });
   const reads = terms.map((term) => termMatches(driver, term, families, state, cap, filter));
   const matches = reads.map(({ nodes }) => nodes);
-  const pendingMatches = pending ? pendingTermMatches(driver, terms, state.scope?.num) : undefined;
+  const pendingMatches = pending
+    ? pendingTermMatches(driver, terms, state.scope?.num, plan.owner)
+    : undefined;
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
   return { matches, windows: reads.map(({ full }) => full), cap, sessionNum };
 }
@@ -239,16 +241,18 @@ function addPending(driver: SqlDriver, matches: MatchNodes[], pending: ReadonlyM
 
 /**
  * Rows the index does not hold yet, matched in memory, where the search does not index them first (a read-only
- * connection, or rows committed by another one while this one indexed): at most a batch or two. seq → each term's
+ * connection, or rows committed by another one while this one indexed): at most a batch or two, of `owner`'s
+ * sessions only when the search keeps to an owner. seq → each term's
  * frequency in the row.
  */
 function pendingTermMatches(
   driver: SqlDriver,
   terms: QueryTerm[],
   sessionNum: number | undefined,
+  owner: string | undefined,
 ): Map<number, number[]> {
   const found = new Map<number, number[]>();
-  for (const { seq, text } of pendingTexts(driver, sessionNum)) {
+  for (const { seq, text } of pendingTexts(driver, sessionNum, owner)) {
     const { tf } = termFrequencies(terms, text);
     if (tf.some((n) => n > 0)) found.set(seq, tf);
   }

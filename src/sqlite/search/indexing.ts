@@ -7,6 +7,7 @@ import { searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
 import { boundedText, contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { noteIndexedText } from "./family-cache.js";
+import { ownerOfSession, sidTokens } from "./owner-index.js";
 
 /**
  * The message search index is written in batches rather than on every append. FTS5 writes a new segment at every
@@ -33,7 +34,8 @@ export function indexedSeq(driver: SqlDriver): number {
  * 2 MB) only its first ~2 MB are indexed — a documented limit of search there; the message is stored whole. Text
  * without a word (an emoji, punctuation) is left out as no text is: ranked recall reads a message without an index
  * row as one without searchable text (text-parents.ts), as the other backends do, and marks its session as holding
- * such a message (unless `markTextless` is false).
+ * such a message (unless `markTextless` is false). `owner`: the session's owner, whose token goes beside the
+ * session's (owner-index.ts); undefined looks it up (two key lookups: callers indexing many rows read it with them).
  */
 export function indexText(
   driver: SqlDriver,
@@ -41,6 +43,7 @@ export function indexText(
   sessionNum: number,
   text: string,
   markTextless = true,
+  owner?: string | null,
 ): void {
   const indexed = text.length === 0 ? "" : boundedText(driver, searchableText(text));
   if (!TOKEN_CHARACTER.test(indexed)) {
@@ -51,7 +54,7 @@ export function indexText(
     }
     return;
   }
-  const sid = `s${sessionNum}`;
+  const sid = sidTokens(sessionNum, owner === undefined ? ownerOfSession(driver, sessionNum) : owner);
   driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [seq, indexed, sid]);
   // Word families kept for this connection learn the new terms (both columns, as fts5vocab lists them).
   noteIndexedText(driver, indexed, sid);
@@ -93,13 +96,28 @@ export function indexPending(driver: SqlDriver): number {
     `SELECT seq, session_num, ${contentSql()} AS content FROM agent_messages WHERE seq > ? ORDER BY seq`,
     [indexedSeq(driver)],
   );
+  const owners = ownersOf(driver, rows);
   for (const row of rows) {
     const message = parseMessage(resolveContent(driver, row.content));
-    if (message) indexText(driver, row.seq, row.session_num, messageText(message));
+    const owner = owners.get(row.session_num) ?? null;
+    if (message) indexText(driver, row.seq, row.session_num, messageText(message), true, owner);
   }
   const last = rows[rows.length - 1];
   if (last) driver.run("UPDATE agent_search_state SET indexed_seq = ? WHERE id = 1", [last.seq]);
   return rows.length;
+}
+
+// The owners of the batch's sessions, in one statement of a key lookup per distinct session (a batch is mostly one
+// session's): the append path stays as it was, and a store without owners reads nothing more than the lookups.
+function ownersOf(driver: SqlDriver, rows: readonly { session_num: number }[]): Map<number, string> {
+  const nums = [...new Set(rows.map((row) => row.session_num))];
+  if (nums.length === 0) return new Map();
+  const found = driver.tuples<[num: number, owner: string]>(
+    `SELECT h.num, s.owner FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value
+     JOIN agent_sessions s ON s.id = h.session_id WHERE s.owner IS NOT NULL`,
+    [JSON.stringify(nums)],
+  );
+  return new Map(found);
 }
 
 /** True when at least `count` stored messages (default one) are not indexed yet (two O(1) reads, no lock). */
@@ -121,26 +139,37 @@ export function matchPending(
   driver: SqlDriver,
   terms: QueryTerm[],
   sessionNum: number | undefined,
+  owner?: string,
 ): { seq: number; score: number }[] {
   const hits: { seq: number; score: number }[] = [];
-  for (const { seq, text } of pendingTexts(driver, sessionNum)) {
+  for (const { seq, text } of pendingTexts(driver, sessionNum, owner)) {
     const score = scoreText(terms, text);
     if (score > 0) hits.push({ seq, score });
   }
   return hits.sort((a, b) => b.score - a.score || b.seq - a.seq);
 }
 
-/** The text of every message the index does not hold yet (optionally of one session); unreadable rows left out. */
+/**
+ * The text of every message the index does not hold yet (optionally of one session, or of `owner`'s sessions: each
+ * pending row's owner checked by key); unreadable rows left out.
+ */
 export function pendingTexts(
   driver: SqlDriver,
   sessionNum: number | undefined,
+  owner?: string,
 ): { seq: number; text: string }[] {
-  const sql = `SELECT seq, ${contentSql()} AS content FROM agent_messages
-    WHERE seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)`;
+  const owned =
+    owner === undefined
+      ? ""
+      : ` AND EXISTS (SELECT 1 FROM agent_session_heads h JOIN agent_sessions s ON s.id = h.session_id
+          WHERE h.num = m.session_num AND s.owner = ?)`;
+  const sql = `SELECT m.seq, ${contentSql("m")} AS content FROM agent_messages m
+    WHERE m.seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)${owned}`;
+  const of = owner === undefined ? [] : [owner];
   const rows =
     sessionNum === undefined
-      ? driver.all<{ seq: number; content: unknown }>(sql)
-      : driver.all<{ seq: number; content: unknown }>(`${sql} AND session_num = ?`, [sessionNum]);
+      ? driver.all<{ seq: number; content: unknown }>(sql, of)
+      : driver.all<{ seq: number; content: unknown }>(`${sql} AND m.session_num = ?`, [...of, sessionNum]);
   return rows.flatMap((row) => {
     const message = parseMessage(resolveContent(driver, row.content));
     return message ? [{ seq: row.seq, text: messageText(message) }] : [];

@@ -1,7 +1,9 @@
 /**
- * Re-indexes what an older release indexed with another tokenizer: Chinese, Japanese and Korean text was one token
- * per run until runs were indexed in character pairs (search/cjk.ts), so such rows are found by today's queries
- * only once they are indexed again. A schema step runs this once, inside its transaction (schema.ts).
+ * Re-indexes rows indexed in another form than today's: Chinese, Japanese and Korean text was one token per run
+ * until runs were indexed in character pairs (search/cjk.ts), and owned sessions' rows had no owner token until
+ * owners were kept inside the index (owner-index.ts), so such rows are found by today's queries only once they are
+ * indexed again. Schema steps run these once, inside their transaction (schema.ts); a registration with an owner
+ * runs the second for its session.
  */
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
@@ -15,7 +17,7 @@ import { indexText } from "./indexing.js";
 /** A GLOB that matches any text that may hold CJK characters. */
 export const CJK_GLOB = `*[${CJK_RANGES}]*`;
 
-// Rows read per statement: a store of Chinese conversations may need every row indexed again.
+// Rows read per statement: a store of Chinese conversations, or of one owner's, may need every row indexed again.
 const BATCH = 1000;
 
 /**
@@ -40,7 +42,8 @@ export function retokenizeCjk(driver: SqlDriver, batch = BATCH): number {
       const text = message ? messageText(message) : "";
       if (!hasCjk(text)) continue;
       driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [row.seq]);
-      indexText(driver, row.seq, row.session_num, text, false);
+      // No owner: the step runs before owners existed, and the owners' step indexes their rows again after it.
+      indexText(driver, row.seq, row.session_num, text, false, null);
       count++;
     }
     if (rows.length < batch) break;
@@ -63,4 +66,32 @@ export function retokenizeCjk(driver: SqlDriver, batch = BATCH): number {
     count++;
   }
   return count;
+}
+
+/**
+ * Indexes again, with their owner's token, the indexed messages of owned sessions: of the session registered as
+ * `sessionId` (a registration with an owner of a session that holds messages already: bounded by that session),
+ * or of every owned session (the schema step that brought owner tokens). Pending messages get the token when
+ * their batch is indexed. Call inside a write transaction; returns the rows indexed again.
+ */
+export function retokenizeOwned(driver: SqlDriver, sessionId?: string): number {
+  const scope = sessionId === undefined ? "s.owner IS NOT NULL" : "s.id = ? AND s.owner IS NOT NULL";
+  let count = 0;
+  for (let after = 0; ; ) {
+    const rows = driver.all<{ seq: number; session_num: number; owner: string; content: unknown }>(
+      `SELECT m.seq, m.session_num, s.owner, ${contentSql("m")} AS content FROM agent_sessions s
+       JOIN agent_session_heads h ON h.session_id = s.id JOIN agent_messages m ON m.session_num = h.num
+       WHERE ${scope} AND m.seq > ? AND m.seq <= (SELECT indexed_seq FROM agent_search_state WHERE id = 1)
+       ORDER BY m.seq LIMIT ?`,
+      [...(sessionId === undefined ? [] : [sessionId]), after, BATCH],
+    );
+    for (const row of rows) {
+      const message = parseMessage(resolveContent(driver, row.content));
+      driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [row.seq]);
+      if (message) indexText(driver, row.seq, row.session_num, messageText(message), false, row.owner);
+      count++;
+    }
+    if (rows.length < BATCH) return count;
+    after = rows[rows.length - 1]!.seq;
+  }
 }

@@ -11,14 +11,13 @@ import { keepToActivePaths } from "../../search/active-paths.js";
 import { nearestFor, takesVectors } from "../../search/fusion.js";
 import { rankedHits } from "../../search/hits.js";
 import type { QueryLimits } from "../../search/limits.js";
-import { keepToOwner, outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
+import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { pageOf, rankText, recallFindsNothing } from "../../search/pipeline.js";
 import { parseQuery } from "../../search/query.js";
 import { recallTerms } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
-import { ownedSessionIds } from "../registry.js";
 import { branchedSessions } from "./active-paths.js";
 import { SqliteRecallSource } from "./candidates.js";
 import { withExtras } from "./extras.js";
@@ -77,9 +76,8 @@ export class SqliteMessageSearch {
    * snapshot (two around a vector channel's answer, which is awaited).
    */
   async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
-    const asked = searchPlan(options);
-    const plan =
-      asked.owner === undefined ? asked : keepToOwner(asked, ownedSessionIds(this.driver, asked.owner));
+    // An owner is kept to inside the index, as a session is (state.ts), and by the vector channel's own read.
+    const plan = searchPlan(options);
     if (typeof query !== "string") return [];
     if (plan.match === "all")
       return rankedHits(this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex)));
@@ -149,7 +147,7 @@ export class SqliteMessageSearch {
     if (pending && mayIndex) return INDEX_FIRST;
     const unindexed: number[] = [];
     if (pending) {
-      for (const { seq, score } of matchPending(this.driver, terms, scope?.num)) {
+      for (const { seq, score } of matchPending(this.driver, terms, scope?.num, plan.owner)) {
         unindexed.push(seq);
         scores.set(seq, score);
       }

@@ -2,6 +2,7 @@
 import { canBeStored } from "../../message/ids.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { HitHead } from "./hits.js";
+import { ownerToken } from "./owner-index.js";
 
 /**
  * What a search needs to know first: the store's size (highest seq), the index watermark, the session's scope, or
@@ -24,16 +25,42 @@ export interface SearchState {
 
 /**
  * The state of a search of `sessionId`, or of the set `sessionIds` when no one session is named (see
- * readSearchState and readSessionSet); undefined when nothing is stored to search.
+ * readSearchState and readSessionSet), kept to `owner`'s sessions when given; undefined when nothing is stored to
+ * search. An owner's search without sessions named is the owner's token inside the index (owner-index.ts): its
+ * sessions are never listed, however many they are.
  */
 export function readScopedState(
   driver: SqlDriver,
-  { sessionId, sessionIds }: { sessionId: string | undefined; sessionIds: ReadonlySet<string> | undefined },
+  {
+    sessionId,
+    sessionIds,
+    owner,
+  }: {
+    sessionId: string | undefined;
+    sessionIds: ReadonlySet<string> | undefined;
+    owner?: string | undefined;
+  },
 ): SearchState | undefined {
   const state = readSearchState(driver, sessionId);
-  if (state === undefined || sessionId !== undefined || sessionIds === undefined) return state;
-  const sessions = readSessionSet(driver, sessionIds);
-  return sessions === undefined ? undefined : { ...state, sessions };
+  if (state === undefined) return undefined;
+  if (sessionId !== undefined)
+    return owner === undefined || owns(driver, owner, sessionId) ? state : undefined;
+  if (sessionIds !== undefined) {
+    const sessions = readSessionSet(driver, sessionIds, owner);
+    return sessions === undefined ? undefined : { ...state, sessions };
+  }
+  if (owner === undefined) return state;
+  // As many rows as the store holds, and maybe messages without text: what a store-wide search assumes.
+  const sessions = { match: `sid : "${ownerToken(owner)}"`, rows: state.total, textless: true };
+  return { ...state, sessions };
+}
+
+// Whether the session registered as `sessionId` is `owner`'s: one key lookup.
+function owns(driver: SqlDriver, owner: string, sessionId: string): boolean {
+  return (
+    driver.get("SELECT 1 AS owned FROM agent_sessions WHERE id = ? AND owner = ?", [sessionId, owner]) !==
+    undefined
+  );
 }
 
 /** `match` kept to the search's sessions inside the index: one session's token, or the set's tokens ORed. */
@@ -102,7 +129,10 @@ export function readSearchState(driver: SqlDriver, sessionId: string | undefined
   return { total, indexed, scope: { num, filter, head, textless: textless === 1 } };
 }
 
-/** How a search keeps to a set of sessions (`sessionIds`): their tokens ORed into each match, and their rows. */
+/**
+ * How a search keeps to a set of sessions (`sessionIds`: their tokens ORed into each match, and their rows) or to
+ * an owner's (the owner's token).
+ */
 export interface SessionSetScope {
   /** The FTS5 filter to AND with a match. */
   match: string;
@@ -114,18 +144,28 @@ export interface SessionSetScope {
 
 const SESSION_SET = `SELECT h.num, h.message_count, h.textless FROM json_each(?) j
   JOIN agent_session_heads h ON h.session_id = j.value WHERE h.message_count > 0`;
+// The same, of those registered with an owner (the last parameter).
+const OWNED_SESSION_SET = `SELECT h.num, h.message_count, h.textless FROM json_each(?) j
+  JOIN agent_session_heads h ON h.session_id = j.value JOIN agent_sessions s ON s.id = j.value
+  WHERE h.message_count > 0 AND s.owner = ?`;
 
 /**
  * The stored sessions among `ids` as a filter inside the index, so the newest matches a search takes are the
  * sessions' own (filtering after them found nothing for sessions older than the store's newest matches);
- * undefined when none of them holds a message. An id no head can have is not looked up (see readSearchState).
+ * undefined when none of them holds a message (or, with `owner`, none of those is the owner's). An id no head can
+ * have is not looked up (see readSearchState).
  */
-function readSessionSet(driver: SqlDriver, ids: ReadonlySet<string>): SessionSetScope | undefined {
+function readSessionSet(
+  driver: SqlDriver,
+  ids: ReadonlySet<string>,
+  owner: string | undefined,
+): SessionSetScope | undefined {
   const storable = [...ids].filter(canBeStored);
   if (storable.length === 0) return undefined;
-  const heads = driver.tuples<[num: number, count: number, textless: number]>(SESSION_SET, [
-    JSON.stringify(storable),
-  ]);
+  const heads = driver.tuples<[num: number, count: number, textless: number]>(
+    owner === undefined ? SESSION_SET : OWNED_SESSION_SET,
+    owner === undefined ? [JSON.stringify(storable)] : [JSON.stringify(storable), owner],
+  );
   if (heads.length === 0) return undefined;
   let rows = 0;
   for (const [, count] of heads) rows += count;

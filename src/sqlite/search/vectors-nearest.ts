@@ -2,7 +2,7 @@
  * The vector channel's nearest-neighbour reads on SQLite: sqlite-vec's KNN, and the newest vectors of the scope
  * scored one by one (the plain BLOB table, and sqlite-vec where its KNN cannot reach far enough). The sessions and
  * a search's role and time filters are part of the read: filtering the nearest vectors afterwards found nothing
- * for a role or time range they all miss. The SQL condition is filterSql's, never stricter than passesFilters,
+ * for a role or time range they all miss, or for an owner other owners' messages outnumber. The SQL condition is filterSql's, never stricter than passesFilters,
  * which decides each row read here too (a bound of an extended year, a time stored in another form).
  */
 import { hasFilters, passesFilters } from "../../search/options.js";
@@ -17,13 +17,22 @@ import { CURRENT } from "./vectors-schema.js";
 const MAX_KNN = 4096;
 
 /**
- * Where a nearest read keeps to: the sessions `nums` (undefined: all) and, of those, the ones whose active paths
- * alone count (`paths`, their numbers; see pathsWithin).
+ * Where a nearest read keeps to: the sessions `nums` (undefined: all, or all of `read.owner`'s) and, of those, the
+ * ones whose active paths alone count (`paths`, their numbers; see pathsWithin).
  */
 export interface NearestSessions {
   nums: readonly number[] | undefined;
   paths: readonly number[];
 }
+
+// A message `m` of a session registered with the owner (the parameter): its head by key, the registry row by id. The
+// owner's sessions are never listed, however many they are.
+const OWNED = `EXISTS (SELECT 1 FROM agent_session_heads oh JOIN agent_sessions os ON os.id = oh.session_id
+  WHERE oh.num = m.session_num AND os.owner = ?)`;
+
+// The owner a read keeps to by OWNED: one whose sessions were not listed as `nums` already.
+const ownerOf = (read: NearestRead, { nums }: NearestSessions) =>
+  nums === undefined ? read.owner : undefined;
 
 /** The vectors `v` of messages `m` a read takes: current, of the sessions, passing the filters and paths. */
 function conditions(
@@ -40,6 +49,11 @@ function conditions(
   if (filter !== undefined) {
     parts.push(filter.where);
     params.push(...filter.params);
+  }
+  const owner = ownerOf(read, { nums, paths });
+  if (owner !== undefined) {
+    parts.push(OWNED);
+    params.push(owner);
   }
   return { sql: parts.join(" AND "), params };
 }
@@ -109,7 +123,8 @@ export function knnNearest(
   const scope = nums === undefined ? [] : [JSON.stringify(nums)];
   const knn = `WITH knn AS MATERIALIZED (SELECT rowid AS seq, distance, session_num FROM agent_message_vectors_vec
     WHERE embedding MATCH ? AND k = ?${partitions})`;
-  if (!hasFilters(read) && paths.length === 0) {
+  const owner = ownerOf(read, sessions);
+  if (!hasFilters(read) && paths.length === 0 && owner === undefined) {
     // A few more than asked make up for stale rows left out.
     return driver.column<number>(
       `${knn} SELECT knn.seq FROM knn JOIN agent_message_vectors v ON v.seq = knn.seq
@@ -117,11 +132,14 @@ export function knnNearest(
       [bytes, Math.min(MAX_KNN, read.limit + 16), ...scope, read.limit],
     );
   }
-  // Every neighbour comes back (to count them per session); one the read does not take has no role.
+  // Every neighbour comes back (to count them per session); one the read does not take has no role. An owner is a
+  // filter as a role is: the KNN has no column for it.
   const filter = readFilter(read, paths);
   const sql = `${knn} SELECT knn.seq, knn.session_num, knn.distance, m.role, m.created_at FROM knn
     LEFT JOIN agent_message_vectors v ON v.seq = knn.seq
-    LEFT JOIN agent_messages m ON m.seq = v.seq AND ${CURRENT}${filter ? ` AND ${filter.where}` : ""}
+    LEFT JOIN agent_messages m ON m.seq = v.seq AND ${CURRENT}${filter ? ` AND ${filter.where}` : ""}${
+      owner === undefined ? "" : ` AND ${OWNED}`
+    }
     ORDER BY knn.distance, knn.seq DESC`;
   // A filter most messages pass (a role of a conversation's two) needs few neighbours: eight times what is asked
   // first, and MAX_KNN only when too few of those pass.
@@ -131,6 +149,7 @@ export function knnNearest(
       k,
       ...scope,
       ...(filter?.params ?? []),
+      ...(owner === undefined ? [] : [owner]),
     ]);
     const top = new TopK(read.limit);
     const found = new Set<number>();

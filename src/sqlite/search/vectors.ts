@@ -188,12 +188,24 @@ class SqliteVectorBackend implements VectorBackend {
     return new Map(rows.map(([seq, sessionId, messageId]) => [seq, { sessionId, messageId }]));
   }
 
-  // The numbers of the sessions nearest() keeps to (only those stored), or undefined for every session.
-  private scopeNums({ sessionId, sessionIds }: NearestScope): number[] | undefined {
+  // The numbers of the sessions nearest() keeps to (only those stored, and the owner's when it names one), or
+  // undefined for every session (or every one of the owner's: vectors-nearest.ts keeps to them by the registry).
+  private scopeNums({
+    sessionId,
+    sessionIds,
+    owner,
+  }: NearestScope & { owner: string | undefined }): number[] | undefined {
     if (sessionIds === undefined && sessionId === undefined) return undefined;
     // An id no head can have is not looked up (better-sqlite3 would match its U+FFFD form).
     const ids = (sessionIds ?? [sessionId as string]).filter(canBeStored);
     if (ids.length === 0) return [];
+    if (owner !== undefined) {
+      return this.driver.column<number>(
+        `SELECT h.num FROM json_each(?) j JOIN agent_session_heads h ON h.session_id = j.value
+         JOIN agent_sessions s ON s.id = j.value WHERE s.owner = ?`,
+        [JSON.stringify(ids), owner],
+      );
+    }
     return this.driver.column<number>(
       "SELECT h.num FROM json_each(?) j JOIN agent_session_heads h ON h.session_id = j.value",
       [JSON.stringify(ids)],

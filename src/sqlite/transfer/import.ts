@@ -20,10 +20,23 @@ import { storedFreeText } from "../connection/free-text.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
+import { retokenizeOwned } from "../search/retokenize.js";
 import { jumpFor, nodeById } from "../tree.js";
 
-/** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
+/**
+ * Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written.
+ * An owned session's messages stored already take the owner's token (retokenize.ts) in the same transaction.
+ */
 export function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
+  if (!info.owner) return insertSessionRow(driver, info);
+  return driver.transaction(() => {
+    const inserted = insertSessionRow(driver, info);
+    if (inserted) retokenizeOwned(driver, info.id);
+    return inserted;
+  });
+}
+
+function insertSessionRow(driver: SqlDriver, info: SessionInfo): boolean {
   const row = driver.get(
     `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned, activity)

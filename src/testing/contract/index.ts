@@ -17,6 +17,7 @@ import { managerMessagesSpec } from "./manager-messages.spec.js";
 import { managerSearchSpec } from "./manager-search.spec.js";
 import { messagesSpec } from "./messages.spec.js";
 import { overlaysSpec } from "./overlays.spec.js";
+import { ownerSearchSpec } from "./owner-search.spec.js";
 import { ownersSpec } from "./owners.spec.js";
 import { persistenceSpec } from "./persistence.spec.js";
 import { recallSpec } from "./recall.spec.js";
@@ -87,6 +88,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     managerMessagesSpec(suite, target);
     ownersSpec(suite, target);
     stepOwnerSpec(suite, target);
+    ownerSearchSpec(suite, target);
     erasureSpec(suite, target);
     managerSearchSpec(suite, target);
   });
