@@ -135,7 +135,9 @@ export class MemoryStore
       takesVectors(this.vectors, plan) && recallTerms(query, this.queryLimits).length > 0
         ? await nearestFor(this.vectors, query, plan)
         : undefined;
-    return rankedHits(searchMemory(this.data, query, keptToOwner(plan, this.registry), this.queryLimits, near));
+    return rankedHits(
+      searchMemory(this.data, query, keptToOwner(plan, this.registry), this.queryLimits, near),
+    );
   }
 
   /** Appends a chain of messages, sets a block and updates the registry row, all or nothing (see store/step.ts). */
