@@ -25,6 +25,7 @@ import { utf8Length } from "../runtime/bytes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
+import { onSession, sessionColumn } from "./citus/route.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
@@ -43,12 +44,14 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // when the message was inserted, the row is of that source and owner, and every total stays in range.
 // `logged` adds the change-log row (append-log.ts) after the other parameters: it commits with the message.
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
+  const scope = (alias: string | null) => onSession(t, alias, "$1::text");
+  const own = sessionColumn(t, "$1::text");
   const spine = spineArrays("pspine", "p.seq");
   const parentCtes = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
-    WHERE $4::text = 'id' AND l.leaf_id IS DISTINCT FROM $3::text AND m.session_num = l.num AND m.id = $3::text
+    WHERE $4::text = 'id' AND l.leaf_id IS DISTINCT FROM $3::text AND m.session_num = l.num AND m.id = $3::text${scope("m")}
   ),
-  ${spineCte(t.messages, "pspine", "SELECT seq, jump_seq FROM p")},`;
+  ${spineCte(t.messages, "pspine", "SELECT seq, jump_seq FROM p", scope)},`;
   const child = childSql({
     seq: "par.seq",
     depth: "par.depth",
@@ -73,7 +76,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
       h.leaf_spine_depth, h.version = (SELECT version FROM snap) AS fresh
     FROM ${t.heads} h WHERE h.session_id = $1::text FOR UPDATE
   ),
-  dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = $2::text),
+  dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = $2::text${scope("m")}),
   ${explicit ? parentCtes : ""}
   par AS (
     SELECT l.leaf_seq AS seq, l.leaf_depth AS depth, l.leaf_cum_bytes AS cum_bytes,
@@ -101,10 +104,10 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
   ),
   ins AS (
     INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth, jump_seq,
-      jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash)
+      jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash${own.column})
     SELECT alloc.seq, n.num, $2::text, n.parent_seq, $7::text, $8::text, $9::timestamptz, n.depth, n.jump_seq,
       n.jump_depth, $10::integer, n.cum_bytes, $11::integer, n.cum_tokens,
-      ${ownedSearchSql("$12::tsvector", t.sessions, "$1::text")}, $13::text
+      ${ownedSearchSql("$12::tsvector", t.sessions, "$1::text")}, $13::text${own.value}
     FROM node n, alloc
     RETURNING seq
   ),
@@ -112,7 +115,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     UPDATE ${t.heads} h SET version = h.version + 1, leaf_seq = ins.seq, leaf_id = $2::text, leaf_depth = n.depth,
       leaf_cum_bytes = n.cum_bytes, leaf_cum_tokens = n.cum_tokens, leaf_spine_seq = n.sseq,
       leaf_spine_depth = n.sdep, message_count = h.message_count + 1, updated_at = $9::timestamptz
-    FROM ins, node n WHERE h.num = n.num
+    FROM ins, node n WHERE h.num = n.num${scope("h")}
     RETURNING h.num
   )${
     registry

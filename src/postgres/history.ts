@@ -10,6 +10,7 @@ import type { HistoryRowStat } from "../contract/provider.js";
 import { parseMessage } from "../message/json.js";
 import { overlayMessage } from "../message/overlay.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
@@ -20,21 +21,23 @@ const LEAF_COLUMNS =
 
 /** The leaf a read starts from: `$1` session, `$2` message id or NULL for the latest leaf. */
 export function leafCte(t: Tables): string {
+  const own = sessionScope(t, "$1::text");
   return `head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
   leaf AS (
-    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq WHERE $2::text IS NULL
+    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq${own("m")} WHERE $2::text IS NULL
     UNION ALL
-    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text
+    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text${own("m")}
   )`;
 }
 
 // $3 byte budget (NULL = whole path), $4 minimum number of recent rows.
-const planSql = statement(
-  (t) => `WITH RECURSIVE ${leafCte(t)},
+const planSql = statement((t) => {
+  const own = sessionScope(t, "$1::text");
+  return `WITH RECURSIVE ${leafCte(t)},
   win(seq, parent_seq, depth, acc, n) AS (
     SELECT seq, parent_seq, depth, bytes::bigint, 1 FROM leaf WHERE $3::float8 IS NOT NULL
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.depth, w.acc + m.bytes, w.n + 1 FROM win w ${stepTo(t.messages, "m", "w.parent_seq")}
+    SELECT m.seq, m.parent_seq, m.depth, w.acc + m.bytes, w.n + 1 FROM win w ${stepTo(t.messages, "m", "w.parent_seq", own)}
     WHERE w.n < $4::integer OR w.acc + m.bytes <= $3::float8
   ),
   top AS (SELECT COALESCE((SELECT min(depth) FROM win), 0) AS depth),
@@ -42,16 +45,16 @@ const planSql = statement(
     SELECT c.seq AS k, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
       ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.parent_seq AS from_parent,
       f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
-    FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num
-    ${overlayEndpoints(t.messages)}
+    FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num${own("c")}
+    ${overlayEndpoints(t.messages, own)}
     WHERE f.depth >= (SELECT depth FROM top) AND t.depth <= leaf.depth AND f.depth <= t.depth
   ),
-  ${onPathOverlaysCtes(t.messages, "(SELECT seq FROM leaf)")},
+  ${onPathOverlaysCtes(t.messages, "(SELECT seq FROM leaf)", own)},
   onpath AS (SELECT cand.* FROM cand WHERE ${overlayOnPath("cand")}),
   walk(seq, parent_seq, depth, content) AS (
     SELECT seq, parent_seq, depth, content FROM leaf WHERE NOT EXISTS (SELECT 1 FROM onpath)
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.depth, m.content FROM walk w ${stepTo(t.messages, "m", "w.parent_seq")}
+    SELECT m.seq, m.parent_seq, m.depth, m.content FROM walk w ${stepTo(t.messages, "m", "w.parent_seq", own)}
     WHERE m.depth >= (SELECT depth FROM top)
   )
   SELECT 'l' AS kind, depth, seq AS a, cum_bytes AS b, (SELECT depth FROM top) AS c, NULL AS body FROM leaf
@@ -59,31 +62,35 @@ const planSql = statement(
   UNION ALL SELECT 'o', from_depth, k, from_parent, to_depth,
     json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id',
       from_message_id, 'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text
-  FROM onpath`,
-);
+  FROM onpath`;
+});
 
-// Reads path segments (`$1` bottom seqs, `$2` top depths) with one recursive walk touching only returned rows.
-const segmentsSql = statement(
-  (t) => `WITH RECURSIVE seg(top, seq, parent_seq, depth, content) AS (
+// Reads path segments (`$1` bottom seqs, `$2` top depths; `$3` the session in the Citus layout) with one recursive
+// walk touching only returned rows.
+const segmentsSql = statement((t) => {
+  const own = sessionScope(t, "$3::text");
+  return `WITH RECURSIVE seg(top, seq, parent_seq, depth, content) AS (
     SELECT s.top, m.seq, m.parent_seq, m.depth, m.content
-    FROM unnest($1::bigint[], $2::integer[]) AS s(bottom, top) JOIN ${t.messages} m ON m.seq = s.bottom
+    FROM unnest($1::bigint[], $2::integer[]) AS s(bottom, top) JOIN ${t.messages} m ON m.seq = s.bottom${own("m")}
     WHERE m.depth >= s.top
     UNION ALL
-    SELECT g.top, m.seq, m.parent_seq, m.depth, m.content FROM seg g ${stepTo(t.messages, "m", "g.parent_seq")}
+    SELECT g.top, m.seq, m.parent_seq, m.depth, m.content FROM seg g ${stepTo(t.messages, "m", "g.parent_seq", own)}
     WHERE m.depth >= g.top
-  ) SELECT depth, content FROM seg`,
-);
+  ) SELECT depth, content FROM seg`;
+});
 
 const depthSql = statement((t) => `WITH ${leafCte(t)} SELECT depth FROM leaf`);
 
-const statsSql = statement(
-  (t) => `WITH RECURSIVE ${leafCte(t)},
+const statsSql = statement((t) => {
+  const own = sessionScope(t, "$1::text");
+  return `WITH RECURSIVE ${leafCte(t)},
   path(seq, parent_seq, id, role, bytes, tokens, depth) AS (
-    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM leaf JOIN ${t.messages} m ON m.seq = leaf.seq
+    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM leaf JOIN ${t.messages} m
+      ON m.seq = leaf.seq${own("m")}
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM path p ${stepTo(t.messages, "m", "p.parent_seq")}
-  ) SELECT id, role, bytes, tokens, depth FROM path`,
-);
+    SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM path p ${stepTo(t.messages, "m", "p.parent_seq", own)}
+  ) SELECT id, role, bytes, tokens, depth FROM path`;
+});
 
 interface PlanRow {
   kind: "l" | "m" | "o";
@@ -176,7 +183,7 @@ export async function readPath(
   if (bottoms.length > 0) {
     const segments = await executor.query<{ depth: number; content: string }>(
       segmentsSql(t),
-      [bottoms, tops],
+      t.distributed ? [bottoms, tops, sessionId] : [bottoms, tops],
       true,
     );
     place(

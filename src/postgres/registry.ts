@@ -29,6 +29,7 @@ import {
 } from "../store/usage-totals.js";
 import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
+import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { eraseLocked } from "./erase.js";
 import { releaseSession } from "./media/attachments.js";
@@ -145,15 +146,18 @@ const lockedCountersSql = statement((t) => `${countersSql(t)} FOR UPDATE`);
 const lockHeadSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
 
 // Messages (their search vectors and index entries go with them), overlays, the head, the given blocks and the
-// registry row. `$2` is the locked head's number, NULL when the id has no stored data.
-const deleteSql = statement(
-  (t) => `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint),
-    c AS (DELETE FROM ${t.compactions} WHERE session_num = $2::bigint),
-    h AS (DELETE FROM ${t.heads} WHERE num = $2::bigint),
-    b AS (DELETE FROM ${t.blocks} WHERE key = ANY($3::text[])),
+// registry row. `$2` is the locked head's number, NULL when the id has no stored data. In the Citus layout the
+// blocks (sharded by key, not session) are deleted by a statement of their own, so this one runs on one shard.
+const deleteSql = statement((t) => {
+  const own = sessionScope(t, "$1::text");
+  return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint${own(null)}),
+    c AS (DELETE FROM ${t.compactions} WHERE session_num = $2::bigint${own(null)}),
+    h AS (DELETE FROM ${t.heads} WHERE num = $2::bigint${own(null)}),
+    ${t.distributed ? "" : `b AS (DELETE FROM ${t.blocks} WHERE key = ANY($3::text[])),`}
     r AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING id)
-    SELECT EXISTS (SELECT 1 FROM r) AS existed`,
-);
+    SELECT EXISTS (SELECT 1 FROM r) AS existed`;
+});
+const deleteBlocksSql = statement((t) => `DELETE FROM ${t.blocks} WHERE key = ANY($1::text[])`);
 
 /** The session registry of a {@link PostgresStore}. */
 export class PostgresSessionRegistry extends StoreRegistry {
@@ -263,7 +267,12 @@ export class PostgresSessionRegistry extends StoreRegistry {
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
       if (head) await releaseSession(query, this.t, head.num);
-      const [result] = await query<{ existed: boolean }>(deleteSql(this.t), [id, head?.num ?? null, keys]);
+      const num = head?.num ?? null;
+      const [result] = await query<{ existed: boolean }>(
+        deleteSql(this.t),
+        this.t.distributed ? [id, num] : [id, num, keys],
+      );
+      if (this.t.distributed && keys.length > 0) await query(deleteBlocksSql(this.t), [keys]);
       const removed = result?.existed === true;
       if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce
       const clear = { sessionId: id, type: "clear" as const, ids: [] };

@@ -26,6 +26,12 @@ export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOpt
    * writes and a subscriber can resume from a cursor (docs/FEED.md). Every writing process should enable it.
    */
   changeLog?: boolean | ChangeLogOptions;
+  /**
+   * Create (or convert) the tables distributed on a Citus cluster, through its coordinator: the per-session
+   * tables sharded by session id and co-located, so one session's work runs on one node (docs/POSTGRES.md,
+   * "Past one server"). Needs the citus extension; tables that are distributed must be opened with it.
+   */
+  distributed?: boolean;
 }
 
 /** Quoted, qualified table names, plus the raw parts index names and the migration lock are derived from. */
@@ -45,6 +51,8 @@ export interface Tables {
   schema: string | null;
   prefix: string;
   prepare: boolean;
+  /** The Citus layout (citus/layout.ts): statements name the session of every per-session table they read. */
+  distributed: boolean;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -57,7 +65,13 @@ function quote(name: string): string {
 
 /** Resolves and validates table names (plain identifiers only, so they can be spliced into SQL safely). */
 export function tableNames(options: PostgresStoreOptions = {}): Tables {
-  const { schema, tablePrefix = "", prepare = true } = options;
+  const { schema, tablePrefix = "", prepare = true, distributed = false } = options;
+  if (typeof distributed !== "boolean") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `distributed must be a boolean, got ${JSON.stringify(distributed)}`,
+    );
+  }
   if (
     schema !== undefined &&
     (typeof schema !== "string" || !IDENTIFIER.test(schema) || schema.length > 63)
@@ -93,6 +107,7 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     schema: schema ?? null,
     prefix: tablePrefix,
     prepare: prepare !== false,
+    distributed,
   };
 }
 
@@ -423,10 +438,15 @@ export async function migrate(
   }
 }
 
+/** Takes the transaction-scoped lock every change of these tables' layout holds (migrations, distribution). */
+export async function migrationLock(query: Query, t: Tables): Promise<void> {
+  await query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [0x61677373, lockKey(t)]);
+}
+
 // The steps in one transaction under an advisory lock; the version is re-read under it (see migrate).
 function migrateUnderLock(executor: Executor, t: Tables, migrations: readonly Migration[]): Promise<number> {
   return executor.transaction(async (query) => {
-    await query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [0x61677373, lockKey(t)]);
+    await migrationLock(query, t);
     // Only when missing: CREATE SCHEMA checks the database-level CREATE privilege even with IF NOT EXISTS, which a
     // role owning just a schema an administrator created for it does not have.
     if (t.schema) {

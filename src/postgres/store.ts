@@ -21,6 +21,7 @@ import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
 
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
+import { checkLayout } from "./citus/open.js";
 import {
   assertPostgresSource,
   type Executor,
@@ -166,6 +167,7 @@ export class PostgresStore
             throw new SessionError("NOT_FOUND", `no agent-session tables in ${where}${prefix}`);
           }
           await migrate(executor, this.tables);
+          await checkLayout(executor, this.tables);
           this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {
           await executor.close().catch(() => undefined);

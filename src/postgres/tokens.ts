@@ -7,37 +7,39 @@
 import { overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
-const tokensSql = statement(
-  (t) => `WITH RECURSIVE head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
+const tokensSql = statement((t) => {
+  const own = sessionScope(t, "$1::text");
+  return `WITH RECURSIVE head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
   leaf AS (
-    SELECT m.seq, m.depth, m.cum_tokens, m.session_num FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq
+    SELECT m.seq, m.depth, m.cum_tokens, m.session_num FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq${own("m")}
     WHERE $2::text IS NULL
     UNION ALL
     SELECT m.seq, m.depth, m.cum_tokens, m.session_num FROM head
-    JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text
+    JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text${own("m")}
   ),
   cand AS (
     SELECT c.seq AS k, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
       ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.depth AS from_depth, f.cum_tokens - f.tokens AS before,
       t.seq AS to_seq, t.depth AS to_depth, t.cum_tokens AS through
-    FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num
-    ${overlayEndpoints(t.messages)}
+    FROM leaf JOIN ${t.compactions} c ON c.session_num = leaf.session_num${own("c")}
+    ${overlayEndpoints(t.messages, own)}
     WHERE t.depth <= leaf.depth AND f.depth <= t.depth
   ),
-  ${onPathOverlaysCtes(t.messages, "(SELECT seq FROM leaf)")}
+  ${onPathOverlaysCtes(t.messages, "(SELECT seq FROM leaf)", own)}
   SELECT 'l' AS kind, cum_tokens::bigint AS a, NULL::bigint AS b, NULL::integer AS from_depth,
     NULL::integer AS to_depth, NULL::bigint AS k, NULL AS body FROM leaf
   UNION ALL
   SELECT 'o', before, through, from_depth, to_depth, k,
     json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id', from_message_id,
       'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text
-  FROM cand WHERE ${overlayOnPath("cand")}`,
-);
+  FROM cand WHERE ${overlayOnPath("cand")}`;
+});
 
 interface TokenRow {
   kind: "l" | "o";

@@ -7,6 +7,7 @@
 import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
 import { carriesTool, toolNeedles } from "../message/tool-parts.js";
+import { onSession, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { leafCte } from "./history.js";
 import { hydrate } from "./media/attachments.js";
@@ -24,11 +25,15 @@ const candidatesSql = statement(
     SELECT seq, parent_seq, depth, content LIKE ANY ($3::text[]) FROM leaf
     UNION ALL
     SELECT m.seq, m.parent_seq, m.depth, m.content LIKE ANY ($3::text[]) FROM path p
-      ${stepTo(t.messages, "m", "p.parent_seq")}
+      ${stepTo(t.messages, "m", "p.parent_seq", sessionScope(t, "$1::text"))}
   ) SELECT seq FROM path WHERE hit ORDER BY depth`,
 );
 
-const contentSql = statement((t) => `SELECT seq, content FROM ${t.messages} WHERE seq = ANY ($1::bigint[])`);
+// `$2` the session in the Citus layout.
+const contentSql = statement(
+  (t) =>
+    `SELECT seq, content FROM ${t.messages} WHERE seq = ANY ($1::bigint[])${onSession(t, null, "$2::text")}`,
+);
 
 /** A LIKE pattern matching any text that holds `needle` (`\` is LIKE's default escape). */
 const containing = (needle: string) => `%${needle.replace(/[\\%_]/g, "\\$&")}%`;
@@ -54,7 +59,7 @@ export async function toolMessages(
     const contents = new Map<string, string>();
     for (const row of await executor.query<{ seq: string | number; content: string }>(
       contentSql(t),
-      [group],
+      [group, ...sessionParam(t, sessionId)],
       true,
     )) {
       contents.set(String(row.seq), row.content);

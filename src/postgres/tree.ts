@@ -7,6 +7,14 @@
  * queries and cached on the session head for the latest leaf.
  */
 
+/**
+ * A predicate naming a walk's session for a message alias (null: unqualified), so that Citus routes the statement
+ * (citus/route.ts `onSession`); none on a single node.
+ */
+export type Scope = (alias: string | null) => string;
+
+const NO_SCOPE: Scope = () => "";
+
 /** SQL expressions for a parent: its seq (NULL = the child is a root), depth, and spine seqs / depths. */
 export interface ParentSql {
   seq: string;
@@ -46,11 +54,12 @@ export function childSql(p: ParentSql): ChildSql {
  * A recursive CTE `name(k, seq, depth, jump_seq, n)`: the spine of every row `anchors` names. `anchors` is a
  * query returning `(k, first)` where `first` is the row's own `jump_seq`; `n` numbers the entries nearest first.
  */
-export function spineCte(messages: string, name: string, anchors: string): string {
+export function spineCte(messages: string, name: string, anchors: string, scope = NO_SCOPE): string {
   return `${name}(k, seq, depth, jump_seq, n) AS (
-    SELECT a.k, j.seq, j.depth, j.jump_seq, 1 FROM (${anchors}) AS a(k, first) JOIN ${messages} j ON j.seq = a.first
+    SELECT a.k, j.seq, j.depth, j.jump_seq, 1 FROM (${anchors}) AS a(k, first) JOIN ${messages} j
+      ON j.seq = a.first${scope("j")}
     UNION ALL
-    SELECT s.k, j.seq, j.depth, j.jump_seq, s.n + 1 FROM ${name} s JOIN ${messages} j ON j.seq = s.jump_seq
+    SELECT s.k, j.seq, j.depth, j.jump_seq, s.n + 1 FROM ${name} s JOIN ${messages} j ON j.seq = s.jump_seq${scope("j")}
   )`;
 }
 
@@ -68,25 +77,29 @@ export function spineArrays(name: string, k: string): { seq: string; depth: stri
  * planner takes the work table for 10 rows): a 1,000-message history of short messages took 110 ms instead of 6.
  * OFFSET 0 keeps the subquery from being merged into the join, so each step is one index probe.
  */
-export function stepTo(messages: string, alias: string, seq: string): string {
-  return `CROSS JOIN LATERAL (SELECT * FROM ${messages} WHERE seq = ${seq} OFFSET 0) ${alias}`;
+export function stepTo(messages: string, alias: string, seq: string, scope = NO_SCOPE): string {
+  return `CROSS JOIN LATERAL (SELECT * FROM ${messages} WHERE seq = ${seq}${scope(null)} OFFSET 0) ${alias}`;
 }
 
 /**
  * A recursive CTE `path(seq, parent_seq)`: the messages from `leaf` (an SQL expression of its seq) up to the root,
  * each step a primary-key probe, depth rows in all.
  */
-export function pathCte(messages: string, leaf: string): string {
-  return `path(seq, parent_seq) AS (SELECT seq, parent_seq FROM ${messages} WHERE seq = ${leaf}
-    UNION ALL SELECT m.seq, m.parent_seq FROM path p ${stepTo(messages, "m", "p.parent_seq")})`;
+export function pathCte(messages: string, leaf: string, scope = NO_SCOPE): string {
+  return `path(seq, parent_seq) AS (SELECT seq, parent_seq FROM ${messages} WHERE seq = ${leaf}${scope(null)}
+    UNION ALL SELECT m.seq, m.parent_seq FROM path p ${stepTo(messages, "m", "p.parent_seq", scope)})`;
 }
 
 /**
  * {@link pathCte} for the active paths of the sessions `sessions` (an SQL expression of a bigint[] of their numbers,
  * NULL for none): each walked from its head's leaf.
  */
-export function activePathsCte(messages: string, heads: string, sessions: string): string {
-  return pathCte(messages, `ANY(ARRAY(SELECT leaf_seq FROM ${heads} WHERE num = ANY(${sessions})))`);
+export function activePathsCte(messages: string, heads: string, sessions: string, scope = NO_SCOPE): string {
+  return pathCte(
+    messages,
+    `ANY(ARRAY(SELECT leaf_seq FROM ${heads} WHERE num = ANY(${sessions})${scope(null)}))`,
+    scope,
+  );
 }
 
 /**
@@ -95,18 +108,24 @@ export function activePathsCte(messages: string, heads: string, sessions: string
  * answer for `k` is the row with `depth = target` (none when the start lies above the target). With `expect`,
  * `anchors` returns `(k, target, start, expect)` and every row carries `expect`, the seq the climb should reach.
  */
-export function ancestorCte(messages: string, name: string, anchors: string, expect = false): string {
+export function ancestorCte(
+  messages: string,
+  name: string,
+  anchors: string,
+  expect = false,
+  scope = NO_SCOPE,
+): string {
   const carried = expect ? "expect, " : "";
   return `${name}(k, target, ${carried}seq, depth, parent_seq, jump_seq, jump_depth) AS (
     SELECT a.k, a.target, ${expect ? "a.expect, " : ""}m.seq, m.depth, m.parent_seq, m.jump_seq, m.jump_depth
-    FROM (${anchors}) AS a(k, target, start${expect ? ", expect" : ""}) JOIN ${messages} m ON m.seq = a.start
+    FROM (${anchors}) AS a(k, target, start${expect ? ", expect" : ""}) JOIN ${messages} m ON m.seq = a.start${scope("m")}
     UNION ALL
     SELECT w.k, w.target, ${expect ? "w.expect, " : ""}m.seq, m.depth, m.parent_seq, m.jump_seq, m.jump_depth
     FROM ${name} w
     -- A plain join, not stepTo: a climb is O(log depth) steps, and the forced probe raised the estimates of the
     -- statements built on it over the JIT threshold (an active-path search of 1,000 forks: 270 against 29 ms).
     JOIN ${messages} m
-      ON m.seq = CASE WHEN w.jump_seq IS NOT NULL AND w.jump_depth >= w.target THEN w.jump_seq ELSE w.parent_seq END
+      ON m.seq = CASE WHEN w.jump_seq IS NOT NULL AND w.jump_depth >= w.target THEN w.jump_seq ELSE w.parent_seq END${scope("m")}
     WHERE w.depth > w.target
   )`;
 }
@@ -116,10 +135,10 @@ export function ancestorCte(messages: string, name: string, anchors: string, exp
  * (session, id) key. A plain join was planned, for want of row estimates, as a scan of the session's messages per
  * compaction (250 overlays on a 1,000-message path: 11 ms of a 16 ms read).
  */
-export function overlayEndpoints(messages: string): string {
+export function overlayEndpoints(messages: string, scope = NO_SCOPE): string {
   const endpoint = (alias: string, id: string) =>
     `CROSS JOIN LATERAL (SELECT seq, parent_seq, depth, tokens, cum_tokens FROM ${messages}
-      WHERE session_num = c.session_num AND id = c.${id} OFFSET 0) ${alias}`;
+      WHERE session_num = c.session_num AND id = c.${id}${scope(null)} OFFSET 0) ${alias}`;
   return `${endpoint("f", "from_message_id")}\n    ${endpoint("t", "to_message_id")}`;
 }
 
@@ -135,23 +154,23 @@ export function overlayEndpoints(messages: string): string {
  * a join of the candidates to a table of the climbs' answers (planned as nested loops over both, the candidates
  * being estimated at one row: 550 ms at 250 nested overlays).
  */
-export function onPathOverlaysCtes(messages: string, leafSeq: string): string {
+export function onPathOverlaysCtes(messages: string, leafSeq: string, scope = NO_SCOPE): string {
   // `i` indexes `ds`, the depths deepest first: the depth this step climbs to. A row at depth ds[i] is an answer,
   // and the next step climbs on to ds[i + 1].
   const next = "CASE WHEN w.depth = x.ds[w.i] THEN w.i + 1 ELSE w.i END";
   // Only depths above the leaf: a climb never comes back down to a deeper one, and would stop there.
   return `depths AS (
     SELECT array_agg(d ORDER BY d DESC) AS ds FROM (SELECT to_depth FROM cand UNION SELECT from_depth FROM cand) AS x(d)
-    WHERE d <= (SELECT depth FROM ${messages} WHERE seq = ${leafSeq})
+    WHERE d <= (SELECT depth FROM ${messages} WHERE seq = ${leafSeq}${scope(null)})
   ),
   climb(i, seq, depth, jump_seq, jump_depth, parent_seq) AS (
     SELECT 1, m.seq, m.depth, m.jump_seq, m.jump_depth, m.parent_seq
-    FROM depths x JOIN ${messages} m ON m.seq = ${leafSeq} WHERE x.ds IS NOT NULL
+    FROM depths x JOIN ${messages} m ON m.seq = ${leafSeq}${scope("m")} WHERE x.ds IS NOT NULL
     UNION ALL
     SELECT n.i, m.seq, m.depth, m.jump_seq, m.jump_depth, m.parent_seq
     FROM climb w CROSS JOIN depths x CROSS JOIN LATERAL (SELECT ${next} AS i) n
     JOIN ${messages} m
-      ON m.seq = CASE WHEN w.jump_seq IS NOT NULL AND w.jump_depth >= x.ds[n.i] THEN w.jump_seq ELSE w.parent_seq END
+      ON m.seq = CASE WHEN w.jump_seq IS NOT NULL AND w.jump_depth >= x.ds[n.i] THEN w.jump_seq ELSE w.parent_seq END${scope("m")}
     WHERE n.i <= cardinality(x.ds) AND w.depth > x.ds[n.i]
   ),
   path_at AS (

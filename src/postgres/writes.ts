@@ -12,11 +12,12 @@ import { utf8Length } from "../runtime/bytes.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
+import { onSession, sessionColumn, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedSearchSql, sessionLexeme, toTsvector } from "./search/fts.js";
-import { childSql, isoSql, spineArrays, spineCte } from "./tree.js";
+import { childSql, isoSql, type Scope, spineArrays, spineCte } from "./tree.js";
 
 interface LockedHead {
   num: string | number;
@@ -39,16 +40,17 @@ async function lockHead(query: Query, t: Tables, sessionId: string): Promise<Loc
  */
 export const refreshHeadSql = statement((t: Tables): string => {
   const spine = spineArrays("sp", "lf.seq");
+  const own = sessionScope(t, "$5::text");
   return `WITH RECURSIVE
-  lf AS (SELECT seq, id, depth, jump_seq, cum_bytes, cum_tokens FROM ${t.messages} WHERE seq = $2::bigint),
-  ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM lf")},
+  lf AS (SELECT seq, id, depth, jump_seq, cum_bytes, cum_tokens FROM ${t.messages} WHERE seq = $2::bigint${own(null)}),
+  ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM lf", own)},
   leaf AS (SELECT lf.*, ${spine.seq} AS sseq, ${spine.depth} AS sdep FROM lf)
   UPDATE ${t.heads} h SET version = h.version + 1, leaf_seq = leaf.seq, leaf_id = leaf.id,
     leaf_depth = COALESCE(leaf.depth, 0), leaf_cum_bytes = COALESCE(leaf.cum_bytes, 0),
     leaf_cum_tokens = COALESCE(leaf.cum_tokens, 0), leaf_spine_seq = COALESCE(leaf.sseq, '{}'),
     leaf_spine_depth = COALESCE(leaf.sdep, '{}'), message_count = h.message_count - $3::integer, updated_at = $4
   FROM (SELECT 1) AS one LEFT JOIN leaf ON true
-  WHERE h.num = $1::bigint`;
+  WHERE h.num = $1::bigint${own("h")}`;
 });
 
 /**
@@ -88,12 +90,13 @@ export async function rewrite(
   const tokens = estimateMessageTokens([message]);
   const hash = contentHash(json);
   const search = toTsvector(messageText(message), sessionLexeme(sessionId));
+  const at9 = sessionScope(t, "$9::text");
   const [old] = await query<{ seq: string; bytes: number; tokens: number; same: boolean }>(
-    `WITH old AS (SELECT seq, bytes, tokens, content_hash FROM ${t.messages} WHERE session_num = $1 AND id = $2),
+    `WITH old AS (SELECT seq, bytes, tokens, content_hash FROM ${t.messages} WHERE session_num = $1 AND id = $2${at9(null)}),
      upd AS (UPDATE ${t.messages} m SET content = $3, role = $4, bytes = $5, tokens = $6,
          search = ${ownedSearchSql("$7::tsvector", t.sessions, "$9::text")},
          content_hash = $8
-       FROM old WHERE m.seq = old.seq AND old.content_hash IS DISTINCT FROM $8)
+       FROM old WHERE m.seq = old.seq AND old.content_hash IS DISTINCT FROM $8${at9("m")})
      SELECT seq, bytes, tokens, content_hash IS NOT DISTINCT FROM $8 AS same FROM old`,
     [num, message.id, json, message.role, bytes, tokens, search, hash, sessionId],
   );
@@ -103,18 +106,19 @@ export async function rewrite(
   const tokenDelta = tokens - Number(old.tokens);
   if (byteDelta === 0 && tokenDelta === 0) return { result: { updated: true }, seq: old.seq };
   // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
+  const at6 = sessionScope(t, "$6::text");
   await query(
     `WITH RECURSIVE sub(seq) AS (
-       SELECT $1::bigint UNION ALL ${childrenOf("sub", t.messages)}
+       SELECT $1::bigint UNION ALL ${childrenOf("sub", t.messages, at6)}
      ), shifted AS (
        UPDATE ${t.messages} SET cum_bytes = cum_bytes + $2, cum_tokens = cum_tokens + $3
-       WHERE seq IN (SELECT seq FROM sub) RETURNING seq
+       WHERE seq IN (SELECT seq FROM sub)${at6(null)} RETURNING seq
      )
      UPDATE ${t.heads} SET version = version + 1, updated_at = $5,
        leaf_cum_bytes = leaf_cum_bytes + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $2 ELSE 0 END,
        leaf_cum_tokens = leaf_cum_tokens + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $3 ELSE 0 END
-     WHERE num = $4`,
-    [old.seq, byteDelta, tokenDelta, num, new Date().toISOString()],
+     WHERE num = $4${at6(null)}`,
+    [old.seq, byteDelta, tokenDelta, num, new Date().toISOString(), ...sessionParam(t, sessionId)],
   );
   return { result: { updated: true }, seq: old.seq };
 }
@@ -122,19 +126,20 @@ export async function rewrite(
 // Deletes the rows, re-attaches each surviving child to its nearest surviving ancestor (chains of deleted
 // neighbours included) and drops overlays with a deleted endpoint. Returns the re-attached rows.
 const spliceSql = statement((t: Tables): string => {
+  const own = sessionScope(t, "$4::text");
   return `WITH RECURSIVE
-  del AS (SELECT seq, parent_seq, id FROM ${t.messages} WHERE session_num = $1 AND id = ANY($2::text[])),
+  del AS (SELECT seq, parent_seq, id FROM ${t.messages} WHERE session_num = $1 AND id = ANY($2::text[])${own(null)}),
   up(seq, cur) AS (
     SELECT seq, parent_seq FROM del UNION ALL SELECT u.seq, d.parent_seq FROM up u JOIN del d ON d.seq = u.cur
   ),
   target AS (SELECT seq, cur FROM up WHERE cur IS NULL OR cur NOT IN (SELECT seq FROM del)),
   moved AS (
     UPDATE ${t.messages} c SET parent_seq = target.cur FROM target
-    WHERE c.parent_seq = target.seq AND c.seq NOT IN (SELECT seq FROM del) RETURNING c.seq
+    WHERE c.parent_seq = target.seq AND c.seq NOT IN (SELECT seq FROM del)${own("c")} RETURNING c.seq
   ),
-  gone AS (DELETE FROM ${t.messages} m USING del WHERE m.seq = del.seq RETURNING m.seq),
+  gone AS (DELETE FROM ${t.messages} m USING del WHERE m.seq = del.seq${own("m")} RETURNING m.seq),
   dropped AS (
-    DELETE FROM ${t.compactions} WHERE session_num = $1
+    DELETE FROM ${t.compactions} WHERE session_num = $1${own(null)}
       AND (from_message_id IN (SELECT id FROM del) OR to_message_id IN (SELECT id FROM del))
   )
   SELECT (SELECT array_agg(seq) FROM moved) AS moved, (SELECT count(*) FROM gone) AS gone,
@@ -150,27 +155,29 @@ const rebuildSql = statement((t: Tables): string => {
   const spine = spineArrays("tsp", "tops.seq");
   const anchor = childSql({ seq: "p.seq", depth: "p.depth", spineSeq: "a.psseq", spineDepth: "a.psdep" });
   const step = childSql({ seq: "b.seq", depth: "b.depth", spineSeq: "b.sseq", spineDepth: "b.sdep" });
+  const own = sessionScope(t, "$2::text");
   return `WITH RECURSIVE
-  d(seq) AS (SELECT unnest($1::bigint[]) UNION ${childrenOf("d", t.messages)}),
+  d(seq) AS (SELECT unnest($1::bigint[]) UNION ${childrenOf("d", t.messages, own)}),
   tops AS (
     SELECT r.seq, r.parent_seq FROM ${t.messages} r
-    WHERE r.seq = ANY($1::bigint[]) AND (r.parent_seq IS NULL OR r.parent_seq NOT IN (SELECT seq FROM d))
+    WHERE r.seq = ANY($1::bigint[]) AND (r.parent_seq IS NULL OR r.parent_seq NOT IN (SELECT seq FROM d))${own("r")}
   ),
-  ${spineCte(t.messages, "tsp", `SELECT tops.seq, p.jump_seq FROM tops JOIN ${t.messages} p ON p.seq = tops.parent_seq`)},
+  ${spineCte(t.messages, "tsp", `SELECT tops.seq, p.jump_seq FROM tops JOIN ${t.messages} p ON p.seq = tops.parent_seq${own("p")}`, own)},
   anchors AS (SELECT tops.seq, tops.parent_seq, ${spine.seq} AS psseq, ${spine.depth} AS psdep FROM tops),
   rb(seq, depth, jump_seq, jump_depth, sseq, sdep, cum_bytes, cum_tokens) AS (
     SELECT r.seq, ${anchor.depth}, ${anchor.jumpSeq}, ${anchor.jumpDepth}, ${anchor.spineSeq}, ${anchor.spineDepth},
       COALESCE(p.cum_bytes, 0) + r.bytes, COALESCE(p.cum_tokens, 0) + r.tokens
-    FROM anchors a JOIN ${t.messages} r ON r.seq = a.seq LEFT JOIN ${t.messages} p ON p.seq = a.parent_seq
+    FROM anchors a JOIN ${t.messages} r ON r.seq = a.seq${own("r")}
+      LEFT JOIN ${t.messages} p ON p.seq = a.parent_seq${own("p")}
     UNION ALL
     SELECT c.seq, ${step.depth}, ${step.jumpSeq}, ${step.jumpDepth}, ${step.spineSeq}, ${step.spineDepth},
       b.cum_bytes + c.bytes, b.cum_tokens + c.tokens
     FROM rb b CROSS JOIN LATERAL
-      (SELECT m.seq, m.bytes, m.tokens FROM ${t.messages} m WHERE m.parent_seq = b.seq OFFSET 0) c
+      (SELECT m.seq, m.bytes, m.tokens FROM ${t.messages} m WHERE m.parent_seq = b.seq${own("m")} OFFSET 0) c
   )
   UPDATE ${t.messages} m SET depth = rb.depth, jump_seq = rb.jump_seq, jump_depth = rb.jump_depth,
     cum_bytes = rb.cum_bytes, cum_tokens = rb.cum_tokens
-  FROM rb WHERE m.seq = rb.seq`;
+  FROM rb WHERE m.seq = rb.seq${own("m")}`;
 });
 
 /**
@@ -179,20 +186,25 @@ const rebuildSql = statement((t: Tables): string => {
  * table had no statistics yet (a new store): an update or delete high up a 3,000-message path took ~1-2 s
  * instead of ~0.1. `OFFSET 0` keeps the lateral subquery from being flattened back into that join.
  */
-function childrenOf(walk: string, messages: string): string {
+function childrenOf(walk: string, messages: string, scope: Scope): string {
   // The same lateral form is the step of rebuildSql's walk, which carries more columns.
   return `SELECT c.seq FROM ${walk} w CROSS JOIN LATERAL
-    (SELECT m.seq FROM ${messages} m WHERE m.parent_seq = w.seq OFFSET 0) c`;
+    (SELECT m.seq FROM ${messages} m WHERE m.parent_seq = w.seq${scope("m")} OFFSET 0) c`;
 }
 
-/** The newest childless row of session `$1`; runs only when the tip itself is gone, so one scan is fine. */
+/**
+ * The newest childless row of session `$1` (`$2` its id in the Citus layout); runs only when the tip itself is
+ * gone, so one scan is fine.
+ */
 export const newestLeafSql = statement((t: Tables): string => {
-  return `SELECT max(m.seq) AS seq FROM ${t.messages} m WHERE m.session_num = $1
-    AND NOT EXISTS (SELECT 1 FROM ${t.messages} c WHERE c.parent_seq = m.seq)`;
+  const own = sessionScope(t, "$2::text");
+  return `SELECT max(m.seq) AS seq FROM ${t.messages} m WHERE m.session_num = $1${own("m")}
+    AND NOT EXISTS (SELECT 1 FROM ${t.messages} c WHERE c.parent_seq = m.seq${own("c")})`;
 });
 
 /** Deletes messages and splices their children onto their parents; the tip moves only if it was deleted. */
 export async function deleteRows(executor: Executor, t: Tables, sessionId: string, ids: readonly string[]) {
+  const own = sessionParam(t, sessionId);
   await executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
     if (!head) return;
@@ -200,14 +212,14 @@ export async function deleteRows(executor: Executor, t: Tables, sessionId: strin
       moved: (string | number)[] | null;
       gone: string | number;
       leaf_gone: boolean;
-    }>(spliceSql(t), [head.num, [...new Set(ids)], head.leaf_seq]);
+    }>(spliceSql(t), [head.num, [...new Set(ids)], head.leaf_seq, ...own]);
     const gone = Number(result?.gone ?? 0);
     if (!result || gone === 0) return;
-    if (result.moved && result.moved.length > 0) await query(rebuildSql(t), [result.moved]);
+    if (result.moved && result.moved.length > 0) await query(rebuildSql(t), [result.moved, ...own]);
     let leaf = head.leaf_seq;
     if (result.leaf_gone)
-      leaf = (await query<{ seq: string | null }>(newestLeafSql(t), [head.num]))[0]?.seq ?? null;
-    await query(refreshHeadSql(t), [head.num, leaf, gone, new Date().toISOString()]);
+      leaf = (await query<{ seq: string | null }>(newestLeafSql(t), [head.num, ...own]))[0]?.seq ?? null;
+    await query(refreshHeadSql(t), [head.num, leaf, gone, new Date().toISOString(), ...own]);
   });
 }
 
@@ -216,13 +228,15 @@ export async function clearRows(executor: Executor, t: Tables, sessionId: string
   await executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
     if (!head) return;
+    const own = sessionScope(t, "$3::text");
     await query(
-      `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $1), c AS (DELETE FROM ${t.compactions} WHERE session_num = $1)
+      `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $1${own(null)}),
+         c AS (DELETE FROM ${t.compactions} WHERE session_num = $1${own(null)})
        UPDATE ${t.heads} SET version = version + 1, leaf_seq = NULL, leaf_id = NULL, leaf_depth = 0,
          leaf_cum_bytes = 0, leaf_cum_tokens = 0, leaf_spine_seq = '{}', leaf_spine_depth = '{}',
          message_count = 0, updated_at = $2
-       WHERE num = $1`,
-      [head.num, new Date().toISOString()],
+       WHERE num = $1${own(null)}`,
+      [head.num, new Date().toISOString(), ...sessionParam(t, sessionId)],
     );
   });
 }
@@ -238,14 +252,15 @@ export async function insertCompaction(
   compaction: StoredCompaction,
 ): Promise<void> {
   const summary = encodeContent(compaction.summary);
+  const own = sessionColumn(t, "$1");
   await executor.query(
     `WITH h AS (
        INSERT INTO ${t.heads} AS h (session_id, created_at, updated_at) VALUES ($1, $7, $7)
        ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at RETURNING h.num
      )
      INSERT INTO ${t.compactions} (session_num, id, summary, summary_json, from_message_id, to_message_id, details,
-       created_at)
-     SELECT h.num, $2, $3, $8, $4, $5, $6, $7 FROM h`,
+       created_at${own.column})
+     SELECT h.num, $2, $3, $8, $4, $5, $6, $7${own.value} FROM h`,
     [
       sessionId,
       compaction.id,
@@ -268,7 +283,8 @@ export async function listCompactions(
   const rows = await executor.query<StoredCompactionRow>(
     `SELECT c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
        ${isoSql("c.created_at")} AS created_at
-     FROM ${t.compactions} c JOIN ${t.heads} h ON h.num = c.session_num WHERE h.session_id = $1 ORDER BY c.seq`,
+     FROM ${t.compactions} c JOIN ${t.heads} h ON h.num = c.session_num${onSession(t, "c", "h.session_id")}
+     WHERE h.session_id = $1 ORDER BY c.seq`,
     [sessionId],
   );
   return rows.map(fromCompactionRow);

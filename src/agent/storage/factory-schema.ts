@@ -41,6 +41,7 @@ const POSTGRES = {
   prepare: 1,
   queryLimits: 1,
   changeLog: 1,
+  distributed: 1,
 } as const satisfies Record<keyof PostgresSessionStorageOptions, 1>;
 const REDIS = { prefix: 1 } as const satisfies Record<keyof RedisSessionStorageOptions, 1>;
 

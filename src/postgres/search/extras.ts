@@ -9,6 +9,7 @@ import { storedMessageText } from "../../message/text.js";
 import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
+import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";
@@ -51,6 +52,9 @@ async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHi
   // nested overlays ~45 ms, and reading every overlay's endpoints first was about half of such a search.
   // Sessions known to have no overlay (the page read says so) need no look-up.
   let unmarked = hits.filter((hit) => hit.overlaid !== false);
+  // In the Citus layout a search has one session (search.ts): its statements name it (the last parameter).
+  const first = hits[0]?.candidate.sessionId;
+  const own = t.distributed && first !== undefined ? [first] : [];
   // Each session's overlays older than the last one read (null: from the newest). By seq, not by offset: an overlay
   // deleted between the two reads would otherwise shift an unread one into the first read's range.
   let sessions = new Map<number, number | null>(unmarked.map((hit) => [hit.candidate.sessionNum, null]));
@@ -58,11 +62,11 @@ async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHi
     if (sessions.size === 0) return;
     const batch = await executor.query<OverlayRow>(
       overlaysSql(t),
-      [[...sessions.keys()], [...sessions.values()], limit],
+      [[...sessions.keys()], [...sessions.values()], limit, ...own],
       true,
     );
     if (batch.length === 0) return;
-    await markWith(executor, t, unmarked, batch.filter(hasEndpoints));
+    await markWith(executor, t, unmarked, batch.filter(hasEndpoints), own);
     unmarked = unmarked.filter((hit) => hit.result.compactedBy === undefined);
     // Only a session whose first read was full can have older overlays; the batch is newest first.
     const read = new Map<number, { count: number; oldest: number }>();
@@ -81,17 +85,20 @@ async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHi
  * seq `$2` names for it (null: the newest). An overlay whose endpoint is gone comes with null depths (it covers
  * nothing), so the rows still count a session's overlays.
  */
-const overlaysSql = (t: Tables) =>
-  `SELECT o.id, o.seq::float8 AS seq, o.session_num::float8 AS "sessionNum", f.seq::float8 AS "fromSeq",
+const overlaysSql = (t: Tables) => {
+  const own = sessionScope(t, "$4::text");
+  return `SELECT o.id, o.seq::float8 AS seq, o.session_num::float8 AS "sessionNum", f.seq::float8 AS "fromSeq",
      f.depth AS "fromDepth", e.seq::float8 AS "toSeq", e.depth AS "toDepth"
    FROM unnest($1::bigint[], $2::bigint[]) s(num, before)
    CROSS JOIN LATERAL (
      SELECT seq, id, session_num, from_message_id, to_message_id FROM ${t.compactions} c
-     WHERE c.session_num = s.num AND (s.before IS NULL OR c.seq < s.before) ORDER BY c.seq DESC LIMIT $3::integer
+     WHERE c.session_num = s.num AND (s.before IS NULL OR c.seq < s.before)${own("c")}
+     ORDER BY c.seq DESC LIMIT $3::integer
    ) o
-   LEFT JOIN ${t.messages} f ON f.session_num = o.session_num AND f.id = o.from_message_id
-   LEFT JOIN ${t.messages} e ON e.session_num = o.session_num AND e.id = o.to_message_id
+   LEFT JOIN ${t.messages} f ON f.session_num = o.session_num AND f.id = o.from_message_id${own("f")}
+   LEFT JOIN ${t.messages} e ON e.session_num = o.session_num AND e.id = o.to_message_id${own("e")}
    ORDER BY o.seq DESC`;
+};
 
 /** Overlays checked first for every hit (see markOverlays). */
 const FIRST_OVERLAYS = 8;
@@ -106,6 +113,7 @@ async function markWith(
   t: Tables,
   hits: readonly PageHit[],
   overlays: readonly Overlay[],
+  own: readonly string[],
 ): Promise<void> {
   const anchors: [target: number, start: number][] = [];
   const anchorOf = new Map<string, number>();
@@ -138,9 +146,11 @@ async function markWith(
       t.messages,
       "anc",
       "SELECT * FROM unnest($1::bigint[], $2::integer[], $3::bigint[])",
+      false,
+      sessionScope(t, "$4::text"),
     )}
      SELECT k::float8 AS k, seq::float8 AS seq FROM anc WHERE depth = target`,
-    [anchors.map((_, k) => k), anchors.map((a) => a[0]), anchors.map((a) => a[1])],
+    [anchors.map((_, k) => k), anchors.map((a) => a[0]), anchors.map((a) => a[1]), ...own],
   );
   const found = new Map(rows.map((row) => [Number(row.k), Number(row.seq)]));
   // Newest overlay first (the statement's order), so the first covering one is the mark.

@@ -6,6 +6,7 @@
 import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
+import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { ancestorCte, isoSql, pathCte } from "../tree.js";
@@ -38,23 +39,48 @@ export interface PageHit {
 // once and looked up (a hashed subplan): an EXISTS over the climbs per row was estimated at ~3.8M, so the server
 // JIT-compiled it, and ran it as a rescan per row: 277 against 17 ms for 2,000 candidates of a session with 1,000
 // forks (the JIT was most of it: 34 ms with jit off).
+// In the Citus layout `$2` is the session of every seq (bySession runs a statement per session).
 function onPathSql(t: Tables): string {
+  const own = sessionScope(t, "$2::text");
   return `WITH RECURSIVE
   hits AS (
     SELECT m.seq, m.depth, h.leaf_seq FROM unnest($1::bigint[]) s(seq)
-    JOIN ${t.messages} m ON m.seq = s.seq JOIN ${t.heads} h ON h.num = m.session_num
+    JOIN ${t.messages} m ON m.seq = s.seq${own("m")} JOIN ${t.heads} h ON h.num = m.session_num${own("h")}
   ),
-  ${ancestorCte(t.messages, "anc", "SELECT seq, depth, leaf_seq FROM hits WHERE leaf_seq IS NOT NULL")},
+  ${ancestorCte(t.messages, "anc", "SELECT seq, depth, leaf_seq FROM hits WHERE leaf_seq IS NOT NULL", false, own)},
   found AS (SELECT k FROM anc WHERE depth = target AND seq = k)
   SELECT hits.seq::float8 AS seq, hits.seq IN (SELECT k FROM found) AS on_path FROM hits`;
 }
 
 // $1 leaf seqs: every message on their paths (each path walked once, depth rows).
 const pathsSql = (t: Tables) =>
-  `WITH RECURSIVE ${pathCte(t.messages, "ANY($1::bigint[])")} SELECT seq::float8 AS seq FROM path`;
+  `WITH RECURSIVE ${pathCte(t.messages, "ANY($1::bigint[])", sessionScope(t, "$2::text"))} SELECT seq::float8 AS seq FROM path`;
+
+/**
+ * Runs `sql` on the seqs of `items`: once on a single node; in the Citus layout once per session (`$2`), so each
+ * statement is routed to the shard that holds it (at most one a hit's session: bounded by the page).
+ */
+async function bySession<R>(
+  executor: Executor,
+  t: Tables,
+  sql: string,
+  items: readonly { seq: number; sessionId: string }[],
+  prepare = false,
+): Promise<R[]> {
+  if (!t.distributed) return executor.query<R>(sql, [items.map((i) => i.seq)], prepare);
+  const groups = new Map<string, number[]>();
+  for (const { seq, sessionId } of items) groups.set(sessionId, [...(groups.get(sessionId) ?? []), seq]);
+  const rows: R[] = [];
+  for (const [sessionId, seqs] of groups)
+    rows.push(...(await executor.query<R>(sql, [seqs, sessionId], prepare)));
+  return rows;
+}
 
 /** What onPathOf needs of a message: where it lies, and its session's leaf. */
-export type PathCandidate = Pick<Candidate, "seq" | "depth" | "leafSeq" | "leafDepth" | "branched">;
+export type PathCandidate = Pick<
+  Candidate,
+  "seq" | "depth" | "leafSeq" | "leafDepth" | "branched" | "sessionId"
+>;
 
 /**
  * Whether each candidate lies on its session's active path (a statement for the climbs and one for the paths read
@@ -68,34 +94,36 @@ export async function onPathOf(
   const onPath = new Map<number, boolean>();
   // Only a message no deeper than its session's leaf needs a look: the turns of a long abandoned branch mostly lie
   // below it, and climbing for thousands of them cost a search ~0.1 s at 100,000 messages.
-  const byLeaf = new Map<number, { depth: number; seqs: number[] }>();
+  const byLeaf = new Map<number, { depth: number; seqs: number[]; sessionId: string }>();
   for (const c of candidates) {
     if (c.leafSeq === null) onPath.set(c.seq, false);
     else if (!c.branched) onPath.set(c.seq, true);
     else if (c.depth > c.leafDepth) onPath.set(c.seq, false);
     else {
       const leaf = byLeaf.get(c.leafSeq);
-      if (leaf === undefined) byLeaf.set(c.leafSeq, { depth: c.leafDepth, seqs: [c.seq] });
+      if (leaf === undefined)
+        byLeaf.set(c.leafSeq, { depth: c.leafDepth, seqs: [c.seq], sessionId: c.sessionId });
       else leaf.seqs.push(c.seq);
     }
   }
   // A climb costs ~log2(depth) rows, the whole path depth rows: a path is read once where its session's candidates
   // are many for it (as SQLite's onPaths does): an active-branch search of a 300-message path with 1,000 forks at
   // one message (2,000 candidates off the path) took 34 ms with a climb each, 16 ms so.
-  const climbs: number[] = [];
-  const walks: number[] = [];
-  for (const [leaf, { depth, seqs }] of byLeaf) {
-    if (seqs.length * Math.log2(depth + 2) > depth + 1) walks.push(leaf);
-    else climbs.push(...seqs);
+  const climbs: { seq: number; sessionId: string }[] = [];
+  const walks: { seq: number; sessionId: string }[] = [];
+  for (const [leaf, { depth, seqs, sessionId }] of byLeaf) {
+    if (seqs.length * Math.log2(depth + 2) > depth + 1) walks.push({ seq: leaf, sessionId });
+    else climbs.push(...seqs.map((seq) => ({ seq, sessionId })));
   }
   if (walks.length > 0) {
     const path = new Set(
-      (await executor.query<{ seq: number }>(pathsSql(t), [walks])).map((r) => Number(r.seq)),
+      (await bySession<{ seq: number }>(executor, t, pathsSql(t), walks)).map((r) => Number(r.seq)),
     );
-    for (const leaf of walks) for (const seq of byLeaf.get(leaf)?.seqs ?? []) onPath.set(seq, path.has(seq));
+    for (const leaf of walks)
+      for (const seq of byLeaf.get(leaf.seq)?.seqs ?? []) onPath.set(seq, path.has(seq));
   }
   if (climbs.length === 0) return onPath;
-  const rows = await executor.query<{ seq: number; on_path: boolean }>(onPathSql(t), [climbs]);
+  const rows = await bySession<{ seq: number; on_path: boolean }>(executor, t, onPathSql(t), climbs);
   for (const row of rows) onPath.set(Number(row.seq), row.on_path);
   return onPath;
 }
@@ -110,11 +138,14 @@ export async function readPage(
   if (candidates.length === 0) return [];
   // Prepared: the plan does not depend on the seqs. Whether a hit's session has overlays comes along (an index
   // probe per hit), so a search of sessions without any needs no statement to mark its hits (extras.ts).
-  const rows = await executor.query<PageRow>(
+  const own = sessionScope(t, "$2::text");
+  const rows = await bySession<PageRow>(
+    executor,
+    t,
     `SELECT m.seq::float8 AS seq, m.id, m.content, ${isoSql("m.created_at")} AS created_at,
-       EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = m.session_num) AS overlaid
-     FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq`,
-    [candidates.map((c) => c.seq)],
+       EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = m.session_num${own("c")}) AS overlaid
+     FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq${own("m")}`,
+    candidates,
     true,
   );
   const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));

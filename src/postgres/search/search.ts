@@ -7,6 +7,7 @@
  */
 
 import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
+import { SessionError } from "../../errors.js";
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
 import { rankedHits } from "../../search/hits.js";
@@ -15,6 +16,7 @@ import { outsideSessions, type SearchPlan, searchPlan } from "../../search/optio
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
@@ -35,11 +37,13 @@ const NEEDS_CLIMB = `leaf_seq IS NOT NULL AND message_count <> leaf_depth + 1 AN
 // $1 tsquery, $2 session id or NULL, $3 how many ranked hits to return, $4 whether only active-path hits count,
 // $5 roles, $6 since, $7 until, $8 session ids, $9 sessions (numbers) whose matches must lie on their active path
 // (each NULL: no filter; each path is walked once, depth rows).
+// In the Citus layout only a search of one session runs (searchMessages): every table reference names $2.
 function searchSql(t: Tables): string {
+  const own = sessionScope(t, "$2::text");
   return `WITH RECURSIVE
-  ${activePathsCte(t.messages, t.heads, "$9::bigint[]")},
+  ${activePathsCte(t.messages, t.heads, "$9::bigint[]", own)},
   cand AS (
-    SELECT seq, search FROM ${t.messages} WHERE search @@ $1::tsquery
+    SELECT seq, search FROM ${t.messages} WHERE search @@ $1::tsquery${own(null)}
       AND ($5::text[] IS NULL OR role = ANY($5::text[]))
       AND ($6::timestamptz IS NULL OR created_at >= $6::timestamptz)
       AND ($7::timestamptz IS NULL OR created_at < $7::timestamptz)
@@ -51,10 +55,10 @@ function searchSql(t: Tables): string {
   hits AS (
     SELECT r.seq, r.rank, m.id, m.role, m.content, m.depth, ${isoSql("m.created_at")} AS created_at,
       h.session_id, h.leaf_seq, h.num AS session_num, h.message_count, h.leaf_depth
-    FROM ranked r JOIN ${t.messages} m ON m.seq = r.seq JOIN ${t.heads} h ON h.num = m.session_num
+    FROM ranked r JOIN ${t.messages} m ON m.seq = r.seq${own("m")} JOIN ${t.heads} h ON h.num = m.session_num${own("h")}
     WHERE $2::text IS NULL OR h.session_id = $2::text
   ),
-  ${ancestorCte(t.messages, "anc", `SELECT seq, depth, leaf_seq FROM hits WHERE ${NEEDS_CLIMB}`)},
+  ${ancestorCte(t.messages, "anc", `SELECT seq, depth, leaf_seq FROM hits WHERE ${NEEDS_CLIMB}`, false, own)},
   found AS (SELECT k FROM anc WHERE depth = target AND seq = k),
   flagged AS (SELECT hits.*, leaf_seq IS NOT NULL AND (NOT (${NEEDS_CLIMB}) OR seq IN (SELECT k FROM found))
     AND depth <= leaf_depth AS on_path FROM hits)
@@ -98,6 +102,12 @@ export async function searchMessages(
   // An owner is one more lexeme ANDed inside the index (fts.ts), as a session is, and a condition of the vector read.
   const plan = searchPlan(options);
   if (typeof query !== "string") return [];
+  if (t.distributed && plan.sessionId === undefined) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      "On the Citus layout only a search of one session (sessionId) runs yet: a search across sessions is not routed",
+    );
+  }
   const hits =
     plan.match === "any"
       ? await recallSearch(executor, t, query, plan, limits, vectors)

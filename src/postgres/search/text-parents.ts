@@ -12,13 +12,19 @@
  * ~300,000 for 4,000 of them, and the server JIT-compiled the statement (+30 ms).
  */
 import { TEXTLESS_RUN } from "../../search/rank.js";
+import type { Scope } from "../tree.js";
 
 /**
  * CTEs over `cand(seq, parent_seq)`: `text_walk`, and `text_parent(p, seq)`: for each parent p without searchable
  * text, the ancestor its children link to (NULL: none). `candidatesHaveText`: every row of `cand` matches a term, so
  * a parent in `cand` has text and is not read.
  */
-export function textParentsCte(messages: string, heads: string, candidatesHaveText: boolean): string {
+export function textParentsCte(
+  messages: string,
+  heads: string,
+  candidatesHaveText: boolean,
+  scope: Scope = () => "",
+): string {
   const parents = candidatesHaveText
     ? "SELECT parent_seq FROM cand WHERE parent_seq NOT IN (SELECT seq FROM cand)"
     : "SELECT parent_seq FROM cand";
@@ -26,17 +32,19 @@ export function textParentsCte(messages: string, heads: string, candidatesHaveTe
   // session, holds one. Uncorrelated, so the server checks it once and, when false, reads no parent at all. Each
   // parent is read by its key (the lateral read): offered the index of messages without text, the planner scanned
   // all of them and kept the parents among them.
-  const gate = `EXISTS (SELECT 1 FROM ${messages} x WHERE x.search IS NULL
+  const gate = `EXISTS (SELECT 1 FROM ${messages} x WHERE x.search IS NULL${scope("x")}
     AND ($4::text IS NULL OR x.session_num = (SELECT num FROM ${heads} WHERE session_id = $4::text)))`;
   // Row n of a walk is the nth row up from p; it goes on from a row without text while n <= TEXTLESS_RUN, so the
   // row it ends on has text (the link), or is the root or the run's last row without (no link).
   return `text_walk(p, seq, parent_seq, textless, n) AS (
     SELECT q.seq, q.seq, q.parent_seq, true, 1 FROM unnest(ARRAY(${parents})) p(seq)
-      CROSS JOIN LATERAL (SELECT seq, parent_seq FROM ${messages} WHERE seq = p.seq AND search IS NULL OFFSET 0) q
+      CROSS JOIN LATERAL (SELECT seq, parent_seq FROM ${messages} WHERE seq = p.seq AND search IS NULL${scope(null)}
+        OFFSET 0) q
       WHERE ${gate}
     UNION ALL
     SELECT w.p, q.seq, q.parent_seq, q.search IS NULL, w.n + 1 FROM text_walk w
-      CROSS JOIN LATERAL (SELECT seq, parent_seq, search FROM ${messages} WHERE seq = w.parent_seq OFFSET 0) q
+      CROSS JOIN LATERAL (SELECT seq, parent_seq, search FROM ${messages} WHERE seq = w.parent_seq${scope(null)}
+        OFFSET 0) q
     WHERE w.textless AND w.n <= ${TEXTLESS_RUN}
   ),
   text_parent(p, seq) AS (SELECT p, max(seq) FILTER (WHERE NOT textless) FROM text_walk GROUP BY p)`;

@@ -53,8 +53,10 @@ export async function offPathOf(
     num: number;
     leaf_seq: number | null;
     leaf_depth: number;
+    session_id: string;
   }>(
-    `SELECT m.seq::float8 AS seq, m.depth, h.num::float8 AS num, h.leaf_seq::float8 AS leaf_seq, h.leaf_depth
+    `SELECT m.seq::float8 AS seq, m.depth, h.num::float8 AS num, h.leaf_seq::float8 AS leaf_seq, h.leaf_depth,
+       h.session_id
      FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq JOIN ${t.heads} h ON h.num = m.session_num
      WHERE h.leaf_seq IS NULL OR h.message_count <> h.leaf_depth + 1`,
     [seqs],
@@ -67,6 +69,7 @@ export async function offPathOf(
     leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
     leafDepth: Number(row.leaf_depth),
     branched: true,
+    sessionId: row.session_id,
   }));
   const onPath = await onPathOf(executor, t, messages);
   const off = new Map<number, BranchedSession>();

@@ -1,0 +1,134 @@
+// The storage contract and the routing proof on a Citus cluster (docs/POSTGRES.md, "Past one server"): the store
+// opened on the coordinator with `distributed: true`. One distributed schema for the whole file, emptied between
+// tests: distributing tables costs seconds.
+import assert from "node:assert/strict";
+import { after, describe, it, test } from "node:test";
+import { PostgresStore } from "../src/postgres/index.js";
+import { tableNames } from "../src/postgres/schema.js";
+import { ids, msg } from "../src/testing/contract/harness.js";
+import { runProviderContract } from "../src/testing/index.js";
+import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";
+import { dropSchema } from "./fixtures/postgres-db.js";
+
+/** node:test, injected into the contract suite as a user's runner would be. */
+const runner = { describe, it };
+
+// Per process, so two runs at once (two checkouts, one cluster) never drop each other's tables.
+const SCHEMA = `agent_session_citus_${process.pid}`;
+const unavailable = await citusUnavailable();
+
+if (unavailable) {
+  console.log(`Skipping the Citus tests: ${unavailable}`);
+  test("citus", { skip: unavailable }, () => undefined);
+} else {
+  const pool = citusPool();
+  const options = { schema: SCHEMA, distributed: true };
+  const t = tableNames(options);
+  await dropSchema(pool, SCHEMA);
+  await PostgresStore.open(pool, options);
+  after(async () => {
+    await dropSchema(pool, SCHEMA);
+    await pool.end();
+  });
+
+  // The whole contract on the cluster does not pass yet (docs/POSTGRES.md, "Past one server": explicit-parent
+  // appends, searches across sessions, attachments, transfers and the change log are not routed), so it runs
+  // only when asked for; the routing tests below always run.
+  if (process.env.AGENT_SESSION_CITUS_CONTRACT === "1") {
+    runProviderContract(runner, {
+      name: `citus (${CITUS_URL})`,
+      create: async (policy) => {
+        await emptyAll(pool, t);
+        return new PostgresStore(pool, { ...options, ...policy });
+      },
+      reopen: async (store) => {
+        await store.close();
+        return PostgresStore.open(pool, options);
+      },
+    });
+  } else {
+    console.log("The storage contract on Citus runs with AGENT_SESSION_CITUS_CONTRACT=1 (not yet passing)");
+  }
+
+  /**
+   * The plans of the statements `run` sends, as the coordinator's EXPLAIN prints them: each statement is logged
+   * through a pool whose `query` records it, then explained with its parameters on a connection of its own.
+   */
+  async function plansOf(run: (store: PostgresStore) => Promise<void>): Promise<string[]> {
+    const sent: { text: string; values: unknown[] }[] = [];
+    const recording = {
+      query: (text: string, values?: unknown[]) => {
+        sent.push({ text, values: values ?? [] });
+        return pool.query(text, values);
+      },
+    };
+    await run(new PostgresStore(recording as never, { ...options, prepare: false }));
+    const plans: string[] = [];
+    for (const { text, values } of sent) {
+      if (!/agent_messages|agent_session_heads|agent_compactions/.test(text)) continue;
+      const client = await pool.connect();
+      try {
+        // Explained in a transaction rolled back: EXPLAIN of a writing statement plans it without running it,
+        // but Citus runs a plan's subplans, so nothing is left either way.
+        await client.query("BEGIN");
+        const { rows } = await client.query(`EXPLAIN (COSTS OFF) ${text}`, values);
+        plans.push(rows.map((r: { "QUERY PLAN": string }) => r["QUERY PLAN"]).join("\n"));
+      } finally {
+        await client.query("ROLLBACK");
+        client.release();
+      }
+    }
+    return plans;
+  }
+
+  /** Every task count a plan prints (one per distributed scan and subplan). */
+  const taskCounts = (plan: string) => [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1]));
+
+  describe("citus: one session's work runs on one shard", () => {
+    test("a history read and a search of one session are each one statement of one task", async () => {
+      await emptyAll(pool, t);
+      const store = new PostgresStore(pool, options);
+      for (const name of ["a", "b", "c"]) {
+        const chat = store.session(name);
+        for (let i = 0; i < 5; i++)
+          await chat.appendMessage(msg(`${name}${i}`, `routing proof ${name} ${i}`));
+      }
+      assert.deepEqual(ids(await store.session("b").getHistory()), ["b0", "b1", "b2", "b3", "b4"]);
+      const history = await plansOf(async (s) => void (await s.session("b").getHistory()));
+      assert.equal(history.length, 1, history.join("\n---\n"));
+      assert.deepEqual(taskCounts(history[0]!), [1], history[0]);
+      assert.doesNotMatch(history[0]!, /Distributed Subplan/, history[0]);
+
+      const hits = await store.searchMessages("routing proof", { sessionId: "b" });
+      assert.deepEqual(new Set(hits.map((h) => h.sessionId)), new Set(["b"]));
+      const search = await plansOf(
+        async (s) => void (await s.searchMessages("routing proof", { sessionId: "b" })),
+      );
+      assert.ok(search.length >= 1);
+      for (const plan of search) {
+        assert.deepEqual(taskCounts(plan), [1], plan);
+        assert.doesNotMatch(plan, /Distributed Subplan/, plan);
+      }
+    });
+
+    test("an append touches one shard in each of its steps (not yet one statement: see docs/POSTGRES.md)", async () => {
+      await emptyAll(pool, t);
+      const store = new PostgresStore(pool, options);
+      await store.session("a").appendMessage(msg("a0", "first"));
+      const append = await plansOf(
+        async (s) => void (await s.session("a").appendMessage(msg("a1", "second"))),
+      );
+      assert.equal(append.length, 1);
+      const counts = taskCounts(append[0]!);
+      assert.ok(counts.length > 0 && counts.every((n) => n === 1), append[0]);
+      // Citus plans an INSERT inside a WITH as a subplan of its own (multi_router_planner.c,
+      // ErrorIfQueryHasUnroutableModifyingCTE): each is one shard, but a round trip to its worker each.
+      assert.match(append[0]!, /Distributed Subplan/, append[0]);
+    });
+
+    test("a search across sessions is UNSUPPORTED on the Citus layout, not a silent fan-out", async () => {
+      const store = new PostgresStore(pool, options);
+      await assert.rejects(store.searchMessages("anything"), { code: "UNSUPPORTED" });
+    });
+  });
+}
