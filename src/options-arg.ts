@@ -8,7 +8,9 @@ import { describe } from "./message/describe.js";
 export function optionsArg<T extends object>(value: T | null | undefined, what: string): T {
   if (value === undefined || value === null) return {} as T;
   if (typeof value !== "object") {
-    throw new SessionError("INVALID_ARGUMENT", `${what} options must be an object, got ${describe(value)}`);
+    throw new SessionError("INVALID_ARGUMENT", `${what} options must be an object, got ${describe(value)}`, {
+      issues: [{ path: "options", rule: "type" }],
+    });
   }
   return value;
 }

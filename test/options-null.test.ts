@@ -1,11 +1,17 @@
 // Options arguments: null means "none" as undefined does, anything else that is no object is INVALID_ARGUMENT.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { SessionError } from "../src/errors.js";
 import { MemoryStore, Session, SessionManager } from "../src/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 
-const invalid = { code: "INVALID_ARGUMENT", message: /options must be an object, got/ };
+const invalid = (error: unknown) => {
+  assert.ok(error instanceof SessionError, String(error));
+  assert.equal(error.code, "INVALID_ARGUMENT");
+  assert.deepEqual(error.issues, [{ path: "options", rule: "type" }]);
+  return true;
+};
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

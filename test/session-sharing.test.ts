@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { Session, SqliteStore } from "../src/index.js";
 import { openPathStores } from "../src/sqlite/connection/shared-path.js";
+import { assertSessionError } from "./helpers/session-error.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-sharing-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -89,9 +90,10 @@ describe("Session.create(path) shares the connection safely", () => {
   test("forSession on a Session in use names the per-request pattern", async () => {
     const session = Session.create(new SqliteStore(":memory:")).forSession("one");
     await session.ready();
-    assert.throws(() => session.forSession("two"), {
+    assertSessionError(() => session.forSession("two"), {
       code: "INVALID_ARGUMENT",
-      message: /Session\.create\(store\)\.forSession\(id\)/,
+      path: "forSession",
+      rule: "conflict",
     });
   });
 });

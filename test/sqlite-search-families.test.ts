@@ -104,8 +104,7 @@ test("a plain ASCII query parses to the terms the general parser gives", () => {
   // Repeats collapse by word and by family, and count once against the limit.
   assert.equal(parseQuery("deploy deploys deployed").length, 1);
   assert.equal(parseQuery("word ".repeat(40), { maxQueryChars: 4096, maxQueryTerms: 1 }).length, 1);
-  assert.throws(
-    () => parseQuery("one two three", { maxQueryChars: 4096, maxQueryTerms: 2 }),
-    /3 distinct words/,
-  );
+  assert.throws(() => parseQuery("one two three", { maxQueryChars: 4096, maxQueryTerms: 2 }), {
+    code: "INVALID_ARGUMENT",
+  });
 });

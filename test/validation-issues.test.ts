@@ -1,14 +1,17 @@
 // A refused input says which field broke which rule as data (SessionError.issues), beside the message for humans.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { userModelMessageSchema } from "ai";
 import { z } from "zod";
 import { MemorySessionStorage } from "../src/agent/index.js";
+import { toUserMessage } from "../src/agent/input.js";
 import { SessionError } from "../src/errors.js";
 import { Session } from "../src/index.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { parseInput } from "../src/schema/parse.js";
 import { checkedBy } from "../src/schema/rules.js";
 import { assertTransferAttachment, assertTransferMessage } from "../src/store/transfer/schema.js";
+import { assertTransferItem } from "../src/store/transfer/validate.js";
 import { assertSessionError, rejectsWithIssue } from "./helpers/session-error.js";
 
 const at = new Date(0).toISOString();
@@ -86,5 +89,66 @@ test("a value parsed alone is named by the caller; a missing field is required, 
     code: "INVALID_ARGUMENT",
     path: "metadata",
     rule: "type",
+  });
+});
+
+test("an unknown option's issue is at the key itself, one issue per unknown key", () => {
+  const schema = z.object({ pricing: z.strictObject({ inputPerMillion: z.number() }) });
+  try {
+    parseInput(schema, { pricing: { inputPerMillion: 1, foo: 2, bar: 3 } });
+    assert.fail("refused");
+  } catch (error) {
+    assert.deepEqual((error as SessionError).issues, [
+      { path: "pricing.foo", rule: "unknown_key" },
+      { path: "pricing.bar", rule: "unknown_key" },
+    ]);
+  }
+  assertSessionError(() => parseInput(z.strictObject({}), { x: 1 }), {
+    code: "INVALID_ARGUMENT",
+    path: "x",
+    rule: "unknown_key",
+  });
+});
+
+test("send()'s refused media is at its field: content.N.image or .data, or parts.N.url for a UIMessage", () => {
+  const refused = (input: unknown, path: string) =>
+    assertSessionError(() => toUserMessage(input, userModelMessageSchema), {
+      code: "INVALID_MESSAGE",
+      path,
+      rule: "invalid",
+    });
+  const text = { type: "text", text: "look" };
+  refused({ role: "user", content: [text, { type: "image", image: "%%%" }] }, "content.1.image");
+  refused(
+    { role: "user", content: [{ type: "file", data: "ftp://x", mediaType: "image/png" }] },
+    "content.0.data",
+  );
+  refused(
+    { role: "user", parts: [text, { type: "file", url: "javascript:1", mediaType: "image/png" }] },
+    "parts.1.url",
+  );
+});
+
+test("the message a transfer record holds is checked at the record's content", () => {
+  const message = { id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] };
+  const record = (content: unknown) => ({
+    kind: "message" as const,
+    message: { id: "m1", parentId: null, role: "user", createdAt: at, content: JSON.stringify(content) },
+  });
+  assertTransferItem(record(message));
+  assertSessionError(() => assertTransferItem(record({ ...message, parts: "hi" })), {
+    code: "INVALID_MESSAGE",
+    path: "content.parts",
+    rule: "type",
+  });
+  assertSessionError(() => assertTransferItem(record({ ...message, id: "m2" })), {
+    code: "INVALID_MESSAGE",
+    path: "content.id",
+    rule: "conflict",
+  });
+  assertSessionError(() => assertTransferItem(record({ ...message, role: "assistant" })), {
+    code: "INVALID_MESSAGE",
+    path: "content.role",
+    rule: "conflict",
   });
 });

@@ -16,10 +16,7 @@ test("bad vector options are refused when the store is made", async () => {
   });
   const store = new MemoryStore({ embedder: async () => [] });
   await assert.rejects(store.vectors!.nearest("x", { limit: -1 }), { code: "INVALID_ARGUMENT" });
-  await assert.rejects(store.vectors!.nearest("x", { limit: 1001 }), {
-    code: "INVALID_ARGUMENT",
-    message: /from 0 to 1000, got number 1001/,
-  });
+  await assert.rejects(store.vectors!.nearest("x", { limit: 1001 }), { code: "INVALID_ARGUMENT" });
   assert.deepEqual(await store.vectors!.nearest("x", { limit: 1000 }), []);
   await assert.rejects(store.vectors!.nearest("x", undefined as never), { code: "INVALID_ARGUMENT" });
   await assert.rejects(store.vectors!.backfill({ batchSize: 0 }), { code: "INVALID_ARGUMENT" });

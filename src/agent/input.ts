@@ -11,6 +11,10 @@ export type SendInput =
   | UserModelMessage
   | { role: "user"; parts: Array<{ type: string; text?: string; url?: string; mediaType?: string }> };
 
+// Built once: a send() parses its content with one of the two.
+const sendableModelContent = sendableContent("data");
+const sendableParts = sendableContent("url");
+
 const refuse = (reason: string) => new SessionError("INVALID_MESSAGE", `send() ${reason}`);
 
 /**
@@ -37,14 +41,19 @@ export function toUserMessage(input: unknown, schema: z.ZodType<UserModelMessage
   let content: unknown;
   if (message.content !== undefined) content = message.content;
   else if (Array.isArray(message.parts))
-    content = parseInput(uiParts, message.parts, { code: "INVALID_MESSAGE" });
+    content = parseInput(uiParts, message.parts, { code: "INVALID_MESSAGE", path: "parts" });
   else throw refuse("needs a user message with `content` (ModelMessage) or `parts` (UIMessage)");
   const out = { role: "user", content } as UserModelMessage;
   if (message.providerOptions !== undefined) out.providerOptions = message.providerOptions as never;
   // Validated, not parsed: the schema would drop keys it does not know, and the caller's message is stored as given.
   parseInput(schema, out, { code: "INVALID_MESSAGE", what: "send()" });
   // The AI SDK's schema takes any string as image or file data; data it cannot decode would fail every later call.
-  parseInput(sendableContent, out.content, { code: "INVALID_MESSAGE", what: "send()" });
+  const field = message.content === undefined ? "parts" : "content";
+  parseInput(field === "parts" ? sendableParts : sendableModelContent, out.content, {
+    code: "INVALID_MESSAGE",
+    what: "send()",
+    path: field,
+  });
   if (out.content.length === 0) throw refuse("needs a non-empty message");
   return out;
 }

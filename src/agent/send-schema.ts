@@ -38,22 +38,25 @@ export const uiParts = z
 
 /**
  * A user message's content whose image and file parts carry data a model can be sent (see `agent/media.ts`): the
- * AI SDK's schema takes any string there, and a bad one would fail every later call of the session.
+ * AI SDK's schema takes any string there, and a bad one would fail every later call of the session. `fileField`
+ * names a file part's data in the caller's input, for the issue's path: `data` in a ModelMessage's content, `url`
+ * in the UIMessage parts it was made from.
  */
-export const sendableContent = z.union([
-  z.string(),
-  z.array(z.unknown()).check((ctx) => {
-    ctx.value.forEach((part, index) => {
-      const { type, image, data } = (part ?? {}) as { type?: unknown; image?: unknown; data?: unknown };
-      if (type !== "image" && type !== "file") return;
-      const problem = mediaProblem(type === "image" ? image : data);
-      if (problem === undefined) return;
-      ctx.issues.push({
-        code: "custom",
-        input: part,
-        path: [index],
-        message: `send() got ${type === "image" ? "an image" : "a file"} part at index ${index} whose data ${problem}`,
+export const sendableContent = (fileField: "data" | "url" = "data") =>
+  z.union([
+    z.string(),
+    z.array(z.unknown()).check((ctx) => {
+      ctx.value.forEach((part, index) => {
+        const { type, image, data } = (part ?? {}) as { type?: unknown; image?: unknown; data?: unknown };
+        if (type !== "image" && type !== "file") return;
+        const problem = mediaProblem(type === "image" ? image : data);
+        if (problem === undefined) return;
+        ctx.issues.push({
+          code: "custom",
+          input: part,
+          path: [index, type === "image" ? "image" : fileField],
+          message: `send() got ${type === "image" ? "an image" : "a file"} part at index ${index} whose data ${problem}`,
+        });
       });
-    });
-  }),
-]);
+    }),
+  ]);

@@ -42,11 +42,16 @@ export function foreignBlockKey(
   return undefined;
 }
 
+/** The refusal of a block whose key is another session's: `INVALID_ARGUMENT`, its issue at the block's label. */
+export function foreignKeyError(reason: string): SessionError {
+  return new SessionError("INVALID_ARGUMENT", reason, { issues: [{ path: "label", rule: "conflict" }] });
+}
+
 /** Refuses (`INVALID_ARGUMENT`) a session id under which one of the blocks `labels` would not own its key. */
 export function assertOwnBlockKeys(labels: readonly string[], sessionId: string): void {
   for (const label of labels) {
     const reason = foreignBlockKey(labels, label, sessionId);
-    if (reason !== undefined) throw new SessionError("INVALID_ARGUMENT", reason);
+    if (reason !== undefined) throw foreignKeyError(reason);
   }
 }
 
@@ -58,7 +63,7 @@ export function foreignKeyProvider(reason: string): WritableContextProvider {
   return {
     get: async () => null,
     set: async () => {
-      throw new SessionError("INVALID_ARGUMENT", reason);
+      throw foreignKeyError(reason);
     },
   };
 }

@@ -172,6 +172,7 @@ export class ContextBlocks {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `Block "${label}" is a keyed provider. Use setSkill() or setSearchEntry() instead.`,
+        { issues: [{ path: "label", rule: "invalid" }] },
       );
     }
     return block;

@@ -79,6 +79,7 @@ export function builderOf<M extends SessionMessage>(
     throw new SessionError(
       "INVALID_ARGUMENT",
       `${method}() must be called before the first getSession() (it decides what every session stores): create a new SessionManager on the same store with it`,
+      { issues: [{ path: method, rule: "conflict" }] },
     );
   }
   return state.templates;

@@ -35,7 +35,13 @@ export class OpenAIAgentsSession implements AgentsSessionInterface {
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     if (limit === undefined) return (await this.session.getHistory()).map(messageToItem);
     if (!Number.isInteger(limit) || limit < 0) {
-      throw new SessionError("INVALID_ARGUMENT", `limit must be a whole number >= 0, got ${describe(limit)}`);
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `limit must be a whole number >= 0, got ${describe(limit)}`,
+        {
+          issues: [{ path: "limit", rule: typeof limit === "number" ? "range" : "type" }],
+        },
+      );
     }
     if (limit === 0) return [];
     // Zero bytes with a minimum of `limit` messages: exactly the newest `limit`, without reading the whole path.

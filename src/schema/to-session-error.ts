@@ -94,6 +94,19 @@ function telling(
   return deepest.path.length > at.length ? deepest : { issue, path: at };
 }
 
+/**
+ * The issues one zod issue at `path` stands for: an unknown key's at the key itself (one per key, zod puts it at
+ * the object holding the keys), any other the issue itself.
+ */
+function issuesOf(
+  issue: Finished,
+  path: readonly PropertyKey[],
+): { path: PropertyKey[]; rule: SessionIssueRule }[] {
+  if (issue.code === "unrecognized_keys" && issue.keys.length > 0)
+    return issue.keys.map((key) => ({ path: [...path, key], rule: "unknown_key" }));
+  return [{ path: [...path], rule: ruleOfIssue(issue) }];
+}
+
 /** How {@link toSessionError} reports a refusal. */
 export interface ParseOptions {
   /** The error code (default `INVALID_ARGUMENT`). */
@@ -126,11 +139,11 @@ export function toSessionError(
       issues: [{ path: dotted([]), rule: "invalid" }],
     });
   const { issue, path } = telling(first, foreign);
-  const issues: SessionIssue[] = [
-    { path: dotted(path), rule: ruleOfIssue(issue) },
-    ...rest.map((other) => ({ path: dotted(other.path), rule: ruleOfIssue(other) })),
-  ];
   const params = issue.code === "custom" ? (issue.params as IssueParams | undefined) : undefined;
+  const issues: SessionIssue[] = [
+    ...issuesOf(issue, path),
+    ...rest.flatMap((other) => issuesOf(other, other.path)),
+  ].map((one) => ({ path: dotted(one.path), rule: one.rule }));
   if (params?.error) return new SessionError(params.error.code, params.error.message, { issues });
   if (foreign.has(issue.message)) {
     const field = path.map(String).join(".");
@@ -144,4 +157,21 @@ export function toSessionError(
       ? issue.message
       : `${params.field} of ${of}${issue.message.slice(params.field.length)}`;
   return new SessionError(code, message, { issues });
+}
+
+/**
+ * Runs `check`, a hand-written check of the value at `path` in the caller's argument (e.g. the message a transfer
+ * record's `content` holds): a refusal it throws keeps its code and message, its issue paths made whole from there.
+ */
+export function checkedAt<T>(path: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof SessionError) || error.issues === undefined) throw error;
+    const issues = error.issues.map((one) => ({
+      path: [path, one.path].filter((part) => part !== "").join("."),
+      rule: one.rule,
+    }));
+    throw new SessionError(error.code, error.message, { cause: error.cause, issues });
+  }
 }

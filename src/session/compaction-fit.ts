@@ -16,5 +16,6 @@ export function assertCompactionFits(threshold: number | undefined, fn: CompactF
   throw new SessionError(
     "INVALID_ARGUMENT",
     `compactAfter(${count(threshold)}) is below the compaction function's tailTokenBudget (${budget}): a compaction keeps up to ${budget} tokens of recent messages verbatim, so the history could never get under the threshold. Raise compactAfter to at least ${budget}, or give createCompactFunction a tailTokenBudget below ${count(threshold)}.`,
+    { issues: [{ path: "compactAfter", rule: "conflict" }] },
   );
 }

@@ -1,4 +1,4 @@
-import { blockKey, foreignBlockKey, foreignKeyProvider } from "../context/block-keys.js";
+import { blockKey, foreignBlockKey, foreignKeyError, foreignKeyProvider } from "../context/block-keys.js";
 import { ContextBlocks } from "../context/blocks.js";
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider } from "../context/providers.js";
@@ -77,6 +77,7 @@ export class SessionContext {
         "INVALID_ARGUMENT",
         `Block label "${label}" starts with "_", which is reserved for the library's own rows in the block table ` +
           `(such as the cached prompt, "_system_prompt_<session>"); rename the block or give it a provider`,
+        { issues: [{ path: "label", rule: "format" }] },
       );
     }
     let autoWired: WritableContextProvider | undefined;
@@ -104,7 +105,7 @@ export class SessionContext {
       labels
         .map((other) => foreignBlockKey([other, label], other, this.sessionId))
         .find((r) => r !== undefined);
-    if (reason !== undefined) throw new SessionError("INVALID_ARGUMENT", reason);
+    if (reason !== undefined) throw foreignKeyError(reason);
   }
 
   /** Rebuilds the loaded skills of `label` (every block when omitted) from the history, when a skill block exists. */

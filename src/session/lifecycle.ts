@@ -59,6 +59,7 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `${method}() must be called before the session is first used (it decides what is stored where): ${instead}`,
+        { issues: [{ path: method, rule: "conflict" }] },
       );
     }
   }

@@ -18,21 +18,20 @@ describe("agent session: media a model cannot be sent", () => {
     const storage = new MemorySessionStorage();
     const model = scriptedModel((i) => ({ text: `a${i}` }));
     const session = await createSession({ model, sessionStorage: storage });
-    for (const bad of [
-      image("%%%not-base64"),
-      file("ftp://host/x.png"),
-      file("data:image/png;base64,%%%"),
-      image(""),
-      {
-        role: "user",
-        parts: [{ type: "file", url: "javascript:alert(1)", mediaType: "image/png", filename: "x" }],
-      },
-    ]) {
-      await rejectsWithIssue(session.send(bad as never), {
-        code: "INVALID_MESSAGE",
-        path: "0",
-        rule: "invalid",
-      });
+    for (const [bad, path] of [
+      [image("%%%not-base64"), "content.0.image"],
+      [file("ftp://host/x.png"), "content.0.data"],
+      [file("data:image/png;base64,%%%"), "content.0.data"],
+      [image(""), "content.0.image"],
+      [
+        {
+          role: "user",
+          parts: [{ type: "file", url: "javascript:alert(1)", mediaType: "image/png", filename: "x" }],
+        },
+        "parts.0.url",
+      ],
+    ] as const) {
+      await rejectsWithIssue(session.send(bad as never), { code: "INVALID_MESSAGE", path, rule: "invalid" });
     }
     assert.deepEqual((await storage.load(session.id))?.messages, [], "nothing refused was stored");
     for (const good of [

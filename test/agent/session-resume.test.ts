@@ -205,7 +205,11 @@ describe("agent session: resume and fork", () => {
     for (const [pricing, path, rule] of [
       [{}, "pricing.inputPerMillion", "required"],
       [{ inputPerMillion: 1 }, "pricing.outputPerMillion", "required"],
-      [{ inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMilion: 0.1 }, "pricing", "unknown_key"],
+      [
+        { inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMilion: 0.1 },
+        "pricing.cacheReadPerMilion",
+        "unknown_key",
+      ],
     ] as const) {
       await rejectsWithIssue(createSession({ model, pricing: pricing as never }), { ...invalid, path, rule });
     }

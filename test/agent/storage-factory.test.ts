@@ -35,21 +35,17 @@ describe("createSessionStorage", () => {
   });
 
   it("refuses an unknown option name on every type, naming it", () => {
-    const cases: [string, Record<string, unknown>][] = [
-      ["memory", { dir: "x" }],
-      ["file", { dir: "x", directory: "x" }],
-      ["sqlite", { path: "./s.db" }],
-      ["sqlite", { filename: "./s.db" }],
-      ["postgres", { connection: "postgres://127.0.0.1/x", schemaName: "a" }],
-      ["redis", { connection: "redis://127.0.0.1:6379", keyPrefix: "a:" }],
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["memory", { dir: "x" }, "dir"],
+      ["file", { dir: "x", directory: "x" }, "directory"],
+      ["sqlite", { path: "./s.db" }, "path"],
+      ["sqlite", { filename: "./s.db" }, "filename"],
+      ["postgres", { connection: "postgres://127.0.0.1/x", schemaName: "a" }, "schemaName"],
+      ["redis", { connection: "redis://127.0.0.1:6379", keyPrefix: "a:" }, "keyPrefix"],
     ];
-    // An unknown key's issue is at the object holding it (the root here); the message names the key.
-    for (const [type, options] of cases) {
-      assertSessionError(() => make(type, options), {
-        code: "INVALID_ARGUMENT",
-        path: "",
-        rule: "unknown_key",
-      });
+    // An unknown key's issue is at the key itself.
+    for (const [type, options, path] of cases) {
+      assertSessionError(() => make(type, options), { code: "INVALID_ARGUMENT", path, rule: "unknown_key" });
     }
   });
 

@@ -6,6 +6,7 @@ import type { UIMessage } from "ai";
 import { DEFAULT_MAX_REQUEST_BYTES, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { postgresStores } from "../fixtures/postgres-stores.js";
+import { rejectsWithIssue } from "../helpers/session-error.js";
 
 const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
 const confirm = { type: "tool-confirm", toolCallId: "c1", state: "input-available", input: {} };
@@ -76,9 +77,9 @@ for (const [name, create] of backends) {
     test("maxRequestBytes is a whole number >= 1024 or Infinity", async () => {
       const session = await waiting("option");
       for (const bad of [0, 1000, 1.5, -1, "1MB", Number.NaN]) {
-        await assert.rejects(
+        await rejectsWithIssue(
           persistChatTurn(session, { messages: [user("u2", "x")] }, { maxRequestBytes: bad as number }),
-          { code: "INVALID_ARGUMENT", message: /maxRequestBytes must be a whole number >= 1024/ },
+          { code: "INVALID_ARGUMENT", path: "maxRequestBytes", rule: "range" },
         );
       }
       const output = "z".repeat(DEFAULT_MAX_REQUEST_BYTES);

@@ -7,6 +7,7 @@ import { loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { scriptedModel } from "../agent/helpers/mock-model.js";
 import { postgresStores } from "../fixtures/postgres-stores.js";
+import { rejectsWithIssue } from "../helpers/session-error.js";
 import { chatRoute, NodeChat, textOf } from "./harness.js";
 
 const shape = (m: { id: string; role: string; parts: unknown[] }) =>
@@ -257,13 +258,14 @@ describe("persistChatTurn input", () => {
     assert.deepEqual(await pathTexts(session), ["hi", "Hel"]);
   });
 
-  test("an answer stored without an id generator names generateMessageId", async () => {
+  test("an answer stored without an id generator (an empty id) is refused at its id", async () => {
     const session = Session.create(new MemoryStore());
     // What onFinish's responseMessage is when toUIMessageStreamResponse got no generateMessageId.
     const responseMessage = { id: "", role: "assistant" as const, parts: [{ type: "text", text: "hi" }] };
-    await assert.rejects(session.appendMessage(responseMessage), {
+    await rejectsWithIssue(session.appendMessage(responseMessage), {
       code: "INVALID_MESSAGE",
-      message: /generateMessageId; persistChatTurn's turn\.streamOptions sets it/,
+      path: "id",
+      rule: "format",
     });
   });
 

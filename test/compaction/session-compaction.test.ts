@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import type { SessionStore } from "../../src/contract/store.js";
 import { MemoryStore, Session, SessionManager, type SessionMessage, SqliteStore } from "../../src/index.js";
 import { createCompactFunction } from "../../src/utils/compaction-helpers.js";
+import { assertSessionError } from "../helpers/session-error.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 import { warningsOf } from "../helpers/warnings.js";
 
@@ -365,18 +366,13 @@ describe("late configuration", () => {
   test("settings that decide what is stored are refused once in use, naming what to do instead", async () => {
     const session = Session.create(new MemoryStore()).forSession("a");
     await session.ready();
-    assert.throws(() => session.forSession("b"), {
-      code: "INVALID_ARGUMENT",
-      message: /forSession\(\) must be called before .*SessionManager\.getSession/,
-    });
-    assert.throws(() => session.withContext("late"), {
-      code: "INVALID_ARGUMENT",
-      message: /withContext\(\) .*addContext/,
-    });
-    assert.throws(() => session.withCachedPrompt(), {
-      code: "INVALID_ARGUMENT",
-      message: /withCachedPrompt/,
-    });
+    for (const [late, path] of [
+      [() => session.forSession("b"), "forSession"],
+      [() => session.withContext("late"), "withContext"],
+      [() => session.withCachedPrompt(), "withCachedPrompt"],
+    ] as const) {
+      assertSessionError(late, { code: "INVALID_ARGUMENT", path, rule: "conflict" });
+    }
     await session.addContext("late");
     assert.equal(session.getContextBlock("late")?.label, "late");
   });
@@ -384,22 +380,18 @@ describe("late configuration", () => {
 
 describe("compaction settings that contradict each other", () => {
   const summarize = async () => "summary";
-  const refused = {
-    code: "INVALID_ARGUMENT",
-    message:
-      /compactAfter\(1,500\) is below the compaction function's tailTokenBudget \(20,000\).*Raise compactAfter to at least 20,000, or give createCompactFunction a tailTokenBudget below 1,500/,
-  };
+  const refused = { code: "INVALID_ARGUMENT", path: "compactAfter", rule: "conflict" } as const;
 
   test("a threshold below createCompactFunction's tail budget is refused in either order, on a Session and a manager", () => {
     const fn = createCompactFunction({ summarize });
     assert.deepEqual(fn.settings, { protectHead: 3, tailTokenBudget: 20_000, minTailMessages: 2 });
-    assert.throws(() => Session.create(new MemoryStore()).onCompaction(fn).compactAfter(1500), refused);
-    assert.throws(() => Session.create(new MemoryStore()).compactAfter(1500).onCompaction(fn), refused);
-    assert.throws(
+    assertSessionError(() => Session.create(new MemoryStore()).onCompaction(fn).compactAfter(1500), refused);
+    assertSessionError(() => Session.create(new MemoryStore()).compactAfter(1500).onCompaction(fn), refused);
+    assertSessionError(
       () => SessionManager.create(new MemoryStore()).onCompaction(fn).compactAfter(1500),
       refused,
     );
-    assert.throws(
+    assertSessionError(
       () => SessionManager.create(new MemoryStore()).compactAfter(1500).onCompaction(fn),
       refused,
     );

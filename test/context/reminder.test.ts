@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { SessionError } from "../../src/errors.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { Session } from "../../src/session/session.js";
+import { assertSessionError } from "../helpers/session-error.js";
 import { contextBackends } from "./backends.js";
 
 /** A read-only provider whose value the test moves on. */
@@ -66,10 +67,9 @@ describe("reminder(): which changes count", () => {
     a.value = b.value = "v2";
     assert.equal(await session.reminder(), null);
     assert.equal(session.getContextBlock("b")?.whenChanged, "wait");
-    assert.throws(
+    assertSessionError(
       () => Session.create(new MemoryStore()).withContext("c", { whenChanged: "tail" as "remind" }),
-      (error: { code?: string; message: string }) =>
-        error.code === "INVALID_ARGUMENT" && /whenChanged must be "wait" or "remind"/.test(error.message),
+      { code: "INVALID_ARGUMENT", path: "options.whenChanged", rule: "one_of" },
     );
   });
 

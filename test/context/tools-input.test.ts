@@ -12,6 +12,7 @@ import { FileSystemSkillProvider, SessionManager } from "../../src/index.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { OpenAIAgentsSession } from "../../src/openai-agents/index.js";
 import { Session } from "../../src/session/session.js";
+import { assertSessionError, rejectsWithIssue } from "../helpers/session-error.js";
 import { contextBackends, loadContextTurn, memorySkills } from "./backends.js";
 
 const nullProto = () => Object.create(null) as never;
@@ -138,14 +139,24 @@ describe("validators describe values String() cannot render", () => {
     ["an object whose toString throws", throwingToString],
   ] as const) {
     test(`${name} is INVALID_ARGUMENT, not a TypeError`, async () => {
-      const invalid = { code: "INVALID_ARGUMENT", message: /got an object/ };
+      // Described without String(): the refusal is the validator's (a type issue), not a TypeError.
+      const invalid = (path: string) => ({ code: "INVALID_ARGUMENT", path, rule: "type" }) as const;
       const session = Session.create(new MemoryStore()).forSession("s").withContext("memory");
-      await assert.rejects(session.tools({ maxOutputChars: bad() }), invalid);
-      assert.throws(() => SessionManager.create(new MemoryStore()).tools({ maxHitChars: bad() }), invalid);
-      assert.throws(() => Session.create(new MemoryStore()).withContext("m", { maxTokens: bad() }), invalid);
-      assert.throws(() => new MemoryStore({ queryLimits: { maxQueryChars: bad() } }), invalid);
+      await rejectsWithIssue(session.tools({ maxOutputChars: bad() }), invalid("maxOutputChars"));
+      assertSessionError(
+        () => SessionManager.create(new MemoryStore()).tools({ maxHitChars: bad() }),
+        invalid("maxHitChars"),
+      );
+      assertSessionError(
+        () => Session.create(new MemoryStore()).withContext("m", { maxTokens: bad() }),
+        invalid("options.maxTokens"),
+      );
+      // The query limits are parsed by src/search (its issue is at maxQueryChars alone).
+      assert.throws(() => new MemoryStore({ queryLimits: { maxQueryChars: bad() } }), {
+        code: "INVALID_ARGUMENT",
+      });
       const items = new OpenAIAgentsSession(new MemoryStore(), "s");
-      await assert.rejects(items.getItems(bad()), invalid);
+      await rejectsWithIssue(items.getItems(bad()), invalid("limit"));
     });
   }
 });

@@ -11,6 +11,7 @@ import { openSqlite } from "../../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../../src/sqlite/schema.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { ids, msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
+import { assertSessionError } from "../helpers/session-error.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-manager-"));
@@ -117,12 +118,12 @@ describe("SessionManager: builder", () => {
     const info = await manager.create("a");
     manager.withContext("before");
     manager.getSession(info.id);
-    for (const late of [
-      () => manager.withContext("late"),
-      () => manager.withCachedPrompt(),
-      () => manager.withSearchableHistory("h"),
-    ]) {
-      assert.throws(late, { code: "INVALID_ARGUMENT", message: /first getSession.*new SessionManager/ });
+    for (const [late, path] of [
+      [() => manager.withContext("late"), "withContext"],
+      [() => manager.withCachedPrompt(), "withCachedPrompt"],
+      [() => manager.withSearchableHistory("h"), "withSearchableHistory"],
+    ] as const) {
+      assertSessionError(late, { code: "INVALID_ARGUMENT", path, rule: "conflict" });
     }
   });
 

@@ -11,7 +11,7 @@ const stub = (list: SkillBucket["list"], read: SkillBucket["read"] = async () =>
 
 test("a truncated listing without a new cursor fails instead of looping forever", async () => {
   const noCursor = new BucketSkillProvider(stub(async () => ({ objects: [{ key: "a" }], truncated: true })));
-  await assert.rejects(noCursor.get(), { name: "StorageError", message: /truncated without a new cursor/ });
+  await assert.rejects(noCursor.get(), { name: "StorageError", code: "STORAGE" });
   const sameCursor = new BucketSkillProvider(
     stub(async () => ({ objects: [{ key: "a" }], truncated: true, cursor: "again" })),
   );
@@ -33,7 +33,6 @@ test("driver errors become StorageError with the original as cause", async () =>
     assert.equal(error.name, "StorageError");
     assert.equal(error.code, "STORAGE");
     assert.equal(error.cause, boom);
-    assert.match(error.message, /read of "skills\/x" failed: socket hang up/);
     return true;
   });
   assert.equal(await provider.get(), null);

@@ -43,7 +43,7 @@ describe("query bounds: structure", () => {
 
   test("with the default limits, every probe is refused before it is tokenised", () => {
     for (const query of Object.values(PROBES)) {
-      assert.throws(() => parseQuery(query), { code: "INVALID_ARGUMENT", message: /too long/ });
+      assert.throws(() => parseQuery(query), { code: "INVALID_ARGUMENT" });
     }
     const terms = parseQuery(distinctWords(DEFAULT_QUERY_LIMITS.maxQueryTerms));
     assert.equal(ftsTerms(toFts5(terms, "text")), DEFAULT_QUERY_LIMITS.maxQueryTerms);

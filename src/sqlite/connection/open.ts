@@ -115,6 +115,7 @@ function refusePostgresUrl(path: string): void {
     "INVALID_ARGUMENT",
     `${shown} is a PostgreSQL URL, not a SQLite path: open it with PostgresStore from "agent-session/postgres" ` +
       "(`Session.create(new PostgresStore(url))`, or `await PostgresStore.open(url)` to connect and migrate now)",
+    { issues: [{ path: "", rule: "format" }] },
   );
 }
 

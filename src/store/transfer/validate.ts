@@ -4,6 +4,7 @@ import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { reviveMessage } from "../../message/json.js";
 import { assertValidMessage } from "../../message/validate.js";
+import { checkedAt } from "../../schema/to-session-error.js";
 import { assertTransferAttachment, assertTransferCompaction, assertTransferMessage } from "./schema.js";
 
 /**
@@ -36,25 +37,31 @@ export function assertTransferItem(item: Exclude<TransferItem, { kind: "session"
 // The record is described in store/transfer/schema.ts; the message its JSON holds is checked as an append checks it.
 function assertMessageRecord(m: TransferMessage): void {
   assertTransferMessage(m);
-  let message: unknown;
+  let json: unknown;
   try {
-    message = JSON.parse(m.content);
+    json = JSON.parse(m.content);
   } catch {
     throw new SessionError("INVALID_MESSAGE", `Message "${m.id}" is not valid JSON`, {
       issues: [{ path: "content", rule: "format" }],
     });
   }
-  assertValidMessage(message);
+  const message = checkedAt("content", () => {
+    const value = json;
+    assertValidMessage(value);
+    return value;
+  });
   if (message.id !== m.id) {
     throw new SessionError(
       "INVALID_MESSAGE",
       `Record "${m.id}" holds a message whose id is ${describe(message.id)}`,
+      { issues: [{ path: "content.id", rule: "conflict" }] },
     );
   }
   if (message.role !== m.role) {
     throw new SessionError(
       "INVALID_MESSAGE",
       `Record "${m.id}" says role ${describe(m.role)}, its message ${describe(message.role)}`,
+      { issues: [{ path: "content.role", rule: "conflict" }] },
     );
   }
   parsed.set(m, reviveMessage(message));
