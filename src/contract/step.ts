@@ -22,6 +22,16 @@ export interface StepWrite {
    * transaction; another owner's row, or an unowned one, is `NOT_FOUND` and nothing is written.
    */
   owner?: string | undefined;
+  /**
+   * Stored messages of the session rewritten in place before anything else, as `updateMessage` (an identical one
+   * writes nothing; one not stored is `NOT_FOUND` and nothing is written). Only in a step without `messages`.
+   */
+  replace?: readonly SessionMessage[] | undefined;
+  /**
+   * Message ids deleted after `replace`, as `deleteMessages` (children spliced onto their parents; an id not stored
+   * is skipped). Only in a step without `messages`.
+   */
+  remove?: readonly string[] | undefined;
   /** A context block to set in the same transaction. */
   block?: { key: string; content: string } | undefined;
   /** Added to the registry row's counters; without it the row is only touched (its activity time). */

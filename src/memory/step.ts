@@ -1,24 +1,39 @@
 /**
- * An agent step on a MemoryStore, all or nothing (as SQLite's and Postgres's `step.ts`): the messages, the header
- * block and the registry counters. Everything that can fail — a guard's `CONFLICT`, a missing parent, a `check`
+ * An agent step on a MemoryStore, all or nothing (as SQLite's and Postgres's `step.ts`): the messages (or the
+ * replacements and removals), the header block and the registry counters. Everything that can fail — a guard's `CONFLICT`, a missing parent, a `check`
  * refusing a message stored already, the registry row and its totals — is decided against the stored data first,
  * then every change is applied, all in one synchronous stretch, so no other write of this process falls between.
  */
 
 import type { AppendResult } from "../contract/provider.js";
+import { SessionError } from "../errors.js";
 import type { PreparedStep } from "../store/step.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
 import type { MemoryBackend as MemoryStore } from "./data.js";
-import { insertRow, leafConflict, parentNotFound, parentRow, storedJson } from "./rows.js";
+import {
+  deleteRows,
+  insertRow,
+  leafConflict,
+  parentNotFound,
+  parentRow,
+  replaceRow,
+  storedJson,
+} from "./rows.js";
 
 /** Writes a prepared step (see the module comment). */
 export async function writeMemoryStep(
   store: MemoryStore,
-  { step, writes, usage, check }: PreparedStep,
+  { step, writes, usage, check, replaces, replaced, removed }: PreparedStep,
 ): Promise<void> {
   const { sessionId } = step;
   const data = store.sessionData(sessionId, false);
+  // A step that replaces or removes appends nothing (store/step.ts): its rows are found before anything changes.
+  const targets = replaces.map(({ message }) => {
+    const row = data?.rows.get(message.id);
+    if (!row) throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
+    return row;
+  });
   // The appends to make, and the ids this step stores (with their JSON) on top of the stored ones.
   const planned: { write: PreparedWrite; parentId: string | null | undefined }[] = [];
   const added = new Map<string, string>();
@@ -47,6 +62,13 @@ export async function writeMemoryStep(
   });
   // Last of the checks, first of the changes: a missing row or a refused total throws before anything changed.
   store.registry.stepUsage(sessionId, { source: step.source, owner: step.owner }, usage);
+  replaces.forEach(({ message, json }, i) => {
+    replaced(i, { result: replaceRow(store, targets[i]!, message, json), json });
+  });
+  if (step.remove && step.remove.length > 0) {
+    if (data) deleteRows(store, data, step.remove);
+    removed({});
+  }
   if (planned.length > 0) {
     const target = store.sessionData(sessionId, true)!;
     const now = new Date().toISOString();

@@ -13,20 +13,21 @@ import type { SessionMessage } from "../contract/message.js";
 import type { AppendResult } from "../contract/provider.js";
 import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
+import { replaced } from "../store/feed/change-rows.js";
 import { offloadMessage } from "../store/media/offload.js";
 import type { PreparedStep } from "../store/step.js";
 import { assertUsageFits, type UsageTotals, usageBounds, usageDeltas } from "../store/usage-totals.js";
-import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
 import { type AppendRequest, appendRow, lockSql } from "./append.js";
 import type { PostgresBackend } from "./backend.js";
 import { type Executor, sqlState } from "./connection/client.js";
 import { PostgresBlockStore } from "./context-store.js";
-import { appendLog } from "./feed/logged-write.js";
-import { joined, writeWithAttachments } from "./media/attachments.js";
+import { appendLog, logInTransaction } from "./feed/logged-write.js";
+import { joined, releaseMessages, writeWithAttachments } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
 import { countersSql, NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
 import { statement, type Tables } from "./schema.js";
+import { deleteRows, updateRow } from "./writes.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.
 type Step = PreparedStep["step"];
@@ -95,14 +96,14 @@ async function writeSingle(
 /** Writes a prepared step all or nothing (see the module comment). */
 export async function writePostgresStep(store: PostgresBackend, prepared: PreparedStep): Promise<void> {
   const t = store.tables;
-  const { step, check } = prepared;
+  const { step } = prepared;
   // Zero counters when the step has no usage: the row's activity time moves all the same.
   const usage = prepared.usage ?? NO_USAGE;
   const executor = await store.ready();
   // With a change log each inserted message commits with its row (append-log.ts); the feed publishes its cursor.
   const log = await appendLog(store.changeLog, "append");
   try {
-    await writeStep(executor, t, step, check, usage, prepared.writes, log);
+    await writeStep(executor, t, prepared, usage, log, store);
   } catch (error) {
     if (error instanceof SessionError && error.code === "NOT_FOUND")
       await refuseUsage(executor, t, step, usage);
@@ -113,12 +114,12 @@ export async function writePostgresStep(store: PostgresBackend, prepared: Prepar
 async function writeStep(
   executor: Executor,
   t: Tables,
-  step: Step,
-  check: Check,
+  whole: PreparedStep,
   usage: SessionUsage,
-  prepared: readonly (PreparedWrite | null)[],
   log: AppendRequest["log"],
+  store: PostgresBackend,
 ): Promise<void> {
+  const { step, check, writes: prepared } = whole;
   const only = prepared.length === 1 ? prepared[0] : undefined;
   if (only && step.parentId === undefined && !step.block) {
     const offloaded = offloadMessage(only.message, only.json);
@@ -127,12 +128,12 @@ async function writeStep(
     }
   }
   try {
-    await writeInTransaction(executor, t, step, check, usage, prepared, false, log);
+    await writeInTransaction(executor, t, whole, usage, false, log, store);
   } catch (error) {
     // 25P02: a statement failed inside the transaction and was retried (a concurrent writer stored the same id
     // after this transaction's first snapshot): the transaction rolled back; run it again, head locked first.
     if (sqlState(error) !== "25P02") throw error;
-    await writeInTransaction(executor, t, step, check, usage, prepared, true, log);
+    await writeInTransaction(executor, t, whole, usage, true, log, store);
   }
 }
 
@@ -152,6 +153,46 @@ async function refuseUsage(executor: Executor, t: Tables, step: Step, usage: Ses
 }
 
 /**
+ * A step's replacements and removal, as `updateMessage` and `deleteMessages` write them, in the step's transaction
+ * (`tx`) under the head lock it holds (`num`): the registry update that ends the step checks its guard, so a
+ * session another owner registered meanwhile rolls them back.
+ */
+async function replaceAndRemove(
+  tx: Executor,
+  t: Tables,
+  { step, replaces, replaced: onReplaced, removed }: PreparedStep,
+  num: string | undefined,
+  log: PostgresBackend["changeLog"],
+): Promise<void> {
+  const { sessionId } = step;
+  for (const [i, { message, json }] of replaces.entries()) {
+    const written = await writeWithAttachments(
+      tx,
+      t,
+      sessionId,
+      message,
+      json,
+      true,
+      async (content, inner) =>
+        logInTransaction(
+          log,
+          inner,
+          sessionId,
+          replaced(message.id),
+          await updateRow(inner, t, sessionId, message, content),
+        ),
+    );
+    onReplaced(i, { ...written, json });
+  }
+  const ids = step.remove ?? [];
+  if (ids.length === 0) return;
+  if (num !== undefined) await releaseMessages(tx.query, t, num, ids);
+  await deleteRows(tx, t, sessionId, ids);
+  const written: Written<null> = { result: null };
+  removed(await logInTransaction(log, tx, sessionId, () => ({ type: "delete", ids: [...ids] }), written));
+}
+
+/**
  * The general step in one transaction: `BEGIN`, the appends (the first locks the head itself; the last also takes
  * the registry counters unless it found its id stored), the header block, `COMMIT`. `lockFirst` locks the head
  * in a statement of its own first, so no append can meet a row its snapshot missed.
@@ -159,18 +200,22 @@ async function refuseUsage(executor: Executor, t: Tables, step: Step, usage: Ses
 async function writeInTransaction(
   executor: Executor,
   t: Tables,
-  step: Step,
-  check: Check,
+  whole: PreparedStep,
   usage: SessionUsage,
-  prepared: readonly (PreparedWrite | null)[],
   lockFirst: boolean,
   log: AppendRequest["log"],
+  store: PostgresBackend,
 ): Promise<void> {
+  const { step, check, writes: prepared } = whole;
   const { sessionId } = step;
   const registry = { source: step.source ?? null, owner: step.owner ?? null, usage };
   await executor.transaction(async (query) => {
     const tx = joined(executor, query);
-    if (lockFirst || prepared.length === 0) await query(lockSql(t), [sessionId, new Date().toISOString()]);
+    if (lockFirst || prepared.length === 0) {
+      const [head] = await query<{ num: string }>(lockSql(t), [sessionId, new Date().toISOString()]);
+      // A step that replaces or removes appends nothing (store/step.ts), so it always holds the head lock here.
+      await replaceAndRemove(tx, t, whole, head?.num, store.changeLog);
+    }
     let at: string | null | undefined = step.parentId;
     let registered = false;
     for (let i = 0; i < prepared.length; i++) {

@@ -1,24 +1,25 @@
 /**
  * An agent step in one SQLite transaction (`BEGIN IMMEDIATE` … `COMMIT`): the messages, the header block and the
- * registry counters. Everything inside is synchronous (the driver's transactions are), so no other write of this
+ * registry counters, or the replacements and removals of a step that appends nothing. Everything inside is synchronous (the driver's transactions are), so no other write of this
  * process can slip into the transaction, and a throw anywhere rolls the step back whole.
  */
 
 import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
-import { inserted } from "../store/feed/change-rows.js";
+import { inserted, replaced } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
-import type { Written } from "../store/written.js";
+import type { Logged, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { storedFreeText } from "./connection/free-text.js";
-import { hydrate } from "./media/attachments.js";
+import { hydrate, releaseMessages } from "./media/attachments.js";
 import { refuseUsage, STEP_GUARD, stepGuardParams, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { writeMessageRow } from "./write-row.js";
+import { deleteRows, updateRow } from "./writes.js";
 
 const GUARDED_ROW = `SELECT 1 AS found FROM agent_sessions WHERE id = ? AND ${STEP_GUARD}`;
 
@@ -38,10 +39,22 @@ function storedJson(driver: SqlDriver, sessionId: string, id: string): string | 
   return message ? JSON.stringify(message) : undefined;
 }
 
+/** Deletes messages as `deleteMessages` does, inside the step's transaction; answers the logged cursor. */
+function removeRows(store: SqliteBackend, sessionId: string, ids: readonly string[]): Logged {
+  const { driver } = store;
+  const head = driver.get<{ num: number }>("SELECT num FROM agent_session_heads WHERE session_id = ?", [
+    sessionId,
+  ]);
+  if (head) releaseMessages(driver, head.num, ids);
+  deleteRows(driver, sessionId, ids);
+  const log = store.changeLog;
+  return log ? { logged: log.record({ type: "delete", ids: [...ids], sessionId }) } : {};
+}
+
 /** Writes a prepared step in one transaction (see the module comment). */
 export async function writeSqliteStep(
   store: SqliteBackend,
-  { step, writes, usage, check }: PreparedStep,
+  { step, writes, usage, check, replaces, replaced: onReplaced, removed }: PreparedStep,
 ): Promise<void> {
   const { driver } = store;
   const { sessionId } = step;
@@ -52,6 +65,19 @@ export async function writeSqliteStep(
     if (guard.owner !== null && !driver.get(GUARDED_ROW, [sessionId, ...stepGuardParams(guard)])) {
       throw notFound(sessionId);
     }
+    // A step that replaces or removes appends nothing (store/step.ts); each write is the provider's own.
+    replaces.forEach(({ message, json }, i) => {
+      const written = writeMessageRow(
+        driver,
+        store.changeLog,
+        sessionId,
+        { message, json, replaces: true },
+        replaced(message.id),
+        (content) => updateRow(driver, sessionId, message, content),
+      );
+      onReplaced(i, { ...written, json });
+    });
+    if (step.remove && step.remove.length > 0) removed(removeRows(store, sessionId, step.remove));
     let at: string | null | undefined = step.parentId;
     writes.forEach((write, i) => {
       const message = step.messages[i]!;

@@ -214,8 +214,44 @@ export async function appendTail(
   }
 }
 
+/**
+ * A saved state's in-place rewrites of the kept messages (identical ones write nothing), then the deletion of the
+ * stale rest of the stored path. Unscoped: the session provider's own writes. With `owner`: steps of
+ * {@link WRITE_BATCH} rewrites (the last also deleting `stale`), each checking in its own transaction that the
+ * registry row is still `owner`'s agent session, so a session erased and registered to another owner meanwhile is
+ * `NOT_FOUND` and loses nothing; a message no longer stored (another process changed the path) is `NOT_FOUND` too.
+ */
+export async function rewriteStored(
+  store: AgentCapableStore,
+  sessionId: string,
+  rewrites: readonly SessionMessage[],
+  stale: readonly string[],
+  owner: string | undefined,
+): Promise<void> {
+  if (owner === undefined) {
+    // No guard to check: no registry statement per batch.
+    const provider = store.session(sessionId);
+    for (const message of rewrites) await replaceInPlace(provider, message);
+    if (stale.length > 0) await provider.deleteMessages([...stale]);
+    return;
+  }
+  for (let from = 0; from < rewrites.length || (from === 0 && stale.length > 0); from += WRITE_BATCH) {
+    const to = Math.min(from + WRITE_BATCH, rewrites.length);
+    await store.writeStep({
+      sessionId,
+      messages: [],
+      parentId: undefined,
+      guard: false,
+      replace: rewrites.slice(from, to),
+      remove: to >= rewrites.length ? stale : undefined,
+      source: AGENT_SOURCE,
+      owner,
+    });
+  }
+}
+
 /** Replaces the message of the same id in place (nothing is written when it is identical). */
-export async function replaceInPlace(provider: SessionProvider, message: SessionMessage): Promise<void> {
+async function replaceInPlace(provider: SessionProvider, message: SessionMessage): Promise<void> {
   if (provider.upsertMessage) await provider.upsertMessage(message);
   else await provider.updateMessage(message);
 }

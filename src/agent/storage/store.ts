@@ -29,7 +29,7 @@ import {
   notFound,
   readHeader,
   register,
-  replaceInPlace,
+  rewriteStored,
 } from "./store-writes.js";
 
 /** Options of {@link StoreSessionStorage}. */
@@ -141,7 +141,7 @@ export class StoreSessionStorage implements SessionStorage {
    * @internal writes a whole state: messages whose id and place are unchanged are replaced in place (identical
    * ones write nothing), the rest of the stored path is deleted and the new tail appended in steps of
    * {@link WRITE_BATCH} messages, one transaction each; `countUsage` false leaves the registry's counters alone
-   * unless this call registered the session.
+   * unless this call registered the session. Scoped, each write checks the owner in its transaction.
    */
   async write(
     store: AgentCapableStore,
@@ -151,14 +151,12 @@ export class StoreSessionStorage implements SessionStorage {
     countUsage: boolean,
   ): Promise<void> {
     const { info, created } = await register(store, id, header, this.owner);
-    const provider = store.session(id);
-    const path = await provider.getHistory();
+    const path = await store.session(id).getHistory();
     let kept = 0;
-    while (kept < path.length && kept < messages.length && path[kept]!.id === messages[kept]!.id) {
-      await replaceInPlace(provider, toSessionMessage(messages[kept]!));
-      kept++;
-    }
-    if (kept < path.length) await provider.deleteMessages(path.slice(kept).map((message) => message.id));
+    while (kept < path.length && kept < messages.length && path[kept]!.id === messages[kept]!.id) kept++;
+    const rewrites = messages.slice(0, kept).map((message) => toSessionMessage(message));
+    const stale = path.slice(kept).map((message) => message.id);
+    await rewriteStored(store, id, rewrites, stale, this.owner);
     const next = counters(header.usage);
     const delta = {
       inputTokens: next.inputTokens - info.input_tokens,
@@ -167,8 +165,7 @@ export class StoreSessionStorage implements SessionStorage {
       cacheWriteTokens: next.cacheWriteTokens - info.cache_write_tokens,
       cost: next.cost - info.estimated_cost,
     };
-    // A new session's counters start at 0, so its delta is never negative and rides in the last step.
-    const inStep = created && Object.values(delta).every((value) => value >= 0);
+    // The counters ride in the last step, so an owner-scoped save's registry write is guarded like the rest.
     await appendTail(
       store,
       id,
@@ -176,11 +173,10 @@ export class StoreSessionStorage implements SessionStorage {
       kept > 0 ? messages[kept - 1]!.id : null,
       {
         block: { key: headerKey(id), content: JSON.stringify(header) },
-        usage: inStep ? delta : undefined,
+        usage: created || countUsage ? delta : undefined,
       },
       this.owner,
     );
-    if ((created || countUsage) && !inStep) await store.registry.addUsage(id, delta);
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
