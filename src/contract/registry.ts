@@ -146,6 +146,10 @@ export interface ErasureCondition {
    * wait for it: a concurrent sweeper is erasing it.
    */
   skipLocked?: boolean;
+  /** Erase only when the registry row is this owner's (an owner-scoped caller's, checked with the erasure). */
+  owner?: string;
+  /** Erase only when the registry row has this source (`"agent"`: an agent storage's own sessions). */
+  source?: string;
 }
 
 /** A store with a session registry (memory, SQLite and Postgres all have one). */

@@ -92,7 +92,7 @@ export async function eraseSession(
 
 const HEAD = (t: Tables, lock: string) => `SELECT num FROM ${t.heads} WHERE session_id = $1${lock}`;
 const ROW = (t: Tables, lock: string) =>
-  `SELECT ${isoSql("updated_at")} AS updated_at, pinned FROM ${t.sessions} WHERE id = $1${lock}`;
+  `SELECT ${isoSql("updated_at")} AS updated_at, pinned, owner, source FROM ${t.sessions} WHERE id = $1${lock}`;
 
 /**
  * The registry's erase on Postgres: one transaction that locks the session's head, then its registry row (the
@@ -116,8 +116,18 @@ export async function eraseLocked(
       if (stored && !locked) return null;
     }
     const [head] = await query<{ num: string }>(HEAD(t, lock), [id]);
-    const [row] = await query<{ updated_at: string; pinned: boolean }>(ROW(t, lock), [id]);
-    const info = row && { updated_at: row.updated_at, ...(row.pinned ? { pinned: true as const } : {}) };
+    const [row] = await query<{
+      updated_at: string;
+      pinned: boolean;
+      owner: string | null;
+      source: string | null;
+    }>(ROW(t, lock), [id]);
+    const info = row && {
+      updated_at: row.updated_at,
+      source: row.source,
+      ...(row.pinned ? { pinned: true as const } : {}),
+      ...(row.owner === null ? {} : { owner: row.owner }),
+    };
     if (!meetsCondition(info, condition)) return null;
     if (!head && !row) return null;
     const counts = await eraseSession(query, t, id, head?.num, keys);

@@ -40,13 +40,19 @@ export function countsOf(row: Partial<Record<keyof ErasureCounts, unknown>> | un
   return counts;
 }
 
-/** True when a registry row meets `condition` (no row: only an unconditional erasure proceeds). */
+/**
+ * True when a registry row meets `condition` (no row: only an erasure with no condition on the row proceeds). Read
+ * in the erasure's own transaction, so an owner or source it names cannot change between the check and the erase.
+ */
 export function meetsCondition(
-  info: { updated_at: string; pinned?: true } | undefined,
+  info: { updated_at: string; pinned?: true; owner?: string; source?: string | null } | undefined,
   condition: ErasureCondition,
 ): boolean {
-  if (condition.inactiveBefore === undefined && !condition.unpinned) return true;
+  const { inactiveBefore, unpinned, owner, source } = condition;
+  if (inactiveBefore === undefined && !unpinned && owner === undefined && source === undefined) return true;
   if (!info) return false;
-  if (condition.unpinned && info.pinned) return false;
-  return condition.inactiveBefore === undefined || info.updated_at < condition.inactiveBefore;
+  if (owner !== undefined && info.owner !== owner) return false;
+  if (source !== undefined && info.source !== source) return false;
+  if (unpinned && info.pinned) return false;
+  return inactiveBefore === undefined || info.updated_at < inactiveBefore;
 }

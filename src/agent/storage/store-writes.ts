@@ -255,3 +255,25 @@ async function replaceInPlace(provider: SessionProvider, message: SessionMessage
   if (provider.upsertMessage) await provider.upsertMessage(message);
   else await provider.updateMessage(message);
 }
+
+/**
+ * Removes an agent session's row, data and header. For an owner-scoped storage it is an erasure on the condition
+ * that the row is still `owner`'s agent session, checked in the erasure's own transaction: a session erased and
+ * registered to another owner since the caller looked is left alone. True when something was removed.
+ */
+export async function removeAgentSession(
+  store: AgentCapableStore,
+  id: string,
+  owner: string | undefined,
+): Promise<boolean> {
+  const blockKeys = [headerKey(id)];
+  if (owner === undefined) return store.registry.delete(id, { blockKeys });
+  if (!store.registry.erase) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      "An owner-scoped agent storage needs a registry that can erase sessions",
+    );
+  }
+  const erased = await store.registry.erase(id, { blockKeys, condition: { owner, source: AGENT_SOURCE } });
+  return erased !== null;
+}

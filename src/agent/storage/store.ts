@@ -1,6 +1,7 @@
 import type { SessionStore } from "../../contract/store.js";
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
+import { emitWarning } from "../../runtime/warn.js";
 import { assertOwner, optionalOwner, ownedBy } from "../../store/owner.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { buildState, normalize } from "../codec.js";
@@ -29,6 +30,7 @@ import {
   notFound,
   readHeader,
   register,
+  removeAgentSession,
   rewriteStored,
 } from "./store-writes.js";
 
@@ -131,7 +133,15 @@ export class StoreSessionStorage implements SessionStorage {
       try {
         await this.write(store, state.id, messages, header, true);
       } catch (error) {
-        await store.registry.delete(state.id, { blockKeys: [headerKey(state.id)] }).catch(() => undefined);
+        // Another owner's session registered under this id meanwhile (the write's NOT_FOUND) is not removed.
+        // The write's error is the answer; a failed clean-up is reported beside it, never dropped.
+        await removeAgentSession(store, state.id, this.owner).catch((cleanup: unknown) =>
+          emitWarning(
+            cleanup,
+            "AgentSessionStorageWarning",
+            `session ${JSON.stringify(state.id)} was left registered`,
+          ),
+        );
         throw error;
       }
     });
@@ -209,7 +219,7 @@ export class StoreSessionStorage implements SessionStorage {
       const info = await store.registry.get(sessionId);
       // Only agent sessions: another conversation under this id is not this storage's to delete.
       if (info?.source !== AGENT_SOURCE || !this.visible(info)) return;
-      await store.registry.delete(sessionId, { blockKeys: [headerKey(sessionId)] });
+      await removeAgentSession(store, sessionId, this.owner);
     });
   }
 

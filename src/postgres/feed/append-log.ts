@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Query } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+
+/** Where the store's tables live (schema.ts's Tables has these): all the log's names are derived from it. */
+export interface LogPlace {
+  schema: string | null;
+  prefix: string;
+}
 
 /** What an append needs to insert its own change-log row in its statement (PostgresChangeLog.statementLog). */
 export interface StatementLog {
@@ -11,7 +16,7 @@ export interface StatementLog {
 }
 
 /** The change-log table of `tables`, its NOTIFY channel and its advisory-lock key (so two stores' logs never mix). */
-export function logNames(tables: Tables): Omit<StatementLog, "origin"> {
+export function logNames(tables: LogPlace): Omit<StatementLog, "origin"> {
   const quote = (name: string) => `"${name}"`;
   const table = (tables.schema ? `${quote(tables.schema)}.` : "") + quote(`${tables.prefix}agent_changes`);
   const digest = createHash("sha1").update(table).digest();
@@ -27,7 +32,7 @@ export function logNames(tables: Tables): Omit<StatementLog, "origin"> {
  * of reading the whole log; `name` is the index schema-qualified (for `to_regclass`). Made with the table
  * (change-log.ts), and by migration 15 for a log made before it. One more entry per logged write.
  */
-export function logIndex(tables: Tables): { name: string; create: string } {
+export function logIndex(tables: LogPlace): { name: string; create: string } {
   const quote = (name: string) => `"${name}"`;
   const index = quote(`${tables.prefix}agent_changes_session`);
   return {
@@ -37,7 +42,7 @@ export function logIndex(tables: Tables): { name: string; create: string } {
 }
 
 /** Migration 15: indexes a change log made before its index was (a store without a log has nothing to index). */
-export async function indexChangeLog(query: Query, tables: Tables): Promise<void> {
+export async function indexChangeLog(query: Query, tables: LogPlace): Promise<void> {
   const [found] = await query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [
     logNames(tables).table,
   ]);
@@ -51,7 +56,7 @@ export async function indexChangeLog(query: Query, tables: Tables): Promise<void
  * advisory lock (cursor order = commit order, see change-log.ts) is taken from the inserted row, so after the head
  * lock, as in every other writer: lock order is the same everywhere. The statement's result reads `logged`.
  */
-export function logCtes(t: Tables, at: number): string {
+export function logCtes(t: LogPlace, at: number): string {
   const { table, lockKey, channel } = logNames(t);
   return `,
   lk AS (SELECT pg_advisory_xact_lock(${lockKey}::bigint) FROM ins),

@@ -219,5 +219,18 @@ export function stepOwnerSpec({ describe, test }: Suite, target: ContractTarget)
         const bobs = await other.forOwner("bob").load("shared");
         assert.deepEqual(bobs?.messages, bobState.messages, "bob's messages are unchanged");
       }));
+
+    test("an agent delete whose session was erased and registered to another owner meanwhile removes nothing", (t) =>
+      withAgents(t, target, async (store, alice, other) => {
+        await alice.create(sampleState({ id: "shared" }));
+        const bobState = sampleState({
+          id: "shared",
+          messages: sampleMessages().map((m) => ({ ...m, id: `b-${m.id}` })),
+        });
+        await reRegisteredMeanwhile(store, other, bobState, () => alice.delete("shared"));
+        await assertBobs(store, other, bobState);
+        await alice.delete("shared");
+        await assertBobs(store, other, bobState);
+      }));
   });
 }
