@@ -6,7 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { PostgresStore } from "../src/postgres/index.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
-import { markersInRelations, total, writeAndDelete } from "./helpers/purge.js";
+import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
 
 const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the Postgres purge tests: ${unavailable}`);
@@ -29,7 +29,7 @@ describe("Postgres purge", { skip: unavailable ?? false }, () => {
           total(await markersInRelations(db, schema)) > 0,
           "the deletes alone leave the text in pages",
         );
-        const report = await store.purge({ mode });
+        const report = await purgeUntilComplete(() => store.purge({ mode }));
         assert.equal(report.complete, true, JSON.stringify(report));
         const left = await markersInRelations(db, schema);
         if (mode === "rewrite") {
@@ -43,7 +43,7 @@ describe("Postgres purge", { skip: unavailable ?? false }, () => {
           assert.equal(total(Object.fromEntries(indexes)), 0, JSON.stringify(left));
         }
         assert.ok((await store.searchMessages("kept", { limit: 1000 })).length > 0);
-        assert.equal((await store.purge({ mode })).complete, true, "idempotent");
+        assert.equal((await purgeUntilComplete(() => store.purge({ mode }))).complete, true, "idempotent");
       } finally {
         await store.close();
         await dropSchema(db, schema);
@@ -67,6 +67,35 @@ describe("Postgres purge", { skip: unavailable ?? false }, () => {
     } finally {
       await holder.query("ROLLBACK");
       holder.release();
+      await store.close();
+      await dropSchema(db, schema);
+    }
+  });
+
+  test("a transaction open since before the purge keeps deleted rows readable: the report says so", async () => {
+    const schema = `agent_session_purge_snapshot_${process.pid}`;
+    const db = pool!;
+    await dropSchema(db, schema);
+    const store = await PostgresStore.open(db, { schema });
+    const reader = await db.connect();
+    let open = false;
+    try {
+      await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      open = true;
+      await reader.query("SELECT 1");
+      await writeAndDelete(store);
+      const report = await store.purge();
+      assert.equal(report.complete, false, JSON.stringify(report));
+      const held = report.steps.find((s) => s.action === "open snapshots");
+      assert.match(held?.incomplete ?? "", /purge again/);
+      await reader.query("COMMIT");
+      open = false;
+      assert.equal((await purgeUntilComplete(() => store.purge())).complete, true);
+      const left = await markersInRelations(db, schema);
+      assert.equal(total(left), 0, JSON.stringify(left));
+    } finally {
+      if (open) await reader.query("ROLLBACK");
+      reader.release();
       await store.close();
       await dropSchema(db, schema);
     }

@@ -99,6 +99,11 @@ export async function purgePostgres(
   const recorder = new PurgeRecorder("postgres");
   const pinned = executor.pinned ?? ((fn: (query: Query) => Promise<void>) => fn(executor.query));
   await pinned(async (query) => {
+    // The next transaction id as the purge starts: a transaction whose snapshot is older may still see rows deleted
+    // before the purge, and VACUUM (FULL too) keeps such "recently dead" rows (see openSnapshots).
+    const [start] = await query<{ next: string }>(
+      "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
+    );
     const tables = await storeTables(query, t);
     if (mode === "vacuum") {
       // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
@@ -109,18 +114,45 @@ export async function purgePostgres(
         const action = executor.kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
         await recorder.run(action, table, () => step(query, `${action} ${table}`));
       }
-      return;
+    } else {
+      await rewriteTables(query, tables, timeout, recorder);
     }
-    // VACUUM FULL locks out appends: waiting for its lock would queue every append behind it, so it gives up
-    // after `timeout` instead.
-    await query(`SET lock_timeout = ${timeout}`);
-    try {
-      for (const table of tables) {
-        await recorder.run("VACUUM FULL", table, () => step(query, `VACUUM FULL ${table}`));
-      }
-    } finally {
-      await query("RESET lock_timeout");
+    // PGlite is one connection: no other transaction can hold a snapshot there.
+    if (executor.kind !== "pglite" && start) {
+      await recorder.run("open snapshots", undefined, () => openSnapshots(query, start.next));
     }
   });
   return recorder.report();
+}
+
+/** VACUUM FULL of each table, giving up on a table whose lock is not granted within `timeout` ms. */
+async function rewriteTables(query: Query, tables: string[], timeout: number, recorder: PurgeRecorder) {
+  // VACUUM FULL locks out appends: waiting for its lock would queue every append behind it, so it gives up
+  // after `timeout` instead.
+  await query(`SET lock_timeout = ${timeout}`);
+  try {
+    for (const table of tables) {
+      await recorder.run("VACUUM FULL", table, () => step(query, `VACUUM FULL ${table}`));
+    }
+  } finally {
+    await query("RESET lock_timeout");
+  }
+}
+
+/**
+ * What the purge left readable because of other transactions: any backend of this database whose snapshot is older
+ * than the purge (its `backend_xmin` before `next`) can still see rows deleted before it, so VACUUM kept them.
+ * Undefined when there is none; the report is then complete.
+ */
+async function openSnapshots(query: Query, next: string): Promise<string | undefined> {
+  const rows = await query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity
+      WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_xmin IS NOT NULL
+        AND age(backend_xmin) >= txid_snapshot_xmax(txid_current_snapshot()) - $1::bigint
+      ORDER BY pid LIMIT 10`,
+    [next],
+  );
+  if (rows.length === 0) return undefined;
+  const pids = rows.map((row) => row.pid).join(", ");
+  return `not complete: transactions open since before the purge (pid ${pids}) may still see deleted rows; purge again once they end`;
 }

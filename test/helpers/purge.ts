@@ -110,3 +110,20 @@ export async function markersInRelations(db: Runner, schema: string): Promise<Re
 export function total(counts: Record<string, number>): number {
   return Object.values(counts).reduce((a, b) => a + b, 0);
 }
+
+/**
+ * Purges until the report is complete: other test files share the Postgres server, and a transaction of theirs
+ * open since before the purge keeps deleted rows readable, which the report says ("open snapshots"). Gives up after
+ * `tries` and answers the last report.
+ */
+export async function purgeUntilComplete<R extends { complete: boolean }>(
+  purge: () => Promise<R>,
+  tries = 40,
+): Promise<R> {
+  let report = await purge();
+  for (let i = 1; i < tries && !report.complete; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    report = await purge();
+  }
+  return report;
+}
