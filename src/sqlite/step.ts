@@ -51,6 +51,23 @@ function removeRows(store: SqliteBackend, sessionId: string, ids: readonly strin
   return log ? { logged: log.record({ type: "delete", ids: [...ids], sessionId }) } : {};
 }
 
+const FIRST_MISSING = `SELECT j.value FROM json_each(?) j WHERE NOT EXISTS (
+    SELECT 1 FROM agent_messages m JOIN agent_session_heads h ON h.num = m.session_num
+     WHERE h.session_id = ? AND m.id = j.value) LIMIT 1`;
+
+/** `NOT_FOUND` for the first message of `replaces` the session does not hold (one statement for all of them). */
+function assertStored(
+  driver: SqlDriver,
+  sessionId: string,
+  replaces: readonly { message: { id: string } }[],
+): void {
+  const ids = JSON.stringify(replaces.map(({ message }) => message.id));
+  const [missing] = driver.column<string>(FIRST_MISSING, [ids, sessionId]);
+  if (missing !== undefined) {
+    throw new SessionError("NOT_FOUND", `Message "${missing}" is not in session "${sessionId}"`);
+  }
+}
+
 /** Writes a prepared step in one transaction (see the module comment). */
 export async function writeSqliteStep(
   store: SqliteBackend,
@@ -65,7 +82,10 @@ export async function writeSqliteStep(
     if (guard.owner !== null && !driver.get(GUARDED_ROW, [sessionId, ...stepGuardParams(guard)])) {
       throw notFound(sessionId);
     }
-    // A step that replaces or removes appends nothing (store/step.ts); each write is the provider's own.
+    // A step that replaces or removes appends nothing (store/step.ts); each write is the provider's own. Every
+    // message it replaces is looked for first, so a missing one refuses the step before anything is written (a
+    // driver that cannot roll back would otherwise keep the replacements before it).
+    if (replaces.length > 0) assertStored(driver, sessionId, replaces);
     replaces.forEach(({ message, json }, i) => {
       const written = writeMessageRow(
         driver,
