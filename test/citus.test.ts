@@ -31,9 +31,8 @@ if (unavailable) {
     await pool.end();
   });
 
-  // The whole contract on the cluster does not pass yet (docs/POSTGRES.md, "Past one server": explicit-parent
-  // appends, searches across sessions, attachments, transfers and the change log are not routed), so it runs
-  // only when asked for; the routing tests below always run.
+  // The whole contract on the cluster does not pass yet (docs/POSTGRES.md, "Past one server": imports, attachments,
+  // transfers and the change log are not routed), so it runs only when asked for; the routing tests below always run.
   if (process.env.AGENT_SESSION_CITUS_CONTRACT === "1") {
     runProviderContract(runner, {
       name: `citus (${CITUS_URL})`,
@@ -126,9 +125,26 @@ if (unavailable) {
       assert.match(append[0]!, /Distributed Subplan/, append[0]);
     });
 
-    test("a search across sessions is UNSUPPORTED on the Citus layout, not a silent fan-out", async () => {
+    test("a search across sessions fans out: one scan every shard runs with its LIMIT, then a statement per session", async () => {
+      await emptyAll(pool, t);
       const store = new PostgresStore(pool, options);
-      await assert.rejects(store.searchMessages("anything"), { code: "UNSUPPORTED" });
+      for (const name of ["a", "b", "c"]) {
+        await store.session(name).appendMessage(msg(`${name}0`, `fan out ${name}`));
+        await store.session(name).appendMessage(msg(`${name}1`, `fan out again ${name}`), `${name}0`);
+      }
+      for (const match of ["any", "all"] as const) {
+        const hits = await store.searchMessages("fan out", { match, context: 1 });
+        assert.deepEqual(new Set(hits.map((h) => h.sessionId)), new Set(["a", "b", "c"]), match);
+        const plans = await plansOf(async (s) => void (await s.searchMessages("fan out", { match })));
+        const scans = plans.filter((plan) => taskCounts(plan).some((n) => n > 1));
+        assert.equal(scans.length, 1, plans.join("\n---\n"));
+        assert.match(scans[0]!, /Limit/, scans[0]);
+        for (const plan of plans.filter((p) => !scans.includes(p)))
+          assert.ok(
+            taskCounts(plan).every((n) => n === 1),
+            plan,
+          );
+      }
     });
   });
 }

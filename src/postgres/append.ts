@@ -25,6 +25,7 @@ import { utf8Length } from "../runtime/bytes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
+import { lockedParent, parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
@@ -46,8 +47,10 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
   const scope = (alias: string | null) => onSession(t, alias, "$1::text");
   const own = sessionColumn(t, "$1::text");
-  const spine = spineArrays("pspine", "p.seq");
-  const parentCtes = `p AS (
+  // In the Citus layout the parent comes read as parameters after the others (citus/parent.ts).
+  const given = parentCtes(14 + (registry ? 17 : 0) + (logged ? 3 : 0));
+  const spine = t.distributed ? given : spineArrays("pspine", "p.seq");
+  const parentSteps = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
     WHERE $4::text = 'id' AND l.leaf_id IS DISTINCT FROM $3::text AND m.session_num = l.num AND m.id = $3::text${scope("m")}
   ),
@@ -59,7 +62,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     spineDepth: "par.sdep",
   });
   // RECURSIVE only where the parent's spine is walked: it makes the statement measurably slower to analyse.
-  return `WITH${explicit ? " RECURSIVE" : ""}
+  return `WITH${explicit && !t.distributed ? " RECURSIVE" : ""}
   snap AS (SELECT version FROM ${t.heads} WHERE session_id = $1::text),
   alloc AS (SELECT nextval('${t.messagesSeq}') AS seq),
   created AS (
@@ -77,7 +80,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     FROM ${t.heads} h WHERE h.session_id = $1::text FOR UPDATE
   ),
   dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = $2::text${scope("m")}),
-  ${explicit ? parentCtes : ""}
+  ${explicit ? (t.distributed ? given.ctes : parentSteps) : ""}
   par AS (
     SELECT l.leaf_seq AS seq, l.leaf_depth AS depth, l.leaf_cum_bytes AS cum_bytes,
       l.leaf_cum_tokens AS cum_tokens, l.leaf_spine_seq AS sseq, l.leaf_spine_depth AS sdep, true AS from_head
@@ -216,7 +219,7 @@ export async function appendRow(
       ? new Date().toISOString()
       : timestampParam(request.createdAt, `Message "${message.id}"`);
   const mode = parentId === undefined ? "leaf" : parentId === null ? "root" : "id";
-  const params = [
+  const params: unknown[] = [
     sessionId,
     message.id,
     typeof parentId === "string" ? parentId : null,
@@ -256,11 +259,19 @@ export async function appendRow(
     }
   };
   let row: Outcome | null = null;
-  for (let i = 0; i < RETRIES && !row; i++) row = await attempt(executor.query);
-  row ??= await executor.transaction(async (query) => {
-    await query(lockSql(t), [sessionId, now]);
-    return attempt(query);
-  });
+  if (t.distributed && typeof parentId === "string") {
+    // The parent read under the head lock (citus/parent.ts): fresh, so no retries.
+    row = await executor.transaction(async (query) => {
+      params.push(...(await lockedParent(query, t, sessionId, parentId)));
+      return attempt(query);
+    });
+  } else {
+    for (let i = 0; i < RETRIES && !row; i++) row = await attempt(executor.query);
+    row ??= await executor.transaction(async (query) => {
+      await query(lockSql(t), [sessionId, now]);
+      return attempt(query);
+    });
+  }
   if (!row) throw new SessionError("STORAGE", `Could not append "${message.id}" to session "${sessionId}"`);
   if (row.seq !== null) {
     return { result: { inserted: true }, seq: row.seq, logged: row.logged ? Number(row.logged) : undefined };

@@ -70,11 +70,12 @@ export class PostgresEntryStore extends StoreEntries {
     const stored = encodeContent(content);
     const executor = await this.ready();
     // A replaced entry takes a new seq, so it counts as the newest for the bounded ranking window. The search
-    // vector is built from the text itself, never from its stored form.
+    // vector is built from the text itself, never from its stored form. The time is the column's default (now())
+    // taken through EXCLUDED: Citus refuses a non-immutable function in DO UPDATE SET.
     await executor.query(
       `INSERT INTO ${this.t.entries} (label, key, content, content_json, search) VALUES ($1, $2, $3, $4, $5::tsvector)
        ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
-         search = EXCLUDED.search, seq = EXCLUDED.seq, updated_at = now()`,
+         search = EXCLUDED.search, seq = EXCLUDED.seq, updated_at = EXCLUDED.updated_at`,
       [label, key, stored.content, stored.json, toTsvector(entryText(key, content))],
     );
   }

@@ -16,6 +16,7 @@ import {
   type WindowRow,
 } from "../store/history-stream.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import { onSession, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
@@ -24,65 +25,74 @@ import { fromCompactionRow, listCompactions, type StoredCompactionRow } from "./
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";
 
-const leafSql = statement(
-  (t) => `WITH head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
+const leafSql = statement((t) => {
+  const own = sessionScope(t, "$1::text");
+  return `WITH head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
   leaf AS (
     SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, m.session_num
-    FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq WHERE $2::text IS NULL
+    FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq${own("m")} WHERE $2::text IS NULL
     UNION ALL
     SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, m.session_num
-    FROM head JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text
-  ) SELECT leaf.*, EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = leaf.session_num) AS overlays
-  FROM leaf`,
-);
+    FROM head JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text${own("m")}
+  ) SELECT leaf.*, EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = leaf.session_num${own("c")}) AS overlays
+  FROM leaf`;
+});
+
+// In the Citus layout each statement below takes the session id as one more parameter, its last, which every
+// reference to a per-session table names (citus/route.ts), so the statement runs on the session's shard alone.
 
 // Overlays whose both endpoints lie on the path to $1 (seq) of session $2 at depth $3: one skip-pointer climb.
-const planSql = statement(
-  (t) => `WITH RECURSIVE cand AS (
+const planSql = statement((t) => {
+  const own = sessionScope(t, "$4::text");
+  return `WITH RECURSIVE cand AS (
     SELECT c.seq AS k, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
       ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.parent_seq AS from_parent,
       f.depth AS from_depth, t.seq AS to_seq, t.depth AS to_depth
     FROM ${t.compactions} c
-    ${overlayEndpoints(t.messages)}
-    WHERE c.session_num = $2::bigint AND t.depth <= $3::integer AND f.depth <= t.depth
+    ${overlayEndpoints(t.messages, own)}
+    WHERE c.session_num = $2::bigint AND t.depth <= $3::integer AND f.depth <= t.depth${own("c")}
   ),
-  ${onPathOverlaysCtes(t.messages, "$1::bigint")}
+  ${onPathOverlaysCtes(t.messages, "$1::bigint", own)}
   SELECT k, from_depth, to_depth, from_parent,
     json_build_object('id', id, 'summary', summary, 'summary_json', summary_json, 'from_message_id',
       from_message_id, 'to_message_id', to_message_id, 'details', details, 'created_at', created_at)::text AS body
-  FROM cand WHERE ${overlayOnPath("cand")}`,
-);
+  FROM cand WHERE ${overlayOnPath("cand")}`;
+});
 
 // Newest first: at most $3 rows up from $1 while depth >= $2, stopping before the row that would overflow $5
 // bytes once $4 rows are taken.
-const windowDownSql = statement(
-  (t) => `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, content, n, acc) AS (
+const windowDownSql = statement((t) => {
+  const own = sessionScope(t, "$6::text");
+  return `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, content, n, acc) AS (
     SELECT ${NODE}, content, 1, bytes::bigint FROM ${t.messages}
-    WHERE seq = $1::bigint AND depth >= $2::integer AND ($4::integer >= 1 OR bytes <= $5::float8)
+    WHERE seq = $1::bigint AND depth >= $2::integer AND ($4::integer >= 1 OR bytes <= $5::float8)${own(null)}
     UNION ALL
     SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, m.content, w.n + 1, w.acc + m.bytes
-    FROM w ${stepTo(t.messages, "m", "w.parent_seq")}
+    FROM w ${stepTo(t.messages, "m", "w.parent_seq", own)}
     WHERE m.depth >= $2::integer AND w.n < $3::integer AND (w.n < $4::integer OR w.acc + m.bytes <= $5::float8)
-  ) SELECT ${NODE}, content FROM w ORDER BY depth DESC`,
-);
+  ) SELECT ${NODE}, content FROM w ORDER BY depth DESC`;
+});
 
 // Oldest first: the rows up from $1 to depth $2 (at most $3); only those whose bytes from $2 fit $4 — the path
 // holds $5 bytes above $2 — and the row at $2 carry content (the others' TOASTed content is never fetched).
-const windowUpSql = statement(
-  (t) => `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, n) AS (
-    SELECT ${NODE}, 1 FROM ${t.messages} WHERE seq = $1::bigint AND depth >= $2::integer
+const windowUpSql = statement((t) => {
+  const own = sessionScope(t, "$6::text");
+  return `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, n) AS (
+    SELECT ${NODE}, 1 FROM ${t.messages} WHERE seq = $1::bigint AND depth >= $2::integer${own(null)}
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, w.n + 1 FROM w ${stepTo(t.messages, "m", "w.parent_seq")}
+    SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, w.n + 1 FROM w ${stepTo(t.messages, "m", "w.parent_seq", own)}
     WHERE m.depth >= $2::integer AND w.n < $3::integer
   ) SELECT w.seq, w.parent_seq, w.depth, w.bytes, w.cum_bytes,
     CASE WHEN w.cum_bytes - $5::float8 <= $4::float8 OR w.depth = $2::integer
-      THEN (SELECT m.content FROM ${t.messages} m WHERE m.seq = w.seq) END AS content
-  FROM w ORDER BY w.depth DESC`,
-);
+      THEN (SELECT m.content FROM ${t.messages} m WHERE m.seq = w.seq${own("m")}) END AS content
+  FROM w ORDER BY w.depth DESC`;
+});
 
 const ancestorSql = statement(
-  (t) => `WITH RECURSIVE ${ancestorCte(t.messages, "anc", "SELECT 0::bigint, $2::integer, $1::bigint")}
-  SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes FROM anc JOIN ${t.messages} m ON m.seq = anc.seq
+  (
+    t,
+  ) => `WITH RECURSIVE ${ancestorCte(t.messages, "anc", "SELECT 0::bigint, $2::integer, $1::bigint", false, sessionScope(t, "$3::text"))}
+  SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes FROM anc JOIN ${t.messages} m ON m.seq = anc.seq${onSession(t, "m", "$3::text")}
   WHERE anc.depth = anc.target`,
 );
 
@@ -107,12 +117,16 @@ const toRow = (r: NodeRow): PathRow<number> => ({
 export class PostgresPathBackend implements PathBackend<number> {
   private num = 0;
   private overlays = false;
+  /** The session as the statements' last parameter in the Citus layout (none on one node). */
+  private readonly own: string[];
 
   constructor(
     private readonly executor: Executor,
     private readonly t: Tables,
     private readonly sessionId: string,
-  ) {}
+  ) {
+    this.own = sessionParam(t, sessionId);
+  }
 
   async leaf(leafId: string | null | undefined): Promise<PathRow<number> | null> {
     // An id no row can have is not looked up (see canBeStored).
@@ -136,7 +150,7 @@ export class PostgresPathBackend implements PathBackend<number> {
       to_depth: Num;
       from_parent: Num | null;
       body: string;
-    }>(planSql(this.t), [leaf.key, this.num, leaf.depth], true);
+    }>(planSql(this.t), [leaf.key, this.num, leaf.depth, ...this.own], true);
     const candidates = rows.map((r) => ({
       compaction: fromCompactionRow(JSON.parse(r.body) as StoredCompactionRow),
       fromDepth: Number(r.from_depth),
@@ -166,7 +180,11 @@ export class PostgresPathBackend implements PathBackend<number> {
   }
 
   async ancestor(node: PathRow<number>, depth: number): Promise<PathRow<number>> {
-    const [found] = await this.executor.query<NodeRow>(ancestorSql(this.t), [node.key, depth], true);
+    const [found] = await this.executor.query<NodeRow>(
+      ancestorSql(this.t),
+      [node.key, depth, ...this.own],
+      true,
+    );
     if (!found) throw pathChanged();
     return toRow(found);
   }
@@ -177,12 +195,12 @@ export class PostgresPathBackend implements PathBackend<number> {
       base === null
         ? await this.executor.query<NodeRow & { content: string | null }>(
             windowDownSql(this.t),
-            [bottom, top, limit, minRows, maxBytes],
+            [bottom, top, limit, minRows, maxBytes, ...this.own],
             true,
           )
         : await this.executor.query<NodeRow & { content: string | null }>(
             windowUpSql(this.t),
-            [bottom, top, limit, maxBytes, base],
+            [bottom, top, limit, maxBytes, base, ...this.own],
             true,
           );
     return rows.map((r) => ({ ...toRow(r), json: r.content }));

@@ -19,8 +19,9 @@ import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parent
 // $1 the tsquery of any term (scoped), $2 each term's own tsquery, $3 how many candidates, $4 the session id (or
 // NULL), $5 whether the time filter needs each candidate's time (the page reads it for the hits): the newest matches of any term, each with the terms it matches (1-based) and what ranking needs. One scan
 // of the index for all terms: a scan per term (a lateral join) cost ~1.3 ms each on a 3,000-message store.
-// In the Citus layout only a search of one session runs (search.ts): every table reference names $4.
-function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH): string {
+// In the Citus layout every statement here runs for one session (a search across sessions: fan-out.ts): every table
+// reference names $4.
+export function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH): string {
   const own = sessionScope(t, "$4::text");
   const documents = t.distributed
     ? `(SELECT message_count FROM ${t.heads} WHERE session_id = $4::text)`
@@ -45,7 +46,7 @@ const CANDIDATES_BY_MATCH = (t: Tables) =>
 // The newest matches that pass the role and time filters ($6 roles, $7 since, $8 until; each NULL: none) and,
 // with `onPaths`, of the sessions $9 (their numbers) only those on the session's active path (each path walked
 // once, depth rows).
-const candidatesFiltered = (onPaths: boolean) => (t: Tables) =>
+export const candidatesFiltered = (onPaths: boolean) => (t: Tables) =>
   `${onPaths ? `${activePathsCte(t.messages, t.heads, "$9::bigint[]", sessionScope(t, "$4::text"))},` : ""}
   cand AS (SELECT seq, parent_seq FROM ${t.messages} WHERE search @@ $1::tsquery${onSession(t, null, "$4::text")}
     AND ($6::text[] IS NULL OR role = ANY($6::text[]))
@@ -54,7 +55,7 @@ const candidatesFiltered = (onPaths: boolean) => (t: Tables) =>
     ${onPaths ? "AND (session_num <> ALL($9::bigint[]) OR seq IN (SELECT seq FROM path))" : ""}
     ORDER BY seq DESC LIMIT $3)`;
 // The same columns for given seqs ($1 bigint[]; $3 unused): the vector channel's nearest messages.
-const CANDIDATES_BY_SEQ = (t: Tables) =>
+export const CANDIDATES_BY_SEQ = (t: Tables) =>
   `cand AS (SELECT m.seq, m.parent_seq FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq
     WHERE $3::integer >= 0${onSession(t, "m", "$4::text")})`;
 
@@ -141,7 +142,7 @@ export async function nearRows(
   return executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ), params);
 }
 
-const hasTimeFilter = (plan: SearchPlan) => plan.since !== undefined || plan.until !== undefined;
+export const hasTimeFilter = (plan: SearchPlan) => plan.since !== undefined || plan.until !== undefined;
 
 /** A candidate with what the ranking weighs it by. */
 export type Node = Candidate & { tokens: number; parent: number | null };

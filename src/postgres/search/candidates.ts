@@ -7,7 +7,7 @@
 
 import { nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
-import { passesFilters, type SearchPlan } from "../../search/options.js";
+import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import { type RecallSource, recallAsync, recallFindsNothing, scoresOf } from "../../search/pipeline.js";
 import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
@@ -23,6 +23,7 @@ import {
   RECALL_CANDIDATES,
   type TermTsqueries,
 } from "./candidate-rows.js";
+import { fanOutCandidateRows } from "./fan-out.js";
 import { anyTsquery, sessionLexeme, termTsqueries, withinOwner } from "./fts.js";
 import { onPathOf, type PageHit, readPage } from "./page.js";
 
@@ -79,7 +80,11 @@ function postgresSource(
       collect(
         plan,
         terms.length,
-        numbers.length === 0 ? [] : await candidateRows(executor, t, plan, tsqueries),
+        numbers.length === 0
+          ? []
+          : acrossShards(t, plan)
+            ? await acrossRows(executor, t, plan, tsqueries)
+            : await candidateRows(executor, t, plan, tsqueries),
       ),
     rank: ({ nodes, matches, documents, visible, returnable }, _scope, _plan, top) => {
       // A candidate that takes no part (off its active path) weighs nothing, not even in a term's match count.
@@ -111,11 +116,34 @@ function postgresSource(
       branched: ({ nodes }) =>
         [...nodes.values()].filter((n) => n.branched).map((n) => ({ num: n.sessionNum, depth: n.leafDepth })),
       reread: async ({ rows, matches }, _scope, plan, paths) => {
-        await moreRows(executor, t, plan, tsqueries, rows, paths);
+        if (!acrossShards(t, plan)) await moreRows(executor, t, plan, tsqueries, rows, paths);
+        else addRows(rows, await fanOutCandidateRows(executor, t, plan, tsqueries, true, paths, rows));
         return collect(plan, matches.length, rows);
       },
     },
   };
+}
+
+/** A search across sessions in the Citus layout: its candidates are read by fan-out.ts. */
+const acrossShards = (t: Tables, plan: SearchPlan) => t.distributed && plan.sessionId === undefined;
+
+/** Candidate rows across shards: the newest matches, and where they fill the window the filters' own too. */
+async function acrossRows(
+  executor: Executor,
+  t: Tables,
+  plan: SearchPlan,
+  tsqueries: TermTsqueries,
+): Promise<CandidateRow[]> {
+  const rows = await fanOutCandidateRows(executor, t, plan, tsqueries, false);
+  if (rows.length >= RECALL_CANDIDATES && hasFilters(plan))
+    addRows(rows, await fanOutCandidateRows(executor, t, plan, tsqueries, true));
+  return rows;
+}
+
+/** Adds to `rows` the rows of `more` it does not hold yet. */
+function addRows(rows: CandidateRow[], more: readonly CandidateRow[]): void {
+  const seen = new Set(rows.map((row) => Number(row.seq)));
+  for (const row of more) if (!seen.has(Number(row.seq))) rows.push(row);
 }
 
 /**

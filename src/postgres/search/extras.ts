@@ -41,8 +41,18 @@ export async function withExtras(
   plan: SearchPlan,
 ): Promise<SearchResult[]> {
   if (hits.length === 0) return [];
-  await markOverlays(executor, t, hits);
-  if (plan.context > 0) await addContext(executor, t, hits, plan.context);
+  // In the Citus layout each statement names one session (its shard): the hits go by session, in the order of
+  // their first hit, the context budget carried from one to the next (bounded by the page's hits).
+  const groups = new Map<string, PageHit[]>();
+  for (const hit of t.distributed ? hits : []) {
+    const id = hit.candidate.sessionId;
+    groups.set(id, [...(groups.get(id) ?? []), hit]);
+  }
+  let budget = SEARCH_CONTEXT_BYTES;
+  for (const group of t.distributed ? groups.values() : [hits]) {
+    await markOverlays(executor, t, group);
+    if (plan.context > 0) budget -= await addContext(executor, t, group, plan.context, budget);
+  }
   return hits.map((hit) => hit.result);
 }
 
@@ -52,7 +62,7 @@ async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHi
   // nested overlays ~45 ms, and reading every overlay's endpoints first was about half of such a search.
   // Sessions known to have no overlay (the page read says so) need no look-up.
   let unmarked = hits.filter((hit) => hit.overlaid !== false);
-  // In the Citus layout a search has one session (search.ts): its statements name it (the last parameter).
+  // In the Citus layout the hits are of one session (withExtras): its statements name it (the last parameter).
   const first = hits[0]?.candidate.sessionId;
   const own = t.distributed && first !== undefined ? [first] : [];
   // Each session's overlays older than the last one read (null: from the newest). By seq, not by offset: an overlay
@@ -169,35 +179,40 @@ async function markWith(
  * is read once: only its first row carries its content, and only while the first rows' bytes so far stay within the
  * budget (search/context-budget.ts), so a page never reads more than the budget of messages for context.
  */
+// In the Citus layout `$7` is the hits' session (withExtras), named on every message reference; the first branch
+// of `turns` names its columns, as Citus's deparsed statement for the shard loses the CTE's column list.
 function contextSql(t: Tables): string {
+  const own = sessionScope(t, "$7::text");
   return `WITH RECURSIVE
     hits(i, seq, depth, leaf) AS (SELECT * FROM unnest($1::integer[], $2::bigint[], $3::integer[], $4::bigint[])),
     up(i, seq, k) AS (
-      SELECT h.i, m.parent_seq, 1 FROM hits h JOIN ${t.messages} m ON m.seq = h.seq
-      UNION ALL SELECT up.i, m.parent_seq, up.k + 1 FROM up ${stepTo(t.messages, "m", "up.seq")} WHERE up.k < $5
+      SELECT h.i, m.parent_seq, 1 FROM hits h JOIN ${t.messages} m ON m.seq = h.seq${own("m")}
+      UNION ALL SELECT up.i, m.parent_seq, up.k + 1 FROM up ${stepTo(t.messages, "m", "up.seq", own)} WHERE up.k < $5
     ),
     ${ancestorCte(
       t.messages,
       "anc",
       `SELECT h.i, LEAST(l.depth, h.depth + $5::integer), l.seq
-       FROM hits h JOIN ${t.messages} l ON l.seq = h.leaf WHERE h.leaf IS NOT NULL`,
+       FROM hits h JOIN ${t.messages} l ON l.seq = h.leaf${own("l")} WHERE h.leaf IS NOT NULL`,
+      false,
+      own,
     )},
     path(i, seq, above, n) AS (
       SELECT anc.k, anc.seq, h.depth, 1 FROM anc JOIN hits h ON h.i = anc.k
       WHERE anc.depth = anc.target AND anc.depth > h.depth
-      UNION ALL SELECT p.i, m.parent_seq, p.above, p.n + 1 FROM path p ${stepTo(t.messages, "m", "p.seq")}
+      UNION ALL SELECT p.i, m.parent_seq, p.above, p.n + 1 FROM path p ${stepTo(t.messages, "m", "p.seq", own)}
       WHERE m.depth > p.above + 1 AND p.n < $5
     ),
     down(i, seq, k) AS (
-      SELECT h.i, (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = h.seq), 1 FROM hits h
+      SELECT h.i, (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = h.seq${own("c")}), 1 FROM hits h
       WHERE h.leaf IS NULL
-      UNION ALL SELECT down.i, (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = down.seq), down.k + 1
+      UNION ALL SELECT down.i, (SELECT MAX(c.seq) FROM ${t.messages} c WHERE c.parent_seq = down.seq${own("c")}), down.k + 1
       FROM down WHERE down.seq IS NOT NULL AND down.k < $5
     ),
     turns(i, side, ord, seq, bytes) AS (
-      SELECT up.i, 0, -up.k, m.seq, m.bytes FROM up JOIN ${t.messages} m ON m.seq = up.seq
-      UNION ALL SELECT path.i, 1, m.depth, m.seq, m.bytes FROM path JOIN ${t.messages} m ON m.seq = path.seq
-      UNION ALL SELECT down.i, 1, down.k, m.seq, m.bytes FROM down JOIN ${t.messages} m ON m.seq = down.seq
+      SELECT up.i AS i, 0 AS side, -up.k AS ord, m.seq AS seq, m.bytes AS bytes FROM up JOIN ${t.messages} m ON m.seq = up.seq${own("m")}
+      UNION ALL SELECT path.i, 1, m.depth, m.seq, m.bytes FROM path JOIN ${t.messages} m ON m.seq = path.seq${own("m")}
+      UNION ALL SELECT down.i, 1, down.k, m.seq, m.bytes FROM down JOIN ${t.messages} m ON m.seq = down.seq${own("m")}
     ),
     firsts AS (SELECT *, row_number() OVER (PARTITION BY seq ORDER BY i, side, ord) AS n FROM turns),
     spent AS (
@@ -205,32 +220,43 @@ function contextSql(t: Tables): string {
       FROM firsts
     )
     SELECT s.i, s.side, s.ord, s.seq::float8 AS seq, m.id, m.role, ${isoSql("m.created_at")} AS created_at,
-      CASE WHEN s.n = 1 AND s.total <= $6::bigint THEN m.content END AS content
-    FROM spent s JOIN ${t.messages} m ON m.seq = s.seq
+      CASE WHEN s.n = 1 AND s.total <= $6::bigint THEN m.content END AS content,
+      CASE WHEN s.n = 1 AND s.total <= $6::bigint THEN s.bytes ELSE 0 END::float8 AS spent
+    FROM spent s JOIN ${t.messages} m ON m.seq = s.seq${own("m")}
     ORDER BY 1, 2, 3`;
 }
 
-/** Sets each hit's `context`: up to `turns` turns before and after it along its branch (see contextSql). */
+/**
+ * Sets each hit's `context`: up to `turns` turns before and after it along its branch (see contextSql), within
+ * `budget` bytes of content; returns the bytes it read.
+ */
 async function addContext(
   executor: Executor,
   t: Tables,
   hits: readonly PageHit[],
   turns: number,
-): Promise<void> {
+  budget: number,
+): Promise<number> {
   const leaves = hits.map(({ candidate, result }) =>
     result.onActivePath === true && candidate.leafSeq !== null ? candidate.leafSeq : null,
   );
-  const rows = await executor.query<TurnRow & { i: number; side: number; seq: number }>(contextSql(t), [
-    hits.map((_, i) => i),
-    hits.map((hit) => hit.candidate.seq),
-    hits.map((hit) => hit.candidate.depth),
-    leaves,
-    turns,
-    SEARCH_CONTEXT_BYTES,
-  ]);
+  const rows = await executor.query<TurnRow & { i: number; side: number; seq: number; spent: number }>(
+    contextSql(t),
+    [
+      hits.map((_, i) => i),
+      hits.map((hit) => hit.candidate.seq),
+      hits.map((hit) => hit.candidate.depth),
+      leaves,
+      turns,
+      budget,
+      ...(t.distributed ? [hits[0]?.candidate.sessionId] : []),
+    ],
+  );
+  let spent = 0;
   const contexts = hits.map(() => ({ before: [] as SearchContextTurn[], after: [] as SearchContextTurn[] }));
   const made = new Map<number, SearchContextTurn>();
   for (const row of rows) {
+    spent += Number(row.spent);
     const seq = Number(row.seq);
     let turn = made.get(seq);
     if (turn === undefined) {
@@ -243,6 +269,7 @@ async function addContext(
   hits.forEach((hit, i) => {
     hit.result.context = contexts[i]!;
   });
+  return spent;
 }
 
 /** A row of contextSql; `content` is null past the budget (and on a message's later rows, never read). */

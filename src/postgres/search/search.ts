@@ -7,7 +7,6 @@
  */
 
 import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
-import { SessionError } from "../../errors.js";
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
 import { rankedHits } from "../../search/hits.js";
@@ -22,6 +21,7 @@ import type { Tables } from "../schema.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
 import { recallSearch } from "./candidates.js";
 import { withExtras } from "./extras.js";
+import { fanOutAllWords } from "./fan-out.js";
 import { filterParams } from "./filters.js";
 import { sessionLexeme, toTsquery, withinOwner } from "./fts.js";
 import type { PageHit } from "./page.js";
@@ -37,7 +37,7 @@ const NEEDS_CLIMB = `leaf_seq IS NOT NULL AND message_count <> leaf_depth + 1 AN
 // $1 tsquery, $2 session id or NULL, $3 how many ranked hits to return, $4 whether only active-path hits count,
 // $5 roles, $6 since, $7 until, $8 session ids, $9 sessions (numbers) whose matches must lie on their active path
 // (each NULL: no filter; each path is walked once, depth rows).
-// In the Citus layout only a search of one session runs (searchMessages): every table reference names $2.
+// In the Citus layout this statement runs for one session (across sessions: fan-out.ts): every table reference names $2.
 function searchSql(t: Tables): string {
   const own = sessionScope(t, "$2::text");
   return `WITH RECURSIVE
@@ -102,12 +102,6 @@ export async function searchMessages(
   // An owner is one more lexeme ANDed inside the index (fts.ts), as a session is, and a condition of the vector read.
   const plan = searchPlan(options);
   if (typeof query !== "string") return [];
-  if (t.distributed && plan.sessionId === undefined) {
-    throw new SessionError(
-      "UNSUPPORTED",
-      "On the Citus layout only a search of one session (sessionId) runs yet: a search across sessions is not routed",
-    );
-  }
   const hits =
     plan.match === "any"
       ? await recallSearch(executor, t, query, plan, limits, vectors)
@@ -137,6 +131,8 @@ async function allWords(
   if (tsquery === null) return [];
   const filter = filterParams(plan);
   if (filter === null) return [];
+  // In the Citus layout a search across sessions fans out (fan-out.ts): this statement's walks need one shard.
+  if (t.distributed && sessionId === undefined) return fanOutAllWords(executor, t, tsquery, plan, filter);
   const filters = [filter.roles, filter.since, filter.until, filter.sessionIds];
   let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
   // Sessions kept to their active paths inside the read (see below).

@@ -1,0 +1,61 @@
+import type { Query } from "../connection/client.js";
+import { statement, type Tables } from "../schema.js";
+import { spineArrays, spineCte } from "../tree.js";
+import { sessionScope } from "./route.js";
+
+/**
+ * An append after an explicit parent in the Citus layout (append.ts). Citus 13 refuses a recursive CTE in a
+ * statement that also holds an INSERT in its WITH ("recursive CTEs are only supported when they contain a filter on
+ * the distribution column", although every reference names the session), so the parent's tree columns and skip
+ * spine are read first, by a SELECT routed to the session's shard, under the head lock the same transaction takes,
+ * and passed to the append statement as parameters: the lock keeps them current until it commits.
+ */
+
+const lockSql = statement((t) => `SELECT 1 FROM ${t.heads} WHERE session_id = $1::text FOR UPDATE`);
+
+// $1 session, $2 parent id: the parent's seq, depth, totals and spine (seqs and depths, nearest first).
+const parentSql = statement((t) => {
+  const own = sessionScope(t, "$1::text");
+  const spine = spineArrays("pspine", "p.seq");
+  return `WITH RECURSIVE p AS (
+    SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.heads} h
+    JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $2::text${own("m")}
+    WHERE h.session_id = $1::text
+  ),
+  ${spineCte(t.messages, "pspine", "SELECT seq, jump_seq FROM p", own)}
+  SELECT p.seq, p.depth, p.cum_bytes, p.cum_tokens, ${spine.seq} AS sseq, ${spine.depth} AS sdep FROM p`;
+});
+
+/** The parameters {@link parentCtes} reads: the parent's columns, all null when it is not in the session. */
+export async function lockedParent(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  parentId: string,
+): Promise<unknown[]> {
+  await query(lockSql(t), [sessionId], true);
+  const [row] = await query<{
+    seq: string;
+    depth: number;
+    cum_bytes: string;
+    cum_tokens: string;
+    sseq: string[];
+    sdep: number[];
+  }>(parentSql(t), [sessionId, parentId], true);
+  return row
+    ? [row.seq, row.depth, row.cum_bytes, row.cum_tokens, row.sseq, row.sdep]
+    : [null, null, null, null, null, null];
+}
+
+/**
+ * The append's `p` CTE over the parameters from `$at` on ({@link lockedParent}), and the spine arrays `par` takes
+ * for it: the explicit parent unless it is the head's leaf (then `par` takes the head's cache, as on one node).
+ */
+export function parentCtes(at: number): { ctes: string; seq: string; depth: string } {
+  const ctes = `p AS (
+    SELECT $${at}::bigint AS seq, $${at + 1}::integer AS depth, $${at + 2}::bigint AS cum_bytes,
+      $${at + 3}::bigint AS cum_tokens FROM locked l
+    WHERE $4::text = 'id' AND l.leaf_id IS DISTINCT FROM $3::text AND $${at}::bigint IS NOT NULL
+  ),`;
+  return { ctes, seq: `$${at + 4}::bigint[]`, depth: `$${at + 5}::integer[]` };
+}

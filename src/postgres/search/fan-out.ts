@@ -1,0 +1,176 @@
+/**
+ * Searches across sessions in the Citus layout (docs/POSTGRES.md, "Past one server"). Citus runs a recursive walk
+ * only on one shard, so the single-node statements, which climb paths for every candidate, cannot run across
+ * sessions. Instead the newest matches are found by one statement without recursion that every shard runs with its
+ * own LIMIT (the coordinator merges the shards' newest), and what ranking needs of them (parents past messages
+ * without text, the session's head) is read by the one-session statements, a statement per session of the
+ * matches, each routed to its shard. The ranking and the page are then the single node's.
+ */
+
+import type { SearchPlan } from "../../search/options.js";
+import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import type { Executor } from "../connection/client.js";
+import type { Tables } from "../schema.js";
+import {
+  CANDIDATES_BY_SEQ,
+  type CandidateRow,
+  candidateOf,
+  candidatesFiltered,
+  candidatesSql,
+  hasTimeFilter,
+  type Node,
+  RECALL_CANDIDATES,
+  type TermTsqueries,
+} from "./candidate-rows.js";
+import { type FilterParams, filterParams } from "./filters.js";
+import { onPathOf, type PageHit, readPage } from "./page.js";
+
+// $1 tsquery, $2 how many, $3 roles, $4 since, $5 until, $6 session numbers left out, $7 session ids (each NULL:
+// no filter): the newest matches, each shard its newest $2 (Citus pushes the ORDER BY … LIMIT down to the shards).
+const scanSql = (t: Tables, rank: boolean) =>
+  `SELECT seq::float8 AS seq, session_id${rank ? ", ts_rank(search, $1::tsquery)::float8 AS rank" : ""}
+   FROM ${t.messages} WHERE search @@ $1::tsquery
+     AND ($3::text[] IS NULL OR role = ANY($3::text[]))
+     AND ($4::timestamptz IS NULL OR created_at >= $4::timestamptz)
+     AND ($5::timestamptz IS NULL OR created_at < $5::timestamptz)
+     AND ($6::bigint[] IS NULL OR session_num <> ALL($6::bigint[]))
+     AND ($7::text[] IS NULL OR session_id = ANY($7::text[]))
+   ORDER BY seq DESC LIMIT $2`;
+
+interface Match {
+  seq: number;
+  session_id: string;
+  rank?: number;
+}
+
+const NO_FILTERS: FilterParams = { roles: null, sessionIds: null, since: null, until: null };
+
+/** The newest `limit` matches of `tsquery` that pass `filters`, outside the sessions numbered `outside`. */
+async function scan(
+  executor: Executor,
+  t: Tables,
+  tsquery: string,
+  limit: number,
+  filters: FilterParams,
+  outside: readonly number[] | null,
+  rank: boolean,
+): Promise<Match[]> {
+  const { roles, since, until, sessionIds } = filters;
+  const params = [tsquery, limit, roles, since, until, outside, sessionIds];
+  return executor.query<Match>(scanSql(t, rank), params);
+}
+
+/** Runs `run` for each session of `matches` with its seqs: one routed statement per session. */
+async function perSession(
+  matches: readonly Match[],
+  run: (seqs: number[], sessionId: string) => Promise<CandidateRow[]>,
+): Promise<CandidateRow[]> {
+  const groups = new Map<string, number[]>();
+  for (const { seq, session_id } of matches) groups.set(session_id, [...(groups.get(session_id) ?? []), seq]);
+  const rows: CandidateRow[] = [];
+  for (const [sessionId, seqs] of groups) rows.push(...(await run(seqs, sessionId)));
+  return rows;
+}
+
+/** The candidate rows of given seqs of one session (the vector channel's statement: no term needs to match). */
+function rowsOf(executor: Executor, t: Tables, plan: SearchPlan, queries: string[]) {
+  return (seqs: number[], sessionId: string) =>
+    executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ), [
+      seqs,
+      queries,
+      0,
+      sessionId,
+      hasTimeFilter(plan),
+    ]);
+}
+
+/**
+ * Ranked recall's candidate rows across sessions (candidate-rows.ts `candidateRows` and `moreRows` on one node):
+ * the newest RECALL_CANDIDATES matches (passing the filters when `filtered`; the sessions numbered `paths`, known
+ * from `known`, kept to their active paths by a statement of their own each), their documents the store's.
+ */
+export async function fanOutCandidateRows(
+  executor: Executor,
+  t: Tables,
+  plan: SearchPlan,
+  [tsquery, queries]: TermTsqueries,
+  filtered: boolean,
+  paths?: readonly number[],
+  known: readonly CandidateRow[] = [],
+): Promise<CandidateRow[]> {
+  const filters = filtered ? filterParams(plan) : NO_FILTERS;
+  if (filters === null) return [];
+  // The session ids are in the tsquery already (its scope lexemes); the filter here would only repeat them.
+  const scanFilters = { ...filters, sessionIds: null };
+  const matches = await scan(executor, t, tsquery, RECALL_CANDIDATES, scanFilters, paths ?? null, false);
+  const rows = await perSession(matches, rowsOf(executor, t, plan, queries));
+  const ids = new Map(known.map((row) => [Number(row.session_num), row.session_id]));
+  for (const num of paths ?? []) {
+    const sessionId = ids.get(num);
+    if (sessionId === undefined) continue;
+    const { roles, since, until } = filters;
+    const params = [
+      tsquery,
+      queries,
+      RECALL_CANDIDATES,
+      sessionId,
+      hasTimeFilter(plan),
+      roles,
+      since,
+      until,
+      [num],
+    ];
+    rows.push(...(await executor.query<CandidateRow>(candidatesSql(t, candidatesFiltered(true)), params)));
+  }
+  rows.sort((a, b) => Number(b.seq) - Number(a.seq));
+  const newest = rows.slice(0, RECALL_CANDIDATES);
+  const documents = await storeDocuments(executor, t);
+  for (const row of newest) row.documents = documents;
+  return newest;
+}
+
+/**
+ * How many messages the store has held, as one node counts them (the newest seq): the messages' sequence on the
+ * coordinator, read without a scan of every shard.
+ */
+async function storeDocuments(executor: Executor, t: Tables): Promise<number> {
+  const [row] = await executor.query<{ n: number }>(
+    `SELECT (CASE WHEN is_called THEN last_value ELSE 0 END)::float8 AS n FROM ${t.messagesSeq}`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Every word required, across sessions (search.ts `allWords` on one node): the newest SEARCH_CANDIDATES matches
+ * ranked by `ts_rank`, read by session from the best down (a window that grows while an active-branch search finds
+ * too few on the active paths), then the page.
+ */
+export async function fanOutAllWords(
+  executor: Executor,
+  t: Tables,
+  tsquery: string,
+  plan: SearchPlan,
+  filters: FilterParams,
+): Promise<PageHit[]> {
+  const { limit, activeOnly } = plan;
+  const matches = await scan(executor, t, tsquery, SEARCH_CANDIDATES, filters, null, true);
+  matches.sort((a, b) => (b.rank ?? 0) - (a.rank ?? 0) || b.seq - a.seq);
+  const scores = new Map(matches.map((m) => [m.seq, m.rank ?? 0]));
+  const nodes = new Map<number, Node>();
+  let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
+  for (;;) {
+    const top = matches.slice(0, window);
+    const unread = top.filter((m) => !nodes.has(m.seq));
+    for (const row of await perSession(unread, rowsOf(executor, t, plan, [])))
+      nodes.set(Number(row.seq), candidateOf(row));
+    let kept = top.flatMap((m) => nodes.get(m.seq) ?? []);
+    if (activeOnly) {
+      const onPath = await onPathOf(executor, t, kept);
+      kept = kept.filter((node) => onPath.get(node.seq) === true);
+    }
+    if (kept.length >= limit || window >= matches.length) {
+      return readPage(executor, t, kept.slice(0, limit), scores);
+    }
+    window = Math.min(SEARCH_CANDIDATES, window * 4);
+  }
+}
