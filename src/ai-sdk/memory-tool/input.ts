@@ -9,7 +9,8 @@ import { checkPath } from "./paths.js";
 
 /** One command of the memory tool, as the model sends it (the shapes of the AI SDK's and Anthropic's SDK). */
 export type MemoryToolCommand =
-  | { command: "view"; path: string; view_range?: [number, number] }
+  // `| undefined`: an execute typed with this accepts what a schema library infers for the optional range.
+  | { command: "view"; path: string; view_range?: [number, number] | undefined }
   | { command: "create"; path: string; file_text: string }
   | { command: "str_replace"; path: string; old_str: string; new_str: string }
   | { command: "insert"; path: string; insert_line: number; insert_text: string }

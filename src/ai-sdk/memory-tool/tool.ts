@@ -11,7 +11,7 @@ import {
 } from "../../contract/context.js";
 import type { SessionStore } from "../../contract/store.js";
 import { errorMessage, SessionError } from "../../errors.js";
-import { assertId } from "../../message/ids.js";
+import { isNameWithin, MAX_NAME_BYTES } from "../../message/ids.js";
 import { runCommand } from "./commands.js";
 import {
   type MemoryFiles,
@@ -74,13 +74,16 @@ export function memoryToolKey(scope: MemoryScope): string {
       ],
     });
   }
-  // `_` keys are the library's own rows, which no block label can reach.
-  if (owner !== undefined) {
-    assertId(owner, "owner");
-    return `_memories_owner_${owner}`;
+  const [field, value] = owner !== undefined ? ["owner", owner] : ["sessionId", sessionId];
+  if (!isNameWithin(value, MAX_NAME_BYTES) || value === "") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${field} must be a non-empty, well-formed string without U+0000 of at most ${MAX_NAME_BYTES} bytes`,
+      { issues: [{ path: field, rule: typeof value === "string" ? "format" : "type" }] },
+    );
   }
-  assertId(sessionId, "sessionId");
-  return `_memories_session_${sessionId}`;
+  // `_` keys are the library's own rows, which no block label can reach; "owner_" and "session_" never overlap.
+  return field === "owner" ? `_memories_owner_${value}` : `_memories_session_${value}`;
 }
 
 /**
