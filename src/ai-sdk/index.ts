@@ -8,6 +8,21 @@ export {
   type PersistChatOptions,
   persistChatTurn,
 } from "./chat-turn.js";
+export {
+  DEFAULT_MEMORY_TOOL_LIMITS,
+  MEMORIES_ROOT,
+  type MemoryFiles,
+  type MemoryFilesContextOptions,
+  type MemoryScope,
+  type MemoryTool,
+  type MemoryToolCommand,
+  type MemoryToolHandlers,
+  type MemoryToolLimits,
+  type MemoryToolOptions,
+  memoryFilesContext,
+  memoryTool,
+  memoryToolKey,
+} from "./memory-tool/index.js";
 export { asUIMessages, loadChat } from "./messages.js";
 export { withReminder } from "./reminder.js";
 export { DEFAULT_MAX_REQUEST_BYTES } from "./request-size.js";

@@ -28,6 +28,11 @@ export abstract class StoreBlocks implements BlockStore {
   protected abstract readBlock(key: string): Promise<string | null>;
   /** Inserts or replaces a validated block. */
   protected abstract writeBlock(key: string, content: string): Promise<void>;
+  /**
+   * Writes a validated block only when its stored content is `expected` (null: no row), atomically with the
+   * comparison; true when it wrote.
+   */
+  protected abstract writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean>;
   /** Deletes the blocks of lookup-able keys (at least one). */
   protected abstract writeDeleteBlocks(keys: string[]): Promise<void>;
 
@@ -42,6 +47,14 @@ export abstract class StoreBlocks implements BlockStore {
     assertContent(content);
     this.assertOpen();
     await this.writeBlock(key, content);
+  }
+
+  async setBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
+    assertBlockKey(key);
+    if (expected !== null) assertContent(expected, "expected");
+    assertContent(next);
+    this.assertOpen();
+    return this.writeBlockIf(key, expected, next);
   }
 
   async deleteBlocks(keys: readonly string[]): Promise<void> {

@@ -9,6 +9,12 @@ export interface BlockStore {
   /** The stored content, or null when the key was never written (an empty string is a value). */
   getBlock(key: string): Promise<string | null>;
   setBlock(key: string, content: string): Promise<void>;
+  /**
+   * Writes `next` only when the stored content is still `expected` (null: the key is absent), atomically against
+   * every other writer of the store, and answers whether it wrote. Optional: read-modify-write callers that must
+   * never lose a concurrent edit (the memory tool) need it; the built-in stores all have it.
+   */
+  setBlockIf?(key: string, expected: string | null, next: string): Promise<boolean>;
   /** Removes keys; unknown keys are ignored. */
   deleteBlocks(keys: readonly string[]): Promise<void>;
 }
@@ -17,6 +23,14 @@ export interface BlockStore {
 export interface EntryHit {
   key: string;
   content: string;
+}
+
+/** A block store with the conditional write {@link BlockStore.setBlockIf}. */
+export type ConditionalBlockStore = BlockStore & Required<Pick<BlockStore, "setBlockIf">>;
+
+/** True when the block store can write on a condition (compare-and-set). */
+export function hasConditionalWrite(blocks: BlockStore): blocks is ConditionalBlockStore {
+  return typeof blocks.setBlockIf === "function";
 }
 
 /** Full-text-searchable keyed entries per block label (the reference's `cf_agents_search_entries`). */

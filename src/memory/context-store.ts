@@ -34,6 +34,13 @@ export class MemoryBlockStore extends StoreBlocks {
     this.rows.set(key, content);
   }
 
+  protected async writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
+    // No await between the comparison and the write: nothing else runs in between.
+    if ((this.rows.get(key) ?? null) !== expected) return false;
+    this.rows.set(key, next);
+    return true;
+  }
+
   protected async writeDeleteBlocks(keys: string[]): Promise<void> {
     for (const key of keys) this.rows.delete(key);
   }

@@ -47,6 +47,28 @@ export class PostgresBlockStore extends StoreBlocks {
     );
   }
 
+  protected async writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
+    const stored = encodeContent(next);
+    const executor = await this.ready();
+    // One statement each, so the comparison and the write are atomic: a concurrent INSERT of the same key waits
+    // for the first and then does nothing; a concurrent UPDATE waits and re-checks its WHERE on the new row.
+    if (expected === null) {
+      const rows = await executor.query<{ one: number }>(
+        `INSERT INTO ${this.t.blocks} (key, content, content_json, updated_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (key) DO NOTHING RETURNING 1 AS one`,
+        [key, stored.content, stored.json],
+      );
+      return rows.length === 1;
+    }
+    const old = encodeContent(expected);
+    const rows = await executor.query<{ one: number }>(
+      `UPDATE ${this.t.blocks} SET content = $2, content_json = $3, updated_at = now()
+       WHERE key = $1 AND content = $4 AND content_json = $5 RETURNING 1 AS one`,
+      [key, stored.content, stored.json, old.content, old.json],
+    );
+    return rows.length === 1;
+  }
+
   protected async writeDeleteBlocks(keys: string[]): Promise<void> {
     const executor = await this.ready();
     await executor.query(`DELETE FROM ${this.t.blocks} WHERE key = ANY($1::text[])`, [keys]);

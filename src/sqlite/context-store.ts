@@ -32,6 +32,25 @@ export class SqliteBlockStore extends StoreBlocks {
     );
   }
 
+  protected async writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
+    // A write transaction (BEGIN IMMEDIATE) holds the lock from the read to the write, so no other connection or
+    // process writes in between; the stored text is compared decoded, whichever form it was stored in.
+    return this.driver.transaction(() => {
+      const row = this.driver.get<{ content: unknown; content_encoded: unknown }>(
+        `SELECT ${freeTextSql("content", "content")} FROM agent_context_blocks WHERE key = ?`,
+        [key],
+      );
+      const current = row ? readFreeText(row.content, row.content_encoded) : null;
+      if (current !== expected) return false;
+      this.driver.run(
+        `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
+        [key, storedFreeText(next), new Date().toISOString()],
+      );
+      return true;
+    });
+  }
+
   protected async writeDeleteBlocks(keys: string[]): Promise<void> {
     this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
       JSON.stringify(keys),

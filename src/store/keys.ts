@@ -29,10 +29,18 @@ export function isBlockKey(value: unknown): value is string {
   return isNameWithin(value, MAX_BLOCK_KEY_BYTES) && value.length > 0;
 }
 
-/** Throws `INVALID_ARGUMENT` unless `value` is a string (the content of a block or entry). */
-export function assertContent(value: unknown): asserts value is string {
+/**
+ * Throws `INVALID_ARGUMENT` unless `value` is a string (the content of a block or entry); `path` names the
+ * argument in the error's issues when it is not the content itself.
+ */
+export function assertContent(value: unknown, path?: string): asserts value is string {
   if (typeof value !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", `Content must be a string, got ${describe(value)}`);
+    const what = path === undefined ? "Content" : `"${path}"`;
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${what} must be a string, got ${describe(value)}`,
+      path === undefined ? undefined : { issues: [{ path, rule: "type" }] },
+    );
   }
 }
 

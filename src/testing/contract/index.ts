@@ -2,6 +2,7 @@ import { checkTarget, suiteOf, type TestApi } from "../runner.js";
 import { attachmentsSpec } from "./attachments.spec.js";
 import { attachmentsLifetimeSpec } from "./attachments-lifetime.spec.js";
 import { attachmentsTransferSpec } from "./attachments-transfer.spec.js";
+import { blockCasSpec } from "./block-cas.spec.js";
 import { closedSpec } from "./closed.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
@@ -71,6 +72,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     recentBudgetsSpec(suite, target);
     persistenceSpec(suite, target);
     contextStoreSpec(suite, target);
+    blockCasSpec(suite, target);
     remindersSpec(suite, target);
     writesSpec(suite, target);
     largeSpec(suite, target);

@@ -1,0 +1,166 @@
+/**
+ * `memoryTool`: a backend for Anthropic's memory tool (`memory_20250818`) over a store's context blocks. The whole
+ * /memories directory of one owner (or one session) is one block; every change is a conditional write over the
+ * text it was computed from, run again on a fresh read when another writer got there first, so two concurrent
+ * edits never lose one.
+ */
+import {
+  type ConditionalBlockStore,
+  hasConditionalWrite,
+  hasContextStorage,
+} from "../../contract/context.js";
+import type { SessionStore } from "../../contract/store.js";
+import { errorMessage, SessionError } from "../../errors.js";
+import { isNameWithin, MAX_NAME_BYTES } from "../../message/ids.js";
+import { runCommand } from "./commands.js";
+import {
+  type MemoryFiles,
+  type MemoryToolLimits,
+  parseFiles,
+  resolveLimits,
+  serializeFiles,
+} from "./directory.js";
+import { checkInput, type MemoryToolCommand } from "./input.js";
+
+/** Whose memory directory: an owner's (shared by all their sessions) or one session's. */
+export type MemoryScope = { owner: string; sessionId?: never } | { sessionId: string; owner?: never };
+
+/** Options of {@link memoryTool}. */
+export type MemoryToolOptions = MemoryScope & {
+  /** A store with context blocks and conditional writes (every built-in store). */
+  store: SessionStore;
+  /** Sizes to enforce instead of the defaults ({@link DEFAULT_MEMORY_TOOL_LIMITS}). */
+  limits?: Partial<MemoryToolLimits>;
+  /** How often a command is run when other writers keep changing the directory in between (default 8). */
+  maxAttempts?: number;
+};
+
+type Command<C extends MemoryToolCommand["command"]> = Extract<MemoryToolCommand, { command: C }>;
+
+/** The handler object of the Anthropic SDK's `betaMemoryTool(handlers)`: one method per command. */
+export interface MemoryToolHandlers {
+  view(command: Command<"view">): Promise<string>;
+  create(command: Command<"create">): Promise<string>;
+  str_replace(command: Command<"str_replace">): Promise<string>;
+  insert(command: Command<"insert">): Promise<string>;
+  delete(command: Command<"delete">): Promise<string>;
+  rename(command: Command<"rename">): Promise<string>;
+}
+
+/** What {@link memoryTool} returns. */
+export interface MemoryTool {
+  /** The block key the directory is stored under (to erase it: `store.blocks.deleteBlocks([key])`). */
+  readonly key: string;
+  /** Runs one command; never throws: every failure is an error string for the model. */
+  execute(input: MemoryToolCommand, options?: unknown): Promise<string>;
+  /** The same commands in the shape of the Anthropic SDK's memory tool helper. */
+  readonly handlers: MemoryToolHandlers;
+  /** The files as stored now, by path (for an app that shows or exports them). */
+  files(): Promise<MemoryFiles>;
+}
+
+const DEFAULT_ATTEMPTS = 8;
+
+/** The block key of a scope's memory directory: `_memories_owner_<owner>` or `_memories_session_<sessionId>`. */
+export function memoryToolKey(scope: MemoryScope): string {
+  const { owner, sessionId } = scope as { owner?: unknown; sessionId?: unknown };
+  if ((owner === undefined) === (sessionId === undefined)) {
+    throw new SessionError("INVALID_ARGUMENT", "Give the memory tool exactly one of owner and sessionId", {
+      issues: [
+        {
+          path: owner === undefined ? "owner" : "sessionId",
+          rule: owner === undefined ? "required" : "conflict",
+        },
+      ],
+    });
+  }
+  const [field, value] = owner !== undefined ? ["owner", owner] : ["sessionId", sessionId];
+  if (!isNameWithin(value, MAX_NAME_BYTES) || value === "") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `${field} must be a non-empty, well-formed string without U+0000 of at most ${MAX_NAME_BYTES} bytes`,
+      { issues: [{ path: field, rule: typeof value === "string" ? "format" : "type" }] },
+    );
+  }
+  // `_` keys are the library's own rows, which no block label can reach; "owner_" and "session_" never overlap.
+  return field === "owner" ? `_memories_owner_${value}` : `_memories_session_${value}`;
+}
+
+/**
+ * A backend for Anthropic's memory tool over `store`'s context blocks, scoped to one owner or one session:
+ * `anthropic.tools.memory_20250818({ execute: memoryTool({ store, owner }).execute })` with the AI SDK, or
+ * `betaMemoryTool(memoryTool({ store, owner }).handlers)` with the Anthropic SDK.
+ */
+export function memoryTool(options: MemoryToolOptions): MemoryTool {
+  if (typeof options !== "object" || options === null) {
+    throw new SessionError("INVALID_ARGUMENT", "memoryTool expects an options object", {
+      issues: [{ path: "", rule: "type" }],
+    });
+  }
+  const key = memoryToolKey(options);
+  const limits = resolveLimits(options.limits);
+  const attempts = options.maxAttempts ?? DEFAULT_ATTEMPTS;
+  if (!Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
+    throw new SessionError("INVALID_ARGUMENT", "maxAttempts must be a whole number from 1 to 100", {
+      issues: [{ path: "maxAttempts", rule: "range" }],
+    });
+  }
+  const blocks = conditionalBlocks(options.store);
+
+  const execute = async (input: MemoryToolCommand): Promise<string> => {
+    const checked = checkInput(input, limits);
+    if (!checked.ok) return checked.error;
+    try {
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        const stored = await blocks.getBlock(key);
+        const result = runCommand(parseFiles(stored, key), checked.command, limits);
+        if (result.next === undefined) return result.output;
+        // Written only over the text the result was computed from; otherwise another writer came first, and the
+        // command runs again on what it wrote (it may now answer differently, e.g. "already exists").
+        if (await blocks.setBlockIf(key, stored, serializeFiles(result.next))) return result.output;
+      }
+      return (
+        `Error: The memory directory was changed by other writers ${attempts} times while this command ran; ` +
+        "nothing was written. Run it again"
+      );
+    } catch (error) {
+      return `Error: ${errorMessage(error)}`;
+    }
+  };
+
+  const handlers: MemoryToolHandlers = {
+    view: execute,
+    create: execute,
+    str_replace: execute,
+    insert: execute,
+    delete: execute,
+    rename: execute,
+  };
+  return {
+    key,
+    execute: (input) => execute(input),
+    handlers,
+    files: async () => parseFiles(await blocks.getBlock(key), key),
+  };
+}
+
+function conditionalBlocks(store: SessionStore): ConditionalBlockStore {
+  if (typeof store !== "object" || store === null || !hasContextStorage(store)) {
+    throw new SessionError(
+      "UNSUPPORTED",
+      "The memory tool needs a store with context blocks (store.blocks)",
+      {
+        issues: [{ path: "store", rule: "invalid" }],
+      },
+    );
+  }
+  if (!hasConditionalWrite(store.blocks)) {
+    // Without it, two concurrent edits would silently lose one: refused rather than risked.
+    throw new SessionError(
+      "UNSUPPORTED",
+      "The memory tool needs a block store with conditional writes (blocks.setBlockIf), so that no concurrent edit is lost",
+      { issues: [{ path: "store", rule: "invalid" }] },
+    );
+  }
+  return store.blocks;
+}
