@@ -14,6 +14,14 @@ export function blockKey(label: string, sessionId: string): string {
 }
 
 /**
+ * The block key of the memory-tool directory of an owner or a session (`_` keys are the library's own rows, which no
+ * block label reaches): named here so an erasure of the owner or the session removes it too.
+ */
+export function memoryDirectoryKey(scope: "owner" | "session", id: string): string {
+  return `_memories_${scope}_${id}`;
+}
+
+/**
  * Why block `label` of session `sessionId` does not own its key among the blocks `labels`: the key is that of a
  * longer label's block in another session; undefined when it owns it.
  */

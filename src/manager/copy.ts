@@ -1,4 +1,4 @@
-import { blockKey, foreignBlockKey } from "../context/block-keys.js";
+import { blockKey, foreignBlockKey, memoryDirectoryKey } from "../context/block-keys.js";
 import { hasContextStorage } from "../contract/context.js";
 import type { SessionMessage } from "../contract/message.js";
 import { hasStepWrites } from "../contract/step.js";
@@ -53,5 +53,7 @@ export function sessionBlockKeys(labels: Iterable<string>, sessionId: string): s
   keys.add(`_system_prompt_${sessionId}`);
   // The header of an agent session (agent/storage/mapping.ts HEADER_LABEL), so deleting one leaves nothing behind.
   keys.add(`_agent_state_${sessionId}`);
+  // The session's memory-tool directory (ai-sdk/memory-tool), so an erasure leaves none of its files.
+  keys.add(memoryDirectoryKey("session", sessionId));
   return [...keys];
 }

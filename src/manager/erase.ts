@@ -5,6 +5,8 @@
  * leaves every session either whole or gone, and running the erasure again completes it.
  */
 
+import { memoryDirectoryKey } from "../context/block-keys.js";
+import { hasContextStorage } from "../contract/context.js";
 import type { SessionMessage } from "../contract/message.js";
 import type { SessionInfo, SessionRegistry } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
@@ -65,7 +67,10 @@ export async function eraseSessionOf<M extends SessionMessage>(
   return receipt;
 }
 
-/** `manager.eraseOwner(owner)`: every session registered with the owner; `NOT_FOUND` when it has none. */
+/**
+ * `manager.eraseOwner(owner)`: every session registered with the owner, and its memory-tool directory; `NOT_FOUND`
+ * when it has neither.
+ */
 export async function eraseOwnerOf<M extends SessionMessage>(
   state: ManagerState<M>,
   given: string,
@@ -84,10 +89,23 @@ export async function eraseOwnerOf<M extends SessionMessage>(
       addCounts(receipt, counts);
     }
   }
-  if (receipt.sessionIds.length === 0) {
+  receipt.blocks += await eraseOwnerBlocks(state, owner);
+  if (receipt.sessionIds.length === 0 && receipt.blocks === 0) {
     throw new SessionError("NOT_FOUND", `Owner "${owner}" has no sessions`);
   }
   return receipt;
+}
+
+/** Removes what the owner keeps outside its sessions (its memory-tool directory); how many blocks were stored. */
+async function eraseOwnerBlocks<M extends SessionMessage>(
+  state: ManagerState<M>,
+  owner: string,
+): Promise<number> {
+  if (!hasContextStorage(state.store)) return 0;
+  const key = memoryDirectoryKey("owner", owner);
+  const stored = (await state.store.blocks.getBlock(key)) !== null;
+  if (stored) await state.store.blocks.deleteBlocks([key]);
+  return stored ? 1 : 0;
 }
 
 /** `manager.delete(id)`: the session's rows and registry row; true when it was registered. */

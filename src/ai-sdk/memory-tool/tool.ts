@@ -4,6 +4,7 @@
  * text it was computed from, run again on a fresh read when another writer got there first, so two concurrent
  * edits never lose one.
  */
+import { memoryDirectoryKey } from "../../context/block-keys.js";
 import {
   type ConditionalBlockStore,
   hasConditionalWrite,
@@ -82,8 +83,8 @@ export function memoryToolKey(scope: MemoryScope): string {
       { issues: [{ path: field, rule: typeof value === "string" ? "format" : "type" }] },
     );
   }
-  // `_` keys are the library's own rows, which no block label can reach; "owner_" and "session_" never overlap.
-  return field === "owner" ? `_memories_owner_${value}` : `_memories_session_${value}`;
+  // "owner_" and "session_" never overlap; erasure removes these keys (context/block-keys.ts).
+  return memoryDirectoryKey(field === "owner" ? "owner" : "session", value as string);
 }
 
 /**
