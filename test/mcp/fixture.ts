@@ -1,6 +1,7 @@
 // A store with two owners' sessions, blocks whose keys collide across them, and an unregistered session.
+import type { ContextCapableStore } from "../../src/contract/context.js";
+import type { RegistryCapableStore } from "../../src/contract/registry.js";
 import { SessionManager } from "../../src/manager/manager.js";
-import { SqliteStore } from "../../src/sqlite/store.js";
 
 const text = (id: string, role: "user" | "assistant", body: string) => ({
   id,
@@ -9,8 +10,7 @@ const text = (id: string, role: "user" | "assistant", body: string) => ({
 });
 
 /** Alice owns `a` (and block `memory`), Bob owns `team_a` (block `notes`, stored as `notes_team_a`). */
-export async function ownersStore(path: string): Promise<SqliteStore> {
-  const store = new SqliteStore(path);
+export async function fillOwners<S extends RegistryCapableStore & ContextCapableStore>(store: S): Promise<S> {
   const manager = new SessionManager(store);
   await manager.forOwner("alice").create("Alice's deploys", { id: "a" });
   await manager.append("a", text("a-u1", "user", "When do we deploy the payments service?"));
