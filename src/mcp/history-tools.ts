@@ -24,13 +24,11 @@ const readSchema = z.object({
   newest_first: z.boolean().optional().describe("Page from the newest message back (default: oldest first)"),
 });
 
-async function requireMessage(session: string, id: string, read: (id: string) => Promise<unknown>) {
-  if ((await read(id)) === null) {
-    throw new SessionError(
-      "NOT_FOUND",
-      `message ${JSON.stringify(id)} is not in session ${JSON.stringify(session)}`,
-    );
-  }
+function messageNotFound(session: string, id: string): SessionError {
+  return new SessionError(
+    "NOT_FOUND",
+    `message ${JSON.stringify(id)} is not in session ${JSON.stringify(session)}`,
+  );
 }
 
 /** `read_session`: one branch of a session as the model reads it (summaries in place of compacted ranges), paged. */
@@ -46,8 +44,9 @@ export const readSessionTool: McpTool<typeof readSchema> = {
   async run(args, { store, scope, limits }) {
     await scope.require(args.session);
     const provider = store.session(args.session);
-    if (args.leaf !== undefined)
-      await requireMessage(args.session, args.leaf, (id) => provider.getMessage(id));
+    if (args.leaf !== undefined && (await provider.getMessage(args.leaf)) === null) {
+      throw messageNotFound(args.session, args.leaf);
+    }
     const offset = args.offset ?? 0;
     const limit = args.limit ?? 20;
     // Reads stop one message past the page, which tells whether there is more: the cost is offset + limit rows.
@@ -104,7 +103,7 @@ export const readAroundTool: McpTool<typeof aroundSchema> = {
     await scope.require(args.session);
     const provider = store.session(args.session);
     const target = await provider.getMessage(args.message);
-    if (target === null) await requireMessage(args.session, args.message, async () => null);
+    if (target === null) throw messageNotFound(args.session, args.message);
     const before = args.before ?? 3;
     const after = args.after ?? 3;
     // The newest rows of the path to the message: the message itself and its `before` ancestors, nothing older.
@@ -122,15 +121,14 @@ export const readAroundTool: McpTool<typeof aroundSchema> = {
       messageBlock(message, limits.maxHitChars, message.id === args.message ? "> " : ""),
     );
     // A summary may stand for the message on its own path: then the message itself is shown after the path.
-    if (target !== null && path.at(-1)?.id !== args.message)
-      blocks.push(messageBlock(target, limits.maxHitChars, "> "));
+    if (path.at(-1)?.id !== args.message) blocks.push(messageBlock(target, limits.maxHitChars, "> "));
     let at = args.message;
     for (let i = 0; i < after; i++) {
       const replies = await provider.getBranches(at);
       const newest = replies.at(-1);
       if (newest === undefined) break;
-      const others = replies.length > 1 ? ` (newest of ${replies.length} replies)` : "";
-      blocks.push(`${messageBlock(newest, limits.maxHitChars)}${others}`);
+      const note = replies.length > 1 ? ` (the newest of ${replies.length} replies)` : "";
+      blocks.push(messageBlock(newest, limits.maxHitChars, "", note));
       at = newest.id;
     }
     return boundedBlocks(blocks, limits.maxOutputChars, (shown) =>

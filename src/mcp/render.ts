@@ -10,10 +10,10 @@ const MARKER_ROOM = 300;
  * One message as a tool shows it: a header line (id, role, stored time, and what it is when it is a summary),
  * then its text within `maxChars` (a longer one is cut with a marker), then its other parts named by type.
  */
-export function messageBlock(message: SessionMessage, maxChars: number, mark = ""): string {
+export function messageBlock(message: SessionMessage, maxChars: number, mark = "", note = ""): string {
   const created = message.createdAt instanceof Date ? ` ${message.createdAt.toISOString()}` : "";
   const summary = isCompactionMessage(message) ? " (summary standing for compacted messages)" : "";
-  const header = `${mark}[${message.role}] message=${JSON.stringify(message.id)}${created}${summary}`;
+  const header = `${mark}[${message.role}] message=${JSON.stringify(message.id)}${created}${summary}${note}`;
   const others = message.parts.filter((part) => part?.type !== "text").map((part) => part?.type ?? "?");
   const text = messageText(message);
   return [

@@ -67,6 +67,19 @@ describe("agent-session mcp over stdio (read-only, unscoped)", () => {
     assert.match(next.text, /\[end of session: messages 3–\d+ shown\]$/);
   });
 
+  test("the turns after a message follow the newest reply, and say where there were others", async () => {
+    const around = await call(client, "read_turns_around", {
+      session: "demo-deploy",
+      message: "u3",
+      before: 0,
+      after: 2,
+    });
+    assert.equal(around.isError, false);
+    assert.match(around.text, /^> \[user\] message="u3"/);
+    assert.match(around.text, /\[assistant\] message="a3b" \(the newest of 2 replies\)/);
+    assert.match(around.text, /\[user\] message="u4" \(the newest of 2 replies\)/);
+  });
+
   test("blocks: the list and one block, the frozen prompt named", async () => {
     const listed = await call(client, "list_blocks", { session: "demo-deploy" });
     assert.match(listed.text, /label="memory"/);
