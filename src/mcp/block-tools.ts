@@ -68,8 +68,8 @@ export const writeBlockTool: McpTool<typeof writeSchema> = {
   name: "write_block",
   title: "Write a context block",
   description:
-    "Replaces the content of a session's context block (creating it when new); the session's model sees it " +
-    "in its system prompt (as a reminder when its prompt is frozen).",
+    "Replaces the content of a session's context block (creating it when new). A block the session's app " +
+    "declares (withContext) reaches that session's model in its system prompt.",
   schema: writeSchema,
   writes: true,
   async run(args, context) {
