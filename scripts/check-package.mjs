@@ -18,10 +18,15 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 /** Peers the app installs to use (and type-check) the entry points that import them. */
-const peers = ["ai", "@openai/agents-core", "pg", "@types/pg", "@types/node"];
+const peers = ["ai", "@openai/agents-core", "@modelcontextprotocol/sdk", "pg", "@types/pg", "@types/node"];
 /** The entry points the app imports: all but ./s3, whose peer (the AWS SDK) is too large to install here. */
 const entries = ["agent-session", "agent-session/utils", "agent-session/ai", "agent-session/agent"];
-entries.push("agent-session/postgres", "agent-session/openai-agents", "agent-session/testing");
+entries.push(
+  "agent-session/postgres",
+  "agent-session/openai-agents",
+  "agent-session/mcp",
+  "agent-session/testing",
+);
 
 const work = mkdtempSync(join(tmpdir(), "agent-session-package-"));
 const started = Date.now();

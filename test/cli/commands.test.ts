@@ -38,6 +38,7 @@ const COMMANDS = [
   "purge",
   "embed",
   "serve",
+  "mcp",
 ];
 
 describe("agent-session CLI", { concurrency: true }, () => {

@@ -14,7 +14,7 @@ const TSX = import.meta.resolve("tsx");
 const BUNDLE = process.env.AGENT_SESSION_TEST_CLI;
 
 /** The node arguments that start the CLI: the test run's bundle, or the sources through tsx (`source`: always). */
-function cliArgs(source = false): string[] {
+export function cliArgs(source = false): string[] {
   return BUNDLE && !source ? ["--enable-source-maps", BUNDLE] : ["--import", TSX, CLI];
 }
 

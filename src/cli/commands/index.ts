@@ -6,6 +6,7 @@ import { embed } from "./embed.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { ls } from "./ls.js";
+import { mcp } from "./mcp.js";
 import { prune } from "./prune.js";
 import { purge } from "./purge.js";
 import { search } from "./search.js";
@@ -30,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
   purge,
   embed,
   serve,
+  mcp,
 ];
 
 /** The command called `name`, if there is one. */

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { clipHit, joinHits } from "../context/output.js";
+import type { SearchContextTurn, SearchHit, StoreSearchOptions } from "../contract/search.js";
+import { MAX_SEARCH_CONTEXT } from "../search/options.js";
+import type { McpTool, ToolContext } from "./tool.js";
+
+/** Most hits one `search_memory` call returns: each may be long, and the whole result is bounded anyway. */
+export const MAX_MCP_HITS = 50;
+
+const schema = z.object({
+  query: z.string().min(1).max(2000).describe("What to look for, as a question or keywords"),
+  session: z.string().min(1).optional().describe("Only this session's messages"),
+  role: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(8)])
+    .optional()
+    .describe('Only messages of this role (or these roles), e.g. "user" or "assistant"'),
+  since: z.string().optional().describe("Only messages stored at or after this ISO-8601 time"),
+  until: z.string().optional().describe("Only messages stored before this ISO-8601 time"),
+  branch: z
+    .enum(["active", "all"])
+    .optional()
+    .describe('"active": only each session\'s current branch; "all" (default): also abandoned branches'),
+  match: z
+    .enum(["any", "all"])
+    .optional()
+    .describe('"any" (default): ranked recall, messages matching more words first; "all": every word needed'),
+  limit: z.number().int().min(1).max(MAX_MCP_HITS).optional().describe("Most hits (default 10)"),
+  context: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SEARCH_CONTEXT)
+    .optional()
+    .describe("Also show this many turns before and after each hit (default 0)"),
+});
+
+function turnLine(turn: SearchContextTurn, query: string, context: ToolContext): string {
+  return `    ${turn.role}: ${clipHit(turn.content, query, context.limits.maxHitChars)}`;
+}
+
+/** One hit: a header naming where it is (for `read_turns_around`), then its text and any context turns. */
+function formatHit(hit: SearchHit, query: string, context: ToolContext): string {
+  const where = [
+    `#${hit.rank}`,
+    `session=${JSON.stringify(hit.sessionId)}`,
+    `message=${JSON.stringify(hit.id)}`,
+    `role=${hit.role}`,
+    ...(hit.createdAt ? [`stored=${hit.createdAt}`] : []),
+    ...(hit.onActivePath === false ? ["branch=abandoned"] : []),
+    ...(hit.compactedBy === undefined ? [] : [`compacted-by=${hit.compactedBy}`]),
+  ].join(" ");
+  const before = hit.context?.before.map((turn) => turnLine(turn, query, context)) ?? [];
+  const after = hit.context?.after.map((turn) => turnLine(turn, query, context)) ?? [];
+  const text = clipHit(hit.content, query, context.limits.maxHitChars);
+  return [where, ...before, hit.context ? `  > ${hit.role}: ${text}` : text, ...after].join("\n");
+}
+
+/** `search_memory`: the store's ranked recall across the reachable sessions, with its filters. */
+export const searchTool: McpTool<typeof schema> = {
+  name: "search_memory",
+  title: "Search past conversations",
+  description:
+    "Ranked recall across stored conversations: messages matching more of the query's words (and word forms: " +
+    "deploy, deploying, deployment) come first. Each hit names its session and message id; read the turns around " +
+    "one with read_turns_around, or a whole session with read_session.",
+  schema,
+  writes: false,
+  async run(args, context) {
+    const { store, scope } = context;
+    if (args.session !== undefined) await scope.require(args.session);
+    const options: StoreSearchOptions = { limit: args.limit ?? 10 };
+    if (scope.owner !== undefined) options.owner = scope.owner;
+    if (args.session !== undefined) options.sessionId = args.session;
+    if (args.role !== undefined) options.role = args.role;
+    if (args.since !== undefined) options.since = args.since;
+    if (args.until !== undefined) options.until = args.until;
+    if (args.branch !== undefined) options.branch = args.branch;
+    if (args.match !== undefined) options.match = args.match;
+    if (args.context !== undefined && args.context > 0) options.context = args.context;
+    const hits = await store.searchMessages(args.query, options);
+    if (hits.length === 0) return "No results found.";
+    const formatted = hits.map((hit) => formatHit(hit, args.query, context));
+    return joinHits(formatted, "\n---\n", context.limits.maxOutputChars);
+  },
+};
