@@ -8,6 +8,7 @@ export {
   type PersistChatOptions,
   persistChatTurn,
 } from "./chat-turn.js";
+export { type SessionMemoryOptions, sessionMemory } from "./memory.js";
 export { asUIMessages, loadChat } from "./messages.js";
 export { withReminder } from "./reminder.js";
 export { DEFAULT_MAX_REQUEST_BYTES } from "./request-size.js";
