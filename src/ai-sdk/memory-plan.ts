@@ -45,7 +45,7 @@ export async function planCall(
 ): Promise<CallPlan> {
   const system = appPrompt.filter((message) => message.role === "system");
   const given = appPrompt.filter((message) => message.role !== "system");
-  const { read, leaf, more } = await readTail(session, given.length + budget.maxMessages + 1);
+  const { read, leaf, more } = await readTail(session, given.length + budget.maxMessages);
   const held = matched(given, read);
   const fresh = given.slice(held);
   const stray = fresh.findIndex((message) => message.role === "assistant");
@@ -76,16 +76,20 @@ interface Tail {
   more: boolean;
 }
 
-/** At most `limit` sendable messages of the active path, newest first, read from the leaf in bounded batches. */
+/**
+ * The newest sendable messages of the active path, newest first, from at most `limit` rows read from the leaf in
+ * bounded batches, and one more to tell whether the path goes on (an empty message counts as a row: it bounds the
+ * read, not the window).
+ */
 async function readTail(session: Session, limit: number): Promise<Tail> {
   const read: Tail["read"] = [];
   let leaf: SessionMessage | null = null;
-  for await (const stored of session.history({ newestFirst: true, batchSize: Math.min(limit, 100) })) {
+  let rows = 0;
+  for await (const stored of session.history({ newestFirst: true, batchSize: Math.min(limit + 1, 100) })) {
+    if (rows++ === limit) return { read, leaf, more: true };
     leaf ??= stored;
     const prompt = toPrompt(stored);
-    if (prompt === null) continue;
-    if (read.length === limit) return { read, leaf, more: true };
-    read.push({ prompt, stored, key: keyOf(prompt) });
+    if (prompt !== null) read.push({ prompt, stored, key: keyOf(prompt) });
   }
   return { read, leaf, more: false };
 }
