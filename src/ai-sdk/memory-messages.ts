@@ -2,6 +2,7 @@ import { normalize } from "../agent/codec.js";
 import { fromSessionMessage, toSessionMessage } from "../agent/storage/mapping.js";
 import type { AgentMessage } from "../agent/types.js";
 import type { SessionMessage } from "../contract/message.js";
+import { base64Encode } from "../runtime/bytes.js";
 import type { Content, Prompt } from "./memory-types.js";
 import { chatMessageId } from "./storage.js";
 
@@ -13,8 +14,22 @@ type Part = Record<string, unknown> & { type: string };
 
 /** The stored form of one prompt message (JSON-clean: bytes become base64, URLs their href). */
 export function toStored(message: Prompt): SessionMessage {
-  const exact = normalize({ ...message, id: chatMessageId(), createdAt: Date.now() });
+  const exact = normalize({ ...withBase64(message), id: chatMessageId(), createdAt: Date.now() });
   return toSessionMessage(exact as unknown as AgentMessage);
+}
+
+/**
+ * The message with the bytes of its file parts as base64 (what the provider prompt also takes), encoded here
+ * rather than by the codec's Node `Buffer`, which a Worker without Node compatibility does not have.
+ */
+function withBase64(message: Prompt): Prompt {
+  if (typeof message.content === "string") return message;
+  const parts = message.content as unknown as Part[];
+  if (!parts.some((part) => part.data instanceof Uint8Array)) return message;
+  const content = parts.map((part) =>
+    part.data instanceof Uint8Array ? { ...part, data: base64Encode(part.data) } : part,
+  );
+  return { ...message, content } as unknown as Prompt;
 }
 
 /**
