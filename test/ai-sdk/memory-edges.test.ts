@@ -78,6 +78,26 @@ for (const [name, create] of [
       assert.equal((await Session.create(store).forSession("e2").getHistory()).length, 0);
     });
 
+    test("two calls of one conversation at once: the one finishing second is a CONFLICT and stores nothing", async () => {
+      const store = create();
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const model = generatingModel(
+        (i) => ({ text: `answer ${i}` }),
+        (i) => (i === 0 ? gate : undefined),
+      );
+      const memory = wrapLanguageModel({ model, middleware: sessionMemory({ store, sessionId: "cc" }) });
+      const slow = generateText({ model: memory, prompt: "slow question" });
+      while (model.doGenerateCalls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      await generateText({ model: memory, prompt: "fast question" });
+      release();
+      await assert.rejects(slow, { code: "CONFLICT" });
+      const history = await Session.create(store).forSession("cc").getHistory();
+      assert.deepEqual(storedLines(history), ["user: fast question", "assistant: answer 1"]);
+    });
+
     test("a stream that fails, or that is aborted, stores nothing: a retry sends the same prompt", async () => {
       const store = create();
       const session = Session.create(store).forSession("f1");
