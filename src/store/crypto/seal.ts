@@ -1,15 +1,13 @@
 /**
- * Sealed message content: the stored JSON of a message encrypted with AES-256-GCM (`@noble/ciphers`, no
- * `node:crypto`, which workerd bundles refuse; synchronous, as SQLite's write path is), under a random 96-bit
+ * Sealed message content: the stored JSON of a message encrypted with AES-256-GCM (runtime/aead.ts: native where
+ * Node's crypto is, `@noble/ciphers` in a Worker; synchronous, as SQLite's write path is), under a random 96-bit
  * nonce, with the session id and message id as associated data so a sealed row moved to another session or
  * message id does not open.
  */
-import { gcm } from "@noble/ciphers/aes.js";
 import { randomBytes } from "@noble/ciphers/utils.js";
-import { hmac } from "@noble/hashes/hmac.js";
-import { sha256 } from "@noble/hashes/sha2.js";
 import { SessionError } from "../../errors.js";
 import { SEALED_PREFIX } from "../../message/json.js";
+import { gcmDecrypt, gcmEncrypt, hmacSha256Hex } from "../../runtime/aead.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 
 // Sealed content is `~sealed1:<base64 of nonce, ciphertext and tag>:<message id>` (SEALED_PREFIX: message/json.ts).
@@ -27,7 +25,7 @@ function aad(sessionId: string, messageId: string): Uint8Array {
 /** The sealed form of a message's JSON, bound to its session and id. */
 export function sealContent(key: Uint8Array, sessionId: string, messageId: string, json: string): string {
   const nonce = randomBytes(NONCE_BYTES);
-  const sealed = gcm(key, nonce, aad(sessionId, messageId)).encrypt(utf8Encode(json));
+  const sealed = gcmEncrypt(key, nonce, aad(sessionId, messageId), utf8Encode(json));
   const body = new Uint8Array(NONCE_BYTES + sealed.length);
   body.set(nonce);
   body.set(sealed, NONCE_BYTES);
@@ -48,7 +46,7 @@ export function openContent(key: Uint8Array, sessionId: string, content: string,
   }
   let plain: Uint8Array;
   try {
-    plain = gcm(key, body.subarray(0, NONCE_BYTES), aad(sessionId, id)).decrypt(body.subarray(NONCE_BYTES));
+    plain = gcmDecrypt(key, body.subarray(0, NONCE_BYTES), aad(sessionId, id), body.subarray(NONCE_BYTES));
   } catch (cause) {
     // GCM's tag check fails alike for a wrong key, changed bytes and a row moved to another session.
     throw decryptFailed(
@@ -74,9 +72,7 @@ function decryptFailed(sessionId: string, id: string, what: string, cause?: unkn
  * anyone holding the file confirm a guessed message; the keyed hash still lets an identical rewrite be skipped.
  */
 export function sealedHash(key: Uint8Array, json: string): string {
-  let hex = "";
-  for (const byte of hmac(sha256, key, utf8Encode(json))) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+  return hmacSha256Hex(key, utf8Encode(json));
 }
 
 /** The value a store keeps to recognise an owner's key again (a wrong key is refused before anything is written). */
