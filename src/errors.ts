@@ -13,7 +13,8 @@ export type SessionErrorCode =
   | "COMPACTION_REFUSED"
   | "MISSING_DEPENDENCY"
   | "STORAGE"
-  | "CLOSED";
+  | "CLOSED"
+  | "DECRYPT_FAILED";
 
 /**
  * Why a value was refused, as a short stable id (the message says the same for humans): `required` (missing),

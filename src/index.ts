@@ -167,6 +167,7 @@ export {
 export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteStoreProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
+export { deriveOwnerKey, type Keyring, masterKeyring } from "./store/crypto/keyring.js";
 export { entryKey } from "./store/entry-key.js";
 export type { ErasureCondition, ErasureCounts, ErasureReceipt } from "./store/erasure.js";
 export type { ChangeLogOptions } from "./store/feed/change-rows.js";

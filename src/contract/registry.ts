@@ -107,6 +107,11 @@ export interface SessionRegistry {
   ): Promise<ErasureCounts | null>;
   /** Pins or unpins a session (a retention sweep never erases a pinned one); null when the id is not registered. */
   pin?(id: string, pinned: boolean): Promise<SessionInfo | null>;
+  /**
+   * Destroys an owner's encryption key (crypto-shredding: its keyring's `forget`) and the store's record of it;
+   * erasing an owner calls it last. Present on a store opened with a keyring.
+   */
+  forgetKey?(owner: string): Promise<void>;
 }
 
 /** How many rows of each kind an erasure removed. */

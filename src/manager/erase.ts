@@ -90,6 +90,10 @@ export async function eraseOwnerOf<M extends SessionMessage>(
     }
   }
   receipt.blocks += await eraseOwnerBlocks(state, owner);
+  // Crypto-shredding, after the rows are gone: with the key, no copy of the store (a backup taken before) can be
+  // read for this owner again. Also when no session was left, so an erasure that stopped after its last session
+  // destroys the key when run again.
+  await state.store.registry.forgetKey?.(owner);
   if (receipt.sessionIds.length === 0 && receipt.blocks === 0) {
     throw new SessionError("NOT_FOUND", `Owner "${owner}" has no sessions`);
   }

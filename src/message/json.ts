@@ -42,12 +42,24 @@ function dotted(path: string): string {
     .replace(/^\./, "");
 }
 
-/** Parses a stored row back into a message (`createdAt` revived as a Date); null when the row is corrupt. */
+/**
+ * What sealed content (an encrypted owner's message, store/crypto/seal.ts) starts with. No message JSON starts
+ * with `~` (it is an object), so a row tells by itself whether it is sealed.
+ */
+export const SEALED_PREFIX = "~sealed1:";
+
+/**
+ * Parses a stored row back into a message (`createdAt` revived as a Date); null when the row is corrupt.
+ * `DECRYPT_FAILED` for sealed content a read did not open: never read as a corrupt row, skipped in silence.
+ */
 export function parseMessage(json: string): SessionMessage | null {
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
+    if (json.startsWith(SEALED_PREFIX)) {
+      throw new SessionError("DECRYPT_FAILED", "An encrypted message was read without its owner's key");
+    }
     return null;
   }
   return hasMessageFields(value) ? reviveMessage(value) : null;

@@ -4,10 +4,10 @@ import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
-import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
 import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq } from "./search/indexing.js";
 import { childJump, type JumpFields, type JumpNode } from "./tree.js";
 
@@ -140,9 +140,11 @@ export function appendRow(
   const json = request.json ?? serializeMessage(message);
   const bytes = utf8Length(json);
   const tokens = estimateMessageTokens([message]);
-  const stored = storedContent(driver, json);
-  const hash = contentHash(json);
   return driver.transaction(() => {
+    // Sealed (an encrypted owner's) inside the transaction: the owner's key check is read and recorded in it.
+    const form = storedForm(driver, sessionId, message.id, json);
+    const stored = storedContent(driver, form.content);
+    const hash = form.hash;
     const ctx = readContext(driver, sessionId, parentId);
     const num = ctx ? ctx.num : createHead(driver, sessionId).num;
     if (expectedLeafId !== undefined) {
@@ -184,7 +186,7 @@ export function appendRow(
     ]);
     if (!row) return { result: { inserted: false } };
     writeChunks(driver, row.seq, stored);
-    afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver));
+    afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver), form.sealed);
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
       [row.seq, now, num],

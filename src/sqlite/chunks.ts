@@ -7,7 +7,9 @@
  * {@link contentSql}, which yields the content itself, or — for a chunked row only — its `seq`, and
  * {@link resolveContent} then reads just that message's pieces.
  */
+import { SessionError } from "../errors.js";
 import { utf8Decode, utf8Encode, utf8Length } from "../runtime/bytes.js";
+import { isSealed } from "../store/crypto/seal.js";
 import type { SqlDriver } from "./connection/driver.js";
 
 /**
@@ -22,8 +24,32 @@ export function contentSql(alias = ""): string {
   return `CASE WHEN ${a}chunks = 0 THEN ${a}content ELSE ${a}seq END`;
 }
 
-/** The JSON of a message from what {@link contentSql} selected: a string as is, a `seq` by reading its pieces. */
-export function resolveContent(driver: SqlDriver, selected: unknown): string {
+/**
+ * The JSON of a message of `sessionId` from what {@link contentSql} selected: a string as is, a `seq` by reading
+ * its pieces; sealed content opened with the owner's key (`DECRYPT_FAILED` without it, or read with no session).
+ * `messageId`, when the read knows it, must be the id the content was sealed for.
+ */
+export function resolveContent(
+  driver: SqlDriver,
+  selected: unknown,
+  sessionId?: string,
+  messageId?: string,
+): string {
+  const content = storedText(driver, selected);
+  if (!isSealed(content)) return content;
+  if (sessionId === undefined || !driver.keys) {
+    throw new SessionError(
+      "DECRYPT_FAILED",
+      driver.keys
+        ? "Encrypted message content was read without its session"
+        : "This store holds encrypted messages: open it with the keyring they were written with",
+    );
+  }
+  return driver.keys.open(sessionId, content, messageId);
+}
+
+/** What {@link contentSql} selected as it is stored (sealed content stays sealed), pieces joined. */
+export function storedText(driver: SqlDriver, selected: unknown): string {
   if (typeof selected === "string") return selected;
   if (typeof selected !== "number" && typeof selected !== "bigint") return "";
   return driver

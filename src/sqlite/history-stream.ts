@@ -135,7 +135,7 @@ export class SqlitePathBackend implements PathBackend<number> {
       depth: r.depth,
       bytes: r.bytes,
       cumBytes: r.cum_bytes,
-      json: r.content === null ? null : resolveContent(this.driver, r.content),
+      json: r.content === null ? null : resolveContent(this.driver, r.content, this.sessionId),
     }));
   }
 

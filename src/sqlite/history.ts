@@ -113,24 +113,25 @@ function endpointsOnPath(driver: SqlDriver, rows: readonly OverlayEndpoints[], l
  */
 export function readPath(
   driver: SqlDriver,
+  sessionId: string,
   sessionNum: number,
   leaf: NodeRow,
   topDepth = 0,
   mayHaveOverlays = true,
 ): SessionMessage[] {
   const chosen = mayHaveOverlays ? chooseOnPath(driver, sessionNum, leaf, topDepth) : null;
-  if (!chosen) return readSegment(driver, leaf.seq, topDepth);
+  if (!chosen) return readSegment(driver, sessionId, leaf.seq, topDepth);
   const result: SessionMessage[] = [];
   let next = topDepth;
   for (const overlay of chosen) {
     if (overlay.fromDepth > next) {
       const from = nodeBySeq(driver, overlay.fromSeq);
-      if (from?.parent_seq != null) result.push(...readSegment(driver, from.parent_seq, next));
+      if (from?.parent_seq != null) result.push(...readSegment(driver, sessionId, from.parent_seq, next));
     }
     result.push(overlayMessage(overlay.compaction));
     next = overlay.toDepth + 1;
   }
-  if (leaf.depth >= next) result.push(...readSegment(driver, leaf.seq, next));
+  if (leaf.depth >= next) result.push(...readSegment(driver, sessionId, leaf.seq, next));
   return result;
 }
 

@@ -59,7 +59,7 @@ export function readSiblings(
       ? driver.all<{ content: unknown }>(ROOTS, [place.num, limit])
       : driver.all<{ content: unknown }>(CHILDREN, [place.parent_seq, limit]);
   const messages = rows
-    .map((r) => parseMessage(resolveContent(driver, r.content)))
+    .map((r) => parseMessage(resolveContent(driver, r.content, sessionId)))
     .filter((m): m is SessionMessage => m !== null);
   return hydrate(driver, messages);
 }
@@ -85,27 +85,34 @@ export function locate(
   return { num, overlays: overlays !== 0, leaf: seq === null ? undefined : { seq, ...node } };
 }
 
-/** The message of the row `sql` reads (its `content` column), payloads restored, or null. */
+/**
+ * The message of the row `sql` reads (its `content` column), a message of `sessionId` (`messageId`, when the
+ * read is by id, is checked against sealed content), payloads restored, or null.
+ */
 export function readMessage(
   driver: SqlDriver,
   sql: string,
   params: (string | number)[],
+  sessionId: string,
+  messageId?: string,
 ): SessionMessage | null {
   const row = driver.get<{ content: unknown }>(sql, params);
   if (!row) return null;
-  return hydrate(driver, [parseMessage(resolveContent(driver, row.content))])[0] ?? null;
+  return (
+    hydrate(driver, [parseMessage(resolveContent(driver, row.content, sessionId, messageId))])[0] ?? null
+  );
 }
 
 /** A stored message of a session, payloads restored, or null. */
 export function storedMessage(driver: SqlDriver, sessionId: string, id: string): SessionMessage | null {
-  return readMessage(driver, STORED, [id, sessionId]);
+  return readMessage(driver, STORED, [id, sessionId], sessionId, id);
 }
 
 /** The stored JSON of a message of a session, payloads restored, or undefined. */
 export function storedJson(driver: SqlDriver, sessionId: string, id: string): string | undefined {
   const row = driver.get<{ content: unknown }>(STORED, [id, sessionId]);
   if (!row) return undefined;
-  const json = resolveContent(driver, row.content);
+  const json = resolveContent(driver, row.content, sessionId, id);
   if (contentHashes(json).length === 0) return json;
   const [message] = hydrate(driver, [parseMessage(json)]);
   return message ? JSON.stringify(message) : json;

@@ -5,6 +5,7 @@ import type {
   SessionUsage,
 } from "../contract/registry.js";
 import { type ErasureCondition, meetsCondition } from "../store/erasure.js";
+import { assertOwner } from "../store/owner.js";
 import {
   type RegistryChange,
   type RegistryDeletion,
@@ -38,7 +39,13 @@ export class SqliteSessionRegistry extends StoreRegistry {
     private readonly store?: Pick<SqliteBackend, "feed" | "changeLog">,
   ) {
     super(store);
+    const keys = driver.keys;
+    // Only a store opened with a keyring has keys to forget (the method's presence says so).
+    if (keys) this.forgetKey = (owner) => keys.forget(assertOwner(owner));
   }
+
+  /** Destroys an owner's key and the store's record of it (see SessionRegistry.forgetKey). */
+  readonly forgetKey?: (owner: string) => Promise<void>;
 
   // The driver refuses every statement with `CLOSED` once the store is closed.
   protected assertOpen(): void {}

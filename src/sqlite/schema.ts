@@ -234,6 +234,17 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       retokenizeOwned(driver);
     },
   },
+  // Encryption at rest (store/crypto): per owner with a key, a keyed check of that key (never the key), so a
+  // wrong key is refused before it writes and an owner's content is never written in clear once it had a key.
+  {
+    version: 18,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_owner_keys (
+        owner_hash TEXT PRIMARY KEY,
+        key_check TEXT NOT NULL
+      ) WITHOUT ROWID`,
+    ],
+  },
 ];
 
 function addPinnedColumn(driver: SqlDriver): void {

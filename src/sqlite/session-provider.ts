@@ -77,20 +77,27 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
       this.driver,
       `SELECT ${contentSql()} AS content FROM agent_messages WHERE session_num = ? AND id = ?`,
       [head.num, id],
+      this.sessionId,
+      id,
     );
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     const at = this.locate(leafId);
-    return at?.leaf ? hydrate(this.driver, readPath(this.driver, at.num, at.leaf, 0, at.overlays)) : [];
+    return at?.leaf
+      ? hydrate(this.driver, readPath(this.driver, this.sessionId, at.num, at.leaf, 0, at.overlays))
+      : [];
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
     const head = this.head();
     if (!head || head.leaf_seq === null) return null;
-    return readMessage(this.driver, `SELECT ${contentSql()} AS content FROM agent_messages WHERE seq = ?`, [
-      head.leaf_seq,
-    ]);
+    return readMessage(
+      this.driver,
+      `SELECT ${contentSql()} AS content FROM agent_messages WHERE seq = ?`,
+      [head.leaf_seq],
+      this.sessionId,
+    );
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
@@ -102,7 +109,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
       [head.num, messageId],
     );
     const messages = rows
-      .map((r) => parseMessage(resolveContent(this.driver, r.content)))
+      .map((r) => parseMessage(resolveContent(this.driver, r.content, this.sessionId)))
       .filter((m): m is SessionMessage => m !== null);
     return hydrate(this.driver, messages);
   }
@@ -142,7 +149,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
   async getToolMessages(toolNames: readonly string[], leafId?: string | null): Promise<SessionMessage[]> {
     const names = toolNamesArg(toolNames);
     const leaf = this.locate(leafId)?.leaf;
-    return leaf ? toolMessages(this.driver, leaf.seq, names) : [];
+    return leaf ? toolMessages(this.driver, this.sessionId, leaf.seq, names) : [];
   }
 
   async getContextTokens(leafId?: string | null): Promise<number> {

@@ -35,7 +35,7 @@ function storedJson(driver: SqlDriver, sessionId: string, id: string): string | 
     [id, sessionId],
   );
   if (!row) return undefined;
-  const [message] = hydrate(driver, [parseMessage(resolveContent(driver, row.content))]);
+  const [message] = hydrate(driver, [parseMessage(resolveContent(driver, row.content, sessionId, id))]);
   return message ? JSON.stringify(message) : undefined;
 }
 

@@ -33,6 +33,7 @@ import { SqliteAttachments } from "./media/attachments.js";
 import { purgeSqlite } from "./purge.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { migrate } from "./schema.js";
+import { sqliteKeys } from "./sealing.js";
 import { flushSearchIndex } from "./search/indexing.js";
 import { SqliteMessageSearch } from "./search/search.js";
 import { sqliteVectors } from "./search/vectors.js";
@@ -103,6 +104,8 @@ export class SqliteStore
         idle.noteWrite();
         return result;
       },
+      // The keys read their rows through the connection itself, inside whatever transaction is open.
+      ...(options.keyring ? { keys: sqliteKeys(guarded.driver, options.keyring) } : {}),
     };
     this.idle = idle;
     this.refuseStatements = guarded.close;

@@ -39,7 +39,12 @@ const CONTENT_BY_SEQ = `SELECT m.seq, ${contentSql("m")} AS content FROM json_ea
   JOIN agent_messages m ON m.seq = j.value`;
 
 /** The messages on the path to the row `leafSeq` with a part calling one of `names`, root first, restored. */
-export function toolMessages(driver: SqlDriver, leafSeq: number, names: readonly string[]): SessionMessage[] {
+export function toolMessages(
+  driver: SqlDriver,
+  sessionId: string,
+  leafSeq: number,
+  names: readonly string[],
+): SessionMessage[] {
   const needles = nameNeedles(names).map(containing);
   const seqs = driver.column<number>(candidatesSql(needles.length), [...needles, leafSeq, ...needles]);
   const out: SessionMessage[] = [];
@@ -53,7 +58,9 @@ export function toolMessages(driver: SqlDriver, leafSeq: number, names: readonly
     }
     const found: SessionMessage[] = [];
     for (const seq of group) {
-      const message = contents.has(seq) ? parseMessage(resolveContent(driver, contents.get(seq))) : null;
+      const message = contents.has(seq)
+        ? parseMessage(resolveContent(driver, contents.get(seq), sessionId))
+        : null;
       if (message && carriesTool(message, names)) found.push(message);
     }
     out.push(...hydrate(driver, found));

@@ -1,5 +1,5 @@
 import type { SessionMessage } from "../contract/message.js";
-import { parseMessage } from "../message/json.js";
+import { parseMessage, SEALED_PREFIX } from "../message/json.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 
@@ -164,7 +164,12 @@ const PATH_TO_DEPTH = `WITH RECURSIVE path(parent_seq, content) AS (
  * Reads the path segment from `bottomSeq` up to `topDepth` (inclusive), root first, with one recursive query that
  * touches only the returned rows. Corrupt rows are skipped.
  */
-export function readSegment(driver: SqlDriver, bottomSeq: number, topDepth: number): SessionMessage[] {
+export function readSegment(
+  driver: SqlDriver,
+  sessionId: string,
+  bottomSeq: number,
+  topDepth: number,
+): SessionMessage[] {
   const contents =
     topDepth > 0
       ? driver.column<string | number>(PATH_TO_DEPTH, [bottomSeq, topDepth, topDepth])
@@ -173,7 +178,9 @@ export function readSegment(driver: SqlDriver, bottomSeq: number, topDepth: numb
   // ~30 % faster on long paths than walking the strings backwards.
   const messages: SessionMessage[] = [];
   for (const content of contents) {
-    const message = parseMessage(typeof content === "string" ? content : resolveContent(driver, content));
+    // Sealed content (an encrypted owner's) and split rows go the long way; the rest is parsed as it is.
+    const plain = typeof content === "string" && !content.startsWith(SEALED_PREFIX);
+    const message = parseMessage(plain ? content : resolveContent(driver, content, sessionId));
     if (message) messages.push(message);
   }
   return messages.reverse();

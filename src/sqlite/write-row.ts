@@ -5,6 +5,7 @@ import type { RowWritten, Written } from "../store/written.js";
 import type { SqlDriver } from "./connection/driver.js";
 import type { SqliteChangeLog } from "./feed/change-log.js";
 import { collect, linkAttachments, unlinkRows } from "./media/tables.js";
+import { sealsSession } from "./sealing.js";
 
 /**
  * Writes a message's row with what hangs on it, in one transaction when anything does:
@@ -27,7 +28,10 @@ export function writeMessageRow<T extends object>(
   change: (result: T) => Change | null,
   row: (content: string) => RowWritten<T>,
 ): Written<T> {
-  const stored = offloadMessage(write.message, write.json);
+  // An encrypted owner's payloads stay inline, sealed with the message: payload rows are shared and in clear.
+  const stored = sealsSession(driver, sessionId, write.json)
+    ? { content: write.json, attachments: [] }
+    : offloadMessage(write.message, write.json);
   const { attachments } = stored;
   if (!log && attachments.length === 0 && !write.replaces) return row(stored.content);
   return driver.transaction(() => {

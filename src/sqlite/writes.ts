@@ -3,13 +3,13 @@ import { SessionError } from "../errors.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
-import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { storedFreeText } from "./connection/free-text.js";
 import { releaseSession } from "./media/attachments.js";
+import { type StoredForm, storedForm } from "./sealing.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
@@ -34,7 +34,6 @@ export function updateRow(
   message: SessionMessage,
   json: string,
 ): RowWritten<{ updated: boolean }> {
-  const hash = contentHash(json);
   return driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
       sessionId,
@@ -43,8 +42,9 @@ export function updateRow(
     if (!head || !node) {
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
     }
-    if (node.content_hash === hash) return { result: { updated: false } };
-    rewrite(driver, head.num, node, message, json, hash);
+    const form = storedForm(driver, sessionId, message.id, json);
+    if (node.content_hash === form.hash) return { result: { updated: false } };
+    rewrite(driver, head.num, node, message, json, form);
     return { result: { updated: true }, seq: node.seq };
   });
 }
@@ -68,9 +68,9 @@ export function upsertRow(
       const { result, seq } = appendRow(driver, sessionId, message, { parentId, json });
       return { result: { inserted: result.inserted, updated: false }, seq };
     }
-    const hash = contentHash(json);
-    if (node.content_hash === hash) return { result: { inserted: false, updated: false } };
-    rewrite(driver, head.num, node, message, json, hash);
+    const form = storedForm(driver, sessionId, message.id, json);
+    if (node.content_hash === form.hash) return { result: { inserted: false, updated: false } };
+    rewrite(driver, head.num, node, message, json, form);
     return { result: { inserted: false, updated: true }, seq: node.seq };
   });
 }
@@ -81,11 +81,12 @@ function rewrite(
   node: StoredNode,
   message: SessionMessage,
   json: string,
-  hash: string,
+  form: StoredForm,
 ): void {
   const bytes = utf8Length(json);
   const tokens = estimateMessageTokens([message]);
-  const stored = storedContent(driver, json);
+  const stored = storedContent(driver, form.content);
+  const hash = form.hash;
   if (node.chunks > 0) deleteChunks(driver, node.seq);
   driver.run(
     "UPDATE agent_messages SET content = ?, role = ?, bytes = ?, tokens = ?, chunks = ?, content_hash = ? WHERE seq = ?",
@@ -107,7 +108,8 @@ function rewrite(
   // An indexed message is re-indexed now; a pending one is indexed from its new content with its batch.
   if (node.seq <= indexedSeq(driver)) {
     driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
-    indexText(driver, node.seq, sessionNum, messageText(message));
+    // Sealed content is never indexed (search/indexing.ts afterInsert).
+    if (!form.sealed) indexText(driver, node.seq, sessionNum, messageText(message));
   }
   driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [
     new Date().toISOString(),

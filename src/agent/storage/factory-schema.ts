@@ -32,6 +32,7 @@ const SQLITE = {
   maxValueBytes: 1,
   queryLimits: 1,
   changeLog: 1,
+  keyring: 1,
 } as const satisfies Record<keyof SQLiteSessionStorageOptions, 1>;
 const POSTGRES = {
   ...policy,

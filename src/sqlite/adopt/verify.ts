@@ -7,7 +7,7 @@ import {
   fingerprint,
 } from "../../store/adopt/adopt.js";
 import type { MessageOrder } from "../../store/adopt/order.js";
-import { resolveContent } from "../chunks.js";
+import { storedText } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { sqlText } from "../connection/free-text.js";
 import { listCompactions } from "../history.js";
@@ -17,7 +17,7 @@ const PAGE = 500;
 // A split row (see chunks.ts) selects its seq, whose pieces are joined; any other row its content as a blob.
 function storedJson(driver: SqlDriver, selected: unknown): string {
   return typeof selected === "number" || typeof selected === "bigint"
-    ? resolveContent(driver, selected)
+    ? storedText(driver, selected)
     : sqlText(selected);
 }
 

@@ -1,4 +1,5 @@
 import { SessionError, StorageError } from "../../errors.js";
+import type { ContentKeys } from "../../store/crypto/content-keys.js";
 import { isBusy } from "./busy.js";
 import { withoutRebindReprepare } from "./rebind.js";
 
@@ -24,6 +25,8 @@ export interface SqlDriver {
   readonly maxValueBytes: number;
   /** The engine connection behind this driver, where there is one: caches of a connection's state key on it. */
   readonly handle?: object;
+  /** The store's keys when it was opened with a keyring: content of owners with a key is sealed (store/crypto). */
+  readonly keys?: ContentKeys;
   all<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T[];
   /** The first column of every row, without building row objects (long history reads return one per message). */
   column<T>(sql: string, params?: readonly SqlValue[]): T[];

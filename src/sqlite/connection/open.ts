@@ -3,6 +3,7 @@ import { MissingDependencyError, SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import type { QueryLimits } from "../../search/limits.js";
 import type { VectorStoreOptions } from "../../search/vectors/types.js";
+import type { Keyring } from "../../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../../store/feed/change-rows.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
 import { retryWhileBusy } from "./busy.js";
@@ -35,6 +36,11 @@ export interface SqliteOptions extends WritePolicyOptions, VectorStoreOptions {
   maxValueBytes?: number;
   /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
   queryLimits?: Partial<QueryLimits>;
+  /**
+   * Encryption at rest: the content of messages of an owner the keyring has a key for is stored sealed with
+   * AES-256-GCM, and erasing the owner destroys its key (docs/PRIVACY.md, "Encryption at rest").
+   */
+  keyring?: Keyring;
   /**
    * Keep a change log so subscribers in other processes see this store's writes and a subscriber can resume from
    * a cursor (docs/FEED.md). Every process writing the file should enable it. Default off.

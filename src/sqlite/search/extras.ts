@@ -146,7 +146,7 @@ function addContext(driver: SqlDriver, hits: readonly Hit[], turns: number): voi
     const seq = Number(row.seq);
     let turn = made.get(seq);
     if (turn === undefined) {
-      turn = turnOf(driver, row);
+      turn = turnOf(driver, row, hits[Number(row.i)]!.result.sessionId);
       made.set(seq, turn);
     }
     const context = contexts[Number(row.i)]!;
@@ -157,12 +157,14 @@ function addContext(driver: SqlDriver, hits: readonly Hit[], turns: number): voi
   });
 }
 
-function turnOf(driver: SqlDriver, row: TurnRow): SearchContextTurn {
+// The turns around a hit are of the hit's session: sealed ones (a session registered with a keyed owner after its
+// first messages) open with its key.
+function turnOf(driver: SqlDriver, row: TurnRow, sessionId: string | undefined): SearchContextTurn {
   if (row.content === null) return contextOverBudget(row.id, row.role, row.created_at);
   return {
     id: row.id,
     role: row.role,
-    content: storedMessageText(resolveContent(driver, row.content)),
+    content: storedMessageText(resolveContent(driver, row.content, sessionId)),
     createdAt: row.created_at,
   };
 }

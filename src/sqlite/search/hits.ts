@@ -123,7 +123,7 @@ export function readHits(
       const result: SearchResult = {
         id,
         role,
-        content: storedMessageText(resolveContent(driver, content)),
+        content: storedMessageText(resolveContent(driver, content, hitHead.session_id, id)),
         createdAt,
         sessionId: hitHead.session_id,
         onActivePath,

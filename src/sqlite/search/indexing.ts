@@ -4,7 +4,8 @@ import { messageText } from "../../message/text.js";
 import type { QueryTerm } from "../../search/query.js";
 import { scoreText } from "../../search/score.js";
 import { searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
-import { boundedText, contentSql, resolveContent } from "../chunks.js";
+import { isSealed } from "../../store/crypto/seal.js";
+import { boundedText, contentSql, storedText } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { noteIndexedText } from "./family-cache.js";
 import { ownerOfSession, sidTokens } from "./owner-index.js";
@@ -70,7 +71,10 @@ export function afterInsert(
   sessionNum: number,
   message: SessionMessage,
   indexed: number,
+  sealed = false,
 ): void {
+  // A sealed message (an encrypted owner's) is never indexed: its words would be plaintext in the index.
+  if (sealed) return;
   if (seq <= indexed) indexText(driver, seq, sessionNum, messageText(message));
   else if (seq - indexed >= INDEX_BATCH) indexPending(driver);
 }
@@ -98,7 +102,9 @@ export function indexPending(driver: SqlDriver): number {
   );
   const owners = ownersOf(driver, rows);
   for (const row of rows) {
-    const message = parseMessage(resolveContent(driver, row.content));
+    const content = storedText(driver, row.content);
+    if (isSealed(content)) continue; // an encrypted owner's message: never indexed (see afterInsert)
+    const message = parseMessage(content);
     const owner = owners.get(row.session_num) ?? null;
     if (message) indexText(driver, row.seq, row.session_num, messageText(message), true, owner);
   }
@@ -171,7 +177,8 @@ export function pendingTexts(
       ? driver.all<{ seq: number; content: unknown }>(sql, of)
       : driver.all<{ seq: number; content: unknown }>(`${sql} AND m.session_num = ?`, [...of, sessionNum]);
   return rows.flatMap((row) => {
-    const message = parseMessage(resolveContent(driver, row.content));
+    const content = storedText(driver, row.content);
+    const message = isSealed(content) ? null : parseMessage(content);
     return message ? [{ seq: row.seq, text: messageText(message) }] : [];
   });
 }

@@ -9,7 +9,8 @@ import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText, searchableText } from "../../search/tokens.js";
-import { contentSql, resolveContent } from "../chunks.js";
+import { isSealed } from "../../store/crypto/seal.js";
+import { contentSql, storedText } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { freeTextSql, readFreeText, sqlText } from "../connection/free-text.js";
 import { indexText } from "./indexing.js";
@@ -38,7 +39,9 @@ export function retokenizeCjk(driver: SqlDriver, batch = BATCH): number {
       [after, CJK_GLOB, batch],
     );
     for (const row of rows) {
-      const message = parseMessage(resolveContent(driver, row.content));
+      const content = storedText(driver, row.content);
+      if (isSealed(content)) continue; // never indexed (search/indexing.ts afterInsert)
+      const message = parseMessage(content);
       const text = message ? messageText(message) : "";
       if (!hasCjk(text)) continue;
       driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [row.seq]);
@@ -86,7 +89,9 @@ export function retokenizeOwned(driver: SqlDriver, sessionId?: string): number {
       [...(sessionId === undefined ? [] : [sessionId]), after, BATCH],
     );
     for (const row of rows) {
-      const message = parseMessage(resolveContent(driver, row.content));
+      const content = storedText(driver, row.content);
+      if (isSealed(content)) continue; // never indexed (search/indexing.ts afterInsert)
+      const message = parseMessage(content);
       driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [row.seq]);
       if (message) indexText(driver, row.seq, row.session_num, messageText(message), false, row.owner);
       count++;

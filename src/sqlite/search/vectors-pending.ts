@@ -5,7 +5,8 @@
  */
 import { storedMessageText } from "../../message/text.js";
 import type { PendingText } from "../../search/vectors/types.js";
-import { contentSql, resolveContent } from "../chunks.js";
+import { isSealed } from "../../store/crypto/seal.js";
+import { contentSql, storedText } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { CURRENT } from "./vectors-schema.js";
 
@@ -16,13 +17,18 @@ const PENDING_SELECT = `SELECT m.seq, m.session_num, ${contentSql("m")} AS conte
 type PendingRow = [number, number, unknown, string | null, string | null];
 
 function pendingRows(driver: SqlDriver, rows: PendingRow[]): PendingText[] {
-  return rows.map(([seq, session, content, contentHash, stored]) => ({
-    seq,
-    session,
-    text: storedMessageText(resolveContent(driver, content)),
-    contentHash,
-    storedTextHash: stored,
-  }));
+  return rows.map(([seq, session, content, contentHash, stored]) => {
+    const raw = storedText(driver, content);
+    // An encrypted owner's message gets no vector (its text would reach the embedder and the vector table): its
+    // empty text is recorded as embedded, so it is not pending again.
+    return {
+      seq,
+      session,
+      text: isSealed(raw) ? "" : storedMessageText(raw),
+      contentHash,
+      storedTextHash: stored,
+    };
+  });
 }
 
 /** The pending messages after seq `after`, at most `limit`, oldest first. */

@@ -22,6 +22,8 @@ const PAGE = 1000;
 interface Head {
   num: number;
   leaf_seq: number | null;
+  /** The session's id: an encrypted owner's content is opened with it (sealed content is bound to it). */
+  session_id: string;
 }
 
 interface MessageRow {
@@ -85,7 +87,9 @@ export class SqliteTransfer extends StoreTransfer<Head> {
   protected assertOpen(): void {}
 
   protected async readHead(sessionId: string): Promise<Head | undefined> {
-    return this.driver.get("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [sessionId]);
+    return this.driver.get("SELECT num, leaf_seq, session_id FROM agent_session_heads WHERE session_id = ?", [
+      sessionId,
+    ]);
   }
 
   protected async readLeafId(head: Head): Promise<string | null> {
@@ -127,7 +131,13 @@ export class SqliteTransfer extends StoreTransfer<Head> {
       );
       for (const row of rows) {
         const { id, parent_id: parentId, role, created_at: createdAt } = row;
-        yield { id, parentId, role, createdAt, content: resolveContent(this.driver, row.content) };
+        yield {
+          id,
+          parentId,
+          role,
+          createdAt,
+          content: resolveContent(this.driver, row.content, head.session_id, id),
+        };
       }
       if (seqs.length < PAGE) break;
       after = seqs[seqs.length - 1]!;

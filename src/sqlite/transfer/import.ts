@@ -12,13 +12,13 @@ import { entryText, searchableText } from "../../search/tokens.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import { contentHash } from "../../store/write-policy.js";
 import { ensureHead } from "../append.js";
 import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { storedFreeText } from "../connection/free-text.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
+import { storedForm } from "../sealing.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
 import { retokenizeOwned } from "../search/retokenize.js";
 import { jumpFor, nodeById } from "../tree.js";
@@ -88,7 +88,8 @@ export function insertMessage(
   const linkPayloads = planImportLinks(driver, num, message.id, message.content, attachments);
   const facts = messageFacts(message);
   const jump = parent ? jumpFor(driver, parent) : null;
-  const stored = storedContent(driver, message.content);
+  const form = storedForm(driver, sessionId, message.id, message.content);
+  const stored = storedContent(driver, form.content);
   const row = driver.get<{ seq: number }>(
     `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth,
        bytes, cum_bytes, tokens, cum_tokens, chunks, content_hash)
@@ -108,13 +109,13 @@ export function insertMessage(
       facts.tokens,
       (parent?.cum_tokens ?? 0) + facts.tokens,
       stored.chunks,
-      contentHash(message.content),
+      form.hash,
     ],
   )!;
   writeChunks(driver, row.seq, stored);
   linkPayloads(row.seq);
   // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (importSession).
-  if (row.seq <= indexed) indexText(driver, row.seq, num, facts.text);
+  if (row.seq <= indexed && !form.sealed) indexText(driver, row.seq, num, facts.text);
   return true;
 }
 

@@ -1,0 +1,56 @@
+/**
+ * The keys of encryption at rest (docs/PRIVACY.md, "Encryption at rest"): the app's keyring answers an owner's
+ * 256-bit key, or none for an owner whose messages are stored in clear.
+ */
+import { hkdf } from "@noble/hashes/hkdf.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { SessionError } from "../../errors.js";
+import { utf8Encode } from "../../runtime/bytes.js";
+
+/**
+ * Where a store finds owners' keys. `key` is synchronous because SQLite writes a message inside one synchronous
+ * transaction: an app whose keys live in a KMS unwraps an owner's key before using its sessions and answers it
+ * from memory. `forget` destroys a key for good (crypto-shredding): erasing an owner calls it.
+ */
+export interface Keyring {
+  /** The owner's 32-byte key, or undefined when that owner's messages are stored in clear. */
+  key(owner: string): Uint8Array | undefined;
+  /** Destroys the owner's key everywhere the app keeps it, so no copy of the store can be read again. */
+  forget?(owner: string): void | Promise<void>;
+}
+
+/** Bytes of an AES-256 key. */
+export const KEY_BYTES = 32;
+
+const SALT = utf8Encode("agent-session/owner-key/v1");
+
+/**
+ * The key of `owner` derived from `masterKey` with HKDF-SHA256 (the owner id as `info`). A derived key can always
+ * be derived again while the master key exists, so such keys cannot be shredded one owner at a time.
+ */
+export function deriveOwnerKey(masterKey: Uint8Array, owner: string): Uint8Array {
+  if (!(masterKey instanceof Uint8Array) || masterKey.length < KEY_BYTES) {
+    throw new SessionError("INVALID_ARGUMENT", `A master key must be at least ${KEY_BYTES} bytes`, {
+      issues: [{ path: "masterKey", rule: "range" }],
+    });
+  }
+  return hkdf(sha256, masterKey, SALT, utf8Encode(owner), KEY_BYTES);
+}
+
+/**
+ * A keyring that derives every owner's key from one master key (see {@link deriveOwnerKey}): every owner is
+ * encrypted. It has no `forget`: use a keyring of per-owner random keys where erasure must shred.
+ */
+export function masterKeyring(masterKey: Uint8Array): Keyring {
+  deriveOwnerKey(masterKey, ""); // checks the key now, not at the first write
+  const cache = new Map<string, Uint8Array>();
+  return {
+    key(owner) {
+      const cached = cache.get(owner);
+      if (cached) return cached;
+      const key = deriveOwnerKey(masterKey, owner);
+      cache.set(owner, key);
+      return key;
+    },
+  };
+}

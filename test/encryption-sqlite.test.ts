@@ -1,0 +1,177 @@
+// Encryption at rest on SQLite files: an owner with a key has no plaintext in any byte of the files (the search
+// index included), reads open it back, a wrong or missing key is DECRYPT_FAILED, a sealed row moved to another
+// session does not open, and erasing the owner destroys its key so a copy of the file taken before cannot be read.
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import type { SessionMessage } from "../src/contract/message.js";
+import { SessionManager } from "../src/manager/manager.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import { masterKeyring } from "../src/store/crypto/keyring.js";
+import { msg } from "../src/testing/contract/harness.js";
+import { occurrences, randomKeyring, SECRET } from "./helpers/encryption.js";
+import { sqliteFiles } from "./helpers/purge.js";
+
+const dir = mkdtempSync(join(tmpdir(), "agent-session-encryption-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const said = (i: number) => `alice says ${SECRET} number ${i}`;
+const textOf = (m: SessionMessage | null | undefined) => (m?.parts[0] as { text?: string } | undefined)?.text;
+
+/** Alice (with a key) has a session of 6 messages with a branch; bob (no key) one plain message. */
+async function seed(store: SqliteStore) {
+  const manager = SessionManager.create(store);
+  const { id: alice } = await manager.create("alice chat", { owner: "alice" });
+  for (let i = 0; i < 5; i++)
+    await manager.append(alice, msg(`a${i}`, said(i), i % 2 ? "assistant" : "user"));
+  await store.session(alice).appendMessage(msg("a5", said(5), "assistant"), "a3");
+  const { id: bob } = await manager.create("bob chat", { owner: "bob" });
+  await manager.append(bob, msg("b0", "bob plain words"));
+  return { manager, alice, bob };
+}
+
+test("SQLite: an encrypted owner's messages read back whole and leave no plaintext in the files", async () => {
+  const path = join(dir, "roundtrip.db");
+  const keyring = randomKeyring(["alice"]);
+  const store = new SqliteStore(path, { keyring });
+  const { manager, alice, bob } = await seed(store);
+  const provider = store.session(alice);
+  assert.deepEqual((await provider.getHistory()).map(textOf), [0, 1, 2, 3, 5].map(said));
+  assert.equal(textOf(await provider.getMessage("a4")), said(4));
+  assert.equal(textOf(await provider.getLatestLeaf()), said(5));
+  assert.deepEqual(
+    (await provider.getBranches("a3")).map((m) => m.id),
+    ["a4", "a5"],
+  );
+  assert.deepEqual(
+    (await provider.getSiblings?.("a4"))?.siblings.map((m) => m.id),
+    ["a4", "a5"],
+  );
+  assert.deepEqual(
+    (await provider.getRecentHistory?.(undefined, 1e6))?.messages.map(textOf),
+    [0, 1, 2, 3, 5].map(said),
+  );
+  // An edit keeps it sealed; an identical one writes nothing.
+  assert.equal((await provider.updateMessage(msg("a0", "edited secret words"))).updated, true);
+  assert.equal((await provider.updateMessage(msg("a0", "edited secret words"))).updated, false);
+  const exported = [];
+  for await (const item of store.transfer.exportSession(alice)) exported.push(item);
+  assert.ok(
+    JSON.stringify(exported).includes(said(4)),
+    "an export is opened (the copy is the app's to protect)",
+  );
+  // Not searchable yet (no blind index): an encrypted owner's words are not in the full-text index at all.
+  assert.equal((await store.searchMessages(SECRET)).length, 0);
+  assert.equal((await store.searchMessages("bob plain")).length, 1);
+  assert.equal((await manager.getHistory(bob)).length, 1);
+  await store.close();
+  assert.equal(
+    occurrences(sqliteFiles(path), SECRET),
+    0,
+    "no plaintext of alice in the database, WAL or index",
+  );
+  assert.equal(occurrences(sqliteFiles(path), "edited secret"), 0);
+  assert.ok(
+    occurrences(sqliteFiles(path), "bob plain words") > 0,
+    "an owner without a key is stored in clear",
+  );
+});
+
+test("SQLite: a wrong key, a missing key and a store without its keyring are DECRYPT_FAILED, never garbage", async () => {
+  const path = join(dir, "keys.db");
+  const store = new SqliteStore(path, { keyring: randomKeyring(["alice"]) });
+  const { alice, bob } = await seed(store);
+  await store.close();
+
+  const wrong = new SqliteStore(path, { keyring: randomKeyring(["alice"]) });
+  await assert.rejects(wrong.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
+  await assert.rejects(wrong.session(alice).getMessage("a1"), { code: "DECRYPT_FAILED" });
+  // Nothing is written under a key that is not the owner's.
+  await assert.rejects(wrong.session(alice).appendMessage(msg("w", "written with a wrong key")), {
+    code: "DECRYPT_FAILED",
+  });
+  assert.equal((await wrong.session(bob).getHistory()).length, 1, "other owners read as before");
+  await wrong.close();
+
+  const none = new SqliteStore(path, { keyring: randomKeyring([]) });
+  await assert.rejects(none.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
+  // An owner that had a key is never written in clear because the keyring lost it.
+  await assert.rejects(none.session(alice).appendMessage(msg("p", "would be plaintext")), {
+    code: "DECRYPT_FAILED",
+  });
+  await none.close();
+
+  const plain = new SqliteStore(path);
+  await assert.rejects(plain.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
+  await plain.close();
+  assert.equal(occurrences(sqliteFiles(path), "written with a wrong key"), 0);
+  assert.equal(occurrences(sqliteFiles(path), "would be plaintext"), 0);
+});
+
+test("SQLite: a sealed row copied into another session or message does not open", async () => {
+  const keyring = randomKeyring(["alice"]);
+  const store = new SqliteStore(join(dir, "swap.db"), { keyring });
+  const manager = SessionManager.create(store);
+  const { id: one } = await manager.create("one", { owner: "alice" });
+  const { id: two } = await manager.create("two", { owner: "alice" });
+  await manager.append(one, msg("m1", `first ${SECRET}`));
+  await manager.append(one, msg("m2", "second"));
+  await manager.append(two, msg("m1", "other session's m1"));
+  const content = (sessionId: string, id: string) =>
+    store.driver.get<{ content: string }>(
+      `SELECT m.content FROM agent_messages m JOIN agent_session_heads h ON h.num = m.session_num
+       WHERE h.session_id = ? AND m.id = ?`,
+      [sessionId, id],
+    )!.content;
+  const setContent = (sessionId: string, id: string, value: string) =>
+    store.driver.run(
+      `UPDATE agent_messages SET content = ? WHERE id = ? AND session_num =
+         (SELECT num FROM agent_session_heads WHERE session_id = ?)`,
+      [value, id, sessionId],
+    );
+  setContent(two, "m1", content(one, "m1"));
+  await assert.rejects(store.session(two).getMessage("m1"), { code: "DECRYPT_FAILED" });
+  setContent(one, "m2", content(one, "m1"));
+  await assert.rejects(store.session(one).getMessage("m2"), { code: "DECRYPT_FAILED" });
+  await store.close();
+});
+
+test("SQLite: erasing an owner destroys its key; a copy of the file taken before cannot be read", async () => {
+  const path = join(dir, "shred.db");
+  const keyring = randomKeyring(["alice"]);
+  const store = new SqliteStore(path, { keyring });
+  const { manager, alice } = await seed(store);
+  store.driver.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  const copy = join(dir, "shred-copy.db");
+  copyFileSync(path, copy);
+  assert.equal(occurrences(sqliteFiles(copy), SECRET), 0, "the copy holds no plaintext: encrypted at rest");
+  const receipt = await manager.eraseOwner("alice");
+  assert.deepEqual(receipt.sessionIds, [alice]);
+  assert.equal(keyring.keys.has("alice"), false, "the keyring forgot alice's key");
+  await store.close();
+
+  const backup = new SqliteStore(copy, { keyring });
+  await assert.rejects(backup.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
+  await backup.close();
+  assert.equal(occurrences(sqliteFiles(copy), SECRET), 0);
+});
+
+test("SQLite: a master keyring derives each owner's key; the keys differ and the store reopens with it", async () => {
+  const path = join(dir, "master.db");
+  const master = crypto.getRandomValues(new Uint8Array(32));
+  const store = new SqliteStore(path, { keyring: masterKeyring(master) });
+  const { alice, bob } = await seed(store);
+  await store.close();
+  assert.equal(occurrences(sqliteFiles(path), SECRET), 0);
+  assert.equal(occurrences(sqliteFiles(path), "bob plain words"), 0, "every owner is encrypted");
+  const again = new SqliteStore(path, { keyring: masterKeyring(master) });
+  assert.equal((await again.session(alice).getHistory()).length, 5);
+  assert.equal(textOf((await again.session(bob).getHistory())[0]), "bob plain words");
+  await again.close();
+  const other = new SqliteStore(path, { keyring: masterKeyring(crypto.getRandomValues(new Uint8Array(32))) });
+  await assert.rejects(other.session(bob).getHistory(), { code: "DECRYPT_FAILED" });
+  await other.close();
+  assert.throws(() => masterKeyring(new Uint8Array(8)), { code: "INVALID_ARGUMENT" });
+});
