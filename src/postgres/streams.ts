@@ -54,6 +54,11 @@ const expireSql = statement(
     c AS (DELETE FROM ${t.streamChunks} WHERE session_id IN (SELECT session_id FROM h))
     SELECT count(*)::integer AS n FROM h`,
 );
+/** @internal a session's kept stream and its chunks (a registry delete and an erasure run it in theirs). */
+export const forgetStreamSql = statement(
+  (t) => `WITH h AS (DELETE FROM ${t.streams} WHERE session_id = $1)
+    DELETE FROM ${t.streamChunks} WHERE session_id = $1`,
+);
 const countSql = statement((t) => `SELECT count(*)::bigint AS n FROM ${t.streamChunks}`);
 
 /** Postgres's kept streams: each call one statement (a start: one transaction). */

@@ -113,7 +113,7 @@ export class SqliteStreams implements StreamStore {
       const ids = this.driver.column<string>("SELECT session_id FROM agent_streams WHERE updated_at < ?", [
         before,
       ]);
-      for (const sessionId of ids) this.forget(sessionId);
+      for (const sessionId of ids) forgetStream(this.driver, sessionId);
       return ids.length;
     });
   }
@@ -122,16 +122,16 @@ export class SqliteStreams implements StreamStore {
     return Number(this.driver.get<{ n: number }>("SELECT count(*) AS n FROM agent_stream_chunks")?.n ?? 0);
   }
 
-  /** Drops a session's stream and chunks, in the caller's transaction (a session deleted or erased). */
-  forget(sessionId: string): void {
-    this.driver.run("DELETE FROM agent_streams WHERE session_id = ?", [sessionId]);
-    this.driver.run("DELETE FROM agent_stream_chunks WHERE session_id = ?", [sessionId]);
-  }
-
   private isLive(sessionId: string, streamId: string): boolean {
     const row = this.driver.get<HeadRow>(HEAD, [sessionId]);
     return row?.stream_id === streamId && row.state === "live";
   }
+}
+
+/** Drops a session's kept stream and its chunks, in the caller's transaction (a session deleted or erased). */
+export function forgetStream(driver: SqlDriver, sessionId: string): void {
+  driver.run("DELETE FROM agent_streams WHERE session_id = ?", [sessionId]);
+  driver.run("DELETE FROM agent_stream_chunks WHERE session_id = ?", [sessionId]);
 }
 
 function headOf(row: HeadRow): StreamHead {

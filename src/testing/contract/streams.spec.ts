@@ -2,9 +2,10 @@
 // chunks in order, read after a position, replaced by the session's next stream, ended, dropped and expired; a
 // writer whose stream is no longer the session's writes nothing. Skipped on a store without `streams`.
 import assert from "node:assert/strict";
+import { hasSessionRegistry } from "../../contract/registry.js";
 import { hasStreamStore, type StreamChunk, type StreamStore } from "../../contract/streams.js";
 import type { ContractTest, Suite } from "../runner.js";
-import { type ContractTarget, withStore } from "./harness.js";
+import { type ContractTarget, msg, withStore } from "./harness.js";
 
 const chunks = (from: number, n: number, tag = "c"): StreamChunk[] =>
   Array.from({ length: n }, (_, i) => ({ seq: from + i, chunk: `data: ${tag}${from + i}\n\n` }));
@@ -95,6 +96,25 @@ export function streamsSpec({ describe, test }: Suite, target: ContractTarget): 
         assert.equal((await streams.head("b"))?.streamId, "x");
         assert.equal(await streams.countChunks(), 1);
         assert.equal(await streams.expire(200), 0);
+      }));
+
+    test("deleting or erasing a session drops its kept stream", (t) =>
+      withStore(target, async (store) => {
+        if (!hasStreamStore(store)) return t.skip("no stream store");
+        if (!hasSessionRegistry(store)) return t.skip("no registry");
+        for (const id of ["deleted", "erased", "kept"]) {
+          await store.registry.create({ id, name: id });
+          await store.session(id).appendMessage(msg(`${id}-u`));
+          await store.streams.start(id, "x", 1);
+          await store.streams.append(id, "x", chunks(0, 2, id), 2);
+        }
+        await store.registry.delete("deleted");
+        assert.equal(await store.streams.head("deleted"), null);
+        if (store.registry.erase) {
+          await store.registry.erase("erased");
+          assert.equal(await store.streams.head("erased"), null);
+        }
+        assert.deepEqual((await store.streams.read("kept", "x", -1, 10))?.chunks, chunks(0, 2, "kept"));
       }));
 
     test("a kept stream outlives its store instance (another process reads it)", async (t) => {
