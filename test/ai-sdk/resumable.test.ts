@@ -60,6 +60,10 @@ else {
   });
 }
 
+// How long a finished answer's chunks stay: the readers here poll every 5 ms, so they catch up long before; a reader
+// further behind than this would end with an error event (docs/AI-SDK.md), which the tests would see.
+const LINGER_MS = 2000;
+
 async function closeBoth(a: SessionStore, b: SessionStore): Promise<void> {
   await a.close();
   await b.close();
@@ -78,7 +82,7 @@ for (const target of targets) {
       const { writer, reader, close } = await target.open();
       try {
         const model = new GatedModel();
-        const writing = resumableStreams({ store: writer, lingerMs: 0 });
+        const writing = resumableStreams({ store: writer, lingerMs: LINGER_MS });
         const reading = resumableStreams({ store: reader, pollMs: 5 });
         const route = resumableRoute(writer, writing, model);
         const readRoute = resumableRoute(reader, reading, model);
@@ -119,7 +123,7 @@ for (const target of targets) {
       const { writer, reader, close } = await target.open();
       try {
         const model = new GatedModel();
-        const writing = resumableStreams({ store: writer, lingerMs: 0 });
+        const writing = resumableStreams({ store: writer, lingerMs: LINGER_MS });
         const reading = resumableStreams({ store: reader, pollMs: 5 });
         const first = new NodeChat("c2", resumableRoute(writer, writing, model));
         const sending = first.sendMessage({ text: "Hello" });
