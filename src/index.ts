@@ -92,6 +92,15 @@ export type {
 export type { SessionStore, WritePolicyOptions } from "./contract/store.js";
 export { isSessionStore } from "./contract/store.js";
 export type {
+  StreamCapableStore,
+  StreamChunk,
+  StreamHead,
+  StreamRead,
+  StreamState,
+  StreamStore,
+} from "./contract/streams.js";
+export { hasStreamStore } from "./contract/streams.js";
+export type {
   ImportCounts,
   SessionFootprint,
   SessionImportResult,

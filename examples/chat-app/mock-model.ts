@@ -34,7 +34,11 @@ function answer(prompt: Prompt, call: number): StreamPart[] {
     ];
   }
   const reply =
-    prompt.at(-1)?.role === "tool" ? `Noted (answer ${call}).` : `Answer ${call}: you said "${text}".`;
+    prompt.at(-1)?.role === "tool"
+      ? `Noted (answer ${call}).`
+      : /slowly/i.test(text)
+        ? `Answer ${call}: ${Array.from({ length: 40 }, (_, i) => `word${i + 1}`).join(" ")}.`
+        : `Answer ${call}: you said "${text}".`;
   const words = reply.match(/\S+\s*/g) ?? [];
   return [
     { type: "text-start", id: "t" },
@@ -44,14 +48,17 @@ function answer(prompt: Prompt, call: number): StreamPart[] {
   ];
 }
 
-/** A model that streams scripted answers with a small delay between chunks. */
+/**
+ * A model that streams scripted answers with a small delay between chunks; asked to answer "slowly", it streams 40
+ * words a tenth of a second apart (time to reload the page in the middle).
+ */
 export function mockChatModel(): MockLanguageModelV3 {
   let calls = 0;
   return new MockLanguageModelV3({
     doStream: async ({ prompt }) => ({
       stream: simulateReadableStream({
         chunks: [{ type: "stream-start", warnings: [] }, ...answer(prompt, ++calls)],
-        chunkDelayInMs: 15,
+        chunkDelayInMs: /slowly/i.test(lastUserText(prompt)) ? 100 : 15,
       }),
     }),
   });

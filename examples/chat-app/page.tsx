@@ -18,6 +18,8 @@ function App() {
     id: window.CHAT.id,
     messages: window.CHAT.messages,
     transport: new DefaultChatTransport({ api: "/api/chat" }),
+    // On load, rejoin an answer still streaming (GET /api/chat/:id/stream; 204 when there is none).
+    resume: true,
   });
   const [input, setInput] = useState("");
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);

@@ -7,7 +7,7 @@ import { serve } from "@hono/node-server";
 import { convertToModelMessages, stepCountIs, streamText, type UIMessage } from "ai";
 import { build } from "esbuild";
 import { Hono } from "hono";
-import { type ChatRequestBody, persistChatTurn } from "../../src/ai-sdk/index.js";
+import { type ChatRequestBody, persistChatTurn, resumableStreams } from "../../src/ai-sdk/index.js";
 import { Session, SqliteStore } from "../../src/index.js";
 import { mockChatModel } from "./mock-model.js";
 
@@ -47,6 +47,8 @@ em{color:#666;margin-right:.5rem}button{margin-left:.5rem}</style></head>
 /** Starts the app on `port` (0: any free port) with its conversations in the SQLite file `db`. */
 export async function startChatApp({ db, port = 0 }: { db: string; port?: number }): Promise<ChatApp> {
   const store = new SqliteStore(db); // one store per process, a Session per request
+  // A running answer's chunks are kept in the same SQLite file, so a reloaded page rejoins it (useChat resume).
+  const streams = resumableStreams({ store });
   const model = mockChatModel();
   const bundle = await bundlePage();
   const chat = (id: string) =>
@@ -63,7 +65,7 @@ export async function startChatApp({ db, port = 0 }: { db: string; port?: number
   app.post("/api/chat", async (c) => {
     const { id, messages, trigger, messageId } = await c.req.json<ChatRequestBody<ChatMessage>>();
     const session = chat(id);
-    const turn = await persistChatTurn(session, { messages, trigger, messageId });
+    const turn = await persistChatTurn(session, { messages, trigger, messageId }, { resumable: streams });
     const result = streamText({
       model,
       system: await session.freezeSystemPrompt(),
@@ -71,8 +73,11 @@ export async function startChatApp({ db, port = 0 }: { db: string; port?: number
       tools: await session.tools(),
       stopWhen: stepCountIs(3),
     });
+    // No abortSignal: a reload closes the request, and the answer must run on for the page that rejoins it.
     return result.toUIMessageStreamResponse(turn.streamOptions);
   });
+  // useChat({ resume: true }) asks here on every load: 204 when no answer runs, else its events so far, then live.
+  app.get("/api/chat/:id/stream", (c) => streams.response(c.req.param("id")));
 
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
   await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { parseInput } from "../schema/parse.js";
 import { acceptToolResults } from "./continuation.js";
 import { chatRequest, postedMessages } from "./request-schema.js";
 import { RequestBytes } from "./request-size.js";
+import type { ResumableStreams } from "./resumable.js";
 import { type ChatStorage, editedId, sameParts } from "./storage.js";
 
 /**
@@ -43,6 +44,12 @@ export interface PersistChatOptions {
    * (`DEFAULT_MAX_REQUEST_BYTES`, 8 MiB, by default; a whole number >= 1024, or Infinity): more is `TOO_LARGE`.
    */
   maxRequestBytes?: number | undefined;
+  /**
+   * Keeps the streamed answer's chunks in the store while it runs, so a reloaded page rejoins it
+   * (`useChat({ resume: true })`, answered by `resumable.response(id)`); the storage must be a `Session` or a
+   * store's provider (it names the session).
+   */
+  resumable?: ResumableStreams | undefined;
 }
 
 /** What a request asks for, read from the end of what the page posted. */

@@ -10,6 +10,7 @@ import {
 } from "./chat-request.js";
 import { loadChat } from "./messages.js";
 import { contextReminder, withReminder } from "./reminder.js";
+import { ResumableStreams } from "./resumable.js";
 import { fromSteps } from "./steps.js";
 import { type ChatStorage, chatMessageId, putMessage } from "./storage.js";
 import { closeCalls, isClientCall, lacksResult } from "./tool-calls.js";
@@ -44,6 +45,8 @@ export class ChatTurn<M extends UIMessage> {
     originalMessages: M[];
     generateMessageId: () => string;
     onFinish: (event: ChatFinishEvent<M>) => Promise<void>;
+    /** With `resumable`: keeps the SSE events in the store while the answer streams (a tee of the response). */
+    consumeSseStream?: (options: { stream: ReadableStream<string> }) => void;
   };
 
   /**
@@ -63,6 +66,8 @@ export class ChatTurn<M extends UIMessage> {
     readonly reminder: string | null = null,
     /** The app's tools (`PersistChatOptions.tools`): a server tool's call is never stored waiting. */
     private readonly tools?: ToolSet | undefined,
+    /** Where the answer's chunks are kept while it streams (`PersistChatOptions.resumable`), and for which session. */
+    readonly resumable?: Resumable | undefined,
   ) {
     this.messages = withReminder(messages, reminder);
     // The stream continues the last of originalMessages when it is an assistant message; a summary the path
@@ -72,6 +77,14 @@ export class ChatTurn<M extends UIMessage> {
       originalMessages: last !== undefined && isCompactionMessage(last) ? messages.slice(0, -1) : messages,
       generateMessageId: chatMessageId,
       onFinish: (event) => this.onFinish(event),
+      ...(resumable === undefined
+        ? {}
+        : {
+            // Not awaited by the AI SDK: keep() reports its own failures (ResumableStreamsOptions.onError).
+            consumeSseStream: ({ stream }: { stream: ReadableStream<string> }) => {
+              void resumable.streams.keep(resumable.sessionId, stream);
+            },
+          }),
     };
   }
 
@@ -128,11 +141,37 @@ export async function persistChatTurn<M extends UIMessage>(
   request: ChatRequest<M>,
   options: PersistChatOptions = {},
 ): Promise<ChatTurn<M>> {
+  const resumable = resumableOf(storage, options);
   const turn = await storeChatRequest<M>(storage, request, options);
   // Context reminders (./reminder.ts): read once the request is stored, sent with this call only, never stored.
   const reminder = await contextReminder(storage);
-  if (reminder === null) return turn;
-  return new ChatTurn(storage, turn.messages, turn.parentId, reminder, options.tools);
+  if (reminder === null && resumable === undefined) return turn;
+  return new ChatTurn(storage, turn.messages, turn.parentId, reminder, options.tools, resumable);
+}
+
+/** Where a resumable turn keeps its chunks: the session the storage names (a `Session` or a store's provider). */
+interface Resumable {
+  streams: ResumableStreams;
+  sessionId: string;
+}
+
+function resumableOf(storage: ChatStorage, options: PersistChatOptions): Resumable | undefined {
+  const streams = options.resumable;
+  if (streams === undefined) return undefined;
+  if (!(streams instanceof ResumableStreams)) {
+    throw new SessionError("INVALID_ARGUMENT", "resumable must be what resumableStreams() returns", {
+      issues: [{ path: "resumable", rule: "type" }],
+    });
+  }
+  const sessionId = (storage as { sessionId?: unknown }).sessionId;
+  if (typeof sessionId !== "string") {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "resumable needs a storage that names its session (a Session or a store's provider: sessionId)",
+      { issues: [{ path: "resumable", rule: "conflict" }] },
+    );
+  }
+  return { streams, sessionId };
 }
 
 /** Stores what the request may add (see persistChatTurn) and returns its turn (without a reminder). */

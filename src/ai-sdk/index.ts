@@ -27,4 +27,5 @@ export {
 export { asUIMessages, loadChat } from "./messages.js";
 export { withReminder } from "./reminder.js";
 export { DEFAULT_MAX_REQUEST_BYTES } from "./request-size.js";
+export { ResumableStreams, type ResumableStreamsOptions, resumableStreams } from "./resumable.js";
 export { type ChatStorage, chatMessageId } from "./storage.js";

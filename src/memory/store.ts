@@ -5,6 +5,7 @@ import type { RegistryCapableStore } from "../contract/registry.js";
 import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy, WritePolicyOptions } from "../contract/store.js";
+import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message/ids.js";
@@ -30,6 +31,7 @@ import { MemoryStoreProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
 import { searchMemory } from "./search.js";
 import { writeMemoryStep } from "./step.js";
+import { MemoryStreams } from "./streams.js";
 import { MemoryTransfer } from "./transfer.js";
 import { memoryVectors } from "./vectors.js";
 
@@ -46,6 +48,7 @@ export class MemoryStore
     ContextCapableStore,
     PurgeCapableStore,
     RegistryCapableStore,
+    StreamCapableStore,
     TransferCapableStore
 {
   readonly backend = "memory";
@@ -57,6 +60,8 @@ export class MemoryStore
   readonly registry: MemorySessionRegistry;
   /** Offloaded media payloads, each stored once. */
   readonly attachments = new MemoryAttachments();
+  /** Streaming answers' chunks, kept while they run (`agent-session/ai`'s `resumableStreams`). */
+  readonly streams = new MemoryStreams(() => this.assertOpen());
   /** Lossless export and import of whole sessions. */
   readonly transfer: MemoryTransfer;
   /** @internal the change feed every provider of this store publishes to. */
@@ -162,6 +167,7 @@ export class MemoryStore
   dropSession(sessionId: string): void {
     for (const row of this.data.get(sessionId)?.rows.values() ?? []) this.attachments.unlink(row.hashes);
     this.data.delete(sessionId);
+    this.streams.forget(sessionId);
   }
 }
 

@@ -13,6 +13,7 @@ import type { PostgresChangeLog } from "./feed/change-log.js";
 import { releaseSession } from "./media/attachments.js";
 import type { Tables } from "./schema.js";
 import { vectorTables } from "./search/vectors-schema.js";
+import { forgetStreamSql } from "./streams.js";
 import { isoSql } from "./tree.js";
 
 // The payloads linked by the session's messages that no message of another session links: what its release frees.
@@ -82,6 +83,7 @@ export async function eraseSession(
   }
   const log = logNames(t).table;
   if (await present(query, log)) counts.changes = await count(query, eraseChangesSql(t), [id]);
+  await query(forgetStreamSql(t), [id]); // a running answer's chunks go with the session
   counts.sessions = await count(
     query,
     `WITH d AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING 1) SELECT count(*) AS n FROM d`,

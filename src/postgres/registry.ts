@@ -35,6 +35,7 @@ import { eraseLocked } from "./erase.js";
 import { releaseSession } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedMessagesCte } from "./search/fts.js";
+import { forgetStreamSql } from "./streams.js";
 import { isoSql } from "./tree.js";
 
 type Ready = () => Promise<Executor>;
@@ -273,6 +274,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
         this.t.distributed ? [id, num] : [id, num, keys],
       );
       if (this.t.distributed && keys.length > 0) await query(deleteBlocksSql(this.t), [keys]);
+      await query(forgetStreamSql(this.t), [id]); // a running answer's chunks go with the session
       const removed = result?.existed === true;
       if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce
       const clear = { sessionId: id, type: "clear" as const, ids: [] };

@@ -47,6 +47,8 @@ export interface Tables {
   sessions: string;
   sessionsActivity: string;
   adoptions: string;
+  streams: string;
+  streamChunks: string;
   version: string;
   schema: string | null;
   prefix: string;
@@ -103,6 +105,8 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     sessions: name("agent_sessions"),
     sessionsActivity: name("agent_sessions_activity"),
     adoptions: name("agent_adoptions"),
+    streams: name("agent_streams"),
+    streamChunks: name("agent_stream_chunks"),
     version: name("agent_session_schema"),
     schema: schema ?? null,
     prefix: tablePrefix,
@@ -383,7 +387,30 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         WHERE h.num = m.session_num AND s.owner IS NOT NULL AND m.search IS NOT NULL`,
     ],
   },
+  // A streaming answer's chunks, kept while it runs so a reloaded page rejoins it (ai-sdk/resumable.ts).
+  { version: 17, statements: streamTables },
 ];
+
+/** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */
+function streamTables(t: Tables): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.streams} (
+      session_id text PRIMARY KEY,
+      stream_id text NOT NULL,
+      state text NOT NULL,
+      error text,
+      updated_at bigint NOT NULL
+    )`,
+    `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}agent_streams_updated`)} ON ${t.streams} (updated_at)`,
+    `CREATE TABLE IF NOT EXISTS ${t.streamChunks} (
+      session_id text NOT NULL,
+      stream_id text NOT NULL,
+      seq integer NOT NULL,
+      chunk text NOT NULL,
+      PRIMARY KEY (session_id, stream_id, seq)
+    )`,
+  ];
+}
 
 /** The newest schema version this code knows. */
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

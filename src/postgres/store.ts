@@ -5,6 +5,7 @@ import type { RegistryCapableStore } from "../contract/registry.js";
 import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
+import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { canBeStored } from "../message/ids.js";
@@ -38,6 +39,7 @@ import { searchMessages } from "./search/search.js";
 import { postgresVectors } from "./search/vectors.js";
 import { PostgresStoreProvider } from "./session-provider.js";
 import { writePostgresStep } from "./step.js";
+import { PostgresStreams } from "./streams.js";
 import { PostgresTransfer } from "./transfer/export.js";
 
 /**
@@ -54,6 +56,7 @@ export class PostgresStore
     ContextCapableStore,
     PurgeCapableStore,
     RegistryCapableStore,
+    StreamCapableStore,
     TransferCapableStore
 {
   readonly backend = "postgres";
@@ -63,6 +66,8 @@ export class PostgresStore
   readonly registry: PostgresSessionRegistry;
   /** Offloaded media payloads, each stored once. */
   readonly attachments: PostgresAttachments;
+  /** Streaming answers' chunks, kept while they run (`agent-session/ai`'s `resumableStreams`). */
+  readonly streams: PostgresStreams;
   /** Lossless, streaming export and import of sessions, blocks and entries (what the CLI's export/import use). */
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
@@ -100,6 +105,7 @@ export class PostgresStore
     // A registry delete and a transfer import publish themselves: they read the feed and change log made below.
     this.registry = new PostgresSessionRegistry(ready, this.tables, this);
     this.attachments = new PostgresAttachments(ready, this.tables);
+    this.streams = new PostgresStreams(ready, this.tables);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);
     this.changeLog = log

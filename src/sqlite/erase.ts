@@ -5,6 +5,7 @@
 import { countsOf, type ErasureCounts } from "../store/erasure.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { STORE_TABLES } from "./media/tables.js";
+import { forgetStream } from "./streams.js";
 import { deleteSessionContent } from "./writes.js";
 
 const TABLE_PRESENT = "SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?";
@@ -54,6 +55,7 @@ export function eraseSession(
     deleteSessionContent(driver, num);
     driver.run("DELETE FROM agent_session_heads WHERE num = ?", [num]);
   }
+  forgetStream(driver, id); // a running answer's chunks go with the session
   if (keys.length > 0) {
     const json = JSON.stringify(keys);
     counts.blocks = driver.all(

@@ -19,6 +19,7 @@ import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { eraseSession } from "./erase.js";
 import { retokenizeOwned } from "./search/retokenize.js";
+import { forgetStream } from "./streams.js";
 import { refuseUsage, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { deleteSessionContent } from "./writes.js";
 
@@ -186,6 +187,7 @@ export class SqliteSessionRegistry extends StoreRegistry {
         deleteSessionContent(this.driver, head.num);
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
+      forgetStream(this.driver, id); // a running answer's chunks go with the session
       if (keys.length > 0) {
         this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
           JSON.stringify(keys),

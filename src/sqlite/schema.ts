@@ -4,6 +4,7 @@ import { indexChangeLog } from "./feed/change-log.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
 import { isReadonlyError } from "./search/indexing.js";
 import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
+import { STREAM_TABLES } from "./streams.js";
 
 /**
  * One schema step: its version and the statements (one per entry, so a `sql` tag can run them), then `run` for
@@ -245,6 +246,8 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       ) WITHOUT ROWID`,
     ],
   },
+  // A streaming answer's chunks, kept while it runs so a reloaded page rejoins it (ai-sdk/resumable.ts).
+  { version: 19, statements: STREAM_TABLES },
 ];
 
 function addPinnedColumn(driver: SqlDriver): void {

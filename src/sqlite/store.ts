@@ -5,6 +5,7 @@ import type { RegistryCapableStore } from "../contract/registry.js";
 import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
+import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { canBeStored } from "../message/ids.js";
@@ -40,6 +41,7 @@ import { sqliteVectors } from "./search/vectors.js";
 import { dropOrphanTrigger } from "./search/vectors-schema.js";
 import { SqliteStoreProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
+import { SqliteStreams } from "./streams.js";
 import { SqliteTransfer } from "./transfer/export.js";
 
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
@@ -49,6 +51,7 @@ export class SqliteStore
     ContextCapableStore,
     PurgeCapableStore,
     RegistryCapableStore,
+    StreamCapableStore,
     TransferCapableStore
 {
   readonly backend = "sqlite";
@@ -64,6 +67,8 @@ export class SqliteStore
   readonly attachments: SqliteAttachments;
   /** Lossless export and import of whole sessions (the CLI's `export` / `import`). */
   readonly transfer: SqliteTransfer;
+  /** Streaming answers' chunks, kept while they run (`agent-session/ai`'s `resumableStreams`). */
+  readonly streams: SqliteStreams;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   /**
@@ -114,6 +119,7 @@ export class SqliteStore
     // A registry delete and a transfer import publish themselves: they read the feed and change log made below.
     this.registry = new SqliteSessionRegistry(this.driver, this);
     this.attachments = new SqliteAttachments(() => this.driver);
+    this.streams = new SqliteStreams(this.driver);
     this.transfer = new SqliteTransfer(this.driver, this);
     this.messageSearch = new SqliteMessageSearch(this.driver, limits, () => this.vectors);
     const log = logSettings(options.changeLog);

@@ -140,4 +140,42 @@ describe("the chat example in headless Chromium", { skip }, () => {
       assert.match(tree.stdout, line);
     }
   });
+
+  test("a reload in the middle of an answer rejoins it: the whole answer shown once, stored once, no chunk kept", async () => {
+    await page.goto(`${app.url}?chat=resume`);
+    await settled(0);
+    await page.fill('[data-testid="input"]', "Answer slowly please");
+    await page.press('[data-testid="input"]', "Enter");
+    await page.waitForFunction(
+      `(document.querySelectorAll('[data-testid="message"] [data-testid="text"]')[1]?.textContent ?? "").includes("word3")`,
+    );
+    await page.reload();
+    // The page's history came from the store before the answer was stored: the reload was mid-answer.
+    assert.equal(
+      await page.evaluate("window.CHAT.messages.length"),
+      1,
+      "the reload came before the answer ended",
+    );
+    await page.waitForFunction(
+      `(document.querySelectorAll('[data-testid="message"] [data-testid="text"]')[1]?.textContent ?? "").endsWith("word40.")`,
+    );
+    const whole = /^Answer \d+: (word\d+ ){39}word40\.$/;
+    const shown = await settled(2);
+    assert.equal(shown[0], "Answer slowly please");
+    assert.match(shown[1]!, whole, "the whole answer, once");
+    assert.deepEqual(pageErrors, []);
+
+    const store = new SqliteStore(db);
+    try {
+      const stored = await store.session("resume").getHistory();
+      assert.deepEqual(stored.map(textOf), shown, "the store holds the answer once");
+      // The chunks are dropped a few seconds after the answer ended (lingerMs, for readers still behind).
+      for (let i = 0; i < 400 && (await store.streams.countChunks()) > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(await store.streams.countChunks(), 0, "no chunk kept after the answer");
+    } finally {
+      await store.close();
+    }
+  });
 });

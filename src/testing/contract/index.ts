@@ -37,6 +37,7 @@ import { searchHitsSpec } from "./search-hits.spec.js";
 import { searchScaleSpec } from "./search-scale.spec.js";
 import { siblingsSpec } from "./siblings.spec.js";
 import { stepOwnerSpec } from "./step-owner.spec.js";
+import { streamsSpec } from "./streams.spec.js";
 import { toolMessagesSpec } from "./tool-messages.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
@@ -83,6 +84,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     idsSpec(suite, target);
     closedSpec(suite, target);
     feedSpec(suite, target);
+    streamsSpec(suite, target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(suite, target);
     registryLimitsSpec(suite, target);
