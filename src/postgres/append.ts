@@ -77,7 +77,11 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
   locked AS (
     SELECT h.num, h.leaf_seq, h.leaf_id, h.leaf_depth, h.leaf_cum_bytes, h.leaf_cum_tokens, h.leaf_spine_seq,
       h.leaf_spine_depth, h.version = (SELECT version FROM snap) AS fresh
-    FROM ${t.heads} h WHERE h.session_id = $1::text FOR UPDATE
+    FROM ${t.heads} h WHERE h.session_id = $1::text${
+      // Citus runs each CTE as a statement of its own, so this one sees the head \`created\` inserted: without the
+      // guard the first message would be inserted twice (a unique violation that aborts a caller's transaction).
+      t.distributed ? " AND NOT EXISTS (SELECT 1 FROM created)" : ""
+    } FOR UPDATE
   ),
   dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = $2::text${scope("m")}),
   ${explicit ? (t.distributed ? given.ctes : parentSteps) : ""}

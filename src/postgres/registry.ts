@@ -49,18 +49,18 @@ export const NOW = "date_trunc('milliseconds', statement_timestamp())";
 /** The next value of the store-wide activity order (see the module comment). */
 export const nextActivity = (t: Tables) => `nextval('${t.sessionsActivity.replace(/'/g, "''")}')`;
 
-const insertSql = (
-  t: Tables,
-) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, owner,
-    created_at, updated_at, activity)
+const insertSql = (t: Tables, returning = COLUMNS) => `INSERT INTO ${t.sessions} (id, name, parent_session_id,
+    model, source, owner, created_at, updated_at, activity)
   VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, ${nextActivity(t)})
-  ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`;
-const createSql = statement(insertSql);
-// With an owner: the messages the session holds already (registered after they were written) take its lexeme in
-// the same statement (search/fts.ts).
-const createOwnedSql = statement(
-  (t) => `WITH r AS (${insertSql(t)}), ${ownedMessagesCte(t, "r")} SELECT * FROM r`,
-);
+  ON CONFLICT (id) DO NOTHING RETURNING ${returning}`;
+// Citus refuses the ISO formatting (not IMMUTABLE) in RETURNING: there the outer SELECT formats the stored row.
+const created = (t: Tables, ctes: string) =>
+  t.distributed
+    ? `WITH r AS (${insertSql(t, "*")})${ctes} SELECT ${COLUMNS} FROM r`
+    : `WITH r AS (${insertSql(t)})${ctes} SELECT * FROM r`;
+const createSql = statement((t) => (t.distributed ? created(t, "") : insertSql(t)));
+// Owned: messages stored before the registration take the owner lexeme in the same statement (search/fts.ts).
+const createOwnedSql = statement((t) => created(t, `, ${ownedMessagesCte(t, "r")}`));
 const getSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id = $1`);
 /**
  * @internal list(): the order of the index agent_sessions_recent exactly, so rows come out of the index without a
@@ -266,7 +266,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
     const log = this.store?.changeLog;
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
-      if (head) await releaseSession(query, this.t, head.num);
+      if (head) await releaseSession(query, this.t, { num: head.num, id });
       const num = head?.num ?? null;
       const [result] = await query<{ existed: boolean }>(
         deleteSql(this.t),
