@@ -29,7 +29,7 @@ import { lockedParent, parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
-import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedSearchSql, sessionLexeme, toTsvector } from "./search/fts.js";
 import { timestampParam } from "./transfer/rows.js";
@@ -128,7 +128,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     registry
       ? `,
   reg AS (
-    UPDATE ${t.sessions} SET ${usageAssignments(16)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
+    UPDATE ${t.sessions} SET ${usageAssignments(16)}, updated_at = ${NOW}, activity = ${nextActivity(t, true)}
     WHERE id = $1::text AND ($14::text IS NULL OR source = $14::text) AND ($15::text IS NULL OR owner = $15::text)
       AND EXISTS (SELECT 1 FROM ins) AND ${usageFits(21)}
     RETURNING id
