@@ -31,8 +31,8 @@ if (unavailable) {
     await pool.end();
   });
 
-  // The whole contract on the cluster does not pass yet (docs/POSTGRES.md, "Past one server": imports, attachments,
-  // transfers and the change log are not routed), so it runs only when asked for; the routing tests below always run.
+  // The whole contract on the cluster does not pass yet (docs/POSTGRES.md, "Past one server": erasure, vectors and
+  // the change log are not routed), so it runs only when asked for; the routing tests below always run.
   if (process.env.AGENT_SESSION_CITUS_CONTRACT === "1") {
     runProviderContract(runner, {
       name: `citus (${CITUS_URL})`,

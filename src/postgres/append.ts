@@ -29,7 +29,7 @@ import { lockedParent, parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
-import { NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedSearchSql, sessionLexeme, toTsvector } from "./search/fts.js";
 import { timestampParam } from "./transfer/rows.js";
@@ -77,7 +77,11 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
   locked AS (
     SELECT h.num, h.leaf_seq, h.leaf_id, h.leaf_depth, h.leaf_cum_bytes, h.leaf_cum_tokens, h.leaf_spine_seq,
       h.leaf_spine_depth, h.version = (SELECT version FROM snap) AS fresh
-    FROM ${t.heads} h WHERE h.session_id = $1::text FOR UPDATE
+    FROM ${t.heads} h WHERE h.session_id = $1::text${
+      // Citus runs each CTE as a statement of its own, so this one sees the head \`created\` inserted: without the
+      // guard the first message would be inserted twice (a unique violation that aborts a caller's transaction).
+      t.distributed ? " AND NOT EXISTS (SELECT 1 FROM created)" : ""
+    } FOR UPDATE
   ),
   dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = $2::text${scope("m")}),
   ${explicit ? (t.distributed ? given.ctes : parentSteps) : ""}
@@ -124,7 +128,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     registry
       ? `,
   reg AS (
-    UPDATE ${t.sessions} SET ${usageAssignments(16)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
+    UPDATE ${t.sessions} SET ${usageAssignments(16)}, updated_at = ${NOW}, activity = ${nextActivity(t, true)}
     WHERE id = $1::text AND ($14::text IS NULL OR source = $14::text) AND ($15::text IS NULL OR owner = $15::text)
       AND EXISTS (SELECT 1 FROM ins) AND ${usageFits(21)}
     RETURNING id

@@ -71,7 +71,7 @@ export async function eraseSession(
       );
     }
     counts.attachments = await count(query, freedSql(t), [num]);
-    await releaseSession(query, t, num);
+    await releaseSession(query, t, { num, id });
     const [content] = await query<{ messages: string; compactions: string }>(contentSql(t), [num]);
     counts.messages = Number(content?.messages ?? 0);
     counts.compactions = Number(content?.compactions ?? 0);

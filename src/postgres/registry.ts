@@ -33,6 +33,7 @@ import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { eraseLocked } from "./erase.js";
 import { releaseSession } from "./media/attachments.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedMessagesCte } from "./search/fts.js";
 import { forgetStreamSql } from "./streams.js";
@@ -44,24 +45,22 @@ const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, outpu
   cache_write_tokens, estimated_cost, end_reason, ${isoSql("created_at")} AS created_at,
   ${isoSql("updated_at")} AS updated_at, owner, pinned`;
 
-// Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
-export const NOW = "date_trunc('milliseconds', statement_timestamp())";
-
-/** The next value of the store-wide activity order (see the module comment). */
-export const nextActivity = (t: Tables) => `nextval('${t.sessionsActivity.replace(/'/g, "''")}')`;
-
-const insertSql = (
-  t: Tables,
-) => `INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, owner,
-    created_at, updated_at, activity)
+// Citus refuses the ISO formatting (not IMMUTABLE) in RETURNING: there the outer SELECT formats the stored row.
+const returningRow = (t: Tables, write: string) =>
+  t.distributed
+    ? `WITH r AS (${write} RETURNING *) SELECT ${COLUMNS} FROM r`
+    : `${write} RETURNING ${COLUMNS}`;
+const insertSql = (t: Tables) => `INSERT INTO ${t.sessions} (id, name, parent_session_id,
+    model, source, owner, created_at, updated_at, activity)
   VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, ${nextActivity(t)})
-  ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`;
-const createSql = statement(insertSql);
-// With an owner: the messages the session holds already (registered after they were written) take its lexeme in
-// the same statement (search/fts.ts).
-const createOwnedSql = statement(
-  (t) => `WITH r AS (${insertSql(t)}), ${ownedMessagesCte(t, "r")} SELECT * FROM r`,
-);
+  ON CONFLICT (id) DO NOTHING`;
+const created = (t: Tables, ctes: string) =>
+  t.distributed
+    ? `WITH r AS (${insertSql(t)} RETURNING *)${ctes} SELECT ${COLUMNS} FROM r`
+    : `WITH r AS (${insertSql(t)} RETURNING ${COLUMNS})${ctes} SELECT * FROM r`;
+const createSql = statement((t) => returningRow(t, insertSql(t)));
+// Owned: messages stored before the registration take the owner lexeme in the same statement (search/fts.ts).
+const createOwnedSql = statement((t) => created(t, `, ${ownedMessagesCte(t, "r")}`));
 const getSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id = $1`);
 /**
  * @internal list(): the order of the index agent_sessions_recent exactly, so rows come out of the index without a
@@ -99,9 +98,12 @@ const countSql = statement((t) => `SELECT count(*) AS n FROM ${t.sessions}`);
 
 /** One UPDATE of `assignments` (parameters from `$2`) that also bumps `updated_at` and the activity order. */
 function updateSql(assignments: string) {
-  return statement(
-    (t) => `UPDATE ${t.sessions} SET ${assignments}${assignments ? ", " : ""}updated_at = ${NOW},
-      activity = ${nextActivity(t)} WHERE id = $1 RETURNING ${COLUMNS}`,
+  return statement((t) =>
+    returningRow(
+      t,
+      `UPDATE ${t.sessions} SET ${assignments}${assignments ? ", " : ""}updated_at = ${NOW},
+      activity = ${nextActivity(t, true)} WHERE id = $1`,
+    ),
   );
 }
 
@@ -109,30 +111,13 @@ const touchSql = updateSql("");
 const renameSql = updateSql("name = $2");
 const endSql = updateSql("end_reason = $2");
 
-/** The counter assignments of `addUsage`, parameters from `$first` (input, output, cache read, cache write, cost). */
-export function usageAssignments(first: number): string {
-  return USAGE_COUNTERS.map(
-    (counter, i) =>
-      `${counter} = ${counter} + $${first + i}::${counter === "estimated_cost" ? "float8" : "bigint"}`,
-  ).join(", ");
-}
-
-/**
- * True when every counter lies in the range that lets the usage be added (`usageBounds`, ten parameters from
- * `$first`): plain comparisons, so a refused addition is a row not updated, never an overflow error that would
- * abort the caller's transaction.
- */
-export function usageFits(first: number): string {
-  return USAGE_COUNTERS.map((counter, i) => {
-    const type = counter === "estimated_cost" ? "float8" : "bigint";
-    return `${counter} BETWEEN $${first + 2 * i}::${type} AND $${first + 2 * i + 1}::${type}`;
-  }).join(" AND ");
-}
-
 // $1 id, $2..$6 the deltas, $7..$16 their bounds.
-const usageSql = statement(
-  (t) => `UPDATE ${t.sessions} SET ${usageAssignments(2)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
-    WHERE id = $1 AND ${usageFits(7)} RETURNING ${COLUMNS}`,
+const usageSql = statement((t) =>
+  returningRow(
+    t,
+    `UPDATE ${t.sessions} SET ${usageAssignments(2)}, updated_at = ${NOW}, activity = ${nextActivity(t, true)}
+    WHERE id = $1 AND ${usageFits(7)}`,
+  ),
 );
 
 /** The counters of session `$1` (of source `$2` and owner `$3` when not null); `FOR UPDATE` in `lockedCountersSql`. */
@@ -267,7 +252,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
     const log = this.store?.changeLog;
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
-      if (head) await releaseSession(query, this.t, head.num);
+      if (head) await releaseSession(query, this.t, { num: head.num, id });
       const num = head?.num ?? null;
       const [result] = await query<{ existed: boolean }>(
         deleteSql(this.t),
@@ -293,7 +278,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
   protected async writePin(id: string, pinned: boolean): Promise<SessionInfo | null> {
     const executor = await this.ready();
     const [row] = await executor.query<SessionInfoRow>(
-      `UPDATE ${this.t.sessions} SET pinned = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+      returningRow(this.t, `UPDATE ${this.t.sessions} SET pinned = $2 WHERE id = $1`),
       [id, pinned],
     );
     return row ? toSessionInfo(row) : null;

@@ -254,7 +254,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       // committed meanwhile and delete its rows without releasing their payloads.
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
       if (!head) return {};
-      await releaseMessages(query, t, head.num, messageIds);
+      await releaseMessages(query, t, { num: head.num, id: this.sessionId }, messageIds);
       await deleteRows(joined(executor, query), t, this.sessionId, messageIds);
       return this.logIn(joined(executor, query), () => ({ type: "delete", ids: messageIds }), {
         result: null,
@@ -267,7 +267,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     return executor.transaction(async (query) => {
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
       if (!head) return {}; // as in writeDelete: the release and the clear must see the same session
-      await releaseSession(query, t, head.num);
+      await releaseSession(query, t, { num: head.num, id: this.sessionId });
       await clearRows(joined(executor, query), t, this.sessionId);
       return this.logIn(joined(executor, query), () => ({ type: "clear", ids: [] }), { result: null });
     });

@@ -25,7 +25,8 @@ import { PostgresBlockStore } from "./context-store.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { joined, releaseMessages, writeWithAttachments } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
-import { countersSql, NOW, nextActivity, usageAssignments, usageFits } from "./registry.js";
+import { countersSql } from "./registry.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { deleteRows, updateRow } from "./writes.js";
 
@@ -38,7 +39,9 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWri
 // `addUsage` of the registry on the row of source `$2` and owner `$3` only (each NULL for any), $4..$8 the
 // deltas and $9..$18 their bounds: no row updated is a missing row, another's, or a refused total.
 const stepUsageSql = statement(
-  (t) => `UPDATE ${t.sessions} SET ${usageAssignments(4)}, updated_at = ${NOW}, activity = ${nextActivity(t)}
+  (
+    t,
+  ) => `UPDATE ${t.sessions} SET ${usageAssignments(4)}, updated_at = ${NOW}, activity = ${nextActivity(t, true)}
     WHERE id = $1 AND ($2::text IS NULL OR source = $2::text) AND ($3::text IS NULL OR owner = $3::text)
       AND ${usageFits(9)} RETURNING id`,
 );
@@ -186,7 +189,7 @@ async function replaceAndRemove(
   }
   const ids = step.remove ?? [];
   if (ids.length === 0) return;
-  if (num !== undefined) await releaseMessages(tx.query, t, num, ids);
+  if (num !== undefined) await releaseMessages(tx.query, t, { num, id: sessionId }, ids);
   await deleteRows(tx, t, sessionId, ids);
   const written: Written<null> = { result: null };
   removed(await logInTransaction(log, tx, sessionId, () => ({ type: "delete", ids: [...ids] }), written));

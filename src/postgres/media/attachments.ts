@@ -3,6 +3,7 @@ import type { SessionMessage } from "../../contract/message.js";
 import { type Attachment, hydrateAsync, offloadMessage } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowWritten, Written } from "../../store/written.js";
+import { onSession, sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
 import { statement, type Tables } from "../schema.js";
 
@@ -23,34 +24,42 @@ const lockSql = statement(
 const insertSql = statement(
   (t) => `INSERT INTO ${t.attachments} (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`,
 );
-const linkSql = statement(
-  (t) => `INSERT INTO ${t.attachmentLinks} (message_seq, hash) SELECT $1::bigint, unnest($2::text[])
-    ON CONFLICT (message_seq, hash) DO NOTHING`,
-);
+// In the Citus layout the link names its session ($3): the conflict target must hold the distribution column.
+const linkSql = statement((t) => {
+  const own = sessionColumn(t, "$3::text");
+  return `INSERT INTO ${t.attachmentLinks} (message_seq, hash${own.column}) SELECT $1::bigint, unnest($2::text[])${own.value}
+    ON CONFLICT (${t.distributed ? "session_id, " : ""}message_seq, hash) DO NOTHING`;
+});
 const collectSql = statement(
   (t) => `DELETE FROM ${t.attachments} a WHERE a.hash = ANY($1::text[])
     AND NOT EXISTS (SELECT 1 FROM ${t.attachmentLinks} l WHERE l.hash = a.hash)`,
 );
-// The payloads among $2 that rows of session number $1 link.
+// The Citus layout shards payloads by hash and links by session, so it cannot correlate the two in one DELETE:
+// the hashes still linked are read first (under the same per-hash locks), then the others deleted.
+const stillLinkedSql = statement(
+  (t) => `SELECT DISTINCT hash FROM ${t.attachmentLinks} WHERE hash = ANY($1::text[])`,
+);
+const deleteHashesSql = statement((t) => `DELETE FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
+// The payloads among $2 that rows of session number $1 (named $3 in the Citus layout) link.
 const linkedSql = statement(
-  (t) => `SELECT a.hash, a.data FROM ${t.attachments} a WHERE a.hash = ANY($2::text[]) AND EXISTS (
-    SELECT 1 FROM ${t.attachmentLinks} l JOIN ${t.messages} m ON m.seq = l.message_seq
-    WHERE l.hash = a.hash AND m.session_num = $1::bigint)`,
+  (t) => `SELECT a.hash, a.data FROM ${t.attachments} a WHERE a.hash = ANY($2::text[]) AND a.hash IN (
+    SELECT l.hash FROM ${t.attachmentLinks} l JOIN ${t.messages} m ON m.seq = l.message_seq${onSession(t, "m", "l.session_id")}
+    WHERE m.session_num = $1::bigint${onSession(t, "l", "$3::text")})`,
 );
 const loadSql = statement((t) => `SELECT hash, data FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
 const headLockSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
 // The links of row `$1` to payloads other than `$2` (those an update no longer points at).
 const unlinkOthersSql = statement(
   (t) =>
-    `DELETE FROM ${t.attachmentLinks} WHERE message_seq = $1::bigint AND hash <> ALL($2::text[]) RETURNING hash`,
+    `DELETE FROM ${t.attachmentLinks} WHERE message_seq = $1::bigint AND hash <> ALL($2::text[])${onSession(t, null, "$3::text")} RETURNING hash`,
 );
 const unlinkMessagesSql = statement(
   (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq IN (
-    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1 AND m.id = ANY($2::text[])) RETURNING hash`,
+    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1 AND m.id = ANY($2::text[])${onSession(t, "m", "$3::text")})${onSession(t, null, "$3::text")} RETURNING hash`,
 );
 const unlinkSessionSql = statement(
   (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq IN (
-    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1) RETURNING hash`,
+    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1${onSession(t, "m", "$2::text")})${onSession(t, null, "$2::text")} RETURNING hash`,
 );
 
 /** An executor whose transactions join the caller's (the code it wraps opens one of its own). */
@@ -58,17 +67,18 @@ export function joined(executor: Executor, query: Query): Executor {
   return { kind: executor.kind, query, transaction: (fn) => fn(query), close: () => executor.close() };
 }
 
-/** Stores the new payloads and links them to the row `seq`. */
+/** Stores the new payloads and links them to the row `seq` of session `sessionId`. */
 async function link(
   query: Query,
   t: Tables,
+  sessionId: string,
   seq: unknown,
   attachments: readonly Attachment[],
   all: string[],
 ) {
   await query(lockSql(t), [all]);
   for (const { hash, bytes } of attachments) await query(insertSql(t), [hash, bytes]);
-  await query(linkSql(t), [seq, all]);
+  await query(linkSql(t), [seq, all, ...sessionParam(t, sessionId)]);
 }
 
 /** Deletes the payloads among `hashes` that no row links to any more (locks them first, see above). */
@@ -76,7 +86,13 @@ async function collect(query: Query, t: Tables, hashes: readonly string[]): Prom
   const distinct = [...new Set(hashes)];
   if (distinct.length === 0) return;
   await query(lockSql(t), [distinct]);
-  await query(collectSql(t), [distinct]);
+  if (!t.distributed) {
+    await query(collectSql(t), [distinct]);
+    return;
+  }
+  const linked = new Set((await query<{ hash: string }>(stillLinkedSql(t), [distinct])).map((r) => r.hash));
+  const unlinked = distinct.filter((hash) => !linked.has(hash));
+  if (unlinked.length > 0) await query(deleteHashesSql(t), [unlinked]);
 }
 
 /**
@@ -107,8 +123,10 @@ export async function writeWithAttachments<T extends object>(
     // Nothing written (an id already stored, identical content): the stored row keeps the links it has.
     if (seq === undefined) return written;
     const hashes = stored.attachments.map((a) => a.hash);
-    const released = replaces ? await query<{ hash: string }>(unlinkOthersSql(t), [seq, hashes]) : [];
-    if (hashes.length > 0) await link(query, t, seq, stored.attachments, hashes);
+    const released = replaces
+      ? await query<{ hash: string }>(unlinkOthersSql(t), [seq, hashes, ...sessionParam(t, sessionId)])
+      : [];
+    if (hashes.length > 0) await link(query, t, sessionId, seq, stored.attachments, hashes);
     await collect(
       query,
       t,
@@ -119,8 +137,14 @@ export async function writeWithAttachments<T extends object>(
 }
 
 /** Releases the payloads of messages of one session, by id, inside the caller's transaction (head locked). */
-export async function releaseMessages(query: Query, t: Tables, sessionNum: unknown, ids: readonly string[]) {
-  const rows = await query<{ hash: string }>(unlinkMessagesSql(t), [sessionNum, [...ids]]);
+export async function releaseMessages(
+  query: Query,
+  t: Tables,
+  session: { num: unknown; id: string },
+  ids: readonly string[],
+) {
+  const params = [session.num, [...ids], ...sessionParam(t, session.id)];
+  const rows = await query<{ hash: string }>(unlinkMessagesSql(t), params);
   await collect(
     query,
     t,
@@ -129,8 +153,13 @@ export async function releaseMessages(query: Query, t: Tables, sessionNum: unkno
 }
 
 /** Releases the payloads of every message of a session, inside the caller's transaction (head locked). */
-export async function releaseSession(query: Query, t: Tables, sessionNum: unknown): Promise<void> {
-  const rows = await query<{ hash: string }>(unlinkSessionSql(t), [sessionNum]);
+export async function releaseSession(
+  query: Query,
+  t: Tables,
+  session: { num: unknown; id: string },
+): Promise<void> {
+  const params = [session.num, ...sessionParam(t, session.id)];
+  const rows = await query<{ hash: string }>(unlinkSessionSql(t), params);
   await collect(
     query,
     t,
@@ -168,7 +197,7 @@ export function hydrate<T extends SessionMessage | null>(
 export async function planImportLinks(
   query: Query,
   t: Tables,
-  num: unknown,
+  session: { num: unknown; id: string },
   messageId: string,
   content: string,
   incoming: AttachmentImport,
@@ -180,10 +209,16 @@ export async function planImportLinks(
   // Only payloads this session's rows link already (see AttachmentImport.assertComplete).
   const unsent = incoming.unsent(hashes, mark);
   const rows =
-    unsent.length === 0 ? [] : await query<{ hash: string; data: Uint8Array }>(linkedSql(t), [num, unsent]);
+    unsent.length === 0
+      ? []
+      : await query<{ hash: string; data: Uint8Array }>(linkedSql(t), [
+          session.num,
+          unsent,
+          ...sessionParam(t, session.id),
+        ]);
   const linked = new Map(rows.map((row) => [row.hash, row.data]));
   incoming.assertComplete(messageId, content, linked, mark);
-  return (seq) => link(query, t, seq, provided, hashes);
+  return (seq) => link(query, t, session.id, seq, provided, hashes);
 }
 
 /** The {@link AttachmentStore} of a Postgres store. */

@@ -46,11 +46,13 @@ export function ownerLexeme(owner: string): string {
 
 /**
  * The same lexeme as a `tsvector` the server computes from an owner column or expression `owner` (an empty one for
- * NULL), so a statement that writes a message reads its session's owner itself and no statement is added.
+ * NULL unless `nullable` is false), so a statement that writes a message reads its session's owner itself and no
+ * statement is added.
  */
-export function ownerTsvectorSql(owner: string): string {
+export function ownerTsvectorSql(owner: string, nullable = true): string {
   const hash = `left(encode(sha256(convert_to(${owner}, 'UTF8')), 'hex'), ${OWNER_HASH_CHARS})`;
-  return `CASE WHEN ${owner} IS NULL THEN ''::tsvector ELSE array_to_tsvector(ARRAY['#o' || ${hash}]) END`;
+  const lexeme = `array_to_tsvector(ARRAY['#o' || ${hash}])`;
+  return nullable ? `CASE WHEN ${owner} IS NULL THEN ''::tsvector ELSE ${lexeme} END` : lexeme;
 }
 
 /**
@@ -67,7 +69,21 @@ export function ownedSearchSql(search: string, sessions: string, sessionId: stri
  * session (`registered`, a CTE with its `id` and `owner`) holds already take the owner lexeme (bounded by that
  * session; idempotent, a vector keeps one copy of a lexeme).
  */
-export function ownedMessagesCte(t: { messages: string; heads: string }, registered: string): string {
+export function ownedMessagesCte(
+  t: { messages: string; heads: string; distributed?: boolean },
+  registered: string,
+): string {
+  if (t.distributed) {
+    // Citus refuses a STABLE function over a column in an UPDATE: the lexeme is computed first, and the join also
+    // names the distribution column, which co-locates it (citus/route.ts).
+    return `owner_lexeme AS (
+      SELECT r.id, ${ownerTsvectorSql("r.owner", false)} AS lexeme FROM ${registered} r WHERE r.owner IS NOT NULL
+    ),
+    owned AS (
+      UPDATE ${t.messages} m SET search = m.search || o.lexeme FROM owner_lexeme o, ${t.heads} h
+      WHERE h.session_id = o.id AND m.session_num = h.num AND m.session_id = h.session_id AND m.search IS NOT NULL
+    )`;
+  }
   return `owned AS (
     UPDATE ${t.messages} m SET search = m.search || ${ownerTsvectorSql("r.owner")} FROM ${registered} r, ${t.heads} h
     WHERE r.owner IS NOT NULL AND h.session_id = r.id AND m.session_num = h.num AND m.search IS NOT NULL

@@ -7,6 +7,7 @@ import {
   StoreTransfer,
 } from "../../store/transfer/base.js";
 import type { PostgresBackend } from "../backend.js";
+import { onSession, sessionParam } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import { decodeContent } from "../connection/text.js";
 import { loadAttachments } from "../media/attachments.js";
@@ -47,22 +48,25 @@ function unregistered(after: string): (t: Tables) => string {
 const unregisteredSql = unregistered("$4::text IS NULL");
 const unregisteredAfterSql = unregistered(`h.session_id COLLATE "C" > $4::text`);
 
-const headSql = statement((t) => `SELECT num, leaf_id FROM ${t.heads} WHERE session_id = $1`);
+const headSql = statement((t) => `SELECT num, leaf_id, session_id FROM ${t.heads} WHERE session_id = $1`);
+// In the Citus layout a session's reads also name it (the last parameter), so each runs on its one node (and the
+// parent join, which is not on the distribution column, is allowed there).
 const footprintSql = statement(
   (t) => `SELECT count(*) AS messages, sum(m.bytes) AS bytes, sum(m.tokens) AS tokens,
-      (SELECT count(*) FROM ${t.compactions} c WHERE c.session_num = $1::bigint) AS compactions
-    FROM ${t.messages} m WHERE m.session_num = $1::bigint`,
+      (SELECT count(*) FROM ${t.compactions} c WHERE c.session_num = $1::bigint${onSession(t, "c", "$2::text")}) AS compactions
+    FROM ${t.messages} m WHERE m.session_num = $1::bigint${onSession(t, "m", "$2::text")}`,
 );
 const messagesSql = statement(
   (t) => `SELECT m.seq, m.parent_seq, m.id, p.id AS parent_id, m.role, m.content,
       ${isoSql("m.created_at")} AS created_at
-    FROM ${t.messages} m LEFT JOIN ${t.messages} p ON p.seq = m.parent_seq
-    WHERE m.session_num = $1::bigint AND m.seq > $3::bigint ORDER BY m.seq LIMIT $2`,
+    FROM ${t.messages} m LEFT JOIN ${t.messages} p ON p.seq = m.parent_seq${onSession(t, "p", "m.session_id")}
+    WHERE m.session_num = $1::bigint AND m.seq > $3::bigint${onSession(t, "m", "$4::text")} ORDER BY m.seq LIMIT $2`,
 );
 const compactionsSql = statement(
   (t) => `SELECT c.seq, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
       ${isoSql("c.created_at")} AS created_at
-    FROM ${t.compactions} c WHERE c.session_num = $1::bigint AND c.seq > $3::bigint ORDER BY c.seq LIMIT $2`,
+    FROM ${t.compactions} c
+    WHERE c.session_num = $1::bigint AND c.seq > $3::bigint${onSession(t, "c", "$4::text")} ORDER BY c.seq LIMIT $2`,
 );
 function blocks(after: string): (t: Tables) => string {
   return statement(
@@ -81,6 +85,7 @@ const entriesSql = statement(
 interface Head {
   num: string;
   leaf_id: string | null;
+  session_id: string;
 }
 
 /** A stored message as a transfer page reads it (bigint columns as pg returns them). */
@@ -115,7 +120,7 @@ export class PostgresTransfer extends StoreTransfer<Head> {
 
   /**
    * Reads a listing page by page: `first` with the `start` key, then `next` after the key of each page's last row.
-   * Parameters are `params`, then the page size, then the key.
+   * Parameters are `params`, then the page size, then the key, then `tail`.
    */
   private async *pages<R>(
     first: (t: Tables) => string,
@@ -123,10 +128,11 @@ export class PostgresTransfer extends StoreTransfer<Head> {
     params: readonly unknown[],
     start: readonly unknown[],
     key: (row: R) => readonly unknown[],
+    tail: readonly unknown[] = [],
   ): AsyncGenerator<R> {
     const executor = await this.ready();
     for (let sql = first, after = start; ; sql = next) {
-      const rows = await executor.query<R>(sql(this.t), [...params, PAGE, ...after], true);
+      const rows = await executor.query<R>(sql(this.t), [...params, PAGE, ...after, ...tail], true);
       yield* rows;
       if (rows.length < PAGE) return;
       after = key(rows[rows.length - 1]!);
@@ -168,14 +174,19 @@ export class PostgresTransfer extends StoreTransfer<Head> {
 
   protected async readSums(head: Head): Promise<SessionSums | undefined> {
     const executor = await this.ready();
-    const [sums] = await executor.query<SessionSums>(footprintSql(this.t), [head.num], true);
+    const [sums] = await executor.query<SessionSums>(
+      footprintSql(this.t),
+      [head.num, ...sessionParam(this.t, head.session_id)],
+      true,
+    );
     return sums;
   }
 
   protected async *readMessages(head: Head): AsyncGenerator<TransferMessage> {
     const order = new ParentsFirst();
     const seqKey = (r: { seq: string | number }) => [r.seq];
-    for await (const row of this.pages<MessageRow>(messagesSql, messagesSql, [head.num], [0], seqKey)) {
+    const own = sessionParam(this.t, head.session_id);
+    for await (const row of this.pages<MessageRow>(messagesSql, messagesSql, [head.num], [0], seqKey, own)) {
       for (const ready of order.push(row)) yield toMessage(ready);
     }
     for (const left of order.rest()) yield toMessage(left);
@@ -189,7 +200,8 @@ export class PostgresTransfer extends StoreTransfer<Head> {
   protected async *readCompactions(head: Head): AsyncGenerator<StoredCompaction> {
     type Compaction = StoredCompactionRow & { seq: string };
     const seqKey = (r: { seq: string }) => [r.seq];
-    const compactions = this.pages<Compaction>(compactionsSql, compactionsSql, [head.num], [0], seqKey);
+    const own = sessionParam(this.t, head.session_id);
+    const compactions = this.pages<Compaction>(compactionsSql, compactionsSql, [head.num], [0], seqKey, own);
     for await (const { seq: _seq, ...row } of compactions) yield fromCompactionRow(row);
   }
 

@@ -20,6 +20,7 @@ import type { SessionImportWriter, TransferBatch } from "../../store/transfer/ba
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { contentHash } from "../../store/write-policy.js";
 import { lockSql } from "../append.js";
+import { onSession, sessionColumn, sessionParam, sessionScope } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
 import { needsEncoding } from "../connection/text.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
@@ -34,17 +35,20 @@ import { register, timestampParam, writeCompactions } from "./rows.js";
 // statement's parameters stay a few MiB however big the messages are.
 const STATEMENT_CHARS = 4 << 20;
 
+// In the Citus layout every statement here also names its session (the last parameter), so it runs on the one
+// node that holds it (see citus/route.ts).
 const storedSql = statement(
-  (t) => `SELECT id FROM ${t.messages} WHERE session_num = $1::bigint AND id = ANY($2::text[])`,
+  (t) =>
+    `SELECT id FROM ${t.messages} WHERE session_num = $1::bigint AND id = ANY($2::text[])${onSession(t, null, "$3::text")}`,
 );
 // Stored parents (`$2`) with their spines (skip-pointer chains, see tree.ts): what a child's tree columns are
 // computed from. Only parents outside the batch are read, so a batch of a chain reads one.
 const parentsSql = statement(
   (t) => `WITH RECURSIVE nodes AS (
     SELECT seq, id, depth, jump_seq, cum_bytes, cum_tokens FROM ${t.messages}
-    WHERE session_num = $1::bigint AND id = ANY($2::text[])
+    WHERE session_num = $1::bigint AND id = ANY($2::text[])${onSession(t, null, "$3::text")}
   ),
-  ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM nodes")},
+  ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM nodes", sessionScope(t, "$3::text"))},
   spines AS (SELECT k, array_agg(seq ORDER BY n) AS sseq, array_agg(depth ORDER BY n) AS sdep FROM sp GROUP BY k)
   SELECT nodes.seq, nodes.id, nodes.depth, nodes.cum_bytes, nodes.cum_tokens, COALESCE(spines.sseq, '{}') AS sseq,
     COALESCE(spines.sdep, '{}') AS sdep
@@ -53,21 +57,24 @@ const parentsSql = statement(
 const allocSql = statement(
   (t) => `SELECT nextval('${t.messagesSeq}') AS seq FROM generate_series(1, $1::integer)`,
 );
-const insertMessagesSql = statement(
-  (t) => `INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth,
-      jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash)
+const insertMessagesSql = statement((t) => {
+  const own = sessionColumn(t, "$17::text");
+  return `INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth,
+      jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash${own.column})
     SELECT u.seq, $1::bigint, u.id, u.parent_seq, u.role, u.content, u.created_at, u.depth, u.jump_seq, u.jump_depth,
       u.bytes, u.cum_bytes, u.tokens, u.cum_tokens, u.search::tsvector || (SELECT ${ownerTsvectorSql("o.owner")}
-        FROM ${t.heads} h LEFT JOIN ${t.sessions} o ON o.id = h.session_id WHERE h.num = $1::bigint), u.content_hash
+        FROM ${t.heads} h LEFT JOIN ${t.sessions} o ON o.id = h.session_id
+        WHERE h.num = $1::bigint${onSession(t, "h", "$17::text")}), u.content_hash${own.value}
     FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::timestamptz[], $8::integer[],
       $9::bigint[], $10::integer[], $11::integer[], $12::bigint[], $13::integer[], $14::bigint[], $15::text[],
       $16::text[])
       AS u(seq, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth, bytes, cum_bytes, tokens,
-        cum_tokens, search, content_hash)`,
-);
+        cum_tokens, search, content_hash)`;
+});
 const bumpSql = statement(
   (t) =>
-    `UPDATE ${t.heads} SET version = version + 1, message_count = message_count + $2 WHERE num = $1::bigint`,
+    `UPDATE ${t.heads} SET version = version + 1, message_count = message_count + $2
+      WHERE num = $1::bigint${onSession(t, null, "$3::text")}`,
 );
 
 /** A stored or newly placed message: what its children's tree columns are computed from. */
@@ -137,7 +144,10 @@ async function writeMessages(
     if (message.parentId !== null) parents.add(message.parentId);
   }
   const ids = [...new Set([...messages.map((m) => m.id), ...parents])];
-  const stored = new Set((await query<{ id: string }>(storedSql(t), [num, ids], true)).map((r) => r.id));
+  const own = sessionParam(t, sessionId);
+  const stored = new Set(
+    (await query<{ id: string }>(storedSql(t), [num, ids, ...own], true)).map((r) => r.id),
+  );
   const fresh = new Set(messages.map((m) => m.id).filter((id) => !stored.has(id)));
   if (fresh.size === 0) {
     counts.skipped += messages.length;
@@ -148,7 +158,9 @@ async function writeMessages(
   );
   const known = new Map<string, Node>();
   const rows =
-    outside.length > 0 ? await query<KnownRow>(parentsSql(t), [num, [...new Set(outside)]], true) : [];
+    outside.length > 0
+      ? await query<KnownRow>(parentsSql(t), [num, [...new Set(outside)], ...own], true)
+      : [];
   for (const row of rows) {
     known.set(row.id, {
       seq: Number(row.seq),
@@ -166,7 +178,7 @@ async function writeMessages(
   const columns: unknown[][] = Array.from({ length: 15 }, () => []);
   let chars = 0;
   const flush = async () => {
-    if (columns[0]!.length > 0) await query(insertMessagesSql(t), [num, ...columns], true);
+    if (columns[0]!.length > 0) await query(insertMessagesSql(t), [num, ...columns, ...own], true);
     for (const column of columns) column.length = 0;
     chars = 0;
   };
@@ -186,7 +198,7 @@ async function writeMessages(
     const linkPayloads = await planImportLinks(
       query,
       t,
-      num,
+      { num, id: sessionId },
       message.id,
       message.content,
       attachments,
@@ -236,9 +248,10 @@ async function writeBatch(
     messages.length > 0
       ? await writeMessages(query, t, sessionId, num, messages, result.messages, attachments, marks)
       : 0;
-  if (compactions.length > 0) await writeCompactions(query, t, num, compactions, result.compactions);
+  if (compactions.length > 0)
+    await writeCompactions(query, t, { num, id: sessionId }, compactions, result.compactions);
   // The version bump tells appenders whose snapshot predates this batch to retry (see append.ts).
-  if (inserted > 0) await query(bumpSql(t), [num, inserted], true);
+  if (inserted > 0) await query(bumpSql(t), [num, inserted, ...sessionParam(t, sessionId)], true);
   return num;
 }
 

@@ -10,6 +10,7 @@ import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { entryText } from "../../search/tokens.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
+import { sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
 import { encodeContent } from "../connection/text.js";
 import { statement, type Tables } from "../schema.js";
@@ -24,13 +25,16 @@ const registerSql = statement(
       ON CONFLICT (id) DO NOTHING RETURNING id, owner
     ), ${ownedMessagesCte(t, "r")} SELECT id FROM r`,
 );
-const insertCompactionsSql = statement(
-  (t) => `INSERT INTO ${t.compactions} (session_num, id, summary, summary_json, from_message_id,
-      to_message_id, details, created_at)
-    SELECT $1::bigint, u.* FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[],
-      $8::timestamptz[]) AS u
-    ON CONFLICT (id) DO NOTHING RETURNING id`,
-);
+// In the Citus layout an overlay names its session ($9) and its id is unique within the session only: Citus
+// requires the distribution column in every unique key, so the conflict target is (session_id, id).
+const insertCompactionsSql = statement((t) => {
+  const own = sessionColumn(t, "$9::text");
+  return `INSERT INTO ${t.compactions} (session_num, id, summary, summary_json, from_message_id,
+      to_message_id, details, created_at${own.column})
+    SELECT $1::bigint, u.*${own.value} FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[],
+      $7::text[], $8::timestamptz[]) AS u
+    ON CONFLICT (${t.distributed ? "session_id, " : ""}id) DO NOTHING RETURNING id`;
+});
 
 /**
  * The timestamptz literal of a `toISOString()` time. Postgres reads the four-digit years as they are; others
@@ -73,11 +77,14 @@ export async function register(executor: Executor, t: Tables, info: SessionInfo)
   return rows.length > 0;
 }
 
-/** Inserts the batch's overlays whose ids are not stored yet (anywhere: overlay ids are store-wide). */
+/**
+ * Inserts the batch's overlays whose ids are not stored yet (anywhere: overlay ids are store-wide; in the Citus
+ * layout, within the session).
+ */
 export async function writeCompactions(
   query: Query,
   t: Tables,
-  num: string,
+  session: { num: string; id: string },
   compactions: StoredCompaction[],
   counts: ImportCounts,
 ): Promise<void> {
@@ -97,7 +104,9 @@ export async function writeCompactions(
     const row = [c.id, summary.content, summary.json, c.fromMessageId, c.toMessageId, details, createdAt];
     for (const [i, value] of row.entries()) columns[i]!.push(value);
   }
-  const inserted = (await query(insertCompactionsSql(t), [num, ...columns], true)).length;
+  const inserted = (
+    await query(insertCompactionsSql(t), [session.num, ...columns, ...sessionParam(t, session.id)], true)
+  ).length;
   counts.inserted += inserted;
   counts.skipped += compactions.length - inserted;
 }
