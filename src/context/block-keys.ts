@@ -75,3 +75,19 @@ export function foreignKeyProvider(reason: string): WritableContextProvider {
     },
   };
 }
+
+/**
+ * Which session a block key belongs to. Sessions store blocks as `<label>_<sessionId>`, and both parts may
+ * contain `_`, so the longest suffix that names an existing session wins (`memory_a_b` belongs to session `a_b`
+ * when it exists, else to `b`). Null when no suffix names a session (a shared block, or the unnamed session's).
+ */
+export async function blockOwner(
+  key: string,
+  exists: (id: string) => Promise<boolean>,
+): Promise<{ sessionId: string; label: string } | null> {
+  for (let at = key.indexOf("_", 1); at >= 0; at = key.indexOf("_", at + 1)) {
+    const sessionId = key.slice(at + 1);
+    if (sessionId.length > 0 && (await exists(sessionId))) return { sessionId, label: key.slice(0, at) };
+  }
+  return null;
+}

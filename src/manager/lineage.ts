@@ -7,6 +7,7 @@ import type { SessionMessage } from "../contract/message.js";
 import type { NewSessionRecord, SessionInfo } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { assertId } from "../message/ids.js";
+import { emitWarning } from "../runtime/warn.js";
 import type { Session } from "../session/session.js";
 import { copyBlocks, copyMessages, sessionBlockKeys } from "./copy.js";
 import { assertName } from "./input.js";
@@ -84,8 +85,16 @@ async function derive<M extends SessionMessage>(
     await copyBlocks(store, labels, fromId, info.id);
     await store.registry.touch(info.id);
   } catch (error) {
-    // Best effort: the original failure is what the caller needs to see.
-    await store.registry.delete(info.id, { blockKeys: sessionBlockKeys(labels, info.id) }).catch(() => false);
+    // The original failure is the answer; a failed clean-up is reported beside it, never dropped.
+    await store.registry
+      .delete(info.id, { blockKeys: sessionBlockKeys(labels, info.id) })
+      .catch((cleanup: unknown) =>
+        emitWarning(
+          cleanup,
+          "AgentSessionManagerWarning",
+          `session ${JSON.stringify(info.id)} was left registered`,
+        ),
+      );
     throw error;
   }
   return found(info.id, await store.registry.get(info.id));

@@ -3,7 +3,7 @@
  * names that owner: another owner's session and an unregistered one are "not found" alike, with the same words as
  * an unknown id, so a client cannot tell them apart. Unscoped, every session of the store is reachable.
  */
-import { blockKey } from "../context/block-keys.js";
+import { blockKey, blockOwner } from "../context/block-keys.js";
 import { hasSessionRegistry, type SessionInfo } from "../contract/registry.js";
 import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
@@ -46,11 +46,8 @@ export class SessionScope {
   async blockKey(sessionId: string, label: string): Promise<string | null> {
     await this.require(sessionId);
     const key = blockKey(label, sessionId);
-    // Each `_` of the label is a place where a longer session id ending in `_<sessionId>` could start.
-    for (let at = key.indexOf("_", 1); at >= 0 && at < label.length; at = key.indexOf("_", at + 1)) {
-      if (await this.exists(key.slice(at + 1))) return null;
-    }
-    return key;
+    const owner = await blockOwner(key, (id) => this.exists(id));
+    return owner?.sessionId === sessionId ? key : null;
   }
 
   /** Whether any session (of any owner) is stored or registered under `sessionId`: key ownership is store-wide. */

@@ -1,6 +1,7 @@
+import { blockOwner } from "../../context/block-keys.js";
 import type { TransferCapableStore } from "../../contract/transfer.js";
 import { CliError } from "../errors.js";
-import { blockOwner, sessionExistence } from "../inspect/blocks.js";
+import { sessionExistence } from "../inspect/blocks.js";
 import type { Progress } from "../progress.js";
 import { type ExportCounts, encodeEnd, encodeHeader, encodeItem, encodeRow } from "./format.js";
 import { eachSessionOnce } from "./session-ids.js";
