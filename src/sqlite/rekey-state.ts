@@ -70,7 +70,7 @@ export function moveCursor(
   ]);
 }
 
-/** Ends the rotation: the key rotated from is no longer recorded, so it opens and seals nothing from now on. */
+/** Ends the rotation: the key rotated from is no longer recorded, so a keyring answering it as current is refused. */
 export function finishRotation(driver: SqlDriver, ownerHash: string): void {
   driver.run("DELETE FROM agent_owner_rekeys WHERE owner_hash = ?", [ownerHash]);
 }

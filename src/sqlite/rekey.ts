@@ -17,8 +17,9 @@ import { finishRotation, moveCursor, readRotation } from "./rekey-state.js";
 import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
 
-// A row found under another key after a full walk (written by a process that had not seen the rotation start)
-// sends the walk round again; more rounds than this mean something keeps writing under another key.
+// A row found under another key after a full walk sends the walk round again: one sealed in the first format
+// (no key id) under the current key, or written by a process of an earlier release, which kept its verified key
+// without reading the recorded check again. More rounds than this mean something keeps writing under another key.
 const MAX_ROUNDS = 3;
 
 const OWNED = `FROM agent_sessions s JOIN agent_session_heads h ON h.session_id = s.id
