@@ -3,7 +3,9 @@
 // writing, and takes keys from files only.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import { after, test } from "node:test";
+import { run } from "../../src/cli/run.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
@@ -87,5 +89,45 @@ test("agent-session rekey resumes and finishes a rotation, refuses a wrong old k
 
   const reopened = new SqliteStore(db, { keyring: aliceKeyring(newKey) });
   assert.equal((await reopened.session(id).getHistory()).length, 12);
+  await reopened.close();
+});
+
+/** Runs the CLI in this process; `stopped` resolves when the command is asked to stop (Ctrl-C). */
+async function runHere(argv: string[], stopped: () => Promise<void>) {
+  const [stdout, stderr] = [new PassThrough(), new PassThrough()];
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk: Buffer) => (out += chunk));
+  stderr.on("data", (chunk: Buffer) => (err += chunk));
+  const io = { stdout, stderr, stdin: new PassThrough(), env: {}, stderrIsTTY: false };
+  const code = await run(argv, io, stopped);
+  return { code, stdout: out, stderr: err };
+}
+
+test("agent-session rekey stopped (Ctrl-C) ends after the batch under way with exit 130; run again, it resumes", async () => {
+  const db = tmp.path("interrupt.db");
+  const [oldKey, newKey] = [0, 1].map(() => crypto.getRandomValues(new Uint8Array(32))) as [
+    Uint8Array,
+    Uint8Array,
+  ];
+  const store = new SqliteStore(db, { keyring: aliceKeyring(oldKey) });
+  const manager = SessionManager.create(store);
+  const { id } = await manager.create("chat", { owner: "alice" });
+  for (let i = 0; i < 9; i++) await manager.append(id, msg(`m${i}`, `message ${i}`));
+  await store.close();
+  writeFileSync(tmp.path("i-old.key"), oldKey);
+  writeFileSync(tmp.path("i-new.key"), newKey);
+  const argv = ["rekey", "--db", db, "--owner", "alice", "--batch-size", "4"];
+  argv.push("--old-key-file", tmp.path("i-old.key"), "--new-key-file", tmp.path("i-new.key"));
+  // Asked to stop at once: the first batch (a synchronous transaction) completes, then it stops.
+  const stopped = await runHere(argv, () => Promise.resolve());
+  assert.equal(stopped.code, 130, stopped.stderr);
+  assert.match(stopped.stderr, /interrupted after 4 of 9 messages: .* run the same command again to resume/);
+  const resumed = await runHere([...argv, "--json"], () => new Promise<void>(() => {}));
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const report = JSON.parse(resumed.stdout) as { resealed: number; resumed: boolean };
+  assert.deepEqual([report.resealed, report.resumed], [5, true]);
+  const reopened = new SqliteStore(db, { keyring: aliceKeyring(newKey) });
+  assert.equal((await reopened.session(id).getHistory()).length, 9);
   await reopened.close();
 });
