@@ -177,6 +177,7 @@ export { SqliteSessionRegistry } from "./sqlite/registry.js";
 export { SqliteStoreProvider } from "./sqlite/session-provider.js";
 export { SqliteStore } from "./sqlite/store.js";
 export { deriveOwnerKey, type Keyring, masterKeyring } from "./store/crypto/keyring.js";
+export type { RekeyOptions, RekeyProgress, RekeyReport } from "./store/crypto/rekey-options.js";
 export { entryKey } from "./store/entry-key.js";
 export type { ErasureCondition, ErasureCounts, ErasureReceipt } from "./store/erasure.js";
 export type { ChangeLogOptions } from "./store/feed/change-rows.js";

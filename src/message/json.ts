@@ -43,10 +43,11 @@ function dotted(path: string): string {
 }
 
 /**
- * What sealed content (an encrypted owner's message, store/crypto/seal.ts) starts with. No message JSON starts
- * with `~` (it is an object), so a row tells by itself whether it is sealed.
+ * What sealed content (an encrypted owner's message, store/crypto/seal.ts) starts with, in every version of its
+ * format (`~sealed1:`, `~sealed2:`). No message JSON starts with `~` (it is an object), so a row tells by itself
+ * whether it is sealed.
  */
-export const SEALED_PREFIX = "~sealed1:";
+export const SEALED_PREFIX = "~sealed";
 
 /**
  * Parses a stored row back into a message (`createdAt` revived as a Date); null when the row is corrupt.

@@ -2,6 +2,7 @@ import { SessionError } from "../errors.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { indexChangeLog } from "./feed/change-log.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
+import { REKEY_TABLES } from "./rekey-state.js";
 import { isReadonlyError } from "./search/indexing.js";
 import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
 import { STREAM_TABLES } from "./streams.js";
@@ -248,6 +249,8 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   },
   // A streaming answer's chunks, kept while it runs so a reloaded page rejoins it (ai-sdk/resumable.ts).
   { version: 19, statements: STREAM_TABLES },
+  // An owner's unfinished key rotation: the key it moves from and how far rekey got (rekey-state.ts).
+  { version: 20, statements: REKEY_TABLES },
 ];
 
 function addPinnedColumn(driver: SqlDriver): void {

@@ -8,6 +8,7 @@ import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import { contentHash } from "../store/write-policy.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { beginRotation, readRotation } from "./rekey-state.js";
 
 /** The keys of a store opened with `keyring`, reading owners and key checks through `driver`. */
 export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {
@@ -26,7 +27,13 @@ export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {
       );
       return records.readCheck(hash) ?? check;
     },
-    deleteCheck: (hash) => driver.run("DELETE FROM agent_owner_keys WHERE owner_hash = ?", [hash]),
+    deleteCheck: (hash) =>
+      driver.transaction(() => {
+        driver.run("DELETE FROM agent_owner_keys WHERE owner_hash = ?", [hash]);
+        driver.run("DELETE FROM agent_owner_rekeys WHERE owner_hash = ?", [hash]);
+      }),
+    readRotation: (hash) => readRotation(driver, hash)?.from_check,
+    beginRotation: (hash, from, to) => beginRotation(driver, hash, from, to),
   };
   return new ContentKeys(keyring, records);
 }

@@ -12,8 +12,8 @@ import { canBeStored } from "../message/ids.js";
 import { queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
+import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { logSettings } from "../store/feed/change-rows.js";
-
 import { ChangeFeed } from "../store/feed/feed.js";
 import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
 
@@ -33,6 +33,7 @@ import { IdleWork } from "./idle-work.js";
 import { SqliteAttachments } from "./media/attachments.js";
 import { purgeSqlite } from "./purge.js";
 import { SqliteSessionRegistry } from "./registry.js";
+import { rekeySqlite } from "./rekey.js";
 import { migrate } from "./schema.js";
 import { sqliteKeys } from "./sealing.js";
 import { flushSearchIndex } from "./search/indexing.js";
@@ -187,6 +188,14 @@ export class SqliteStore
    */
   async purge(): Promise<PurgeReport> {
     return purgeSqlite(this.driver);
+  }
+
+  /**
+   * Re-seals every message of `owner` under the keyring's current key, in batches, resumable; the keyring answers
+   * the old key in `previousKeys(owner)` until it completes (docs/PRIVACY.md, "Key rotation").
+   */
+  rekey(owner: string, options?: RekeyOptions): Promise<RekeyReport> {
+    return rekeySqlite(this.driver, owner, options);
   }
 
   /** Indexes pending messages (so readers that cannot write find everything) and closes the connection. */

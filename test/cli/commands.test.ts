@@ -36,6 +36,7 @@ const COMMANDS = [
   "adopt",
   "prune",
   "purge",
+  "rekey",
   "embed",
   "serve",
   "mcp",

@@ -9,6 +9,7 @@ import { ls } from "./ls.js";
 import { mcp } from "./mcp.js";
 import { prune } from "./prune.js";
 import { purge } from "./purge.js";
+import { rekey } from "./rekey.js";
 import { search } from "./search.js";
 import { serve } from "./serve.js";
 import { show } from "./show.js";
@@ -29,6 +30,7 @@ export const COMMANDS: readonly Command[] = [
   adopt,
   prune,
   purge,
+  rekey,
   embed,
   serve,
   mcp,

@@ -3,9 +3,9 @@
  * refusals that keep an owner's content from being written in clear or under a wrong key.
  */
 import { SessionError } from "../../errors.js";
-import { sha256Hex, utf8Encode } from "../../runtime/bytes.js";
-import { KEY_BYTES, type Keyring } from "./keyring.js";
-import { isSealed, keyCheck, openContent, sealContent, sealedHash } from "./seal.js";
+import type { Keyring } from "./keyring.js";
+import { checkOf, openingKeys, ownerHash, ownerKeys, previousKeyWith } from "./owner-keys.js";
+import { isSealed, keyId, openContent, sealContent, sealedHash, sealedKeyId } from "./seal.js";
 
 /** What a backend answers synchronously for its {@link ContentKeys}. */
 export interface KeyRecords {
@@ -18,14 +18,16 @@ export interface KeyRecords {
    * the check recorded now: another writer's, when it recorded first.
    */
   recordCheck(ownerHash: string, check: string): string;
-  /** Removes an owner's key check (its key was destroyed). */
+  /** Removes an owner's key check and any rotation of it (its key was destroyed). */
   deleteCheck(ownerHash: string): void;
-}
-
-// The name a key check is recorded under: a hash of the owner id (its first 128 bits, hex), never the id itself
-// (the same value as the search index's owner token, search/owner-token.ts, which store/ may not import).
-function ownerHash(owner: string): string {
-  return sha256Hex(utf8Encode(owner)).slice(0, 32);
+  /** The check of the key an unfinished rotation moves the owner's rows from, or undefined (none under way). */
+  readRotation?(ownerHash: string): string | undefined;
+  /**
+   * Starts a rotation, in one transaction: the recorded check becomes `to` if it is still `from`, and `from` is
+   * kept as the key being rotated from. Answers the check recorded now. `CONFLICT` while another is under way.
+   * A backend without it cannot rotate keys.
+   */
+  beginRotation?(ownerHash: string, from: string, to: string): string;
 }
 
 /** A message's content as a store writes it: the text for the content column and its content hash. */
@@ -39,12 +41,13 @@ export class ContentKeys {
   // Owners never change once registered, so a session's owner is cached; a session without one is asked again
   // (it may be registered with an owner later, by another process too).
   private readonly owners = new Map<string, string>();
-  // The key last verified against the owner's recorded check: the same bytes need no HMAC again.
-  private readonly verified = new Map<string, Uint8Array>();
+  // The hash each owner's records are kept under (a SHA-256: ~17 µs, and every write looks its check up).
+  private readonly hashes = new Map<string, string>();
 
   constructor(
     readonly keyring: Keyring,
-    private readonly records: KeyRecords,
+    /** @internal the backend's rows of owners and key checks. */
+    readonly records: KeyRecords,
   ) {}
 
   private ownerOf(sessionId: string): string | null {
@@ -58,15 +61,17 @@ export class ContentKeys {
   /**
    * The key that seals the session's writes, or null when they are stored in clear (no owner, or an owner the
    * keyring has no key for and that never had one). `DECRYPT_FAILED` when the keyring answers a key other than
-   * the owner's recorded one, or none for an owner whose content is sealed. A read (`write` false) records no
-   * check: a key never recorded opens nothing it did not seal.
+   * the owner's recorded one, or none for an owner whose content is sealed. The recorded check is read on every
+   * call (inside the write's transaction), so a rotation another process started is seen at the next write. A
+   * write under a new key whose previous key is the recorded one starts a rotation (docs/PRIVACY.md, "Key
+   * rotation"); a read (`write` false) records nothing.
    */
   keyFor(sessionId: string, write = true): Uint8Array | null {
     const owner = this.ownerOf(sessionId);
     if (owner === null) return null;
-    const key = this.keyring.key(owner);
-    if (key !== undefined && this.verified.get(owner) === key) return key;
-    const hash = ownerHash(owner);
+    const keys = ownerKeys(this.keyring, owner);
+    const key = keys.current;
+    const hash = this.hashOf(owner);
     const recorded = this.records.readCheck(hash);
     if (key === undefined) {
       if (recorded === undefined) return null;
@@ -75,25 +80,34 @@ export class ContentKeys {
         `Owner "${owner}" has encrypted messages but the keyring has no key for it (session "${sessionId}")`,
       );
     }
-    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `The keyring's key for owner "${owner}" is not ${KEY_BYTES} bytes`,
-        {
-          issues: [{ path: "keyring.key", rule: "range" }],
-        },
-      );
+    const check = checkOf(key);
+    if (recorded === check) return key;
+    if (recorded === undefined) {
+      if (!write || this.records.recordCheck(hash, check) === check) return key;
+    } else if (previousKeyWith(keys, recorded) !== undefined && this.records.beginRotation) {
+      if (!write) return key;
+      const from = this.records.readRotation?.(hash);
+      if (from !== undefined) {
+        throw new SessionError(
+          "CONFLICT",
+          `Owner "${owner}" is being rotated to another key: finish that rotation (rekey) before starting one to a third key`,
+        );
+      }
+      if (this.records.beginRotation(hash, recorded, check) === check) return key;
     }
-    const check = keyCheck(key);
-    if (recorded === undefined && !write) return key;
-    if ((recorded ?? this.records.recordCheck(hash, check)) !== check) {
-      throw new SessionError(
-        "DECRYPT_FAILED",
-        `The keyring's key for owner "${owner}" is not the key its messages were encrypted with (session "${sessionId}")`,
-      );
+    throw new SessionError(
+      "DECRYPT_FAILED",
+      `The keyring's key for owner "${owner}" is not the key its messages were encrypted with (session "${sessionId}")`,
+    );
+  }
+
+  private hashOf(owner: string): string {
+    let hash = this.hashes.get(owner);
+    if (hash === undefined) {
+      hash = ownerHash(owner);
+      this.hashes.set(owner, hash);
     }
-    this.verified.set(owner, key);
-    return key;
+    return hash;
   }
 
   /** The content and hash to store for a message of the session: sealed under its owner's key, or null (clear). */
@@ -103,24 +117,44 @@ export class ContentKeys {
     return { content: sealContent(key, sessionId, messageId, json), hash: sealedHash(key, json) };
   }
 
-  /** The JSON of stored content: opened when sealed (`DECRYPT_FAILED` without the right key), else as it is. */
+  /**
+   * The JSON of stored content: opened when sealed, with the owner's key the content names (current or previous;
+   * content sealed before key ids, with whichever of them opens it), else as it is. `DECRYPT_FAILED` when the
+   * keyring holds no such key or it does not open.
+   */
   open(sessionId: string, content: string, messageId?: string): string {
     if (!isSealed(content)) return content;
-    const key = this.keyFor(sessionId, false);
-    if (key === null) {
+    const owner = this.ownerOf(sessionId);
+    const keys = owner === null ? [] : openingKeys(ownerKeys(this.keyring, owner));
+    if (keys.length === 0) {
       throw new SessionError(
         "DECRYPT_FAILED",
         `Session "${sessionId}" holds encrypted messages and has no key`,
       );
     }
-    return openContent(key, sessionId, content, messageId);
+    const named = sealedKeyId(content);
+    if (named !== null) {
+      const key = keys.find((candidate) => keyId(candidate) === named);
+      if (key) return openContent(key, sessionId, content, messageId);
+      throw new SessionError(
+        "DECRYPT_FAILED",
+        `A message of session "${sessionId}" is sealed under key ${named}, which is neither the current nor a previous key the keyring answers for its owner`,
+      );
+    }
+    for (let i = 0; ; i++) {
+      try {
+        return openContent(keys[i]!, sessionId, content, messageId);
+      } catch (error) {
+        // The last key's refusal is the answer; an earlier one only means another key sealed it.
+        if (i === keys.length - 1) throw error;
+      }
+    }
   }
 
   /** Destroys the owner's key (the keyring's `forget`) and its record: what was sealed with it opens no more. */
   async forget(owner: string): Promise<void> {
     await this.keyring.forget?.(owner);
-    this.records.deleteCheck(ownerHash(owner));
-    this.verified.delete(owner);
+    this.records.deleteCheck(this.hashOf(owner));
     for (const [sessionId, cached] of this.owners) if (cached === owner) this.owners.delete(sessionId);
   }
 }

@@ -15,6 +15,12 @@ import { utf8Encode } from "../../runtime/bytes.js";
 export interface Keyring {
   /** The owner's 32-byte key, or undefined when that owner's messages are stored in clear. */
   key(owner: string): Uint8Array | undefined;
+  /**
+   * The owner's earlier keys while a key rotation moves its rows to `key(owner)` (docs/PRIVACY.md, "Key
+   * rotation"): rows still sealed under one of them open with it, and the first write under the new key starts
+   * the rotation. Drop them once `rekey` reports the rotation complete.
+   */
+  previousKeys?(owner: string): readonly Uint8Array[];
   /** Destroys the owner's key everywhere the app keeps it, so no copy of the store can be read again. */
   forget?(owner: string): void | Promise<void>;
 }
@@ -40,17 +46,25 @@ export function deriveOwnerKey(masterKey: Uint8Array, owner: string): Uint8Array
 /**
  * A keyring that derives every owner's key from one master key (see {@link deriveOwnerKey}): every owner is
  * encrypted. It has no `forget`: use a keyring of per-owner random keys where erasure must shred.
+ * `previousMasterKeys`: the master keys being rotated away from (each owner's previous key is derived from them).
  */
-export function masterKeyring(masterKey: Uint8Array): Keyring {
-  deriveOwnerKey(masterKey, ""); // checks the key now, not at the first write
-  const cache = new Map<string, Uint8Array>();
+export function masterKeyring(
+  masterKey: Uint8Array,
+  previousMasterKeys: readonly Uint8Array[] = [],
+): Keyring {
+  // Checks the keys now, not at the first write.
+  for (const master of [masterKey, ...previousMasterKeys]) deriveOwnerKey(master, "");
+  const cache = new Map<string, Uint8Array[]>();
+  const keys = (owner: string): Uint8Array[] => {
+    let derived = cache.get(owner);
+    if (!derived) {
+      derived = [masterKey, ...previousMasterKeys].map((master) => deriveOwnerKey(master, owner));
+      cache.set(owner, derived);
+    }
+    return derived;
+  };
   return {
-    key(owner) {
-      const cached = cache.get(owner);
-      if (cached) return cached;
-      const key = deriveOwnerKey(masterKey, owner);
-      cache.set(owner, key);
-      return key;
-    },
+    key: (owner) => keys(owner)[0],
+    ...(previousMasterKeys.length > 0 ? { previousKeys: (owner: string) => keys(owner).slice(1) } : {}),
   };
 }

@@ -2,7 +2,8 @@
  * Sealed message content: the stored JSON of a message encrypted with AES-256-GCM (runtime/aead.ts: native where
  * Node's crypto is, `@noble/ciphers` in a Worker; synchronous, as SQLite's write path is), under a random 96-bit
  * nonce, with the session id and message id as associated data so a sealed row moved to another session or
- * message id does not open.
+ * message id does not open. It names the key that sealed it (a keyed fingerprint, {@link keyId}), so a read
+ * during a key rotation knows which of the owner's keys opens it.
  */
 import { randomBytes } from "@noble/ciphers/utils.js";
 import { SessionError } from "../../errors.js";
@@ -10,26 +11,60 @@ import { SEALED_PREFIX } from "../../message/json.js";
 import { gcmDecrypt, gcmEncrypt, hmacSha256Hex } from "../../runtime/aead.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 
-// Sealed content is `~sealed1:<base64 of nonce, ciphertext and tag>:<message id>` (SEALED_PREFIX: message/json.ts).
+// Sealed content is `~sealed2:<key id>:<base64 of nonce, ciphertext and tag>:<message id>`; rows written before
+// key ids are `~sealed1:<base64>:<message id>` and still open (SEALED_PREFIX, "~sealed": message/json.ts).
 const NONCE_BYTES = 12;
+const V1 = `${SEALED_PREFIX}1:`;
+const V2 = `${SEALED_PREFIX}2:`;
+/** Hex characters of a key id: 64 bits, so two keys of one owner never share one. */
+const KEY_ID_CHARS = 16;
+const KEY_IDS = new WeakMap<Uint8Array, string>();
+
+/**
+ * The short id sealed content names its key by: the first 64 bits of an HMAC under the key (hex). It reveals
+ * nothing of the key, only which rows share one.
+ */
+export function keyId(key: Uint8Array): string {
+  let id = KEY_IDS.get(key);
+  if (id === undefined) {
+    id = hmacSha256Hex(key, utf8Encode("agent-session/key-id/v1")).slice(0, KEY_ID_CHARS);
+    KEY_IDS.set(key, id);
+  }
+  return id;
+}
+
+/** The start of content sealed under the key `id` (what a rotation's SQL compares a row's first bytes with). */
+export function sealedStart(id: string): string {
+  return `${V2}${id}:`;
+}
+
+/** The id of the key sealed content names, or null for content sealed before key ids were written. */
+export function sealedKeyId(content: string): string | null {
+  if (!content.startsWith(V2)) return null;
+  const colon = content.indexOf(":", V2.length);
+  return colon < 0 ? null : content.slice(V2.length, colon);
+}
 
 /** True when stored content is sealed (see {@link SEALED_PREFIX}). */
 export function isSealed(content: string): boolean {
   return content.startsWith(SEALED_PREFIX);
 }
 
-function aad(sessionId: string, messageId: string): Uint8Array {
-  return utf8Encode(JSON.stringify(["agent-session/sealed1", sessionId, messageId]));
+// The key id is bound too (version 2): a row whose named key was changed does not open under another.
+function aad(sessionId: string, messageId: string, id: string | null): Uint8Array {
+  const fields = id === null ? ["agent-session/sealed1"] : ["agent-session/sealed2", id];
+  return utf8Encode(JSON.stringify([...fields, sessionId, messageId]));
 }
 
-/** The sealed form of a message's JSON, bound to its session and id. */
+/** The sealed form of a message's JSON, bound to its session and id, naming its key. */
 export function sealContent(key: Uint8Array, sessionId: string, messageId: string, json: string): string {
+  const id = keyId(key);
   const nonce = randomBytes(NONCE_BYTES);
-  const sealed = gcmEncrypt(key, nonce, aad(sessionId, messageId), utf8Encode(json));
+  const sealed = gcmEncrypt(key, nonce, aad(sessionId, messageId, id), utf8Encode(json));
   const body = new Uint8Array(NONCE_BYTES + sealed.length);
   body.set(nonce);
   body.set(sealed, NONCE_BYTES);
-  return `${SEALED_PREFIX}${base64Encode(body)}:${messageId}`;
+  return `${sealedStart(id)}${base64Encode(body)}:${messageId}`;
 }
 
 /**
@@ -37,16 +72,23 @@ export function sealContent(key: Uint8Array, sessionId: string, messageId: strin
  * was changed, it belongs to another session, or (when `messageId` is given) to another message.
  */
 export function openContent(key: Uint8Array, sessionId: string, content: string, messageId?: string): string {
-  const colon = content.indexOf(":", SEALED_PREFIX.length);
+  const named = sealedKeyId(content);
+  const start = named === null ? (content.startsWith(V1) ? V1.length : -1) : sealedStart(named).length;
+  const colon = start < 0 ? -1 : content.indexOf(":", start);
   const id = colon < 0 ? "" : content.slice(colon + 1);
-  const body = colon < 0 ? null : base64DecodeCanonical(content.slice(SEALED_PREFIX.length, colon));
+  const body = colon < 0 ? null : base64DecodeCanonical(content.slice(start, colon));
   if (body === null || body.length < NONCE_BYTES + 16) throw decryptFailed(sessionId, id, "is malformed");
   if (messageId !== undefined && id !== messageId) {
     throw decryptFailed(sessionId, messageId, `holds the sealed content of message "${id}"`);
   }
   let plain: Uint8Array;
   try {
-    plain = gcmDecrypt(key, body.subarray(0, NONCE_BYTES), aad(sessionId, id), body.subarray(NONCE_BYTES));
+    plain = gcmDecrypt(
+      key,
+      body.subarray(0, NONCE_BYTES),
+      aad(sessionId, id, named),
+      body.subarray(NONCE_BYTES),
+    );
   } catch (cause) {
     // GCM's tag check fails alike for a wrong key, changed bytes and a row moved to another session.
     throw decryptFailed(

@@ -1,0 +1,105 @@
+import { SqliteStore } from "../../sqlite/store.js";
+import type { RekeyReport } from "../../store/crypto/rekey-options.js";
+import { intOption, ownerOption, stringOption } from "../args.js";
+import type { Command } from "../command.js";
+import { CliError, UsageError } from "../errors.js";
+import { readKeyFile } from "../key-file.js";
+import { counted } from "../output.js";
+import { type Progress, startProgress } from "../progress.js";
+import { isPostgresUrl, probeSqlitePath } from "../store.js";
+
+/** `rekey`: key rotation of one owner on a SQLite file (docs/PRIVACY.md, "Key rotation"). */
+export const rekey: Command = {
+  name: "rekey",
+  summary: "re-encrypt an owner's messages under a new key (resumable)",
+  description:
+    "Rotates the key of one encrypted owner (docs/PRIVACY.md, Key rotation): re-seals each of its messages, sealed " +
+    "under the old key, under the new one, in batches of --batch-size, one transaction each, with the place it got " +
+    "to recorded in the same transaction. Interrupted (Ctrl-C stops after the current batch; a crash loses at most " +
+    "the batch under way), it is resumed by running the same command again; meanwhile every message reads with " +
+    "either key and the app's keyring must answer the new key as key(owner) and the old one in previousKeys(owner). " +
+    "A wrong old key is refused (DECRYPT_FAILED) before anything is written. Keys are read from files, each holding " +
+    "32 raw bytes or their hex or base64 text, never from the command line or the environment. When it completes, " +
+    "destroy the old key (copies of the file taken before the rotation open with it) and run `agent-session purge` " +
+    "so the old ciphertext leaves the file's free pages and log. SQLite files only.",
+  positionals: [],
+  required: 0,
+  options: {
+    owner: { type: "string", value: "<id>", description: "required: the owner whose messages are re-sealed" },
+    "old-key-file": {
+      type: "string",
+      value: "<file>",
+      description: "required: the key its messages are sealed under",
+    },
+    "new-key-file": {
+      type: "string",
+      value: "<file>",
+      description: "required: the key to re-seal them under",
+    },
+    "batch-size": { type: "string", value: "<n>", description: "messages per transaction (default 200)" },
+  },
+  examples: [
+    "agent-session rekey --db chat.db --owner user-42 --old-key-file old.key --new-key-file new.key",
+    "agent-session rekey --db chat.db --owner user-42 --old-key-file old.key --new-key-file new.key --progress",
+  ],
+  async run({ command, args, db, out, io, progress, untilStopped }) {
+    const owner = ownerOption(command, args.values);
+    if (owner === undefined) throw new UsageError("rekey needs --owner <id>", command);
+    const files = ["old-key-file", "new-key-file"].map((name) => {
+      const path = stringOption(args.values, name);
+      if (path === undefined) throw new UsageError(`rekey needs --${name} <file>`, command);
+      return readKeyFile(path, `--${name}`);
+    });
+    const [oldKey, newKey] = files as [Uint8Array, Uint8Array];
+    const batchSize = intOption(command, args.values, "batch-size", 200);
+    if (batchSize < 1 || batchSize > 10_000)
+      throw new UsageError("--batch-size must be a whole number from 1 to 10000", command);
+    if (isPostgresUrl(db)) throw new CliError("rekey works on SQLite files only for now", "UNSUPPORTED");
+    const kind = probeSqlitePath(db, "read");
+    if (kind !== "agent-session")
+      throw new CliError(`${db} holds no agent-session tables`, "INVALID_ARGUMENT");
+    // Only this owner has keys: nothing else of the file is opened or sealed by this store.
+    const store = new SqliteStore(db, {
+      keyring: {
+        key: (o) => (o === owner ? newKey : undefined),
+        previousKeys: (o) => (o === owner ? [oldKey] : []),
+      },
+    });
+    const stop = new AbortController();
+    void untilStopped().then(() => stop.abort());
+    let bar: Progress | undefined;
+    let shown = 0;
+    let reached = { done: 0, total: 0 };
+    let report: RekeyReport;
+    try {
+      report = await store.rekey(owner, {
+        batchSize,
+        signal: stop.signal,
+        onProgress: ({ done, total }) => {
+          bar ??= startProgress(io, progress, "rekey", total, "messages");
+          bar.increment(done - shown);
+          shown = done;
+          reached = { done, total };
+        },
+      });
+    } catch (error) {
+      if (!stop.signal.aborted) throw error;
+      throw new CliError(
+        `interrupted after ${reached.done} of ${counted(reached.total, "message")}: every message reads with either key; run the same command again to resume`,
+        "INTERRUPTED",
+        130,
+      );
+    } finally {
+      bar?.stop();
+      await store.close();
+    }
+    if (out.json) return out.result(report);
+    await out.line(
+      `Re-sealed ${counted(report.resealed, "message")} of owner ${JSON.stringify(owner)} under key ${report.keyId}` +
+        `${report.resumed ? " (resuming a rotation under way)" : ""}; all ${counted(report.total, "message")} are under it now.`,
+    );
+    await out.line(
+      "Destroy the old key (copies of the file taken before hold messages under it) and run `agent-session purge`.",
+    );
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * What a key rotation (`store.rekey`, docs/PRIVACY.md "Key rotation") takes and answers, and the check of its
+ * options.
+ */
+import { SessionError, type SessionIssueRule } from "../../errors.js";
+
+/** How far a rotation got, after each batch. */
+export interface RekeyProgress {
+  owner: string;
+  /** Messages of the owner walked so far (by this run and, resuming, the runs before it). */
+  done: number;
+  /** Messages of the owner when the run started. */
+  total: number;
+  /** Messages this run re-sealed under the new key. */
+  resealed: number;
+}
+
+/** Options of `store.rekey(owner, options)`. */
+export interface RekeyOptions {
+  /** Messages re-sealed per write transaction (default 200, at most 10000). */
+  batchSize?: number | undefined;
+  /** Stops the rotation between two batches (it throws the signal's reason); a later run resumes it. */
+  signal?: AbortSignal | undefined;
+  /** Called after each batch. */
+  onProgress?: ((progress: RekeyProgress) => void) | undefined;
+}
+
+/** What a finished rotation answers: every message of the owner is sealed under the key `keyId` names. */
+export interface RekeyReport {
+  owner: string;
+  /** The id sealed content names the new key by (a keyed fingerprint, never the key). */
+  keyId: string;
+  /** Messages of the owner when the run started. */
+  total: number;
+  /** Messages this run re-sealed. */
+  resealed: number;
+  /** True when the rotation was under way already (an earlier run, or a write under the new key, started it). */
+  resumed: boolean;
+}
+
+function invalid(path: string, message: string, rule: SessionIssueRule): never {
+  throw new SessionError("INVALID_ARGUMENT", message, { issues: [{ path, rule }] });
+}
+
+/** The options with their defaults; `INVALID_ARGUMENT` naming the field that is wrong. */
+export function checkRekeyOptions(options: unknown): {
+  batchSize: number;
+  signal: AbortSignal | undefined;
+  onProgress: RekeyOptions["onProgress"];
+} {
+  if (options === null || typeof options !== "object") invalid("", "rekey options must be an object", "type");
+  const { batchSize = 200, signal, onProgress } = options as RekeyOptions;
+  if (
+    typeof batchSize !== "number" ||
+    !Number.isSafeInteger(batchSize) ||
+    batchSize < 1 ||
+    batchSize > 10_000
+  ) {
+    invalid(
+      "batchSize",
+      "batchSize must be a whole number from 1 to 10000",
+      typeof batchSize === "number" ? "range" : "type",
+    );
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    invalid("signal", "signal must be an AbortSignal", "type");
+  }
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    invalid("onProgress", "onProgress must be a function", "type");
+  }
+  return { batchSize, signal, onProgress };
+}
