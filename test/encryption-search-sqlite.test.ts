@@ -10,6 +10,7 @@ import { after, test } from "node:test";
 import type { SearchHit, StoreSearchOptions } from "../src/contract/search.js";
 import { SessionManager } from "../src/manager/manager.js";
 import { blindTokensOf } from "../src/search/blind-tokens.js";
+import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
@@ -166,4 +167,32 @@ test("SQLite: a search of an encrypted owner with a wrong or missing key is DECR
     });
     await other.close();
   }
+});
+
+test("SQLite: an edited encrypted message is found by its new words; a read-only reader finds pending ones", async () => {
+  const path = join(dir, "edit.db");
+  const keyring = randomKeyring(["alice", "carol"]);
+  const store = new SqliteStore(path, { keyring });
+  const { ids } = await seed(store);
+  assert.equal((await store.searchMessages("rotates", { owner: "alice" })).length, 1, "indexed");
+  await store.session(ids[0]!).updateMessage(msg("alice6", "The wombat sleeps all afternoon"));
+  assert.deepEqual(
+    (await store.searchMessages("wombat", { owner: "alice" })).map((h) => h.id),
+    ["alice6"],
+  );
+  assert.equal((await store.searchMessages("rotates", { owner: "alice" })).length, 0);
+  // Appended after the last search: pending, matched in memory by a connection that cannot index it.
+  await store.session(ids[0]!).appendMessage(msg("alice8", "a pending wombat appears"));
+  const Database = await loadBetterSqlite3();
+  const handle = new Database(path, { readonly: true });
+  const reader = new SqliteStore(handle, { keyring });
+  for (const match of ["any", "all"] as const) {
+    const found = await reader.searchMessages("wombat", { sessionId: ids[0]!, match });
+    assert.deepEqual(found.map((h) => h.id).sort(), ["alice6", "alice8"]);
+    assert.deepEqual((await reader.searchMessages("wombat", { match })).length, 0, "store-wide: clear only");
+  }
+  await reader.close();
+  handle.close();
+  await store.close();
+  assert.equal(occurrences(sqliteFiles(path), "wombat"), 0);
 });
