@@ -2,7 +2,10 @@
  * The tokens of a keyed blind index (docs/PRIVACY.md, "Encryption at rest"): each word of an encrypted owner's
  * message, folded and split as every index holds words (tokens.ts), goes into the full-text index as one token of
  * keyed segments (store/crypto/blind.ts): one segment per prefix of the word from its third character (its first
- * for a CJK token) up to PREFIX_CAP characters, then one for the whole word.
+ * for a CJK token) up to PREFIX_CAP characters, then one for the whole word. The first prefix's segment is 30 bits
+ * (it tells apart every word start of a vocabulary: ~10,000 against 2^30), each later one 20 bits (it only tells
+ * apart the few dozen next characters after the same prefix: a family query takes in a word that is none of its
+ * own with a chance of ~3 in 100,000), which keeps the tokens, and so the index, short.
  *
  * One token per word keeps every BM25 input as it is in clear (term frequencies, document lengths, document
  * counts), and the segments keep the query language whole: a word is its whole token, a word family (`deploy*`)
@@ -11,7 +14,7 @@
  * prefix beside each word (longer documents for BM25). The cost: the index shows, per owner, each word's length
  * (up to PREFIX_CAP) and which words share their first characters.
  */
-import { BlindHasher } from "../store/crypto/blind.js";
+import { BlindHasher, SEGMENT_CHARS } from "../store/crypto/blind.js";
 import { hasCjk } from "./cjk.js";
 import { isAscii } from "./tokens.js";
 
@@ -32,6 +35,8 @@ export function isBlindLike(word: string): boolean {
 export const PREFIX_CAP = 32;
 /** The shortest prefix with a segment of its own (shorter words have one for the whole word). */
 export const PREFIX_START = 3;
+// Characters of every segment after a token's first (20 bits), the whole word's included.
+const NEXT_CHARS = 4;
 // Words whose tokens are kept per owner: a conversation's vocabulary repeats, and a word costs one HMAC per prefix.
 const CACHE_WORDS = 20_000;
 
@@ -46,7 +51,7 @@ export class BlindTokens {
   word(word: string): string {
     const cached = this.words.get(word);
     if (cached !== undefined) return cached;
-    const token = BLIND_MARK + this.chain(chars(word), true) + this.hasher.segment("w", word);
+    const token = BLIND_MARK + this.chain(chars(word), true) + this.hasher.segment("w", word, NEXT_CHARS);
     remember(this.words, word, token);
     return token;
   }
@@ -78,7 +83,7 @@ export class BlindTokens {
     let prefix = cs.slice(0, start - 1).join("");
     for (let n = start; n <= Math.min(cs.length, PREFIX_CAP); n++) {
       prefix += cs[n - 1];
-      out += this.hasher.segment("p", prefix);
+      out += this.hasher.segment("p", prefix, n === start ? SEGMENT_CHARS : NEXT_CHARS);
     }
     return out;
   }

@@ -12,7 +12,7 @@ import { nodeBuiltin } from "../../runtime/load.js";
 
 const SALT = utf8Encode("agent-session/blind-index/v1");
 
-/** Characters of one segment: 6 base32 characters, 30 bits of the HMAC. */
+/** Most characters of one segment: 6 base32 characters, 30 bits of the HMAC. */
 export const SEGMENT_CHARS = 6;
 // Lower-case letters and digits only: SQLite's unicode61 keeps a run of them as one token, and folds nothing in it.
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
@@ -25,7 +25,7 @@ export function deriveBlindKey(ownerKey: Uint8Array): Uint8Array {
   return hkdf(sha256, ownerKey, SALT, new Uint8Array(0), 32);
 }
 
-/** Keyed segments of one owner's blind index: HMAC-SHA256 under the blind key, 30 bits, base32. */
+/** Keyed segments of one owner's blind index: HMAC-SHA256 under the blind key, up to 30 bits, base32. */
 export class BlindHasher {
   private readonly key: Uint8Array;
 
@@ -35,18 +35,18 @@ export class BlindHasher {
 
   /**
    * The segment of `text` in the domain `kind` (one letter: a prefix's segments and a whole word's never equal
-   * each other's by construction, only by a 2^-30 chance).
+   * each other's by construction, only by chance), `chars` base32 characters long (5 bits each, at most 6).
    */
-  segment(kind: string, text: string): string {
+  segment(kind: string, text: string, chars = SEGMENT_CHARS): string {
     const data = utf8Encode(`${kind}\u0000${text}`);
     nodeCrypto ??= nodeBuiltin<NodeCrypto>("node:crypto") ?? null;
     const mac = nodeCrypto
       ? nodeCrypto.createHmac("sha256", this.key).update(data).digest()
       : hmac(sha256, this.key, data);
-    // The first 30 bits, 5 at a time.
+    // The first 5 × chars bits, 5 at a time.
     const bits = ((mac[0]! << 22) | (mac[1]! << 14) | (mac[2]! << 6) | (mac[3]! >>> 2)) >>> 0;
     let out = "";
-    for (let shift = 25; shift >= 0; shift -= 5) out += BASE32[(bits >>> shift) & 31];
+    for (let shift = 25; shift > 25 - 5 * chars; shift -= 5) out += BASE32[(bits >>> shift) & 31];
     return out;
   }
 }
