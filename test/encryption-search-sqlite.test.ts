@@ -196,3 +196,43 @@ test("SQLite: an edited encrypted message is found by its new words; a read-only
   await store.close();
   assert.equal(occurrences(sqliteFiles(path), "wombat"), 0);
 });
+
+test("blind tokens: a word's token starts with the token prefix of each of its prefixes, and only of those", () => {
+  const blind = blindTokensOf(crypto.getRandomValues(new Uint8Array(32)));
+  const words = [
+    "deploy",
+    "deployment",
+    "deployed",
+    "dep",
+    "de",
+    "creation",
+    "create",
+    "机器",
+    "机",
+    "ab",
+    "x".repeat(40),
+  ];
+  for (const word of words) {
+    for (const other of words) {
+      const prefix = blind.prefix(other);
+      if (prefix === null) continue;
+      assert.equal(blind.word(word).startsWith(prefix), word.startsWith(other), `${word} / ${other}*`);
+    }
+    assert.equal(words.filter((w) => blind.word(w) === blind.word(word)).length, 1);
+  }
+  // Shorter than a first segment: only the word itself (see PREFIX_START); longer than the cap: its first 32.
+  assert.equal(blind.prefix("de"), null);
+  assert.equal(blind.prefix("x".repeat(40)), blind.prefix("x".repeat(33)));
+});
+
+test("SQLite: a query word spelled like a blind token matches nothing", async () => {
+  const store = new SqliteStore(join(dir, "mark.db"), { keyring: randomKeyring(["alice"]) });
+  await seed(store, ["alice"]);
+  const token = blindTokensOf(randomKeyring(["x"]).keys.get("x")!).prefix("apple")!;
+  for (const match of ["any", "all"] as const)
+    assert.deepEqual(await store.searchMessages(token, { owner: "alice", match }), []);
+  assert.deepEqual(await store.searchMessages(`${token} apples`, { owner: "alice", match: "all" }), []);
+  assert.equal((await store.searchMessages("apples", { owner: "alice", match: "all" })).length, 2);
+  assert.equal((await store.searchMessages("\uE000", { owner: "alice" })).length, 0);
+  await store.close();
+});
