@@ -20,6 +20,7 @@ import { PostgresStore } from "../src/postgres/store.js";
 import type { VectorChannel } from "../src/search/vectors/types.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
+import { masterKeyring } from "../src/store/crypto/keyring.js";
 import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
@@ -83,6 +84,14 @@ async function postgresAsker(data: Conversation[], match: SearchMatch, toolSteps
   };
 }
 
+// Every conversation registered with one owner whose key the keyring holds, before its turns are appended.
+async function encryptedAsker(data: Conversation[], match: SearchMatch, file: string): Promise<Asker> {
+  const store = new SqliteStore(file, { keyring: masterKeyring(crypto.getRandomValues(new Uint8Array(32))) });
+  for (const conv of data) await store.registry.create({ id: conv.conv, name: conv.conv, owner: "locomo" });
+  await seedConversations(store, data);
+  return storeAsker(store, match);
+}
+
 async function anchorAsker(data: Conversation[]): Promise<Asker> {
   const Database = await loadBetterSqlite3();
   const db = new Database(":memory:");
@@ -137,6 +146,16 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
     for (const match of ["any", "all"] as const) {
       const label = `agent-session ${backend}, match "${match}"${match === "any" ? " (default)" : ""}`;
       makers.push([label, () => asker(backend, match, false, `${match}.db`)]);
+    }
+    if (backend === "sqlite") {
+      // The same conversations under an encrypted owner (a keyring): sealed, searched through the keyed blind index
+      // (docs/PRIVACY.md); the figures should be the plain rows' above.
+      for (const match of ["any", "all"] as const) {
+        makers.push([
+          `agent-session sqlite, match "${match}", encrypted owner (blind index)`,
+          () => encryptedAsker(data, match, join(dir, `sealed-${match}.db`)),
+        ]);
+      }
     }
     // The same conversations stored as an agent's (a tool step before each reply): ranked recall passes through
     // messages without text, so the figures should be the plain conversations'.

@@ -62,8 +62,9 @@ test("SQLite: an encrypted owner's messages read back whole and leave no plainte
     JSON.stringify(exported).includes(said(4)),
     "an export is opened (the copy is the app's to protect)",
   );
-  // Not searchable yet (no blind index): an encrypted owner's words are not in the full-text index at all.
+  // A store-wide search hashes for no owner (the blind index: encryption-search-sqlite.test.ts); alice's own finds.
   assert.equal((await store.searchMessages(SECRET)).length, 0);
+  assert.equal((await store.searchMessages(SECRET, { owner: "alice" })).length, 5);
   assert.equal((await store.searchMessages("bob plain")).length, 1);
   assert.equal((await manager.getHistory(bob)).length, 1);
   await store.close();

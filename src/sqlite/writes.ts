@@ -10,6 +10,7 @@ import type { SqlDriver } from "./connection/driver.js";
 import { storedFreeText } from "./connection/free-text.js";
 import { releaseSession } from "./media/attachments.js";
 import { type StoredForm, storedForm } from "./sealing.js";
+import { blindOfSessionNum } from "./search/blind.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
@@ -108,8 +109,9 @@ function rewrite(
   // An indexed message is re-indexed now; a pending one is indexed from its new content with its batch.
   if (node.seq <= indexedSeq(driver)) {
     driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
-    // Sealed content is never indexed (search/indexing.ts afterInsert).
-    if (!form.sealed) indexText(driver, node.seq, sessionNum, messageText(message));
+    // Sealed content goes in as its owner's blind tokens (search/indexing.ts afterInsert).
+    const blind = form.sealed ? blindOfSessionNum(driver, sessionNum) : null;
+    indexText(driver, node.seq, sessionNum, messageText(message), true, undefined, blind);
   }
   driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [
     new Date().toISOString(),

@@ -18,9 +18,10 @@ import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
 import { branchedSessions } from "./active-paths.js";
+import { searchBlinds } from "./blind.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
-import type { FamilyExpander } from "./fts.js";
+import { type FamilyExpander, noExpansion } from "./fts.js";
 import {
   type HitHead,
   hasOtherBranches,
@@ -117,11 +118,14 @@ function readTerms(
   state: SearchState,
 ): TermReads {
   const pending = state.indexed !== null && state.total > state.indexed;
-  const { families } = expander.expand(terms, state.total);
+  // Word families are read from the index's vocabulary, which holds blind tokens by no word: with any owner's
+  // blind tokens in scope, a family stays a prefix query (in clear and blind alike).
+  const blinds = searchBlinds(driver, plan);
+  const { families } = blinds.length > 0 ? noExpansion() : expander.expand(terms, state.total);
   const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
   const sessionNum = state.scope?.filter === "lookup" ? state.scope.num : undefined;
   const filter = filterSql(plan, { sessionNum });
-  const reads = terms.map((term) => termMatches(driver, term, families, state, cap, filter));
+  const reads = terms.map((term) => termMatches(driver, term, families, state, cap, filter, blinds));
   const matches = reads.map(({ nodes }) => nodes);
   const pendingMatches = pending
     ? pendingTermMatches(driver, terms, state.scope?.num, plan.owner)

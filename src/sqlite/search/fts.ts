@@ -2,6 +2,7 @@
  * The query language rendered for FTS5: the MATCH expression, and word families expanded to the index's own
  * terms (the Postgres twin is src/postgres/search/fts.ts).
  */
+import { type BlindTokens, isBlindLike } from "../../search/blind-tokens.js";
 import { otherForms, type QueryTerm, type QueryWord } from "../../search/query.js";
 import { foldToken } from "../../search/tokens.js";
 import type { SqlDriver } from "../connection/driver.js";
@@ -12,13 +13,16 @@ import { type FamilyCache, familyCacheOf, MAX_FAMILY_TERMS } from "./family-cach
  * `families` may give the index terms a word-family prefix stands for: they are ORed instead of the prefix query.
  * Words are folded as the index text is (`searchableText`); a word whose folding changes it is also matched as
  * typed, so text indexed before the index was folded (where unicode61 kept "αθήνα", "ёжик") is still found.
+ * `blinds`: the owners in scope with a key, whose sealed messages the index holds as blind tokens: each term is
+ * also matched as each owner's tokens (ORed, so a term's documents are counted as in clear).
  */
 export function toFts5(
   terms: QueryTerm[],
   column: string,
   families?: ReadonlyMap<string, readonly string[]>,
+  blinds: readonly BlindTokens[] = [],
 ): string {
-  const parts = terms.map((term) => {
+  const clear = terms.map((term) => {
     if (term.kind === "phrase") return either(term.words.join(" "), term.words.map(foldToken).join(" "), "");
     const family = term.prefix === null ? undefined : families?.get(term.prefix);
     const forms = otherForms(term);
@@ -27,6 +31,10 @@ export function toFts5(
     if (family && family.length > 0) return `(${family.map(quoted).join(" OR ")})`;
     return either(term.prefix, foldToken(term.prefix), "*");
   });
+  const parts =
+    blinds.length === 0
+      ? clear
+      : clear.map((part, i) => `(${[part, ...blinds.map((b) => blindTerm(terms[i]!, b))].join(" OR ")})`);
   // One term takes no parentheses: FTS5 reads `text : "a b"` ~20 % faster than `text : ("a b")` (a phrase or a word
   // at 10,000 messages, 14 against 18 µs p50), and ranked recall asks one term per statement.
   return parts.length === 1 ? `${column} : ${parts[0]}` : `${column} : (${parts.join(" AND ")})`;
@@ -40,6 +48,16 @@ function withForms(term: QueryWord, forms: readonly string[], family: readonly s
   return `(${[...own, ...forms.map(quoted)].join(" OR ")})`;
 }
 
+// A term as one owner's blind tokens (search/blind-tokens.ts): a phrase its words' tokens in a row, a word its token
+// or its family's token prefix, and each of its other forms.
+function blindTerm(term: QueryTerm, blind: BlindTokens): string {
+  if (term.kind === "phrase") return quoted(term.words.map((word) => blind.word(foldToken(word))).join(" "));
+  const prefix = term.prefix === null ? null : blind.prefix(foldToken(term.prefix));
+  const own = prefix === null ? quoted(blind.word(foldToken(term.word))) : `${quoted(prefix)}*`;
+  const forms = otherForms(term).map((form) => quoted(blind.word(form)));
+  return forms.length === 0 ? own : `${own} OR ${forms.join(" OR ")}`;
+}
+
 function quoted(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
@@ -50,6 +68,9 @@ function quoted(term: string): string {
  */
 export function cannotMatch(term: QueryTerm, families: ReadonlyMap<string, readonly string[]>): boolean {
   if (foldsToNothing([term])) return true;
+  // A word spelled as a blind token would match one by its spelling, not its meaning.
+  if ((term.kind === "phrase" ? term.words : [term.word]).some((word) => isBlindLike(foldToken(word))))
+    return true;
   return (
     term.kind === "word" &&
     term.prefix !== null &&
@@ -173,6 +194,11 @@ export class FamilyExpander {
 export interface Expansion {
   families: Map<string, string[]>;
   maxMatches: number;
+}
+
+/** No family expanded (every family a prefix query), no bound on the matches. */
+export function noExpansion(): Expansion {
+  return { families: new Map(), maxMatches: Number.POSITIVE_INFINITY };
 }
 
 /**

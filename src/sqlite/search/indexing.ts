@@ -1,12 +1,15 @@
 import type { SessionMessage } from "../../contract/message.js";
+import { SessionError } from "../../errors.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
+import type { BlindTokens } from "../../search/blind-tokens.js";
 import type { QueryTerm } from "../../search/query.js";
 import { scoreText } from "../../search/score.js";
-import { searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
+import { indexTokens, searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { boundedText, contentSql, storedText } from "../chunks.js";
+import { boundedText, contentSql, resolveContent, storedText } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
+import { blindOfSession, blindOfSessionNum, sessionIdOf } from "./blind.js";
 import { noteIndexedText } from "./family-cache.js";
 import { ownerOfSession, sidTokens } from "./owner-index.js";
 
@@ -37,6 +40,7 @@ export function indexedSeq(driver: SqlDriver): number {
  * row as one without searchable text (text-parents.ts), as the other backends do, and marks its session as holding
  * such a message (unless `markTextless` is false). `owner`: the session's owner, whose token goes beside the
  * session's (owner-index.ts); undefined looks it up (two key lookups: callers indexing many rows read it with them).
+ * `blind`: the owner's blind tokens, for a sealed message (its words go in as those, blind.ts), else null.
  */
 export function indexText(
   driver: SqlDriver,
@@ -45,8 +49,10 @@ export function indexText(
   text: string,
   markTextless = true,
   owner?: string | null,
+  blind: BlindTokens | null = null,
 ): void {
-  const indexed = text.length === 0 ? "" : boundedText(driver, searchableText(text));
+  const words = text.length === 0 ? "" : blind ? blind.text(indexTokens(text)) : searchableText(text);
+  const indexed = words.length === 0 ? "" : boundedText(driver, words);
   if (!TOKEN_CHARACTER.test(indexed)) {
     // The session now holds a message ranked recall passes through (text-parents.ts). A schema step older than
     // the mark (retokenize.ts) leaves it to the step that adds it, which reads the whole index.
@@ -73,10 +79,11 @@ export function afterInsert(
   indexed: number,
   sealed = false,
 ): void {
-  // A sealed message (an encrypted owner's) is never indexed: its words would be plaintext in the index.
-  if (sealed) return;
-  if (seq <= indexed) indexText(driver, seq, sessionNum, messageText(message));
-  else if (seq - indexed >= INDEX_BATCH) indexPending(driver);
+  // A sealed message (an encrypted owner's) goes in as its owner's blind tokens: its words would be plaintext.
+  if (seq <= indexed) {
+    const blind = sealed ? blindOfSessionNum(driver, sessionNum) : null;
+    indexText(driver, seq, sessionNum, messageText(message), true, undefined, blind);
+  } else if (seq - indexed >= INDEX_BATCH) indexPending(driver);
 }
 
 /** Removes one message from the index; a pending message is not in it. Call inside a write transaction. */
@@ -102,11 +109,21 @@ export function indexPending(driver: SqlDriver): number {
   );
   const owners = ownersOf(driver, rows);
   for (const row of rows) {
-    const content = storedText(driver, row.content);
-    if (isSealed(content)) continue; // an encrypted owner's message: never indexed (see afterInsert)
-    const message = parseMessage(content);
+    let content = storedText(driver, row.content);
     const owner = owners.get(row.session_num) ?? null;
-    if (message) indexText(driver, row.seq, row.session_num, messageText(message), true, owner);
+    let blind: BlindTokens | null = null;
+    if (isSealed(content)) {
+      // An encrypted owner's message goes in as its owner's blind tokens (see afterInsert). A connection without
+      // that owner's key cannot open it and leaves it out (docs/PRIVACY.md: every writer holds the keyring); a
+      // wrong key is DECRYPT_FAILED.
+      if (owner === null || driver.keys?.keyring.key(owner) === undefined) continue;
+      const sessionId = sessionIdOf(driver, row.session_num);
+      if (sessionId === undefined) continue;
+      blind = blindOfSession(driver, sessionId);
+      content = openedOrEmpty(driver, content, sessionId);
+    }
+    const message = parseMessage(content);
+    if (message) indexText(driver, row.seq, row.session_num, messageText(message), true, owner, blind);
   }
   const last = rows[rows.length - 1];
   if (last) driver.run("UPDATE agent_search_state SET indexed_seq = ? WHERE id = 1", [last.seq]);
@@ -157,7 +174,9 @@ export function matchPending(
 
 /**
  * The text of every message the index does not hold yet (optionally of one session, or of `owner`'s sessions: each
- * pending row's owner checked by key); unreadable rows left out.
+ * pending row's owner checked by key); unreadable rows left out. Sealed rows are opened (with the keyring's key:
+ * `DECRYPT_FAILED` for a wrong one) where the search keeps to a session or an owner, whose key the search checked
+ * (blind.ts); a store-wide search finds text in clear only.
  */
 export function pendingTexts(
   driver: SqlDriver,
@@ -169,18 +188,39 @@ export function pendingTexts(
       ? ""
       : ` AND EXISTS (SELECT 1 FROM agent_session_heads h JOIN agent_sessions s ON s.id = h.session_id
           WHERE h.num = m.session_num AND s.owner = ?)`;
-  const sql = `SELECT m.seq, ${contentSql("m")} AS content FROM agent_messages m
+  const sql = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content FROM agent_messages m
     WHERE m.seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)${owned}`;
   const of = owner === undefined ? [] : [owner];
+  type Row = { seq: number; session_num: number; content: unknown };
   const rows =
     sessionNum === undefined
-      ? driver.all<{ seq: number; content: unknown }>(sql, of)
-      : driver.all<{ seq: number; content: unknown }>(`${sql} AND m.session_num = ?`, [...of, sessionNum]);
+      ? driver.all<Row>(sql, of)
+      : driver.all<Row>(`${sql} AND m.session_num = ?`, [...of, sessionNum]);
+  const opens = driver.keys !== undefined && (sessionNum !== undefined || owner !== undefined);
   return rows.flatMap((row) => {
-    const content = storedText(driver, row.content);
-    const message = isSealed(content) ? null : parseMessage(content);
+    let content = storedText(driver, row.content);
+    if (isSealed(content)) {
+      const sessionId = opens ? sessionIdOf(driver, row.session_num) : undefined;
+      if (sessionId === undefined) return [];
+      content = openedOrEmpty(driver, content, sessionId);
+    }
+    const message = parseMessage(content);
     return message ? [{ seq: row.seq, text: messageText(message) }] : [];
   });
+}
+
+/**
+ * Sealed content opened, or "" when this one row does not open under the owner's key (changed, or moved from
+ * another message): an unreadable row, left out of the index as one whose JSON does not parse is; reading it
+ * reports DECRYPT_FAILED. A wrong or missing key fails before (blind.ts checks it), for every row.
+ */
+function openedOrEmpty(driver: SqlDriver, content: string, sessionId: string): string {
+  try {
+    return resolveContent(driver, content, sessionId);
+  } catch (error) {
+    if (error instanceof SessionError && error.code === "DECRYPT_FAILED") return "";
+    throw error;
+  }
 }
 
 /** True for the error SQLite gives a connection that may not write (read-only file or handle). */

@@ -19,10 +19,11 @@ import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { branchedSessions } from "./active-paths.js";
+import { searchBlinds } from "./blind.js";
 import { SqliteRecallSource } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
-import { cannotMatch, FamilyExpander, toFts5 } from "./fts.js";
+import { cannotMatch, FamilyExpander, noExpansion, toFts5 } from "./fts.js";
 import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { readScopedState, type SearchState, scopedMatch } from "./state.js";
@@ -153,10 +154,13 @@ export class SqliteMessageSearch {
       }
     }
     const storeRows = state.total;
-    const { families, maxMatches } = this.families.expand(terms, storeRows);
+    // Owners in scope with a key: their sealed messages are matched by blind tokens, families as prefixes (blind.ts).
+    const blinds = searchBlinds(this.driver, plan);
+    const { families, maxMatches } =
+      blinds.length > 0 ? noExpansion() : this.families.expand(terms, storeRows);
     // A word whose family has no indexed term, or that folds to nothing, cannot match an indexed message.
     const noMatch = terms.some((term) => cannotMatch(term, families));
-    const match = scopedMatch(state, toFts5(terms, "text", families));
+    const match = scopedMatch(state, toFts5(terms, "text", families, blinds));
     if (noMatch) return this.page(unindexed, plan, hitOptions);
     // The candidates' seqs, best first. Where no hit can be skipped (all branches asked for, or no session with
     // other branches in scope), only the first `limit` of them: plucking every candidate into JavaScript cost ~10 %

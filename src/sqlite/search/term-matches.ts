@@ -4,6 +4,7 @@
  * statement; and, where those newest matches fill the term's window, its newest matches that pass a condition
  * (filters.ts: a role or time filter, the active path) in one more.
  */
+import type { BlindTokens } from "../../search/blind-tokens.js";
 import type { QueryTerm } from "../../search/query.js";
 import type { SqlDriver, SqlValue } from "../connection/driver.js";
 import { type FilterSql, sessionFilter } from "./filters.js";
@@ -41,7 +42,8 @@ export interface TermRead {
 /**
  * One term's newest matches within the search's scope (at most `cap`) with their nodes (see withNodes): newest
  * first, or in the index's own order where every match fits under the cap. With a role or time filter, a term
- * whose newest matches fill the cap also brings the filter's own newest matches (see withFiltered).
+ * whose newest matches fill the cap also brings the filter's own newest matches (see withFiltered). `blinds`: the
+ * owners in scope whose sealed messages the index holds as blind tokens (blind.ts).
  */
 export function termMatches(
   driver: SqlDriver,
@@ -50,12 +52,13 @@ export function termMatches(
   state: SearchState,
   cap: number,
   filter: FilterSql | undefined,
+  blinds: readonly BlindTokens[] = [],
 ): TermRead {
   // A word whose family has no indexed term, or that folds to nothing, matches no indexed message.
   if (cannotMatch(term, families)) return { nodes: [] };
   // A session holding most of the store is kept to by its rows' session (read with the candidates' parents):
   // its token's doclist would be nearly the whole index. Any other is kept to by its token inside the index.
-  const match = scopedMatch(state, toFts5([term], "text", families));
+  const match = scopedMatch(state, toFts5([term], "text", families, blinds));
   // `total` (the highest seq) bounds the rows of the store, a session's (or a set's) count the rows its tokens
   // let through.
   const { scope, sessions, total } = state;

@@ -1,0 +1,75 @@
+/**
+ * The keyed blind index on SQLite (search/blind-tokens.ts): which owners' tokens a write and a search use. A
+ * sealed message is indexed under its owner's blind tokens; a search kept to a session, an owner or a set of
+ * sessions hashes its terms for each owner in scope that has a key (a wrong key is `DECRYPT_FAILED` here, before
+ * anything is read). A store-wide search without an owner or sessions hashes for no owner: it would need every
+ * owner's key, one set of terms each, however many owners the store holds; it finds text in clear only.
+ */
+import { SessionError } from "../../errors.js";
+import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
+import type { SearchPlan } from "../../search/options.js";
+import type { SqlDriver } from "../connection/driver.js";
+
+/** Most owners with a key one search may span (each adds its own tokens to every term of the query). */
+export const MAX_BLIND_OWNERS = 16;
+
+/** The blind tokens a sealed message of `sessionId` is indexed with (its owner's key, checked), or null (none). */
+export function blindOfSession(driver: SqlDriver, sessionId: string): BlindTokens | null {
+  const key = driver.keys?.keyFor(sessionId, false) ?? null;
+  return key === null ? null : blindTokensOf(key);
+}
+
+/** The session id of the head `sessionNum`, or undefined. */
+export function sessionIdOf(driver: SqlDriver, sessionNum: number): string | undefined {
+  return driver.get<{ id: string }>("SELECT session_id AS id FROM agent_session_heads WHERE num = ?", [
+    sessionNum,
+  ])?.id;
+}
+
+/** {@link blindOfSession} of the session whose head is `sessionNum` (null when it has none). */
+export function blindOfSessionNum(driver: SqlDriver, sessionNum: number): BlindTokens | null {
+  const sessionId = sessionIdOf(driver, sessionNum);
+  return sessionId === undefined ? null : blindOfSession(driver, sessionId);
+}
+
+/**
+ * The blind tokens of every owner with a key in the search's scope: the session's owner, the owner asked for, or
+ * the owners of the sessions named; none for a store-wide search (see above).
+ */
+export function searchBlinds(
+  driver: SqlDriver,
+  plan: Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">,
+): BlindTokens[] {
+  if (!driver.keys) return [];
+  const blinds = sessionsByOwner(driver, plan).flatMap((sessionId) => {
+    const blind = blindOfSession(driver, sessionId);
+    return blind === null ? [] : [blind];
+  });
+  if (blinds.length > MAX_BLIND_OWNERS) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `A search may span at most ${MAX_BLIND_OWNERS} owners with a key (its terms are hashed per owner); this one spans ${blinds.length}`,
+      { issues: [{ path: "sessionIds", rule: "range" }] },
+    );
+  }
+  return blinds;
+}
+
+// One session of each owner in scope (the key check goes by session): of the session searched, of the owner asked
+// for (any of its sessions), or of each owner among the sessions named.
+function sessionsByOwner(
+  driver: SqlDriver,
+  { sessionId, sessionIds, owner }: Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">,
+): string[] {
+  if (sessionId !== undefined) return [sessionId];
+  if (owner !== undefined) {
+    const row = driver.get<{ id: string }>("SELECT id FROM agent_sessions WHERE owner = ? LIMIT 1", [owner]);
+    return row === undefined ? [] : [row.id];
+  }
+  if (sessionIds === undefined) return [];
+  return driver.column<string>(
+    `SELECT MIN(s.id) FROM json_each(?) j JOIN agent_sessions s ON s.id = j.value
+     WHERE s.owner IS NOT NULL GROUP BY s.owner`,
+    [JSON.stringify([...sessionIds])],
+  );
+}
