@@ -41,14 +41,18 @@ export function searchBlinds(
   plan: Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">,
 ): BlindTokens[] {
   if (!driver.keys) return [];
+  const keys = driver.keys;
+  let owners = 0;
+  // A rotation under way adds the key it moves from: rows not yet re-sealed are indexed under its tokens.
   const blinds = sessionsByOwner(driver, plan).flatMap((sessionId) => {
-    const blind = blindOfSession(driver, sessionId);
-    return blind === null ? [] : [blind];
+    const searchKeys = keys.searchKeys(sessionId);
+    if (searchKeys.length > 0) owners++;
+    return searchKeys.map(blindTokensOf);
   });
-  if (blinds.length > MAX_BLIND_OWNERS) {
+  if (owners > MAX_BLIND_OWNERS) {
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `A search may span at most ${MAX_BLIND_OWNERS} owners with a key (its terms are hashed per owner); this one spans ${blinds.length}`,
+      `A search may span at most ${MAX_BLIND_OWNERS} owners with a key (its terms are hashed per owner); this one spans ${owners}`,
       { issues: [{ path: "sessionIds", rule: "range" }] },
     );
   }

@@ -2,6 +2,7 @@ import type { SessionMessage } from "../../contract/message.js";
 import { SessionError } from "../../errors.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
+import { emitWarning } from "../../runtime/warn.js";
 import type { BlindTokens } from "../../search/blind-tokens.js";
 import type { QueryTerm } from "../../search/query.js";
 import { scoreText } from "../../search/score.js";
@@ -114,12 +115,12 @@ export function indexPending(driver: SqlDriver): number {
     let blind: BlindTokens | null = null;
     if (isSealed(content)) {
       // An encrypted owner's message goes in as its owner's blind tokens (see afterInsert). A connection without
-      // that owner's key cannot open it and leaves it out (docs/PRIVACY.md: every writer holds the keyring); a
-      // wrong key is DECRYPT_FAILED.
+      // that owner's key cannot open it and leaves it out (docs/PRIVACY.md: every writer holds the keyring).
       if (owner === null || driver.keys?.keyring.key(owner) === undefined) continue;
       const sessionId = sessionIdOf(driver, row.session_num);
       if (sessionId === undefined) continue;
-      blind = blindOfSession(driver, sessionId);
+      blind = blindOrReport(driver, sessionId);
+      if (blind === null) continue;
       content = openedOrEmpty(driver, content, sessionId);
     }
     const message = parseMessage(content);
@@ -128,6 +129,21 @@ export function indexPending(driver: SqlDriver): number {
   const last = rows[rows.length - 1];
   if (last) driver.run("UPDATE agent_search_state SET indexed_seq = ? WHERE id = 1", [last.seq]);
   return rows.length;
+}
+
+/**
+ * The blind tokens of a sealed row's session, or null when this connection's key for its owner is wrong (a process
+ * left on the key before a rotation): the batch runs inside another session's write, which one owner's key must not
+ * fail, so the row is left out as a keyless connection leaves it, and the refusal is reported.
+ */
+function blindOrReport(driver: SqlDriver, sessionId: string): BlindTokens | null {
+  try {
+    return blindOfSession(driver, sessionId);
+  } catch (error) {
+    if (!(error instanceof SessionError) || error.code !== "DECRYPT_FAILED") throw error;
+    emitWarning(error, "AgentSessionSearchWarning", "an encrypted message was left out of the search index");
+    return null;
+  }
 }
 
 // The owners of the batch's sessions, in one statement of a key lookup per distinct session (a batch is mostly one

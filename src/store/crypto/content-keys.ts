@@ -101,6 +101,27 @@ export class ContentKeys {
     );
   }
 
+  /**
+   * The keys a search of the session's owner hashes its terms under (the keyed blind index): the current key and,
+   * while a rotation is under way, the key it moves from, under which rows not yet re-sealed are still indexed.
+   * `DECRYPT_FAILED` as {@link keyFor}, and when the keyring no longer answers the key a rotation moves from.
+   */
+  searchKeys(sessionId: string): Uint8Array[] {
+    const key = this.keyFor(sessionId, false);
+    const owner = this.ownerOf(sessionId);
+    if (key === null || owner === null) return [];
+    const from = this.records.readRotation?.(this.hashOf(owner));
+    if (from === undefined) return [key];
+    const previous = previousKeyWith(ownerKeys(this.keyring, owner), from);
+    if (previous === undefined) {
+      throw new SessionError(
+        "DECRYPT_FAILED",
+        `Owner "${owner}" is being rotated from a key the keyring no longer answers in previousKeys: finish the rotation (rekey) before dropping the old key`,
+      );
+    }
+    return [key, previous];
+  }
+
   private hashOf(owner: string): string {
     let hash = this.hashes.get(owner);
     if (hash === undefined) {
