@@ -37,7 +37,7 @@ export function assertSkillKey(key: unknown, path = "key"): asserts key is strin
   const problem = skillKeyProblem(key);
   if (problem !== undefined) {
     throw new SessionError("INVALID_ARGUMENT", `Invalid skill key ${JSON.stringify(key)}: ${problem}`, {
-      issues: [{ path: path, rule: typeof key === "string" ? "format" : "type" }],
+      issues: [{ path, rule: typeof key === "string" ? "format" : "type" }],
     });
   }
 }
