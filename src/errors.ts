@@ -44,7 +44,7 @@ export interface SessionIssue {
 /** The one error type agent-session throws: `code` says what went wrong, `cause` keeps the underlying error. */
 export class SessionError extends Error {
   readonly code: SessionErrorCode;
-  /** For a refused input checked by a schema: which field broke which rule, first the one the message names. */
+  /** For a refused input (by a schema or a hand-written check): which field broke which rule, the named one first. */
   readonly issues?: readonly SessionIssue[];
 
   constructor(

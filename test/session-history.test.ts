@@ -9,6 +9,7 @@ import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStoreProvider } from "../src/sqlite/session-provider.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { loadContextTurn } from "./context/backends.js";
+import { assertSessionError, rejectsWithIssue } from "./helpers/session-error.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 import { warningsOf } from "./helpers/warnings.js";
 
@@ -59,11 +60,19 @@ describe("Session: creation", () => {
     const session = new Session(provider);
     await session.appendMessage(msg("m"));
     assert.deepEqual(ids(await session.getHistory()), ["m"]);
-    await assert.rejects(Session.create(provider).forSession("x").getHistory(), { code: "INVALID_ARGUMENT" });
+    await rejectsWithIssue(Session.create(provider).forSession("x").getHistory(), {
+      code: "INVALID_ARGUMENT",
+      path: "forSession",
+      rule: "conflict",
+    });
   });
 
   test("bad sources and late configuration are clear errors", async () => {
-    assert.throws(() => Session.create(42 as never), { code: "INVALID_ARGUMENT" });
+    assertSessionError(() => Session.create(42 as never), {
+      code: "INVALID_ARGUMENT",
+      path: "source",
+      rule: "type",
+    });
     assert.throws(() => Session.create({} as never), { code: "INVALID_ARGUMENT" });
     assert.throws(() => Session.create(""), { code: "INVALID_ARGUMENT" });
     const session = Session.create(new MemoryStore());

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { assertQueryLength, DEFAULT_QUERY_LIMITS } from "../src/search/limits.js";
 import { passesFilters, searchPlan } from "../src/search/options.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { filterSql } from "../src/sqlite/search/filters.js";
+import { assertSessionError } from "./helpers/session-error.js";
 
 // The better-sqlite3 build for this Node (the package on 20, its Node-API alias on 22 and later).
 const Database = loadBetterSqlite3();
@@ -82,4 +84,30 @@ test("the SQL filter never leaves out a message the search's own filter accepts,
   } finally {
     db.close();
   }
+});
+
+test("a refused search option names its field in the issues", () => {
+  const refused = (
+    options: Record<string, unknown>,
+    path: string,
+    rule: "one_of" | "format" | "type" | "range",
+  ) =>
+    assertSessionError(() => searchPlan(options as StoreSearchOptions), {
+      code: "INVALID_ARGUMENT",
+      path,
+      rule,
+    });
+  refused({ match: "some" }, "match", "one_of");
+  refused({ until: "yesterday-ish" }, "until", "format");
+  refused({ role: 5 }, "role", "type");
+  refused({ context: 99 }, "context", "range");
+  refused({ vectors: "yes" }, "vectors", "type");
+  assertSessionError(
+    () => assertQueryLength("x".repeat(DEFAULT_QUERY_LIMITS.maxQueryChars + 1), DEFAULT_QUERY_LIMITS),
+    {
+      code: "INVALID_ARGUMENT",
+      path: "query",
+      rule: "too_long",
+    },
+  );
 });

@@ -5,11 +5,14 @@ import { userModelMessageSchema } from "ai";
 import { z } from "zod";
 import { MemorySessionStorage } from "../src/agent/index.js";
 import { toUserMessage } from "../src/agent/input.js";
+import { assertStateMessages } from "../src/agent/storage/state-schema.js";
 import { SessionError } from "../src/errors.js";
 import { Session } from "../src/index.js";
 import { MemoryStore } from "../src/memory/store.js";
+import { toolNamesArg } from "../src/message/tool-parts.js";
 import { parseInput } from "../src/schema/parse.js";
 import { checkedBy } from "../src/schema/rules.js";
+import { batchBounds } from "../src/store/history-stream.js";
 import { assertTransferAttachment, assertTransferMessage } from "../src/store/transfer/schema.js";
 import { assertTransferItem } from "../src/store/transfer/validate.js";
 import { assertSessionError, rejectsWithIssue } from "./helpers/session-error.js";
@@ -150,5 +153,64 @@ test("the message a transfer record holds is checked at the record's content", (
     code: "INVALID_MESSAGE",
     path: "content.role",
     rule: "conflict",
+  });
+});
+
+test("hand-written store and id checks name the argument as the caller wrote it", async () => {
+  const store = new MemoryStore();
+  try {
+    const provider = store.session("a");
+    await rejectsWithIssue(provider.deleteMessages(["m1", 5 as never]), {
+      code: "INVALID_ARGUMENT",
+      path: "messageIds.1",
+      rule: "type",
+    });
+    await rejectsWithIssue(provider.getSiblings(""), {
+      code: "INVALID_ARGUMENT",
+      path: "messageId",
+      rule: "format",
+    });
+    await rejectsWithIssue(provider.addCompaction(5 as never, "m1", "m2"), {
+      code: "INVALID_ARGUMENT",
+      path: "summary",
+      rule: "type",
+    });
+    await rejectsWithIssue(store.registry.pin("a", "yes" as never), {
+      code: "INVALID_ARGUMENT",
+      path: "pinned",
+      rule: "type",
+    });
+    assertSessionError(() => store.subscribe(() => undefined, { after: -1 }), {
+      code: "INVALID_ARGUMENT",
+      path: "after",
+      rule: "range",
+    });
+    assertSessionError(() => store.session("\u0000"), {
+      code: "INVALID_ARGUMENT",
+      path: "sessionId",
+      rule: "format",
+    });
+  } finally {
+    await store.close();
+  }
+  assertSessionError(() => batchBounds({ batchSize: 0 }), {
+    code: "INVALID_ARGUMENT",
+    path: "batchSize",
+    rule: "range",
+  });
+  assertSessionError(() => toolNamesArg(["search", ""]), {
+    code: "INVALID_ARGUMENT",
+    path: "toolNames.1",
+    rule: "format",
+  });
+  assertSessionError(() => assertStateMessages([{ id: "m1" }, { id: "m1" }]), {
+    code: "INVALID_MESSAGE",
+    path: "messages.1.id",
+    rule: "conflict",
+  });
+  assertSessionError(() => toUserMessage({ role: "system", content: "x" }, userModelMessageSchema), {
+    code: "INVALID_MESSAGE",
+    path: "role",
+    rule: "one_of",
   });
 });

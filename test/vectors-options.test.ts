@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { msg } from "../src/testing/contract/harness.js";
+import { assertSessionError, rejectsWithIssue } from "./helpers/session-error.js";
 import { channel } from "./vectors/helpers.js";
 
 test("bad vector options are refused when the store is made", async () => {
@@ -76,6 +77,40 @@ test("an embedder answering the wrong size or count is reported, and nothing is 
     assert.deepEqual(await store.vectors!.backfill(), { embedded: 0, failed: 1 });
     assert.match(String(errors.at(-1)), /holds NaN/);
     assert.equal((await store.vectors!.status()).pending, 1);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a refused vector option names its field in the issues", async () => {
+  const { MemoryStore } = await import("../src/memory/store.js");
+  assertSessionError(() => new MemoryStore({ embedder: "model" as never }), {
+    code: "INVALID_ARGUMENT",
+    path: "embedder",
+    rule: "type",
+  });
+  assertSessionError(() => new MemoryStore({ embedder: async () => [], embedTimeoutMs: 0 }), {
+    code: "INVALID_ARGUMENT",
+    path: "embedTimeoutMs",
+    rule: "range",
+  });
+  const store = new MemoryStore({ embedder: async () => [] });
+  try {
+    await rejectsWithIssue(store.vectors!.nearest("x", { limit: 1001 }), {
+      code: "INVALID_ARGUMENT",
+      path: "limit",
+      rule: "range",
+    });
+    await rejectsWithIssue(store.vectors!.nearest("x", { limit: 1, sessionIds: "a" as never }), {
+      code: "INVALID_ARGUMENT",
+      path: "sessionIds",
+      rule: "type",
+    });
+    await rejectsWithIssue(store.vectors!.backfill({ retryFailed: "yes" as never }), {
+      code: "INVALID_ARGUMENT",
+      path: "retryFailed",
+      rule: "type",
+    });
   } finally {
     await store.close();
   }

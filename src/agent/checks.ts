@@ -17,21 +17,33 @@ export function assertAppendArgs(messages: unknown, patch: unknown): asserts pat
     throw new SessionError(
       "INVALID_MESSAGE",
       `appendMessages needs a list of messages, got ${describe(messages)}`,
+      { issues: [{ path: "messages", rule: "type" }] },
     );
   }
   if (!isObject(patch) || typeof patch.updatedAt !== "number" || !Number.isFinite(patch.updatedAt)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `appendMessages needs a patch with a numeric updatedAt, got ${describe(patch)}`,
+      {
+        issues: [
+          {
+            path: isObject(patch) ? "patch.updatedAt" : "patch",
+            rule: isObject(patch) && patch.updatedAt === undefined ? "required" : "type",
+          },
+        ],
+      },
     );
   }
   if (patch.usage !== undefined && (!Array.isArray(patch.usage) || !patch.usage.every(isObject))) {
-    throw new SessionError("INVALID_ARGUMENT", `patch.usage must be a list of ledger entries`);
+    throw new SessionError("INVALID_ARGUMENT", `patch.usage must be a list of ledger entries`, {
+      issues: [{ path: "patch.usage", rule: "type" }],
+    });
   }
   if (patch.metadata !== undefined && !isObject(patch.metadata)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `patch.metadata must be an object, got ${describe(patch.metadata)}`,
+      { issues: [{ path: "patch.metadata", rule: "type" }] },
     );
   }
 }

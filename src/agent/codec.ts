@@ -15,10 +15,13 @@ export function toJson(value: unknown): string {
     // A cycle, a throwing toJSON or getter: the caller's value, so the caller's mistake, not a TypeError.
     throw new SessionError("INVALID_ARGUMENT", `A value cannot be stored as JSON: ${errorMessage(error)}`, {
       cause: error,
+      issues: [{ path: "", rule: "invalid" }],
     });
   }
   if (text === undefined)
-    throw new SessionError("INVALID_ARGUMENT", `A value cannot be stored as JSON: got ${typeof value}`);
+    throw new SessionError("INVALID_ARGUMENT", `A value cannot be stored as JSON: got ${typeof value}`, {
+      issues: [{ path: "", rule: "type" }],
+    });
   return text;
 }
 

@@ -32,6 +32,7 @@ export function rememberingDownload(
       throw new SessionError(
         "INVALID_MESSAGE",
         `Could not download ${failed.join(", ")}: the model is sent a note in its place from now on`,
+        { issues: [{ path: "", rule: "invalid" }] },
       );
     }
     return results.map((settled) => (settled.status === "fulfilled" ? settled.value : null));

@@ -46,6 +46,7 @@ export function parseModelId(id: string): { provider: string; modelId: string } 
     "INVALID_ARGUMENT",
     `Cannot tell which provider serves model "${id}": write it as "<provider>:<model>" with one of ` +
       `${Object.keys(PROVIDERS).join(", ")}, or pass an AI SDK LanguageModel`,
+    { issues: [{ path: "model", rule: "format" }] },
   );
 }
 
@@ -74,6 +75,7 @@ export async function resolveModel(
       throw new SessionError(
         "INVALID_ARGUMENT",
         "model must be an AI SDK LanguageModel or a model id string",
+        { issues: [{ path: "model", rule: "type" }] },
       );
     }
     return model;
@@ -91,6 +93,7 @@ export async function resolveModel(
         `Loading ${specifier} for model "${model}" failed: ${String(error)}`,
         {
           cause: error,
+          issues: [{ path: "model", rule: "invalid" }],
         },
       );
     }

@@ -79,13 +79,16 @@ export async function planTurn(
   const whole = request.messages !== undefined;
   const posted: SessionMessage[] = whole ? request.messages!.slice(-POSTED_TAIL) : [request.message!];
   const last = posted[posted.length - 1]!;
+  // Where the last message sits in the request, for a refusal's issue.
+  const lastPath = whole ? `messages.${request.messages!.length - 1}` : "message";
   const spot = await locate(storage, last, whole);
   if (spot.overlay) return { kind: "answer", under: spot.id };
-  if (last.role === "assistant") return continuation(storage, last, spot, options.tools, bytes);
+  if (last.role === "assistant") return continuation(storage, last, lastPath, spot, options.tools, bytes);
   if (last.role !== "user") {
     throw new SessionError(
       "INVALID_MESSAGE",
       `The page may add user messages only; message "${last.id}" has role ${describe(last.role)}`,
+      { issues: [{ path: `${lastPath}.role`, rule: "one_of" }] },
     );
   }
   if (spot.stored) return { kind: "answer", under: spot.id };
@@ -112,6 +115,7 @@ export async function planTurn(
 async function continuation(
   storage: ChatStorage,
   posted: SessionMessage,
+  path: string,
   spot: Spot,
   tools: ToolSet | undefined,
   bytes: RequestBytes,
@@ -130,7 +134,9 @@ async function continuation(
     );
   }
   if (!Array.isArray(posted.parts)) {
-    throw new SessionError("INVALID_MESSAGE", `Message "${posted.id}" has no parts array`);
+    throw new SessionError("INVALID_MESSAGE", `Message "${posted.id}" has no parts array`, {
+      issues: [{ path: `${path}.parts`, rule: posted.parts === undefined ? "required" : "type" }],
+    });
   }
   return { kind: "continue", answer, parts: acceptToolResults(answer.parts, posted.parts, tools, bytes) };
 }

@@ -29,6 +29,7 @@ export function sessionMemory(options: SessionMemoryOptions): LanguageModelMiddl
       throw new SessionError(
         "INVALID_ARGUMENT",
         "sessionMemory: a call reached the model without its plan; use the middleware through wrapLanguageModel",
+        { issues: [{ path: "", rule: "invalid" }] },
       );
     }
     return plan;

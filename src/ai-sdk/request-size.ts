@@ -34,6 +34,7 @@ export class RequestBytes {
       throw new SessionError(
         "INVALID_MESSAGE",
         `The page posted ${what} that is not JSON: ${error instanceof Error ? error.name : "error"}`,
+        { issues: [{ path: "", rule: "invalid" }] },
       );
     }
     const bytes = utf8Length(json);
@@ -43,6 +44,7 @@ export class RequestBytes {
         "TOO_LARGE",
         `This chat request would store ${this.total} bytes of JSON from the page (${what}: ${bytes}), over the ` +
           `limit of ${this.max} (maxRequestBytes)`,
+        { issues: [{ path: "", rule: "too_long" }] },
       );
     }
   }

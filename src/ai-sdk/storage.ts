@@ -48,6 +48,7 @@ function partsJson(message: SessionMessage): string {
     throw new SessionError(
       "INVALID_MESSAGE",
       `Message "${message.id}" has parts that are not JSON: ${error instanceof Error ? error.name : "error"}`,
+      { issues: [{ path: "parts", rule: "invalid" }] },
     );
   }
 }

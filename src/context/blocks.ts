@@ -32,7 +32,9 @@ interface BlockState {
 
 function assertContent(content: unknown): asserts content is string {
   if (typeof content !== "string")
-    throw new SessionError("INVALID_ARGUMENT", "Block content must be a string");
+    throw new SessionError("INVALID_ARGUMENT", "Block content must be a string", {
+      issues: [{ path: "content", rule: "type" }],
+    });
 }
 
 /** The context blocks of one session, in registration order, with the reference's write rules. */
@@ -185,6 +187,7 @@ export class ContextBlocks {
       throw new SessionError(
         "TOKEN_LIMIT",
         `Block "${block.label}" exceeds maxTokens: ${tokens} > ${block.maxTokens}`,
+        { issues: [{ path: "content", rule: "too_long" }] },
       );
     }
     await (block.provider as WritableContextProvider).set(content);
@@ -199,10 +202,16 @@ export class ContextBlocks {
     if (!block.caps.writable || !(block.caps.isSkill || block.caps.isSearchable)) {
       throw new SessionError("READONLY", `Block "${label}" is not a writable keyed block`);
     }
-    if (typeof key !== "string" || key.length === 0 || !isStorableId(key) || typeof content !== "string") {
+    const badKey = typeof key !== "string" || key.length === 0 || !isStorableId(key);
+    if (badKey || typeof content !== "string") {
       throw new SessionError(
         "INVALID_ARGUMENT",
         "A keyed entry needs a non-empty, well-formed string key (without U+0000) and string content",
+        {
+          issues: [
+            { path: badKey ? "key" : "content", rule: badKey && typeof key === "string" ? "format" : "type" },
+          ],
+        },
       );
     }
     return this.serialise(block, async () => {

@@ -54,7 +54,9 @@ export class FileSystemSkillProvider implements SkillProvider {
 
   constructor(directory: string, options: FileSystemSkillOptions = {}) {
     if (typeof directory !== "string" || directory.length === 0) {
-      throw new SessionError("INVALID_ARGUMENT", "FileSystemSkillProvider needs a directory path");
+      throw new SessionError("INVALID_ARGUMENT", "FileSystemSkillProvider needs a directory path", {
+        issues: [{ path: "directory", rule: typeof directory === "string" ? "required" : "type" }],
+      });
     }
     this.root = path().resolve(directory);
     this.allowed = options.keys && options.keys.length > 0 ? new Set(options.keys) : undefined;

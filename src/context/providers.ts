@@ -32,6 +32,7 @@ export class BlockContextProvider implements WritableContextProvider {
       throw new SessionError(
         "INVALID_ARGUMENT",
         "This context provider has no key: pass one or register it as a block",
+        { issues: [{ path: "key", rule: "required" }] },
       );
     }
     return this.key;
@@ -69,6 +70,7 @@ export class EntrySearchProvider implements SearchProvider {
       throw new SessionError(
         "INVALID_ARGUMENT",
         "This search provider has no label: register it as a context block",
+        { issues: [{ path: "label", rule: "required" }] },
       );
     }
     return this.label;

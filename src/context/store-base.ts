@@ -99,7 +99,7 @@ export abstract class StoreEntries implements EntryStore {
   protected abstract writeDeleteEntries(label: string): Promise<void>;
 
   async setEntry(label: string, key: string, content: string): Promise<void> {
-    assertStoredKey(label, "A label");
+    assertStoredKey(label, "A label", "label");
     assertStoredKey(key, "An entry key");
     assertContent(content);
     this.assertOpen();

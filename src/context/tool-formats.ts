@@ -126,6 +126,7 @@ export function toolDefinitionsFor(
   throw new SessionError(
     "INVALID_ARGUMENT",
     `Unknown tool format ${JSON.stringify(format)}: use "openai", "openai-responses" or "anthropic"`,
+    { issues: [{ path: "format", rule: "one_of" }] },
   );
 }
 

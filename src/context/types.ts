@@ -89,7 +89,9 @@ export function detectProvider(provider: unknown): ProviderCapabilities {
   if (provider === undefined)
     return { kind: "readonly", isSearchable: false, isSkill: false, writable: false };
   if (!hasFunction(provider, "get")) {
-    throw new SessionError("INVALID_ARGUMENT", "A context provider needs a get() method");
+    throw new SessionError("INVALID_ARGUMENT", "A context provider needs a get() method", {
+      issues: [{ path: "provider", rule: "invalid" }],
+    });
   }
   const isSearchable = hasFunction(provider, "search");
   const isSkill = hasFunction(provider, "load");

@@ -117,7 +117,7 @@ export async function deleteSessionOf<M extends SessionMessage>(
   state: ManagerState<M>,
   sessionId: string,
 ): Promise<boolean> {
-  assertId(sessionId, "A session id");
+  assertId(sessionId, "A session id", "sessionId");
   // The keys come from the cached Session's blocks, so before it is retired (closed, its writes turned off).
   const keys = blockKeys(state, sessionId);
   await retireSession(state, sessionId);
@@ -130,7 +130,7 @@ export async function pinSessionOf<M extends SessionMessage>(
   sessionId: string,
   pinned: boolean,
 ): Promise<SessionInfo> {
-  assertId(sessionId, "A session id");
+  assertId(sessionId, "A session id", "sessionId");
   const registry = state.store.registry;
   if (typeof registry.pin !== "function") {
     throw new SessionError("UNSUPPORTED", `The ${state.store.backend} store's registry cannot pin`);

@@ -27,7 +27,7 @@ export async function forkSession<M extends SessionMessage>(
   name: string,
 ): Promise<SessionInfo> {
   const from = await requireSession(state, sessionId);
-  assertId(atMessageId, "atMessageId");
+  assertId(atMessageId, "atMessageId", "atMessageId");
   assertName(name);
   const source = sessionOf();
   if (!(await source.getMessage(atMessageId))) {
@@ -47,7 +47,9 @@ export async function continueSession<M extends SessionMessage>(
 ): Promise<SessionInfo> {
   const old = await requireSession(state, sessionId);
   if (typeof summary !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", `A summary must be a string, got ${typeof summary}`);
+    throw new SessionError("INVALID_ARGUMENT", `A summary must be a string, got ${typeof summary}`, {
+      issues: [{ path: "summary", rule: summary === undefined ? "required" : "type" }],
+    });
   }
   if (name !== undefined) assertName(name);
   const message: SessionMessage = {

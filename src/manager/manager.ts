@@ -96,7 +96,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> extends M
 
   /** The registered row, or null. */
   async get(sessionId: string): Promise<SessionInfo | null> {
-    assertId(sessionId, "A session id");
+    assertId(sessionId, "A session id", "sessionId");
     return this.store.registry.get(sessionId);
   }
 
@@ -110,7 +110,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> extends M
 
   /** Renames a session (bumps its activity time). */
   async rename(sessionId: string, name: string): Promise<SessionInfo> {
-    assertId(sessionId, "A session id");
+    assertId(sessionId, "A session id", "sessionId");
     assertName(name);
     return found(sessionId, await this.store.registry.rename(sessionId, name));
   }
@@ -251,7 +251,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> extends M
     cost: number,
     cache?: CacheUsage,
   ): Promise<SessionInfo> {
-    assertId(sessionId, "A session id");
+    assertId(sessionId, "A session id", "sessionId");
     const usage = usageDelta(inputTokens, outputTokens, cost, cache);
     return found(sessionId, await this.store.registry.addUsage(sessionId, usage));
   }

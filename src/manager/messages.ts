@@ -20,7 +20,9 @@ export async function appendChain<M extends SessionMessage>(
   storePolicy: WritePolicy,
 ): Promise<string | null> {
   if (!Array.isArray(messages)) {
-    throw new SessionError("INVALID_ARGUMENT", "appendAll expects an array of messages");
+    throw new SessionError("INVALID_ARGUMENT", "appendAll expects an array of messages", {
+      issues: [{ path: "messages", rule: "type" }],
+    });
   }
   // Each append passes the Session's checks and then the store's: the smaller cap decides. A Session built later
   // from the manager's templates has no cap of its own.

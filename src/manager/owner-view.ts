@@ -78,6 +78,7 @@ export class OwnerView<M extends SessionMessage = SessionMessage> {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `owner must be this view's owner "${this.owner}" or left out`,
+        { issues: [{ path: "owner", rule: "conflict" }] },
       );
     }
     return this.manager.create(name, { ...given, owner: this.owner });

@@ -96,6 +96,7 @@ export function sessionTools<M extends SessionMessage>(
     throw new SessionError(
       "INVALID_ARGUMENT",
       `tools() context must be a whole number from 0 to ${MAX_SEARCH_CONTEXT}, got ${describe(context)}`,
+      { issues: [{ path: "context", rule: typeof context === "number" ? "range" : "type" }] },
     );
   }
   return {

@@ -89,7 +89,9 @@ export class ManagerTemplates {
 
   setHistoryLabel(label: string): void {
     if (this.historyLabel !== undefined) {
-      throw new SessionError("INVALID_ARGUMENT", "withSearchableHistory() was already called");
+      throw new SessionError("INVALID_ARGUMENT", "withSearchableHistory() was already called", {
+        issues: [{ path: "withSearchableHistory", rule: "conflict" }],
+      });
     }
     parseInput(this.newLabel, label, { path: "label" });
     this.historyLabel = label;

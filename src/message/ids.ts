@@ -57,23 +57,37 @@ export function isNameWithin(value: unknown, maxBytes: number): value is string 
   return typeof value === "string" && isStorableId(value) && fitsBytes(value, maxBytes);
 }
 
-/** Throws `INVALID_ARGUMENT` unless `value` is a non-empty, well-formed string without U+0000. */
-export function assertId(value: unknown, what: string, maxBytes = MAX_NAME_BYTES): asserts value is string {
+/**
+ * Throws `INVALID_ARGUMENT` unless `value` is a non-empty, well-formed string without U+0000; `what` names it in the
+ * message, `path` in the error's issues (the argument as the caller wrote it, e.g. `messageIds.2`).
+ */
+export function assertId(
+  value: unknown,
+  what: string,
+  path: string,
+  maxBytes = MAX_NAME_BYTES,
+): asserts value is string {
   if (typeof value !== "string" || value.length === 0 || !isStorableId(value)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `${what} must be a non-empty, well-formed Unicode string without U+0000, got ${describe(value)}`,
+      {
+        issues: [
+          { path, rule: value === undefined ? "required" : typeof value === "string" ? "format" : "type" },
+        ],
+      },
     );
   }
-  assertFits(value, what, maxBytes);
+  assertFits(value, what, path, maxBytes);
 }
 
 /** Throws `INVALID_ARGUMENT` when `value` takes more than `maxBytes` bytes in UTF-8 (see {@link MAX_NAME_BYTES}). */
-function assertFits(value: string, what: string, maxBytes: number): void {
+function assertFits(value: string, what: string, path: string, maxBytes: number): void {
   if (!fitsBytes(value, maxBytes)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `${what} must be at most ${maxBytes} bytes in UTF-8, got ${describe(value)} (${value.length} characters)`,
+      { issues: [{ path, rule: "too_long" }] },
     );
   }
 }
@@ -83,29 +97,32 @@ function assertFits(value: string, what: string, maxBytes: number): void {
  * `SessionManager` and the agent runtime (well-formed, no U+0000; see {@link isStorableId}). `""` is the default
  * session of a `Session` or provider; {@link assertNamedSessionId} refuses it.
  */
-export function assertSessionId(value: unknown): asserts value is string {
+export function assertSessionId(value: unknown, path = "sessionId"): asserts value is string {
   if (typeof value !== "string" || !isStorableId(value)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `A session id must be a well-formed Unicode string without U+0000, got ${describe(value)}`,
+      { issues: [{ path, rule: typeof value === "string" ? "format" : "type" }] },
     );
   }
-  assertFits(value, "A session id", MAX_NAME_BYTES);
+  assertFits(value, "A session id", path, MAX_NAME_BYTES);
 }
 
 /**
  * Throws `INVALID_ARGUMENT` unless `value` can name a session of its own: {@link assertSessionId}'s rule, minus
  * `""`, which is the unnamed default session and so cannot be a registry row or an agent session.
  */
-export function assertNamedSessionId(value: unknown): asserts value is string {
-  assertSessionId(value);
+export function assertNamedSessionId(value: unknown, path = "sessionId"): asserts value is string {
+  assertSessionId(value, path);
   if (value.length === 0) {
-    throw new SessionError("INVALID_ARGUMENT", 'A session id must not be empty ("" is the default session)');
+    throw new SessionError("INVALID_ARGUMENT", 'A session id must not be empty ("" is the default session)', {
+      issues: [{ path, rule: "required" }],
+    });
   }
 }
 
 /** Throws `INVALID_ARGUMENT` unless `parentId` is undefined, null or a non-empty string. */
 export function assertParentId(parentId: unknown): asserts parentId is string | null | undefined {
   if (parentId === undefined || parentId === null) return;
-  assertId(parentId, "parentId");
+  assertId(parentId, "parentId", "parentId");
 }

@@ -28,9 +28,10 @@ export function toolNamesArg(names: unknown): string[] {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `toolNames must be an array of 1 to ${MAX_TOOL_NAMES} tool names, got ${describe(names)}`,
+      { issues: [{ path: "toolNames", rule: Array.isArray(names) ? "range" : "type" }] },
     );
   }
-  for (const name of names) assertId(name, "A tool name");
+  for (const [index, name] of names.entries()) assertId(name, "A tool name", `toolNames.${index}`);
   return [...new Set(names as string[])];
 }
 

@@ -18,7 +18,9 @@ export class OpenAIAgentsSession implements AgentsSessionInterface {
   constructor(source: Session | SessionSource, sessionId?: string) {
     if (source instanceof Session) {
       if (sessionId !== undefined && sessionId !== source.sessionId) {
-        throw new SessionError("INVALID_ARGUMENT", "Pass a store with a session id, or a Session alone");
+        throw new SessionError("INVALID_ARGUMENT", "Pass a store with a session id, or a Session alone", {
+          issues: [{ path: "sessionId", rule: "conflict" }],
+        });
       }
       this.session = source;
     } else {
@@ -51,7 +53,10 @@ export class OpenAIAgentsSession implements AgentsSessionInterface {
 
   /** Appends the items, in order, after the latest message. */
   async addItems(items: AgentInputItem[]): Promise<void> {
-    if (!Array.isArray(items)) throw new SessionError("INVALID_ARGUMENT", "addItems needs an array of items");
+    if (!Array.isArray(items))
+      throw new SessionError("INVALID_ARGUMENT", "addItems needs an array of items", {
+        issues: [{ path: "items", rule: "type" }],
+      });
     for (const item of items)
       await this.session.appendMessage(itemToMessage(item, `item-${chatMessageId()}`));
   }

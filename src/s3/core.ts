@@ -52,6 +52,7 @@ export function assertPageSize(pageSize: unknown): asserts pageSize is number | 
     throw new SessionError(
       "INVALID_ARGUMENT",
       `pageSize must be an integer from 1 to 1000, got ${describe(pageSize)}`,
+      { issues: [{ path: "pageSize", rule: typeof pageSize === "number" ? "range" : "type" }] },
     );
   }
 }
@@ -92,10 +93,12 @@ export class BucketSkillProvider implements SkillProvider {
     const { prefix = "", keys } = options;
     assertPrefix(prefix);
     if (keys !== undefined && !Array.isArray(keys)) {
-      throw new SessionError("INVALID_ARGUMENT", "keys must be an array of skill keys");
+      throw new SessionError("INVALID_ARGUMENT", "keys must be an array of skill keys", {
+        issues: [{ path: "keys", rule: "type" }],
+      });
     }
     // A malformed allow-list entry could never match, so it is a configuration mistake worth reporting early.
-    for (const key of keys ?? []) assertSkillKey(key);
+    for (const [index, key] of (keys ?? []).entries()) assertSkillKey(key, `keys.${index}`);
     this.prefix = prefix;
     this.allowed = keys && keys.length > 0 ? new Set(keys) : undefined;
   }
@@ -166,7 +169,9 @@ export class BucketSkillProvider implements SkillProvider {
   async set(key: string, content: string, description?: string): Promise<void> {
     const full = objectKey(this.prefix, key);
     if (typeof content !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", "Skill content must be a string");
+      throw new SessionError("INVALID_ARGUMENT", "Skill content must be a string", {
+        issues: [{ path: "content", rule: "type" }],
+      });
     }
     const encoded = encodeDescription(typeof description === "string" ? description : undefined);
     const metadata: Record<string, string> = encoded === undefined ? {} : { [DESCRIPTION_FIELD]: encoded };

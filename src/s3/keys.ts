@@ -29,11 +29,16 @@ export function skillKeyProblem(key: unknown): string | undefined {
   return undefined;
 }
 
-/** Throws `INVALID_ARGUMENT` unless `key` is a usable skill key (see {@link skillKeyProblem}). */
-export function assertSkillKey(key: unknown): asserts key is string {
+/**
+ * Throws `INVALID_ARGUMENT` unless `key` is a usable skill key (see {@link skillKeyProblem}); `path` names it in the
+ * error's issues (`keys.2` for an allow-list entry).
+ */
+export function assertSkillKey(key: unknown, path = "key"): asserts key is string {
   const problem = skillKeyProblem(key);
   if (problem !== undefined) {
-    throw new SessionError("INVALID_ARGUMENT", `Invalid skill key ${JSON.stringify(key)}: ${problem}`);
+    throw new SessionError("INVALID_ARGUMENT", `Invalid skill key ${JSON.stringify(key)}: ${problem}`, {
+      issues: [{ path, rule: typeof key === "string" ? "format" : "type" }],
+    });
   }
 }
 
@@ -43,6 +48,7 @@ export function assertPrefix(prefix: unknown): asserts prefix is string {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `A skill prefix must be a string without control characters, got ${JSON.stringify(prefix)}`,
+      { issues: [{ path: "prefix", rule: typeof prefix === "string" ? "format" : "type" }] },
     );
   }
 }
@@ -55,6 +61,7 @@ export function objectKey(prefix: string, key: unknown): string {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Skill key ${JSON.stringify(key)} makes an object key over ${MAX_OBJECT_KEY_BYTES} bytes`,
+      { issues: [{ path: "key", rule: "too_long" }] },
     );
   }
   return full;

@@ -43,7 +43,9 @@ export function isR2Bucket(value: unknown): value is R2BucketLike {
 /** A {@link SkillBucket} over an R2 bucket binding; custom metadata comes with the listing, so no HEAD requests. */
 export function r2SkillBucket(binding: R2BucketLike, pageSize?: number): SkillBucket {
   if (!isR2Bucket(binding)) {
-    throw new SessionError("INVALID_ARGUMENT", "Expected an R2 bucket binding with get, put and list");
+    throw new SessionError("INVALID_ARGUMENT", "Expected an R2 bucket binding with get, put and list", {
+      issues: [{ path: "bucket", rule: "type" }],
+    });
   }
   assertPageSize(pageSize);
   return {
@@ -78,7 +80,9 @@ export function r2SkillBucket(binding: R2BucketLike, pageSize?: number): SkillBu
 export class R2SkillProvider extends BucketSkillProvider {
   constructor(bucket: R2BucketLike | S3BucketSource, options: R2SkillProviderOptions = {}) {
     if (typeof options !== "object" || options === null) {
-      throw new SessionError("INVALID_ARGUMENT", "R2SkillProvider options must be an object");
+      throw new SessionError("INVALID_ARGUMENT", "R2SkillProvider options must be an object", {
+        issues: [{ path: "options", rule: "type" }],
+      });
     }
     const { prefix, keys, pageSize } = options;
     super(isR2Bucket(bucket) ? r2SkillBucket(bucket, pageSize) : s3SkillBucket(bucket, pageSize), {

@@ -39,13 +39,16 @@ function isNotFound(error: unknown): boolean {
 export function assertS3Source(source: unknown): asserts source is S3BucketSource {
   const { bucket, client, clientConfig } = (source ?? {}) as Record<string, unknown>;
   if (typeof bucket !== "string" || bucket.length === 0) {
-    throw new SessionError("INVALID_ARGUMENT", "S3 skill storage needs a bucket name");
+    throw new SessionError("INVALID_ARGUMENT", "S3 skill storage needs a bucket name", {
+      issues: [{ path: "bucket", rule: bucket === undefined ? "required" : "type" }],
+    });
   }
   const hasClient = typeof (client as { send?: unknown } | undefined)?.send === "function";
   if (hasClient === (clientConfig !== undefined && clientConfig !== null)) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       "S3 skill storage needs exactly one of client (an S3Client) and clientConfig (S3ClientConfig)",
+      { issues: [{ path: "client", rule: hasClient ? "conflict" : "required" }] },
     );
   }
 }
@@ -142,7 +145,9 @@ export function s3SkillBucket(source: S3BucketSource, pageSize?: number): SkillB
 export class S3SkillProvider extends BucketSkillProvider {
   constructor(options: S3SkillProviderOptions) {
     if (typeof options !== "object" || options === null) {
-      throw new SessionError("INVALID_ARGUMENT", "S3SkillProvider needs options with a bucket and a client");
+      throw new SessionError("INVALID_ARGUMENT", "S3SkillProvider needs options with a bucket and a client", {
+        issues: [{ path: "options", rule: options === undefined ? "required" : "type" }],
+      });
     }
     const { prefix, keys, pageSize } = options;
     super(s3SkillBucket(options, pageSize), {

@@ -41,6 +41,7 @@ export function assertQueryLength(query: string, limits: QueryLimits): void {
     "INVALID_ARGUMENT",
     `Search query too long: ${query.length} characters, the limit is ${limits.maxQueryChars}. ` +
       "Search for a few distinctive words instead of pasting text.",
+    { issues: [{ path: "query", rule: "too_long" }] },
   );
 }
 
@@ -62,5 +63,6 @@ export function assertQueryTerms(
     "INVALID_ARGUMENT",
     `Search query has ${count} distinct words, the limit is ${limits.maxQueryTerms} ` +
       `(each word of a quoted phrase counts${skipped}): search for the few most distinctive ones.`,
+    { issues: [{ path: "query", rule: "too_long" }] },
   );
 }

@@ -102,7 +102,9 @@ export function hasFilters(plan: SearchFilters): boolean {
 function searchMatch(match: unknown): SearchMatch {
   if (match === undefined || match === null || match === "any") return "any";
   if (match === "all") return "all";
-  throw new SessionError("INVALID_ARGUMENT", `Search match must be "any" or "all", got ${describe(match)}`);
+  throw new SessionError("INVALID_ARGUMENT", `Search match must be "any" or "all", got ${describe(match)}`, {
+    issues: [{ path: "match", rule: "one_of" }],
+  });
 }
 
 function roleSet(role: unknown, caller: string): ReadonlySet<string> | undefined {
@@ -112,6 +114,7 @@ function roleSet(role: unknown, caller: string): ReadonlySet<string> | undefined
     throw new SessionError(
       "INVALID_ARGUMENT",
       `${caller} role must be a non-empty string or a non-empty array of them, got ${describe(role)}`,
+      { issues: [{ path: "role", rule: "type" }] },
     );
   }
   return new Set(roles as string[]);
@@ -125,6 +128,7 @@ function instant(value: unknown, caller: string, name: string): string | undefin
     throw new SessionError(
       "INVALID_ARGUMENT",
       `${caller} ${name} must be an ISO-8601 time or a Date, got ${describe(value)}`,
+      { issues: [{ path: name, rule: "format" }] },
     );
   }
   return new Date(time).toISOString();
@@ -143,6 +147,7 @@ function contextTurns(value: unknown): number {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Search context must be a whole number from 0 to ${MAX_SEARCH_CONTEXT}, got ${describe(value)}`,
+      { issues: [{ path: "context", rule: typeof value === "number" ? "range" : "type" }] },
     );
   }
   return value;
@@ -156,6 +161,7 @@ function searchSession(id: unknown): string | undefined {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Search sessionId must be a string (leave it out to search every session), got ${describe(id)}`,
+      { issues: [{ path: "sessionId", rule: "type" }] },
     );
   }
   return id;
@@ -167,6 +173,14 @@ function sessionSet(ids: unknown): ReadonlySet<string> | undefined {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Search sessionIds must be an array of at most ${MAX_SEARCH_SESSIONS} session ids, got ${describe(ids)}`,
+      {
+        issues: [
+          {
+            path: "sessionIds",
+            rule: Array.isArray(ids) && ids.length > MAX_SEARCH_SESSIONS ? "too_long" : "type",
+          },
+        ],
+      },
     );
   }
   return new Set(ids as string[]);
@@ -192,5 +206,7 @@ export function acceptsHit(
 function vectorsWanted(value: unknown): boolean {
   if (value === undefined || value === null || value === true) return true;
   if (value === false) return false;
-  throw new SessionError("INVALID_ARGUMENT", `Search vectors must be true or false, got ${describe(value)}`);
+  throw new SessionError("INVALID_ARGUMENT", `Search vectors must be true or false, got ${describe(value)}`, {
+    issues: [{ path: "vectors", rule: "type" }],
+  });
 }

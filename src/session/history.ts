@@ -38,6 +38,7 @@ export function recentArguments(
     throw new SessionError(
       "INVALID_ARGUMENT",
       `getRecentHistory's second argument must be a number or an options object, got ${describe(second)}`,
+      { issues: [{ path: "options", rule: "type" }] },
     );
   }
   return { minRecent: second.minRecentMessages, leafId: second.leafId ?? leafId };

@@ -92,6 +92,7 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
         throw new SessionError(
           "INVALID_ARGUMENT",
           "forSession() needs a store; a SessionProvider is already bound to one session",
+          { issues: [{ path: "forSession", rule: "conflict" }] },
         );
       }
       const provider = this.source.provider;
@@ -123,6 +124,7 @@ export class SessionLifecycle<M extends SessionMessage = SessionMessage> {
       throw new SessionError(
         "INVALID_ARGUMENT",
         "removeContext() cannot run while the session is initialising",
+        { issues: [{ path: "removeContext", rule: "conflict" }] },
       );
     }
     return this.config.removeBlock(label);

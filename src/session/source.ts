@@ -39,5 +39,6 @@ export function resolveSource(source: SessionSource, options: SqliteOptions = {}
   throw new SessionError(
     "INVALID_ARGUMENT",
     "Session.create needs a SQLite path, a database handle, an object with a sql tag, a SessionStore or a SessionProvider",
+    { issues: [{ path: "source", rule: "type" }] },
   );
 }

@@ -9,10 +9,11 @@ export function assertCompactionArgs(summary: unknown, fromMessageId: unknown, t
     throw new SessionError(
       "INVALID_ARGUMENT",
       `A compaction summary must be a string, got ${typeof summary}`,
+      { issues: [{ path: "summary", rule: summary === undefined ? "required" : "type" }] },
     );
   }
-  assertId(fromMessageId, "fromMessageId");
-  assertId(toMessageId, "toMessageId");
+  assertId(fromMessageId, "fromMessageId", "fromMessageId");
+  assertId(toMessageId, "toMessageId", "toMessageId");
 }
 
 /** A new overlay record: validated arguments, a random id, an ISO timestamp and a copy of the details. */

@@ -87,15 +87,20 @@ export function batchBounds(options: HistoryReadOptions): BatchBounds {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `batchSize must be a whole number >= 1, got ${describe(rows)}`,
+      { issues: [{ path: "batchSize", rule: typeof rows === "number" ? "range" : "type" }] },
     );
   }
   const bytes = options.maxBatchBytes ?? DEFAULT_BATCH_BYTES;
   if (typeof bytes !== "number" || Number.isNaN(bytes) || bytes <= 0) {
-    throw new SessionError("INVALID_ARGUMENT", `maxBatchBytes must be a number > 0, got ${describe(bytes)}`);
+    throw new SessionError("INVALID_ARGUMENT", `maxBatchBytes must be a number > 0, got ${describe(bytes)}`, {
+      issues: [{ path: "maxBatchBytes", rule: typeof bytes === "number" ? "range" : "type" }],
+    });
   }
   const signal = options.signal;
   if (signal !== undefined && (typeof signal !== "object" || signal === null || !("aborted" in signal))) {
-    throw new SessionError("INVALID_ARGUMENT", `signal must be an AbortSignal, got ${describe(signal)}`);
+    throw new SessionError("INVALID_ARGUMENT", `signal must be an AbortSignal, got ${describe(signal)}`, {
+      issues: [{ path: "signal", rule: "type" }],
+    });
   }
   return { rows, bytes };
 }

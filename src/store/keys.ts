@@ -14,14 +14,17 @@ import { assertId, canBeStored, isNameWithin, MAX_NAME_BYTES } from "../message/
  */
 export const MAX_BLOCK_KEY_BYTES = 2 * MAX_NAME_BYTES + 1;
 
-/** Throws `INVALID_ARGUMENT` unless `value` can name a stored row (non-empty, well-formed, no U+0000, short enough). */
-export function assertStoredKey(value: unknown, what: string): asserts value is string {
-  assertId(value, what);
+/**
+ * Throws `INVALID_ARGUMENT` unless `value` can name a stored row (non-empty, well-formed, no U+0000, short enough);
+ * `path` names the argument in the error's issues.
+ */
+export function assertStoredKey(value: unknown, what: string, path = "key"): asserts value is string {
+  assertId(value, what, path);
 }
 
 /** {@link assertStoredKey} for a context-block key, which may be as long as {@link MAX_BLOCK_KEY_BYTES}. */
-export function assertBlockKey(value: unknown): asserts value is string {
-  assertId(value, "A block key", MAX_BLOCK_KEY_BYTES);
+export function assertBlockKey(value: unknown, path = "key"): asserts value is string {
+  assertId(value, "A block key", path, MAX_BLOCK_KEY_BYTES);
 }
 
 /** True when a block row could have the key `value`; reads answer empty for anything else. */
@@ -52,6 +55,8 @@ export function isLookupKey(value: unknown): value is string {
 /** The block keys of `keys` a row could have: a delete of a name that cannot exist deletes nothing. */
 export function lookupKeys(keys: unknown): string[] {
   if (!Array.isArray(keys))
-    throw new SessionError("INVALID_ARGUMENT", "deleteBlocks expects an array of keys");
+    throw new SessionError("INVALID_ARGUMENT", "deleteBlocks expects an array of keys", {
+      issues: [{ path: "keys", rule: "type" }],
+    });
   return keys.filter(isBlockKey);
 }

@@ -46,6 +46,7 @@ export function searchBranch(branch: unknown): "active" | "all" {
   throw new SessionError(
     "INVALID_ARGUMENT",
     `Search branch must be "active" or "all", got ${describe(branch)}`,
+    { issues: [{ path: "branch", rule: "one_of" }] },
   );
 }
 
@@ -59,6 +60,7 @@ export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: n
     throw new SessionError(
       "INVALID_ARGUMENT",
       `maxContentBytes must be a number >= 0, got ${describe(maxBytes)}`,
+      { issues: [{ path: "maxContentBytes", rule: typeof maxBytes === "number" ? "range" : "type" }] },
     );
   }
   const floor = minRecent === undefined ? 1 : typeof minRecent === "number" ? minRecent : Number.NaN;
@@ -66,6 +68,7 @@ export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: n
     throw new SessionError(
       "INVALID_ARGUMENT",
       `minRecentMessages must be a number, got ${describe(minRecent)}`,
+      { issues: [{ path: "minRecentMessages", rule: "type" }] },
     );
   }
   return { maxBytes, minRecent: Math.min(MAX_RECENT, Math.max(1, Math.floor(floor))) };

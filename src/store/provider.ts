@@ -104,7 +104,7 @@ export abstract class StoreProvider {
 
   /** The message among its siblings, or null when it is not stored (`SessionProvider.getSiblings`). */
   async getSiblings(messageId: string): Promise<Siblings | null> {
-    assertId(messageId, "A message id");
+    assertId(messageId, "A message id", "messageId");
     // One row more than the cap: a message with more siblings is refused, never answered with a shortened list.
     return siblingsOf(messageId, await this.readSiblings(messageId, MAX_SIBLINGS + 1));
   }
@@ -182,9 +182,11 @@ export abstract class StoreProvider {
 
   async deleteMessages(messageIds: string[]): Promise<void> {
     if (!Array.isArray(messageIds)) {
-      throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids");
+      throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids", {
+        issues: [{ path: "messageIds", rule: "type" }],
+      });
     }
-    for (const id of messageIds) assertId(id, "A message id");
+    for (const [index, id] of messageIds.entries()) assertId(id, "A message id", `messageIds.${index}`);
     const logged = messageIds.length > 0 ? (await this.writeDelete(messageIds)).logged : undefined;
     await publishDelete(this.context.feed, this.sessionId, messageIds, logged);
   }

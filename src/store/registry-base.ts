@@ -164,7 +164,9 @@ export abstract class StoreRegistry implements SessionRegistry {
   /** Pins or unpins a registered session; null when the id is not registered. */
   async pin(id: string, pinned: boolean): Promise<SessionInfo | null> {
     if (typeof pinned !== "boolean")
-      throw new SessionError("INVALID_ARGUMENT", "pinned must be true or false");
+      throw new SessionError("INVALID_ARGUMENT", "pinned must be true or false", {
+        issues: [{ path: "pinned", rule: "type" }],
+      });
     if (!isLookupKey(id)) return null;
     this.assertOpen();
     return this.writePin(id, pinned);

@@ -101,7 +101,9 @@ export function checkPolicy(policy: unknown): RetentionPolicy {
 function checkBatch(size: unknown): number {
   if (size === undefined) return 100;
   if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 1 || size > 10_000) {
-    throw new SessionError("INVALID_ARGUMENT", "batchSize must be a whole number from 1 to 10000");
+    throw new SessionError("INVALID_ARGUMENT", "batchSize must be a whole number from 1 to 10000", {
+      issues: [{ path: "batchSize", rule: typeof size === "number" ? "range" : "type" }],
+    });
   }
   return size;
 }

@@ -43,7 +43,7 @@ export async function runStep(
     prepareAppend(message, step.parentId, context.policy, undefined),
   );
   if (step.block) {
-    assertBlockKey(step.block.key);
+    assertBlockKey(step.block.key, "block.key");
     assertContent(step.block.content);
   }
   const usage = step.usage === undefined ? undefined : checkUsage(step.usage);
@@ -51,8 +51,10 @@ export async function runStep(
   const replaces = (step.replace ?? []).map((message) => prepareServerWrite(message, context.policy));
   const remove = step.remove ?? [];
   if (!Array.isArray(remove))
-    throw new SessionError("INVALID_ARGUMENT", "A step's remove must be an array of ids");
-  for (const id of remove) assertId(id, "A message id");
+    throw new SessionError("INVALID_ARGUMENT", "A step's remove must be an array of ids", {
+      issues: [{ path: "remove", rule: "type" }],
+    });
+  for (const [index, id] of remove.entries()) assertId(id, "A message id", `remove.${index}`);
   if (step.messages.length > 0 && (replaces.length > 0 || remove.length > 0)) {
     // Every backend decides a step's appends against the stored rows; rows the same step changes first would not
     // be seen alike everywhere.

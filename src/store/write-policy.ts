@@ -62,6 +62,7 @@ export function assertSize(message: SessionMessage, json: string, maxBytes: numb
     throw new SessionError(
       "TOO_LARGE",
       `Message "${message.id}" is ${bytes} bytes of JSON, over the limit of ${maxBytes} (metadata included)`,
+      { issues: [{ path: "", rule: "too_long" }] },
     );
   }
 }
@@ -140,6 +141,7 @@ export function importTime(createdAt: Date | string | undefined): string {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `createdAt must be a Date or an ISO-8601 date-time, got ${describe(createdAt)}`,
+      { issues: [{ path: "createdAt", rule: typeof createdAt === "string" ? "format" : "type" }] },
     );
   }
   return (createdAt instanceof Date ? createdAt : new Date(createdAt)).toISOString();

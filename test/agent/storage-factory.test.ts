@@ -5,7 +5,13 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { createSessionStorage, SQLiteSessionStorage } from "../../src/agent/index.js";
+import {
+  createSessionStorage,
+  FileSessionStorage,
+  parseModelId,
+  SQLiteSessionStorage,
+  setDefaultStorage,
+} from "../../src/agent/index.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
 import { assertSessionError } from "../helpers/session-error.js";
 
@@ -63,5 +69,25 @@ describe("createSessionStorage", () => {
     for (const type of ["file", "postgres", "redis"]) {
       assert.throws(() => make(type, null), { code: "INVALID_ARGUMENT" }, type);
     }
+  });
+
+  it("names the refused argument in the issues: the type, a missing option, the storage, the model", () => {
+    assertSessionError(() => make("mongo"), { code: "INVALID_ARGUMENT", path: "type", rule: "one_of" });
+    assertSessionError(() => make("postgres", {}), {
+      code: "INVALID_ARGUMENT",
+      path: "connection",
+      rule: "required",
+    });
+    assertSessionError(() => new FileSessionStorage("./x", { compactLogBytes: -1 }), {
+      code: "INVALID_ARGUMENT",
+      path: "compactLogBytes",
+      rule: "range",
+    });
+    assertSessionError(() => setDefaultStorage({} as never), { code: "INVALID_ARGUMENT", path: "storage" });
+    assertSessionError(() => parseModelId("no-such-model"), {
+      code: "INVALID_ARGUMENT",
+      path: "model",
+      rule: "format",
+    });
   });
 });

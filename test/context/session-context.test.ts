@@ -110,15 +110,21 @@ for (const backend of contextBackends) {
         code: "INVALID_ARGUMENT",
         path: "label",
       });
-      await assert.rejects(session.replaceContextBlock("memory", "one two three four five six"), {
+      await rejectsWithIssue(session.replaceContextBlock("memory", "one two three four five six"), {
         code: "TOKEN_LIMIT",
+        path: "content",
+        rule: "too_long",
       });
       assert.equal((await session.replaceContextBlock("memory", "abcdefghijkl")).tokens, 3);
       await assert.rejects(session.appendContextBlock("memory", "more words"), { code: "TOKEN_LIMIT" });
       await session.appendContextBlock("notes", "a");
       assert.equal((await session.appendContextBlock("notes", "b")).content, "a\nb");
       assert.equal((await session.appendContextBlock("notes", "\nc")).content, "a\nb\nc");
-      await assert.rejects(session.replaceContextBlock("memory", 42 as never), { code: "INVALID_ARGUMENT" });
+      await rejectsWithIssue(session.replaceContextBlock("memory", 42 as never), {
+        code: "INVALID_ARGUMENT",
+        path: "content",
+        rule: "type",
+      });
     });
 
     test("addContext and removeContext at runtime leave the frozen prompt alone", async () => {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MemoryStore, Session } from "../../src/index.js";
+import { rejectsWithIssue } from "../helpers/session-error.js";
 import { memorySkills } from "./backends.js";
 
 test("OpenAI and Anthropic definitions plus a dispatcher run the same memory", async () => {
@@ -47,4 +48,13 @@ test("OpenAI and Anthropic definitions plus a dispatcher run the same memory", a
     /^Error: unknown tool "drop_tables"\. Available tools: set_context/,
   );
   await assert.rejects(session.toolDefinitions("gemini" as never), { code: "INVALID_ARGUMENT" });
+});
+
+test("an unknown tool format is refused at the format", async () => {
+  const session = Session.create(new MemoryStore()).withContext("memory", { maxTokens: 50 });
+  await rejectsWithIssue(session.toolDefinitions("xml" as never), {
+    code: "INVALID_ARGUMENT",
+    path: "format",
+    rule: "one_of",
+  });
 });

@@ -11,7 +11,7 @@ import { openSqlite } from "../../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../../src/sqlite/schema.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { ids, msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
-import { assertSessionError } from "../helpers/session-error.js";
+import { assertSessionError, rejectsWithIssue } from "../helpers/session-error.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-manager-"));
@@ -244,7 +244,21 @@ describe("SessionManager: failure handling", () => {
     const { id } = await manager.create("a");
     await rejectsWithCode(manager.append("", msg("m")), "INVALID_ARGUMENT");
     await rejectsWithCode(manager.delete(5 as never), "INVALID_ARGUMENT");
-    await rejectsWithCode(manager.fork(id, "", "x"), "INVALID_ARGUMENT");
+    await rejectsWithIssue(manager.fork(id, "", "x"), {
+      code: "INVALID_ARGUMENT",
+      path: "atMessageId",
+      rule: "format",
+    });
+    await rejectsWithIssue(manager.appendAll(id, "m" as never), {
+      code: "INVALID_ARGUMENT",
+      path: "messages",
+      rule: "type",
+    });
+    await rejectsWithIssue(manager.rename(5 as never, "n"), {
+      code: "INVALID_ARGUMENT",
+      path: "sessionId",
+      rule: "type",
+    });
     await rejectsWithCode(manager.appendAll(id, [msg("a"), { id: "b" } as never]), "INVALID_MESSAGE");
     assert.deepEqual(await manager.getHistory(id), []);
     // An echoed overlay in a posted transcript is skipped; the chain continues under the message before it.

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { OpenAIAgentsSession } from "../../src/openai-agents/index.js";
 import { postgresStores } from "../fixtures/postgres-stores.js";
+import { assertSessionError, rejectsWithIssue } from "../helpers/session-error.js";
 
 setTracingDisabled(true);
 
@@ -142,4 +143,18 @@ test("a function_call item whose name or arguments cannot be printed is stored, 
   const item = { type: "function_call", callId: "c1", name, arguments: "{}" } as AgentInputItem;
   await session.addItems([item]);
   assert.equal((await session.getItems()).length, 1);
+});
+
+test("a refused argument names itself in the issues", async () => {
+  const session = Session.create(new MemoryStore()).forSession("a");
+  assertSessionError(() => new OpenAIAgentsSession(session, "b"), {
+    code: "INVALID_ARGUMENT",
+    path: "sessionId",
+    rule: "conflict",
+  });
+  await rejectsWithIssue(new OpenAIAgentsSession(session).addItems("x" as never), {
+    code: "INVALID_ARGUMENT",
+    path: "items",
+    rule: "type",
+  });
 });

@@ -33,6 +33,7 @@ export function setDefaultStorage(storage: SessionStorage): void {
     throw new SessionError(
       "INVALID_ARGUMENT",
       "setDefaultStorage needs an object with save, load, delete and list",
+      { issues: [{ path: "storage", rule: "type" }] },
     );
   }
   defaultStorage = storage;
@@ -71,6 +72,7 @@ export function createSessionStorage<T extends SessionStorageType>(
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Unknown storage type ${JSON.stringify(type)}: use memory, file, sqlite, postgres or redis`,
+      { issues: [{ path: "type", rule: "one_of" }] },
     );
   }
   const { main, rest } = storageFactoryOptions(type, options[0]);
@@ -107,7 +109,9 @@ const KINDS: Record<SessionStorageType, true> = {
 
 function required(type: string, value: unknown, key: string): unknown {
   if (value === undefined) {
-    throw new SessionError("INVALID_ARGUMENT", `createSessionStorage("${type}") needs options.${key}`);
+    throw new SessionError("INVALID_ARGUMENT", `createSessionStorage("${type}") needs options.${key}`, {
+      issues: [{ path: key, rule: "required" }],
+    });
   }
   return value;
 }

@@ -44,6 +44,7 @@ function assertFileNameId(sessionId: unknown): asserts sessionId is string {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Session id ${JSON.stringify(sessionId)} cannot be a file name: use letters, digits, "_", "-" and inner dots`,
+      { issues: [{ path: "sessionId", rule: "format" }] },
     );
   }
 }
@@ -64,11 +65,17 @@ export class FileSessionStorage implements SessionStorage {
 
   constructor(dir: string, options: FileSessionStorageOptions = {}) {
     if (typeof dir !== "string" || dir.length === 0) {
-      throw new SessionError("INVALID_ARGUMENT", "FileSessionStorage needs a directory path");
+      throw new SessionError("INVALID_ARGUMENT", "FileSessionStorage needs a directory path", {
+        issues: [{ path: "dir", rule: typeof dir === "string" ? "required" : "type" }],
+      });
     }
     const limit = options.compactLogBytes ?? 64 * 1024;
     if (!Number.isInteger(limit) || limit < 0) {
-      throw new SessionError("INVALID_ARGUMENT", `compactLogBytes must be a whole number >= 0, got ${limit}`);
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        `compactLogBytes must be a whole number >= 0, got ${limit}`,
+        { issues: [{ path: "compactLogBytes", rule: "range" }] },
+      );
     }
     this.dir = resolve(dir);
     this.sync = options.fsync ?? true;

@@ -69,6 +69,7 @@ export class RedisConnection {
       throw new SessionError(
         "INVALID_ARGUMENT",
         "Redis storage needs an ioredis/redis client, a URL or options",
+        { issues: [{ path: "source", rule: "type" }] },
       );
     }
     const IoRedis = await loadIoRedis();

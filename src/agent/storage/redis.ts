@@ -42,7 +42,9 @@ export class RedisSessionStorage implements SessionStorage {
   constructor(source: RedisSource, options: RedisSessionStorageOptions | string = {}) {
     this.prefix = typeof options === "string" ? options : (options.prefix ?? "agent-session:");
     if (typeof this.prefix !== "string")
-      throw new SessionError("INVALID_ARGUMENT", "prefix must be a string");
+      throw new SessionError("INVALID_ARGUMENT", "prefix must be a string", {
+        issues: [{ path: "prefix", rule: "type" }],
+      });
     this.connecting = RedisConnection.open(source);
     // Reported by the first call that needs the connection, not as an unhandled rejection.
     this.connecting.catch(() => undefined);

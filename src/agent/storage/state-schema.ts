@@ -49,21 +49,27 @@ export function assertStateMessages(messages: unknown): void {
     throw new SessionError(
       "INVALID_MESSAGE",
       `A session state needs a list of messages, got ${describe(messages)}`,
+      { issues: [{ path: "messages", rule: messages === undefined ? "required" : "type" }] },
     );
   const seen = new Set<string>();
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     if (typeof message !== "object" || message === null || Array.isArray(message))
-      throw new SessionError("INVALID_MESSAGE", `A message must be an object, got ${describe(message)}`);
+      throw new SessionError("INVALID_MESSAGE", `A message must be an object, got ${describe(message)}`, {
+        issues: [{ path: `messages.${index}`, rule: "type" }],
+      });
     const id = (message as { id?: unknown }).id;
     // "compaction_" ids are the store's synthetic overlays: refused everywhere, so a session moves between backends.
     if (typeof id !== "string" || id.length === 0 || !isStorableId(id) || id.startsWith("compaction_")) {
       throw new SessionError(
         "INVALID_MESSAGE",
         `An agent message needs a non-empty id without U+0000 or lone surrogates, not starting with "compaction_"; got ${JSON.stringify(id)}`,
+        { issues: [{ path: `messages.${index}.id`, rule: typeof id === "string" ? "format" : "type" }] },
       );
     }
     if (seen.has(id))
-      throw new SessionError("INVALID_MESSAGE", `Two messages have the id ${JSON.stringify(id)}`);
+      throw new SessionError("INVALID_MESSAGE", `Two messages have the id ${JSON.stringify(id)}`, {
+        issues: [{ path: `messages.${index}.id`, rule: "conflict" }],
+      });
     seen.add(id);
   }
 }

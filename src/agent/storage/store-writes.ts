@@ -34,6 +34,7 @@ export function assertAgentCapable(store: SessionStore): asserts store is AgentC
     throw new SessionError(
       "INVALID_ARGUMENT",
       `Agent sessions need a store with a registry (with scan()), context blocks and step writes (memory, SQLite, Postgres); the ${store.backend} store has not`,
+      { issues: [{ path: "store", rule: "invalid" }] },
     );
   }
 }

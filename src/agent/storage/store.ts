@@ -85,7 +85,9 @@ export class StoreSessionStorage implements SessionStorage {
     const scoped = assertOwner(owner);
     if (this.owner !== undefined) {
       if (scoped === this.owner) return this;
-      throw new SessionError("INVALID_ARGUMENT", `This storage is scoped to another owner`);
+      throw new SessionError("INVALID_ARGUMENT", `This storage is scoped to another owner`, {
+        issues: [{ path: "owner", rule: "conflict" }],
+      });
     }
     const view = new StoreSessionStorage(this.opening, { owner: scoped });
     view.locks = this.locks;

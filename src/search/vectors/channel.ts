@@ -274,6 +274,7 @@ export class StoreVectors implements VectorChannel {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `the embedder returned vectors of ${size} dimensions, the store's are ${this.expected}`,
+        { issues: [{ path: "embedder", rule: "conflict" }] },
       );
     }
     this.expected = size;

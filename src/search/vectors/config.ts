@@ -33,10 +33,14 @@ export function vectorOptions(options: VectorStoreOptions): ChannelOptions | und
   if (embedder === undefined) return undefined;
   assertEmbedder(embedder, embedDimensions);
   if (onEmbedError !== undefined && typeof onEmbedError !== "function") {
-    throw new SessionError("INVALID_ARGUMENT", "onEmbedError must be a function");
+    throw new SessionError("INVALID_ARGUMENT", "onEmbedError must be a function", {
+      issues: [{ path: "onEmbedError", rule: "type" }],
+    });
   }
   if (vectorIndex !== undefined && vectorIndex !== "auto" && vectorIndex !== "plain") {
-    throw new SessionError("INVALID_ARGUMENT", 'vectorIndex must be "auto" or "plain"');
+    throw new SessionError("INVALID_ARGUMENT", 'vectorIndex must be "auto" or "plain"', {
+      issues: [{ path: "vectorIndex", rule: "one_of" }],
+    });
   }
   timeout(options, "queryEmbedTimeoutMs", DEFAULT_QUERY_EMBED_TIMEOUT_MS);
   timeout(options, "embedTimeoutMs", DEFAULT_EMBED_TIMEOUT_MS);
@@ -55,6 +59,7 @@ export function timeout(
     throw new SessionError(
       "INVALID_ARGUMENT",
       `${name} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${describe(value)}`,
+      { issues: [{ path: name, rule: typeof value === "number" ? "range" : "type" }] },
     );
   }
   return value;
@@ -66,6 +71,7 @@ export function nearestBranch({ branch }: NearestOptions): boolean {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `nearest(): branch must be "active" or "all", got ${describe(branch)}`,
+      { issues: [{ path: "branch", rule: "one_of" }] },
     );
   }
   return branch === "active";
@@ -74,7 +80,9 @@ export function nearestBranch({ branch }: NearestOptions): boolean {
 /** The sessions nearest() keeps to, checked (`INVALID_ARGUMENT`); null when the options leave none to search. */
 export function nearestScope({ sessionId, sessionIds }: NearestOptions): NearestScope | null {
   if (sessionId !== undefined && typeof sessionId !== "string") {
-    throw new SessionError("INVALID_ARGUMENT", "nearest(): sessionId must be a string");
+    throw new SessionError("INVALID_ARGUMENT", "nearest(): sessionId must be a string", {
+      issues: [{ path: "sessionId", rule: "type" }],
+    });
   }
   if (sessionIds === undefined) return sessionId === undefined ? {} : { sessionId };
   if (
@@ -85,6 +93,14 @@ export function nearestScope({ sessionId, sessionIds }: NearestOptions): Nearest
     throw new SessionError(
       "INVALID_ARGUMENT",
       `nearest(): sessionIds must be an array of at most ${MAX_SEARCH_SESSIONS} session ids`,
+      {
+        issues: [
+          {
+            path: "sessionIds",
+            rule: Array.isArray(sessionIds) && sessionIds.length > MAX_SEARCH_SESSIONS ? "too_long" : "type",
+          },
+        ],
+      },
     );
   }
   if (sessionId !== undefined) return sessionIds.includes(sessionId) ? { sessionId } : null;
@@ -100,6 +116,7 @@ export function nearestRead(options: NearestOptions): NearestRead | null {
     throw new SessionError(
       "INVALID_ARGUMENT",
       "nearest(): options { limit, sessionId?, sessionIds?, owner?, role?, since?, until?, branch? } are required",
+      { issues: [{ path: "options", rule: options === undefined ? "required" : "type" }] },
     );
   }
   const limit = options.limit;
@@ -107,6 +124,14 @@ export function nearestRead(options: NearestOptions): NearestRead | null {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `nearest(): limit must be a whole number from 0 to ${MAX_SEARCH_LIMIT}, got ${describe(limit)}`,
+      {
+        issues: [
+          {
+            path: "limit",
+            rule: limit === undefined ? "required" : typeof limit === "number" ? "range" : "type",
+          },
+        ],
+      },
     );
   }
   const scope = nearestScope(options);
@@ -120,10 +145,14 @@ export function nearestRead(options: NearestOptions): NearestRead | null {
 export function backfillOptions(options: BackfillOptions): BackfillOptions & { batchSize: number } {
   const batchSize = options.batchSize ?? DEFAULT_EMBED_BATCH;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
-    throw new SessionError("INVALID_ARGUMENT", "backfill(): batchSize must be a whole number >= 1");
+    throw new SessionError("INVALID_ARGUMENT", "backfill(): batchSize must be a whole number >= 1", {
+      issues: [{ path: "batchSize", rule: typeof batchSize === "number" ? "range" : "type" }],
+    });
   }
   if (options.retryFailed !== undefined && typeof options.retryFailed !== "boolean") {
-    throw new SessionError("INVALID_ARGUMENT", "backfill(): retryFailed must be a boolean");
+    throw new SessionError("INVALID_ARGUMENT", "backfill(): retryFailed must be a boolean", {
+      issues: [{ path: "retryFailed", rule: "type" }],
+    });
   }
   return { ...options, batchSize };
 }

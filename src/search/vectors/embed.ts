@@ -27,10 +27,13 @@ export function assertEmbedder(value: unknown, dimensions: unknown): asserts val
     throw new SessionError(
       "INVALID_ARGUMENT",
       "embedder must be a function (texts) => vectors or an AI SDK embedding model",
+      { issues: [{ path: "embedder", rule: "type" }] },
     );
   }
   if (dimensions !== undefined && (!Number.isSafeInteger(dimensions) || (dimensions as number) < 1)) {
-    throw new SessionError("INVALID_ARGUMENT", "embedDimensions must be a whole number >= 1");
+    throw new SessionError("INVALID_ARGUMENT", "embedDimensions must be a whole number >= 1", {
+      issues: [{ path: "embedDimensions", rule: typeof dimensions === "number" ? "range" : "type" }],
+    });
   }
 }
 

@@ -22,7 +22,15 @@ export function referenceSessionInfo(row: Record<string, unknown>, now: string):
     value === null || value === undefined ? 0 : rule(Number(value), field);
   let info: SessionInfo | undefined;
   const why = refusal(() => {
-    if (typeof row.id !== "string" || row.id === "") throw new SessionError("INVALID_ARGUMENT", "no id");
+    if (typeof row.id !== "string" || row.id === "")
+      throw new SessionError("INVALID_ARGUMENT", "no id", {
+        issues: [
+          {
+            path: "id",
+            rule: row.id === undefined || row.id === null || row.id === "" ? "required" : "type",
+          },
+        ],
+      });
     assertSessionId(row.id);
     const cost = count(row.estimated_cost, "estimated_cost", finiteNumber);
     info = {

@@ -93,10 +93,13 @@ export function logSettings(
   const given = options === true ? {} : options;
   const retain = given.retain ?? DEFAULT_RETAIN;
   const pollMs = given.pollMs ?? 200;
-  if (!Number.isSafeInteger(retain) || retain < 1 || !Number.isFinite(pollMs) || pollMs < 10) {
+  const badRetain = !Number.isSafeInteger(retain) || retain < 1;
+  if (badRetain || !Number.isFinite(pollMs) || pollMs < 10) {
+    const [field, value] = badRetain ? ["retain", retain] : ["pollMs", pollMs];
     throw new SessionError(
       "INVALID_ARGUMENT",
       "changeLog: retain must be a whole number >= 1 and pollMs a number >= 10",
+      { issues: [{ path: `changeLog.${field}`, rule: typeof value === "number" ? "range" : "type" }] },
     );
   }
   return { retain, pollMs };

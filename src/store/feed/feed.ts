@@ -180,14 +180,22 @@ export class ChangeFeed {
   /** Adds a listener; see {@link SubscribeOptions}. */
   subscribe(listener: ChangeListener, options: SubscribeOptions = {}): Unsubscribe {
     if (typeof listener !== "function") {
-      throw new SessionError("INVALID_ARGUMENT", "subscribe() needs a listener function");
+      throw new SessionError("INVALID_ARGUMENT", "subscribe() needs a listener function", {
+        issues: [{ path: "listener", rule: "type" }],
+      });
     }
     const { after, signal, onReady } = options;
     if (onReady !== undefined && typeof onReady !== "function") {
-      throw new SessionError("INVALID_ARGUMENT", "subscribe(): onReady must be a function");
+      throw new SessionError("INVALID_ARGUMENT", "subscribe(): onReady must be a function", {
+        issues: [{ path: "onReady", rule: "type" }],
+      });
     }
     if (after !== undefined && (!Number.isSafeInteger(after) || after < 0)) {
-      throw new SessionError("INVALID_ARGUMENT", "subscribe(): after must be a cursor (a whole number >= 0)");
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        "subscribe(): after must be a cursor (a whole number >= 0)",
+        { issues: [{ path: "after", rule: typeof after === "number" ? "range" : "type" }] },
+      );
     }
     const remote = this.remote();
     if (after !== undefined && !remote) {

@@ -132,6 +132,7 @@ function unstorableLookalike(message: object): SessionError {
     "INVALID_MESSAGE",
     `Message ${describe(id)} holds a media string starting with "${POINTER_PREFIX}" that ` +
       "is not well-formed Unicode: it cannot be stored, and a read would take it for a stored attachment",
+    { issues: [{ path: "parts", rule: "format" }] },
   );
 }
 

@@ -38,7 +38,9 @@ export class AttachmentImport {
   accept(attachment: TransferAttachment): void {
     const { hash, bytes } = attachment;
     if (typeof hash !== "string" || !(bytes instanceof Uint8Array) || sha256(bytes) !== hash) {
-      throw new SessionError("INVALID_ARGUMENT", `Attachment ${describe(hash)} does not match its bytes`);
+      throw new SessionError("INVALID_ARGUMENT", `Attachment ${describe(hash)} does not match its bytes`, {
+        issues: [{ path: "hash", rule: "invalid" }],
+      });
     }
     this.received++;
     if (!this.waiting.has(hash)) this.waiting.set(hash, { bytes, at: this.received });

@@ -24,6 +24,7 @@ export async function openSessionStream(
     throw new SessionError(
       "INVALID_ARGUMENT",
       "A session's transfer stream must start with its session header",
+      { issues: [{ path: "", rule: "required" }] },
     );
   }
   const header = first.value.session;
@@ -43,7 +44,11 @@ export async function* batches(
   for (let next = await rest.next(); !next.done; next = await rest.next()) {
     const item = next.value;
     if (item.kind === "session") {
-      throw new SessionError("INVALID_ARGUMENT", "A session's transfer stream holds a second session header");
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        "A session's transfer stream holds a second session header",
+        { issues: [{ path: "", rule: "invalid" }] },
+      );
     }
     // Each record is validated before the batch holding it is written (a bad one writes nothing of its batch).
     assertTransferItem(item);
