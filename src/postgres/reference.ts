@@ -47,7 +47,7 @@ export class PostgresContextProvider extends BlockContextProvider {
     options: PostgresStoreOptions = {},
   ) {
     // Checked here, not at the first write, because the label is the row's key for the provider's lifetime.
-    assertBlockKey(label);
+    assertBlockKey(label, "label");
     super(sharedPostgresStore(client, options).blocks, label);
   }
 }
@@ -58,7 +58,7 @@ export class PostgresContextProvider extends BlockContextProvider {
  */
 export class PostgresSearchProvider extends EntrySearchProvider {
   constructor(client: PostgresSource | PostgresStore, label?: string, options: PostgresStoreOptions = {}) {
-    if (label !== undefined) assertStoredKey(label, "A label");
+    if (label !== undefined) assertStoredKey(label, "A label", "label");
     super(sharedPostgresStore(client, options).entries, label);
   }
 
