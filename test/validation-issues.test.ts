@@ -6,12 +6,13 @@ import { z } from "zod";
 import { MemorySessionStorage } from "../src/agent/index.js";
 import { toUserMessage } from "../src/agent/input.js";
 import { assertStateMessages } from "../src/agent/storage/state-schema.js";
-import { SessionError } from "../src/errors.js";
+import { SessionError, type SessionIssueRule } from "../src/errors.js";
 import { Session } from "../src/index.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { toolNamesArg } from "../src/message/tool-parts.js";
 import { parseInput } from "../src/schema/parse.js";
 import { checkedBy } from "../src/schema/rules.js";
+import { SqliteStore } from "../src/sqlite/store.js";
 import { batchBounds } from "../src/store/history-stream.js";
 import { assertTransferAttachment, assertTransferMessage } from "../src/store/transfer/schema.js";
 import { assertTransferItem } from "../src/store/transfer/validate.js";
@@ -213,4 +214,17 @@ test("hand-written store and id checks name the argument as the caller wrote it"
     path: "role",
     rule: "one_of",
   });
+});
+
+test("SQLite store options and sources name the refused field in issues", () => {
+  const refused: [() => unknown, string, SessionIssueRule][] = [
+    [() => new SqliteStore(":memory:", { busyTimeoutMs: -1 }), "busyTimeoutMs", "range"],
+    [() => new SqliteStore(":memory:", { pageCacheMiB: 0 }), "pageCacheMiB", "range"],
+    [() => new SqliteStore(":memory:", { durability: "fast" as never }), "durability", "one_of"],
+    [() => new SqliteStore(":memory:", { maxValueBytes: 10 }), "maxValueBytes", "range"],
+    [() => new SqliteStore(""), "source", "required"],
+    [() => new SqliteStore(42 as never), "source", "type"],
+  ];
+  for (const [open, path, rule] of refused)
+    assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });
 });

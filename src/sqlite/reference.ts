@@ -24,6 +24,7 @@ function contextStore(source: ProviderSource): ContextCapableStore {
   throw new SessionError(
     "INVALID_ARGUMENT",
     "A context provider needs an object with a sql tag, a SQLite handle or a store",
+    { issues: [{ path: "source", rule: "type" }] },
   );
 }
 

@@ -109,7 +109,9 @@ export async function startViewer(store: SessionStore, options: ViewerOptions = 
   const host = options.host ?? "127.0.0.1";
   const max = options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS;
   if (!Number.isSafeInteger(max) || max < 0) {
-    throw new SessionError("INVALID_ARGUMENT", "maxEventStreams must be a whole number >= 0");
+    throw new SessionError("INVALID_ARGUMENT", "maxEventStreams must be a whole number >= 0", {
+      issues: [{ path: "maxEventStreams", rule: "range" }],
+    });
   }
   const streams = new EventStreams(max);
   const server = createServer((req, res) => {

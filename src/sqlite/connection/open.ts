@@ -85,7 +85,10 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
   let driver: PreparedDriver;
   let isMemory = false;
   if (typeof source === "string") {
-    if (source.length === 0) throw new SessionError("INVALID_ARGUMENT", "A SQLite path must not be empty");
+    if (source.length === 0)
+      throw new SessionError("INVALID_ARGUMENT", "A SQLite path must not be empty", {
+        issues: [{ path: "source", rule: "required" }],
+      });
     refusePostgresUrl(source);
     isMemory = source === ":memory:";
     // node:sqlite loads no extension unless the database is opened allowing it: only for the vector index.
@@ -100,6 +103,7 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
     throw new SessionError(
       "INVALID_ARGUMENT",
       "SQLite storage needs a file path, a better-sqlite3 Database, a node:sqlite DatabaseSync or an object with a sql tag",
+      { issues: [{ path: "source", rule: "type" }] },
     );
   }
   try {
@@ -201,13 +205,16 @@ interface ConnectionSettings {
 function connectionSettings(options: SqliteOptions): ConnectionSettings {
   const timeout = options.busyTimeoutMs ?? 5000;
   if (!Number.isInteger(timeout) || timeout < 0) {
-    throw new SessionError("INVALID_ARGUMENT", `busyTimeoutMs must be a whole number >= 0, got ${timeout}`);
+    throw new SessionError("INVALID_ARGUMENT", `busyTimeoutMs must be a whole number >= 0, got ${timeout}`, {
+      issues: [{ path: "busyTimeoutMs", rule: "range" }],
+    });
   }
   const cacheMiB = options.pageCacheMiB ?? 64;
   if (!Number.isInteger(cacheMiB) || cacheMiB < 1 || cacheMiB > MAX_PAGE_CACHE_MIB) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `pageCacheMiB must be a whole number from 1 to ${MAX_PAGE_CACHE_MIB}, got ${describe(cacheMiB)}`,
+      { issues: [{ path: "pageCacheMiB", rule: "range" }] },
     );
   }
   const durability = options.durability;
@@ -215,6 +222,7 @@ function connectionSettings(options: SqliteOptions): ConnectionSettings {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `durability must be "normal" or "full", got ${describe(durability)}`,
+      { issues: [{ path: "durability", rule: "one_of" }] },
     );
   }
   return {
@@ -252,6 +260,7 @@ function valueLimit(bytes: number): number {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `maxValueBytes must be a whole number >= 1024, got ${describe(bytes)}`,
+      { issues: [{ path: "maxValueBytes", rule: "range" }] },
     );
   }
   return bytes;

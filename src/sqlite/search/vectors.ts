@@ -154,6 +154,7 @@ class SqliteVectorBackend implements VectorBackend {
       throw new SessionError(
         "INVALID_ARGUMENT",
         `vectors of ${length} dimensions, the store's are ${this.size}`,
+        { issues: [{ path: "embedder", rule: "conflict" }] },
       );
     }
   }
