@@ -1,0 +1,71 @@
+// The change feed on a Citus cluster (docs/POSTGRES.md, "Past one server"): the log is a plain table on the
+// coordinator, written in each write's transaction there, and LISTEN/NOTIFY runs on the coordinator's connections.
+// A subscriber sees another process's writes, and another pool's writes to sessions on every shard.
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import type { ChangeEvent } from "../src/contract/feed.js";
+import { PostgresStore } from "../src/postgres/index.js";
+import { CITUS_URL, citusPool, citusUnavailable } from "./fixtures/citus-db.js";
+import { dropSchema } from "./fixtures/postgres-db.js";
+import { brief, crossProcess, subscribed, until } from "./helpers/feed-cross-process.js";
+
+const SCHEMA = `agent_session_citus_feed_${process.pid}`;
+const unavailable = await citusUnavailable();
+
+if (unavailable) {
+  console.log(`Skipping the Citus feed tests: ${unavailable}`);
+  test("citus feed", { skip: unavailable }, () => undefined);
+} else {
+  const pool = citusPool(6);
+  const options = { schema: SCHEMA, distributed: true, changeLog: true } as const;
+  await dropSchema(pool, SCHEMA);
+  // Distributed once, here: the writer processes and the stores below find the tables distributed.
+  await (await PostgresStore.open(pool, options)).close();
+  after(async () => {
+    await dropSchema(pool, SCHEMA);
+    await pool.end();
+  });
+
+  crossProcess(
+    "citus",
+    async () => PostgresStore.open(pool, options),
+    (prefix) => ["citus", CITUS_URL, SCHEMA, "x", prefix, "3"],
+  );
+
+  describe("citus: the change feed across pools", () => {
+    test("a store-wide subscriber sees another pool's writes to sessions on every shard, in cursor order", async () => {
+      const other = citusPool(4);
+      const reader = await PostgresStore.open(pool, options);
+      const writer = await PostgresStore.open(other, options);
+      try {
+        const events: ChangeEvent[] = [];
+        const stop = await subscribed(reader, (e) => void events.push(e));
+        // Twelve sessions over the four shards of each table (citusPool's shard count).
+        const sessions = Array.from({ length: 12 }, (_, i) => `pool-${i}`);
+        for (const id of sessions) {
+          const chat = writer.session(id);
+          await chat.appendMessage({ id: `${id}-a`, role: "user", parts: [{ type: "text", text: "hi" }] });
+          await chat.appendMessage({ id: `${id}-b`, role: "assistant", parts: [] });
+        }
+        await writer.session("pool-0").clearMessages();
+        await until(events, "clear");
+        const appends = events.filter((e) => e.type === "append").map(brief);
+        assert.deepEqual(
+          appends,
+          sessions.flatMap((id) => [`append ${id}-a <null`, `append ${id}-b <${id}-a`]),
+        );
+        assert.ok(events.every((e) => e.origin === "remote"));
+        const cursors = events.map((e) => e.cursor as number);
+        assert.deepEqual(
+          cursors,
+          [...cursors].sort((x, y) => x - y),
+          "cursor order is commit order",
+        );
+        stop();
+      } finally {
+        await Promise.all([reader.close(), writer.close()]);
+        await other.end();
+      }
+    });
+  });
+}
