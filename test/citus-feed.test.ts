@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { ChangeEvent } from "../src/contract/feed.js";
 import { PostgresStore } from "../src/postgres/index.js";
+import { imageMessage, png } from "../src/testing/contract/media-harness.js";
 import { CITUS_URL, citusPool, citusUnavailable } from "./fixtures/citus-db.js";
 import { dropSchema } from "./fixtures/postgres-db.js";
 import { brief, crossProcess, subscribed, until } from "./helpers/feed-cross-process.js";
@@ -60,6 +61,30 @@ if (unavailable) {
           cursors,
           [...cursors].sort((x, y) => x - y),
           "cursor order is commit order",
+        );
+        stop();
+      } finally {
+        await Promise.all([reader.close(), writer.close()]);
+        await other.end();
+      }
+    });
+
+    test("an append whose payload is sharded to another worker (two-phase commit) is delivered, not skipped", async () => {
+      const other = citusPool(4);
+      const reader = await PostgresStore.open(pool, options);
+      const writer = await PostgresStore.open(other, options);
+      try {
+        const events: ChangeEvent[] = [];
+        const stop = await subscribed(reader, (e) => void events.push(e), { sessionId: "media" });
+        // Payloads are sharded by hash and links by session: with two workers about half of these commit on both.
+        const count = 12;
+        for (let i = 0; i < count; i++)
+          await writer.session("media").appendMessage(imageMessage(`p${i}`, png(2_000, 100 + i)));
+        await writer.session("media").clearMessages();
+        await until(events, "clear");
+        assert.deepEqual(
+          events.filter((e) => e.type === "append").map((e) => (e.type === "append" ? e.message.id : "")),
+          Array.from({ length: count }, (_, i) => `p${i}`),
         );
         stop();
       } finally {

@@ -14,6 +14,7 @@ import {
 import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
 import { sessionScope } from "../citus/route.js";
+import { settledRead } from "../citus/settled-read.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";
@@ -41,14 +42,17 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   /** True once the table is known to exist (a writer created it, or a reader found it). */
   private found = false;
   private count = 0;
+  /** Reads a logged message back; on a cluster, reads a missing one again first (citus/settled-read.ts). */
+  private readonly read: (sessionId: string, id: string) => Promise<SessionMessage | null>;
 
   constructor(
     private readonly ready: () => Promise<Executor>,
     private readonly tables: Tables,
     private readonly settings: Required<ChangeLogOptions>,
-    private readonly read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
+    read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
   ) {
     ({ table: this.table, channel: this.channel, lockKey: this.lockKey } = logNames(tables));
+    this.read = tables.distributed ? settledRead(read) : read;
   }
 
   /** The connection for writing a row: the table is created here, by the first recorded write. */
