@@ -33,12 +33,22 @@ if (unavailable) {
     (prefix) => ["citus", CITUS_URL, SCHEMA, "x", prefix, "3"],
   );
 
+  /** A store on the shared pool (`reader`) and one on a pool of its own (`writer`), closed after `run`. */
+  async function acrossPools(run: (reader: PostgresStore, writer: PostgresStore) => Promise<void>) {
+    const other = citusPool(4);
+    const reader = await PostgresStore.open(pool, options);
+    const writer = await PostgresStore.open(other, options);
+    try {
+      await run(reader, writer);
+    } finally {
+      await Promise.all([reader.close(), writer.close()]);
+      await other.end();
+    }
+  }
+
   describe("citus: the change feed across pools", () => {
-    test("a store-wide subscriber sees another pool's writes to sessions on every shard, in cursor order", async () => {
-      const other = citusPool(4);
-      const reader = await PostgresStore.open(pool, options);
-      const writer = await PostgresStore.open(other, options);
-      try {
+    test("a store-wide subscriber sees another pool's writes to sessions on every shard, in cursor order", () =>
+      acrossPools(async (reader, writer) => {
         const events: ChangeEvent[] = [];
         const stop = await subscribed(reader, (e) => void events.push(e));
         // Twelve sessions over the four shards of each table (citusPool's shard count).
@@ -63,20 +73,13 @@ if (unavailable) {
           "cursor order is commit order",
         );
         stop();
-      } finally {
-        await Promise.all([reader.close(), writer.close()]);
-        await other.end();
-      }
-    });
+      }));
 
-    test("an append whose payload is sharded to another worker (two-phase commit) is delivered, not skipped", async () => {
-      const other = citusPool(4);
-      const reader = await PostgresStore.open(pool, options);
-      const writer = await PostgresStore.open(other, options);
-      try {
+    test("an append whose payload is sharded to another worker (two-phase commit) is delivered, not skipped", () =>
+      acrossPools(async (reader, writer) => {
         const events: ChangeEvent[] = [];
         const stop = await subscribed(reader, (e) => void events.push(e), { sessionId: "media" });
-        // Payloads are sharded by hash and links by session: with two workers about half of these commit on both.
+        // Payloads are sharded by hash and links by session: with two workers most of these commit on both.
         const count = 12;
         for (let i = 0; i < count; i++)
           await writer.session("media").appendMessage(imageMessage(`p${i}`, png(2_000, 100 + i)));
@@ -87,10 +90,6 @@ if (unavailable) {
           Array.from({ length: count }, (_, i) => `p${i}`),
         );
         stop();
-      } finally {
-        await Promise.all([reader.close(), writer.close()]);
-        await other.end();
-      }
-    });
+      }));
   });
 }
