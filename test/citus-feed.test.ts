@@ -75,11 +75,11 @@ if (unavailable) {
         stop();
       }));
 
-    test("an append whose payload is sharded to another worker (two-phase commit) is delivered, not skipped", () =>
+    test("appends with payloads (two-phase commits, on either worker) are delivered, not skipped", () =>
       acrossPools(async (reader, writer) => {
         const events: ChangeEvent[] = [];
         const stop = await subscribed(reader, (e) => void events.push(e), { sessionId: "media" });
-        // Payloads are sharded by hash and links by session: with two workers most of these commit on both.
+        // Every append commits by two-phase commit; payloads sharded by hash land on either worker.
         const count = 12;
         for (let i = 0; i < count; i++)
           await writer.session("media").appendMessage(imageMessage(`p${i}`, png(2_000, 100 + i)));
