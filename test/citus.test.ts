@@ -10,8 +10,18 @@ import { runProviderContract } from "../src/testing/index.js";
 import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";
 import { dropSchema } from "./fixtures/postgres-db.js";
 
-/** node:test, injected into the contract suite as a user's runner would be. */
-const runner = { describe, it };
+/**
+ * node:test, injected into the contract suite as a user's runner would be; tests whose name matches the pattern in
+ * AGENT_SESSION_CITUS_SKIP are skipped (node:test's own name pattern cannot leave out one test of a suite).
+ */
+const skipping = process.env.AGENT_SESSION_CITUS_SKIP;
+const runner = {
+  describe,
+  it: (name: string, body: () => Promise<void>) =>
+    skipping && new RegExp(skipping).test(name)
+      ? it(name, { skip: `matches AGENT_SESSION_CITUS_SKIP=${skipping}` }, body)
+      : it(name, body),
+};
 
 // Per process, so two runs at once (two checkouts, one cluster) never drop each other's tables.
 const SCHEMA = `agent_session_citus_${process.pid}`;
@@ -31,8 +41,8 @@ if (unavailable) {
     await pool.end();
   });
 
-  // The whole contract on the cluster does not pass yet (docs/POSTGRES.md, "Past one server": erasure, vectors and
-  // the change log are not routed), so it runs only when asked for; the routing tests below always run.
+  // The whole contract passes on the cluster but takes ~20 minutes, nearly all of it appends (docs/POSTGRES.md,
+  // "Limits on a cluster"), so it runs only when asked for; the routing tests below always run.
   if (process.env.AGENT_SESSION_CITUS_CONTRACT === "1") {
     runProviderContract(runner, {
       name: `citus (${CITUS_URL})`,
@@ -46,7 +56,7 @@ if (unavailable) {
       },
     });
   } else {
-    console.log("The storage contract on Citus runs with AGENT_SESSION_CITUS_CONTRACT=1 (not yet passing)");
+    console.log("The storage contract on Citus runs with AGENT_SESSION_CITUS_CONTRACT=1 (~20 minutes)");
   }
 
   /**

@@ -7,6 +7,7 @@
 import { countsOf, type ErasureCondition, type ErasureCounts, meetsCondition } from "../store/erasure.js";
 import type { RegistryErasure } from "../store/registry-base.js";
 import { cursorOf } from "../store/written.js";
+import { sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
 import { logNames } from "./feed/append-log.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
@@ -22,13 +23,31 @@ const freedSql = (t: Tables) => `SELECT count(DISTINCT l.hash) AS n FROM ${t.att
     AND NOT EXISTS (SELECT 1 FROM ${t.attachmentLinks} o JOIN ${t.messages} om ON om.seq = o.message_seq
       WHERE o.hash = l.hash AND om.session_num <> $1::bigint)`;
 
-// Messages (their search vectors, vector rows and index entries go with them), overlays and the head.
-const contentSql = (
-  t: Tables,
-) => `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $1::bigint RETURNING 1),
-    c AS (DELETE FROM ${t.compactions} WHERE session_num = $1::bigint RETURNING 1),
-    h AS (DELETE FROM ${t.heads} WHERE num = $1::bigint)
+// The Citus layout shards links by session, so the session's payloads are one shard's read and those another
+// session also links are one statement every shard runs (a correlated subquery across shards is refused there).
+const sessionHashesSql = (t: Tables) =>
+  `SELECT DISTINCT hash FROM ${t.attachmentLinks} WHERE session_id = $1::text`;
+const sharedHashesSql = (t: Tables) =>
+  `SELECT DISTINCT hash FROM ${t.attachmentLinks} WHERE hash = ANY($1::text[]) AND session_id <> $2::text`;
+
+/** How many payloads the release of session `id` (number `num`) frees. */
+async function freedCount(query: Query, t: Tables, id: string, num: string | number): Promise<number> {
+  if (!t.distributed) return count(query, freedSql(t), [num]);
+  const hashes = (await query<{ hash: string }>(sessionHashesSql(t), [id])).map((r) => r.hash);
+  if (hashes.length === 0) return 0;
+  const shared = await query<{ hash: string }>(sharedHashesSql(t), [hashes, id]);
+  return hashes.length - shared.length;
+}
+
+// Messages (their search vectors, vector rows and index entries go with them), overlays and the head; in the
+// Citus layout each names the session ($2), so each runs on its one shard.
+const contentSql = (t: Tables) => {
+  const own = sessionScope(t, "$2::text");
+  return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $1::bigint${own(null)} RETURNING 1),
+    c AS (DELETE FROM ${t.compactions} WHERE session_num = $1::bigint${own(null)} RETURNING 1),
+    h AS (DELETE FROM ${t.heads} WHERE num = $1::bigint${own(null)})
     SELECT (SELECT count(*) FROM m) AS messages, (SELECT count(*) FROM c) AS compactions`;
+};
 
 const keyedSql = (t: Tables) => `WITH b AS (DELETE FROM ${t.blocks} WHERE key = ANY($1::text[]) RETURNING 1),
     e AS (DELETE FROM ${t.entries} WHERE label = ANY($1::text[]) RETURNING 1)
@@ -70,9 +89,12 @@ export async function eraseSession(
         [num],
       );
     }
-    counts.attachments = await count(query, freedSql(t), [num]);
+    counts.attachments = await freedCount(query, t, id, num);
     await releaseSession(query, t, { num, id });
-    const [content] = await query<{ messages: string; compactions: string }>(contentSql(t), [num]);
+    const [content] = await query<{ messages: string; compactions: string }>(contentSql(t), [
+      num,
+      ...sessionParam(t, id),
+    ]);
     counts.messages = Number(content?.messages ?? 0);
     counts.compactions = Number(content?.compactions ?? 0);
   }

@@ -1,9 +1,10 @@
 /**
- * SQL fragments of the registry's writes that the append and step statements share: the write time, the activity
- * order and the usage counters.
+ * SQL of the registry's writes: the fragments the append and step statements share (the write time, the activity
+ * order and the usage counters) and the statements of a delete in each layout.
  */
 import { USAGE_COUNTERS } from "../store/usage-totals.js";
-import type { Tables } from "./schema.js";
+import { sessionScope } from "./citus/route.js";
+import { statement, type Tables } from "./schema.js";
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
 export const NOW = "date_trunc('milliseconds', statement_timestamp())";
@@ -35,4 +36,41 @@ export function usageFits(first: number): string {
     const type = counter === "estimated_cost" ? "float8" : "bigint";
     return `${counter} BETWEEN $${first + 2 * i}::${type} AND $${first + 2 * i + 1}::${type}`;
   }).join(" AND ");
+}
+
+// Messages (their search vectors and index entries go with them), overlays, the head, the given blocks and the
+// registry row. `$2` is the locked head's number, NULL when the id has no stored data. In the Citus layout the
+// blocks (sharded by key, not session) are deleted by a statement of their own, so this one runs on one shard.
+const deleteSql = statement((t) => {
+  const own = sessionScope(t, "$1::text");
+  return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint${own(null)}),
+    c AS (DELETE FROM ${t.compactions} WHERE session_num = $2::bigint${own(null)}),
+    h AS (DELETE FROM ${t.heads} WHERE num = $2::bigint${own(null)}),
+    ${t.distributed ? "" : `b AS (DELETE FROM ${t.blocks} WHERE key = ANY($3::text[])),`}
+    r AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING id)
+    SELECT EXISTS (SELECT 1 FROM r) AS existed`;
+});
+/** The blocks of a delete in the Citus layout (`$1` their keys): sharded by key, so a statement of its own. */
+export const deleteBlocksSql = statement((t) => `DELETE FROM ${t.blocks} WHERE key = ANY($1::text[])`);
+
+// The registry row alone, in the Citus layout, when the id has no stored data (no head): Citus refuses the
+// statement above with a NULL head number ("cannot execute a distributed query from a query on a shard"), and there
+// are no messages, overlays or head to delete.
+const deleteRowSql = statement(
+  (t) =>
+    `WITH r AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING id) SELECT EXISTS (SELECT 1 FROM r) AS existed`,
+);
+
+/**
+ * The statement and parameters of a delete of session `id` (head number `num`, null without stored data, and the
+ * blocks of `keys` on one node), answering `existed`.
+ */
+export function deleteStatement(
+  t: Tables,
+  id: string,
+  num: unknown,
+  keys: readonly string[],
+): [string, unknown[]] {
+  if (!t.distributed) return [deleteSql(t), [id, num, keys]];
+  return num === null ? [deleteRowSql(t), [id]] : [deleteSql(t), [id, num]];
 }

@@ -29,11 +29,17 @@ import {
 } from "../store/usage-totals.js";
 import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
-import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { eraseLocked } from "./erase.js";
 import { releaseSession } from "./media/attachments.js";
-import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
+import {
+  deleteBlocksSql,
+  deleteStatement,
+  NOW,
+  nextActivity,
+  usageAssignments,
+  usageFits,
+} from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedMessagesCte } from "./search/fts.js";
 import { forgetStreamSql } from "./streams.js";
@@ -130,20 +136,6 @@ const lockedCountersSql = statement((t) => `${countersSql(t)} FOR UPDATE`);
 // Locks the session's head first (as every session write does, see writes.ts): appends wait, and the statement
 // after it reads a snapshot that includes every write committed to the session before the lock was granted.
 const lockHeadSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
-
-// Messages (their search vectors and index entries go with them), overlays, the head, the given blocks and the
-// registry row. `$2` is the locked head's number, NULL when the id has no stored data. In the Citus layout the
-// blocks (sharded by key, not session) are deleted by a statement of their own, so this one runs on one shard.
-const deleteSql = statement((t) => {
-  const own = sessionScope(t, "$1::text");
-  return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint${own(null)}),
-    c AS (DELETE FROM ${t.compactions} WHERE session_num = $2::bigint${own(null)}),
-    h AS (DELETE FROM ${t.heads} WHERE num = $2::bigint${own(null)}),
-    ${t.distributed ? "" : `b AS (DELETE FROM ${t.blocks} WHERE key = ANY($3::text[])),`}
-    r AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING id)
-    SELECT EXISTS (SELECT 1 FROM r) AS existed`;
-});
-const deleteBlocksSql = statement((t) => `DELETE FROM ${t.blocks} WHERE key = ANY($1::text[])`);
 
 /** The session registry of a {@link PostgresStore}. */
 export class PostgresSessionRegistry extends StoreRegistry {
@@ -254,10 +246,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
       if (head) await releaseSession(query, this.t, { num: head.num, id });
       const num = head?.num ?? null;
-      const [result] = await query<{ existed: boolean }>(
-        deleteSql(this.t),
-        this.t.distributed ? [id, num] : [id, num, keys],
-      );
+      const [result] = await query<{ existed: boolean }>(...deleteStatement(this.t, id, num, keys));
       if (this.t.distributed && keys.length > 0) await query(deleteBlocksSql(this.t), [keys]);
       await query(forgetStreamSql(this.t), [id]); // a running answer's chunks go with the session
       const removed = result?.existed === true;

@@ -5,6 +5,17 @@ import type { Query } from "../connection/client.js";
 export interface LogPlace {
   schema: string | null;
   prefix: string;
+  /** The Citus layout (schema.ts): the log's statements take the advisory lock as a value Citus can keep. */
+  distributed?: boolean;
+}
+
+/**
+ * A call of a `void` function (the log's advisory lock, its NOTIFY) as a select-list value. Citus keeps the result
+ * of a CTE beside a modifying one as an intermediate result (a table), and a `void` column cannot be stored, so in
+ * its layout the value is text.
+ */
+export function voidValue(t: LogPlace, call: string): string {
+  return `${call}${t.distributed ? "::text" : ""}`;
 }
 
 /** What an append needs to insert its own change-log row in its statement (PostgresChangeLog.statementLog). */
@@ -59,7 +70,7 @@ export async function indexChangeLog(query: Query, tables: LogPlace): Promise<vo
 export function logCtes(t: LogPlace, at: number): string {
   const { table, lockKey, channel } = logNames(t);
   return `,
-  lk AS (SELECT pg_advisory_xact_lock(${lockKey}::bigint) FROM ins),
+  lk AS (SELECT ${voidValue(t, `pg_advisory_xact_lock(${lockKey}::bigint)`)} FROM ins),
   lg AS (
     INSERT INTO ${table} (origin, session_id, kind, ids, parent_id, data)
     SELECT $${at}::text, $1::text, $${at + 1}::text, $${at + 2}::text,
@@ -68,5 +79,5 @@ export function logCtes(t: LogPlace, at: number): string {
     FROM ins, node n, lk
     RETURNING seq
   ),
-  nt AS (SELECT seq, pg_notify('${channel}', seq::text) FROM lg)`;
+  nt AS (SELECT seq, ${voidValue(t, `pg_notify('${channel}', seq::text)`)} FROM lg)`;
 }

@@ -13,9 +13,11 @@ import {
 } from "../../store/feed/change-rows.js";
 import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
+import { sessionScope } from "../citus/route.js";
+import { settledRead } from "../citus/settled-read.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { logIndex, logNames, type StatementLog } from "./append-log.js";
+import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";
 
 const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
 /** Without LISTEN (PGlite, a single Client, a reference connection) the log is polled this often at most. */
@@ -40,14 +42,17 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   /** True once the table is known to exist (a writer created it, or a reader found it). */
   private found = false;
   private count = 0;
+  /** Reads a logged message back; on a cluster, reads a missing one again first (citus/settled-read.ts). */
+  private readonly read: (sessionId: string, id: string) => Promise<SessionMessage | null>;
 
   constructor(
     private readonly ready: () => Promise<Executor>,
     private readonly tables: Tables,
     private readonly settings: Required<ChangeLogOptions>,
-    private readonly read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
+    read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
   ) {
     ({ table: this.table, channel: this.channel, lockKey: this.lockKey } = logNames(tables));
+    this.read = tables.distributed ? settledRead(read) : read;
   }
 
   /** The connection for writing a row: the table is created here, by the first recorded write. */
@@ -126,14 +131,16 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   private async insert(query: Query, change: LoggedChange, unflushed: boolean): Promise<number> {
     const { ids, data } = changeColumns(change);
     const t = this.tables;
+    // In the Citus layout the parent's read names the session at each table, so it runs on the session's shard.
+    const own = sessionScope(t, "$2::text");
     const rows = await query<{ seq: string }>(
-      `WITH l AS (SELECT pg_advisory_xact_lock(${this.lockKey}::bigint)${
+      `WITH l AS (SELECT ${voidValue(t, `pg_advisory_xact_lock(${this.lockKey}::bigint)`)}${
         unflushed ? ", set_config('synchronous_commit', 'off', true)" : ""
       }),
        i AS (INSERT INTO ${this.table} (origin, session_id, kind, ids, parent_id, data)
          SELECT $1, $2::text, $3::text, $4, CASE WHEN $3 IN ('append', 'import') THEN (
-           SELECT p.id FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $5
-           JOIN ${t.messages} p ON p.seq = m.parent_seq WHERE h.session_id = $2) END, $6 FROM l RETURNING seq)
+           SELECT p.id FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $5${own("m")}
+           JOIN ${t.messages} p ON p.seq = m.parent_seq${own("p")} WHERE h.session_id = $2) END, $6 FROM l RETURNING seq)
        SELECT seq, pg_notify($7, seq::text) FROM i`,
       [this.origin, change.sessionId, change.type, ids, change.ids[0] ?? null, data, this.channel],
     );

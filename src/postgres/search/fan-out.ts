@@ -7,10 +7,13 @@
  * matches, each routed to its shard. The ranking and the page are then the single node's.
  */
 
+import { ActivePaths } from "../../search/active-paths.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
+import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { activePathsCte } from "../tree.js";
 import {
   CANDIDATES_BY_SEQ,
   type CandidateRow,
@@ -140,10 +143,48 @@ async function storeDocuments(executor: Executor, t: Tables): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+// $1 tsquery, $2 session number (in an array), $3 its id, $4 roles, $5 since, $6 until, $7 how many: the newest
+// matches on the session's active path, ranked, by one statement routed to its shard.
+const pathScanSql = (t: Tables) => {
+  const own = sessionScope(t, "$3::text");
+  return `WITH RECURSIVE ${activePathsCte(t.messages, t.heads, "$2::bigint[]", own)}
+   SELECT seq::float8 AS seq, session_id, ts_rank(search, $1::tsquery)::float8 AS rank
+   FROM ${t.messages} WHERE search @@ $1::tsquery AND session_num = ANY($2::bigint[])${own(null)}
+     AND seq IN (SELECT seq FROM path)
+     AND ($4::text[] IS NULL OR role = ANY($4::text[]))
+     AND ($5::timestamptz IS NULL OR created_at >= $5::timestamptz)
+     AND ($6::timestamptz IS NULL OR created_at < $6::timestamptz)
+   ORDER BY seq DESC LIMIT $7`;
+};
+
+/**
+ * The newest matches across sessions, those of the sessions `paths` keeps to (numbers to ids) only on their active
+ * paths (each by a statement of its own), best rank first; `full` when the scan left older matches out.
+ */
+async function rankedMatches(
+  executor: Executor,
+  t: Tables,
+  tsquery: string,
+  filters: FilterParams,
+  paths: ReadonlyMap<number, string>,
+): Promise<{ matches: Match[]; full: boolean }> {
+  const outside = paths.size === 0 ? null : [...paths.keys()];
+  const matches = await scan(executor, t, tsquery, SEARCH_CANDIDATES, filters, outside, true);
+  const full = matches.length >= SEARCH_CANDIDATES;
+  const { roles, since, until } = filters;
+  for (const [num, sessionId] of paths) {
+    const params = [tsquery, [num], sessionId, roles, since, until, SEARCH_CANDIDATES];
+    matches.push(...(await executor.query<Match>(pathScanSql(t), params)));
+  }
+  matches.sort((a, b) => (b.rank ?? 0) - (a.rank ?? 0) || b.seq - a.seq);
+  return { matches, full };
+}
+
 /**
  * Every word required, across sessions (search.ts `allWords` on one node): the newest SEARCH_CANDIDATES matches
  * ranked by `ts_rank`, read by session from the best down (a window that grows while an active-branch search finds
- * too few on the active paths), then the page.
+ * too few on the active paths), then the page. As on one node, when the matches are mostly off the active paths
+ * and older ones were left out, the sessions that crowded them are kept to their paths and the matches read again.
  */
 export async function fanOutAllWords(
   executor: Executor,
@@ -153,24 +194,37 @@ export async function fanOutAllWords(
   filters: FilterParams,
 ): Promise<PageHit[]> {
   const { limit, activeOnly } = plan;
-  const matches = await scan(executor, t, tsquery, SEARCH_CANDIDATES, filters, null, true);
-  matches.sort((a, b) => (b.rank ?? 0) - (a.rank ?? 0) || b.seq - a.seq);
-  const scores = new Map(matches.map((m) => [m.seq, m.rank ?? 0]));
   const nodes = new Map<number, Node>();
-  let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
+  const rounds = new ActivePaths();
+  const paths = new Map<number, string>();
   for (;;) {
-    const top = matches.slice(0, window);
-    const unread = top.filter((m) => !nodes.has(m.seq));
-    for (const row of await perSession(unread, rowsOf(executor, t, plan, [])))
-      nodes.set(Number(row.seq), candidateOf(row));
-    let kept = top.flatMap((m) => nodes.get(m.seq) ?? []);
-    if (activeOnly) {
-      const onPath = await onPathOf(executor, t, kept);
-      kept = kept.filter((node) => onPath.get(node.seq) === true);
+    const { matches, full } = await rankedMatches(executor, t, tsquery, filters, paths);
+    const scores = new Map(matches.map((m) => [m.seq, m.rank ?? 0]));
+    let window = activeOnly ? Math.min(matches.length, Math.max(limit * 4, 40)) : limit;
+    let kept: Node[] = [];
+    let off: Node[] = [];
+    for (;;) {
+      const top = matches.slice(0, window);
+      const unread = top.filter((m) => !nodes.has(m.seq));
+      for (const row of await perSession(unread, rowsOf(executor, t, plan, [])))
+        nodes.set(Number(row.seq), candidateOf(row));
+      kept = top.flatMap((m) => nodes.get(m.seq) ?? []);
+      if (activeOnly) {
+        const onPath = await onPathOf(executor, t, kept);
+        off = kept.filter((node) => onPath.get(node.seq) !== true);
+        kept = kept.filter((node) => onPath.get(node.seq) === true);
+      }
+      if (kept.length >= limit || window >= matches.length) break;
+      window = Math.min(matches.length, window * 4);
     }
-    if (kept.length >= limit || window >= matches.length) {
-      return readPage(executor, t, kept.slice(0, limit), scores);
+    const crowding = off.map((node) => ({ num: node.sessionNum, depth: node.leafDepth }));
+    if (activeOnly && kept.length < limit && full && rounds.add(crowding)) {
+      for (const num of rounds.kept) {
+        const sessionId = off.find((node) => node.sessionNum === num)?.sessionId;
+        if (sessionId !== undefined) paths.set(num, sessionId);
+      }
+      continue;
     }
-    window = Math.min(SEARCH_CANDIDATES, window * 4);
+    return readPage(executor, t, kept.slice(0, limit), scores);
   }
 }

@@ -1,0 +1,87 @@
+// Moving a single-node store to a Citus cluster (docs/POSTGRES.md, "Moving a single-node store to a cluster"): a
+// store made without `distributed` in the coordinator's database holds rows (a branch, an overlay, a payload shared
+// by two sessions, registry rows, a block, a change log); opened once with `distributed: true` its tables are
+// distributed, every row reads back as before, and writes go on.
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { PostgresStore } from "../src/postgres/index.js";
+import { ids, msg, rejectsWithCode } from "../src/testing/contract/harness.js";
+import { imageMessage, png } from "../src/testing/contract/media-harness.js";
+import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
+import { dropSchema } from "./fixtures/postgres-db.js";
+
+const SCHEMA = `agent_session_citus_move_${process.pid}`;
+const unavailable = await citusUnavailable();
+
+/** What a store holds, read the way an app reads it. */
+async function snapshot(store: PostgresStore) {
+  const a = store.session("a");
+  const b = store.session("b");
+  const hits = await store.searchMessages("migrated");
+  return {
+    history: JSON.stringify(await a.getHistory()),
+    branch: ids(await a.getHistory("a2x")),
+    siblings: ids(await a.getBranches("a1")),
+    compactions: (await a.getCompactions()).map((c) => [c.summary, c.fromMessageId, c.toMessageId]),
+    image: JSON.stringify(await b.getMessage("b0")),
+    hits: hits.map((h) => `${h.sessionId}/${h.id}`).sort(),
+    registry: (await store.registry.list()).map((s) => [s.id, s.name, s.owner ?? null]),
+    block: await store.blocks.getBlock("notes"),
+    tokens: await a.getContextTokens?.(),
+  };
+}
+
+if (unavailable) {
+  console.log(`Skipping the Citus move test: ${unavailable}`);
+  test("citus move", { skip: unavailable }, () => undefined);
+} else {
+  const pool = citusPool();
+  await dropSchema(pool, SCHEMA);
+  after(async () => {
+    await dropSchema(pool, SCHEMA);
+    await pool.end();
+  });
+
+  test("a single-node store opened with distributed: true is distributed in place and reads back whole", async () => {
+    const single = await PostgresStore.open(pool, { schema: SCHEMA, changeLog: true });
+    await single.registry.create({ id: "a", name: "first", owner: "ann" });
+    await single.registry.create({ id: "b", name: "second" });
+    const a = single.session("a");
+    for (let i = 0; i < 4; i++) await a.appendMessage(msg(`a${i}`, `migrated message ${i}`));
+    await a.appendMessage(msg("a2x", "a migrated branch"), "a1");
+    await a.addCompaction("the first two", "a0", "a1");
+    const image = png(20_000, 7);
+    await a.appendMessage(imageMessage("a4", image));
+    await single.session("b").appendMessage(imageMessage("b0", image));
+    await single.session("b").appendMessage(msg("b1", "migrated too"));
+    await single.blocks.setBlock("notes", "kept");
+    const before = await snapshot(single);
+    await single.close();
+
+    const store = await PostgresStore.open(pool, { schema: SCHEMA, distributed: true, changeLog: true });
+    const { rows } = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid::text LIKE $1",
+      [`${SCHEMA}.%`],
+    );
+    assert.equal(rows[0]?.n, 8, "heads, messages, overlays, links, registry, blocks, entries, payloads");
+    assert.deepEqual(await snapshot(store), before);
+    assert.equal((await store.attachments.stats()).count, 1, "the shared payload is stored once");
+
+    // Writes go on: an append after the moved leaf, an append on the branch, an erasure that frees nothing shared.
+    await store.session("a").appendMessage(msg("a5", "after the move"));
+    assert.deepEqual(ids(await store.session("a").getHistory()).slice(-2), ["a4", "a5"]);
+    await store.session("a").appendMessage(msg("a3x", "on the branch"), "a2x");
+    // The overlay of a0..a1 reads in their place.
+    assert.deepEqual(ids(await store.session("a").getHistory("a3x")).slice(1), ["a2x", "a3x"]);
+    const erased = await store.registry.erase("b");
+    assert.equal(erased?.attachments, 0, "session a still links the payload");
+    assert.equal(
+      JSON.stringify(await store.session("a").getMessage("a4")),
+      JSON.stringify(imageMessage("a4", image)),
+    );
+    await store.close();
+
+    // The moved tables are the cluster's now: the single-node statements are refused on them.
+    await rejectsWithCode(PostgresStore.open(pool, { schema: SCHEMA }), "INVALID_ARGUMENT");
+  });
+}
