@@ -22,9 +22,11 @@ export interface KeyRecords {
   deleteCheck(ownerHash: string): void;
 }
 
-// The name a key check is recorded under: a hash of the owner id (its first 128 bits, hex), never the id itself
-// (the same value as the search index's owner token, search/owner-token.ts, which store/ may not import).
-function ownerHash(owner: string): string {
+/**
+ * The name a key check is recorded under: a hash of the owner id (its first 128 bits, hex), never the id itself
+ * (the same value as the search index's owner token, search/owner-token.ts, which store/ may not import).
+ */
+export function ownerHash(owner: string): string {
   return sha256Hex(utf8Encode(owner)).slice(0, 32);
 }
 
