@@ -9,6 +9,7 @@ import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import type { SessionMessage } from "../src/contract/message.js";
+import type { TransferItem } from "../src/contract/transfer.js";
 import { SessionManager } from "../src/manager/manager.js";
 import { MemoryStore } from "../src/memory/store.js";
 import type { PostgresSource } from "../src/postgres/connection/client.js";
@@ -203,4 +204,40 @@ test("a keyring is refused where it would do nothing or is malformed", () => {
   assert.throws(() => new PostgresStore(url, { keyring: randomKeyring([]), distributed: true }), {
     code: "INVALID_ARGUMENT",
   });
+});
+
+test("PGlite: an encrypted owner's media stays inline and sealed; an import into a keyring store seals again", async () => {
+  const db = await PGlite.create();
+  const keyring = randomKeyring(["alice"]);
+  const store = await PostgresStore.open(db, { schema: "media", keyring });
+  try {
+    const manager = SessionManager.create(store);
+    const { id } = await manager.create("alice media", { owner: "alice" });
+    const data = `data:image/png;base64,${Buffer.from(crypto.getRandomValues(new Uint8Array(300))).toString("base64")}`;
+    const image = { id: "img", role: "user", parts: [{ type: "file", mediaType: "image/png", url: data }] };
+    await store.session(id).appendMessage(image as SessionMessage);
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM media.agent_attachments`);
+    assert.equal(rows[0]?.n, 0, "no payload row: the media is sealed with the message");
+    assert.deepEqual((await store.session(id).getMessage("img"))?.parts, image.parts);
+    await assert.rejects(store.session(id).appendMessage(msg("ptr", `attachment:sha256:${"0".repeat(64)}`)), {
+      code: "INVALID_MESSAGE",
+    });
+    await manager.append(id, msg("t1", said(1)));
+    const items: TransferItem[] = [];
+    for await (const item of store.transfer.exportSession(id)) items.push(item);
+    const target = await PostgresStore.open(db, { schema: "imported", keyring });
+    async function* stream() {
+      yield* items;
+    }
+    await target.transfer.importSession(stream());
+    assert.equal(textOf((await target.session(id).getHistory()).at(-1)), said(1));
+    const sealed = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM imported.agent_messages WHERE content LIKE '~sealed1:%' AND search IS NULL`,
+    );
+    assert.equal(sealed.rows[0]?.n, 2, "the imported messages are sealed again, without a search vector");
+    await target.close();
+  } finally {
+    await store.close();
+    await db.close();
+  }
 });
