@@ -218,7 +218,6 @@ export async function appendRow(
 ): Promise<RowWritten<AppendResult, string>> {
   const { parentId, expectedLeafId, registry, log } = request;
   const content = request.form?.json ?? request.json ?? serializeMessage(message);
-  // An encrypted owner's content is sealed; known owners and verified keys take no statement (sealing.ts).
   const form = request.form ?? (await storedForm(executor.query, t, sessionId, message.id, content));
   // An imported time of a year outside 1–9999 in the form timestamptz reads (as the transfer's import writes it).
   const now =

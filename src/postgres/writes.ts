@@ -91,7 +91,6 @@ export async function rewrite(
     typeof stored === "string" ? await storedForm(query, t, sessionId, message.id, stored) : stored;
   const bytes = utf8Length(form.json);
   const tokens = estimateMessageTokens([message]);
-  const hash = form.hash;
   const search = searchVector(messageText(message), sessionId, form);
   const at9 = sessionScope(t, "$9::text");
   const [old] = await query<{ seq: string; bytes: number; tokens: number; same: boolean }>(
@@ -101,7 +100,7 @@ export async function rewrite(
          content_hash = $8
        FROM old WHERE m.seq = old.seq AND old.content_hash IS DISTINCT FROM $8${at9("m")})
      SELECT seq, bytes, tokens, content_hash IS NOT DISTINCT FROM $8 AS same FROM old`,
-    [num, message.id, form.content, message.role, bytes, tokens, search, hash, sessionId],
+    [num, message.id, form.content, message.role, bytes, tokens, search, form.hash, sessionId],
   );
   if (!old) return undefined;
   if (old.same) return { result: { updated: false } };
