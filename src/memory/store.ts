@@ -78,6 +78,14 @@ export class MemoryStore
   private closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
+    // Nothing of a MemoryStore is at rest: a keyring would encrypt nothing, and accepting it would say it does.
+    if ((options as { keyring?: unknown } | null)?.keyring !== undefined) {
+      throw new SessionError(
+        "INVALID_ARGUMENT",
+        "MemoryStore keeps nothing at rest and takes no keyring: encryption at rest is for SqliteStore and PostgresStore",
+        { issues: [{ path: "keyring", rule: "unknown_key" }] },
+      );
+    }
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
     this.entries = new MemoryEntryStore(this.queryLimits, () => this.assertOpen());

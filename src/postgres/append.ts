@@ -23,7 +23,6 @@ import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
-import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
 import { lockedParent, parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
@@ -31,7 +30,8 @@ import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
-import { ownedSearchSql, sessionLexeme, toTsvector } from "./search/fts.js";
+import { ownedSearchSql } from "./search/fts.js";
+import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
 import { timestampParam } from "./transfer/rows.js";
 import { childSql, spineArrays, spineCte } from "./tree.js";
 
@@ -193,8 +193,9 @@ export interface AppendRequest {
   parentId: string | null | undefined;
   /** Optimistic concurrency (see AppendOptions). */
   expectedLeafId?: string | null | undefined;
-  /** The message's JSON, when the caller has it already. */
+  /** The message's JSON, when the caller has it already, and how it is stored (stored-form.ts) when known. */
   json?: string | undefined;
+  form?: StoredForm | undefined;
   /** The row's time (imports keep the original one); default now. */
   createdAt?: string | undefined;
   /**
@@ -215,8 +216,9 @@ export async function appendRow(
   message: SessionMessage,
   request: AppendRequest,
 ): Promise<RowWritten<AppendResult, string>> {
-  const { parentId, expectedLeafId } = request;
-  const content = request.json ?? serializeMessage(message);
+  const { parentId, expectedLeafId, registry, log } = request;
+  const content = request.form?.json ?? request.json ?? serializeMessage(message);
+  const form = request.form ?? (await storedForm(executor.query, t, sessionId, message.id, content));
   // An imported time of a year outside 1–9999 in the form timestamptz reads (as the transfer's import writes it).
   const now =
     request.createdAt === undefined
@@ -231,19 +233,17 @@ export async function appendRow(
     expectedLeafId !== undefined,
     expectedLeafId ?? null,
     message.role,
-    content,
+    form.content,
     now,
     utf8Length(content),
     estimateMessageTokens([message]),
-    toTsvector(messageText(message), sessionLexeme(sessionId)),
-    contentHash(content),
+    searchVector(messageText(message), sessionId, form),
+    form.hash,
   ];
-  const { registry } = request;
   if (registry) {
     const { usage } = registry;
     params.push(registry.source, registry.owner, ...usageDeltas(usage), ...usageBounds(usage));
   }
-  const { log } = request;
   if (log) params.push(log.log.origin, log.kind, JSON.stringify([message.id]));
   const sql = log
     ? loggedSql[mode === "id" ? 1 : 0][registry ? 1 : 0](t)

@@ -20,6 +20,7 @@ import { onSession, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
+import { openContents } from "./stored-form.js";
 import { ancestorCte, isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
 import { fromCompactionRow, listCompactions, type StoredCompactionRow } from "./writes.js";
 
@@ -203,7 +204,14 @@ export class PostgresPathBackend implements PathBackend<number> {
             [bottom, top, limit, maxBytes, base, ...this.own],
             true,
           );
-    return rows.map((r) => ({ ...toRow(r), json: r.content }));
+    // Sealed contents (an encrypted owner's) opened; no statement when none is.
+    const json = await openContents(
+      this.executor.query,
+      this.t,
+      this.sessionId,
+      rows.map((r) => r.content),
+    );
+    return rows.map((r, i) => ({ ...toRow(r), json: json[i] ?? null }));
   }
 
   async hydrate(messages: SessionMessage[]): Promise<SessionMessage[]> {

@@ -13,6 +13,7 @@ import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
+import { openContents } from "./stored-form.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
@@ -125,6 +126,18 @@ function pushRange(out: SessionMessage[], byDepth: Map<number, string>, from: nu
   }
 }
 
+// The bodies read, sealed ones (an encrypted owner's) opened in place; no statement when none is sealed.
+async function openPlaced(executor: Executor, t: Tables, sessionId: string, byDepth: Map<number, string>) {
+  const depths = [...byDepth.keys()];
+  const opened = await openContents(
+    executor.query,
+    t,
+    sessionId,
+    depths.map((depth) => byDepth.get(depth)!),
+  );
+  for (const [i, depth] of depths.entries()) byDepth.set(depth, opened[i]!);
+}
+
 /**
  * Reads the path ending at `leafId` (or the latest leaf) with overlays applied exactly as the reference does;
  * with `maxBytes`, only the newest suffix that fits (at least `minRecent` rows). Null when the leaf is unknown.
@@ -160,6 +173,7 @@ export async function readPath(
     }));
   const result = { leafDepth, top, totalBytes: Number(leaf.b) };
   if (candidates.length === 0) {
+    await openPlaced(executor, t, sessionId, byDepth);
     const messages: SessionMessage[] = [];
     pushRange(messages, byDepth, top, leafDepth);
     return { messages, ...result };
@@ -191,6 +205,7 @@ export async function readPath(
       byDepth,
     );
   }
+  await openPlaced(executor, t, sessionId, byDepth);
   const messages: SessionMessage[] = [];
   next = top;
   for (const overlay of chosen) {

@@ -11,6 +11,7 @@ import { onSession } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
+import { openContent, openContents } from "./stored-form.js";
 
 /** One message of a session by id: $1 session, $2 id. */
 export const messageSql = statement(
@@ -74,8 +75,7 @@ export async function readSiblings(
     place.parent_seq === null
       ? await executor.query<{ content: string }>(rootsSql(t), [place.num, limit, ...own], true)
       : await executor.query<{ content: string }>(childrenSql(t), [place.parent_seq, limit, ...own], true);
-  const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
-  return hydrate(executor, t, messages);
+  return parsed(executor, t, sessionId, rows);
 }
 
 /** The stored JSON of a message (payloads restored), for the answer to an append whose id was stored already. */
@@ -87,20 +87,45 @@ export async function storedJson(
 ): Promise<string | undefined> {
   const [row] = await executor.query<{ content: string }>(messageSql(t), [sessionId, id], true);
   if (!row) return undefined;
-  if (contentHashes(row.content).length === 0) return row.content;
-  const [restored] = await hydrate(executor, t, [parseMessage(row.content)]);
-  return restored ? JSON.stringify(restored) : row.content;
+  const content = await openContent(executor.query, t, sessionId, row.content, id);
+  if (contentHashes(content).length === 0) return content;
+  const [restored] = await hydrate(executor, t, [parseMessage(content)]);
+  return restored ? JSON.stringify(restored) : content;
 }
 
-/** The message the statement `sql` reads (its `content` column), payloads restored, or null. */
+/**
+ * The message of session `sessionId` the statement `sql` reads (its `content` column), payloads restored, or
+ * null; `id`, when the read is by id, must be the id its content was sealed for.
+ */
 export async function readMessage(
   executor: Executor,
   t: Tables,
   sql: (t: Tables) => string,
   params: unknown[],
+  sessionId: string,
+  id?: string,
 ): Promise<SessionMessage | null> {
   const [row] = await executor.query<{ content: string }>(sql(t), params, true);
-  return row ? ((await hydrate(executor, t, [parseMessage(row.content)]))[0] ?? null) : null;
+  if (!row) return null;
+  const content = await openContent(executor.query, t, sessionId, row.content, id);
+  return (await hydrate(executor, t, [parseMessage(content)]))[0] ?? null;
+}
+
+/** Rows of a session as messages: sealed contents opened, corrupt rows skipped, payloads restored. */
+async function parsed(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  rows: readonly { content: string }[],
+): Promise<SessionMessage[]> {
+  const contents = await openContents(
+    executor.query,
+    t,
+    sessionId,
+    rows.map((r) => r.content),
+  );
+  const messages = contents.map(parseMessage).filter((m): m is SessionMessage => m !== null);
+  return hydrate(executor, t, messages);
 }
 
 /** The children of message `messageId` of a session, oldest first, payloads restored (corrupt rows skipped). */
@@ -111,8 +136,7 @@ export async function readBranches(
   messageId: string,
 ): Promise<SessionMessage[]> {
   const rows = await executor.query<{ content: string }>(branchesSql(t), [sessionId, messageId], true);
-  const messages = rows.map((r) => parseMessage(r.content)).filter((m): m is SessionMessage => m !== null);
-  return hydrate(executor, t, messages);
+  return parsed(executor, t, sessionId, rows);
 }
 
 /**
@@ -126,5 +150,7 @@ export async function storedMessage(
   id: string,
 ): Promise<SessionMessage | null | undefined> {
   const [row] = await tx.query<{ content: string }>(messageSql(t), [sessionId, id], true);
-  return row ? (await hydrate(tx, t, [parseMessage(row.content)]))[0] : null;
+  if (!row) return null;
+  const content = await openContent(tx.query, t, sessionId, row.content, id);
+  return (await hydrate(tx, t, [parseMessage(content)]))[0];
 }

@@ -13,6 +13,7 @@ import type {
   SessionUsage,
 } from "../contract/registry.js";
 import type { ErasureCondition } from "../store/erasure.js";
+import { assertOwner } from "../store/owner.js";
 import {
   type RegistryChange,
   type RegistryDeletion,
@@ -149,7 +150,13 @@ export class PostgresSessionRegistry extends StoreRegistry {
     private readonly store?: Pick<PostgresBackend, "feed" | "changeLog">,
   ) {
     super(store);
+    const keys = t.keys;
+    // Only a store opened with a keyring has keys to forget (the method's presence says so).
+    if (keys) this.forgetKey = async (owner) => keys.forget((await ready()).query, assertOwner(owner));
   }
+
+  /** Destroys an owner's key and the store's record of it (see SessionRegistry.forgetKey). */
+  readonly forgetKey?: (owner: string) => Promise<void>;
 
   // `ready()` refuses with `CLOSED` once the store is closed.
   protected assertOpen(): void {}

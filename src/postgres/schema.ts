@@ -2,9 +2,11 @@ import type { WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { indexChangeLog } from "./feed/append-log.js";
+import type { PostgresKeys } from "./sealing.js";
 import { ownerTsvectorSql } from "./search/fts.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
@@ -26,6 +28,12 @@ export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOpt
    * writes and a subscriber can resume from a cursor (docs/FEED.md). Every writing process should enable it.
    */
   changeLog?: boolean | ChangeLogOptions;
+  /**
+   * Encryption at rest: the content of messages of an owner the keyring has a key for is stored sealed with
+   * AES-256-GCM, and erasing the owner destroys its key (docs/PRIVACY.md, "Encryption at rest"). Not with
+   * `distributed`.
+   */
+  keyring?: Keyring;
   /**
    * Create (or convert) the tables distributed on a Citus cluster, through its coordinator: the per-session
    * tables sharded by session id and co-located, so one session's work runs on one node (docs/POSTGRES.md,
@@ -49,12 +57,19 @@ export interface Tables {
   adoptions: string;
   streams: string;
   streamChunks: string;
+  /** Each encrypted owner's key check (postgres/sealing.ts), under a hash of the owner id. */
+  ownerKeys: string;
   version: string;
   schema: string | null;
   prefix: string;
   prepare: boolean;
   /** The Citus layout (citus/layout.ts): statements name the session of every per-session table they read. */
   distributed: boolean;
+  /**
+   * The store's keys when it was opened with a keyring (sealing.ts): they travel with the table names, which
+   * every row function takes, as SQLite's travel with its driver.
+   */
+  keys?: PostgresKeys;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -107,6 +122,7 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     adoptions: name("agent_adoptions"),
     streams: name("agent_streams"),
     streamChunks: name("agent_stream_chunks"),
+    ownerKeys: name("agent_owner_keys"),
     version: name("agent_session_schema"),
     schema: schema ?? null,
     prefix: tablePrefix,
@@ -389,6 +405,14 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   // A streaming answer's chunks, kept while it runs so a reloaded page rejoins it (ai-sdk/resumable.ts).
   { version: 17, statements: streamTables },
+  // Encryption at rest (postgres/sealing.ts): a keyed check of each encrypted owner's key, under a hash of the owner
+  // id (never the id, never the key), so a wrong key is refused before anything is written or read as garbage.
+  {
+    version: 18,
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t.ownerKeys} (owner_hash text PRIMARY KEY, key_check text NOT NULL)`,
+    ],
+  },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

@@ -43,6 +43,7 @@ import {
   storedMessage,
 } from "./message-reads.js";
 import { statement, type Tables } from "./schema.js";
+import type { StoredForm } from "./stored-form.js";
 import { contextTokens } from "./tokens.js";
 import { toolMessages } from "./tool-rows.js";
 import { upsertRow } from "./upsert.js";
@@ -81,14 +82,18 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     return [await this.backend.ready(), this.backend.tables];
   }
 
-  private async one(sql: (t: Tables) => string, params: unknown[]): Promise<SessionMessage | null> {
+  private async one(
+    sql: (t: Tables) => string,
+    params: unknown[],
+    id?: string,
+  ): Promise<SessionMessage | null> {
     const [executor, t] = await this.db();
-    return readMessage(executor, t, sql, params);
+    return readMessage(executor, t, sql, params, this.sessionId, id);
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
     if (!canBeStored(id)) return null;
-    return this.one(messageSql, [this.sessionId, id]);
+    return this.one(messageSql, [this.sessionId, id], id);
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
@@ -165,8 +170,8 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     const [executor, t] = await this.db();
     const log = await appendLog(this.backend.changeLog, "append");
     const request = { parentId, expectedLeafId: options?.expectedLeafId, log };
-    const written = await this.withPayloads(executor, t, { message, json }, false, (content, tx) =>
-      appendRow(tx, t, this.sessionId, message, { ...request, json: content }),
+    const written = await this.withPayloads(executor, t, { message, json }, false, (form, tx) =>
+      appendRow(tx, t, this.sessionId, message, { ...request, form }),
     );
     return this.withAnswerJson(written, message.id, json);
   }
@@ -194,11 +199,11 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     { message, json }: PreparedWrite,
     parentId: string | null | undefined,
   ): Promise<Written<UpsertResult>> {
-    const written = await this.withPayloads(executor, t, { message, json }, true, async (content, tx) =>
+    const written = await this.withPayloads(executor, t, { message, json }, true, async (form, tx) =>
       this.logIn(
         tx,
         replaced(message.id, parentId),
-        await upsertRow(tx, t, this.sessionId, message, parentId, content),
+        await upsertRow(tx, t, this.sessionId, message, parentId, form),
       ),
     );
     return { ...written, json };
@@ -211,16 +216,16 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   ): Promise<Written<AppendResult>> {
     const [executor, t] = await this.db();
     const log = await appendLog(this.backend.changeLog, "import");
-    const written = await this.withPayloads(executor, t, { message, json }, false, (content, tx) =>
-      appendRow(tx, t, this.sessionId, message, { parentId, json: content, createdAt, log }),
+    const written = await this.withPayloads(executor, t, { message, json }, false, (form, tx) =>
+      appendRow(tx, t, this.sessionId, message, { parentId, form, createdAt, log }),
     );
     return this.withAnswerJson(written, message.id, json);
   }
 
   protected async writeUpdate({ message, json }: PreparedWrite): Promise<Written<UpdateResult>> {
     const [executor, t] = await this.db();
-    const written = await this.withPayloads(executor, t, { message, json }, true, async (content, tx) =>
-      this.logIn(tx, replaced(message.id), await updateRow(tx, t, this.sessionId, message, content)),
+    const written = await this.withPayloads(executor, t, { message, json }, true, async (form, tx) =>
+      this.logIn(tx, replaced(message.id), await updateRow(tx, t, this.sessionId, message, form)),
     );
     return { ...written, json };
   }
@@ -231,7 +236,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     t: Tables,
     { message, json }: PreparedWrite,
     replaces: boolean,
-    row: (content: string, executor: Executor) => Promise<RowWritten<T, string>>,
+    row: (form: StoredForm, executor: Executor) => Promise<RowWritten<T, string>>,
   ): Promise<Written<T>> {
     return writeWithAttachments(executor, t, this.sessionId, message, json, replaces, row);
   }

@@ -14,7 +14,6 @@ import type { AppendResult } from "../contract/provider.js";
 import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { replaced } from "../store/feed/change-rows.js";
-import { offloadMessage } from "../store/media/offload.js";
 import type { PreparedStep } from "../store/step.js";
 import { assertUsageFits, type UsageTotals, usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Written } from "../store/written.js";
@@ -28,6 +27,7 @@ import { storedJson } from "./message-reads.js";
 import { countersSql } from "./registry.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
+import { messageForm, type StoredForm } from "./stored-form.js";
 import { deleteRows, updateRow } from "./writes.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.
@@ -77,14 +77,14 @@ async function writeSingle(
   usage: SessionUsage,
   stored: SessionMessage,
   json: string,
-  content: string,
+  form: StoredForm,
   log: AppendRequest["log"],
 ): Promise<void> {
   const { sessionId } = step;
   const registry = { source: step.source ?? null, owner: step.owner ?? null, usage };
   const appended = await appendRow(executor, t, sessionId, stored, {
     parentId: undefined,
-    json: content,
+    form,
     registry,
     log,
   });
@@ -125,9 +125,10 @@ async function writeStep(
   const { step, check, writes: prepared } = whole;
   const only = prepared.length === 1 ? prepared[0] : undefined;
   if (only && step.parentId === undefined && !step.block) {
-    const offloaded = offloadMessage(only.message, only.json);
-    if (offloaded.attachments.length === 0) {
-      return writeSingle(executor, t, step, check, usage, only.message, only.json, offloaded.content, log);
+    // Sealed (an encrypted owner's) or offloaded as every write is (stored-form.ts).
+    const stored = await messageForm(executor.query, t, step.sessionId, only.message, only.json);
+    if (stored.attachments.length === 0) {
+      return writeSingle(executor, t, step, check, usage, only.message, only.json, stored.form, log);
     }
   }
   try {
@@ -169,21 +170,14 @@ async function replaceAndRemove(
 ): Promise<void> {
   const { sessionId } = step;
   for (const [i, { message, json }] of replaces.entries()) {
-    const written = await writeWithAttachments(
-      tx,
-      t,
-      sessionId,
-      message,
-      json,
-      true,
-      async (content, inner) =>
-        logInTransaction(
-          log,
-          inner,
-          sessionId,
-          replaced(message.id),
-          await updateRow(inner, t, sessionId, message, content),
-        ),
+    const written = await writeWithAttachments(tx, t, sessionId, message, json, true, async (form, inner) =>
+      logInTransaction(
+        log,
+        inner,
+        sessionId,
+        replaced(message.id),
+        await updateRow(inner, t, sessionId, message, form),
+      ),
     );
     onReplaced(i, { ...written, json });
   }
@@ -230,11 +224,11 @@ async function writeInTransaction(
         const { message: stored, json } = write;
         const parent = at;
         const last = i === prepared.length - 1;
-        const appended = await writeWithAttachments(tx, t, sessionId, stored, json, false, (content, inner) =>
+        const appended = await writeWithAttachments(tx, t, sessionId, stored, json, false, (form, inner) =>
           appendRow(inner, t, sessionId, stored, {
             parentId: parent,
             expectedLeafId: step.guard && parent !== undefined ? parent : undefined,
-            json: content,
+            form,
             registry: last ? registry : undefined,
             log,
           }),

@@ -35,6 +35,7 @@ import { PostgresAttachments } from "./media/attachments.js";
 import { type PostgresPurgeOptions, purgePostgres } from "./purge.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNames } from "./schema.js";
+import { postgresKeys } from "./sealing.js";
 import { searchMessages } from "./search/search.js";
 import { postgresVectors } from "./search/vectors.js";
 import { PostgresStoreProvider } from "./session-provider.js";
@@ -96,7 +97,10 @@ export class PostgresStore
   constructor(source: PostgresSource, options: PostgresStoreOptions = {}) {
     assertPostgresSource(source);
     this.source = source;
-    this.tables = tableNames(options);
+    const tables = tableNames(options);
+    // Only a store opened with a keyring seals (sealing.ts); its keys go wherever the table names go.
+    this.tables =
+      options.keyring === undefined ? tables : { ...tables, keys: postgresKeys(options.keyring, tables) };
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
     const ready = () => this.ready();

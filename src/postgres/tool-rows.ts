@@ -5,26 +5,28 @@
  */
 
 import type { SessionMessage } from "../contract/message.js";
-import { parseMessage } from "../message/json.js";
+import { parseMessage, SEALED_PREFIX } from "../message/json.js";
 import { carriesTool, toolNeedles } from "../message/tool-parts.js";
 import { onSession, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { leafCte } from "./history.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
+import { openContents } from "./stored-form.js";
 import { stepTo } from "./tree.js";
 
 /** Rows read (and restored) per statement. */
 const READ_GROUP = 100;
 
 // The seqs of the path to `$2` (NULL: the latest leaf) of session `$1` whose JSON holds one of the LIKE patterns
-// `$3`, root first.
+// `$3`, root first. Sealed content (an encrypted owner's, stored-form.ts) cannot be tested: it always passes.
+const SEALED = `'${SEALED_PREFIX}%'`;
 const candidatesSql = statement(
   (t) => `WITH RECURSIVE ${leafCte(t)},
   path(seq, parent_seq, depth, hit) AS (
-    SELECT seq, parent_seq, depth, content LIKE ANY ($3::text[]) FROM leaf
+    SELECT seq, parent_seq, depth, content LIKE ANY ($3::text[]) OR content LIKE ${SEALED} FROM leaf
     UNION ALL
-    SELECT m.seq, m.parent_seq, m.depth, m.content LIKE ANY ($3::text[]) FROM path p
+    SELECT m.seq, m.parent_seq, m.depth, m.content LIKE ANY ($3::text[]) OR m.content LIKE ${SEALED} FROM path p
       ${stepTo(t.messages, "m", "p.parent_seq", sessionScope(t, "$1::text"))}
   ) SELECT seq FROM path WHERE hit ORDER BY depth`,
 );
@@ -65,9 +67,14 @@ export async function toolMessages(
       contents.set(String(row.seq), row.content);
     }
     const found: SessionMessage[] = [];
-    for (const seq of group) {
-      const content = contents.get(seq);
-      const message = content === undefined ? null : parseMessage(content);
+    const opened = await openContents(
+      executor.query,
+      t,
+      sessionId,
+      group.map((seq) => contents.get(seq) ?? null),
+    );
+    for (const content of opened) {
+      const message = content === null ? null : parseMessage(content);
       if (message && carriesTool(message, names)) found.push(message);
     }
     out.push(...(await hydrate(executor, t, found)));

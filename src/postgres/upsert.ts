@@ -3,6 +3,7 @@ import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { Executor } from "./connection/client.js";
 import type { Tables } from "./schema.js";
+import type { StoredForm } from "./stored-form.js";
 import { lockHeadSql, rewrite, updateRow } from "./writes.js";
 
 /**
@@ -16,15 +17,15 @@ export async function upsertRow(
   sessionId: string,
   message: SessionMessage,
   parentId: string | null | undefined,
-  json: string,
+  form: StoredForm,
 ): Promise<RowWritten<{ inserted: boolean; updated: boolean }, string>> {
   const replaced = await executor.transaction(async (query) => {
     const [head] = await query<{ num: string }>(lockHeadSql(t), [sessionId]);
-    return head ? rewrite(query, t, head.num, sessionId, message, json) : undefined;
+    return head ? rewrite(query, t, head.num, sessionId, message, form) : undefined;
   });
   if (replaced) return { result: { inserted: false, ...replaced.result }, seq: replaced.seq };
-  const appended = await appendRow(executor, t, sessionId, message, { parentId, json });
+  const appended = await appendRow(executor, t, sessionId, message, { parentId, form });
   if (appended.result.inserted) return { result: { inserted: true, updated: false }, seq: appended.seq };
-  const updated = await updateRow(executor, t, sessionId, message, json);
+  const updated = await updateRow(executor, t, sessionId, message, form);
   return { result: { inserted: false, ...updated.result }, seq: updated.seq };
 }

@@ -10,13 +10,13 @@ import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
-import { contentHash } from "../store/write-policy.js";
 import type { RowWritten } from "../store/written.js";
 import { onSession, sessionColumn, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import { statement, type Tables } from "./schema.js";
-import { ownedSearchSql, sessionLexeme, toTsvector } from "./search/fts.js";
+import { ownedSearchSql } from "./search/fts.js";
+import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
 import { childSql, isoSql, type Scope, spineArrays, spineCte } from "./tree.js";
 
 interface LockedHead {
@@ -56,18 +56,18 @@ export const refreshHeadSql = statement((t: Tables): string => {
 /**
  * Rewrites a stored message; role, search index and running totals follow the new content. Content whose hash
  * equals the stored one is not written (`updated: false`): the statement compares the stored hash, never the
- * content. `json` is the message's JSON, when the caller has it.
+ * content. `stored` is the message's JSON, or its stored form when the caller took it (stored-form.ts).
  */
 export async function updateRow(
   executor: Executor,
   t: Tables,
   sessionId: string,
   message: SessionMessage,
-  json = serializeMessage(message),
+  stored: string | StoredForm = serializeMessage(message),
 ): Promise<RowWritten<{ updated: boolean }, string>> {
   return executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
-    const result = head ? await rewrite(query, t, head.num, sessionId, message, json) : undefined;
+    const result = head ? await rewrite(query, t, head.num, sessionId, message, stored) : undefined;
     if (!result)
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
     return result;
@@ -84,12 +84,14 @@ export async function rewrite(
   num: string | number,
   sessionId: string,
   message: SessionMessage,
-  json: string,
+  stored: string | StoredForm,
 ): Promise<RowWritten<{ updated: boolean }, string> | undefined> {
-  const bytes = utf8Length(json);
+  // Sealed for an encrypted owner (stored-form.ts): its keyed hash still tells an identical rewrite.
+  const form =
+    typeof stored === "string" ? await storedForm(query, t, sessionId, message.id, stored) : stored;
+  const bytes = utf8Length(form.json);
   const tokens = estimateMessageTokens([message]);
-  const hash = contentHash(json);
-  const search = toTsvector(messageText(message), sessionLexeme(sessionId));
+  const search = searchVector(messageText(message), sessionId, form);
   const at9 = sessionScope(t, "$9::text");
   const [old] = await query<{ seq: string; bytes: number; tokens: number; same: boolean }>(
     `WITH old AS (SELECT seq, bytes, tokens, content_hash FROM ${t.messages} WHERE session_num = $1 AND id = $2${at9(null)}),
@@ -98,7 +100,7 @@ export async function rewrite(
          content_hash = $8
        FROM old WHERE m.seq = old.seq AND old.content_hash IS DISTINCT FROM $8${at9("m")})
      SELECT seq, bytes, tokens, content_hash IS NOT DISTINCT FROM $8 AS same FROM old`,
-    [num, message.id, json, message.role, bytes, tokens, search, hash, sessionId],
+    [num, message.id, form.content, message.role, bytes, tokens, search, form.hash, sessionId],
   );
   if (!old) return undefined;
   if (old.same) return { result: { updated: false } };

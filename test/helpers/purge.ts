@@ -81,10 +81,14 @@ interface Runner {
 }
 
 /**
- * Pages holding the marker in every relation of `schema` (tables, their TOAST tables and every index of both),
+ * Pages holding the marker (or `marker`) in every relation of `schema` (tables, their TOAST tables and every index of both),
  * read with pageinspect's `get_raw_page`, which sees dead tuples and the free space of pages; by relation name.
  */
-export async function markersInRelations(db: Runner, schema: string): Promise<Record<string, number>> {
+export async function markersInRelations(
+  db: Runner,
+  schema: string,
+  marker = MARKER,
+): Promise<Record<string, number>> {
   await db.query("CREATE EXTENSION IF NOT EXISTS pageinspect");
   const { rows } = await db.query(
     `WITH tables AS (
@@ -99,7 +103,7 @@ export async function markersInRelations(db: Runner, schema: string): Promise<Re
        (SELECT count(*) FROM generate_series(0, pg_relation_size(c.oid) / current_setting('block_size')::int - 1) AS b
         WHERE position(convert_to($2, 'UTF8') IN get_raw_page(c.oid::regclass::text, b::int)) > 0)::int AS pages
      FROM rels JOIN pg_class c ON c.oid = rels.oid`,
-    [schema, MARKER],
+    [schema, marker],
   );
   const found: Record<string, number> = {};
   for (const row of rows as { name: string; pages: number }[]) found[row.name] = row.pages;

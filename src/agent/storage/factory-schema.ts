@@ -43,6 +43,7 @@ const POSTGRES = {
   queryLimits: 1,
   changeLog: 1,
   distributed: 1,
+  keyring: 1,
 } as const satisfies Record<keyof PostgresSessionStorageOptions, 1>;
 const REDIS = { prefix: 1 } as const satisfies Record<keyof RedisSessionStorageOptions, 1>;
 

@@ -1,11 +1,12 @@
 import type { AttachmentStats, AttachmentStore } from "../../contract/attachments.js";
 import type { SessionMessage } from "../../contract/message.js";
-import { type Attachment, hydrateAsync, offloadMessage } from "../../store/media/offload.js";
+import { type Attachment, hydrateAsync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowWritten, Written } from "../../store/written.js";
 import { onSession, sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
 import { statement, type Tables } from "../schema.js";
+import { messageForm, type StoredForm } from "../stored-form.js";
 
 /**
  * Postgres storage of offloaded payloads (migration 6): `agent_attachments` holds each payload once under its
@@ -96,7 +97,7 @@ async function collect(query: Query, t: Tables, hashes: readonly string[]): Prom
 }
 
 /**
- * Runs a write of `message` (`write` gets the JSON to store and an executor joined to this transaction, and
+ * Runs a write of `message` (`write` gets the form to store, stored-form.ts, and an executor joined to this transaction, and
  * answers with the `seq` of the row it wrote) and links its payloads to that row in the same transaction, after
  * the write (which holds the session's head lock by then). `replaces` is true for an update: the links to
  * payloads the new content no longer points at are released after the new ones are made, so a payload the update
@@ -109,16 +110,17 @@ export async function writeWithAttachments<T extends object>(
   message: SessionMessage,
   json: string,
   replaces: boolean,
-  write: (content: string, executor: Executor) => Promise<RowWritten<T, string>>,
+  write: (form: StoredForm, executor: Executor) => Promise<RowWritten<T, string>>,
 ): Promise<Written<T>> {
-  const stored = offloadMessage(message, json);
-  if (stored.attachments.length === 0 && !replaces) return write(stored.content, executor);
+  // An encrypted owner's message is sealed whole, its media inline (stored-form.ts): no payload rows.
+  const stored = await messageForm(executor.query, t, sessionId, message, json);
+  if (stored.attachments.length === 0 && !replaces) return write(stored.form, executor);
   return executor.transaction(async (query) => {
     // Locked first so the write's statements see a fresh snapshot (a concurrent append of the same id is then a
     // duplicate, not a unique violation that would abort this transaction). A session that does not exist yet
     // has no row to lock: its creator's links are why the links below are fixed after the write, not before.
     await query(headLockSql(t), [sessionId]);
-    const written = await write(stored.content, joined(executor, query));
+    const written = await write(stored.form, joined(executor, query));
     const { seq } = written;
     // Nothing written (an id already stored, identical content): the stored row keeps the links it has.
     if (seq === undefined) return written;

@@ -8,10 +8,12 @@ import type { SearchContextTurn, SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
 import type { SearchPlan } from "../../search/options.js";
+import { isSealed } from "../../store/crypto/seal.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { openContent } from "../stored-form.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";
 import type { PageHit } from "./page.js";
 
@@ -252,6 +254,12 @@ async function addContext(
       ...(t.distributed ? [hits[0]?.candidate.sessionId] : []),
     ],
   );
+  // A turn sealed for an encrypted owner (a session registered with one after its first messages) is opened.
+  for (const row of rows) {
+    if (row.content === null || !isSealed(row.content)) continue;
+    const sessionId = hits[Number(row.i)]?.result.sessionId ?? "";
+    row.content = await openContent(executor.query, t, sessionId, row.content, row.id);
+  }
   let spent = 0;
   const contexts = hits.map(() => ({ before: [] as SearchContextTurn[], after: [] as SearchContextTurn[] }));
   const made = new Map<number, SearchContextTurn>();

@@ -50,9 +50,14 @@ export function ownerLexeme(owner: string): string {
  * statement is added.
  */
 export function ownerTsvectorSql(owner: string, nullable = true): string {
-  const hash = `left(encode(sha256(convert_to(${owner}, 'UTF8')), 'hex'), ${OWNER_HASH_CHARS})`;
+  const hash = ownerHashSql(owner);
   const lexeme = `array_to_tsvector(ARRAY['#o' || ${hash}])`;
   return nullable ? `CASE WHEN ${owner} IS NULL THEN ''::tsvector ELSE ${lexeme} END` : lexeme;
+}
+
+/** The owner hash of `owner` (an SQL expression) computed in SQL: the value search/owner-token.ts computes. */
+export function ownerHashSql(owner: string): string {
+  return `left(encode(sha256(convert_to(${owner}, 'UTF8')), 'hex'), ${OWNER_HASH_CHARS})`;
 }
 
 /**

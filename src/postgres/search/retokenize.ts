@@ -7,6 +7,7 @@ import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText } from "../../search/tokens.js";
+import { isSealed } from "../../store/crypto/seal.js";
 import type { Query } from "../connection/client.js";
 import { decodeContent } from "../connection/text.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
@@ -35,6 +36,7 @@ export async function retokenizeCjk(
     );
     const updates: { seq: string; search: string | null }[] = [];
     for (const row of messages) {
+      if (isSealed(row.content)) continue; // an encrypted owner's message: never indexed (stored-form.ts)
       const message = parseMessage(row.content);
       const text = message ? messageText(message) : "";
       if (hasCjk(text))

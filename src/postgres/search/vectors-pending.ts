@@ -5,6 +5,7 @@
  */
 import { storedMessageText } from "../../message/text.js";
 import type { PendingText } from "../../search/vectors/types.js";
+import { isSealed } from "../../store/crypto/seal.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { CURRENT, type VectorTables } from "./vectors-schema.js";
@@ -24,11 +25,13 @@ function pendingSql(t: Tables, v: VectorTables, where: string): string {
     WHERE ${where} AND (v.seq IS NULL OR NOT (${CURRENT})) ORDER BY m.seq`;
 }
 
+// An encrypted owner's message gets no vector (its text would reach the embedder and the vector table): its empty
+// text is recorded as embedded, so it is not pending again (as on SQLite).
 function pendingRows(rows: PendingRow[]): PendingText[] {
   return rows.map((row) => ({
     seq: Number(row.seq),
     session: Number(row.session_num),
-    text: storedMessageText(row.content),
+    text: isSealed(row.content) ? "" : storedMessageText(row.content),
     contentHash: row.content_hash,
     storedTextHash: row.stored,
   }));

@@ -13,6 +13,7 @@ import { decodeContent } from "../connection/text.js";
 import { loadAttachments } from "../media/attachments.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { statement, type Tables } from "../schema.js";
+import { openContent } from "../stored-form.js";
 import { isoSql } from "../tree.js";
 import { fromCompactionRow, type StoredCompactionRow } from "../writes.js";
 import { sessionImport } from "./import.js";
@@ -187,6 +188,9 @@ export class PostgresTransfer extends StoreTransfer<Head> {
     const seqKey = (r: { seq: string | number }) => [r.seq];
     const own = sessionParam(this.t, head.session_id);
     for await (const row of this.pages<MessageRow>(messagesSql, messagesSql, [head.num], [0], seqKey, own)) {
+      // An export is opened, as on SQLite (the copy is the app's to protect); an import seals again.
+      const executor = await this.ready();
+      row.content = await openContent(executor.query, this.t, head.session_id, row.content, row.id);
       for (const ready of order.push(row)) yield toMessage(ready);
     }
     for (const left of order.rest()) yield toMessage(left);

@@ -18,7 +18,6 @@ import { assertSessionId } from "../../message/ids.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import { contentHash } from "../../store/write-policy.js";
 import { lockSql } from "../append.js";
 import { onSession, sessionColumn, sessionParam, sessionScope } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
@@ -26,7 +25,8 @@ import { needsEncoding } from "../connection/text.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { statement, type Tables } from "../schema.js";
-import { ownerTsvectorSql, sessionLexeme, toTsvector } from "../search/fts.js";
+import { ownerTsvectorSql } from "../search/fts.js";
+import { formsOf, searchVector } from "../stored-form.js";
 import { spineCte } from "../tree.js";
 import { finishImport } from "./finish.js";
 import { register, timestampParam, writeCompactions } from "./rows.js";
@@ -175,6 +175,8 @@ async function writeMessages(
   const seqs = (await query<{ seq: string }>(allocSql(t), [fresh.size])).map((r) => Number(r.seq));
   seqs.sort((a, b) => a - b);
   const placed = new Map<string, Node>();
+  // An encrypted owner's messages are sealed as they are imported (their payload links stay as planned).
+  const formOf = await formsOf(query, t, sessionId);
   const columns: unknown[][] = Array.from({ length: 15 }, () => []);
   let chars = 0;
   const flush = async () => {
@@ -209,12 +211,13 @@ async function writeMessages(
     placed.set(message.id, node);
     await linkPayloads(node.seq);
     const createdAt = timestampParam(message.createdAt, `Message "${message.id}"`);
-    const row = [node.seq, message.id, parent?.seq ?? null, facts.role, message.content, createdAt];
+    const form = formOf(message.id, message.content);
+    const row = [node.seq, message.id, parent?.seq ?? null, facts.role, form.content, createdAt];
     row.push(node.depth, jumpSeq, jumpDepth, facts.bytes, node.cumBytes, facts.tokens, node.cumTokens);
-    row.push(toTsvector(facts.text, sessionLexeme(sessionId)), contentHash(message.content));
+    row.push(searchVector(facts.text, sessionId, form), form.hash);
     for (const [i, value] of row.entries()) columns[i]!.push(value);
     counts.inserted++;
-    chars += message.content.length;
+    chars += form.content.length;
     if (chars >= STATEMENT_CHARS) await flush();
   }
   await flush();

@@ -1,0 +1,177 @@
+/**
+ * Encryption at rest on Postgres (store/crypto): the owner and key-check rows a store's {@link ContentKeys} read.
+ * ContentKeys asks its records synchronously (SQLite answers inside its synchronous transaction); Postgres answers
+ * asynchronously, so the records here answer from a snapshot loaded for one operation and signal what they miss
+ * (a {@link Miss}); {@link PostgresKeys.run} loads it through the operation's query function (its transaction, when it
+ * runs in one) and runs the operation again. An owner once known and a key once verified are cached by
+ * ContentKeys, so a write of a session whose owner and key it knows adds no statement.
+ */
+import { SessionError } from "../errors.js";
+import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
+import type { Keyring } from "../store/crypto/keyring.js";
+import { ownerHash } from "../store/crypto/owner-keys.js";
+import type { Query } from "./connection/client.js";
+import { ownerHashSql } from "./search/fts.js";
+
+/** The tables the keys read: the registry (owners) and the key checks. */
+interface KeyTables {
+  sessions: string;
+  ownerKeys: string;
+}
+
+/** What the records did not have: a session's owner, an owner's check, or a first check to record. */
+class Miss {
+  constructor(readonly need: { owner: string } | { check: string } | { record: [string, string] }) {}
+}
+
+/** What one operation loaded: owners by session id (null: none) and checks by owner hash (undefined: none). */
+interface Snapshot {
+  owners: Map<string, string | null>;
+  checks: Map<string, string | undefined>;
+}
+
+// Loads at most these many misses per operation: an owner, its check, recording a first check, with room to spare.
+const MAX_LOADS = 6;
+
+/** A store's keys on Postgres: {@link ContentKeys} over records loaded per operation (see the module comment). */
+export class PostgresKeys {
+  readonly keys: ContentKeys;
+  private current: Snapshot | undefined;
+  // Key checks this process has read or recorded, by owner hash: Postgres stores cannot rotate keys, so a recorded
+  // check changes only when the owner is erased, and a sealed write needs no statement to read it again.
+  private readonly known = new Map<string, string>();
+  // Owner hashes whose checks ContentKeys.forget deleted: removed from the table by forget() right after.
+  private readonly deleted: string[] = [];
+
+  constructor(
+    keyring: Keyring,
+    private readonly t: KeyTables,
+  ) {
+    const snapshot = (): Snapshot => {
+      if (!this.current) throw new SessionError("STORAGE", "The store's keys were read outside an operation");
+      return this.current;
+    };
+    const records: KeyRecords = {
+      ownerOf: (sessionId) => {
+        const { owners } = snapshot();
+        if (!owners.has(sessionId)) throw new Miss({ owner: sessionId });
+        return owners.get(sessionId) ?? null;
+      },
+      readCheck: (hash) => {
+        const { checks } = snapshot();
+        if (!checks.has(hash)) throw new Miss({ check: hash });
+        return checks.get(hash);
+      },
+      recordCheck: (hash, check) => {
+        const recorded = snapshot().checks.get(hash);
+        if (recorded === undefined) throw new Miss({ record: [hash, check] });
+        return recorded;
+      },
+      deleteCheck: (hash) => {
+        this.deleted.push(hash);
+      },
+    };
+    this.keys = new ContentKeys(keyring, records);
+  }
+
+  /**
+   * Runs `use` (synchronous, free of side effects other than the keys' caches: it may run again) with the keys,
+   * loading through `query` whatever the keys' records miss.
+   */
+  async run<T>(query: Query, use: (keys: ContentKeys) => T): Promise<T> {
+    const snapshot: Snapshot = { owners: new Map(), checks: new Map(this.known) };
+    for (let loads = 0; ; loads++) {
+      let miss: Miss;
+      this.current = snapshot;
+      try {
+        return use(this.keys);
+      } catch (error) {
+        if (!(error instanceof Miss) || loads >= MAX_LOADS) throw error;
+        miss = error;
+      } finally {
+        this.current = undefined;
+      }
+      await this.load(query, snapshot, miss);
+    }
+  }
+
+  private async load(query: Query, snapshot: Snapshot, { need }: Miss): Promise<void> {
+    const { t } = this;
+    if ("owner" in need) {
+      // The owner and its check in one statement (the check joined by the owner's hash computed in SQL).
+      const [row] = await query<{ owner: string | null; key_check: string | null }>(
+        `SELECT s.owner, k.key_check FROM ${t.sessions} s
+         LEFT JOIN ${t.ownerKeys} k ON k.owner_hash = ${ownerHashSql("s.owner")} WHERE s.id = $1`,
+        [need.owner],
+      );
+      const owner = row?.owner ?? null;
+      snapshot.owners.set(need.owner, owner);
+      if (owner !== null) this.note(snapshot, ownerHash(owner), row?.key_check ?? undefined);
+      return;
+    }
+    if ("check" in need) {
+      this.note(snapshot, need.check, await this.readCheck(query, need.check));
+      return;
+    }
+    // Another process may record the owner's first check at the same time: the row that won is the answer (read
+    // again when this statement's snapshot missed a concurrent insert it waited for).
+    const [hash, check] = need.record;
+    const [row] = await query<{ key_check: string }>(
+      `WITH ins AS (
+         INSERT INTO ${t.ownerKeys} (owner_hash, key_check) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING key_check)
+       SELECT key_check FROM ins UNION ALL SELECT key_check FROM ${t.ownerKeys} WHERE owner_hash = $1`,
+      [hash, check],
+    );
+    const recorded = row?.key_check ?? (await this.readCheck(query, hash));
+    if (recorded === undefined) {
+      throw new SessionError("STORAGE", "The owner's key check was neither recorded nor found");
+    }
+    this.note(snapshot, hash, recorded);
+  }
+
+  private note(snapshot: Snapshot, hash: string, check: string | undefined): void {
+    snapshot.checks.set(hash, check);
+    // An owner without a check is asked again next time: another process may record its first key meanwhile.
+    if (check !== undefined) this.known.set(hash, check);
+  }
+
+  private async readCheck(query: Query, hash: string): Promise<string | undefined> {
+    const [row] = await query<{ key_check: string }>(
+      `SELECT key_check FROM ${this.t.ownerKeys} WHERE owner_hash = $1`,
+      [hash],
+    );
+    return row?.key_check;
+  }
+
+  /** Destroys the owner's key (the keyring's `forget`) and removes its check: what it sealed opens no more. */
+  async forget(query: Query, owner: string): Promise<void> {
+    await this.keys.forget(owner);
+    const hashes = this.deleted.splice(0);
+    for (const hash of hashes) this.known.delete(hash);
+    await query(`DELETE FROM ${this.t.ownerKeys} WHERE owner_hash = ANY($1::text[])`, [hashes]);
+  }
+}
+
+/** The keys of a store opened with `keyring` (checked here: an object whose `key` is a function). */
+export function postgresKeys(keyring: unknown, t: KeyTables & { distributed: boolean }): PostgresKeys {
+  if (typeof keyring !== "object" || keyring === null || typeof (keyring as Keyring).key !== "function") {
+    throw new SessionError("INVALID_ARGUMENT", "keyring must be an object with a key(owner) function", {
+      issues: [{ path: "keyring", rule: "type" }],
+    });
+  }
+  const forget = (keyring as Keyring).forget;
+  if (forget !== undefined && typeof forget !== "function") {
+    throw new SessionError("INVALID_ARGUMENT", "keyring.forget must be a function when given", {
+      issues: [{ path: "keyring.forget", rule: "type" }],
+    });
+  }
+  if (t.distributed) {
+    // The key checks would be a coordinator table joined with the sharded registry: not built yet.
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      "keyring is not supported with distributed: true (Citus) yet; encryption at rest runs on one server",
+      { issues: [{ path: "keyring", rule: "invalid" }] },
+    );
+  }
+  return new PostgresKeys(keyring as Keyring, t);
+}

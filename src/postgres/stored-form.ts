@@ -1,0 +1,141 @@
+/**
+ * How a message's content is stored on Postgres and read back (encryption at rest, sealing.ts): sealed under the
+ * session owner's key, with a keyed content hash and no search vector, or as it is. Every row write takes its
+ * form here and every read of `content` opens it here.
+ */
+import type { SessionMessage } from "../contract/message.js";
+import { SessionError } from "../errors.js";
+import { POINTER_PREFIX } from "../message/media.js";
+import { isSealed, sealContent, sealedHash } from "../store/crypto/seal.js";
+import { type Attachment, offloadMessage } from "../store/media/offload.js";
+import { contentHash } from "../store/write-policy.js";
+import type { Query } from "./connection/client.js";
+import type { Tables } from "./schema.js";
+import { sessionLexeme, toTsvector } from "./search/fts.js";
+
+/** A message's content column and content hash, and whether it is sealed. */
+export interface StoredForm {
+  /** The JSON the row holds before sealing (payloads as pointers when offloaded): its size is the row's `bytes`. */
+  json: string;
+  content: string;
+  hash: string;
+  sealed: boolean;
+}
+
+/** The JSON as it is, with its SHA-256. */
+function clearForm(json: string): StoredForm {
+  return { json, content: json, hash: contentHash(json), sealed: false };
+}
+
+/** The content column and hash of a message of `sessionId`: sealed under its owner's key, or the JSON as it is. */
+export async function storedForm(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  messageId: string,
+  json: string,
+): Promise<StoredForm> {
+  const { keys } = t;
+  if (!keys) return clearForm(json);
+  const sealed = await keys.run(query, (k) => k.seal(sessionId, messageId, json));
+  return sealed ? { ...sealed, json, sealed: true } : clearForm(json);
+}
+
+/** A message ready for its row: its stored form and the payloads offloaded from it. */
+export interface MessageForm {
+  form: StoredForm;
+  attachments: Attachment[];
+}
+
+/**
+ * A message of `sessionId` as its row stores it: payloads offloaded and the rest in clear, or, for an encrypted
+ * owner, media kept inline and the whole sealed (payload rows are shared and stored in clear). A string that reads
+ * as a payload pointer cannot be stored for an encrypted owner: it would be taken for one on reading.
+ */
+export async function messageForm(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  message: SessionMessage,
+  json: string,
+): Promise<MessageForm> {
+  const sealed = await t.keys?.run(query, (k) => {
+    if (!k.keyFor(sessionId)) return null;
+    if (json.includes(POINTER_PREFIX)) {
+      throw new SessionError(
+        "INVALID_MESSAGE",
+        `A message of session "${sessionId}" (an encrypted owner) cannot hold a payload pointer ("${POINTER_PREFIX}…")`,
+        { issues: [{ path: "parts", rule: "invalid" }] },
+      );
+    }
+    return k.seal(sessionId, message.id, json);
+  });
+  if (sealed) return { form: { ...sealed, json, sealed: true }, attachments: [] };
+  const offloaded = offloadMessage(message, json);
+  return { form: clearForm(offloaded.content), attachments: offloaded.attachments };
+}
+
+/**
+ * The search vector a row of a message with `text` stores (a `tsvector` literal, or null): none for sealed content, whose
+ * words would be plaintext in the index. The one place a blind index (keyed term hashes) would compute it.
+ */
+export function searchVector(text: string, sessionId: string, form: StoredForm): string | null {
+  return form.sealed ? null : toTsvector(text, sessionLexeme(sessionId));
+}
+
+/**
+ * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key, then the
+ * form of each message without a statement.
+ */
+export async function formsOf(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+): Promise<(messageId: string, json: string) => StoredForm> {
+  const key = await t.keys?.run(query, (k) => k.keyFor(sessionId));
+  if (!key) return (_id, json) => clearForm(json);
+  return (id, json) => ({
+    json,
+    content: sealContent(key, sessionId, id, json),
+    hash: sealedHash(key, json),
+    sealed: true,
+  });
+}
+
+/**
+ * Stored contents of rows of `sessionId` with the sealed ones opened (`DECRYPT_FAILED` without the right key, or
+ * on a store opened without its keyring); `ids`, where the read knows them, must be the ids the content was sealed
+ * for. Contents with nothing sealed come back as they are, without a statement.
+ */
+export async function openContents<C extends string | null>(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  contents: readonly C[],
+  ids?: readonly (string | undefined)[],
+): Promise<C[]> {
+  if (!contents.some((c) => c !== null && isSealed(c))) return [...contents];
+  const { keys } = t;
+  if (!keys) {
+    throw new SessionError(
+      "DECRYPT_FAILED",
+      "This store holds encrypted messages: open it with the keyring they were written with",
+    );
+  }
+  return keys.run(query, (k) =>
+    contents.map((c, i) => (c !== null && isSealed(c) ? (k.open(sessionId, c, ids?.[i]) as C) : c)),
+  );
+}
+
+/** One stored content of `sessionId`, opened when sealed (see {@link openContents}). */
+export async function openContent(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  content: string,
+  id?: string,
+): Promise<string> {
+  if (!isSealed(content)) return content;
+  const [opened] = await openContents(query, t, sessionId, [content], [id]);
+  return opened!;
+}

@@ -1,0 +1,276 @@
+// Encryption at rest on Postgres and PGlite: an owner with a key has no plaintext in any page of the store's
+// relations (heap, TOAST, indexes; read with pageinspect) nor in PGlite's files, reads open it back, a wrong or
+// missing key is DECRYPT_FAILED, and erasing the owner destroys its key so a copy taken before cannot be read.
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
+import type { SessionMessage } from "../src/contract/message.js";
+import type { TransferItem } from "../src/contract/transfer.js";
+import { SessionManager } from "../src/manager/manager.js";
+import { MemoryStore } from "../src/memory/store.js";
+import type { PostgresSource } from "../src/postgres/connection/client.js";
+import { PostgresStore } from "../src/postgres/index.js";
+import { msg } from "../src/testing/contract/harness.js";
+import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { occurrences, randomKeyring, SECRET } from "./helpers/encryption.js";
+import { markersInRelations, total } from "./helpers/purge.js";
+
+const said = (i: number) => `alice says ${SECRET} number ${i}`;
+const textOf = (m: SessionMessage | null | undefined) => (m?.parts[0] as { text?: string } | undefined)?.text;
+// A long secret of random hex: no repetition a compressor could fold, and past TOAST's 2 kB threshold, so the
+// row goes out of line (STORAGE EXTERNAL below keeps it uncompressed there): the page check then reads TOAST too.
+const randomHex = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(1500)), (b) => b.toString(16).padStart(2, "0")).join("");
+const LONG = `${SECRET}${randomHex()}`;
+const BOB_LONG = `bob ${randomHex()}`;
+
+/** Alice (with a key) has a session of 6 messages with a branch and one long one; bob (no key) one plain message. */
+async function seed(store: PostgresStore) {
+  const manager = SessionManager.create(store);
+  const { id: alice } = await manager.create("alice chat", { owner: "alice" });
+  for (let i = 0; i < 5; i++)
+    await manager.append(alice, msg(`a${i}`, said(i), i % 2 ? "assistant" : "user"));
+  await store.session(alice).appendMessage(msg("a5", said(5), "assistant"), "a3");
+  const { id: bob } = await manager.create("bob chat", { owner: "bob" });
+  await manager.append(bob, msg("b0", "bob plain words"));
+  return { manager, alice, bob };
+}
+
+/** Reads back everything of alice's session every way a provider reads, and checks the round trip. */
+async function readsBack(store: PostgresStore, alice: string) {
+  const provider = store.session(alice);
+  assert.deepEqual((await provider.getHistory()).map(textOf), [0, 1, 2, 3, 5].map(said));
+  assert.equal(textOf(await provider.getMessage("a4")), said(4));
+  assert.equal(textOf(await provider.getLatestLeaf()), said(5));
+  assert.deepEqual(
+    (await provider.getBranches("a3")).map((m) => m.id),
+    ["a4", "a5"],
+  );
+  assert.deepEqual(
+    (await provider.getSiblings?.("a4"))?.siblings.map((m) => m.id),
+    ["a4", "a5"],
+  );
+  assert.deepEqual(
+    (await provider.getRecentHistory(undefined, 1e6)).messages.map(textOf),
+    [0, 1, 2, 3, 5].map(said),
+  );
+  assert.equal((await provider.updateMessage(msg("a0", "edited secret words"))).updated, true);
+  assert.equal((await provider.updateMessage(msg("a0", "edited secret words"))).updated, false);
+  const exported = [];
+  for await (const item of store.transfer.exportSession(alice)) exported.push(item);
+  assert.ok(JSON.stringify(exported).includes(said(4)), "an export is opened, as on SQLite");
+  assert.equal((await store.searchMessages(SECRET)).length, 0, "sealed rows have no search vector");
+  assert.equal((await store.searchMessages("bob plain")).length, 1);
+}
+
+/** Wrong key, no key, no keyring: DECRYPT_FAILED on reads and writes, nothing written. */
+async function refusals(source: PostgresSource, schema: string, alice: string, bob: string) {
+  const wrong = new PostgresStore(source, { schema, keyring: randomKeyring(["alice"]) });
+  await assert.rejects(wrong.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
+  await assert.rejects(wrong.session(alice).getMessage("a1"), { code: "DECRYPT_FAILED" });
+  await assert.rejects(wrong.session(alice).appendMessage(msg("w", "written with a wrong key")), {
+    code: "DECRYPT_FAILED",
+  });
+  assert.ok((await wrong.session(bob).getHistory()).length > 0, "other owners read as before");
+  await wrong.close();
+  const none = new PostgresStore(source, { schema, keyring: randomKeyring([]) });
+  await assert.rejects(none.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
+  await assert.rejects(none.session(alice).appendMessage(msg("p", "would be plaintext")), {
+    code: "DECRYPT_FAILED",
+  });
+  await none.close();
+  const plain = new PostgresStore(source, { schema });
+  await assert.rejects(plain.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
+  await plain.close();
+}
+
+const unavailable = await postgresUnavailable();
+if (unavailable) console.log(`Skipping the PostgreSQL server encryption tests: ${unavailable}`);
+
+describe("Postgres encryption at rest", { skip: unavailable ?? false }, () => {
+  const pool = unavailable ? undefined : testPool(4);
+  after(() => pool?.end());
+
+  test("sealed round trip; no byte of the plaintext in any page of the store's relations", async () => {
+    const schema = `agent_session_seal_${process.pid}`;
+    const db = pool!;
+    await dropSchema(db, schema);
+    const store = await PostgresStore.open(db, { schema, keyring: randomKeyring(["alice"]) });
+    try {
+      // Out of line and uncompressed: a long content is then in the TOAST table as it is (see LONG).
+      await db.query(`ALTER TABLE "${schema}".agent_messages ALTER COLUMN content SET STORAGE EXTERNAL`);
+      const { alice, bob } = await seed(store);
+      await readsBack(store, alice);
+      await store.session(alice).appendMessage(msg("long", LONG), "a0");
+      await store.session(bob).appendMessage(msg("blong", BOB_LONG));
+      assert.equal(textOf(await store.session(alice).getMessage("long")), LONG);
+      await db.query("CHECKPOINT");
+      const alices = await markersInRelations(db, schema, said(1));
+      assert.equal(total(alices), 0, JSON.stringify(alices));
+      assert.equal(total(await markersInRelations(db, schema, SECRET)), 0, "nor in the search index");
+      assert.equal(total(await markersInRelations(db, schema, "edited secret")), 0);
+      assert.equal(total(await markersInRelations(db, schema, LONG.slice(-200))), 0, "nor in TOAST");
+      // The check reads what it should: bob's clear text, in line and in TOAST, is found.
+      assert.ok(total(await markersInRelations(db, schema, "bob plain words")) > 0);
+      assert.ok(total(await markersInRelations(db, schema, BOB_LONG.slice(-200))) > 0);
+      await refusals(db, schema, alice, bob);
+      const { rows } = await db.query(`SELECT count(*)::int AS n FROM "${schema}".agent_messages`);
+      assert.equal(rows[0]?.n, 9, "nothing was written by the refused appends (7 of alice, 2 of bob)");
+    } finally {
+      await store.close();
+      await dropSchema(db, schema);
+    }
+  });
+
+  test("eraseOwner forgets the key and removes its check (the copy taken before: the PGlite test)", async () => {
+    const schema = `agent_session_shred_${process.pid}`;
+    const db = pool!;
+    await dropSchema(db, schema);
+    const keyring = randomKeyring(["alice"]);
+    const store = await PostgresStore.open(db, { schema, keyring });
+    try {
+      const { manager } = await seed(store);
+      const checks = async () =>
+        (await db.query(`SELECT count(*)::int AS n FROM "${schema}".agent_owner_keys`)).rows[0] as {
+          n: number;
+        };
+      assert.equal((await checks()).n, 1, "alice's key check, recorded with her first message");
+      await manager.eraseOwner("alice");
+      assert.equal(keyring.keys.has("alice"), false, "the keyring forgot alice's key");
+      assert.equal((await checks()).n, 0, "and the check is gone");
+    } finally {
+      await store.close();
+      await dropSchema(db, schema);
+    }
+  });
+});
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
+}
+
+test("PGlite: sealed round trip, no plaintext in its pages or files, refusals, and a copy taken before erasure", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-session-pglite-seal-"));
+  try {
+    const dataDir = join(dir, "db");
+    const keyring = randomKeyring(["alice"]);
+    let db: PGlite = await PGlite.create({ dataDir, extensions: { pageinspect } });
+    let store = await PostgresStore.open(db, { schema: "sealed", keyring });
+    const { alice, bob } = await seed(store);
+    await readsBack(store, alice);
+    await db.query("CHECKPOINT");
+    assert.equal(total(await markersInRelations(db, "sealed", SECRET)), 0);
+    assert.ok(total(await markersInRelations(db, "sealed", "bob plain words")) > 0);
+    await refusals(db, "sealed", alice, bob);
+    await store.close();
+    await db.close();
+    assert.equal(
+      occurrences(filesUnder(dataDir), SECRET),
+      0,
+      "no plaintext of alice in PGlite's files (WAL too)",
+    );
+    assert.ok(occurrences(filesUnder(dataDir), "bob plain words") > 0, "the file check reads what it should");
+    const copy = join(dir, "copy");
+    cpSync(dataDir, copy, { recursive: true });
+    db = await PGlite.create({ dataDir });
+    store = await PostgresStore.open(db, { schema: "sealed", keyring });
+    await SessionManager.create(store).eraseOwner("alice");
+    assert.equal(keyring.keys.has("alice"), false);
+    await store.close();
+    await db.close();
+    // The copy taken before the erasure still holds alice's sealed rows and her key check; the key is gone.
+    const old = await PGlite.create({ dataDir: copy });
+    const backup = await PostgresStore.open(old, { schema: "sealed", keyring });
+    await assert.rejects(backup.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
+    await backup.close();
+    await old.close();
+    assert.equal(occurrences(filesUnder(copy), SECRET), 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a keyring is refused where it would do nothing or is malformed", () => {
+  assert.throws(() => new MemoryStore({ keyring: randomKeyring([]) } as never), { code: "INVALID_ARGUMENT" });
+  const url = "postgres://nobody@127.0.0.1:1/none"; // never connected: the options are refused first
+  assert.doesNotThrow(() => new PostgresStore(url, { keyring: randomKeyring([]) }));
+  assert.throws(() => new PostgresStore(url, { keyring: {} as never }), { code: "INVALID_ARGUMENT" });
+  assert.throws(() => new PostgresStore(url, { keyring: randomKeyring([]), distributed: true }), {
+    code: "INVALID_ARGUMENT",
+  });
+});
+
+test("PGlite: an encrypted owner's media stays inline and sealed; an import into a keyring store seals again", async () => {
+  const db = await PGlite.create();
+  const keyring = randomKeyring(["alice"]);
+  const store = await PostgresStore.open(db, { schema: "media", keyring });
+  try {
+    const manager = SessionManager.create(store);
+    const { id } = await manager.create("alice media", { owner: "alice" });
+    const data = `data:image/png;base64,${Buffer.from(crypto.getRandomValues(new Uint8Array(300))).toString("base64")}`;
+    const image = { id: "img", role: "user", parts: [{ type: "file", mediaType: "image/png", url: data }] };
+    await store.session(id).appendMessage(image as SessionMessage);
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM media.agent_attachments`);
+    assert.equal(rows[0]?.n, 0, "no payload row: the media is sealed with the message");
+    assert.deepEqual((await store.session(id).getMessage("img"))?.parts, image.parts);
+    await assert.rejects(store.session(id).appendMessage(msg("ptr", `attachment:sha256:${"0".repeat(64)}`)), {
+      code: "INVALID_MESSAGE",
+    });
+    await manager.append(id, msg("t1", said(1)));
+    const items: TransferItem[] = [];
+    for await (const item of store.transfer.exportSession(id)) items.push(item);
+    const target = await PostgresStore.open(db, { schema: "imported", keyring });
+    async function* stream() {
+      yield* items;
+    }
+    await target.transfer.importSession(stream());
+    assert.equal(textOf((await target.session(id).getHistory()).at(-1)), said(1));
+    const sealed = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM imported.agent_messages WHERE content LIKE '~sealed%' AND search IS NULL`,
+    );
+    assert.equal(sealed.rows[0]?.n, 2, "the imported messages are sealed again, without a search vector");
+    await target.close();
+  } finally {
+    await store.close();
+    await db.close();
+  }
+});
+
+test("PGlite: a sealed append is as many statements as a clear one once the owner's key is known", async () => {
+  const db = await PGlite.create();
+  const store = await PostgresStore.open(db, { schema: "counted", keyring: randomKeyring(["alice"]) });
+  try {
+    const manager = SessionManager.create(store);
+    const { id: alice } = await manager.create("alice", { owner: "alice" });
+    const { id: carol } = await manager.create("carol", { owner: "carol" }); // no key: stored in clear
+    for (const id of [alice, carol]) await store.session(id).appendMessage(msg(`${id}-0`, said(0)));
+    // Counts what reaches the engine from here on (PGlite's query and exec are what the store calls).
+    let statements = 0;
+    for (const method of ["query", "exec"] as const) {
+      const original = db[method].bind(db) as (...args: unknown[]) => Promise<unknown>;
+      (db as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        statements++;
+        return original(...args);
+      };
+    }
+    const appendCost = async (id: string, n: number) => {
+      const before = statements;
+      await store.session(id).appendMessage(msg(`${id}-${n}`, said(n)));
+      return statements - before;
+    };
+    const sealed = [await appendCost(alice, 1), await appendCost(alice, 2)];
+    const clear = await appendCost(carol, 1);
+    assert.deepEqual(sealed, [1, 1], "a known owner's sealed append reads no key check again");
+    // Carol has no key: each append of a keyring store looks her key check up (she may get a key in another process).
+    assert.ok(clear <= 2, `an append for an owner without a key costs ${clear} statements`);
+  } finally {
+    await store.close();
+    await db.close();
+  }
+});
