@@ -16,11 +16,17 @@ import type { PostgresSource } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
-import { occurrences, randomKeyring, SECRET } from "./helpers/encryption.js";
+import {
+  assertReadsBack,
+  occurrences,
+  randomKeyring,
+  SECRET,
+  said,
+  seedOwners,
+  textOf,
+} from "./helpers/encryption.js";
 import { markersInRelations, total } from "./helpers/purge.js";
 
-const said = (i: number) => `alice says ${SECRET} number ${i}`;
-const textOf = (m: SessionMessage | null | undefined) => (m?.parts[0] as { text?: string } | undefined)?.text;
 // A long secret of random hex: no repetition a compressor could fold, and past TOAST's 2 kB threshold, so the
 // row goes out of line (STORAGE EXTERNAL below keeps it uncompressed there): the page check then reads TOAST too.
 const randomHex = () =>
@@ -28,41 +34,9 @@ const randomHex = () =>
 const LONG = `${SECRET}${randomHex()}`;
 const BOB_LONG = `bob ${randomHex()}`;
 
-/** Alice (with a key) has a session of 6 messages with a branch and one long one; bob (no key) one plain message. */
-async function seed(store: PostgresStore) {
-  const manager = SessionManager.create(store);
-  const { id: alice } = await manager.create("alice chat", { owner: "alice" });
-  for (let i = 0; i < 5; i++)
-    await manager.append(alice, msg(`a${i}`, said(i), i % 2 ? "assistant" : "user"));
-  await store.session(alice).appendMessage(msg("a5", said(5), "assistant"), "a3");
-  const { id: bob } = await manager.create("bob chat", { owner: "bob" });
-  await manager.append(bob, msg("b0", "bob plain words"));
-  return { manager, alice, bob };
-}
-
 /** Reads back everything of alice's session every way a provider reads, and checks the round trip. */
 async function readsBack(store: PostgresStore, alice: string) {
-  const provider = store.session(alice);
-  assert.deepEqual((await provider.getHistory()).map(textOf), [0, 1, 2, 3, 5].map(said));
-  assert.equal(textOf(await provider.getMessage("a4")), said(4));
-  assert.equal(textOf(await provider.getLatestLeaf()), said(5));
-  assert.deepEqual(
-    (await provider.getBranches("a3")).map((m) => m.id),
-    ["a4", "a5"],
-  );
-  assert.deepEqual(
-    (await provider.getSiblings?.("a4"))?.siblings.map((m) => m.id),
-    ["a4", "a5"],
-  );
-  assert.deepEqual(
-    (await provider.getRecentHistory(undefined, 1e6)).messages.map(textOf),
-    [0, 1, 2, 3, 5].map(said),
-  );
-  assert.equal((await provider.updateMessage(msg("a0", "edited secret words"))).updated, true);
-  assert.equal((await provider.updateMessage(msg("a0", "edited secret words"))).updated, false);
-  const exported = [];
-  for await (const item of store.transfer.exportSession(alice)) exported.push(item);
-  assert.ok(JSON.stringify(exported).includes(said(4)), "an export is opened, as on SQLite");
+  await assertReadsBack(store, alice);
   assert.equal((await store.searchMessages(SECRET)).length, 0, "sealed rows have no search vector");
   assert.equal((await store.searchMessages("bob plain")).length, 1);
 }
@@ -103,7 +77,7 @@ describe("Postgres encryption at rest", { skip: unavailable ?? false }, () => {
     try {
       // Out of line and uncompressed: a long content is then in the TOAST table as it is (see LONG).
       await db.query(`ALTER TABLE "${schema}".agent_messages ALTER COLUMN content SET STORAGE EXTERNAL`);
-      const { alice, bob } = await seed(store);
+      const { alice, bob } = await seedOwners(store);
       await readsBack(store, alice);
       await store.session(alice).appendMessage(msg("long", LONG), "a0");
       await store.session(bob).appendMessage(msg("blong", BOB_LONG));
@@ -133,7 +107,7 @@ describe("Postgres encryption at rest", { skip: unavailable ?? false }, () => {
     const keyring = randomKeyring(["alice"]);
     const store = await PostgresStore.open(db, { schema, keyring });
     try {
-      const { manager } = await seed(store);
+      const { manager } = await seedOwners(store);
       const checks = async () =>
         (await db.query(`SELECT count(*)::int AS n FROM "${schema}".agent_owner_keys`)).rows[0] as {
           n: number;
@@ -162,7 +136,7 @@ test("PGlite: sealed round trip, no plaintext in its pages or files, refusals, a
     const keyring = randomKeyring(["alice"]);
     let db: PGlite = await PGlite.create({ dataDir, extensions: { pageinspect } });
     let store = await PostgresStore.open(db, { schema: "sealed", keyring });
-    const { alice, bob } = await seed(store);
+    const { alice, bob } = await seedOwners(store);
     await readsBack(store, alice);
     await db.query("CHECKPOINT");
     assert.equal(total(await markersInRelations(db, "sealed", SECRET)), 0);

@@ -6,62 +6,29 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import type { SessionMessage } from "../src/contract/message.js";
 import { SessionManager } from "../src/manager/manager.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { masterKeyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { occurrences, randomKeyring, SECRET } from "./helpers/encryption.js";
+import {
+  assertReadsBack,
+  occurrences,
+  randomKeyring,
+  SECRET,
+  seedOwners,
+  textOf,
+} from "./helpers/encryption.js";
 import { sqliteFiles } from "./helpers/purge.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-encryption-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const said = (i: number) => `alice says ${SECRET} number ${i}`;
-const textOf = (m: SessionMessage | null | undefined) => (m?.parts[0] as { text?: string } | undefined)?.text;
-
-/** Alice (with a key) has a session of 6 messages with a branch; bob (no key) one plain message. */
-async function seed(store: SqliteStore) {
-  const manager = SessionManager.create(store);
-  const { id: alice } = await manager.create("alice chat", { owner: "alice" });
-  for (let i = 0; i < 5; i++)
-    await manager.append(alice, msg(`a${i}`, said(i), i % 2 ? "assistant" : "user"));
-  await store.session(alice).appendMessage(msg("a5", said(5), "assistant"), "a3");
-  const { id: bob } = await manager.create("bob chat", { owner: "bob" });
-  await manager.append(bob, msg("b0", "bob plain words"));
-  return { manager, alice, bob };
-}
-
 test("SQLite: an encrypted owner's messages read back whole and leave no plaintext in the files", async () => {
   const path = join(dir, "roundtrip.db");
   const keyring = randomKeyring(["alice"]);
   const store = new SqliteStore(path, { keyring });
-  const { manager, alice, bob } = await seed(store);
-  const provider = store.session(alice);
-  assert.deepEqual((await provider.getHistory()).map(textOf), [0, 1, 2, 3, 5].map(said));
-  assert.equal(textOf(await provider.getMessage("a4")), said(4));
-  assert.equal(textOf(await provider.getLatestLeaf()), said(5));
-  assert.deepEqual(
-    (await provider.getBranches("a3")).map((m) => m.id),
-    ["a4", "a5"],
-  );
-  assert.deepEqual(
-    (await provider.getSiblings?.("a4"))?.siblings.map((m) => m.id),
-    ["a4", "a5"],
-  );
-  assert.deepEqual(
-    (await provider.getRecentHistory?.(undefined, 1e6))?.messages.map(textOf),
-    [0, 1, 2, 3, 5].map(said),
-  );
-  // An edit keeps it sealed; an identical one writes nothing.
-  assert.equal((await provider.updateMessage(msg("a0", "edited secret words"))).updated, true);
-  assert.equal((await provider.updateMessage(msg("a0", "edited secret words"))).updated, false);
-  const exported = [];
-  for await (const item of store.transfer.exportSession(alice)) exported.push(item);
-  assert.ok(
-    JSON.stringify(exported).includes(said(4)),
-    "an export is opened (the copy is the app's to protect)",
-  );
+  const { manager, alice, bob } = await seedOwners(store);
+  await assertReadsBack(store, alice);
   // A store-wide search hashes for no owner (the blind index: encryption-search-sqlite.test.ts); alice's own finds.
   assert.equal((await store.searchMessages(SECRET)).length, 0);
   assert.equal((await store.searchMessages(SECRET, { owner: "alice" })).length, 5);
@@ -83,7 +50,7 @@ test("SQLite: an encrypted owner's messages read back whole and leave no plainte
 test("SQLite: a wrong key, a missing key and a store without its keyring are DECRYPT_FAILED, never garbage", async () => {
   const path = join(dir, "keys.db");
   const store = new SqliteStore(path, { keyring: randomKeyring(["alice"]) });
-  const { alice, bob } = await seed(store);
+  const { alice, bob } = await seedOwners(store);
   await store.close();
 
   const wrong = new SqliteStore(path, { keyring: randomKeyring(["alice"]) });
@@ -143,7 +110,7 @@ test("SQLite: erasing an owner destroys its key; a copy of the file taken before
   const path = join(dir, "shred.db");
   const keyring = randomKeyring(["alice"]);
   const store = new SqliteStore(path, { keyring });
-  const { manager, alice } = await seed(store);
+  const { manager, alice } = await seedOwners(store);
   store.driver.run("PRAGMA wal_checkpoint(TRUNCATE)");
   const copy = join(dir, "shred-copy.db");
   copyFileSync(path, copy);
@@ -163,7 +130,7 @@ test("SQLite: a master keyring derives each owner's key; the keys differ and the
   const path = join(dir, "master.db");
   const master = crypto.getRandomValues(new Uint8Array(32));
   const store = new SqliteStore(path, { keyring: masterKeyring(master) });
-  const { alice, bob } = await seed(store);
+  const { alice, bob } = await seedOwners(store);
   await store.close();
   assert.equal(occurrences(sqliteFiles(path), SECRET), 0);
   assert.equal(occurrences(sqliteFiles(path), "bob plain words"), 0, "every owner is encrypted");
