@@ -1,6 +1,7 @@
 // A refused input says which field broke which rule as data (SessionError.issues), beside the message for humans.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
 import { userModelMessageSchema } from "ai";
 import { z } from "zod";
 import { MemorySessionStorage } from "../src/agent/index.js";
@@ -10,6 +11,7 @@ import { SessionError, type SessionIssueRule } from "../src/errors.js";
 import { Session } from "../src/index.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { toolNamesArg } from "../src/message/tool-parts.js";
+import { PostgresStore } from "../src/postgres/index.js";
 import { parseInput } from "../src/schema/parse.js";
 import { checkedBy } from "../src/schema/rules.js";
 import { SqliteStore } from "../src/sqlite/store.js";
@@ -227,4 +229,33 @@ test("SQLite store options and sources name the refused field in issues", () => 
   ];
   for (const [open, path, rule] of refused)
     assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });
+});
+
+test("Postgres store options and sources name the refused field in issues", async () => {
+  const db = await PGlite.create();
+  try {
+    const refused: [() => unknown, string, SessionIssueRule][] = [
+      [() => new PostgresStore(db, { schema: "not an identifier" }), "schema", "format"],
+      [() => new PostgresStore(db, { tablePrefix: "bad-prefix" }), "tablePrefix", "format"],
+      [() => new PostgresStore(db, { tablePrefix: "p".repeat(40) }), "tablePrefix", "too_long"],
+      [() => new PostgresStore(db, { distributed: "yes" as never }), "distributed", "type"],
+      [() => new PostgresStore(42 as never), "source", "type"],
+    ];
+    for (const [open, path, rule] of refused)
+      assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });
+    const store = await PostgresStore.open(db, { schema: "issues" });
+    await rejectsWithIssue(store.purge({ mode: "fast" as never }), {
+      code: "INVALID_ARGUMENT",
+      path: "mode",
+      rule: "one_of",
+    });
+    await rejectsWithIssue(store.purge({ lockTimeoutMs: 0 }), {
+      code: "INVALID_ARGUMENT",
+      path: "lockTimeoutMs",
+      rule: "range",
+    });
+    await store.close();
+  } finally {
+    await db.close();
+  }
 });

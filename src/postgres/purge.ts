@@ -55,6 +55,7 @@ function lockTimeout(options: PostgresPurgeOptions): number {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `lockTimeoutMs must be a whole number >= 1, got ${String(ms)}`,
+      { issues: [{ path: "lockTimeoutMs", rule: "range" }] },
     );
   }
   return ms;
@@ -66,6 +67,7 @@ function purgeMode(options: PostgresPurgeOptions): PostgresPurgeMode {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `mode must be "rewrite" or "vacuum", got ${JSON.stringify(mode)}`,
+      { issues: [{ path: "mode", rule: "one_of" }] },
     );
   }
   return mode;

@@ -87,6 +87,7 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `distributed must be a boolean, got ${JSON.stringify(distributed)}`,
+      { issues: [{ path: "distributed", rule: "type" }] },
     );
   }
   if (
@@ -96,16 +97,20 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `schema must be a plain SQL identifier, got ${JSON.stringify(schema)}`,
+      { issues: [{ path: "schema", rule: "format" }] },
     );
   }
   if (typeof tablePrefix !== "string" || (tablePrefix !== "" && !IDENTIFIER.test(tablePrefix))) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `tablePrefix must be an identifier prefix, got ${JSON.stringify(tablePrefix)}`,
+      { issues: [{ path: "tablePrefix", rule: "format" }] },
     );
   }
   if (tablePrefix.length > MAX_PREFIX) {
-    throw new SessionError("INVALID_ARGUMENT", `tablePrefix must be at most ${MAX_PREFIX} characters`);
+    throw new SessionError("INVALID_ARGUMENT", `tablePrefix must be at most ${MAX_PREFIX} characters`, {
+      issues: [{ path: "tablePrefix", rule: "too_long" }],
+    });
   }
   const name = (table: string) => (schema ? `${quote(schema)}.` : "") + quote(tablePrefix + table);
   return {

@@ -64,6 +64,7 @@ export async function distribute(query: Query, t: Tables): Promise<void> {
     throw new SessionError(
       "INVALID_ARGUMENT",
       "distributed: true needs the citus extension on this database (open the store on the Citus coordinator)",
+      { issues: [{ path: "distributed", rule: "invalid" }] },
     );
   }
   if (await isDistributed(query, t)) return;

@@ -15,6 +15,7 @@ export async function checkLayout(executor: Executor, t: Tables): Promise<void> 
     throw new SessionError(
       "INVALID_ARGUMENT",
       "These agent-session tables are distributed by Citus: open the store with distributed: true",
+      { issues: [{ path: "distributed", rule: "conflict" }] },
     );
   }
   await executor.transaction(async (query) => {

@@ -327,5 +327,6 @@ export function assertPostgresSource(source: unknown): asserts source is Postgre
   throw new SessionError(
     "INVALID_ARGUMENT",
     "Postgres storage needs a connection string, a pg Pool or Client, a PGlite instance, or an object with query() or execute()",
+    { issues: [{ path: "source", rule: "type" }] },
   );
 }

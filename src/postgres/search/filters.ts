@@ -29,7 +29,8 @@ export function filterParams(plan: SearchFilters & Pick<SearchPlan, "sessionIds"
   // The bounds are toISOString's: an extended year (±YYYYYY) is written as Postgres reads it.
   const early = (time: string) => Date.parse(time) < EARLIEST;
   if (plan.until !== undefined && early(plan.until)) return null;
-  const since = plan.since === undefined || early(plan.since) ? null : timestampParam(plan.since, "since");
-  const until = plan.until === undefined ? null : timestampParam(plan.until, "until");
+  const since =
+    plan.since === undefined || early(plan.since) ? null : timestampParam(plan.since, "since", "since");
+  const until = plan.until === undefined ? null : timestampParam(plan.until, "until", "until");
   return { roles, sessionIds, since, until };
 }

@@ -139,6 +139,7 @@ async function writeMessages(
       throw new SessionError(
         "INVALID_ARGUMENT",
         `Message "${message.id}" holds U+0000 or a lone surrogate, which Postgres cannot store verbatim`,
+        { issues: [{ path: "content", rule: "invalid" }] },
       );
     }
     if (message.parentId !== null) parents.add(message.parentId);

@@ -40,12 +40,13 @@ const insertCompactionsSql = statement((t) => {
  * The timestamptz literal of a `toISOString()` time. Postgres reads the four-digit years as they are; others
  * (`+010000-…`, `-000001-…`) it writes as a plain year with an era, which it parses back to the same instant.
  */
-export function timestampParam(value: unknown, what: string): string {
+export function timestampParam(value: unknown, what: string, path = "createdAt"): string {
   const date = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime()) || date.toISOString() !== value) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       `${what} needs an ISO-8601 time in toISOString() form, got ${JSON.stringify(value)}`,
+      { issues: [{ path, rule: "format" }] },
     );
   }
   const year = date.getUTCFullYear();
@@ -69,8 +70,8 @@ export async function register(executor: Executor, t: Tables, info: SessionInfo)
     info.cache_write_tokens,
     info.estimated_cost,
     info.end_reason,
-    timestampParam(info.created_at, what),
-    timestampParam(info.updated_at, what),
+    timestampParam(info.created_at, what, "created_at"),
+    timestampParam(info.updated_at, what, "updated_at"),
     info.owner ?? null,
     info.pinned === true,
   ]);
@@ -92,7 +93,9 @@ export async function writeCompactions(
   for (const c of compactions) {
     const fields = [c.id, c.summary, c.fromMessageId, c.toMessageId];
     if (fields.some((field) => typeof field !== "string")) {
-      throw new SessionError("INVALID_ARGUMENT", "A transferred overlay needs string ids and summary");
+      throw new SessionError("INVALID_ARGUMENT", "A transferred overlay needs string ids and summary", {
+        issues: [{ path: "compactions", rule: "type" }],
+      });
     }
     if (!unique.has(c.id)) unique.set(c.id, c);
   }
