@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { benchCompaction } from "./compaction.js";
 import { HISTORY_DEPTHS, makeQueries, planStore, rng } from "./data.js";
+import { benchEncryption } from "./encryption.js";
 import { benchErasure } from "./erasure.js";
 import { benchEveryday } from "./everyday.js";
 import { indexSizes } from "./index-size.js";
@@ -50,6 +51,7 @@ const WORKLOADS = [
   "footprint",
   "recall",
   "erasure",
+  "encryption",
 ] as const;
 const list = (v: string | undefined) =>
   (v ?? "")
@@ -354,6 +356,10 @@ async function main(): Promise<void> {
   if (wanted("erasure")) {
     progress("erasure: erase an owner's sessions on SQLite and Postgres");
     emit(`\n${await benchErasure(scale)}`);
+  }
+  if (wanted("encryption")) {
+    progress("encryption: sealed against clear appends and searches on SQLite and Postgres");
+    emit(`\n${await benchEncryption(scale)}`);
   }
   if (wanted("large")) {
     progress("large: a 20 MB tool output round trip on every backend");

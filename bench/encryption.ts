@@ -1,0 +1,122 @@
+// Encryption at rest against clear (docs/PRIVACY.md, "Measured"): an owner in a store without a keyring and an owner
+// with a key in a store with one, written and searched interleaved so the machine's load falls on both alike. Append p50 of one message
+// after the tip and owner-scoped search p50 (SQLite: the keyed blind index; Postgres has none yet). The targets of
+// the encryption issue are 1.3× clear. Part of `npm run bench` (BENCH_ONLY=encryption; BENCH_SCALE shrinks the
+// counts); standalone: `npm run bench:script bench/encryption.ts`.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
+import type { RegistryCapableStore } from "../src/contract/registry.js";
+import { SessionManager } from "../src/manager/manager.js";
+import { PostgresStore } from "../src/postgres/index.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import type { Keyring } from "../src/store/crypto/keyring.js";
+import { BENCH_PG_URL } from "./pg-url.js";
+import { fmtDur, mdTable, summarize, timeUs } from "./stats.js";
+
+const WORDS = "deploy server budget meeting travel doctor invoice garden recipe backup concert visa".split(
+  " ",
+);
+const text = (i: number) =>
+  `note ${i}: ${Array.from({ length: 40 }, (_, w) => WORDS[(i * 7 + w * 3) % WORDS.length]).join(" ")}`;
+const keyring = (): Keyring => {
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  return { key: (owner) => (owner === "sealed" ? key : undefined) };
+};
+
+/** Append and search p50 of the owner in a store without a keyring and in one with its key, interleaved. */
+async function measure(
+  stores: { clear: RegistryCapableStore; sealed: RegistryCapableStore },
+  appends: number,
+  searches: number,
+) {
+  const managers = {
+    clear: SessionManager.create(stores.clear),
+    sealed: SessionManager.create(stores.sealed),
+  };
+  const ids = {
+    clear: (await managers.clear.create("clear", { owner: "sealed" })).id,
+    sealed: (await managers.sealed.create("sealed", { owner: "sealed" })).id,
+  };
+  const samples = { clear: [] as number[], sealed: [] as number[] };
+  const found = { clear: [] as number[], sealed: [] as number[] };
+  for (let i = 0; i < appends; i++) {
+    for (const who of ["clear", "sealed"] as const) {
+      const message = { id: `${who}-${i}`, role: "user", parts: [{ type: "text" as const, text: text(i) }] };
+      samples[who].push(await timeUs(() => stores[who].session(ids[who]).appendMessage(message)));
+    }
+  }
+  for (let q = 0; q < searches; q++) {
+    const query = `${WORDS[q % WORDS.length]} ${WORDS[(q * 5 + 1) % WORDS.length]}`;
+    for (const who of ["clear", "sealed"] as const) {
+      found[who].push(await timeUs(() => managers[who].forOwner("sealed").search(query, { limit: 20 })));
+    }
+  }
+  return { append: [samples.clear, samples.sealed], search: [found.clear, found.sealed] } as const;
+}
+
+function rowsOf(backend: string, result: Awaited<ReturnType<typeof measure>>, search: boolean): string[][] {
+  const row = (what: string, [clear, sealed]: readonly number[][]) => {
+    const [c, s] = [summarize(clear!).p50, summarize(sealed!).p50];
+    return [backend, what, fmtDur(c), fmtDur(s), `${(s / c).toFixed(2)}×`];
+  };
+  const rows = [row("append after the tip", result.append)];
+  rows.push(
+    search
+      ? row("search by owner (20 hits)", result.search)
+      : [backend, "search", "–", "no blind index", "–"],
+  );
+  return rows;
+}
+
+/** The encryption table (a Postgres row that cannot connect says why instead). */
+export async function benchEncryption(scale = 1): Promise<string> {
+  const appends = Math.max(50, Math.round(1000 * Math.min(1, scale)));
+  const searches = Math.max(20, Math.round(200 * Math.min(1, scale)));
+  const rows: string[][] = [];
+  const dir = mkdtempSync(join(tmpdir(), "agent-session-encryption-bench-"));
+  try {
+    const clear = new SqliteStore(join(dir, "clear.db"));
+    const sealed = new SqliteStore(join(dir, "sealed.db"), { keyring: keyring() });
+    rows.push(...rowsOf("SQLite (file)", await measure({ clear, sealed }, appends, searches), true));
+    await Promise.all([clear.close(), sealed.close()]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const pool = new pg.Pool({ connectionString: BENCH_PG_URL, max: 4 });
+  const schema = `agent_session_encryption_bench_${process.pid}`;
+  try {
+    for (const name of [schema, `${schema}_clear`]) await pool.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+    const clear = await PostgresStore.open(pool, { schema: `${schema}_clear` });
+    const sealed = await PostgresStore.open(pool, { schema, keyring: keyring() });
+    rows.push(...rowsOf("Postgres", await measure({ clear, sealed }, Math.min(appends, 300), 0), false));
+    await Promise.all([clear.close(), sealed.close()]);
+  } catch (error) {
+    rows.push([
+      "Postgres",
+      `skipped: ${error instanceof Error ? error.message : String(error)}`,
+      "–",
+      "–",
+      "–",
+    ]);
+  } finally {
+    for (const name of [schema, `${schema}_clear`]) {
+      await pool.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`).catch(() => undefined);
+    }
+    await pool.end();
+  }
+  return [
+    "## Encryption at rest: an owner with a key against one without",
+    "",
+    `A store without a keyring (clear) beside one with the owner's key (sealed), same owner; ${appends} appends of a ~40-word message to each owner's session, then ` +
+      `${searches} two-word searches kept to the owner, interleaved. Target: sealed ≤ 1.3× clear.`,
+    "",
+    mdTable(["backend", "operation", "clear p50", "sealed p50", "sealed / clear"], rows),
+  ].join("\n");
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  console.log(await benchEncryption(Number(process.env.BENCH_SCALE ?? "1")));
+}
