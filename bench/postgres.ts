@@ -6,7 +6,6 @@
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import type { SessionMessage } from "../src/contract/message.js";
-import { SessionManager } from "../src/manager/manager.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 
@@ -105,28 +104,6 @@ export async function benchPostgres(scale = 1, url = BENCH_PG_URL): Promise<stri
       "appendMessage with an explicit parent",
       await time(Math.max(50, appends / 5), (i) => chat.appendMessage(message(`b${i}`, text(40)), `a${i}`)),
     );
-
-    // Encryption at rest (docs/PRIVACY.md): the same appends in a store opened with a keyring, to an owner without a
-    // key (stored in clear; the keys look the owner's check up on each append) and to one with a key (sealed).
-    const key = crypto.getRandomValues(new Uint8Array(32));
-    const keyed = new PostgresStore(client, {
-      schema: SCHEMA,
-      keyring: { key: (owner) => (owner === "sealed" ? key : undefined) },
-    });
-    const baseline = await SessionManager.create(store).create("owned", { owner: "owned" });
-    add(
-      `appendMessage after the tip, owned session, no keyring (${appends}×)`,
-      await time(appends, (i) => store.session(baseline.id).appendMessage(message(`o${i}`, text(40)))),
-    );
-    const manager = SessionManager.create(keyed);
-    for (const owner of ["clear", "sealed"]) {
-      const { id } = await manager.create(owner, { owner });
-      const owned = keyed.session(id);
-      add(
-        `appendMessage after the tip, keyring store, ${owner} owner (${appends}×)`,
-        await time(appends, (i) => owned.appendMessage(message(`e${i}`, text(40)))),
-      );
-    }
 
     // Building the deep session and the search corpus is setup, not measurement: skip the per-commit flush.
     await client.query("SET synchronous_commit = off");
