@@ -143,3 +143,19 @@ test("SQLite: a master keyring derives each owner's key; the keys differ and the
   await other.close();
   assert.throws(() => masterKeyring(new Uint8Array(8)), { code: "INVALID_ARGUMENT" });
 });
+
+test("SQLite: a message of an encrypted owner that reads as a payload pointer is refused; another owner's is kept", async () => {
+  const store = new SqliteStore(":memory:", { keyring: randomKeyring(["alice"]) });
+  const manager = SessionManager.create(store);
+  const { id: alice } = await manager.create("alice", { owner: "alice" });
+  const { id: bob } = await manager.create("bob", { owner: "bob" });
+  const pointer = `attachment:sha256:${"0".repeat(64)}`;
+  await assert.rejects(store.session(alice).appendMessage(msg("p", pointer)), {
+    code: "INVALID_MESSAGE",
+    issues: [{ path: "parts", rule: "invalid" }],
+  });
+  assert.equal((await store.session(alice).getHistory()).length, 0, "nothing was written");
+  await store.session(bob).appendMessage(msg("p", "plain words"));
+  assert.equal((await store.session(bob).getHistory()).length, 1);
+  await store.close();
+});

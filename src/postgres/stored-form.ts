@@ -5,8 +5,7 @@
  */
 import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
-import { POINTER_PREFIX } from "../message/media.js";
-import { isSealed, sealContent, sealedHash } from "../store/crypto/seal.js";
+import { isSealed, refusePayloadPointer, sealContent, sealedHash } from "../store/crypto/seal.js";
 import { type Attachment, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
 import type { Query } from "./connection/client.js";
@@ -61,13 +60,7 @@ export async function messageForm(
 ): Promise<MessageForm> {
   const sealed = await t.keys?.run(query, (k) => {
     if (!k.keyFor(sessionId)) return null;
-    if (json.includes(POINTER_PREFIX)) {
-      throw new SessionError(
-        "INVALID_MESSAGE",
-        `A message of session "${sessionId}" (an encrypted owner) cannot hold a payload pointer ("${POINTER_PREFIX}…")`,
-        { issues: [{ path: "parts", rule: "invalid" }] },
-      );
-    }
+    refusePayloadPointer(sessionId, json);
     return k.seal(sessionId, message.id, json);
   });
   if (sealed) return { form: { ...sealed, json, sealed: true }, attachments: [] };

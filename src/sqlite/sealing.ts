@@ -2,10 +2,9 @@
  * Encryption at rest on SQLite (store/crypto): the owner and key-check rows a store's keys read, and the stored
  * form of a message's JSON (sealed for an owner with a key, else as it is).
  */
-import { SessionError } from "../errors.js";
-import { POINTER_PREFIX } from "../message/media.js";
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
+import { refusePayloadPointer } from "../store/crypto/seal.js";
 import { contentHash } from "../store/write-policy.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { beginRotation, readRotation } from "./rekey-state.js";
@@ -62,12 +61,6 @@ export function storedForm(
  */
 export function sealsSession(driver: SqlDriver, sessionId: string, json: string): boolean {
   if (!driver.keys?.keyFor(sessionId)) return false;
-  if (json.includes(POINTER_PREFIX)) {
-    throw new SessionError(
-      "INVALID_MESSAGE",
-      `A message of session "${sessionId}" (an encrypted owner) cannot hold a payload pointer ("${POINTER_PREFIX}…")`,
-      { issues: [{ path: "parts", rule: "invalid" }] },
-    );
-  }
+  refusePayloadPointer(sessionId, json);
   return true;
 }

@@ -8,6 +8,7 @@
 import { randomBytes } from "@noble/ciphers/utils.js";
 import { SessionError } from "../../errors.js";
 import { SEALED_PREFIX } from "../../message/json.js";
+import { POINTER_PREFIX } from "../../message/media.js";
 import { gcmDecrypt, gcmEncrypt, hmacSha256Hex } from "../../runtime/aead.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 
@@ -120,4 +121,18 @@ export function sealedHash(key: Uint8Array, json: string): string {
 /** The value a store keeps to recognise an owner's key again (a wrong key is refused before anything is written). */
 export function keyCheck(key: Uint8Array): string {
   return sealedHash(key, "agent-session/key-check/v1");
+}
+
+/**
+ * Refuses a sealed message holding a string that reads as a payload pointer: an encrypted owner's media stays inline,
+ * inside the sealed content (payload rows are shared and stored in clear), so such a string would be taken for a
+ * pointer on reading.
+ */
+export function refusePayloadPointer(sessionId: string, json: string): void {
+  if (!json.includes(POINTER_PREFIX)) return;
+  throw new SessionError(
+    "INVALID_MESSAGE",
+    `A message of session "${sessionId}" (an encrypted owner) cannot hold a payload pointer ("${POINTER_PREFIX}…")`,
+    { issues: [{ path: "parts", rule: "invalid" }] },
+  );
 }
