@@ -21,8 +21,9 @@ import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
 import { openContents } from "./stored-form.js";
+import { compactionsOf, type StoredCompactionRow } from "./summaries.js";
 import { ancestorCte, isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
-import { fromCompactionRow, listCompactions, type StoredCompactionRow } from "./writes.js";
+import { listCompactions } from "./writes.js";
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";
 
@@ -152,8 +153,14 @@ export class PostgresPathBackend implements PathBackend<number> {
       from_parent: Num | null;
       body: string;
     }>(planSql(this.t), [leaf.key, this.num, leaf.depth, ...this.own], true);
-    const candidates = rows.map((r) => ({
-      compaction: fromCompactionRow(JSON.parse(r.body) as StoredCompactionRow),
+    const compactions = await compactionsOf(
+      this.executor.query,
+      this.t,
+      this.sessionId,
+      rows.map((r) => JSON.parse(r.body) as StoredCompactionRow),
+    );
+    const candidates = rows.map((r, i) => ({
+      compaction: compactions[i]!,
       fromDepth: Number(r.from_depth),
       toDepth: Number(r.to_depth),
       order: Number(r.k),

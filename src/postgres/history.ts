@@ -14,8 +14,8 @@ import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 import { openContents } from "./stored-form.js";
+import { compactionsOf, type StoredCompactionRow } from "./summaries.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
-import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
 const LEAF_COLUMNS =
   "m.seq, m.parent_seq, m.depth, m.jump_seq, m.jump_depth, m.bytes, m.cum_bytes, m.content, m.session_num";
@@ -162,15 +162,20 @@ export async function readPath(
     rows.filter((r) => r.kind === "m"),
     byDepth,
   );
-  const candidates: Candidate[] = rows
-    .filter((r) => r.kind === "o")
-    .map((r) => ({
-      compaction: fromCompactionRow(JSON.parse(r.body!) as StoredCompactionRow),
-      fromDepth: Number(r.depth),
-      toDepth: Number(r.c),
-      order: Number(r.a),
-      fromParent: r.b === null ? null : Number(r.b),
-    }));
+  const overlayRows = rows.filter((r) => r.kind === "o");
+  const compactions = await compactionsOf(
+    executor.query,
+    t,
+    sessionId,
+    overlayRows.map((r) => JSON.parse(r.body!) as StoredCompactionRow),
+  );
+  const candidates: Candidate[] = overlayRows.map((r, i) => ({
+    compaction: compactions[i]!,
+    fromDepth: Number(r.depth),
+    toDepth: Number(r.c),
+    order: Number(r.a),
+    fromParent: r.b === null ? null : Number(r.b),
+  }));
   const result = { leafDepth, top, totalBytes: Number(leaf.b) };
   if (candidates.length === 0) {
     await openPlaced(executor, t, sessionId, byDepth);

@@ -281,8 +281,11 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
   protected async writeCompaction(compaction: StoredCompaction): Promise<Written<StoredCompaction>> {
     const [executor, t] = await this.db();
     return executor.transaction(async (query) => {
-      await insertCompaction(joined(executor, query), t, this.sessionId, compaction);
-      return this.logIn(joined(executor, query), () => ({ type: "compaction", ids: [], compaction }), {
+      const sealed = await insertCompaction(joined(executor, query), t, this.sessionId, compaction);
+      // The log keeps the summary as the table does: sealed for an encrypted owner (opened for subscribers).
+      const logged =
+        sealed === null ? { compaction } : { compaction: { ...compaction, summary: sealed }, sealed: true };
+      return this.logIn(joined(executor, query), () => ({ type: "compaction", ids: [], ...logged }), {
         result: compaction,
       });
     });

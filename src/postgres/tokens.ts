@@ -10,8 +10,8 @@ import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
+import { compactionsOf, type StoredCompactionRow } from "./summaries.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";
-import { fromCompactionRow, type StoredCompactionRow } from "./writes.js";
 
 const tokensSql = statement((t) => {
   const own = sessionScope(t, "$1::text");
@@ -67,16 +67,21 @@ export async function contextTokens(
   const rows = await executor.query<TokenRow>(tokensSql(t), [sessionId, leafId ?? null], true);
   const leaf = rows.find((r) => r.kind === "l");
   if (!leaf) return 0;
-  const candidates: Candidate[] = rows
-    .filter((r) => r.kind === "o")
-    .map((r) => ({
-      compaction: fromCompactionRow(JSON.parse(r.body!) as StoredCompactionRow),
-      fromDepth: Number(r.from_depth),
-      toDepth: Number(r.to_depth),
-      order: Number(r.k),
-      before: Number(r.a),
-      through: Number(r.b),
-    }));
+  const overlayRows = rows.filter((r) => r.kind === "o");
+  const compactions = await compactionsOf(
+    executor.query,
+    t,
+    sessionId,
+    overlayRows.map((r) => JSON.parse(r.body!) as StoredCompactionRow),
+  );
+  const candidates: Candidate[] = overlayRows.map((r, i) => ({
+    compaction: compactions[i]!,
+    fromDepth: Number(r.from_depth),
+    toDepth: Number(r.to_depth),
+    order: Number(r.k),
+    before: Number(r.a),
+    through: Number(r.b),
+  }));
   let tokens = Number(leaf.a);
   for (const overlay of chooseOverlays(candidates)) {
     tokens -= overlay.through - overlay.before;

@@ -9,14 +9,13 @@ import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
-import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import type { RowWritten } from "../store/written.js";
 import { onSession, sessionColumn, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
-import { decodeContent, encodeContent } from "./connection/text.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedSearchSql } from "./search/fts.js";
 import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
+import { compactionsOf, type StoredCompactionRow, storedSummary } from "./summaries.js";
 import { childSql, isoSql, type Scope, spineArrays, spineCte } from "./tree.js";
 
 interface LockedHead {
@@ -252,8 +251,8 @@ export async function insertCompaction(
   t: Tables,
   sessionId: string,
   compaction: StoredCompaction,
-): Promise<void> {
-  const summary = encodeContent(compaction.summary);
+): Promise<string | null> {
+  const summary = await storedSummary(executor.query, t, sessionId, compaction.id, compaction.summary);
   const own = sessionColumn(t, "$1");
   await executor.query(
     `WITH h AS (
@@ -274,6 +273,7 @@ export async function insertCompaction(
       summary.json,
     ],
   );
+  return summary.sealed;
 }
 
 /** Every overlay of a session, oldest first (superseded ones included). */
@@ -289,16 +289,5 @@ export async function listCompactions(
      WHERE h.session_id = $1 ORDER BY c.seq`,
     [sessionId],
   );
-  return rows.map(fromCompactionRow);
-}
-
-/** A compaction row as Postgres stores it: the summary may be encoded (text.ts). */
-export interface StoredCompactionRow extends CompactionRow {
-  summary_json: boolean;
-}
-
-/** Converts a stored compaction row to the public shape, decoding the summary. */
-export function fromCompactionRow(row: StoredCompactionRow): StoredCompaction {
-  const { summary_json, ...rest } = row;
-  return toStoredCompaction({ ...rest, summary: decodeContent(row.summary, summary_json) });
+  return compactionsOf(executor.query, t, sessionId, rows);
 }

@@ -94,7 +94,7 @@ export class SqlitePathBackend implements PathBackend<number> {
 
   async plan(leaf: PathRow<number>): Promise<PathItem<number>[]> {
     const bottom = leaf as Row;
-    const chosen = this.overlays ? chooseOnPath(this.driver, this.num, bottom.node, 0) : null;
+    const chosen = this.overlays ? chooseOnPath(this.driver, this.sessionId, this.num, bottom.node, 0) : null;
     if (!chosen) return [{ kind: "rows", bottom, top: 0 }];
     const items: PathItem<number>[] = [];
     let next = 0;
@@ -145,6 +145,6 @@ export class SqlitePathBackend implements PathBackend<number> {
 
   /** The session's overlays (none read when the last located leaf's session has none). */
   async compactions(): Promise<StoredCompaction[]> {
-    return this.overlays ? listCompactions(this.driver, this.num) : [];
+    return this.overlays ? listCompactions(this.driver, this.sessionId, this.num) : [];
   }
 }

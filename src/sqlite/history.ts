@@ -3,7 +3,8 @@ import { overlayMessage } from "../message/overlay.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import type { SqlDriver } from "./connection/driver.js";
-import { freeTextSql, readFreeText } from "./connection/free-text.js";
+import { freeTextSql } from "./connection/free-text.js";
+import { openSummary } from "./sealing.js";
 import { type NodeRow, nodeBySeq, onPaths, readSegment } from "./tree.js";
 
 const COMPACTION_COLUMNS = `c.seq, c.id, ${freeTextSql("c.summary", "summary")}, c.from_message_id, c.to_message_id,
@@ -12,19 +13,31 @@ const COMPACTION_COLUMNS = `c.seq, c.id, ${freeTextSql("c.summary", "summary")},
 /** A compaction row whose summary was read through freeTextSql. */
 export type EncodedCompactionRow = CompactionRow & { summary_encoded: unknown };
 
-/** A compaction row whose summary was read as bytes with its storage type (see free-text.ts). */
-export function compactionOf(row: EncodedCompactionRow): StoredCompaction {
-  return toStoredCompaction({ ...row, summary: readFreeText(row.summary, row.summary_encoded) });
+/**
+ * A compaction row of `sessionId` whose summary was read as bytes with its storage type (see free-text.ts), the
+ * summary opened when sealed.
+ */
+export function compactionOf(
+  driver: SqlDriver,
+  sessionId: string,
+  row: EncodedCompactionRow,
+): StoredCompaction {
+  const summary = openSummary(driver, sessionId, row.id, row.summary, row.summary_encoded);
+  return toStoredCompaction({ ...row, summary });
 }
 
 /** Every overlay of a session, oldest first (superseded ones included). */
-export function listCompactions(driver: SqlDriver, sessionNum: number): StoredCompaction[] {
+export function listCompactions(
+  driver: SqlDriver,
+  sessionId: string,
+  sessionNum: number,
+): StoredCompaction[] {
   return driver
     .all<EncodedCompactionRow>(
       `SELECT ${COMPACTION_COLUMNS} FROM agent_compactions c WHERE c.session_num = ? ORDER BY c.seq`,
       [sessionNum],
     )
-    .map(compactionOf);
+    .map((row) => compactionOf(driver, sessionId, row));
 }
 
 // Where each overlay of the session lies: only what choosing needs, so no summary is read (or decoded) before it
@@ -58,6 +71,7 @@ const COMPACTIONS_BY_SEQ = `SELECT ${COMPACTION_COLUMNS} FROM json_each(?) j JOI
  */
 export function chooseOnPath(
   driver: SqlDriver,
+  sessionId: string,
   sessionNum: number,
   leaf: NodeRow,
   topDepth: number,
@@ -81,7 +95,7 @@ export function chooseOnPath(
   const compactions = new Map<number, StoredCompaction>();
   const seqs = JSON.stringify(chosen.map(({ row }) => row.seq));
   for (const row of driver.all<EncodedCompactionRow & { seq: number }>(COMPACTIONS_BY_SEQ, [seqs])) {
-    compactions.set(row.seq, compactionOf(row));
+    compactions.set(row.seq, compactionOf(driver, sessionId, row));
   }
   return chosen.map(({ row, fromDepth, toDepth, order }) => ({
     compaction: compactions.get(row.seq)!,
@@ -119,7 +133,7 @@ export function readPath(
   topDepth = 0,
   mayHaveOverlays = true,
 ): SessionMessage[] {
-  const chosen = mayHaveOverlays ? chooseOnPath(driver, sessionNum, leaf, topDepth) : null;
+  const chosen = mayHaveOverlays ? chooseOnPath(driver, sessionId, sessionNum, leaf, topDepth) : null;
   if (!chosen) return readSegment(driver, sessionId, leaf.seq, topDepth);
   const result: SessionMessage[] = [];
   let next = topDepth;

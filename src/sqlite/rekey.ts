@@ -14,6 +14,7 @@ import { assertOwner } from "../store/owner.js";
 import { contentSql, deleteChunks, storedContent, storedText, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { finishRotation, moveCursor, readRotation } from "./rekey-state.js";
+import { resealSummaries } from "./rekey-summaries.js";
 import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
 
@@ -180,10 +181,11 @@ function examinedBefore(driver: SqlDriver, owner: string, ownerHash: string): nu
 }
 
 /**
- * After a full walk, in one transaction: ends the rotation when no row of the owner is sealed under another key
+ * After a full walk, in one transaction: re-seals the owner's overlay summaries (rekey-summaries.ts), then ends the rotation when no row of the owner is sealed under another key
  * (each row's first bytes name its key), else sends the cursor back to the start for another round.
  */
 function finish(driver: SqlDriver, owner: string, ownerHash: string, id: string): boolean {
+  resealSummaries(driver, owner, id);
   const start = sealedStart(id);
   const first = `CASE WHEN m.chunks = 0 THEN substr(m.content, 1, ?)
     ELSE (SELECT substr(c.data, 1, ?) FROM agent_message_chunks c WHERE c.seq = m.seq AND c.idx = 0) END`;

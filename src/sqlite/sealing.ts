@@ -1,12 +1,14 @@
 /**
  * Encryption at rest on SQLite (store/crypto): the owner and key-check rows a store's keys read, and the stored
- * form of a message's JSON (sealed for an owner with a key, else as it is).
+ * form of a message's JSON and of an overlay's summary (sealed for an owner with a key, else as it is).
  */
+import { SessionError } from "../errors.js";
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
-import { refusePayloadPointer } from "../store/crypto/seal.js";
+import { isSealed, refusePayloadPointer } from "../store/crypto/seal.js";
 import { contentHash } from "../store/write-policy.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { readFreeText, storedFreeText } from "./connection/free-text.js";
 import { beginRotation, readRotation } from "./rekey-state.js";
 
 /** The keys of a store opened with `keyring`, reading owners and key checks through `driver`. */
@@ -63,4 +65,46 @@ export function sealsSession(driver: SqlDriver, sessionId: string, json: string)
   if (!driver.keys?.keyFor(sessionId)) return false;
   refusePayloadPointer(sessionId, json);
   return true;
+}
+
+/** An overlay's summary column: the value to bind, and the sealed text when it is sealed (null: in clear). */
+export interface StoredSummary {
+  value: string | Uint8Array;
+  sealed: string | null;
+}
+
+/**
+ * The summary column of an overlay of `sessionId`: sealed under its owner's key (bound to the session and the
+ * overlay's id), or the free text as it is (free-text.ts).
+ */
+export function storedSummary(
+  driver: SqlDriver,
+  sessionId: string,
+  overlayId: string,
+  summary: string,
+): StoredSummary {
+  const sealed = driver.keys?.sealSummary(sessionId, overlayId, summary) ?? null;
+  return { value: sealed ?? storedFreeText(summary), sealed };
+}
+
+/**
+ * The summary of an overlay of `sessionId` read through freeTextSql: opened when sealed (a TEXT value starting
+ * `~sealed`; clear text that starts so is stored encoded), `DECRYPT_FAILED` without the owner's key.
+ */
+export function openSummary(
+  driver: SqlDriver,
+  sessionId: string,
+  overlayId: string,
+  value: unknown,
+  encoded: unknown,
+): string {
+  const text = readFreeText(value, encoded);
+  if (encoded === 1 || encoded === 1n || encoded === true || !isSealed(text)) return text;
+  if (!driver.keys) {
+    throw new SessionError(
+      "DECRYPT_FAILED",
+      "This store holds encrypted overlay summaries: open it with the keyring they were written with",
+    );
+  }
+  return driver.keys.open(sessionId, text, overlayId, "overlay");
 }

@@ -155,7 +155,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
   async getContextTokens(leafId?: string | null): Promise<number> {
     const at = this.locate(leafId);
     if (!at?.leaf) return 0;
-    return at.overlays ? contextTokens(this.driver, at.num, at.leaf) : at.leaf.cum_tokens;
+    return at.overlays ? contextTokens(this.driver, this.sessionId, at.num, at.leaf) : at.leaf.cum_tokens;
   }
 
   protected async writeAppend(
@@ -248,8 +248,12 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
 
   protected async writeCompaction(compaction: StoredCompaction): Promise<Written<StoredCompaction>> {
     return this.driver.transaction(() => {
-      insertCompaction(this.driver, this.store.sessionNum(this.sessionId, true)!, compaction);
-      return { result: compaction, ...this.logged({ type: "compaction", ids: [], compaction }) };
+      const num = this.store.sessionNum(this.sessionId, true)!;
+      const sealed = insertCompaction(this.driver, this.sessionId, num, compaction);
+      // The log keeps the summary as the table does: sealed for an encrypted owner (opened for subscribers).
+      const logged =
+        sealed === null ? { compaction } : { compaction: { ...compaction, summary: sealed }, sealed: true };
+      return { result: compaction, ...this.logged({ type: "compaction", ids: [], ...logged }) };
     });
   }
 
@@ -261,7 +265,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
 
   async getCompactions(): Promise<StoredCompaction[]> {
     const head = this.head();
-    return head ? listCompactions(this.driver, head.num) : [];
+    return head ? listCompactions(this.driver, this.sessionId, head.num) : [];
   }
 
   async searchMessages(query: string, limit?: number, options?: SearchOptions): Promise<SearchHit[]> {

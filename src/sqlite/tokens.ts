@@ -12,9 +12,14 @@ import { type NodeRow, nodeBySeq } from "./tree.js";
  * Estimated tokens of the overlay-applied path to `leaf` from running totals: the leaf's cumulative count, minus
  * each compacted range, plus its summary message — a few row reads whatever the session's length.
  */
-export function contextTokens(driver: SqlDriver, sessionNum: number, leaf: NodeRow): number {
+export function contextTokens(
+  driver: SqlDriver,
+  sessionId: string,
+  sessionNum: number,
+  leaf: NodeRow,
+): number {
   let tokens = leaf.cum_tokens;
-  for (const overlay of chooseOnPath(driver, sessionNum, leaf, 0) ?? []) {
+  for (const overlay of chooseOnPath(driver, sessionId, sessionNum, leaf, 0) ?? []) {
     const from = nodeBySeq(driver, overlay.fromSeq);
     const to = nodeBySeq(driver, overlay.toSeq);
     if (!from || !to) continue;

@@ -7,9 +7,8 @@ import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
-import { storedFreeText } from "./connection/free-text.js";
 import { releaseSession } from "./media/attachments.js";
-import { type StoredForm, storedForm } from "./sealing.js";
+import { type StoredForm, storedForm, storedSummary } from "./sealing.js";
 import { blindOfSessionNum } from "./search/blind.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
@@ -205,19 +204,29 @@ export function deleteSessionContent(driver: SqlDriver, num: number): void {
   driver.run("DELETE FROM agent_compactions WHERE session_num = ?", [num]);
 }
 
-/** Stores an overlay of session `num` (inside the caller's transaction). */
-export function insertCompaction(driver: SqlDriver, num: number, compaction: StoredCompaction): void {
+/**
+ * Stores an overlay of session `num` (inside the caller's transaction); answers its summary as sealed for an
+ * encrypted owner (what the change log records), else null.
+ */
+export function insertCompaction(
+  driver: SqlDriver,
+  sessionId: string,
+  num: number,
+  compaction: StoredCompaction,
+): string | null {
+  const summary = storedSummary(driver, sessionId, compaction.id, compaction.summary);
   driver.run(
     `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
     [
       num,
       compaction.id,
-      storedFreeText(compaction.summary),
+      summary.value,
       compaction.fromMessageId,
       compaction.toMessageId,
       compaction.details ? JSON.stringify(compaction.details) : null,
       compaction.createdAt,
     ],
   );
+  return summary.sealed;
 }

@@ -17,6 +17,7 @@ import { sessionScope } from "../citus/route.js";
 import { settledRead } from "../citus/settled-read.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { openSummaries } from "../summaries.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";
 
 const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
@@ -158,6 +159,13 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     );
   }
 
+  // A compaction's sealed summary (an encrypted owner's) is opened for subscribers with the store's keys.
+  private readonly open = async (sessionId: string, id: string, summary: string): Promise<string> => {
+    const executor = await this.ready();
+    const [opened] = await openSummaries(executor.query, this.tables, sessionId, [{ id, summary }]);
+    return opened!;
+  };
+
   private async page(after: number): Promise<ChangeRow[]> {
     const executor = await this.reader();
     if (!executor) return [];
@@ -189,7 +197,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
             for (const row of rows) {
               cursor = Number(row.seq);
               if (row.origin === this.origin) continue;
-              const event = await readChangeRow(row, "remote", this.read);
+              const event = await readChangeRow(row, "remote", this.read, this.open);
               if (event && !stopped) deliver(event);
             }
           }
@@ -263,7 +271,12 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     for (let rows = await this.page(cursor); rows.length > 0; rows = await this.page(cursor)) {
       for (const row of rows) {
         cursor = Number(row.seq);
-        const event = await readChangeRow(row, row.origin === this.origin ? "local" : "remote", this.read);
+        const event = await readChangeRow(
+          row,
+          row.origin === this.origin ? "local" : "remote",
+          this.read,
+          this.open,
+        );
         if (event) yield event;
       }
     }

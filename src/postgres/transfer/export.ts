@@ -14,8 +14,8 @@ import { loadAttachments } from "../media/attachments.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { statement, type Tables } from "../schema.js";
 import { openContent } from "../stored-form.js";
+import { compactionsOf, type StoredCompactionRow } from "../summaries.js";
 import { isoSql } from "../tree.js";
-import { fromCompactionRow, type StoredCompactionRow } from "../writes.js";
 import { sessionImport } from "./import.js";
 import { rowsImport } from "./rows.js";
 
@@ -206,7 +206,11 @@ export class PostgresTransfer extends StoreTransfer<Head> {
     const seqKey = (r: { seq: string }) => [r.seq];
     const own = sessionParam(this.t, head.session_id);
     const compactions = this.pages<Compaction>(compactionsSql, compactionsSql, [head.num], [0], seqKey, own);
-    for await (const { seq: _seq, ...row } of compactions) yield fromCompactionRow(row);
+    const executor = await this.ready();
+    for await (const { seq: _seq, ...row } of compactions) {
+      // One row at a time: a sealed summary is opened as the export reaches it.
+      yield* await compactionsOf(executor.query, this.t, head.session_id, [row]);
+    }
   }
 
   /** One session import (see import.ts), logged in the store's change log when it has one. */

@@ -15,6 +15,7 @@ import type { Executor, Query } from "../connection/client.js";
 import { encodeContent } from "../connection/text.js";
 import { statement, type Tables } from "../schema.js";
 import { ownedMessagesCte, toTsvector } from "../search/fts.js";
+import { summaryForms } from "../summaries.js";
 
 // An owned session's messages stored already take the owner lexeme in the same statement (search/fts.ts).
 const registerSql = statement(
@@ -100,8 +101,9 @@ export async function writeCompactions(
     if (!unique.has(c.id)) unique.set(c.id, c);
   }
   const columns: unknown[][] = Array.from({ length: 7 }, () => []);
+  const formOf = await summaryForms(query, t, session.id);
   for (const c of unique.values()) {
-    const summary = encodeContent(c.summary);
+    const summary = formOf(c.id, c.summary);
     const details = c.details === undefined ? null : JSON.stringify(c.details);
     const createdAt = timestampParam(c.createdAt, `Overlay "${c.id}"`);
     const row = [c.id, summary.content, summary.json, c.fromMessageId, c.toMessageId, details, createdAt];

@@ -73,7 +73,7 @@ export function verifyCompactions(
     sessionId,
   ]);
   const seen = new Set<string>();
-  for (const stored of num ? listCompactions(driver, num.num) : []) {
+  for (const stored of num ? listCompactions(driver, sessionId, num.num) : []) {
     const expected = written.get(stored.id);
     if (expected === undefined) continue;
     seen.add(stored.id);

@@ -3,10 +3,12 @@
  * as U+FFFD: a block, entry or compaction summary ending in half an emoji (`text.slice(0, n)`) came back changed.
  * Such text — and only such text — is stored as a BLOB holding its JSON string literal (`\ud83d`-style escapes);
  * the storage type is the flag, since the library writes nothing else to these columns as a BLOB. Everything else
- * stays TEXT, so the tables stay readable and older readers see what they always saw. The Postgres twin, with a
+ * stays TEXT, so the tables stay readable and older readers see what they always saw. Text starting like sealed
+ * content (`~sealed`, store/crypto/seal.ts) is stored the same way, so only a TEXT value that starts so is sealed. The Postgres twin, with a
  * flag column, is src/postgres/connection/text.ts; messages need neither, being stored as JSON already.
  */
 import { isWellFormed } from "../../message/ids.js";
+import { SEALED_PREFIX } from "../../message/json.js";
 import { utf8Encode } from "../../runtime/bytes.js";
 
 // A leading U+FEFF is text the user stored, not a byte-order mark to drop.
@@ -23,9 +25,17 @@ export function sqlText(value: unknown): string {
   return value === null || value === undefined ? "" : String(value);
 }
 
-/** The value to bind for `text`: the text itself, or the UTF-8 bytes of its JSON literal when it is not well-formed. */
+/** True when `text` is stored as its JSON literal: not well-formed, or read as sealed content if stored as is. */
+function needsLiteral(text: string): boolean {
+  return !isWellFormed(text) || text.startsWith(SEALED_PREFIX);
+}
+
+/**
+ * The value to bind for `text`: the text itself, or the UTF-8 bytes of its JSON literal when it is not well-formed
+ * or starts like sealed content.
+ */
 export function storedFreeText(text: string): string | Uint8Array {
-  return isWellFormed(text) ? text : utf8Encode(JSON.stringify(text));
+  return needsLiteral(text) ? utf8Encode(JSON.stringify(text)) : text;
 }
 
 /**
@@ -45,7 +55,7 @@ export function readFreeText(value: unknown, encoded: unknown): string {
   if (encoded !== 1 && encoded !== 1n && encoded !== true) return stored;
   try {
     const text: unknown = JSON.parse(stored);
-    if (typeof text === "string" && !isWellFormed(text)) return text;
+    if (typeof text === "string" && needsLiteral(text)) return text;
   } catch {
     // Not a JSON literal: bytes from another writer.
   }

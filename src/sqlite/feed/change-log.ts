@@ -13,6 +13,7 @@ import {
 import type { LoggedChange, RemoteChanges } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
 import type { SqlDriver } from "../connection/driver.js";
+import { openSummary } from "../sealing.js";
 
 // Created on first use rather than as a migration: only stores opened with `changeLog` write it, and a database
 // without it pays nothing. AUTOINCREMENT: a pruned seq is never handed out again, so cursors stay unique.
@@ -106,6 +107,10 @@ export class SqliteChangeLog implements RemoteChanges {
     );
   }
 
+  // A compaction's sealed summary (an encrypted owner's) is opened for subscribers with the store's keys.
+  private readonly open = (sessionId: string, overlayId: string, sealed: string): string =>
+    openSummary(this.driver, sessionId, overlayId, sealed, false);
+
   private page(after: number): ChangeRow[] {
     return this.driver.all<ChangeRow>(
       `SELECT ${COLUMNS} FROM agent_changes WHERE seq > ? ORDER BY seq LIMIT ${PAGE_ROWS}`,
@@ -136,7 +141,7 @@ export class SqliteChangeLog implements RemoteChanges {
         position.cursor = Number(row.seq);
         if (row.origin === this.origin) continue;
         sessions.add(row.session_id);
-        const event = await readChangeRow(row, "remote", this.read);
+        const event = await readChangeRow(row, "remote", this.read, this.open);
         if (event) deliver(event);
       }
     }
@@ -152,7 +157,8 @@ export class SqliteChangeLog implements RemoteChanges {
     for (let rows = this.page(cursor); rows.length > 0; rows = this.page(cursor)) {
       for (const row of rows) {
         cursor = Number(row.seq);
-        const event = await readChangeRow(row, row.origin === this.origin ? "local" : "remote", this.read);
+        const origin = row.origin === this.origin ? "local" : "remote";
+        const event = await readChangeRow(row, origin, this.read, this.open);
         if (event) yield event;
       }
     }

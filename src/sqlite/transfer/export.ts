@@ -156,7 +156,7 @@ export class SqliteTransfer extends StoreTransfer<Head> {
          WHERE session_num = ? AND seq > ? ORDER BY seq LIMIT ?`,
         [head.num, after, PAGE],
       );
-      for (const row of rows) yield compactionOf(row);
+      for (const row of rows) yield compactionOf(this.driver, head.session_id, row);
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.seq;
     }

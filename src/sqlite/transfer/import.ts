@@ -18,7 +18,7 @@ import type { SqlDriver } from "../connection/driver.js";
 import { storedFreeText } from "../connection/free-text.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
-import { storedForm } from "../sealing.js";
+import { storedForm, storedSummary } from "../sealing.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
 import { retokenizeOwned } from "../search/retokenize.js";
 import { jumpFor, nodeById } from "../tree.js";
@@ -119,15 +119,23 @@ export function insertMessage(
   return true;
 }
 
-/** Inserts an overlay with its own id and time unless the id is stored; true when written. */
-export function insertCompaction(driver: SqlDriver, num: number, compaction: StoredCompaction): boolean {
+/**
+ * Inserts an overlay with its own id and time unless the id is stored (its summary sealed for an encrypted owner);
+ * true when written.
+ */
+export function insertCompaction(
+  driver: SqlDriver,
+  sessionId: string,
+  num: number,
+  compaction: StoredCompaction,
+): boolean {
   const row = driver.get(
     `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
     [
       num,
       compaction.id,
-      storedFreeText(compaction.summary),
+      storedSummary(driver, sessionId, compaction.id, compaction.summary).value,
       compaction.fromMessageId,
       compaction.toMessageId,
       compaction.details === undefined ? null : JSON.stringify(compaction.details),
@@ -161,7 +169,7 @@ export function writeItems(
       const wrote =
         item.kind === "message"
           ? insertMessage(driver, sessionId, num, item.message, indexed, attachments)
-          : insertCompaction(driver, num, item.compaction);
+          : insertCompaction(driver, sessionId, num, item.compaction);
       if (wrote) counts.inserted++;
       else counts.skipped++;
       if (wrote && item.kind === "message") inserted++;

@@ -5,7 +5,15 @@
 import { SessionError } from "../../errors.js";
 import type { Keyring } from "./keyring.js";
 import { checkOf, openingKeys, ownerHash, ownerKeys, previousKeyWith } from "./owner-keys.js";
-import { isSealed, keyId, openContent, sealContent, sealedHash, sealedKeyId } from "./seal.js";
+import {
+  isSealed,
+  keyId,
+  openContent,
+  type SealedKind,
+  sealContent,
+  sealedHash,
+  sealedKeyId,
+} from "./seal.js";
 
 /** What a backend answers synchronously for its {@link ContentKeys}. */
 export interface KeyRecords {
@@ -138,12 +146,18 @@ export class ContentKeys {
     return { content: sealContent(key, sessionId, messageId, json), hash: sealedHash(key, json) };
   }
 
+  /** The summary to store for an overlay of the session: sealed under its owner's key, or null (clear). */
+  sealSummary(sessionId: string, overlayId: string, summary: string): string | null {
+    const key = this.keyFor(sessionId);
+    return key === null ? null : sealContent(key, sessionId, overlayId, summary, "overlay");
+  }
+
   /**
    * The JSON of stored content: opened when sealed, with the owner's key the content names (current or previous;
    * content sealed before key ids, with whichever of them opens it), else as it is. `DECRYPT_FAILED` when the
    * keyring holds no such key or it does not open.
    */
-  open(sessionId: string, content: string, messageId?: string): string {
+  open(sessionId: string, content: string, messageId?: string, kind: SealedKind = "message"): string {
     if (!isSealed(content)) return content;
     const owner = this.ownerOf(sessionId);
     const keys = owner === null ? [] : openingKeys(ownerKeys(this.keyring, owner));
@@ -156,7 +170,7 @@ export class ContentKeys {
     const named = sealedKeyId(content);
     if (named !== null) {
       const key = keys.find((candidate) => keyId(candidate) === named);
-      if (key) return openContent(key, sessionId, content, messageId);
+      if (key) return openContent(key, sessionId, content, messageId, kind);
       throw new SessionError(
         "DECRYPT_FAILED",
         `A message of session "${sessionId}" is sealed under key ${named}, which is neither the current nor a previous key the keyring answers for its owner`,
@@ -164,7 +178,7 @@ export class ContentKeys {
     }
     for (let i = 0; ; i++) {
       try {
-        return openContent(keys[i]!, sessionId, content, messageId);
+        return openContent(keys[i]!, sessionId, content, messageId, kind);
       } catch (error) {
         // The last key's refusal is the answer; an earlier one only means another key sealed it.
         if (i === keys.length - 1) throw error;

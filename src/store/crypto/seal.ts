@@ -1,5 +1,5 @@
 /**
- * Sealed message content: the stored JSON of a message encrypted with AES-256-GCM (runtime/aead.ts: native where
+ * Sealed message content: the stored JSON of a message (or an overlay's summary, see {@link SealedKind}) encrypted with AES-256-GCM (runtime/aead.ts: native where
  * Node's crypto is, `@noble/ciphers` in a Worker; synchronous, as SQLite's write path is), under a random 96-bit
  * nonce, with the session id and message id as associated data so a sealed row moved to another session or
  * message id does not open. It names the key that sealed it (a keyed fingerprint, {@link keyId}), so a read
@@ -51,17 +51,31 @@ export function isSealed(content: string): boolean {
   return content.startsWith(SEALED_PREFIX);
 }
 
+/**
+ * What sealed content holds: a message's JSON, or an overlay's (compaction's) summary. Each is bound under its own
+ * label, so a summary moved into a message row (or back) does not open even where the ids are alike.
+ */
+export type SealedKind = "message" | "overlay";
+
 // The key id is bound too (version 2): a row whose named key was changed does not open under another.
-function aad(sessionId: string, messageId: string, id: string | null): Uint8Array {
-  const fields = id === null ? ["agent-session/sealed1"] : ["agent-session/sealed2", id];
+function aad(sessionId: string, messageId: string, id: string | null, kind: SealedKind): Uint8Array {
+  const label = kind === "overlay" ? "agent-session/overlay2" : "agent-session/sealed2";
+  const fields =
+    id === null ? [kind === "overlay" ? "agent-session/overlay1" : "agent-session/sealed1"] : [label, id];
   return utf8Encode(JSON.stringify([...fields, sessionId, messageId]));
 }
 
-/** The sealed form of a message's JSON, bound to its session and id, naming its key. */
-export function sealContent(key: Uint8Array, sessionId: string, messageId: string, json: string): string {
+/** The sealed form of a message's JSON (or an overlay's summary), bound to its session and id, naming its key. */
+export function sealContent(
+  key: Uint8Array,
+  sessionId: string,
+  messageId: string,
+  json: string,
+  kind: SealedKind = "message",
+): string {
   const id = keyId(key);
   const nonce = randomBytes(NONCE_BYTES);
-  const sealed = gcmEncrypt(key, nonce, aad(sessionId, messageId, id), utf8Encode(json));
+  const sealed = gcmEncrypt(key, nonce, aad(sessionId, messageId, id, kind), utf8Encode(json));
   const body = new Uint8Array(NONCE_BYTES + sealed.length);
   body.set(nonce);
   body.set(sealed, NONCE_BYTES);
@@ -72,27 +86,35 @@ export function sealContent(key: Uint8Array, sessionId: string, messageId: strin
  * The JSON a sealed content holds; `DECRYPT_FAILED` when the key is not the one it was sealed with, the content
  * was changed, it belongs to another session, or (when `messageId` is given) to another message.
  */
-export function openContent(key: Uint8Array, sessionId: string, content: string, messageId?: string): string {
+export function openContent(
+  key: Uint8Array,
+  sessionId: string,
+  content: string,
+  messageId?: string,
+  kind: SealedKind = "message",
+): string {
   const named = sealedKeyId(content);
   const start = named === null ? (content.startsWith(V1) ? V1.length : -1) : sealedStart(named).length;
   const colon = start < 0 ? -1 : content.indexOf(":", start);
   const id = colon < 0 ? "" : content.slice(colon + 1);
   const body = colon < 0 ? null : base64DecodeCanonical(content.slice(start, colon));
-  if (body === null || body.length < NONCE_BYTES + 16) throw decryptFailed(sessionId, id, "is malformed");
+  if (body === null || body.length < NONCE_BYTES + 16)
+    throw decryptFailed(kind, sessionId, id, "is malformed");
   if (messageId !== undefined && id !== messageId) {
-    throw decryptFailed(sessionId, messageId, `holds the sealed content of message "${id}"`);
+    throw decryptFailed(kind, sessionId, messageId, `holds the sealed content of ${kind} "${id}"`);
   }
   let plain: Uint8Array;
   try {
     plain = gcmDecrypt(
       key,
       body.subarray(0, NONCE_BYTES),
-      aad(sessionId, id, named),
+      aad(sessionId, id, named, kind),
       body.subarray(NONCE_BYTES),
     );
   } catch (cause) {
     // GCM's tag check fails alike for a wrong key, changed bytes and a row moved to another session.
     throw decryptFailed(
+      kind,
       sessionId,
       id,
       "does not open with the owner's key (a wrong key, or changed or moved)",
@@ -102,10 +124,17 @@ export function openContent(key: Uint8Array, sessionId: string, content: string,
   return utf8Decode(plain);
 }
 
-function decryptFailed(sessionId: string, id: string, what: string, cause?: unknown): SessionError {
+function decryptFailed(
+  kind: SealedKind,
+  sessionId: string,
+  id: string,
+  what: string,
+  cause?: unknown,
+): SessionError {
+  const of = kind === "overlay" ? "summary of overlay" : "content of message";
   return new SessionError(
     "DECRYPT_FAILED",
-    `The stored content of message "${id}" in session "${sessionId}" ${what}`,
+    `The stored ${of} "${id}" in session "${sessionId}" ${what}`,
     cause === undefined ? {} : { cause },
   );
 }

@@ -42,21 +42,25 @@ const NOT_INSERTED = '{"inserted":false}';
 /** The JSON columns of a change. */
 export function changeColumns(change: LoggedChange): { ids: string; data: string | null } {
   const data = change.compaction
-    ? JSON.stringify(change.compaction)
+    ? JSON.stringify(change.sealed === true ? { ...change.compaction, sealed: true } : change.compaction)
     : change.inserted === false
       ? NOT_INSERTED
       : null;
   return { ids: JSON.stringify(change.ids), data };
 }
 
+/** Opens the sealed summary of overlay `overlayId` of a session (the store's keys; `DECRYPT_FAILED` without them). */
+export type OpenSummary = (sessionId: string, overlayId: string, sealed: string) => string | Promise<string>;
+
 /**
  * The event a logged row stands for; messages are read back by id (null when the row's message is gone since:
- * a later row says why).
+ * a later row says why), and a sealed overlay summary is opened with `open`.
  */
 export async function rowEvent(
   row: ChangeRow,
   origin: "local" | "remote",
   read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
+  open?: OpenSummary,
 ): Promise<ChangeEvent | null> {
   const base = { sessionId: row.session_id, cursor: Number(row.seq), origin };
   const ids = JSON.parse(row.ids) as string[];
@@ -78,8 +82,21 @@ export async function rowEvent(
       return { type: "clear", ...base };
     case "erased":
       return { type: "erased", ...base };
-    case "compaction":
-      return { type: "compaction", compaction: JSON.parse(row.data ?? "null") as StoredCompaction, ...base };
+    case "compaction": {
+      const { sealed, ...compaction } = JSON.parse(row.data ?? "null") as StoredCompaction & {
+        sealed?: unknown;
+      };
+      if (sealed === true) {
+        if (!open) {
+          throw new SessionError(
+            "DECRYPT_FAILED",
+            "An encrypted overlay summary was read without the store's keys",
+          );
+        }
+        compaction.summary = await open(row.session_id, compaction.id, compaction.summary);
+      }
+      return { type: "compaction", compaction, ...base };
+    }
     default:
       return { type: "reset", reason: `session "${row.session_id}" was rewritten (${row.kind})`, ...base };
   }

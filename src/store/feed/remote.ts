@@ -12,6 +12,8 @@ export interface LoggedChange {
   /** The parent the writer named (undefined: after the latest leaf; the log then reads it). */
   parentId?: string | null | undefined;
   compaction?: StoredCompaction;
+  /** True when `compaction`'s summary is sealed (an encrypted owner's): stored so, opened for subscribers. */
+  sealed?: boolean;
   /** False for an append of an id already stored (nothing written): logged too, so every reader sees it alike. */
   inserted?: boolean;
 }

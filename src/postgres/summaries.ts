@@ -1,0 +1,91 @@
+/**
+ * How an overlay's (compaction's) summary is stored on Postgres and read back (encryption at rest, sealing.ts):
+ * sealed under the session owner's key, bound to the session and the overlay's id, with the flag column false; or
+ * as free text (connection/text.ts, which encodes clear text that starts like sealed content, so an unflagged
+ * value that starts `~sealed` is always sealed). Every write of a summary takes its form here and every read of
+ * one is opened here.
+ */
+import type { StoredCompaction } from "../contract/message.js";
+import { SessionError } from "../errors.js";
+import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
+import { isSealed, sealContent } from "../store/crypto/seal.js";
+import type { Query } from "./connection/client.js";
+import { decodeContent, encodeContent } from "./connection/text.js";
+import type { Tables } from "./schema.js";
+
+/** A compaction row as Postgres stores it: the summary may be encoded (text.ts) or sealed. */
+export interface StoredCompactionRow extends CompactionRow {
+  summary_json: boolean;
+}
+
+/** A summary's columns (`summary`, `summary_json`) and the sealed text when it is sealed (null: in clear). */
+export interface StoredSummary {
+  content: string;
+  json: boolean;
+  sealed: string | null;
+}
+
+/** The summary columns of an overlay of `sessionId`: sealed for an owner with a key, else encoded free text. */
+export async function storedSummary(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  overlayId: string,
+  summary: string,
+): Promise<StoredSummary> {
+  const sealed = (await t.keys?.run(query, (k) => k.sealSummary(sessionId, overlayId, summary))) ?? null;
+  return sealed === null ? { ...encodeContent(summary), sealed } : { content: sealed, json: false, sealed };
+}
+
+/**
+ * The summaries' columns of a batch of `sessionId`'s overlays (an import): one look-up of the session's key, then
+ * each summary's form without a statement.
+ */
+export async function summaryForms(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+): Promise<(overlayId: string, summary: string) => StoredSummary> {
+  const key = await t.keys?.run(query, (k) => k.keyFor(sessionId));
+  if (!key) return (_id, summary) => ({ ...encodeContent(summary), sealed: null });
+  return (id, summary) => {
+    const sealed = sealContent(key, sessionId, id, summary, "overlay");
+    return { content: sealed, json: false, sealed };
+  };
+}
+
+/** Opens sealed summaries of `sessionId` (`DECRYPT_FAILED` without the owner's key or the store's keyring). */
+export async function openSummaries(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  sealed: readonly { id: string; summary: string }[],
+): Promise<string[]> {
+  if (sealed.length === 0) return [];
+  const { keys } = t;
+  if (!keys) {
+    throw new SessionError(
+      "DECRYPT_FAILED",
+      "This store holds encrypted overlay summaries: open it with the keyring they were written with",
+    );
+  }
+  return keys.run(query, (k) => sealed.map(({ id, summary }) => k.open(sessionId, summary, id, "overlay")));
+}
+
+/** Compaction rows of `sessionId` in the public shape: summaries decoded, or opened when sealed. */
+export async function compactionsOf(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  rows: readonly StoredCompactionRow[],
+): Promise<StoredCompaction[]> {
+  const isSealedRow = (row: StoredCompactionRow) => !row.summary_json && isSealed(row.summary);
+  const opened = await openSummaries(query, t, sessionId, rows.filter(isSealedRow));
+  let next = 0;
+  return rows.map(({ summary_json, ...row }) => {
+    const summary = isSealedRow({ ...row, summary_json })
+      ? opened[next++]!
+      : decodeContent(row.summary, summary_json);
+    return toStoredCompaction({ ...row, summary });
+  });
+}
