@@ -9,13 +9,14 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
+import type { ChangeEvent } from "../src/contract/feed.js";
 import type { TransferItem } from "../src/contract/transfer.js";
 import { SessionManager } from "../src/manager/manager.js";
 import type { PostgresSource } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
-import { keyId, sealedStart } from "../src/store/crypto/seal.js";
+import { keyId, openContent, sealContent, sealedStart } from "../src/store/crypto/seal.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring, seedOwners } from "./helpers/encryption.js";
 import {
@@ -148,6 +149,40 @@ test("SQLite: an import into a keyring store seals the summary again, and a rota
   );
   await target.close();
   assert.equal(occurrences(sqliteFiles(path), SUMMARY_SECRET), 0);
+});
+
+test("a sealed summary is bound to its session, its overlay id and its kind", () => {
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  const sealed = sealContent(key, "s1", "o1", SUMMARY, "overlay");
+  assert.equal(openContent(key, "s1", sealed, "o1", "overlay"), SUMMARY);
+  for (const [session, id, kind] of [
+    ["s2", "o1", "overlay"],
+    ["s1", "o2", "overlay"],
+    ["s1", "o1", "message"],
+  ] as const) {
+    assert.throws(() => openContent(key, session, sealed, id, kind), { code: "DECRYPT_FAILED" });
+  }
+  // A message's sealed content does not open as a summary either.
+  const message = sealContent(key, "s1", "o1", "{}");
+  assert.throws(() => openContent(key, "s1", message, "o1", "overlay"), { code: "DECRYPT_FAILED" });
+});
+
+test("SQLite: a subscriber in another store instance is delivered the summary opened as it is written", async () => {
+  const path = join(dir, "live.db");
+  const keyring = randomKeyring(["alice"]);
+  const writer = new SqliteStore(path, { keyring, changeLog: { pollMs: 20 } });
+  const { alice, bob } = await seedOwners(writer);
+  const reader = new SqliteStore(path, { keyring, changeLog: { pollMs: 20 } });
+  const events: ChangeEvent[] = [];
+  await new Promise<void>((resolve) => {
+    reader.subscribe((event) => void events.push(event), { onReady: resolve });
+  });
+  await compact(writer, alice, bob);
+  const end = Date.now() + 10_000;
+  while (summariesOf(events).length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(summariesOf(events), [SUMMARY, LOOKALIKE]);
+  await reader.close();
+  await writer.close();
 });
 
 /** Reads the raw summary columns and the change log's compaction rows of `schema`. */
