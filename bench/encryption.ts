@@ -62,7 +62,37 @@ async function measure(
       found[who].push(await timeUs(() => managers[who].forOwner(sealedOwner).search(query, { limit: 20 })));
     }
   }
-  return { append: [samples.clear, samples.sealed], search: [found.clear, found.sealed] } as const;
+  const overlays = await measureOverlays(stores, ids, sealedOwner, Math.min(100, appends));
+  return {
+    append: [samples.clear, samples.sealed],
+    search: [found.clear, found.sealed],
+    ...overlays,
+  } as const;
+}
+
+/**
+ * Overlay (compaction) summaries, sealed for the owner with a key: p50 of adding an overlay with a ~1 KB summary
+ * over the session's first messages, and of the context-token estimate, which reads (and opens) the chosen
+ * overlay's summary.
+ */
+async function measureOverlays(
+  stores: { clear: RegistryCapableStore; sealed: RegistryCapableStore },
+  ids: { clear: string; sealed: string },
+  owner: string,
+  count: number,
+) {
+  const add = { clear: [] as number[], sealed: [] as number[] };
+  const tokens = { clear: [] as number[], sealed: [] as number[] };
+  for (let i = 0; i < count; i++) {
+    for (const who of ["clear", "sealed"] as const) {
+      const session = stores[who].session(ids[who]);
+      const summary = `summary ${i}: ${text(i).repeat(4)}`;
+      const to = `${who}-${owner}-${1 + (i % (count - 1))}`;
+      add[who].push(await timeUs(() => session.addCompaction(summary, `${who}-${owner}-0`, to)));
+      tokens[who].push(await timeUs(() => session.getContextTokens!()));
+    }
+  }
+  return { overlay: [add.clear, add.sealed], tokens: [tokens.clear, tokens.sealed] } as const;
 }
 
 function rowsOf(backend: string, result: Awaited<ReturnType<typeof measure>>, search: boolean): string[][] {
@@ -70,7 +100,11 @@ function rowsOf(backend: string, result: Awaited<ReturnType<typeof measure>>, se
     const [c, s] = [summarize(clear!).p50, summarize(sealed!).p50];
     return [backend, what, fmtDur(c), fmtDur(s), `${(s / c).toFixed(2)}×`];
   };
-  const rows = [row("append after the tip", result.append)];
+  const rows = [
+    row("append after the tip", result.append),
+    row("add an overlay (~1 KB summary)", result.overlay),
+    row("context tokens (opens the overlay's summary)", result.tokens),
+  ];
   rows.push(
     search
       ? row("search by owner (20 hits)", result.search)

@@ -15,13 +15,12 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
-import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
 import { onSession, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { hydrate } from "./media/attachments.js";
 import { statement, type Tables } from "./schema.js";
 import { openContents } from "./stored-form.js";
-import { compactionsOf, type StoredCompactionRow } from "./summaries.js";
+import { chooseAndOpen } from "./summaries.js";
 import { ancestorCte, isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
 import { listCompactions } from "./writes.js";
 
@@ -153,22 +152,16 @@ export class PostgresPathBackend implements PathBackend<number> {
       from_parent: Num | null;
       body: string;
     }>(planSql(this.t), [leaf.key, this.num, leaf.depth, ...this.own], true);
-    const compactions = await compactionsOf(
-      this.executor.query,
-      this.t,
-      this.sessionId,
-      rows.map((r) => JSON.parse(r.body) as StoredCompactionRow),
-    );
-    const candidates = rows.map((r, i) => ({
-      compaction: compactions[i]!,
+    const candidates = rows.map((r) => ({
+      body: r.body,
       fromDepth: Number(r.from_depth),
       toDepth: Number(r.to_depth),
       order: Number(r.k),
       fromParent: r.from_parent === null ? null : Number(r.from_parent),
-    })) satisfies OverlayCandidate[];
+    }));
     const items: PathItem<number>[] = [];
     let next = 0;
-    for (const overlay of chooseOverlays(candidates)) {
+    for (const overlay of await chooseAndOpen(this.executor.query, this.t, this.sessionId, candidates)) {
       if (overlay.fromDepth > next && overlay.fromParent !== null) {
         const [above] = await this.read(overlay.fromParent, {
           top: next,

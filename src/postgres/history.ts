@@ -9,12 +9,12 @@ import type { SessionMessage } from "../contract/message.js";
 import type { HistoryRowStat } from "../contract/provider.js";
 import { parseMessage } from "../message/json.js";
 import { overlayMessage } from "../message/overlay.js";
-import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import type { OverlaySpan } from "../store/overlays.js";
 import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 import { openContents } from "./stored-form.js";
-import { compactionsOf, type StoredCompactionRow } from "./summaries.js";
+import { chooseAndOpen } from "./summaries.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
 
 const LEAF_COLUMNS =
@@ -102,7 +102,9 @@ interface PlanRow {
   body: string | null;
 }
 
-interface Candidate extends OverlayCandidate {
+interface Candidate extends OverlaySpan {
+  /** The overlay's row as JSON (its summary decoded or opened once chosen). */
+  body: string;
   fromParent: number | null;
 }
 
@@ -162,20 +164,15 @@ export async function readPath(
     rows.filter((r) => r.kind === "m"),
     byDepth,
   );
-  const overlayRows = rows.filter((r) => r.kind === "o");
-  const compactions = await compactionsOf(
-    executor.query,
-    t,
-    sessionId,
-    overlayRows.map((r) => JSON.parse(r.body!) as StoredCompactionRow),
-  );
-  const candidates: Candidate[] = overlayRows.map((r, i) => ({
-    compaction: compactions[i]!,
-    fromDepth: Number(r.depth),
-    toDepth: Number(r.c),
-    order: Number(r.a),
-    fromParent: r.b === null ? null : Number(r.b),
-  }));
+  const candidates: Candidate[] = rows
+    .filter((r) => r.kind === "o")
+    .map((r) => ({
+      body: r.body!,
+      fromDepth: Number(r.depth),
+      toDepth: Number(r.c),
+      order: Number(r.a),
+      fromParent: r.b === null ? null : Number(r.b),
+    }));
   const result = { leafDepth, top, totalBytes: Number(leaf.b) };
   if (candidates.length === 0) {
     await openPlaced(executor, t, sessionId, byDepth);
@@ -183,8 +180,8 @@ export async function readPath(
     pushRange(messages, byDepth, top, leafDepth);
     return { messages, ...result };
   }
-  // Every candidate already lies on the path, so chooseOverlays needs no further checks.
-  const chosen = chooseOverlays(candidates);
+  // Every candidate already lies on the path, so choosing needs no further checks.
+  const chosen = await chooseAndOpen(executor.query, t, sessionId, candidates);
   const bottoms: number[] = [];
   const tops: number[] = [];
   let next = top;

@@ -9,6 +9,7 @@ import type { StoredCompaction } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { isSealed, sealContent } from "../store/crypto/seal.js";
+import { chooseOverlays, type OverlaySpan } from "../store/overlays.js";
 import type { Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import type { Tables } from "./schema.js";
@@ -88,4 +89,21 @@ export async function compactionsOf(
       : decodeContent(row.summary, summary_json);
     return toStoredCompaction({ ...row, summary });
   });
+}
+
+/**
+ * The overlays {@link chooseOverlays} picks among `spans` (each with its row's JSON as read, `body`), in path order,
+ * with only the chosen ones' summaries decoded or opened: a path may carry many superseded overlays, and opening a
+ * sealed summary costs a decryption.
+ */
+export async function chooseAndOpen<S extends OverlaySpan & { body: string }>(
+  query: Query,
+  t: Tables,
+  sessionId: string,
+  spans: readonly S[],
+): Promise<(S & { compaction: StoredCompaction })[]> {
+  const chosen = chooseOverlays(spans);
+  const rows = chosen.map((span) => JSON.parse(span.body) as StoredCompactionRow);
+  const compactions = await compactionsOf(query, t, sessionId, rows);
+  return chosen.map((span, i) => ({ ...span, compaction: compactions[i]! }));
 }

@@ -6,11 +6,11 @@
  */
 import { overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
-import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
+import type { OverlaySpan } from "../store/overlays.js";
 import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
-import { compactionsOf, type StoredCompactionRow } from "./summaries.js";
+import { chooseAndOpen } from "./summaries.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";
 
 const tokensSql = statement((t) => {
@@ -51,7 +51,9 @@ interface TokenRow {
   body: string | null;
 }
 
-interface Candidate extends OverlayCandidate {
+interface Candidate extends OverlaySpan {
+  /** The overlay's row as JSON (its summary decoded or opened once chosen). */
+  body: string;
   before: number;
   through: number;
 }
@@ -67,23 +69,18 @@ export async function contextTokens(
   const rows = await executor.query<TokenRow>(tokensSql(t), [sessionId, leafId ?? null], true);
   const leaf = rows.find((r) => r.kind === "l");
   if (!leaf) return 0;
-  const overlayRows = rows.filter((r) => r.kind === "o");
-  const compactions = await compactionsOf(
-    executor.query,
-    t,
-    sessionId,
-    overlayRows.map((r) => JSON.parse(r.body!) as StoredCompactionRow),
-  );
-  const candidates: Candidate[] = overlayRows.map((r, i) => ({
-    compaction: compactions[i]!,
-    fromDepth: Number(r.from_depth),
-    toDepth: Number(r.to_depth),
-    order: Number(r.k),
-    before: Number(r.a),
-    through: Number(r.b),
-  }));
+  const candidates: Candidate[] = rows
+    .filter((r) => r.kind === "o")
+    .map((r) => ({
+      body: r.body!,
+      fromDepth: Number(r.from_depth),
+      toDepth: Number(r.to_depth),
+      order: Number(r.k),
+      before: Number(r.a),
+      through: Number(r.b),
+    }));
   let tokens = Number(leaf.a);
-  for (const overlay of chooseOverlays(candidates)) {
+  for (const overlay of await chooseAndOpen(executor.query, t, sessionId, candidates)) {
     tokens -= overlay.through - overlay.before;
     tokens += estimateMessageTokens([overlayMessage(overlay.compaction)]);
   }
