@@ -151,6 +151,18 @@ test("SQLite: an import into a keyring store seals the summary again, and a rota
   assert.equal(occurrences(sqliteFiles(path), SUMMARY_SECRET), 0);
 });
 
+test("free text that starts like sealed content round-trips as a block on SQLite and PGlite (stored encoded)", async () => {
+  const sqlite = new SqliteStore(join(dir, "blocks.db"));
+  const db = await PGlite.create();
+  const pglite = await PostgresStore.open(db, { schema: "blocks" });
+  for (const store of [sqlite, pglite]) {
+    await store.blocks.setBlock("notes", LOOKALIKE);
+    assert.equal(await store.blocks.getBlock("notes"), LOOKALIKE);
+    await store.close();
+  }
+  await db.close();
+});
+
 test("a sealed summary is bound to its session, its overlay id and its kind", () => {
   const key = crypto.getRandomValues(new Uint8Array(32));
   const sealed = sealContent(key, "s1", "o1", SUMMARY, "overlay");
