@@ -181,8 +181,9 @@ function examinedBefore(driver: SqlDriver, owner: string, ownerHash: string): nu
 }
 
 /**
- * After a full walk, in one transaction: re-seals the owner's overlay summaries (rekey-summaries.ts), then ends the rotation when no row of the owner is sealed under another key
- * (each row's first bytes name its key), else sends the cursor back to the start for another round.
+ * After a full walk, in one transaction: re-seals the owner's overlay summaries (rekey-summaries.ts), then ends
+ * the rotation when no row of the owner is sealed under another key (each row's first bytes name its key), else
+ * sends the cursor back to the start for another round.
  */
 function finish(driver: SqlDriver, owner: string, ownerHash: string, id: string): boolean {
   resealSummaries(driver, owner, id);

@@ -7,8 +7,8 @@ import { SEALED_PREFIX } from "../../message/json.js";
  * verbatim — block and entry content, compaction summaries — is therefore written as its JSON string literal when,
  * and only when, it contains either, with a flag column (`content_json`, `summary_json`) saying so. Everything else
  * is stored as is, so the tables stay readable; either way the text reads back exactly. Text starting like sealed
- * content (`~sealed`, store/crypto/seal.ts) is encoded too, so only an unflagged value that starts so is sealed. Messages need none of
- * this: they are stored as JSON already.
+ * content (`~sealed`, store/crypto/seal.ts) is encoded too, so only an unflagged value that starts so is sealed.
+ * Messages need none of this: they are stored as JSON already.
  */
 
 /** True when Postgres text cannot hold `text` unchanged. */

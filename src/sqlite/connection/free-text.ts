@@ -4,8 +4,9 @@
  * Such text — and only such text — is stored as a BLOB holding its JSON string literal (`\ud83d`-style escapes);
  * the storage type is the flag, since the library writes nothing else to these columns as a BLOB. Everything else
  * stays TEXT, so the tables stay readable and older readers see what they always saw. Text starting like sealed
- * content (`~sealed`, store/crypto/seal.ts) is stored the same way, so only a TEXT value that starts so is sealed. The Postgres twin, with a
- * flag column, is src/postgres/connection/text.ts; messages need neither, being stored as JSON already.
+ * content (`~sealed`, store/crypto/seal.ts) is stored the same way, so only a TEXT value that starts so is sealed.
+ * The Postgres twin, with a flag column, is src/postgres/connection/text.ts; messages need neither, being stored
+ * as JSON already.
  */
 import { isWellFormed } from "../../message/ids.js";
 import { SEALED_PREFIX } from "../../message/json.js";

@@ -1,7 +1,8 @@
 /**
- * Sealed message content: the stored JSON of a message (or an overlay's summary, see {@link SealedKind}) encrypted with AES-256-GCM (runtime/aead.ts: native where
- * Node's crypto is, `@noble/ciphers` in a Worker; synchronous, as SQLite's write path is), under a random 96-bit
- * nonce, with the session id and message id as associated data so a sealed row moved to another session or
+ * Sealed message content: the stored JSON of a message (or an overlay's summary, see {@link SealedKind})
+ * encrypted with AES-256-GCM (runtime/aead.ts: native where Node's crypto is, `@noble/ciphers` in a Worker;
+ * synchronous, as SQLite's write path is), under a random 96-bit nonce, with the session id and message id (or
+ * overlay id) as associated data so a sealed row moved to another session or
  * message id does not open. It names the key that sealed it (a keyed fingerprint, {@link keyId}), so a read
  * during a key rotation knows which of the owner's keys opens it.
  */

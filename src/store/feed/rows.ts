@@ -5,9 +5,9 @@ import { type ChangeRow, type OpenSummary, rowEvent } from "./change-rows.js";
 
 /**
  * The event a change-log row stands for, as every watcher and replay reads it (SQLite and Postgres alike). A row
- * that cannot be read (damaged JSON, a message read that failed, a sealed summary that does not open) becomes a `reset` of its session at its cursor:
- * the subscriber cannot know what changed, so it re-reads, and delivery goes on with the next row instead of
- * stopping (a replay) or retrying the same rows on every poll (a watcher).
+ * that cannot be read (damaged JSON, a message read that failed, a sealed summary that does not open) becomes a
+ * `reset` of its session at its cursor: the subscriber cannot know what changed, so it re-reads, and delivery goes
+ * on with the next row instead of stopping (a replay) or retrying the same rows on every poll (a watcher).
  */
 export async function readChangeRow(
   row: ChangeRow,
