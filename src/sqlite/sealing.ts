@@ -4,7 +4,7 @@
  */
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
-import { refusePayloadPointer } from "../store/crypto/seal.js";
+import { sealContent, sealedHash } from "../store/crypto/seal.js";
 import { contentHash } from "../store/write-policy.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { beginRotation, readRotation } from "./rekey-state.js";
@@ -37,6 +37,12 @@ export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {
   return new ContentKeys(keyring, records);
 }
 
+/**
+ * The key a write seals with, checked by the caller inside the write's transaction (ContentKeys.keyFor), or null
+ * when the session's writes are stored in clear; undefined where the caller has not checked it (looked up then).
+ */
+export type SealKey = Uint8Array | null | undefined;
+
 /** A message's content column and content hash, and whether it is sealed. */
 export interface StoredForm {
   content: string;
@@ -44,23 +50,22 @@ export interface StoredForm {
   sealed: boolean;
 }
 
-/** A message's content column and content hash: sealed under the session owner's key, or the JSON as it is. */
+/**
+ * A message's content column and content hash: sealed under the session owner's key, or the JSON as it is. `key`:
+ * the write's key when its caller checked it in this transaction already (one check per write).
+ */
 export function storedForm(
   driver: SqlDriver,
   sessionId: string,
   messageId: string,
   json: string,
+  key?: SealKey,
 ): StoredForm {
-  const sealed = driver.keys?.seal(sessionId, messageId, json);
-  return sealed ? { ...sealed, sealed: true } : { content: json, hash: contentHash(json), sealed: false };
-}
-
-/**
- * True when the session's writes are sealed. Their media stays inline, inside the sealed content (payload rows
- * are shared and stored in clear), so a string that reads as a payload pointer cannot be stored for them.
- */
-export function sealsSession(driver: SqlDriver, sessionId: string, json: string): boolean {
-  if (!driver.keys?.keyFor(sessionId)) return false;
-  refusePayloadPointer(sessionId, json);
-  return true;
+  const sealing = key === undefined ? (driver.keys?.keyFor(sessionId) ?? null) : key;
+  if (sealing === null) return { content: json, hash: contentHash(json), sealed: false };
+  return {
+    content: sealContent(sealing, sessionId, messageId, json),
+    hash: sealedHash(sealing, json),
+    sealed: true,
+  };
 }

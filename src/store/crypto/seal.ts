@@ -20,6 +20,20 @@ const V2 = `${SEALED_PREFIX}2:`;
 /** Hex characters of a key id: 64 bits, so two keys of one owner never share one. */
 const KEY_ID_CHARS = 16;
 const KEY_IDS = new WeakMap<Uint8Array, string>();
+// Nonces are cut from a pool of random bytes drawn 4 KB at a time: one 12-byte draw from the system's generator
+// cost about as much as the AES of a small message. Each pooled byte is used once.
+const NONCE_POOL_BYTES = NONCE_BYTES * 341;
+let noncePool = new Uint8Array(0);
+let nonceAt = 0;
+
+function nextNonce(): Uint8Array {
+  if (nonceAt + NONCE_BYTES > noncePool.length) {
+    noncePool = randomBytes(NONCE_POOL_BYTES);
+    nonceAt = 0;
+  }
+  nonceAt += NONCE_BYTES;
+  return noncePool.subarray(nonceAt - NONCE_BYTES, nonceAt);
+}
 
 /**
  * The short id sealed content names its key by: the first 64 bits of an HMAC under the key (hex). It reveals
@@ -60,7 +74,7 @@ function aad(sessionId: string, messageId: string, id: string | null): Uint8Arra
 /** The sealed form of a message's JSON, bound to its session and id, naming its key. */
 export function sealContent(key: Uint8Array, sessionId: string, messageId: string, json: string): string {
   const id = keyId(key);
-  const nonce = randomBytes(NONCE_BYTES);
+  const nonce = nextNonce();
   const sealed = gcmEncrypt(key, nonce, aad(sessionId, messageId, id), utf8Encode(json));
   const body = new Uint8Array(NONCE_BYTES + sealed.length);
   body.set(nonce);
