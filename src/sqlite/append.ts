@@ -188,7 +188,8 @@ export function appendRow(
     ]);
     if (!row) return { result: { inserted: false } };
     writeChunks(driver, row.seq, stored);
-    afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver), form.sealed);
+    const sealed = form.key ? { key: form.key, content: form.content } : undefined;
+    afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver), sealed);
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
       [row.seq, now, num],

@@ -43,11 +43,13 @@ export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {
  */
 export type SealKey = Uint8Array | null | undefined;
 
-/** A message's content column and content hash, and whether it is sealed. */
+/** A message's content column and content hash, and whether it is sealed (and under which key). */
 export interface StoredForm {
   content: string;
   hash: string;
   sealed: boolean;
+  /** The key that sealed it (its blind tokens index the row), when sealed. */
+  key?: Uint8Array;
 }
 
 /**
@@ -67,5 +69,6 @@ export function storedForm(
     content: sealContent(sealing, sessionId, messageId, json),
     hash: sealedHash(sealing, json),
     sealed: true,
+    key: sealing,
   };
 }

@@ -3,6 +3,7 @@ import { SessionError } from "../errors.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
+import { blindTokensOf } from "../search/blind-tokens.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
@@ -10,7 +11,6 @@ import type { SqlDriver } from "./connection/driver.js";
 import { storedFreeText } from "./connection/free-text.js";
 import { releaseSession } from "./media/attachments.js";
 import { type SealKey, type StoredForm, storedForm } from "./sealing.js";
-import { blindOfSessionNum } from "./search/blind.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
@@ -113,7 +113,7 @@ function rewrite(
   if (node.seq <= indexedSeq(driver)) {
     driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
     // Sealed content goes in as its owner's blind tokens (search/indexing.ts afterInsert).
-    const blind = form.sealed ? blindOfSessionNum(driver, sessionNum) : null;
+    const blind = form.key ? blindTokensOf(form.key) : null;
     indexText(driver, node.seq, sessionNum, messageText(message), true, undefined, blind);
   }
   driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [
