@@ -9,7 +9,7 @@ import { randomBytes } from "@noble/ciphers/utils.js";
 import { SessionError } from "../../errors.js";
 import { SEALED_PREFIX } from "../../message/json.js";
 import { POINTER_PREFIX } from "../../message/media.js";
-import { gcmDecrypt, gcmEncrypt, hmacSha256Hex } from "../../runtime/aead.js";
+import { gcmDecrypt, gcmSeal, hmacSha256Hex } from "../../runtime/aead.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 
 // Sealed content is `~sealed2:<key id>:<base64 of nonce, ciphertext and tag>:<message id>`; rows written before
@@ -74,11 +74,7 @@ function aad(sessionId: string, messageId: string, id: string | null): Uint8Arra
 /** The sealed form of a message's JSON, bound to its session and id, naming its key. */
 export function sealContent(key: Uint8Array, sessionId: string, messageId: string, json: string): string {
   const id = keyId(key);
-  const nonce = nextNonce();
-  const sealed = gcmEncrypt(key, nonce, aad(sessionId, messageId, id), utf8Encode(json));
-  const body = new Uint8Array(NONCE_BYTES + sealed.length);
-  body.set(nonce);
-  body.set(sealed, NONCE_BYTES);
+  const body = gcmSeal(key, nextNonce(), aad(sessionId, messageId, id), json);
   return `${sealedStart(id)}${base64Encode(body)}:${messageId}`;
 }
 
@@ -129,7 +125,7 @@ function decryptFailed(sessionId: string, id: string, what: string, cause?: unkn
  * anyone holding the file confirm a guessed message; the keyed hash still lets an identical rewrite be skipped.
  */
 export function sealedHash(key: Uint8Array, json: string): string {
-  return hmacSha256Hex(key, utf8Encode(json));
+  return hmacSha256Hex(key, json);
 }
 
 /** The value a store keeps to recognise an owner's key again (a wrong key is refused before anything is written). */
