@@ -17,14 +17,20 @@ interface WrittenText {
   text: string;
 }
 
-const byDriver = new WeakMap<SqlDriver, Map<number, WrittenText>>();
+// Kept per engine connection, which every wrapper of a driver names as `handle` (the idle pass indexes through an
+// inner one; family-cache.ts does the same); a driver that names none keys on itself.
+const byConnection = new WeakMap<object, Map<number, WrittenText>>();
+
+function connectionOf(driver: SqlDriver): object {
+  return driver.handle ?? driver;
+}
 
 /** Keeps the text of the sealed row `seq` just written with `content`, until the batch that indexes it. */
 export function noteWrittenText(driver: SqlDriver, seq: number, content: string, text: string): void {
-  let rows = byDriver.get(driver);
+  let rows = byConnection.get(connectionOf(driver));
   if (rows === undefined) {
     rows = new Map();
-    byDriver.set(driver, rows);
+    byConnection.set(connectionOf(driver), rows);
   }
   rows.delete(seq);
   if (rows.size >= MAX_ROWS) rows.delete(rows.keys().next().value as number);
@@ -33,7 +39,7 @@ export function noteWrittenText(driver: SqlDriver, seq: number, content: string,
 
 /** The text written with row `seq` when the row still holds `content` (else undefined), and forgets it. */
 export function takeWrittenText(driver: SqlDriver, seq: number, content: string): string | undefined {
-  const rows = byDriver.get(driver);
+  const rows = byConnection.get(connectionOf(driver));
   const written = rows?.get(seq);
   if (written === undefined) return undefined;
   rows!.delete(seq);
@@ -42,7 +48,7 @@ export function takeWrittenText(driver: SqlDriver, seq: number, content: string)
 
 /** Forgets every row up to `seq` (the index holds them now, whoever indexed them). */
 export function forgetWrittenTexts(driver: SqlDriver, seq: number): void {
-  const rows = byDriver.get(driver);
+  const rows = byConnection.get(connectionOf(driver));
   if (rows === undefined) return;
   for (const at of rows.keys()) if (at <= seq) rows.delete(at);
 }
