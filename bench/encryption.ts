@@ -1,7 +1,8 @@
 // Encryption at rest against clear (docs/PRIVACY.md, "Measured"): an owner in a store without a keyring and an owner
 // with a key in a store with one, written and searched interleaved so the machine's load falls on both alike. Append p50 of one message
 // after the tip and owner-scoped search p50 (SQLite: the keyed blind index; Postgres has none yet). The targets of
-// the encryption issue are 1.3× clear. Part of `npm run bench` (BENCH_ONLY=encryption; BENCH_SCALE shrinks the
+// the encryption issue are 1.3× clear. Then a key rotation of 10,000 sealed messages (total, messages/s, slowest
+// batch). Part of `npm run bench` (BENCH_ONLY=encryption; BENCH_SCALE shrinks the
 // counts); standalone: `npm run bench:script bench/encryption.ts`.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +15,7 @@ import { PostgresStore } from "../src/postgres/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { BENCH_PG_URL } from "./pg-url.js";
-import { fmtDur, mdTable, summarize, timeUs } from "./stats.js";
+import { fmtDur, mdTable, nowUs, summarize, timeUs } from "./stats.js";
 
 const WORDS = "deploy server budget meeting travel doctor invoice garden recipe backup concert visa".split(
   " ",
@@ -113,17 +114,68 @@ function rowsOf(backend: string, result: Awaited<ReturnType<typeof measure>>, se
   return rows;
 }
 
+/**
+ * A key rotation of `messages` sealed messages of one owner (10 sessions) on a SQLite file: `rekey` with its
+ * default batch of 200, timed whole and per batch (from one progress report to the next).
+ */
+async function measureRotation(dir: string, messages: number): Promise<string[]> {
+  const keys = {
+    current: crypto.getRandomValues(new Uint8Array(32)),
+    previous: [] as Uint8Array[],
+  };
+  const rotating: Keyring = {
+    key: (owner) => (owner === "sealed" ? keys.current : undefined),
+    previousKeys: (owner) => (owner === "sealed" ? keys.previous : []),
+  };
+  const store = new SqliteStore(join(dir, "rotation.db"), { keyring: rotating });
+  try {
+    const manager = SessionManager.create(store);
+    const sessions = 10;
+    for (let s = 0; s < sessions; s++) {
+      const { id } = await manager.create(`rotation ${s}`, { owner: "sealed" });
+      const session = store.session(id);
+      for (let i = s; i < messages; i += sessions) {
+        await session.appendMessage({ id: `r${i}`, role: "user", parts: [{ type: "text", text: text(i) }] });
+      }
+    }
+    keys.previous = [keys.current];
+    keys.current = crypto.getRandomValues(new Uint8Array(32));
+    const batches: number[] = [];
+    const start = nowUs();
+    let last = start;
+    const report = await store.rekey("sealed", {
+      onProgress: () => {
+        const now = nowUs();
+        batches.push(now - last);
+        last = now;
+      },
+    });
+    const total = nowUs() - start;
+    return [
+      "SQLite (file)",
+      `${report.resealed.toLocaleString("en")} messages`,
+      fmtDur(total),
+      `${Math.round(report.resealed / (total / 1e6)).toLocaleString("en")}/s`,
+      `${fmtDur(Math.max(...batches))} (${batches.length} batches of 200)`,
+    ];
+  } finally {
+    await store.close();
+  }
+}
+
 /** The encryption table (a Postgres row that cannot connect says why instead). */
 export async function benchEncryption(scale = 1): Promise<string> {
   const appends = Math.max(50, Math.round(1000 * Math.min(1, scale)));
   const searches = Math.max(20, Math.round(200 * Math.min(1, scale)));
   const rows: string[][] = [];
+  let rotation: string[] | undefined;
   const dir = mkdtempSync(join(tmpdir(), "agent-session-encryption-bench-"));
   try {
     const clear = new SqliteStore(join(dir, "clear.db"));
     const sealed = new SqliteStore(join(dir, "sealed.db"), { keyring: keyring() });
     rows.push(...rowsOf("SQLite (file)", await measure({ clear, sealed }, appends, searches), true));
     await Promise.all([clear.close(), sealed.close()]);
+    rotation = await measureRotation(dir, Math.max(1000, Math.round(10_000 * Math.min(1, scale))));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -165,6 +217,14 @@ export async function benchEncryption(scale = 1): Promise<string> {
       `${searches} two-word searches kept to the owner, interleaved. Target: sealed ≤ 1.3× clear.`,
     "",
     mdTable(["backend", "operation", "clear p50", "sealed p50", "sealed / clear"], rows),
+    "",
+    "Key rotation: one owner's sealed messages (10 sessions) re-sealed under a new key by `rekey` (batches of 200, " +
+      "one write transaction each; a batch is timed from one progress report to the next).",
+    "",
+    mdTable(
+      ["backend", "rotated", "total", "messages/s", "slowest batch"],
+      rotation ? [rotation] : [["SQLite (file)", "–", "–", "–", "–"]],
+    ),
   ].join("\n");
 }
 

@@ -7,7 +7,7 @@ import { utf8Length } from "../runtime/bytes.js";
 import type { RowWritten } from "../store/written.js";
 import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
-import { storedForm } from "./sealing.js";
+import { type SealKey, storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq } from "./search/indexing.js";
 import { childJump, type JumpFields, type JumpNode } from "./tree.js";
 
@@ -59,6 +59,8 @@ export interface AppendRequest {
   json?: string | undefined;
   /** The row's time (imports keep the original one); default now. */
   createdAt?: string | undefined;
+  /** The key to seal with, when the caller checked it in this transaction (sealing.ts SealKey). */
+  key?: SealKey;
 }
 
 /** The head row of a session, created on its first write (inside the caller's transaction). */
@@ -142,7 +144,7 @@ export function appendRow(
   const tokens = estimateMessageTokens([message]);
   return driver.transaction(() => {
     // Sealed (an encrypted owner's) inside the transaction: the owner's key check is read and recorded in it.
-    const form = storedForm(driver, sessionId, message.id, json);
+    const form = storedForm(driver, sessionId, message.id, json, request.key);
     const stored = storedContent(driver, form.content);
     const hash = form.hash;
     const ctx = readContext(driver, sessionId, parentId);
@@ -186,7 +188,8 @@ export function appendRow(
     ]);
     if (!row) return { result: { inserted: false } };
     writeChunks(driver, row.seq, stored);
-    afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver), form.sealed);
+    const sealed = form.key ? { key: form.key, content: form.content } : undefined;
+    afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver), sealed);
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
       [row.seq, now, num],

@@ -164,7 +164,10 @@ function reseal(driver: SqlDriver, session: OwnedSession, row: Row, id: string):
   // again as a written row is (today a sealed row is not indexed at all, so nothing changes).
   const message = parseMessage(json);
   unindexMessage(driver, row.seq);
-  if (message) afterInsert(driver, row.seq, session.num, message, indexedSeq(driver), true);
+  if (message) {
+    const sealed = { key: form.key!, content: form.content };
+    afterInsert(driver, row.seq, session.num, message, indexedSeq(driver), sealed);
+  }
   return true;
 }
 

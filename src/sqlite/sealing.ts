@@ -5,7 +5,7 @@
 import { SessionError } from "../errors.js";
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
-import { isSealed, refusePayloadPointer } from "../store/crypto/seal.js";
+import { isSealed, sealContent, sealedHash } from "../store/crypto/seal.js";
 import { contentHash } from "../store/write-policy.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { readFreeText, storedFreeText } from "./connection/free-text.js";
@@ -39,32 +39,40 @@ export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {
   return new ContentKeys(keyring, records);
 }
 
-/** A message's content column and content hash, and whether it is sealed. */
+/**
+ * The key a write seals with, checked by the caller inside the write's transaction (ContentKeys.keyFor), or null
+ * when the session's writes are stored in clear; undefined where the caller has not checked it (looked up then).
+ */
+export type SealKey = Uint8Array | null | undefined;
+
+/** A message's content column and content hash, and whether it is sealed (and under which key). */
 export interface StoredForm {
   content: string;
   hash: string;
   sealed: boolean;
+  /** The key that sealed it (its blind tokens index the row), when sealed. */
+  key?: Uint8Array;
 }
 
-/** A message's content column and content hash: sealed under the session owner's key, or the JSON as it is. */
+/**
+ * A message's content column and content hash: sealed under the session owner's key, or the JSON as it is. `key`:
+ * the write's key when its caller checked it in this transaction already (one check per write).
+ */
 export function storedForm(
   driver: SqlDriver,
   sessionId: string,
   messageId: string,
   json: string,
+  key?: SealKey,
 ): StoredForm {
-  const sealed = driver.keys?.seal(sessionId, messageId, json);
-  return sealed ? { ...sealed, sealed: true } : { content: json, hash: contentHash(json), sealed: false };
-}
-
-/**
- * True when the session's writes are sealed. Their media stays inline, inside the sealed content (payload rows
- * are shared and stored in clear), so a string that reads as a payload pointer cannot be stored for them.
- */
-export function sealsSession(driver: SqlDriver, sessionId: string, json: string): boolean {
-  if (!driver.keys?.keyFor(sessionId)) return false;
-  refusePayloadPointer(sessionId, json);
-  return true;
+  const sealing = key === undefined ? (driver.keys?.keyFor(sessionId) ?? null) : key;
+  if (sealing === null) return { content: json, hash: contentHash(json), sealed: false };
+  return {
+    content: sealContent(sealing, sessionId, messageId, json),
+    hash: sealedHash(sealing, json),
+    sealed: true,
+    key: sealing,
+  };
 }
 
 /** An overlay's summary column: the value to bind, and the sealed text when it is sealed (null: in clear). */

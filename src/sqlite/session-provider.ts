@@ -182,7 +182,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
         this.sessionId,
         { message, json, replaces: true },
         replaced(message.id, parentId),
-        (content) => upsertRow(this.driver, this.sessionId, message, parentId, content),
+        (content, key) => upsertRow(this.driver, this.sessionId, message, parentId, content, key),
       );
       return { ...written, json };
     };
@@ -209,7 +209,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
       this.sessionId,
       { message, json, replaces: false },
       inserted(kind, message.id, request.parentId),
-      (content) => appendRow(this.driver, this.sessionId, message, { ...request, json: content }),
+      (content, key) => appendRow(this.driver, this.sessionId, message, { ...request, json: content, key }),
     );
     const stored = written.result.inserted
       ? json
@@ -224,7 +224,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
       this.sessionId,
       { message, json, replaces: true },
       replaced(message.id),
-      (content) => updateRow(this.driver, this.sessionId, message, content),
+      (content, key) => updateRow(this.driver, this.sessionId, message, content, key),
     );
     return { ...written, json };
   }

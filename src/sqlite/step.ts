@@ -93,7 +93,7 @@ export async function writeSqliteStep(
         sessionId,
         { message, json, replaces: true },
         replaced(message.id),
-        (content) => updateRow(driver, sessionId, message, content),
+        (content, key) => updateRow(driver, sessionId, message, content, key),
       );
       onReplaced(i, { ...written, json });
     });
@@ -111,11 +111,12 @@ export async function writeSqliteStep(
           sessionId,
           { message: stored, json, replaces: false },
           inserted("append", stored.id, at),
-          (content) =>
+          (content, key) =>
             appendRow(driver, sessionId, stored, {
               parentId: at,
               expectedLeafId: step.guard && at !== undefined ? at : undefined,
               json: content,
+              key,
             }),
         );
         const answer = appended.result.inserted ? json : (storedJson(driver, sessionId, stored.id) ?? json);

@@ -1,11 +1,12 @@
 import type { SessionMessage } from "../contract/message.js";
+import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { Change } from "../store/feed/change-rows.js";
 import { offloadMessage } from "../store/media/offload.js";
 import type { RowWritten, Written } from "../store/written.js";
 import type { SqlDriver } from "./connection/driver.js";
 import type { SqliteChangeLog } from "./feed/change-log.js";
 import { collect, linkAttachments, unlinkRows } from "./media/tables.js";
-import { sealsSession } from "./sealing.js";
+import type { SealKey } from "./sealing.js";
 
 /**
  * Writes a message's row with what hangs on it, in one transaction when anything does:
@@ -18,7 +19,9 @@ import { sealsSession } from "./sealing.js";
  *   and a log row that cannot be written rolls the write back. The record carries the row's cursor (`logged`:
  *   the feed then publishes without recording again).
  *
- * An append without payloads or log is the row writer alone. Answers the write's result and logged cursor.
+ * With a keyring, the session owner's key is checked once, inside the write's transaction (so a rotation another
+ * process started is seen), and `row` gets it to seal with (null: in clear). An append without a keyring, payloads
+ * or log is the row writer alone. Answers the write's result and logged cursor.
  */
 export function writeMessageRow<T extends object>(
   driver: SqlDriver,
@@ -26,16 +29,33 @@ export function writeMessageRow<T extends object>(
   sessionId: string,
   write: { message: SessionMessage; json: string; replaces: boolean },
   change: (result: T) => Change | null,
-  row: (content: string) => RowWritten<T>,
+  row: (content: string, key: SealKey) => RowWritten<T>,
+): Written<T> {
+  const keys = driver.keys;
+  if (!keys) return writeWith(driver, log, sessionId, write, change, row, null);
+  return driver.transaction(() => {
+    const key = keys.keyFor(sessionId);
+    // An encrypted owner's payloads stay inline, sealed with the message: so no string may read as a pointer.
+    if (key) refusePayloadPointer(sessionId, write.json);
+    return writeWith(driver, log, sessionId, write, change, row, key);
+  });
+}
+
+function writeWith<T extends object>(
+  driver: SqlDriver,
+  log: SqliteChangeLog | undefined,
+  sessionId: string,
+  write: { message: SessionMessage; json: string; replaces: boolean },
+  change: (result: T) => Change | null,
+  row: (content: string, key: SealKey) => RowWritten<T>,
+  key: Uint8Array | null,
 ): Written<T> {
   // An encrypted owner's payloads stay inline, sealed with the message: payload rows are shared and in clear.
-  const stored = sealsSession(driver, sessionId, write.json)
-    ? { content: write.json, attachments: [] }
-    : offloadMessage(write.message, write.json);
+  const stored = key ? { content: write.json, attachments: [] } : offloadMessage(write.message, write.json);
   const { attachments } = stored;
-  if (!log && attachments.length === 0 && !write.replaces) return row(stored.content);
+  if (!log && attachments.length === 0 && !write.replaces) return row(stored.content, key);
   return driver.transaction(() => {
-    const { seq, result } = row(stored.content);
+    const { seq, result } = row(stored.content, key);
     // Nothing written (an id already stored, identical content): the stored row keeps the links it has.
     if (seq !== undefined && (write.replaces || attachments.length > 0)) {
       const old = write.replaces ? unlinkRows(driver, "?", [seq]) : [];

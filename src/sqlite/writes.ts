@@ -3,13 +3,13 @@ import { SessionError } from "../errors.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
+import { blindTokensOf } from "../search/blind-tokens.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { releaseSession } from "./media/attachments.js";
-import { type StoredForm, storedForm, storedSummary } from "./sealing.js";
-import { blindOfSessionNum } from "./search/blind.js";
+import { type SealKey, type StoredForm, storedForm, storedSummary } from "./sealing.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
@@ -26,13 +26,14 @@ const STORED_NODE = `SELECT seq, parent_seq, depth, jump_seq, jump_depth, bytes,
 /**
  * Rewrites a stored message; role, search index and running totals follow the new content. Content whose hash
  * equals the stored one is not written at all (`updated: false`); nothing but the row's hash is compared.
- * `json` is the message's JSON.
+ * `json` is the message's JSON; `key`: the key to seal with, when the caller checked it (sealing.ts SealKey).
  */
 export function updateRow(
   driver: SqlDriver,
   sessionId: string,
   message: SessionMessage,
   json: string,
+  key?: SealKey,
 ): RowWritten<{ updated: boolean }> {
   return driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
@@ -42,7 +43,7 @@ export function updateRow(
     if (!head || !node) {
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
     }
-    const form = storedForm(driver, sessionId, message.id, json);
+    const form = storedForm(driver, sessionId, message.id, json, key);
     if (node.content_hash === form.hash) return { result: { updated: false } };
     rewrite(driver, head.num, node, message, json, form);
     return { result: { updated: true }, seq: node.seq };
@@ -50,7 +51,8 @@ export function updateRow(
 }
 
 /**
- * Inserts the message, or replaces the stored one with its id (its place in the tree stays), in one transaction.
+ * Inserts the message, or replaces the stored one with its id (its place in the tree stays), in one transaction
+ * (`key` as {@link updateRow}'s).
  */
 export function upsertRow(
   driver: SqlDriver,
@@ -58,6 +60,7 @@ export function upsertRow(
   message: SessionMessage,
   parentId: string | null | undefined,
   json: string,
+  key?: SealKey,
 ): RowWritten<{ inserted: boolean; updated: boolean }> {
   return driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
@@ -65,10 +68,10 @@ export function upsertRow(
     ]);
     const node = head ? driver.get<StoredNode>(STORED_NODE, [head.num, message.id]) : undefined;
     if (!head || !node) {
-      const { result, seq } = appendRow(driver, sessionId, message, { parentId, json });
+      const { result, seq } = appendRow(driver, sessionId, message, { parentId, json, key });
       return { result: { inserted: result.inserted, updated: false }, seq };
     }
-    const form = storedForm(driver, sessionId, message.id, json);
+    const form = storedForm(driver, sessionId, message.id, json, key);
     if (node.content_hash === form.hash) return { result: { inserted: false, updated: false } };
     rewrite(driver, head.num, node, message, json, form);
     return { result: { inserted: false, updated: true }, seq: node.seq };
@@ -109,7 +112,7 @@ function rewrite(
   if (node.seq <= indexedSeq(driver)) {
     driver.run("DELETE FROM agent_messages_fts WHERE rowid = ?", [node.seq]);
     // Sealed content goes in as its owner's blind tokens (search/indexing.ts afterInsert).
-    const blind = form.sealed ? blindOfSessionNum(driver, sessionNum) : null;
+    const blind = form.key ? blindTokensOf(form.key) : null;
     indexText(driver, node.seq, sessionNum, messageText(message), true, undefined, blind);
   }
   driver.run("UPDATE agent_session_heads SET updated_at = ? WHERE num = ?", [

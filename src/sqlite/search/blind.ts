@@ -6,6 +6,7 @@
  * owner's key, one set of terms each, however many owners the store holds; it finds text in clear only.
  */
 import { SessionError } from "../../errors.js";
+import { emitWarning } from "../../runtime/warn.js";
 import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import type { SearchPlan } from "../../search/options.js";
 import type { SqlDriver } from "../connection/driver.js";
@@ -26,10 +27,54 @@ export function sessionIdOf(driver: SqlDriver, sessionNum: number): string | und
   ])?.id;
 }
 
-/** {@link blindOfSession} of the session whose head is `sessionNum` (null when it has none). */
-export function blindOfSessionNum(driver: SqlDriver, sessionNum: number): BlindTokens | null {
-  const sessionId = sessionIdOf(driver, sessionNum);
-  return sessionId === undefined ? null : blindOfSession(driver, sessionId);
+/** A session whose sealed rows a batch indexes: its id (to open them) and its owner's blind tokens. */
+export interface SealedSession {
+  sessionId: string;
+  blind: BlindTokens;
+}
+
+/**
+ * The sealed sessions of one index batch, each looked up once (its id, its owner's key checked): a batch is mostly
+ * one session's rows.
+ */
+export class BatchBlinds {
+  private readonly sessions = new Map<number, SealedSession | null>();
+
+  constructor(private readonly driver: SqlDriver) {}
+
+  /**
+   * The session `sessionNum` of `owner` when this connection can index its sealed rows, else null: no owner, a
+   * keyring without its key, or a key that is no longer the owner's (a process left on the key before a rotation).
+   * The batch runs inside another session's write, which one owner's key must not fail, so such rows are left out
+   * as a keyless connection leaves them, and a wrong key is reported.
+   */
+  of(sessionNum: number, owner: string | null): SealedSession | null {
+    let found = this.sessions.get(sessionNum);
+    if (found === undefined) {
+      found = this.look(sessionNum, owner);
+      this.sessions.set(sessionNum, found);
+    }
+    return found;
+  }
+
+  private look(sessionNum: number, owner: string | null): SealedSession | null {
+    const driver = this.driver;
+    if (owner === null || driver.keys?.keyring.key(owner) === undefined) return null;
+    const sessionId = sessionIdOf(driver, sessionNum);
+    if (sessionId === undefined) return null;
+    try {
+      const blind = blindOfSession(driver, sessionId);
+      return blind === null ? null : { sessionId, blind };
+    } catch (error) {
+      if (!(error instanceof SessionError) || error.code !== "DECRYPT_FAILED") throw error;
+      emitWarning(
+        error,
+        "AgentSessionSearchWarning",
+        "an encrypted message was left out of the search index",
+      );
+      return null;
+    }
+  }
 }
 
 /**

@@ -2,17 +2,18 @@ import type { SessionMessage } from "../../contract/message.js";
 import { SessionError } from "../../errors.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
-import { emitWarning } from "../../runtime/warn.js";
 import type { BlindTokens } from "../../search/blind-tokens.js";
+import { blindTokensOf } from "../../search/blind-tokens.js";
 import type { QueryTerm } from "../../search/query.js";
 import { scoreText } from "../../search/score.js";
 import { indexTokens, searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import { boundedText, contentSql, resolveContent, storedText } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { blindOfSession, blindOfSessionNum, sessionIdOf } from "./blind.js";
+import { BatchBlinds, sessionIdOf } from "./blind.js";
 import { noteIndexedText } from "./family-cache.js";
 import { ownerOfSession, sidTokens } from "./owner-index.js";
+import { forgetWrittenTexts, noteWrittenText, takeWrittenText } from "./written-texts.js";
 
 /**
  * The message search index is written in batches rather than on every append. FTS5 writes a new segment at every
@@ -71,6 +72,7 @@ export function indexText(
 /**
  * After a message row was written: indexes it at once when its `seq` falls under the watermark (a `seq` freed by
  * deleting the newest rows and reused), else leaves it pending and indexes the whole batch once it is full.
+ * `sealed`: the key a sealed row was sealed with (checked in this transaction) and the content written.
  */
 export function afterInsert(
   driver: SqlDriver,
@@ -78,13 +80,17 @@ export function afterInsert(
   sessionNum: number,
   message: SessionMessage,
   indexed: number,
-  sealed = false,
+  sealed?: { key: Uint8Array; content: string },
 ): void {
   // A sealed message (an encrypted owner's) goes in as its owner's blind tokens: its words would be plaintext.
   if (seq <= indexed) {
-    const blind = sealed ? blindOfSessionNum(driver, sessionNum) : null;
+    const blind = sealed ? blindTokensOf(sealed.key) : null;
     indexText(driver, seq, sessionNum, messageText(message), true, undefined, blind);
-  } else if (seq - indexed >= INDEX_BATCH) indexPending(driver);
+    return;
+  }
+  // Its batch takes the words from here rather than open the row again (written-texts.ts).
+  if (sealed) noteWrittenText(driver, seq, sealed.content, messageText(message));
+  if (seq - indexed >= INDEX_BATCH) indexPending(driver);
 }
 
 /** Removes one message from the index; a pending message is not in it. Call inside a write transaction. */
@@ -109,41 +115,36 @@ export function indexPending(driver: SqlDriver): number {
     [indexedSeq(driver)],
   );
   const owners = ownersOf(driver, rows);
+  const blinds = new BatchBlinds(driver);
   for (const row of rows) {
-    let content = storedText(driver, row.content);
+    const content = storedText(driver, row.content);
     const owner = owners.get(row.session_num) ?? null;
     let blind: BlindTokens | null = null;
+    let text: string | undefined;
     if (isSealed(content)) {
       // An encrypted owner's message goes in as its owner's blind tokens (see afterInsert). A connection without
       // that owner's key cannot open it and leaves it out (docs/PRIVACY.md: every writer holds the keyring).
-      if (owner === null || driver.keys?.keyring.key(owner) === undefined) continue;
-      const sessionId = sessionIdOf(driver, row.session_num);
-      if (sessionId === undefined) continue;
-      blind = blindOrReport(driver, sessionId);
-      if (blind === null) continue;
-      content = openedOrEmpty(driver, content, sessionId);
-    }
-    const message = parseMessage(content);
-    if (message) indexText(driver, row.seq, row.session_num, messageText(message), true, owner, blind);
+      const sealing = blinds.of(row.session_num, owner);
+      if (sealing === null) continue;
+      blind = sealing.blind;
+      text =
+        takeWrittenText(driver, row.seq, content) ??
+        textOf(openedOrEmpty(driver, content, sealing.sessionId));
+    } else text = textOf(content);
+    if (text !== undefined) indexText(driver, row.seq, row.session_num, text, true, owner, blind);
   }
   const last = rows[rows.length - 1];
-  if (last) driver.run("UPDATE agent_search_state SET indexed_seq = ? WHERE id = 1", [last.seq]);
+  if (last) {
+    driver.run("UPDATE agent_search_state SET indexed_seq = ? WHERE id = 1", [last.seq]);
+    forgetWrittenTexts(driver, last.seq);
+  }
   return rows.length;
 }
 
-/**
- * The blind tokens of a sealed row's session, or null when this connection's key for its owner is wrong (a process
- * left on the key before a rotation): the batch runs inside another session's write, which one owner's key must not
- * fail, so the row is left out as a keyless connection leaves it, and the refusal is reported.
- */
-function blindOrReport(driver: SqlDriver, sessionId: string): BlindTokens | null {
-  try {
-    return blindOfSession(driver, sessionId);
-  } catch (error) {
-    if (!(error instanceof SessionError) || error.code !== "DECRYPT_FAILED") throw error;
-    emitWarning(error, "AgentSessionSearchWarning", "an encrypted message was left out of the search index");
-    return null;
-  }
+// The searchable text of a message's JSON, or undefined when it does not parse (an unreadable row is left out).
+function textOf(json: string): string | undefined {
+  const message = parseMessage(json);
+  return message ? messageText(message) : undefined;
 }
 
 // The owners of the batch's sessions, in one statement of a key lookup per distinct session (a batch is mostly one

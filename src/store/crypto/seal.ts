@@ -10,7 +10,7 @@ import { randomBytes } from "@noble/ciphers/utils.js";
 import { SessionError } from "../../errors.js";
 import { SEALED_PREFIX } from "../../message/json.js";
 import { POINTER_PREFIX } from "../../message/media.js";
-import { gcmDecrypt, gcmEncrypt, hmacSha256Hex } from "../../runtime/aead.js";
+import { gcmDecrypt, gcmSeal, hmacSha256Hex } from "../../runtime/aead.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 
 // Sealed content is `~sealed2:<key id>:<base64 of nonce, ciphertext and tag>:<message id>`; rows written before
@@ -21,6 +21,20 @@ const V2 = `${SEALED_PREFIX}2:`;
 /** Hex characters of a key id: 64 bits, so two keys of one owner never share one. */
 const KEY_ID_CHARS = 16;
 const KEY_IDS = new WeakMap<Uint8Array, string>();
+// Nonces are cut from a pool of random bytes drawn 4 KB at a time: one 12-byte draw from the system's generator
+// cost about as much as the AES of a small message. Each pooled byte is used once.
+const NONCE_POOL_BYTES = NONCE_BYTES * 341;
+let noncePool = new Uint8Array(0);
+let nonceAt = 0;
+
+function nextNonce(): Uint8Array {
+  if (nonceAt + NONCE_BYTES > noncePool.length) {
+    noncePool = randomBytes(NONCE_POOL_BYTES);
+    nonceAt = 0;
+  }
+  nonceAt += NONCE_BYTES;
+  return noncePool.subarray(nonceAt - NONCE_BYTES, nonceAt);
+}
 
 /**
  * The short id sealed content names its key by: the first 64 bits of an HMAC under the key (hex). It reveals
@@ -75,11 +89,7 @@ export function sealContent(
   kind: SealedKind = "message",
 ): string {
   const id = keyId(key);
-  const nonce = randomBytes(NONCE_BYTES);
-  const sealed = gcmEncrypt(key, nonce, aad(sessionId, messageId, id, kind), utf8Encode(json));
-  const body = new Uint8Array(NONCE_BYTES + sealed.length);
-  body.set(nonce);
-  body.set(sealed, NONCE_BYTES);
+  const body = gcmSeal(key, nextNonce(), aad(sessionId, messageId, id, kind), json);
   return `${sealedStart(id)}${base64Encode(body)}:${messageId}`;
 }
 
@@ -145,7 +155,7 @@ function decryptFailed(
  * anyone holding the file confirm a guessed message; the keyed hash still lets an identical rewrite be skipped.
  */
 export function sealedHash(key: Uint8Array, json: string): string {
-  return hmacSha256Hex(key, utf8Encode(json));
+  return hmacSha256Hex(key, json);
 }
 
 /** The value a store keeps to recognise an owner's key again (a wrong key is refused before anything is written). */
