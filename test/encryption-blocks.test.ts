@@ -2,91 +2,34 @@
 // memory-tool directory) and entries read back whole, leave no plaintext in the store's bytes, are searched through
 // the keyed blind index (SQLite) exactly as in clear, refuse a wrong or missing key, and go with eraseOwner.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { after, describe, test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { memoryDirectoryKey } from "../src/context/block-keys.js";
 import { EntrySearchProvider } from "../src/context/providers.js";
-import type { ContextCapableStore } from "../src/contract/context.js";
-import type { RegistryCapableStore } from "../src/contract/registry.js";
-import type { TransferCapableStore } from "../src/contract/transfer.js";
 import { SessionManager } from "../src/manager/manager.js";
+import { PostgresStore } from "../src/postgres/index.js";
 import { Session } from "../src/session/session.js";
 import { SqliteStore } from "../src/sqlite/store.js";
+import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "./helpers/encryption.js";
-import { sqliteFiles } from "./helpers/purge.js";
+import { markersInRelations, sqliteFiles, total } from "./helpers/purge.js";
+import {
+  assertAliceReads,
+  BLOCK_SECRET,
+  contextSession,
+  DIRECTORY_SECRET,
+  ENTRY_SECRET,
+  seed,
+} from "./helpers/sealed-context.js";
 
-type Store = ContextCapableStore & RegistryCapableStore & TransferCapableStore;
-
-/** Words that must never be in the store's bytes for alice (each one token, as an index keeps terms). */
-const BLOCK_SECRET = "zqxblocksecretq";
-const ENTRY_SECRET = "zqxentrysecretq";
-const DIRECTORY_SECRET = "zqxdirectorysecretq";
+const SECRETS = [BLOCK_SECRET, ENTRY_SECRET, DIRECTORY_SECRET, "deployment", "crème"];
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-sealblk-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A Session of `id` with an auto-wired block, its cached prompt and a search block filed under its key. */
-function contextSession(store: Store, id: string): Session {
-  return Session.create(store)
-    .withCachedPrompt()
-    .withContext("memory")
-    .withContext("facts", { provider: new EntrySearchProvider(store.entries, `facts_${id}`) })
-    .forSession(id);
-}
-
-/** Alice (with a key) and bob (without) each get a block, a prompt, entries and a directory. */
-async function seed(store: Store) {
-  const manager = SessionManager.create(store);
-  const { id: alice } = await manager.create("alice chat", { owner: "alice" });
-  const { id: bob } = await manager.create("bob chat", { owner: "bob" });
-  const a = contextSession(store, alice);
-  await a.replaceContextBlock("memory", `alice likes ${BLOCK_SECRET}`);
-  await a.freezeSystemPrompt();
-  const facts = new EntrySearchProvider(store.entries, `facts_${alice}`);
-  await facts.set("diet", `alice eats ${ENTRY_SECRET} daily`);
-  await facts.set("pets", "alice deploys cats and a deployment of dogs");
-  await facts.set("café", "alice drinks a café crème");
-  await store.blocks.setBlock(memoryDirectoryKey("owner", "alice"), `notes ${DIRECTORY_SECRET}`);
-  const b = contextSession(store, bob);
-  await b.replaceContextBlock("memory", "bob plain block");
-  await new EntrySearchProvider(store.entries, `facts_${bob}`).set("diet", "bob plain entry");
-  return { manager, alice, bob, a };
-}
-
-/** What a reader sees of alice's context: the block, the prompt, the directory and entry searches. */
-async function assertAliceReads(store: Store, alice: string) {
-  assert.equal(await store.blocks.getBlock(`memory_${alice}`), `alice likes ${BLOCK_SECRET}`);
-  const prompt = await store.blocks.getBlock(`_system_prompt_${alice}`);
-  assert.ok(prompt?.includes(BLOCK_SECRET), "the frozen prompt opens");
-  assert.equal(
-    await store.blocks.getBlock(memoryDirectoryKey("owner", "alice")),
-    `notes ${DIRECTORY_SECRET}`,
-  );
-  const label = `facts_${alice}`;
-  assert.deepEqual(await store.entries.searchEntries(label, ENTRY_SECRET), [
-    { key: "diet", content: `alice eats ${ENTRY_SECRET} daily` },
-  ]);
-  // Word families, phrases, accents and keys are found as in clear.
-  assert.deepEqual(
-    (await store.entries.searchEntries(label, "deploy")).map((h) => h.key),
-    ["pets"],
-  );
-  assert.deepEqual(
-    (await store.entries.searchEntries(label, '"cats and"')).map((h) => h.key),
-    ["pets"],
-  );
-  assert.deepEqual(
-    (await store.entries.searchEntries(label, "creme")).map((h) => h.key),
-    ["café"],
-  );
-  assert.deepEqual(
-    (await store.entries.searchEntries(label, "diet")).map((h) => h.key),
-    ["diet"],
-  );
-  assert.equal(await store.entries.countEntries(label), 3);
-}
 
 test("SQLite: an encrypted owner's blocks and entries read back, search through the blind index, and leave no plaintext", async () => {
   const path = join(dir, "roundtrip.db");
@@ -105,7 +48,7 @@ test("SQLite: an encrypted owner's blocks and entries read back, search through 
   await store.blocks.setBlock(`memory_${alice}`, `alice likes ${BLOCK_SECRET}`);
   await store.close();
   const files = sqliteFiles(path);
-  for (const secret of [BLOCK_SECRET, ENTRY_SECRET, DIRECTORY_SECRET, "deployment", "crème"]) {
+  for (const secret of SECRETS) {
     assert.equal(occurrences(files, secret), 0, `no "${secret}" in the database, WAL or index`);
   }
   assert.ok(occurrences(files, "bob plain block") > 0, "an owner without a key is stored in clear");
@@ -186,3 +129,90 @@ test("SQLite: eraseOwner removes the owner's blocks and entries, and a copy take
   await assert.rejects(copy.blocks.getBlock(`memory_${alice}`), { code: "DECRYPT_FAILED" });
   await copy.close();
 });
+
+/**
+ * The Postgres round (a server schema or PGlite): reads back (entries of alice are not found by search there), no
+ * secret in any page of the schema's relations, refusals, and eraseOwner removing blocks and entries.
+ */
+async function postgresRound(db: Runner, schema: string) {
+  const keyring = randomKeyring(["alice"]);
+  const store = await PostgresStore.open(db, { schema, keyring });
+  const { alice, bob } = await seed(store);
+  await assertAliceReads(store, alice, false);
+  assert.equal(await store.blocks.setBlockIf(`memory_${alice}`, `alice likes ${BLOCK_SECRET}`, "next"), true);
+  assert.equal(await store.blocks.setBlockIf(`memory_${alice}`, `alice likes ${BLOCK_SECRET}`, "x"), false);
+  await store.blocks.setBlock(`memory_${alice}`, `alice likes ${BLOCK_SECRET}`);
+  assert.equal((await store.entries.searchEntries(`facts_${bob}`, "plain")).length, 1);
+  const rows = [];
+  for await (const row of store.transfer.exportRows()) rows.push(row);
+  assert.ok(JSON.stringify(rows).includes(ENTRY_SECRET), "an export is opened");
+  await db.query("CHECKPOINT");
+  for (const secret of SECRETS) {
+    const found = await markersInRelations(db, schema, secret);
+    assert.equal(total(found), 0, `${secret}: ${JSON.stringify(found)}`);
+  }
+  assert.ok(total(await markersInRelations(db, schema, "bob plain block")) > 0);
+  const wrong = new PostgresStore(db, { schema, keyring: randomKeyring(["alice"]) });
+  await assert.rejects(wrong.blocks.getBlock(`memory_${alice}`), { code: "DECRYPT_FAILED" });
+  await assert.rejects(wrong.blocks.setBlock(`memory_${alice}`, "would be plaintext"), {
+    code: "DECRYPT_FAILED",
+  });
+  await assert.rejects(wrong.entries.setEntry(`facts_${alice}`, "k", "would be plaintext"), {
+    code: "DECRYPT_FAILED",
+  });
+  await assert.rejects(wrong.blocks.setBlockIf(`memory_${alice}`, "a", "would be plaintext"), {
+    code: "DECRYPT_FAILED",
+  });
+  await wrong.close();
+  const plain = new PostgresStore(db, { schema });
+  await assert.rejects(plain.blocks.getBlock(memoryDirectoryKey("owner", "alice")), {
+    code: "DECRYPT_FAILED",
+  });
+  assert.equal(await plain.blocks.getBlock(`memory_${bob}`), "bob plain block");
+  await plain.close();
+  assert.equal(total(await markersInRelations(db, schema, "would be plaintext")), 0);
+  const receipt = await SessionManager.create(store)
+    .withContext("memory")
+    .withContext("facts")
+    .eraseOwner("alice");
+  assert.deepEqual([receipt.blocks, receipt.entries], [3, 3]);
+  assert.equal(await store.entries.countEntries(`facts_${alice}`), 0);
+  await store.close();
+}
+
+test("PGlite: an encrypted owner's blocks and entries are sealed, read back, refused without the key, erased", async () => {
+  const root = mkdtempSync(join(tmpdir(), "agent-session-sealblk-pglite-"));
+  try {
+    const dataDir = join(root, "db");
+    const db = await PGlite.create({ dataDir, extensions: { pageinspect } });
+    await postgresRound(db, "sealed");
+    await db.close();
+    for (const secret of SECRETS) assert.equal(occurrences(filesUnder(dataDir), secret), 0, secret);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+const unavailable = await postgresUnavailable();
+describe("Postgres: sealed blocks and entries", { skip: unavailable ?? false }, () => {
+  const pool = unavailable ? undefined : testPool(2);
+  after(() => pool?.end());
+  test("sealed round trip; no byte of a secret in any page of the store's relations", async () => {
+    const schema = `agent_session_sealblk_${process.pid}`;
+    await dropSchema(pool!, schema);
+    try {
+      await postgresRound(pool!, schema);
+    } finally {
+      await dropSchema(pool!, schema);
+    }
+  });
+});
+
+/** A pg Pool or PGlite: what the page check queries. */
+type Runner = PGlite | { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> };
+
+function filesUnder(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: "utf8" })
+    .map((name) => join(root, name))
+    .filter((path) => statSync(path).isFile());
+}
