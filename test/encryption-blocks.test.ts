@@ -14,6 +14,7 @@ import { SessionManager } from "../src/manager/manager.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { Session } from "../src/session/session.js";
 import { SqliteStore } from "../src/sqlite/store.js";
+import { msg } from "../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "./helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "./helpers/purge.js";
@@ -128,6 +129,24 @@ test("SQLite: eraseOwner removes the owner's blocks and entries, and a copy take
   const copy = new SqliteStore(join(dir, "erase-copy.db"), { keyring });
   await assert.rejects(copy.blocks.getBlock(`memory_${alice}`), { code: "DECRYPT_FAILED" });
   await copy.close();
+});
+
+test("SQLite: rekey re-seals an owner's blocks and entries with its messages; the old key is then not needed", async () => {
+  const path = join(dir, "rekey.db");
+  const old = randomKeyring(["alice"]);
+  const store = new SqliteStore(path, { keyring: old });
+  const { manager, alice } = await seed(store);
+  await manager.append(alice, msg("m1", "alice message"));
+  await store.close();
+  const next = crypto.getRandomValues(new Uint8Array(32));
+  const oldKey = old.keys.get("alice")!;
+  const rotating = new SqliteStore(path, { keyring: { key: () => next, previousKeys: () => [oldKey] } });
+  await assertAliceReads(rotating, alice);
+  await rotating.rekey("alice");
+  await rotating.close();
+  const rotated = new SqliteStore(path, { keyring: { key: () => next } });
+  await assertAliceReads(rotated, alice);
+  await rotated.close();
 });
 
 /**

@@ -122,7 +122,11 @@ export class ContentKeys {
   ownerSearchKeys(owner: string, where = `owner "${owner}"`): Uint8Array[] {
     const key = this.ownerKey(owner, false, where);
     if (key === null) return [];
-    const from = this.records.readRotation?.(this.hashOf(owner));
+    const hash = this.hashOf(owner);
+    // A keyring that answers a new key before its rotation started (at the first write under it, or rekey): the
+    // owner's rows are all under the recorded key, one of its previous keys (ownerKey checked that).
+    const recorded = this.records.readCheck(hash);
+    const from = this.records.readRotation?.(hash) ?? (recorded === checkOf(key) ? undefined : recorded);
     if (from === undefined) return [key];
     const previous = previousKeyWith(ownerKeys(this.keyring, owner), from);
     if (previous === undefined) {
