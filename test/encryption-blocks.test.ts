@@ -10,6 +10,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { memoryDirectoryKey } from "../src/context/block-keys.js";
 import { EntrySearchProvider } from "../src/context/providers.js";
+import { keyScope, ownerOfLongest } from "../src/context/sealing.js";
 import { SessionManager } from "../src/manager/manager.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { Session } from "../src/session/session.js";
@@ -31,6 +32,20 @@ const SECRETS = [BLOCK_SECRET, ENTRY_SECRET, DIRECTORY_SECRET, "deployment", "cr
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-sealblk-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
+
+test("whose a key is: the owner a memory directory names, else the sessions its suffixes name, longest first", () => {
+  assert.deepEqual(keyScope("_memories_owner_a_b"), { owner: "a_b" });
+  assert.deepEqual(keyScope("_system_prompt_s1"), { sessions: ["prompt_s1", "s1"] });
+  assert.deepEqual(keyScope("notes_team_a"), { sessions: ["team_a", "a"] });
+  assert.deepEqual(keyScope("memory"), { sessions: [] });
+  assert.deepEqual(keyScope("memory_"), { sessions: [] });
+  const found = [
+    { id: "a", owner: "bob" },
+    { id: "team_a", owner: null },
+  ];
+  assert.equal(ownerOfLongest(found), null, "the longest registered suffix decides, even without an owner");
+  assert.equal(ownerOfLongest([{ id: "a", owner: "bob" }]), "bob");
+});
 
 test("SQLite: an encrypted owner's blocks and entries read back, search through the blind index, and leave no plaintext", async () => {
   const path = join(dir, "roundtrip.db");
