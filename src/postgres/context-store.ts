@@ -2,18 +2,29 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import { entryText } from "../search/tokens.js";
 import type { Executor } from "./connection/client.js";
-import { decodeContent, encodeContent } from "./connection/text.js";
+import { encodeContent } from "./connection/text.js";
 import type { Tables } from "./schema.js";
-import { termTsqueries, toTsvector } from "./search/fts.js";
+import {
+  type BlockRow,
+  type EntryRow,
+  entryOpener,
+  readBlockRow,
+  storedBlock,
+  storedEntry,
+} from "./sealed-context.js";
+import { termTsqueries } from "./search/fts.js";
 
 type Ready = () => Promise<Executor>;
 
-interface ContentRow {
-  content: string;
-  content_json: boolean;
-}
+const UPSERT_BLOCK = (t: Tables) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed, updated_at)
+  VALUES ($1, $2, $3, $4, now())
+  ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
+    sealed = EXCLUDED.sealed, updated_at = EXCLUDED.updated_at`;
+const INSERT_ABSENT_BLOCK = (
+  t: Tables,
+) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed, updated_at)
+  VALUES ($1, $2, $3, $4, now()) ON CONFLICT (key) DO NOTHING`;
 
 /** Key/value rows for context blocks and cached prompts. */
 export class PostgresBlockStore extends StoreBlocks {
@@ -29,27 +40,47 @@ export class PostgresBlockStore extends StoreBlocks {
 
   protected async readBlock(key: string): Promise<string | null> {
     const executor = await this.ready();
-    const [row] = await executor.query<ContentRow>(
-      `SELECT content, content_json FROM ${this.t.blocks} WHERE key = $1`,
+    const query = executor.query.bind(executor);
+    const [row] = await query<BlockRow>(
+      `SELECT content, content_json, sealed FROM ${this.t.blocks} WHERE key = $1`,
       [key],
     );
-    return row ? decodeContent(row.content, row.content_json) : null;
+    return row ? readBlockRow(query, this.t, key, row) : null;
   }
 
   protected async writeBlock(key: string, content: string): Promise<void> {
-    const stored = encodeContent(content);
     const executor = await this.ready();
-    await executor.query(
-      `INSERT INTO ${this.t.blocks} (key, content, content_json, updated_at) VALUES ($1, $2, $3, now())
-       ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
-         updated_at = EXCLUDED.updated_at`,
-      [key, stored.content, stored.json],
-    );
+    const query = executor.query.bind(executor);
+    // Sealed when the key's owner has one (sealed-context.ts).
+    const stored = await storedBlock(query, this.t, key, content);
+    await query(UPSERT_BLOCK(this.t), [key, stored.content, stored.json, stored.sealed]);
   }
 
   protected async writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
-    const stored = encodeContent(next);
     const executor = await this.ready();
+    // With a keyring, a sealed row's text differs at each write (a random nonce): it is compared opened, under
+    // the row's lock (FOR UPDATE), in one transaction.
+    if (this.t.keys) {
+      return executor.transaction(async (query) => {
+        const [row] = await query<BlockRow>(
+          `SELECT content, content_json, sealed FROM ${this.t.blocks} WHERE key = $1 FOR UPDATE`,
+          [key],
+        );
+        const current = row ? await readBlockRow(query, this.t, key, row) : null;
+        if (current !== expected) return false;
+        const stored = await storedBlock(query, this.t, key, next);
+        // No row: a concurrent insert of the key wins (this one then writes nothing), as below.
+        const write = row ? UPSERT_BLOCK(this.t) : INSERT_ABSENT_BLOCK(this.t);
+        const written = await query(`${write} RETURNING 1 AS one`, [
+          key,
+          stored.content,
+          stored.json,
+          stored.sealed,
+        ]);
+        return written.length === 1;
+      });
+    }
+    const stored = encodeContent(next);
     // One statement each, so the comparison and the write are atomic: a concurrent INSERT of the same key waits
     // for the first and then does nothing; a concurrent UPDATE waits and re-checks its WHERE on the new row.
     if (expected === null) {
@@ -63,7 +94,7 @@ export class PostgresBlockStore extends StoreBlocks {
     const old = encodeContent(expected);
     const rows = await executor.query<{ one: number }>(
       `UPDATE ${this.t.blocks} SET content = $2, content_json = $3, updated_at = now()
-       WHERE key = $1 AND content = $4 AND content_json = $5 RETURNING 1 AS one`,
+       WHERE key = $1 AND content = $4 AND content_json = $5 AND NOT sealed RETURNING 1 AS one`,
       [key, stored.content, stored.json, old.content, old.json],
     );
     return rows.length === 1;
@@ -89,16 +120,19 @@ export class PostgresEntryStore extends StoreEntries {
   protected assertOpen(): void {}
 
   protected async writeEntry(label: string, key: string, content: string): Promise<void> {
-    const stored = encodeContent(content);
     const executor = await this.ready();
+    // Sealed, without a search vector, when the label's owner has a key (sealed-context.ts).
+    const stored = await storedEntry(executor.query.bind(executor), this.t, label, key, content);
     // A replaced entry takes a new seq, so it counts as the newest for the bounded ranking window. The search
     // vector is built from the text itself, never from its stored form. The time is the column's default (now())
     // taken through EXCLUDED: Citus refuses a non-immutable function in DO UPDATE SET.
     await executor.query(
-      `INSERT INTO ${this.t.entries} (label, key, content, content_json, search) VALUES ($1, $2, $3, $4, $5::tsvector)
+      `INSERT INTO ${this.t.entries} (label, key, content, content_json, sealed_chars, search)
+       VALUES ($1, $2, $3, $4, $5, $6::tsvector)
        ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
-         search = EXCLUDED.search, seq = EXCLUDED.seq, updated_at = EXCLUDED.updated_at`,
-      [label, key, stored.content, stored.json, toTsvector(entryText(key, content))],
+         sealed_chars = EXCLUDED.sealed_chars, search = EXCLUDED.search, seq = EXCLUDED.seq,
+         updated_at = EXCLUDED.updated_at`,
+      [label, key, stored.content, stored.json, stored.sealedChars, stored.search],
     );
   }
 
@@ -113,10 +147,10 @@ export class PostgresEntryStore extends StoreEntries {
     const executor = await this.ready();
     const rows = await executor.query<{ i: number; seq: number; chars: number; n: number }>(
       `WITH terms(i, q) AS (SELECT * FROM unnest($1::integer[], $2::tsquery[]))
-       SELECT t.i, c.seq::float8 AS seq, length(c.key) + length(c.content) AS chars,
+       SELECT t.i, c.seq::float8 AS seq, length(c.key) + COALESCE(c.sealed_chars, length(c.content)) AS chars,
          (SELECT count(*) FROM ${this.t.entries} WHERE label = $3)::float8 AS n
        FROM terms t CROSS JOIN LATERAL (
-         SELECT seq, key, content FROM ${this.t.entries} WHERE label = $3 AND search @@ t.q ORDER BY seq DESC LIMIT $4
+         SELECT seq, key, content, sealed_chars FROM ${this.t.entries} WHERE label = $3 AND search @@ t.q ORDER BY seq DESC LIMIT $4
        ) c`,
       [numbers, queries, label, cap],
     );
@@ -131,18 +165,18 @@ export class PostgresEntryStore extends StoreEntries {
     return { matches, lengths, documents: Number(rows[0]!.n) };
   }
 
-  protected async readEntries(_label: string, seqs: number[]): Promise<Map<number, EntryHit>> {
+  protected async readEntries(label: string, seqs: number[]): Promise<Map<number, EntryHit>> {
     const executor = await this.ready();
-    const found = await executor.query<ContentRow & { key: string; seq: number }>(
-      `SELECT seq::float8 AS seq, key, content, content_json FROM ${this.t.entries} WHERE seq = ANY($1::bigint[])`,
+    const query = executor.query.bind(executor);
+    const found = await query<EntryRow & { seq: number }>(
+      `SELECT seq::float8 AS seq, key, content, content_json, sealed_chars FROM ${this.t.entries}
+       WHERE seq = ANY($1::bigint[])`,
       [seqs],
     );
-    return new Map(
-      found.map((row) => [
-        Number(row.seq),
-        { key: row.key, content: decodeContent(row.content, row.content_json) },
-      ]),
-    );
+    const open = entryOpener(query, this.t, label);
+    const hits = new Map<number, EntryHit>();
+    for (const row of found) hits.set(Number(row.seq), { key: row.key, content: await open(row) });
+    return hits;
   }
 
   protected async readCount(label: string): Promise<number> {

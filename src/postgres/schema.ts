@@ -418,6 +418,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE IF NOT EXISTS ${t.ownerKeys} (owner_hash text PRIMARY KEY, key_check text NOT NULL)`,
     ],
   },
+  // Sealed context blocks and search entries (sealed-context.ts): a block's flag, an entry's length in clear (its
+  // content column holds the ciphertext, and the entry ranking reads lengths). NULL / false: stored in clear.
+  {
+    version: 20,
+    statements: (t) => [
+      `ALTER TABLE ${t.blocks} ADD COLUMN IF NOT EXISTS sealed boolean NOT NULL DEFAULT false`,
+      `ALTER TABLE ${t.entries} ADD COLUMN IF NOT EXISTS sealed_chars integer`,
+    ],
+  },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

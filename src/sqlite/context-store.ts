@@ -2,10 +2,22 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import { entryText, searchableText } from "../search/tokens.js";
 import type { SqlDriver } from "./connection/driver.js";
-import { freeTextSql, readFreeText, sqlText, storedFreeText } from "./connection/free-text.js";
+import { freeTextSql, sqlText } from "./connection/free-text.js";
+import {
+  type BlockReadRow,
+  type EntryRow,
+  entryOpener,
+  labelBlinds,
+  readBlockRow,
+  storedBlock,
+  storedEntry,
+} from "./sealed-context.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
+
+const BLOCK_SQL = `SELECT ${freeTextSql("content", "content")}, sealed FROM agent_context_blocks WHERE key = ?`;
+const UPSERT_BLOCK = `INSERT INTO agent_context_blocks (key, content, sealed, updated_at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (key) DO UPDATE SET content = excluded.content, sealed = excluded.sealed, updated_at = excluded.updated_at`;
 
 /** Context-block rows in SQLite (one row per namespaced key). */
 export class SqliteBlockStore extends StoreBlocks {
@@ -17,36 +29,27 @@ export class SqliteBlockStore extends StoreBlocks {
   protected assertOpen(): void {}
 
   protected async readBlock(key: string): Promise<string | null> {
-    const row = this.driver.get<{ content: unknown; content_encoded: unknown }>(
-      `SELECT ${freeTextSql("content", "content")} FROM agent_context_blocks WHERE key = ?`,
-      [key],
-    );
-    return row ? readFreeText(row.content, row.content_encoded) : null;
+    const row = this.driver.get<BlockReadRow>(BLOCK_SQL, [key]);
+    return row ? readBlockRow(this.driver, key, row) : null;
   }
 
   protected async writeBlock(key: string, content: string): Promise<void> {
-    this.driver.run(
-      `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
-      [key, storedFreeText(content), new Date().toISOString()],
-    );
+    // In one transaction: the owner's key check is read, and recorded on its first write, with the row.
+    this.driver.transaction(() => {
+      const stored = storedBlock(this.driver, key, content);
+      this.driver.run(UPSERT_BLOCK, [key, stored.content, stored.sealed, new Date().toISOString()]);
+    });
   }
 
   protected async writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
     // A write transaction (BEGIN IMMEDIATE) holds the lock from the read to the write, so no other connection or
     // process writes in between; the stored text is compared decoded, whichever form it was stored in.
     return this.driver.transaction(() => {
-      const row = this.driver.get<{ content: unknown; content_encoded: unknown }>(
-        `SELECT ${freeTextSql("content", "content")} FROM agent_context_blocks WHERE key = ?`,
-        [key],
-      );
-      const current = row ? readFreeText(row.content, row.content_encoded) : null;
+      const row = this.driver.get<BlockReadRow>(BLOCK_SQL, [key]);
+      const current = row ? readBlockRow(this.driver, key, row) : null;
       if (current !== expected) return false;
-      this.driver.run(
-        `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
-        [key, storedFreeText(next), new Date().toISOString()],
-      );
+      const stored = storedBlock(this.driver, key, next);
+      this.driver.run(UPSERT_BLOCK, [key, stored.content, stored.sealed, new Date().toISOString()]);
       return true;
     });
   }
@@ -73,28 +76,27 @@ export class SqliteEntryStore extends StoreEntries {
   protected async writeEntry(label: string, key: string, content: string): Promise<void> {
     const now = new Date().toISOString();
     this.driver.transaction(() => {
+      // Sealed, with blind tokens for words, when the label's owner has a key (sealed-context.ts).
+      const stored = storedEntry(this.driver, label, key, content);
       const old = this.driver.get<{ seq: number }>(
         "SELECT seq FROM agent_search_entries WHERE label = ? AND key = ?",
         [label, key],
       );
       if (old) {
         this.driver.run("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [old.seq]);
-        this.driver.run("UPDATE agent_search_entries SET content = ?, updated_at = ? WHERE seq = ?", [
-          storedFreeText(content),
-          now,
-          old.seq,
-        ]);
+        this.driver.run(
+          "UPDATE agent_search_entries SET content = ?, sealed_chars = ?, updated_at = ? WHERE seq = ?",
+          [stored.content, stored.sealedChars, now, old.seq],
+        );
       }
       const seq =
         old?.seq ??
         this.driver.get<{ seq: number }>(
-          "INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
-          [label, key, storedFreeText(content), now, now],
+          `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
+          [label, key, stored.content, stored.sealedChars, now, now],
         )!.seq;
-      this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
-        seq,
-        searchableText(entryText(key, content)),
-      ]);
+      this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [seq, stored.text]);
     });
   }
 
@@ -104,21 +106,22 @@ export class SqliteEntryStore extends StoreEntries {
     cap: number,
   ): Promise<EntryCandidates | undefined> {
     // Each term's newest matches of this label (filtered inside the window: filtered after it, the newest matches
-    // of other labels hid every entry of this one).
+    // of other labels hid every entry of this one); also as its owner's blind tokens when it has a key.
+    const blinds = labelBlinds(this.driver, label);
     const matches = terms.map((term) =>
       foldsToNothing([term])
         ? []
         : this.driver.column<number>(
             `SELECT f.rowid FROM agent_search_entries_fts f JOIN agent_search_entries l ON l.seq = f.rowid
              WHERE agent_search_entries_fts MATCH ? AND l.label = ? ORDER BY f.rowid DESC LIMIT ?`,
-            [toFts5([term], "text"), label, cap],
+            [toFts5([term], "text", undefined, blinds), label, cap],
           ),
     );
     const candidates = [...new Set(matches.flat())];
     if (candidates.length === 0) return undefined;
     const lengths = new Map(
       this.driver.tuples<[number, number]>(
-        `SELECT e.seq, length(e.key) + length(e.content) AS chars FROM json_each(?) j
+        `SELECT e.seq, length(e.key) + COALESCE(e.sealed_chars, length(e.content)) AS chars FROM json_each(?) j
          JOIN agent_search_entries e ON e.seq = j.value`,
         [JSON.stringify(candidates)],
       ),
@@ -130,17 +133,18 @@ export class SqliteEntryStore extends StoreEntries {
     return { matches, lengths, documents: documents ?? candidates.length };
   }
 
-  protected async readEntries(_label: string, seqs: number[]): Promise<Map<number, EntryHit>> {
-    const rows = this.driver.all<{ seq: number; key: unknown; content: unknown; content_encoded: unknown }>(
-      `SELECT e.seq, CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")} FROM json_each(?) j
-       JOIN agent_search_entries e ON e.seq = j.value`,
+  protected async readEntries(label: string, seqs: number[]): Promise<Map<number, EntryHit>> {
+    const rows = this.driver.all<EntryRow & { seq: number; key: unknown }>(
+      `SELECT e.seq, CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")}, e.sealed_chars
+       FROM json_each(?) j JOIN agent_search_entries e ON e.seq = j.value`,
       [JSON.stringify(seqs)],
     );
+    const open = entryOpener(this.driver, label);
     return new Map(
-      rows.map((row) => [
-        row.seq,
-        { key: sqlText(row.key), content: readFreeText(row.content, row.content_encoded) },
-      ]),
+      rows.map((row) => {
+        const key = sqlText(row.key);
+        return [row.seq, { key, content: open(key, row) }];
+      }),
     );
   }
 

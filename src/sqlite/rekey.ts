@@ -3,7 +3,8 @@
  * current key in bounded batches, one write transaction each, walking the owner's sessions by head number and
  * their messages by id (the unique index), with the cursor recorded in the same transaction. A crash or an abort
  * leaves every row under the old key or the new one, both readable, and the next run resumes at the cursor. The
- * rotation ends only when no row of the owner is sealed under another key.
+ * rotation ends only when no row of the owner is sealed under another key; its blocks and entries are re-sealed
+ * in the transaction that ends it (rekey-context.ts).
  */
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
@@ -13,6 +14,7 @@ import { isSealed, keyId, sealedStart } from "../store/crypto/seal.js";
 import { assertOwner } from "../store/owner.js";
 import { contentSql, deleteChunks, storedContent, storedText, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { resealContext } from "./rekey-context.js";
 import { finishRotation, moveCursor, readRotation } from "./rekey-state.js";
 import { resealSummaries } from "./rekey-summaries.js";
 import { storedForm } from "./sealing.js";
@@ -198,6 +200,8 @@ function finish(driver: SqlDriver, owner: string, ownerHash: string, id: string)
     [owner, start.length, start.length, start.length, start.length, start],
   )?.n;
   if (left === 0) {
+    // The owner's blocks and entries follow in the same transaction (rekey-context.ts).
+    resealContext(driver, owner);
     finishRotation(driver, ownerHash);
     return true;
   }

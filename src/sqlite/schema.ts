@@ -251,7 +251,19 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 19, statements: STREAM_TABLES },
   // An owner's unfinished key rotation: the key it moves from and how far rekey got (rekey-state.ts).
   { version: 20, statements: REKEY_TABLES },
+  // Sealed context blocks and search entries (sealed-context.ts): a block's flag, an entry's length in clear (its
+  // content column holds the ciphertext, and the entry ranking reads lengths). NULL: stored in clear.
+  { version: 21, statements: [], run: addSealedColumns },
 ];
+
+function addSealedColumns(driver: SqlDriver): void {
+  const blocks = driver.column<string>("SELECT name FROM pragma_table_info('agent_context_blocks')");
+  if (!blocks.includes("sealed")) driver.run("ALTER TABLE agent_context_blocks ADD COLUMN sealed INTEGER");
+  const entries = driver.column<string>("SELECT name FROM pragma_table_info('agent_search_entries')");
+  if (!entries.includes("sealed_chars")) {
+    driver.run("ALTER TABLE agent_search_entries ADD COLUMN sealed_chars INTEGER");
+  }
+}
 
 function addPinnedColumn(driver: SqlDriver): void {
   const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_sessions')");

@@ -15,8 +15,8 @@ import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
-import { storedFreeText } from "./connection/free-text.js";
 import { hydrate, releaseMessages } from "./media/attachments.js";
+import { storedBlock } from "./sealed-context.js";
 import { refuseUsage, STEP_GUARD, stepGuardParams, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { writeMessageRow } from "./write-row.js";
 import { deleteRows, updateRow } from "./writes.js";
@@ -127,10 +127,13 @@ export async function writeSqliteStep(
     });
     const now = new Date().toISOString();
     if (step.block) {
+      // Sealed when the key's owner has one (sealed-context.ts), inside the step's transaction.
+      const stored = storedBlock(driver, step.block.key, step.block.content);
       driver.run(
-        `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (key) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
-        [step.block.key, storedFreeText(step.block.content), now],
+        `INSERT INTO agent_context_blocks (key, content, sealed, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET content = excluded.content, sealed = excluded.sealed,
+           updated_at = excluded.updated_at`,
+        [step.block.key, stored.content, stored.sealed, now],
       );
     }
     const counters = usage ? `${USAGE_SET}, ` : "";

@@ -9,10 +9,10 @@ import {
 import type { PostgresBackend } from "../backend.js";
 import { onSession, sessionParam } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
-import { decodeContent } from "../connection/text.js";
 import { loadAttachments } from "../media/attachments.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { statement, type Tables } from "../schema.js";
+import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { openContent } from "../stored-form.js";
 import { compactionsOf, type StoredCompactionRow } from "../summaries.js";
 import { isoSql } from "../tree.js";
@@ -71,14 +71,14 @@ const compactionsSql = statement(
 );
 function blocks(after: string): (t: Tables) => string {
   return statement(
-    (t) => `SELECT key, content, content_json FROM ${t.blocks} WHERE ${after}
+    (t) => `SELECT key, content, content_json, sealed FROM ${t.blocks} WHERE ${after}
       ORDER BY key COLLATE "C" LIMIT $1`,
   );
 }
 const blocksSql = blocks("$2::text IS NULL");
 const blocksAfterSql = blocks(`key COLLATE "C" > $2::text`);
 const entriesSql = statement(
-  (t) => `SELECT seq, label, key, content, content_json FROM ${t.entries} WHERE seq > $2::bigint
+  (t) => `SELECT seq, label, key, content, content_json, sealed_chars FROM ${t.entries} WHERE seq > $2::bigint
     ORDER BY seq LIMIT $1`,
 );
 
@@ -223,14 +223,17 @@ export class PostgresTransfer extends StoreTransfer<Head> {
   }
 
   async *exportRows(): AsyncGenerator<TransferRow> {
-    type Block = { key: string; content: string; content_json: boolean };
+    // Sealed blocks and entries are exported opened (sealed-context.ts), as sealed messages are.
+    const executor = await this.ready();
+    const query = executor.query.bind(executor);
+    type Block = BlockRow & { key: string };
     for await (const row of this.pages<Block>(blocksSql, blocksAfterSql, [], [null], (r) => [r.key])) {
-      yield { kind: "block", key: row.key, content: decodeContent(row.content, row.content_json) };
+      yield { kind: "block", key: row.key, content: await readBlockRow(query, this.t, row.key, row) };
     }
     // Entries in storage order: search ranks ties newest first, so the order is part of what must survive.
-    type Entry = Block & { seq: string; label: string };
+    type Entry = EntryRow & { seq: string; label: string };
     for await (const row of this.pages<Entry>(entriesSql, entriesSql, [], [0], (r) => [r.seq])) {
-      const content = decodeContent(row.content, row.content_json);
+      const content = await entryOpener(query, this.t, row.label)(row);
       yield { kind: "entry", label: row.label, key: row.key, content };
     }
   }

@@ -8,12 +8,12 @@ import type { StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
-import { entryText } from "../../search/tokens.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
 import { sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
 import { encodeContent } from "../connection/text.js";
 import { statement, type Tables } from "../schema.js";
+import { storedBlock, storedEntry } from "../sealed-context.js";
 import { ownedMessagesCte, toTsvector } from "../search/fts.js";
 import { summaryForms } from "../summaries.js";
 
@@ -120,17 +120,17 @@ export async function writeCompactions(
 const BATCH = 500;
 
 const insertBlocksSql = statement(
-  (t) => `INSERT INTO ${t.blocks} (key, content, content_json)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])
+  (t) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[])
     ON CONFLICT (key) DO NOTHING RETURNING key`,
 );
 // unnest yields the rows in array order, and the identity `seq` is drawn per row in that order: the entries keep
 // the stream's storage order.
 const insertEntriesSql = statement(
-  (t) => `INSERT INTO ${t.entries} (label, key, content, content_json, search)
-    SELECT u.label, u.key, u.content, u.content_json, u.search::tsvector
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[])
-      AS u(label, key, content, content_json, search)
+  (t) => `INSERT INTO ${t.entries} (label, key, content, content_json, sealed_chars, search)
+    SELECT u.label, u.key, u.content, u.content_json, u.sealed_chars, u.search::tsvector
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::integer[], $6::text[])
+      AS u(label, key, content, content_json, sealed_chars, search)
     ON CONFLICT (label, key) DO NOTHING RETURNING label, key`,
 );
 
@@ -143,25 +143,41 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
   const keys: string[] = [];
   const contents: string[] = [];
   const flags: boolean[] = [];
+  const sealed: boolean[] = [];
+  const sealedChars: (number | null)[] = [];
   const vectors: (string | null)[] = [];
+  const query = executor.query.bind(executor);
   const unique = new Set<string>();
   for (const row of run) {
     const label = row.kind === "entry" ? row.label : "";
     // A key twice in one stream: the first row is the one written, as a row-by-row import would.
     if (unique.has(entryKey(label, row.key))) continue;
     unique.add(entryKey(label, row.key));
-    const stored = encodeContent(row.content);
+    // Sealed again for an owner with a key (sealed-context.ts: an export holds them opened); the search vector is
+    // built from the text itself, never from its stored form, as setEntry does.
+    if (row.kind === "entry") {
+      const stored = await storedEntry(query, t, label, row.key, row.content);
+      contents.push(stored.content);
+      flags.push(stored.json);
+      sealedChars.push(stored.sealedChars);
+      vectors.push(stored.search);
+    } else {
+      const stored = await storedBlock(query, t, row.key, row.content);
+      contents.push(stored.content);
+      flags.push(stored.json);
+      sealed.push(stored.sealed);
+    }
     labels.push(label);
     keys.push(row.key);
-    contents.push(stored.content);
-    flags.push(stored.json);
-    // The search vector is built from the text itself, never from its stored form (as setEntry does).
-    vectors.push(row.kind === "entry" ? toTsvector(entryText(row.key, row.content)) : null);
   }
   const rows =
     run[0]!.kind === "block"
-      ? await executor.query(insertBlocksSql(t), [keys, contents, flags], true)
-      : await executor.query(insertEntriesSql(t), [labels, keys, contents, flags, vectors], true);
+      ? await executor.query(insertBlocksSql(t), [keys, contents, flags, sealed], true)
+      : await executor.query(
+          insertEntriesSql(t),
+          [labels, keys, contents, flags, sealedChars, vectors],
+          true,
+        );
   return rows.length;
 }
 

@@ -4,6 +4,7 @@
  * import's own inserts, then every adopted row is read back and compared. Synchronous, like every SQLite driver
  * here, so a store opened on such a database is complete before its first call.
  */
+
 import {
   type AdoptionReport,
   type AdoptOptions,
@@ -30,7 +31,8 @@ import { type AdoptedItem, MessageOrder } from "../../store/adopt/order.js";
 import { compareRegistryRow, referenceSessionInfo } from "../../store/adopt/registry.js";
 import { type SessionInfoRow, toSessionInfo } from "../../store/registry-rows.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { freeTextSql, readFreeText, sqlText } from "../connection/free-text.js";
+import { freeTextSql, sqlText } from "../connection/free-text.js";
+import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { isReadonlyError } from "../search/indexing.js";
 import { insertRegistryRow, insertRow, setLeaf, writeItems } from "../transfer/import.js";
 import { verifyCompactions, verifyMessages } from "./verify.js";
@@ -269,19 +271,25 @@ function adoptRows(
       if (!row) continue;
       if (insertRow(driver, row, now)) counts.inserted++;
       else counts.skipped++;
+      // Read back opened: a row of an owner with a key was sealed (sealed-context.ts).
       const stored =
         row.kind === "block"
-          ? driver.get<{ c: unknown; c_encoded: unknown }>(
-              `SELECT ${freeTextSql("content", "c")} FROM agent_context_blocks WHERE key = ?`,
+          ? driver.get<BlockReadRow>(
+              `SELECT ${freeTextSql("content", "content")}, sealed FROM agent_context_blocks WHERE key = ?`,
               [row.key],
             )
-          : driver.get<{ c: unknown; c_encoded: unknown }>(
-              `SELECT ${freeTextSql("content", "c")} FROM agent_search_entries WHERE label = ? AND key = ?`,
+          : driver.get<EntryRow>(
+              `SELECT ${freeTextSql("content", "content")}, sealed_chars FROM agent_search_entries
+               WHERE label = ? AND key = ?`,
               [row.label, row.key],
             );
-      if (stored)
-        compareReadBack(report, content, readFreeText(stored.c, stored.c_encoded), contextRowName(row));
-      else assertReadBack(1, "block or entry row(s)", contextRowName(row));
+      if (stored) {
+        const read =
+          row.kind === "block"
+            ? readBlockRow(driver, row.key, stored as BlockReadRow)
+            : entryOpener(driver, row.label)(row.key, stored as EntryRow);
+        compareReadBack(report, content, read, contextRowName(row));
+      } else assertReadBack(1, "block or entry row(s)", contextRowName(row));
     }
     if (rows.length < PAGE) return;
     after = rows.at(-1)!.rid;

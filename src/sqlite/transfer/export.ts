@@ -9,10 +9,11 @@ import {
 import type { SqliteBackend } from "../backend.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { freeTextSql, readFreeText } from "../connection/free-text.js";
+import { freeTextSql } from "../connection/free-text.js";
 import { compactionOf, type EncodedCompactionRow } from "../history.js";
 import { loadAttachments } from "../media/tables.js";
 import { SqliteSessionRegistry } from "../registry.js";
+import { type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { rowsImport, sessionImport } from "./import.js";
 
 // Rows per read: big enough that paging costs little, small enough that memory stays flat on huge sessions.
@@ -173,27 +174,28 @@ export class SqliteTransfer extends StoreTransfer<Head> {
 
   async *exportRows(): AsyncGenerator<TransferRow> {
     for (let after: string | null = null; ; ) {
-      const rows: { key: string; content: unknown; content_encoded: unknown }[] = this.driver.all(
-        `SELECT key, ${freeTextSql("content", "content")} FROM agent_context_blocks WHERE ${after === null ? "1" : "key > ?"}
-         ORDER BY key LIMIT ?`,
-        after === null ? [PAGE] : [after, PAGE],
-      );
+      // Sealed blocks and entries are exported opened (sealed-context.ts), as sealed messages are.
+      const rows: { key: string; content: unknown; content_encoded: unknown; sealed: unknown }[] =
+        this.driver.all(
+          `SELECT key, ${freeTextSql("content", "content")}, sealed FROM agent_context_blocks
+           WHERE ${after === null ? "1" : "key > ?"} ORDER BY key LIMIT ?`,
+          after === null ? [PAGE] : [after, PAGE],
+        );
       for (const row of rows) {
-        yield { kind: "block", key: row.key, content: readFreeText(row.content, row.content_encoded) };
+        yield { kind: "block", key: row.key, content: readBlockRow(this.driver, row.key, row) };
       }
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.key;
     }
     // Entries in storage order: search ranks ties newest first, so the order is part of what must survive.
     for (let after = 0; ; ) {
-      const rows: { seq: number; label: string; key: string; content: unknown; content_encoded: unknown }[] =
-        this.driver.all(
-          `SELECT seq, label, key, ${freeTextSql("content", "content")} FROM agent_search_entries
-           WHERE seq > ? ORDER BY seq LIMIT ?`,
-          [after, PAGE],
-        );
+      const rows: (EntryRow & { seq: number; label: string; key: string })[] = this.driver.all(
+        `SELECT seq, label, key, ${freeTextSql("content", "content")}, sealed_chars FROM agent_search_entries
+         WHERE seq > ? ORDER BY seq LIMIT ?`,
+        [after, PAGE],
+      );
       for (const row of rows) {
-        const content = readFreeText(row.content, row.content_encoded);
+        const content = entryOpener(this.driver, row.label)(row.key, row);
         yield { kind: "entry", label: row.label, key: row.key, content };
       }
       if (rows.length < PAGE) break;

@@ -8,7 +8,6 @@ import type {
   TransferSession,
 } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
-import { entryText, searchableText } from "../../search/tokens.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
@@ -18,6 +17,7 @@ import type { SqlDriver } from "../connection/driver.js";
 import { storedFreeText } from "../connection/free-text.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
+import { storedBlock, storedEntry } from "../sealed-context.js";
 import { storedForm, storedSummary } from "../sealing.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
 import { retokenizeOwned } from "../search/retokenize.js";
@@ -228,25 +228,30 @@ export function setLeaf(driver: SqlDriver, num: number, leafId: string | null): 
 
 /** Inserts a block or entry unless its key is stored (an existing row keeps its content); true when written. */
 export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boolean {
+  // Sealed again for an owner with a key (sealed-context.ts): an export holds them opened.
   if (row.kind === "block") {
-    return (
-      driver.get(
-        `INSERT INTO agent_context_blocks (key, content, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (key) DO NOTHING RETURNING key`,
-        [row.key, storedFreeText(row.content), now],
-      ) !== undefined
-    );
+    return driver.transaction(() => {
+      const stored = storedBlock(driver, row.key, row.content);
+      return (
+        driver.get(
+          `INSERT INTO agent_context_blocks (key, content, sealed, updated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (key) DO NOTHING RETURNING key`,
+          [row.key, stored.content, stored.sealed, now],
+        ) !== undefined
+      );
+    });
   }
   return driver.transaction(() => {
+    const stored = storedEntry(driver, row.label, row.key, row.content);
     const entry = driver.get<{ seq: number }>(
-      `INSERT INTO agent_search_entries (label, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
-      [row.label, row.key, storedFreeText(row.content), now, now],
+      `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
+      [row.label, row.key, stored.content, stored.sealedChars, now, now],
     );
     if (entry) {
       driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
         entry.seq,
-        searchableText(entryText(row.key, row.content)),
+        stored.text,
       ]);
     }
     return entry !== undefined;

@@ -76,7 +76,14 @@ export class ContentKeys {
    */
   keyFor(sessionId: string, write = true): Uint8Array | null {
     const owner = this.ownerOf(sessionId);
-    if (owner === null) return null;
+    return owner === null ? null : this.ownerKey(owner, write, `session "${sessionId}"`);
+  }
+
+  /**
+   * {@link keyFor} of an owner: the key that seals its writes, or null (stored in clear). `where` names what is
+   * written, for the refusals.
+   */
+  ownerKey(owner: string, write = true, where = `owner "${owner}"`): Uint8Array | null {
     const keys = ownerKeys(this.keyring, owner);
     const key = keys.current;
     const hash = this.hashOf(owner);
@@ -85,7 +92,7 @@ export class ContentKeys {
       if (recorded === undefined) return null;
       throw new SessionError(
         "DECRYPT_FAILED",
-        `Owner "${owner}" has encrypted messages but the keyring has no key for it (session "${sessionId}")`,
+        `Owner "${owner}" has encrypted content but the keyring has no key for it (${where})`,
       );
     }
     const check = checkOf(key);
@@ -105,7 +112,7 @@ export class ContentKeys {
     }
     throw new SessionError(
       "DECRYPT_FAILED",
-      `The keyring's key for owner "${owner}" is not the key its messages were encrypted with (session "${sessionId}")`,
+      `The keyring's key for owner "${owner}" is not the key its content was encrypted with (${where})`,
     );
   }
 
@@ -115,10 +122,19 @@ export class ContentKeys {
    * `DECRYPT_FAILED` as {@link keyFor}, and when the keyring no longer answers the key a rotation moves from.
    */
   searchKeys(sessionId: string): Uint8Array[] {
-    const key = this.keyFor(sessionId, false);
     const owner = this.ownerOf(sessionId);
-    if (key === null || owner === null) return [];
-    const from = this.records.readRotation?.(this.hashOf(owner));
+    return owner === null ? [] : this.ownerSearchKeys(owner, `session "${sessionId}"`);
+  }
+
+  /** {@link searchKeys} of an owner. */
+  ownerSearchKeys(owner: string, where = `owner "${owner}"`): Uint8Array[] {
+    const key = this.ownerKey(owner, false, where);
+    if (key === null) return [];
+    const hash = this.hashOf(owner);
+    // A keyring that answers a new key before its rotation started (at the first write under it, or rekey): the
+    // owner's rows are all under the recorded key, one of its previous keys (ownerKey checked that).
+    const recorded = this.records.readCheck(hash);
+    const from = this.records.readRotation?.(hash) ?? (recorded === checkOf(key) ? undefined : recorded);
     if (from === undefined) return [key];
     const previous = previousKeyWith(ownerKeys(this.keyring, owner), from);
     if (previous === undefined) {
@@ -128,6 +144,23 @@ export class ContentKeys {
       );
     }
     return [key, previous];
+  }
+
+  /**
+   * The owner's key (current or previous) that the sealed `content` names; `DECRYPT_FAILED` when there is no owner
+   * or the keyring answers no such key. `what` names the row, for the refusals.
+   */
+  namedKey(owner: string | null, content: string, what: string): Uint8Array {
+    const keys = owner === null ? [] : openingKeys(ownerKeys(this.keyring, owner));
+    const named = sealedKeyId(content);
+    const key = keys.find((candidate) => keyId(candidate) === named);
+    if (key) return key;
+    throw new SessionError(
+      "DECRYPT_FAILED",
+      owner === null
+        ? `${what} is encrypted and belongs to no owner with a key`
+        : `${what} is sealed under a key that is neither the current nor a previous key the keyring answers for owner "${owner}"`,
+    );
   }
 
   private hashOf(owner: string): string {

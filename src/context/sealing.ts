@@ -1,0 +1,100 @@
+/**
+ * Sealed context blocks and search entries (docs/PRIVACY.md, "Encryption at rest"): who owns a block key, and the
+ * sealed form of a block's or an entry's text. A block is an owner's when its key is the owner's memory-tool
+ * directory (`_memories_owner_<owner>`) or names a registered session with that owner as `<label>_<sessionId>`
+ * (the longest suffix after a `_` that names a registered session wins, as erasure reads keys: block-keys.ts
+ * blockOwner); an entry is its label's owner's, the label read as a block key (erasure removes the entries filed
+ * under a session's block keys). Any other key — a shared block, the unnamed session's, a label naming no
+ * registered session — belongs to no owner and is stored in clear.
+ */
+import { SessionError } from "../errors.js";
+import type { ContentKeys } from "../store/crypto/content-keys.js";
+import { openContent, sealContent } from "../store/crypto/seal.js";
+import { memoryDirectoryKey } from "./block-keys.js";
+
+// The scope sealed into the associated data in place of a session id: no session id holds U+0000, so a sealed
+// message never opens as a block or an entry, nor one as the other.
+const BLOCK_SCOPE = "\u0000block";
+const ENTRY_SCOPE = "\u0000entry";
+const OWNER_DIRECTORY = memoryDirectoryKey("owner", "");
+
+/** Who a block key can belong to: an owner named in the key, or the sessions its suffixes name (longest first). */
+export type KeyScope = { owner: string } | { sessions: string[] };
+
+/** The owner a key names, or the session ids its suffixes could name (none: it belongs to no one). */
+export function keyScope(key: string): KeyScope {
+  if (key.startsWith(OWNER_DIRECTORY) && key.length > OWNER_DIRECTORY.length) {
+    return { owner: key.slice(OWNER_DIRECTORY.length) };
+  }
+  const sessions: string[] = [];
+  for (let at = key.indexOf("_", 1); at >= 0; at = key.indexOf("_", at + 1)) {
+    if (at + 1 < key.length) sessions.push(key.slice(at + 1));
+  }
+  return { sessions };
+}
+
+/** The owner of the longest of `found` (registered sessions among a scope's, with their owners), or null. */
+export function ownerOfLongest(found: readonly { id: string; owner: string | null }[]): string | null {
+  let best: { id: string; owner: string | null } | undefined;
+  for (const row of found) if (best === undefined || row.id.length > best.id.length) best = row;
+  return best?.owner ?? null;
+}
+
+/** A block's content sealed under `key`, bound to its block key (JSON inside, so any string reads back exactly). */
+export function sealBlock(key: Uint8Array, blockKey: string, content: string): string {
+  return sealContent(key, BLOCK_SCOPE, blockKey, JSON.stringify(content));
+}
+
+/** An entry's content sealed under `key`, bound to its label and key. */
+export function sealEntry(key: Uint8Array, label: string, entryKey: string, content: string): string {
+  return sealContent(key, ENTRY_SCOPE, JSON.stringify([label, entryKey]), JSON.stringify(content));
+}
+
+/** The content of a sealed block; `DECRYPT_FAILED` when it does not open (see {@link openSealed}). */
+export function openBlock(
+  keys: ContentKeys | undefined,
+  owner: string | null,
+  blockKey: string,
+  stored: string,
+): string {
+  return openSealed(keys, owner, BLOCK_SCOPE, blockKey, stored, `Block "${blockKey}"`);
+}
+
+/** The content of a sealed entry; `DECRYPT_FAILED` when it does not open (see {@link openSealed}). */
+export function openEntry(
+  keys: ContentKeys | undefined,
+  owner: string | null,
+  label: string,
+  entryKey: string,
+  stored: string,
+): string {
+  const what = `Entry "${entryKey}" of "${label}"`;
+  return openSealed(keys, owner, ENTRY_SCOPE, JSON.stringify([label, entryKey]), stored, what);
+}
+
+// Opens with the owner's key the content names: none (a store without a keyring, an owner the keyring has no such
+// key for), a wrong one, changed bytes or a row moved to another key or label are all `DECRYPT_FAILED`.
+function openSealed(
+  keys: ContentKeys | undefined,
+  owner: string | null,
+  scope: string,
+  id: string,
+  stored: string,
+  what: string,
+): string {
+  if (!keys) throw new SessionError("DECRYPT_FAILED", `${what} is encrypted and the store has no keyring`);
+  const key = keys.namedKey(owner, stored, what);
+  let json: string;
+  try {
+    json = openContent(key, scope, stored, id);
+  } catch (cause) {
+    throw new SessionError(
+      "DECRYPT_FAILED",
+      `${what} does not open with its owner's key (changed or moved)`,
+      {
+        cause,
+      },
+    );
+  }
+  return JSON.parse(json) as string;
+}
