@@ -13,6 +13,7 @@ import type { Keyring } from "../src/store/crypto/keyring.js";
 import type { RekeyProgress } from "../src/store/crypto/rekey-options.js";
 import { keyId, sealedStart } from "../src/store/crypto/seal.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, type Runner, testPool } from "./fixtures/postgres-db.js";
 import { said, textOf } from "./helpers/encryption.js";
 
@@ -228,5 +229,23 @@ describe("PGlite", () => {
     "PGlite",
     async (name) => ({ db: (await PGlite.create()) as unknown as Runner & PostgresSource, schema: name }),
     (p) => (p.db as unknown as PGlite).close(),
+  );
+});
+
+// The same cases on a Citus cluster (docs/POSTGRES.md, "Past one server"): the key tables are reference tables.
+const noCitus = await citusUnavailable();
+if (noCitus) console.log(`Skipping the Citus rekey tests: ${noCitus}`);
+
+describe("Citus", { skip: noCitus ?? false }, () => {
+  const pool = noCitus ? undefined : citusPool(4);
+  after(() => pool?.end());
+  rekeyCases(
+    "Citus",
+    async (name) => {
+      const p = { db: pool!, schema: `agent_session_rekey_${name}_${process.pid}`, distributed: true };
+      await dropSchema(p.db, p.schema);
+      return p;
+    },
+    (p) => dropSchema(p.db, p.schema),
   );
 });
