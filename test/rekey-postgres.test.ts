@@ -197,9 +197,41 @@ export function rekeyCases(
       );
       assert.equal(await rowsUnder(p, oldKey), 0, "nothing was written under the old key");
       assert.equal(await stale.session(sessions[0]!).getMessage("s1"), null);
-      // A process with both keys that cached the old check starts the rotation with its write, and a second
-      // rotation while one is under way is refused.
       await stale.close();
+      await rotating.close();
+    } finally {
+      await done(p);
+    }
+  });
+
+  test(`${label} rekey: a process with both keys whose cached check is the old one writes during a rotation`, async () => {
+    const p = await place("both");
+    try {
+      const [oldKey, key, third] = [newKey(), newKey(), newKey()];
+      const sessions = await seed(p, oldKey);
+      const both = await open(p, aliceKeyring(key, [oldKey]));
+      // A read caches the owner's (old) check in this process without starting anything.
+      assert.deepEqual(await texts(both, sessions[0]!), expected);
+      const rotating = await open(p, aliceKeyring(key, [oldKey]));
+      const stop = new AbortController();
+      await assert.rejects(
+        rotating.rekey("alice", { batchSize: 5, signal: stop.signal, onProgress: () => stop.abort() }),
+        { name: "AbortError" },
+      );
+      await both.session(sessions[0]!).appendMessage(msg("b1", said(30)));
+      assert.equal(textOf(await both.session(sessions[0]!).getMessage("b1")), said(30));
+      assert.equal(await rowsUnder(p, key), 6, "the first batch and the write");
+      // A rotation to a third key while this one is under way is refused.
+      const other = await open(p, aliceKeyring(third, [key, oldKey]));
+      await assert.rejects(other.session(sessions[0]!).appendMessage(msg("t", said(31))), {
+        code: "CONFLICT",
+      });
+      await assert.rejects(other.rekey("alice"), { code: "CONFLICT" });
+      await other.close();
+      assert.equal((await both.rekey("alice")).resumed, true);
+      assert.equal(await rowsUnder(p, oldKey), 0);
+      await both.close();
+      await rotating.close();
       await rotating.close();
     } finally {
       await done(p);

@@ -170,6 +170,9 @@ export class PostgresKeys {
     }
     if ("rotation" in need) {
       snapshot.rotations.set(need.rotation, (await readRotation(query, t, need.rotation))?.from_check);
+      // Asked while the cached check differs from the keyring's key: the check is read again too (another process
+      // may have started this very rotation), and the operation runs again from it.
+      this.note(snapshot, need.rotation, await this.readCheck(query, need.rotation));
       return;
     }
     if ("begin" in need) {
