@@ -63,7 +63,11 @@ if (unavailable) {
       "SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid::text LIKE $1",
       [`${SCHEMA}.%`],
     );
-    assert.equal(rows[0]?.n, 8, "heads, messages, overlays, links, registry, blocks, entries, payloads");
+    assert.equal(
+      rows[0]?.n,
+      10,
+      "heads, messages, overlays, links, registry, blocks, entries, payloads; key checks and rotations (reference)",
+    );
     assert.deepEqual(await snapshot(store), before);
     assert.equal((await store.attachments.stats()).count, 1, "the shared payload is stored once");
 

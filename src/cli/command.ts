@@ -1,4 +1,5 @@
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+import type { Keyring } from "../store/crypto/keyring.js";
 import type { ArgSpec, ParsedArgs } from "./args.js";
 import type { Io, Output } from "./output.js";
 import type { OpenedStore, OpenMode } from "./store.js";
@@ -13,8 +14,11 @@ export interface CommandContext {
   db: string;
   /** Whether to draw a progress bar on stderr. */
   progress: boolean;
-  /** Opens the database (with a vector channel when `vectors` has an embedder); the runner closes it when the command returns. */
-  open(mode: OpenMode, vectors?: VectorStoreOptions): Promise<OpenedStore>;
+  /**
+   * Opens the database (with a vector channel when `vectors` has an embedder, with `keyring` on Postgres); the
+   * runner closes it when the command returns.
+   */
+  open(mode: OpenMode, vectors?: VectorStoreOptions, keyring?: Keyring): Promise<OpenedStore>;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); only long-running commands (serve) wait on it. */
   untilStopped(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+import type { Keyring } from "../store/crypto/keyring.js";
 import { type ParsedArgs, parseCommandArgs, splitCommand, stringOption } from "./args.js";
 import type { CommandContext } from "./command.js";
 import { findCommand, unknownCommand } from "./commands/index.js";
@@ -71,8 +72,8 @@ export async function run(
       out: new Output(io, args.values.json === true),
       progress: progressEnabled(io, args.values),
       untilStopped,
-      async open(mode: OpenMode, vectors?: VectorStoreOptions) {
-        const store = await openStore(db, mode, tables, vectors);
+      async open(mode: OpenMode, vectors?: VectorStoreOptions, keyring?: Keyring) {
+        const store = await openStore(db, mode, tables, vectors, keyring);
         opened.push(store);
         return store;
       },

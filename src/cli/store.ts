@@ -4,6 +4,7 @@ import { SessionError } from "../errors.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { probeSqliteFile, type SqliteFileKind } from "../sqlite/connection/maintenance.js";
 import { SqliteStore } from "../sqlite/store.js";
+import type { Keyring } from "../store/crypto/keyring.js";
 import { CliError } from "./errors.js";
 
 /**
@@ -52,8 +53,9 @@ export async function openStore(
   mode: OpenMode,
   tables: TableLocation = {},
   vectors: VectorStoreOptions = {},
+  keyring?: Keyring,
 ): Promise<OpenedStore> {
-  if (isPostgresUrl(db)) return openPostgres(db, mode, tables, vectors);
+  if (isPostgresUrl(db)) return openPostgres(db, mode, tables, vectors, keyring);
   const given =
     tables.schema !== undefined ? "--schema" : tables.tablePrefix !== undefined ? "--table-prefix" : "";
   if (given)
@@ -138,18 +140,21 @@ async function openPostgres(
   mode: OpenMode,
   tables: TableLocation,
   vectors: VectorStoreOptions,
+  keyring: Keyring | undefined,
 ): Promise<OpenedStore> {
   const location = maskUrl(url);
+  const keys = keyring ? { keyring } : {};
   const pool = await pgPool(url);
   try {
     const { PostgresStore } = await import("../postgres/index.js");
     // Reading must not create tables in an empty database or somebody else's schema; importing into it may.
     const store =
       mode === "write"
-        ? await PostgresStore.open(pool as never, { ...tables, ...vectors })
+        ? await PostgresStore.open(pool as never, { ...tables, ...vectors, ...keys })
         : await PostgresStore.openExisting(pool as never, {
             ...tables,
             ...vectors,
+            ...keys,
             changeLog: mode === "watch",
           });
     return {

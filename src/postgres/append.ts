@@ -24,10 +24,12 @@ import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { RowWritten } from "../store/written.js";
+import { type Outcome, settle } from "./append-outcome.js";
 import { lockedParent, parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
+import { guardParams, guardSql, resealed } from "./key-guard.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedSearchSql } from "./search/fts.js";
@@ -44,11 +46,15 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // usage counters and $21..$30 their bounds (usageFits): the registry row takes them in the same statement, only
 // when the message was inserted, the row is of that source and owner, and every total stays in range.
 // `logged` adds the change-log row (append-log.ts) after the other parameters: it commits with the message.
+// A store with a keyring adds two more, the owner hash and key check a sealed content relied on (sealing.ts
+// KeyGuard; null for content in clear): nothing is written unless that check is still the recorded one.
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
   const scope = (alias: string | null) => onSession(t, alias, "$1::text");
   const own = sessionColumn(t, "$1::text");
+  const at = 14 + (registry ? 17 : 0) + (logged ? 3 : 0);
+  const guard = guardSql(t, at);
   // In the Citus layout the parent comes read as parameters after the others (citus/parent.ts).
-  const given = parentCtes(14 + (registry ? 17 : 0) + (logged ? 3 : 0));
+  const given = parentCtes(at + (t.keys ? 2 : 0));
   const spine = t.distributed ? given : spineArrays("pspine", "p.seq");
   const parentSteps = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
@@ -63,14 +69,14 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
   });
   // RECURSIVE only where the parent's spine is walked: it makes the statement measurably slower to analyse.
   return `WITH${explicit && !t.distributed ? " RECURSIVE" : ""}
-  snap AS (SELECT version FROM ${t.heads} WHERE session_id = $1::text),
+  ${guard.ctes}snap AS (SELECT version FROM ${t.heads} WHERE session_id = $1::text),
   alloc AS (SELECT nextval('${t.messagesSeq}') AS seq),
   created AS (
     INSERT INTO ${t.heads} AS h (session_id, version, leaf_seq, leaf_id, leaf_depth, leaf_cum_bytes,
       leaf_cum_tokens, message_count, created_at, updated_at)
     SELECT $1::text, 1, alloc.seq, $2::text, 0, $10::integer, $11::integer, 1, $9::timestamptz, $9::timestamptz
     FROM alloc
-    WHERE NOT EXISTS (SELECT 1 FROM snap) AND $4::text <> 'id' AND (NOT $5::boolean OR $6::text IS NULL)
+    WHERE NOT EXISTS (SELECT 1 FROM snap) AND $4::text <> 'id' AND (NOT $5::boolean OR $6::text IS NULL)${guard.and}
     ON CONFLICT (session_id) DO NOTHING
     RETURNING h.num
   ),
@@ -115,7 +121,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     SELECT alloc.seq, n.num, $2::text, n.parent_seq, $7::text, $8::text, $9::timestamptz, n.depth, n.jump_seq,
       n.jump_depth, $10::integer, n.cum_bytes, $11::integer, n.cum_tokens,
       ${ownedSearchSql("$12::tsvector", t.sessions, "$1::text")}, $13::text${own.value}
-    FROM node n, alloc
+    FROM node n, alloc${guard.and ? ` WHERE true${guard.and}` : ""}
     RETURNING seq
   ),
   moved AS (
@@ -141,7 +147,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
       WHEN $5::boolean AND $6::text IS NOT NULL THEN 'conflict'
       WHEN $4::text = 'id' THEN 'missing'
       ELSE 'retry' END) AS outcome,
-    (SELECT count(*) FROM moved) AS moved${
+    (SELECT count(*) FROM moved) AS moved${guard.and ? ", (SELECT keyed FROM gd) AS keyed" : ""}${
       // A message inserted without its registry row (none, another source's or owner's, deleted meanwhile, or one whose
       // totals the usage would carry out of range) must not stay: dividing by the zero rows updated aborts the
       // whole statement (SQLSTATE 22012, reported NOT_FOUND; the step tells a refused total apart, see step.ts).
@@ -173,15 +179,6 @@ export const lockSql = statement(
   (t) => `INSERT INTO ${t.heads} AS h (session_id, created_at, updated_at) VALUES ($1, $2, $2)
     ON CONFLICT (session_id) DO UPDATE SET updated_at = h.updated_at RETURNING h.num`,
 );
-
-interface Outcome {
-  /** The inserted row's seq (bigint as text), null when nothing was inserted. */
-  seq: string | null;
-  /** The change-log row's cursor (a logged append that inserted). */
-  logged?: string | null;
-  outcome: "ok" | "duplicate" | "conflict" | "missing" | "retry";
-  leaf_id: string | null;
-}
 
 const RETRIES = 4;
 // 40001 serialization failure, 40P01 deadlock: possible when the database's default isolation is stricter.
@@ -216,9 +213,27 @@ export async function appendRow(
   message: SessionMessage,
   request: AppendRequest,
 ): Promise<RowWritten<AppendResult, string>> {
-  const { parentId, expectedLeafId, registry, log } = request;
   const content = request.form?.json ?? request.json ?? serializeMessage(message);
-  const form = request.form ?? (await storedForm(executor.query, t, sessionId, message.id, content));
+  let form = request.form ?? (await storedForm(executor.query, t, sessionId, message.id, content));
+  let row = await appendOnce(executor, t, sessionId, message, request, content, form);
+  // Sealed under a key check another process changed meanwhile (a rotation): sealed again, or refused.
+  for (let tries = 0; row?.keyed === false; tries++) {
+    form = await resealed(executor.query, t, sessionId, message.id, form, tries);
+    row = await appendOnce(executor, t, sessionId, message, request, content, form);
+  }
+  return settle(row, sessionId, message, request);
+}
+
+async function appendOnce(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  message: SessionMessage,
+  request: AppendRequest,
+  content: string,
+  form: StoredForm,
+): Promise<Outcome | null> {
+  const { parentId, expectedLeafId, registry, log } = request;
   // An imported time of a year outside 1–9999 in the form timestamptz reads (as the transfer's import writes it).
   const now =
     request.createdAt === undefined
@@ -245,6 +260,7 @@ export async function appendRow(
     params.push(registry.source, registry.owner, ...usageDeltas(usage), ...usageBounds(usage));
   }
   if (log) params.push(log.log.origin, log.kind, JSON.stringify([message.id]));
+  params.push(...guardParams(t, form));
   const sql = log
     ? loggedSql[mode === "id" ? 1 : 0][registry ? 1 : 0](t)
     : registry
@@ -276,24 +292,5 @@ export async function appendRow(
       return attempt(query);
     });
   }
-  if (!row) throw new SessionError("STORAGE", `Could not append "${message.id}" to session "${sessionId}"`);
-  if (row.seq !== null) {
-    return { result: { inserted: true }, seq: row.seq, logged: row.logged ? Number(row.logged) : undefined };
-  }
-  switch (row.outcome) {
-    case "duplicate":
-      return { result: { inserted: false } };
-    case "conflict":
-      throw new SessionError(
-        "CONFLICT",
-        `The latest leaf of session "${sessionId}" is ${JSON.stringify(row.leaf_id)}, expected ${JSON.stringify(expectedLeafId ?? null)}`,
-      );
-    case "missing":
-      throw new SessionError(
-        "PARENT_NOT_FOUND",
-        `Parent message "${parentId}" is not in session "${sessionId}"`,
-      );
-    default:
-      throw new SessionError("STORAGE", `Append of "${message.id}" ended as "${row.outcome}" without a row`);
-  }
+  return row;
 }

@@ -59,6 +59,8 @@ export interface Tables {
   streamChunks: string;
   /** Each encrypted owner's key check (postgres/sealing.ts), under a hash of the owner id. */
   ownerKeys: string;
+  /** Each owner's unfinished key rotation and its cursor (postgres/rekey-state.ts). */
+  ownerRekeys: string;
   version: string;
   schema: string | null;
   prefix: string;
@@ -128,6 +130,7 @@ export function tableNames(options: PostgresStoreOptions = {}): Tables {
     streams: name("agent_streams"),
     streamChunks: name("agent_stream_chunks"),
     ownerKeys: name("agent_owner_keys"),
+    ownerRekeys: name("agent_owner_rekeys"),
     version: name("agent_session_schema"),
     schema: schema ?? null,
     prefix: tablePrefix,
@@ -416,6 +419,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 18,
     statements: (t) => [
       `CREATE TABLE IF NOT EXISTS ${t.ownerKeys} (owner_hash text PRIMARY KEY, key_check text NOT NULL)`,
+    ],
+  },
+  // Key rotation (postgres/rekey.ts): beside the owner's key check (then the new key's), the check of the key its
+  // rows move from and the cursor of the walk, the last session (head num) and message id re-sealed.
+  {
+    version: 19,
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t.ownerRekeys} (owner_hash text PRIMARY KEY, from_check text NOT NULL,
+        session_num bigint NOT NULL DEFAULT 0, message_id text)`,
     ],
   },
   // Sealed context blocks and search entries (sealed-context.ts): a block's flag, an entry's length in clear (its

@@ -1,33 +1,53 @@
 /**
- * Encryption at rest on Postgres (store/crypto): the owner and key-check rows a store's {@link ContentKeys} read.
- * ContentKeys asks its records synchronously (SQLite answers inside its synchronous transaction); Postgres answers
- * asynchronously, so the records here answer from a snapshot loaded for one operation and signal what they miss
- * (a {@link Miss}); {@link PostgresKeys.run} loads it through the operation's query function (its transaction, when it
- * runs in one) and runs the operation again. An owner once known and a key once verified are cached by
- * ContentKeys, so a write of a session whose owner and key it knows adds no statement.
+ * Encryption at rest on Postgres (store/crypto): the owner, key-check and rotation rows a store's {@link ContentKeys}
+ * read. ContentKeys asks its records synchronously (SQLite answers inside its synchronous transaction); Postgres
+ * answers asynchronously, so the records here answer from a snapshot loaded for one operation and signal what they
+ * miss (a {@link Miss}); {@link PostgresKeys.run} loads it through the operation's query function (its transaction,
+ * when it runs in one) and runs the operation again. An owner once known and a key check once read are cached, so
+ * a write of a session whose owner and key it knows adds no statement: the write then carries the check it relied on
+ * as a {@link KeyGuard} that its statement checks against the recorded one, and a write refused by it (another
+ * process rotated the key meanwhile) forgets the cached check and is sealed again (postgres/append.ts).
  */
 import { SessionError } from "../errors.js";
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import { ownerHash } from "../store/crypto/owner-keys.js";
 import type { Query } from "./connection/client.js";
+import { beginRotation, readRotation } from "./rekey-state.js";
+import type { Tables } from "./schema.js";
 import { ownerHashSql } from "./search/fts.js";
 
-/** The tables the keys read: the registry (owners) and the key checks. */
-interface KeyTables {
-  sessions: string;
-  ownerKeys: string;
+/** The tables the keys read: the registry (owners), the key checks and the rotations. */
+type KeyTables = Pick<Tables, "sessions" | "ownerKeys" | "ownerRekeys" | "distributed">;
+
+/** The key check a sealed write relied on, which its statement requires to be still the recorded one. */
+export interface KeyGuard {
+  ownerHash: string;
+  check: string;
 }
 
-/** What the records did not have: a session's owner, an owner's check, or a first check to record. */
+type Need =
+  | { owner: string }
+  | { check: string }
+  | { record: [string, string] }
+  | { rotation: string }
+  | { begin: [string, string, string] };
+
+/** What the records did not have: a session's owner, an owner's check or rotation, a check to record or change. */
 class Miss {
-  constructor(readonly need: { owner: string } | { check: string } | { record: [string, string] }) {}
+  constructor(readonly need: Need) {}
 }
 
-/** What one operation loaded: owners by session id (null: none) and checks by owner hash (undefined: none). */
+/**
+ * What one operation loaded: owners by session id (null: none), checks and rotations by owner hash (undefined:
+ * none), the answers of rotations started, and the last check the operation read (its guard).
+ */
 interface Snapshot {
   owners: Map<string, string | null>;
   checks: Map<string, string | undefined>;
+  rotations: Map<string, string | undefined>;
+  begun: Map<string, string>;
+  used?: KeyGuard | undefined;
 }
 
 // Loads at most these many misses per operation: an owner, its check, recording a first check, with room to spare.
@@ -37,8 +57,8 @@ const MAX_LOADS = 6;
 export class PostgresKeys {
   readonly keys: ContentKeys;
   private current: Snapshot | undefined;
-  // Key checks this process has read or recorded, by owner hash: Postgres stores cannot rotate keys, so a recorded
-  // check changes only when the owner is erased, and a sealed write needs no statement to read it again.
+  // Key checks this process has read or recorded, by owner hash: a sealed write needs no statement to read it
+  // again, and its guard refuses it when a rotation (or an erasure) changed the check meanwhile.
   private readonly known = new Map<string, string>();
   // Owner hashes whose checks ContentKeys.forget deleted: removed from the table by forget() right after.
   private readonly deleted: string[] = [];
@@ -58,17 +78,33 @@ export class PostgresKeys {
         return owners.get(sessionId) ?? null;
       },
       readCheck: (hash) => {
-        const { checks } = snapshot();
-        if (!checks.has(hash)) throw new Miss({ check: hash });
-        return checks.get(hash);
+        const current = snapshot();
+        if (!current.checks.has(hash)) throw new Miss({ check: hash });
+        const check = current.checks.get(hash);
+        current.used = check === undefined ? undefined : { ownerHash: hash, check };
+        return check;
       },
       recordCheck: (hash, check) => {
-        const recorded = snapshot().checks.get(hash);
+        const current = snapshot();
+        const recorded = current.checks.get(hash);
         if (recorded === undefined) throw new Miss({ record: [hash, check] });
+        current.used = { ownerHash: hash, check: recorded };
         return recorded;
       },
       deleteCheck: (hash) => {
         this.deleted.push(hash);
+      },
+      readRotation: (hash) => {
+        const { rotations } = snapshot();
+        if (!rotations.has(hash)) throw new Miss({ rotation: hash });
+        return rotations.get(hash);
+      },
+      beginRotation: (hash, from, to) => {
+        const current = snapshot();
+        const answer = current.begun.get(`${hash} ${from} ${to}`);
+        if (answer === undefined) throw new Miss({ begin: [hash, from, to] });
+        current.used = { ownerHash: hash, check: answer };
+        return answer;
       },
     };
     this.keys = new ContentKeys(keyring, records);
@@ -79,12 +115,31 @@ export class PostgresKeys {
    * loading through `query` whatever the keys' records miss.
    */
   async run<T>(query: Query, use: (keys: ContentKeys) => T): Promise<T> {
-    const snapshot: Snapshot = { owners: new Map(), checks: new Map(this.known) };
+    return (await this.guarded(query, use)).value;
+  }
+
+  /**
+   * As {@link run}, also answering the key check the operation relied on (a write's {@link KeyGuard}); `fresh`
+   * reads every check again instead of taking this process's cached ones (a rotation's start).
+   */
+  async guarded<T>(
+    query: Query,
+    use: (keys: ContentKeys) => T,
+    fresh = false,
+  ): Promise<{ value: T; guard: KeyGuard | undefined }> {
+    const snapshot: Snapshot = {
+      owners: new Map(),
+      checks: new Map(fresh ? [] : this.known),
+      rotations: new Map(),
+      begun: new Map(),
+    };
     for (let loads = 0; ; loads++) {
       let miss: Miss;
       this.current = snapshot;
+      snapshot.used = undefined;
       try {
-        return use(this.keys);
+        const value = use(this.keys);
+        return { value, guard: snapshot.used };
       } catch (error) {
         if (!(error instanceof Miss) || loads >= MAX_LOADS) throw error;
         miss = error;
@@ -111,6 +166,22 @@ export class PostgresKeys {
     }
     if ("check" in need) {
       this.note(snapshot, need.check, await this.readCheck(query, need.check));
+      return;
+    }
+    if ("rotation" in need) {
+      snapshot.rotations.set(need.rotation, (await readRotation(query, t, need.rotation))?.from_check);
+      // Asked while the cached check differs from the keyring's key: the check is read again too (another process
+      // may have started this very rotation), and the operation runs again from it.
+      this.note(snapshot, need.rotation, await this.readCheck(query, need.rotation));
+      return;
+    }
+    if ("begin" in need) {
+      const [hash, from, to] = need.begin;
+      const answer = await beginRotation(query, t, hash, from, to);
+      // The operation runs again from the check it read, and takes the answer where it asks to begin; the next
+      // operation starts from the answer.
+      snapshot.begun.set(`${hash} ${from} ${to}`, answer);
+      this.known.set(hash, answer);
       return;
     }
     // Another process may record the owner's first check at the same time: the row that won is the answer (read
@@ -143,17 +214,23 @@ export class PostgresKeys {
     return row?.key_check;
   }
 
+  /** Forgets this process's cached check of an owner: a write's guard found another one recorded. */
+  stale(guard: KeyGuard): void {
+    if (this.known.get(guard.ownerHash) === guard.check) this.known.delete(guard.ownerHash);
+  }
+
   /** Destroys the owner's key (the keyring's `forget`) and removes its check: what it sealed opens no more. */
   async forget(query: Query, owner: string): Promise<void> {
     await this.keys.forget(owner);
     const hashes = this.deleted.splice(0);
     for (const hash of hashes) this.known.delete(hash);
     await query(`DELETE FROM ${this.t.ownerKeys} WHERE owner_hash = ANY($1::text[])`, [hashes]);
+    await query(`DELETE FROM ${this.t.ownerRekeys} WHERE owner_hash = ANY($1::text[])`, [hashes]);
   }
 }
 
 /** The keys of a store opened with `keyring` (checked here: an object whose `key` is a function). */
-export function postgresKeys(keyring: unknown, t: KeyTables & { distributed: boolean }): PostgresKeys {
+export function postgresKeys(keyring: unknown, t: KeyTables): PostgresKeys {
   if (typeof keyring !== "object" || keyring === null || typeof (keyring as Keyring).key !== "function") {
     throw new SessionError("INVALID_ARGUMENT", "keyring must be an object with a key(owner) function", {
       issues: [{ path: "keyring", rule: "type" }],
@@ -164,14 +241,6 @@ export function postgresKeys(keyring: unknown, t: KeyTables & { distributed: boo
     throw new SessionError("INVALID_ARGUMENT", "keyring.forget must be a function when given", {
       issues: [{ path: "keyring.forget", rule: "type" }],
     });
-  }
-  if (t.distributed) {
-    // The key checks would be a coordinator table joined with the sharded registry: not built yet.
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "keyring is not supported with distributed: true (Citus) yet; encryption at rest runs on one server",
-      { issues: [{ path: "keyring", rule: "invalid" }] },
-    );
   }
   return new PostgresKeys(keyring as Keyring, t);
 }

@@ -42,12 +42,13 @@ import {
   storedJson,
   storedMessage,
 } from "./message-reads.js";
+import { updateRow } from "./rewrite.js";
 import { statement, type Tables } from "./schema.js";
 import type { StoredForm } from "./stored-form.js";
 import { contextTokens } from "./tokens.js";
 import { toolMessages } from "./tool-rows.js";
 import { upsertRow } from "./upsert.js";
-import { clearRows, deleteRows, insertCompaction, listCompactions, updateRow } from "./writes.js";
+import { clearRows, deleteRows, insertCompaction, listCompactions } from "./writes.js";
 
 // The session's head, locked first: every write locks it before any payload (see attachments.ts).
 const headSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);

@@ -26,9 +26,10 @@ import { joined, releaseMessages, writeWithAttachments } from "./media/attachmen
 import { storedJson } from "./message-reads.js";
 import { countersSql } from "./registry.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
+import { updateRow } from "./rewrite.js";
 import { statement, type Tables } from "./schema.js";
 import { messageForm, type StoredForm } from "./stored-form.js";
-import { deleteRows, updateRow } from "./writes.js";
+import { deleteRows } from "./writes.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.
 type Step = PreparedStep["step"];

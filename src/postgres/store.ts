@@ -12,8 +12,8 @@ import { canBeStored } from "../message/ids.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
+import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { logSettings } from "../store/feed/change-rows.js";
-
 import { ChangeFeed } from "../store/feed/feed.js";
 import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
 
@@ -34,6 +34,7 @@ import { PostgresChangeLog } from "./feed/change-log.js";
 import { PostgresAttachments } from "./media/attachments.js";
 import { type PostgresPurgeOptions, purgePostgres } from "./purge.js";
 import { PostgresSessionRegistry } from "./registry.js";
+import { rekeyPostgres } from "./rekey.js";
 import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNames } from "./schema.js";
 import { postgresKeys } from "./sealing.js";
 import { searchMessages } from "./search/search.js";
@@ -231,6 +232,15 @@ export class PostgresStore
    */
   async purge(options: PostgresPurgeOptions = {}): Promise<PurgeReport> {
     return purgePostgres(await this.ready(), this.tables, options);
+  }
+
+  /**
+   * Re-seals the owner's messages under the keyring's current key (`key(owner)`), opening them with the one of its
+   * `previousKeys(owner)` they are under: batches of one transaction each, resumable after an abort or a crash
+   * (docs/PRIVACY.md, "Key rotation").
+   */
+  rekey(owner: string, options?: RekeyOptions): Promise<RekeyReport> {
+    return rekeyPostgres(this, owner, options);
   }
 
   /** Ends the pool the store created from a connection string; a connection passed in stays open. */

@@ -10,6 +10,7 @@ import { type Attachment, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
 import type { Query } from "./connection/client.js";
 import type { Tables } from "./schema.js";
+import type { KeyGuard } from "./sealing.js";
 import { sessionLexeme, toTsvector } from "./search/fts.js";
 
 /** A message's content column and content hash, and whether it is sealed. */
@@ -19,6 +20,8 @@ export interface StoredForm {
   content: string;
   hash: string;
   sealed: boolean;
+  /** Sealed content: the owner's key check it was sealed under, which the write requires to be still recorded. */
+  guard?: KeyGuard | undefined;
 }
 
 /** The JSON as it is, with its SHA-256. */
@@ -36,8 +39,8 @@ export async function storedForm(
 ): Promise<StoredForm> {
   const { keys } = t;
   if (!keys) return clearForm(json);
-  const sealed = await keys.run(query, (k) => k.seal(sessionId, messageId, json));
-  return sealed ? { ...sealed, json, sealed: true } : clearForm(json);
+  const { value: sealed, guard } = await keys.guarded(query, (k) => k.seal(sessionId, messageId, json));
+  return sealed ? { ...sealed, json, sealed: true, guard } : clearForm(json);
 }
 
 /** A message ready for its row: its stored form and the payloads offloaded from it. */
@@ -58,12 +61,12 @@ export async function messageForm(
   message: SessionMessage,
   json: string,
 ): Promise<MessageForm> {
-  const sealed = await t.keys?.run(query, (k) => {
+  const { value: sealed, guard } = (await t.keys?.guarded(query, (k) => {
     if (!k.keyFor(sessionId)) return null;
     refusePayloadPointer(sessionId, json);
     return k.seal(sessionId, message.id, json);
-  });
-  if (sealed) return { form: { ...sealed, json, sealed: true }, attachments: [] };
+  })) ?? { value: null, guard: undefined };
+  if (sealed) return { form: { ...sealed, json, sealed: true, guard }, attachments: [] };
   const offloaded = offloadMessage(message, json);
   return { form: clearForm(offloaded.content), attachments: offloaded.attachments };
 }
@@ -77,15 +80,16 @@ export function searchVector(text: string, sessionId: string, form: StoredForm):
 }
 
 /**
- * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key, then the
- * form of each message without a statement.
+ * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key (its check read
+ * again, not taken from this process's cache: the rows carry no guard), then the form of each message without a
+ * statement.
  */
 export async function formsOf(
   query: Query,
   t: Tables,
   sessionId: string,
 ): Promise<(messageId: string, json: string) => StoredForm> {
-  const key = await t.keys?.run(query, (k) => k.keyFor(sessionId));
+  const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
   if (!key) return (_id, json) => clearForm(json);
   return (id, json) => ({
     json,

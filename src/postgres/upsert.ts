@@ -2,9 +2,10 @@ import type { SessionMessage } from "../contract/message.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { Executor } from "./connection/client.js";
+import { rewrite, updateRow } from "./rewrite.js";
 import type { Tables } from "./schema.js";
 import type { StoredForm } from "./stored-form.js";
-import { lockHeadSql, rewrite, updateRow } from "./writes.js";
+import { lockHeadSql } from "./writes.js";
 
 /**
  * Inserts the message, or replaces the stored one with its id (its place in the tree stays). The replace runs

@@ -9,6 +9,7 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { checkRekeyOptions, type RekeyOptions, type RekeyReport } from "../store/crypto/rekey-options.js";
+import { type RekeyBatch, requireKeyring, runRekey } from "../store/crypto/rekey-run.js";
 import { startRotation } from "../store/crypto/rotation.js";
 import { isSealed, keyId, sealedStart } from "../store/crypto/seal.js";
 import { assertOwner } from "../store/owner.js";
@@ -20,11 +21,6 @@ import { resealSummaries } from "./rekey-summaries.js";
 import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
 
-// A row found under another key after a full walk sends the walk round again: one sealed in the first format
-// (no key id) under the current key, or written by a process of an earlier release, which kept its verified key
-// without reading the recorded check again. More rounds than this mean something keeps writing under another key.
-const MAX_ROUNDS = 3;
-
 const OWNED = `FROM agent_sessions s JOIN agent_session_heads h ON h.session_id = s.id
   JOIN agent_messages m ON m.session_num = h.num WHERE s.owner = ?`;
 
@@ -35,12 +31,6 @@ interface Row {
   content: unknown;
 }
 
-interface Batch {
-  examined: number;
-  resealed: number;
-  end: boolean;
-}
-
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
 export async function rekeySqlite(
   driver: SqlDriver,
@@ -49,39 +39,31 @@ export async function rekeySqlite(
 ): Promise<RekeyReport> {
   const checked = assertOwner(owner);
   const { batchSize, signal, onProgress } = checkRekeyOptions(options);
-  const keys = driver.keys;
-  if (!keys) {
-    throw new SessionError("INVALID_ARGUMENT", "A key rotation needs a store opened with a keyring", {
-      issues: [{ path: "keyring", rule: "required" }],
-    });
-  }
+  const keys = requireKeyring(driver.keys);
   signal?.throwIfAborted();
   const start = driver.transaction(() => startRotation(keys, checked));
   const id = keyId(start.key);
-  const total = driver.get<{ n: number }>(`SELECT count(*) AS n ${OWNED}`, [checked])?.n ?? 0;
-  let done = start.resumed ? examinedBefore(driver, checked, start.ownerHash) : 0;
-  let resealed = 0;
-  for (let round = 1; ; ) {
-    signal?.throwIfAborted();
-    const batch = driver.transaction(() => resealBatch(driver, checked, start.ownerHash, id, batchSize));
-    done += batch.examined;
-    resealed += batch.resealed;
-    onProgress?.({ owner: checked, done: Math.min(done, total), total, resealed });
-    if (batch.end) {
-      const finished = driver.transaction(() => finish(driver, checked, start.ownerHash, id));
-      if (finished) break;
-      if (++round > MAX_ROUNDS) {
-        throw new SessionError("CONFLICT", `Rows of owner "${checked}" keep being written under another key`);
-      }
-    }
-    // The store's other work (reads, appends of this process) runs between batches.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return { owner: checked, keyId: id, total, resealed, resumed: start.resumed };
+  const hash = start.ownerHash;
+  return runRekey(
+    { owner: checked, keyId: id, resumed: start.resumed },
+    {
+      total: () => driver.get<{ n: number }>(`SELECT count(*) AS n ${OWNED}`, [checked])?.n ?? 0,
+      examinedBefore: () => examinedBefore(driver, checked, hash),
+      batch: (size) => driver.transaction(() => resealBatch(driver, checked, hash, id, size)),
+      finish: () => driver.transaction(() => finish(driver, checked, hash, id)),
+    },
+    { batchSize, signal, onProgress },
+  );
 }
 
 /** One batch, inside its transaction: up to `size` rows after the cursor re-sealed, the cursor moved past them. */
-function resealBatch(driver: SqlDriver, owner: string, ownerHash: string, id: string, size: number): Batch {
+function resealBatch(
+  driver: SqlDriver,
+  owner: string,
+  ownerHash: string,
+  id: string,
+  size: number,
+): RekeyBatch {
   const at = readRotation(driver, ownerHash);
   // Another run finished the rotation meanwhile (or the owner was erased): the final check decides.
   if (!at) return { examined: 0, resealed: 0, end: true };
@@ -91,7 +73,7 @@ function resealBatch(driver: SqlDriver, owner: string, ownerHash: string, id: st
     session = nextSession(driver, owner, at.session_num);
     after = null;
   }
-  const batch: Batch = { examined: 0, resealed: 0, end: false };
+  const batch: RekeyBatch = { examined: 0, resealed: 0, end: false };
   while (session !== null && batch.examined < size) {
     const rows = rowsAfter(driver, session.num, after, size - batch.examined);
     for (const row of rows) {

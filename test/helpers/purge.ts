@@ -89,7 +89,9 @@ export async function markersInRelations(
   schema: string,
   marker = MARKER,
 ): Promise<Record<string, number>> {
-  await db.query("CREATE EXTENSION IF NOT EXISTS pageinspect");
+  // Created only when missing: a Citus worker refuses the statement even then (the coordinator propagates it).
+  const { rows: has } = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'pageinspect'");
+  if (has.length === 0) await db.query("CREATE EXTENSION pageinspect");
   const { rows } = await db.query(
     `WITH tables AS (
        SELECT c.oid, c.reltoastrelid FROM pg_class c

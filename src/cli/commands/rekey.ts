@@ -1,14 +1,38 @@
 import { SqliteStore } from "../../sqlite/store.js";
-import type { RekeyReport } from "../../store/crypto/rekey-options.js";
+import type { Keyring } from "../../store/crypto/keyring.js";
+import type { RekeyOptions, RekeyReport } from "../../store/crypto/rekey-options.js";
 import { intOption, ownerOption, stringOption } from "../args.js";
-import type { Command } from "../command.js";
+import type { Command, CommandContext } from "../command.js";
 import { CliError, UsageError } from "../errors.js";
 import { readKeyFile } from "../key-file.js";
 import { counted } from "../output.js";
 import { type Progress, startProgress } from "../progress.js";
 import { isPostgresUrl, probeSqlitePath } from "../store.js";
 
-/** `rekey`: key rotation of one owner on a SQLite file (docs/PRIVACY.md, "Key rotation"). */
+/** A store that rotates keys, and how the command lets go of it. */
+interface Rekeying {
+  rekey(owner: string, options?: RekeyOptions): Promise<RekeyReport>;
+  close(): Promise<void>;
+}
+
+/**
+ * The store `--db` names, opened with `keyring`: a SQLite file that holds agent-session tables, or Postgres tables
+ * that exist (`--schema`, `--table-prefix`; the runner closes those, so `close` leaves them).
+ */
+async function openRekeying(db: string, keyring: Keyring, open: CommandContext["open"]): Promise<Rekeying> {
+  if (isPostgresUrl(db)) {
+    const { store } = await open("read", {}, keyring);
+    return {
+      rekey: (owner, options) => (store as unknown as Rekeying).rekey(owner, options),
+      close: async () => {},
+    };
+  }
+  const kind = probeSqlitePath(db, "read");
+  if (kind !== "agent-session") throw new CliError(`${db} holds no agent-session tables`, "INVALID_ARGUMENT");
+  return new SqliteStore(db, { keyring });
+}
+
+/** `rekey`: key rotation of one owner on a SQLite file or Postgres (docs/PRIVACY.md, "Key rotation"). */
 export const rekey: Command = {
   name: "rekey",
   summary: "re-encrypt an owner's messages under a new key (resumable)",
@@ -21,7 +45,8 @@ export const rekey: Command = {
     "A wrong old key is refused (DECRYPT_FAILED) before anything is written. Keys are read from files, each holding " +
     "32 raw bytes or their hex or base64 text, never from the command line or the environment. When it completes, " +
     "destroy the old key (copies of the file taken before the rotation open with it) and run `agent-session purge` " +
-    "so the old ciphertext leaves the file's free pages and log. SQLite files only.",
+    "so the old ciphertext leaves the file's free pages and log (on Postgres: its table pages; see docs/PRIVACY.md). " +
+    "A SQLite file or a postgres:// URL (with --schema and --table-prefix where the tables are).",
   positionals: [],
   required: 0,
   options: {
@@ -41,8 +66,9 @@ export const rekey: Command = {
   examples: [
     "agent-session rekey --db chat.db --owner user-42 --old-key-file old.key --new-key-file new.key",
     "agent-session rekey --db chat.db --owner user-42 --old-key-file old.key --new-key-file new.key --progress",
+    "agent-session rekey --db postgres://localhost/app --owner user-42 --old-key-file old.key --new-key-file new.key",
   ],
-  async run({ command, args, db, out, io, progress, untilStopped }) {
+  async run({ command, args, db, out, io, progress, untilStopped, open }) {
     const owner = ownerOption(command, args.values);
     if (owner === undefined) throw new UsageError("rekey needs --owner <id>", command);
     const files = ["old-key-file", "new-key-file"].map((name) => {
@@ -54,17 +80,12 @@ export const rekey: Command = {
     const batchSize = intOption(command, args.values, "batch-size", 200);
     if (batchSize < 1 || batchSize > 10_000)
       throw new UsageError("--batch-size must be a whole number from 1 to 10000", command);
-    if (isPostgresUrl(db)) throw new CliError("rekey works on SQLite files only for now", "UNSUPPORTED");
-    const kind = probeSqlitePath(db, "read");
-    if (kind !== "agent-session")
-      throw new CliError(`${db} holds no agent-session tables`, "INVALID_ARGUMENT");
-    // Only this owner has keys: nothing else of the file is opened or sealed by this store.
-    const store = new SqliteStore(db, {
-      keyring: {
-        key: (o) => (o === owner ? newKey : undefined),
-        previousKeys: (o) => (o === owner ? [oldKey] : []),
-      },
-    });
+    // Only this owner has keys: nothing else of the store is opened or sealed by it.
+    const keyring: Keyring = {
+      key: (o) => (o === owner ? newKey : undefined),
+      previousKeys: (o) => (o === owner ? [oldKey] : []),
+    };
+    const store = await openRekeying(db, keyring, open);
     const stop = new AbortController();
     void untilStopped().then(() => stop.abort());
     let bar: Progress | undefined;

@@ -92,4 +92,21 @@ export async function distribute(query: Query, t: Tables): Promise<void> {
   await shard(t.blocks, "key", "none");
   await shard(t.entries, "label", "none");
   await shard(t.attachments, "hash", "none");
+  await referenceKeyTables(query, t);
+}
+
+/**
+ * Makes the key checks and rotations (encryption at rest, postgres/sealing.ts) reference tables, unless they are:
+ * a copy on every node, so a sealed write's statement reads its key check on the node of its session's shard,
+ * and the registry's join of an owner's check stays on one node. They are small (a row per encrypted owner) and
+ * rarely written (an owner's first sealed write, a rotation's start and its cursor, an erasure). Tables a later
+ * migration added to a store distributed before it are converted here too, when the store is opened.
+ */
+export async function referenceKeyTables(query: Query, t: Tables): Promise<void> {
+  const local = await query<{ name: string }>(
+    `SELECT name FROM unnest($1::text[]) AS name
+     WHERE NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass(name))`,
+    [[t.ownerKeys, t.ownerRekeys]],
+  );
+  for (const { name } of local) await query("SELECT create_reference_table($1)", [name]);
 }

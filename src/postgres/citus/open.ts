@@ -1,7 +1,7 @@
 import { SessionError } from "../../errors.js";
 import type { Executor } from "../connection/client.js";
 import { migrationLock, type Tables } from "../schema.js";
-import { distribute, isDistributed } from "./layout.js";
+import { distribute, isDistributed, referenceKeyTables } from "./layout.js";
 
 /**
  * Matches the tables' layout to the store's `distributed` option on open: distributes them when asked (once,
@@ -10,6 +10,16 @@ import { distribute, isDistributed } from "./layout.js";
  */
 export async function checkLayout(executor: Executor, t: Tables): Promise<void> {
   const distributed = await isDistributed(executor.query, t);
+  if (distributed && t.distributed) {
+    // A store with a keyring needs its key tables on every node (a store distributed before they existed).
+    if (t.keys) {
+      await executor.transaction(async (query) => {
+        await migrationLock(query, t);
+        await referenceKeyTables(query, t);
+      });
+    }
+    return;
+  }
   if (distributed === t.distributed) return;
   if (distributed) {
     throw new SessionError(
