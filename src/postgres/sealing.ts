@@ -9,7 +9,7 @@
 import { SessionError } from "../errors.js";
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
-import { ownerHash } from "../store/crypto/owner-keys.js";
+import { checkOf, ownerHash, ownerKeys } from "../store/crypto/owner-keys.js";
 import type { Query } from "./connection/client.js";
 import { ownerHashSql } from "./search/fts.js";
 
@@ -40,6 +40,8 @@ export class PostgresKeys {
   // Key checks this process has read or recorded, by owner hash: Postgres stores cannot rotate keys, so a recorded
   // check changes only when the owner is erased, and a sealed write needs no statement to read it again.
   private readonly known = new Map<string, string>();
+  // Owners' hashes (a SHA-256 each) for knownSearchKeys, which every search of an owner asks.
+  private readonly hashes = new Map<string, string>();
   // Owner hashes whose checks ContentKeys.forget deleted: removed from the table by forget() right after.
   private readonly deleted: string[] = [];
 
@@ -76,10 +78,19 @@ export class PostgresKeys {
 
   /**
    * Runs `use` (synchronous, free of side effects other than the keys' caches: it may run again) with the keys,
-   * loading through `query` whatever the keys' records miss.
+   * loading through `query` whatever the keys' records miss. `seed`: sessions' owners and owners' checks (by owner,
+   * undefined: none recorded) the caller read already, so they are not read again.
    */
-  async run<T>(query: Query, use: (keys: ContentKeys) => T): Promise<T> {
-    const snapshot: Snapshot = { owners: new Map(), checks: new Map(this.known) };
+  async run<T>(
+    query: Query,
+    use: (keys: ContentKeys) => T,
+    seed?: {
+      owners: [sessionId: string, owner: string][];
+      checks: [owner: string, check: string | undefined][];
+    },
+  ): Promise<T> {
+    const snapshot: Snapshot = { owners: new Map(seed?.owners), checks: new Map(this.known) };
+    for (const [owner, check] of seed?.checks ?? []) this.note(snapshot, ownerHash(owner), check);
     for (let loads = 0; ; loads++) {
       let miss: Miss;
       this.current = snapshot;
@@ -127,6 +138,23 @@ export class PostgresKeys {
       throw new SessionError("STORAGE", "The owner's key check was neither recorded nor found");
     }
     this.note(snapshot, hash, recorded);
+  }
+
+  /**
+   * The keys a search of `owner` hashes its terms under, when the keyring's key for it is the one this process
+   * read or recorded as the owner's (no statement needed); undefined when that takes a look at the records.
+   */
+  knownSearchKeys(owner: string): Uint8Array[] | undefined {
+    const { current } = ownerKeys(this.keys.keyring, owner);
+    if (current === undefined) return undefined;
+    // Postgres stores do not rotate keys: the owner's one recorded key is all a search hashes under.
+    let hash = this.hashes.get(owner);
+    if (hash === undefined) {
+      hash = ownerHash(owner);
+      if (this.hashes.size >= 10_000) this.hashes.clear();
+      this.hashes.set(owner, hash);
+    }
+    return this.known.get(hash) === checkOf(current) ? [current] : undefined;
   }
 
   private note(snapshot: Snapshot, hash: string, check: string | undefined): void {

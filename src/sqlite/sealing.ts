@@ -52,7 +52,9 @@ export function storedForm(
   json: string,
 ): StoredForm {
   const sealed = driver.keys?.seal(sessionId, messageId, json);
-  return sealed ? { ...sealed, sealed: true } : { content: json, hash: contentHash(json), sealed: false };
+  return sealed
+    ? { content: sealed.content, hash: sealed.hash, sealed: true }
+    : { content: json, hash: contentHash(json), sealed: false };
 }
 
 /**
