@@ -104,6 +104,22 @@ function blindIndexTests(label: string, open: () => Promise<Database>) {
         owners(await store.searchMessages("apple", { sessionIds: ids })),
         new Set(["alice", "carol"]),
       );
+      // An owner without a key, in clear in the same store, is found by its words as before, beside a keyed one.
+      const dave = (await SessionManager.create(store).create("dave chat", { owner: "dave" })).id;
+      await store.session(dave).appendMessage(msg("dave0", "dave likes apples"));
+      for (const match of ["any", "all"] as const) {
+        assert.deepEqual(
+          owners(await store.searchMessages("apple", { owner: "dave", match })),
+          new Set(["dave"]),
+        );
+        const both = await store.searchMessages("apple", { sessionIds: [ids[0]!, dave], match });
+        assert.deepEqual(owners(both), new Set(["alice", "dave"]));
+        assert.deepEqual(
+          owners(await store.searchMessages("apple", { match })),
+          new Set(["dave"]),
+          "store-wide",
+        );
+      }
       // Alice's token of the secret, looked up as a word in carol's scope (or alice's), finds nothing.
       const token = blindTokensOf(keyring.keys.get("alice")!).word(SECRET);
       for (const owner of ["carol", "alice"])
