@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
-import type { SearchHit } from "../src/contract/search.js";
+import type { SearchHit, StoreSearchOptions } from "../src/contract/search.js";
 import { SessionManager } from "../src/manager/manager.js";
 import type { PostgresSource } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
@@ -220,4 +220,44 @@ describe("blind index on PGlite", () => {
     const db = await PGlite.create({ extensions: { pageinspect } });
     return { db, schema: (name) => `blind_${name}`, close: () => db.close() };
   });
+});
+
+test("PGlite: a search of a known encrypted owner takes as many statements as one in clear", async () => {
+  const db = await PGlite.create();
+  const clear = await PostgresStore.open(db, { schema: "counted_clear" });
+  const sealed = await PostgresStore.open(db, { schema: "counted", keyring: randomKeyring(["alice"]) });
+  try {
+    const ids = {
+      clear: (await seedTexts(clear, ["alice"])).ids,
+      sealed: (await seedTexts(sealed, ["alice"])).ids,
+    };
+    // Counts what reaches the engine from here on (PGlite's query and exec are what the store calls).
+    let statements = 0;
+    for (const method of ["query", "exec"] as const) {
+      const original = db[method].bind(db) as (...args: unknown[]) => Promise<unknown>;
+      (db as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        statements++;
+        return original(...args);
+      };
+    }
+    const cost = async (store: PostgresStore, options: StoreSearchOptions) => {
+      const before = statements;
+      assert.ok((await store.searchMessages("deploy", options)).length > 0);
+      return statements - before;
+    };
+    for (const match of ["any", "all"] as const) {
+      for (const scope of [(id: string) => ({ sessionId: id }), () => ({ owner: "alice" })]) {
+        const inClear = await cost(clear, { ...scope(ids.clear[0]!), match });
+        assert.equal(
+          await cost(sealed, { ...scope(ids.sealed[0]!), match }),
+          inClear,
+          JSON.stringify(scope("s")),
+        );
+      }
+    }
+  } finally {
+    await clear.close();
+    await sealed.close();
+    await db.close();
+  }
 });

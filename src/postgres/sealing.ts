@@ -145,9 +145,10 @@ export class PostgresKeys {
    * read or recorded as the owner's (no statement needed); undefined when that takes a look at the records.
    */
   knownSearchKeys(owner: string): Uint8Array[] | undefined {
-    const { current } = ownerKeys(this.keys.keyring, owner);
-    if (current === undefined) return undefined;
-    // Postgres stores do not rotate keys: the owner's one recorded key is all a search hashes under.
+    const { current, previous } = ownerKeys(this.keys.keyring, owner);
+    // Only an owner with one key: during a rotation (the keyring answers previousKeys) rows sealed under the key it
+    // moves from are indexed under that key's tokens, which ContentKeys.searchKeys adds.
+    if (current === undefined || previous.length > 0) return undefined;
     let hash = this.hashes.get(owner);
     if (hash === undefined) {
       hash = ownerHash(owner);
