@@ -171,8 +171,23 @@ function blindIndexTests(label: string, open: () => Promise<Database>) {
         assert.equal((await store.searchMessages("rotates", { owner: "alice", match })).length, 0);
       }
       const schema = d.schema("edit");
-      const token = blindTokensOf(keyring.keys.get("alice")!).word(SECRET);
+      const blind = blindTokensOf(keyring.keys.get("alice")!);
+      const token = blind.word(SECRET);
+      // A long message's blind tokens (~2× its words' bytes) stay in its row, where every search reads them, while
+      // its sealed content goes to TOAST (schema step 22).
+      // Words of random letters: their tokens share no segments, so they do not compress.
+      const long = Array.from({ length: 120 }, () =>
+        Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => String.fromCharCode(97 + (b % 26))).join(
+          "",
+        ),
+      );
+      await store.session(ids[0]!).appendMessage(msg("alice-long", `${long.join(" ")} ${SECRET}`));
       await d.db.query("CHECKPOINT");
+      const pages = await markersInRelations(d.db, schema, blind.word(long[119]!));
+      const toast = Object.entries(pages).filter(
+        ([relation, n]) => n > 0 && relation.startsWith("pg_toast."),
+      );
+      assert.deepEqual([pages[`${schema}.agent_messages`]! > 0, toast], [true, []], JSON.stringify(pages));
       assert.ok(total(await markersInRelations(d.db, schema, token)) > 0, "the token is in the pages");
       await manager.eraseOwner("alice");
       const left = await store.searchMessages(SECRET, { sessionIds: ids });
