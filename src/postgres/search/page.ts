@@ -132,7 +132,8 @@ export async function onPathOf(
 
 /**
  * Opens the sealed contents among `rows` (an encrypted owner's hits, found through its blind tokens), each with
- * its session's key; rows in clear are left as they are, and rows of a search that found none cost nothing.
+ * its session's key (`DECRYPT_FAILED` without it, never an empty hit); rows in clear are left as they are, and a
+ * page without sealed rows costs nothing.
  */
 export async function openHitContents<R extends { id: string; content: string | null }>(
   executor: Executor,
@@ -140,7 +141,6 @@ export async function openHitContents<R extends { id: string; content: string | 
   rows: readonly R[],
   sessionOf: (row: R) => string,
 ): Promise<void> {
-  if (!t.keys) return;
   const bySession = new Map<string, R[]>();
   for (const row of rows) {
     if (row.content === null || !isSealed(row.content)) continue;
