@@ -167,10 +167,17 @@ test("PGlite: an encrypted owner's media stays inline and sealed; an import into
     }
     await target.transfer.importSession(stream());
     assert.equal(textOf((await target.session(id).getHistory()).at(-1)), said(1));
-    const sealed = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM imported.agent_messages WHERE content LIKE '~sealed%' AND search IS NULL`,
+    const sealed = await db.query<{ n: number; words: number }>(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE search::text LIKE '%${SECRET}%')::int AS words
+       FROM imported.agent_messages WHERE content LIKE '~sealed%'`,
     );
-    assert.equal(sealed.rows[0]?.n, 2, "the imported messages are sealed again, without a search vector");
+    assert.deepEqual(sealed.rows[0], { n: 2, words: 0 }, "the imported messages are sealed again");
+    const found = await target.searchMessages(SECRET, { owner: "alice" });
+    assert.deepEqual(
+      found.map((h) => h.id),
+      ["t1"],
+      "and indexed again as alice's blind tokens",
+    );
     await target.close();
   } finally {
     await store.close();

@@ -7,82 +7,27 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import type { SearchHit, StoreSearchOptions } from "../src/contract/search.js";
-import { SessionManager } from "../src/manager/manager.js";
+import type { SearchHit } from "../src/contract/search.js";
 import { blindTokensOf } from "../src/search/blind-tokens.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { answers, SCOPES, seedTexts as seed } from "./helpers/blind-search.js";
 import { occurrences, randomKeyring, SECRET } from "./helpers/encryption.js";
 import { purgeUntilComplete, sqliteFiles } from "./helpers/purge.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-blind-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const TEXTS = [
-  `We deployed the ${SECRET} service on Monday`,
-  "The deployment failed because the disk was full",
-  "She went to the market and bought apples",
-  "Deploying again tomorrow after the disk cleanup",
-  "机器学习很有趣，我们明天讨论机器学习",
-  "Apples and oranges are fruits; the market sells apples",
-  `The ${SECRET} token rotates every week`,
-  "Nothing about that here",
-];
-
-/** Alice's session of TEXTS (in order), and carol's with the same words (both owners as the keyring has them). */
-async function seed(store: SqliteStore, owners: readonly string[] = ["alice", "carol"]) {
-  const manager = SessionManager.create(store);
-  const ids: string[] = [];
-  for (const owner of owners) {
-    const { id } = await manager.create(`${owner} chat`, { owner });
-    for (const [i, text] of TEXTS.entries()) await manager.append(id, msg(`${owner}${i}`, text));
-    ids.push(id);
-  }
-  return { manager, ids };
-}
-
-const QUERIES = [
-  SECRET,
-  "deploy",
-  "deployments disk",
-  '"the disk"',
-  "went market",
-  "go",
-  "apple",
-  "机器",
-  "学习",
-  "nothing here",
-];
-
-const ranked = (hits: SearchHit[]) => hits.map((h) => [h.id, h.score?.toFixed(9)]);
-
-async function answers(
-  store: SqliteStore,
-  scope: (ids: string[]) => StoreSearchOptions,
-  ids: string[],
-  match: "any" | "all",
-) {
-  const out: unknown[] = [];
-  for (const query of QUERIES)
-    out.push([query, ranked(await store.searchMessages(query, { ...scope(ids), match }))]);
-  return out;
-}
-
 test("SQLite: an encrypted owner is found by its words, ranked as the same data in clear", async () => {
-  const scopes: ((ids: string[]) => StoreSearchOptions)[] = [
-    (ids) => ({ sessionId: ids[0]! }),
-    () => ({ owner: "alice" }),
-    (ids) => ({ sessionIds: ids }),
-  ];
   const clear = new SqliteStore(join(dir, "clear.db"));
   const sealedPath = join(dir, "sealed.db");
   const sealed = new SqliteStore(sealedPath, { keyring: randomKeyring(["alice", "carol"]) });
   const clearIds = (await seed(clear)).ids;
   const sealedIds = (await seed(sealed)).ids;
   // Ranked recall weighs a term by its matches in the search's scope: the same with two owners in the store.
-  for (const scope of scopes) {
+  for (const scope of SCOPES) {
     // Session ids differ between the stores; message ids and scores do not.
     assert.deepEqual(
       await answers(sealed, scope, sealedIds, "any"),

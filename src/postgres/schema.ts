@@ -439,6 +439,16 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${t.entries} ADD COLUMN IF NOT EXISTS sealed_chars integer`,
     ],
   },
+  // A message's search vector stays in its row (compressed first, out of line only when the row would not fit a
+  // page), and its content goes out of line before it: every search evaluates the vectors of its candidates, and an
+  // encrypted owner's blind tokens (search/blind-tokens.ts), ~2× a word's bytes and incompressible, went to TOAST
+  // from a ~40-word message on (docs/PRIVACY.md, "Measured"). Rows written before keep their place (no rewrite).
+  // Not on a distributed store: its shards keep the storage they were created with.
+  {
+    version: 21,
+    statements: (t) =>
+      t.distributed ? [] : [`ALTER TABLE ${t.messages} ALTER COLUMN search SET STORAGE MAIN`],
+  },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

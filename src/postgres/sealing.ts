@@ -11,7 +11,7 @@
 import { SessionError } from "../errors.js";
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
-import { ownerHash } from "../store/crypto/owner-keys.js";
+import { checkOf, ownerHash, ownerKeys } from "../store/crypto/owner-keys.js";
 import type { Query } from "./connection/client.js";
 import { beginRotation, readRotation } from "./rekey-state.js";
 import type { Tables } from "./schema.js";
@@ -19,6 +19,12 @@ import { ownerHashSql } from "./search/fts.js";
 
 /** The tables the keys read: the registry (owners), the key checks and the rotations. */
 type KeyTables = Pick<Tables, "sessions" | "ownerKeys" | "ownerRekeys" | "distributed">;
+
+/** Sessions' owners and owners' checks (by owner, undefined: none recorded) a caller read already. */
+export interface KeySeed {
+  owners: [sessionId: string, owner: string][];
+  checks: [owner: string, check: string | undefined][];
+}
 
 /** The key check a sealed write relied on, which its statement requires to be still the recorded one. */
 export interface KeyGuard {
@@ -60,6 +66,8 @@ export class PostgresKeys {
   // Key checks this process has read or recorded, by owner hash: a sealed write needs no statement to read it
   // again, and its guard refuses it when a rotation (or an erasure) changed the check meanwhile.
   private readonly known = new Map<string, string>();
+  // Owners' hashes (a SHA-256 each) for knownSearchKeys, which every search of an owner asks.
+  private readonly hashes = new Map<string, string>();
   // Owner hashes whose checks ContentKeys.forget deleted: removed from the table by forget() right after.
   private readonly deleted: string[] = [];
 
@@ -112,10 +120,11 @@ export class PostgresKeys {
 
   /**
    * Runs `use` (synchronous, free of side effects other than the keys' caches: it may run again) with the keys,
-   * loading through `query` whatever the keys' records miss.
+   * loading through `query` whatever the keys' records miss. `seed`: sessions' owners and owners' checks (by owner,
+   * undefined: none recorded) the caller read already, so they are not read again.
    */
-  async run<T>(query: Query, use: (keys: ContentKeys) => T): Promise<T> {
-    return (await this.guarded(query, use)).value;
+  async run<T>(query: Query, use: (keys: ContentKeys) => T, seed?: KeySeed): Promise<T> {
+    return (await this.guarded(query, use, false, seed)).value;
   }
 
   /**
@@ -126,13 +135,15 @@ export class PostgresKeys {
     query: Query,
     use: (keys: ContentKeys) => T,
     fresh = false,
+    seed?: KeySeed,
   ): Promise<{ value: T; guard: KeyGuard | undefined }> {
     const snapshot: Snapshot = {
-      owners: new Map(),
+      owners: new Map(seed?.owners),
       checks: new Map(fresh ? [] : this.known),
       rotations: new Map(),
       begun: new Map(),
     };
+    for (const [owner, check] of seed?.checks ?? []) this.note(snapshot, ownerHash(owner), check);
     for (let loads = 0; ; loads++) {
       let miss: Miss;
       this.current = snapshot;
@@ -198,6 +209,24 @@ export class PostgresKeys {
       throw new SessionError("STORAGE", "The owner's key check was neither recorded nor found");
     }
     this.note(snapshot, hash, recorded);
+  }
+
+  /**
+   * The keys a search of `owner` hashes its terms under, when the keyring's key for it is the one this process
+   * read or recorded as the owner's (no statement needed); undefined when that takes a look at the records.
+   */
+  knownSearchKeys(owner: string): Uint8Array[] | undefined {
+    const { current, previous } = ownerKeys(this.keys.keyring, owner);
+    // Only an owner with one key: during a rotation (the keyring answers previousKeys) rows sealed under the key it
+    // moves from are indexed under that key's tokens, which ContentKeys.searchKeys adds.
+    if (current === undefined || previous.length > 0) return undefined;
+    let hash = this.hashes.get(owner);
+    if (hash === undefined) {
+      hash = ownerHash(owner);
+      if (this.hashes.size >= 10_000) this.hashes.clear();
+      this.hashes.set(owner, hash);
+    }
+    return this.known.get(hash) === checkOf(current) ? [current] : undefined;
   }
 
   private note(snapshot: Snapshot, hash: string, check: string | undefined): void {

@@ -1,10 +1,12 @@
 /**
  * How a message's content is stored on Postgres and read back (encryption at rest, sealing.ts): sealed under the
- * session owner's key, with a keyed content hash and no search vector, or as it is. Every row write takes its
- * form here and every read of `content` opens it here.
+ * session owner's key, with a keyed content hash and a search vector of blind tokens (search/blind-tokens.ts), or
+ * as it is. Every row write takes its form here and every read of `content` opens it here.
  */
 import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
+import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
+import type { SealedWrite } from "../store/crypto/content-keys.js";
 import { isSealed, refusePayloadPointer, sealContent, sealedHash } from "../store/crypto/seal.js";
 import { type Attachment, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
@@ -22,11 +24,18 @@ export interface StoredForm {
   sealed: boolean;
   /** Sealed content: the owner's key check it was sealed under, which the write requires to be still recorded. */
   guard?: KeyGuard | undefined;
+  /** The owner's blind tokens a sealed message is indexed with (its words never reach the index). */
+  blind?: BlindTokens;
 }
 
 /** The JSON as it is, with its SHA-256. */
 function clearForm(json: string): StoredForm {
   return { json, content: json, hash: contentHash(json), sealed: false };
+}
+
+/** The JSON sealed (`sealed`), indexed with the blind tokens of the key that sealed it. */
+function sealedForm(json: string, { content, hash, key }: SealedWrite, guard?: KeyGuard): StoredForm {
+  return { json, content, hash, sealed: true, blind: blindTokensOf(key), guard };
 }
 
 /** The content column and hash of a message of `sessionId`: sealed under its owner's key, or the JSON as it is. */
@@ -40,7 +49,7 @@ export async function storedForm(
   const { keys } = t;
   if (!keys) return clearForm(json);
   const { value: sealed, guard } = await keys.guarded(query, (k) => k.seal(sessionId, messageId, json));
-  return sealed ? { ...sealed, json, sealed: true, guard } : clearForm(json);
+  return sealed ? sealedForm(json, sealed, guard) : clearForm(json);
 }
 
 /** A message ready for its row: its stored form and the payloads offloaded from it. */
@@ -66,17 +75,19 @@ export async function messageForm(
     refusePayloadPointer(sessionId, json);
     return k.seal(sessionId, message.id, json);
   })) ?? { value: null, guard: undefined };
-  if (sealed) return { form: { ...sealed, json, sealed: true, guard }, attachments: [] };
+  if (sealed) return { form: sealedForm(json, sealed, guard), attachments: [] };
   const offloaded = offloadMessage(message, json);
   return { form: clearForm(offloaded.content), attachments: offloaded.attachments };
 }
 
 /**
- * The search vector a row of a message with `text` stores (a `tsvector` literal, or null): none for sealed content, whose
- * words would be plaintext in the index. The one place a blind index (keyed term hashes) would compute it.
+ * The search vector a row of a message with `text` stores (a `tsvector` literal, or null): for sealed content its
+ * owner's blind tokens, one per word in the words' positions, since its words would be plaintext in the index (none
+ * without them, which a sealed form always has).
  */
 export function searchVector(text: string, sessionId: string, form: StoredForm): string | null {
-  return form.sealed ? null : toTsvector(text, sessionLexeme(sessionId));
+  if (form.sealed && form.blind === undefined) return null;
+  return toTsvector(text, sessionLexeme(sessionId), form.blind);
 }
 
 /**
@@ -91,12 +102,8 @@ export async function formsOf(
 ): Promise<(messageId: string, json: string) => StoredForm> {
   const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
   if (!key) return (_id, json) => clearForm(json);
-  return (id, json) => ({
-    json,
-    content: sealContent(key, sessionId, id, json),
-    hash: sealedHash(key, json),
-    sealed: true,
-  });
+  return (id, json) =>
+    sealedForm(json, { content: sealContent(key, sessionId, id, json), hash: sealedHash(key, json), key });
 }
 
 /**

@@ -13,6 +13,7 @@ import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js"
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { searchBlinds } from "./blind.js";
 import {
   type CandidateRow,
   candidateOf,
@@ -48,8 +49,9 @@ export async function recallSearch(
       : plan.sessionIds === undefined
         ? undefined
         : [...plan.sessionIds].map(sessionLexeme);
-  // A term no document can contain (it folds to nothing) finds nothing; the other terms still search.
-  const { numbers, queries } = termTsqueries(terms);
+  // A term no document can contain (it folds to nothing) finds nothing; the other terms still search. The owners in
+  // scope with a key match each term as their blind tokens too (blind.ts).
+  const { numbers, queries } = termTsqueries(terms, await searchBlinds(executor.query, t, plan));
   const any = withinOwner(anyTsquery(queries, scope), plan.owner) as string;
   const termQueries: TermQueries = { numbers, tsqueries: [any, queries] };
   return (await recallAsync(postgresSource(executor, t, termQueries, near), terms, plan, near)) ?? [];

@@ -7,9 +7,11 @@
  * `tsquery` is rendered from `parseQuery`'s terms: prefix terms `'root':*` (a word's other forms ORed with it),
  * phrases with `<->`, all ANDed. No dictionary runs, so there are no stop words and no stemmer: word families come
  * from the query language's word-root prefixes and word forms, as on every backend. User text never reaches
- * `to_tsquery`.
+ * `to_tsquery`. An encrypted owner's messages hold its blind tokens instead of words (search/blind-tokens.ts), and
+ * a search of that owner matches each term as those tokens too (blind.ts says which owners).
  */
 import { createHash } from "node:crypto";
+import { type BlindTokens, isBlindLike } from "../../search/blind-tokens.js";
 import { OWNER_HASH_CHARS, ownerHash } from "../../search/owner-token.js";
 import { otherForms, type QueryTerm } from "../../search/query.js";
 import { foldToken, tokenize } from "../../search/tokens.js";
@@ -101,8 +103,11 @@ export function withinOwner(tsquery: string | null, owner: string | undefined): 
   return `${quoteLexeme(ownerLexeme(owner))} & (${tsquery})`;
 }
 
-/** The `tsvector` literal of `text` (plus an optional scope lexeme), or null when it has no searchable word. */
-export function toTsvector(text: string, scope?: string): string | null {
+/**
+ * The `tsvector` literal of `text` (plus an optional scope lexeme), or null when it has no searchable word. With
+ * `blind` (an encrypted owner's), each word is its blind token, at the word's position.
+ */
+export function toTsvector(text: string, scope?: string, blind?: BlindTokens): string | null {
   const positions = new Map<string, number[]>();
   let size = 0;
   const tokens = tokenize(text);
@@ -114,6 +119,7 @@ export function toTsvector(text: string, scope?: string): string | null {
     let lexeme = folded.get(token);
     if (lexeme === undefined) {
       lexeme = foldToken(token);
+      if (blind !== undefined && lexeme.length > 0) lexeme = blind.word(lexeme);
       folded.set(token, lexeme);
     }
     // A token of marks alone is no word, nor a gap in a phrase (as on every backend).
@@ -143,33 +149,58 @@ export function toTsvector(text: string, scope?: string): string | null {
 
 function lexemeOf(word: string): string | null {
   const lexeme = foldToken(word);
-  // A word the index can never hold cannot match: the whole AND query finds nothing.
-  if (lexeme.length === 0 || Buffer.byteLength(lexeme, "utf8") > MAX_LEXEME_BYTES) return null;
+  // A word the index can never hold cannot match: the whole AND query finds nothing. Nor can a word spelled as a
+  // blind token: it would match one by its spelling, not its meaning.
+  if (lexeme.length === 0 || Buffer.byteLength(lexeme, "utf8") > MAX_LEXEME_BYTES || isBlindLike(lexeme))
+    return null;
   return quoteLexeme(lexeme);
+}
+
+// A term as one owner's blind tokens (search/blind-tokens.ts): a phrase its words' tokens in a row, a word its token
+// or its family's token prefix (`:*`), and each of its other forms. Only for a term whose clear form can match.
+function blindTerm(term: QueryTerm, blind: BlindTokens): string {
+  if (term.kind === "phrase")
+    return `(${term.words.map((word) => quoteLexeme(blind.word(foldToken(word)))).join(" <-> ")})`;
+  const prefix = term.prefix === null ? null : blind.prefix(foldToken(term.prefix));
+  const own = prefix === null ? quoteLexeme(blind.word(foldToken(term.word))) : `${quoteLexeme(prefix)}:*`;
+  const forms = otherForms(term).map((form) => quoteLexeme(blind.word(form)));
+  return forms.length === 0 ? own : `${own} | ${forms.join(" | ")}`;
 }
 
 /**
  * The `tsquery` literal of parsed query terms (ANDed, scoped to `scope` when given), or null when nothing can
- * match (no terms, or a term no document can contain).
+ * match (no terms, or a term no document can contain). `blinds`: the owners in scope with a key, whose sealed
+ * messages hold blind tokens: each term is also matched as each owner's tokens (ORed, as on SQLite).
  */
-export function toTsquery(terms: readonly QueryTerm[], scope?: string): string | null {
+export function toTsquery(
+  terms: readonly QueryTerm[],
+  scope?: string,
+  blinds: readonly BlindTokens[] = [],
+): string | null {
   if (terms.length === 0) return null;
   const parts: string[] = scope === undefined ? [] : [quoteLexeme(scope)];
   for (const term of terms) {
     if (term.kind === "phrase") {
       const words = term.words.map(lexemeOf);
       if (words.some((w) => w === null)) return null;
-      parts.push(`(${words.join(" <-> ")})`);
+      parts.push(withBlinds(`(${words.join(" <-> ")})`, term, blinds));
     } else {
       const lexeme = lexemeOf(term.prefix ?? term.word);
       if (lexeme === null) return null;
       const word = term.prefix === null ? lexeme : `${lexeme}:*`;
       // A word's other forms (went for go, dogs for dog), each exactly (lower-case ASCII, as the index holds them).
       const forms = otherForms(term).map(quoteLexeme);
-      parts.push(forms.length === 0 ? word : `(${[word, ...forms].join(" | ")})`);
+      const clear = forms.length === 0 ? word : `(${[word, ...forms].join(" | ")})`;
+      parts.push(withBlinds(clear, term, blinds));
     }
   }
   return parts.join(" & ");
+}
+
+// A term's clear tsquery ORed with its blind tokens of each owner in `blinds`.
+function withBlinds(clear: string, term: QueryTerm, blinds: readonly BlindTokens[]): string {
+  if (blinds.length === 0) return clear;
+  return `(${[clear, ...blinds.map((blind) => blindTerm(term, blind))].join(" | ")})`;
 }
 
 /**
@@ -184,14 +215,17 @@ export function anyTsquery(queries: readonly string[], scope?: string | readonly
 }
 
 /**
- * Each term's own tsquery, for a search that tells which terms a row matches; `numbers` are the terms' positions
- * in `terms` (a term no document can contain is left out).
+ * Each term's own tsquery (with `blinds`, as {@link toTsquery}), for a search that tells which terms a row matches;
+ * `numbers` are the terms' positions in `terms` (a term no document can contain is left out).
  */
-export function termTsqueries(terms: readonly QueryTerm[]): { numbers: number[]; queries: string[] } {
+export function termTsqueries(
+  terms: readonly QueryTerm[],
+  blinds: readonly BlindTokens[] = [],
+): { numbers: number[]; queries: string[] } {
   const numbers: number[] = [];
   const queries: string[] = [];
   terms.forEach((term, i) => {
-    const tsquery = toTsquery([term]);
+    const tsquery = toTsquery([term], undefined, blinds);
     if (tsquery === null) return;
     numbers.push(i);
     queries.push(tsquery);

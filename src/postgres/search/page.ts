@@ -6,9 +6,11 @@
 import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
+import { isSealed } from "../../store/crypto/seal.js";
 import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { openContents } from "../stored-form.js";
 import { ancestorCte, isoSql, pathCte } from "../tree.js";
 
 /** What a candidate brings from the candidate statement. */
@@ -128,6 +130,38 @@ export async function onPathOf(
   return onPath;
 }
 
+/**
+ * Opens the sealed contents among `rows` (an encrypted owner's hits, found through its blind tokens), each with
+ * its session's key (`DECRYPT_FAILED` without it, never an empty hit); rows in clear are left as they are, and a
+ * page without sealed rows costs nothing.
+ */
+export async function openHitContents<R extends { id: string; content: string | null }>(
+  executor: Executor,
+  t: Tables,
+  rows: readonly R[],
+  sessionOf: (row: R) => string,
+): Promise<void> {
+  const bySession = new Map<string, R[]>();
+  for (const row of rows) {
+    if (row.content === null || !isSealed(row.content)) continue;
+    const sessionId = sessionOf(row);
+    bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), row]);
+  }
+  for (const [sessionId, sealed] of bySession) {
+    const ids = sealed.map((row) => row.id);
+    const opened = await openContents(
+      executor.query,
+      t,
+      sessionId,
+      sealed.map((row) => row.content!),
+      ids,
+    );
+    sealed.forEach((row, i) => {
+      row.content = opened[i]!;
+    });
+  }
+}
+
 /** The results for `candidates` in their order, each with its active-path flag and, when given, its score. */
 export async function readPage(
   executor: Executor,
@@ -148,6 +182,8 @@ export async function readPage(
     candidates,
     true,
   );
+  const sessions = new Map(candidates.map((c) => [c.seq, c.sessionId]));
+  await openHitContents(executor, t, rows, (row) => sessions.get(Number(row.seq))!);
   const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
   const onPath = await onPathOf(executor, t, candidates);
   const hits: PageHit[] = [];

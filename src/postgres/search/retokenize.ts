@@ -36,7 +36,9 @@ export async function retokenizeCjk(
     );
     const updates: { seq: string; search: string | null }[] = [];
     for (const row of messages) {
-      if (isSealed(row.content)) continue; // an encrypted owner's message: never indexed (stored-form.ts)
+      // An encrypted owner's message is indexed as blind tokens (stored-form.ts), always by today's tokenizer
+      // (sealing came after this step), and this process may not hold the owner's key.
+      if (isSealed(row.content)) continue;
       const message = parseMessage(row.content);
       const text = message ? messageText(message) : "";
       if (hasCjk(text))

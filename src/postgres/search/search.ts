@@ -19,12 +19,13 @@ import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
+import { searchBlinds } from "./blind.js";
 import { recallSearch } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { fanOutAllWords } from "./fan-out.js";
 import { filterParams } from "./filters.js";
 import { sessionLexeme, toTsquery, withinOwner } from "./fts.js";
-import type { PageHit } from "./page.js";
+import { openHitContents, type PageHit } from "./page.js";
 
 // Which hits need a climb to know whether they lie on their session's active path: not those of a session without
 // other branches (all of its messages do), nor those deeper than their leaf (none can), nor those of a session $9
@@ -124,8 +125,10 @@ async function allWords(
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
   const terms = parseQuery(query, limits);
   if (limit === 0 || outsideSessions(plan)) return [];
+  // Owners in scope with a key: their sealed messages are matched by blind tokens (blind.ts).
+  const blinds = await searchBlinds(executor.query, t, plan);
   const tsquery = withinOwner(
-    toTsquery(terms, sessionId === undefined ? undefined : sessionLexeme(sessionId)),
+    toTsquery(terms, sessionId === undefined ? undefined : sessionLexeme(sessionId), blinds),
     plan.owner,
   );
   if (tsquery === null) return [];
@@ -160,7 +163,10 @@ async function allWords(
         .map((r) => ({ num: Number(r.session_num), depth: Number(r.leaf_depth) }));
     if (activeOnly && kept.length < limit && rows[0]?.cand_full === true && paths.add(crowding())) continue;
     if (kept.length >= limit || rows.length < window || window >= SEARCH_CANDIDATES) {
-      return kept.slice(0, limit).map((row) => ({
+      const page = kept.slice(0, limit);
+      // An encrypted owner's hits (found by its blind tokens) are opened: only those returned.
+      await openHitContents(executor, t, page, (row) => row.session_id);
+      return page.map((row) => ({
         candidate: {
           seq: Number(row.seq),
           role: row.role,

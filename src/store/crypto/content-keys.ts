@@ -42,6 +42,8 @@ export interface KeyRecords {
 export interface SealedWrite {
   content: string;
   hash: string;
+  /** The key that sealed it: a backend that indexes the message as blind tokens derives them from it. */
+  key: Uint8Array;
 }
 
 /** The keys of one store (see Keyring): seals writes of owners with a key, opens sealed rows. */
@@ -176,7 +178,7 @@ export class ContentKeys {
   seal(sessionId: string, messageId: string, json: string): SealedWrite | null {
     const key = this.keyFor(sessionId);
     if (key === null) return null;
-    return { content: sealContent(key, sessionId, messageId, json), hash: sealedHash(key, json) };
+    return { content: sealContent(key, sessionId, messageId, json), hash: sealedHash(key, json), key };
   }
 
   /** The summary to store for an overlay of the session: sealed under its owner's key, or null (clear). */

@@ -1,0 +1,62 @@
+// What the blind-index tests of every backend share: the texts two owners write, the queries (families, phrases,
+// forms, CJK) an encrypted owner's results are compared on with the same data in clear, and how they are compared.
+import type { SearchHit, StoreSearchOptions } from "../../src/contract/search.js";
+import type { SessionStore } from "../../src/contract/store.js";
+import { SessionManager } from "../../src/manager/manager.js";
+import { msg } from "../../src/testing/contract/harness.js";
+import { SECRET } from "./encryption.js";
+
+export const TEXTS = [
+  `We deployed the ${SECRET} service on Monday`,
+  "The deployment failed because the disk was full",
+  "She went to the market and bought apples",
+  "Deploying again tomorrow after the disk cleanup",
+  "机器学习很有趣，我们明天讨论机器学习",
+  "Apples and oranges are fruits; the market sells apples",
+  `The ${SECRET} token rotates every week`,
+  "Nothing about that here",
+];
+
+export const QUERIES = [
+  SECRET,
+  "deploy",
+  "deployments disk",
+  '"the disk"',
+  "went market",
+  "go",
+  "apple",
+  "机器",
+  "学习",
+  "nothing here",
+];
+
+/** Each owner's session of TEXTS (in order; message ids `<owner><i>`), in the order of `owners`. */
+export async function seedTexts(store: SessionStore, owners: readonly string[] = ["alice", "carol"]) {
+  const manager = SessionManager.create(store);
+  const ids: string[] = [];
+  for (const owner of owners) {
+    const { id } = await manager.create(`${owner} chat`, { owner });
+    for (const [i, text] of TEXTS.entries()) await manager.append(id, msg(`${owner}${i}`, text));
+    ids.push(id);
+  }
+  return { manager, ids };
+}
+
+/** A search scope built from the seeded session ids (they differ between stores; message ids do not). */
+export type Scope = (ids: string[]) => StoreSearchOptions;
+
+export const SCOPES: Scope[] = [
+  (ids) => ({ sessionId: ids[0]! }),
+  () => ({ owner: "alice" }),
+  (ids) => ({ sessionIds: ids }),
+];
+
+const ranked = (hits: SearchHit[]) => hits.map((h) => [h.id, h.score?.toFixed(9)]);
+
+/** Every query's hits (ids and scores) in `scope`. */
+export async function answers(store: SessionStore, scope: Scope, ids: string[], match: "any" | "all") {
+  const out: unknown[] = [];
+  for (const query of QUERIES)
+    out.push([query, ranked(await store.searchMessages(query, { ...scope(ids), match }))]);
+  return out;
+}
