@@ -3,7 +3,8 @@
  * data and SQLite settings, prints one Markdown table per workload and writes bench/results/latest.md.
  * Env: BENCH_SCALE (store size as a fraction of 1M messages, default 1), BENCH_ONLY
  * (append,history,leaf,search,everyday,compaction,media,postgres,large,stream,recall; recall = LoCoMo, see recall.ts; everyday = one 1k/10k/100k session, see everyday.ts;
- * footprint = Postgres sizes per relation, only when named: it loads 2 × 110,000 messages, see postgres-footprint.ts), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
+ * footprint = Postgres sizes per relation, only when named: it loads 2 × 110,000 messages, see postgres-footprint.ts;
+ * citus = a Citus cluster against one server, only when named: it seeds 2 × 100,000 messages, see citus.ts), BENCH_TARGETS (floor,reference,agent-session), BENCH_BUDGET_S
  * (time budget per measurement, default 60), BENCH_APPEND_LENGTHS (default 100,10000,100000 capped
  * at the store size), BENCH_APPEND_WINDOW (timed appends per length, default 500),
  * BENCH_REF_AUTOCOMMIT=1 (reference appends without a wrapping transaction), BENCH_SEARCH_MATCH=all (agent-session
@@ -13,6 +14,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { benchCitus } from "./citus.js";
 import { benchCompaction } from "./compaction.js";
 import { HISTORY_DEPTHS, makeQueries, planStore, rng } from "./data.js";
 import { benchEncryption } from "./encryption.js";
@@ -52,6 +54,7 @@ const WORKLOADS = [
   "recall",
   "erasure",
   "encryption",
+  "citus",
 ] as const;
 const list = (v: string | undefined) =>
   (v ?? "")
@@ -64,8 +67,9 @@ const only = new Set(list(process.env.BENCH_ONLY).map((w) => (w.startsWith("late
 for (const w of only) {
   if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`BENCH_ONLY: unknown workload ${w}`);
 }
-// The footprint bench loads minutes of data: it runs only when named.
-const wanted = (w: (typeof WORKLOADS)[number]) => only.has(w) || (only.size === 0 && w !== "footprint");
+// The footprint and Citus benches load minutes of data: they run only when named.
+const wanted = (w: (typeof WORKLOADS)[number]) =>
+  only.has(w) || (only.size === 0 && w !== "footprint" && w !== "citus");
 const targetNames = list(process.env.BENCH_TARGETS).length
   ? list(process.env.BENCH_TARGETS)
   : Object.keys(TARGET_MODULES);
@@ -360,6 +364,10 @@ async function main(): Promise<void> {
   if (wanted("encryption")) {
     progress("encryption: sealed against clear appends and searches on SQLite and Postgres");
     emit(`\n${await benchEncryption(scale)}`);
+  }
+  if (wanted("citus")) {
+    progress("citus: appends and searches on a Citus cluster against one PostgreSQL server");
+    emit(`\n${await benchCitus(scale)}`);
   }
   if (wanted("large")) {
     progress("large: a 20 MB tool output round trip on every backend");

@@ -25,7 +25,8 @@ import { utf8Length } from "../runtime/bytes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { RowWritten } from "../store/written.js";
 import { type Outcome, settle } from "./append-outcome.js";
-import { lockedParent, parentCtes } from "./citus/parent.js";
+import { routedCall } from "./citus/append-function.js";
+import { afterLockedParent, parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
@@ -165,7 +166,11 @@ export const appendTipSql = statement((t) => buildAppend(t, false));
 /** @internal the appends above that also add to the registry row's counters (the agent step). */
 const appendStepSql = statement((t) => buildAppend(t, true, true));
 const appendTipStepSql = statement((t) => buildAppend(t, false, true));
-/** The four statements above that also insert their change-log row, indexed [explicit][registry]. */
+/** The four statements above, indexed [explicit][registry], and the same that also insert their change-log row. */
+const unloggedSql = [
+  [appendTipSql, appendTipStepSql],
+  [appendSql, appendStepSql],
+] as const;
 const loggedSql = [
   [statement((t) => buildAppend(t, false, false, true)), statement((t) => buildAppend(t, false, true, true))],
   [statement((t) => buildAppend(t, true, false, true)), statement((t) => buildAppend(t, true, true, true))],
@@ -261,14 +266,14 @@ async function appendOnce(
   }
   if (log) params.push(log.log.origin, log.kind, JSON.stringify([message.id]));
   params.push(...guardParams(t, form));
-  const sql = log
-    ? loggedSql[mode === "id" ? 1 : 0][registry ? 1 : 0](t)
-    : registry
-      ? (mode === "id" ? appendStepSql : appendTipStepSql)(t)
-      : (mode === "id" ? appendSql : appendTipSql)(t);
+  const sql = (log ? loggedSql : unloggedSql)[mode === "id" ? 1 : 0][registry ? 1 : 0](t);
+  // On Citus one delegated call (citus/append-function.ts), unless logged (a worker cannot write the coordinator's
+  // log) or sealed (the call carries no key guard, key-guard.ts: a sealed append runs the guarded statement).
+  const routed = t.distributed && !log && !form.guard ? routedCall(t, params, registry !== undefined) : null;
   const attempt = async (query: Query): Promise<Outcome | null> => {
     try {
-      const [row] = await query<Outcome>(sql, params, true);
+      const [text, values] = routed ? await routed(query) : [sql, params];
+      const [row] = await query<Outcome>(text, values, true);
       return row && (row.seq !== null || row.outcome !== "retry") ? row : null;
     } catch (error) {
       const code = sqlState(error);
@@ -279,12 +284,8 @@ async function appendOnce(
     }
   };
   let row: Outcome | null = null;
-  if (t.distributed && typeof parentId === "string") {
-    // The parent read under the head lock (citus/parent.ts): fresh, so no retries.
-    row = await executor.transaction(async (query) => {
-      params.push(...(await lockedParent(query, t, sessionId, parentId)));
-      return attempt(query);
-    });
+  if (!routed && t.distributed && typeof parentId === "string") {
+    row = await afterLockedParent(executor, t, sessionId, parentId, params, attempt); // fresh: no retries
   } else {
     for (let i = 0; i < RETRIES && !row; i++) row = await attempt(executor.query);
     row ??= await executor.transaction(async (query) => {

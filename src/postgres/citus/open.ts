@@ -1,6 +1,7 @@
 import { SessionError } from "../../errors.js";
 import type { Executor } from "../connection/client.js";
 import { migrationLock, type Tables } from "../schema.js";
+import { createAppendFunction, hasAppendFunction } from "./append-function.js";
 import { distribute, isDistributed, referenceKeyTables } from "./layout.js";
 
 /**
@@ -10,26 +11,31 @@ import { distribute, isDistributed, referenceKeyTables } from "./layout.js";
  */
 export async function checkLayout(executor: Executor, t: Tables): Promise<void> {
   const distributed = await isDistributed(executor.query, t);
-  if (distributed && t.distributed) {
-    // A store with a keyring needs its key tables on every node (a store distributed before they existed).
-    if (t.keys) {
-      await executor.transaction(async (query) => {
-        await migrationLock(query, t);
-        await referenceKeyTables(query, t);
-      });
-    }
-    return;
-  }
-  if (distributed === t.distributed) return;
-  if (distributed) {
+  if (distributed && !t.distributed) {
     throw new SessionError(
       "INVALID_ARGUMENT",
       "These agent-session tables are distributed by Citus: open the store with distributed: true",
       { issues: [{ path: "distributed", rule: "conflict" }] },
     );
   }
+  if (!t.distributed) return;
+  if (!distributed) {
+    await executor.transaction(async (query) => {
+      await migrationLock(query, t);
+      await distribute(query, t);
+    });
+  } else if (t.keys) {
+    // A store with a keyring needs its key tables on every node (a store distributed before they existed).
+    await executor.transaction(async (query) => {
+      await migrationLock(query, t);
+      await referenceKeyTables(query, t);
+    });
+  }
+  // The routed append's function (citus/append-function.ts), also for tables distributed by a release without it.
+  // A transaction of its own: Citus refuses to distribute a function in one that sharded tables in parallel.
+  if (await hasAppendFunction(executor.query, t)) return;
   await executor.transaction(async (query) => {
     await migrationLock(query, t);
-    await distribute(query, t);
+    if (!(await hasAppendFunction(query, t))) await createAppendFunction(query, t);
   });
 }

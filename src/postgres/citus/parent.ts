@@ -1,4 +1,4 @@
-import type { Query } from "../connection/client.js";
+import type { Executor, Query } from "../connection/client.js";
 import { statement, type Tables } from "../schema.js";
 import { spineArrays, spineCte } from "../tree.js";
 import { sessionScope } from "./route.js";
@@ -13,21 +13,26 @@ import { sessionScope } from "./route.js";
 
 const lockSql = statement((t) => `SELECT 1 FROM ${t.heads} WHERE session_id = $1::text FOR UPDATE`);
 
-// $1 session, $2 parent id: the parent's seq, depth, totals and spine (seqs and depths, nearest first).
-const parentSql = statement((t) => {
-  const own = sessionScope(t, "$1::text");
+/**
+ * The parent `parentId` of session `session` (SQL expressions): its seq, depth, totals and spine (seqs and depths,
+ * nearest first), one row or none. `into` is placed after the select list (PL/pgSQL's `INTO`, append-function.ts).
+ */
+export function parentRead(t: Tables, session: string, parentId: string, into = ""): string {
+  const own = sessionScope(t, session);
   const spine = spineArrays("pspine", "p.seq");
   return `WITH RECURSIVE p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.heads} h
-    JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $2::text${own("m")}
-    WHERE h.session_id = $1::text
+    JOIN ${t.messages} m ON m.session_num = h.num AND m.id = ${parentId}${own("m")}
+    WHERE h.session_id = ${session}
   ),
   ${spineCte(t.messages, "pspine", "SELECT seq, jump_seq FROM p", own)}
-  SELECT p.seq, p.depth, p.cum_bytes, p.cum_tokens, ${spine.seq} AS sseq, ${spine.depth} AS sdep FROM p`;
-});
+  SELECT p.seq, p.depth, p.cum_bytes, p.cum_tokens, ${spine.seq} AS sseq, ${spine.depth} AS sdep${into} FROM p`;
+}
+
+const parentSql = statement((t) => parentRead(t, "$1::text", "$2::text"));
 
 /** The parameters {@link parentCtes} reads: the parent's columns, all null when it is not in the session. */
-export async function lockedParent(
+async function lockedParent(
   query: Query,
   t: Tables,
   sessionId: string,
@@ -45,6 +50,24 @@ export async function lockedParent(
   return row
     ? [row.seq, row.depth, row.cum_bytes, row.cum_tokens, row.sseq, row.sdep]
     : [null, null, null, null, null, null];
+}
+
+/**
+ * Runs `attempt` (the append statement) in a transaction, after the head lock and the parent read, whose columns
+ * are added to `params`: the lock keeps them current, so the statement's answer is fresh.
+ */
+export function afterLockedParent<T>(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  parentId: string,
+  params: unknown[],
+  attempt: (query: Query) => Promise<T>,
+): Promise<T> {
+  return executor.transaction(async (query) => {
+    params.push(...(await lockedParent(query, t, sessionId, parentId)));
+    return attempt(query);
+  });
 }
 
 /**
