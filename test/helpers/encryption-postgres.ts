@@ -10,7 +10,11 @@ import { assertReadsBack, randomKeyring, SECRET } from "./encryption.js";
 /** Reads back everything of alice's session every way a provider reads, and checks the round trip. */
 export async function readsBack(store: PostgresStore, alice: string) {
   await assertReadsBack(store, alice);
-  assert.equal((await store.searchMessages(SECRET)).length, 0, "a store-wide search finds text in clear only");
+  assert.equal(
+    (await store.searchMessages(SECRET)).length,
+    0,
+    "a store-wide search finds text in clear only",
+  );
   assert.equal((await store.searchMessages("bob plain")).length, 1);
 }
 

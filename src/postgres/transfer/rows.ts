@@ -11,10 +11,9 @@ import { SessionError } from "../../errors.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
 import { sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
-import { encodeContent } from "../connection/text.js";
 import { statement, type Tables } from "../schema.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
-import { ownedMessagesCte, toTsvector } from "../search/fts.js";
+import { ownedMessagesCte } from "../search/fts.js";
 import { summaryForms } from "../summaries.js";
 
 // An owned session's messages stored already take the owner lexeme in the same statement (search/fts.ts).

@@ -14,7 +14,6 @@ import { assertTransferMessage, messageFacts } from "../../store/transfer/stream
 import { ensureHead } from "../append.js";
 import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { storedFreeText } from "../connection/free-text.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
