@@ -24,6 +24,8 @@ type KeyTables = Pick<Tables, "sessions" | "ownerKeys" | "ownerRekeys" | "distri
 export interface KeySeed {
   owners: [sessionId: string, owner: string][];
   checks: [owner: string, check: string | undefined][];
+  /** Owners' unfinished rotations: the check of the key they move from, undefined for none. */
+  rotations?: [owner: string, from: string | undefined][];
 }
 
 /** The key check a sealed write relied on, which its statement requires to be still the recorded one. */
@@ -66,6 +68,11 @@ export class PostgresKeys {
   // Key checks this process has read or recorded, by owner hash: a sealed write needs no statement to read it
   // again, and its guard refuses it when a rotation (or an erasure) changed the check meanwhile.
   private readonly known = new Map<string, string>();
+  // Owner hashes this process found no rotation under way for, so a search does not read it again each time. A
+  // rotation started elsewhere since changes the recorded check: while this process's cached check is the old one
+  // and its keyring answers the new key, ContentKeys takes the cached check as the key moved from, and a write's
+  // guard, refused, forgets both (stale). An unfinished rotation is never cached: it ends in another process.
+  private readonly noRotation = new Set<string>();
   // Owners' hashes (a SHA-256 each) for knownSearchKeys, which every search of an owner asks.
   private readonly hashes = new Map<string, string>();
   // Owner hashes whose checks ContentKeys.forget deleted: removed from the table by forget() right after.
@@ -140,10 +147,11 @@ export class PostgresKeys {
     const snapshot: Snapshot = {
       owners: new Map(seed?.owners),
       checks: new Map(fresh ? [] : this.known),
-      rotations: new Map(),
+      rotations: new Map([...this.noRotation].map((hash) => [hash, undefined])),
       begun: new Map(),
     };
     for (const [owner, check] of seed?.checks ?? []) this.note(snapshot, ownerHash(owner), check);
+    for (const [owner, from] of seed?.rotations ?? []) this.noteRotation(snapshot, ownerHash(owner), from);
     for (let loads = 0; ; loads++) {
       let miss: Miss;
       this.current = snapshot;
@@ -164,15 +172,20 @@ export class PostgresKeys {
   private async load(query: Query, snapshot: Snapshot, { need }: Miss): Promise<void> {
     const { t } = this;
     if ("owner" in need) {
-      // The owner and its check in one statement (the check joined by the owner's hash computed in SQL).
-      const [row] = await query<{ owner: string | null; key_check: string | null }>(
-        `SELECT s.owner, k.key_check FROM ${t.sessions} s
-         LEFT JOIN ${t.ownerKeys} k ON k.owner_hash = ${ownerHashSql("s.owner")} WHERE s.id = $1`,
+      // The owner, its check and any rotation of it in one statement (joined by the owner's hash computed in SQL).
+      const [row] = await query<{ owner: string | null; key_check: string | null; from_check: string | null }>(
+        `SELECT s.owner, k.key_check, r.from_check FROM ${t.sessions} s
+         LEFT JOIN ${t.ownerKeys} k ON k.owner_hash = ${ownerHashSql("s.owner")}
+         LEFT JOIN ${t.ownerRekeys} r ON r.owner_hash = k.owner_hash WHERE s.id = $1`,
         [need.owner],
       );
       const owner = row?.owner ?? null;
       snapshot.owners.set(need.owner, owner);
-      if (owner !== null) this.note(snapshot, ownerHash(owner), row?.key_check ?? undefined);
+      if (owner !== null) {
+        const hash = ownerHash(owner);
+        this.note(snapshot, hash, row?.key_check ?? undefined);
+        this.noteRotation(snapshot, hash, row?.from_check ?? undefined);
+      }
       return;
     }
     if ("check" in need) {
@@ -180,7 +193,7 @@ export class PostgresKeys {
       return;
     }
     if ("rotation" in need) {
-      snapshot.rotations.set(need.rotation, (await readRotation(query, t, need.rotation))?.from_check);
+      this.noteRotation(snapshot, need.rotation, (await readRotation(query, t, need.rotation))?.from_check);
       // Asked while the cached check differs from the keyring's key: the check is read again too (another process
       // may have started this very rotation), and the operation runs again from it.
       this.note(snapshot, need.rotation, await this.readCheck(query, need.rotation));
@@ -192,6 +205,7 @@ export class PostgresKeys {
       // The operation runs again from the check it read, and takes the answer where it asks to begin; the next
       // operation starts from the answer.
       snapshot.begun.set(`${hash} ${from} ${to}`, answer);
+      this.noRotation.delete(hash);
       this.known.set(hash, answer);
       return;
     }
@@ -229,6 +243,12 @@ export class PostgresKeys {
     return this.known.get(hash) === checkOf(current) ? [current] : undefined;
   }
 
+  private noteRotation(snapshot: Snapshot, hash: string, from: string | undefined): void {
+    snapshot.rotations.set(hash, from);
+    if (from === undefined) this.noRotation.add(hash);
+    else this.noRotation.delete(hash);
+  }
+
   private note(snapshot: Snapshot, hash: string, check: string | undefined): void {
     snapshot.checks.set(hash, check);
     // An owner without a check is asked again next time: another process may record its first key meanwhile.
@@ -246,6 +266,7 @@ export class PostgresKeys {
   /** Forgets this process's cached check of an owner: a write's guard found another one recorded. */
   stale(guard: KeyGuard): void {
     if (this.known.get(guard.ownerHash) === guard.check) this.known.delete(guard.ownerHash);
+    this.noRotation.delete(guard.ownerHash);
   }
 
   /** Destroys the owner's key (the keyring's `forget`) and removes its check: what it sealed opens no more. */

@@ -52,15 +52,16 @@ async function ownersKeys(
   keys: PostgresKeys,
   scope: { owner: string } | { sessionIds: ReadonlySet<string> | undefined },
 ): Promise<Uint8Array[][]> {
-  const join = `LEFT JOIN ${t.ownerKeys} k ON k.owner_hash = ${ownerHashSql("s.owner")}`;
+  const join = `LEFT JOIN ${t.ownerKeys} k ON k.owner_hash = ${ownerHashSql("s.owner")}
+    LEFT JOIN ${t.ownerRekeys} r ON r.owner_hash = k.owner_hash`;
   const rows =
     "owner" in scope
       ? await query<Row>(
-          `SELECT s.id, s.owner, k.key_check FROM ${t.sessions} s ${join} WHERE s.owner = $1 LIMIT 1`,
+          `SELECT s.id, s.owner, k.key_check, r.from_check FROM ${t.sessions} s ${join} WHERE s.owner = $1 LIMIT 1`,
           [scope.owner],
         )
       : await query<Row>(
-          `SELECT DISTINCT ON (s.owner) s.id, s.owner, k.key_check FROM ${t.sessions} s ${join}
+          `SELECT DISTINCT ON (s.owner) s.id, s.owner, k.key_check, r.from_check FROM ${t.sessions} s ${join}
            WHERE s.id = ANY($1::text[]) AND s.owner IS NOT NULL ORDER BY s.owner, s.id`,
           [[...(scope.sessionIds ?? [])]],
         );
@@ -68,6 +69,7 @@ async function ownersKeys(
   const seed = {
     owners: rows.map((r): [string, string] => [r.id, r.owner]),
     checks: rows.map((r): [string, string | undefined] => [r.owner, r.key_check ?? undefined]),
+    rotations: rows.map((r): [string, string | undefined] => [r.owner, r.from_check ?? undefined]),
   };
   return keys.run(query, (k) => rows.map((r) => k.searchKeys(r.id)), seed);
 }
@@ -76,4 +78,5 @@ interface Row {
   id: string;
   owner: string;
   key_check: string | null;
+  from_check: string | null;
 }
