@@ -76,6 +76,40 @@ describe("Citus encryption at rest", { skip: unavailable ?? false }, () => {
     }
   });
 
+  test("the blind index on the cluster: an owner's and a session's search find sealed messages by their words", async () => {
+    const schema = `agent_session_citus_blind_${process.pid}`;
+    const db = pool!;
+    await dropSchema(db, schema);
+    const store = await PostgresStore.open(db, {
+      schema,
+      distributed: true,
+      keyring: randomKeyring(["alice"]),
+    });
+    try {
+      const { alice } = await seedOwners(store);
+      const ids = (hits: { id: string }[]) => hits.map((h) => h.id).sort();
+      // The owner-wide search fans out over the shards (search/fan-out.ts); the session's routes to one.
+      assert.deepEqual(ids(await store.searchMessages(SECRET, { owner: "alice" })), [
+        "a0",
+        "a1",
+        "a2",
+        "a3",
+        "a4",
+        "a5",
+      ]);
+      assert.deepEqual(ids(await store.searchMessages(SECRET, { sessionId: alice, match: "all" })).length, 6);
+      assert.deepEqual(
+        ids(await store.searchMessages(SECRET)),
+        [],
+        "a store-wide search finds text in clear only",
+      );
+      assert.deepEqual(ids(await store.searchMessages("bob plain")), ["b0"]);
+    } finally {
+      await store.close();
+      await dropSchema(db, schema);
+    }
+  });
+
   test("eraseOwner on the cluster forgets the key and removes its check", async () => {
     const schema = `agent_session_citus_shred_${process.pid}`;
     const db = pool!;
