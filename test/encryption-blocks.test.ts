@@ -167,8 +167,8 @@ test("SQLite: rekey re-seals an owner's blocks and entries with its messages; th
 
 /**
  * The Postgres round (a server schema or PGlite): reads back, entry searches as in clear (the same seed in
- * `${schema}_clear` of `clearDb`, without a keyring), no secret in any page of the schema's relations (the GIN index included),
- * refusals, and eraseOwner removing blocks and entries.
+ * `${schema}_clear` of `clearDb`, without a keyring), no secret in any page of the schema's relations (the GIN
+ * index included), refusals (search_context answers `Error: …`), and eraseOwner removing blocks and entries.
  */
 async function postgresRound(db: Runner, schema: string, clearDb: Runner) {
   const keyring = randomKeyring(["alice"]);
@@ -241,7 +241,7 @@ async function postgresRound(db: Runner, schema: string, clearDb: Runner) {
   await store.close();
 }
 
-test("PGlite: an encrypted owner's blocks and entries are sealed, read back, refused without the key, erased", async () => {
+test("PGlite: an encrypted owner's blocks and entries are sealed, read back, searched as in clear, refused without the key, erased", async () => {
   const root = mkdtempSync(join(tmpdir(), "agent-session-sealblk-pglite-"));
   try {
     const dataDir = join(root, "db");
@@ -261,7 +261,7 @@ const unavailable = await postgresUnavailable();
 describe("Postgres: sealed blocks and entries", { skip: unavailable ?? false }, () => {
   const pool = unavailable ? undefined : testPool(2);
   after(() => pool?.end());
-  test("sealed round trip; no byte of a secret in any page of the store's relations", async () => {
+  test("sealed round trip, entries searched as in clear; no byte of a secret in any page of the store's relations", async () => {
     const schema = `agent_session_sealblk_${process.pid}`;
     await dropSchema(pool!, schema);
     await dropSchema(pool!, `${schema}_clear`);
