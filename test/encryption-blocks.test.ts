@@ -282,3 +282,33 @@ function filesUnder(root: string): string[] {
     .map((name) => join(root, name))
     .filter((path) => statSync(path).isFile());
 }
+
+test("PGlite: while a rotation is under way, a search finds entries sealed under either key", async () => {
+  const db = await PGlite.create();
+  try {
+    const old = randomKeyring(["alice"]);
+    const store = await PostgresStore.open(db, { schema: "rotating", keyring: old });
+    const { alice } = await seed(store);
+    await store.close();
+    const next = crypto.getRandomValues(new Uint8Array(32));
+    const oldKey = old.keys.get("alice")!;
+    const rotating = new PostgresStore(db, {
+      schema: "rotating",
+      keyring: { key: () => next, previousKeys: () => [oldKey] },
+    });
+    await assertAliceReads(rotating, alice);
+    // A write under the new key starts the rotation; the entries under the old key are still found beside it.
+    await rotating.entries.setEntry(`facts_${alice}`, "trip", `alice flies to ${ENTRY_SECRET}ville`);
+    assert.deepEqual(
+      (await rotating.entries.searchEntries(`facts_${alice}`, "daily")).map((h) => h.key),
+      ["diet"],
+    );
+    assert.deepEqual(
+      (await rotating.entries.searchEntries(`facts_${alice}`, "flies")).map((h) => h.key),
+      ["trip"],
+    );
+    await rotating.close();
+  } finally {
+    await db.close();
+  }
+});
