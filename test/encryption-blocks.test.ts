@@ -1,6 +1,6 @@
 // Sealed context blocks and search entries: an encrypted owner's blocks (auto-wired, the frozen prompt, the
 // memory-tool directory) and entries read back whole, leave no plaintext in the store's bytes, are searched through
-// the keyed blind index (SQLite) exactly as in clear, refuse a wrong or missing key, and go with eraseOwner.
+// the keyed blind index exactly as in clear, refuse a wrong or missing key, and go with eraseOwner.
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +21,7 @@ import { occurrences, randomKeyring } from "./helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "./helpers/purge.js";
 import {
   assertAliceReads,
+  assertSameHitsAsClear,
   BLOCK_SECRET,
   contextSession,
   DIRECTORY_SECRET,
@@ -165,14 +166,22 @@ test("SQLite: rekey re-seals an owner's blocks and entries with its messages; th
 });
 
 /**
- * The Postgres round (a server schema or PGlite): reads back (entries of alice are not found by search there), no
- * secret in any page of the schema's relations, refusals, and eraseOwner removing blocks and entries.
+ * The Postgres round (a server schema or PGlite): reads back, entry searches as in clear (the same seed in
+ * `${schema}_clear` of `clearDb`, without a keyring), no secret in any page of the schema's relations (the GIN
+ * index included), refusals (search_context answers `Error: …`), and eraseOwner removing blocks and entries.
  */
-async function postgresRound(db: Runner, schema: string) {
+async function postgresRound(db: Runner, schema: string, clearDb: Runner) {
   const keyring = randomKeyring(["alice"]);
   const store = await PostgresStore.open(db, { schema, keyring });
-  const { alice, bob } = await seed(store);
-  await assertAliceReads(store, alice, false);
+  const { alice, bob, a } = await seed(store);
+  await assertAliceReads(store, alice);
+  const clear = await PostgresStore.open(clearDb, { schema: `${schema}_clear` });
+  await assertSameHitsAsClear(store, alice, clear, (await seed(clear)).alice);
+  await clear.close();
+  // The model's search_context finds the same entries as in clear.
+  const tools = await a.tools();
+  const found = await tools.search_context!.execute({ label: "facts", query: `${ENTRY_SECRET} cats` });
+  assert.ok(found.includes("diet") && found.includes("pets"), found);
   assert.equal(await store.blocks.setBlockIf(`memory_${alice}`, `alice likes ${BLOCK_SECRET}`, "next"), true);
   assert.equal(await store.blocks.setBlockIf(`memory_${alice}`, `alice likes ${BLOCK_SECRET}`, "x"), false);
   await store.blocks.setBlock(`memory_${alice}`, `alice likes ${BLOCK_SECRET}`);
@@ -186,6 +195,23 @@ async function postgresRound(db: Runner, schema: string) {
     assert.equal(total(found), 0, `${secret}: ${JSON.stringify(found)}`);
   }
   assert.ok(total(await markersInRelations(db, schema, "bob plain block")) > 0);
+  // Bob's entry is indexed in clear: the page check does see index words (this is no vacuous pass).
+  const bobIndex = await markersInRelations(db, schema, "plain");
+  const index = Object.keys(bobIndex).find((name) => name.endsWith("agent_search_entries_search"));
+  assert.ok(index !== undefined && (bobIndex[index] ?? 0) > 0, JSON.stringify(bobIndex));
+  for (const keys of [randomKeyring(["alice"]), randomKeyring([])]) {
+    const wrong = new PostgresStore(db, { schema, keyring: keys });
+    await assert.rejects(wrong.entries.searchEntries(`facts_${alice}`, "alice"), { code: "DECRYPT_FAILED" });
+    const searchOnly = Session.create(wrong)
+      .withContext("facts", { provider: new EntrySearchProvider(wrong.entries, `facts_${alice}`) })
+      .forSession(alice);
+    const answer = await (await searchOnly.tools()).search_context!.execute({
+      label: "facts",
+      query: "alice",
+    });
+    assert.match(answer, /^Error: /);
+    await wrong.close();
+  }
   const wrong = new PostgresStore(db, { schema, keyring: randomKeyring(["alice"]) });
   await assert.rejects(wrong.blocks.getBlock(`memory_${alice}`), { code: "DECRYPT_FAILED" });
   await assert.rejects(wrong.blocks.setBlock(`memory_${alice}`, "would be plaintext"), {
@@ -211,15 +237,19 @@ async function postgresRound(db: Runner, schema: string) {
     .eraseOwner("alice");
   assert.deepEqual([receipt.blocks, receipt.entries], [3, 3]);
   assert.equal(await store.entries.countEntries(`facts_${alice}`), 0);
+  assert.deepEqual(await store.entries.searchEntries(`facts_${alice}`, "alice"), []);
   await store.close();
 }
 
-test("PGlite: an encrypted owner's blocks and entries are sealed, read back, refused without the key, erased", async () => {
+test("PGlite: an encrypted owner's blocks and entries are sealed, read back, searched as in clear, refused without the key, erased", async () => {
   const root = mkdtempSync(join(tmpdir(), "agent-session-sealblk-pglite-"));
   try {
     const dataDir = join(root, "db");
     const db = await PGlite.create({ dataDir, extensions: { pageinspect } });
-    await postgresRound(db, "sealed");
+    // The same seed in clear lives in another database: its words would be in this one's files.
+    const clearDb = await PGlite.create();
+    await postgresRound(db, "sealed", clearDb);
+    await clearDb.close();
     await db.close();
     for (const secret of SECRETS) assert.equal(occurrences(filesUnder(dataDir), secret), 0, secret);
   } finally {
@@ -231,13 +261,15 @@ const unavailable = await postgresUnavailable();
 describe("Postgres: sealed blocks and entries", { skip: unavailable ?? false }, () => {
   const pool = unavailable ? undefined : testPool(2);
   after(() => pool?.end());
-  test("sealed round trip; no byte of a secret in any page of the store's relations", async () => {
+  test("sealed round trip, entries searched as in clear; no byte of a secret in any page of the store's relations", async () => {
     const schema = `agent_session_sealblk_${process.pid}`;
     await dropSchema(pool!, schema);
+    await dropSchema(pool!, `${schema}_clear`);
     try {
-      await postgresRound(pool!, schema);
+      await postgresRound(pool!, schema, pool!);
     } finally {
       await dropSchema(pool!, schema);
+      await dropSchema(pool!, `${schema}_clear`);
     }
   });
 });
@@ -250,3 +282,33 @@ function filesUnder(root: string): string[] {
     .map((name) => join(root, name))
     .filter((path) => statSync(path).isFile());
 }
+
+test("PGlite: while a rotation is under way, a search finds entries sealed under either key", async () => {
+  const db = await PGlite.create();
+  try {
+    const old = randomKeyring(["alice"]);
+    const store = await PostgresStore.open(db, { schema: "rotating", keyring: old });
+    const { alice } = await seed(store);
+    await store.close();
+    const next = crypto.getRandomValues(new Uint8Array(32));
+    const oldKey = old.keys.get("alice")!;
+    const rotating = new PostgresStore(db, {
+      schema: "rotating",
+      keyring: { key: () => next, previousKeys: () => [oldKey] },
+    });
+    await assertAliceReads(rotating, alice);
+    // A write under the new key starts the rotation; the entries under the old key are still found beside it.
+    await rotating.entries.setEntry(`facts_${alice}`, "trip", `alice flies to ${ENTRY_SECRET}ville`);
+    assert.deepEqual(
+      (await rotating.entries.searchEntries(`facts_${alice}`, "daily")).map((h) => h.key),
+      ["diet"],
+    );
+    assert.deepEqual(
+      (await rotating.entries.searchEntries(`facts_${alice}`, "flies")).map((h) => h.key),
+      ["trip"],
+    );
+    await rotating.close();
+  } finally {
+    await db.close();
+  }
+});

@@ -9,6 +9,7 @@ import {
   type BlockRow,
   type EntryRow,
   entryOpener,
+  labelBlinds,
   readBlockRow,
   storedBlock,
   storedEntry,
@@ -121,7 +122,7 @@ export class PostgresEntryStore extends StoreEntries {
 
   protected async writeEntry(label: string, key: string, content: string): Promise<void> {
     const executor = await this.ready();
-    // Sealed, without a search vector, when the label's owner has a key (sealed-context.ts).
+    // Sealed, its search vector of the owner's blind tokens, when the label's owner has a key (sealed-context.ts).
     const stored = await storedEntry(executor.query.bind(executor), this.t, label, key, content);
     // A replaced entry takes a new seq, so it counts as the newest for the bounded ranking window. The search
     // vector is built from the text itself, never from its stored form. The time is the column's default (now())
@@ -136,15 +137,19 @@ export class PostgresEntryStore extends StoreEntries {
     );
   }
 
-  // One statement: each term's newest matches with their lengths, and the label's entry count.
+  // One statement: each term's newest matches with their lengths, and the label's entry count. Each term also
+  // matches as the label's owner's blind tokens when it has a key (with a keyring, the label's owner is read
+  // first, and its key check unless this process has verified it).
   protected async readCandidates(
     label: string,
     terms: QueryTerm[],
     cap: number,
   ): Promise<EntryCandidates | undefined> {
-    const { numbers, queries } = termTsqueries(terms);
-    if (numbers.length === 0) return undefined;
+    const clear = termTsqueries(terms);
+    if (clear.numbers.length === 0) return undefined;
     const executor = await this.ready();
+    const blinds = await labelBlinds(executor.query.bind(executor), this.t, label);
+    const { numbers, queries } = blinds.length === 0 ? clear : termTsqueries(terms, blinds);
     const rows = await executor.query<{ i: number; seq: number; chars: number; n: number }>(
       `WITH terms(i, q) AS (SELECT * FROM unnest($1::integer[], $2::tsquery[]))
        SELECT t.i, c.seq::float8 AS seq, length(c.key) + COALESCE(c.sealed_chars, length(c.content)) AS chars,

@@ -1,12 +1,14 @@
 /**
  * Sealed context blocks and search entries on Postgres (context/sealing.ts; the SQLite twin is
  * src/sqlite/sealed-context.ts): the owner of a block key or an entry label, the stored form of a write and the
- * opening of a read. An entry of an owner with a key is sealed and has no search vector (NULL): Postgres has no
- * blind index for entries yet, so a search of its label does not find it (docs/PRIVACY.md). A store without a
- * keyring asks nothing; one with a keyring reads the key's owner (one indexed statement) on every block or entry
- * write and on every read of a sealed row.
+ * opening of a read. An entry of an owner with a key is sealed and its search vector holds the owner's blind tokens
+ * (search/blind-tokens.ts) in its words' positions, so a search of its label, whose terms are hashed with the same
+ * key ({@link labelBlinds}), finds it as in clear (docs/PRIVACY.md). A store without a keyring asks nothing; one
+ * with a keyring reads the key's owner (one indexed statement) on every block or entry write, on every search of
+ * a label and on every read of a sealed row.
  */
 import { keyScope, openBlock, openEntry, ownerOfLongest, sealBlock, sealEntry } from "../context/sealing.js";
+import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText } from "../search/tokens.js";
 import type { Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
@@ -74,7 +76,7 @@ export interface StoredEntry {
   search: string | null;
 }
 
-/** An entry's stored form: sealed without a search vector for an owner with a key. */
+/** An entry's stored form: sealed, with its words as the owner's blind tokens, for an owner with a key. */
 export async function storedEntry(
   query: Query,
   t: Tables,
@@ -85,9 +87,28 @@ export async function storedEntry(
   const seal = await sealingKey(query, t, label, `entry "${key}" of "${label}"`);
   if (seal) {
     const sealed = sealEntry(seal, label, key, content);
-    return { content: sealed, json: false, sealedChars: [...content].length, search: null };
+    // The length ranking reads (in code points, as Postgres's length() counts text in clear).
+    const sealedChars = [...content].length;
+    const search = toTsvector(entryText(key, content), undefined, blindTokensOf(seal));
+    return { content: sealed, json: false, sealedChars, search };
   }
   return { ...encodeContent(content), sealedChars: null, search: toTsvector(entryText(key, content)) };
+}
+
+/**
+ * The owner's blind tokens a search of `label`'s entries also matches (none when its owner has no key): its key,
+ * and while a rotation is under way the key it moves from. `DECRYPT_FAILED` for a wrong or missing key. An owner
+ * whose key this process has verified costs no statement beyond the label's owner.
+ */
+export async function labelBlinds(query: Query, t: Tables, label: string): Promise<BlindTokens[]> {
+  const { keys } = t;
+  if (!keys) return [];
+  const owner = await keyOwner(query, t, label);
+  if (owner === null) return [];
+  const known = keys.knownSearchKeys(owner);
+  if (known !== undefined) return known.map(blindTokensOf);
+  const searchKeys = await keys.run(query, (k) => k.ownerSearchKeys(owner, `entries of "${label}"`));
+  return searchKeys.map(blindTokensOf);
 }
 
 /** An entry row as read: its columns and `sealed_chars` (non-null: sealed). */
