@@ -55,12 +55,13 @@ async function sealedUnder(p: Place, key: Uint8Array): Promise<number[]> {
   ];
 }
 
-/** The ids of alice's messages a search of the secret word finds, by owner and by her session. */
+/** The ids of alice's messages a search of the secret word finds: by owner, by her session, by a set of sessions. */
 async function found(store: PostgresStore, alice: string): Promise<string[][]> {
   const ids = (hits: { id: string }[]) => hits.map((h) => h.id).sort();
   return [
     ids(await store.searchMessages(SECRET, { owner: "alice", limit: 100 })),
     ids(await store.searchMessages(SECRET, { sessionId: alice, limit: 100 })),
+    ids(await store.searchMessages(SECRET, { sessionIds: [alice], limit: 100 })),
   ];
 }
 
@@ -80,7 +81,7 @@ export function sealedRekeyCases(
       const { alice, bob } = await seedOwners(seeding);
       await compact(seeding, alice, bob);
       const { alice: contextSession } = await seedContext(seeding);
-      assert.deepEqual(await found(seeding, alice), [ALL, ALL]);
+      assert.deepEqual(await found(seeding, alice), [ALL, ALL, ALL]);
       await seeding.close();
       // Six messages, one summary, three blocks (the block, the prompt, the directory), three entries.
       assert.deepEqual(await sealedUnder(p, oldKey), [6, 1, 3, 3]);
@@ -93,18 +94,22 @@ export function sealedRekeyCases(
       );
       assert.deepEqual(await sealedUnder(p, key), [4, 0, 0, 0], "one batch of messages re-sealed");
       // Halfway a search hashes its terms under both keys: the rows under each are found.
-      assert.deepEqual(await found(store, alice), [ALL, ALL]);
+      assert.deepEqual(await found(store, alice), [ALL, ALL, ALL]);
+      // A keyring that dropped the old key before the rotation ended cannot hash a search for the rows under it.
+      const early = await open(p, aliceKeyring(key));
+      await assert.rejects(early.searchMessages(SECRET, { owner: "alice" }), { code: "DECRYPT_FAILED" });
+      await early.close();
 
       const report = await store.rekey("alice", { batchSize: 4 });
       assert.deepEqual([report.resumed, report.total, report.resealed], [true, 6, 2]);
       assert.deepEqual(await sealedUnder(p, oldKey), [0, 0, 0, 0], "nothing is left under the old key");
       assert.deepEqual(await sealedUnder(p, key), [6, 1, 3, 3]);
-      assert.deepEqual(await found(store, alice), [ALL, ALL]);
+      assert.deepEqual(await found(store, alice), [ALL, ALL, ALL]);
       await store.close();
 
       // The old key dropped: everything reads and every message is found under the new key's tokens alone.
       const rotated = await open(p, aliceKeyring(key));
-      assert.deepEqual(await found(rotated, alice), [ALL, ALL]);
+      assert.deepEqual(await found(rotated, alice), [ALL, ALL, ALL]);
       assert.equal(
         (await rotated.searchMessages("alice number", { sessionId: alice, match: "all" })).length,
         6,

@@ -3,8 +3,8 @@
  * SQLite's twin is sqlite/rekey-context.ts): in the transaction that ends the rotation, every block and entry
  * sealed under one of the owner's previous keys is opened and sealed again as a write would store it now (under
  * the new key). They are found by the key id their sealed content names (which rows share a key is visible anyway):
- * an owner holds few of them, next to its messages. An entry's search vector is left as the row has it: a sealed
- * entry has none on Postgres (sealed-context.ts).
+ * an owner holds few of them, next to its messages. An entry's search vector is written as a write of it would
+ * store it (storedEntry: none for a sealed entry today), so it follows the key with its content.
  */
 import { ownerKeys } from "../store/crypto/owner-keys.js";
 import { keyId, sealedStart } from "../store/crypto/seal.js";
@@ -51,9 +51,9 @@ export async function resealContext(query: Query, at: Rotation): Promise<number>
       const content = await entryOpener(query, t, row.label)(row);
       const stored = await storedEntry(query, t, row.label, row.key, content);
       const done = await query(
-        `UPDATE ${t.entries} SET content = $3, content_json = $4, sealed_chars = $5
-         WHERE label = $1 AND key = $2 AND content = $6 RETURNING key`,
-        [row.label, row.key, stored.content, stored.json, stored.sealedChars, row.content],
+        `UPDATE ${t.entries} SET content = $3, content_json = $4, sealed_chars = $5, search = $6::tsvector
+         WHERE label = $1 AND key = $2 AND content = $7 RETURNING key`,
+        [row.label, row.key, stored.content, stored.json, stored.sealedChars, stored.search, row.content],
       );
       count += done.length;
     }
