@@ -1,12 +1,16 @@
 /**
  * Key rotation on Postgres (docs/PRIVACY.md, "Key rotation"): re-seals an owner's messages under the keyring's
  * current key in bounded batches, one transaction each, walking the owner's sessions by head number and their
- * messages by id (the unique index), with the cursor recorded in the same transaction. A crash or an abort leaves
- * every row under the old key or the new one, both readable, and the next run resumes at the cursor. The rotation
- * ends only when SQL finds no row of the owner sealed under another key. A sealed row has no search vector on
- * Postgres (stored-form.ts), so nothing is indexed again.
+ * messages by id (the unique index), with the cursor recorded in the same transaction. Each re-sealed row's search
+ * vector is made again from the opened text as blind tokens of the new key (stored-form.ts), in the same UPDATE,
+ * so the owner's messages are still found once the old key is gone. A crash or an abort leaves every row under
+ * the old key or the new one, both readable and searchable, and the next run resumes at the cursor. The rotation
+ * ends only when SQL finds no row of the owner sealed under another key; its overlay summaries, blocks and entries
+ * are re-sealed in the transaction that ends it (rekey-summaries.ts, rekey-context.ts).
  */
 import { SessionError } from "../errors.js";
+import { storedMessageText } from "../message/text.js";
+import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { checkOf } from "../store/crypto/owner-keys.js";
 import { checkRekeyOptions, type RekeyOptions, type RekeyReport } from "../store/crypto/rekey-options.js";
 import { type RekeyBatch, requireKeyring, runRekey } from "../store/crypto/rekey-run.js";
@@ -16,16 +20,21 @@ import { assertOwner } from "../store/owner.js";
 import type { PostgresBackend } from "./backend.js";
 import { onSession, sessionParam } from "./citus/route.js";
 import type { Query } from "./connection/client.js";
+import { resealContext } from "./rekey-context.js";
 import { moveCursor, readRotation } from "./rekey-state.js";
+import { resealSummaries } from "./rekey-summaries.js";
 import type { Tables } from "./schema.js";
+import { ownerLexeme, sessionLexeme, toTsvector } from "./search/fts.js";
 
 /** A started rotation as its batches see it. */
-interface Rotation {
+export interface Rotation {
   t: Tables;
   owner: string;
   ownerHash: string;
   key: Uint8Array;
   id: string;
+  /** The new key's blind tokens, which a re-sealed row's search vector is made of. */
+  blind: BlindTokens;
 }
 
 /** The owner's messages: its sessions, their heads and their rows (co-located by session on Citus). */
@@ -49,7 +58,14 @@ export async function rekeyPostgres(
   // Every check read again: this process's cached ones may predate another process's rotation.
   const { value: start } = await keys.guarded(executor.query, (k) => startRotation(k, checked), true);
   const id = keyId(start.key);
-  const at: Rotation = { t, owner: checked, ownerHash: start.ownerHash, key: start.key, id };
+  const at: Rotation = {
+    t,
+    owner: checked,
+    ownerHash: start.ownerHash,
+    key: start.key,
+    id,
+    blind: blindTokensOf(start.key),
+  };
   return runRekey(
     { owner: checked, keyId: id, resumed: start.resumed },
     {
@@ -151,8 +167,10 @@ async function rowsAfter(
 }
 
 /**
- * Re-seals the rows not under the new key already, in one statement; answers how many it wrote. A row written
- * meanwhile (its hash changed) keeps the writer's content, sealed under the recorded (new) key by its guard.
+ * Re-seals the rows not under the new key already, in one statement; answers how many it wrote. Each row's search
+ * vector follows the key: the opened text's blind tokens under the new key, with the session's and the owner's
+ * lexemes, as an append writes it. A row written meanwhile (its hash changed) keeps the writer's content and
+ * vector, sealed under the recorded (new) key by its guard.
  */
 async function reseal(query: Query, at: Rotation, session: OwnedSession, rows: Row[]): Promise<number> {
   const { t, key } = at;
@@ -164,16 +182,23 @@ async function reseal(query: Query, at: Rotation, session: OwnedSession, rows: R
   );
   const contents = stale.map((r, i) => sealContent(key, session.session_id, r.id, opened[i]!));
   const hashes = opened.map((json) => sealedHash(key, json));
+  const scope = sessionLexeme(session.session_id);
+  const searches = opened.map((json) => toTsvector(storedMessageText(json), scope, at.blind));
+  // The owner lexeme is a constant of the rotation (a parameter, not a look-up: Citus refuses a STABLE function
+  // over a column in an UPDATE); a row without searchable text keeps no vector (NULL || lexeme is NULL).
   const written = await query(
-    `UPDATE ${t.messages} m SET content = u.content, content_hash = u.hash
-     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS u(seq, content, hash, old)
-     WHERE m.seq = u.seq AND m.content_hash IS NOT DISTINCT FROM u.old AND m.session_num = $5::bigint${onSession(t, "m", "$6::text")}
+    `UPDATE ${t.messages} m SET content = u.content, content_hash = u.hash,
+       search = u.search::tsvector || array_to_tsvector(ARRAY[$6::text])
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(seq, content, hash, old, search)
+     WHERE m.seq = u.seq AND m.content_hash IS NOT DISTINCT FROM u.old AND m.session_num = $7::bigint${onSession(t, "m", "$8::text")}
      RETURNING m.seq`,
     [
       stale.map((r) => r.seq),
       contents,
       hashes,
       stale.map((r) => r.content_hash),
+      searches,
+      ownerLexeme(at.owner),
       session.num,
       ...sessionParam(t, session.session_id),
     ],
@@ -194,19 +219,22 @@ async function examinedBefore(query: Query, at: Rotation): Promise<number> {
 }
 
 /**
- * After a full walk, in one transaction: ends the rotation when no row of the owner is sealed under another key
- * (each row's first bytes name its key), else sends the cursor back to the start for another round.
+ * After a full walk, in one transaction: re-seals the owner's overlay summaries (rekey-summaries.ts), then ends
+ * the rotation when no message of the owner is sealed under another key (each row's first bytes name its key),
+ * re-sealing its blocks and entries (rekey-context.ts), else sends the cursor back to the start for another round.
  */
 async function finish(query: Query, at: Rotation): Promise<boolean> {
   const { t } = at;
   const start = sealedStart(at.id);
   // Locked so that a concurrent run's batch and this check take turns.
   const cursor = await readRotation(query, t, at.ownerHash, true);
+  await resealSummaries(query, at);
   const [left] = await query<{ n: string }>(
     `SELECT count(*) AS n ${owned(t)} AND m.content LIKE '~sealed%' AND left(m.content, $2) <> $3`,
     [at.owner, start.length, start],
   );
   if (Number(left?.n ?? 0) === 0) {
+    await resealContext(query, at);
     await query(`DELETE FROM ${t.ownerRekeys} WHERE owner_hash = $1`, [at.ownerHash]);
     return true;
   }
