@@ -173,7 +173,11 @@ export class PostgresKeys {
     const { t } = this;
     if ("owner" in need) {
       // The owner, its check and any rotation of it in one statement (joined by the owner's hash computed in SQL).
-      const [row] = await query<{ owner: string | null; key_check: string | null; from_check: string | null }>(
+      const [row] = await query<{
+        owner: string | null;
+        key_check: string | null;
+        from_check: string | null;
+      }>(
         `SELECT s.owner, k.key_check, r.from_check FROM ${t.sessions} s
          LEFT JOIN ${t.ownerKeys} k ON k.owner_hash = ${ownerHashSql("s.owner")}
          LEFT JOIN ${t.ownerRekeys} r ON r.owner_hash = k.owner_hash WHERE s.id = $1`,
