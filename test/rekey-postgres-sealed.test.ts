@@ -3,37 +3,20 @@
 // search vectors, the overlay summaries, the blocks and the entries are all under the new key, and a store whose
 // keyring has dropped the old key reads every one of them and finds every message.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
-import type { PostgresSource } from "../src/postgres/connection/client.js";
-import { PostgresStore } from "../src/postgres/index.js";
-import type { Keyring } from "../src/store/crypto/keyring.js";
+import { test } from "node:test";
+import type { PostgresStore } from "../src/postgres/index.js";
 import { keyId, sealedStart } from "../src/store/crypto/seal.js";
-import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
-import { dropSchema, postgresUnavailable, type Runner, testPool } from "./fixtures/postgres-db.js";
 import { SECRET, seedOwners } from "./helpers/encryption.js";
 import { assertSummariesReadBack, compact } from "./helpers/overlay-encryption.js";
+import {
+  aliceKeyring,
+  newKey,
+  onEveryPlace,
+  openAt,
+  type Place,
+  type PlaceCases,
+} from "./helpers/rekey-places.js";
 import { assertAliceReads, seed as seedContext } from "./helpers/sealed-context.js";
-
-const newKey = () => crypto.getRandomValues(new Uint8Array(32));
-
-/** A keyring for alice only: `key` current, `previous` the keys a rotation moves from. */
-function aliceKeyring(key: Uint8Array, previous: Uint8Array[] = []): Keyring {
-  return {
-    key: (owner) => (owner === "alice" ? key : undefined),
-    previousKeys: (owner) => (owner === "alice" ? previous : []),
-  };
-}
-
-/** Where a case runs: the database, a schema of its own, and the store options of its layout. */
-interface Place {
-  db: Runner & PostgresSource;
-  schema: string;
-  distributed?: boolean;
-}
-
-const open = (p: Place, keyring: Keyring) =>
-  PostgresStore.open(p.db, { schema: p.schema, keyring, ...(p.distributed ? { distributed: true } : {}) });
 
 /** Rows of `table` whose `column` is sealed under `key` (their first bytes name it). */
 async function under(p: Place, table: string, column: string, key: Uint8Array): Promise<number> {
@@ -68,16 +51,12 @@ async function found(store: PostgresStore, alice: string): Promise<string[][]> {
 const ALL = ["a0", "a1", "a2", "a3", "a4", "a5"];
 
 /** The case, on one database. */
-export function sealedRekeyCases(
-  label: string,
-  place: (name: string) => Promise<Place>,
-  done: (p: Place) => Promise<void>,
-) {
+const sealedRekeyCases: PlaceCases = (label, place, done) => {
   test(`${label} rekey: messages stay found halfway and after; summaries, blocks and entries follow the key`, async () => {
     const p = await place("sealed");
     try {
       const [oldKey, key] = [newKey(), newKey()];
-      const seeding = await open(p, aliceKeyring(oldKey));
+      const seeding = await openAt(p, aliceKeyring(oldKey));
       const { alice, bob } = await seedOwners(seeding);
       await compact(seeding, alice, bob);
       const { alice: contextSession } = await seedContext(seeding);
@@ -86,7 +65,7 @@ export function sealedRekeyCases(
       // Six messages, one summary, three blocks (the block, the prompt, the directory), three entries.
       assert.deepEqual(await sealedUnder(p, oldKey), [6, 1, 3, 3]);
 
-      const store = await open(p, aliceKeyring(key, [oldKey]));
+      const store = await openAt(p, aliceKeyring(key, [oldKey]));
       const stop = new AbortController();
       await assert.rejects(
         store.rekey("alice", { batchSize: 4, signal: stop.signal, onProgress: () => stop.abort() }),
@@ -96,7 +75,7 @@ export function sealedRekeyCases(
       // Halfway a search hashes its terms under both keys: the rows under each are found.
       assert.deepEqual(await found(store, alice), [ALL, ALL, ALL]);
       // A keyring that dropped the old key before the rotation ended cannot hash a search for the rows under it.
-      const early = await open(p, aliceKeyring(key));
+      const early = await openAt(p, aliceKeyring(key));
       await assert.rejects(early.searchMessages(SECRET, { owner: "alice" }), { code: "DECRYPT_FAILED" });
       await early.close();
 
@@ -108,7 +87,7 @@ export function sealedRekeyCases(
       await store.close();
 
       // The old key dropped: everything reads and every message is found under the new key's tokens alone.
-      const rotated = await open(p, aliceKeyring(key));
+      const rotated = await openAt(p, aliceKeyring(key));
       assert.deepEqual(await found(rotated, alice), [ALL, ALL, ALL]);
       assert.equal(
         (await rotated.searchMessages("alice number", { sessionId: alice, match: "all" })).length,
@@ -120,7 +99,7 @@ export function sealedRekeyCases(
       assert.equal((await rotated.searchMessages("plain", { sessionId: bob })).length, 1, "bob in clear");
       await rotated.close();
       // The old key alone opens none of it.
-      const old = await open(p, aliceKeyring(oldKey));
+      const old = await openAt(p, aliceKeyring(oldKey));
       await assert.rejects(old.session(alice).getCompactions(), { code: "DECRYPT_FAILED" });
       await assert.rejects(old.blocks.getBlock(`memory_${contextSession}`), { code: "DECRYPT_FAILED" });
       await old.close();
@@ -128,47 +107,6 @@ export function sealedRekeyCases(
       await done(p);
     }
   });
-}
+};
 
-const unavailable = await postgresUnavailable();
-if (unavailable) console.log(`Skipping the PostgreSQL server rekey tests: ${unavailable}`);
-
-describe("Postgres server", { skip: unavailable ?? false }, () => {
-  const pool = unavailable ? undefined : testPool(4);
-  after(() => pool?.end());
-  sealedRekeyCases(
-    "Postgres",
-    async (name) => {
-      const p = { db: pool!, schema: `agent_session_rekey_${name}_${process.pid}` };
-      await dropSchema(p.db, p.schema);
-      return p;
-    },
-    (p) => dropSchema(p.db, p.schema),
-  );
-});
-
-describe("PGlite", () => {
-  sealedRekeyCases(
-    "PGlite",
-    async (name) => ({ db: (await PGlite.create()) as unknown as Runner & PostgresSource, schema: name }),
-    (p) => (p.db as unknown as PGlite).close(),
-  );
-});
-
-// The same case on a Citus cluster (docs/POSTGRES.md, "Past one server").
-const noCitus = await citusUnavailable();
-if (noCitus) console.log(`Skipping the Citus rekey tests: ${noCitus}`);
-
-describe("Citus", { skip: noCitus ?? false }, () => {
-  const pool = noCitus ? undefined : citusPool(4);
-  after(() => pool?.end());
-  sealedRekeyCases(
-    "Citus",
-    async (name) => {
-      const p = { db: pool!, schema: `agent_session_rekey_${name}_${process.pid}`, distributed: true };
-      await dropSchema(p.db, p.schema);
-      return p;
-    },
-    (p) => dropSchema(p.db, p.schema),
-  );
-});
+await onEveryPlace(sealedRekeyCases);

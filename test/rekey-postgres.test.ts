@@ -3,47 +3,26 @@
 // and finishes, and then the old key is refused. A wrong old key is refused before anything is written, and a
 // process still sealing under the old key (its check cached) is refused at its next write.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import { test } from "node:test";
 import type { SessionMessage } from "../src/contract/message.js";
 import { SessionManager } from "../src/manager/manager.js";
-import type { PostgresSource } from "../src/postgres/connection/client.js";
-import { PostgresStore } from "../src/postgres/index.js";
-import type { Keyring } from "../src/store/crypto/keyring.js";
+import type { PostgresStore } from "../src/postgres/index.js";
 import type { RekeyProgress } from "../src/store/crypto/rekey-options.js";
 import { keyId, sealedStart } from "../src/store/crypto/seal.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
-import { dropSchema, postgresUnavailable, type Runner, testPool } from "./fixtures/postgres-db.js";
 import { said, textOf } from "./helpers/encryption.js";
-
-const newKey = () => crypto.getRandomValues(new Uint8Array(32));
-
-/** A keyring for alice only: `key` current, `previous` the keys a rotation moves from. */
-function aliceKeyring(key: Uint8Array, previous: Uint8Array[] = []): Keyring {
-  return {
-    key: (owner) => (owner === "alice" ? key : undefined),
-    previousKeys: (owner) => (owner === "alice" ? previous : []),
-  };
-}
-
-/** Where a case runs: the database, a schema of its own, and the store options of its layout. */
-interface Place {
-  db: Runner & PostgresSource;
-  schema: string;
-  distributed?: boolean;
-}
-
-const open = (p: Place, keyring?: Keyring) =>
-  PostgresStore.open(p.db, {
-    schema: p.schema,
-    ...(keyring ? { keyring } : {}),
-    ...(p.distributed ? { distributed: true } : {}),
-  });
+import {
+  aliceKeyring,
+  newKey,
+  onEveryPlace,
+  openAt,
+  type Place,
+  type PlaceCases,
+} from "./helpers/rekey-places.js";
 
 /** Alice: two sessions of 10 messages each under `key`; bob: one plain message. Answers alice's session ids. */
 async function seed(p: Place, key: Uint8Array): Promise<string[]> {
-  const store = await open(p, aliceKeyring(key));
+  const store = await openAt(p, aliceKeyring(key));
   const manager = SessionManager.create(store);
   const sessions: string[] = [];
   for (const name of ["one", "two"]) {
@@ -80,17 +59,13 @@ async function texts(store: PostgresStore, sessionId: string): Promise<(string |
 const expected = Array.from({ length: 10 }, (_, i) => said(i));
 
 /** The cases, on one database. */
-export function rekeyCases(
-  label: string,
-  place: (name: string) => Promise<Place>,
-  done: (p: Place) => Promise<void>,
-) {
+const rekeyCases: PlaceCases = (label, place, done) => {
   test(`${label} rekey: an abort halfway leaves both keys readable, a second run resumes and finishes`, async () => {
     const p = await place("rotate");
     try {
       const [oldKey, key] = [newKey(), newKey()];
       const sessions = await seed(p, oldKey);
-      const store = await open(p, aliceKeyring(key, [oldKey]));
+      const store = await openAt(p, aliceKeyring(key, [oldKey]));
       const stop = new AbortController();
       const seen: RekeyProgress[] = [];
       await assert.rejects(
@@ -117,7 +92,7 @@ export function rekeyCases(
       for (const id of sessions) assert.deepEqual(await texts(store, id), expected);
       await store.session(sessions[1]!).appendMessage(msg("two-10", said(10)));
       assert.equal(await rowsUnder(p, key), 15);
-      const oldOnly = await open(p, aliceKeyring(oldKey));
+      const oldOnly = await openAt(p, aliceKeyring(oldKey));
       await assert.rejects(oldOnly.session(sessions[0]!).getHistory(), { code: "DECRYPT_FAILED" });
       await assert.rejects(oldOnly.session(sessions[0]!).appendMessage(msg("x", "old key write")), {
         code: "DECRYPT_FAILED",
@@ -138,7 +113,7 @@ export function rekeyCases(
       );
       await store.close();
       // The new key alone reads everything; a second run has nothing to do.
-      const after = await open(p, aliceKeyring(key));
+      const after = await openAt(p, aliceKeyring(key));
       assert.deepEqual(await texts(after, sessions[0]!), expected);
       assert.deepEqual(await texts(after, sessions[1]!), [...expected, said(10)]);
       const again = await after.rekey("alice");
@@ -154,7 +129,7 @@ export function rekeyCases(
     try {
       const [oldKey, key, wrong] = [newKey(), newKey(), newKey()];
       await seed(p, oldKey);
-      const store = await open(p, aliceKeyring(key, [wrong]));
+      const store = await openAt(p, aliceKeyring(key, [wrong]));
       await assert.rejects(store.rekey("alice"), { code: "DECRYPT_FAILED" });
       await assert.rejects(
         store.rekey("nobody"),
@@ -169,7 +144,7 @@ export function rekeyCases(
         "no rotation was started",
       );
       await store.close();
-      const plain = await open(p);
+      const plain = await openAt(p);
       await assert.rejects(plain.rekey("alice"), { code: "INVALID_ARGUMENT" });
       await plain.close();
     } finally {
@@ -183,9 +158,9 @@ export function rekeyCases(
       const [oldKey, key] = [newKey(), newKey()];
       const sessions = await seed(p, oldKey);
       // This process knows alice's key check already: its appends read it no more.
-      const stale = await open(p, aliceKeyring(oldKey));
+      const stale = await openAt(p, aliceKeyring(oldKey));
       await stale.session(sessions[0]!).appendMessage(msg("s0", said(20)));
-      const rotating = await open(p, aliceKeyring(key, [oldKey]));
+      const rotating = await openAt(p, aliceKeyring(key, [oldKey]));
       const report = await rotating.rekey("alice", { batchSize: 50 });
       assert.equal(report.resealed, 21);
       await assert.rejects(stale.session(sessions[0]!).appendMessage(msg("s1", said(21))), {
@@ -209,10 +184,10 @@ export function rekeyCases(
     try {
       const [oldKey, key, third] = [newKey(), newKey(), newKey()];
       const sessions = await seed(p, oldKey);
-      const both = await open(p, aliceKeyring(key, [oldKey]));
+      const both = await openAt(p, aliceKeyring(key, [oldKey]));
       // A read caches the owner's (old) check in this process without starting anything.
       assert.deepEqual(await texts(both, sessions[0]!), expected);
-      const rotating = await open(p, aliceKeyring(key, [oldKey]));
+      const rotating = await openAt(p, aliceKeyring(key, [oldKey]));
       const stop = new AbortController();
       await assert.rejects(
         rotating.rekey("alice", { batchSize: 5, signal: stop.signal, onProgress: () => stop.abort() }),
@@ -222,7 +197,7 @@ export function rekeyCases(
       assert.equal(textOf(await both.session(sessions[0]!).getMessage("b1")), said(30));
       assert.equal(await rowsUnder(p, key), 6, "the first batch and the write");
       // A rotation to a third key while this one is under way is refused.
-      const other = await open(p, aliceKeyring(third, [key, oldKey]));
+      const other = await openAt(p, aliceKeyring(third, [key, oldKey]));
       await assert.rejects(other.session(sessions[0]!).appendMessage(msg("t", said(31))), {
         code: "CONFLICT",
       });
@@ -237,47 +212,6 @@ export function rekeyCases(
       await done(p);
     }
   });
-}
+};
 
-const unavailable = await postgresUnavailable();
-if (unavailable) console.log(`Skipping the PostgreSQL server rekey tests: ${unavailable}`);
-
-describe("Postgres server", { skip: unavailable ?? false }, () => {
-  const pool = unavailable ? undefined : testPool(4);
-  after(() => pool?.end());
-  rekeyCases(
-    "Postgres",
-    async (name) => {
-      const p = { db: pool!, schema: `agent_session_rekey_${name}_${process.pid}` };
-      await dropSchema(p.db, p.schema);
-      return p;
-    },
-    (p) => dropSchema(p.db, p.schema),
-  );
-});
-
-describe("PGlite", () => {
-  rekeyCases(
-    "PGlite",
-    async (name) => ({ db: (await PGlite.create()) as unknown as Runner & PostgresSource, schema: name }),
-    (p) => (p.db as unknown as PGlite).close(),
-  );
-});
-
-// The same cases on a Citus cluster (docs/POSTGRES.md, "Past one server"): the key tables are reference tables.
-const noCitus = await citusUnavailable();
-if (noCitus) console.log(`Skipping the Citus rekey tests: ${noCitus}`);
-
-describe("Citus", { skip: noCitus ?? false }, () => {
-  const pool = noCitus ? undefined : citusPool(4);
-  after(() => pool?.end());
-  rekeyCases(
-    "Citus",
-    async (name) => {
-      const p = { db: pool!, schema: `agent_session_rekey_${name}_${process.pid}`, distributed: true };
-      await dropSchema(p.db, p.schema);
-      return p;
-    },
-    (p) => dropSchema(p.db, p.schema),
-  );
-});
+await onEveryPlace(rekeyCases);
