@@ -2,8 +2,8 @@
 // a store with a keyring (sealed: the entry sealed, indexed as the owner's blind tokens, a search's terms hashed)
 // beside the same owner in a store without one (clear), written and searched interleaved so the machine's load falls
 // on both alike. `setEntry` p50 of ~60-character entries and `searchEntries` p50 of two-word searches of the label's
-// entries, on a SQLite file and the Postgres server. Standalone: `npx tsx bench/context-sealing.ts` (BENCH_SCALE
-// shrinks the counts).
+// entries, on a SQLite file and the Postgres server. Part of `BENCH_ONLY=encryption`; standalone:
+// `npx tsx bench/context-sealing.ts` (BENCH_SCALE shrinks the counts).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

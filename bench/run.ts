@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { benchCitus } from "./citus.js";
 import { benchCompaction } from "./compaction.js";
+import { benchContextSealing } from "./context-sealing.js";
 import { HISTORY_DEPTHS, makeQueries, planStore, rng } from "./data.js";
 import { benchEncryption } from "./encryption.js";
 import { benchErasure } from "./erasure.js";
@@ -364,6 +365,7 @@ async function main(): Promise<void> {
   if (wanted("encryption")) {
     progress("encryption: sealed against clear appends and searches on SQLite and Postgres");
     emit(`\n${await benchEncryption(scale)}`);
+    emit(`\n${await benchContextSealing(scale)}`);
   }
   if (wanted("citus")) {
     progress("citus: appends and searches on a Citus cluster against one PostgreSQL server");
