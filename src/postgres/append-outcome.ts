@@ -3,7 +3,6 @@ import type { SessionMessage } from "../contract/message.js";
 import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import type { RowWritten } from "../store/written.js";
-import type { AppendRequest } from "./append.js";
 
 /** The outcome row of an append statement. */
 export interface Outcome {
@@ -22,7 +21,10 @@ export function settle(
   row: Outcome | null,
   sessionId: string,
   message: SessionMessage,
-  { parentId, expectedLeafId }: AppendRequest,
+  {
+    parentId,
+    expectedLeafId,
+  }: { parentId: string | null | undefined; expectedLeafId?: string | null | undefined },
 ): RowWritten<AppendResult, string> {
   if (!row) throw new SessionError("STORAGE", `Could not append "${message.id}" to session "${sessionId}"`);
   if (row.seq !== null) {

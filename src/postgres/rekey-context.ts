@@ -9,7 +9,7 @@
 import { ownerKeys } from "../store/crypto/owner-keys.js";
 import { keyId, sealedStart } from "../store/crypto/seal.js";
 import type { Query } from "./connection/client.js";
-import type { Rotation } from "./rekey.js";
+import type { Rotation } from "./rotation.js";
 import {
   type BlockRow,
   type EntryRow,

@@ -4,7 +4,12 @@
  */
 import { SessionError } from "../errors.js";
 import type { Query } from "./connection/client.js";
-import type { Tables } from "./schema.js";
+
+/** The key tables a rotation's state lives in (schema.ts names them; not imported, which would be a cycle). */
+interface Tables {
+  ownerKeys: string;
+  ownerRekeys: string;
+}
 
 /** The tables a rotation's record touches. */
 type RotationTables = Pick<Tables, "ownerKeys" | "ownerRekeys">;

@@ -6,7 +6,7 @@
 import { sealContent, sealedStart } from "../store/crypto/seal.js";
 import { onSession, sessionParam } from "./citus/route.js";
 import type { Query } from "./connection/client.js";
-import type { Rotation } from "./rekey.js";
+import type { Rotation } from "./rotation.js";
 
 interface SummaryRow {
   seq: string;

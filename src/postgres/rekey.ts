@@ -10,7 +10,7 @@
  */
 import { SessionError } from "../errors.js";
 import { storedMessageText } from "../message/text.js";
-import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
+import { blindTokensOf } from "../search/blind-tokens.js";
 import { checkOf } from "../store/crypto/owner-keys.js";
 import { checkRekeyOptions, type RekeyOptions, type RekeyReport } from "../store/crypto/rekey-options.js";
 import { type RekeyBatch, requireKeyring, runRekey } from "../store/crypto/rekey-run.js";
@@ -23,19 +23,9 @@ import type { Query } from "./connection/client.js";
 import { resealContext } from "./rekey-context.js";
 import { moveCursor, readRotation } from "./rekey-state.js";
 import { resealSummaries } from "./rekey-summaries.js";
+import type { Rotation } from "./rotation.js";
 import type { Tables } from "./schema.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "./search/fts.js";
-
-/** A started rotation as its batches see it. */
-export interface Rotation {
-  t: Tables;
-  owner: string;
-  ownerHash: string;
-  key: Uint8Array;
-  id: string;
-  /** The new key's blind tokens, which a re-sealed row's search vector is made of. */
-  blind: BlindTokens;
-}
 
 /** The owner's messages: its sessions, their heads and their rows (co-located by session on Citus). */
 function owned(t: Tables): string {

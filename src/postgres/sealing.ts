@@ -14,11 +14,15 @@ import type { Keyring } from "../store/crypto/keyring.js";
 import { checkOf, ownerHash, ownerKeys } from "../store/crypto/owner-keys.js";
 import type { Query } from "./connection/client.js";
 import { beginRotation, readRotation } from "./rekey-state.js";
-import type { Tables } from "./schema.js";
 import { ownerHashSql } from "./search/fts.js";
 
 /** The tables the keys read: the registry (owners), the key checks and the rotations. */
-type KeyTables = Pick<Tables, "sessions" | "ownerKeys" | "ownerRekeys" | "distributed">;
+interface KeyTables {
+  sessions: string;
+  ownerKeys: string;
+  ownerRekeys: string;
+  distributed: boolean;
+}
 
 /** Sessions' owners and owners' checks (by owner, undefined: none recorded) a caller read already. */
 export interface KeySeed {
