@@ -144,6 +144,25 @@ await describeTargets((target) => {
     });
   });
 
+  test("a message without text first, before any vector exists, does not fail the batch", async () => {
+    await withStorage(target.fresh, async (storage) => {
+      const { embed } = testEmbedder();
+      const store = await storage.open({ embedder: embed });
+      try {
+        await store.session("a").appendMessage(msg("tool", "", "assistant"));
+        await store.session("a").appendMessage(msg("car", TEXTS.car));
+        const vectors = channel(store);
+        await vectors.backfill();
+        assert.deepEqual(await vectors.status(), { embedded: 2, pending: 0 });
+        assert.deepEqual(await storage.ids(store, await vectors.nearest("automobile", { limit: 1 })), [
+          "car",
+        ]);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   test("close() abandons an embedder call that never answers; the channel then refuses with CLOSED", async () => {
     await withStorage(target.fresh, async (storage) => {
       const { embed, state } = testEmbedder();

@@ -30,6 +30,8 @@ import {
 } from "./vectors-schema.js";
 import { drainGone, sweepOrphans } from "./vectors-sweep.js";
 
+const VEC_TABLE_EXISTS = "SELECT 1 AS present FROM sqlite_master WHERE name = 'agent_message_vectors_vec'";
+
 /** Vectors of a SQLite store: sqlite-vec where it loads, else float32 BLOBs scored in JavaScript. */
 class SqliteVectorBackend implements VectorBackend {
   kind = "sqlite-blob";
@@ -119,6 +121,9 @@ class SqliteVectorBackend implements VectorBackend {
           [row.seq, row.session, row.contentHash, row.textHash, blob, row.failure ?? null],
         );
         if (!native) continue;
+        // A row without a vector (no text: a tool call, an encrypted owner's message) before the first vector made
+        // the sqlite-vec table (sizeFor) has nothing there to delete; the DELETE would fail the whole batch.
+        if (!vector && this.size === null && !driver.get(VEC_TABLE_EXISTS)) continue;
         driver.run("DELETE FROM agent_message_vectors_vec WHERE rowid = ?", [int(row.seq)]);
         if (vector) {
           driver.run(
