@@ -10,7 +10,7 @@ import type { PostgresStore } from "../src/postgres/index.js";
 import type { RekeyProgress } from "../src/store/crypto/rekey-options.js";
 import { keyId, sealedStart } from "../src/store/crypto/seal.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { said, textOf } from "./helpers/encryption.js";
+import { SECRET, said, textOf } from "./helpers/encryption.js";
 import {
   aliceKeyring,
   newKey,
@@ -174,6 +174,31 @@ const rekeyCases: PlaceCases = (label, place, done) => {
       assert.equal(await stale.session(sessions[0]!).getMessage("s1"), null);
       await stale.close();
       await rotating.close();
+    } finally {
+      await done(p);
+    }
+  });
+
+  test(`${label} rekey: a process that cached the old check reads, searches and writes after a rotation elsewhere dropped the old key`, async () => {
+    const p = await place("stale");
+    try {
+      const [oldKey, key] = [newKey(), newKey()];
+      const sessions = await seed(p, oldKey);
+      // This process's keyring is the app's: it answers the old key now, the new one alone after the rotation.
+      let current = oldKey;
+      const stale = await openAt(p, { key: (owner) => (owner === "alice" ? current : undefined) });
+      const search = async () =>
+        (await stale.searchMessages(SECRET, { sessionId: sessions[0]! })).map((h) => h.id).sort();
+      assert.equal((await search()).length, 10, "the old check and no rotation are cached now");
+      const other = await openAt(p, aliceKeyring(key, [oldKey]));
+      await other.rekey("alice");
+      await other.close();
+      current = key;
+      assert.deepEqual(await texts(stale, sessions[0]!), expected);
+      assert.equal((await search()).length, 10, "found under the new key's tokens");
+      await stale.session(sessions[1]!).appendMessage(msg("two-10", said(10)));
+      assert.equal(await rowsUnder(p, key), 21, "the write is sealed under the new key");
+      await stale.close();
     } finally {
       await done(p);
     }

@@ -140,7 +140,7 @@ export class PostgresKeys {
 
   /**
    * As {@link run}, also answering the key check the operation relied on (a write's {@link KeyGuard}); `fresh`
-   * reads every check again instead of taking this process's cached ones (a rotation's start).
+   * reads every check and rotation again instead of taking this process's cached ones (a rotation's start).
    */
   async guarded<T>(
     query: Query,
@@ -148,10 +148,26 @@ export class PostgresKeys {
     fresh = false,
     seed?: KeySeed,
   ): Promise<{ value: T; guard: KeyGuard | undefined }> {
+    try {
+      return await this.attempt(query, use, fresh, seed);
+    } catch (error) {
+      // A check or rotation this process cached may predate a rotation another process finished, whose old key the
+      // keyring has dropped since: read them again once before refusing (a wrong key pays one more look-up).
+      if (fresh || !(error instanceof SessionError) || error.code !== "DECRYPT_FAILED") throw error;
+      return this.attempt(query, use, true, seed);
+    }
+  }
+
+  private async attempt<T>(
+    query: Query,
+    use: (keys: ContentKeys) => T,
+    fresh: boolean,
+    seed: KeySeed | undefined,
+  ): Promise<{ value: T; guard: KeyGuard | undefined }> {
     const snapshot: Snapshot = {
       owners: new Map(seed?.owners),
       checks: new Map(fresh ? [] : this.known),
-      rotations: new Map([...this.noRotation].map((hash) => [hash, undefined])),
+      rotations: new Map(fresh ? [] : [...this.noRotation].map((hash) => [hash, undefined])),
       begun: new Map(),
     };
     for (const [owner, check] of seed?.checks ?? []) this.note(snapshot, ownerHash(owner), check);
