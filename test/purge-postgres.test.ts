@@ -101,6 +101,36 @@ describe("Postgres purge", { skip: unavailable ?? false }, () => {
     }
   });
 
+  test("a transaction open as the purge starts and ending while it runs: the purge waits, then leaves nothing", async () => {
+    const schema = `agent_session_purge_ending_${process.pid}`;
+    const db = pool!;
+    await dropSchema(db, schema);
+    const store = await PostgresStore.open(db, { schema });
+    const reader = await db.connect();
+    let open = false;
+    try {
+      await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      open = true;
+      await reader.query("SELECT 1");
+      await writeAndDelete(store);
+      // Rewritten while the reader still held its snapshot, the tables would keep the deleted rows, yet the reader
+      // would be gone by the end of the purge, so a check at the end alone would call the purge complete.
+      const purging = store.purge({ lockTimeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await reader.query("COMMIT");
+      open = false;
+      const report = await purging;
+      assert.equal(report.complete, true, JSON.stringify(report));
+      const left = await markersInRelations(db, schema);
+      assert.equal(total(left), 0, JSON.stringify(left));
+    } finally {
+      if (open) await reader.query("ROLLBACK");
+      reader.release();
+      await store.close();
+      await dropSchema(db, schema);
+    }
+  });
+
   test("bad options are INVALID_ARGUMENT", async () => {
     const store = new PostgresStore(pool!, { schema: `agent_session_purge_bad_${process.pid}` });
     await assert.rejects(store.purge({ mode: "nope" as never }), { code: "INVALID_ARGUMENT" });

@@ -106,6 +106,11 @@ export async function purgePostgres(
     const [start] = await query<{ next: string }>(
       "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
     );
+    // PGlite is one connection: no other transaction can hold a snapshot there.
+    const others = executor.kind !== "pglite" && start !== undefined;
+    // A transaction open when the purge starts holds back the horizon while the tables are rewritten, even if it
+    // ends before the purge does: wait for those to end first, or say the purge cannot be complete.
+    const held = others ? await waitForOlderSnapshots(query, start.next, timeout) : undefined;
     const tables = await storeTables(query, t);
     if (mode === "vacuum") {
       // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
@@ -119,9 +124,10 @@ export async function purgePostgres(
     } else {
       await rewriteTables(query, tables, timeout, recorder);
     }
-    // PGlite is one connection: no other transaction can hold a snapshot there.
-    if (executor.kind !== "pglite" && start) {
-      await recorder.run("open snapshots", undefined, () => openSnapshots(query, start.next));
+    if (others) {
+      await recorder.run("open snapshots", undefined, async () =>
+        incompleteFor(held ?? (await olderSnapshots(query, start.next))),
+      );
     }
   });
   return recorder.report();
@@ -142,19 +148,40 @@ async function rewriteTables(query: Query, tables: string[], timeout: number, re
 }
 
 /**
- * What the purge left readable because of other transactions: any backend of this database whose snapshot is older
- * than the purge (its `backend_xmin` before `next`) can still see rows deleted before it, so VACUUM kept them.
- * Undefined when there is none; the report is then complete.
+ * The backends of this database (at most 10) that hold a snapshot or a transaction id older than the purge (before
+ * `next`): they may still see rows deleted before it, so VACUUM keeps them ("recently dead").
  */
-async function openSnapshots(query: Query, next: string): Promise<string | undefined> {
+async function olderSnapshots(query: Query, next: string): Promise<number[]> {
   const rows = await query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity
-      WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_xmin IS NOT NULL
-        AND age(backend_xmin) >= txid_snapshot_xmax(txid_current_snapshot()) - $1::bigint
+      WHERE pid <> pg_backend_pid() AND datname = current_database()
+        AND GREATEST(age(backend_xmin), age(backend_xid)) >= txid_snapshot_xmax(txid_current_snapshot()) - $1::bigint
       ORDER BY pid LIMIT 10`,
     [next],
   );
-  if (rows.length === 0) return undefined;
-  const pids = rows.map((row) => row.pid).join(", ");
-  return `not complete: transactions open since before the purge (pid ${pids}) may still see deleted rows; purge again once they end`;
+  return rows.map((row) => row.pid);
+}
+
+/**
+ * Waits up to `timeout` ms for the transactions older than the purge to end; once none is left, every later snapshot
+ * sees the deletes, so no other backend can hold deleted rows back. The pids still open at the deadline otherwise.
+ */
+async function waitForOlderSnapshots(
+  query: Query,
+  next: string,
+  timeout: number,
+): Promise<number[] | undefined> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const pids = await olderSnapshots(query, next);
+    if (pids.length === 0) return undefined;
+    if (Date.now() >= deadline) return pids;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The open-snapshots step's outcome: undefined (complete) when no backend held deleted rows back. */
+function incompleteFor(pids: readonly number[]): string | undefined {
+  if (pids.length === 0) return undefined;
+  return `not complete: transactions open since before the purge (pid ${pids.join(", ")}) may still see deleted rows; purge again once they end`;
 }

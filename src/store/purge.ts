@@ -26,7 +26,8 @@ export interface PurgeReport {
 export interface PurgeOptions {
   /**
    * Postgres only: the longest a step waits for its table's lock before it gives up on that table (the report is
-   * then incomplete), so a purge never queues appends behind it for longer (default 2000).
+   * then incomplete), so a purge never queues appends behind it for longer (default 2000); also the longest it
+   * waits, before it starts, for transactions older than itself to end (the report names those still open).
    */
   lockTimeoutMs?: number;
 }
