@@ -3,7 +3,8 @@
 // a store of `BENCH_SCALE` × 100,000 messages seeded by concurrent appenders on both and searched store-wide. The
 // two stores are written and searched interleaved, so the machine's load falls on both alike. Without a cluster
 // (AGENT_SESSION_CITUS_URL, default the coordinator of ../shared/citus/cluster.sh on 5440) the table says why.
-// Part of `npm run bench` (BENCH_ONLY=citus); standalone: `npx tsx bench/citus.ts`.
+// Part of `npm run bench` (BENCH_ONLY=citus); standalone: `npx tsx bench/citus.ts`. BENCH_CITUS_STORE_WIDE=0 leaves
+// out the seeding and the store-wide search (minutes), for repeated runs of the append and one-session rows.
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
@@ -11,6 +12,7 @@ import { BENCH_PG_URL } from "./pg-url.js";
 import { fmtDur, mdTable, summarize, timeUs } from "./stats.js";
 
 const CITUS_URL = process.env.AGENT_SESSION_CITUS_URL ?? "postgres://postgres@127.0.0.1:5440/postgres";
+const STORE_WIDE = process.env.BENCH_CITUS_STORE_WIDE !== "0";
 
 /** Null when `url` is a Citus coordinator with an active worker, else why not. */
 async function citusUnavailable(url: string): Promise<string | null> {
@@ -78,6 +80,30 @@ async function seed(store: PostgresStore, total: number, writers: number): Promi
   return total / ((performance.now() - started) / 1000);
 }
 
+/** The seeding rate on both stores and their store-wide search, as rows of the table. */
+async function storeWide(
+  stores: Record<Side, PostgresStore>,
+  total: number,
+  sizes: { appends: number; searches: number },
+  rows: string[][],
+  row: (what: string, samples: Record<Side, number[]>) => void,
+): Promise<void> {
+  const rates = {
+    single: await seed(stores.single, total, 8),
+    cluster: await seed(stores.cluster, total, 8),
+  };
+  rows.push([
+    `seeding: ${total.toLocaleString("en")} appends by 8 concurrent writers`,
+    `${Math.round(rates.single)}/s`,
+    `${Math.round(rates.cluster)}/s`,
+    `${(rates.single / rates.cluster).toFixed(2)}× the time`,
+  ]);
+  row(
+    `store-wide search over ${(total + sizes.appends).toLocaleString("en")} messages (10 hits)`,
+    await interleaved(sizes.searches, (side, q) => stores[side].searchMessages(query(q), { limit: 10 })),
+  );
+}
+
 /** The Citus table (or why it was skipped). */
 export async function benchCitus(scale = 1): Promise<string> {
   const title = "## Citus: a coordinator and two workers against one PostgreSQL server";
@@ -122,20 +148,7 @@ export async function benchCitus(scale = 1): Promise<string> {
         stores[side].searchMessages(query(q), { sessionId: "tip", limit: 10 }),
       ),
     );
-    const rates = {
-      single: await seed(stores.single, total, 8),
-      cluster: await seed(stores.cluster, total, 8),
-    };
-    rows.push([
-      `seeding: ${total.toLocaleString("en")} appends by 8 concurrent writers`,
-      `${Math.round(rates.single)}/s`,
-      `${Math.round(rates.cluster)}/s`,
-      `${(rates.single / rates.cluster).toFixed(2)}× the time`,
-    ]);
-    row(
-      `store-wide search over ${(total + appends).toLocaleString("en")} messages (10 hits)`,
-      await interleaved(searches, (side, q) => stores[side].searchMessages(query(q), { limit: 10 })),
-    );
+    if (STORE_WIDE) await storeWide(stores, total, { appends, searches }, rows, row);
     for (const store of [...Object.values(stores), ...Object.values(logged)]) await store.close();
     return [
       title,

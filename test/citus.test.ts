@@ -154,7 +154,7 @@ if (unavailable) {
         // Two statements an append: the message seq drawn on the coordinator, then the call (citus/append-function.ts).
         const appends = sent.slice(0, 4);
         assert.equal(appends.filter((text) => /nextval/.test(text)).length, 2, appends.join("\n---\n"));
-        const calls = appends.filter((text) => /agent_append_v1/.test(text));
+        const calls = appends.filter((text) => /agent_append_v2/.test(text));
         assert.equal(calls.length, 2, appends.join("\n---\n"));
         // Explained outside a transaction block (where Citus delegates), on this connection: one task, the function
         // run on one worker. (A fresh connection: once, while another process distributed tables on the same

@@ -44,7 +44,7 @@ export const ROUTED_EXTRA = ARGUMENTS.length - 13;
  */
 function functionName(t: Tables): string {
   const quote = (name: string) => `"${name}"`;
-  return (t.schema ? `${quote(t.schema)}.` : "") + quote(`${t.prefix}agent_append_v1`);
+  return (t.schema ? `${quote(t.schema)}.` : "") + quote(`${t.prefix}agent_append_v2`);
 }
 
 /** The function's signature as `regprocedure` reads it. */
@@ -80,8 +80,13 @@ BEGIN
     SELECT x.num, x.leaf_seq, x.leaf_id, x.leaf_depth, x.leaf_cum_bytes, x.leaf_cum_tokens, x.leaf_spine_seq,
       x.leaf_spine_depth INTO hd FROM ${t.heads} x WHERE x.session_id = $1 FOR UPDATE;
   END IF;
-  PERFORM 1 FROM ${t.messages} m WHERE m.session_num = hd.num AND m.id = $2 AND m.session_id = $1;
-  IF FOUND THEN ${done("duplicate", "hd.leaf_id")} END IF;
+  -- After the tip with no leaf to check (the common append), a duplicate id can be the only refusal: the INSERT's
+  -- ON CONFLICT finds it, one routed statement fewer (each costs the worker a plan). Otherwise it comes first, as
+  -- in append.ts's statement, ahead of "conflict" and "missing".
+  IF NOT ($4 = 'leaf' AND hd.leaf_seq IS NOT NULL AND NOT ($5 AND hd.leaf_id IS DISTINCT FROM $6)) THEN
+    PERFORM 1 FROM ${t.messages} m WHERE m.session_num = hd.num AND m.id = $2 AND m.session_id = $1;
+    IF FOUND THEN ${done("duplicate", "hd.leaf_id")} END IF;
+  END IF;
   IF $5 AND hd.leaf_id IS DISTINCT FROM $6 THEN ${done("conflict", "hd.leaf_id")} END IF;
   IF hd.leaf_seq IS NOT NULL AND ($4 = 'leaf' OR ($4 = 'id' AND hd.leaf_id = $3)) THEN
     par_seq := hd.leaf_seq; par_depth := hd.leaf_depth; par_bytes := hd.leaf_cum_bytes;
@@ -97,7 +102,10 @@ BEGIN
   INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth, jump_seq,
     jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash, session_id)
   VALUES ($14, hd.num, $2, par_seq, $7, $8, $9, nd.depth, nd.jump_seq, nd.jump_depth, $10,
-    COALESCE(par_bytes, 0) + $10, $11, COALESCE(par_tokens, 0) + $11, $12 || COALESCE(owner_vec, ''::tsvector), $13, $1);
+    COALESCE(par_bytes, 0) + $10, $11, COALESCE(par_tokens, 0) + $11, $12 || COALESCE(owner_vec, ''::tsvector), $13, $1)
+  ON CONFLICT (session_id, session_num, id) DO NOTHING;
+  -- The head is locked, so no other append of this session is in flight: a row skipped is one committed before.
+  IF NOT FOUND THEN ${done("duplicate", "hd.leaf_id")} END IF;
   UPDATE ${t.heads} x SET version = x.version + 1, leaf_seq = $14, leaf_id = $2, leaf_depth = nd.depth,
     leaf_cum_bytes = COALESCE(par_bytes, 0) + $10, leaf_cum_tokens = COALESCE(par_tokens, 0) + $11,
     leaf_spine_seq = nd.sseq, leaf_spine_depth = nd.sdep, message_count = x.message_count + 1, updated_at = $9
