@@ -1,28 +1,14 @@
-// The storage contract and the routing proof on a Citus cluster (docs/POSTGRES.md, "Past one server"): the store
-// opened on the coordinator with `distributed: true`. One distributed schema for the whole file, emptied between
-// tests: distributing tables costs seconds.
+// The routing proof on a Citus cluster (docs/POSTGRES.md, "Past one server"): the store opened on the coordinator
+// with `distributed: true` runs one session's work on one shard. One distributed schema for the whole file, emptied
+// between tests: distributing tables costs seconds. The storage contract there: test/citus-contract.test.ts.
 import assert from "node:assert/strict";
-import { after, describe, it, test } from "node:test";
+import { after, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
-import { runProviderContract } from "../src/testing/index.js";
 import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";
 import { dropSchema } from "./fixtures/postgres-db.js";
-
-/**
- * node:test, injected into the contract suite as a user's runner would be; tests whose name matches the pattern in
- * AGENT_SESSION_CITUS_SKIP are skipped (node:test's own name pattern cannot leave out one test of a suite).
- */
-const skipping = process.env.AGENT_SESSION_CITUS_SKIP;
-const runner = {
-  describe,
-  it: (name: string, body: () => Promise<void>) =>
-    skipping && new RegExp(skipping).test(name)
-      ? it(name, { skip: `matches AGENT_SESSION_CITUS_SKIP=${skipping}` }, body)
-      : it(name, body),
-};
 
 // Per process, so two runs at once (two checkouts, one cluster) never drop each other's tables.
 const SCHEMA = `agent_session_citus_${process.pid}`;
@@ -41,24 +27,6 @@ if (unavailable) {
     await dropSchema(pool, SCHEMA);
     await pool.end();
   });
-
-  // The whole contract passes on the cluster in ~9 minutes on a loaded machine (docs/POSTGRES.md, "Limits on a
-  // cluster"), so it runs only when asked for; the routing tests below always run.
-  if (process.env.AGENT_SESSION_CITUS_CONTRACT === "1") {
-    runProviderContract(runner, {
-      name: `citus (${CITUS_URL})`,
-      create: async (policy) => {
-        await emptyAll(pool, t);
-        return new PostgresStore(pool, { ...options, ...policy });
-      },
-      reopen: async (store) => {
-        await store.close();
-        return PostgresStore.open(pool, options);
-      },
-    });
-  } else {
-    console.log("The storage contract on Citus runs with AGENT_SESSION_CITUS_CONTRACT=1 (~9 minutes)");
-  }
 
   /**
    * The plans of the statements `run` sends, as the coordinator's EXPLAIN prints them: each statement is logged

@@ -1,6 +1,6 @@
 // A seeded differential test of overlay reads: the same random tree (mostly a chain, some forks) and the same
 // random overlays (nested from the first message, ranges on one path, a few with an endpoint off the path) on
-// memory, SQLite and PGlite; every backend must read the same history and the same context tokens at every leaf.
+// memory, SQLite, PGlite and a Citus cluster (when there is one: test/fixtures/citus-db.ts); every backend must read the same history and the same context tokens at every leaf.
 // Postgres finds which overlays lie on a path with one climb through their depths (postgres/tree.ts), SQLite and
 // memory by other means, so a wrong step shows as a difference.
 import assert from "node:assert/strict";
@@ -11,6 +11,7 @@ import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
+import { citusStores } from "./fixtures/citus-db.js";
 
 const ROUNDS = 2;
 const MESSAGES = 100;
@@ -26,10 +27,12 @@ function random(seed: number): () => number {
 }
 
 const pglite = await PGlite.create();
+const citus = await citusStores("history_differential");
 const stores: { name: string; store: SessionStore }[] = [
   { name: "memory", store: new MemoryStore() },
   { name: "sqlite", store: new SqliteStore(":memory:") },
   { name: "pglite", store: await PostgresStore.open(pglite, { schema: "history_differential" }) },
+  ...(citus ? [{ name: "citus", store: citus() }] : []),
 ];
 after(async () => {
   for (const { store } of stores) await store.close();

@@ -1,5 +1,5 @@
 // The seeded differential corpus again (test/helpers/search-corpus.ts), checked against the ranking's rules rather
-// than only backend against backend: every backend orders ranked recall by the term-count tiers that an oracle
+// than only backend against backend (a Citus cluster among them when there is one): every backend orders ranked recall by the term-count tiers that an oracle
 // computes from single-term searches and the stored tree (src/search/rank.ts's rules, written again here); a role
 // or time filter only hides hits (the filtered search is the unfiltered one without them, in the same order, since a
 // filtered-out turn still lends its weight to its neighbours); and the turns around each hit and the overlay that
@@ -13,6 +13,7 @@ import { hasTransfer } from "../src/contract/transfer.js";
 import { storedMessageText } from "../src/message/text.js";
 import { recallTerms, TEXTLESS_RUN } from "../src/search/rank.js";
 import { indexTokens } from "../src/search/tokens.js";
+import { citusStores } from "./fixtures/citus-db.js";
 import { rng } from "./helpers/rng.js";
 import { corpusStores, queries, SESSIONS, WORDS } from "./helpers/search-corpus.js";
 
@@ -99,9 +100,11 @@ async function oracleTiers(
 }
 
 const pglite = await PGlite.create();
+// The cluster too (a distributed store must answer as one server does); skipped with the reason without one.
+const citus = await citusStores("differential_ranking");
 let stores: { name: string; store: SessionStore }[] = [];
 before(async () => {
-  stores = await corpusStores(pglite, "differential_ranking");
+  stores = await corpusStores(pglite, "differential_ranking", citus);
 });
 after(async () => {
   for (const { store } of stores) await store.close();

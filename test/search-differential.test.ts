@@ -1,4 +1,5 @@
-// A small seeded differential test of search: the same writes on memory, SQLite and PGlite, then the same queries
+// A small seeded differential test of search: the same writes on memory, SQLite, PGlite and a Citus cluster (when
+// there is one; test/fixtures/citus-db.ts), then the same queries
 // (drawn from the corpus, plus hostile ones), ranked recall and all-words alike; every backend must match the same
 // messages and entries, and rank the messages holding every word first. Relevance within a tier may differ
 // (weights are computed per backend), so sets are compared, with a limit above any match count. The fuzz this
@@ -9,6 +10,7 @@ import { after, before, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { hasContextStorage } from "../src/contract/context.js";
 import type { SessionStore } from "../src/contract/store.js";
+import { citusStores } from "./fixtures/citus-db.js";
 import { corpusStores, queries } from "./helpers/search-corpus.js";
 
 const SCOPES = [{}, { sessionId: "s1" }, { branch: "active" as const }];
@@ -43,9 +45,11 @@ async function answers(store: SessionStore): Promise<string[]> {
 }
 
 const pglite = await PGlite.create();
+// The cluster too (a distributed store must answer as one server does); skipped with the reason without one.
+const citus = await citusStores("differential");
 let stores: { name: string; store: SessionStore }[] = [];
 before(async () => {
-  stores = await corpusStores(pglite, "differential");
+  stores = await corpusStores(pglite, "differential", citus);
 });
 after(async () => {
   for (const { store } of stores) await store.close();

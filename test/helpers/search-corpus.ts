@@ -130,15 +130,19 @@ export async function write(store: SessionStore): Promise<void> {
   for (const entry of entries) await store.entries.setEntry(entry.label, entry.key, entry.content);
 }
 
-/** A memory, a SQLite and a PGlite store holding the corpus, each named; close them, then `pglite`, when done. */
+/**
+ * A memory, a SQLite and a PGlite store holding the corpus, each named, and a Citus store when `citus` makes one; close them, then `pglite`, when done.
+ */
 export async function corpusStores(
   pglite: PGlite,
   schema: string,
+  citus?: (() => PostgresStore) | null,
 ): Promise<{ name: string; store: SessionStore }[]> {
   const stores = [
     { name: "memory", store: new MemoryStore() as SessionStore },
     { name: "sqlite", store: new SqliteStore(":memory:", { driver: "better-sqlite3" }) as SessionStore },
     { name: "pglite", store: (await PostgresStore.open(pglite, { schema })) as SessionStore },
+    ...(citus ? [{ name: "citus", store: citus() as SessionStore }] : []),
   ];
   for (const { store } of stores) await write(store);
   return stores;
