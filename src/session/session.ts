@@ -13,14 +13,11 @@ import type { ContextBlock, SessionContextOptions, WritableContextProvider } fro
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
-  AppendOptions,
   HistoryReadOptions,
   HistoryRowStat,
-  ImportMessageOptions,
   RecentHistoryResult,
   SessionProvider,
   Siblings,
-  UpsertOptions,
 } from "../contract/provider.js";
 import type { SearchHit, SearchOptions } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
@@ -48,8 +45,7 @@ import { SessionLifecycle, type SessionParts } from "./lifecycle.js";
 import { openSource } from "./open.js";
 import type { SessionOptions } from "./options.js";
 import { type ResolvedSource, resolveSource, type SessionSource } from "./source.js";
-import type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./writes.js";
-import * as writes from "./writes.js";
+import { compact as runCompaction, SessionWrites } from "./writes.js";
 
 export type { RecentHistoryOptions } from "./history.js";
 export type { SessionOptions } from "./options.js";
@@ -62,11 +58,12 @@ export type { SessionOptions } from "./options.js";
  * the app opts into with `Session.create<M>(...)` (the store keeps any valid message and checks no app schema).
  *
  * The class is the public surface only: what the builder sets is a {@link SessionConfig}, the storage and context
- * resolved on first use are a {@link SessionLifecycle}'s, and writes with their status frame, compaction and hook
- * are in `writes.ts`; history reads in `history.ts`, tool formats in `context/tool-formats.ts`.
+ * resolved on first use are a {@link SessionLifecycle}'s, and the writes with their status frame, compaction and
+ * hook are its base class's (`SessionWrites`, `writes.ts`); history reads in `history.ts`, tool formats in `context/tool-formats.ts`.
  */
-export class Session<M extends SessionMessage = SessionMessage> {
-  private readonly config: SessionConfig;
+export class Session<M extends SessionMessage = SessionMessage> extends SessionWrites<M> {
+  /** @internal */
+  protected readonly config: SessionConfig;
   private readonly lifecycle: SessionLifecycle<M>;
   private readonly warnNoRecentHistory = noRecentHistoryWarning();
 
@@ -90,6 +87,7 @@ export class Session<M extends SessionMessage = SessionMessage> {
 
   /** Wraps a SessionStore (blocks without a provider are stored with it) or a SessionProvider (no auto-wiring). */
   constructor(provider: SessionProvider | SessionStore, options: SessionOptions = {}) {
+    super();
     this.config = new SessionConfig(this, options);
     // The typed view: stores hold any valid message; reads are `M` because the app writes only `M`s.
     const source = resolveSource(provider as SessionSource) as ResolvedSource<M>;
@@ -227,54 +225,6 @@ export class Session<M extends SessionMessage = SessionMessage> {
     await this.lifecycle.close();
   }
 
-  // ── Writes (see writes.ts: status frame, automatic compaction, hook) ──────────────────────────────────────
-
-  /** Appends after the latest leaf, under `parentId` or as a new root (`null`); resolves the stored form. */
-  async appendMessage(
-    message: M,
-    parentId?: string | null,
-    options?: AppendOptions,
-  ): Promise<SessionAppendResult<M>> {
-    return writes.appendMessage(await this.parts(), this.config, message, parentId, options);
-  }
-
-  /** Inserts the message, or replaces the stored one with its id in place (identical content writes nothing). */
-  async upsertMessage(
-    message: M,
-    parentId?: string | null,
-    options?: UpsertOptions,
-  ): Promise<SessionUpsertResult<M>> {
-    return writes.upsertMessage(await this.parts(), this.config, message, parentId, options);
-  }
-
-  /** Writes one historical message verbatim with its original time (migrations); a stored id is skipped. */
-  async importMessage(message: M, options?: ImportMessageOptions): Promise<SessionAppendResult<M>> {
-    return writes.importMessage(await this.parts(), message, options);
-  }
-
-  /** Replaces a stored message by id (`NOT_FOUND` if unknown); identical content writes nothing. */
-  async updateMessage(message: M): Promise<SessionUpdateResult<M>> {
-    return writes.updateMessage(await this.parts(), this.config, message, true);
-  }
-
-  /**
-   * The reference's maintenance write: replaces a stored message like `updateMessage`, without a status frame
-   * or a compaction check (e.g. shrinking old media); the `internal_onMessagesChanged` hook still hears it.
-   */
-  async internal_rewriteMessage(message: M): Promise<SessionUpdateResult<M>> {
-    return writes.updateMessage(await this.parts(), this.config, message, false);
-  }
-
-  /** Deletes messages; their children are spliced onto their parents. */
-  async deleteMessages(messageIds: string[]): Promise<void> {
-    await writes.deleteMessages(await this.parts(), this.config, messageIds);
-  }
-
-  /** Removes every message and overlay of this session, forgets loaded skills and re-renders the prompt. */
-  async clearMessages(): Promise<void> {
-    await writes.clearMessages(await this.parts(), this.config);
-  }
-
   // ── Reads ────────────────────────────────────────────────────────────────────────────────────────────────────
 
   /** The path from the root to `leafId` (default: the latest leaf), with compaction overlays applied. */
@@ -379,7 +329,7 @@ export class Session<M extends SessionMessage = SessionMessage> {
     leafId?: string | null,
     options?: { dryRun?: boolean },
   ): Promise<CompactionReport | CompactionPlan | null> {
-    return writes.compact(await this.parts(), this.config, leafId, options?.dryRun === true);
+    return runCompaction(await this.parts(), this.config, leafId, options?.dryRun === true);
   }
 
   /** What `compact()` would do, computed without calling the model (a dry run). */
@@ -503,8 +453,8 @@ export class Session<M extends SessionMessage = SessionMessage> {
     return executeToolCall(() => this.tools(), nameOrCall, input);
   }
 
-  // The resolved parts every async method works through (resolving them on first use).
-  private parts(): Promise<SessionParts<M>> {
+  /** @internal the resolved parts every async method works through (resolving them on first use). */
+  protected parts(): Promise<SessionParts<M>> {
     return this.lifecycle.parts();
   }
 }

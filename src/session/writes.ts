@@ -1,5 +1,5 @@
 /**
- * A Session's writes with what follows each: the write itself goes through the Session's writer (its store's
+ * A Session's writes (`SessionWrites`, the base class of `Session`) with what follows each: the write itself goes through the Session's writer (its store's
  * provider made for it, or the user's provider adapted once: store/foreign-provider.ts), which prepares it under
  * the Session's policy; then the reference's status frame, automatic compaction after an insert, and the
  * framework hook `internal_onMessagesChanged`, in that order (none of them for an echoed overlay, which writes
@@ -54,100 +54,109 @@ async function answered<T extends { message?: SessionMessage | undefined }, R>(
   return { ...result, message: (await provider.getMessage(message.id)) ?? message } as R;
 }
 
-/** Appends, then frames, compacts when due and tells the hook (`compact` instead of `append` when it did). */
-export async function appendMessage<M extends SessionMessage>(
-  { provider, writer, compactor }: SessionParts<M>,
-  config: SessionConfig,
-  message: M,
-  parentId: string | null | undefined,
-  options: AppendOptions | undefined,
-): Promise<SessionAppendResult<M>> {
-  const written = (await writer.appendMessage(message, parentId, options)) ?? { inserted: true };
-  const result = await answered<typeof written, SessionAppendResult<M>>(provider, written, message);
-  // An echoed overlay wrote nothing (§17.1): no frame, no compaction, no hook event.
-  if (isEchoedOverlay(message)) return result;
-  // The reference's status frame follows every append, also of an id already stored.
-  const estimate = await compactor.broadcastIdle();
-  // The message is stored; compaction problems go to onCompactionError and never fail the append.
-  const compacted = result.inserted && (await compactor.afterAppend(estimate));
-  notifyChanged(
-    config.messagesChanged,
-    compacted
-      ? { type: "compact" }
-      : { type: "append", message: result.message, parentId, inserted: result.inserted },
-  );
-  return result;
-}
-
-/** Upserts, then frames, compacts after an insert when due and tells the hook what happened. */
-export async function upsertMessage<M extends SessionMessage>(
-  { provider, writer, compactor }: SessionParts<M>,
-  config: SessionConfig,
-  message: M,
-  parentId: string | null | undefined,
-  options: UpsertOptions | undefined,
-): Promise<SessionUpsertResult<M>> {
-  const written = (await writer.upsertMessage(message, parentId, options)) ?? { inserted: true };
-  const result = await answered<typeof written, SessionUpsertResult<M>>(provider, written, message);
-  if (isEchoedOverlay(message)) return result;
-  const estimate = await compactor.broadcastIdle();
-  const compacted = result.inserted && (await compactor.afterAppend(estimate));
-  const listener = config.messagesChanged;
-  if (compacted) notifyChanged(listener, { type: "compact" });
-  else if (result.inserted) {
-    notifyChanged(listener, { type: "append", message: result.message, parentId, inserted: true });
-  } else if (result.updated) notifyChanged(listener, { type: "update", message: result.message });
-  return result;
-}
-
-/** Imports one historical message: no frame, no compaction, no hook (a migration, not a turn). */
-export async function importMessage<M extends SessionMessage>(
-  { provider, writer }: SessionParts<M>,
-  message: M,
-  options: ImportMessageOptions | undefined,
-): Promise<SessionAppendResult<M>> {
-  const written = (await writer.importMessage(message, options)) ?? { inserted: true };
-  return answered<typeof written, SessionAppendResult<M>>(provider, written, message);
-}
-
 /**
- * Replaces a stored message, then tells the hook; `frame: false` is the reference's maintenance write
- * (`internal_rewriteMessage`), which sends no status frame.
+ * The public writes of a `Session` (its base class, so `Session.appendMessage` is the method that runs, with no
+ * forwarding hop): each writes through the Session's writer, then frames, compacts and tells the hook.
  */
-export async function updateMessage<M extends SessionMessage>(
-  { provider, writer, compactor }: SessionParts<M>,
-  config: SessionConfig,
-  message: M,
-  frame: boolean,
-): Promise<SessionUpdateResult<M>> {
-  const written = (await writer.updateMessage(message)) ?? { updated: true };
-  const result = await answered<typeof written, SessionUpdateResult<M>>(provider, written, message);
-  if (frame) await compactor.broadcastIdle();
-  notifyChanged(config.messagesChanged, { type: "update", message: result.message });
-  return result;
-}
+export abstract class SessionWrites<M extends SessionMessage = SessionMessage> {
+  /** @internal what the builder set (the hook, the policy). */
+  protected abstract readonly config: SessionConfig;
 
-/** Deletes messages (children spliced onto their parents), then frames and tells the hook. */
-export async function deleteMessages<M extends SessionMessage>(
-  { provider, compactor }: SessionParts<M>,
-  config: SessionConfig,
-  messageIds: string[],
-): Promise<void> {
-  await provider.deleteMessages(messageIds);
-  await compactor.broadcastIdle();
-  notifyChanged(config.messagesChanged, { type: "delete", messageIds: [...messageIds] });
-}
+  /** @internal the resolved parts every async method works through (resolving them on first use). */
+  protected abstract parts(): Promise<SessionParts<M>>;
 
-/** Clears the session, forgets loaded skills and re-renders the prompt, then frames and tells the hook. */
-export async function clearMessages<M extends SessionMessage>(
-  { provider, context, compactor }: SessionParts<M>,
-  config: SessionConfig,
-): Promise<void> {
-  await provider.clearMessages();
-  context.skills.clear();
-  await context.refresh();
-  await compactor.broadcastIdle();
-  notifyChanged(config.messagesChanged, { type: "clear" });
+  /** Appends after the latest leaf, under `parentId` or as a new root (`null`); resolves the stored form. */
+  async appendMessage(
+    message: M,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<SessionAppendResult<M>> {
+    const { provider, writer, compactor } = await this.parts();
+    const written = (await writer.appendMessage(message, parentId, options)) ?? { inserted: true };
+    const result = await answered<typeof written, SessionAppendResult<M>>(provider, written, message);
+    // An echoed overlay wrote nothing (§17.1): no frame, no compaction, no hook event.
+    if (isEchoedOverlay(message)) return result;
+    // The reference's status frame follows every append, also of an id already stored.
+    const estimate = await compactor.broadcastIdle();
+    // The message is stored; compaction problems go to onCompactionError and never fail the append.
+    const compacted = result.inserted && (await compactor.afterAppend(estimate));
+    notifyChanged(
+      this.config.messagesChanged,
+      compacted
+        ? { type: "compact" }
+        : { type: "append", message: result.message, parentId, inserted: result.inserted },
+    );
+    return result;
+  }
+
+  /** Inserts the message, or replaces the stored one with its id in place (identical content writes nothing). */
+  async upsertMessage(
+    message: M,
+    parentId?: string | null,
+    options?: UpsertOptions,
+  ): Promise<SessionUpsertResult<M>> {
+    const { provider, writer, compactor } = await this.parts();
+    const written = (await writer.upsertMessage(message, parentId, options)) ?? { inserted: true };
+    const result = await answered<typeof written, SessionUpsertResult<M>>(provider, written, message);
+    if (isEchoedOverlay(message)) return result;
+    const estimate = await compactor.broadcastIdle();
+    const compacted = result.inserted && (await compactor.afterAppend(estimate));
+    const listener = this.config.messagesChanged;
+    if (compacted) notifyChanged(listener, { type: "compact" });
+    else if (result.inserted) {
+      notifyChanged(listener, { type: "append", message: result.message, parentId, inserted: true });
+    } else if (result.updated) notifyChanged(listener, { type: "update", message: result.message });
+    return result;
+  }
+
+  /** Writes one historical message verbatim with its original time (migrations); a stored id is skipped. */
+  async importMessage(message: M, options?: ImportMessageOptions): Promise<SessionAppendResult<M>> {
+    // No frame, no compaction, no hook: a migration, not a turn.
+    const { provider, writer } = await this.parts();
+    const written = (await writer.importMessage(message, options)) ?? { inserted: true };
+    return answered<typeof written, SessionAppendResult<M>>(provider, written, message);
+  }
+
+  /** Replaces a stored message by id (`NOT_FOUND` if unknown); identical content writes nothing. */
+  async updateMessage(message: M): Promise<SessionUpdateResult<M>> {
+    return this.replace(message, true);
+  }
+
+  /**
+   * The reference's maintenance write: replaces a stored message like `updateMessage`, without a status frame
+   * or a compaction check (e.g. shrinking old media); the `internal_onMessagesChanged` hook still hears it.
+   */
+  async internal_rewriteMessage(message: M): Promise<SessionUpdateResult<M>> {
+    return this.replace(message, false);
+  }
+
+  /** Deletes messages; their children are spliced onto their parents. */
+  async deleteMessages(messageIds: string[]): Promise<void> {
+    const { provider, compactor } = await this.parts();
+    await provider.deleteMessages(messageIds);
+    await compactor.broadcastIdle();
+    notifyChanged(this.config.messagesChanged, { type: "delete", messageIds: [...messageIds] });
+  }
+
+  /** Removes every message and overlay of this session, forgets loaded skills and re-renders the prompt. */
+  async clearMessages(): Promise<void> {
+    const { provider, context, compactor } = await this.parts();
+    await provider.clearMessages();
+    context.skills.clear();
+    await context.refresh();
+    await compactor.broadcastIdle();
+    notifyChanged(this.config.messagesChanged, { type: "clear" });
+  }
+
+  // Replaces a stored message, then tells the hook; `frame: false` sends no status frame.
+  private async replace(message: M, frame: boolean): Promise<SessionUpdateResult<M>> {
+    const { provider, writer, compactor } = await this.parts();
+    const written = (await writer.updateMessage(message)) ?? { updated: true };
+    const result = await answered<typeof written, SessionUpdateResult<M>>(provider, written, message);
+    if (frame) await compactor.broadcastIdle();
+    notifyChanged(this.config.messagesChanged, { type: "update", message: result.message });
+    return result;
+  }
 }
 
 /** Compacts the path to `leafId` and tells the hook when an overlay was stored; a dry run only plans. */

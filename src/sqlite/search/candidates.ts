@@ -29,7 +29,7 @@ import {
   isOnActivePath,
   pageMaySkip,
   readHits,
-} from "./hits.js";
+} from "./page.js";
 import { pendingTexts } from "./indexing.js";
 import { readScopedState, type SearchState } from "./state.js";
 import { termMatches, withFiltered } from "./term-matches.js";
@@ -163,7 +163,7 @@ function documentCount(plan: SearchPlan, { scope, total }: SearchState): number 
 }
 
 /**
- * How many of the ranked candidates a role or time filter lets through: the page leaves the others out (hits.ts),
+ * How many of the ranked candidates a role or time filter lets through: the page leaves the others out (page.ts),
  * so an active-branch search counts only these when it asks whether its window held enough.
  */
 function passing(driver: SqlDriver, plan: SearchPlan, ranked: readonly RankedCandidate[]): number {

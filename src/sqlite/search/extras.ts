@@ -11,7 +11,7 @@ import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { isAncestor, type NodeRow, nodeBySeq } from "../tree.js";
-import type { Hit } from "./hits.js";
+import type { Hit } from "./page.js";
 
 // The turns around every hit of a page in one statement (a walk per hit was ~15 statements with a long path). The
 // hits come as JSON rows [number, seq, leaf]: the leaf whose path gives the turns after the hit when it is

@@ -1,7 +1,7 @@
 /**
  * Message search. Relevance (bm25) is ranked among the newest SEARCH_CANDIDATES matches only, so a common word
  * costs the same in a store of a million messages as in a small one; the MATCH expression comes from fts.ts
- * (word families expanded to index terms on large stores), the hits are read a page at a time (hits.ts),
+ * (word families expanded to index terms on large stores), the hits are read a page at a time (page.ts),
  * and pending rows of the batched index are indexed first (search-index.ts). The Postgres twin is
  * src/postgres/search/search.ts.
  */
@@ -24,7 +24,7 @@ import { SqliteRecallSource } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { cannotMatch, FamilyExpander, noExpansion, toFts5 } from "./fts.js";
-import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./hits.js";
+import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./page.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
 import { readScopedState, type SearchState, scopedMatch } from "./state.js";
 

@@ -1,7 +1,7 @@
 /** What a search reads first: the store's size, the search index's watermark and how to keep to its sessions. */
 import { canBeStored } from "../../message/ids.js";
 import type { SqlDriver } from "../connection/driver.js";
-import type { HitHead } from "./hits.js";
+import type { HitHead } from "./page.js";
 import { ownerToken } from "./owner-index.js";
 
 /**
@@ -92,7 +92,7 @@ export function readSearchState(driver: SqlDriver, sessionId: string | undefined
   // A session id no head can have is not looked up: better-sqlite3 13 binds a lone surrogate as U+FFFD, which
   // would find another tenant's session (see sessionNum).
   if (!canBeStored(sessionId)) return undefined;
-  // The head's leaf comes along for the hits (hits.ts), which then read only the messages' own columns.
+  // The head's leaf comes along for the hits (page.ts), which then read only the messages' own columns.
   const [row] = driver.tuples<
     [
       num: number,

@@ -14,7 +14,7 @@ import {
   termRarity,
 } from "../../search/rank.js";
 import type { SqlDriver } from "../connection/driver.js";
-import type { ScoreLookup } from "./hits.js";
+import type { ScoreLookup } from "./page.js";
 import { textParents } from "./text-parents.js";
 
 /**
