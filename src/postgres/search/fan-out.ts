@@ -79,11 +79,15 @@ async function rowsOf(
 ): Promise<CandidateRow[]> {
   const seqs = new Map<string, number[]>();
   for (const { seq, session_id } of matches) seqs.set(session_id, [...(seqs.get(session_id) ?? []), seq]);
-  const rows: CandidateRow[] = [];
-  for (const sessions of await byShard(executor, t, [...seqs.keys()])) {
+  const shard = (sessions: string[]) => {
     const params = [sessions.flatMap((id) => seqs.get(id) ?? []), queries, 0, sessions, hasTimeFilter(plan)];
-    rows.push(...(await executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ, true), params)));
-  }
+    return executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ, true), params);
+  };
+  // On a pool the shards' statements run at once, each on a connection of its own (the pool bounds how many).
+  const groups = await byShard(executor, t, [...seqs.keys()]);
+  if (executor.kind === "pool") return (await Promise.all(groups.map(shard))).flat();
+  const rows: CandidateRow[] = [];
+  for (const sessions of groups) rows.push(...(await shard(sessions)));
   return rows;
 }
 
