@@ -160,7 +160,7 @@ if (unavailable) {
       }
     });
 
-    test("a search across sessions fans out: one scan every shard runs with its LIMIT, then a statement per session", async () => {
+    test("a search across sessions fans out: one scan every shard runs with its LIMIT, then statements of one task", async () => {
       await emptyAll(pool, t);
       const store = new PostgresStore(pool, options);
       for (const name of ["a", "b", "c"]) {
@@ -179,6 +179,34 @@ if (unavailable) {
             taskCounts(plan).every((n) => n === 1),
             plan,
           );
+      }
+    });
+
+    test("a search across sessions sends one statement per shard of the matches' sessions, not per session", async () => {
+      await emptyAll(pool, t);
+      const store = new PostgresStore(pool, options);
+      const names = Array.from({ length: 90 }, (_, i) => `wide${i}`);
+      for (const name of names) await store.session(name).appendMessage(msg(`${name}m`, `wide fan ${name}`));
+      const { rows } = await pool.query(
+        "SELECT count(DISTINCT get_shard_id_for_distribution_column($1::regclass, s))::int AS n FROM unnest($2::text[]) s",
+        [t.heads, names],
+      );
+      const shards = rows[0].n as number;
+      assert.ok(shards < names.length, `${shards} shards`);
+      for (const match of ["any", "all"] as const) {
+        const hits = await store.searchMessages("wide fan", { match, limit: 2 });
+        assert.equal(hits.length, 2, match);
+        const plans = await plansOf(
+          async (s) => void (await s.searchMessages("wide fan", { match, limit: 2 })),
+        );
+        // The scan, one statement per shard for the candidates' rows, and the page's statements per session of
+        // its two hits (its text, marks and context): bounded by shards and the page, not by the 90 sessions.
+        assert.ok(
+          plans.length <= 1 + shards + 2 * 4,
+          `${match}: ${plans.length} statements, ${shards} shards`,
+        );
+        for (const plan of plans.filter((p) => taskCounts(p).every((n) => n === 1)))
+          assert.doesNotMatch(plan, /Distributed Subplan/, plan);
       }
     });
   });

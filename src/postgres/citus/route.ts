@@ -24,3 +24,11 @@ export function sessionScope(t: Tables, session: string): Scope {
 export function sessionParam(t: Tables, sessionId: string): string[] {
   return t.distributed ? [sessionId] : [];
 }
+
+/**
+ * The walk {@link Scope} of the sessions `sessions` (an SQL text[] expression) in `t`'s layout: Citus routes a
+ * statement so scoped to one shard when they all lie on it (citus/shards.ts groups them so).
+ */
+export function sessionsScope(t: Tables, sessions: string): Scope {
+  return (alias) => (t.distributed ? ` AND ${alias ? `${alias}.` : ""}session_id = ANY(${sessions})` : "");
+}

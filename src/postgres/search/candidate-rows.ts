@@ -8,10 +8,10 @@
 
 import { hasFilters, type SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { onSession, sessionScope } from "../citus/route.js";
+import { sessionScope, sessionsScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
-import { activePathsCte, isoSql } from "../tree.js";
+import { activePathsCte, isoSql, type Scope } from "../tree.js";
 import { filterParams } from "./filters.js";
 import type { Candidate } from "./page.js";
 import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parents.js";
@@ -19,16 +19,19 @@ import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parent
 // $1 the tsquery of any term (scoped), $2 each term's own tsquery, $3 how many candidates, $4 the session id (or
 // NULL), $5 whether the time filter needs each candidate's time (the page reads it for the hits): the newest matches of any term, each with the terms it matches (1-based) and what ranking needs. One scan
 // of the index for all terms: a scan per term (a lateral join) cost ~1.3 ms each on a 3,000-message store.
-// In the Citus layout every statement here runs for one session (a search across sessions: fan-out.ts): every table
-// reference names $4.
-export function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH): string {
-  const own = sessionScope(t, "$4::text");
-  const documents = t.distributed
-    ? `(SELECT message_count FROM ${t.heads} WHERE session_id = $4::text)`
-    : `(CASE WHEN $4::text IS NULL THEN (SELECT COALESCE(MAX(seq), 0) FROM ${t.messages})
+// In the Citus layout every statement here runs on one shard (a search across sessions: fan-out.ts): every table
+// reference names $4, one session, or with `shard` several sessions of one shard ($4 text[]; their documents are
+// left to the caller, 0 here).
+export function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH, shard = false): string {
+  const own = shard ? sessionsScope(t, "$4::text[]") : sessionScope(t, "$4::text");
+  const documents = shard
+    ? "0"
+    : t.distributed
+      ? `(SELECT message_count FROM ${t.heads} WHERE session_id = $4::text)`
+      : `(CASE WHEN $4::text IS NULL THEN (SELECT COALESCE(MAX(seq), 0) FROM ${t.messages})
       ELSE (SELECT message_count FROM ${t.heads} WHERE session_id = $4::text) END)`;
-  return `WITH RECURSIVE ${cand(t)},
-  ${textParentsCte(t.messages, t.heads, cand !== CANDIDATES_BY_SEQ, own)}
+  return `WITH RECURSIVE ${cand(t, own)},
+  ${textParentsCte(t.messages, t.heads, cand !== CANDIDATES_BY_SEQ, own, !shard)}
   SELECT m.seq::float8 AS seq, (${TEXT_PARENT_SEQ})::float8 AS parent_seq, m.tokens, m.role, m.depth,
     ARRAY(SELECT u.i::integer FROM unnest($2::tsquery[]) WITH ORDINALITY AS u(q, i) WHERE m.search @@ u.q) AS terms,
     CASE WHEN $5::boolean THEN ${isoSql("m.created_at")} END AS created_at, h.session_id, h.num::float8 AS session_num,
@@ -40,24 +43,29 @@ export function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH): string {
 /** Candidates of one search: the newest matches of any term (SQLite caps each term; one scan here caps all). */
 export const RECALL_CANDIDATES = 2 * SEARCH_CANDIDATES;
 
-const CANDIDATES_BY_MATCH = (t: Tables) =>
-  `cand AS (SELECT seq, parent_seq FROM ${t.messages} WHERE search @@ $1::tsquery${onSession(t, null, "$4::text")}
+/** The `cand(seq, parent_seq)` CTE of a candidate statement, its per-session tables scoped by `own`. */
+type CandidatesCte = (t: Tables, own: Scope) => string;
+
+const CANDIDATES_BY_MATCH: CandidatesCte = (t, own) =>
+  `cand AS (SELECT seq, parent_seq FROM ${t.messages} WHERE search @@ $1::tsquery${own(null)}
     ORDER BY seq DESC LIMIT $3)`;
 // The newest matches that pass the role and time filters ($6 roles, $7 since, $8 until; each NULL: none) and,
 // with `onPaths`, of the sessions $9 (their numbers) only those on the session's active path (each path walked
 // once, depth rows).
-export const candidatesFiltered = (onPaths: boolean) => (t: Tables) =>
-  `${onPaths ? `${activePathsCte(t.messages, t.heads, "$9::bigint[]", sessionScope(t, "$4::text"))},` : ""}
-  cand AS (SELECT seq, parent_seq FROM ${t.messages} WHERE search @@ $1::tsquery${onSession(t, null, "$4::text")}
+export const candidatesFiltered =
+  (onPaths: boolean): CandidatesCte =>
+  (t, own) =>
+    `${onPaths ? `${activePathsCte(t.messages, t.heads, "$9::bigint[]", own)},` : ""}
+  cand AS (SELECT seq, parent_seq FROM ${t.messages} WHERE search @@ $1::tsquery${own(null)}
     AND ($6::text[] IS NULL OR role = ANY($6::text[]))
     AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
     AND ($8::timestamptz IS NULL OR created_at < $8::timestamptz)
     ${onPaths ? "AND (session_num <> ALL($9::bigint[]) OR seq IN (SELECT seq FROM path))" : ""}
     ORDER BY seq DESC LIMIT $3)`;
 // The same columns for given seqs ($1 bigint[]; $3 unused): the vector channel's nearest messages.
-export const CANDIDATES_BY_SEQ = (t: Tables) =>
+export const CANDIDATES_BY_SEQ: CandidatesCte = (t, own) =>
   `cand AS (SELECT m.seq, m.parent_seq FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq
-    WHERE $3::integer >= 0${onSession(t, "m", "$4::text")})`;
+    WHERE $3::integer >= 0${own("m")})`;
 
 export interface CandidateRow {
   terms: number[];

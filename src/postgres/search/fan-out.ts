@@ -3,14 +3,16 @@
  * only on one shard, so the single-node statements, which climb paths for every candidate, cannot run across
  * sessions. Instead the newest matches are found by one statement without recursion that every shard runs with its
  * own LIMIT (the coordinator merges the shards' newest), and what ranking needs of them (parents past messages
- * without text, the session's head) is read by the one-session statements, a statement per session of the
- * matches, each routed to its shard. The ranking and the page are then the single node's.
+ * without text, the session's head) is read by the candidate statement scoped to the matches' sessions, one
+ * statement per shard that holds them (citus/shards.ts), each routed to its worker. The ranking and the page are
+ * then the single node's.
  */
 
 import { ActivePaths } from "../../search/active-paths.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { sessionScope } from "../citus/route.js";
+import { byShard } from "../citus/shards.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte } from "../tree.js";
@@ -63,28 +65,30 @@ async function scan(
   return executor.query<Match>(scanSql(t, rank), params);
 }
 
-/** Runs `run` for each session of `matches` with its seqs: one routed statement per session. */
-async function perSession(
+/**
+ * The candidate rows of `matches` (the vector channel's statement: no term needs to match): one statement per
+ * shard that holds their sessions, each routed to its worker, so the round trips are bounded by the shard count
+ * whatever the number of sessions.
+ */
+async function rowsOf(
+  executor: Executor,
+  t: Tables,
+  plan: SearchPlan,
+  queries: string[],
   matches: readonly Match[],
-  run: (seqs: number[], sessionId: string) => Promise<CandidateRow[]>,
 ): Promise<CandidateRow[]> {
-  const groups = new Map<string, number[]>();
-  for (const { seq, session_id } of matches) groups.set(session_id, [...(groups.get(session_id) ?? []), seq]);
+  const seqs = new Map<string, number[]>();
+  for (const { seq, session_id } of matches) seqs.set(session_id, [...(seqs.get(session_id) ?? []), seq]);
+  const shard = (sessions: string[]) => {
+    const params = [sessions.flatMap((id) => seqs.get(id) ?? []), queries, 0, sessions, hasTimeFilter(plan)];
+    return executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ, true), params);
+  };
+  // On a pool the shards' statements run at once, each on a connection of its own (the pool bounds how many).
+  const groups = await byShard(executor, t, [...seqs.keys()]);
+  if (executor.kind === "pool") return (await Promise.all(groups.map(shard))).flat();
   const rows: CandidateRow[] = [];
-  for (const [sessionId, seqs] of groups) rows.push(...(await run(seqs, sessionId)));
+  for (const sessions of groups) rows.push(...(await shard(sessions)));
   return rows;
-}
-
-/** The candidate rows of given seqs of one session (the vector channel's statement: no term needs to match). */
-function rowsOf(executor: Executor, t: Tables, plan: SearchPlan, queries: string[]) {
-  return (seqs: number[], sessionId: string) =>
-    executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ), [
-      seqs,
-      queries,
-      0,
-      sessionId,
-      hasTimeFilter(plan),
-    ]);
 }
 
 /**
@@ -106,7 +110,7 @@ export async function fanOutCandidateRows(
   // The session ids are in the tsquery already (its scope lexemes); the filter here would only repeat them.
   const scanFilters = { ...filters, sessionIds: null };
   const matches = await scan(executor, t, tsquery, RECALL_CANDIDATES, scanFilters, paths ?? null, false);
-  const rows = await perSession(matches, rowsOf(executor, t, plan, queries));
+  const rows = await rowsOf(executor, t, plan, queries, matches);
   const ids = new Map(known.map((row) => [Number(row.session_num), row.session_id]));
   for (const num of paths ?? []) {
     const sessionId = ids.get(num);
@@ -206,7 +210,7 @@ export async function fanOutAllWords(
     for (;;) {
       const top = matches.slice(0, window);
       const unread = top.filter((m) => !nodes.has(m.seq));
-      for (const row of await perSession(unread, rowsOf(executor, t, plan, [])))
+      for (const row of await rowsOf(executor, t, plan, [], unread))
         nodes.set(Number(row.seq), candidateOf(row));
       kept = top.flatMap((m) => nodes.get(m.seq) ?? []);
       if (activeOnly) {

@@ -17,13 +17,15 @@ import type { Scope } from "../tree.js";
 /**
  * CTEs over `cand(seq, parent_seq)`: `text_walk`, and `text_parent(p, seq)`: for each parent p without searchable
  * text, the ancestor its children link to (NULL: none). `candidatesHaveText`: every row of `cand` matches a term, so
- * a parent in `cand` has text and is not read.
+ * a parent in `cand` has text and is not read. `oneSession`: `$4` is the session searched (or NULL: any); else the
+ * walk reads the sessions `scope` names (several of one shard, fan-out.ts) and `$4` is theirs.
  */
 export function textParentsCte(
   messages: string,
   heads: string,
   candidatesHaveText: boolean,
   scope: Scope = () => "",
+  oneSession = true,
 ): string {
   const parents = candidatesHaveText
     ? "SELECT parent_seq FROM cand WHERE parent_seq NOT IN (SELECT seq FROM cand)"
@@ -32,8 +34,11 @@ export function textParentsCte(
   // session, holds one. Uncorrelated, so the server checks it once and, when false, reads no parent at all. Each
   // parent is read by its key (the lateral read): offered the index of messages without text, the planner scanned
   // all of them and kept the parents among them.
+  const session = oneSession
+    ? `AND ($4::text IS NULL OR x.session_num = (SELECT num FROM ${heads} WHERE session_id = $4::text))`
+    : "";
   const gate = `EXISTS (SELECT 1 FROM ${messages} x WHERE x.search IS NULL${scope("x")}
-    AND ($4::text IS NULL OR x.session_num = (SELECT num FROM ${heads} WHERE session_id = $4::text)))`;
+    ${session})`;
   // Row n of a walk is the nth row up from p; it goes on from a row without text while n <= TEXTLESS_RUN, so the
   // row it ends on has text (the link), or is the root or the run's last row without (no link).
   return `text_walk(p, seq, parent_seq, textless, n) AS (
