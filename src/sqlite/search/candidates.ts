@@ -22,6 +22,7 @@ import { searchBlinds } from "./blind.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { type FamilyExpander, noExpansion } from "./fts.js";
+import { pendingTexts } from "./indexing.js";
 import {
   type HitHead,
   hasOtherBranches,
@@ -30,7 +31,6 @@ import {
   pageMaySkip,
   readHits,
 } from "./page.js";
-import { pendingTexts } from "./indexing.js";
 import { readScopedState, type SearchState } from "./state.js";
 import { termMatches, withFiltered } from "./term-matches.js";
 import { Candidates, type MatchNodes, matchSessions, NODE_FIELDS, readNodes } from "./weights.js";

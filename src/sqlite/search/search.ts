@@ -24,8 +24,8 @@ import { SqliteRecallSource } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { cannotMatch, FamilyExpander, noExpansion, toFts5 } from "./fts.js";
-import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./page.js";
 import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
+import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./page.js";
 import { readScopedState, type SearchState, scopedMatch } from "./state.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
