@@ -144,7 +144,8 @@ export function appendRow(
   const tokens = estimateMessageTokens([message]);
   return driver.transaction(() => {
     // Sealed (an encrypted owner's) inside the transaction: the owner's key check is read and recorded in it.
-    const form = storedForm(driver, sessionId, message.id, json, request.key);
+    // No keyed hash for a sealed row: nothing compares with a new row's hash (sealing.ts storedForm).
+    const form = storedForm(driver, sessionId, message.id, json, request.key, false);
     const stored = storedContent(driver, form.content);
     const hash = form.hash;
     const ctx = readContext(driver, sessionId, parentId);

@@ -9,7 +9,7 @@ import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { releaseSession } from "./media/attachments.js";
-import { type SealKey, type StoredForm, storedForm, storedSummary } from "./sealing.js";
+import { type SealKey, type StoredForm, storedForm, storedSummary, storesSame } from "./sealing.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
@@ -25,7 +25,8 @@ const STORED_NODE = `SELECT seq, parent_seq, depth, jump_seq, jump_depth, bytes,
 
 /**
  * Rewrites a stored message; role, search index and running totals follow the new content. Content whose hash
- * equals the stored one is not written at all (`updated: false`); nothing but the row's hash is compared.
+ * equals the stored one is not written at all (`updated: false`); nothing but the row's hash is compared, except
+ * for a sealed row appended without one, which is opened (sealing.ts storesSame).
  * `json` is the message's JSON; `key`: the key to seal with, when the caller checked it (sealing.ts SealKey).
  */
 export function updateRow(
@@ -44,7 +45,7 @@ export function updateRow(
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
     }
     const form = storedForm(driver, sessionId, message.id, json, key);
-    if (node.content_hash === form.hash) return { result: { updated: false } };
+    if (storesSame(driver, sessionId, message.id, node, json, form)) return { result: { updated: false } };
     rewrite(driver, head.num, node, message, json, form);
     return { result: { updated: true }, seq: node.seq };
   });
@@ -72,7 +73,9 @@ export function upsertRow(
       return { result: { inserted: result.inserted, updated: false }, seq };
     }
     const form = storedForm(driver, sessionId, message.id, json, key);
-    if (node.content_hash === form.hash) return { result: { inserted: false, updated: false } };
+    if (storesSame(driver, sessionId, message.id, node, json, form)) {
+      return { result: { inserted: false, updated: false } };
+    }
     rewrite(driver, head.num, node, message, json, form);
     return { result: { inserted: false, updated: true }, seq: node.seq };
   });
