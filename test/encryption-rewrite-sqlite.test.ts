@@ -1,6 +1,7 @@
-// An encrypted owner's appended rows carry no content hash on SQLite (the keyed hash was a sixth of a sealed append):
-// an update of identical content opens the row instead and writes nothing, other content is written and hashed,
-// and a row stored in clear before its owner had a key is sealed by an identical update, never kept in clear.
+// The cheaper sealed writes of SQLite. An encrypted owner's appended rows carry no content hash (the keyed hash was a
+// sixth of a sealed append): an update of identical content opens the row instead and writes nothing, other content
+// is written and hashed, and a row stored in clear before its owner had a key is sealed by an identical update. An
+// append or overlay under a key check the store verified earlier is refused once another process changed the check.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,4 +57,38 @@ test("SQLite: a row stored in clear before its owner had a key is sealed by an i
   assert.ok(rowOf(keyed, "b1").content.startsWith("~sealed2:"));
   assert.equal(textOf(await keyed.session(id).getMessage("b1")), `bob ${SECRET}`);
   await keyed.close();
+});
+
+test("SQLite: a store whose cached key check went stale (a rotation elsewhere) writes nothing under the old key", async () => {
+  const path = join(dir, "stale.db");
+  const [oldKey, newKey] = [
+    crypto.getRandomValues(new Uint8Array(32)),
+    crypto.getRandomValues(new Uint8Array(32)),
+  ];
+  const stale = new SqliteStore(path, { keyring: { key: (o) => (o === "alice" ? oldKey : undefined) } });
+  const { id } = await SessionManager.create(stale).create("alice chat", { owner: "alice" });
+  const session = stale.session(id);
+  // Warm: these writes verified the old key's check, so the next ones do not read it again (their insert checks it).
+  await session.appendMessage(msg("m1", `first ${SECRET}`));
+  await session.addCompaction("a summary", "m1", "m1");
+  assert.equal(
+    (await session.appendMessage(msg("m1", `first ${SECRET}`)))?.inserted,
+    false,
+    "a retried append",
+  );
+  await session.appendMessage(msg("m2", `second ${SECRET}`));
+
+  // Another process writes under a new key whose previous key is the old one: the rotation starts there.
+  const rotating = new SqliteStore(path, {
+    keyring: { key: (o) => (o === "alice" ? newKey : undefined), previousKeys: () => [oldKey] },
+  });
+  await rotating.session(id).appendMessage(msg("m3", `third ${SECRET}`));
+
+  await assert.rejects(session.appendMessage(msg("m4", "under the old key")), { code: "DECRYPT_FAILED" });
+  await assert.rejects(session.addCompaction("another summary", "m1", "m2"), { code: "DECRYPT_FAILED" });
+  const count = (sql: string) => rotating.driver.get<{ n: number }>(sql)!.n;
+  assert.equal(count("SELECT count(*) AS n FROM agent_messages WHERE id = 'm4'"), 0);
+  assert.equal(count("SELECT count(*) AS n FROM agent_compactions"), 1);
+  assert.equal(textOf(await rotating.session(id).getMessage("m2")), `second ${SECRET}`);
+  await Promise.all([stale.close(), rotating.close()]);
 });

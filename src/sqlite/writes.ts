@@ -4,6 +4,7 @@ import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
+import { sealContent } from "../store/crypto/seal.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
@@ -220,19 +221,32 @@ export function insertCompaction(
   num: number,
   compaction: StoredCompaction,
 ): string | null {
+  const values = (summary: string | Uint8Array) => [
+    num,
+    compaction.id,
+    summary,
+    compaction.fromMessageId,
+    compaction.toMessageId,
+    compaction.details ? JSON.stringify(compaction.details) : null,
+    compaction.createdAt,
+  ];
+  // Sealed under a check this store verified before, unread: inserted only while it is still the recorded one
+  // (append.ts INSERT_GUARDED); refused, the check is read as a write without a guard reads it.
+  const known = driver.keys?.knownWriteKey(sessionId);
+  if (known) {
+    const sealed = sealContent(known.key, sessionId, compaction.id, compaction.summary, "overlay");
+    const inserted = driver.get(
+      `${INSERT_OVERLAY} SELECT ?, ?, ?, ?, ?, ?, ?
+       WHERE EXISTS (SELECT 1 FROM agent_owner_keys WHERE owner_hash = ? AND key_check = ?) RETURNING 1 AS ok`,
+      [...values(sealed), known.guard.ownerHash, known.guard.check],
+    );
+    if (inserted) return sealed;
+    driver.keys!.stale(known.guard);
+  }
   const summary = storedSummary(driver, sessionId, compaction.id, compaction.summary);
-  driver.run(
-    `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [
-      num,
-      compaction.id,
-      summary.value,
-      compaction.fromMessageId,
-      compaction.toMessageId,
-      compaction.details ? JSON.stringify(compaction.details) : null,
-      compaction.createdAt,
-    ],
-  );
+  driver.run(`${INSERT_OVERLAY} VALUES (?, ?, ?, ?, ?, ?, ?)`, values(summary.value));
   return summary.sealed;
 }
+
+const INSERT_OVERLAY =
+  "INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)";
