@@ -59,7 +59,11 @@ export function compareUtf8(a: string, b: string): number {
 
 /** Standard base64 (with padding) of bytes. */
 export function base64Encode(bytes: Uint8Array): string {
-  if (NodeBuf) return NodeBuf.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  if (NodeBuf) {
+    const buffer =
+      bytes instanceof NodeBuf ? bytes : NodeBuf.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return buffer.toString("base64");
+  }
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

@@ -4,6 +4,7 @@ import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
+import type { KeyGuard } from "../store/crypto/content-keys.js";
 import type { RowWritten } from "../store/written.js";
 import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
@@ -45,9 +46,16 @@ const CONTEXT_WITH_PARENT = `SELECT ${CONTEXT_COLUMNS}
   LEFT JOIN agent_messages t ON t.seq = p.jump_seq
   WHERE h.session_id = ?`;
 
-const INSERT_MESSAGE = `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth,
-  jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, chunks, content_hash)
+const MESSAGE_COLUMNS = `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth,
+  jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, chunks, content_hash)`;
+const INSERT_MESSAGE = `${MESSAGE_COLUMNS}
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
+// A sealed row under a key check read before this transaction (content-keys.ts knownWriteKey): inserted only while
+// that check is still the owner's recorded one (two more parameters: owner hash, check).
+const INSERT_GUARDED = `${MESSAGE_COLUMNS}
+  SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+  WHERE EXISTS (SELECT 1 FROM agent_owner_keys WHERE owner_hash = ? AND key_check = ?)
+  ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
 
 /** Where an append puts a message and what it knows of it already. */
 export interface AppendRequest {
@@ -61,6 +69,8 @@ export interface AppendRequest {
   createdAt?: string | undefined;
   /** The key to seal with, when the caller checked it in this transaction (sealing.ts SealKey). */
   key?: SealKey;
+  /** The check `key` was verified under earlier, unread in this transaction: the insert requires it. */
+  guard?: KeyGuard | undefined;
 }
 
 /** The head row of a session, created on its first write (inside the caller's transaction). */
@@ -144,9 +154,8 @@ export function appendRow(
   const tokens = estimateMessageTokens([message]);
   return driver.transaction(() => {
     // Sealed (an encrypted owner's) inside the transaction: the owner's key check is read and recorded in it.
-    const form = storedForm(driver, sessionId, message.id, json, request.key);
-    const stored = storedContent(driver, form.content);
-    const hash = form.hash;
+    // No keyed hash for a sealed row: nothing compares with a new row's hash (sealing.ts storedForm).
+    let form = storedForm(driver, sessionId, message.id, json, request.key, false);
     const ctx = readContext(driver, sessionId, parentId);
     const num = ctx ? ctx.num : createHead(driver, sessionId).num;
     if (expectedLeafId !== undefined) {
@@ -169,25 +178,42 @@ export function appendRow(
     }
     const jump = parent && ctx ? childJump(parent, jumpTargetOf(ctx, parent)) : null;
     const now = new Date().toISOString();
-    const row = driver.get<{ seq: number }>(INSERT_MESSAGE, [
-      num,
-      message.id,
-      parent ? parent.seq : null,
-      message.role,
-      stored.content,
-      request.createdAt ?? now,
-      parent ? parent.depth + 1 : 0,
-      jump ? jump.seq : null,
-      jump ? jump.depth : 0,
-      bytes,
-      (parent?.cum_bytes ?? 0) + bytes,
-      tokens,
-      (parent?.cum_tokens ?? 0) + tokens,
-      stored.chunks,
-      hash,
-    ]);
+    const insert = (sql: string, guard: readonly string[]) => {
+      const stored = storedContent(driver, form.content);
+      const row = driver.get<{ seq: number }>(sql, [
+        num,
+        message.id,
+        parent ? parent.seq : null,
+        message.role,
+        stored.content,
+        request.createdAt ?? now,
+        parent ? parent.depth + 1 : 0,
+        jump ? jump.seq : null,
+        jump ? jump.depth : 0,
+        bytes,
+        (parent?.cum_bytes ?? 0) + bytes,
+        tokens,
+        (parent?.cum_tokens ?? 0) + tokens,
+        stored.chunks,
+        form.hash,
+        ...guard,
+      ]);
+      if (row) writeChunks(driver, row.seq, stored);
+      return row;
+    };
+    const { guard } = request;
+    let row = guard ? insert(INSERT_GUARDED, [guard.ownerHash, guard.check]) : insert(INSERT_MESSAGE, []);
+    if (!row && guard && driver.keys) {
+      // A duplicate id, or the check changed since (another process rotated or erased): read it, as a write does
+      // without a guard (DECRYPT_FAILED for a key that is no longer the owner's), and seal anew under a new one.
+      driver.keys.stale(guard);
+      const key = driver.keys.keyFor(sessionId);
+      if (key !== form.key) {
+        form = storedForm(driver, sessionId, message.id, json, key, false);
+        row = insert(INSERT_MESSAGE, []);
+      }
+    }
     if (!row) return { result: { inserted: false } };
-    writeChunks(driver, row.seq, stored);
     const sealed = form.key ? { key: form.key, content: form.content } : undefined;
     afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver), sealed);
     driver.run(

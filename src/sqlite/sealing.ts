@@ -5,8 +5,9 @@
 import { SessionError } from "../errors.js";
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
-import { isSealed, sealContent, sealedHash } from "../store/crypto/seal.js";
+import { isSealed, keyId, openContent, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
 import { contentHash } from "../store/write-policy.js";
+import { contentSql, storedText } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { readFreeText, storedFreeText } from "./connection/free-text.js";
 import { beginRotation, readRotation } from "./rekey-state.js";
@@ -48,7 +49,8 @@ export type SealKey = Uint8Array | null | undefined;
 /** A message's content column and content hash, and whether it is sealed (and under which key). */
 export interface StoredForm {
   content: string;
-  hash: string;
+  /** Null for a sealed row written without its keyed hash (an append: see {@link storedForm}). */
+  hash: string | null;
   sealed: boolean;
   /** The key that sealed it (its blind tokens index the row), when sealed. */
   key?: Uint8Array;
@@ -56,7 +58,9 @@ export interface StoredForm {
 
 /**
  * A message's content column and content hash: sealed under the session owner's key, or the JSON as it is. `key`:
- * the write's key when its caller checked it in this transaction already (one check per write).
+ * the write's key when its caller checked it in this transaction already (one check per write). `hashed` false
+ * leaves a sealed row's keyed hash out (null): an append's row is new, so no write compares with it until the
+ * first update, which opens the row instead (writes.ts); the HMAC was a sixth of a sealed append.
  */
 export function storedForm(
   driver: SqlDriver,
@@ -64,15 +68,39 @@ export function storedForm(
   messageId: string,
   json: string,
   key?: SealKey,
+  hashed = true,
 ): StoredForm {
   const sealing = key === undefined ? (driver.keys?.keyFor(sessionId) ?? null) : key;
   if (sealing === null) return { content: json, hash: contentHash(json), sealed: false };
   return {
     content: sealContent(sealing, sessionId, messageId, json),
-    hash: sealedHash(sealing, json),
+    hash: hashed ? sealedHash(sealing, json) : null,
     sealed: true,
     key: sealing,
   };
+}
+
+/**
+ * True when the stored row `seq` of `sessionId` holds what `form` (the same message's new form) would write: by the
+ * content hash, or for a sealed row appended without one (null) by opening it when it is sealed under the key
+ * `form` seals with (a row under another key, or in clear, is written again and so moves to that key).
+ */
+export function storesSame(
+  driver: SqlDriver,
+  sessionId: string,
+  messageId: string,
+  row: { seq: number; content_hash: string | null },
+  json: string,
+  form: StoredForm,
+): boolean {
+  if (row.content_hash !== null || !form.key) return row.content_hash === form.hash;
+  const selected = driver.get<{ content: unknown }>(
+    `SELECT ${contentSql()} AS content FROM agent_messages WHERE seq = ?`,
+    [row.seq],
+  )?.content;
+  const stored = storedText(driver, selected);
+  if (!stored.startsWith(sealedStart(keyId(form.key)))) return false;
+  return openContent(form.key, sessionId, stored, messageId) === json;
 }
 
 /** An overlay's summary column: the value to bind, and the sealed text when it is sealed (null: in clear). */

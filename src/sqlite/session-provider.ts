@@ -209,7 +209,9 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
       this.sessionId,
       { message, json, replaces: false },
       inserted(kind, message.id, request.parentId),
-      (content, key) => appendRow(this.driver, this.sessionId, message, { ...request, json: content, key }),
+      (content, key, guard) =>
+        appendRow(this.driver, this.sessionId, message, { ...request, json: content, key, guard }),
+      true,
     );
     const stored = written.result.inserted
       ? json

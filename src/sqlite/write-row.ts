@@ -1,4 +1,5 @@
 import type { SessionMessage } from "../contract/message.js";
+import type { KeyGuard } from "../store/crypto/content-keys.js";
 import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { Change } from "../store/feed/change-rows.js";
 import { offloadMessage } from "../store/media/offload.js";
@@ -20,7 +21,8 @@ import type { SealKey } from "./sealing.js";
  *   the feed then publishes without recording again).
  *
  * With a keyring, the session owner's key is checked once, inside the write's transaction (so a rotation another
- * process started is seen), and `row` gets it to seal with (null: in clear). An append without a keyring, payloads
+ * process started is seen), and `row` gets it to seal with (null: in clear). With `guarded`, a check this store
+ * verified before is not read again: `row` gets it as a guard its statement requires to be still recorded. An append without a keyring, payloads
  * or log is the row writer alone. Answers the write's result and logged cursor.
  */
 export function writeMessageRow<T extends object>(
@@ -29,11 +31,18 @@ export function writeMessageRow<T extends object>(
   sessionId: string,
   write: { message: SessionMessage; json: string; replaces: boolean },
   change: (result: T) => Change | null,
-  row: (content: string, key: SealKey) => RowWritten<T>,
+  row: (content: string, key: SealKey, guard?: KeyGuard) => RowWritten<T>,
+  guarded = false,
 ): Written<T> {
   const keys = driver.keys;
   if (!keys) return writeWith(driver, log, sessionId, write, change, row, null);
   return driver.transaction(() => {
+    // A row writer whose statement checks a guard (append.ts) seals with a check this store verified, unread.
+    const known = guarded ? keys.knownWriteKey(sessionId) : undefined;
+    if (known) {
+      refusePayloadPointer(sessionId, write.json);
+      return writeWith(driver, log, sessionId, write, change, (c, k) => row(c, k, known.guard), known.key);
+    }
     const key = keys.keyFor(sessionId);
     // An encrypted owner's payloads stay inline, sealed with the message: so no string may read as a pointer.
     if (key) refusePayloadPointer(sessionId, write.json);

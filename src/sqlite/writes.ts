@@ -4,12 +4,13 @@ import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
+import { sealContent } from "../store/crypto/seal.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { releaseSession } from "./media/attachments.js";
-import { type SealKey, type StoredForm, storedForm, storedSummary } from "./sealing.js";
+import { type SealKey, type StoredForm, storedForm, storedSummary, storesSame } from "./sealing.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
@@ -25,7 +26,8 @@ const STORED_NODE = `SELECT seq, parent_seq, depth, jump_seq, jump_depth, bytes,
 
 /**
  * Rewrites a stored message; role, search index and running totals follow the new content. Content whose hash
- * equals the stored one is not written at all (`updated: false`); nothing but the row's hash is compared.
+ * equals the stored one is not written at all (`updated: false`); nothing but the row's hash is compared, except
+ * for a sealed row appended without one, which is opened (sealing.ts storesSame).
  * `json` is the message's JSON; `key`: the key to seal with, when the caller checked it (sealing.ts SealKey).
  */
 export function updateRow(
@@ -44,7 +46,7 @@ export function updateRow(
       throw new SessionError("NOT_FOUND", `Message "${message.id}" is not in session "${sessionId}"`);
     }
     const form = storedForm(driver, sessionId, message.id, json, key);
-    if (node.content_hash === form.hash) return { result: { updated: false } };
+    if (storesSame(driver, sessionId, message.id, node, json, form)) return { result: { updated: false } };
     rewrite(driver, head.num, node, message, json, form);
     return { result: { updated: true }, seq: node.seq };
   });
@@ -72,7 +74,9 @@ export function upsertRow(
       return { result: { inserted: result.inserted, updated: false }, seq };
     }
     const form = storedForm(driver, sessionId, message.id, json, key);
-    if (node.content_hash === form.hash) return { result: { inserted: false, updated: false } };
+    if (storesSame(driver, sessionId, message.id, node, json, form)) {
+      return { result: { inserted: false, updated: false } };
+    }
     rewrite(driver, head.num, node, message, json, form);
     return { result: { inserted: false, updated: true }, seq: node.seq };
   });
@@ -217,19 +221,32 @@ export function insertCompaction(
   num: number,
   compaction: StoredCompaction,
 ): string | null {
+  const values = (summary: string | Uint8Array) => [
+    num,
+    compaction.id,
+    summary,
+    compaction.fromMessageId,
+    compaction.toMessageId,
+    compaction.details ? JSON.stringify(compaction.details) : null,
+    compaction.createdAt,
+  ];
+  // Sealed under a check this store verified before, unread: inserted only while it is still the recorded one
+  // (append.ts INSERT_GUARDED); refused, the check is read as a write without a guard reads it.
+  const known = driver.keys?.knownWriteKey(sessionId);
+  if (known) {
+    const sealed = sealContent(known.key, sessionId, compaction.id, compaction.summary, "overlay");
+    const inserted = driver.get(
+      `${INSERT_OVERLAY} SELECT ?, ?, ?, ?, ?, ?, ?
+       WHERE EXISTS (SELECT 1 FROM agent_owner_keys WHERE owner_hash = ? AND key_check = ?) RETURNING 1 AS ok`,
+      [...values(sealed), known.guard.ownerHash, known.guard.check],
+    );
+    if (inserted) return sealed;
+    driver.keys!.stale(known.guard);
+  }
   const summary = storedSummary(driver, sessionId, compaction.id, compaction.summary);
-  driver.run(
-    `INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [
-      num,
-      compaction.id,
-      summary.value,
-      compaction.fromMessageId,
-      compaction.toMessageId,
-      compaction.details ? JSON.stringify(compaction.details) : null,
-      compaction.createdAt,
-    ],
-  );
+  driver.run(`${INSERT_OVERLAY} VALUES (?, ?, ?, ?, ?, ?, ?)`, values(summary.value));
   return summary.sealed;
 }
+
+const INSERT_OVERLAY =
+  "INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)";

@@ -46,6 +46,12 @@ export interface SealedWrite {
   key: Uint8Array;
 }
 
+/** The key check a sealed write relied on without reading it: its statement requires it to be the recorded one. */
+export interface KeyGuard {
+  ownerHash: string;
+  check: string;
+}
+
 /** The keys of one store (see Keyring): seals writes of owners with a key, opens sealed rows. */
 export class ContentKeys {
   // Owners never change once registered, so a session's owner is cached; a session without one is asked again
@@ -53,6 +59,8 @@ export class ContentKeys {
   private readonly owners = new Map<string, string>();
   // The hash each owner's records are kept under (a SHA-256: ~17 µs, and every write looks its check up).
   private readonly hashes = new Map<string, string>();
+  // The check a write of this store found recorded for the key it sealed with, by owner hash (knownWriteKey).
+  private readonly verified = new Map<string, string>();
 
   constructor(
     readonly keyring: Keyring,
@@ -78,7 +86,32 @@ export class ContentKeys {
    */
   keyFor(sessionId: string, write = true): Uint8Array | null {
     const owner = this.ownerOf(sessionId);
-    return owner === null ? null : this.ownerKey(owner, write, `session "${sessionId}"`);
+    if (owner === null) return null;
+    const key = this.ownerKey(owner, write, `session "${sessionId}"`);
+    // A write's key is the recorded one now (ownerKey checked, recorded or began a rotation to it).
+    if (write && key !== null) this.verified.set(this.hashOf(owner), checkOf(key));
+    return key;
+  }
+
+  /**
+   * The key a write of the session seals with and the check it relies on without reading it: answered when a
+   * write of this store found that check recorded and the keyring still answers the key it belongs to, else
+   * undefined (the caller calls {@link keyFor}). The write's statement must require the check to be still the
+   * owner's recorded one (another process may have rotated or erased since), and a refused write calls
+   * {@link stale} and {@link keyFor}. An owner stored in clear is never answered: its check is read each time.
+   */
+  knownWriteKey(sessionId: string): { key: Uint8Array; guard: KeyGuard } | undefined {
+    const owner = this.owners.get(sessionId);
+    const ownerHash = owner === undefined ? undefined : this.hashes.get(owner);
+    const check = ownerHash === undefined ? undefined : this.verified.get(ownerHash);
+    if (owner === undefined || ownerHash === undefined || check === undefined) return undefined;
+    const key = ownerKeys(this.keyring, owner).current;
+    return key !== undefined && checkOf(key) === check ? { key, guard: { ownerHash, check } } : undefined;
+  }
+
+  /** Forgets a check a write's guard found no longer recorded. */
+  stale(guard: KeyGuard): void {
+    if (this.verified.get(guard.ownerHash) === guard.check) this.verified.delete(guard.ownerHash);
   }
 
   /**
@@ -224,6 +257,7 @@ export class ContentKeys {
   /** Destroys the owner's key (the keyring's `forget`) and its record: what was sealed with it opens no more. */
   async forget(owner: string): Promise<void> {
     await this.keyring.forget?.(owner);
+    this.verified.delete(this.hashOf(owner));
     this.records.deleteCheck(this.hashOf(owner));
     for (const [sessionId, cached] of this.owners) if (cached === owner) this.owners.delete(sessionId);
   }
