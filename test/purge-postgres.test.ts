@@ -72,64 +72,61 @@ describe("Postgres purge", { skip: unavailable ?? false }, () => {
     }
   });
 
-  test("a transaction open since before the purge keeps deleted rows readable: the report says so", async () => {
-    const schema = `agent_session_purge_snapshot_${process.pid}`;
+  /**
+   * Runs `body` on a store whose deletes happened while a reader held a snapshot from before them; `end` commits the
+   * reader (once), and the store's pages are checked clean after `body`.
+   */
+  async function withOlderReader(
+    name: string,
+    body: (store: PostgresStore, end: () => Promise<void>) => Promise<void>,
+  ) {
+    const schema = `agent_session_purge_${name}_${process.pid}`;
     const db = pool!;
     await dropSchema(db, schema);
     const store = await PostgresStore.open(db, { schema });
     const reader = await db.connect();
     let open = false;
+    const end = async () => {
+      if (!open) return;
+      open = false;
+      await reader.query("COMMIT");
+    };
     try {
       await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
       open = true;
       await reader.query("SELECT 1");
       await writeAndDelete(store);
+      await body(store, end);
+      const left = await markersInRelations(db, schema);
+      assert.equal(total(left), 0, JSON.stringify(left));
+    } finally {
+      if (open) await reader.query("ROLLBACK");
+      reader.release();
+      await store.close();
+      await dropSchema(db, schema);
+    }
+  }
+
+  test("a transaction open since before the purge keeps deleted rows readable: the report says so", () =>
+    withOlderReader("snapshot", async (store, end) => {
       const report = await store.purge();
       assert.equal(report.complete, false, JSON.stringify(report));
       const held = report.steps.find((s) => s.action === "open snapshots");
       assert.match(held?.incomplete ?? "", /purge again/);
-      await reader.query("COMMIT");
-      open = false;
+      await end();
       assert.equal((await purgeUntilComplete(() => store.purge())).complete, true);
-      const left = await markersInRelations(db, schema);
-      assert.equal(total(left), 0, JSON.stringify(left));
-    } finally {
-      if (open) await reader.query("ROLLBACK");
-      reader.release();
-      await store.close();
-      await dropSchema(db, schema);
-    }
-  });
+    }));
 
-  test("a transaction open as the purge starts and ending while it runs: the purge waits, then leaves nothing", async () => {
-    const schema = `agent_session_purge_ending_${process.pid}`;
-    const db = pool!;
-    await dropSchema(db, schema);
-    const store = await PostgresStore.open(db, { schema });
-    const reader = await db.connect();
-    let open = false;
-    try {
-      await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
-      open = true;
-      await reader.query("SELECT 1");
-      await writeAndDelete(store);
+  test("a transaction open as the purge starts and ending while it runs: the purge waits, then leaves nothing", () =>
+    withOlderReader("ending", async (store, end) => {
       // Rewritten while the reader still held its snapshot, the tables would keep the deleted rows, yet the reader
       // would be gone by the end of the purge, so a check at the end alone would call the purge complete.
       const purging = store.purge({ lockTimeoutMs: 10_000 });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await reader.query("COMMIT");
-      open = false;
+      await end();
       const report = await purging;
       assert.equal(report.complete, true, JSON.stringify(report));
-      const left = await markersInRelations(db, schema);
-      assert.equal(total(left), 0, JSON.stringify(left));
-    } finally {
-      if (open) await reader.query("ROLLBACK");
-      reader.release();
-      await store.close();
-      await dropSchema(db, schema);
-    }
-  });
+    }));
 
   test("bad options are INVALID_ARGUMENT", async () => {
     const store = new PostgresStore(pool!, { schema: `agent_session_purge_bad_${process.pid}` });
