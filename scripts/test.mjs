@@ -9,7 +9,7 @@
 // 2-core machine, while most files spend much of their time waiting on PostgreSQL, child processes and timers.
 // Every file keeps to its own tables (schemas named by process id) and temporary files.
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
@@ -34,8 +34,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// Two folders below the root, as src/cli/main.ts is: the CLI finds package.json at ../../ from itself.
-const cli = join(process.cwd(), ".test-build", "cli", "main.mjs");
+// Two folders below the root, as src/cli/main.ts is: the CLI finds package.json at ../../ from itself. A folder per
+// run, so two runs at once (.ci/run runs one file beside the full runs) never rewrite each other's bundle.
+const bundleDir = join(process.cwd(), ".test-build", `cli-${process.pid}`);
+const cli = join(bundleDir, "main.mjs");
 await build({
   entryPoints: ["src/cli/main.ts"],
   outfile: cli,
@@ -53,4 +55,5 @@ const result = spawnSync(process.execPath, ["--import", "tsx", "--test", concurr
   stdio: "inherit",
   env: { ...process.env, AGENT_SESSION_TEST_CLI: cli },
 });
+rmSync(bundleDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

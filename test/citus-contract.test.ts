@@ -1,7 +1,7 @@
 // The whole storage contract on a Citus cluster (docs/POSTGRES.md, "Past one server"): the store opened on the
 // coordinator with `distributed: true`. One distributed schema for the whole file, emptied between tests:
 // distributing tables costs seconds. It takes minutes, so it runs when asked for (AGENT_SESSION_CITUS_CONTRACT=1:
-// .ci/run sets it for one of its two `npm test` runs), in a file of its own so the runner runs it beside others.
+// .ci/run runs this file so once, beside its two full `npm test` runs), in a file of its own.
 import { after, describe, it, test } from "node:test";
 import { PostgresStore } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
@@ -27,7 +27,7 @@ const SCHEMA = `agent_session_citus_contract_${process.pid}`;
 const asked = process.env.AGENT_SESSION_CITUS_CONTRACT === "1";
 const unavailable = asked
   ? await citusUnavailable()
-  : "it runs with AGENT_SESSION_CITUS_CONTRACT=1 (minutes; .ci/run sets it for one of its two runs)";
+  : "it runs with AGENT_SESSION_CITUS_CONTRACT=1 (minutes; .ci/run runs it once, beside its full runs)";
 
 if (unavailable) {
   console.log(`Skipping the storage contract on Citus: ${unavailable}`);
