@@ -6,6 +6,7 @@
  * filters or keep to sessions' active paths, and for the vector channel's nearest messages.
  */
 
+import { hasOtherBranches } from "../../search/on-path.js";
 import { hasFilters, type SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { sessionScope, sessionsScope } from "../citus/route.js";
@@ -167,6 +168,6 @@ export function candidateOf(row: CandidateRow): Node {
     sessionNum: Number(row.session_num),
     leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
     leafDepth: Number(row.leaf_depth),
-    branched: Number(row.message_count) !== Number(row.leaf_depth) + 1 || row.leaf_seq === null,
+    branched: hasOtherBranches(row.leaf_seq, Number(row.leaf_depth), Number(row.message_count)),
   };
 }

@@ -11,6 +11,7 @@ import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
 import { rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
+import { hasOtherBranches } from "../../search/on-path.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
@@ -176,7 +177,7 @@ async function allWords(
           sessionNum: Number(row.session_num),
           leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
           leafDepth: Number(row.leaf_depth),
-          branched: Number(row.message_count) !== Number(row.leaf_depth) + 1,
+          branched: hasOtherBranches(row.leaf_seq, Number(row.leaf_depth), Number(row.message_count)),
         },
         result: {
           id: row.id,

@@ -8,11 +8,11 @@
 import type { BranchedSession } from "../../search/active-paths.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
-import { hasOtherBranches } from "./page.js";
+import { headBranched } from "./page.js";
 import type { SearchState } from "./state.js";
 
 // The sessions with messages off their active path (or no leaf at all), with their leaf's depth, among the sessions
-// `?` (their numbers), or among those of the messages `?` (their seqs): what hasOtherBranches (page.ts) tells from a
+// `?` (their numbers), or among those of the messages `?` (their seqs): what headBranched (page.ts) tells from a
 // head.
 const BRANCHED = `SELECT h.num, IFNULL(l.depth, 0) AS depth
   FROM agent_session_heads h LEFT JOIN agent_messages l ON l.seq = h.leaf_seq
@@ -32,7 +32,7 @@ export function branchedSessions(
 ): BranchedSession[] {
   if (scope !== undefined) {
     const { head } = scope;
-    return hasOtherBranches(head) ? [{ num: scope.num, depth: head.leaf_depth ?? 0 }] : [];
+    return headBranched(head) ? [{ num: scope.num, depth: head.leaf_depth ?? 0 }] : [];
   }
   return "seqs" in of
     ? driver.all<BranchedSession>(BRANCHED_SESSIONS_OF, [JSON.stringify(of.seqs)])

@@ -16,21 +16,13 @@ import { perTermCap, type RankedCandidate } from "../../search/rank.js";
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { onPaths } from "../tree.js";
 import { branchedSessions } from "./active-paths.js";
 import { searchBlinds } from "./blind.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { type FamilyExpander, noExpansion } from "./fts.js";
 import { pendingTexts } from "./indexing.js";
-import {
-  type HitHead,
-  hasOtherBranches,
-  hitOptionsOf,
-  isOnActivePath,
-  pageMaySkip,
-  readHits,
-} from "./page.js";
+import { type HitHead, headBranched, hitOptionsOf, onActivePaths, pageMaySkip, readHits } from "./page.js";
 import { readScopedState, type SearchState } from "./state.js";
 import { termMatches, withFiltered } from "./term-matches.js";
 import { Candidates, type MatchNodes, matchSessions, NODE_FIELDS, readNodes } from "./weights.js";
@@ -187,7 +179,7 @@ function visibility(
   nodes: Candidates,
 ): ((seq: number) => boolean) | undefined {
   if (scope !== undefined) {
-    const checkPath = plan.activeOnly && hasOtherBranches(scope.head);
+    const checkPath = plan.activeOnly && headBranched(scope.head);
     if (scope.filter !== "lookup" && !checkPath) return undefined;
     const onPath = checkPath
       ? activeAmong(driver, nodes, (num) => (num === scope.num ? scope.head : undefined))
@@ -208,27 +200,18 @@ function visibility(
   };
 }
 
-/** The candidates on their session's active path, those of sessions with other branches checked in one statement. */
+/** The candidates on their session's active path (page.ts's onActivePaths: one statement for the branched). */
 function activeAmong(
   driver: SqlDriver,
   nodes: Candidates,
   headOf: (session: number) => HitHead | undefined,
 ): ReadonlySet<number> {
-  const pairs: [number, number][] = [];
-  const heads = new Map<number, HitHead>();
-  const leafDepths = new Map<number, number>();
+  const heads: [number, HitHead][] = [];
   for (const [seq, session] of nodes.entries()) {
     const head = headOf(session);
-    if (head === undefined) continue;
-    heads.set(seq, head);
-    if (head.leaf_seq === null || head.leaf_depth === null || !hasOtherBranches(head)) continue;
-    pairs.push([seq, head.leaf_seq]);
-    leafDepths.set(head.leaf_seq, head.leaf_depth);
+    if (head !== undefined) heads.push([seq, head]);
   }
-  const checked = onPaths(driver, pairs, leafDepths);
-  const on = new Set<number>();
-  for (const [seq, head] of heads) if (isOnActivePath(seq, head, checked)) on.add(seq);
-  return on;
+  return onActivePaths(driver, heads);
 }
 
 // The pending rows' matches join each term's list (they are newer than every indexed row), with their nodes.
