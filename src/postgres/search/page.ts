@@ -5,6 +5,7 @@
 
 import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
+import { hitResult } from "../../search/hits.js";
 import { onPathByHead, planPathChecks } from "../../search/on-path.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
 import { isSealed } from "../../store/crypto/seal.js";
@@ -181,16 +182,17 @@ export async function readPage(
   for (const candidate of candidates) {
     const row = bySeq.get(candidate.seq);
     if (row === undefined) continue;
-    const result: SearchResult = {
-      id: row.id,
-      role: candidate.role,
-      content: storedMessageText(row.content),
-      createdAt: row.created_at,
-      sessionId: candidate.sessionId,
-      onActivePath: onPath.get(candidate.seq) === true,
-    };
-    const score = scores?.get(candidate.seq);
-    if (score !== undefined) result.score = score;
+    const result = hitResult(
+      {
+        id: row.id,
+        role: candidate.role,
+        content: storedMessageText(row.content),
+        createdAt: row.created_at,
+        sessionId: candidate.sessionId,
+        onActivePath: onPath.get(candidate.seq) === true,
+      },
+      scores?.get(candidate.seq),
+    );
     hits.push({ candidate, result, overlaid: row.overlaid });
   }
   return hits;

@@ -9,7 +9,7 @@
 import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
-import { rankedHits } from "../../search/hits.js";
+import { hitResult, rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { hasOtherBranches } from "../../search/on-path.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
@@ -179,15 +179,17 @@ async function allWords(
           leafDepth: Number(row.leaf_depth),
           branched: hasOtherBranches(row.leaf_seq, Number(row.leaf_depth), Number(row.message_count)),
         },
-        result: {
-          id: row.id,
-          role: row.role,
-          content: row.content === null ? "" : storedMessageText(row.content),
-          createdAt: row.created_at,
-          sessionId: row.session_id,
-          onActivePath: row.on_path,
-          score: Number(row.rank),
-        },
+        result: hitResult(
+          {
+            id: row.id,
+            role: row.role,
+            content: row.content === null ? "" : storedMessageText(row.content),
+            createdAt: row.created_at,
+            sessionId: row.session_id,
+            onActivePath: row.on_path,
+          },
+          Number(row.rank),
+        ),
       }));
     }
     window = Math.min(SEARCH_CANDIDATES, window * 4);

@@ -1,5 +1,6 @@
 import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
+import { hitResult } from "../../search/hits.js";
 import { hasOtherBranches, onPathByHead } from "../../search/on-path.js";
 import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
@@ -115,16 +116,17 @@ export function readHits(
       if (accept && !accept(role, createdAt, hitHead.session_id)) continue;
       const onActivePath = onPath.has(seq);
       if (activeOnly && !onActivePath) continue;
-      const result: SearchResult = {
-        id,
-        role,
-        content: storedMessageText(resolveContent(driver, content, hitHead.session_id, id)),
-        createdAt,
-        sessionId: hitHead.session_id,
-        onActivePath,
-      };
-      const score = scores?.get(seq);
-      if (score !== undefined) result.score = score;
+      const result = hitResult(
+        {
+          id,
+          role,
+          content: storedMessageText(resolveContent(driver, content, hitHead.session_id, id)),
+          createdAt,
+          sessionId: hitHead.session_id,
+          onActivePath,
+        },
+        scores?.get(seq),
+      );
       hits.push({ seq, head: hitHead, result });
     }
   }
