@@ -5,7 +5,7 @@
  */
 
 import type { SearchContextTurn, SearchResult } from "../contract/search.js";
-import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context-budget.js";
+import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context.js";
 import { hitResult } from "../search/hits.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
@@ -226,7 +226,7 @@ function contextOf(
 
 /**
  * A search's context turns: each message made into a turn once and shared by every hit it borders, its text shown
- * while the distinct turns' stored bytes stay within SEARCH_CONTEXT_BYTES (see search/context-budget.ts).
+ * while the distinct turns' stored bytes stay within SEARCH_CONTEXT_BYTES (see search/context.ts).
  */
 function contextTurns(): (row: Row) => SearchContextTurn {
   const made = new Map<Row, SearchContextTurn>();
