@@ -18,6 +18,14 @@ export function hasOtherBranches(
 }
 
 /**
+ * How many messages a session's active path holds (its leaf's depth + 1; none without a leaf): what an
+ * active-branch search of one session counts a term's rarity among, so a branch it left changes no weight.
+ */
+export function activePathLength(leafSeq: number | null, leafDepth: number | null): number {
+  return leafSeq === null || leafDepth === null ? 0 : leafDepth + 1;
+}
+
+/**
  * Whether a message lies on its session's active path when its head alone tells (never without a leaf, always in
  * a session without other branches, never deeper than the leaf: `depth` where known); undefined: the tree must say.
  */

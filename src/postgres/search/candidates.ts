@@ -7,6 +7,7 @@
 
 import { nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
+import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import { type RecallSource, recallAsync, recallFindsNothing, scoresOf } from "../../search/pipeline.js";
 import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
@@ -190,9 +191,7 @@ async function collectCandidates(
   const [first] = nodes.values();
   const documents =
     plan.activeOnly && plan.sessionId !== undefined
-      ? first === undefined || first.leafSeq === null
-        ? 0
-        : first.leafDepth + 1
+      ? activePathLength(first?.leafSeq ?? null, first?.leafDepth ?? null)
       : Math.max(Number(rows[0]?.documents ?? 0), nodes.size);
   const nearOnly = (near ?? []).filter((seq) => !nodes.has(seq));
   if (nearOnly.length > 0) {

@@ -9,6 +9,7 @@
  */
 
 import type { SearchResult } from "../../contract/search.js";
+import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import type { ActivePathRereads, RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";
 import type { QueryTerm } from "../../search/query.js";
@@ -151,7 +152,7 @@ function documentCount(plan: SearchPlan, { scope, total }: SearchState): number 
   if (scope === undefined) return total;
   const { head } = scope;
   if (!plan.activeOnly) return head.message_count;
-  return head.leaf_seq === null || head.leaf_depth === null ? 0 : head.leaf_depth + 1;
+  return activePathLength(head.leaf_seq, head.leaf_depth);
 }
 
 /**
