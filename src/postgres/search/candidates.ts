@@ -17,11 +17,11 @@ import type { Tables } from "../schema.js";
 import { searchBlinds } from "./blind.js";
 import {
   type CandidateRow,
-  candidateOf,
   candidateRows,
   moreRows,
   type Node,
   nearRows,
+  nodeOf,
   RECALL_CANDIDATES,
   type TermTsqueries,
 } from "./candidate-rows.js";
@@ -185,7 +185,7 @@ async function collectCandidates(
     if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
     const seq = Number(row.seq);
     for (const ordinal of row.terms) matches[numbers[ordinal - 1]!]!.push(seq);
-    nodes.set(seq, candidateOf(row));
+    nodes.set(seq, nodeOf(row));
   }
   // An active-branch search of one session counts its active path's messages (every row here is the session's).
   const [first] = nodes.values();
@@ -198,7 +198,7 @@ async function collectCandidates(
     for (const row of await nearRows(executor, t, plan, nearOnly)) {
       if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
       if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) continue;
-      nodes.set(Number(row.seq), candidateOf(row));
+      nodes.set(Number(row.seq), nodeOf(row));
     }
   }
   let visible: ((seq: number) => boolean) | undefined;

@@ -6,7 +6,7 @@
 import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { hitResult } from "../../search/hits.js";
-import { onPathByHead, planPathChecks } from "../../search/on-path.js";
+import { hasOtherBranches, onPathByHead, planPathChecks } from "../../search/on-path.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import { sessionScope } from "../citus/route.js";
@@ -29,6 +29,34 @@ export interface Candidate {
   leafDepth: number;
   /** The session has messages off its active path. */
   branched: boolean;
+}
+
+/** The columns a candidate is read with, as the candidate and strict-search statements name them. */
+export interface CandidateColumns {
+  seq: number;
+  role: string;
+  created_at: string | null;
+  depth: number;
+  session_id: string;
+  session_num: number;
+  leaf_seq: number | null;
+  leaf_depth: number;
+  message_count: number;
+}
+
+/** A candidate of its row (numbers as the driver may return them: bigint columns as strings). */
+export function candidateOf(row: CandidateColumns): Candidate {
+  return {
+    seq: Number(row.seq),
+    role: row.role,
+    createdAt: row.created_at ?? undefined,
+    depth: Number(row.depth),
+    sessionId: row.session_id,
+    sessionNum: Number(row.session_num),
+    leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
+    leafDepth: Number(row.leaf_depth),
+    branched: hasOtherBranches(row.leaf_seq, Number(row.leaf_depth), Number(row.message_count)),
+  };
 }
 
 /** A hit with what the extras (context, overlays) need to find it again. */

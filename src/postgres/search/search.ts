@@ -11,7 +11,6 @@ import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
 import { hitResult, rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
-import { hasOtherBranches } from "../../search/on-path.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
@@ -26,7 +25,7 @@ import { withExtras } from "./extras.js";
 import { fanOutAllWords } from "./fan-out.js";
 import { filterParams } from "./filters.js";
 import { sessionLexeme, toTsquery, withinOwner } from "./fts.js";
-import { openHitContents, type PageHit } from "./page.js";
+import { candidateOf, openHitContents, type PageHit } from "./page.js";
 
 // Which hits need a climb to know whether they lie on their session's active path: not those of a session without
 // other branches (all of its messages do), nor those deeper than their leaf (none can), nor those of a session $9
@@ -168,17 +167,7 @@ async function allWords(
       // An encrypted owner's hits (found by its blind tokens) are opened: only those returned.
       await openHitContents(executor, t, page, (row) => row.session_id);
       return page.map((row) => ({
-        candidate: {
-          seq: Number(row.seq),
-          role: row.role,
-          createdAt: row.created_at,
-          depth: Number(row.depth),
-          sessionId: row.session_id,
-          sessionNum: Number(row.session_num),
-          leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
-          leafDepth: Number(row.leaf_depth),
-          branched: hasOtherBranches(row.leaf_seq, Number(row.leaf_depth), Number(row.message_count)),
-        },
+        candidate: candidateOf(row),
         result: hitResult(
           {
             id: row.id,
