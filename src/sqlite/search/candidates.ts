@@ -183,7 +183,7 @@ function visibility(
     const checkPath = plan.activeOnly && headBranched(scope.head);
     if (scope.filter !== "lookup" && !checkPath) return undefined;
     const onPath = checkPath
-      ? activeAmong(driver, nodes, (num) => (num === scope.num ? scope.head : undefined))
+      ? onActivePaths(driver, nodes.entries(), (num) => (num === scope.num ? scope.head : undefined))
       : undefined;
     return (seq) => nodes.sessionOf(seq) === scope.num && (onPath === undefined || onPath.has(seq));
   }
@@ -191,7 +191,9 @@ function visibility(
   const heads = new Map<number, HitHead>();
   for (const head of driver.all<HitHead>(HEADS, [JSON.stringify([...nodes.sessions()])]))
     heads.set(head.session_num, head);
-  const onPath = plan.activeOnly ? activeAmong(driver, nodes, (num) => heads.get(num)) : undefined;
+  const onPath = plan.activeOnly
+    ? onActivePaths(driver, nodes.entries(), (num) => heads.get(num))
+    : undefined;
   return (seq) => {
     const num = nodes.sessionOf(seq);
     const head = num === undefined ? undefined : heads.get(num);
@@ -199,20 +201,6 @@ function visibility(
     if (plan.sessionIds !== undefined && !plan.sessionIds.has(head.session_id)) return false;
     return onPath === undefined || onPath.has(seq);
   };
-}
-
-/** The candidates on their session's active path (page.ts's onActivePaths: one statement for the branched). */
-function activeAmong(
-  driver: SqlDriver,
-  nodes: Candidates,
-  headOf: (session: number) => HitHead | undefined,
-): ReadonlySet<number> {
-  const heads: [number, HitHead][] = [];
-  for (const [seq, session] of nodes.entries()) {
-    const head = headOf(session);
-    if (head !== undefined) heads.push([seq, head]);
-  }
-  return onActivePaths(driver, heads);
 }
 
 // The pending rows' matches join each term's list (they are newer than every indexed row), with their nodes.

@@ -103,16 +103,14 @@ export function readHits(
     const bySeq = new Map(rows.map((row) => [row[0], row]));
     // The page's active-path flags in one statement: a statement per hit cost thousands of them where most ranked
     // hits lie on other branches (a session with 1,000 forks).
-    const heads = new Map<number, HitHead>();
-    for (const [seq, row] of bySeq) heads.set(seq, head ?? headOf(row));
-    const onPath = onActivePaths(driver, heads);
+    const onPath = onActivePaths(driver, bySeq, (row) => head ?? headOf(row));
     for (const seq of page) {
       const hit = bySeq.get(seq);
       // A ranked seq without a message row (none in a consistent store) is skipped, as the join always did.
       if (hit === undefined) continue;
       if (hits.length >= limit) break;
       const [, id, role, content, createdAt] = hit;
-      const hitHead = heads.get(seq)!;
+      const hitHead = head ?? headOf(hit);
       if (accept && !accept(role, createdAt, hitHead.session_id)) continue;
       const onActivePath = onPath.has(seq);
       if (activeOnly && !onActivePath) continue;
@@ -160,20 +158,28 @@ export function headBranched(head: HitHead): boolean {
 }
 
 /**
- * Which of the messages `heads` (seq → its session's head) lie on their session's active path: those the head
- * tells (search/on-path.ts), the others checked in one statement (tree.ts's onPaths).
+ * Which of the messages `rows` (seq → a row) lie on their session's active path, each row's session head by
+ * `headFor` (none: not on a path the search sees): those the head tells (search/on-path.ts), the others checked in
+ * one statement (tree.ts's onPaths).
  */
-export function onActivePaths(driver: SqlDriver, heads: Iterable<readonly [number, HitHead]>): Set<number> {
+export function onActivePaths<R>(
+  driver: SqlDriver,
+  rows: Iterable<readonly [number, R]>,
+  headFor: (row: R) => HitHead | undefined,
+): Set<number> {
   const on = new Set<number>();
   const checks: [number, number][] = [];
   const leafDepths = new Map<number, number>();
-  for (const [seq, head] of heads) {
+  for (const [seq, row] of rows) {
+    const head = headFor(row);
+    if (head === undefined) continue;
     const known = onPathByHead(head.leaf_seq, head.leaf_depth, headBranched(head));
     if (known === true) on.add(seq);
     if (known !== undefined || head.leaf_seq === null || head.leaf_depth === null) continue;
     checks.push([seq, head.leaf_seq]);
     leafDepths.set(head.leaf_seq, head.leaf_depth);
   }
-  for (const seq of onPaths(driver, checks, leafDepths)) on.add(seq);
+  // A page or candidates of sessions without other branches need no statement (most searches).
+  if (checks.length > 0) for (const seq of onPaths(driver, checks, leafDepths)) on.add(seq);
   return on;
 }
