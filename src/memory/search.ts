@@ -5,13 +5,14 @@
  */
 
 import type { SearchContextTurn, SearchResult } from "../contract/search.js";
-import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context-budget.js";
+import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context.js";
+import { hitResult } from "../search/hits.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
 import { type RecallSource, recall, scoresOf } from "../search/pipeline.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/rank.js";
-import { scoreText, termCounter } from "../search/score.js";
+import { rankAllWords, termCounter } from "../search/score.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
 import {
   activePath,
@@ -47,7 +48,13 @@ export function searchMemory(
     return recall(memorySource(sessions), recallTerms(query, limits), plan, near) ?? [];
   const terms = parseQuery(query, limits);
   if (terms.length === 0 || plan.limit === 0) return [];
-  return hitsOf(rankAllWords(rowsInScope(sessions, plan), terms), plan);
+  const ranked = rankAllWords(
+    rowsInScope(sessions, plan),
+    terms,
+    ({ row }) => rowTerms(row),
+    ({ row }) => row.seq,
+  );
+  return hitsOf(ranked, plan);
 }
 
 /** Ranked recall's source on the memory backend: every row in scope is read, none is indexed. */
@@ -86,15 +93,17 @@ function hitsOf(ranked: readonly { item: Scoped; score: number }[], plan: Search
     if (results.length >= plan.limit) break;
     const { row, sessionId, data, onPath, active } = item;
     if (!passesFilters(plan, row.role, row.createdAt)) continue;
-    const result: SearchResult = {
-      id: row.id,
-      role: row.role,
-      content: row.text,
-      createdAt: row.createdAt,
-      sessionId,
-      onActivePath: onPath,
+    const result = hitResult(
+      {
+        id: row.id,
+        role: row.role,
+        content: row.text,
+        createdAt: row.createdAt,
+        sessionId,
+        onActivePath: onPath,
+      },
       score,
-    };
+    );
     const overlay = coveringOverlay(data, row);
     if (overlay !== undefined) result.compactedBy = overlay;
     if (plan.context > 0) result.context = contextOf(row, onPath ? active : undefined, plan.context, turns);
@@ -125,15 +134,6 @@ function rowsInScope(sessions: ReadonlyMap<string, SessionData>, plan: SearchPla
     }
   }
   return scoped;
-}
-
-function rankAllWords(scoped: Scoped[], terms: QueryTerm[]): { item: Scoped; score: number }[] {
-  const hits: { item: Scoped; score: number }[] = [];
-  for (const item of scoped) {
-    const score = scoreText(terms, rowTerms(item.row));
-    if (score > 0) hits.push({ item, score });
-  }
-  return hits.sort((a, b) => b.score - a.score || b.item.row.seq - a.item.row.seq);
 }
 
 function rankRecall({ rows: scoped, bySeq }: Scope, terms: QueryTerm[], top: number | undefined) {
@@ -226,7 +226,7 @@ function contextOf(
 
 /**
  * A search's context turns: each message made into a turn once and shared by every hit it borders, its text shown
- * while the distinct turns' stored bytes stay within SEARCH_CONTEXT_BYTES (see search/context-budget.ts).
+ * while the distinct turns' stored bytes stay within SEARCH_CONTEXT_BYTES (see search/context.ts).
  */
 function contextTurns(): (row: Row) => SearchContextTurn {
   const made = new Map<Row, SearchContextTurn>();

@@ -1,10 +1,31 @@
 /**
- * The exact hits a search hands out (`SearchHit`): each result's 1-based position in the page as its `rank`. The
- * built-in stores set every other field themselves, so one missing here is a bug of the backend, not of the data.
+ * The hits a search hands out: each built-in store's result made one way (`hitResult`), and the exact hits
+ * (`SearchHit`) with each result's 1-based position in the page as its `rank`. The built-in stores set every other
+ * field themselves, so one missing here is a bug of the backend, not of the data.
  */
 import type { SessionMessage } from "../contract/message.js";
 import type { SearchHit, SearchResult } from "../contract/search.js";
 import { SessionError } from "../errors.js";
+
+/** What a built-in store knows of a hit when it makes its result (the text is the message's searchable text). */
+export interface HitFields {
+  id: string;
+  role: SearchResult["role"];
+  content: string;
+  createdAt: string;
+  sessionId: string;
+  onActivePath: boolean;
+}
+
+/**
+ * A hit's result as every built-in store makes it: `fields` (taken as the result, not copied: one page's hits are
+ * made for one search), with its score when the search has one for it.
+ */
+export function hitResult(fields: HitFields, score: number | undefined): SearchResult {
+  const result: SearchResult = fields;
+  if (score !== undefined) result.score = score;
+  return result;
+}
 
 /** The built-in stores' page as exact hits, ranked in page order (`STORAGE` for a field the backend left out). */
 export function rankedHits(results: SearchResult[]): SearchHit[] {

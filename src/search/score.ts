@@ -26,6 +26,25 @@ export function scoreText(terms: QueryTerm[], text: string | TextTerms): number 
   return score;
 }
 
+/**
+ * The strict search (`match: "all"`) over texts matched in memory: those every term matches (scoreText), most
+ * occurrences first, then newest (highest seq) first. The memory backend's search, and SQLite's rows its read-only
+ * connection could not index.
+ */
+export function rankAllWords<T>(
+  items: Iterable<T>,
+  terms: QueryTerm[],
+  textOf: (item: T) => string | TextTerms,
+  seqOf: (item: T) => number,
+): { item: T; score: number }[] {
+  const hits: { item: T; score: number; seq: number }[] = [];
+  for (const item of items) {
+    const score = scoreText(terms, textOf(item));
+    if (score > 0) hits.push({ item, score, seq: seqOf(item) });
+  }
+  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq);
+}
+
 // Each term's folded words (a word: its prefix, or itself), per parsed query: folded once per message, a
 // 2,000-character word took seconds over a few thousand messages.
 const folds = new WeakMap<QueryTerm[], string[][]>();

@@ -1,5 +1,6 @@
 import type { SessionMessage } from "../contract/message.js";
 import { parseMessage, SEALED_PREFIX } from "../message/json.js";
+import { planPathChecks } from "../search/on-path.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 
@@ -114,8 +115,8 @@ export const ACTIVE_PATHS_SEQS = `WITH RECURSIVE path(seq, parent_seq, depth) AS
 /**
  * The messages among `pairs` ([seq, leaf seq], each message once) that lie on the path to their leaf, in one
  * statement per strategy: a search that keeps to active paths checks up to thousands of candidates, and a statement
- * each cost ~10 us. Where `leafDepths` knows a leaf's depth and its messages are many for the path (a climb costs
- * ~log2(depth) rows, the whole path depth rows), the path is read once instead of climbed per depth.
+ * each cost ~10 us. Where `leafDepths` knows a leaf's depth, whether its path is read once or climbed per message is
+ * search/on-path.ts's rule, the same as Postgres's.
  */
 export function onPaths(
   driver: SqlDriver,
@@ -123,22 +124,17 @@ export function onPaths(
   leafDepths?: ReadonlyMap<number, number>,
 ): Set<number> {
   const on = new Set<number>();
-  const byLeaf = new Map<number, number[]>();
-  for (const [seq, leaf] of pairs) {
-    const seqs = byLeaf.get(leaf);
-    if (seqs === undefined) byLeaf.set(leaf, [seq]);
-    else seqs.push(seq);
+  const { walks, climbs } = planPathChecks(
+    pairs.map(([seq, leaf]) => ({ seq, leaf, leafDepth: leafDepths?.get(leaf) })),
+  );
+  for (const { leaf, checks } of walks) {
+    const path = new Set(driver.column<number>(PATH_SEQS, [leaf]));
+    for (const { seq } of checks) if (path.has(seq)) on.add(seq);
   }
-  const climbs: [number, number][] = [];
-  for (const [leaf, seqs] of byLeaf) {
-    const depth = leafDepths?.get(leaf);
-    if (depth !== undefined && seqs.length * Math.log2(depth + 2) > depth) {
-      const path = new Set(driver.column<number>(PATH_SEQS, [leaf]));
-      for (const seq of seqs) if (path.has(seq)) on.add(seq);
-    } else for (const seq of seqs) climbs.push([seq, leaf]);
+  if (climbs.length > 0) {
+    const json = JSON.stringify(climbs.map(({ seq, leaf }) => [seq, leaf]));
+    for (const seq of driver.column<number>(ON_PATHS, [json])) on.add(seq);
   }
-  if (climbs.length > 0)
-    for (const seq of driver.column<number>(ON_PATHS, [JSON.stringify(climbs)])) on.add(seq);
   return on;
 }
 

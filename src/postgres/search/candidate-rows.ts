@@ -13,7 +13,7 @@ import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { activePathsCte, isoSql, type Scope } from "../tree.js";
 import { filterParams } from "./filters.js";
-import type { Candidate } from "./page.js";
+import { type Candidate, type CandidateColumns, candidateOf } from "./page.js";
 import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parents.js";
 
 // $1 the tsquery of any term (scoped), $2 each term's own tsquery, $3 how many candidates, $4 the session id (or
@@ -67,20 +67,11 @@ export const CANDIDATES_BY_SEQ: CandidatesCte = (t, own) =>
   `cand AS (SELECT m.seq, m.parent_seq FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq
     WHERE $3::integer >= 0${own("m")})`;
 
-export interface CandidateRow {
+export interface CandidateRow extends CandidateColumns {
   terms: number[];
   documents: number;
-  seq: number;
   parent_seq: number | null;
   tokens: number;
-  role: string;
-  depth: number;
-  created_at: string | null;
-  session_id: string;
-  session_num: number;
-  leaf_seq: number | null;
-  leaf_depth: number;
-  message_count: number;
 }
 
 /** The tsquery of any term (scoped) and each term's own. */
@@ -155,18 +146,11 @@ export const hasTimeFilter = (plan: SearchPlan) => plan.since !== undefined || p
 /** A candidate with what the ranking weighs it by. */
 export type Node = Candidate & { tokens: number; parent: number | null };
 
-export function candidateOf(row: CandidateRow): Node {
+/** The node of a candidate row: the candidate, its parent and its length in tokens. */
+export function nodeOf(row: CandidateRow): Node {
   return {
-    seq: Number(row.seq),
+    ...candidateOf(row),
     parent: row.parent_seq === null ? null : Number(row.parent_seq),
     tokens: Number(row.tokens),
-    role: row.role,
-    createdAt: row.created_at ?? undefined,
-    depth: Number(row.depth),
-    sessionId: row.session_id,
-    sessionNum: Number(row.session_num),
-    leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
-    leafDepth: Number(row.leaf_depth),
-    branched: Number(row.message_count) !== Number(row.leaf_depth) + 1 || row.leaf_seq === null,
   };
 }

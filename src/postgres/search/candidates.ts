@@ -7,6 +7,7 @@
 
 import { nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
+import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import { type RecallSource, recallAsync, recallFindsNothing, scoresOf } from "../../search/pipeline.js";
 import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
@@ -16,11 +17,11 @@ import type { Tables } from "../schema.js";
 import { searchBlinds } from "./blind.js";
 import {
   type CandidateRow,
-  candidateOf,
   candidateRows,
   moreRows,
   type Node,
   nearRows,
+  nodeOf,
   RECALL_CANDIDATES,
   type TermTsqueries,
 } from "./candidate-rows.js";
@@ -184,22 +185,20 @@ async function collectCandidates(
     if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
     const seq = Number(row.seq);
     for (const ordinal of row.terms) matches[numbers[ordinal - 1]!]!.push(seq);
-    nodes.set(seq, candidateOf(row));
+    nodes.set(seq, nodeOf(row));
   }
   // An active-branch search of one session counts its active path's messages (every row here is the session's).
   const [first] = nodes.values();
   const documents =
     plan.activeOnly && plan.sessionId !== undefined
-      ? first === undefined || first.leafSeq === null
-        ? 0
-        : first.leafDepth + 1
+      ? activePathLength(first?.leafSeq ?? null, first?.leafDepth ?? null)
       : Math.max(Number(rows[0]?.documents ?? 0), nodes.size);
   const nearOnly = (near ?? []).filter((seq) => !nodes.has(seq));
   if (nearOnly.length > 0) {
     for (const row of await nearRows(executor, t, plan, nearOnly)) {
       if (plan.sessionIds !== undefined && !plan.sessionIds.has(row.session_id)) continue;
       if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) continue;
-      nodes.set(Number(row.seq), candidateOf(row));
+      nodes.set(Number(row.seq), nodeOf(row));
     }
   }
   let visible: ((seq: number) => boolean) | undefined;

@@ -4,9 +4,9 @@
  * around it along its branch.
  */
 
-import type { SearchContextTurn, SearchResult } from "../../contract/search.js";
+import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
-import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
+import { type ContextRow, SEARCH_CONTEXT_BYTES, setContexts } from "../../search/context.js";
 import type { SearchPlan } from "../../search/options.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
@@ -179,7 +179,7 @@ async function markWith(
  * active path) or null (the newest replies), `$5` turns per side, `$6` the budget of bytes. Rows: hit number, side
  * (0 before, 1 after), an order within the side, oldest first, and the turn's seq. A message bordering several hits
  * is read once: only its first row carries its content, and only while the first rows' bytes so far stay within the
- * budget (search/context-budget.ts), so a page never reads more than the budget of messages for context.
+ * budget (search/context.ts), so a page never reads more than the budget of messages for context.
  */
 // In the Citus layout `$7` is the hits' session (withExtras), named on every message reference; the first branch
 // of `turns` names its columns, as Citus's deparsed statement for the shard loses the CTE's column list.
@@ -242,48 +242,27 @@ async function addContext(
   const leaves = hits.map(({ candidate, result }) =>
     result.onActivePath === true && candidate.leafSeq !== null ? candidate.leafSeq : null,
   );
-  const rows = await executor.query<TurnRow & { i: number; side: number; seq: number; spent: number }>(
-    contextSql(t),
-    [
-      hits.map((_, i) => i),
-      hits.map((hit) => hit.candidate.seq),
-      hits.map((hit) => hit.candidate.depth),
-      leaves,
-      turns,
-      budget,
-      ...(t.distributed ? [hits[0]?.candidate.sessionId] : []),
-    ],
-  );
+  const rows = await executor.query<ContextRow<string> & { spent: number }>(contextSql(t), [
+    hits.map((_, i) => i),
+    hits.map((hit) => hit.candidate.seq),
+    hits.map((hit) => hit.candidate.depth),
+    leaves,
+    turns,
+    budget,
+    ...(t.distributed ? [hits[0]?.candidate.sessionId] : []),
+  ]);
   // A turn sealed for an encrypted owner (a session registered with one after its first messages) is opened.
   for (const row of rows) {
     if (row.content === null || !isSealed(row.content)) continue;
     const sessionId = hits[Number(row.i)]?.result.sessionId ?? "";
     row.content = await openContent(executor.query, t, sessionId, row.content, row.id);
   }
+  setContexts(
+    hits.map(({ result }) => result),
+    rows,
+    (_row, content) => storedMessageText(content),
+  );
   let spent = 0;
-  const contexts = hits.map(() => ({ before: [] as SearchContextTurn[], after: [] as SearchContextTurn[] }));
-  const made = new Map<number, SearchContextTurn>();
-  for (const row of rows) {
-    spent += Number(row.spent);
-    const seq = Number(row.seq);
-    let turn = made.get(seq);
-    if (turn === undefined) {
-      turn = turnOf(row);
-      made.set(seq, turn);
-    }
-    const context = contexts[Number(row.i)]!;
-    (Number(row.side) === 0 ? context.before : context.after).push(turn);
-  }
-  hits.forEach((hit, i) => {
-    hit.result.context = contexts[i]!;
-  });
+  for (const row of rows) spent += Number(row.spent);
   return spent;
-}
-
-/** A row of contextSql; `content` is null past the budget (and on a message's later rows, never read). */
-type TurnRow = { id: string; role: string; content: string | null; created_at: string };
-
-function turnOf(row: TurnRow): SearchContextTurn {
-  if (row.content === null) return contextOverBudget(row.id, row.role, row.created_at);
-  return { id: row.id, role: row.role, content: storedMessageText(row.content), createdAt: row.created_at };
 }

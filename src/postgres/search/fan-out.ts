@@ -19,11 +19,11 @@ import { activePathsCte } from "../tree.js";
 import {
   CANDIDATES_BY_SEQ,
   type CandidateRow,
-  candidateOf,
   candidatesFiltered,
   candidatesSql,
   hasTimeFilter,
   type Node,
+  nodeOf,
   RECALL_CANDIDATES,
   type TermTsqueries,
 } from "./candidate-rows.js";
@@ -210,8 +210,7 @@ export async function fanOutAllWords(
     for (;;) {
       const top = matches.slice(0, window);
       const unread = top.filter((m) => !nodes.has(m.seq));
-      for (const row of await rowsOf(executor, t, plan, [], unread))
-        nodes.set(Number(row.seq), candidateOf(row));
+      for (const row of await rowsOf(executor, t, plan, [], unread)) nodes.set(Number(row.seq), nodeOf(row));
       kept = top.flatMap((m) => nodes.get(m.seq) ?? []);
       if (activeOnly) {
         const onPath = await onPathOf(executor, t, kept);

@@ -5,6 +5,8 @@
 
 import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
+import { hitResult } from "../../search/hits.js";
+import { hasOtherBranches, onPathByHead, planPathChecks } from "../../search/on-path.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import { sessionScope } from "../citus/route.js";
@@ -27,6 +29,34 @@ export interface Candidate {
   leafDepth: number;
   /** The session has messages off its active path. */
   branched: boolean;
+}
+
+/** The columns a candidate is read with, as the candidate and strict-search statements name them. */
+export interface CandidateColumns {
+  seq: number;
+  role: string;
+  created_at: string | null;
+  depth: number;
+  session_id: string;
+  session_num: number;
+  leaf_seq: number | null;
+  leaf_depth: number;
+  message_count: number;
+}
+
+/** A candidate of its row (numbers as the driver may return them: bigint columns as strings). */
+export function candidateOf(row: CandidateColumns): Candidate {
+  return {
+    seq: Number(row.seq),
+    role: row.role,
+    createdAt: row.created_at ?? undefined,
+    depth: Number(row.depth),
+    sessionId: row.session_id,
+    sessionNum: Number(row.session_num),
+    leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
+    leafDepth: Number(row.leaf_depth),
+    branched: hasOtherBranches(row.leaf_seq, Number(row.leaf_depth), Number(row.message_count)),
+  };
 }
 
 /** A hit with what the extras (context, overlays) need to find it again. */
@@ -94,35 +124,25 @@ export async function onPathOf(
   candidates: readonly PathCandidate[],
 ): Promise<Map<number, boolean>> {
   const onPath = new Map<number, boolean>();
-  // Only a message no deeper than its session's leaf needs a look: the turns of a long abandoned branch mostly lie
-  // below it, and climbing for thousands of them cost a search ~0.1 s at 100,000 messages.
-  const byLeaf = new Map<number, { depth: number; seqs: number[]; sessionId: string }>();
+  // Only a message no deeper than its session's leaf needs a look (search/on-path.ts): the turns of a long abandoned
+  // branch mostly lie below it, and climbing for thousands of them cost a search ~0.1 s at 100,000 messages.
+  const checks: { seq: number; leaf: number; leafDepth: number; sessionId: string }[] = [];
   for (const c of candidates) {
-    if (c.leafSeq === null) onPath.set(c.seq, false);
-    else if (!c.branched) onPath.set(c.seq, true);
-    else if (c.depth > c.leafDepth) onPath.set(c.seq, false);
-    else {
-      const leaf = byLeaf.get(c.leafSeq);
-      if (leaf === undefined)
-        byLeaf.set(c.leafSeq, { depth: c.leafDepth, seqs: [c.seq], sessionId: c.sessionId });
-      else leaf.seqs.push(c.seq);
-    }
+    const known = onPathByHead(c.leafSeq, c.leafDepth, c.branched, c.depth);
+    if (known !== undefined) onPath.set(c.seq, known);
+    else if (c.leafSeq !== null)
+      checks.push({ seq: c.seq, leaf: c.leafSeq, leafDepth: c.leafDepth, sessionId: c.sessionId });
   }
-  // A climb costs ~log2(depth) rows, the whole path depth rows: a path is read once where its session's candidates
-  // are many for it (as SQLite's onPaths does): an active-branch search of a 300-message path with 1,000 forks at
-  // one message (2,000 candidates off the path) took 34 ms with a climb each, 16 ms so.
-  const climbs: { seq: number; sessionId: string }[] = [];
-  const walks: { seq: number; sessionId: string }[] = [];
-  for (const [leaf, { depth, seqs, sessionId }] of byLeaf) {
-    if (seqs.length * Math.log2(depth + 2) > depth + 1) walks.push({ seq: leaf, sessionId });
-    else climbs.push(...seqs.map((seq) => ({ seq, sessionId })));
-  }
+  // A path is read once where its session's candidates are many for it, as SQLite's onPaths does: an active-branch
+  // search of a 300-message path with 1,000 forks at one message (2,000 candidates off the path) took 34 ms with a
+  // climb each, 16 ms so.
+  const { walks, climbs } = planPathChecks(checks);
   if (walks.length > 0) {
+    const leaves = walks.map(({ leaf, checks: [first] }) => ({ seq: leaf, sessionId: first!.sessionId }));
     const path = new Set(
-      (await bySession<{ seq: number }>(executor, t, pathsSql(t), walks)).map((r) => Number(r.seq)),
+      (await bySession<{ seq: number }>(executor, t, pathsSql(t), leaves)).map((r) => Number(r.seq)),
     );
-    for (const leaf of walks)
-      for (const seq of byLeaf.get(leaf.seq)?.seqs ?? []) onPath.set(seq, path.has(seq));
+    for (const walk of walks) for (const { seq } of walk.checks) onPath.set(seq, path.has(seq));
   }
   if (climbs.length === 0) return onPath;
   const rows = await bySession<{ seq: number; on_path: boolean }>(executor, t, onPathSql(t), climbs);
@@ -190,16 +210,17 @@ export async function readPage(
   for (const candidate of candidates) {
     const row = bySeq.get(candidate.seq);
     if (row === undefined) continue;
-    const result: SearchResult = {
-      id: row.id,
-      role: candidate.role,
-      content: storedMessageText(row.content),
-      createdAt: row.created_at,
-      sessionId: candidate.sessionId,
-      onActivePath: onPath.get(candidate.seq) === true,
-    };
-    const score = scores?.get(candidate.seq);
-    if (score !== undefined) result.score = score;
+    const result = hitResult(
+      {
+        id: row.id,
+        role: candidate.role,
+        content: storedMessageText(row.content),
+        createdAt: row.created_at,
+        sessionId: candidate.sessionId,
+        onActivePath: onPath.get(candidate.seq) === true,
+      },
+      scores?.get(candidate.seq),
+    );
     hits.push({ candidate, result, overlaid: row.overlaid });
   }
   return hits;

@@ -9,7 +9,7 @@
 import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths } from "../../search/active-paths.js";
-import { rankedHits } from "../../search/hits.js";
+import { hitResult, rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { parseQuery } from "../../search/query.js";
@@ -25,7 +25,7 @@ import { withExtras } from "./extras.js";
 import { fanOutAllWords } from "./fan-out.js";
 import { filterParams } from "./filters.js";
 import { sessionLexeme, toTsquery, withinOwner } from "./fts.js";
-import { openHitContents, type PageHit } from "./page.js";
+import { candidateOf, openHitContents, type PageHit } from "./page.js";
 
 // Which hits need a climb to know whether they lie on their session's active path: not those of a session without
 // other branches (all of its messages do), nor those deeper than their leaf (none can), nor those of a session $9
@@ -167,26 +167,18 @@ async function allWords(
       // An encrypted owner's hits (found by its blind tokens) are opened: only those returned.
       await openHitContents(executor, t, page, (row) => row.session_id);
       return page.map((row) => ({
-        candidate: {
-          seq: Number(row.seq),
-          role: row.role,
-          createdAt: row.created_at,
-          depth: Number(row.depth),
-          sessionId: row.session_id,
-          sessionNum: Number(row.session_num),
-          leafSeq: row.leaf_seq === null ? null : Number(row.leaf_seq),
-          leafDepth: Number(row.leaf_depth),
-          branched: Number(row.message_count) !== Number(row.leaf_depth) + 1,
-        },
-        result: {
-          id: row.id,
-          role: row.role,
-          content: row.content === null ? "" : storedMessageText(row.content),
-          createdAt: row.created_at,
-          sessionId: row.session_id,
-          onActivePath: row.on_path,
-          score: Number(row.rank),
-        },
+        candidate: candidateOf(row),
+        result: hitResult(
+          {
+            id: row.id,
+            role: row.role,
+            content: row.content === null ? "" : storedMessageText(row.content),
+            createdAt: row.created_at,
+            sessionId: row.session_id,
+            onActivePath: row.on_path,
+          },
+          Number(row.rank),
+        ),
       }));
     }
     window = Math.min(SEARCH_CANDIDATES, window * 4);

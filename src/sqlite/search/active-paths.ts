@@ -8,12 +8,12 @@
 import type { BranchedSession } from "../../search/active-paths.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { onPaths } from "../tree.js";
-import { hasOtherBranches } from "./page.js";
+import { headBranched } from "./page.js";
 import type { SearchState } from "./state.js";
 
 // The sessions with messages off their active path (or no leaf at all), with their leaf's depth, among the sessions
-// `?` (their numbers), or among those of the messages `?` (their seqs): what hasOtherBranches (page.ts) tells from a
-// head.
+// `?` (their numbers), or among those of the messages `?` (their seqs): the rule of search/on-path.ts's
+// hasOtherBranches, in SQL.
 const BRANCHED = `SELECT h.num, IFNULL(l.depth, 0) AS depth
   FROM agent_session_heads h LEFT JOIN agent_messages l ON l.seq = h.leaf_seq
   WHERE (l.depth IS NULL OR h.message_count <> l.depth + 1)`;
@@ -32,7 +32,7 @@ export function branchedSessions(
 ): BranchedSession[] {
   if (scope !== undefined) {
     const { head } = scope;
-    return hasOtherBranches(head) ? [{ num: scope.num, depth: head.leaf_depth ?? 0 }] : [];
+    return headBranched(head) ? [{ num: scope.num, depth: head.leaf_depth ?? 0 }] : [];
   }
   return "seqs" in of
     ? driver.all<BranchedSession>(BRANCHED_SESSIONS_OF, [JSON.stringify(of.seqs)])

@@ -9,6 +9,7 @@
  */
 
 import type { SearchResult } from "../../contract/search.js";
+import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import type { ActivePathRereads, RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";
 import type { QueryTerm } from "../../search/query.js";
@@ -16,21 +17,13 @@ import { perTermCap, type RankedCandidate } from "../../search/rank.js";
 import { termFrequencies } from "../../search/score.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { onPaths } from "../tree.js";
 import { branchedSessions } from "./active-paths.js";
 import { searchBlinds } from "./blind.js";
 import { withExtras } from "./extras.js";
 import { filterSql } from "./filters.js";
 import { type FamilyExpander, noExpansion } from "./fts.js";
 import { pendingTexts } from "./indexing.js";
-import {
-  type HitHead,
-  hasOtherBranches,
-  hitOptionsOf,
-  isOnActivePath,
-  pageMaySkip,
-  readHits,
-} from "./page.js";
+import { type HitHead, headBranched, hitOptionsOf, onActivePaths, pageMaySkip, readHits } from "./page.js";
 import { readScopedState, type SearchState } from "./state.js";
 import { termMatches, withFiltered } from "./term-matches.js";
 import { Candidates, type MatchNodes, matchSessions, NODE_FIELDS, readNodes } from "./weights.js";
@@ -159,7 +152,7 @@ function documentCount(plan: SearchPlan, { scope, total }: SearchState): number 
   if (scope === undefined) return total;
   const { head } = scope;
   if (!plan.activeOnly) return head.message_count;
-  return head.leaf_seq === null || head.leaf_depth === null ? 0 : head.leaf_depth + 1;
+  return activePathLength(head.leaf_seq, head.leaf_depth);
 }
 
 /**
@@ -187,10 +180,10 @@ function visibility(
   nodes: Candidates,
 ): ((seq: number) => boolean) | undefined {
   if (scope !== undefined) {
-    const checkPath = plan.activeOnly && hasOtherBranches(scope.head);
+    const checkPath = plan.activeOnly && headBranched(scope.head);
     if (scope.filter !== "lookup" && !checkPath) return undefined;
     const onPath = checkPath
-      ? activeAmong(driver, nodes, (num) => (num === scope.num ? scope.head : undefined))
+      ? onActivePaths(driver, nodes.entries(), (num) => (num === scope.num ? scope.head : undefined))
       : undefined;
     return (seq) => nodes.sessionOf(seq) === scope.num && (onPath === undefined || onPath.has(seq));
   }
@@ -198,7 +191,9 @@ function visibility(
   const heads = new Map<number, HitHead>();
   for (const head of driver.all<HitHead>(HEADS, [JSON.stringify([...nodes.sessions()])]))
     heads.set(head.session_num, head);
-  const onPath = plan.activeOnly ? activeAmong(driver, nodes, (num) => heads.get(num)) : undefined;
+  const onPath = plan.activeOnly
+    ? onActivePaths(driver, nodes.entries(), (num) => heads.get(num))
+    : undefined;
   return (seq) => {
     const num = nodes.sessionOf(seq);
     const head = num === undefined ? undefined : heads.get(num);
@@ -206,29 +201,6 @@ function visibility(
     if (plan.sessionIds !== undefined && !plan.sessionIds.has(head.session_id)) return false;
     return onPath === undefined || onPath.has(seq);
   };
-}
-
-/** The candidates on their session's active path, those of sessions with other branches checked in one statement. */
-function activeAmong(
-  driver: SqlDriver,
-  nodes: Candidates,
-  headOf: (session: number) => HitHead | undefined,
-): ReadonlySet<number> {
-  const pairs: [number, number][] = [];
-  const heads = new Map<number, HitHead>();
-  const leafDepths = new Map<number, number>();
-  for (const [seq, session] of nodes.entries()) {
-    const head = headOf(session);
-    if (head === undefined) continue;
-    heads.set(seq, head);
-    if (head.leaf_seq === null || head.leaf_depth === null || !hasOtherBranches(head)) continue;
-    pairs.push([seq, head.leaf_seq]);
-    leafDepths.set(head.leaf_seq, head.leaf_depth);
-  }
-  const checked = onPaths(driver, pairs, leafDepths);
-  const on = new Set<number>();
-  for (const [seq, head] of heads) if (isOnActivePath(seq, head, checked)) on.add(seq);
-  return on;
 }
 
 // The pending rows' matches join each term's list (they are newer than every indexed row), with their nodes.

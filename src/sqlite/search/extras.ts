@@ -3,9 +3,9 @@
  * for the hit in the history, the original is kept) and, on request, the turns around it along its branch.
  */
 
-import type { SearchContextTurn, SearchResult } from "../../contract/search.js";
+import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
-import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
+import { type ContextRow, SEARCH_CONTEXT_BYTES, setContexts } from "../../search/context.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import { contentSql, resolveContent } from "../chunks.js";
@@ -20,7 +20,7 @@ import type { Hit } from "./page.js";
 // carries what it needs of its hit, since joining the hits again at each step made a page of 1,000 quadratic. Rows:
 // the hit's number, side (0 before, 1 after) and an order within the side, oldest first, and the turn's seq. A
 // message bordering several hits is read once: only its first row (in that order) carries its content, and only
-// while the first rows' bytes so far stay within the budget (search/context-budget.ts), so a page never reads
+// while the first rows' bytes so far stay within the budget (search/context.ts), so a page never reads
 // more than the budget of messages for context.
 const AROUND_HITS = `WITH RECURSIVE
   hits(i, seq, depth, leaf) AS (
@@ -65,9 +65,6 @@ const AROUND_HITS = `WITH RECURSIVE
     CASE WHEN s.n = 1 AND s.total <= ? THEN ${contentSql("m")} END AS content
   FROM spent s JOIN agent_messages m ON m.seq = s.seq
   ORDER BY 1, 2, 3`;
-
-/** A row of AROUND_HITS; `content` is null past the budget (and on a message's later rows, never read). */
-type TurnRow = { id: string; role: string; content: unknown; created_at: string };
 
 /** The results of `hits`, each with its overlay mark and, when the plan asks, its context. */
 export function withExtras(driver: SqlDriver, hits: readonly Hit[], plan: SearchPlan): SearchResult[] {
@@ -133,38 +130,19 @@ function addContext(driver: SqlDriver, hits: readonly Hit[], turns: number): voi
     seq,
     result.onActivePath === true ? head.leaf_seq : null,
   ]);
-  const contexts = hits.map(() => ({ before: [] as SearchContextTurn[], after: [] as SearchContextTurn[] }));
-  const made = new Map<number, SearchContextTurn>();
-  for (const row of driver.all<TurnRow & { i: number; side: number; seq: number }>(AROUND_HITS, [
-    JSON.stringify(rows),
-    turns,
-    turns,
-    turns,
-    turns,
-    SEARCH_CONTEXT_BYTES,
-  ])) {
-    const seq = Number(row.seq);
-    let turn = made.get(seq);
-    if (turn === undefined) {
-      turn = turnOf(driver, row, hits[Number(row.i)]!.result.sessionId);
-      made.set(seq, turn);
-    }
-    const context = contexts[Number(row.i)]!;
-    (Number(row.side) === 0 ? context.before : context.after).push(turn);
-  }
-  hits.forEach(({ result }, i) => {
-    result.context = contexts[i]!;
-  });
-}
-
-// The turns around a hit are of the hit's session: sealed ones (a session registered with a keyed owner after its
-// first messages) open with its key.
-function turnOf(driver: SqlDriver, row: TurnRow, sessionId: string | undefined): SearchContextTurn {
-  if (row.content === null) return contextOverBudget(row.id, row.role, row.created_at);
-  return {
-    id: row.id,
-    role: row.role,
-    content: storedMessageText(resolveContent(driver, row.content, sessionId)),
-    createdAt: row.created_at,
-  };
+  const results = hits.map(({ result }) => result);
+  // The turns around a hit are of the hit's session: sealed ones (a session registered with a keyed owner after its
+  // first messages) open with its key.
+  setContexts(
+    results,
+    driver.all<ContextRow<unknown>>(AROUND_HITS, [
+      JSON.stringify(rows),
+      turns,
+      turns,
+      turns,
+      turns,
+      SEARCH_CONTEXT_BYTES,
+    ]),
+    (row, content) => storedMessageText(resolveContent(driver, content, results[Number(row.i)]!.sessionId)),
+  );
 }

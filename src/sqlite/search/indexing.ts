@@ -5,7 +5,7 @@ import { messageText } from "../../message/text.js";
 import type { BlindTokens } from "../../search/blind-tokens.js";
 import { blindTokensOf } from "../../search/blind-tokens.js";
 import type { QueryTerm } from "../../search/query.js";
-import { scoreText } from "../../search/score.js";
+import { rankAllWords } from "../../search/score.js";
 import { indexTokens, searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import { boundedText, contentSql, resolveContent, storedText } from "../chunks.js";
@@ -181,12 +181,16 @@ export function matchPending(
   sessionNum: number | undefined,
   owner?: string,
 ): { seq: number; score: number }[] {
-  const hits: { seq: number; score: number }[] = [];
-  for (const { seq, text } of pendingTexts(driver, sessionNum, owner)) {
-    const score = scoreText(terms, text);
-    if (score > 0) hits.push({ seq, score });
-  }
-  return hits.sort((a, b) => b.score - a.score || b.seq - a.seq);
+  const texts = pendingTexts(driver, sessionNum, owner);
+  return rankAllWords(
+    texts,
+    terms,
+    ({ text }) => text,
+    ({ seq }) => seq,
+  ).map(({ item, score }) => ({
+    seq: item.seq,
+    score,
+  }));
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
+import { hitResult } from "../../search/hits.js";
+import { hasOtherBranches, onPathByHead } from "../../search/on-path.js";
 import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
 import { contentSql, resolveContent } from "../chunks.js";
@@ -101,15 +103,7 @@ export function readHits(
     const bySeq = new Map(rows.map((row) => [row[0], row]));
     // The page's active-path flags in one statement: a statement per hit cost thousands of them where most ranked
     // hits lie on other branches (a session with 1,000 forks).
-    const branched: [number, number][] = [];
-    const leafDepths = new Map<number, number>();
-    for (const [seq, row] of bySeq) {
-      const rowHead = head ?? headOf(row);
-      if (rowHead.leaf_seq === null || rowHead.leaf_depth === null || !hasOtherBranches(rowHead)) continue;
-      branched.push([seq, rowHead.leaf_seq]);
-      leafDepths.set(rowHead.leaf_seq, rowHead.leaf_depth);
-    }
-    const onPath = onPaths(driver, branched, leafDepths);
+    const onPath = onActivePaths(driver, bySeq, (row) => head ?? headOf(row));
     for (const seq of page) {
       const hit = bySeq.get(seq);
       // A ranked seq without a message row (none in a consistent store) is skipped, as the join always did.
@@ -118,18 +112,19 @@ export function readHits(
       const [, id, role, content, createdAt] = hit;
       const hitHead = head ?? headOf(hit);
       if (accept && !accept(role, createdAt, hitHead.session_id)) continue;
-      const onActivePath = isOnActivePath(seq, hitHead, onPath);
+      const onActivePath = onPath.has(seq);
       if (activeOnly && !onActivePath) continue;
-      const result: SearchResult = {
-        id,
-        role,
-        content: storedMessageText(resolveContent(driver, content, hitHead.session_id, id)),
-        createdAt,
-        sessionId: hitHead.session_id,
-        onActivePath,
-      };
-      const score = scores?.get(seq);
-      if (score !== undefined) result.score = score;
+      const result = hitResult(
+        {
+          id,
+          role,
+          content: storedMessageText(resolveContent(driver, content, hitHead.session_id, id)),
+          createdAt,
+          sessionId: hitHead.session_id,
+          onActivePath,
+        },
+        scores?.get(seq),
+      );
       hits.push({ seq, head: hitHead, result });
     }
   }
@@ -153,20 +148,38 @@ export function pageMaySkip(plan: SearchPlan, head: HitHead | undefined): boolea
   return (
     hasFilters(plan) ||
     plan.sessionIds !== undefined ||
-    (plan.activeOnly && (head === undefined || hasOtherBranches(head)))
+    (plan.activeOnly && (head === undefined || headBranched(head)))
   );
 }
 
-/** Whether a session has branches besides its active path (its message count exceeds the path's length). */
-export function hasOtherBranches(head: HitHead): boolean {
-  return head.leaf_depth === null || head.message_count !== head.leaf_depth + 1;
+/** Whether a session has other branches, by search/on-path.ts's rule. */
+export function headBranched(head: HitHead): boolean {
+  return hasOtherBranches(head.leaf_seq, head.leaf_depth, head.message_count);
 }
 
 /**
- * Whether `seq` lies on its session's active path: never without a leaf, always in a session without other
- * branches, else as `onPath` (the checked messages on their paths, from tree.ts's onPaths) says.
+ * Which of the messages `rows` (seq → a row) lie on their session's active path, each row's session head by
+ * `headFor` (none: not on a path the search sees): those the head tells (search/on-path.ts), the others checked in
+ * one statement (tree.ts's onPaths).
  */
-export function isOnActivePath(seq: number, hit: HitHead, onPath: ReadonlySet<number>): boolean {
-  if (hit.leaf_seq === null || hit.leaf_depth === null) return false;
-  return !hasOtherBranches(hit) || onPath.has(seq);
+export function onActivePaths<R>(
+  driver: SqlDriver,
+  rows: Iterable<readonly [number, R]>,
+  headFor: (row: R) => HitHead | undefined,
+): Set<number> {
+  const on = new Set<number>();
+  const checks: [number, number][] = [];
+  const leafDepths = new Map<number, number>();
+  for (const [seq, row] of rows) {
+    const head = headFor(row);
+    if (head === undefined) continue;
+    const known = onPathByHead(head.leaf_seq, head.leaf_depth, headBranched(head));
+    if (known === true) on.add(seq);
+    if (known !== undefined || head.leaf_seq === null || head.leaf_depth === null) continue;
+    checks.push([seq, head.leaf_seq]);
+    leafDepths.set(head.leaf_seq, head.leaf_depth);
+  }
+  // A page or candidates of sessions without other branches need no statement (most searches).
+  if (checks.length > 0) for (const seq of onPaths(driver, checks, leafDepths)) on.add(seq);
+  return on;
 }

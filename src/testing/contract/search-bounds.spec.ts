@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { hasContextStorage } from "../../contract/context.js";
 import type { SessionMessage } from "../../contract/message.js";
 import type { SessionStore } from "../../contract/store.js";
-import { CONTEXT_OVER_BUDGET, SEARCH_CONTEXT_BYTES } from "../../search/context-budget.js";
+import { CONTEXT_OVER_BUDGET, SEARCH_CONTEXT_BYTES } from "../../search/context.js";
 import { DEFAULT_QUERY_LIMITS } from "../../search/limits.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
