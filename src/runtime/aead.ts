@@ -6,7 +6,7 @@
 import { gcm } from "@noble/ciphers/aes.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { concatBytes, utf8Encode } from "./bytes.js";
+import { concatBytes, utf8Decode, utf8Encode } from "./bytes.js";
 import { nodeBuiltin } from "./load.js";
 
 type NodeCrypto = typeof import("node:crypto");
@@ -52,17 +52,13 @@ export function gcmSeal(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, pla
 }
 
 /**
- * The plaintext of a ciphertext followed by its tag (what {@link gcmSeal} writes after the nonce); throws when the
- * tag does not verify (wrong key, changed bytes).
+ * The text (UTF-8) of a ciphertext followed by its tag (what {@link gcmSeal} writes after the nonce); throws when
+ * the tag does not verify (wrong key, changed bytes). On Node the text is decoded from the decipher's own output:
+ * copying it into a new array first cost about a third of opening a small message.
  */
-export function gcmDecrypt(
-  key: Uint8Array,
-  nonce: Uint8Array,
-  aad: Uint8Array,
-  sealed: Uint8Array,
-): Uint8Array {
+export function gcmOpen(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, sealed: Uint8Array): string {
   const c = native();
-  if (!c) return gcm(key, nonce, aad).decrypt(sealed);
+  if (!c || !NodeBuf) return utf8Decode(gcm(key, nonce, aad).decrypt(sealed));
   if (sealed.length < TAG_BYTES) throw new Error("sealed data shorter than its tag");
   const decipher = c.createDecipheriv("aes-256-gcm", keyObject(c, key), nonce, {
     authTagLength: TAG_BYTES,
@@ -70,11 +66,10 @@ export function gcmDecrypt(
   decipher.setAAD(aad);
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   const head = decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES));
+  // final() checks the tag (and throws): nothing is decoded before it has. GCM keeps no bytes back, so its output
+  // is empty, but joined should it not be.
   const tail = decipher.final();
-  const out = new Uint8Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+  return (tail.length === 0 ? head : NodeBuf.concat([head, tail])).toString("utf8");
 }
 
 /**

@@ -10,8 +10,8 @@ import { randomBytes } from "@noble/ciphers/utils.js";
 import { SessionError } from "../../errors.js";
 import { SEALED_PREFIX } from "../../message/json.js";
 import { POINTER_PREFIX } from "../../message/media.js";
-import { gcmDecrypt, gcmSeal, hmacSha256Hex } from "../../runtime/aead.js";
-import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
+import { gcmOpen, gcmSeal, hmacSha256Hex } from "../../runtime/aead.js";
+import { base64DecodeCanonical, base64Encode, utf8Encode } from "../../runtime/bytes.js";
 
 // Sealed content is `~sealed2:<key id>:<base64 of nonce, ciphertext and tag>:<message id>`; rows written before
 // key ids are `~sealed1:<base64>:<message id>` and still open (SEALED_PREFIX, "~sealed": message/json.ts).
@@ -124,9 +124,8 @@ export function openContent(
   if (messageId !== undefined && id !== messageId) {
     throw decryptFailed(kind, sessionId, messageId, `holds the sealed content of ${kind} "${id}"`);
   }
-  let plain: Uint8Array;
   try {
-    plain = gcmDecrypt(
+    return gcmOpen(
       key,
       body.subarray(0, NONCE_BYTES),
       aad(sessionId, id, named, kind),
@@ -142,7 +141,6 @@ export function openContent(
       cause,
     );
   }
-  return utf8Decode(plain);
 }
 
 function decryptFailed(
