@@ -6,7 +6,7 @@
 import { gcm } from "@noble/ciphers/aes.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { concatBytes, utf8Decode, utf8Encode } from "./bytes.js";
+import { base64Encode, concatBytes, utf8Decode, utf8Encode } from "./bytes.js";
 import { nodeBuiltin } from "./load.js";
 
 type NodeCrypto = typeof import("node:crypto");
@@ -49,6 +49,31 @@ export function gcmSeal(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, pla
   const parts = [nonce, head, tail, cipher.getAuthTag()];
   // Node's own join where there is a Buffer: one copy, and a Buffer that base64Encode encodes without a new view.
   return NodeBuf ? NodeBuf.concat(parts) : concatBytes(parts);
+}
+
+// Where gcmSealBase64 joins a message's parts before encoding them (it holds only nonces, ciphertexts and tags).
+let joined = NodeBuf ? NodeBuf.allocUnsafe(4096) : new Uint8Array(0);
+
+/**
+ * The base64 of what {@link gcmSeal} answers. On Node the parts are joined in one reused buffer and encoded from
+ * there: a new joined array per message cost ~2 µs of a small message's seal in place.
+ */
+export function gcmSealBase64(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, plain: string): string {
+  const c = native();
+  if (!c || !NodeBuf) return base64Encode(gcmSeal(key, nonce, aad, plain));
+  const cipher = c.createCipheriv("aes-256-gcm", keyObject(c, key), nonce, { authTagLength: TAG_BYTES });
+  cipher.setAAD(aad);
+  const head = cipher.update(plain, "utf8");
+  const tail = cipher.final();
+  const tag = cipher.getAuthTag();
+  const length = nonce.length + head.length + tail.length + tag.length;
+  if (joined.length < length) joined = NodeBuf.allocUnsafe(Math.max(length, 2 * joined.length));
+  const out = joined as import("node:buffer").Buffer;
+  out.set(nonce, 0);
+  out.set(head, nonce.length);
+  out.set(tail, nonce.length + head.length);
+  out.set(tag, length - tag.length);
+  return out.toString("base64", 0, length);
 }
 
 /**

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { gcm } from "@noble/ciphers/aes.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { gcmOpen, gcmSeal, hmacSha256Hex } from "../../src/runtime/aead.js";
+import { gcmOpen, gcmSeal, gcmSealBase64, hmacSha256Hex } from "../../src/runtime/aead.js";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 
@@ -17,6 +17,7 @@ test("gcmSeal writes the nonce, then what @noble's AES-GCM writes, and gcmOpen o
     const sealed = gcmSeal(key, nonce, aad, plain);
     const noble = gcm(key, nonce, aad).encrypt(new TextEncoder().encode(plain));
     assert.equal(hex(sealed), hex(nonce) + hex(noble));
+    assert.equal(gcmSealBase64(key, nonce, aad, plain), Buffer.from(sealed).toString("base64"));
     assert.equal(gcmOpen(key, nonce, aad, sealed.subarray(12)), plain);
     const changed = sealed.slice(12);
     changed[0]! ^= 1;
