@@ -6,7 +6,7 @@
 import { gcm } from "@noble/ciphers/aes.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { concatBytes, utf8Encode } from "./bytes.js";
+import { base64Encode, concatBytes, utf8Decode, utf8Encode } from "./bytes.js";
 import { nodeBuiltin } from "./load.js";
 
 type NodeCrypto = typeof import("node:crypto");
@@ -51,18 +51,39 @@ export function gcmSeal(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, pla
   return NodeBuf ? NodeBuf.concat(parts) : concatBytes(parts);
 }
 
+// Where gcmSealBase64 joins a message's parts before encoding them (it holds only nonces, ciphertexts and tags).
+let joined = NodeBuf ? NodeBuf.allocUnsafe(4096) : new Uint8Array(0);
+
 /**
- * The plaintext of a ciphertext followed by its tag (what {@link gcmSeal} writes after the nonce); throws when the
- * tag does not verify (wrong key, changed bytes).
+ * The base64 of what {@link gcmSeal} answers. On Node the parts are joined in one reused buffer and encoded from
+ * there: a new joined array per message cost ~2 µs of a small message's seal in place.
  */
-export function gcmDecrypt(
-  key: Uint8Array,
-  nonce: Uint8Array,
-  aad: Uint8Array,
-  sealed: Uint8Array,
-): Uint8Array {
+export function gcmSealBase64(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, plain: string): string {
   const c = native();
-  if (!c) return gcm(key, nonce, aad).decrypt(sealed);
+  if (!c || !NodeBuf) return base64Encode(gcmSeal(key, nonce, aad, plain));
+  const cipher = c.createCipheriv("aes-256-gcm", keyObject(c, key), nonce, { authTagLength: TAG_BYTES });
+  cipher.setAAD(aad);
+  const head = cipher.update(plain, "utf8");
+  const tail = cipher.final();
+  const tag = cipher.getAuthTag();
+  const length = nonce.length + head.length + tail.length + tag.length;
+  if (joined.length < length) joined = NodeBuf.allocUnsafe(Math.max(length, 2 * joined.length));
+  const out = joined as import("node:buffer").Buffer;
+  out.set(nonce, 0);
+  out.set(head, nonce.length);
+  out.set(tail, nonce.length + head.length);
+  out.set(tag, length - tag.length);
+  return out.toString("base64", 0, length);
+}
+
+/**
+ * The text (UTF-8) of a ciphertext followed by its tag (what {@link gcmSeal} writes after the nonce); throws when
+ * the tag does not verify (wrong key, changed bytes). On Node the text is decoded from the decipher's own output:
+ * copying it into a new array first cost about a third of opening a small message.
+ */
+export function gcmOpen(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, sealed: Uint8Array): string {
+  const c = native();
+  if (!c || !NodeBuf) return utf8Decode(gcm(key, nonce, aad).decrypt(sealed));
   if (sealed.length < TAG_BYTES) throw new Error("sealed data shorter than its tag");
   const decipher = c.createDecipheriv("aes-256-gcm", keyObject(c, key), nonce, {
     authTagLength: TAG_BYTES,
@@ -70,11 +91,10 @@ export function gcmDecrypt(
   decipher.setAAD(aad);
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   const head = decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES));
+  // final() checks the tag (and throws): nothing is decoded before it has. GCM keeps no bytes back, so its output
+  // is empty, but joined should it not be.
   const tail = decipher.final();
-  const out = new Uint8Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+  return (tail.length === 0 ? head : NodeBuf.concat([head, tail])).toString("utf8");
 }
 
 /**

@@ -35,6 +35,14 @@ export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {
         driver.run("DELETE FROM agent_owner_rekeys WHERE owner_hash = ?", [hash]);
       }),
     readRotation: (hash) => readRotation(driver, hash)?.from_check,
+    readChecks: (hash) => {
+      const row = driver.get<{ key_check: string | null; from_check: string | null }>(
+        `SELECT (SELECT key_check FROM agent_owner_keys WHERE owner_hash = ?) AS key_check,
+           (SELECT from_check FROM agent_owner_rekeys WHERE owner_hash = ?) AS from_check`,
+        [hash, hash],
+      );
+      return { check: row?.key_check ?? undefined, from: row?.from_check ?? undefined };
+    },
     beginRotation: (hash, from, to) => beginRotation(driver, hash, from, to),
   };
   return new ContentKeys(keyring, records);

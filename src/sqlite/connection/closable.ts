@@ -27,6 +27,9 @@ export function closableDriver(driver: SqlDriver, name: string): { driver: SqlDr
       tuples: (sql, params) => open().tuples(sql, params),
       get: (sql, params) => open().get(sql, params),
       run: (sql, params) => open().run(sql, params),
+      ...(driver.runChanges === undefined
+        ? {}
+        : { runChanges: (sql, params) => open().runChanges!(sql, params) }),
       transaction: (fn) => open().transaction(fn),
       read: (fn) => open().read(fn),
       close: () => driver.close(),

@@ -38,6 +38,8 @@ export interface SqlDriver {
   tuples<T extends readonly unknown[]>(sql: string, params?: readonly SqlValue[]): T[];
   get<T = SqlRow>(sql: string, params?: readonly SqlValue[]): T | undefined;
   run(sql: string, params?: readonly SqlValue[]): void;
+  /** {@link run}, answering how many rows it inserted, updated or deleted (not on a `sql` tag: it does not tell). */
+  runChanges?(sql: string, params?: readonly SqlValue[]): number;
   /** Runs `fn` atomically; nested calls join the outer transaction. Writers take the lock up front. */
   transaction<T>(fn: () => T): T;
   /**
@@ -51,7 +53,7 @@ export interface SqlDriver {
 interface Statement {
   all(...params: SqlValue[]): unknown[];
   get(...params: SqlValue[]): unknown;
-  run(...params: SqlValue[]): unknown;
+  run(...params: SqlValue[]): { changes?: number | bigint } | undefined;
   /** better-sqlite3: return the first column's value instead of a row. */
   pluck?(enabled: boolean): unknown;
   /** better-sqlite3: return rows as arrays. */
@@ -196,10 +198,14 @@ export class PreparedDriver implements SqlDriver {
   }
 
   run(sql: string, params: readonly SqlValue[] = []): void {
+    this.runChanges(sql, params);
+  }
+
+  runChanges(sql: string, params: readonly SqlValue[] = []): number {
     try {
-      this.statement(sql).run(...params);
+      return Number(this.statement(sql).run(...params)?.changes ?? 0);
     } catch (error) {
-      wrapSqlError(error, sql);
+      return wrapSqlError(error, sql);
     }
   }
 

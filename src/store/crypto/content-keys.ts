@@ -31,6 +31,11 @@ export interface KeyRecords {
   /** The check of the key an unfinished rotation moves the owner's rows from, or undefined (none under way). */
   readRotation?(ownerHash: string): string | undefined;
   /**
+   * {@link readCheck} and {@link readRotation} at once (a search reads both): one statement where a backend has
+   * it, else the two are read in turn.
+   */
+  readChecks?(ownerHash: string): { check: string | undefined; from: string | undefined };
+  /**
    * Starts a rotation, in one transaction: the recorded check becomes `to` if it is still `from`, and `from` is
    * kept as the key being rotated from. Answers the check recorded now. `CONFLICT` while another is under way.
    * A backend without it cannot rotate keys.
@@ -119,10 +124,20 @@ export class ContentKeys {
    * written, for the refusals.
    */
   ownerKey(owner: string, write = true, where = `owner "${owner}"`): Uint8Array | null {
+    const hash = this.hashOf(owner);
+    return this.checkedKey(owner, hash, this.records.readCheck(hash), write, where);
+  }
+
+  // ownerKey's checks of the keyring's key against the check `recorded` for the owner (its hash `hash`) now.
+  private checkedKey(
+    owner: string,
+    hash: string,
+    recorded: string | undefined,
+    write: boolean,
+    where: string,
+  ): Uint8Array | null {
     const keys = ownerKeys(this.keyring, owner);
     const key = keys.current;
-    const hash = this.hashOf(owner);
-    const recorded = this.records.readCheck(hash);
     if (key === undefined) {
       if (recorded === undefined) return null;
       throw new SessionError(
@@ -163,13 +178,16 @@ export class ContentKeys {
 
   /** {@link searchKeys} of an owner. */
   ownerSearchKeys(owner: string, where = `owner "${owner}"`): Uint8Array[] {
-    const key = this.ownerKey(owner, false, where);
-    if (key === null) return [];
     const hash = this.hashOf(owner);
+    // The check and the rotation in one read where the backend has it (a search's statements are few).
+    const both = this.records.readChecks?.(hash);
+    const recorded = both ? both.check : this.records.readCheck(hash);
+    const key = this.checkedKey(owner, hash, recorded, false, where);
+    if (key === null) return [];
     // A keyring that answers a new key before its rotation started (at the first write under it, or rekey): the
-    // owner's rows are all under the recorded key, one of its previous keys (ownerKey checked that).
-    const recorded = this.records.readCheck(hash);
-    const from = this.records.readRotation?.(hash) ?? (recorded === checkOf(key) ? undefined : recorded);
+    // owner's rows are all under the recorded key, one of its previous keys (checkedKey checked that).
+    const rotating = both ? both.from : this.records.readRotation?.(hash);
+    const from = rotating ?? (recorded === checkOf(key) ? undefined : recorded);
     if (from === undefined) return [key];
     const previous = previousKeyWith(ownerKeys(this.keyring, owner), from);
     if (previous === undefined) {
