@@ -12,6 +12,7 @@ import type { TransferItem } from "../src/contract/transfer.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
+import { citusSchema } from "./fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 type Store = MemoryStore | SqliteStore | PostgresStore;
@@ -140,5 +141,14 @@ if (unavailable) {
   feedOf("postgres", async () => {
     await dropSchema(pool, schema);
     return PostgresStore.open(pool, { schema, changeLog: true });
+  });
+}
+
+// The cluster: one distributed schema, emptied (change log included) for each case.
+const cluster = await citusSchema("feed_registry");
+if (cluster) {
+  feedOf("citus", async () => {
+    await cluster.reset();
+    return cluster.store({ changeLog: true });
   });
 }

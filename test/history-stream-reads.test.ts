@@ -9,6 +9,7 @@ import { SqliteStore } from "../src/sqlite/store.js";
 import { type PathBackend, walkHistory } from "../src/store/history-stream.js";
 import { recentHistory } from "../src/store/recent.js";
 import { appendChain } from "../src/testing/contract/harness.js";
+import { citusSchema } from "./fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 /** Wraps a backend and counts the rows whose content each read returned. */
@@ -56,6 +57,22 @@ else {
     opened ??= (async () => {
       await dropSchema(pool, schema);
       const store = await PostgresStore.open(pool, { schema });
+      await appendChain(store, "a", 1000);
+      return store;
+    })();
+    const store = await opened;
+    const executor = await store.ready();
+    return () => new PostgresPathBackend(executor, store.tables, "a") as PathBackend<unknown>;
+  };
+}
+
+// The cluster too: a distributed store's reads name the session, routed to its shard.
+const cluster = await citusSchema("reads");
+if (cluster) {
+  let opened: Promise<PostgresStore> | undefined;
+  backends.citus = async () => {
+    opened ??= (async () => {
+      const store = cluster.store();
       await appendChain(store, "a", 1000);
       return store;
     })();

@@ -7,6 +7,7 @@ import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { POSTGRES_SCHEMA_VERSION, tableNames } from "../src/postgres/schema.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
+import { CITUS_URL, citusSchema } from "./fixtures/citus-db.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 const older = POSTGRES_SCHEMA_VERSION - 1;
@@ -30,6 +31,43 @@ test("PGlite: a read-only transaction on older tables gets READONLY; a writable 
   }
 });
 
+/**
+ * A role that may only read opens the store `options` (older tables, with `admin`) and an empty schema beside it,
+ * on the server at `server` (a URL): READONLY both times. The role and the empty schema are dropped after.
+ */
+async function readOnlyRole(
+  admin: pg.Pool,
+  server: string,
+  options: { schema: string; distributed?: boolean },
+) {
+  const { schema } = options;
+  const empty = `${schema}_empty`;
+  const role = `agent_session_reader_${process.pid}`;
+  const url = new URL(server);
+  url.username = role;
+  const reader = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  try {
+    const store = await PostgresStore.open(admin, options);
+    await store.session("a").appendMessage(msg("m", "hello there"));
+    await store.close();
+    await admin.query(`UPDATE ${tableNames(options).version} SET version = ${older}`);
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query(`CREATE SCHEMA ${empty}`);
+    await admin.query(`GRANT USAGE ON SCHEMA ${schema}, ${empty} TO ${role}`);
+    await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+    await assert.rejects(PostgresStore.open(reader, options), { code: "READONLY" });
+    await assert.rejects(PostgresStore.open(reader, { ...options, schema: empty }), { code: "READONLY" });
+  } finally {
+    await reader.end();
+    await dropSchema(admin, empty);
+    const created = await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
+    if (created.rowCount) {
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+    }
+  }
+}
+
 const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the Postgres read-only role test: ${unavailable}`);
 test("Postgres: a role that may only read gets READONLY on older tables and where there are none", {
@@ -37,32 +75,17 @@ test("Postgres: a role that may only read gets READONLY on older tables and wher
 }, async () => {
   const admin = testPool();
   const schema = `agent_session_test_readonly_${process.pid}`;
-  const empty = `${schema}_empty`;
-  const role = `agent_session_reader_${process.pid}`;
-  const url = new URL(PG_URL);
-  url.username = role;
-  const reader = new pg.Pool({ connectionString: url.toString(), max: 2 });
   try {
     await dropSchema(admin, schema);
-    const store = await PostgresStore.open(admin, { schema });
-    await store.session("a").appendMessage(msg("m", "hello there"));
-    await store.close();
-    await admin.query(`UPDATE ${tableNames({ schema }).version} SET version = ${older}`);
-    await admin.query(`CREATE ROLE ${role} LOGIN`);
-    await admin.query(`CREATE SCHEMA ${empty}`);
-    await admin.query(`GRANT USAGE ON SCHEMA ${schema}, ${empty} TO ${role}`);
-    await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
-    await assert.rejects(PostgresStore.open(reader, { schema }), { code: "READONLY" });
-    await assert.rejects(PostgresStore.open(reader, { schema: empty }), { code: "READONLY" });
+    await readOnlyRole(admin, PG_URL, { schema });
   } finally {
-    await reader.end();
     await dropSchema(admin, schema);
-    await dropSchema(admin, empty);
-    const created = await admin.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]);
-    if (created.rowCount) {
-      await admin.query(`DROP OWNED BY ${role}`);
-      await admin.query(`DROP ROLE ${role}`);
-    }
     await admin.end();
   }
 });
+
+const cluster = await citusSchema("readonly");
+if (cluster) {
+  test("citus: a role that may only read gets READONLY on older tables and where there are none", () =>
+    readOnlyRole(cluster.pool, CITUS_URL, { schema: cluster.schema, distributed: true }));
+}

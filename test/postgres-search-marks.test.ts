@@ -6,38 +6,50 @@ import { PGlite } from "@electric-sql/pglite";
 import type { Executor, Query } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { citusSchema } from "./fixtures/citus-db.js";
+
+/** The case on an empty `store`. */
+async function overlayRemovedBetweenReads(store: PostgresStore): Promise<void> {
+  const s = store.session("s");
+  for (let i = 0; i < 20; i++) await s.appendMessage(msg(`m${i}`, i === 1 ? "the topic" : `note ${i}`));
+  const old = (await s.addCompaction("the start", "m0", "m2")).id;
+  // Eight newer overlays, as many as the first read takes, none covering m1.
+  const newer: string[] = [];
+  for (let k = 0; k < 8; k++)
+    newer.push((await s.addCompaction(`later ${k}`, `m${10 + k}`, `m${11 + k}`)).id);
+  const executor: Executor = await store.ready();
+  const { query } = executor;
+  let removed = false;
+  executor.query = (async (sql: string, params?: readonly unknown[], prepared?: boolean) => {
+    const rows = await query(sql, params, prepared);
+    if (!removed && sql.includes("CROSS JOIN LATERAL") && sql.includes("agent_compactions")) {
+      removed = true;
+      await query(`DELETE FROM ${store.tables.compactions} WHERE id = $1`, [newer[7]]);
+    }
+    return rows;
+  }) as Query;
+  const hits = await store.searchMessages("topic", { sessionId: "s" });
+  executor.query = query;
+  assert.ok(removed, "the overlay reads ran");
+  assert.deepEqual(
+    hits.map((hit) => [hit.id, hit.compactedBy]),
+    [["m1", old]],
+  );
+}
 
 test("an overlay removed between the two overlay reads leaves the older one that covers a hit found", async () => {
   const db = new PGlite();
   const store = await PostgresStore.open(db);
   try {
-    const s = store.session("s");
-    for (let i = 0; i < 20; i++) await s.appendMessage(msg(`m${i}`, i === 1 ? "the topic" : `note ${i}`));
-    const old = (await s.addCompaction("the start", "m0", "m2")).id;
-    // Eight newer overlays, as many as the first read takes, none covering m1.
-    const newer: string[] = [];
-    for (let k = 0; k < 8; k++)
-      newer.push((await s.addCompaction(`later ${k}`, `m${10 + k}`, `m${11 + k}`)).id);
-    const executor: Executor = await store.ready();
-    const { query } = executor;
-    let removed = false;
-    executor.query = (async (sql: string, params?: readonly unknown[], prepared?: boolean) => {
-      const rows = await query(sql, params, prepared);
-      if (!removed && sql.includes("CROSS JOIN LATERAL") && sql.includes("agent_compactions")) {
-        removed = true;
-        await query("DELETE FROM agent_compactions WHERE id = $1", [newer[7]]);
-      }
-      return rows;
-    }) as Query;
-    const hits = await store.searchMessages("topic", { sessionId: "s" });
-    executor.query = query;
-    assert.ok(removed, "the overlay reads ran");
-    assert.deepEqual(
-      hits.map((hit) => [hit.id, hit.compactedBy]),
-      [["m1", old]],
-    );
+    await overlayRemovedBetweenReads(store);
   } finally {
     await store.close();
     await db.close();
   }
 });
+
+const cluster = await citusSchema("search_marks");
+if (cluster) {
+  test("citus: an overlay removed between the two overlay reads leaves the older one that covers a hit found", () =>
+    overlayRemovedBetweenReads(cluster.store()));
+}

@@ -10,6 +10,7 @@ import type { TransferItem } from "../src/contract/transfer.js";
 import type { Executor, Query } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
+import { citusSchema } from "./fixtures/citus-db.js";
 
 const toolResult = (id: string): SessionMessage => ({
   id,
@@ -17,32 +18,60 @@ const toolResult = (id: string): SessionMessage => ({
   parts: [{ type: "tool-lookup", toolCallId: id, state: "output-available", output: { rows: 3 } }],
 });
 
+/** The walk's ends on an empty `store`. */
+async function walkEnds(store: PostgresStore): Promise<void> {
+  // A session that starts with tool steps: the first turn with text has no turn before it.
+  const s = store.session("s");
+  await s.appendMessage(toolResult("t0"));
+  await s.appendMessage(toolResult("t1"));
+  await s.appendMessage(msg("first", "Harbour", "assistant"));
+  await s.appendMessage(msg("pause", "Fine"));
+  await s.appendMessage(msg("lone", "Coast", "assistant"));
+  await s.appendMessage(msg("gap", "Okay then"));
+  await s.appendMessage(msg("last", "The harbour is where the boats stay for the night"));
+  // One word each, no two joined ("gap" is a turn of text between "lone" and "last"): the rarer word first, then
+  // the shorter turn.
+  const before = ids(await store.searchMessages("coast harbour", { sessionId: "s" }));
+  assert.deepEqual(before, ["lone", "first", "last"]);
+  // Its words taken away, "gap" is no turn: "last" replies to "lone", and their exchange holds both words.
+  await s.updateMessage(msg("gap", "👍 …"));
+  const after = ids(await store.searchMessages("coast harbour", { sessionId: "s" }));
+  assert.deepEqual(after, ["lone", "last", "first"]);
+}
+
 test("a walk through messages without text may end at a root, and passes a message an update left without words", async () => {
   const db = new PGlite();
   const store = await PostgresStore.open(db);
   try {
-    // A session that starts with tool steps: the first turn with text has no turn before it.
-    const s = store.session("s");
-    await s.appendMessage(toolResult("t0"));
-    await s.appendMessage(toolResult("t1"));
-    await s.appendMessage(msg("first", "Harbour", "assistant"));
-    await s.appendMessage(msg("pause", "Fine"));
-    await s.appendMessage(msg("lone", "Coast", "assistant"));
-    await s.appendMessage(msg("gap", "Okay then"));
-    await s.appendMessage(msg("last", "The harbour is where the boats stay for the night"));
-    // One word each, no two joined ("gap" is a turn of text between "lone" and "last"): the rarer word first, then
-    // the shorter turn.
-    const before = ids(await store.searchMessages("coast harbour", { sessionId: "s" }));
-    assert.deepEqual(before, ["lone", "first", "last"]);
-    // Its words taken away, "gap" is no turn: "last" replies to "lone", and their exchange holds both words.
-    await s.updateMessage(msg("gap", "👍 …"));
-    const after = ids(await store.searchMessages("coast harbour", { sessionId: "s" }));
-    assert.deepEqual(after, ["lone", "last", "first"]);
+    await walkEnds(store);
   } finally {
     await store.close();
     await db.close();
   }
 });
+
+// On the cluster the walk's ends are the same; the two cases below read one server's plans (its cost estimate and
+// its loops), which Citus's EXPLAIN of a routed statement does not show in that form: skipped there, saying so.
+const cluster = await citusSchema("textless");
+if (cluster) {
+  test("citus: a walk through messages without text may end at a root, and passes a message an update left without words", () =>
+    walkEnds(cluster.store()));
+  const plans = "it reads one server's plan, which Citus's EXPLAIN of a routed statement does not show so";
+  test(
+    "citus: 4,000 candidates each behind a tool step: the estimate stays under the JIT threshold",
+    {
+      skip: plans,
+    },
+    () => undefined,
+  );
+  test(
+    "citus: a session without messages without text reads no parent for the walk",
+    {
+      skip: plans,
+    },
+    () => undefined,
+  );
+}
 
 test("4,000 candidates each behind a tool step: the statement's estimate stays under the JIT threshold", async () => {
   const db = new PGlite();

@@ -16,6 +16,7 @@ import {
   withStore,
 } from "../src/testing/contract/harness.js";
 import { collect, importAll, runTransferContract, seedRich } from "./cli/transfer-contract.js";
+import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
 import { checkTree, dropSchema, postgresUnavailable, type Runner, testPool } from "./fixtures/postgres-db.js";
 import { iterate, messageIds, moveSeqAbove, schemaTarget } from "./fixtures/postgres-transfer.js";
 
@@ -27,6 +28,12 @@ after(() => pglite.close());
 const unavailable = await postgresUnavailable();
 const pool = unavailable ? undefined : testPool();
 const poolTarget = pool && (await schemaTarget("postgres (pg Pool)", pool, "agent_session_test_transfer"));
+// The cluster: two distributed schemas (the contract opens a second, empty store inside a test).
+const noCitus = await citusUnavailable();
+const clusterPool = noCitus ? undefined : citusPool(4);
+const clusterTarget =
+  clusterPool && (await schemaTarget("citus", clusterPool, "agent_session_citus_transfer", 2, true));
+if (noCitus) console.log(`Skipping the Citus transfer tests: ${noCitus}`);
 
 const message = (id: string, parentId: string | null, createdAt: string, content = JSON.stringify(msg(id))) =>
   ({ kind: "message", message: { id, parentId, role: "user", createdAt, content } }) as const;
@@ -262,4 +269,13 @@ if (!pool || !poolTarget) {
       }
     });
   });
+}
+
+if (clusterPool && clusterTarget) {
+  after(async () => {
+    for (const schema of clusterTarget.schemas) await dropSchema(clusterPool, schema);
+    await clusterPool.end();
+  });
+  runTransferContract(clusterTarget);
+  specifics(clusterTarget, clusterPool);
 }

@@ -4,137 +4,176 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
+import type pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
+import { citusSchema, markersOnCluster } from "./fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
 
-const unavailable = await postgresUnavailable();
-if (unavailable) console.log(`Skipping the Postgres purge tests: ${unavailable}`);
+/** A store of a case: its pages' markers, its pool, and the table name its purge reports for the messages. */
+interface Place {
+  store: PostgresStore;
+  db: pg.Pool;
+  messages: string;
+  markers(): Promise<Record<string, number>>;
+}
 
-describe("Postgres purge", { skip: unavailable ?? false }, () => {
-  const pool = unavailable ? undefined : testPool(4);
-  after(() => pool?.end());
-
-  for (const mode of ["rewrite", "vacuum"] as const) {
-    test(`${mode}: what a purge leaves of deleted text in the store's pages`, async () => {
-      const schema = `agent_session_purge_${mode}_${process.pid}`;
-      const db = pool!;
-      await dropSchema(db, schema);
-      // Without a change log: its rows are live events (a compaction's summary among them) kept until its retention
-      // prunes them, not deleted rows (docs/PRIVACY.md).
-      const store = await PostgresStore.open(db, { schema });
-      try {
-        await writeAndDelete(store);
-        assert.ok(
-          total(await markersInRelations(db, schema)) > 0,
-          "the deletes alone leave the text in pages",
-        );
-        const report = await purgeUntilComplete(() => store.purge({ mode }));
-        assert.equal(report.complete, true, JSON.stringify(report));
-        const left = await markersInRelations(db, schema);
-        if (mode === "rewrite") {
-          assert.equal(total(left), 0, JSON.stringify(left));
-        } else {
-          // VACUUM frees the dead tuples and REINDEX rebuilds the indexes (the GIN keys are gone), but a heap page
-          // that keeps live rows keeps the freed bytes in its free space: the limit of this mode (docs/PRIVACY.md).
-          const indexes = Object.entries(left).filter(
-            ([name]) => !/agent_messages"?$|pg_toast_\d+$/.test(name),
-          );
-          assert.equal(total(Object.fromEntries(indexes)), 0, JSON.stringify(left));
+/** The purge cases on a target: `place(tag)` gives each an empty store of its own; `done` drops or empties it. */
+function purgeCases(
+  name: string,
+  skip: string | false,
+  place: (tag: string) => Promise<Place>,
+  done: () => Promise<void>,
+) {
+  describe(`${name} purge`, { skip }, () => {
+    for (const mode of ["rewrite", "vacuum"] as const) {
+      test(`${mode}: what a purge leaves of deleted text in the store's pages`, async () => {
+        // Without a change log: its rows are live events (a compaction's summary among them) kept until its
+        // retention prunes them, not deleted rows (docs/PRIVACY.md).
+        const { store, markers } = await place(mode);
+        try {
+          await writeAndDelete(store);
+          assert.ok(total(await markers()) > 0, "the deletes alone leave the text in pages");
+          const report = await purgeUntilComplete(() => store.purge({ mode }));
+          assert.equal(report.complete, true, JSON.stringify(report));
+          const left = await markers();
+          if (mode === "rewrite") {
+            assert.equal(total(left), 0, JSON.stringify(left));
+          } else {
+            // VACUUM frees the dead tuples and REINDEX rebuilds the indexes (the GIN keys are gone), but a heap
+            // page that keeps live rows keeps the freed bytes in its free space: the limit of this mode
+            // (docs/PRIVACY.md). A shard's name ends with its number.
+            const indexes = Object.entries(left).filter(
+              ([name]) => !/agent_messages(_\d+)?"?$|pg_toast_\d+$/.test(name),
+            );
+            assert.equal(total(Object.fromEntries(indexes)), 0, JSON.stringify(left));
+          }
+          assert.ok((await store.searchMessages("kept", { limit: 1000 })).length > 0);
+          assert.equal((await purgeUntilComplete(() => store.purge({ mode }))).complete, true, "idempotent");
+        } finally {
+          await store.close();
+          await done();
         }
-        assert.ok((await store.searchMessages("kept", { limit: 1000 })).length > 0);
-        assert.equal((await purgeUntilComplete(() => store.purge({ mode }))).complete, true, "idempotent");
+      });
+    }
+
+    test("a purge that cannot get a table's lock in time says so and blocks nobody", async () => {
+      const { store, db, messages } = await place("lock");
+      const holder = await db.connect();
+      try {
+        await holder.query("BEGIN");
+        await holder.query(`LOCK TABLE ${messages} IN ACCESS SHARE MODE`);
+        const report = await store.purge({ lockTimeoutMs: 50 });
+        assert.equal(report.complete, false);
+        const blocked = report.steps.filter((s) => s.incomplete !== undefined).map((s) => s.target);
+        assert.deepEqual(blocked, [messages]);
       } finally {
+        await holder.query("ROLLBACK");
+        holder.release();
         await store.close();
-        await dropSchema(db, schema);
+        await done();
       }
     });
-  }
 
-  test("a purge that cannot get a table's lock in time says so and blocks nobody", async () => {
-    const schema = `agent_session_purge_lock_${process.pid}`;
-    const db = pool!;
-    await dropSchema(db, schema);
-    const store = await PostgresStore.open(db, { schema });
-    const holder = await db.connect();
-    try {
-      await holder.query("BEGIN");
-      await holder.query(`LOCK TABLE "${schema}"."agent_messages" IN ACCESS SHARE MODE`);
-      const report = await store.purge({ lockTimeoutMs: 50 });
-      assert.equal(report.complete, false);
-      const blocked = report.steps.filter((s) => s.incomplete !== undefined).map((s) => s.target);
-      assert.deepEqual(blocked, [`"${schema}"."agent_messages"`]);
-    } finally {
-      await holder.query("ROLLBACK");
-      holder.release();
-      await store.close();
-      await dropSchema(db, schema);
+    /**
+     * Runs `body` on a store whose deletes happened while a reader held a snapshot from before them; `end` commits
+     * the reader (once), and the store's pages are checked clean after `body`.
+     */
+    async function withOlderReader(
+      tag: string,
+      body: (store: PostgresStore, end: () => Promise<void>) => Promise<void>,
+    ) {
+      const { store, db, markers } = await place(tag);
+      const reader = await db.connect();
+      let open = false;
+      const end = async () => {
+        if (!open) return;
+        open = false;
+        await reader.query("COMMIT");
+      };
+      try {
+        await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+        open = true;
+        await reader.query("SELECT 1");
+        await writeAndDelete(store);
+        await body(store, end);
+        const left = await markers();
+        assert.equal(total(left), 0, JSON.stringify(left));
+      } finally {
+        if (open) await reader.query("ROLLBACK");
+        reader.release();
+        await store.close();
+        await done();
+      }
     }
+
+    test("a transaction open since before the purge keeps deleted rows readable: the report says so", () =>
+      withOlderReader("snapshot", async (store, end) => {
+        const report = await store.purge();
+        assert.equal(report.complete, false, JSON.stringify(report));
+        const held = report.steps.find((s) => s.action === "open snapshots");
+        assert.match(held?.incomplete ?? "", /purge again/);
+        await end();
+        assert.equal((await purgeUntilComplete(() => store.purge())).complete, true);
+      }));
+
+    test("a transaction open as the purge starts and ending while it runs: the purge waits, then leaves nothing", () =>
+      withOlderReader("ending", async (store, end) => {
+        // Rewritten while the reader still held its snapshot, the tables would keep the deleted rows, yet the
+        // reader would be gone by the end of the purge, so a check at the end alone would call the purge complete.
+        const purging = store.purge({ lockTimeoutMs: 10_000 });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await end();
+        const report = await purging;
+        assert.equal(report.complete, true, JSON.stringify(report));
+      }));
+
+    test("bad options are INVALID_ARGUMENT", async () => {
+      const { store } = await place("bad");
+      try {
+        await assert.rejects(store.purge({ mode: "nope" as never }), { code: "INVALID_ARGUMENT" });
+        await assert.rejects(store.purge({ lockTimeoutMs: 0 }), { code: "INVALID_ARGUMENT" });
+      } finally {
+        await store.close();
+        await done();
+      }
+    });
   });
+}
 
-  /**
-   * Runs `body` on a store whose deletes happened while a reader held a snapshot from before them; `end` commits the
-   * reader (once), and the store's pages are checked clean after `body`.
-   */
-  async function withOlderReader(
-    name: string,
-    body: (store: PostgresStore, end: () => Promise<void>) => Promise<void>,
-  ) {
-    const schema = `agent_session_purge_${name}_${process.pid}`;
-    const db = pool!;
-    await dropSchema(db, schema);
-    const store = await PostgresStore.open(db, { schema });
-    const reader = await db.connect();
-    let open = false;
-    const end = async () => {
-      if (!open) return;
-      open = false;
-      await reader.query("COMMIT");
-    };
-    try {
-      await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
-      open = true;
-      await reader.query("SELECT 1");
-      await writeAndDelete(store);
-      await body(store, end);
-      const left = await markersInRelations(db, schema);
-      assert.equal(total(left), 0, JSON.stringify(left));
-    } finally {
-      if (open) await reader.query("ROLLBACK");
-      reader.release();
-      await store.close();
-      await dropSchema(db, schema);
-    }
-  }
+const unavailable = await postgresUnavailable();
+if (unavailable) console.log(`Skipping the Postgres purge tests: ${unavailable}`);
+// The cluster: one distributed schema, emptied for each case; its pages are read on the coordinator and on every
+// worker. Set up before any case is registered (see postgres-transfer.test.ts).
+const cluster = await citusSchema("purge");
+const pool = unavailable ? undefined : testPool(4);
+if (pool) after(() => pool.end());
+let schema = "";
+purgeCases(
+  "Postgres",
+  unavailable ?? false,
+  async (tag) => {
+    schema = `agent_session_purge_${tag}_${process.pid}`;
+    await dropSchema(pool!, schema);
+    const store = await PostgresStore.open(pool!, { schema });
+    const markers = () => markersInRelations(pool!, schema);
+    return { store, db: pool!, messages: `"${schema}"."agent_messages"`, markers };
+  },
+  () => dropSchema(pool!, schema),
+);
 
-  test("a transaction open since before the purge keeps deleted rows readable: the report says so", () =>
-    withOlderReader("snapshot", async (store, end) => {
-      const report = await store.purge();
-      assert.equal(report.complete, false, JSON.stringify(report));
-      const held = report.steps.find((s) => s.action === "open snapshots");
-      assert.match(held?.incomplete ?? "", /purge again/);
-      await end();
-      assert.equal((await purgeUntilComplete(() => store.purge())).complete, true);
-    }));
-
-  test("a transaction open as the purge starts and ending while it runs: the purge waits, then leaves nothing", () =>
-    withOlderReader("ending", async (store, end) => {
-      // Rewritten while the reader still held its snapshot, the tables would keep the deleted rows, yet the reader
-      // would be gone by the end of the purge, so a check at the end alone would call the purge complete.
-      const purging = store.purge({ lockTimeoutMs: 10_000 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await end();
-      const report = await purging;
-      assert.equal(report.complete, true, JSON.stringify(report));
-    }));
-
-  test("bad options are INVALID_ARGUMENT", async () => {
-    const store = new PostgresStore(pool!, { schema: `agent_session_purge_bad_${process.pid}` });
-    await assert.rejects(store.purge({ mode: "nope" as never }), { code: "INVALID_ARGUMENT" });
-    await assert.rejects(store.purge({ lockTimeoutMs: 0 }), { code: "INVALID_ARGUMENT" });
-    await store.close();
-  });
-});
+if (cluster) {
+  purgeCases(
+    "citus",
+    false,
+    async () => {
+      await cluster.reset();
+      const markers = () => markersOnCluster(cluster.pool, cluster.schema);
+      return { store: cluster.store(), db: cluster.pool, messages: cluster.tables.messages, markers };
+    },
+    async () => undefined,
+  );
+}
 
 test("PGlite purge: deleted text is in no page after purge()", async () => {
   const db = await PGlite.create({ extensions: { pageinspect } });

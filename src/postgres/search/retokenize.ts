@@ -24,17 +24,23 @@ const BATCH = 1000;
  */
 export async function retokenizeCjk(
   query: Query,
-  t: { messages: string; heads: string; entries: string },
+  t: { messages: string; heads: string; entries: string; distributed?: boolean },
   batch = BATCH,
 ): Promise<void> {
+  // Distributed messages carry their session id (citus/layout.ts), and Citus refuses the join to the heads by
+  // number, which is not the distribution column. A store opened distributed migrates its tables before it
+  // distributes them, so the column, not the option, says which.
+  const routed = t.distributed === true && (await hasSessionColumn(query, t.messages));
+  const from = routed ? `${t.messages} m` : `${t.messages} m JOIN ${t.heads} h ON h.num = m.session_num`;
+  const session = routed ? "m.session_id" : "h.session_id";
   for (let after = "0"; ; ) {
     const messages = await query<{ seq: string; content: string; session_id: string }>(
-      `SELECT m.seq, m.content, h.session_id FROM ${t.messages} m JOIN ${t.heads} h ON h.num = m.session_num
+      `SELECT m.seq, m.content, ${session} AS session_id FROM ${from}
        WHERE m.seq > $1 AND octet_length(m.content) <> char_length(m.content) AND m.content ~ $2
        ORDER BY m.seq LIMIT $3`,
       [after, CJK_PATTERN, batch],
     );
-    const updates: { seq: string; search: string | null }[] = [];
+    const updates: { seq: string; sessionId: string; search: string | null }[] = [];
     for (const row of messages) {
       // An encrypted owner's message is indexed as blind tokens (stored-form.ts), always by today's tokenizer
       // (sealing came after this step), and this process may not hold the owner's key.
@@ -42,9 +48,13 @@ export async function retokenizeCjk(
       const message = parseMessage(row.content);
       const text = message ? messageText(message) : "";
       if (hasCjk(text))
-        updates.push({ seq: row.seq, search: toTsvector(text, sessionLexeme(row.session_id)) });
+        updates.push({
+          seq: row.seq,
+          sessionId: row.session_id,
+          search: toTsvector(text, sessionLexeme(row.session_id)),
+        });
     }
-    await writeBack(query, t.messages, updates);
+    await writeBack(query, t.messages, routed, updates);
     if (messages.length < batch) break;
     after = messages[messages.length - 1]!.seq;
   }
@@ -68,16 +78,29 @@ export async function retokenizeCjk(
   }
 }
 
-// One statement for a batch of messages' new vectors.
+// One statement for a batch of messages' new vectors; it names the session too, which a distributed table's
+// shards are chosen by (the seq alone is unique on either layout).
 async function writeBack(
   query: Query,
   table: string,
-  updates: readonly { seq: string; search: string | null }[],
+  routed: boolean,
+  updates: readonly { seq: string; sessionId: string; search: string | null }[],
 ): Promise<void> {
   if (updates.length === 0) return;
+  const sameShard = routed ? " AND x.session_id = u.session_id" : "";
   await query(
     `UPDATE ${table} x SET search = u.search::tsvector
-     FROM unnest($1::bigint[], $2::text[]) AS u(seq, search) WHERE x.seq = u.seq`,
-    [updates.map((u) => u.seq), updates.map((u) => u.search)],
+     FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(seq, session_id, search) WHERE x.seq = u.seq${sameShard}`,
+    [updates.map((u) => u.seq), updates.map((u) => u.sessionId), updates.map((u) => u.search)],
   );
+}
+
+/** Whether `table` has the `session_id` column the Citus layout adds. */
+async function hasSessionColumn(query: Query, table: string): Promise<boolean> {
+  const [row] = await query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'session_id'
+       AND NOT attisdropped) AS found`,
+    [table],
+  );
+  return row?.found === true;
 }

@@ -35,13 +35,16 @@ const registeredSql = statement(
 // Sessions holding data that the registered listing did not name, by id in UTF-8 byte order (`COLLATE "C"`, index
 // agent_session_heads_id_c): never registered, or registered after that listing read past their place (their
 // activity lies beyond its last key, $1 and $2). A session registered between the two listings was otherwise in
-// neither.
+// neither. In the Citus layout the overlays' subquery names the session too: Citus joins co-located tables only on
+// their distribution column.
 function unregistered(after: string): (t: Tables) => string {
   return statement(
     (t) => `SELECT h.session_id FROM ${t.heads} h
       WHERE ${after} AND NOT EXISTS (SELECT 1 FROM ${t.sessions} s WHERE s.id = h.session_id
           AND (s.updated_at, s.activity) <= ($1::timestamp AT TIME ZONE 'UTC', $2::bigint))
-        AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = h.num))
+        AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = h.num${
+          t.distributed ? " AND c.session_id = h.session_id" : ""
+        }))
       ORDER BY h.session_id COLLATE "C" LIMIT $3`,
   );
 }
