@@ -1,11 +1,12 @@
 /**
  * The change-log row of an append routed on Citus (citus/append-function.ts). The log is a plain table of the
- * coordinator, which the worker's transaction cannot write, so the row is inserted after the call, in a statement
- * of its own on the coordinator (under the log's advisory lock, with its NOTIFY), instead of in the append's
- * statement, whose log CTE made Citus run that statement as ~10 subplans with a two-phase commit (docs/POSTGRES.md,
- * "The change feed on a cluster"). What this changes for the feed: the row commits after the message, never with
- * it, so a subscriber never reads the row of a message not visible yet; but a writer that dies between the two
- * (or whose log insert fails) leaves a stored message no subscriber hears of.
+ * coordinator, which the worker's transaction cannot write, and a log CTE in the append's statement made Citus run
+ * that statement as ~10 subplans with a two-phase commit (docs/POSTGRES.md, "The change feed on a cluster"). So the
+ * append is a transaction block: the delegated call (forced into the block, `force_delegation`), then the row, in a
+ * coordinator statement under the log's advisory lock, with its NOTIFY. A failure before COMMIT (the row's insert,
+ * the writer's death) rolls back both. Citus commits the worker's part in one phase, before the coordinator's own
+ * commit (its PRE_COMMIT callback): a subscriber never reads the row of a message not visible yet, and only the
+ * coordinator failing inside that COMMIT can keep the message without its row.
  */
 
 import { SessionError } from "../../errors.js";
@@ -25,30 +26,27 @@ const logSql = (
   SELECT seq::text AS seq, ${voidValue(t, `pg_notify('${log.channel}', seq::text)`)} AS notified FROM i`;
 
 /**
- * Inserts the log row of the routed append of `messageId` when it inserted (`row`, the call's outcome, takes the
- * row's cursor); its parent is `parentId` (undefined: the leaf the call went after, which it answers).
+ * Wraps `attempt` (append.ts's routed call) so that, run in a transaction, it also inserts the log row of
+ * `messageId` when the call inserted it; the row's parent is `parentId` (undefined: the leaf the call went after,
+ * which it answers).
  */
-export async function logRoutedAppend(
-  query: Query,
+export function withLogRow(
+  attempt: (query: Query) => Promise<Outcome | null>,
   t: Tables,
   { log, kind }: { log: StatementLog; kind: "append" | "import" },
   sessionId: string,
   messageId: string,
   parentId: string | null | undefined,
-  row: Outcome | null,
-): Promise<void> {
-  if (!row || row.seq === null) return;
-  const [logged] = await query<{ seq: string }>(
-    logSql(t, log),
-    [
-      log.origin,
-      sessionId,
-      kind,
-      JSON.stringify([messageId]),
-      parentId === undefined ? row.leaf_id : parentId,
-    ],
-    true,
-  );
-  if (!logged) throw new SessionError("STORAGE", `The change log took no row for "${messageId}"`);
-  row.logged = logged.seq;
+): (query: Query) => Promise<Outcome | null> {
+  return async (query) => {
+    const row = await attempt(query);
+    // No row inserted (a duplicate, or a failure `attempt` answers with null: the transaction then rolls back).
+    if (!row || row.seq === null) return row;
+    const parent = parentId === undefined ? row.leaf_id : parentId;
+    const values = [log.origin, sessionId, kind, JSON.stringify([messageId]), parent];
+    const [logged] = await query<{ seq: string }>(logSql(t, log), values, true);
+    if (!logged) throw new SessionError("STORAGE", `The change log took no row for "${messageId}"`);
+    row.logged = logged.seq;
+    return row;
+  };
 }
