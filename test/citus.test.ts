@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import pg from "pg";
+import { logNames } from "../src/postgres/feed/append-log.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
@@ -62,6 +63,43 @@ if (unavailable) {
   /** Every task count a plan prints (one per distributed scan and subplan). */
   const taskCounts = (plan: string) => [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1]));
 
+  /** Two-phase-commit records of the coordinator backend `pid` (Citus's gid names it). */
+  async function twoPhaseRecords(pid: number): Promise<number> {
+    const { rows } = await pool.query(
+      "SELECT count(*)::int AS n FROM pg_dist_transaction WHERE gid LIKE $1",
+      [`citus\\_%\\_${pid}\\_%`],
+    );
+    return rows[0].n as number;
+  }
+
+  /**
+   * A logged store on a connection of its own that records the statements it sends; `beforeLogRow.fn`, when set,
+   * runs before a change-log row's statement is sent.
+   */
+  async function recordingStore() {
+    const client = new pg.Client({ connectionString: CITUS_URL });
+    client.on("error", () => undefined); // a test terminates the backend on purpose
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    const sent: string[] = [];
+    const beforeLogRow: { fn?: () => Promise<unknown> } = {};
+    const recording = {
+      query: async (text: string, values?: unknown[]) => {
+        sent.push(text);
+        if (beforeLogRow.fn && /AS locked/.test(text)) await beforeLogRow.fn();
+        return client.query(text, values);
+      },
+    };
+    const store = new PostgresStore(recording as never, { ...options, changeLog: true, prepare: false });
+    return {
+      pid: rows[0]?.pid ?? 0,
+      sent,
+      store,
+      beforeLogRow,
+      end: () => client.end().catch(() => undefined),
+    };
+  }
+
   describe("citus: one session's work runs on one shard", () => {
     test("a history read and a search of one session are each one statement of one task", async () => {
       await emptyAll(pool, t);
@@ -82,7 +120,9 @@ if (unavailable) {
       const search = await plansOf(
         async (s) => void (await s.searchMessages("routing proof", { sessionId: "b" })),
       );
-      assert.ok(search.length >= 1);
+      // The candidates, then the page: a query of the messages alone (Citus's fast path), since whether the session
+      // has overlays came with the candidates.
+      assert.equal(search.length, 2, search.join("\n---\n"));
       for (const plan of search) {
         assert.deepEqual(taskCounts(plan), [1], plan);
         assert.doesNotMatch(plan, /Distributed Subplan/, plan);
@@ -104,14 +144,8 @@ if (unavailable) {
             return client.query(text, values);
           },
         };
-        // This connection's two-phase-commit records (Citus's gid names the coordinator backend): none so far, as
-        // the connection is new.
-        const prepared = async () =>
-          (
-            await pool.query("SELECT count(*)::int AS n FROM pg_dist_transaction WHERE gid LIKE $1", [
-              `citus\\_%\\_${pid}\\_%`,
-            ])
-          ).rows[0].n as number;
+        // This connection's two-phase-commit records: none so far, as the connection is new.
+        const prepared = () => twoPhaseRecords(pid);
         assert.equal(await prepared(), 0);
         const store = new PostgresStore(recording as never, { ...options, prepare: false });
         await store.session("a").appendMessage(msg("a0", "first")); // a new session: its head is created
@@ -122,10 +156,9 @@ if (unavailable) {
         // Two statements an append: the message seq drawn on the coordinator, then the call (citus/append-function.ts).
         const appends = sent.slice(0, 4);
         assert.equal(appends.filter((text) => /nextval/.test(text)).length, 2, appends.join("\n---\n"));
-        const calls = appends.filter((text) => /agent_append_v2/.test(text));
+        const calls = appends.filter((text) => /agent_append_v3/.test(text));
         assert.equal(calls.length, 2, appends.join("\n---\n"));
-        // Explained outside a transaction block (where Citus delegates), on this connection: one task, the function
-        // run on one worker. (A fresh connection: once, while another process distributed tables on the same
+        // Explained on this connection: one task, the function run on one worker. (A fresh connection: once, while another process distributed tables on the same
         // cluster, a pooled connection of this file planned the call on the coordinator; see docs/POSTGRES.md.)
         // The call's 34 arguments (a tip append of "a3"); EXPLAIN plans the call without running it.
         const args = [
@@ -157,6 +190,87 @@ if (unavailable) {
         assert.equal(await prepared(), 0);
       } finally {
         await client.end();
+      }
+    });
+
+    test("a logged append is one transaction: the routed call and its log row, committed in one phase", async () => {
+      await emptyAll(pool, t);
+      const log = logNames(t).table; // made by the store's first logged write
+      const { pid, sent, store, end } = await recordingStore();
+      try {
+        const chat = store.session("a");
+        await chat.appendMessage(msg("a0", "first"));
+        await chat.appendMessage(msg("a1", "second"));
+        await chat.appendMessage(msg("a2", "branch"), "a0");
+        assert.equal((await chat.appendMessage(msg("a2", "again"), "a0")).inserted, false);
+        // Per append a transaction: the draw, the call, the log row (citus/routed-log.ts); a duplicate inserts none
+        // there (the feed records it afterwards, as on one node).
+        assert.equal(sent.filter((text) => /agent_append_v3/.test(text)).length, 4, sent.join("\n---\n"));
+        assert.equal(sent.filter((text) => /AS locked/.test(text)).length, 3, sent.join("\n---\n"));
+        assert.equal(sent.filter((text) => /^BEGIN/.test(text)).length, 4, sent.join("\n---\n"));
+        const { rows } = await pool.query(
+          `SELECT kind, ids, parent_id FROM ${log} WHERE session_id = 'a' ORDER BY seq`,
+        );
+        assert.deepEqual(
+          rows.map((r) => [r.kind, JSON.parse(r.ids), r.parent_id]),
+          [
+            ["append", ["a0"], null],
+            ["append", ["a1"], "a0"],
+            ["append", ["a2"], "a0"],
+            ["append", ["a2"], "a0"], // the duplicate's, which the feed writes after the call
+          ],
+        );
+        assert.equal(await twoPhaseRecords(pid), 0);
+      } finally {
+        await end();
+      }
+    });
+
+    test("a logged append whose log row fails, or whose writer dies before it, leaves no message", async () => {
+      await emptyAll(pool, t);
+      const log = logNames(t).table;
+      const { pid, store, end, beforeLogRow } = await recordingStore();
+      const stored = async (id: string) =>
+        (
+          await pool.query(
+            `SELECT count(*)::int AS n FROM ${t.messages} WHERE session_id = 'k' AND id = $1`,
+            [id],
+          )
+        ).rows[0].n as number;
+      try {
+        await store.session("k").appendMessage(msg("k0", "first")); // the log table exists from here
+        // The log insert fails (a trigger of this test's): the call's message on the worker rolls back with it.
+        await pool.query(`CREATE FUNCTION ${SCHEMA}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'refused' USING ERRCODE = 'check_violation'; END $$`);
+        await pool.query(
+          `CREATE TRIGGER refuse BEFORE INSERT ON ${log} FOR EACH ROW EXECUTE FUNCTION ${SCHEMA}.refuse()`,
+        );
+        try {
+          await assert.rejects(store.session("k").appendMessage(msg("k1", "refused")), /refused/);
+        } finally {
+          await pool.query(`DROP TRIGGER refuse ON ${log}`);
+        }
+        assert.equal(await stored("k1"), 0);
+        // The writer's connection dies between the call and the log row: nothing of the append stays.
+        beforeLogRow.fn = () => pool.query("SELECT pg_terminate_backend($1)", [pid]);
+        await assert.rejects(store.session("k").appendMessage(msg("k2", "killed")));
+        assert.equal(await stored("k2"), 0);
+        const { rows } = await pool.query(`SELECT ids FROM ${log} WHERE session_id = 'k' ORDER BY seq`);
+        assert.deepEqual(
+          rows.map((r) => r.ids),
+          ['["k0"]'],
+        );
+        // No two-phase commit, so no prepared transaction left on any node.
+        assert.equal(await twoPhaseRecords(pid), 0);
+        const { rows: left } = await pool.query(
+          "SELECT result FROM run_command_on_all_nodes('SELECT count(*) FROM pg_prepared_xacts')",
+        );
+        assert.deepEqual(
+          left.map((r) => r.result),
+          left.map(() => "0"),
+        );
+      } finally {
+        await end();
       }
     });
 

@@ -28,6 +28,7 @@ import { type Outcome, settle } from "./append-outcome.js";
 import { routedCall } from "./citus/append-function.js";
 import { afterLockedParent, parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
+import { withLogRow } from "./citus/routed-log.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { guardParams, guardSql, resealed } from "./key-guard.js";
@@ -267,9 +268,10 @@ async function appendOnce(
   if (log) params.push(log.log.origin, log.kind, JSON.stringify([message.id]));
   params.push(...guardParams(t, form));
   const sql = (log ? loggedSql : unloggedSql)[mode === "id" ? 1 : 0][registry ? 1 : 0](t);
-  // On Citus one delegated call (citus/append-function.ts), unless logged (a worker cannot write the coordinator's
-  // log) or sealed (the call carries no key guard, key-guard.ts: a sealed append runs the guarded statement).
-  const routed = t.distributed && !log && !form.guard ? routedCall(t, params, registry !== undefined) : null;
+  // On Citus one delegated call (citus/append-function.ts), with the log row in its transaction if logged
+  // (citus/routed-log.ts), unless sealed (the call carries no key guard, key-guard.ts: a sealed append runs the
+  // guarded statement).
+  const routed = t.distributed && !form.guard ? routedCall(t, params, registry !== undefined) : null;
   const attempt = async (query: Query): Promise<Outcome | null> => {
     try {
       const [text, values] = routed ? await routed(query) : [sql, params];
@@ -283,14 +285,17 @@ async function appendOnce(
       throw error;
     }
   };
+  // A logged routed append: the call and the log row in one transaction.
+  const logged = routed && log ? withLogRow(attempt, t, log, sessionId, message.id, parentId) : null;
   let row: Outcome | null = null;
   if (!routed && t.distributed && typeof parentId === "string") {
     row = await afterLockedParent(executor, t, sessionId, parentId, params, attempt); // fresh: no retries
   } else {
-    for (let i = 0; i < RETRIES && !row; i++) row = await attempt(executor.query);
+    for (let i = 0; i < RETRIES && !row; i++)
+      row = logged ? await executor.transaction(logged) : await attempt(executor.query);
     row ??= await executor.transaction(async (query) => {
       await query(lockSql(t), [sessionId, now]);
-      return attempt(query);
+      return (logged ?? attempt)(query);
     });
   }
   return row;

@@ -11,8 +11,11 @@
  * fallback. The message seq and the registry's activity order and time are drawn on the coordinator by the caller
  * (a worker draws from a sequence range of its own, which would break insertion order across nodes, and the
  * order of one session once its shard moves) and passed as constants: Citus delegates only calls whose arguments
- * are constants. Delegation also needs no transaction block (the call then runs on the coordinator, statement by
- * statement, with the same result) and workers with Citus metadata (the default since Citus 11).
+ * are constants. Delegation also needs workers with Citus metadata (the default since Citus 11), and, inside a
+ * transaction block, `force_delegation` (Citus 11+): a logged append runs the call and its change-log row in one
+ * transaction (citus/routed-log.ts). Without it the call would run on the coordinator, statement by statement.
+ * Forced delegation holds the call to its distribution argument's value: every statement of the function names
+ * the session (`$1`).
  */
 
 import { SessionError } from "../../errors.js";
@@ -39,12 +42,12 @@ const ARGUMENTS = [
 export const ROUTED_EXTRA = ARGUMENTS.length - 13;
 
 /**
- * The function's name. Versioned: a release that changes its body or arguments creates a new name, so stores
- * opened by an older release keep theirs until every process has moved.
+ * The function's name. Versioned: a release that changes its body, arguments or distribution creates a new name, so
+ * stores opened by an older release keep theirs until every process has moved (v3: forced delegation).
  */
 function functionName(t: Tables): string {
   const quote = (name: string) => `"${name}"`;
-  return (t.schema ? `${quote(t.schema)}.` : "") + quote(`${t.prefix}agent_append_v2`);
+  return (t.schema ? `${quote(t.schema)}.` : "") + quote(`${t.prefix}agent_append_v3`);
 }
 
 /** The function's signature as `regprocedure` reads it. */
@@ -129,7 +132,8 @@ export async function createAppendFunction(query: Query, t: Tables): Promise<voi
   await query(createSql(t));
   const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
   await query(
-    `SELECT create_distributed_function(${literal(signature(t))}, '$1', colocate_with => ${literal(t.heads)})`,
+    `SELECT create_distributed_function(${literal(signature(t))}, '$1', colocate_with => ${literal(t.heads)},
+      force_delegation => true)`,
   );
 }
 

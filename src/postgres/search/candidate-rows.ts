@@ -24,18 +24,22 @@ import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parent
 // left to the caller, 0 here).
 export function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH, shard = false): string {
   const own = shard ? sessionsScope(t, "$4::text[]") : sessionScope(t, "$4::text");
+  // One session on Citus: its head is joined already (h), and whether it has overlays comes along, so the page
+  // read is a query of one table that Citus plans on its fast path (page.ts); each sub-query costs the coordinator
+  // planning time on every call.
   const documents = shard
-    ? "0"
+    ? "0::float8 AS documents"
     : t.distributed
-      ? `(SELECT message_count FROM ${t.heads} WHERE session_id = $4::text)`
+      ? `h.message_count::float8 AS documents,
+    EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_id = $4::text) AS overlaid`
       : `(CASE WHEN $4::text IS NULL THEN (SELECT COALESCE(MAX(seq), 0) FROM ${t.messages})
-      ELSE (SELECT message_count FROM ${t.heads} WHERE session_id = $4::text) END)`;
+      ELSE (SELECT message_count FROM ${t.heads} WHERE session_id = $4::text) END)::float8 AS documents`;
   return `WITH RECURSIVE ${cand(t, own)},
   ${textParentsCte(t.messages, t.heads, cand !== CANDIDATES_BY_SEQ, own, !shard)}
   SELECT m.seq::float8 AS seq, (${TEXT_PARENT_SEQ})::float8 AS parent_seq, m.tokens, m.role, m.depth,
     ARRAY(SELECT u.i::integer FROM unnest($2::tsquery[]) WITH ORDINALITY AS u(q, i) WHERE m.search @@ u.q) AS terms,
     CASE WHEN $5::boolean THEN ${isoSql("m.created_at")} END AS created_at, h.session_id, h.num::float8 AS session_num,
-    h.leaf_seq::float8 AS leaf_seq, h.leaf_depth, h.message_count, ${documents}::float8 AS documents
+    h.leaf_seq::float8 AS leaf_seq, h.leaf_depth, h.message_count, ${documents}
   FROM cand JOIN ${t.messages} m ON m.seq = cand.seq${own("m")}
     JOIN ${t.heads} h ON h.num = m.session_num${own("h")} ${TEXT_PARENT_JOIN}`;
 }
@@ -72,6 +76,8 @@ export interface CandidateRow extends CandidateColumns {
   documents: number;
   parent_seq: number | null;
   tokens: number;
+  /** Whether the session has compaction overlays: read with one session's candidates on Citus, else absent. */
+  overlaid?: boolean;
 }
 
 /** The tsquery of any term (scoped) and each term's own. */
@@ -152,5 +158,6 @@ export function nodeOf(row: CandidateRow): Node {
     ...candidateOf(row),
     parent: row.parent_seq === null ? null : Number(row.parent_seq),
     tokens: Number(row.tokens),
+    ...(row.overlaid === undefined ? {} : { overlaid: row.overlaid }),
   };
 }

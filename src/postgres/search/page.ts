@@ -29,6 +29,8 @@ export interface Candidate {
   leafDepth: number;
   /** The session has messages off its active path. */
   branched: boolean;
+  /** Whether the session has compaction overlays, when the candidate statement read it (one session on Citus). */
+  overlaid?: boolean;
 }
 
 /** The columns a candidate is read with, as the candidate and strict-search statements name them. */
@@ -191,12 +193,18 @@ export async function readPage(
 ): Promise<PageHit[]> {
   if (candidates.length === 0) return [];
   // Prepared: the plan does not depend on the seqs. Whether a hit's session has overlays comes along (an index
-  // probe per hit), so a search of sessions without any needs no statement to mark its hits (extras.ts).
+  // probe per hit), so a search of sessions without any needs no statement to mark its hits (extras.ts). When the
+  // candidates know it already (one session on Citus), the page is read from the messages table alone, which Citus
+  // plans on its fast path: a join or sub-query costs the coordinator a full plan on every call.
   const own = sessionScope(t, "$2::text");
+  const known = t.distributed && candidates.every((c) => c.overlaid !== undefined);
   const rows = await bySession<PageRow>(
     executor,
     t,
-    `SELECT m.seq::float8 AS seq, m.id, m.content, ${isoSql("m.created_at")} AS created_at,
+    known
+      ? `SELECT m.seq::float8 AS seq, m.id, m.content, ${isoSql("m.created_at")} AS created_at
+     FROM ${t.messages} m WHERE m.seq = ANY($1::bigint[])${own("m")}`
+      : `SELECT m.seq::float8 AS seq, m.id, m.content, ${isoSql("m.created_at")} AS created_at,
        EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = m.session_num${own("c")}) AS overlaid
      FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq${own("m")}`,
     candidates,
@@ -221,7 +229,8 @@ export async function readPage(
       },
       scores?.get(candidate.seq),
     );
-    hits.push({ candidate, result, overlaid: row.overlaid });
+    const overlaid = row.overlaid ?? candidate.overlaid;
+    hits.push({ candidate, result, ...(overlaid === undefined ? {} : { overlaid }) });
   }
   return hits;
 }
@@ -231,5 +240,6 @@ interface PageRow {
   id: string;
   content: string;
   created_at: string;
-  overlaid: boolean;
+  /** Absent when the candidates brought it. */
+  overlaid?: boolean;
 }
