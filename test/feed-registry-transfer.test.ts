@@ -15,6 +15,10 @@ import { SqliteStore } from "../src/sqlite/store.js";
 import { citusSchema } from "./fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
+// The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
+// have finished would run at once and drop it under the cluster's tests.
+const cluster = await citusSchema("feed_registry");
+
 type Store = MemoryStore | SqliteStore | PostgresStore;
 
 const text = (id: string) => ({ id, role: "user" as const, parts: [{ type: "text" as const, text: id }] });
@@ -145,7 +149,6 @@ if (unavailable) {
 }
 
 // The cluster: one distributed schema, emptied (change log included) for each case.
-const cluster = await citusSchema("feed_registry");
 if (cluster) {
   feedOf("citus", async () => {
     await cluster.reset();

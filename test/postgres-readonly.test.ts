@@ -10,6 +10,10 @@ import { ids, msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusSchema } from "./fixtures/citus-db.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
+// The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
+// have finished would run at once and drop it under the cluster's tests.
+const cluster = await citusSchema("readonly");
+
 const older = POSTGRES_SCHEMA_VERSION - 1;
 
 test("PGlite: a read-only transaction on older tables gets READONLY; a writable one migrates them", async () => {
@@ -84,7 +88,6 @@ test("Postgres: a role that may only read gets READONLY on older tables and wher
   }
 });
 
-const cluster = await citusSchema("readonly");
 if (cluster) {
   test("citus: a role that may only read gets READONLY on older tables and where there are none", () =>
     readOnlyRole(cluster.pool, CITUS_URL, { schema: cluster.schema, distributed: true }));

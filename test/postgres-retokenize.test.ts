@@ -12,6 +12,10 @@ import { ids, msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
+// The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
+// have finished would run at once and drop it under the cluster's tests.
+const cluster = await citusSchema("retokenize");
+
 interface Raw {
   query(sql: string, params?: unknown[]): Promise<unknown>;
 }
@@ -103,7 +107,6 @@ test("Postgres: rows indexed before CJK pairs are indexed again on open", {
   }
 });
 
-const cluster = await citusSchema("retokenize");
 if (cluster) {
   test("citus: rows indexed before CJK pairs are indexed again on open", () =>
     check(cluster.pool, cluster.pool, cluster.schema, true));

@@ -8,6 +8,10 @@ import { PostgresStore } from "../src/postgres/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
 
+// The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
+// have finished would run at once and drop it under the cluster's tests.
+const cluster = await citusSchema("search_marks");
+
 /** The case on an empty `store`. */
 async function overlayRemovedBetweenReads(store: PostgresStore): Promise<void> {
   const s = store.session("s");
@@ -48,7 +52,6 @@ test("an overlay removed between the two overlay reads leaves the older one that
   }
 });
 
-const cluster = await citusSchema("search_marks");
 if (cluster) {
   test("citus: an overlay removed between the two overlay reads leaves the older one that covers a hit found", () =>
     overlayRemovedBetweenReads(cluster.store()));

@@ -12,6 +12,10 @@ import { PostgresStore } from "../src/postgres/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
 
+// The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
+// have finished would run at once and drop it under the cluster's tests.
+const cluster = await citusSchema("textless");
+
 const toolResult = (id: string): SessionMessage => ({
   id,
   role: "tool",
@@ -52,7 +56,6 @@ test("a walk through messages without text may end at a root, and passes a messa
 
 // On the cluster the walk's ends are the same; the two cases below read one server's plans (its cost estimate and
 // its loops), which Citus's EXPLAIN of a routed statement does not show in that form: skipped there, saying so.
-const cluster = await citusSchema("textless");
 if (cluster) {
   test("citus: a walk through messages without text may end at a root, and passes a message an update left without words", () =>
     walkEnds(cluster.store()));
