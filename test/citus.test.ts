@@ -210,4 +210,18 @@ if (unavailable) {
       }
     });
   });
+
+  describe("citus: vectors", () => {
+    test("a distributed store with an embedder is refused at once (UNSUPPORTED), not at its first embedding", () => {
+      const embedder = async (texts: string[]) => texts.map(() => [1, 0, 0]);
+      assert.throws(
+        () => new PostgresStore(pool, { ...options, embedder }),
+        (error: unknown) => {
+          assert.equal((error as { code?: string }).code, "UNSUPPORTED");
+          assert.match((error as Error).message, /not supported on a distributed store yet/);
+          return true;
+        },
+      );
+    });
+  });
 }

@@ -123,6 +123,15 @@ export class PostgresStore
       () => this.changeLog,
     );
     const vectors = vectorOptions(options);
+    if (vectors && this.tables.distributed) {
+      // Refused here rather than at the first embedding, whose vector table would reference messages by `seq`
+      // alone while the cluster keys them by session and seq (docs/POSTGRES.md, "Limits on a cluster").
+      throw new SessionError(
+        "UNSUPPORTED",
+        "Vectors (an embedder) are not supported on a distributed store yet: open it without embedder or without distributed",
+        { issues: [{ path: "embedder", rule: "conflict" }] },
+      );
+    }
     this.vectors = vectors && postgresVectors(this, vectors);
   }
 
