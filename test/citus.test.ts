@@ -6,9 +6,11 @@ import { after, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { tableNames } from "../src/postgres/schema.js";
+import type { StoreVectors } from "../src/search/vectors/channel.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";
 import { dropSchema } from "./fixtures/postgres-db.js";
+import { testEmbedder } from "./vectors/embedder.js";
 
 // Per process, so two runs at once (two checkouts, one cluster) never drop each other's tables.
 const SCHEMA = `agent_session_citus_${process.pid}`;
@@ -212,16 +214,39 @@ if (unavailable) {
   });
 
   describe("citus: vectors", () => {
-    test("a distributed store with an embedder is refused at once (UNSUPPORTED), not at its first embedding", () => {
-      const embedder = async (texts: string[]) => texts.map(() => [1, 0, 0]);
-      assert.throws(
-        () => new PostgresStore(pool, { ...options, embedder }),
-        (error: unknown) => {
-          assert.equal((error as { code?: string }).code, "UNSUPPORTED");
-          assert.match((error as Error).message, /not supported on a distributed store yet/);
-          return true;
-        },
-      );
+    test("the vector table is distributed by session beside the messages, and the channel finds by meaning", async () => {
+      await emptyAll(pool, t);
+      const { embed } = testEmbedder();
+      const store = new PostgresStore(pool, { ...options, embedder: embed });
+      try {
+        await store.session("va").appendMessage(msg("car", "I drive a car to work"));
+        await store.session("vb").appendMessage(msg("tea", "Green tea in the morning"));
+        const vectors = store.vectors as StoreVectors;
+        await vectors.backfill();
+        assert.equal((await vectors.status()).pending, 0);
+        const near = await vectors.nearestMessages("automobile", { limit: 1 });
+        assert.deepEqual(
+          near.map((n) => [n.sessionId, n.messageId]),
+          [["va", "car"]],
+        );
+        const scoped = await vectors.nearestMessages("automobile", { limit: 5, sessionId: "vb" });
+        assert.deepEqual(
+          scoped.map((n) => n.messageId),
+          ["tea"],
+        );
+        const { rows } = await pool.query(
+          `SELECT count(DISTINCT colocationid)::int AS groups, count(*)::int AS n FROM pg_dist_partition
+           WHERE logicalrelid IN (to_regclass($1), to_regclass($2))`,
+          [`"${SCHEMA}".agent_message_vectors`, t.messages],
+        );
+        assert.deepEqual(rows[0], { groups: 1, n: 2 });
+        // A deleted message takes its vector with it (the reference names the session and seq).
+        await pool.query(`DELETE FROM ${t.messages} WHERE session_id = 'va'`);
+        const left = await pool.query(`SELECT count(*)::int AS n FROM "${SCHEMA}".agent_message_vectors`);
+        assert.equal(left.rows[0].n, 1);
+      } finally {
+        await store.close();
+      }
     });
   });
 }

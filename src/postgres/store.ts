@@ -39,6 +39,7 @@ import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNa
 import { postgresKeys } from "./sealing.js";
 import { searchMessages } from "./search/search.js";
 import { postgresVectors } from "./search/vectors.js";
+import { prepareVectors } from "./search/vectors-citus.js";
 import { PostgresStoreProvider } from "./session-provider.js";
 import { writePostgresStep } from "./step.js";
 import { PostgresStreams } from "./streams.js";
@@ -123,15 +124,6 @@ export class PostgresStore
       () => this.changeLog,
     );
     const vectors = vectorOptions(options);
-    if (vectors && this.tables.distributed) {
-      // Refused here rather than at the first embedding, whose vector table would reference messages by `seq`
-      // alone while the cluster keys them by session and seq (docs/POSTGRES.md, "Limits on a cluster").
-      throw new SessionError(
-        "UNSUPPORTED",
-        "Vectors (an embedder) are not supported on a distributed store yet: open it without embedder or without distributed",
-        { issues: [{ path: "embedder", rule: "conflict" }] },
-      );
-    }
     this.vectors = vectors && postgresVectors(this, vectors);
   }
 
@@ -188,6 +180,7 @@ export class PostgresStore
           }
           await migrate(executor, this.tables);
           await checkLayout(executor, this.tables);
+          if (this.vectors && this.tables.distributed) await prepareVectors(executor, this.tables);
           this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {
           await executor.close().catch(() => undefined);
