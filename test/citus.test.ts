@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
-import { tableNames } from "../src/postgres/schema.js";
+import { type PostgresStoreOptions, tableNames } from "../src/postgres/schema.js";
 import type { StoreVectors } from "../src/search/vectors/channel.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";
@@ -34,7 +34,10 @@ if (unavailable) {
    * The plans of the statements `run` sends, as the coordinator's EXPLAIN prints them: each statement is logged
    * through a pool whose `query` records it, then explained with its parameters on a connection of its own.
    */
-  async function plansOf(run: (store: PostgresStore) => Promise<void>): Promise<string[]> {
+  async function plansOf(
+    run: (store: PostgresStore) => Promise<void>,
+    extra: PostgresStoreOptions = {},
+  ): Promise<string[]> {
     const sent: { text: string; values: unknown[] }[] = [];
     const recording = {
       query: (text: string, values?: unknown[]) => {
@@ -42,10 +45,12 @@ if (unavailable) {
         return pool.query(text, values);
       },
     };
-    await run(new PostgresStore(recording as never, { ...options, prepare: false }));
+    await run(new PostgresStore(recording as never, { ...options, ...extra, prepare: false }));
     const plans: string[] = [];
     for (const { text, values } of sent) {
       if (!/agent_messages|agent_session_heads|agent_compactions/.test(text)) continue;
+      // Only queries explain (a store with an embedder also creates its vector tables on open).
+      if (!/^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b/i.test(text)) continue;
       const client = await pool.connect();
       try {
         // Explained in a transaction rolled back: EXPLAIN of a writing statement plans it without running it,
@@ -244,6 +249,40 @@ if (unavailable) {
         await pool.query(`DELETE FROM ${t.messages} WHERE session_id = 'va'`);
         const left = await pool.query(`SELECT count(*)::int AS n FROM "${SCHEMA}".agent_message_vectors`);
         assert.equal(left.rows[0].n, 1);
+        // A nearest read of one session runs on its shard: every statement one task, no subplan.
+        const plans = await plansOf(
+          async (s) => {
+            const near = await (s.vectors as StoreVectors).nearestMessages("tea", {
+              limit: 3,
+              sessionId: "vb",
+            });
+            assert.deepEqual(
+              near.map((n) => n.messageId),
+              ["tea"],
+            );
+            await s.close();
+          },
+          { embedder: embed },
+        );
+        // A vector write names its session: each one runs on the session's shard.
+        // Appended by a store without an embedder, so that this store's channel does not embed it first.
+        await new PostgresStore(pool, options).session("vc").appendMessage(msg("bus", "I take the bus"));
+        const writes = await plansOf(
+          async (s) => {
+            await (s.vectors as StoreVectors).backfill();
+            await s.close();
+          },
+          { embedder: embed },
+        );
+        const inserts = writes.filter((plan) => /Insert on agent_message_vectors/.test(plan));
+        assert.ok(inserts.length > 0, writes.join("\n---\n"));
+        for (const plan of inserts) assert.deepEqual(taskCounts(plan), [1], plan);
+        const reads = plans.filter((plan) => /agent_message_vectors/.test(plan));
+        assert.ok(reads.length > 0, plans.join("\n---\n"));
+        for (const plan of reads) {
+          assert.deepEqual(taskCounts(plan), [1], plan);
+          assert.doesNotMatch(plan, /Distributed Subplan/, plan);
+        }
       } finally {
         await store.close();
       }

@@ -110,7 +110,9 @@ export function nearestWhere(
     sql += ` AND ${condition(`$${first + params.length - 1}`)}`;
   };
   if (filters.sessionIds !== null && t.distributed) {
-    add((p) => `v.session_id = ANY(${p}::text[])`, filters.sessionIds);
+    // Both tables named: with the vectors' alone Citus ran the read's inner part on the shard but planned the whole
+    // as a subplan through the coordinator (test/citus.test.ts reads the plan).
+    add((p) => `v.session_id = ANY(${p}::text[]) AND m.session_id = ANY(${p}::text[])`, filters.sessionIds);
   } else if (filters.sessionIds !== null) {
     add(
       (p) => `v.session_num IN (SELECT num FROM ${t.heads} WHERE session_id = ANY(${p}::text[]))`,
