@@ -5,10 +5,12 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { PostgresStore } from "../src/postgres/index.js";
+import type { StoreVectors } from "../src/search/vectors/channel.js";
 import { ids, msg, rejectsWithCode } from "../src/testing/contract/harness.js";
 import { imageMessage, png } from "../src/testing/contract/media-harness.js";
 import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
 import { dropSchema } from "./fixtures/postgres-db.js";
+import { testEmbedder } from "./vectors/embedder.js";
 
 const SCHEMA = `agent_session_citus_move_${process.pid}`;
 const unavailable = await citusUnavailable();
@@ -87,5 +89,42 @@ if (unavailable) {
 
     // The moved tables are the cluster's now: the single-node statements are refused on them.
     await rejectsWithCode(PostgresStore.open(pool, { schema: SCHEMA }), "INVALID_ARGUMENT");
+  });
+
+  test("a single-node store's vectors move with it: keyed by session, distributed beside the messages, kept", async () => {
+    const schema = `${SCHEMA}_vectors`;
+    await dropSchema(pool, schema);
+    after(() => dropSchema(pool, schema));
+    const { embed, state } = testEmbedder();
+    const single = await PostgresStore.open(pool, { schema, embedder: embed });
+    await single.session("a").appendMessage(msg("car", "I drive a car to work"));
+    await single.session("b").appendMessage(msg("tea", "Green tea in the morning"));
+    await (single.vectors as StoreVectors).backfill();
+    const embedded = state.texts;
+    await single.close();
+
+    const store = await PostgresStore.open(pool, { schema, distributed: true, embedder: embed });
+    try {
+      const vectors = store.vectors as StoreVectors;
+      const status = await vectors.status();
+      assert.deepEqual([status.embedded, status.pending], [2, 0]);
+      const near = await vectors.nearestMessages("automobile", { limit: 1 });
+      assert.deepEqual(
+        near.map((n) => [n.sessionId, n.messageId]),
+        [["a", "car"]],
+      );
+      assert.equal(state.texts, embedded + 1, "only the query was embedded: the moved vectors were kept");
+      const { rows } = await pool.query(
+        `SELECT count(DISTINCT colocationid)::int AS groups, count(*)::int AS n FROM pg_dist_partition
+         WHERE logicalrelid IN (to_regclass($1), to_regclass($2))`,
+        [`"${schema}".agent_message_vectors`, `"${schema}".agent_messages`],
+      );
+      assert.deepEqual(rows[0], { groups: 1, n: 2 });
+      await pool.query(`DELETE FROM "${schema}".agent_messages WHERE session_id = 'b'`);
+      const left = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".agent_message_vectors`);
+      assert.equal(left.rows[0].n, 1, "a deleted message takes its vector with it");
+    } finally {
+      await store.close();
+    }
   });
 }

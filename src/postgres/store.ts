@@ -39,6 +39,7 @@ import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNa
 import { postgresKeys } from "./sealing.js";
 import { searchMessages } from "./search/search.js";
 import { postgresVectors } from "./search/vectors.js";
+import { prepareVectors } from "./search/vectors-citus.js";
 import { PostgresStoreProvider } from "./session-provider.js";
 import { writePostgresStep } from "./step.js";
 import { PostgresStreams } from "./streams.js";
@@ -179,6 +180,7 @@ export class PostgresStore
           }
           await migrate(executor, this.tables);
           await checkLayout(executor, this.tables);
+          if (this.vectors && this.tables.distributed) await prepareVectors(executor, this.tables);
           this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {
           await executor.close().catch(() => undefined);

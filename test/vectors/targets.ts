@@ -9,6 +9,7 @@ import { PostgresStore } from "../../src/postgres/store.js";
 import type { VectorStoreOptions } from "../../src/search/vectors/types.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { citusSchema } from "../fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
@@ -83,7 +84,12 @@ function sqliteStorage(
   };
 }
 
-function postgresStorage(db: PostgresQueryable, schema: string, cleanup: () => Promise<void>): Storage {
+function postgresStorage(
+  db: PostgresQueryable,
+  schema: string,
+  cleanup: () => Promise<void>,
+  distributed = false,
+): Storage {
   const q = async <T>(sql: string, params: unknown[] = []) =>
     ((await db.query(sql, params)) as unknown as { rows: T[] }).rows;
   const vectorRows = async () =>
@@ -91,7 +97,8 @@ function postgresStorage(db: PostgresQueryable, schema: string, cleanup: () => P
       (await q<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".agent_message_vectors`))[0]?.n ?? 0,
     );
   return {
-    open: async (options) => PostgresStore.open(db, { schema, ...options }),
+    open: async (options) =>
+      PostgresStore.open(db, { schema, ...options, ...(distributed ? { distributed } : {}) }),
     ids: async (_store, seqs) => {
       const out: string[] = [];
       for (const seq of seqs) {
@@ -254,6 +261,24 @@ export async function vectorTargets(): Promise<VectorTarget[]> {
       const db = await pglite;
       await dropSchema(db, "agent_session");
       return postgresStorage(db, "agent_session", async () => undefined);
+    },
+  });
+  // One distributed schema for the file on the cluster (distributing costs seconds): each storage empties it and
+  // drops the vector tables, as a fresh schema has none.
+  const cluster = await citusSchema("test_vectors");
+  targets.push({
+    name: "postgres on a Citus cluster, distributed (float4[]: no pgvector on the workers)",
+    index: "postgres-array",
+    reopens: true,
+    ...(cluster ? {} : { skip: "no Citus cluster (the reason is printed above)" }),
+    fresh: async () => {
+      if (!cluster) throw new Error("no Citus cluster");
+      await cluster.reset();
+      const prefix = `"${cluster.schema}".`;
+      await cluster.pool.query(
+        `DROP TABLE IF EXISTS ${prefix}agent_message_vectors, ${prefix}agent_vector_state`,
+      );
+      return postgresStorage(cluster.pool, cluster.schema, async () => undefined, true);
     },
   });
   return targets;

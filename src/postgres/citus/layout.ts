@@ -12,6 +12,7 @@
 import { SessionError } from "../../errors.js";
 import type { Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { vectorTables } from "../search/vectors-schema.js";
 
 /** Whether the citus extension is installed in this database. */
 async function hasCitus(query: Query): Promise<boolean> {
@@ -68,10 +69,21 @@ export async function distribute(query: Query, t: Tables): Promise<void> {
     );
   }
   if (await isDistributed(query, t)) return;
+  // A store with vectors (search/vectors-schema.ts): their reference to the messages' seq goes before that key does.
+  const vectors = await existing(query, vectorTables(t).vectors);
+  if (vectors) await dropReferences(query, vectors);
   await rekey(query, t.heads, ["session_id"]);
   await addSessionId(query, t.messages, `h.session_id FROM ${t.heads} h WHERE h.num = x.session_num`);
   // The (session, id) key keeps its name: appends and transfers rely on its unique violation, not on its name.
   await rekey(query, t.messages, ["session_id, seq", "session_id, session_num, id"]);
+  if (vectors) {
+    // Vectors of messages deleted before the reference existed have no session to go to: they were orphans.
+    await query(
+      `DELETE FROM ${vectors} x WHERE NOT EXISTS (SELECT 1 FROM ${t.messages} m WHERE m.seq = x.seq)`,
+    );
+    await addSessionId(query, vectors, `m.session_id FROM ${t.messages} m WHERE m.seq = x.seq`);
+    await rekey(query, vectors, ["session_id, seq"]);
+  }
   await addSessionId(query, t.compactions, `h.session_id FROM ${t.heads} h WHERE h.num = x.session_num`);
   await rekey(query, t.compactions, ["session_id, seq", "session_id, id"]);
   await addSessionId(
@@ -92,7 +104,29 @@ export async function distribute(query: Query, t: Tables): Promise<void> {
   await shard(t.blocks, "key", "none");
   await shard(t.entries, "label", "none");
   await shard(t.attachments, "hash", "none");
+  if (vectors) {
+    await shard(vectors, "session_id", t.heads);
+    // Added once both are distributed: Citus refuses to distribute a table a local one references.
+    await query(
+      `ALTER TABLE ${vectors} ADD FOREIGN KEY (session_id, seq) REFERENCES ${t.messages} (session_id, seq) ON DELETE CASCADE`,
+    );
+  }
   await referenceKeyTables(query, t);
+}
+
+/** `table` when it exists, else null. */
+async function existing(query: Query, table: string): Promise<string | null> {
+  const [row] = await query<{ found: boolean }>("SELECT to_regclass($1) IS NOT NULL AS found", [table]);
+  return row?.found ? table : null;
+}
+
+/** Drops the foreign keys of `table` (names made by Postgres, so looked up). */
+async function dropReferences(query: Query, table: string): Promise<void> {
+  const rows = await query<{ name: string }>(
+    "SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f'",
+    [table],
+  );
+  for (const { name } of rows) await query(`ALTER TABLE ${table} DROP CONSTRAINT "${name}"`);
 }
 
 /**

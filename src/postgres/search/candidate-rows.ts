@@ -143,8 +143,27 @@ export async function nearRows(
   plan: SearchPlan,
   seqs: readonly number[],
 ): Promise<CandidateRow[]> {
-  const params = [seqs, [], 0, plan.sessionId ?? null, hasTimeFilter(plan)];
-  return executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ), params);
+  const read = (some: readonly number[], sessionId: string | null) =>
+    executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ), [
+      some,
+      [],
+      0,
+      sessionId,
+      hasTimeFilter(plan),
+    ]);
+  if (!t.distributed || plan.sessionId !== undefined) return read(seqs, plan.sessionId ?? null);
+  // In the Citus layout the statement names one session: the seqs' sessions are read first (one fanned-out read),
+  // then each session's rows by a statement routed to its shard (at most one per nearest message).
+  const found = await executor.query<{ seq: number; session_id: string }>(
+    `SELECT seq::float8 AS seq, session_id FROM ${t.messages} WHERE seq = ANY($1::bigint[])`,
+    [seqs],
+  );
+  const bySession = new Map<string, number[]>();
+  for (const { seq, session_id } of found)
+    bySession.set(session_id, [...(bySession.get(session_id) ?? []), Number(seq)]);
+  const rows: CandidateRow[] = [];
+  for (const [sessionId, some] of bySession) rows.push(...(await read(some, sessionId)));
+  return rows;
 }
 
 export const hasTimeFilter = (plan: SearchPlan) => plan.since !== undefined || plan.until !== undefined;

@@ -20,7 +20,7 @@ export async function vectorCounts(
   }>(
     `SELECT (SELECT count(*) FROM ${t.messages}) AS total, c.current, c.failed FROM (
        SELECT count(*) AS current, count(v.failure) AS failed
-       FROM ${v.vectors} v JOIN ${t.messages} m ON m.seq = v.seq WHERE ${CURRENT}) c`,
+       FROM ${v.vectors} v JOIN ${t.messages} m ON ${v.joinOn} WHERE ${CURRENT}) c`,
   );
   const failed = Number(row?.failed ?? 0);
   const embedded = Number(row?.current ?? 0) - failed;
@@ -36,7 +36,9 @@ export function listFailures(
 ): Promise<VectorFailure[]> {
   return executor.query<VectorFailure>(
     `SELECT h.session_id AS "sessionId", m.id AS "messageId", v.failure AS reason
-     FROM ${v.vectors} v JOIN ${t.messages} m ON m.seq = v.seq JOIN ${t.heads} h ON h.num = m.session_num
+     FROM ${v.vectors} v JOIN ${t.messages} m ON ${v.joinOn} JOIN ${t.heads} h ON h.num = m.session_num${
+       v.distributed ? " AND h.session_id = m.session_id" : ""
+     }
      WHERE v.failure IS NOT NULL AND ${CURRENT} ORDER BY v.seq DESC LIMIT $1`,
     [limit],
   );

@@ -21,7 +21,7 @@ interface PendingRow {
 function pendingSql(t: Tables, v: VectorTables, where: string): string {
   return `SELECT m.seq, m.session_num, m.content, m.content_hash,
     CASE WHEN v.session_num = m.session_num THEN v.text_hash END AS stored
-    FROM ${t.messages} m LEFT JOIN ${v.vectors} v ON v.seq = m.seq
+    FROM ${t.messages} m LEFT JOIN ${v.vectors} v ON ${v.joinOn}
     WHERE ${where} AND (v.seq IS NULL OR NOT (${CURRENT})) ORDER BY m.seq`;
 }
 
@@ -61,7 +61,9 @@ export async function pendingAmong(
     pendingSql(
       t,
       v,
-      `m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1) AND m.id = ANY($2::text[])`,
+      v.distributed
+        ? "m.session_id = $1 AND m.id = ANY($2::text[])"
+        : `m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1) AND m.id = ANY($2::text[])`,
     ),
     [sessionId, ids],
   );

@@ -12,6 +12,10 @@ export interface VectorTables {
   state: string;
   sessionIndex: string;
   hnswIndex: string;
+  /** The Citus layout: rows carry `session_id`, keyed and distributed by it, co-located with the messages. */
+  distributed: boolean;
+  /** How a vector `v` finds its message `m` (on the session too in the Citus layout, a co-located join). */
+  joinOn: string;
 }
 
 /** The vector tables of the store whose tables are `t`. */
@@ -24,6 +28,8 @@ export function vectorTables(t: Tables): VectorTables {
     state: table("agent_vector_state"),
     sessionIndex: q("agent_message_vectors_session"),
     hnswIndex: q("agent_message_vectors_hnsw"),
+    distributed: t.distributed,
+    joinOn: t.distributed ? "m.session_id = v.session_id AND m.seq = v.seq" : "m.seq = v.seq",
   };
 }
 
@@ -38,9 +44,17 @@ export function vectorTables(t: Tables): VectorTables {
  * (vectors-failures.ts).
  */
 export function tableStatements(v: VectorTables): string[] {
+  // In the Citus layout the messages are keyed by (session_id, seq), so the vectors are too (vectors-citus.ts
+  // distributes them beside the messages).
+  const key = v.distributed
+    ? `session_id text NOT NULL,
+      seq bigint NOT NULL,
+      PRIMARY KEY (session_id, seq),
+      FOREIGN KEY (session_id, seq) REFERENCES ${v.messages} (session_id, seq) ON DELETE CASCADE,`
+    : `seq bigint PRIMARY KEY REFERENCES ${v.messages} (seq) ON DELETE CASCADE,`;
   return [
     `CREATE TABLE IF NOT EXISTS ${v.vectors} (
-      seq bigint PRIMARY KEY REFERENCES ${v.messages} (seq) ON DELETE CASCADE,
+      ${key}
       session_num bigint NOT NULL,
       content_hash text,
       text_hash text NOT NULL,

@@ -57,8 +57,14 @@ export async function offPathOf(
   }>(
     `SELECT m.seq::float8 AS seq, m.depth, h.num::float8 AS num, h.leaf_seq::float8 AS leaf_seq, h.leaf_depth,
        h.session_id
-     FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq JOIN ${t.heads} h ON h.num = m.session_num
-     WHERE h.leaf_seq IS NULL OR h.message_count <> h.leaf_depth + 1`,
+     ${
+       t.distributed
+         ? // A co-located join (on the session), the seqs a condition: Citus fans it out to every shard once.
+           `FROM ${t.messages} m JOIN ${t.heads} h ON h.session_id = m.session_id AND h.num = m.session_num
+     WHERE m.seq = ANY($1::bigint[]) AND (h.leaf_seq IS NULL OR h.message_count <> h.leaf_depth + 1)`
+         : `FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq JOIN ${t.heads} h ON h.num = m.session_num
+     WHERE h.leaf_seq IS NULL OR h.message_count <> h.leaf_depth + 1`
+     }`,
     [seqs],
     true,
   );
@@ -78,12 +84,16 @@ export async function offPathOf(
   return [...off.values()];
 }
 
-/** The read's conditions, with the active paths of `paths` (nearestPaths); null when no stored message can pass them. */
+/**
+ * The read's conditions, with the active paths of `paths` (nearestPaths); null when no stored message can pass them.
+ * In the Citus layout `onPath` holds those paths' seqs (vectors-citus.ts `activePathSeqs`), walked beforehand.
+ */
 export function nearestWhere(
   t: Tables,
   read: NearestRead,
   first: number,
   paths: readonly number[],
+  onPath: readonly number[] = [],
 ): NearestWhere | null {
   const ids = read.sessionIds ?? (read.sessionId === undefined ? undefined : [read.sessionId]);
   const filters = filterParams({
@@ -99,14 +109,24 @@ export function nearestWhere(
     params.push(value);
     sql += ` AND ${condition(`$${first + params.length - 1}`)}`;
   };
-  if (filters.sessionIds !== null) {
+  if (filters.sessionIds !== null && t.distributed) {
+    // Both tables named: with the vectors' alone Citus ran the read's inner part on the shard but planned the whole
+    // as a subplan through the coordinator (test/citus.test.ts reads the plan).
+    add((p) => `v.session_id = ANY(${p}::text[]) AND m.session_id = ANY(${p}::text[])`, filters.sessionIds);
+  } else if (filters.sessionIds !== null) {
     add(
       (p) => `v.session_num IN (SELECT num FROM ${t.heads} WHERE session_id = ANY(${p}::text[]))`,
       filters.sessionIds,
     );
   }
   // The owner's sessions by the registry's owner column, per vector read: never a list of them, however many.
-  if (read.owner !== undefined) {
+  if (read.owner !== undefined && t.distributed) {
+    // The registry is co-located by session id: a join on it stays on each shard.
+    add(
+      (p) => `EXISTS (SELECT 1 FROM ${t.sessions} os WHERE os.id = v.session_id AND os.owner = ${p}::text)`,
+      read.owner,
+    );
+  } else if (read.owner !== undefined) {
     add(
       (p) => `EXISTS (SELECT 1 FROM ${t.heads} oh JOIN ${t.sessions} os ON os.id = oh.session_id
         WHERE oh.num = v.session_num AND os.owner = ${p}::text)`,
@@ -117,7 +137,11 @@ export function nearestWhere(
   if (filters.since !== null) add((p) => `m.created_at >= ${p}::timestamptz`, filters.since);
   if (filters.until !== null) add((p) => `m.created_at < ${p}::timestamptz`, filters.until);
   // The active paths, each walked once from its head's leaf; the other sessions' messages all count.
-  if (paths.length > 0) {
+  if (paths.length > 0 && t.distributed) {
+    const seqs = `$${first + params.length + 1}`;
+    add((p) => `(v.session_num <> ALL(${p}::bigint[]) OR m.seq = ANY(${seqs}::bigint[]))`, paths);
+    params.push(onPath);
+  } else if (paths.length > 0) {
     add(
       (p) =>
         `(v.session_num <> ALL(${p}::bigint[]) OR m.seq IN (WITH RECURSIVE ${activePathsCte(t.messages, t.heads, `${p}::bigint[]`)} SELECT seq FROM path))`,

@@ -23,9 +23,10 @@ export async function linkMessages(executor: Executor, v: VectorTables): Promise
     return row?.missing !== false;
   };
   if (!(await missing())) return;
+  const key = v.distributed ? "session_id, seq" : "seq";
   try {
     await executor.query(
-      `ALTER TABLE ${v.vectors} ADD FOREIGN KEY (seq) REFERENCES ${v.messages} (seq) ON DELETE CASCADE NOT VALID`,
+      `ALTER TABLE ${v.vectors} ADD FOREIGN KEY (${key}) REFERENCES ${v.messages} (${key}) ON DELETE CASCADE NOT VALID`,
     );
   } catch (error) {
     // Another process added it meanwhile: the reference this one wanted is there.
@@ -44,12 +45,16 @@ export async function sweepOrphans(
   sessionId?: string,
 ): Promise<void> {
   const scope =
-    sessionId === undefined ? "" : ` AND v.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $2)`;
+    sessionId === undefined
+      ? ""
+      : v.distributed
+        ? " AND v.session_id = $2"
+        : ` AND v.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $2)`;
   for (let after = 0; ; ) {
     const gone = await executor.query<{ seq: string | number }>(
       `DELETE FROM ${v.vectors} WHERE seq IN (
          SELECT v.seq FROM ${v.vectors} v WHERE v.seq > $1${scope} AND NOT EXISTS (
-           SELECT 1 FROM ${t.messages} m WHERE m.seq = v.seq AND m.session_num = v.session_num)
+           SELECT 1 FROM ${t.messages} m WHERE ${v.joinOn} AND m.session_num = v.session_num)
          ORDER BY v.seq LIMIT ${SWEEP_BATCH})
        RETURNING seq`,
       sessionId === undefined ? [after] : [after, sessionId],

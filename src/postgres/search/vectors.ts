@@ -13,6 +13,7 @@ import type {
 import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
+import { activePathSeqs, distributeVectors, sessionIdsOf } from "./vectors-citus.js";
 import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./vectors-failures.js";
 import { pendingAfter, pendingAmong } from "./vectors-pending.js";
 import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
@@ -50,6 +51,7 @@ class PostgresVectorBackend implements VectorBackend {
   async ensure(): Promise<void> {
     const executor = await this.executor();
     for (const statement of tableStatements(this.v)) await executor.query(statement);
+    if (this.v.distributed) await distributeVectors(executor, this.t, this.v);
     await ensureFailureColumn(executor, this.v);
     await linkMessages(executor, this.v);
     const [state] = await executor.query<{ dimensions: number; kind: string }>(
@@ -100,25 +102,37 @@ class PostgresVectorBackend implements VectorBackend {
     if (first && this.size === null) await this.fixSize(executor, first.length);
     const column = native ? "embedding" : "vector";
     const cast = native ? "::vector" : "::float4[]";
+    // In the Citus layout each statement names its row's session, so it runs on that session's shard alone.
+    const sessions = this.v.distributed
+      ? await sessionIdsOf(
+          executor,
+          this.t,
+          rows.map((row) => Number(row.session)),
+        )
+      : null;
+    const on = (alias: string, param: string) => (sessions ? ` AND ${alias}session_id = ${param}` : "");
+    const session = (row: VectorWrite) => (sessions ? [sessions.get(Number(row.session)) ?? null] : []);
     await executor.transaction(async (query) => {
       for (const row of rows) {
         if (row.vector === "keep") {
           await query(
-            `UPDATE ${this.v.vectors} SET session_num = $2, content_hash = $3, text_hash = $4 WHERE seq = $1`,
-            [row.seq, row.session, row.contentHash, row.textHash],
+            `UPDATE ${this.v.vectors} SET session_num = $2, content_hash = $3, text_hash = $4 WHERE seq = $1${on("", "$5")}`,
+            [row.seq, row.session, row.contentHash, row.textHash, ...session(row)],
           );
           continue;
         }
         const value = row.vector ? vectorLiteral(row.vector, native) : null;
         // Only while the message exists: one deleted since its text was read gets no vector (the reference would
         // refuse it and fail the batch). FOR KEY SHARE waits for a delete in progress, then sees the row gone.
+        const key = sessions ? "session_id, seq" : "seq";
         await query(
-          `INSERT INTO ${this.v.vectors} (seq, session_num, content_hash, text_hash, ${column}, failure)
-           SELECT $1, $2, $3, $4, $5${cast}, $6::text FROM ${this.t.messages} m WHERE m.seq = $1 AND m.session_num = $2
+          `INSERT INTO ${this.v.vectors} (${key}, session_num, content_hash, text_hash, ${column}, failure)
+           SELECT ${sessions ? "m.session_id, " : ""}$1, $2, $3, $4, $5${cast}, $6::text FROM ${this.t.messages} m
+           WHERE m.seq = $1 AND m.session_num = $2${on("m.", "$7")}
            FOR KEY SHARE
-           ON CONFLICT (seq) DO UPDATE SET session_num = EXCLUDED.session_num, content_hash = EXCLUDED.content_hash,
+           ON CONFLICT (${key}) DO UPDATE SET session_num = EXCLUDED.session_num, content_hash = EXCLUDED.content_hash,
            text_hash = EXCLUDED.text_hash, ${column} = EXCLUDED.${column}, failure = EXCLUDED.failure`,
-          [row.seq, row.session, row.contentHash, row.textHash, value, row.failure ?? null],
+          [row.seq, row.session, row.contentHash, row.textHash, value, row.failure ?? null, ...session(row)],
         );
       }
     });
@@ -162,13 +176,15 @@ class PostgresVectorBackend implements VectorBackend {
   ): Promise<number[]> {
     // The sessions, role, time range and active paths are conditions of the read ($3 on), so the vectors read are
     // ones that pass.
-    const where = nearestWhere(this.t, options, 3, paths);
+    const onPath =
+      this.v.distributed && paths.length > 0 ? await activePathSeqs(executor, this.t, paths) : [];
+    const where = nearestWhere(this.t, options, 3, paths, onPath);
     if (where === null) return [];
     const native = this.kind === "pgvector";
     const params: unknown[] = [vectorLiteral(query, native), options.limit, ...where.params];
     if (native) {
       const sql = `SELECT v.seq, v.embedding <=> $1::vector AS distance FROM ${this.v.vectors} v
-        JOIN ${this.t.messages} m ON m.seq = v.seq
+        JOIN ${this.t.messages} m ON ${this.v.joinOn}
         WHERE v.embedding IS NOT NULL${where.sql} AND ${CURRENT} ORDER BY v.embedding <=> $1::vector LIMIT $2`;
       // HNSW hands over ef_search candidates; an iterative scan (pgvector >= 0.8) keeps going while the conditions
       // drop some (up to pgvector's hnsw.max_scan_tuples, 20,000 by default).
@@ -183,7 +199,7 @@ class PostgresVectorBackend implements VectorBackend {
       // scored exactly as well, as sqlite-vec does; a passing vector outside both is the bound (docs/RECALL.md).
       const exact = await executor.query<Scored>(
         `SELECT c.seq, c.embedding <=> $1::vector AS distance FROM (
-           SELECT v.seq, v.embedding FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
+           SELECT v.seq, v.embedding FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON ${this.v.joinOn}
            WHERE v.embedding IS NOT NULL${where.sql} AND ${CURRENT} ORDER BY v.seq DESC LIMIT ${PLAIN_VECTOR_CANDIDATES}
          ) c ORDER BY 2, c.seq DESC LIMIT $2`,
         params,
@@ -199,7 +215,7 @@ class PostgresVectorBackend implements VectorBackend {
     // No index: the newest vectors of the scope, scored by a dot product in SQL (they are unit length).
     const rows = await executor.query<{ seq: string | number }>(
       `SELECT c.seq FROM (
-         SELECT v.seq, v.vector FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON m.seq = v.seq
+         SELECT v.seq, v.vector FROM ${this.v.vectors} v JOIN ${this.t.messages} m ON ${this.v.joinOn}
          WHERE v.vector IS NOT NULL${where.sql} AND ${CURRENT} ORDER BY v.seq DESC LIMIT ${PLAIN_VECTOR_CANDIDATES}
        ) c
        ORDER BY (SELECT sum(a * b) FROM unnest(c.vector, $1::float4[]) AS x(a, b)) DESC, c.seq DESC LIMIT $2`,
@@ -210,8 +226,11 @@ class PostgresVectorBackend implements VectorBackend {
 
   async messageIds(seqs: readonly number[]): Promise<Map<number, { sessionId: string; messageId: string }>> {
     const executor = await this.executor();
+    // The Citus layout's messages carry their session id (a join on the heads' number would not be co-located).
     const rows = await executor.query<{ seq: string | number; session_id: string; id: string }>(
-      `SELECT m.seq, h.session_id, m.id FROM ${this.t.messages} m JOIN ${this.t.heads} h ON h.num = m.session_num
+      this.v.distributed
+        ? `SELECT m.seq, m.session_id, m.id FROM ${this.t.messages} m WHERE m.seq = ANY($1::bigint[])`
+        : `SELECT m.seq, h.session_id, m.id FROM ${this.t.messages} m JOIN ${this.t.heads} h ON h.num = m.session_num
        WHERE m.seq = ANY($1::bigint[])`,
       [seqs],
     );
