@@ -7,11 +7,10 @@ import pg from "pg";
 import { logNames } from "../src/postgres/feed/append-log.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { type PostgresStoreOptions, tableNames } from "../src/postgres/schema.js";
-import type { StoreVectors } from "../src/search/vectors/channel.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";
+import { plansOf as coordinatorPlans, taskCounts } from "./fixtures/citus-plans.js";
 import { dropSchema } from "./fixtures/postgres-db.js";
-import { testEmbedder } from "./vectors/embedder.js";
 
 // Per process, so two runs at once (two checkouts, one cluster) never drop each other's tables.
 const SCHEMA = `agent_session_citus_${process.pid}`;
@@ -31,44 +30,9 @@ if (unavailable) {
     await pool.end();
   });
 
-  /**
-   * The plans of the statements `run` sends, as the coordinator's EXPLAIN prints them: each statement is logged
-   * through a pool whose `query` records it, then explained with its parameters on a connection of its own.
-   */
-  async function plansOf(
-    run: (store: PostgresStore) => Promise<void>,
-    extra: PostgresStoreOptions = {},
-  ): Promise<string[]> {
-    const sent: { text: string; values: unknown[] }[] = [];
-    const recording = {
-      query: (text: string, values?: unknown[]) => {
-        sent.push({ text, values: values ?? [] });
-        return pool.query(text, values);
-      },
-    };
-    await run(new PostgresStore(recording as never, { ...options, ...extra, prepare: false }));
-    const plans: string[] = [];
-    for (const { text, values } of sent) {
-      if (!/agent_messages|agent_session_heads|agent_compactions/.test(text)) continue;
-      // Only queries explain (a store with an embedder also creates its vector tables on open).
-      if (!/^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b/i.test(text)) continue;
-      const client = await pool.connect();
-      try {
-        // Explained in a transaction rolled back: EXPLAIN of a writing statement plans it without running it,
-        // but Citus runs a plan's subplans, so nothing is left either way.
-        await client.query("BEGIN");
-        const { rows } = await client.query(`EXPLAIN (COSTS OFF) ${text}`, values);
-        plans.push(rows.map((r: { "QUERY PLAN": string }) => r["QUERY PLAN"]).join("\n"));
-      } finally {
-        await client.query("ROLLBACK");
-        client.release();
-      }
-    }
-    return plans;
-  }
-
-  /** Every task count a plan prints (one per distributed scan and subplan). */
-  const taskCounts = (plan: string) => [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1]));
+  /** The coordinator's plans of what `run` sends to a store on this file's schema (`extra` beside its options). */
+  const plansOf = (run: (store: PostgresStore) => Promise<void>, extra: PostgresStoreOptions = {}) =>
+    coordinatorPlans(pool, { ...options, ...extra }, run);
 
   /** Two-phase-commit records of the coordinator backend `pid` (Citus's gid names it). */
   async function twoPhaseRecords(pid: number): Promise<number> {
@@ -328,77 +292,6 @@ if (unavailable) {
         );
         for (const plan of plans.filter((p) => taskCounts(p).every((n) => n === 1)))
           assert.doesNotMatch(plan, /Distributed Subplan/, plan);
-      }
-    });
-  });
-
-  describe("citus: vectors", () => {
-    test("the vector table is distributed by session beside the messages, and the channel finds by meaning", async () => {
-      await emptyAll(pool, t);
-      const { embed } = testEmbedder();
-      const store = new PostgresStore(pool, { ...options, embedder: embed });
-      try {
-        await store.session("va").appendMessage(msg("car", "I drive a car to work"));
-        await store.session("vb").appendMessage(msg("tea", "Green tea in the morning"));
-        const vectors = store.vectors as StoreVectors;
-        await vectors.backfill();
-        assert.equal((await vectors.status()).pending, 0);
-        const near = await vectors.nearestMessages("automobile", { limit: 1 });
-        assert.deepEqual(
-          near.map((n) => [n.sessionId, n.messageId]),
-          [["va", "car"]],
-        );
-        const scoped = await vectors.nearestMessages("automobile", { limit: 5, sessionId: "vb" });
-        assert.deepEqual(
-          scoped.map((n) => n.messageId),
-          ["tea"],
-        );
-        const { rows } = await pool.query(
-          `SELECT count(DISTINCT colocationid)::int AS groups, count(*)::int AS n FROM pg_dist_partition
-           WHERE logicalrelid IN (to_regclass($1), to_regclass($2))`,
-          [`"${SCHEMA}".agent_message_vectors`, t.messages],
-        );
-        assert.deepEqual(rows[0], { groups: 1, n: 2 });
-        // A deleted message takes its vector with it (the reference names the session and seq).
-        await pool.query(`DELETE FROM ${t.messages} WHERE session_id = 'va'`);
-        const left = await pool.query(`SELECT count(*)::int AS n FROM "${SCHEMA}".agent_message_vectors`);
-        assert.equal(left.rows[0].n, 1);
-        // A nearest read of one session runs on its shard: every statement one task, no subplan.
-        const plans = await plansOf(
-          async (s) => {
-            const near = await (s.vectors as StoreVectors).nearestMessages("tea", {
-              limit: 3,
-              sessionId: "vb",
-            });
-            assert.deepEqual(
-              near.map((n) => n.messageId),
-              ["tea"],
-            );
-            await s.close();
-          },
-          { embedder: embed },
-        );
-        // A vector write names its session: each one runs on the session's shard.
-        // Appended by a store without an embedder, so that this store's channel does not embed it first.
-        await new PostgresStore(pool, options).session("vc").appendMessage(msg("bus", "I take the bus"));
-        const writes = await plansOf(
-          async (s) => {
-            await (s.vectors as StoreVectors).backfill();
-            await s.close();
-          },
-          { embedder: embed },
-        );
-        const inserts = writes.filter((plan) => /Insert on agent_message_vectors/.test(plan));
-        assert.ok(inserts.length > 0, writes.join("\n---\n"));
-        for (const plan of inserts) assert.deepEqual(taskCounts(plan), [1], plan);
-        const reads = plans.filter((plan) => /agent_message_vectors/.test(plan));
-        assert.ok(reads.length > 0, plans.join("\n---\n"));
-        for (const plan of reads) {
-          assert.deepEqual(taskCounts(plan), [1], plan);
-          assert.doesNotMatch(plan, /Distributed Subplan/, plan);
-        }
-      } finally {
-        await store.close();
       }
     });
   });
