@@ -65,7 +65,11 @@ function purgeCases(
         await holder.query(`LOCK TABLE ${messages} IN ACCESS SHARE MODE`);
         const report = await store.purge({ lockTimeoutMs: 50 });
         assert.equal(report.complete, false);
-        const blocked = report.steps.filter((s) => s.incomplete !== undefined).map((s) => s.target);
+        // Tables only: the "open snapshots" step may be incomplete too when another test's transaction on the same
+        // server is older than the purge (the horizon is the database's), which the parallel test run can hold.
+        const blocked = report.steps
+          .filter((s) => s.incomplete !== undefined && s.action !== "open snapshots")
+          .map((s) => s.target);
         assert.deepEqual(blocked, [messages]);
       } finally {
         await holder.query("ROLLBACK");
