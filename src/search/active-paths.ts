@@ -1,7 +1,8 @@
 /**
  * An active-branch search whose window held too few hits on the active paths (newer matches lie on branches the
  * conversation left) reads again with the sessions that crowded it kept to their paths inside the read. Each such
- * read walks those paths whole, so which sessions it keeps to is bounded here, the same on every backend.
+ * read walks those paths whole, so which sessions it keeps to is bounded here, the same on every backend. The strict
+ * search's window on an engine that checks hits a window at a time, and how it grows, is here too (growingWindow).
  */
 
 /**
@@ -73,9 +74,9 @@ export interface ActivePathRound<T> {
 export function* activePathRounds<T>(
   first: T,
   round: ActivePathRound<T>,
+  paths = new ActivePaths(),
 ): Generator<readonly number[], T, T> {
   let answer = first;
-  const paths = new ActivePaths();
   while (round.short(answer) && paths.add(round.crowding(answer))) answer = yield paths.kept;
   return answer;
 }
@@ -88,6 +89,53 @@ export function keepToActivePaths<T>(
   const rounds = activePathRounds(first, reads);
   let round = rounds.next();
   while (!round.done) round = rounds.next(reads.reread(round.value));
+  return round.value;
+}
+
+/** What a read of a window of best-ranked matches answers (growingWindow, keepWindowToActivePaths). */
+export interface WindowRead {
+  /** How many hits the window holds that the page returns (those on the active paths where only they count). */
+  found: number;
+  /** How many ranked matches the window held: fewer than its size when it reached past the last one. */
+  held: number;
+  /** Whether the newest matches filled the candidates: only then can older hits on the active paths be left out. */
+  full: boolean;
+}
+
+/**
+ * The strict search's (`match: "all"`) window on an engine that ranks every candidate but checks hits a window at a
+ * time (Postgres, on one server and across a cluster's shards): `plan.limit` of the `cap` best-ranked matches where
+ * every hit counts; for an active-branch search 4 × limit (at least 40), grown ×4 while a window holds too few hits on
+ * the active paths and more matches lie past it, so off-path matches never crowd out results. Returns the last read.
+ */
+export async function growingWindow<A extends WindowRead>(
+  { limit, activeOnly }: { limit: number; activeOnly: boolean },
+  cap: number,
+  read: (window: number) => Promise<A>,
+): Promise<A> {
+  let window = activeOnly ? Math.min(cap, Math.max(limit * 4, 40)) : limit;
+  for (;;) {
+    const answer = await read(window);
+    if (answer.found >= limit || answer.held < window || window >= cap) return answer;
+    window = Math.min(cap, window * 4);
+  }
+}
+
+/**
+ * The rounds of activePathRounds for the strict search's window reads, on an engine that answers later: while an
+ * active-branch search's full window held too few hits, `reread` reads it again with the sessions that crowded it
+ * (`crowding`) kept to their paths. `paths` carries the sessions kept to, and the rounds spent, from earlier windows.
+ */
+export async function keepWindowToActivePaths<A extends WindowRead>(
+  { limit, activeOnly }: { limit: number; activeOnly: boolean },
+  first: A,
+  reads: { crowding(answer: A): Iterable<BranchedSession>; reread(sessions: readonly number[]): Promise<A> },
+  paths?: ActivePaths,
+): Promise<A> {
+  const short = (answer: A) => activeOnly && answer.found < limit && answer.full;
+  const rounds = activePathRounds(first, { short, crowding: reads.crowding }, paths);
+  let round = rounds.next();
+  while (!round.done) round = rounds.next(await reads.reread(round.value));
   return round.value;
 }
 

@@ -8,7 +8,7 @@
  * then the single node's.
  */
 
-import { ActivePaths } from "../../search/active-paths.js";
+import { growingWindow, keepWindowToActivePaths } from "../../search/active-paths.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { sessionScope } from "../citus/route.js";
@@ -186,9 +186,10 @@ async function rankedMatches(
 
 /**
  * Every word required, across sessions (search.ts `allWords` on one node): the newest SEARCH_CANDIDATES matches
- * ranked by `ts_rank`, read by session from the best down (a window that grows while an active-branch search finds
- * too few on the active paths), then the page. As on one node, when the matches are mostly off the active paths
- * and older ones were left out, the sessions that crowded them are kept to their paths and the matches read again.
+ * ranked by `ts_rank`, read by session from the best down in a growing window (growingWindow), then the page. As on
+ * one node, when the matches are mostly off the active paths and older ones were left out, the sessions that crowded
+ * them are kept to their paths and the matches read again (keepWindowToActivePaths). Here the window grows first: a
+ * growth reads only the rows of matches already found, where one node scans the matches again.
  */
 export async function fanOutAllWords(
   executor: Executor,
@@ -199,35 +200,34 @@ export async function fanOutAllWords(
 ): Promise<PageHit[]> {
   const { limit, activeOnly } = plan;
   const nodes = new Map<number, Node>();
-  const rounds = new ActivePaths();
-  const paths = new Map<number, string>();
-  for (;;) {
+  // Session numbers to ids, of the matches read: a session kept to its path is read by its id.
+  const ids = new Map<number, string>();
+  const read = async (kept: readonly number[]) => {
+    const paths = new Map(kept.flatMap((num) => (ids.has(num) ? [[num, ids.get(num)!] as const] : [])));
     const { matches, full } = await rankedMatches(executor, t, tsquery, filters, paths);
     const scores = new Map(matches.map((m) => [m.seq, m.rank ?? 0]));
-    let window = activeOnly ? Math.min(matches.length, Math.max(limit * 4, 40)) : limit;
-    let kept: Node[] = [];
-    let off: Node[] = [];
-    for (;;) {
+    const last = await growingWindow(plan, matches.length, async (window) => {
       const top = matches.slice(0, window);
       const unread = top.filter((m) => !nodes.has(m.seq));
-      for (const row of await rowsOf(executor, t, plan, [], unread)) nodes.set(Number(row.seq), nodeOf(row));
-      kept = top.flatMap((m) => nodes.get(m.seq) ?? []);
+      for (const row of await rowsOf(executor, t, plan, [], unread)) {
+        const node = nodeOf(row);
+        nodes.set(node.seq, node);
+        ids.set(node.sessionNum, node.sessionId);
+      }
+      let hits = top.flatMap((m) => nodes.get(m.seq) ?? []);
+      let off: Node[] = [];
       if (activeOnly) {
-        const onPath = await onPathOf(executor, t, kept);
-        off = kept.filter((node) => onPath.get(node.seq) !== true);
-        kept = kept.filter((node) => onPath.get(node.seq) === true);
+        const onPath = await onPathOf(executor, t, hits);
+        off = hits.filter((node) => onPath.get(node.seq) !== true);
+        hits = hits.filter((node) => onPath.get(node.seq) === true);
       }
-      if (kept.length >= limit || window >= matches.length) break;
-      window = Math.min(matches.length, window * 4);
-    }
-    const crowding = off.map((node) => ({ num: node.sessionNum, depth: node.leafDepth }));
-    if (activeOnly && kept.length < limit && full && rounds.add(crowding)) {
-      for (const num of rounds.kept) {
-        const sessionId = off.find((node) => node.sessionNum === num)?.sessionId;
-        if (sessionId !== undefined) paths.set(num, sessionId);
-      }
-      continue;
-    }
-    return readPage(executor, t, kept.slice(0, limit), scores);
-  }
+      return { hits, off, found: hits.length, held: top.length, full };
+    });
+    return { ...last, scores };
+  };
+  const { hits, scores } = await keepWindowToActivePaths(plan, await read([]), {
+    crowding: (answer) => answer.off.map((node) => ({ num: node.sessionNum, depth: node.leafDepth })),
+    reread: read,
+  });
+  return readPage(executor, t, hits.slice(0, limit), scores);
 }

@@ -8,7 +8,7 @@
 
 import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
-import { ActivePaths } from "../../search/active-paths.js";
+import { ActivePaths, growingWindow, keepWindowToActivePaths } from "../../search/active-paths.js";
 import { hitResult, rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
@@ -111,8 +111,8 @@ export async function searchMessages(
 }
 
 /**
- * Every word required. With `branch: "active"` the ranked window grows until enough hits on active paths are
- * found or every candidate was looked at, so off-path matches never crowd out results.
+ * Every word required: the newest SEARCH_CANDIDATES matches ranked, read a window at a time (growingWindow); an
+ * active-branch search keeps the sessions that crowded a window to their active paths (keepWindowToActivePaths).
  */
 async function allWords(
   executor: Executor,
@@ -137,50 +137,55 @@ async function allWords(
   // In the Citus layout a search across sessions fans out (fan-out.ts): this statement's walks need one shard.
   if (t.distributed && sessionId === undefined) return fanOutAllWords(executor, t, tsquery, plan, filter);
   const filters = [filter.roles, filter.since, filter.until, filter.sessionIds];
-  let window = activeOnly ? Math.min(SEARCH_CANDIDATES, Math.max(limit * 4, 40)) : limit;
-  // Sessions kept to their active paths inside the read (see below).
-  const paths = new ActivePaths();
-  for (;;) {
-    // Typed by hand: `paths`, grown below, would make the loop's inference circular.
-    const params: unknown[] = [
+  const read = async (window: number, paths: readonly number[]) => {
+    const params = [
       tsquery,
       sessionId ?? null,
       window,
       activeOnly,
       ...filters,
-      paths.kept.length === 0 ? null : paths.kept,
+      paths.length === 0 ? null : paths,
     ];
-    const rows: HitRow[] = await executor.query<HitRow>(searchSql(t), params);
-    const kept = activeOnly ? rows.filter((r) => r.on_path) : rows;
-    // Sessions whose newest matches lie mostly on other branches (a long exploration the conversation came back
-    // from): the window held too few on the active paths and older matches were left out, so rank the paths' own
-    // matches instead, with each session that crowded the window kept to its path (bounded: each read can bring
-    // more such sessions). Before the window grows: each growth scans the matches again, and the paths' matches
-    // are what it would look for (behind a 100,000-message abandoned branch: two scans of its matches, not four).
-    const crowding = () =>
-      rows
-        .filter((r) => !r.on_path)
-        .map((r) => ({ num: Number(r.session_num), depth: Number(r.leaf_depth) }));
-    if (activeOnly && kept.length < limit && rows[0]?.cand_full === true && paths.add(crowding())) continue;
-    if (kept.length >= limit || rows.length < window || window >= SEARCH_CANDIDATES) {
-      const page = kept.slice(0, limit);
-      // An encrypted owner's hits (found by its blind tokens) are opened: only those returned.
-      await openHitContents(executor, t, page, (row) => row.session_id);
-      return page.map((row) => ({
-        candidate: candidateOf(row),
-        result: hitResult(
-          {
-            id: row.id,
-            role: row.role,
-            content: row.content === null ? "" : storedMessageText(row.content),
-            createdAt: row.created_at,
-            sessionId: row.session_id,
-            onActivePath: row.on_path,
-          },
-          Number(row.rank),
-        ),
-      }));
-    }
-    window = Math.min(SEARCH_CANDIDATES, window * 4);
-  }
+    const rows = await executor.query<HitRow>(searchSql(t), params);
+    const hits = activeOnly ? rows.filter((r) => r.on_path) : rows;
+    return { rows, hits, found: hits.length, held: rows.length, full: rows[0]?.cand_full === true };
+  };
+  // Sessions kept to their active paths inside the read, across the windows (their rounds bounded in all).
+  const paths = new ActivePaths();
+  // Sessions whose newest matches lie mostly on other branches (a long exploration the conversation came back
+  // from): the window held too few on the active paths and older matches were left out, so rank the paths' own
+  // matches instead, with each session that crowded the window kept to its path (search/active-paths.ts). Before
+  // the window grows: each growth scans the matches again, and the paths' matches are what it would look for
+  // (behind a 100,000-message abandoned branch: two scans of its matches, not four).
+  const { hits } = await growingWindow(plan, SEARCH_CANDIDATES, async (window) =>
+    keepWindowToActivePaths(
+      plan,
+      await read(window, paths.kept),
+      {
+        crowding: (answer) =>
+          answer.rows
+            .filter((r) => !r.on_path)
+            .map((r) => ({ num: Number(r.session_num), depth: Number(r.leaf_depth) })),
+        reread: (kept) => read(window, kept),
+      },
+      paths,
+    ),
+  );
+  const page = hits.slice(0, limit);
+  // An encrypted owner's hits (found by its blind tokens) are opened: only those returned.
+  await openHitContents(executor, t, page, (row) => row.session_id);
+  return page.map((row) => ({
+    candidate: candidateOf(row),
+    result: hitResult(
+      {
+        id: row.id,
+        role: row.role,
+        content: row.content === null ? "" : storedMessageText(row.content),
+        createdAt: row.created_at,
+        sessionId: row.session_id,
+        onActivePath: row.on_path,
+      },
+      Number(row.rank),
+    ),
+  }));
 }
