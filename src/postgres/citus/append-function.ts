@@ -16,6 +16,16 @@
  * transaction (citus/routed-log.ts). Without it the call would run on the coordinator, statement by statement.
  * Forced delegation holds the call to its distribution argument's value: every statement of the function names
  * the session (`$1`).
+ *
+ * On the worker, Citus 13.2 plans each statement the function sends (`docs/POSTGRES.md`, "Measured"). A static
+ * statement names the session as a parameter, so Citus defers its shard pruning to each execution and, from a
+ * cached generic plan, deparses, parses and plans the shard query again every call, and its local plan cache keeps
+ * every such plan (it misses on its own entries, fixed upstream in citusdata/citus#8824): a worker connection grew
+ * ~200 KB an append. Two things avoid both: the function plans every statement afresh (`plan_cache_mode =
+ * force_custom_plan`: nothing cached, nothing kept), and the three one-table statements of the common append (lock
+ * the head, read the owner, move the head) are dynamic SQL with the session as a literal, which Citus plans on its
+ * fast path straight onto the local shard (no deparse and parse). The INSERT stays static: Citus defers every
+ * INSERT's pruning whatever its form.
  */
 
 import { SessionError } from "../../errors.js";
@@ -43,11 +53,12 @@ export const ROUTED_EXTRA = ARGUMENTS.length - 13;
 
 /**
  * The function's name. Versioned: a release that changes its body, arguments or distribution creates a new name, so
- * stores opened by an older release keep theirs until every process has moved (v3: forced delegation).
+ * stores opened by an older release keep theirs until every process has moved (v3: forced delegation; v4: no cached
+ * plans, and the common append's one-table statements as dynamic SQL).
  */
 function functionName(t: Tables): string {
   const quote = (name: string) => `"${name}"`;
-  return (t.schema ? `${quote(t.schema)}.` : "") + quote(`${t.prefix}agent_append_v3`);
+  return (t.schema ? `${quote(t.schema)}.` : "") + quote(`${t.prefix}agent_append_v4`);
 }
 
 /** The function's signature as `regprocedure` reads it. */
@@ -64,24 +75,30 @@ function createSql(t: Tables): string {
   });
   const done = (outcome: string, leaf: string) =>
     `RETURN QUERY SELECT NULL::bigint, ${leaf}, '${outcome}'::text; RETURN;`;
+  // Dynamic SQL with the session as a literal (%L): Citus plans it on its fast path onto the local shard. Table
+  // names are plain identifiers (schema.ts), so they sit in the dollar-quoted format string as they are.
+  const lockHead = `EXECUTE format($q$SELECT x.num, x.leaf_seq, x.leaf_id, x.leaf_depth, x.leaf_cum_bytes,
+    x.leaf_cum_tokens, x.leaf_spine_seq, x.leaf_spine_depth FROM ${t.heads} x WHERE x.session_id = %L FOR UPDATE$q$,
+    $1) INTO hd;
+  GET DIAGNOSTICS found_rows = ROW_COUNT;`;
   return `CREATE OR REPLACE FUNCTION ${signature(t)}
-  RETURNS TABLE (r_seq bigint, r_leaf_id text, r_outcome text) LANGUAGE plpgsql AS $fn$
+  RETURNS TABLE (r_seq bigint, r_leaf_id text, r_outcome text) LANGUAGE plpgsql
+  SET plan_cache_mode = force_custom_plan AS $fn$
 DECLARE
   hd record;
   nd record;
   par_seq bigint; par_depth integer; par_bytes bigint; par_tokens bigint; par_sseq bigint[]; par_sdep integer[];
   owner_vec tsvector;
+  found_rows bigint;
 BEGIN
-  SELECT x.num, x.leaf_seq, x.leaf_id, x.leaf_depth, x.leaf_cum_bytes, x.leaf_cum_tokens, x.leaf_spine_seq,
-    x.leaf_spine_depth INTO hd FROM ${t.heads} x WHERE x.session_id = $1 FOR UPDATE;
-  IF NOT FOUND THEN
+  ${lockHead}
+  IF found_rows = 0 THEN
     -- A new session: only an append that could succeed creates its head (as append.ts's statement).
     IF $5 AND $6 IS NOT NULL THEN ${done("conflict", "NULL::text")} END IF;
     IF $4 = 'id' THEN ${done("missing", "NULL::text")} END IF;
     INSERT INTO ${t.heads} AS x (session_id, created_at, updated_at) VALUES ($1, $9, $9)
       ON CONFLICT (session_id) DO NOTHING;
-    SELECT x.num, x.leaf_seq, x.leaf_id, x.leaf_depth, x.leaf_cum_bytes, x.leaf_cum_tokens, x.leaf_spine_seq,
-      x.leaf_spine_depth INTO hd FROM ${t.heads} x WHERE x.session_id = $1 FOR UPDATE;
+    ${lockHead}
   END IF;
   -- After the tip with no leaf to check (the common append), a duplicate id can be the only refusal: the INSERT's
   -- ON CONFLICT finds it, one routed statement fewer (each costs the worker a plan). Otherwise it comes first, as
@@ -101,7 +118,7 @@ BEGIN
   SELECT ${child.depth} AS depth, ${child.jumpSeq} AS jump_seq, ${child.jumpDepth} AS jump_depth,
     ${child.spineSeq} AS sseq, ${child.spineDepth} AS sdep INTO nd;
   -- Citus refuses a subquery in an INSERT's VALUES: the owner lexeme (search/fts.ts) is read first.
-  SELECT ${ownerTsvectorSql("o.owner")} INTO owner_vec FROM ${t.sessions} o WHERE o.id = $1;
+  EXECUTE format($q$SELECT ${ownerTsvectorSql("o.owner")} FROM ${t.sessions} o WHERE o.id = %L$q$, $1) INTO owner_vec;
   INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth, jump_seq,
     jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash, session_id)
   VALUES ($14, hd.num, $2, par_seq, $7, $8, $9, nd.depth, nd.jump_seq, nd.jump_depth, $10,
@@ -109,10 +126,10 @@ BEGIN
   ON CONFLICT (session_id, session_num, id) DO NOTHING;
   -- The head is locked, so no other append of this session is in flight: a row skipped is one committed before.
   IF NOT FOUND THEN ${done("duplicate", "hd.leaf_id")} END IF;
-  UPDATE ${t.heads} x SET version = x.version + 1, leaf_seq = $14, leaf_id = $2, leaf_depth = nd.depth,
-    leaf_cum_bytes = COALESCE(par_bytes, 0) + $10, leaf_cum_tokens = COALESCE(par_tokens, 0) + $11,
-    leaf_spine_seq = nd.sseq, leaf_spine_depth = nd.sdep, message_count = x.message_count + 1, updated_at = $9
-  WHERE x.session_id = $1;
+  EXECUTE format($q$UPDATE ${t.heads} x SET version = x.version + 1, leaf_seq = $1, leaf_id = $2, leaf_depth = $3,
+    leaf_cum_bytes = COALESCE($4, 0) + $5, leaf_cum_tokens = COALESCE($6, 0) + $7, leaf_spine_seq = $8,
+    leaf_spine_depth = $9, message_count = x.message_count + 1, updated_at = $10 WHERE x.session_id = %L$q$, $1)
+    USING $14, $2, nd.depth, par_bytes, $10, par_tokens, $11, nd.sseq, nd.sdep, $9;
   IF $15 THEN
     UPDATE ${t.sessions} SET ${usageAssignments(18)}, updated_at = $34, activity = $33
     WHERE id = $1 AND ($16 IS NULL OR source = $16) AND ($17 IS NULL OR owner = $17) AND ${usageFits(23)};

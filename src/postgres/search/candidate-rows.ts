@@ -97,7 +97,11 @@ export async function candidateRows(
 ): Promise<CandidateRow[]> {
   const [tsquery, queries] = tsqueries;
   const params = [tsquery, queries, RECALL_CANDIDATES, plan.sessionId ?? null, hasTimeFilter(plan)];
-  const rows = await executor.query<CandidateRow>(candidatesSql(t), params);
+  // Prepared only for one session on Citus: Citus plans it afresh with the values on every execution there (it keeps
+  // PostgreSQL off a generic plan for a router query whose session is a parameter), so naming it saves the
+  // coordinator's parse of this long statement; on one server its best plan depends on the query.
+  const routed = t.distributed === true && plan.sessionId !== undefined;
+  const rows = await executor.query<CandidateRow>(candidatesSql(t), params, routed);
   if (rows.length >= RECALL_CANDIDATES && hasFilters(plan))
     await moreRows(executor, t, plan, tsqueries, rows);
   return rows;
