@@ -1,5 +1,7 @@
 import { SessionError } from "../errors.js";
-import { assertPageSize, type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
+import { parseInput } from "../schema/parse.js";
+import { type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
+import { pageSize as pageSizeSchema } from "./options-schema.js";
 import { type S3BucketSource, s3SkillBucket } from "./s3.js";
 
 /** The parts of an R2 object the provider reads. */
@@ -47,7 +49,7 @@ export function r2SkillBucket(binding: R2BucketLike, pageSize?: number): SkillBu
       issues: [{ path: "bucket", rule: "type" }],
     });
   }
-  assertPageSize(pageSize);
+  parseInput(pageSizeSchema, pageSize, { path: "pageSize" });
   return {
     async list(prefix, cursor) {
       const page = await binding.list({
