@@ -3,7 +3,7 @@ import { SessionError, StorageError } from "../errors.js";
 import { parseInput } from "../schema/parse.js";
 import { DESCRIPTION_FIELD, decodeDescription, encodeDescription } from "./description.js";
 import { objectKey, skillKeyProblem } from "./keys.js";
-import { bucketSkillOptions } from "./options-schema.js";
+import { bucketSkillOptions, skillContent } from "./options-schema.js";
 
 /** One listed object; `metadata` is undefined when the listing does not carry custom metadata. */
 export interface SkillBucketObject {
@@ -149,11 +149,7 @@ export class BucketSkillProvider implements SkillProvider {
   /** Writes a skill (allow-list or not) with its description as the `description` custom metadata. */
   async set(key: string, content: string, description?: string): Promise<void> {
     const full = objectKey(this.prefix, key);
-    if (typeof content !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", "Skill content must be a string", {
-        issues: [{ path: "content", rule: "type" }],
-      });
-    }
+    parseInput(skillContent, content, { path: "content" });
     const encoded = encodeDescription(typeof description === "string" ? description : undefined);
     const metadata: Record<string, string> = encoded === undefined ? {} : { [DESCRIPTION_FIELD]: encoded };
     await this.storage("write", full, () => this.bucket.write(full, content, metadata));

@@ -1,12 +1,25 @@
 /**
  * The inputs of the bucket skill providers as schemas: a skill key, the shared options (prefix, allow-list), the
- * listing page size and an S3 source. A refusal is `INVALID_ARGUMENT` with the field's issue (`keys.2`, `prefix`,
+ * listing page size, an S3 source and a skill's content. A refusal is `INVALID_ARGUMENT` with the field's issue (`keys.2`, `prefix`,
  * `pageSize`, `bucket`, `client`).
  */
 import { z } from "zod";
 import { numberWhere, refusedBy } from "../schema/rules.js";
 import { rule, says } from "../schema/to-session-error.js";
 import { skillKey, skillPrefix } from "./keys.js";
+
+/** A provider's options argument: an object (`text` words the refusal); a missing one breaks `required`. */
+export const optionsObject = (text: string) =>
+  refusedBy<object>(
+    (value) => (typeof value === "object" && value !== null ? undefined : text),
+    (value) => (value === undefined ? "required" : "type"),
+  );
+
+/** A skill's content: a string. */
+export const skillContent = refusedBy<string>(
+  (value) => (typeof value === "string" ? undefined : "Skill content must be a string"),
+  () => "type",
+);
 
 /**
  * The options every bucket skill provider shares. A malformed allow-list entry could never match, so it is a

@@ -1,9 +1,8 @@
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
-import { SessionError } from "../errors.js";
 import { importOptional } from "../runtime/load.js";
 import { parseInput } from "../schema/parse.js";
 import { type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
-import { pageSize as pageSizeSchema, s3Source } from "./options-schema.js";
+import { optionsObject, pageSize as pageSizeSchema, s3Source } from "./options-schema.js";
 
 /** The `@aws-sdk/client-s3` module. */
 export type S3Module = typeof import("@aws-sdk/client-s3");
@@ -122,17 +121,15 @@ export function s3SkillBucket(source: S3BucketSource, pageSize?: number): SkillB
   };
 }
 
+const s3Options = optionsObject("S3SkillProvider needs options with a bucket and a client");
+
 /**
  * Skills as objects in an S3-compatible bucket (AWS S3, Cloudflare R2 over its S3 API, MinIO), with the reference
  * R2SkillProvider's behaviour: prefix, key allow-list, descriptions from object metadata, paginated listing.
  */
 export class S3SkillProvider extends BucketSkillProvider {
   constructor(options: S3SkillProviderOptions) {
-    if (typeof options !== "object" || options === null) {
-      throw new SessionError("INVALID_ARGUMENT", "S3SkillProvider needs options with a bucket and a client", {
-        issues: [{ path: "options", rule: options === undefined ? "required" : "type" }],
-      });
-    }
+    parseInput(s3Options, options, { path: "options" });
     const { prefix, keys, pageSize } = options;
     super(s3SkillBucket(options, pageSize), {
       ...(prefix !== undefined && { prefix }),

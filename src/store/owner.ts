@@ -45,6 +45,8 @@ const ownerRules = new Map<string, z.ZodType<string>>();
 
 /** Parses an owner id ({@link ownerId}, its issue at `owner`, the name every caller gives it); returns it. */
 export function parseOwner(value: unknown, field = "owner"): string {
+  // An agent step's append path parses its owner on every write: a valid owner (the rule itself) skips the parse.
+  if (isOwnerId(value)) return value;
   const schema = ownerRules.get(field) ?? ownerId(field);
   ownerRules.set(field, schema);
   return parseInput(schema, value, { path: "owner" });
