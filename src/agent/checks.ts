@@ -11,6 +11,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
  * Throws unless `appendMessages` got a list of message objects (`INVALID_MESSAGE`) and a patch with a numeric
  * `updatedAt`, an optional list of ledger entries and an optional metadata object (`INVALID_ARGUMENT`). Every
  * storage checks this before writing, so a bad call writes nothing instead of failing halfway with a TypeError.
+ * Hand-written: it runs on every agent append (the hot path).
  */
 export function assertAppendArgs(messages: unknown, patch: unknown): asserts patch is SessionPatch {
   if (!Array.isArray(messages) || !messages.every(isObject)) {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { assertNamedSessionId } from "../message/ids.js";
 import { checkedBy, issueOf, wholeAtLeast } from "../schema/rules.js";
 import { rule, says } from "../schema/to-session-error.js";
-import { assertOwnerId } from "../store/owner.js";
+import { ownerId } from "../store/owner.js";
 import { isObject } from "./checks.js";
 import { normalize } from "./codec.js";
 import { isSessionStorage } from "./storage/factory.js";
@@ -80,7 +80,7 @@ export const createAgentOptions = z
       resume: sessionId,
       fork: sessionId,
       sessionId,
-      owner: checkedBy<string>(assertOwnerId).optional(),
+      owner: ownerId().optional(),
       maxTurns: wholeAtLeast(1, "maxTurns").optional(),
       systemPrompt: z.string(rule("systemPrompt must be a string")).optional(),
       tools: z

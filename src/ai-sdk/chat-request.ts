@@ -75,7 +75,7 @@ export async function planTurn(
   options: PersistChatOptions = {},
 ): Promise<ChatPlan> {
   const bytes = new RequestBytes(options.maxRequestBytes);
-  assertRequest(request);
+  parseRequest(request);
   const whole = request.messages !== undefined;
   const posted: SessionMessage[] = whole ? request.messages!.slice(-POSTED_TAIL) : [request.message!];
   const last = posted[posted.length - 1]!;
@@ -199,7 +199,7 @@ async function overlayEnd(storage: ChatStorage, overlayId: string): Promise<stri
   return overlay.toMessageId;
 }
 
-function assertRequest(request: ChatRequest<UIMessage>): void {
+function parseRequest(request: ChatRequest<UIMessage>): void {
   const { messages, message } = parseInput(chatRequest, request);
   // Every entry that is read is checked before anything is stored; the rest of the array is never looked at.
   parseInput(postedMessages, messages?.slice(-POSTED_TAIL) ?? [message], { code: "INVALID_MESSAGE" });

@@ -2,6 +2,7 @@ import { SessionError } from "../errors.js";
 import { isStorableId } from "../message/ids.js";
 import { estimateStringTokens } from "../message/tokens.js";
 import { parseInput } from "../schema/parse.js";
+import { refusedBy } from "../schema/rules.js";
 import { contextOptions, newBlockLabel } from "./options-schema.js";
 import { blockReadFailure, promptRendersBlock, renderReminder } from "./reminder.js";
 import { renderSystemPrompt } from "./render.js";
@@ -30,12 +31,11 @@ interface BlockState {
   queue: Promise<void>;
 }
 
-function assertContent(content: unknown): asserts content is string {
-  if (typeof content !== "string")
-    throw new SessionError("INVALID_ARGUMENT", "Block content must be a string", {
-      issues: [{ path: "content", rule: "type" }],
-    });
-}
+// Every block write's content; anything but a string breaks `type`, a missing content too (as it always has).
+const blockContent = refusedBy<string>(
+  (value) => (typeof value === "string" ? undefined : "Block content must be a string"),
+  () => "type",
+);
 
 /** The context blocks of one session, in registration order, with the reference's write rules. */
 export class ContextBlocks {
@@ -146,14 +146,14 @@ export class ContextBlocks {
 
   /** Replaces a plain writable block's content, enforcing `maxTokens`. */
   async replace(label: string, content: string): Promise<ContextBlock> {
-    assertContent(content);
+    parseInput(blockContent, content, { path: "content" });
     const block = this.plainWritable(label);
     return this.serialise(block, () => this.write(block, content));
   }
 
   /** Appends to a writable block (a newline between old and new unless old is empty or new starts with one). */
   async append(label: string, content: string): Promise<ContextBlock> {
-    assertContent(content);
+    parseInput(blockContent, content, { path: "content" });
     if (!this.blocks.has(label)) throw new SessionError("NOT_FOUND", `Block "${label}" not found`);
     const block = this.plainWritable(label);
     return this.serialise(block, async () => {

@@ -18,7 +18,7 @@ import {
   type ErasureReceipt,
   emptyReceipt,
 } from "../store/erasure.js";
-import { assertOwner } from "../store/owner.js";
+import { parseOwner } from "../store/owner.js";
 import { type RetentionPolicy, type SweepOptions, type SweepReport, sweep } from "../store/retention.js";
 import { blockKeys, found, type ManagerState, retireSession } from "./state.js";
 
@@ -75,7 +75,7 @@ export async function eraseOwnerOf<M extends SessionMessage>(
   state: ManagerState<M>,
   given: string,
 ): Promise<ErasureReceipt> {
-  const owner = assertOwner(given);
+  const owner = parseOwner(given);
   eraser(state);
   const receipt = emptyReceipt();
   for (;;) {

@@ -27,16 +27,16 @@ export interface CacheUsage {
   cacheWriteTokens?: number | undefined;
 }
 
-/** Throws `INVALID_ARGUMENT` unless `name` is a string every backend stores exactly (empty is allowed, as in the reference). */
-export function assertName(name: unknown): asserts name is string {
-  registryText(name, "A session name", "name");
+/** Parses a session name: a string every backend stores exactly (empty is allowed, as in the reference). */
+export function parseName(name: unknown): string {
+  return registryText(name, "A session name", "name");
 }
 
 /** Validates create options into a registry record with a fresh or given id. */
 export function newRecord(name: unknown, options: unknown, freshId: () => string): NewSessionRecord {
-  assertName(name);
+  const checked = parseName(name);
   const o = parseInput(createOptions, options) ?? {};
-  return checkRecord({ ...o, id: o.id ?? freshId(), name });
+  return checkRecord({ ...o, id: o.id ?? freshId(), name: checked });
 }
 
 /** Validates usage: token counts are whole numbers from 0 to 2^53 - 1, the cost a finite number >= 0. */

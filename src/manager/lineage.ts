@@ -10,7 +10,7 @@ import { assertId } from "../message/ids.js";
 import { emitWarning } from "../runtime/warn.js";
 import type { Session } from "../session/session.js";
 import { copyBlocks, copyMessages, sessionBlockKeys } from "./copy.js";
-import { assertName } from "./input.js";
+import { parseName } from "./input.js";
 import { found, type ManagerState, ownedLabels, requireSession } from "./state.js";
 
 /** The text of the message `compactAndSplit` starts a continuation with, as in the reference. */
@@ -28,7 +28,7 @@ export async function forkSession<M extends SessionMessage>(
 ): Promise<SessionInfo> {
   const from = await requireSession(state, sessionId);
   assertId(atMessageId, "atMessageId", "atMessageId");
-  assertName(name);
+  parseName(name);
   const source = sessionOf();
   if (!(await source.getMessage(atMessageId))) {
     throw new SessionError("NOT_FOUND", `Message "${atMessageId}" is not in session "${sessionId}"`);
@@ -51,7 +51,7 @@ export async function continueSession<M extends SessionMessage>(
       issues: [{ path: "summary", rule: summary === undefined ? "required" : "type" }],
     });
   }
-  if (name !== undefined) assertName(name);
+  if (name !== undefined) parseName(name);
   const message: SessionMessage = {
     id: crypto.randomUUID(),
     role: "assistant",

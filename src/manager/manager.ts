@@ -15,11 +15,11 @@ import { storePolicy } from "../store/write-policy.js";
 
 import { deleteSessionOf, eraseOwnerOf, eraseSessionOf, pinSessionOf, sweepSessionsOf } from "./erase.js";
 import {
-  assertName,
   type CacheUsage,
   type CreateSessionOptions,
   listOptions,
   newRecord,
+  parseName,
   usageDelta,
 } from "./input.js";
 import { continueSession, forkSession } from "./lineage.js";
@@ -111,7 +111,7 @@ export class SessionManager<M extends SessionMessage = SessionMessage> extends M
   /** Renames a session (bumps its activity time). */
   async rename(sessionId: string, name: string): Promise<SessionInfo> {
     assertId(sessionId, "A session id", "sessionId");
-    assertName(name);
+    parseName(name);
     return found(sessionId, await this.store.registry.rename(sessionId, name));
   }
 

@@ -16,7 +16,7 @@ import { assertNamedSessionId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
 import type { ErasureReceipt } from "../store/erasure.js";
-import { assertOwner, ownedBy } from "../store/owner.js";
+import { ownedBy, parseOwner } from "../store/owner.js";
 import { type CreateSessionOptions, listOptions } from "./input.js";
 import { type ManagerSearchOptions, sessionTools } from "./search.js";
 import type { SearchToolOptions } from "./search-tools.js";
@@ -60,7 +60,7 @@ export class OwnerView<M extends SessionMessage = SessionMessage> {
     private readonly state: ManagerState<M>,
     owner: string,
   ) {
-    this.owner = assertOwner(owner);
+    this.owner = parseOwner(owner);
   }
 
   /** The row of an owned session, or `NOT_FOUND` (another owner's and an unowned session alike). */

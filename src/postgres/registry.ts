@@ -13,7 +13,7 @@ import type {
   SessionUsage,
 } from "../contract/registry.js";
 import type { ErasureCondition } from "../store/erasure.js";
-import { assertOwner } from "../store/owner.js";
+import { parseOwner } from "../store/owner.js";
 import {
   type RegistryChange,
   type RegistryDeletion,
@@ -152,7 +152,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
     super(store);
     const keys = t.keys;
     // Only a store opened with a keyring has keys to forget (the method's presence says so).
-    if (keys) this.forgetKey = async (owner) => keys.forget((await ready()).query, assertOwner(owner));
+    if (keys) this.forgetKey = async (owner) => keys.forget((await ready()).query, parseOwner(owner));
   }
 
   /** Destroys an owner's key and the store's record of it (see SessionRegistry.forgetKey). */

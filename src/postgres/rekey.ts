@@ -16,7 +16,7 @@ import { checkRekeyOptions, type RekeyOptions, type RekeyReport } from "../store
 import { type RekeyBatch, requireKeyring, runRekey } from "../store/crypto/rekey-run.js";
 import { startRotation } from "../store/crypto/rotation.js";
 import { isSealed, keyId, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
-import { assertOwner } from "../store/owner.js";
+import { parseOwner } from "../store/owner.js";
 import type { PostgresBackend } from "./backend.js";
 import { onSession, sessionParam } from "./citus/route.js";
 import type { Query } from "./connection/client.js";
@@ -39,7 +39,7 @@ export async function rekeyPostgres(
   owner: unknown,
   options: RekeyOptions = {},
 ): Promise<RekeyReport> {
-  const checked = assertOwner(owner);
+  const checked = parseOwner(owner);
   const { batchSize, signal, onProgress } = checkRekeyOptions(options);
   const t = backend.tables;
   const keys = requireKeyring(t.keys);

@@ -1,8 +1,9 @@
 import type { SkillProvider } from "../context/types.js";
 import { SessionError, StorageError } from "../errors.js";
-import { describe } from "../message/describe.js";
+import { parseInput } from "../schema/parse.js";
 import { DESCRIPTION_FIELD, decodeDescription, encodeDescription } from "./description.js";
-import { assertPrefix, assertSkillKey, objectKey, skillKeyProblem } from "./keys.js";
+import { objectKey, skillKeyProblem } from "./keys.js";
+import { bucketSkillOptions, skillContent } from "./options-schema.js";
 
 /** One listed object; `metadata` is undefined when the listing does not carry custom metadata. */
 export interface SkillBucketObject {
@@ -45,18 +46,6 @@ export interface BucketProviderOptions extends BucketSkillOptions {
   pageSize?: number;
 }
 
-/** Throws `INVALID_ARGUMENT` unless `pageSize` is undefined or an integer from 1 to 1000 (the S3 and R2 maximum). */
-export function assertPageSize(pageSize: unknown): asserts pageSize is number | undefined {
-  if (pageSize === undefined) return;
-  if (typeof pageSize !== "number" || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `pageSize must be an integer from 1 to 1000, got ${describe(pageSize)}`,
-      { issues: [{ path: "pageSize", rule: typeof pageSize === "number" ? "range" : "type" }] },
-    );
-  }
-}
-
 /** HEAD requests in flight at once while listing a store whose listings lack metadata (S3). */
 const HEAD_CONCURRENCY = 8;
 
@@ -90,15 +79,7 @@ export class BucketSkillProvider implements SkillProvider {
     private readonly bucket: SkillBucket,
     options: BucketSkillOptions = {},
   ) {
-    const { prefix = "", keys } = options;
-    assertPrefix(prefix);
-    if (keys !== undefined && !Array.isArray(keys)) {
-      throw new SessionError("INVALID_ARGUMENT", "keys must be an array of skill keys", {
-        issues: [{ path: "keys", rule: "type" }],
-      });
-    }
-    // A malformed allow-list entry could never match, so it is a configuration mistake worth reporting early.
-    for (const [index, key] of (keys ?? []).entries()) assertSkillKey(key, `keys.${index}`);
+    const { prefix, keys } = parseInput(bucketSkillOptions, options);
     this.prefix = prefix;
     this.allowed = keys && keys.length > 0 ? new Set(keys) : undefined;
   }
@@ -168,11 +149,7 @@ export class BucketSkillProvider implements SkillProvider {
   /** Writes a skill (allow-list or not) with its description as the `description` custom metadata. */
   async set(key: string, content: string, description?: string): Promise<void> {
     const full = objectKey(this.prefix, key);
-    if (typeof content !== "string") {
-      throw new SessionError("INVALID_ARGUMENT", "Skill content must be a string", {
-        issues: [{ path: "content", rule: "type" }],
-      });
-    }
+    parseInput(skillContent, content, { path: "content" });
     const encoded = encodeDescription(typeof description === "string" ? description : undefined);
     const metadata: Record<string, string> = encoded === undefined ? {} : { [DESCRIPTION_FIELD]: encoded };
     await this.storage("write", full, () => this.bucket.write(full, content, metadata));

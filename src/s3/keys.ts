@@ -1,4 +1,7 @@
 import { SessionError } from "../errors.js";
+import { describe } from "../message/describe.js";
+import { parseInput } from "../schema/parse.js";
+import { refusedBy } from "../schema/rules.js";
 
 /** S3 and R2 both cap an object key at 1024 bytes of UTF-8. */
 const MAX_OBJECT_KEY_BYTES = 1024;
@@ -29,34 +32,27 @@ export function skillKeyProblem(key: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * Throws `INVALID_ARGUMENT` unless `key` is a usable skill key (see {@link skillKeyProblem}); `path` names it in the
- * error's issues (`keys.2` for an allow-list entry).
- */
-export function assertSkillKey(key: unknown, path = "key"): asserts key is string {
-  const problem = skillKeyProblem(key);
-  if (problem !== undefined) {
-    throw new SessionError("INVALID_ARGUMENT", `Invalid skill key ${JSON.stringify(key)}: ${problem}`, {
-      issues: [{ path, rule: typeof key === "string" ? "format" : "type" }],
-    });
-  }
-}
+// A string that breaks a rule is a `format` issue, any other value a `type` one.
+const stringRule = (value: unknown) => (typeof value === "string" ? "format" : "type");
 
-/** Throws `INVALID_ARGUMENT` unless `prefix` is a string without control characters (empty means the whole bucket). */
-export function assertPrefix(prefix: unknown): asserts prefix is string {
-  if (typeof prefix !== "string" || hasControlCharacter(prefix)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `A skill prefix must be a string without control characters, got ${JSON.stringify(prefix)}`,
-      { issues: [{ path: "prefix", rule: typeof prefix === "string" ? "format" : "type" }] },
-    );
-  }
-}
+/** A usable skill key ({@link skillKeyProblem} words the refusal); parsed at `key`, or `keys.2` in an allow-list. */
+export const skillKey = refusedBy<string>((value) => {
+  const problem = skillKeyProblem(value);
+  return problem === undefined ? undefined : `Invalid skill key ${JSON.stringify(value)}: ${problem}`;
+}, stringRule);
+
+/** A key prefix: a string without control characters (empty means the whole bucket). */
+export const skillPrefix = refusedBy<string>(
+  (value) =>
+    typeof value === "string" && !hasControlCharacter(value)
+      ? undefined
+      : `A skill prefix must be a string without control characters, got ${describe(value)}`,
+  stringRule,
+);
 
 /** The object key of `key` under `prefix`; throws `INVALID_ARGUMENT` for a bad key or one storage would refuse. */
 export function objectKey(prefix: string, key: unknown): string {
-  assertSkillKey(key);
-  const full = `${prefix}${key}`;
+  const full = `${prefix}${parseInput(skillKey, key, { path: "key" })}`;
   if (new TextEncoder().encode(full).length > MAX_OBJECT_KEY_BYTES) {
     throw new SessionError(
       "INVALID_ARGUMENT",

@@ -1,5 +1,7 @@
-import { SessionError } from "../errors.js";
-import { assertPageSize, type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
+import { parseInput } from "../schema/parse.js";
+import { refusedBy } from "../schema/rules.js";
+import { type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
+import { optionsObject, pageSize as pageSizeSchema } from "./options-schema.js";
 import { type S3BucketSource, s3SkillBucket } from "./s3.js";
 
 /** The parts of an R2 object the provider reads. */
@@ -40,14 +42,17 @@ export function isR2Bucket(value: unknown): value is R2BucketLike {
   return ["get", "put", "list"].every((name) => typeof candidate[name] === "function");
 }
 
+const r2Binding = refusedBy<R2BucketLike>(
+  (value) => (isR2Bucket(value) ? undefined : "Expected an R2 bucket binding with get, put and list"),
+  () => "type",
+);
+
+const r2Options = optionsObject("R2SkillProvider options must be an object");
+
 /** A {@link SkillBucket} over an R2 bucket binding; custom metadata comes with the listing, so no HEAD requests. */
 export function r2SkillBucket(binding: R2BucketLike, pageSize?: number): SkillBucket {
-  if (!isR2Bucket(binding)) {
-    throw new SessionError("INVALID_ARGUMENT", "Expected an R2 bucket binding with get, put and list", {
-      issues: [{ path: "bucket", rule: "type" }],
-    });
-  }
-  assertPageSize(pageSize);
+  parseInput(r2Binding, binding, { path: "bucket" });
+  parseInput(pageSizeSchema, pageSize, { path: "pageSize" });
   return {
     async list(prefix, cursor) {
       const page = await binding.list({
@@ -79,11 +84,7 @@ export function r2SkillBucket(binding: R2BucketLike, pageSize?: number): SkillBu
  */
 export class R2SkillProvider extends BucketSkillProvider {
   constructor(bucket: R2BucketLike | S3BucketSource, options: R2SkillProviderOptions = {}) {
-    if (typeof options !== "object" || options === null) {
-      throw new SessionError("INVALID_ARGUMENT", "R2SkillProvider options must be an object", {
-        issues: [{ path: "options", rule: "type" }],
-      });
-    }
+    parseInput(r2Options, options, { path: "options" });
     const { prefix, keys, pageSize } = options;
     super(isR2Bucket(bucket) ? r2SkillBucket(bucket, pageSize) : s3SkillBucket(bucket, pageSize), {
       ...(prefix !== undefined && { prefix }),

@@ -1,7 +1,8 @@
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
-import { SessionError } from "../errors.js";
 import { importOptional } from "../runtime/load.js";
-import { assertPageSize, type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
+import { parseInput } from "../schema/parse.js";
+import { type BucketProviderOptions, BucketSkillProvider, type SkillBucket } from "./core.js";
+import { optionsObject, pageSize as pageSizeSchema, s3Source } from "./options-schema.js";
 
 /** The `@aws-sdk/client-s3` module. */
 export type S3Module = typeof import("@aws-sdk/client-s3");
@@ -35,31 +36,13 @@ function isNotFound(error: unknown): boolean {
   return name === "NoSuchKey" || name === "NotFound" || $metadata?.httpStatusCode === 404;
 }
 
-/** Throws `INVALID_ARGUMENT` unless `source` names a bucket and gives a client or a client config. */
-export function assertS3Source(source: unknown): asserts source is S3BucketSource {
-  const { bucket, client, clientConfig } = (source ?? {}) as Record<string, unknown>;
-  if (typeof bucket !== "string" || bucket.length === 0) {
-    throw new SessionError("INVALID_ARGUMENT", "S3 skill storage needs a bucket name", {
-      issues: [{ path: "bucket", rule: bucket === undefined ? "required" : "type" }],
-    });
-  }
-  const hasClient = typeof (client as { send?: unknown } | undefined)?.send === "function";
-  if (hasClient === (clientConfig !== undefined && clientConfig !== null)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "S3 skill storage needs exactly one of client (an S3Client) and clientConfig (S3ClientConfig)",
-      { issues: [{ path: "client", rule: hasClient ? "conflict" : "required" }] },
-    );
-  }
-}
-
 /**
  * A {@link SkillBucket} over the S3 API (AWS S3, Cloudflare R2's S3 endpoint, MinIO). ListObjectsV2 carries no user
  * metadata, so descriptions come from one HEAD per listed skill.
  */
 export function s3SkillBucket(source: S3BucketSource, pageSize?: number): SkillBucket {
-  assertS3Source(source);
-  assertPageSize(pageSize);
+  parseInput(s3Source, source);
+  parseInput(pageSizeSchema, pageSize, { path: "pageSize" });
   const Bucket = source.bucket;
   let connection: Promise<{ sdk: S3Module; client: S3Client; owned: boolean }> | undefined;
   const connect = () => {
@@ -138,17 +121,15 @@ export function s3SkillBucket(source: S3BucketSource, pageSize?: number): SkillB
   };
 }
 
+const s3Options = optionsObject("S3SkillProvider needs options with a bucket and a client");
+
 /**
  * Skills as objects in an S3-compatible bucket (AWS S3, Cloudflare R2 over its S3 API, MinIO), with the reference
  * R2SkillProvider's behaviour: prefix, key allow-list, descriptions from object metadata, paginated listing.
  */
 export class S3SkillProvider extends BucketSkillProvider {
   constructor(options: S3SkillProviderOptions) {
-    if (typeof options !== "object" || options === null) {
-      throw new SessionError("INVALID_ARGUMENT", "S3SkillProvider needs options with a bucket and a client", {
-        issues: [{ path: "options", rule: options === undefined ? "required" : "type" }],
-      });
-    }
+    parseInput(s3Options, options, { path: "options" });
     const { prefix, keys, pageSize } = options;
     super(s3SkillBucket(options, pageSize), {
       ...(prefix !== undefined && { prefix }),

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { SessionError, type SessionIssueRule } from "../errors.js";
+import { describe } from "../message/describe.js";
 import { rule } from "./to-session-error.js";
 
 /** A function; `text` names the option (e.g. "onCompaction needs a function"). */
@@ -23,6 +24,31 @@ export const wholeCount = (field: string) =>
 
 /** A finite number (`z.number()` refuses NaN and ±Infinity). */
 export const finite = (field: string) => z.number(rule(`${field} must be a finite number`));
+
+/**
+ * A rule whose refusal depends on the value: `problem` words why a value is refused (undefined when it passes),
+ * and `kind` names the rule it broke.
+ */
+export const refusedBy = <T>(
+  problem: (value: unknown) => string | undefined,
+  kind: (value: unknown) => SessionIssueRule,
+) =>
+  z.custom<T>().check((ctx) => {
+    const message = problem(ctx.value);
+    if (message === undefined) return;
+    ctx.issues.push({ code: "custom", input: ctx.value, message, params: { rule: kind(ctx.value) } });
+  });
+
+/**
+ * A number that passes `test`, its refusal worded by `text` (then `got …`): a missing value breaks `required`,
+ * another kind of value `type`, and a number that fails `test` (NaN and ±Infinity included, which `z.number()`
+ * would call a wrong type) `range`.
+ */
+export const numberWhere = (text: string, test: (value: number) => boolean) =>
+  refusedBy<number>(
+    (value) => (typeof value === "number" && test(value) ? undefined : `${text}, got ${describe(value)}`),
+    (value) => (value === undefined ? "required" : typeof value === "number" ? "range" : "type"),
+  );
 
 /**
  * A rule that stays hand-written because the append path runs it on every write (ids, Unicode): the schema

@@ -12,7 +12,7 @@ import { checkRekeyOptions, type RekeyOptions, type RekeyReport } from "../store
 import { type RekeyBatch, requireKeyring, runRekey } from "../store/crypto/rekey-run.js";
 import { startRotation } from "../store/crypto/rotation.js";
 import { isSealed, keyId, sealedStart } from "../store/crypto/seal.js";
-import { assertOwner } from "../store/owner.js";
+import { parseOwner } from "../store/owner.js";
 import { contentSql, deleteChunks, storedContent, storedText, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { resealContext } from "./rekey-context.js";
@@ -37,7 +37,7 @@ export async function rekeySqlite(
   owner: unknown,
   options: RekeyOptions = {},
 ): Promise<RekeyReport> {
-  const checked = assertOwner(owner);
+  const checked = parseOwner(owner);
   const { batchSize, signal, onProgress } = checkRekeyOptions(options);
   const keys = requireKeyring(driver.keys);
   signal?.throwIfAborted();

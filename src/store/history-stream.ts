@@ -4,13 +4,16 @@
  * and yields. Memory held at any time is one window of stored JSON plus one batch, whatever the session's length.
  */
 
+import { z } from "zod";
 import type { SessionMessage } from "../contract/message.js";
 import type { HistoryReadOptions } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
 import { parseMessage } from "../message/json.js";
 import { optionsArg } from "../options-arg.js";
 import { utf8Length } from "../runtime/bytes.js";
+import { parseInput } from "../schema/parse.js";
+import { numberWhere } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import { readBackBytes } from "./media/read-back.js";
 
 /** Default number of messages per batch. */
@@ -80,29 +83,25 @@ export interface BatchBounds {
   bytes: number;
 }
 
+const batchOptions = z.object({
+  batchSize: numberWhere("batchSize must be a whole number >= 1", (n) => Number.isInteger(n) && n >= 1),
+  maxBatchBytes: numberWhere("maxBatchBytes must be a number > 0", (n) => n > 0),
+  signal: z
+    .custom<AbortSignal>(
+      (signal) => typeof signal === "object" && signal !== null && "aborted" in signal,
+      rule("signal must be an AbortSignal", "type"),
+    )
+    .optional(),
+});
+
 /** Checks the batch options; `INVALID_ARGUMENT` for anything but a whole number >= 1 / a number > 0. */
 export function batchBounds(options: HistoryReadOptions): BatchBounds {
-  const rows = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (typeof rows !== "number" || !Number.isInteger(rows) || rows < 1) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `batchSize must be a whole number >= 1, got ${describe(rows)}`,
-      { issues: [{ path: "batchSize", rule: typeof rows === "number" ? "range" : "type" }] },
-    );
-  }
-  const bytes = options.maxBatchBytes ?? DEFAULT_BATCH_BYTES;
-  if (typeof bytes !== "number" || Number.isNaN(bytes) || bytes <= 0) {
-    throw new SessionError("INVALID_ARGUMENT", `maxBatchBytes must be a number > 0, got ${describe(bytes)}`, {
-      issues: [{ path: "maxBatchBytes", rule: typeof bytes === "number" ? "range" : "type" }],
-    });
-  }
-  const signal = options.signal;
-  if (signal !== undefined && (typeof signal !== "object" || signal === null || !("aborted" in signal))) {
-    throw new SessionError("INVALID_ARGUMENT", `signal must be an AbortSignal, got ${describe(signal)}`, {
-      issues: [{ path: "signal", rule: "type" }],
-    });
-  }
-  return { rows, bytes };
+  const { batchSize, maxBatchBytes } = parseInput(batchOptions, {
+    batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+    maxBatchBytes: options.maxBatchBytes ?? DEFAULT_BATCH_BYTES,
+    signal: options.signal,
+  });
+  return { rows: batchSize, bytes: maxBatchBytes };
 }
 
 /**

@@ -5,7 +5,8 @@ import { assertId, canBeStored, isNameWithin, MAX_NAME_BYTES } from "../message/
 /**
  * The one rule every store applies to the names of context rows (block keys, entry labels and keys) and registry
  * ids: a write refuses a name no backend could store exactly (`INVALID_ARGUMENT`), and a read by such a name finds
- * nothing without asking the database, so every backend answers alike.
+ * nothing without asking the database, so every backend answers alike. Hand-written, not schemas: an agent step
+ * writes its block on the append path (store/step.ts); a schema calls them through `checkedBy`.
  */
 
 /**

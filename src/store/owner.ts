@@ -3,9 +3,10 @@
  * One rule for every backend and surface (the registry, the manager's owner view, search, the agent runtime,
  * imports, the CLI), so an owner id one backend would store differently is refused everywhere alike.
  */
-import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
+import { z } from "zod";
 import { fitsBytes, isWellFormed } from "../message/ids.js";
+import { parseInput } from "../schema/parse.js";
+import { rule } from "../schema/to-session-error.js";
 
 /** The longest owner id in UTF-8 bytes: an owner is an app's user or tenant id, not free text. */
 export const MAX_OWNER_BYTES = 256;
@@ -27,31 +28,33 @@ export function isOwnerId(value: unknown): value is string {
 }
 
 /**
- * Throws `INVALID_ARGUMENT` naming `field` (its issue at `owner`, the option or argument every caller names so)
- * unless `value` is an owner id ({@link isOwnerId}); returns it.
+ * An owner id ({@link isOwnerId}) as a schema: refused with `INVALID_ARGUMENT` (rule `format`), the message naming
+ * `field`, the option or argument the caller took it as.
  */
-export function assertOwner(value: unknown, field = "owner"): string {
-  if (isOwnerId(value)) return value;
-  throw new SessionError(
-    "INVALID_ARGUMENT",
-    `${field} must be a non-empty, well-formed string of at most ${MAX_OWNER_BYTES} bytes in UTF-8 without control characters, got ${describe(value)}`,
-    { issues: [{ path: "owner", rule: "format" }] },
+export const ownerId = (field = "owner") =>
+  z.custom<string>(
+    isOwnerId,
+    rule(
+      `${field} must be a non-empty, well-formed string of at most ${MAX_OWNER_BYTES} bytes in UTF-8 without control characters`,
+      "format",
+    ),
   );
+
+// One schema per field name: the few fixed names callers word their messages with.
+const ownerRules = new Map<string, z.ZodType<string>>();
+
+/** Parses an owner id ({@link ownerId}, its issue at `owner`, the name every caller gives it); returns it. */
+export function parseOwner(value: unknown, field = "owner"): string {
+  // An agent step's append path parses its owner on every write: a valid owner (the rule itself) skips the parse.
+  if (isOwnerId(value)) return value;
+  const schema = ownerRules.get(field) ?? ownerId(field);
+  ownerRules.set(field, schema);
+  return parseInput(schema, value, { path: "owner" });
 }
 
-/** An optional owner: undefined or null for none, else {@link assertOwner}. */
+/** An optional owner: undefined or null for none, else {@link parseOwner}. */
 export function optionalOwner(value: unknown, field = "owner"): string | undefined {
-  return value === undefined || value === null ? undefined : assertOwner(value, field);
-}
-
-/** {@link assertOwner} as an assertion (a schema's hand-written rule). */
-export function assertOwnerId(value: unknown): asserts value is string {
-  assertOwner(value);
-}
-
-/** Throws `INVALID_ARGUMENT` unless `value` is undefined, null or an owner id (a schema's hand-written rule). */
-export function assertOptionalOwner(value: unknown): asserts value is string | null | undefined {
-  optionalOwner(value);
+  return value === undefined || value === null ? undefined : parseOwner(value, field);
 }
 
 /** Whether a registry row is `owner`'s: a session without an owner belongs to no owner's view. */

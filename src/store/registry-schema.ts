@@ -10,7 +10,7 @@ import { parseInput } from "../schema/parse.js";
 import { checkedBy, wholeCount as count, finite } from "../schema/rules.js";
 import { rule } from "../schema/to-session-error.js";
 import { assertStoredKey } from "./keys.js";
-import { assertOptionalOwner, assertOwnerId } from "./owner.js";
+import { ownerId } from "./owner.js";
 
 /** A string every backend stores exactly (well-formed, no U+0000; `""` is allowed). */
 export const text = (field: string) =>
@@ -41,7 +41,7 @@ export const sessionRecord = objectOrNone(
     parentSessionId: optionalText("parentSessionId"),
     model: optionalText("model"),
     source: optionalText("source"),
-    owner: checkedBy<string | null | undefined>(assertOptionalOwner).optional(),
+    owner: ownerId().nullish(),
   },
   "A session record",
 );
@@ -65,7 +65,7 @@ export const usage = objectOrNone(
 export const listShape = {
   limit: count("limit").optional(),
   offset: count("offset").optional(),
-  owner: checkedBy<string>(assertOwnerId).optional(),
+  owner: ownerId().optional(),
 };
 
 const textRules = new Map<string, z.ZodType<string>>();

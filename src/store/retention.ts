@@ -6,8 +6,11 @@
  * session another transaction holds is skipped rather than waited for.
  */
 
+import { z } from "zod";
 import type { SessionInfo, SessionRegistry } from "../contract/registry.js";
-import { SessionError, type SessionIssueRule } from "../errors.js";
+import { parseInput } from "../schema/parse.js";
+import { numberWhere } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import {
   addCounts,
   type ErasureCondition,
@@ -15,7 +18,8 @@ import {
   type ErasureReceipt,
   emptyReceipt,
 } from "./erasure.js";
-import { assertOwner } from "./owner.js";
+import { parseOwner } from "./owner.js";
+import { stripUndefined } from "./registry-schema.js";
 
 /** What a retention sweep erases: sessions inactive for longer than `maxAgeMs`, pinned ones never. */
 export interface RetentionPolicy {
@@ -72,40 +76,38 @@ export interface SweepReport {
 /** Erases one session under a condition; null when it did not (see SessionRegistry.erase). */
 export type ConditionalErase = (id: string, condition: ErasureCondition) => Promise<ErasureCounts | null>;
 
-// `path` is the field's in the policy ("" for the policy itself), `kind` the rule it broke.
-function invalid(field: string, rule: string, path: string, kind: SessionIssueRule): never {
-  throw new SessionError("INVALID_ARGUMENT", `Retention policy: ${field} must be ${rule}`, {
-    issues: [{ path, rule: kind }],
-  });
-}
+// The policy and the batch size are refused with INVALID_ARGUMENT at their field: a missing field is `required`,
+// another kind of value a `type`, a number out of bounds (NaN and Infinity included) a `range`.
+const retentionPolicy = z
+  .custom<object>(
+    (value) => typeof value === "object" && value !== null,
+    rule("A retention policy must be an object with maxAgeMs", "type"),
+  )
+  .pipe(
+    z.object({
+      maxAgeMs: numberWhere(
+        "Retention policy: maxAgeMs must be a finite number of milliseconds >= 0",
+        (ms) => Number.isFinite(ms) && ms >= 0,
+      ),
+      keepNewestPerOwner: numberWhere(
+        "Retention policy: keepNewestPerOwner must be a whole number >= 0",
+        (n) => Number.isSafeInteger(n) && n >= 0,
+      ).optional(),
+    }),
+  );
 
-// A missing field is `required`, another kind of value a `type`, a number out of bounds a `range`.
-const ruleOf = (value: unknown): SessionIssueRule =>
-  value === undefined ? "required" : typeof value === "number" ? "range" : "type";
+const sweepBatch = numberWhere(
+  "batchSize must be a whole number from 1 to 10000",
+  (n) => Number.isSafeInteger(n) && n >= 1 && n <= 10_000,
+).optional();
 
 /** Validates a policy (`INVALID_ARGUMENT` naming the field); answers a copy. */
-export function checkPolicy(policy: unknown): RetentionPolicy {
-  if (typeof policy !== "object" || policy === null)
-    invalid("the policy", "an object with maxAgeMs", "", "type");
-  const { maxAgeMs, keepNewestPerOwner } = policy as Partial<RetentionPolicy>;
-  if (typeof maxAgeMs !== "number" || !Number.isFinite(maxAgeMs) || maxAgeMs < 0) {
-    invalid("maxAgeMs", "a finite number of milliseconds >= 0", "maxAgeMs", ruleOf(maxAgeMs));
-  }
-  if (keepNewestPerOwner === undefined) return { maxAgeMs };
-  if (!Number.isSafeInteger(keepNewestPerOwner) || keepNewestPerOwner < 0) {
-    invalid("keepNewestPerOwner", "a whole number >= 0", "keepNewestPerOwner", ruleOf(keepNewestPerOwner));
-  }
-  return { maxAgeMs, keepNewestPerOwner };
+export function parsePolicy(policy: unknown): RetentionPolicy {
+  return stripUndefined(parseInput(retentionPolicy, policy));
 }
 
-function checkBatch(size: unknown): number {
-  if (size === undefined) return 100;
-  if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 1 || size > 10_000) {
-    throw new SessionError("INVALID_ARGUMENT", "batchSize must be a whole number from 1 to 10000", {
-      issues: [{ path: "batchSize", rule: typeof size === "number" ? "range" : "type" }],
-    });
-  }
-  return size;
+function parseBatchSize(size: unknown): number {
+  return parseInput(sweepBatch, size, { path: "batchSize" }) ?? 100;
 }
 
 /** The sessions a policy selects among `rows` (inactive before `cutoff`, unpinned, not an owner's newest). */
@@ -140,8 +142,8 @@ export async function selectForSweep(
   given: RetentionPolicy,
   options: Pick<SweepOptions, "now" | "owner"> = {},
 ): Promise<SweepSelection> {
-  const policy = checkPolicy(given);
-  const owner = options.owner === undefined ? undefined : assertOwner(options.owner);
+  const policy = parsePolicy(given);
+  const owner = options.owner === undefined ? undefined : parseOwner(options.owner);
   const now = options.now ?? new Date();
   const cutoff = new Date(now.getTime() - policy.maxAgeMs).toISOString();
   const rows: SessionInfo[] = [];
@@ -161,7 +163,7 @@ export async function eraseSelected(
   erase: ConditionalErase,
   options: Pick<SweepOptions, "batchSize" | "onProgress"> = {},
 ): Promise<SweepReport> {
-  const batchSize = checkBatch(options.batchSize);
+  const batchSize = parseBatchSize(options.batchSize);
   const { cutoff, examined } = selection;
   const ids = selection.candidates.map((row) => row.id);
   const report: SweepReport = {
@@ -198,6 +200,6 @@ export async function sweep(
   policy: RetentionPolicy,
   options: SweepOptions = {},
 ): Promise<SweepReport> {
-  checkBatch(options.batchSize); // a bad batch size fails before the registry is read
+  parseBatchSize(options.batchSize); // a bad batch size fails before the registry is read
   return eraseSelected(await selectForSweep(registry, policy, options), erase, options);
 }

@@ -5,7 +5,7 @@ import { SessionError } from "../errors.js";
 import { assertId } from "../message/ids.js";
 import { publishAppend, publishDelete, publishUpdate } from "./feed/publish.js";
 import { assertBlockKey, assertContent } from "./keys.js";
-import { assertOwner } from "./owner.js";
+import { parseOwner } from "./owner.js";
 import type { ProviderContext } from "./provider.js";
 import { checkUsage } from "./registry-schema.js";
 import { type PreparedWrite, prepareAppend, prepareServerWrite } from "./write-policy.js";
@@ -47,7 +47,7 @@ export async function runStep(
     assertContent(step.block.content);
   }
   const usage = step.usage === undefined ? undefined : checkUsage(step.usage);
-  if (step.owner !== undefined) assertOwner(step.owner);
+  if (step.owner !== undefined) parseOwner(step.owner);
   const replaces = (step.replace ?? []).map((message) => prepareServerWrite(message, context.policy));
   const remove = step.remove ?? [];
   if (!Array.isArray(remove))

@@ -53,7 +53,7 @@ export function stripReserved(
   return { ...message, metadata: kept };
 }
 
-/** Throws `TOO_LARGE` when the message's JSON is over the cap. */
+/** Throws `TOO_LARGE` when the message's JSON is over the cap (hand-written: every append runs it). */
 export function assertSize(message: SessionMessage, json: string, maxBytes: number): void {
   // A string of n UTF-16 units is at most 3n UTF-8 bytes: most messages are measured without encoding them.
   if (maxBytes === Number.POSITIVE_INFINITY || json.length * 3 <= maxBytes) return;

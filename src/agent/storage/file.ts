@@ -37,6 +37,7 @@ const GENERATION = /^\{"logGeneration":"([0-9a-f]+)"/;
 /**
  * Throws `INVALID_ARGUMENT` unless `sessionId` is a session id (the one rule, see assertNamedSessionId) that this
  * storage can also use as a file name (SAFE_ID: at most 200 ASCII characters, no separator, no leading dot).
+ * Hand-written: every append and load of this storage runs it.
  */
 function assertFileNameId(sessionId: unknown): asserts sessionId is string {
   assertNamedSessionId(sessionId);

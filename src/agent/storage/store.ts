@@ -2,7 +2,7 @@ import type { SessionStore } from "../../contract/store.js";
 import { SessionError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
 import { emitWarning } from "../../runtime/warn.js";
-import { assertOwner, optionalOwner, ownedBy } from "../../store/owner.js";
+import { optionalOwner, ownedBy, parseOwner } from "../../store/owner.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { buildState, normalize } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
@@ -82,7 +82,7 @@ export class StoreSessionStorage implements SessionStorage {
    * and never closes it. On a storage scoped already, only its own owner is accepted.
    */
   forOwner(owner: string): StoreSessionStorage {
-    const scoped = assertOwner(owner);
+    const scoped = parseOwner(owner);
     if (this.owner !== undefined) {
       if (scoped === this.owner) return this;
       throw new SessionError("INVALID_ARGUMENT", `This storage is scoped to another owner`, {

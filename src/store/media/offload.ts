@@ -119,7 +119,8 @@ export function offloadMessage(message: object, json: string, options: OffloadOp
 
 /**
  * Throws `INVALID_MESSAGE` where {@link offloadMessage} would, so a write refuses the message before it stores
- * anything; only a JSON holding the pointer prefix can be refused, so any other message costs one scan.
+ * anything; only a JSON holding the pointer prefix can be refused, so any other message costs one scan
+ * (hand-written: every append runs it).
  */
 export function assertOffloadable(message: object, json: string): void {
   if (json.includes(POINTER_PREFIX)) offloadMessage(message, json);
