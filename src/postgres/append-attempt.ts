@@ -42,7 +42,8 @@ export function attemptOf({ sessionId, registry }: AppendTry, statementOf: State
     try {
       const [text, values] = await statementOf(query);
       const [row] = await query<Outcome>(text, values, true);
-      return row && (row.seq !== null || row.outcome !== "retry") ? row : null;
+      // Refused by its key guard (key-guard.ts) is an answer even where the session had no head yet ("retry").
+      return row && (row.seq !== null || row.outcome !== "retry" || row.keyed === false) ? row : null;
     } catch (error) {
       const code = sqlState(error);
       if (registry && code === "22012")

@@ -30,7 +30,7 @@ import { parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
-import { guardParams, guardSql, resealed } from "./key-guard.js";
+import { guardCount, guardParams, guardSql, resealed } from "./key-guard.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedSearchSql } from "./search/fts.js";
@@ -48,14 +48,15 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // when the message was inserted, the row is of that source and owner, and every total stays in range.
 // `logged` adds the change-log row (append-log.ts) after the other parameters: it commits with the message.
 // A store with a keyring adds two more, the owner hash and key check a sealed content relied on (sealing.ts
-// KeyGuard; null for content in clear): nothing is written unless that check is still the recorded one.
+// KeyGuard; null for content in clear): nothing is written unless that check is still the recorded one. On one
+// server a third makes them a clear guard (key-guard.ts): nothing is written if the owner has a check recorded.
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
   const scope = (alias: string | null) => onSession(t, alias, "$1::text");
   const own = sessionColumn(t, "$1::text");
   const at = 14 + (registry ? 17 : 0) + (logged ? 3 : 0);
   const guard = guardSql(t, at);
   // In the Citus layout the parent comes read as parameters after the others (citus/parent.ts).
-  const given = parentCtes(at + (t.keys ? 2 : 0));
+  const given = parentCtes(at + guardCount(t));
   const spine = t.distributed ? given : spineArrays("pspine", "p.seq");
   const parentSteps = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
