@@ -217,8 +217,8 @@ export async function benchEncryption(scale = 1): Promise<string> {
         i === 1 ? "search by owner, 300-word vocabulary" : cell,
       ),
     );
-    // An owner without a key in a keyring store is stored in clear, but each append looks its key check up (another
-    // process may give the owner a key): the cost of opening a store with a keyring for owners who have none.
+    // An owner without a key in a keyring store is stored in clear; after the session's first append its appends
+    // read no key check, their statement requiring none recorded (another process may give the owner a key).
     const keyless = await measure({ clear, sealed }, pgAppends, 1, "keyless");
     rows.push(
       rowsOf("Postgres", keyless)[0]!.map((cell, i) => (i === 1 ? "append, owner without a key" : cell)),

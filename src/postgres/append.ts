@@ -17,21 +17,20 @@
 import type { SessionMessage } from "../contract/message.js";
 import type { AppendResult } from "../contract/provider.js";
 import type { SessionUsage } from "../contract/registry.js";
-import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { RowWritten } from "../store/written.js";
+import { attemptOf, retried } from "./append-attempt.js";
 import { type Outcome, settle } from "./append-outcome.js";
-import { routedCall } from "./citus/append-function.js";
-import { afterLockedParent, parentCtes } from "./citus/parent.js";
+import { citusAppend } from "./citus/append-path.js";
+import { parentCtes } from "./citus/parent.js";
 import { onSession, sessionColumn } from "./citus/route.js";
-import { withLogRow } from "./citus/routed-log.js";
-import { type Executor, type Query, sqlState } from "./connection/client.js";
+import type { Executor } from "./connection/client.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
-import { guardParams, guardSql, resealed } from "./key-guard.js";
+import { guardCount, guardParams, guardSql, resealed } from "./key-guard.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedSearchSql } from "./search/fts.js";
@@ -49,14 +48,15 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // when the message was inserted, the row is of that source and owner, and every total stays in range.
 // `logged` adds the change-log row (append-log.ts) after the other parameters: it commits with the message.
 // A store with a keyring adds two more, the owner hash and key check a sealed content relied on (sealing.ts
-// KeyGuard; null for content in clear): nothing is written unless that check is still the recorded one.
+// KeyGuard; null for content in clear): nothing is written unless that check is still the recorded one. On one
+// server a third makes them a clear guard (key-guard.ts): nothing is written if the owner has a check recorded.
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
   const scope = (alias: string | null) => onSession(t, alias, "$1::text");
   const own = sessionColumn(t, "$1::text");
   const at = 14 + (registry ? 17 : 0) + (logged ? 3 : 0);
   const guard = guardSql(t, at);
   // In the Citus layout the parent comes read as parameters after the others (citus/parent.ts).
-  const given = parentCtes(at + (t.keys ? 2 : 0));
+  const given = parentCtes(at + guardCount(t));
   const spine = t.distributed ? given : spineArrays("pspine", "p.seq");
   const parentSteps = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
@@ -177,19 +177,6 @@ const loggedSql = [
   [statement((t) => buildAppend(t, true, false, true)), statement((t) => buildAppend(t, true, true, true))],
 ] as const;
 
-/**
- * Locks the head of session `$1`, creating it when missing, and returns its number. Only the append fallback and
- * imports take the lock in a statement of its own; holding it makes the next statement's snapshot fresh.
- */
-export const lockSql = statement(
-  (t) => `INSERT INTO ${t.heads} AS h (session_id, created_at, updated_at) VALUES ($1, $2, $2)
-    ON CONFLICT (session_id) DO UPDATE SET updated_at = h.updated_at RETURNING h.num`,
-);
-
-const RETRIES = 4;
-// 40001 serialization failure, 40P01 deadlock: possible when the database's default isolation is stricter.
-const TRANSIENT = new Set(["40001", "40P01"]);
-
 /** Where an append puts a message and what it knows of it already. */
 export interface AppendRequest {
   /** Omitted = after the latest leaf, `null` = a new root, a string = that message. */
@@ -268,35 +255,14 @@ async function appendOnce(
   if (log) params.push(log.log.origin, log.kind, JSON.stringify([message.id]));
   params.push(...guardParams(t, form));
   const sql = (log ? loggedSql : unloggedSql)[mode === "id" ? 1 : 0][registry ? 1 : 0](t);
-  // On Citus one delegated call (citus/append-function.ts), with the log row in its transaction if logged
-  // (citus/routed-log.ts), unless sealed (the call carries no key guard, key-guard.ts: a sealed append runs the
-  // guarded statement).
-  const routed = t.distributed && !form.guard ? routedCall(t, params, registry !== undefined) : null;
-  const attempt = async (query: Query): Promise<Outcome | null> => {
-    try {
-      const [text, values] = routed ? await routed(query) : [sql, params];
-      const [row] = await query<Outcome>(text, values, true);
-      return row && (row.seq !== null || row.outcome !== "retry") ? row : null;
-    } catch (error) {
-      const code = sqlState(error);
-      if (registry && code === "22012")
-        throw new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
-      if (code === "23505" || (code !== undefined && TRANSIENT.has(code))) return null;
-      throw error;
-    }
-  };
-  // A logged routed append: the call and the log row in one transaction.
-  const logged = routed && log ? withLogRow(attempt, t, log, sessionId, message.id, parentId) : null;
-  let row: Outcome | null = null;
-  if (!routed && t.distributed && typeof parentId === "string") {
-    row = await afterLockedParent(executor, t, sessionId, parentId, params, attempt); // fresh: no retries
-  } else {
-    for (let i = 0; i < RETRIES && !row; i++)
-      row = logged ? await executor.transaction(logged) : await attempt(executor.query);
-    row ??= await executor.transaction(async (query) => {
-      await query(lockSql(t), [sessionId, now]);
-      return (logged ?? attempt)(query);
-    });
-  }
-  return row;
+  const on = { executor, t, sessionId, registry: registry !== undefined, now };
+  if (!t.distributed)
+    return retried(
+      on,
+      attemptOf(on, () => [sql, params]),
+      false,
+    );
+  // On Citus one delegated call, unless sealed (citus/append-path.ts).
+  const guarded = form.guard !== undefined;
+  return citusAppend(on, { messageId: message.id, parentId, sql, params, guarded, log });
 }

@@ -1,10 +1,19 @@
 /**
  * What a Postgres store's keys (sealing.ts) remember across operations, so a sealed write or a search of an owner
- * whose key this process knows adds no statement: the key checks read or recorded, the owners found with no
- * rotation under way, and owners' hashes.
+ * whose key this process knows adds no statement, nor a write in clear of a session found stored in clear: the key
+ * checks read or recorded, the owners found with no rotation under way, the sessions found in clear, and owners'
+ * hashes.
  */
 import type { Keyring } from "../store/crypto/keyring.js";
 import { checkOf, ownerHash, ownerKeys } from "../store/crypto/owner-keys.js";
+
+/**
+ * What a write in clear relied on without reading it: the owner it found for the session (its hash; null: the
+ * session had none) had no recorded key check. Its statement requires that still (key-guard.ts).
+ */
+export interface ClearGuard {
+  ownerHash: string | null;
+}
 
 /** The caches of one store's keys: checks and "no rotation" by owner hash, and owners' hashes. */
 export class KeyCache {
@@ -18,6 +27,9 @@ export class KeyCache {
   private readonly noRotation = new Set<string>();
   // Owners' hashes (a SHA-256 each) for searchKeys, which every search of an owner asks.
   private readonly hashes = new Map<string, string>();
+  // Sessions a write found stored in clear, with the owner it found (null: none): the next write in clear reads
+  // nothing, and its statement requires the owner to be still without a recorded check (key-guard.ts).
+  private readonly clear = new Map<string, { owner: string | null; guard: ClearGuard }>();
 
   /** The cached checks, by owner hash. */
   checks(): [hash: string, check: string][] {
@@ -52,6 +64,24 @@ export class KeyCache {
     this.noRotation.delete(hash);
   }
 
+  /** Remembers that a write of the session found it stored in clear, its owner `owner`; answers the write's guard. */
+  noteClear(sessionId: string, owner: string | null): ClearGuard {
+    const guard = { ownerHash: owner === null ? null : this.hashOf(owner) };
+    if (this.clear.size >= 10_000) this.clear.clear();
+    this.clear.set(sessionId, { owner, guard });
+    return guard;
+  }
+
+  /** The session as a write found it stored in clear ({@link noteClear}), or undefined. */
+  clearOf(sessionId: string): { owner: string | null; guard: ClearGuard } | undefined {
+    return this.clear.get(sessionId);
+  }
+
+  /** Forgets that the session was found stored in clear (a write's guard found it no longer so). */
+  unclear(sessionId: string): void {
+    this.clear.delete(sessionId);
+  }
+
   /** Forgets the owners' checks (their keys were destroyed). */
   forget(hashes: readonly string[]): void {
     for (const hash of hashes) this.known.delete(hash);
@@ -66,12 +96,16 @@ export class KeyCache {
     // Only an owner with one key: during a rotation (the keyring answers previousKeys) rows sealed under the key it
     // moves from are indexed under that key's tokens, which ContentKeys.searchKeys adds.
     if (current === undefined || previous.length > 0) return undefined;
+    return this.known.get(this.hashOf(owner)) === checkOf(current) ? [current] : undefined;
+  }
+
+  private hashOf(owner: string): string {
     let hash = this.hashes.get(owner);
     if (hash === undefined) {
       hash = ownerHash(owner);
       if (this.hashes.size >= 10_000) this.hashes.clear();
       this.hashes.set(owner, hash);
     }
-    return this.known.get(hash) === checkOf(current) ? [current] : undefined;
+    return hash;
   }
 }

@@ -2,32 +2,50 @@
  * The key guard of a sealed write on Postgres (sealing.ts KeyGuard): a store caches the key checks it read, so a
  * write's statement itself requires the check its content was sealed under to be still the owner's recorded one,
  * and a write refused by it is sealed again with the check read anew (a rotation another process started, or an
- * erasure), which refuses a process whose keyring answers the old key (`DECRYPT_FAILED`).
+ * erasure), which refuses a process whose keyring answers the old key (`DECRYPT_FAILED`). A write in clear of a
+ * session this process found in clear carries a guard too, on one server (sealing.ts ClearGuard): the owner it found
+ * has no recorded check (none found: the session has no owner), else nothing is written and the write looks the
+ * owner and its check up as a first write does: sealed, or refused `DECRYPT_FAILED` without the owner's key.
  */
 import { SessionError } from "../errors.js";
 import type { Query } from "./connection/client.js";
 import type { Tables } from "./schema.js";
 import { type StoredForm, storedForm } from "./stored-form.js";
 
+/** How many parameters {@link guardSql} reads: none without a keyring, two on a cluster (no clear guard), else 3. */
+export function guardCount(t: Tables): number {
+  return t.keys ? (t.distributed ? 2 : 3) : 0;
+}
+
 /**
  * The guard's CTEs and condition in a store with a keyring (none without): `gd.keyed` is true for content in clear
  * (`$at` null) and while the check `$at + 1` is the owner's recorded one, whose row it locks (FOR SHARE) so that a
- * rotation starting meanwhile waits for this write, which its walk then sees.
+ * rotation starting meanwhile waits for this write, which its walk then sees. On one server `$at + 2` true makes it
+ * a clear guard instead: no check recorded for the owner hash `$at`, or, `$at` null, no owner of session `session`
+ * (an SQL expression).
  */
-export function guardSql(t: Tables, at: number): { ctes: string; and: string } {
+export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: string; and: string } {
   if (!t.keys) return { ctes: "", and: "" };
+  const sealed = `$${at}::text IS NULL OR EXISTS (SELECT 1 FROM gk)`;
+  const keyed = t.distributed
+    ? sealed
+    : `CASE WHEN $${at + 2}::boolean
+      THEN NOT EXISTS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text) AND ($${at}::text IS NOT NULL
+        OR NOT EXISTS (SELECT 1 FROM ${t.sessions} WHERE id = ${session} AND owner IS NOT NULL))
+      ELSE ${sealed} END`;
   return {
     ctes: `gk AS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text AND key_check = $${at + 1}::text FOR SHARE),
-  gd AS (SELECT $${at}::text IS NULL OR EXISTS (SELECT 1 FROM gk) AS keyed),
+  gd AS (SELECT ${keyed} AS keyed),
   `,
     and: " AND (SELECT keyed FROM gd)",
   };
 }
 
-/** The two parameters {@link guardSql} reads (none in a store without a keyring). */
+/** The parameters {@link guardSql} reads ({@link guardCount}). */
 export function guardParams(t: Tables, form: StoredForm): unknown[] {
   if (!t.keys) return [];
-  return [form.guard?.ownerHash ?? null, form.guard?.check ?? null];
+  const sealed = [form.guard?.ownerHash ?? form.clear?.ownerHash ?? null, form.guard?.check ?? null];
+  return t.distributed ? sealed : [...sealed, form.clear !== undefined];
 }
 
 // A write refused by its guard more often than this means the owner's key keeps changing under it.
@@ -35,7 +53,9 @@ const MAX_RESEALS = 3;
 
 /**
  * The form of a write its guard refused: the cached check is forgotten and the JSON sealed again with the
- * recorded one (`DECRYPT_FAILED` when this process's key is not it).
+ * recorded one (`DECRYPT_FAILED` when this process's key is not it); a write in clear forgets that the session was
+ * in clear and looks its owner and check up (its JSON, never offloaded, refused when sealed with a pointer
+ * look-alike, as stored-form.ts messageForm does).
  */
 export async function resealed(
   query: Query,
@@ -46,11 +66,12 @@ export async function resealed(
   tries: number,
 ): Promise<StoredForm> {
   if (form.guard) t.keys?.stale(form.guard);
+  if (form.clear) t.keys?.unclear(sessionId);
   if (tries >= MAX_RESEALS) {
     throw new SessionError(
       "CONFLICT",
       `The key of session "${sessionId}"'s owner kept changing while message "${messageId}" was written`,
     );
   }
-  return storedForm(query, t, sessionId, messageId, form.json);
+  return storedForm(query, t, sessionId, messageId, form.json, form.clear !== undefined);
 }

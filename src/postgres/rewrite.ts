@@ -91,7 +91,7 @@ async function rewriteRow(
 ): Promise<{ seq: string; bytes: number; tokens: number; same: boolean; keyed?: boolean } | undefined> {
   const search = searchVector(messageText(message), sessionId, form);
   const at9 = sessionScope(t, "$9::text");
-  const guard = guardSql(t, 10);
+  const guard = guardSql(t, 10, "$9::text");
   const [old] = await query<{ seq: string; bytes: number; tokens: number; same: boolean; keyed?: boolean }>(
     `WITH ${guard.ctes}old AS (SELECT seq, bytes, tokens, content_hash FROM ${t.messages} WHERE session_num = $1 AND id = $2${at9(null)}),
      upd AS (UPDATE ${t.messages} m SET content = $3, role = $4, bytes = $5, tokens = $6,

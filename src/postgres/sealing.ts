@@ -7,13 +7,15 @@
  * (key-cache.ts), so a write of a session whose owner and key it knows adds no statement: the write then carries the
  * check it relied on as a {@link KeyGuard} that its statement checks against the recorded one, and a write refused by
  * it (another process rotated the key meanwhile) forgets the cached check and is sealed again (postgres/append.ts).
+ * A session a write found stored in clear is remembered too (key-cache.ts): its next write in clear reads nothing and
+ * carries a {@link ClearGuard} instead, refused when the owner has a check recorded since (or the session an owner).
  */
 import { SessionError } from "../errors.js";
 import { ContentKeys } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import { ownerHash } from "../store/crypto/owner-keys.js";
 import type { Query } from "./connection/client.js";
-import { KeyCache } from "./key-cache.js";
+import { type ClearGuard, KeyCache } from "./key-cache.js";
 import {
   type KeyGuard,
   type KeyTables,
@@ -25,6 +27,7 @@ import {
   snapshotRecords,
 } from "./key-snapshot.js";
 
+export type { ClearGuard } from "./key-cache.js";
 export type { KeyGuard } from "./key-snapshot.js";
 
 /** Sessions' owners and owners' checks (by owner, undefined: none recorded) a caller read already. */
@@ -132,6 +135,29 @@ export class PostgresKeys {
    */
   knownSearchKeys(owner: string): Uint8Array[] | undefined {
     return this.cache.searchKeys(this.keys.keyring, owner);
+  }
+
+  /**
+   * The guard of a write in clear of the session that reads nothing: answered when a write of this process found
+   * the session stored in clear and the keyring still has no key for the owner it found; else undefined (the write
+   * looks the owner and its check up, and calls {@link noteClear} when it is in clear).
+   */
+  knownClear(sessionId: string): ClearGuard | undefined {
+    const known = this.cache.clearOf(sessionId);
+    if (!known) return undefined;
+    // A keyring may answer a key for the owner later: that write is sealed, which takes the look-up.
+    if (known.owner !== null && this.keys.keyring.key(known.owner) !== undefined) return undefined;
+    return known.guard;
+  }
+
+  /** A write found the session stored in clear (its owner: `owner`): the guard its statement carries. */
+  noteClear(sessionId: string, owner: string | null): ClearGuard {
+    return this.cache.noteClear(sessionId, owner);
+  }
+
+  /** Forgets that the session was stored in clear: a write's clear guard was refused. */
+  unclear(sessionId: string): void {
+    this.cache.unclear(sessionId);
   }
 
   /** Forgets this process's cached check of an owner: a write's guard found another one recorded. */

@@ -8,11 +8,11 @@ import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { SealedWrite } from "../store/crypto/content-keys.js";
 import { isSealed, refusePayloadPointer, sealContent, sealedHash } from "../store/crypto/seal.js";
-import { type Attachment, offloadMessage } from "../store/media/offload.js";
+import { type Attachment, type Offloaded, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
 import type { Query } from "./connection/client.js";
 import type { Tables } from "./schema.js";
-import type { KeyGuard } from "./sealing.js";
+import type { ClearGuard, KeyGuard } from "./sealing.js";
 import { sessionLexeme, toTsvector } from "./search/fts.js";
 
 /** A message's content column and content hash, and whether it is sealed. */
@@ -24,6 +24,11 @@ export interface StoredForm {
   sealed: boolean;
   /** Sealed content: the owner's key check it was sealed under, which the write requires to be still recorded. */
   guard?: KeyGuard | undefined;
+  /**
+   * Content in clear in a store with a keyring (one server): the session's owner found with no recorded key check
+   * (or none), which the write requires to be still so (key-guard.ts); refused, it is looked up again.
+   */
+  clear?: ClearGuard | undefined;
   /** The owner's blind tokens a sealed message is indexed with (its words never reach the index). */
   blind?: BlindTokens;
 }
@@ -38,18 +43,44 @@ function sealedForm(json: string, { content, hash, key }: SealedWrite, guard?: K
   return { json, content, hash, sealed: true, blind: blindTokensOf(key), guard };
 }
 
-/** The content column and hash of a message of `sessionId`: sealed under its owner's key, or the JSON as it is. */
+/**
+ * The guard of a write in clear of `sessionId` that reads nothing (a write of this process found the session in
+ * clear, sealing.ts knownClear), or undefined: not on a cluster, whose routed append carries no guard.
+ */
+function knownClear(t: Tables, sessionId: string): ClearGuard | undefined {
+  return t.distributed ? undefined : t.keys?.knownClear(sessionId);
+}
+
+/** The JSON in clear, guarded in a keyring store on one server by the owner `owner` the look-up found. */
+function lookedUpClear(t: Tables, sessionId: string, json: string, owner: string | null): StoredForm {
+  const form = clearForm(json);
+  return t.keys && !t.distributed ? { ...form, clear: t.keys.noteClear(sessionId, owner) } : form;
+}
+
+/**
+ * The content column and hash of a message of `sessionId`: sealed under its owner's key, or the JSON as it is.
+ * `pointers`: a JSON whose payloads were not offloaded (messageForm), whose pointer look-alikes are refused when it
+ * is sealed.
+ */
 export async function storedForm(
   query: Query,
   t: Tables,
   sessionId: string,
   messageId: string,
   json: string,
+  pointers = false,
 ): Promise<StoredForm> {
   const { keys } = t;
   if (!keys) return clearForm(json);
-  const { value: sealed, guard } = await keys.guarded(query, (k) => k.seal(sessionId, messageId, json));
-  return sealed ? sealedForm(json, sealed, guard) : clearForm(json);
+  const clear = knownClear(t, sessionId);
+  if (clear) return { ...clearForm(json), clear };
+  const { value, guard } = await keys.guarded(query, (k) => {
+    if (pointers && k.keyFor(sessionId)) refusePayloadPointer(sessionId, json);
+    const sealed = k.seal(sessionId, messageId, json);
+    return { sealed, owner: sealed ? null : k.ownerOf(sessionId) };
+  });
+  if (value.sealed) return sealedForm(json, value.sealed, guard);
+  return lookedUpClear(t, sessionId, json, value.owner);
 }
 
 /** A message ready for its row: its stored form and the payloads offloaded from it. */
@@ -70,14 +101,30 @@ export async function messageForm(
   message: SessionMessage,
   json: string,
 ): Promise<MessageForm> {
-  const { value: sealed, guard } = (await t.keys?.guarded(query, (k) => {
-    if (!k.keyFor(sessionId)) return null;
+  const { keys } = t;
+  let offloaded: Offloaded | undefined;
+  // Known in clear: no look-up, unless payloads are offloaded (a refused guard seals the JSON its form holds, which
+  // must then be the message's whole JSON; see key-guard.ts resealed).
+  const clear = knownClear(t, sessionId);
+  if (clear) {
+    offloaded = offloadMessage(message, json);
+    if (offloaded.attachments.length === 0)
+      return { form: { ...clearForm(offloaded.content), clear }, attachments: [] };
+  }
+  if (!keys) {
+    offloaded = offloadMessage(message, json);
+    return { form: clearForm(offloaded.content), attachments: offloaded.attachments };
+  }
+  const { value, guard } = await keys.guarded(query, (k) => {
+    if (!k.keyFor(sessionId)) return { sealed: null, owner: k.ownerOf(sessionId) };
     refusePayloadPointer(sessionId, json);
-    return k.seal(sessionId, message.id, json);
-  })) ?? { value: null, guard: undefined };
-  if (sealed) return { form: sealedForm(json, sealed, guard), attachments: [] };
-  const offloaded = offloadMessage(message, json);
-  return { form: clearForm(offloaded.content), attachments: offloaded.attachments };
+    return { sealed: k.seal(sessionId, message.id, json), owner: null };
+  });
+  if (value.sealed) return { form: sealedForm(json, value.sealed, guard), attachments: [] };
+  offloaded ??= offloadMessage(message, json);
+  const { content, attachments } = offloaded;
+  const form = lookedUpClear(t, sessionId, content, value.owner);
+  return { form: attachments.length === 0 ? form : clearForm(content), attachments };
 }
 
 /**

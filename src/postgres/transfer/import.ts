@@ -18,7 +18,7 @@ import { assertSessionId } from "../../message/ids.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import { lockSql } from "../append.js";
+import { lockSql } from "../append-attempt.js";
 import { onSession, sessionColumn, sessionParam, sessionScope } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
 import { needsEncoding } from "../connection/text.js";

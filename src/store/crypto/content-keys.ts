@@ -73,7 +73,8 @@ export class ContentKeys {
     readonly records: KeyRecords,
   ) {}
 
-  private ownerOf(sessionId: string): string | null {
+  /** The owner the session is registered with, or null (an owner found is cached; none is asked again). */
+  ownerOf(sessionId: string): string | null {
     const cached = this.owners.get(sessionId);
     if (cached !== undefined) return cached;
     const owner = this.records.ownerOf(sessionId);

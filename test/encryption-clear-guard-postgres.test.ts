@@ -1,0 +1,200 @@
+// A write in clear in a Postgres store opened with a keyring (one server and PGlite): once a write of the process
+// found the session in clear (no owner, or an owner without a key), the next ones read no owner nor key check; their
+// statement refuses them when the owner has had a check recorded since (another process sealed for it) or the
+// session has an owner since, and the append then does what a first one does: sealed, or refused DECRYPT_FAILED.
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import { SessionManager } from "../src/manager/manager.js";
+import type { PostgresSource } from "../src/postgres/connection/client.js";
+import { PostgresStore } from "../src/postgres/index.js";
+import type { Keyring } from "../src/store/crypto/keyring.js";
+import { msg } from "../src/testing/contract/harness.js";
+import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { randomKeyring } from "./helpers/encryption.js";
+
+type Rows = (sql: string) => Promise<{ id: string; sealed: boolean }[]>;
+
+/** The layout under test: a source stores share, its rows' ids and whether sealed, statements sent so far. */
+interface Place {
+  source: PostgresSource;
+  schema: string;
+  rows: Rows;
+  statements: () => number;
+}
+
+/** Counts `target`'s calls of `methods` (what a store sends its statements through) from now on. */
+function counted(target: object, methods: readonly string[]): () => number {
+  let statements = 0;
+  for (const method of methods) {
+    const record = target as Record<string, (...args: unknown[]) => unknown>;
+    const original = record[method]!.bind(target);
+    record[method] = (...args: unknown[]) => {
+      statements++;
+      return original(...args);
+    };
+  }
+  return () => statements;
+}
+
+const open = (place: Place, keyring?: Keyring) =>
+  PostgresStore.open(place.source, { schema: place.schema, ...(keyring ? { keyring } : {}) });
+
+const stored = (place: Place, sessionId: string) =>
+  place.rows(
+    `SELECT m.id, m.content LIKE '~sealed%' AS sealed FROM "${place.schema}".agent_messages m
+     JOIN "${place.schema}".agent_session_heads h ON h.num = m.session_num
+     WHERE h.session_id = '${sessionId}' ORDER BY m.seq`,
+  );
+
+// After a session's first append, an append in clear costs a keyring store as many statements (one) as a store
+// without a keyring: for an owner without a key and for a session without an owner.
+async function clearAppendStatements(place: Place) {
+  const keyed = await open(place, randomKeyring(["alice"]));
+  const plain = await open({ ...place, schema: `${place.schema}_plain` });
+  try {
+    const { id: carol } = await SessionManager.create(keyed).create("carol", { owner: "carol" });
+    const sessions: [PostgresStore, string][] = [
+      [keyed, carol],
+      [keyed, "no-owner"],
+      [plain, "plain"],
+    ];
+    const costs: number[][] = [];
+    for (const [store, id] of sessions) {
+      await store.session(id).appendMessage(msg(`${id}-0`, "first"));
+      const cost = async (n: number) => {
+        const before = place.statements();
+        await store.session(id).appendMessage(msg(`${id}-${n}`, `number ${n}`));
+        return place.statements() - before;
+      };
+      costs.push([await cost(1), await cost(2)]);
+    }
+    assert.deepEqual(costs, [
+      [1, 1],
+      [1, 1],
+      [1, 1],
+    ]);
+  } finally {
+    await Promise.all([keyed.close(), plain.close()]);
+  }
+}
+
+// Store A's keyring has no key for carol; store B's has it and seals for her, which records her key check: A's next
+// append, in clear under a guard that no check is recorded, is refused as a first append of A would be.
+async function ownerGivenAKeyElsewhere(place: Place) {
+  const a = await open(place, randomKeyring(["alice"]));
+  const b = await open(place, randomKeyring(["carol"]));
+  try {
+    const { id } = await SessionManager.create(a).create("carol chat", { owner: "carol" });
+    await a.session(id).appendMessage(msg("c0", "carol in clear"));
+    await a.session(id).appendMessage(msg("c1", "carol in clear again"));
+    await b.session(id).appendMessage(msg("c2", "carol sealed"));
+    await assert.rejects(a.session(id).appendMessage(msg("c3", "would be plaintext")), {
+      code: "DECRYPT_FAILED",
+      message: /Owner "carol" has encrypted content but the keyring has no key for it \(session "/,
+    });
+    await assert.rejects(a.session(id).appendMessage(msg("c4", "still refused")), { code: "DECRYPT_FAILED" });
+    assert.deepEqual(await stored(place, id), [
+      { id: "c0", sealed: false },
+      { id: "c1", sealed: false },
+      { id: "c2", sealed: true },
+    ]);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+}
+
+// A session store A writes without an owner is registered with one later, by another store: dave, whose key A has,
+// is sealed from then on (his first check recorded by A); erin, whose key A lacks, stays in clear.
+async function ownerRegisteredLater(place: Place) {
+  const a = await open(place, randomKeyring(["dave"]));
+  const other = await open(place);
+  try {
+    for (const owner of ["dave", "erin"]) {
+      const id = `later-${owner}`;
+      await a.session(id).appendMessage(msg(`${owner}0`, "no owner yet"));
+      await a.session(id).appendMessage(msg(`${owner}1`, "no owner yet, again"));
+      await SessionManager.create(other).create("registered", { id, owner });
+      await a.session(id).appendMessage(msg(`${owner}2`, "an owner now"));
+      await a.session(id).appendMessage(msg(`${owner}3`, "an owner now, again"));
+      const sealed = owner === "dave";
+      assert.deepEqual(await stored(place, id), [
+        { id: `${owner}0`, sealed: false },
+        { id: `${owner}1`, sealed: false },
+        { id: `${owner}2`, sealed },
+        { id: `${owner}3`, sealed },
+      ]);
+      assert.equal(
+        (await a.session(id).getMessage(`${owner}3`))?.parts[0]?.type,
+        "text",
+        "read back either way",
+      );
+    }
+  } finally {
+    await Promise.all([a.close(), other.close()]);
+  }
+}
+
+describe("PGlite: a write in clear under a keyring", () => {
+  const place = async (): Promise<Place & { db: PGlite }> => {
+    const db = await PGlite.create();
+    const rows: Rows = async (sql) => (await db.query<{ id: string; sealed: boolean }>(sql)).rows;
+    return { db, source: db, schema: "clear_guard", rows, statements: counted(db, ["query", "exec"]) };
+  };
+
+  test("an append in clear is as many statements as in a store without a keyring", async () => {
+    const p = await place();
+    await clearAppendStatements(p).finally(() => p.db.close());
+  });
+
+  test("refused once the owner has a key check recorded by another store", async () => {
+    const p = await place();
+    await ownerGivenAKeyElsewhere(p).finally(() => p.db.close());
+  });
+
+  test("a session registered with an owner later is looked up again", async () => {
+    const p = await place();
+    await ownerRegisteredLater(p).finally(() => p.db.close());
+  });
+});
+
+const unavailable = await postgresUnavailable();
+if (unavailable) console.log(`Skipping the PostgreSQL server clear-guard tests: ${unavailable}`);
+
+describe("Postgres: a write in clear under a keyring", { skip: unavailable ?? false }, () => {
+  const pool = unavailable ? undefined : testPool(4);
+  after(() => pool?.end());
+  // Every statement, in a transaction or not, is a query of one of the pool's clients.
+  let sent = 0;
+  pool?.on("connect", (client) => {
+    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as Record<string, unknown>).query = (...args: unknown[]) => {
+      sent++;
+      return original(...args);
+    };
+  });
+  const statements = () => sent;
+  const place = async (name: string): Promise<Place> => {
+    const schema = `agent_session_clear_${name}_${process.pid}`;
+    for (const drop of [schema, `${schema}_plain`]) await dropSchema(pool!, drop);
+    const rows: Rows = async (sql) => (await pool!.query<{ id: string; sealed: boolean }>(sql)).rows;
+    return { source: pool!, schema, rows, statements };
+  };
+
+  test("an append in clear is as many statements as in a store without a keyring", async () => {
+    const p = await place("count");
+    await clearAppendStatements(p).finally(async () => {
+      for (const drop of [p.schema, `${p.schema}_plain`]) await dropSchema(pool!, drop);
+    });
+  });
+
+  test("refused once the owner has a key check recorded by another store", async () => {
+    const p = await place("given");
+    await ownerGivenAKeyElsewhere(p).finally(() => dropSchema(pool!, p.schema));
+  });
+
+  test("a session registered with an owner later is looked up again", async () => {
+    const p = await place("later");
+    await ownerRegisteredLater(p).finally(() => dropSchema(pool!, p.schema));
+  });
+});
