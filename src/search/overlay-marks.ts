@@ -11,10 +11,13 @@
 import type { SearchResult } from "../contract/search.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";
 
-/** An overlay's first or last message: its seq and depth, with what else the backend needs to climb from it. */
+/**
+ * An overlay's first or last message: its seq and depth (undefined where the backend keeps no depths), with what
+ * else the backend needs to climb from it.
+ */
 export interface OverlayEnd {
   seq: number;
-  depth: number;
+  depth?: number | undefined;
 }
 
 /** An overlay as a backend reads it; an end is null when the message it names is gone (it covers nothing). */
@@ -34,13 +37,14 @@ export type Overlay<E extends OverlayEnd> = OverlayRow<E> & { from: E; to: E };
 /** A hit to mark: its message, its session and whether the session has overlays (false: none, no look-up). */
 export interface MarkHit {
   seq: number;
-  depth: number;
+  /** Undefined where the backend keeps no depths (memory): then every overlay of its session may cover it. */
+  depth?: number | undefined;
   session: number | string;
   overlaid?: boolean | undefined;
   result: SearchResult;
 }
 
-/** A hit and the overlays of its session whose depths span its own, newest first: those that may cover it. */
+/** A hit and the overlays of its session whose depths span its own (where known), newest first: those that may cover it. */
 export interface CoverCheck<E extends OverlayEnd> {
   hit: MarkHit;
   overlays: Overlay<E>[];
@@ -53,7 +57,7 @@ export type OverlayReads = ReadonlyMap<number | string, number | null>;
 export interface OverlaySource<E extends OverlayEnd, Async extends boolean = false> {
   /**
    * How many overlays per session the first read takes; the rest, up to SEARCH_OVERLAYS, are read only for the hits
-   * those leave unmarked. A round trip costs Postgres more than the rows it saves; SQLite reads them all at once.
+   * those leave unmarked. SQLite reads them all in one statement (no round trip); Postgres and memory the few first.
    */
   readonly firstRead: number;
   /** The newest `limit` overlays of each session of `sessions` older than its seq, each session's newest first. */
@@ -65,7 +69,7 @@ export interface OverlaySource<E extends OverlayEnd, Async extends boolean = fal
 /** An answer of a source: at once, or later. */
 export type Step<T, Async extends boolean> = Async extends true ? Promise<T> : T;
 
-/** Overlays checked first for every hit on a backend that reads them in two steps (Postgres). */
+/** Overlays checked first for every hit on a backend that reads them in two steps (Postgres, memory). */
 export const FIRST_OVERLAYS = 8;
 
 type Request<E extends OverlayEnd> =
@@ -102,9 +106,12 @@ function* markSteps<E extends OverlayEnd>(
     // Only an overlay whose depths span the hit's can cover it: the climbs are for those.
     const checks: CoverCheck<E>[] = [];
     for (const hit of unmarked) {
-      const overlays = (bySession.get(hit.session) ?? []).filter(
-        ({ from, to }) => from.depth <= hit.depth && hit.depth <= to.depth,
-      );
+      const { depth } = hit;
+      const own = bySession.get(hit.session) ?? [];
+      const overlays =
+        depth === undefined
+          ? own
+          : own.filter(({ from, to }) => (from.depth ?? 0) <= depth && depth <= (to.depth ?? depth));
       if (overlays.length > 0) checks.push({ hit, overlays });
     }
     if (checks.length > 0) {

@@ -137,8 +137,9 @@ async function firstCovering(
     }
     return k;
   };
+  // Every hit and end here has its depth (markOverlays gives them).
   const pairs = checks.map(({ hit, overlays }) =>
-    overlays.map(({ from, to }) => ({ up: climb(from.depth, hit.seq), down: climb(hit.depth, to.seq) })),
+    overlays.map(({ from, to }) => ({ up: climb(from.depth!, hit.seq), down: climb(hit.depth!, to.seq) })),
   );
   const rows = await executor.query<{ k: number; seq: number }>(
     `WITH RECURSIVE ${ancestorCte(
