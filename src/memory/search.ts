@@ -13,13 +13,13 @@ import { type RecallSource, recall, scoresOf } from "../search/pipeline.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/rank.js";
 import { rankAllWords, termCounter } from "../search/score.js";
-import { SEARCH_OVERLAYS } from "../store/limits.js";
 import {
   activePath,
   type MemoryMessageRow as Row,
   rowTerms,
   type MemorySessionData as SessionData,
 } from "./data.js";
+import { markPage } from "./overlay-marks.js";
 
 interface Scoped {
   row: Row;
@@ -87,11 +87,10 @@ function memorySource(
 
 /** The page of ranked rows: the first `plan.limit` the filters pass, with their overlay marks and context. */
 function hitsOf(ranked: readonly { item: Scoped; score: number }[], plan: SearchPlan): SearchResult[] {
-  const results: SearchResult[] = [];
-  const turns = contextTurns();
+  const page: { item: Scoped; result: SearchResult }[] = [];
   for (const { item, score } of ranked) {
-    if (results.length >= plan.limit) break;
-    const { row, sessionId, data, onPath, active } = item;
+    if (page.length >= plan.limit) break;
+    const { row, sessionId, onPath } = item;
     if (!passesFilters(plan, row.role, row.createdAt)) continue;
     const result = hitResult(
       {
@@ -104,12 +103,15 @@ function hitsOf(ranked: readonly { item: Scoped; score: number }[], plan: Search
       },
       score,
     );
-    const overlay = coveringOverlay(data, row);
-    if (overlay !== undefined) result.compactedBy = overlay;
-    if (plan.context > 0) result.context = contextOf(row, onPath ? active : undefined, plan.context, turns);
-    results.push(result);
+    page.push({ item, result });
   }
-  return results;
+  markPage(page);
+  const turns = contextTurns();
+  for (const { item, result } of page) {
+    const { row, onPath, active } = item;
+    if (plan.context > 0) result.context = contextOf(row, onPath ? active : undefined, plan.context, turns);
+  }
+  return page.map(({ result }) => result);
 }
 
 function rowsInScope(sessions: ReadonlyMap<string, SessionData>, plan: SearchPlan): Scoped[] {
@@ -176,25 +178,6 @@ function textParent(row: Row | undefined): Row | null {
     parent = parent.parent;
   }
   return parent;
-}
-
-/** The newest overlay whose range (from its first to its last message, along the tree) holds `row`. */
-function coveringOverlay(data: SessionData, row: Row): string | undefined {
-  const { length } = data.compactions;
-  for (let i = length - 1; i >= Math.max(0, length - SEARCH_OVERLAYS); i--) {
-    const compaction = data.compactions[i]!;
-    const to = data.rows.get(compaction.toMessageId);
-    if (to === undefined) continue;
-    let inRange = false;
-    for (let at: Row | null = to; at; at = at.parent) {
-      if (at === row) inRange = true;
-      if (at.id === compaction.fromMessageId) {
-        if (inRange) return compaction.id;
-        break;
-      }
-    }
-  }
-  return undefined;
 }
 
 /**

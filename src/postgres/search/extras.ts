@@ -8,32 +8,19 @@ import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { type ContextRow, SEARCH_CONTEXT_BYTES, setContexts } from "../../search/context.js";
 import type { SearchPlan } from "../../search/options.js";
+import {
+  type CoverCheck,
+  FIRST_OVERLAYS,
+  markOverlaysAsync,
+  type OverlayEnd,
+} from "../../search/overlay-marks.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import { openContent } from "../stored-form.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";
 import type { PageHit } from "./page.js";
-
-interface Overlay {
-  id: string;
-  /** Its row's sequence number: the order overlays are read in, newest first. */
-  seq: number;
-  sessionNum: number;
-  fromSeq: number;
-  fromDepth: number;
-  toSeq: number;
-  toDepth: number;
-}
-
-/** An overlay as read, its endpoints null when a message it names is gone. */
-type OverlayRow = {
-  [K in keyof Overlay]: K extends "id" | "seq" | "sessionNum" ? Overlay[K] : Overlay[K] | null;
-};
-
-const hasEndpoints = (row: OverlayRow): row is Overlay => row.fromSeq !== null && row.toSeq !== null;
 
 /** The results of `hits`, each with its overlay mark and, when the plan asks, its context. */
 export async function withExtras(
@@ -58,38 +45,54 @@ export async function withExtras(
   return hits.map((hit) => hit.result);
 }
 
-async function markOverlays(executor: Executor, t: Tables, hits: readonly PageHit[]): Promise<void> {
-  // Newest first, the rest only for the hits those leave unmarked: a hit is mostly covered by the newest overlay
-  // over it (repeated compaction nests them). A climb for every older one made a search of 20 hits among 250
-  // nested overlays ~45 ms, and reading every overlay's endpoints first was about half of such a search.
-  // Sessions known to have no overlay (the page read says so) need no look-up.
-  let unmarked = hits.filter((hit) => hit.overlaid !== false);
-  // In the Citus layout the hits are of one session (withExtras): its statements name it (the last parameter).
+/**
+ * The overlay marks of `hits` (search/overlay-marks.ts) over this source: the overlays of several sessions in one
+ * statement, and the climbs of every (hit, overlay) pair in one more. In the Citus layout the hits are of one
+ * session (withExtras): its statements name it (the last parameter).
+ */
+function markOverlays(executor: Executor, t: Tables, hits: readonly PageHit[]): Promise<void> {
   const first = hits[0]?.candidate.sessionId;
   const own = t.distributed && first !== undefined ? [first] : [];
-  // Each session's overlays older than the last one read (null: from the newest). By seq, not by offset: an overlay
-  // deleted between the two reads would otherwise shift an unread one into the first read's range.
-  let sessions = new Map<number, number | null>(unmarked.map((hit) => [hit.candidate.sessionNum, null]));
-  for (const limit of [FIRST_OVERLAYS, SEARCH_OVERLAYS - FIRST_OVERLAYS]) {
-    if (sessions.size === 0) return;
-    const batch = await executor.query<OverlayRow>(
-      overlaysSql(t),
-      [[...sessions.keys()], [...sessions.values()], limit, ...own],
-      true,
-    );
-    if (batch.length === 0) return;
-    await markWith(executor, t, unmarked, batch.filter(hasEndpoints), own);
-    unmarked = unmarked.filter((hit) => hit.result.compactedBy === undefined);
-    // Only a session whose first read was full can have older overlays; the batch is newest first.
-    const read = new Map<number, { count: number; oldest: number }>();
-    for (const { sessionNum, seq } of batch)
-      read.set(sessionNum, { count: (read.get(sessionNum)?.count ?? 0) + 1, oldest: seq });
-    sessions = new Map();
-    for (const { candidate } of unmarked) {
-      const session = read.get(candidate.sessionNum);
-      if (session?.count === FIRST_OVERLAYS) sessions.set(candidate.sessionNum, session.oldest);
-    }
-  }
+  return markOverlaysAsync(
+    {
+      // A round trip costs more than the rows it saves: the newest few first, older ones only where needed (a
+      // search of 20 hits among 250 nested overlays spent about half its time reading every overlay's endpoints).
+      firstRead: FIRST_OVERLAYS,
+      overlays: async (sessions, limit) =>
+        (
+          await executor.query<OverlayRow>(
+            overlaysSql(t),
+            [[...sessions.keys()], [...sessions.values()], limit, ...own],
+            true,
+          )
+        ).map(({ id, seq, sessionNum, fromSeq, fromDepth, toSeq, toDepth }) => ({
+          id,
+          seq,
+          session: sessionNum,
+          from: fromSeq === null || fromDepth === null ? null : { seq: fromSeq, depth: fromDepth },
+          to: toSeq === null || toDepth === null ? null : { seq: toSeq, depth: toDepth },
+        })),
+      firstCovering: (checks) => firstCovering(executor, t, checks, own),
+    },
+    hits.map(({ candidate, overlaid, result }) => ({
+      seq: candidate.seq,
+      depth: candidate.depth,
+      session: candidate.sessionNum,
+      overlaid,
+      result,
+    })),
+  );
+}
+
+/** An overlay as overlaysSql reads it, its endpoints null when a message it names is gone. */
+interface OverlayRow {
+  id: string;
+  seq: number;
+  sessionNum: number;
+  fromSeq: number | null;
+  fromDepth: number | null;
+  toSeq: number | null;
+  toDepth: number | null;
 }
 
 /**
@@ -112,21 +115,17 @@ const overlaysSql = (t: Tables) => {
    ORDER BY o.seq DESC`;
 };
 
-/** Overlays checked first for every hit (see markOverlays). */
-const FIRST_OVERLAYS = 8;
-
 /**
- * Marks each hit with the first of `overlays` (newest first) that covers it. Each (hit, overlay) pair whose depths
- * allow it is checked by two climbs: the hit's ancestor at the overlay's first message's depth must be that message,
- * and the overlay's last message's ancestor at the hit's depth the hit. Equal climbs are made once.
+ * For each check, the first of its overlays that covers its hit, every pair checked in one statement by two
+ * climbs: the hit's ancestor at the overlay's first message's depth must be that message, and the overlay's last
+ * message's ancestor at the hit's depth the hit. Equal climbs are made once.
  */
-async function markWith(
+async function firstCovering(
   executor: Executor,
   t: Tables,
-  hits: readonly PageHit[],
-  overlays: readonly Overlay[],
+  checks: readonly CoverCheck<OverlayEnd>[],
   own: readonly string[],
-): Promise<void> {
+): Promise<(number | undefined)[]> {
   const anchors: [target: number, start: number][] = [];
   const anchorOf = new Map<string, number>();
   const climb = (target: number, start: number) => {
@@ -138,21 +137,10 @@ async function markWith(
     }
     return k;
   };
-  const pairs: { hit: PageHit; overlay: Overlay; up: number; down: number }[] = [];
-  for (const hit of hits) {
-    const { seq, depth, sessionNum } = hit.candidate;
-    for (const overlay of overlays) {
-      if (Number(overlay.sessionNum) !== sessionNum) continue;
-      if (overlay.fromDepth > depth || depth > overlay.toDepth) continue;
-      pairs.push({
-        hit,
-        overlay,
-        up: climb(overlay.fromDepth, seq),
-        down: climb(depth, Number(overlay.toSeq)),
-      });
-    }
-  }
-  if (anchors.length === 0) return;
+  // Every hit and end here has its depth (markOverlays gives them).
+  const pairs = checks.map(({ hit, overlays }) =>
+    overlays.map(({ from, to }) => ({ up: climb(from.depth!, hit.seq), down: climb(hit.depth!, to.seq) })),
+  );
   const rows = await executor.query<{ k: number; seq: number }>(
     `WITH RECURSIVE ${ancestorCte(
       t.messages,
@@ -165,12 +153,12 @@ async function markWith(
     [anchors.map((_, k) => k), anchors.map((a) => a[0]), anchors.map((a) => a[1]), ...own],
   );
   const found = new Map(rows.map((row) => [Number(row.k), Number(row.seq)]));
-  // Newest overlay first (the statement's order), so the first covering one is the mark.
-  for (const { hit, overlay, up, down } of pairs) {
-    if (hit.result.compactedBy !== undefined) continue;
-    if (found.get(up) === Number(overlay.fromSeq) && found.get(down) === hit.candidate.seq)
-      hit.result.compactedBy = overlay.id;
-  }
+  return checks.map(({ hit, overlays }, i) => {
+    const k = pairs[i]!.findIndex(
+      ({ up, down }, j) => found.get(up) === overlays[j]!.from.seq && found.get(down) === hit.seq,
+    );
+    return k < 0 ? undefined : k;
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { SearchResult } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { type ContextRow, SEARCH_CONTEXT_BYTES, setContexts } from "../../search/context.js";
 import type { SearchPlan } from "../../search/options.js";
+import { markOverlays, type OverlayRow, type OverlaySource } from "../../search/overlay-marks.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
@@ -68,59 +69,88 @@ const AROUND_HITS = `WITH RECURSIVE
 
 /** The results of `hits`, each with its overlay mark and, when the plan asks, its context. */
 export function withExtras(driver: SqlDriver, hits: readonly Hit[], plan: SearchPlan): SearchResult[] {
-  const overlays = new Map<number, { id: string; from: NodeRow; to: NodeRow }[]>();
-  for (const { seq, head, result } of hits) {
-    let covering = overlays.get(head.session_num);
-    if (covering === undefined) {
-      covering = head.has_overlays === false ? [] : overlaysOf(driver, head.session_num);
-      overlays.set(head.session_num, covering);
-    }
-    const node = covering.length > 0 ? nodeBySeq(driver, seq) : undefined;
-    if (node === undefined) continue;
-    // Only an overlay whose depths span the hit's can cover it: the climbs (a statement a step) are for those.
-    const overlay = covering.find(
-      ({ from, to }) =>
-        from.depth <= node.depth &&
-        node.depth <= to.depth &&
-        isAncestor(driver, from, node) &&
-        isAncestor(driver, node, to),
-    );
-    if (overlay !== undefined) result.compactedBy = overlay.id;
-  }
+  markOverlays(
+    overlaySource(driver),
+    hits.map(({ seq, depth, head, result }) => ({
+      seq,
+      depth,
+      session: head.session_num,
+      overlaid: head.has_overlays,
+      result,
+    })),
+  );
   if (plan.context > 0 && hits.length > 0) addContext(driver, hits, plan.context);
   return hits.map((hit) => hit.result);
 }
 
-// A session's newest overlays with the tree columns of their first and last messages (an overlay whose messages
-// are gone covers nothing).
-const OVERLAYS = `SELECT c.id,
+/**
+ * The overlay marks' source (search/overlay-marks.ts): a session's overlays in one statement (all it may need, as
+ * statements cost no round trip), and each hit checked against its overlays one by one, newest first, by climbs of
+ * a statement a step that stop at the first overlay covering it.
+ */
+function overlaySource(driver: SqlDriver): OverlaySource<NodeRow> {
+  return {
+    firstRead: SEARCH_OVERLAYS,
+    overlays: (sessions, limit) =>
+      [...sessions].flatMap(([session, before]) => overlaysOf(driver, Number(session), before, limit)),
+    firstCovering: (checks) =>
+      checks.map(({ hit, overlays }) => {
+        const node = nodeBySeq(driver, hit.seq);
+        if (node === undefined) return undefined;
+        const k = overlays.findIndex(
+          ({ from, to }) => isAncestor(driver, from, node) && isAncestor(driver, node, to),
+        );
+        return k < 0 ? undefined : k;
+      }),
+  };
+}
+
+// A session's newest overlays (older than a seq, when given) with the tree columns of their first and last
+// messages, null when a message is gone (the overlay covers nothing).
+const OVERLAYS = `SELECT c.id, c.seq,
     f.seq AS f_seq, f.parent_seq AS f_parent_seq, f.depth AS f_depth, f.jump_seq AS f_jump_seq, f.jump_depth AS f_jump_depth,
     e.seq AS e_seq, e.parent_seq AS e_parent_seq, e.depth AS e_depth, e.jump_seq AS e_jump_seq, e.jump_depth AS e_jump_depth
   FROM (SELECT seq, id, from_message_id, to_message_id FROM agent_compactions
-        WHERE session_num = ? ORDER BY seq DESC LIMIT ${SEARCH_OVERLAYS}) c
-  JOIN agent_messages f ON f.session_num = ? AND f.id = c.from_message_id
-  JOIN agent_messages e ON e.session_num = ? AND e.id = c.to_message_id
+        WHERE session_num = ? AND (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?) c
+  LEFT JOIN agent_messages f ON f.session_num = ? AND f.id = c.from_message_id
+  LEFT JOIN agent_messages e ON e.session_num = ? AND e.id = c.to_message_id
   ORDER BY c.seq DESC`;
 
 type NodeColumns = Pick<NodeRow, "seq" | "parent_seq" | "depth" | "jump_seq" | "jump_depth">;
-type OverlayRow = { id: string } & { [K in keyof NodeColumns as `f_${K}` | `e_${K}`]: NodeColumns[K] };
+type OverlayColumns = { id: string; seq: number } & {
+  [K in keyof NodeColumns as `f_${K}` | `e_${K}`]: NodeColumns[K] | null;
+};
 
-function overlaysOf(driver: SqlDriver, sessionNum: number): { id: string; from: NodeRow; to: NodeRow }[] {
-  const node = (row: OverlayRow, end: "f" | "e"): NodeRow => ({
-    seq: row[`${end}_seq`],
-    parent_seq: row[`${end}_parent_seq`],
-    depth: row[`${end}_depth`],
-    jump_seq: row[`${end}_jump_seq`],
-    jump_depth: row[`${end}_jump_depth`],
-    // Not read: the climbs use only the tree columns above.
-    bytes: 0,
-    cum_bytes: 0,
-    tokens: 0,
-    cum_tokens: 0,
-  });
+function overlaysOf(
+  driver: SqlDriver,
+  sessionNum: number,
+  before: number | null,
+  limit: number,
+): OverlayRow<NodeRow>[] {
+  const node = (row: OverlayColumns, end: "f" | "e"): NodeRow | null =>
+    row[`${end}_seq`] === null
+      ? null
+      : {
+          seq: row[`${end}_seq`]!,
+          parent_seq: row[`${end}_parent_seq`],
+          depth: row[`${end}_depth`]!,
+          jump_seq: row[`${end}_jump_seq`],
+          jump_depth: row[`${end}_jump_depth`]!,
+          // Not read: the climbs use only the tree columns above.
+          bytes: 0,
+          cum_bytes: 0,
+          tokens: 0,
+          cum_tokens: 0,
+        };
   return driver
-    .all<OverlayRow>(OVERLAYS, [sessionNum, sessionNum, sessionNum])
-    .map((row) => ({ id: row.id, from: node(row, "f"), to: node(row, "e") }));
+    .all<OverlayColumns>(OVERLAYS, [sessionNum, before, before, limit, sessionNum, sessionNum])
+    .map((row) => ({
+      id: row.id,
+      seq: row.seq,
+      session: sessionNum,
+      from: node(row, "f"),
+      to: node(row, "e"),
+    }));
 }
 
 /** Sets each hit's `context`: up to `turns` turns before and after it along its branch (see AROUND_HITS). */

@@ -21,7 +21,14 @@ export interface HitHead {
 
 // A hit as the page statements return it, one array per row (see SqlDriver.tuples): the message's own columns,
 // then, in a store-wide search, its session's head.
-type MessageColumns = [seq: number, id: string, role: string, content: unknown, created_at: string];
+type MessageColumns = [
+  seq: number,
+  id: string,
+  role: string,
+  content: unknown,
+  created_at: string,
+  depth: number,
+];
 type HeadColumns = [
   session_id: string,
   session_num: number,
@@ -36,7 +43,7 @@ type HitRow = MessageColumns | [...MessageColumns, ...HeadColumns];
 // session without branches needs no leaf read at all. The ranked order is restored in JavaScript: an `ORDER BY
 // j.key` made SQLite copy every row, the message JSON included, through a temporary B-tree (one word, 1,000
 // messages: ~13 % of a search's CPU profile went to reading the page).
-const HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at, h.session_id,
+const HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at, m.depth, h.session_id,
     h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value JOIN agent_session_heads h ON h.num = m.session_num
     LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
@@ -45,7 +52,7 @@ const HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.c
 // column of a row object costs better-sqlite3 a property (~0.2 µs): the five head columns of 20 hits were ~45 of
 // the page's ~105 µs CPU (10,000-message session). Both pages come back as arrays (SqlDriver.tuples), no row
 // objects at all: with the cold caches a search meets, 10 hits took 40 µs as arrays against 58 µs as objects.
-const SESSION_HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at
+const SESSION_HITS_SQL = `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at, m.depth
   FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value`;
 
 export type { ScoreLookup } from "../../search/pipeline.js";
@@ -77,6 +84,8 @@ export function hitOptionsOf(plan: SearchPlan, head: HitHead | undefined, scores
 /** A hit with what the extras (context, overlays) need to find it again. */
 export interface Hit {
   seq: number;
+  /** Its depth in the tree: which overlays' ranges can hold it (search/overlay-marks.ts). */
+  depth: number;
   head: HitHead;
   result: SearchResult;
 }
@@ -109,7 +118,7 @@ export function readHits(
       // A ranked seq without a message row (none in a consistent store) is skipped, as the join always did.
       if (hit === undefined) continue;
       if (hits.length >= limit) break;
-      const [, id, role, content, createdAt] = hit;
+      const [, id, role, content, createdAt, depth] = hit;
       const hitHead = head ?? headOf(hit);
       if (accept && !accept(role, createdAt, hitHead.session_id)) continue;
       const onActivePath = onPath.has(seq);
@@ -125,7 +134,7 @@ export function readHits(
         },
         scores?.get(seq),
       );
-      hits.push({ seq, head: hitHead, result });
+      hits.push({ seq, depth, head: hitHead, result });
     }
   }
   return hits;
@@ -133,7 +142,7 @@ export function readHits(
 
 // The head columns a store-wide page brings with each hit.
 function headOf(hit: HitRow): HitHead {
-  const [, , , , , session_id, session_num, leaf_seq, leaf_depth, message_count] = hit as [
+  const [, , , , , , session_id, session_num, leaf_seq, leaf_depth, message_count] = hit as [
     ...MessageColumns,
     ...HeadColumns,
   ];
