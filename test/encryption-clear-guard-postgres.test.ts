@@ -135,6 +135,28 @@ async function ownerRegisteredLater(place: Place) {
   }
 }
 
+// A session store A wrote for carol (no key) is deleted and created again, same id, for frank, whose key store B has
+// and seals under: A's next append, guarded on carol, must not write in clear for frank (its keyring lacks his key).
+async function sessionGivenAnotherOwner(place: Place) {
+  const a = await open(place, randomKeyring(["alice"]));
+  const b = await open(place, randomKeyring(["frank"]));
+  try {
+    const id = "reused";
+    await SessionManager.create(a).create("carol chat", { id, owner: "carol" });
+    await a.session(id).appendMessage(msg("r0", "carol in clear"));
+    await a.session(id).appendMessage(msg("r1", "carol in clear again"));
+    assert.equal(await SessionManager.create(b).delete(id), true);
+    await SessionManager.create(b).create("frank chat", { id, owner: "frank" });
+    await b.session(id).appendMessage(msg("f0", "frank sealed"));
+    await assert.rejects(a.session(id).appendMessage(msg("f1", "would be plaintext")), {
+      code: "DECRYPT_FAILED",
+    });
+    assert.deepEqual(await stored(place, id), [{ id: "f0", sealed: true }]);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+}
+
 describe("PGlite: a write in clear under a keyring", () => {
   const place = async (): Promise<Place & { db: PGlite }> => {
     const db = await PGlite.create();
@@ -155,6 +177,11 @@ describe("PGlite: a write in clear under a keyring", () => {
   test("a session registered with an owner later is looked up again", async () => {
     const p = await place();
     await ownerRegisteredLater(p).finally(() => p.db.close());
+  });
+
+  test("a session created again for another owner is looked up again", async () => {
+    const p = await place();
+    await sessionGivenAnotherOwner(p).finally(() => p.db.close());
   });
 });
 
@@ -196,5 +223,10 @@ describe("Postgres: a write in clear under a keyring", { skip: unavailable ?? fa
   test("a session registered with an owner later is looked up again", async () => {
     const p = await place("later");
     await ownerRegisteredLater(p).finally(() => dropSchema(pool!, p.schema));
+  });
+
+  test("a session created again for another owner is looked up again", async () => {
+    const p = await place("reused");
+    await sessionGivenAnotherOwner(p).finally(() => dropSchema(pool!, p.schema));
   });
 });

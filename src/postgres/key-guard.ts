@@ -21,8 +21,9 @@ export function guardCount(t: Tables): number {
  * The guard's CTEs and condition in a store with a keyring (none without): `gd.keyed` is true for content in clear
  * (`$at` null) and while the check `$at + 1` is the owner's recorded one, whose row it locks (FOR SHARE) so that a
  * rotation starting meanwhile waits for this write, which its walk then sees. On one server `$at + 2` true makes it
- * a clear guard instead: no check recorded for the owner hash `$at`, or, `$at` null, no owner of session `session`
- * (an SQL expression).
+ * a clear guard instead: session `session` (an SQL expression) still has the owner whose hash is `$at` (null: none)
+ * and that owner no recorded check. The owner is compared, not only its check: a session deleted and created again
+ * under its id for another owner must not take the first owner's writes in clear.
  */
 export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: string; and: string } {
   if (!t.keys) return { ctes: "", and: "" };
@@ -30,8 +31,8 @@ export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: s
   const keyed = t.distributed
     ? sealed
     : `CASE WHEN $${at + 2}::boolean
-      THEN NOT EXISTS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text) AND ($${at}::text IS NOT NULL
-        OR NOT EXISTS (SELECT 1 FROM ${t.sessions} WHERE id = ${session} AND owner IS NOT NULL))
+      THEN NOT EXISTS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text)
+        AND (SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session}) IS NOT DISTINCT FROM $${at}::text
       ELSE ${sealed} END`;
   return {
     ctes: `gk AS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text AND key_check = $${at + 1}::text FOR SHARE),
@@ -40,6 +41,10 @@ export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: s
     and: " AND (SELECT keyed FROM gd)",
   };
 }
+
+// The owner's hash as store/crypto/owner-keys.ts ownerHash computes it (the first 32 hex digits of the SHA-256 of
+// its UTF-8), in SQL; NULL for no owner.
+const ownerHashSql = (column: string) => `left(encode(sha256(convert_to(${column}, 'UTF8')), 'hex'), 32)`;
 
 /** The parameters {@link guardSql} reads ({@link guardCount}). */
 export function guardParams(t: Tables, form: StoredForm): unknown[] {

@@ -155,9 +155,13 @@ export class PostgresKeys {
     return this.cache.noteClear(sessionId, owner);
   }
 
-  /** Forgets that the session was stored in clear: a write's clear guard was refused. */
+  /**
+   * Forgets that the session was stored in clear, and its owner: a write's clear guard was refused (the owner has a
+   * key check now, or the session another owner).
+   */
   unclear(sessionId: string): void {
     this.cache.unclear(sessionId);
+    this.keys.forgetOwnerOf(sessionId);
   }
 
   /** Forgets this process's cached check of an owner: a write's guard found another one recorded. */

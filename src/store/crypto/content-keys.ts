@@ -115,6 +115,14 @@ export class ContentKeys {
     return key !== undefined && checkOf(key) === check ? { key, guard: { ownerHash, check } } : undefined;
   }
 
+  /**
+   * Forgets the session's cached owner: a write's guard found the session no longer as this store knew it (deleted
+   * and created again under its id, for another owner), so its next look-up reads the owner again.
+   */
+  forgetOwnerOf(sessionId: string): void {
+    this.owners.delete(sessionId);
+  }
+
   /** Forgets a check a write's guard found no longer recorded. */
   stale(guard: KeyGuard): void {
     if (this.verified.get(guard.ownerHash) === guard.check) this.verified.delete(guard.ownerHash);
