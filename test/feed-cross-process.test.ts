@@ -13,6 +13,13 @@ import { suiteOf } from "../src/testing/runner.js";
 import { dropSchema, PG_URL, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { crossProcess, subscribed, writer } from "./helpers/feed-cross-process.js";
 
+// Every await before the first test is registered: an await after one lets the earlier tests finish first, and a
+// root-level `after` added then runs at once (it ended the pool under the server's tests).
+const unavailable = await postgresUnavailable();
+const SCHEMA = `agent_session_test_feed_${process.pid}`;
+const pool = unavailable ? undefined : testPool(6);
+if (pool) await dropSchema(pool, SCHEMA);
+
 /** node:test, injected into the contract suite as a user's runner would be. */
 const runner = { describe, it };
 
@@ -114,14 +121,10 @@ feedSpec(suiteOf(runner), {
     new SqliteStore(join(dir, `spec-${Math.random()}.db`), { ...policy, changeLog: true }),
 });
 
-const unavailable = await postgresUnavailable();
-if (unavailable) {
+if (!pool) {
   console.log(`Skipping the Postgres feed tests: ${unavailable}`);
-  test("postgres feed", { skip: unavailable }, () => undefined);
+  test("postgres feed", { skip: unavailable ?? true }, () => undefined);
 } else {
-  const SCHEMA = `agent_session_test_feed_${process.pid}`;
-  const pool = testPool(6);
-  await dropSchema(pool, SCHEMA);
   after(async () => {
     await dropSchema(pool, SCHEMA);
     // The feed spec's own schema (made fresh for each of its tests), which was left on the server after every run.

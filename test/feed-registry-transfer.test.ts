@@ -15,6 +15,10 @@ import { SqliteStore } from "../src/sqlite/store.js";
 import { citusSchema } from "./fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
+// Every await before the first test is registered: an await after one lets the earlier tests finish first, and a
+// root-level `after` added then runs at once (it ended the pool under the server's tests).
+const unavailable = await postgresUnavailable();
+
 // The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
 // have finished would run at once and drop it under the cluster's tests.
 const cluster = await citusSchema("feed_registry");
@@ -132,7 +136,6 @@ feedOf("memory", async () => new MemoryStore());
 let files = 0;
 feedOf("sqlite", async () => new SqliteStore(join(dir, `${++files}.db`), { changeLog: true }));
 
-const unavailable = await postgresUnavailable();
 if (unavailable) {
   test("postgres: registry deletes and transfer imports", { skip: unavailable }, () => undefined);
 } else {

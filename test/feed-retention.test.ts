@@ -14,6 +14,13 @@ import { PRUNE_EVERY } from "../src/store/feed/change-rows.js";
 import { appendChain } from "../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
+// Every await before the first test is registered: an await after one lets the earlier tests finish first, and a
+// root-level `after` added then runs at once (it ended the pool under the server's tests).
+const unavailable = await postgresUnavailable();
+const schema = `agent_session_test_retention_${process.pid}`;
+const pool = unavailable ? undefined : testPool(2);
+if (pool) await dropSchema(pool, schema);
+
 const RETAIN = 20;
 // Three pruning rounds: the log would hold 800 rows without them.
 const WRITES = 3 * PRUNE_EVERY + 32;
@@ -84,14 +91,10 @@ retention("sqlite file", async () => {
   };
 });
 
-const unavailable = await postgresUnavailable();
-if (unavailable) {
+if (!pool) {
   console.log(`Skipping the Postgres retention test: ${unavailable}`);
-  test("postgres change-log retention", { skip: unavailable }, () => undefined);
+  test("postgres change-log retention", { skip: unavailable ?? true }, () => undefined);
 } else {
-  const schema = `agent_session_test_retention_${process.pid}`;
-  const pool = testPool(2);
-  await dropSchema(pool, schema);
   after(async () => {
     await dropSchema(pool, schema);
     await pool.end();

@@ -14,6 +14,10 @@ import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
+// Every await before the first test is registered: an await after one lets the earlier tests finish first, and a
+// root-level `after` added then runs at once (it ended the pool under the server's tests).
+const unavailable = await postgresUnavailable();
+
 type Store = MemoryStore | SqliteStore | PostgresStore;
 
 const text = (id: string, words = id) => ({
@@ -119,7 +123,6 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 resultsOf("memory", async () => new MemoryStore());
 resultsOf("sqlite", async () => new SqliteStore(join(dir, "results.db"), { changeLog: true }));
 
-const unavailable = await postgresUnavailable();
 if (unavailable) {
   test("postgres: write results", { skip: unavailable }, () => undefined);
 } else {
