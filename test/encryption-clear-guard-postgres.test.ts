@@ -47,6 +47,22 @@ const stored = (place: Place, sessionId: string) =>
      WHERE h.session_id = '${sessionId}' ORDER BY m.seq`,
   );
 
+/** Runs `use` with two stores on `place`, A keyed for `aOwners` and B for `bOwners` (no keyring: undefined). */
+async function twoStores(
+  place: Place,
+  aOwners: string[],
+  bOwners: string[] | undefined,
+  use: (a: PostgresStore, b: PostgresStore) => Promise<void>,
+) {
+  const a = await open(place, randomKeyring(aOwners));
+  const b = await open(place, bOwners ? randomKeyring(bOwners) : undefined);
+  try {
+    await use(a, b);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+}
+
 // After a session's first append, an append in clear costs a keyring store as many statements (one) as a store
 // without a keyring: for an owner without a key and for a session without an owner.
 async function clearAppendStatements(place: Place) {
@@ -82,9 +98,7 @@ async function clearAppendStatements(place: Place) {
 // Store A's keyring has no key for carol; store B's has it and seals for her, which records her key check: A's next
 // append, in clear under a guard that no check is recorded, is refused as a first append of A would be.
 async function ownerGivenAKeyElsewhere(place: Place) {
-  const a = await open(place, randomKeyring(["alice"]));
-  const b = await open(place, randomKeyring(["carol"]));
-  try {
+  await twoStores(place, ["alice"], ["carol"], async (a, b) => {
     const { id } = await SessionManager.create(a).create("carol chat", { owner: "carol" });
     await a.session(id).appendMessage(msg("c0", "carol in clear"));
     await a.session(id).appendMessage(msg("c1", "carol in clear again"));
@@ -99,17 +113,13 @@ async function ownerGivenAKeyElsewhere(place: Place) {
       { id: "c1", sealed: false },
       { id: "c2", sealed: true },
     ]);
-  } finally {
-    await Promise.all([a.close(), b.close()]);
-  }
+  });
 }
 
 // A session store A writes without an owner is registered with one later, by another store: dave, whose key A has,
 // is sealed from then on (his first check recorded by A); erin, whose key A lacks, stays in clear.
 async function ownerRegisteredLater(place: Place) {
-  const a = await open(place, randomKeyring(["dave"]));
-  const other = await open(place);
-  try {
+  await twoStores(place, ["dave"], undefined, async (a, other) => {
     for (const owner of ["dave", "erin"]) {
       const id = `later-${owner}`;
       await a.session(id).appendMessage(msg(`${owner}0`, "no owner yet"));
@@ -130,17 +140,13 @@ async function ownerRegisteredLater(place: Place) {
         "read back either way",
       );
     }
-  } finally {
-    await Promise.all([a.close(), other.close()]);
-  }
+  });
 }
 
 // A session store A wrote for carol (no key) is deleted and created again, same id, for frank, whose key store B has
 // and seals under: A's next append, guarded on carol, must not write in clear for frank (its keyring lacks his key).
 async function sessionGivenAnotherOwner(place: Place) {
-  const a = await open(place, randomKeyring(["alice"]));
-  const b = await open(place, randomKeyring(["frank"]));
-  try {
+  await twoStores(place, ["alice"], ["frank"], async (a, b) => {
     const id = "reused";
     await SessionManager.create(a).create("carol chat", { id, owner: "carol" });
     await a.session(id).appendMessage(msg("r0", "carol in clear"));
@@ -152,9 +158,7 @@ async function sessionGivenAnotherOwner(place: Place) {
       code: "DECRYPT_FAILED",
     });
     assert.deepEqual(await stored(place, id), [{ id: "f0", sealed: true }]);
-  } finally {
-    await Promise.all([a.close(), b.close()]);
-  }
+  });
 }
 
 describe("PGlite: a write in clear under a keyring", () => {
