@@ -1,7 +1,7 @@
 // SQLite's overlay marks (`compactedBy`, search/overlay-marks.ts) cost a bounded number of statements: a page's hits
-// are checked against their overlays by two climb statements at most (src/sqlite/search/overlay-climbs.ts), not a
+// are checked against their overlays by three climb statements at most (src/sqlite/search/overlay-climbs.ts), not a
 // statement per climbing step per (hit, overlay) pair. Before, forks at one message with an overlay each made a
-// search of the fork words spend thousands (100 forks, 200 hits: 5,357 statements; now 9, as at 10 forks), 12
+// search of the fork words spend thousands (100 forks, 200 hits: 5,357 statements; now 10, as at 10 forks), 12
 // nested overlays 196 (now 7; 5 without overlays). OVERLAY_MARKS_FORKS=10,100,1000 measures more sizes.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -111,9 +111,12 @@ test("a search's overlay marks do not spend more statements as a message gathers
     );
     counts.push(...spent);
   }
-  assert.deepEqual(
-    counts,
-    counts.map(() => counts[0]),
+  // The climbs take three statements at most, whatever the forks and the page (the oldest fork's hits, none of
+  // whose overlays passes the first climb, need one fewer).
+  const bound = Math.max(...counts.slice(0, 3));
+  assert.ok(
+    counts.every((count) => count <= bound),
+    `${counts}`,
   );
 });
 
@@ -126,7 +129,7 @@ test("nested overlays and a session without any: a few statements a search", asy
       await chain(plain.store, "m", 120, null, "early note");
       const without = await searchStatements(plain, "early", new Map());
       t.diagnostic(`statements of one search: 12 nested overlays ${withOverlays}, no overlays ${without}`);
-      // The overlays cost their read and one check of every hit against them.
+      // The overlays cost their read and one climb statement: on one path each hit's newest overlay holds it.
       assert.ok(withOverlays <= without + 2, `${withOverlays} against ${without}`);
     } finally {
       await plain.close();
