@@ -86,7 +86,7 @@ export function withExtras(driver: SqlDriver, hits: readonly Hit[], plan: Search
 /**
  * The overlay marks' source (search/overlay-marks.ts): a session's overlays in one statement (all it may need, as
  * statements cost no round trip), and every hit checked against its overlays by the climbs of overlay-climbs.ts,
- * two statements at most for the page.
+ * three statements at most for the page.
  */
 function overlaySource(driver: SqlDriver): OverlaySource<OverlayNode> {
   return {
