@@ -4,9 +4,9 @@
  * of its session's newest SEARCH_OVERLAYS whose range holds it along the tree (its first message is an ancestor of
  * the hit, or the hit itself, and the hit one of its last message). The backend answers two things: a read of the
  * overlays of some sessions with their endpoints, newest first, and which overlay of a short list, newest first,
- * first holds each hit (SQLite climbs pair by pair and stops at the first, Postgres climbs for all pairs in one
- * statement). The order, the bounds and which hits need a look-up are decided here. Synchronous for memory and
- * SQLite, awaited for Postgres, the same steps (`markOverlays`, `markOverlaysAsync`).
+ * first holds each hit (SQLite climbs for each hit's newest overlay in one statement and for the other pairs in two
+ * more, Postgres for all pairs in one). The order, the bounds and which hits need a look-up are decided here.
+ * Synchronous for memory and SQLite, awaited for Postgres, the same steps (`markOverlays`, `markOverlaysAsync`).
  */
 import type { SearchResult } from "../contract/search.js";
 import { SEARCH_OVERLAYS } from "../store/limits.js";

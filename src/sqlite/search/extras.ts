@@ -11,7 +11,7 @@ import { markOverlays, type OverlayRow, type OverlaySource } from "../../search/
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
 import { contentSql, resolveContent } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { isAncestor, type NodeRow, nodeBySeq } from "../tree.js";
+import { firstCovering, type OverlayNode } from "./overlay-climbs.js";
 import type { Hit } from "./page.js";
 
 // The turns around every hit of a page in one statement (a walk per hit was ~15 statements with a long path). The
@@ -85,40 +85,29 @@ export function withExtras(driver: SqlDriver, hits: readonly Hit[], plan: Search
 
 /**
  * The overlay marks' source (search/overlay-marks.ts): a session's overlays in one statement (all it may need, as
- * statements cost no round trip), and each hit checked against its overlays one by one, newest first, by climbs of
- * a statement a step that stop at the first overlay covering it.
+ * statements cost no round trip), and every hit checked against its overlays by the climbs of overlay-climbs.ts,
+ * three statements at most for the page.
  */
-function overlaySource(driver: SqlDriver): OverlaySource<NodeRow> {
+function overlaySource(driver: SqlDriver): OverlaySource<OverlayNode> {
   return {
     firstRead: SEARCH_OVERLAYS,
     overlays: (sessions, limit) =>
       [...sessions].flatMap(([session, before]) => overlaysOf(driver, Number(session), before, limit)),
-    firstCovering: (checks) =>
-      checks.map(({ hit, overlays }) => {
-        const node = nodeBySeq(driver, hit.seq);
-        if (node === undefined) return undefined;
-        const k = overlays.findIndex(
-          ({ from, to }) => isAncestor(driver, from, node) && isAncestor(driver, node, to),
-        );
-        return k < 0 ? undefined : k;
-      }),
+    firstCovering: (checks) => firstCovering(driver, checks),
   };
 }
 
-// A session's newest overlays (older than a seq, when given) with the tree columns of their first and last
+// A session's newest overlays (older than a seq, when given) with the seqs and depths of their first and last
 // messages, null when a message is gone (the overlay covers nothing).
-const OVERLAYS = `SELECT c.id, c.seq,
-    f.seq AS f_seq, f.parent_seq AS f_parent_seq, f.depth AS f_depth, f.jump_seq AS f_jump_seq, f.jump_depth AS f_jump_depth,
-    e.seq AS e_seq, e.parent_seq AS e_parent_seq, e.depth AS e_depth, e.jump_seq AS e_jump_seq, e.jump_depth AS e_jump_depth
+const OVERLAYS = `SELECT c.id, c.seq, f.seq AS f_seq, f.depth AS f_depth, e.seq AS e_seq, e.depth AS e_depth
   FROM (SELECT seq, id, from_message_id, to_message_id FROM agent_compactions
         WHERE session_num = ? AND (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?) c
   LEFT JOIN agent_messages f ON f.session_num = ? AND f.id = c.from_message_id
   LEFT JOIN agent_messages e ON e.session_num = ? AND e.id = c.to_message_id
   ORDER BY c.seq DESC`;
 
-type NodeColumns = Pick<NodeRow, "seq" | "parent_seq" | "depth" | "jump_seq" | "jump_depth">;
 type OverlayColumns = { id: string; seq: number } & {
-  [K in keyof NodeColumns as `f_${K}` | `e_${K}`]: NodeColumns[K] | null;
+  [K in keyof OverlayNode as `f_${K}` | `e_${K}`]: OverlayNode[K] | null;
 };
 
 function overlaysOf(
@@ -126,22 +115,12 @@ function overlaysOf(
   sessionNum: number,
   before: number | null,
   limit: number,
-): OverlayRow<NodeRow>[] {
-  const node = (row: OverlayColumns, end: "f" | "e"): NodeRow | null =>
-    row[`${end}_seq`] === null
-      ? null
-      : {
-          seq: row[`${end}_seq`]!,
-          parent_seq: row[`${end}_parent_seq`],
-          depth: row[`${end}_depth`]!,
-          jump_seq: row[`${end}_jump_seq`],
-          jump_depth: row[`${end}_jump_depth`]!,
-          // Not read: the climbs use only the tree columns above.
-          bytes: 0,
-          cum_bytes: 0,
-          tokens: 0,
-          cum_tokens: 0,
-        };
+): OverlayRow<OverlayNode>[] {
+  const node = (row: OverlayColumns, end: "f" | "e"): OverlayNode | null => {
+    const seq = row[`${end}_seq`];
+    const depth = row[`${end}_depth`];
+    return seq === null || depth === null ? null : { seq, depth };
+  };
   return driver
     .all<OverlayColumns>(OVERLAYS, [sessionNum, before, before, limit, sessionNum, sessionNum])
     .map((row) => ({
