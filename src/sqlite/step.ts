@@ -15,6 +15,7 @@ import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { releaseMessages } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
+import { NEXT_ACTIVITY } from "./registry.js";
 import { storedBlock } from "./sealed-context.js";
 import { refuseUsage, STEP_GUARD, stepGuardParams, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { writeMessageRow } from "./write-row.js";
@@ -23,8 +24,6 @@ import { deleteRows, updateRow } from "./writes.js";
 const GUARDED_ROW = `SELECT 1 AS found FROM agent_sessions WHERE id = ? AND ${STEP_GUARD}`;
 
 const notFound = (sessionId: string) => new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
-
-const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
 
 /** Deletes messages as `deleteMessages` does, inside the step's transaction; answers the logged cursor. */
 function removeRows(store: SqliteBackend, sessionId: string, ids: readonly string[]): Logged {

@@ -17,6 +17,7 @@ import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
+import { NEXT_ACTIVITY } from "../registry.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
 import { storedForm, storedSummary } from "../sealing.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
@@ -40,7 +41,7 @@ function insertSessionRow(driver: SqlDriver, info: SessionInfo): boolean {
   const row = driver.get(
     `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned, activity)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions))
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
      ON CONFLICT (id) DO NOTHING RETURNING id`,
     [...sessionInfoValues(info), info.pinned === true ? 1 : 0],
   );
