@@ -1,6 +1,5 @@
 import type { UIMessage } from "ai";
-import { neutralizeContent } from "../context/neutralize.js";
-import { reminderFailure } from "../context/reminder.js";
+import { neutralizeTextParts, reminderFailure, remindLatestUser } from "../context/reminder.js";
 import { SessionError } from "../errors.js";
 import { emitWarning } from "../runtime/warn.js";
 
@@ -31,19 +30,6 @@ export async function contextReminder(storage: unknown): Promise<string | null> 
   }
 }
 
-/** The message with its text parts neutralised (see `neutralizeContent`); the same object when none changes. */
-function neutralizeUser<M extends UIMessage>(message: M): M {
-  let changed = false;
-  const parts = message.parts.map((part) => {
-    if (part.type !== "text") return part;
-    const text = neutralizeContent(part.text);
-    if (text === part.text) return part;
-    changed = true;
-    return { ...part, text };
-  });
-  return changed ? { ...message, parts } : message;
-}
-
 /**
  * `messages` for the model: every user message's text neutralised as block content is (no line of it can draw a
  * border or a header, so none can pass for a reminder), and the reminder as a last text part of the latest user
@@ -51,20 +37,13 @@ function neutralizeUser<M extends UIMessage>(message: M): M {
  * stored and streamed messages never change; the same array when there is nothing to neutralise or remind.
  */
 export function withReminder<M extends UIMessage>(messages: M[], reminder: string | null): M[] {
-  let out = messages;
-  let latestUser = -1;
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i]!;
-    if (message.role !== "user") continue;
-    latestUser = i;
-    const neutral = neutralizeUser(message);
-    if (neutral === message) continue;
-    if (out === messages) out = [...messages];
-    out[i] = neutral;
-  }
-  if (reminder === null || latestUser < 0) return out;
-  if (out === messages) out = [...messages];
-  const carrier = out[latestUser]!;
-  out[latestUser] = { ...carrier, parts: [...carrier.parts, { type: "text", text: reminder }] };
-  return out;
+  return remindLatestUser(
+    messages,
+    reminder,
+    (message) => {
+      const parts = neutralizeTextParts(message.parts);
+      return parts === message.parts ? message : { ...message, parts };
+    },
+    (message, text) => ({ ...message, parts: [...message.parts, { type: "text", text }] }),
+  );
 }

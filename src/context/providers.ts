@@ -11,6 +11,13 @@ import type { SearchProvider, WritableContextProvider } from "./types.js";
 /** How many hits a search block returns, as the reference. */
 const SEARCH_HITS = 10;
 
+/** The name (key or label) a provider was given or took from its block; `INVALID_ARGUMENT` at `path` without one. */
+function named(name: string | undefined, path: string, refusal: string): string {
+  if (name === undefined)
+    throw new SessionError("INVALID_ARGUMENT", refusal, { issues: [{ path, rule: "required" }] });
+  return name;
+}
+
 /** A writable block stored as one row of a {@link BlockStore} under `key` (the block label when omitted). */
 export class BlockContextProvider implements WritableContextProvider {
   private key: string | undefined;
@@ -28,14 +35,7 @@ export class BlockContextProvider implements WritableContextProvider {
   }
 
   private requireKey(): string {
-    if (this.key === undefined) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        "This context provider has no key: pass one or register it as a block",
-        { issues: [{ path: "key", rule: "required" }] },
-      );
-    }
-    return this.key;
+    return named(this.key, "key", "This context provider has no key: pass one or register it as a block");
   }
 
   async get(): Promise<string | null> {
@@ -66,14 +66,7 @@ export class EntrySearchProvider implements SearchProvider {
   }
 
   private requireLabel(): string {
-    if (this.label === undefined) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        "This search provider has no label: register it as a context block",
-        { issues: [{ path: "label", rule: "required" }] },
-      );
-    }
-    return this.label;
+    return named(this.label, "label", "This search provider has no label: register it as a context block");
   }
 
   async get(): Promise<string | null> {

@@ -1,4 +1,5 @@
 import { errorMessage, SessionError } from "../errors.js";
+import { neutralizeContent } from "./neutralize.js";
 import { renderBlock, SEPARATOR } from "./render.js";
 import type { ContextBlock } from "./types.js";
 
@@ -53,4 +54,47 @@ export function blockReadFailure(error: unknown, label: string): SessionError {
   return new SessionError("STORAGE", `Context block "${label}" could not be read: ${errorMessage(error)}`, {
     cause: error,
   });
+}
+
+/** The parts with every text part's text neutralised (see `neutralizeContent`); the same array when none changes. */
+export function neutralizeTextParts<P extends { type: string }>(parts: P[]): P[] {
+  let changed = false;
+  const out = parts.map((part) => {
+    if (part.type !== "text") return part;
+    const { text } = part as P & { text: string };
+    const neutral = neutralizeContent(text);
+    if (neutral === text) return part;
+    changed = true;
+    return { ...part, text: neutral };
+  });
+  return changed ? out : parts;
+}
+
+/**
+ * `messages` for the model, whichever SDK's shape they have: every user message neutralised by `neutralize` (the
+ * same object when none changes), and a non-null `reminder` added by `remind` to the latest user message, after
+ * the cached prefix (the system prompt and earlier turns stay byte-identical). Copies only, so stored messages
+ * never change; the same array when there is nothing to neutralise or remind.
+ */
+export function remindLatestUser<M extends { role: string }>(
+  messages: M[],
+  reminder: string | null,
+  neutralize: (message: M) => M,
+  remind: (message: M, reminder: string) => M,
+): M[] {
+  let out = messages;
+  let latestUser = -1;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role !== "user") continue;
+    latestUser = i;
+    const neutral = neutralize(message);
+    if (neutral === message) continue;
+    if (out === messages) out = [...messages];
+    out[i] = neutral;
+  }
+  if (reminder === null || latestUser < 0) return out;
+  if (out === messages) out = [...messages];
+  out[latestUser] = remind(out[latestUser]!, reminder);
+  return out;
 }

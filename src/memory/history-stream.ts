@@ -4,12 +4,12 @@
  */
 
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
-import { overlayMessage } from "../message/overlay.js";
 import {
   type PathBackend,
   type PathItem,
   type PathRow,
   pathChanged,
+  planPath,
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
@@ -61,17 +61,9 @@ export class MemoryPathBackend implements PathBackend<Row> {
       if (fromDepth !== undefined && toDepth !== undefined)
         candidates.push({ compaction, fromDepth, toDepth, order });
     });
-    const items: PathItem<Row>[] = [];
-    let next = 0;
-    for (const overlay of chooseOverlays(candidates)) {
-      if (overlay.fromDepth > next) {
-        items.push({ kind: "rows", bottom: this.rowOf(this.path[overlay.fromDepth - 1]!), top: next });
-      }
-      items.push({ kind: "overlay", message: overlayMessage(overlay.compaction) });
-      next = overlay.toDepth + 1;
-    }
-    if (leaf.depth >= next) items.push({ kind: "rows", bottom: leaf, top: next });
-    return items;
+    return planPath(leaf, chooseOverlays(candidates), (overlay) =>
+      this.rowOf(this.path[overlay.fromDepth - 1]!),
+    );
   }
 
   async ancestor(_node: PathRow<Row>, depth: number): Promise<PathRow<Row>> {

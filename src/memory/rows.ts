@@ -152,7 +152,8 @@ export function deleteRows(store: MemoryStore, data: SessionData, messageIds: re
   if (data.leaf === null) data.leaf = newestChildless(data);
 }
 
-function newestChildless(data: SessionData): Row | null {
+/** The newest row without children (the leaf a session falls back to), or null. */
+export function newestChildless(data: SessionData): Row | null {
   let best: Row | null = null;
   for (const row of data.rows.values()) {
     if (row.children.length === 0 && (!best || row.seq > best.seq)) best = row;

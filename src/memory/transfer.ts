@@ -19,6 +19,7 @@ import {
 } from "../store/transfer/base.js";
 import { assertTransferMessage, compareUtf8, messageFacts } from "../store/transfer/stream.js";
 import type { MemoryMessageRow, MemorySessionData, MemoryBackend as MemoryStore } from "./data.js";
+import { newestChildless } from "./rows.js";
 
 /** Lossless export and import for a {@link MemoryStore}, with the same order and idempotency as SQLite's. */
 export class MemoryTransfer extends StoreTransfer<MemorySessionData> {
@@ -212,12 +213,4 @@ class MemoryImport implements SessionImportWriter {
     data.rows.set(row.id, row);
     return true;
   }
-}
-
-function newestChildless(data: MemorySessionData): MemoryMessageRow | null {
-  let best: MemoryMessageRow | null = null;
-  for (const row of data.rows.values()) {
-    if (row.children.length === 0 && (!best || row.seq > best.seq)) best = row;
-  }
-  return best;
 }

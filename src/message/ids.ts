@@ -9,7 +9,9 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /** True when `text` is well-formed Unicode (no lone surrogate), i.e. it survives UTF-8 unchanged. */
 export function isWellFormed(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
+  // The native check where the runtime has one: no regex scan of a long text.
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(text) : !LONE_SURROGATE.test(text);
 }
 
 /**

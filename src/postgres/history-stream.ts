@@ -6,12 +6,12 @@
 
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { canBeStored } from "../message/ids.js";
-import { overlayMessage } from "../message/overlay.js";
 import {
   type PathBackend,
   type PathItem,
   type PathRow,
   pathChanged,
+  planPath,
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
@@ -159,25 +159,14 @@ export class PostgresPathBackend implements PathBackend<number> {
       order: Number(r.k),
       fromParent: r.from_parent === null ? null : Number(r.from_parent),
     }));
-    const items: PathItem<number>[] = [];
-    let next = 0;
-    for (const overlay of await chooseAndOpen(this.executor.query, this.t, this.sessionId, candidates)) {
-      if (overlay.fromDepth > next && overlay.fromParent !== null) {
-        const [above] = await this.read(overlay.fromParent, {
-          top: next,
-          rows: 1,
-          maxBytes: 0,
-          base: null,
-          minRows: 1,
-        });
-        if (!above) throw pathChanged();
-        items.push({ kind: "rows", bottom: above, top: next });
-      }
-      items.push({ kind: "overlay", message: overlayMessage(overlay.compaction) });
-      next = overlay.toDepth + 1;
-    }
-    if (leaf.depth >= next) items.push({ kind: "rows", bottom: leaf, top: next });
-    return items;
+    const chosen = await chooseAndOpen(this.executor.query, this.t, this.sessionId, candidates);
+    return planPath(leaf, chosen, async (overlay, top) => {
+      if (overlay.fromParent === null) return undefined;
+      const limits = { top, rows: 1, maxBytes: 0, base: null, minRows: 1 };
+      const [above] = await this.read(overlay.fromParent, limits);
+      if (!above) throw pathChanged();
+      return above;
+    });
   }
 
   async ancestor(node: PathRow<number>, depth: number): Promise<PathRow<number>> {

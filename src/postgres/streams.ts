@@ -1,13 +1,7 @@
-import type { StreamChunk, StreamHead, StreamRead, StreamState, StreamStore } from "../contract/streams.js";
+import type { StreamChunk, StreamHead, StreamRead, StreamStore } from "../contract/streams.js";
+import { type StreamHeadRow, streamHead } from "../store/stream-rows.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
-
-interface HeadRow {
-  stream_id: string;
-  state: StreamState;
-  error: string | null;
-  updated_at: string | number;
-}
 
 const upsertSql = statement(
   (
@@ -106,8 +100,8 @@ export class PostgresStreams implements StreamStore {
 
   async head(sessionId: string): Promise<StreamHead | null> {
     const executor = await this.ready();
-    const [row] = await executor.query<HeadRow>(headSql(this.t), [sessionId]);
-    return row ? headOf(row) : null;
+    const [row] = await executor.query<StreamHeadRow>(headSql(this.t), [sessionId]);
+    return row ? streamHead(row) : null;
   }
 
   async read(
@@ -117,7 +111,7 @@ export class PostgresStreams implements StreamStore {
     limit: number,
   ): Promise<StreamRead | null> {
     const executor = await this.ready();
-    const rows = await executor.query<HeadRow & { seq: number | null; chunk: string | null }>(
+    const rows = await executor.query<StreamHeadRow & { seq: number | null; chunk: string | null }>(
       readSql(this.t),
       [sessionId, streamId, afterSeq, limit],
     );
@@ -126,7 +120,7 @@ export class PostgresStreams implements StreamStore {
     const chunks = rows.flatMap((r) =>
       r.seq === null ? [] : [{ seq: Number(r.seq), chunk: r.chunk ?? "" }],
     );
-    return { ...headOf(first), chunks };
+    return { ...streamHead(first), chunks };
   }
 
   async drop(sessionId: string, streamId: string): Promise<void> {
@@ -145,8 +139,4 @@ export class PostgresStreams implements StreamStore {
     const [row] = await executor.query<{ n: string }>(countSql(this.t));
     return Number(row?.n ?? 0);
   }
-}
-
-function headOf(row: HeadRow): StreamHead {
-  return { streamId: row.stream_id, state: row.state, error: row.error, updatedAt: Number(row.updated_at) };
 }

@@ -14,6 +14,7 @@
  * prefix beside each word (longer documents for BM25). The cost: the index shows, per owner, each word's length
  * (up to PREFIX_CAP) and which words share their first characters.
  */
+import { SessionError } from "../errors.js";
 import { BlindHasher, SEGMENT_CHARS } from "../store/crypto/blind.js";
 import { hasCjk } from "./cjk.js";
 import { isAscii } from "./tokens.js";
@@ -39,6 +40,20 @@ export const PREFIX_START = 3;
 const NEXT_CHARS = 4;
 // Words whose tokens are kept per owner: a conversation's vocabulary repeats, and a word costs one HMAC per prefix.
 const CACHE_WORDS = 20_000;
+
+/** Most owners with a key one search may span (each adds its own tokens to every term of the query). */
+const MAX_BLIND_OWNERS = 16;
+
+/** `INVALID_ARGUMENT` when a search spans more owners with a key than {@link MAX_BLIND_OWNERS}. */
+export function assertBlindOwners(owners: number): void {
+  if (owners > MAX_BLIND_OWNERS) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `A search may span at most ${MAX_BLIND_OWNERS} owners with a key (its terms are hashed per owner); this one spans ${owners}`,
+      { issues: [{ path: "sessionIds", rule: "range" }] },
+    );
+  }
+}
 
 /** One owner's blind tokens (the hasher holds its key). */
 export class BlindTokens {

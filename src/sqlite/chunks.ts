@@ -8,6 +8,7 @@
  * {@link resolveContent} then reads just that message's pieces.
  */
 import { SessionError } from "../errors.js";
+import { isWellFormed } from "../message/ids.js";
 import { utf8Decode, utf8Encode, utf8Length } from "../runtime/bytes.js";
 import { isSealed } from "../store/crypto/seal.js";
 import type { SqlDriver } from "./connection/driver.js";
@@ -87,13 +88,6 @@ export function splitUtf8(text: string, maxBytes: number): string[] {
     start = end;
   }
   return pieces;
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-function isWellFormed(text: string): boolean {
-  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
-  return native ? native.call(text) : !LONE_SURROGATE.test(text);
 }
 
 /** The splitter for text with lone surrogates (each measured as the 3 bytes of U+FFFD), kept verbatim. */

@@ -4,12 +4,12 @@
  */
 
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
-import { overlayMessage } from "../message/overlay.js";
 import {
   type PathBackend,
   type PathItem,
   type PathRow,
   pathChanged,
+  planPath,
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
@@ -96,19 +96,11 @@ export class SqlitePathBackend implements PathBackend<number> {
     const bottom = leaf as Row;
     const chosen = this.overlays ? chooseOnPath(this.driver, this.sessionId, this.num, bottom.node, 0) : null;
     if (!chosen) return [{ kind: "rows", bottom, top: 0 }];
-    const items: PathItem<number>[] = [];
-    let next = 0;
-    for (const overlay of chosen) {
-      if (overlay.fromDepth > next) {
-        const from = nodeBySeq(this.driver, overlay.fromSeq);
-        const above = from?.parent_seq == null ? undefined : nodeBySeq(this.driver, from.parent_seq);
-        if (above) items.push({ kind: "rows", bottom: toRow(above), top: next });
-      }
-      items.push({ kind: "overlay", message: overlayMessage(overlay.compaction) });
-      next = overlay.toDepth + 1;
-    }
-    if (bottom.depth >= next) items.push({ kind: "rows", bottom, top: next });
-    return items;
+    return planPath(bottom, chosen, (overlay) => {
+      const from = nodeBySeq(this.driver, overlay.fromSeq);
+      const above = from?.parent_seq == null ? undefined : nodeBySeq(this.driver, from.parent_seq);
+      return above && toRow(above);
+    });
   }
 
   async ancestor(node: PathRow<number>, depth: number): Promise<Row> {

@@ -27,7 +27,7 @@ const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, outpu
   cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned`;
 
 // The next write-order number; the UNIQUE index on `activity` makes MAX() one index lookup.
-const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
+export const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
 
 /** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
 export class SqliteSessionRegistry extends StoreRegistry {

@@ -6,16 +6,16 @@
 
 import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
-import { parseMessage } from "../message/json.js";
 import { inserted, replaced } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Logged, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
-import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
-import { hydrate, releaseMessages } from "./media/attachments.js";
+import { releaseMessages } from "./media/attachments.js";
+import { storedJson } from "./message-reads.js";
+import { NEXT_ACTIVITY } from "./registry.js";
 import { storedBlock } from "./sealed-context.js";
 import { refuseUsage, STEP_GUARD, stepGuardParams, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { writeMessageRow } from "./write-row.js";
@@ -24,20 +24,6 @@ import { deleteRows, updateRow } from "./writes.js";
 const GUARDED_ROW = `SELECT 1 AS found FROM agent_sessions WHERE id = ? AND ${STEP_GUARD}`;
 
 const notFound = (sessionId: string) => new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
-
-const NEXT_ACTIVITY = "(SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions)";
-
-/** The stored JSON of a message (payloads restored), for the answer to an append whose id was stored already. */
-function storedJson(driver: SqlDriver, sessionId: string, id: string): string | undefined {
-  const row = driver.get<{ content: unknown }>(
-    `SELECT ${contentSql("m")} AS content FROM agent_session_heads h
-     JOIN agent_messages m ON m.session_num = h.num AND m.id = ? WHERE h.session_id = ?`,
-    [id, sessionId],
-  );
-  if (!row) return undefined;
-  const [message] = hydrate(driver, [parseMessage(resolveContent(driver, row.content, sessionId, id))]);
-  return message ? JSON.stringify(message) : undefined;
-}
 
 /** Deletes messages as `deleteMessages` does, inside the step's transaction; answers the logged cursor. */
 function removeRows(store: SqliteBackend, sessionId: string, ids: readonly string[]): Logged {

@@ -1,4 +1,5 @@
-import type { StreamChunk, StreamHead, StreamRead, StreamState, StreamStore } from "../contract/streams.js";
+import type { StreamChunk, StreamHead, StreamRead, StreamStore } from "../contract/streams.js";
+import { type StreamHeadRow, streamHead } from "../store/stream-rows.js";
 import type { SqlDriver } from "./connection/driver.js";
 
 /** Migration 19: a session's kept stream (one row per session) and its chunks, in order. */
@@ -19,13 +20,6 @@ export const STREAM_TABLES = [
     PRIMARY KEY (session_id, stream_id, seq)
   ) WITHOUT ROWID`,
 ];
-
-interface HeadRow {
-  stream_id: string;
-  state: StreamState;
-  error: string | null;
-  updated_at: number;
-}
 
 const HEAD = "SELECT stream_id, state, error, updated_at FROM agent_streams WHERE session_id = ?";
 
@@ -73,8 +67,8 @@ export class SqliteStreams implements StreamStore {
   }
 
   async head(sessionId: string): Promise<StreamHead | null> {
-    const row = this.driver.get<HeadRow>(HEAD, [sessionId]);
-    return row ? headOf(row) : null;
+    const row = this.driver.get<StreamHeadRow>(HEAD, [sessionId]);
+    return row ? streamHead(row) : null;
   }
 
   async read(
@@ -84,14 +78,14 @@ export class SqliteStreams implements StreamStore {
     limit: number,
   ): Promise<StreamRead | null> {
     return this.driver.read(() => {
-      const row = this.driver.get<HeadRow>(HEAD, [sessionId]);
+      const row = this.driver.get<StreamHeadRow>(HEAD, [sessionId]);
       if (row?.stream_id !== streamId) return null;
       const chunks = this.driver.all<StreamChunk>(
         `SELECT seq, chunk FROM agent_stream_chunks WHERE session_id = ? AND stream_id = ? AND seq > ?
          ORDER BY seq LIMIT ?`,
         [sessionId, streamId, afterSeq, limit],
       );
-      return { ...headOf(row), chunks: chunks.map(({ seq, chunk }) => ({ seq: Number(seq), chunk })) };
+      return { ...streamHead(row), chunks: chunks.map(({ seq, chunk }) => ({ seq: Number(seq), chunk })) };
     });
   }
 
@@ -123,7 +117,7 @@ export class SqliteStreams implements StreamStore {
   }
 
   private isLive(sessionId: string, streamId: string): boolean {
-    const row = this.driver.get<HeadRow>(HEAD, [sessionId]);
+    const row = this.driver.get<StreamHeadRow>(HEAD, [sessionId]);
     return row?.stream_id === streamId && row.state === "live";
   }
 }
@@ -132,8 +126,4 @@ export class SqliteStreams implements StreamStore {
 export function forgetStream(driver: SqlDriver, sessionId: string): void {
   driver.run("DELETE FROM agent_streams WHERE session_id = ?", [sessionId]);
   driver.run("DELETE FROM agent_stream_chunks WHERE session_id = ?", [sessionId]);
-}
-
-function headOf(row: HeadRow): StreamHead {
-  return { streamId: row.stream_id, state: row.state, error: row.error, updatedAt: Number(row.updated_at) };
 }

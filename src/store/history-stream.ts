@@ -5,10 +5,11 @@
  */
 
 import { z } from "zod";
-import type { SessionMessage } from "../contract/message.js";
+import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import type { HistoryReadOptions } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
+import { overlayMessage } from "../message/overlay.js";
 import { optionsArg } from "../options-arg.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { parseInput } from "../schema/parse.js";
@@ -70,6 +71,32 @@ export interface PathBackend<K> {
   read(bottom: K, limits: WindowLimits): Promise<WindowRow<K>[]>;
   /** Restores offloaded payloads of the messages (one lookup for all). */
   hydrate(messages: SessionMessage[]): Promise<SessionMessage[]>;
+}
+
+/**
+ * The path to `leaf` under its chosen overlays (oldest first): each overlay's summary for its range, the rows between
+ * as runs up from `above(overlay)` (the row above its first; undefined: no run), and up from the leaf.
+ */
+export async function planPath<
+  K,
+  O extends { fromDepth: number; toDepth: number; compaction: StoredCompaction },
+>(
+  leaf: PathRow<K>,
+  chosen: Iterable<O>,
+  above: (overlay: O, top: number) => PathRow<K> | undefined | Promise<PathRow<K> | undefined>,
+): Promise<PathItem<K>[]> {
+  const items: PathItem<K>[] = [];
+  let next = 0;
+  for (const overlay of chosen) {
+    if (overlay.fromDepth > next) {
+      const bottom = await above(overlay, next);
+      if (bottom) items.push({ kind: "rows", bottom, top: next });
+    }
+    items.push({ kind: "overlay", message: overlayMessage(overlay.compaction) });
+    next = overlay.toDepth + 1;
+  }
+  if (leaf.depth >= next) items.push({ kind: "rows", bottom: leaf, top: next });
+  return items;
 }
 
 /** A byte count a database parameter can hold (Infinity is not one everywhere). */

@@ -23,12 +23,12 @@ import { newCompaction } from "./compactions.js";
 import type { ChangeFeed } from "./feed/feed.js";
 import {
   publishAppend,
-  publishClear,
   publishCompaction,
   publishDelete,
   publishImport,
   publishUpdate,
   publishUpsert,
+  publishWhole,
 } from "./feed/publish.js";
 import { MAX_SIBLINGS, siblingsOf } from "./siblings.js";
 import {
@@ -193,7 +193,7 @@ export abstract class StoreProvider {
 
   async clearMessages(): Promise<void> {
     const { logged } = await this.writeClear();
-    await publishClear(this.context.feed, this.sessionId, logged);
+    await publishWhole(this.context.feed, "clear", this.sessionId, logged);
   }
 
   async addCompaction(

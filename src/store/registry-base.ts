@@ -15,7 +15,7 @@ import type {
 import { SessionError } from "../errors.js";
 import type { ErasureCondition, ErasureCounts } from "./erasure.js";
 import type { ChangeFeed } from "./feed/feed.js";
-import { publishClear, publishErased } from "./feed/publish.js";
+import { publishWhole } from "./feed/publish.js";
 import { isLookupKey, lookupKeys } from "./keys.js";
 import {
   checkListOptions,
@@ -144,7 +144,7 @@ export abstract class StoreRegistry implements SessionRegistry {
     if (!isLookupKey(id)) return false;
     this.assertOpen();
     const { removed, cleared } = await this.writeDelete(id, lookupKeys(options.blockKeys ?? []));
-    if (cleared && this.publisher) await publishClear(this.publisher.feed, id, cleared.logged);
+    if (cleared && this.publisher) await publishWhole(this.publisher.feed, "clear", id, cleared.logged);
     return removed;
   }
 
@@ -157,7 +157,7 @@ export abstract class StoreRegistry implements SessionRegistry {
     this.assertOpen();
     const erased = await this.writeErase(id, lookupKeys(options.blockKeys ?? []), options.condition ?? {});
     if (!erased) return null;
-    if (this.publisher) await publishErased(this.publisher.feed, id, erased.logged);
+    if (this.publisher) await publishWhole(this.publisher.feed, "erased", id, erased.logged);
     return erased.counts;
   }
 

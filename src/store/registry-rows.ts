@@ -30,3 +30,26 @@ export function toSessionInfo(row: SessionInfoRow): SessionInfo {
   if (row.pinned === true || Number(row.pinned ?? 0) === 1) info.pinned = true;
   return info;
 }
+
+/** An imported registry row's values, `id` through `owner` in column order, times bound by `time` (as they are). */
+export function sessionInfoValues(
+  info: SessionInfo,
+  time: (value: string, column: "created_at" | "updated_at") => string = (value) => value,
+): (string | number | null)[] {
+  return [
+    info.id,
+    info.name,
+    info.parent_session_id,
+    info.model,
+    info.source,
+    info.input_tokens,
+    info.output_tokens,
+    info.cache_read_tokens,
+    info.cache_write_tokens,
+    info.estimated_cost,
+    info.end_reason,
+    time(info.created_at, "created_at"),
+    time(info.updated_at, "updated_at"),
+    info.owner ?? null,
+  ];
+}

@@ -3,6 +3,7 @@ import { isCompactionMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { buildSummaryPrompt, computeSummaryBudget } from "./summary-prompt.js";
 import { hasToolParts, isToolPart, partsOf, toolCallIdOf, toolCallIdsOf } from "./tool-parts.js";
+import { countOption } from "./truncate.js";
 
 // The reference's `compaction-helpers` module also carried the overlay-id helpers, so importers of this name find them.
 export { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
@@ -194,12 +195,6 @@ function tailCounter(
   if (own) return own;
   if (!session) return undefined;
   return (messages) => session({ messages, systemPrompt: "", contextBlocks: [] });
-}
-
-/** A count option: the default when missing or not a number, else a whole number ≥ 0. */
-function countOption(value: unknown, fallback: number): number {
-  if (typeof value !== "number" || Number.isNaN(value)) return fallback;
-  return Math.max(0, Math.floor(value));
 }
 
 /** Text of an overlay message: its text parts joined by newlines. */

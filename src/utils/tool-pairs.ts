@@ -9,32 +9,21 @@ function isResultOnly(part: unknown): part is SessionMessagePart {
   return hasToolResult(part) && !isToolCallPart(part);
 }
 
-/** Call ids stated by the tool parts of assistant messages; a call answered in the same part counts too. */
-function collectCalls(messages: readonly SessionMessage[]): Set<string> {
-  const calls = new Set<string>();
-  for (const message of messages) {
-    if (message.role !== "assistant" || !Array.isArray(message.parts)) continue;
-    for (const part of message.parts) {
-      if (!isToolCallPart(part)) continue;
-      const id = toolCallIdOf(part);
-      if (id !== undefined) calls.add(id);
-    }
-  }
-  return calls;
-}
-
-/** Call ids that have an answer anywhere: an output, a result, an error or a denial. */
-function collectAnswers(messages: readonly SessionMessage[]): Set<string> {
-  const answers = new Set<string>();
+/** Call ids named by the tool parts `counts` accepts (it sees each part with its message's role). */
+function callIds(
+  messages: readonly SessionMessage[],
+  counts: (role: string, part: unknown) => boolean,
+): Set<string> {
+  const ids = new Set<string>();
   for (const message of messages) {
     if (!Array.isArray(message.parts)) continue;
     for (const part of message.parts) {
-      if (!hasToolResult(part)) continue;
+      if (!counts(message.role, part)) continue;
       const id = toolCallIdOf(part);
-      if (id !== undefined) answers.add(id);
+      if (id !== undefined) ids.add(id);
     }
   }
-  return answers;
+  return ids;
 }
 
 /** True for a result whose call is gone: a result-only part, or a call+result part outside an assistant message. */
@@ -67,8 +56,10 @@ function stubFor(callId: string, callPart: SessionMessagePart | undefined): Sess
  * left without parts. Returns a new array; messages it does not change keep their identity.
  */
 export function sanitizeToolPairs(messages: SessionMessage[]): SessionMessage[] {
-  const calls = collectCalls(messages);
-  const answers = collectAnswers(messages);
+  // Calls stated by assistant messages (a call answered in the same part counts too), and every call answered
+  // anywhere: an output, a result, an error or a denial.
+  const calls = callIds(messages, (role, part) => role === "assistant" && isToolCallPart(part));
+  const answers = callIds(messages, (_role, part) => hasToolResult(part));
 
   const cleaned = messages.map((message) => {
     if (!Array.isArray(message.parts)) return message;

@@ -230,7 +230,7 @@ export function truncateToolOutput(output: unknown, maxChars: number): Truncated
 }
 
 /** A non-negative whole number option, or the default when it is missing or not a number. */
-function option(value: unknown, fallback: number): number {
+export function countOption(value: unknown, fallback: number): number {
   if (typeof value !== "number" || Number.isNaN(value)) return fallback;
   return Math.max(0, Math.floor(value));
 }
@@ -257,9 +257,9 @@ export function truncateOlderMessages(
   messages: SessionMessage[],
   options?: TruncateOptions,
 ): SessionMessage[] {
-  const keepRecent = option(options?.keepRecent, 4);
-  const maxToolOutput = option(options?.maxToolOutputChars, 500);
-  const maxText = option(options?.maxTextChars, 10_000);
+  const keepRecent = countOption(options?.keepRecent, 4);
+  const maxToolOutput = countOption(options?.maxToolOutputChars, 500);
+  const maxText = countOption(options?.maxTextChars, 10_000);
   if (messages.length <= keepRecent) return messages;
   const cutoff = messages.length - keepRecent;
   return messages.map((message, index) => {

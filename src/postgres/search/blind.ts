@@ -5,16 +5,12 @@
  * is `DECRYPT_FAILED` before anything is searched). A store-wide search without an owner or sessions hashes for no
  * owner: it would need every owner's key, one set of terms each; it finds text in clear only.
  */
-import { SessionError } from "../../errors.js";
-import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
+import { assertBlindOwners, type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import type { SearchPlan } from "../../search/options.js";
 import type { Query } from "../connection/client.js";
 import type { Tables } from "../schema.js";
 import type { PostgresKeys } from "../sealing.js";
 import { ownerHashSql } from "./fts.js";
-
-/** Most owners with a key one search may span (each adds its own tokens to every term of the query). */
-export const MAX_BLIND_OWNERS = 16;
 
 type Scope = Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">;
 
@@ -34,13 +30,7 @@ export async function searchBlinds(query: Query, t: Tables, scope: Scope): Promi
   if (known !== undefined) return known.map(blindTokensOf);
   const perOwner = await ownersKeys(query, t, keys, owner === undefined ? { sessionIds } : { owner });
   const owners = perOwner.filter((k) => k.length > 0).length;
-  if (owners > MAX_BLIND_OWNERS) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `A search may span at most ${MAX_BLIND_OWNERS} owners with a key (its terms are hashed per owner); this one spans ${owners}`,
-      { issues: [{ path: "sessionIds", rule: "range" }] },
-    );
-  }
+  assertBlindOwners(owners);
   return perOwner.flat().map(blindTokensOf);
 }
 

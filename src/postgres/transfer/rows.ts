@@ -8,6 +8,7 @@ import type { StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
+import { sessionInfoValues } from "../../store/registry-rows.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
 import { sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
@@ -58,23 +59,8 @@ export function timestampParam(value: unknown, what: string, path = "createdAt")
 /** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
 export async function register(executor: Executor, t: Tables, info: SessionInfo): Promise<boolean> {
   const what = `Session "${info.id}"`;
-  const rows = await executor.query(registerSql(t), [
-    info.id,
-    info.name,
-    info.parent_session_id,
-    info.model,
-    info.source,
-    info.input_tokens,
-    info.output_tokens,
-    info.cache_read_tokens,
-    info.cache_write_tokens,
-    info.estimated_cost,
-    info.end_reason,
-    timestampParam(info.created_at, what, "created_at"),
-    timestampParam(info.updated_at, what, "updated_at"),
-    info.owner ?? null,
-    info.pinned === true,
-  ]);
+  const time = (value: string, column: string) => timestampParam(value, what, column);
+  const rows = await executor.query(registerSql(t), [...sessionInfoValues(info, time), info.pinned === true]);
   return rows.length > 0;
 }
 

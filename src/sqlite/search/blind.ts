@@ -7,12 +7,9 @@
  */
 import { SessionError } from "../../errors.js";
 import { emitWarning } from "../../runtime/warn.js";
-import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
+import { assertBlindOwners, type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import type { SearchPlan } from "../../search/options.js";
 import type { SqlDriver } from "../connection/driver.js";
-
-/** Most owners with a key one search may span (each adds its own tokens to every term of the query). */
-export const MAX_BLIND_OWNERS = 16;
 
 /** The blind tokens a sealed message of `sessionId` is indexed with (its owner's key, checked), or null (none). */
 export function blindOfSession(driver: SqlDriver, sessionId: string): BlindTokens | null {
@@ -94,13 +91,7 @@ export function searchBlinds(
     if (searchKeys.length > 0) owners++;
     return searchKeys.map(blindTokensOf);
   });
-  if (owners > MAX_BLIND_OWNERS) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `A search may span at most ${MAX_BLIND_OWNERS} owners with a key (its terms are hashed per owner); this one spans ${owners}`,
-      { issues: [{ path: "sessionIds", rule: "range" }] },
-    );
-  }
+  assertBlindOwners(owners);
   return blinds;
 }
 

@@ -8,6 +8,7 @@ import type {
   TransferSession,
 } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
+import { sessionInfoValues } from "../../store/registry-rows.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
@@ -16,6 +17,7 @@ import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
+import { NEXT_ACTIVITY } from "../registry.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
 import { storedForm, storedSummary } from "../sealing.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
@@ -39,25 +41,9 @@ function insertSessionRow(driver: SqlDriver, info: SessionInfo): boolean {
   const row = driver.get(
     `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned, activity)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(activity), 0) + 1 FROM agent_sessions))
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
      ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [
-      info.id,
-      info.name,
-      info.parent_session_id,
-      info.model,
-      info.source,
-      info.input_tokens,
-      info.output_tokens,
-      info.cache_read_tokens,
-      info.cache_write_tokens,
-      info.estimated_cost,
-      info.end_reason,
-      info.created_at,
-      info.updated_at,
-      info.owner ?? null,
-      info.pinned === true ? 1 : 0,
-    ],
+    [...sessionInfoValues(info), info.pinned === true ? 1 : 0],
   );
   return row !== undefined;
 }

@@ -98,24 +98,19 @@ export function publishDelete(
   );
 }
 
-/** A clear of the session (also a registry delete that removed something). */
-export function publishClear(feed: ChangeFeed, sessionId: string, logged: number | undefined): Promise<void> {
-  return feed.publish(
-    { sessionId, type: "clear", ids: [] },
-    (cursor) => ({ type: "clear", sessionId, cursor, ...LOCAL }),
-    logged,
-  );
-}
-
-/** An erasure of the session: ids only, so the log row that announces it holds none of the erased content. */
-export function publishErased(
+/**
+ * A clear of the session (also a registry delete that removed something) or its erasure: no ids, so the log row
+ * that announces an erasure holds none of the erased content.
+ */
+export function publishWhole(
   feed: ChangeFeed,
+  type: "clear" | "erased",
   sessionId: string,
   logged: number | undefined,
 ): Promise<void> {
   return feed.publish(
-    { sessionId, type: "erased", ids: [] },
-    (cursor) => ({ type: "erased", sessionId, cursor, ...LOCAL }),
+    { sessionId, type, ids: [] },
+    (cursor) => ({ type, sessionId, cursor, ...LOCAL }),
     logged,
   );
 }
