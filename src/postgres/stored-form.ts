@@ -22,7 +22,10 @@ export interface StoredForm {
   content: string;
   hash: string;
   sealed: boolean;
-  /** Sealed content: the owner's key check it was sealed under, which the write requires to be still recorded. */
+  /**
+   * Sealed content: the owner's key check it was sealed under, which the write requires to be still recorded (and
+   * the session to be still that owner's).
+   */
   guard?: KeyGuard | undefined;
   /**
    * Content in clear in a store with a keyring (one server): the session's owner found with no recorded key check

@@ -60,7 +60,9 @@ export interface KeyGuard {
 /** The keys of one store (see Keyring): seals writes of owners with a key, opens sealed rows. */
 export class ContentKeys {
   // Owners never change once registered, so a session's owner is cached; a session without one is asked again
-  // (it may be registered with an owner later, by another process too).
+  // (it may be registered with an owner later, by another process too). A session deleted and created again under
+  // its id may have another owner: a write relying on the cached one is guarded by it (its statement compares the
+  // session's owner), and a refused write forgets it (forgetOwnerOf).
   private readonly owners = new Map<string, string>();
   // The hash each owner's records are kept under (a SHA-256: ~17 µs, and every write looks its check up).
   private readonly hashes = new Map<string, string>();
