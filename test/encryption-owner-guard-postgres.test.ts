@@ -1,4 +1,4 @@
-// A sealed write in a Postgres store opened with a keyring (one server and PGlite) whose session was deleted and
+// A sealed write in a Postgres store opened with a keyring (one server, PGlite and a Citus cluster) whose session was deleted and
 // created again under its id, by another store, for another owner: the store's cached owner (and that owner's key
 // check) must not seal the write under the first owner's key into the second owner's session. The statement's guard
 // compares the session's owner too, and a refused write looks the owner up again as a first write does: sealed under
@@ -8,6 +8,7 @@ import { after, describe, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
 import type { PostgresStore } from "../src/postgres/index.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
 import { postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { randomKeyring, textOf } from "./helpers/encryption.js";
 import { type Place, pglitePlace, serverPlaces, stored, twoStores } from "./helpers/two-stores-postgres.js";
@@ -120,6 +121,22 @@ describe("Postgres: a sealed write of a session given another owner", { skip: un
   cases.forEach(([name, run], i) => {
     test(name, async () => {
       const p = await place!(`agent_session_owner_${i}_${process.pid}`);
+      await run(p).finally(p.done);
+    });
+  });
+});
+
+const noCluster = await citusUnavailable();
+if (noCluster) console.log(`Skipping the Citus owner-guard tests: ${noCluster}`);
+
+// On a cluster a sealed append runs the guarded statement (citus/append-path.ts): the same guard, routed.
+describe("Citus: a sealed write of a session given another owner", { skip: noCluster ?? false }, () => {
+  const pool = noCluster ? undefined : citusPool(4);
+  after(() => pool?.end());
+  const place = pool ? serverPlaces(pool, true) : undefined;
+  cases.forEach(([name, run], i) => {
+    test(name, async () => {
+      const p = await place!(`agent_session_citus_owner_${i}_${process.pid}`);
       await run(p).finally(p.done);
     });
   });

@@ -17,6 +17,8 @@ export interface Place {
   schema: string;
   rows: Rows;
   statements: () => number;
+  /** The stores are opened distributed (a Citus cluster). */
+  distributed?: boolean;
   /** Drops what the test made (PGlite: closes the database). */
   done: () => Promise<void>;
 }
@@ -43,10 +45,11 @@ export async function pglitePlace(schema: string): Promise<Place> {
 }
 
 /**
- * Places on the test server through `pool`, counting every statement its clients send (in a transaction or
- * not); each place's schemas (`schema` and `schema_plain`) are dropped before and by `done`.
+ * Places on the test server (or, `distributed`, the Citus cluster) through `pool`, counting every statement its
+ * clients send (in a transaction or not); each place's schemas (`schema` and `schema_plain`) are dropped before and
+ * by `done`.
  */
-export function serverPlaces(pool: pg.Pool): (schema: string) => Promise<Place> {
+export function serverPlaces(pool: pg.Pool, distributed = false): (schema: string) => Promise<Place> {
   let sent = 0;
   pool.on("connect", (client) => {
     const original = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -61,19 +64,26 @@ export function serverPlaces(pool: pg.Pool): (schema: string) => Promise<Place> 
     };
     await drop();
     const rows: Rows = async (sql) => (await pool.query<{ id: string; sealed: boolean }>(sql)).rows;
-    return { source: pool, schema, rows, statements: () => sent, done: drop };
+    return { source: pool, schema, rows, statements: () => sent, distributed, done: drop };
   };
 }
 
 /** A store on `place` (in schema `schema`, default the place's), with `keyring` when given. */
 export const open = (place: Place, keyring?: Keyring, schema = place.schema) =>
-  PostgresStore.open(place.source, { schema, ...(keyring ? { keyring } : {}) });
+  PostgresStore.open(place.source, {
+    schema,
+    ...(keyring ? { keyring } : {}),
+    ...(place.distributed ? { distributed: true } : {}),
+  });
 
 /** The messages of session `sessionId` in `place`, in order: their ids and whether sealed. */
 export const stored = (place: Place, sessionId: string) =>
   place.rows(
     `SELECT m.id, m.content LIKE '~sealed%' AS sealed FROM "${place.schema}".agent_messages m
-     JOIN "${place.schema}".agent_session_heads h ON h.num = m.session_num
+     JOIN "${place.schema}".agent_session_heads h ON h.num = m.session_num${
+       // Citus joins the two on their distribution column only.
+       place.distributed ? " AND h.session_id = m.session_id" : ""
+     }
      WHERE h.session_id = '${sessionId}' ORDER BY m.seq`,
   );
 
