@@ -1,8 +1,9 @@
-// A sealed write in a Postgres store opened with a keyring (one server, PGlite and a Citus cluster) whose session was deleted and
-// created again under its id, by another store, for another owner: the store's cached owner (and that owner's key
-// check) must not seal the write under the first owner's key into the second owner's session. The statement's guard
-// compares the session's owner too, and a refused write looks the owner up again as a first write does: sealed under
-// the new owner's key when the keyring has it, refused DECRYPT_FAILED when not, in clear for an owner without a key.
+// A sealed write in a Postgres store opened with a keyring (one server, PGlite and a Citus cluster) whose session
+// was deleted and created again under its id, by another store, for another owner: the store's cached owner (and
+// that owner's key check) must not seal the write under the first owner's key into the second owner's session. The
+// statement's guard compares the session's owner too, and a refused write looks the owner up again as a first write
+// does: sealed under the new owner's key when the keyring has it, refused DECRYPT_FAILED when not, in clear for an
+// owner without a key. An overlay (its summary) is guarded as a message is.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
@@ -54,6 +55,13 @@ async function reusedForOwnerWithKey(place: Place) {
     await recreate(b, id, "alice", "m0");
     await a.session(id).updateMessage(msg("m0", "rewritten by A for alice"));
     assert.equal(textOf(await b.session(id).getMessage("m0")), "rewritten by A for alice");
+    // A's cache says alice now; the session becomes bob's again and A adds an overlay of it.
+    await recreate(b, id, "bob", "m1");
+    await a.session(id).addCompaction("A's summary for bob", "m1", "m1");
+    assert.deepEqual(
+      (await b.session(id).getCompactions()).map((c) => c.summary),
+      ["A's summary for bob"],
+    );
   });
 }
 
@@ -77,6 +85,14 @@ async function reusedForOwnerWithoutKey(place: Place) {
     await a.session("for-carol").appendMessage(msg("c0", "carol has no key"));
     assert.deepEqual(await stored(place, "for-carol"), [{ id: "c0", sealed: false }]);
     assert.equal(textOf(await b.session("for-carol").getMessage("c0")), "carol has no key");
+    // A found carol's session in clear; it becomes bob's, whose key A lacks: A's overlay is refused, not in clear.
+    // Not on a cluster, whose writes in clear carry no guard (key-guard.ts): there it is still written in clear.
+    if (place.distributed) return;
+    await recreate(b, "for-carol", "bob", "b1");
+    await assert.rejects(a.session("for-carol").addCompaction("would be plaintext", "b1", "b1"), {
+      code: "DECRYPT_FAILED",
+    });
+    assert.deepEqual(await b.session("for-carol").getCompactions(), []);
   });
 }
 

@@ -53,8 +53,11 @@ export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: s
 // its UTF-8), in SQL; NULL for no owner.
 const ownerHashSql = (column: string) => `left(encode(sha256(convert_to(${column}, 'UTF8')), 'hex'), 32)`;
 
+/** What a guarded write relied on: a sealed one's key check, a clear one's owner found (stored-form.ts). */
+export type Guarded = Pick<StoredForm, "guard" | "clear">;
+
 /** The parameters {@link guardSql} reads ({@link guardCount}). */
-export function guardParams(t: Tables, form: StoredForm): unknown[] {
+export function guardParams(t: Tables, form: Guarded): unknown[] {
   if (!t.keys) return [];
   const sealed = [form.guard?.ownerHash ?? form.clear?.ownerHash ?? null, form.guard?.check ?? null];
   return t.distributed ? sealed : [...sealed, form.clear !== undefined];
@@ -64,10 +67,26 @@ export function guardParams(t: Tables, form: StoredForm): unknown[] {
 const MAX_RESEALS = 3;
 
 /**
- * The form of a write its guard refused: the cached check is forgotten and the JSON sealed again with the
- * recorded one (`DECRYPT_FAILED` when this process's key is not it); a write in clear forgets that the session was
- * in clear and looks its owner and check up (its JSON, never offloaded, refused when sealed with a pointer
- * look-alike, as stored-form.ts messageForm does).
+ * Forgets what a write its guard refused relied on, `tries` refusals in: a sealed write's cached check and the
+ * session's cached owner, a clear write's finding that the session was in clear (and its owner). `CONFLICT` past a
+ * few tries; `what` names the write.
+ */
+export function refused(t: Tables, sessionId: string, form: Guarded, tries: number, what: string): void {
+  if (form.guard) t.keys?.stale(sessionId, form.guard);
+  if (form.clear) t.keys?.unclear(sessionId);
+  if (tries >= MAX_RESEALS) {
+    throw new SessionError(
+      "CONFLICT",
+      `The key of session "${sessionId}"'s owner kept changing while ${what} was written`,
+    );
+  }
+}
+
+/**
+ * The form of a write its guard refused ({@link refused}): the JSON sealed again with the recorded check
+ * (`DECRYPT_FAILED` when this process's key is not it) of the owner read again; a write in clear looks its owner and
+ * check up (its JSON, never offloaded, refused when sealed with a pointer look-alike, as stored-form.ts messageForm
+ * does).
  */
 export async function resealed(
   query: Query,
@@ -77,13 +96,6 @@ export async function resealed(
   form: StoredForm,
   tries: number,
 ): Promise<StoredForm> {
-  if (form.guard) t.keys?.stale(sessionId, form.guard);
-  if (form.clear) t.keys?.unclear(sessionId);
-  if (tries >= MAX_RESEALS) {
-    throw new SessionError(
-      "CONFLICT",
-      `The key of session "${sessionId}"'s owner kept changing while message "${messageId}" was written`,
-    );
-  }
+  refused(t, sessionId, form, tries, `message "${messageId}"`);
   return storedForm(query, t, sessionId, messageId, form.json, form.clear !== undefined);
 }
