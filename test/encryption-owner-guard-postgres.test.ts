@@ -85,13 +85,20 @@ async function reusedForOwnerWithoutKey(place: Place) {
     await a.session("for-carol").appendMessage(msg("c0", "carol has no key"));
     assert.deepEqual(await stored(place, "for-carol"), [{ id: "c0", sealed: false }]);
     assert.equal(textOf(await b.session("for-carol").getMessage("c0")), "carol has no key");
-    // A found carol's session in clear; it becomes bob's, whose key A lacks: A's overlay is refused, not in clear.
-    // Not on a cluster, whose writes in clear carry no guard (key-guard.ts): there it is still written in clear.
-    if (place.distributed) return;
+    // A found carol's session in clear; it becomes bob's, whose key A lacks: A's append, then (carol's and bob's
+    // again) its overlay, are refused, not written in clear (on a cluster, whose writes in clear carry no guard, by
+    // the look-up, which reads the session's owner with the check).
     await recreate(b, "for-carol", "bob", "b1");
-    await assert.rejects(a.session("for-carol").addCompaction("would be plaintext", "b1", "b1"), {
+    await assert.rejects(a.session("for-carol").appendMessage(msg("c1", "would be plaintext")), {
       code: "DECRYPT_FAILED",
     });
+    await recreate(b, "for-carol", "carol");
+    await a.session("for-carol").appendMessage(msg("c2", "carol has no key"));
+    await recreate(b, "for-carol", "bob", "b2");
+    await assert.rejects(a.session("for-carol").addCompaction("would be plaintext", "b2", "b2"), {
+      code: "DECRYPT_FAILED",
+    });
+    assert.deepEqual(await stored(place, "for-carol"), [{ id: "b2", sealed: true }]);
     assert.deepEqual(await b.session("for-carol").getCompactions(), []);
   });
 }

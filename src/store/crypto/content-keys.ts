@@ -71,7 +71,7 @@ export class ContentKeys {
   private confirmedOwner(sessionId: string): { owner: string; check: string | undefined } | undefined {
     const cached = this.owners.get(sessionId);
     if (cached === undefined || !this.records.readOwnerCheck) return undefined;
-    const now = this.records.readOwnerCheck(sessionId, this.hashOf(cached));
+    const now = this.records.readOwnerCheck(sessionId, cached, this.hashOf(cached));
     if (now.owner === cached) return { owner: cached, check: now.check };
     this.owners.delete(sessionId);
     return undefined;

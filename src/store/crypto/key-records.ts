@@ -15,11 +15,16 @@ export interface KeyRecords {
    */
   recordCheck(ownerHash: string, check: string): string;
   /**
-   * The session's owner now and the key check recorded for `ownerHash` (the owner cached for it), in one read: a
-   * write of a cached owner finds the session deleted and created again for another owner without a read more. A
-   * backend without it (Postgres: its statements compare the owner instead) reads the check alone.
+   * The session's owner now and the key check recorded for `owner` (the one cached for it; its hash `ownerHash`),
+   * in one read: a write of a cached owner finds the session deleted and created again for another owner without a
+   * read more. A backend whose write statements compare the session's owner themselves (Postgres, key-guard.ts) may
+   * answer `owner` unread while it knows the check without reading it. Without it, the check is read alone.
    */
-  readOwnerCheck?(sessionId: string, ownerHash: string): { owner: string | null; check: string | undefined };
+  readOwnerCheck?(
+    sessionId: string,
+    owner: string,
+    ownerHash: string,
+  ): { owner: string | null; check: string | undefined };
   /** Removes an owner's key check and any rotation of it (its key was destroyed). */
   deleteCheck(ownerHash: string): void;
   /** The check of the key an unfinished rotation moves the owner's rows from, or undefined (none under way). */
