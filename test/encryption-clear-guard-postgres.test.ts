@@ -3,17 +3,15 @@
 // statement refuses them when the owner has had a check recorded since (another process sealed for it) or the
 // session has an owner since, and the append then does what a first one does: sealed, or refused DECRYPT_FAILED.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
 import type { PostgresStore } from "../src/postgres/index.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { randomKeyring } from "./helpers/encryption.js";
 import {
+  describePlaces,
   open,
   type Place,
-  pglitePlace,
-  serverPlaces,
+  type PlaceCase,
   stored,
   twoStores,
 } from "./helpers/two-stores-postgres.js";
@@ -116,33 +114,11 @@ async function sessionGivenAnotherOwner(place: Place) {
   });
 }
 
-const cases: [string, (place: Place) => Promise<void>][] = [
+const cases: PlaceCase[] = [
   ["an append in clear is as many statements as in a store without a keyring", clearAppendStatements],
   ["refused once the owner has a key check recorded by another store", ownerGivenAKeyElsewhere],
   ["a session registered with an owner later is looked up again", ownerRegisteredLater],
   ["a session created again for another owner is looked up again", sessionGivenAnotherOwner],
 ];
 
-describe("PGlite: a write in clear under a keyring", () => {
-  for (const [name, run] of cases) {
-    test(name, async () => {
-      const place = await pglitePlace("clear_guard");
-      await run(place).finally(place.done);
-    });
-  }
-});
-
-const unavailable = await postgresUnavailable();
-if (unavailable) console.log(`Skipping the PostgreSQL server clear-guard tests: ${unavailable}`);
-
-describe("Postgres: a write in clear under a keyring", { skip: unavailable ?? false }, () => {
-  const pool = unavailable ? undefined : testPool(4);
-  after(() => pool?.end());
-  const place = pool ? serverPlaces(pool) : undefined;
-  cases.forEach(([name, run], i) => {
-    test(name, async () => {
-      const p = await place!(`agent_session_clear_${i}_${process.pid}`);
-      await run(p).finally(p.done);
-    });
-  });
-});
+await describePlaces("a write in clear under a keyring", "clear", cases);

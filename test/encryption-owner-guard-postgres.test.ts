@@ -5,14 +5,17 @@
 // does: sealed under the new owner's key when the keyring has it, refused DECRYPT_FAILED when not, in clear for an
 // owner without a key. An overlay (its summary) is guarded as a message is.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
 import type { PostgresStore } from "../src/postgres/index.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
-import { postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { randomKeyring, textOf } from "./helpers/encryption.js";
-import { type Place, pglitePlace, serverPlaces, stored, twoStores } from "./helpers/two-stores-postgres.js";
+import {
+  describePlaces,
+  type Place,
+  type PlaceCase,
+  stored,
+  twoStores,
+} from "./helpers/two-stores-postgres.js";
 
 /** Store `b` deletes session `id` and creates it again for `owner`, with one message `first` when given. */
 async function recreate(b: PostgresStore, id: string, owner: string, first?: string) {
@@ -116,7 +119,7 @@ async function deletedNotCreatedAgain(place: Place) {
   });
 }
 
-const cases: [string, (place: Place) => Promise<void>][] = [
+const cases: PlaceCase[] = [
   ["created again for an owner whose key the store has: sealed under that key", reusedForOwnerWithKey],
   [
     "created again for an owner whose key the store lacks: refused, or in clear without one",
@@ -125,42 +128,5 @@ const cases: [string, (place: Place) => Promise<void>][] = [
   ["deleted and not created again: in clear, as a first write", deletedNotCreatedAgain],
 ];
 
-describe("PGlite: a sealed write of a session given another owner", () => {
-  for (const [name, run] of cases) {
-    test(name, async () => {
-      const place = await pglitePlace("owner_guard");
-      await run(place).finally(place.done);
-    });
-  }
-});
-
-const unavailable = await postgresUnavailable();
-if (unavailable) console.log(`Skipping the PostgreSQL server owner-guard tests: ${unavailable}`);
-
-describe("Postgres: a sealed write of a session given another owner", { skip: unavailable ?? false }, () => {
-  const pool = unavailable ? undefined : testPool(4);
-  after(() => pool?.end());
-  const place = pool ? serverPlaces(pool) : undefined;
-  cases.forEach(([name, run], i) => {
-    test(name, async () => {
-      const p = await place!(`agent_session_owner_${i}_${process.pid}`);
-      await run(p).finally(p.done);
-    });
-  });
-});
-
-const noCluster = await citusUnavailable();
-if (noCluster) console.log(`Skipping the Citus owner-guard tests: ${noCluster}`);
-
 // On a cluster a sealed append runs the guarded statement (citus/append-path.ts): the same guard, routed.
-describe("Citus: a sealed write of a session given another owner", { skip: noCluster ?? false }, () => {
-  const pool = noCluster ? undefined : citusPool(4);
-  after(() => pool?.end());
-  const place = pool ? serverPlaces(pool, true) : undefined;
-  cases.forEach(([name, run], i) => {
-    test(name, async () => {
-      const p = await place!(`agent_session_citus_owner_${i}_${process.pid}`);
-      await run(p).finally(p.done);
-    });
-  });
-});
+await describePlaces("a sealed write of a session given another owner", "owner", cases, true);

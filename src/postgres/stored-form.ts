@@ -141,9 +141,9 @@ export function searchVector(text: string, sessionId: string, form: StoredForm):
 }
 
 /**
- * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key (its check read
- * again, not taken from this process's cache: the rows carry no guard), then the form of each message without a
- * statement.
+ * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key (its owner and
+ * check read again, not taken from this process's cache: the rows carry no guard), then the form of each message
+ * without a statement.
  */
 export async function formsOf(
   query: Query,

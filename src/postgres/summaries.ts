@@ -55,15 +55,16 @@ export async function storedSummary(
 }
 
 /**
- * The summaries' columns of a batch of `sessionId`'s overlays (an import): one look-up of the session's key, then
- * each summary's form without a statement.
+ * The summaries' columns of a batch of `sessionId`'s overlays (an import): one look-up of the session's key (its
+ * owner and check read again, not taken from this process's cache: the rows carry no guard, as stored-form.ts
+ * formsOf's), then each summary's form without a statement.
  */
 export async function summaryForms(
   query: Query,
   t: Tables,
   sessionId: string,
 ): Promise<(overlayId: string, summary: string) => StoredSummary> {
-  const key = await t.keys?.run(query, (k) => k.keyFor(sessionId));
+  const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
   if (!key) return (_id, summary) => ({ ...encodeContent(summary), sealed: null });
   return (id, summary) => {
     const sealed = sealContent(key, sessionId, id, summary, "overlay");

@@ -1,12 +1,14 @@
 // What the Postgres key-guard tests share (encryption-clear-guard-postgres, encryption-owner-guard-postgres): two
 // keyring stores on one database (PGlite or the test server), as two processes would be, the rows a session holds
 // (sealed or not) and the statements sent so far.
+import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { PostgresSource } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
-import { dropSchema } from "../fixtures/postgres-db.js";
+import { citusPool, citusUnavailable } from "../fixtures/citus-db.js";
+import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { randomKeyring } from "./encryption.js";
 
 type Rows = (sql: string) => Promise<{ id: string; sealed: boolean }[]>;
@@ -104,5 +106,44 @@ export async function twoStores(
     await use(a, b);
   } finally {
     await Promise.all([a.close(), b.close()]);
+  }
+}
+
+/** A scenario of a test file, run on each place. */
+export type PlaceCase = [title: string, run: (place: Place) => Promise<void>];
+
+/**
+ * Registers `cases` on PGlite, on the test server and, with `citus`, on the Citus cluster, under `what` (a server
+ * not there skips its cases, said once); `name` names their schemas. Await it before registering any other test.
+ */
+export async function describePlaces(what: string, name: string, cases: PlaceCase[], citus = false) {
+  const servers = [
+    { label: "Postgres", reason: await postgresUnavailable(), pool: testPool, distributed: false },
+    ...(citus
+      ? [{ label: "Citus", reason: await citusUnavailable(), pool: citusPool, distributed: true }]
+      : []),
+  ];
+  describe(`PGlite: ${what}`, () => {
+    for (const [title, run] of cases) {
+      test(title, async () => {
+        const place = await pglitePlace(`${name}_guard`);
+        await run(place).finally(place.done);
+      });
+    }
+  });
+  for (const { label, reason, pool: poolOf, distributed } of servers) {
+    if (reason) console.log(`Skipping the ${label} ${name}-guard tests: ${reason}`);
+    describe(`${label}: ${what}`, { skip: reason ?? false }, () => {
+      const pool = reason ? undefined : poolOf(4);
+      after(() => pool?.end());
+      const place = pool ? serverPlaces(pool, distributed) : undefined;
+      const prefix = distributed ? `agent_session_citus_${name}` : `agent_session_${name}`;
+      cases.forEach(([title, run], i) => {
+        test(title, async () => {
+          const p = await place!(`${prefix}_${i}_${process.pid}`);
+          await run(p).finally(p.done);
+        });
+      });
+    });
   }
 }
