@@ -30,7 +30,8 @@ export function guardCount(t: Tables): number {
  * owner is one key lookup in the registry inside the write's statement (the statement reads that row for the
  * search vector's owner lexeme already), never a statement more. On a cluster the sealed guard is the same (a
  * sealed append runs this statement, routed by the session like the registry row it reads; citus/append-path.ts);
- * a write in clear there takes the routed call, which carries no guard.
+ * a write in clear there takes the routed call, which carries no guard, after a look-up that reads the session's
+ * owner with its check (key-snapshot.ts readOwnerCheck).
  */
 export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: string; and: string } {
   if (!t.keys) return { ctes: "", and: "" };

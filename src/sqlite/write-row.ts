@@ -24,7 +24,8 @@ import type { SealKey } from "./sealing.js";
  * process started is seen) with the session's owner (so is a session deleted and created again for another owner),
  * and `row` gets it to seal with (null: in clear). With `guarded`, a check this store verified before is not read
  * again: `row` gets it as a guard its statement requires to be still recorded, and the session still the owner the
- * store cached. An append without a keyring, payloads or log is the row writer alone. Answers the write's result and logged cursor.
+ * store cached. An append without a keyring, payloads or log is the row writer alone. Answers the write's result
+ * and logged cursor.
  */
 export function writeMessageRow<T extends object>(
   driver: SqlDriver,

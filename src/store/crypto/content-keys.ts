@@ -22,8 +22,8 @@ export type { KeyGuard, KeyRecords, SealedWrite, WriteGuard } from "./key-record
 export class ContentKeys {
   // Owners never change once registered, so a session's owner is cached; a session without one is asked again
   // (it may be registered with an owner later, by another process too). A session deleted and created again under
-  // its id may have another owner: a write relying on the cached one is guarded by it (its statement compares the
-  // session's owner), and a refused write forgets it (forgetOwnerOf).
+  // its id may have another owner: a write relying on the cached one has its statement compare the session's owner,
+  // or reads the owner with the key check (readOwnerCheck), and one that finds another forgets the cached one.
   private readonly owners = new Map<string, string>();
   // The hash each owner's records are kept under (a SHA-256: ~17 µs, and every write looks its check up).
   private readonly hashes = new Map<string, string>();
