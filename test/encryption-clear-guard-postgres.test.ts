@@ -3,71 +3,24 @@
 // statement refuses them when the owner has had a check recorded since (another process sealed for it) or the
 // session has an owner since, and the append then does what a first one does: sealed, or refused DECRYPT_FAILED.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { SessionManager } from "../src/manager/manager.js";
-import type { PostgresSource } from "../src/postgres/connection/client.js";
-import { PostgresStore } from "../src/postgres/index.js";
-import type { Keyring } from "../src/store/crypto/keyring.js";
+import type { PostgresStore } from "../src/postgres/index.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { randomKeyring } from "./helpers/encryption.js";
-
-type Rows = (sql: string) => Promise<{ id: string; sealed: boolean }[]>;
-
-/** The layout under test: a source stores share, its rows' ids and whether sealed, statements sent so far. */
-interface Place {
-  source: PostgresSource;
-  schema: string;
-  rows: Rows;
-  statements: () => number;
-}
-
-/** Counts `target`'s calls of `methods` (what a store sends its statements through) from now on. */
-function counted(target: object, methods: readonly string[]): () => number {
-  let statements = 0;
-  for (const method of methods) {
-    const record = target as Record<string, (...args: unknown[]) => unknown>;
-    const original = record[method]!.bind(target);
-    record[method] = (...args: unknown[]) => {
-      statements++;
-      return original(...args);
-    };
-  }
-  return () => statements;
-}
-
-const open = (place: Place, keyring?: Keyring) =>
-  PostgresStore.open(place.source, { schema: place.schema, ...(keyring ? { keyring } : {}) });
-
-const stored = (place: Place, sessionId: string) =>
-  place.rows(
-    `SELECT m.id, m.content LIKE '~sealed%' AS sealed FROM "${place.schema}".agent_messages m
-     JOIN "${place.schema}".agent_session_heads h ON h.num = m.session_num
-     WHERE h.session_id = '${sessionId}' ORDER BY m.seq`,
-  );
-
-/** Runs `use` with two stores on `place`, A keyed for `aOwners` and B for `bOwners` (no keyring: undefined). */
-async function twoStores(
-  place: Place,
-  aOwners: string[],
-  bOwners: string[] | undefined,
-  use: (a: PostgresStore, b: PostgresStore) => Promise<void>,
-) {
-  const a = await open(place, randomKeyring(aOwners));
-  const b = await open(place, bOwners ? randomKeyring(bOwners) : undefined);
-  try {
-    await use(a, b);
-  } finally {
-    await Promise.all([a.close(), b.close()]);
-  }
-}
+import {
+  describePlaces,
+  open,
+  type Place,
+  type PlaceCase,
+  stored,
+  twoStores,
+} from "./helpers/two-stores-postgres.js";
 
 // After a session's first append, an append in clear costs a keyring store as many statements (one) as a store
 // without a keyring: for an owner without a key and for a session without an owner.
 async function clearAppendStatements(place: Place) {
   const keyed = await open(place, randomKeyring(["alice"]));
-  const plain = await open({ ...place, schema: `${place.schema}_plain` });
+  const plain = await open(place, undefined, `${place.schema}_plain`);
   try {
     const { id: carol } = await SessionManager.create(keyed).create("carol", { owner: "carol" });
     const sessions: [PostgresStore, string][] = [
@@ -161,76 +114,11 @@ async function sessionGivenAnotherOwner(place: Place) {
   });
 }
 
-describe("PGlite: a write in clear under a keyring", () => {
-  const place = async (): Promise<Place & { db: PGlite }> => {
-    const db = await PGlite.create();
-    const rows: Rows = async (sql) => (await db.query<{ id: string; sealed: boolean }>(sql)).rows;
-    return { db, source: db, schema: "clear_guard", rows, statements: counted(db, ["query", "exec"]) };
-  };
+const cases: PlaceCase[] = [
+  ["an append in clear is as many statements as in a store without a keyring", clearAppendStatements],
+  ["refused once the owner has a key check recorded by another store", ownerGivenAKeyElsewhere],
+  ["a session registered with an owner later is looked up again", ownerRegisteredLater],
+  ["a session created again for another owner is looked up again", sessionGivenAnotherOwner],
+];
 
-  test("an append in clear is as many statements as in a store without a keyring", async () => {
-    const p = await place();
-    await clearAppendStatements(p).finally(() => p.db.close());
-  });
-
-  test("refused once the owner has a key check recorded by another store", async () => {
-    const p = await place();
-    await ownerGivenAKeyElsewhere(p).finally(() => p.db.close());
-  });
-
-  test("a session registered with an owner later is looked up again", async () => {
-    const p = await place();
-    await ownerRegisteredLater(p).finally(() => p.db.close());
-  });
-
-  test("a session created again for another owner is looked up again", async () => {
-    const p = await place();
-    await sessionGivenAnotherOwner(p).finally(() => p.db.close());
-  });
-});
-
-const unavailable = await postgresUnavailable();
-if (unavailable) console.log(`Skipping the PostgreSQL server clear-guard tests: ${unavailable}`);
-
-describe("Postgres: a write in clear under a keyring", { skip: unavailable ?? false }, () => {
-  const pool = unavailable ? undefined : testPool(4);
-  after(() => pool?.end());
-  // Every statement, in a transaction or not, is a query of one of the pool's clients.
-  let sent = 0;
-  pool?.on("connect", (client) => {
-    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as Record<string, unknown>).query = (...args: unknown[]) => {
-      sent++;
-      return original(...args);
-    };
-  });
-  const statements = () => sent;
-  const place = async (name: string): Promise<Place> => {
-    const schema = `agent_session_clear_${name}_${process.pid}`;
-    for (const drop of [schema, `${schema}_plain`]) await dropSchema(pool!, drop);
-    const rows: Rows = async (sql) => (await pool!.query<{ id: string; sealed: boolean }>(sql)).rows;
-    return { source: pool!, schema, rows, statements };
-  };
-
-  test("an append in clear is as many statements as in a store without a keyring", async () => {
-    const p = await place("count");
-    await clearAppendStatements(p).finally(async () => {
-      for (const drop of [p.schema, `${p.schema}_plain`]) await dropSchema(pool!, drop);
-    });
-  });
-
-  test("refused once the owner has a key check recorded by another store", async () => {
-    const p = await place("given");
-    await ownerGivenAKeyElsewhere(p).finally(() => dropSchema(pool!, p.schema));
-  });
-
-  test("a session registered with an owner later is looked up again", async () => {
-    const p = await place("later");
-    await ownerRegisteredLater(p).finally(() => dropSchema(pool!, p.schema));
-  });
-
-  test("a session created again for another owner is looked up again", async () => {
-    const p = await place("reused");
-    await sessionGivenAnotherOwner(p).finally(() => dropSchema(pool!, p.schema));
-  });
-});
+await describePlaces("a write in clear under a keyring", "clear", cases);

@@ -48,8 +48,9 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // when the message was inserted, the row is of that source and owner, and every total stays in range.
 // `logged` adds the change-log row (append-log.ts) after the other parameters: it commits with the message.
 // A store with a keyring adds two more, the owner hash and key check a sealed content relied on (sealing.ts
-// KeyGuard; null for content in clear): nothing is written unless that check is still the recorded one. On one
-// server a third makes them a clear guard (key-guard.ts): nothing is written if the owner has a check recorded.
+// KeyGuard; null for content in clear): nothing is written unless that check is still the recorded one and the
+// session still that owner's. On one server a third makes them a clear guard (key-guard.ts): nothing is written if
+// the owner has a check recorded (or the session another owner).
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
   const scope = (alias: string | null) => onSession(t, alias, "$1::text");
   const own = sessionColumn(t, "$1::text");

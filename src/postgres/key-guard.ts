@@ -1,11 +1,13 @@
 /**
- * The key guard of a sealed write on Postgres (sealing.ts KeyGuard): a store caches the key checks it read, so a
- * write's statement itself requires the check its content was sealed under to be still the owner's recorded one,
- * and a write refused by it is sealed again with the check read anew (a rotation another process started, or an
- * erasure), which refuses a process whose keyring answers the old key (`DECRYPT_FAILED`). A write in clear of a
- * session this process found in clear carries a guard too, on one server (sealing.ts ClearGuard): the owner it found
- * has no recorded check (none found: the session has no owner), else nothing is written and the write looks the
- * owner and its check up as a first write does: sealed, or refused `DECRYPT_FAILED` without the owner's key.
+ * The key guard of a sealed write on Postgres (sealing.ts KeyGuard): a store caches the key checks it read and the
+ * sessions' owners, so a write's statement itself requires the check its content was sealed under to be still the
+ * owner's recorded one and the session to be still that owner's, and a write refused by it is sealed again with
+ * the owner and check read anew (a rotation another process started, an erasure, or the session deleted and created
+ * again under its id for another owner), which refuses a process whose keyring answers the old key, or none for the
+ * new owner (`DECRYPT_FAILED`). A write in clear of a session this process found in clear carries a guard too, on
+ * one server (sealing.ts ClearGuard): the owner it found has no recorded check (none found: the session has no
+ * owner), else nothing is written and the write looks the owner and its check up as a first write does: sealed, or
+ * refused `DECRYPT_FAILED` without the owner's key.
  */
 import { SessionError } from "../errors.js";
 import type { Query } from "./connection/client.js";
@@ -20,19 +22,25 @@ export function guardCount(t: Tables): number {
 /**
  * The guard's CTEs and condition in a store with a keyring (none without): `gd.keyed` is true for content in clear
  * (`$at` null) and while the check `$at + 1` is the owner's recorded one, whose row it locks (FOR SHARE) so that a
- * rotation starting meanwhile waits for this write, which its walk then sees. On one server `$at + 2` true makes it
- * a clear guard instead: session `session` (an SQL expression) still has the owner whose hash is `$at` (null: none)
- * and that owner no recorded check. The owner is compared, not only its check: a session deleted and created again
- * under its id for another owner must not take the first owner's writes in clear.
+ * rotation starting meanwhile waits for this write, which its walk then sees, and session `session` (an SQL
+ * expression) still has the owner whose hash is `$at`. On one server `$at + 2` true makes it a clear guard instead:
+ * the session still has the owner whose hash is `$at` (null: none) and that owner no recorded check. The owner is
+ * compared, not only its check: a session deleted and created again under its id for another owner must take the
+ * first owner's writes neither in clear nor under the first owner's key (which the second owner cannot open). The
+ * owner is one key lookup in the registry inside the write's statement (the statement reads that row for the
+ * search vector's owner lexeme already), never a statement more. On a cluster the sealed guard is the same (a
+ * sealed append runs this statement, routed by the session like the registry row it reads; citus/append-path.ts);
+ * a write in clear there takes the routed call, which carries no guard, after a look-up that reads the session's
+ * owner with its check (key-snapshot.ts readOwnerCheck).
  */
 export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: string; and: string } {
   if (!t.keys) return { ctes: "", and: "" };
-  const sealed = `$${at}::text IS NULL OR EXISTS (SELECT 1 FROM gk)`;
+  const owned = `(SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session}) IS NOT DISTINCT FROM $${at}::text`;
+  const sealed = `$${at}::text IS NULL OR (EXISTS (SELECT 1 FROM gk) AND ${owned})`;
   const keyed = t.distributed
     ? sealed
     : `CASE WHEN $${at + 2}::boolean
-      THEN NOT EXISTS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text)
-        AND (SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session}) IS NOT DISTINCT FROM $${at}::text
+      THEN NOT EXISTS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text) AND ${owned}
       ELSE ${sealed} END`;
   return {
     ctes: `gk AS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text AND key_check = $${at + 1}::text FOR SHARE),
@@ -46,8 +54,11 @@ export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: s
 // its UTF-8), in SQL; NULL for no owner.
 const ownerHashSql = (column: string) => `left(encode(sha256(convert_to(${column}, 'UTF8')), 'hex'), 32)`;
 
+/** What a guarded write relied on: a sealed one's key check, a clear one's owner found (stored-form.ts). */
+export type Guarded = Pick<StoredForm, "guard" | "clear">;
+
 /** The parameters {@link guardSql} reads ({@link guardCount}). */
-export function guardParams(t: Tables, form: StoredForm): unknown[] {
+export function guardParams(t: Tables, form: Guarded): unknown[] {
   if (!t.keys) return [];
   const sealed = [form.guard?.ownerHash ?? form.clear?.ownerHash ?? null, form.guard?.check ?? null];
   return t.distributed ? sealed : [...sealed, form.clear !== undefined];
@@ -57,10 +68,26 @@ export function guardParams(t: Tables, form: StoredForm): unknown[] {
 const MAX_RESEALS = 3;
 
 /**
- * The form of a write its guard refused: the cached check is forgotten and the JSON sealed again with the
- * recorded one (`DECRYPT_FAILED` when this process's key is not it); a write in clear forgets that the session was
- * in clear and looks its owner and check up (its JSON, never offloaded, refused when sealed with a pointer
- * look-alike, as stored-form.ts messageForm does).
+ * Forgets what a write its guard refused relied on, `tries` refusals in: a sealed write's cached check and the
+ * session's cached owner, a clear write's finding that the session was in clear (and its owner). `CONFLICT` past a
+ * few tries; `what` names the write.
+ */
+export function refused(t: Tables, sessionId: string, form: Guarded, tries: number, what: string): void {
+  if (form.guard) t.keys?.stale(sessionId, form.guard);
+  if (form.clear) t.keys?.unclear(sessionId);
+  if (tries >= MAX_RESEALS) {
+    throw new SessionError(
+      "CONFLICT",
+      `The key of session "${sessionId}"'s owner kept changing while ${what} was written`,
+    );
+  }
+}
+
+/**
+ * The form of a write its guard refused ({@link refused}): the JSON sealed again with the recorded check
+ * (`DECRYPT_FAILED` when this process's key is not it) of the owner read again; a write in clear looks its owner and
+ * check up (its JSON, never offloaded, refused when sealed with a pointer look-alike, as stored-form.ts messageForm
+ * does).
  */
 export async function resealed(
   query: Query,
@@ -70,13 +97,6 @@ export async function resealed(
   form: StoredForm,
   tries: number,
 ): Promise<StoredForm> {
-  if (form.guard) t.keys?.stale(form.guard);
-  if (form.clear) t.keys?.unclear(sessionId);
-  if (tries >= MAX_RESEALS) {
-    throw new SessionError(
-      "CONFLICT",
-      `The key of session "${sessionId}"'s owner kept changing while message "${messageId}" was written`,
-    );
-  }
+  refused(t, sessionId, form, tries, `message "${messageId}"`);
   return storedForm(query, t, sessionId, messageId, form.json, form.clear !== undefined);
 }

@@ -61,12 +61,16 @@ export function snapshotRecords(current: () => Snapshot, deleted: string[]): Key
       if (!owners.has(sessionId)) throw new Miss({ owner: sessionId });
       return owners.get(sessionId) ?? null;
     },
-    readCheck: (hash) => {
+    readCheck: (hash) => snapshotCheck(current(), hash),
+    readOwnerCheck: (sessionId, owner, hash) => {
       const snapshot = current();
-      if (!snapshot.checks.has(hash)) throw new Miss({ check: hash });
-      const check = snapshot.checks.get(hash);
-      snapshot.used = check === undefined ? undefined : { ownerHash: hash, check };
-      return check;
+      // A check known unread (cached): the write's statement compares the session's owner (key-guard.ts). Else the
+      // owner is read with the check, in the statement that would have read the check alone (loadMiss), so a write
+      // in clear, whose statement carries no guard on a cluster, finds a session given another owner.
+      if (snapshot.checks.get(hash) !== undefined) return { owner, check: snapshotCheck(snapshot, hash) };
+      if (!snapshot.owners.has(sessionId)) throw new Miss({ owner: sessionId });
+      const now = snapshot.owners.get(sessionId) ?? null;
+      return { owner: now, check: now === owner ? snapshotCheck(snapshot, hash) : undefined };
     },
     recordCheck: (hash, check) => {
       const snapshot = current();
@@ -91,6 +95,14 @@ export function snapshotRecords(current: () => Snapshot, deleted: string[]): Key
       return answer;
     },
   };
+}
+
+// The owner's check (by hash) as the snapshot has it, noted as the operation's guard; a Miss when not loaded.
+function snapshotCheck(snapshot: Snapshot, hash: string): string | undefined {
+  if (!snapshot.checks.has(hash)) throw new Miss({ check: hash });
+  const check = snapshot.checks.get(hash);
+  snapshot.used = check === undefined ? undefined : { ownerHash: hash, check };
+  return check;
 }
 
 /** Notes an owner's check in the snapshot and the cache. */

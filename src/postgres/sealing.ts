@@ -5,8 +5,10 @@
  * (key-snapshot.ts); {@link PostgresKeys.run} loads it through the operation's query function (its transaction, when
  * it runs in one) and runs the operation again. An owner once known and a key check once read are cached
  * (key-cache.ts), so a write of a session whose owner and key it knows adds no statement: the write then carries the
- * check it relied on as a {@link KeyGuard} that its statement checks against the recorded one, and a write refused by
- * it (another process rotated the key meanwhile) forgets the cached check and is sealed again (postgres/append.ts).
+ * check it relied on as a {@link KeyGuard} that its statement checks against the recorded one (and the session's
+ * owner against the one it was sealed for), and a write refused by it (another process rotated the key meanwhile, or
+ * deleted the session and created it again for another owner) forgets the cached check and owner and is sealed
+ * again (postgres/append.ts).
  * A session a write found stored in clear is remembered too (key-cache.ts): its next write in clear reads nothing and
  * carries a {@link ClearGuard} instead, refused when the owner has a check recorded since (or the session an owner).
  */
@@ -164,9 +166,14 @@ export class PostgresKeys {
     this.keys.forgetOwnerOf(sessionId);
   }
 
-  /** Forgets this process's cached check of an owner: a write's guard found another one recorded. */
-  stale(guard: KeyGuard): void {
+  /**
+   * Forgets this process's cached check of an owner and the session's cached owner: a sealed write's guard found
+   * another check recorded, or the session no longer that owner's (deleted and created again under its id). Both
+   * are read again by the write's next look-up, in the one statement that reads an owner (key-snapshot.ts).
+   */
+  stale(sessionId: string, guard: KeyGuard): void {
     this.cache.stale(guard.ownerHash, guard.check);
+    this.keys.forgetOwnerOf(sessionId);
   }
 
   /** Destroys the owner's key (the keyring's `forget`) and removes its check: what it sealed opens no more. */

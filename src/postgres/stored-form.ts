@@ -22,7 +22,10 @@ export interface StoredForm {
   content: string;
   hash: string;
   sealed: boolean;
-  /** Sealed content: the owner's key check it was sealed under, which the write requires to be still recorded. */
+  /**
+   * Sealed content: the owner's key check it was sealed under, which the write requires to be still recorded (and
+   * the session to be still that owner's).
+   */
   guard?: KeyGuard | undefined;
   /**
    * Content in clear in a store with a keyring (one server): the session's owner found with no recorded key check
@@ -138,9 +141,9 @@ export function searchVector(text: string, sessionId: string, form: StoredForm):
 }
 
 /**
- * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key (its check read
- * again, not taken from this process's cache: the rows carry no guard), then the form of each message without a
- * statement.
+ * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key (its owner and
+ * check read again, not taken from this process's cache: the rows carry no guard), then the form of each message
+ * without a statement.
  */
 export async function formsOf(
   query: Query,

@@ -13,6 +13,7 @@ import { chooseOverlays, type OverlaySpan } from "../store/overlays.js";
 import type { Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import type { Tables } from "./schema.js";
+import type { ClearGuard, KeyGuard } from "./sealing.js";
 
 /** A compaction row as Postgres stores it: the summary may be encoded (text.ts) or sealed. */
 export interface StoredCompactionRow extends CompactionRow {
@@ -24,9 +25,16 @@ export interface StoredSummary {
   content: string;
   json: boolean;
   sealed: string | null;
+  /** Sealed: the owner's key check it was sealed under, which its write requires (key-guard.ts) as a message's. */
+  guard?: KeyGuard | undefined;
+  /** In clear in a keyring store on one server: the owner found, which its write requires as a message's. */
+  clear?: ClearGuard | undefined;
 }
 
-/** The summary columns of an overlay of `sessionId`: sealed for an owner with a key, else encoded free text. */
+/**
+ * The summary columns of an overlay of `sessionId`: sealed for an owner with a key, else encoded free text; in a
+ * store with a keyring, with what its write's statement requires (key-guard.ts guardSql).
+ */
 export async function storedSummary(
   query: Query,
   t: Tables,
@@ -34,20 +42,29 @@ export async function storedSummary(
   overlayId: string,
   summary: string,
 ): Promise<StoredSummary> {
-  const sealed = (await t.keys?.run(query, (k) => k.sealSummary(sessionId, overlayId, summary))) ?? null;
-  return sealed === null ? { ...encodeContent(summary), sealed } : { content: sealed, json: false, sealed };
+  const { keys } = t;
+  if (!keys) return { ...encodeContent(summary), sealed: null };
+  const { value, guard } = await keys.guarded(query, (k) => {
+    const sealed = k.sealSummary(sessionId, overlayId, summary);
+    return { sealed, owner: sealed === null ? k.ownerOf(sessionId) : null };
+  });
+  if (value.sealed !== null) return { content: value.sealed, json: false, sealed: value.sealed, guard };
+  // Guarded as a message in clear is, on one server (a cluster's clear writes carry no guard: stored-form.ts).
+  const clear = t.distributed ? undefined : keys.noteClear(sessionId, value.owner);
+  return { ...encodeContent(summary), sealed: null, clear };
 }
 
 /**
- * The summaries' columns of a batch of `sessionId`'s overlays (an import): one look-up of the session's key, then
- * each summary's form without a statement.
+ * The summaries' columns of a batch of `sessionId`'s overlays (an import): one look-up of the session's key (its
+ * owner and check read again, not taken from this process's cache: the rows carry no guard, as stored-form.ts
+ * formsOf's), then each summary's form without a statement.
  */
 export async function summaryForms(
   query: Query,
   t: Tables,
   sessionId: string,
 ): Promise<(overlayId: string, summary: string) => StoredSummary> {
-  const key = await t.keys?.run(query, (k) => k.keyFor(sessionId));
+  const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
   if (!key) return (_id, summary) => ({ ...encodeContent(summary), sealed: null });
   return (id, summary) => {
     const sealed = sealContent(key, sessionId, id, summary, "overlay");

@@ -4,7 +4,7 @@ import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
-import type { KeyGuard } from "../store/crypto/content-keys.js";
+import type { WriteGuard } from "../store/crypto/content-keys.js";
 import type { RowWritten } from "../store/written.js";
 import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
@@ -51,10 +51,12 @@ const MESSAGE_COLUMNS = `INSERT INTO agent_messages (session_num, id, parent_seq
 const INSERT_MESSAGE = `${MESSAGE_COLUMNS}
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
 // A sealed row under a key check read before this transaction (content-keys.ts knownWriteKey): inserted only while
-// that check is still the owner's recorded one (two more parameters: owner hash, check).
+// that check is still the owner's recorded one and the session still that owner's (the owner itself compared: SQLite
+// has no SHA-256 to hash it with; four more parameters: owner hash, check, session id, owner).
 const INSERT_GUARDED = `${MESSAGE_COLUMNS}
   SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
   WHERE EXISTS (SELECT 1 FROM agent_owner_keys WHERE owner_hash = ? AND key_check = ?)
+    AND EXISTS (SELECT 1 FROM agent_sessions WHERE id = ? AND owner = ?)
   ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
 
 /** Where an append puts a message and what it knows of it already. */
@@ -69,8 +71,11 @@ export interface AppendRequest {
   createdAt?: string | undefined;
   /** The key to seal with, when the caller checked it in this transaction (sealing.ts SealKey). */
   key?: SealKey;
-  /** The check `key` was verified under earlier, unread in this transaction: the insert requires it. */
-  guard?: KeyGuard | undefined;
+  /**
+   * The check `key` was verified under earlier and the session's cached owner, unread in this transaction: the
+   * insert requires both to be still so.
+   */
+  guard?: WriteGuard | undefined;
 }
 
 /** The head row of a session, created on its first write (inside the caller's transaction). */
@@ -202,13 +207,15 @@ export function appendRow(
       return row;
     };
     const { guard } = request;
-    let row = guard ? insert(INSERT_GUARDED, [guard.ownerHash, guard.check]) : insert(INSERT_MESSAGE, []);
+    const guarded = guard ? [guard.ownerHash, guard.check, sessionId, guard.owner] : [];
+    let row = guard ? insert(INSERT_GUARDED, guarded) : insert(INSERT_MESSAGE, []);
     if (!row && guard && driver.keys) {
-      // A duplicate id, or the check changed since (another process rotated or erased): read it, as a write does
-      // without a guard (DECRYPT_FAILED for a key that is no longer the owner's), and seal anew under a new one.
+      // A duplicate id, or the check changed since (another process rotated or erased), or the session's owner (it
+      // was deleted and created again under its id): read both, as a write does without a guard (DECRYPT_FAILED for
+      // a key that is no longer the owner's, or none for the new owner), and seal anew under a new key or owner.
       driver.keys.stale(guard);
       const key = driver.keys.keyFor(sessionId);
-      if (key !== form.key) {
+      if (key !== form.key || driver.keys.ownerOf(sessionId) !== guard.owner) {
         form = storedForm(driver, sessionId, message.id, json, key, false);
         row = insert(INSERT_MESSAGE, []);
       }

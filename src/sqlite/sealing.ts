@@ -21,6 +21,14 @@ export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {
     readCheck: (hash) =>
       driver.get<{ key_check: string }>("SELECT key_check FROM agent_owner_keys WHERE owner_hash = ?", [hash])
         ?.key_check,
+    readOwnerCheck: (sessionId, _owner, hash) => {
+      const row = driver.get<{ owner: string | null; key_check: string | null }>(
+        `SELECT (SELECT owner FROM agent_sessions WHERE id = ?) AS owner,
+           (SELECT key_check FROM agent_owner_keys WHERE owner_hash = ?) AS key_check`,
+        [sessionId, hash],
+      );
+      return { owner: row?.owner ?? null, check: row?.key_check ?? undefined };
+    },
     recordCheck: (hash, check) => {
       // Another process may record the owner's first key at the same time: the row that won is the answer.
       driver.run(

@@ -1,5 +1,5 @@
 import type { SessionMessage } from "../contract/message.js";
-import type { KeyGuard } from "../store/crypto/content-keys.js";
+import type { WriteGuard } from "../store/crypto/content-keys.js";
 import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { Change } from "../store/feed/change-rows.js";
 import { offloadMessage } from "../store/media/offload.js";
@@ -21,9 +21,11 @@ import type { SealKey } from "./sealing.js";
  *   the feed then publishes without recording again).
  *
  * With a keyring, the session owner's key is checked once, inside the write's transaction (so a rotation another
- * process started is seen), and `row` gets it to seal with (null: in clear). With `guarded`, a check this store
- * verified before is not read again: `row` gets it as a guard its statement requires to be still recorded. An append without a keyring, payloads
- * or log is the row writer alone. Answers the write's result and logged cursor.
+ * process started is seen) with the session's owner (so is a session deleted and created again for another owner),
+ * and `row` gets it to seal with (null: in clear). With `guarded`, a check this store verified before is not read
+ * again: `row` gets it as a guard its statement requires to be still recorded, and the session still the owner the
+ * store cached. An append without a keyring, payloads or log is the row writer alone. Answers the write's result
+ * and logged cursor.
  */
 export function writeMessageRow<T extends object>(
   driver: SqlDriver,
@@ -31,7 +33,7 @@ export function writeMessageRow<T extends object>(
   sessionId: string,
   write: { message: SessionMessage; json: string; replaces: boolean },
   change: (result: T) => Change | null,
-  row: (content: string, key: SealKey, guard?: KeyGuard) => RowWritten<T>,
+  row: (content: string, key: SealKey, guard?: WriteGuard) => RowWritten<T>,
   guarded = false,
 ): Written<T> {
   const keys = driver.keys;

@@ -230,12 +230,14 @@ export function insertCompaction(
     compaction.details ? JSON.stringify(compaction.details) : null,
     compaction.createdAt,
   ];
-  // Sealed under a check this store verified before, unread: inserted only while it is still the recorded one
-  // (append.ts INSERT_GUARDED); refused, the check is read as a write without a guard reads it.
+  // Sealed under a check this store verified before, unread: inserted only while it is still the recorded one and
+  // the session still the owner's (append.ts INSERT_GUARDED); refused, the check and the owner are read as a write
+  // without a guard reads them.
   const known = driver.keys?.knownWriteKey(sessionId);
   if (known) {
     const sealed = sealContent(known.key, sessionId, compaction.id, compaction.summary, "overlay");
-    const params = [...values(sealed), known.guard.ownerHash, known.guard.check];
+    const { ownerHash, check, owner } = known.guard;
+    const params = [...values(sealed), ownerHash, check, sessionId, owner];
     // Counted by the driver where it can: a RETURNING clause made the sealed overlay's insert ~5 µs slower (the
     // overlay row measured 1.73-1.83× clear with it, 1.57-1.69× with the count; PRIVACY.md, "Measured").
     const inserted = driver.runChanges
@@ -251,6 +253,8 @@ export function insertCompaction(
 
 const INSERT_OVERLAY =
   "INSERT INTO agent_compactions (session_num, id, summary, from_message_id, to_message_id, details, created_at)";
-// Parameters: the seven columns, then the owner hash and check the insert requires to be still recorded.
+// Parameters: the seven columns, then the owner hash and check the insert requires to be still recorded, and the
+// session id and the owner it requires the session to be still registered with.
 const GUARDED_OVERLAY = `${INSERT_OVERLAY} SELECT ?, ?, ?, ?, ?, ?, ?
-  WHERE EXISTS (SELECT 1 FROM agent_owner_keys WHERE owner_hash = ? AND key_check = ?)`;
+  WHERE EXISTS (SELECT 1 FROM agent_owner_keys WHERE owner_hash = ? AND key_check = ?)
+    AND EXISTS (SELECT 1 FROM agent_sessions WHERE id = ? AND owner = ?)`;

@@ -3,6 +3,7 @@
  * refusals that keep an owner's content from being written in clear or under a wrong key.
  */
 import { SessionError } from "../../errors.js";
+import type { KeyGuard, KeyRecords, SealedWrite, WriteGuard } from "./key-records.js";
 import type { Keyring } from "./keyring.js";
 import { checkOf, openingKeys, ownerHash, ownerKeys, previousKeyWith } from "./owner-keys.js";
 import {
@@ -15,52 +16,14 @@ import {
   sealedKeyId,
 } from "./seal.js";
 
-/** What a backend answers synchronously for its {@link ContentKeys}. */
-export interface KeyRecords {
-  /** The owner a session is registered with, or null. */
-  ownerOf(sessionId: string): string | null;
-  /** The key check recorded for an owner's hash (see seal.ts keyCheck), or undefined when none is. */
-  readCheck(ownerHash: string): string | undefined;
-  /**
-   * Records an owner's key check unless one is (from then on its content is never written in clear) and answers
-   * the check recorded now: another writer's, when it recorded first.
-   */
-  recordCheck(ownerHash: string, check: string): string;
-  /** Removes an owner's key check and any rotation of it (its key was destroyed). */
-  deleteCheck(ownerHash: string): void;
-  /** The check of the key an unfinished rotation moves the owner's rows from, or undefined (none under way). */
-  readRotation?(ownerHash: string): string | undefined;
-  /**
-   * {@link readCheck} and {@link readRotation} at once (a search reads both): one statement where a backend has
-   * it, else the two are read in turn.
-   */
-  readChecks?(ownerHash: string): { check: string | undefined; from: string | undefined };
-  /**
-   * Starts a rotation, in one transaction: the recorded check becomes `to` if it is still `from`, and `from` is
-   * kept as the key being rotated from. Answers the check recorded now. `CONFLICT` while another is under way.
-   * A backend without it cannot rotate keys.
-   */
-  beginRotation?(ownerHash: string, from: string, to: string): string;
-}
-
-/** A message's content as a store writes it: the text for the content column and its content hash. */
-export interface SealedWrite {
-  content: string;
-  hash: string;
-  /** The key that sealed it: a backend that indexes the message as blind tokens derives them from it. */
-  key: Uint8Array;
-}
-
-/** The key check a sealed write relied on without reading it: its statement requires it to be the recorded one. */
-export interface KeyGuard {
-  ownerHash: string;
-  check: string;
-}
+export type { KeyGuard, KeyRecords, SealedWrite, WriteGuard } from "./key-records.js";
 
 /** The keys of one store (see Keyring): seals writes of owners with a key, opens sealed rows. */
 export class ContentKeys {
   // Owners never change once registered, so a session's owner is cached; a session without one is asked again
-  // (it may be registered with an owner later, by another process too).
+  // (it may be registered with an owner later, by another process too). A session deleted and created again under
+  // its id may have another owner: a write relying on the cached one has its statement compare the session's owner,
+  // or reads the owner with the key check (readOwnerCheck), and one that finds another forgets the cached one.
   private readonly owners = new Map<string, string>();
   // The hash each owner's records are kept under (a SHA-256: ~17 µs, and every write looks its check up).
   private readonly hashes = new Map<string, string>();
@@ -86,17 +49,32 @@ export class ContentKeys {
    * The key that seals the session's writes, or null when they are stored in clear (no owner, or an owner the
    * keyring has no key for and that never had one). `DECRYPT_FAILED` when the keyring answers a key other than
    * the owner's recorded one, or none for an owner whose content is sealed. The recorded check is read on every
-   * call (inside the write's transaction), so a rotation another process started is seen at the next write. A
+   * call (inside the write's transaction), so a rotation another process started is seen at the next write, and a
+   * write's cached owner with it where the backend can (readOwnerCheck), so is a session given another owner. A
    * write under a new key whose previous key is the recorded one starts a rotation (docs/PRIVACY.md, "Key
    * rotation"); a read (`write` false) records nothing.
    */
   keyFor(sessionId: string, write = true): Uint8Array | null {
-    const owner = this.ownerOf(sessionId);
+    const now = write ? this.confirmedOwner(sessionId) : undefined;
+    const owner = now ? now.owner : this.ownerOf(sessionId);
     if (owner === null) return null;
-    const key = this.ownerKey(owner, write, `session "${sessionId}"`);
-    // A write's key is the recorded one now (ownerKey checked, recorded or began a rotation to it).
-    if (write && key !== null) this.verified.set(this.hashOf(owner), checkOf(key));
+    const hash = this.hashOf(owner);
+    const recorded = now ? now.check : this.records.readCheck(hash);
+    const key = this.checkedKey(owner, hash, recorded, write, `session "${sessionId}"`);
+    // A write's key is the recorded one now (checkedKey checked, recorded or began a rotation to it).
+    if (write && key !== null) this.verified.set(hash, checkOf(key));
     return key;
+  }
+
+  // A write's cached owner of the session and its recorded check, read at once (records.readOwnerCheck); undefined
+  // without one, or when the session has another owner now (deleted and created again under its id): forgotten.
+  private confirmedOwner(sessionId: string): { owner: string; check: string | undefined } | undefined {
+    const cached = this.owners.get(sessionId);
+    if (cached === undefined || !this.records.readOwnerCheck) return undefined;
+    const now = this.records.readOwnerCheck(sessionId, cached, this.hashOf(cached));
+    if (now.owner === cached) return { owner: cached, check: now.check };
+    this.owners.delete(sessionId);
+    return undefined;
   }
 
   /**
@@ -106,13 +84,15 @@ export class ContentKeys {
    * owner's recorded one (another process may have rotated or erased since), and a refused write calls
    * {@link stale} and {@link keyFor}. An owner stored in clear is never answered: its check is read each time.
    */
-  knownWriteKey(sessionId: string): { key: Uint8Array; guard: KeyGuard } | undefined {
+  knownWriteKey(sessionId: string): { key: Uint8Array; guard: WriteGuard } | undefined {
     const owner = this.owners.get(sessionId);
     const ownerHash = owner === undefined ? undefined : this.hashes.get(owner);
     const check = ownerHash === undefined ? undefined : this.verified.get(ownerHash);
     if (owner === undefined || ownerHash === undefined || check === undefined) return undefined;
     const key = ownerKeys(this.keyring, owner).current;
-    return key !== undefined && checkOf(key) === check ? { key, guard: { ownerHash, check } } : undefined;
+    return key !== undefined && checkOf(key) === check
+      ? { key, guard: { ownerHash, check, owner } }
+      : undefined;
   }
 
   /**
@@ -123,7 +103,10 @@ export class ContentKeys {
     this.owners.delete(sessionId);
   }
 
-  /** Forgets a check a write's guard found no longer recorded. */
+  /**
+   * Forgets a check a write's guard found no longer recorded (or the session no longer the guard's owner's: the
+   * next {@link keyFor} reads the owner with the check, and forgets it when it changed).
+   */
   stale(guard: KeyGuard): void {
     if (this.verified.get(guard.ownerHash) === guard.check) this.verified.delete(guard.ownerHash);
   }
