@@ -2,13 +2,17 @@
  * The checked options of the vector channel: the store's (at construction), and those of one nearest() or
  * backfill() call.
  */
+import { z } from "zod";
 import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
+import { parseInput } from "../../schema/parse.js";
+import { func, numberWhere } from "../../schema/rules.js";
+import { rule, says } from "../../schema/to-session-error.js";
 import { MAX_SEARCH_LIMIT } from "../../store/limits.js";
 import { optionalOwner } from "../../store/owner.js";
 import { MAX_SEARCH_SESSIONS, searchFilters } from "../options.js";
-import { DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_QUERY_EMBED_TIMEOUT_MS, MAX_TIMEOUT_MS } from "./deadline.js";
-import { assertEmbedder } from "./embed.js";
+import { MAX_TIMEOUT_MS } from "./deadline.js";
+import { isEmbeddingModel } from "./embed.js";
 import type {
   BackfillOptions,
   Embedder,
@@ -24,26 +28,35 @@ export const DEFAULT_EMBED_BATCH = 64;
 /** The store's vector options, checked. */
 export type ChannelOptions = VectorStoreOptions & { embedder: Embedder };
 
+const timeoutMs = (name: string) =>
+  numberWhere(
+    `${name} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`,
+    (ms) => Number.isSafeInteger(ms) && ms >= 1 && ms <= MAX_TIMEOUT_MS,
+  ).optional();
+
+/** A store's vector options (the others of the store's options pass). */
+const storeOptions = z.looseObject({
+  embedder: z.custom<Embedder>(
+    (value) => typeof value === "function" || isEmbeddingModel(value),
+    says("embedder must be a function (texts) => vectors or an AI SDK embedding model", "type"),
+  ),
+  embedDimensions: numberWhere(
+    "embedDimensions must be a whole number >= 1",
+    (n) => Number.isSafeInteger(n) && n >= 1,
+  ).optional(),
+  onEmbedError: func("onEmbedError must be a function").optional(),
+  vectorIndex: z.enum(["auto", "plain"], rule('vectorIndex must be "auto" or "plain"')).optional(),
+  queryEmbedTimeoutMs: timeoutMs("queryEmbedTimeoutMs"),
+  embedTimeoutMs: timeoutMs("embedTimeoutMs"),
+});
+
 /**
  * The vector options of a store, checked (INVALID_ARGUMENT at construction rather than a failure later), or
  * undefined when there is no embedder: the store then has no channel.
  */
 export function vectorOptions(options: VectorStoreOptions): ChannelOptions | undefined {
-  const { embedder, embedDimensions, onEmbedError, vectorIndex } = options;
-  if (embedder === undefined) return undefined;
-  assertEmbedder(embedder, embedDimensions);
-  if (onEmbedError !== undefined && typeof onEmbedError !== "function") {
-    throw new SessionError("INVALID_ARGUMENT", "onEmbedError must be a function", {
-      issues: [{ path: "onEmbedError", rule: "type" }],
-    });
-  }
-  if (vectorIndex !== undefined && vectorIndex !== "auto" && vectorIndex !== "plain") {
-    throw new SessionError("INVALID_ARGUMENT", 'vectorIndex must be "auto" or "plain"', {
-      issues: [{ path: "vectorIndex", rule: "one_of" }],
-    });
-  }
-  timeout(options, "queryEmbedTimeoutMs", DEFAULT_QUERY_EMBED_TIMEOUT_MS);
-  timeout(options, "embedTimeoutMs", DEFAULT_EMBED_TIMEOUT_MS);
+  if (options.embedder === undefined) return undefined;
+  const { embedder } = parseInput(storeOptions, options);
   return { ...options, embedder };
 }
 
@@ -53,16 +66,7 @@ export function timeout(
   name: "queryEmbedTimeoutMs" | "embedTimeoutMs",
   fallback: number,
 ): number {
-  const value = options[name];
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `${name} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${describe(value)}`,
-      { issues: [{ path: name, rule: typeof value === "number" ? "range" : "type" }] },
-    );
-  }
-  return value;
+  return parseInput(storeOptions.shape[name], options[name], { path: name }) ?? fallback;
 }
 
 /** Whether nearest() keeps to the active paths, checked (`INVALID_ARGUMENT`). */
