@@ -1,5 +1,7 @@
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
+import { parseInput } from "../schema/parse.js";
+import { numberWhere } from "../schema/rules.js";
 
 /** Default number of search hits. */
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -19,35 +21,16 @@ export const SEARCH_CANDIDATES = 2000;
  */
 export const SEARCH_OVERLAYS = 256;
 
+/** A search limit: a whole number from 0 to {@link MAX_SEARCH_LIMIT} (`range`; another kind of value `type`). */
+export const searchLimitSchema = numberWhere(
+  `Search limit must be a whole number from 0 to ${MAX_SEARCH_LIMIT}`,
+  (n) => Number.isInteger(n) && n >= 0 && n <= MAX_SEARCH_LIMIT,
+);
+
 /** Validates a search limit (default 20); throws `INVALID_ARGUMENT` for anything but a whole number 0–1,000. */
 export function searchLimit(limit: unknown): number {
   if (limit === undefined || limit === null) return DEFAULT_SEARCH_LIMIT;
-  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Search limit must be a whole number >= 0, got ${describe(limit)}`,
-      { issues: [{ path: "limit", rule: typeof limit === "number" ? "range" : "type" }] },
-    );
-  }
-  if (limit > MAX_SEARCH_LIMIT) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Search limit must be at most ${MAX_SEARCH_LIMIT}, got ${limit}`,
-      { issues: [{ path: "limit", rule: "range" }] },
-    );
-  }
-  return limit;
-}
-
-/** Validates a branch filter (default "all"). */
-export function searchBranch(branch: unknown): "active" | "all" {
-  if (branch === undefined || branch === "all") return "all";
-  if (branch === "active") return "active";
-  throw new SessionError(
-    "INVALID_ARGUMENT",
-    `Search branch must be "active" or "all", got ${describe(branch)}`,
-    { issues: [{ path: "branch", rule: "one_of" }] },
-  );
+  return parseInput(searchLimitSchema, limit, { path: "limit" });
 }
 
 // No path holds this many messages, so a larger floor (Infinity included) reads the same rows; Postgres binds it as
