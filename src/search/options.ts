@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import type { SearchMatch, SearchOptions, StoreSearchOptions } from "../contract/search.js";
+import type { SearchMatch, StoreSearchOptions } from "../contract/search.js";
 import { parseInput } from "../schema/parse.js";
 import { numberWhere } from "../schema/rules.js";
 import { rule } from "../schema/to-session-error.js";
@@ -59,8 +59,8 @@ const time = (caller: string, name: string) =>
     )
     .nullish();
 
-/** The role and time filters, their messages begun by `caller` ("Search", "nearest():"). */
-const filterShape = (caller: string) => ({
+/** The schemas of the role and time filters, their messages begun by `caller` ("Search", "nearest():"). */
+export const filterShape = (caller: string) => ({
   role: z
     .custom<string | string[]>(
       isRoles,
@@ -119,25 +119,10 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
   };
 }
 
-const filterObject = (caller: string) => z.object(filterShape(caller));
-type Filters = z.output<ReturnType<typeof filterObject>>;
-// One schema per caller: the few fixed names callers word their messages with.
-const filterSchemas = new Map<string, ReturnType<typeof filterObject>>();
+type Filters = z.output<z.ZodObject<ReturnType<typeof filterShape>>>;
 
-/**
- * Validates and normalises the `role`, `since` and `until` options of a search (or of another call that takes
- * them, named by `caller` in the error: `INVALID_ARGUMENT`).
- */
-export function searchFilters(
-  options: Pick<SearchOptions, "role" | "since" | "until">,
-  caller = "Search",
-): SearchFilters {
-  const schema = filterSchemas.get(caller) ?? filterObject(caller);
-  filterSchemas.set(caller, schema);
-  return filtersOf(parseInput(schema, options));
-}
-
-function filtersOf({ role, since, until }: Filters): SearchFilters {
+/** A search's (or nearest()'s) `role`, `since` and `until`, parsed with {@link filterShape}, as the plan holds them. */
+export function filtersOf({ role, since, until }: Filters): SearchFilters {
   return {
     roles:
       role === undefined || role === null ? undefined : new Set(typeof role === "string" ? [role] : role),
