@@ -1,7 +1,7 @@
-import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
+import { z } from "zod";
 import { parseInput } from "../schema/parse.js";
 import { numberWhere } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 
 /** Default number of search hits. */
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -37,22 +37,24 @@ export function searchLimit(limit: unknown): number {
 // an integer.
 const MAX_RECENT = 2 ** 31 - 1;
 
+const budget = z.object({
+  maxContentBytes: numberWhere("maxContentBytes must be a number >= 0", (bytes) => bytes >= 0),
+  minRecentMessages: z
+    .custom<number>(
+      (n) => typeof n === "number" && !Number.isNaN(n),
+      rule("minRecentMessages must be a number", "type"),
+    )
+    .optional(),
+});
+
 /** Validates a byte budget for getRecentHistory (a floor above 2^31 - 1 messages, Infinity too, means "all"). */
 export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: number; minRecent: number } {
-  if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes < 0) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `maxContentBytes must be a number >= 0, got ${describe(maxBytes)}`,
-      { issues: [{ path: "maxContentBytes", rule: typeof maxBytes === "number" ? "range" : "type" }] },
-    );
-  }
-  const floor = minRecent === undefined ? 1 : typeof minRecent === "number" ? minRecent : Number.NaN;
-  if (Number.isNaN(floor)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `minRecentMessages must be a number, got ${describe(minRecent)}`,
-      { issues: [{ path: "minRecentMessages", rule: "type" }] },
-    );
-  }
-  return { maxBytes, minRecent: Math.min(MAX_RECENT, Math.max(1, Math.floor(floor))) };
+  const { maxContentBytes, minRecentMessages = 1 } = parseInput(budget, {
+    maxContentBytes: maxBytes,
+    minRecentMessages: minRecent,
+  });
+  return {
+    maxBytes: maxContentBytes,
+    minRecent: Math.min(MAX_RECENT, Math.max(1, Math.floor(minRecentMessages))),
+  };
 }
