@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { assertQueryLength, DEFAULT_QUERY_LIMITS } from "../src/search/limits.js";
+import { DEFAULT_QUERY_LIMITS, parseQueryText } from "../src/search/limits.js";
 import { passesFilters, searchPlan } from "../src/search/options.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { filterSql } from "../src/sqlite/search/filters.js";
@@ -103,7 +103,7 @@ test("a refused search option names its field in the issues", () => {
   refused({ context: 99 }, "context", "range");
   refused({ vectors: "yes" }, "vectors", "type");
   assertSessionError(
-    () => assertQueryLength("x".repeat(DEFAULT_QUERY_LIMITS.maxQueryChars + 1), DEFAULT_QUERY_LIMITS),
+    () => parseQueryText("x".repeat(DEFAULT_QUERY_LIMITS.maxQueryChars + 1), DEFAULT_QUERY_LIMITS),
     {
       code: "INVALID_ARGUMENT",
       path: "query",

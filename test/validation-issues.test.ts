@@ -10,6 +10,7 @@ import { assertStateMessages } from "../src/agent/storage/state-schema.js";
 import { SessionError, type SessionIssueRule } from "../src/errors.js";
 import { Session } from "../src/index.js";
 import { MemoryStore } from "../src/memory/store.js";
+import { assertNamedSessionId } from "../src/message/ids.js";
 import { toolNamesArg } from "../src/message/tool-parts.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { parseInput } from "../src/schema/parse.js";
@@ -72,6 +73,25 @@ test("a hand-written check inside a schema keeps its code and message and gains 
     rule: "format",
   });
   assert.throws(() => parseInput(kept, { inner: { key: "" } }), { message: "no name" });
+});
+
+test("a hand-written check inside a schema reports the rule its own error names, at the schema's path", () => {
+  const schema = z.object({ id: checkedBy<string>(assertNamedSessionId) });
+  assertSessionError(() => parseInput(schema, { id: "s".repeat(2000) }), {
+    code: "INVALID_ARGUMENT",
+    path: "id",
+    rule: "too_long",
+  });
+  assertSessionError(() => parseInput(schema, { id: 7 }), {
+    code: "INVALID_ARGUMENT",
+    path: "id",
+    rule: "type",
+  });
+  assertSessionError(() => parseInput(schema, { id: "" }), {
+    code: "INVALID_ARGUMENT",
+    path: "id",
+    rule: "required",
+  });
 });
 
 function assertNamed(value: unknown): asserts value is string {

@@ -59,7 +59,10 @@ export function corrupt(sessionId: string, what: string): SessionError {
   return new SessionError("STORAGE", `Corrupt data in session ${sessionId}: ${what}`);
 }
 
-/** Throws {@link corrupt} unless the stored pieces of a state have the shapes a state is built from. */
+/**
+ * Throws {@link corrupt} unless the stored pieces of a state have the shapes a state is built from. Hand-written: it
+ * checks what a backend read back (`STORAGE`), not a caller's input.
+ */
 export function assertStoredShape(
   sessionId: string,
   parts: { messages: unknown; entries: unknown; metadata: unknown },

@@ -55,7 +55,10 @@ export function foreignKeyError(reason: string): SessionError {
   return new SessionError("INVALID_ARGUMENT", reason, { issues: [{ path: "label", rule: "conflict" }] });
 }
 
-/** Refuses (`INVALID_ARGUMENT`) a session id under which one of the blocks `labels` would not own its key. */
+/**
+ * Refuses (`INVALID_ARGUMENT`) a session id under which one of the blocks `labels` would not own its key.
+ * Hand-written: a clash between the session id and the blocks configured, not the shape of either.
+ */
 export function assertOwnBlockKeys(labels: readonly string[], sessionId: string): void {
   for (const label of labels) {
     const reason = foreignBlockKey(labels, label, sessionId);

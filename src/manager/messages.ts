@@ -43,7 +43,8 @@ export async function appendChain<M extends SessionMessage>(
 /**
  * Throws what appending any of the messages would (shape, parent, JSON, the store's size cap, an unstorable
  * attachment look-alike: the store's own checks), and `INVALID_ARGUMENT` for an id given twice (the chain would
- * fold back onto the first), so a list that fails writes nothing instead of its first part.
+ * fold back onto the first), so a list that fails writes nothing instead of its first part. Hand-written: it is
+ * the append path's own check (prepareAppend), run ahead for the whole chain.
  */
 function assertChain(
   messages: readonly SessionMessage[],

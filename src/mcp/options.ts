@@ -2,6 +2,8 @@ import { toolOutputLimits } from "../context/output.js";
 import { hasSessionRegistry } from "../contract/registry.js";
 import { isSessionStore, type SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
+import { parseInput } from "../schema/parse.js";
+import { wholeAtLeast } from "../schema/rules.js";
 import { optionalOwner } from "../store/owner.js";
 import type { McpLimits } from "./tool.js";
 
@@ -40,6 +42,8 @@ export interface ResolvedOptions {
   name: string;
 }
 
+const blockChars = wholeAtLeast(1, "limits.maxBlockChars").optional();
+
 /** Checks {@link McpServerOptions}: exactly one of `store` and `manager`, a valid owner on a store that keeps owners. */
 export function resolveOptions(options: McpServerOptions): ResolvedOptions {
   const given = options.store ?? options.manager?.store;
@@ -56,15 +60,7 @@ export function resolveOptions(options: McpServerOptions): ResolvedOptions {
     );
   }
   const { maxBlockChars, ...output } = options.limits ?? {};
-  if (maxBlockChars !== undefined && !(Number.isInteger(maxBlockChars) && maxBlockChars >= 1)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `limits.maxBlockChars must be a whole number >= 1, got ${maxBlockChars}`,
-      {
-        issues: [{ path: "limits.maxBlockChars", rule: "range" }],
-      },
-    );
-  }
+  parseInput(blockChars, maxBlockChars, { path: "limits.maxBlockChars" });
   return {
     store: given,
     owner,

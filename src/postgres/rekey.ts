@@ -12,7 +12,7 @@ import { SessionError } from "../errors.js";
 import { storedMessageText } from "../message/text.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
 import { checkOf } from "../store/crypto/owner-keys.js";
-import { checkRekeyOptions, type RekeyOptions, type RekeyReport } from "../store/crypto/rekey-options.js";
+import { parseRekeyOptions, type RekeyOptions, type RekeyReport } from "../store/crypto/rekey-options.js";
 import { type RekeyBatch, requireKeyring, runRekey } from "../store/crypto/rekey-run.js";
 import { startRotation } from "../store/crypto/rotation.js";
 import { isSealed, keyId, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
@@ -40,7 +40,7 @@ export async function rekeyPostgres(
   options: RekeyOptions = {},
 ): Promise<RekeyReport> {
   const checked = parseOwner(owner);
-  const { batchSize, signal, onProgress } = checkRekeyOptions(options);
+  const { batchSize, signal, onProgress } = parseRekeyOptions(options);
   const t = backend.tables;
   const keys = requireKeyring(t.keys);
   signal?.throwIfAborted();

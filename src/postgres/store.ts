@@ -24,10 +24,10 @@ import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { checkLayout } from "./citus/open.js";
 import {
-  assertPostgresSource,
   type Executor,
   openExecutor,
   type PostgresSource,
+  parsePostgresSource,
 } from "./connection/client.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
@@ -97,8 +97,7 @@ export class PostgresStore
 
   /** Creates the store without touching the database; the first call connects and migrates. */
   constructor(source: PostgresSource, options: PostgresStoreOptions = {}) {
-    assertPostgresSource(source);
-    this.source = source;
+    this.source = parsePostgresSource(source);
     const tables = tableNames(options);
     // Only a store opened with a keyring seals (sealing.ts); its keys go wherever the table names go.
     this.tables =

@@ -52,15 +52,19 @@ export const numberWhere = (text: string, test: (value: number) => boolean) =>
 
 /**
  * A rule that stays hand-written because the append path runs it on every write (ids, Unicode): the schema
- * calls it, and the `SessionError` it throws keeps its code and message, with the field's path and `kind` as
- * its issue.
+ * calls it, and the `SessionError` it throws keeps its code and message, its issue at the field's path with the
+ * rule the error names (`kind` when it names none).
  */
 export const checkedBy = <T>(
   assert: (value: unknown) => asserts value is T,
   kind: SessionIssueRule = "format",
 ) => z.custom<T>().check(issueOf(assert, kind));
 
-/** A zod check running a hand-written `assert`: the `SessionError` it throws becomes the issue (see {@link checkedBy}). */
+/**
+ * A zod check running a hand-written `assert`: the `SessionError` it throws becomes the issue (see
+ * {@link checkedBy}). Its rule is the error's own (a too long id is `too_long`, a number `type`), else `kind`; its
+ * path stays the schema's, since an assert names its field as its caller would (`sessionId` for a record's `id`).
+ */
 export const issueOf =
   (assert: (value: unknown) => void, kind: SessionIssueRule) =>
   (ctx: { value: unknown; issues: z.core.$ZodRawIssue[] }): void => {
@@ -72,7 +76,7 @@ export const issueOf =
         code: "custom",
         input: ctx.value,
         message: error.message,
-        params: { rule: kind, error },
+        params: { rule: error.issues?.[0]?.rule ?? kind, error },
       });
     }
   };

@@ -1,6 +1,8 @@
+import { z } from "zod";
 import { SessionError } from "../errors.js";
 import { queryLimitsSchema } from "../schema/limits.js";
 import { parseInput } from "../schema/parse.js";
+import { rule } from "../schema/to-session-error.js";
 
 /**
  * What one search query may cost. A query is user (or model) input: without these bounds a pasted megabyte, or
@@ -34,15 +36,19 @@ export function queryLimits(options: Partial<QueryLimits> | undefined): QueryLim
   };
 }
 
-/** Refuses a query longer than the limit, before any work is done on it. */
-export function assertQueryLength(query: string, limits: QueryLimits): void {
-  if (query.length <= limits.maxQueryChars) return;
-  throw new SessionError(
-    "INVALID_ARGUMENT",
-    `Search query too long: ${query.length} characters, the limit is ${limits.maxQueryChars}. ` +
+/** A query of at most `max` characters. */
+const queryText = (max: number) =>
+  z.string(rule("A search query must be a string")).max(max, {
+    error: (issue) =>
+      `Search query too long: ${(issue.input as string).length} characters, the limit is ${max}. ` +
       "Search for a few distinctive words instead of pasting text.",
-    { issues: [{ path: "query", rule: "too_long" }] },
-  );
+  });
+
+/** The query, refused (`INVALID_ARGUMENT` at `query`) when longer than the limit, before any work is done on it. */
+export function parseQueryText(query: unknown, limits: QueryLimits): string {
+  // The schema is built for a refusal only: every search passes here.
+  if (typeof query === "string" && query.length <= limits.maxQueryChars) return query;
+  return parseInput(queryText(limits.maxQueryChars), query, { path: "query" });
 }
 
 /** Which words a query's count holds: all of them (an all-words search), or ranked recall's content words. */
@@ -50,7 +56,7 @@ export type CountedWords = "every word" | "content words";
 
 /**
  * Refuses a query with more distinct words than the limit (counted after repeats collapsed); the message says which
- * words were counted.
+ * words were counted. Hand-written: it bounds what the parsed query costs, a count no schema of the input sees.
  */
 export function assertQueryTerms(
   count: number,

@@ -3,11 +3,13 @@
  * before any work is done, never a silently ignored filter.
  */
 
-import type { SearchMatch, SearchOptions, StoreSearchOptions } from "../contract/search.js";
-import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
-import { searchBranch, searchLimit } from "../store/limits.js";
-import { optionalOwner } from "../store/owner.js";
+import { z } from "zod";
+import type { SearchMatch, StoreSearchOptions } from "../contract/search.js";
+import { parseInput } from "../schema/parse.js";
+import { numberWhere } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
+import { DEFAULT_SEARCH_LIMIT, searchLimitSchema } from "../store/limits.js";
+import { ownerId } from "../store/owner.js";
 
 /** Most turns a hit may bring on each side: context is for reading around a hit, not for paging history. */
 export const MAX_SEARCH_CONTEXT = 10;
@@ -41,35 +43,96 @@ export interface SearchPlan {
 /** A search's role and time filters, as the plan holds them: what passesFilters decides a hit by. */
 export type SearchFilters = Pick<SearchPlan, "roles" | "since" | "until">;
 
+const isRoles = (role: unknown): boolean => {
+  const roles = typeof role === "string" ? [role] : Array.isArray(role) ? role : [];
+  return roles.length > 0 && roles.every((r) => typeof r === "string" && r !== "");
+};
+
+const timeOf = (value: unknown): number =>
+  value instanceof Date ? value.getTime() : typeof value === "string" ? Date.parse(value) : Number.NaN;
+
+const time = (caller: string, name: string) =>
+  z
+    .custom<string | Date>(
+      (value) => Number.isFinite(timeOf(value)),
+      rule(`${caller} ${name} must be an ISO-8601 time or a Date`, "format"),
+    )
+    .nullish();
+
+/** The schemas of the role and time filters, their messages begun by `caller` ("Search", "nearest():"). */
+export const filterShape = (caller: string) => ({
+  role: z
+    .custom<string | string[]>(
+      isRoles,
+      rule(`${caller} role must be a non-empty string or a non-empty array of them`, "type"),
+    )
+    .nullish(),
+  since: time(caller, "since"),
+  until: time(caller, "until"),
+});
+
+const sessionIdsRule = rule(
+  `Search sessionIds must be an array of at most ${MAX_SEARCH_SESSIONS} session ids`,
+);
+
+// Anything but a string would match no session, silently; null too, unlike other options' null: read from an
+// empty column, searching every session instead would answer other tenants' messages (the manager refuses it too).
+const searchSession = z
+  .string(rule("Search sessionId must be a string (leave it out to search every session)"))
+  .optional();
+
+// null is "none" for every option but sessionId and branch.
+const planSchema = z.object(
+  {
+    limit: searchLimitSchema.nullish(),
+    branch: z.enum(["active", "all"], rule('Search branch must be "active" or "all"')).optional(),
+    match: z.enum(["any", "all"], rule('Search match must be "any" or "all"')).nullish(),
+    ...filterShape("Search"),
+    context: numberWhere(
+      `Search context must be a whole number from 0 to ${MAX_SEARCH_CONTEXT}`,
+      (n) => Number.isInteger(n) && n >= 0 && n <= MAX_SEARCH_CONTEXT,
+    ).nullish(),
+    sessionId: searchSession,
+    sessionIds: z
+      .array(z.string(sessionIdsRule), sessionIdsRule)
+      .max(MAX_SEARCH_SESSIONS, sessionIdsRule)
+      .nullish(),
+    vectors: z.boolean(rule("Search vectors must be true or false")).nullish(),
+    owner: ownerId("Search owner").nullish(),
+  },
+  rule("Search options must be an object"),
+);
+
 /** Validates and normalises search options (`INVALID_ARGUMENT` for anything malformed). */
 export function searchPlan(options: StoreSearchOptions | null | undefined): SearchPlan {
-  const o = options ?? {};
+  const o = parseInput(planSchema, options ?? {});
   return {
-    limit: searchLimit(o.limit),
-    activeOnly: searchBranch(o.branch) === "active",
-    match: searchMatch(o.match),
-    ...searchFilters(o),
-    context: contextTurns(o.context),
-    sessionId: searchSession(o.sessionId),
-    sessionIds: sessionSet(o.sessionIds),
-    vectors: vectorsWanted(o.vectors),
-    owner: optionalOwner(o.owner, "Search owner"),
+    limit: o.limit ?? DEFAULT_SEARCH_LIMIT,
+    activeOnly: o.branch === "active",
+    match: o.match ?? "any",
+    ...filtersOf(o),
+    context: o.context ?? 0,
+    sessionId: o.sessionId,
+    sessionIds: o.sessionIds === undefined || o.sessionIds === null ? undefined : new Set(o.sessionIds),
+    vectors: o.vectors ?? true,
+    owner: o.owner ?? undefined,
   };
 }
 
-/**
- * Validates and normalises the `role`, `since` and `until` options of a search (or of another call that takes
- * them, named by `caller` in the error: `INVALID_ARGUMENT`).
- */
-export function searchFilters(
-  options: Pick<SearchOptions, "role" | "since" | "until">,
-  caller = "Search",
-): SearchFilters {
+type Filters = z.output<z.ZodObject<ReturnType<typeof filterShape>>>;
+
+/** A search's (or nearest()'s) `role`, `since` and `until`, parsed with {@link filterShape}, as the plan holds them. */
+export function filtersOf({ role, since, until }: Filters): SearchFilters {
   return {
-    roles: roleSet(options.role, caller),
-    since: instant(options.since, caller, "since"),
-    until: instant(options.until, caller, "until"),
+    roles:
+      role === undefined || role === null ? undefined : new Set(typeof role === "string" ? [role] : role),
+    since: instant(since),
+    until: instant(until),
   };
+}
+
+function instant(value: string | Date | null | undefined): string | undefined {
+  return value === undefined || value === null ? undefined : new Date(timeOf(value)).toISOString();
 }
 
 /** True when a hit of this role and time passes the plan's role and time filters. */
@@ -99,91 +162,11 @@ export function hasFilters(plan: SearchFilters): boolean {
   return plan.roles !== undefined || plan.since !== undefined || plan.until !== undefined;
 }
 
-function searchMatch(match: unknown): SearchMatch {
-  if (match === undefined || match === null || match === "any") return "any";
-  if (match === "all") return "all";
-  throw new SessionError("INVALID_ARGUMENT", `Search match must be "any" or "all", got ${describe(match)}`, {
-    issues: [{ path: "match", rule: "one_of" }],
-  });
-}
-
-function roleSet(role: unknown, caller: string): ReadonlySet<string> | undefined {
-  if (role === undefined || role === null) return undefined;
-  const roles = typeof role === "string" ? [role] : Array.isArray(role) ? role : undefined;
-  if (roles === undefined || roles.length === 0 || roles.some((r) => typeof r !== "string" || r === "")) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `${caller} role must be a non-empty string or a non-empty array of them, got ${describe(role)}`,
-      { issues: [{ path: "role", rule: "type" }] },
-    );
-  }
-  return new Set(roles as string[]);
-}
-
-function instant(value: unknown, caller: string, name: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  const time =
-    value instanceof Date ? value.getTime() : typeof value === "string" ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(time)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `${caller} ${name} must be an ISO-8601 time or a Date, got ${describe(value)}`,
-      { issues: [{ path: name, rule: "format" }] },
-    );
-  }
-  return new Date(time).toISOString();
-}
-
 // Stored times are ISO-8601 already (toISOString); anything else is read as a time the same way as the bounds.
 function normalisedInstant(value: string): string {
   if (value.length === 24 && value.endsWith("Z")) return value;
   const time = Date.parse(value);
   return Number.isFinite(time) ? new Date(time).toISOString() : value;
-}
-
-function contextTurns(value: unknown): number {
-  if (value === undefined || value === null) return 0;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_SEARCH_CONTEXT) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Search context must be a whole number from 0 to ${MAX_SEARCH_CONTEXT}, got ${describe(value)}`,
-      { issues: [{ path: "context", rule: typeof value === "number" ? "range" : "type" }] },
-    );
-  }
-  return value;
-}
-
-// Anything but a string would match no session, silently; null too, unlike other options' null: read from an
-// empty column, searching every session instead would answer other tenants' messages (the manager refuses it too).
-function searchSession(id: unknown): string | undefined {
-  if (id === undefined) return undefined;
-  if (typeof id !== "string") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Search sessionId must be a string (leave it out to search every session), got ${describe(id)}`,
-      { issues: [{ path: "sessionId", rule: "type" }] },
-    );
-  }
-  return id;
-}
-
-function sessionSet(ids: unknown): ReadonlySet<string> | undefined {
-  if (ids === undefined || ids === null) return undefined;
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string") || ids.length > MAX_SEARCH_SESSIONS) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Search sessionIds must be an array of at most ${MAX_SEARCH_SESSIONS} session ids, got ${describe(ids)}`,
-      {
-        issues: [
-          {
-            path: "sessionIds",
-            rule: Array.isArray(ids) && ids.length > MAX_SEARCH_SESSIONS ? "too_long" : "type",
-          },
-        ],
-      },
-    );
-  }
-  return new Set(ids as string[]);
 }
 
 /** True when the plan's sessions leave nothing to search: an empty set, or one session the set leaves out. */
@@ -201,12 +184,4 @@ export function acceptsHit(
 ): boolean {
   if (plan.sessionIds !== undefined && !plan.sessionIds.has(sessionId)) return false;
   return passesFilters(plan, role, createdAt);
-}
-
-function vectorsWanted(value: unknown): boolean {
-  if (value === undefined || value === null || value === true) return true;
-  if (value === false) return false;
-  throw new SessionError("INVALID_ARGUMENT", `Search vectors must be true or false, got ${describe(value)}`, {
-    issues: [{ path: "vectors", rule: "type" }],
-  });
 }

@@ -4,7 +4,7 @@
  * input can raise a syntax error. Ranked recall (rank.ts) needs any content word; `match: "all"` every word.
  */
 import { hasCjk, isSingleCjk } from "./cjk.js";
-import { assertQueryLength, assertQueryTerms, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.js";
+import { assertQueryTerms, DEFAULT_QUERY_LIMITS, parseQueryText, type QueryLimits } from "./limits.js";
 import { foldToken, isAscii, tokenize } from "./tokens.js";
 import { irregularForms, shortWordForms } from "./word-forms.js";
 
@@ -140,7 +140,7 @@ export function parseQuery(query: string, limits: QueryLimits = DEFAULT_QUERY_LI
  * checks it once the function words are gone (rank.ts), since only the words it searches for cost anything.
  */
 export function parseTerms(query: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): QueryTerm[] {
-  assertQueryLength(query, limits);
+  parseQueryText(query, limits);
   const plain = parsePlainQuery(query);
   if (plain !== undefined) return plain;
   const terms: QueryTerm[] = [];

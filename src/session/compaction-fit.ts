@@ -7,7 +7,8 @@ const count = (n: number) => n.toLocaleString("en-US");
  * Refuses a threshold that a compaction function made by `createCompactFunction` can never get the history under:
  * it keeps up to `tailTokenBudget` tokens of recent messages verbatim, so with `compactAfter` below that budget the
  * history either never has anything to compact or stays above the threshold after every compaction and calls the
- * model again on each append. Checked whenever either setting is made, in whichever order.
+ * model again on each append. Checked whenever either setting is made, in whichever order. Hand-written: a clash
+ * between two settings made apart, each valid alone (their schemas check them).
  */
 export function assertCompactionFits(threshold: number | undefined, fn: CompactFunction | undefined): void {
   const settings = (fn as { settings?: CompactSettings } | undefined)?.settings;

@@ -8,7 +8,7 @@
  */
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
-import { checkRekeyOptions, type RekeyOptions, type RekeyReport } from "../store/crypto/rekey-options.js";
+import { parseRekeyOptions, type RekeyOptions, type RekeyReport } from "../store/crypto/rekey-options.js";
 import { type RekeyBatch, requireKeyring, runRekey } from "../store/crypto/rekey-run.js";
 import { startRotation } from "../store/crypto/rotation.js";
 import { isSealed, keyId, sealedStart } from "../store/crypto/seal.js";
@@ -38,7 +38,7 @@ export async function rekeySqlite(
   options: RekeyOptions = {},
 ): Promise<RekeyReport> {
   const checked = parseOwner(owner);
-  const { batchSize, signal, onProgress } = checkRekeyOptions(options);
+  const { batchSize, signal, onProgress } = parseRekeyOptions(options);
   const keys = requireKeyring(driver.keys);
   signal?.throwIfAborted();
   const start = driver.transaction(() => startRotation(keys, checked));

@@ -1,20 +1,20 @@
+import { z } from "zod";
 import type { CompactionDetails, StoredCompaction } from "../contract/message.js";
 import { errorMessage, SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { assertId } from "../message/ids.js";
+import { parseInput } from "../schema/parse.js";
+import { checkedBy } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 
-/** Validates the arguments of addCompaction (every backend). */
-export function assertCompactionArgs(summary: unknown, fromMessageId: unknown, toMessageId: unknown): void {
-  if (typeof summary !== "string") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `A compaction summary must be a string, got ${typeof summary}`,
-      { issues: [{ path: "summary", rule: summary === undefined ? "required" : "type" }] },
-    );
-  }
-  assertId(fromMessageId, "fromMessageId", "fromMessageId");
-  assertId(toMessageId, "toMessageId", "toMessageId");
-}
+const messageId = (field: string) => checkedBy<string>((value) => assertId(value, field, field));
+
+/** The arguments of addCompaction (every backend). */
+const compactionArgs = z.object({
+  summary: z.string(rule("A compaction summary must be a string")),
+  fromMessageId: messageId("fromMessageId"),
+  toMessageId: messageId("toMessageId"),
+});
 
 /** A new overlay record: validated arguments, a random id, an ISO timestamp and a copy of the details. */
 export function newCompaction(
@@ -23,7 +23,7 @@ export function newCompaction(
   toMessageId: string,
   details?: CompactionDetails,
 ): StoredCompaction {
-  assertCompactionArgs(summary, fromMessageId, toMessageId);
+  parseInput(compactionArgs, { summary, fromMessageId, toMessageId });
   const compaction: StoredCompaction = {
     id: crypto.randomUUID(),
     summary,

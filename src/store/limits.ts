@@ -1,5 +1,7 @@
-import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
+import { z } from "zod";
+import { parseInput } from "../schema/parse.js";
+import { numberWhere } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 
 /** Default number of search hits. */
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -19,57 +21,40 @@ export const SEARCH_CANDIDATES = 2000;
  */
 export const SEARCH_OVERLAYS = 256;
 
+/** A search limit: a whole number from 0 to {@link MAX_SEARCH_LIMIT} (`range`; another kind of value `type`). */
+export const searchLimitSchema = numberWhere(
+  `Search limit must be a whole number from 0 to ${MAX_SEARCH_LIMIT}`,
+  (n) => Number.isInteger(n) && n >= 0 && n <= MAX_SEARCH_LIMIT,
+);
+
 /** Validates a search limit (default 20); throws `INVALID_ARGUMENT` for anything but a whole number 0–1,000. */
 export function searchLimit(limit: unknown): number {
   if (limit === undefined || limit === null) return DEFAULT_SEARCH_LIMIT;
-  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Search limit must be a whole number >= 0, got ${describe(limit)}`,
-      { issues: [{ path: "limit", rule: typeof limit === "number" ? "range" : "type" }] },
-    );
-  }
-  if (limit > MAX_SEARCH_LIMIT) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `Search limit must be at most ${MAX_SEARCH_LIMIT}, got ${limit}`,
-      { issues: [{ path: "limit", rule: "range" }] },
-    );
-  }
-  return limit;
-}
-
-/** Validates a branch filter (default "all"). */
-export function searchBranch(branch: unknown): "active" | "all" {
-  if (branch === undefined || branch === "all") return "all";
-  if (branch === "active") return "active";
-  throw new SessionError(
-    "INVALID_ARGUMENT",
-    `Search branch must be "active" or "all", got ${describe(branch)}`,
-    { issues: [{ path: "branch", rule: "one_of" }] },
-  );
+  return parseInput(searchLimitSchema, limit, { path: "limit" });
 }
 
 // No path holds this many messages, so a larger floor (Infinity included) reads the same rows; Postgres binds it as
 // an integer.
 const MAX_RECENT = 2 ** 31 - 1;
 
+const budget = z.object({
+  maxContentBytes: numberWhere("maxContentBytes must be a number >= 0", (bytes) => bytes >= 0),
+  minRecentMessages: z
+    .custom<number>(
+      (n) => typeof n === "number" && !Number.isNaN(n),
+      rule("minRecentMessages must be a number", "type"),
+    )
+    .optional(),
+});
+
 /** Validates a byte budget for getRecentHistory (a floor above 2^31 - 1 messages, Infinity too, means "all"). */
 export function byteBudget(maxBytes: unknown, minRecent: unknown): { maxBytes: number; minRecent: number } {
-  if (typeof maxBytes !== "number" || Number.isNaN(maxBytes) || maxBytes < 0) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `maxContentBytes must be a number >= 0, got ${describe(maxBytes)}`,
-      { issues: [{ path: "maxContentBytes", rule: typeof maxBytes === "number" ? "range" : "type" }] },
-    );
-  }
-  const floor = minRecent === undefined ? 1 : typeof minRecent === "number" ? minRecent : Number.NaN;
-  if (Number.isNaN(floor)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `minRecentMessages must be a number, got ${describe(minRecent)}`,
-      { issues: [{ path: "minRecentMessages", rule: "type" }] },
-    );
-  }
-  return { maxBytes, minRecent: Math.min(MAX_RECENT, Math.max(1, Math.floor(floor))) };
+  const { maxContentBytes, minRecentMessages = 1 } = parseInput(budget, {
+    maxContentBytes: maxBytes,
+    minRecentMessages: minRecent,
+  });
+  return {
+    maxBytes: maxContentBytes,
+    minRecent: Math.min(MAX_RECENT, Math.max(1, Math.floor(minRecentMessages))),
+  };
 }

@@ -12,7 +12,8 @@ import { errorMessage, SessionError } from "../../src/errors.js";
 import { MemoryStore, Session, SqliteStore } from "../../src/index.js";
 import { describe as describeValue } from "../../src/message/describe.js";
 import { parseMessage } from "../../src/message/json.js";
-import { byteBudget, searchBranch, searchLimit } from "../../src/store/limits.js";
+import { searchPlan } from "../../src/search/options.js";
+import { byteBudget, searchLimit } from "../../src/store/limits.js";
 import { msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 
 const temp = mkdtempSync(join(tmpdir(), "agent-session-security-"));
@@ -134,7 +135,7 @@ describe("error messages never throw, whatever the value", () => {
   test("search and budget arguments report INVALID_ARGUMENT, never a TypeError", async () => {
     for (const value of hostile) {
       assert.throws(() => searchLimit(value), { code: "INVALID_ARGUMENT" });
-      assert.throws(() => searchBranch(value), { code: "INVALID_ARGUMENT" });
+      assert.throws(() => searchPlan({ branch: value }), { code: "INVALID_ARGUMENT" });
       assert.throws(() => byteBudget(value, 1), { code: "INVALID_ARGUMENT" });
       assert.throws(() => byteBudget(10, value), { code: "INVALID_ARGUMENT" });
       assert.equal(typeof describeValue(value), "string");

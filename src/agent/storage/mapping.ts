@@ -1,7 +1,6 @@
 import type { SessionMessage, SessionMessagePart } from "../../contract/message.js";
 import { normalize } from "../codec.js";
 import type { AgentMessage, SessionState, UsageEntry } from "../types.js";
-import { assertStateMessages } from "./state-schema.js";
 
 /**
  * How an agent session lies in a `SessionStore` (docs/AGENT.md, "Where agent sessions live"): every agent message
@@ -82,11 +81,6 @@ export function headerOf(state: SessionState): AgentHeader {
     updatedAt: state.updatedAt,
     usage: normalize(Array.isArray(state.usage?.entries) ? state.usage.entries : []),
   };
-}
-
-/** Throws `INVALID_MESSAGE` unless every message has a storable id, unique within the batch. */
-export function assertMessageIds(messages: readonly AgentMessage[]): void {
-  assertStateMessages(messages);
 }
 
 function dataUrl(value: unknown, mediaType: string): string | undefined {

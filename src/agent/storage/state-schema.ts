@@ -43,7 +43,10 @@ const state = z.looseObject(
   rule("A session state must be an object"),
 );
 
-/** Throws `INVALID_MESSAGE` unless every message is an object with a storable id, unique within the list. */
+/**
+ * Throws `INVALID_MESSAGE` unless every message is an object with a storable id, unique within the list.
+ * Hand-written: the store-backed storage runs it on every agent append, and a saved state may hold tens of thousands.
+ */
 export function assertStateMessages(messages: unknown): void {
   if (!Array.isArray(messages))
     throw new SessionError(

@@ -9,7 +9,6 @@ import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEnt
 import {
   AGENT_SOURCE,
   type AgentHeader,
-  assertMessageIds,
   fromSessionMessage,
   headerKey,
   headerOf,
@@ -18,7 +17,7 @@ import {
   toSessionMessage,
   updatedAtOf,
 } from "./mapping.js";
-import { assertSessionState } from "./state-schema.js";
+import { assertSessionState, assertStateMessages } from "./state-schema.js";
 import {
   type AgentCapableStore,
   agentIds,
@@ -238,7 +237,7 @@ export class StoreSessionStorage implements SessionStorage {
     assertNamedSessionId(sessionId);
     assertAppendArgs(messages, patch);
     const added = normalize(messages);
-    assertMessageIds(added);
+    assertStateMessages(added);
     const usage = normalize(patch.usage ?? []);
     const metadata = patch.metadata === undefined ? undefined : normalize(patch.metadata);
     await this.locked(sessionId, async (store) => {

@@ -22,7 +22,10 @@ export type InputCheck = { ok: true; command: MemoryToolCommand } | { ok: false;
 
 const COMMANDS = ["view", "create", "str_replace", "insert", "delete", "rename"];
 
-/** Checks the model's input against the command's shape, the path rules and the text sizes. */
+/**
+ * Checks the model's input against the command's shape, the path rules and the text sizes. Hand-written: a model
+ * tool answers a refusal as an `Error: …` string it can act on, never a thrown `SessionError`.
+ */
 export function checkInput(input: unknown, limits: MemoryToolLimits): InputCheck {
   if (typeof input !== "object" || input === null) return fail("Error: The input must be an object");
   const fields = input as Record<string, unknown>;

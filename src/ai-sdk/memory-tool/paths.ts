@@ -23,7 +23,10 @@ export function shown(path: string): string {
   return /^[\p{L}\p{N}\p{P}\p{S} ]*$/u.test(path) ? path : JSON.stringify(path);
 }
 
-/** Checks a path the model sent: a string under /memories, canonical, at most `maxPathBytes` UTF-8 bytes. */
+/**
+ * Checks a path the model sent: a string under /memories, canonical, at most `maxPathBytes` UTF-8 bytes.
+ * Hand-written, as {@link checkInput} is: its refusal is an `Error: …` string for the model, never a throw.
+ */
 export function checkPath(value: unknown, field: string, maxPathBytes: number): PathCheck {
   if (typeof value !== "string") return refused(`Error: \`${field}\` must be a string`);
   const bytes = utf8Length(value);

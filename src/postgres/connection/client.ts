@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import { SessionError, StorageError } from "../../errors.js";
 import { importOptional } from "../../runtime/load.js";
+import { parseInput } from "../../schema/parse.js";
+import { says } from "../../schema/to-session-error.js";
 import {
   isPostgresConnection,
   type PostgresConnection,
@@ -317,16 +320,18 @@ export async function openExecutor(source: PostgresSource, prepare = true): Prom
   return clientExecutor(source, prepare);
 }
 
-/**
- * Throws `INVALID_ARGUMENT` unless `source` is a non-empty connection string or an object with `query()` or
- * `execute()`.
- */
-export function assertPostgresSource(source: unknown): asserts source is PostgresSource {
-  if (typeof source === "string" && source.length > 0) return;
-  if (isPostgresQueryable(source) || isPostgresConnection(source)) return;
-  throw new SessionError(
-    "INVALID_ARGUMENT",
+const postgresSource = z.custom<PostgresSource>(
+  (source) =>
+    (typeof source === "string" && source.length > 0) ||
+    isPostgresQueryable(source) ||
+    isPostgresConnection(source),
+  says(
     "Postgres storage needs a connection string, a pg Pool or Client, a PGlite instance, or an object with query() or execute()",
-    { issues: [{ path: "source", rule: "type" }] },
-  );
+    "type",
+  ),
+);
+
+/** `source` if it is a non-empty connection string or an object with `query()` or `execute()`, else `INVALID_ARGUMENT`. */
+export function parsePostgresSource(source: unknown): PostgresSource {
+  return parseInput(postgresSource, source, { path: "source" });
 }

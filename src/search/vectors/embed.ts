@@ -1,4 +1,3 @@
-import { SessionError } from "../../errors.js";
 import { sha256Base64url } from "../../runtime/bytes.js";
 import { importOptional } from "../../runtime/load.js";
 import type { Embedder, EmbeddingModelLike } from "./types.js";
@@ -19,22 +18,6 @@ export function isEmbeddingModel(value: unknown): value is EmbeddingModelLike {
     value !== null &&
     typeof (value as Partial<EmbeddingModelLike>).doEmbed === "function"
   );
-}
-
-/** Refuses an `embedder` option that is neither a function nor an embedding model (at construction, not later). */
-export function assertEmbedder(value: unknown, dimensions: unknown): asserts value is Embedder {
-  if (typeof value !== "function" && !isEmbeddingModel(value)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "embedder must be a function (texts) => vectors or an AI SDK embedding model",
-      { issues: [{ path: "embedder", rule: "type" }] },
-    );
-  }
-  if (dimensions !== undefined && (!Number.isSafeInteger(dimensions) || (dimensions as number) < 1)) {
-    throw new SessionError("INVALID_ARGUMENT", "embedDimensions must be a whole number >= 1", {
-      issues: [{ path: "embedDimensions", rule: typeof dimensions === "number" ? "range" : "type" }],
-    });
-  }
 }
 
 /**
@@ -64,6 +47,7 @@ export function embedFunction(embedder: Embedder): EmbedFn {
   return async (texts, signal) => checkVectors(await call(texts, signal), texts.length);
 }
 
+// Hand-written: it checks what the embedder answered, not a caller's input; its plain Error is an embedding failure.
 function checkVectors(value: unknown, count: number): Float32Array[] {
   if (!Array.isArray(value) || value.length !== count) {
     throw new Error(`the embedder returned ${describeCount(value)} for ${count} texts`);

@@ -1,6 +1,10 @@
+import { z } from "zod";
 import type { WritePolicyOptions } from "../../contract/store.js";
 import { MissingDependencyError, SessionError } from "../../errors.js";
-import { describe } from "../../message/describe.js";
+import { byteCap } from "../../schema/limits.js";
+import { parseInput } from "../../schema/parse.js";
+import { numberWhere } from "../../schema/rules.js";
+import { rule } from "../../schema/to-session-error.js";
 import type { QueryLimits } from "../../search/limits.js";
 import type { VectorStoreOptions } from "../../search/vectors/types.js";
 import type { Keyring } from "../../store/crypto/keyring.js";
@@ -76,7 +80,7 @@ function handleDriverName(handle: SqliteHandle): string {
 /** Opens (or wraps) SQLite storage and applies the connection settings. */
 export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): SqlDriver {
   // Checked before a file is opened, so a bad option leaves no handle open.
-  const settings = connectionSettings(options);
+  const settings = parseInput(connectionSettings, options);
   if (isSqlTagSource(source) && !isSqliteHandle(source)) {
     const tagDriver = new SqlTagDriver(source);
     if (settings.maxValueBytes !== undefined) tagDriver.maxValueBytes = settings.maxValueBytes;
@@ -194,44 +198,21 @@ function isLoadFailure(error: unknown): boolean {
 /** Largest page cache a connection may ask for (1 TiB): a bound that keeps the pragma's KiB count an integer. */
 const MAX_PAGE_CACHE_MIB = 1 << 20;
 
-/** The connection settings of `options`, checked (`INVALID_ARGUMENT`). */
-interface ConnectionSettings {
-  busyTimeoutMs: number;
-  durability: "normal" | "full" | undefined;
-  pageCacheMiB: number;
-  maxValueBytes: number | undefined;
-}
+/** The connection settings of a store's options (`INVALID_ARGUMENT` at the option); the others pass unread. */
+const connectionSettings = z.object({
+  busyTimeoutMs: numberWhere(
+    "busyTimeoutMs must be a whole number >= 0",
+    (ms) => Number.isInteger(ms) && ms >= 0,
+  ).default(5000),
+  durability: z.enum(["normal", "full"], rule('durability must be "normal" or "full"')).optional(),
+  pageCacheMiB: numberWhere(
+    `pageCacheMiB must be a whole number from 1 to ${MAX_PAGE_CACHE_MIB}`,
+    (mib) => Number.isInteger(mib) && mib >= 1 && mib <= MAX_PAGE_CACHE_MIB,
+  ).default(64),
+  maxValueBytes: byteCap("maxValueBytes").optional(),
+});
 
-function connectionSettings(options: SqliteOptions): ConnectionSettings {
-  const timeout = options.busyTimeoutMs ?? 5000;
-  if (!Number.isInteger(timeout) || timeout < 0) {
-    throw new SessionError("INVALID_ARGUMENT", `busyTimeoutMs must be a whole number >= 0, got ${timeout}`, {
-      issues: [{ path: "busyTimeoutMs", rule: "range" }],
-    });
-  }
-  const cacheMiB = options.pageCacheMiB ?? 64;
-  if (!Number.isInteger(cacheMiB) || cacheMiB < 1 || cacheMiB > MAX_PAGE_CACHE_MIB) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `pageCacheMiB must be a whole number from 1 to ${MAX_PAGE_CACHE_MIB}, got ${describe(cacheMiB)}`,
-      { issues: [{ path: "pageCacheMiB", rule: "range" }] },
-    );
-  }
-  const durability = options.durability;
-  if (durability !== undefined && durability !== "normal" && durability !== "full") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `durability must be "normal" or "full", got ${describe(durability)}`,
-      { issues: [{ path: "durability", rule: "one_of" }] },
-    );
-  }
-  return {
-    busyTimeoutMs: timeout,
-    durability,
-    pageCacheMiB: cacheMiB,
-    maxValueBytes: options.maxValueBytes === undefined ? undefined : valueLimit(options.maxValueBytes),
-  };
-}
+type ConnectionSettings = z.output<typeof connectionSettings>;
 
 function configure(driver: PreparedDriver, settings: ConnectionSettings, isMemory: boolean): void {
   const timeout = settings.busyTimeoutMs;
@@ -253,15 +234,4 @@ function configure(driver: PreparedDriver, settings: ConnectionSettings, isMemor
   // was the CPU p99 of appends (~2 ms); every 4,000 pages (a WAL of at most ~16 MB) it lands on one in ~800, below
   // the p99, with no more checkpoint work in total (docs/PERFORMANCE.md, "Everyday sizes").
   if (!isMemory) driver.exec("PRAGMA wal_autocheckpoint = 4000");
-}
-
-function valueLimit(bytes: number): number {
-  if (bytes !== Number.POSITIVE_INFINITY && (!Number.isInteger(bytes) || bytes < 1024)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `maxValueBytes must be a whole number >= 1024, got ${describe(bytes)}`,
-      { issues: [{ path: "maxValueBytes", rule: "range" }] },
-    );
-  }
-  return bytes;
 }

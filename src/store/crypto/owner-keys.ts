@@ -35,6 +35,7 @@ export function ownerHash(owner: string): string {
   return sha256Hex(utf8Encode(owner)).slice(0, 32);
 }
 
+// Hand-written: it checks what the keyring answered, on the path of every sealed write, not a caller's input.
 function assertKey(key: unknown, owner: string, path: string): asserts key is Uint8Array {
   if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) {
     throw new SessionError(

@@ -2,7 +2,10 @@
  * What a key rotation (`store.rekey`, docs/PRIVACY.md "Key rotation") takes and answers, and the check of its
  * options.
  */
-import { SessionError, type SessionIssueRule } from "../../errors.js";
+import { z } from "zod";
+import { parseInput } from "../../schema/parse.js";
+import { func, numberWhere } from "../../schema/rules.js";
+import { rule } from "../../schema/to-session-error.js";
 
 /** How far a rotation got, after each batch. */
 export interface RekeyProgress {
@@ -38,35 +41,24 @@ export interface RekeyReport {
   resumed: boolean;
 }
 
-function invalid(path: string, message: string, rule: SessionIssueRule): never {
-  throw new SessionError("INVALID_ARGUMENT", message, { issues: [{ path, rule }] });
-}
+const rekeyOptions = z.object(
+  {
+    batchSize: numberWhere(
+      "batchSize must be a whole number from 1 to 10000",
+      (n) => Number.isSafeInteger(n) && n >= 1 && n <= 10_000,
+    ).default(200),
+    signal: z.instanceof(AbortSignal, rule("signal must be an AbortSignal")).optional(),
+    onProgress: func<(progress: RekeyProgress) => void>("onProgress must be a function").optional(),
+  },
+  rule("rekey options must be an object"),
+);
 
 /** The options with their defaults; `INVALID_ARGUMENT` naming the field that is wrong. */
-export function checkRekeyOptions(options: unknown): {
+export function parseRekeyOptions(options: unknown): {
   batchSize: number;
   signal: AbortSignal | undefined;
   onProgress: RekeyOptions["onProgress"];
 } {
-  if (options === null || typeof options !== "object") invalid("", "rekey options must be an object", "type");
-  const { batchSize = 200, signal, onProgress } = options as RekeyOptions;
-  if (
-    typeof batchSize !== "number" ||
-    !Number.isSafeInteger(batchSize) ||
-    batchSize < 1 ||
-    batchSize > 10_000
-  ) {
-    invalid(
-      "batchSize",
-      "batchSize must be a whole number from 1 to 10000",
-      typeof batchSize === "number" ? "range" : "type",
-    );
-  }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    invalid("signal", "signal must be an AbortSignal", "type");
-  }
-  if (onProgress !== undefined && typeof onProgress !== "function") {
-    invalid("onProgress", "onProgress must be a function", "type");
-  }
+  const { batchSize, signal, onProgress } = parseInput(rekeyOptions, options);
   return { batchSize, signal, onProgress };
 }
