@@ -9,6 +9,8 @@ import { toUserMessage } from "../src/agent/input.js";
 import { assertStateMessages } from "../src/agent/storage/state-schema.js";
 import { SessionError, type SessionIssueRule } from "../src/errors.js";
 import { Session } from "../src/index.js";
+import { SessionManager } from "../src/manager/manager.js";
+import { createMcpServer } from "../src/mcp/index.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { assertNamedSessionId } from "../src/message/ids.js";
 import { toolNamesArg } from "../src/message/tool-parts.js";
@@ -238,6 +240,36 @@ test("hand-written store and id checks name the argument as the caller wrote it"
   });
 });
 
+test("getRecentHistory's options and the MCP server's store name the refused field in issues", async () => {
+  const store = new MemoryStore();
+  try {
+    const session = Session.create(store);
+    await rejectsWithIssue(session.getRecentHistory(100, "x" as never), {
+      code: "INVALID_ARGUMENT",
+      path: "options",
+      rule: "type",
+    });
+    await rejectsWithIssue(session.getRecentHistory(100, null as never), {
+      code: "INVALID_ARGUMENT",
+      path: "options",
+      rule: "type",
+    });
+    assert.deepEqual(
+      await session.getRecentHistory(100, { minRecentMessages: 1 }),
+      await session.getRecentHistory(100),
+    );
+    const manager = new SessionManager(store);
+    for (const options of [{}, { store, manager }])
+      await rejectsWithIssue(createMcpServer(options), {
+        code: "INVALID_ARGUMENT",
+        path: "store",
+        rule: "required",
+      });
+  } finally {
+    await store.close();
+  }
+});
+
 test("SQLite store options and sources name the refused field in issues", () => {
   const refused: [() => unknown, string, SessionIssueRule][] = [
     [() => new SqliteStore(":memory:", { busyTimeoutMs: -1 }), "busyTimeoutMs", "range"],
@@ -246,6 +278,7 @@ test("SQLite store options and sources name the refused field in issues", () => 
     [() => new SqliteStore(":memory:", { maxValueBytes: 10 }), "maxValueBytes", "range"],
     [() => new SqliteStore(""), "source", "required"],
     [() => new SqliteStore(42 as never), "source", "type"],
+    [() => new SqliteStore(null as never), "source", "type"],
   ];
   for (const [open, path, rule] of refused)
     assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });
@@ -259,6 +292,8 @@ test("Postgres store options and sources name the refused field in issues", asyn
       [() => new PostgresStore(db, { tablePrefix: "bad-prefix" }), "tablePrefix", "format"],
       [() => new PostgresStore(db, { tablePrefix: "p".repeat(40) }), "tablePrefix", "too_long"],
       [() => new PostgresStore(db, { distributed: "yes" as never }), "distributed", "type"],
+      [() => new PostgresStore(db, { schema: 5 as never }), "schema", "format"],
+      [() => new PostgresStore(db, { tablePrefix: 5 as never }), "tablePrefix", "format"],
       [() => new PostgresStore(42 as never), "source", "type"],
     ];
     for (const [open, path, rule] of refused)

@@ -47,6 +47,7 @@ const blockChars = wholeAtLeast(1, "limits.maxBlockChars").optional();
 /** Checks {@link McpServerOptions}: exactly one of `store` and `manager`, a valid owner on a store that keeps owners. */
 export function resolveOptions(options: McpServerOptions): ResolvedOptions {
   const given = options.store ?? options.manager?.store;
+  // Hand-written: a clash between two settings (store and manager), each of which alone is fine.
   if ((options.store === undefined) === (options.manager === undefined) || !isSessionStore(given)) {
     throw new SessionError("INVALID_ARGUMENT", "createMcpServer needs exactly one of store and manager", {
       issues: [{ path: "store", rule: "required" }],

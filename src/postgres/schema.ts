@@ -1,5 +1,10 @@
+import { z } from "zod";
 import type { WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
+import { describe } from "../message/describe.js";
+import { parseInput } from "../schema/parse.js";
+import { refusedBy } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { Keyring } from "../store/crypto/keyring.js";
@@ -82,38 +87,30 @@ function quote(name: string): string {
   return `"${name}"`;
 }
 
+/** The options naming the tables (`INVALID_ARGUMENT` at the option); the others pass unread. */
+const tableOptions = z.object({
+  distributed: z.boolean(rule("distributed must be a boolean")).default(false),
+  schema: z
+    .custom<string>(
+      (schema) => typeof schema === "string" && IDENTIFIER.test(schema) && schema.length <= 63,
+      rule("schema must be a plain SQL identifier", "format"),
+    )
+    .optional(),
+  tablePrefix: refusedBy<string>(
+    (prefix) =>
+      typeof prefix !== "string" || (prefix !== "" && !IDENTIFIER.test(prefix))
+        ? `tablePrefix must be an identifier prefix, got ${describe(prefix)}`
+        : prefix.length > MAX_PREFIX
+          ? `tablePrefix must be at most ${MAX_PREFIX} characters`
+          : undefined,
+    (prefix) => (typeof prefix === "string" && IDENTIFIER.test(prefix) ? "too_long" : "format"),
+  ).default(""),
+});
+
 /** Resolves and validates table names (plain identifiers only, so they can be spliced into SQL safely). */
 export function tableNames(options: PostgresStoreOptions = {}): Tables {
-  const { schema, tablePrefix = "", prepare = true, distributed = false } = options;
-  if (typeof distributed !== "boolean") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `distributed must be a boolean, got ${JSON.stringify(distributed)}`,
-      { issues: [{ path: "distributed", rule: "type" }] },
-    );
-  }
-  if (
-    schema !== undefined &&
-    (typeof schema !== "string" || !IDENTIFIER.test(schema) || schema.length > 63)
-  ) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `schema must be a plain SQL identifier, got ${JSON.stringify(schema)}`,
-      { issues: [{ path: "schema", rule: "format" }] },
-    );
-  }
-  if (typeof tablePrefix !== "string" || (tablePrefix !== "" && !IDENTIFIER.test(tablePrefix))) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `tablePrefix must be an identifier prefix, got ${JSON.stringify(tablePrefix)}`,
-      { issues: [{ path: "tablePrefix", rule: "format" }] },
-    );
-  }
-  if (tablePrefix.length > MAX_PREFIX) {
-    throw new SessionError("INVALID_ARGUMENT", `tablePrefix must be at most ${MAX_PREFIX} characters`, {
-      issues: [{ path: "tablePrefix", rule: "too_long" }],
-    });
-  }
+  const { prepare = true } = options;
+  const { schema, tablePrefix, distributed } = parseInput(tableOptions, options);
   const name = (table: string) => (schema ? `${quote(schema)}.` : "") + quote(tablePrefix + table);
   return {
     heads: name("agent_session_heads"),

@@ -3,6 +3,7 @@
  * (user-written providers), with the abort signal honoured while a read is pending.
  */
 
+import { z } from "zod";
 import type { SessionMessage } from "../contract/message.js";
 import type {
   HistoryReadOptions,
@@ -12,11 +13,12 @@ import type {
 } from "../contract/provider.js";
 import type { SearchHit, SearchOptions } from "../contract/search.js";
 import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
 import { optionsArg } from "../options-arg.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { emitWarning } from "../runtime/warn.js";
+import { parseInput } from "../schema/parse.js";
+import { rule } from "../schema/to-session-error.js";
 import { sessionHits } from "../search/hits.js";
 import { batchBounds, checkAbort } from "../store/history-stream.js";
 
@@ -28,19 +30,19 @@ export interface RecentHistoryOptions {
   leafId?: string | null | undefined;
 }
 
+const secondArgument = z.custom<number | RecentHistoryOptions | undefined>(
+  (second) =>
+    second === undefined || typeof second === "number" || (typeof second === "object" && second !== null),
+  rule("getRecentHistory's second argument must be a number or an options object", "type"),
+);
+
 /** The floor and leaf of `getRecentHistory(max, minRecentMessages | options, leafId)`. */
 export function recentArguments(
   second: number | RecentHistoryOptions | undefined,
   leafId: string | null | undefined,
 ): { minRecent: number | undefined; leafId: string | null | undefined } {
+  parseInput(secondArgument, second, { path: "options" });
   if (second === undefined || typeof second === "number") return { minRecent: second, leafId };
-  if (typeof second !== "object" || second === null) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `getRecentHistory's second argument must be a number or an options object, got ${describe(second)}`,
-      { issues: [{ path: "options", rule: "type" }] },
-    );
-  }
   return { minRecent: second.minRecentMessages, leafId: second.leafId ?? leafId };
 }
 

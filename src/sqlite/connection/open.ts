@@ -3,7 +3,7 @@ import type { WritePolicyOptions } from "../../contract/store.js";
 import { MissingDependencyError, SessionError } from "../../errors.js";
 import { byteCap } from "../../schema/limits.js";
 import { parseInput } from "../../schema/parse.js";
-import { numberWhere } from "../../schema/rules.js";
+import { numberWhere, refusedBy } from "../../schema/rules.js";
 import { rule } from "../../schema/to-session-error.js";
 import type { QueryLimits } from "../../search/limits.js";
 import type { VectorStoreOptions } from "../../search/vectors/types.js";
@@ -77,6 +77,17 @@ function handleDriverName(handle: SqliteHandle): string {
   return typeof (handle as { pragma?: unknown }).pragma === "function" ? "better-sqlite3" : "node:sqlite";
 }
 
+/** What storage opens from: a non-empty path, a database handle or a `sql`-tag object (`INVALID_ARGUMENT` at `source`). */
+const sqliteSource = refusedBy<SqliteSource>(
+  (source) =>
+    source === ""
+      ? "A SQLite path must not be empty"
+      : typeof source === "string" || isSqliteHandle(source) || isSqlTagSource(source)
+        ? undefined
+        : "SQLite storage needs a file path, a better-sqlite3 Database, a node:sqlite DatabaseSync or an object with a sql tag",
+  (source) => (source === "" ? "required" : "type"),
+);
+
 /** Opens (or wraps) SQLite storage and applies the connection settings. */
 export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): SqlDriver {
   // Checked before a file is opened, so a bad option leaves no handle open.
@@ -88,11 +99,8 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
   }
   let driver: PreparedDriver;
   let isMemory = false;
+  parseInput(sqliteSource, source, { path: "source" });
   if (typeof source === "string") {
-    if (source.length === 0)
-      throw new SessionError("INVALID_ARGUMENT", "A SQLite path must not be empty", {
-        issues: [{ path: "source", rule: "required" }],
-      });
     refusePostgresUrl(source);
     isMemory = source === ":memory:";
     // node:sqlite loads no extension unless the database is opened allowing it: only for the vector index.
@@ -101,14 +109,8 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
       options.driver,
       options.embedder !== undefined && options.vectorIndex !== "plain",
     );
-  } else if (isSqliteHandle(source)) {
-    driver = new PreparedDriver(handleDriverName(source), source as never, false);
   } else {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "SQLite storage needs a file path, a better-sqlite3 Database, a node:sqlite DatabaseSync or an object with a sql tag",
-      { issues: [{ path: "source", rule: "type" }] },
-    );
+    driver = new PreparedDriver(handleDriverName(source), source as never, false);
   }
   try {
     configure(driver, settings, isMemory);
