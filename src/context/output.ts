@@ -4,6 +4,7 @@
  * generated tool therefore caps each search hit and its whole result, and says so in a visible marker that tells
  * the model how to reach the rest. Results within the caps are the reference's exact strings.
  */
+import { count } from "../message/describe.js";
 import { toolOutputLimitsSchema } from "../schema/limits.js";
 import { parseInput } from "../schema/parse.js";
 import { hasCjk } from "../search/cjk.js";
@@ -46,7 +47,6 @@ export function toolOutputLimits(
   };
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
 const TOKEN_CHAR = /[\p{L}\p{N}\p{M}\p{Co}]/u;
 
 /** The terms of a query that already ran (so already within the store's limits), for locating matches. */

@@ -3,7 +3,7 @@
  * fork, usage total and export covers that owner's sessions only; a session id of another owner, or of none, is
  * `NOT_FOUND` here (or null / false where the manager answers so), never its data. The filter is the registry's
  * owner column (an index range on the SQL stores) and, for search, the store's own owner scope (the owner's token
- * inside its search index, search/owner-token.ts), so no other owner's rows are read.
+ * inside its search index, store/owner.ts ownerHash), so no other owner's rows are read.
  */
 import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";

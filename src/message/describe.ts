@@ -14,3 +14,6 @@ export function describe(value: unknown): string {
   // number, bigint, boolean: String() of a primitive cannot throw.
   return `${typeof value} ${String(value)}`;
 }
+
+/** A number as messages show it, with thousands separators (`12,000`) whatever the runtime's locale. */
+export const count = (n: number): string => n.toLocaleString("en-US");

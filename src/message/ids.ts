@@ -7,6 +7,13 @@ import { describe } from "./describe.js";
 // A UTF-16 surrogate without its other half: not a character, so UTF-8 cannot encode it (Postgres stores U+FFFD).
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/**
+ * C0 and C1 control characters and DEL (U+0000 included), refused in names a person reads (owner ids, memory
+ * paths): a newline or an escape sequence there would forge what a listing, a log or the viewer shows.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it finds.
+export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 /** True when `text` is well-formed Unicode (no lone surrogate), i.e. it survives UTF-8 unchanged. */
 export function isWellFormed(text: string): boolean {
   // The native check where the runtime has one: no regex scan of a long text.

@@ -5,7 +5,8 @@
  * hashes.
  */
 import type { Keyring } from "../store/crypto/keyring.js";
-import { checkOf, ownerHash, ownerKeys } from "../store/crypto/owner-keys.js";
+import { checkOf, ownerKeys } from "../store/crypto/owner-keys.js";
+import { ownerHash } from "../store/owner.js";
 
 /**
  * What a write in clear relied on without reading it: the owner it found for the session (its hash; null: the

@@ -6,7 +6,7 @@
  */
 import { SessionError } from "../errors.js";
 import type { KeyRecords } from "../store/crypto/content-keys.js";
-import { ownerHash } from "../store/crypto/owner-keys.js";
+import { ownerHash } from "../store/owner.js";
 import type { Query } from "./connection/client.js";
 import type { KeyCache } from "./key-cache.js";
 import { beginRotation, readRotation } from "./rekey-state.js";

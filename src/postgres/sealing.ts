@@ -15,7 +15,7 @@
 import { SessionError } from "../errors.js";
 import { ContentKeys } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
-import { ownerHash } from "../store/crypto/owner-keys.js";
+import { ownerHash } from "../store/owner.js";
 import type { Query } from "./connection/client.js";
 import { type ClearGuard, KeyCache } from "./key-cache.js";
 import {

@@ -34,7 +34,7 @@ export interface SearchPlan {
   vectors: boolean;
   /**
    * The owner whose sessions a hit may belong to; undefined: any. Kept to inside each backend's index (the owner's
-   * token beside the session's, search/owner-token.ts) and by the vector channel's read, never as a list of the
+   * token beside the session's, store/owner.ts ownerHash) and by the vector channel's read, never as a list of the
    * owner's sessions, so its cost follows the owner's matches, not how many sessions the owner has.
    */
   owner: string | undefined;

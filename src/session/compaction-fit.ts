@@ -1,7 +1,6 @@
 import { SessionError } from "../errors.js";
+import { count } from "../message/describe.js";
 import type { CompactFunction, CompactSettings } from "../utils/compaction-helpers.js";
-
-const count = (n: number) => n.toLocaleString("en-US");
 
 /**
  * Refuses a threshold that a compaction function made by `createCompactFunction` can never get the history under:

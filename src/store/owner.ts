@@ -4,17 +4,13 @@
  * imports, the CLI), so an owner id one backend would store differently is refused everywhere alike.
  */
 import { z } from "zod";
-import { fitsBytes, isWellFormed } from "../message/ids.js";
+import { CONTROL, fitsBytes, isWellFormed } from "../message/ids.js";
+import { sha256Hex, utf8Encode } from "../runtime/bytes.js";
 import { parseInput } from "../schema/parse.js";
 import { rule } from "../schema/to-session-error.js";
 
 /** The longest owner id in UTF-8 bytes: an owner is an app's user or tenant id, not free text. */
 export const MAX_OWNER_BYTES = 256;
-
-// C0 and C1 controls and DEL (U+0000 included): an owner id is shown in lists, logs and the viewer, where a
-// newline or an escape sequence would forge what an operator reads.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it finds.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** True when `value` can be an owner id: a non-empty, well-formed string of at most 256 UTF-8 bytes, no controls. */
 export function isOwnerId(value: unknown): value is string {
@@ -60,4 +56,20 @@ export function optionalOwner(value: unknown, field = "owner"): string | undefin
 /** Whether a registry row is `owner`'s: a session without an owner belongs to no owner's view. */
 export function ownedBy(info: { owner?: string | undefined } | null, owner: string): boolean {
   return info !== null && info.owner === owner;
+}
+
+/** Length of {@link ownerHash} in characters. */
+export const OWNER_HASH_CHARS = 32;
+
+/**
+ * What stands for an owner where its id is not written: the name its key check is recorded under, and its token
+ * inside a search index (written beside the session's own token into every indexed message of an owned session, so
+ * an owner's search is that token ANDed with the match inside the index). The first 128 bits of SHA-256 over its
+ * UTF-8 bytes, in lower-case hex (letters and digits only, so every tokenizer keeps it whole). Postgres computes the
+ * same in SQL (`encode(sha256(convert_to(owner, 'UTF8')), 'hex')`, first 32 characters) where a statement reads the
+ * owner. Owners never change (set when a session is registered), so the token of a row never goes stale.
+ */
+export function ownerHash(owner: string): string {
+  // runtime/bytes: node:crypto where there is one, a portable SHA-256 in workerd (no Node.js built-ins there).
+  return sha256Hex(utf8Encode(owner)).slice(0, OWNER_HASH_CHARS);
 }

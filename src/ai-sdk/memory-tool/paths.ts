@@ -3,7 +3,7 @@
  * directory, so the rules exist to keep every name canonical (one spelling per file) and to refuse any spelling
  * that would mean another place to a reader that does resolve it (a file system, a URL decoder, Windows).
  */
-import { isWellFormed } from "../../message/ids.js";
+import { CONTROL, isWellFormed } from "../../message/ids.js";
 import { utf8Length } from "../../runtime/bytes.js";
 
 /** The directory every path of the memory tool lies in, as Anthropic's tool names it. */
@@ -12,9 +12,6 @@ export const MEMORIES_ROOT = "/memories";
 /** A checked path (`/memories` or `/memories/a/b`, no trailing slash), or the error string for the model. */
 export type PathCheck = { ok: true; path: string } | { ok: false; error: string };
 
-// Control characters (C0, DEL, C1): NUL ends a C string, others hide in a listing.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what the rule refuses.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // A percent escape: never decoded here, so `%2e%2e` would be a name here and `..` to a reader that decodes it.
 const PERCENT_ESCAPE = /%[0-9a-f]{2}/i;
 

@@ -12,9 +12,9 @@
  */
 import { createHash } from "node:crypto";
 import { type BlindTokens, isBlindLike } from "../../search/blind-tokens.js";
-import { OWNER_HASH_CHARS, ownerHash } from "../../search/owner-token.js";
 import { otherForms, type QueryTerm } from "../../search/query.js";
 import { foldToken, tokenize } from "../../search/tokens.js";
+import { OWNER_HASH_CHARS, ownerHash } from "../../store/owner.js";
 
 // Postgres refuses lexemes over 2047 bytes and vectors over 1 MiB, clamps positions at 16383 (so a phrase past
 // that token cannot match) and keeps at most 256 positions per lexeme.
@@ -38,7 +38,7 @@ export function sessionLexeme(sessionId: string): string {
 }
 
 /**
- * The lexeme that scopes a message to its session's owner inside the search index (search/owner-token.ts), beside
+ * The lexeme that scopes a message to its session's owner inside the search index (store/owner.ts ownerHash), beside
  * the session's: an owner's search ANDs it with the match, so the GIN index keeps to the owner's rows however many
  * sessions they have. Longer than a session lexeme, so the two can never be equal.
  */
@@ -57,7 +57,7 @@ export function ownerTsvectorSql(owner: string, nullable = true): string {
   return nullable ? `CASE WHEN ${owner} IS NULL THEN ''::tsvector ELSE ${lexeme} END` : lexeme;
 }
 
-/** The owner hash of `owner` (an SQL expression) computed in SQL: the value search/owner-token.ts computes. */
+/** The owner hash of `owner` (an SQL expression) computed in SQL: the value store/owner.ts ownerHash computes. */
 export function ownerHashSql(owner: string): string {
   return `left(encode(sha256(convert_to(${owner}, 'UTF8')), 'hex'), ${OWNER_HASH_CHARS})`;
 }

@@ -1,10 +1,10 @@
 /**
- * Owners inside the SQLite search index (search/owner-token.ts): the `sid` column of an owned session's indexed
+ * Owners inside the SQLite search index (store/owner.ts ownerHash): the `sid` column of an owned session's indexed
  * message holds the owner's token beside the session's, so an owner's search is `sid : "<token>"` ANDed with the
  * match, as one session's search is (state.ts). The token starts `s0`, which no session token does (`s` and a
  * number from 1), and is as rare a word root as the session tokens fts5vocab lists beside it (family-cache.ts).
  */
-import { ownerHash } from "../../search/owner-token.js";
+import { ownerHash } from "../../store/owner.js";
 import type { SqlDriver } from "../connection/driver.js";
 
 /** The token that stands for `owner` in the `sid` column. */

@@ -3,9 +3,10 @@
  * refusals that keep an owner's content from being written in clear or under a wrong key.
  */
 import { SessionError } from "../../errors.js";
+import { ownerHash } from "../owner.js";
 import type { KeyGuard, KeyRecords, SealedWrite, WriteGuard } from "./key-records.js";
 import type { Keyring } from "./keyring.js";
-import { checkOf, openingKeys, ownerHash, ownerKeys, previousKeyWith } from "./owner-keys.js";
+import { checkOf, openingKeys, ownerKeys, previousKeyWith } from "./owner-keys.js";
 import {
   isSealed,
   keyId,

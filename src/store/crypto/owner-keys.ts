@@ -3,7 +3,6 @@
  * rotation still opens rows with (docs/PRIVACY.md, "Key rotation"), each checked to be a 32-byte key.
  */
 import { SessionError } from "../../errors.js";
-import { sha256Hex, utf8Encode } from "../../runtime/bytes.js";
 import { KEY_BYTES, type Keyring } from "./keyring.js";
 import { keyCheck } from "./seal.js";
 
@@ -24,15 +23,6 @@ export function checkOf(key: Uint8Array): string {
     CHECKS.set(key, check);
   }
   return check;
-}
-
-/**
- * The name an owner's key check (and its rotation) is recorded under: a hash of the owner id (its first 128 bits,
- * hex), never the id itself (the same value as the search index's owner token, search/owner-token.ts, which store/
- * may not import).
- */
-export function ownerHash(owner: string): string {
-  return sha256Hex(utf8Encode(owner)).slice(0, 32);
 }
 
 // Hand-written: it checks what the keyring answered, on the path of every sealed write, not a caller's input.

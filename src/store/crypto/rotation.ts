@@ -4,8 +4,9 @@
  * the rotation. Every refusal comes before anything is written.
  */
 import { SessionError } from "../../errors.js";
+import { ownerHash } from "../owner.js";
 import type { ContentKeys } from "./content-keys.js";
-import { checkOf, ownerHash, ownerKeys, previousKeyWith } from "./owner-keys.js";
+import { checkOf, ownerKeys, previousKeyWith } from "./owner-keys.js";
 
 /** A rotation ready to re-seal rows: the key they move to, and whether an earlier run had started it. */
 export interface RotationStart {
