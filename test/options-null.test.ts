@@ -66,6 +66,12 @@ describe("options arguments", () => {
     await manager.close();
   });
 
+  test("SQLite: null connection settings are the defaults", async () => {
+    const store = new SqliteStore(":memory:", { busyTimeoutMs: null as never, pageCacheMiB: null as never });
+    await store.session("s").appendMessage(msg("m1"));
+    await store.close();
+  });
+
   test("SQLite: text stored outside messages keeps a leading U+FEFF", async () => {
     const store = new SqliteStore(":memory:");
     const session = store.session("s");

@@ -21,6 +21,8 @@ test("bad vector options are refused when the store is made", async () => {
   assert.deepEqual(await store.vectors!.nearest("x", { limit: 1000 }), []);
   await assert.rejects(store.vectors!.nearest("x", undefined as never), { code: "INVALID_ARGUMENT" });
   await assert.rejects(store.vectors!.backfill({ batchSize: 0 }), { code: "INVALID_ARGUMENT" });
+  // null is no batch size, as an absent one.
+  assert.deepEqual(await store.vectors!.backfill({ batchSize: null as never }), { embedded: 0, failed: 0 });
   await store.close();
 });
 

@@ -107,7 +107,10 @@ const backfill = z.looseObject(
     batchSize: numberWhere(
       "backfill(): batchSize must be a whole number >= 1",
       (n) => Number.isSafeInteger(n) && n >= 1,
-    ).default(DEFAULT_EMBED_BATCH),
+    )
+      // null is no batch size, as an absent one (the option was read with ??).
+      .nullish()
+      .transform((n) => n ?? DEFAULT_EMBED_BATCH),
     retryFailed: z.boolean(rule("backfill(): retryFailed must be a boolean")).optional(),
   },
   rule("backfill(): options must be an object"),

@@ -205,12 +205,17 @@ const connectionSettings = z.object({
   busyTimeoutMs: numberWhere(
     "busyTimeoutMs must be a whole number >= 0",
     (ms) => Number.isInteger(ms) && ms >= 0,
-  ).default(5000),
+  )
+    // null is no setting, as an absent one (the option was read with ??).
+    .nullish()
+    .transform((ms) => ms ?? 5000),
   durability: z.enum(["normal", "full"], rule('durability must be "normal" or "full"')).optional(),
   pageCacheMiB: numberWhere(
     `pageCacheMiB must be a whole number from 1 to ${MAX_PAGE_CACHE_MIB}`,
     (mib) => Number.isInteger(mib) && mib >= 1 && mib <= MAX_PAGE_CACHE_MIB,
-  ).default(64),
+  )
+    .nullish()
+    .transform((mib) => mib ?? 64),
   maxValueBytes: byteCap("maxValueBytes").optional(),
 });
 
