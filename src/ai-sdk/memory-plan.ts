@@ -1,6 +1,6 @@
-import { missingResults, type PendingCall } from "../agent/repair.js";
 import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
+import { MISSING_RESULT_TEXT } from "../message/missing-result.js";
 import { isCompactionMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import type { Session } from "../session/session.js";
@@ -150,7 +150,12 @@ function closeOpenCalls(messages: Prompt[]): Prompt[] {
       (part) => part.type === "tool-call" && part.providerExecuted !== true && !answered.has(part.toolCallId),
     );
     if (open.length === 0) return;
-    const results = missingResults(open as unknown as PendingCall[]);
+    const results = open.map((call) => ({
+      type: "tool-result",
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      output: { type: "error-text", value: MISSING_RESULT_TEXT },
+    }));
     if (next?.role === "tool") {
       // Merged into the app's own result message, so a provider still reads one result message per answer.
       messages[i + 1] = { ...next, content: [...results, ...next.content] } as Prompt;
