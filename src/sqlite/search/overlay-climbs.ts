@@ -1,7 +1,8 @@
 /**
  * Which of a hit's overlays first holds it (search/overlay-marks.ts's `firstCovering`), for a whole page in at most
- * three statements. Checked pair by pair, a climb of a statement a step, a page of hits on forks at one message, an
- * overlay on each fork, cost thousands of statements (100 forks, 200 hits: 5,357 for one search).
+ * three statements, whatever the number of overlays and hits: checked pair by pair, with a statement per climbing
+ * step, a page of hits on forks at one message with an overlay on each fork costs thousands (100 forks, 200 hits:
+ * 5,357 statements for one search; test/sqlite-overlay-marks.test.ts counts them).
  */
 import type { CoverCheck } from "../../search/overlay-marks.js";
 import type { SqlDriver } from "../connection/driver.js";
