@@ -5,6 +5,7 @@ import { describe } from "../message/describe.js";
 import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 import { parseInput } from "../schema/parse.js";
 import { acceptToolResults } from "./continuation.js";
+import { checkRegenerated, regeneratedParent } from "./regenerate.js";
 import { chatRequest, postedMessages } from "./request-schema.js";
 import { RequestBytes } from "./request-size.js";
 import type { ResumableStreams } from "./resumable.js";
@@ -82,6 +83,13 @@ export async function planTurn(
   // Where the last message sits in the request, for a refusal's issue.
   const lastPath = whole ? `messages.${request.messages!.length - 1}` : "message";
   const spot = await locate(storage, last, whole);
+  const regenerate = request.trigger === "regenerate-message";
+  if (regenerate && last.role === "assistant" && !spot.overlay) {
+    return { kind: "answer", under: await regenerated(storage, last, spot, request.messageId) };
+  }
+  if (regenerate && (spot.overlay || spot.stored)) {
+    await checkRegenerated(storage, request.messageId, spot.id, last.id);
+  }
   if (spot.overlay) return { kind: "answer", under: spot.id };
   if (last.role === "assistant") return continuation(storage, last, lastPath, spot, options.tools, bytes);
   if (last.role !== "user") {
@@ -139,6 +147,23 @@ async function continuation(
     });
   }
   return { kind: "continue", answer, parts: acceptToolResults(answer.parts, posted.parts, tools, bytes) };
+}
+
+/** Where a regenerate of the stored answer the request ends on puts the new answer (see `regeneratedParent`). */
+async function regenerated(
+  storage: ChatStorage,
+  posted: SessionMessage,
+  spot: Spot,
+  messageId: string | undefined,
+): Promise<string> {
+  if (spot.stored === null) {
+    throw new SessionError(
+      "CONFLICT",
+      `The page regenerates answer "${posted.id}", which is not stored: reload the conversation (loadChat)`,
+    );
+  }
+  const before = await regeneratedParent(storage, spot.stored, messageId);
+  return isCompactionMessage(before) ? overlayEnd(storage, before.id) : before.id;
 }
 
 /** A new message the page adds, counted against what the request may store before anything is written. */

@@ -19,6 +19,9 @@ export const chatRequest = z
             `Unknown trigger ${JSON.stringify(issue.input)}: expected "submit-message" or "regenerate-message"`,
         })
         .optional(),
+      messageId: z
+        .string(says("messageId must be a string (the id of the message regenerated or edited)"))
+        .optional(),
     },
     says("persistChatTurn needs the request body ({ messages, trigger })"),
   )
