@@ -153,6 +153,7 @@ export type {
   CompactionErrorHandler,
   CompactionPlan,
   CompactionReport,
+  CompactionSkip,
   SessionTokenCounter,
 } from "./session/compaction-types.js";
 export type { RecentHistoryOptions, SessionOptions } from "./session/session.js";

@@ -7,6 +7,7 @@ import { convertToModelMessages, generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { loadChat } from "../src/ai-sdk/index.js";
 import { Session } from "../src/index.js";
+import { createCompactFunction } from "../src/utils/index.js";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -66,6 +67,42 @@ test("the README's memory quick start runs as written (with a mock model)", asyn
       prompt,
     );
     await session.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the README's compaction example: a short session compacts nothing, and explainCompaction says why", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-session-readme-"));
+  try {
+    let calls = 0;
+    const callYourModel = async (_prompt: string) => {
+      calls++;
+      return "a summary";
+    };
+    const chat = Session.create(join(dir, "agent.db"))
+      .forSession("user-42")
+      .onCompaction(createCompactFunction({ summarize: (prompt) => callYourModel(prompt) }))
+      .compactAfter(100_000);
+    for (let i = 0; i < 8; i++) {
+      const role = i % 2 === 0 ? "user" : "assistant";
+      await chat.appendMessage({ id: `m${i}`, role, parts: [{ type: "text", text: `message number ${i}` }] });
+    }
+    const plan = await chat.explainCompaction();
+    assert.equal(plan.compacts, false);
+    assert.ok(!plan.compacts);
+    assert.equal(plan.reason, "tail-covers-history");
+    assert.equal(plan.messages, 8);
+    assert.equal(plan.tailTokenBudget, 20_000);
+    assert.equal(plan.protectHead, 3);
+    assert.match(
+      plan.message,
+      /after the 3 first messages \(protectHead\), the rest of the 8 messages \(\d+ estimated tokens in all\) fits the verbatim tail of 20000 tokens \(tailTokenBudget/,
+    );
+    assert.equal(await chat.planCompaction(), null, "planCompaction keeps its null");
+    assert.equal(await chat.compact(), null);
+    assert.equal(calls, 0, "the model is not called");
+    await chat.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -46,6 +46,8 @@ export interface CompactionReport extends CompactResult {
 /** What `compact({ dryRun: true })` would do, computed without calling the model. */
 export interface CompactionPlan {
   dryRun: true;
+  /** Always true: tells a plan from a {@link CompactionSkip} in what `explainCompaction()` answers. */
+  compacts: true;
   fromMessageId: string;
   toMessageId: string;
   coveredMessages: number;
@@ -55,4 +57,23 @@ export interface CompactionPlan {
   summaryBudget: number;
   /** True when an earlier summary on this branch would be updated rather than replaced. */
   iterative: boolean;
+}
+
+/**
+ * Why a compaction would store nothing (what `explainCompaction()` answers where `planCompaction()` is null): the
+ * reason, a sentence saying it with the numbers, and the numbers. `function`: a compaction function without
+ * `settings` (not from `createCompactFunction`) planned nothing.
+ */
+export interface CompactionSkip {
+  dryRun: true;
+  compacts: false;
+  reason: "too-few-messages" | "tail-covers-history" | "function";
+  message: string;
+  /** Messages on the path (summaries not counted). */
+  messages: number;
+  /** Estimated tokens of the path (summaries applied). */
+  tokensBefore: number;
+  protectHead?: number;
+  minTailMessages?: number;
+  tailTokenBudget?: number;
 }

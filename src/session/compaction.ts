@@ -5,10 +5,12 @@ import { isCompactionMessage, overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens, estimateStringTokens } from "../message/tokens.js";
 import { emitWarning } from "../runtime/warn.js";
 import type { CompactFunction, PlanningCompactFunction } from "../utils/compaction-helpers.js";
+import { compactionSkip } from "./compaction-skip.js";
 import type {
   CompactionPlan,
   CompactionReport,
   CompactionSetup,
+  CompactionSkip,
   SessionTokenCounter,
 } from "./compaction-types.js";
 import type { SessionContext } from "./context.js";
@@ -168,6 +170,7 @@ export class Compactor {
     );
     return {
       dryRun: true,
+      compacts: true,
       fromMessageId: range.from,
       toMessageId: planned.toMessageId,
       coveredMessages: await this.coveredMessages(range.from, planned.toMessageId),
@@ -176,6 +179,15 @@ export class Compactor {
       summaryBudget: planned.summaryBudget,
       iterative: range.iterative,
     };
+  }
+
+  /** The plan, or why there is none (the reason and the numbers); needs a function with `plan()`. */
+  async explain(leafId?: string | null): Promise<CompactionPlan | CompactionSkip> {
+    const planned = await this.plan(leafId);
+    if (planned !== null) return planned;
+    const history = await this.provider.getHistory(leafId);
+    const fn = this.setup.fn as Partial<PlanningCompactFunction>;
+    return compactionSkip(history, estimateMessageTokens(history), fn.settings);
   }
 
   /**

@@ -29,6 +29,7 @@ import type {
   CompactionErrorHandler,
   CompactionPlan,
   CompactionReport,
+  CompactionSkip,
 } from "./compaction-types.js";
 import { SessionConfig } from "./config.js";
 import {
@@ -320,7 +321,7 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionW
 
   /**
    * Summarises older history of the path to `leafId` into an overlay and reports what it did (range, tokens
-   * before and after, summary size); null when there is nothing to compact. A blank or non-shrinking summary is
+   * before and after, summary size); null when there is nothing to compact (`explainCompaction()` says why). A blank or non-shrinking summary is
    * refused (`COMPACTION_REFUSED`) and nothing is stored; a throwing summariser rejects.
    */
   async compact(leafId?: string | null): Promise<CompactionReport | null>;
@@ -332,9 +333,20 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionW
     return runCompaction(await this.parts(), this.config, leafId, options?.dryRun === true);
   }
 
-  /** What `compact()` would do, computed without calling the model (a dry run). */
+  /**
+   * What `compact()` would do, computed without calling the model (a dry run); null when it would store nothing
+   * (`explainCompaction()` says why).
+   */
   async planCompaction(leafId?: string | null): Promise<CompactionPlan | null> {
     return (await this.parts()).compactor.plan(leafId);
+  }
+
+  /**
+   * The dry run's plan (`compacts: true`), or why a compaction would store nothing (`compacts: false`: a
+   * `reason`, a `message` with the numbers, and the numbers), without calling the model.
+   */
+  async explainCompaction(leafId?: string | null): Promise<CompactionPlan | CompactionSkip> {
+    return (await this.parts()).compactor.explain(leafId);
   }
 
   /** Estimated tokens of the next model call (history with overlays plus the frozen prompt). */
