@@ -2,6 +2,7 @@
 import type { SessionMessage } from "./message.js";
 import type { AppendResult } from "./provider.js";
 import type { SessionUsage } from "./registry.js";
+import type { WritePolicy } from "./store.js";
 
 /**
  * One step of a writer that keeps a header block and registry counters beside its messages (the agent storages):
@@ -15,6 +16,8 @@ export interface StepWrite {
   parentId: string | null | undefined;
   /** Each append after the first fails with `CONFLICT` unless its parent is still the latest leaf. */
   guard: boolean;
+  /** A Session's write policy, applied to the messages before the store's (as a Session's own appends). */
+  policy?: WritePolicy | undefined;
   /** The registry row must exist, with this `source` when given; else `NOT_FOUND` and nothing is written. */
   source?: string | undefined;
   /**

@@ -2,25 +2,29 @@ import type { AgentInputItem } from "@openai/agents-core";
 import type { SessionMessage } from "../contract/message.js";
 import { isCompactionMessage } from "../message/overlay.js";
 import { safeString } from "../message/serialize.js";
+import { decodeBytes, encodeBytes } from "./bytes.js";
 
 /** The metadata key that holds an Agents SDK item, exactly as it was added. */
 export const ITEM_KEY = "openaiAgentsItem";
 
-/** A stored message for one Agents SDK item: the item untouched in metadata, its text as a part for search. */
+/**
+ * A stored message for one Agents SDK item: the item in metadata (its bytes as tagged base64, ./bytes.ts), its text
+ * as a part for search.
+ */
 export function itemToMessage(item: AgentInputItem, id: string): SessionMessage {
   const text = itemText(item);
   return {
     id,
     role: itemRole(item),
     parts: text === "" ? [] : [{ type: "text", text }],
-    metadata: { [ITEM_KEY]: item },
+    metadata: { [ITEM_KEY]: encodeBytes(item) },
   };
 }
 
 /** The Agents SDK item a stored message holds; a compaction summary (or a foreign message) reads as a message. */
 export function messageToItem(message: SessionMessage): AgentInputItem {
   const stored = (message.metadata as Record<string, unknown> | undefined)?.[ITEM_KEY];
-  if (stored !== undefined) return stored as AgentInputItem;
+  if (stored !== undefined) return decodeBytes(stored) as AgentInputItem;
   const text = message.parts.flatMap((p) => (typeof p.text === "string" ? [p.text] : [])).join("\n");
   if (isCompactionMessage(message) || message.role === "system") return { role: "system", content: text };
   if (message.role === "assistant") {

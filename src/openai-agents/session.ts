@@ -33,32 +33,36 @@ export class OpenAIAgentsSession implements AgentsSessionInterface {
     return this.session.sessionId;
   }
 
-  /** The active path's items, oldest first; with `limit`, only the newest `limit` (read from the end of the path). */
+  /**
+   * The active path's items, oldest first; with `limit`, only the newest `limit` (read from the end of the path),
+   * none for a limit <= 0 (as the SDK's `MemorySession`); a limit that is not a whole number is `INVALID_ARGUMENT`.
+   */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     if (limit === undefined) return (await this.session.getHistory()).map(messageToItem);
-    if (!Number.isInteger(limit) || limit < 0) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `limit must be a whole number >= 0, got ${describe(limit)}`,
-        {
-          issues: [{ path: "limit", rule: typeof limit === "number" ? "range" : "type" }],
-        },
-      );
+    if (!Number.isInteger(limit)) {
+      throw new SessionError("INVALID_ARGUMENT", `limit must be a whole number, got ${describe(limit)}`, {
+        issues: [{ path: "limit", rule: typeof limit === "number" ? "range" : "type" }],
+      });
     }
-    if (limit === 0) return [];
+    // As the SDK's MemorySession: a limit of zero or less asks for nothing.
+    if (limit <= 0) return [];
     // Zero bytes with a minimum of `limit` messages: exactly the newest `limit`, without reading the whole path.
     const { messages } = await this.session.getRecentHistory(0, limit);
     return messages.slice(-limit).map(messageToItem);
   }
 
-  /** Appends the items, in order, after the latest message. */
+  /**
+   * Appends the items, in order, after the latest message, all or nothing in one transaction of the store (as the
+   * SDK's `MemorySession` stores a batch): another writer's items never fall between them.
+   */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (!Array.isArray(items))
       throw new SessionError("INVALID_ARGUMENT", "addItems needs an array of items", {
         issues: [{ path: "items", rule: "type" }],
       });
-    for (const item of items)
-      await this.session.appendMessage(itemToMessage(item, `item-${chatMessageId()}`));
+    if (items.length === 0) return;
+    // One step: a refused item stores none of the batch, and another writer's batch never falls inside it.
+    await this.session.appendMessages(items.map((item) => itemToMessage(item, `item-${chatMessageId()}`)));
   }
 
   /** Removes the newest item of the active path and returns it (undefined when there is none). */

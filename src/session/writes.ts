@@ -14,6 +14,7 @@ import type {
   UpsertOptions,
 } from "../contract/provider.js";
 import { isEchoedOverlay } from "../message/overlay.js";
+import { appendChain } from "./chain.js";
 import type { CompactionPlan, CompactionReport } from "./compaction-types.js";
 import type { SessionConfig } from "./config.js";
 import { notifyChanged } from "./hooks.js";
@@ -87,6 +88,15 @@ export abstract class SessionWrites<M extends SessionMessage = SessionMessage> {
         : { type: "append", message: result.message, parentId, inserted: result.inserted },
     );
     return result;
+  }
+
+  /**
+   * Appends `messages` in order after the latest leaf, all or nothing in one store transaction: a refused message
+   * stores none of them, and no other writer's message falls between them (src/session/chain.ts). Needs a Session
+   * on a store (memory, SQLite, Postgres; else `UNSUPPORTED`); registers an unregistered session, unowned.
+   */
+  async appendMessages(messages: M[]): Promise<void> {
+    await appendChain(await this.parts(), this.config, messages);
   }
 
   /** Inserts the message, or replaces the stored one with its id in place (identical content writes nothing). */

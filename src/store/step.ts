@@ -40,7 +40,7 @@ export async function runStep(
   write: (prepared: PreparedStep) => Promise<void>,
 ): Promise<void> {
   const writes = step.messages.map((message) =>
-    prepareAppend(message, step.parentId, context.policy, undefined),
+    prepareAppend(message, step.parentId, context.policy, undefined, step.policy),
   );
   if (step.block) {
     assertBlockKey(step.block.key, "block.key");
