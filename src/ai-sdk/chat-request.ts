@@ -4,6 +4,7 @@ import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 import { parseInput } from "../schema/parse.js";
+import { alreadySent, assertUnanswered, leafBeforeSend } from "./chat-conflict.js";
 import { acceptToolResults } from "./continuation.js";
 import { checkRegenerated, regeneratedParent } from "./regenerate.js";
 import { chatRequest, postedMessages } from "./request-schema.js";
@@ -59,8 +60,16 @@ export type ChatPlan =
   | { kind: "continue"; answer: SessionMessage; parts: SessionMessagePart[] | null }
   /** Answer under the stored message `under` (a regenerate, or a retry of a stored request). */
   | { kind: "answer"; under: string }
-  /** Store the page's new user `messages` in order under `parentId` (undefined: the latest leaf). */
-  | { kind: "send"; parentId: string | null | undefined; messages: SessionMessage[] };
+  /**
+   * Store the page's new user `messages` in order under `parentId` (undefined: the latest leaf), the first only
+   * while the session's latest leaf is still `leaf` (undefined: the storage cannot tell; see chat-conflict.ts).
+   */
+  | {
+      kind: "send";
+      parentId: string | null | undefined;
+      messages: SessionMessage[];
+      leaf: string | null | undefined;
+    };
 
 /** Where a posted message is, or would be, stored. */
 interface Spot {
@@ -99,16 +108,29 @@ export async function planTurn(
       { issues: [{ path: `${lastPath}.role`, rule: "one_of" }] },
     );
   }
-  if (spot.stored) return { kind: "answer", under: spot.id };
+  if (spot.stored) {
+    if (request.trigger === "submit-message") throw alreadySent(last);
+    return { kind: "answer", under: spot.id };
+  }
+  // Read before the checks below: the first write expects it unchanged (chat-conflict.ts).
+  const leaf = await leafBeforeSend(storage);
   const added = [measured(bytes, { ...last, id: spot.id })];
-  if (!whole) return { kind: "send", parentId: request.parentId, messages: added };
+  if (!whole) return { kind: "send", parentId: request.parentId, messages: added, leaf };
+  // Whether the first new message is an edit (stored under an id of its own): a fork the page asks for.
+  let edit = spot.id !== last.id;
   // Back to the newest message the store has; the user messages after it are new (one, unless an earlier
   // request failed before storing its own), anything else after it is not the page's to add and is skipped.
   for (let i = posted.length - 2; i >= 0; i--) {
     const entry = posted[i]!;
     const at = await locate(storage, entry, true);
-    if (at.stored || at.overlay) return { kind: "send", parentId: at.id, messages: added };
-    if (entry.role === "user") added.unshift(measured(bytes, { ...entry, id: at.id }));
+    if (at.stored || at.overlay) {
+      await assertUnanswered(storage, at.id, leaf, edit);
+      return { kind: "send", parentId: at.id, messages: added, leaf };
+    }
+    if (entry.role === "user") {
+      added.unshift(measured(bytes, { ...entry, id: at.id }));
+      edit = at.id !== entry.id;
+    }
   }
   if (request.messages!.length > posted.length) {
     throw new SessionError(
@@ -116,7 +138,8 @@ export async function planTurn(
       `None of the last ${POSTED_TAIL} messages the page posted is stored: reload the conversation (loadChat)`,
     );
   }
-  return { kind: "send", parentId: null, messages: added };
+  await assertUnanswered(storage, null, leaf, edit);
+  return { kind: "send", parentId: null, messages: added, leaf };
 }
 
 /** A continuation: the page's tool results for the calls the newest stored answer of its branch waits on. */

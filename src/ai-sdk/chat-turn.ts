@@ -1,6 +1,7 @@
 import type { StepResult, ToolSet, UIMessage } from "ai";
 import { SessionError } from "../errors.js";
 import { isCompactionMessage } from "../message/overlay.js";
+import { appendSent } from "./chat-conflict.js";
 import {
   type ChatPlan,
   type ChatRequest,
@@ -182,18 +183,9 @@ async function storeChatRequest<M extends UIMessage>(
 ): Promise<ChatTurn<M>> {
   const plan = await planTurn(storage, request, options);
   if (plan.kind === "continue") return continueAnswer<M>(storage, plan, options.tools);
-  const leaf = plan.kind === "answer" ? plan.under : await addMessages(storage, plan);
+  const leaf =
+    plan.kind === "answer" ? plan.under : await appendSent(storage, plan.parentId, plan.messages, plan.leaf);
   return new ChatTurn(storage, await loadChat<M>(storage, leaf), leaf, null, options.tools);
-}
-
-/** Stores the page's new user messages in order; returns the last one's id. */
-async function addMessages(storage: ChatStorage, plan: ChatPlan & { kind: "send" }): Promise<string> {
-  let parentId = plan.parentId;
-  for (const message of plan.messages) {
-    await storage.appendMessage(message, parentId, { source: "client" });
-    parentId = message.id;
-  }
-  return parentId!;
 }
 
 /** Gives the stored answer the page's tool results and continues it (the stream extends the same message). */

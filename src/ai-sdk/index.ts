@@ -1,3 +1,4 @@
+export { chatErrorResponse } from "./chat-error.js";
 export { POSTED_TAIL } from "./chat-request.js";
 export {
   type ChatFinishEvent,

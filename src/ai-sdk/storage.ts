@@ -11,7 +11,7 @@ export interface ChatStorage<M extends SessionMessage = SessionMessage> {
   appendMessage(
     message: M,
     parentId?: string | null,
-    options?: { source?: "client" | "server" },
+    options?: { source?: "client" | "server"; expectedLeafId?: string | null },
   ): Promise<unknown>;
   updateMessage(message: M): Promise<unknown>;
   /** Insert or replace by id in one write (a `Session` and this package's providers have it). */
@@ -21,6 +21,11 @@ export interface ChatStorage<M extends SessionMessage = SessionMessage> {
     options?: { source?: "client" | "server" },
   ): Promise<unknown>;
   getHistory(leafId?: string | null): Promise<M[]>;
+  /**
+   * The session's latest leaf (a `Session` and this package's providers have it): a send's first write expects it
+   * unchanged, so two requests of one chat at once cannot both store a message.
+   */
+  getLatestLeaf?(): Promise<M | null>;
   /** The children of a message: an answer with replies is no longer continued. */
   getBranches(messageId: string): Promise<M[]>;
   /** The session's overlays (a `Session` and this package's providers have it): a summary the page shows is placed by them. */

@@ -210,7 +210,8 @@ for (const [name, create] of backends) {
       const turn = await persistChatTurn(storage, { messages });
       assert.deepEqual(ids(turn.messages), ["u1", "a1", "u2"]);
       assert.equal(calls.get("appendMessage"), 1);
-      assert.ok(total(calls) <= 5, `storage calls: ${JSON.stringify([...calls])}`);
+      // Two reads of them keep a concurrent request from forking the chat: the latest leaf and the anchor's replies.
+      assert.ok(total(calls) <= 7, `storage calls: ${JSON.stringify([...calls])}`);
 
       calls.clear();
       await assert.rejects(persistChatTurn(storage, { messages: flood(9_999) }), { code: "CONFLICT" });
