@@ -1,16 +1,21 @@
-import type { AgentInputItem, Session as AgentsSessionInterface } from "@openai/agents-core";
+import type {
+  AgentInputItem,
+  SessionHistoryTransactionArgs,
+  SessionHistoryTransactionAwareSession,
+} from "@openai/agents-core";
 import { chatMessageId } from "../ai-sdk/storage.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { Session } from "../session/session.js";
 import type { SessionSource } from "../session/source.js";
 import { itemToMessage, messageToItem } from "./items.js";
+import { applyTransaction } from "./transactions.js";
 
 /**
  * The OpenAI Agents SDK's `Session` over any agent-session store: `run(agent, input, { session })` appends its
  * items to this conversation's active path (branches, search, compaction overlays and the CLI all see them).
  */
-export class OpenAIAgentsSession implements AgentsSessionInterface {
+export class OpenAIAgentsSession implements SessionHistoryTransactionAwareSession {
   /** The conversation the items are stored in. */
   readonly session: Session;
 
@@ -63,6 +68,14 @@ export class OpenAIAgentsSession implements AgentsSessionInterface {
     if (items.length === 0) return;
     // One step: a refused item stores none of the batch, and another writer's batch never falls inside it.
     await this.session.appendMessages(items.map((item) => itemToMessage(item, `item-${chatMessageId()}`)));
+  }
+
+  /**
+   * The SDK's atomic, idempotent history change (`append_items`, `replace_suffix`; see ./transactions.ts): with
+   * it the runner keeps what it may of a turn an output guardrail blocked.
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    await applyTransaction(this.session, args, () => `item-${chatMessageId()}`);
   }
 
   /** Removes the newest item of the active path and returns it (undefined when there is none). */

@@ -18,6 +18,7 @@ export async function appendChain<M extends SessionMessage>(
   { store, compactor }: SessionParts<M>,
   config: SessionConfig,
   messages: readonly M[],
+  parentId?: string | null,
 ): Promise<void> {
   if (!Array.isArray(messages)) {
     throw new SessionError("INVALID_ARGUMENT", "appendMessages needs an array of messages", {
@@ -43,8 +44,10 @@ export async function appendChain<M extends SessionMessage>(
   await store.writeStep({
     sessionId,
     messages,
-    parentId: undefined,
-    guard: true,
+    parentId,
+    // After the latest leaf: each append expects its parent still to be the leaf. Under a given parent (a new
+    // branch) the chain is one transaction all the same.
+    guard: parentId === undefined,
     policy: config.policy,
     check: (index, result) => {
       if (!result.inserted)
@@ -55,10 +58,10 @@ export async function appendChain<M extends SessionMessage>(
   const compacted = await compactor.afterAppend(estimate);
   if (compacted) notifyChanged(config.messagesChanged, { type: "compact" });
   else {
-    let parentId: string | undefined;
+    let at = parentId;
     for (const message of messages) {
-      notifyChanged(config.messagesChanged, { type: "append", message, parentId, inserted: true });
-      parentId = message.id;
+      notifyChanged(config.messagesChanged, { type: "append", message, parentId: at, inserted: true });
+      at = message.id;
     }
   }
 }

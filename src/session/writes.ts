@@ -91,12 +91,13 @@ export abstract class SessionWrites<M extends SessionMessage = SessionMessage> {
   }
 
   /**
-   * Appends `messages` in order after the latest leaf, all or nothing in one store transaction: a refused message
+   * Appends `messages` in order after the latest leaf (or under `parentId`: a new branch, `null` a new root), all
+   * or nothing in one store transaction: a refused message
    * stores none of them, and no other writer's message falls between them (src/session/chain.ts). Needs a Session
    * on a store (memory, SQLite, Postgres; else `UNSUPPORTED`); registers an unregistered session, unowned.
    */
-  async appendMessages(messages: M[]): Promise<void> {
-    await appendChain(await this.parts(), this.config, messages);
+  async appendMessages(messages: M[], parentId?: string | null): Promise<void> {
+    await appendChain(await this.parts(), this.config, messages, parentId);
   }
 
   /** Inserts the message, or replaces the stored one with its id in place (identical content writes nothing). */
