@@ -5,6 +5,7 @@
  * (an edit is the exception: it is a sibling on purpose) — and its first write expects the session's latest leaf
  * still to be the one read before the checks, so a request planned at the same moment cannot slip in between. A
  * submit of a user message the store already has is a second send of it (its answer is being written, or was).
+ * The answer of a send is stored only while its question is still the latest leaf.
  */
 import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
@@ -72,4 +73,34 @@ export async function appendSent(
     at = message.id;
   }
   return at!;
+}
+
+/**
+ * Stores a send's answer under `parentId` only while that is still the latest leaf: a request of the chat that
+ * stored a message meanwhile (another tab, after the page reloaded mid-answer) keeps the chat linear, and this
+ * answer is refused with `CONFLICT` rather than stored beside that message, hiding it (the memory middleware's
+ * rule: the one that finishes second stores nothing). False when the id is stored already (a continuation): the
+ * caller replaces it.
+ */
+export async function appendAnswer(
+  storage: ChatStorage,
+  answer: SessionMessage,
+  parentId: string | null,
+): Promise<boolean> {
+  if ((await storage.getMessage(answer.id)) !== null) return false;
+  try {
+    const result = await storage.appendMessage(answer, parentId, {
+      source: "server",
+      expectedLeafId: parentId,
+    });
+    return (result as { inserted?: boolean } | undefined)?.inserted !== false;
+  } catch (error) {
+    if (!(error instanceof SessionError && error.code === "CONFLICT")) throw error;
+    throw new SessionError(
+      "CONFLICT",
+      `The answer to "${parentId}" was not stored: another request of this chat stored a message after it ` +
+        `meanwhile (${error.message})`,
+      { cause: error },
+    );
+  }
 }

@@ -1,7 +1,7 @@
 import type { StepResult, ToolSet, UIMessage } from "ai";
 import { SessionError } from "../errors.js";
 import { isCompactionMessage } from "../message/overlay.js";
-import { appendSent } from "./chat-conflict.js";
+import { appendAnswer, appendSent } from "./chat-conflict.js";
 import {
   type ChatPlan,
   type ChatRequest,
@@ -69,6 +69,11 @@ export class ChatTurn<M extends UIMessage> {
     private readonly tools?: ToolSet | undefined,
     /** Where the answer's chunks are kept while it streams (`PersistChatOptions.resumable`), and for which session. */
     readonly resumable?: Resumable | undefined,
+    /**
+     * The answer of a send: stored only while `parentId` is still the session's latest leaf, so a message another
+     * request of the chat stored meanwhile is not hidden behind it (chat-conflict.ts).
+     */
+    readonly atTip: boolean = false,
   ) {
     this.messages = withReminder(messages, reminder);
     // The stream continues the last of originalMessages when it is an assistant message; a summary the path
@@ -117,6 +122,7 @@ export class ChatTurn<M extends UIMessage> {
         ? message.parts
         : closeCalls(message.parts, (part) => lacksResult(part) && !isClientCall(part, tools));
     const answer = { ...message, parts, ...(message.id === "" ? { id: chatMessageId() } : {}) };
+    if (this.atTip && (await appendAnswer(this.storage, answer, this.parentId))) return;
     await putMessage(this.storage, answer, this.parentId);
   }
 
@@ -147,7 +153,7 @@ export async function persistChatTurn<M extends UIMessage>(
   // Context reminders (./reminder.ts): read once the request is stored, sent with this call only, never stored.
   const reminder = await contextReminder(storage);
   if (reminder === null && resumable === undefined) return turn;
-  return new ChatTurn(storage, turn.messages, turn.parentId, reminder, options.tools, resumable);
+  return new ChatTurn(storage, turn.messages, turn.parentId, reminder, options.tools, resumable, turn.atTip);
 }
 
 /** Where a resumable turn keeps its chunks: the session the storage names (a `Session` or a store's provider). */
@@ -185,7 +191,8 @@ async function storeChatRequest<M extends UIMessage>(
   if (plan.kind === "continue") return continueAnswer<M>(storage, plan, options.tools);
   const leaf =
     plan.kind === "answer" ? plan.under : await appendSent(storage, plan.parentId, plan.messages, plan.leaf);
-  return new ChatTurn(storage, await loadChat<M>(storage, leaf), leaf, null, options.tools);
+  const atTip = plan.kind === "send" && plan.leaf !== undefined;
+  return new ChatTurn(storage, await loadChat<M>(storage, leaf), leaf, null, options.tools, undefined, atTip);
 }
 
 /** Gives the stored answer the page's tool results and continues it (the stream extends the same message). */

@@ -162,6 +162,26 @@ for (const [name, create] of backends) {
       }
     });
 
+    test("a message sent while an answer still streams (a reloaded page): the late answer is refused, no fork", async () => {
+      const [store, session] = await seeded("late");
+      const first = await settle(store, "late", text("u1", "user", "Thursday?"));
+      // The page reloaded mid-answer: it shows [u0, a0, u1] and sends u2 after u1, which has no answer yet.
+      const second = await persistChatTurn(Session.create(store).forSession("late"), {
+        messages: [...page, text("u1", "user", "Thursday?"), text("u2", "user", "Or Friday?")],
+        trigger: "submit-message",
+      });
+      assert.equal(second.parentId, "u2");
+      await assert.rejects(first.onFinish({ responseMessage: text("a1", "assistant", "Thursday works.") }), {
+        code: "CONFLICT",
+      });
+      await second.onFinish({ responseMessage: text("a2", "assistant", "Friday too.") });
+      assert.deepEqual(
+        (await session.getHistory()).map((m) => m.id),
+        ["u0", "a0", "u1", "u2", "a2"],
+      );
+      assert.equal((await session.getBranches("u1")).length, 1, "u2 is not hidden behind a late answer");
+    });
+
     test("a submit of a message already answered is CONFLICT; a regenerate of it is a sibling answer", async () => {
       const [store, session] = await seeded("answered");
       await assert.rejects(settle(store, "answered", text("u0", "user", "hi")), { code: "CONFLICT" });
