@@ -121,6 +121,21 @@ for (const [name, open] of sessionKinds()) {
       assert.doesNotMatch(JSON.stringify(items[2]), /remembered: red/);
     });
 
+    test("compaction fallback: a compaction item replaces the history it covers (clear, then add), as MemorySession", async () => {
+      const session = open("compaction");
+      await session.addItems([
+        { role: "user", content: "old question" },
+        { role: "assistant", status: "completed", content: [{ type: "output_text", text: "old answer" }] },
+      ]);
+      const compaction = { type: "compaction", id: "cmp_1", encrypted_content: "opaque" } as const;
+      const model = new ScriptedModel([[compaction, said("Fresh start.")]]);
+      await run(helper(model), "go on", { session });
+      const kinds = (await session.getItems()).map(kindOf);
+      compactionKinds.set(name, kinds);
+      assert.deepEqual(kinds, compactionKinds.get("the SDK's MemorySession"));
+      assert.ok(!(await session.getItems()).some((item) => textOf(item) === "old answer"), kinds.join(", "));
+    });
+
     test("a model call that fails rejects the run; a retry answers after what the session kept", async () => {
       const session = open("retry");
       let failing = true;
@@ -139,3 +154,6 @@ for (const [name, open] of sessionKinds()) {
     });
   });
 }
+
+/** What each kind of session holds after a compaction (MemorySession runs first: the reference). */
+const compactionKinds = new Map<string, string[]>();
