@@ -8,6 +8,7 @@ import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { Session } from "../session/session.js";
 import type { SessionSource } from "../session/source.js";
+import { appendItems } from "./append.js";
 import { itemToMessage, messageToItem } from "./items.js";
 import { applyTransaction } from "./transactions.js";
 
@@ -67,7 +68,10 @@ export class OpenAIAgentsSession implements SessionHistoryTransactionAwareSessio
       });
     if (items.length === 0) return;
     // One step: a refused item stores none of the batch, and another writer's batch never falls inside it.
-    await this.session.appendMessages(items.map((item) => itemToMessage(item, `item-${chatMessageId()}`)));
+    await appendItems(
+      this.session,
+      items.map((item) => itemToMessage(item, `item-${chatMessageId()}`)),
+    );
   }
 
   /**

@@ -20,6 +20,7 @@ import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { sha256Base64url } from "../runtime/bytes.js";
 import type { Session } from "../session/session.js";
+import { appendItems } from "./append.js";
 import { encodeBytes } from "./bytes.js";
 import { itemToMessage, messageToItem } from "./items.js";
 
@@ -63,7 +64,7 @@ export async function applyTransaction(session: Session, args: unknown, newId: (
   const stored = items.map((item) => itemToMessage(item, newId()));
   const last = stored[stored.length - 1]!;
   last.metadata = { ...(last.metadata as object), [OPERATION_KEY]: { id: operationId, hash } };
-  if (transaction.type === "append_items") return session.appendMessages(stored);
+  if (transaction.type === "append_items") return appendItems(session, stored);
   const current = tail.slice(tail.length - suffix);
   if (
     current.length < suffix ||
@@ -74,7 +75,7 @@ export async function applyTransaction(session: Session, args: unknown, newId: (
     });
   }
   const before = tail[tail.length - suffix - 1];
-  await session.appendMessages(stored, before === undefined ? null : before.id);
+  await appendItems(session, stored, before === undefined ? null : before.id);
 }
 
 function operationOf(message: SessionMessage): { id?: unknown; hash?: unknown } | undefined {

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { AgentInputItem } from "@openai/agents-core";
+import { MemoryStore } from "../../src/index.js";
 import { OpenAIAgentsSession } from "../../src/openai-agents/index.js";
 import { Session, sessionKinds, textOf, user } from "./sdk-helpers.js";
 
@@ -103,3 +104,21 @@ for (const [name, , create] of sessionKinds()) {
     });
   });
 }
+
+test("over a Session on a provider of the app's own (no store steps) batches and transactions are still stored", async () => {
+  const store = new MemoryStore();
+  const provider = store.session("bare");
+  const bare = new Proxy(provider, {
+    get: (target, key) => {
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const session = new OpenAIAgentsSession(Session.create(bare));
+  await session.addItems([user("a"), user("b")]);
+  await session.applyHistoryTransaction({
+    operationId: "op",
+    transaction: { type: "append_items", items: [user("c")] },
+  });
+  assert.deepEqual((await session.getItems()).map(textOf), ["a", "b", "c"]);
+});
