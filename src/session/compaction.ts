@@ -244,7 +244,7 @@ export class Compactor {
         if (report === null && !this.nullWarned) {
           this.nullWarned = true;
           emitWarning(
-            `the estimate is above compactAfter(${threshold}) but the compaction function returned null (nothing to compact, or a blank summary)`,
+            `the estimate is above compactAfter(${threshold}) but the compaction function returned null (nothing to compact, or a blank summary; session.explainCompaction() says why)`,
             COMPACTION_WARNING,
           );
         } else if (report !== null) {
