@@ -45,7 +45,9 @@ export type PurgeWork =
   /** sqlite-vec: the rows of deleted vectors removed (its deletes zero the vector), by a connection that loads it. */
   | "vec-drain"
   /** Rewritten with its owning table (an FTS5 or sqlite-vec shadow table). */
-  | "with-owner";
+  | "with-owner"
+  /** SQLite's statistics: `ANALYZE` again, which replaces every sample with one of live rows. */
+  | "reanalyze";
 
 /** One table that can hold an owner's data (or holds none but exists, so the schema test knows it). */
 export interface OwnerDataTable {
