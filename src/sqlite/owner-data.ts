@@ -7,7 +7,7 @@
 import type { OwnerDataDeclaration, OwnerDataTable } from "../store/owner-data.js";
 
 const WITH_SESSION = "deleted with its session (erase.ts)";
-const ZEROED = "rewrite" as const;
+const ZEROED = "zeroed" as const;
 
 /** An FTS5 index's shadow tables (their names end with these): what the index stores, merged with it. */
 function ftsShadows(index: string, holds: string): OwnerDataTable[] {
@@ -32,12 +32,12 @@ function ftsShadows(index: string, holds: string): OwnerDataTable[] {
 /** sqlite-vec's table's shadow tables (created with it on the first vector). */
 const VEC_SHADOWS: OwnerDataTable[] = [
   ["info", "settings", { key: "meta", value: "meta" }],
-  ["chunks", "chunk bookkeeping", { validity: "meta", rowids: "meta" }],
+  ["chunks", "chunk bookkeeping", { validity: "meta", rowids: "meta", partition00: "meta" }],
   ["rowids", "rowid to chunk", { id: "meta" }],
-  ["vector_chunks00", "the vectors", { vectors: "derived" }],
+  ["vector_chunks00", "vectors", { rowid: "id", vectors: "derived" }],
 ].map(([suffix, what, columns]) => ({
   table: `agent_message_vectors_vec_${suffix as string}`,
-  holds: `sqlite-vec's ${what as string}`,
+  holds: `sqlite-vec's table: ${what as string}`,
   tie: "none",
   citus: "none",
   sealed: "n/a",
@@ -246,7 +246,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     erasure: "its rows go when agent_message_vectors_gone is drained (the purge drains it)",
     purge: "vec-drain",
     onFirstUse: true,
-    columns: { embedding: "derived" },
+    columns: { rowid: "id", embedding: "derived", session_num: "meta" },
   },
   ...VEC_SHADOWS,
   {

@@ -38,8 +38,10 @@ export type CitusPlacement = "by-session" | "by-key" | "reference" | "coordinato
 
 /** How a purge makes a deleted row's bytes unreadable in a table. */
 export type PurgeWork =
-  /** Postgres: VACUUM FULL (or VACUUM and REINDEX), then ANALYZE. SQLite: secure_delete zeroes it as it goes. */
+  /** Postgres: VACUUM FULL (or VACUUM and REINDEX), then ANALYZE. */
   | "rewrite"
+  /** SQLite: `secure_delete` zeroes a deleted row as it goes; the purge's checkpoint carries the pages to the file. */
+  | "zeroed"
   /** SQLite FTS5: merged into one segment, which drops deleted rows' terms. */
   | "fts-merge"
   /** sqlite-vec: the rows of deleted vectors removed (its deletes zero the vector), by a connection that loads it. */
@@ -81,8 +83,12 @@ export function tablesPurgedBy(declaration: OwnerDataDeclaration, work: PurgeWor
 
 const cell = (text: string) => text.replace(/\|/g, "\\|");
 
-/** The declaration as a Markdown table (docs/PRIVACY.md holds it; a test checks the two agree). */
+/**
+ * The declaration as a Markdown table (docs/PRIVACY.md holds it; a test checks the two agree); the Citus column only
+ * where a table has a placement. Ids are left out of "owner data in": what the table holds beside them is listed.
+ */
 export function ownerDataMarkdown(declaration: OwnerDataDeclaration): string {
+  const citus = declaration.some((t) => t.citus !== "none");
   const held = (t: OwnerDataTable) =>
     Object.entries(t.columns)
       .filter(([, holds]) => holds === "content" || holds === "name" || holds === "derived")
@@ -94,7 +100,7 @@ export function ownerDataMarkdown(declaration: OwnerDataDeclaration): string {
       t.holds,
       held(t),
       t.tie,
-      t.citus,
+      ...(citus ? [t.citus] : []),
       t.sealed,
       t.erasure,
       t.purge,
@@ -102,9 +108,19 @@ export function ownerDataMarkdown(declaration: OwnerDataDeclaration): string {
       .map(cell)
       .join(" | "),
   );
+  const head = [
+    "table",
+    "holds",
+    "owner data in",
+    "tied by",
+    ...(citus ? ["Citus"] : []),
+    "keyed owner",
+    "erasure",
+    "purge",
+  ];
   return [
-    "| table | holds | owner data in | tied by | Citus | keyed owner | erasure | purge |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    `| ${head.join(" | ")} |`,
+    `|${" --- |".repeat(head.length)}`,
     ...rows.map((row) => `| ${row} |`),
   ].join("\n");
 }
