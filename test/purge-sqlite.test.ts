@@ -8,6 +8,7 @@ import { after, describe, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
 import { loadNodeSqlite } from "../src/sqlite/connection/better-sqlite3.js";
 import type { SqliteDriverName } from "../src/sqlite/connection/open.js";
+import { purgeSqlite } from "../src/sqlite/purge.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { occurrences } from "./helpers/encryption.js";
@@ -128,6 +129,11 @@ test("an erasure and purge from a process without the embedder leave no vector i
   // As the CLI's prune and purge do: a store opened without the embedder.
   const plain = new SqliteStore(path);
   await SessionManager.create(plain).eraseOwner(STREAMER);
+  // A connection that cannot load sqlite-vec (a sql tag, node:sqlite without allowExtension) says what waits.
+  const unable = await purgeSqlite(plain.driver, async () => false);
+  assert.equal(unable.complete, false);
+  assert.match(unable.steps.find((s) => s.action === "sqlite-vec drain")?.incomplete ?? "", /^5 deleted/);
+  assert.equal(found().length, 5);
   const report = await plain.purge();
   assert.equal(report.complete, true, JSON.stringify(report));
   assert.equal(found().length, 0, "no erased message's vector is left in the files");
