@@ -21,7 +21,8 @@ export interface PostgresPurgeOptions extends PurgeOptions {
    * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
    * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
    * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
-   * that still hold live rows until those pages are written again.
+   * that still hold live rows until those pages are written again. Either mode then runs `ANALYZE` on each table and
+   * drops the statistics of a table left empty (which holds that empty table's lock for a moment).
    */
   mode?: PostgresPurgeMode;
 }

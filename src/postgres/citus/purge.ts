@@ -4,6 +4,7 @@
  * placement left empty keeps the statistics it had (purge-statistics.ts), and a worker's own open transactions keep
  * its shards' deleted rows, which the coordinator's `pg_stat_activity` does not show. Each worker is asked directly.
  */
+import { StorageError } from "../../errors.js";
 import type { PurgeRecorder } from "../../store/purge.js";
 import type { Query } from "../connection/client.js";
 import { dropStatisticsSql, type PurgeTable, statisticsColumns } from "../purge-statistics.js";
@@ -33,7 +34,7 @@ export async function workerStarts(query: Query): Promise<WorkerStarts> {
     "SELECT nodename, nodeport, success, result FROM run_command_on_workers($$SELECT txid_snapshot_xmax(txid_current_snapshot())$$)",
   );
   const error = failed(rows);
-  if (error) throw new Error(`a purge could not read the workers' transaction ids: ${error}`);
+  if (error) throw new StorageError(`a purge could not read the workers' transaction ids: ${error}`);
   return new Map(rows.map((r) => [nodeOf(r), { host: r.nodename, port: r.nodeport, next: r.result }]));
 }
 
@@ -55,7 +56,7 @@ export async function olderWorkerSnapshots(query: Query, starts: WorkerStarts): 
     ],
   );
   const error = failed(rows);
-  if (error) throw new Error(`a purge could not read the workers' transactions: ${error}`);
+  if (error) throw new StorageError(`a purge could not read the workers' transactions: ${error}`);
   return rows.flatMap((r) =>
     r.result === "" ? [] : r.result.split(",").map((pid) => `${nodeOf(r)} ${pid}`),
   );
