@@ -4,25 +4,36 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
-import type pg from "pg";
-import { PostgresStore } from "../src/postgres/index.js";
-import { citusSchema, markersOnCluster } from "./fixtures/citus-db.js";
+import pg from "pg";
+import { PostgresStore, type PostgresStoreOptions } from "../src/postgres/index.js";
+import { CITUS_URL, citusSchema, markersOnCluster, onEveryNode } from "./fixtures/citus-db.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
+import {
+  analyzeSchema,
+  ERASED_TRACES,
+  reachKeyring,
+  statisticsHolding,
+  streamKeyAndErase,
+} from "./helpers/purge-reach.js";
 
 /** A store of a case: its pages' markers, its pool, and the table name its purge reports for the messages. */
 interface Place {
   store: PostgresStore;
   db: pg.Pool;
   messages: string;
-  markers(): Promise<Record<string, number>>;
+  markers(marker?: string): Promise<Record<string, number>>;
+  /** The statistics (every node's on a cluster) holding an erased trace, by `node/table.column: trace`. */
+  statistics(): Promise<Record<string, number>>;
+  /** ANALYZE of every table of the store, as autovacuum would run it. */
+  analyze(): Promise<void>;
 }
 
 /** The purge cases on a target: `place(tag)` gives each an empty store of its own; `done` drops or empties it. */
 function purgeCases(
   name: string,
   skip: string | false,
-  place: (tag: string) => Promise<Place>,
+  place: (tag: string, options?: PostgresStoreOptions) => Promise<Place>,
   done: () => Promise<void>,
 ) {
   describe(`${name} purge`, { skip }, () => {
@@ -50,6 +61,38 @@ function purgeCases(
           }
           assert.ok((await store.searchMessages("kept", { limit: 1000 })).length > 0);
           assert.equal((await purgeUntilComplete(() => store.purge({ mode }))).complete, true, "idempotent");
+        } finally {
+          await store.close();
+          await done();
+        }
+      });
+    }
+
+    for (const mode of ["rewrite", "vacuum"] as const) {
+      test(`${mode}: erased owners' stream chunks, key rows and statistics are gone after a complete purge`, async () => {
+        const { store, markers, statistics, analyze } = await place(`reach_${mode}`, {
+          keyring: reachKeyring(),
+        });
+        try {
+          await streamKeyAndErase(store, analyze);
+          const traces = async () => {
+            const found: Record<string, number> = {};
+            for (const trace of ERASED_TRACES) found[trace] = total(await markers(trace));
+            return found;
+          };
+          assert.ok(
+            Object.values(await traces()).every((n) => n > 0),
+            JSON.stringify(await traces()),
+          );
+          assert.ok(total(await statistics()) > 0, "the statistics sampled the erased owners' data");
+          const report = await purgeUntilComplete(() => store.purge({ mode }));
+          assert.equal(report.complete, true, JSON.stringify(report));
+          // Vacuum mode leaves freed bytes in pages that keep live rows (see above): its pages are not checked.
+          const none = Object.fromEntries(ERASED_TRACES.map((t) => [t, 0]));
+          assert.deepEqual(
+            { statistics: await statistics(), pages: mode === "rewrite" ? await traces() : none },
+            { statistics: {}, pages: none },
+          );
         } finally {
           await store.close();
           await done();
@@ -145,6 +188,9 @@ function purgeCases(
   });
 }
 
+/** Each hit once, as a count, so a case's findings read as one object. */
+const counted = (hits: readonly string[]) => Object.fromEntries(hits.map((hit) => [hit, 1]));
+
 const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the Postgres purge tests: ${unavailable}`);
 // The cluster: one distributed schema, emptied for each case; its pages are read on the coordinator and on every
@@ -156,12 +202,19 @@ let schema = "";
 purgeCases(
   "Postgres",
   unavailable ?? false,
-  async (tag) => {
+  async (tag, options = {}) => {
     schema = `agent_session_purge_${tag}_${process.pid}`;
     await dropSchema(pool!, schema);
-    const store = await PostgresStore.open(pool!, { schema });
-    const markers = () => markersInRelations(pool!, schema);
-    return { store, db: pool!, messages: `"${schema}"."agent_messages"`, markers };
+    const store = await PostgresStore.open(pool!, { ...options, schema });
+    const at = schema;
+    return {
+      store,
+      db: pool!,
+      messages: `"${schema}"."agent_messages"`,
+      markers: (marker) => markersInRelations(pool!, at, marker),
+      statistics: async () => counted(await statisticsHolding(pool!, at)),
+      analyze: () => analyzeSchema(pool!, at),
+    };
   },
   () => dropSchema(pool!, schema),
 );
@@ -170,14 +223,69 @@ if (cluster) {
   purgeCases(
     "citus",
     false,
-    async () => {
+    async (_tag, options = {}) => {
       await cluster.reset();
-      const markers = () => markersOnCluster(cluster.pool, cluster.schema);
-      return { store: cluster.store(), db: cluster.pool, messages: cluster.tables.messages, markers };
+      const { pool: db, schema: at } = cluster;
+      return {
+        store: cluster.store(options),
+        db,
+        messages: cluster.tables.messages,
+        markers: (marker) => markersOnCluster(db, at, marker),
+        statistics: () => onEveryNode(db, async (node) => counted(await statisticsHolding(node, at))),
+        analyze: () => analyzeSchema(db, at),
+      };
     },
     async () => undefined,
   );
 }
+
+test("citus purge: a transaction open on a worker since before the purge makes the report incomplete", {
+  skip: cluster ? false : "no Citus cluster",
+}, async () => {
+  const { rows } = await cluster!.pool.query<{ host: string; port: number }>(
+    "SELECT node_name AS host, node_port AS port FROM citus_get_active_worker_nodes() ORDER BY 2 LIMIT 1",
+  );
+  const url = new URL(CITUS_URL);
+  url.hostname = rows[0]!.host;
+  url.port = String(rows[0]!.port);
+  const worker = new pg.Client({ connectionString: url.toString() });
+  await worker.connect();
+  const store = cluster!.store();
+  try {
+    await worker.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+    await worker.query("SELECT 1");
+    const report = await store.purge({ lockTimeoutMs: 100 });
+    const held = report.steps.find((s) => s.action === "open snapshots");
+    assert.match(
+      held?.incomplete ?? "",
+      new RegExp(`${rows[0]!.host}:${rows[0]!.port} \\d+`),
+      JSON.stringify(report),
+    );
+  } finally {
+    await worker.query("ROLLBACK");
+    await worker.end();
+  }
+});
+
+test("PGlite purge: erased owners' stream chunks, key rows and statistics are gone", async () => {
+  const db = await PGlite.create({ extensions: { pageinspect } });
+  const store = await PostgresStore.open(db, { schema: "reach", keyring: reachKeyring() });
+  try {
+    await streamKeyAndErase(store, () => analyzeSchema(db, "reach"));
+    assert.ok((await statisticsHolding(db, "reach")).length > 0);
+    assert.equal((await store.purge()).complete, true);
+    const pages: Record<string, number> = {};
+    for (const t of ERASED_TRACES) pages[t] = total(await markersInRelations(db, "reach", t));
+    const none = Object.fromEntries(ERASED_TRACES.map((t) => [t, 0]));
+    assert.deepEqual(
+      { statistics: await statisticsHolding(db, "reach"), pages },
+      { statistics: [], pages: none },
+    );
+  } finally {
+    await store.close();
+    await db.close();
+  }
+});
 
 test("PGlite purge: deleted text is in no page after purge()", async () => {
   const db = await PGlite.create({ extensions: { pageinspect } });

@@ -1,6 +1,15 @@
 import { SessionError } from "../errors.js";
+import { tablesPurgedBy } from "../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
+import {
+  olderWorkerSnapshots,
+  refreshPlacementStatistics,
+  type WorkerStarts,
+  workerStarts,
+} from "./citus/purge.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
+import { POSTGRES_OWNER_DATA } from "./owner-data.js";
+import { type PurgeTable, refreshStatistics } from "./purge-statistics.js";
 import type { Tables } from "./schema.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
@@ -12,41 +21,28 @@ export interface PostgresPurgeOptions extends PurgeOptions {
    * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
    * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
    * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
-   * that still hold live rows until those pages are written again.
+   * that still hold live rows until those pages are written again. Either mode then runs `ANALYZE` on each table and
+   * drops the statistics of a table left empty (which holds that empty table's lock for a moment).
    */
   mode?: PostgresPurgeMode;
 }
 
-// Every table a store may have, by its name under the prefix: the migrated ones, the change log and the vector
-// channel's (both created on first use). A name missing from the database is skipped.
-const TABLES = [
-  "agent_session_heads",
-  "agent_messages",
-  "agent_compactions",
-  "agent_attachments",
-  "agent_attachment_links",
-  "agent_context_blocks",
-  "agent_search_entries",
-  "agent_sessions",
-  "agent_adoptions",
-  "agent_session_schema",
-  "agent_changes",
-  "agent_message_vectors",
-  "agent_vector_state",
-];
+// Every table a store may have (owner-data.ts, which the schema test holds to the migrations): the migrated ones,
+// the change log's and the vector channel's (both created on first use). A name missing from the database is skipped.
+const TABLES = tablesPurgedBy(POSTGRES_OWNER_DATA, "rewrite");
 
 const LOCK_NOT_AVAILABLE = "55P03";
 const DEADLOCK = "40P01";
 const OBJECT_IN_USE = "55006";
 
-/** The quoted, qualified names of the store's tables that exist, in a fixed order. */
-export async function storeTables(query: Query, t: Tables): Promise<string[]> {
+/** The store's tables that exist (quoted, qualified names and their declared names), in a fixed order. */
+export async function storeTables(query: Query, t: Tables): Promise<PurgeTable[]> {
   const names = TABLES.map((name) => `${t.schema ? `"${t.schema}".` : ""}"${t.prefix}${name}"`);
   const rows = await query<{ name: string; found: boolean }>(
     "SELECT n.name, to_regclass(n.name) IS NOT NULL AS found FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i) ORDER BY n.i",
     [names],
   );
-  return rows.filter((r) => r.found).map((r) => r.name);
+  return rows.flatMap((r, i) => (r.found ? [{ name: r.name, declared: TABLES[i] as string }] : []));
 }
 
 function lockTimeout(options: PostgresPurgeOptions): number {
@@ -102,19 +98,25 @@ export async function purgePostgres(
   const pinned = executor.pinned ?? ((fn: (query: Query) => Promise<void>) => fn(executor.query));
   await pinned(async (query) => {
     // The next transaction id as the purge starts: a transaction whose snapshot is older may still see rows deleted
-    // before the purge, and VACUUM (FULL too) keeps such "recently dead" rows (see openSnapshots).
+    // before the purge, and VACUUM (FULL too) keeps such "recently dead" rows (see openSnapshots). A Citus worker
+    // counts its own ids and keeps its shards' rows for its own transactions: each is asked too.
     const [start] = await query<{ next: string }>(
       "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
     );
     // PGlite is one connection: no other transaction can hold a snapshot there.
     const others = executor.kind !== "pglite" && start !== undefined;
+    const workers: WorkerStarts = t.distributed ? await workerStarts(query) : new Map();
+    const older = async () =>
+      others
+        ? [...(await olderSnapshots(query, start.next)), ...(await olderWorkerSnapshots(query, workers))]
+        : [];
     // A transaction open when the purge starts holds back the horizon while the tables are rewritten, even if it
     // ends before the purge does: wait for those to end first, or say the purge cannot be complete.
-    const held = others ? await waitForOlderSnapshots(query, start.next, timeout) : undefined;
+    const held = others ? await waitForOlderSnapshots(older, timeout) : undefined;
     const tables = await storeTables(query, t);
     if (mode === "vacuum") {
       // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
-      for (const table of tables) {
+      for (const { name: table } of tables) {
         await recorder.run("VACUUM", table, () => step(query, `VACUUM ${table}`));
         // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
         // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
@@ -124,22 +126,43 @@ export async function purgePostgres(
     } else {
       await rewriteTables(query, tables, timeout, recorder);
     }
+    await refreshAll(query, tables, timeout, recorder, t.distributed);
     if (others) {
-      await recorder.run("open snapshots", undefined, async () =>
-        incompleteFor(held ?? (await olderSnapshots(query, start.next))),
-      );
+      await recorder.run("open snapshots", undefined, async () => incompleteFor(held ?? (await older())));
     }
   });
   return recorder.report();
 }
 
+/**
+ * Statistics of every table refreshed after the rewrite (purge-statistics.ts), each step giving up on a lock not
+ * granted within `timeout` ms (dropping an empty table's statistics takes the table's lock for a moment).
+ */
+async function refreshAll(
+  query: Query,
+  tables: PurgeTable[],
+  timeout: number,
+  recorder: PurgeRecorder,
+  distributed: boolean,
+) {
+  await query(`SET lock_timeout = ${timeout}`);
+  try {
+    for (const table of tables) {
+      await refreshStatistics(query, table, recorder, (sql) => step(query, sql));
+      if (distributed) await refreshPlacementStatistics(query, table, recorder, timeout);
+    }
+  } finally {
+    await query("RESET lock_timeout");
+  }
+}
+
 /** VACUUM FULL of each table, giving up on a table whose lock is not granted within `timeout` ms. */
-async function rewriteTables(query: Query, tables: string[], timeout: number, recorder: PurgeRecorder) {
+async function rewriteTables(query: Query, tables: PurgeTable[], timeout: number, recorder: PurgeRecorder) {
   // VACUUM FULL locks out appends: waiting for its lock would queue every append behind it, so it gives up
   // after `timeout` instead.
   await query(`SET lock_timeout = ${timeout}`);
   try {
-    for (const table of tables) {
+    for (const { name: table } of tables) {
       await recorder.run("VACUUM FULL", table, () => step(query, `VACUUM FULL ${table}`));
     }
   } finally {
@@ -167,13 +190,12 @@ async function olderSnapshots(query: Query, next: string): Promise<number[]> {
  * sees the deletes, so no other backend can hold deleted rows back. The pids still open at the deadline otherwise.
  */
 async function waitForOlderSnapshots(
-  query: Query,
-  next: string,
+  older: () => Promise<(number | string)[]>,
   timeout: number,
-): Promise<number[] | undefined> {
+): Promise<(number | string)[] | undefined> {
   const deadline = Date.now() + timeout;
   for (;;) {
-    const pids = await olderSnapshots(query, next);
+    const pids = await older();
     if (pids.length === 0) return undefined;
     if (Date.now() >= deadline) return pids;
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -181,7 +203,7 @@ async function waitForOlderSnapshots(
 }
 
 /** The open-snapshots step's outcome: undefined (complete) when no backend held deleted rows back. */
-function incompleteFor(pids: readonly number[]): string | undefined {
+function incompleteFor(pids: readonly (number | string)[]): string | undefined {
   if (pids.length === 0) return undefined;
   return `not complete: transactions open since before the purge (pid ${pids.join(", ")}) may still see deleted rows; purge again once they end`;
 }

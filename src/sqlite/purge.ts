@@ -1,9 +1,13 @@
+import { MissingDependencyError } from "../errors.js";
+import { tablesPurgedBy } from "../store/owner-data.js";
 import { PurgeRecorder, type PurgeReport } from "../store/purge.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { SQLITE_OWNER_DATA } from "./owner-data.js";
+import { drainGone } from "./search/vectors-sweep.js";
 
-// The search indexes: FTS5 keeps a deleted row's terms in its segments (a tombstone marks them) until the
-// segments are merged, and a term whose last row went can stay as a key on a leaf page.
-const FTS_TABLES = ["agent_messages_fts", "agent_search_entries_fts"];
+// The search indexes (owner-data.ts): FTS5 keeps a deleted row's terms in its segments (a tombstone marks them)
+// until the segments are merged, and a term whose last row went can stay as a key on a leaf page.
+const FTS_TABLES = tablesPurgedBy(SQLITE_OWNER_DATA, "fts-merge");
 
 // Pages of index one merge step writes, each step its own short write transaction, so appends run between steps.
 const MERGE_PAGES = 500;
@@ -32,13 +36,40 @@ function secureDelete(driver: SqlDriver): number {
   return Number(Object.values(driver.get<Record<string, unknown>>("PRAGMA secure_delete") ?? {})[0] ?? 0);
 }
 
+const found = (driver: SqlDriver, table: string) =>
+  driver.get("SELECT 1 AS found FROM sqlite_master WHERE name = ?", [table]) !== undefined;
+
 /**
- * The purge of a SQLite store: merges the search indexes (dropping deleted rows' terms), then checkpoints the
- * write-ahead log into the database and truncates it. The connection's `secure_delete` (ON, set when the store
- * opens) zeroes every deleted cell and freed page as it goes; on a connection where it is off or FAST, freed pages
- * may keep old content, so the purge ends with a `VACUUM` (a rewrite that blocks writers while it runs).
+ * sqlite-vec's rows of deleted vectors (a connection without the extension, the CLI's prune or a store opened
+ * without an embedder, deletes a vector row and leaves its seq in the tombstone table): removed when `vec` loads
+ * the extension into this connection, else the step says how many wait.
  */
-export function purgeSqlite(driver: SqlDriver): PurgeReport {
+async function drainVectors(driver: SqlDriver, vec: () => Promise<boolean>): Promise<string | undefined> {
+  const waiting = () =>
+    Number(driver.get<{ n: number }>("SELECT count(*) AS n FROM agent_message_vectors_gone")?.n);
+  if (waiting() === 0) return undefined;
+  let why = "this connection cannot load extensions";
+  try {
+    if (await vec()) drainGone(driver);
+  } catch (error) {
+    // Not installed: the report says so, as it says what else it could not do; any other failure is the purge's.
+    if (!(error instanceof MissingDependencyError)) throw error;
+    why = error.message;
+  }
+  const left = waiting();
+  if (left === 0) return undefined;
+  return `${left} deleted messages' vectors are still in sqlite-vec's table (${why}): purge from a process that can load sqlite-vec`;
+}
+
+/**
+ * The purge of a SQLite store: merges the search indexes (dropping deleted rows' terms), removes deleted vectors
+ * from sqlite-vec's table (`vec` loads the extension), runs `ANALYZE` again where the database keeps statistics
+ * (sqlite_stat4 samples index keys: ids, names, search terms), then checkpoints the write-ahead log into the
+ * database and truncates it. The connection's `secure_delete` (ON, set when the store opens) zeroes every deleted
+ * cell and freed page as it goes; on a connection where it is off or FAST, freed pages may keep old content, so the
+ * purge ends with a `VACUUM` (a rewrite that blocks writers while it runs).
+ */
+export async function purgeSqlite(driver: SqlDriver, vec: () => Promise<boolean>): Promise<PurgeReport> {
   const recorder = new PurgeRecorder("sqlite");
   const sync = (action: string, target: string | undefined, fn: () => string | undefined) =>
     recorder.runSync(action, target, fn);
@@ -48,8 +79,17 @@ export function purgeSqlite(driver: SqlDriver): PurgeReport {
     return recorder.report();
   }
   for (const table of FTS_TABLES) {
-    const found = driver.get("SELECT 1 AS found FROM sqlite_master WHERE name = ?", [table]);
-    if (found) sync("fts5 merge", table, () => mergeIndex(driver, table));
+    if (found(driver, table)) sync("fts5 merge", table, () => mergeIndex(driver, table));
+  }
+  if (found(driver, "agent_message_vectors_gone")) {
+    await recorder.run("sqlite-vec drain", "agent_message_vectors_vec", () => drainVectors(driver, vec));
+  }
+  // After the merges, so the samples of the search index's terms are of the merged, live ones.
+  if (tablesPurgedBy(SQLITE_OWNER_DATA, "reanalyze").some((table) => found(driver, table))) {
+    sync("ANALYZE", undefined, () => {
+      driver.run("ANALYZE");
+      return undefined;
+    });
   }
   if (secureDelete(driver) !== 1) {
     sync("VACUUM", undefined, () => {

@@ -39,6 +39,7 @@ import { sqliteKeys } from "./sealing.js";
 import { flushSearchIndex } from "./search/indexing.js";
 import { SqliteMessageSearch } from "./search/search.js";
 import { sqliteVectors } from "./search/vectors.js";
+import { loadSqliteVec } from "./search/vectors-extension.js";
 import { dropOrphanTrigger } from "./search/vectors-schema.js";
 import { SqliteStoreProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
@@ -187,7 +188,7 @@ export class SqliteStore
    * the search indexes and checkpoints the log (docs/PRIVACY.md). Safe to run from many processes at once.
    */
   async purge(): Promise<PurgeReport> {
-    return purgeSqlite(this.driver);
+    return purgeSqlite(this.driver, () => loadSqliteVec(this.driver));
   }
 
   /**

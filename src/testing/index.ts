@@ -4,6 +4,8 @@
  * - {@link runProviderContract}: a `SessionStore` (its per-session `SessionProvider`s and whatever optional
  *   capabilities it has: registry, context rows, transfer, change feed).
  * - {@link runStorageContract}: an agent runtime `SessionStorage` (`agent-session/agent`).
+ * - {@link runPrivacyContract}: a store that writes to disk: every erasure path, then `purge()`, leaves no trace
+ *   of the erased session that the target finds in its storage (file bytes, pages, statistics).
  *
  * Both take the test runner's `{ describe, it }` first (node:test, vitest, jest, mocha), so the suite runs in
  * yours; they assert with `node:assert/strict`. A capability your backend lacks skips its tests with the reason.
@@ -17,5 +19,10 @@
  */
 
 export { type ContractTarget, runProviderContract } from "./contract/index.js";
+export {
+  type PrivacyInstance,
+  type PrivacyTarget,
+  runPrivacyContract,
+} from "./privacy/contract.js";
 export type { ContractTest, TestApi } from "./runner.js";
 export { runStorageContract, type StorageTarget } from "./storage/contract.js";

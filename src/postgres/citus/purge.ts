@@ -1,0 +1,99 @@
+/**
+ * What a purge on a Citus coordinator does on the workers (docs/PRIVACY.md, "Statistics"; docs/POSTGRES.md). The
+ * coordinator's `VACUUM FULL` and `ANALYZE` of a distributed or reference table reach every shard placement, but a
+ * placement left empty keeps the statistics it had (purge-statistics.ts), and a worker's own open transactions keep
+ * its shards' deleted rows, which the coordinator's `pg_stat_activity` does not show. Each worker is asked directly.
+ */
+import { StorageError } from "../../errors.js";
+import type { PurgeRecorder } from "../../store/purge.js";
+import type { Query } from "../connection/client.js";
+import { dropStatisticsSql, type PurgeTable, statisticsColumns } from "../purge-statistics.js";
+
+/** A worker node and what it answered. */
+interface NodeResult {
+  nodename: string;
+  nodeport: number;
+  success: boolean;
+  result: string;
+}
+
+/** Each active worker's next transaction id as the purge starts, by `host:port`. */
+export type WorkerStarts = Map<string, { host: string; port: number; next: string }>;
+
+const nodeOf = (row: { nodename: string; nodeport: number }) => `${row.nodename}:${row.nodeport}`;
+
+function failed(rows: readonly NodeResult[]): string | undefined {
+  const bad = rows.filter((r) => !r.success);
+  if (bad.length === 0) return undefined;
+  return bad.map((r) => `${nodeOf(r)}: ${r.result}`).join("; ");
+}
+
+/** Each worker's next transaction id (a worker counts its own), read as the purge starts. */
+export async function workerStarts(query: Query): Promise<WorkerStarts> {
+  const rows = await query<NodeResult>(
+    "SELECT nodename, nodeport, success, result FROM run_command_on_workers($$SELECT txid_snapshot_xmax(txid_current_snapshot())$$)",
+  );
+  const error = failed(rows);
+  if (error) throw new StorageError(`a purge could not read the workers' transaction ids: ${error}`);
+  return new Map(rows.map((r) => [nodeOf(r), { host: r.nodename, port: r.nodeport, next: r.result }]));
+}
+
+/** The `host:port pid` of backends on the workers older than the purge (see olderSnapshots in purge.ts), at most 10 each. */
+export async function olderWorkerSnapshots(query: Query, starts: WorkerStarts): Promise<string[]> {
+  if (starts.size === 0) return [];
+  const nodes = [...starts.values()];
+  const rows = await query<NodeResult>(
+    "SELECT node_name AS nodename, node_port AS nodeport, success, result FROM master_run_on_worker($1::text[], $2::int[], $3::text[], true)",
+    [
+      nodes.map((n) => n.host),
+      nodes.map((n) => n.port),
+      nodes.map(
+        (n) => `SELECT coalesce(string_agg(pid::text, ','), '') FROM (SELECT pid FROM pg_stat_activity
+          WHERE pid <> pg_backend_pid() AND datname = current_database()
+            AND GREATEST(age(backend_xmin), age(backend_xid)) >= txid_snapshot_xmax(txid_current_snapshot()) - ${BigInt(n.next)}
+          ORDER BY pid LIMIT 10) p`,
+      ),
+    ],
+  );
+  const error = failed(rows);
+  if (error) throw new StorageError(`a purge could not read the workers' transactions: ${error}`);
+  return rows.flatMap((r) =>
+    r.result === "" ? [] : r.result.split(",").map((pid) => `${nodeOf(r)} ${pid}`),
+  );
+}
+
+/** True when `table` is a Citus table (distributed or reference), whose rows live in shard placements. */
+async function sharded(query: Query, table: string): Promise<boolean> {
+  const [row] = await query<{ found: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass) AS found",
+    [table],
+  );
+  return row?.found === true;
+}
+
+/**
+ * Drops the statistics an empty placement of `table` keeps, on every placement (coordinator's included): a
+ * placement with rows was analyzed with the table. Nothing for a coordinator table (purge-statistics.ts has it).
+ */
+export async function refreshPlacementStatistics(
+  query: Query,
+  table: PurgeTable,
+  recorder: PurgeRecorder,
+  timeout: number,
+): Promise<void> {
+  if (!(await sharded(query, table.name))) return;
+  const alter = await dropStatisticsSql(query, table.name, statisticsColumns(table.declared), "%1$s");
+  if (!alter) return;
+  // The shard's name is the command's one format argument; an empty placement's ALTER rewrites nothing, and waits
+  // for its lock no longer than the purge's other steps do.
+  const command = `DO $purge$ BEGIN IF NOT EXISTS (SELECT 1 FROM %1$s) THEN
+    PERFORM set_config('lock_timeout', '${timeout}', true); EXECUTE '${alter}'; END IF; END $purge$`;
+  await recorder.run("drop statistics of empty placements", table.name, async () => {
+    const rows = await query<NodeResult>(
+      "SELECT nodename, nodeport, success, result FROM run_command_on_placements($1::regclass, $2)",
+      [table.name, command],
+    );
+    const error = failed(rows);
+    return error === undefined ? undefined : `not run on every placement: ${error}`;
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * The shape of a backend's declaration of owner data: every table that can hold an owner's content, names or data
+ * derived from them, and every column of it that holds text or bytes, classified once. A backend's purge derives its
+ * work list from its declaration, docs/PRIVACY.md's table is rendered from it, and a schema test fails when a
+ * migration creates a table or a text/bytes column the declaration does not classify (test/privacy/).
+ */
+
+/** What a column holds: an owner's words, a name, data derived from them, an identifier, or nothing of an owner's. */
+export type ColumnHolds =
+  /** Message parts, summaries, block and entry text, stream chunks: what a person or model wrote. */
+  | "content"
+  /** Names a client chose that may say something: session names, block labels and keys, owner ids. */
+  | "name"
+  /** Made from content: search terms, vectors, hashes of content, a tool's failure reason quoting it. */
+  | "derived"
+  /** Ids the library or a client made (message, stream, compaction ids) and references between rows. */
+  | "id"
+  /** Bookkeeping without an owner's data (states, kinds, key checks, flags). */
+  | "meta";
+
+/** How a table's rows are tied to a session or an owner, so erasure can find them. */
+export type OwnerTie =
+  /** By the session's id or head number. */
+  | "session"
+  /** By a hash of the owner id. */
+  | "owner"
+  /** By a block key or entry label that names the session or owner (context/block-keys.ts). */
+  | "key"
+  /** By a message row (a payload's links, a vector). */
+  | "message"
+  /** By reference count: a payload goes when no message links it. */
+  | "payload"
+  /** Not tied: the store's own bookkeeping, or a search index whose rows go with their message. */
+  | "none";
+
+/** Where a table's rows live on a Citus cluster (src/postgres/citus/layout.ts); "none" on SQLite. */
+export type CitusPlacement = "by-session" | "by-key" | "reference" | "coordinator" | "none";
+
+/** How a purge makes a deleted row's bytes unreadable in a table. */
+export type PurgeWork =
+  /** Postgres: VACUUM FULL (or VACUUM and REINDEX), then ANALYZE. */
+  | "rewrite"
+  /** SQLite: `secure_delete` zeroes a deleted row as it goes; the purge's checkpoint carries the pages to the file. */
+  | "zeroed"
+  /** SQLite FTS5: merged into one segment, which drops deleted rows' terms. */
+  | "fts-merge"
+  /** sqlite-vec: the rows of deleted vectors removed (its deletes zero the vector), by a connection that loads it. */
+  | "vec-drain"
+  /** Rewritten with its owning table (an FTS5 or sqlite-vec shadow table). */
+  | "with-owner"
+  /** SQLite's statistics: `ANALYZE` again, which replaces every sample with one of live rows. */
+  | "reanalyze";
+
+/** One table that can hold an owner's data (or holds none but exists, so the schema test knows it). */
+export interface OwnerDataTable {
+  /** The table's name under the store's prefix. */
+  table: string;
+  /** What its rows are, in a few words. */
+  holds: string;
+  /** How its rows are tied to a session or an owner. */
+  tie: OwnerTie;
+  /** Its placement on a Citus cluster. */
+  citus: CitusPlacement;
+  /** Whether a keyed owner's data is stored sealed here: "sealed", "clear" (visible, see PRIVACY.md), or "n/a". */
+  sealed: "sealed" | "clear" | "n/a";
+  /** How an erasure (erase, eraseOwner, eraseAll, sweep, delete) reaches its rows. */
+  erasure: string;
+  /** How the purge makes deleted rows' bytes unreadable here. */
+  purge: PurgeWork;
+  /** Created on first use (the change log, the vector channel), not by a migration. */
+  onFirstUse?: true;
+  /** Every column holding text or bytes, classified. */
+  columns: Readonly<Record<string, ColumnHolds>>;
+}
+
+/** A backend's declaration: every table it may create. */
+export type OwnerDataDeclaration = readonly OwnerDataTable[];
+
+/** The declared tables that a purge handles with `work`, in declaration order. */
+export function tablesPurgedBy(declaration: OwnerDataDeclaration, work: PurgeWork): string[] {
+  return declaration.filter((t) => t.purge === work).map((t) => t.table);
+}
+
+const cell = (text: string) => text.replace(/\|/g, "\\|");
+
+/**
+ * The declaration as a Markdown table (docs/PRIVACY.md holds it; a test checks the two agree); the Citus column only
+ * where a table has a placement. Ids are left out of "owner data in": what the table holds beside them is listed.
+ */
+export function ownerDataMarkdown(declaration: OwnerDataDeclaration): string {
+  const citus = declaration.some((t) => t.citus !== "none");
+  const held = (t: OwnerDataTable) =>
+    Object.entries(t.columns)
+      .filter(([, holds]) => holds === "content" || holds === "name" || holds === "derived")
+      .map(([column, holds]) => `\`${column}\` (${holds})`)
+      .join(", ") || "—";
+  const rows = declaration.map((t) =>
+    [
+      `\`${t.table}\`${t.onFirstUse ? " ¹" : ""}`,
+      t.holds,
+      held(t),
+      t.tie,
+      ...(citus ? [t.citus] : []),
+      t.sealed,
+      t.erasure,
+      t.purge,
+    ]
+      .map(cell)
+      .join(" | "),
+  );
+  const head = [
+    "table",
+    "holds",
+    "owner data in",
+    "tied by",
+    ...(citus ? ["Citus"] : []),
+    "keyed owner",
+    "erasure",
+    "purge",
+  ];
+  return [
+    `| ${head.join(" | ")} |`,
+    `|${" --- |".repeat(head.length)}`,
+    ...rows.map((row) => `| ${row} |`),
+  ].join("\n");
+}

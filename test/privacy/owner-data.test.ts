@@ -1,0 +1,113 @@
+// The declaration of owner data (src/store/owner-data.ts) against the schema the code makes: a fresh SQLite database
+// and a fresh Postgres schema, migrated and with every table made on first use (change log, vectors, sqlite-vec,
+// statistics), hold no table and no text or bytes column the backend's declaration does not classify; every table
+// it declares exists; and docs/PRIVACY.md holds the declarations as rendered.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, test } from "node:test";
+import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
+import { tableNames } from "../../src/postgres/schema.js";
+import { tableStatements, vectorTables } from "../../src/postgres/search/vectors-schema.js";
+import { PostgresStore } from "../../src/postgres/store.js";
+import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
+import { SqliteStore } from "../../src/sqlite/store.js";
+import { type OwnerDataDeclaration, ownerDataMarkdown } from "../../src/store/owner-data.js";
+import { msg } from "../../src/testing/contract/harness.js";
+import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { testEmbedder } from "../vectors/embedder.js";
+
+/** The schema's tables, each with its columns that hold text or bytes. */
+type Schema = Map<string, string[]>;
+
+/** What is in `schema` and not declared, and what is declared (made by migrations) and not in it. */
+function compare(declaration: OwnerDataDeclaration, schema: Schema) {
+  const declared = new Map(declaration.map((t) => [t.table, t]));
+  const undeclared: string[] = [];
+  for (const [table, columns] of schema) {
+    const entry = declared.get(table);
+    if (!entry) undeclared.push(table);
+    else for (const column of columns) if (!(column in entry.columns)) undeclared.push(`${table}.${column}`);
+  }
+  const missing = declaration.filter((t) => !schema.has(t.table)).map((t) => t.table);
+  return { undeclared, missing };
+}
+
+test("every SQLite table and text/blob column is declared, and every declared table is made", async () => {
+  const store = new SqliteStore(":memory:", { changeLog: true, embedder: testEmbedder().embed });
+  try {
+    // The change log, the vector tables and sqlite-vec's (on the first vector), then statistics, as an app's
+    // ANALYZE or PRAGMA optimize would make them.
+    await store.session("s").appendMessage(msg("m", "car engine words"));
+    await store.vectors?.idle();
+    store.driver.run("ANALYZE");
+    const schema: Schema = new Map();
+    const tables = store.driver.column<string>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence' ORDER BY name",
+    );
+    for (const table of tables) {
+      const columns = store.driver.all<{ name: string; type: string }>(
+        "SELECT name, type FROM pragma_table_info(?)",
+        [table],
+      );
+      // TEXT, BLOB and untyped (a virtual table's, FTS5's shadow tables') columns can hold text or bytes.
+      schema.set(
+        table,
+        columns.filter((c) => !/^(INTEGER|REAL)$/i.test(c.type)).map((c) => c.name),
+      );
+    }
+    assert.deepEqual(compare(SQLITE_OWNER_DATA, schema), { undeclared: [], missing: [] });
+  } finally {
+    await store.close();
+  }
+});
+
+const unavailable = await postgresUnavailable();
+const pool = unavailable ? undefined : testPool(2);
+if (pool) after(() => pool.end());
+
+// Numbers, flags and times hold no owner's text; every other type (text, bytea, tsvector, arrays, vector) does.
+const NOT_TEXT =
+  /^(bigint|integer|smallint|boolean|double precision|real|numeric|timestamp with time zone|bigint\[\]|integer\[\])$/;
+
+test("every Postgres table and text/bytes column is declared, and every declared table is made", {
+  skip: unavailable ?? false,
+}, async () => {
+  const schema = `agent_session_owner_data_${process.pid}`;
+  const db = pool!;
+  await dropSchema(db, schema);
+  const store = await PostgresStore.open(db, { schema, changeLog: true });
+  try {
+    await store.session("s").appendMessage(msg("m", "words"));
+    for (const statement of tableStatements(vectorTables(tableNames({ schema })))) await db.query(statement);
+    const { rows } = await db.query<{ table: string; column: string; type: string }>(
+      `SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type
+        FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+        WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped`,
+      [schema],
+    );
+    const found: Schema = new Map();
+    for (const row of rows) {
+      const columns = found.get(row.table) ?? [];
+      if (!NOT_TEXT.test(row.type)) columns.push(row.column);
+      found.set(row.table, columns);
+    }
+    assert.deepEqual(compare(POSTGRES_OWNER_DATA, found), { undeclared: [], missing: [] });
+  } finally {
+    await store.close();
+    await dropSchema(db, schema);
+  }
+});
+
+test("docs/PRIVACY.md holds both declarations as rendered", () => {
+  const doc = readFileSync(new URL("../../docs/PRIVACY.md", import.meta.url), "utf8");
+  for (const [name, declaration] of [
+    ["SQLite", SQLITE_OWNER_DATA],
+    ["Postgres", POSTGRES_OWNER_DATA],
+  ] as const) {
+    assert.ok(
+      doc.includes(ownerDataMarkdown(declaration)),
+      `PRIVACY.md's ${name} table differs from the declaration; print it with ` +
+        "`node --import tsx scripts/owner-data-table.ts` and paste it",
+    );
+  }
+});
