@@ -13,9 +13,3 @@ export function aiAliases(major = process.env.AGENT_SESSION_AI ?? "7") {
     );
   return aliases;
 }
-
-/** The AI SDK major the tests run on. */
-export function aiMajor() {
-  aiAliases();
-  return Number(process.env.AGENT_SESSION_AI ?? "7");
-}
