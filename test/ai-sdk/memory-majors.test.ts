@@ -72,7 +72,7 @@ async function twoTurns(spec: "v3" | "v4") {
   });
   await generateText({ model, prompt: "again" });
   const history = await Session.create(store).forSession("files").getHistory();
-  const stored = history.map(({ role, parts }) => ({ role, parts }));
+  const stored = history.map(({ role, parts, metadata }) => ({ role, parts, metadata }));
   return { prompts, stored };
 }
 
