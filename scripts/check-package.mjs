@@ -266,8 +266,9 @@ function resolveIn(from, name) {
 /** An app that uses a few of the package's types, so its declarations (and what they import) get checked. */
 function appSource() {
   return `import { MemoryStore, Session, SessionManager, type SessionMessage } from "agent-session";
-import { loadChat, persistChatTurn } from "agent-session/ai";
+import { type ChatRequestBody, loadChat, persistChatTurn, sessionMemory } from "agent-session/ai";
 import * as agent from "agent-session/agent";
+import { type UIMessage, wrapLanguageModel } from "ai";
 import * as openai from "agent-session/openai-agents";
 import * as postgres from "agent-session/postgres";
 import * as utils from "agent-session/utils";
@@ -278,12 +279,17 @@ const session = Session.create(new MemoryStore());
 const message: SessionMessage = { id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] };
 await session.appendMessage(message);
 const manager = new SessionManager(new MemoryStore());
+// The AI SDK doors against the app's own \`ai\` types (6 or 7): the chat request, the memory middleware.
+const body: ChatRequestBody<UIMessage> = { id: "c1", messages: [], trigger: "submit-message" };
+const turn = persistChatTurn<UIMessage>(session, body);
+declare const model: Parameters<typeof wrapLanguageModel>[0]["model"];
+const remembering = wrapLanguageModel({ model, middleware: sessionMemory({ session }) });
 // Declared, never called: node:test's describe/it fit the suites' injected runner.
 const contracts = () => {
   runProviderContract({ describe, it }, { name: "memory", create: async (policy) => new MemoryStore(policy) });
   runStorageContract({ describe, it }, { name: "memory", create: async () => new agent.MemorySessionStorage() });
 };
-export const used = [session, manager, loadChat, persistChatTurn, agent, openai, postgres, utils, contracts];
+export const used = [session, manager, loadChat, turn, remembering, agent, openai, postgres, utils, contracts];
 `;
 }
 
