@@ -7,7 +7,8 @@
 // installs a source folder that has no TypeScript, which must fail with prepare.mjs's message, not a bare
 // ERR_MODULE_NOT_FOUND later. A CommonJS app (`"type": "commonjs"`, what `npm init` writes) must `require` every
 // entry point and type-check too: the package is ESM, which Node >= 20.19 loads through require().
-// CI runs it (.ci/run); locally: `node scripts/check-package.mjs` (about a minute).
+// CI runs it (.ci/run); locally: `node scripts/check-package.mjs` (a few minutes: two apps, each type-checked
+// twice; about 5 on a busy 2-core machine).
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
