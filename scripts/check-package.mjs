@@ -1,11 +1,14 @@
 // Installs this package as a new app would, and proves it works there: `npm pack` (whose `prepare` hook builds
-// dist/), then `npm ci` of a temp app depending on the tarball, offline (every dependency comes from npm's cache,
-// filled by this checkout's own `npm ci`, at the versions of its package-lock.json), then the app imports each
-// entry point at run time and type-checks against the shipped declarations with `skipLibCheck: false`. It also
+// dist/), then `npm install` of a temp app depending on the tarball, offline (every dependency comes from npm's
+// cache, filled by this checkout's own `npm ci`, at the versions of its package-lock.json), once with `ai` 7 and
+// once with `ai` 6 (the `ai-6` alias), so a peer range that leaves either out fails as an app's install would
+// (ERESOLVE); each app imports each entry point at run time and type-checks against the shipped declarations with
+// `skipLibCheck: false`, with TypeScript 5.x (the devDependency's API) and with TypeScript 7's native `tsc`. It also
 // installs a source folder that has no TypeScript, which must fail with prepare.mjs's message, not a bare
 // ERR_MODULE_NOT_FOUND later. A CommonJS app (`"type": "commonjs"`, what `npm init` writes) must `require` every
 // entry point and type-check too: the package is ESM, which Node >= 20.19 loads through require().
-// CI runs it (.ci/run); locally: `node scripts/check-package.mjs` (about a minute).
+// CI runs it (.ci/run); locally: `node scripts/check-package.mjs` (a few minutes: two apps, each type-checked
+// twice; about 5 on a busy 2-core machine).
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -55,34 +58,34 @@ try {
   if (again.status !== 0 || !note.includes("kept")) throw new Error(`prepare rebuilt dist/:\n${note}`);
   console.log(note);
 
-  step("npm ci --offline of an app that depends on the tarball");
-  const app = join(work, "app");
-  mkdirSync(app);
-  const appDeps = { "agent-session": `file:${relative(app, tarball)}` };
-  for (const name of peers) appDeps[name] = lockEntry(`node_modules/${name}`).version;
-  const manifest = { name: "app", private: true, type: "module", dependencies: appDeps };
-  writeFileSync(join(app, "package.json"), JSON.stringify(manifest, null, 2));
-  writeFileSync(
-    join(app, "package-lock.json"),
-    JSON.stringify(appLock(manifest, tarball, packed.integrity), null, 2),
-  );
-  const installed = spawnSync(npm, ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
-    cwd: app,
-    encoding: "utf8",
-  });
-  process.stderr.write(installed.stderr);
-  if (installed.status !== 0) throw new Error(`the app's npm ci failed (exit ${installed.status})`);
-  refuseEngineWarnings(installed.stderr);
-
-  step("import every entry point");
-  const imports = entries.map((e) => `const m${entries.indexOf(e)} = await import(${JSON.stringify(e)});`);
-  writeFileSync(join(app, "smoke.mjs"), `${imports.join("\n")}\n${smokeBody("imported")}`);
-  process.stdout.write(run(process.execPath, ["smoke.mjs"], app));
-
-  step("type-check the app with skipLibCheck: false");
-  writeFileSync(join(app, "app.ts"), appSource());
-  const problems = typeCheck(app);
-  if (problems.length > 0) throw new Error(`the shipped declarations do not hold:\n${problems.join("\n")}`);
+  // One app per supported AI SDK major: the devDependency `ai` (7) and its npm alias `ai-6`, each installed as `ai`.
+  // `npm install` (with a lockfile, offline) resolves peers as an app's install does: a peer range that leaves out
+  // the app's `ai` fails with ERESOLVE here.
+  let app;
+  for (const [major, source] of [
+    [7, "node_modules/ai"],
+    [6, "node_modules/ai-6"],
+  ]) {
+    step(`npm install --offline of an app on ai@${major} that depends on the tarball`);
+    const dir = join(work, `app-ai${major}`);
+    installApp(dir, tarball, packed.integrity, { "node_modules/ai": source });
+    step(`ai@${major}: import every entry point`);
+    const imports = entries.map((e) => `const m${entries.indexOf(e)} = await import(${JSON.stringify(e)});`);
+    writeFileSync(join(dir, "smoke.mjs"), `${imports.join("\n")}\n${smokeBody("imported")}`);
+    process.stdout.write(run(process.execPath, ["smoke.mjs"], dir));
+    step(`ai@${major}: type-check the app with TypeScript ${tsVersion()} and skipLibCheck: false`);
+    writeFileSync(join(dir, "app.ts"), appSource());
+    const problems = typeCheck(dir);
+    if (problems.length > 0)
+      throw new Error(`the shipped declarations do not hold on ai@${major}:\n${problems.join("\n")}`);
+    step(`ai@${major}: type-check the app with TypeScript 7 (tsgo) and its default settings`);
+    const native = typeCheckNative(dir);
+    if (native.length > 0)
+      throw new Error(
+        `the shipped declarations do not hold in TypeScript 7 on ai@${major}:\n${native.join("\n")}`,
+      );
+    app ??= dir;
+  }
 
   step("a CommonJS app requires every entry point and type-checks");
   const cjs = join(app, "cjs");
@@ -153,7 +156,14 @@ function smokeBody(verb) {
  * SDK) declares Node >= 22, and that is the app's choice, said in docs/OPENAI.md.
  */
 function refuseEngineWarnings(said) {
-  const peersNeedingNewerNode = new Set(["openai"]);
+  // ai@7 and its packages declare Node >= 22 (the app on ai@7 chose it; docs/AI-SDK.md).
+  const peersNeedingNewerNode = new Set([
+    "openai",
+    "ai",
+    "@ai-sdk/gateway",
+    "@ai-sdk/provider",
+    "@ai-sdk/provider-utils",
+  ]);
   const named = [...said.matchAll(/EBADENGINE\s+package: '(@?[^@']+)@/g)].map((m) => m[1]);
   const ours = named.filter((name) => !peersNeedingNewerNode.has(name));
   if (ours.length > 0)
@@ -171,9 +181,11 @@ function lockEntry(path) {
 
 /**
  * A lockfile for the app: the tarball, plus the checkout's own entries for everything it and the peers need, at
- * the same paths (so the same hoisting), found by Node's resolution (nearest node_modules up the tree).
+ * the same paths (so the same hoisting), found by Node's resolution (nearest node_modules up the tree). `sources`
+ * puts a package the checkout has under an alias at the app's path: `{ "node_modules/ai": "node_modules/ai-6" }`
+ * (with the alias's own nested dependencies under it).
  */
-function appLock(manifest, tarball, integrity) {
+function appLock(manifest, tarball, integrity, sources) {
   const packages = { "": manifest };
   packages["node_modules/agent-session"] = {
     version: pkg.version,
@@ -181,23 +193,66 @@ function appLock(manifest, tarball, integrity) {
     integrity,
     dependencies: pkg.dependencies,
   };
-  const queue = Object.keys(manifest.dependencies).map((name) => resolveIn("", name));
-  const wanted = { ...pkg.dependencies };
-  queue.push(...Object.keys(wanted).map((name) => resolveIn("", name)));
+  const rootOf = (name) => sources[`node_modules/${name}`] ?? resolveIn("", name);
+  const appPath = (path) => {
+    for (const [at, from] of Object.entries(sources)) {
+      if (path === from || path.startsWith(`${from}/`)) return at + path.slice(from.length);
+    }
+    return path;
+  };
+  const queue = Object.keys(manifest.dependencies).map(rootOf);
+  queue.push(...Object.keys(pkg.dependencies).map(rootOf));
+  const seen = new Set();
   while (queue.length > 0) {
     const path = queue.pop();
-    if (path === undefined || path === "node_modules/agent-session" || packages[path] !== undefined) continue;
-    const { dev: _d, devOptional: _o, peer: _p, ...entry } = lockEntry(path);
-    packages[path] = entry;
+    if (path === undefined || path === "node_modules/agent-session" || seen.has(path)) continue;
+    seen.add(path);
+    const { dev: _d, devOptional: _o, peer: _p, name: _n, ...entry } = lockEntry(path);
+    // npm leaves `resolved` out of some entries (@workflow/serde, through ai@7); offline, it needs the address.
+    if (entry.resolved === undefined && entry.integrity !== undefined)
+      entry.resolved = registryUrl(path, entry);
+    packages[appPath(path)] = entry;
     const optionalPeers = entry.peerDependenciesMeta ?? {};
     const needs = [
       ...Object.keys(entry.dependencies ?? {}),
       ...Object.keys(entry.optionalDependencies ?? {}),
       ...Object.keys(entry.peerDependencies ?? {}).filter((name) => !optionalPeers[name]?.optional),
     ];
-    for (const name of needs) queue.push(resolveIn(path, name));
+    // What resolves to the root resolves to the app's root copy (the alias, where one stands in).
+    for (const name of needs) {
+      const found = resolveIn(path, name);
+      queue.push(found === `node_modules/${name}` ? rootOf(name) : found);
+    }
   }
   return { name: manifest.name, lockfileVersion: 3, requires: true, packages };
+}
+
+/** The npm registry's address of the tarball of the lockfile entry at `path`. */
+function registryUrl(path, entry) {
+  const name =
+    lock.packages[path]?.name ?? path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+  return `https://registry.npmjs.org/${name}/-/${name.split("/").pop()}-${entry.version}.tgz`;
+}
+
+/** Installs an app that depends on the tarball and the peers (`sources`: see appLock) into `dir`, offline. */
+function installApp(dir, tarball, integrity, sources) {
+  mkdirSync(dir);
+  const appDeps = { "agent-session": `file:${relative(dir, tarball)}` };
+  for (const name of peers)
+    appDeps[name] = lockEntry(sources[`node_modules/${name}`] ?? `node_modules/${name}`).version;
+  const manifest = { name: "app", private: true, type: "module", dependencies: appDeps };
+  writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
+  writeFileSync(
+    join(dir, "package-lock.json"),
+    JSON.stringify(appLock(manifest, tarball, integrity, sources), null, 2),
+  );
+  const installed = spawnSync(npm, ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: dir,
+    encoding: "utf8",
+  });
+  process.stderr.write(installed.stderr);
+  if (installed.status !== 0) throw new Error(`the app's npm install failed (exit ${installed.status})`);
+  refuseEngineWarnings(installed.stderr);
 }
 
 /** The lockfile path Node would load `name` from when required by the package at `from`. */
@@ -212,8 +267,9 @@ function resolveIn(from, name) {
 /** An app that uses a few of the package's types, so its declarations (and what they import) get checked. */
 function appSource() {
   return `import { MemoryStore, Session, SessionManager, type SessionMessage } from "agent-session";
-import { loadChat, persistChatTurn } from "agent-session/ai";
+import { type ChatRequestBody, loadChat, persistChatTurn, sessionMemory } from "agent-session/ai";
 import * as agent from "agent-session/agent";
+import { type UIMessage, wrapLanguageModel } from "ai";
 import * as openai from "agent-session/openai-agents";
 import * as postgres from "agent-session/postgres";
 import * as utils from "agent-session/utils";
@@ -224,12 +280,17 @@ const session = Session.create(new MemoryStore());
 const message: SessionMessage = { id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] };
 await session.appendMessage(message);
 const manager = new SessionManager(new MemoryStore());
+// The AI SDK doors against the app's own \`ai\` types (6 or 7): the chat request, the memory middleware.
+const body: ChatRequestBody<UIMessage> = { id: "c1", messages: [], trigger: "submit-message" };
+const turn = persistChatTurn<UIMessage>(session, body);
+declare const model: Parameters<typeof wrapLanguageModel>[0]["model"];
+const remembering = wrapLanguageModel({ model, middleware: sessionMemory({ session }) });
 // Declared, never called: node:test's describe/it fit the suites' injected runner.
 const contracts = () => {
   runProviderContract({ describe, it }, { name: "memory", create: async (policy) => new MemoryStore(policy) });
   runStorageContract({ describe, it }, { name: "memory", create: async () => new agent.MemorySessionStorage() });
 };
-export const used = [session, manager, loadChat, persistChatTurn, agent, openai, postgres, utils, contracts];
+export const used = [session, manager, loadChat, turn, remembering, agent, openai, postgres, utils, contracts];
 `;
 }
 
@@ -254,7 +315,7 @@ export const used = [main, persistChatTurn, agent];
  * depending on them, which fails any strict app that checks libraries, with or without agent-session.
  */
 function typeCheck(dir, app = dir) {
-  const ts = createRequire(join(root, "package.json"))("typescript");
+  const ts = typescript();
   const options = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
@@ -278,4 +339,63 @@ function typeCheck(dir, app = dir) {
   }
   console.log(`checked ${checked} declaration files of agent-session`);
   return problems;
+}
+
+function typescript() {
+  return createRequire(join(root, "package.json"))("typescript");
+}
+
+function tsVersion() {
+  return typescript().version;
+}
+
+/**
+ * Type-checks the app with TypeScript 7 (the native compiler, `typescript-7`, which has no JavaScript API: its CLI)
+ * with the settings its `tsc --init` writes but `skipLibCheck: false`: `types: []` loads no `@types/*` package, so a
+ * declaration of ours that needs Node's types fails here (`ai` 7's own do: they are not counted). The app is the ESM app without node:test.
+ * Returns the problems in this package's files and the app's (others' are printed, not counted: see typeCheck).
+ */
+function typeCheckNative(dir) {
+  const tsc = join(root, "node_modules", "typescript-7", "bin", "tsc");
+  const config = {
+    // What TypeScript 7's `tsc --init` writes, checking libraries and emitting nothing.
+    compilerOptions: {
+      module: "nodenext",
+      target: "esnext",
+      types: [],
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      strict: true,
+      verbatimModuleSyntax: true,
+      isolatedModules: true,
+      noUncheckedSideEffectImports: true,
+      moduleDetection: "force",
+      skipLibCheck: false,
+      noEmit: true,
+    },
+    files: ["app7.ts"],
+  };
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(config, null, 2));
+  writeFileSync(
+    join(dir, "app7.ts"),
+    appSource().replace(/^import \{ describe, it \} from "node:test";$/m, nodeTestShim()),
+  );
+  const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+  const version = spawnSync(process.execPath, [tsc, "--version"], { encoding: "utf8" }).stdout.trim();
+  const ours = join("node_modules", "agent-session");
+  const problems = [];
+  for (const line of result.stdout.split("\n").filter((l) => /error TS\d+/.test(l))) {
+    if (line.startsWith("node_modules/") && !line.startsWith(ours))
+      console.log(`(not counted: another package) ${line}`);
+    else problems.push(line);
+  }
+  if (result.status !== 0 && problems.length === 0 && !/error TS/.test(result.stdout))
+    problems.push(`tsc failed: ${result.stdout}${result.stderr}`);
+  console.log(`${version}: ${problems.length} problems in agent-session's declarations or the app`);
+  return problems;
+}
+
+/** node:test's describe/it, declared: the TypeScript 7 app has no Node types. */
+function nodeTestShim() {
+  return "type Fn = (name: string, fn: () => unknown) => unknown;\ndeclare const describe: Fn, it: Fn;";
 }

@@ -5,6 +5,9 @@
 // each), so the CLI is bundled once here with esbuild (the transformer tsx itself uses) and those tests run the
 // bundle (AGENT_SESSION_TEST_CLI; test/cli/helpers.ts). A test file run on its own spawns the sources through tsx.
 //
+// AGENT_SESSION_AI=6 runs them on the previous AI SDK major (test/helpers/ai-major.mjs): in NODE_OPTIONS, so the
+// processes the tests spawn resolve `ai` the same way.
+//
 // Test files run two at a time at least: node:test's default (one less than the cores) is one file at a time on a
 // 2-core machine, while most files spend much of their time waiting on PostgreSQL, child processes and timers.
 // Every file keeps to its own tables (schemas named by process id) and temporary files.
@@ -12,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 function testFiles(dir) {
@@ -50,10 +54,15 @@ await build({
   logLevel: "warning",
 });
 
+const env = { ...process.env, AGENT_SESSION_TEST_CLI: cli };
+if (process.env.AGENT_SESSION_AI !== undefined) {
+  const hook = pathToFileURL(join(process.cwd(), "test", "helpers", "ai-major.mjs")).href;
+  env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import=${hook}`.trim();
+}
 const concurrency = `--test-concurrency=${Math.max(2, availableParallelism() - 1)}`;
 const result = spawnSync(process.execPath, ["--import", "tsx", "--test", concurrency, ...files], {
   stdio: "inherit",
-  env: { ...process.env, AGENT_SESSION_TEST_CLI: cli },
+  env,
 });
 rmSync(bundleDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -20,9 +20,13 @@ export interface ChatApp {
   close(): Promise<void>;
 }
 
-/** Bundles the React page with esbuild (in memory: nothing is written or committed). */
-async function bundlePage(): Promise<string> {
+/**
+ * Bundles the React page with esbuild (in memory: nothing is written or committed); `alias` maps package names
+ * (the tests bundle the page with the previous AI SDK major's `ai` and `@ai-sdk/react`).
+ */
+async function bundlePage(alias: Record<string, string>): Promise<string> {
   const result = await build({
+    alias,
     entryPoints: [fileURLToPath(new URL("./page.tsx", import.meta.url))],
     bundle: true,
     write: false,
@@ -45,12 +49,21 @@ em{color:#666;margin-right:.5rem}button{margin-left:.5rem}</style></head>
 }
 
 /** Starts the app on `port` (0: any free port) with its conversations in the SQLite file `db`. */
-export async function startChatApp({ db, port = 0 }: { db: string; port?: number }): Promise<ChatApp> {
+export async function startChatApp({
+  db,
+  port = 0,
+  pageAliases = {},
+}: {
+  db: string;
+  port?: number;
+  /** esbuild aliases for the page's bundle. */
+  pageAliases?: Record<string, string>;
+}): Promise<ChatApp> {
   const store = new SqliteStore(db); // one store per process, a Session per request
   // A running answer's chunks are kept in the same SQLite file, so a reloaded page rejoins it (useChat resume).
   const streams = resumableStreams({ store });
   const model = mockChatModel();
-  const bundle = await bundlePage();
+  const bundle = await bundlePage(pageAliases);
   const chat = (id: string) =>
     Session.create<ChatMessage>(store)
       .forSession(id)

@@ -6,6 +6,7 @@ import type {
   StepResult,
   ToolSet,
 } from "ai";
+import { stepMessages } from "../ai-majors.js";
 import { errorMessage, SessionError } from "../errors.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
 import type { AiModule } from "./ai.js";
@@ -78,12 +79,12 @@ export async function streamTurn(input: TurnInput): Promise<TurnResult> {
     return deferred;
   };
   let storeFailure: unknown;
-  let responseCount = 0;
+  let earlier = 0;
 
   const onStepFinish = async (step: StepResult<ToolSet>) => {
     const deferred = stepFor(step.stepNumber);
-    const fresh = step.response.messages.slice(responseCount);
-    responseCount = step.response.messages.length;
+    const fresh = stepMessages(ai, step.response.messages, earlier);
+    earlier += fresh.length;
     // A step that failed midway is not a completed step: its partial output is not stored.
     if (signal.aborted || storeFailure !== undefined || step.finishReason === "error")
       return deferred.resolve(undefined);

@@ -17,7 +17,7 @@ export function costOf(entry: Omit<UsageEntry, "costUsd">, pricing: ModelPricing
   return dollars / 1_000_000;
 }
 
-/** A ledger entry from the AI SDK's usage of one call (ai@6 token details, with the ai@5 field names as fallback). */
+/** A ledger entry from the AI SDK's usage of one call (its token details, on ai@6 and ai@7). */
 export function usageEntry(
   usage: LanguageModelUsage | undefined,
   info: {
@@ -37,9 +37,9 @@ export function usageEntry(
     at: Date.now(),
     inputTokens: count(usage?.inputTokens),
     outputTokens: count(usage?.outputTokens),
-    cacheReadTokens: count(details?.cacheReadTokens ?? usage?.cachedInputTokens),
+    cacheReadTokens: count(details?.cacheReadTokens),
     cacheWriteTokens: count(details?.cacheWriteTokens),
-    reasoningTokens: count(usage?.outputTokenDetails?.reasoningTokens ?? usage?.reasoningTokens),
+    reasoningTokens: count(usage?.outputTokenDetails?.reasoningTokens),
   };
   if (info.pricing) entry.costUsd = costOf(entry, info.pricing);
   return entry;

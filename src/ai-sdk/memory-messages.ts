@@ -1,6 +1,7 @@
 import { normalize } from "../agent/codec.js";
 import { fromSessionMessage, toSessionMessage } from "../agent/storage/mapping.js";
 import type { AgentMessage } from "../agent/types.js";
+import { untaggedData } from "../ai-majors.js";
 import type { SessionMessage } from "../contract/message.js";
 import { base64Encode } from "../runtime/bytes.js";
 import type { Content, Prompt } from "./memory-types.js";
@@ -69,6 +70,7 @@ function promptPart(part: Part, role: string): Part | null {
       return { ...rest, type: "file", mediaType, data: dataContent(data) };
     }
     case "reasoning":
+    case "reasoning-file":
     case "tool-call":
       return role === "assistant" ? part : null;
     case "tool-result":
@@ -103,7 +105,8 @@ export function answerOf(content: readonly Content[]): Prompt | null {
         if (item.text !== "") parts.push({ type: item.type, text: item.text, ...extra });
         break;
       case "file":
-        parts.push({ type: "file", mediaType: item.mediaType, data: item.data, ...extra });
+      case "reasoning-file":
+        parts.push({ type: item.type, mediaType: item.mediaType, data: untaggedData(item.data), ...extra });
         break;
       case "tool-call":
         parts.push({

@@ -50,6 +50,7 @@ export function storingStream(
           case "tool-call":
           case "tool-result":
           case "file":
+          case "reasoning-file":
             content.push(part as Content);
             break;
           case "error":

@@ -1,5 +1,6 @@
 import type { LanguageModelMiddleware } from "ai";
 import { withReminder } from "../agent/reminder.js";
+import { fromSpec, specOf, toSpec } from "../ai-majors.js";
 import { SessionError } from "../errors.js";
 import { SessionManager } from "../manager/manager.js";
 import { Session } from "../session/session.js";
@@ -36,9 +37,10 @@ export function sessionMemory(options: SessionMemoryOptions): LanguageModelMiddl
   };
   return {
     specificationVersion: "v3",
-    transformParams: async ({ params }) => {
-      const { plan, prompt } = await memory.plan(params.prompt);
-      const transformed = { ...params, prompt };
+    // ai@6 calls it with a LanguageModelV3 call, ai@7 with a V4 one: planned and stored in one form (ai-majors.ts).
+    transformParams: async ({ params, model }) => {
+      const { plan, prompt } = await memory.plan(fromSpec(params.prompt));
+      const transformed = { ...params, prompt: toSpec(prompt, specOf(model)) };
       plans.set(transformed, plan);
       return transformed;
     },

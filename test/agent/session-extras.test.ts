@@ -192,9 +192,9 @@ describe("model ids", () => {
   });
 
   it("names the package to install when the provider is missing", async () => {
-    await assert.rejects(createSession({ model: "claude-sonnet-4-20250514" }), {
+    await assert.rejects(createSession({ model: "gpt-4o" }), {
       code: "MISSING_DEPENDENCY",
-      dependency: "@ai-sdk/anthropic",
+      dependency: "@ai-sdk/openai",
     });
     const missing = async (name: string) => {
       throw Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" });

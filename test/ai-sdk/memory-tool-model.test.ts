@@ -1,11 +1,11 @@
 // A mock model drives the memory tool through generateText, as Claude does: the tool is named `memory` and
-// declared as the AI SDK's Anthropic provider declares `anthropic.tools.memory_20250818({ execute })` (a provider
-// tool of id `anthropic.memory_20250818`, the same input schema), without depending on @ai-sdk/anthropic.
+// declared by the AI SDK's Anthropic provider, `anthropic.tools.memory_20250818({ execute })` (a provider tool of
+// id `anthropic.memory_20250818`).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { generateText, stepCountIs, tool, zodSchema } from "ai";
+import { anthropic } from "@ai-sdk/anthropic";
+import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { z } from "zod";
 import { type MemoryTool, memoryFilesContext, memoryTool } from "../../src/ai-sdk/index.js";
 import { MemoryStore, Session, SqliteStore } from "../../src/index.js";
 
@@ -14,39 +14,9 @@ const usage = {
   outputTokens: { total: 5, text: 5, reasoning: 0 },
 };
 
-/** The memory tool as `anthropic.tools.memory_20250818({ execute })` builds it. */
+/** The memory tool as Claude gets it: @ai-sdk/anthropic's own declaration (4 on ai@7, 3 on ai@6), our execute. */
 function anthropicMemoryTool(execute: MemoryTool["execute"]) {
-  const inputSchema = zodSchema(
-    z.discriminatedUnion("command", [
-      z.object({
-        command: z.literal("view"),
-        path: z.string(),
-        view_range: z.tuple([z.number(), z.number()]).optional(),
-      }),
-      z.object({ command: z.literal("create"), path: z.string(), file_text: z.string() }),
-      z.object({
-        command: z.literal("str_replace"),
-        path: z.string(),
-        old_str: z.string(),
-        new_str: z.string(),
-      }),
-      z.object({
-        command: z.literal("insert"),
-        path: z.string(),
-        insert_line: z.number(),
-        insert_text: z.string(),
-      }),
-      z.object({ command: z.literal("delete"), path: z.string() }),
-      z.object({ command: z.literal("rename"), old_path: z.string(), new_path: z.string() }),
-    ]),
-  );
-  return tool({
-    type: "provider",
-    id: "anthropic.memory_20250818",
-    args: {},
-    inputSchema,
-    execute: (input) => execute(input),
-  });
+  return anthropic.tools.memory_20250818({ execute });
 }
 
 /** A model that makes each step's calls (several at once when a step has several), then answers. */

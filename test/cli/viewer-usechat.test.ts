@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { startChatApp } from "../../examples/chat-app/server.js";
 import { Session, SqliteStore } from "../../src/index.js";
+import { aiAliases } from "../helpers/ai-major-aliases.mjs";
 import { chromiumSkip, launchChromium } from "../helpers/chromium.js";
 import { type ServeProcess, startServe, tempDir } from "./helpers.js";
 
@@ -18,7 +19,7 @@ const skip = chromiumSkip("the viewer's useChat browser test");
 
 /** Chats through the example's useChat page: two turns, then a regenerated answer (a second leaf). */
 async function chatThroughUseChat(browser: Browser, db: string): Promise<void> {
-  const app = await startChatApp({ db });
+  const app = await startChatApp({ db, pageAliases: aiAliases() });
   const page = await browser.newPage();
   try {
     await page.goto(`${app.url}?chat=${CHAT}`);

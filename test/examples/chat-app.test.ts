@@ -8,6 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { type ChatApp, startChatApp } from "../../examples/chat-app/server.js";
 import { type SessionMessage, SqliteStore } from "../../src/index.js";
 import { tempDir } from "../cli/helpers.js";
+import { aiAliases } from "../helpers/ai-major-aliases.mjs";
 import { chromiumSkip, launchChromium } from "../helpers/chromium.js";
 
 const skip = chromiumSkip("the chat app's browser test");
@@ -37,7 +38,8 @@ describe("the chat example in headless Chromium", { skip }, () => {
   const pageErrors: string[] = [];
 
   before(async () => {
-    app = await startChatApp({ db });
+    // The page on the AI SDK major the tests run on (AGENT_SESSION_AI): @ai-sdk/react 4 with ai@7, 3 with ai@6.
+    app = await startChatApp({ db, pageAliases: aiAliases() });
     browser = await launchChromium();
     page = await browser.newPage();
     page.on("pageerror", (error) => pageErrors.push(error.message));
