@@ -5,8 +5,8 @@
 // each), so the CLI is bundled once here with esbuild (the transformer tsx itself uses) and those tests run the
 // bundle (AGENT_SESSION_TEST_CLI; test/cli/helpers.ts). A test file run on its own spawns the sources through tsx.
 //
-// AGENT_SESSION_AI=6 runs them on the previous AI SDK major (test/helpers/ai-major.mjs): in NODE_OPTIONS, so the
-// processes the tests spawn resolve `ai` the same way.
+// AGENT_SESSION_AI=6 runs them on the previous AI SDK major (test/helpers/ai-major.mjs), the default on Node < 22:
+// in NODE_OPTIONS, so the processes the tests spawn resolve `ai` the same way.
 //
 // Test files run two at a time at least: node:test's default (one less than the cores) is one file at a time on a
 // 2-core machine, while most files spend much of their time waiting on PostgreSQL, child processes and timers.
@@ -55,7 +55,12 @@ await build({
 });
 
 const env = { ...process.env, AGENT_SESSION_TEST_CLI: cli };
-if (process.env.AGENT_SESSION_AI !== undefined) {
+// AI SDK 7 declares Node >= 22: on an older Node the suite runs on AI SDK 6, the major an app there can install.
+if (env.AGENT_SESSION_AI === undefined && Number(process.versions.node.split(".")[0]) < 22) {
+  env.AGENT_SESSION_AI = "6";
+  console.log(`Node ${process.version}: the AI SDK tests run on ai@6 (ai@7 needs Node >= 22)`);
+}
+if (env.AGENT_SESSION_AI !== undefined) {
   const hook = pathToFileURL(join(process.cwd(), "test", "helpers", "ai-major.mjs")).href;
   env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import=${hook}`.trim();
 }
