@@ -45,7 +45,12 @@ export const mcp: Command = {
     if (http === undefined) {
       // stdout carries the protocol: the note goes to stderr, which clients show in their logs.
       io.stderr.write(`agent-session MCP server on stdio for ${location} (${scope})\n`);
-      await serveMcpStdio(options, { stdin: io.stdin, stdout: io.stdout, stopped: untilStopped() });
+      await serveMcpStdio(options, {
+        stdin: io.stdin,
+        stdout: io.stdout,
+        stderr: io.stderr,
+        stopped: untilStopped(),
+      });
       return;
     }
     const server = await startMcpHttp({ ...options, port: http });
