@@ -1,6 +1,7 @@
 import { intOption, OWNER_OPTION, ownerOption, stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { UsageError } from "../errors.js";
+import { requireOwnerKeyring } from "../keyring.js";
 
 /** `mcp`: the store as an MCP server (stdio, or Streamable HTTP on this machine). */
 export const mcp: Command = {
@@ -29,7 +30,7 @@ export const mcp: Command = {
     "agent-session mcp --db ./chat.db --owner user-42 --writes",
     "agent-session mcp --db postgres://localhost/app --http 4747",
   ],
-  async run({ command, args, out, io, open, untilStopped }) {
+  async run({ command, args, out, io, open, untilStopped, keyring }) {
     const owner = ownerOption(command, args.values);
     const http =
       stringOption(args.values, "http") === undefined
@@ -38,7 +39,10 @@ export const mcp: Command = {
     if (http !== undefined && http > 65535)
       throw new UsageError("--http must be a port, at most 65535", command);
     const writes = args.values.writes === true;
-    const { store, location } = await open("read");
+    const opened = await open("read");
+    const { store, location } = opened;
+    // Every tool of an encrypted owner would fail or find nothing without the keyring: refused before serving.
+    await requireOwnerKeyring(opened, owner, keyring);
     const options = { store, writes, ...(owner === undefined ? {} : { owner }) };
     const { serveMcpStdio, startMcpHttp } = await import("../../mcp/index.js");
     const scope = `${writes ? "read-write" : "read-only"}${owner === undefined ? "" : `, owner ${owner}`}`;
