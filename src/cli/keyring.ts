@@ -4,9 +4,9 @@
  * encrypted owners and was opened without it.
  */
 import type { PostgresStore } from "../postgres/store.js";
+import { recordsOwnerKeys } from "../sqlite/owner-keys.js";
 import { SqliteStore } from "../sqlite/store.js";
 import { type Keyring, masterKeyring } from "../store/crypto/keyring.js";
-import { ownerHash } from "../store/owner.js";
 import { type ParsedArgs, stringOption } from "./args.js";
 import { CliError, KEYRING_NEEDED, UsageError } from "./errors.js";
 import { readKeyFile } from "./key-file.js";
@@ -42,20 +42,12 @@ export async function loadKeyring(
  */
 export async function holdsOwnerKeys(opened: OpenedStore, owner?: string): Promise<boolean> {
   const { store } = opened;
-  const where = owner === undefined ? "" : " WHERE owner_hash = $1";
-  const params = owner === undefined ? [] : [ownerHash(owner)];
-  if (store instanceof SqliteStore) {
-    const sql = `SELECT 1 AS found FROM agent_owner_keys${where.replace("$1", "?")} LIMIT 1`;
-    return store.driver.get(sql, params) !== undefined;
-  }
-  if (opened.kind === "postgres") {
-    // Postgres is loaded only when a URL names it (`pg` is optional): its store is known by the kind, not the class.
-    const postgres = store as PostgresStore;
-    const executor = await postgres.ready();
-    const rows = await executor.query(`SELECT 1 FROM ${postgres.tables.ownerKeys}${where} LIMIT 1`, params);
-    return rows.length > 0;
-  }
-  return false;
+  if (store instanceof SqliteStore) return recordsOwnerKeys(store.driver, owner);
+  if (opened.kind !== "postgres") return false;
+  // Postgres is loaded only when a URL names it (`pg` is optional): its store is known by the kind, not the class.
+  const postgres = store as PostgresStore;
+  const keys = await import("../postgres/owner-keys.js");
+  return keys.recordsOwnerKeys(await postgres.ready(), postgres.tables, owner);
 }
 
 /**
