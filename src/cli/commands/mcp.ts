@@ -11,7 +11,7 @@ export const mcp: Command = {
     "Runs an MCP server over the database: ranked recall across sessions (search_memory, with the filters of " +
     "'search'), the turns around a hit, a session's history in pages, the session list, and context blocks. " +
     "Every tool only reads unless --writes adds write_block. --owner keeps to one owner's sessions: another " +
-    "owner's are not found. Outputs are bounded, with a marker saying how to read on. By default it speaks MCP " +
+    "owner's are not found; an encrypted owner needs the app's keyring (--keyring or --master-key-file). Outputs are bounded, with a marker saying how to read on. By default it speaks MCP " +
     "on stdin/stdout (what a client starts); --http PORT serves Streamable HTTP at http://127.0.0.1:PORT/mcp " +
     "instead (0 = any free port), answering only requests addressed to a local host name. See docs/MCP.md.",
   positionals: [],
@@ -28,6 +28,7 @@ export const mcp: Command = {
   examples: [
     "agent-session mcp --db ./chat.db",
     "agent-session mcp --db ./chat.db --owner user-42 --writes",
+    "agent-session mcp --db ./chat.db --owner user-42 --keyring ./keyring.mjs",
     "agent-session mcp --db postgres://localhost/app --http 4747",
   ],
   async run({ command, args, out, io, open, untilStopped, keyring }) {

@@ -42,6 +42,7 @@ export const search: Command = {
     'agent-session search "deploy friday" --match all --role assistant --context 1',
     "agent-session search migration --session demo-deploy --branch active",
     'agent-session search "billing address" --owner user-42',
+    'agent-session search "billing address" --owner user-42 --master-key-file ./master.key',
   ],
   async run({ command, args, out, open, keyring }) {
     const branch = stringOption(args.values, "branch") ?? "all";
