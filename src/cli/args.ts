@@ -37,6 +37,18 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
     value: "<prefix>",
     description: "Postgres: the prefix of every table name, as the store's tablePrefix option",
   },
+  keyring: {
+    type: "string",
+    value: "<module>",
+    description:
+      "a JavaScript module exporting the app's Keyring (named `keyring` or default): encrypted owners",
+  },
+  "master-key-file": {
+    type: "string",
+    value: "<file>",
+    description:
+      "a file holding the master key of masterKeyring (32 bytes: raw, hex or base64): encrypted owners",
+  },
   json: { type: "boolean", description: "machine-readable JSON on stdout" },
   progress: {
     type: "boolean",

@@ -12,11 +12,13 @@ export interface CommandContext {
   io: Io;
   /** The `--db` value (or its default). */
   db: string;
+  /** The app's keyring (`--keyring`, `--master-key-file`), which `open` uses; undefined when none was given. */
+  keyring: Keyring | undefined;
   /** Whether to draw a progress bar on stderr. */
   progress: boolean;
   /**
-   * Opens the database (with a vector channel when `vectors` has an embedder, with `keyring` on Postgres); the
-   * runner closes it when the command returns.
+   * Opens the database (with a vector channel when `vectors` has an embedder, with `keyring`, by default the app's);
+   * the runner closes it when the command returns.
    */
   open(mode: OpenMode, vectors?: VectorStoreOptions, keyring?: Keyring): Promise<OpenedStore>;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); only long-running commands (serve) wait on it. */

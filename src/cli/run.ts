@@ -4,8 +4,9 @@ import type { Keyring } from "../store/crypto/keyring.js";
 import { type ParsedArgs, parseCommandArgs, splitCommand, stringOption } from "./args.js";
 import type { CommandContext } from "./command.js";
 import { findCommand, unknownCommand } from "./commands/index.js";
-import { describeError, UsageError } from "./errors.js";
+import { describeError, KEYRING_NEEDED, UsageError } from "./errors.js";
 import { commandHelp, programHelp } from "./help.js";
+import { holdsOwnerKeys, loadKeyring } from "./keyring.js";
 import { type Io, Output } from "./output.js";
 import { progressEnabled } from "./progress.js";
 import {
@@ -33,6 +34,8 @@ export async function run(
 ): Promise<number> {
   const wantsJson = argv.includes("--json");
   const opened: OpenedStore[] = [];
+  // Whether a store was opened with a keyring: a DECRYPT_FAILED then means a wrong key, not a missing keyring.
+  let keyed = false;
   try {
     const { command: name, rest } = splitCommand(argv);
     if (name === undefined) {
@@ -64,6 +67,7 @@ export async function run(
     }
     const db = stringOption(args.values, "db") ?? io.env.AGENT_SESSION_DB ?? DEFAULT_DB;
     const tables = tableLocation(name, db, args.values);
+    const appKeyring = await loadKeyring(name, args.values);
     const context: CommandContext = {
       command: name,
       args,
@@ -72,16 +76,21 @@ export async function run(
       out: new Output(io, args.values.json === true),
       progress: progressEnabled(io, args.values),
       untilStopped,
-      async open(mode: OpenMode, vectors?: VectorStoreOptions, keyring?: Keyring) {
+      keyring: appKeyring,
+      async open(mode: OpenMode, vectors?: VectorStoreOptions, keyring: Keyring | undefined = appKeyring) {
         const store = await openStore(db, mode, tables, vectors, keyring);
         opened.push(store);
+        keyed ||= keyring !== undefined;
+        // Said once, before anything is read: what follows (a refusal, or a search of text in clear only) is why.
+        if (keyring === undefined && (await holdsOwnerKeys(store)))
+          io.stderr.write(`agent-session: note: ${KEYRING_NEEDED} to read, search or write their data\n`);
         return store;
       },
     };
     await command.run(context);
     return 0;
   } catch (error) {
-    const { code, message, exitCode } = describeError(error);
+    const { code, message, exitCode } = describeError(error, keyed);
     io.stderr.write(
       wantsJson ? `${JSON.stringify({ error: { code, message } })}\n` : `agent-session: ${message}\n`,
     );

@@ -60,7 +60,7 @@ export async function openStore(
     tables.schema !== undefined ? "--schema" : tables.tablePrefix !== undefined ? "--table-prefix" : "";
   if (given)
     throw new CliError(`${given} applies to Postgres only (${db} is a SQLite file)`, "INVALID_ARGUMENT");
-  return openSqlite(db, mode, vectors);
+  return openSqlite(db, mode, vectors, keyring);
 }
 
 /**
@@ -87,7 +87,12 @@ export function probeSqlitePath(path: string, mode: OpenMode): SqliteFileKind {
   return kind;
 }
 
-function openSqlite(path: string, mode: OpenMode, vectors: VectorStoreOptions): OpenedStore {
+function openSqlite(
+  path: string,
+  mode: OpenMode,
+  vectors: VectorStoreOptions,
+  keyring: Keyring | undefined,
+): OpenedStore {
   const kind = probeSqlitePath(path, mode);
   // Reading must not add agent-session tables to somebody else's database, nor turn an empty file into a store
   // (SQLite reads a 0-byte file as an empty database); importing into it, or the demo, may.
@@ -95,7 +100,8 @@ function openSqlite(path: string, mode: OpenMode, vectors: VectorStoreOptions): 
     const what = kind === "empty" ? "an empty file" : "a SQLite database";
     throw new CliError(`${path} is ${what} without agent-session tables`, "INVALID_ARGUMENT");
   }
-  const store = new SqliteStore(path, mode === "watch" ? { changeLog: true, ...vectors } : vectors);
+  const options = { ...vectors, ...(keyring ? { keyring } : {}) };
+  const store = new SqliteStore(path, mode === "watch" ? { changeLog: true, ...options } : options);
   return { store, kind: "sqlite", location: path, close: () => store.close() };
 }
 

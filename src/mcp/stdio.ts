@@ -1,49 +1,34 @@
 import { importOptional } from "../runtime/load.js";
+import { LineTransport } from "./line-transport.js";
 import type { McpServerOptions } from "./options.js";
+import type { StdioInput, StdioOutput } from "./stdio-streams.js";
 import { createMcpServer } from "./server.js";
 
-type StdioModule = typeof import("@modelcontextprotocol/sdk/server/stdio.js");
-type Transport = ConstructorParameters<StdioModule["StdioServerTransport"]>;
+export type { StdioInput, StdioOutput } from "./stdio-streams.js";
 
-type Listener = (...args: unknown[]) => void;
-
-/**
- * What the stdio server needs of `stdin` (a Node `Readable`, e.g. `process.stdin`), stated here rather than as Node's
- * type so that the shipped declarations need no `@types/node` (a TypeScript 7 app loads none unless it asks).
- */
-export interface StdioInput {
-  on(event: string, listener: Listener): unknown;
-  off(event: string, listener: Listener): unknown;
-  once(event: string, listener: Listener): unknown;
-  listenerCount(event: string): number;
-  pause(): unknown;
-}
-
-/** What the stdio server needs of `stdout` (a Node `Writable`, e.g. `process.stdout`). */
-export interface StdioOutput {
-  write(chunk: string): boolean;
-  once(event: string, listener: Listener): unknown;
-}
+type TypesModule = typeof import("@modelcontextprotocol/sdk/types.js");
 
 /**
  * Serves the store over stdio (what Claude Desktop and Claude Code start): JSON-RPC on `stdout`, so nothing else
- * may be written there. Resolves when the client closes `stdin` or `stopped` resolves.
+ * may be written there. A line the server cannot take (over 10 MiB, not JSON) is answered with a JSON-RPC error
+ * and told to `stderr` when given; the server reads on. Resolves when the client closes `stdin` or `stopped`
+ * resolves.
  */
 export async function serveMcpStdio(
   options: McpServerOptions,
-  io: { stdin: StdioInput; stdout: StdioOutput; stopped?: Promise<void> },
+  io: { stdin: StdioInput; stdout: StdioOutput; stderr?: StdioOutput; stopped?: Promise<void> },
 ): Promise<void> {
   const server = await createMcpServer(options);
-  const { StdioServerTransport } = await importOptional<StdioModule>(
+  const { JSONRPCMessageSchema } = await importOptional<TypesModule>(
     "@modelcontextprotocol/sdk",
     "agent-session's MCP server",
-    () => import("@modelcontextprotocol/sdk/server/stdio.js"),
+    () => import("@modelcontextprotocol/sdk/types.js"),
   );
-  // A Node stream is what both types describe; the SDK names Node's.
-  const transport = new StdioServerTransport(
-    io.stdin as unknown as Transport[0],
-    io.stdout as unknown as Transport[1],
-  );
+  const { stderr } = io;
+  const transport = new LineTransport(io.stdin, io.stdout, {
+    check: (value) => JSONRPCMessageSchema.safeParse(value),
+    ...(stderr ? { report: (message: string) => stderr.write(`agent-session mcp: ${message}\n`) } : {}),
+  });
   // The transport does not watch for the end of stdin: the client closing it is how a stdio server is told to go.
   const ended = new Promise<void>((resolve) => {
     io.stdin.once("end", () => resolve());

@@ -38,6 +38,14 @@ export interface ToolResult {
 }
 
 /**
+ * What a tool answers for `DECRYPT_FAILED`: the server was started without the keyring of an encrypted owner (or
+ * with one that lacks its key), which whoever starts the server can fix and the model cannot.
+ */
+export const KEY_NEEDED =
+  "this store holds encrypted owners and this server cannot open their data: start it with their keyring " +
+  "(agent-session mcp --keyring <module> or --master-key-file <file>; from code, open the store with its keyring)";
+
+/**
  * Runs `tool` on the client's raw arguments. It never throws: bad arguments, an unknown session and a store
  * failure all come back as a tool error whose text is `Error: …` (the convention of every memory tool of the
  * library), within the output limit like any result.
@@ -49,8 +57,11 @@ export async function callTool(tool: McpTool, raw: unknown, context: ToolContext
     text = clipOutput(await tool.run(args, context), context.limits.maxOutputChars);
   } catch (error) {
     // A SessionError is the refusal the caller can act on; anything else is a failure of the store, named as such.
-    const message =
-      error instanceof SessionError ? error.message : `the store failed: ${errorMessage(error)}`;
+    const message = !(error instanceof SessionError)
+      ? `the store failed: ${errorMessage(error)}`
+      : error.code === "DECRYPT_FAILED"
+        ? `${KEY_NEEDED} (${error.message})`
+        : error.message;
     return {
       content: [{ type: "text", text: clipOutput(`Error: ${message}`, context.limits.maxOutputChars) }],
       isError: true,

@@ -20,7 +20,11 @@ export class OpenAIAgentsSession implements SessionHistoryTransactionAwareSessio
   /** The conversation the items are stored in. */
   readonly session: Session;
 
-  /** Items of `sessionId` in `source` (a store, a SQLite path or handle), or in an existing `Session`. */
+  /**
+   * Items of `sessionId` in `source` (a store, a SQLite path or handle), or in an existing `Session`. Without a
+   * `sessionId`, a new random one (as the SDK's `MemorySession` does): adapters built without one never share a
+   * conversation; read it back with {@link getSessionId} to continue it later.
+   */
   constructor(source: Session | SessionSource, sessionId?: string) {
     if (source instanceof Session) {
       if (sessionId !== undefined && sessionId !== source.sessionId) {
@@ -30,7 +34,7 @@ export class OpenAIAgentsSession implements SessionHistoryTransactionAwareSessio
       }
       this.session = source;
     } else {
-      this.session = Session.create(source).forSession(sessionId ?? "");
+      this.session = Session.create(source).forSession(sessionId ?? crypto.randomUUID());
     }
   }
 

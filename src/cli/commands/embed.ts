@@ -1,23 +1,16 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { errorMessage } from "../../errors.js";
 import { isEmbeddingModel } from "../../search/vectors/embed.js";
 import type { BackfillOptions, Embedder, VectorChannel } from "../../search/vectors/types.js";
 import { stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { CliError, UsageError } from "../errors.js";
+import { moduleExport } from "../module.js";
 import { counted } from "../output.js";
 import { startProgress } from "../progress.js";
 
 /** The embedder a module exports: `embedder`, else its default export. */
 export async function loadEmbedder(path: string): Promise<Embedder> {
-  let module: { embedder?: unknown; default?: unknown };
-  try {
-    module = (await import(pathToFileURL(resolve(path)).href)) as typeof module;
-  } catch (error) {
-    throw new CliError(`cannot load the embedder module ${path}: ${errorMessage(error)}`, "INVALID_ARGUMENT");
-  }
-  const embedder = module.embedder ?? module.default;
+  const embedder = await moduleExport(path, "embedder", "embedder");
   if (typeof embedder !== "function" && !isEmbeddingModel(embedder)) {
     throw new CliError(
       `${path} must export an embedder (named "embedder" or default): a function (texts) => vectors or an AI SDK embedding model`,

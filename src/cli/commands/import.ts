@@ -38,7 +38,8 @@ export const importCommand: Command = {
     "Reads a file written by 'export' (or '-' for stdin) into the database, creating a SQLite file when it does " +
     "not exist. Ids are the identity: sessions, messages, overlays, blocks and entries that are already stored are " +
     "kept as they are and counted as skipped, so importing the same file twice changes nothing the second time. " +
-    "Messages keep their ids, tree links and timestamps; registry rows keep their times and usage. The whole file " +
+    "Messages keep their ids, tree links and timestamps; registry rows keep their times, usage, owner and pin (a " +
+    "file of an older export carries no owner or pin: the import warns on stderr, naming how many sessions). The whole file " +
     "is checked before anything is written: every record must be one the library itself could have stored, and a " +
     "damaged, cut-short or refused file writes nothing; the error names the line. A cached system prompt " +
     "(_system_prompt… block) is only imported for a session the file brings and the database did not hold, unless " +
@@ -103,6 +104,14 @@ export const importCommand: Command = {
       }
     } finally {
       await spool?.remove();
+    }
+    if (summary.ownerless > 0) {
+      // Once, whatever the output: the sessions are stored, but no longer as their owners' (nothing can add it later).
+      io.stderr.write(
+        `warning: ${counted(summary.ownerless, "registered session")} in this file carry no owner or pin (an export ` +
+          "of an older agent-session): they were imported without an owner and unpinned, so an owner's view does not " +
+          "find them and retention does not keep them; export them again with this version to carry both\n",
+      );
     }
     if (out.json) return out.result(summary);
     const { sessions, messages, compactions, rows, database, unreadable } = summary;

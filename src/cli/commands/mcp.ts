@@ -1,6 +1,7 @@
 import { intOption, OWNER_OPTION, ownerOption, stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { UsageError } from "../errors.js";
+import { requireOwnerKeyring } from "../keyring.js";
 
 /** `mcp`: the store as an MCP server (stdio, or Streamable HTTP on this machine). */
 export const mcp: Command = {
@@ -10,7 +11,7 @@ export const mcp: Command = {
     "Runs an MCP server over the database: ranked recall across sessions (search_memory, with the filters of " +
     "'search'), the turns around a hit, a session's history in pages, the session list, and context blocks. " +
     "Every tool only reads unless --writes adds write_block. --owner keeps to one owner's sessions: another " +
-    "owner's are not found. Outputs are bounded, with a marker saying how to read on. By default it speaks MCP " +
+    "owner's are not found; an encrypted owner needs the app's keyring (--keyring or --master-key-file). Outputs are bounded, with a marker saying how to read on. By default it speaks MCP " +
     "on stdin/stdout (what a client starts); --http PORT serves Streamable HTTP at http://127.0.0.1:PORT/mcp " +
     "instead (0 = any free port), answering only requests addressed to a local host name. See docs/MCP.md.",
   positionals: [],
@@ -27,9 +28,10 @@ export const mcp: Command = {
   examples: [
     "agent-session mcp --db ./chat.db",
     "agent-session mcp --db ./chat.db --owner user-42 --writes",
+    "agent-session mcp --db ./chat.db --owner user-42 --keyring ./keyring.mjs",
     "agent-session mcp --db postgres://localhost/app --http 4747",
   ],
-  async run({ command, args, out, io, open, untilStopped }) {
+  async run({ command, args, out, io, open, untilStopped, keyring }) {
     const owner = ownerOption(command, args.values);
     const http =
       stringOption(args.values, "http") === undefined
@@ -38,14 +40,22 @@ export const mcp: Command = {
     if (http !== undefined && http > 65535)
       throw new UsageError("--http must be a port, at most 65535", command);
     const writes = args.values.writes === true;
-    const { store, location } = await open("read");
+    const opened = await open("read");
+    const { store, location } = opened;
+    // Every tool of an encrypted owner would fail or find nothing without the keyring: refused before serving.
+    await requireOwnerKeyring(opened, owner, keyring);
     const options = { store, writes, ...(owner === undefined ? {} : { owner }) };
     const { serveMcpStdio, startMcpHttp } = await import("../../mcp/index.js");
     const scope = `${writes ? "read-write" : "read-only"}${owner === undefined ? "" : `, owner ${owner}`}`;
     if (http === undefined) {
       // stdout carries the protocol: the note goes to stderr, which clients show in their logs.
       io.stderr.write(`agent-session MCP server on stdio for ${location} (${scope})\n`);
-      await serveMcpStdio(options, { stdin: io.stdin, stdout: io.stdout, stopped: untilStopped() });
+      await serveMcpStdio(options, {
+        stdin: io.stdin,
+        stdout: io.stdout,
+        stderr: io.stderr,
+        stopped: untilStopped(),
+      });
       return;
     }
     const server = await startMcpHttp({ ...options, port: http });

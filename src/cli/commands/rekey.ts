@@ -68,7 +68,10 @@ export const rekey: Command = {
     "agent-session rekey --db chat.db --owner user-42 --old-key-file old.key --new-key-file new.key --progress",
     "agent-session rekey --db postgres://localhost/app --owner user-42 --old-key-file old.key --new-key-file new.key",
   ],
-  async run({ command, args, db, out, io, progress, untilStopped, open }) {
+  async run({ command, args, db, out, io, progress, untilStopped, open, keyring: appKeyring }) {
+    // Its keys are the two files: an app keyring beside them would leave it unclear which key is which.
+    if (appKeyring !== undefined)
+      throw new UsageError("rekey takes its keys from --old-key-file and --new-key-file only", command);
     const owner = ownerOption(command, args.values);
     if (owner === undefined) throw new UsageError("rekey needs --owner <id>", command);
     const files = ["old-key-file", "new-key-file"].map((name) => {

@@ -2,6 +2,7 @@ import { intOption, OWNER_OPTION, ownerOption, stringOption } from "../args.js";
 import type { Command } from "../command.js";
 import { CliError, UsageError } from "../errors.js";
 import { requireOwners, requireSession } from "../inspect/sessions.js";
+import { requireOwnerKeyring } from "../keyring.js";
 import { preview, shortTime, table } from "../output.js";
 
 /** `search`: ranked recall (or an all-words search) across sessions. */
@@ -41,8 +42,9 @@ export const search: Command = {
     'agent-session search "deploy friday" --match all --role assistant --context 1',
     "agent-session search migration --session demo-deploy --branch active",
     'agent-session search "billing address" --owner user-42',
+    'agent-session search "billing address" --owner user-42 --master-key-file ./master.key',
   ],
-  async run({ command, args, out, open }) {
+  async run({ command, args, out, open, keyring }) {
     const branch = stringOption(args.values, "branch") ?? "all";
     if (branch !== "active" && branch !== "all") {
       throw new UsageError(`--branch must be "active" or "all", got ${JSON.stringify(branch)}`, command);
@@ -62,8 +64,11 @@ export const search: Command = {
       if (value !== undefined) filters[name] = value;
     }
     const owner = ownerOption(command, args.values);
-    const { store } = await open("read");
+    const opened = await open("read");
+    const { store } = opened;
     if (owner !== undefined) requireOwners(store);
+    // Without the keyring an encrypted owner's search would find nothing, which reads as "No matches.".
+    await requireOwnerKeyring(opened, owner, keyring);
     if (sessionId !== undefined) {
       const summary = await requireSession(store, sessionId);
       // Another owner's session is not found, as in the owner's view of a SessionManager.

@@ -17,7 +17,7 @@ export const MAX_VIEWER_SESSIONS = 1_000;
 /** A JSON answer of the viewer's API, or an error with its HTTP status. */
 export type ApiResult =
   | { status: 200; body: unknown }
-  | { status: 400 | 404 | 405 | 500; body: { error: { code: string; message: string } } };
+  | { status: 400 | 403 | 404 | 405 | 500; body: { error: { code: string; message: string } } };
 
 /** The viewer's read-only endpoints: every one is a GET with query parameters, answered as JSON. */
 export type ApiRoute = (store: SessionStore, query: URLSearchParams) => Promise<unknown>;
@@ -98,7 +98,16 @@ export const API_ROUTES: Record<string, ApiRoute> = {
   },
 };
 
-const STATUS: Record<string, 400 | 404> = { NOT_FOUND: 404, INVALID_ARGUMENT: 400, USAGE: 400 };
+const STATUS: Record<string, 400 | 403 | 404> = {
+  NOT_FOUND: 404,
+  INVALID_ARGUMENT: 400,
+  USAGE: 400,
+  DECRYPT_FAILED: 403,
+};
+
+/** The viewer's word for `DECRYPT_FAILED`: whoever started it can give the keyring; the page cannot. */
+const VIEWER_KEY_NEEDED =
+  "this store holds encrypted owners: restart agent-session serve with --keyring or --master-key-file";
 
 /** Runs a route and turns its errors into JSON with a status (details of unexpected errors stay on the server). */
 export async function callApi(
@@ -111,7 +120,11 @@ export async function callApi(
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const status = typeof code === "string" ? STATUS[code] : undefined;
-    if (status) return { status, body: { error: { code: String(code), message: (error as Error).message } } };
+    if (status) {
+      const { message } = error as Error;
+      const shown = code === "DECRYPT_FAILED" ? `${VIEWER_KEY_NEEDED} (${message})` : message;
+      return { status, body: { error: { code: String(code), message: shown } } };
+    }
     return {
       status: 500,
       body: { error: { code: "INTERNAL", message: (error as Error).message ?? "internal error" } },

@@ -10,11 +10,15 @@ import type {
 import { hasMessageFields } from "../../message/json.js";
 import { CliError } from "../errors.js";
 import { usageOf } from "../usage.js";
+import { Fields } from "./fields.js";
 
 /** The `format` value of the first line of every export. */
 export const EXPORT_FORMAT = "agent-session-export";
-/** The version this code writes; it reads this version and refuses newer ones. */
-export const EXPORT_VERSION = 1;
+/**
+ * The version this code writes; it reads it and every older one, and refuses newer ones. Version 2 added each
+ * session's owner and pin (version 1 files carry neither: their import warns, see `ownerless`).
+ */
+export const EXPORT_VERSION = 2;
 
 /** Record counts, as the last line of an export states them. */
 export interface ExportCounts {
@@ -28,7 +32,12 @@ export interface ExportCounts {
 /** A line of an export after validation, in the store's transfer shapes. */
 export type ExportRecord =
   | { type: "header"; version: number }
-  | { type: "session"; session: TransferSession }
+  | {
+      type: "session";
+      session: TransferSession;
+      /** A registered session whose record carries no owner and pin (written by a version 1 export). */
+      ownerless: boolean;
+    }
   | { type: "attachment"; sessionId: string; attachment: TransferAttachment }
   | { type: "message"; sessionId: string; message: TransferMessage; unreadable: boolean }
   | { type: "compaction"; sessionId: string; compaction: StoredCompaction }
@@ -87,6 +96,9 @@ export function encodeItem(sessionId: string, item: TransferItem): string {
 function encodeInfo(info: SessionInfo) {
   return {
     name: info.name,
+    // Whose session it is and whether retention keeps it: without them an owner's own view no longer finds it.
+    owner: info.owner ?? null,
+    pinned: info.pinned === true,
     parentSessionId: info.parent_session_id,
     model: info.model,
     source: info.source,
@@ -121,74 +133,14 @@ function parseObject(json: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Reads fields of one record, failing with the line number and the field's path. */
-class Fields {
-  constructor(
-    private readonly record: Record<string, unknown>,
-    private readonly line: number,
-    private readonly path = "",
-  ) {}
-
-  fail(problem: string): never {
-    throw new CliError(`line ${this.line}: ${problem}`, "INVALID_FILE");
-  }
-
-  private bad(name: string, expected: string): never {
-    return this.fail(`"${this.path}${name}" must be ${expected}`);
-  }
-
-  string(name: string, nonEmpty = false): string {
-    const value = this.record[name];
-    if (typeof value !== "string" || (nonEmpty && value.length === 0)) {
-      this.bad(name, nonEmpty ? "a non-empty string" : "a string");
-    }
-    return value;
-  }
-
-  nullableString(name: string): string | null {
-    return this.record[name] === null ? null : this.string(name);
-  }
-
-  // Canonical `toISOString()` form only: every backend stores and returns it unchanged, so re-exports match.
-  time(name: string): string {
-    const value = this.string(name);
-    const date = new Date(value);
-    if (Number.isNaN(date.getTime()) || date.toISOString() !== value) {
-      this.bad(name, "an ISO-8601 UTC timestamp like 2025-01-31T12:00:00.000Z");
-    }
-    return value;
-  }
-
-  count(name: string): number {
-    const value = this.record[name];
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-      this.bad(name, "a whole number >= 0");
-    }
-    return value;
-  }
-
-  amount(name: string): number {
-    const value = this.record[name];
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) this.bad(name, "a number >= 0");
-    return value;
-  }
-
-  object(name: string): Record<string, unknown> {
-    const value = this.record[name];
-    if (value === null || typeof value !== "object" || Array.isArray(value)) this.bad(name, "an object");
-    return value as Record<string, unknown>;
-  }
-
-  /** The fields of a nested object. */
-  nested(name: string): Fields {
-    return new Fields(this.object(name), this.line, `${this.path}${name}.`);
-  }
-}
-
-function decodeInfo(id: string, f: Fields): SessionInfo {
+/** The registry row, with its owner and pin when the record has them (`ownerless` when it has neither). */
+function decodeInfo(id: string, f: Fields): { info: SessionInfo; ownerless: boolean } {
   const r = f.nested("registry");
   const usage = r.nested("usage");
-  return {
+  const ownerless = !r.has("owner") && !r.has("pinned");
+  const owner = ownerless ? null : r.nullableString("owner");
+  const pinned = !ownerless && r.boolean("pinned");
+  const info: SessionInfo = {
     id,
     name: r.string("name"),
     parent_session_id: r.nullableString("parentSessionId"),
@@ -202,7 +154,11 @@ function decodeInfo(id: string, f: Fields): SessionInfo {
     end_reason: r.nullableString("endReason"),
     created_at: r.time("createdAt"),
     updated_at: r.time("updatedAt"),
+    // The owner is checked as `create` checks it by the import's check of the session (assertTransferHeader).
+    ...(owner === null ? {} : { owner }),
+    ...(pinned ? { pinned: true as const } : {}),
   };
+  return { info, ownerless };
 }
 
 /** Checks the first line of a file: the header of a version this code reads, or a clear "not an export". */
@@ -255,8 +211,12 @@ function decodeRecord(text: string, line: number): ExportRecord {
     }
     case "session": {
       const id = f.string("id");
-      const info = record.registry === null ? null : decodeInfo(id, f);
-      return { type: "session", session: { id, leafId: f.nullableString("leaf"), info } };
+      const registry = record.registry === null ? null : decodeInfo(id, f);
+      return {
+        type: "session",
+        session: { id, leafId: f.nullableString("leaf"), info: registry?.info ?? null },
+        ownerless: registry?.ownerless ?? false,
+      };
     }
     case "message": {
       const base = { id: f.string("id", true), parentId: f.nullableString("parent"), role: f.string("role") };

@@ -20,6 +20,11 @@ export interface ImportSummary {
   compactions: ImportCounts;
   /** Blocks and entries. */
   rows: ImportCounts;
+  /**
+   * Registered sessions whose record carried no owner and no pin (a version 1 export): imported without an owner,
+   * unpinned, so an owner's view does not find them and retention does not keep them.
+   */
+  ownerless: number;
   /** With a plan (`--skip-unreadable`): what was left out, per session that lost something. */
   unreadable?: UnreadableSkipped[];
 }
@@ -156,6 +161,7 @@ export async function readImport(
     messages: { inserted: 0, skipped: 0 },
     compactions: { inserted: 0, skipped: 0 },
     rows: { inserted: 0, skipped: 0 },
+    ownerless: 0,
   };
   if (plan) summary.unreadable = [];
   if (!(await records.next())) throw new CliError("the file is empty", "INVALID_FILE");
@@ -170,6 +176,7 @@ export async function readImport(
         );
         if (skipped.messages + skipped.overlays > 0) summary.unreadable?.push(skipped);
         summary.sessions.read++;
+        if (record.ownerless) summary.ownerless++;
         if (result.registered) summary.sessions.registered++;
         add(summary.messages, result.messages);
         add(summary.compactions, result.compactions);
