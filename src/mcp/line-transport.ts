@@ -47,7 +47,9 @@ export class LineTransport implements Transport {
     this.max = options.maxLineBytes ?? MAX_STDIO_LINE_BYTES;
   }
 
-  private readonly onData = (chunk: Buffer) => {
+  // A stream given an encoding emits strings: taken back to bytes, since the limit counts bytes.
+  private readonly onData = (data: unknown) => {
+    const chunk = Buffer.isBuffer(data) ? data : Buffer.from(String(data), "utf8");
     let start = 0;
     for (let end = chunk.indexOf(10, start); end !== -1; end = chunk.indexOf(10, start)) {
       this.take(chunk.subarray(start, end));
@@ -57,7 +59,8 @@ export class LineTransport implements Transport {
     if (start < chunk.length) this.take(chunk.subarray(start));
   };
 
-  private readonly onError = (error: Error) => this.onerror?.(error);
+  private readonly onError = (error: unknown) =>
+    this.onerror?.(error instanceof Error ? error : new Error(String(error)));
 
   async start(): Promise<void> {
     this.input.on("data", this.onData);
@@ -128,7 +131,7 @@ export class LineTransport implements Transport {
   private write(json: string): Promise<void> {
     return new Promise((resolve) => {
       if (this.output.write(`${json}\n`)) resolve();
-      else this.output.once("drain", resolve);
+      else this.output.once("drain", () => resolve());
     });
   }
 

@@ -1,7 +1,7 @@
 // What the stdio server needs of its streams, stated here rather than as Node's `Readable`/`Writable` so that the
 // shipped declarations need no `@types/node` (a TypeScript 7 app loads none unless it asks).
 
-type Listener = (...args: never[]) => void;
+type Listener = (...args: unknown[]) => void;
 
 /** What the stdio server needs of `stdin` (a Node `Readable`, e.g. `process.stdin`). */
 export interface StdioInput {

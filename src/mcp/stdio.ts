@@ -1,8 +1,8 @@
 import { importOptional } from "../runtime/load.js";
 import { LineTransport } from "./line-transport.js";
 import type { McpServerOptions } from "./options.js";
-import type { StdioInput, StdioOutput } from "./stdio-streams.js";
 import { createMcpServer } from "./server.js";
+import type { StdioInput, StdioOutput } from "./stdio-streams.js";
 
 export type { StdioInput, StdioOutput } from "./stdio-streams.js";
 
