@@ -1,5 +1,7 @@
 // The quick-start demo: a conversation with a regenerated answer (two branches) on the embedded SQLite default.
-// Run with `npm run demo`; it writes ./agent-session-demo.db and can be run again (appends are idempotent per id).
+// Run with `npm run demo`; it writes ./agent-session.db, the CLI's default database (so `npm run cli -- tree demo`
+// reads it, and the CLI's own `demo` command adds its sessions beside it), and can be run again (appends are
+// idempotent per id).
 import { Session, type SessionMessage } from "../src/index.js";
 
 const text = (id: string, role: string, body: string): SessionMessage => ({
@@ -8,7 +10,7 @@ const text = (id: string, role: string, body: string): SessionMessage => ({
   parts: [{ type: "text", text: body }],
 });
 
-const session = Session.create("./agent-session-demo.db").forSession("demo");
+const session = Session.create("./agent-session.db").forSession("demo");
 
 await session.appendMessage(
   text("u1", "user", "We need to ship the deployment before Friday. What could go wrong?"),
@@ -45,8 +47,8 @@ for (const query of ["deploy friday", '"database migration"']) {
 }
 
 await session.close();
-console.log("\nStored in ./agent-session-demo.db — run `npm run demo` again: appends are idempotent per id.");
+console.log("\nStored in ./agent-session.db — run `npm run demo` again: appends are idempotent per id.");
 // The commands of a checkout (`agent-session` is on PATH only where the package is installed).
 console.log(
-  "Look inside: npm run cli -- tree demo --db ./agent-session-demo.db  (or: npm run cli -- serve --db …)",
+  "Look inside: npm run cli -- tree demo  (or: npm run cli -- serve; the CLI's default database is this file)",
 );

@@ -87,6 +87,14 @@ try {
     app ??= dir;
   }
 
+  step("the README's first example type-checks under strict");
+  const first = join(app, "first-session");
+  mkdirSync(first);
+  writeFileSync(join(first, "app.ts"), readmeExample("## Your first session"));
+  const firstProblems = typeCheck(first, app);
+  if (firstProblems.length > 0)
+    throw new Error(`the README's first example does not compile:\n${firstProblems.join("\n")}`);
+
   step("a CommonJS app requires every entry point and type-checks");
   const cjs = join(app, "cjs");
   mkdirSync(cjs);
@@ -292,6 +300,15 @@ const contracts = () => {
 };
 export const used = [session, manager, loadChat, turn, remembering, agent, openai, postgres, utils, contracts];
 `;
+}
+
+/** The first TypeScript block under a README heading, as a user copies it. */
+function readmeExample(heading) {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf(`\n${heading}\n`)))?.[1];
+  if (!readme.includes(`\n${heading}\n`) || block === undefined)
+    throw new Error(`README.md has no TypeScript block under ${JSON.stringify(heading)}`);
+  return block;
 }
 
 /** A CommonJS app's source: TypeScript compiles its imports to require() calls of the ESM package. */

@@ -39,6 +39,7 @@ export {
 } from "./context/types.js";
 export type { AttachmentCapableStore, AttachmentStats, AttachmentStore } from "./contract/attachments.js";
 export { hasAttachmentStore } from "./contract/attachments.js";
+export type { ChatMessage, ChatMessagePart } from "./contract/chat-message.js";
 export type { BlockStore, ContextCapableStore, EntryHit, EntryStore } from "./contract/context.js";
 export { hasContextStorage } from "./contract/context.js";
 export {

@@ -54,12 +54,21 @@ function answer(prompt: Prompt, call: number): StreamPart[] {
  */
 export function mockChatModel(): MockLanguageModelV3 {
   let calls = 0;
-  return new MockLanguageModelV3({
-    doStream: async ({ prompt }) => ({
-      stream: simulateReadableStream({
-        chunks: [{ type: "stream-start", warnings: [] }, ...answer(prompt, ++calls)],
-        chunkDelayInMs: /slowly/i.test(lastUserText(prompt)) ? 100 : 15,
-      }),
-    }),
+  const model: MockLanguageModelV3 = new MockLanguageModelV3({
+    doStream: async ({ prompt }) => {
+      // The mock records every call (its whole prompt) in doStreamCalls, for tests; a server under load grew by
+      // gigabytes, so only the latest few are kept.
+      model.doStreamCalls.splice(0, model.doStreamCalls.length - KEPT_CALLS);
+      return {
+        stream: simulateReadableStream({
+          chunks: [{ type: "stream-start", warnings: [] }, ...answer(prompt, ++calls)],
+          chunkDelayInMs: /slowly/i.test(lastUserText(prompt)) ? 100 : 15,
+        }),
+      };
+    },
   });
+  return model;
 }
+
+/** How many of the latest calls the mock keeps in `doStreamCalls`. */
+export const KEPT_CALLS = 10;

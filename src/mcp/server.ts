@@ -7,6 +7,7 @@ import { SessionScope } from "./scope.js";
 import { searchTool } from "./search-tool.js";
 import { listSessionsTool } from "./session-tools.js";
 import { callTool, type McpTool, type ToolContext } from "./tool.js";
+import { refuseWriteTools } from "./writes-off.js";
 
 /** Every tool, in the order clients list them; `writes` tools only when writes are enabled. */
 export const MCP_TOOLS: readonly McpTool[] = [
@@ -59,6 +60,8 @@ export async function serverFor(resolved: ResolvedOptions): Promise<McpServer> {
       (args: unknown) => callTool(tool, args, context),
     );
   }
+  if (!resolved.writes)
+    refuseWriteTools(server, new Set(MCP_TOOLS.filter((tool) => tool.writes).map((tool) => tool.name)));
   return server;
 }
 

@@ -73,6 +73,8 @@ describe("agent-session CLI", { concurrency: true }, () => {
       [["show"], /show needs <session>/],
       [["ls", "extra"], /unexpected argument "extra"/],
       [["search", "x", "--branch", "sideways"], /--branch must be "active" or "all"/],
+      [["search", "x", "--since", "yesterday"], /--since must be an ISO-8601 time .*"yesterday"/],
+      [["search", "x", "--until", "2026-13-45"], /--until must be an ISO-8601 time/],
       [["prune"], /prune needs --older-than/],
       [["prune", "--older-than", "soon"], /--older-than must look like 30d/],
       [["serve", "--port", "http"], /--port must be a whole number/],

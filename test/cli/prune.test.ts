@@ -154,6 +154,19 @@ for (const backend of backends) {
       );
     });
 
+    test("prune --older-than 0s takes every unpinned session, the one active a moment ago too", async () => {
+      const dry = await runCli(["prune", "--older-than", "0s", "--dry-run", "--json", ...target]);
+      assert.equal(dry.code, 0, dry.stderr);
+      assert.deepEqual(
+        parseJson<PruneJson>(dry).sessions.map((s) => s.id),
+        ["u2"],
+        "b2 is pinned",
+      );
+      const bad = await runCli(["prune", "--older-than", "-1s", ...target]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--older-than must look like 30d/);
+    });
+
     test("prune refuses a bad --keep-newest or --owner", async () => {
       const bad = await runCli(["prune", "--older-than", "30d", "--keep-newest", "-1", ...target]);
       assert.equal(bad.code, 2);

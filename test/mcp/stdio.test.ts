@@ -43,7 +43,10 @@ describe("agent-session mcp over stdio (read-only, unscoped)", () => {
   test("write_block is refused as a tool error without --writes", async () => {
     const result = await call(client, "write_block", { session: "demo-deploy", label: "x", content: "y" });
     assert.equal(result.isError, true);
-    assert.match(result.text, /write_block/);
+    assert.match(result.text, /^Error: write_block changes the store.*start it with --writes/);
+    const unknown = await call(client, "no_such_tool", {});
+    assert.equal(unknown.isError, true);
+    assert.match(unknown.text, /Tool no_such_tool not found/, "other names keep the SDK's answer");
   });
 
   test("search, then the turns around the hit, then the session paged", async () => {

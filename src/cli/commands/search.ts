@@ -61,7 +61,14 @@ export const search: Command = {
     const filters: Record<string, string> = {};
     for (const name of ["role", "since", "until"] as const) {
       const value = stringOption(args.values, name);
-      if (value !== undefined) filters[name] = value;
+      if (value === undefined) continue;
+      // Checked here too (the store would refuse it as INVALID_ARGUMENT, exit 1): a bad time is a usage error.
+      if (name !== "role" && !Number.isFinite(Date.parse(value)))
+        throw new UsageError(
+          `--${name} must be an ISO-8601 time (e.g. 2026-01-31 or 2026-01-31T09:00:00Z), got ${JSON.stringify(value)}`,
+          command,
+        );
+      filters[name] = value;
     }
     const owner = ownerOption(command, args.values);
     const opened = await open("read");

@@ -63,7 +63,10 @@ export function reclaimSpace(store: SessionStore, location: string): Reclaim {
   return { method: "none", bytesBefore: null, bytesAfter: null };
 }
 
-/** Milliseconds of a duration like `30d`, `12h`, `90m`, `2w` or `45s`; null when it is not one. */
+/**
+ * Milliseconds of a duration like `30d`, `12h`, `90m`, `2w` or `45s`; null when it is not one. `0s` is one, as
+ * `maxAgeMs: 0` is for the library: every unpinned session inactive since now.
+ */
 export function parseDuration(text: string): number | null {
   const match = /^(\d+)(s|m|h|d|w)$/.exec(text.trim());
   if (!match) return null;
@@ -71,5 +74,5 @@ export function parseDuration(text: string): number | null {
     match[2] as "s" | "m" | "h" | "d" | "w"
   ];
   const ms = Number(match[1]) * unit;
-  return ms > 0 && Number.isSafeInteger(ms) ? ms : null;
+  return Number.isSafeInteger(ms) ? ms : null;
 }

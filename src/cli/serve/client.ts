@@ -16,6 +16,9 @@ export const CLIENT_SCRIPT = `
   var $ = function (id) { return document.getElementById(id); };
   // The page's own ?owner= goes with every request: the list, the search, each session's routes (another's: 404).
   var owner = new URLSearchParams(location.search).get("owner");
+  // ?live=0 opens no event stream: headless Chromium's --virtual-time-budget waits for open connections, so a
+  // screenshot for documentation or CI never ends while one is open.
+  var liveOff = new URLSearchParams(location.search).get("live") === "0";
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -191,7 +194,7 @@ export const CLIENT_SCRIPT = `
   var live = { source: null, following: true, timer: null, written: false };
   function follow(id) {
     if (live.source) live.source.close();
-    if (typeof EventSource !== "function") return;
+    if (liveOff || typeof EventSource !== "function") return;
     live.source = new EventSource("/api/events?session=" + encodeURIComponent(id) + (owner ? "&owner=" + encodeURIComponent(owner) : ""));
     live.source.onmessage = function () {
       live.written = true;
