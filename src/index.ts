@@ -39,8 +39,15 @@ export {
 } from "./context/types.js";
 export type { AttachmentCapableStore, AttachmentStats, AttachmentStore } from "./contract/attachments.js";
 export { hasAttachmentStore } from "./contract/attachments.js";
-export type { BlockStore, ContextCapableStore, EntryHit, EntryStore } from "./contract/context.js";
-export { hasContextStorage } from "./contract/context.js";
+export type {
+  BlockStore,
+  ContextCapableStore,
+  ContextRecord,
+  EntryHit,
+  EntryStore,
+  RecordedBlockStore,
+} from "./contract/context.js";
+export { hasContextStorage, hasRecords } from "./contract/context.js";
 export {
   type ChangeEvent,
   type ChangeListener,
