@@ -7,7 +7,9 @@
  * other row stays unrecorded: owner-scoped tools never reach it, and no erasure removes it by record.
  */
 import type { ContextRecord } from "../contract/context.js";
+import type { TransferRow } from "../contract/transfer.js";
 import { memoryDirectoryKey } from "./block-keys.js";
+import { parseRecord } from "./records.js";
 
 /** Prefixes of the library's own per-session rows (session/context.ts, agent/storage/mapping.ts, the memory tool). */
 const SESSION_PREFIXES = ["_system_prompt_", "_agent_state_", memoryDirectoryKey("session", "")];
@@ -46,4 +48,35 @@ export function legacyRecord(
   const named = ids.filter((id) => sessions.has(id));
   if (named.length !== 1 || ids.some((id) => owners.has(id))) return undefined;
   return { sessionId: named[0]! };
+}
+
+/** Which of some ids are stored sessions, and which are owners of registered sessions. */
+export interface KnownIds {
+  sessions: ReadonlySet<string>;
+  owners: ReadonlySet<string>;
+}
+
+/** The name a row's record is read from by the legacy rule: a block's key, an entry's label. */
+function nameOf(row: TransferRow): string {
+  return row.kind === "block" ? row.key : row.label;
+}
+
+/** The ids an import must look up for the rows that carry no record ({@link rowRecord}). */
+export function idsToKnow(rows: readonly TransferRow[]): string[] {
+  const bare = rows.filter((row) => row.sessionId === undefined && row.owner === undefined);
+  return [...new Set(bare.map(nameOf).flatMap(candidateIds))];
+}
+
+/**
+ * The record of an imported row: the one it carries (checked, `INVALID_ARGUMENT` when malformed), else the legacy
+ * rule's ({@link legacyRecord}), with `known` read after the import's sessions are stored.
+ */
+export function rowRecord(row: TransferRow, known: KnownIds): ContextRecord | undefined {
+  const { sessionId, owner } = row;
+  if (sessionId === undefined && owner === undefined) {
+    return legacyRecord(nameOf(row), known.sessions, known.owners);
+  }
+  const given =
+    sessionId === undefined ? { owner } : owner === undefined ? { sessionId } : { sessionId, owner };
+  return parseRecord(given, "row");
 }

@@ -235,13 +235,15 @@ export class MemoryEntryStore extends StoreEntries {
     return this.labels.get(label)?.has(key) ?? false;
   }
 
-  /** Every entry as `{ label, key, content }`, in the order they were first written (for transfer export). */
-  list(): { label: string; key: string; content: string }[] {
+  /** Every entry as `{ label, key, content }` and its record, in the order they were first written (for export). */
+  list(): ({ label: string; key: string; content: string } & Partial<
+    Record<"sessionId" | "owner", string>
+  >)[] {
     this.open();
     return [...this.labels]
       .flatMap(([label, entries]) => [...entries].map(([key, entry]) => ({ label, key, entry })))
       .sort((a, b) => a.entry.seq - b.entry.seq)
-      .map(({ label, key, entry }) => ({ label, key, content: entry.content }));
+      .map(({ label, key, entry }) => ({ label, key, content: entry.content, ...entry.record }));
   }
 
   protected async writeDeleteEntries(label: string): Promise<void> {

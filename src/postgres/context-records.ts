@@ -112,24 +112,7 @@ async function backfill(query: Query, t: Tables, table: string, column: string):
     ).map((r) => r.name);
     if (names.length === 0) return;
     after = names[names.length - 1]!;
-    const ids = [...new Set(names.flatMap(candidateIds))];
-    const sessions = new Set(
-      (
-        await query<{ id: string }>(
-          `SELECT id FROM ${t.sessions} WHERE id = ANY($1::text[])
-           UNION SELECT session_id FROM ${t.heads} WHERE session_id = ANY($1::text[])`,
-          [ids],
-        )
-      ).map((r) => r.id),
-    );
-    const owners = new Set(
-      (
-        await query<{ owner: string }>(
-          `SELECT DISTINCT owner FROM ${t.sessions} WHERE owner = ANY($1::text[])`,
-          [ids],
-        )
-      ).map((r) => r.owner),
-    );
+    const { sessions, owners } = await knownIds(query, t, [...new Set(names.flatMap(candidateIds))]);
     for (const name of names) {
       const record = legacyRecord(name, sessions, owners);
       if (!record) continue;
@@ -139,4 +122,23 @@ async function backfill(query: Query, t: Tables, table: string, column: string):
       ]);
     }
   }
+}
+
+/** Which of `ids` are stored sessions (registered or holding a head), and which are owners of registered ones. */
+export async function knownIds(
+  query: Query,
+  t: Tables,
+  ids: readonly string[],
+): Promise<{ sessions: Set<string>; owners: Set<string> }> {
+  if (ids.length === 0) return { sessions: new Set(), owners: new Set() };
+  const sessions = await query<{ id: string }>(
+    `SELECT id FROM ${t.sessions} WHERE id = ANY($1::text[])
+     UNION SELECT session_id FROM ${t.heads} WHERE session_id = ANY($1::text[])`,
+    [ids],
+  );
+  const owners = await query<{ owner: string }>(
+    `SELECT DISTINCT owner FROM ${t.sessions} WHERE owner = ANY($1::text[])`,
+    [ids],
+  );
+  return { sessions: new Set(sessions.map((r) => r.id)), owners: new Set(owners.map((r) => r.owner)) };
 }

@@ -88,23 +88,28 @@ function backfill(
 ): void {
   for (let at = 0; at < names.length; at += BATCH) {
     const batch = names.slice(at, at + BATCH);
-    const ids = JSON.stringify([...new Set(batch.flatMap(candidateIds))]);
-    const sessions = new Set(
-      driver.column<string>(
-        `SELECT value FROM json_each(?) WHERE value IN (SELECT id FROM agent_sessions)
-           OR value IN (SELECT session_id FROM agent_session_heads)`,
-        [ids],
-      ),
-    );
-    const owners = new Set(
-      driver.column<string>(
-        "SELECT value FROM json_each(?) WHERE value IN (SELECT owner FROM agent_sessions WHERE owner IS NOT NULL)",
-        [ids],
-      ),
-    );
+    const { sessions, owners } = knownIds(driver, [...new Set(batch.flatMap(candidateIds))]);
     for (const name of batch) {
       const record = legacyRecord(name, sessions, owners);
       if (record) write(name, recordParams(record));
     }
   }
+}
+
+/** Which of `ids` are stored sessions (registered or holding a head), and which are owners of registered ones. */
+export function knownIds(
+  driver: SqlDriver,
+  ids: readonly string[],
+): { sessions: Set<string>; owners: Set<string> } {
+  const json = JSON.stringify(ids);
+  const sessions = driver.column<string>(
+    `SELECT value FROM json_each(?) WHERE value IN (SELECT id FROM agent_sessions)
+       OR value IN (SELECT session_id FROM agent_session_heads)`,
+    [json],
+  );
+  const owners = driver.column<string>(
+    "SELECT value FROM json_each(?) WHERE value IN (SELECT owner FROM agent_sessions WHERE owner IS NOT NULL)",
+    [json],
+  );
+  return { sessions: new Set(sessions), owners: new Set(owners) };
 }
