@@ -104,8 +104,9 @@ export async function eraseOwnerOf<M extends SessionMessage>(
 
 /**
  * Removes what the owner keeps outside its sessions: every block and entry recorded as the owner's (its memory-tool
- * directory, an app's owner-level blocks written with `{ owner }`), and the directory's key on a store without
- * records. How many blocks and entries were stored.
+ * directory, an app's owner-level blocks written with `{ owner }`), and its memory-tool directory's key however it
+ * was written (the key is the library's own, `_memories_owner_<owner>`: it names no one else). How many blocks and
+ * entries were stored.
  */
 async function eraseOwnerBlocks<M extends SessionMessage>(
   state: ManagerState<M>,
@@ -113,11 +114,13 @@ async function eraseOwnerBlocks<M extends SessionMessage>(
 ): Promise<{ blocks: number; entries: number }> {
   if (!hasContextStorage(state.store)) return { blocks: 0, entries: 0 };
   const blocks = state.store.blocks;
-  if (hasRecords(blocks)) return blocks.deleteRecorded({ owner });
+  const counts = hasRecords(blocks) ? await blocks.deleteRecorded({ owner }) : { blocks: 0, entries: 0 };
   const key = memoryDirectoryKey("owner", owner);
-  const stored = (await blocks.getBlock(key)) !== null;
-  if (stored) await blocks.deleteBlocks([key]);
-  return { blocks: stored ? 1 : 0, entries: 0 };
+  if ((await blocks.getBlock(key)) !== null) {
+    await blocks.deleteBlocks([key]);
+    counts.blocks++;
+  }
+  return counts;
 }
 
 /** `manager.delete(id)`: the session's rows and registry row; true when it was registered. */
