@@ -40,8 +40,15 @@ export {
 export type { AttachmentCapableStore, AttachmentStats, AttachmentStore } from "./contract/attachments.js";
 export { hasAttachmentStore } from "./contract/attachments.js";
 export type { ChatMessage, ChatMessagePart } from "./contract/chat-message.js";
-export type { BlockStore, ContextCapableStore, EntryHit, EntryStore } from "./contract/context.js";
-export { hasContextStorage } from "./contract/context.js";
+export type {
+  BlockStore,
+  ContextCapableStore,
+  ContextRecord,
+  EntryHit,
+  EntryStore,
+  RecordedBlockStore,
+} from "./contract/context.js";
+export { hasContextStorage, hasRecords } from "./contract/context.js";
 export {
   type ChangeEvent,
   type ChangeListener,

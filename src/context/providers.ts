@@ -3,7 +3,7 @@
  * (`src/sqlite/reference.ts`, `src/postgres/reference.ts`) are these over that backend's shared store.
  */
 
-import type { BlockStore, EntryStore } from "../contract/context.js";
+import type { BlockStore, ContextRecord, EntryStore } from "../contract/context.js";
 import { SessionError } from "../errors.js";
 import { formatEntryHits, type ToolOutputLimits } from "./output.js";
 import type { SearchProvider, WritableContextProvider } from "./types.js";
@@ -18,13 +18,18 @@ function named(name: string | undefined, path: string, refusal: string): string 
   return name;
 }
 
-/** A writable block stored as one row of a {@link BlockStore} under `key` (the block label when omitted). */
+/**
+ * A writable block stored as one row of a {@link BlockStore} under `key` (the block label when omitted). `record`:
+ * whose the row is (a session's or an owner's, contract/context.ts ContextRecord), stored with its first write so
+ * erasure finds it and tools attribute it by record, not by the key's text.
+ */
 export class BlockContextProvider implements WritableContextProvider {
   private key: string | undefined;
 
   constructor(
     private readonly store: BlockStore,
     key?: string,
+    private readonly record?: ContextRecord,
   ) {
     this.key = key;
   }
@@ -43,19 +48,24 @@ export class BlockContextProvider implements WritableContextProvider {
   }
 
   async set(content: string): Promise<void> {
-    await this.store.setBlock(this.requireKey(), content);
+    if (this.record === undefined) await this.store.setBlock(this.requireKey(), content);
+    else await this.store.setBlock(this.requireKey(), content, this.record);
   }
 }
 
 export { formatEntryHits };
 
-/** A searchable block over an {@link EntryStore}: entries are keyed, indexed for full-text search, per label. */
+/**
+ * A searchable block over an {@link EntryStore}: entries are keyed, indexed for full-text search, per label.
+ * `record`: whose its entries are, as a {@link BlockContextProvider}'s block.
+ */
 export class EntrySearchProvider implements SearchProvider {
   private label: string | undefined;
 
   constructor(
     private readonly entries: EntryStore,
     label?: string,
+    private readonly record?: ContextRecord,
   ) {
     this.label = label;
   }
@@ -83,6 +93,7 @@ export class EntrySearchProvider implements SearchProvider {
   }
 
   async set(key: string, content: string): Promise<void> {
-    await this.entries.setEntry(this.requireLabel(), key, content);
+    if (this.record === undefined) await this.entries.setEntry(this.requireLabel(), key, content);
+    else await this.entries.setEntry(this.requireLabel(), key, content, this.record);
   }
 }

@@ -6,7 +6,7 @@
  * only the primitives. Here rather than in `store/`: the ranking lives in `search/`, which builds on `store/`.
  */
 
-import type { BlockStore, EntryHit, EntryStore } from "../contract/context.js";
+import type { BlockStore, ContextRecord, EntryHit, EntryStore } from "../contract/context.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { perTermCap, rankEntries, recallTerms } from "../search/rank.js";
@@ -19,6 +19,7 @@ import {
   lookupKeys,
 } from "../store/keys.js";
 import { SEARCH_CANDIDATES, searchLimit } from "../store/limits.js";
+import { parseRecord } from "./records.js";
 
 /** The base of this package's block stores (see the module comment). */
 export abstract class StoreBlocks implements BlockStore {
@@ -26,15 +27,31 @@ export abstract class StoreBlocks implements BlockStore {
   protected abstract assertOpen(): void;
   /** The content of a lookup-able key, or null. */
   protected abstract readBlock(key: string): Promise<string | null>;
-  /** Inserts or replaces a validated block. */
-  protected abstract writeBlock(key: string, content: string): Promise<void>;
+  /**
+   * Inserts or replaces a validated block. `record`: whose it is, stored when the row is new or has none (a
+   * recorded row keeps its record).
+   */
+  protected abstract writeBlock(
+    key: string,
+    content: string,
+    record: ContextRecord | undefined,
+  ): Promise<void>;
   /**
    * Writes a validated block only when its stored content is `expected` (null: no row), atomically with the
-   * comparison; true when it wrote.
+   * comparison; true when it wrote. `record` as in writeBlock.
    */
-  protected abstract writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean>;
+  protected abstract writeBlockIf(
+    key: string,
+    expected: string | null,
+    next: string,
+    record: ContextRecord | undefined,
+  ): Promise<boolean>;
   /** Deletes the blocks of lookup-able keys (at least one). */
   protected abstract writeDeleteBlocks(keys: string[]): Promise<void>;
+  /** The keys of the blocks recorded so, in UTF-8 byte order. */
+  protected abstract readRecordedKeys(record: ContextRecord): Promise<string[]>;
+  /** Deletes the blocks and entries recorded so; how many of each. */
+  protected abstract writeDeleteRecorded(record: ContextRecord): Promise<{ blocks: number; entries: number }>;
 
   async getBlock(key: string): Promise<string | null> {
     if (!isBlockKey(key)) return null;
@@ -42,19 +59,38 @@ export abstract class StoreBlocks implements BlockStore {
     return this.readBlock(key);
   }
 
-  async setBlock(key: string, content: string): Promise<void> {
+  async setBlock(key: string, content: string, record?: ContextRecord): Promise<void> {
     assertBlockKey(key);
     assertContent(content);
+    const owner = parseRecord(record);
     this.assertOpen();
-    await this.writeBlock(key, content);
+    await this.writeBlock(key, content, owner);
   }
 
-  async setBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
+  async setBlockIf(
+    key: string,
+    expected: string | null,
+    next: string,
+    record?: ContextRecord,
+  ): Promise<boolean> {
     assertBlockKey(key);
     if (expected !== null) assertContent(expected, "expected");
     assertContent(next);
+    const owner = parseRecord(record);
     this.assertOpen();
-    return this.writeBlockIf(key, expected, next);
+    return this.writeBlockIf(key, expected, next, owner);
+  }
+
+  async recordedKeys(record: ContextRecord): Promise<string[]> {
+    const owner = parseRecord(record ?? null) as ContextRecord;
+    this.assertOpen();
+    return this.readRecordedKeys(owner);
+  }
+
+  async deleteRecorded(record: ContextRecord): Promise<{ blocks: number; entries: number }> {
+    const owner = parseRecord(record ?? null) as ContextRecord;
+    this.assertOpen();
+    return this.writeDeleteRecorded(owner);
   }
 
   async deleteBlocks(keys: readonly string[]): Promise<void> {
@@ -80,8 +116,13 @@ export abstract class StoreEntries implements EntryStore {
 
   /** Throws `CLOSED` once the store is closed (a backend whose every statement refuses by then does nothing). */
   protected abstract assertOpen(): void;
-  /** Inserts or replaces a validated entry. */
-  protected abstract writeEntry(label: string, key: string, content: string): Promise<void>;
+  /** Inserts or replaces a validated entry; `record` as a block's (StoreBlocks.writeBlock). */
+  protected abstract writeEntry(
+    label: string,
+    key: string,
+    content: string,
+    record: ContextRecord | undefined,
+  ): Promise<void>;
   /**
    * Each term's newest matches of the label, at most `cap` per term; undefined when no entry matches (a
    * backend may then skip its other reads).
@@ -98,12 +139,13 @@ export abstract class StoreEntries implements EntryStore {
   /** Deletes every entry of a lookup-able label. */
   protected abstract writeDeleteEntries(label: string): Promise<void>;
 
-  async setEntry(label: string, key: string, content: string): Promise<void> {
+  async setEntry(label: string, key: string, content: string, record?: ContextRecord): Promise<void> {
     assertStoredKey(label, "A label", "label");
     assertStoredKey(key, "An entry key");
     assertContent(content);
+    const owner = parseRecord(record);
     this.assertOpen();
-    await this.writeEntry(label, key, content);
+    await this.writeEntry(label, key, content, owner);
   }
 
   async searchEntries(label: string, query: string, limit?: number): Promise<EntryHit[]> {

@@ -41,10 +41,19 @@ export type TransferItem =
   | { kind: "message"; message: TransferMessage }
   | { kind: "compaction"; compaction: StoredCompaction };
 
+/**
+ * Whose a transferred block or entry is (context.ts ContextRecord): at most one of the two. A row without either is
+ * given one on import where the old suffix rule is unambiguous, as migration 22 gave the rows stored before it.
+ */
+export interface TransferRecord {
+  sessionId?: string;
+  owner?: string;
+}
+
 /** One store-wide row: a context block (cached prompts included) or a searchable entry of a search block. */
 export type TransferRow =
-  | { kind: "block"; key: string; content: string }
-  | { kind: "entry"; label: string; key: string; content: string };
+  | ({ kind: "block"; key: string; content: string } & TransferRecord)
+  | ({ kind: "entry"; label: string; key: string; content: string } & TransferRecord);
 
 /** How many rows an import wrote and how many it found already present (ids are the identity). */
 export interface ImportCounts {

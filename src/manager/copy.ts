@@ -40,7 +40,7 @@ export async function copyBlocks(
     // A block whose key is another session's (block-keys.ts) is not the source's to copy.
     if (foreignBlockKey(labels, label, from) || foreignBlockKey(labels, label, to)) continue;
     const content = await store.blocks.getBlock(blockKey(label, from));
-    if (content !== null) await store.blocks.setBlock(blockKey(label, to), content);
+    if (content !== null) await store.blocks.setBlock(blockKey(label, to), content, { sessionId: to });
   }
 }
 

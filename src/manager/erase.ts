@@ -6,7 +6,7 @@
  */
 
 import { memoryDirectoryKey } from "../context/block-keys.js";
-import { hasContextStorage } from "../contract/context.js";
+import { hasContextStorage, hasRecords } from "../contract/context.js";
 import type { SessionMessage } from "../contract/message.js";
 import type { SessionInfo, SessionRegistry } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
@@ -68,8 +68,8 @@ export async function eraseSessionOf<M extends SessionMessage>(
 }
 
 /**
- * `manager.eraseOwner(owner)`: every session registered with the owner, and its memory-tool directory; `NOT_FOUND`
- * when it has neither.
+ * `manager.eraseOwner(owner)`: every session registered with the owner, and the blocks and entries recorded as the
+ * owner's (its memory-tool directory among them); `NOT_FOUND` when it has neither.
  */
 export async function eraseOwnerOf<M extends SessionMessage>(
   state: ManagerState<M>,
@@ -89,27 +89,38 @@ export async function eraseOwnerOf<M extends SessionMessage>(
       addCounts(receipt, counts);
     }
   }
-  receipt.blocks += await eraseOwnerBlocks(state, owner);
+  const own = await eraseOwnerBlocks(state, owner);
+  receipt.blocks += own.blocks;
+  receipt.entries += own.entries;
   // Crypto-shredding, after the rows are gone: with the key, no copy of the store (a backup taken before) can be
   // read for this owner again. Also when no session was left, so an erasure that stopped after its last session
   // destroys the key when run again.
   await state.store.registry.forgetKey?.(owner);
-  if (receipt.sessionIds.length === 0 && receipt.blocks === 0) {
+  if (receipt.sessionIds.length === 0 && own.blocks + own.entries === 0) {
     throw new SessionError("NOT_FOUND", `Owner "${owner}" has no sessions`);
   }
   return receipt;
 }
 
-/** Removes what the owner keeps outside its sessions (its memory-tool directory); how many blocks were stored. */
+/**
+ * Removes what the owner keeps outside its sessions: every block and entry recorded as the owner's (its memory-tool
+ * directory, an app's owner-level blocks written with `{ owner }`), and its memory-tool directory's key however it
+ * was written (the key is the library's own, `_memories_owner_<owner>`: it names no one else). How many blocks and
+ * entries were stored.
+ */
 async function eraseOwnerBlocks<M extends SessionMessage>(
   state: ManagerState<M>,
   owner: string,
-): Promise<number> {
-  if (!hasContextStorage(state.store)) return 0;
+): Promise<{ blocks: number; entries: number }> {
+  if (!hasContextStorage(state.store)) return { blocks: 0, entries: 0 };
+  const blocks = state.store.blocks;
+  const counts = hasRecords(blocks) ? await blocks.deleteRecorded({ owner }) : { blocks: 0, entries: 0 };
   const key = memoryDirectoryKey("owner", owner);
-  const stored = (await state.store.blocks.getBlock(key)) !== null;
-  if (stored) await state.store.blocks.deleteBlocks([key]);
-  return stored ? 1 : 0;
+  if ((await blocks.getBlock(key)) !== null) {
+    await blocks.deleteBlocks([key]);
+    counts.blocks++;
+  }
+  return counts;
 }
 
 /** `manager.delete(id)`: the session's rows and registry row; true when it was registered. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { blockKey } from "../context/block-keys.js";
 import { blockLabel } from "../context/options-schema.js";
 import { documentPart } from "../context/output.js";
-import { hasContextStorage } from "../contract/context.js";
-import { hasTransfer } from "../contract/transfer.js";
+import { hasConditionalWrite, hasContextStorage } from "../contract/context.js";
 import { SessionError } from "../errors.js";
 import { parseInput } from "../schema/parse.js";
 import { boundedBlocks } from "./render.js";
@@ -73,7 +73,7 @@ export const writeBlockTool: McpTool<typeof writeSchema> = {
   schema: writeSchema,
   writes: true,
   async run(args, context) {
-    const blocks = blocksOf(context);
+    blocksOf(context);
     parseInput(z.object({ label: blockLabel }), { label: args.label });
     if (args.label.includes("_")) {
       throw refused(
@@ -89,12 +89,53 @@ export const writeBlockTool: McpTool<typeof writeSchema> = {
         { issues: [{ path: "content", rule: "range" }] },
       );
     }
-    const key = await context.scope.blockKey(args.session, args.label);
-    if (key === null) throw notFound(args.session, args.label); // unreachable: a label without "_" owns its key
-    await blocks.setBlock(key, args.content);
+    await writeOwnBlock(context, args.session, args.label, args.content);
     return `Stored block ${JSON.stringify(args.label)} of session ${JSON.stringify(args.session)} (${args.content.length} characters).`;
   },
 };
+
+/**
+ * Writes block `label` of `session` as that session's: over its own recorded row, or as a new row recorded for it.
+ * A row under the key that is not the session's (an owner's `profile_bob`, an unrecorded row, another session's) is
+ * never written: `CONFLICT`, whatever the scope. On a store without records, only unscoped, by the suffix rule.
+ */
+async function writeOwnBlock(
+  context: ToolContext,
+  session: string,
+  name: string,
+  content: string,
+): Promise<void> {
+  const blocks = blocksOf(context);
+  const { scope } = context;
+  const own = await scope.blockKey(session, name);
+  if (!scope.recorded) {
+    if (scope.owner !== undefined) {
+      throw new SessionError(
+        "UNSUPPORTED",
+        `the ${context.store.backend} store does not record whose blocks are, so none is written for an owner`,
+      );
+    }
+    await blocks.setBlock(blockKey(name, session), content);
+    return;
+  }
+  const record = { sessionId: session };
+  if (own !== null) return blocks.setBlock(own, content, record);
+  const key = blockKey(name, session);
+  // Created only when absent, atomically where the store can: a row under the key stays whoever's it is.
+  let created: boolean;
+  if (hasConditionalWrite(blocks)) created = await blocks.setBlockIf(key, null, content, record);
+  else {
+    created = (await blocks.getBlock(key)) === null;
+    if (created) await blocks.setBlock(key, content, record);
+  }
+  if (!created) {
+    throw new SessionError(
+      "CONFLICT",
+      `block ${JSON.stringify(name)} cannot be stored for session ${JSON.stringify(session)}: its key holds a block that is not this session's`,
+      { issues: [{ path: "label", rule: "conflict" }] },
+    );
+  }
+}
 
 const listSchema = z.object({ session: z.string().min(1).describe("The session's id") });
 
@@ -107,25 +148,17 @@ export const listBlocksTool: McpTool<typeof listSchema> = {
   schema: listSchema,
   writes: false,
   async run(args, context) {
-    const { store, scope, limits } = context;
-    blocksOf(context);
-    await scope.require(args.session);
-    if (!hasTransfer(store)) {
-      throw new SessionError(
-        "UNSUPPORTED",
-        `the ${store.backend} store cannot list its blocks; read one by label`,
-      );
-    }
+    const { scope, limits } = context;
+    const blocks = blocksOf(context);
     const suffix = `_${args.session}`;
     const lines: string[] = [];
-    // The block rows come first in the export stream; the first entry ends them.
-    for await (const row of store.transfer.exportRows()) {
-      if (row.kind !== "block") break;
-      if (!row.key.endsWith(suffix) || row.key.length === suffix.length) continue;
-      const name = row.key.slice(0, -suffix.length);
-      if ((await scope.blockKey(args.session, name)) !== row.key) continue;
+    for (const key of await scope.blockKeys(args.session)) {
+      const content = await blocks.getBlock(key);
+      if (content === null) continue; // removed meanwhile
+      // A recorded key not of the `<label>_<session>` form (written under another name) is listed by its key.
+      const name = key.endsWith(suffix) && key.length > suffix.length ? key.slice(0, -suffix.length) : key;
       const what = name === PROMPT_LABEL ? " (the frozen system prompt)" : "";
-      lines.push(`label=${JSON.stringify(name)} characters=${row.content.length}${what}`);
+      lines.push(`label=${JSON.stringify(name)} characters=${content.length}${what}`);
     }
     if (lines.length === 0) return `Session ${JSON.stringify(args.session)} has no stored blocks.`;
     return boundedBlocks(lines, limits.maxOutputChars, (shown) =>

@@ -4,8 +4,10 @@
  * an unknown id, so a client cannot tell them apart. Unscoped, every session of the store is reachable.
  */
 import { blockKey, blockOwner } from "../context/block-keys.js";
+import { hasContextStorage, hasRecords } from "../contract/context.js";
 import { hasSessionRegistry, type SessionInfo } from "../contract/registry.js";
 import type { SessionStore } from "../contract/store.js";
+import { hasTransfer } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { ownedBy } from "../store/owner.js";
 
@@ -37,17 +39,39 @@ export class SessionScope {
   }
 
   /**
-   * The stored key of block `label` of `sessionId`, or null when that key is another session's. Keys are
-   * `<label>_<session>` and both parts may hold `_`, so `notes_team` of session `a` and `notes` of session
-   * `team_a` share `notes_team_a`: the key belongs to the longest suffix that names an existing session (the rule
-   * the CLI's `blocks` and `export` read keys by), and a client naming a shorter one reaches nothing of the other's.
-   * A label without `_` cannot collide (its key's only suffix after a `_` is the session id itself).
+   * The stored key of block `label` of `sessionId` when the store records it as that session's (contract/context.ts
+   * ContextRecord), else null: a key naming the session is not its block unless recorded so (`profile_bob` of an
+   * owner "bob" is never session "bob"'s). A store that keeps no records falls back to the suffix rule unscoped
+   * (the key belongs to the longest suffix naming an existing session) and reaches nothing within an owner scope.
    */
   async blockKey(sessionId: string, label: string): Promise<string | null> {
-    await this.require(sessionId);
     const key = blockKey(label, sessionId);
-    const owner = await blockOwner(key, (id) => this.exists(id));
-    return owner?.sessionId === sessionId ? key : null;
+    return (await this.blockKeys(sessionId)).includes(key) ? key : null;
+  }
+
+  /** Whether {@link blockKey} reads records (else the suffix rule, or nothing within an owner scope). */
+  get recorded(): boolean {
+    return hasContextStorage(this.store) && hasRecords(this.store.blocks);
+  }
+
+  /**
+   * The keys of the blocks of `sessionId` (after {@link require}): those recorded for it; on a store without
+   * records, unscoped, the keys whose longest session suffix is it, and within an owner scope none.
+   */
+  async blockKeys(sessionId: string): Promise<string[]> {
+    await this.require(sessionId);
+    if (!hasContextStorage(this.store)) return [];
+    const blocks = this.store.blocks;
+    if (hasRecords(blocks)) return blocks.recordedKeys({ sessionId });
+    if (this.owner !== undefined || !hasTransfer(this.store)) return [];
+    const keys: string[] = [];
+    // The block rows come first in the export stream; the first entry ends them.
+    for await (const row of this.store.transfer.exportRows()) {
+      if (row.kind !== "block") break;
+      if (!row.key.endsWith(`_${sessionId}`)) continue;
+      if ((await blockOwner(row.key, (id) => this.exists(id)))?.sessionId === sessionId) keys.push(row.key);
+    }
+    return keys;
   }
 
   /** Whether any session (of any owner) is stored or registered under `sessionId`: key ownership is store-wide. */

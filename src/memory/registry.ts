@@ -175,12 +175,16 @@ export class MemorySessionRegistry extends StoreRegistry {
     this.update(id, (info) => usage && add(id, info, usage));
   }
 
-  /** Removes the row, the session's messages and overlays and the given blocks; a `clear` when any was there. */
+  /**
+   * Removes the row, the session's messages and overlays, the given blocks (but those recorded for another) and
+   * every block and entry recorded for the session; a `clear` when any was there.
+   */
   protected async writeDelete(id: string, blockKeys: string[]): Promise<RegistryDeletion> {
     const held = this.store.sessionData(id, false) !== undefined;
     // Messages, overlays and their search rows live together in the store's session data.
     this.store.dropSession(id);
-    if (blockKeys.length > 0) await this.store.blocks.deleteBlocks(blockKeys);
+    this.store.blocks.dropKeys(blockKeys, id);
+    this.store.entries.dropRecorded({ sessionId: id });
     const removed = this.remove(id);
     return { removed, cleared: held || removed ? {} : undefined };
   }
@@ -202,8 +206,9 @@ export class MemorySessionRegistry extends StoreRegistry {
     this.store.dropSession(id);
     counts.attachments = payloads - this.store.attachments.size;
     counts.vectors = this.store.forgetVectors(id);
-    counts.blocks = this.store.blocks.dropKeys(keys);
-    for (const key of keys) counts.entries += this.store.entries.dropLabel(key);
+    counts.blocks = this.store.blocks.dropKeys(keys, id);
+    for (const key of keys) counts.entries += this.store.entries.dropLabel(key, id);
+    counts.entries += this.store.entries.dropRecorded({ sessionId: id });
     this.remove(id);
     if (Object.values(counts).every((n) => n === 0) && !data) return null; // nothing was there
     return { counts, logged: undefined };

@@ -77,5 +77,6 @@ export async function writeMemoryStep(
     }
   }
   // Synchronous inside (key and content were checked when the step was prepared).
-  if (step.block) await store.blocks.setBlock(step.block.key, step.block.content);
+  if (step.block)
+    await store.blocks.setBlock(step.block.key, step.block.content, { sessionId: step.sessionId });
 }

@@ -53,7 +53,7 @@ export class MemoryStore
 {
   readonly backend = "memory";
   /** Context blocks and cached prompts. */
-  readonly blocks = new MemoryBlockStore(() => this.assertOpen());
+  readonly blocks: MemoryBlockStore;
   /** Searchable entries of search blocks. */
   readonly entries: MemoryEntryStore;
   /** Named sessions for SessionManager (added with the manager). */
@@ -89,6 +89,7 @@ export class MemoryStore
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
     this.entries = new MemoryEntryStore(this.queryLimits, () => this.assertOpen());
+    this.blocks = new MemoryBlockStore(() => this.assertOpen(), this.entries);
     this.registry = new MemorySessionRegistry(this);
     this.transfer = new MemoryTransfer(this);
     const vectors = vectorOptions(options);

@@ -1,3 +1,4 @@
+import { idsToKnow, type KnownIds, rowRecord } from "../context/legacy-records.js";
 import type { StoredCompaction } from "../contract/message.js";
 import type { SessionInfo } from "../contract/registry.js";
 import type {
@@ -9,6 +10,7 @@ import type {
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { estimateMessageTokens } from "../message/tokens.js";
+import { isOwnerId } from "../store/owner.js";
 import type { AttachmentImport } from "../store/transfer/attachments.js";
 import {
   type RowImportWriter,
@@ -44,7 +46,7 @@ export class MemoryTransfer extends StoreTransfer<MemorySessionData> {
   async *exportRows(): AsyncGenerator<TransferRow> {
     for (const key of this.store.blocks.keys().sort(compareUtf8)) {
       const content = await this.store.blocks.getBlock(key);
-      if (content !== null) yield { kind: "block", key, content };
+      if (content !== null) yield { kind: "block", key, content, ...this.store.blocks.recordOf(key) };
     }
     for (const entry of this.store.entries.list()) yield { kind: "entry", ...entry };
   }
@@ -93,19 +95,33 @@ export class MemoryTransfer extends StoreTransfer<MemorySessionData> {
     return new MemoryImport(this.store, header);
   }
 
+  /** Which of `ids` are stored sessions, and which are owners of registered ones (an imported row's record). */
+  private async knownIds(ids: readonly string[]): Promise<KnownIds> {
+    const { registry } = this.store;
+    const sessions = new Set<string>();
+    const owners = new Set<string>();
+    for (const id of ids) {
+      if (this.store.sessionData(id, false) !== undefined || (await registry.get(id)) !== null)
+        sessions.add(id);
+      if (isOwnerId(id) && (await registry.list({ owner: id, limit: 1 })).length > 0) owners.add(id);
+    }
+    return { sessions, owners };
+  }
+
   protected async openRows(): Promise<RowImportWriter> {
     const { blocks, entries } = this.store;
     return {
       run: 1,
       write: async (run: TransferRow[]) => {
         const row = run[0]!;
+        const record = rowRecord(row, await this.knownIds(idsToKnow(run)));
         let wrote: boolean;
         if (row.kind === "block") {
           wrote = (await blocks.getBlock(row.key)) === null;
-          if (wrote) await blocks.setBlock(row.key, row.content);
+          if (wrote) await blocks.setBlock(row.key, row.content, record);
         } else {
           wrote = !entries.has(row.label, row.key);
-          if (wrote) await entries.setEntry(row.label, row.key, row.content);
+          if (wrote) await entries.setEntry(row.label, row.key, row.content, record);
         }
         return wrote ? 1 : 0;
       },

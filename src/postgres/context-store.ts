@@ -1,9 +1,10 @@
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
-import type { EntryHit } from "../contract/context.js";
+import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { Executor } from "./connection/client.js";
 import { encodeContent } from "./connection/text.js";
+import { deleteRecorded, keepRecord, RECORDED, recordParams } from "./context-records.js";
 import type { Tables } from "./schema.js";
 import {
   type BlockRow,
@@ -18,14 +19,18 @@ import { termTsqueries } from "./search/fts.js";
 
 type Ready = () => Promise<Executor>;
 
-const UPSERT_BLOCK = (t: Tables) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed, updated_at)
-  VALUES ($1, $2, $3, $4, now())
+// `$5`, `$6`: the record's session id and owner (context-records.ts), kept when the row has one.
+const UPSERT_BLOCK = (
+  t: Tables,
+) => `INSERT INTO ${t.blocks} AS b (key, content, content_json, sealed, updated_at,
+    session_id, owner)
+  VALUES ($1, $2, $3, $4, now(), $5, $6)
   ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
-    sealed = EXCLUDED.sealed, updated_at = EXCLUDED.updated_at`;
+    sealed = EXCLUDED.sealed, updated_at = EXCLUDED.updated_at, ${keepRecord("b")}`;
 const INSERT_ABSENT_BLOCK = (
   t: Tables,
-) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed, updated_at)
-  VALUES ($1, $2, $3, $4, now()) ON CONFLICT (key) DO NOTHING`;
+) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed, updated_at, session_id, owner)
+  VALUES ($1, $2, $3, $4, now(), $5, $6) ON CONFLICT (key) DO NOTHING`;
 
 /** Key/value rows for context blocks and cached prompts. */
 export class PostgresBlockStore extends StoreBlocks {
@@ -49,15 +54,41 @@ export class PostgresBlockStore extends StoreBlocks {
     return row ? readBlockRow(query, this.t, key, row) : null;
   }
 
-  protected async writeBlock(key: string, content: string): Promise<void> {
+  protected async writeBlock(key: string, content: string, record?: ContextRecord): Promise<void> {
     const executor = await this.ready();
     const query = executor.query.bind(executor);
     // Sealed when the key's owner has one (sealed-context.ts).
     const stored = await storedBlock(query, this.t, key, content);
-    await query(UPSERT_BLOCK(this.t), [key, stored.content, stored.json, stored.sealed]);
+    await query(UPSERT_BLOCK(this.t), [
+      key,
+      stored.content,
+      stored.json,
+      stored.sealed,
+      ...recordParams(record),
+    ]);
   }
 
-  protected async writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
+  protected async readRecordedKeys(record: ContextRecord): Promise<string[]> {
+    const executor = await this.ready();
+    const rows = await executor.query<{ key: string }>(
+      `SELECT key FROM ${this.t.blocks} WHERE ${RECORDED} ORDER BY key COLLATE "C"`,
+      recordParams(record),
+    );
+    return rows.map((row) => row.key);
+  }
+
+  protected async writeDeleteRecorded(record: ContextRecord): Promise<{ blocks: number; entries: number }> {
+    const executor = await this.ready();
+    return executor.transaction((query) => deleteRecorded(query, this.t, record));
+  }
+
+  protected async writeBlockIf(
+    key: string,
+    expected: string | null,
+    next: string,
+    record?: ContextRecord,
+  ): Promise<boolean> {
+    const owner = recordParams(record);
     const executor = await this.ready();
     // With a keyring, a sealed row's text differs at each write (a random nonce): it is compared opened, under
     // the row's lock (FOR UPDATE), in one transaction.
@@ -77,6 +108,7 @@ export class PostgresBlockStore extends StoreBlocks {
           stored.content,
           stored.json,
           stored.sealed,
+          ...owner,
         ]);
         return written.length === 1;
       });
@@ -86,17 +118,19 @@ export class PostgresBlockStore extends StoreBlocks {
     // for the first and then does nothing; a concurrent UPDATE waits and re-checks its WHERE on the new row.
     if (expected === null) {
       const rows = await executor.query<{ one: number }>(
-        `INSERT INTO ${this.t.blocks} (key, content, content_json, updated_at) VALUES ($1, $2, $3, now())
-         ON CONFLICT (key) DO NOTHING RETURNING 1 AS one`,
-        [key, stored.content, stored.json],
+        `INSERT INTO ${this.t.blocks} (key, content, content_json, updated_at, session_id, owner)
+         VALUES ($1, $2, $3, now(), $4, $5) ON CONFLICT (key) DO NOTHING RETURNING 1 AS one`,
+        [key, stored.content, stored.json, ...owner],
       );
       return rows.length === 1;
     }
     const old = encodeContent(expected);
     const rows = await executor.query<{ one: number }>(
-      `UPDATE ${this.t.blocks} SET content = $2, content_json = $3, updated_at = now()
+      `UPDATE ${this.t.blocks} SET content = $2, content_json = $3, updated_at = now(),
+         session_id = CASE WHEN session_id IS NULL AND owner IS NULL THEN $6::text ELSE session_id END,
+         owner = CASE WHEN session_id IS NULL AND owner IS NULL THEN $7::text ELSE owner END
        WHERE key = $1 AND content = $4 AND content_json = $5 AND NOT sealed RETURNING 1 AS one`,
-      [key, stored.content, stored.json, old.content, old.json],
+      [key, stored.content, stored.json, old.content, old.json, ...owner],
     );
     return rows.length === 1;
   }
@@ -120,7 +154,12 @@ export class PostgresEntryStore extends StoreEntries {
   // `ready()` refuses with `CLOSED` once the store is closed.
   protected assertOpen(): void {}
 
-  protected async writeEntry(label: string, key: string, content: string): Promise<void> {
+  protected async writeEntry(
+    label: string,
+    key: string,
+    content: string,
+    record?: ContextRecord,
+  ): Promise<void> {
     const executor = await this.ready();
     // Sealed, its search vector of the owner's blind tokens, when the label's owner has a key (sealed-context.ts).
     const stored = await storedEntry(executor.query.bind(executor), this.t, label, key, content);
@@ -128,12 +167,12 @@ export class PostgresEntryStore extends StoreEntries {
     // vector is built from the text itself, never from its stored form. The time is the column's default (now())
     // taken through EXCLUDED: Citus refuses a non-immutable function in DO UPDATE SET.
     await executor.query(
-      `INSERT INTO ${this.t.entries} (label, key, content, content_json, sealed_chars, search)
-       VALUES ($1, $2, $3, $4, $5, $6::tsvector)
+      `INSERT INTO ${this.t.entries} AS e (label, key, content, content_json, sealed_chars, search, session_id, owner)
+       VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8)
        ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
          sealed_chars = EXCLUDED.sealed_chars, search = EXCLUDED.search, seq = EXCLUDED.seq,
-         updated_at = EXCLUDED.updated_at`,
-      [label, key, stored.content, stored.json, stored.sealedChars, stored.search],
+         updated_at = EXCLUDED.updated_at, ${keepRecord("e")}`,
+      [label, key, stored.content, stored.json, stored.sealedChars, stored.search, ...recordParams(record)],
     );
   }
 

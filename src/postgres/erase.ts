@@ -9,6 +9,7 @@ import type { RegistryErasure } from "../store/registry-base.js";
 import { cursorOf } from "../store/written.js";
 import { sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
+import { deleteKeyed } from "./context-records.js";
 import { logNames } from "./feed/append-log.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
 import { releaseSession } from "./media/attachments.js";
@@ -49,10 +50,6 @@ const contentSql = (t: Tables) => {
     SELECT (SELECT count(*) FROM m) AS messages, (SELECT count(*) FROM c) AS compactions`;
 };
 
-const keyedSql = (t: Tables) => `WITH b AS (DELETE FROM ${t.blocks} WHERE key = ANY($1::text[]) RETURNING 1),
-    e AS (DELETE FROM ${t.entries} WHERE label = ANY($1::text[]) RETURNING 1)
-    SELECT (SELECT count(*) FROM b) AS blocks, (SELECT count(*) FROM e) AS entries`;
-
 /** @internal a session's change-log rows, counted as they go: one range of the log's session index. */
 export const eraseChangesSql = (t: Tables) =>
   `WITH d AS (DELETE FROM ${logNames(t).table} WHERE session_id = $1 RETURNING 1) SELECT count(*) AS n FROM d`;
@@ -69,7 +66,8 @@ async function count(query: Query, sql: string, params: unknown[]): Promise<numb
 
 /**
  * Erases session `id` (head number `num`, when it has stored data): messages, overlays, vectors, head, freed
- * payloads, the blocks of `keys` and the entries filed under them, its change-log rows and its registry row.
+ * payloads, every block and entry recorded for it, the unrecorded blocks of `keys` and the entries filed under
+ * them, its change-log rows and its registry row.
  * Answers the counts; the caller logs `erased` after it, in the same transaction.
  */
 export async function eraseSession(
@@ -98,11 +96,9 @@ export async function eraseSession(
     counts.messages = Number(content?.messages ?? 0);
     counts.compactions = Number(content?.compactions ?? 0);
   }
-  if (keys.length > 0) {
-    const [keyed] = await query<{ blocks: string; entries: string }>(keyedSql(t), [[...keys]]);
-    counts.blocks = Number(keyed?.blocks ?? 0);
-    counts.entries = Number(keyed?.entries ?? 0);
-  }
+  const context = await deleteKeyed(query, t, id, keys);
+  counts.blocks = context.blocks;
+  counts.entries = context.entries;
   const log = logNames(t).table;
   if (await present(query, log)) counts.changes = await count(query, eraseChangesSql(t), [id]);
   await query(forgetStreamSql(t), [id]); // a running answer's chunks go with the session

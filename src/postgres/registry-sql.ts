@@ -38,21 +38,17 @@ export function usageFits(first: number): string {
   }).join(" AND ");
 }
 
-// Messages (their search vectors and index entries go with them), overlays, the head, the given blocks and the
-// registry row. `$2` is the locked head's number, NULL when the id has no stored data. In the Citus layout the
-// blocks (sharded by key, not session) are deleted by a statement of their own, so this one runs on one shard.
+// Messages (their search vectors and index entries go with them), overlays, the head and the registry row. `$2` is
+// the locked head's number, NULL when the id has no stored data. The blocks and entries (sharded by key and label on
+// Citus, not by session) are deleted by statements of their own (context-records.ts deleteKeyed).
 const deleteSql = statement((t) => {
   const own = sessionScope(t, "$1::text");
   return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint${own(null)}),
     c AS (DELETE FROM ${t.compactions} WHERE session_num = $2::bigint${own(null)}),
     h AS (DELETE FROM ${t.heads} WHERE num = $2::bigint${own(null)}),
-    ${t.distributed ? "" : `b AS (DELETE FROM ${t.blocks} WHERE key = ANY($3::text[])),`}
     r AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING id)
     SELECT EXISTS (SELECT 1 FROM r) AS existed`;
 });
-/** The blocks of a delete in the Citus layout (`$1` their keys): sharded by key, so a statement of its own. */
-export const deleteBlocksSql = statement((t) => `DELETE FROM ${t.blocks} WHERE key = ANY($1::text[])`);
-
 // The registry row alone, in the Citus layout, when the id has no stored data (no head): Citus refuses the
 // statement above with a NULL head number ("cannot execute a distributed query from a query on a shard"), and there
 // are no messages, overlays or head to delete.
@@ -62,15 +58,10 @@ const deleteRowSql = statement(
 );
 
 /**
- * The statement and parameters of a delete of session `id` (head number `num`, null without stored data, and the
- * blocks of `keys` on one node), answering `existed`.
+ * The statement and parameters of a delete of session `id` (head number `num`, null without stored data),
+ * answering `existed`.
  */
-export function deleteStatement(
-  t: Tables,
-  id: string,
-  num: unknown,
-  keys: readonly string[],
-): [string, unknown[]] {
-  if (!t.distributed) return [deleteSql(t), [id, num, keys]];
+export function deleteStatement(t: Tables, id: string, num: unknown): [string, unknown[]] {
+  if (!t.distributed) return [deleteSql(t), [id, num]];
   return num === null ? [deleteRowSql(t), [id]] : [deleteSql(t), [id, num]];
 }

@@ -31,16 +31,10 @@ import {
 import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
 import type { Executor } from "./connection/client.js";
+import { deleteKeyed } from "./context-records.js";
 import { eraseLocked } from "./erase.js";
 import { releaseSession } from "./media/attachments.js";
-import {
-  deleteBlocksSql,
-  deleteStatement,
-  NOW,
-  nextActivity,
-  usageAssignments,
-  usageFits,
-} from "./registry-sql.js";
+import { deleteStatement, NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { statement, type Tables } from "./schema.js";
 import { ownedMessagesCte } from "./search/fts.js";
 import { forgetStreamSql } from "./streams.js";
@@ -243,7 +237,8 @@ export class PostgresSessionRegistry extends StoreRegistry {
   }
 
   /**
-   * Removes the row, the session's messages, overlays and head and the given blocks in one transaction, which also
+   * Removes the row, the session's messages, overlays and head, its recorded blocks and entries and the given
+   * unrecorded blocks (context-records.ts deleteKeyed) in one transaction, which also
    * records the session's `clear` in the change log when a head or a row was there.
    */
   protected async writeDelete(id: string, keys: string[]): Promise<RegistryDeletion> {
@@ -253,8 +248,8 @@ export class PostgresSessionRegistry extends StoreRegistry {
       const [head] = await query<{ num: string | number }>(lockHeadSql(this.t), [id]);
       if (head) await releaseSession(query, this.t, { num: head.num, id });
       const num = head?.num ?? null;
-      const [result] = await query<{ existed: boolean }>(...deleteStatement(this.t, id, num, keys));
-      if (this.t.distributed && keys.length > 0) await query(deleteBlocksSql(this.t), [keys]);
+      const [result] = await query<{ existed: boolean }>(...deleteStatement(this.t, id, num));
+      await deleteKeyed(query, this.t, id, keys);
       await query(forgetStreamSql(this.t), [id]); // a running answer's chunks go with the session
       const removed = result?.existed === true;
       if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce

@@ -10,6 +10,7 @@ import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
+import { backfillRecords, recordColumnsSql } from "./context-records.js";
 import { indexChangeLog } from "./feed/append-log.js";
 import type { PostgresKeys } from "./sealing.js";
 import { ownerTsvectorSql } from "./search/fts.js";
@@ -446,6 +447,9 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     statements: (t) =>
       t.distributed ? [] : [`ALTER TABLE ${t.messages} ALTER COLUMN search SET STORAGE MAIN`],
   },
+  // Whose a block or entry is, by record (context-records.ts): the session or the owner its write named; rows
+  // stored before are given one where the old suffix rule is unambiguous (context/legacy-records.ts).
+  { version: 22, statements: recordColumnsSql, run: backfillRecords },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

@@ -245,7 +245,8 @@ async function writeInTransaction(
       at = message.id;
     }
     const ready = async () => tx;
-    if (step.block) await new PostgresBlockStore(ready, t).setBlock(step.block.key, step.block.content);
+    if (step.block)
+      await new PostgresBlockStore(ready, t).setBlock(step.block.key, step.block.content, { sessionId });
     if (!registered) await addUsage(tx, t, step, usage);
   });
 }

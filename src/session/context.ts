@@ -5,11 +5,16 @@ import { BlockContextProvider } from "../context/providers.js";
 import { SkillTracker } from "../context/skills.js";
 import { contextTools, type SessionToolSet } from "../context/tools.js";
 import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
-import { hasContextStorage } from "../contract/context.js";
+import { type ContextRecord, hasContextStorage } from "../contract/context.js";
 import type { SessionProvider } from "../contract/provider.js";
 import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { emitWarning } from "../runtime/warn.js";
+
+/** The record of a named session's rows (the unnamed session "" records none: it is no one's). */
+function sessionRecord(sessionId: string): ContextRecord | undefined {
+  return sessionId === "" ? undefined : { sessionId };
+}
 
 /** How a session's context is configured before it is used. */
 export interface ContextSetup {
@@ -49,7 +54,11 @@ export class SessionContext {
   ): Promise<SessionContext> {
     let promptStore = setup.promptStore ?? undefined;
     if (setup.promptStore === null && store && hasContextStorage(store)) {
-      promptStore = new BlockContextProvider(store.blocks, blockKey("_system_prompt", sessionId));
+      promptStore = new BlockContextProvider(
+        store.blocks,
+        blockKey("_system_prompt", sessionId),
+        sessionRecord(sessionId),
+      );
     }
     const context = new SessionContext(provider, store, sessionId, promptStore, assertOpen);
     const wired =
@@ -89,7 +98,7 @@ export class SessionContext {
       if (foreign) emitWarning(foreign, "AgentSessionContextWarning");
       autoWired = foreign
         ? foreignKeyProvider(foreign)
-        : new BlockContextProvider(table, blockKey(label, this.sessionId));
+        : new BlockContextProvider(table, blockKey(label, this.sessionId), sessionRecord(this.sessionId));
     }
     this.blocks.register(label, autoWired ? { ...options, provider: autoWired } : options);
     if (autoWired) this.autoWired.add(label);

@@ -1,9 +1,11 @@
+import { recordColumns } from "../context/records.js";
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
-import type { EntryHit } from "../contract/context.js";
+import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { freeTextSql, sqlText } from "./connection/free-text.js";
+import { KEEP_RECORD, RECORDED, recordParams } from "./context-records.js";
 import {
   type BlockReadRow,
   type EntryRow,
@@ -16,8 +18,10 @@ import {
 import { foldsToNothing, toFts5 } from "./search/fts.js";
 
 const BLOCK_SQL = `SELECT ${freeTextSql("content", "content")}, sealed FROM agent_context_blocks WHERE key = ?`;
-const UPSERT_BLOCK = `INSERT INTO agent_context_blocks (key, content, sealed, updated_at) VALUES (?, ?, ?, ?)
-  ON CONFLICT (key) DO UPDATE SET content = excluded.content, sealed = excluded.sealed, updated_at = excluded.updated_at`;
+const UPSERT_BLOCK = `INSERT INTO agent_context_blocks (key, content, sealed, updated_at, session_id, owner)
+  VALUES (?, ?, ?, ?, ?, ?)
+  ON CONFLICT (key) DO UPDATE SET content = excluded.content, sealed = excluded.sealed, updated_at = excluded.updated_at,
+    ${KEEP_RECORD}`;
 
 /** Context-block rows in SQLite (one row per namespaced key). */
 export class SqliteBlockStore extends StoreBlocks {
@@ -33,23 +37,31 @@ export class SqliteBlockStore extends StoreBlocks {
     return row ? readBlockRow(this.driver, key, row) : null;
   }
 
-  protected async writeBlock(key: string, content: string): Promise<void> {
+  protected async writeBlock(key: string, content: string, record?: ContextRecord): Promise<void> {
     // In one transaction: the owner's key check is read, and recorded on its first write, with the row.
-    this.driver.transaction(() => {
-      const stored = storedBlock(this.driver, key, content);
-      this.driver.run(UPSERT_BLOCK, [key, stored.content, stored.sealed, new Date().toISOString()]);
-    });
+    this.driver.transaction(() => this.upsert(key, content, record));
   }
 
-  protected async writeBlockIf(key: string, expected: string | null, next: string): Promise<boolean> {
+  private upsert(key: string, content: string, record: ContextRecord | undefined): void {
+    const stored = storedBlock(this.driver, key, content);
+    const { sessionId, owner } = recordColumns(record);
+    const now = new Date().toISOString();
+    this.driver.run(UPSERT_BLOCK, [key, stored.content, stored.sealed, now, sessionId, owner]);
+  }
+
+  protected async writeBlockIf(
+    key: string,
+    expected: string | null,
+    next: string,
+    record?: ContextRecord,
+  ): Promise<boolean> {
     // A write transaction (BEGIN IMMEDIATE) holds the lock from the read to the write, so no other connection or
     // process writes in between; the stored text is compared decoded, whichever form it was stored in.
     return this.driver.transaction(() => {
       const row = this.driver.get<BlockReadRow>(BLOCK_SQL, [key]);
       const current = row ? readBlockRow(this.driver, key, row) : null;
       if (current !== expected) return false;
-      const stored = storedBlock(this.driver, key, next);
-      this.driver.run(UPSERT_BLOCK, [key, stored.content, stored.sealed, new Date().toISOString()]);
+      this.upsert(key, next, record);
       return true;
     });
   }
@@ -59,6 +71,41 @@ export class SqliteBlockStore extends StoreBlocks {
       JSON.stringify(keys),
     ]);
   }
+
+  protected async readRecordedKeys(record: ContextRecord): Promise<string[]> {
+    // Byte order of UTF-8: SQLite compares text with memcmp (BINARY), which is that order.
+    return this.driver
+      .column<unknown>(
+        `SELECT CAST(key AS BLOB) FROM agent_context_blocks WHERE ${RECORDED} ORDER BY key`,
+        recordParams(record),
+      )
+      .map(sqlText);
+  }
+
+  protected async writeDeleteRecorded(record: ContextRecord): Promise<{ blocks: number; entries: number }> {
+    return this.driver.transaction(() => deleteRecorded(this.driver, record));
+  }
+}
+
+/** Deletes the blocks and entries recorded so (in the caller's transaction); how many of each. */
+export function deleteRecorded(
+  driver: SqlDriver,
+  record: ContextRecord,
+): { blocks: number; entries: number } {
+  const params = recordParams(record);
+  const blocks = driver.all(
+    `DELETE FROM agent_context_blocks WHERE ${RECORDED} RETURNING 1 AS gone`,
+    params,
+  ).length;
+  driver.run(
+    `DELETE FROM agent_search_entries_fts WHERE rowid IN (SELECT seq FROM agent_search_entries WHERE ${RECORDED})`,
+    params,
+  );
+  const entries = driver.all(
+    `DELETE FROM agent_search_entries WHERE ${RECORDED} RETURNING 1 AS gone`,
+    params,
+  ).length;
+  return { blocks, entries };
 }
 
 /** Searchable entries in SQLite: a table plus a contentless FTS5 index written in the same transaction. */
@@ -73,8 +120,14 @@ export class SqliteEntryStore extends StoreEntries {
   // The driver refuses every statement with `CLOSED` once the store is closed.
   protected assertOpen(): void {}
 
-  protected async writeEntry(label: string, key: string, content: string): Promise<void> {
+  protected async writeEntry(
+    label: string,
+    key: string,
+    content: string,
+    record?: ContextRecord,
+  ): Promise<void> {
     const now = new Date().toISOString();
+    const { sessionId, owner } = recordColumns(record);
     this.driver.transaction(() => {
       // Sealed, with blind tokens for words, when the label's owner has a key (sealed-context.ts).
       const stored = storedEntry(this.driver, label, key, content);
@@ -85,16 +138,19 @@ export class SqliteEntryStore extends StoreEntries {
       if (old) {
         this.driver.run("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [old.seq]);
         this.driver.run(
-          "UPDATE agent_search_entries SET content = ?, sealed_chars = ?, updated_at = ? WHERE seq = ?",
-          [stored.content, stored.sealedChars, now, old.seq],
+          `UPDATE agent_search_entries SET content = ?, sealed_chars = ?, updated_at = ?,
+             session_id = CASE WHEN session_id IS NULL AND owner IS NULL THEN ? ELSE session_id END,
+             owner = CASE WHEN session_id IS NULL AND owner IS NULL THEN ? ELSE owner END
+           WHERE seq = ?`,
+          [stored.content, stored.sealedChars, now, sessionId, owner, old.seq],
         );
       }
       const seq =
         old?.seq ??
         this.driver.get<{ seq: number }>(
-          `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
-          [label, key, stored.content, stored.sealedChars, now, now],
+          `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at, session_id, owner)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+          [label, key, stored.content, stored.sealedChars, now, now, sessionId, owner],
         )!.seq;
       this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [seq, stored.text]);
     });

@@ -4,6 +4,7 @@
  */
 import { countsOf, type ErasureCounts } from "../store/erasure.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { deleteKeyed } from "./context-records.js";
 import { STORE_TABLES } from "./media/tables.js";
 import { forgetStream } from "./streams.js";
 import { deleteSessionContent } from "./writes.js";
@@ -29,8 +30,8 @@ function count(driver: SqlDriver, sql: string, params: (string | number)[]): num
 
 /**
  * Erases session `id` (head `num`, when it has stored data): its messages (their search rows, vectors and payload
- * links with them), overlays, head, the blocks of `keys`, the entries filed under `keys`, its change-log rows and
- * its registry row. Answers the counts; the caller logs `erased` after it.
+ * links with them), overlays, head, every block and entry recorded for it, the unrecorded blocks of `keys` and
+ * entries filed under `keys`, its change-log rows and its registry row. Answers the counts; the caller logs `erased` after it.
  */
 export function eraseSession(
   driver: SqlDriver,
@@ -56,22 +57,9 @@ export function eraseSession(
     driver.run("DELETE FROM agent_session_heads WHERE num = ?", [num]);
   }
   forgetStream(driver, id); // a running answer's chunks go with the session
-  if (keys.length > 0) {
-    const json = JSON.stringify(keys);
-    counts.blocks = driver.all(
-      "DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?)) RETURNING 1 AS gone",
-      [json],
-    ).length;
-    driver.run(
-      `DELETE FROM agent_search_entries_fts WHERE rowid IN
-        (SELECT seq FROM agent_search_entries WHERE label IN (SELECT value FROM json_each(?)))`,
-      [json],
-    );
-    counts.entries = driver.all(
-      "DELETE FROM agent_search_entries WHERE label IN (SELECT value FROM json_each(?)) RETURNING 1 AS gone",
-      [json],
-    ).length;
-  }
+  const context = deleteKeyed(driver, id, keys);
+  counts.blocks = context.blocks;
+  counts.entries = context.entries;
   if (present(driver, "agent_changes")) {
     counts.changes = driver.all(ERASE_CHANGES, [id]).length;
   }

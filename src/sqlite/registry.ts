@@ -17,6 +17,7 @@ import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import { cursorOf, loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { deleteKeyed } from "./context-records.js";
 import { eraseSession } from "./erase.js";
 import { retokenizeOwned } from "./search/retokenize.js";
 import { forgetStream } from "./streams.js";
@@ -174,7 +175,8 @@ export class SqliteSessionRegistry extends StoreRegistry {
   }
 
   /**
-   * Removes the row, the session's messages, overlays and head and the given blocks in one transaction, which also
+   * Removes the row, the session's messages, overlays and head, its recorded blocks and entries and the given
+   * unrecorded blocks (context-records.ts deleteKeyed) in one transaction, which also
    * records the session's `clear` in the change log when a head or a row was there.
    */
   protected async writeDelete(id: string, keys: string[]): Promise<RegistryDeletion> {
@@ -188,11 +190,7 @@ export class SqliteSessionRegistry extends StoreRegistry {
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
       forgetStream(this.driver, id); // a running answer's chunks go with the session
-      if (keys.length > 0) {
-        this.driver.run("DELETE FROM agent_context_blocks WHERE key IN (SELECT value FROM json_each(?))", [
-          JSON.stringify(keys),
-        ]);
-      }
+      deleteKeyed(this.driver, id, keys);
       const removed =
         this.driver.get("DELETE FROM agent_sessions WHERE id = ? RETURNING id", [id]) !== undefined;
       if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce

@@ -1,5 +1,6 @@
 import { SessionError } from "../errors.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { addContextRecords } from "./context-records.js";
 import { indexChangeLog } from "./feed/change-log.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
 import { REKEY_TABLES } from "./rekey-state.js";
@@ -254,6 +255,9 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   // Sealed context blocks and search entries (sealed-context.ts): a block's flag, an entry's length in clear (its
   // content column holds the ciphertext, and the entry ranking reads lengths). NULL: stored in clear.
   { version: 21, statements: [], run: addSealedColumns },
+  // Whose a block or entry is, by record (records.ts): the session or the owner its write named; rows stored before
+  // are given one where the old suffix rule is unambiguous (context/legacy-records.ts).
+  { version: 22, statements: [], run: addContextRecords },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {

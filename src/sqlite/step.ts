@@ -13,6 +13,7 @@ import type { Logged, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { KEEP_RECORD } from "./context-records.js";
 import { releaseMessages } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
 import { NEXT_ACTIVITY } from "./registry.js";
@@ -113,13 +114,14 @@ export async function writeSqliteStep(
     });
     const now = new Date().toISOString();
     if (step.block) {
-      // Sealed when the key's owner has one (sealed-context.ts), inside the step's transaction.
+      // Sealed when the key's owner has one (sealed-context.ts), inside the step's transaction; recorded as the
+      // session's (context-records.ts).
       const stored = storedBlock(driver, step.block.key, step.block.content);
       driver.run(
-        `INSERT INTO agent_context_blocks (key, content, sealed, updated_at) VALUES (?, ?, ?, ?)
+        `INSERT INTO agent_context_blocks (key, content, sealed, updated_at, session_id) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET content = excluded.content, sealed = excluded.sealed,
-           updated_at = excluded.updated_at`,
-        [step.block.key, stored.content, stored.sealed, now],
+           updated_at = excluded.updated_at, ${KEEP_RECORD}`,
+        [step.block.key, stored.content, stored.sealed, now, sessionId],
       );
     }
     const counters = usage ? `${USAGE_SET}, ` : "";

@@ -75,7 +75,7 @@ describe("MCP outputs are bounded (a manager over a memory store)", () => {
   });
 
   test("a block longer than the output limit comes in parts", async () => {
-    await store.blocks.setBlock("memory_long", "fact. ".repeat(1000));
+    await store.blocks.setBlock("memory_long", "fact. ".repeat(1000), { sessionId: "long" });
     const first = await call(client, "read_block", { session: "long", label: "memory" });
     assert.ok(first.text.length <= LIMITS.maxOutputChars);
     const offset = /load it again with offset: (\d+)/.exec(first.text);

@@ -18,8 +18,8 @@ export async function fillOwners<S extends RegistryCapableStore & ContextCapable
   await manager.append("a", text("a-u2", "user", "Thursday it is."));
   await manager.forOwner("bob").create("Bob's deploys", { id: "team_a" });
   await manager.append("team_a", text("b-u1", "user", "Bob deploys the payments service on Monday."));
-  await store.blocks.setBlock("memory_a", "Alice prefers Thursday deploys.");
-  await store.blocks.setBlock("notes_team_a", "Bob's secret notes.");
+  await store.blocks.setBlock("memory_a", "Alice prefers Thursday deploys.", { sessionId: "a" });
+  await store.blocks.setBlock("notes_team_a", "Bob's secret notes.", { sessionId: "team_a" });
   // Written through a plain Session: no registry row, so no owner's.
   await store.session("loose").appendMessage(text("l-u1", "user", "An unregistered deploy note."));
   return store;

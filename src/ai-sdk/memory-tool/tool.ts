@@ -7,12 +7,14 @@
 import { memoryDirectoryKey } from "../../context/block-keys.js";
 import {
   type ConditionalBlockStore,
+  type ContextRecord,
   hasConditionalWrite,
   hasContextStorage,
 } from "../../contract/context.js";
 import type { SessionStore } from "../../contract/store.js";
 import { errorMessage, SessionError } from "../../errors.js";
 import { isNameWithin, MAX_NAME_BYTES } from "../../message/ids.js";
+import { isOwnerId } from "../../store/owner.js";
 import { runCommand } from "./commands.js";
 import {
   type MemoryFiles,
@@ -88,6 +90,16 @@ export function memoryToolKey(scope: MemoryScope): string {
 }
 
 /**
+ * Whose the directory is, recorded with its row (contract/context.ts ContextRecord) so an erasure of the owner or
+ * the session removes it; none for an owner id the registry could not hold (no owner's erasure could name it).
+ */
+function directoryRecord(scope: MemoryScope): ContextRecord | undefined {
+  const { owner, sessionId } = scope as { owner?: string; sessionId?: string };
+  if (owner !== undefined) return isOwnerId(owner) ? { owner } : undefined;
+  return sessionId === undefined ? undefined : { sessionId };
+}
+
+/**
  * A backend for Anthropic's memory tool over `store`'s context blocks, scoped to one owner or one session:
  * `anthropic.tools.memory_20250818({ execute: memoryTool({ store, owner }).execute })` with the AI SDK, or
  * `betaMemoryTool(memoryTool({ store, owner }).handlers)` with the Anthropic SDK.
@@ -99,6 +111,7 @@ export function memoryTool(options: MemoryToolOptions): MemoryTool {
     });
   }
   const key = memoryToolKey(options);
+  const record = directoryRecord(options);
   const limits = resolveLimits(options.limits);
   const attempts = options.maxAttempts ?? DEFAULT_ATTEMPTS;
   if (!Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
@@ -118,7 +131,7 @@ export function memoryTool(options: MemoryToolOptions): MemoryTool {
         if (result.next === undefined) return result.output;
         // Written only over the text the result was computed from; otherwise another writer came first, and the
         // command runs again on what it wrote (it may now answer differently, e.g. "already exists").
-        if (await blocks.setBlockIf(key, stored, serializeFiles(result.next))) return result.output;
+        if (await blocks.setBlockIf(key, stored, serializeFiles(result.next), record)) return result.output;
       }
       return (
         `Error: The memory directory was changed by other writers ${attempts} times while this command ran; ` +

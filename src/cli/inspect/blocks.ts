@@ -1,5 +1,5 @@
 import { blockOwner } from "../../context/block-keys.js";
-import { hasContextStorage } from "../../contract/context.js";
+import { hasContextStorage, hasRecords } from "../../contract/context.js";
 import { hasSessionRegistry } from "../../contract/registry.js";
 import type { SessionStore } from "../../contract/store.js";
 import { hasTransfer } from "../../contract/transfer.js";
@@ -66,30 +66,46 @@ export async function* ownedBlocks(
   }
 }
 
+/**
+ * The keys of the blocks a session owns: those the store records as its own (contract/context.ts ContextRecord),
+ * whatever their label; on a store without records, the keys whose longest session suffix is it (block-keys.ts
+ * blockOwner), read from the export stream, or only the prompt's key without one.
+ */
+export async function sessionBlockKeys(store: SessionStore, sessionId: string): Promise<string[]> {
+  if (!hasContextStorage(store)) return [];
+  if (hasRecords(store.blocks)) return store.blocks.recordedKeys({ sessionId });
+  if (!hasTransfer(store)) return [`${PROMPT_LABEL}_${sessionId}`];
+  const keys: string[] = [];
+  const exists = sessionExistence(store);
+  for await (const row of store.transfer.exportRows()) {
+    if (row.kind !== "block") break;
+    // Only keys ending in `_<sessionId>` can be this session's; the owner check settles longer ids ending alike.
+    if (!row.key.endsWith(`_${sessionId}`)) continue;
+    if ((await blockOwner(row.key, exists))?.sessionId === sessionId) keys.push(row.key);
+  }
+  return keys;
+}
+
+/** The label of a session's block key: the key less `_<sessionId>` (the whole key when it has another form). */
+function labelOf(key: string, sessionId: string): string {
+  const suffix = `_${sessionId}`;
+  return key.endsWith(suffix) && key.length > suffix.length ? key.slice(0, -suffix.length) : key;
+}
+
 /** The blocks and frozen prompt stored for one session. */
 export async function sessionBlocks(store: SessionStore, sessionId: string): Promise<SessionBlocks> {
   const result: SessionBlocks = { sessionId, blocks: [], prompt: null };
   if (!hasContextStorage(store)) return result;
-  if (hasTransfer(store)) {
-    const exists = sessionExistence(store);
-    for await (const row of store.transfer.exportRows()) {
-      if (row.kind !== "block") break;
-      // Only keys ending in `_<sessionId>` can be this session's; the owner check settles longer ids ending alike.
-      if (!row.key.endsWith(`_${sessionId}`)) continue;
-      const owner = await blockOwner(row.key, exists);
-      if (owner?.sessionId !== sessionId) continue;
-      if (owner.label === PROMPT_LABEL) result.prompt = view(owner.label, row.key, row.content);
-      else result.blocks.push(view(owner.label, row.key, row.content));
-    }
-    const prompt = result.prompt?.content;
-    for (const block of result.blocks) {
-      block.reminder = prompt === undefined ? null : pendingReminder(prompt, block.label, block.content);
-    }
-    return result;
+  for (const key of await sessionBlockKeys(store, sessionId)) {
+    const content = await store.blocks.getBlock(key);
+    if (content === null) continue;
+    const label = labelOf(key, sessionId);
+    if (label === PROMPT_LABEL) result.prompt = view(label, key, content);
+    else result.blocks.push(view(label, key, content));
   }
-  // Without a listing, only the prompt's key is known for certain.
-  const key = `${PROMPT_LABEL}_${sessionId}`;
-  const prompt = await store.blocks.getBlock(key);
-  if (prompt !== null) result.prompt = view(PROMPT_LABEL, key, prompt);
+  const prompt = result.prompt?.content;
+  for (const block of result.blocks) {
+    block.reminder = prompt === undefined ? null : pendingReminder(prompt, block.label, block.content);
+  }
   return result;
 }

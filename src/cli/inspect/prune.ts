@@ -1,3 +1,4 @@
+import { hasContextStorage, hasRecords } from "../../contract/context.js";
 import { hasSessionRegistry, type RegistryCapableStore } from "../../contract/registry.js";
 import type { SessionStore } from "../../contract/store.js";
 import { reclaimSqliteSpace, sqliteFileBytes } from "../../sqlite/connection/maintenance.js";
@@ -24,9 +25,10 @@ export function requireRegistry(store: SessionStore): asserts store is RegistryC
 }
 
 /**
- * The erasure a sweep runs for the CLI: each session with every block it owns (its frozen prompt and the blocks
- * whose key names it). The CLI has no templates to name a session's block labels, so ownership is read from the
- * stored keys, once, before the first erasure: it is decided by which sessions exist.
+ * The erasure a sweep runs for the CLI: each session with every block and entry the store records as its own
+ * (registry.erase removes them by record, whatever their label). On a store without records, the CLI has no
+ * templates to name a session's block labels, so ownership is read from the stored keys, once, before the first
+ * erasure: its frozen prompt and the blocks whose key names it.
  */
 export function cliEraser(store: RegistryCapableStore, ids: readonly string[]): ConditionalErase {
   const registry = store.registry;
@@ -37,6 +39,9 @@ export function cliEraser(store: RegistryCapableStore, ids: readonly string[]): 
     );
   }
   const erase = registry.erase.bind(registry);
+  if (hasContextStorage(store) && hasRecords(store.blocks)) {
+    return (id, condition) => erase(id, { condition });
+  }
   let owned: Promise<Map<string, string[]>> | undefined;
   const ownedKeys = async (): Promise<Map<string, string[]>> => {
     const keys = new Map<string, string[]>(ids.map((id) => [id, [`${PROMPT_LABEL}_${id}`]]));

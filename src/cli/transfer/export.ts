@@ -1,7 +1,6 @@
-import { blockOwner } from "../../context/block-keys.js";
 import type { TransferCapableStore } from "../../contract/transfer.js";
 import { CliError } from "../errors.js";
-import { sessionExistence } from "../inspect/blocks.js";
+import { sessionBlockKeys } from "../inspect/blocks.js";
 import type { Progress } from "../progress.js";
 import { type ExportCounts, encodeEnd, encodeHeader, encodeItem, encodeRow } from "./format.js";
 import { eachSessionOnce } from "./session-ids.js";
@@ -67,14 +66,15 @@ export async function writeExport(
       }
     }
   }
-  const wanted = new Set(selected);
-  const exists = sessionExistence(store);
+  // A partial export carries the blocks its sessions own (inspect/blocks.ts sessionBlockKeys); entries belong to
+  // search blocks, not sessions.
+  const wanted = new Set<string>();
+  if (partial)
+    for (const id of selected) for (const key of await sessionBlockKeys(store, id)) wanted.add(key);
   for await (const row of store.transfer.exportRows()) {
     if (partial) {
-      // A partial export carries the blocks of its sessions only; entries belong to search blocks, not sessions.
       if (row.kind === "entry") break;
-      const owner = await blockOwner(row.key, exists);
-      if (!owner || !wanted.has(owner.sessionId)) continue;
+      if (!wanted.has(row.key)) continue;
     }
     await emit(encodeRow(row));
     if (row.kind === "block") counts.blocks++;

@@ -1,3 +1,4 @@
+import { recordOf } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { TransferMessage, TransferRow, TransferSession } from "../../contract/transfer.js";
 import {
@@ -74,14 +75,15 @@ const compactionsSql = statement(
 );
 function blocks(after: string): (t: Tables) => string {
   return statement(
-    (t) => `SELECT key, content, content_json, sealed FROM ${t.blocks} WHERE ${after}
+    (t) => `SELECT key, content, content_json, sealed, session_id, owner FROM ${t.blocks} WHERE ${after}
       ORDER BY key COLLATE "C" LIMIT $1`,
   );
 }
 const blocksSql = blocks("$2::text IS NULL");
 const blocksAfterSql = blocks(`key COLLATE "C" > $2::text`);
 const entriesSql = statement(
-  (t) => `SELECT seq, label, key, content, content_json, sealed_chars FROM ${t.entries} WHERE seq > $2::bigint
+  (t) => `SELECT seq, label, key, content, content_json, sealed_chars, session_id, owner FROM ${t.entries}
+    WHERE seq > $2::bigint
     ORDER BY seq LIMIT $1`,
 );
 
@@ -229,15 +231,23 @@ export class PostgresTransfer extends StoreTransfer<Head> {
     // Sealed blocks and entries are exported opened (sealed-context.ts), as sealed messages are.
     const executor = await this.ready();
     const query = executor.query.bind(executor);
-    type Block = BlockRow & { key: string };
+    type Recorded = { session_id: string | null; owner: string | null };
+    type Block = BlockRow & { key: string } & Recorded;
     for await (const row of this.pages<Block>(blocksSql, blocksAfterSql, [], [null], (r) => [r.key])) {
-      yield { kind: "block", key: row.key, content: await readBlockRow(query, this.t, row.key, row) };
+      const content = await readBlockRow(query, this.t, row.key, row);
+      yield { kind: "block", key: row.key, content, ...recordOf(row.session_id, row.owner) };
     }
     // Entries in storage order: search ranks ties newest first, so the order is part of what must survive.
-    type Entry = EntryRow & { seq: string; label: string };
+    type Entry = EntryRow & { seq: string; label: string } & Recorded;
     for await (const row of this.pages<Entry>(entriesSql, entriesSql, [], [0], (r) => [r.seq])) {
       const content = await entryOpener(query, this.t, row.label)(row);
-      yield { kind: "entry", label: row.label, key: row.key, content };
+      yield {
+        kind: "entry",
+        label: row.label,
+        key: row.key,
+        content,
+        ...recordOf(row.session_id, row.owner),
+      };
     }
   }
 }

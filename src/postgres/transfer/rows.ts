@@ -4,6 +4,7 @@
  * skipped.
  */
 
+import { idsToKnow, rowRecord } from "../../context/legacy-records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
@@ -12,6 +13,7 @@ import { sessionInfoValues } from "../../store/registry-rows.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
 import { sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
+import { knownIds, recordParams } from "../context-records.js";
 import { statement, type Tables } from "../schema.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
 import { ownedMessagesCte } from "../search/fts.js";
@@ -105,17 +107,19 @@ export async function writeCompactions(
 const BATCH = 500;
 
 const insertBlocksSql = statement(
-  (t) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[])
+  (t) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed, session_id, owner)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[], $5::text[], $6::text[])
     ON CONFLICT (key) DO NOTHING RETURNING key`,
 );
 // unnest yields the rows in array order, and the identity `seq` is drawn per row in that order: the entries keep
 // the stream's storage order.
 const insertEntriesSql = statement(
-  (t) => `INSERT INTO ${t.entries} (label, key, content, content_json, sealed_chars, search)
-    SELECT u.label, u.key, u.content, u.content_json, u.sealed_chars, u.search::tsvector
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::integer[], $6::text[])
-      AS u(label, key, content, content_json, sealed_chars, search)
+  (
+    t,
+  ) => `INSERT INTO ${t.entries} (label, key, content, content_json, sealed_chars, search, session_id, owner)
+    SELECT u.label, u.key, u.content, u.content_json, u.sealed_chars, u.search::tsvector, u.session_id, u.owner
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::integer[], $6::text[], $7::text[], $8::text[])
+      AS u(label, key, content, content_json, sealed_chars, search, session_id, owner)
     ON CONFLICT (label, key) DO NOTHING RETURNING label, key`,
 );
 
@@ -132,6 +136,10 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
   const sealedChars: (number | null)[] = [];
   const vectors: (string | null)[] = [];
   const query = executor.query.bind(executor);
+  const sessionIds: (string | null)[] = [];
+  const owners: (string | null)[] = [];
+  // Each row's record: the one it carries, else the legacy rule's (context/legacy-records.ts).
+  const known = await knownIds(query, t, idsToKnow(run));
   const unique = new Set<string>();
   for (const row of run) {
     const label = row.kind === "entry" ? row.label : "";
@@ -154,13 +162,16 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
     }
     labels.push(label);
     keys.push(row.key);
+    const [sessionId, owner] = recordParams(rowRecord(row, known));
+    sessionIds.push(sessionId);
+    owners.push(owner);
   }
   const rows =
     run[0]!.kind === "block"
-      ? await executor.query(insertBlocksSql(t), [keys, contents, flags, sealed], true)
+      ? await executor.query(insertBlocksSql(t), [keys, contents, flags, sealed, sessionIds, owners], true)
       : await executor.query(
           insertEntriesSql(t),
-          [labels, keys, contents, flags, sealedChars, vectors],
+          [labels, keys, contents, flags, sealedChars, vectors, sessionIds, owners],
           true,
         );
   return rows.length;

@@ -1,3 +1,4 @@
+import { recordOf } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { TransferMessage, TransferRow, TransferSession } from "../../contract/transfer.js";
 import {
@@ -13,7 +14,11 @@ import { freeTextSql } from "../connection/free-text.js";
 import { compactionOf, type EncodedCompactionRow } from "../history.js";
 import { loadAttachments } from "../media/tables.js";
 import { SqliteSessionRegistry } from "../registry.js";
-import { type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
+import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
+
+/** A context row's record columns (context-records.ts). */
+type RecordRow = { session_id: string | null; owner: string | null };
+
 import { rowsImport, sessionImport } from "./import.js";
 
 // Rows per read: big enough that paging costs little, small enough that memory stays flat on huge sessions.
@@ -175,28 +180,35 @@ export class SqliteTransfer extends StoreTransfer<Head> {
   async *exportRows(): AsyncGenerator<TransferRow> {
     for (let after: string | null = null; ; ) {
       // Sealed blocks and entries are exported opened (sealed-context.ts), as sealed messages are.
-      const rows: { key: string; content: unknown; content_encoded: unknown; sealed: unknown }[] =
-        this.driver.all(
-          `SELECT key, ${freeTextSql("content", "content")}, sealed FROM agent_context_blocks
+      const rows: (BlockReadRow & { key: string } & RecordRow)[] = this.driver.all(
+        `SELECT key, ${freeTextSql("content", "content")}, sealed, session_id, owner FROM agent_context_blocks
            WHERE ${after === null ? "1" : "key > ?"} ORDER BY key LIMIT ?`,
-          after === null ? [PAGE] : [after, PAGE],
-        );
+        after === null ? [PAGE] : [after, PAGE],
+      );
       for (const row of rows) {
-        yield { kind: "block", key: row.key, content: readBlockRow(this.driver, row.key, row) };
+        const content = readBlockRow(this.driver, row.key, row);
+        yield { kind: "block", key: row.key, content, ...recordOf(row.session_id, row.owner) };
       }
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.key;
     }
     // Entries in storage order: search ranks ties newest first, so the order is part of what must survive.
     for (let after = 0; ; ) {
-      const rows: (EntryRow & { seq: number; label: string; key: string })[] = this.driver.all(
-        `SELECT seq, label, key, ${freeTextSql("content", "content")}, sealed_chars FROM agent_search_entries
+      const rows: (EntryRow & { seq: number; label: string; key: string } & RecordRow)[] = this.driver.all(
+        `SELECT seq, label, key, ${freeTextSql("content", "content")}, sealed_chars, session_id, owner
+         FROM agent_search_entries
          WHERE seq > ? ORDER BY seq LIMIT ?`,
         [after, PAGE],
       );
       for (const row of rows) {
         const content = entryOpener(this.driver, row.label)(row.key, row);
-        yield { kind: "entry", label: row.label, key: row.key, content };
+        yield {
+          kind: "entry",
+          label: row.label,
+          key: row.key,
+          content,
+          ...recordOf(row.session_id, row.owner),
+        };
       }
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1]!.seq;

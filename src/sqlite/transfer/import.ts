@@ -1,3 +1,4 @@
+import { idsToKnow, rowRecord } from "../../context/legacy-records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type {
@@ -15,6 +16,7 @@ import { assertTransferMessage, messageFacts } from "../../store/transfer/stream
 import { ensureHead } from "../append.js";
 import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
+import { knownIds, recordParams } from "../context-records.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { NEXT_ACTIVITY } from "../registry.js";
@@ -211,17 +213,21 @@ export function setLeaf(driver: SqlDriver, num: number, leafId: string | null): 
   ]);
 }
 
-/** Inserts a block or entry unless its key is stored (an existing row keeps its content); true when written. */
+/**
+ * Inserts a block or entry unless its key is stored (an existing row keeps its content); true when written. Its
+ * record is the row's, else the legacy rule's (context/legacy-records.ts importRecords).
+ */
 export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boolean {
+  const [sessionId, owner] = recordParams(rowRecord(row, knownIds(driver, idsToKnow([row]))));
   // Sealed again for an owner with a key (sealed-context.ts): an export holds them opened.
   if (row.kind === "block") {
     return driver.transaction(() => {
       const stored = storedBlock(driver, row.key, row.content);
       return (
         driver.get(
-          `INSERT INTO agent_context_blocks (key, content, sealed, updated_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT (key) DO NOTHING RETURNING key`,
-          [row.key, stored.content, stored.sealed, now],
+          `INSERT INTO agent_context_blocks (key, content, sealed, updated_at, session_id, owner)
+           VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING key`,
+          [row.key, stored.content, stored.sealed, now, sessionId, owner],
         ) !== undefined
       );
     });
@@ -229,9 +235,9 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
   return driver.transaction(() => {
     const stored = storedEntry(driver, row.label, row.key, row.content);
     const entry = driver.get<{ seq: number }>(
-      `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
-      [row.label, row.key, stored.content, stored.sealedChars, now, now],
+      `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at, session_id, owner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
+      [row.label, row.key, stored.content, stored.sealedChars, now, now, sessionId, owner],
     );
     if (entry) {
       driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [

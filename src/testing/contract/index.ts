@@ -4,6 +4,7 @@ import { attachmentsLifetimeSpec } from "./attachments-lifetime.spec.js";
 import { attachmentsTransferSpec } from "./attachments-transfer.spec.js";
 import { blockCasSpec } from "./block-cas.spec.js";
 import { closedSpec } from "./closed.spec.js";
+import { contextRecordsSpec } from "./context-records.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import { erasureSpec } from "./erasure.spec.js";
@@ -74,6 +75,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     persistenceSpec(suite, target);
     contextStoreSpec(suite, target);
     blockCasSpec(suite, target);
+    contextRecordsSpec(suite, target);
     remindersSpec(suite, target);
     writesSpec(suite, target);
     largeSpec(suite, target);

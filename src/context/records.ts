@@ -1,0 +1,61 @@
+/**
+ * The record of whose a block or entry is (contract/context.ts ContextRecord): checked once here for every backend,
+ * and turned into the two columns the SQL backends store it in (`session_id`, `owner`, at most one set).
+ */
+import type { ContextRecord } from "../contract/context.js";
+import { SessionError } from "../errors.js";
+import { describe } from "../message/describe.js";
+import { assertNamedSessionId } from "../message/ids.js";
+import { parseOwner } from "../store/owner.js";
+
+/** The record as its two columns: a session id or an owner, the other null (both null: no record). */
+export interface RecordColumns {
+  sessionId: string | null;
+  owner: string | null;
+}
+
+/** `INVALID_ARGUMENT` unless `record` is undefined, `{ sessionId }` (a named session) or `{ owner }`. */
+export function parseRecord(record: unknown, path = "record"): ContextRecord | undefined {
+  if (record === undefined) return undefined;
+  if (typeof record === "object" && record !== null) {
+    const keys = Object.keys(record);
+    if (keys.length === 1 && keys[0] === "sessionId") {
+      const { sessionId } = record as { sessionId: unknown };
+      assertNamedSessionId(sessionId, `${path}.sessionId`);
+      return { sessionId };
+    }
+    if (keys.length === 1 && keys[0] === "owner") {
+      return { owner: parseOwner((record as { owner: unknown }).owner, `${path}.owner`) };
+    }
+  }
+  throw new SessionError(
+    "INVALID_ARGUMENT",
+    `A ${path} must be { sessionId } or { owner }, got ${describe(record)}`,
+    { issues: [{ path, rule: "type" }] },
+  );
+}
+
+/** The columns of a record (no record: both null). */
+export function recordColumns(record: ContextRecord | undefined): RecordColumns {
+  if (record === undefined) return { sessionId: null, owner: null };
+  return "sessionId" in record
+    ? { sessionId: record.sessionId, owner: null }
+    : { sessionId: null, owner: record.owner };
+}
+
+/** The record of a row's columns, or undefined when it has none. */
+export function recordOf(
+  sessionId: string | null | undefined,
+  owner: string | null | undefined,
+): ContextRecord | undefined {
+  if (sessionId != null) return { sessionId };
+  if (owner != null) return { owner };
+  return undefined;
+}
+
+/** True when a row's record is `record` (same kind, same id). */
+export function sameRecord(stored: ContextRecord | undefined, record: ContextRecord): boolean {
+  if (stored === undefined) return false;
+  if ("sessionId" in record) return "sessionId" in stored && stored.sessionId === record.sessionId;
+  return "owner" in stored && stored.owner === record.owner;
+}
