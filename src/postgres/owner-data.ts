@@ -76,22 +76,31 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
   {
     table: "agent_context_blocks",
     holds: "context blocks (prompts, memory, memory-tool files)",
-    tie: "key",
+    tie: "record",
     citus: "by-key",
     sealed: "sealed",
-    erasure: "deleted by key: the session's and owner's labels (manager/erase.ts)",
+    erasure:
+      "deleted by record (the session's or owner's), unrecorded rows by the manager's known labels (manager/erase.ts)",
     purge: "rewrite",
-    columns: { key: "name", content: "content" },
+    columns: { key: "name", content: "content", session_id: "id", owner: "name" },
   },
   {
     table: "agent_search_entries",
     holds: "searchable context entries",
-    tie: "key",
+    tie: "record",
     citus: "by-key",
     sealed: "sealed",
-    erasure: "deleted by label: the session's and owner's (manager/erase.ts)",
+    erasure:
+      "deleted by record (the session's or owner's), unrecorded rows by the manager's known labels (manager/erase.ts)",
     purge: "rewrite",
-    columns: { label: "name", key: "name", content: "content", search: "derived" },
+    columns: {
+      label: "name",
+      key: "name",
+      content: "content",
+      search: "derived",
+      session_id: "id",
+      owner: "name",
+    },
   },
   {
     table: "agent_sessions",

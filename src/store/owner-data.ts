@@ -24,8 +24,11 @@ export type OwnerTie =
   | "session"
   /** By a hash of the owner id. */
   | "owner"
-  /** By a block key or entry label that names the session or owner (context/block-keys.ts). */
-  | "key"
+  /**
+   * By its record (`session_id` or `owner`, context/records.ts), written with the row; a row written before records
+   * (or by a store of an app's own) by the block key or entry label that names the session or owner.
+   */
+  | "record"
   /** By a message row (a payload's links, a vector). */
   | "message"
   /** By reference count: a payload goes when no message links it. */
