@@ -1,5 +1,8 @@
 import type { StreamChunk, StreamHead, StreamRead, StreamStore } from "../contract/streams.js";
+import type { ContentKeys } from "../store/crypto/content-keys.js";
+import { isSealed } from "../store/crypto/seal.js";
 import { type StreamHeadRow, streamHead } from "../store/stream-rows.js";
+import { openedChunk, storedChunk } from "../store/stream-seal.js";
 import type { Executor } from "./connection/client.js";
 import { statement, type Tables } from "./schema.js";
 
@@ -77,12 +80,16 @@ export class PostgresStreams implements StreamStore {
     now: number,
   ): Promise<boolean> {
     const executor = await this.ready();
+    // An encrypted owner's chunks are sealed as its messages are; an owner with encrypted content whose key this
+    // store lacks is refused, DECRYPT_FAILED (the owner and its check cached as for messages, sealing.ts).
+    const keys = this.t.keys;
+    const key = keys ? await keys.run(executor.query, (k) => k.keyFor(sessionId)) : null;
     const [row] = await executor.query<{ n: number }>(appendSql(this.t), [
       sessionId,
       streamId,
       now,
       chunks.map((c) => c.seq),
-      chunks.map((c) => c.chunk),
+      chunks.map((c) => storedChunk(key, sessionId, streamId, c.seq, c.chunk)),
     ]);
     return Number(row?.n ?? 0) > 0;
   }
@@ -117,9 +124,15 @@ export class PostgresStreams implements StreamStore {
     );
     const [first] = rows;
     if (!first) return null;
-    const chunks = rows.flatMap((r) =>
+    const stored = rows.flatMap((r) =>
       r.seq === null ? [] : [{ seq: Number(r.seq), chunk: r.chunk ?? "" }],
     );
+    // Opened with the owner's key when sealed (stream-seal.ts): the owner is looked up only then.
+    const open = (k: ContentKeys | undefined) =>
+      stored.map((c) => ({ seq: c.seq, chunk: openedChunk(k, sessionId, streamId, c.seq, c.chunk) }));
+    const keys = this.t.keys;
+    const chunks =
+      keys && stored.some((c) => isSealed(c.chunk)) ? await keys.run(executor.query, open) : open(undefined);
     return { ...streamHead(first), chunks };
   }
 
