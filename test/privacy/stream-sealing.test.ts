@@ -98,3 +98,28 @@ test("PGlite: an encrypted owner's stream chunks are sealed in every page and re
     await db.close();
   }
 });
+
+test("PGlite: a store that found a session's stream in clear refuses its next chunks once another store gave the owner a key", async () => {
+  const db = await PGlite.create();
+  try {
+    const schema = "stream_guard";
+    const plain = await PostgresStore.open(db, { schema });
+    const keyed = await PostgresStore.open(db, { schema, keyring: randomKeyring(["bob"]) });
+    const { id } = await SessionManager.create(plain).create("bob chat", { owner: "bob" });
+    await plain.streams.start(id, "s1", 1);
+    // The second append relies on what the first found (no look-up): its statement checks that bob has no key.
+    assert.equal(await plain.streams.append(id, "s1", [CHUNKS[0]!], 2), true);
+    assert.equal(await plain.streams.append(id, "s1", [CHUNKS[1]!], 3), true);
+    await keyed
+      .session(id)
+      .appendMessage({ id: "k", role: "user", parts: [{ type: "text", text: "sealed" }] });
+    await assert.rejects(plain.streams.append(id, "s1", [CHUNKS[2]!], 4), { code: "DECRYPT_FAILED" });
+    // The keyed store seals the next chunk and replays all three.
+    assert.equal(await keyed.streams.append(id, "s1", [CHUNKS[2]!], 5), true);
+    assert.deepEqual((await keyed.streams.read(id, "s1", -1, 10))?.chunks, CHUNKS);
+    await plain.close();
+    await keyed.close();
+  } finally {
+    await db.close();
+  }
+});
