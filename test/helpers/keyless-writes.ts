@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import type { ContextCapableStore } from "../../src/contract/context.js";
 import type { RegistryCapableStore } from "../../src/contract/registry.js";
+import type { StepCapableStore, StepWrite } from "../../src/contract/step.js";
 import type { StreamCapableStore } from "../../src/contract/streams.js";
-import type { TransferCapableStore } from "../../src/contract/transfer.js";
+import type { TransferCapableStore, TransferItem, TransferRow } from "../../src/contract/transfer.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { msg } from "../../src/testing/contract/harness.js";
@@ -53,6 +54,13 @@ export async function assertRefused(store: FullStore, alice: string, label: stri
   const session = store.session(alice);
   const refused = { code: "DECRYPT_FAILED" };
   const now = Date.now();
+  const step = (on: FullStore, write: Pick<StepWrite, "messages"> & Partial<StepWrite>) =>
+    (on as unknown as StepCapableStore).writeStep({
+      sessionId: alice,
+      parentId: undefined,
+      guard: false,
+      ...write,
+    });
   const writes: [string, () => Promise<unknown>][] = [
     ["appendMessage", () => session.appendMessage(msg("n1", CLEAR))],
     ["updateMessage over a sealed row", () => session.updateMessage(msg("a0", CLEAR))],
@@ -62,6 +70,24 @@ export async function assertRefused(store: FullStore, alice: string, label: stri
     ["setBlock over a sealed block", () => store.blocks.setBlock(`memory_${alice}`, CLEAR)],
     ["setEntry", () => store.entries.setEntry(`facts_${alice}`, "k2", CLEAR)],
     ["a stream's append", () => streamAppend(store, alice, now)],
+    ["an agent step's append", () => step(store, { messages: [msg("st", CLEAR)] })],
+    ["an agent step's rewrite", () => step(store, { messages: [], replace: [msg("a0", CLEAR)] })],
+    [
+      "an agent step's block",
+      () => step(store, { messages: [], block: { key: `memory_${alice}`, content: CLEAR } }),
+    ],
+    ["an import of her session's rows", () => store.transfer.importSession(withClear(store, alice))],
+    [
+      "an import of her block",
+      () => store.transfer.importRows(rows({ kind: "block", key: `memory_${alice}`, content: CLEAR })),
+    ],
+    [
+      "an import of her entry",
+      () =>
+        store.transfer.importRows(
+          rows({ kind: "entry", label: `facts_${alice}`, key: "k3", content: CLEAR }),
+        ),
+    ],
     ["her search", () => store.searchMessages(ALICE_SECRET, { owner: "alice" })],
     ["a search of her sessions", () => store.searchMessages(ALICE_SECRET, { sessionIds: [alice] })],
     ["her session's search", () => session.searchMessages!(ALICE_SECRET)],
@@ -69,6 +95,21 @@ export async function assertRefused(store: FullStore, alice: string, label: stri
   for (const [what, write] of writes) {
     await assert.rejects(write(), refused, `${label}: ${what} is refused`);
   }
+}
+
+// Her session as an export holds it (the store without her key cannot export it: read from the rows), plus one
+// message in clear: what an import of a copy made elsewhere would bring.
+async function* withClear(_store: FullStore, alice: string): AsyncGenerator<TransferItem> {
+  yield { kind: "session", session: { id: alice, info: null, leafId: "x9" } };
+  const content = JSON.stringify(msg("x9", CLEAR));
+  yield {
+    kind: "message",
+    message: { id: "x9", parentId: null, role: "user", createdAt: new Date().toISOString(), content },
+  };
+}
+
+async function* rows(row: TransferRow): AsyncGenerator<TransferRow> {
+  yield row;
 }
 
 // A stream started (that writes no content) and a chunk appended to it: the append is what is refused.
