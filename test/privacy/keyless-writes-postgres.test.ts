@@ -97,3 +97,56 @@ test("Citus: a store without alice's key refuses every write and search of hers,
     await pool.end();
   }
 });
+
+/**
+ * A store without a keyring appends to bob's session twice (the second under the clear guard it found, no look-up),
+ * another store seals bob's next message (bob has a key check now): the next append in clear is refused.
+ */
+async function clearGuardRefuses(source: PostgresSource, options: PostgresStoreOptions) {
+  const plain = new PostgresStore(source, options);
+  const keyed = new PostgresStore(source, { ...options, keyring: randomKeyring(["bob"]) });
+  const text = (id: string, t = id) => ({
+    id,
+    role: "user" as const,
+    parts: [{ type: "text" as const, text: t }],
+  });
+  try {
+    const { id } = await plain.registry.create({ id: "bob-guarded", name: "bob", owner: "bob" });
+    await plain.session(id).appendMessage(text("c0"));
+    await plain.session(id).appendMessage(text("c1"));
+    await keyed.session(id).appendMessage(text("k2", `k2 ${CLEAR}`));
+    await assert.rejects(plain.session(id).appendMessage(text("c3", `c3 ${CLEAR}`)), {
+      code: "DECRYPT_FAILED",
+    });
+    assert.deepEqual(
+      (await keyed.session(id).getHistory()).map((m) => m.id),
+      ["c0", "c1", "k2"],
+    );
+  } finally {
+    await plain.close();
+    await keyed.close();
+  }
+}
+
+test("PGlite: an append in clear under the clear guard is refused once another store gave the owner a key", async () => {
+  const db = await PGlite.create();
+  try {
+    await clearGuardRefuses(db, { schema: "guarded" });
+  } finally {
+    await db.close();
+  }
+});
+
+test("Citus: a routed append in clear checks its clear guard on the worker and is refused once the owner has a key", {
+  skip: noCitus ?? false,
+}, async () => {
+  const pool = citusPool(4);
+  const schema = `agent_session_keyless_guard_${process.pid}`;
+  try {
+    await dropSchema(pool, schema);
+    await clearGuardRefuses(pool, { schema, distributed: true });
+  } finally {
+    await dropSchema(pool, schema);
+    await pool.end();
+  }
+});
