@@ -10,7 +10,7 @@ import type { PostgresSource } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { PostgresStoreOptions } from "../../src/postgres/schema.js";
 import { citusPool, citusUnavailable, markersOnCluster } from "../fixtures/citus-db.js";
-import { dropSchema, postgresUnavailable, type Runner, testPool } from "../fixtures/postgres-db.js";
+import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { randomKeyring } from "../helpers/encryption.js";
 import {
   ALICE_SECRET,
@@ -24,7 +24,6 @@ import { markersInRelations, total } from "../helpers/purge.js";
 
 /** Seeds alice with a keyed store, runs every refusal with each store lacking her key, and counts pages. */
 async function refusesAll(
-  db: Runner,
   source: PostgresSource,
   options: PostgresStoreOptions,
   pages: (marker: string) => Promise<number>,
@@ -56,9 +55,7 @@ test("PGlite: a store without alice's key refuses every write and search of hers
   const db = await PGlite.create({ extensions: { pageinspect } });
   try {
     const schema = "keyless";
-    await refusesAll(db, db, { schema }, async (marker) =>
-      total(await markersInRelations(db, schema, marker)),
-    );
+    await refusesAll(db, { schema }, async (marker) => total(await markersInRelations(db, schema, marker)));
   } finally {
     await db.close();
   }
@@ -72,7 +69,7 @@ test("Postgres: a store without alice's key refuses every write and search of he
   const schema = `agent_session_keyless_${process.pid}`;
   try {
     await dropSchema(pool, schema);
-    await refusesAll(pool, pool, { schema }, async (marker) =>
+    await refusesAll(pool, { schema }, async (marker) =>
       total(await markersInRelations(pool, schema, marker)),
     );
   } finally {
@@ -89,7 +86,7 @@ test("Citus: a store without alice's key refuses every write and search of hers,
   const schema = `agent_session_keyless_${process.pid}`;
   try {
     await dropSchema(pool, schema);
-    await refusesAll(pool, pool, { schema, distributed: true }, async (marker) =>
+    await refusesAll(pool, { schema, distributed: true }, async (marker) =>
       total(await markersOnCluster(pool, schema, marker)),
     );
   } finally {
