@@ -132,11 +132,11 @@ if (unavailable) {
         // Two statements an append: the message seq drawn on the coordinator, then the call (citus/append-function.ts).
         const appends = sent.slice(0, 4);
         assert.equal(appends.filter((text) => /nextval/.test(text)).length, 2, appends.join("\n---\n"));
-        const calls = appends.filter((text) => /agent_append_v4/.test(text));
+        const calls = appends.filter((text) => /agent_append_v5/.test(text));
         assert.equal(calls.length, 2, appends.join("\n---\n"));
         // Explained on this connection: one task, the function run on one worker. (A fresh connection: once, while another process distributed tables on the same
         // cluster, a pooled connection of this file planned the call on the coordinator; see docs/POSTGRES.md.)
-        // The call's 34 arguments (a tip append of "a3"); EXPLAIN plans the call without running it.
+        // The call's 36 arguments (a tip append of "a3", under a clear guard); EXPLAIN plans the call without running it.
         const args = [
           "a",
           "a3",
@@ -157,6 +157,8 @@ if (unavailable) {
           "1",
           false,
           ...new Array<null>(19).fill(null),
+          true,
+          null,
         ]);
         const plan = rows.map((r: { "QUERY PLAN": string }) => r["QUERY PLAN"]).join("\n");
         assert.deepEqual(taskCounts(plan), [1], plan);
@@ -181,7 +183,7 @@ if (unavailable) {
         assert.equal((await chat.appendMessage(msg("a2", "again"), "a0")).inserted, false);
         // Per append a transaction: the draw, the call, the log row (citus/routed-log.ts); a duplicate inserts none
         // there (the feed records it afterwards, as on one node).
-        assert.equal(sent.filter((text) => /agent_append_v4/.test(text)).length, 4, sent.join("\n---\n"));
+        assert.equal(sent.filter((text) => /agent_append_v5/.test(text)).length, 4, sent.join("\n---\n"));
         assert.equal(sent.filter((text) => /AS locked/.test(text)).length, 3, sent.join("\n---\n"));
         assert.equal(sent.filter((text) => /^BEGIN/.test(text)).length, 4, sent.join("\n---\n"));
         const { rows } = await pool.query(

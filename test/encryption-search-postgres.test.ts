@@ -237,7 +237,7 @@ describe("blind index on PGlite", () => {
   });
 });
 
-test("PGlite: a search of a known encrypted owner takes as many statements as one in clear", async () => {
+test("PGlite: a search of a known encrypted owner takes no more statements than one in clear", async () => {
   const db = await PGlite.create();
   const clear = await PostgresStore.open(db, { schema: "counted_clear" });
   const sealed = await PostgresStore.open(db, { schema: "counted", keyring: randomKeyring(["alice"]) });
@@ -262,11 +262,13 @@ test("PGlite: a search of a known encrypted owner takes as many statements as on
     };
     for (const match of ["any", "all"] as const) {
       for (const scope of [(id: string) => ({ sessionId: id }), () => ({ owner: "alice" })]) {
+        // A store without a keyring reads the owner's key check too (not cached while there is none: another
+        // process may record one), so that it refuses an owner with encrypted content rather than find nothing.
         const inClear = await cost(clear, { ...scope(ids.clear[0]!), match });
-        assert.equal(
-          await cost(sealed, { ...scope(ids.sealed[0]!), match }),
-          inClear,
-          JSON.stringify(scope("s")),
+        const sealedCost = await cost(sealed, { ...scope(ids.sealed[0]!), match });
+        assert.ok(
+          sealedCost <= inClear && inClear <= sealedCost + 1,
+          `${JSON.stringify(scope("s"))}: ${sealedCost} ${inClear}`,
         );
       }
     }

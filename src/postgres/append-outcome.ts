@@ -10,7 +10,7 @@ export interface Outcome {
   seq: string | null;
   /** The change-log row's cursor (a logged append that inserted). */
   logged?: string | null;
-  outcome: "ok" | "duplicate" | "conflict" | "missing" | "retry";
+  outcome: "ok" | "duplicate" | "conflict" | "missing" | "retry" | "keyed";
   leaf_id: string | null;
   /** False when the key check the sealed content relied on is no longer the recorded one (nothing was written). */
   keyed?: boolean;

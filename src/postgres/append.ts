@@ -265,5 +265,15 @@ async function appendOnce(
     );
   // On Citus one delegated call, unless sealed (citus/append-path.ts).
   const guarded = form.guard !== undefined;
-  return citusAppend(on, { messageId: message.id, parentId, sql, params, guarded, log });
+  const row = await citusAppend(on, {
+    messageId: message.id,
+    parentId,
+    sql,
+    params,
+    guarded,
+    clear: form.clear,
+    log,
+  });
+  // The routed call's clear guard refused (the owner has a key check now, or the session another owner).
+  return row?.outcome === "keyed" ? { ...row, keyed: false } : row;
 }

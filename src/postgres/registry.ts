@@ -146,7 +146,7 @@ export class PostgresSessionRegistry extends StoreRegistry {
     super(store);
     const keys = t.keys;
     // Only a store opened with a keyring has keys to forget (the method's presence says so).
-    if (keys) this.forgetKey = async (owner) => keys.forget((await ready()).query, parseOwner(owner));
+    if (keys?.keyed) this.forgetKey = async (owner) => keys.forget((await ready()).query, parseOwner(owner));
   }
 
   /** Destroys an owner's key and the store's record of it (see SessionRegistry.forgetKey). */

@@ -3,9 +3,9 @@
  * src/sqlite/sealed-context.ts): the owner of a block key or an entry label, the stored form of a write and the
  * opening of a read. An entry of an owner with a key is sealed and its search vector holds the owner's blind tokens
  * (search/blind-tokens.ts) in its words' positions, so a search of its label, whose terms are hashed with the same
- * key ({@link labelBlinds}), finds it as in clear (docs/PRIVACY.md). A store without a keyring asks nothing; one
- * with a keyring reads the key's owner (one indexed statement) on every block or entry write, on every search of
- * a label and on every read of a sealed row.
+ * key ({@link labelBlinds}), finds it as in clear (docs/PRIVACY.md). Every store (one without a keyring too, to
+ * refuse an owner with a key) reads the key's owner with its key check (one indexed statement) on every block or
+ * entry write, and the owner on every search of a label and on every read of a sealed row.
  */
 import { keyScope, openBlock, openEntry, ownerOfLongest, sealBlock, sealEntry } from "../context/sealing.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
@@ -13,7 +13,7 @@ import { entryText } from "../search/tokens.js";
 import type { Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
 import type { Tables } from "./schema.js";
-import { toTsvector } from "./search/fts.js";
+import { ownerHashSql, toTsvector } from "./search/fts.js";
 
 /** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
 export async function keyOwner(query: Query, t: Tables, key: string): Promise<string | null> {
@@ -32,8 +32,19 @@ export async function keyOwner(query: Query, t: Tables, key: string): Promise<st
 async function sealingKey(query: Query, t: Tables, key: string, where: string): Promise<Uint8Array | null> {
   const keys = t.keys;
   if (!keys) return null;
-  const owner = await keyOwner(query, t, key);
-  return owner === null ? null : keys.run(query, (k) => k.ownerKey(owner, true, where));
+  const scope = keyScope(key);
+  if ("owner" in scope) return keys.run(query, (k) => k.ownerKey(scope.owner, true, where));
+  if (scope.sessions.length === 0) return null;
+  // The sessions' owners with their key checks in one statement: the check seeds the keys, nothing more is read.
+  const rows = await query<{ id: string; owner: string | null; key_check: string | null }>(
+    `SELECT s.id, s.owner, k.key_check FROM ${t.sessions} s
+     LEFT JOIN ${t.ownerKeys} k ON k.owner_hash = ${ownerHashSql("s.owner")} WHERE s.id = ANY($1::text[])`,
+    [scope.sessions],
+  );
+  const owner = ownerOfLongest(rows);
+  if (owner === null) return null;
+  const check = rows.find((row) => row.owner === owner)?.key_check ?? undefined;
+  return keys.run(query, (k) => k.ownerKey(owner, true, where), { owners: [], checks: [[owner, check]] });
 }
 
 /** A block's stored columns: content, its JSON-literal flag (text.ts) and whether it is sealed. */

@@ -62,6 +62,11 @@ export class PostgresKeys {
     this.keys = new ContentKeys(keyring, snapshotRecords(snapshot, this.deleted));
   }
 
+  /** False for a store opened without a keyring (NO_KEYRING): it seals nothing and refuses owners with a key. */
+  get keyed(): boolean {
+    return this.keys.keyed;
+  }
+
   /**
    * Runs `use` (synchronous, free of side effects other than the keys' caches: it may run again) with the keys,
    * loading through `query` whatever the keys' records miss. `seed`: sessions' owners and owners' checks (by owner,

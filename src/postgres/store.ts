@@ -12,15 +12,13 @@ import { canBeStored } from "../message/ids.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
+import { NO_KEYRING } from "../store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { logSettings } from "../store/feed/change-rows.js";
 import { ChangeFeed } from "../store/feed/feed.js";
 import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
-
 import { runStep } from "../store/step.js";
-
 import { writePolicy } from "../store/write-policy.js";
-
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { checkLayout } from "./citus/open.js";
 import {
@@ -99,9 +97,9 @@ export class PostgresStore
   constructor(source: PostgresSource, options: PostgresStoreOptions = {}) {
     this.source = parsePostgresSource(source);
     const tables = tableNames(options);
-    // Only a store opened with a keyring seals (sealing.ts); its keys go wherever the table names go.
-    this.tables =
-      options.keyring === undefined ? tables : { ...tables, keys: postgresKeys(options.keyring, tables) };
+    // A store opened with a keyring seals (sealing.ts); one without has keys that answer none, so an owner whose
+    // content is sealed is refused, never written in clear. The keys go wherever the table names go.
+    this.tables = { ...tables, keys: postgresKeys(options.keyring ?? NO_KEYRING, tables) };
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
     const ready = () => this.ready();

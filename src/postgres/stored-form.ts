@@ -50,14 +50,23 @@ function sealedForm(json: string, { content, hash, key }: SealedWrite, guard?: K
  * The guard of a write in clear of `sessionId` that reads nothing (a write of this process found the session in
  * clear, sealing.ts knownClear), or undefined: not on a cluster, whose routed append carries no guard.
  */
-function knownClear(t: Tables, sessionId: string): ClearGuard | undefined {
-  return t.distributed ? undefined : t.keys?.knownClear(sessionId);
+function knownClear(t: Tables, sessionId: string, routed: boolean): ClearGuard | undefined {
+  return t.distributed && !routed ? undefined : t.keys?.knownClear(sessionId);
 }
 
-/** The JSON in clear, guarded in a keyring store on one server by the owner `owner` the look-up found. */
-function lookedUpClear(t: Tables, sessionId: string, json: string, owner: string | null): StoredForm {
+/**
+ * The JSON in clear, guarded by the owner `owner` the look-up found: on one server, and on a cluster for an append
+ * (`routed`: its delegated call checks the guard, citus/append-function.ts).
+ */
+function lookedUpClear(
+  t: Tables,
+  sessionId: string,
+  json: string,
+  owner: string | null,
+  routed: boolean,
+): StoredForm {
   const form = clearForm(json);
-  return t.keys && !t.distributed ? { ...form, clear: t.keys.noteClear(sessionId, owner) } : form;
+  return t.keys && (!t.distributed || routed) ? { ...form, clear: t.keys.noteClear(sessionId, owner) } : form;
 }
 
 /**
@@ -75,7 +84,7 @@ export async function storedForm(
 ): Promise<StoredForm> {
   const { keys } = t;
   if (!keys) return clearForm(json);
-  const clear = knownClear(t, sessionId);
+  const clear = knownClear(t, sessionId, false);
   if (clear) return { ...clearForm(json), clear };
   const { value, guard } = await keys.guarded(query, (k) => {
     if (pointers && k.keyFor(sessionId)) refusePayloadPointer(sessionId, json);
@@ -83,7 +92,7 @@ export async function storedForm(
     return { sealed, owner: sealed ? null : k.ownerOf(sessionId) };
   });
   if (value.sealed) return sealedForm(json, value.sealed, guard);
-  return lookedUpClear(t, sessionId, json, value.owner);
+  return lookedUpClear(t, sessionId, json, value.owner, false);
 }
 
 /** A message ready for its row: its stored form and the payloads offloaded from it. */
@@ -103,12 +112,13 @@ export async function messageForm(
   sessionId: string,
   message: SessionMessage,
   json: string,
+  routed = false,
 ): Promise<MessageForm> {
   const { keys } = t;
   let offloaded: Offloaded | undefined;
   // Known in clear: no look-up, unless payloads are offloaded (a refused guard seals the JSON its form holds, which
   // must then be the message's whole JSON; see key-guard.ts resealed).
-  const clear = knownClear(t, sessionId);
+  const clear = knownClear(t, sessionId, routed);
   if (clear) {
     offloaded = offloadMessage(message, json);
     if (offloaded.attachments.length === 0)
@@ -126,7 +136,7 @@ export async function messageForm(
   if (value.sealed) return { form: sealedForm(json, value.sealed, guard), attachments: [] };
   offloaded ??= offloadMessage(message, json);
   const { content, attachments } = offloaded;
-  const form = lookedUpClear(t, sessionId, content, value.owner);
+  const form = lookedUpClear(t, sessionId, content, value.owner, routed);
   return { form: attachments.length === 0 ? form : clearForm(content), attachments };
 }
 

@@ -5,6 +5,7 @@ import { serializeMessage } from "../message/json.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import type { WriteGuard } from "../store/crypto/content-keys.js";
+import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { RowWritten } from "../store/written.js";
 import { storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
@@ -59,6 +60,21 @@ const INSERT_GUARDED = `${MESSAGE_COLUMNS}
     AND EXISTS (SELECT 1 FROM agent_sessions WHERE id = ? AND owner = ?)
   ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
 
+// A row in clear of a session a write of this store found in clear (content-keys.ts knownClear), unread: inserted
+// only while the owner found (its hash; null: none) has no recorded key check and the session still has that owner
+// (three more parameters: owner hash, session id, owner). Two index look-ups inside the insert, no statement more.
+const INSERT_CLEAR = `${MESSAGE_COLUMNS}
+  SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+  WHERE NOT EXISTS (SELECT 1 FROM agent_owner_keys WHERE owner_hash = ?)
+    AND (SELECT owner FROM agent_sessions WHERE id = ?) IS ?
+  ON CONFLICT (session_num, id) DO NOTHING RETURNING seq`;
+
+/** What a write in clear relied on without reading it: the session's owner found, and its hash (null: none). */
+export interface ClearGuard {
+  owner: string | null;
+  ownerHash: string | null;
+}
+
 /** Where an append puts a message and what it knows of it already. */
 export interface AppendRequest {
   /** Omitted = after the latest leaf, `null` = a new root, a string = that message. */
@@ -76,6 +92,8 @@ export interface AppendRequest {
    * insert requires both to be still so.
    */
   guard?: WriteGuard | undefined;
+  /** The owner a write found the session stored in clear with, unread in this transaction (see INSERT_CLEAR). */
+  clear?: ClearGuard | undefined;
 }
 
 /** The head row of a session, created on its first write (inside the caller's transaction). */
@@ -183,7 +201,7 @@ export function appendRow(
     }
     const jump = parent && ctx ? childJump(parent, jumpTargetOf(ctx, parent)) : null;
     const now = new Date().toISOString();
-    const insert = (sql: string, guard: readonly string[]) => {
+    const insert = (sql: string, guard: readonly (string | null)[]) => {
       const stored = storedContent(driver, form.content);
       const row = driver.get<{ seq: number }>(sql, [
         num,
@@ -206,9 +224,24 @@ export function appendRow(
       if (row) writeChunks(driver, row.seq, stored);
       return row;
     };
-    const { guard } = request;
+    const { guard, clear } = request;
     const guarded = guard ? [guard.ownerHash, guard.check, sessionId, guard.owner] : [];
-    let row = guard ? insert(INSERT_GUARDED, guarded) : insert(INSERT_MESSAGE, []);
+    let row = guard
+      ? insert(INSERT_GUARDED, guarded)
+      : clear
+        ? insert(INSERT_CLEAR, [clear.ownerHash, sessionId, clear.owner])
+        : insert(INSERT_MESSAGE, []);
+    if (!row && clear && driver.keys) {
+      // A duplicate id, or the owner got a key check since (another process), or the session another owner: read
+      // both as a first write does (DECRYPT_FAILED without the owner's key), sealed anew when the keyring has it.
+      driver.keys.unclear(sessionId);
+      const key = driver.keys.keyFor(sessionId);
+      if (key !== null || driver.keys.ownerOf(sessionId) !== clear.owner) {
+        if (key !== null) refusePayloadPointer(sessionId, json);
+        form = storedForm(driver, sessionId, message.id, json, key, false);
+        row = insert(INSERT_MESSAGE, []);
+      }
+    }
     if (!row && guard && driver.keys) {
       // A duplicate id, or the check changed since (another process rotated or erased), or the session's owner (it
       // was deleted and created again under its id): read both, as a write does without a guard (DECRYPT_FAILED for

@@ -43,7 +43,7 @@ export class SqliteSessionRegistry extends StoreRegistry {
     super(store);
     const keys = driver.keys;
     // Only a store opened with a keyring has keys to forget (the method's presence says so).
-    if (keys) this.forgetKey = (owner) => keys.forget(parseOwner(owner));
+    if (keys?.keyed) this.forgetKey = (owner) => keys.forget(parseOwner(owner));
   }
 
   /** Destroys an owner's key and the store's record of it (see SessionRegistry.forgetKey). */

@@ -209,8 +209,8 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
       this.sessionId,
       { message, json, replaces: false },
       inserted(kind, message.id, request.parentId),
-      (content, key, guard) =>
-        appendRow(this.driver, this.sessionId, message, { ...request, json: content, key, guard }),
+      (content, key, guard, clear) =>
+        appendRow(this.driver, this.sessionId, message, { ...request, json: content, key, guard, clear }),
       true,
     );
     const stored = written.result.inserted

@@ -12,15 +12,13 @@ import { canBeStored } from "../message/ids.js";
 import { queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
+import { NO_KEYRING } from "../store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { logSettings } from "../store/feed/change-rows.js";
 import { ChangeFeed } from "../store/feed/feed.js";
 import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
-
 import { runStep } from "../store/step.js";
-
 import { writePolicy } from "../store/write-policy.js";
-
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { ensureHead } from "./append.js";
 import { closableDriver } from "./connection/closable.js";
@@ -111,8 +109,10 @@ export class SqliteStore
         idle.noteWrite();
         return result;
       },
-      // The keys read their rows through the connection itself, inside whatever transaction is open.
-      ...(options.keyring ? { keys: sqliteKeys(guarded.driver, options.keyring) } : {}),
+      // The keys read their rows through the connection itself, inside whatever transaction is open. A store
+      // without a keyring has keys too, that answer none: an owner whose content is sealed is refused, never
+      // written in clear (docs/PRIVACY.md, "Refusals").
+      keys: sqliteKeys(guarded.driver, options.keyring ?? NO_KEYRING),
     };
     this.idle = idle;
     this.refuseStatements = guarded.close;

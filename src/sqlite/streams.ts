@@ -1,5 +1,6 @@
 import type { StreamChunk, StreamHead, StreamRead, StreamStore } from "../contract/streams.js";
 import { type StreamHeadRow, streamHead } from "../store/stream-rows.js";
+import { openedChunk, storedChunk } from "../store/stream-seal.js";
 import type { SqlDriver } from "./connection/driver.js";
 
 /** Migration 19: a session's kept stream (one row per session) and its chunks, in order. */
@@ -47,10 +48,13 @@ export class SqliteStreams implements StreamStore {
   ): Promise<boolean> {
     return this.driver.transaction(() => {
       if (!this.isLive(sessionId, streamId)) return false;
+      // An encrypted owner's chunks are sealed as its messages are (the key checked in this transaction); an
+      // owner with encrypted content and no key here is refused, DECRYPT_FAILED.
+      const key = this.driver.keys?.keyFor(sessionId) ?? null;
       for (const { seq, chunk } of chunks) {
         this.driver.run(
           "INSERT INTO agent_stream_chunks (session_id, stream_id, seq, chunk) VALUES (?, ?, ?, ?)",
-          [sessionId, streamId, seq, chunk],
+          [sessionId, streamId, seq, storedChunk(key, sessionId, streamId, seq, chunk)],
         );
       }
       this.driver.run("UPDATE agent_streams SET updated_at = ? WHERE session_id = ?", [now, sessionId]);
@@ -85,7 +89,11 @@ export class SqliteStreams implements StreamStore {
          ORDER BY seq LIMIT ?`,
         [sessionId, streamId, afterSeq, limit],
       );
-      return { ...streamHead(row), chunks: chunks.map(({ seq, chunk }) => ({ seq: Number(seq), chunk })) };
+      const opened = chunks.map(({ seq, chunk }) => ({
+        seq: Number(seq),
+        chunk: openedChunk(this.driver.keys, sessionId, streamId, Number(seq), chunk),
+      }));
+      return { ...streamHead(row), chunks: opened };
     });
   }
 

@@ -2,8 +2,9 @@ import type { SessionMessage } from "../contract/message.js";
 import type { WriteGuard } from "../store/crypto/content-keys.js";
 import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { Change } from "../store/feed/change-rows.js";
-import { offloadMessage } from "../store/media/offload.js";
+import { type Offloaded, offloadMessage } from "../store/media/offload.js";
 import type { RowWritten, Written } from "../store/written.js";
+import type { ClearGuard } from "./append.js";
 import type { SqlDriver } from "./connection/driver.js";
 import type { SqliteChangeLog } from "./feed/change-log.js";
 import { collect, linkAttachments, unlinkRows } from "./media/tables.js";
@@ -24,7 +25,8 @@ import type { SealKey } from "./sealing.js";
  * process started is seen) with the session's owner (so is a session deleted and created again for another owner),
  * and `row` gets it to seal with (null: in clear). With `guarded`, a check this store verified before is not read
  * again: `row` gets it as a guard its statement requires to be still recorded, and the session still the owner the
- * store cached. An append without a keyring, payloads or log is the row writer alone. Answers the write's result
+ * store cached; a session this store found in clear (ContentKeys.knownClear) is not looked up either: `row` gets the
+ * owner it found as a clear guard its statement requires to be still so. Answers the write's result
  * and logged cursor.
  */
 export function writeMessageRow<T extends object>(
@@ -33,11 +35,21 @@ export function writeMessageRow<T extends object>(
   sessionId: string,
   write: { message: SessionMessage; json: string; replaces: boolean },
   change: (result: T) => Change | null,
-  row: (content: string, key: SealKey, guard?: WriteGuard) => RowWritten<T>,
+  row: (content: string, key: SealKey, guard?: WriteGuard, clear?: ClearGuard) => RowWritten<T>,
   guarded = false,
 ): Written<T> {
   const keys = driver.keys;
   if (!keys) return writeWith(driver, log, sessionId, write, change, row, null);
+  // A session this store found in clear: no look-up, the row's statement requires it to be still so (append.ts),
+  // unless payloads are offloaded (a refused guard seals the JSON the row got, which must be the whole message's).
+  const clear = guarded ? keys.knownClear(sessionId) : undefined;
+  if (clear) {
+    const stored = offloadMessage(write.message, write.json);
+    if (stored.attachments.length === 0) {
+      const guardedRow = (c: string, k: SealKey) => row(c, k, undefined, clear);
+      return writeWith(driver, log, sessionId, write, change, guardedRow, null, stored);
+    }
+  }
   return driver.transaction(() => {
     // A row writer whose statement checks a guard (append.ts) seals with a check this store verified, unread.
     const known = guarded ? keys.knownWriteKey(sessionId) : undefined;
@@ -60,9 +72,11 @@ function writeWith<T extends object>(
   change: (result: T) => Change | null,
   row: (content: string, key: SealKey) => RowWritten<T>,
   key: Uint8Array | null,
+  offloaded?: Offloaded,
 ): Written<T> {
   // An encrypted owner's payloads stay inline, sealed with the message: payload rows are shared and in clear.
-  const stored = key ? { content: write.json, attachments: [] } : offloadMessage(write.message, write.json);
+  const stored =
+    offloaded ?? (key ? { content: write.json, attachments: [] } : offloadMessage(write.message, write.json));
   const { attachments } = stored;
   if (!log && attachments.length === 0 && !write.replaces) return row(stored.content, key);
   return driver.transaction(() => {

@@ -30,22 +30,25 @@
 
 import { SessionError } from "../../errors.js";
 import type { Query } from "../connection/client.js";
+import type { ClearGuard } from "../key-cache.js";
 import { NOW, usageAssignments, usageFits } from "../registry-sql.js";
 import type { Tables } from "../schema.js";
-import { ownerTsvectorSql } from "../search/fts.js";
+import { ownerHashSql, ownerTsvectorSql } from "../search/fts.js";
 import { childSql } from "../tree.js";
 import { parentRead } from "./parent.js";
 
 // The argument types in order. $1 session, $2 id, $3 parent id, $4 mode, $5 check expected leaf, $6 expected
 // leaf, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector, $13 content hash (as
 // append.ts's statement), $14 seq, $15 registry (the agent step), $16 source, $17 owner, $18..$22 the usage
-// counters, $23..$32 their bounds, $33 activity, $34 the registry's time.
+// counters, $23..$32 their bounds, $33 activity, $34 the registry's time, $35 whether the content is in clear
+// under a clear guard (key-guard.ts: a session this process found in clear) and $36 the owner's hash it found.
 const ARGUMENTS = [
   ...["text", "text", "text", "text", "boolean", "text", "text", "text", "timestamptz", "integer", "integer"],
   ...["tsvector", "text", "bigint", "boolean", "text", "text"],
   ...["bigint", "bigint", "bigint", "bigint", "float8"],
   ...["bigint", "bigint", "bigint", "bigint", "bigint", "bigint", "bigint", "bigint", "float8", "float8"],
   ...["bigint", "timestamptz"],
+  ...["boolean", "text"],
 ];
 
 /** How many arguments the function takes past append.ts's statement parameters (the seq to the registry's time). */
@@ -54,11 +57,11 @@ export const ROUTED_EXTRA = ARGUMENTS.length - 13;
 /**
  * The function's name. Versioned: a release that changes its body, arguments or distribution creates a new name, so
  * stores opened by an older release keep theirs until every process has moved (v3: forced delegation; v4: no cached
- * plans, and the common append's one-table statements as dynamic SQL).
+ * plans, and the common append's one-table statements as dynamic SQL; v5: the clear guard).
  */
 function functionName(t: Tables): string {
   const quote = (name: string) => `"${name}"`;
-  return (t.schema ? `${quote(t.schema)}.` : "") + quote(`${t.prefix}agent_append_v4`);
+  return (t.schema ? `${quote(t.schema)}.` : "") + quote(`${t.prefix}agent_append_v5`);
 }
 
 /** The function's signature as `regprocedure` reads it. */
@@ -90,8 +93,19 @@ DECLARE
   par_seq bigint; par_depth integer; par_bytes bigint; par_tokens bigint; par_sseq bigint[]; par_sdep integer[];
   owner_vec tsvector;
   found_rows bigint;
+  own_hash text;
+  keyed boolean;
 BEGIN
   ${lockHead}
+  -- Content in clear a process wrote without looking the owner up: only while the session still has the owner it
+  -- found (its hash; NULL: none) and that owner no recorded key check (the key table is a reference table, a copy
+  -- on this node), else nothing is written and the caller looks the owner up (key-guard.ts).
+  IF $35 THEN
+    EXECUTE format($q$SELECT ${ownerHashSql("o.owner")} FROM ${t.sessions} o WHERE o.id = %L$q$, $1) INTO own_hash;
+    IF own_hash IS DISTINCT FROM $36 THEN ${done("keyed", "NULL::text")} END IF;
+    EXECUTE format($q$SELECT EXISTS (SELECT 1 FROM ${t.ownerKeys} k WHERE k.owner_hash = %L)$q$, own_hash) INTO keyed;
+    IF keyed THEN ${done("keyed", "NULL::text")} END IF;
+  END IF;
   IF found_rows = 0 THEN
     -- A new session: only an append that could succeed creates its head (as append.ts's statement).
     IF $5 AND $6 IS NOT NULL THEN ${done("conflict", "NULL::text")} END IF;
@@ -188,6 +202,7 @@ export function routedCall(
   t: Tables,
   params: readonly unknown[],
   registry: boolean,
+  clear?: ClearGuard,
 ): (query: Query) => Promise<[string, unknown[]]> {
   return async (query) => {
     const [draw] = await query<{ seq: string; activity: string | null; now: Date | null }>(
@@ -197,6 +212,10 @@ export function routedCall(
     );
     if (!draw) throw new SessionError("STORAGE", "The coordinator drew no message seq");
     const counters = registry ? params.slice(13, 30) : new Array<null>(17).fill(null);
-    return [callSql(t), [...params.slice(0, 13), draw.seq, registry, ...counters, draw.activity, draw.now]];
+    const guard = [clear !== undefined, clear?.ownerHash ?? null];
+    return [
+      callSql(t),
+      [...params.slice(0, 13), draw.seq, registry, ...counters, draw.activity, draw.now, ...guard],
+    ];
   };
 }

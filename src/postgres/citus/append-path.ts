@@ -8,6 +8,7 @@
 import { type AppendTry, attemptOf, retried } from "../append-attempt.js";
 import type { Outcome } from "../append-outcome.js";
 import type { StatementLog } from "../feed/append-log.js";
+import type { ClearGuard } from "../key-cache.js";
 import { routedCall } from "./append-function.js";
 import { afterLockedParent } from "./parent.js";
 import { withLogRow } from "./routed-log.js";
@@ -21,6 +22,8 @@ export interface CitusAppend {
   params: unknown[];
   /** The content is sealed under a key check: the guarded statement, never the call. */
   guarded: boolean;
+  /** Content in clear under a clear guard (key-guard.ts): the call checks it, answering `keyed` when refused. */
+  clear?: ClearGuard | undefined;
   log: { log: StatementLog; kind: "append" | "import" } | undefined;
 }
 
@@ -35,7 +38,7 @@ export function citusAppend(on: AppendTry, append: CitusAppend): Promise<Outcome
       return afterLockedParent(executor, t, sessionId, parentId, params, plain);
     return retried(on, plain, false);
   }
-  const routed = attemptOf(on, routedCall(t, params, on.registry));
+  const routed = attemptOf(on, routedCall(t, params, on.registry, append.clear));
   // A logged routed append: the call and the log row in one transaction.
   if (log) return retried(on, withLogRow(routed, t, log, sessionId, messageId, parentId), true);
   return retried(on, routed, false);

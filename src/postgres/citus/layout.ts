@@ -137,10 +137,15 @@ async function dropReferences(query: Query, table: string): Promise<void> {
  * migration added to a store distributed before it are converted here too, when the store is opened.
  */
 export async function referenceKeyTables(query: Query, t: Tables): Promise<void> {
+  for (const name of await localKeyTables(query, t)) await query("SELECT create_reference_table($1)", [name]);
+}
+
+/** The key tables not distributed yet (as reference tables): none once a store made them so. */
+export async function localKeyTables(query: Query, t: Tables): Promise<string[]> {
   const local = await query<{ name: string }>(
     `SELECT name FROM unnest($1::text[]) AS name
      WHERE NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass(name))`,
     [[t.ownerKeys, t.ownerRekeys]],
   );
-  for (const { name } of local) await query("SELECT create_reference_table($1)", [name]);
+  return local.map((row) => row.name);
 }

@@ -2,7 +2,7 @@ import { SessionError } from "../../errors.js";
 import type { Executor } from "../connection/client.js";
 import { migrationLock, type Tables } from "../schema.js";
 import { createAppendFunction, hasAppendFunction } from "./append-function.js";
-import { distribute, isDistributed, referenceKeyTables } from "./layout.js";
+import { distribute, isDistributed, localKeyTables, referenceKeyTables } from "./layout.js";
 
 /**
  * Matches the tables' layout to the store's `distributed` option on open: distributes them when asked (once,
@@ -24,8 +24,9 @@ export async function checkLayout(executor: Executor, t: Tables): Promise<void> 
       await migrationLock(query, t);
       await distribute(query, t);
     });
-  } else if (t.keys) {
-    // A store with a keyring needs its key tables on every node (a store distributed before they existed).
+  } else if ((await localKeyTables(executor.query, t)).length > 0) {
+    // Every store reads the key tables (one without a keyring to refuse an owner with a key): on every node, for a
+    // store distributed before they existed. Looked at first, so an open takes no transaction once they are.
     await executor.transaction(async (query) => {
       await migrationLock(query, t);
       await referenceKeyTables(query, t);

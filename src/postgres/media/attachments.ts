@@ -113,7 +113,8 @@ export async function writeWithAttachments<T extends object>(
   write: (form: StoredForm, executor: Executor) => Promise<RowWritten<T, string>>,
 ): Promise<Written<T>> {
   // An encrypted owner's message is sealed whole, its media inline (stored-form.ts): no payload rows.
-  const stored = await messageForm(executor.query, t, sessionId, message, json);
+  // A new row is an append (on a cluster the delegated call, which checks a clear guard): `!replaces`.
+  const stored = await messageForm(executor.query, t, sessionId, message, json, !replaces);
   if (stored.attachments.length === 0 && !replaces) return write(stored.form, executor);
   return executor.transaction(async (query) => {
     // Locked first so the write's statements see a fresh snapshot (a concurrent append of the same id is then a

@@ -53,7 +53,8 @@ async function ownersKeys(
       : await query<Row>(
           `SELECT DISTINCT ON (s.owner) s.id, s.owner, k.key_check, r.from_check FROM ${t.sessions} s ${join}
            WHERE s.id = ANY($1::text[]) AND s.owner IS NOT NULL ORDER BY s.owner, s.id`,
-          [[...(scope.sessionIds ?? [])]],
+          // An id with a NUL no session can have (Postgres text cannot hold one, nor bind it).
+          [[...(scope.sessionIds ?? [])].filter((id) => !id.includes("\u0000"))],
         );
   if (rows.length === 0) return [];
   const seed = {

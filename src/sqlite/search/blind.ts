@@ -85,6 +85,13 @@ export function searchBlinds(
   if (!driver.keys) return [];
   const keys = driver.keys;
   let owners = 0;
+  // An owner's keys are checked by the owner itself: no session of it is read (the registry's owner index is not
+  // ranged over), and a store without its key refuses even where no row of it is stored yet.
+  if (plan.owner !== undefined && plan.sessionId === undefined) {
+    const ownerKeys = keys.ownerSearchKeys(plan.owner);
+    assertBlindOwners(ownerKeys.length > 0 ? 1 : 0);
+    return ownerKeys.map(blindTokensOf);
+  }
   // A rotation under way adds the key it moves from: rows not yet re-sealed are indexed under its tokens.
   const blinds = sessionsByOwner(driver, plan).flatMap((sessionId) => {
     const searchKeys = keys.searchKeys(sessionId);
@@ -95,17 +102,13 @@ export function searchBlinds(
   return blinds;
 }
 
-// One session of each owner in scope (the key check goes by session): of the session searched, of the owner asked
-// for (any of its sessions), or of each owner among the sessions named.
+// One session of each owner in scope (the key check goes by session): the session searched, or one of each owner
+// among the sessions named.
 function sessionsByOwner(
   driver: SqlDriver,
-  { sessionId, sessionIds, owner }: Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">,
+  { sessionId, sessionIds }: Pick<SearchPlan, "sessionId" | "sessionIds">,
 ): string[] {
   if (sessionId !== undefined) return [sessionId];
-  if (owner !== undefined) {
-    const row = driver.get<{ id: string }>("SELECT id FROM agent_sessions WHERE owner = ? LIMIT 1", [owner]);
-    return row === undefined ? [] : [row.id];
-  }
   if (sessionIds === undefined) return [];
   return driver.column<string>(
     `SELECT MIN(s.id) FROM json_each(?) j JOIN agent_sessions s ON s.id = j.value

@@ -5,7 +5,7 @@
 import { SessionError } from "../../errors.js";
 import { ownerHash } from "../owner.js";
 import type { KeyGuard, KeyRecords, SealedWrite, WriteGuard } from "./key-records.js";
-import type { Keyring } from "./keyring.js";
+import { type Keyring, NO_KEYRING } from "./keyring.js";
 import { checkOf, openingKeys, ownerKeys, previousKeyWith } from "./owner-keys.js";
 import {
   isSealed,
@@ -30,12 +30,20 @@ export class ContentKeys {
   private readonly hashes = new Map<string, string>();
   // The check a write of this store found recorded for the key it sealed with, by owner hash (knownWriteKey).
   private readonly verified = new Map<string, string>();
+  // Sessions a write found stored in clear, with the owner it found (null: none): an append of such a session reads
+  // nothing and its statement requires the owner to be still so and without a recorded key check (knownClear).
+  private readonly clear = new Map<string, string | null>();
+
+  /** False for a store opened without a keyring (its keyring is NO_KEYRING): it seals nothing, opens nothing. */
+  readonly keyed: boolean;
 
   constructor(
     readonly keyring: Keyring,
     /** @internal the backend's rows of owners and key checks. */
     readonly records: KeyRecords,
-  ) {}
+  ) {
+    this.keyed = keyring !== NO_KEYRING;
+  }
 
   /** The owner the session is registered with, or null (an owner found is cached; none is asked again). */
   ownerOf(sessionId: string): string | null {
@@ -58,13 +66,43 @@ export class ContentKeys {
   keyFor(sessionId: string, write = true): Uint8Array | null {
     const now = write ? this.confirmedOwner(sessionId) : undefined;
     const owner = now ? now.owner : this.ownerOf(sessionId);
-    if (owner === null) return null;
+    if (owner === null) {
+      if (write) this.noteClear(sessionId, null);
+      return null;
+    }
     const hash = this.hashOf(owner);
     const recorded = now ? now.check : this.records.readCheck(hash);
     const key = this.checkedKey(owner, hash, recorded, write, `session "${sessionId}"`);
     // A write's key is the recorded one now (checkedKey checked, recorded or began a rotation to it).
     if (write && key !== null) this.verified.set(hash, checkOf(key));
+    if (write && key === null) this.noteClear(sessionId, owner);
     return key;
+  }
+
+  private noteClear(sessionId: string, owner: string | null): void {
+    if (this.clear.size >= 10_000) this.clear.clear();
+    this.clear.set(sessionId, owner);
+  }
+
+  /**
+   * What a write of the session stored in clear relies on without reading it: the owner a write of this store found
+   * (null: none) with no recorded key check, while the keyring still has no key for it; else undefined (the caller
+   * calls {@link keyFor}). The write's statement must require both to be still so (another process may have given
+   * the owner a key, or the session another owner), and a refused write calls {@link unclear} and {@link keyFor}.
+   */
+  knownClear(sessionId: string): { owner: string | null; ownerHash: string | null } | undefined {
+    const owner = this.clear.get(sessionId);
+    if (owner === undefined) return undefined;
+    if (owner === null) return { owner, ownerHash: null };
+    // A keyring that answers a key for the owner now seals its writes: that takes the look-up.
+    if (this.keyring.key(owner) !== undefined) return undefined;
+    return { owner, ownerHash: this.hashOf(owner) };
+  }
+
+  /** Forgets that the session was stored in clear, and its cached owner: a write's clear guard was refused. */
+  unclear(sessionId: string): void {
+    this.clear.delete(sessionId);
+    this.owners.delete(sessionId);
   }
 
   // A write's cached owner of the session and its recorded check, read at once (records.readOwnerCheck); undefined
@@ -133,10 +171,12 @@ export class ContentKeys {
     const key = keys.current;
     if (key === undefined) {
       if (recorded === undefined) return null;
-      throw new SessionError(
-        "DECRYPT_FAILED",
-        `Owner "${owner}" has encrypted content but the keyring has no key for it (${where})`,
-      );
+      throw this.keyed
+        ? new SessionError(
+            "DECRYPT_FAILED",
+            `Owner "${owner}" has encrypted content but the keyring has no key for it (${where})`,
+          )
+        : keylessRefusal(owner, where);
     }
     const check = checkOf(key);
     if (recorded === check) return key;
@@ -241,10 +281,9 @@ export class ContentKeys {
     const owner = this.ownerOf(sessionId);
     const keys = owner === null ? [] : openingKeys(ownerKeys(this.keyring, owner));
     if (keys.length === 0) {
-      throw new SessionError(
-        "DECRYPT_FAILED",
-        `Session "${sessionId}" holds encrypted messages and has no key`,
-      );
+      throw this.keyed
+        ? new SessionError("DECRYPT_FAILED", `Session "${sessionId}" holds encrypted messages and has no key`)
+        : keylessRefusal(owner, `${SEALED_WHAT[kind]} of session "${sessionId}"`);
     }
     const named = sealedKeyId(content);
     if (named !== null) {
@@ -272,4 +311,21 @@ export class ContentKeys {
     this.records.deleteCheck(this.hashOf(owner));
     for (const [sessionId, cached] of this.owners) if (cached === owner) this.owners.delete(sessionId);
   }
+}
+
+// What a sealed row of each kind is, for a refusal.
+const SEALED_WHAT: Record<SealedKind, string> = {
+  message: "a message",
+  overlay: "an overlay summary",
+  stream: "a stream chunk",
+};
+
+/**
+ * The refusal of a store opened without a keyring, for content (`where`) of an owner with encrypted content (null:
+ * sealed content of no owner).
+ */
+export function keylessRefusal(owner: string | null, where: string): SessionError {
+  const whose =
+    owner === null ? `The content of ${where} is encrypted` : `Owner "${owner}" has encrypted content`;
+  return new SessionError("DECRYPT_FAILED", `${whose} (${where}): open the store with its keyring`);
 }

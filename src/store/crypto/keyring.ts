@@ -25,6 +25,13 @@ export interface Keyring {
   forget?(owner: string): void | Promise<void>;
 }
 
+/**
+ * The keyring of a store opened without one: it answers no key, so an owner with a recorded key check (content
+ * sealed by another store) is refused `DECRYPT_FAILED` on every write and search, as a keyring without its key is,
+ * and every other owner is stored in clear.
+ */
+export const NO_KEYRING: Keyring = Object.freeze({ key: () => undefined });
+
 /** Bytes of an AES-256 key. */
 export const KEY_BYTES = 32;
 

@@ -73,8 +73,9 @@ export async function runRekey(
 }
 
 /** `INVALID_ARGUMENT` unless the store was opened with a keyring. */
-export function requireKeyring<K>(keys: K | undefined): K {
-  if (keys === undefined) {
+export function requireKeyring<K extends { keyed: boolean }>(keys: K | undefined): K {
+  // A store opened without a keyring has keys that answer none (NO_KEYRING): it refuses, it cannot rotate.
+  if (keys === undefined || !keys.keyed) {
     throw new SessionError("INVALID_ARGUMENT", "A key rotation needs a store opened with a keyring", {
       issues: [{ path: "keyring", rule: "required" }],
     });

@@ -70,7 +70,15 @@ export function isSealed(content: string): boolean {
  * What sealed content holds: a message's JSON, or an overlay's (compaction's) summary. Each is bound under its own
  * label, so a summary moved into a message row (or back) does not open even where the ids are alike.
  */
-export type SealedKind = "message" | "overlay";
+export type SealedKind = "message" | "overlay" | "stream";
+
+// Each kind's label in the associated data, before key ids (1) and with them (2); a stream chunk was never sealed
+// before key ids, its label 1 is only what a forged one would be checked under.
+const LABELS: Record<SealedKind, [string, string]> = {
+  message: ["agent-session/sealed1", "agent-session/sealed2"],
+  overlay: ["agent-session/overlay1", "agent-session/overlay2"],
+  stream: ["agent-session/stream1", "agent-session/stream2"],
+};
 
 // The associated data up to its message id, as JSON and as UTF-8, kept for the last label, key id and session (a
 // session's writes and reads come in runs): building it was a fifth of a small message's seal.
@@ -88,11 +96,8 @@ const utf8 = new TextEncoder();
 
 // The key id is bound too (version 2): a row whose named key was changed does not open under another.
 function aad(sessionId: string, messageId: string, id: string | null, kind: SealedKind): Uint8Array {
-  if (id === null) {
-    const label = kind === "overlay" ? "agent-session/overlay1" : "agent-session/sealed1";
-    return utf8Encode(JSON.stringify([label, sessionId, messageId]));
-  }
-  const label = kind === "overlay" ? "agent-session/overlay2" : "agent-session/sealed2";
+  if (id === null) return utf8Encode(JSON.stringify([LABELS[kind][0], sessionId, messageId]));
+  const label = LABELS[kind][1];
   if (head.label !== label || head.id !== id || head.sessionId !== sessionId) {
     // The same bytes as JSON.stringify([label, id, sessionId, messageId]): the array's JSON without its "]".
     const json = `${JSON.stringify([label, id, sessionId]).slice(0, -1)},`;
@@ -166,7 +171,9 @@ function decryptFailed(
   what: string,
   cause?: unknown,
 ): SessionError {
-  const of = kind === "overlay" ? "summary of overlay" : "content of message";
+  const of = { message: "content of message", overlay: "summary of overlay", stream: "chunk of stream" }[
+    kind
+  ];
   return new SessionError(
     "DECRYPT_FAILED",
     `The stored ${of} "${id}" in session "${sessionId}" ${what}`,
