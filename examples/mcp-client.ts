@@ -26,7 +26,8 @@ await manager.append(
   say("a1", "assistant", "Thursday morning: a Friday deploy leaves no one to roll back."),
 );
 await manager.append("deploy", say("u2", "user", "Thursday it is. Book the deploy window."));
-await store.blocks.setBlock("memory_deploy", "- Deploys happen on Thursdays.");
+// Recorded as the session's, so the owner-scoped server reaches it (an unrecorded row is no one's: MCP.md).
+await store.blocks.setBlock("memory_deploy", "- Deploys happen on Thursdays.", { sessionId: "deploy" });
 
 const server = await startMcpHttp({ store, owner: "user-42" });
 const client = new Client({ name: "example", version: "1.0.0" });
