@@ -9,7 +9,6 @@
 import type { ContextRecord } from "../contract/context.js";
 import type { TransferRow } from "../contract/transfer.js";
 import { memoryDirectoryKey } from "./block-keys.js";
-import { parseRecord } from "./records.js";
 
 /** Prefixes of the library's own per-session rows (session/context.ts, agent/storage/mapping.ts, the memory tool). */
 const SESSION_PREFIXES = ["_system_prompt_", "_agent_state_", memoryDirectoryKey("session", "")];
@@ -68,15 +67,12 @@ export function idsToKnow(rows: readonly TransferRow[]): string[] {
 }
 
 /**
- * The record of an imported row: the one it carries (checked, `INVALID_ARGUMENT` when malformed), else the legacy
- * rule's ({@link legacyRecord}), with `known` read after the import's sessions are stored.
+ * The record of an imported row: the one it carries (checked by the transfer schema, store/transfer/schema.ts, before
+ * any importer sees the row), else the legacy rule's ({@link legacyRecord}), with `known` read after the import's
+ * sessions are stored.
  */
 export function rowRecord(row: TransferRow, known: KnownIds): ContextRecord | undefined {
-  const { sessionId, owner } = row;
-  if (sessionId === undefined && owner === undefined) {
-    return legacyRecord(nameOf(row), known.sessions, known.owners);
-  }
-  const given =
-    sessionId === undefined ? { owner } : owner === undefined ? { sessionId } : { sessionId, owner };
-  return parseRecord(given, "row");
+  if (row.sessionId !== undefined) return { sessionId: row.sessionId };
+  if (row.owner !== undefined) return { owner: row.owner };
+  return legacyRecord(nameOf(row), known.sessions, known.owners);
 }

@@ -4,6 +4,7 @@ import type {
   TransferAttachment,
   TransferItem,
   TransferMessage,
+  TransferRecord,
   TransferRow,
   TransferSession,
 } from "../../contract/transfer.js";
@@ -16,7 +17,8 @@ import { Fields } from "./fields.js";
 export const EXPORT_FORMAT = "agent-session-export";
 /**
  * The version this code writes; it reads it and every older one, and refuses newer ones. Version 2 added each
- * session's owner and pin (version 1 files carry neither: their import warns, see `ownerless`).
+ * session's owner and pin (version 1 files carry neither: their import warns, see `ownerless`) and each block's and
+ * entry's record (`sessionId` or `owner`; without one, the import applies the legacy key rule).
  */
 export const EXPORT_VERSION = 2;
 
@@ -109,11 +111,19 @@ function encodeInfo(info: SessionInfo) {
   };
 }
 
-/** The line of a context block or a searchable entry. */
+/** The line of a context block or a searchable entry, with whose it is when the row has a record. */
 export function encodeRow(row: TransferRow): string {
+  // Without its record a moved row would be re-attributed by the legacy key rule on import: an owner's
+  // `profile_bob` no longer erased with bob, or a session's block left unrecorded.
+  const record =
+    row.sessionId !== undefined
+      ? { sessionId: row.sessionId }
+      : row.owner !== undefined
+        ? { owner: row.owner }
+        : {};
   return row.kind === "block"
-    ? JSON.stringify({ type: "block", key: row.key, content: row.content })
-    : JSON.stringify({ type: "entry", label: row.label, key: row.key, content: row.content });
+    ? JSON.stringify({ type: "block", key: row.key, content: row.content, ...record })
+    : JSON.stringify({ type: "entry", label: row.label, key: row.key, content: row.content, ...record });
 }
 
 /** The last line: how many records of each kind came before, so a truncated file is detected. */
@@ -193,6 +203,17 @@ export function decodeLine(text: string, line: number): ExportRecord {
   }
 }
 
+/**
+ * A row's record as the line carries it (absent: the import gives it the legacy rule's). Both fields are passed on
+ * when present, so the transfer schema's check (import's first pass) refuses a line naming both.
+ */
+function decodeRowRecord(f: Fields): TransferRecord {
+  return {
+    ...(f.has("sessionId") ? { sessionId: f.string("sessionId") } : {}),
+    ...(f.has("owner") ? { owner: f.string("owner") } : {}),
+  };
+}
+
 function decodeRecord(text: string, line: number): ExportRecord {
   const record = parseObject(text);
   if (!record) throw new CliError(`line ${line}: not a JSON object`, "INVALID_FILE");
@@ -248,11 +269,20 @@ function decodeRecord(text: string, line: number): ExportRecord {
       return { type: "compaction", sessionId: f.string("session"), compaction };
     }
     case "block":
-      return { type: "row", row: { kind: "block", key: f.string("key"), content: f.string("content") } };
+      return {
+        type: "row",
+        row: { kind: "block", key: f.string("key"), content: f.string("content"), ...decodeRowRecord(f) },
+      };
     case "entry":
       return {
         type: "row",
-        row: { kind: "entry", label: f.string("label"), key: f.string("key"), content: f.string("content") },
+        row: {
+          kind: "entry",
+          label: f.string("label"),
+          key: f.string("key"),
+          content: f.string("content"),
+          ...decodeRowRecord(f),
+        },
       };
     case "end":
       return {

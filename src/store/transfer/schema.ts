@@ -163,24 +163,52 @@ export const transferAttachment = z.object(
 
 const content = stringOf("The content");
 
-/** A context block or a searchable entry, with names every backend stores exactly. */
-export const transferRow = z.discriminatedUnion(
-  "kind",
-  [
-    z.object({
-      kind: z.literal("block"),
-      key: storedName(said("A block key"), MAX_BLOCK_KEY_BYTES),
-      content,
-    }),
-    z.object({
-      kind: z.literal("entry"),
-      label: storedName(said("An entry label")),
-      key: storedName(said("An entry key")),
-      content,
-    }),
-  ],
-  rule('A row must be an object whose kind is "block" or "entry"'),
-);
+/**
+ * Whose a row is (contract/transfer.ts TransferRecord): a named session's id or an owner, each as the write path
+ * takes it (`parseRecord`), at most one of the two; a row with neither gets the legacy rule on import.
+ */
+const record = {
+  sessionId: storedName(of("The recorded session")).optional(),
+  owner: z
+    .custom<string>(
+      isOwnerId,
+      ruleOf(
+        "The owner",
+        `must be a non-empty, well-formed string of at most ${MAX_OWNER_BYTES} bytes in UTF-8 without control characters`,
+        "format",
+      ),
+    )
+    .optional(),
+};
+
+/** A context block or a searchable entry, with names every backend stores exactly, and its record if any. */
+export const transferRow = z
+  .discriminatedUnion(
+    "kind",
+    [
+      z.object({
+        kind: z.literal("block"),
+        key: storedName(said("A block key"), MAX_BLOCK_KEY_BYTES),
+        content,
+        ...record,
+      }),
+      z.object({
+        kind: z.literal("entry"),
+        label: storedName(said("An entry label")),
+        key: storedName(said("An entry key")),
+        content,
+        ...record,
+      }),
+    ],
+    rule('A row must be an object whose kind is "block" or "entry"'),
+  )
+  // A row is one session's or one owner's: both would leave erasure to guess which of them removes it.
+  .refine((row) => row.sessionId === undefined || row.owner === undefined, {
+    path: ["owner"],
+    params: { rule: "conflict" },
+    error: (issue) =>
+      `The record of ${named.row.of(issue.input)} names both a session and an owner (it is one or the other)`,
+  });
 
 // How each record is named in a message about one of its fields (its id is checked first, so it is a string).
 const idOf = (record: unknown) => String((record as { id?: unknown }).id);
