@@ -126,6 +126,22 @@ test("SQLite: a block or entry is sealed under its record's owner's key, an unre
   await assertOpens(async (only) => new SqliteStore(path, { keyring: only }), keyring);
 });
 
+test("SQLite: alice's erasure removes her session's rows and her key, and owner bob's block stays his, readable", async () => {
+  const path = join(dir, "erasure.db");
+  const keyring = randomKeyring(["alice", "bob"]);
+  const store = new SqliteStore(path, { keyring });
+  await seed(store);
+  await SessionManager.create(store).eraseOwner("alice");
+  assert.equal(keyring.keys.has("alice"), false, "alice's key is destroyed");
+  assert.equal(await store.blocks.getBlock("prefs"), null);
+  assert.deepEqual(await store.entries.searchEntries("facts", "otters"), []);
+  assert.equal(await store.blocks.getBlock("profile_bob"), "bob owns it now");
+  assert.deepEqual(await store.entries.searchEntries("notes_bob", "zebras"), [
+    { key: "k", content: "bob still writes zebras" },
+  ]);
+  await store.close();
+});
+
 test("SQLite: a key rotation re-seals each block and entry for its record's owner", async () => {
   const path = join(dir, "rotation.db");
   const at = rotating(["alice", "bob"]);
