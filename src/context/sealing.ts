@@ -1,11 +1,12 @@
 /**
- * Sealed context blocks and search entries (docs/PRIVACY.md, "Encryption at rest"): who owns a block key, and the
- * sealed form of a block's or an entry's text. A block is an owner's when its key is the owner's memory-tool
- * directory (`_memories_owner_<owner>`) or names a registered session with that owner as `<label>_<sessionId>`
- * (the longest suffix after a `_` that names a registered session wins, as erasure reads keys: block-keys.ts
- * blockOwner); an entry is its label's owner's, the label read as a block key (erasure removes the entries filed
- * under a session's block keys). Any other key — a shared block, the unnamed session's, a label naming no
- * registered session — belongs to no owner and is stored in clear.
+ * Sealed context blocks and search entries (docs/PRIVACY.md, "Encryption at rest"): who owns the key of a row with
+ * no record (a recorded row is its record's owner's: sqlite/ and postgres/sealed-context.ts rowOwner), and the
+ * sealed form of a block's or an entry's text. An unrecorded block is an owner's when its key is the owner's
+ * memory-tool directory (`_memories_owner_<owner>`) or names a registered session with that owner as
+ * `<label>_<sessionId>` (the longest suffix after a `_` that names a registered session wins, as erasure reads
+ * keys: block-keys.ts blockOwner); an unrecorded entry is its label's owner's, the label read as a block key. Any
+ * other key — a shared block, the unnamed session's, a label naming no registered session — belongs to no owner
+ * and is stored in clear.
  */
 import { SessionError } from "../errors.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";

@@ -1,3 +1,4 @@
+import { recordColumns } from "../context/records.js";
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
@@ -10,10 +11,14 @@ import {
   type BlockRow,
   type EntryRow,
   entryOpener,
+  keptGuard,
+  keptRecord,
   labelBlinds,
+  type RecordRow,
   readBlockRow,
   storedBlock,
   storedEntry,
+  writeSealedRow,
 } from "./sealed-context.js";
 import { termTsqueries } from "./search/fts.js";
 
@@ -27,6 +32,9 @@ const UPSERT_BLOCK = (
   VALUES ($1, $2, $3, $4, now(), $5, $6)
   ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
     sealed = EXCLUDED.sealed, updated_at = EXCLUDED.updated_at, ${keepRecord("b")}`;
+// As UPSERT_BLOCK, writing only over a row unrecorded or recorded as `$5`, `$6` (sealed-context.ts keptGuard).
+const UPSERT_KEPT_BLOCK = (t: Tables) =>
+  `${UPSERT_BLOCK(t)} WHERE ${keptGuard("b", "$5", "$6")} RETURNING 1 AS one`;
 const INSERT_ABSENT_BLOCK = (
   t: Tables,
 ) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed, updated_at, session_id, owner)
@@ -48,7 +56,7 @@ export class PostgresBlockStore extends StoreBlocks {
     const executor = await this.ready();
     const query = executor.query.bind(executor);
     const [row] = await query<BlockRow>(
-      `SELECT content, content_json, sealed FROM ${this.t.blocks} WHERE key = $1`,
+      `SELECT content, content_json, sealed, session_id, owner FROM ${this.t.blocks} WHERE key = $1`,
       [key],
     );
     return row ? readBlockRow(query, this.t, key, row) : null;
@@ -57,15 +65,25 @@ export class PostgresBlockStore extends StoreBlocks {
   protected async writeBlock(key: string, content: string, record?: ContextRecord): Promise<void> {
     const executor = await this.ready();
     const query = executor.query.bind(executor);
-    // Sealed when the key's owner has one (sealed-context.ts).
-    const stored = await storedBlock(query, this.t, key, content);
-    await query(UPSERT_BLOCK(this.t), [
-      key,
-      stored.content,
-      stored.json,
-      stored.sealed,
-      ...recordParams(record),
-    ]);
+    // Sealed when the owner of the record the row keeps has a key (sealed-context.ts): one statement unless the
+    // row is recorded otherwise than this write.
+    await writeSealedRow(
+      recordColumns(record),
+      async (kept) => {
+        const stored = await storedBlock(query, this.t, key, content, kept);
+        const written = await query(UPSERT_KEPT_BLOCK(this.t), [
+          key,
+          stored.content,
+          stored.json,
+          stored.sealed,
+          kept.sessionId,
+          kept.owner,
+        ]);
+        return written.length === 1;
+      },
+      async () =>
+        (await query<RecordRow>(`SELECT session_id, owner FROM ${this.t.blocks} WHERE key = $1`, [key]))[0],
+    );
   }
 
   protected async readRecordedKeys(record: ContextRecord): Promise<string[]> {
@@ -95,12 +113,13 @@ export class PostgresBlockStore extends StoreBlocks {
     if (this.t.keys) {
       return executor.transaction(async (query) => {
         const [row] = await query<BlockRow>(
-          `SELECT content, content_json, sealed FROM ${this.t.blocks} WHERE key = $1 FOR UPDATE`,
+          `SELECT content, content_json, sealed, session_id, owner FROM ${this.t.blocks} WHERE key = $1 FOR UPDATE`,
           [key],
         );
         const current = row ? await readBlockRow(query, this.t, key, row) : null;
         if (current !== expected) return false;
-        const stored = await storedBlock(query, this.t, key, next);
+        // Sealed for the record the locked row keeps (a new row: this write's).
+        const stored = await storedBlock(query, this.t, key, next, keptRecord(row, recordColumns(record)));
         // No row: a concurrent insert of the key wins (this one then writes nothing), as below.
         const write = row ? UPSERT_BLOCK(this.t) : INSERT_ABSENT_BLOCK(this.t);
         const written = await query(`${write} RETURNING 1 AS one`, [
@@ -161,18 +180,43 @@ export class PostgresEntryStore extends StoreEntries {
     record?: ContextRecord,
   ): Promise<void> {
     const executor = await this.ready();
-    // Sealed, its search vector of the owner's blind tokens, when the label's owner has a key (sealed-context.ts).
-    const stored = await storedEntry(executor.query.bind(executor), this.t, label, key, content);
+    const query = executor.query.bind(executor);
+    // Sealed, its search vector of the owner's blind tokens, when the owner of the record the row keeps has a key
+    // (sealed-context.ts): one statement unless the row is recorded otherwise than this write.
     // A replaced entry takes a new seq, so it counts as the newest for the bounded ranking window. The search
     // vector is built from the text itself, never from its stored form. The time is the column's default (now())
     // taken through EXCLUDED: Citus refuses a non-immutable function in DO UPDATE SET.
-    await executor.query(
-      `INSERT INTO ${this.t.entries} AS e (label, key, content, content_json, sealed_chars, search, session_id, owner)
-       VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8)
-       ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
-         sealed_chars = EXCLUDED.sealed_chars, search = EXCLUDED.search, seq = EXCLUDED.seq,
-         updated_at = EXCLUDED.updated_at, ${keepRecord("e")}`,
-      [label, key, stored.content, stored.json, stored.sealedChars, stored.search, ...recordParams(record)],
+    await writeSealedRow(
+      recordColumns(record),
+      async (kept) => {
+        const stored = await storedEntry(query, this.t, label, key, content, kept);
+        const written = await query(
+          `INSERT INTO ${this.t.entries} AS e (label, key, content, content_json, sealed_chars, search, session_id, owner)
+           VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8)
+           ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
+             sealed_chars = EXCLUDED.sealed_chars, search = EXCLUDED.search, seq = EXCLUDED.seq,
+             updated_at = EXCLUDED.updated_at, ${keepRecord("e")}
+           WHERE ${keptGuard("e", "$7", "$8")} RETURNING 1 AS one`,
+          [
+            label,
+            key,
+            stored.content,
+            stored.json,
+            stored.sealedChars,
+            stored.search,
+            kept.sessionId,
+            kept.owner,
+          ],
+        );
+        return written.length === 1;
+      },
+      async () =>
+        (
+          await query<RecordRow>(
+            `SELECT session_id, owner FROM ${this.t.entries} WHERE label = $1 AND key = $2`,
+            [label, key],
+          )
+        )[0],
     );
   }
 
@@ -213,7 +257,7 @@ export class PostgresEntryStore extends StoreEntries {
     const executor = await this.ready();
     const query = executor.query.bind(executor);
     const found = await query<EntryRow & { seq: number }>(
-      `SELECT seq::float8 AS seq, key, content, content_json, sealed_chars FROM ${this.t.entries}
+      `SELECT seq::float8 AS seq, key, content, content_json, sealed_chars, session_id, owner FROM ${this.t.entries}
        WHERE seq = ANY($1::bigint[])`,
       [seqs],
     );

@@ -14,6 +14,8 @@ import {
   type BlockRow,
   type EntryRow,
   entryOpener,
+  keptRecord,
+  NO_RECORD,
   readBlockRow,
   storedBlock,
   storedEntry,
@@ -30,11 +32,14 @@ export async function resealContext(query: Query, at: Rotation): Promise<number>
   for (const previous of ownerKeys(keys.keys.keyring, at.owner).previous) {
     const start = sealedStart(keyId(previous));
     const blocks = await query<BlockRow & { key: string }>(
-      `SELECT key, content, content_json, sealed FROM ${t.blocks} WHERE sealed AND left(content, $1) = $2`,
+      `SELECT key, content, content_json, sealed, session_id, owner FROM ${t.blocks}
+       WHERE sealed AND left(content, $1) = $2`,
       [start.length, start],
     );
     for (const row of blocks) {
-      const stored = await storedBlock(query, t, row.key, await readBlockRow(query, t, row.key, row));
+      // Sealed again for the owner of the row's own record (a re-seal records nothing).
+      const content = await readBlockRow(query, t, row.key, row);
+      const stored = await storedBlock(query, t, row.key, content, keptRecord(row, NO_RECORD));
       const done = await query(
         `UPDATE ${t.blocks} SET content = $2, content_json = $3, sealed = $4
          WHERE key = $1 AND content = $5 RETURNING key`,
@@ -43,13 +48,13 @@ export async function resealContext(query: Query, at: Rotation): Promise<number>
       count += done.length;
     }
     const entries = await query<EntryRow & { label: string }>(
-      `SELECT label, key, content, content_json, sealed_chars FROM ${t.entries}
+      `SELECT label, key, content, content_json, sealed_chars, session_id, owner FROM ${t.entries}
        WHERE sealed_chars IS NOT NULL AND left(content, $1) = $2`,
       [start.length, start],
     );
     for (const row of entries) {
       const content = await entryOpener(query, t, row.label)(row);
-      const stored = await storedEntry(query, t, row.label, row.key, content);
+      const stored = await storedEntry(query, t, row.label, row.key, content, keptRecord(row, NO_RECORD));
       const done = await query(
         `UPDATE ${t.entries} SET content = $3, content_json = $4, sealed_chars = $5, search = $6::tsvector
          WHERE label = $1 AND key = $2 AND content = $7 RETURNING key`,

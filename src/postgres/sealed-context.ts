@@ -1,13 +1,16 @@
 /**
  * Sealed context blocks and search entries on Postgres (context/sealing.ts; the SQLite twin is
- * src/sqlite/sealed-context.ts): the owner of a block key or an entry label, the stored form of a write and the
- * opening of a read. An entry of an owner with a key is sealed and its search vector holds the owner's blind tokens
- * (search/blind-tokens.ts) in its words' positions, so a search of its label, whose terms are hashed with the same
- * key ({@link labelBlinds}), finds it as in clear (docs/PRIVACY.md). Every store (one without a keyring too, to
- * refuse an owner with a key) reads the key's owner with its key check (one indexed statement) on every block or
- * entry write, and the owner on every search of a label and on every read of a sealed row.
+ * src/sqlite/sealed-context.ts): the owner of a row (its record's, or for a row with no record its key's or label's
+ * by the suffix rule), the stored form of a write and the opening of a read. An entry of an owner with a key is
+ * sealed and its search vector holds the owner's blind tokens (search/blind-tokens.ts) in its words' positions, so
+ * a search of its label, whose terms are hashed with the same key ({@link labelBlinds}), finds it as in clear
+ * (docs/PRIVACY.md). A row recorded as an owner's or a session's reads its owner and key check through the store's
+ * keys (cached once read: no statement for a known session and owner); an unrecorded row reads its key's owner with
+ * its check (one indexed statement). A search of a label reads the records of its sealed entries (one statement).
  */
+import type { RecordColumns } from "../context/records.js";
 import { keyScope, openBlock, openEntry, ownerOfLongest, sealBlock, sealEntry } from "../context/sealing.js";
+import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText } from "../search/tokens.js";
 import type { Query } from "./connection/client.js";
@@ -28,10 +31,60 @@ export async function keyOwner(query: Query, t: Tables, key: string): Promise<st
   );
 }
 
-// The key that seals writes of the key's owner, or null (clear); a wrong or lost key is DECRYPT_FAILED.
-async function sealingKey(query: Query, t: Tables, key: string, where: string): Promise<Uint8Array | null> {
+/** A stored row's record columns as read (both null: unrecorded, or no row). */
+export interface RecordRow {
+  session_id: string | null;
+  owner: string | null;
+}
+
+/** No record: what a re-seal passes (the row keeps its own) and what an absent row has. */
+export const NO_RECORD: RecordColumns = { sessionId: null, owner: null };
+
+/** The record a row keeps after a write recorded `written`: its own when it has one (an upsert keeps it). */
+export function keptRecord(row: RecordRow | undefined, written: RecordColumns): RecordColumns {
+  // A column a statement did not select reads undefined: that is no record either.
+  if (!row || (row.session_id == null && row.owner == null)) return written;
+  return { sessionId: row.session_id ?? null, owner: row.owner ?? null };
+}
+
+/**
+ * The owner of a row recorded so: the recorded owner, the recorded session's owner, or for a row with no record
+ * the owner its key (or label) names by the suffix rule ({@link keyOwner}).
+ */
+export async function rowOwner(
+  query: Query,
+  t: Tables,
+  name: string,
+  record: RecordColumns,
+): Promise<string | null> {
+  if (record.owner !== null) return record.owner;
+  const { sessionId } = record;
+  if (sessionId === null) return keyOwner(query, t, name);
+  if (t.keys) return t.keys.run(query, (k) => k.ownerOf(sessionId));
+  const [row] = await query<{ owner: string | null }>(`SELECT owner FROM ${t.sessions} WHERE id = $1`, [
+    sessionId,
+  ]);
+  return row?.owner ?? null;
+}
+
+// The key that seals writes of the row's owner, or null (clear); a wrong or lost key is DECRYPT_FAILED.
+async function sealingKey(
+  query: Query,
+  t: Tables,
+  key: string,
+  record: RecordColumns,
+  where: string,
+): Promise<Uint8Array | null> {
   const keys = t.keys;
   if (!keys) return null;
+  const { sessionId, owner: recorded } = record;
+  if (recorded !== null) return keys.run(query, (k) => k.ownerKey(recorded, true, where));
+  if (sessionId !== null) {
+    return keys.run(query, (k) => {
+      const owner = k.ownerOf(sessionId);
+      return owner === null ? null : k.ownerKey(owner, true, where);
+    });
+  }
   const scope = keyScope(key);
   if ("owner" in scope) return keys.run(query, (k) => k.ownerKey(scope.owner, true, where));
   if (scope.sessions.length === 0) return null;
@@ -54,20 +107,24 @@ export interface StoredBlock {
   sealed: boolean;
 }
 
-/** A block's stored form: sealed for an owner with a key (its ciphertext is ASCII: no JSON literal needed). */
+/**
+ * A block's stored form: sealed for the owner of its kept `record` with a key (its ciphertext is ASCII: no JSON
+ * literal needed).
+ */
 export async function storedBlock(
   query: Query,
   t: Tables,
   key: string,
   content: string,
+  record: RecordColumns,
 ): Promise<StoredBlock> {
-  const seal = await sealingKey(query, t, key, `block "${key}"`);
+  const seal = await sealingKey(query, t, key, record, `block "${key}"`);
   if (seal) return { content: sealBlock(seal, key, content), json: false, sealed: true };
   return { ...encodeContent(content), sealed: false };
 }
 
-/** A block row as read: its columns and `sealed`. */
-export interface BlockRow {
+/** A block row as read: its columns, `sealed` and its record. */
+export interface BlockRow extends RecordRow {
   content: string;
   content_json: boolean;
   sealed: boolean;
@@ -76,7 +133,8 @@ export interface BlockRow {
 /** A block's content as read: opened when sealed. */
 export async function readBlockRow(query: Query, t: Tables, key: string, row: BlockRow): Promise<string> {
   const text = decodeContent(row.content, row.content_json);
-  return row.sealed ? openBlock(t.keys?.keys, await keyOwner(query, t, key), key, text) : text;
+  if (!row.sealed) return text;
+  return openBlock(t.keys?.keys, await rowOwner(query, t, key, keptRecord(row, NO_RECORD)), key, text);
 }
 
 /** What an entry write stores: content, flag, `sealed_chars` (its length when sealed) and its search vector. */
@@ -87,15 +145,16 @@ export interface StoredEntry {
   search: string | null;
 }
 
-/** An entry's stored form: sealed, with its words as the owner's blind tokens, for an owner with a key. */
+/** An entry's stored form: sealed, with its words as the blind tokens of its kept `record`'s owner with a key. */
 export async function storedEntry(
   query: Query,
   t: Tables,
   label: string,
   key: string,
   content: string,
+  record: RecordColumns,
 ): Promise<StoredEntry> {
-  const seal = await sealingKey(query, t, label, `entry "${key}" of "${label}"`);
+  const seal = await sealingKey(query, t, label, record, `entry "${key}" of "${label}"`);
   if (seal) {
     const sealed = sealEntry(seal, label, key, content);
     // The length ranking reads (in code points, as Postgres's length() counts text in clear).
@@ -107,36 +166,81 @@ export async function storedEntry(
 }
 
 /**
- * The owner's blind tokens a search of `label`'s entries also matches (none when its owner has no key): its key,
- * and while a rotation is under way the key it moves from. `DECRYPT_FAILED` for a wrong or missing key. An owner
- * whose key this process has verified costs no statement beyond the label's owner.
+ * The blind tokens a search of `label`'s entries also matches: those of each owner of its sealed entries (by their
+ * records; one statement over the label's sealed rows), none when none is sealed. Each owner's key, and while a
+ * rotation is under way the key it moves from. `DECRYPT_FAILED` for a wrong or missing key. An owner whose key
+ * this process has verified costs no statement more.
  */
 export async function labelBlinds(query: Query, t: Tables, label: string): Promise<BlindTokens[]> {
   const { keys } = t;
   if (!keys) return [];
-  const owner = await keyOwner(query, t, label);
-  if (owner === null) return [];
-  const known = keys.knownSearchKeys(owner);
-  if (known !== undefined) return known.map(blindTokensOf);
-  const searchKeys = await keys.run(query, (k) => k.ownerSearchKeys(owner, `entries of "${label}"`));
-  return searchKeys.map(blindTokensOf);
+  const records = await query<RecordRow>(
+    `SELECT DISTINCT session_id, owner FROM ${t.entries} WHERE label = $1 AND sealed_chars IS NOT NULL`,
+    [label],
+  );
+  const owners = new Set<string | null>();
+  for (const row of records) owners.add(await rowOwner(query, t, label, keptRecord(row, NO_RECORD)));
+  const blinds: BlindTokens[] = [];
+  for (const owner of owners) {
+    if (owner === null) continue;
+    const searchKeys =
+      keys.knownSearchKeys(owner) ??
+      (await keys.run(query, (k) => k.ownerSearchKeys(owner, `entries of "${label}"`)));
+    blinds.push(...searchKeys.map(blindTokensOf));
+  }
+  return blinds;
 }
 
-/** An entry row as read: its columns and `sealed_chars` (non-null: sealed). */
-export interface EntryRow {
+/** An entry row as read: its columns, `sealed_chars` (non-null: sealed) and its record. */
+export interface EntryRow extends RecordRow {
   key: string;
   content: string;
   content_json: boolean;
   sealed_chars: number | null;
 }
 
-/** Opens the entries of one label as read (the label's owner is read once, at its first sealed row). */
+/** Opens the entries of one label as read, each with its record's owner's key (each record's owner read once). */
 export function entryOpener(query: Query, t: Tables, label: string): (row: EntryRow) => Promise<string> {
-  let owner: Promise<string | null> | undefined;
+  const owners = new Map<string, Promise<string | null>>();
   return async (row) => {
     const text = decodeContent(row.content, row.content_json);
     if (row.sealed_chars === null) return text;
-    owner ??= keyOwner(query, t, label);
+    const record = keptRecord(row, NO_RECORD);
+    const known = JSON.stringify([record.sessionId, record.owner]);
+    let owner = owners.get(known);
+    if (owner === undefined) {
+      owner = rowOwner(query, t, label, record);
+      owners.set(known, owner);
+    }
     return openEntry(t.keys?.keys, await owner, label, row.key, text);
   };
 }
+
+/** How many times a write is sealed again when the row's record changed under it before it gives up. */
+const WRITE_TRIES = 5;
+
+/**
+ * Writes a row sealed for the owner of the record it keeps, without reading it first: `write(kept)` seals for
+ * `kept`, stores `kept` as the record of a new or unrecorded row, and answers false when the row holds another
+ * record (its statement's conflict guard, {@link keptGuard}); that row's record is then read (`stored`) and the
+ * write sealed again for it. A write recorded as the row is (or of a new or unrecorded row) takes one statement.
+ */
+export async function writeSealedRow(
+  written: RecordColumns,
+  write: (kept: RecordColumns) => Promise<boolean>,
+  stored: () => Promise<RecordRow | undefined>,
+): Promise<void> {
+  if (await write(written)) return;
+  for (let tries = 1; tries < WRITE_TRIES; tries++) {
+    if (await write(keptRecord(await stored(), written))) return;
+  }
+  throw new SessionError("STORAGE", `The row's record kept changing under ${WRITE_TRIES} writes`);
+}
+
+/**
+ * The conflict guard of an upsert (`tbl`: the target; `$s`, `$o`: the parameters of the record it writes): the
+ * stored row is unrecorded or recorded as the write is, so its content is sealed for the record the row keeps.
+ */
+export const keptGuard = (tbl: string, s: string, o: string) =>
+  `(${tbl}.session_id IS NULL AND ${tbl}.owner IS NULL)
+    OR (${tbl}.session_id IS NOT DISTINCT FROM ${s}::text AND ${tbl}.owner IS NOT DISTINCT FROM ${o}::text)`;

@@ -10,14 +10,17 @@ import {
   type BlockReadRow,
   type EntryRow,
   entryOpener,
+  keptRecord,
   labelBlinds,
+  type RecordRow,
   readBlockRow,
   storedBlock,
   storedEntry,
 } from "./sealed-context.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
 
-const BLOCK_SQL = `SELECT ${freeTextSql("content", "content")}, sealed FROM agent_context_blocks WHERE key = ?`;
+const BLOCK_SQL = `SELECT ${freeTextSql("content", "content")}, sealed, session_id, owner FROM agent_context_blocks
+  WHERE key = ?`;
 const UPSERT_BLOCK = `INSERT INTO agent_context_blocks (key, content, sealed, updated_at, session_id, owner)
   VALUES (?, ?, ?, ?, ?, ?)
   ON CONFLICT (key) DO UPDATE SET content = excluded.content, sealed = excluded.sealed, updated_at = excluded.updated_at,
@@ -39,12 +42,22 @@ export class SqliteBlockStore extends StoreBlocks {
 
   protected async writeBlock(key: string, content: string, record?: ContextRecord): Promise<void> {
     // In one transaction: the owner's key check is read, and recorded on its first write, with the row.
-    this.driver.transaction(() => this.upsert(key, content, record));
+    this.driver.transaction(() =>
+      this.upsert(
+        key,
+        content,
+        record,
+        this.driver.get<RecordRow>("SELECT session_id, owner FROM agent_context_blocks WHERE key = ?", [key]),
+      ),
+    );
   }
 
-  private upsert(key: string, content: string, record: ContextRecord | undefined): void {
-    const stored = storedBlock(this.driver, key, content);
-    const { sessionId, owner } = recordColumns(record);
+  // Sealed for the owner of the record the row keeps (its own, else this write's: KEEP_RECORD), read in the
+  // caller's transaction.
+  private upsert(key: string, content: string, record: ContextRecord | undefined, row?: RecordRow): void {
+    const written = recordColumns(record);
+    const stored = storedBlock(this.driver, key, content, keptRecord(row, written));
+    const { sessionId, owner } = written;
     const now = new Date().toISOString();
     this.driver.run(UPSERT_BLOCK, [key, stored.content, stored.sealed, now, sessionId, owner]);
   }
@@ -61,7 +74,7 @@ export class SqliteBlockStore extends StoreBlocks {
       const row = this.driver.get<BlockReadRow>(BLOCK_SQL, [key]);
       const current = row ? readBlockRow(this.driver, key, row) : null;
       if (current !== expected) return false;
-      this.upsert(key, next, record);
+      this.upsert(key, next, record, row);
       return true;
     });
   }
@@ -127,14 +140,16 @@ export class SqliteEntryStore extends StoreEntries {
     record?: ContextRecord,
   ): Promise<void> {
     const now = new Date().toISOString();
-    const { sessionId, owner } = recordColumns(record);
+    const written = recordColumns(record);
+    const { sessionId, owner } = written;
     this.driver.transaction(() => {
-      // Sealed, with blind tokens for words, when the label's owner has a key (sealed-context.ts).
-      const stored = storedEntry(this.driver, label, key, content);
-      const old = this.driver.get<{ seq: number }>(
-        "SELECT seq FROM agent_search_entries WHERE label = ? AND key = ?",
+      const old = this.driver.get<{ seq: number } & RecordRow>(
+        "SELECT seq, session_id, owner FROM agent_search_entries WHERE label = ? AND key = ?",
         [label, key],
       );
+      // Sealed, with blind tokens for words, when the owner of the record the row keeps has a key
+      // (sealed-context.ts).
+      const stored = storedEntry(this.driver, label, key, content, keptRecord(old, written));
       if (old) {
         this.driver.run("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [old.seq]);
         this.driver.run(
@@ -191,8 +206,8 @@ export class SqliteEntryStore extends StoreEntries {
 
   protected async readEntries(label: string, seqs: number[]): Promise<Map<number, EntryHit>> {
     const rows = this.driver.all<EntryRow & { seq: number; key: unknown }>(
-      `SELECT e.seq, CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")}, e.sealed_chars
-       FROM json_each(?) j JOIN agent_search_entries e ON e.seq = j.value`,
+      `SELECT e.seq, CAST(e.key AS BLOB) AS key, ${freeTextSql("e.content", "content")}, e.sealed_chars,
+         e.session_id, e.owner FROM json_each(?) j JOIN agent_search_entries e ON e.seq = j.value`,
       [JSON.stringify(seqs)],
     );
     const open = entryOpener(this.driver, label);

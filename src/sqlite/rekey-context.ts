@@ -13,10 +13,14 @@ import {
   type BlockReadRow,
   type EntryRow,
   entryOpener,
+  keptRecord,
   readBlockRow,
   storedBlock,
   storedEntry,
 } from "./sealed-context.js";
+
+// A re-seal records nothing: each row is sealed again for the owner of its own record.
+const NONE = { sessionId: null, owner: null };
 
 /** Re-seals the owner's blocks and entries sealed under a previous key; how many rows it re-sealed. */
 export function resealContext(driver: SqlDriver, owner: string): number {
@@ -26,12 +30,12 @@ export function resealContext(driver: SqlDriver, owner: string): number {
   for (const previous of ownerKeys(keys.keyring, owner).previous) {
     const start = sealedStart(keyId(previous));
     const blocks = driver.all<BlockReadRow & { key: string }>(
-      `SELECT key, ${freeTextSql("content", "content")}, sealed FROM agent_context_blocks
+      `SELECT key, ${freeTextSql("content", "content")}, sealed, session_id, owner FROM agent_context_blocks
        WHERE sealed IS NOT NULL AND substr(content, 1, ?) = ?`,
       [start.length, start],
     );
     for (const row of blocks) {
-      const stored = storedBlock(driver, row.key, readBlockRow(driver, row.key, row));
+      const stored = storedBlock(driver, row.key, readBlockRow(driver, row.key, row), keptRecord(row, NONE));
       driver.run("UPDATE agent_context_blocks SET content = ?, sealed = ? WHERE key = ?", [
         stored.content,
         stored.sealed,
@@ -40,13 +44,14 @@ export function resealContext(driver: SqlDriver, owner: string): number {
       count++;
     }
     const entries = driver.all<EntryRow & { seq: number; label: string; key: string }>(
-      `SELECT seq, label, key, ${freeTextSql("content", "content")}, sealed_chars FROM agent_search_entries
+      `SELECT seq, label, key, ${freeTextSql("content", "content")}, sealed_chars, session_id, owner
+       FROM agent_search_entries
        WHERE sealed_chars IS NOT NULL AND substr(content, 1, ?) = ?`,
       [start.length, start],
     );
     for (const row of entries) {
       const content = entryOpener(driver, row.label)(row.key, row);
-      const stored = storedEntry(driver, row.label, row.key, content);
+      const stored = storedEntry(driver, row.label, row.key, content, keptRecord(row, NONE));
       driver.run("UPDATE agent_search_entries SET content = ?, sealed_chars = ? WHERE seq = ?", [
         stored.content,
         stored.sealedChars,

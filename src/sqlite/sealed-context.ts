@@ -1,9 +1,11 @@
 /**
- * Sealed context blocks and search entries on SQLite (context/sealing.ts): the owner of a block key or an entry
- * label, the stored form of a write (sealed for an owner with a key, else as it is), and the opening of a read.
- * A store without a keyring asks nothing; one with a keyring reads the key's owner (one indexed statement) on
- * every block or entry write and on every read of a sealed row.
+ * Sealed context blocks and search entries on SQLite (context/sealing.ts): the owner of a row (its record's, or for
+ * a row with no record its key's or label's by the suffix rule), the stored form of a write (sealed for an owner
+ * with a key, else as it is), and the opening of a read. A store without a keyring asks nothing; one with a keyring
+ * reads the row's owner (at most one indexed statement: none for a row recorded as an owner's) on every block or
+ * entry write and on every read of a sealed row.
  */
+import type { RecordColumns } from "../context/records.js";
 import { keyScope, openBlock, openEntry, ownerOfLongest, sealBlock, sealEntry } from "../context/sealing.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText, indexTokens, searchableText } from "../search/tokens.js";
@@ -23,27 +25,63 @@ export function keyOwner(driver: SqlDriver, key: string): string | null {
   );
 }
 
-// The key that seals writes of the key's owner, or null (clear); a wrong or lost key is DECRYPT_FAILED.
-function sealingKey(driver: SqlDriver, key: string, where: string): Uint8Array | null {
+/**
+ * The owner of a row recorded so: the recorded owner, the recorded session's owner, or for a row with no record
+ * the owner its key (or label) names by the suffix rule ({@link keyOwner}).
+ */
+export function rowOwner(driver: SqlDriver, name: string, record: RecordColumns): string | null {
+  if (record.owner !== null) return record.owner;
+  if (record.sessionId === null) return keyOwner(driver, name);
+  return (
+    driver.get<{ owner: string | null }>("SELECT owner FROM agent_sessions WHERE id = ?", [record.sessionId])
+      ?.owner ?? null
+  );
+}
+
+/** A stored row's record columns as read (both null: unrecorded, or no row). */
+export interface RecordRow {
+  session_id: unknown;
+  owner: unknown;
+}
+
+/** The record a row keeps after a write recorded `written`: its own when it has one (an upsert keeps it). */
+export function keptRecord(row: RecordRow | undefined, written: RecordColumns): RecordColumns {
+  const stored = recordOfRow(row);
+  return stored.sessionId === null && stored.owner === null ? written : stored;
+}
+
+function recordOfRow(row: RecordRow | undefined): RecordColumns {
+  const text = (value: unknown) => (value == null ? null : String(value));
+  return { sessionId: text(row?.session_id), owner: text(row?.owner) };
+}
+
+// The key that seals writes of the row's owner, or null (clear); a wrong or lost key is DECRYPT_FAILED.
+function sealingKey(
+  driver: SqlDriver,
+  name: string,
+  record: RecordColumns,
+  where: string,
+): Uint8Array | null {
   if (!driver.keys) return null;
-  const owner = keyOwner(driver, key);
+  const owner = rowOwner(driver, name, record);
   return owner === null ? null : driver.keys.ownerKey(owner, true, where);
 }
 
-/** A block's stored content and `sealed` flag (1, or null in clear). */
+/** A block's stored content and `sealed` flag (1, or null in clear), sealed for the owner of its kept `record`. */
 export function storedBlock(
   driver: SqlDriver,
   key: string,
   content: string,
+  record: RecordColumns,
 ): { content: string | Uint8Array; sealed: 1 | null } {
-  const seal = sealingKey(driver, key, `block "${key}"`);
+  const seal = sealingKey(driver, key, record, `block "${key}"`);
   return seal
     ? { content: sealBlock(seal, key, content), sealed: 1 }
     : { content: storedFreeText(content), sealed: null };
 }
 
-/** A block row's content columns (read through freeTextSql) and its `sealed` flag. */
-export interface BlockReadRow {
+/** A block row's content columns (read through freeTextSql), its `sealed` flag and its record. */
+export interface BlockReadRow extends RecordRow {
   content: unknown;
   content_encoded: unknown;
   sealed: unknown;
@@ -52,7 +90,8 @@ export interface BlockReadRow {
 /** A block's content as read (its columns read through freeTextSql, and `sealed`). */
 export function readBlockRow(driver: SqlDriver, key: string, row: BlockReadRow): string {
   const text = readFreeText(row.content, row.content_encoded);
-  return row.sealed == null ? text : openBlock(driver.keys, keyOwner(driver, key), key, text);
+  if (row.sealed == null) return text;
+  return openBlock(driver.keys, rowOwner(driver, key, recordOfRow(row)), key, text);
 }
 
 /** What an entry write stores: its content, `sealed_chars` (its length when sealed) and its index text. */
@@ -62,9 +101,15 @@ export interface StoredEntry {
   text: string;
 }
 
-/** An entry's stored form: sealed, with its words as the owner's blind tokens, for an owner with a key. */
-export function storedEntry(driver: SqlDriver, label: string, key: string, content: string): StoredEntry {
-  const seal = sealingKey(driver, label, `entry "${key}" of "${label}"`);
+/** An entry's stored form: sealed, with its words as the blind tokens of its kept `record`'s owner with a key. */
+export function storedEntry(
+  driver: SqlDriver,
+  label: string,
+  key: string,
+  content: string,
+  record: RecordColumns,
+): StoredEntry {
+  const seal = sealingKey(driver, label, record, `entry "${key}" of "${label}"`);
   const text = entryText(key, content);
   if (!seal) return { content: storedFreeText(content), sealedChars: null, text: searchableText(text) };
   return {
@@ -75,27 +120,42 @@ export function storedEntry(driver: SqlDriver, label: string, key: string, conte
   };
 }
 
-/** The owners' blind tokens a search of `label`'s entries also matches (none when its owner has no key). */
+/**
+ * The blind tokens a search of `label`'s entries also matches: those of each owner of its sealed entries (by their
+ * records; one statement over the label's sealed rows), none when none is sealed.
+ */
 export function labelBlinds(driver: SqlDriver, label: string): BlindTokens[] {
-  if (!driver.keys) return [];
-  const owner = keyOwner(driver, label);
-  if (owner === null) return [];
-  return driver.keys.ownerSearchKeys(owner, `entries of "${label}"`).map(blindTokensOf);
+  const keys = driver.keys;
+  if (!keys) return [];
+  const records = driver.all<RecordRow>(
+    "SELECT DISTINCT session_id, owner FROM agent_search_entries WHERE label = ? AND sealed_chars IS NOT NULL",
+    [label],
+  );
+  const owners = new Set(records.map((row) => rowOwner(driver, label, recordOfRow(row))));
+  return [...owners].flatMap((owner) =>
+    owner === null ? [] : keys.ownerSearchKeys(owner, `entries of "${label}"`).map(blindTokensOf),
+  );
 }
 
-/** Opens the entries of one label as read (`sealed_chars` non-null: sealed). */
+/** Opens the entries of one label as read (`sealed_chars` non-null: sealed), each with its record's owner's key. */
 export function entryOpener(driver: SqlDriver, label: string): (key: string, row: EntryRow) => string {
-  let owner: { of: string | null } | undefined;
+  const owners = new Map<string, string | null>();
   return (key, row) => {
     const text = readFreeText(row.content, row.content_encoded);
     if (row.sealed_chars == null) return text;
-    owner ??= { of: keyOwner(driver, label) };
-    return openEntry(driver.keys, owner.of, label, key, text);
+    const record = recordOfRow(row);
+    const known = JSON.stringify([record.sessionId, record.owner]);
+    let owner = owners.get(known);
+    if (owner === undefined) {
+      owner = rowOwner(driver, label, record);
+      owners.set(known, owner);
+    }
+    return openEntry(driver.keys, owner, label, key, text);
   };
 }
 
-/** An entry row's content columns (read through freeTextSql) and its `sealed_chars`. */
-export interface EntryRow {
+/** An entry row's content columns (read through freeTextSql), its `sealed_chars` and its record. */
+export interface EntryRow extends RecordRow {
   content: unknown;
   content_encoded: unknown;
   sealed_chars: unknown;

@@ -17,7 +17,7 @@ import { KEEP_RECORD } from "./context-records.js";
 import { releaseMessages } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
 import { NEXT_ACTIVITY } from "./registry.js";
-import { storedBlock } from "./sealed-context.js";
+import { keptRecord, type RecordRow, storedBlock } from "./sealed-context.js";
 import { refuseUsage, STEP_GUARD, stepGuardParams, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { writeMessageRow } from "./write-row.js";
 import { deleteRows, updateRow } from "./writes.js";
@@ -114,9 +114,13 @@ export async function writeSqliteStep(
     });
     const now = new Date().toISOString();
     if (step.block) {
-      // Sealed when the key's owner has one (sealed-context.ts), inside the step's transaction; recorded as the
-      // session's (context-records.ts).
-      const stored = storedBlock(driver, step.block.key, step.block.content);
+      // Recorded as the session's (context-records.ts) unless the row has a record, and sealed when the owner of
+      // the record it keeps has a key (sealed-context.ts), inside the step's transaction.
+      const row = driver.get<RecordRow>("SELECT session_id, owner FROM agent_context_blocks WHERE key = ?", [
+        step.block.key,
+      ]);
+      const record = keptRecord(row, { sessionId, owner: null });
+      const stored = storedBlock(driver, step.block.key, step.block.content, record);
       driver.run(
         `INSERT INTO agent_context_blocks (key, content, sealed, updated_at, session_id) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET content = excluded.content, sealed = excluded.sealed,

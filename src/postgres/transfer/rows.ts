@@ -148,21 +148,22 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
     unique.add(entryKey(label, row.key));
     // Sealed again for an owner with a key (sealed-context.ts: an export holds them opened); the search vector is
     // built from the text itself, never from its stored form, as setEntry does.
+    const [sessionId, owner] = recordParams(rowRecord(row, known));
+    const record = { sessionId, owner };
     if (row.kind === "entry") {
-      const stored = await storedEntry(query, t, label, row.key, row.content);
+      const stored = await storedEntry(query, t, label, row.key, row.content, record);
       contents.push(stored.content);
       flags.push(stored.json);
       sealedChars.push(stored.sealedChars);
       vectors.push(stored.search);
     } else {
-      const stored = await storedBlock(query, t, row.key, row.content);
+      const stored = await storedBlock(query, t, row.key, row.content, record);
       contents.push(stored.content);
       flags.push(stored.json);
       sealed.push(stored.sealed);
     }
     labels.push(label);
     keys.push(row.key);
-    const [sessionId, owner] = recordParams(rowRecord(row, known));
     sessionIds.push(sessionId);
     owners.push(owner);
   }

@@ -275,11 +275,12 @@ function adoptRows(
       const stored =
         row.kind === "block"
           ? driver.get<BlockReadRow>(
-              `SELECT ${freeTextSql("content", "content")}, sealed FROM agent_context_blocks WHERE key = ?`,
+              `SELECT ${freeTextSql("content", "content")}, sealed, session_id, owner FROM agent_context_blocks
+               WHERE key = ?`,
               [row.key],
             )
           : driver.get<EntryRow>(
-              `SELECT ${freeTextSql("content", "content")}, sealed_chars FROM agent_search_entries
+              `SELECT ${freeTextSql("content", "content")}, sealed_chars, session_id, owner FROM agent_search_entries
                WHERE label = ? AND key = ?`,
               [row.label, row.key],
             );

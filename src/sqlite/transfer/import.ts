@@ -222,7 +222,7 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
   // Sealed again for an owner with a key (sealed-context.ts): an export holds them opened.
   if (row.kind === "block") {
     return driver.transaction(() => {
-      const stored = storedBlock(driver, row.key, row.content);
+      const stored = storedBlock(driver, row.key, row.content, { sessionId, owner });
       return (
         driver.get(
           `INSERT INTO agent_context_blocks (key, content, sealed, updated_at, session_id, owner)
@@ -233,7 +233,7 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
     });
   }
   return driver.transaction(() => {
-    const stored = storedEntry(driver, row.label, row.key, row.content);
+    const stored = storedEntry(driver, row.label, row.key, row.content, { sessionId, owner });
     const entry = driver.get<{ seq: number }>(
       `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at, session_id, owner)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
