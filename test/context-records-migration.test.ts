@@ -3,7 +3,6 @@
 // sessions, no session at all). The rows are made as a store before step 22 left them: no record, version 21.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import Database from "better-sqlite3";
 import type { ContextCapableStore, RecordedBlockStore } from "../src/contract/context.js";
 import type { RegistryCapableStore } from "../src/contract/registry.js";
 import { PostgresStore } from "../src/postgres/store.js";
@@ -54,12 +53,11 @@ describe("migration 22 gives the rows stored before a record where the suffix ru
     const path = tmp.path("old.db");
     const store = new SqliteStore(path);
     await fill(store);
+    // Rows as a store before migration 22 left them, through the store's own driver (either SQLite driver).
+    store.driver.run("UPDATE agent_context_blocks SET session_id = NULL, owner = NULL");
+    store.driver.run("UPDATE agent_search_entries SET session_id = NULL, owner = NULL");
+    store.driver.run("UPDATE agent_session_schema SET version = 21");
     await store.close();
-    const raw = new Database(path);
-    raw.exec(`UPDATE agent_context_blocks SET session_id = NULL, owner = NULL;
-      UPDATE agent_search_entries SET session_id = NULL, owner = NULL;
-      UPDATE agent_session_schema SET version = 21`);
-    raw.close();
     const reopened = new SqliteStore(path);
     try {
       await check(reopened);

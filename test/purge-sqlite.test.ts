@@ -113,7 +113,9 @@ test("erased owners' stream chunks, key rows and SQLite's statistics (sqlite_sta
 
 test("an erasure and purge from a process without the embedder leave no vector in sqlite-vec's table", async () => {
   const path = join(dir, "vectors.db");
-  const embedded = new SqliteStore(path, { embedder: testEmbedder().embed });
+  // better-sqlite3 loads sqlite-vec on any connection; node:sqlite only on one opened with an embedder
+  // (allowExtension), so there the purge below would report the vectors as waiting (the `unable` case).
+  const embedded = new SqliteStore(path, { driver: "better-sqlite3", embedder: testEmbedder().embed });
   const manager = SessionManager.create(embedded);
   const { id } = await manager.create("vectors", { owner: STREAMER });
   for (let i = 0; i < 5; i++) await manager.append(id, msg(`v${i}`, `car engine ${MARKER} ${i}`));
@@ -127,7 +129,7 @@ test("an erasure and purge from a process without the embedder leave no vector i
     );
   assert.equal(found().length, 5, "the files hold the vectors' bytes");
   // As the CLI's prune and purge do: a store opened without the embedder.
-  const plain = new SqliteStore(path);
+  const plain = new SqliteStore(path, { driver: "better-sqlite3" });
   await SessionManager.create(plain).eraseOwner(STREAMER);
   // A connection that cannot load sqlite-vec (a sql tag, node:sqlite without allowExtension) says what waits.
   const unable = await purgeSqlite(plain.driver, async () => false);
