@@ -62,7 +62,12 @@ async function seed(instance: PrivacyInstance, manager: SessionManager): Promise
     });
   }
   await manager.addCompaction(id, `summary ${SECRET}`, "m0", "m1");
-  if (hasContextStorage(store)) await store.blocks.setBlock(`_system_prompt_${id}`, `prompt ${SECRET}`);
+  if (hasContextStorage(store)) {
+    await store.blocks.setBlock(`_system_prompt_${id}`, `prompt ${SECRET}`);
+    // A label no manager knows (what MCP's write_block writes): only the row's record ties it to the session.
+    await store.blocks.setBlock(`scratch-${id}`, `scratch ${SECRET}`, { sessionId: id });
+    await store.blocks.setBlock(`scratch-${kept.id}`, "kept scratch", { sessionId: kept.id });
+  }
   if (hasStreamStore(store)) {
     await store.streams.start(id, "answer", Date.now());
     await store.streams.append(id, "answer", [{ seq: 0, chunk: `data: ${SECRET}` }], Date.now());
@@ -94,10 +99,11 @@ export function runPrivacyContract(api: TestApi, target: PrivacyTarget): void {
             const left: Record<string, number> = {};
             for (const text of [SECRET, NAME, OWNER]) left[text] = await instance.traces(text);
             assert.deepEqual(left, { [SECRET]: 0, [NAME]: 0, [OWNER]: 0 });
-            assert.equal(
-              (await manager.getHistory((await manager.list({ owner: "keeper" }))[0]!.id)).length,
-              1,
-            );
+            const keptId = (await manager.list({ owner: "keeper" }))[0]!.id;
+            assert.equal((await manager.getHistory(keptId)).length, 1);
+            if (hasContextStorage(instance.store)) {
+              assert.equal(await instance.store.blocks.getBlock(`scratch-${keptId}`), "kept scratch");
+            }
           } finally {
             await instance.close();
           }
