@@ -13,7 +13,7 @@ import type { SessionMessage } from "../src/contract/message.js";
 import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
-import { sqliteFileBytes } from "../src/sqlite/connection/maintenance.js";
+import { sqliteFileBytes } from "../src/sqlite/maintenance.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { fmtDur, fmtNum, mdTable, nowUs } from "./stats.js";
 

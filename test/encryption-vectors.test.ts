@@ -15,6 +15,7 @@ import type { Embedder } from "../src/search/vectors/types.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
+import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 import { randomKeyring, SECRET } from "./helpers/encryption.js";
 import { testEmbedder } from "./vectors/embedder.js";
 
@@ -66,7 +67,9 @@ test("SQLite: an encrypted owner's messages get no vector and are found through 
   }
 });
 
-test("PGlite: an encrypted owner's messages get no vector and are found through the blind index", async () => {
+test("PGlite: an encrypted owner's messages get no vector and are found through the blind index", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const db = await PGlite.create();
   try {
     await checkNoVectorsForTheKeyedOwner((embedder) =>

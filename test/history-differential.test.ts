@@ -5,13 +5,13 @@
 // memory by other means, so a wrong step shows as a difference.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { SessionMessage } from "../src/contract/message.js";
 import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { citusStores } from "./fixtures/citus-db.js";
+import { pgliteUnlessSwitchedOff } from "./fixtures/postgres-db.js";
 
 const ROUNDS = 2;
 const MESSAGES = 100;
@@ -26,17 +26,19 @@ function random(seed: number): () => number {
   };
 }
 
-const pglite = await PGlite.create();
+const pglite = await pgliteUnlessSwitchedOff();
 const citus = await citusStores("history_differential");
 const stores: { name: string; store: SessionStore }[] = [
   { name: "memory", store: new MemoryStore() },
   { name: "sqlite", store: new SqliteStore(":memory:") },
-  { name: "pglite", store: await PostgresStore.open(pglite, { schema: "history_differential" }) },
+  ...(pglite
+    ? [{ name: "pglite", store: await PostgresStore.open(pglite, { schema: "history_differential" }) }]
+    : []),
   ...(citus ? [{ name: "citus", store: citus() }] : []),
 ];
 after(async () => {
   for (const { store } of stores) await store.close();
-  await pglite.close();
+  await pglite?.close();
 });
 
 /** What a read gives, comparable across backends: ids (a summary by its text) and the token estimate. */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, it, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
 import { toQuestionMarks } from "../src/postgres/connection/reference-connection.js";
+import { tableNames } from "../src/postgres/connection/tables.js";
 import {
   type PostgresConnection,
   PostgresContextProvider,
@@ -9,7 +10,6 @@ import {
   PostgresSessionProvider,
   PostgresStore,
 } from "../src/postgres/index.js";
-import { tableNames } from "../src/postgres/schema.js";
 import { Session } from "../src/session/session.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { runProviderContract } from "../src/testing/index.js";

@@ -3,7 +3,6 @@
 // cannot hold, and keyset pages that read along an index without sorting.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { TransferItem } from "../src/contract/transfer.js";
 import { MemoryStore } from "../src/memory/store.js";
 import type { Executor, Query } from "../src/postgres/connection/client.js";
@@ -17,14 +16,21 @@ import {
 } from "../src/testing/contract/harness.js";
 import { collect, importAll, runTransferContract, seedRich } from "./cli/transfer-contract.js";
 import { citusPool, citusUnavailable } from "./fixtures/citus-db.js";
-import { checkTree, dropSchema, postgresUnavailable, type Runner, testPool } from "./fixtures/postgres-db.js";
+import {
+  checkTree,
+  dropSchema,
+  pgliteUnlessSwitchedOff,
+  postgresUnavailable,
+  type Runner,
+  testPool,
+} from "./fixtures/postgres-db.js";
 import { iterate, messageIds, moveSeqAbove, schemaTarget } from "./fixtures/postgres-transfer.js";
 
 // Every await happens before any test is registered: the runner starts registered tests while the module is
 // still evaluating, and a pool ended by a hook must not be in use by setup still running.
-const pglite = await PGlite.create();
-const pgliteTarget = await schemaTarget("postgres (PGlite)", pglite, "agent_session_xfer");
-after(() => pglite.close());
+const pglite = await pgliteUnlessSwitchedOff();
+const pgliteTarget = pglite && (await schemaTarget("postgres (PGlite)", pglite, "agent_session_xfer"));
+after(() => pglite?.close());
 const unavailable = await postgresUnavailable();
 const pool = unavailable ? undefined : testPool();
 const poolTarget = pool && (await schemaTarget("postgres (pg Pool)", pool, "agent_session_test_transfer"));
@@ -208,8 +214,10 @@ async function recordStatements(
   };
 }
 
-runTransferContract(pgliteTarget);
-specifics(pgliteTarget, pglite);
+if (pglite && pgliteTarget) {
+  runTransferContract(pgliteTarget);
+  specifics(pgliteTarget, pglite);
+}
 
 if (!pool || !poolTarget) {
   console.log(`Skipping the Postgres transfer tests on a server: ${unavailable}`);

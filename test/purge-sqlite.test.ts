@@ -42,7 +42,8 @@ for (const { name, skip } of drivers) {
       assert.equal(report.complete, true, JSON.stringify(report));
       assert.deepEqual(
         report.steps.map((s) => s.action),
-        ["fts5 merge", "fts5 merge", "PRAGMA wal_checkpoint(TRUNCATE)"],
+        // The messages', the search entries' and the facts' indexes.
+        ["fts5 merge", "fts5 merge", "fts5 merge", "PRAGMA wal_checkpoint(TRUNCATE)"],
       );
       assert.equal(
         total(markersInFiles(sqliteFiles(path))),
@@ -111,33 +112,41 @@ test("erased owners' stream chunks, key rows and SQLite's statistics (sqlite_sta
   assert.deepEqual(tracesIn(path), none);
 });
 
-test("an erasure and purge from a process without the embedder leave no vector in sqlite-vec's table", async () => {
-  const path = join(dir, "vectors.db");
-  // better-sqlite3 loads sqlite-vec on any connection; node:sqlite only on one opened with an embedder
-  // (allowExtension), so there the purge below would report the vectors as waiting (the `unable` case).
-  const embedded = new SqliteStore(path, { driver: "better-sqlite3", embedder: testEmbedder().embed });
-  const manager = SessionManager.create(embedded);
-  const { id } = await manager.create("vectors", { owner: STREAMER });
-  for (let i = 0; i < 5; i++) await manager.append(id, msg(`v${i}`, `car engine ${MARKER} ${i}`));
-  await embedded.vectors?.idle();
-  const vectors = embedded.driver.column<Uint8Array>("SELECT embedding FROM agent_message_vectors_vec");
-  assert.equal(vectors.length, 5, "sqlite-vec holds the vectors");
-  await embedded.close();
-  const found = () =>
-    vectors.filter((v) =>
-      sqliteFiles(path).some((file) => existsSync(file) && readFileSync(file).includes(Buffer.from(v))),
-    );
-  assert.equal(found().length, 5, "the files hold the vectors' bytes");
-  // As the CLI's prune and purge do: a store opened without the embedder.
-  const plain = new SqliteStore(path, { driver: "better-sqlite3" });
-  await SessionManager.create(plain).eraseOwner(STREAMER);
-  // A connection that cannot load sqlite-vec (a sql tag, node:sqlite without allowExtension) says what waits.
-  const unable = await purgeSqlite(plain.driver, async () => false);
-  assert.equal(unable.complete, false);
-  assert.match(unable.steps.find((s) => s.action === "sqlite-vec drain")?.incomplete ?? "", /^5 deleted/);
-  assert.equal(found().length, 5);
-  const report = await plain.purge();
-  assert.equal(report.complete, true, JSON.stringify(report));
-  assert.equal(found().length, 0, "no erased message's vector is left in the files");
-  await plain.close();
-});
+for (const { name, skip } of drivers) {
+  // node:sqlite opens every file path able to load sqlite-vec (loading switched off until the purge loads it), so
+  // an embedder-less store drains the vectors there as better-sqlite3 does.
+  test(`an erasure and purge from a process without the embedder leave no vector in sqlite-vec's table (${name})`, {
+    skip,
+  }, async () => {
+    const path = join(dir, `vectors-${name.replace(":", "-")}.db`);
+    const embedded = new SqliteStore(path, { driver: name, embedder: testEmbedder().embed });
+    const manager = SessionManager.create(embedded);
+    const { id } = await manager.create("vectors", { owner: STREAMER });
+    for (let i = 0; i < 5; i++) await manager.append(id, msg(`v${i}`, `car engine ${MARKER} ${i}`));
+    await embedded.vectors?.idle();
+    const vectors = embedded.driver.column<Uint8Array>("SELECT embedding FROM agent_message_vectors_vec");
+    assert.equal(vectors.length, 5, "sqlite-vec holds the vectors");
+    await embedded.close();
+    const found = () =>
+      vectors.filter((v) =>
+        sqliteFiles(path).some((file) => existsSync(file) && readFileSync(file).includes(Buffer.from(v))),
+      );
+    assert.equal(found().length, 5, "the files hold the vectors' bytes");
+    // As the CLI's prune and purge do: a store opened without the embedder.
+    const plain = new SqliteStore(path, { driver: name });
+    assert.equal(plain.driver.name, name);
+    await SessionManager.create(plain).eraseOwner(STREAMER);
+    // A connection that cannot load sqlite-vec (a sql tag, a node:sqlite handle opened without allowExtension)
+    // says what waits.
+    const unable = await purgeSqlite(plain.driver, async () => false);
+    assert.equal(unable.complete, false);
+    assert.match(unable.steps.find((s) => s.action === "sqlite-vec drain")?.incomplete ?? "", /^5 deleted/);
+    assert.equal(found().length, 5);
+    const report = await plain.purge();
+    assert.equal(report.complete, true, JSON.stringify(report));
+    assert.equal(found().length, 0, "no erased message's vector is left in the files");
+    // Loading is off again: SQL cannot load a library through the store's connection.
+    assert.throws(() => plain.driver.get("SELECT load_extension('/nonexistent/library')"), /not authorized/);
+    await plain.close();
+  });
+}

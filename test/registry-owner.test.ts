@@ -8,14 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openExecutor } from "../src/postgres/connection/client.js";
+import { type Tables, tableNames } from "../src/postgres/connection/tables.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import { listOwnerSql } from "../src/postgres/registry.js";
-import {
-  migrate as migratePostgres,
-  POSTGRES_MIGRATIONS,
-  type Tables,
-  tableNames,
-} from "../src/postgres/schema.js";
+import { migrate as migratePostgres, POSTGRES_MIGRATIONS } from "../src/postgres/schema.js";
+import { listOwnerSql } from "../src/postgres/statements/registry.js";
 import { openSqlite } from "../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";

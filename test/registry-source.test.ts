@@ -9,15 +9,14 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { SessionInfo } from "../src/contract/registry.js";
 import { openExecutor } from "../src/postgres/connection/client.js";
+import { type Tables, tableNames } from "../src/postgres/connection/tables.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import { scanSourceAfterSql, scanSourceFirstSql } from "../src/postgres/registry.js";
 import {
   migrate as migratePostgres,
   POSTGRES_MIGRATIONS,
   POSTGRES_SCHEMA_VERSION,
-  type Tables,
-  tableNames,
 } from "../src/postgres/schema.js";
+import { scanSourceAfterSql, scanSourceFirstSql } from "../src/postgres/statements/registry.js";
 import { openSqlite } from "../src/sqlite/connection/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";

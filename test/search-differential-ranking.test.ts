@@ -6,7 +6,6 @@
 // covers it are the same everywhere.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { SearchOptions, SearchResult, StoreSearchOptions } from "../src/contract/search.js";
 import type { SessionStore } from "../src/contract/store.js";
 import { hasTransfer } from "../src/contract/transfer.js";
@@ -14,6 +13,7 @@ import { storedMessageText } from "../src/message/text.js";
 import { recallTerms, TEXTLESS_RUN } from "../src/search/rank.js";
 import { indexTokens } from "../src/search/tokens.js";
 import { citusStores } from "./fixtures/citus-db.js";
+import { pgliteUnlessSwitchedOff } from "./fixtures/postgres-db.js";
 import { rng } from "./helpers/rng.js";
 import { corpusStores, queries, SESSIONS, WORDS } from "./helpers/search-corpus.js";
 
@@ -99,7 +99,7 @@ async function oracleTiers(
   return tiers;
 }
 
-const pglite = await PGlite.create();
+const pglite = await pgliteUnlessSwitchedOff();
 // The cluster too (a distributed store must answer as one server does); skipped with the reason without one.
 const citus = await citusStores("differential_ranking");
 let stores: { name: string; store: SessionStore }[] = [];
@@ -108,7 +108,7 @@ before(async () => {
 });
 after(async () => {
   for (const { store } of stores) await store.close();
-  await pglite.close();
+  await pglite?.close();
 });
 
 test("every backend orders ranked recall by the tiers an oracle computes from the tree", async () => {

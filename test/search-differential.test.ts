@@ -7,10 +7,10 @@
 // entries hidden by other labels on SQLite.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { hasContextStorage } from "../src/contract/context.js";
 import type { SessionStore } from "../src/contract/store.js";
 import { citusStores } from "./fixtures/citus-db.js";
+import { pgliteUnlessSwitchedOff } from "./fixtures/postgres-db.js";
 import { corpusStores, queries } from "./helpers/search-corpus.js";
 
 const SCOPES = [{}, { sessionId: "s1" }, { branch: "active" as const }];
@@ -44,7 +44,7 @@ async function answers(store: SessionStore): Promise<string[]> {
   return out;
 }
 
-const pglite = await PGlite.create();
+const pglite = await pgliteUnlessSwitchedOff();
 // The cluster too (a distributed store must answer as one server does); skipped with the reason without one.
 const citus = await citusStores("differential");
 let stores: { name: string; store: SessionStore }[] = [];
@@ -53,7 +53,7 @@ before(async () => {
 });
 after(async () => {
   for (const { store } of stores) await store.close();
-  await pglite.close();
+  await pglite?.close();
 });
 
 test("every backend matches the same messages and entries for the same queries", async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { Session, SqliteStore } from "../src/index.js";
-import { openPathStores } from "../src/sqlite/connection/shared-path.js";
+import { openPathStores } from "../src/sqlite/shared-path.js";
 import { assertSessionError } from "./helpers/session-error.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-sharing-"));

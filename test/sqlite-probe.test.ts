@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { probeSqliteFile } from "../src/sqlite/connection/maintenance.js";
+import { probeSqliteFile } from "../src/sqlite/maintenance.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-probe-"));

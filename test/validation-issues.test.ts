@@ -21,6 +21,7 @@ import { SqliteStore } from "../src/sqlite/store.js";
 import { batchBounds } from "../src/store/history-stream.js";
 import { assertTransferAttachment, assertTransferMessage } from "../src/store/transfer/schema.js";
 import { assertTransferItem } from "../src/store/transfer/validate.js";
+import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 import { assertSessionError, rejectsWithIssue } from "./helpers/session-error.js";
 
 const at = new Date(0).toISOString();
@@ -284,7 +285,9 @@ test("SQLite store options and sources name the refused field in issues", () => 
     assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });
 });
 
-test("Postgres store options and sources name the refused field in issues", async () => {
+test("Postgres store options and sources name the refused field in issues", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const db = await PGlite.create();
   try {
     const refused: [() => unknown, string, SessionIssueRule][] = [

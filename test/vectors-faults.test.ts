@@ -10,6 +10,7 @@ import type { Embedder } from "../src/search/vectors/types.js";
 import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 import { testVector } from "./vectors/embedder.js";
 import { channel, describeTargets, seed, TEXTS, until, withStorage } from "./vectors/helpers.js";
 
@@ -173,7 +174,9 @@ test("embedText keeps the first 8,000 UTF-8 bytes, cut between characters", () =
 });
 
 // A vector table made before refusals were recorded has no `failure` column: the channel's first use adds it.
-test("a vector table without the failure column gains it on first use (SQLite, PGlite)", async () => {
+test("a vector table without the failure column gains it on first use (SQLite, PGlite)", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const old = `(seq bigint PRIMARY KEY, session_num bigint NOT NULL, content_hash text, text_hash text NOT NULL,
     vector float4[])`;
   const check = async (store: SqliteStore | PostgresStore) => {

@@ -1,10 +1,12 @@
 import type { LanguageModel, ToolSet } from "ai";
 import { SessionError } from "../errors.js";
+import type { LearnOptions } from "../facts/types.js";
 import { parseInput } from "../schema/parse.js";
 import { loadAi } from "./ai.js";
 import { normalize } from "./codec.js";
 import { newId } from "./ids.js";
 import { createAgentOptions } from "./input-schema.js";
+import { learningStore, TurnLearner } from "./learn.js";
 import { resolveModel } from "./model.js";
 import { SessionRecord } from "./record.js";
 import { closeRunningTurn } from "./recover.js";
@@ -48,6 +50,11 @@ export interface CreateAgentSessionOptions {
   compaction?: AutoCompaction;
   /** Passed through to `streamText`: temperature, maxOutputTokens, maxRetries, headers, providerOptions, … */
   modelSettings?: ModelSettings;
+  /**
+   * Learn facts from the session's turns in the background (`{ extractor, … }`, as `learnFacts`; docs/FACTS.md,
+   * "Doors"), stopped by `close()`. Needs a store-backed storage whose store keeps facts (`UNSUPPORTED` otherwise).
+   */
+  learn?: LearnOptions;
 }
 
 const DEFAULT_MAX_TURNS = 20;
@@ -114,6 +121,7 @@ export async function createSession(options: CreateAgentSessionOptions): Promise
   const ai = await loadAi();
   const model = await resolveModel(options.model);
   const storage = ownerStorage(options.sessionStorage ?? getDefaultStorage(), options.owner);
+  const learnStore = options.learn === undefined ? undefined : await learningStore(storage, options.learn);
   const record = await openRecord(options, storage);
   await closeRunningTurn(record, "the process stopped before the turn finished");
   return new AgentSession({
@@ -127,6 +135,7 @@ export async function createSession(options: CreateAgentSessionOptions): Promise
     pricing: options.pricing,
     compaction: options.compaction,
     settings: options.modelSettings ?? {},
+    learning: learnStore && options.learn ? new TurnLearner(learnStore, record.id, options.learn) : undefined,
   });
 }
 

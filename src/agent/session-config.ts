@@ -1,6 +1,7 @@
 import type { Tool, ToolSet } from "ai";
 import type { AiModule } from "./ai.js";
 import type { AgentCompactOptions } from "./compaction.js";
+import type { TurnLearner } from "./learn.js";
 import type { ModelObject } from "./model.js";
 import type { SessionRecord } from "./record.js";
 import type { ModelSettings } from "./turn.js";
@@ -33,4 +34,6 @@ export interface AgentSessionConfig {
   pricing?: ModelPricing | undefined;
   compaction?: AutoCompaction | undefined;
   settings: ModelSettings;
+  /** Learns facts from the turns (the `learn` option). */
+  learning?: TurnLearner | undefined;
 }

@@ -141,11 +141,17 @@ export class AgentSession implements AsyncDisposable {
     return normalize(record.messages[record.messages.length - 1]);
   }
 
-  /** Interrupts a running turn, waits until it is closed in storage, and refuses further sends. */
+  /** Resolves once the facts of the turns so far are learned (with the `learn` option; at once without it). */
+  async learned(): Promise<void> {
+    await this.config.learning?.idle();
+  }
+
+  /** Interrupts a running turn, waits until it is closed in storage, stops learning, and refuses further sends. */
   async close(): Promise<void> {
     this.closed = true;
     this.interrupt();
     await this.idle;
+    await this.config.learning?.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -202,6 +208,7 @@ export class AgentSession implements AsyncDisposable {
       }
     }
     await this.closeTurn(turn, result, events);
+    this.config.learning?.kick();
     // Idle before the stop event, so a reader may send() as soon as it sees it.
     this.unclaim();
     events.push({

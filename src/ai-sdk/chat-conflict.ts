@@ -2,7 +2,8 @@
  * Two requests of one chat at once (two tabs, a double click, two app processes behind one store): the second is
  * refused with `CONFLICT` before the model runs, never stored beside the first. A request that sends a message
  * goes after a stored message nothing has answered yet — a message with replies is one the page has not seen
- * (an edit is the exception: it is a sibling on purpose) — and its first write expects the session's latest leaf
+ * (an edit is the exception: it is a sibling on purpose, and so is the latest leaf, whose replies a delete left on
+ * other branches) — and its first write expects the session's latest leaf
  * still to be the one read before the checks, so a request planned at the same moment cannot slip in between. A
  * submit of a user message the store already has is a second send of it (its answer is being written, or was).
  * The answer of a send is stored only while its question is still the latest leaf.
@@ -38,6 +39,9 @@ export async function assertUnanswered(
       `None of the messages the page posted is stored, and the chat already has messages: ${RELOAD}`,
     );
   }
+  // The latest leaf is what a reload shows last, even with replies on other branches (its answer was deleted, so
+  // the path gave way to it): a page that sends from it is in step with the store.
+  if (anchor === leaf) return;
   if ((await storage.getBranches(anchor)).length === 0) return;
   throw new SessionError(
     "CONFLICT",

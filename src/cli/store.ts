@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
-import { probeSqliteFile, type SqliteFileKind } from "../sqlite/connection/maintenance.js";
+import { probeSqliteFile, type SqliteFileKind } from "../sqlite/maintenance.js";
 import { SqliteStore } from "../sqlite/store.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import { CliError } from "./errors.js";

@@ -1,3 +1,4 @@
+import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { ToolOutputLimits } from "./output.js";
 
@@ -27,6 +28,31 @@ export interface SkillProvider extends ContextProvider {
 export interface SearchProvider extends ContextProvider {
   search(query: string, limits?: ToolOutputLimits): Promise<string | null>;
   set?(key: string, content: string): Promise<void>;
+}
+
+/** What a Session tells a {@link SessionBoundProvider} about the block it opens. */
+export interface BlockBinding {
+  /** The store the Session is on; undefined for a Session over a bare `SessionProvider`. */
+  store: SessionStore | undefined;
+  /** The Session's id ("" for the unnamed session). */
+  sessionId: string;
+  label: string;
+  /** The block's `maxTokens`, when it declares one. */
+  maxTokens: number | undefined;
+}
+
+/**
+ * A provider made for each Session that opens its block (a manager's template serves many sessions, each with its
+ * own store reads): the Session calls `forSession` when it registers the block and uses the provider it answers.
+ * Its own `get` is what a caller outside a Session reads (a bound provider is the usual answer).
+ */
+export interface SessionBoundProvider extends ContextProvider {
+  forSession(binding: BlockBinding): AnyContextProvider;
+}
+
+/** True when the provider is made per Session (see {@link SessionBoundProvider}). */
+export function isSessionBound(provider: unknown): provider is SessionBoundProvider {
+  return hasFunction(provider, "get") && hasFunction(provider, "forSession");
 }
 
 /** Any of the four provider kinds. */

@@ -8,7 +8,7 @@ export interface AttachmentStats {
 }
 
 /**
- * The content-addressed payloads a store offloaded from messages (see docs/ARCHITECTURE.md, "Attachments"):
+ * The content-addressed payloads a store offloaded from messages (see docs/STORAGE.md, "Attachments"):
  * each distinct payload is stored once under its SHA-256 and deleted with the last message row pointing at it.
  */
 export interface AttachmentStore {

@@ -161,6 +161,7 @@ export interface SessionProvider<M extends SessionMessage = SessionMessage> {
    * (`inserted: false`). Optional: `Session.importMessage` needs it.
    */
   importMessage?(message: M, options?: ImportMessageOptions): Promise<AppendResult<M>>;
+  /** Splices the messages out; a deleted latest leaf gives way to its nearest surviving ancestor (none: null). */
   deleteMessages(messageIds: string[]): Promise<void>;
   clearMessages(): Promise<void>;
   addCompaction(

@@ -132,6 +132,8 @@ export interface ErasureCounts {
   attachments: number;
   /** Change-log rows of the session (the `erased` row the erasure logs itself is not counted). */
   changes: number;
+  /** Facts with a source in the session, whatever their scope (0 on a store without facts). */
+  facts: number;
 }
 
 /** The receipt of an erasure: the sessions erased and the counts summed over them. */

@@ -101,7 +101,46 @@ export interface SearchOptions {
    * store made with an `embedder` has one).
    */
   vectors?: boolean;
+  /**
+   * Whether ranked recall also asks the store's facts (docs/FACTS.md#recall; only a store with facts has them): a
+   * fact that ranks lifts the turns it came from (default true); `false` leaves them out. `"hits"` (see
+   * {@link WithFactHits}) also returns the facts themselves among the turns.
+   */
+  facts?: boolean;
 }
+
+/** A search's options asking for the facts that rank among its results, as {@link FactSearchHit}s. */
+export type WithFactHits<O extends object> = Omit<O, "facts"> & { facts: "hits" };
+
+/**
+ * A fact found by a search that asked for `facts: "hits"`: what was learned and the messages it came from, ranked
+ * among the turns (`kind` tells them apart: a turn's hit has none).
+ */
+export interface FactSearchHit {
+  kind: "fact";
+  /** The fact's id (FactStore.get). */
+  id: string;
+  text: string;
+  /** Whom it is about; null when it says no more. */
+  about: string | null;
+  /** When what it says was said (ms since the epoch). */
+  observedAt: number;
+  /** What produced it ("model:<id>", "recorded:<name>"). */
+  producer: string;
+  /** The messages it came from (a FactSource each: contract/facts.ts imports this file, so it is spelled out). */
+  sources: { sessionId: string; messageId: string }[];
+  /** Its owner, or null for a session's own fact. */
+  owner: string | null;
+  /** The session a fact without an owner belongs to; null for an owner's fact. */
+  sessionId: string | null;
+  /** Its fused relevance in this search (comparable with the turns' scores of the same search only). */
+  score: number;
+  /** 1-based position in the results, among the turns. */
+  rank: number;
+}
+
+/** A search's result: a turn, or with `facts: "hits"` a fact too. */
+export type SearchItem<M extends SessionMessage = SessionMessage> = SearchHit<M> | FactSearchHit;
 
 /** Options of a search across sessions. */
 export interface StoreSearchOptions extends SearchOptions {

@@ -1,7 +1,7 @@
 // A backend holding many sessions, and the write policy a Session binds the providers it writes through to.
 import type { SessionMessage } from "./message.js";
 import type { SessionProvider } from "./provider.js";
-import type { SearchHit, StoreSearchOptions } from "./search.js";
+import type { SearchHit, StoreSearchOptions, WithFactHits } from "./search.js";
 
 /**
  * A backend holding many sessions (memory, SQLite, Postgres). Per-session access goes through `session(id)`,
@@ -16,7 +16,10 @@ export interface SessionStore<M extends SessionMessage = SessionMessage> {
    * makes the provider it writes through (a store that ignores it gets its provider's writes prepared by the Session).
    */
   session(sessionId: string, binding?: SessionBinding): SessionProvider<M>;
-  /** Full-text search across sessions (or one, with `sessionId`), best matches first. */
+  /**
+   * Full-text search across sessions (or one, with `sessionId`), best matches first. A built-in store also takes
+   * `facts: "hits"` ({@link WithFactHits}; its own type says so): then its facts that rank come among the turns.
+   */
   searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchHit<M>[]>;
   /** Releases connections or handles the store opened itself (a handle passed in by the user stays open). */
   close(): Promise<void>;

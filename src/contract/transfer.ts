@@ -8,7 +8,7 @@ export interface TransferSession {
   id: string;
   /** The registry row with its timestamps and usage counters; null for a session that is not registered. */
   info: SessionInfo | null;
-  /** The latest leaf (the active branch's tip), or null when the session holds no messages. */
+  /** The latest leaf (the active branch's tip), or null when the active path is empty. */
   leafId: string | null;
 }
 

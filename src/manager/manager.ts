@@ -4,7 +4,9 @@ import type { SessionToolSet } from "../context/tools.js";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
 import type { Siblings } from "../contract/provider.js";
 import type { RegistryCapableStore, SessionInfo } from "../contract/registry.js";
-import type { SearchHit } from "../contract/search.js";
+import type { SearchHit, SearchItem, WithFactHits } from "../contract/search.js";
+import type { LearnReport } from "../facts/learn.js";
+import type { FactLearner, LearnerOptions } from "../facts/learner.js";
 import { assertId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
@@ -12,8 +14,8 @@ import type { SqliteOptions } from "../sqlite/connection/open.js";
 import type { ErasureReceipt } from "../store/erasure.js";
 import type { RetentionPolicy, SweepOptions, SweepReport } from "../store/retention.js";
 import { storePolicy } from "../store/write-policy.js";
-
 import { deleteSessionOf, eraseOwnerOf, eraseSessionOf, pinSessionOf, sweepSessionsOf } from "./erase.js";
+import { closeLearners, learnOf, type ManagerLearnOptions, startLearningOf } from "./facts.js";
 import {
   type CacheUsage,
   type CreateSessionOptions,
@@ -81,10 +83,24 @@ export class SessionManager<M extends SessionMessage = SessionMessage> extends M
     return new OwnerView<M>(this, this.state, owner);
   }
 
-  /** Closes the store when the manager opened it itself (a SQLite path). */
+  /** Stops the manager's background learners, then closes the store when the manager opened it (a SQLite path). */
   async close(): Promise<void> {
+    await closeLearners(this.state);
     this.state.sessions.clear();
     if (this.state.ownsStore) await this.store.close();
+  }
+
+  /**
+   * Learns facts from one session's (`NOT_FOUND` for an unregistered id) or one `{ owner }`'s sessions' messages
+   * not learned yet, with `onProgress` and a report (`learnFacts`; docs/FACTS.md, "Doors"). `UNSUPPORTED` without facts.
+   */
+  async learn(target: string | { owner: string }, options: ManagerLearnOptions): Promise<LearnReport> {
+    return learnOf(this.state, target, options);
+  }
+
+  /** Starts learning facts in the background from every session's new messages (`startLearning`); `close` stops it. */
+  startLearning(options: LearnerOptions): FactLearner {
+    return startLearningOf(this.state, options);
   }
 
   /** Registers a session (UUID id unless `options.id` is given) with zero usage; see assertOwnBlockKeys for ids. */
@@ -260,7 +276,12 @@ export class SessionManager<M extends SessionMessage = SessionMessage> extends M
    * Ranked recall across sessions (or the ones the options name), as `Session.search`: exact hits in `rank` order,
    * each with its `sessionId`, `createdAt`, `score` and `onActivePath`. Covers every session the store holds.
    */
-  async search(query: string, options?: ManagerSearchOptions | null): Promise<SearchHit[]> {
+  search(query: string, options: WithFactHits<ManagerSearchOptions>): Promise<SearchItem[]>;
+  search(query: string, options?: ManagerSearchOptions | null): Promise<SearchHit[]>;
+  async search(
+    query: string,
+    options?: ManagerSearchOptions | WithFactHits<ManagerSearchOptions> | null,
+  ): Promise<SearchItem[]> {
     return searchSessions(this.state, query, optionsArg(options, "search"));
   }
 

@@ -9,7 +9,7 @@ import type { ToolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionMessage } from "../contract/message.js";
 import type { SessionInfo } from "../contract/registry.js";
-import type { SearchHit } from "../contract/search.js";
+import type { SearchHit, SearchItem, WithFactHits } from "../contract/search.js";
 import { hasTransfer, type TransferItem } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { assertNamedSessionId } from "../message/ids.js";
@@ -17,6 +17,7 @@ import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
 import type { ErasureReceipt } from "../store/erasure.js";
 import { ownedBy, parseOwner } from "../store/owner.js";
+import { OwnerFacts } from "./facts.js";
 import { type CreateSessionOptions, listOptions } from "./input.js";
 import { type ManagerSearchOptions, sessionTools } from "./search.js";
 import type { SearchToolOptions } from "./search-tools.js";
@@ -43,6 +44,7 @@ export interface OwnedCalls<M extends SessionMessage> {
   eraseOwner(owner: string): Promise<ErasureReceipt>;
   fork(sessionId: string, atMessageId: string, name: string): Promise<SessionInfo>;
   compactAndSplit(sessionId: string, summary: string, name?: string): Promise<SessionInfo>;
+  search(query: string, options: WithFactHits<ManagerSearchOptions>): Promise<SearchItem[]>;
   search(query: string, options?: ManagerSearchOptions | null): Promise<SearchHit[]>;
 }
 
@@ -54,6 +56,8 @@ function notFound(sessionId: string): SessionError {
 export class OwnerView<M extends SessionMessage = SessionMessage> {
   /** The owner every session of this view belongs to. */
   readonly owner: string;
+  /** The owner's facts: list, search, get, forget and learn, in the owner's scope only (docs/FACTS.md, "Doors"). */
+  readonly facts: OwnerFacts<M>;
 
   constructor(
     private readonly manager: OwnedCalls<M>,
@@ -61,6 +65,7 @@ export class OwnerView<M extends SessionMessage = SessionMessage> {
     owner: string,
   ) {
     this.owner = parseOwner(owner);
+    this.facts = new OwnerFacts<M>(state, this.owner, (sessionId) => this.require(sessionId));
   }
 
   /** The row of an owned session, or `NOT_FOUND` (another owner's and an unowned session alike). */
@@ -159,10 +164,16 @@ export class OwnerView<M extends SessionMessage = SessionMessage> {
   }
 
   /** Ranked recall over the owner's sessions only (`sessionId`/`sessionIds` narrow it further). */
-  async search(query: string, options?: ManagerSearchOptions | null): Promise<SearchHit[]> {
+  search(query: string, options: WithFactHits<ManagerSearchOptions>): Promise<SearchItem[]>;
+  search(query: string, options?: ManagerSearchOptions | null): Promise<SearchHit[]>;
+  async search(
+    query: string,
+    options?: ManagerSearchOptions | WithFactHits<ManagerSearchOptions> | null,
+  ): Promise<SearchItem[]> {
     const given = optionsArg(options, "search") ?? {};
     if (given.sessionId !== undefined) await this.require(given.sessionId);
-    return this.manager.search(query, { ...given, owner: this.owner });
+    // The union's two halves are the manager's two overloads; its implementation takes both.
+    return this.manager.search(query, { ...given, owner: this.owner } as ManagerSearchOptions);
   }
 
   /** The model's `session_search` over the owner's sessions only (as the manager's `tools`). */

@@ -1,7 +1,14 @@
 import { type ToolOutputLimits, toolOutputLimits } from "../context/output.js";
 import type { SessionToolSet } from "../context/tools.js";
 import type { SessionMessage } from "../contract/message.js";
-import type { SearchBranch, SearchHit, SearchMatch, StoreSearchOptions } from "../contract/search.js";
+import type {
+  SearchBranch,
+  SearchHit,
+  SearchItem,
+  SearchMatch,
+  StoreSearchOptions,
+  WithFactHits,
+} from "../contract/search.js";
 import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { MAX_SEARCH_CONTEXT, searchPlan } from "../search/options.js";
@@ -32,6 +39,8 @@ export interface ManagerSearchOptions {
   vectors?: boolean | undefined;
   /** Only the sessions registered with this owner (what `forOwner(owner).search` passes). */
   owner?: string | undefined;
+  /** Whether ranked recall also asks the store's facts (default true; `"hits"` through WithFactHits, docs/FACTS.md). */
+  facts?: boolean | undefined;
 }
 
 const SEARCH_KEYS = [
@@ -46,6 +55,7 @@ const SEARCH_KEYS = [
   "context",
   "vectors",
   "owner",
+  "facts",
 ] as const satisfies readonly (keyof ManagerSearchOptions & keyof StoreSearchOptions)[];
 
 /**
@@ -55,20 +65,22 @@ const SEARCH_KEYS = [
 export async function searchSessions<M extends SessionMessage>(
   state: ManagerState<M>,
   query: string,
-  options: ManagerSearchOptions,
-): Promise<SearchHit[]> {
+  options: ManagerSearchOptions | WithFactHits<ManagerSearchOptions>,
+): Promise<SearchItem[]> {
   if (options.sessionId !== undefined) await requireSession(state, options.sessionId);
   // Only the options a search knows are passed on (an undefined one is left out, as if not given).
   const passed: StoreSearchOptions = {};
   for (const key of SEARCH_KEYS) {
-    if (options[key] !== undefined) (passed as Record<string, unknown>)[key] = options[key];
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined) (passed as Record<string, unknown>)[key] = value;
   }
   if (passed.sessionIds !== undefined && passed.sessionIds !== null) {
     // Checked before the registry is asked, so a malformed set is INVALID_ARGUMENT, not a crash in the look-ups.
     const named = searchPlan(passed).sessionIds ?? new Set<string>();
     passed.sessionIds = await registered(state, named);
   }
-  return state.store.searchMessages(query, passed);
+  // `facts: "hits"` passes as it came (the built-in stores take it: WithFactHits), hence the widened types.
+  return state.store.searchMessages(query, passed as StoreSearchOptions);
 }
 
 /**

@@ -35,6 +35,8 @@ export interface ManagerState<M extends SessionMessage = SessionMessage> {
   readonly retirers: WeakMap<Session<M>, () => void>;
   /** Set by the first getSession(): templates that decide what sessions store are fixed from then on. */
   configured: boolean;
+  /** Background fact learners started by the manager (`startLearning`), closed with it. */
+  readonly learners: Set<{ close(): Promise<void> }>;
 }
 
 /** Resolves the source to a store with a registry (`UNSUPPORTED` otherwise, closing a store it opened). */
@@ -65,6 +67,7 @@ export function openManagerState<M extends SessionMessage>(
     sessions: new Map(),
     retirers: new WeakMap(),
     configured: false,
+    learners: new Set(),
   };
 }
 

@@ -54,6 +54,11 @@ export interface MemoryBackend extends ProviderContext {
   readonly attachments: MemoryAttachments;
   readonly blocks: MemoryBlockStore;
   readonly entries: MemoryEntryStore;
+  /** The store's facts, as an erasure and a delete of messages reach them (memory/facts.ts). */
+  readonly facts: {
+    forgetSession(sessionId: string): number;
+    forgetMessages(sessionId: string, messageIds: ReadonlySet<string> | null): number;
+  };
   readonly registry: MemoryRegistryView;
   assertOpen(): void;
   sessionData(sessionId: string, create: boolean): MemorySessionData | undefined;

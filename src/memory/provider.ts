@@ -192,12 +192,13 @@ export class MemoryStoreProvider extends StoreProvider implements SessionProvide
 
   protected async writeDelete(messageIds: string[]): Promise<Logged> {
     const data = this.data;
-    if (data) deleteRows(this.store, data, messageIds);
+    if (data) deleteRows(this.store, data, this.sessionId, messageIds);
     return {};
   }
 
   protected async writeClear(): Promise<Logged> {
     this.store.dropSession(this.sessionId);
+    this.store.facts.forgetMessages(this.sessionId, null); // the facts' sources in it; a fact left with none goes
     return {};
   }
 

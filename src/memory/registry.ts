@@ -185,6 +185,7 @@ export class MemorySessionRegistry extends StoreRegistry {
     this.store.dropSession(id);
     this.store.blocks.dropKeys(blockKeys, id);
     this.store.entries.dropRecorded({ sessionId: id });
+    this.store.facts.forgetSession(id);
     const removed = this.remove(id);
     return { removed, cleared: held || removed ? {} : undefined };
   }
@@ -209,6 +210,7 @@ export class MemorySessionRegistry extends StoreRegistry {
     counts.blocks = this.store.blocks.dropKeys(keys, id);
     for (const key of keys) counts.entries += this.store.entries.dropLabel(key, id);
     counts.entries += this.store.entries.dropRecorded({ sessionId: id });
+    counts.facts = this.store.facts.forgetSession(id);
     this.remove(id);
     if (Object.values(counts).every((n) => n === 0) && !data) return null; // nothing was there
     return { counts, logged: undefined };

@@ -127,9 +127,15 @@ export function replaceRow(
 
 /**
  * Deletes the rows `messageIds`, splicing their children onto their parents, and the overlays that named them; a
- * deleted latest leaf gives way to the newest childless row.
+ * deleted latest leaf gives way to its nearest surviving ancestor (none: an empty path), so the active path is the
+ * previous one minus the deleted messages. The facts drop the deleted messages from their sources (memory/facts.ts).
  */
-export function deleteRows(store: MemoryStore, data: SessionData, messageIds: readonly string[]): void {
+export function deleteRows(
+  store: MemoryStore,
+  data: SessionData,
+  sessionId: string,
+  messageIds: readonly string[],
+): void {
   const deleted = new Set<string>();
   for (const id of messageIds) {
     const row = data.rows.get(id);
@@ -143,16 +149,18 @@ export function deleteRows(store: MemoryStore, data: SessionData, messageIds: re
     data.rows.delete(id);
     store.attachments.unlink(row.hashes);
     deleted.add(id);
-    if (data.leaf === row) data.leaf = null;
+    // The tip moves up: a sibling branch it was regenerated over must not come back (an ancestor deleted later in
+    // this loop moves it up again; one deleted earlier already re-parented it).
+    if (data.leaf === row) data.leaf = row.parent;
   }
   if (deleted.size === 0) return;
+  store.facts.forgetMessages(sessionId, deleted); // their facts' sources; a fact left with none goes
   data.compactions = data.compactions.filter(
     (c) => !deleted.has(c.fromMessageId) && !deleted.has(c.toMessageId),
   );
-  if (data.leaf === null) data.leaf = newestChildless(data);
 }
 
-/** The newest row without children (the leaf a session falls back to), or null. */
+/** The newest row without children (the leaf an import falls back to), or null. */
 export function newestChildless(data: SessionData): Row | null {
   let best: Row | null = null;
   for (const row of data.rows.values()) {

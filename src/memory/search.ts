@@ -9,7 +9,7 @@ import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context.js";
 import { hitResult } from "../search/hits.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
-import { type RecallSource, recall, scoresOf } from "../search/pipeline.js";
+import { type Channels, type RecallSource, recall, scoresOf } from "../search/pipeline.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
 import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/rank.js";
 import { rankAllWords, termCounter } from "../search/score.js";
@@ -34,18 +34,20 @@ interface Scoped {
 interface Scope {
   rows: Scoped[];
   bySeq: Map<number, Scoped>;
+  /** The rows by session and id, made by the first fact source looked up (search/facts.ts). */
+  byId?: Map<string, Map<string, number>>;
 }
 
-/** Searches the sessions of a memory store as `plan` says (`near`: the vector channel's nearest seqs, fused in). */
+/** Searches the sessions of a memory store as `plan` says (`channels`: the vector and fact channels, fused in). */
 export function searchMemory(
   sessions: ReadonlyMap<string, SessionData>,
   query: string,
   plan: SearchPlan,
   limits: QueryLimits,
-  near?: readonly number[],
+  channels: Channels = {},
 ): SearchResult[] {
   if (plan.match === "any")
-    return recall(memorySource(sessions), recallTerms(query, limits), plan, near) ?? [];
+    return recall(memorySource(sessions), recallTerms(query, limits), plan, channels) ?? [];
   const terms = parseQuery(query, limits);
   if (terms.length === 0 || plan.limit === 0) return [];
   const ranked = rankAllWords(
@@ -77,6 +79,18 @@ function memorySource(
     // The filters act on the page, so a filtered search ranks every candidate.
     pageMaySkip: (plan) => hasFilters(plan),
     fusesNear: (seq, scope) => scope.bySeq.has(seq),
+    // The scope holds only what the search sees (its sessions, their active paths), so a source outside is no row.
+    seqOf: ({ sessionId, messageId }, scope) => {
+      if (scope.byId === undefined) {
+        scope.byId = new Map();
+        for (const { row, sessionId: sid } of scope.rows) {
+          const ids = scope.byId.get(sid) ?? new Map<string, number>();
+          scope.byId.set(sid, ids);
+          ids.set(row.id, row.seq);
+        }
+      }
+      return scope.byId.get(sessionId)?.get(messageId);
+    },
     page: (seqs, scores, plan, scope) =>
       hitsOf(
         seqs.map((seq) => ({ item: scope.bySeq.get(seq)!, score: scores.get(seq)! })),

@@ -1,14 +1,16 @@
 import type { AttachmentCapableStore } from "../contract/attachments.js";
 import type { ContextCapableStore } from "../contract/context.js";
+import type { FactCapableStore } from "../contract/facts.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
 import type { RegistryCapableStore } from "../contract/registry.js";
-import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, SearchItem, StoreSearchOptions, WithFactHits } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy, WritePolicyOptions } from "../contract/store.js";
 import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message/ids.js";
+import { factChannel, takesFacts, withFactHits } from "../search/facts.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
 import { rankedHits } from "../search/hits.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
@@ -26,7 +28,8 @@ import { writePolicy } from "../store/write-policy.js";
 
 import { MemoryAttachments } from "./attachments.js";
 import { MemoryBlockStore, MemoryEntryStore } from "./context-store.js";
-import type { MemorySessionData as SessionData } from "./data.js";
+import { activePath, type MemorySessionData as SessionData } from "./data.js";
+import { MemoryFacts } from "./facts.js";
 import { MemoryStoreProvider } from "./provider.js";
 import { MemorySessionRegistry } from "./registry.js";
 import { searchMemory } from "./search.js";
@@ -46,6 +49,7 @@ export class MemoryStore
   implements
     AttachmentCapableStore,
     ContextCapableStore,
+    FactCapableStore,
     PurgeCapableStore,
     RegistryCapableStore,
     StreamCapableStore,
@@ -64,6 +68,8 @@ export class MemoryStore
   readonly streams = new MemoryStreams(() => this.assertOpen());
   /** Lossless export and import of whole sessions. */
   readonly transfer: MemoryTransfer;
+  /** Facts learned from the conversations, each with its source messages (docs/FACTS.md). */
+  readonly facts: MemoryFacts;
   /** @internal the change feed every provider of this store publishes to. */
   readonly feed = new ChangeFeed();
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
@@ -91,6 +97,14 @@ export class MemoryStore
     this.entries = new MemoryEntryStore(this.queryLimits, () => this.assertOpen());
     this.blocks = new MemoryBlockStore(() => this.assertOpen(), this.entries);
     this.registry = new MemorySessionRegistry(this);
+    this.facts = new MemoryFacts(
+      {
+        assertOpen: () => this.assertOpen(),
+        sessionData: (id, create) => this.sessionData(id, create),
+        ownedIds: (owner) => this.registry.ownedIds(owner),
+      },
+      this.queryLimits,
+    );
     this.transfer = new MemoryTransfer(this);
     const vectors = vectorOptions(options);
     const channel = vectors && memoryVectors(this, vectors);
@@ -139,19 +153,40 @@ export class MemoryStore
   }
 
   /** Message search across sessions (or within the ones the options name), best matches first. */
-  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
+  searchMessages(query: string, options: WithFactHits<StoreSearchOptions>): Promise<SearchItem[]>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchHit[]>;
+  async searchMessages(
+    query: string,
+    options: StoreSearchOptions | WithFactHits<StoreSearchOptions> = {},
+  ): Promise<SearchItem[]> {
     this.assertOpen();
     const plan = searchPlan(options);
     if (typeof query !== "string") return [];
-    // The vector channel is asked only for a search the text channel can answer (content words, within the limits);
-    // without one, the query is parsed once, by the search itself. It keeps to the owner by itself.
-    const near =
-      takesVectors(this.vectors, plan) && recallTerms(query, this.queryLimits).length > 0
-        ? await nearestFor(this.vectors, query, plan)
-        : undefined;
-    return rankedHits(
-      searchMemory(this.data, query, keptToOwner(plan, this.registry), this.queryLimits, near),
+    // The vector and fact channels are asked only for a search the text channel can answer (content words, within
+    // the limits); without them, the query is parsed once, by the search itself. Each keeps to the owner by itself.
+    const answerable =
+      (takesVectors(this.vectors, plan) || takesFacts(this, plan)) &&
+      recallTerms(query, this.queryLimits).length > 0;
+    const near = answerable ? await nearestFor(this.vectors, query, plan) : undefined;
+    const facts = answerable
+      ? await factChannel(
+          this,
+          query,
+          plan,
+          async (id) => (await this.registry.get(id))?.owner,
+          () => this.pathIds(plan.sessionId),
+        )
+      : undefined;
+    const hits = rankedHits(
+      searchMemory(this.data, query, keptToOwner(plan, this.registry), this.queryLimits, { near, facts }),
     );
+    return plan.facts === "hits" && facts !== undefined ? withFactHits(hits, facts, plan.limit) : hits;
+  }
+
+  /** The message ids on one session's active path (an active-branch search's fact sources), or undefined. */
+  private pathIds(sessionId: string | undefined): string[] | undefined {
+    const data = sessionId === undefined ? undefined : this.data.get(sessionId);
+    return data === undefined ? undefined : [...activePath(data)].map((row) => row.id);
   }
 
   /** Appends a chain of messages, sets a block and updates the registry row, all or nothing (see store/step.ts). */

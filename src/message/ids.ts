@@ -1,6 +1,6 @@
 // Id rules: which strings can name a stored row (session, message, parent, label, key) on every backend, and the
 // asserts that refuse the rest. Hand-written, not schemas: they run on every append and read, where the benchmark
-// counts each allocation (docs/ARCHITECTURE.md, "What stays hand-written").
+// counts each allocation (docs/HARDENING.md, "What stays hand-written").
 import { SessionError } from "../errors.js";
 import { describe } from "./describe.js";
 

@@ -7,8 +7,8 @@
  * - `replace_suffix`: the newest items of the path must equal `expectedSuffix`, else `CONFLICT` and nothing
  *   changes; the replacement is stored as a new branch beside them (under the message before the suffix), in one
  *   step, so the path reads the replacement and the replaced items stay as an older branch, as a regenerate
- *   leaves its answer. An empty replacement of a suffix would leave the path on a message with replies, which a
- *   tree's latest leaf cannot be: `UNSUPPORTED`.
+ *   leaves its answer. An empty replacement of a suffix would leave the path on a message with replies while
+ *   keeping them, and only a delete moves the tip back up: `UNSUPPORTED`.
  *
  * The operation id and a hash of the transaction are stored with its last item (`metadata.openaiAgentsOperation`),
  * in the same write, so a retry finds them: the same transaction again changes nothing, another one under the

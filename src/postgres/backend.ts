@@ -7,12 +7,12 @@ import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { ProviderContext } from "../store/provider.js";
 import type { Executor } from "./connection/client.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
-import type { Tables } from "./schema.js";
+import type { KeyedTables } from "./sealing.js";
 
 /** A PostgresStore as its parts see it (not exported by any entry point). */
 export interface PostgresBackend extends ProviderContext {
   /** The resolved table names (schema and prefix applied). */
-  readonly tables: Tables;
+  readonly tables: KeyedTables;
   /** The change log shared with other processes and connections, when the store was opened with `changeLog`. */
   readonly changeLog: PostgresChangeLog | undefined;
   /** The connection, once the schema is migrated. */

@@ -3,48 +3,43 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import type { Executor } from "./connection/client.js";
+import type { Executor, Query } from "./connection/client.js";
 import { encodeContent } from "./connection/text.js";
-import { deleteRecorded, keepRecord, RECORDED, recordParams } from "./context-records.js";
-import type { Tables } from "./schema.js";
+import { writeBlockRow, writeEntryRow } from "./context-guard.js";
+import { deleteRecorded, RECORDED, recordParams } from "./context-records.js";
 import {
   type BlockRow,
   type EntryRow,
   entryOpener,
-  keptGuard,
   keptRecord,
   labelBlinds,
   type RecordRow,
   readBlockRow,
-  storedBlock,
-  storedEntry,
   writeSealedRow,
 } from "./sealed-context.js";
+import type { KeyedTables } from "./sealing.js";
 import { termTsqueries } from "./search/fts.js";
 
 type Ready = () => Promise<Executor>;
 
-// `$5`, `$6`: the record's session id and owner (context-records.ts), kept when the row has one.
-const UPSERT_BLOCK = (
-  t: Tables,
-) => `INSERT INTO ${t.blocks} AS b (key, content, content_json, sealed, updated_at,
-    session_id, owner)
-  VALUES ($1, $2, $3, $4, now(), $5, $6)
-  ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
-    sealed = EXCLUDED.sealed, updated_at = EXCLUDED.updated_at, ${keepRecord("b")}`;
-// As UPSERT_BLOCK, writing only over a row unrecorded or recorded as `$5`, `$6` (sealed-context.ts keptGuard).
-const UPSERT_KEPT_BLOCK = (t: Tables) =>
-  `${UPSERT_BLOCK(t)} WHERE ${keptGuard("b", "$5", "$6")} RETURNING 1 AS one`;
-const INSERT_ABSENT_BLOCK = (
-  t: Tables,
-) => `INSERT INTO ${t.blocks} (key, content, content_json, sealed, updated_at, session_id, owner)
-  VALUES ($1, $2, $3, $4, now(), $5, $6) ON CONFLICT (key) DO NOTHING`;
+/**
+ * Runs a guarded block or entry write: on a Citus cluster in a transaction, since its guard is a statement before
+ * the write there (context-guard.ts); on one server each statement on its own, as the guard is inside the write's.
+ */
+async function guardedWrite(
+  ready: Ready,
+  t: KeyedTables,
+  write: (query: Query) => Promise<void>,
+): Promise<void> {
+  const executor = await ready();
+  return t.distributed ? executor.transaction(write) : write(executor.query.bind(executor));
+}
 
 /** Key/value rows for context blocks and cached prompts. */
 export class PostgresBlockStore extends StoreBlocks {
   constructor(
     private readonly ready: Ready,
-    private readonly t: Tables,
+    private readonly t: KeyedTables,
   ) {
     super();
   }
@@ -63,26 +58,15 @@ export class PostgresBlockStore extends StoreBlocks {
   }
 
   protected async writeBlock(key: string, content: string, record?: ContextRecord): Promise<void> {
-    const executor = await this.ready();
-    const query = executor.query.bind(executor);
-    // Sealed when the owner of the record the row keeps has a key (sealed-context.ts): one statement unless the
-    // row is recorded otherwise than this write.
-    await writeSealedRow(
-      recordColumns(record),
-      async (kept) => {
-        const stored = await storedBlock(query, this.t, key, content, kept);
-        const written = await query(UPSERT_KEPT_BLOCK(this.t), [
-          key,
-          stored.content,
-          stored.json,
-          stored.sealed,
-          kept.sessionId,
-          kept.owner,
-        ]);
-        return written.length === 1;
-      },
-      async () =>
-        (await query<RecordRow>(`SELECT session_id, owner FROM ${this.t.blocks} WHERE key = $1`, [key]))[0],
+    // Sealed when the owner of the record the row keeps has a key (sealed-context.ts), its statement guarded as a
+    // message's (context-guard.ts): one statement unless the row is recorded otherwise than this write.
+    await guardedWrite(this.ready, this.t, (query) =>
+      writeSealedRow(
+        recordColumns(record),
+        (kept) => writeBlockRow(query, this.t, key, content, kept),
+        async () =>
+          (await query<RecordRow>(`SELECT session_id, owner FROM ${this.t.blocks} WHERE key = $1`, [key]))[0],
+      ),
     );
   }
 
@@ -118,18 +102,9 @@ export class PostgresBlockStore extends StoreBlocks {
         );
         const current = row ? await readBlockRow(query, this.t, key, row) : null;
         if (current !== expected) return false;
-        // Sealed for the record the locked row keeps (a new row: this write's).
-        const stored = await storedBlock(query, this.t, key, next, keptRecord(row, recordColumns(record)));
-        // No row: a concurrent insert of the key wins (this one then writes nothing), as below.
-        const write = row ? UPSERT_BLOCK(this.t) : INSERT_ABSENT_BLOCK(this.t);
-        const written = await query(`${write} RETURNING 1 AS one`, [
-          key,
-          stored.content,
-          stored.json,
-          stored.sealed,
-          ...owner,
-        ]);
-        return written.length === 1;
+        // Sealed for the record the locked row keeps (a new row: this write's), guarded as writeBlock's. No row: a
+        // concurrent insert of the key wins (this one then writes nothing), as below.
+        return writeBlockRow(query, this.t, key, next, keptRecord(row, recordColumns(record)), !row);
       });
     }
     const stored = encodeContent(next);
@@ -164,7 +139,7 @@ export class PostgresBlockStore extends StoreBlocks {
 export class PostgresEntryStore extends StoreEntries {
   constructor(
     private readonly ready: Ready,
-    private readonly t: Tables,
+    private readonly t: KeyedTables,
     limits?: QueryLimits,
   ) {
     super(limits);
@@ -179,44 +154,21 @@ export class PostgresEntryStore extends StoreEntries {
     content: string,
     record?: ContextRecord,
   ): Promise<void> {
-    const executor = await this.ready();
-    const query = executor.query.bind(executor);
     // Sealed, its search vector of the owner's blind tokens, when the owner of the record the row keeps has a key
-    // (sealed-context.ts): one statement unless the row is recorded otherwise than this write.
-    // A replaced entry takes a new seq, so it counts as the newest for the bounded ranking window. The search
-    // vector is built from the text itself, never from its stored form. The time is the column's default (now())
-    // taken through EXCLUDED: Citus refuses a non-immutable function in DO UPDATE SET.
-    await writeSealedRow(
-      recordColumns(record),
-      async (kept) => {
-        const stored = await storedEntry(query, this.t, label, key, content, kept);
-        const written = await query(
-          `INSERT INTO ${this.t.entries} AS e (label, key, content, content_json, sealed_chars, search, session_id, owner)
-           VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7, $8)
-           ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
-             sealed_chars = EXCLUDED.sealed_chars, search = EXCLUDED.search, seq = EXCLUDED.seq,
-             updated_at = EXCLUDED.updated_at, ${keepRecord("e")}
-           WHERE ${keptGuard("e", "$7", "$8")} RETURNING 1 AS one`,
-          [
-            label,
-            key,
-            stored.content,
-            stored.json,
-            stored.sealedChars,
-            stored.search,
-            kept.sessionId,
-            kept.owner,
-          ],
-        );
-        return written.length === 1;
-      },
-      async () =>
-        (
-          await query<RecordRow>(
-            `SELECT session_id, owner FROM ${this.t.entries} WHERE label = $1 AND key = $2`,
-            [label, key],
-          )
-        )[0],
+    // (sealed-context.ts), its statement guarded as a message's (context-guard.ts): one statement unless the row
+    // is recorded otherwise than this write.
+    await guardedWrite(this.ready, this.t, (query) =>
+      writeSealedRow(
+        recordColumns(record),
+        (kept) => writeEntryRow(query, this.t, label, key, content, kept),
+        async () =>
+          (
+            await query<RecordRow>(
+              `SELECT session_id, owner FROM ${this.t.entries} WHERE label = $1 AND key = $2`,
+              [label, key],
+            )
+          )[0],
+      ),
     );
   }
 

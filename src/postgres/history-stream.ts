@@ -17,8 +17,8 @@ import {
 } from "../store/history-stream.js";
 import { onSession, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
-import { statement, type Tables } from "./schema.js";
 import { openContents } from "./stored-form.js";
 import { chooseAndOpen } from "./summaries.js";
 import { ancestorCte, isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";

@@ -12,7 +12,7 @@ import { overlayMessage } from "../message/overlay.js";
 import type { OverlaySpan } from "../store/overlays.js";
 import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
-import { statement, type Tables } from "./schema.js";
+import { statement, type Tables } from "./connection/tables.js";
 import { openContents } from "./stored-form.js";
 import { chooseAndOpen } from "./summaries.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";

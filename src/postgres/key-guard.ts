@@ -11,11 +11,11 @@
  */
 import { SessionError } from "../errors.js";
 import type { Query } from "./connection/client.js";
-import type { Tables } from "./schema.js";
+import type { KeyedTables } from "./sealing.js";
 import { type StoredForm, storedForm } from "./stored-form.js";
 
 /** How many parameters {@link guardSql} reads: none without a keyring, two on a cluster (no clear guard), else 3. */
-export function guardCount(t: Tables): number {
+export function guardCount(t: KeyedTables): number {
   return t.keys ? (t.distributed ? 2 : 3) : 0;
 }
 
@@ -33,7 +33,7 @@ export function guardCount(t: Tables): number {
  * a write in clear there takes the routed call, which carries no guard, after a look-up that reads the session's
  * owner with its check (key-snapshot.ts readOwnerCheck).
  */
-export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: string; and: string } {
+export function guardSql(t: KeyedTables, at: number, session = "$1::text"): { ctes: string; and: string } {
   if (!t.keys) return { ctes: "", and: "" };
   const owned = `(SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session}) IS NOT DISTINCT FROM $${at}::text`;
   const sealed = `$${at}::text IS NULL OR (EXISTS (SELECT 1 FROM gk) AND ${owned})`;
@@ -50,6 +50,39 @@ export function guardSql(t: Tables, at: number, session = "$1::text"): { ctes: s
   };
 }
 
+/**
+ * The guard inside a write's statement ({@link guardSql}), none on a cluster for a row that is not on its
+ * session's shard (a block, an entry, a stream's chunks): reading the session's registry row and the key table
+ * there makes the write an INSERT … SELECT through the coordinator, and concurrent writers upgrading their lock on
+ * the key table's shard deadlock. Such a write runs {@link clusterGuardPasses} before it, in its transaction.
+ */
+export function guardInside(t: KeyedTables, at: number, session: string): { ctes: string; and: string } {
+  return t.distributed ? { ctes: "", and: "" } : guardSql(t, at, session);
+}
+
+/**
+ * On a cluster, whether the guard of a write without it inside ({@link guardInside}) lets the write through: a
+ * routed statement of its own, run in the write's transaction so that the locks it takes hold until the write
+ * commits; true without a statement for a write that relies on no key check.
+ */
+export async function clusterGuardPasses(
+  query: Query,
+  t: KeyedTables,
+  sessionId: string | null,
+  form: Guarded,
+): Promise<boolean> {
+  if (!reliesOnGuard(t, form)) return true;
+  const guard = guardParams(t, form);
+  const { ctes } = guardSql(t, 2, "$1::text");
+  const sql = `WITH ${ctes.trimEnd().replace(/,$/, "")} SELECT keyed FROM gd`;
+  const [row] = await query<{ keyed: boolean }>(sql, [sessionId, ...guard]);
+  return row?.keyed !== false;
+}
+
+/** Whether a write of `form` relies on a key check its guard compares (a cluster's write then needs a transaction). */
+export const reliesOnGuard = (t: KeyedTables, form: Guarded): boolean =>
+  guardParams(t, form).some((value) => value !== null);
+
 // The owner's hash as store/crypto/owner-keys.ts ownerHash computes it (the first 32 hex digits of the SHA-256 of
 // its UTF-8), in SQL; NULL for no owner.
 const ownerHashSql = (column: string) => `left(encode(sha256(convert_to(${column}, 'UTF8')), 'hex'), 32)`;
@@ -58,7 +91,7 @@ const ownerHashSql = (column: string) => `left(encode(sha256(convert_to(${column
 export type Guarded = Pick<StoredForm, "guard" | "clear">;
 
 /** The parameters {@link guardSql} reads ({@link guardCount}). */
-export function guardParams(t: Tables, form: Guarded): unknown[] {
+export function guardParams(t: KeyedTables, form: Guarded): unknown[] {
   if (!t.keys) return [];
   const sealed = [form.guard?.ownerHash ?? form.clear?.ownerHash ?? null, form.guard?.check ?? null];
   return t.distributed ? sealed : [...sealed, form.clear !== undefined];
@@ -72,7 +105,7 @@ const MAX_RESEALS = 3;
  * session's cached owner, a clear write's finding that the session was in clear (and its owner). `CONFLICT` past a
  * few tries; `what` names the write.
  */
-export function refused(t: Tables, sessionId: string, form: Guarded, tries: number, what: string): void {
+export function refused(t: KeyedTables, sessionId: string, form: Guarded, tries: number, what: string): void {
   if (form.guard) t.keys?.stale(sessionId, form.guard);
   if (form.clear) t.keys?.unclear(sessionId);
   if (tries >= MAX_RESEALS) {
@@ -91,7 +124,7 @@ export function refused(t: Tables, sessionId: string, form: Guarded, tries: numb
  */
 export async function resealed(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   messageId: string,
   form: StoredForm,
@@ -99,4 +132,29 @@ export async function resealed(
 ): Promise<StoredForm> {
   refused(t, sessionId, form, tries, `message "${messageId}"`);
   return storedForm(query, t, sessionId, messageId, form.json, form.clear !== undefined);
+}
+
+/**
+ * The key a write of session `sessionId` seals with (null: in clear) and what its statement's guard relies on, as a
+ * message's write finds them (stored-form.ts): an encrypted owner's check (cached: no statement), a session a write
+ * of this process found in clear (no statement), else the owner and its check looked up (`DECRYPT_FAILED`, naming
+ * `where`, for an owner with encrypted content whose key this store lacks). On a cluster a write in clear carries no
+ * guard: its look-up reads the session's owner with the check (key-snapshot.ts readOwnerCheck).
+ */
+export async function guardedKey(
+  query: Query,
+  t: KeyedTables,
+  sessionId: string,
+  where: string,
+): Promise<Guarded & { key: Uint8Array | null }> {
+  const keys = t.keys;
+  if (!keys) return { key: null };
+  const clear = t.distributed ? undefined : keys.knownClear(sessionId);
+  if (clear) return { key: null, clear };
+  const { value, guard } = await keys.guarded(query, (k) => {
+    const key = k.keyFor(sessionId, true, where);
+    return { key, owner: key ? null : k.ownerOf(sessionId) };
+  });
+  if (value.key) return { key: value.key, guard };
+  return t.distributed ? { key: null } : { key: null, clear: keys.noteClear(sessionId, value.owner) };
 }

@@ -9,8 +9,8 @@ import type { KeyRecords } from "../store/crypto/content-keys.js";
 import { ownerHash } from "../store/owner.js";
 import type { Query } from "./connection/client.js";
 import type { KeyCache } from "./key-cache.js";
-import { beginRotation, readRotation } from "./rekey-state.js";
 import { ownerHashSql } from "./search/fts.js";
+import { beginRotation, readRotation } from "./statements/rotation.js";
 
 /** The tables the keys read: the registry (owners), the key checks and the rotations. */
 export interface KeyTables {

@@ -9,8 +9,8 @@ import { parseMessage } from "../message/json.js";
 import { contentHashes } from "../store/media/offload.js";
 import { onSession } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
-import { statement, type Tables } from "./schema.js";
 import { openContent, openContents } from "./stored-form.js";
 
 /** One message of a session by id: $1 session, $2 id. */

@@ -1,3 +1,12 @@
+/**
+ * The purge of a Postgres (PGlite, Citus) store, written for Postgres alone: a dead row's bytes stay in its table's
+ * pages, TOAST and indexes until the table is rewritten, and its values in `pg_statistic` until it is analyzed
+ * again, while a transaction older than the purge keeps dead rows alive on the coordinator and on every Citus
+ * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`), `ANALYZE` with the statistics of empty
+ * tables dropped (purge-statistics.ts, citus/purge.ts) and the open-snapshot check, not SQLite's merges and
+ * checkpoint (sqlite/purge.ts). Both derive their work from the owner-data declaration and report through
+ * PurgeRecorder.
+ */
 import { SessionError } from "../errors.js";
 import { tablesPurgedBy } from "../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
@@ -8,9 +17,9 @@ import {
   workerStarts,
 } from "./citus/purge.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
+import type { Tables } from "./connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "./owner-data.js";
 import { type PurgeTable, refreshStatistics } from "./purge-statistics.js";
-import type { Tables } from "./schema.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
 export type PostgresPurgeMode = "rewrite" | "vacuum";

@@ -10,9 +10,9 @@ import { BlockContextProvider, EntrySearchProvider } from "../context/providers.
 import { assertSessionId } from "../message/ids.js";
 import { assertBlockKey, assertStoredKey } from "../store/keys.js";
 import type { PostgresSource } from "./connection/client.js";
-import { sharedPostgresStore } from "./connection/shared.js";
 import type { PostgresStoreOptions } from "./schema.js";
 import { PostgresStoreProvider } from "./session-provider.js";
+import { sharedPostgresStore } from "./shared.js";
 import type { PostgresStore } from "./store.js";
 
 /**

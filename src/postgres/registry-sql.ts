@@ -4,7 +4,7 @@
  */
 import { USAGE_COUNTERS } from "../store/usage-totals.js";
 import { sessionScope } from "./citus/route.js";
-import { statement, type Tables } from "./schema.js";
+import { statement, type Tables } from "./connection/tables.js";
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
 export const NOW = "date_trunc('milliseconds', statement_timestamp())";

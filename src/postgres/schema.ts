@@ -1,18 +1,15 @@
-import { z } from "zod";
 import type { WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
-import { parseInput } from "../schema/parse.js";
-import { refusedBy } from "../schema/rules.js";
-import { rule } from "../schema/to-session-error.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
+import { migrationLock } from "./connection/migration-lock.js";
+import { quote, type Tables } from "./connection/tables.js";
 import { backfillRecords, recordColumnsSql } from "./context-records.js";
+import { factSourceIndexSql, factTablesSql } from "./facts.js";
 import { indexChangeLog } from "./feed/append-log.js";
-import type { PostgresKeys } from "./sealing.js";
 import { ownerTsvectorSql } from "./search/fts.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
@@ -46,117 +43,6 @@ export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOpt
    * "Past one server"). Needs the citus extension; tables that are distributed must be opened with it.
    */
   distributed?: boolean;
-}
-
-/** Quoted, qualified table names, plus the raw parts index names and the migration lock are derived from. */
-export interface Tables {
-  heads: string;
-  messages: string;
-  messagesSeq: string;
-  compactions: string;
-  attachments: string;
-  attachmentLinks: string;
-  blocks: string;
-  entries: string;
-  sessions: string;
-  sessionsActivity: string;
-  adoptions: string;
-  streams: string;
-  streamChunks: string;
-  /** Each encrypted owner's key check (postgres/sealing.ts), under a hash of the owner id. */
-  ownerKeys: string;
-  /** Each owner's unfinished key rotation and its cursor (postgres/rekey-state.ts). */
-  ownerRekeys: string;
-  version: string;
-  schema: string | null;
-  prefix: string;
-  prepare: boolean;
-  /** The Citus layout (citus/layout.ts): statements name the session of every per-session table they read. */
-  distributed: boolean;
-  /**
-   * The store's keys when it was opened with a keyring (sealing.ts): they travel with the table names, which
-   * every row function takes, as SQLite's travel with its driver.
-   */
-  keys?: PostgresKeys;
-}
-
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// Postgres truncates identifiers at 63 bytes; the longest derived name adds 30 characters to the prefix.
-const MAX_PREFIX = 30;
-
-function quote(name: string): string {
-  return `"${name}"`;
-}
-
-/** The options naming the tables (`INVALID_ARGUMENT` at the option); the others pass unread. */
-const tableOptions = z.object({
-  distributed: z.boolean(rule("distributed must be a boolean")).default(false),
-  schema: z
-    .custom<string>(
-      (schema) => typeof schema === "string" && IDENTIFIER.test(schema) && schema.length <= 63,
-      rule("schema must be a plain SQL identifier", "format"),
-    )
-    .optional(),
-  tablePrefix: refusedBy<string>(
-    (prefix) =>
-      typeof prefix !== "string" || (prefix !== "" && !IDENTIFIER.test(prefix))
-        ? `tablePrefix must be an identifier prefix, got ${describe(prefix)}`
-        : prefix.length > MAX_PREFIX
-          ? `tablePrefix must be at most ${MAX_PREFIX} characters`
-          : undefined,
-    (prefix) => (typeof prefix === "string" && IDENTIFIER.test(prefix) ? "too_long" : "format"),
-  ).default(""),
-});
-
-/** Resolves and validates table names (plain identifiers only, so they can be spliced into SQL safely). */
-export function tableNames(options: PostgresStoreOptions = {}): Tables {
-  const { prepare = true } = options;
-  const { schema, tablePrefix, distributed } = parseInput(tableOptions, options);
-  const name = (table: string) => (schema ? `${quote(schema)}.` : "") + quote(tablePrefix + table);
-  return {
-    heads: name("agent_session_heads"),
-    messages: name("agent_messages"),
-    messagesSeq: name("agent_messages_seq"),
-    compactions: name("agent_compactions"),
-    attachments: name("agent_attachments"),
-    attachmentLinks: name("agent_attachment_links"),
-    blocks: name("agent_context_blocks"),
-    entries: name("agent_search_entries"),
-    sessions: name("agent_sessions"),
-    sessionsActivity: name("agent_sessions_activity"),
-    adoptions: name("agent_adoptions"),
-    streams: name("agent_streams"),
-    streamChunks: name("agent_stream_chunks"),
-    ownerKeys: name("agent_owner_keys"),
-    ownerRekeys: name("agent_owner_rekeys"),
-    version: name("agent_session_schema"),
-    schema: schema ?? null,
-    prefix: tablePrefix,
-    prepare: prepare !== false,
-    distributed,
-  };
-}
-
-const built = new WeakMap<Tables, Map<(t: Tables) => string, string>>();
-
-/**
- * Memoises a SQL builder per set of table names, so each statement's text is built once and is the same string
- * every time (cheap to look up as a prepared-statement key).
- */
-export function statement(build: (t: Tables) => string): (t: Tables) => string {
-  return (t) => {
-    let cache = built.get(t);
-    if (!cache) {
-      cache = new Map();
-      built.set(t, cache);
-    }
-    let sql = cache.get(build);
-    if (sql === undefined) {
-      sql = build(t);
-      cache.set(build, sql);
-    }
-    return sql;
-  };
 }
 
 /**
@@ -450,6 +336,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   // Whose a block or entry is, by record (context-records.ts): the session or the owner its write named; rows
   // stored before are given one where the old suffix rule is unambiguous (context/legacy-records.ts).
   { version: 22, statements: recordColumnsSql, run: backfillRecords },
+  // Facts learned from the conversations, with their sources, and each session's learn mark (facts.ts).
+  { version: 23, statements: factTablesSql },
+  // A fact's sources by message, so deleting messages drops their sources (and facts left without any) (facts.ts).
+  { version: 24, statements: factSourceIndexSql },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */
@@ -475,13 +365,6 @@ function streamTables(t: Tables): string[] {
 
 /** The newest schema version this code knows. */
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
-
-// A 31-bit hash of the schema and prefix: concurrent migrations of the same tables serialise, others do not.
-function lockKey(t: Tables): number {
-  let hash = 0x811c9dc5;
-  for (const ch of `${t.schema ?? ""}.${t.prefix}`) hash = Math.imul(hash ^ ch.charCodeAt(0), 0x01000193);
-  return hash & 0x7fffffff;
-}
 
 /** The tables' schema version, read without creating anything; 0 when there are no agent-session tables. */
 export async function schemaVersion(executor: Executor, t: Tables): Promise<number> {
@@ -524,11 +407,6 @@ export async function migrate(
       { cause: error },
     );
   }
-}
-
-/** Takes the transaction-scoped lock every change of these tables' layout holds (migrations, distribution). */
-export async function migrationLock(query: Query, t: Tables): Promise<void> {
-  await query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [0x61677373, lockKey(t)]);
 }
 
 // The steps in one transaction under an advisory lock; the version is re-read under it (see migrate).

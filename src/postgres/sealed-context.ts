@@ -15,11 +15,12 @@ import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText } from "../search/tokens.js";
 import type { Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
-import type { Tables } from "./schema.js";
+import { type Guarded, guardedKey } from "./key-guard.js";
+import type { KeyedTables } from "./sealing.js";
 import { ownerHashSql, toTsvector } from "./search/fts.js";
 
 /** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
-export async function keyOwner(query: Query, t: Tables, key: string): Promise<string | null> {
+export async function keyOwner(query: Query, t: KeyedTables, key: string): Promise<string | null> {
   const scope = keyScope(key);
   if ("owner" in scope) return scope.owner;
   if (scope.sessions.length === 0) return null;
@@ -53,7 +54,7 @@ export function keptRecord(row: RecordRow | undefined, written: RecordColumns): 
  */
 export async function rowOwner(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   name: string,
   record: RecordColumns,
 ): Promise<string | null> {
@@ -67,10 +68,26 @@ export async function rowOwner(
   return row?.owner ?? null;
 }
 
-// The key that seals writes of the row's owner, or null (clear); a wrong or lost key is DECRYPT_FAILED.
+// The key that seals writes of the row's owner, or null (clear); a wrong or lost key is DECRYPT_FAILED. `guarded`:
+// a row recorded for a session is sealed as a message of it is, with what the write's statement must guard
+// (key-guard.ts guardedKey), so a session another process gave another owner takes no row under the cached one's key.
 async function sealingKey(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
+  key: string,
+  record: RecordColumns,
+  where: string,
+  guarded: boolean,
+): Promise<Guarded & { key: Uint8Array | null }> {
+  const { sessionId } = record;
+  if (guarded && sessionId !== null && record.owner === null) return guardedKey(query, t, sessionId, where);
+  return { key: await unguardedKey(query, t, key, record, where) };
+}
+
+// sealingKey of a write whose statement carries no guard: the session's cached owner, else as the row names it.
+async function unguardedKey(
+  query: Query,
+  t: KeyedTables,
   key: string,
   record: RecordColumns,
   where: string,
@@ -100,8 +117,11 @@ async function sealingKey(
   return keys.run(query, (k) => k.ownerKey(owner, true, where), { owners: [], checks: [[owner, check]] });
 }
 
-/** A block's stored columns: content, its JSON-literal flag (text.ts) and whether it is sealed. */
-export interface StoredBlock {
+/**
+ * A block's stored columns: content, its JSON-literal flag (text.ts) and whether it is sealed; a guarded write's
+ * guard (key-guard.ts).
+ */
+export interface StoredBlock extends Guarded {
   content: string;
   json: boolean;
   sealed: boolean;
@@ -109,18 +129,19 @@ export interface StoredBlock {
 
 /**
  * A block's stored form: sealed for the owner of its kept `record` with a key (its ciphertext is ASCII: no JSON
- * literal needed).
+ * literal needed). `guarded`: the write's statement guards it (context-guard.ts).
  */
 export async function storedBlock(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   key: string,
   content: string,
   record: RecordColumns,
+  guarded = false,
 ): Promise<StoredBlock> {
-  const seal = await sealingKey(query, t, key, record, `block "${key}"`);
-  if (seal) return { content: sealBlock(seal, key, content), json: false, sealed: true };
-  return { ...encodeContent(content), sealed: false };
+  const { key: seal, ...guard } = await sealingKey(query, t, key, record, `block "${key}"`, guarded);
+  if (seal) return { content: sealBlock(seal, key, content), json: false, sealed: true, ...guard };
+  return { ...encodeContent(content), sealed: false, ...guard };
 }
 
 /** A block row as read: its columns, `sealed` and its record. */
@@ -131,38 +152,56 @@ export interface BlockRow extends RecordRow {
 }
 
 /** A block's content as read: opened when sealed. */
-export async function readBlockRow(query: Query, t: Tables, key: string, row: BlockRow): Promise<string> {
+export async function readBlockRow(
+  query: Query,
+  t: KeyedTables,
+  key: string,
+  row: BlockRow,
+): Promise<string> {
   const text = decodeContent(row.content, row.content_json);
   if (!row.sealed) return text;
   return openBlock(t.keys?.keys, await rowOwner(query, t, key, keptRecord(row, NO_RECORD)), key, text);
 }
 
-/** What an entry write stores: content, flag, `sealed_chars` (its length when sealed) and its search vector. */
-export interface StoredEntry {
+/**
+ * What an entry write stores: content, flag, `sealed_chars` (its length when sealed) and its search vector; a
+ * guarded write's guard (key-guard.ts).
+ */
+export interface StoredEntry extends Guarded {
   content: string;
   json: boolean;
   sealedChars: number | null;
   search: string | null;
 }
 
-/** An entry's stored form: sealed, with its words as the blind tokens of its kept `record`'s owner with a key. */
+/**
+ * An entry's stored form: sealed, with its words as the blind tokens of its kept `record`'s owner with a key.
+ * `guarded`: the write's statement guards it (context-guard.ts).
+ */
 export async function storedEntry(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   label: string,
   key: string,
   content: string,
   record: RecordColumns,
+  guarded = false,
 ): Promise<StoredEntry> {
-  const seal = await sealingKey(query, t, label, record, `entry "${key}" of "${label}"`);
+  const where = `entry "${key}" of "${label}"`;
+  const { key: seal, ...guard } = await sealingKey(query, t, label, record, where, guarded);
   if (seal) {
     const sealed = sealEntry(seal, label, key, content);
     // The length ranking reads (in code points, as Postgres's length() counts text in clear).
     const sealedChars = [...content].length;
     const search = toTsvector(entryText(key, content), undefined, blindTokensOf(seal));
-    return { content: sealed, json: false, sealedChars, search };
+    return { content: sealed, json: false, sealedChars, search, ...guard };
   }
-  return { ...encodeContent(content), sealedChars: null, search: toTsvector(entryText(key, content)) };
+  return {
+    ...encodeContent(content),
+    sealedChars: null,
+    search: toTsvector(entryText(key, content)),
+    ...guard,
+  };
 }
 
 /**
@@ -171,7 +210,7 @@ export async function storedEntry(
  * rotation is under way the key it moves from. `DECRYPT_FAILED` for a wrong or missing key. An owner whose key
  * this process has verified costs no statement more.
  */
-export async function labelBlinds(query: Query, t: Tables, label: string): Promise<BlindTokens[]> {
+export async function labelBlinds(query: Query, t: KeyedTables, label: string): Promise<BlindTokens[]> {
   const { keys } = t;
   if (!keys) return [];
   const records = await query<RecordRow>(
@@ -200,7 +239,7 @@ export interface EntryRow extends RecordRow {
 }
 
 /** Opens the entries of one label as read, each with its record's owner's key (each record's owner read once). */
-export function entryOpener(query: Query, t: Tables, label: string): (row: EntryRow) => Promise<string> {
+export function entryOpener(query: Query, t: KeyedTables, label: string): (row: EntryRow) => Promise<string> {
   const owners = new Map<string, Promise<string | null>>();
   return async (row) => {
     const text = decodeContent(row.content, row.content_json);

@@ -17,6 +17,7 @@ import { ContentKeys } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import { ownerHash } from "../store/owner.js";
 import type { Query } from "./connection/client.js";
+import type { Tables } from "./connection/tables.js";
 import { type ClearGuard, KeyCache } from "./key-cache.js";
 import {
   type KeyGuard,
@@ -39,6 +40,12 @@ export interface KeySeed {
   /** Owners' unfinished rotations: the check of the key they move from, undefined for none. */
   rotations?: [owner: string, from: string | undefined][];
 }
+
+/**
+ * The table names with the store's keys, when it was opened with a keyring: they travel with the names, which every
+ * row function takes, as SQLite's travel with its driver. The ground floor's {@link Tables} does not know them.
+ */
+export type KeyedTables = Tables & { keys?: PostgresKeys };
 
 // Loads at most these many misses per operation: an owner, its check, recording a first check, with room to spare.
 export const MAX_LOADS = 6;

@@ -24,6 +24,7 @@ import { appendRow } from "./append.js";
 import { lockSql } from "./append-attempt.js";
 import type { PostgresBackend } from "./backend.js";
 import type { Executor } from "./connection/client.js";
+import { statement, type Tables } from "./connection/tables.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
@@ -44,7 +45,6 @@ import {
   storedMessage,
 } from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
-import { statement, type Tables } from "./schema.js";
 import type { StoredForm } from "./stored-form.js";
 import { contextTokens } from "./tokens.js";
 import { toolMessages } from "./tool-rows.js";

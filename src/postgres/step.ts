@@ -21,14 +21,14 @@ import { type AppendRequest, appendRow } from "./append.js";
 import { lockSql } from "./append-attempt.js";
 import type { PostgresBackend } from "./backend.js";
 import { type Executor, sqlState } from "./connection/client.js";
+import { statement, type Tables } from "./connection/tables.js";
 import { PostgresBlockStore } from "./context-store.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { joined, releaseMessages, writeWithAttachments } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
-import { countersSql } from "./registry.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { updateRow } from "./rewrite.js";
-import { statement, type Tables } from "./schema.js";
+import { countersSql } from "./statements/registry.js";
 import { messageForm, type StoredForm } from "./stored-form.js";
 import { deleteRows } from "./writes.js";
 

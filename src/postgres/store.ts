@@ -2,14 +2,16 @@ import type { AttachmentCapableStore } from "../contract/attachments.js";
 import type { ContextCapableStore } from "../contract/context.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
 import type { RegistryCapableStore } from "../contract/registry.js";
-import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, SearchItem, StoreSearchOptions, WithFactHits } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { canBeStored } from "../message/ids.js";
+import { factChannel } from "../search/facts.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
+import type { SearchPlan } from "../search/options.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
@@ -27,14 +29,16 @@ import {
   type PostgresSource,
   parsePostgresSource,
 } from "./connection/client.js";
+import { tableNames } from "./connection/tables.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
+import { PostgresFacts } from "./facts.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
 import { PostgresAttachments } from "./media/attachments.js";
 import { type PostgresPurgeOptions, purgePostgres } from "./purge.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { rekeyPostgres } from "./rekey.js";
-import { migrate, type PostgresStoreOptions, schemaVersion, type Tables, tableNames } from "./schema.js";
-import { postgresKeys } from "./sealing.js";
+import { migrate, type PostgresStoreOptions, schemaVersion } from "./schema.js";
+import { type KeyedTables, postgresKeys } from "./sealing.js";
 import { searchMessages } from "./search/search.js";
 import { postgresVectors } from "./search/vectors.js";
 import { prepareVectors } from "./search/vectors-citus.js";
@@ -69,10 +73,12 @@ export class PostgresStore
   readonly attachments: PostgresAttachments;
   /** Streaming answers' chunks, kept while they run (`agent-session/ai`'s `resumableStreams`). */
   readonly streams: PostgresStreams;
+  /** Facts learned from the conversations, each with its source messages (docs/FACTS.md). */
+  readonly facts: PostgresFacts;
   /** Lossless, streaming export and import of sessions, blocks and entries (what the CLI's export/import use). */
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
-  readonly tables: Tables;
+  readonly tables: KeyedTables;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   private readonly queryLimits: QueryLimits;
@@ -109,6 +115,7 @@ export class PostgresStore
     this.registry = new PostgresSessionRegistry(ready, this.tables, this);
     this.attachments = new PostgresAttachments(ready, this.tables);
     this.streams = new PostgresStreams(ready, this.tables);
+    this.facts = new PostgresFacts(ready, this.tables, this.queryLimits, options.keyring !== undefined);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);
     this.changeLog = log
@@ -210,13 +217,21 @@ export class PostgresStore
    * Message search across sessions (or the ones the options name): ranked recall by default, or every word
    * required (`match: "all"`), quoted phrases and word families either way (see search.ts and candidates.ts).
    */
-  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
+  searchMessages(query: string, options: WithFactHits<StoreSearchOptions>): Promise<SearchItem[]>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchHit[]>;
+  async searchMessages(
+    query: string,
+    options: StoreSearchOptions | WithFactHits<StoreSearchOptions> = {},
+  ): Promise<SearchItem[]> {
     // A session id no head can have finds nothing (Postgres would refuse U+0000 or match the U+FFFD form); one that
     // is no string is the search plan's to refuse.
     const sessionId: unknown = options?.sessionId;
     if (typeof sessionId === "string" && !canBeStored(sessionId)) return [];
     const executor = await this.ready();
-    return searchMessages(executor, this.tables, query, options, this.queryLimits, this.vectors);
+    // The store's facts (search/facts.ts): read by scope, each session's owner from the registry.
+    const facts = (q: string, plan: SearchPlan) =>
+      factChannel(this, q, plan, async (id) => (await this.registry.get(id))?.owner);
+    return searchMessages(executor, this.tables, query, options, this.queryLimits, this.vectors, facts);
   }
 
   /** Appends a chain of messages, sets a block and updates the registry row in one transaction (see store/step.ts). */

@@ -11,8 +11,7 @@ import { isSealed, refusePayloadPointer, sealContent, sealedHash } from "../stor
 import { type Attachment, type Offloaded, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
 import type { Query } from "./connection/client.js";
-import type { Tables } from "./schema.js";
-import type { ClearGuard, KeyGuard } from "./sealing.js";
+import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 import { sessionLexeme, toTsvector } from "./search/fts.js";
 
 /** A message's content column and content hash, and whether it is sealed. */
@@ -50,7 +49,7 @@ function sealedForm(json: string, { content, hash, key }: SealedWrite, guard?: K
  * The guard of a write in clear of `sessionId` that reads nothing (a write of this process found the session in
  * clear, sealing.ts knownClear), or undefined: not on a cluster, whose routed append carries no guard.
  */
-function knownClear(t: Tables, sessionId: string, routed: boolean): ClearGuard | undefined {
+function knownClear(t: KeyedTables, sessionId: string, routed: boolean): ClearGuard | undefined {
   return t.distributed && !routed ? undefined : t.keys?.knownClear(sessionId);
 }
 
@@ -59,7 +58,7 @@ function knownClear(t: Tables, sessionId: string, routed: boolean): ClearGuard |
  * (`routed`: its delegated call checks the guard, citus/append-function.ts).
  */
 function lookedUpClear(
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   json: string,
   owner: string | null,
@@ -76,7 +75,7 @@ function lookedUpClear(
  */
 export async function storedForm(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   messageId: string,
   json: string,
@@ -108,7 +107,7 @@ export interface MessageForm {
  */
 export async function messageForm(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   message: SessionMessage,
   json: string,
@@ -157,7 +156,7 @@ export function searchVector(text: string, sessionId: string, form: StoredForm):
  */
 export async function formsOf(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
 ): Promise<(messageId: string, json: string) => StoredForm> {
   const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
@@ -173,7 +172,7 @@ export async function formsOf(
  */
 export async function openContents<C extends string | null>(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   contents: readonly C[],
   ids?: readonly (string | undefined)[],
@@ -194,7 +193,7 @@ export async function openContents<C extends string | null>(
 /** One stored content of `sessionId`, opened when sealed (see {@link openContents}). */
 export async function openContent(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   content: string,
   id?: string,

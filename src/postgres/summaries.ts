@@ -12,8 +12,7 @@ import { isSealed, sealContent } from "../store/crypto/seal.js";
 import { chooseOverlays, type OverlaySpan } from "../store/overlays.js";
 import type { Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
-import type { Tables } from "./schema.js";
-import type { ClearGuard, KeyGuard } from "./sealing.js";
+import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 
 /** A compaction row as Postgres stores it: the summary may be encoded (text.ts) or sealed. */
 export interface StoredCompactionRow extends CompactionRow {
@@ -37,7 +36,7 @@ export interface StoredSummary {
  */
 export async function storedSummary(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   overlayId: string,
   summary: string,
@@ -61,7 +60,7 @@ export async function storedSummary(
  */
 export async function summaryForms(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
 ): Promise<(overlayId: string, summary: string) => StoredSummary> {
   const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
@@ -75,7 +74,7 @@ export async function summaryForms(
 /** Opens sealed summaries of `sessionId` (`DECRYPT_FAILED` without the owner's key or the store's keyring). */
 export async function openSummaries(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   sealed: readonly { id: string; summary: string }[],
 ): Promise<string[]> {
@@ -93,7 +92,7 @@ export async function openSummaries(
 /** Compaction rows of `sessionId` in the public shape: summaries decoded, or opened when sealed. */
 export async function compactionsOf(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   rows: readonly StoredCompactionRow[],
 ): Promise<StoredCompaction[]> {
@@ -115,7 +114,7 @@ export async function compactionsOf(
  */
 export async function chooseAndOpen<S extends OverlaySpan & { body: string }>(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   spans: readonly S[],
 ): Promise<(S & { compaction: StoredCompaction })[]> {

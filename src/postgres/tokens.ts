@@ -9,7 +9,7 @@ import { estimateMessageTokens } from "../message/tokens.js";
 import type { OverlaySpan } from "../store/overlays.js";
 import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
-import { statement, type Tables } from "./schema.js";
+import { statement, type Tables } from "./connection/tables.js";
 import { chooseAndOpen } from "./summaries.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";
 

@@ -9,9 +9,9 @@ import { parseMessage, SEALED_PREFIX } from "../message/json.js";
 import { carriesTool, toolNeedles } from "../message/tool-parts.js";
 import { onSession, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { statement, type Tables } from "./connection/tables.js";
 import { leafCte } from "./history.js";
 import { hydrate } from "./media/attachments.js";
-import { statement, type Tables } from "./schema.js";
 import { openContents } from "./stored-form.js";
 import { stepTo } from "./tree.js";
 

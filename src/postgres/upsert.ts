@@ -2,8 +2,8 @@ import type { SessionMessage } from "../contract/message.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { Executor } from "./connection/client.js";
+import type { Tables } from "./connection/tables.js";
 import { rewrite, updateRow } from "./rewrite.js";
-import type { Tables } from "./schema.js";
 import type { StoredForm } from "./stored-form.js";
 import { lockHeadSql } from "./writes.js";
 

@@ -6,8 +6,10 @@
 import type { StoredCompaction } from "../contract/message.js";
 import { onSession, sessionColumn, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
+import { statement } from "./connection/tables.js";
+import { forgetMessages } from "./facts.js";
 import { guardParams, guardSql, refused } from "./key-guard.js";
-import { statement, type Tables } from "./schema.js";
+import type { KeyedTables } from "./sealing.js";
 import { compactionsOf, type StoredCompactionRow, storedSummary } from "./summaries.js";
 import { childSql, isoSql, type Scope, spineArrays, spineCte } from "./tree.js";
 
@@ -18,10 +20,14 @@ interface LockedHead {
 
 /** Locks the head of session `$1` (when it exists) and returns its number and leaf. */
 export const lockHeadSql = statement(
-  (t: Tables) => `SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`,
+  (t: KeyedTables) => `SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`,
 );
 
-export async function lockHead(query: Query, t: Tables, sessionId: string): Promise<LockedHead | undefined> {
+export async function lockHead(
+  query: Query,
+  t: KeyedTables,
+  sessionId: string,
+): Promise<LockedHead | undefined> {
   const [head] = await query<LockedHead>(lockHeadSql(t), [sessionId]);
   return head;
 }
@@ -30,7 +36,7 @@ export async function lockHead(query: Query, t: Tables, sessionId: string): Prom
  * Recomputes the head's cached leaf columns from the leaf row (`$2`, NULL = empty session) after a write that may
  * have moved or re-pointed it; bumps the head version so concurrent appenders know their snapshot is stale.
  */
-export const refreshHeadSql = statement((t: Tables): string => {
+export const refreshHeadSql = statement((t: KeyedTables): string => {
   const spine = spineArrays("sp", "lf.seq");
   const own = sessionScope(t, "$5::text");
   return `WITH RECURSIVE
@@ -46,8 +52,9 @@ export const refreshHeadSql = statement((t: Tables): string => {
 });
 
 // Deletes the rows, re-attaches each surviving child to its nearest surviving ancestor (chains of deleted
-// neighbours included) and drops overlays with a deleted endpoint. Returns the re-attached rows.
-const spliceSql = statement((t: Tables): string => {
+// neighbours included) and drops overlays with a deleted endpoint. Returns the re-attached rows, and for a deleted
+// tip ($3) its nearest surviving ancestor (NULL when none survives).
+const spliceSql = statement((t: KeyedTables): string => {
   const own = sessionScope(t, "$4::text");
   return `WITH RECURSIVE
   del AS (SELECT seq, parent_seq, id FROM ${t.messages} WHERE session_num = $1 AND id = ANY($2::text[])${own(null)}),
@@ -65,7 +72,9 @@ const spliceSql = statement((t: Tables): string => {
       AND (from_message_id IN (SELECT id FROM del) OR to_message_id IN (SELECT id FROM del))
   )
   SELECT (SELECT array_agg(seq) FROM moved) AS moved, (SELECT count(*) FROM gone) AS gone,
-    EXISTS (SELECT 1 FROM del WHERE seq = $3::bigint) AS leaf_gone`;
+    (SELECT array_agg(id) FROM del) AS ids,
+    EXISTS (SELECT 1 FROM del WHERE seq = $3::bigint) AS leaf_gone,
+    (SELECT cur FROM target WHERE seq = $3::bigint) AS leaf_parent`;
 });
 
 /**
@@ -73,7 +82,7 @@ const spliceSql = statement((t: Tables): string => {
  * re-attached rows (those not inside another one's subtree) seed a top-down recursive walk that carries each
  * row's spine, so every row is visited once. Costs O(affected subtrees).
  */
-const rebuildSql = statement((t: Tables): string => {
+const rebuildSql = statement((t: KeyedTables): string => {
   const spine = spineArrays("tsp", "tops.seq");
   const anchor = childSql({ seq: "p.seq", depth: "p.depth", spineSeq: "a.psseq", spineDepth: "a.psdep" });
   const step = childSql({ seq: "b.seq", depth: "b.depth", spineSeq: "b.sseq", spineDepth: "b.sdep" });
@@ -115,17 +124,25 @@ export function childrenOf(walk: string, messages: string, scope: Scope): string
 }
 
 /**
- * The newest childless row of session `$1` (`$2` its id in the Citus layout); runs only when the tip itself is
- * gone, so one scan is fine.
+ * The newest childless row of session `$1` (`$2` its id in the Citus layout); runs only when an import names no
+ * stored leaf, so one scan is fine.
  */
-export const newestLeafSql = statement((t: Tables): string => {
+export const newestLeafSql = statement((t: KeyedTables): string => {
   const own = sessionScope(t, "$2::text");
   return `SELECT max(m.seq) AS seq FROM ${t.messages} m WHERE m.session_num = $1${own("m")}
     AND NOT EXISTS (SELECT 1 FROM ${t.messages} c WHERE c.parent_seq = m.seq${own("c")})`;
 });
 
-/** Deletes messages and splices their children onto their parents; the tip moves only if it was deleted. */
-export async function deleteRows(executor: Executor, t: Tables, sessionId: string, ids: readonly string[]) {
+/**
+ * Deletes messages and splices their children onto their parents; the tip moves only if it was deleted, to its
+ * nearest surviving ancestor (none: an empty path), never to another branch.
+ */
+export async function deleteRows(
+  executor: Executor,
+  t: KeyedTables,
+  sessionId: string,
+  ids: readonly string[],
+) {
   const own = sessionParam(t, sessionId);
   await executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
@@ -133,20 +150,21 @@ export async function deleteRows(executor: Executor, t: Tables, sessionId: strin
     const [result] = await query<{
       moved: (string | number)[] | null;
       gone: string | number;
+      ids: string[] | null;
       leaf_gone: boolean;
+      leaf_parent: string | number | null;
     }>(spliceSql(t), [head.num, [...new Set(ids)], head.leaf_seq, ...own]);
     const gone = Number(result?.gone ?? 0);
     if (!result || gone === 0) return;
     if (result.moved && result.moved.length > 0) await query(rebuildSql(t), [result.moved, ...own]);
-    let leaf = head.leaf_seq;
-    if (result.leaf_gone)
-      leaf = (await query<{ seq: string | null }>(newestLeafSql(t), [head.num, ...own]))[0]?.seq ?? null;
+    const leaf = result.leaf_gone ? result.leaf_parent : head.leaf_seq;
     await query(refreshHeadSql(t), [head.num, leaf, gone, new Date().toISOString(), ...own]);
+    await forgetMessages(query, t, sessionId, result.ids ?? []); // their facts' sources; a fact left with none goes
   });
 }
 
 /** Removes every message and overlay of a session; the head row stays (its number is never reused). */
-export async function clearRows(executor: Executor, t: Tables, sessionId: string): Promise<void> {
+export async function clearRows(executor: Executor, t: KeyedTables, sessionId: string): Promise<void> {
   await executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
     if (!head) return;
@@ -160,13 +178,14 @@ export async function clearRows(executor: Executor, t: Tables, sessionId: string
        WHERE num = $1${own(null)}`,
       [head.num, new Date().toISOString(), ...sessionParam(t, sessionId)],
     );
+    await forgetMessages(query, t, sessionId, null); // the facts' sources in it; a fact left with none goes
   });
 }
 
 // $1 session, $2 id, $3 summary, $4 from, $5 to, $6 details, $7 time, $8 summary_json. A store with a keyring adds
 // the key guard's parameters (key-guard.ts) from $9, as an append does: refused, nothing is written (the head
 // neither) and the statement answers `keyed` false.
-const compactionSql = statement((t: Tables) => {
+const compactionSql = statement((t: KeyedTables) => {
   const own = sessionColumn(t, "$1");
   const guard = guardSql(t, 9);
   const head = guard.and
@@ -188,7 +207,7 @@ const compactionSql = statement((t: Tables) => {
  */
 export async function insertCompaction(
   executor: Executor,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
   compaction: StoredCompaction,
 ): Promise<string | null> {
@@ -220,7 +239,7 @@ export async function insertCompaction(
 /** Every overlay of a session, oldest first (superseded ones included). */
 export async function listCompactions(
   executor: Executor,
-  t: Tables,
+  t: KeyedTables,
   sessionId: string,
 ): Promise<StoredCompaction[]> {
   const rows = await executor.query<StoredCompactionRow>(

@@ -1,7 +1,7 @@
 /**
  * Everything agent-session loads that is not plain JavaScript goes through here, on first use, so importing the
  * library loads no Node.js built-in and no optional package: the core runs in a Worker / Durable Object without
- * `nodejs_compat` (docs/ARCHITECTURE.md, "Runs in a Durable Object").
+ * `nodejs_compat` (docs/SQLITE.md, "Runs in a Durable Object").
  */
 import { MissingDependencyError, SessionError } from "../errors.js";
 

@@ -4,7 +4,7 @@
  * field themselves, so one missing here is a bug of the backend, not of the data.
  */
 import type { SessionMessage } from "../contract/message.js";
-import type { SearchHit, SearchResult } from "../contract/search.js";
+import type { FactSearchHit, SearchHit, SearchItem, SearchResult } from "../contract/search.js";
 import { SessionError } from "../errors.js";
 
 /** What a built-in store knows of a hit when it makes its result (the text is the message's searchable text). */
@@ -58,9 +58,11 @@ function missing({ createdAt, sessionId, score }: SearchResult): string[] {
 export function sessionHits<M extends SessionMessage>(
   results: readonly SearchResult<M>[],
   sessionId: string,
-): SearchHit<M>[] {
+): SearchItem<M>[] {
   return results.map((result, i) => {
     const rank = i + 1;
+    // A fact (a search that asked for `facts: "hits"`, search/facts.ts) is the store's own, already exact.
+    if ((result as { kind?: unknown }).kind === "fact") return result as unknown as FactSearchHit;
     if (isExact(result, rank)) return result;
     const time: unknown = result.createdAt;
     return {

@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import type { SearchMatch, StoreSearchOptions } from "../contract/search.js";
+import type { SearchMatch, StoreSearchOptions, WithFactHits } from "../contract/search.js";
 import { parseInput } from "../schema/parse.js";
 import { numberWhere } from "../schema/rules.js";
 import { rule } from "../schema/to-session-error.js";
@@ -38,6 +38,8 @@ export interface SearchPlan {
    * owner's sessions, so its cost follows the owner's matches, not how many sessions the owner has.
    */
   owner: string | undefined;
+  /** Whether ranked recall fuses the store's facts (`false`: not), and returns them as hits too (`"hits"`). */
+  facts: boolean | "hits";
 }
 
 /** A search's role and time filters, as the plan holds them: what passesFilters decides a hit by. */
@@ -99,12 +101,17 @@ const planSchema = z.object(
       .nullish(),
     vectors: z.boolean(rule("Search vectors must be true or false")).nullish(),
     owner: ownerId("Search owner").nullish(),
+    facts: z
+      .union([z.boolean(), z.literal("hits")], rule('Search facts must be true, false or "hits"'))
+      .nullish(),
   },
   rule("Search options must be an object"),
 );
 
 /** Validates and normalises search options (`INVALID_ARGUMENT` for anything malformed). */
-export function searchPlan(options: StoreSearchOptions | null | undefined): SearchPlan {
+export function searchPlan(
+  options: StoreSearchOptions | WithFactHits<StoreSearchOptions> | null | undefined,
+): SearchPlan {
   const o = parseInput(planSchema, options ?? {});
   return {
     limit: o.limit ?? DEFAULT_SEARCH_LIMIT,
@@ -116,6 +123,7 @@ export function searchPlan(options: StoreSearchOptions | null | undefined): Sear
     sessionIds: o.sessionIds === undefined || o.sessionIds === null ? undefined : new Set(o.sessionIds),
     vectors: o.vectors ?? true,
     owner: o.owner ?? undefined,
+    facts: o.facts ?? true,
   };
 }
 

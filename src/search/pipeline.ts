@@ -8,7 +8,9 @@
  * around the channel's awaited answer; `recall` runs them in a row. An engine that answers later (Postgres) runs
  * the same steps through `rankTextAsync` and `recallAsync`.
  */
+import type { FactSource } from "../contract/facts.js";
 import { activePathRounds, type BranchedSession } from "./active-paths.js";
+import { type FactLifts, factSourceKey, fuseFacts, liftsOf } from "./facts.js";
 import { fuseRankings } from "./fusion.js";
 import { outsideSessions, type SearchPlan } from "./options.js";
 import type { QueryTerm } from "./query.js";
@@ -44,6 +46,21 @@ export interface RecallSource<Scope, Reads, Page, Step extends Reads | Promise<R
   pageMaySkip(plan: SearchPlan, scope: Scope): boolean;
   /** Whether a seq of the vector channel takes part in the fusion (one outside the scope does not); default: all. */
   fusesNear?(seq: number, scope: Scope, reads: Reads): boolean;
+  /**
+   * The seq of a fact's source message when it is in the search's scope (its sessions, its owner's, its active
+   * paths), else undefined; a source without it takes no fact channel (search/facts.ts).
+   */
+  seqOf?(source: FactSource, scope: Scope, reads: Reads, plan: SearchPlan): number | undefined;
+  /**
+   * `seqOf` for all the facts' sources at once, on an engine that answers later: `recallAsync` awaits it before the
+   * page, which looks each source up in it (by `factSourceKey`; absent: outside the search's scope).
+   */
+  seqsOf?(
+    sources: readonly FactSource[],
+    scope: Scope,
+    reads: Reads,
+    plan: SearchPlan,
+  ): Promise<ReadonlyMap<string, number>>;
   /** The page of hits of the ranked seqs (best first), at most `plan.limit`, with the extras the plan asks for. */
   page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, scope: Scope, reads: Reads): Page;
   /** How to read again with sessions kept to their active paths; none: the reads hold every match in scope. */
@@ -137,36 +154,62 @@ export async function rankTextAsync<Scope, Reads, Page>(
   return step.value;
 }
 
-/** The page of a text ranking, fused first with the vector channel's nearest seqs `near` (best first) if any. */
+/** What a search fuses with its text ranking: the vector channel's nearest seqs, the fact channel's facts. */
+export interface Channels {
+  /** The vector channel's nearest seqs, best first. */
+  near?: readonly number[] | undefined;
+  /** The fact channel's facts, best first; their sources in scope are filled in by the page (`seqs`). */
+  facts?: FactLifts | undefined;
+}
+
+/**
+ * The page of a text ranking, fused first with the vector channel's nearest seqs if any, then with the facts whose
+ * sources are in scope (`sourceSeqs`, read at once before, else the source's `seqOf`; none in scope: the order is
+ * the text's, untouched).
+ */
 export function pageOf<Scope, Reads, Page, Step extends Reads | Promise<Reads>>(
   source: RecallSource<Scope, Reads, Page, Step>,
   { scope, reads, text }: ScopedRanking<Scope, Reads>,
   plan: SearchPlan,
   near?: readonly number[],
+  facts?: FactLifts,
+  sourceSeqs?: ReadonlyMap<string, number>,
 ): Page {
-  if (!near?.length)
-    return source.page(
-      text.ranked.map(({ seq }) => seq),
-      text.scores,
-      plan,
-      scope,
-      reads,
-    );
-  const fusing =
-    source.fusesNear === undefined ? near : near.filter((seq) => source.fusesNear!(seq, scope, reads));
-  const { seqs, scores } = fuseRankings(text.ranked, fusing);
+  let seqs = text.ranked.map(({ seq }) => seq);
+  let scores: ScoreLookup = text.scores;
+  if (near?.length) {
+    const fusing =
+      source.fusesNear === undefined ? near : near.filter((seq) => source.fusesNear!(seq, scope, reads));
+    ({ seqs, scores } = fuseRankings(text.ranked, fusing));
+  }
+  const seqOf =
+    sourceSeqs !== undefined
+      ? (s: FactSource) => sourceSeqs.get(factSourceKey(s))
+      : source.seqOf === undefined
+        ? undefined
+        : (s: FactSource) => source.seqOf!(s, scope, reads, plan);
+  if (facts !== undefined && seqOf !== undefined) {
+    const { seqs: inScope } = liftsOf(facts.hits, seqOf);
+    facts.seqs = inScope;
+    if (inScope.some((lift) => lift.length > 0)) ({ seqs, scores } = fuseFacts(seqs, facts));
+  }
   return source.page(seqs, scores, plan, scope, reads);
 }
 
-/** Ranked recall in one go: the text ranking, fused with `near` if given, and its page; undefined: nothing to find. */
+/** Whether a search fuses another channel with its text ranking (then the whole ranking is put in order). */
+function fusing({ near, facts }: Channels): boolean {
+  return (near !== undefined && near.length > 0) || (facts !== undefined && facts.hits.length > 0);
+}
+
+/** Ranked recall in one go: the text ranking, fused with the channels given, and its page; undefined: nothing. */
 export function recall<Scope, Reads, Page>(
   source: RecallSource<Scope, Reads, Page>,
   terms: QueryTerm[],
   plan: SearchPlan,
-  near?: readonly number[],
+  channels: Channels = {},
 ): Page | undefined {
-  const ranking = rankText(source, terms, plan, near !== undefined && near.length > 0);
-  return ranking === undefined ? undefined : pageOf(source, ranking, plan, near);
+  const ranking = rankText(source, terms, plan, fusing(channels));
+  return ranking === undefined ? undefined : pageOf(source, ranking, plan, channels.near, channels.facts);
 }
 
 /** recall over a source whose reads answer later. */
@@ -174,10 +217,21 @@ export async function recallAsync<Scope, Reads, Page>(
   source: RecallSource<Scope, Reads, Page, Promise<Reads>>,
   terms: QueryTerm[],
   plan: SearchPlan,
-  near?: readonly number[],
+  channels: Channels = {},
 ): Promise<Page | undefined> {
-  const ranking = await rankTextAsync(source, terms, plan, near !== undefined && near.length > 0);
-  return ranking === undefined ? undefined : pageOf(source, ranking, plan, near);
+  const ranking = await rankTextAsync(source, terms, plan, fusing(channels));
+  if (ranking === undefined) return undefined;
+  const { facts } = channels;
+  const sourceSeqs =
+    facts === undefined || source.seqsOf === undefined
+      ? undefined
+      : await source.seqsOf(
+          facts.hits.flatMap(({ fact }) => fact.sources),
+          ranking.scope,
+          ranking.reads,
+          plan,
+        );
+  return pageOf(source, ranking, plan, channels.near, facts, sourceSeqs);
 }
 
 /** The scores of a ranking as a lookup (a backend whose weights are no dense slots). */

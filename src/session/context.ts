@@ -4,7 +4,12 @@ import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider } from "../context/providers.js";
 import { SkillTracker } from "../context/skills.js";
 import { contextTools, type SessionToolSet } from "../context/tools.js";
-import type { ContextConfig, SessionContextOptions, WritableContextProvider } from "../context/types.js";
+import {
+  type ContextConfig,
+  isSessionBound,
+  type SessionContextOptions,
+  type WritableContextProvider,
+} from "../context/types.js";
 import { type ContextRecord, hasContextStorage } from "../contract/context.js";
 import type { SessionProvider } from "../contract/provider.js";
 import type { SessionStore } from "../contract/store.js";
@@ -74,7 +79,8 @@ export class SessionContext {
    * Registers a block, auto-wired to the store's block table unless it has a provider. `configured`: every block
    * the session is opened with that is auto-wired (a block added at runtime is checked against those registered).
    */
-  private register(label: string, options: SessionContextOptions, configured?: readonly string[]): void {
+  private register(label: string, given: SessionContextOptions, configured?: readonly string[]): void {
+    const options = this.bind(label, given);
     const table =
       options.provider === undefined && this.store && hasContextStorage(this.store)
         ? this.store.blocks
@@ -103,6 +109,14 @@ export class SessionContext {
     this.blocks.register(label, autoWired ? { ...options, provider: autoWired } : options);
     if (autoWired) this.autoWired.add(label);
     else this.autoWired.delete(label);
+  }
+
+  /** The options with a session-bound provider replaced by the one it makes for this Session's block. */
+  private bind(label: string, options: SessionContextOptions): SessionContextOptions {
+    const { provider } = options;
+    if (!isSessionBound(provider)) return options;
+    const binding = { store: this.store, sessionId: this.sessionId, label, maxTokens: options.maxTokens };
+    return { ...options, provider: provider.forSession(binding) };
   }
 
   // A block added at runtime whose key is another session's, or that makes a registered block's key another

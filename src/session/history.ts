@@ -11,7 +11,7 @@ import type {
   SessionProvider,
   Siblings,
 } from "../contract/provider.js";
-import type { SearchHit, SearchOptions } from "../contract/search.js";
+import type { SearchItem, SearchOptions, WithFactHits } from "../contract/search.js";
 import { SessionError } from "../errors.js";
 import { optionsArg } from "../options-arg.js";
 import { ABORTED, untilAborted } from "../runtime/abort.js";
@@ -85,13 +85,17 @@ export function noRecentHistoryWarning(): () => void {
 export async function searchOf<M extends SessionMessage>(
   provider: SessionProvider<M>,
   query: string,
-  options: SearchOptions,
+  options: SearchOptions | WithFactHits<SearchOptions>,
   sessionId: string,
-): Promise<SearchHit<M>[]> {
+): Promise<SearchItem<M>[]> {
   if (!provider.searchMessages) {
     throw new SessionError("UNSUPPORTED", "Session provider does not support search");
   }
-  return sessionHits(await provider.searchMessages(query, options.limit ?? 20, options), sessionId);
+  // `facts: "hits"` passes as it came: a built-in store's provider hands it on to its store, which takes it.
+  return sessionHits(
+    await provider.searchMessages(query, options.limit ?? 20, options as SearchOptions),
+    sessionId,
+  );
 }
 
 /** `Session.getSiblings`: the provider's siblings read (`UNSUPPORTED` without one). */

@@ -19,7 +19,7 @@ import type {
   SessionProvider,
   Siblings,
 } from "../contract/provider.js";
-import type { SearchHit, SearchOptions } from "../contract/search.js";
+import type { SearchHit, SearchItem, SearchOptions, WithFactHits } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
 import { optionsArg } from "../options-arg.js";
 import type { SqliteOptions } from "../sqlite/connection/open.js";
@@ -238,7 +238,10 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionW
     return (await this.parts()).provider.getMessage(id);
   }
 
-  /** The newest message without children, or null for an empty session. */
+  /**
+   * The active path's tip: the newest message appended (a deleted tip gives way to its parent, which may have other
+   * replies), or null when the path is empty.
+   */
   async getLatestLeaf(): Promise<M | null> {
     return (await this.parts()).provider.getLatestLeaf();
   }
@@ -298,7 +301,12 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionW
    * Ranked recall over this session's messages, best first in `rank` order (see {@link SearchOptions}; every branch
    * unless `branch: "active"`).
    */
-  async search(query: string, options?: SearchOptions | null): Promise<SearchHit<M>[]> {
+  search(query: string, options: WithFactHits<SearchOptions>): Promise<SearchItem<M>[]>;
+  search(query: string, options?: SearchOptions | null): Promise<SearchHit<M>[]>;
+  async search(
+    query: string,
+    options?: SearchOptions | WithFactHits<SearchOptions> | null,
+  ): Promise<SearchItem<M>[]> {
     return searchOf((await this.parts()).provider, query, optionsArg(options, "search"), this.sessionId);
   }
 

@@ -3,8 +3,8 @@ import type { SessionProvider } from "../contract/provider.js";
 import { isSessionStore, type SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { isSqliteHandle, type SqliteOptions, type SqliteSource } from "../sqlite/connection/open.js";
-import { sharedSqliteStore } from "../sqlite/connection/shared.js";
 import { isSqlTagSource } from "../sqlite/connection/sql-tag-driver.js";
+import { sharedSqliteStore } from "../sqlite/shared.js";
 import { SqliteStore } from "../sqlite/store.js";
 
 /** Anything a Session can be created on: a store, a SessionProvider, a SQLite path/handle, or a `sql`-tag object. */

@@ -141,7 +141,10 @@ export abstract class SessionWrites<M extends SessionMessage = SessionMessage> {
     return this.replace(message, false);
   }
 
-  /** Deletes messages; their children are spliced onto their parents. */
+  /**
+   * Deletes messages; their children are spliced onto their parents, and a deleted tip gives way to its nearest
+   * surviving ancestor, so the active path is the previous one minus them (another branch never takes its place).
+   */
   async deleteMessages(messageIds: string[]): Promise<void> {
     const { provider, compactor } = await this.parts();
     await provider.deleteMessages(messageIds);

@@ -43,7 +43,7 @@ const VEC_SHADOWS: OwnerDataTable[] = [
   sealed: "n/a",
   erasure: "with sqlite-vec's table (a delete zeroes the vector)",
   purge: "with-owner",
-  onFirstUse: true,
+  madeBy: "sqlite-vec",
   columns: columns as OwnerDataTable["columns"],
 }));
 
@@ -186,7 +186,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     "agent_stream_chunks",
     "a running answer's chunks",
     "session",
-    "clear",
+    "sealed",
     "deleted with its session; a finished answer's when dropped or expired",
     { session_id: "id", stream_id: "id", chunk: "content" },
   ),
@@ -198,6 +198,55 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     "deleted by eraseOwner and when the rotation ends",
     { owner_hash: "derived", from_check: "meta", message_id: "id" },
   ),
+  plain(
+    "agent_facts",
+    "facts learned from conversations (an encrypted owner's are refused, not stored)",
+    "session",
+    "n/a",
+    "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
+    {
+      scope: "name",
+      id: "id",
+      text: "content",
+      about: "content",
+      producer: "meta",
+      status: "meta",
+      superseded_by: "id",
+    },
+  ),
+  plain(
+    "agent_fact_sources",
+    "the messages each fact came from",
+    "session",
+    "n/a",
+    "deleted with its fact or its message",
+    {
+      session_id: "id",
+      message_id: "id",
+    },
+  ),
+  {
+    table: "agent_facts_fts",
+    holds: "the facts' search index (contentless)",
+    tie: "message",
+    citus: "none",
+    sealed: "n/a",
+    erasure: "a fact's terms deleted with it (a tombstone until a merge)",
+    purge: "fts-merge",
+    columns: { text: "derived" },
+  },
+  ...ftsShadows("agent_facts_fts", "the facts' search index"),
+  plain(
+    "agent_learn_marks",
+    "how far a session was learned from, and its learner",
+    "session",
+    "n/a",
+    WITH_SESSION,
+    {
+      session_id: "id",
+      holder: "meta",
+    },
+  ),
   plain("agent_session_schema", "the schema version", "none", "n/a", "never holds an owner's data", {}),
   {
     ...plain(
@@ -208,7 +257,10 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       "a session's rows deleted with it; others pruned by retention",
       { origin: "meta", session_id: "id", kind: "meta", ids: "id", parent_id: "id", data: "content" },
     ),
-    onFirstUse: true,
+    erasureWrites: { kind: "erased" },
+    deleteKeeps:
+      "a delete keeps the session's events (an overlay's summary among them) until the log's retention prunes them; an erasure deletes them",
+    madeBy: "changeLog",
   },
   {
     ...plain(
@@ -219,7 +271,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       "deleted by a trigger with its message, in any connection",
       { content_hash: "derived", text_hash: "derived", vector: "derived", failure: "derived" },
     ),
-    onFirstUse: true,
+    madeBy: "embedder",
   },
   {
     ...plain(
@@ -232,7 +284,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
         kind: "meta",
       },
     ),
-    onFirstUse: true,
+    madeBy: "embedder",
   },
   {
     ...plain(
@@ -243,7 +295,9 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       "filled by the vector delete's trigger, drained by a connection with sqlite-vec",
       {},
     ),
-    onFirstUse: true,
+    madeBy: "sqlite-vec",
+    erasureFills:
+      "a vector row's delete fills it (in any connection); the drain empties it, with the vectors it names from sqlite-vec's table",
   },
   {
     table: "agent_message_vectors_vec",
@@ -253,7 +307,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     sealed: "n/a",
     erasure: "its rows go when agent_message_vectors_gone is drained (the purge drains it)",
     purge: "vec-drain",
-    onFirstUse: true,
+    madeBy: "sqlite-vec",
     columns: { rowid: "id", embedding: "derived", session_num: "meta" },
   },
   ...VEC_SHADOWS,
@@ -265,7 +319,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     sealed: "n/a",
     erasure: "not by a delete: the purge runs ANALYZE again",
     purge: "reanalyze",
-    onFirstUse: true,
+    madeBy: "ANALYZE",
     columns: { tbl: "meta", idx: "meta", neq: "meta", nlt: "meta", ndlt: "meta", sample: "name" },
   },
   {
@@ -276,7 +330,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     sealed: "n/a",
     erasure: "not by a delete: the purge runs ANALYZE again",
     purge: "reanalyze",
-    onFirstUse: true,
+    madeBy: "ANALYZE",
     columns: { tbl: "meta", idx: "meta", stat: "meta" },
   },
 ];

@@ -1,3 +1,9 @@
+/**
+ * The purge of a SQLite store, written for SQLite alone: what leaves a deleted byte in its files is SQLite's own
+ * (FTS5 segments, sqlite-vec's table, sqlite_stat4 samples, freed pages without `secure_delete`, the write-ahead
+ * log), so its steps are merges, a drain, `ANALYZE`, `VACUUM` and a checkpoint, not Postgres' table rewrites
+ * (postgres/purge.ts). Both derive their work from the owner-data declaration and report through PurgeRecorder.
+ */
 import { MissingDependencyError } from "../errors.js";
 import { tablesPurgedBy } from "../store/owner-data.js";
 import { PurgeRecorder, type PurgeReport } from "../store/purge.js";

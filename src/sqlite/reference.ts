@@ -8,9 +8,9 @@ import { type ContextCapableStore, hasContextStorage } from "../contract/context
 import { isSessionStore, type SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { isSqliteHandle, type SqliteHandle } from "./connection/open.js";
-import { sharedSqliteStore } from "./connection/shared.js";
 import { isSqlTagSource, type SqlTagSource } from "./connection/sql-tag-driver.js";
 import { SqliteStoreProvider } from "./session-provider.js";
+import { sharedSqliteStore } from "./shared.js";
 
 /** Where built-in providers keep their rows: an Agent / `sql`-tag object, a SQLite handle, or a store. */
 export type ProviderSource = SqlTagSource | SqliteHandle | SessionStore;

@@ -1,11 +1,12 @@
 import { SessionError } from "../errors.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { addContextRecords } from "./context-records.js";
+import { FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
 import { indexChangeLog } from "./feed/change-log.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
-import { REKEY_TABLES } from "./rekey-state.js";
 import { isReadonlyError } from "./search/indexing.js";
 import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
+import { REKEY_TABLES } from "./statements/rotation.js";
 import { STREAM_TABLES } from "./streams.js";
 
 /**
@@ -250,7 +251,7 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   },
   // A streaming answer's chunks, kept while it runs so a reloaded page rejoins it (ai-sdk/resumable.ts).
   { version: 19, statements: STREAM_TABLES },
-  // An owner's unfinished key rotation: the key it moves from and how far rekey got (rekey-state.ts).
+  // An owner's unfinished key rotation: the key it moves from and how far rekey got (statements/rotation.ts).
   { version: 20, statements: REKEY_TABLES },
   // Sealed context blocks and search entries (sealed-context.ts): a block's flag, an entry's length in clear (its
   // content column holds the ciphertext, and the entry ranking reads lengths). NULL: stored in clear.
@@ -258,6 +259,10 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   // Whose a block or entry is, by record (records.ts): the session or the owner its write named; rows stored before
   // are given one where the old suffix rule is unambiguous (context/legacy-records.ts).
   { version: 22, statements: [], run: addContextRecords },
+  // Facts learned from the conversations, with their sources, and each session's learn mark (facts.ts).
+  { version: 23, statements: FACT_TABLES },
+  // A fact's sources by message, so deleting messages drops their sources (and facts left without any) (facts.ts).
+  { version: 24, statements: FACT_SOURCE_INDEX },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {

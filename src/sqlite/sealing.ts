@@ -10,7 +10,7 @@ import { contentHash } from "../store/write-policy.js";
 import { contentSql, storedText } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { readFreeText, storedFreeText } from "./connection/free-text.js";
-import { beginRotation, readRotation } from "./rekey-state.js";
+import { beginRotation, readRotation } from "./statements/rotation.js";
 
 /** The keys of a store opened with `keyring`, reading owners and key checks through `driver`. */
 export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {

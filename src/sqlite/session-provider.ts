@@ -243,7 +243,7 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
   protected async writeClear(): Promise<Logged> {
     return this.driver.transaction(() => {
       const head = this.head();
-      if (head) clearRows(this.driver, head.num);
+      if (head) clearRows(this.driver, head.num, this.sessionId);
       return this.logged({ type: "clear", ids: [] });
     });
   }

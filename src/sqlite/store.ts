@@ -2,13 +2,14 @@ import type { AttachmentCapableStore } from "../contract/attachments.js";
 import type { ContextCapableStore } from "../contract/context.js";
 import type { ChangeListener, SubscribeOptions, Unsubscribe } from "../contract/feed.js";
 import type { RegistryCapableStore } from "../contract/registry.js";
-import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
+import type { SearchHit, SearchItem, StoreSearchOptions, WithFactHits } from "../contract/search.js";
 import type { StepWrite } from "../contract/step.js";
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { canBeStored } from "../message/ids.js";
+import { factChannel } from "../search/facts.js";
 import { queryLimits } from "../search/limits.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
@@ -25,6 +26,7 @@ import { closableDriver } from "./connection/closable.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "./connection/open.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
+import { SqliteFacts } from "./facts.js";
 import { SqliteChangeLog } from "./feed/change-log.js";
 import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./feed/remote-watch.js";
 import { IdleWork } from "./idle-work.js";
@@ -69,6 +71,8 @@ export class SqliteStore
   readonly transfer: SqliteTransfer;
   /** Streaming answers' chunks, kept while they run (`agent-session/ai`'s `resumableStreams`). */
   readonly streams: SqliteStreams;
+  /** Facts learned from the conversations, each with its source messages (docs/FACTS.md). */
+  readonly facts: SqliteFacts;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   /**
@@ -122,8 +126,14 @@ export class SqliteStore
     this.registry = new SqliteSessionRegistry(this.driver, this);
     this.attachments = new SqliteAttachments(() => this.driver);
     this.streams = new SqliteStreams(this.driver);
+    this.facts = new SqliteFacts(this.driver, limits, options.keyring !== undefined);
     this.transfer = new SqliteTransfer(this.driver, this);
-    this.messageSearch = new SqliteMessageSearch(this.driver, limits, () => this.vectors);
+    this.messageSearch = new SqliteMessageSearch(
+      this.driver,
+      limits,
+      () => this.vectors,
+      (query, plan) => factChannel(this, query, plan, async (id) => (await this.registry.get(id))?.owner),
+    );
     const log = logSettings(options.changeLog);
     this.changeLog = log
       ? new SqliteChangeLog(this.driver, log, (sessionId, id) => this.session(sessionId).getMessage(id))
@@ -173,7 +183,12 @@ export class SqliteStore
    * Full-text search. Relevance (bm25) is ranked among the newest matches only (see SEARCH_CANDIDATES), so a
    * common word costs the same in a store of a million messages as in a small one (see search.ts).
    */
-  searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
+  searchMessages(query: string, options: WithFactHits<StoreSearchOptions>): Promise<SearchItem[]>;
+  searchMessages(query: string, options?: StoreSearchOptions): Promise<SearchHit[]>;
+  searchMessages(
+    query: string,
+    options: StoreSearchOptions | WithFactHits<StoreSearchOptions> = {},
+  ): Promise<SearchItem[]> {
     // Not async itself: an async function returning the search's promise costs two more ticks per search.
     return this.messageSearch.searchMessages(query, options);
   }

@@ -9,6 +9,7 @@ import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { forgetMessages } from "./facts.js";
 import { releaseSession } from "./media/attachments.js";
 import { type SealKey, type StoredForm, storedForm, storedSummary, storesSame } from "./sealing.js";
 import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
@@ -127,7 +128,8 @@ function rewrite(
 
 /**
  * Deletes messages and splices: each deleted message's children move up to its parent, so the rest of the
- * conversation stays on its path. Overlays ending or starting at a deleted message are dropped.
+ * conversation stays on its path. Overlays ending or starting at a deleted message are dropped. A deleted tip
+ * gives way to its nearest surviving ancestor (none: an empty path), never to another branch.
  */
 export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly string[]): void {
   driver.transaction(() => {
@@ -137,7 +139,7 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
     if (!head) return;
     const moved = new Set<number>();
     const deleted: string[] = [];
-    let leafGone = false;
+    let leaf = head.leaf_seq;
     for (const id of new Set(ids)) {
       const node = nodeById(driver, head.num, id);
       if (!node) continue;
@@ -155,9 +157,12 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
       driver.run("DELETE FROM agent_messages WHERE seq = ?", [node.seq]);
       moved.delete(node.seq);
       deleted.push(id);
-      if (node.seq === head.leaf_seq) leafGone = true;
+      // The tip moves up to the parent, never to another branch (an ancestor deleted later moves it up again;
+      // one deleted earlier already re-parented this row, so parent_seq is the survivor).
+      if (node.seq === leaf) leaf = node.parent_seq;
     }
     if (deleted.length === 0) return;
+    forgetMessages(driver, sessionId, deleted); // their facts' sources; a fact left with none goes
     // Shallowest first, so a subtree rebuilt as part of a larger one is not rebuilt twice.
     const roots = [...moved]
       .map((seq) => nodeBySeq(driver, seq))
@@ -171,7 +176,6 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
          AND (from_message_id IN (SELECT value FROM json_each(?)) OR to_message_id IN (SELECT value FROM json_each(?)))`,
       [head.num, list, list],
     );
-    const leaf = leafGone ? newestLeaf(driver, head.num) : head.leaf_seq;
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count - ?, updated_at = ? WHERE num = ?",
       [leaf, deleted.length, new Date().toISOString(), head.num],
@@ -179,19 +183,13 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
   });
 }
 
-// Runs only when the tip itself was deleted; scans the session once, as the reference does.
-function newestLeaf(driver: SqlDriver, sessionNum: number): number | null {
-  const row = driver.get<{ seq: number | null }>(
-    `SELECT MAX(m.seq) AS seq FROM agent_messages m WHERE m.session_num = ?
-       AND NOT EXISTS (SELECT 1 FROM agent_messages c WHERE c.parent_seq = m.seq)`,
-    [sessionNum],
-  );
-  return row?.seq ?? null;
-}
-
-/** Deletes every message and overlay of session `num` and empties its head (inside the caller's transaction). */
-export function clearRows(driver: SqlDriver, num: number): void {
+/**
+ * Deletes every message and overlay of session `num` and empties its head (inside the caller's transaction); the
+ * facts' sources in its messages go, and a fact left with none.
+ */
+export function clearRows(driver: SqlDriver, num: number, sessionId: string): void {
   deleteSessionContent(driver, num);
+  forgetMessages(driver, sessionId, null);
   driver.run(
     "UPDATE agent_session_heads SET leaf_seq = NULL, message_count = 0, updated_at = ? WHERE num = ?",
     [new Date().toISOString(), num],

@@ -19,6 +19,7 @@ export function noCounts(): ErasureCounts {
     entries: 0,
     attachments: 0,
     changes: 0,
+    facts: 0,
   };
 }
 

@@ -36,7 +36,7 @@ export type OwnerTie =
   /** Not tied: the store's own bookkeeping, or a search index whose rows go with their message. */
   | "none";
 
-/** Where a table's rows live on a Citus cluster (src/postgres/citus/layout.ts); "none" on SQLite. */
+/** Where a table's rows live on a Citus cluster (src/postgres/citus/placement.ts); "none" on SQLite. */
 export type CitusPlacement = "by-session" | "by-key" | "reference" | "coordinator" | "none";
 
 /** How a purge makes a deleted row's bytes unreadable in a table. */
@@ -54,6 +54,9 @@ export type PurgeWork =
   /** SQLite's statistics: `ANALYZE` again, which replaces every sample with one of live rows. */
   | "reanalyze";
 
+/** An optional feature whose first use makes tables (see {@link OwnerDataTable.madeBy}). */
+export type OwnerDataFeature = "changeLog" | "embedder" | "sqlite-vec" | "ANALYZE";
+
 /** One table that can hold an owner's data (or holds none but exists, so the schema test knows it). */
 export interface OwnerDataTable {
   /** The table's name under the store's prefix. */
@@ -64,14 +67,39 @@ export interface OwnerDataTable {
   tie: OwnerTie;
   /** Its placement on a Citus cluster. */
   citus: CitusPlacement;
+  /**
+   * The column a "by-session" or "by-key" table is sharded by on Citus (citus/placement.ts distributes by it); "by-session"
+   * tables are co-located with the first one declared (the heads) and default to `session_id`; "by-key" ones need it.
+   */
+  citusColumn?: string;
   /** Whether a keyed owner's data is stored sealed here: "sealed", "clear" (visible, see PRIVACY.md), or "n/a". */
   sealed: "sealed" | "clear" | "n/a";
   /** How an erasure (erase, eraseOwner, eraseAll, sweep, delete) reaches its rows. */
   erasure: string;
+  /**
+   * The rows an erasure itself writes here, by a column's value (the change log's `erased` event, which holds the
+   * erased session's id and nothing else): the privacy contract does not count them as rows the erasure left.
+   */
+  erasureWrites?: Readonly<Record<string, string>>;
+  /**
+   * Why a delete (not an erasure) leaves a deleted session's rows here (the change log keeps its events until its
+   * retention prunes them, docs/PRIVACY.md): the privacy contract's `delete` path does not count this table.
+   */
+  deleteKeeps?: string;
   /** How the purge makes deleted rows' bytes unreadable here. */
   purge: PurgeWork;
-  /** Created on first use (the change log, the vector channel), not by a migration. */
-  onFirstUse?: true;
+  /**
+   * Made on first use of an optional feature, not by a migration: the change log (`changeLog`), the vector channel
+   * (`embedder`), sqlite-vec's index (`sqlite-vec`: the vector channel where the connection loads it), SQLite's
+   * statistics (`ANALYZE`). The privacy contract lets such a table be missing where its target leaves the feature off.
+   */
+  madeBy?: OwnerDataFeature;
+  /**
+   * Why the owner's session writes no row here but its erasure does (a queue the purge drains: vectors deleted but
+   * still in sqlite-vec's table): the privacy contract expects no row from the session, only the baseline after the
+   * erasure and purge.
+   */
+  erasureFills?: string;
   /** Every column holding text or bytes, classified. */
   columns: Readonly<Record<string, ColumnHolds>>;
 }
@@ -82,6 +110,36 @@ export type OwnerDataDeclaration = readonly OwnerDataTable[];
 /** The declared tables that a purge handles with `work`, in declaration order. */
 export function tablesPurgedBy(declaration: OwnerDataDeclaration, work: PurgeWork): string[] {
   return declaration.filter((t) => t.purge === work).map((t) => t.table);
+}
+
+/** A table Citus distributes: its shard column, and the table it is co-located with ("none": a group of its own). */
+export interface CitusShard {
+  table: string;
+  column: string;
+  colocate: string;
+}
+
+/**
+ * The declared tables a Citus layout distributes, in declaration order: every "by-session" table sharded by its
+ * column and co-located with the first (the heads), every "by-key" table by its column alone. A placed table without
+ * a column is a mistake in the declaration, so it throws.
+ */
+export function citusShards(declaration: OwnerDataDeclaration): CitusShard[] {
+  const anchor = declaration.find((t) => t.citus === "by-session")?.table;
+  return declaration
+    .filter((t) => t.citus === "by-session" || t.citus === "by-key")
+    .map((t) => {
+      // A by-session table is sharded by `session_id` unless it says otherwise; a by-key one must name its key.
+      const column = t.citusColumn ?? (t.citus === "by-session" ? "session_id" : undefined);
+      if (column === undefined) throw new Error(`${t.table} is placed ${t.citus} with no citusColumn`);
+      const colocate = t.citus === "by-session" && t.table !== anchor ? (anchor as string) : "none";
+      return { table: t.table, column, colocate };
+    });
+}
+
+/** The declared tables with `placement` on a Citus cluster ("reference", "coordinator"), in declaration order. */
+export function tablesPlaced(declaration: OwnerDataDeclaration, placement: CitusPlacement): string[] {
+  return declaration.filter((t) => t.citus === placement).map((t) => t.table);
 }
 
 const cell = (text: string) => text.replace(/\|/g, "\\|");
@@ -99,7 +157,7 @@ export function ownerDataMarkdown(declaration: OwnerDataDeclaration): string {
       .join(", ") || "—";
   const rows = declaration.map((t) =>
     [
-      `\`${t.table}\`${t.onFirstUse ? " ¹" : ""}`,
+      `\`${t.table}\`${t.madeBy ? " ¹" : ""}`,
       t.holds,
       held(t),
       t.tie,

@@ -55,6 +55,12 @@ export abstract class StoreRegistry implements SessionRegistry {
 
   /** Throws `CLOSED` once the store is closed (a backend whose every statement refuses by then does nothing). */
   protected abstract assertOpen(): void;
+  /**
+   * Forgets what this process remembers of the session's owner once this store created, deleted or erased it (a
+   * store that seals by owner overrides it), so a later read looks the owner up again instead of opening a session
+   * created again under the id with the old owner's key.
+   */
+  protected ownerChanged(_id: string): void {}
   /** Inserts a row with zero counters; null when the id is already registered. */
   protected abstract writeCreate(record: NewSessionRecord): Promise<SessionInfo | null>;
   /** The row of a lookup-able id, or null. */
@@ -88,6 +94,7 @@ export abstract class StoreRegistry implements SessionRegistry {
     const record = checkRecord(input);
     this.assertOpen();
     const info = await this.writeCreate(record);
+    if (info) this.ownerChanged(record.id);
     if (!info) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
     return info;
   }
@@ -144,6 +151,7 @@ export abstract class StoreRegistry implements SessionRegistry {
     if (!isLookupKey(id)) return false;
     this.assertOpen();
     const { removed, cleared } = await this.writeDelete(id, lookupKeys(options.blockKeys ?? []));
+    this.ownerChanged(id);
     if (cleared && this.publisher) await publishWhole(this.publisher.feed, "clear", id, cleared.logged);
     return removed;
   }
@@ -157,6 +165,7 @@ export abstract class StoreRegistry implements SessionRegistry {
     this.assertOpen();
     const erased = await this.writeErase(id, lookupKeys(options.blockKeys ?? []), options.condition ?? {});
     if (!erased) return null;
+    this.ownerChanged(id);
     if (this.publisher) await publishWhole(this.publisher.feed, "erased", id, erased.logged);
     return erased.counts;
   }

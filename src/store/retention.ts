@@ -76,6 +76,16 @@ export interface SweepReport {
 /** Erases one session under a condition; null when it did not (see SessionRegistry.erase). */
 export type ConditionalErase = (id: string, condition: ErasureCondition) => Promise<ErasureCounts | null>;
 
+/**
+ * The erasure of a sweep run without a manager (the CLI's `prune`) on a store that records whose its rows are: each
+ * session with every block and entry recorded as its own, and the block of its frozen prompt's key
+ * (`_system_prompt_<id>`, the library's own label, which a store may hold unrecorded; removed only unrecorded or the
+ * session's own), which no template's label names there.
+ */
+export function recordEraser(erase: NonNullable<SessionRegistry["erase"]>): ConditionalErase {
+  return (id, condition) => erase(id, { blockKeys: [`_system_prompt_${id}`], condition });
+}
+
 // The policy and the batch size are refused with INVALID_ARGUMENT at their field: a missing field is `required`,
 // another kind of value a `type`, a number out of bounds (NaN and Infinity included) a `range`.
 const retentionPolicy = z

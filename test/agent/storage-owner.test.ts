@@ -17,6 +17,7 @@ import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
+import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { scriptedModel } from "./helpers/mock-model.js";
 import { turn } from "./helpers/session.js";
 
@@ -27,7 +28,8 @@ for (const [name, open] of [
   ["SQLite", async () => new SqliteStore(":memory:")],
   ["PGlite", async () => new PostgresStore(new PGlite())],
 ] as [string, () => Promise<SessionStore & RegistryCapableStore>][]) {
-  describe(`agent storage owners (${name})`, () => {
+  const skip = name === "PGlite" ? (pgliteSwitchedOff() ?? false) : false;
+  describe(`agent storage owners (${name})`, { skip }, () => {
     it("createSession({ owner }) registers the session with the owner; resume and fork keep it", async () => {
       const store = await open();
       const storage = new StoreSessionStorage(store);

@@ -6,7 +6,7 @@ import { PostgresSessionStorage, type SessionStorage } from "../../src/agent/ind
 import type { PostgresConnection } from "../../src/postgres/index.js";
 import { runStorageContract } from "../../src/testing/index.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
-import { PG_URL } from "../fixtures/postgres-db.js";
+import { PG_URL, pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { serverSkip } from "./helpers/servers.js";
 
 /** node:test, injected into the contract suite as a user's runner would be. */
@@ -92,12 +92,14 @@ runStorageContract(runner, {
 // PGlite speaks the same `query` API in-process; one instance, a fresh schema per storage.
 let lite: PGlite | undefined;
 let liteCounter = 0;
-runStorageContract(runner, {
-  name: "PostgresSessionStorage (PGlite)",
-  create: async () => {
-    lite ??= await PGlite.create();
-    return new PostgresSessionStorage(lite, { schema: `lite_${++liteCounter}` });
-  },
+describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
+  runStorageContract(runner, {
+    name: "PostgresSessionStorage (PGlite)",
+    create: async () => {
+      lite ??= await PGlite.create();
+      return new PostgresSessionStorage(lite, { schema: `lite_${++liteCounter}` });
+    },
+  });
 });
 after(async () => lite?.close());
 

@@ -119,5 +119,24 @@ for (const [name, create] of backends) {
       const turn = await persistChatTurn(session, { messages: page, trigger: "submit-message" });
       assert.equal(turn.parentId, "a2");
     });
+
+    test("after the regenerated answer is deleted, a send from the question the page shows is stored", async () => {
+      const { session, page } = await chat(create(), "r6");
+      const turn = await persistChatTurn(session, { messages: page, trigger: "regenerate-message" });
+      await turn.onFinish({ responseMessage: text("a2b", "assistant", "Friday is fine too.") });
+      // The deleted tip gives way to its parent, which still has the first answer on another branch.
+      await session.deleteMessages(["a2b"]);
+      assert.equal((await session.getLatestLeaf())?.id, "u2");
+      const loaded = page.slice(0, 3);
+      const send = await persistChatTurn(session, {
+        messages: [...loaded, text("u3", "user", "Actually, any evening?")],
+        trigger: "submit-message",
+      });
+      assert.equal(send.parentId, "u3");
+      assert.deepEqual(
+        (await session.getBranches("u2")).map((m) => m.id),
+        ["a2", "u3"],
+      );
+    });
   });
 }

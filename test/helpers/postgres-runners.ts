@@ -3,7 +3,13 @@
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import type { openExecutor } from "../../src/postgres/connection/client.js";
-import { postgresUnavailable, type Runner, testClient, testPool } from "../fixtures/postgres-db.js";
+import {
+  pgliteSwitchedOff,
+  postgresUnavailable,
+  type Runner,
+  testClient,
+  testPool,
+} from "../fixtures/postgres-db.js";
 
 /** A check on Postgres tables: `db` reads plans on one connection, `source` is what the store opens, in `schema`. */
 export type PostgresCheck = (
@@ -22,7 +28,7 @@ export async function onPgliteAndPostgres(
   schema: string,
   check: PostgresCheck,
 ): Promise<void> {
-  test(`PGlite: ${title}`, async () => {
+  test(`PGlite: ${title}`, { skip: pgliteSwitchedOff() ?? false }, async () => {
     const db = await PGlite.create();
     try {
       await check(db, db, schema);

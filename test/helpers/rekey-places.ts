@@ -6,7 +6,13 @@ import type { PostgresSource } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusPool, citusUnavailable } from "../fixtures/citus-db.js";
-import { dropSchema, postgresUnavailable, type Runner, testPool } from "../fixtures/postgres-db.js";
+import {
+  dropSchema,
+  pgliteSwitchedOff,
+  postgresUnavailable,
+  type Runner,
+  testPool,
+} from "../fixtures/postgres-db.js";
 
 /** A random 32-byte key. */
 export const newKey = () => crypto.getRandomValues(new Uint8Array(32));
@@ -63,7 +69,7 @@ export async function onEveryPlace(cases: PlaceCases): Promise<void> {
       (p) => dropSchema(p.db, p.schema),
     );
   });
-  describe("PGlite", () => {
+  describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
     cases(
       "PGlite",
       async (name) => ({ db: (await PGlite.create()) as unknown as Runner & PostgresSource, schema: name }),

@@ -11,7 +11,7 @@ import { SqliteStore } from "../../src/sqlite/store.js";
 import { rng } from "./rng.js";
 
 // Families of English words and of other scripts; σ never ends a word as written (SQLite folds ς and σ alike,
-// the other backends keep them apart: docs/ARCHITECTURE.md, Search).
+// the other backends keep them apart: docs/RECALL.md, Words in every script).
 export const WORDS = [
   "deploy deployed deploying deployment redeploy",
   "create creating creation created",
@@ -131,17 +131,20 @@ export async function write(store: SessionStore): Promise<void> {
 }
 
 /**
- * A memory, a SQLite and a PGlite store holding the corpus, each named, and a Citus store when `citus` makes one; close them, then `pglite`, when done.
+ * A memory, a SQLite and (given `pglite`) a PGlite store holding the corpus, each named, and a Citus store when
+ * `citus` makes one; close them, then `pglite`, when done.
  */
 export async function corpusStores(
-  pglite: PGlite,
+  pglite: PGlite | undefined,
   schema: string,
   citus?: (() => PostgresStore) | null,
 ): Promise<{ name: string; store: SessionStore }[]> {
   const stores = [
     { name: "memory", store: new MemoryStore() as SessionStore },
     { name: "sqlite", store: new SqliteStore(":memory:", { driver: "better-sqlite3" }) as SessionStore },
-    { name: "pglite", store: (await PostgresStore.open(pglite, { schema })) as SessionStore },
+    ...(pglite
+      ? [{ name: "pglite", store: (await PostgresStore.open(pglite, { schema })) as SessionStore }]
+      : []),
     ...(citus ? [{ name: "citus", store: citus() as SessionStore }] : []),
   ];
   for (const { store } of stores) await write(store);

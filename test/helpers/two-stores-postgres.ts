@@ -8,7 +8,7 @@ import type { PostgresSource } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusPool, citusUnavailable } from "../fixtures/citus-db.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { randomKeyring } from "./encryption.js";
 
 type Rows = (sql: string) => Promise<{ id: string; sealed: boolean }[]>;
@@ -123,7 +123,7 @@ export async function describePlaces(what: string, name: string, cases: PlaceCas
       ? [{ label: "Citus", reason: await citusUnavailable(), pool: citusPool, distributed: true }]
       : []),
   ];
-  describe(`PGlite: ${what}`, () => {
+  describe(`PGlite: ${what}`, { skip: pgliteSwitchedOff() ?? false }, () => {
     for (const [title, run] of cases) {
       test(title, async () => {
         const place = await pglitePlace(`${name}_guard`);

@@ -15,7 +15,7 @@ import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { tempDir } from "../cli/helpers.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { call, httpClient } from "./helpers.js";
 
 type Store = RegistryCapableStore & ContextCapableStore;
@@ -48,6 +48,7 @@ const BACKENDS: Backend[] = [
   },
   {
     name: "PGlite",
+    skip: pgliteSwitchedOff() ?? false,
     async open() {
       const db = await PGlite.create();
       const store = await PostgresStore.open(db, { schema });

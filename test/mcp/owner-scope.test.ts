@@ -11,7 +11,7 @@ import { startMcpHttp } from "../../src/mcp/index.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { tempDir } from "../cli/helpers.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { fillOwners } from "./fixture.js";
 import { call, httpClient } from "./helpers.js";
 
@@ -38,6 +38,7 @@ const BACKENDS: Backend[] = [
   },
   {
     name: "PGlite",
+    skip: pgliteSwitchedOff() ?? false,
     async open() {
       const db = await PGlite.create();
       const store = await PostgresStore.open(db, { schema });

@@ -2,7 +2,7 @@
 // and on the adapter over memory, SQLite and Postgres: what the runner may rely on of any Session.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { AgentInputItem } from "@openai/agents-core";
+import type { AgentInputItem, SessionHistoryTransactionAwareSession } from "@openai/agents-core";
 import { MemoryStore } from "../../src/index.js";
 import { OpenAIAgentsSession } from "../../src/openai-agents/index.js";
 import { Session, sessionKinds, textOf, user } from "./sdk-helpers.js";
@@ -47,6 +47,30 @@ for (const [name, open] of sessionKinds()) {
       assert.equal(await session.popItem(), undefined);
     });
 
+    test("popItem after a regenerated answer: the history is the previous items minus the popped one", async () => {
+      const session = open("pop-regenerated") as SessionHistoryTransactionAwareSession;
+      const question = user("q");
+      await session.addItems([user("a"), question, reply("first answer")]);
+      // The SDK's regenerate: the answer replaced in one transaction (a sibling under the question in the tree).
+      await session.applyHistoryTransaction({
+        operationId: "regenerate",
+        transaction: {
+          type: "replace_suffix",
+          expectedSuffix: [reply("first answer")],
+          replacement: [reply("second answer")],
+        },
+      });
+      assert.deepEqual((await session.getItems()).map(textOf), ["a", "q", "second answer"]);
+      assert.equal(textOf(await session.popItem()), "second answer");
+      assert.deepEqual((await session.getItems()).map(textOf), ["a", "q"], "the replaced answer stays gone");
+      assert.deepEqual(await session.getItems(1), [question]);
+      await session.addItems([reply("third answer")]);
+      assert.deepEqual((await session.getItems()).map(textOf), ["a", "q", "third answer"]);
+      assert.equal(textOf(await session.popItem()), "third answer");
+      assert.equal(textOf(await session.popItem()), "q");
+      assert.deepEqual((await session.getItems()).map(textOf), ["a"]);
+    });
+
     test("clearSession empties the session, which takes new items after", async () => {
       const session = open("clear");
       await session.addItems([user("a"), reply("b")]);
@@ -89,6 +113,30 @@ for (const [name, , create] of sessionKinds()) {
         code: "TOO_LARGE",
       });
       assert.deepEqual((await session.getItems()).map(textOf), ["kept"]);
+    });
+
+    test("popItem after a regenerate in the tree (a sibling answer) never brings the older answer back", async () => {
+      const session = new OpenAIAgentsSession(create(), "regenerated");
+      await session.addItems([user("q"), reply("first")]);
+      const [question] = await session.session.getHistory();
+      const { message } = await session.session.appendMessage(
+        { id: "second", role: "assistant", parts: [{ type: "text", text: "second" }] },
+        question!.id,
+      );
+      assert.equal(message?.id, "second");
+      const [first] = await session.session.getBranches(question!.id);
+      assert.equal(textOf(await session.popItem()), "second");
+      assert.deepEqual((await session.getItems()).map(textOf), ["q"]);
+      assert.equal(textOf(await session.popItem()), "q");
+      assert.deepEqual(await session.getItems(), []);
+      // Popped items are deleted; the older answer stays stored, off the path.
+      assert.equal(await session.session.getMessage("second"), null);
+      assert.deepEqual(
+        (await session.session.getHistory(first!.id)).map((m) => m.parts[0]?.text),
+        ["first"],
+      );
+      await session.addItems([user("again")]);
+      assert.deepEqual((await session.getItems()).map(textOf), ["again"]);
     });
 
     test("two writers' batches on one session never interleave", async () => {

@@ -1,35 +1,47 @@
 // The shipped privacy contract (agent-session/testing, runPrivacyContract) on every backend that writes to disk:
 // SQLite (a file), PGlite, Postgres and a Citus cluster; traces are file bytes, every relation's pages (every
-// worker's shards) and the planner statistics.
+// worker's shards) and the planner statistics. Every store has the suite's embedder: sqlite-vec on SQLite, pgvector
+// on PGlite, float4[] on Postgres and Citus (no pgvector there); the CLI's prune runs through a store without it.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { PostgresStore } from "../../src/postgres/index.js";
+import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
+import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { runPrivacyContract } from "../../src/testing/index.js";
 import { citusSchema, markersOnCluster, onEveryNode } from "../fixtures/citus-db.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { occurrences } from "../helpers/encryption.js";
 import { markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
 import { analyzeSchema, statisticsHolding } from "../helpers/purge-reach.js";
+import { postgresRowCounts, sqliteRowCounts } from "../helpers/rows-holding.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-privacy-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
+const FEATURES = ["changeLog", "embedder"] as const;
 
 runPrivacyContract(
   { describe, it },
   {
     name: "SQLite (file)",
-    create: async () => {
+    declaration: SQLITE_OWNER_DATA,
+    features: [...FEATURES, "sqlite-vec"],
+    create: async ({ embedder }) => {
       const path = join(dir, `store-${n++}.db`);
-      const store = new SqliteStore(path);
+      // Values split at 4 KB (as a Durable Object's at 2 MB), so a long message has continuation rows.
+      const store = new SqliteStore(path, { changeLog: true, maxValueBytes: 4096, embedder });
       return {
         store,
+        // As the CLI opens a file: no embedder, so it cannot touch sqlite-vec's table (the purge loads it).
+        withoutEmbedder: async () => new SqliteStore(path),
         traces: async (text) => occurrences(sqliteFiles(path), text),
+        rowCounts: sqliteRowCounts(store.driver),
         analyze: async () => store.driver.run("ANALYZE"),
         close: () => store.close(),
       };
@@ -37,27 +49,33 @@ runPrivacyContract(
   },
 );
 
-runPrivacyContract(
-  { describe, it },
-  {
-    name: "PGlite",
-    create: async () => {
-      const db = await PGlite.create({ extensions: { pageinspect } });
-      const store = await PostgresStore.open(db, { schema: "privacy" });
-      return {
-        store,
-        traces: async (text) =>
-          total(await markersInRelations(db, "privacy", text)) +
-          (await statisticsHolding(db, "privacy", [text])).length,
-        analyze: () => analyzeSchema(db, "privacy"),
-        close: async () => {
-          await store.close();
-          await db.close();
-        },
-      };
+describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
+  runPrivacyContract(
+    { describe, it },
+    {
+      name: "PGlite",
+      declaration: POSTGRES_OWNER_DATA,
+      features: FEATURES,
+      create: async ({ embedder }) => {
+        const db = await PGlite.create({ extensions: { pageinspect, vector } });
+        const store = await PostgresStore.open(db, { schema: "privacy", changeLog: true, embedder });
+        return {
+          store,
+          withoutEmbedder: () => PostgresStore.open(db, { schema: "privacy" }),
+          rowCounts: postgresRowCounts(db, "privacy"),
+          traces: async (text) =>
+            total(await markersInRelations(db, "privacy", text)) +
+            (await statisticsHolding(db, "privacy", [text])).length,
+          analyze: () => analyzeSchema(db, "privacy"),
+          close: async () => {
+            await store.close();
+            await db.close();
+          },
+        };
+      },
     },
-  },
-);
+  );
+});
 
 const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the privacy contract on Postgres: ${unavailable}`);
@@ -68,13 +86,17 @@ else {
     { describe, it },
     {
       name: "Postgres",
+      declaration: POSTGRES_OWNER_DATA,
+      features: FEATURES,
       purge: (store) => purgeUntilComplete(() => store.purge()),
-      create: async () => {
+      create: async ({ embedder }) => {
         const schema = `agent_session_privacy_${process.pid}_${n++}`;
         await dropSchema(pool, schema);
-        const store = await PostgresStore.open(pool, { schema });
+        const store = await PostgresStore.open(pool, { schema, changeLog: true, embedder });
         return {
           store,
+          withoutEmbedder: () => PostgresStore.open(pool, { schema }),
+          rowCounts: postgresRowCounts(pool, schema),
           traces: async (text) =>
             total(await markersInRelations(pool, schema, text)) +
             (await statisticsHolding(pool, schema, [text])).length,
@@ -95,12 +117,21 @@ if (cluster) {
     { describe, it },
     {
       name: "Citus",
+      declaration: POSTGRES_OWNER_DATA,
+      features: FEATURES,
       purge: (store) => purgeUntilComplete(() => store.purge()),
-      create: async () => {
-        await cluster.reset();
+      create: async ({ embedder }) => {
         const { pool, schema } = cluster;
+        // A fresh schema has no vector tables (the previous case's store made them, referencing the messages).
+        await pool.query(
+          `DROP TABLE IF EXISTS "${schema}".agent_message_vectors, "${schema}".agent_vector_state`,
+        );
+        await cluster.reset();
+        const store = cluster.store({ changeLog: true, embedder });
         return {
-          store: cluster.store(),
+          store,
+          withoutEmbedder: async () => cluster.store(),
+          rowCounts: postgresRowCounts(pool, schema),
           traces: async (text) =>
             total(await markersOnCluster(pool, schema, text)) +
             total(
@@ -109,7 +140,8 @@ if (cluster) {
               })),
             ),
           analyze: () => analyzeSchema(pool, schema),
-          close: async () => undefined,
+          // Its background work stops before the next case drops the vector tables (the fixture closes it again).
+          close: () => store.close(),
         };
       },
     },

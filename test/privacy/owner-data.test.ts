@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
+import { tableNames } from "../../src/postgres/connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
-import { tableNames } from "../../src/postgres/schema.js";
 import { tableStatements, vectorTables } from "../../src/postgres/search/vectors-schema.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";

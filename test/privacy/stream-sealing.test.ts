@@ -13,6 +13,7 @@ import type { StreamCapableStore } from "../../src/contract/streams.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "../helpers/purge.js";
 
@@ -79,7 +80,9 @@ test("SQLite: an encrypted owner's stream chunks are sealed, replay whole, and a
   await keyless.close();
 });
 
-test("PGlite: an encrypted owner's stream chunks are sealed in every page and replay whole; without the key, DECRYPT_FAILED", async () => {
+test("PGlite: an encrypted owner's stream chunks are sealed in every page and replay whole; without the key, DECRYPT_FAILED", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const db = await PGlite.create({ extensions: { pageinspect } });
   try {
     const schema = "streams";
@@ -99,7 +102,9 @@ test("PGlite: an encrypted owner's stream chunks are sealed in every page and re
   }
 });
 
-test("PGlite: a store that found a session's stream in clear refuses its next chunks once another store gave the owner a key", async () => {
+test("PGlite: a store that found a session's stream in clear refuses its next chunks once another store gave the owner a key", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
   const db = await PGlite.create();
   try {
     const schema = "stream_guard";

@@ -11,7 +11,7 @@ import { PostgresStore } from "../../src/postgres/index.js";
 import type { QueryLimits } from "../../src/search/limits.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 type Limits = Partial<QueryLimits>;
@@ -125,7 +125,7 @@ export async function probeBackends(): Promise<ProbeBackend[]> {
     simple("sqlite :memory:", (limits) => new SqliteStore(":memory:", { queryLimits: limits })),
     simple("sql tag", (limits) => new SqliteStore(sqlTagAgent(), { queryLimits: limits })),
     readonlySqlite(),
-    pglite(),
+    ...(pgliteSwitchedOff() ? [] : [pglite()]),
   ];
   const pg = await postgres();
   return pg ? [...backends, pg] : backends;

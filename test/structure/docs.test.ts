@@ -99,3 +99,9 @@ test("every relative link of a shipped doc lands on a shipped file and an existi
   }
   assert.deepEqual(problems, []);
 });
+
+// A map, not a manual: details belong in the doc of their topic (STORAGE.md, SQLITE.md, RECALL.md, PRIVACY.md, …).
+test("docs/ARCHITECTURE.md stays a map: at most 600 lines", () => {
+  const lines = readFileSync(join(ROOT, "docs", "ARCHITECTURE.md"), "utf8").split("\n").length;
+  assert.ok(lines <= 600, `docs/ARCHITECTURE.md has ${lines} lines; move details to the doc they belong to`);
+});

@@ -163,7 +163,7 @@ function arrowsBackUp(graph: Map<string, Set<string>>): string[] {
   return arrows.sort();
 }
 
-// The folders stack in floors (ARCHITECTURE.md's Folders): an import from a lower floor up to a higher one makes
+// The folders stack in floors (ARCHITECTURE.md, Folders as floors): an import from a lower floor up to a higher one makes
 // a circle of rooms, so neither can be read without the other.
 const KNOWN_BACK_UP: string[] = [];
 

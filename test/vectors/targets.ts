@@ -10,7 +10,7 @@ import type { VectorStoreOptions } from "../../src/search/vectors/types.js";
 import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { citusSchema } from "../fixtures/citus-db.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
 /** A store with a vector channel, as every backend's store is. */
@@ -256,6 +256,7 @@ export async function vectorTargets(): Promise<VectorTarget[]> {
     name: "PGlite (pgvector)",
     index: "pgvector",
     reopens: true,
+    ...(pgliteSwitchedOff() ? { skip: pgliteSwitchedOff()! } : {}),
     fresh: async () => {
       pglite ??= PGlite.create({ extensions: { vector } });
       const db = await pglite;

@@ -1,6 +1,7 @@
 import { createPgPool, type PostgresSource } from "../../postgres/connection/client.js";
 import { isPostgresConnection } from "../../postgres/connection/reference-connection.js";
-import { type PostgresStoreOptions, tableNames } from "../../postgres/schema.js";
+import { tableNames } from "../../postgres/connection/tables.js";
+import type { PostgresStoreOptions } from "../../postgres/schema.js";
 import { PostgresStore } from "../../postgres/store.js";
 import { StoreSessionStorage } from "./store.js";
 

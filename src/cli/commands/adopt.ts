@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { SessionStore } from "../../contract/store.js";
-import { sqliteHasTable } from "../../sqlite/connection/maintenance.js";
+import { sqliteHasTable } from "../../sqlite/maintenance.js";
 import {
   type AdoptionReport,
   type AdoptOptions,

@@ -11,24 +11,26 @@ import { openOutputFile } from "../transfer/output-file.js";
 
 function summaryLine(c: ExportCounts): string {
   const entries = counted(c.entries, "search entry", "search entries");
-  return `Exported ${counted(c.sessions, "session")}, ${counted(c.messages, "message")}, ${counted(c.compactions, "overlay")}, ${counted(c.blocks, "block")}, ${entries}.`;
+  return `Exported ${counted(c.sessions, "session")}, ${counted(c.messages, "message")}, ${counted(c.compactions, "overlay")}, ${counted(c.blocks, "block")}, ${entries}, ${counted(c.facts, "fact")}.`;
 }
 
 /**
  * The sessions to export: the named ones, or with an owner the owner's (the named ones must be the owner's; none
- * named: all of the owner's, and an owner without sessions exports none).
+ * named: all of the owner's with the blocks and entries recorded as the owner's, and an owner without sessions
+ * exports only those).
  */
 async function selectSessions(
   store: Parameters<typeof ownerSessionIds>[0],
   named: readonly string[],
   owner: string | undefined,
-): Promise<Pick<ExportOptions, "sessionIds" | "exact">> {
+): Promise<Pick<ExportOptions, "sessionIds" | "exact" | "owner">> {
   if (owner === undefined) return { sessionIds: named };
   const owned = await ownerSessionIds(store, owner);
   const mine = new Set(owned);
   const other = named.find((id) => !mine.has(id));
   if (other !== undefined) throw new CliError(`session ${JSON.stringify(other)} not found`, "NOT_FOUND");
-  return { sessionIds: named.length > 0 ? named : owned, exact: true };
+  if (named.length > 0) return { sessionIds: named, exact: true };
+  return { sessionIds: owned, exact: true, owner };
 }
 
 /** `export`: sessions as versioned JSONL, losslessly. */
@@ -53,7 +55,8 @@ export const exportCommand: Command = {
     owner: {
       ...OWNER_OPTION,
       description:
-        "only this owner's sessions and their blocks (a named session of another owner is not found)",
+        "only this owner's sessions and their blocks, with the blocks and entries recorded as the owner's unless " +
+        "sessions are named (a named session of another owner is not found)",
     },
   },
   examples: [

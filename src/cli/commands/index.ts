@@ -4,7 +4,9 @@ import { blocks } from "./blocks.js";
 import { demo } from "./demo.js";
 import { embed } from "./embed.js";
 import { exportCommand } from "./export.js";
+import { facts } from "./facts.js";
 import { importCommand } from "./import.js";
+import { learn } from "./learn.js";
 import { ls } from "./ls.js";
 import { mcp } from "./mcp.js";
 import { prune } from "./prune.js";
@@ -32,6 +34,8 @@ export const COMMANDS: readonly Command[] = [
   purge,
   rekey,
   embed,
+  learn,
+  facts,
   serve,
   mcp,
 ];

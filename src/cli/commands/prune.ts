@@ -116,7 +116,7 @@ export const prune: Command = {
     if (report) {
       const r = report.erased;
       await out.line(
-        `Erased ${counted(r.messages, "message")}, ${counted(r.compactions, "compaction")}, ${counted(r.vectors, "vector")}, ${counted(r.blocks, "block")}, ${counted(r.entries, "search entry", "search entries")}, ${counted(r.attachments, "attachment")}, ${counted(r.changes, "change-log row")}.`,
+        `Erased ${counted(r.messages, "message")}, ${counted(r.compactions, "compaction")}, ${counted(r.vectors, "vector")}, ${counted(r.blocks, "block")}, ${counted(r.entries, "search entry", "search entries")}, ${counted(r.attachments, "attachment")}, ${counted(r.changes, "change-log row")}, ${counted(r.facts, "fact")}.`,
       );
       if (report.skipped > 0)
         await out.line(

@@ -1,9 +1,9 @@
 import { hasContextStorage, hasRecords } from "../../contract/context.js";
 import { hasSessionRegistry, type RegistryCapableStore } from "../../contract/registry.js";
 import type { SessionStore } from "../../contract/store.js";
-import { reclaimSqliteSpace, sqliteFileBytes } from "../../sqlite/connection/maintenance.js";
+import { reclaimSqliteSpace, sqliteFileBytes } from "../../sqlite/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
-import type { ConditionalErase } from "../../store/retention.js";
+import { type ConditionalErase, recordEraser } from "../../store/retention.js";
 import { CliError } from "../errors.js";
 import { ownedBlocks, PROMPT_LABEL } from "./blocks.js";
 
@@ -26,7 +26,7 @@ export function requireRegistry(store: SessionStore): asserts store is RegistryC
 
 /**
  * The erasure a sweep runs for the CLI: each session with every block and entry the store records as its own
- * (registry.erase removes them by record, whatever their label). On a store without records, the CLI has no
+ * (registry.erase removes them by record, whatever their label) and its frozen prompt (retention.ts recordEraser). On a store without records, the CLI has no
  * templates to name a session's block labels, so ownership is read from the stored keys, once, before the first
  * erasure: its frozen prompt and the blocks whose key names it.
  */
@@ -39,9 +39,7 @@ export function cliEraser(store: RegistryCapableStore, ids: readonly string[]): 
     );
   }
   const erase = registry.erase.bind(registry);
-  if (hasContextStorage(store) && hasRecords(store.blocks)) {
-    return (id, condition) => erase(id, { condition });
-  }
+  if (hasContextStorage(store) && hasRecords(store.blocks)) return recordEraser(erase);
   let owned: Promise<Map<string, string[]>> | undefined;
   const ownedKeys = async (): Promise<Map<string, string[]>> => {
     const keys = new Map<string, string[]>(ids.map((id) => [id, [`${PROMPT_LABEL}_${id}`]]));

@@ -1,7 +1,7 @@
 import { hasAttachmentStore } from "../../contract/attachments.js";
 import { hasSessionRegistry, type SessionInfo } from "../../contract/registry.js";
 import type { SessionStore } from "../../contract/store.js";
-import { sqliteFileBytes, sqlitePages } from "../../sqlite/connection/maintenance.js";
+import { sqliteFileBytes, sqlitePages } from "../../sqlite/maintenance.js";
 import { SqliteStore } from "../../sqlite/store.js";
 import type { OpenedStore } from "../store.js";
 import { eachSessionOnce } from "../transfer/session-ids.js";

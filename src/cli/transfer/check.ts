@@ -1,15 +1,17 @@
 import { hasContextStorage } from "../../contract/context.js";
+import { hasFactStore } from "../../contract/facts.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import { hasSessionRegistry } from "../../contract/registry.js";
 import type { TransferCapableStore, TransferMessage } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { sha256Base64url } from "../../runtime/bytes.js";
+import { parseImportedFacts } from "../../store/fact-import.js";
 import { sha256 } from "../../store/media/offload.js";
 import { assertTransferHeader, assertTransferLinks, assertTransferRow } from "../../store/transfer/schema.js";
 import { assertTransferItem } from "../../store/transfer/validate.js";
 import { CliError } from "../errors.js";
 import type { ExportCounts } from "./format.js";
-import { Records } from "./import.js";
+import { noFactStore, Records } from "./import.js";
 import { UnreadablePlan, unreadableError } from "./unreadable.js";
 
 /** Options of {@link checkImport}. */
@@ -98,6 +100,11 @@ export async function checkImport(
         if (session !== undefined && !options.trustPrompts && fresh.get(session) !== true) {
           await checkPrompt(store, record.row.key, session, fail);
         }
+      } else if (record.type === "fact") {
+        // The store's own check of the fact (its sources' messages are checked when it is written, after the
+        // sessions the file brings are stored: a source neither there nor in the store stops the import there).
+        if (!hasFactStore(store)) throw noFactStore(records.line);
+        parseImportedFacts([record.fact]);
       } else if (record.type === "attachment") {
         if (record.sessionId !== current?.id) {
           fail(

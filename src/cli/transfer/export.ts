@@ -1,8 +1,10 @@
+import { hasFactStore } from "../../contract/facts.js";
 import type { TransferCapableStore } from "../../contract/transfer.js";
+import { exportFacts } from "../../store/transfer/facts.js";
 import { CliError } from "../errors.js";
 import { sessionBlockKeys } from "../inspect/blocks.js";
 import type { Progress } from "../progress.js";
-import { type ExportCounts, encodeEnd, encodeHeader, encodeItem, encodeRow } from "./format.js";
+import { type ExportCounts, encodeEnd, encodeFact, encodeHeader, encodeItem, encodeRow } from "./format.js";
 import { eachSessionOnce } from "./session-ids.js";
 
 /** What to export and how to report progress. */
@@ -11,6 +13,11 @@ export interface ExportOptions {
   sessionIds: readonly string[];
   /** `sessionIds` is the selection even when empty (an owner without sessions exports none, not the store). */
   exact?: boolean | undefined;
+  /**
+   * An owner whose blocks and entries recorded as its own (not any session's: its memory-tool directory, an app's
+   * owner-level blocks) the export also carries, with their record, so an import restores them as the owner's.
+   */
+  owner?: string | undefined;
   progress: Progress;
   /** Count messages first so the progress bar has a total (one extra read per session). */
   countFirst: boolean;
@@ -21,7 +28,9 @@ const CHUNK = 64 * 1024;
 
 /**
  * Writes an export as JSONL: the header, each session (its record, messages parents first, overlays), the
- * blocks (and, for a whole-store export, the search entries), then the end record with the counts. Everything is
+ * blocks (and, for a whole-store export, the search entries; for a partial one, those recorded for its sessions or
+ * its owner), the learned facts (for a partial export, those sourced in its sessions only), then the end record
+ * with the counts. Everything is
  * streamed from the store page by page, so memory stays flat whatever the store's size, but for the ids of the
  * sessions and payloads already written (each is written once).
  */
@@ -37,7 +46,7 @@ export async function writeExport(
       throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
   }
   if (options.countFirst) options.progress.setTotal(await countMessages(store, selected, partial));
-  const counts: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0 };
+  const counts: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0, facts: 0 };
   let buffer = "";
   const emit = async (line: string) => {
     buffer += `${line}\n`;
@@ -66,19 +75,31 @@ export async function writeExport(
       }
     }
   }
-  // A partial export carries the blocks its sessions own (inspect/blocks.ts sessionBlockKeys); entries belong to
-  // search blocks, not sessions.
+  // A partial export carries the blocks its sessions own (inspect/blocks.ts sessionBlockKeys), the entries recorded
+  // for them and, for an owner, the blocks and entries recorded as the owner's (each row carries its record); an
+  // entry without such a record belongs to a search block, not to a session.
   const wanted = new Set<string>();
   if (partial)
     for (const id of selected) for (const key of await sessionBlockKeys(store, id)) wanted.add(key);
+  const sessions = new Set(selected);
+  const { owner } = options;
   for await (const row of store.transfer.exportRows()) {
-    if (partial) {
-      if (row.kind === "entry") break;
-      if (!wanted.has(row.key)) continue;
-    }
+    const recorded =
+      (owner !== undefined && row.owner === owner) ||
+      (row.sessionId !== undefined && sessions.has(row.sessionId));
+    if (partial && !recorded && (row.kind === "entry" || !wanted.has(row.key))) continue;
     await emit(encodeRow(row));
     if (row.kind === "block") counts.blocks++;
     else counts.entries++;
+  }
+  // Facts last, after the sessions whose messages they name. A partial export carries those whose every source is in
+  // its sessions: a fact also drawn from a session left out would name evidence the importing store cannot hold.
+  if (hasFactStore(store)) {
+    for await (const fact of exportFacts(store.facts)) {
+      if (partial && !fact.sources.every((s) => sessions.has(s.sessionId))) continue;
+      await emit(encodeFact(fact));
+      counts.facts++;
+    }
   }
   await emit(encodeEnd(counts));
   if (buffer.length > 0) await write(buffer);

@@ -1,3 +1,4 @@
+import type { Fact, FactStatus } from "../../contract/facts.js";
 import type { CompactionDetails, StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type {
@@ -18,9 +19,10 @@ export const EXPORT_FORMAT = "agent-session-export";
 /**
  * The version this code writes; it reads it and every older one, and refuses newer ones. Version 2 added each
  * session's owner and pin (version 1 files carry neither: their import warns, see `ownerless`) and each block's and
- * entry's record (`sessionId` or `owner`; without one, the import applies the legacy key rule).
+ * entry's record (`sessionId` or `owner`; without one, the import applies the legacy key rule). Version 3 added
+ * learned facts (`fact` lines after the blocks and entries, and their count in the end record).
  */
-export const EXPORT_VERSION = 2;
+export const EXPORT_VERSION = 3;
 
 /** Record counts, as the last line of an export states them. */
 export interface ExportCounts {
@@ -29,6 +31,7 @@ export interface ExportCounts {
   compactions: number;
   blocks: number;
   entries: number;
+  facts: number;
 }
 
 /** A line of an export after validation, in the store's transfer shapes. */
@@ -44,6 +47,7 @@ export type ExportRecord =
   | { type: "message"; sessionId: string; message: TransferMessage; unreadable: boolean }
   | { type: "compaction"; sessionId: string; compaction: StoredCompaction }
   | { type: "row"; row: TransferRow }
+  | { type: "fact"; fact: Fact }
   | { type: "end"; counts: ExportCounts };
 
 // Every writer below builds its object literal in one fixed key order, so the same data is always the same bytes.
@@ -126,10 +130,51 @@ export function encodeRow(row: TransferRow): string {
     : JSON.stringify({ type: "entry", label: row.label, key: row.key, content: row.content, ...record });
 }
 
+/** The line of a learned fact: its scope (owner or session), what it says, its sources, its state and producer. */
+export function encodeFact(f: Fact): string {
+  return JSON.stringify({
+    type: "fact",
+    owner: f.owner,
+    session: f.sessionId,
+    id: f.id,
+    text: f.text,
+    about: f.about,
+    observedAt: f.observedAt,
+    producer: f.producer,
+    sources: f.sources.map((s) => ({ session: s.sessionId, message: s.messageId })),
+    status: f.status,
+    supersededBy: f.supersededBy,
+    createdAt: f.createdAt,
+  });
+}
+
 /** The last line: how many records of each kind came before, so a truncated file is detected. */
 export function encodeEnd(counts: ExportCounts): string {
-  const { sessions, messages, compactions, blocks, entries } = counts;
-  return JSON.stringify({ type: "end", sessions, messages, compactions, blocks, entries });
+  const { sessions, messages, compactions, blocks, entries, facts } = counts;
+  return JSON.stringify({ type: "end", sessions, messages, compactions, blocks, entries, facts });
+}
+
+/** A fact line's fields (their values are checked by the store's import, FactStore.importFacts). */
+function decodeFact(f: Fields, record: Record<string, unknown>, line: number): Fact {
+  const sources = record.sources;
+  if (!Array.isArray(sources)) f.fail('"sources" must be an array');
+  return {
+    id: f.string("id", true),
+    owner: f.nullableString("owner"),
+    sessionId: f.nullableString("session"),
+    text: f.string("text"),
+    about: f.nullableString("about"),
+    observedAt: f.count("observedAt"),
+    producer: f.string("producer"),
+    sources: (sources as unknown[]).map((source, i) => {
+      if (source === null || typeof source !== "object") f.fail(`"sources.${i}" must be an object`);
+      const s = new Fields(source as Record<string, unknown>, line, `sources.${i}.`);
+      return { sessionId: s.string("session"), messageId: s.string("message") };
+    }),
+    status: f.string("status") as FactStatus,
+    supersededBy: f.nullableString("supersededBy"),
+    createdAt: f.count("createdAt"),
+  };
 }
 
 function parseObject(json: string): Record<string, unknown> | undefined {
@@ -284,6 +329,8 @@ function decodeRecord(text: string, line: number): ExportRecord {
           ...decodeRowRecord(f),
         },
       };
+    case "fact":
+      return { type: "fact", fact: decodeFact(f, record, line) };
     case "end":
       return {
         type: "end",
@@ -293,6 +340,8 @@ function decodeRecord(text: string, line: number): ExportRecord {
           compactions: f.count("compactions"),
           blocks: f.count("blocks"),
           entries: f.count("entries"),
+          // Version 3 on: a file before it holds no facts.
+          facts: f.has("facts") ? f.count("facts") : 0,
         },
       };
     default:

@@ -1,4 +1,5 @@
 import { hasAttachmentStore } from "../../contract/attachments.js";
+import { type Fact, hasFactStore } from "../../contract/facts.js";
 import type {
   ImportCounts,
   TransferCapableStore,
@@ -8,6 +9,7 @@ import type {
 } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { contentHashes } from "../../store/media/offload.js";
+import { importFactStream } from "../../store/transfer/facts.js";
 import { CliError } from "../errors.js";
 import { decodeHeader, decodeLine, type ExportCounts, type ExportRecord } from "./format.js";
 import type { UnreadablePlan, UnreadableSkipped } from "./unreadable.js";
@@ -20,6 +22,8 @@ export interface ImportSummary {
   compactions: ImportCounts;
   /** Blocks and entries. */
   rows: ImportCounts;
+  /** Learned facts (one whose id its scope holds is skipped). */
+  facts: ImportCounts;
   /**
    * Registered sessions whose record carried no owner and no pin (a version 1 export): imported without an owner,
    * unpinned, so an owner's view does not find them and retention does not keep them.
@@ -33,7 +37,7 @@ export interface ImportSummary {
 export class Records {
   line = 0;
   private ahead: ExportRecord | undefined;
-  readonly seen: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0 };
+  readonly seen: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0, facts: 0 };
 
   constructor(
     private readonly lines: AsyncIterator<string>,
@@ -52,6 +56,7 @@ export class Records {
     else if (record?.type === "message") this.seen.messages++;
     else if (record?.type === "compaction") this.seen.compactions++;
     else if (record?.type === "row") this.seen[record.row.kind === "block" ? "blocks" : "entries"]++;
+    else if (record?.type === "fact") this.seen.facts++;
     return record;
   }
 
@@ -135,6 +140,22 @@ async function* rowItems(records: Records, first: TransferRow): AsyncGenerator<T
   }
 }
 
+async function* factItems(records: Records, first: Fact): AsyncGenerator<Fact> {
+  yield first;
+  for (let next = await records.peek(); next?.type === "fact"; next = await records.peek()) {
+    yield next.fact;
+    await records.next();
+  }
+}
+
+/** The error for a file with facts on a store that keeps none (the check pass raises it before anything is written). */
+export function noFactStore(line: number): CliError {
+  return new CliError(
+    `line ${line}: the file holds learned facts and this store keeps none: import it into a store with facts (memory, SQLite, Postgres)`,
+    "UNSUPPORTED",
+  );
+}
+
 function add(total: ImportCounts, part: ImportCounts): void {
   total.inserted += part.inserted;
   total.skipped += part.skipped;
@@ -161,6 +182,7 @@ export async function readImport(
     messages: { inserted: 0, skipped: 0 },
     compactions: { inserted: 0, skipped: 0 },
     rows: { inserted: 0, skipped: 0 },
+    facts: { inserted: 0, skipped: 0 },
     ownerless: 0,
   };
   if (plan) summary.unreadable = [];
@@ -182,6 +204,9 @@ export async function readImport(
         add(summary.compactions, result.compactions);
       } else if (record.type === "row") {
         add(summary.rows, await store.transfer.importRows(rowItems(records, record.row)));
+      } else if (record.type === "fact") {
+        if (!hasFactStore(store)) throw noFactStore(records.line);
+        add(summary.facts, await importFactStream(store.facts, factItems(records, record.fact)));
       } else if (record.type === "end") {
         end = record.counts;
       } else if (record.type === "header") {

@@ -30,9 +30,9 @@
 
 import { SessionError } from "../../errors.js";
 import type { Query } from "../connection/client.js";
+import type { Tables } from "../connection/tables.js";
 import type { ClearGuard } from "../key-cache.js";
 import { NOW, usageAssignments, usageFits } from "../registry-sql.js";
-import type { Tables } from "../schema.js";
 import { ownerHashSql, ownerTsvectorSql } from "../search/fts.js";
 import { childSql } from "../tree.js";
 import { parentRead } from "./parent.js";

@@ -3,7 +3,9 @@
  * column and requires every primary key and unique constraint to contain it, so the per-session tables (heads,
  * messages, overlays, attachment links, the registry) are keyed by the session id and co-located: one session's
  * rows are on one node and a statement that names the session runs there alone. Blocks, entries and payloads
- * are sharded by their own keys; the version and adoption rows stay on the coordinator.
+ * are sharded by their own keys; the version and adoption rows, the change log and the streams stay on the
+ * coordinator. Which table goes where, and by which column, is the declaration's (postgres/owner-data.ts `citus`,
+ * `citusColumn`, placed by placement.ts); the re-keying below prepares the tables of the first distribution for it.
  *
  * The same steps convert a single-node store that holds rows: the new columns are filled from the heads before
  * `create_distributed_table` copies each table into its shards.
@@ -11,8 +13,9 @@
 
 import { SessionError } from "../../errors.js";
 import type { Query } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { vectorTables } from "../search/vectors-schema.js";
+import { placeDeclared } from "./placement.js";
 
 /** Whether the citus extension is installed in this database. */
 async function hasCitus(query: Query): Promise<boolean> {
@@ -57,8 +60,9 @@ async function addSessionId(query: Query, table: string, fill: string): Promise<
 }
 
 /**
- * Converts the store's (migrated) tables to the Citus layout and distributes them; does nothing when they are
- * distributed already. Runs in the caller's transaction, under the migration lock.
+ * Converts the store's (migrated) tables to the Citus layout and distributes them; when they are distributed
+ * already, places only the declared tables that are not (placement.ts). Runs in the caller's transaction, under
+ * the migration lock.
  */
 export async function distribute(query: Query, t: Tables): Promise<void> {
   if (!(await hasCitus(query))) {
@@ -68,7 +72,8 @@ export async function distribute(query: Query, t: Tables): Promise<void> {
       { issues: [{ path: "distributed", rule: "invalid" }] },
     );
   }
-  if (await isDistributed(query, t)) return;
+  // Distributed already: only the declared tables a later migration added are left to place (placement.ts).
+  if (await isDistributed(query, t)) return placeDeclared(query, t);
   // A store with vectors (search/vectors-schema.ts): their reference to the messages' seq goes before that key does.
   const vectors = await existing(query, vectorTables(t).vectors);
   if (vectors) await dropReferences(query, vectors);
@@ -92,26 +97,16 @@ export async function distribute(query: Query, t: Tables): Promise<void> {
     `m.session_id FROM ${t.messages} m WHERE m.seq = x.message_seq`,
   );
   await rekey(query, t.attachmentLinks, ["session_id, message_seq, hash"]);
-  const literal = (name: string) => `'${name.replace(/'/g, "''")}'`;
-  const shard = (table: string, column: string, colocate: string) =>
-    query(
-      `SELECT create_distributed_table(${literal(table)}, ${literal(column)}, colocate_with => ${literal(colocate)})`,
-    );
-  await shard(t.heads, "session_id", "none");
-  for (const table of [t.messages, t.compactions, t.attachmentLinks])
-    await shard(table, "session_id", t.heads);
-  await shard(t.sessions, "id", t.heads);
-  await shard(t.blocks, "key", "none");
-  await shard(t.entries, "label", "none");
-  await shard(t.attachments, "hash", "none");
+  // Every table the declaration places "by-session", "by-key" or "reference" (owner-data.ts), by its declared
+  // column: a table added to the declaration is placed without a line here. Tables made on first use that do not
+  // exist yet (the vectors) are distributed when they are made (search/vectors-citus.ts).
+  await placeDeclared(query, t);
   if (vectors) {
-    await shard(vectors, "session_id", t.heads);
     // Added once both are distributed: Citus refuses to distribute a table a local one references.
     await query(
       `ALTER TABLE ${vectors} ADD FOREIGN KEY (session_id, seq) REFERENCES ${t.messages} (session_id, seq) ON DELETE CASCADE`,
     );
   }
-  await referenceKeyTables(query, t);
 }
 
 /** `table` when it exists, else null. */
@@ -127,25 +122,4 @@ async function dropReferences(query: Query, table: string): Promise<void> {
     [table],
   );
   for (const { name } of rows) await query(`ALTER TABLE ${table} DROP CONSTRAINT "${name}"`);
-}
-
-/**
- * Makes the key checks and rotations (encryption at rest, postgres/sealing.ts) reference tables, unless they are:
- * a copy on every node, so a sealed write's statement reads its key check on the node of its session's shard,
- * and the registry's join of an owner's check stays on one node. They are small (a row per encrypted owner) and
- * rarely written (an owner's first sealed write, a rotation's start and its cursor, an erasure). Tables a later
- * migration added to a store distributed before it are converted here too, when the store is opened.
- */
-export async function referenceKeyTables(query: Query, t: Tables): Promise<void> {
-  for (const name of await localKeyTables(query, t)) await query("SELECT create_reference_table($1)", [name]);
-}
-
-/** The key tables not distributed yet (as reference tables): none once a store made them so. */
-export async function localKeyTables(query: Query, t: Tables): Promise<string[]> {
-  const local = await query<{ name: string }>(
-    `SELECT name FROM unnest($1::text[]) AS name
-     WHERE NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass(name))`,
-    [[t.ownerKeys, t.ownerRekeys]],
-  );
-  return local.map((row) => row.name);
 }

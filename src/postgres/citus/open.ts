@@ -1,13 +1,16 @@
 import { SessionError } from "../../errors.js";
 import type { Executor } from "../connection/client.js";
-import { migrationLock, type Tables } from "../schema.js";
+import { migrationLock } from "../connection/migration-lock.js";
+import type { Tables } from "../connection/tables.js";
 import { createAppendFunction, hasAppendFunction } from "./append-function.js";
-import { distribute, isDistributed, localKeyTables, referenceKeyTables } from "./layout.js";
+import { distribute, isDistributed } from "./layout.js";
+import { unplacedTables } from "./placement.js";
 
 /**
  * Matches the tables' layout to the store's `distributed` option on open: distributes them when asked (once,
- * under the migration lock, so processes opening together convert them once), and refuses to run the
- * single-node statements on distributed tables, which Citus would fan out to every shard or reject.
+ * under the migration lock, so processes opening together convert them once), places the declared tables a later
+ * migration added to a distributed store, and refuses to run the single-node statements on distributed tables,
+ * which Citus would fan out to every shard or reject.
  */
 export async function checkLayout(executor: Executor, t: Tables): Promise<void> {
   const distributed = await isDistributed(executor.query, t);
@@ -24,12 +27,12 @@ export async function checkLayout(executor: Executor, t: Tables): Promise<void> 
       await migrationLock(query, t);
       await distribute(query, t);
     });
-  } else if ((await localKeyTables(executor.query, t)).length > 0) {
-    // Every store reads the key tables (one without a keyring to refuse an owner with a key): on every node, for a
-    // store distributed before they existed. Looked at first, so an open takes no transaction once they are.
+  } else if ((await unplacedTables(executor.query, t)).length > 0) {
+    // A table a migration added to a store distributed before it (the key tables, a new per-session table) is placed
+    // as declared. Looked at first, one catalog read, so an open takes no transaction once every table is.
     await executor.transaction(async (query) => {
       await migrationLock(query, t);
-      await referenceKeyTables(query, t);
+      await distribute(query, t);
     });
   }
   // The routed append's function (citus/append-function.ts), also for tables distributed by a release without it.

@@ -1,5 +1,5 @@
 import type { Executor, Query } from "../connection/client.js";
-import { statement, type Tables } from "../schema.js";
+import { statement, type Tables } from "../connection/tables.js";
 import { spineArrays, spineCte } from "../tree.js";
 import { sessionScope } from "./route.js";
 

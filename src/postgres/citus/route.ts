@@ -1,4 +1,4 @@
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import type { Scope } from "../tree.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 
 /**
  * Groups `sessionIds` by the shard that holds them (the heads' shards; every per-session table is co-located with

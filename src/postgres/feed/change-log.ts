@@ -16,7 +16,7 @@ import { readChangeRow } from "../../store/feed/rows.js";
 import { sessionScope } from "../citus/route.js";
 import { settledRead } from "../citus/settled-read.js";
 import type { Executor, Query } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { openSummaries } from "../summaries.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";
 

@@ -5,7 +5,7 @@ import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowWritten, Written } from "../../store/written.js";
 import { onSession, sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
-import { statement, type Tables } from "../schema.js";
+import { statement, type Tables } from "../connection/tables.js";
 import { messageForm, type StoredForm } from "../stored-form.js";
 
 /**

@@ -8,8 +8,7 @@
 import { assertBlindOwners, type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import type { SearchPlan } from "../../search/options.js";
 import type { Query } from "../connection/client.js";
-import type { Tables } from "../schema.js";
-import type { PostgresKeys } from "../sealing.js";
+import type { KeyedTables, PostgresKeys } from "../sealing.js";
 import { ownerHashSql } from "./fts.js";
 
 type Scope = Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">;
@@ -19,7 +18,7 @@ type Scope = Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">;
  * the owners of the sessions named; none for a store-wide search (see above). A known owner's session or an owner
  * whose key this process has verified costs no statement; otherwise one reads the owners and their key checks.
  */
-export async function searchBlinds(query: Query, t: Tables, scope: Scope): Promise<BlindTokens[]> {
+export async function searchBlinds(query: Query, t: KeyedTables, scope: Scope): Promise<BlindTokens[]> {
   const { keys } = t;
   if (!keys) return [];
   const { sessionId, sessionIds, owner } = scope;
@@ -38,7 +37,7 @@ export async function searchBlinds(query: Query, t: Tables, scope: Scope): Promi
 // then each owner's search keys, with nothing more to read.
 async function ownersKeys(
   query: Query,
-  t: Tables,
+  t: KeyedTables,
   keys: PostgresKeys,
   scope: { owner: string } | { sessionIds: ReadonlySet<string> | undefined },
 ): Promise<Uint8Array[][]> {

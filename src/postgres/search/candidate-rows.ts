@@ -10,7 +10,7 @@ import { hasFilters, type SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { sessionScope, sessionsScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { activePathsCte, isoSql, type Scope } from "../tree.js";
 import { filterParams } from "./filters.js";
 import { type Candidate, type CandidateColumns, candidateOf } from "./page.js";

@@ -5,6 +5,7 @@
  * page of hits is read in one more statement (page.ts).
  */
 
+import type { FactLifts } from "../../search/facts.js";
 import { nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { activePathLength } from "../../search/on-path.js";
@@ -13,7 +14,7 @@ import { type RecallSource, recallAsync, recallFindsNothing, scoresOf } from "..
 import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { searchBlinds } from "./blind.js";
 import {
   type CandidateRow,
@@ -25,11 +26,15 @@ import {
   RECALL_CANDIDATES,
   type TermTsqueries,
 } from "./candidate-rows.js";
+import { sourceSeqs } from "./fact-sources.js";
 import { fanOutCandidateRows } from "./fan-out.js";
 import { anyTsquery, sessionLexeme, termTsqueries, withinOwner } from "./fts.js";
 import { onPathOf, type PageHit, readPage } from "./page.js";
 
-/** The hits of a ranked-recall search, best first, at most `plan.limit`. */
+/**
+ * The hits of a ranked-recall search, best first, at most `plan.limit`, and the fact channel's answer when it took
+ * one (a search with `facts: "hits"` returns the facts in scope among them).
+ */
 export async function recallSearch(
   executor: Executor,
   t: Tables,
@@ -37,11 +42,13 @@ export async function recallSearch(
   plan: SearchPlan,
   limits: QueryLimits,
   vectors?: VectorChannel,
-): Promise<PageHit[]> {
+  factChannel?: FactChannel,
+): Promise<{ hits: PageHit[]; facts?: FactLifts | undefined }> {
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
   const terms = recallTerms(query, limits);
-  if (recallFindsNothing(terms, plan)) return [];
+  if (recallFindsNothing(terms, plan)) return { hits: [] };
   const near = await nearestFor(vectors, query, plan);
+  const facts = await factChannel?.(query, plan);
   // The scope goes into the index scan, so the newest matches taken are the scope's own: a set of sessions
   // filtered after the scan found nothing for sessions older than the store's newest matches.
   const scope =
@@ -55,8 +62,12 @@ export async function recallSearch(
   const { numbers, queries } = termTsqueries(terms, await searchBlinds(executor.query, t, plan));
   const any = withinOwner(anyTsquery(queries, scope), plan.owner) as string;
   const termQueries: TermQueries = { numbers, tsqueries: [any, queries] };
-  return (await recallAsync(postgresSource(executor, t, termQueries, near), terms, plan, near)) ?? [];
+  const source = postgresSource(executor, t, termQueries, near, facts !== undefined);
+  return { hits: (await recallAsync(source, terms, plan, { near, facts })) ?? [], facts };
 }
+
+/** A store's fact channel for a search (search/facts.ts `factChannel`), undefined when it takes none. */
+export type FactChannel = (query: string, plan: SearchPlan) => Promise<FactLifts | undefined>;
 
 /** The tsqueries of a search's terms, and which term each of them is (a term that folds to nothing has none). */
 interface TermQueries {
@@ -74,11 +85,13 @@ function postgresSource(
   t: Tables,
   { numbers, tsqueries }: TermQueries,
   near: readonly number[] | undefined,
+  facts: boolean,
 ): RecallSource<TermQueries, Collected, Promise<PageHit[]>, Promise<Collected>> {
   const collect = (plan: SearchPlan, termCount: number, rows: CandidateRow[]) =>
     collectCandidates(executor, t, plan, termCount, numbers, rows, near);
   return {
-    scope: () => (numbers.length === 0 && !near?.length ? undefined : { numbers, tsqueries }),
+    // A query whose terms all fold to nothing still finds the turns its facts name.
+    scope: () => (numbers.length === 0 && !near?.length && !facts ? undefined : { numbers, tsqueries }),
     read: async (terms, _scope, plan) =>
       collect(
         plan,
@@ -106,11 +119,17 @@ function postgresSource(
     },
     pageMaySkip: () => false,
     fusesNear: (seq, _scope, { returnable }) => returnable(seq),
-    page: (seqs, scores, plan, _scope, { nodes }) =>
+    seqsOf: (sources, _scope, { nodes, onPath }, plan) =>
+      sourceSeqs(executor, t, plan, sources, nodes, onPath),
+    // The ranked seqs are all returnable; a turn only a fact brings may not be (a role or time filter).
+    page: (seqs, scores, plan, _scope, { nodes, returnable }) =>
       readPage(
         executor,
         t,
-        seqs.slice(0, plan.limit).map((seq) => nodes.get(seq)!),
+        seqs
+          .filter(returnable)
+          .slice(0, plan.limit)
+          .map((seq) => nodes.get(seq)!),
         scores,
       ),
     rereads: {
@@ -160,6 +179,8 @@ interface Collected {
   documents: number;
   visible: ((seq: number) => boolean) | undefined;
   returnable: (seq: number) => boolean;
+  /** In an active-branch search, whether each candidate of a session with other branches lies on its path. */
+  onPath: Map<number, boolean>;
 }
 
 /**
@@ -201,15 +222,19 @@ async function collectCandidates(
       nodes.set(Number(row.seq), nodeOf(row));
     }
   }
-  let visible: ((seq: number) => boolean) | undefined;
-  if (plan.activeOnly) {
-    const branched = [...nodes.values()].filter((node) => node.branched);
-    const onPath = await onPathOf(executor, t, branched);
-    visible = (seq) => !nodes.get(seq)?.branched || onPath.get(seq) === true;
-  }
+  const onPath = plan.activeOnly
+    ? await onPathOf(
+        executor,
+        t,
+        [...nodes.values()].filter((node) => node.branched),
+      )
+    : new Map<number, boolean>();
+  const visible = plan.activeOnly
+    ? (seq: number) => !nodes.get(seq)?.branched || onPath.get(seq) === true
+    : undefined;
   const returnable = (seq: number) => {
     const node = nodes.get(seq);
     return node !== undefined && passesFilters(plan, node.role, node.createdAt) && (visible?.(seq) ?? true);
   };
-  return { rows, nodes, matches, documents, visible, returnable };
+  return { rows, nodes, matches, documents, visible, returnable, onPath };
 }

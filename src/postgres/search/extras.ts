@@ -17,7 +17,7 @@ import {
 import { isSealed } from "../../store/crypto/seal.js";
 import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { openContent } from "../stored-form.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";
 import type { PageHit } from "./page.js";

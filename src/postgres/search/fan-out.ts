@@ -14,7 +14,7 @@ import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { sessionScope } from "../citus/route.js";
 import { byShard } from "../citus/shards.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { activePathsCte } from "../tree.js";
 import {
   CANDIDATES_BY_SEQ,

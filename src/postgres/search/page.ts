@@ -11,7 +11,7 @@ import type { ScoreLookup } from "../../search/pipeline.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { openContents } from "../stored-form.js";
 import { ancestorCte, isoSql, pathCte } from "../tree.js";
 

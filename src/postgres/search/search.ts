@@ -6,9 +6,10 @@
  * each session's latest leaf.
  */
 
-import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
+import type { SearchItem, StoreSearchOptions, WithFactHits } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths, growingWindow, keepWindowToActivePaths } from "../../search/active-paths.js";
+import { withFactHits } from "../../search/facts.js";
 import { hitResult, rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
@@ -17,10 +18,10 @@ import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
 import { searchBlinds } from "./blind.js";
-import { recallSearch } from "./candidates.js";
+import { type FactChannel, recallSearch } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { fanOutAllWords } from "./fan-out.js";
 import { filterParams } from "./filters.js";
@@ -96,18 +97,19 @@ export async function searchMessages(
   executor: Executor,
   t: Tables,
   query: string,
-  options: StoreSearchOptions = {},
+  options: StoreSearchOptions | WithFactHits<StoreSearchOptions> = {},
   limits: QueryLimits = DEFAULT_QUERY_LIMITS,
   vectors?: VectorChannel,
-): Promise<SearchHit[]> {
+  factChannel?: FactChannel,
+): Promise<SearchItem[]> {
   // An owner is one more lexeme ANDed inside the index (fts.ts), as a session is, and a condition of the vector read.
   const plan = searchPlan(options);
   if (typeof query !== "string") return [];
-  const hits =
-    plan.match === "any"
-      ? await recallSearch(executor, t, query, plan, limits, vectors)
-      : await allWords(executor, t, query, plan, limits);
-  return rankedHits(await withExtras(executor, t, hits, plan));
+  if (plan.match === "all")
+    return rankedHits(await withExtras(executor, t, await allWords(executor, t, query, plan, limits), plan));
+  const { hits, facts } = await recallSearch(executor, t, query, plan, limits, vectors, factChannel);
+  const ranked = rankedHits(await withExtras(executor, t, hits, plan));
+  return plan.facts === "hits" && facts !== undefined ? withFactHits(ranked, facts, plan.limit) : ranked;
 }
 
 /**

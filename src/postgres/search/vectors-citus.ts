@@ -4,9 +4,13 @@
  * keeps, walked one session at a time (Citus refuses a recursive CTE that fans out).
  */
 
+import { citusShards } from "../../store/owner-data.js";
+import { qualified } from "../citus/placement.js";
 import { sessionScope } from "../citus/route.js";
 import { type Executor, sqlState } from "../connection/client.js";
-import { migrationLock, type Tables } from "../schema.js";
+import { migrationLock } from "../connection/migration-lock.js";
+import type { Tables } from "../connection/tables.js";
+import { POSTGRES_OWNER_DATA } from "../owner-data.js";
 import { pathCte } from "../tree.js";
 import { tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 
@@ -20,6 +24,14 @@ export async function prepareVectors(executor: Executor, t: Tables): Promise<voi
   for (const statement of tableStatements(v)) await executor.query(statement);
   await distributeVectors(executor, t, v);
 }
+
+/** The vector table's placement in the declaration (owner-data.ts): by session id, co-located with the heads. */
+const VECTORS_SHARD = (() => {
+  const shard = citusShards(POSTGRES_OWNER_DATA).find((s) => s.table === "agent_message_vectors");
+  if (!shard || shard.colocate === "none")
+    throw new Error("agent_message_vectors must be declared by-session");
+  return shard;
+})();
 
 /** Distributes the (new) vector table by session id, co-located with the heads and messages; once, under the lock. */
 export async function distributeVectors(executor: Executor, t: Tables, v: VectorTables): Promise<void> {
@@ -38,9 +50,10 @@ export async function distributeVectors(executor: Executor, t: Tables, v: Vector
       await executor.transaction(async (query) => {
         await migrationLock(query, t);
         if (await sharded(query)) return;
-        await query("SELECT create_distributed_table($1, 'session_id', colocate_with => $2)", [
+        await query("SELECT create_distributed_table($1, $2, colocate_with => $3)", [
           v.vectors,
-          t.heads,
+          VECTORS_SHARD.column,
+          qualified(t, VECTORS_SHARD.colocate),
         ]);
       });
       return;

@@ -4,7 +4,7 @@
  */
 import type { VectorFailure } from "../../search/vectors/types.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { CURRENT, type VectorTables } from "./vectors-schema.js";
 
 /** Messages with a current vector, with a current refusal (`failure`, no vector), and the rest (pending). */

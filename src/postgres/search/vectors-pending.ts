@@ -7,7 +7,7 @@ import { storedMessageText } from "../../message/text.js";
 import type { PendingText } from "../../search/vectors/types.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { CURRENT, type VectorTables } from "./vectors-schema.js";
 
 interface PendingRow {

@@ -2,7 +2,7 @@
  * The vector channel's tables on Postgres (the twin of src/sqlite/search/vectors-schema.ts): their names under a
  * store's schema and prefix, the statements that create them, and what makes a vector current.
  */
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 
 /** Names of the vector tables and their indexes, quoted. */
 export interface VectorTables {

@@ -9,7 +9,7 @@ import { canBeStored } from "../../message/ids.js";
 import { type BranchedSession, pathsWithin } from "../../search/active-paths.js";
 import type { NearestRead } from "../../search/vectors/types.js";
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { activePathsCte } from "../tree.js";
 import { filterParams } from "./filters.js";
 import { onPathOf } from "./page.js";

@@ -3,7 +3,7 @@
  * made before it), and the sweep of what deletes left before that.
  */
 import type { Executor } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import type { VectorTables } from "./vectors-schema.js";
 
 /** Vector rows removed per statement when orphans are swept (bounded lock time). */

@@ -12,7 +12,7 @@ import type {
 } from "../../search/vectors/types.js";
 import type { PostgresBackend } from "../backend.js";
 import type { Executor, Query } from "../connection/client.js";
-import type { Tables } from "../schema.js";
+import type { Tables } from "../connection/tables.js";
 import { activePathSeqs, distributeVectors, sessionIdsOf } from "./vectors-citus.js";
 import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./vectors-failures.js";
 import { pendingAfter, pendingAmong } from "./vectors-pending.js";

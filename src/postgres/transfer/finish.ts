@@ -1,12 +1,16 @@
 /**
  * The last step of a Postgres session import (import.ts), one transaction once the batches committed: the latest
- * leaf and the import's `reset` change-log row, which commit together.
+ * leaf (the shared program of store/transfer/sql-import.ts over Postgres' statements) and the import's `reset`
+ * change-log row, which commit together.
  */
 
+import { command, prepared, query } from "../../store/sql/program.js";
+import { type LeafStatements, setLeaf } from "../../store/transfer/sql-import.js";
 import { onSession, sessionParam } from "../citus/route.js";
-import type { Executor, Query } from "../connection/client.js";
+import type { Executor } from "../connection/client.js";
+import { runProgram } from "../connection/program.js";
+import { statement, type Tables } from "../connection/tables.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
-import { statement, type Tables } from "../schema.js";
 import { newestLeafSql, refreshHeadSql } from "../writes.js";
 
 // In the Citus layout each statement also names the session (its last parameter), to run on its node alone.
@@ -18,19 +22,18 @@ const leafSql = statement(
     `SELECT seq FROM ${t.messages} WHERE session_num = $1::bigint AND id = $2${onSession(t, null, "$3::text")}`,
 );
 
-// The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose.
-async function setLeaf(query: Query, t: Tables, num: string, header: { id: string; leafId: string | null }) {
-  const own = sessionParam(t, header.id);
-  if ((await query(lockNumSql(t), [num, ...own])).length === 0) return;
-  const [stored] =
-    header.leafId === null
-      ? []
-      : await query<{ seq: string }>(leafSql(t), [num, header.leafId, ...own], true);
-  const leaf =
-    stored?.seq ??
-    (await query<{ seq: string | null }>(newestLeafSql(t), [num, ...own], true))[0]?.seq ??
-    null;
-  await query(refreshHeadSql(t), [num, leaf, 0, new Date().toISOString(), ...own], true);
+// The head is locked as every session write locks it, so an appender waits for the new leaf.
+function leafStatements(t: Tables): LeafStatements {
+  const own = (id: string) => sessionParam(t, id);
+  return {
+    lock: ({ num, id }) => query(lockNumSql(t), [num, ...own(id)]),
+    leaf: ({ num, id }, leafId) => prepared(leafSql(t), [num, leafId, ...own(id)]),
+    newest: ({ num, id }) => prepared(newestLeafSql(t), [num, ...own(id)]),
+    point: ({ num, id }, leaf, now) => ({
+      ...command(refreshHeadSql(t), [num, leaf, 0, now, ...own(id)]),
+      prepared: true,
+    }),
+  };
 }
 
 /**
@@ -46,8 +49,8 @@ export async function finishImport(
   log: PostgresChangeLog | undefined,
 ): Promise<number | undefined> {
   if (!setsLeaf && !log) return undefined;
-  return executor.transaction(async (query) => {
-    if (setsLeaf) await setLeaf(query, t, num, header);
-    return log?.recordIn(query, { sessionId: header.id, type: "reset", ids: [] });
+  return executor.transaction(async (q) => {
+    if (setsLeaf) await runProgram(q, setLeaf(leafStatements(t), { num, id: header.id }, header.leafId));
+    return log?.recordIn(q, { sessionId: header.id, type: "reset", ids: [] });
   });
 }

@@ -21,10 +21,10 @@ import { assertTransferMessage, messageFacts } from "../../store/transfer/stream
 import { lockSql } from "../append-attempt.js";
 import { onSession, sessionColumn, sessionParam, sessionScope } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
+import { statement, type Tables } from "../connection/tables.js";
 import { needsEncoding } from "../connection/text.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
-import { statement, type Tables } from "../schema.js";
 import { ownerTsvectorSql } from "../search/fts.js";
 import { formsOf, searchVector } from "../stored-form.js";
 import { spineCte } from "../tree.js";

@@ -1,8 +1,15 @@
 import { SessionError } from "../../errors.js";
+import { within } from "../../runtime/deadline.js";
 import { emitWarning } from "../../runtime/warn.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
-import { backfillOptions, type ChannelOptions, nearestRead, timeout } from "./config.js";
-import { DEFAULT_EMBED_TIMEOUT_MS, DEFAULT_QUERY_EMBED_TIMEOUT_MS, within } from "./deadline.js";
+import {
+  backfillOptions,
+  type ChannelOptions,
+  DEFAULT_EMBED_TIMEOUT_MS,
+  DEFAULT_QUERY_EMBED_TIMEOUT_MS,
+  nearestRead,
+  timeout,
+} from "./config.js";
 import { type EmbedFn, embedFunction, embedText, textHash } from "./embed.js";
 import { embedIsolated, refusalReason } from "./isolate.js";
 import type {
@@ -265,7 +272,7 @@ export class StoreVectors implements VectorChannel {
     awaited: boolean,
     signal?: AbortSignal,
   ): Promise<Float32Array[]> {
-    const vectors = await within(ms, [this.closing.signal, signal], awaited, (abortSignal) =>
+    const vectors = await within(ms, [this.closing.signal, signal], awaited, "embedder", (abortSignal) =>
       this.embed(texts, abortSignal),
     );
     this.expected ??= (await this.backend.dimensions()) ?? undefined;

@@ -3,18 +3,22 @@
  * backfill() call.
  */
 import { z } from "zod";
+import { MAX_TIMEOUT_MS } from "../../runtime/deadline.js";
 import { parseInput } from "../../schema/parse.js";
 import { func, numberWhere } from "../../schema/rules.js";
 import { rule, says } from "../../schema/to-session-error.js";
 import { MAX_SEARCH_LIMIT } from "../../store/limits.js";
 import { ownerId } from "../../store/owner.js";
 import { filterShape, filtersOf, MAX_SEARCH_SESSIONS } from "../options.js";
-import { MAX_TIMEOUT_MS } from "./deadline.js";
 import { isEmbeddingModel } from "./embed.js";
 import type { BackfillOptions, Embedder, NearestOptions, NearestRead, VectorStoreOptions } from "./types.js";
 
 /** Texts per embedder call when the caller names no batch size. */
 export const DEFAULT_EMBED_BATCH = 64;
+/** Default milliseconds a search waits for its query's embedding. */
+export const DEFAULT_QUERY_EMBED_TIMEOUT_MS = 5_000;
+/** Default milliseconds one embedder call of the background work or backfill may take. */
+export const DEFAULT_EMBED_TIMEOUT_MS = 60_000;
 
 /** The store's vector options, checked. */
 export type ChannelOptions = VectorStoreOptions & { embedder: Embedder };

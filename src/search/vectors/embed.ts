@@ -41,7 +41,7 @@ export function embedFunction(embedder: Embedder): EmbedFn {
       return result.embeddings;
     };
   } else {
-    // Every call has a deadline (deadline.ts), so its signal is always there.
+    // Every call has a deadline (runtime/deadline.ts), so its signal is always there.
     call = async (texts, signal) => embedder(texts, { abortSignal: signal ?? new AbortController().signal });
   }
   return async (texts, signal) => checkVectors(await call(texts, signal), texts.length);

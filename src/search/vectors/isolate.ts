@@ -3,7 +3,7 @@
  * a failed call is split in halves until the texts it refuses stand alone.
  */
 import { SessionError } from "../../errors.js";
-import { isAbort } from "./deadline.js";
+import { isAbort } from "../../runtime/deadline.js";
 
 /** What {@link embedIsolated} made of a batch. */
 export interface Isolated {

@@ -1,4 +1,6 @@
-import type { ChangeEvent, Unsubscribe } from "../../contract/feed.js";
+import type { ChangeEvent } from "../../contract/feed.js";
+import { backoffMs } from "../../runtime/deadline.js";
+import { BackgroundLoop } from "../../store/feed/background.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
 import type { PendingText, RowsOutcome, VectorBackend } from "./types.js";
 
@@ -30,20 +32,22 @@ export class VectorWorker {
   private rescan = false;
   /** The newest seq when the worker started: a rescan covers the messages after it. */
   private horizon: Promise<number> | undefined;
-  private running: Promise<void> | undefined;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private retryMs = 0;
-  private readonly abort = new AbortController();
-  private readonly unsubscribe: Unsubscribe;
-  private closed = false;
+  /** Failed passes in a row: the next retry waits 1 s doubled per failure, at most 5 min. */
+  private failures = 0;
+  private readonly loop: BackgroundLoop;
 
   constructor(
     private readonly channel: WorkerOwner,
     private readonly backend: VectorBackend,
     feed: ChangeFeed,
   ) {
-    this.unsubscribe = feed.subscribe((event) => this.note(event), {
-      onError: (error) => channel.report(error),
+    this.loop = new BackgroundLoop(feed, {
+      note: (event) => this.note(event),
+      pending: () => this.hasWork(),
+      pass: (signal) => this.run(signal),
+      report: (error) => channel.report(error),
+      // The horizon is read before any queued work runs, so a rescan never covers less than what was queued.
+      kicked: () => this.startHorizon(),
     });
   }
 
@@ -68,7 +72,7 @@ export class VectorWorker {
       default:
         return;
     }
-    this.kick();
+    this.loop.kick();
   }
 
   private queue(sessionId: string, id: string): void {
@@ -89,17 +93,6 @@ export class VectorWorker {
     }
   }
 
-  private kick(): void {
-    // The horizon is read before any queued work runs, so a rescan never covers less than what was queued.
-    this.startHorizon();
-    if (this.closed || this.running || this.retryTimer) return;
-    this.running = this.run().finally(() => {
-      this.running = undefined;
-      // An event noted after the loop's last check but before this callback found it running: start again.
-      if (this.hasWork()) this.kick();
-    });
-  }
-
   private startHorizon(): void {
     if (this.horizon !== undefined) return;
     const horizon = this.channel.ready().then(() => this.backend.maxSeq());
@@ -113,8 +106,8 @@ export class VectorWorker {
     return this.queued > 0 || this.prunes.size > 0 || this.rescan;
   }
 
-  private async run(): Promise<void> {
-    while (!this.closed && this.hasWork()) {
+  private async run(signal: AbortSignal): Promise<void> {
+    while (!this.loop.closed && this.hasWork()) {
       const ids = [...this.ids];
       const prunes = [...this.prunes];
       const rescan = this.rescan;
@@ -124,15 +117,16 @@ export class VectorWorker {
       this.rescan = false;
       this.startHorizon();
       try {
-        await this.work(ids, prunes, rescan);
-        this.retryMs = 0;
+        await this.work(ids, prunes, rescan, signal);
+        this.failures = 0;
       } catch (error) {
-        if (this.closed) return;
+        if (this.loop.closed) return;
         this.channel.report(error);
         for (const [sessionId, set] of ids) for (const id of set) this.queue(sessionId, id);
         for (const prune of prunes) this.prunes.add(prune);
         this.rescan ||= rescan;
-        this.retryLater();
+        this.failures++;
+        this.loop.holdFor(backoffMs(FIRST_RETRY_MS, this.failures, MAX_RETRY_MS));
         return;
       }
     }
@@ -142,8 +136,8 @@ export class VectorWorker {
     ids: readonly (readonly [string, Set<string>])[],
     prunes: readonly (string | null)[],
     rescan: boolean,
+    signal: AbortSignal,
   ): Promise<void> {
-    const signal = this.abort.signal;
     // A failed start (the server was down, sqlite-vec missing) is tried again with the retry, not kept.
     const horizon = await (this.horizon as Promise<number>).catch((error: unknown) => {
       this.horizon = undefined;
@@ -176,29 +170,13 @@ export class VectorWorker {
     if (outcome.error !== undefined) throw outcome.error;
   }
 
-  private retryLater(): void {
-    this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs === 0 ? FIRST_RETRY_MS : this.retryMs * 2);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.kick();
-    }, this.retryMs);
-    // A retry alone never keeps the process alive.
-    (this.retryTimer as { unref?: () => void }).unref?.();
-  }
-
   /** Resolves once nothing is queued or running (tests, and the CLI before it exits). */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    await this.loop.idle();
   }
 
   /** Stops listening, abandons an embedder call in flight and waits for a write in progress. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.unsubscribe();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    this.abort.abort(new Error("the store was closed"));
-    await this.running?.catch(() => undefined);
+    await this.loop.close(new Error("the store was closed"));
   }
 }

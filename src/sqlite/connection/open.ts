@@ -103,12 +103,7 @@ export function openSqlite(source: SqliteSource, options: SqliteOptions = {}): S
   if (typeof source === "string") {
     refusePostgresUrl(source);
     isMemory = source === ":memory:";
-    // node:sqlite loads no extension unless the database is opened allowing it: only for the vector index.
-    driver = openPath(
-      source,
-      options.driver,
-      options.embedder !== undefined && options.vectorIndex !== "plain",
-    );
+    driver = openPath(source, options.driver);
   } else {
     driver = new PreparedDriver(handleDriverName(source), source as never, false);
   }
@@ -136,21 +131,28 @@ function refusePostgresUrl(path: string): void {
 }
 
 // node:sqlite where the runtime has it (nothing to build or install), better-sqlite3 on older Node or when asked.
-function openPath(
-  path: string,
-  choice: SqliteDriverName | undefined,
-  allowExtension = false,
-): PreparedDriver {
+function openPath(path: string, choice: SqliteDriverName | undefined): PreparedDriver {
   if (choice === "better-sqlite3")
     return openBetterSqlite3(path, `SQLite storage with driver "better-sqlite3"`);
   const nodeSqlite = loadNodeSqlite();
   if (nodeSqlite) {
-    // node:sqlite refuses an options argument of undefined: pass one only when there is something to say.
-    return open("node:sqlite", path, () =>
-      allowExtension
-        ? new nodeSqlite.DatabaseSync(path, { allowExtension: true })
-        : new nodeSqlite.DatabaseSync(path),
-    );
+    return open("node:sqlite", path, () => {
+      // node:sqlite loads no extension on a database opened without allowExtension, not even later: with it, the
+      // vector index and a purge (draining what an embedder-less process's erasures left in sqlite-vec's table)
+      // can load sqlite-vec whenever the file has that table, as on better-sqlite3. Loading is off again before
+      // the first statement, so SQL never loads a library; loadSqliteVec turns it on only for its own load.
+      const db = new nodeSqlite.DatabaseSync(path, { allowExtension: true }) as {
+        enableLoadExtension(allow: boolean): void;
+        close(): void;
+      };
+      try {
+        db.enableLoadExtension(false);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      return db;
+    });
   }
   if (choice === "node:sqlite") {
     throw new SessionError(

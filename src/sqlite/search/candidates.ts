@@ -8,6 +8,7 @@
  * the dev set). The Postgres twin is src/postgres/search/candidates.ts.
  */
 
+import type { FactSource } from "../../contract/facts.js";
 import type { SearchResult } from "../../contract/search.js";
 import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
@@ -41,6 +42,28 @@ export interface TermReads {
   /** The session a lookup keeps to (state.ts). */
   sessionNum: number | undefined;
 }
+
+// A fact source's row: the session's number by its head, then the (session_num, id) unique index.
+const SOURCE_SEQ = `SELECT m.seq FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
+  WHERE h.session_id = ? AND m.id = ?`;
+// The same, when the session is registered with the owner searched.
+const OWNED_SOURCE_SEQ = `SELECT m.seq FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
+  JOIN agent_sessions s ON s.id = h.session_id WHERE h.session_id = ? AND m.id = ? AND s.owner = ?`;
+// Both with the session's head, for an active-branch search's path check (its leaf's depth by the primary key).
+const SOURCE_ON_PATH = `SELECT m.seq, h.session_id, h.num, h.leaf_seq, l.depth, h.message_count
+  FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
+    LEFT JOIN agent_messages l ON l.seq = h.leaf_seq WHERE h.session_id = ? AND m.id = ?`;
+const OWNED_SOURCE_ON_PATH = `SELECT m.seq, h.session_id, h.num, h.leaf_seq, l.depth, h.message_count
+  FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num JOIN agent_sessions s ON s.id = h.session_id
+    LEFT JOIN agent_messages l ON l.seq = h.leaf_seq WHERE h.session_id = ? AND m.id = ? AND s.owner = ?`;
+type SourceRow = [
+  seq: number,
+  sessionId: string,
+  num: number,
+  leaf: number | null,
+  leafDepth: number | null,
+  count: number,
+];
 
 /**
  * The candidates of one snapshot's search. Rows the index does not hold yet are matched in memory, or with
@@ -76,6 +99,27 @@ export class SqliteRecallSource implements RecallSource<SearchState, TermReads, 
 
   rank(reads: TermReads, state: SearchState, plan: SearchPlan, top: number | undefined): TextRanking {
     return rankReads(this.driver, reads, plan, state, top);
+  }
+
+  /**
+   * A fact source's row when its session is in the search's (the session, the set, the owner's): one key lookup;
+   * in an active-branch search, only one on its session's active path (with its head, and a path check where the
+   * session has other branches), as the memory backend's scope holds only the paths' rows (docs/FACTS.md#recall).
+   */
+  seqOf({ sessionId, messageId }: FactSource, _state: SearchState, _reads: TermReads, plan: SearchPlan) {
+    if (plan.sessionId !== undefined && plan.sessionId !== sessionId) return undefined;
+    if (plan.sessionIds !== undefined && !plan.sessionIds.has(sessionId)) return undefined;
+    const params = plan.owner === undefined ? [sessionId, messageId] : [sessionId, messageId, plan.owner];
+    if (!plan.activeOnly) {
+      const sql = plan.owner === undefined ? SOURCE_SEQ : OWNED_SOURCE_SEQ;
+      return this.driver.tuples<[number]>(sql, params)[0]?.[0];
+    }
+    const sql = plan.owner === undefined ? SOURCE_ON_PATH : OWNED_SOURCE_ON_PATH;
+    const row = this.driver.tuples<SourceRow>(sql, params)[0];
+    if (row === undefined) return undefined;
+    const [seq, session_id, session_num, leaf_seq, leaf_depth, message_count] = row;
+    const head: HitHead = { session_id, session_num, leaf_seq, leaf_depth, message_count };
+    return onActivePaths(this.driver, [[seq, head]], (h) => h).has(seq) ? seq : undefined;
   }
 
   page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, state: SearchState): SearchResult[] {

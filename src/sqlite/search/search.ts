@@ -6,8 +6,9 @@
  * src/postgres/search/search.ts.
  */
 
-import type { SearchHit, SearchResult, StoreSearchOptions } from "../../contract/search.js";
+import type { SearchItem, SearchResult, StoreSearchOptions, WithFactHits } from "../../contract/search.js";
 import { keepToActivePaths } from "../../search/active-paths.js";
+import { type FactLifts, withFactHits } from "../../search/facts.js";
 import { nearestFor, takesVectors } from "../../search/fusion.js";
 import { rankedHits } from "../../search/hits.js";
 import type { QueryLimits } from "../../search/limits.js";
@@ -67,6 +68,9 @@ export class SqliteMessageSearch {
     private readonly limits: QueryLimits,
     /** The store's vector channel, if it has an embedder (read per search: the store makes it after this). */
     private readonly vectors: () => VectorChannel | undefined = () => undefined,
+    /** The store's fact channel for a search (search/facts.ts), undefined when it takes none. */
+    private readonly facts: (query: string, plan: SearchPlan) => Promise<FactLifts | undefined> = async () =>
+      undefined,
   ) {
     this.families = new FamilyExpander(driver, "agent_messages_fts");
   }
@@ -76,7 +80,10 @@ export class SqliteMessageSearch {
    * (`match: "all"`), with the filters, overlay marks and context the options ask for. Its reads share one
    * snapshot (two around a vector channel's answer, which is awaited).
    */
-  async searchMessages(query: string, options: StoreSearchOptions = {}): Promise<SearchHit[]> {
+  async searchMessages(
+    query: string,
+    options: StoreSearchOptions | WithFactHits<StoreSearchOptions> = {},
+  ): Promise<SearchItem[]> {
     // An owner is kept to inside the index, as a session is (state.ts), and by the vector channel's own read.
     const plan = searchPlan(options);
     if (typeof query !== "string") return [];
@@ -86,7 +93,8 @@ export class SqliteMessageSearch {
     const terms = recallTerms(query, this.limits);
     if (recallFindsNothing(terms, plan)) return [];
     const channel = this.vectors();
-    const fused = takesVectors(channel, plan);
+    const facts = await this.facts(query, plan);
+    const fused = takesVectors(channel, plan) || facts !== undefined;
     const rank = (mayIndex: boolean) => {
       const source = new SqliteRecallSource(this.driver, this.families, mayIndex);
       const ranking = rankText(source, terms, plan, fused);
@@ -105,7 +113,8 @@ export class SqliteMessageSearch {
     const { source, ranking } = this.onSnapshot(rank);
     if (ranking === undefined) return [];
     const near = await nearestFor(channel, query, plan);
-    return rankedHits(this.driver.read(() => pageOf(source, ranking, plan, near)));
+    const hits = rankedHits(this.driver.read(() => pageOf(source, ranking, plan, near, facts)));
+    return plan.facts === "hits" && facts !== undefined ? withFactHits(hits, facts, plan.limit) : hits;
   }
 
   /**

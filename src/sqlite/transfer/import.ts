@@ -10,12 +10,15 @@ import type {
 } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { sessionInfoValues } from "../../store/registry-rows.js";
+import { command, query } from "../../store/sql/program.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
+import { type LeafStatements, setLeaf as setLeafProgram } from "../../store/transfer/sql-import.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { ensureHead } from "../append.js";
 import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
+import { runProgram } from "../connection/program.js";
 import { knownIds, recordParams } from "../context-records.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
@@ -196,21 +199,25 @@ export function sessionImport(
   };
 }
 
-/** The exported leaf when it is stored; otherwise the newest childless row, as a delete of the tip would choose. */
-export function setLeaf(driver: SqlDriver, num: number, leafId: string | null): void {
-  const leaf =
-    (leafId === null ? undefined : nodeById(driver, num, leafId)?.seq) ??
-    driver.get<{ seq: number | null }>(
+// SQLite's statements for the shared last step (store/transfer/sql-import.ts); its write transaction already
+// excludes every other writer, so the head needs no lock.
+const leafStatements: LeafStatements = {
+  lock: () => undefined,
+  leaf: ({ num }, leafId) =>
+    query("SELECT seq FROM agent_messages WHERE session_num = ? AND id = ?", [num, leafId]),
+  newest: ({ num }) =>
+    query(
       `SELECT MAX(m.seq) AS seq FROM agent_messages m WHERE m.session_num = ?
          AND NOT EXISTS (SELECT 1 FROM agent_messages c WHERE c.parent_seq = m.seq)`,
       [num],
-    )?.seq ??
-    null;
-  driver.run("UPDATE agent_session_heads SET leaf_seq = ?, updated_at = ? WHERE num = ?", [
-    leaf,
-    new Date().toISOString(),
-    num,
-  ]);
+    ),
+  point: ({ num }, leaf, now) =>
+    command("UPDATE agent_session_heads SET leaf_seq = ?, updated_at = ? WHERE num = ?", [leaf, now, num]),
+};
+
+/** The exported leaf when it is stored; otherwise the newest childless row, as the reference chooses. */
+export function setLeaf(driver: SqlDriver, num: number, leafId: string | null): void {
+  runProgram(driver, setLeafProgram(leafStatements, { num, id: "" }, leafId));
 }
 
 /**

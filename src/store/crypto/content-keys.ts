@@ -61,9 +61,9 @@ export class ContentKeys {
    * call (inside the write's transaction), so a rotation another process started is seen at the next write, and a
    * write's cached owner with it where the backend can (readOwnerCheck), so is a session given another owner. A
    * write under a new key whose previous key is the recorded one starts a rotation (docs/PRIVACY.md, "Key
-   * rotation"); a read (`write` false) records nothing.
+   * rotation"); a read (`write` false) records nothing. `where` names what is written, for the refusals.
    */
-  keyFor(sessionId: string, write = true): Uint8Array | null {
+  keyFor(sessionId: string, write = true, where = `session "${sessionId}"`): Uint8Array | null {
     const now = write ? this.confirmedOwner(sessionId) : undefined;
     const owner = now ? now.owner : this.ownerOf(sessionId);
     if (owner === null) {
@@ -72,7 +72,7 @@ export class ContentKeys {
     }
     const hash = this.hashOf(owner);
     const recorded = now ? now.check : this.records.readCheck(hash);
-    const key = this.checkedKey(owner, hash, recorded, write, `session "${sessionId}"`);
+    const key = this.checkedKey(owner, hash, recorded, write, where);
     // A write's key is the recorded one now (checkedKey checked, recorded or began a rotation to it).
     if (write && key !== null) this.verified.set(hash, checkOf(key));
     if (write && key === null) this.noteClear(sessionId, owner);

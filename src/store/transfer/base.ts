@@ -26,9 +26,9 @@ import { assertTransferRow } from "./schema.js";
 import { batches, openSessionStream } from "./stream.js";
 
 // Items per import batch: one write transaction each on the SQL backends, fast without holding the lock long.
-const BATCH = 500;
+export const BATCH = 500;
 // A run of rows is also cut at this much text, so one statement's parameters stay a few MiB however big rows are.
-const RUN_CHARS = 4 << 20;
+export const RUN_CHARS = 4 << 20;
 
 /** The validated items of a session stream after its header, as an import writes them. */
 export type TransferBatch = Exclude<TransferItem, { kind: "session" }>[];

@@ -1,6 +1,17 @@
 import assert from "node:assert/strict";
+import type { SessionStore } from "../../contract/store.js";
 import type { Suite } from "../runner.js";
 import { appendChain, type ContractTarget, ids, msg, withStore } from "./harness.js";
+
+/** Session "a": u → q → a1, and a2 beside a1 under q (a regenerated answer, the tip). */
+async function regenerated(store: SessionStore) {
+  const s = store.session("a");
+  await s.appendMessage(msg("u"));
+  await s.appendMessage(msg("q"));
+  await s.appendMessage(msg("a1"));
+  await s.appendMessage(msg("a2"), "q");
+  return s;
+}
 
 /** Delete (splice), clear, and the latest leaf after removals. */
 export function deleteSpec({ describe, test }: Suite, target: ContractTarget): void {
@@ -27,29 +38,86 @@ export function deleteSpec({ describe, test }: Suite, target: ContractTarget): v
 
     test("deleting a branch point re-attaches both branches", () =>
       withStore(target, async (store) => {
-        const s = store.session("a");
-        await s.appendMessage(msg("u"));
-        await s.appendMessage(msg("q"));
-        await s.appendMessage(msg("a1"));
-        await s.appendMessage(msg("a2"), "q");
+        const s = await regenerated(store);
         await s.deleteMessages(["q"]);
         assert.deepEqual(ids(await s.getBranches("u")), ["a1", "a2"]);
         assert.deepEqual(ids(await s.getHistory("a1")), ["u", "a1"]);
         assert.deepEqual(ids(await s.getHistory()), ["u", "a2"]);
       }));
 
-    test("deleting the latest leaf moves the tip to the newest remaining leaf", () =>
+    test("deleting the latest leaf moves the tip to its parent, not to another branch", () =>
       withStore(target, async (store) => {
         const s = store.session("a");
         await appendChain(store, "a", 3);
         await s.appendMessage(msg("b"), "m0");
         await s.deleteMessages(["b"]);
-        assert.equal((await s.getLatestLeaf())?.id, "m2");
+        // The active path is the previous one minus the deleted message, even where its tip now has replies.
+        assert.equal((await s.getLatestLeaf())?.id, "m0");
+        assert.deepEqual(ids(await s.getHistory()), ["m0"]);
+        assert.equal(await s.getPathLength(), 1);
+        assert.deepEqual(ids(await s.getHistory("m2")), ["m0", "m1", "m2"]);
         await s.deleteMessages(["m2", "m1", "m0"]);
         assert.equal(await s.getLatestLeaf(), null);
         assert.deepEqual(await s.getHistory(), []);
         await s.appendMessage(msg("fresh"));
         assert.deepEqual(ids(await s.getHistory()), ["fresh"]);
+      }));
+
+    test("deleting a regenerated answer keeps its question the tip: the older answer does not come back", () =>
+      withStore(target, async (store) => {
+        const s = await regenerated(store);
+        await s.deleteMessages(["a2"]);
+        assert.deepEqual(ids(await s.getHistory()), ["u", "q"]);
+        assert.equal((await s.getLatestLeaf())?.id, "q");
+        assert.deepEqual(ids(await s.getBranches("q")), ["a1"]);
+        // The next append goes after the tip, beside the older answer, and may expect the tip.
+        await s.appendMessage(msg("a3"), undefined, { expectedLeafId: "q" });
+        assert.deepEqual(ids(await s.getHistory()), ["u", "q", "a3"]);
+        assert.deepEqual(ids(await s.getBranches("q")), ["a1", "a3"]);
+        await s.deleteMessages(["a3", "q"]);
+        assert.deepEqual(ids(await s.getHistory()), ["u"]);
+      }));
+
+    test("deleting the tip of a long branch never switches to a newer side branch", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await appendChain(store, "a", 3);
+        await s.appendMessage(msg("side"), "m0");
+        await s.appendMessage(msg("m3"), "m2");
+        await s.deleteMessages(["m3"]);
+        assert.deepEqual(ids(await s.getHistory()), ["m0", "m1", "m2"]);
+      }));
+
+    test("a tip deleted with its ancestors moves to the nearest surviving one, in any order of ids", () =>
+      withStore(target, async (store) => {
+        for (const [session, order] of [
+          ["x", ["m3", "m2"]],
+          ["y", ["m2", "m3"]],
+        ] as const) {
+          const s = store.session(session);
+          await appendChain(store, session, 4);
+          await s.appendMessage(msg("side"), "m1");
+          await s.appendMessage(msg("m4"), "m3");
+          await s.deleteMessages(["m4", ...order]);
+          assert.deepEqual(ids(await s.getHistory()), ["m0", "m1"], session);
+          assert.equal(await s.getPathLength(), 2, session);
+        }
+      }));
+
+    test("a deleted root tip leaves an empty path, never another root's; the next append is a new root", () =>
+      withStore(target, async (store) => {
+        const s = store.session("a");
+        await appendChain(store, "a", 2);
+        await s.appendMessage(msg("q"), null);
+        await s.appendMessage(msg("r"));
+        await s.deleteMessages(["r", "q"]);
+        assert.equal(await s.getLatestLeaf(), null);
+        assert.deepEqual(await s.getHistory(), []);
+        assert.equal(await s.getPathLength(), 0);
+        assert.deepEqual(ids(await s.getHistory("m1")), ["m0", "m1"]);
+        await s.appendMessage(msg("fresh"), undefined, { expectedLeafId: null });
+        assert.deepEqual(ids(await s.getHistory()), ["fresh"]);
+        assert.deepEqual(ids(await s.getHistory("m1")), ["m0", "m1"]);
       }));
 
     test("unknown ids are ignored; an empty list is a no-op", () =>

@@ -8,6 +8,14 @@ import { contextRecordsSpec } from "./context-records.spec.js";
 import { contextStoreSpec } from "./context-store.spec.js";
 import { deleteSpec } from "./delete.spec.js";
 import { erasureSpec } from "./erasure.spec.js";
+import { factsSpec } from "./facts.spec.js";
+import { factsDeletesSpec } from "./facts-deletes.spec.js";
+import { factsDoorsSpec } from "./facts-doors.spec.js";
+import { factsErasureSpec } from "./facts-erasure.spec.js";
+import { factsLearnSpec } from "./facts-learn.spec.js";
+import { factsProfileSpec } from "./facts-profile.spec.js";
+import { factsRecallSpec } from "./facts-recall.spec.js";
+import { factsTransferSpec } from "./facts-transfer.spec.js";
 import { feedSpec } from "./feed.spec.js";
 import type { ContractTarget } from "./harness.js";
 import { historyStreamSpec } from "./history-stream.spec.js";
@@ -87,6 +95,10 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     closedSpec(suite, target);
     feedSpec(suite, target);
     streamsSpec(suite, target);
+    factsSpec(suite, target);
+    factsLearnSpec(suite, target);
+    factsRecallSpec(suite, target);
+    factsProfileSpec(suite, target);
     // Session registry and SessionManager: skipped on a backend without `store.registry`.
     registrySpec(suite, target);
     registryLimitsSpec(suite, target);
@@ -96,6 +108,10 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     stepOwnerSpec(suite, target);
     ownerSearchSpec(suite, target);
     erasureSpec(suite, target);
+    factsErasureSpec(suite, target);
+    factsDoorsSpec(suite, target);
+    factsDeletesSpec(suite, target);
+    factsTransferSpec(suite, target);
     managerSearchSpec(suite, target);
   });
 }

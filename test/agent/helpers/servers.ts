@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { test } from "node:test";
+import { postgresSwitchedOff } from "../../fixtures/postgres-db.js";
 
 /** True when a TCP connection to host:port opens within the timeout. */
 export function reachable(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
@@ -38,6 +39,11 @@ export async function serverGate(
  * server also declares a failing test, so the skips never pass a build silently.
  */
 export async function serverSkip(label: string, host: string, port: number): Promise<string | false> {
+  const off = port === 5432 ? postgresSwitchedOff() : null;
+  if (off) {
+    console.log(`# skipping ${label} tests: ${off}`);
+    return off;
+  }
   const gate = await serverGate(label, host, port);
   if (gate === "fail") {
     test(`${label} must be reachable on ${host}:${port} under CI`, () => {

@@ -1,0 +1,67 @@
+/**
+ * How many source files a warm operation runs: V8's precise coverage counts the functions each call ran, reset
+ * after warming up, so only the files of one warm append, history read and search are counted (SQLite :memory: and
+ * PGlite). A measure of how far a reader follows one operation (issue #77's "files a warm append/search run").
+ * Run: `node --import tsx scripts/warm-files.ts` (prints one table; `--list` names the files).
+ */
+import { Session as Inspector } from "node:inspector/promises";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { PostgresStore } from "../src/postgres/store.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const list = process.argv.includes("--list");
+const inspector = new Inspector();
+inspector.connect();
+await inspector.post("Profiler.enable");
+await inspector.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
+
+/** The src files whose functions ran during `fn` (coverage taken before to reset the counters, and after). */
+async function filesRun(fn: () => Promise<unknown>): Promise<string[]> {
+  await inspector.post("Profiler.takePreciseCoverage");
+  await fn();
+  const { result } = await inspector.post("Profiler.takePreciseCoverage");
+  return result
+    .filter((script) => script.url.startsWith("file:") && script.url.includes("/src/"))
+    .filter((script) => script.functions.some((f) => f.ranges.some((r) => r.count > 0)))
+    .map((script) => relative(ROOT, fileURLToPath(script.url)))
+    .filter((file) => !file.startsWith("src/testing/"))
+    .sort();
+}
+
+type Store = SqliteStore | PostgresStore;
+const message = (i: number) => ({
+  id: `m${i}`,
+  role: i % 2 ? "assistant" : "user",
+  parts: [{ type: "text", text: `message ${i} about the harbour lights and the ferry timetable` }],
+});
+
+async function measure(name: string, store: Store): Promise<Record<string, string[]>> {
+  const session = store.session("warm");
+  // Warm: every statement prepared, every module loaded, caches filled.
+  for (let i = 0; i < 40; i++) await session.appendMessage(message(i));
+  for (let i = 0; i < 3; i++) {
+    await session.getHistory();
+    await store.searchMessages("harbour ferry", { limit: 5 });
+  }
+  let i = 40;
+  const rows = {
+    append: await filesRun(() => session.appendMessage(message(i++))),
+    history: await filesRun(() => session.getHistory()),
+    search: await filesRun(() => store.searchMessages("harbour ferry", { limit: 5 })),
+  };
+  await store.close();
+  return Object.fromEntries(Object.entries(rows).map(([k, v]) => [`${name} ${k}`, v]));
+}
+
+const results = {
+  ...(await measure("SQLite", new SqliteStore(":memory:"))),
+  ...(await measure("PGlite", new PostgresStore(await PGlite.create()))),
+};
+console.log("| operation | src files run |\n| --- | --- |");
+for (const [name, files] of Object.entries(results)) console.log(`| ${name} | ${files.length} |`);
+if (list)
+  for (const [name, files] of Object.entries(results)) console.log(`\n${name}:\n  ${files.join("\n  ")}`);
+inspector.disconnect();

@@ -1,0 +1,81 @@
+// The sessions `agent-session learn` goes through, without those whose facts could not be stored (encrypted owners).
+import { hasFactStore } from "../../contract/facts.js";
+import type { RegistryCapableStore } from "../../contract/registry.js";
+import type { Keyring } from "../../store/crypto/keyring.js";
+import { CliError } from "../errors.js";
+import { requireOwners, requireSession } from "../inspect/sessions.js";
+import { holdsOwnerKeys } from "../keyring.js";
+import type { OpenedStore } from "../store.js";
+
+/** Sessions of an owner read per page of the registry. */
+const PAGE = 500;
+
+/** The sessions to learn (undefined: every registered one), how many, and the encrypted owners' ones left out. */
+export interface LearnTargets {
+  sessionIds: string[] | undefined;
+  total: number;
+  leftOut: string[];
+}
+
+/**
+ * The sessions of `--session`, `--owner` or `--all`. Facts of encrypted owners are not stored yet (docs/FACTS.md,
+ * "Encryption"): learning one would fail every batch and move its mark past them, so a named one is refused
+ * (`UNSUPPORTED`) and `--all` leaves them out (listed). With a keyring every owner is encrypted.
+ */
+export async function learnTargets(
+  opened: OpenedStore,
+  keyring: Keyring | undefined,
+  scope: { sessionId?: string | undefined; owner?: string | undefined },
+): Promise<LearnTargets> {
+  const { store } = opened;
+  if (!hasFactStore(store))
+    throw new CliError(`the ${store.backend} store keeps no facts: it has no fact store`, "UNSUPPORTED");
+  const encrypted = new Map<string, boolean>();
+  const isEncrypted = async (owner: string | null | undefined): Promise<boolean> => {
+    if (owner === null || owner === undefined) return false;
+    if (keyring !== undefined) return true;
+    if (!encrypted.has(owner)) encrypted.set(owner, await holdsOwnerKeys(opened, owner));
+    return encrypted.get(owner) === true;
+  };
+  const refuse = (owner: string) =>
+    new CliError(
+      `owner ${JSON.stringify(owner)} is encrypted, and facts of encrypted owners are not stored yet (docs/FACTS.md, Encryption)`,
+      "UNSUPPORTED",
+    );
+  if (scope.sessionId !== undefined) {
+    const { owner } = await requireSession(store, scope.sessionId);
+    if (owner && (await isEncrypted(owner))) throw refuse(owner);
+    return { sessionIds: [scope.sessionId], total: 1, leftOut: [] };
+  }
+  requireOwners(store);
+  if (scope.owner !== undefined) {
+    if (await isEncrypted(scope.owner)) throw refuse(scope.owner);
+    const sessionIds = await ownerSessions(store, scope.owner);
+    if (sessionIds.length === 0)
+      throw new CliError(`owner ${JSON.stringify(scope.owner)} has no registered sessions`, "NOT_FOUND");
+    return { sessionIds, total: sessionIds.length, leftOut: [] };
+  }
+  // Without an encrypted owner the registry is read as learnFacts reads it; with one, each session is looked at.
+  if (keyring === undefined && !(await holdsOwnerKeys(opened)))
+    return { sessionIds: undefined, total: await store.registry.count(), leftOut: [] };
+  const sessionIds: string[] = [];
+  const leftOut: string[] = [];
+  for await (const info of store.registry.scan()) {
+    if (await isEncrypted(info.owner)) leftOut.push(info.id);
+    else sessionIds.push(info.id);
+  }
+  return { sessionIds, total: sessionIds.length, leftOut };
+}
+
+/**
+ * The owner's session ids, a page of the registry's owner index at a time, oldest activity first: the owner's
+ * facts are one scope, so the session written to last is learned last and its word supersedes the older ones.
+ */
+async function ownerSessions(store: RegistryCapableStore, owner: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await store.registry.list({ owner, limit: PAGE, offset });
+    ids.push(...page.map((info) => info.id));
+    if (page.length < PAGE) return ids.reverse();
+  }
+}

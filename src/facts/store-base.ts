@@ -1,0 +1,289 @@
+/**
+ * The base of this package's fact stores: every argument checked, a fact's sources kept to its scope, and search
+ * ranked here (the library's query language and the search blocks' ranking), so a backend supplies only reads and
+ * writes of rows (its `read*` and `write*` primitives), as the context stores do (context/store-base.ts).
+ */
+import type { EntryCandidates } from "../context/store-base.js";
+import type {
+  Fact,
+  FactHit,
+  FactPage,
+  FactQuery,
+  FactScope,
+  FactStore,
+  LearnableMessage,
+  LearnMark,
+  NewFact,
+} from "../contract/facts.js";
+import { SessionError } from "../errors.js";
+import { assertSessionId } from "../message/ids.js";
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
+import type { QueryTerm } from "../search/query.js";
+import { perTermCap, rankCandidates, recallTerms, weighMatches } from "../search/rank.js";
+import {
+  type ExportMark,
+  exportCursor,
+  type ImportedFact,
+  parseExportCursor,
+  parseImportedFacts,
+} from "../store/fact-import.js";
+import {
+  type FactDraft,
+  type FactFilter,
+  parseCursor,
+  parseFactId,
+  parseFactQuery,
+  parseHolder,
+  parseNewFacts,
+  parseScope,
+  parseSeq,
+  parseTime,
+  parseUnlearnedLimit,
+  type ScopeKey,
+} from "../store/facts.js";
+import { SEARCH_CANDIDATES } from "../store/limits.js";
+import { assertInScope, importFacts } from "./import.js";
+
+/** A stored fact with its place in the store's order (a page's cursor, a search's candidate key). */
+export interface SeqFact {
+  seq: number;
+  fact: Fact;
+}
+
+/** The base of the fact stores (see the module comment). */
+export abstract class StoreFacts implements FactStore {
+  constructor(private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS) {}
+
+  /** Throws `CLOSED` once the store is closed. */
+  protected abstract assertOpen(): void;
+  /** Which of `sessionIds` are registered to `owner`. */
+  protected abstract readOwned(owner: string, sessionIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * Refuses (`DECRYPT_FAILED`) a write whose facts would be an encrypted owner's content that this store cannot
+   * seal; a store with nothing at rest, or that seals facts, lets it pass.
+   */
+  protected async assertClearWritable(_scope: ScopeKey, _sessionIds: readonly string[]): Promise<void> {}
+  /** Stores checked facts in one transaction, all or none; `CONFLICT` when an id is taken in the scope. */
+  protected abstract writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]>;
+  /** Fact `id` of the scope, or null. */
+  protected abstract readFact(scope: ScopeKey, id: string): Promise<Fact | null>;
+  /** Sets a current fact's status (and what superseded it); false when it is not current. */
+  protected abstract writeStatus(
+    scope: ScopeKey,
+    id: string,
+    status: "superseded" | "invalidated",
+    by: string | null,
+  ): Promise<boolean>;
+  /** At most `limit` facts of the scope passing `filter`, before `before` in store order (null: from the newest). */
+  protected abstract readPage(
+    scope: ScopeKey,
+    filter: FactFilter,
+    before: number | null,
+    limit: number,
+  ): Promise<SeqFact[]>;
+  /** Per term, the scope's newest facts passing `filter` that match it (at most `cap`), their lengths, the count. */
+  protected abstract readCandidates(
+    scope: ScopeKey,
+    terms: QueryTerm[],
+    cap: number,
+    filter: FactFilter,
+  ): Promise<EntryCandidates | undefined>;
+  /** The facts of these seqs in the scope (one deleted meanwhile is left out). */
+  protected abstract readSeqs(scope: ScopeKey, seqs: readonly number[]): Promise<Map<number, Fact>>;
+  protected abstract readUnlearned(
+    sessionId: string,
+    after: number,
+    limit: number,
+  ): Promise<LearnableMessage[]>;
+  protected abstract readMark(sessionId: string): Promise<LearnMark | null>;
+  /** Whether a fact row exists. */
+  protected abstract readAny(): Promise<boolean>;
+  protected abstract writeClaim(
+    sessionId: string,
+    holder: string,
+    now: number,
+    until: number,
+  ): Promise<LearnMark | null>;
+  protected abstract writeAdvance(
+    sessionId: string,
+    holder: string,
+    through: number,
+    failures: number,
+  ): Promise<boolean>;
+  protected abstract writeRelease(sessionId: string, holder: string): Promise<void>;
+  /**
+   * At most `limit` facts of the store after `after` (null: from the first), whatever their status, by scope key and
+   * then store order (each engine's primary or scope index, so a page is one range read).
+   */
+  protected abstract readAll(
+    after: ExportMark | null,
+    limit: number,
+  ): Promise<(SeqFact & { scope: string })[]>;
+  /** Which of `messageIds` the session holds. */
+  protected abstract readStored(sessionId: string, messageIds: readonly string[]): Promise<Set<string>>;
+  /** Stores imported facts whose ids the scope does not hold, in one transaction; how many were stored. */
+  protected abstract writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number>;
+
+  async add(scope: FactScope, facts: readonly NewFact[]): Promise<Fact[]> {
+    const key = parseScope(scope);
+    const drafts = parseNewFacts(facts);
+    this.assertOpen();
+    if (drafts.length === 0) return [];
+    const paths = drafts.map((_, i) => `facts.${i}`);
+    const sessionIds = await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
+    await this.assertClearWritable(key, sessionIds);
+    return this.writeFacts(key, drafts, Date.now());
+  }
+
+  async get(scope: FactScope, id: string): Promise<Fact | null> {
+    const key = parseScope(scope);
+    const factId = parseFactId(id);
+    this.assertOpen();
+    return this.readFact(key, factId);
+  }
+
+  async supersede(scope: FactScope, id: string, by: string): Promise<boolean> {
+    const key = parseScope(scope);
+    const factId = parseFactId(id);
+    const byId = parseFactId(by, "by");
+    if (factId === byId) {
+      throw new SessionError("INVALID_ARGUMENT", "A fact cannot supersede itself", {
+        issues: [{ path: "by", rule: "conflict" }],
+      });
+    }
+    this.assertOpen();
+    if ((await this.readFact(key, byId)) === null) {
+      throw new SessionError("NOT_FOUND", `Fact "${byId}" not found in this scope`);
+    }
+    return this.writeStatus(key, factId, "superseded", byId);
+  }
+
+  async invalidate(scope: FactScope, id: string): Promise<boolean> {
+    const key = parseScope(scope);
+    const factId = parseFactId(id);
+    this.assertOpen();
+    return this.writeStatus(key, factId, "invalidated", null);
+  }
+
+  async list(scope: FactScope, query?: FactQuery & { cursor?: string | null }): Promise<FactPage> {
+    const key = parseScope(scope);
+    const filter = parseFactQuery(query);
+    const before = parseCursor(query?.cursor);
+    this.assertOpen();
+    if (filter.limit === 0 || filter.status.length === 0 || filter.sourcesIn?.length === 0) {
+      return { facts: [], next: null };
+    }
+    // One more than the page tells whether there is a next page without a count.
+    const rows = await this.readPage(key, filter, before, filter.limit + 1);
+    const page = rows.slice(0, filter.limit);
+    const last = page[page.length - 1];
+    return {
+      facts: page.map((row) => row.fact),
+      next: rows.length > filter.limit && last ? String(last.seq) : null,
+    };
+  }
+
+  async search(scope: FactScope, query: string, options?: FactQuery): Promise<FactHit[]> {
+    const key = parseScope(scope);
+    const filter = parseFactQuery(options);
+    // Parsed (and so bounded) first: a query over the limits is refused even with limit 0.
+    const terms = typeof query === "string" ? recallTerms(query, this.limits) : [];
+    if (terms.length === 0 || filter.limit === 0 || filter.status.length === 0) return [];
+    if (filter.sourcesIn?.length === 0) return [];
+    this.assertOpen();
+    const found = await this.readCandidates(key, terms, perTermCap(terms.length, SEARCH_CANDIDATES), filter);
+    if (!found) return [];
+    const { matches, lengths, documents } = found;
+    // Facts are no conversation: no neighbours, as search-block entries (rank.ts rankEntries), with their scores.
+    const ranked = rankCandidates(
+      weighMatches(matches, (seq) => lengths.get(seq), documents),
+      () => null,
+      {
+        top: filter.limit,
+      },
+    );
+    const facts = await this.readSeqs(
+      key,
+      ranked.map((r) => r.seq),
+    );
+    const hits: FactHit[] = [];
+    for (const { seq, score } of ranked) {
+      const fact = facts.get(seq);
+      if (fact) hits.push({ fact, score, rank: hits.length + 1 });
+    }
+    return hits;
+  }
+
+  async unlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]> {
+    assertSessionId(sessionId);
+    const from = parseSeq(after, "after");
+    const max = parseUnlearnedLimit(limit);
+    this.assertOpen();
+    return this.readUnlearned(sessionId, from, max);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    this.assertOpen();
+    return !(await this.readAny());
+  }
+
+  async mark(sessionId: string): Promise<LearnMark | null> {
+    assertSessionId(sessionId);
+    this.assertOpen();
+    return this.readMark(sessionId);
+  }
+
+  async claim(sessionId: string, holder: string, now: number, until: number): Promise<LearnMark | null> {
+    assertSessionId(sessionId);
+    const token = parseHolder(holder);
+    const at = parseTime(now, "now");
+    const end = parseTime(until, "until");
+    this.assertOpen();
+    return this.writeClaim(sessionId, token, at, end);
+  }
+
+  async advance(sessionId: string, holder: string, through: number, failures: number): Promise<boolean> {
+    assertSessionId(sessionId);
+    const token = parseHolder(holder);
+    const mark = parseSeq(through, "through");
+    const failed = parseSeq(failures, "failures");
+    this.assertOpen();
+    return this.writeAdvance(sessionId, token, mark, failed);
+  }
+
+  async release(sessionId: string, holder: string): Promise<void> {
+    assertSessionId(sessionId);
+    const token = parseHolder(holder);
+    this.assertOpen();
+    await this.writeRelease(sessionId, token);
+  }
+
+  async exportPage(query?: { cursor?: string | null; limit?: number }): Promise<FactPage> {
+    const { limit } = parseFactQuery(query?.limit === undefined ? {} : { limit: query.limit });
+    const after = parseExportCursor(query?.cursor);
+    this.assertOpen();
+    if (limit === 0) return { facts: [], next: null };
+    const rows = await this.readAll(after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      facts: page.map((row) => row.fact),
+      next: rows.length > limit && last ? exportCursor(last) : null,
+    };
+  }
+
+  async importFacts(facts: readonly Fact[]): Promise<{ inserted: number; skipped: number }> {
+    const checked = parseImportedFacts(facts);
+    this.assertOpen();
+    if (checked.length === 0) return { inserted: 0, skipped: 0 };
+    return importFacts(
+      {
+        readOwned: (owner, ids) => this.readOwned(owner, ids),
+        assertClearWritable: (scope, ids) => this.assertClearWritable(scope, ids),
+        readStored: (sessionId, ids) => this.readStored(sessionId, ids),
+        writeImported: (scope, list) => this.writeImported(scope, list),
+      },
+      checked,
+    );
+  }
+}

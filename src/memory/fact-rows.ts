@@ -1,0 +1,87 @@
+/** The memory store's fact rows and the index of them by source session (memory/facts.ts). */
+
+import type { EntryCandidates } from "../context/store-base.js";
+import type { Fact, FactStatus } from "../contract/facts.js";
+import type { QueryTerm } from "../search/query.js";
+import { termCounter } from "../search/score.js";
+import { type TextTerms, textTerms } from "../search/text-terms.js";
+import { type FactFilter, factSearchText } from "../store/facts.js";
+
+/** A fact as the memory store keeps it. */
+export interface Kept {
+  seq: number;
+  /** Its scope's key (where it is held). */
+  key: string;
+  fact: Fact;
+  /** Its words for search, made by the first search that reads it (its text never changes). */
+  terms?: TextTerms;
+}
+
+/** A copy of a fact a caller may change. */
+export function copy(fact: Fact): Fact {
+  return { ...fact, sources: fact.sources.map((s) => ({ ...s })) };
+}
+
+/** Whether a kept fact passes a read's filter (`sources`: the filter's message ids). */
+export function passes(kept: Kept, filter: FactFilter, sources: Set<string> | undefined): boolean {
+  if (!filter.status.includes(kept.fact.status)) return false;
+  return sources === undefined || kept.fact.sources.some((s) => sources.has(s.messageId));
+}
+
+/** Facts superseded by one of the `gone` become current again. */
+export function restore(facts: Map<string, Kept>, gone: Set<string>): void {
+  for (const kept of facts.values()) {
+    if (kept.fact.status === ("superseded" satisfies FactStatus) && gone.has(kept.fact.supersededBy ?? "")) {
+      kept.fact.status = "current";
+      kept.fact.supersededBy = null;
+    }
+  }
+}
+
+/** The facts with a source in each session: what an erasure or a delete of messages reads, not every fact. */
+export class FactsBySession<K extends { fact: Fact }> {
+  private readonly sessions = new Map<string, Set<K>>();
+
+  /** The facts with a source in the session (a copy: the caller may unlink while it walks). */
+  of(sessionId: string): K[] {
+    return [...(this.sessions.get(sessionId) ?? [])];
+  }
+
+  link(kept: K): void {
+    for (const { sessionId } of kept.fact.sources) {
+      const set = this.sessions.get(sessionId) ?? new Set<K>();
+      set.add(kept);
+      this.sessions.set(sessionId, set);
+    }
+  }
+
+  unlink(sessionId: string, kept: K): void {
+    const set = this.sessions.get(sessionId);
+    if (set?.delete(kept) && set.size === 0) this.sessions.delete(sessionId);
+  }
+}
+
+/** Per term, the `rows` (in the order given) passing `filter` that match it, their lengths and the count passing. */
+export function candidatesOf(
+  rows: readonly Kept[],
+  terms: QueryTerm[],
+  filter: FactFilter,
+): EntryCandidates | undefined {
+  const sources = filter.sourcesIn && new Set(filter.sourcesIn);
+  const count = termCounter(terms);
+  const matches: number[][] = terms.map(() => []);
+  const lengths = new Map<number, number>();
+  let documents = 0;
+  for (const kept of rows) {
+    if (!passes(kept, filter, sources)) continue;
+    documents++;
+    kept.terms ??= textTerms(factSearchText(kept.fact));
+    const tf = count(kept.terms);
+    if (!tf) continue;
+    tf.forEach((n, i) => {
+      if (n > 0) matches[i]!.push(kept.seq);
+    });
+    lengths.set(kept.seq, [...factSearchText(kept.fact)].length);
+  }
+  return lengths.size === 0 ? undefined : { matches, lengths, documents };
+}

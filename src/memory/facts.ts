@@ -1,0 +1,292 @@
+/**
+ * The memory store's facts: rows in maps, scanned in full by each read (the memory store's way: brute force over
+ * what it holds), and the learner's marks. Erasing a session drops every fact with a source in it (see
+ * {@link MemoryFacts.forgetSession}).
+ */
+import type { EntryCandidates } from "../context/store-base.js";
+import type { Fact, LearnableMessage, LearnMark } from "../contract/facts.js";
+import { SessionError } from "../errors.js";
+import { type SeqFact, StoreFacts } from "../facts/store-base.js";
+import type { QueryLimits } from "../search/limits.js";
+import type { QueryTerm } from "../search/query.js";
+import type { ExportMark, ImportedFact } from "../store/fact-import.js";
+import type { FactDraft, FactFilter, ScopeKey } from "../store/facts.js";
+import type { MemorySessionData } from "./data.js";
+import { candidatesOf, copy, FactsBySession, type Kept, passes, restore } from "./fact-rows.js";
+
+/** What the facts need of the memory store. */
+export interface MemoryFactsHost {
+  assertOpen(): void;
+  sessionData(sessionId: string, create: boolean): MemorySessionData | undefined;
+  ownedIds(owner: string): ReadonlySet<string>;
+}
+
+/** Facts held in process memory. */
+export class MemoryFacts extends StoreFacts {
+  /** Each scope's facts by id, in store order. */
+  private readonly scopes = new Map<string, Map<string, Kept>>();
+  private readonly marks = new Map<string, LearnMark>();
+  /** The facts with a source in each session: what an erasure or a delete of messages reads, not every fact. */
+  private readonly bySession = new FactsBySession<Kept>();
+  private seq = 0;
+
+  constructor(
+    private readonly host: MemoryFactsHost,
+    limits?: QueryLimits,
+  ) {
+    super(limits);
+  }
+
+  protected assertOpen(): void {
+    this.host.assertOpen();
+  }
+
+  protected async readOwned(owner: string, sessionIds: readonly string[]): Promise<Set<string>> {
+    const owned = this.host.ownedIds(owner);
+    return new Set(sessionIds.filter((id) => owned.has(id)));
+  }
+
+  protected async writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]> {
+    const held = this.scopes.get(scope.key);
+    for (const draft of facts) {
+      if (held?.has(draft.id))
+        throw new SessionError("CONFLICT", `Fact "${draft.id}" already exists in this scope`);
+    }
+    const into = held ?? new Map<string, Kept>();
+    this.scopes.set(scope.key, into);
+    return facts.map((draft) => {
+      const fact: Fact = {
+        ...draft,
+        sources: draft.sources.map((s) => ({ ...s })),
+        owner: scope.owner,
+        sessionId: scope.sessionId,
+        status: "current",
+        supersededBy: null,
+        createdAt: now,
+      };
+      const kept: Kept = { seq: ++this.seq, key: scope.key, fact };
+      into.set(draft.id, kept);
+      this.bySession.link(kept);
+      return copy(fact);
+    });
+  }
+
+  protected async readFact(scope: ScopeKey, id: string): Promise<Fact | null> {
+    const kept = this.scopes.get(scope.key)?.get(id);
+    return kept ? copy(kept.fact) : null;
+  }
+
+  protected async writeStatus(
+    scope: ScopeKey,
+    id: string,
+    status: "superseded" | "invalidated",
+    by: string | null,
+  ): Promise<boolean> {
+    const kept = this.scopes.get(scope.key)?.get(id);
+    if (kept?.fact.status !== "current") return false;
+    kept.fact.status = status;
+    kept.fact.supersededBy = by;
+    return true;
+  }
+
+  protected async readPage(
+    scope: ScopeKey,
+    filter: FactFilter,
+    before: number | null,
+    limit: number,
+  ): Promise<SeqFact[]> {
+    const sources = filter.sourcesIn && new Set(filter.sourcesIn);
+    const rows = [...(this.scopes.get(scope.key)?.values() ?? [])];
+    const page: SeqFact[] = [];
+    for (let i = rows.length - 1; i >= 0 && page.length < limit; i--) {
+      const kept = rows[i]!;
+      if (before !== null && kept.seq >= before) continue;
+      if (passes(kept, filter, sources)) page.push({ seq: kept.seq, fact: copy(kept.fact) });
+    }
+    return page;
+  }
+
+  // Every fact of the scope is read (they are in memory already): no cap.
+  protected async readCandidates(
+    scope: ScopeKey,
+    terms: QueryTerm[],
+    _cap: number,
+    filter: FactFilter,
+  ): Promise<EntryCandidates | undefined> {
+    // Newest first, as the SQL reads.
+    return candidatesOf([...(this.scopes.get(scope.key)?.values() ?? [])].reverse(), terms, filter);
+  }
+
+  protected async readSeqs(scope: ScopeKey, seqs: readonly number[]): Promise<Map<number, Fact>> {
+    const wanted = new Set(seqs);
+    const found = new Map<number, Fact>();
+    for (const kept of this.scopes.get(scope.key)?.values() ?? []) {
+      if (wanted.has(kept.seq)) found.set(kept.seq, copy(kept.fact));
+    }
+    return found;
+  }
+
+  protected async readUnlearned(
+    sessionId: string,
+    after: number,
+    limit: number,
+  ): Promise<LearnableMessage[]> {
+    const rows = [...(this.host.sessionData(sessionId, false)?.rows.values() ?? [])];
+    return rows
+      .filter((row) => row.seq > after)
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, limit)
+      .map((row) => ({
+        seq: row.seq,
+        id: row.id,
+        role: row.role,
+        text: row.text,
+        createdAt: Date.parse(row.createdAt),
+      }));
+  }
+
+  protected async readAny(): Promise<boolean> {
+    for (const facts of this.scopes.values()) if (facts.size > 0) return true;
+    return false;
+  }
+
+  protected async readMark(sessionId: string): Promise<LearnMark | null> {
+    const mark = this.marks.get(sessionId);
+    return mark ? { ...mark } : null;
+  }
+
+  protected async writeClaim(
+    sessionId: string,
+    holder: string,
+    now: number,
+    until: number,
+  ): Promise<LearnMark | null> {
+    const mark = this.marks.get(sessionId) ?? { through: 0, holder: null, leaseUntil: 0, failures: 0 };
+    if (mark.holder !== null && mark.holder !== holder && mark.leaseUntil > now) return null;
+    mark.holder = holder;
+    mark.leaseUntil = until;
+    this.marks.set(sessionId, mark);
+    return { ...mark };
+  }
+
+  protected async writeAdvance(
+    sessionId: string,
+    holder: string,
+    through: number,
+    failures: number,
+  ): Promise<boolean> {
+    const mark = this.marks.get(sessionId);
+    if (mark?.holder !== holder) return false;
+    mark.through = through;
+    mark.failures = failures;
+    return true;
+  }
+
+  protected async writeRelease(sessionId: string, holder: string): Promise<void> {
+    const mark = this.marks.get(sessionId);
+    if (mark?.holder !== holder) return;
+    mark.holder = null;
+    mark.leaseUntil = 0;
+  }
+
+  protected async readAll(after: ExportMark | null, limit: number): Promise<(SeqFact & { scope: string })[]> {
+    // By scope key, then store order, as the SQL stores read it (their scope index).
+    const keys = [...this.scopes.keys()].filter((key) => after === null || key >= after.scope).sort();
+    const found: (SeqFact & { scope: string })[] = [];
+    for (const scope of keys) {
+      for (const kept of this.scopes.get(scope)!.values()) {
+        if (found.length === limit) return found;
+        if (after !== null && scope === after.scope && kept.seq <= after.seq) continue;
+        found.push({ scope, seq: kept.seq, fact: copy(kept.fact) });
+      }
+    }
+    return found;
+  }
+
+  protected async readStored(sessionId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    const rows = this.host.sessionData(sessionId, false)?.rows;
+    return new Set(messageIds.filter((id) => rows?.has(id)));
+  }
+
+  protected async writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number> {
+    const into = this.scopes.get(scope.key) ?? new Map<string, Kept>();
+    let inserted = 0;
+    for (const { scope: _, status, supersededBy, createdAt, ...draft } of facts) {
+      if (into.has(draft.id)) continue;
+      const fact: Fact = {
+        ...draft,
+        sources: draft.sources.map((s) => ({ ...s })),
+        owner: scope.owner,
+        sessionId: scope.sessionId,
+        status,
+        supersededBy,
+        createdAt,
+      };
+      const kept: Kept = { seq: ++this.seq, key: scope.key, fact };
+      into.set(draft.id, kept);
+      this.bySession.link(kept);
+      inserted++;
+    }
+    if (into.size > 0) this.scopes.set(scope.key, into);
+    return inserted;
+  }
+
+  /**
+   * @internal an erasure of `sessionId`: drops every fact with a source in it, whatever its scope, and its learn
+   * mark; a fact one of them had superseded is current again (the later word is gone). How many facts were stored.
+   */
+  forgetSession(sessionId: string): number {
+    this.marks.delete(sessionId);
+    return this.drop(this.bySession.of(sessionId));
+  }
+
+  /**
+   * @internal a delete of the session's messages `messageIds` (null: all of them, a clear): a fact whose every source
+   * is among them goes (and a fact it had superseded is current again, as in an erasure); the others lose those
+   * sources. How many facts went.
+   */
+  forgetMessages(sessionId: string, messageIds: ReadonlySet<string> | null): number {
+    const deleted = (s: { sessionId: string; messageId: string }) =>
+      s.sessionId === sessionId && (messageIds === null || messageIds.has(s.messageId));
+    const gone: Kept[] = [];
+    for (const kept of this.bySession.of(sessionId)) {
+      const { fact } = kept;
+      if (!fact.sources.some(deleted)) continue;
+      const left = fact.sources.filter((s) => !deleted(s));
+      if (left.length === 0) gone.push(kept);
+      else {
+        fact.sources = left;
+        if (!left.some((s) => s.sessionId === sessionId)) this.bySession.unlink(sessionId, kept);
+      }
+    }
+    return this.drop(gone);
+  }
+
+  // Drops facts (from their scopes and the source index) and makes current again what they had superseded.
+  private drop(gone: readonly Kept[]): number {
+    const byScope = new Map<string, Set<string>>();
+    for (const kept of gone) {
+      const facts = this.scopes.get(kept.key);
+      if (!facts?.delete(kept.fact.id)) continue;
+      for (const source of kept.fact.sources) this.bySession.unlink(source.sessionId, kept);
+      const ids = byScope.get(kept.key) ?? new Set<string>();
+      ids.add(kept.fact.id);
+      byScope.set(kept.key, ids);
+    }
+    let dropped = 0;
+    for (const [key, ids] of byScope) {
+      const facts = this.scopes.get(key)!;
+      dropped += ids.size;
+      restore(facts, ids);
+      if (facts.size === 0) this.scopes.delete(key);
+    }
+    return dropped;
+  }
+
+  /** Every stored fact (a test's or an export's view). */
+  count(): number {
+    let n = 0;
+    for (const facts of this.scopes.values()) n += facts.size;
+    return n;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Postgres' statements of a session's erasure (store/sql/erase.ts has the steps). Postgres locks the session's head
+ * and registry row (`FOR UPDATE`, a sweep `SKIP LOCKED`); a DELETE counts what it took in the same statement (a
+ * CTE); in the Citus layout each delete names the session so it runs on its one shard, and the freed payloads are
+ * two reads (links are sharded by session, payloads by hash: a correlated subquery across shards is refused).
+ */
+import type { EraseLock, EraseStatements } from "../../store/sql/erase.js";
+import { forgetSessionFacts } from "../../store/sql/facts.js";
+import { command, countOf, query } from "../../store/sql/program.js";
+import { sessionParam, sessionScope } from "../citus/route.js";
+import { call } from "../connection/program.js";
+import { statement, type Tables } from "../connection/tables.js";
+import { deleteKeyed } from "../context-records.js";
+import { logNames } from "../feed/append-log.js";
+import { releaseSession } from "../media/attachments.js";
+import { vectorTables } from "../search/vectors-schema.js";
+import { isoSql } from "../tree.js";
+import { postgresFacts } from "./facts.js";
+import { forgetStreamSql } from "./streams.js";
+
+const LOCKS: Record<EraseLock, string> = { none: "", update: " FOR UPDATE", skip: " FOR UPDATE SKIP LOCKED" };
+
+// The payloads linked by the session's messages that no message of another session links: what its release frees.
+const freedSql = statement(
+  (t) => `SELECT count(DISTINCT l.hash) AS n FROM ${t.attachmentLinks} l
+  JOIN ${t.messages} m ON m.seq = l.message_seq WHERE m.session_num = $1::bigint
+    AND NOT EXISTS (SELECT 1 FROM ${t.attachmentLinks} o JOIN ${t.messages} om ON om.seq = o.message_seq
+      WHERE o.hash = l.hash AND om.session_num <> $1::bigint)`,
+);
+const sessionHashesSql = statement(
+  (t) => `SELECT DISTINCT hash FROM ${t.attachmentLinks} WHERE session_id = $1::text`,
+);
+const sharedHashesSql = statement(
+  (t) =>
+    `SELECT DISTINCT hash FROM ${t.attachmentLinks} WHERE hash = ANY($1::text[]) AND session_id <> $2::text`,
+);
+
+// Messages (their search vectors, vector rows and index entries go with them), overlays and the head; in the
+// Citus layout each names the session ($2), so each runs on its one shard.
+const contentSql = statement((t) => {
+  const own = sessionScope(t, "$2::text");
+  return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $1::bigint${own(null)} RETURNING 1),
+    c AS (DELETE FROM ${t.compactions} WHERE session_num = $1::bigint${own(null)} RETURNING 1),
+    h AS (DELETE FROM ${t.heads} WHERE num = $1::bigint${own(null)})
+    SELECT (SELECT count(*) FROM m) AS messages, (SELECT count(*) FROM c) AS compactions`;
+});
+
+/** @internal a session's change-log rows, counted as they go: one range of the log's session index. */
+export const eraseChangesSql = (t: Tables) =>
+  `WITH d AS (DELETE FROM ${logNames(t).table} WHERE session_id = $1 RETURNING 1) SELECT count(*) AS n FROM d`;
+
+const sessionSql = statement(
+  (t) => `WITH d AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING 1) SELECT count(*) AS n FROM d`,
+);
+
+/** The erasure's statements on Postgres for the tables `t`. */
+export function postgresErase(t: Tables): EraseStatements {
+  return {
+    locks: true,
+    head: (id, lock) => query(`SELECT num FROM ${t.heads} WHERE session_id = $1${LOCKS[lock]}`, [id]),
+    row: (id, lock) =>
+      query(
+        `SELECT ${isoSql("updated_at")} AS updated_at, pinned, owner, source FROM ${t.sessions} WHERE id = $1${LOCKS[lock]}`,
+        [id],
+      ),
+    present: (table) =>
+      query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [
+        table === "vectors" ? vectorTables(t).vectors : logNames(t).table,
+      ]),
+    vectors: (num) =>
+      query(`SELECT count(*) AS n FROM ${vectorTables(t).vectors} WHERE session_num = $1::bigint`, [num]),
+    *freed(id, num) {
+      if (!t.distributed) return countOf(yield query(freedSql(t), [num]));
+      const hashes = (yield query(sessionHashesSql(t), [id])).map((r) => r.hash);
+      if (hashes.length === 0) return 0;
+      const shared = yield query(sharedHashesSql(t), [hashes, id]);
+      return hashes.length - shared.length;
+    },
+    *content(id, num) {
+      yield call(async (q) => {
+        await releaseSession(q, t, { num, id });
+        return [];
+      });
+      const rows = yield query(contentSql(t), [num, ...sessionParam(t, id)]);
+      return { messages: countOf(rows, "messages"), compactions: countOf(rows, "compactions") };
+    },
+    keyed: (id, keys) => call(async (q) => [await deleteKeyed(q, t, id, keys)]),
+    changes: (id) => query(eraseChangesSql(t), [id]),
+    *facts(id) {
+      return yield* forgetSessionFacts(postgresFacts(t), id);
+    },
+    streams: (id) => command(forgetStreamSql(t), [id]),
+    session: (id) => query(sessionSql(t), [id]),
+    gone: (rows) => countOf(rows),
+  };
+}

@@ -1,0 +1,168 @@
+/** Postgres's statements of facts (store/sql/facts.ts has the steps): lists of values travel as arrays. */
+import { factSearchText } from "../../store/facts.js";
+import type { FactStatements } from "../../store/sql/facts.js";
+import { command, query } from "../../store/sql/program.js";
+import { quote, statement, type Tables } from "../connection/tables.js";
+import { toTsvector } from "../search/fts.js";
+
+/** A fact row's columns as the steps read them. */
+export const FACT_COLUMNS =
+  "seq, scope, id, text, about, observed_at, producer, status, superseded_by, created_at";
+
+/** The fact tables' names. */
+export function factTables(t: Tables): { facts: string; sources: string; marks: string } {
+  const name = (table: string) => `${t.schema ? `${quote(t.schema)}.` : ""}${quote(t.prefix + table)}`;
+  return {
+    facts: name("agent_facts"),
+    sources: name("agent_fact_sources"),
+    marks: name("agent_learn_marks"),
+  };
+}
+
+const pageSql = statement(
+  (
+    t,
+  ) => `SELECT ${FACT_COLUMNS} FROM ${factTables(t).facts} f WHERE scope = $1 AND seq < $2 AND status = ANY($3::text[])
+    AND ($4::text[] IS NULL OR EXISTS (SELECT 1 FROM ${factTables(t).sources} s
+      WHERE s.scope = f.scope AND s.fact_seq = f.seq AND s.message_id = ANY($4::text[])))
+    ORDER BY seq DESC LIMIT $5`,
+);
+const claimSql = statement(
+  (t) => `INSERT INTO ${factTables(t).marks} AS m (session_id, through, holder, lease_until, failures)
+    VALUES ($1, 0, $2, $3, 0)
+    ON CONFLICT (session_id) DO UPDATE SET holder = EXCLUDED.holder, lease_until = EXCLUDED.lease_until
+    WHERE m.holder IS NULL OR m.holder = EXCLUDED.holder OR m.lease_until <= $4
+    RETURNING through, holder, lease_until, failures`,
+);
+// By the index of what superseded each fact: the facts the dropped ones had superseded.
+const restoreSql = statement(
+  (t) => `UPDATE ${factTables(t).facts} f SET status = 'current', superseded_by = NULL
+    FROM unnest($1::text[], $2::text[]) AS g(scope, id)
+    WHERE f.scope = g.scope AND f.superseded_by = g.id AND f.status = 'superseded'`,
+);
+
+/** The statement table of facts on Postgres. */
+export function postgresFacts(t: Tables): FactStatements {
+  const { facts, sources, marks } = factTables(t);
+  return {
+    owned: (owner, ids) =>
+      query(`SELECT id FROM ${t.sessions} WHERE owner = $1 AND id = ANY($2::text[])`, [owner, ids]),
+    owners: (ids) =>
+      query(`SELECT DISTINCT owner FROM ${t.sessions} WHERE id = ANY($1::text[]) AND owner IS NOT NULL`, [
+        ids,
+      ]),
+    taken: (scope, ids) =>
+      query(`SELECT id FROM ${facts} WHERE scope = $1 AND id = ANY($2::text[])`, [scope, ids]),
+    insert: (scope, f, now, state) =>
+      query(
+        `INSERT INTO ${facts} (scope, id, text, about, observed_at, producer, status, superseded_by, created_at, search)
+         VALUES ($1, $2, $3, $4, $5, $6, $9, $10, $7, $8::tsvector) RETURNING seq`,
+        [
+          scope,
+          f.id,
+          f.text,
+          f.about,
+          f.observedAt,
+          f.producer,
+          now,
+          toTsvector(factSearchText(f)),
+          state?.status ?? "current",
+          state?.supersededBy ?? null,
+        ],
+      ),
+    sources: (scope, seq, list) =>
+      command(
+        `INSERT INTO ${sources} (scope, fact_seq, idx, session_id, message_id)
+         SELECT $1, $2, u.i - 1, u.s, u.m FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS u(s, m, i)`,
+        [scope, seq, list.map((s) => s.sessionId), list.map((s) => s.messageId)],
+      ),
+    byId: (scope, id) =>
+      query(`SELECT ${FACT_COLUMNS} FROM ${facts} WHERE scope = $1 AND id = $2`, [scope, id]),
+    status: (scope, id, status, by) =>
+      query(
+        `UPDATE ${facts} SET status = $1, superseded_by = $2 WHERE scope = $3 AND id = $4 AND status = 'current'
+         RETURNING seq`,
+        [status, by, scope, id],
+      ),
+    page: (scope, filter, before, limit) =>
+      query(pageSql(t), [
+        scope,
+        before ?? Number.MAX_SAFE_INTEGER,
+        filter.status,
+        filter.sourcesIn ?? null,
+        limit,
+      ]),
+    bySeqs: (scope, seqs) =>
+      query(`SELECT ${FACT_COLUMNS} FROM ${facts} WHERE scope = $1 AND seq = ANY($2::bigint[])`, [
+        scope,
+        seqs,
+      ]),
+    sourcesOf: (scope, seqs) =>
+      query(
+        `SELECT fact_seq, session_id, message_id FROM ${sources} WHERE scope = $1 AND fact_seq = ANY($2::bigint[])
+         ORDER BY fact_seq, idx`,
+        [scope, seqs],
+      ),
+    any: () => query(`SELECT 1 AS one FROM ${facts} LIMIT 1`),
+    all: (after, limit) =>
+      query(
+        `SELECT ${FACT_COLUMNS} FROM ${facts} WHERE (scope, seq) > ($1, $2) ORDER BY scope, seq LIMIT $3`,
+        [after?.scope ?? "", after?.seq ?? -1, limit],
+      ),
+    // By the (session_num, id) key of messages (and the session's shard on a distributed store).
+    stored: (sessionId, ids) =>
+      query(
+        `SELECT m.id FROM ${t.messages} m WHERE m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1)
+           AND m.id = ANY($2::text[])${t.distributed ? " AND m.session_id = $1" : ""}`,
+        [sessionId, ids],
+      ),
+    mark: (sessionId) =>
+      query(`SELECT through, holder, lease_until, failures FROM ${marks} WHERE session_id = $1`, [sessionId]),
+    claim: (sessionId, holder, now, until) => query(claimSql(t), [sessionId, holder, until, now]),
+    advance: (sessionId, holder, through, failures) =>
+      query(
+        `UPDATE ${marks} SET through = $1, failures = $2 WHERE session_id = $3 AND holder = $4 RETURNING 1 AS moved`,
+        [through, failures, sessionId, holder],
+      ),
+    release: (sessionId, holder) =>
+      command(`UPDATE ${marks} SET holder = NULL, lease_until = 0 WHERE session_id = $1 AND holder = $2`, [
+        sessionId,
+        holder,
+      ]),
+    sessionFacts: (sessionId) =>
+      query(
+        `SELECT DISTINCT f.seq, f.scope, f.id FROM ${sources} s
+         JOIN ${facts} f ON f.scope = s.scope AND f.seq = s.fact_seq WHERE s.session_id = $1`,
+        [sessionId],
+      ),
+    messageFacts: (sessionId, ids) => {
+      const among = (alias: string) => (ids ? ` AND ${alias}message_id = ANY($2::text[])` : "");
+      return query(
+        `SELECT f.seq, f.scope, f.id, (SELECT count(*) FROM ${sources} o WHERE o.scope = f.scope
+           AND o.fact_seq = f.seq AND NOT (o.session_id = $1${among("o.")}))::int AS kept
+         FROM ${facts} f WHERE (f.scope, f.seq) IN (
+           SELECT scope, fact_seq FROM ${sources} WHERE session_id = $1${among("")})`,
+        ids ? [sessionId, ids] : [sessionId],
+      );
+    },
+    dropSources: (sessionId, ids) =>
+      command(
+        `DELETE FROM ${sources} WHERE session_id = $1${ids ? " AND message_id = ANY($2::text[])" : ""}`,
+        ids ? [sessionId, ids] : [sessionId],
+      ),
+    drop: (scopes, seqs) => [
+      command(
+        `DELETE FROM ${sources} s USING unnest($1::text[], $2::bigint[]) AS g(scope, seq)
+         WHERE s.scope = g.scope AND s.fact_seq = g.seq`,
+        [scopes, seqs],
+      ),
+      command(
+        `DELETE FROM ${facts} f USING unnest($1::text[], $2::bigint[]) AS g(scope, seq)
+         WHERE f.scope = g.scope AND f.seq = g.seq`,
+        [scopes, seqs],
+      ),
+    ],
+    restore: (scopes, ids) => command(restoreSql(t), [scopes, ids]),
+    dropMark: (sessionId) => command(`DELETE FROM ${marks} WHERE session_id = $1`, [sessionId]),
+  };
+}

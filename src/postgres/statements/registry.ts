@@ -1,0 +1,135 @@
+/** Postgres's statements of the session registry (store/sql/registry.ts): times are the server's clock. */
+
+import { query } from "../../store/sql/program.js";
+import type { RegistryStatements } from "../../store/sql/registry.js";
+import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
+import { statement, type Tables } from "../connection/tables.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "../registry-sql.js";
+import { ownedMessagesCte } from "../search/fts.js";
+import { isoSql } from "../tree.js";
+
+const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
+  cache_write_tokens, estimated_cost, end_reason, ${isoSql("created_at")} AS created_at,
+  ${isoSql("updated_at")} AS updated_at, owner, pinned`;
+
+// Citus refuses the ISO formatting (not IMMUTABLE) in RETURNING: there the outer SELECT formats the stored row.
+const returningRow = (t: Tables, write: string) =>
+  t.distributed
+    ? `WITH r AS (${write} RETURNING *) SELECT ${COLUMNS} FROM r`
+    : `${write} RETURNING ${COLUMNS}`;
+const insertSql = (t: Tables) => `INSERT INTO ${t.sessions} (id, name, parent_session_id,
+    model, source, owner, created_at, updated_at, activity)
+  VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, ${nextActivity(t)})
+  ON CONFLICT (id) DO NOTHING`;
+const created = (t: Tables, ctes: string) =>
+  t.distributed
+    ? `WITH r AS (${insertSql(t)} RETURNING *)${ctes} SELECT ${COLUMNS} FROM r`
+    : `WITH r AS (${insertSql(t)} RETURNING ${COLUMNS})${ctes} SELECT * FROM r`;
+const createSql = statement((t) => returningRow(t, insertSql(t)));
+// Owned: messages stored before the registration take the owner lexeme in the same statement (search/fts.ts).
+const createOwnedSql = statement((t) => created(t, `, ${ownedMessagesCte(t, "r")}`));
+const getSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id = $1`);
+/**
+ * @internal list(): the order of the index agent_sessions_recent exactly, so rows come out of the index without a
+ * sort (exported for the plan check in the tests). `$1` NULL = no limit.
+ */
+export const listSql = statement(
+  // Qualified: a bare `updated_at` would name the output column (the ISO text), which no index serves.
+  (t) =>
+    `SELECT ${COLUMNS} FROM ${t.sessions} s ORDER BY s.updated_at DESC, s.activity DESC LIMIT $1 OFFSET $2`,
+);
+/** @internal list({ owner }): one range of agent_sessions_owner in its order (exported for the plan check). */
+export const listOwnerSql = statement(
+  (t) =>
+    `SELECT ${COLUMNS} FROM ${t.sessions} s WHERE s.owner = $3
+      ORDER BY s.updated_at DESC, s.activity DESC LIMIT $1 OFFSET $2`,
+);
+// A range of the primary key per page, in its collation's order of the ids; of one source, a range of the
+// index agent_sessions_source (source, id), so the sessions of other sources are never read.
+const scanFirstSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} ORDER BY id LIMIT $1`);
+const scanAfterSql = statement(
+  (t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id > $2 ORDER BY id LIMIT $1`,
+);
+/**
+ * @internal scan({ source }): the first page and the next ones (exported for the plan check in the tests). Two
+ * statements, not `($2 IS NULL OR id > $2)`: a generic plan could not bound the index range by that.
+ */
+export const scanSourceFirstSql = statement(
+  (t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE source = $2 ORDER BY id LIMIT $1`,
+);
+/** @internal see {@link scanSourceFirstSql}. */
+export const scanSourceAfterSql = statement(
+  (t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE source = $3 AND id > $2 ORDER BY id LIMIT $1`,
+);
+const countSql = statement((t) => `SELECT count(*) AS n FROM ${t.sessions}`);
+
+/** One UPDATE of `assignments` (parameters from `$2`) that also bumps `updated_at` and the activity order. */
+function updateSql(assignments: string) {
+  return statement((t) =>
+    returningRow(
+      t,
+      `UPDATE ${t.sessions} SET ${assignments}${assignments ? ", " : ""}updated_at = ${NOW},
+      activity = ${nextActivity(t, true)} WHERE id = $1`,
+    ),
+  );
+}
+
+const touchSql = updateSql("");
+const renameSql = updateSql("name = $2");
+const endSql = updateSql("end_reason = $2");
+
+// $1 id, $2..$6 the deltas, $7..$16 their bounds.
+const usageSql = statement((t) =>
+  returningRow(
+    t,
+    `UPDATE ${t.sessions} SET ${usageAssignments(2)}, updated_at = ${NOW}, activity = ${nextActivity(t, true)}
+    WHERE id = $1 AND ${usageFits(7)}`,
+  ),
+);
+
+/** The counters of session `$1` (of source `$2` and owner `$3` when not null); `FOR UPDATE` in `lockedCountersSql`. */
+export const countersSql = statement(
+  (t) => `SELECT ${USAGE_COUNTERS.join(", ")} FROM ${t.sessions} WHERE id = $1
+    AND ($2::text IS NULL OR source = $2::text) AND ($3::text IS NULL OR owner = $3::text)`,
+);
+const lockedCountersSql = statement((t) => `${countersSql(t)} FOR UPDATE`);
+
+const pinSql = statement((t) => returningRow(t, `UPDATE ${t.sessions} SET pinned = $2 WHERE id = $1`));
+
+/** The statement table of the registry in the tables `t`. */
+export function postgresRegistry(t: Tables): RegistryStatements {
+  return {
+    create: (r) =>
+      query((r.owner ? createOwnedSql : createSql)(t), [
+        r.id,
+        r.name,
+        r.parentSessionId ?? null,
+        r.model ?? null,
+        r.source ?? null,
+        r.owner ?? null,
+      ]),
+    get: (id) => query(getSql(t), [id]),
+    page: ({ owner, limit, offset }) => {
+      const paging = [limit ?? null, offset ?? 0];
+      return owner === undefined ? query(listSql(t), paging) : query(listOwnerSql(t), [...paging, owner]);
+    },
+    scan: (pageSize, source, after) => {
+      if (after === null) {
+        return source === undefined
+          ? query(scanFirstSql(t), [pageSize])
+          : query(scanSourceFirstSql(t), [pageSize, source]);
+      }
+      return source === undefined
+        ? query(scanAfterSql(t), [pageSize, after])
+        : query(scanSourceAfterSql(t), [pageSize, after, source]);
+    },
+    count: () => query(countSql(t)),
+    change: (id, change) =>
+      change
+        ? query((change.field === "name" ? renameSql : endSql)(t), [id, change.value])
+        : query(touchSql(t), [id]),
+    usage: (id, usage) => query(usageSql(t), [id, ...usageDeltas(usage), ...usageBounds(usage)]),
+    counters: (id) => query(lockedCountersSql(t), [id, null, null]),
+    pin: (id, pinned) => query(pinSql(t), [id, pinned]),
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * The fact channel of ranked recall (docs/FACTS.md#recall): a store with facts (contract/facts.ts) answers a search's
+ * question from its facts too, and a fact that ranks lifts the turns it came from. The text ranking (fused with the
+ * vector channel first, if any) and the fact ranking are fused by reciprocal rank: a turn scores 1 / (k + its rank)
+ * in the turn order, plus FACT_WEIGHT / (k + rank) of the best-ranked fact it is a source of. A turn only a fact
+ * names joins the ranking at that share alone. The facts are read by scope (never another owner's), and a fact
+ * counts only through its sources in the search's own scope (its sessions, its owner's, its active paths): one
+ * whose sources all lie outside takes no part, neither as a lift nor as a hit.
+ */
+import type { FactCapableStore, FactHit, FactScope, FactSource } from "../contract/facts.js";
+import { hasFactStore } from "../contract/facts.js";
+import type { FactSearchHit } from "../contract/search.js";
+import type { SessionStore } from "../contract/store.js";
+import { canBeStored } from "../message/ids.js";
+import type { SearchPlan } from "./options.js";
+
+/**
+ * The damping constant of the fact fusion, for both lists. Smaller than the vector channel's 60: both lists are
+ * short and sharp (a question's answer is among a few turns and a few facts), and with 60 a lifted turn outranked
+ * every turn that matched the question's words (LoCoMo R@10 fell under text alone, docs/FACTS.md#recall).
+ */
+export const FACT_RRF_K = 10;
+/** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
+export const FACT_WEIGHT = 0.5;
+/** How many facts a search reads (the fact store's page size: its bound on one search). */
+export const FACT_CANDIDATES = 100;
+/** The fact stores' bound on a `sourcesIn` filter (src/facts/input.ts); a longer path is filtered by the page. */
+const SOURCES_IN_BOUND = 100_000;
+/** Most fact scopes (owners, or sessions without one) one search reads; a set of sessions past it reads the first. */
+export const MAX_FACT_SCOPES = 16;
+
+/** The facts a search asked of the fact channel, best first, and those with a source in its scope (filled by it). */
+export interface FactLifts {
+  hits: readonly FactHit[];
+  /** Each fact's sources in the search's scope, as seqs (by position in `hits`); empty: the fact takes no part. */
+  seqs: number[][];
+}
+
+/** True when a search takes the fact channel: a ranked search with hits to give, on a store with facts. */
+export function takesFacts(store: SessionStore, plan: SearchPlan): store is FactCapableStore {
+  return plan.facts !== false && plan.match === "any" && plan.limit > 0 && hasFactStore(store);
+}
+
+/**
+ * The fact scopes a search reads: a session's own, and its owner's; an owner search its owner's. A store-wide
+ * search reads none (facts are read by scope; there is no store-wide fact index).
+ */
+export async function factScopes(
+  plan: SearchPlan,
+  ownerOf: (sessionId: string) => Promise<string | null | undefined>,
+): Promise<FactScope[]> {
+  const named =
+    plan.sessionId !== undefined
+      ? plan.sessionIds === undefined || plan.sessionIds.has(plan.sessionId)
+        ? [plan.sessionId]
+        : []
+      : plan.sessionIds === undefined
+        ? undefined
+        : [...plan.sessionIds];
+  const scopes = new Map<string, FactScope>();
+  if (plan.owner !== undefined) scopes.set(`o:${plan.owner}`, { owner: plan.owner });
+  for (const sessionId of named ?? []) {
+    if (scopes.size >= MAX_FACT_SCOPES) break;
+    // An id no row can hold (a lone surrogate, U+0000) finds nothing, as the text search answers: no fact read.
+    if (!canBeStored(sessionId)) continue;
+    const owner = await ownerOf(sessionId);
+    // An owner search keeps to its owner: another owner's session named in the set brings nothing of its own.
+    if (plan.owner !== undefined && owner !== plan.owner) continue;
+    if (owner) scopes.set(`o:${owner}`, { owner });
+    // A session's own facts (those learned before it had an owner, or of a session without one).
+    if (scopes.size < MAX_FACT_SCOPES) scopes.set(`s:${sessionId}`, { sessionId });
+  }
+  return [...scopes.values()];
+}
+
+/** The best facts of `scopes` for `query`, merged by score (each scope's search is ranked on its own). */
+export async function factsFor(
+  store: FactCapableStore,
+  query: string,
+  scopes: readonly FactScope[],
+  sourcesIn?: readonly string[],
+): Promise<FactHit[]> {
+  if (scopes.length === 0) return [];
+  const options = { limit: FACT_CANDIDATES, ...(sourcesIn === undefined ? {} : { sourcesIn }) };
+  const lists = await Promise.all(scopes.map((scope) => store.facts.search(scope, query, options)));
+  if (lists.length === 1) return lists[0]!;
+  const seen = new Set<string>();
+  return lists
+    .flat()
+    .sort((a, b) => b.score - a.score || a.rank - b.rank)
+    .filter(({ fact }) => !seen.has(fact.id) && seen.add(fact.id) !== undefined)
+    .slice(0, FACT_CANDIDATES)
+    .map((hit, i) => ({ ...hit, rank: i + 1 }));
+}
+
+/** A fact source as a map key (a backend's `seqsOf` answers by it). */
+export function factSourceKey({ sessionId, messageId }: FactSource): string {
+  return JSON.stringify([sessionId, messageId]);
+}
+
+/** The facts' sources in scope as seqs, by `seqOf` (undefined: outside the search's scope). */
+export function liftsOf(
+  hits: readonly FactHit[],
+  seqOf: (source: FactSource) => number | undefined,
+): FactLifts {
+  const seqs = hits.map(({ fact }) => {
+    const inScope: number[] = [];
+    for (const source of fact.sources) {
+      const seq = seqOf(source);
+      if (seq !== undefined && !inScope.includes(seq)) inScope.push(seq);
+    }
+    return inScope;
+  });
+  return { hits, seqs };
+}
+
+/** The share a fact at 0-based position `i` of the facts in scope gives its sources (and itself as a hit). */
+export function factShare(i: number): number {
+  return FACT_WEIGHT / (FACT_RRF_K + i + 1);
+}
+
+/**
+ * The turn order (best first) fused with the facts' lifts: each seq's score is 1 / (k + rank) in `order`, plus the
+ * share of the best fact in scope that names it. Ties keep the turn order.
+ */
+export function fuseFacts(
+  order: readonly number[],
+  lifts: FactLifts,
+): { seqs: number[]; scores: Map<number, number> } {
+  const lift = new Map<number, number>();
+  let i = 0;
+  for (const seqs of lifts.seqs) {
+    if (seqs.length === 0) continue;
+    const share = factShare(i++);
+    // A turn takes its best fact's share, not the sum: ten facts of one long turn do not make it the answer.
+    for (const seq of seqs) if (!lift.has(seq)) lift.set(seq, share);
+  }
+  // One entry per seq with its fused score and its place in the turn order (ties keep that order).
+  const fused = order.map((seq, rank) => {
+    const share = lift.get(seq);
+    if (share !== undefined) lift.delete(seq);
+    return { seq, score: 1 / (FACT_RRF_K + rank + 1) + (share ?? 0), place: rank };
+  });
+  for (const [seq, share] of lift) fused.push({ seq, score: share, place: Number.MAX_SAFE_INTEGER });
+  fused.sort((a, b) => b.score - a.score || a.place - b.place || b.seq - a.seq);
+  return { seqs: fused.map(({ seq }) => seq), scores: new Map(fused.map(({ seq, score }) => [seq, score])) };
+}
+
+/** A fact as a search hit (its sources as stored: every one is its owner's or its session's). */
+export function factHit({ fact }: FactHit, score: number): Omit<FactSearchHit, "rank"> {
+  return {
+    kind: "fact",
+    id: fact.id,
+    text: fact.text,
+    about: fact.about,
+    observedAt: fact.observedAt,
+    producer: fact.producer,
+    sources: fact.sources.map(({ sessionId, messageId }) => ({ sessionId, messageId })),
+    owner: fact.owner,
+    sessionId: fact.sessionId,
+    score,
+  };
+}
+
+/**
+ * A page of turn hits (with their fused scores) and the facts in scope merged by score, at most `limit`, ranked
+ * 1, 2, 3, … in that order: what a search that asked for `facts: "hits"` returns.
+ */
+export function withFactHits<H extends { score: number; rank: number }>(
+  page: readonly H[],
+  lifts: FactLifts,
+  limit: number,
+): (H | FactSearchHit)[] {
+  const facts: Omit<FactSearchHit, "rank">[] = [];
+  for (const [i, hit] of lifts.hits.entries()) {
+    if (lifts.seqs[i]!.length > 0) facts.push(factHit(hit, factShare(facts.length)));
+  }
+  const merged: (H | Omit<FactSearchHit, "rank">)[] = [];
+  let f = 0;
+  for (const hit of page) {
+    while (f < facts.length && facts[f]!.score > hit.score) merged.push(facts[f++]!);
+    merged.push(hit);
+  }
+  while (f < facts.length) merged.push(facts[f++]!);
+  return merged.slice(0, limit).map((hit, i) => Object.assign(hit, { rank: i + 1 }) as H | FactSearchHit);
+}
+
+/**
+ * The fact channel's answer for a search, or undefined when it takes none (no facts on the store, `facts: false`,
+ * an all-words search, a store-wide one). `pathIds`: the active path's message ids of an active-branch search of
+ * one session, so the fact store reads only facts with a source on it (a long branch left behind never crowds
+ * them out); sources off the paths of other searches are dropped by the page's `seqOf`.
+ */
+export async function factChannel(
+  store: SessionStore,
+  query: string,
+  plan: SearchPlan,
+  ownerOf: (sessionId: string) => Promise<string | null | undefined>,
+  pathIds?: () => readonly string[] | undefined,
+): Promise<FactLifts | undefined> {
+  // A store without a fact costs one indexed read, not the owners' look-ups and a search per scope.
+  if (!takesFacts(store, plan) || (await store.facts.isEmpty())) return undefined;
+  const scopes = await factScopes(plan, ownerOf);
+  if (scopes.length === 0) return undefined;
+  const path = plan.activeOnly ? pathIds?.() : undefined;
+  const sourcesIn = path !== undefined && path.length <= SOURCES_IN_BOUND ? path : undefined;
+  const hits = await factsFor(store, query, scopes, sourcesIn);
+  return hits.length === 0 ? undefined : { hits, seqs: [] };
+}

@@ -1,0 +1,168 @@
+/**
+ * SQLite's facts: the programs of store/sql/facts.ts over sqlite/statements/facts.ts, FTS5 candidates (as search
+ * entries are found, context-store.ts), and a session's messages read in store order for a learner.
+ */
+import type { EntryCandidates } from "../context/store-base.js";
+import type { LearnableMessage } from "../contract/facts.js";
+import { SqlFacts } from "../facts/sql-facts.js";
+import { storedMessageText } from "../message/text.js";
+import type { QueryLimits } from "../search/limits.js";
+import type { QueryTerm } from "../search/query.js";
+import type { FactFilter } from "../store/facts.js";
+import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
+import { contentSql, resolveContent } from "./chunks.js";
+import type { SqlDriver } from "./connection/driver.js";
+import { runInTransaction, runProgram } from "./connection/program.js";
+import { recordsOwnerKeys } from "./owner-keys.js";
+import { foldsToNothing, toFts5 } from "./search/fts.js";
+import { sqliteFacts } from "./statements/facts.js";
+
+/** Migration 23: facts, their sources (by session for erasure), their FTS5 index, and each session's learn mark. */
+export const FACT_TABLES = [
+  `CREATE TABLE IF NOT EXISTS agent_facts (
+    seq INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    about TEXT,
+    observed_at INTEGER NOT NULL,
+    producer TEXT NOT NULL,
+    status TEXT NOT NULL,
+    superseded_by TEXT,
+    created_at INTEGER NOT NULL,
+    UNIQUE (scope, id)
+  )`,
+  "CREATE INDEX IF NOT EXISTS agent_facts_scope_seq ON agent_facts(scope, seq)",
+  `CREATE INDEX IF NOT EXISTS agent_facts_superseded ON agent_facts(scope, superseded_by)
+    WHERE superseded_by IS NOT NULL`,
+  `CREATE TABLE IF NOT EXISTS agent_fact_sources (
+    fact_seq INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    PRIMARY KEY (fact_seq, idx)
+  ) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS agent_fact_sources_session ON agent_fact_sources(session_id, fact_seq)",
+  `CREATE VIRTUAL TABLE IF NOT EXISTS agent_facts_fts USING fts5(
+    text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+  )`,
+  `CREATE TABLE IF NOT EXISTS agent_learn_marks (
+    session_id TEXT PRIMARY KEY,
+    through INTEGER NOT NULL,
+    holder TEXT,
+    lease_until INTEGER NOT NULL,
+    failures INTEGER NOT NULL
+  ) WITHOUT ROWID`,
+];
+
+/**
+ * Migration 24: a fact's sources found by message, for a delete of single messages (`forgetMessageFacts`); an
+ * erasure reads the same index by its session prefix, so the session's index of migration 23 goes (one write fewer
+ * per source).
+ */
+export const FACT_SOURCE_INDEX = [
+  "CREATE INDEX IF NOT EXISTS agent_fact_sources_message ON agent_fact_sources(session_id, message_id)",
+  "DROP INDEX IF EXISTS agent_fact_sources_session",
+];
+
+const IN = "(SELECT value FROM json_each(?))";
+
+/** SQLite's facts (see the module comment); `keyring`: whether the store was opened with one. */
+export class SqliteFacts extends SqlFacts {
+  constructor(driver: SqlDriver, limits: QueryLimits, keyring: boolean) {
+    super(
+      {
+        statements: sqliteFacts,
+        assertOpen: () => {},
+        run: async (program, transaction) =>
+          transaction ? runInTransaction(driver, program) : runProgram(driver, program()),
+        candidates: async (scope, terms, cap, filter) => candidates(driver, scope, terms, cap, filter),
+        unlearned: async (sessionId, after, limit) => unlearned(driver, sessionId, after, limit),
+        encrypts: async (owners) => keyring || owners.some((owner) => recordsOwnerKeys(driver, owner)),
+      },
+      limits,
+    );
+  }
+}
+
+/** Drops a session's facts and learn mark, in the caller's transaction (a session deleted or erased). */
+export function forgetFacts(driver: SqlDriver, sessionId: string): number {
+  return runProgram(driver, forgetSessionFacts(sqliteFacts, sessionId));
+}
+
+/**
+ * Drops the sources naming deleted messages of the session (null: all its messages, a clear), in the caller's
+ * transaction; a fact left without sources goes. How many facts went.
+ */
+export function forgetMessages(
+  driver: SqlDriver,
+  sessionId: string,
+  messageIds: readonly string[] | null,
+): number {
+  return runProgram(driver, forgetMessageFacts(sqliteFacts, sessionId, messageIds));
+}
+
+function filterSql(filter: FactFilter): { sql: string; params: string[] } {
+  const sources = filter.sourcesIn
+    ? ` AND EXISTS (SELECT 1 FROM agent_fact_sources s WHERE s.fact_seq = a.seq AND s.message_id IN ${IN})`
+    : "";
+  return {
+    sql: ` AND a.status IN ${IN}${sources}`,
+    params: [JSON.stringify(filter.status), ...(filter.sourcesIn ? [JSON.stringify(filter.sourcesIn)] : [])],
+  };
+}
+
+// Each term's newest matches in the scope (filtered inside the window, as search entries are by label).
+function candidates(
+  driver: SqlDriver,
+  scope: string,
+  terms: QueryTerm[],
+  cap: number,
+  filter: FactFilter,
+): EntryCandidates | undefined {
+  const where = filterSql(filter);
+  const matches = terms.map((term) =>
+    foldsToNothing([term])
+      ? []
+      : driver.column<number>(
+          `SELECT f.rowid FROM agent_facts_fts f JOIN agent_facts a ON a.seq = f.rowid
+           WHERE agent_facts_fts MATCH ? AND a.scope = ?${where.sql} ORDER BY f.rowid DESC LIMIT ?`,
+          [toFts5([term], "text"), scope, ...where.params, cap],
+        ),
+  );
+  const found = [...new Set(matches.flat())];
+  if (found.length === 0) return undefined;
+  // In code points, as the memory store counts its search text (about, a newline, the text).
+  const lengths = new Map(
+    driver.tuples<[number, number]>(
+      `SELECT a.seq, length(a.text) + COALESCE(length(a.about) + 1, 0) FROM json_each(?) j
+       JOIN agent_facts a ON a.seq = j.value`,
+      [JSON.stringify(found)],
+    ),
+  );
+  const documents = driver.get<{ n: number }>(
+    `SELECT count(*) AS n FROM agent_facts a WHERE a.scope = ?${where.sql}`,
+    [scope, ...where.params],
+  )?.n;
+  return { matches, lengths, documents: documents ?? found.length };
+}
+
+function unlearned(driver: SqlDriver, sessionId: string, after: number, limit: number): LearnableMessage[] {
+  const rows = driver.all<{ seq: number; id: string; role: string; content: unknown; created_at: string }>(
+    // No index of its own (one more on every append, for a reader in the background): the session's range of the
+    // (session, id) index, whose entries carry the row's seq, is read whole and only the rows after the mark are
+    // fetched, so a read costs the session's index entries, not its rows.
+    `SELECT m.seq, m.id, m.role, ${contentSql("m")} AS content, m.created_at
+     FROM agent_messages m INDEXED BY agent_messages_session_id
+     WHERE m.session_num = (SELECT num FROM agent_session_heads WHERE session_id = ?) AND m.seq > ?
+     ORDER BY m.seq LIMIT ?`,
+    [sessionId, after, limit],
+  );
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    id: row.id,
+    role: row.role,
+    text: storedMessageText(resolveContent(driver, row.content, sessionId, row.id)),
+    createdAt: Date.parse(row.created_at),
+  }));
+}

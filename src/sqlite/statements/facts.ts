@@ -1,0 +1,152 @@
+/** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
+import { searchableText } from "../../search/tokens.js";
+import { factSearchText } from "../../store/facts.js";
+import type { FactStatements } from "../../store/sql/facts.js";
+import { command, query } from "../../store/sql/program.js";
+
+/** A fact row's columns as the steps read them. */
+export const FACT_COLUMNS =
+  "seq, scope, id, text, about, observed_at, producer, status, superseded_by, created_at";
+const IN = "(SELECT value FROM json_each(?))";
+// A fact passes a `sourcesIn` filter when one of its sources is among the ids (its sources by the primary key).
+const SOURCED = `EXISTS (SELECT 1 FROM agent_fact_sources s WHERE s.fact_seq = f.seq AND s.message_id IN ${IN})`;
+const json = (values: readonly unknown[]) => JSON.stringify(values);
+
+/** The statement table of facts on SQLite. */
+export const sqliteFacts: FactStatements = {
+  owned: (owner, ids) =>
+    query(`SELECT id FROM agent_sessions WHERE owner = ? AND id IN ${IN}`, [owner, json(ids)]),
+  owners: (ids) =>
+    query(`SELECT DISTINCT owner FROM agent_sessions WHERE id IN ${IN} AND owner IS NOT NULL`, [json(ids)]),
+  taken: (scope, ids) =>
+    query(`SELECT id FROM agent_facts WHERE scope = ? AND id IN ${IN}`, [scope, json(ids)]),
+  insert: (scope, f, now, state) =>
+    query(
+      `INSERT INTO agent_facts (scope, id, text, about, observed_at, producer, status, superseded_by, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+      [
+        scope,
+        f.id,
+        f.text,
+        f.about,
+        f.observedAt,
+        f.producer,
+        state?.status ?? "current",
+        state?.supersededBy ?? null,
+        now,
+      ],
+    ),
+  index: (seq, f) =>
+    command("INSERT INTO agent_facts_fts (rowid, text) VALUES (?, ?)", [
+      seq,
+      searchableText(factSearchText(f)),
+    ]),
+  sources: (_scope, seq, sources) =>
+    command(
+      `INSERT INTO agent_fact_sources (fact_seq, idx, session_id, message_id)
+       SELECT ?, key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)`,
+      [seq, json(sources.map((s) => [s.sessionId, s.messageId]))],
+    ),
+  byId: (scope, id) =>
+    query(`SELECT ${FACT_COLUMNS} FROM agent_facts WHERE scope = ? AND id = ?`, [scope, id]),
+  status: (scope, id, status, by) =>
+    query(
+      `UPDATE agent_facts SET status = ?, superseded_by = ? WHERE scope = ? AND id = ? AND status = 'current'
+       RETURNING seq`,
+      [status, by, scope, id],
+    ),
+  page: (scope, filter, before, limit) =>
+    query(
+      `SELECT ${FACT_COLUMNS} FROM agent_facts f WHERE scope = ? AND seq < ? AND status IN ${IN}
+       ${filter.sourcesIn ? `AND ${SOURCED}` : ""} ORDER BY seq DESC LIMIT ?`,
+      [
+        scope,
+        before ?? Number.MAX_SAFE_INTEGER,
+        json(filter.status),
+        ...(filter.sourcesIn ? [json(filter.sourcesIn)] : []),
+        limit,
+      ],
+    ),
+  bySeqs: (scope, seqs) =>
+    query(`SELECT ${FACT_COLUMNS} FROM agent_facts WHERE scope = ? AND seq IN ${IN}`, [scope, json(seqs)]),
+  sourcesOf: (_scope, seqs) =>
+    query(
+      `SELECT fact_seq, session_id, message_id FROM agent_fact_sources WHERE fact_seq IN ${IN}
+       ORDER BY fact_seq, idx`,
+      [json(seqs)],
+    ),
+  any: () => query("SELECT 1 AS one FROM agent_facts LIMIT 1"),
+  all: (after, limit) =>
+    query(`SELECT ${FACT_COLUMNS} FROM agent_facts WHERE (scope, seq) > (?, ?) ORDER BY scope, seq LIMIT ?`, [
+      after?.scope ?? "",
+      after?.seq ?? -1,
+      limit,
+    ]),
+  // By the (session_num, id) index of messages.
+  stored: (sessionId, ids) =>
+    query(
+      `SELECT m.id FROM agent_messages m WHERE m.session_num = (
+         SELECT num FROM agent_session_heads WHERE session_id = ?) AND m.id IN ${IN}`,
+      [sessionId, json(ids)],
+    ),
+  mark: (sessionId) =>
+    query("SELECT through, holder, lease_until, failures FROM agent_learn_marks WHERE session_id = ?", [
+      sessionId,
+    ]),
+  claim: (sessionId, holder, now, until) =>
+    query(
+      `INSERT INTO agent_learn_marks (session_id, through, holder, lease_until, failures) VALUES (?, 0, ?, ?, 0)
+       ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
+       WHERE agent_learn_marks.holder IS NULL OR agent_learn_marks.holder = excluded.holder
+         OR agent_learn_marks.lease_until <= ?
+       RETURNING through, holder, lease_until, failures`,
+      [sessionId, holder, until, now],
+    ),
+  advance: (sessionId, holder, through, failures) =>
+    query(
+      `UPDATE agent_learn_marks SET through = ?, failures = ? WHERE session_id = ? AND holder = ?
+       RETURNING 1 AS moved`,
+      [through, failures, sessionId, holder],
+    ),
+  release: (sessionId, holder) =>
+    command(
+      "UPDATE agent_learn_marks SET holder = NULL, lease_until = 0 WHERE session_id = ? AND holder = ?",
+      [sessionId, holder],
+    ),
+  sessionFacts: (sessionId) =>
+    query(
+      `SELECT DISTINCT f.seq, f.scope, f.id FROM agent_fact_sources s JOIN agent_facts f ON f.seq = s.fact_seq
+       WHERE s.session_id = ?`,
+      [sessionId],
+    ),
+  messageFacts: (sessionId, ids) => {
+    const among = ids ? ` AND message_id IN ${IN}` : "";
+    const list = ids ? [json(ids)] : [];
+    return query(
+      `SELECT f.seq, f.scope, f.id, (SELECT count(*) FROM agent_fact_sources o WHERE o.fact_seq = f.seq
+         AND NOT (o.session_id = ?${among})) AS kept
+       FROM agent_facts f WHERE f.seq IN (SELECT fact_seq FROM agent_fact_sources WHERE session_id = ?${among})`,
+      [sessionId, ...list, sessionId, ...list],
+    );
+  },
+  dropSources: (sessionId, ids) =>
+    command(
+      `DELETE FROM agent_fact_sources WHERE session_id = ?${ids ? ` AND message_id IN ${IN}` : ""}`,
+      ids ? [sessionId, json(ids)] : [sessionId],
+    ),
+  drop: (_scopes, seqs) => [
+    command(`DELETE FROM agent_facts_fts WHERE rowid IN ${IN}`, [json(seqs)]),
+    command(`DELETE FROM agent_fact_sources WHERE fact_seq IN ${IN}`, [json(seqs)]),
+    command(`DELETE FROM agent_facts WHERE seq IN ${IN}`, [json(seqs)]),
+  ],
+  // By the index of what superseded each fact: the facts the dropped ones had superseded.
+  restore: (scopes, ids) =>
+    command(
+      `UPDATE agent_facts SET status = 'current', superseded_by = NULL WHERE seq IN (
+         SELECT f.seq FROM json_each(?) j JOIN agent_facts f
+           ON f.scope = json_extract(j.value, '$[0]') AND f.superseded_by = json_extract(j.value, '$[1]')
+         WHERE f.status = 'superseded')`,
+      [json(scopes.map((scope, i) => [scope, ids[i]]))],
+    ),
+  dropMark: (sessionId) => command("DELETE FROM agent_learn_marks WHERE session_id = ?", [sessionId]),
+};

@@ -1,0 +1,50 @@
+/**
+ * The end of a key rotation (rekey.ts), in one transaction after a full walk: the owner's overlay summaries are
+ * re-sealed (an owner has few, one per compaction), then the rotation ends when no message of the owner is sealed
+ * under another key (each row's first bytes name its key) and its context blocks and search entries sealed under
+ * a previous key are re-sealed with it, else the cursor goes back to the start for another round. Blocks and
+ * entries are found by the key id their sealed content names (which rows share a key is visible anyway): an owner
+ * holds few of them, next to its messages.
+ */
+import { ownerKeys } from "../crypto/owner-keys.js";
+import { keyId, sealedStart } from "../crypto/seal.js";
+import { countOf, type Program } from "./program.js";
+import type { RekeyTable, Rotation, SummaryRow } from "./rekey-table.js";
+
+/** True when the rotation ended; false when rows under another key remain and the walk starts again. */
+export function* finish(s: RekeyTable, at: Rotation): Program<boolean> {
+  // Locked (where runs can interleave) so that a concurrent run's batch and this check take turns.
+  const lock = s.lockRotation(at.ownerHash);
+  const locked = lock === null ? null : yield lock;
+  yield* resealSummaries(s, at);
+  if (countOf(yield s.underOtherKeys(at.owner, sealedStart(at.id))) === 0) {
+    yield* resealContext(s, at);
+    yield s.endRotation(at.ownerHash);
+    return true;
+  }
+  const rotation = locked ?? (yield s.readRotation(at.ownerHash));
+  if (rotation.length === 0) yield s.restartRotation(at.ownerHash);
+  yield s.moveCursor(at.ownerHash, 0, null);
+  return false;
+}
+
+/**
+ * Re-seals the owner's sealed summaries not under the rotation's key. On Postgres a summary written meanwhile (its
+ * stored text changed) is left as its writer sealed it.
+ */
+function* resealSummaries(s: RekeyTable, at: Rotation): Program<void> {
+  const rows = (yield s.summaries(at.owner, sealedStart(at.id))) as SummaryRow[];
+  if (rows.length === 0) return;
+  const sealed = yield* s.sealSummaries(at, rows);
+  // One statement per summary (on Citus the session names the shard): they are few.
+  for (const [i, row] of rows.entries()) yield s.writeSummary(row, sealed[i]!);
+}
+
+/** Re-seals the owner's blocks and entries sealed under one of its previous keys. */
+function* resealContext(s: RekeyTable, at: Rotation): Program<void> {
+  for (const previous of ownerKeys(s.keyring, at.owner).previous) {
+    const start = sealedStart(keyId(previous));
+    for (const row of yield s.blocksUnder(start)) yield* s.resealBlock(row);
+    for (const row of yield s.entriesUnder(start)) yield* s.resealEntry(row);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * What a key rotation's programs (rekey.ts, rekey-finish.ts) ask of an engine: its statements, and a few hooks for
+ * the steps whose plan differs on purpose. SQLite re-seals a message row by row (its content may be in chunks,
+ * sqlite/chunks.ts, and its FTS index follows through search/indexing.ts); Postgres re-seals a session's rows in
+ * one UPDATE that also makes their search vector again from blind tokens of the new key, opens rows through its
+ * awaited key look-up, locks the rotation's row, and routes each statement by session on Citus. The tables are
+ * src/sqlite/statements/rekey.ts and src/postgres/statements/rekey.ts (with the rotation's record in
+ * statements/rotation.ts), the hooks src/sqlite/rekey.ts and src/postgres/rekey.ts.
+ */
+import type { Keyring } from "../crypto/keyring.js";
+import type { Program, Row, Statement } from "./program.js";
+
+/** A head number as the engine answers it (a number on SQLite, text on Postgres): passed back as it came. */
+export type Num = number | string;
+
+/** A session of the owner as the walk holds it. */
+export interface OwnedSession extends Row {
+  num: Num;
+  session_id: string;
+}
+
+/** An unfinished rotation's cursor: the last session (head num) and message id re-sealed (null: the session's start). */
+export interface Cursor extends Row {
+  session_num: Num;
+  message_id: string | null;
+}
+
+/** An overlay summary sealed under another key than the rotation's. */
+export interface SummaryRow extends Row {
+  seq: Num;
+  id: string;
+  session_id: string;
+  summary: string;
+}
+
+/** A started rotation as its programs see it. */
+export interface Rotation {
+  owner: string;
+  ownerHash: string;
+  /** The owner's new key. */
+  key: Uint8Array;
+  /** Its id, which the first bytes of content sealed under it name. */
+  id: string;
+}
+
+/** An engine's statements and hooks for a rotation (see the module comment). */
+export interface RekeyTable {
+  /** The keyring, whose previous keys of the owner name the blocks and entries to re-seal. */
+  readonly keyring: Keyring;
+  // Statements: each answers the rows named, or none.
+  count(owner: string): Statement; // the owner's messages: [{ n }]
+  readRotation(ownerHash: string): Statement; // the owner's unfinished rotation: [{ from_check, ...Cursor }]
+  /**
+   * The same read under the rotation row's lock, where two runs of one rotation could interleave (Postgres: they
+   * take turns, batch by batch); null where the write transaction excludes them already (SQLite).
+   */
+  lockRotation(ownerHash: string): Statement | null;
+  /** The owner's recorded key check under a share lock (`[{ key_check }]`); null where a batch cannot see it change. */
+  keyCheck(ownerHash: string): Statement | null;
+  sessionAt(num: Num): Statement; // [OwnedSession]
+  nextSession(owner: string, after: Num): Statement; // the owner's first session after head `after`
+  rowsAfter(session: OwnedSession, after: string | null, limit: number): Statement; // by id, after `after`
+  moveCursor(ownerHash: string, num: Num, messageId: string | null): Statement;
+  examined(owner: string, cursor: Cursor): Statement; // the owner's rows at or before `cursor`: [{ n }]
+  underOtherKeys(owner: string, start: string): Statement; // rows sealed under a key not starting `start`: [{ n }]
+  endRotation(ownerHash: string): Statement; // the key rotated from is no longer recorded
+  restartRotation(ownerHash: string): Statement; // recorded again from the recorded check (another run ended it)
+  summaries(owner: string, start: string): Statement; // sealed summaries not starting `start`: [SummaryRow]
+  writeSummary(row: SummaryRow, sealed: string): Statement;
+  blocksUnder(start: string): Statement; // sealed blocks starting `start`
+  entriesUnder(start: string): Statement; // sealed entries starting `start`
+  // Hooks: the steps whose plan differs (see the module comment).
+  /** Re-seals the session's rows not under the new key yet (and their search index); answers how many it wrote. */
+  resealMessages(at: Rotation, session: OwnedSession, rows: Row[]): Program<number>;
+  /** The summaries `rows` opened and sealed under the new key, in their order. */
+  sealSummaries(at: Rotation, rows: SummaryRow[]): Program<string[]>;
+  /** Re-seals one block row as a write would store it now (for the owner of its own record). */
+  resealBlock(row: Row): Program<void>;
+  /** Re-seals one entry row as a write would store it now, its search index following the key. */
+  resealEntry(row: Row): Program<void>;
+}

@@ -1,0 +1,167 @@
+// Recall with facts (docs/FACTS.md#recall): a fact that ranks lifts the turns it came from, `facts: "hits"` returns
+// it with its sources, a fact counts only through its sources in the search's scope (its session, its set, its
+// owner's sessions, their active paths), and a store with no facts answers as with the channel off. Skipped on a
+// store without facts.
+import assert from "node:assert/strict";
+import type { FactCapableStore } from "../../contract/facts.js";
+import type { SearchItem, StoreSearchOptions } from "../../contract/search.js";
+import type { Suite } from "../runner.js";
+import { fact, ownedSession, withFacts, withOwnedFacts } from "./facts-harness.js";
+import { type ContractTarget, msg, rejectsWithCode } from "./harness.js";
+
+const QUESTION = "What is Dana's profession?";
+const TEACHER = "Dana's profession: chemistry teacher.";
+
+/** A search with any options, `facts: "hits"` among them (the SessionStore interface types one signature). */
+const search = (store: FactCapableStore, query: string, options: object): Promise<SearchItem[]> =>
+  store.searchMessages(query, options as StoreSearchOptions);
+
+/** Each item's id, a fact's as `fact:<text>`. */
+const ids = (items: readonly SearchItem[]) =>
+  items.map((item) => ("kind" in item ? `fact:${item.text}` : item.id));
+
+/** Dana's chat: the turn that says what she does never names her profession; a fact made of it does. */
+async function dana(store: FactCapableStore): Promise<void> {
+  const session = store.session("dana");
+  await session.appendMessage(msg("u1", "I started somewhere new last week."));
+  await session.appendMessage(msg("a1", "Congratulations! What do you do there?", "assistant"));
+  await session.appendMessage(msg("u2", "I teach chemistry at the high school downtown."));
+  await session.appendMessage(msg("a2", "A profession of patience, they say.", "assistant"));
+  await session.appendMessage(msg("u3", "My sister thinks every profession is a calling."));
+}
+
+/** Ranked recall fused with the store's facts, on every backend with a fact store. */
+export function factsRecallSpec({ describe, test }: Suite, target: ContractTarget): void {
+  describe("facts in recall", () => {
+    test("a store with no facts answers exactly as with the channel off", (t) =>
+      withFacts(t, target, async (store) => {
+        await dana(store);
+        const on = await search(store, QUESTION, { sessionId: "dana" });
+        assert.deepEqual(on, await search(store, QUESTION, { sessionId: "dana", facts: false }));
+        assert.deepEqual(ids(on), ["a2", "u3"]);
+      }));
+
+    test("a fact that ranks lifts its source turn, which no word of the question reaches", (t) =>
+      withFacts(t, target, async (store) => {
+        await dana(store);
+        await store.facts.add({ sessionId: "dana" }, [fact(TEACHER, [["dana", "u2"]], { about: "Dana" })]);
+        assert.deepEqual(ids(await search(store, QUESTION, { sessionId: "dana", facts: false })), [
+          "a2",
+          "u3",
+        ]);
+        const on = await search(store, QUESTION, { sessionId: "dana" });
+        // u2 matches no word: the fact alone brings it, after the turns that match; ranks stay 1, 2, 3.
+        assert.deepEqual(ids(on), ["a2", "u3", "u2"]);
+        assert.deepEqual(
+          on.map((hit) => hit.rank),
+          [1, 2, 3],
+        );
+        const lifted = on[2]!;
+        assert.ok(!("kind" in lifted));
+        assert.equal(lifted.content, "I teach chemistry at the high school downtown.");
+        assert.equal(lifted.sessionId, "dana");
+        // Where the turn matches too, its fact moves it up past a turn that matched as much.
+        assert.equal((await search(store, "chemistry profession", { sessionId: "dana" }))[0]?.id, "u2");
+        // An all-words search takes no facts: it answers the words it was given.
+        assert.deepEqual(
+          await search(store, "Dana profession", { sessionId: "dana", match: "all", facts: "hits" }),
+          [],
+        );
+        await rejectsWithCode(search(store, "profession", { facts: "yes" }), "INVALID_ARGUMENT");
+      }));
+
+    test('facts: "hits" returns the fact among the turns, with its sources; the limit counts it', (t) =>
+      withFacts(t, target, async (store) => {
+        await dana(store);
+        const [added] = await store.facts.add({ sessionId: "dana" }, [
+          fact(
+            TEACHER,
+            [
+              ["dana", "u1"],
+              ["dana", "u2"],
+            ],
+            { about: "Dana" },
+          ),
+        ]);
+        const items = await search(store, QUESTION, { sessionId: "dana", facts: "hits" });
+        const found = items.find((item) => "kind" in item);
+        assert.ok(found && "kind" in found);
+        assert.equal(found.id, added!.id);
+        assert.equal(found.about, "Dana");
+        assert.deepEqual(found.sources, [
+          { sessionId: "dana", messageId: "u1" },
+          { sessionId: "dana", messageId: "u2" },
+        ]);
+        assert.deepEqual(
+          items.map((item) => item.rank),
+          items.map((_, i) => i + 1),
+        );
+        assert.ok((await search(store, QUESTION, { sessionId: "dana" })).every((hit) => !("kind" in hit)));
+        const one = await search(store, "profession", { sessionId: "dana", facts: "hits", limit: 1 });
+        assert.equal(one.length, 1);
+      }));
+
+    test("a turn a fact brings still passes the role filter; the fact in scope is a hit", (t) =>
+      withFacts(t, target, async (store) => {
+        await dana(store);
+        await store.facts.add({ sessionId: "dana" }, [fact(TEACHER, [["dana", "u2"]])]);
+        const items = await search(store, QUESTION, { sessionId: "dana", role: "assistant", facts: "hits" });
+        assert.deepEqual(ids(items), ["a2", `fact:${TEACHER}`]);
+      }));
+
+    test("an active-branch search takes only facts with a source on the active path", (t) =>
+      withFacts(t, target, async (store) => {
+        const session = store.session("b");
+        await session.appendMessage(msg("root", "Tell me about your school days."));
+        await session.appendMessage(msg("off", "I played in the orchestra.", "assistant"), "root");
+        await session.appendMessage(msg("on", "I mostly studied.", "assistant"), "root");
+        await store.facts.add({ sessionId: "b" }, [fact("Dana's instrument was the oboe.", [["b", "off"]])]);
+        const question = "Which instrument did Dana play?";
+        // The fact ranks at its own share, after the turn it lifted (which has that share and its own).
+        assert.deepEqual(ids(await search(store, question, { sessionId: "b", facts: "hits" })), [
+          "off",
+          "fact:Dana's instrument was the oboe.",
+        ]);
+        const active = { branch: "active", facts: "hits" };
+        assert.deepEqual(await search(store, question, { sessionId: "b", ...active }), []);
+        assert.deepEqual(await search(store, question, { sessionIds: ["b"], ...active }), []);
+        // A fact with a source on the path counts through it alone.
+        await store.facts.add({ sessionId: "b" }, [
+          fact("Dana studied the oboe's repertoire.", [
+            ["b", "off"],
+            ["b", "on"],
+          ]),
+        ]);
+        const both = await search(store, "oboe", { sessionId: "b", ...active });
+        assert.deepEqual(ids(both), ["on", "fact:Dana studied the oboe's repertoire."]);
+        assert.deepEqual(ids(await search(store, "oboe", { sessionIds: ["b"], ...active })), ids(both));
+      }));
+
+    test("one owner's facts never lift or appear in another's search; a fact counts only in its sources' scope", (t) =>
+      withOwnedFacts(t, target, async (store) => {
+        await ownedSession(store, "alice-1", "alice", ["I keep my notes in a blue binder."]);
+        await ownedSession(store, "alice-2", "alice", ["Nothing to see here."]);
+        await ownedSession(store, "bob-1", "bob", ["The numbers are four seven one one."]);
+        const alices = "Alice's vault code is kept in a binder.";
+        const bobs = "Bob's vault code is 4711.";
+        await store.facts.add({ owner: "bob" }, [fact(bobs, [["bob-1", "bob-1-0"]])]);
+        await store.facts.add({ owner: "alice" }, [fact(alices, [["alice-1", "alice-1-0"]])]);
+        const question = "What is the vault code?";
+        const hits = (options: object) => search(store, question, { facts: "hits", ...options });
+        assert.deepEqual(ids(await hits({ owner: "alice" })), ["alice-1-0", `fact:${alices}`]);
+        // A session's search reads its owner's facts, kept to its own sessions.
+        assert.deepEqual(ids(await hits({ sessionId: "alice-1" })), ["alice-1-0", `fact:${alices}`]);
+        assert.deepEqual(await hits({ sessionId: "alice-2" }), []);
+        assert.deepEqual(ids(await hits({ owner: "bob" })), ["bob-1-0", `fact:${bobs}`]);
+        // An owner's search naming another owner's session keeps to its own.
+        assert.deepEqual(ids(await hits({ owner: "alice", sessionIds: ["alice-1", "bob-1"] })), [
+          "alice-1-0",
+          `fact:${alices}`,
+        ]);
+        // A set of sessions reads each one's owner's facts, each through its own sessions.
+        const set = ids(await hits({ sessionIds: ["alice-1", "bob-1"] }));
+        assert.deepEqual([...set].sort(), ["alice-1-0", "bob-1-0", `fact:${alices}`, `fact:${bobs}`]);
+        assert.deepEqual(ids(await hits({ sessionIds: ["alice-2", "bob-1"] })), ["bob-1-0", `fact:${bobs}`]);
+      }));
+  });
+}

@@ -1,0 +1,135 @@
+// Learned facts in the CLI's export (format version 3): every fact of the store travels with its scope, sources,
+// state and producer, and an import writes them after the sessions they name; a partial export carries only the facts
+// sourced in its sessions; a file with facts is refused, before anything is written, by a store that keeps none.
+import assert from "node:assert/strict";
+import { Readable } from "node:stream";
+import { test } from "node:test";
+import { checkImport } from "../../src/cli/transfer/check.js";
+import { writeExport } from "../../src/cli/transfer/export.js";
+import { readImport } from "../../src/cli/transfer/import.js";
+import { readLines } from "../../src/cli/transfer/lines.js";
+import type { Fact, FactCapableStore } from "../../src/contract/facts.js";
+import type { TransferCapableStore } from "../../src/contract/transfer.js";
+import { SessionManager } from "../../src/manager/manager.js";
+import { MemoryStore } from "../../src/memory/store.js";
+import { SqliteStore } from "../../src/sqlite/store.js";
+import { exportFacts } from "../../src/store/transfer/facts.js";
+import { msg } from "../../src/testing/contract/harness.js";
+
+const none = { increment() {}, setTotal() {}, stop() {} };
+
+async function exported(store: TransferCapableStore, sessionIds: string[] = []): Promise<string> {
+  let text = "";
+  const write = async (chunk: string) => {
+    text += chunk;
+  };
+  await writeExport(store, write, {
+    sessionIds,
+    progress: none,
+    countFirst: false,
+  });
+  return text;
+}
+
+async function importText(store: TransferCapableStore, text: string) {
+  const read = () => readLines(Readable.from([text]), 1 << 24);
+  await checkImport(store, read());
+  return readImport(store, read());
+}
+
+async function seeded(): Promise<SqliteStore> {
+  const store = new SqliteStore(":memory:");
+  const manager = SessionManager.create(store);
+  await manager.create("one", { id: "a1", owner: "alice" });
+  await manager.create("two", { id: "a2", owner: "alice" });
+  await manager.append("a1", msg("m0", "Alice moved to Boston"));
+  await manager.append("a2", msg("n0", "Alice lived in Paris"));
+  const alice = { owner: "alice" };
+  const source = (sessionId: string, messageId: string) => ({ sessionId, messageId });
+  await store.facts.add(alice, [
+    {
+      id: "paris",
+      text: "Alice lives in Paris.",
+      about: "Alice",
+      observedAt: 1,
+      sources: [source("a2", "n0")],
+      producer: "function:t",
+    },
+    {
+      id: "boston",
+      text: "Alice moved to Boston.",
+      observedAt: 2,
+      sources: [source("a1", "m0")],
+      producer: "model:x/y",
+    },
+    {
+      id: "both",
+      text: "Alice moves.",
+      observedAt: 3,
+      sources: [source("a1", "m0"), source("a2", "n0")],
+      producer: "function:t",
+    },
+  ]);
+  await store.facts.supersede(alice, "paris", "boston");
+  return store;
+}
+
+async function factsOf(store: FactCapableStore): Promise<Fact[]> {
+  const facts: Fact[] = [];
+  for await (const fact of exportFacts(store.facts)) facts.push(fact);
+  return facts;
+}
+
+test("a whole-store export carries every fact, and an import writes them as they were", async () => {
+  const from = await seeded();
+  const to = new MemoryStore();
+  try {
+    const text = await exported(from);
+    const lines = text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(lines.at(-1)?.facts, 3);
+    const paris = lines.find((line) => line.type === "fact" && line.id === "paris");
+    assert.deepEqual(
+      [paris?.owner, paris?.session, paris?.status, paris?.supersededBy, paris?.producer, paris?.sources],
+      ["alice", null, "superseded", "boston", "function:t", [{ session: "a2", message: "n0" }]],
+    );
+    const summary = await importText(to, text);
+    assert.deepEqual(summary.facts, { inserted: 3, skipped: 0 });
+    assert.deepEqual(await factsOf(to), await factsOf(from));
+    assert.deepEqual((await importText(to, text)).facts, { inserted: 0, skipped: 3 }, "idempotent");
+  } finally {
+    await from.close();
+  }
+});
+
+test("a partial export carries only the facts whose every source is in its sessions", async () => {
+  const from = await seeded();
+  try {
+    const text = await exported(from, ["a1"]);
+    const facts = text.split("\n").filter((line) => line.includes('"type":"fact"'));
+    assert.deepEqual(
+      facts.map((line) => (JSON.parse(line) as { id: string }).id),
+      ["boston"],
+    );
+  } finally {
+    await from.close();
+  }
+});
+
+test("a store without facts refuses a file with facts before writing anything", async () => {
+  const from = await seeded();
+  const memory = new MemoryStore();
+  // The store as another library's would be: the same transfer, no `facts`.
+  const bare = new Proxy(memory, {
+    get: (target, key) => (key === "facts" ? undefined : Reflect.get(target, key, target)),
+  }) as unknown as TransferCapableStore;
+  try {
+    const text = await exported(from);
+    await assert.rejects(importText(bare, text), /holds learned facts and this store keeps none/);
+    assert.deepEqual(await memory.registry.list(), [], "nothing was written");
+  } finally {
+    await from.close();
+  }
+});

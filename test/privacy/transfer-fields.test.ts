@@ -1,0 +1,79 @@
+// The export format against the owner-data declarations (src/store/transfer/owner-fields.ts): every declared content
+// and name column is carried by a field of the CLI's export or left out with a reason, every entry names a declared
+// column, and every carried field is present in a real export of a store holding one of each kind of row (a fact too).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { writeExport } from "../../src/cli/transfer/export.js";
+import { SessionManager } from "../../src/manager/manager.js";
+import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
+import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
+import { SqliteStore } from "../../src/sqlite/store.js";
+import { TRANSFER_FIELDS } from "../../src/store/transfer/owner-fields.js";
+
+const declared = new Set<string>();
+for (const declaration of [SQLITE_OWNER_DATA, POSTGRES_OWNER_DATA])
+  for (const table of declaration)
+    for (const [column, holds] of Object.entries(table.columns))
+      if (holds === "content" || holds === "name") declared.add(`${table.table}.${column}`);
+
+test("every declared content and name column is carried by the export or left out with a reason", () => {
+  const unmapped = [...declared].filter((column) => !(column in TRANSFER_FIELDS));
+  assert.deepEqual(unmapped, [], "declared columns the export neither carries nor leaves out");
+  const stale = Object.keys(TRANSFER_FIELDS).filter((column) => !declared.has(column));
+  assert.deepEqual(stale, [], "transfer fields of columns no declaration has");
+  for (const [column, field] of Object.entries(TRANSFER_FIELDS))
+    if ("left" in field) assert.ok(field.left.length > 20, `${column}: say why it is left out`);
+});
+
+test("every carried field is in a real export", async () => {
+  const store = new SqliteStore(":memory:");
+  try {
+    const manager = SessionManager.create(store);
+    const { id } = await manager.create("a name", { owner: "alice" });
+    await manager.append(id, { id: "m0", role: "user", parts: [{ type: "text", text: "words" }] });
+    const url = `data:image/png;base64,${Buffer.alloc(600, 7).toString("base64")}`;
+    const image = { id: "m1", role: "user", parts: [{ type: "file", mediaType: "image/png", url }] };
+    await manager.append(id, image as never);
+    await manager.addCompaction(id, "a summary", "m0", "m0", { summaryChars: 9 } as never);
+    await store.blocks.setBlock("prefs", "tea", { owner: "alice" });
+    await store.entries.setEntry("facts", "k", "otters", { owner: "alice" });
+    await store.facts.add({ owner: "alice" }, [
+      {
+        text: "Alice's words.",
+        about: "Alice",
+        observedAt: 1,
+        sources: [{ sessionId: id, messageId: "m0" }],
+        producer: "function:test",
+      },
+    ]);
+    let text = "";
+    const none = { increment() {}, setTotal() {}, stop() {} };
+    const write = async (chunk: string) => {
+      text += chunk;
+    };
+    await writeExport(store, write, {
+      sessionIds: [],
+      progress: none,
+      countFirst: false,
+    });
+    const lines = text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const missing: string[] = [];
+    for (const field of Object.values(TRANSFER_FIELDS)) {
+      if (!("carried" in field)) continue;
+      const [type, ...path] = field.carried.split(".");
+      const found = lines.some((line) => {
+        if (line.type !== type) return false;
+        let value: unknown = line;
+        for (const key of path) value = (value as Record<string, unknown> | null)?.[key];
+        return value !== undefined && value !== null;
+      });
+      if (!found) missing.push(field.carried);
+    }
+    assert.deepEqual(missing, [], "carried fields no line of the export holds");
+  } finally {
+    await store.close();
+  }
+});
