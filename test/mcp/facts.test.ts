@@ -3,15 +3,18 @@
 // only with writes, search_memory returns fact hits when asked; every refusal is an `Error: …` text.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { FactCapableStore } from "../../src/contract/facts.js";
 import type { RegistryCapableStore } from "../../src/contract/registry.js";
 import { createMcpServer, type McpServerOptions } from "../../src/mcp/index.js";
 import { MemoryStore } from "../../src/memory/store.js";
+import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { fact, ownedSession } from "../../src/testing/contract/facts-harness.js";
 import { tempDir } from "../cli/helpers.js";
+import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { call } from "./helpers.js";
 
 type Store = FactCapableStore & RegistryCapableStore;
@@ -19,9 +22,10 @@ type Store = FactCapableStore & RegistryCapableStore;
 const tmp = tempDir("agent-session-mcp-facts-");
 after(() => tmp.remove());
 
-const BACKENDS: { name: string; open(): Store }[] = [
+const BACKENDS: { name: string; skip?: string | false; open(): Store }[] = [
   { name: "memory", open: () => new MemoryStore() },
   { name: "SQLite", open: () => new SqliteStore(tmp.path(`facts-${process.hrtime.bigint()}.db`)) },
+  { name: "PGlite", skip: pgliteSwitchedOff() ?? false, open: () => new PostgresStore(new PGlite()) },
 ];
 
 /** A client connected in-process to a server made with `options`. */
@@ -53,7 +57,7 @@ async function fill(store: Store): Promise<void> {
 }
 
 for (const backend of BACKENDS)
-  describe(`MCP fact tools (${backend.name})`, () => {
+  describe(`MCP fact tools (${backend.name})`, { skip: backend.skip ?? false }, () => {
     let store: Store;
     let alice: Client;
     let aliceWrites: Client;
@@ -159,35 +163,31 @@ for (const backend of BACKENDS)
       assert.match(withFacts.text, /sources: session="a1" message="a1-1"/);
       assert.doesNotMatch(withFacts.text, /Bob|bob-tea/);
     });
-  });
 
-describe("MCP list_facts is bounded, with a marker counting the rest (memory)", () => {
-  test("a page, the count of the facts past it and the cursor that reads them", async () => {
-    const store = new MemoryStore();
-    await ownedSession(store, "a1", "alice", ["I say many things"]);
-    for (let batch = 0; batch < 3; batch++) {
-      const facts = Array.from({ length: 50 }, (_, i) =>
-        fact(`Fact number ${batch * 50 + i}. ${"padding ".repeat(40)}`, [["a1", "a1-0"]]),
-      );
-      await store.facts.add({ owner: "alice" }, facts);
-    }
-    const client = await connect({ store, owner: "alice", limits: { maxOutputChars: 4000 } });
-    const first = await call(client, "list_facts", { limit: 100 });
-    assert.ok(first.text.length <= 4000, `${first.text.length} characters`);
-    const marker =
-      /\[(\d+) more current facts of owner "alice": call list_facts with cursor: ("[^"]+") for the next\]$/.exec(
-        first.text,
-      );
-    assert.ok(marker, first.text.slice(-300));
-    const shown = (first.text.match(/^fact=/gm) ?? []).length;
-    assert.ok(shown > 0 && shown < 100, `${shown} shown`);
-    assert.equal(Number(marker[1]), 150 - shown, "every fact past the shown ones is counted");
-    const next = await call(client, "list_facts", { limit: 1, cursor: JSON.parse(marker[2]!) as string });
-    const seen = new Set(first.text.match(/Fact number \d+/g));
-    const following = /Fact number \d+/.exec(next.text)?.[0];
-    assert.ok(following && !seen.has(following), "the cursor goes on after the last fact shown");
-    assert.match(next.text, new RegExp(`\\[${150 - shown - 1} more current facts`));
-    await client.close();
-    await store.close();
+    test("list_facts is bounded: a page, the count of the facts past it and the cursor that reads them", async () => {
+      await ownedSession(store, "many", "dana", ["I say many things"]);
+      for (let batch = 0; batch < 3; batch++) {
+        const facts = Array.from({ length: 50 }, (_, i) =>
+          fact(`Fact number ${batch * 50 + i}. ${"padding ".repeat(40)}`, [["many", "many-0"]]),
+        );
+        await store.facts.add({ owner: "dana" }, facts);
+      }
+      const client = await connect({ store, owner: "dana", limits: { maxOutputChars: 4000 } });
+      const first = await call(client, "list_facts", { limit: 100 });
+      assert.ok(first.text.length <= 4000, `${first.text.length} characters`);
+      const marker =
+        /\[(\d+) more current facts of owner "dana": call list_facts with cursor: ("[^"]+") for the next\]$/.exec(
+          first.text,
+        );
+      assert.ok(marker, first.text.slice(-300));
+      const shown = (first.text.match(/^fact=/gm) ?? []).length;
+      assert.ok(shown > 0 && shown < 100, `${shown} shown`);
+      assert.equal(Number(marker[1]), 150 - shown, "every fact past the shown ones is counted");
+      const next = await call(client, "list_facts", { limit: 1, cursor: JSON.parse(marker[2]!) as string });
+      const seen = new Set(first.text.match(/Fact number \d+/g));
+      const following = /Fact number \d+/.exec(next.text)?.[0];
+      assert.ok(following && !seen.has(following), "the cursor goes on after the last fact shown");
+      assert.match(next.text, new RegExp(`\\[${150 - shown - 1} more current facts`));
+      await client.close();
+    });
   });
-});
