@@ -52,7 +52,8 @@ export interface CreateAgentSessionOptions {
   modelSettings?: ModelSettings;
   /**
    * Learn facts from the session's turns in the background (`{ extractor, … }`, as `learnFacts`; docs/FACTS.md,
-   * "Doors"), stopped by `close()`. Needs a store-backed storage whose store keeps facts (`UNSUPPORTED` otherwise).
+   * "Doors"), stopped by `close()`; with `resume`, what the session stored before and has not learned is learned at
+   * once. Needs a store-backed storage whose store keeps facts (`UNSUPPORTED` otherwise).
    */
   learn?: LearnOptions;
 }
@@ -124,7 +125,9 @@ export async function createSession(options: CreateAgentSessionOptions): Promise
   const learnStore = options.learn === undefined ? undefined : await learningStore(storage, options.learn);
   const record = await openRecord(options, storage);
   await closeRunningTurn(record, "the process stopped before the turn finished");
-  return new AgentSession({
+  const learning =
+    learnStore && options.learn ? new TurnLearner(learnStore, record.id, options.learn) : undefined;
+  const session = new AgentSession({
     ai,
     model,
     record,
@@ -135,8 +138,13 @@ export async function createSession(options: CreateAgentSessionOptions): Promise
     pricing: options.pricing,
     compaction: options.compaction,
     settings: options.modelSettings ?? {},
-    learning: learnStore && options.learn ? new TurnLearner(learnStore, record.id, options.learn) : undefined,
+    learning,
   });
+  // A resumed session's messages stored before it opened and past its learn mark (turns of a session opened without
+  // `learn`, or whose learn a close or a crash cut short) are learned now, not only after its next turn; the mark
+  // makes it idempotent: what was learned is not sent again.
+  if (options.resume !== undefined) learning?.kick();
+  return session;
 }
 
 /** Options of {@link resumeSession} and {@link forkSession}. */

@@ -9,9 +9,8 @@ import { hasFactStore } from "../contract/facts.js";
 import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { learnSettings } from "../facts/config.js";
-import { learnFacts } from "../facts/learn.js";
+import { TurnLearner } from "../facts/turn-learner.js";
 import type { LearnOptions } from "../facts/types.js";
-import { emitWarning } from "../runtime/warn.js";
 import { StoreSessionStorage } from "./storage/store.js";
 import type { SessionStorage } from "./types.js";
 
@@ -38,68 +37,4 @@ export async function learningStore(storage: SessionStorage, options: LearnOptio
   return store;
 }
 
-/** Learns one agent session's turns in the background (see the module comment). */
-export class TurnLearner {
-  private running: Promise<void> | undefined;
-  private again = false;
-  private closed = false;
-  private readonly abort = new AbortController();
-
-  constructor(
-    private readonly store: SessionStore,
-    private readonly sessionId: string,
-    private readonly options: LearnOptions,
-  ) {}
-
-  /** Learns what the session holds that is not learned yet, now or after the learn that runs. */
-  kick(): void {
-    if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.run().finally(() => {
-      this.running = undefined;
-    });
-  }
-
-  private async run(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        // A failed batch is retried and reported by learnFacts itself; what reaches here is the store's failure.
-        await learnFacts(this.store, {
-          ...this.options,
-          sessionIds: [this.sessionId],
-          signal: this.abort.signal,
-        });
-      } catch (error) {
-        if (this.abort.signal.aborted) return;
-        this.report(error);
-      }
-    } while (this.again && !this.closed);
-  }
-
-  private report(error: unknown): void {
-    const { onError } = this.options;
-    if (!onError) {
-      emitWarning(error, "AgentSessionFactsWarning", `learning ${this.sessionId}`);
-      return;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    const failure = { sessionId: this.sessionId, fromSeq: 0, throughSeq: 0, attempts: 0, skipped: false };
-    onError(error, { ...failure, error: message });
-  }
-
-  /** Resolves once no learn runs or is asked for. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  /** Stops: a learn in flight is aborted (its batch stays unlearned) and awaited; no turn starts another. */
-  async close(): Promise<void> {
-    this.closed = true;
-    this.abort.abort(new SessionError("CLOSED", "the agent session was closed"));
-    await this.idle();
-  }
-}
+export { TurnLearner };

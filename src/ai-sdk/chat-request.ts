@@ -1,6 +1,7 @@
 import type { ToolSet, UIMessage } from "ai";
 import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
 import { SessionError } from "../errors.js";
+import type { LearnOptions } from "../facts/types.js";
 import { describe } from "../message/describe.js";
 import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 import { parseInput } from "../schema/parse.js";
@@ -52,6 +53,12 @@ export interface PersistChatOptions {
    * store's provider (it names the session).
    */
   resumable?: ResumableStreams | undefined;
+  /**
+   * Learn facts from the chat (`{ extractor, … }`, any `learnFacts` option; docs/FACTS.md, "Doors"): once the turn's
+   * answer is stored, the session's messages not learned yet are learned in the background, never on the request's
+   * path (`turn.learned()` waits for it). The storage must be a `Session` on a store with facts.
+   */
+  learn?: LearnOptions | undefined;
 }
 
 /** What a request asks for, read from the end of what the page posted. */

@@ -9,6 +9,7 @@ import {
   type PersistChatOptions,
   planTurn,
 } from "./chat-request.js";
+import { type ChatLearning, storageLearning } from "./learn.js";
 import { loadChat } from "./messages.js";
 import { contextReminder, withReminder } from "./reminder.js";
 import { ResumableStreams } from "./resumable.js";
@@ -74,6 +75,8 @@ export class ChatTurn<M extends UIMessage> {
      * request of the chat stored meanwhile is not hidden behind it (chat-conflict.ts).
      */
     readonly atTip: boolean = false,
+    /** The chat's learning (`PersistChatOptions.learn`): asked for once the answer is stored. */
+    private readonly learning?: ChatLearning | undefined,
   ) {
     this.messages = withReminder(messages, reminder);
     // The stream continues the last of originalMessages when it is an assistant message; a summary the path
@@ -115,6 +118,20 @@ export class ChatTurn<M extends UIMessage> {
    * stored closed with an error result.
    */
   async saveResponse(message: M): Promise<void> {
+    await this.storeResponse(message);
+    // The turn is stored (an empty answer stores nothing, but the request's messages are there to learn).
+    this.learning?.kick();
+  }
+
+  /**
+   * Resolves once the facts of the chat's turns so far are learned (with `learn`; at once without it). A platform
+   * that stops a request's work when its response ends (serverless) keeps it alive with this (`waitUntil`).
+   */
+  async learned(): Promise<void> {
+    await this.learning?.idle();
+  }
+
+  private async storeResponse(message: M): Promise<void> {
     if (message.parts.length === 0) return;
     const tools = this.tools;
     const parts =
@@ -149,11 +166,23 @@ export async function persistChatTurn<M extends UIMessage>(
   options: PersistChatOptions = {},
 ): Promise<ChatTurn<M>> {
   const resumable = resumableOf(storage, options);
+  // Checked before anything is stored: bad options are INVALID_ARGUMENT, a store without facts UNSUPPORTED.
+  const learning =
+    options.learn === undefined ? undefined : storageLearning(storage, options.learn, "persistChatTurn");
   const turn = await storeChatRequest<M>(storage, request, options);
   // Context reminders (./reminder.ts): read once the request is stored, sent with this call only, never stored.
   const reminder = await contextReminder(storage);
-  if (reminder === null && resumable === undefined) return turn;
-  return new ChatTurn(storage, turn.messages, turn.parentId, reminder, options.tools, resumable, turn.atTip);
+  if (reminder === null && resumable === undefined && learning === undefined) return turn;
+  return new ChatTurn(
+    storage,
+    turn.messages,
+    turn.parentId,
+    reminder,
+    options.tools,
+    resumable,
+    turn.atTip,
+    learning,
+  );
 }
 
 /** Where a resumable turn keeps its chunks: the session the storage names (a `Session` or a store's provider). */

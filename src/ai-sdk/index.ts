@@ -9,7 +9,7 @@ export {
   type PersistChatOptions,
   persistChatTurn,
 } from "./chat-turn.js";
-export { type SessionMemoryOptions, sessionMemory } from "./memory.js";
+export { type SessionMemoryMiddleware, type SessionMemoryOptions, sessionMemory } from "./memory.js";
 export {
   DEFAULT_MEMORY_TOOL_LIMITS,
   MEMORIES_ROOT,

@@ -1,8 +1,10 @@
 import type { SessionStore } from "../contract/store.js";
 import { SessionError, type SessionIssue, type SessionIssueRule } from "../errors.js";
+import type { LearnOptions } from "../facts/types.js";
 import { describe } from "../message/describe.js";
 import { assertNamedSessionId } from "../message/ids.js";
-import { Session } from "../session/session.js";
+import { Session, storeOfSession } from "../session/session.js";
+import { type ChatLearning, chatLearning } from "./learn.js";
 import type { HistoryBudget } from "./memory-plan.js";
 import type { RecallSettings } from "./memory-recall.js";
 
@@ -35,6 +37,12 @@ export interface SessionMemoryOptions {
         scope?: "session" | "owner" | undefined;
       }
     | undefined;
+  /**
+   * Learn facts from the conversation (`{ extractor, … }`, any `learnFacts` option; docs/FACTS.md, "Doors"): once a
+   * call's answer is stored, the session's messages not learned yet are learned in the background, never on the
+   * call's path (`middleware.learned()` waits for it). Needs a store with facts (a `Session` on one, or `store`).
+   */
+  learn?: LearnOptions | undefined;
 }
 
 /** The options checked, with their defaults. */
@@ -45,6 +53,8 @@ export interface MemorySettings {
   history: HistoryBudget;
   reminder: boolean;
   recall: RecallSettings | null;
+  /** The conversation's learning (`learn`), or null. */
+  learning: ChatLearning | null;
 }
 
 function refuse(message: string, path: string, rule: SessionIssueRule): never {
@@ -76,15 +86,25 @@ export function memorySettings(options: SessionMemoryOptions): MemorySettings {
   if (given.reminder !== undefined && typeof given.reminder !== "boolean") {
     refuse(`reminder must be a boolean, got ${describe(given.reminder)}`, "reminder", "type");
   }
+  const source = sourceOf(given);
   return {
-    source: sourceOf(given),
+    source,
     history: {
       maxMessages: whole(history.maxMessages, "history.maxMessages", 100, 10_000),
       maxTokens: whole(history.maxTokens, "history.maxTokens", 32_000, 10_000_000),
     },
     reminder: given.reminder ?? true,
     recall: recallOf(given),
+    learning: learningOf(given, source),
   };
+}
+
+/** The learning `learn` asks for, checked now: bad options, a store without facts and the unnamed session refused. */
+function learningOf(given: SessionMemoryOptions, source: MemorySettings["source"]): ChatLearning | null {
+  if (given.learn === undefined) return null;
+  return source.kind === "store"
+    ? chatLearning(source.store, source.sessionId, given.learn, "sessionMemory")
+    : chatLearning(storeOfSession(source.session), source.session.sessionId, given.learn, "sessionMemory");
 }
 
 function sourceOf(given: SessionMemoryOptions): MemorySettings["source"] {

@@ -14,12 +14,19 @@ import { contextReminder } from "./reminder.js";
 
 export type { SessionMemoryOptions };
 
+/** The memory middleware, with a way to wait for the facts it learns (`learn`). */
+export type SessionMemoryMiddleware = LanguageModelMiddleware & {
+  /** Resolves once the facts of the calls so far are learned (with `learn`; at once without it). */
+  learned(): Promise<void>;
+};
+
 /**
  * AI SDK memory middleware for one conversation: `wrapLanguageModel({ model, middleware: sessionMemory(...) })`
  * gives every call the session's stored history (with the context reminder and, when asked, recall hits) and
- * stores the call's new messages and its answer once the model answered (docs/AI-SDK.md, "Memory middleware").
+ * stores the call's new messages and its answer once the model answered (docs/AI-SDK.md, "Memory middleware");
+ * with `learn`, facts are learned from the stored exchanges in the background.
  */
-export function sessionMemory(options: SessionMemoryOptions): LanguageModelMiddleware {
+export function sessionMemory(options: SessionMemoryOptions): SessionMemoryMiddleware {
   const settings = memorySettings(options);
   const memory = new Memory(settings);
   // wrapLanguageModel hands wrapGenerate/wrapStream the params object transformParams returned: the key of the plan.
@@ -36,6 +43,9 @@ export function sessionMemory(options: SessionMemoryOptions): LanguageModelMiddl
     return plan;
   };
   return {
+    learned: async () => {
+      await settings.learning?.idle();
+    },
     specificationVersion: "v3",
     // ai@6 calls it with a LanguageModelV3 call, ai@7 with a V4 one: planned and stored in one form (ai-majors.ts).
     transformParams: async ({ params, model }) => {
@@ -137,5 +147,7 @@ class Memory {
       parentId = stored.id;
       first = false;
     }
+    // In the background, once the exchange is stored: the call's answer does not wait for it.
+    this.settings.learning?.kick();
   }
 }

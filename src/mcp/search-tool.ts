@@ -1,7 +1,16 @@
 import { z } from "zod";
 import { clipHit, joinHits } from "../context/output.js";
-import type { SearchContextTurn, SearchHit, StoreSearchOptions } from "../contract/search.js";
+import { hasFactStore } from "../contract/facts.js";
+import type {
+  FactSearchHit,
+  SearchContextTurn,
+  SearchHit,
+  SearchItem,
+  StoreSearchOptions,
+  WithFactHits,
+} from "../contract/search.js";
 import { MAX_SEARCH_CONTEXT } from "../search/options.js";
+import { factBlock } from "./fact-tools.js";
 import type { McpTool, ToolContext } from "./tool.js";
 
 /** Most hits one `search_memory` call returns: each may be long, and the whole result is bounded anyway. */
@@ -25,6 +34,12 @@ const schema = z.object({
     .optional()
     .describe('"any" (default): ranked recall, messages matching more words first; "all": every word needed'),
   limit: z.number().int().min(1).max(MAX_MCP_HITS).optional().describe("Most hits (default 10)"),
+  facts: z
+    .boolean()
+    .optional()
+    .describe(
+      "Also return the learned facts that rank among the messages, each naming the messages it came from",
+    ),
   context: z
     .number()
     .int()
@@ -55,6 +70,11 @@ function formatHit(hit: SearchHit, query: string, context: ToolContext): string 
   return [where, ...before, hit.context ? `  > ${hit.role}: ${text}` : text, ...after].join("\n");
 }
 
+/** A fact that ranked: its place, then the fact as list_facts shows it (its sources are the turns to read). */
+function formatFact(hit: FactSearchHit, context: ToolContext): string {
+  return factBlock(hit, context.limits.maxHitChars, [`#${hit.rank}`]);
+}
+
 /** `search_memory`: the store's ranked recall across the reachable sessions, with its filters. */
 export const searchTool: McpTool<typeof schema> = {
   name: "search_memory",
@@ -62,7 +82,8 @@ export const searchTool: McpTool<typeof schema> = {
   description:
     "Ranked recall across stored conversations: messages matching more of the query's words (and word forms: " +
     "deploy, deploying, deployment) come first. Each hit names its session and message id; read the turns around " +
-    "one with read_turns_around, or a whole session with read_session.",
+    "one with read_turns_around, or a whole session with read_session. Where facts were learned from the " +
+    "conversations, a fact matching the query lifts the messages it came from; facts: true also lists those facts.",
   schema,
   writes: false,
   async run(args, context) {
@@ -77,9 +98,16 @@ export const searchTool: McpTool<typeof schema> = {
     if (args.branch !== undefined) options.branch = args.branch;
     if (args.match !== undefined) options.match = args.match;
     if (args.context !== undefined && args.context > 0) options.context = args.context;
-    const hits = await store.searchMessages(args.query, options);
+    // `facts: "hits"` only to a store with facts, passed as it is (the built-in stores take it: WithFactHits); the
+    // SessionStore interface keeps its one signature, hence the widened types.
+    if (args.facts === true && hasFactStore(store)) {
+      (options as unknown as WithFactHits<StoreSearchOptions>).facts = "hits";
+    }
+    const hits: SearchItem[] = await store.searchMessages(args.query, options);
     if (hits.length === 0) return "No results found.";
-    const formatted = hits.map((hit) => formatHit(hit, args.query, context));
+    const formatted = hits.map((hit) =>
+      "kind" in hit ? formatFact(hit, context) : formatHit(hit, args.query, context),
+    );
     return joinHits(formatted, "\n---\n", context.limits.maxOutputChars);
   },
 };

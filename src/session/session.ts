@@ -62,6 +62,17 @@ export type { SessionOptions } from "./options.js";
  * resolved on first use are a {@link SessionLifecycle}'s, and the writes with their status frame, compaction and
  * hook are its base class's (`SessionWrites`, `writes.ts`); history reads in `history.ts`, tool formats in `context/tool-formats.ts`.
  */
+/** The store each Session was made on (none over a bare SessionProvider): see {@link storeOfSession}. */
+const sessionStores = new WeakMap<object, SessionStore>();
+
+/**
+ * The store `session` was made on, or undefined for a Session over a bare `SessionProvider` (package-internal: the
+ * AI SDK doors learn facts into it; not part of the Session's public surface).
+ */
+export function storeOfSession(session: Session): SessionStore | undefined {
+  return sessionStores.get(session);
+}
+
 export class Session<M extends SessionMessage = SessionMessage> extends SessionWrites<M> {
   /** @internal */
   protected readonly config: SessionConfig;
@@ -93,6 +104,7 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionW
     // The typed view: stores hold any valid message; reads are `M` because the app writes only `M`s.
     const source = resolveSource(provider as SessionSource) as ResolvedSource<M>;
     this.lifecycle = new SessionLifecycle(source, this.config);
+    if (source.kind === "store") sessionStores.set(this, source.store as SessionStore);
   }
 
   /** The id this session is namespaced by (`""` = the default session). */

@@ -90,6 +90,88 @@ for (const [name, open] of [
       assert.deepEqual((await store.facts.list({ owner: "bob" })).facts, []);
     });
 
+    it("a resume with learn learns what was stored before it, past the mark, once", async () => {
+      const sessionStorage = new StoreSessionStorage(store);
+      // Two turns stored by a session opened without learn: nothing learned.
+      const plain = await createSession({ model: answers(2), sessionStorage, owner: "carol" });
+      await turn(plain, "I live in Nantes");
+      await turn(plain, "I like cider");
+      await plain.close();
+      assert.deepEqual((await store.facts.list({ owner: "carol" })).facts, []);
+
+      const calls: ExtractInput[] = [];
+      const learn = { extractor: saying(calls) };
+      const resumed = await resumeSession(plain.id, {
+        model: answers(0),
+        sessionStorage,
+        owner: "carol",
+        learn,
+      });
+      await resumed.learned(); // no turn: the resume itself learns
+      assert.deepEqual(texts((await store.facts.list({ owner: "carol" })).facts), [
+        "The user says: I like cider",
+        "The user says: I live in Nantes",
+      ]);
+      assert.deepEqual(
+        calls.map((c) => c.messages.map((m) => m.text)),
+        [["I live in Nantes", "Noted.", "I like cider", "Noted."]],
+      );
+      await resumed.close();
+
+      // Resumed again: everything is past the mark, so the extractor is not called; a new turn is learned alone.
+      const again = await resumeSession(plain.id, {
+        model: answers(1),
+        sessionStorage,
+        owner: "carol",
+        learn,
+      });
+      await again.learned();
+      assert.equal(calls.length, 1, "nothing learned twice");
+      await turn(again, "I play the violin");
+      await again.learned();
+      await again.close();
+      assert.deepEqual(
+        calls.map((c) => c.messages.map((m) => m.text)),
+        [
+          ["I live in Nantes", "Noted.", "I like cider", "Noted."],
+          ["I play the violin", "Noted."],
+        ],
+      );
+      assert.equal((await store.facts.list({ owner: "carol" })).facts.length, 3);
+    });
+
+    it("a resume picks up the batch a close cut short", async () => {
+      const sessionStorage = new StoreSessionStorage(store);
+      let started!: () => void;
+      const calling = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const hanging = (input: ExtractInput): Promise<ExtractedFact[]> =>
+        new Promise((_resolve, reject) => {
+          started();
+          input.signal.addEventListener("abort", () => reject(input.signal.reason));
+        });
+      const first = await createSession({
+        model: answers(1),
+        sessionStorage,
+        learn: { extractor: hanging, onError: () => {} },
+      });
+      await turn(first, "I moved to Brest");
+      await calling;
+      await first.close();
+      assert.deepEqual((await store.facts.list({ sessionId: first.id })).facts, []);
+      const resumed = await resumeSession(first.id, {
+        model: answers(0),
+        sessionStorage,
+        learn: { extractor: saying() },
+      });
+      await resumed.learned();
+      await resumed.close();
+      assert.deepEqual(texts((await store.facts.list({ sessionId: first.id })).facts), [
+        "The user says: I moved to Brest",
+      ]);
+    });
+
     it("a session without an owner learns into its own facts", async () => {
       const session = await createSession({
         model: answers(1),

@@ -34,7 +34,15 @@ describe("agent-session mcp over stdio (read-only, unscoped)", () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ["search_memory", "read_turns_around", "read_session", "list_sessions", "list_blocks", "read_block"],
+      [
+        "search_memory",
+        "read_turns_around",
+        "read_session",
+        "list_sessions",
+        "list_facts",
+        "list_blocks",
+        "read_block",
+      ],
     );
     for (const tool of tools) assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
     assert.match(stderr, /read-only/);
