@@ -25,10 +25,11 @@ export const FACT_WEIGHT = 0.5;
 /** How many facts a search reads (the fact store's page size: its bound on one search). */
 export const FACT_CANDIDATES = 100;
 /**
- * The longest active path whose ids a search passes to the fact store (`sourcesIn`); a longer one is filtered by the
- * page. Reading a path's ids costs its depth (5,000: ~N ms on SQLite, docs/FACTS.md#recall).
+ * The longest active path whose ids a search passes to the fact store (`sourcesIn`); past it only the session filter
+ * applies and the page drops the facts off the path. Reading and passing a path's ids costs its depth: 5,000 ids add
+ * ~16 ms to a search on SQLite and ~33 ms on Postgres (docs/FACTS.md#recall), so 10,000 bounds it.
  */
-export const SOURCES_IN_BOUND = 100_000;
+export const SOURCES_IN_BOUND = 10_000;
 /** Most fact scopes (owners, or sessions without one) one search reads; a set of sessions past it reads the first. */
 export const MAX_FACT_SCOPES = 16;
 

@@ -23,9 +23,11 @@ export function sourcedSql(
   const { sourcesIn, sourceSession } = filter;
   if (sourcesIn === undefined && sourceSession === undefined) return { sql: "", params: [] };
   return {
+    // The unary plus keeps the planner off the (session_id, message_id) index: probing it once per id for every
+    // fact read cost an active search of a 5,000-message path 0.6 s.
     sql: ` AND EXISTS (SELECT 1 FROM agent_fact_sources s WHERE s.fact_seq = ${alias}.seq${
-      sourceSession === undefined ? "" : " AND s.session_id = ?"
-    }${sourcesIn === undefined ? "" : ` AND s.message_id IN ${IN}`})`,
+      sourceSession === undefined ? "" : " AND +s.session_id = ?"
+    }${sourcesIn === undefined ? "" : ` AND +s.message_id IN ${IN}`})`,
     params: [
       ...(sourceSession === undefined ? [] : [sourceSession]),
       ...(sourcesIn === undefined ? [] : [json(sourcesIn)]),
