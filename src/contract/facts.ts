@@ -51,6 +51,8 @@ export interface FactQuery {
   limit?: number;
   /** Only facts with a source among these messages' ids (an active-path search passes the path's ids). */
   sourcesIn?: readonly string[];
+  /** Only facts with a source in this session; with `sourcesIn`, a source that is one of those messages of it. */
+  sourceSession?: string;
 }
 
 /** A fact found by a search, with its place in the results. */

@@ -25,7 +25,13 @@ export function copy(fact: Fact): Fact {
 /** Whether a kept fact passes a read's filter (`sources`: the filter's message ids). */
 export function passes(kept: Kept, filter: FactFilter, sources: Set<string> | undefined): boolean {
   if (!filter.status.includes(kept.fact.status)) return false;
-  return sources === undefined || kept.fact.sources.some((s) => sources.has(s.messageId));
+  const session = filter.sourceSession;
+  if (sources === undefined && session === undefined) return true;
+  return kept.fact.sources.some(
+    (s) =>
+      (session === undefined || s.sessionId === session) &&
+      (sources === undefined || sources.has(s.messageId)),
+  );
 }
 
 /** Facts superseded by one of the `gone` become current again. */

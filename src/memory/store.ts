@@ -174,7 +174,7 @@ export class MemoryStore
           query,
           plan,
           async (id) => (await this.registry.get(id))?.owner,
-          () => this.pathIds(plan.sessionId),
+          (sessionId) => this.pathIds(sessionId),
         )
       : undefined;
     const hits = rankedHits(
@@ -184,9 +184,9 @@ export class MemoryStore
   }
 
   /** The message ids on one session's active path (an active-branch search's fact sources), or undefined. */
-  private pathIds(sessionId: string | undefined): string[] | undefined {
-    const data = sessionId === undefined ? undefined : this.data.get(sessionId);
-    return data === undefined ? undefined : [...activePath(data)].map((row) => row.id);
+  private pathIds(sessionId: string): string[] {
+    const data = this.data.get(sessionId);
+    return data === undefined ? [] : [...activePath(data)].map((row) => row.id);
   }
 
   /** Appends a chain of messages, sets a block and updates the registry row, all or nothing (see store/step.ts). */

@@ -16,7 +16,7 @@ import { runInTransaction, runProgram } from "./connection/program.js";
 import { quote, type Tables } from "./connection/tables.js";
 import { recordsOwnerKeys } from "./owner-keys.js";
 import { termTsqueries } from "./search/fts.js";
-import { factTables, postgresFacts } from "./statements/facts.js";
+import { factTables, postgresFacts, sourcedSql } from "./statements/facts.js";
 import { openContents } from "./stored-form.js";
 
 /** Migration 23: facts, their sources (by session for erasure), and each session's learn mark. */
@@ -132,16 +132,21 @@ async function candidates(
   const { numbers, queries } = termTsqueries(terms);
   if (numbers.length === 0) return undefined;
   const { facts, sources } = factTables(t);
-  const where = `f.scope = $3 AND f.status = ANY($5::text[]) AND ($6::text[] IS NULL OR EXISTS (
-      SELECT 1 FROM ${sources} s WHERE s.scope = f.scope AND s.fact_seq = f.seq AND s.message_id = ANY($6::text[])))`;
+  // A session's messages (an active path's): the facts sourced among them are found once, by the sources'
+  // (session_id, message_id) index, not checked per fact against the list (docs/FACTS.md#recall).
+  const onPath = filter.sourcesIn !== undefined && filter.sourceSession !== undefined;
+  const sourced = onPath ? "f.seq IN (SELECT fact_seq FROM on_path)" : sourcedSql(sources, "$6", "$7");
+  const where = `f.scope = $3 AND f.status = ANY($5::text[]) AND ${sourced}`;
+  const pathCte = `, on_path(fact_seq) AS MATERIALIZED (SELECT DISTINCT s.fact_seq FROM unnest($6::text[]) p(id)
+    JOIN ${sources} s ON s.session_id = $7::text AND s.message_id = p.id WHERE s.scope = $3)`;
   const rows = await executor.query<{ i: number; seq: number; chars: number; n: number }>(
-    `WITH terms(i, q) AS (SELECT * FROM unnest($1::integer[], $2::tsquery[]))
+    `WITH terms(i, q) AS (SELECT * FROM unnest($1::integer[], $2::tsquery[]))${onPath ? pathCte : ""}
      SELECT t.i, c.seq::float8 AS seq, c.chars, (SELECT count(*) FROM ${facts} f WHERE ${where})::float8 AS n
      FROM terms t CROSS JOIN LATERAL (
        SELECT f.seq, length(f.text) + COALESCE(length(f.about) + 1, 0) AS chars FROM ${facts} f
        WHERE ${where} AND f.search @@ t.q ORDER BY f.seq DESC LIMIT $4
      ) c`,
-    [numbers, queries, scope, cap, filter.status, filter.sourcesIn ?? null],
+    [numbers, queries, scope, cap, filter.status, filter.sourcesIn ?? null, filter.sourceSession ?? null],
   );
   if (rows.length === 0) return undefined;
   const matches: number[][] = terms.map(() => []);

@@ -39,6 +39,7 @@ import { PostgresSessionRegistry } from "./registry.js";
 import { rekeyPostgres } from "./rekey.js";
 import { migrate, type PostgresStoreOptions, schemaVersion } from "./schema.js";
 import { type KeyedTables, postgresKeys } from "./sealing.js";
+import { activePathIds } from "./search/path-ids.js";
 import { searchMessages } from "./search/search.js";
 import { postgresVectors } from "./search/vectors.js";
 import { prepareVectors } from "./search/vectors-citus.js";
@@ -230,7 +231,13 @@ export class PostgresStore
     const executor = await this.ready();
     // The store's facts (search/facts.ts): read by scope, each session's owner from the registry.
     const facts = (q: string, plan: SearchPlan) =>
-      factChannel(this, q, plan, async (id) => (await this.registry.get(id))?.owner);
+      factChannel(
+        this,
+        q,
+        plan,
+        async (id) => (await this.registry.get(id))?.owner,
+        (sessionId, bound) => activePathIds(executor, this.tables, sessionId, bound),
+      );
     return searchMessages(executor, this.tables, query, options, this.queryLimits, this.vectors, facts);
   }
 

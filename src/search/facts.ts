@@ -7,7 +7,7 @@
  * counts only through its sources in the search's own scope (its sessions, its owner's, its active paths): one
  * whose sources all lie outside takes no part, neither as a lift nor as a hit.
  */
-import type { FactCapableStore, FactHit, FactScope, FactSource } from "../contract/facts.js";
+import type { FactCapableStore, FactHit, FactQuery, FactScope, FactSource } from "../contract/facts.js";
 import { hasFactStore } from "../contract/facts.js";
 import type { FactSearchHit } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
@@ -24,8 +24,12 @@ export const FACT_RRF_K = 10;
 export const FACT_WEIGHT = 0.5;
 /** How many facts a search reads (the fact store's page size: its bound on one search). */
 export const FACT_CANDIDATES = 100;
-/** The fact stores' bound on a `sourcesIn` filter (src/facts/input.ts); a longer path is filtered by the page. */
-const SOURCES_IN_BOUND = 100_000;
+/**
+ * The longest active path whose ids a search passes to the fact store (`sourcesIn`); past it only the session filter
+ * applies and the page drops the facts off the path. Reading and passing a path's ids costs its depth: 5,000 ids add
+ * ~16 ms to a search on SQLite and ~33 ms on Postgres (docs/FACTS.md#recall), so 10,000 bounds it.
+ */
+export const SOURCES_IN_BOUND = 10_000;
 /** Most fact scopes (owners, or sessions without one) one search reads; a set of sessions past it reads the first. */
 export const MAX_FACT_SCOPES = 16;
 
@@ -73,15 +77,28 @@ export async function factScopes(
   return [...scopes.values()];
 }
 
+/** A fact read's source filter: the one session searched, and in an active-branch search its path's ids. */
+export type SourceFilter = Pick<FactQuery, "sourcesIn" | "sourceSession">;
+
+/**
+ * An active-branch search's path, asked by the fact channel of a backend: the message ids on the session's active
+ * path, or undefined when every message of the session is on it (it has no other branches), or when the path is
+ * longer than `bound` (the backend reads none then: the session filter alone applies).
+ */
+export type PathIds = (
+  sessionId: string,
+  bound: number,
+) => readonly string[] | undefined | Promise<readonly string[] | undefined>;
+
 /** The best facts of `scopes` for `query`, merged by score (each scope's search is ranked on its own). */
 export async function factsFor(
   store: FactCapableStore,
   query: string,
   scopes: readonly FactScope[],
-  sourcesIn?: readonly string[],
+  sources: SourceFilter = {},
 ): Promise<FactHit[]> {
   if (scopes.length === 0) return [];
-  const options = { limit: FACT_CANDIDATES, ...(sourcesIn === undefined ? {} : { sourcesIn }) };
+  const options = { limit: FACT_CANDIDATES, ...sources };
   const lists = await Promise.all(scopes.map((scope) => store.facts.search(scope, query, options)));
   if (lists.length === 1) return lists[0]!;
   const seen = new Set<string>();
@@ -91,6 +108,20 @@ export async function factsFor(
     .filter(({ fact }) => !seen.has(fact.id) && seen.add(fact.id) !== undefined)
     .slice(0, FACT_CANDIDATES)
     .map((hit, i) => ({ ...hit, rank: i + 1 }));
+}
+
+/**
+ * The source filter of a search's fact reads: a search of one session reads only facts with a source in it, and an
+ * active-branch one only those with a source on its active path (`pathIds`), so facts that the scope rule would drop
+ * never take the candidates' places. Other searches read their scopes whole (the page's `seqOf` drops the rest).
+ */
+export async function sourceFilter(plan: SearchPlan, pathIds?: PathIds): Promise<SourceFilter> {
+  const sessionId = plan.sessionId;
+  if (sessionId === undefined) return {};
+  const path = plan.activeOnly ? await pathIds?.(sessionId, SOURCES_IN_BOUND) : undefined;
+  return path === undefined || path.length > SOURCES_IN_BOUND
+    ? { sourceSession: sessionId }
+    : { sourceSession: sessionId, sourcesIn: path };
 }
 
 /** A fact source as a map key (a backend's `seqsOf` answers by it). */
@@ -187,23 +218,19 @@ export function withFactHits<H extends { score: number; rank: number }>(
 
 /**
  * The fact channel's answer for a search, or undefined when it takes none (no facts on the store, `facts: false`,
- * an all-words search, a store-wide one). `pathIds`: the active path's message ids of an active-branch search of
- * one session, so the fact store reads only facts with a source on it (a long branch left behind never crowds
- * them out); sources off the paths of other searches are dropped by the page's `seqOf`.
+ * an all-words search, a store-wide one). `pathIds`: the backend's active path of one session (sourceFilter).
  */
 export async function factChannel(
   store: SessionStore,
   query: string,
   plan: SearchPlan,
   ownerOf: (sessionId: string) => Promise<string | null | undefined>,
-  pathIds?: () => readonly string[] | undefined,
+  pathIds?: PathIds,
 ): Promise<FactLifts | undefined> {
   // A store without a fact costs one indexed read, not the owners' look-ups and a search per scope.
   if (!takesFacts(store, plan) || (await store.facts.isEmpty())) return undefined;
   const scopes = await factScopes(plan, ownerOf);
   if (scopes.length === 0) return undefined;
-  const path = plan.activeOnly ? pathIds?.() : undefined;
-  const sourcesIn = path !== undefined && path.length <= SOURCES_IN_BOUND ? path : undefined;
-  const hits = await factsFor(store, query, scopes, sourcesIn);
+  const hits = await factsFor(store, query, scopes, await sourceFilter(plan, pathIds));
   return hits.length === 0 ? undefined : { hits, seqs: [] };
 }

@@ -15,7 +15,7 @@ import type { SqlDriver } from "./connection/driver.js";
 import { runInTransaction, runProgram } from "./connection/program.js";
 import { recordsOwnerKeys } from "./owner-keys.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
-import { sqliteFacts } from "./statements/facts.js";
+import { sourcedSql, sqliteFacts } from "./statements/facts.js";
 
 /** Migration 23: facts, their sources (by session for erasure), their FTS5 index, and each session's learn mark. */
 export const FACT_TABLES = [
@@ -103,12 +103,10 @@ export function forgetMessages(
 }
 
 function filterSql(filter: FactFilter): { sql: string; params: string[] } {
-  const sources = filter.sourcesIn
-    ? ` AND EXISTS (SELECT 1 FROM agent_fact_sources s WHERE s.fact_seq = a.seq AND s.message_id IN ${IN})`
-    : "";
+  const sourced = sourcedSql("a", filter);
   return {
-    sql: ` AND a.status IN ${IN}${sources}`,
-    params: [JSON.stringify(filter.status), ...(filter.sourcesIn ? [JSON.stringify(filter.sourcesIn)] : [])],
+    sql: ` AND a.status IN ${IN}${sourced.sql}`,
+    params: [JSON.stringify(filter.status), ...sourced.params],
   };
 }
 

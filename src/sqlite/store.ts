@@ -37,6 +37,7 @@ import { rekeySqlite } from "./rekey.js";
 import { migrate } from "./schema.js";
 import { sqliteKeys } from "./sealing.js";
 import { flushSearchIndex } from "./search/indexing.js";
+import { activePathIds } from "./search/path-ids.js";
 import { SqliteMessageSearch } from "./search/search.js";
 import { sqliteVectors } from "./search/vectors.js";
 import { loadSqliteVec } from "./search/vectors-extension.js";
@@ -132,7 +133,14 @@ export class SqliteStore
       this.driver,
       limits,
       () => this.vectors,
-      (query, plan) => factChannel(this, query, plan, async (id) => (await this.registry.get(id))?.owner),
+      (query, plan) =>
+        factChannel(
+          this,
+          query,
+          plan,
+          async (id) => (await this.registry.get(id))?.owner,
+          (sessionId, bound) => activePathIds(this.driver, sessionId, bound),
+        ),
     );
     const log = logSettings(options.changeLog);
     this.changeLog = log

@@ -44,6 +44,8 @@ export interface FactFilter {
   status: readonly FactStatus[];
   limit: number;
   sourcesIn: readonly string[] | undefined;
+  /** The session the sources must lie in (undefined: any). */
+  sourceSession: string | undefined;
 }
 
 function invalid(
@@ -156,7 +158,9 @@ export function parseNewFact(fact: unknown, path: string): FactDraft {
 
 /** Checks a list's or search's query (default: current facts, a page of {@link FACT_PAGE}, any source). */
 export function parseFactQuery(query: FactQuery | undefined): FactFilter {
-  const { status, limit, sourcesIn } = (query ?? {}) as Partial<Record<keyof FactQuery, unknown>>;
+  const { status, limit, sourcesIn, sourceSession } = (query ?? {}) as Partial<
+    Record<keyof FactQuery, unknown>
+  >;
   let statuses: readonly FactStatus[] = ["current"];
   if (status !== undefined) {
     if (!Array.isArray(status) || status.some((s) => !STATUSES.includes(s as FactStatus))) {
@@ -183,7 +187,8 @@ export function parseFactQuery(query: FactQuery | undefined): FactFilter {
     });
     ids = [...new Set(sourcesIn as string[])];
   }
-  return { status: statuses, limit: max, sourcesIn: ids };
+  if (sourceSession !== undefined) assertSessionId(sourceSession, "sourceSession");
+  return { status: statuses, limit: max, sourcesIn: ids, sourceSession: sourceSession as string | undefined };
 }
 
 /** A page cursor: the store order of the last fact of the page before, written as a decimal. */

@@ -6,6 +6,7 @@ import { Readable } from "node:stream";
 import { test } from "node:test";
 import { checkImport } from "../../src/cli/transfer/check.js";
 import { writeExport } from "../../src/cli/transfer/export.js";
+import { FactSourceCheck } from "../../src/cli/transfer/fact-sources.js";
 import { readImport } from "../../src/cli/transfer/import.js";
 import { readLines } from "../../src/cli/transfer/lines.js";
 import type { Fact, FactCapableStore } from "../../src/contract/facts.js";
@@ -33,7 +34,7 @@ async function exported(store: TransferCapableStore, sessionIds: string[] = []):
 
 async function importText(store: TransferCapableStore, text: string) {
   const read = () => readLines(Readable.from([text]), 1 << 24);
-  await checkImport(store, read());
+  await checkImport(store, read);
   return readImport(store, read());
 }
 
@@ -129,6 +130,82 @@ test("a store without facts refuses a file with facts before writing anything", 
     const text = await exported(from);
     await assert.rejects(importText(bare, text), /holds learned facts and this store keeps none/);
     assert.deepEqual(await memory.registry.list(), [], "nothing was written");
+  } finally {
+    await from.close();
+  }
+});
+
+/** The export with fact `id`'s first source renamed to message `message` of session `session`. */
+function withSource(text: string, id: string, session: string, message: string): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      if (!line.includes('"type":"fact"')) return line;
+      const record = JSON.parse(line) as { id: string; sources: { session: string; message: string }[] };
+      if (record.id !== id) return line;
+      record.sources[0] = { session, message };
+      return JSON.stringify(record);
+    })
+    .join("\n");
+}
+
+const lineOf = (text: string, id: string) =>
+  text.split("\n").findIndex((line) => line.includes('"type":"fact"') && line.includes(`"id":"${id}"`)) + 1;
+
+test("the check pass refuses a fact whose source is neither in the file nor stored, naming its line, before writing", async () => {
+  const from = await seeded();
+  const to = new SqliteStore(":memory:");
+  try {
+    const text = await exported(from);
+    const read = (file: string) => () => readLines(Readable.from([file]), 1 << 24);
+    for (const [session, message, problem] of [
+      ["a1", "ghost", "which is neither stored nor a readable message earlier in the file"],
+      ["elsewhere", "m0", "which is neither stored nor in the file"],
+    ] as const) {
+      const broken = withSource(text, "boston", session, message);
+      const line = lineOf(broken, "boston");
+      assert.ok(line > 0);
+      await assert.rejects(checkImport(to, read(broken)), (error: Error & { code?: string }) => {
+        assert.equal(error.code, "INVALID_FILE");
+        assert.equal(
+          error.message,
+          `line ${line}: fact "boston" names message "${message}" of session "${session}", ${problem}`,
+        );
+        return true;
+      });
+    }
+    assert.deepEqual(await to.registry.list(), [], "nothing was written");
+    assert.deepEqual(await factsOf(to), []);
+    // A source the store holds (not the file) passes: the sessions were imported before, the facts come now.
+    await importText(to, await exported(from, ["a1", "a2"]));
+    const factsOnly = withSource(text, "boston", "a1", "m0");
+    await checkImport(to, read(factsOnly));
+  } finally {
+    await from.close();
+    await to.close();
+  }
+});
+
+test("fact sources past the bound are found in rounds, each reading the file again up to its facts", async () => {
+  const from = await seeded();
+  try {
+    const text = await exported(from);
+    const reads: number[] = [];
+    const read = (file: string) => () => {
+      reads.push(1);
+      return readLines(Readable.from([file]), 1 << 24);
+    };
+    const check = new FactSourceCheck(read(text), 1);
+    // Each note fills the set: the file is read again, and the source found before its fact's line.
+    const last = text.trim().split("\n").length;
+    await check.need("a1", "m0", last - 1, "boston");
+    await check.need("a2", "n0", last - 1, "paris");
+    assert.equal(reads.length, 2);
+    // A source that only comes after its fact is not earlier in the file.
+    await assert.rejects(
+      new FactSourceCheck(read(text), 1).need("a1", "m0", 2, "early"),
+      /line 2: fact "early"/,
+    );
   } finally {
     await from.close();
   }

@@ -99,11 +99,14 @@ describe("import: a file is refused unless every record is one the library could
   for (const [name, lines, pattern] of cases) {
     test(`${name}: refused with its line; nothing is written`, async () => {
       const store = new MemoryStore();
-      await assert.rejects(checkImport(store, iterate(lines)), (error: Error) => {
-        assert.match(error.message, /^line \d+: /);
-        assert.match(error.message, pattern);
-        return true;
-      });
+      await assert.rejects(
+        checkImport(store, () => iterate(lines)),
+        (error: Error) => {
+          assert.match(error.message, /^line \d+: /);
+          assert.match(error.message, pattern);
+          return true;
+        },
+      );
       assert.deepEqual(store.sessionIds(), []);
     });
   }

@@ -96,7 +96,7 @@ export const importCommand: Command = {
       try {
         const step = (bytes: number) => bar.increment(bytes);
         // Nothing is written unless the whole file passes the check: a refused file leaves the store as it was.
-        const plan = await checkImport(store, read(), { trustPrompts, skipUnreadable }, step);
+        const plan = await checkImport(store, read, { trustPrompts, skipUnreadable }, step);
         const result = await readImport(store, read(), step, skipUnreadable ? plan : undefined);
         summary = { database: location, ...result };
       } finally {

@@ -10,6 +10,7 @@ import { sha256 } from "../../store/media/offload.js";
 import { assertTransferHeader, assertTransferLinks, assertTransferRow } from "../../store/transfer/schema.js";
 import { assertTransferItem } from "../../store/transfer/validate.js";
 import { CliError } from "../errors.js";
+import { FactSourceCheck } from "./fact-sources.js";
 import type { ExportCounts } from "./format.js";
 import { noFactStore, Records } from "./import.js";
 import { UnreadablePlan, unreadableError } from "./unreadable.js";
@@ -47,17 +48,19 @@ interface Current {
  * (src/store/transfer/validate.ts) it checks what spans records: a message's parent and an overlay's endpoints are earlier
  * messages of the same session in the file or already stored, records sit inside their session, the end record's
  * counts match, and a cached system prompt is only imported for a session the file brings and the store did not
- * hold (else it would plant the prompt `freezeSystemPrompt()` returns), unless `trustPrompts`. An unreadable
- * message refuses the file unless `skipUnreadable`; the plan returned says which the write pass leaves out. Memory:
- * the message ids of one session at a time, and the ids of left-out messages.
+ * hold (else it would plant the prompt `freezeSystemPrompt()` returns), unless `trustPrompts`, and a fact's sources are
+ * messages stored or readable earlier in the file (fact-sources.ts: those the store does not hold are found by reading
+ * the file again, `read` being called once more). An unreadable message refuses the file unless `skipUnreadable`; the
+ * plan returned says which the write pass leaves out. Memory: the message ids of one session at a time, the ids of
+ * left-out messages, and at most MAX_PENDING_SOURCES fact sources to find.
  */
 export async function checkImport(
   store: TransferCapableStore,
-  lines: AsyncIterable<string>,
+  read: () => AsyncIterable<string>,
   options: CheckOptions = {},
   onBytes: (bytes: number) => void = () => {},
 ): Promise<UnreadablePlan> {
-  const records = new Records(lines[Symbol.asyncIterator](), onBytes);
+  const records = new Records(read()[Symbol.asyncIterator](), onBytes);
   const fail: Fail = (problem) => {
     throw new CliError(`line ${records.line}: ${problem}`, "INVALID_FILE");
   };
@@ -66,6 +69,7 @@ export async function checkImport(
   let current: Current | undefined;
   let end: ExportCounts | undefined;
   const plan = new UnreadablePlan();
+  const sources = new FactSourceCheck(read);
   if (!(await records.next())) throw new CliError("the file is empty", "INVALID_FILE");
   const stored = async (sessionId: string, id: string) =>
     current?.ids.has(id) === true || (await store.session(sessionId).getMessage(id)) !== null;
@@ -101,10 +105,26 @@ export async function checkImport(
           await checkPrompt(store, record.row.key, session, fail);
         }
       } else if (record.type === "fact") {
-        // The store's own check of the fact (its sources' messages are checked when it is written, after the
-        // sessions the file brings are stored: a source neither there nor in the store stops the import there).
+        // The store's own check of the fact, then its sources: each a message stored or earlier in the file.
         if (!hasFactStore(store)) throw noFactStore(records.line);
-        parseImportedFacts([record.fact]);
+        const [fact] = parseImportedFacts([record.fact]);
+        for (const { sessionId, messageId } of fact!.sources) {
+          if (
+            current?.id === sessionId &&
+            current.ids.has(messageId) &&
+            !plan.isSkipped(sessionId, messageId)
+          )
+            continue;
+          // A session the store held nothing of has no stored message; one the file does not bring has no other.
+          const isFresh = fresh.get(sessionId);
+          if (isFresh !== true && (await store.session(sessionId).getMessage(messageId)) !== null) continue;
+          if (isFresh === undefined) {
+            fail(
+              `fact ${JSON.stringify(fact!.id)} names message ${JSON.stringify(messageId)} of session ${JSON.stringify(sessionId)}, which is neither stored nor in the file`,
+            );
+          }
+          await sources.need(sessionId, messageId, records.line, fact!.id);
+        }
       } else if (record.type === "attachment") {
         if (record.sessionId !== current?.id) {
           fail(
@@ -118,6 +138,7 @@ export async function checkImport(
       } else end = record.counts;
     }
     if (current) await checkLeaf(current, stored);
+    await sources.verify();
   } catch (error) {
     if (error instanceof SessionError) fail(error.message);
     throw error;

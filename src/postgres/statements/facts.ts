@@ -19,13 +19,23 @@ export function factTables(t: Tables): { facts: string; sources: string; marks: 
   };
 }
 
+/**
+ * The source filter of a read over the fact row `f` (`ids`: the parameter of `sourcesIn`, `session`: of
+ * `sourceSession`, each NULL for none): a fact passes when one of its sources (read by the primary key) lies in the
+ * session and among the ids. The ids are a hashed subplan, built once per statement, not an array scanned per source
+ * (an active path's 5,000 ids: docs/FACTS.md#recall).
+ */
+export function sourcedSql(sources: string, ids: string, session: string): string {
+  return `(${ids}::text[] IS NULL AND ${session}::text IS NULL OR EXISTS (SELECT 1 FROM ${sources} s
+    WHERE s.scope = f.scope AND s.fact_seq = f.seq AND (${session}::text IS NULL OR s.session_id = ${session}::text)
+      AND (${ids}::text[] IS NULL OR s.message_id IN (SELECT unnest(${ids}::text[])))))`;
+}
+
 const pageSql = statement(
   (
     t,
   ) => `SELECT ${FACT_COLUMNS} FROM ${factTables(t).facts} f WHERE scope = $1 AND seq < $2 AND status = ANY($3::text[])
-    AND ($4::text[] IS NULL OR EXISTS (SELECT 1 FROM ${factTables(t).sources} s
-      WHERE s.scope = f.scope AND s.fact_seq = f.seq AND s.message_id = ANY($4::text[])))
-    ORDER BY seq DESC LIMIT $5`,
+    AND ${sourcedSql(factTables(t).sources, "$4", "$6")} ORDER BY seq DESC LIMIT $5`,
 );
 const claimSql = statement(
   (t) => `INSERT INTO ${factTables(t).marks} AS m (session_id, through, holder, lease_until, failures)
@@ -91,6 +101,7 @@ export function postgresFacts(t: Tables): FactStatements {
         filter.status,
         filter.sourcesIn ?? null,
         limit,
+        filter.sourceSession ?? null,
       ]),
     bySeqs: (scope, seqs) =>
       query(`SELECT ${FACT_COLUMNS} FROM ${facts} WHERE scope = $1 AND seq = ANY($2::bigint[])`, [

@@ -137,6 +137,37 @@ export function factsRecallSpec({ describe, test }: Suite, target: ContractTarge
         assert.deepEqual(ids(await search(store, "oboe", { sessionIds: ["b"], ...active })), ids(both));
       }));
 
+    test("an active-branch search reads only facts sourced on its path: off-path facts never crowd one out", (t) =>
+      withOwnedFacts(t, target, async (store) => {
+        await store.registry.create({ id: "work", name: "work", owner: "dana" });
+        await store.registry.create({ id: "old", name: "old", owner: "dana" });
+        const work = store.session("work");
+        await work.appendMessage(msg("root", "Tell me about your days."));
+        await work.appendMessage(msg("off", "I used to run a lab.", "assistant"), "root");
+        await work.appendMessage(msg("on", "I mostly graded papers.", "assistant"), "root");
+        // Another session of the owner holds a message of the same id as the path's.
+        await store.session("old").appendMessage(msg("on", "Something else entirely."));
+        const onPath = "Dana has worked for many years as a chemistry teacher at the downtown high school.";
+        const dana = { owner: "dana" };
+        await store.facts.add(dana, [fact(onPath, [["work", "on"]])]);
+        // More facts than a search reads (100), each ranking above the path's: shorter, and newer.
+        for (const [session, message] of [
+          ["work", "off"],
+          ["old", "on"],
+        ] as const) {
+          const many = Array.from({ length: 110 }, (_, i) =>
+            fact(`Chemistry teacher ${message} ${i}.`, [[session, message]]),
+          );
+          await store.facts.add(dana, many.slice(0, 100));
+          await store.facts.add(dana, many.slice(100));
+        }
+        const active = { sessionId: "work", branch: "active", facts: "hits" };
+        // The path's turn holds no word of the question: its fact lifts it.
+        assert.deepEqual(ids(await search(store, "chemistry teacher", active)), ["on", `fact:${onPath}`]);
+        const turns = await search(store, "chemistry teacher", { ...active, facts: true });
+        assert.deepEqual(ids(turns), ["on"]);
+      }));
+
     test("one owner's facts never lift or appear in another's search; a fact counts only in its sources' scope", (t) =>
       withOwnedFacts(t, target, async (store) => {
         await ownedSession(store, "alice-1", "alice", ["I keep my notes in a blue binder."]);

@@ -213,5 +213,40 @@ export function factsSpec({ describe, test }: Suite, target: ContractTarget): vo
         assert.deepEqual(await store.facts.search(s, "Boston", { sourcesIn: [] }), []);
         assert.deepEqual(await store.facts.search({ sessionId: "other" }, "Boston"), []);
       }));
+
+    test("sourceSession keeps a list or search to facts with a source in that session (and among sourcesIn)", (t) =>
+      withOwnedFacts(t, target, async (store) => {
+        await ownedSession(store, "a1", "alice", []);
+        await ownedSession(store, "a2", "alice", []);
+        // Message ids are a session's own: both sessions hold an "m1".
+        for (const id of ["m1", "m2"]) await store.session("a1").appendMessage(msg(id, `a1 ${id}`));
+        await store.session("a2").appendMessage(msg("m1", "a2 m1"));
+        const alice = { owner: "alice" };
+        await store.facts.add(alice, [
+          fact("Alice likes tea.", [["a1", "m1"]], { id: "tea" }),
+          fact("Alice likes coffee.", [["a2", "m1"]], { id: "coffee" }),
+          fact(
+            "Alice likes tea and coffee.",
+            [
+              ["a1", "m2"],
+              ["a2", "m1"],
+            ],
+            { id: "both" },
+          ),
+        ]);
+        const listed = async (query: object) => (await store.facts.list(alice, query)).facts.map((f) => f.id);
+        assert.deepEqual(await listed({ sourceSession: "a1" }), ["both", "tea"]);
+        assert.deepEqual(await listed({ sourceSession: "a2", sourcesIn: ["m1"] }), ["both", "coffee"]);
+        assert.deepEqual(await listed({ sourceSession: "a1", sourcesIn: ["m1"] }), ["tea"]);
+        assert.deepEqual(await listed({ sourceSession: "nowhere" }), []);
+        const found = await store.facts.search(alice, "likes", { sourceSession: "a1", sourcesIn: ["m2"] });
+        assert.deepEqual(
+          found.map((h) => h.fact.id),
+          ["both"],
+        );
+        await rejectsWithCode(store.facts.list(alice, { sourceSession: 5 as never }), "INVALID_ARGUMENT", {
+          path: "sourceSession",
+        });
+      }));
   });
 }
