@@ -17,7 +17,6 @@ async function seed(store: Store): Promise<void> {
   await ownedSession(store, "a1", "alice", ["Alice moved to Boston", "She likes tea"]);
   await ownedSession(store, "a2", "alice", ["Alice lives in Paris", "and has a dog"]);
   await ownedSession(store, "b1", "bob", ["Bob likes chess"]);
-  const alice = { owner: "alice" };
   await addAliceFacts(store);
   await store.facts.add({ sessionId: "a1" }, [fact("Tea, in a1.", [["a1", "a1-1"]], { id: "a1-own" })]);
   await store.facts.add({ owner: "bob" }, [fact("Bob likes chess.", [["b1", "b1-0"]], { id: "chess" })]);
