@@ -1,12 +1,11 @@
 /** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
-import { searchableText } from "../../search/tokens.js";
-import { factSearchText } from "../../store/facts.js";
+import { factIndexText, storedFactText } from "../../facts/sealing.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";
 
-/** A fact row's columns as the steps read them. */
+/** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =
-  "seq, scope, id, text, about, observed_at, producer, status, superseded_by, created_at";
+  "seq, scope, id, text, about, observed_at, producer, status, superseded_by, created_at, sealed_chars";
 const IN = "(SELECT value FROM json_each(?))";
 // A fact passes a `sourcesIn` filter when one of its sources is among the ids (its sources by the primary key).
 const SOURCED = `EXISTS (SELECT 1 FROM agent_fact_sources s WHERE s.fact_seq = f.seq AND s.message_id IN ${IN})`;
@@ -16,31 +15,30 @@ const json = (values: readonly unknown[]) => JSON.stringify(values);
 export const sqliteFacts: FactStatements = {
   owned: (owner, ids) =>
     query(`SELECT id FROM agent_sessions WHERE owner = ? AND id IN ${IN}`, [owner, json(ids)]),
-  owners: (ids) =>
-    query(`SELECT DISTINCT owner FROM agent_sessions WHERE id IN ${IN} AND owner IS NOT NULL`, [json(ids)]),
   taken: (scope, ids) =>
     query(`SELECT id FROM agent_facts WHERE scope = ? AND id IN ${IN}`, [scope, json(ids)]),
-  insert: (scope, f, now, state) =>
-    query(
-      `INSERT INTO agent_facts (scope, id, text, about, observed_at, producer, status, superseded_by, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+  insert: (scope, f, now, key, state) => {
+    const stored = storedFactText(key, scope, f.id, f);
+    return query(
+      `INSERT INTO agent_facts (scope, id, text, about, observed_at, producer, status, superseded_by, created_at,
+         sealed_chars)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
       [
         scope,
         f.id,
-        f.text,
-        f.about,
+        stored.text,
+        stored.about,
         f.observedAt,
         f.producer,
         state?.status ?? "current",
         state?.supersededBy ?? null,
         now,
+        stored.sealedChars,
       ],
-    ),
-  index: (seq, f) =>
-    command("INSERT INTO agent_facts_fts (rowid, text) VALUES (?, ?)", [
-      seq,
-      searchableText(factSearchText(f)),
-    ]),
+    );
+  },
+  index: (seq, f, key) =>
+    command("INSERT INTO agent_facts_fts (rowid, text) VALUES (?, ?)", [seq, factIndexText(key, f)]),
   sources: (_scope, seq, sources) =>
     command(
       `INSERT INTO agent_fact_sources (fact_seq, idx, session_id, message_id)
