@@ -1,7 +1,7 @@
 /**
  * The fact store of both SQL engines: the base's primitives as the programs of store/sql/facts.ts and
  * fact-reads.ts, run by an engine, which keeps to itself what differs (search candidates, reading a session's
- * messages, the keys). A scope whose owner has a key is sealed (sealing.ts): its writes are sealed under the key,
+ * messages, the keys). A scope whose owner has a key is sealed (store/fact-sealing.ts): its writes are sealed under the key,
  * its reads opened with it, its searches hash their terms into the owner's blind tokens; a store without the key
  * (no keyring, a keyring without it, a wrong one) refuses every write and read of the scope with `DECRYPT_FAILED`
  * before any statement of facts runs.
@@ -13,11 +13,11 @@ import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
+import { openFact } from "../store/fact-sealing.js";
 import { type FactDraft, type FactFilter, type ScopeKey, scopeOfKey } from "../store/facts.js";
 import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../store/sql/fact-reads.js";
 import { addFacts, type FactStatements, importFacts, markOf, one, setStatus } from "../store/sql/facts.js";
 import type { Program } from "../store/sql/program.js";
-import { openFact } from "./sealing.js";
 import { type SeqFact, StoreFacts } from "./store-base.js";
 
 /** How one SQL engine runs the fact programs, and what it does its own way. */

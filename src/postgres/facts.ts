@@ -80,7 +80,7 @@ export function factSourceIndexSql(t: Tables): string[] {
 
 /**
  * Migration 25: a sealed fact's length in clear (its text column holds the ciphertext, and ranking reads lengths);
- * NULL: stored in clear (facts/sealing.ts).
+ * NULL: stored in clear (store/fact-sealing.ts).
  */
 export function factSealedColumnSql(t: Tables): string[] {
   return [`ALTER TABLE ${factTables(t).facts} ADD COLUMN IF NOT EXISTS sealed_chars integer`];

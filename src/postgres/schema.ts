@@ -340,7 +340,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 23, statements: factTablesSql },
   // A fact's sources by message, so deleting messages drops their sources (and facts left without any) (facts.ts).
   { version: 24, statements: factSourceIndexSql },
-  // Sealed facts (facts/sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
+  // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
   { version: 25, statements: factSealedColumnSql },
 ];
 

@@ -69,7 +69,7 @@ export const FACT_SOURCE_INDEX = [
 
 /**
  * Migration 25: a sealed fact's length in clear (its text column holds the ciphertext, and ranking reads lengths);
- * NULL: stored in clear (facts/sealing.ts).
+ * NULL: stored in clear (store/fact-sealing.ts).
  */
 export function addFactSealedColumn(driver: SqlDriver): void {
   const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_facts')");

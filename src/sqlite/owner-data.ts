@@ -200,7 +200,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
   ),
   plain(
     "agent_facts",
-    "facts learned from conversations (an encrypted owner's sealed: text and subject, facts/sealing.ts)",
+    "facts learned from conversations (an encrypted owner's sealed: text and subject, store/fact-sealing.ts)",
     "session",
     "sealed",
     "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",

@@ -263,7 +263,7 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 23, statements: FACT_TABLES },
   // A fact's sources by message, so deleting messages drops their sources (and facts left without any) (facts.ts).
   { version: 24, statements: FACT_SOURCE_INDEX },
-  // Sealed facts (facts/sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
+  // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
   { version: 25, statements: [], run: addFactSealedColumn },
 ];
 

@@ -1,8 +1,9 @@
 /** Postgres's statements of facts (store/sql/facts.ts has the steps): lists of values travel as arrays. */
-import { factBlind, storedFactText } from "../../facts/sealing.js";
+import { factBlind, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";
+import type { RekeyTable } from "../../store/sql/rekey-table.js";
 import { quote, statement, type Tables } from "../connection/tables.js";
 import { toTsvector } from "../search/fts.js";
 
@@ -166,5 +167,34 @@ export function postgresFacts(t: Tables): FactStatements {
     ],
     restore: (scopes, ids) => command(restoreSql(t), [scopes, ids]),
     dropMark: (sessionId) => command(`DELETE FROM ${marks} WHERE session_id = $1`, [sessionId]),
+  };
+}
+
+/** A key rotation's statements of facts (store/sql/rekey-finish.ts): facts sealed under a key, re-sealed. */
+export function postgresFactRekey(t: Tables): Pick<RekeyTable, "factsUnder" | "writeFact"> {
+  const { facts } = factTables(t);
+  return {
+    factsUnder: (start) =>
+      query(
+        `SELECT scope, seq::text AS seq, id, text FROM ${facts}
+         WHERE sealed_chars IS NOT NULL AND left(text, $1) = $2`,
+        [start.length, start],
+      ),
+    // The vector follows the text; a fact written meanwhile (its text changed) keeps its writer's form.
+    writeFact: (row, key, words) => {
+      const stored = storedFactText(key, row.scope, row.id, words);
+      return query(
+        `UPDATE ${facts} SET text = $3, sealed_chars = $4, search = $5::tsvector
+         WHERE scope = $1 AND seq = $2::bigint AND text = $6 RETURNING seq`,
+        [
+          row.scope,
+          row.seq,
+          stored.text,
+          stored.sealedChars,
+          toTsvector(factSearchText(words), undefined, factBlind(key)),
+          row.text,
+        ],
+      );
+    },
   };
 }

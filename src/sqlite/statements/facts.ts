@@ -1,7 +1,8 @@
 /** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
-import { factIndexText, storedFactText } from "../../facts/sealing.js";
+import { factIndexText, storedFactText } from "../../store/fact-sealing.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";
+import type { RekeyTable } from "../../store/sql/rekey-table.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =
@@ -147,4 +148,29 @@ export const sqliteFacts: FactStatements = {
       [json(scopes.map((scope, i) => [scope, ids[i]]))],
     ),
   dropMark: (sessionId) => command("DELETE FROM agent_learn_marks WHERE session_id = ?", [sessionId]),
+};
+
+/** A key rotation's statements of facts (store/sql/rekey-finish.ts): facts sealed under a key, re-sealed. */
+export const sqliteFactRekey: Pick<RekeyTable, "factsUnder" | "writeFact"> = {
+  factsUnder: (start) =>
+    query(
+      `SELECT seq, scope, id, text FROM agent_facts WHERE sealed_chars IS NOT NULL AND substr(text, 1, ?) = ?`,
+      [start.length, start],
+    ),
+  // The FTS row follows the text: the fact's words as the new key's blind tokens.
+  writeFact: (row, key, words) => {
+    const stored = storedFactText(key, row.scope, row.id, words);
+    return [
+      command("UPDATE agent_facts SET text = ?, sealed_chars = ? WHERE seq = ?", [
+        stored.text,
+        stored.sealedChars,
+        row.seq,
+      ]),
+      command("DELETE FROM agent_facts_fts WHERE rowid = ?", [row.seq]),
+      command("INSERT INTO agent_facts_fts (rowid, text) VALUES (?, ?)", [
+        row.seq,
+        factIndexText(key, words),
+      ]),
+    ];
+  },
 };

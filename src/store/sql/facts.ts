@@ -19,7 +19,7 @@ export interface FactStatements {
   taken(scope: string, ids: readonly string[]): Statement;
   /**
    * A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`; sealed under
-   * `key` with its index the key's blind tokens (facts/sealing.ts), in clear when null: rows `seq`.
+   * `key` with its index the key's blind tokens (store/fact-sealing.ts), in clear when null: rows `seq`.
    */
   insert(scope: string, fact: FactDraft, now: number, key: Uint8Array | null, state?: FactState): Statement;
   /** The fact `seq` indexed for search (blind under `key`), where the engine keeps its index apart (SQLite's FTS5). */

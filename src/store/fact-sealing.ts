@@ -7,9 +7,9 @@
 import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { indexTokens, searchableText } from "../search/tokens.js";
-import type { ContentKeys } from "../store/crypto/content-keys.js";
-import { openContent, sealContent } from "../store/crypto/seal.js";
-import { factSearchText } from "../store/facts.js";
+import type { ContentKeys } from "./crypto/content-keys.js";
+import { openContent, sealContent } from "./crypto/seal.js";
+import { factSearchText } from "./facts.js";
 
 // Sealed into the associated data in place of a session id, before the scope key: no session id holds U+0000, so a
 // sealed fact never opens as a message, block or entry, nor one of those as a fact.
@@ -67,23 +67,28 @@ export function openFact(
   id: string,
   stored: string,
 ): FactWords {
-  const what = `Fact "${id}" of scope "${scope}"`;
-  const key = keys.namedKey(owner, stored, what);
+  return openFactWith(keys.namedKey(owner, stored, what(scope, id)), scope, id, stored);
+}
+
+/** {@link openFact} with the key that sealed it (a rotation knows it). */
+export function openFactWith(key: Uint8Array, scope: string, id: string, stored: string): FactWords {
   let words: unknown;
   try {
     words = JSON.parse(openContent(key, FACT_SCOPE + scope, stored, id));
   } catch (cause) {
     throw new SessionError(
       "DECRYPT_FAILED",
-      `${what} does not open with its owner's key (changed or moved)`,
-      {
-        cause,
-      },
+      `${what(scope, id)} does not open with its owner's key (changed or moved)`,
+      { cause },
     );
   }
   const [text, about] = Array.isArray(words) ? words : [];
   if (typeof text !== "string" || (about !== null && typeof about !== "string")) {
-    throw new SessionError("DECRYPT_FAILED", `${what} opened to something that is no fact`);
+    throw new SessionError("DECRYPT_FAILED", `${what(scope, id)} opened to something that is no fact`);
   }
   return { text, about };
+}
+
+function what(scope: string, id: string): string {
+  return `Fact "${id}" of scope "${scope}"`;
 }
