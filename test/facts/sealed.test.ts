@@ -1,14 +1,16 @@
 // Sealed facts (docs/FACTS.md, "Encryption") on SQLite (better-sqlite3, the sql tag) and Postgres (PGlite, a
 // server): an encrypted owner's facts, of her and of her session, read back and are found by a word, a family, a
 // phrase and their subject, with none of their words stored in clear; a sealed row copied onto another fact does not
-// open; a key rotation re-seals them, so the new key alone reads and finds them and the old key alone opens none.
+// open; a key rotation re-seals them, so the new key alone reads and finds them and the old key alone opens none;
+// an owner's erasure destroys her key, so a copy of the file taken before opens none of them.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import type { FactScope } from "../../src/contract/facts.js";
+import { SessionManager } from "../../src/manager/manager.js";
 import type { PostgresSource } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
@@ -21,7 +23,7 @@ import {
   type Runner,
   testPool,
 } from "../fixtures/postgres-db.js";
-import { occurrences } from "../helpers/encryption.js";
+import { occurrences, randomKeyring } from "../helpers/encryption.js";
 import { sqliteFiles } from "../helpers/purge.js";
 import { aliceKeyring, newKey } from "../helpers/rekey-places.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
@@ -175,6 +177,25 @@ function cases(name: string, make: () => Promise<Place>, skip: string | false = 
     });
   });
 }
+
+test("SQLite: an owner's erasure deletes her facts and destroys her key: a copy taken before opens none of them", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "sealed-facts-erase-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const [path, copy] = [join(dir, "store.db"), join(dir, "copy.db")];
+  const keyring = randomKeyring(["alice"]);
+  const store = new SqliteStore(path, { keyring });
+  await seed(store);
+  await store.close();
+  copyFileSync(path, copy);
+  const erasing = new SqliteStore(path, { keyring });
+  await new SessionManager(erasing).eraseOwner("alice");
+  assert.deepEqual((await erasing.facts.list(ALICE)).facts, []);
+  await erasing.close();
+  const before = new SqliteStore(copy, { keyring });
+  t.after(() => before.close());
+  await assert.rejects(before.facts.get(ALICE, "f1"), { code: "DECRYPT_FAILED" });
+  await assert.rejects(before.facts.search({ sessionId: "a" }, MARK), { code: "DECRYPT_FAILED" });
+});
 
 cases("SQLite (better-sqlite3)", async () => sqlitePlace(false));
 cases("SQLite (sql tag)", async () => sqlitePlace(true));
