@@ -1,7 +1,7 @@
 /**
  * A fact store's import (FactStore.importFacts) over its primitives: every imported fact checked against the store
- * (its sources in its scope, their messages stored, nothing of an encrypted owner whose key the store lacks) before any is written, then one
- * write per scope. Also the scope rule `add` checks.
+ * (its sources in its scope, their messages stored, nothing of an encrypted owner whose key the store lacks) before
+ * any is written, then one write per scope. Also the scope rule `add` checks.
  */
 import { SessionError } from "../errors.js";
 import type { ImportedFact } from "../store/fact-import.js";

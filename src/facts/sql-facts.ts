@@ -1,10 +1,10 @@
 /**
  * The fact store of both SQL engines: the base's primitives as the programs of store/sql/facts.ts and
  * fact-reads.ts, run by an engine, which keeps to itself what differs (search candidates, reading a session's
- * messages, the keys). A scope whose owner has a key is sealed (store/fact-sealing.ts): its writes are sealed under the key,
- * its reads opened with it, its searches hash their terms into the owner's blind tokens; a store without the key
- * (no keyring, a keyring without it, a wrong one) refuses every write and read of the scope with `DECRYPT_FAILED`
- * before any statement of facts runs.
+ * messages, the keys). A scope whose owner has a key is sealed (store/fact-sealing.ts): its writes are sealed under
+ * the key, its reads opened with it, its searches hash their terms into the owner's blind tokens; a store without
+ * the key (no keyring, a keyring without it, a wrong one) refuses every write and read of the scope with
+ * `DECRYPT_FAILED` before any statement of facts runs.
  */
 import type { EntryCandidates } from "../context/store-base.js";
 import type { Fact, FactStatus, LearnableMessage, LearnMark } from "../contract/facts.js";
@@ -40,7 +40,7 @@ export interface FactEngine {
   ): Promise<EntryCandidates | undefined>;
   /** A session's messages after `after` in store order, their text opened. */
   unlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]>;
-  /** Runs `use` with the store's keys (Postgres loads the key records they miss through the store, and runs it again). */
+  /** Runs `use` with the store's keys (on Postgres: loading the key records they miss, and running it again). */
   withKeys<T>(use: (keys: ContentKeys) => T): Promise<T>;
 }
 
