@@ -1,7 +1,7 @@
 /**
  * A fact store's import (FactStore.importFacts) over its primitives: every imported fact checked against the store
- * (its sources in its scope, their messages stored, nothing of an encrypted owner) before any is written, then one
- * write per scope. Also the scope rule `add` checks.
+ * (its sources in its scope, their messages stored, nothing of an encrypted owner whose key the store lacks) before
+ * any is written, then one write per scope. Also the scope rule `add` checks.
  */
 import { SessionError } from "../errors.js";
 import type { ImportedFact } from "../store/fact-import.js";
@@ -10,7 +10,8 @@ import type { FactDraft, ScopeKey } from "../store/facts.js";
 /** What an import needs of a fact store. */
 export interface FactImportHost {
   readOwned(owner: string, sessionIds: readonly string[]): Promise<Set<string>>;
-  assertClearWritable(scope: ScopeKey, sessionIds: readonly string[]): Promise<void>;
+  /** `DECRYPT_FAILED` for a scope whose facts the store cannot seal (sql-facts.ts). */
+  assertWritable(scope: ScopeKey): Promise<void>;
   /** Which of `messageIds` the session holds. */
   readStored(sessionId: string, messageIds: readonly string[]): Promise<Set<string>>;
   /** Stores the facts whose ids the scope does not hold, in one transaction; how many were stored. */
@@ -53,8 +54,8 @@ export async function importFacts(
     scopes.set(fact.scope.key, group);
   });
   for (const group of scopes.values()) {
-    const sessionIds = await assertInScope(host.readOwned, group.scope, group.facts, group.paths);
-    await host.assertClearWritable(group.scope, sessionIds);
+    await assertInScope(host.readOwned, group.scope, group.facts, group.paths);
+    await host.assertWritable(group.scope);
   }
   // A source must be a stored message: a fact is never kept with evidence this store does not hold.
   const wanted = new Map<string, Set<string>>();

@@ -37,7 +37,7 @@ export class FactLearner {
   /** When a session's failed batch may be tried again: new messages do not bring the retry forward. */
   private readonly notBefore = new Map<string, number>();
   private readonly ready = new Set<string>();
-  /** Sessions whose facts the store refused (encrypted owners): not learned again by this learner. */
+  /** Sessions whose facts the store refused (encrypted owners whose key it lacks): not learned again by this learner. */
   private readonly encrypted = new Set<string>();
   private readonly loop: BackgroundLoop;
 
@@ -76,8 +76,8 @@ export class FactLearner {
   private readonly storeFailed: (error: unknown, sessionId: string) => void;
 
   /**
-   * Stops listening to a session whose facts the store refuses (an encrypted owner's: not stored yet), said once; its
-   * mark stays, so a learner started once the store takes them learns it from there.
+   * Stops listening to a session whose facts the store refuses (an encrypted owner's, on a store without the owner's
+   * key), said once; its mark stays, so a learner on a store with the key learns it from there.
    */
   private leaveEncrypted(sessionId: string): void {
     this.notBefore.delete(sessionId);
@@ -85,7 +85,7 @@ export class FactLearner {
     this.storeFailed(
       new SessionError(
         "DECRYPT_FAILED",
-        `facts of session ${JSON.stringify(sessionId)} are not learned: its owner is encrypted, and the store does not take an encrypted owner's facts yet (docs/FACTS.md, Encryption)`,
+        `facts of session ${JSON.stringify(sessionId)} are not learned: its owner is encrypted, and this store does not have the owner's key (docs/FACTS.md, Encryption)`,
       ),
       sessionId,
     );

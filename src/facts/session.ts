@@ -69,7 +69,7 @@ export function learningOf(
 
 /**
  * How a session's learning ended: all learned, held by another learner, refused by the store (an encrypted owner's
- * facts), or a failed batch to try after `retryIn`.
+ * facts on a store without the owner's key), or a failed batch to try after `retryIn`.
  */
 export type SessionResult =
   | { state: "done" | "busy" | "lost" | "encrypted" }
@@ -105,7 +105,12 @@ export async function learnSession(
     let { through, failures } = claimed;
     for (;;) {
       signal.throwIfAborted();
-      const read = await facts.unlearned(sessionId, through, settings.window);
+      // A store without the owner's key cannot open the session's sealed messages either: that is the same refusal.
+      const read = await facts.unlearned(sessionId, through, settings.window).catch((error: unknown) => {
+        if (error instanceof SessionError && error.code === "DECRYPT_FAILED") return null;
+        throw error;
+      });
+      if (read === null) return leave(learning, scopeKey, sessionId);
       const batch = firstBatch(read, settings.sittingGapMs);
       const last = batch[batch.length - 1];
       if (last === undefined) return { state: "done" };
@@ -119,13 +124,10 @@ export async function learnSession(
         await learnBatch(learning, sessionId, scope, batch, signal);
       } catch (error) {
         if (signal.aborted) throw signal.reason;
-        // The store refuses this scope's facts (an encrypted owner): no try would pass, and skipping the batch would
-        // move the mark past messages the store may take later. Leave the session as it is.
-        if (error instanceof SessionError && error.code === "DECRYPT_FAILED") {
-          learning.encryptedScopes.add(scopeKey);
-          learning.counts.encrypted.push(sessionId);
-          return { state: "encrypted" };
-        }
+        // The store cannot seal this scope's facts (an encrypted owner whose key it lacks or has wrong): no try would
+        // pass, and skipping the batch would move the mark past messages a store with the key learns. Leave it.
+        if (error instanceof SessionError && error.code === "DECRYPT_FAILED")
+          return leave(learning, scopeKey, sessionId);
         failures++;
         learning.counts.failures++;
         const skipped = failures >= settings.maxAttempts;
@@ -149,6 +151,13 @@ export async function learnSession(
   } finally {
     await facts.release(sessionId, holder);
   }
+}
+
+// Leaves a session whose facts the store refuses (DECRYPT_FAILED): its scope is not tried again by this learning.
+function leave(learning: Learning, scopeKey: string, sessionId: string): SessionResult {
+  learning.encryptedScopes.add(scopeKey);
+  learning.counts.encrypted.push(sessionId);
+  return { state: "encrypted" };
 }
 
 async function learnBatch(

@@ -1,26 +1,22 @@
 /**
- * The fact store of both SQL engines: the base's primitives as the programs of store/sql/facts.ts, run by an
- * engine, which keeps to itself what differs (search candidates, reading a session's messages, the keys).
+ * The fact store of both SQL engines: the base's primitives as the programs of store/sql/facts.ts and
+ * fact-reads.ts, run by an engine, which keeps to itself what differs (search candidates, reading a session's
+ * messages, the keys). A scope whose owner has a key is sealed (store/fact-sealing.ts): its writes are sealed under
+ * the key, its reads opened with it, its searches hash their terms into the owner's blind tokens; a store without
+ * the key (no keyring, a keyring without it, a wrong one) refuses every write and read of the scope with
+ * `DECRYPT_FAILED` before any statement of facts runs.
  */
 import type { EntryCandidates } from "../context/store-base.js";
 import type { Fact, FactStatus, LearnableMessage, LearnMark } from "../contract/facts.js";
-import { SessionError } from "../errors.js";
+import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import type { ContentKeys } from "../store/crypto/content-keys.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
-import type { FactDraft, FactFilter, ScopeKey } from "../store/facts.js";
-import {
-  addFacts,
-  type FactStatements,
-  importFacts,
-  markOf,
-  one,
-  readAll,
-  readFact,
-  readPage,
-  readSeqs,
-  setStatus,
-} from "../store/sql/facts.js";
+import { openFact } from "../store/fact-sealing.js";
+import { type FactDraft, type FactFilter, type ScopeKey, scopeOfKey } from "../store/facts.js";
+import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../store/sql/fact-reads.js";
+import { addFacts, type FactStatements, importFacts, markOf, one, setStatus } from "../store/sql/facts.js";
 import type { Program } from "../store/sql/program.js";
 import { type SeqFact, StoreFacts } from "./store-base.js";
 
@@ -31,20 +27,21 @@ export interface FactEngine {
   assertOpen(): void;
   /** Runs a program, in one write transaction when `transaction`. */
   run<T>(program: () => Program<T>, transaction: boolean): Promise<T>;
-  /** Each term's newest matching facts of the scope passing `filter` (at most `cap`), their lengths, the count. */
+  /**
+   * Each term's newest matching facts of the scope passing `filter` (at most `cap`), their lengths, the count;
+   * `blinds`: the scope's owner's blind tokens, which each term also matches as (its sealed facts' index).
+   */
   candidates(
     scope: string,
     terms: QueryTerm[],
     cap: number,
     filter: FactFilter,
+    blinds: readonly BlindTokens[],
   ): Promise<EntryCandidates | undefined>;
   /** A session's messages after `after` in store order, their text opened. */
   unlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]>;
-  /**
-   * True when facts of these owners would be an encrypted owner's content: the store has a keyring, or one of them
-   * has a recorded key.
-   */
-  encrypts(owners: readonly string[]): Promise<boolean>;
+  /** Runs `use` with the store's keys (on Postgres: loading the key records they miss, and running it again). */
+  withKeys<T>(use: (keys: ContentKeys) => T): Promise<T>;
 }
 
 /** The facts of an SQL store (see the module comment). */
@@ -68,58 +65,85 @@ export class SqlFacts extends StoreFacts {
     return new Set(rows.map((r) => String(r.id)));
   }
 
-  // Facts are not sealed yet (docs/FACTS.md): an encrypted owner's are refused, never stored in clear.
-  protected override async assertClearWritable(
-    scope: ScopeKey,
-    sessionIds: readonly string[],
-  ): Promise<void> {
-    const rows = await this.engine.run(() => one(this.s.owners(sessionIds)), false);
-    const owners = new Set(rows.map((r) => String(r.owner)));
-    if (scope.owner !== null) owners.add(scope.owner);
-    if (owners.size === 0 || !(await this.engine.encrypts([...owners]))) return;
-    throw new SessionError(
-      "DECRYPT_FAILED",
-      "Facts of an encrypted owner are not stored: this store cannot seal facts yet, and never keeps them in clear",
-    );
+  // The scope's owner: the one it names, or its session's (null: none, or a session not registered).
+  private ownerOf(scope: ScopeKey): Promise<string | null> {
+    const { owner, sessionId } = scope;
+    if (owner !== null) return Promise.resolve(owner);
+    return this.engine.withKeys((k) => k.ownerOf(sessionId as string));
   }
 
-  protected writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]> {
-    return this.engine.run(() => addFacts(this.s, scope, facts, now), true);
+  // The key the scope's facts are sealed under (null: in clear); `DECRYPT_FAILED` for an owner with encrypted
+  // content whose key the keyring lacks or has wrong (a first write under an owner's key records it, as a message's).
+  private async sealKey(scope: ScopeKey): Promise<Uint8Array | null> {
+    const owner = await this.ownerOf(scope);
+    if (owner === null) return null;
+    return this.engine.withKeys((k) => k.ownerKey(owner, true, whereOf(scope)));
   }
 
-  protected readFact(scope: ScopeKey, id: string): Promise<Fact | null> {
-    return this.engine.run(() => readFact(this.s, scope.key, id), false);
+  // A read's look at the scope: its owner and the keys its terms are hashed under (none: in clear), refused as a
+  // write is where the key is missing or wrong, even where the scope holds no fact.
+  private async readKeys(scope: ScopeKey): Promise<{ owner: string | null; search: Uint8Array[] }> {
+    const owner = await this.ownerOf(scope);
+    if (owner === null) return { owner, search: [] };
+    return { owner, search: await this.engine.withKeys((k) => k.ownerSearchKeys(owner, whereOf(scope))) };
   }
 
-  protected writeStatus(
+  // The stored facts of one scope with their sealed text opened (with the owner's key its content names).
+  private async opened(scope: string, owner: string | null, list: StoredFact[]): Promise<StoredFact[]> {
+    if (!list.some((s) => s.sealed)) return list;
+    return this.engine.withKeys((k) => list.map((stored) => openStored(k, owner, scope, stored)));
+  }
+
+  protected override async assertWritable(scope: ScopeKey): Promise<void> {
+    await this.sealKey(scope);
+  }
+
+  protected async writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]> {
+    const key = await this.sealKey(scope);
+    return this.engine.run(() => addFacts(this.s, scope, facts, now, key), true);
+  }
+
+  protected async readFact(scope: ScopeKey, id: string): Promise<Fact | null> {
+    const { owner } = await this.readKeys(scope);
+    const found = await this.engine.run(() => readFact(this.s, scope.key, id), false);
+    return found ? ((await this.opened(scope.key, owner, [found]))[0]?.fact ?? null) : null;
+  }
+
+  protected async writeStatus(
     scope: ScopeKey,
     id: string,
     status: FactStatus,
     by: string | null,
   ): Promise<boolean> {
+    await this.readKeys(scope);
     return this.engine.run(() => setStatus(this.s, scope.key, id, status, by), false);
   }
 
-  protected readPage(
+  protected async readPage(
     scope: ScopeKey,
     filter: FactFilter,
     before: number | null,
     limit: number,
   ): Promise<SeqFact[]> {
-    return this.engine.run(() => readPage(this.s, scope.key, filter, before, limit), false);
+    const { owner } = await this.readKeys(scope);
+    const rows = await this.engine.run(() => readPage(this.s, scope.key, filter, before, limit), false);
+    return this.opened(scope.key, owner, rows);
   }
 
-  protected readCandidates(
+  protected async readCandidates(
     scope: ScopeKey,
     terms: QueryTerm[],
     cap: number,
     filter: FactFilter,
   ): Promise<EntryCandidates | undefined> {
-    return this.engine.candidates(scope.key, terms, cap, filter);
+    const { search } = await this.readKeys(scope);
+    return this.engine.candidates(scope.key, terms, cap, filter, search.map(blindTokensOf));
   }
 
-  protected readSeqs(scope: ScopeKey, seqs: readonly number[]): Promise<Map<number, Fact>> {
-    return this.engine.run(() => readSeqs(this.s, scope.key, seqs), false);
+  protected async readSeqs(scope: ScopeKey, seqs: readonly number[]): Promise<Map<number, Fact>> {
+    const rows = await this.engine.run(() => readSeqs(this.s, scope.key, seqs), false);
+    const owner = rows.some((r) => r.sealed) ? await this.ownerOf(scope) : null;
+    return new Map((await this.opened(scope.key, owner, rows)).map((r) => [r.seq, r.fact]));
   }
 
   protected readUnlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]> {
@@ -160,8 +184,22 @@ export class SqlFacts extends StoreFacts {
     await this.engine.run(() => one(this.s.release(sessionId, holder)), false);
   }
 
-  protected readAll(after: ExportMark | null, limit: number): Promise<(SeqFact & { scope: string })[]> {
-    return this.engine.run(() => readAll(this.s, after, limit), false);
+  protected async readAll(after: ExportMark | null, limit: number): Promise<(SeqFact & { scope: string })[]> {
+    const rows = await this.engine.run(() => readAll(this.s, after, limit), false);
+    // Each scope with a sealed fact is looked at once, as its own read would (a store without its key refuses).
+    const owners = new Map<string, string | null>();
+    for (const row of rows) {
+      if (row.sealed && !owners.has(row.scope)) {
+        owners.set(row.scope, (await this.readKeys(scopeKeyOf(row.scope))).owner);
+      }
+    }
+    if (owners.size === 0) return rows;
+    return this.engine.withKeys((k) =>
+      rows.map((row) => ({
+        ...openStored(k, owners.get(row.scope) ?? null, row.scope, row),
+        scope: row.scope,
+      })),
+    );
   }
 
   protected async readStored(sessionId: string, messageIds: readonly string[]): Promise<Set<string>> {
@@ -169,7 +207,24 @@ export class SqlFacts extends StoreFacts {
     return new Set(rows.map((r) => String(r.id)));
   }
 
-  protected writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number> {
-    return this.engine.run(() => importFacts(this.s, scope.key, facts), true);
+  protected async writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number> {
+    const key = await this.sealKey(scope);
+    return this.engine.run(() => importFacts(this.s, scope.key, facts, key), true);
   }
+}
+
+// What a refusal names: the scope's facts.
+function whereOf(scope: ScopeKey): string {
+  return scope.owner !== null ? `facts of owner "${scope.owner}"` : `facts of session "${scope.sessionId}"`;
+}
+
+function scopeKeyOf(key: string): ScopeKey {
+  return { ...scopeOfKey(key), key };
+}
+
+// A stored fact as read: its text and subject opened when sealed.
+function openStored(keys: ContentKeys, owner: string | null, scope: string, stored: StoredFact): StoredFact {
+  if (!stored.sealed) return stored;
+  const words = openFact(keys, owner, scope, stored.fact.id, stored.fact.text);
+  return { ...stored, fact: { ...stored.fact, ...words }, sealed: false };
 }

@@ -59,10 +59,10 @@ export abstract class StoreFacts implements FactStore {
   /** Which of `sessionIds` are registered to `owner`. */
   protected abstract readOwned(owner: string, sessionIds: readonly string[]): Promise<Set<string>>;
   /**
-   * Refuses (`DECRYPT_FAILED`) a write whose facts would be an encrypted owner's content that this store cannot
-   * seal; a store with nothing at rest, or that seals facts, lets it pass.
+   * Refuses (`DECRYPT_FAILED`) a write of the scope's facts that this store cannot seal: an encrypted owner's whose
+   * key it lacks or has wrong. A store with nothing at rest lets every write pass.
    */
-  protected async assertClearWritable(_scope: ScopeKey, _sessionIds: readonly string[]): Promise<void> {}
+  protected async assertWritable(_scope: ScopeKey): Promise<void> {}
   /** Stores checked facts in one transaction, all or none; `CONFLICT` when an id is taken in the scope. */
   protected abstract writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]>;
   /** Fact `id` of the scope, or null. */
@@ -130,8 +130,8 @@ export abstract class StoreFacts implements FactStore {
     this.assertOpen();
     if (drafts.length === 0) return [];
     const paths = drafts.map((_, i) => `facts.${i}`);
-    const sessionIds = await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
-    await this.assertClearWritable(key, sessionIds);
+    await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
+    await this.assertWritable(key);
     return this.writeFacts(key, drafts, Date.now());
   }
 
@@ -279,7 +279,7 @@ export abstract class StoreFacts implements FactStore {
     return importFacts(
       {
         readOwned: (owner, ids) => this.readOwned(owner, ids),
-        assertClearWritable: (scope, ids) => this.assertClearWritable(scope, ids),
+        assertWritable: (scope) => this.assertWritable(scope),
         readStored: (sessionId, ids) => this.readStored(sessionId, ids),
         writeImported: (scope, list) => this.writeImported(scope, list),
       },

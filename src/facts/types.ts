@@ -79,8 +79,8 @@ export interface LearnCounts {
   /** Sessions another learner held (left to it). */
   busy: string[];
   /**
-   * Sessions whose facts the store refuses (`DECRYPT_FAILED`: an encrypted owner, whose facts are not stored yet),
-   * left at once with their mark where it was, so they are learned once the store takes them.
+   * Sessions whose facts the store refuses (`DECRYPT_FAILED`: an encrypted owner whose key the store lacks or has
+   * wrong), left at once with their mark where it was, so a store with the key learns them.
    */
   encrypted: string[];
 }

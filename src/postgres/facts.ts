@@ -1,11 +1,14 @@
 /**
  * Postgres's facts: the programs of store/sql/facts.ts over postgres/statements/facts.ts, tsvector candidates (as
- * search entries are found, context-store.ts), and a session's messages read in store order for a learner.
+ * search entries are found, context-store.ts: a sealed fact's terms as its owner's blind tokens), and a session's
+ * messages read in store order for a learner.
  */
 import type { EntryCandidates } from "../context/store-base.js";
 import type { LearnableMessage } from "../contract/facts.js";
+import { SessionError } from "../errors.js";
 import { SqlFacts } from "../facts/sql-facts.js";
 import { storedMessageText } from "../message/text.js";
+import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { FactFilter } from "../store/facts.js";
@@ -14,7 +17,7 @@ import { sessionParam } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
 import { runInTransaction, runProgram } from "./connection/program.js";
 import { quote, type Tables } from "./connection/tables.js";
-import { recordsOwnerKeys } from "./owner-keys.js";
+import type { KeyedTables } from "./sealing.js";
 import { termTsqueries } from "./search/fts.js";
 import { factTables, postgresFacts, sourcedSql } from "./statements/facts.js";
 import { openContents } from "./stored-form.js";
@@ -75,9 +78,17 @@ export function factSourceIndexSql(t: Tables): string[] {
   ];
 }
 
-/** Postgres's facts (see the module comment); `keyring`: whether the store was opened with one. */
+/**
+ * Migration 25: a sealed fact's length in clear (its text column holds the ciphertext, and ranking reads lengths);
+ * NULL: stored in clear (store/fact-sealing.ts).
+ */
+export function factSealedColumnSql(t: Tables): string[] {
+  return [`ALTER TABLE ${factTables(t).facts} ADD COLUMN IF NOT EXISTS sealed_chars integer`];
+}
+
+/** Postgres's facts (see the module comment). */
 export class PostgresFacts extends SqlFacts {
-  constructor(ready: () => Promise<Executor>, t: Tables, limits: QueryLimits, keyring: boolean) {
+  constructor(ready: () => Promise<Executor>, t: KeyedTables, limits: QueryLimits) {
     const statements = postgresFacts(t);
     super(
       {
@@ -87,14 +98,14 @@ export class PostgresFacts extends SqlFacts {
           const executor = await ready();
           return transaction ? runInTransaction(executor, program) : runProgram(executor.query, program());
         },
-        candidates: async (scope, terms, cap, filter) =>
-          candidates(await ready(), t, scope, terms, cap, filter),
+        candidates: async (scope, terms, cap, filter, blinds) =>
+          candidates(await ready(), t, scope, terms, cap, filter, blinds),
         unlearned: async (sessionId, after, limit) => unlearned(await ready(), t, sessionId, after, limit),
-        encrypts: async (owners) => {
-          if (keyring) return true;
+        withKeys: async (use) => {
+          // Every store has keys (a keyless one's answer none): none is a store not made by PostgresStore.
+          if (!t.keys) throw new SessionError("STORAGE", "This Postgres store has no keys");
           const executor = await ready();
-          for (const owner of owners) if (await recordsOwnerKeys(executor, t, owner)) return true;
-          return false;
+          return t.keys.run(executor.query.bind(executor), use);
         },
       },
       limits,
@@ -128,8 +139,9 @@ async function candidates(
   terms: QueryTerm[],
   cap: number,
   filter: FactFilter,
+  blinds: readonly BlindTokens[],
 ): Promise<EntryCandidates | undefined> {
-  const { numbers, queries } = termTsqueries(terms);
+  const { numbers, queries } = termTsqueries(terms, blinds);
   if (numbers.length === 0) return undefined;
   const { facts, sources } = factTables(t);
   // A session's messages (an active path's): the facts sourced among them are found once, by the sources'
@@ -143,7 +155,8 @@ async function candidates(
     `WITH terms(i, q) AS (SELECT * FROM unnest($1::integer[], $2::tsquery[]))${onPath ? pathCte : ""}
      SELECT t.i, c.seq::float8 AS seq, c.chars, (SELECT count(*) FROM ${facts} f WHERE ${where})::float8 AS n
      FROM terms t CROSS JOIN LATERAL (
-       SELECT f.seq, length(f.text) + COALESCE(length(f.about) + 1, 0) AS chars FROM ${facts} f
+       SELECT f.seq, COALESCE(f.sealed_chars, length(f.text) + COALESCE(length(f.about) + 1, 0)) AS chars
+       FROM ${facts} f
        WHERE ${where} AND f.search @@ t.q ORDER BY f.seq DESC LIMIT $4
      ) c`,
     [numbers, queries, scope, cap, filter.status, filter.sourcesIn ?? null, filter.sourceSession ?? null],

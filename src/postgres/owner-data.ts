@@ -153,10 +153,11 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
   },
   {
     table: "agent_facts",
-    holds: "facts learned from conversations and their search vectors (an encrypted owner's are refused)",
+    holds:
+      "facts learned from conversations and their search vectors (an encrypted owner's sealed, its vector blind tokens)",
     tie: "session",
     citus: "coordinator",
-    sealed: "n/a",
+    sealed: "sealed",
     erasure:
       "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
     purge: "rewrite",

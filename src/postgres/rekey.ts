@@ -27,6 +27,7 @@ import {
 } from "./sealed-context.js";
 import type { KeyedTables } from "./sealing.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "./search/fts.js";
+import { postgresFactRekey } from "./statements/facts.js";
 import { rekeyStatements } from "./statements/rekey.js";
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
@@ -71,6 +72,7 @@ function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
   const statements = rekeyStatements(t);
   return {
     ...statements,
+    ...postgresFactRekey(t),
     keyring: keys.keys.keyring,
     // The rows not under the new key already, in one statement; a row written meanwhile (its hash changed) keeps
     // the writer's content and vector, sealed under the recorded (new) key by its guard.

@@ -8,7 +8,7 @@ import { type Executor, type Query, sqlState } from "./connection/client.js";
 import { migrationLock } from "./connection/migration-lock.js";
 import { quote, type Tables } from "./connection/tables.js";
 import { backfillRecords, recordColumnsSql } from "./context-records.js";
-import { factSourceIndexSql, factTablesSql } from "./facts.js";
+import { factSealedColumnSql, factSourceIndexSql, factTablesSql } from "./facts.js";
 import { indexChangeLog } from "./feed/append-log.js";
 import { ownerTsvectorSql } from "./search/fts.js";
 import { retokenizeCjk } from "./search/retokenize.js";
@@ -340,6 +340,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 23, statements: factTablesSql },
   // A fact's sources by message, so deleting messages drops their sources (and facts left without any) (facts.ts).
   { version: 24, statements: factSourceIndexSql },
+  // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
+  { version: 25, statements: factSealedColumnSql },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

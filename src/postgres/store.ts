@@ -116,7 +116,7 @@ export class PostgresStore
     this.registry = new PostgresSessionRegistry(ready, this.tables, this);
     this.attachments = new PostgresAttachments(ready, this.tables);
     this.streams = new PostgresStreams(ready, this.tables);
-    this.facts = new PostgresFacts(ready, this.tables, this.queryLimits, options.keyring !== undefined);
+    this.facts = new PostgresFacts(ready, this.tables, this.queryLimits);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);
     this.changeLog = log

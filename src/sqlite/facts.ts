@@ -1,11 +1,14 @@
 /**
  * SQLite's facts: the programs of store/sql/facts.ts over sqlite/statements/facts.ts, FTS5 candidates (as search
- * entries are found, context-store.ts), and a session's messages read in store order for a learner.
+ * entries are found, context-store.ts: a sealed fact's terms as its owner's blind tokens), and a session's messages
+ * read in store order for a learner.
  */
 import type { EntryCandidates } from "../context/store-base.js";
 import type { LearnableMessage } from "../contract/facts.js";
+import { SessionError } from "../errors.js";
 import { SqlFacts } from "../facts/sql-facts.js";
 import { storedMessageText } from "../message/text.js";
+import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { FactFilter } from "../store/facts.js";
@@ -13,7 +16,6 @@ import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { runInTransaction, runProgram } from "./connection/program.js";
-import { recordsOwnerKeys } from "./owner-keys.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
 import { sourcedSql, sqliteFacts } from "./statements/facts.js";
 
@@ -65,20 +67,35 @@ export const FACT_SOURCE_INDEX = [
   "DROP INDEX IF EXISTS agent_fact_sources_session",
 ];
 
+/**
+ * Migration 25: a sealed fact's length in clear (its text column holds the ciphertext, and ranking reads lengths);
+ * NULL: stored in clear (store/fact-sealing.ts).
+ */
+export function addFactSealedColumn(driver: SqlDriver): void {
+  const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_facts')");
+  if (!columns.includes("sealed_chars"))
+    driver.run("ALTER TABLE agent_facts ADD COLUMN sealed_chars INTEGER");
+}
+
 const IN = "(SELECT value FROM json_each(?))";
 
-/** SQLite's facts (see the module comment); `keyring`: whether the store was opened with one. */
+/** SQLite's facts (see the module comment). */
 export class SqliteFacts extends SqlFacts {
-  constructor(driver: SqlDriver, limits: QueryLimits, keyring: boolean) {
+  constructor(driver: SqlDriver, limits: QueryLimits) {
     super(
       {
         statements: sqliteFacts,
         assertOpen: () => {},
         run: async (program, transaction) =>
           transaction ? runInTransaction(driver, program) : runProgram(driver, program()),
-        candidates: async (scope, terms, cap, filter) => candidates(driver, scope, terms, cap, filter),
+        candidates: async (scope, terms, cap, filter, blinds) =>
+          candidates(driver, scope, terms, cap, filter, blinds),
         unlearned: async (sessionId, after, limit) => unlearned(driver, sessionId, after, limit),
-        encrypts: async (owners) => keyring || owners.some((owner) => recordsOwnerKeys(driver, owner)),
+        withKeys: async (use) => {
+          // Every store has keys (a keyless one's answer none): none is a store not made by SqliteStore.
+          if (!driver.keys) throw new SessionError("STORAGE", "This SQLite connection has no keys");
+          return use(driver.keys);
+        },
       },
       limits,
     );
@@ -117,6 +134,7 @@ function candidates(
   terms: QueryTerm[],
   cap: number,
   filter: FactFilter,
+  blinds: readonly BlindTokens[],
 ): EntryCandidates | undefined {
   const where = filterSql(filter);
   const matches = terms.map((term) =>
@@ -125,15 +143,16 @@ function candidates(
       : driver.column<number>(
           `SELECT f.rowid FROM agent_facts_fts f JOIN agent_facts a ON a.seq = f.rowid
            WHERE agent_facts_fts MATCH ? AND a.scope = ?${where.sql} ORDER BY f.rowid DESC LIMIT ?`,
-          [toFts5([term], "text"), scope, ...where.params, cap],
+          [toFts5([term], "text", undefined, blinds), scope, ...where.params, cap],
         ),
   );
   const found = [...new Set(matches.flat())];
   if (found.length === 0) return undefined;
-  // In code points, as the memory store counts its search text (about, a newline, the text).
+  // In code points, as the memory store counts its search text (about, a newline, the text); a sealed fact's as
+  // it was written.
   const lengths = new Map(
     driver.tuples<[number, number]>(
-      `SELECT a.seq, length(a.text) + COALESCE(length(a.about) + 1, 0) FROM json_each(?) j
+      `SELECT a.seq, COALESCE(a.sealed_chars, length(a.text) + COALESCE(length(a.about) + 1, 0)) FROM json_each(?) j
        JOIN agent_facts a ON a.seq = j.value`,
       [JSON.stringify(found)],
     ),

@@ -200,9 +200,9 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
   ),
   plain(
     "agent_facts",
-    "facts learned from conversations (an encrypted owner's are refused, not stored)",
+    "facts learned from conversations (an encrypted owner's sealed: text and subject, store/fact-sealing.ts)",
     "session",
-    "n/a",
+    "sealed",
     "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
     {
       scope: "name",
@@ -227,10 +227,10 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
   ),
   {
     table: "agent_facts_fts",
-    holds: "the facts' search index (contentless)",
+    holds: "the facts' search index (contentless; an encrypted owner's words as blind tokens)",
     tie: "message",
     citus: "none",
-    sealed: "n/a",
+    sealed: "sealed",
     erasure: "a fact's terms deleted with it (a tombstone until a merge)",
     purge: "fts-merge",
     columns: { text: "derived" },

@@ -26,6 +26,7 @@ import {
 } from "./sealed-context.js";
 import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
+import { sqliteFactRekey } from "./statements/facts.js";
 import { REKEY } from "./statements/rekey.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.
@@ -55,6 +56,7 @@ function rekeyTable(driver: SqlDriver): RekeyTable {
   const keys = driver.keys!;
   return {
     ...REKEY,
+    ...sqliteFactRekey,
     keyring: keys.keyring,
     resealMessages: (at, session, rows) =>
       perform(() => rows.filter((row) => reseal(driver, session, row as MessageRow, at.id)).length),

@@ -127,7 +127,7 @@ export class SqliteStore
     this.registry = new SqliteSessionRegistry(this.driver, this);
     this.attachments = new SqliteAttachments(() => this.driver);
     this.streams = new SqliteStreams(this.driver);
-    this.facts = new SqliteFacts(this.driver, limits, options.keyring !== undefined);
+    this.facts = new SqliteFacts(this.driver, limits);
     this.transfer = new SqliteTransfer(this.driver, this);
     this.messageSearch = new SqliteMessageSearch(
       this.driver,

@@ -2,7 +2,7 @@
 // <file>` opens an encrypted owner's data on SQLite and Postgres, and without one they say plainly that the store
 // holds encrypted owners, instead of "No matches." (before, `search --owner` answered that on an encrypted store).
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -107,6 +107,22 @@ describe("CLI keyring (SQLite)", () => {
     const rekey = await runCli(["rekey", "--db", db, "--owner", "alice", "--keyring", named]);
     assert.equal(rekey.code, 2);
     assert.match(rekey.stderr, /--old-key-file and --new-key-file only/);
+  });
+
+  test("learn: an encrypted owner's facts are learned sealed with her key, refused without it", async () => {
+    const recorded = tmp.path("alice-facts.json");
+    const text = "Alice deploys zqxclifactq on fridays.";
+    writeFileSync(recorded, JSON.stringify([{ text, about: "alice", sources: ["a1-m"], sessionId: "a1" }]));
+    const learn = ["learn", "--db", db, "--owner", "alice", "--recorded", recorded, "--json"];
+    const refused = await runCli(learn);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /DECRYPT_FAILED/);
+    const learned = await runCli([...learn, "--master-key-file", keyFile]);
+    assert.equal(learned.code, 0, learned.stderr);
+    assert.equal((JSON.parse(learned.stdout) as { added: number }).added, 1);
+    const facts = await runCli(["facts", "--db", db, "--owner", "alice", "--master-key-file", keyFile]);
+    assert.ok(facts.stdout.includes(text), facts.stdout);
+    assert.equal(occurrencesIn(db, "zqxclifactq"), 0, "her fact is sealed in the file");
   });
 });
 
@@ -215,3 +231,10 @@ describe("CLI keyring (Postgres)", { skip: skipPostgres }, () => {
     assert.match(show.stdout, /payments service on friday/);
   });
 });
+
+// How many times `text` is in the SQLite file's bytes (its WAL included).
+function occurrencesIn(path: string, text: string): number {
+  return [path, `${path}-wal`]
+    .filter((file) => existsSync(file))
+    .reduce((n, file) => n + readFileSync(file).toString("latin1").split(text).length - 1, 0);
+}

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { Fact } from "../../src/contract/facts.js";
 import { SessionError } from "../../src/errors.js";
-import { factsProfile } from "../../src/facts/profile.js";
+import { FactsProfileProvider, factsProfile } from "../../src/facts/profile.js";
 import {
   factLine,
   leftOutLine,
@@ -152,20 +152,25 @@ test("a scope past the 1,000 facts read says the left-out count is a lower bound
   );
 });
 
-test("SQLite with a keyring: an encrypted owner's session opens with its profile (no facts stored in clear)", async (t) => {
+test("SQLite: an encrypted owner's profile shows her sealed facts with her key, and says they are sealed without it", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "profile-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const store = new SqliteStore(join(dir, "store.db"), { keyring: randomKeyring(["alice"]) });
+  const path = join(dir, "store.db");
+  const store = new SqliteStore(path, { keyring: randomKeyring(["alice"]) });
   t.after(() => store.close());
   await ownedSession(store, "s", "alice", ["I like tea"]);
-  await rejectsWithCode(
-    store.facts.add({ owner: "alice" }, [fact("Alice likes tea.", [["s", "s-0"]])]),
-    "DECRYPT_FAILED",
-  );
-  const session = Session.create(store)
-    .forSession("s")
-    .withContext("profile", factsProfile())
-    .withCachedPrompt();
-  assert.doesNotMatch(await session.freezeSystemPrompt(), /tea/);
-  assert.equal(await session.reminder(), null);
+  await store.facts.add({ owner: "alice" }, [fact("Alice likes tea.", [["s", "s-0"]])]);
+  const prompt = (s: SqliteStore) =>
+    Session.create(s)
+      .forSession("s")
+      .withContext("profile", factsProfile())
+      .withCachedPrompt()
+      .freezeSystemPrompt();
+  assert.match(await prompt(store), /Alice likes tea\./);
+  // Without her key (her session's frozen prompt is sealed too: the provider is asked alone).
+  const keyless = new SqliteStore(path);
+  t.after(() => keyless.close());
+  const shown = (await new FactsProfileProvider(keyless, "s", 1000).get()) ?? "";
+  assert.doesNotMatch(shown, /tea/);
+  assert.ok(shown.includes(PROFILE_SEALED), shown);
 });

@@ -145,7 +145,7 @@ async function print(
   { leftOut }: LearnTargets,
 ): Promise<void> {
   if (out.json) {
-    await out.result({ ...report, refusals, encrypted: leftOut });
+    await out.result({ ...report, refusals, encrypted: [...leftOut, ...report.encrypted] });
     return;
   }
   await out.line(
@@ -161,9 +161,10 @@ async function print(
         `  ${batch.sessionId} seq ${batch.fromSeq}-${batch.throughSeq} (${counted(batch.attempts, "try", "tries")}): ${batch.error}`,
       );
   }
-  if (leftOut.length > 0)
+  const encrypted = [...leftOut, ...report.encrypted];
+  if (encrypted.length > 0)
     await out.line(
-      `Left out, their owners being encrypted (facts of encrypted owners are not stored yet): ${leftOut.join(", ")}`,
+      `Left out, their owners being encrypted and the keyring without their key: ${encrypted.join(", ")}`,
     );
   if (report.busy.length > 0)
     await out.line(`Left to another learner that holds them: ${report.busy.join(", ")}`);

@@ -1,4 +1,5 @@
-// The sessions `agent-session learn` goes through, without those whose facts could not be stored (encrypted owners).
+// The sessions `agent-session learn` goes through, without those whose facts the store cannot seal (encrypted owners
+// whose key the keyring does not answer).
 import { hasFactStore } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
 import type { Keyring } from "../../store/crypto/keyring.js";
@@ -18,9 +19,10 @@ export interface LearnTargets {
 }
 
 /**
- * The sessions of `--session`, `--owner` or `--all`. Facts of encrypted owners are not stored yet (docs/FACTS.md,
- * "Encryption"): learning one would fail every batch and move its mark past them, so a named one is refused
- * (`UNSUPPORTED`) and `--all` leaves them out (listed). With a keyring every owner is encrypted.
+ * The sessions of `--session`, `--owner` or `--all`. An encrypted owner's facts are sealed with its key
+ * (docs/FACTS.md, "Encryption"); without it (no keyring, or one without the owner's key) the store refuses them, so a
+ * named one is refused (`DECRYPT_FAILED`) and `--all` leaves them out (listed). A wrong key is found by the learner,
+ * which leaves such sessions (its report's `encrypted`).
  */
 export async function learnTargets(
   opened: OpenedStore,
@@ -32,15 +34,14 @@ export async function learnTargets(
     throw new CliError(`the ${store.backend} store keeps no facts: it has no fact store`, "UNSUPPORTED");
   const encrypted = new Map<string, boolean>();
   const isEncrypted = async (owner: string | null | undefined): Promise<boolean> => {
-    if (owner === null || owner === undefined) return false;
-    if (keyring !== undefined) return true;
+    if (owner === null || owner === undefined || keyring?.key(owner) !== undefined) return false;
     if (!encrypted.has(owner)) encrypted.set(owner, await holdsOwnerKeys(opened, owner));
     return encrypted.get(owner) === true;
   };
   const refuse = (owner: string) =>
     new CliError(
-      `owner ${JSON.stringify(owner)} is encrypted, and facts of encrypted owners are not stored yet (docs/FACTS.md, Encryption)`,
-      "UNSUPPORTED",
+      `owner ${JSON.stringify(owner)} is encrypted, and the keyring has no key for it: its facts cannot be sealed (docs/FACTS.md, Encryption)`,
+      "DECRYPT_FAILED",
     );
   if (scope.sessionId !== undefined) {
     const { owner } = await requireSession(store, scope.sessionId);
@@ -56,7 +57,7 @@ export async function learnTargets(
     return { sessionIds, total: sessionIds.length, leftOut: [] };
   }
   // Without an encrypted owner the registry is read as learnFacts reads it; with one, each session is looked at.
-  if (keyring === undefined && !(await holdsOwnerKeys(opened)))
+  if (!(await holdsOwnerKeys(opened)))
     return { sessionIds: undefined, total: await store.registry.count(), leftOut: [] };
   const sessionIds: string[] = [];
   const leftOut: string[] = [];

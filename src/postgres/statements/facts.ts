@@ -1,13 +1,15 @@
 /** Postgres's statements of facts (store/sql/facts.ts has the steps): lists of values travel as arrays. */
+import { factBlind, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";
+import type { RekeyTable } from "../../store/sql/rekey-table.js";
 import { quote, statement, type Tables } from "../connection/tables.js";
 import { toTsvector } from "../search/fts.js";
 
-/** A fact row's columns as the steps read them. */
+/** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =
-  "seq, scope, id, text, about, observed_at, producer, status, superseded_by, created_at";
+  "seq, scope, id, text, about, observed_at, producer, status, superseded_by, created_at, sealed_chars";
 
 /** The fact tables' names. */
 export function factTables(t: Tables): { facts: string; sources: string; marks: string } {
@@ -57,29 +59,30 @@ export function postgresFacts(t: Tables): FactStatements {
   return {
     owned: (owner, ids) =>
       query(`SELECT id FROM ${t.sessions} WHERE owner = $1 AND id = ANY($2::text[])`, [owner, ids]),
-    owners: (ids) =>
-      query(`SELECT DISTINCT owner FROM ${t.sessions} WHERE id = ANY($1::text[]) AND owner IS NOT NULL`, [
-        ids,
-      ]),
     taken: (scope, ids) =>
       query(`SELECT id FROM ${facts} WHERE scope = $1 AND id = ANY($2::text[])`, [scope, ids]),
-    insert: (scope, f, now, state) =>
-      query(
-        `INSERT INTO ${facts} (scope, id, text, about, observed_at, producer, status, superseded_by, created_at, search)
-         VALUES ($1, $2, $3, $4, $5, $6, $9, $10, $7, $8::tsvector) RETURNING seq`,
+    insert: (scope, f, now, key, state) => {
+      // Sealed under the owner's key, its vector of the key's blind tokens in its words' positions.
+      const stored = storedFactText(key, scope, f.id, f);
+      return query(
+        `INSERT INTO ${facts} (scope, id, text, about, observed_at, producer, status, superseded_by, created_at, search,
+           sealed_chars)
+         VALUES ($1, $2, $3, $4, $5, $6, $9, $10, $7, $8::tsvector, $11) RETURNING seq`,
         [
           scope,
           f.id,
-          f.text,
-          f.about,
+          stored.text,
+          stored.about,
           f.observedAt,
           f.producer,
           now,
-          toTsvector(factSearchText(f)),
+          toTsvector(factSearchText(f), undefined, factBlind(key)),
           state?.status ?? "current",
           state?.supersededBy ?? null,
+          stored.sealedChars,
         ],
-      ),
+      );
+    },
     sources: (scope, seq, list) =>
       command(
         `INSERT INTO ${sources} (scope, fact_seq, idx, session_id, message_id)
@@ -175,5 +178,34 @@ export function postgresFacts(t: Tables): FactStatements {
     ],
     restore: (scopes, ids) => command(restoreSql(t), [scopes, ids]),
     dropMark: (sessionId) => command(`DELETE FROM ${marks} WHERE session_id = $1`, [sessionId]),
+  };
+}
+
+/** A key rotation's statements of facts (store/sql/rekey-finish.ts): facts sealed under a key, re-sealed. */
+export function postgresFactRekey(t: Tables): Pick<RekeyTable, "factsUnder" | "writeFact"> {
+  const { facts } = factTables(t);
+  return {
+    factsUnder: (start) =>
+      query(
+        `SELECT scope, seq::text AS seq, id, text FROM ${facts}
+         WHERE sealed_chars IS NOT NULL AND left(text, $1) = $2`,
+        [start.length, start],
+      ),
+    // The vector follows the text; a fact written meanwhile (its text changed) keeps its writer's form.
+    writeFact: (row, key, words) => {
+      const stored = storedFactText(key, row.scope, row.id, words);
+      return query(
+        `UPDATE ${facts} SET text = $3, sealed_chars = $4, search = $5::tsvector
+         WHERE scope = $1 AND seq = $2::bigint AND text = $6 RETURNING seq`,
+        [
+          row.scope,
+          row.seq,
+          stored.text,
+          stored.sealedChars,
+          toTsvector(factSearchText(words), undefined, factBlind(key)),
+          row.text,
+        ],
+      );
+    },
   };
 }

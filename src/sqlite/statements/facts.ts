@@ -1,13 +1,13 @@
 /** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
-import { searchableText } from "../../search/tokens.js";
+import { factIndexText, storedFactText } from "../../store/fact-sealing.js";
 import type { FactFilter } from "../../store/facts.js";
-import { factSearchText } from "../../store/facts.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";
+import type { RekeyTable } from "../../store/sql/rekey-table.js";
 
-/** A fact row's columns as the steps read them. */
+/** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =
-  "seq, scope, id, text, about, observed_at, producer, status, superseded_by, created_at";
+  "seq, scope, id, text, about, observed_at, producer, status, superseded_by, created_at, sealed_chars";
 const IN = "(SELECT value FROM json_each(?))";
 const json = (values: readonly unknown[]) => JSON.stringify(values);
 
@@ -39,31 +39,30 @@ export function sourcedSql(
 export const sqliteFacts: FactStatements = {
   owned: (owner, ids) =>
     query(`SELECT id FROM agent_sessions WHERE owner = ? AND id IN ${IN}`, [owner, json(ids)]),
-  owners: (ids) =>
-    query(`SELECT DISTINCT owner FROM agent_sessions WHERE id IN ${IN} AND owner IS NOT NULL`, [json(ids)]),
   taken: (scope, ids) =>
     query(`SELECT id FROM agent_facts WHERE scope = ? AND id IN ${IN}`, [scope, json(ids)]),
-  insert: (scope, f, now, state) =>
-    query(
-      `INSERT INTO agent_facts (scope, id, text, about, observed_at, producer, status, superseded_by, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+  insert: (scope, f, now, key, state) => {
+    const stored = storedFactText(key, scope, f.id, f);
+    return query(
+      `INSERT INTO agent_facts (scope, id, text, about, observed_at, producer, status, superseded_by, created_at,
+         sealed_chars)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
       [
         scope,
         f.id,
-        f.text,
-        f.about,
+        stored.text,
+        stored.about,
         f.observedAt,
         f.producer,
         state?.status ?? "current",
         state?.supersededBy ?? null,
         now,
+        stored.sealedChars,
       ],
-    ),
-  index: (seq, f) =>
-    command("INSERT INTO agent_facts_fts (rowid, text) VALUES (?, ?)", [
-      seq,
-      searchableText(factSearchText(f)),
-    ]),
+    );
+  },
+  index: (seq, f, key) =>
+    command("INSERT INTO agent_facts_fts (rowid, text) VALUES (?, ?)", [seq, factIndexText(key, f)]),
   sources: (_scope, seq, sources) =>
     command(
       `INSERT INTO agent_fact_sources (fact_seq, idx, session_id, message_id)
@@ -168,4 +167,29 @@ export const sqliteFacts: FactStatements = {
       [json(scopes.map((scope, i) => [scope, ids[i]]))],
     ),
   dropMark: (sessionId) => command("DELETE FROM agent_learn_marks WHERE session_id = ?", [sessionId]),
+};
+
+/** A key rotation's statements of facts (store/sql/rekey-finish.ts): facts sealed under a key, re-sealed. */
+export const sqliteFactRekey: Pick<RekeyTable, "factsUnder" | "writeFact"> = {
+  factsUnder: (start) =>
+    query(
+      `SELECT seq, scope, id, text FROM agent_facts WHERE sealed_chars IS NOT NULL AND substr(text, 1, ?) = ?`,
+      [start.length, start],
+    ),
+  // The FTS row follows the text: the fact's words as the new key's blind tokens.
+  writeFact: (row, key, words) => {
+    const stored = storedFactText(key, row.scope, row.id, words);
+    return [
+      command("UPDATE agent_facts SET text = ?, sealed_chars = ? WHERE seq = ?", [
+        stored.text,
+        stored.sealedChars,
+        row.seq,
+      ]),
+      command("DELETE FROM agent_facts_fts WHERE rowid = ?", [row.seq]),
+      command("INSERT INTO agent_facts_fts (rowid, text) VALUES (?, ?)", [
+        row.seq,
+        factIndexText(key, words),
+      ]),
+    ];
+  },
 };

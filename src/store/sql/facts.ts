@@ -1,6 +1,7 @@
 /**
- * Facts (contract/facts.ts) written once for both SQL engines: the steps of each write and read over a statement
- * table per engine (sqlite/statements/facts.ts, postgres/statements/facts.ts), as kept streams are (streams.ts).
+ * Facts (contract/facts.ts) written once for both SQL engines: the steps of each write over a statement table per
+ * engine (sqlite/statements/facts.ts, postgres/statements/facts.ts), as kept streams are (streams.ts); the reads
+ * are fact-reads.ts.
  * Search candidates differ by engine (FTS5 or tsvector) and stay in each engine's file (sqlite/facts.ts,
  * postgres/facts.ts); ranking is shared (facts/store-base.ts). A session's erasure runs {@link forgetSessionFacts} in its
  * transaction (erase.ts), a delete of messages {@link forgetMessageFacts} in its own.
@@ -8,21 +9,21 @@
 import type { Fact, FactSource, FactStatus, LearnMark } from "../../contract/facts.js";
 import { SessionError } from "../../errors.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../facts.js";
-import { scopeOfKey } from "../facts.js";
 import { countOf, type Program, type Row, type Statement, type Step } from "./program.js";
 
 /** One engine's statements of facts (tables facts, fact sources, learn marks; and the engine's text index). */
 export interface FactStatements {
   /** Which of `sessionIds` are registered to `owner`: rows `id`. */
   owned(owner: string, sessionIds: readonly string[]): Statement;
-  /** The owners of `sessionIds` (registered ones with an owner): rows `owner`. */
-  owners(sessionIds: readonly string[]): Statement;
   /** Which of `ids` the scope holds: rows `id`. */
   taken(scope: string, ids: readonly string[]): Statement;
-  /** A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`: rows `seq`. */
-  insert(scope: string, fact: FactDraft, now: number, state?: FactState): Statement;
-  /** The fact `seq` indexed for search, where the engine keeps its index apart (SQLite's FTS5). */
-  index?(seq: number, fact: FactDraft): Statement;
+  /**
+   * A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`; sealed under
+   * `key` with its index the key's blind tokens (store/fact-sealing.ts), in clear when null: rows `seq`.
+   */
+  insert(scope: string, fact: FactDraft, now: number, key: Uint8Array | null, state?: FactState): Statement;
+  /** The fact `seq` indexed for search (blind under `key`), where the engine keeps its index apart (SQLite's FTS5). */
+  index?(seq: number, fact: FactDraft, key: Uint8Array | null): Statement;
   /** A fact's sources inserted, in order. */
   sources(scope: string, seq: number, sources: readonly FactSource[]): Step;
   /** The fact `id` of the scope: a fact row. */
@@ -72,25 +73,6 @@ export interface FactState {
   supersededBy: string | null;
 }
 
-/** A stored fact from its row and its sources. */
-export function factOf(row: Row, sources: readonly FactSource[]): Fact {
-  const scope = scopeOfKey(String(row.scope));
-  return {
-    id: String(row.id),
-    text: String(row.text),
-    about: row.about === null || row.about === undefined ? null : String(row.about),
-    observedAt: Number(row.observed_at),
-    producer: String(row.producer),
-    sources: sources.map((s) => ({ ...s })),
-    owner: scope.owner,
-    sessionId: scope.sessionId,
-    status: String(row.status) as FactStatus,
-    supersededBy:
-      row.superseded_by === null || row.superseded_by === undefined ? null : String(row.superseded_by),
-    createdAt: Number(row.created_at),
-  };
-}
-
 /** A learn mark from its row, or null. */
 export function markOf(row: Row | undefined): LearnMark | null {
   if (!row) return null;
@@ -102,12 +84,16 @@ export function markOf(row: Row | undefined): LearnMark | null {
   };
 }
 
-/** Stores checked facts, all or none (run in one transaction): `CONFLICT` when an id is taken in the scope. */
+/**
+ * Stores checked facts, all or none (run in one transaction), sealed under `key` (null: in clear): `CONFLICT` when
+ * an id is taken in the scope.
+ */
 export function* addFacts(
   s: FactStatements,
   scope: ScopeKey,
   facts: readonly FactDraft[],
   now: number,
+  key: Uint8Array | null,
 ): Program<Fact[]> {
   const taken = yield s.taken(
     scope.key,
@@ -118,8 +104,8 @@ export function* addFacts(
   }
   const stored: Fact[] = [];
   for (const fact of facts) {
-    const seq = countOf(yield s.insert(scope.key, fact, now), "seq");
-    if (s.index) yield s.index(seq, fact);
+    const seq = countOf(yield s.insert(scope.key, fact, now, key), "seq");
+    if (s.index) yield s.index(seq, fact, key);
     yield s.sources(scope.key, seq, fact.sources);
     stored.push({
       ...fact,
@@ -134,51 +120,15 @@ export function* addFacts(
   return stored;
 }
 
-/** Fact rows with their sources (one read of the sources for all), as `[seq, fact]` in the rows' order. */
-export function* withSources(
-  s: FactStatements,
-  scope: string,
-  rows: readonly Row[],
-): Program<[number, Fact][]> {
-  if (rows.length === 0) return [];
-  const seqs = rows.map((r) => Number(r.seq));
-  const sources = new Map<number, FactSource[]>();
-  for (const r of yield s.sourcesOf(scope, seqs)) {
-    const seq = Number(r.fact_seq);
-    let list = sources.get(seq);
-    if (!list) {
-      list = [];
-      sources.set(seq, list);
-    }
-    list.push({ sessionId: String(r.session_id), messageId: String(r.message_id) });
-  }
-  return rows.map((row, i) => [seqs[i]!, factOf(row, sources.get(seqs[i]!) ?? [])]);
-}
-
-/** At most `limit` facts of the store after `after`, by scope then store order (a scope's sources read at once). */
-export function* readAll(
-  s: FactStatements,
-  after: { scope: string; seq: number } | null,
-  limit: number,
-): Program<{ scope: string; seq: number; fact: Fact }[]> {
-  const rows = yield s.all(after, limit);
-  const byScope = new Map<string, Row[]>();
-  for (const row of rows) byScope.set(String(row.scope), [...(byScope.get(String(row.scope)) ?? []), row]);
-  const found: { scope: string; seq: number; fact: Fact }[] = [];
-  for (const [scope, list] of byScope) {
-    for (const [seq, fact] of yield* withSources(s, scope, list)) found.push({ scope, seq, fact });
-  }
-  return found; // the rows' order: scopes came in order, each scope's rows in store order
-}
-
 /**
- * Stores imported facts with their state (all or none: run in one transaction), but those whose id the scope
- * holds; how many were stored.
+ * Stores imported facts with their state (all or none: run in one transaction), sealed under `key` (null: in
+ * clear), but those whose id the scope holds; how many were stored.
  */
 export function* importFacts(
   s: FactStatements,
   scope: string,
   facts: readonly (FactDraft & FactState & { createdAt: number })[],
+  key: Uint8Array | null,
 ): Program<number> {
   const taken = new Set(
     (yield s.taken(
@@ -189,41 +139,12 @@ export function* importFacts(
   let inserted = 0;
   for (const fact of facts) {
     if (taken.has(fact.id)) continue;
-    const seq = countOf(yield s.insert(scope, fact, fact.createdAt, fact), "seq");
-    if (s.index) yield s.index(seq, fact);
+    const seq = countOf(yield s.insert(scope, fact, fact.createdAt, key, fact), "seq");
+    if (s.index) yield s.index(seq, fact, key);
     yield s.sources(scope, seq, fact.sources);
     inserted++;
   }
   return inserted;
-}
-
-/** The fact `id` of the scope, or null. */
-export function* readFact(s: FactStatements, scope: string, id: string): Program<Fact | null> {
-  const rows = yield s.byId(scope, id);
-  const [found] = yield* withSources(s, scope, rows.slice(0, 1));
-  return found?.[1] ?? null;
-}
-
-/** A page of the scope's facts, newest first. */
-export function* readPage(
-  s: FactStatements,
-  scope: string,
-  filter: FactFilter,
-  before: number | null,
-  limit: number,
-): Program<{ seq: number; fact: Fact }[]> {
-  const rows = yield s.page(scope, filter, before, limit);
-  return (yield* withSources(s, scope, rows)).map(([seq, fact]) => ({ seq, fact }));
-}
-
-/** The facts of these seqs in the scope. */
-export function* readSeqs(
-  s: FactStatements,
-  scope: string,
-  seqs: readonly number[],
-): Program<Map<number, Fact>> {
-  if (seqs.length === 0) return new Map();
-  return new Map(yield* withSources(s, scope, yield s.bySeqs(scope, seqs)));
 }
 
 /** Sets a current fact's status; false when it is not current (or not of the scope). */

@@ -8,7 +8,8 @@
  * statements/rotation.ts), the hooks src/sqlite/rekey.ts and src/postgres/rekey.ts.
  */
 import type { Keyring } from "../crypto/keyring.js";
-import type { Program, Row, Statement } from "./program.js";
+import type { FactWords } from "../fact-sealing.js";
+import type { Program, Row, Statement, Step } from "./program.js";
 
 /** A head number as the engine answers it (a number on SQLite, text on Postgres): passed back as it came. */
 export type Num = number | string;
@@ -31,6 +32,14 @@ export interface SummaryRow extends Row {
   id: string;
   session_id: string;
   summary: string;
+}
+
+/** A fact sealed under another key than the rotation's. */
+export interface SealedFactRow extends Row {
+  seq: Num;
+  scope: string;
+  id: string;
+  text: string;
 }
 
 /** A started rotation as its programs see it. */
@@ -69,6 +78,9 @@ export interface RekeyTable {
   writeSummary(row: SummaryRow, sealed: string): Statement;
   blocksUnder(start: string): Statement; // sealed blocks starting `start`
   entriesUnder(start: string): Statement; // sealed entries starting `start`
+  factsUnder(start: string): Statement; // sealed facts starting `start`: [SealedFactRow]
+  /** A fact's `words` sealed under `key` in place of `row`'s, its search index following (blind tokens of `key`). */
+  writeFact(row: SealedFactRow, key: Uint8Array, words: FactWords): Step;
   // Hooks: the steps whose plan differs (see the module comment).
   /** Re-seals the session's rows not under the new key yet (and their search index); answers how many it wrote. */
   resealMessages(at: Rotation, session: OwnedSession, rows: Row[]): Program<number>;

@@ -1,12 +1,13 @@
 /**
  * The write × keyring matrix of the keyless contract (keyless.ts): a store holding alice's sealed message, block,
- * entry, summary and stream, and every write and search a store without alice's key (no keyring, a keyring without
- * her key, a wrong key) might run on her session, each refused `DECRYPT_FAILED` with nothing written in clear.
+ * entry, summary, stream and facts, and every write, search and fact read a store without alice's key (no keyring,
+ * a keyring without her key, a wrong key) might run on her session, each refused `DECRYPT_FAILED` with nothing
+ * written in clear.
  * Writes of a capability the store lacks (streams, steps, transfer, context rows) are left out.
  */
 import assert from "node:assert/strict";
 import { hasContextStorage } from "../../contract/context.js";
-import { hasFactStore, type NewFact } from "../../contract/facts.js";
+import { type Fact, hasFactStore, type NewFact } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
 import { hasStepWrites, type StepWrite } from "../../contract/step.js";
 import { hasStreamStore } from "../../contract/streams.js";
@@ -36,7 +37,10 @@ export function keyless(): { name: string; keyring: Keyring | undefined }[] {
   ];
 }
 
-/** Alice (with a key) gets a session with a message, a summary, a block, an entry and a finished stream. */
+/**
+ * Alice (with a key) gets a session with a message, a summary, a block, an entry, a finished stream, and a fact of
+ * hers and one of her session.
+ */
 export async function seedAlice(store: RegistryCapableStore): Promise<string> {
   const { id } = await SessionManager.create(store).create("alice chat", { owner: "alice" });
   const session = store.session(id);
@@ -52,9 +56,9 @@ export async function seedAlice(store: RegistryCapableStore): Promise<string> {
     assert.equal(await store.streams.append(id, "s1", [{ seq: 0, chunk }], Date.now()), true);
     await store.streams.end(id, "s1", null, Date.now());
   }
-  // Facts are not sealed yet (docs/FACTS.md): even the keyed store refuses hers rather than keep them in clear.
   if (hasFactStore(store)) {
-    await assert.rejects(store.facts.add({ owner: "alice" }, [fact(id, CLEAR)]), { code: "DECRYPT_FAILED" });
+    await store.facts.add({ owner: "alice" }, [{ ...fact(id, `fact ${ALICE_SECRET}`), id: "f0" }]);
+    await store.facts.add({ sessionId: id }, [{ ...fact(id, `fact ${ALICE_SECRET}`), id: "f0" }]);
   }
   return id;
 }
@@ -74,7 +78,11 @@ export function writesOf(store: RegistryCapableStore, alice: string, text: strin
     writes.push(["upsertMessage over a sealed row", () => upsertMessage.call(session, msg("a0", text))]);
   if (importMessage)
     writes.push(["importMessage", () => importMessage.call(session, msg("i1", text), { parentId: null })]);
-  writes.push(...contextWrites(store, alice, text), ...otherWrites(store, alice, text));
+  writes.push(
+    ...contextWrites(store, alice, text),
+    ...factWrites(store, alice, text),
+    ...otherWrites(store, alice, text),
+  );
   return writes;
 }
 
@@ -87,7 +95,7 @@ export async function assertRefused(
   const session = store.session(alice);
   const writes: Write[] = [
     ...writesOf(store, alice, CLEAR),
-    ...factWrites(store, alice, CLEAR),
+    ...factReads(store, alice),
     ["her search", () => store.searchMessages(ALICE_SECRET, { owner: "alice" })],
     ["a search of her sessions", () => store.searchMessages(ALICE_SECRET, { sessionIds: [alice] })],
   ];
@@ -125,16 +133,51 @@ function fact(alice: string, text: string): NewFact {
   };
 }
 
-/**
- * Her facts, of her and of her session: refused with her key as without it until facts are sealed
- * (docs/FACTS.md), so they are kept apart from {@link writesOf}, whose writes her key lets through sealed.
- */
-export function factWrites(store: RegistryCapableStore, alice: string, text: string): Write[] {
+// Her facts, of her and of her session, added and imported: sealed with her key, refused without it.
+function factWrites(store: RegistryCapableStore, alice: string, text: string): Write[] {
   if (!hasFactStore(store)) return [];
+  const facts = store.facts;
+  const imported = (scope: { owner: string | null; sessionId: string | null }): Fact => ({
+    ...fact(alice, text),
+    sources: [{ sessionId: alice, messageId: "a0" }],
+    id: `imported-${scope.owner === null ? "s" : "o"}`,
+    about: null,
+    ...scope,
+    status: "current",
+    supersededBy: null,
+    createdAt: 1,
+  });
   return [
-    ["a fact of hers", () => store.facts.add({ owner: "alice" }, [fact(alice, text)])],
-    ["a fact of her session", () => store.facts.add({ sessionId: alice }, [fact(alice, text)])],
+    ["a fact of hers", () => facts.add({ owner: "alice" }, [fact(alice, text)])],
+    ["a fact of her session", () => facts.add({ sessionId: alice }, [fact(alice, text)])],
+    ["an import of her fact", () => facts.importFacts([imported({ owner: "alice", sessionId: null })])],
+    [
+      "an import of her session's fact",
+      () => facts.importFacts([imported({ owner: null, sessionId: alice })]),
+    ],
   ];
+}
+
+// Every read of her facts: each refused without her key, even where it would find nothing.
+function factReads(store: RegistryCapableStore, alice: string): Write[] {
+  if (!hasFactStore(store)) return [];
+  const facts = store.facts;
+  const reads: Write[] = [];
+  for (const [whose, scope] of [
+    ["her", { owner: "alice" }],
+    ["her session's", { sessionId: alice }],
+  ] as const) {
+    reads.push(
+      [`a list of ${whose} facts`, () => facts.list(scope)],
+      [`a get of ${whose} fact`, () => facts.get(scope, "f0")],
+      [`a get of ${whose} fact that is not there`, () => facts.get(scope, "none")],
+      [`a search of ${whose} facts`, () => facts.search(scope, ALICE_SECRET)],
+      [`a search of ${whose} facts for a word not there`, () => facts.search(scope, "nothing")],
+      [`an invalidation of ${whose} fact`, () => facts.invalidate(scope, "f0")],
+    );
+  }
+  reads.push(["an export of the facts", () => facts.exportPage()]);
+  return reads;
 }
 
 // A stream's chunk, an agent step's writes, an import of her session's rows.
@@ -192,4 +235,16 @@ export async function assertUntouched(store: RegistryCapableStore, alice: string
   if (!hasContextStorage(store)) return;
   assert.equal(await store.blocks.getBlock(`memory_${alice}`), `block ${ALICE_SECRET}`);
   assert.equal(await store.entries.countEntries(`facts_${alice}`), 1);
+  if (!hasFactStore(store)) return;
+  for (const scope of [{ owner: "alice" }, { sessionId: alice }]) {
+    const page = await store.facts.list(scope);
+    assert.deepEqual(
+      page.facts.map((f) => [f.id, f.text, f.status]),
+      [["f0", `fact ${ALICE_SECRET}`, "current"]],
+    );
+    assert.deepEqual(
+      (await store.facts.search(scope, ALICE_SECRET)).map((h) => h.fact.id),
+      ["f0"],
+    );
+  }
 }

@@ -1,0 +1,94 @@
+/**
+ * Sealed facts (docs/FACTS.md, "Encryption"): a fact of an owner with a key keeps its text and subject sealed under
+ * the owner's key (AES-GCM, store/crypto/seal.ts), bound to its scope and id, so a row copied to another scope or id
+ * does not open; the engines index it by the owner's blind tokens (search/blind-tokens.ts), never by its words.
+ * Shared by both SQL engines (their statements seal, sql-facts.ts opens).
+ */
+import { SessionError } from "../errors.js";
+import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
+import { indexTokens, searchableText } from "../search/tokens.js";
+import type { ContentKeys } from "./crypto/content-keys.js";
+import { openContent, sealContent } from "./crypto/seal.js";
+import { factSearchText } from "./facts.js";
+
+// Sealed into the associated data in place of a session id, before the scope key: no session id holds U+0000, so a
+// sealed fact never opens as a message, block or entry, nor one of those as a fact.
+const FACT_SCOPE = "\u0000fact:";
+
+/** What a fact write seals: its text and subject. */
+export interface FactWords {
+  text: string;
+  about: string | null;
+}
+
+/** A fact's stored columns: its text (sealed, or in clear), subject (null when sealed) and length when sealed. */
+export interface StoredFactText {
+  text: string;
+  about: string | null;
+  /** Its search text's length in code points when sealed (ranking reads it), null in clear. */
+  sealedChars: number | null;
+}
+
+/** The stored form of a fact of scope key `scope`: sealed under `key` (null: in clear). */
+export function storedFactText(
+  key: Uint8Array | null,
+  scope: string,
+  id: string,
+  fact: FactWords,
+): StoredFactText {
+  if (key === null) return { text: fact.text, about: fact.about, sealedChars: null };
+  return {
+    text: sealContent(key, FACT_SCOPE + scope, id, JSON.stringify([fact.text, fact.about])),
+    about: null,
+    // In code points, as SQLite's and Postgres's length() count the text of a fact in clear.
+    sealedChars: [...factSearchText(fact)].length,
+  };
+}
+
+/** The words a fact is indexed by: the owner's blind tokens when sealed under `key`, else its folded words. */
+export function factIndexText(key: Uint8Array | null, fact: FactWords): string {
+  const text = factSearchText(fact);
+  return key === null ? searchableText(text) : blindTokensOf(key).text(indexTokens(text));
+}
+
+/** The blind tokens a fact's words are indexed by under `key`, or undefined in clear (Postgres's toTsvector). */
+export function factBlind(key: Uint8Array | null): BlindTokens | undefined {
+  return key === null ? undefined : blindTokensOf(key);
+}
+
+/**
+ * A sealed fact's text and subject, opened with the owner's key its content names (current or previous).
+ * `DECRYPT_FAILED` without such a key, for changed bytes, or for a row moved to another scope or id.
+ */
+export function openFact(
+  keys: ContentKeys,
+  owner: string | null,
+  scope: string,
+  id: string,
+  stored: string,
+): FactWords {
+  return openFactWith(keys.namedKey(owner, stored, what(scope, id)), scope, id, stored);
+}
+
+/** {@link openFact} with the key that sealed it (a rotation knows it). */
+export function openFactWith(key: Uint8Array, scope: string, id: string, stored: string): FactWords {
+  let words: unknown;
+  try {
+    words = JSON.parse(openContent(key, FACT_SCOPE + scope, stored, id));
+  } catch (cause) {
+    throw new SessionError(
+      "DECRYPT_FAILED",
+      `${what(scope, id)} does not open with its owner's key (changed or moved)`,
+      { cause },
+    );
+  }
+  const [text, about] = Array.isArray(words) ? words : [];
+  if (typeof text !== "string" || (about !== null && typeof about !== "string")) {
+    throw new SessionError("DECRYPT_FAILED", `${what(scope, id)} opened to something that is no fact`);
+  }
+  return { text, about };
+}
+
+function what(scope: string, id: string): string {
+  return `Fact "${id}" of scope "${scope}"`;
+}
