@@ -1,8 +1,9 @@
 /**
  * The records of context rows on Postgres (contract/context.ts ContextRecord): the `session_id` and `owner` columns
  * of blocks and entries, added by schema step 22 with their partial indexes and a backfill of the rows stored
- * before (context/legacy-records.ts). The steps that keep, list and erase by them are store/sql/context-records.ts,
- * run here over postgres/statements/context-records.ts, in the caller's transaction.
+ * before (context/legacy-records.ts). The steps that list and erase by them are store/sql/context-records.ts over
+ * postgres/statements/context-records.ts (which also holds the upsert's SET that keeps a record), run here for the
+ * erasure by key, the known ids and the backfill, and by context-store.ts for the keys and the erasure by record.
  */
 import { LEGACY_RULE } from "../context/legacy-records.js";
 import {

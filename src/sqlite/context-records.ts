@@ -1,16 +1,14 @@
 /**
  * The records of context rows on SQLite (contract/context.ts ContextRecord): the `session_id` and `owner` columns
  * of blocks and entries, added by schema step 22 with their partial indexes and a backfill of the rows stored
- * before (context/legacy-records.ts). The steps that keep, list and erase by them are store/sql/context-records.ts,
- * run here over sqlite/statements/context-records.ts, in the caller's transaction.
+ * before (context/legacy-records.ts). The steps that list and erase by them are store/sql/context-records.ts over
+ * sqlite/statements/context-records.ts (which also holds the upsert's SET that keeps a record), run here for the
+ * erasure by key, the known ids and the backfill, and by context-store.ts for the keys and the erasure by record.
  */
 import { LEGACY_RULE } from "../context/legacy-records.js";
-import { recordParams } from "../context/records.js";
-import type { ContextRecord } from "../contract/context.js";
 import {
   backfillRecords,
   deleteKeyed as deleteKeyedProgram,
-  deleteRecorded as deleteRecordedProgram,
   type KnownIds,
   knownIds as knownIdsProgram,
 } from "../store/sql/context-records.js";
@@ -28,14 +26,6 @@ export function deleteKeyed(
   keys: readonly string[],
 ): { blocks: number; entries: number } {
   return runProgram(driver, deleteKeyedProgram(sqliteRecords, id, keys));
-}
-
-/** Deletes the blocks and entries recorded so (in the caller's transaction); how many of each. */
-export function deleteRecorded(
-  driver: SqlDriver,
-  record: ContextRecord,
-): { blocks: number; entries: number } {
-  return runProgram(driver, deleteRecordedProgram(sqliteRecords, recordParams(record)));
 }
 
 /** Which of `ids` are stored sessions (registered or holding a head), and which are owners of registered ones. */

@@ -3,11 +3,10 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import { recordedKeys } from "../store/sql/context-records.js";
+import { deleteRecorded, recordedKeys } from "../store/sql/context-records.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { freeTextSql, sqlText } from "./connection/free-text.js";
-import { runProgram } from "./connection/program.js";
-import { deleteRecorded } from "./context-records.js";
+import { runInTransaction, runProgram } from "./connection/program.js";
 import {
   type BlockReadRow,
   type EntryRow,
@@ -93,7 +92,7 @@ export class SqliteBlockStore extends StoreBlocks {
   }
 
   protected async writeDeleteRecorded(record: ContextRecord): Promise<{ blocks: number; entries: number }> {
-    return this.driver.transaction(() => deleteRecorded(this.driver, record));
+    return runInTransaction(this.driver, () => deleteRecorded(sqliteRecords, recordParams(record)));
   }
 }
 
