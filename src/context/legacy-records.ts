@@ -8,7 +8,9 @@
  */
 import type { ContextRecord } from "../contract/context.js";
 import type { TransferRow } from "../contract/transfer.js";
+import type { LegacyRule } from "../store/sql/context-records.js";
 import { memoryDirectoryKey } from "./block-keys.js";
+import { recordParams } from "./records.js";
 
 /** Prefixes of the library's own per-session rows (session/context.ts, agent/storage/mapping.ts, the memory tool). */
 const SESSION_PREFIXES = ["_system_prompt_", "_agent_state_", memoryDirectoryKey("session", "")];
@@ -48,6 +50,15 @@ export function legacyRecord(
   if (named.length !== 1 || ids.some((id) => owners.has(id))) return undefined;
   return { sessionId: named[0]! };
 }
+
+/** The rule as schema step 22's backfill (store/sql/context-records.ts) applies it, on either SQL engine. */
+export const LEGACY_RULE: LegacyRule = {
+  candidates: candidateIds,
+  record(name, known) {
+    const record = legacyRecord(name, known.sessions, known.owners);
+    return record && recordParams(record);
+  },
+};
 
 /** Which of some ids are stored sessions, and which are owners of registered sessions. */
 export interface KnownIds {

@@ -7,6 +7,7 @@ import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { assertNamedSessionId } from "../message/ids.js";
 import { parseOwner } from "../store/owner.js";
+import type { RecordParams } from "../store/sql/context-records.js";
 
 /** The record as its two columns: a session id or an owner, the other null (both null: no record). */
 export interface RecordColumns {
@@ -41,6 +42,12 @@ export function recordColumns(record: ContextRecord | undefined): RecordColumns 
   return "sessionId" in record
     ? { sessionId: record.sessionId, owner: null }
     : { sessionId: null, owner: record.owner };
+}
+
+/** The columns of a record as the SQL backends' statements take them: `[session_id, owner]`. */
+export function recordParams(record: ContextRecord | undefined): RecordParams {
+  const { sessionId, owner } = recordColumns(record);
+  return [sessionId, owner];
 }
 
 /** The record of a row's columns, or undefined when it has none. */

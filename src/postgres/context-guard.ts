@@ -13,9 +13,9 @@
 import type { RecordColumns } from "../context/records.js";
 import type { Query } from "./connection/client.js";
 import { statement, type Tables } from "./connection/tables.js";
-import { keepRecord } from "./context-records.js";
 import { clusterGuardPasses, type Guarded, guardInside, guardParams, refused } from "./key-guard.js";
 import { keptGuard, storedBlock, storedEntry } from "./sealed-context.js";
+import { keepRecord } from "./statements/context-records.js";
 
 // What a guarded write's statement answers: rows written, and `keyed` false when its guard refused it.
 interface Answer {

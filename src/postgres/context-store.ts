@@ -1,12 +1,13 @@
-import { recordColumns } from "../context/records.js";
+import { recordColumns, recordParams } from "../context/records.js";
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { deleteRecorded, recordedKeys } from "../store/sql/context-records.js";
 import type { Executor, Query } from "./connection/client.js";
+import { runInTransaction, runProgram } from "./connection/program.js";
 import { encodeContent } from "./connection/text.js";
 import { writeBlockRow, writeEntryRow } from "./context-guard.js";
-import { deleteRecorded, RECORDED, recordParams } from "./context-records.js";
 import {
   type BlockRow,
   type EntryRow,
@@ -19,6 +20,7 @@ import {
 } from "./sealed-context.js";
 import type { KeyedTables } from "./sealing.js";
 import { termTsqueries } from "./search/fts.js";
+import { postgresRecords } from "./statements/context-records.js";
 
 type Ready = () => Promise<Executor>;
 
@@ -72,16 +74,12 @@ export class PostgresBlockStore extends StoreBlocks {
 
   protected async readRecordedKeys(record: ContextRecord): Promise<string[]> {
     const executor = await this.ready();
-    const rows = await executor.query<{ key: string }>(
-      `SELECT key FROM ${this.t.blocks} WHERE ${RECORDED} ORDER BY key COLLATE "C"`,
-      recordParams(record),
-    );
-    return rows.map((row) => row.key);
+    return runProgram(executor.query, recordedKeys(postgresRecords(this.t), recordParams(record)));
   }
 
   protected async writeDeleteRecorded(record: ContextRecord): Promise<{ blocks: number; entries: number }> {
     const executor = await this.ready();
-    return executor.transaction((query) => deleteRecorded(query, this.t, record));
+    return runInTransaction(executor, () => deleteRecorded(postgresRecords(this.t), recordParams(record)));
   }
 
   protected async writeBlockIf(

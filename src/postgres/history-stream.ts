@@ -2,6 +2,12 @@
  * Windowed path reads on Postgres for streaming history and the byte-budgeted window (src/store/history-stream.ts,
  * src/store/recent.ts): tree columns first (no content), content only for the rows a window returns. Every
  * statement is bounded by the window it reads.
+ *
+ * A file per engine on purpose, behind `PathBackend` (the walk itself is written once, store/history-stream.ts):
+ * the plan differs. Each round trip costs here, so each step is one statement: the leaf (latest or by id) with its
+ * overlay flag, the overlays on the path in one skip-pointer climb (their sealed summaries opened together,
+ * summaries.ts), an ancestor as a recursive CTE, a window's sealed contents opened in one batch; with the Citus
+ * route on each. SQLite walks the same steps row by row in code (sqlite/history-stream.ts).
  */
 
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";

@@ -18,12 +18,14 @@ import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
+import { toolMessages } from "../store/sql/tool-rows.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, RowWritten, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { lockSql } from "./append-attempt.js";
 import type { PostgresBackend } from "./backend.js";
 import type { Executor } from "./connection/client.js";
+import { runProgram } from "./connection/program.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
@@ -45,9 +47,9 @@ import {
   storedMessage,
 } from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
+import { postgresToolRows } from "./statements/tool-rows.js";
 import type { StoredForm } from "./stored-form.js";
 import { contextTokens } from "./tokens.js";
-import { toolMessages } from "./tool-rows.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions } from "./writes.js";
 
@@ -161,7 +163,10 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     const names = toolNamesArg(toolNames);
     if (noSuchLeaf(leafId)) return [];
     const [executor, t] = await this.db();
-    return toolMessages(executor, t, this.sessionId, leafId ?? null, names);
+    return runProgram(
+      executor.query,
+      toolMessages(postgresToolRows(executor, t, this.sessionId, leafId ?? null), names),
+    );
   }
 
   protected async writeAppend(

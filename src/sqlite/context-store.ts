@@ -1,11 +1,12 @@
-import { recordColumns } from "../context/records.js";
+import { recordColumns, recordParams } from "../context/records.js";
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/store-base.js";
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { deleteRecorded, recordedKeys } from "../store/sql/context-records.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { freeTextSql, sqlText } from "./connection/free-text.js";
-import { KEEP_RECORD, RECORDED, recordParams } from "./context-records.js";
+import { runInTransaction, runProgram } from "./connection/program.js";
 import {
   type BlockReadRow,
   type EntryRow,
@@ -18,6 +19,7 @@ import {
   storedEntry,
 } from "./sealed-context.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
+import { KEEP_RECORD, sqliteRecords } from "./statements/context-records.js";
 
 const BLOCK_SQL = `SELECT ${freeTextSql("content", "content")}, sealed, session_id, owner FROM agent_context_blocks
   WHERE key = ?`;
@@ -86,39 +88,12 @@ export class SqliteBlockStore extends StoreBlocks {
   }
 
   protected async readRecordedKeys(record: ContextRecord): Promise<string[]> {
-    // Byte order of UTF-8: SQLite compares text with memcmp (BINARY), which is that order.
-    return this.driver
-      .column<unknown>(
-        `SELECT CAST(key AS BLOB) FROM agent_context_blocks WHERE ${RECORDED} ORDER BY key`,
-        recordParams(record),
-      )
-      .map(sqlText);
+    return runProgram(this.driver, recordedKeys(sqliteRecords, recordParams(record)));
   }
 
   protected async writeDeleteRecorded(record: ContextRecord): Promise<{ blocks: number; entries: number }> {
-    return this.driver.transaction(() => deleteRecorded(this.driver, record));
+    return runInTransaction(this.driver, () => deleteRecorded(sqliteRecords, recordParams(record)));
   }
-}
-
-/** Deletes the blocks and entries recorded so (in the caller's transaction); how many of each. */
-export function deleteRecorded(
-  driver: SqlDriver,
-  record: ContextRecord,
-): { blocks: number; entries: number } {
-  const params = recordParams(record);
-  const blocks = driver.all(
-    `DELETE FROM agent_context_blocks WHERE ${RECORDED} RETURNING 1 AS gone`,
-    params,
-  ).length;
-  driver.run(
-    `DELETE FROM agent_search_entries_fts WHERE rowid IN (SELECT seq FROM agent_search_entries WHERE ${RECORDED})`,
-    params,
-  );
-  const entries = driver.all(
-    `DELETE FROM agent_search_entries WHERE ${RECORDED} RETURNING 1 AS gone`,
-    params,
-  ).length;
-  return { blocks, entries };
 }
 
 /** Searchable entries in SQLite: a table plus a contentless FTS5 index written in the same transaction. */

@@ -1,6 +1,12 @@
 /**
  * Windowed path reads on SQLite for streaming history and the byte-budgeted window (src/store/history-stream.ts,
  * src/store/recent.ts): tree columns first (cheap, no content), content only for the rows a window returns.
+ *
+ * A file per engine on purpose, behind `PathBackend` (the walk itself is written once, store/history-stream.ts):
+ * the plan differs. SQLite reads cost no round trip, so it climbs skip pointers one indexed row at a time in code
+ * (`ancestorAt`, `nodeBySeq`), looks a leaf up by its own statement per kind (latest or by id), and checks only the
+ * overlays that could still win (history.ts `chooseOnPath`), reading a continuation-row message back per row
+ * (chunks.ts). Postgres does each of these in one statement (postgres/history-stream.ts).
  */
 
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";

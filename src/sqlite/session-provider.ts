@@ -18,12 +18,14 @@ import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
+import { toolMessages } from "../store/sql/tool-rows.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, Written } from "../store/written.js";
 import { type AppendRequest, appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
+import { runProgram } from "./connection/program.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
 import { hydrate, releaseMessages } from "./media/attachments.js";
@@ -35,8 +37,8 @@ import {
   storedJson,
   storedMessage,
 } from "./message-reads.js";
+import { sqliteToolRows } from "./statements/tool-rows.js";
 import { contextTokens } from "./tokens.js";
-import { toolMessages } from "./tool-rows.js";
 import { writeMessageRow } from "./write-row.js";
 import { clearRows, deleteRows, insertCompaction, updateRow, upsertRow } from "./writes.js";
 
@@ -149,7 +151,9 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
   async getToolMessages(toolNames: readonly string[], leafId?: string | null): Promise<SessionMessage[]> {
     const names = toolNamesArg(toolNames);
     const leaf = this.locate(leafId)?.leaf;
-    return leaf ? toolMessages(this.driver, this.sessionId, leaf.seq, names) : [];
+    return leaf
+      ? runProgram(this.driver, toolMessages(sqliteToolRows(this.driver, this.sessionId, leaf.seq), names))
+      : [];
   }
 
   async getContextTokens(leafId?: string | null): Promise<number> {

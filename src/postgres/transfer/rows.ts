@@ -5,6 +5,7 @@
  */
 
 import { idsToKnow, rowRecord } from "../../context/legacy-records.js";
+import { recordParams } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
@@ -14,7 +15,7 @@ import type { RowImportWriter } from "../../store/transfer/base.js";
 import { sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
 import { statement, type Tables } from "../connection/tables.js";
-import { knownIds, recordParams } from "../context-records.js";
+import { knownIds } from "../context-records.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
 import { ownedMessagesCte } from "../search/fts.js";
 import { summaryForms } from "../summaries.js";

@@ -1,4 +1,5 @@
 import { idsToKnow, rowRecord } from "../../context/legacy-records.js";
+import { recordParams } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type {
@@ -19,7 +20,7 @@ import { ensureHead } from "../append.js";
 import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { runProgram } from "../connection/program.js";
-import { knownIds, recordParams } from "../context-records.js";
+import { knownIds } from "../context-records.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { NEXT_ACTIVITY } from "../registry.js";

@@ -1,0 +1,81 @@
+/**
+ * Postgres's statements of the records of context rows (store/sql/context-records.ts has the steps): a DELETE
+ * counts what it took in the same statement (a CTE); a look-up of no ids runs no statement; the backfill reads
+ * names a page at a time, in byte order. On Citus both tables stay sharded by key and label: a row's record is a
+ * plain column there, read by statements every shard runs, one statement per table.
+ */
+import type { ContextTable, RecordStatements } from "../../store/sql/context-records.js";
+import { command, countOf, query } from "../../store/sql/program.js";
+import { statement, type Tables } from "../connection/tables.js";
+
+/** How many names the backfill reads per page. */
+const PAGE = 500;
+
+/** An upsert's SET of the record (`tbl`: the target's name): the first recorded write decides it, later ones keep it. */
+export const keepRecord = (tbl: string) =>
+  `session_id = CASE WHEN ${tbl}.session_id IS NULL AND ${tbl}.owner IS NULL THEN EXCLUDED.session_id ELSE ${tbl}.session_id END,
+    owner = CASE WHEN ${tbl}.session_id IS NULL AND ${tbl}.owner IS NULL THEN EXCLUDED.owner ELSE ${tbl}.owner END`;
+
+/** The WHERE of the rows recorded so (context/records.ts recordParams as `$1`, `$2`). */
+export const RECORDED = "(session_id = $1::text OR owner = $2::text)";
+
+const NAME: Record<ContextTable, string> = { blocks: "key", entries: "label" };
+const tableOf = (t: Tables, table: ContextTable) => (table === "blocks" ? t.blocks : t.entries);
+
+// What a removal of session `$1` may take of the rows a list (`$2`) names: unrecorded ones, or its own.
+const keyed = (column: string) =>
+  `session_id = $1::text OR (${column} = ANY($2::text[]) AND owner IS NULL AND (session_id IS NULL OR session_id = $1::text))`;
+
+const recordedKeysSql = statement(
+  (t) => `SELECT key FROM ${t.blocks} WHERE ${RECORDED} ORDER BY key COLLATE "C"`,
+);
+const recordedSql = {
+  blocks: statement(
+    (t) => `WITH d AS (DELETE FROM ${t.blocks} WHERE ${RECORDED} RETURNING 1) SELECT count(*) AS n FROM d`,
+  ),
+  entries: statement(
+    (t) => `WITH d AS (DELETE FROM ${t.entries} WHERE ${RECORDED} RETURNING 1) SELECT count(*) AS n FROM d`,
+  ),
+};
+const keyedSql = {
+  blocks: statement(
+    (t) =>
+      `WITH d AS (DELETE FROM ${t.blocks} WHERE ${keyed("key")} RETURNING 1) SELECT count(*) AS n FROM d`,
+  ),
+  entries: statement(
+    (t) =>
+      `WITH d AS (DELETE FROM ${t.entries} WHERE ${keyed("label")} RETURNING 1) SELECT count(*) AS n FROM d`,
+  ),
+};
+const knownSessionsSql = statement(
+  (t) => `SELECT id FROM ${t.sessions} WHERE id = ANY($1::text[])
+     UNION SELECT session_id FROM ${t.heads} WHERE session_id = ANY($1::text[])`,
+);
+const knownOwnersSql = statement(
+  (t) => `SELECT DISTINCT owner FROM ${t.sessions} WHERE owner = ANY($1::text[])`,
+);
+const namesSql = (t: Tables, table: ContextTable) => {
+  const column = NAME[table];
+  return `SELECT DISTINCT ${column} COLLATE "C" AS name FROM ${tableOf(t, table)}
+         WHERE $1::text IS NULL OR ${column} COLLATE "C" > $1::text ORDER BY 1 LIMIT ${PAGE}`;
+};
+
+/** The statement table of context records on Postgres, for the tables `t`. */
+export function postgresRecords(t: Tables): RecordStatements {
+  return {
+    recordedKeys: (record) => query(recordedKeysSql(t), record),
+    keyOf: (row) => String(row.key),
+    deleteRecorded: (table, record) => query(recordedSql[table](t), record),
+    deleteKeyed: (table, id, names) => query(keyedSql[table](t), [id, [...names]]),
+    gone: (rows) => countOf(rows),
+    knownSessions: (ids) => (ids.length === 0 ? [] : query(knownSessionsSql(t), [ids])),
+    knownOwners: (ids) => (ids.length === 0 ? [] : query(knownOwnersSql(t), [ids])),
+    paged: true,
+    names: (table, after) => query(namesSql(t, table), [after]),
+    setRecord: (table, name, record) =>
+      command(`UPDATE ${tableOf(t, table)} SET session_id = $1, owner = $2 WHERE ${NAME[table]} = $3`, [
+        ...record,
+        name,
+      ]),
+  };
+}
