@@ -1,12 +1,10 @@
 /**
  * Sealed facts (docs/FACTS.md, "Encryption"): a fact of an owner with a key keeps its text and subject sealed under
  * the owner's key (AES-GCM, store/crypto/seal.ts), bound to its scope and id, so a row copied to another scope or id
- * does not open; the engines index it by the owner's blind tokens (search/blind-tokens.ts), never by its words.
+ * does not open; the engines index it by the owner's blind tokens (search/fact-index.ts), never by its words.
  * Shared by both SQL engines (their statements seal, sql-facts.ts opens).
  */
 import { SessionError } from "../errors.js";
-import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
-import { indexTokens, searchableText } from "../search/tokens.js";
 import type { ContentKeys } from "./crypto/content-keys.js";
 import { openContent, sealContent } from "./crypto/seal.js";
 import { factSearchText } from "./facts.js";
@@ -43,17 +41,6 @@ export function storedFactText(
     // In code points, as SQLite's and Postgres's length() count the text of a fact in clear.
     sealedChars: [...factSearchText(fact)].length,
   };
-}
-
-/** The words a fact is indexed by: the owner's blind tokens when sealed under `key`, else its folded words. */
-export function factIndexText(key: Uint8Array | null, fact: FactWords): string {
-  const text = factSearchText(fact);
-  return key === null ? searchableText(text) : blindTokensOf(key).text(indexTokens(text));
-}
-
-/** The blind tokens a fact's words are indexed by under `key`, or undefined in clear (Postgres's toTsvector). */
-export function factBlind(key: Uint8Array | null): BlindTokens | undefined {
-  return key === null ? undefined : blindTokensOf(key);
 }
 
 /**

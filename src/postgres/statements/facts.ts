@@ -1,5 +1,6 @@
 /** Postgres's statements of facts (store/sql/facts.ts has the steps): lists of values travel as arrays. */
-import { factBlind, storedFactText } from "../../store/fact-sealing.js";
+import { factBlind } from "../../search/fact-index.js";
+import { storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";

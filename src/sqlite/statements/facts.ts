@@ -1,5 +1,6 @@
 /** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
-import { factIndexText, storedFactText } from "../../store/fact-sealing.js";
+import { factIndexText } from "../../search/fact-index.js";
+import { storedFactText } from "../../store/fact-sealing.js";
 import type { FactFilter } from "../../store/facts.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";
