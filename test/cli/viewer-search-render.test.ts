@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CLIENT_SCRIPT } from "../../src/cli/serve/client.js";
 import { BLOCKS_SCRIPT } from "../../src/cli/serve/client-blocks.js";
+import { FACTS_SCRIPT } from "../../src/cli/serve/client-facts.js";
 import { GRAPH_SCRIPT } from "../../src/cli/serve/client-graph.js";
 import { SEARCH_SCRIPT } from "../../src/cli/serve/client-search.js";
 
@@ -88,7 +89,10 @@ const COVERED = {
 describe("viewer search hits", () => {
   test("the page script (graph, hits, blocks, client) parses as one script", () => {
     assert.doesNotThrow(
-      () => new Function(`${GRAPH_SCRIPT}\n${SEARCH_SCRIPT}\n${BLOCKS_SCRIPT}\n${CLIENT_SCRIPT}`),
+      () =>
+        new Function(
+          `${GRAPH_SCRIPT}\n${SEARCH_SCRIPT}\n${BLOCKS_SCRIPT}\n${FACTS_SCRIPT}\n${CLIENT_SCRIPT}`,
+        ),
     );
     assert.doesNotMatch(SEARCH_SCRIPT, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
   });

@@ -30,7 +30,10 @@ export const CLIENT_SCRIPT = `
   function api(path, params) {
     var url = new URL("/api/" + path, location.origin);
     Object.keys(params || {}).forEach(function (key) {
-      if (params[key] !== undefined && params[key] !== null) url.searchParams.set(key, params[key]);
+      var value = params[key];
+      // An array is a repeated parameter (/api/facts's status).
+      if (Array.isArray(value)) value.forEach(function (v) { url.searchParams.append(key, v); });
+      else if (value !== undefined && value !== null) url.searchParams.set(key, value);
     });
     if (owner) url.searchParams.set("owner", owner);
     // The viewer refuses API requests without this header (or a same-origin Sec-Fetch-Site): see origin.ts.
@@ -249,6 +252,7 @@ export const CLIENT_SCRIPT = `
       state.tree = data;
       renderSummary(data);
       api("blocks", { id: id }).then(function (result) { renderBlocks($("blocks"), result, el); }).catch(function (error) { showError($("blocks"), error); });
+      factsUi.open(id, data.summary.owner);
       return showBranch(leaf || data.leafId);
     }).catch(function (error) { showError($("summary"), error); });
   }
@@ -271,6 +275,10 @@ export const CLIENT_SCRIPT = `
       entry.scrollIntoView({ block: "start" });
     });
   }
+
+  var factsUi = factsPanel({ $: $, el: el, api: api, label: sessionLabel, source: function (sessionId, messageId) {
+    showSource({ current: function () { return state.session; }, showBranch: showBranch, openSession: openSession }, sessionId, messageId);
+  } });
 
   var searchUi = { el: el, label: sessionLabel, open: openSession, openSummary: openSummary };
   // The search form's fields, as named in the address and the API, with the form's defaults.
