@@ -88,22 +88,29 @@ function factsPanel(ui) {
   };
 }
 
-// A fact's source: marked where it stands in the conversation shown (unfolding an overlay's originals), else in the
-// branch ending at it (of its own session, opened when it is another).
+// Marks the message where the conversation shows it (unfolding an overlay's originals); false when it is not shown.
+function markMessage(messageId, scroll) {
+  var node = Array.prototype.filter.call(document.querySelectorAll("#conversation .msg"), function (n) {
+    return n.getAttribute("data-message-id") === messageId;
+  })[0];
+  if (!node) return false;
+  Array.prototype.forEach.call(document.querySelectorAll("#conversation .target"), function (n) { n.classList.remove("target"); });
+  for (var up = node.parentNode; up; up = up.parentNode) if (up.tagName === "DETAILS") up.open = true;
+  node.classList.add("target");
+  if (scroll) node.scrollIntoView({ block: "center" });
+  return true;
+}
+
+// A fact's source: marked where the conversation shows it, else in the branch ending at it (of its own session,
+// opened when it is another). The mark is kept (ui.setMark) so that a redraw of that branch (a live update) keeps it.
 function showSource(ui, sessionId, messageId) {
-  function mark() {
-    var node = Array.prototype.filter.call(document.querySelectorAll("#conversation .msg"), function (n) {
-      return n.getAttribute("data-message-id") === messageId;
-    })[0];
-    if (!node) return false;
-    Array.prototype.forEach.call(document.querySelectorAll("#conversation .target"), function (n) { n.classList.remove("target"); });
-    for (var up = node.parentNode; up; up = up.parentNode) if (up.tagName === "DETAILS") up.open = true;
-    node.classList.add("target");
-    node.scrollIntoView({ block: "center" });
-    return true;
+  var now = ui.current();
+  if (sessionId === now.session && markMessage(messageId, true)) {
+    ui.setMark({ session: sessionId, leaf: now.leaf, id: messageId });
+    return;
   }
-  if (sessionId === ui.current() && mark()) return;
-  var shown = sessionId === ui.current() ? ui.showBranch(messageId) : ui.openSession(sessionId, messageId);
-  return shown.then(mark);
+  ui.setMark({ session: sessionId, leaf: messageId, id: messageId });
+  var shown = sessionId === now.session ? ui.showBranch(messageId) : ui.openSession(sessionId, messageId);
+  return shown.then(function () { markMessage(messageId, true); });
 }
 `;

@@ -12,7 +12,8 @@ export const CLIENT_SCRIPT = `
   "use strict";
   // seq numbers requests: an answer that arrives after a newer click is dropped instead of overwriting it.
   // search: the parameters of the results shown (null: none), kept in the address with the open branch.
-  var state = { session: null, leaf: null, tree: null, view: null, seq: 0, search: null, searchSeq: 0 };
+  // mark: a fact's source marked in the branch shown ({ session, leaf, id }), marked again when that branch is redrawn.
+  var state = { session: null, leaf: null, tree: null, view: null, seq: 0, search: null, searchSeq: 0, mark: null };
   var $ = function (id) { return document.getElementById(id); };
   // The page's own ?owner= goes with every request: the list, the search, each session's routes (another's: 404).
   var owner = new URLSearchParams(location.search).get("owner");
@@ -187,6 +188,8 @@ export const CLIENT_SCRIPT = `
       conversation.textContent = "";
       view.entries.forEach(function (entry) { conversation.appendChild(messageNode(entry)); });
       if (view.entries.length === 0) conversation.appendChild(el("p", "muted", "No messages."));
+      var mark = state.mark;
+      if (mark && mark.session === state.session && mark.leaf === leaf) markMessage(mark.id, false);
     }).catch(function (error) { showError(conversation, error); });
   }
 
@@ -277,7 +280,9 @@ export const CLIENT_SCRIPT = `
   }
 
   var factsUi = factsPanel({ $: $, el: el, api: api, label: sessionLabel, source: function (sessionId, messageId) {
-    showSource({ current: function () { return state.session; }, showBranch: showBranch, openSession: openSession }, sessionId, messageId);
+    var ui = { showBranch: showBranch, openSession: openSession, setMark: function (mark) { state.mark = mark; } };
+    ui.current = function () { return { session: state.session, leaf: state.leaf }; };
+    showSource(ui, sessionId, messageId);
   } });
 
   var searchUi = { el: el, label: sessionLabel, open: openSession, openSummary: openSummary };
