@@ -1,8 +1,9 @@
-// The viewer's /api/facts on memory and SQLite (no browser): a session's facts (its own, then its owner's sourced in
+// The viewer's /api/facts on memory, SQLite and Postgres (no browser): a session's facts (its own, then its owner's sourced in
 // it), an owner's facts, bounded pages with a cursor, statuses, and owner scoping (one owner's facts never answer
 // another's request).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import pg from "pg";
 import { FACT_SCAN_PAGES, MAX_VIEWER_FACTS } from "../../src/cli/serve/facts-api.js";
 import { startViewer, type Viewer } from "../../src/cli/serve/server.js";
 import type { FactCapableStore } from "../../src/contract/facts.js";
@@ -10,7 +11,9 @@ import type { RegistryCapableStore } from "../../src/contract/registry.js";
 import { SessionError } from "../../src/errors.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { MemoryStore } from "../../src/memory/store.js";
+import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("agent-session-viewer-facts-");
@@ -71,22 +74,43 @@ async function seed(store: FactCapableStore & RegistryCapableStore) {
   await store.facts.add({ sessionId: "a1" }, [fact("f-a1-own", "Kept to a1.", [["a1", "a1-m0"]])]);
 }
 
-const backends: [string, () => FactCapableStore & RegistryCapableStore][] = [
-  ["memory", () => new MemoryStore()],
-  ["sqlite", () => new SqliteStore(tmp.path("viewer-facts.db"))],
+type Store = FactCapableStore & RegistryCapableStore;
+const SCHEMA = `viewer_facts_${process.pid}`;
+const skipPostgres = (await postgresUnavailable()) ?? false;
+/** A fresh schema on the test server; the store's close drops it. */
+async function postgres(): Promise<Store> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await dropSchema(client, SCHEMA);
+  const store = await PostgresStore.open(PG_URL, { schema: SCHEMA });
+  const close = store.close.bind(store);
+  return Object.assign(store, {
+    close: async () => {
+      await close();
+      await dropSchema(client, SCHEMA);
+      await client.end();
+    },
+  });
+}
+
+const backends: [string, () => Promise<Store>, string | false][] = [
+  ["memory", async () => new MemoryStore(), false],
+  ["sqlite", async () => new SqliteStore(tmp.path("viewer-facts.db")), false],
+  ["postgres", postgres, skipPostgres],
 ];
 
-for (const [name, open] of backends) {
-  describe(`viewer facts API (${name})`, () => {
-    const store = open();
+for (const [name, open, skip] of backends) {
+  describe(`viewer facts API (${name})`, { skip }, () => {
+    let store: Store;
     let viewer: Viewer;
     before(async () => {
+      store = await open();
       await seed(store);
       viewer = await startViewer(store, { port: 0 });
     });
     after(async () => {
       await viewer?.close();
-      await store.close();
+      await store?.close();
     });
 
     async function get(
@@ -215,6 +239,33 @@ describe("viewer facts API, bounds and stores without facts", () => {
       assert.deepEqual(found, ["Fact 0."]);
     } finally {
       await viewer.close();
+    }
+  });
+
+  test("a store without facts: the answer says it keeps none", async () => {
+    const memory = new MemoryStore();
+    await new SessionManager(memory).create("s1", { id: "s1", owner: "o" });
+    // The same store with its fact store hidden (methods bound to it: it keeps private fields).
+    const store = new Proxy(memory, {
+      get: (target, prop) => {
+        if (prop === "facts") return undefined;
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const viewer = await startViewer(store, { port: 0 });
+    try {
+      for (const q of ["id=s1", "owner=o"]) {
+        const res = await fetch(`${viewer.url}api/facts?${q}`, { headers: HEADERS });
+        assert.equal(res.status, 200, q);
+        const page = (await res.json()) as Page;
+        assert.equal(page.keepsFacts, false);
+        assert.deepEqual(page.facts, []);
+        assert.equal(page.next, null);
+      }
+    } finally {
+      await viewer.close();
+      await memory.close();
     }
   });
 
