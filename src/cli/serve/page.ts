@@ -3,6 +3,7 @@ import { BLOCKS_SCRIPT } from "./client-blocks.js";
 import { FACTS_SCRIPT } from "./client-facts.js";
 import { GRAPH_SCRIPT } from "./client-graph.js";
 import { SEARCH_SCRIPT } from "./client-search.js";
+import { SUMMARY_SCRIPT } from "./client-summary.js";
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -169,6 +170,7 @@ export function renderPage(nonce: string, title: string): string {
 ${SEARCH_SCRIPT}
 ${BLOCKS_SCRIPT}
 ${FACTS_SCRIPT}
+${SUMMARY_SCRIPT}
 ${CLIENT_SCRIPT}</script>
 </body>
 </html>
