@@ -149,6 +149,39 @@ describe("viewer keyring", () => {
       }
     }
   });
+
+  test("an encrypted owner's facts: none stored in clear, so none to show, with or without the keyring", async () => {
+    for (const keyring of [undefined, masterKeyring(master)]) {
+      const store = new SqliteStore(db, keyring ? { keyring } : {});
+      // The store refuses an encrypted owner's facts (docs/FACTS.md, Encryption): nothing reaches a row.
+      await assert.rejects(
+        store.facts.add({ owner: "alice" }, [
+          {
+            text: "Alice deploys on Friday.",
+            observedAt: 1,
+            producer: "p",
+            sources: [{ sessionId: "a1", messageId: "a1-m" }],
+          },
+        ]),
+        { code: "DECRYPT_FAILED" },
+      );
+      const viewer = await startViewer(store, { port: 0 });
+      try {
+        for (const query of ["id=a1", "owner=alice", "id=a1&owner=alice"]) {
+          const res = await fetch(`${viewer.url}api/facts?${query}`, {
+            headers: { [SAME_ORIGIN_HEADER]: "1" },
+          });
+          const text = await res.text();
+          assert.equal(res.status, 200, text);
+          assert.deepEqual((JSON.parse(text) as { facts: unknown[] }).facts, []);
+          assert.doesNotMatch(text, /Friday/);
+        }
+      } finally {
+        await viewer.close();
+        await store.close();
+      }
+    }
+  });
 });
 
 describe("MCP server keyring", () => {

@@ -4,8 +4,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CLIENT_SCRIPT } from "../../src/cli/serve/client.js";
 import { BLOCKS_SCRIPT } from "../../src/cli/serve/client-blocks.js";
+import { FACTS_SCRIPT } from "../../src/cli/serve/client-facts.js";
 import { GRAPH_SCRIPT } from "../../src/cli/serve/client-graph.js";
 import { SEARCH_SCRIPT } from "../../src/cli/serve/client-search.js";
+import { SUMMARY_SCRIPT } from "../../src/cli/serve/client-summary.js";
 
 /** Just what renderHits uses of a DOM element; text is only ever text. */
 class FakeNode {
@@ -86,9 +88,12 @@ const COVERED = {
 };
 
 describe("viewer search hits", () => {
-  test("the page script (graph, hits, blocks, client) parses as one script", () => {
+  test("the page script (graph, hits, blocks, facts, summary, client) parses as one script", () => {
     assert.doesNotThrow(
-      () => new Function(`${GRAPH_SCRIPT}\n${SEARCH_SCRIPT}\n${BLOCKS_SCRIPT}\n${CLIENT_SCRIPT}`),
+      () =>
+        new Function(
+          `${GRAPH_SCRIPT}\n${SEARCH_SCRIPT}\n${BLOCKS_SCRIPT}\n${FACTS_SCRIPT}\n${SUMMARY_SCRIPT}\n${CLIENT_SCRIPT}`,
+        ),
     );
     assert.doesNotMatch(SEARCH_SCRIPT, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
   });

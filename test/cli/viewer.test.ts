@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import { SqliteStore } from "../../src/sqlite/store.js";
 import { chromiumSkip, launchChromium } from "../helpers/chromium.js";
 import { runCli, type ServeProcess, startServe, tempDir } from "./helpers.js";
 
@@ -24,6 +25,19 @@ describe("viewer in headless Chromium", { skip }, () => {
   before(async () => {
     const demo = await runCli(["demo", "--db", db]);
     assert.equal(demo.code, 0, demo.stderr);
+    // A fact of demo-deploy's own, drawn from a3 on the branch the conversation left, holding markup.
+    const store = new SqliteStore(db);
+    await store.facts.add({ sessionId: "demo-deploy" }, [
+      {
+        id: "f-friday",
+        text: "Friday works <script>alert('fact')</script> if the backfill finishes.",
+        about: "the deploy",
+        observedAt: Date.UTC(2025, 10, 21),
+        producer: "function:test",
+        sources: [{ sessionId: "demo-deploy", messageId: "a3" }],
+      },
+    ]);
+    await store.close();
     server = await startServe(db);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -86,6 +100,26 @@ describe("viewer in headless Chromium", { skip }, () => {
     await message.waitFor();
     assert.match((await message.textContent()) ?? "", /<script>alert\('hi'\)<\/script> <b>bold\?<\/b>/);
     assert.equal(await page.locator("#conversation script, #conversation b").count(), 0);
+    assert.deepEqual(dialogs, []);
+  });
+
+  test("the facts panel shows a fact as text, and its source opens the branch with the message marked", async () => {
+    await page.click('#sessions [data-session-id="demo-deploy"]');
+    const item = page.locator('#facts [data-fact-id="f-friday"]');
+    await item.waitFor();
+    assert.match(
+      (await item.textContent()) ?? "",
+      /^current · about the deploy · observed 2025-11-21 00:00:00/,
+    );
+    assert.match(
+      (await item.textContent()) ?? "",
+      /Friday works <script>alert\('fact'\)<\/script> if the backfill/,
+    );
+    assert.equal(await page.locator("#facts script").count(), 0);
+    await page.waitForSelector('#conversation [data-message-id="a4"]');
+    await item.locator('button[data-source="a3"]').click();
+    await page.waitForSelector('#conversation .msg.target[data-message-id="a3"]');
+    assert.match((await page.textContent("#branch-title")) ?? "", /^Branch to a3/);
     assert.deepEqual(dialogs, []);
   });
 

@@ -13,8 +13,8 @@ export const serve: Command = {
   summary: "open a local read-only web viewer",
   description:
     "Serves a web page listing the sessions; a session shows its branch tree as a graph (click a message to read " +
-    "the branch ending there), its conversation with overlays marked and expandable to the original messages, its " +
-    "context blocks and frozen prompt, and its usage; a search box searches every session. It only reads: there is " +
+    "the branch ending there), its conversation with overlays marked and expandable to the original messages, the " +
+    "facts learned from it (each source a link to its message), its context blocks and frozen prompt, and its usage; a search box searches every session. It only reads: there is " +
     "no endpoint that writes. It binds 127.0.0.1 (this machine only) unless --host says otherwise, and answers only " +
     "requests addressed to a local host name. --port 0 picks a free port. Stop it with Ctrl-C.",
   positionals: [],

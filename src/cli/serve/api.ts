@@ -6,6 +6,7 @@ import { listSessions, requireSession } from "../inspect/sessions.js";
 import { activeIds, leafIds, loadTree } from "../inspect/tree.js";
 import { preview } from "../output.js";
 import { partText } from "../render/message.js";
+import { viewerFacts } from "./facts-api.js";
 import { ownerParam, wholeParam } from "./params.js";
 import { viewerSearchOptions, withCompactions } from "./search-api.js";
 
@@ -96,6 +97,10 @@ export const API_ROUTES: Record<string, ApiRoute> = {
     const hits = await store.searchMessages(query.get("q") ?? "", options);
     return withCompactions(hits, (id) => store.session(id).getCompactions());
   },
+
+  // A session's facts (`id`: its own, then its owner's with a source in it) or an owner's (`owner` alone), a page
+  // at a time with a cursor; `status` (repeatable) picks current, superseded, invalidated (facts-api.ts).
+  facts: viewerFacts,
 };
 
 const STATUS: Record<string, 400 | 403 | 404> = {

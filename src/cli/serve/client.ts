@@ -12,7 +12,8 @@ export const CLIENT_SCRIPT = `
   "use strict";
   // seq numbers requests: an answer that arrives after a newer click is dropped instead of overwriting it.
   // search: the parameters of the results shown (null: none), kept in the address with the open branch.
-  var state = { session: null, leaf: null, tree: null, view: null, seq: 0, search: null, searchSeq: 0 };
+  // mark: a fact's source marked in the branch shown ({ session, leaf, id }), marked again when that branch is redrawn.
+  var state = { session: null, leaf: null, tree: null, view: null, seq: 0, search: null, searchSeq: 0, mark: null };
   var $ = function (id) { return document.getElementById(id); };
   // The page's own ?owner= goes with every request: the list, the search, each session's routes (another's: 404).
   var owner = new URLSearchParams(location.search).get("owner");
@@ -30,7 +31,10 @@ export const CLIENT_SCRIPT = `
   function api(path, params) {
     var url = new URL("/api/" + path, location.origin);
     Object.keys(params || {}).forEach(function (key) {
-      if (params[key] !== undefined && params[key] !== null) url.searchParams.set(key, params[key]);
+      var value = params[key];
+      // An array is a repeated parameter (/api/facts's status).
+      if (Array.isArray(value)) value.forEach(function (v) { url.searchParams.append(key, v); });
+      else if (value !== undefined && value !== null) url.searchParams.set(key, value);
     });
     if (owner) url.searchParams.set("owner", owner);
     // The viewer refuses API requests without this header (or a same-origin Sec-Fetch-Site): see origin.ts.
@@ -132,44 +136,6 @@ export const CLIENT_SCRIPT = `
     }).catch(function (error) { showError($("sessions"), error); });
   }
 
-  function fact(parent, label, value) {
-    var span = el("span", null);
-    span.appendChild(el("span", "muted", label + " "));
-    span.appendChild(document.createTextNode(value === null || value === undefined ? "-" : String(value)));
-    parent.appendChild(span);
-  }
-
-  function renderSummary(data) {
-    var s = data.summary, box = $("summary");
-    box.textContent = "";
-    var heading = sessionTitle(s);
-    box.appendChild(el("h2", null, heading));
-    var facts = el("div", "facts");
-    if (heading !== s.id) fact(facts, "id", s.id === "" ? '"" ' + sessionLabel(s.id) : s.id);
-    fact(facts, "model", s.model);
-    // Most plain conversations (a Session without a SessionManager) have no registry row: a fact, not a warning.
-    fact(facts, "source", s.registered ? s.source : "not registered");
-    if (s.owner) fact(facts, "owner", s.owner);
-    // An unregistered session (written without the manager) has no registry times: its messages' are shown.
-    var times = data.nodes.map(function (n) { return n.createdAt; }).filter(Boolean).sort();
-    fact(facts, "created", s.createdAt ? time(s.createdAt) : times.length ? time(times[0]) + " (first message)" : "unknown");
-    fact(facts, "last activity", s.updatedAt ? time(s.updatedAt) : times.length ? time(times[times.length - 1]) + " (last message)" : "unknown");
-    fact(facts, "messages", s.messages + " on " + data.leaves.length + (data.leaves.length === 1 ? " branch" : " branches"));
-    fact(facts, "overlays", data.compactions.length);
-    fact(facts, "stored", s.bytes + " bytes, ~" + s.tokens + " tokens");
-    if (s.usage) {
-      var u = s.usage;
-      fact(facts, "usage", u.inputTokens + " in / " + u.outputTokens + " out, cache " + u.cacheReadTokens + " read / " + u.cacheWriteTokens + " write, $" + u.cost.toFixed(4));
-    }
-    if (s.endReason) fact(facts, "ended", s.endReason);
-    box.appendChild(facts);
-    if (s.parentSessionId) {
-      var link = el("button", null, "Open parent session " + s.parentSessionId);
-      link.addEventListener("click", function () { openSession(s.parentSessionId, null); });
-      box.appendChild(link);
-    }
-  }
-
   function showBranch(leaf) {
     var seq = ++state.seq;
     state.leaf = leaf;
@@ -184,6 +150,8 @@ export const CLIENT_SCRIPT = `
       conversation.textContent = "";
       view.entries.forEach(function (entry) { conversation.appendChild(messageNode(entry)); });
       if (view.entries.length === 0) conversation.appendChild(el("p", "muted", "No messages."));
+      var mark = state.mark;
+      if (mark && mark.session === state.session && mark.leaf === leaf) markMessage(mark.id, false);
     }).catch(function (error) { showError(conversation, error); });
   }
 
@@ -227,7 +195,7 @@ export const CLIENT_SCRIPT = `
 
   function update(data) {
     state.tree = data;
-    renderSummary(data);
+    renderSummary($("summary"), data, summaryUi);
     loadSessions(); // the sidebar's message count and activity time
     return showBranch(live.following ? data.leafId : state.leaf);
   }
@@ -247,8 +215,9 @@ export const CLIENT_SCRIPT = `
     return api("session", { id: id }).then(function (data) {
       if (seq !== state.seq) return;
       state.tree = data;
-      renderSummary(data);
+      renderSummary($("summary"), data, summaryUi);
       api("blocks", { id: id }).then(function (result) { renderBlocks($("blocks"), result, el); }).catch(function (error) { showError($("blocks"), error); });
+      factsUi.open(id, data.summary.owner);
       return showBranch(leaf || data.leafId);
     }).catch(function (error) { showError($("summary"), error); });
   }
@@ -271,6 +240,13 @@ export const CLIENT_SCRIPT = `
       entry.scrollIntoView({ block: "start" });
     });
   }
+
+  var summaryUi = { el: el, title: sessionTitle, label: sessionLabel, time: time, open: openSession };
+  var factsUi = factsPanel({ $: $, el: el, api: api, label: sessionLabel, source: function (sessionId, messageId) {
+    var ui = { showBranch: showBranch, openSession: openSession, setMark: function (mark) { state.mark = mark; } };
+    ui.current = function () { return { session: state.session, leaf: state.leaf }; };
+    showSource(ui, sessionId, messageId);
+  } });
 
   var searchUi = { el: el, label: sessionLabel, open: openSession, openSummary: openSummary };
   // The search form's fields, as named in the address and the API, with the form's defaults.

@@ -1,7 +1,9 @@
 import { CLIENT_SCRIPT } from "./client.js";
 import { BLOCKS_SCRIPT } from "./client-blocks.js";
+import { FACTS_SCRIPT } from "./client-facts.js";
 import { GRAPH_SCRIPT } from "./client-graph.js";
 import { SEARCH_SCRIPT } from "./client-search.js";
+import { SUMMARY_SCRIPT } from "./client-summary.js";
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -69,6 +71,12 @@ pre.block { white-space: pre-wrap; background: #fff; border: 1px solid var(--lin
 .covered-by button { font: inherit; margin-top: 4px; cursor: pointer; }
 .msg.target { outline: 3px solid var(--sel); }
 .error { color: #b42318; }
+.fact-item { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--assistant); border-radius: 6px;
+  padding: 6px 10px; margin: 6px 0; overflow-wrap: anywhere; }
+.fact-item.superseded, .fact-item.invalidated { border-left-color: var(--muted); opacity: 0.75; }
+.fact-item .fact-status { font-weight: 600; }
+.fact-text { white-space: pre-wrap; margin: 2px 0; }
+.fact-sources button { font: inherit; margin: 0 4px 0 0; cursor: pointer; }
 .legend { max-width: 240px; margin: 6px 0 0; padding: 0; list-style: none; }
 .legend li { display: flex; gap: 6px; align-items: center; }
 .legend svg { flex: none; }
@@ -147,6 +155,12 @@ export function renderPage(nonce: string, title: string): string {
       <div>
         <div id="branch-title" class="muted"></div>
         <div id="conversation"></div>
+        <div id="facts-panel">
+          <h3>Facts</h3>
+          <select id="facts-of" aria-label="Whose facts"><option value="session">learned from this session</option><option value="owner">all of the owner's facts</option></select>
+          <select id="facts-status" aria-label="Fact status"><option value="current">current</option><option value="superseded">superseded</option><option value="invalidated">invalidated</option><option value="all">every status</option></select>
+          <div id="facts"></div>
+        </div>
         <div id="blocks"></div>
       </div>
     </div>
@@ -155,6 +169,8 @@ export function renderPage(nonce: string, title: string): string {
 <script nonce="${nonce}">${GRAPH_SCRIPT}
 ${SEARCH_SCRIPT}
 ${BLOCKS_SCRIPT}
+${FACTS_SCRIPT}
+${SUMMARY_SCRIPT}
 ${CLIENT_SCRIPT}</script>
 </body>
 </html>
