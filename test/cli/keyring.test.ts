@@ -150,21 +150,18 @@ describe("viewer keyring", () => {
     }
   });
 
-  test("an encrypted owner's facts: none stored in clear, so none to show, with or without the keyring", async () => {
-    for (const keyring of [undefined, masterKeyring(master)]) {
+  test("an encrypted owner's facts: shown opened with the keyring, refused with the keyring's message without it", async () => {
+    const fact = {
+      text: "Alice deploys on Friday.",
+      observedAt: 1,
+      producer: "p",
+      sources: [{ sessionId: "a1", messageId: "a1-m" }],
+    };
+    for (const keyring of [masterKeyring(master), undefined]) {
       const store = new SqliteStore(db, keyring ? { keyring } : {});
-      // The store refuses an encrypted owner's facts (docs/FACTS.md, Encryption): nothing reaches a row.
-      await assert.rejects(
-        store.facts.add({ owner: "alice" }, [
-          {
-            text: "Alice deploys on Friday.",
-            observedAt: 1,
-            producer: "p",
-            sources: [{ sessionId: "a1", messageId: "a1-m" }],
-          },
-        ]),
-        { code: "DECRYPT_FAILED" },
-      );
+      // Sealed with the keyring (docs/FACTS.md, Encryption); a store without it refuses the write.
+      if (keyring) await store.facts.add({ owner: "alice" }, [{ ...fact, id: "f-friday" }]);
+      else await assert.rejects(store.facts.add({ owner: "alice" }, [fact]), { code: "DECRYPT_FAILED" });
       const viewer = await startViewer(store, { port: 0 });
       try {
         for (const query of ["id=a1", "owner=alice", "id=a1&owner=alice"]) {
@@ -172,9 +169,19 @@ describe("viewer keyring", () => {
             headers: { [SAME_ORIGIN_HEADER]: "1" },
           });
           const text = await res.text();
-          assert.equal(res.status, 200, text);
-          assert.deepEqual((JSON.parse(text) as { facts: unknown[] }).facts, []);
-          assert.doesNotMatch(text, /Friday/);
+          if (keyring) {
+            assert.equal(res.status, 200, text);
+            const { facts } = JSON.parse(text) as { facts: { text: string }[] };
+            // Opened: the fact this test stored is among alice's (an earlier test learned others).
+            assert.ok(
+              facts.some((f) => f.text === "Alice deploys on Friday."),
+              text,
+            );
+          } else {
+            assert.equal(res.status, 403, text);
+            assert.match(text, /restart agent-session serve with --keyring or --master-key-file/);
+            assert.doesNotMatch(text, /Friday/);
+          }
         }
       } finally {
         await viewer.close();
