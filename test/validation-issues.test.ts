@@ -298,6 +298,13 @@ test("Postgres store options and sources name the refused field in issues", {
       [() => new PostgresStore(db, { schema: 5 as never }), "schema", "format"],
       [() => new PostgresStore(db, { tablePrefix: 5 as never }), "tablePrefix", "format"],
       [() => new PostgresStore(42 as never), "source", "type"],
+      [() => new PostgresStore(db, { keyring: 5 as never }), "keyring", "type"],
+      [() => new PostgresStore(db, { keyring: {} as never }), "keyring.key", "type"],
+      [
+        () => new PostgresStore(db, { keyring: { key: () => undefined, forget: 5 } as never }),
+        "keyring.forget",
+        "type",
+      ],
     ];
     for (const [open, path, rule] of refused)
       assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });
