@@ -280,6 +280,9 @@ test("SQLite store options and sources name the refused field in issues", () => 
     [() => new SqliteStore(""), "source", "required"],
     [() => new SqliteStore(42 as never), "source", "type"],
     [() => new SqliteStore(null as never), "source", "type"],
+    [() => new SqliteStore(":memory:", { changeLog: { retain: 0 } }), "changeLog.retain", "range"],
+    [() => new SqliteStore(":memory:", { changeLog: { pollMs: Infinity } }), "changeLog.pollMs", "range"],
+    [() => new SqliteStore(":memory:", { changeLog: "yes" as never }), "changeLog", "type"],
   ];
   for (const [open, path, rule] of refused)
     assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });

@@ -94,7 +94,6 @@ const CEILINGS: Record<string, number> = {
   "store/facts.ts": 1,
   "store/fact-import.ts": 1,
   "store/compactions.ts": 2,
-  "store/feed/change-rows.ts": 1,
   "memory/store.ts": 1,
 };
 
