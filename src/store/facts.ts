@@ -152,10 +152,16 @@ const factQuery = z.looseObject(
           : `limit must be a whole number from 0 to ${FACT_PAGE}, got ${describe(value)}`,
       () => "range",
     ).optional(),
-    sourcesIn: z
-      .array(z.unknown(), rule("sourcesIn must be an array of message ids"))
-      .max(MAX_SOURCES_IN, { error: `sourcesIn names at most ${MAX_SOURCES_IN} message ids` })
-      .optional(),
+    // The array as a whole: a schema per element would allocate for each of up to MAX_SOURCES_IN ids.
+    sourcesIn: refusedBy<unknown[]>(
+      (value) =>
+        !Array.isArray(value)
+          ? `sourcesIn must be an array of message ids, got ${describe(value)}`
+          : value.length > MAX_SOURCES_IN
+            ? `sourcesIn names at most ${MAX_SOURCES_IN} message ids, got ${value.length}`
+            : undefined,
+      (value) => (Array.isArray(value) ? "too_long" : "type"),
+    ).optional(),
     sourceSession: checkedBy<string>((value) => assertSessionId(value, "sourceSession")).optional(),
   },
   rule("A fact query must be an object"),
