@@ -94,7 +94,6 @@ const CEILINGS: Record<string, number> = {
   "store/fact-import.ts": 1,
 
   // Option bags and records not yet written as schemas: convert them, then lower or drop the line.
-  "memory/store.ts": 1,
 };
 
 function sites(): Map<string, number> {
