@@ -59,7 +59,7 @@ const CEILINGS: Record<string, number> = {
   "store/adopt/registry.ts": 1,
   "agent/storage/store.ts": 1,
   "agent/storage/store-writes.ts": 1,
-  "ai-sdk/chat-turn.ts": 2,
+  "ai-sdk/chat-turn.ts": 1,
   "ai-sdk/learn.ts": 1,
   "ai-sdk/memory.ts": 1,
   "ai-sdk/regenerate.ts": 1,
@@ -67,14 +67,12 @@ const CEILINGS: Record<string, number> = {
 
   // A positional argument or a source told apart by its kind (a path, a handle, a store, a model id, a format).
   "agent/model.ts": 3,
-  "agent/storage/factory.ts": 3,
   "agent/storage/redis-client.ts": 1,
   "session/source.ts": 1,
   "sqlite/reference.ts": 1,
   "sqlite/connection/open.ts": 1,
   "context/types.ts": 1,
   "context/providers.ts": 1,
-  "context/records.ts": 1,
   "context/tool-formats.ts": 1,
   "context/fs-skills.ts": 4,
   "s3/keys.ts": 1,
@@ -93,7 +91,11 @@ const CEILINGS: Record<string, number> = {
   "store/facts.ts": 1,
   "store/fact-import.ts": 1,
 
-  // Option bags and records not yet written as schemas: convert them, then lower or drop the line.
+  // Option bags and records not yet written as schemas: convert them, then lower or drop the line. A context
+  // record ({ sessionId } or { owner }, read on every block write that names one) and createSessionStorage's
+  // required connection (one of factory.ts's three; the other two check its type and setDefaultStorage's argument).
+  "context/records.ts": 1,
+  "agent/storage/factory.ts": 3,
 };
 
 function sites(): Map<string, number> {
