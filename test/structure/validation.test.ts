@@ -91,10 +91,9 @@ const CEILINGS: Record<string, number> = {
   "store/facts.ts": 1,
   "store/fact-import.ts": 1,
 
-  // Option bags and records not yet written as schemas: convert them, then lower or drop the line. A context
-  // record ({ sessionId } or { owner }, read on every block write that names one) and createSessionStorage's
-  // required connection (one of factory.ts's three; the other two check its type and setDefaultStorage's argument).
-  "context/records.ts": 1,
+  // Option bags and records not yet written as schemas: convert them, then lower or drop the line.
+  // createSessionStorage's required connection (one of factory.ts's three; the other two check its type and
+  // setDefaultStorage's argument).
   "agent/storage/factory.ts": 3,
 };
 
