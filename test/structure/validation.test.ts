@@ -67,6 +67,7 @@ const CEILINGS: Record<string, number> = {
 
   // A positional argument or a source told apart by its kind (a path, a handle, a store, a model id, a format).
   "agent/model.ts": 3,
+  "agent/storage/factory.ts": 2,
   "agent/storage/redis-client.ts": 1,
   "session/source.ts": 1,
   "sqlite/reference.ts": 1,
@@ -91,10 +92,8 @@ const CEILINGS: Record<string, number> = {
   "store/facts.ts": 1,
   "store/fact-import.ts": 1,
 
-  // Option bags and records not yet written as schemas: convert them, then lower or drop the line.
-  // createSessionStorage's required connection (one of factory.ts's three; the other two check its type and
-  // setDefaultStorage's argument).
-  "agent/storage/factory.ts": 3,
+  // Option bags and records not yet written as schemas: none are left; one that is found goes here with its count,
+  // until it is converted.
 };
 
 function sites(): Map<string, number> {
