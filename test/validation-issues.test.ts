@@ -280,6 +280,9 @@ test("SQLite store options and sources name the refused field in issues", () => 
     [() => new SqliteStore(""), "source", "required"],
     [() => new SqliteStore(42 as never), "source", "type"],
     [() => new SqliteStore(null as never), "source", "type"],
+    [() => new SqliteStore(":memory:", { changeLog: { retain: 0 } }), "changeLog.retain", "range"],
+    [() => new SqliteStore(":memory:", { changeLog: { pollMs: Infinity } }), "changeLog.pollMs", "range"],
+    [() => new SqliteStore(":memory:", { changeLog: "yes" as never }), "changeLog", "type"],
   ];
   for (const [open, path, rule] of refused)
     assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });
@@ -298,6 +301,13 @@ test("Postgres store options and sources name the refused field in issues", {
       [() => new PostgresStore(db, { schema: 5 as never }), "schema", "format"],
       [() => new PostgresStore(db, { tablePrefix: 5 as never }), "tablePrefix", "format"],
       [() => new PostgresStore(42 as never), "source", "type"],
+      [() => new PostgresStore(db, { keyring: 5 as never }), "keyring", "type"],
+      [() => new PostgresStore(db, { keyring: {} as never }), "keyring.key", "type"],
+      [
+        () => new PostgresStore(db, { keyring: { key: () => undefined, forget: 5 } as never }),
+        "keyring.forget",
+        "type",
+      ],
     ];
     for (const [open, path, rule] of refused)
       assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });

@@ -6,6 +6,7 @@ import { summarizeUsage } from "./usage.js";
 /**
  * JSON with the values a ModelMessage may hold that plain JSON mangles: bytes become base64 strings and URLs their
  * href, both of which the AI SDK accepts as file/image data, so a stored message means the same after a round trip.
+ * Its refusals are hand-written: it runs on every agent save and append.
  */
 export function toJson(value: unknown): string {
   let text: string | undefined;

@@ -1,6 +1,9 @@
 import type { StepResult, ToolSet, UIMessage } from "ai";
+import { z } from "zod";
 import { SessionError } from "../errors.js";
 import { isCompactionMessage } from "../message/overlay.js";
+import { parseInput } from "../schema/parse.js";
+import { rule } from "../schema/to-session-error.js";
 import { appendAnswer, appendSent } from "./chat-conflict.js";
 import {
   type ChatPlan,
@@ -191,14 +194,16 @@ interface Resumable {
   sessionId: string;
 }
 
+const resumableSchema = z.instanceof(
+  ResumableStreams,
+  rule("resumable must be what resumableStreams() returns", "type"),
+);
+
+// The option's type is a schema; its clash with a storage that names no session stays a check of the two.
 function resumableOf(storage: ChatStorage, options: PersistChatOptions): Resumable | undefined {
   const streams = options.resumable;
   if (streams === undefined) return undefined;
-  if (!(streams instanceof ResumableStreams)) {
-    throw new SessionError("INVALID_ARGUMENT", "resumable must be what resumableStreams() returns", {
-      issues: [{ path: "resumable", rule: "type" }],
-    });
-  }
+  parseInput(resumableSchema, streams, { path: "resumable" });
   const sessionId = (storage as { sessionId?: unknown }).sessionId;
   if (typeof sessionId !== "string") {
     throw new SessionError(

@@ -1,8 +1,12 @@
+import { z } from "zod";
 import type { SessionStore } from "../contract/store.js";
-import { SessionError, type SessionIssue, type SessionIssueRule } from "../errors.js";
+import { SessionError, type SessionIssueRule } from "../errors.js";
 import type { LearnOptions } from "../facts/types.js";
 import { describe } from "../message/describe.js";
 import { assertNamedSessionId } from "../message/ids.js";
+import { parseInput } from "../schema/parse.js";
+import { refusedBy } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import { Session, storeOfSession } from "../session/session.js";
 import { type ChatLearning, chatLearning } from "./learn.js";
 import type { HistoryBudget } from "./memory-plan.js";
@@ -57,45 +61,139 @@ export interface MemorySettings {
   learning: ChatLearning | null;
 }
 
-function refuse(message: string, path: string, rule: SessionIssueRule): never {
-  const issues: SessionIssue[] = [{ path, rule }];
-  throw new SessionError("INVALID_ARGUMENT", `sessionMemory: ${message}`, { issues });
-}
+const named = (text: string) => `sessionMemory: ${text}`;
 
-function whole(value: unknown, path: string, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value)) {
-    refuse(`${path} must be a whole number, got ${describe(value)}`, path, "type");
-  }
-  if (value < 1 || value > max) refuse(`${path} must be 1 to ${max}, got ${value}`, path, "range");
-  return value;
-}
+/** A whole number from 1 to `max` at `path`: a fraction or a non-number breaks `type`, one out of bounds `range`. */
+const whole = (path: string, max: number) =>
+  refusedBy<number>(
+    (value) =>
+      typeof value !== "number" || !Number.isInteger(value)
+        ? named(`${path} must be a whole number, got ${describe(value)}`)
+        : value < 1 || value > max
+          ? named(`${path} must be 1 to ${max}, got ${value}`)
+          : undefined,
+    (value) => (typeof value === "number" && Number.isInteger(value) ? "range" : "type"),
+  ).optional();
 
-function object(value: unknown, path: string): Record<string, unknown> {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== "object") {
-    refuse(`${path} must be an object, got ${describe(value)}`, path, "type");
-  }
-  return value as Record<string, unknown>;
-}
+/** A session id the store can be asked for (assertNamedSessionId's rule and words). */
+const sessionId = refusedBy<string>(
+  (value) => {
+    try {
+      assertNamedSessionId(value);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof SessionError)) throw error;
+      return named(error.message);
+    }
+  },
+  () => "format",
+).optional();
+
+const recall = z.preprocess(
+  // `true` is every default, `false` none.
+  (value) => (value === true ? {} : value === false ? undefined : value),
+  z
+    .object(
+      {
+        limit: whole("recall.limit", 20),
+        maxChars: whole("recall.maxChars", 20_000),
+        scope: z
+          .enum(["session", "owner"], rule(named('recall.scope must be "session" or "owner"')))
+          .optional(),
+      },
+      rule(named("recall must be a boolean or an object")),
+    )
+    .optional(),
+);
+
+/**
+ * `sessionMemory`'s options. Each field's shape is its own schema; the source (a Session alone, or a store with a
+ * session id) and `recall.scope: "owner"` depend on each other, so the object's check decides them.
+ */
+const optionsSchema = z
+  .looseObject(
+    {
+      session: z
+        .custom<Session>(
+          (value) => value instanceof Session,
+          rule(named("session must be a Session"), "type"),
+        )
+        .optional(),
+      sessionId,
+      owner: refusedBy<string>(
+        (value) =>
+          typeof value === "string" && value !== ""
+            ? undefined
+            : named(`owner must be a non-empty string, got ${describe(value)}`),
+        () => "type",
+      ).optional(),
+      history: z
+        .object(
+          {
+            maxMessages: whole("history.maxMessages", 10_000),
+            maxTokens: whole("history.maxTokens", 10_000_000),
+          },
+          rule(named("history must be an object")),
+        )
+        .optional(),
+      reminder: z.boolean(rule(named("reminder must be a boolean"))).optional(),
+      recall,
+    },
+    rule(named("options must be an object")),
+  )
+  .check((ctx) => {
+    const refuse = (path: string, message: string, kind: SessionIssueRule): void => {
+      ctx.issues.push({
+        code: "custom",
+        input: ctx.value,
+        path: path.split("."),
+        message: named(message),
+        params: { rule: kind },
+      });
+    };
+    const given = ctx.value;
+    if (given.session !== undefined) {
+      const key = (["store", "sessionId", "owner"] as const).find((one) => given[one] !== undefined);
+      if (key !== undefined)
+        return refuse(
+          key,
+          `pass a Session alone, or a store with a sessionId (got session and ${key})`,
+          "conflict",
+        );
+    } else if (typeof given.store !== "object" || given.store === null) {
+      return refuse("store", "needs a session, or a store with a sessionId", "required");
+    } else if (given.sessionId === undefined) {
+      return refuse("sessionId", "needs a sessionId with the store", "required");
+    }
+    if (given.recall?.scope === "owner" && (given.owner === undefined || given.session !== undefined))
+      refuse("recall.scope", 'recall.scope "owner" needs a store with an owner', "conflict");
+  });
 
 /** Checks `sessionMemory`'s options once, when the middleware is made: a mistake fails there, not on a call. */
 export function memorySettings(options: SessionMemoryOptions): MemorySettings {
-  const given = object(options, "options") as SessionMemoryOptions;
-  const history = object(given.history, "history");
-  if (given.reminder !== undefined && typeof given.reminder !== "boolean") {
-    refuse(`reminder must be a boolean, got ${describe(given.reminder)}`, "reminder", "type");
-  }
-  const source = sourceOf(given);
+  const given = parseInput(optionsSchema, options);
+  const source: MemorySettings["source"] =
+    given.session !== undefined
+      ? { kind: "session", session: given.session }
+      : {
+          kind: "store",
+          store: given.store as SessionStore,
+          sessionId: given.sessionId as string,
+          owner: given.owner,
+        };
+  const recall = given.recall;
   return {
     source,
     history: {
-      maxMessages: whole(history.maxMessages, "history.maxMessages", 100, 10_000),
-      maxTokens: whole(history.maxTokens, "history.maxTokens", 32_000, 10_000_000),
+      maxMessages: given.history?.maxMessages ?? 100,
+      maxTokens: given.history?.maxTokens ?? 32_000,
     },
     reminder: given.reminder ?? true,
-    recall: recallOf(given),
-    learning: learningOf(given, source),
+    recall:
+      recall === undefined
+        ? null
+        : { limit: recall.limit ?? 3, maxChars: recall.maxChars ?? 2_000, scope: recall.scope ?? "session" },
+    learning: learningOf(options, source),
   };
 }
 
@@ -105,48 +203,4 @@ function learningOf(given: SessionMemoryOptions, source: MemorySettings["source"
   return source.kind === "store"
     ? chatLearning(source.store, source.sessionId, given.learn, "sessionMemory")
     : chatLearning(storeOfSession(source.session), source.session.sessionId, given.learn, "sessionMemory");
-}
-
-function sourceOf(given: SessionMemoryOptions): MemorySettings["source"] {
-  if (given.session !== undefined) {
-    if (!(given.session instanceof Session)) refuse("session must be a Session", "session", "type");
-    for (const key of ["store", "sessionId", "owner"] as const) {
-      if (given[key] !== undefined) {
-        refuse(`pass a Session alone, or a store with a sessionId (got session and ${key})`, key, "conflict");
-      }
-    }
-    return { kind: "session", session: given.session };
-  }
-  const { store, sessionId, owner } = given;
-  if (store === undefined || store === null || typeof store !== "object") {
-    refuse("needs a session, or a store with a sessionId", "store", "required");
-  }
-  try {
-    assertNamedSessionId(sessionId);
-  } catch (error) {
-    if (!(error instanceof SessionError)) throw error;
-    refuse(error.message, "sessionId", sessionId === undefined ? "required" : "format");
-  }
-  if (owner !== undefined && (typeof owner !== "string" || owner === "")) {
-    refuse(`owner must be a non-empty string, got ${describe(owner)}`, "owner", "type");
-  }
-  return { kind: "store", store, sessionId, owner };
-}
-
-function recallOf(given: SessionMemoryOptions): RecallSettings | null {
-  const recall = given.recall;
-  if (recall === undefined || recall === false) return null;
-  const options = recall === true ? {} : object(recall, "recall");
-  const scope = options.scope ?? "session";
-  if (scope !== "session" && scope !== "owner") {
-    refuse(`recall.scope must be "session" or "owner", got ${describe(scope)}`, "recall.scope", "one_of");
-  }
-  if (scope === "owner" && (given.owner === undefined || given.session !== undefined)) {
-    refuse('recall.scope "owner" needs a store with an owner', "recall.scope", "conflict");
-  }
-  return {
-    limit: whole(options.limit, "recall.limit", 3, 20),
-    maxChars: whole(options.maxChars, "recall.maxChars", 2_000, 20_000),
-    scope,
-  };
 }

@@ -2,10 +2,13 @@
  * The record of whose a block or entry is (contract/context.ts ContextRecord): checked once here for every backend,
  * and turned into the two columns the SQL backends store it in (`session_id`, `owner`, at most one set).
  */
+
+import { z } from "zod";
 import type { ContextRecord } from "../contract/context.js";
-import { SessionError } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { assertNamedSessionId } from "../message/ids.js";
+import { parseInput } from "../schema/parse.js";
+import { checkedBy, refusedBy } from "../schema/rules.js";
 import { parseOwner } from "../store/owner.js";
 import type { RecordParams } from "../store/sql/context-records.js";
 
@@ -15,25 +18,29 @@ export interface RecordColumns {
   owner: string | null;
 }
 
+const isOneKey = (value: unknown): boolean => {
+  if (typeof value !== "object" || value === null) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && (keys[0] === "sessionId" || keys[0] === "owner");
+};
+
+/** A record: an object with one key, `sessionId` (a named session) or `owner` (an owner id). */
+const recordSchema = refusedBy<object>(
+  (value) =>
+    isOneKey(value) ? undefined : `A record must be { sessionId } or { owner }, got ${describe(value)}`,
+  () => "type",
+).pipe(
+  z.object({
+    sessionId: checkedBy<string>((value) => assertNamedSessionId(value, "record.sessionId")).optional(),
+    owner: checkedBy<string>((value) => parseOwner(value, "record.owner")).optional(),
+  }),
+);
+
 /** `INVALID_ARGUMENT` unless `record` is undefined, `{ sessionId }` (a named session) or `{ owner }`. */
-export function parseRecord(record: unknown, path = "record"): ContextRecord | undefined {
+export function parseRecord(record: unknown): ContextRecord | undefined {
   if (record === undefined) return undefined;
-  if (typeof record === "object" && record !== null) {
-    const keys = Object.keys(record);
-    if (keys.length === 1 && keys[0] === "sessionId") {
-      const { sessionId } = record as { sessionId: unknown };
-      assertNamedSessionId(sessionId, `${path}.sessionId`);
-      return { sessionId };
-    }
-    if (keys.length === 1 && keys[0] === "owner") {
-      return { owner: parseOwner((record as { owner: unknown }).owner, `${path}.owner`) };
-    }
-  }
-  throw new SessionError(
-    "INVALID_ARGUMENT",
-    `A ${path} must be { sessionId } or { owner }, got ${describe(record)}`,
-    { issues: [{ path, rule: "type" }] },
-  );
+  const { sessionId, owner } = parseInput(recordSchema, record, { path: "record" });
+  return sessionId !== undefined ? { sessionId } : { owner: owner as string };
 }
 
 /** The columns of a record (no record: both null). */

@@ -45,6 +45,12 @@ const schema = z.looseObject(
   rule("learning options { extractor, … } must be an object"),
 );
 
+/** The background learner's `quietMs`: milliseconds, a whole number >= 0. */
+export const quietMsSchema = numberWhere(
+  "quietMs must be a whole number >= 0",
+  (n) => Number.isSafeInteger(n) && n >= 0,
+).optional();
+
 /** The options checked (`INVALID_ARGUMENT`), the defaults filled in. */
 export function learnSettings(options: LearnOptions): LearnSettings {
   parseInput(schema, options);

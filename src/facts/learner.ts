@@ -9,8 +9,9 @@ import { hasFeed } from "../contract/feed.js";
 import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { emitWarning } from "../runtime/warn.js";
+import { parseInput } from "../schema/parse.js";
 import { BackgroundLoop } from "../store/feed/background.js";
-import { learnSettings } from "./config.js";
+import { learnSettings, quietMsSchema } from "./config.js";
 import { emptyCounts } from "./counts.js";
 import { factStoreOf } from "./learn.js";
 import { type Learning, learningOf, learnSession } from "./session.js";
@@ -46,11 +47,7 @@ export class FactLearner {
     if (!hasFeed(store))
       throw new SessionError("UNSUPPORTED", "learning in the background needs a change feed");
     const settings = learnSettings(options);
-    const quiet = options.quietMs ?? DEFAULT_QUIET_MS;
-    if (!Number.isSafeInteger(quiet) || quiet < 0) {
-      throw new SessionError("INVALID_ARGUMENT", `quietMs must be a whole number >= 0, got ${String(quiet)}`);
-    }
-    this.quietMs = quiet;
+    this.quietMs = parseInput(quietMsSchema, options.quietMs, { path: "quietMs" }) ?? DEFAULT_QUIET_MS;
     this.window = settings.window;
     this.learning = learningOf(facts, settings, this.counts, "learner", false);
     // A failure of the store (or the feed) rather than of a batch: reported as the failure of no batch (attempts 0).

@@ -2,6 +2,8 @@
  * The profile block: the current facts of a Session's owner (and the session's own) rendered into the system prompt
  * as quoted data within a token budget, read-only (docs/FACTS.md, "Profile in the prompt").
  */
+
+import { z } from "zod";
 import type {
   BlockBinding,
   ContextProvider,
@@ -12,6 +14,9 @@ import type {
 import { type Fact, type FactCapableStore, type FactScope, hasFactStore } from "../contract/facts.js";
 import { hasSessionRegistry } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
+import { parseInput } from "../schema/parse.js";
+import { numberWhere } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import { type ProfileFacts, renderProfile } from "./profile-render.js";
 
 /** Options of {@link factsProfile}. */
@@ -37,21 +42,16 @@ const PAGE = 100;
 /** The description the block's header shows by default. */
 export const PROFILE_DESCRIPTION = "Facts observed in the user's conversations";
 
-function budget(value: unknown, path: string): number {
-  if (
-    typeof value !== "number" ||
-    !Number.isInteger(value) ||
-    value < PROFILE_MIN_TOKENS ||
-    value > PROFILE_LIMIT_TOKENS
-  ) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `The profile's maxTokens must be a whole number from ${PROFILE_MIN_TOKENS} to ${PROFILE_LIMIT_TOKENS}`,
-      { issues: [{ path, rule: "invalid" }] },
-    );
-  }
-  return value;
-}
+/** The block's token budget: the profile's own option, or the block's `maxTokens` when a Session binds it. */
+const budget = numberWhere(
+  `The profile's maxTokens must be a whole number from ${PROFILE_MIN_TOKENS} to ${PROFILE_LIMIT_TOKENS}`,
+  (n) => Number.isInteger(n) && n >= PROFILE_MIN_TOKENS && n <= PROFILE_LIMIT_TOKENS,
+);
+
+const optionsSchema = z.looseObject(
+  { maxTokens: budget.optional() },
+  rule("factsProfile() takes an options object"),
+);
 
 /**
  * A read-only block of the facts known of the Session's user, for `withContext(label, factsProfile())` on a Session
@@ -59,12 +59,7 @@ function budget(value: unknown, path: string): number {
  * `maxTokens`; a change reaches a frozen prompt through the reminder (`whenChanged: "remind"`, the default).
  */
 export function factsProfile(options: FactsProfileOptions = {}): SessionContextOptions {
-  if (typeof options !== "object" || options === null) {
-    throw new SessionError("INVALID_ARGUMENT", "factsProfile() takes an options object", {
-      issues: [{ path: "options", rule: "type" }],
-    });
-  }
-  const maxTokens = budget(options.maxTokens ?? PROFILE_MAX_TOKENS, "maxTokens");
+  const maxTokens = parseInput(optionsSchema, options).maxTokens ?? PROFILE_MAX_TOKENS;
   return {
     description: options.description ?? PROFILE_DESCRIPTION,
     maxTokens,
@@ -89,7 +84,11 @@ class FactsProfileTemplate implements SessionBoundProvider {
         `Block "${label}" (factsProfile) needs a Session on a store that keeps facts (memory, SQLite, Postgres)`,
       );
     }
-    return new FactsProfileProvider(store, sessionId, budget(maxTokens ?? PROFILE_MAX_TOKENS, "maxTokens"));
+    return new FactsProfileProvider(
+      store,
+      sessionId,
+      parseInput(budget, maxTokens ?? PROFILE_MAX_TOKENS, { path: "maxTokens" }),
+    );
   }
 }
 

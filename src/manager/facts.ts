@@ -4,6 +4,8 @@
  * `startLearning` (in the background, stopped by the manager's `close`). Kept apart so the manager and the owner
  * view stay lists of short methods.
  */
+
+import { z } from "zod";
 import type { Fact, FactHit, FactPage, FactQuery, FactScope, FactStore } from "../contract/facts.js";
 import { hasFactStore } from "../contract/facts.js";
 import type { SessionMessage } from "../contract/message.js";
@@ -11,6 +13,9 @@ import { SessionError } from "../errors.js";
 import { type LearnFactsOptions, type LearnReport, learnFacts } from "../facts/learn.js";
 import { type FactLearner, type LearnerOptions, startLearning } from "../facts/learner.js";
 import { optionsArg } from "../options-arg.js";
+import { parseInput } from "../schema/parse.js";
+import { refusedBy } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import { parseOwner } from "../store/owner.js";
 import { type ManagerState, requireSession } from "./state.js";
 
@@ -37,19 +42,25 @@ function factsOf<M extends SessionMessage>(state: ManagerState<M>): FactStore {
 
 // The learn options must not name sessions or an owner: the call's target does, so an owner view cannot be led
 // to learn (and so read) another owner's sessions through an option.
-function learnOptions(options: ManagerLearnOptions, method: string): ManagerLearnOptions {
-  const given = optionsArg(options, method) as LearnFactsOptions;
-  for (const key of ["sessionIds", "owner"] as const) {
-    if (given[key] !== undefined) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `${method}(): ${key} is not an option here: name it as the target`,
-        {
-          issues: [{ path: key, rule: "conflict" }],
-        },
-      );
-    }
-  }
+const notAnOption = (method: string, key: string) =>
+  refusedBy<undefined>(
+    (value) =>
+      value === undefined ? undefined : `${method}(): ${key} is not an option here: name it as the target`,
+    () => "conflict",
+  ).optional();
+const targetFree = (method: string) =>
+  z.looseObject({ sessionIds: notAnOption(method, "sessionIds"), owner: notAnOption(method, "owner") });
+const LEARN_OPTIONS = { learn: targetFree("learn"), "facts.learn": targetFree("facts.learn") };
+
+/** An owner view's `sessionIds` to learn from: an array (each id is then checked to be the owner's). */
+const ownedSessionIds = z.array(
+  z.string(),
+  rule("facts.learn(): sessionIds must be an array of session ids"),
+);
+
+function learnOptions(options: ManagerLearnOptions, method: keyof typeof LEARN_OPTIONS): ManagerLearnOptions {
+  const given = optionsArg(options, method);
+  parseInput(LEARN_OPTIONS[method], given);
   return given;
 }
 
@@ -152,15 +163,7 @@ export class OwnerFacts<M extends SessionMessage = SessionMessage> {
     const { sessionIds, ...rest } = optionsArg(options, "facts.learn");
     const given = learnOptions(rest, "facts.learn");
     if (sessionIds === undefined) return learnFacts(this.state.store, { ...given, owner: this.owner });
-    if (!Array.isArray(sessionIds)) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        "facts.learn(): sessionIds must be an array of session ids",
-        {
-          issues: [{ path: "sessionIds", rule: "type" }],
-        },
-      );
-    }
+    parseInput(ownedSessionIds, sessionIds, { path: "sessionIds" });
     for (const sessionId of sessionIds) await this.requireOwned(sessionId);
     return learnFacts(this.state.store, { ...given, sessionIds });
   }

@@ -9,8 +9,8 @@ import type {
   StoreSearchOptions,
   WithFactHits,
 } from "../contract/search.js";
-import { SessionError } from "../errors.js";
-import { describe } from "../message/describe.js";
+import { parseInput } from "../schema/parse.js";
+import { numberWhere } from "../schema/rules.js";
 import { MAX_SEARCH_CONTEXT, searchPlan } from "../search/options.js";
 import { type SearchToolOptions, sessionSearchTool } from "./search-tools.js";
 import { type ManagerState, requireSession } from "./state.js";
@@ -95,6 +95,12 @@ async function registered<M extends SessionMessage>(
   return [...ids].filter((_, i) => known[i]);
 }
 
+/** `tools()`'s `context`: messages around each hit, a whole number from 0 to MAX_SEARCH_CONTEXT. */
+const toolContext = numberWhere(
+  `tools() context must be a whole number from 0 to ${MAX_SEARCH_CONTEXT}`,
+  (n) => Number.isInteger(n) && n >= 0 && n <= MAX_SEARCH_CONTEXT,
+).optional();
+
 /** `SessionManager.tools`: `{ session_search }` within the manager's tool-output limits (or `limits`). */
 export function sessionTools<M extends SessionMessage>(
   state: ManagerState<M>,
@@ -102,15 +108,8 @@ export function sessionTools<M extends SessionMessage>(
   search: (query: string, options: { limit: number; context?: number }) => Promise<SearchHit[]>,
   options: SearchToolOptions = {},
 ): SessionToolSet {
-  const context = options.context;
   // Checked when the tools are made, not when the model calls them (a bad value is the app's error).
-  if (context !== undefined && (!Number.isInteger(context) || context < 0 || context > MAX_SEARCH_CONTEXT)) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `tools() context must be a whole number from 0 to ${MAX_SEARCH_CONTEXT}, got ${describe(context)}`,
-      { issues: [{ path: "context", rule: typeof context === "number" ? "range" : "type" }] },
-    );
-  }
+  parseInput(toolContext, options.context, { path: "context" });
   return {
     session_search: sessionSearchTool(
       { countSessions: () => state.store.registry.count(), search },

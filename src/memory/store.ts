@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { AttachmentCapableStore } from "../contract/attachments.js";
 import type { ContextCapableStore } from "../contract/context.js";
 import type { FactCapableStore } from "../contract/facts.js";
@@ -10,6 +11,9 @@ import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
 import { assertSessionId } from "../message/ids.js";
+import { parseInput } from "../schema/parse.js";
+import { refusedBy } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import { factChannel, takesFacts, withFactHits } from "../search/facts.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
 import { rankedHits } from "../search/hits.js";
@@ -18,10 +22,8 @@ import { type SearchPlan, searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/rank.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
-
 import { ChangeFeed } from "../store/feed/feed.js";
 import { type PurgeCapableStore, PurgeRecorder, type PurgeReport } from "../store/purge.js";
-
 import { runStep } from "../store/step.js";
 
 import { writePolicy } from "../store/write-policy.js";
@@ -43,6 +45,21 @@ export interface MemoryStoreOptions extends WritePolicyOptions, VectorStoreOptio
   /** Bounds on search queries (length, distinct words); see {@link QueryLimits}. */
   queryLimits?: Partial<QueryLimits>;
 }
+
+// The options the MemoryStore's parts parse themselves (write policy, query limits, vectors) pass through; a keyring
+// is refused: nothing of a MemoryStore is at rest, so it would encrypt nothing, and accepting it would say it does.
+const optionsSchema = z.looseObject(
+  {
+    keyring: refusedBy<undefined>(
+      (value) =>
+        value === undefined
+          ? undefined
+          : "MemoryStore keeps nothing at rest and takes no keyring: encryption at rest is for SqliteStore and PostgresStore",
+      () => "unknown_key",
+    ).optional(),
+  },
+  rule("MemoryStore options must be an object"),
+);
 
 /** An in-process store with no dependencies: the reference implementation of the storage contract. */
 export class MemoryStore
@@ -84,14 +101,7 @@ export class MemoryStore
   private closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
-    // Nothing of a MemoryStore is at rest: a keyring would encrypt nothing, and accepting it would say it does.
-    if ((options as { keyring?: unknown } | null)?.keyring !== undefined) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        "MemoryStore keeps nothing at rest and takes no keyring: encryption at rest is for SqliteStore and PostgresStore",
-        { issues: [{ path: "keyring", rule: "unknown_key" }] },
-      );
-    }
+    parseInput(optionsSchema, options);
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
     this.entries = new MemoryEntryStore(this.queryLimits, () => this.assertOpen());

@@ -16,9 +16,14 @@
  * retries at once); an empty append stores nothing and so records nothing (repeating it changes nothing either).
  */
 import type { AgentInputItem } from "@openai/agents-core";
+import { z } from "zod";
 import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
+import { describe } from "../message/describe.js";
 import { sha256Base64url } from "../runtime/bytes.js";
+import { parseInput } from "../schema/parse.js";
+import { refusedBy } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import type { Session } from "../session/session.js";
 import { appendItems } from "./append.js";
 import { encodeBytes } from "./bytes.js";
@@ -100,52 +105,48 @@ function sorted(value: unknown): unknown {
   );
 }
 
-function refused(path: string, text: string): SessionError {
-  return new SessionError("INVALID_ARGUMENT", text, { issues: [{ path, rule: "type" }] });
-}
+/** A list of items at `path`: an array of objects (the SDK's items, stored as they come). */
+const itemList = (path: string) =>
+  z.array(
+    z.custom<AgentInputItem>(
+      (value) => typeof value === "object" && value !== null,
+      rule(`each of ${path} must be an item (an object)`, "type"),
+    ),
+    rule(`${path} must be an array of items`),
+  );
 
-function itemList(value: unknown, path: string): AgentInputItem[] {
-  if (!Array.isArray(value)) throw refused(path, `${path} must be an array of items`);
-  for (const [i, item] of value.entries()) {
-    if (typeof item !== "object" || item === null)
-      throw refused(`${path}.${i}`, `${path}.${i} must be an item`);
-  }
-  return value as AgentInputItem[];
-}
+/** `applyHistoryTransaction`'s arguments: a non-blank operation id and a transaction of a known type. */
+const argsSchema = z.object(
+  {
+    operationId: refusedBy<string>(
+      (value) =>
+        typeof value === "string" && value.trim() !== ""
+          ? undefined
+          : `operationId must be a non-empty string, got ${describe(value)}`,
+      (value) => (value === undefined ? "required" : typeof value === "string" ? "format" : "type"),
+    ),
+    transaction: z.discriminatedUnion(
+      "type",
+      [
+        z.object({ type: z.literal("append_items"), items: itemList("transaction.items") }),
+        z.object({
+          type: z.literal("replace_suffix"),
+          expectedSuffix: itemList("transaction.expectedSuffix"),
+          replacement: itemList("transaction.replacement"),
+        }),
+      ],
+      {
+        error: (issue) =>
+          issue.code === "invalid_union"
+            ? `Unknown transaction type ${describe((issue.input as { type?: unknown }).type)}: use "append_items" or "replace_suffix"`
+            : `transaction must be an object, got ${describe(issue.input)}`,
+      },
+    ),
+  },
+  rule("applyHistoryTransaction needs { operationId, transaction }"),
+);
 
 /** The arguments, checked before anything is read or written. */
 function parseArgs(args: unknown): { operationId: string; transaction: Transaction } {
-  if (typeof args !== "object" || args === null)
-    throw refused("", "applyHistoryTransaction needs { operationId, transaction }");
-  const { operationId, transaction } = args as { operationId?: unknown; transaction?: unknown };
-  if (typeof operationId !== "string" || operationId.trim() === "") {
-    throw refused("operationId", "operationId must be a non-empty string");
-  }
-  if (typeof transaction !== "object" || transaction === null) {
-    throw refused("transaction", "transaction must be an object");
-  }
-  const record = transaction as Record<string, unknown>;
-  if (record.type === "append_items") {
-    return {
-      operationId,
-      transaction: { type: "append_items", items: itemList(record.items, "transaction.items") },
-    };
-  }
-  if (record.type === "replace_suffix") {
-    return {
-      operationId,
-      transaction: {
-        type: "replace_suffix",
-        expectedSuffix: itemList(record.expectedSuffix, "transaction.expectedSuffix"),
-        replacement: itemList(record.replacement, "transaction.replacement"),
-      },
-    };
-  }
-  throw new SessionError(
-    "INVALID_ARGUMENT",
-    `Unknown transaction type ${JSON.stringify(String(record.type))}`,
-    {
-      issues: [{ path: "transaction.type", rule: "one_of" }],
-    },
-  );
+  return parseInput(argsSchema, args);
 }

@@ -7,7 +7,10 @@
  * checkpoint (sqlite/purge.ts). Both derive their work from the owner-data declaration and report through
  * PurgeRecorder.
  */
-import { SessionError } from "../errors.js";
+import { z } from "zod";
+import { parseInput } from "../schema/parse.js";
+import { numberWhere } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
 import { tablesPurgedBy } from "../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
 import {
@@ -54,29 +57,17 @@ export async function storeTables(query: Query, t: Tables): Promise<PurgeTable[]
   return rows.flatMap((r, i) => (r.found ? [{ name: r.name, declared: TABLES[i] as string }] : []));
 }
 
-function lockTimeout(options: PostgresPurgeOptions): number {
-  const ms = options.lockTimeoutMs ?? 2000;
-  if (!Number.isInteger(ms) || ms < 1) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `lockTimeoutMs must be a whole number >= 1, got ${String(ms)}`,
-      { issues: [{ path: "lockTimeoutMs", rule: "range" }] },
-    );
-  }
-  return ms;
-}
-
-function purgeMode(options: PostgresPurgeOptions): PostgresPurgeMode {
-  const mode = options.mode ?? "rewrite";
-  if (mode !== "rewrite" && mode !== "vacuum") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `mode must be "rewrite" or "vacuum", got ${JSON.stringify(mode)}`,
-      { issues: [{ path: "mode", rule: "one_of" }] },
-    );
-  }
-  return mode;
-}
+/** A purge's options: how it rewrites (`mode`) and how long a step waits for a lock (`lockTimeoutMs`). */
+const optionsSchema = z.looseObject(
+  {
+    mode: z.enum(["rewrite", "vacuum"], rule('mode must be "rewrite" or "vacuum"')).default("rewrite"),
+    lockTimeoutMs: numberWhere(
+      "lockTimeoutMs must be a whole number >= 1",
+      (n) => Number.isInteger(n) && n >= 1,
+    ).default(2000),
+  },
+  rule("purge() options must be an object"),
+);
 
 /**
  * Runs `sql` on `table`; a lock not granted in time (another purge, a long transaction) is what the step leaves
@@ -101,8 +92,7 @@ export async function purgePostgres(
   t: Tables,
   options: PostgresPurgeOptions = {},
 ): Promise<PurgeReport> {
-  const mode = purgeMode(options);
-  const timeout = lockTimeout(options);
+  const { mode, lockTimeoutMs: timeout } = parseInput(optionsSchema, options);
   const recorder = new PurgeRecorder("postgres");
   const pinned = executor.pinned ?? ((fn: (query: Query) => Promise<void>) => fn(executor.query));
   await pinned(async (query) => {

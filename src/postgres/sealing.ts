@@ -13,8 +13,9 @@
  * carries a {@link ClearGuard} instead, refused when the owner has a check recorded since (or the session an owner).
  */
 import { SessionError } from "../errors.js";
+import { parseInput } from "../schema/parse.js";
 import { ContentKeys } from "../store/crypto/content-keys.js";
-import type { Keyring } from "../store/crypto/keyring.js";
+import { type Keyring, keyringSchema } from "../store/crypto/keyring.js";
 import { ownerHash } from "../store/owner.js";
 import type { Query } from "./connection/client.js";
 import type { Tables } from "./connection/tables.js";
@@ -200,16 +201,6 @@ export class PostgresKeys {
 
 /** The keys of a store opened with `keyring` (checked here: an object whose `key` is a function). */
 export function postgresKeys(keyring: unknown, t: KeyTables): PostgresKeys {
-  if (typeof keyring !== "object" || keyring === null || typeof (keyring as Keyring).key !== "function") {
-    throw new SessionError("INVALID_ARGUMENT", "keyring must be an object with a key(owner) function", {
-      issues: [{ path: "keyring", rule: "type" }],
-    });
-  }
-  const forget = (keyring as Keyring).forget;
-  if (forget !== undefined && typeof forget !== "function") {
-    throw new SessionError("INVALID_ARGUMENT", "keyring.forget must be a function when given", {
-      issues: [{ path: "keyring.forget", rule: "type" }],
-    });
-  }
+  parseInput(keyringSchema, keyring, { path: "keyring" });
   return new PostgresKeys(keyring as Keyring, t);
 }

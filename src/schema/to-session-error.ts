@@ -66,6 +66,9 @@ function ruleOfIssue(issue: Finished): SessionIssueRule {
       return "format";
     case "invalid_value":
       return "one_of";
+    case "invalid_union":
+      // A discriminated union whose tag names no branch (an unknown `type`): a value outside a fixed set.
+      return "discriminator" in issue ? "one_of" : "type";
     case "unrecognized_keys":
       return "unknown_key";
     case "custom":

@@ -3,7 +3,8 @@
  * contract/step.ts), so a refused message stores none of them and no other writer's message falls between them.
  * A step updates the session's registry row in the same transaction, so a session without one is registered
  * first, unowned (as `SessionManager.create` would; `manager.forOwner(user).open(id)` already refuses an
- * unregistered id holding messages, so nothing about ownership changes).
+ * unregistered id holding messages, so nothing about ownership changes). Its argument check is hand-written, not a
+ * schema: it runs on every append (docs/HARDENING.md, "What stays hand-written").
  */
 import type { SessionMessage } from "../contract/message.js";
 import { hasSessionRegistry } from "../contract/registry.js";

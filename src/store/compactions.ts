@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { CompactionDetails, StoredCompaction } from "../contract/message.js";
-import { errorMessage, SessionError } from "../errors.js";
+import { errorMessage } from "../errors.js";
 import { describe } from "../message/describe.js";
 import { assertId } from "../message/ids.js";
 import { parseInput } from "../schema/parse.js";
@@ -9,11 +9,37 @@ import { rule } from "../schema/to-session-error.js";
 
 const messageId = (field: string) => checkedBy<string>((value) => assertId(value, field, field));
 
+// A copy as JSON, as every backend stores it: what JSON cannot hold (a cycle, a throwing toJSON, a function) is
+// refused here, not by a raw JSON error; the one serialisation both checks and copies.
+const detailsCopy = z.unknown().transform((details, ctx): CompactionDetails => {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(details);
+  } catch (error) {
+    ctx.issues.push({
+      code: "custom",
+      input: details,
+      message: `Compaction details must be JSON: ${errorMessage(error)}`,
+      params: { rule: "invalid" },
+    });
+    return z.NEVER;
+  }
+  if (json !== undefined) return JSON.parse(json) as CompactionDetails;
+  ctx.issues.push({
+    code: "custom",
+    input: details,
+    message: `Compaction details must be JSON, got ${describe(details)}`,
+    params: { rule: "type" },
+  });
+  return z.NEVER;
+});
+
 /** The arguments of addCompaction (every backend). */
 const compactionArgs = z.object({
   summary: z.string(rule("A compaction summary must be a string")),
   fromMessageId: messageId("fromMessageId"),
   toMessageId: messageId("toMessageId"),
+  details: detailsCopy.optional(),
 });
 
 /** A new overlay record: validated arguments, a random id, an ISO timestamp and a copy of the details. */
@@ -23,7 +49,12 @@ export function newCompaction(
   toMessageId: string,
   details?: CompactionDetails,
 ): StoredCompaction {
-  parseInput(compactionArgs, { summary, fromMessageId, toMessageId });
+  const parsed = parseInput(compactionArgs, {
+    summary,
+    fromMessageId,
+    toMessageId,
+    details: details || undefined,
+  });
   const compaction: StoredCompaction = {
     id: crypto.randomUUID(),
     summary,
@@ -31,27 +62,8 @@ export function newCompaction(
     toMessageId,
     createdAt: new Date().toISOString(),
   };
-  if (details) compaction.details = copyDetails(details);
+  if (parsed.details !== undefined) compaction.details = parsed.details;
   return compaction;
-}
-
-// A copy as JSON, as every backend stores it: what JSON cannot hold is refused here, not by a raw JSON error.
-function copyDetails(details: CompactionDetails): CompactionDetails {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(details);
-  } catch (error) {
-    throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON: ${errorMessage(error)}`, {
-      cause: error,
-      issues: [{ path: "details", rule: "invalid" }],
-    });
-  }
-  if (json === undefined) {
-    throw new SessionError("INVALID_ARGUMENT", `Compaction details must be JSON, got ${describe(details)}`, {
-      issues: [{ path: "details", rule: "type" }],
-    });
-  }
-  return JSON.parse(json) as CompactionDetails;
 }
 
 /** A compaction as SQL backends store it. */

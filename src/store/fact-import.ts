@@ -2,16 +2,24 @@
  * What a fact store's import accepts: facts as an export read them (`Fact`: scope, sources, status, what superseded
  * them, times), each checked as `add` checks a new fact plus its stored state, before any statement runs.
  */
-import type { Fact, FactStatus } from "../contract/facts.js";
+
+import { z } from "zod";
+import type { FactStatus } from "../contract/facts.js";
 import { SessionError } from "../errors.js";
+import { assertSessionId } from "../message/ids.js";
+import { parseInput } from "../schema/parse.js";
+import { checkedBy } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
+import { epochMs, FACT_STATUSES, factId } from "./fact-schema.js";
 import {
+  draftOf,
   type FactDraft,
   MAX_FACTS_PER_ADD,
-  parseFactId,
-  parseNewFact,
+  newFactFields,
   parseScope,
   type ScopeKey,
 } from "./facts.js";
+import { parseOwner } from "./owner.js";
 
 /** A fact to import, checked: a draft with its scope and stored state. */
 export interface ImportedFact extends FactDraft {
@@ -20,8 +28,6 @@ export interface ImportedFact extends FactDraft {
   supersededBy: string | null;
   createdAt: number;
 }
-
-const STATUSES: readonly unknown[] = ["current", "superseded", "invalidated"] satisfies FactStatus[];
 
 function invalid(message: string, path: string, rule: "type" | "one_of" | "required" | "range") {
   return new SessionError("INVALID_ARGUMENT", message, { issues: [{ path, rule }] });
@@ -59,52 +65,62 @@ export function parseExportCursor(cursor: unknown): ExportMark | null {
   return { scope: value[0], seq: value[1] };
 }
 
+const importedFact = z
+  .looseObject(
+    {
+      ...newFactFields,
+      id: factId(),
+      owner: checkedBy<string>((value) => parseOwner(value))
+        .nullable()
+        .optional(),
+      sessionId: checkedBy<string>((value) => assertSessionId(value))
+        .nullable()
+        .optional(),
+      status: z.enum(
+        FACT_STATUSES as [FactStatus, ...FactStatus[]],
+        rule(`status must be one of ${FACT_STATUSES.join(", ")}`),
+      ),
+      supersededBy: factId().nullable().optional(),
+      createdAt: epochMs("createdAt"),
+    },
+    rule("A fact must be an object", "type"),
+  )
+  .check((ctx) => {
+    const { owner, sessionId, status, supersededBy } = ctx.value;
+    const refuse = (path: string[], message: string) =>
+      ctx.issues.push({ code: "custom", input: ctx.value, path, message, params: { rule: "one_of" } });
+    if ((owner === undefined || owner === null) === (sessionId === undefined || sessionId === null))
+      refuse([], "An imported fact names exactly one of owner and sessionId");
+    if ((status === "superseded") !== (supersededBy !== undefined && supersededBy !== null))
+      refuse(["supersededBy"], "supersededBy names a fact exactly when status is superseded");
+  });
+
+const importedFacts = z
+  .array(importedFact, rule("facts must be an array"))
+  .max(MAX_FACTS_PER_ADD, { error: `One import stores at most ${MAX_FACTS_PER_ADD} facts` })
+  .check((ctx) => {
+    const seen = new Set<string>();
+    ctx.value.forEach((fact, i) => {
+      const key = `${fact.owner ? `o:${fact.owner}` : `s:${fact.sessionId}`}\u0000${fact.id}`;
+      if (seen.has(key))
+        ctx.issues.push({
+          code: "custom",
+          input: fact.id,
+          path: [i, "id"],
+          message: `Fact id "${fact.id}" is given twice in its scope`,
+          params: { rule: "one_of" },
+        });
+      seen.add(key);
+    });
+  });
+
 /** Checks the facts of one import (at most {@link MAX_FACTS_PER_ADD}); each names its id, unique in its scope. */
 export function parseImportedFacts(facts: unknown): ImportedFact[] {
-  if (!Array.isArray(facts)) throw invalid("facts must be an array", "facts", "type");
-  if (facts.length > MAX_FACTS_PER_ADD) {
-    throw invalid(`One import stores at most ${MAX_FACTS_PER_ADD} facts`, "facts", "range");
-  }
-  const seen = new Set<string>();
-  return facts.map((value: unknown, i) => {
-    const path = `facts.${i}`;
-    if (typeof value !== "object" || value === null) throw invalid("A fact must be an object", path, "type");
-    const fact = value as Partial<Record<keyof Fact, unknown>>;
-    if (fact.id === undefined) throw invalid("An imported fact names its id", `${path}.id`, "required");
-    const hasOwner = fact.owner !== undefined && fact.owner !== null;
-    const hasSession = fact.sessionId !== undefined && fact.sessionId !== null;
-    if (hasOwner === hasSession) {
-      throw invalid("An imported fact names exactly one of owner and sessionId", path, "one_of");
-    }
-    const scope = parseScope(hasOwner ? { owner: fact.owner } : { sessionId: fact.sessionId });
-    const draft = parseNewFact(fact, path);
-    if (!STATUSES.includes(fact.status)) {
-      throw invalid(`status must be one of ${STATUSES.join(", ")}`, `${path}.status`, "one_of");
-    }
-    const status = fact.status as FactStatus;
-    const superseded =
-      fact.supersededBy === undefined || fact.supersededBy === null ? null : fact.supersededBy;
-    if ((status === "superseded") !== (superseded !== null)) {
-      throw invalid(
-        "supersededBy names a fact exactly when status is superseded",
-        `${path}.supersededBy`,
-        "one_of",
-      );
-    }
-    const createdAt = fact.createdAt;
-    if (typeof createdAt !== "number" || !Number.isSafeInteger(createdAt) || createdAt < 0) {
-      throw invalid("createdAt must be a whole number of ms since the epoch", `${path}.createdAt`, "type");
-    }
-    const key = `${scope.key}\u0000${draft.id}`;
-    if (seen.has(key))
-      throw invalid(`Fact id "${draft.id}" is given twice in its scope`, `${path}.id`, "one_of");
-    seen.add(key);
-    return {
-      ...draft,
-      scope,
-      status,
-      supersededBy: superseded === null ? null : parseFactId(superseded, `${path}.supersededBy`),
-      createdAt,
-    };
-  });
+  return parseInput(importedFacts, facts, { path: "facts" }).map((fact) => ({
+    ...draftOf(fact),
+    scope: parseScope(fact.owner ? { owner: fact.owner } : { sessionId: fact.sessionId }),
+    status: fact.status,
+    supersededBy: fact.supersededBy ?? null,
+    createdAt: fact.createdAt,
+  }));
 }

@@ -2,9 +2,16 @@
  * What a fact store accepts: a scope, a new fact, a query, a cursor, a lease, each checked the same way on every
  * backend before any statement runs, so bad input is a `SessionError` with its path, never a partial write.
  */
-import type { FactQuery, FactSource, FactStatus, NewFact } from "../contract/facts.js";
+
+import { z } from "zod";
+import type { FactQuery, FactSource, FactStatus } from "../contract/facts.js";
 import { SessionError } from "../errors.js";
-import { assertId, assertSessionId, fitsBytes, isStorableId, MAX_NAME_BYTES } from "../message/ids.js";
+import { describe } from "../message/describe.js";
+import { assertId, assertSessionId, MAX_NAME_BYTES } from "../message/ids.js";
+import { parseInput } from "../schema/parse.js";
+import { checkedBy, refusedBy } from "../schema/rules.js";
+import { rule } from "../schema/to-session-error.js";
+import { epochMs, FACT_STATUSES, factId, factSources, factText } from "./fact-schema.js";
 import { parseOwner } from "./owner.js";
 
 /** A list's or search's default and largest page: the contract's bound. */
@@ -19,8 +26,6 @@ export const MAX_FACTS_PER_ADD = 100;
 export const MAX_SOURCES_IN = 100_000;
 /** The most messages one `unlearned` read returns. */
 export const MAX_UNLEARNED = 1000;
-
-const STATUSES: readonly FactStatus[] = ["current", "superseded", "invalidated"];
 
 /** A scope checked, with the key its facts are stored under ("o:" + owner or "s:" + session id). */
 export interface ScopeKey {
@@ -80,115 +85,101 @@ export function parseFactId(id: unknown, path = "id"): string {
   return id;
 }
 
-function parseText(value: unknown, path: string, max: number, required: boolean): string | null {
-  if (value === undefined || value === null) {
-    if (required) throw invalid(`${path} is required`, path, "required");
-    return null;
-  }
-  if (typeof value !== "string") throw invalid(`${path} must be a string`, path, "type");
-  if (value.trim().length === 0) {
-    if (required) throw invalid(`${path} must not be blank`, path, "required");
-    return null;
-  }
-  if (!isStorableId(value))
-    throw invalid(`${path} must be well-formed Unicode without U+0000`, path, "format");
-  if (!fitsBytes(value, max))
-    throw invalid(`${path} must be at most ${max} bytes in UTF-8`, path, "too_long");
-  return value;
-}
+/** One new fact (`add`): its text, whom it is about, when it was observed, its sources and producer; an id if given. */
+export const newFactFields = {
+  id: factId().optional(),
+  text: factText("A fact's text", MAX_FACT_BYTES, true),
+  about: factText("A fact's about", MAX_NAME_BYTES, false).optional(),
+  observedAt: epochMs("observedAt"),
+  sources: factSources(MAX_FACT_SOURCES),
+  producer: factText("A fact's producer", MAX_NAME_BYTES, true),
+};
 
-function parseSources(value: unknown, path: string): FactSource[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    throw invalid(
-      "A fact names at least one source message",
-      path,
-      value === undefined ? "required" : "type",
-    );
-  }
-  if (value.length > MAX_FACT_SOURCES) {
-    throw invalid(`A fact names at most ${MAX_FACT_SOURCES} sources`, path, "too_long");
-  }
-  const seen = new Set<string>();
-  const sources: FactSource[] = [];
-  value.forEach((source: unknown, i) => {
-    const { sessionId, messageId } = (source ?? {}) as Partial<Record<keyof FactSource, unknown>>;
-    assertSessionId(sessionId, `${path}.${i}.sessionId`);
-    assertId(messageId, "A source message id", `${path}.${i}.messageId`);
-    const key = JSON.stringify([sessionId, messageId]);
-    if (seen.has(key)) return; // named twice: one source
-    seen.add(key);
-    sources.push({ sessionId, messageId });
-  });
-  return sources;
-}
-
-/** Checks the facts of one `add` and gives each its id (a random UUID when left out); ids must differ. */
-export function parseNewFacts(facts: unknown): FactDraft[] {
-  if (!Array.isArray(facts)) throw invalid("facts must be an array", "facts", "type");
-  if (facts.length > MAX_FACTS_PER_ADD) {
-    throw invalid(`One add stores at most ${MAX_FACTS_PER_ADD} facts`, "facts", "too_long");
-  }
-  const ids = new Set<string>();
-  return facts.map((fact: unknown, i) => {
-    const draft = parseNewFact(fact, `facts.${i}`);
-    if (ids.has(draft.id)) throw invalid(`Fact id "${draft.id}" is given twice`, `facts.${i}.id`, "format");
-    ids.add(draft.id);
-    return draft;
-  });
-}
-
-/** Checks one new fact at `path` and gives it its id (a random UUID when left out). */
-export function parseNewFact(fact: unknown, path: string): FactDraft {
-  if (typeof fact !== "object" || fact === null) throw invalid("A fact must be an object", path, "type");
-  const given = fact as Partial<Record<keyof NewFact, unknown>>;
-  const id = given.id === undefined ? crypto.randomUUID() : parseFactId(given.id, `${path}.id`);
-  const observedAt = given.observedAt;
-  if (typeof observedAt !== "number" || !Number.isSafeInteger(observedAt) || observedAt < 0) {
-    throw invalid("observedAt must be a whole number of ms since the epoch", `${path}.observedAt`, "type");
-  }
+/** The draft a checked fact becomes: its id (a random UUID when left out), `about` null when not given. */
+export function draftOf(fact: z.output<z.ZodObject<typeof newFactFields>>): FactDraft {
   return {
-    id,
-    text: parseText(given.text, `${path}.text`, MAX_FACT_BYTES, true) as string,
-    about: parseText(given.about, `${path}.about`, MAX_NAME_BYTES, false),
-    observedAt,
-    sources: parseSources(given.sources, `${path}.sources`),
-    producer: parseText(given.producer, `${path}.producer`, MAX_NAME_BYTES, true) as string,
+    id: fact.id ?? crypto.randomUUID(),
+    text: fact.text as string,
+    about: fact.about ?? null,
+    observedAt: fact.observedAt,
+    sources: fact.sources,
+    producer: fact.producer as string,
   };
 }
 
+const newFacts = z
+  .array(
+    z.looseObject(newFactFields, rule("A fact must be an object", "type")),
+    rule("facts must be an array"),
+  )
+  .max(MAX_FACTS_PER_ADD, { error: `One add stores at most ${MAX_FACTS_PER_ADD} facts` })
+  .check((ctx) => {
+    const ids = new Set<unknown>();
+    ctx.value.forEach((fact, i) => {
+      if (fact.id === undefined) return;
+      if (ids.has(fact.id))
+        ctx.issues.push({
+          code: "custom",
+          input: fact.id,
+          path: [i, "id"],
+          message: `Fact id "${fact.id}" is given twice`,
+          params: { rule: "format" },
+        });
+      ids.add(fact.id);
+    });
+  });
+
+/** Checks the facts of one `add` and gives each its id (a random UUID when left out); ids must differ. */
+export function parseNewFacts(facts: unknown): FactDraft[] {
+  return parseInput(newFacts, facts, { path: "facts" }).map(draftOf);
+}
+
+const STATUS_LIST = `status must list some of ${FACT_STATUSES.join(", ")}`;
+
+const factQuery = z.looseObject(
+  {
+    status: refusedBy<FactStatus[]>(
+      (value) =>
+        Array.isArray(value) && value.every((one) => FACT_STATUSES.includes(one))
+          ? undefined
+          : `${STATUS_LIST}, got ${describe(value)}`,
+      () => "one_of",
+    ).optional(),
+    limit: refusedBy<number>(
+      (value) =>
+        typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= FACT_PAGE
+          ? undefined
+          : `limit must be a whole number from 0 to ${FACT_PAGE}, got ${describe(value)}`,
+      () => "range",
+    ).optional(),
+    // The array as a whole: a schema per element would allocate for each of up to MAX_SOURCES_IN ids.
+    sourcesIn: refusedBy<unknown[]>(
+      (value) =>
+        !Array.isArray(value)
+          ? `sourcesIn must be an array of message ids, got ${describe(value)}`
+          : value.length > MAX_SOURCES_IN
+            ? `sourcesIn names at most ${MAX_SOURCES_IN} message ids, got ${value.length}`
+            : undefined,
+      (value) => (Array.isArray(value) ? "too_long" : "type"),
+    ).optional(),
+    sourceSession: checkedBy<string>((value) => assertSessionId(value, "sourceSession")).optional(),
+  },
+  rule("A fact query must be an object"),
+);
+
 /** Checks a list's or search's query (default: current facts, a page of {@link FACT_PAGE}, any source). */
 export function parseFactQuery(query: FactQuery | undefined): FactFilter {
-  const { status, limit, sourcesIn, sourceSession } = (query ?? {}) as Partial<
-    Record<keyof FactQuery, unknown>
-  >;
-  let statuses: readonly FactStatus[] = ["current"];
-  if (status !== undefined) {
-    if (!Array.isArray(status) || status.some((s) => !STATUSES.includes(s as FactStatus))) {
-      throw invalid(`status must list some of ${STATUSES.join(", ")}`, "status", "one_of");
-    }
-    statuses = [...new Set(status as FactStatus[])];
-  }
-  let max = FACT_PAGE;
-  if (limit !== undefined) {
-    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0 || limit > FACT_PAGE) {
-      throw invalid(`limit must be a whole number from 0 to ${FACT_PAGE}`, "limit", "range");
-    }
-    max = limit;
-  }
-  let ids: string[] | undefined;
-  if (sourcesIn !== undefined) {
-    if (!Array.isArray(sourcesIn))
-      throw invalid("sourcesIn must be an array of message ids", "sourcesIn", "type");
-    if (sourcesIn.length > MAX_SOURCES_IN) {
-      throw invalid(`sourcesIn names at most ${MAX_SOURCES_IN} message ids`, "sourcesIn", "too_long");
-    }
-    sourcesIn.forEach((id, i) => {
-      assertId(id, "A message id", `sourcesIn.${i}`);
-    });
-    ids = [...new Set(sourcesIn as string[])];
-  }
-  if (sourceSession !== undefined) assertSessionId(sourceSession, "sourceSession");
-  return { status: statuses, limit: max, sourcesIn: ids, sourceSession: sourceSession as string | undefined };
+  const { status, limit, sourcesIn, sourceSession } = parseInput(factQuery, query ?? {});
+  // Each id by the append path's own rule, without a schema's allocation per id: the list is an active path's.
+  sourcesIn?.forEach((id, i) => {
+    assertId(id, "A message id", `sourcesIn.${i}`);
+  });
+  return {
+    status: status === undefined ? ["current"] : [...new Set(status)],
+    limit: limit ?? FACT_PAGE,
+    sourcesIn: sourcesIn === undefined ? undefined : [...new Set(sourcesIn as string[])],
+    sourceSession,
+  };
 }
 
 /** A page cursor: the store order of the last fact of the page before, written as a decimal. */

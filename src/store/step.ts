@@ -1,3 +1,5 @@
+// A step's write checked before any backend runs it. Hand-written, not schemas: an agent step runs on every agent
+// append, where the benchmark counts each allocation (docs/HARDENING.md, "What stays hand-written").
 import type { AppendResult, UpdateResult } from "../contract/provider.js";
 import type { SessionUsage } from "../contract/registry.js";
 import type { StepWrite } from "../contract/step.js";

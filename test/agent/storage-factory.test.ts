@@ -9,6 +9,7 @@ import {
   createSessionStorage,
   FileSessionStorage,
   parseModelId,
+  RedisSessionStorage,
   SQLiteSessionStorage,
   setDefaultStorage,
 } from "../../src/agent/index.js";
@@ -82,6 +83,21 @@ describe("createSessionStorage", () => {
       code: "INVALID_ARGUMENT",
       path: "compactLogBytes",
       rule: "range",
+    });
+    assertSessionError(() => new FileSessionStorage("" as never), {
+      code: "INVALID_ARGUMENT",
+      path: "dir",
+      rule: "required",
+    });
+    assertSessionError(() => new FileSessionStorage(5 as never), {
+      code: "INVALID_ARGUMENT",
+      path: "dir",
+      rule: "type",
+    });
+    assertSessionError(() => new RedisSessionStorage("redis://127.0.0.1:1", { prefix: 5 as never }), {
+      code: "INVALID_ARGUMENT",
+      path: "prefix",
+      rule: "type",
     });
     assertSessionError(() => setDefaultStorage({} as never), { code: "INVALID_ARGUMENT", path: "storage" });
     assertSessionError(() => parseModelId("no-such-model"), {

@@ -13,6 +13,10 @@ import {
   tool,
 } from "@openai/agents-core";
 import { z } from "zod";
+import type { SessionIssueRule } from "../../src/errors.js";
+import { MemoryStore } from "../../src/memory/store.js";
+import { OpenAIAgentsSession } from "../../src/openai-agents/index.js";
+import { rejectsWithIssue } from "../helpers/session-error.js";
 import { call, kindOf, ScriptedModel, said, sessionKinds, textOf, user } from "./sdk-helpers.js";
 
 setTracingDisabled(true);
@@ -123,3 +127,22 @@ for (const [name, openAny] of sessionKinds()) {
 
 /** What each kind of session kept of the blocked turn (MemorySession runs first: the reference). */
 const guardrailKinds = new Map<string, string[]>();
+
+test("the adapter refuses malformed transaction arguments before anything is written, naming the field", async () => {
+  const session = new OpenAIAgentsSession(new MemoryStore(), "tx-refused");
+  const refused: [unknown, string, SessionIssueRule][] = [
+    [5, "", "type"],
+    [{ operationId: " ", transaction: append("x", []).transaction }, "operationId", "format"],
+    [{ operationId: "op", transaction: 5 }, "transaction", "type"],
+    [{ operationId: "op", transaction: { type: "rewrite" } }, "transaction.type", "one_of"],
+    [{ operationId: "op", transaction: { type: "append_items", items: [1] } }, "transaction.items.0", "type"],
+    [replace("op", [], 3 as never), "transaction.replacement", "type"],
+  ];
+  for (const [args, path, rule] of refused)
+    await rejectsWithIssue(session.applyHistoryTransaction(args as never), {
+      code: "INVALID_ARGUMENT",
+      path,
+      rule,
+    });
+  assert.deepEqual(await session.getItems(), []);
+});

@@ -56,26 +56,42 @@ const KINDS = {
   redis: { main: "connection", names: REDIS },
 } as const;
 
+/** Types that cannot open without their `main` option (a connection): refused when it is missing. */
+const NEEDS_MAIN = new Set<keyof typeof KINDS>(["postgres", "redis"]);
+
 function schemaOf(type: keyof typeof KINDS) {
   const { main, names } = KINDS[type];
   const keys = [...(main ? [main] : []), ...Object.keys(names)];
   const shape = Object.fromEntries(keys.map((key) => [key, z.unknown().optional()]));
   const allowed = keys.length === 0 ? "no options" : `the options ${keys.join(", ")}`;
-  return z.strictObject(shape, {
+  const schema = z.strictObject(shape, {
     error: (issue) =>
       issue.code === "unrecognized_keys"
         ? `createSessionStorage("${type}") takes ${allowed}; unknown: ${issue.keys.join(", ")}`
         : `createSessionStorage("${type}") needs an options object${main ? ` or a string (the ${main})` : ""}, got ${describe(issue.input)}`,
   });
+  if (!main || !NEEDS_MAIN.has(type)) return schema;
+  // Checked once the names are: a misspelt connection option says so, not that the connection is missing.
+  return schema.check((ctx) => {
+    if (ctx.value[main] !== undefined) return;
+    ctx.issues.push({
+      code: "custom",
+      input: ctx.value,
+      path: [main],
+      message: `createSessionStorage("${type}") needs options.${main}`,
+      params: { rule: "required" },
+    });
+  });
 }
 
-// No argument at all is left to the storage: SQLite opens `:memory:`, the others say what they need.
+// No argument at all is left to the storage where it has a default or says what it needs (SQLite opens
+// `:memory:`, the file storage asks for its directory); Postgres and Redis need their connection here.
 const schemas = {
   memory: schemaOf("memory").optional(),
   file: schemaOf("file").optional(),
   sqlite: schemaOf("sqlite").optional(),
-  postgres: schemaOf("postgres").optional(),
-  redis: schemaOf("redis").optional(),
+  postgres: z.preprocess((value) => value ?? {}, schemaOf("postgres")),
+  redis: z.preprocess((value) => value ?? {}, schemaOf("redis")),
 };
 
 /**

@@ -87,15 +87,9 @@ export function createSessionStorage<T extends SessionStorageType>(
         rest as SQLiteSessionStorageOptions,
       );
     case "postgres":
-      return new PostgresSessionStorage(
-        required(type, main, "connection") as PostgresStorageSource,
-        rest as PostgresSessionStorageOptions,
-      );
+      return new PostgresSessionStorage(main as PostgresStorageSource, rest as PostgresSessionStorageOptions);
     default:
-      return new RedisSessionStorage(
-        required(type, main, "connection") as RedisSource,
-        rest as RedisSessionStorageOptions,
-      );
+      return new RedisSessionStorage(main as RedisSource, rest as RedisSessionStorageOptions);
   }
 }
 
@@ -106,12 +100,3 @@ const KINDS: Record<SessionStorageType, true> = {
   postgres: true,
   redis: true,
 };
-
-function required(type: string, value: unknown, key: string): unknown {
-  if (value === undefined) {
-    throw new SessionError("INVALID_ARGUMENT", `createSessionStorage("${type}") needs options.${key}`, {
-      issues: [{ path: key, rule: "required" }],
-    });
-  }
-  return value;
-}

@@ -3,10 +3,12 @@ import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
+import { parseInput } from "../../schema/parse.js";
 import { alreadyExists, assertAppendArgs, corrupt, isObject } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
 import { appendText, isMissing, readHead, removeFile, writeAtomic, writeExclusive } from "./file-io.js";
+import { fileDirSchema, fileOptionsSchema } from "./options-schema.js";
 import { assertSessionState } from "./state-schema.js";
 
 /** Options of {@link FileSessionStorage}. */
@@ -65,19 +67,8 @@ export class FileSessionStorage implements SessionStorage {
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(dir: string, options: FileSessionStorageOptions = {}) {
-    if (typeof dir !== "string" || dir.length === 0) {
-      throw new SessionError("INVALID_ARGUMENT", "FileSessionStorage needs a directory path", {
-        issues: [{ path: "dir", rule: typeof dir === "string" ? "required" : "type" }],
-      });
-    }
-    const limit = options.compactLogBytes ?? 64 * 1024;
-    if (!Number.isInteger(limit) || limit < 0) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `compactLogBytes must be a whole number >= 0, got ${limit}`,
-        { issues: [{ path: "compactLogBytes", rule: "range" }] },
-      );
-    }
+    parseInput(fileDirSchema, dir, { path: "dir" });
+    const limit = parseInput(fileOptionsSchema, options).compactLogBytes ?? 64 * 1024;
     this.dir = resolve(dir);
     this.sync = options.fsync ?? true;
     this.compactLogBytes = limit;

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { SessionError, StorageError } from "../../errors.js";
 import { assertNamedSessionId } from "../../message/ids.js";
+import { parseInput } from "../../schema/parse.js";
 import { alreadyExists, assertAppendArgs } from "../checks.js";
 import { buildState, fromJson, toJson } from "../codec.js";
 import type { AgentMessage, SessionPatch, SessionState, SessionStorage, UsageEntry } from "../types.js";
+import { redisOptionsSchema } from "./options-schema.js";
 import { fromElements, toChunks, toElements } from "./redis-chunks.js";
 import { RedisConnection, type RedisSource } from "./redis-client.js";
 import { loadStored } from "./redis-load.js";
@@ -40,11 +42,10 @@ export class RedisSessionStorage implements SessionStorage {
   private readonly prefix: string;
 
   constructor(source: RedisSource, options: RedisSessionStorageOptions | string = {}) {
-    this.prefix = typeof options === "string" ? options : (options.prefix ?? "agent-session:");
-    if (typeof this.prefix !== "string")
-      throw new SessionError("INVALID_ARGUMENT", "prefix must be a string", {
-        issues: [{ path: "prefix", rule: "type" }],
-      });
+    this.prefix =
+      typeof options === "string"
+        ? options
+        : (parseInput(redisOptionsSchema, options).prefix ?? "agent-session:");
     this.connecting = RedisConnection.open(source);
     // Reported by the first call that needs the connection, not as an unhandled rejection.
     this.connecting.catch(() => undefined);

@@ -8,8 +8,10 @@ import { hasContextStorage } from "../../contract/context.js";
 import type { SessionStore } from "../../contract/store.js";
 import { SessionError } from "../../errors.js";
 import { utf8Length } from "../../runtime/bytes.js";
+import { parseInput } from "../../schema/parse.js";
 import { parseFiles } from "./directory.js";
 import { numbered } from "./format.js";
+import { memoryFilesContextSchema } from "./options.js";
 import { type MemoryScope, memoryToolKey } from "./tool.js";
 
 /** Options of {@link memoryFilesContext}. */
@@ -26,12 +28,7 @@ export type MemoryFilesContextOptions = MemoryScope & {
  */
 export function memoryFilesContext(options: MemoryFilesContextOptions): ContextProvider {
   const key = memoryToolKey(options);
-  const maxBytes = options.maxBytes ?? 20_000;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
-    throw new SessionError("INVALID_ARGUMENT", "maxBytes must be a whole number of at least 0", {
-      issues: [{ path: "maxBytes", rule: "range" }],
-    });
-  }
+  const maxBytes = parseInput(memoryFilesContextSchema, options).maxBytes ?? 20_000;
   const { store } = options;
   if (!hasContextStorage(store)) {
     throw new SessionError(

@@ -112,38 +112,3 @@ export function overLimit(
   }
   return undefined;
 }
-
-/** Checks limits an app passes: each a whole number of at least 1 (`INVALID_ARGUMENT` with issues otherwise). */
-export function resolveLimits(given: Partial<MemoryToolLimits> | undefined): MemoryToolLimits {
-  const limits = { ...DEFAULT_MEMORY_TOOL_LIMITS };
-  if (given === undefined) return limits;
-  if (typeof given !== "object" || given === null) {
-    throw new SessionError("INVALID_ARGUMENT", "limits must be an object", {
-      issues: [{ path: "limits", rule: "type" }],
-    });
-  }
-  for (const [name, value] of Object.entries(given)) {
-    if (!(name in limits)) {
-      throw new SessionError("INVALID_ARGUMENT", `Unknown memory tool limit "${name}"`, {
-        issues: [{ path: `limits.${name}`, rule: "unknown_key" }],
-      });
-    }
-    if (value === undefined) continue;
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-      throw new SessionError("INVALID_ARGUMENT", `limits.${name} must be a whole number of at least 1`, {
-        issues: [{ path: `limits.${name}`, rule: "range" }],
-      });
-    }
-    limits[name as keyof MemoryToolLimits] = value;
-  }
-  if (limits.maxPathBytes < MEMORIES_ROOT.length + 2) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "limits.maxPathBytes must leave room for a name under /memories/",
-      {
-        issues: [{ path: "limits.maxPathBytes", rule: "range" }],
-      },
-    );
-  }
-  return limits;
-}

@@ -13,17 +13,18 @@ import {
 } from "../../contract/context.js";
 import type { SessionStore } from "../../contract/store.js";
 import { errorMessage, SessionError } from "../../errors.js";
-import { isNameWithin, MAX_NAME_BYTES } from "../../message/ids.js";
+import { parseInput } from "../../schema/parse.js";
 import { isOwnerId } from "../../store/owner.js";
 import { runCommand } from "./commands.js";
 import {
+  DEFAULT_MEMORY_TOOL_LIMITS,
   type MemoryFiles,
   type MemoryToolLimits,
   parseFiles,
-  resolveLimits,
   serializeFiles,
 } from "./directory.js";
 import { checkInput, type MemoryToolCommand } from "./input.js";
+import { memoryScopeSchema, memoryToolOptionsSchema } from "./options.js";
 
 /** Whose memory directory: an owner's (shared by all their sessions) or one session's. */
 export type MemoryScope = { owner: string; sessionId?: never } | { sessionId: string; owner?: never };
@@ -64,29 +65,23 @@ export interface MemoryTool {
 
 const DEFAULT_ATTEMPTS = 8;
 
+/** The limits given, without the ones given as undefined (which keep their default). */
+function definedOf(
+  limits: { [K in keyof MemoryToolLimits]?: number | undefined } | undefined,
+): Partial<MemoryToolLimits> {
+  return Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== undefined));
+}
+
 /** The block key of a scope's memory directory: `_memories_owner_<owner>` or `_memories_session_<sessionId>`. */
 export function memoryToolKey(scope: MemoryScope): string {
-  const { owner, sessionId } = scope as { owner?: unknown; sessionId?: unknown };
-  if ((owner === undefined) === (sessionId === undefined)) {
-    throw new SessionError("INVALID_ARGUMENT", "Give the memory tool exactly one of owner and sessionId", {
-      issues: [
-        {
-          path: owner === undefined ? "owner" : "sessionId",
-          rule: owner === undefined ? "required" : "conflict",
-        },
-      ],
-    });
-  }
-  const [field, value] = owner !== undefined ? ["owner", owner] : ["sessionId", sessionId];
-  if (!isNameWithin(value, MAX_NAME_BYTES) || value === "") {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `${field} must be a non-empty, well-formed string without U+0000 of at most ${MAX_NAME_BYTES} bytes`,
-      { issues: [{ path: field, rule: typeof value === "string" ? "format" : "type" }] },
-    );
-  }
+  return keyOf(parseInput(memoryScopeSchema, scope));
+}
+
+function keyOf(scope: { owner?: string | undefined; sessionId?: string | undefined }): string {
   // "owner_" and "session_" never overlap; erasure removes these keys (context/block-keys.ts).
-  return memoryDirectoryKey(field === "owner" ? "owner" : "session", value as string);
+  return scope.owner !== undefined
+    ? memoryDirectoryKey("owner", scope.owner)
+    : memoryDirectoryKey("session", scope.sessionId as string);
 }
 
 /**
@@ -105,20 +100,11 @@ function directoryRecord(scope: MemoryScope): ContextRecord | undefined {
  * `betaMemoryTool(memoryTool({ store, owner }).handlers)` with the Anthropic SDK.
  */
 export function memoryTool(options: MemoryToolOptions): MemoryTool {
-  if (typeof options !== "object" || options === null) {
-    throw new SessionError("INVALID_ARGUMENT", "memoryTool expects an options object", {
-      issues: [{ path: "", rule: "type" }],
-    });
-  }
-  const key = memoryToolKey(options);
+  const checked = parseInput(memoryToolOptionsSchema, options);
+  const key = keyOf(checked);
   const record = directoryRecord(options);
-  const limits = resolveLimits(options.limits);
-  const attempts = options.maxAttempts ?? DEFAULT_ATTEMPTS;
-  if (!Number.isSafeInteger(attempts) || attempts < 1 || attempts > 100) {
-    throw new SessionError("INVALID_ARGUMENT", "maxAttempts must be a whole number from 1 to 100", {
-      issues: [{ path: "maxAttempts", rule: "range" }],
-    });
-  }
+  const limits: MemoryToolLimits = { ...DEFAULT_MEMORY_TOOL_LIMITS, ...definedOf(checked.limits) };
+  const attempts = checked.maxAttempts ?? DEFAULT_ATTEMPTS;
   const blocks = conditionalBlocks(options.store);
 
   const execute = async (input: MemoryToolCommand): Promise<string> => {

@@ -3,7 +3,8 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SessionStore } from "../../contract/store.js";
-import { SessionError } from "../../errors.js";
+import { parseInput } from "../../schema/parse.js";
+import { numberWhere } from "../../schema/rules.js";
 import { API_ROUTES, callApi } from "./api.js";
 import { DEFAULT_MAX_EVENT_STREAMS, EventStreams, streamEvents } from "./events.js";
 import { hostOfHeader, isLoopback } from "./loopback.js";
@@ -104,15 +105,18 @@ async function handle(
   return json(res, result.status, result.body);
 }
 
+/** The most open event streams the viewer serves at once: a whole number >= 0. */
+const maxEventStreams = numberWhere(
+  "maxEventStreams must be a whole number >= 0",
+  (n) => Number.isSafeInteger(n) && n >= 0,
+).optional();
+
 /** Starts the read-only viewer on `store` and resolves once it listens; `close()` stops it and its connections. */
 export async function startViewer(store: SessionStore, options: ViewerOptions = {}): Promise<Viewer> {
   const host = options.host ?? "127.0.0.1";
-  const max = options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS;
-  if (!Number.isSafeInteger(max) || max < 0) {
-    throw new SessionError("INVALID_ARGUMENT", "maxEventStreams must be a whole number >= 0", {
-      issues: [{ path: "maxEventStreams", rule: "range" }],
-    });
-  }
+  const max =
+    parseInput(maxEventStreams, options.maxEventStreams, { path: "maxEventStreams" }) ??
+    DEFAULT_MAX_EVENT_STREAMS;
   const streams = new EventStreams(max);
   const server = createServer((req, res) => {
     handle(store, options, streams, req, res).catch((error: unknown) => {

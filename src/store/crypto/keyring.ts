@@ -4,8 +4,11 @@
  */
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { z } from "zod";
 import { SessionError } from "../../errors.js";
 import { utf8Encode } from "../../runtime/bytes.js";
+import { func } from "../../schema/rules.js";
+import { rule } from "../../schema/to-session-error.js";
 
 /**
  * Where a store finds owners' keys. `key` is synchronous because SQLite writes a message inside one synchronous
@@ -31,6 +34,15 @@ export interface Keyring {
  * and every other owner is stored in clear.
  */
 export const NO_KEYRING: Keyring = Object.freeze({ key: () => undefined });
+
+/** A keyring given as a store's option: an object whose `key` is a function, `forget` a function when given. */
+export const keyringSchema = z.looseObject(
+  {
+    key: func("keyring must be an object with a key(owner) function"),
+    forget: func("keyring.forget must be a function when given").optional(),
+  },
+  rule("keyring must be an object with a key(owner) function"),
+);
 
 /** Bytes of an AES-256 key. */
 export const KEY_BYTES = 32;

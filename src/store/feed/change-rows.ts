@@ -1,6 +1,10 @@
+import { z } from "zod";
 import type { ChangeEvent } from "../../contract/feed.js";
 import type { SessionMessage, StoredCompaction } from "../../contract/message.js";
 import { SessionError } from "../../errors.js";
+import { parseInput } from "../../schema/parse.js";
+import { numberWhere } from "../../schema/rules.js";
+import { rule } from "../../schema/to-session-error.js";
 import type { LoggedChange } from "./remote.js";
 
 /** A change-log row as both SQL backends store it (`ids` and `data` are JSON text). */
@@ -102,24 +106,28 @@ export async function rowEvent(
   }
 }
 
-/** Validates change-log options (`INVALID_ARGUMENT` through the caller's check). */
+/** A store's `changeLog` option: `true`, or how many changes to keep and how often to poll. */
+const changeLogSchema = z.object(
+  {
+    retain: numberWhere(
+      "changeLog.retain must be a whole number >= 1",
+      (n) => Number.isSafeInteger(n) && n >= 1,
+    ).optional(),
+    pollMs: numberWhere(
+      "changeLog.pollMs must be a finite number >= 10",
+      (n) => Number.isFinite(n) && n >= 10,
+    ).optional(),
+  },
+  rule("changeLog must be true or an object { retain, pollMs }"),
+);
+
+/** Validates change-log options (`INVALID_ARGUMENT` at `changeLog.retain` or `changeLog.pollMs`). */
 export function logSettings(
   options: boolean | ChangeLogOptions | undefined,
 ): Required<ChangeLogOptions> | null {
   if (!options) return null;
-  const given = options === true ? {} : options;
-  const retain = given.retain ?? DEFAULT_RETAIN;
-  const pollMs = given.pollMs ?? 200;
-  const badRetain = !Number.isSafeInteger(retain) || retain < 1;
-  if (badRetain || !Number.isFinite(pollMs) || pollMs < 10) {
-    const [field, value] = badRetain ? ["retain", retain] : ["pollMs", pollMs];
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "changeLog: retain must be a whole number >= 1 and pollMs a number >= 10",
-      { issues: [{ path: `changeLog.${field}`, rule: typeof value === "number" ? "range" : "type" }] },
-    );
-  }
-  return { retain, pollMs };
+  const given = parseInput(changeLogSchema, options === true ? {} : options, { path: "changeLog" });
+  return { retain: given.retain ?? DEFAULT_RETAIN, pollMs: given.pollMs ?? 200 };
 }
 
 /**

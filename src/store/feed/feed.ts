@@ -1,7 +1,25 @@
+import { z } from "zod";
 import type { ChangeEvent, ChangeListener, SubscribeOptions, Unsubscribe } from "../../contract/feed.js";
 import { SessionError } from "../../errors.js";
 import { emitWarning } from "../../runtime/warn.js";
+import { parseInput } from "../../schema/parse.js";
+import { func, numberWhere } from "../../schema/rules.js";
+import { rule } from "../../schema/to-session-error.js";
 import type { Interest, LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "./remote.js";
+
+const listenerSchema = func("subscribe() needs a listener function");
+
+/** A subscription's options: a cursor to resume after and a ready callback (a signal and a session id pass). */
+const subscribeOptionsSchema = z.looseObject(
+  {
+    after: numberWhere(
+      "subscribe(): after must be a cursor (a whole number >= 0)",
+      (n) => Number.isSafeInteger(n) && n >= 0,
+    ).optional(),
+    onReady: func("subscribe(): onReady must be a function").optional(),
+  },
+  rule("subscribe() options must be an object"),
+);
 
 /** At most this many events wait for one slow listener; more and they are dropped for one `reset` event. */
 export const MAX_QUEUED_EVENTS = 10_000;
@@ -179,24 +197,9 @@ export class ChangeFeed {
 
   /** Adds a listener; see {@link SubscribeOptions}. */
   subscribe(listener: ChangeListener, options: SubscribeOptions = {}): Unsubscribe {
-    if (typeof listener !== "function") {
-      throw new SessionError("INVALID_ARGUMENT", "subscribe() needs a listener function", {
-        issues: [{ path: "listener", rule: "type" }],
-      });
-    }
+    parseInput(listenerSchema, listener, { path: "listener" });
+    parseInput(subscribeOptionsSchema, options);
     const { after, signal, onReady } = options;
-    if (onReady !== undefined && typeof onReady !== "function") {
-      throw new SessionError("INVALID_ARGUMENT", "subscribe(): onReady must be a function", {
-        issues: [{ path: "onReady", rule: "type" }],
-      });
-    }
-    if (after !== undefined && (!Number.isSafeInteger(after) || after < 0)) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        "subscribe(): after must be a cursor (a whole number >= 0)",
-        { issues: [{ path: "after", rule: typeof after === "number" ? "range" : "type" }] },
-      );
-    }
     const remote = this.remote();
     if (after !== undefined && !remote) {
       throw new SessionError(
