@@ -7,7 +7,6 @@ import {
   hasFactStore,
 } from "../../contract/facts.js";
 import type { SessionStore } from "../../contract/store.js";
-import { SessionError } from "../../errors.js";
 import { CliError } from "../errors.js";
 import { requireSession } from "../inspect/sessions.js";
 import { optional, ownerParam, wholeParam } from "./params.js";
@@ -68,9 +67,7 @@ function parseCursor(value: string | undefined): { phase: "s" | "o"; at: string 
   if (value === undefined) return { phase: "s", at: null };
   const match = /^([so]):([1-9][0-9]{0,15})?$/.exec(value);
   if (!match) {
-    throw new SessionError("INVALID_ARGUMENT", `the "cursor" parameter must be a cursor a page returned`, {
-      issues: [{ path: "cursor", rule: "format" }],
-    });
+    throw new CliError(`the "cursor" parameter must be a cursor a page returned`, "INVALID_ARGUMENT");
   }
   return { phase: match[1] as "s" | "o", at: match[2] ?? null };
 }
