@@ -283,6 +283,13 @@ test("SQLite store options and sources name the refused field in issues", () => 
     [() => new SqliteStore(":memory:", { changeLog: { retain: 0 } }), "changeLog.retain", "range"],
     [() => new SqliteStore(":memory:", { changeLog: { pollMs: Infinity } }), "changeLog.pollMs", "range"],
     [() => new SqliteStore(":memory:", { changeLog: "yes" as never }), "changeLog", "type"],
+    [() => new SqliteStore(":memory:", { keyring: 5 as never }), "keyring", "type"],
+    [() => new SqliteStore(":memory:", { keyring: {} as never }), "keyring.key", "type"],
+    [
+      () => new SqliteStore(":memory:", { keyring: { key: () => undefined, forget: 5 } as never }),
+      "keyring.forget",
+      "type",
+    ],
   ];
   for (const [open, path, rule] of refused)
     assertSessionError(open, { code: "INVALID_ARGUMENT", path, rule });

@@ -7,7 +7,7 @@ import { numberWhere, refusedBy } from "../../schema/rules.js";
 import { rule } from "../../schema/to-session-error.js";
 import type { QueryLimits } from "../../search/limits.js";
 import type { VectorStoreOptions } from "../../search/vectors/types.js";
-import type { Keyring } from "../../store/crypto/keyring.js";
+import { type Keyring, keyringSchema } from "../../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../../store/feed/change-rows.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "./better-sqlite3.js";
 import { retryWhileBusy } from "./busy.js";
@@ -204,6 +204,8 @@ const MAX_PAGE_CACHE_MIB = 1 << 20;
 
 /** The connection settings of a store's options (`INVALID_ARGUMENT` at the option); the others pass unread. */
 const connectionSettings = z.object({
+  // Checked here, before a file opens, as Postgres checks it (postgres/sealing.ts): the store reads it later.
+  keyring: keyringSchema.optional(),
   busyTimeoutMs: numberWhere(
     "busyTimeoutMs must be a whole number >= 0",
     (ms) => Number.isInteger(ms) && ms >= 0,
