@@ -53,6 +53,12 @@ const restoreSql = statement(
     FROM unnest($1::text[], $2::text[]) AS g(scope, id)
     WHERE f.scope = g.scope AND f.superseded_by = g.id AND f.status = 'superseded'`,
 );
+// The same facts, re-linked to the next fact of the removed one's chain that stays.
+const relinkSql = statement(
+  (t) => `UPDATE ${factTables(t).facts} f SET superseded_by = g.next
+    FROM unnest($1::text[], $2::text[], $3::text[]) AS g(scope, id, next)
+    WHERE f.scope = g.scope AND f.superseded_by = g.id AND f.status = 'superseded'`,
+);
 
 /** The statement table of facts on Postgres. */
 export function postgresFacts(t: Tables): FactStatements {
@@ -146,14 +152,14 @@ export function postgresFacts(t: Tables): FactStatements {
       ]),
     sessionFacts: (sessionId) =>
       query(
-        `SELECT DISTINCT f.seq, f.scope, f.id FROM ${sources} s
+        `SELECT DISTINCT f.seq, f.scope, f.id, f.status, f.superseded_by FROM ${sources} s
          JOIN ${facts} f ON f.scope = s.scope AND f.seq = s.fact_seq WHERE s.session_id = $1`,
         [sessionId],
       ),
     messageFacts: (sessionId, ids) => {
       const among = (alias: string) => (ids ? ` AND ${alias}message_id = ANY($2::text[])` : "");
       return query(
-        `SELECT f.seq, f.scope, f.id, (SELECT count(*) FROM ${sources} o WHERE o.scope = f.scope
+        `SELECT f.seq, f.scope, f.id, f.status, f.superseded_by, (SELECT count(*) FROM ${sources} o WHERE o.scope = f.scope
            AND o.fact_seq = f.seq AND NOT (o.session_id = $1${among("o.")}))::int AS kept
          FROM ${facts} f WHERE (f.scope, f.seq) IN (
            SELECT scope, fact_seq FROM ${sources} WHERE session_id = $1${among("")})`,
@@ -178,6 +184,7 @@ export function postgresFacts(t: Tables): FactStatements {
       ),
     ],
     restore: (scopes, ids) => command(restoreSql(t), [scopes, ids]),
+    relink: (scopes, ids, successors) => command(relinkSql(t), [scopes, ids, successors]),
     dropMark: (sessionId) => command(`DELETE FROM ${marks} WHERE session_id = $1`, [sessionId]),
   };
 }
