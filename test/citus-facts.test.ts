@@ -5,8 +5,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FactScope } from "../src/contract/facts.js";
+import { learnFacts } from "../src/facts/learn.js";
 import type { PostgresStore } from "../src/postgres/index.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { sayingExtractor } from "./facts/helpers.js";
 import { citusSchema } from "./fixtures/citus-db.js";
 import { plansOf, taskCounts } from "./fixtures/citus-plans.js";
 
@@ -110,4 +112,39 @@ test("a session's erasure reaches the facts it sourced in every scope, on every 
     `SELECT count(*)::int AS n FROM "${cluster!.schema}".agent_fact_sources WHERE session_id = 'a2'`,
   );
   assert.equal(rows[0]?.n, 0);
+});
+
+test("a learner on the cluster: its mark and lease are routed with the session, its facts with the owner", {
+  skip,
+}, async () => {
+  await cluster!.reset();
+  const store = cluster!.store();
+  await store.registry.create({ id: "l1", name: "l1", owner: "lea" });
+  for (const [i, text] of ["I live in Oslo", "ok", "I like skiing", "ok"].entries()) {
+    await store.session("l1").appendMessage({
+      id: `m${i}`,
+      role: i % 2 ? "assistant" : "user",
+      parts: [{ type: "text", text }],
+    });
+  }
+  const options = { schema: cluster!.schema, distributed: true };
+  const plans = await plansOf(
+    cluster!.pool,
+    options,
+    async (s) => {
+      const report = await learnFacts(s, { extractor: sayingExtractor().extract, sessionIds: ["l1"] });
+      assert.equal(report.added, 2);
+    },
+    /agent_facts|agent_fact_sources|agent_learn_marks/,
+  );
+  for (const plan of plans)
+    assert.ok(
+      taskCounts(plan).every((n) => n === 1),
+      plan,
+    );
+  assert.deepEqual(
+    (await store.facts.search({ owner: "lea" }, "Oslo")).map((h) => h.fact.text),
+    ["The user says: I live in Oslo"],
+  );
+  assert.equal((await store.facts.mark("l1"))?.holder, null);
 });
