@@ -207,9 +207,9 @@ export abstract class StoreFacts implements FactStore {
       ranked.map((r) => r.seq),
     );
     const hits: FactHit[] = [];
-    for (const { seq, score } of ranked) {
+    for (const { seq, score, matched } of ranked) {
       const fact = facts.get(seq);
-      if (fact) hits.push({ fact, score, rank: hits.length + 1 });
+      if (fact) hits.push({ fact, score, rank: hits.length + 1, matched });
     }
     return hits;
   }
