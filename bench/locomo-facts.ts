@@ -32,13 +32,15 @@ const sittingOf = (turnId: string): number => Number(/^D(\d+):/.exec(turnId)?.[1
 
 /**
  * Appends every turn of `data` as the protocol says (seedConversations' shape) and, after each sitting's last turn,
- * adds that sitting's recorded facts: sources = its turn ids, `about` = the speaker, producer "recorded:locomo".
+ * adds that sitting's recorded facts: sources = its turn ids, `about` = the speaker, producer "recorded:locomo"; in
+ * the conversation's own scope, or `owner`'s (the caller registers the conversations with it first).
  * The number of facts added.
  */
 export async function seedWithFacts(
   store: SessionStore,
   data: readonly Conversation[],
   observations: readonly Observations[],
+  owner?: string,
 ): Promise<number> {
   if (!hasFactStore(store)) throw new Error(`the ${store.backend} store has no fact store`);
   const bySitting = new Map<string, Map<number, Observations["observations"]>>();
@@ -61,7 +63,7 @@ export async function seedWithFacts(
       const sitting = sittingOf(t.id);
       const next = conv.turns[i + 1];
       if (next !== undefined && sittingOf(next.id) === sitting) continue;
-      added += await addSitting(store, conv.conv, sittings?.get(sitting) ?? []);
+      added += await addSitting(store, conv.conv, sittings?.get(sitting) ?? [], owner);
     }
   }
   return added;
@@ -71,11 +73,12 @@ async function addSitting(
   store: FactCapableStore,
   sessionId: string,
   facts: Observations["observations"],
+  owner?: string,
 ): Promise<number> {
   if (facts.length === 0) return 0;
   const observedAt = Date.now();
   const added = await store.facts.add(
-    { sessionId },
+    owner === undefined ? { sessionId } : { owner },
     facts.map((fact) => ({
       text: fact.text,
       about: fact.speaker,

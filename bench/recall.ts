@@ -67,6 +67,18 @@ function storeAsker(store: SessionStore, match: SearchMatch, facts: boolean | "h
   };
 }
 
+// Every question asked of the owner's conversations together: a hit of another conversation is in the list but
+// holds no turn of the asked one (turn ids repeat across conversations).
+function ownerAsker(store: SessionStore, owner: string): Asker {
+  return {
+    ask: async (conv, question) => {
+      const hits = await store.searchMessages(question, { owner, limit: 20, match: "any" });
+      return hits.map((hit) => (hit.sessionId === conv ? [hit.id] : []));
+    },
+    close: () => store.close(),
+  };
+}
+
 // A schema of its own on the server (a pool, as an app shares one), dropped when the asker closes.
 async function postgresAsker(data: Conversation[], match: SearchMatch, toolSteps: boolean): Promise<Asker> {
   const pool = new pg.Pool({ connectionString: BENCH_PG_URL, max: 4 });
@@ -181,7 +193,8 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
     notes.push(`${observations.skipped[0]!.toUpperCase()}${observations.skipped.slice(1)}.`);
   } else {
     // The recorded extractor (locomo-facts.ts): each sitting's facts added once its turns are stored, then the same
-    // questions with the fact channel fused (the default), and with the facts returned among the turns.
+    // questions with the fact channel fused (the default), and with the facts returned among the turns; and all the
+    // conversations under one owner, asked by an owner search (pooled: another conversation's turn is no hit).
     for (const backend of backends.filter((b) => b !== "postgres")) {
       for (const facts of [true, "hits"] as const) {
         makers.push([
@@ -196,6 +209,19 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
             if (!hasFactStore(store)) throw new Error(`${backend}: the store has no fact store`);
             await seedWithFacts(store, data, observations);
             return storeAsker(store, "any", facts);
+          },
+        ]);
+      }
+      if (backend === "sqlite" || backend === "memory") {
+        makers.push([
+          `agent-session ${backend}, ranked + recorded facts (fused), one owner's conversations pooled`,
+          async () => {
+            const store =
+              backend === "memory" ? new MemoryStore() : new SqliteStore(join(dir, "facts-owner.db"));
+            for (const conv of data)
+              await store.registry.create({ id: conv.conv, name: conv.conv, owner: "locomo" });
+            await seedWithFacts(store, data, observations, "locomo");
+            return ownerAsker(store, "locomo");
           },
         ]);
       }

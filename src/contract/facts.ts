@@ -62,6 +62,11 @@ export interface FactHit {
   score: number;
   /** 1-based position, best first. */
   rank: number;
+  /**
+   * How many of the query's content terms the fact matches (the first key of the order); a store that leaves it out
+   * has each of its facts taken as matching every term.
+   */
+  matched?: number;
 }
 
 /** A page of facts, newest first, and the cursor of the next page (null on the last). */

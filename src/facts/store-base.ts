@@ -191,7 +191,13 @@ export abstract class StoreFacts implements FactStore {
     if (terms.length === 0 || filter.limit === 0 || filter.status.length === 0) return [];
     if (filter.sourcesIn?.length === 0) return [];
     this.assertOpen();
-    const found = await this.readCandidates(key, terms, perTermCap(terms.length, SEARCH_CANDIDATES), filter);
+    // A session's own facts all have a source in it (add and import refuse any other): the session filter holds for
+    // each of them, and left out it costs no source read per match.
+    const read =
+      key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
+        ? { ...filter, sourceSession: undefined }
+        : filter;
+    const found = await this.readCandidates(key, terms, perTermCap(terms.length, SEARCH_CANDIDATES), read);
     if (!found) return [];
     const { matches, lengths, documents } = found;
     // Facts are no conversation: no neighbours, as search-block entries (rank.ts rankEntries), with their scores.
@@ -207,9 +213,9 @@ export abstract class StoreFacts implements FactStore {
       ranked.map((r) => r.seq),
     );
     const hits: FactHit[] = [];
-    for (const { seq, score } of ranked) {
+    for (const { seq, score, matched } of ranked) {
       const fact = facts.get(seq);
-      if (fact) hits.push({ fact, score, rank: hits.length + 1 });
+      if (fact) hits.push({ fact, score, rank: hits.length + 1, matched });
     }
     return hits;
   }

@@ -15,15 +15,19 @@ import { canBeStored } from "../message/ids.js";
 import type { SearchPlan } from "./options.js";
 
 /**
- * The damping constant of the fact fusion, for both lists. Smaller than the vector channel's 60: both lists are
+ * The damping constant of the fact fusion, for both lists. Much smaller than the vector channel's 60: both lists are
  * short and sharp (a question's answer is among a few turns and a few facts), and with 60 a lifted turn outranked
  * every turn that matched the question's words (LoCoMo R@10 fell under text alone, docs/FACTS.md#recall).
  */
-export const FACT_RRF_K = 10;
+export const FACT_RRF_K = 5;
 /** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
 export const FACT_WEIGHT = 0.5;
-/** How many facts a search reads (the fact store's page size: its bound on one search). */
-export const FACT_CANDIDATES = 100;
+/**
+ * How many facts a search reads, best first. A fact past the first few dozen lifts a turn by less than a place in
+ * the turn order is worth; reading 100 (the fact store's bound) cost SQLite a third of a fused search and moved no
+ * LoCoMo figure (docs/FACTS.md#recall).
+ */
+export const FACT_CANDIDATES = 30;
 /**
  * The longest active path whose ids a search passes to the fact store (`sourcesIn`); past it only the session filter
  * applies and the page drops the facts off the path. Reading and passing a path's ids costs its depth: 5,000 ids add
@@ -102,12 +106,32 @@ export async function factsFor(
   const lists = await Promise.all(scopes.map((scope) => store.facts.search(scope, query, options)));
   if (lists.length === 1) return lists[0]!;
   const seen = new Set<string>();
-  return lists
-    .flat()
-    .sort((a, b) => b.score - a.score || a.rank - b.rank)
-    .filter(({ fact }) => !seen.has(fact.id) && seen.add(fact.id) !== undefined)
-    .slice(0, FACT_CANDIDATES)
-    .map((hit, i) => ({ ...hit, rank: i + 1 }));
+  return (
+    lists
+      .flat()
+      // By the terms matched first, as each scope's own order is: a score compares facts of one tier only.
+      .sort((a, b) => matchedOf(b) - matchedOf(a) || b.score - a.score || a.rank - b.rank)
+      .filter(({ fact }) => !seen.has(fact.id) && seen.add(fact.id) !== undefined)
+      .slice(0, FACT_CANDIDATES)
+      .map((hit, i) => ({ ...hit, rank: i + 1 }))
+  );
+}
+
+/** The query terms a fact matches, as its store says (a store that does not: every one). */
+function matchedOf(hit: FactHit): number {
+  return hit.matched ?? Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * The facts that take part: those that match at least as many of the query's terms as the best fact, less one. A
+ * fact that matches only the name the question is about (every fact about the person does) is no evidence for a
+ * turn when other facts match what is asked; its lift only pushed down turns that match the question (on LoCoMo it
+ * took R@5 from 74.2 to 75.1 %, docs/FACTS.md#recall). Ranks are renumbered.
+ */
+export function relevantFacts(hits: readonly FactHit[]): FactHit[] {
+  let best = 0;
+  for (const hit of hits) best = Math.max(best, matchedOf(hit));
+  return hits.filter((hit) => matchedOf(hit) >= best - 1).map((hit, i) => ({ ...hit, rank: i + 1 }));
 }
 
 /**
@@ -166,15 +190,51 @@ export function fuseFacts(
     // A turn takes its best fact's share, not the sum: ten facts of one long turn do not make it the answer.
     for (const seq of seqs) if (!lift.has(seq)) lift.set(seq, share);
   }
-  // One entry per seq with its fused score and its place in the turn order (ties keep that order).
-  const fused = order.map((seq, rank) => {
+  // The turns no fact names keep the turn order and their scores fall with it: only the lifted ones are sorted, then
+  // the two runs merge (sorting the whole order, a thousand turns, was most of the fusion's time).
+  const lifted: Fused[] = [];
+  const liftedAt = new Set<number>();
+  for (const [rank, seq] of order.entries()) {
     const share = lift.get(seq);
-    if (share !== undefined) lift.delete(seq);
-    return { seq, score: 1 / (FACT_RRF_K + rank + 1) + (share ?? 0), place: rank };
-  });
-  for (const [seq, share] of lift) fused.push({ seq, score: share, place: Number.MAX_SAFE_INTEGER });
-  fused.sort((a, b) => b.score - a.score || a.place - b.place || b.seq - a.seq);
-  return { seqs: fused.map(({ seq }) => seq), scores: new Map(fused.map(({ seq, score }) => [seq, score])) };
+    if (share === undefined) continue;
+    lift.delete(seq);
+    liftedAt.add(rank);
+    lifted.push({ seq, score: turnShare(rank) + share, place: rank });
+  }
+  for (const [seq, share] of lift) lifted.push({ seq, score: share, place: Number.MAX_SAFE_INTEGER });
+  lifted.sort(fusedOrder);
+  const seqs: number[] = [];
+  const scores = new Map<number, number>();
+  const take = ({ seq, score }: Fused) => {
+    seqs.push(seq);
+    scores.set(seq, score);
+  };
+  let next = 0;
+  for (const [rank, seq] of order.entries()) {
+    if (liftedAt.has(rank)) continue;
+    const turn = { seq, score: turnShare(rank), place: rank };
+    while (next < lifted.length && fusedOrder(lifted[next]!, turn) < 0) take(lifted[next++]!);
+    take(turn);
+  }
+  while (next < lifted.length) take(lifted[next++]!);
+  return { seqs, scores };
+}
+
+/** A seq in the fused order: its fused score and its place in the turn order (a fact's alone: after every turn). */
+interface Fused {
+  seq: number;
+  score: number;
+  place: number;
+}
+
+/** A turn's share for its 0-based place in the turn order. */
+function turnShare(rank: number): number {
+  return 1 / (FACT_RRF_K + rank + 1);
+}
+
+/** The fused order: by score, ties in the turn order (then newest first). */
+function fusedOrder(a: Fused, b: Fused): number {
+  return b.score - a.score || a.place - b.place || b.seq - a.seq;
 }
 
 /** A fact as a search hit (its sources as stored: every one is its owner's or its session's). */
@@ -231,6 +291,6 @@ export async function factChannel(
   if (!takesFacts(store, plan) || (await store.facts.isEmpty())) return undefined;
   const scopes = await factScopes(plan, ownerOf);
   if (scopes.length === 0) return undefined;
-  const hits = await factsFor(store, query, scopes, await sourceFilter(plan, pathIds));
+  const hits = relevantFacts(await factsFor(store, query, scopes, await sourceFilter(plan, pathIds)));
   return hits.length === 0 ? undefined : { hits, seqs: [] };
 }

@@ -137,31 +137,26 @@ function candidates(
   blinds: readonly BlindTokens[],
 ): EntryCandidates | undefined {
   const where = filterSql(filter);
-  const matches = terms.map((term) =>
-    foldsToNothing([term])
-      ? []
-      : driver.column<number>(
-          `SELECT f.rowid FROM agent_facts_fts f JOIN agent_facts a ON a.seq = f.rowid
-           WHERE agent_facts_fts MATCH ? AND a.scope = ?${where.sql} ORDER BY f.rowid DESC LIMIT ?`,
-          [toFts5([term], "text", undefined, blinds), scope, ...where.params, cap],
-        ),
-  );
-  const found = [...new Set(matches.flat())];
-  if (found.length === 0) return undefined;
-  // In code points, as the memory store counts its search text (about, a newline, the text); a sealed fact's as
-  // it was written.
-  const lengths = new Map(
-    driver.tuples<[number, number]>(
-      `SELECT a.seq, COALESCE(a.sealed_chars, length(a.text) + COALESCE(length(a.about) + 1, 0)) FROM json_each(?) j
-       JOIN agent_facts a ON a.seq = j.value`,
-      [JSON.stringify(found)],
-    ),
-  );
+  // Each match with its length, read from the row the filter reads anyway: in code points, as the memory store counts
+  // its search text (about, a newline, the text); a sealed fact's as it was written.
+  const lengths = new Map<number, number>();
+  const matches = terms.map((term) => {
+    if (foldsToNothing([term])) return [];
+    const rows = driver.tuples<[number, number]>(
+      `SELECT f.rowid, COALESCE(a.sealed_chars, length(a.text) + COALESCE(length(a.about) + 1, 0))
+       FROM agent_facts_fts f JOIN agent_facts a ON a.seq = f.rowid
+       WHERE agent_facts_fts MATCH ? AND a.scope = ?${where.sql} ORDER BY f.rowid DESC LIMIT ?`,
+      [toFts5([term], "text", undefined, blinds), scope, ...where.params, cap],
+    );
+    for (const [seq, length] of rows) lengths.set(seq, length);
+    return rows.map(([seq]) => seq);
+  });
+  if (lengths.size === 0) return undefined;
   const documents = driver.get<{ n: number }>(
     `SELECT count(*) AS n FROM agent_facts a WHERE a.scope = ?${where.sql}`,
     [scope, ...where.params],
   )?.n;
-  return { matches, lengths, documents: documents ?? found.length };
+  return { matches, lengths, documents: documents ?? lengths.size };
 }
 
 function unlearned(driver: SqlDriver, sessionId: string, after: number, limit: number): LearnableMessage[] {

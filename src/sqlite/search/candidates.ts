@@ -10,6 +10,7 @@
 
 import type { FactSource } from "../../contract/facts.js";
 import type { SearchResult } from "../../contract/search.js";
+import { factSourceKey } from "../../search/facts.js";
 import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import type { ActivePathRereads, RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";
@@ -43,21 +44,25 @@ export interface TermReads {
   sessionNum: number | undefined;
 }
 
-// A fact source's row: the session's number by its head, then the (session_num, id) unique index.
-const SOURCE_SEQ = `SELECT m.seq FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
-  WHERE h.session_id = ? AND m.id = ?`;
+// A search's fact sources of one session (their ids a JSON array): the session's number by its head, then the
+// (session_num, id) unique index probed once per id.
+const SOURCE_SEQS = `SELECT m.seq, m.id FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
+  WHERE h.session_id = ? AND m.id IN (SELECT value FROM json_each(?))`;
 // The same, when the session is registered with the owner searched.
-const OWNED_SOURCE_SEQ = `SELECT m.seq FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
-  JOIN agent_sessions s ON s.id = h.session_id WHERE h.session_id = ? AND m.id = ? AND s.owner = ?`;
+const OWNED_SOURCE_SEQS = `SELECT m.seq, m.id FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
+  JOIN agent_sessions s ON s.id = h.session_id
+  WHERE h.session_id = ? AND m.id IN (SELECT value FROM json_each(?)) AND s.owner = ?`;
 // Both with the session's head, for an active-branch search's path check (its leaf's depth by the primary key).
-const SOURCE_ON_PATH = `SELECT m.seq, h.session_id, h.num, h.leaf_seq, l.depth, h.message_count
+const SOURCES_ON_PATH = `SELECT m.seq, m.id, h.session_id, h.num, h.leaf_seq, l.depth, h.message_count
   FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num
-    LEFT JOIN agent_messages l ON l.seq = h.leaf_seq WHERE h.session_id = ? AND m.id = ?`;
-const OWNED_SOURCE_ON_PATH = `SELECT m.seq, h.session_id, h.num, h.leaf_seq, l.depth, h.message_count
+    LEFT JOIN agent_messages l ON l.seq = h.leaf_seq WHERE h.session_id = ? AND m.id IN (SELECT value FROM json_each(?))`;
+const OWNED_SOURCES_ON_PATH = `SELECT m.seq, m.id, h.session_id, h.num, h.leaf_seq, l.depth, h.message_count
   FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num JOIN agent_sessions s ON s.id = h.session_id
-    LEFT JOIN agent_messages l ON l.seq = h.leaf_seq WHERE h.session_id = ? AND m.id = ? AND s.owner = ?`;
+    LEFT JOIN agent_messages l ON l.seq = h.leaf_seq
+  WHERE h.session_id = ? AND m.id IN (SELECT value FROM json_each(?)) AND s.owner = ?`;
 type SourceRow = [
   seq: number,
+  id: string,
   sessionId: string,
   num: number,
   leaf: number | null,
@@ -102,24 +107,38 @@ export class SqliteRecallSource implements RecallSource<SearchState, TermReads, 
   }
 
   /**
-   * A fact source's row when its session is in the search's (the session, the set, the owner's): one key lookup;
-   * in an active-branch search, only one on its session's active path (with its head, and a path check where the
-   * session has other branches), as the memory backend's scope holds only the paths' rows (docs/FACTS.md#recall).
+   * The rows of a search's fact sources that are in its scope (its session, its set, the owner's), by
+   * `factSourceKey`: one statement per session named, the sessions' unique index probed per id; in an
+   * active-branch search, only those on their session's active path (with the session's head, and one path check
+   * of them all where the session has other branches), as the memory backend's scope holds only the paths' rows
+   * (docs/FACTS.md#recall). One lookup per source cost a fused LoCoMo question 15 statements.
    */
-  seqOf({ sessionId, messageId }: FactSource, _state: SearchState, _reads: TermReads, plan: SearchPlan) {
-    if (plan.sessionId !== undefined && plan.sessionId !== sessionId) return undefined;
-    if (plan.sessionIds !== undefined && !plan.sessionIds.has(sessionId)) return undefined;
-    const params = plan.owner === undefined ? [sessionId, messageId] : [sessionId, messageId, plan.owner];
-    if (!plan.activeOnly) {
-      const sql = plan.owner === undefined ? SOURCE_SEQ : OWNED_SOURCE_SEQ;
-      return this.driver.tuples<[number]>(sql, params)[0]?.[0];
+  seqsOfNow(sources: readonly FactSource[], plan: SearchPlan): Map<string, number> {
+    const bySession = new Map<string, Set<string>>();
+    for (const { sessionId, messageId } of sources) {
+      if (plan.sessionId !== undefined && plan.sessionId !== sessionId) continue;
+      if (plan.sessionIds !== undefined && !plan.sessionIds.has(sessionId)) continue;
+      const ids = bySession.get(sessionId) ?? new Set<string>();
+      bySession.set(sessionId, ids.add(messageId));
     }
-    const sql = plan.owner === undefined ? SOURCE_ON_PATH : OWNED_SOURCE_ON_PATH;
-    const row = this.driver.tuples<SourceRow>(sql, params)[0];
-    if (row === undefined) return undefined;
-    const [seq, session_id, session_num, leaf_seq, leaf_depth, message_count] = row;
-    const head: HitHead = { session_id, session_num, leaf_seq, leaf_depth, message_count };
-    return onActivePaths(this.driver, [[seq, head]], (h) => h).has(seq) ? seq : undefined;
+    const found = new Map<string, number>();
+    const onPath: [number, SourceRow][] = [];
+    for (const [sessionId, ids] of bySession) {
+      const params = [sessionId, JSON.stringify([...ids]), ...(plan.owner === undefined ? [] : [plan.owner])];
+      if (!plan.activeOnly) {
+        const sql = plan.owner === undefined ? SOURCE_SEQS : OWNED_SOURCE_SEQS;
+        for (const [seq, id] of this.driver.tuples<[number, string]>(sql, params))
+          found.set(factSourceKey({ sessionId, messageId: id }), seq);
+        continue;
+      }
+      const sql = plan.owner === undefined ? SOURCES_ON_PATH : OWNED_SOURCES_ON_PATH;
+      for (const row of this.driver.tuples<SourceRow>(sql, params)) onPath.push([row[0], row]);
+    }
+    if (onPath.length === 0) return found;
+    const on = onActivePaths(this.driver, onPath, headOf);
+    for (const [seq, [, id, sessionId]] of onPath)
+      if (on.has(seq)) found.set(factSourceKey({ sessionId, messageId: id }), seq);
+    return found;
   }
 
   page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, state: SearchState): SearchResult[] {
@@ -144,6 +163,11 @@ export class SqliteRecallSource implements RecallSource<SearchState, TermReads, 
       return { ...reads, matches };
     },
   };
+}
+
+/** A fact source row's session head, for the path check. */
+function headOf([, , session_id, session_num, leaf_seq, leaf_depth, message_count]: SourceRow): HitHead {
+  return { session_id, session_num, leaf_seq, leaf_depth, message_count };
 }
 
 /** Each term's candidates in the scope `state`, with the rows the index does not hold yet matched in memory. */

@@ -113,7 +113,17 @@ export class SqliteMessageSearch {
     const { source, ranking } = this.onSnapshot(rank);
     if (ranking === undefined) return [];
     const near = await nearestFor(channel, query, plan);
-    const hits = rankedHits(this.driver.read(() => pageOf(source, ranking, plan, near, facts)));
+    const hits = rankedHits(
+      this.driver.read(() => {
+        const sources =
+          facts &&
+          source.seqsOfNow(
+            facts.hits.flatMap(({ fact }) => fact.sources),
+            plan,
+          );
+        return pageOf(source, ranking, plan, near, facts, sources);
+      }),
+    );
     return plan.facts === "hits" && facts !== undefined ? withFactHits(hits, facts, plan.limit) : hits;
   }
 
