@@ -276,6 +276,22 @@ export function withFactHits<H extends { score: number; rank: number }>(
   return merged.slice(0, limit).map((hit, i) => Object.assign(hit, { rank: i + 1 }) as H | FactSearchHit);
 }
 
+/** Fact stores that held a fact in this process: asked no more (see {@link mayHoldFacts}). */
+const heldFacts = new WeakSet<object>();
+
+/**
+ * Whether the fact channel should look (a store without a fact then costs one read, not the owners' look-ups and a
+ * search per scope). A store found holding a fact is remembered for the process: the read names no scope, so on
+ * Citus it is a task per shard, and a store that held facts almost always still does (if not, the routed searches
+ * find nothing, at their cost only).
+ */
+async function mayHoldFacts(store: FactCapableStore): Promise<boolean> {
+  if (heldFacts.has(store.facts)) return true;
+  if (await store.facts.isEmpty()) return false;
+  heldFacts.add(store.facts);
+  return true;
+}
+
 /**
  * The fact channel's answer for a search, or undefined when it takes none (no facts on the store, `facts: false`,
  * an all-words search, a store-wide one). `pathIds`: the backend's active path of one session (sourceFilter).
@@ -287,8 +303,7 @@ export async function factChannel(
   ownerOf: (sessionId: string) => Promise<string | null | undefined>,
   pathIds?: PathIds,
 ): Promise<FactLifts | undefined> {
-  // A store without a fact costs one indexed read, not the owners' look-ups and a search per scope.
-  if (!takesFacts(store, plan) || (await store.facts.isEmpty())) return undefined;
+  if (!takesFacts(store, plan) || !(await mayHoldFacts(store))) return undefined;
   const scopes = await factScopes(plan, ownerOf);
   if (scopes.length === 0) return undefined;
   const hits = relevantFacts(await factsFor(store, query, scopes, await sourceFilter(plan, pathIds)));

@@ -80,6 +80,32 @@ for (const [backend, make] of BACKENDS)
       assert.deepEqual(viaSession, items);
     });
 
+    test("the store-wide 'any fact?' read runs until a fact is found, then no more; facts gone find nothing", async () => {
+      const store = await danaStore(make);
+      let asked = 0;
+      const isEmpty = store.facts.isEmpty.bind(store.facts);
+      store.facts.isEmpty = () => {
+        asked++;
+        return isEmpty();
+      };
+      const question = "What is Dana's profession?";
+      const search = () => store.searchMessages(question, { sessionId: "dana", facts: "hits" });
+      assert.ok((await search()).every((item) => !("kind" in item)));
+      assert.equal(asked, 1, "a store without facts: asked each search");
+      await store.facts.add({ sessionId: "dana" }, [
+        fact("dana", ["u2"], "Dana's profession: chemistry teacher."),
+      ]);
+      assert.ok((await search()).some((item) => "kind" in item));
+      assert.ok((await search()).some((item) => "kind" in item));
+      assert.equal(asked, 2, "asked once more, then remembered");
+      await store.session("dana").deleteMessages(["u2"]);
+      assert.ok(
+        (await search()).every((item) => !("kind" in item)),
+        "the fact went with its source",
+      );
+      await store.close();
+    });
+
     test("one owner's facts never lift or appear in another's search, through every door", async () => {
       const store = await make();
       const manager = SessionManager.create(store);
