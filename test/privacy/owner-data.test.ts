@@ -43,6 +43,15 @@ test("every SQLite table and text/blob column is declared, and every declared ta
     // The change log, the vector tables and sqlite-vec's (on the first vector), then statistics, as an app's
     // ANALYZE or PRAGMA optimize would make them.
     await store.session("s").appendMessage(msg("m", "car engine words"));
+    // A fact, embedded: its vector's column and the index of the facts still to embed.
+    await store.facts.add({ sessionId: "s" }, [
+      {
+        text: "The user has a car.",
+        observedAt: 0,
+        sources: [{ sessionId: "s", messageId: "m" }],
+        producer: "test",
+      },
+    ]);
     await store.vectors?.idle();
     store.driver.run("ANALYZE");
     const schema: Schema = new Map();
