@@ -6,12 +6,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
 import type { FactCapableStore } from "../../src/contract/facts.js";
 import type { RegistryCapableStore } from "../../src/contract/registry.js";
 import type { SearchItem } from "../../src/contract/search.js";
 import { MemoryStore } from "../../src/memory/store.js";
+import { factTables } from "../../src/postgres/statements/facts.js";
+import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { fact, ownedSession } from "../../src/testing/contract/facts-harness.js";
+import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { randomKeyring } from "../helpers/encryption.js";
 import { testEmbedder } from "../vectors/embedder.js";
 import { channel, describeTargets, withStorage } from "../vectors/helpers.js";
@@ -79,6 +83,37 @@ test("an encrypted owner's facts get no vector on SQLite; a clear session's do",
   assert.ok((rows[1]?.[1] ?? 0) > 0, "the clear session's fact has a vector");
   const hers = await store.searchMessages("automobile", { owner: "alice", limit: 5, facts: "hits" });
   assert.deepEqual(factTexts(hers), []);
+});
+
+test("an encrypted owner's facts get no vector on PGlite; a clear session's do", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
+  const store = await PostgresStore.open(await PGlite.create(), {
+    keyring: randomKeyring(["alice"]),
+    embedder: testEmbedder().embed,
+  });
+  try {
+    await ownedSession(store, "a", "alice", ["Guess what I got at the dealership today"]);
+    await ownedSession(store, "b", null, ["Guess what I got at the dealership today"]);
+    await store.facts.add({ owner: "alice" }, [fact("The user bought a new sedan.", [["a", "a-0"]])]);
+    await store.facts.add({ sessionId: "b" }, [fact("The user bought a new sedan.", [["b", "b-0"]])]);
+    await channel(store).idle();
+    const executor = await store.ready();
+    const rows = await executor.query<{ scope: string; n: number }>(
+      `SELECT scope, cardinality(embedding) AS n FROM ${factTables(store.tables).facts} ORDER BY seq`,
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.scope, Number(r.n)]),
+      [
+        ["o:alice", 0],
+        ["s:b", 64],
+      ],
+    );
+    const hers = await store.searchMessages("automobile", { owner: "alice", limit: 5, facts: "hits" });
+    assert.deepEqual(factTexts(hers), []);
+  } finally {
+    await store.close();
+  }
 });
 
 await describeTargets((target) => {
