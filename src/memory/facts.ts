@@ -10,12 +10,12 @@ import { type SeqFact, StoreFacts } from "../facts/store-base.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { FactVectorWrite, UnembeddedFact } from "../search/vectors/fact-vectors.js";
-import { dot, TopK } from "../search/vectors/score.js";
 import { successorsOf } from "../store/fact-chains.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
-import { type FactDraft, type FactFilter, factSearchText, type ScopeKey } from "../store/facts.js";
+import type { FactDraft, FactFilter, ScopeKey } from "../store/facts.js";
 import type { MemorySessionData } from "./data.js";
 import { candidatesOf, copy, FactsBySession, type Kept, passes, restore } from "./fact-rows.js";
+import { nearestOf, unembeddedOf, writeVectorsTo } from "./fact-vectors.js";
 
 /** What the facts need of the memory store. */
 export interface MemoryFactsHost {
@@ -127,36 +127,15 @@ export class MemoryFacts extends StoreFacts {
     filter: FactFilter,
     limit: number,
   ): Promise<{ seq: number; score: number }[]> {
-    const sources = filter.sourcesIn && new Set(filter.sourcesIn);
-    const top = new TopK(limit);
-    for (const kept of this.scopes.get(scope.key)?.values() ?? []) {
-      const vector = kept.vector;
-      if (vector && vector.length === query.length && passes(kept, filter, sources))
-        top.add(kept.seq, dot(vector, query));
-    }
-    return top.entries();
+    return nearestOf(this.scopes.get(scope.key)?.values() ?? [], query, filter, limit);
   }
 
   override async unembedded(after: number, limit: number): Promise<UnembeddedFact[]> {
-    const out: UnembeddedFact[] = [];
-    for (const scope of this.scopes.values()) {
-      for (const kept of scope.values()) {
-        if (kept.vector === undefined && kept.seq > after)
-          out.push({ seq: kept.seq, text: factSearchText(kept.fact) });
-      }
-    }
-    return out.sort((a, b) => a.seq - b.seq).slice(0, limit);
+    return unembeddedOf(this.scopes.values(), after, limit);
   }
 
   override async writeVectors(rows: readonly FactVectorWrite[]): Promise<void> {
-    const bySeq = new Map(rows.map((row) => [row.seq, row.vector]));
-    // A fact removed since it was read is in no scope: it gets nothing.
-    for (const scope of this.scopes.values()) {
-      for (const kept of scope.values()) {
-        const vector = bySeq.get(kept.seq);
-        if (vector !== undefined) kept.vector = vector;
-      }
-    }
+    writeVectorsTo(this.scopes.values(), rows);
   }
 
   override async forgetVectors(): Promise<void> {

@@ -12,23 +12,15 @@ import { hasFactStore } from "../contract/facts.js";
 import type { FactSearchHit } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
 import { canBeStored } from "../message/ids.js";
+import { fuseFactLists, nearFactsFor, queryVectors } from "./fact-near.js";
+import { FACT_CANDIDATES, FACT_RRF_K } from "./fact-weights.js";
 import type { SearchPlan } from "./options.js";
-import type { VectorChannel } from "./vectors/types.js";
 
-/**
- * The damping constant of the fact fusion, for both lists. Much smaller than the vector channel's 60: both lists are
- * short and sharp (a question's answer is among a few turns and a few facts), and with 60 a lifted turn outranked
- * every turn that matched the question's words (LoCoMo R@10 fell under text alone, docs/FACTS.md#recall).
- */
-export const FACT_RRF_K = 5;
+export { FACT_VECTOR_CANDIDATES, FACT_VECTOR_WEIGHT, fuseFactLists, nearFactsFor } from "./fact-near.js";
+export { FACT_CANDIDATES, FACT_RRF_K } from "./fact-weights.js";
+
 /** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
 export const FACT_WEIGHT = 0.5;
-/**
- * How many facts a search reads, best first. A fact past the first few dozen lifts a turn by less than a place in
- * the turn order is worth; reading 100 (the fact store's bound) cost SQLite a third of a fused search and moved no
- * LoCoMo figure (docs/FACTS.md#recall).
- */
-export const FACT_CANDIDATES = 30;
 /**
  * The longest active path whose ids a search passes to the fact store (`sourcesIn`); past it only the session filter
  * applies and the page drops the facts off the path. Reading and passing a path's ids costs its depth: 5,000 ids add
@@ -37,14 +29,6 @@ export const FACT_CANDIDATES = 30;
 export const SOURCES_IN_BOUND = 10_000;
 /** Most fact scopes (owners, or sessions without one) one search reads; a set of sessions past it reads the first. */
 export const MAX_FACT_SCOPES = 16;
-/**
- * How many of the facts nearest to the query (on a store with an embedder) join the fact ranking. A fact found by
- * meaning holds none of the question's words ("What martial arts has John done?", "John practices taekwondo"); past
- * the first few, the nearest facts are the ones about the same person (docs/FACTS.md#recall).
- */
-export const FACT_VECTOR_CANDIDATES = 10;
-/** The vector list's weight in the fact ranking, against the word list's 1 (docs/FACTS.md#recall). */
-export const FACT_VECTOR_WEIGHT = 1;
 
 /** The facts a search asked of the fact channel, best first, and those with a source in its scope (filled by it). */
 export interface FactLifts {
@@ -102,62 +86,6 @@ export type PathIds = (
   sessionId: string,
   bound: number,
 ) => readonly string[] | undefined | Promise<readonly string[] | undefined>;
-
-/** A fact store that keeps fact vectors (StoreFacts): the scope's facts nearest to a query vector. */
-interface NearbyFacts {
-  nearby(scope: FactScope, query: Float32Array, options?: FactQuery): Promise<FactHit[]>;
-}
-
-/** The store's facts' vector read, when it has one. */
-function nearbyOf(store: FactCapableStore): NearbyFacts | undefined {
-  const facts = store.facts as Partial<NearbyFacts>;
-  return typeof facts.nearby === "function" ? (facts as NearbyFacts) : undefined;
-}
-
-/**
- * The facts of `scopes` nearest to the query vector `near`, best first, at most FACT_VECTOR_CANDIDATES: merged by
- * similarity (one query vector, so comparable across scopes).
- */
-export async function nearFactsFor(
-  store: FactCapableStore,
-  near: Float32Array,
-  scopes: readonly FactScope[],
-  sources: SourceFilter = {},
-): Promise<FactHit[]> {
-  const facts = nearbyOf(store);
-  if (facts === undefined || scopes.length === 0) return [];
-  const options = { limit: FACT_VECTOR_CANDIDATES, ...sources };
-  const lists = await Promise.all(scopes.map((scope) => facts.nearby(scope, near, options)));
-  const seen = new Set<string>();
-  return lists
-    .flat()
-    .sort((a, b) => b.score - a.score)
-    .filter(({ fact }) => !seen.has(fact.id) && seen.add(fact.id) !== undefined)
-    .slice(0, FACT_VECTOR_CANDIDATES)
-    .map((hit, i) => ({ ...hit, rank: i + 1 }));
-}
-
-/**
- * The word ranking of the facts (already cut to the relevant ones) fused with the vector ranking by reciprocal rank:
- * a fact scores 1 / (k + its word rank) plus FACT_VECTOR_WEIGHT / (k + its vector rank); one only the vectors find
- * joins at its vector share. Ties keep the word order; at most FACT_CANDIDATES, renumbered, each scored by its sum.
- */
-export function fuseFactLists(words: readonly FactHit[], near: readonly FactHit[]): FactHit[] {
-  if (near.length === 0) return [...words];
-  const fused = new Map<string, { hit: FactHit; score: number; place: number }>();
-  for (const [i, hit] of words.entries())
-    fused.set(hit.fact.id, { hit, score: 1 / (FACT_RRF_K + i + 1), place: i });
-  for (const [i, hit] of near.entries()) {
-    const share = FACT_VECTOR_WEIGHT / (FACT_RRF_K + i + 1);
-    const known = fused.get(hit.fact.id);
-    if (known) known.score += share;
-    else fused.set(hit.fact.id, { hit, score: share, place: words.length + i });
-  }
-  return [...fused.values()]
-    .sort((a, b) => b.score - a.score || a.place - b.place)
-    .slice(0, FACT_CANDIDATES)
-    .map(({ hit, score }, i) => ({ ...hit, score, rank: i + 1 }));
-}
 
 /** The best facts of `scopes` for `query`, merged by score (each scope's search is ranked on its own). */
 export async function factsFor(
@@ -383,15 +311,4 @@ export async function factChannel(
   ]);
   const hits = fuseFactLists(relevantFacts(words), near);
   return hits.length === 0 ? undefined : { hits, seqs: [] };
-}
-
-/** The vector channel's query embedding, for a search that takes vectors on a store with an embedder. */
-interface QueryVectors {
-  queryVector(query: string): Promise<Float32Array | undefined>;
-}
-
-function queryVectors(store: SessionStore, plan: SearchPlan): QueryVectors | undefined {
-  const channel = (store as { vectors?: VectorChannel & Partial<QueryVectors> }).vectors;
-  if (channel === undefined || !plan.vectors || typeof channel.queryVector !== "function") return undefined;
-  return channel as QueryVectors;
 }
