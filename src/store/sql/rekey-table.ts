@@ -50,6 +50,21 @@ export interface Rotation {
   key: Uint8Array;
   /** Its id, which the first bytes of content sealed under it name. */
   id: string;
+  /** The owner's rows in clear are sealed too (`sealClear`, rekey-clear.ts). */
+  sealClear: boolean;
+}
+
+/** A kept stream chunk in clear (its stored value: a leading `~` doubled). */
+export interface ClearChunkRow extends Row {
+  session_id: string;
+  stream_id: string;
+  seq: Num;
+  chunk: string;
+}
+
+/** A fact in clear, with its subject. */
+export interface ClearFactRow extends SealedFactRow {
+  about: string | null;
 }
 
 /** An engine's statements and hooks for a rotation (see the module comment). */
@@ -79,9 +94,24 @@ export interface RekeyTable {
   blocksUnder(start: string): Statement; // sealed blocks starting `start`
   entriesUnder(start: string): Statement; // sealed entries starting `start`
   factsUnder(start: string): Statement; // sealed facts starting `start`: [SealedFactRow]
-  /** A fact's `words` sealed under `key` in place of `row`'s, its search index following (blind tokens of `key`). */
+  /**
+   * A fact's `words` sealed under `key` in place of `row`'s (its subject sealed with it), its search index following
+   * (blind tokens of `key`).
+   */
   writeFact(row: SealedFactRow, key: Uint8Array, words: FactWords): Step;
+  // Rows in clear of the owner (`sealClear`, rekey-clear.ts).
+  clearLeft(owner: string): Statement; // the owner's messages in clear: [{ n }]
+  clearFacts(owner: string): Statement; // facts in clear of the owner and of its sessions: [ClearFactRow]
+  clearChunks(owner: string): Statement; // kept stream chunks in clear of its sessions: [ClearChunkRow]
+  clearBlocks(owner: string): Statement; // blocks in clear that may be the owner's (resealBlock decides)
+  clearEntries(owner: string): Statement; // entries in clear that may be the owner's (resealEntry decides)
+  /** A summary in clear stored sealed (`sealed`) in place of `row`'s. */
+  writeClearSummary(row: SummaryRow, sealed: string): Statement;
+  /** A chunk in clear stored sealed (`sealed`) in place of `row`'s. */
+  writeChunk(row: ClearChunkRow, sealed: string): Statement;
   // Hooks: the steps whose plan differs (see the module comment).
+  /** The owner's overlay summaries in clear, their text as written. */
+  clearSummaries(owner: string): Program<SummaryRow[]>;
   /** Re-seals the session's rows not under the new key yet (and their search index); answers how many it wrote. */
   resealMessages(at: Rotation, session: OwnedSession, rows: Row[]): Program<number>;
   /** The summaries `rows` opened and sealed under the new key, in their order. */

@@ -1,0 +1,80 @@
+/**
+ * Postgres's statements for sealing an owner's rows in clear (store/sql/rekey-clear.ts): its messages still in
+ * clear, and the summaries, facts, kept stream chunks, blocks and entries of the owner and of its sessions in clear.
+ * A row in clear that starts like sealed content is flagged (`summary_json`, `content_json`), so only an unflagged
+ * one starting `~sealed` is sealed. Each write compares what it read, so a row written meanwhile keeps its writer's
+ * form; a statement over a per-session table names its session, so Citus routes it.
+ */
+import { memoryDirectoryKey } from "../../context/block-keys.js";
+import { command, query } from "../../store/sql/program.js";
+import type { ClearChunkRow, SummaryRow } from "../../store/sql/rekey-table.js";
+import { onSession, sessionParam } from "../citus/route.js";
+import type { Tables } from "../connection/tables.js";
+import { factTables } from "./facts.js";
+
+/** The statements of Postgres's rekey table in `t` that find and write rows in clear. */
+export function rekeyClearStatements(t: Tables) {
+  const { facts } = factTables(t);
+  const sessions = `SELECT id FROM ${t.sessions} WHERE owner = $1`;
+  // A row of the owner by record, or with no record and a key (label) the owner's memory directory's or ending in
+  // `_<id>` of one of its sessions; the hooks' suffix rule then decides whose it is.
+  const maybeOwned = (name: string) => `(owner = $1 OR session_id IN (${sessions})
+    OR (owner IS NULL AND session_id IS NULL AND (${name} = $2 OR EXISTS (
+      SELECT 1 FROM ${t.sessions} s WHERE s.owner = $1 AND length(${name}) > length(s.id) + 1
+        AND right(${name}, length(s.id) + 1) = '_' || s.id))))`;
+  const on = (sessionId: string) => sessionParam(t, sessionId);
+  return {
+    clearLeft: (owner: string) =>
+      query(
+        `SELECT count(*) AS n FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id
+         JOIN ${t.messages} m ON m.session_num = h.num${onSession(t, "m", "h.session_id")}
+         WHERE s.owner = $1 AND m.content NOT LIKE '~sealed%'`,
+        [owner],
+      ),
+    clearSummaries: (owner: string) =>
+      query(
+        `SELECT c.seq::text AS seq, c.id, h.session_id, c.summary, c.summary_json
+         FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id
+         JOIN ${t.compactions} c ON c.session_num = h.num${onSession(t, "c", "h.session_id")}
+         WHERE s.owner = $1 AND (c.summary_json OR c.summary NOT LIKE '~sealed%')`,
+        [owner],
+      ),
+    // `stored`: the column as read (the row's `summary` holds the decoded text).
+    writeClearSummary: (row: SummaryRow, sealed: string) =>
+      query(
+        `UPDATE ${t.compactions} SET summary = $1, summary_json = false
+         WHERE seq = $2::bigint AND summary = $3${onSession(t, null, "$4::text")} RETURNING seq`,
+        [sealed, row.seq, row.stored, ...on(row.session_id)],
+      ),
+    clearFacts: (owner: string) =>
+      query(
+        `SELECT scope, seq::text AS seq, id, text, about FROM ${facts} WHERE sealed_chars IS NULL
+         AND (scope = $2 OR scope IN (SELECT 's:' || id FROM ${t.sessions} WHERE owner = $1))`,
+        [owner, `o:${owner}`],
+      ),
+    clearChunks: (owner: string) =>
+      query(
+        `SELECT session_id, stream_id, seq, chunk FROM ${t.streamChunks}
+         WHERE session_id IN (${sessions}) AND chunk NOT LIKE '~sealed%'`,
+        [owner],
+      ),
+    writeChunk: (row: ClearChunkRow, sealed: string) =>
+      command(
+        `UPDATE ${t.streamChunks} SET chunk = $1
+         WHERE session_id = $2 AND stream_id = $3 AND seq = $4 AND chunk = $5`,
+        [sealed, row.session_id, row.stream_id, Number(row.seq), row.chunk],
+      ),
+    clearBlocks: (owner: string) =>
+      query(
+        `SELECT key, content, content_json, sealed, session_id, owner FROM ${t.blocks}
+         WHERE NOT sealed AND ${maybeOwned("key")}`,
+        [owner, memoryDirectoryKey("owner", owner)],
+      ),
+    clearEntries: (owner: string) =>
+      query(
+        `SELECT label, key, content, content_json, sealed_chars, session_id, owner FROM ${t.entries}
+         WHERE sealed_chars IS NULL AND ${maybeOwned("label")}`,
+        [owner, memoryDirectoryKey("owner", owner)],
+      ),
+  };
+}

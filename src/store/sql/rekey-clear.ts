@@ -1,0 +1,33 @@
+/**
+ * Sealing an owner's rows in clear (`rekey(owner, { sealClear: true })`, docs/PRIVACY.md "Sealing an owner's clear
+ * history"): the walk of rekey.ts seals its messages in clear as it re-seals those under an old key (the engine's
+ * resealMessages hook), and the transaction that ends the walk seals the rest here: overlay summaries, facts of the
+ * owner and of its sessions, kept stream chunks, and the blocks and entries a write would now seal for it. Each is
+ * sealed with the store's stored-form functions, so a row reads back as it was written.
+ */
+import { sealContent } from "../crypto/seal.js";
+import { storedChunk } from "../stream-seal.js";
+import { countOf, type Program } from "./program.js";
+import type { ClearChunkRow, ClearFactRow, RekeyTable, Rotation } from "./rekey-table.js";
+
+/** True unless the run seals rows in clear and a message of the owner is still in clear. */
+export function* noClearLeft(s: RekeyTable, at: Rotation): Program<boolean> {
+  return !at.sealClear || countOf(yield s.clearLeft(at.owner)) === 0;
+}
+
+/** Seals the owner's summaries, facts, stream chunks, blocks and entries still in clear under the rotation's key. */
+export function* sealClearRows(s: RekeyTable, at: Rotation): Program<void> {
+  for (const row of yield* s.clearSummaries(at.owner)) {
+    yield s.writeClearSummary(row, sealContent(at.key, row.session_id, row.id, row.summary, "overlay"));
+  }
+  for (const row of (yield s.clearFacts(at.owner)) as ClearFactRow[]) {
+    yield s.writeFact(row, at.key, { text: row.text, about: row.about });
+  }
+  for (const row of (yield s.clearChunks(at.owner)) as ClearChunkRow[]) {
+    const chunk = row.chunk.startsWith("~~") ? row.chunk.slice(1) : row.chunk;
+    yield s.writeChunk(row, storedChunk(at.key, row.session_id, row.stream_id, Number(row.seq), chunk));
+  }
+  // A candidate the engine's hook finds to be another owner's, or no owner's with a key, is written as it was.
+  for (const row of yield s.clearBlocks(at.owner)) yield* s.resealBlock(row);
+  for (const row of yield s.clearEntries(at.owner)) yield* s.resealEntry(row);
+}
