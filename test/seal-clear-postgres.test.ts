@@ -5,11 +5,13 @@
 // reads and searches the same with the keyring, and a store without it refuses her. Bob stays in clear.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { Keyring } from "../src/store/crypto/keyring.js";
 import { markersInRelations, total } from "./helpers/purge.js";
 import { aliceKeyring, newKey, onEveryPlace, openAt, type Place } from "./helpers/rekey-places.js";
 import {
   type ClearStore,
   refusesAlice,
+  rotatesAndSeals,
   sealInterrupted,
   seedClear,
   snapshot,
@@ -34,6 +36,16 @@ async function rowsHolding(p: Place, word: string): Promise<number> {
 }
 
 await onEveryPlace((backend, place, done) => {
+  test(`${backend}: sealClear with a new key rotates the sealed rows and seals the clear ones in one run`, async () => {
+    const p = await place("seal_rotate");
+    try {
+      const open = async (keyring?: Keyring) => (await openAt(p, keyring)) as unknown as ClearStore;
+      await rotatesAndSeals(open, aliceKeyring, [newKey(), newKey()]);
+    } finally {
+      await done(p);
+    }
+  });
+
   test(`${backend}: sealClear seals an owner's clear history, resumable, and no row keeps its words`, async () => {
     const p = await place("seal_clear");
     try {
@@ -50,7 +62,7 @@ await onEveryPlace((backend, place, done) => {
       const store = (await openAt(p, aliceKeyring(key))) as unknown as ClearStore;
       try {
         assert.deepEqual(await snapshot(store, alice), before, "a keyring with her key reads her clear rows");
-        const report = await sealInterrupted(store);
+        const report = await sealInterrupted(store, seeded);
         assert.equal(report.total, 7);
         assert.deepEqual(await snapshot(store, alice), before, "reads and searches are the same");
         const again = await store.rekey("alice", { sealClear: true });

@@ -16,6 +16,7 @@ import { aliceKeyring, newKey } from "./helpers/rekey-places.js";
 import {
   type ClearStore,
   refusesAlice,
+  rotatesAndSeals,
   sealInterrupted,
   seedClear,
   snapshot,
@@ -36,13 +37,14 @@ for (const tag of [false, true]) {
   test(`SQLite (${name}): sealClear seals an owner's clear history, resumable, and nothing of it stays in the file`, async () => {
     const path = join(dir, `${tag ? "tag" : "file"}.db`);
     const plain = open(path);
-    const { alice, snapshot: before } = await seedClear(plain);
+    const seeded = await seedClear(plain);
+    const { alice, snapshot: before } = seeded;
     await plain.close();
     const key = newKey();
     const store = open(path, aliceKeyring(key));
     try {
       assert.deepEqual(await snapshot(store, alice), before, "a keyring with her key reads her clear rows");
-      const report = await sealInterrupted(store);
+      const report = await sealInterrupted(store, seeded);
       assert.equal(report.total, 7);
       assert.ok(report.resealed > 0 && report.resealed < 7, "the first run sealed its batch");
       assert.deepEqual(await snapshot(store, alice), before, "reads and searches are the same");
@@ -109,6 +111,14 @@ test("SQLite: sealClear with the owner's key recorded already seals the rows lef
     await store.close();
   }
   assert.equal(occurrences(sqliteFiles(path), WORDS.message), 0);
+});
+
+test("SQLite: sealClear with a new key rotates the sealed rows and seals the clear ones in one run", async () => {
+  const path = join(dir, "rotate.db");
+  await rotatesAndSeals((keyring) => Promise.resolve(open2(path, keyring)), aliceKeyring, [
+    newKey(),
+    newKey(),
+  ]);
 });
 
 function open2(path: string, keyring?: Keyring): ClearStore {

@@ -8,6 +8,7 @@ import type { FactCapableStore } from "../../src/contract/facts.js";
 import type { SessionStore } from "../../src/contract/store.js";
 import type { StreamCapableStore } from "../../src/contract/streams.js";
 import { SessionManager } from "../../src/manager/manager.js";
+import type { Keyring } from "../../src/store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../../src/store/crypto/rekey-options.js";
 import { fact } from "../../src/testing/contract/facts-harness.js";
 import { msg } from "../../src/testing/contract/harness.js";
@@ -83,7 +84,7 @@ export async function snapshot(store: ClearStore, alice: string): Promise<unknow
 }
 
 /** Seals alice's clear rows in batches of 2, stopping after the first batch; answers the second run's report. */
-export async function sealInterrupted(store: ClearStore): Promise<RekeyReport> {
+export async function sealInterrupted(store: ClearStore, seeded: Seeded): Promise<RekeyReport> {
   const stop = new AbortController();
   await assert.rejects(
     store.rekey("alice", {
@@ -93,6 +94,8 @@ export async function sealInterrupted(store: ClearStore): Promise<RekeyReport> {
       onProgress: () => stop.abort(),
     }),
   );
+  const halfway = await snapshot(store, seeded.alice);
+  assert.deepEqual(halfway, seeded.snapshot, "halfway, reads and searches are the same");
   const report = await store.rekey("alice", { sealClear: true, batchSize: 2 });
   assert.equal(report.resumed, true, "the second run resumes at the cursor");
   return report;
@@ -106,4 +109,46 @@ export async function refusesAlice(keyless: ClearStore, alice: string): Promise<
   await assert.rejects(keyless.searchMessages(WORDS.message, { owner: "alice" }), { code: "DECRYPT_FAILED" });
   await assert.rejects(keyless.facts.list({ owner: "alice" }), { code: "DECRYPT_FAILED" });
   await assert.rejects(keyless.blocks.getBlock(`memory_${alice}`), { code: "DECRYPT_FAILED" });
+}
+
+/**
+ * Alice's clear history, then a message sealed under `oldKey` (recording it), then sealClear with `newKey` current
+ * and `oldKey` previous: one run rotates her sealed rows and seals her clear ones, so `newKey` alone reads all of
+ * them and searches them as before.
+ */
+export async function rotatesAndSeals(
+  open: (keyring?: Keyring) => Promise<ClearStore>,
+  keyring: (key: Uint8Array, previous?: Uint8Array[]) => Keyring,
+  [oldKey, newKey]: [Uint8Array, Uint8Array],
+): Promise<void> {
+  const plain = await open();
+  const { alice, snapshot: before } = await seedClear(plain).finally(() => plain.close());
+  const first = await open(keyring(oldKey));
+  try {
+    await first.session(alice).appendMessage(msg("late", `sealed later ${WORDS.message}`));
+  } finally {
+    await first.close();
+  }
+  const store = await open(keyring(newKey, [oldKey]));
+  try {
+    const report = await store.rekey("alice", { sealClear: true, batchSize: 3 });
+    assert.deepEqual([report.total, report.resealed, report.resumed], [8, 8, false]);
+  } finally {
+    await store.close();
+  }
+  const alone = await open(keyring(newKey));
+  try {
+    const now = (await snapshot(alone, alice)) as Record<string, unknown> & { history: string[] };
+    const was = before as Record<string, unknown> & { history: string[]; messageHits: string[] };
+    assert.deepEqual(now.history, [
+      ...was.history,
+      JSON.stringify([{ type: "text", text: `sealed later ${WORDS.message}` }]),
+    ]);
+    assert.deepEqual(now.messageHits, [...was.messageHits, "late"].sort());
+    for (const part of ["compactions", "block", "entries", "facts", "sessionFacts", "factHits", "chunks"]) {
+      assert.deepEqual(now[part], was[part], part);
+    }
+  } finally {
+    await alone.close();
+  }
 }
