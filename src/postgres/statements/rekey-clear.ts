@@ -7,14 +7,16 @@
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
 import { command, query } from "../../store/sql/program.js";
-import type { ClearChunkRow, SummaryRow } from "../../store/sql/rekey-table.js";
+import type { ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
 import { onSession, sessionParam } from "../citus/route.js";
 import type { Tables } from "../connection/tables.js";
+import { vectorTables } from "../search/vectors-schema.js";
 import { factTables } from "./facts.js";
 
 /** The statements of Postgres's rekey table in `t` that find and write rows in clear. */
 export function rekeyClearStatements(t: Tables) {
   const { facts } = factTables(t);
+  const { vectors } = vectorTables(t);
   const sessions = `SELECT id FROM ${t.sessions} WHERE owner = $1`;
   // A row of the owner by record, or with no record and a key (label) the owner's memory directory's or ending in
   // `_<id>` of one of its sessions; the hooks' suffix rule then decides whose it is.
@@ -31,6 +33,18 @@ export function rekeyClearStatements(t: Tables) {
          WHERE s.owner = $1 AND m.content NOT LIKE '~sealed%'`,
         [owner],
       ),
+    vectorsPresent: () => query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [vectors]),
+    ownerSessions: (owner: string) =>
+      query(
+        `SELECT h.num::text AS num, h.session_id FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id
+         WHERE s.owner = $1`,
+        [owner],
+      ),
+    dropVectors: (session: OwnedSession) =>
+      command(`DELETE FROM ${vectors} WHERE session_num = $1::bigint${onSession(t, null, "$2::text")}`, [
+        session.num,
+        ...on(session.session_id),
+      ]),
     clearSummaries: (owner: string) =>
       query(
         `SELECT c.seq::text AS seq, c.id, h.session_id, c.summary, c.summary_json

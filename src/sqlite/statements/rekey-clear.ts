@@ -5,7 +5,7 @@
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
 import { command, query } from "../../store/sql/program.js";
-import type { ClearChunkRow, SummaryRow } from "../../store/sql/rekey-table.js";
+import type { ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
 import { freeTextSql } from "../connection/free-text.js";
 
 const SESSIONS = "SELECT id FROM agent_sessions WHERE owner = ?";
@@ -27,6 +27,17 @@ export const REKEY_CLEAR = {
            WHERE c.seq = m.seq AND c.idx = 0) END IS NOT '~sealed'`,
       [owner],
     ),
+  vectorsPresent: () =>
+    query("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'agent_message_vectors'"),
+  ownerSessions: (owner: string) =>
+    query(
+      `SELECT h.num, h.session_id FROM agent_sessions s JOIN agent_session_heads h ON h.session_id = s.id
+       WHERE s.owner = ?`,
+      [owner],
+    ),
+  // Its delete trigger leaves each vector's number for the purge to drain from sqlite-vec's table.
+  dropVectors: (session: OwnedSession) =>
+    command("DELETE FROM agent_message_vectors WHERE session_num = ?", [Number(session.num)]),
   clearSummaries: (owner: string) =>
     query(
       `SELECT c.seq, c.id, h.session_id, ${freeTextSql("c.summary", "summary")}

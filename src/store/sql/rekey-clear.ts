@@ -2,13 +2,14 @@
  * Sealing an owner's rows in clear (`rekey(owner, { sealClear: true })`, docs/PRIVACY.md "Sealing an owner's clear
  * history"): the walk of rekey.ts seals its messages in clear as it re-seals those under an old key (the engine's
  * resealMessages hook), and the transaction that ends the walk seals the rest here: overlay summaries, facts of the
- * owner and of its sessions, kept stream chunks, and the blocks and entries a write would now seal for it. Each is
+ * owner and of its sessions, kept stream chunks, and the blocks and entries a write would now seal for it; the
+ * vectors of its messages are deleted. Each is
  * sealed with the store's stored-form functions, so a row reads back as it was written.
  */
 import { sealContent } from "../crypto/seal.js";
 import { storedChunk } from "../stream-seal.js";
 import { countOf, type Program } from "./program.js";
-import type { ClearChunkRow, ClearFactRow, RekeyTable, Rotation } from "./rekey-table.js";
+import type { ClearChunkRow, ClearFactRow, OwnedSession, RekeyTable, Rotation } from "./rekey-table.js";
 
 /** True unless the run seals rows in clear and a message of the owner is still in clear. */
 export function* noClearLeft(s: RekeyTable, at: Rotation): Program<boolean> {
@@ -26,6 +27,11 @@ export function* sealClearRows(s: RekeyTable, at: Rotation): Program<void> {
   for (const row of (yield s.clearChunks(at.owner)) as ClearChunkRow[]) {
     const chunk = row.chunk.startsWith("~~") ? row.chunk.slice(1) : row.chunk;
     yield s.writeChunk(row, storedChunk(at.key, row.session_id, row.stream_id, Number(row.seq), chunk));
+  }
+  // An encrypted owner's messages get no vector (an embedding in clear gives away what its text is about): those
+  // made while they were in clear go, and the purge removes them from the index's pages.
+  if ((yield s.vectorsPresent()).length > 0) {
+    for (const session of (yield s.ownerSessions(at.owner)) as OwnedSession[]) yield s.dropVectors(session);
   }
   // A candidate the engine's hook finds to be another owner's, or no owner's with a key, is written as it was.
   for (const row of yield s.clearBlocks(at.owner)) yield* s.resealBlock(row);

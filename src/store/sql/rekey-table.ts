@@ -105,6 +105,9 @@ export interface RekeyTable {
   clearChunks(owner: string): Statement; // kept stream chunks in clear of its sessions: [ClearChunkRow]
   clearBlocks(owner: string): Statement; // blocks in clear that may be the owner's (resealBlock decides)
   clearEntries(owner: string): Statement; // entries in clear that may be the owner's (resealEntry decides)
+  vectorsPresent(): Statement; // a row when the message vector table exists
+  ownerSessions(owner: string): Statement; // [OwnedSession]
+  dropVectors(session: OwnedSession): Statement; // the session's message vectors deleted
   /** A summary in clear stored sealed (`sealed`) in place of `row`'s. */
   writeClearSummary(row: SummaryRow, sealed: string): Statement;
   /** A chunk in clear stored sealed (`sealed`) in place of `row`'s. */
