@@ -5,18 +5,30 @@
 // reads and searches the same with the keyring, and a store without it refuses her. Bob stays in clear.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { FeedCapableStore } from "../src/contract/feed.js";
+import { PostgresStore } from "../src/postgres/index.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { markersInRelations, total } from "./helpers/purge.js";
 import { aliceKeyring, newKey, onEveryPlace, openAt, type Place } from "./helpers/rekey-places.js";
 import {
   type ClearStore,
   refusesAlice,
+  replayedSummaries,
   rotatesAndSeals,
   sealInterrupted,
   seedClear,
   snapshot,
   WORDS,
 } from "./helpers/seal-clear.js";
+
+/** A store on the place with the change log (its compaction rows hold the overlay's summary). */
+const openLogged = (p: Place, keyring?: Keyring) =>
+  PostgresStore.open(p.db, {
+    schema: p.schema,
+    changeLog: true,
+    ...(keyring ? { keyring } : {}),
+    ...(p.distributed ? { distributed: true } : {}),
+  }) as unknown as Promise<ClearStore>;
 
 /** Rows of any table of the place's schema whose text (every column, search vectors too) holds `word`. */
 async function rowsHolding(p: Place, word: string): Promise<number> {
@@ -49,7 +61,7 @@ await onEveryPlace((backend, place, done) => {
   test(`${backend}: sealClear seals an owner's clear history, resumable, and no row keeps its words`, async () => {
     const p = await place("seal_clear");
     try {
-      const plain = (await openAt(p)) as unknown as ClearStore;
+      const plain = await openLogged(p);
       let seeded: Awaited<ReturnType<typeof seedClear>>;
       try {
         seeded = await seedClear(plain);
@@ -59,7 +71,7 @@ await onEveryPlace((backend, place, done) => {
       const { alice, snapshot: before } = seeded;
       assert.ok((await rowsHolding(p, WORDS.message)) > 0, "the check reads what it should");
       const key = newKey();
-      const store = (await openAt(p, aliceKeyring(key))) as unknown as ClearStore;
+      const store = await openLogged(p, aliceKeyring(key));
       try {
         assert.deepEqual(await snapshot(store, alice), before, "a keyring with her key reads her clear rows");
         const report = await sealInterrupted(store, seeded);
@@ -88,9 +100,11 @@ await onEveryPlace((backend, place, done) => {
       } finally {
         await keyless.close();
       }
-      const reopened = (await openAt(p, aliceKeyring(key))) as unknown as ClearStore;
+      const reopened = await openLogged(p, aliceKeyring(key));
       try {
         assert.deepEqual(await snapshot(reopened, alice), before);
+        const feed = await replayedSummaries(reopened as unknown as FeedCapableStore);
+        assert.deepEqual(feed, [`alice summary ${WORDS.summary}`], "the change log's row opens for the feed");
       } finally {
         await reopened.close();
       }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import type { FeedCapableStore } from "../src/contract/feed.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { occurrences } from "./helpers/encryption.js";
@@ -16,6 +17,7 @@ import { aliceKeyring, newKey } from "./helpers/rekey-places.js";
 import {
   type ClearStore,
   refusesAlice,
+  replayedSummaries,
   rotatesAndSeals,
   sealInterrupted,
   seedClear,
@@ -30,7 +32,8 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 for (const tag of [false, true]) {
   const name = tag ? "the sql tag" : "better-sqlite3";
   const open = (path: string, keyring?: Keyring) => {
-    const options = { maxValueBytes: 4096, ...(keyring ? { keyring } : {}) };
+    // With the change log: its compaction rows hold the overlay's summary.
+    const options = { maxValueBytes: 4096, changeLog: true, ...(keyring ? { keyring } : {}) };
     return (tag ? new SqliteStore(sqlTagAgent(path), options) : new SqliteStore(path, options)) as ClearStore;
   };
 
@@ -82,6 +85,8 @@ for (const tag of [false, true]) {
     const reopened = open(path, aliceKeyring(key));
     try {
       assert.deepEqual(await snapshot(reopened, alice), before);
+      const feed = await replayedSummaries(reopened as unknown as FeedCapableStore);
+      assert.deepEqual(feed, [`alice summary ${WORDS.summary}`], "the change log's row opens for the feed");
     } finally {
       await reopened.close();
     }

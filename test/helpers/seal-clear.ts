@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { BlockStore, EntryStore } from "../../src/contract/context.js";
 import type { FactCapableStore } from "../../src/contract/facts.js";
+import type { FeedCapableStore } from "../../src/contract/feed.js";
 import type { SessionStore } from "../../src/contract/store.js";
 import type { StreamCapableStore } from "../../src/contract/streams.js";
 import { SessionManager } from "../../src/manager/manager.js";
@@ -151,4 +152,20 @@ export async function rotatesAndSeals(
   } finally {
     await alone.close();
   }
+}
+
+/** The overlay summaries another instance's feed delivers from the start of the change log (a reset: "reset"). */
+export async function replayedSummaries(store: FeedCapableStore): Promise<string[]> {
+  const found: string[] = [];
+  const stop = store.subscribe(
+    (event) => {
+      if (event.type === "compaction") found.push(event.compaction.summary);
+      if (event.type === "reset") found.push("reset");
+    },
+    { after: 0 },
+  );
+  const end = Date.now() + 10_000;
+  while (found.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  stop();
+  return found;
 }

@@ -7,9 +7,10 @@
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
 import { command, query } from "../../store/sql/program.js";
-import type { ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
+import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
 import { onSession, sessionParam } from "../citus/route.js";
 import type { Tables } from "../connection/tables.js";
+import { logNames } from "../feed/append-log.js";
 import { vectorTables } from "../search/vectors-schema.js";
 import { factTables } from "./facts.js";
 
@@ -17,6 +18,7 @@ import { factTables } from "./facts.js";
 export function rekeyClearStatements(t: Tables) {
   const { facts } = factTables(t);
   const { vectors } = vectorTables(t);
+  const changes = logNames(t).table;
   const sessions = `SELECT id FROM ${t.sessions} WHERE owner = $1`;
   // A row of the owner by record, or with no record and a key (label) the owner's memory directory's or ending in
   // `_<id>` of one of its sessions; the hooks' suffix rule then decides whose it is.
@@ -44,6 +46,19 @@ export function rekeyClearStatements(t: Tables) {
       command(`DELETE FROM ${vectors} WHERE session_num = $1::bigint${onSession(t, null, "$2::text")}`, [
         session.num,
         ...on(session.session_id),
+      ]),
+    changesPresent: () => query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [changes]),
+    clearChanges: (owner: string) =>
+      query(
+        `SELECT seq::text AS seq, session_id, data FROM ${changes}
+         WHERE kind = 'compaction' AND data IS NOT NULL AND session_id IN (${sessions})`,
+        [owner],
+      ),
+    writeChange: (row: ChangeRow, data: string) =>
+      query(`UPDATE ${changes} SET data = $1 WHERE seq = $2::bigint AND data = $3 RETURNING seq`, [
+        data,
+        row.seq,
+        row.data,
       ]),
     clearSummaries: (owner: string) =>
       query(

@@ -5,7 +5,7 @@
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
 import { command, query } from "../../store/sql/program.js";
-import type { ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
+import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
 import { freeTextSql } from "../connection/free-text.js";
 
 const SESSIONS = "SELECT id FROM agent_sessions WHERE owner = ?";
@@ -38,6 +38,16 @@ export const REKEY_CLEAR = {
   // Its delete trigger leaves each vector's number for the purge to drain from sqlite-vec's table.
   dropVectors: (session: OwnedSession) =>
     command("DELETE FROM agent_message_vectors WHERE session_num = ?", [Number(session.num)]),
+  changesPresent: () =>
+    query("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'agent_changes'"),
+  clearChanges: (owner: string) =>
+    query(
+      `SELECT seq, session_id, data FROM agent_changes
+       WHERE kind = 'compaction' AND data IS NOT NULL AND session_id IN (${SESSIONS})`,
+      [owner],
+    ),
+  writeChange: (row: ChangeRow, data: string) =>
+    command("UPDATE agent_changes SET data = ? WHERE seq = ?", [data, Number(row.seq)]),
   clearSummaries: (owner: string) =>
     query(
       `SELECT c.seq, c.id, h.session_id, ${freeTextSql("c.summary", "summary")}

@@ -62,6 +62,13 @@ export interface ClearChunkRow extends Row {
   chunk: string;
 }
 
+/** A compaction row of the change log (its `data`: the overlay as JSON, `"sealed": true` when its summary is). */
+export interface ChangeRow extends Row {
+  seq: Num;
+  session_id: string;
+  data: string;
+}
+
 /** A fact in clear, with its subject. */
 export interface ClearFactRow extends SealedFactRow {
   about: string | null;
@@ -106,6 +113,9 @@ export interface RekeyTable {
   clearBlocks(owner: string): Statement; // blocks in clear that may be the owner's (resealBlock decides)
   clearEntries(owner: string): Statement; // entries in clear that may be the owner's (resealEntry decides)
   vectorsPresent(): Statement; // a row when the message vector table exists
+  changesPresent(): Statement; // a row when the change log's table exists
+  clearChanges(owner: string): Statement; // the change log's compaction rows of its sessions: [ChangeRow]
+  writeChange(row: ChangeRow, data: string): Statement; // the row's data in place of what was read
   ownerSessions(owner: string): Statement; // [OwnedSession]
   dropVectors(session: OwnedSession): Statement; // the session's message vectors deleted
   /** A summary in clear stored sealed (`sealed`) in place of `row`'s. */
