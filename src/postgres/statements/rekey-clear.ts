@@ -19,13 +19,13 @@ export function rekeyClearStatements(t: Tables) {
   const { facts } = factTables(t);
   const { vectors } = vectorTables(t);
   const changes = logNames(t).table;
-  const sessions = `SELECT id FROM ${t.sessions} WHERE owner = $1`;
   // A row of the owner by record, or with no record and a key (label) the owner's memory directory's or ending in
-  // `_<id>` of one of its sessions; the hooks' suffix rule then decides whose it is.
-  const maybeOwned = (name: string) => `(owner = $1 OR session_id IN (${sessions})
+  // `_<id>` of one of its sessions ($3, the owner's session ids); the hooks' suffix rule then decides whose it is.
+  // No statement joins another table: on Citus each runs on the shards of its own table.
+  const maybeOwned = (name: string) => `(owner = $1 OR session_id = ANY($3::text[])
     OR (owner IS NULL AND session_id IS NULL AND (${name} = $2 OR EXISTS (
-      SELECT 1 FROM ${t.sessions} s WHERE s.owner = $1 AND length(${name}) > length(s.id) + 1
-        AND right(${name}, length(s.id) + 1) = '_' || s.id))))`;
+      SELECT 1 FROM unnest($3::text[]) AS sid WHERE length(${name}) > length(sid) + 1
+        AND right(${name}, length(sid) + 1) = '_' || sid))))`;
   const on = (sessionId: string) => sessionParam(t, sessionId);
   return {
     clearLeft: (owner: string) =>
@@ -38,8 +38,8 @@ export function rekeyClearStatements(t: Tables) {
     vectorsPresent: () => query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [vectors]),
     ownerSessions: (owner: string) =>
       query(
-        `SELECT h.num::text AS num, h.session_id FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id
-         WHERE s.owner = $1`,
+        `SELECT h.num::text AS num, s.id AS session_id FROM ${t.sessions} s
+         LEFT JOIN ${t.heads} h ON h.session_id = s.id WHERE s.owner = $1`,
         [owner],
       ),
     dropVectors: (session: OwnedSession) =>
@@ -48,11 +48,11 @@ export function rekeyClearStatements(t: Tables) {
         ...on(session.session_id),
       ]),
     changesPresent: () => query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [changes]),
-    clearChanges: (owner: string) =>
+    clearChanges: (ids: string[]) =>
       query(
         `SELECT seq::text AS seq, session_id, data FROM ${changes}
-         WHERE kind = 'compaction' AND data IS NOT NULL AND session_id IN (${sessions})`,
-        [owner],
+         WHERE kind = 'compaction' AND data IS NOT NULL AND session_id = ANY($1::text[])`,
+        [ids],
       ),
     writeChange: (row: ChangeRow, data: string) =>
       query(`UPDATE ${changes} SET data = $1 WHERE seq = $2::bigint AND data = $3 RETURNING seq`, [
@@ -75,17 +75,17 @@ export function rekeyClearStatements(t: Tables) {
          WHERE seq = $2::bigint AND summary = $3${onSession(t, null, "$4::text")} RETURNING seq`,
         [sealed, row.seq, row.stored, ...on(row.session_id)],
       ),
-    clearFacts: (owner: string) =>
+    clearFacts: (owner: string, ids: string[]) =>
       query(
-        `SELECT scope, seq::text AS seq, id, text, about FROM ${facts} WHERE sealed_chars IS NULL
-         AND (scope = $2 OR scope IN (SELECT 's:' || id FROM ${t.sessions} WHERE owner = $1))`,
-        [owner, `o:${owner}`],
+        `SELECT scope, seq::text AS seq, id, text, about FROM ${facts}
+         WHERE sealed_chars IS NULL AND scope = ANY($1::text[])`,
+        [[`o:${owner}`, ...ids.map((id) => `s:${id}`)]],
       ),
-    clearChunks: (owner: string) =>
+    clearChunks: (ids: string[]) =>
       query(
         `SELECT session_id, stream_id, seq, chunk FROM ${t.streamChunks}
-         WHERE session_id IN (${sessions}) AND chunk NOT LIKE '~sealed%'`,
-        [owner],
+         WHERE session_id = ANY($1::text[]) AND chunk NOT LIKE '~sealed%'`,
+        [ids],
       ),
     writeChunk: (row: ClearChunkRow, sealed: string) =>
       command(
@@ -93,17 +93,17 @@ export function rekeyClearStatements(t: Tables) {
          WHERE session_id = $2 AND stream_id = $3 AND seq = $4 AND chunk = $5`,
         [sealed, row.session_id, row.stream_id, Number(row.seq), row.chunk],
       ),
-    clearBlocks: (owner: string) =>
+    clearBlocks: (owner: string, ids: string[]) =>
       query(
         `SELECT key, content, content_json, sealed, session_id, owner FROM ${t.blocks}
          WHERE NOT sealed AND ${maybeOwned("key")}`,
-        [owner, memoryDirectoryKey("owner", owner)],
+        [owner, memoryDirectoryKey("owner", owner), ids],
       ),
-    clearEntries: (owner: string) =>
+    clearEntries: (owner: string, ids: string[]) =>
       query(
         `SELECT label, key, content, content_json, sealed_chars, session_id, owner FROM ${t.entries}
          WHERE sealed_chars IS NULL AND ${maybeOwned("label")}`,
-        [owner, memoryDirectoryKey("owner", owner)],
+        [owner, memoryDirectoryKey("owner", owner), ids],
       ),
   };
 }

@@ -8,14 +8,19 @@ import { command, query } from "../../store/sql/program.js";
 import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
 import { freeTextSql } from "../connection/free-text.js";
 
-const SESSIONS = "SELECT id FROM agent_sessions WHERE owner = ?";
-// A row of the owner by record, or with no record and a key (label) the owner's memory directory's or ending in
-// `_<id>` of one of its sessions; the hooks' suffix rule then decides whose it is.
-const MAYBE_OWNED = (name: string) => `(owner = ? OR session_id IN (${SESSIONS})
-  OR (owner IS NULL AND session_id IS NULL AND (${name} = ? OR EXISTS (
-    SELECT 1 FROM agent_sessions s WHERE s.owner = ? AND length(${name}) > length(s.id) + 1
-      AND substr(${name}, length(${name}) - length(s.id)) = '_' || s.id))))`;
-const maybeOwned = (owner: string) => [owner, owner, memoryDirectoryKey("owner", owner), owner];
+// The owner's session ids, bound as one JSON array.
+const IDS = "(SELECT value FROM json_each(?))";
+// A row (`r`) of the owner by record, or with no record and a key (label) the owner's memory directory's or ending
+// in `_<id>` of one of its sessions; the hooks' suffix rule then decides whose it is. The row's columns are named
+// with their table: json_each has a `key` column of its own.
+const MAYBE_OWNED = (name: string) => `(r.owner = ? OR r.session_id IN ${IDS}
+  OR (r.owner IS NULL AND r.session_id IS NULL AND (r.${name} = ? OR EXISTS (
+    SELECT 1 FROM json_each(?) j WHERE length(r.${name}) > length(j.value) + 1
+      AND substr(r.${name}, length(r.${name}) - length(j.value)) = '_' || j.value))))`;
+const maybeOwned = (owner: string, ids: string[]) => {
+  const json = JSON.stringify(ids);
+  return [owner, json, memoryDirectoryKey("owner", owner), json];
+};
 
 /** The statements of SQLite's rekey table that find and write rows in clear. */
 export const REKEY_CLEAR = {
@@ -31,7 +36,7 @@ export const REKEY_CLEAR = {
     query("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'agent_message_vectors'"),
   ownerSessions: (owner: string) =>
     query(
-      `SELECT h.num, h.session_id FROM agent_sessions s JOIN agent_session_heads h ON h.session_id = s.id
+      `SELECT h.num, s.id AS session_id FROM agent_sessions s LEFT JOIN agent_session_heads h ON h.session_id = s.id
        WHERE s.owner = ?`,
       [owner],
     ),
@@ -40,11 +45,11 @@ export const REKEY_CLEAR = {
     command("DELETE FROM agent_message_vectors WHERE session_num = ?", [Number(session.num)]),
   changesPresent: () =>
     query("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'agent_changes'"),
-  clearChanges: (owner: string) =>
+  clearChanges: (ids: string[]) =>
     query(
       `SELECT seq, session_id, data FROM agent_changes
-       WHERE kind = 'compaction' AND data IS NOT NULL AND session_id IN (${SESSIONS})`,
-      [owner],
+       WHERE kind = 'compaction' AND data IS NOT NULL AND session_id IN ${IDS}`,
+      [JSON.stringify(ids)],
     ),
   writeChange: (row: ChangeRow, data: string) =>
     command("UPDATE agent_changes SET data = ? WHERE seq = ?", [data, Number(row.seq)]),
@@ -58,17 +63,17 @@ export const REKEY_CLEAR = {
     ),
   writeClearSummary: (row: SummaryRow, sealed: string) =>
     command("UPDATE agent_compactions SET summary = ? WHERE seq = ?", [sealed, row.seq]),
-  clearFacts: (owner: string) =>
+  clearFacts: (owner: string, ids: string[]) =>
     query(
       `SELECT seq, scope, id, text, about FROM agent_facts WHERE sealed_chars IS NULL
-       AND (scope = ? OR scope IN (SELECT 's:' || id FROM agent_sessions WHERE owner = ?))`,
-      [`o:${owner}`, owner],
+       AND scope IN (SELECT value FROM json_each(?))`,
+      [JSON.stringify([`o:${owner}`, ...ids.map((id) => `s:${id}`)])],
     ),
-  clearChunks: (owner: string) =>
+  clearChunks: (ids: string[]) =>
     query(
       `SELECT session_id, stream_id, seq, chunk FROM agent_stream_chunks
-       WHERE session_id IN (${SESSIONS}) AND chunk NOT GLOB '~sealed*'`,
-      [owner],
+       WHERE session_id IN ${IDS} AND chunk NOT GLOB '~sealed*'`,
+      [JSON.stringify(ids)],
     ),
   writeChunk: (row: ClearChunkRow, sealed: string) =>
     command("UPDATE agent_stream_chunks SET chunk = ? WHERE session_id = ? AND stream_id = ? AND seq = ?", [
@@ -77,16 +82,16 @@ export const REKEY_CLEAR = {
       row.stream_id,
       Number(row.seq),
     ]),
-  clearBlocks: (owner: string) =>
+  clearBlocks: (owner: string, ids: string[]) =>
     query(
-      `SELECT key, ${freeTextSql("content", "content")}, sealed, session_id, owner FROM agent_context_blocks
-       WHERE sealed IS NULL AND ${MAYBE_OWNED("key")}`,
-      maybeOwned(owner),
+      `SELECT r.key, ${freeTextSql("r.content", "content")}, r.sealed, r.session_id, r.owner
+       FROM agent_context_blocks r WHERE r.sealed IS NULL AND ${MAYBE_OWNED("key")}`,
+      maybeOwned(owner, ids),
     ),
-  clearEntries: (owner: string) =>
+  clearEntries: (owner: string, ids: string[]) =>
     query(
-      `SELECT seq, label, key, ${freeTextSql("content", "content")}, sealed_chars, session_id, owner
-       FROM agent_search_entries WHERE sealed_chars IS NULL AND ${MAYBE_OWNED("label")}`,
-      maybeOwned(owner),
+      `SELECT r.seq, r.label, r.key, ${freeTextSql("r.content", "content")}, r.sealed_chars, r.session_id, r.owner
+       FROM agent_search_entries r WHERE r.sealed_chars IS NULL AND ${MAYBE_OWNED("label")}`,
+      maybeOwned(owner, ids),
     ),
 };

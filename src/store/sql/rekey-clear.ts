@@ -26,18 +26,20 @@ export function* noClearLeft(s: RekeyTable, at: Rotation): Program<boolean> {
 
 /** Seals the owner's summaries, facts, stream chunks, blocks and entries still in clear under the rotation's key. */
 export function* sealClearRows(s: RekeyTable, at: Rotation): Program<void> {
+  const sessions = (yield s.ownerSessions(at.owner)) as OwnedSession[];
+  const ids = sessions.map((session) => session.session_id);
   for (const row of yield* s.clearSummaries(at.owner)) {
     yield s.writeClearSummary(row, sealContent(at.key, row.session_id, row.id, row.summary, "overlay"));
   }
-  for (const row of (yield s.clearFacts(at.owner)) as ClearFactRow[]) {
+  for (const row of (yield s.clearFacts(at.owner, ids)) as ClearFactRow[]) {
     yield s.writeFact(row, at.key, { text: row.text, about: row.about });
   }
-  for (const row of (yield s.clearChunks(at.owner)) as ClearChunkRow[]) {
+  for (const row of (yield s.clearChunks(ids)) as ClearChunkRow[]) {
     const chunk = row.chunk.startsWith("~~") ? row.chunk.slice(1) : row.chunk;
     yield s.writeChunk(row, storedChunk(at.key, row.session_id, row.stream_id, Number(row.seq), chunk));
   }
   if ((yield s.changesPresent()).length > 0) {
-    for (const row of (yield s.clearChanges(at.owner)) as ChangeRow[]) {
+    for (const row of (yield s.clearChanges(ids)) as ChangeRow[]) {
       const sealed = sealedChange(at, row);
       if (sealed !== null) yield s.writeChange(row, sealed);
     }
@@ -45,11 +47,11 @@ export function* sealClearRows(s: RekeyTable, at: Rotation): Program<void> {
   // An encrypted owner's messages get no vector (an embedding in clear gives away what its text is about): those
   // made while they were in clear go, and the purge removes them from the index's pages.
   if ((yield s.vectorsPresent()).length > 0) {
-    for (const session of (yield s.ownerSessions(at.owner)) as OwnedSession[]) yield s.dropVectors(session);
+    for (const session of sessions) if (session.num !== null) yield s.dropVectors(session);
   }
   // A candidate the engine's hook finds to be another owner's, or no owner's with a key, is written as it was.
-  for (const row of yield s.clearBlocks(at.owner)) yield* s.resealBlock(row);
-  for (const row of yield s.clearEntries(at.owner)) yield* s.resealEntry(row);
+  for (const row of yield s.clearBlocks(at.owner, ids)) yield* s.resealBlock(row);
+  for (const row of yield s.clearEntries(at.owner, ids)) yield* s.resealEntry(row);
 }
 
 /**

@@ -108,15 +108,16 @@ export interface RekeyTable {
   writeFact(row: SealedFactRow, key: Uint8Array, words: FactWords): Step;
   // Rows in clear of the owner (`sealClear`, rekey-clear.ts).
   clearLeft(owner: string): Statement; // the owner's messages in clear: [{ n }]
-  clearFacts(owner: string): Statement; // facts in clear of the owner and of its sessions: [ClearFactRow]
-  clearChunks(owner: string): Statement; // kept stream chunks in clear of its sessions: [ClearChunkRow]
-  clearBlocks(owner: string): Statement; // blocks in clear that may be the owner's (resealBlock decides)
-  clearEntries(owner: string): Statement; // entries in clear that may be the owner's (resealEntry decides)
+  // `ids`: the owner's session ids (ownerSessions), passed in so that no statement joins another table (Citus).
+  clearFacts(owner: string, ids: string[]): Statement; // facts in clear of the owner and its sessions: [ClearFactRow]
+  clearChunks(ids: string[]): Statement; // kept stream chunks in clear of the sessions: [ClearChunkRow]
+  clearBlocks(owner: string, ids: string[]): Statement; // clear blocks maybe the owner's (resealBlock decides)
+  clearEntries(owner: string, ids: string[]): Statement; // clear entries maybe the owner's (resealEntry decides)
   vectorsPresent(): Statement; // a row when the message vector table exists
   changesPresent(): Statement; // a row when the change log's table exists
-  clearChanges(owner: string): Statement; // the change log's compaction rows of its sessions: [ChangeRow]
+  clearChanges(ids: string[]): Statement; // the change log's compaction rows of the sessions: [ChangeRow]
   writeChange(row: ChangeRow, data: string): Statement; // the row's data in place of what was read
-  ownerSessions(owner: string): Statement; // [OwnedSession]
+  ownerSessions(owner: string): Statement; // its registered sessions, `num` null without a head: [OwnedSession]
   dropVectors(session: OwnedSession): Statement; // the session's message vectors deleted
   /** A summary in clear stored sealed (`sealed`) in place of `row`'s. */
   writeClearSummary(row: SummaryRow, sealed: string): Statement;
