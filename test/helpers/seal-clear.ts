@@ -50,7 +50,13 @@ export async function seedClear(store: ClearStore): Promise<Seeded> {
     await manager.append(alice, msg(`a${i}`, `alice says ${WORDS.message} number ${i}`));
   }
   await store.session(alice).addCompaction(`alice summary ${WORDS.summary}`, "a0", "a1");
+  // A summary in clear that starts like sealed content is stored encoded: it is sealed too.
+  await store.session(alice).addCompaction(`~sealed look-alike ${WORDS.summary}`, "a3", "a4");
   await store.blocks.setBlock(`memory_${alice}`, `alice likes ${WORDS.block}`);
+  // Blocks and entries recorded as the owner's or her session's, and her memory-tool directory.
+  await store.blocks.setBlock("profile", `recorded ${WORDS.block}`, { owner: "alice" });
+  await store.blocks.setBlock("_memories_owner_alice", `directory ${WORDS.block}`);
+  await store.entries.setEntry("notes", "k2", `recorded entry ${WORDS.entry}`, { sessionId: alice });
   await store.entries.setEntry(`facts_${alice}`, "k1", `alice entry ${WORDS.entry}`);
   await store.facts.add({ owner: "alice" }, [
     fact(`Alice owns a boat named ${WORDS.fact}`, [[alice, "a0"]], { id: "f1", about: "Alice" }),
@@ -73,8 +79,13 @@ export async function snapshot(store: ClearStore, alice: string): Promise<unknow
   return {
     history: (await provider.getHistory()).map((m) => JSON.stringify(m.parts)),
     compactions: (await provider.getCompactions()).map((c) => c.summary),
-    block: await store.blocks.getBlock(`memory_${alice}`),
+    blocks: [
+      await store.blocks.getBlock(`memory_${alice}`),
+      await store.blocks.getBlock("profile"),
+      await store.blocks.getBlock("_memories_owner_alice"),
+    ],
     entries: (await store.entries.searchEntries(`facts_${alice}`, WORDS.entry)).map((e) => e.content),
+    recordedEntries: (await store.entries.searchEntries("notes", WORDS.entry)).map((e) => e.content),
     facts: (await store.facts.list({ owner: "alice" })).facts.map((f) => [f.id, f.text, f.about]),
     sessionFacts: (await store.facts.list({ sessionId: alice })).facts.map((f) => f.text),
     factHits: (await store.facts.search({ owner: "alice" }, WORDS.fact)).map((h) => h.fact.id).sort(),
@@ -146,7 +157,7 @@ export async function rotatesAndSeals(
       JSON.stringify([{ type: "text", text: `sealed later ${WORDS.message}` }]),
     ]);
     assert.deepEqual(now.messageHits, [...was.messageHits, "late"].sort());
-    for (const part of ["compactions", "block", "entries", "facts", "sessionFacts", "factHits", "chunks"]) {
+    for (const part of ["compactions", "blocks", "entries", "facts", "sessionFacts", "factHits", "chunks"]) {
       assert.deepEqual(now[part], was[part], part);
     }
   } finally {
@@ -154,8 +165,8 @@ export async function rotatesAndSeals(
   }
 }
 
-/** The overlay summaries another instance's feed delivers from the start of the change log (a reset: "reset"). */
-export async function replayedSummaries(store: FeedCapableStore): Promise<string[]> {
+/** The first `count` overlay summaries a feed delivers from the start of the change log (a reset: "reset"). */
+export async function replayedSummaries(store: FeedCapableStore, count: number): Promise<string[]> {
   const found: string[] = [];
   const stop = store.subscribe(
     (event) => {
@@ -165,7 +176,7 @@ export async function replayedSummaries(store: FeedCapableStore): Promise<string
     { after: 0 },
   );
   const end = Date.now() + 10_000;
-  while (found.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  while (found.length < count && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
   stop();
   return found;
 }
