@@ -1,6 +1,6 @@
 // Moving a single-node store to a Citus cluster (docs/POSTGRES.md, "Moving a single-node store to a cluster"): a
 // store made without `distributed` in the coordinator's database holds rows (a branch, an overlay, a payload shared
-// by two sessions, registry rows, a block, a change log); opened once with `distributed: true` its tables are
+// by two sessions, registry rows, a block, a change log, a fact); opened once with `distributed: true` its tables are
 // distributed, every row reads back as before, and writes go on.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
@@ -30,6 +30,7 @@ async function snapshot(store: PostgresStore) {
     registry: (await store.registry.list()).map((s) => [s.id, s.name, s.owner ?? null]),
     block: await store.blocks.getBlock("notes"),
     tokens: await a.getContextTokens?.(),
+    facts: (await store.facts.search({ owner: "ann" }, "migrated")).map((h) => [h.fact.id, h.fact.text]),
   };
 }
 
@@ -57,6 +58,10 @@ if (unavailable) {
     await single.session("b").appendMessage(imageMessage("b0", image));
     await single.session("b").appendMessage(msg("b1", "migrated too"));
     await single.blocks.setBlock("notes", "kept");
+    const source = { sessionId: "a", messageId: "a0" };
+    await single.facts.add({ owner: "ann" }, [
+      { id: "f", text: "Ann migrated.", observedAt: 1, sources: [source], producer: "function:t" },
+    ]);
     const before = await snapshot(single);
     await single.close();
 
@@ -67,8 +72,8 @@ if (unavailable) {
     );
     assert.equal(
       rows[0]?.n,
-      10,
-      "heads, messages, overlays, links, registry, blocks, entries, payloads; key checks and rotations (reference)",
+      13,
+      "heads, messages, overlays, links, registry, blocks, entries, payloads, facts, their sources, learn marks; key checks and rotations (reference)",
     );
     assert.deepEqual(await snapshot(store), before);
     assert.equal((await store.attachments.stats()).count, 1, "the shared payload is stored once");

@@ -8,13 +8,13 @@ import type { ChangeEvent } from "../contract/feed.js";
 import { hasFeed } from "../contract/feed.js";
 import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import { emitWarning } from "../runtime/warn.js";
+import { reportTo } from "../runtime/warn.js";
 import { parseInput } from "../schema/parse.js";
 import { BackgroundLoop } from "../store/feed/background.js";
 import { learnSettings, quietMsSchema } from "./config.js";
 import { emptyCounts } from "./counts.js";
 import { factStoreOf } from "./learn.js";
-import { type Learning, learningOf, learnSession } from "./session.js";
+import { type Learning, learningOf, learnSession, storeFailure } from "./session.js";
 import type { LearnCounts, LearnOptions } from "./types.js";
 
 /** The background learner's options. */
@@ -51,17 +51,11 @@ export class FactLearner {
     this.window = settings.window;
     this.learning = learningOf(facts, settings, this.counts, "learner", false);
     // A failure of the store (or the feed) rather than of a batch: reported as the failure of no batch (attempts 0).
-    this.storeFailed = (error, sessionId) =>
-      settings.onError
-        ? settings.onError(error, {
-            sessionId,
-            fromSeq: 0,
-            throughSeq: 0,
-            attempts: 0,
-            error: error instanceof Error ? error.message : String(error),
-            skipped: false,
-          })
-        : emitWarning(error, "AgentSessionFactsWarning", `learning ${sessionId || "(the change feed)"}`);
+    this.storeFailed = (error, sessionId) => {
+      const { onError } = settings;
+      const handler = onError && (() => onError(error, storeFailure(error, sessionId)));
+      reportTo(handler, error, "AgentSessionFactsWarning", `learning ${sessionId || "(the change feed)"}`);
+    };
     this.loop = new BackgroundLoop(store, {
       note: (event) => this.note(event),
       pending: () => this.ready.size > 0,

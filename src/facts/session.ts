@@ -8,7 +8,7 @@ import type { FactCapableStore, FactScope, LearnableMessage } from "../contract/
 import { hasSessionRegistry } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { backoffMs, within } from "../runtime/deadline.js";
-import { emitWarning } from "../runtime/warn.js";
+import { reportTo } from "../runtime/warn.js";
 import { firstBatch, knownFacts, promptMessages } from "./batch.js";
 import { checkAnswer } from "./check.js";
 import type { LearnSettings } from "./config.js";
@@ -36,6 +36,14 @@ export interface Learning {
   now(): number;
 }
 
+const WARNING = "AgentSessionFactsWarning";
+
+/** A failure of the store (or the feed) rather than of a batch, as the failure of no batch (attempts 0). */
+export function storeFailure(error: unknown, sessionId: string): BatchFailure {
+  const message = error instanceof Error ? error.message : String(error);
+  return { sessionId, fromSeq: 0, throughSeq: 0, attempts: 0, error: message, skipped: false };
+}
+
 /**
  * What a learner brings, from its settings: `holder` names it in leases (a prefix and a fresh UUID), `awaited` says
  * whether a caller waits (a backfill); failures and refusals go to the settings' handlers, else to a warning.
@@ -55,14 +63,15 @@ export function learningOf(
     holder: `${holder}_${crypto.randomUUID()}`,
     counts,
     awaited,
-    failed: (error, failure) =>
-      settings.onError
-        ? settings.onError(error, failure)
-        : emitWarning(error, "AgentSessionFactsWarning", `learning ${failure.sessionId}`),
-    refused: (reasons, sessionId) =>
-      settings.onRefused
-        ? settings.onRefused(reasons, sessionId)
-        : emitWarning(reasons.join("; "), "AgentSessionFactsWarning", `facts refused in ${sessionId}`),
+    failed: (error, failure) => {
+      const { onError } = settings;
+      reportTo(onError && (() => onError(error, failure)), error, WARNING, `learning ${failure.sessionId}`);
+    },
+    refused: (reasons, sessionId) => {
+      const { onRefused } = settings;
+      const handler = onRefused && (() => onRefused(reasons, sessionId));
+      reportTo(handler, reasons.join("; "), WARNING, `facts refused in ${sessionId}`);
+    },
     now: Date.now,
   };
 }

@@ -6,8 +6,9 @@
  */
 import type { SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import { emitWarning } from "../runtime/warn.js";
+import { reportTo } from "../runtime/warn.js";
 import { learnFacts } from "./learn.js";
+import { storeFailure } from "./session.js";
 import type { LearnOptions } from "./types.js";
 
 /** Learns one session's turns in the background (see the module comment). */
@@ -54,13 +55,8 @@ export class TurnLearner {
 
   private report(error: unknown): void {
     const { onError } = this.options;
-    if (!onError) {
-      emitWarning(error, "AgentSessionFactsWarning", `learning ${this.sessionId}`);
-      return;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    const failure = { sessionId: this.sessionId, fromSeq: 0, throughSeq: 0, attempts: 0, skipped: false };
-    onError(error, { ...failure, error: message });
+    const handler = onError && (() => onError(error, storeFailure(error, this.sessionId)));
+    reportTo(handler, error, "AgentSessionFactsWarning", `learning ${this.sessionId}`);
   }
 
   /** Whether a learn runs now (or is asked for after the one that runs). */

@@ -34,13 +34,17 @@ export function passes(kept: Kept, filter: FactFilter, sources: Set<string> | un
   );
 }
 
-/** Facts superseded by one of the `gone` become current again. */
-export function restore(facts: Map<string, Kept>, gone: Set<string>): void {
+/**
+ * What removed facts had superseded: re-linked to the successor `next` names for the removed fact (store/fact-chains.ts),
+ * or current again where it names none.
+ */
+export function restore(facts: Map<string, Kept>, next: ReadonlyMap<string, string | null>): void {
   for (const kept of facts.values()) {
-    if (kept.fact.status === ("superseded" satisfies FactStatus) && gone.has(kept.fact.supersededBy ?? "")) {
-      kept.fact.status = "current";
-      kept.fact.supersededBy = null;
-    }
+    const by = kept.fact.supersededBy;
+    if (kept.fact.status !== ("superseded" satisfies FactStatus) || by === null || !next.has(by)) continue;
+    const successor = next.get(by) ?? null;
+    kept.fact.supersededBy = successor;
+    if (successor === null) kept.fact.status = "current";
   }
 }
 

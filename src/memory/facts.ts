@@ -9,6 +9,7 @@ import { SessionError } from "../errors.js";
 import { type SeqFact, StoreFacts } from "../facts/store-base.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { successorsOf } from "../store/fact-chains.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../store/facts.js";
 import type { MemorySessionData } from "./data.js";
@@ -262,25 +263,27 @@ export class MemoryFacts extends StoreFacts {
     return this.drop(gone);
   }
 
-  // Drops facts (from their scopes and the source index) and makes current again what they had superseded.
+  // Drops facts (from their scopes and the source index); what they had superseded is re-linked or current again.
   private drop(gone: readonly Kept[]): number {
-    const byScope = new Map<string, Set<string>>();
+    const removed: Kept[] = [];
     for (const kept of gone) {
-      const facts = this.scopes.get(kept.key);
-      if (!facts?.delete(kept.fact.id)) continue;
+      if (!this.scopes.get(kept.key)?.delete(kept.fact.id)) continue;
       for (const source of kept.fact.sources) this.bySession.unlink(source.sessionId, kept);
-      const ids = byScope.get(kept.key) ?? new Set<string>();
-      ids.add(kept.fact.id);
-      byScope.set(kept.key, ids);
+      removed.push(kept);
     }
-    let dropped = 0;
-    for (const [key, ids] of byScope) {
+    const successors = successorsOf(removed.map(({ key, fact }) => ({ scope: key, ...fact })));
+    const byScope = new Map<string, Map<string, string | null>>();
+    removed.forEach((kept, i) => {
+      const next = byScope.get(kept.key) ?? new Map<string, string | null>();
+      next.set(kept.fact.id, successors[i] ?? null);
+      byScope.set(kept.key, next);
+    });
+    for (const [key, next] of byScope) {
       const facts = this.scopes.get(key)!;
-      dropped += ids.size;
-      restore(facts, ids);
+      restore(facts, next);
       if (facts.size === 0) this.scopes.delete(key);
     }
-    return dropped;
+    return removed.length;
   }
 
   /** Every stored fact (a test's or an export's view). */

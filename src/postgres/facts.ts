@@ -147,7 +147,7 @@ async function candidates(
   // A session's messages (an active path's): the facts sourced among them are found once, by the sources'
   // (session_id, message_id) index, not checked per fact against the list (docs/FACTS.md#recall).
   const onPath = filter.sourcesIn !== undefined && filter.sourceSession !== undefined;
-  const sourced = onPath ? "f.seq IN (SELECT fact_seq FROM on_path)" : sourcedSql(sources, "$6", "$7");
+  const sourced = onPath ? "f.seq IN (SELECT fact_seq FROM on_path)" : sourcedSql(sources, "$3", "$6", "$7");
   const where = `f.scope = $3 AND f.status = ANY($5::text[]) AND ${sourced}`;
   const pathCte = `, on_path(fact_seq) AS MATERIALIZED (SELECT DISTINCT s.fact_seq FROM unnest($6::text[]) p(id)
     JOIN ${sources} s ON s.session_id = $7::text AND s.message_id = p.id WHERE s.scope = $3)`;

@@ -156,7 +156,9 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     holds:
       "facts learned from conversations and their search vectors (an encrypted owner's sealed, its vector blind tokens)",
     tie: "session",
-    citus: "coordinator",
+    // By scope key (o:<owner> or s:<session>): one owner's or one session's facts on one node (docs/FACTS.md).
+    citus: "by-key",
+    citusColumn: "scope",
     sealed: "sealed",
     erasure:
       "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
@@ -176,7 +178,9 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     table: "agent_fact_sources",
     holds: "the messages each fact came from",
     tie: "session",
-    citus: "coordinator",
+    citus: "by-key",
+    citusColumn: "scope",
+    citusColocate: "agent_facts",
     sealed: "n/a",
     erasure: "deleted with its fact or its message",
     purge: "rewrite",
@@ -186,7 +190,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     table: "agent_learn_marks",
     holds: "how far a session was learned from, and its learner",
     tie: "session",
-    citus: "coordinator",
+    citus: "by-session",
     sealed: "n/a",
     erasure: ERASED_WITH_SESSION,
     purge: "rewrite",

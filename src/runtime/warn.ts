@@ -19,3 +19,26 @@ export function emitWarning(error: unknown, type: string, context?: string): voi
   if (typeof sink?.emitWarning === "function") sink.emitWarning(warning);
   else console.warn(`${type}: ${warning.message}`);
 }
+
+/**
+ * Hands a failure nobody awaits to an app's handler; without one, or when the handler throws or rejects, the
+ * failure (or the handler's own error) becomes a warning named `type`, so a faulty handler never turns a background
+ * failure into an unhandled rejection.
+ */
+export function reportTo(
+  handler: (() => unknown) | undefined,
+  error: unknown,
+  type: string,
+  context?: string,
+): void {
+  if (handler) {
+    try {
+      const answer = handler();
+      if (answer instanceof Promise) answer.catch((late: unknown) => emitWarning(late, type, context));
+      return;
+    } catch (handlerError) {
+      error = handlerError;
+    }
+  }
+  emitWarning(error, type, context);
+}

@@ -72,6 +72,12 @@ export interface OwnerDataTable {
    * tables are co-located with the first one declared (the heads) and default to `session_id`; "by-key" ones need it.
    */
   citusColumn?: string;
+  /**
+   * The "by-key" table declared before this one whose co-location group it joins (same distribution column type and
+   * shard count, so rows with equal keys are on one node and joins on the key stay on one shard); none: a group of
+   * its own.
+   */
+  citusColocate?: string;
   /** Whether a keyed owner's data is stored sealed here: "sealed", "clear" (visible, see PRIVACY.md), or "n/a". */
   sealed: "sealed" | "clear" | "n/a";
   /** How an erasure (erase, eraseOwner, eraseAll, sweep, delete) reaches its rows. */
@@ -121,20 +127,30 @@ export interface CitusShard {
 
 /**
  * The declared tables a Citus layout distributes, in declaration order: every "by-session" table sharded by its
- * column and co-located with the first (the heads), every "by-key" table by its column alone. A placed table without
- * a column is a mistake in the declaration, so it throws.
+ * column and co-located with the first (the heads), every "by-key" table by its column, alone or co-located with the
+ * by-key table its `citusColocate` names. A placed table without a column, or co-located with a table not declared
+ * by-key before it, is a mistake in the declaration, so it throws.
  */
 export function citusShards(declaration: OwnerDataDeclaration): CitusShard[] {
   const anchor = declaration.find((t) => t.citus === "by-session")?.table;
-  return declaration
-    .filter((t) => t.citus === "by-session" || t.citus === "by-key")
-    .map((t) => {
-      // A by-session table is sharded by `session_id` unless it says otherwise; a by-key one must name its key.
-      const column = t.citusColumn ?? (t.citus === "by-session" ? "session_id" : undefined);
-      if (column === undefined) throw new Error(`${t.table} is placed ${t.citus} with no citusColumn`);
-      const colocate = t.citus === "by-session" && t.table !== anchor ? (anchor as string) : "none";
-      return { table: t.table, column, colocate };
-    });
+  const placed = declaration.filter((t) => t.citus === "by-session" || t.citus === "by-key");
+  return placed.map((t, i) => {
+    // A by-session table is sharded by `session_id` unless it says otherwise; a by-key one must name its key.
+    const column = t.citusColumn ?? (t.citus === "by-session" ? "session_id" : undefined);
+    if (column === undefined) throw new Error(`${t.table} is placed ${t.citus} with no citusColumn`);
+    if (t.citusColocate !== undefined) {
+      // Placed in declaration order: the group's first table must be distributed before this one joins it.
+      const group = placed.slice(0, i).find((o) => o.table === t.citusColocate);
+      if (t.citus !== "by-key" || group?.citus !== "by-key") {
+        throw new Error(
+          `${t.table} is co-located with ${t.citusColocate}, which is not a by-key table before it`,
+        );
+      }
+      return { table: t.table, column, colocate: t.citusColocate };
+    }
+    const colocate = t.citus === "by-session" && t.table !== anchor ? (anchor as string) : "none";
+    return { table: t.table, column, colocate };
+  });
 }
 
 /** The declared tables with `placement` on a Citus cluster ("reference", "coordinator"), in declaration order. */
@@ -146,7 +162,7 @@ const cell = (text: string) => text.replace(/\|/g, "\\|");
 
 /**
  * The declaration as a Markdown table (docs/PRIVACY.md holds it; a test checks the two agree); the Citus column only
- * where a table has a placement. Ids are left out of "owner data in": what the table holds beside them is listed.
+ * where a table has a placement (a by-key table co-located with another names it). Ids are left out of "owner data in": what the table holds beside them is listed.
  */
 export function ownerDataMarkdown(declaration: OwnerDataDeclaration): string {
   const citus = declaration.some((t) => t.citus !== "none");
@@ -161,7 +177,7 @@ export function ownerDataMarkdown(declaration: OwnerDataDeclaration): string {
       t.holds,
       held(t),
       t.tie,
-      ...(citus ? [t.citus] : []),
+      ...(citus ? [t.citusColocate ? `${t.citus}, with ${t.citusColocate}` : t.citus] : []),
       t.sealed,
       t.erasure,
       t.purge,

@@ -125,6 +125,54 @@ for (const [name, create] of [
       await store.close();
     });
 
+    test("an onError that throws or rejects becomes a warning, never an unhandled rejection", async () => {
+      const store = create();
+      const warnings: Error[] = [];
+      const unhandled: unknown[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on("warning", onWarning);
+      process.on("unhandledRejection", onUnhandled);
+      try {
+        const extractor = async (): Promise<ExtractedFact[]> => {
+          throw new Error("the extractor is down");
+        };
+        for (const [sessionId, onError] of [
+          [
+            "t1",
+            () => {
+              throw new Error("the handler is broken");
+            },
+          ],
+          ["t2", () => Promise.reject(new Error("the handler rejected"))],
+        ] as Array<[string, () => never]>) {
+          const middleware = sessionMemory({
+            store,
+            sessionId,
+            learn: { extractor, maxAttempts: 1, onError },
+          });
+          const model = wrapLanguageModel({ model: generatingModel(() => ({ text: "ok" })), middleware });
+          await generateText({ model, prompt: "I live in Lyon" });
+          await middleware.learned();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const facts = warnings.filter((w) => w.name === "AgentSessionFactsWarning").map((w) => w.message);
+        assert.ok(
+          facts.some((m) => /the handler is broken/.test(m)),
+          facts.join("\n"),
+        );
+        assert.ok(
+          facts.some((m) => /the handler rejected/.test(m)),
+          facts.join("\n"),
+        );
+        assert.deepEqual(unhandled, []);
+      } finally {
+        process.off("warning", onWarning);
+        process.off("unhandledRejection", onUnhandled);
+        await store.close();
+      }
+    });
+
     test("persistChatTurn: saveResult stores the answer, then the turn is learned into the owner's facts", async () => {
       const store = create();
       const manager = new SessionManager(store);

@@ -1,7 +1,8 @@
 // The declaration's Citus placement (src/postgres/owner-data.ts `citus`, `citusColumn`) against a distributed store
 // on the test cluster: every declared table, the ones made on first use included (change log, vectors), is where the
 // declaration says, as Citus's catalog records it: "by-session" distributed by its column and co-located with the
-// heads, "by-key" distributed by its column, "reference" a reference table, "coordinator" a plain local table. A
+// heads, "by-key" distributed by its column, alone or co-located with the table its `citusColocate` names (the facts'
+// sources with the facts), "reference" a reference table, "coordinator" a plain local table. A
 // declared table left unplaced on a distributed store (as one a later migration adds would be) is placed when the
 // store is next opened; an open that finds every table placed changes nothing.
 import assert from "node:assert/strict";
@@ -37,25 +38,26 @@ async function placements(pool: pg.Pool, schema: string) {
     [schema],
   );
   const found = new Map(rows.map((row) => [row.table, row]));
-  const heads = found.get("agent_session_heads")?.colocation;
   const expected: Record<string, string> = {};
   const actual: Record<string, string> = {};
-  for (const t of POSTGRES_OWNER_DATA) {
+  for (const [i, t] of POSTGRES_OWNER_DATA.entries()) {
+    // A co-located table joins the group of the table its declaration names: the heads for a by-session one.
+    const group = t.citus === "by-session" ? "agent_session_heads" : t.citusColocate;
     expected[t.table] =
-      t.citus === "by-session"
-        ? `distributed by ${t.citusColumn ?? "session_id"}, with the heads`
-        : t.citus === "by-key"
-          ? `distributed by ${t.citusColumn}`
-          : t.citus;
+      t.citus === "by-session" || t.citus === "by-key"
+        ? `distributed by ${t.citusColumn ?? "session_id"}${group && group !== t.table ? `, with ${group}` : ""}`
+        : t.citus;
     const row = found.get(t.table);
+    // The group's first declared table, when it is another: a table declared alone has a group of its own.
+    const first = POSTGRES_OWNER_DATA.slice(0, i).find(
+      (o) => found.get(o.table)?.kind === "distributed" && found.get(o.table)?.colocation === row?.colocation,
+    );
     actual[t.table] = !row
       ? "missing"
       : row.kind === "distributed"
-        ? `distributed by ${row.column}${row.colocation === heads && t.table !== "agent_session_heads" ? ", with the heads" : ""}`
+        ? `distributed by ${row.column}${first ? `, with ${first.table}` : ""}`
         : (row.kind ?? "?");
   }
-  // The heads anchor their group; a by-key table in the heads' group would be a coincidence of equal shard counts.
-  expected.agent_session_heads = "distributed by session_id";
   const undeclared = [...found.keys()].filter((name) => !POSTGRES_OWNER_DATA.some((t) => t.table === name));
   return { actual, expected, undeclared };
 }
@@ -76,19 +78,44 @@ test("a declared table left unplaced on a distributed store is placed when the s
 }, async () => {
   const { pool, schema } = cluster!;
   const table = (name: string) => `"${schema}"."${name}"`;
-  await cluster!.store().session("late").appendMessage(msg("m1", "before"));
+  const first = cluster!.store();
+  await first.session("late").appendMessage(msg("m1", "before"));
+  await first.facts.add({ sessionId: "late" }, [
+    {
+      id: "f1",
+      text: "Late words.",
+      observedAt: 1,
+      sources: [{ sessionId: "late", messageId: "m1" }],
+      producer: "function:t",
+    },
+  ]);
   await pool.query(`INSERT INTO ${table("agent_owner_keys")} (owner_hash, key_check) VALUES ('h', 'c')`);
   // As a table a later migration creates on a store distributed before it: a plain coordinator table, one of each
-  // placement, rows kept. Citus cannot undistribute a table with an identity column (the overlays' seq): that one
-  // is dropped and made again plain, as a migration would make it. The links' key is made as for one server,
+  // placement, rows kept (the fact tables, as a store distributed before they were placed has them). Citus cannot
+  // undistribute a table with an identity column (the overlays' and the facts' seq): those are copied to a plain
+  // table with their rows and sequence, dropped and renamed back, as a migration would make them. The links' key is made as for one server,
   // without the distribution column.
-  const late = ["agent_compactions", "agent_attachment_links", "agent_context_blocks", "agent_owner_keys"];
-  await pool.query(
-    `CREATE TABLE ${table("plain_compactions")} (LIKE ${table("agent_compactions")} INCLUDING ALL);
-     DROP TABLE ${table("agent_compactions")};
-     ALTER TABLE ${table("plain_compactions")} RENAME TO "agent_compactions"`,
-  );
-  for (const name of late.slice(1)) await pool.query("SELECT undistribute_table($1)", [table(name)]);
+  const late = [
+    "agent_compactions",
+    "agent_facts",
+    "agent_attachment_links",
+    "agent_context_blocks",
+    "agent_owner_keys",
+    "agent_fact_sources",
+    "agent_learn_marks",
+  ];
+  for (const name of ["agent_fact_sources", "agent_learn_marks"])
+    await pool.query("SELECT undistribute_table($1)", [table(name)]);
+  for (const name of late.slice(0, 2)) {
+    await pool.query(
+      `CREATE TABLE ${table(`plain_${name}`)} (LIKE ${table(name)} INCLUDING ALL);
+       INSERT INTO ${table(`plain_${name}`)} OVERRIDING SYSTEM VALUE SELECT * FROM ${table(name)};
+       DROP TABLE ${table(name)};
+       ALTER TABLE ${table(`plain_${name}`)} RENAME TO "${name}";
+       SELECT setval(pg_get_serial_sequence('${table(name)}', 'seq'), (SELECT COALESCE(max(seq), 0) + 1 FROM ${table(name)}))`,
+    );
+  }
+  for (const name of late.slice(2, 5)) await pool.query("SELECT undistribute_table($1)", [table(name)]);
   const before = await placements(pool, schema);
   assert.deepEqual(
     late.map((name) => before.actual[name]),
@@ -111,6 +138,18 @@ test("a declared table left unplaced on a distributed store is placed when the s
       (await session.getHistory()).map((m) => m.id),
       ["m1", "m2"],
     );
+    // The fact written before is found where its scope's shard is, and a new one goes there too.
+    const scope = { sessionId: "late" };
+    await store.facts.add(scope, [
+      {
+        id: "f2",
+        text: "Later words.",
+        observedAt: 2,
+        sources: [{ sessionId: "late", messageId: "m2" }],
+        producer: "function:t",
+      },
+    ]);
+    assert.deepEqual((await store.facts.search(scope, "words")).map((h) => h.fact.id).sort(), ["f1", "f2"]);
   } finally {
     await store.close();
   }

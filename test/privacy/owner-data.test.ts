@@ -11,7 +11,12 @@ import { tableStatements, vectorTables } from "../../src/postgres/search/vectors
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { type OwnerDataDeclaration, ownerDataMarkdown } from "../../src/store/owner-data.js";
+import {
+  citusShards,
+  type OwnerDataDeclaration,
+  type OwnerDataTable,
+  ownerDataMarkdown,
+} from "../../src/store/owner-data.js";
 import { msg } from "../../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { testEmbedder } from "../vectors/embedder.js";
@@ -115,4 +120,36 @@ test("docs/PRIVACY.md holds both declarations as rendered", () => {
         "`node --import tsx scripts/owner-data-table.ts` and paste it",
     );
   }
+});
+
+test("the Citus shards of the declaration: facts by scope with their sources, marks with the sessions", () => {
+  const shards = new Map(citusShards(POSTGRES_OWNER_DATA).map((s) => [s.table, s]));
+  assert.deepEqual(shards.get("agent_facts"), { table: "agent_facts", column: "scope", colocate: "none" });
+  assert.deepEqual(shards.get("agent_fact_sources"), {
+    table: "agent_fact_sources",
+    column: "scope",
+    colocate: "agent_facts",
+  });
+  assert.equal(shards.get("agent_learn_marks")?.colocate, "agent_session_heads");
+  // A table co-located with one not declared by-key before it cannot be placed: the group would not exist yet.
+  const table = (name: string, extra: Partial<OwnerDataTable>): OwnerDataTable => ({
+    table: name,
+    holds: "",
+    tie: "none",
+    citus: "by-key",
+    citusColumn: "k",
+    sealed: "n/a",
+    erasure: "",
+    purge: "rewrite",
+    columns: {},
+    ...extra,
+  });
+  assert.throws(
+    () => citusShards([table("b", { citusColocate: "a" }), table("a", {})]),
+    /b is co-located with a, which is not a by-key table before it/,
+  );
+  assert.throws(
+    () => citusShards([table("a", { citus: "reference" }), table("b", { citusColocate: "a" })]),
+    /not a by-key table before it/,
+  );
 });

@@ -39,10 +39,9 @@ function renderFacts(box, page, ui, append) {
     box.appendChild(item);
   });
   if (page.next === null) return;
-  // A visible marker: more facts may follow (a session's page may have passed over its owner's other facts).
+  // A visible marker: more facts may follow.
   var more = ui.el("div", "facts-more");
-  var note = page.scanned > 0 ? " (" + page.scanned + " facts of the owner from other sessions passed over)" : "";
-  more.appendChild(ui.el("span", "muted", "More facts may follow" + note + ". "));
+  more.appendChild(ui.el("span", "muted", "More facts may follow. "));
   var button = ui.el("button", "more", "Load more");
   // The marker goes when its page is asked for; the next page brings its own if more follow.
   button.addEventListener("click", function () {

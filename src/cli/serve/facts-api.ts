@@ -15,8 +15,6 @@ import { optional, ownerParam, wholeParam } from "./params.js";
 export const VIEWER_FACTS = 50;
 /** Most facts a page holds: the fact store's own page. */
 export const MAX_VIEWER_FACTS = 100;
-/** Most store pages one request reads while looking for the owner's facts sourced in a session. */
-export const FACT_SCAN_PAGES = 10;
 
 const STATUSES: readonly FactStatus[] = ["current", "superseded", "invalidated"];
 
@@ -33,8 +31,6 @@ export interface ViewerFactPage {
   facts: ViewerFact[];
   /** The cursor of the next page; null when every fact of the request's kind was read. */
   next: string | null;
-  /** Facts of the owner read and passed over (sourced only in other sessions) by a session's page. */
-  scanned: number;
 }
 
 function shown(fact: Fact): ViewerFact {
@@ -87,23 +83,21 @@ export async function viewerFacts(store: SessionStore, query: URLSearchParams): 
     if (owner === undefined)
       throw new CliError(`the "id" or the "owner" parameter is required`, "INVALID_ARGUMENT");
     const of = { owner };
-    if (!hasFactStore(store)) return { of, keepsFacts: false, status, facts: [], next: null, scanned: 0 };
+    if (!hasFactStore(store)) return { of, keepsFacts: false, status, facts: [], next: null };
     // The store checks its own cursor (a bad one is INVALID_ARGUMENT, 400).
     const page = await store.facts.list(of, { status, limit, cursor: cursor ?? null });
-    return { of, keepsFacts: true, status, facts: page.facts.map(shown), next: page.next, scanned: 0 };
+    return { of, keepsFacts: true, status, facts: page.facts.map(shown), next: page.next };
   }
   const summary = await requireSession(store, id, owner);
   const of = { sessionId: id, owner: summary.owner ?? null };
-  if (!hasFactStore(store)) return { of, keepsFacts: false, status, facts: [], next: null, scanned: 0 };
+  if (!hasFactStore(store)) return { of, keepsFacts: false, status, facts: [], next: null };
   const page = await sessionFacts(store, of, status, limit, parseCursor(cursor));
   return { of, keepsFacts: true, status, ...page };
 }
 
 /**
- * The session's own facts, then its owner's that name a message of it as a source. The owner's facts are read newest
- * first, a page of at most the room left at a time (so no matching fact is ever past the cursor returned), at most
- * {@link FACT_SCAN_PAGES} pages a request: an owner with many facts from other sessions gives pages with fewer facts
- * and a `next`, never an unbounded read.
+ * The session's own facts, then its owner's that name a message of it as a source (the store's `sourceSession`
+ * filter, in its read: no fact of the owner's other sessions is read), each a store page of at most the room left.
  */
 async function sessionFacts(
   store: FactCapableStore,
@@ -111,27 +105,22 @@ async function sessionFacts(
   status: FactStatus[],
   limit: number,
   cursor: { phase: "s" | "o"; at: string | null },
-): Promise<{ facts: ViewerFact[]; next: string | null; scanned: number }> {
+): Promise<{ facts: ViewerFact[]; next: string | null }> {
   const facts: Fact[] = [];
-  let { phase, at } = cursor;
-  if (phase === "s") {
+  let { at } = cursor;
+  if (cursor.phase === "s") {
     const page = await store.facts.list({ sessionId: of.sessionId }, { status, limit, cursor: at });
     facts.push(...page.facts);
-    if (page.next !== null) return { facts: facts.map(shown), next: `s:${page.next}`, scanned: 0 };
-    phase = "o";
+    if (page.next !== null) return { facts: facts.map(shown), next: `s:${page.next}` };
     at = null;
   }
-  if (of.owner === null) return { facts: facts.map(shown), next: null, scanned: 0 };
-  const scope: FactScope = { owner: of.owner };
-  let scanned = 0;
-  for (let pages = 0; pages < FACT_SCAN_PAGES && facts.length < limit; pages++) {
-    const page = await store.facts.list(scope, { status, limit: limit - facts.length, cursor: at });
-    for (const fact of page.facts) {
-      if (fact.sources.some((s) => s.sessionId === of.sessionId)) facts.push(fact);
-      else scanned++;
-    }
-    at = page.next;
-    if (at === null) return { facts: facts.map(shown), next: null, scanned };
+  if (of.owner === null || facts.length === limit) {
+    // A full page of the session's own facts: the owner's start on the next page.
+    return { facts: facts.map(shown), next: of.owner === null ? null : "o:" };
   }
-  return { facts: facts.map(shown), next: `o:${at ?? ""}`, scanned };
+  const scope: FactScope = { owner: of.owner };
+  const query = { status, limit: limit - facts.length, cursor: at, sourceSession: of.sessionId };
+  const page = await store.facts.list(scope, query);
+  facts.push(...page.facts);
+  return { facts: facts.map(shown), next: page.next === null ? null : `o:${page.next}` };
 }

@@ -10,6 +10,7 @@ import { sha256 } from "../../store/media/offload.js";
 import { assertTransferHeader, assertTransferLinks, assertTransferRow } from "../../store/transfer/schema.js";
 import { assertTransferItem } from "../../store/transfer/validate.js";
 import { CliError } from "../errors.js";
+import { FactOwnerCheck } from "./fact-owners.js";
 import { FactSourceCheck } from "./fact-sources.js";
 import type { ExportCounts } from "./format.js";
 import { noFactStore, Records } from "./import.js";
@@ -50,9 +51,10 @@ interface Current {
  * counts match, and a cached system prompt is only imported for a session the file brings and the store did not
  * hold (else it would plant the prompt `freezeSystemPrompt()` returns), unless `trustPrompts`, and a fact's sources are
  * messages stored or readable earlier in the file (fact-sources.ts: those the store does not hold are found by reading
- * the file again, `read` being called once more). An unreadable message refuses the file unless `skipUnreadable`; the
+ * the file again, `read` being called once more), an owner's fact names only sessions registered to it and the store
+ * holds the key of a fact's encrypted owner (fact-owners.ts). An unreadable message refuses the file unless `skipUnreadable`; the
  * plan returned says which the write pass leaves out. Memory: the message ids of one session at a time, the ids of
- * left-out messages, and at most MAX_PENDING_SOURCES fact sources to find.
+ * left-out messages, and at most MAX_PENDING_SOURCES fact sources to find; the owner of each session the file brings.
  */
 export async function checkImport(
   store: TransferCapableStore,
@@ -70,6 +72,7 @@ export async function checkImport(
   let end: ExportCounts | undefined;
   const plan = new UnreadablePlan();
   const sources = new FactSourceCheck(read);
+  const owners = hasFactStore(store) ? new FactOwnerCheck(store) : undefined;
   if (!(await records.next())) throw new CliError("the file is empty", "INVALID_FILE");
   const stored = async (sessionId: string, id: string) =>
     current?.ids.has(id) === true || (await store.session(sessionId).getMessage(id)) !== null;
@@ -82,6 +85,7 @@ export async function checkImport(
         const id = record.session.id;
         if (fresh.has(id)) fail(`session ${JSON.stringify(id)} appears twice`);
         fresh.set(id, !(await holdsSession(store, id)));
+        owners?.session(id, record.session.info);
         if (current) await checkLeaf(current, stored);
         current = { id, ids: new Map(), leaf: record.session.leafId, line: records.line };
       } else if (record.type === "message" || record.type === "compaction") {
@@ -105,9 +109,11 @@ export async function checkImport(
           await checkPrompt(store, record.row.key, session, fail);
         }
       } else if (record.type === "fact") {
-        // The store's own check of the fact, then its sources: each a message stored or earlier in the file.
-        if (!hasFactStore(store)) throw noFactStore(records.line);
+        // The store's own check of the fact, its owner's key, its sources (each a message stored or earlier in the
+        // file), and that they are its owner's sessions.
+        if (!owners) throw noFactStore(records.line);
         const [fact] = parseImportedFacts([record.fact]);
+        await owners.writable(fact!, records.line);
         for (const { sessionId, messageId } of fact!.sources) {
           if (
             current?.id === sessionId &&
@@ -125,6 +131,7 @@ export async function checkImport(
           }
           await sources.need(sessionId, messageId, records.line, fact!.id);
         }
+        await owners.registered(fact!, fail);
       } else if (record.type === "attachment") {
         if (record.sessionId !== current?.id) {
           fail(

@@ -23,14 +23,16 @@ export function factTables(t: Tables): { facts: string; sources: string; marks: 
 }
 
 /**
- * The source filter of a read over the fact row `f` (`ids`: the parameter of `sourcesIn`, `session`: of
- * `sourceSession`, each NULL for none): a fact passes when one of its sources (read by the primary key) lies in the
- * session and among the ids. The ids are a hashed subplan, built once per statement, not an array scanned per source
- * (an active path's 5,000 ids: docs/FACTS.md#recall).
+ * The source filter of a read over the fact row `f` of scope `scope` (a parameter; `ids`: the parameter of
+ * `sourcesIn`, `session`: of `sourceSession`, each NULL for none): a fact passes when one of its sources (read by the
+ * primary key) lies in the session and among the ids. The ids are a hashed subplan, built once per statement, not an
+ * array scanned per source (an active path's 5,000 ids: docs/FACTS.md#recall). The sources are matched to the scope
+ * parameter, not to `f.scope`: on Citus a correlated filter under the OR would not route the subquery to the
+ * scope's shard, and the read would go to every shard (docs/FACTS.md#citus).
  */
-export function sourcedSql(sources: string, ids: string, session: string): string {
+export function sourcedSql(sources: string, scope: string, ids: string, session: string): string {
   return `(${ids}::text[] IS NULL AND ${session}::text IS NULL OR EXISTS (SELECT 1 FROM ${sources} s
-    WHERE s.scope = f.scope AND s.fact_seq = f.seq AND (${session}::text IS NULL OR s.session_id = ${session}::text)
+    WHERE s.scope = ${scope} AND s.fact_seq = f.seq AND (${session}::text IS NULL OR s.session_id = ${session}::text)
       AND (${ids}::text[] IS NULL OR s.message_id IN (SELECT unnest(${ids}::text[])))))`;
 }
 
@@ -38,7 +40,7 @@ const pageSql = statement(
   (
     t,
   ) => `SELECT ${FACT_COLUMNS} FROM ${factTables(t).facts} f WHERE scope = $1 AND seq < $2 AND status = ANY($3::text[])
-    AND ${sourcedSql(factTables(t).sources, "$4", "$6")} ORDER BY seq DESC LIMIT $5`,
+    AND ${sourcedSql(factTables(t).sources, "$1", "$4", "$6")} ORDER BY seq DESC LIMIT $5`,
 );
 const claimSql = statement(
   (t) => `INSERT INTO ${factTables(t).marks} AS m (session_id, through, holder, lease_until, failures)
@@ -51,6 +53,12 @@ const claimSql = statement(
 const restoreSql = statement(
   (t) => `UPDATE ${factTables(t).facts} f SET status = 'current', superseded_by = NULL
     FROM unnest($1::text[], $2::text[]) AS g(scope, id)
+    WHERE f.scope = g.scope AND f.superseded_by = g.id AND f.status = 'superseded'`,
+);
+// The same facts, re-linked to the next fact of the removed one's chain that stays.
+const relinkSql = statement(
+  (t) => `UPDATE ${factTables(t).facts} f SET superseded_by = g.next
+    FROM unnest($1::text[], $2::text[], $3::text[]) AS g(scope, id, next)
     WHERE f.scope = g.scope AND f.superseded_by = g.id AND f.status = 'superseded'`,
 );
 
@@ -146,14 +154,14 @@ export function postgresFacts(t: Tables): FactStatements {
       ]),
     sessionFacts: (sessionId) =>
       query(
-        `SELECT DISTINCT f.seq, f.scope, f.id FROM ${sources} s
+        `SELECT DISTINCT f.seq, f.scope, f.id, f.status, f.superseded_by FROM ${sources} s
          JOIN ${facts} f ON f.scope = s.scope AND f.seq = s.fact_seq WHERE s.session_id = $1`,
         [sessionId],
       ),
     messageFacts: (sessionId, ids) => {
       const among = (alias: string) => (ids ? ` AND ${alias}message_id = ANY($2::text[])` : "");
       return query(
-        `SELECT f.seq, f.scope, f.id, (SELECT count(*) FROM ${sources} o WHERE o.scope = f.scope
+        `SELECT f.seq, f.scope, f.id, f.status, f.superseded_by, (SELECT count(*) FROM ${sources} o WHERE o.scope = f.scope
            AND o.fact_seq = f.seq AND NOT (o.session_id = $1${among("o.")}))::int AS kept
          FROM ${facts} f WHERE (f.scope, f.seq) IN (
            SELECT scope, fact_seq FROM ${sources} WHERE session_id = $1${among("")})`,
@@ -178,6 +186,7 @@ export function postgresFacts(t: Tables): FactStatements {
       ),
     ],
     restore: (scopes, ids) => command(restoreSql(t), [scopes, ids]),
+    relink: (scopes, ids, successors) => command(relinkSql(t), [scopes, ids, successors]),
     dropMark: (sessionId) => command(`DELETE FROM ${marks} WHERE session_id = $1`, [sessionId]),
   };
 }

@@ -134,7 +134,8 @@ export const sqliteFacts: FactStatements = {
     ),
   sessionFacts: (sessionId) =>
     query(
-      `SELECT DISTINCT f.seq, f.scope, f.id FROM agent_fact_sources s JOIN agent_facts f ON f.seq = s.fact_seq
+      `SELECT DISTINCT f.seq, f.scope, f.id, f.status, f.superseded_by FROM agent_fact_sources s
+       JOIN agent_facts f ON f.seq = s.fact_seq
        WHERE s.session_id = ?`,
       [sessionId],
     ),
@@ -142,7 +143,8 @@ export const sqliteFacts: FactStatements = {
     const among = ids ? ` AND message_id IN ${IN}` : "";
     const list = ids ? [json(ids)] : [];
     return query(
-      `SELECT f.seq, f.scope, f.id, (SELECT count(*) FROM agent_fact_sources o WHERE o.fact_seq = f.seq
+      `SELECT f.seq, f.scope, f.id, f.status, f.superseded_by, (SELECT count(*) FROM agent_fact_sources o
+         WHERE o.fact_seq = f.seq
          AND NOT (o.session_id = ?${among})) AS kept
        FROM agent_facts f WHERE f.seq IN (SELECT fact_seq FROM agent_fact_sources WHERE session_id = ?${among})`,
       [sessionId, ...list, sessionId, ...list],
@@ -166,6 +168,18 @@ export const sqliteFacts: FactStatements = {
            ON f.scope = json_extract(j.value, '$[0]') AND f.superseded_by = json_extract(j.value, '$[1]')
          WHERE f.status = 'superseded')`,
       [json(scopes.map((scope, i) => [scope, ids[i]]))],
+    ),
+  relink: (scopes, ids, successors) =>
+    command(
+      `UPDATE agent_facts SET superseded_by = (
+         SELECT json_extract(j.value, '$[2]') FROM json_each(?) j
+         WHERE json_extract(j.value, '$[0]') = agent_facts.scope AND json_extract(j.value, '$[1]') = agent_facts.superseded_by)
+       WHERE seq IN (
+         SELECT f.seq FROM json_each(?) j JOIN agent_facts f
+           ON f.scope = json_extract(j.value, '$[0]') AND f.superseded_by = json_extract(j.value, '$[1]')
+         WHERE f.status = 'superseded')`,
+      // The same list twice: once for the new value, once to find the rows (every driver takes plain `?` only).
+      Array(2).fill(json(scopes.map((scope, i) => [scope, ids[i], successors[i]]))),
     ),
   dropMark: (sessionId) => command("DELETE FROM agent_learn_marks WHERE session_id = ?", [sessionId]),
 };

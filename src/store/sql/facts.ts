@@ -8,6 +8,7 @@
  */
 import type { Fact, FactSource, FactStatus, LearnMark } from "../../contract/facts.js";
 import { SessionError } from "../../errors.js";
+import { successorsOf } from "../fact-chains.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../facts.js";
 import { countOf, type Program, type Row, type Statement, type Step } from "./program.js";
 
@@ -50,11 +51,12 @@ export interface FactStatements {
   advance(sessionId: string, holder: string, through: number, failures: number): Statement;
   /** The lease ended by its holder. */
   release(sessionId: string, holder: string): Statement;
-  /** The facts with a source in the session, whatever their scope: rows `seq, scope, id`. */
+  /** The facts with a source in the session, whatever their scope: rows `seq, scope, id, status, superseded_by`. */
   sessionFacts(sessionId: string): Statement;
   /**
    * The facts with a source among the session's messages `messageIds` (null: any message of the session), by the
-   * sources' `(session_id, message_id)` index: rows `seq, scope, id, kept` (`kept`: how many of its sources are not).
+   * sources' `(session_id, message_id)` index: rows `seq, scope, id, status, superseded_by, kept` (`kept`: how many
+   * of its sources are not).
    */
   messageFacts(sessionId: string, messageIds: readonly string[] | null): Statement;
   /** The sources naming the session's messages `messageIds` (null: any of its messages) deleted. */
@@ -63,6 +65,8 @@ export interface FactStatements {
   drop(scopes: readonly string[], seqs: readonly number[]): Step;
   /** Facts of `scopes[i]` superseded by `ids[i]` made current again. */
   restore(scopes: readonly string[], ids: readonly string[]): Statement;
+  /** Facts of `scopes[i]` superseded by `ids[i]` superseded by `successors[i]` instead. */
+  relink(scopes: readonly string[], ids: readonly string[], successors: readonly string[]): Statement;
   /** The session's learn mark deleted. */
   dropMark(sessionId: string): Statement;
 }
@@ -165,7 +169,8 @@ export function* one(step: Step): Program<Row[]> {
 
 /**
  * A session's erasure of facts, in the caller's transaction: every fact with a source in it goes, whatever its
- * scope, with its sources and index rows; a fact one of them superseded is current again (the later word is gone);
+ * scope, with its sources and index rows; a fact one of them superseded is re-linked to the next fact of its chain
+ * that stays, else current again (the later word is gone);
  * the session's learn mark goes. How many facts went.
  */
 export function* forgetSessionFacts(s: FactStatements, sessionId: string): Program<number> {
@@ -177,17 +182,45 @@ export function* forgetSessionFacts(s: FactStatements, sessionId: string): Progr
     rows.map((r) => String(r.scope)),
     seqs,
   );
-  yield s.restore(
-    rows.map((r) => String(r.scope)),
-    rows.map((r) => String(r.id)),
-  );
+  yield* reattach(s, rows);
   return seqs.length;
 }
 
 /**
+ * What the removed facts `rows` had superseded: re-linked to the next fact of its chain that stays, else current
+ * again (store/fact-chains.ts). The re-link is a statement of its own, run only when a removed fact was superseded by
+ * one that stays.
+ */
+function* reattach(s: FactStatements, rows: readonly Row[]): Program<void> {
+  const removed = rows.map((r) => ({
+    scope: String(r.scope),
+    id: String(r.id),
+    status: String(r.status),
+    supersededBy: r.superseded_by === null || r.superseded_by === undefined ? null : String(r.superseded_by),
+  }));
+  const successors = successorsOf(removed);
+  const relinked = removed.flatMap((fact, i) => {
+    const next = successors[i];
+    return next === null || next === undefined ? [] : [{ ...fact, next }];
+  });
+  const restored = removed.filter((_, i) => successors[i] === null);
+  if (relinked.length > 0) {
+    yield s.relink(
+      relinked.map((f) => f.scope),
+      relinked.map((f) => f.id),
+      relinked.map((f) => f.next),
+    );
+  }
+  yield s.restore(
+    restored.map((f) => f.scope),
+    restored.map((f) => f.id),
+  );
+}
+
+/**
  * Messages deleted (`messageIds` of the session; null: all of them, a clear), in the caller's transaction: a fact
- * whose every source is among them goes, with its index rows, and a fact it had superseded is current again (as in
- * an erasure); the others keep their remaining sources. Costs the deleted messages' range of the sources' index,
+ * whose every source is among them goes, with its index rows, and a fact it had superseded is re-linked or current
+ * again (as in an erasure); the others keep their remaining sources. Costs the deleted messages' range of the sources' index,
  * not the store's facts. How many facts went.
  */
 export function* forgetMessageFacts(
@@ -204,10 +237,7 @@ export function* forgetMessageFacts(
       gone.map((r) => String(r.scope)),
       gone.map((r) => Number(r.seq)),
     );
-    yield s.restore(
-      gone.map((r) => String(r.scope)),
-      gone.map((r) => String(r.id)),
-    );
+    yield* reattach(s, gone);
   }
   if (gone.length < rows.length) yield s.dropSources(sessionId, messageIds);
   return gone.length;

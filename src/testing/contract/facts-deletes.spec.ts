@@ -1,6 +1,7 @@
 // Forgetting facts with deleted messages: deleting messages (deleteMessages, clearMessages, an agent step's removal)
 // drops them from every fact's sources, whatever its scope; a fact left without sources goes, and a fact it had
-// superseded is current again (as in an erasure). The session's learn mark stays. Skipped without facts or registry.
+// superseded is re-linked or current again (as in an erasure). The session's learn mark stays. Skipped without facts
+// or registry.
 import assert from "node:assert/strict";
 import type { FactCapableStore, FactScope } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";

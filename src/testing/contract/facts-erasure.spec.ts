@@ -1,6 +1,7 @@
 // Forgetting facts with their sources: every erasure path (erase, delete, eraseOwner, eraseAll, a retention sweep)
 // removes every fact with a source in a removed session, whatever its scope, and the session's learn mark; a fact
-// that a removed fact had superseded is current again (the later word is gone). Skipped without facts or registry.
+// that a removed fact had superseded is superseded by the next fact of its chain that stays, else current again (the
+// later word is gone). Skipped without facts or registry.
 import assert from "node:assert/strict";
 import type { FactCapableStore } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
@@ -47,6 +48,53 @@ export function factsErasureSpec({ describe, test }: Suite, target: ContractTarg
         assert.equal(await store.facts.mark("a1"), null);
         assert.equal((await store.facts.mark("a2"))?.holder, "learner");
         assert.deepEqual(await ids(store, { owner: "bob" }), ["chess"]);
+      }));
+
+    test("a chain that loses its middle re-links past it; one that loses its end is current again", (t) =>
+      withOwnedFacts(t, target, async (store) => {
+        const alice = { owner: "alice" };
+        await ownedSession(store, "r1", "alice", ["Alice lives in Rome", "Alice moved to Lima"]);
+        await ownedSession(store, "r2", "alice", ["Alice moved to Oslo"]);
+        await store.facts.add(alice, [
+          fact("Alice lives in Rome.", [["r1", "r1-0"]], { id: "rome" }),
+          fact("Alice moved to Oslo.", [["r2", "r2-0"]], { id: "oslo" }),
+          fact("Alice moved to Lima.", [["r1", "r1-1"]], { id: "lima" }),
+        ]);
+        await store.facts.supersede(alice, "rome", "oslo");
+        await store.facts.supersede(alice, "oslo", "lima");
+        const state = async (id: string) => {
+          const kept = await store.facts.get(alice, id);
+          return kept && [kept.status, kept.supersededBy];
+        };
+        await SessionManager.create(store).erase("r2");
+        assert.equal(await state("oslo"), null);
+        assert.deepEqual(await state("rome"), ["superseded", "lima"], "Lima still came after Rome");
+        await store.session("r1").deleteMessages(["r1-1"]);
+        assert.deepEqual(await state("rome"), ["current", null], "nothing after Rome stays");
+        // Several links of a chain removed at once: the next fact that stays, or none.
+        await ownedSession(store, "r3", "alice", ["Alice was born in Nice", "Alice moved to Kyiv"]);
+        await store.facts.add(alice, [
+          fact("Alice was born in Nice.", [["r3", "r3-0"]], { id: "nice" }),
+          fact("Alice lived in Oslo.", [["r1", "r1-0"]], { id: "oslo2" }),
+          fact("Alice lived in Rome.", [["r1", "r1-0"]], { id: "rome2" }),
+          fact("Alice moved to Kyiv.", [["r3", "r3-1"]], { id: "kyiv" }),
+          fact("Alice likes Pisa.", [["r3", "r3-0"]], { id: "pisa" }),
+          fact("Alice likes Bari.", [["r1", "r1-0"]], { id: "bari" }),
+          fact("Alice likes Como.", [["r1", "r1-0"]], { id: "como" }),
+        ]);
+        for (const [id, by] of [
+          ["nice", "oslo2"],
+          ["oslo2", "rome2"],
+          ["rome2", "kyiv"],
+          ["pisa", "bari"],
+          ["bari", "como"],
+        ] as const) {
+          assert.equal(await store.facts.supersede(alice, id, by), true);
+        }
+        await store.session("r1").deleteMessages(["r1-0"]);
+        assert.deepEqual(await state("nice"), ["superseded", "kyiv"]);
+        assert.deepEqual(await state("pisa"), ["current", null]);
+        assert.deepEqual(await ids(store, alice), ["kyiv", "nice", "pisa"]);
       }));
 
     test("deleting a session removes its facts and its mark the same way", (t) =>
