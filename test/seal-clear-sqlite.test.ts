@@ -1,4 +1,4 @@
-// Sealing an owner's clear history on SQLite (better-sqlite3 and the `sql` tag; docs/PRIVACY.md "Sealing an owner's
+// Sealing an owner's clear history on SQLite (better-sqlite3, node:sqlite where Node has it, and the `sql` tag; docs/PRIVACY.md "Sealing an owner's
 // clear history"): alice's messages, summary, block, entry, facts and stream chunks, written before she had a key,
 // are sealed by rekey(owner, { sealClear: true }), stopped after one batch and resumed; after a purge none of their
 // words is in the file or its log, everything reads and searches the same with the keyring, and a store without it
@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import type { FeedCapableStore } from "../src/contract/feed.js";
+import { loadNodeSqlite } from "../src/sqlite/connection/better-sqlite3.js";
+import type { SqliteDriverName } from "../src/sqlite/connection/open.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { occurrences } from "./helpers/encryption.js";
@@ -29,16 +31,32 @@ import { sqlTagAgent } from "./helpers/sql-tag.js";
 const dir = mkdtempSync(join(tmpdir(), "agent-session-seal-clear-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-for (const tag of [false, true]) {
-  const name = tag ? "the sql tag" : "better-sqlite3";
+const variants: { name: string; driver?: SqliteDriverName; skip: string | false }[] = [
+  { name: "better-sqlite3", driver: "better-sqlite3", skip: false },
+  {
+    name: "node:sqlite",
+    driver: "node:sqlite",
+    skip: loadNodeSqlite() ? false : `node:sqlite needs Node >= 22.13 (${process.version})`,
+  },
+  { name: "the sql tag", skip: false },
+];
+
+for (const { name, driver, skip } of variants) {
+  const tag = driver === undefined;
   const open = (path: string, keyring?: Keyring) => {
     // With the change log: its compaction rows hold the overlay's summary.
     const options = { maxValueBytes: 4096, changeLog: true, ...(keyring ? { keyring } : {}) };
-    return (tag ? new SqliteStore(sqlTagAgent(path), options) : new SqliteStore(path, options)) as ClearStore;
+    return (
+      driver === undefined
+        ? new SqliteStore(sqlTagAgent(path), options)
+        : new SqliteStore(path, { ...options, driver })
+    ) as ClearStore;
   };
 
-  test(`SQLite (${name}): sealClear seals an owner's clear history, resumable, and nothing of it stays in the file`, async () => {
-    const path = join(dir, `${tag ? "tag" : "file"}.db`);
+  test(`SQLite (${name}): sealClear seals an owner's clear history, resumable, and nothing of it stays in the file`, {
+    skip,
+  }, async () => {
+    const path = join(dir, `${name.replace(/\W+/g, "-")}.db`);
     const plain = open(path);
     const seeded = await seedClear(plain);
     const { alice, snapshot: before } = seeded;
