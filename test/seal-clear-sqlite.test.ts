@@ -1,8 +1,8 @@
 // Sealing an owner's clear history on SQLite (better-sqlite3, node:sqlite where Node has it, and the `sql` tag;
-// docs/PRIVACY.md "Sealing an owner's clear history"): alice's messages, summary, block, entry, facts and stream chunks, written before she had a key,
-// are sealed by rekey(owner, { sealClear: true }), stopped after one batch and resumed; after a purge none of their
-// words is in the file or its log, everything reads and searches the same with the keyring, and a store without it
-// refuses her. Bob, who has no key, stays in clear.
+// docs/PRIVACY.md "Sealing an owner's clear history"): alice's messages, summaries, blocks, entries, facts, stream
+// chunks and change-log rows, written before she had a key, are sealed by rekey(owner, { sealClear: true }), stopped
+// after one batch and resumed; after a purge none of their words is in the file or its log, everything reads and
+// searches the same with the keyring, and a store without it refuses her. Bob, who has no key, stays in clear.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
