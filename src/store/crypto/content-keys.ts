@@ -221,7 +221,8 @@ export class ContentKeys {
     // owner's rows are all under the recorded key, one of its previous keys (checkedKey checked that).
     const rotating = both ? both.from : this.records.readRotation?.(hash);
     const from = rotating ?? (recorded === checkOf(key) ? undefined : recorded);
-    if (from === undefined) return [key];
+    // A run sealing the owner's rows in clear records a rotation from its key to itself (rotation.ts startSealing).
+    if (from === undefined || from === checkOf(key)) return [key];
     const previous = previousKeyWith(ownerKeys(this.keyring, owner), from);
     if (previous === undefined) {
       throw new SessionError(

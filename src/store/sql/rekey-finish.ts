@@ -4,12 +4,14 @@
  * under another key (each row's first bytes name its key) and its context blocks, search entries and facts sealed
  * under a previous key are re-sealed with it, else the cursor goes back to the start for another round. Blocks,
  * entries and facts are found by the key id their sealed content names (which rows share a key is visible anyway):
- * an owner holds few of them, next to its messages.
+ * an owner holds few of them, next to its messages. With `sealClear` a message left in clear also sends the walk
+ * round again, and the owner's other rows in clear are sealed in the transaction that ends it (rekey-clear.ts).
  */
 import { ownerKeys } from "../crypto/owner-keys.js";
 import { keyId, sealedStart } from "../crypto/seal.js";
 import { openFactWith } from "../fact-sealing.js";
 import { countOf, type Program } from "./program.js";
+import { noClearLeft, sealClearRows } from "./rekey-clear.js";
 import type { RekeyTable, Rotation, SealedFactRow, SummaryRow } from "./rekey-table.js";
 
 /** True when the rotation ended; false when rows under another key remain and the walk starts again. */
@@ -18,8 +20,9 @@ export function* finish(s: RekeyTable, at: Rotation): Program<boolean> {
   const lock = s.lockRotation(at.ownerHash);
   const locked = lock === null ? null : yield lock;
   yield* resealSummaries(s, at);
-  if (countOf(yield s.underOtherKeys(at.owner, sealedStart(at.id))) === 0) {
+  if (countOf(yield s.underOtherKeys(at.owner, sealedStart(at.id))) === 0 && (yield* noClearLeft(s, at))) {
     yield* resealContext(s, at);
+    if (at.sealClear) yield* sealClearRows(s, at);
     yield s.endRotation(at.ownerHash);
     return true;
   }
