@@ -193,6 +193,17 @@ export function decode<K extends CodecKind>(
   }
 }
 
+/**
+ * True when `keys` answer the key of `owner` that a sealed value names (one sealed before key ids: any key of the
+ * owner): {@link decode} then opens it or finds it changed or moved, rather than lacking the key.
+ */
+export function hasNamedKey(keys: CodecKeys | undefined, owner: string | null, stored: string): boolean {
+  if (!keys || owner === null) return false;
+  const candidates = keys.openingKeysOf(owner);
+  const named = sealedKeyId(stored);
+  return named === null ? candidates.length > 0 : candidates.some((key) => keyId(key) === named);
+}
+
 /** {@link decode} of a sealed value with the key that sealed it (a rotation knows it). */
 export function decodeWith<K extends CodecKind>(
   kind: K,
