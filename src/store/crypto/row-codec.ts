@@ -166,19 +166,20 @@ export function decode<K extends CodecKind>(
   const rule = RULES[kind] as Rule<K>;
   if (rule.tilde && stored.startsWith("~~")) return stored.slice(1);
   if (!isSealed(stored)) return stored;
-  const what = rule.what(binding);
+  // The row's description is built only for a refusal (reads of sealed rows are hot).
+  const what = () => rule.what(binding);
   if (!keys)
-    throw new SessionError("DECRYPT_FAILED", `${capital(what)} is encrypted and the store has no keyring`);
+    throw new SessionError("DECRYPT_FAILED", `${capital(what())} is encrypted and the store has no keyring`);
   const whose = owner !== undefined ? owner : rule.session ? keys.ownerOf(rule.session(binding)) : null;
   const candidates = whose === null ? [] : keys.openingKeysOf(whose);
-  if (candidates.length === 0) throw noKey(keys, whose, what);
+  if (candidates.length === 0) throw noKey(keys, whose, what());
   const named = sealedKeyId(stored);
   if (named !== null) {
     const key = candidates.find((candidate) => keyId(candidate) === named);
     if (!key) {
       throw new SessionError(
         "DECRYPT_FAILED",
-        `${capital(what)} is sealed under key ${named}, which is neither the current nor a previous key the keyring answers for owner "${whose}"`,
+        `${capital(what())} is sealed under key ${named}, which is neither the current nor a previous key the keyring answers for owner "${whose}"`,
       );
     }
     return decodeWith(kind, key, binding, stored);
