@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { BlockStore, EntryStore } from "../../src/contract/context.js";
 import type { FactCapableStore } from "../../src/contract/facts.js";
 import type { FeedCapableStore } from "../../src/contract/feed.js";
+import { hasSessionRegistry } from "../../src/contract/registry.js";
 import type { SessionStore } from "../../src/contract/store.js";
 import type { StreamCapableStore } from "../../src/contract/streams.js";
 import { SessionManager } from "../../src/manager/manager.js";
@@ -22,6 +23,7 @@ export const WORDS = {
   entry: "zqxclearentq",
   fact: "zqxclearfactq",
   chunk: "zqxclearchunkq",
+  name: "zqxclearnameq",
 };
 
 /** A store with every part the case writes, and a rotation. */
@@ -45,7 +47,7 @@ export interface Seeded {
 /** Writes alice's rows of every kind and bob's (in clear: the store has no key for either); answers the snapshot. */
 export async function seedClear(store: ClearStore): Promise<Seeded> {
   const manager = SessionManager.create(store);
-  const { id: alice } = await manager.create("alice chat", { owner: "alice" });
+  const { id: alice } = await manager.create(`alice chat ${WORDS.name}`, { owner: "alice" });
   for (let i = 0; i < 7; i++) {
     await manager.append(alice, msg(`a${i}`, `alice says ${WORDS.message} number ${i}`));
   }
@@ -92,6 +94,7 @@ export async function snapshot(store: ClearStore, alice: string): Promise<unknow
     chunks: (await store.streams.read(alice, "s1", -1, 10))?.chunks,
     messageHits: (await store.searchMessages(WORDS.message, { owner: "alice" })).map((h) => h.id).sort(),
     phraseHits: (await store.searchMessages(`"number 3"`, { sessionId: alice })).length,
+    name: hasSessionRegistry(store) ? (await store.registry.get(alice))?.name : "no registry",
   };
 }
 

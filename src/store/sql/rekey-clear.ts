@@ -2,11 +2,12 @@
  * Sealing an owner's rows in clear (`rekey(owner, { sealClear: true })`, docs/PRIVACY.md "Sealing an owner's clear
  * history"): the walk of rekey.ts seals its messages in clear as it re-seals those under an old key (the engine's
  * resealMessages hook), and the transaction that ends the walk seals the rest here: overlay summaries, facts of the
- * owner and of its sessions, kept stream chunks, and the blocks and entries a write would now seal for it; the
+ * owner and of its sessions, kept stream chunks, its sessions' names, and the blocks and entries a write would now seal for it; the
  * vectors of its messages are deleted, and the change log's compaction rows of its sessions hold their summaries
  * sealed as a write under the key logs them. Each is
  * sealed with the store's stored-form functions, so a row reads back as it was written.
  */
+import { decode, encode, isSealedValue } from "../crypto/row-codec.js";
 import { sealContent } from "../crypto/seal.js";
 import { storedChunk } from "../stream-seal.js";
 import { countOf, type Program } from "./program.js";
@@ -14,6 +15,7 @@ import type {
   ChangeRow,
   ClearChunkRow,
   ClearFactRow,
+  NameRow,
   OwnedSession,
   RekeyTable,
   Rotation,
@@ -37,6 +39,15 @@ export function* sealClearRows(s: RekeyTable, at: Rotation): Program<void> {
   for (const row of (yield s.clearChunks(ids)) as ClearChunkRow[]) {
     const chunk = row.chunk.startsWith("~~") ? row.chunk.slice(1) : row.chunk;
     yield s.writeChunk(row, storedChunk(at.key, row.session_id, row.stream_id, Number(row.seq), chunk));
+  }
+  // Every name of the owner's sessions (an owner has few), those in clear sealed as a write under the key seals one.
+  for (const row of (yield s.namesUnder(at.owner, "")) as NameRow[]) {
+    if (isSealedValue("name", row.name)) continue;
+    const binding = { sessionId: row.id };
+    yield s.writeName(
+      row,
+      encode("name", at.key, binding, decode("name", undefined, undefined, binding, row.name)),
+    );
   }
   if ((yield s.changesPresent()).length > 0) {
     for (const row of (yield s.clearChanges(ids)) as ChangeRow[]) {

@@ -27,6 +27,12 @@ export interface Cursor extends Row {
 }
 
 /** An overlay summary sealed under another key than the rotation's. */
+/** A session name sealed under another key than the rotation's (store/session-names.ts). */
+export interface NameRow extends Row {
+  id: string;
+  name: string;
+}
+
 export interface SummaryRow extends Row {
   seq: Num;
   id: string;
@@ -101,6 +107,8 @@ export interface RekeyTable {
   blocksUnder(start: string): Statement; // sealed blocks starting `start`
   entriesUnder(start: string): Statement; // sealed entries starting `start`
   factsUnder(start: string): Statement; // sealed facts starting `start`: [SealedFactRow]
+  namesUnder(owner: string, start: string): Statement; // the owner's session names sealed starting `start`: [NameRow]
+  writeName(row: NameRow, sealed: string): Statement; // unless renamed meanwhile; `updated_at` kept
   /**
    * A fact's `words` sealed under `key` in place of `row`'s (its subject sealed with it), its search index following
    * (blind tokens of `key`).
