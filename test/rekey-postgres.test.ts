@@ -116,6 +116,15 @@ const rekeyCases: PlaceCases = (label, place, done) => {
       const after = await openAt(p, aliceKeyring(key));
       assert.deepEqual(await texts(after, sessions[0]!), expected);
       assert.deepEqual(await texts(after, sessions[1]!), [...expected, said(10)]);
+      // Her session names were re-sealed too: no name is left under the old key, and the new one opens them.
+      assert.equal(
+        await count(
+          p,
+          `SELECT count(*)::int AS n FROM "${p.schema}".agent_sessions WHERE left(name, ${sealedStart(keyId(oldKey)).length}) = '${sealedStart(keyId(oldKey))}'`,
+        ),
+        0,
+      );
+      assert.ok((await after.registry.list({ owner: "alice" })).every((s) => s.name !== "" && !s.nameSealed));
       const again = await after.rekey("alice");
       assert.deepEqual([again.resealed, again.resumed], [0, false]);
       await after.close();

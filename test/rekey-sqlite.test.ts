@@ -152,11 +152,17 @@ test("SQLite rekey: batches, an abort halfway leaves both keys readable, a secon
   const old = new SqliteStore(path, { ...OPTIONS, keyring: aliceKeyring(oldKey) });
   await assert.rejects(old.session(two).getHistory(), { code: "DECRYPT_FAILED" });
   await assert.rejects(old.session(two).appendMessage(msg("x", "old key again")), { code: "DECRYPT_FAILED" });
+  // Her session names were re-sealed too: the old key reads them as sealed, the new one opens them.
+  assert.deepEqual(
+    [(await old.registry.get(two))?.name, (await old.registry.get(two))?.nameSealed],
+    ["", true],
+  );
   await old.close();
   const fresh = new SqliteStore(path, { ...OPTIONS, keyring: aliceKeyring(key) });
   assert.deepEqual((await texts(fresh, one)).slice(0, 20), expected("one"));
   assert.equal((await texts(fresh, one))[20], "written during the rotation");
   assert.deepEqual(await texts(fresh, two), expected("two"));
+  assert.deepEqual((await fresh.registry.list({ owner: "alice" })).map((s) => s.name).sort(), ["one", "two"]);
   assert.equal(textOf((await fresh.session(bob).getHistory())[0]), "bob plain words");
   // A finished rotation run again has nothing to do.
   assert.equal((await fresh.rekey("alice")).resealed, 0);

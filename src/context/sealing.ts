@@ -8,15 +8,10 @@
  * other key — a shared block, the unnamed session's, a label naming no registered session — belongs to no owner
  * and is stored in clear.
  */
-import { SessionError } from "../errors.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
-import { openContent, sealContent } from "../store/crypto/seal.js";
+import { decode, encode } from "../store/crypto/row-codec.js";
 import { memoryDirectoryKey } from "./block-keys.js";
 
-// The scope sealed into the associated data in place of a session id: no session id holds U+0000, so a sealed
-// message never opens as a block or an entry, nor one as the other.
-const BLOCK_SCOPE = "\u0000block";
-const ENTRY_SCOPE = "\u0000entry";
 const OWNER_DIRECTORY = memoryDirectoryKey("owner", "");
 
 /** Who a block key can belong to: an owner named in the key, or the sessions its suffixes name (longest first). */
@@ -41,27 +36,30 @@ export function ownerOfLongest(found: readonly { id: string; owner: string | nul
   return best?.owner ?? null;
 }
 
-/** A block's content sealed under `key`, bound to its block key (JSON inside, so any string reads back exactly). */
+/** A block's content sealed under `key`, bound to its block key (the row codec's "block" kind). */
 export function sealBlock(key: Uint8Array, blockKey: string, content: string): string {
-  return sealContent(key, BLOCK_SCOPE, blockKey, JSON.stringify(content));
+  return encode("block", key, { key: blockKey }, content);
 }
 
-/** An entry's content sealed under `key`, bound to its label and key. */
+/** An entry's content sealed under `key`, bound to its label and key (the row codec's "entry" kind). */
 export function sealEntry(key: Uint8Array, label: string, entryKey: string, content: string): string {
-  return sealContent(key, ENTRY_SCOPE, JSON.stringify([label, entryKey]), JSON.stringify(content));
+  return encode("entry", key, { label, key: entryKey }, content);
 }
 
-/** The content of a sealed block; `DECRYPT_FAILED` when it does not open (see {@link openSealed}). */
+/**
+ * The content of a sealed block, opened with the owner's key it names: none (a store without a keyring, an owner
+ * the keyring has no such key for), a wrong one, changed bytes or a row moved to another key are `DECRYPT_FAILED`.
+ */
 export function openBlock(
   keys: ContentKeys | undefined,
   owner: string | null,
   blockKey: string,
   stored: string,
 ): string {
-  return openSealed(keys, owner, BLOCK_SCOPE, blockKey, stored, `Block "${blockKey}"`);
+  return decode("block", keys, owner, { key: blockKey }, stored);
 }
 
-/** The content of a sealed entry; `DECRYPT_FAILED` when it does not open (see {@link openSealed}). */
+/** The content of a sealed entry; `DECRYPT_FAILED` when it does not open (see {@link openBlock}). */
 export function openEntry(
   keys: ContentKeys | undefined,
   owner: string | null,
@@ -69,33 +67,5 @@ export function openEntry(
   entryKey: string,
   stored: string,
 ): string {
-  const what = `Entry "${entryKey}" of "${label}"`;
-  return openSealed(keys, owner, ENTRY_SCOPE, JSON.stringify([label, entryKey]), stored, what);
-}
-
-// Opens with the owner's key the content names: none (a store without a keyring, an owner the keyring has no such
-// key for), a wrong one, changed bytes or a row moved to another key or label are all `DECRYPT_FAILED`.
-function openSealed(
-  keys: ContentKeys | undefined,
-  owner: string | null,
-  scope: string,
-  id: string,
-  stored: string,
-  what: string,
-): string {
-  if (!keys) throw new SessionError("DECRYPT_FAILED", `${what} is encrypted and the store has no keyring`);
-  const key = keys.namedKey(owner, stored, what);
-  let json: string;
-  try {
-    json = openContent(key, scope, stored, id);
-  } catch (cause) {
-    throw new SessionError(
-      "DECRYPT_FAILED",
-      `${what} does not open with its owner's key (changed or moved)`,
-      {
-        cause,
-      },
-    );
-  }
-  return JSON.parse(json) as string;
+  return decode("entry", keys, owner, { label, key: entryKey }, stored);
 }

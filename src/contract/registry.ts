@@ -25,6 +25,11 @@ export interface SessionInfo {
   owner?: string;
   /** True when the session is pinned (retention never erases it); absent when it is not. */
   pinned?: true;
+  /**
+   * True when the name is sealed (its owner has an encryption key) and this store cannot open it (opened without
+   * its keyring, or a keyring without the owner's key): `name` is then "" (docs/PRIVACY.md, "Session names").
+   */
+  nameSealed?: true;
 }
 
 /** A row to register (validated by the caller: the registry trusts its input, as {@link BlockStore} does). */

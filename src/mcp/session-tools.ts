@@ -15,7 +15,8 @@ const schema = z.object({
 function sessionLine(info: SessionInfo): string {
   const fields = [
     `session=${JSON.stringify(info.id)}`,
-    `name=${JSON.stringify(info.name)}`,
+    // A name sealed for an owner whose key this store lacks is said so, not shown as "".
+    info.nameSealed ? "name=(sealed)" : `name=${JSON.stringify(info.name)}`,
     `updated=${info.updated_at}`,
     `created=${info.created_at}`,
     ...(info.parent_session_id ? [`parent=${JSON.stringify(info.parent_session_id)}`] : []),

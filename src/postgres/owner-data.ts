@@ -27,6 +27,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     citus: "by-session",
     citusColumn: "session_id",
     sealed: "sealed",
+    sealedAs: { content: "message" },
     erasure: ERASED_WITH_SESSION,
     purge: "rewrite",
     columns: {
@@ -45,6 +46,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     citus: "by-session",
     citusColumn: "session_id",
     sealed: "sealed",
+    sealedAs: { summary: "overlay", details: "clear" },
     erasure: ERASED_WITH_SESSION,
     purge: "rewrite",
     columns: {
@@ -85,6 +87,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     citus: "by-key",
     citusColumn: "key",
     sealed: "sealed",
+    sealedAs: { content: "block" },
     erasure:
       "deleted by record (the session's or owner's), unrecorded rows by the manager's known labels (manager/erase.ts)",
     purge: "rewrite",
@@ -97,6 +100,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     citus: "by-key",
     citusColumn: "label",
     sealed: "sealed",
+    sealedAs: { content: "entry" },
     erasure:
       "deleted by record (the session's or owner's), unrecorded rows by the manager's known labels (manager/erase.ts)",
     purge: "rewrite",
@@ -115,7 +119,8 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     tie: "session",
     citus: "by-session",
     citusColumn: "id",
-    sealed: "clear",
+    sealed: "sealed",
+    sealedAs: { name: "name" },
     erasure: ERASED_WITH_SESSION,
     purge: "rewrite",
     columns: {
@@ -147,6 +152,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     tie: "session",
     citus: "coordinator",
     sealed: "sealed",
+    sealedAs: { chunk: "stream" },
     erasure: "deleted with its session; a finished answer's when it is dropped or expires",
     purge: "rewrite",
     columns: { session_id: "id", stream_id: "id", chunk: "content" },
@@ -160,6 +166,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     citus: "by-key",
     citusColumn: "scope",
     sealed: "sealed",
+    sealedAs: { text: "fact", about: "fact" },
     erasure:
       "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
     purge: "rewrite",
@@ -244,6 +251,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     tie: "session",
     citus: "coordinator",
     sealed: "sealed",
+    sealedAs: { data: "overlay" },
     erasure: "a session's rows deleted with it (erase.ts eraseChangesSql); others pruned by retention",
     purge: "rewrite",
     erasureWrites: { kind: "erased" },

@@ -6,9 +6,11 @@
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
 
+import type { SessionInfo } from "../contract/registry.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure } from "../store/registry-base.js";
+import { openedName, storedSessionName } from "../store/session-names.js";
 import type { Program } from "../store/sql/program.js";
 import { SqlRegistry } from "../store/sql/registry.js";
 import { loggedAt } from "../store/written.js";
@@ -56,6 +58,21 @@ export class PostgresSessionRegistry extends SqlRegistry {
 
   protected override ownerChanged(id: string): void {
     this.t.keys?.unclear(id);
+  }
+
+  protected override async storedName(
+    id: string,
+    owner: string | null | undefined,
+    name: string,
+  ): Promise<string> {
+    const keys = this.t.keys;
+    if (!keys) return storedSessionName(undefined, id, owner, name);
+    return keys.run((await this.ready()).query, (k) => storedSessionName(k, id, owner, name));
+  }
+
+  // Opening a name reads no record: the row names its owner, whose keys the keyring answers.
+  protected override async openNames(rows: SessionInfo[]): Promise<SessionInfo[]> {
+    return rows.map((row) => openedName(this.t.keys?.keys, row));
   }
 
   // Alone, each statement is a named prepared one where the connection can (the registry's reads are hot).

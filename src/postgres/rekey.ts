@@ -7,14 +7,15 @@
 import { storedMessageText } from "../message/text.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
-import { startRotation } from "../store/crypto/rotation.js";
+import { startRotation, startSealing } from "../store/crypto/rotation.js";
 import { isSealed, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
 import { perform, type Row } from "../store/sql/program.js";
 import { rekeyWith } from "../store/sql/rekey.js";
-import type { RekeyTable } from "../store/sql/rekey-table.js";
+import type { RekeyTable, SummaryRow } from "../store/sql/rekey-table.js";
 import type { PostgresBackend } from "./backend.js";
 import type { Executor, Query } from "./connection/client.js";
 import { runProgram } from "./connection/program.js";
+import { decodeContent } from "./connection/text.js";
 import {
   type BlockRow,
   type EntryRow,
@@ -29,6 +30,7 @@ import type { KeyedTables } from "./sealing.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "./search/fts.js";
 import { postgresFactRekey } from "./statements/facts.js";
 import { rekeyStatements } from "./statements/rekey.js";
+import { rekeyClearStatements } from "./statements/rekey-clear.js";
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
 export function rekeyPostgres(
@@ -42,10 +44,11 @@ export function rekeyPostgres(
   return rekeyWith(
     {
       keys: t.keys,
-      start: async (checked) => {
+      start: async (checked, sealClear) => {
         executor = await backend.ready();
         // Every check read again: this process's cached ones may predate another process's rotation.
-        return (await t.keys!.guarded(executor.query, (k) => startRotation(k, checked), true)).value;
+        const begin = sealClear ? startSealing : startRotation;
+        return (await t.keys!.guarded(executor.query, (k) => begin(k, checked), true)).value;
       },
       run: (program, write) => {
         const on = executor!;
@@ -70,15 +73,20 @@ interface MessageRow extends Row {
 function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
   const keys = t.keys!;
   const statements = rekeyStatements(t);
+  const clear = rekeyClearStatements(t);
   return {
     ...statements,
     ...postgresFactRekey(t),
     keyring: keys.keys.keyring,
     // The rows not under the new key already, in one statement; a row written meanwhile (its hash changed) keeps
     // the writer's content and vector, sealed under the recorded (new) key by its guard.
+    ...clear,
+    // With `sealClear` the rows in clear too: opened as they are, their vector of clear words replaced.
     *resealMessages(at, session, rows) {
       const start = sealedStart(at.id);
-      const stale = (rows as MessageRow[]).filter((r) => isSealed(r.content) && !r.content.startsWith(start));
+      const stale = (rows as MessageRow[]).filter((r) =>
+        isSealed(r.content) ? !r.content.startsWith(start) : at.sealClear,
+      );
       if (stale.length === 0) return 0;
       const opened = yield* perform(() =>
         keys.run(query, (k) => stale.map((r) => k.open(session.session_id, r.content, r.id))),
@@ -96,6 +104,14 @@ function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
         ownerLexeme(at.owner),
       ]);
       return written.length;
+    },
+    *clearSummaries(owner) {
+      const rows = (yield clear.clearSummaries(owner)) as (SummaryRow & { summary_json: boolean })[];
+      return rows.map((row) => ({
+        ...row,
+        summary: decodeContent(row.summary, row.summary_json),
+        stored: row.summary,
+      }));
     },
     *sealSummaries(at, rows) {
       const opened = yield* perform(() =>

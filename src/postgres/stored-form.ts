@@ -7,7 +7,8 @@ import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { SealedWrite } from "../store/crypto/content-keys.js";
-import { isSealed, refusePayloadPointer, sealContent, sealedHash } from "../store/crypto/seal.js";
+import { encode } from "../store/crypto/row-codec.js";
+import { isSealed, refusePayloadPointer, sealedHash } from "../store/crypto/seal.js";
 import { type Attachment, type Offloaded, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
 import type { Query } from "./connection/client.js";
@@ -162,7 +163,11 @@ export async function formsOf(
   const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
   if (!key) return (_id, json) => clearForm(json);
   return (id, json) =>
-    sealedForm(json, { content: sealContent(key, sessionId, id, json), hash: sealedHash(key, json), key });
+    sealedForm(json, {
+      content: encode("message", key, { sessionId, id }, json),
+      hash: sealedHash(key, json),
+      key,
+    });
 }
 
 /**

@@ -8,7 +8,8 @@
 import type { StoredCompaction } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
-import { isSealed, sealContent } from "../store/crypto/seal.js";
+import { encode } from "../store/crypto/row-codec.js";
+import { isSealed } from "../store/crypto/seal.js";
 import { chooseOverlays, type OverlaySpan } from "../store/overlays.js";
 import type { Query } from "./connection/client.js";
 import { decodeContent, encodeContent } from "./connection/text.js";
@@ -66,7 +67,7 @@ export async function summaryForms(
   const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
   if (!key) return (_id, summary) => ({ ...encodeContent(summary), sealed: null });
   return (id, summary) => {
-    const sealed = sealContent(key, sessionId, id, summary, "overlay");
+    const sealed = encode("overlay", key, { sessionId, id }, summary);
     return { content: sealed, json: false, sealed };
   };
 }

@@ -54,7 +54,18 @@ const plain = (
   sealed: OwnerDataTable["sealed"],
   erasure: string,
   columns: OwnerDataTable["columns"],
-): OwnerDataTable => ({ table, holds, tie, citus: "none", sealed, erasure, purge: ZEROED, columns });
+  sealedAs?: OwnerDataTable["sealedAs"],
+): OwnerDataTable => ({
+  table,
+  holds,
+  tie,
+  citus: "none",
+  sealed,
+  erasure,
+  purge: ZEROED,
+  columns,
+  ...(sealedAs ? { sealedAs } : {}),
+});
 
 /** The tables of a SQLite store. */
 export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
@@ -63,24 +74,48 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     created_at: "meta",
     updated_at: "meta",
   }),
-  plain("agent_messages", "messages", "session", "sealed", WITH_SESSION, {
-    id: "id",
-    role: "meta",
-    content: "content",
-    created_at: "meta",
-    content_hash: "derived",
-  }),
-  plain("agent_message_chunks", "continuation rows of a large message", "message", "sealed", WITH_SESSION, {
-    data: "content",
-  }),
-  plain("agent_compactions", "overlays (compaction summaries)", "session", "sealed", WITH_SESSION, {
-    id: "id",
-    summary: "content",
-    from_message_id: "id",
-    to_message_id: "id",
-    details: "content",
-    created_at: "meta",
-  }),
+  plain(
+    "agent_messages",
+    "messages",
+    "session",
+    "sealed",
+    WITH_SESSION,
+    {
+      id: "id",
+      role: "meta",
+      content: "content",
+      created_at: "meta",
+      content_hash: "derived",
+    },
+    { content: "message" },
+  ),
+  plain(
+    "agent_message_chunks",
+    "continuation rows of a large message",
+    "message",
+    "sealed",
+    WITH_SESSION,
+    {
+      data: "content",
+    },
+    { data: "message" },
+  ),
+  plain(
+    "agent_compactions",
+    "overlays (compaction summaries)",
+    "session",
+    "sealed",
+    WITH_SESSION,
+    {
+      id: "id",
+      summary: "content",
+      from_message_id: "id",
+      to_message_id: "id",
+      details: "content",
+      created_at: "meta",
+    },
+    { summary: "overlay", details: "clear" },
+  ),
   {
     table: "agent_messages_fts",
     holds: "the messages' search index (contentless)",
@@ -107,6 +142,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     "sealed",
     "deleted by record (the session's or owner's), unrecorded rows by the manager's known labels (manager/erase.ts)",
     { key: "name", content: "content", updated_at: "meta", session_id: "id", owner: "name" },
+    { content: "block" },
   ),
   plain(
     "agent_search_entries",
@@ -123,6 +159,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       session_id: "id",
       owner: "name",
     },
+    { content: "entry" },
   ),
   {
     table: "agent_search_entries_fts",
@@ -135,17 +172,25 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     columns: { text: "derived" },
   },
   ...ftsShadows("agent_search_entries_fts", "the entries' search index"),
-  plain("agent_sessions", "the registry: names, owners, models, usage", "session", "clear", WITH_SESSION, {
-    id: "id",
-    name: "name",
-    parent_session_id: "id",
-    model: "meta",
-    source: "meta",
-    end_reason: "meta",
-    created_at: "meta",
-    updated_at: "meta",
-    owner: "name",
-  }),
+  plain(
+    "agent_sessions",
+    "the registry: names, owners, models, usage",
+    "session",
+    "sealed",
+    WITH_SESSION,
+    {
+      id: "id",
+      name: "name",
+      parent_session_id: "id",
+      model: "meta",
+      source: "meta",
+      end_reason: "meta",
+      created_at: "meta",
+      updated_at: "meta",
+      owner: "name",
+    },
+    { name: "name" },
+  ),
   plain(
     "agent_attachments",
     "offloaded media payloads",
@@ -189,6 +234,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     "sealed",
     "deleted with its session; a finished answer's when dropped or expired",
     { session_id: "id", stream_id: "id", chunk: "content" },
+    { chunk: "stream" },
   ),
   plain(
     "agent_owner_rekeys",
@@ -215,6 +261,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       // A store with an embedder adds it (sqlite/fact-vectors.ts); an encrypted owner's fact holds the empty marker.
       embedding: "derived",
     },
+    { text: "fact", about: "fact" },
   ),
   plain(
     "agent_fact_sources",
@@ -258,6 +305,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       "sealed",
       "a session's rows deleted with it; others pruned by retention",
       { origin: "meta", session_id: "id", kind: "meta", ids: "id", parent_id: "id", data: "content" },
+      { data: "overlay" },
     ),
     erasureWrites: { kind: "erased" },
     deleteKeeps:

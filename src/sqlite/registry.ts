@@ -2,6 +2,7 @@ import type { NewSessionRecord, SessionInfo } from "../contract/registry.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure } from "../store/registry-base.js";
+import { openedName, storedSessionName } from "../store/session-names.js";
 import { eraseUnder } from "../store/sql/erase.js";
 import type { Program } from "../store/sql/program.js";
 import { SqlRegistry, sessionRow } from "../store/sql/registry.js";
@@ -47,6 +48,18 @@ export class SqliteSessionRegistry extends SqlRegistry {
 
   protected async run<T>(program: () => Program<T>, transaction: boolean): Promise<T> {
     return transaction ? runInTransaction(this.driver, program) : runProgram(this.driver, program());
+  }
+
+  protected override async storedName(
+    id: string,
+    owner: string | null | undefined,
+    name: string,
+  ): Promise<string> {
+    return storedSessionName(this.driver.keys, id, owner, name);
+  }
+
+  protected override async openNames(rows: SessionInfo[]): Promise<SessionInfo[]> {
+    return rows.map((row) => openedName(this.driver.keys, row));
   }
 
   protected override async writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {

@@ -7,13 +7,14 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
-import { startRotation } from "../store/crypto/rotation.js";
+import { startRotation, startSealing } from "../store/crypto/rotation.js";
 import { isSealed, sealedStart } from "../store/crypto/seal.js";
 import { perform, type Row } from "../store/sql/program.js";
 import { rekeyWith } from "../store/sql/rekey.js";
 import type { OwnedSession, RekeyTable, Rotation, SummaryRow } from "../store/sql/rekey-table.js";
 import { deleteChunks, storedContent, storedText, writeChunks } from "./chunks.js";
 import type { SqlDriver, SqlValue } from "./connection/driver.js";
+import { readFreeText } from "./connection/free-text.js";
 import { runInTransaction, runProgram } from "./connection/program.js";
 import {
   type BlockReadRow,
@@ -28,6 +29,7 @@ import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
 import { sqliteFactRekey } from "./statements/facts.js";
 import { REKEY } from "./statements/rekey.js";
+import { REKEY_CLEAR } from "./statements/rekey-clear.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.
 const NONE = { sessionId: null, owner: null };
@@ -42,7 +44,8 @@ export function rekeySqlite(
   return rekeyWith(
     {
       keys: driver.keys,
-      start: (checked) => driver.transaction(() => startRotation(driver.keys!, checked)),
+      start: (checked, sealClear) =>
+        driver.transaction(() => (sealClear ? startSealing : startRotation)(driver.keys!, checked)),
       run: (program, write) =>
         write ? runInTransaction(driver, () => program(table())) : runProgram(driver, program(table())),
     },
@@ -58,8 +61,15 @@ function rekeyTable(driver: SqlDriver): RekeyTable {
     ...REKEY,
     ...sqliteFactRekey,
     keyring: keys.keyring,
+    ...REKEY_CLEAR,
     resealMessages: (at, session, rows) =>
-      perform(() => rows.filter((row) => reseal(driver, session, row as MessageRow, at.id)).length),
+      perform(() => rows.filter((row) => reseal(driver, session, row as MessageRow, at)).length),
+    *clearSummaries(owner) {
+      const rows = yield REKEY_CLEAR.clearSummaries(owner);
+      return rows.map(
+        (row) => ({ ...row, summary: readFreeText(row.summary, row.summary_encoded) }) as SummaryRow,
+      );
+    },
     sealSummaries: (at, rows) => perform(() => rows.map((row) => sealSummary(driver, at, row))),
     *resealBlock(row) {
       const block = row as unknown as BlockReadRow & { key: string };
@@ -87,12 +97,14 @@ interface MessageRow extends Row {
 }
 
 /**
- * Re-seals one row under the current key unless it is in clear or under that key already; true when it did. The
- * row's content hash follows the key, and the row goes through the search index's path for a rewritten row.
+ * Re-seals one row under the current key unless it is under that key already, or in clear (sealed too with
+ * `sealClear`); true when it did. The row's content hash follows the key, and the row goes through the search
+ * index's path for a rewritten row (a row in clear leaves its words' terms for blind ones).
  */
-function reseal(driver: SqlDriver, session: OwnedSession, row: MessageRow, id: string): boolean {
+function reseal(driver: SqlDriver, session: OwnedSession, row: MessageRow, at: Rotation): boolean {
+  const { id } = at;
   const text = storedText(driver, row.content);
-  if (!isSealed(text) || text.startsWith(sealedStart(id))) return false;
+  if (isSealed(text) ? text.startsWith(sealedStart(id)) : !at.sealClear) return false;
   const json = driver.keys!.open(session.session_id, text, row.id);
   const form = storedForm(driver, session.session_id, row.id, json);
   if (!form.sealed || !form.content.startsWith(sealedStart(id))) throw changed(session.session_id);

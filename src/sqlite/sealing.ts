@@ -5,7 +5,8 @@
 import { SessionError } from "../errors.js";
 import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
 import type { Keyring } from "../store/crypto/keyring.js";
-import { isSealed, keyId, openContent, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
+import { decodeWith, encode } from "../store/crypto/row-codec.js";
+import { isSealed, keyId, sealedHash, sealedStart } from "../store/crypto/seal.js";
 import { contentHash } from "../store/write-policy.js";
 import { contentSql, storedText } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
@@ -89,7 +90,7 @@ export function storedForm(
   const sealing = key === undefined ? (driver.keys?.keyFor(sessionId) ?? null) : key;
   if (sealing === null) return { content: json, hash: contentHash(json), sealed: false };
   return {
-    content: sealContent(sealing, sessionId, messageId, json),
+    content: encode("message", sealing, { sessionId, id: messageId }, json),
     hash: hashed ? sealedHash(sealing, json) : null,
     sealed: true,
     key: sealing,
@@ -116,7 +117,7 @@ export function storesSame(
   )?.content;
   const stored = storedText(driver, selected);
   if (!stored.startsWith(sealedStart(keyId(form.key)))) return false;
-  return openContent(form.key, sessionId, stored, messageId) === json;
+  return decodeWith("message", form.key, { sessionId, id: messageId }, stored) === json;
 }
 
 /** An overlay's summary column: the value to bind, and the sealed text when it is sealed (null: in clear). */

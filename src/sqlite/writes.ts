@@ -4,7 +4,7 @@ import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
-import { sealContent } from "../store/crypto/seal.js";
+import { encode } from "../store/crypto/row-codec.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
@@ -233,7 +233,7 @@ export function insertCompaction(
   // without a guard reads them.
   const known = driver.keys?.knownWriteKey(sessionId);
   if (known) {
-    const sealed = sealContent(known.key, sessionId, compaction.id, compaction.summary, "overlay");
+    const sealed = encode("overlay", known.key, { sessionId, id: compaction.id }, compaction.summary);
     const { ownerHash, check, owner } = known.guard;
     const params = [...values(sealed), ownerHash, check, sessionId, owner];
     // Counted by the driver where it can: a RETURNING clause made the sealed overlay's insert ~5 µs slower (the

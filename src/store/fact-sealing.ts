@@ -1,17 +1,13 @@
 /**
  * Sealed facts (docs/FACTS.md, "Encryption"): a fact of an owner with a key keeps its text and subject sealed under
- * the owner's key (AES-GCM, store/crypto/seal.ts), bound to its scope and id, so a row copied to another scope or id
+ * the owner's key (the row codec's "fact" kind, store/crypto/row-codec.ts), bound to its scope and id, so a row copied to another scope or id
  * does not open; the engines index it by the owner's blind tokens (search/fact-index.ts), never by its words.
  * Shared by both SQL engines (their statements seal, sql-facts.ts opens).
  */
 import { SessionError } from "../errors.js";
 import type { ContentKeys } from "./crypto/content-keys.js";
-import { openContent, sealContent } from "./crypto/seal.js";
+import { decode, decodeWith, encode } from "./crypto/row-codec.js";
 import { factSearchText } from "./facts.js";
-
-// Sealed into the associated data in place of a session id, before the scope key: no session id holds U+0000, so a
-// sealed fact never opens as a message, block or entry, nor one of those as a fact.
-const FACT_SCOPE = "\u0000fact:";
 
 /** What a fact write seals: its text and subject. */
 export interface FactWords {
@@ -36,7 +32,7 @@ export function storedFactText(
 ): StoredFactText {
   if (key === null) return { text: fact.text, about: fact.about, sealedChars: null };
   return {
-    text: sealContent(key, FACT_SCOPE + scope, id, JSON.stringify([fact.text, fact.about])),
+    text: encode("fact", key, { scope, id }, JSON.stringify([fact.text, fact.about])),
     about: null,
     // In code points, as SQLite's and Postgres's length() count the text of a fact in clear.
     sealedChars: [...factSearchText(fact)].length,
@@ -54,20 +50,21 @@ export function openFact(
   id: string,
   stored: string,
 ): FactWords {
-  return openFactWith(keys.namedKey(owner, stored, what(scope, id)), scope, id, stored);
+  return wordsOf(decode("fact", keys, owner, { scope, id }, stored), scope, id);
 }
 
 /** {@link openFact} with the key that sealed it (a rotation knows it). */
 export function openFactWith(key: Uint8Array, scope: string, id: string, stored: string): FactWords {
+  return wordsOf(decodeWith("fact", key, { scope, id }, stored), scope, id);
+}
+
+// The text and subject a fact opened to (their JSON pair).
+function wordsOf(json: string, scope: string, id: string): FactWords {
   let words: unknown;
   try {
-    words = JSON.parse(openContent(key, FACT_SCOPE + scope, stored, id));
-  } catch (cause) {
-    throw new SessionError(
-      "DECRYPT_FAILED",
-      `${what(scope, id)} does not open with its owner's key (changed or moved)`,
-      { cause },
-    );
+    words = JSON.parse(json);
+  } catch {
+    words = null;
   }
   const [text, about] = Array.isArray(words) ? words : [];
   if (typeof text !== "string" || (about !== null && typeof about !== "string")) {

@@ -5,6 +5,8 @@
  * migration creates a table or a text/bytes column the declaration does not classify (test/privacy/).
  */
 
+import type { CodecKind } from "./crypto/row-codec.js";
+
 /** What a column holds: an owner's words, a name, data derived from them, an identifier, or nothing of an owner's. */
 export type ColumnHolds =
   /** Message parts, summaries, block and entry text, stream chunks: what a person or model wrote. */
@@ -80,6 +82,13 @@ export interface OwnerDataTable {
   citusColocate?: string;
   /** Whether a keyed owner's data is stored sealed here: "sealed", "clear" (visible, see PRIVACY.md), or "n/a". */
   sealed: "sealed" | "clear" | "n/a";
+  /**
+   * A sealed table's columns that are sealed for a keyed owner, each with its row-codec kind (store/crypto/row-codec.ts:
+   * its label, its binding to the row's ids, its clear form), or "clear" where a content column is knowingly kept in
+   * clear (docs/PRIVACY.md, "Not covered yet"). Every content column of a sealed table is named here, and every kind
+   * is some column's (test/privacy/owner-data.test.ts).
+   */
+  sealedAs?: Readonly<Record<string, CodecKind | "clear">>;
   /** How an erasure (erase, eraseOwner, eraseAll, sweep, delete) reaches its rows. */
   erasure: string;
   /**
@@ -160,6 +169,14 @@ export function tablesPlaced(declaration: OwnerDataDeclaration, placement: Citus
 
 const cell = (text: string) => text.replace(/\|/g, "\\|");
 
+// Whether a keyed owner's data is sealed here, with each sealed column's codec kind.
+const keyedOwner = (t: OwnerDataTable) =>
+  t.sealedAs === undefined
+    ? t.sealed
+    : `${t.sealed}: ${Object.entries(t.sealedAs)
+        .map(([column, kind]) => `\`${column}\` ${kind === "clear" ? "in clear" : `as ${kind}`}`)
+        .join(", ")}`;
+
 /**
  * The declaration as a Markdown table (docs/PRIVACY.md holds it; a test checks the two agree); the Citus column only
  * where a table has a placement (a by-key table co-located with another names it). Ids are left out of "owner data in": what the table holds beside them is listed.
@@ -178,7 +195,7 @@ export function ownerDataMarkdown(declaration: OwnerDataDeclaration): string {
       held(t),
       t.tie,
       ...(citus ? [t.citusColocate ? `${t.citus}, with ${t.citusColocate}` : t.citus] : []),
-      t.sealed,
+      keyedOwner(t),
       t.erasure,
       t.purge,
     ]

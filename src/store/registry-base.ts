@@ -90,31 +90,50 @@ export abstract class StoreRegistry implements SessionRegistry {
   /** Sets the pinned flag (not an activity: `updated_at` is kept); null when the id is not registered. */
   protected abstract writePin(id: string, pinned: boolean): Promise<SessionInfo | null>;
 
+  /**
+   * The value the name column of session `id` stores (`owner`: the one it is registered with; undefined: look it
+   * up): the name as it is here; a store that seals by owner seals it for an owner with a key (the row codec's
+   * "name" kind) and refuses (`DECRYPT_FAILED`) a name for an owner with a key it lacks.
+   */
+  protected async storedName(_id: string, _owner: string | null | undefined, name: string): Promise<string> {
+    return name;
+  }
+
+  /** The rows as read, with their names opened (a store that seals by owner overrides it). */
+  protected async openNames(rows: SessionInfo[]): Promise<SessionInfo[]> {
+    return rows;
+  }
+
+  private async opened(row: SessionInfo | null): Promise<SessionInfo | null> {
+    return row === null ? null : ((await this.openNames([row]))[0] ?? null);
+  }
+
   async create(input: NewSessionRecord): Promise<SessionInfo> {
     const record = checkRecord(input);
     this.assertOpen();
-    const info = await this.writeCreate(record);
+    const name = await this.storedName(record.id, record.owner, record.name);
+    const info = await this.writeCreate({ ...record, name });
     if (info) this.ownerChanged(record.id);
     if (!info) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
-    return info;
+    return (await this.opened(info))!;
   }
 
   async get(id: string): Promise<SessionInfo | null> {
     if (!isLookupKey(id)) return null;
     this.assertOpen();
-    return this.readRow(id);
+    return this.opened(await this.readRow(id));
   }
 
   async list(input?: SessionListOptions): Promise<SessionInfo[]> {
     const options = checkListOptions(input);
     this.assertOpen();
-    return this.readPage(options);
+    return this.openNames(await this.readPage(options));
   }
 
   async *scan(input?: SessionScanOptions): AsyncGenerator<SessionInfo> {
     const { pageSize, source } = checkScanOptions(input);
     this.assertOpen();
-    yield* this.readScan(pageSize, source);
+    for await (const row of this.readScan(pageSize, source)) yield (await this.opened(row))!;
   }
 
   async count(): Promise<number> {
@@ -124,7 +143,7 @@ export abstract class StoreRegistry implements SessionRegistry {
 
   async rename(id: string, name: string): Promise<SessionInfo | null> {
     registryText(name, "A session name", "name");
-    return this.change(id, { field: "name", value: name });
+    return this.opened(await this.change(id, { field: "name", value: name }));
   }
 
   async touch(id: string): Promise<boolean> {
@@ -135,12 +154,12 @@ export abstract class StoreRegistry implements SessionRegistry {
     const usage = checkUsage(input);
     if (!isLookupKey(id)) return null;
     this.assertOpen();
-    return this.writeUsage(id, usage);
+    return this.opened(await this.writeUsage(id, usage));
   }
 
   async markEnded(id: string, reason: string): Promise<SessionInfo | null> {
     registryText(reason, "An end reason", "reason");
-    return this.change(id, { field: "end_reason", value: reason });
+    return this.opened(await this.change(id, { field: "end_reason", value: reason }));
   }
 
   /**
@@ -178,13 +197,18 @@ export abstract class StoreRegistry implements SessionRegistry {
       });
     if (!isLookupKey(id)) return null;
     this.assertOpen();
-    return this.writePin(id, pinned);
+    return this.opened(await this.writePin(id, pinned));
   }
 
-  private change(id: string, change: RegistryChange): Promise<SessionInfo | null> {
+  private async change(id: string, change: RegistryChange): Promise<SessionInfo | null> {
     // An id no row can have is not looked up (better-sqlite3 would match its U+FFFD form).
-    if (!isLookupKey(id)) return Promise.resolve(null);
+    if (!isLookupKey(id)) return null;
     this.assertOpen();
-    return this.writeChange(id, change);
+    const stored =
+      change?.field === "name"
+        ? { ...change, value: await this.storedName(id, undefined, change.value) }
+        : change;
+    // Answered as written: a touch (every append's) opens no name, its callers that answer the row do.
+    return this.writeChange(id, stored);
   }
 }

@@ -1,14 +1,11 @@
 /**
- * The stored form of a kept stream's chunk (docs/PRIVACY.md, "Streamed answers"): sealed under the session owner's
- * key (AES-256-GCM as a message is, bound to the session, the stream and the chunk's place under a label of its
- * own), or the text as it is, with a leading `~` doubled so a chunk in clear is never read as sealed content.
+ * The stored form of a kept stream's chunk (docs/PRIVACY.md, "Streamed answers"): the row codec's "stream" kind
+ * (crypto/row-codec.ts): sealed under the session owner's key (AES-256-GCM as a message is, bound to the session,
+ * the stream and the chunk's place under a label of its own), or the text as it is, with a leading `~` doubled so a
+ * chunk in clear is never read as sealed content.
  */
-import { SessionError } from "../errors.js";
 import type { ContentKeys } from "./crypto/content-keys.js";
-import { isSealed, sealContent } from "./crypto/seal.js";
-
-// The id a sealed chunk is bound to: its place first (a number: no colon), so no other stream id and place agree.
-const chunkId = (streamId: string, seq: number) => `${seq}:${streamId}`;
+import { decode, encode } from "./crypto/row-codec.js";
 
 /** The column value of chunk `seq` of `streamId` in `sessionId`: sealed under `key`, or in clear (key null). */
 export function storedChunk(
@@ -18,8 +15,7 @@ export function storedChunk(
   seq: number,
   chunk: string,
 ): string {
-  if (key !== null) return sealContent(key, sessionId, chunkId(streamId, seq), chunk, "stream");
-  return chunk.startsWith("~") ? `~${chunk}` : chunk;
+  return encode("stream", key, { sessionId, streamId, seq }, chunk);
 }
 
 /**
@@ -33,10 +29,5 @@ export function openedChunk(
   seq: number,
   stored: string,
 ): string {
-  if (stored.startsWith("~~")) return stored.slice(1);
-  if (!isSealed(stored)) return stored;
-  if (!keys) {
-    throw new SessionError("DECRYPT_FAILED", `The stream of session "${sessionId}" is encrypted`);
-  }
-  return keys.open(sessionId, stored, chunkId(streamId, seq), "stream");
+  return decode("stream", keys, undefined, { sessionId, streamId, seq }, stored);
 }

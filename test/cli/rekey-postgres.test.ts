@@ -80,3 +80,51 @@ test("agent-session rekey on Postgres resumes and finishes a rotation, refuses a
     await pool.end();
   }
 });
+
+test("agent-session rekey --seal-clear on Postgres seals an owner's history from before it had a key", {
+  skip: unavailable ?? false,
+}, async () => {
+  const pool = testPool(2);
+  const schema = `agent_session_cli_seal_${process.pid}`;
+  await dropSchema(pool, schema);
+  try {
+    const key = crypto.getRandomValues(new Uint8Array(32));
+    writeFileSync(tmp.path("seal.key"), key);
+    const plain = await PostgresStore.open(pool, { schema });
+    const { id } = await SessionManager.create(plain).create("chat", { owner: "alice" });
+    for (let i = 0; i < 5; i++) await plain.session(id).appendMessage(msg(`m${i}`, `zqxpgclearq ${i}`));
+    await plain.close();
+    const done = await runCli([
+      "rekey",
+      "--db",
+      PG_URL,
+      "--schema",
+      schema,
+      "--owner",
+      "alice",
+      "--new-key-file",
+      tmp.path("seal.key"),
+      "--seal-clear",
+      "--json",
+    ]);
+    assert.equal(done.code, 0, done.stderr);
+    const report = parseJson<{ total: number; resealed: number; resumed: boolean }>(done);
+    assert.deepEqual([report.total, report.resealed, report.resumed], [5, 5, false]);
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM "${schema}".agent_messages WHERE content LIKE '%zqxpgclearq%'
+         OR search::text LIKE '%zqxpgclearq%'`,
+    );
+    assert.equal((rows[0] as { n: number }).n, 0, "no row holds the words, nor its search vector");
+    const keyless = await PostgresStore.open(pool, { schema });
+    await assert.rejects(keyless.searchMessages("zqxpgclearq", { owner: "alice" }), {
+      code: "DECRYPT_FAILED",
+    });
+    await keyless.close();
+    const reopened = await PostgresStore.open(pool, { schema, keyring: aliceKeyring(key) });
+    assert.equal((await reopened.searchMessages("zqxpgclearq", { owner: "alice" })).length, 5);
+    await reopened.close();
+  } finally {
+    await dropSchema(pool, schema);
+    await pool.end();
+  }
+});

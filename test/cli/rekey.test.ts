@@ -131,3 +131,29 @@ test("agent-session rekey stopped (Ctrl-C) ends after the batch under way with e
   assert.equal((await reopened.session(id).getHistory()).length, 9);
   await reopened.close();
 });
+
+test("agent-session rekey --seal-clear seals an owner's history from before it had a key, with its key file alone", async () => {
+  const db = tmp.path("seal-clear.db");
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  const plain = new SqliteStore(db);
+  const manager = SessionManager.create(plain);
+  const { id } = await manager.create("chat", { owner: "alice" });
+  for (let i = 0; i < 5; i++) await manager.append(id, msg(`m${i}`, `zqxclicleartextq ${i}`));
+  await plain.close();
+  writeFileSync(tmp.path("alice.key"), key);
+  const argv = ["rekey", "--db", db, "--owner", "alice", "--new-key-file", tmp.path("alice.key")];
+  const without = await runCli(argv);
+  assert.equal(without.code, 2, "without --seal-clear the old key file is required");
+  const sealed = await runCli([...argv, "--seal-clear", "--batch-size", "2"]);
+  assert.equal(sealed.code, 0, sealed.stderr);
+  assert.match(sealed.stdout, /^Sealed 5 messages of owner "alice" under key [0-9a-f]{16}; all 5 messages/);
+  assert.match(sealed.stdout, /agent-session purge/);
+  const keyless = new SqliteStore(db);
+  await assert.rejects(keyless.searchMessages("zqxclicleartextq", { owner: "alice" }), {
+    code: "DECRYPT_FAILED",
+  });
+  await keyless.close();
+  const reopened = new SqliteStore(db, { keyring: aliceKeyring(key) });
+  assert.equal((await reopened.searchMessages("zqxclicleartextq", { owner: "alice" })).length, 5);
+  await reopened.close();
+});

@@ -30,7 +30,7 @@ export const ls: Command = {
     const owners = sessions.some((s) => s.owner !== null);
     const rows = sessions.map((s) => [
       s.id === "" ? DEFAULT_SESSION_LABEL : s.id,
-      s.registered ? s.name || '""' : "(unregistered)",
+      s.registered ? (s.nameSealed ? "(sealed name)" : s.name || '""') : "(unregistered)",
       s.messages === null ? "?" : String(s.messages),
       s.updatedAt ? shortTime(s.updatedAt) : "-",
       s.usage ? `${s.usage.inputTokens}/${s.usage.outputTokens}` : "-",

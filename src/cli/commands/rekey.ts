@@ -46,6 +46,9 @@ export const rekey: Command = {
     "32 raw bytes or their hex or base64 text, never from the command line or the environment. When it completes, " +
     "destroy the old key (copies of the file taken before the rotation open with it) and run `agent-session purge` " +
     "so the old ciphertext leaves the file's free pages and log (on Postgres: its table pages; see docs/PRIVACY.md). " +
+    "With --seal-clear it also seals the owner's rows still in clear (written before it had a key: messages, their " +
+    "search index, overlay summaries, blocks, entries, facts, kept stream chunks) under --new-key-file, the owner's " +
+    "key; --old-key-file is then needed only when the owner's recorded key is another one. " +
     "A SQLite file or a postgres:// URL (with --schema and --table-prefix where the tables are).",
   positionals: [],
   required: 0,
@@ -54,7 +57,8 @@ export const rekey: Command = {
     "old-key-file": {
       type: "string",
       value: "<file>",
-      description: "required: the key its messages are sealed under",
+      description:
+        "required (with --seal-clear: when its key changes): the key its messages are sealed under",
     },
     "new-key-file": {
       type: "string",
@@ -62,11 +66,16 @@ export const rekey: Command = {
       description: "required: the key to re-seal them under",
     },
     "batch-size": { type: "string", value: "<n>", description: "messages per transaction (default 200)" },
+    "seal-clear": {
+      type: "boolean",
+      description: "also seal the owner's rows in clear (its history from before it had a key)",
+    },
   },
   examples: [
     "agent-session rekey --db chat.db --owner user-42 --old-key-file old.key --new-key-file new.key",
     "agent-session rekey --db chat.db --owner user-42 --old-key-file old.key --new-key-file new.key --progress",
     "agent-session rekey --db postgres://localhost/app --owner user-42 --old-key-file old.key --new-key-file new.key",
+    "agent-session rekey --db chat.db --owner user-42 --new-key-file user-42.key --seal-clear",
   ],
   async run({ command, args, db, out, io, progress, untilStopped, open, keyring: appKeyring }) {
     // Its keys are the two files: an app keyring beside them would leave it unclear which key is which.
@@ -74,19 +83,21 @@ export const rekey: Command = {
       throw new UsageError("rekey takes its keys from --old-key-file and --new-key-file only", command);
     const owner = ownerOption(command, args.values);
     if (owner === undefined) throw new UsageError("rekey needs --owner <id>", command);
-    const files = ["old-key-file", "new-key-file"].map((name) => {
+    const sealClear = args.values["seal-clear"] === true;
+    const keyFile = (name: string, required: boolean) => {
       const path = stringOption(args.values, name);
-      if (path === undefined) throw new UsageError(`rekey needs --${name} <file>`, command);
-      return readKeyFile(path, `--${name}`);
-    });
-    const [oldKey, newKey] = files as [Uint8Array, Uint8Array];
+      if (path === undefined && required) throw new UsageError(`rekey needs --${name} <file>`, command);
+      return path === undefined ? undefined : readKeyFile(path, `--${name}`);
+    };
+    const oldKey = keyFile("old-key-file", !sealClear);
+    const newKey = keyFile("new-key-file", true)!;
     const batchSize = intOption(command, args.values, "batch-size", 200);
     if (batchSize < 1 || batchSize > 10_000)
       throw new UsageError("--batch-size must be a whole number from 1 to 10000", command);
     // Only this owner has keys: nothing else of the store is opened or sealed by it.
     const keyring: Keyring = {
       key: (o) => (o === owner ? newKey : undefined),
-      previousKeys: (o) => (o === owner ? [oldKey] : []),
+      previousKeys: (o) => (o === owner && oldKey ? [oldKey] : []),
     };
     const store = await openRekeying(db, keyring, open);
     const stop = new AbortController();
@@ -98,6 +109,7 @@ export const rekey: Command = {
     try {
       report = await store.rekey(owner, {
         batchSize,
+        sealClear,
         signal: stop.signal,
         onProgress: ({ done, total }) => {
           bar ??= startProgress(io, progress, "rekey", total, "messages");
@@ -118,12 +130,15 @@ export const rekey: Command = {
       await store.close();
     }
     if (out.json) return out.result(report);
+    const verb = sealClear ? "Sealed" : "Re-sealed";
     await out.line(
-      `Re-sealed ${counted(report.resealed, "message")} of owner ${JSON.stringify(owner)} under key ${report.keyId}` +
+      `${verb} ${counted(report.resealed, "message")} of owner ${JSON.stringify(owner)} under key ${report.keyId}` +
         `${report.resumed ? " (resuming a rotation under way)" : ""}; all ${counted(report.total, "message")} are under it now.`,
     );
     await out.line(
-      "Destroy the old key (copies of the file taken before hold messages under it) and run `agent-session purge`.",
+      oldKey
+        ? "Destroy the old key (copies of the file taken before hold messages under it) and run `agent-session purge`."
+        : "Run `agent-session purge` so the clear text leaves the free pages and log (copies taken before hold it).",
     );
   },
 };

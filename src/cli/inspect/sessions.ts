@@ -13,6 +13,8 @@ export interface SessionSummary {
   id: string;
   registered: boolean;
   name: string | null;
+  /** Present when the name is sealed and the store cannot open it (opened without the owner's key): name is "". */
+  nameSealed?: true;
   parentSessionId: string | null;
   model: string | null;
   source: string | null;
@@ -42,7 +44,9 @@ export function requireTransfer(store: SessionStore, what: string): asserts stor
 }
 
 function fromInfo(id: string, info: SessionInfo | null): SessionSummary {
+  const sealed = info?.nameSealed ? { nameSealed: true as const } : {};
   return {
+    ...sealed,
     id,
     registered: info !== null,
     name: info?.name ?? null,

@@ -50,7 +50,7 @@ export const CLIENT_SCRIPT = `
   function sessionLabel(id) { return id === "" ? ${JSON.stringify(DEFAULT_SESSION_LABEL)} : id; }
   // A session's heading: its registered name, else its id. An agent session without a title is registered under
   // its id as its name, and a heading equal to the id is not followed by the id again.
-  function sessionTitle(s) { return s.registered && s.name ? s.name : sessionLabel(s.id); }
+  function sessionTitle(s) { return s.registered && s.name ? s.name : s.nameSealed ? sessionLabel(s.id) + " (sealed name)" : sessionLabel(s.id); }
   function count(n, noun) { return n === null || n === undefined ? "? " + noun + "s" : n + " " + noun + (n === 1 ? "" : "s"); }
   function time(iso) { return iso ? iso.slice(0, 19).replace("T", " ") : ""; }
   function json(value) { return value === undefined ? "" : JSON.stringify(value, null, 2); }

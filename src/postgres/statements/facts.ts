@@ -205,7 +205,7 @@ export function postgresFactRekey(t: Tables): Pick<RekeyTable, "factsUnder" | "w
     writeFact: (row, key, words) => {
       const stored = storedFactText(key, row.scope, row.id, words);
       return query(
-        `UPDATE ${facts} SET text = $3, sealed_chars = $4, search = $5::tsvector
+        `UPDATE ${facts} SET text = $3, about = $7, sealed_chars = $4, search = $5::tsvector
          WHERE scope = $1 AND seq = $2::bigint AND text = $6 RETURNING seq`,
         [
           row.scope,
@@ -214,6 +214,7 @@ export function postgresFactRekey(t: Tables): Pick<RekeyTable, "factsUnder" | "w
           stored.sealedChars,
           toTsvector(factSearchText(words), undefined, factBlind(key)),
           row.text,
+          stored.about,
         ],
       );
     },

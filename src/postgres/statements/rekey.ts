@@ -5,7 +5,7 @@
  * content), so a row written meanwhile keeps its writer's form.
  */
 import { query } from "../../store/sql/program.js";
-import type { Cursor, Num, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
+import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
 import { onSession, sessionParam } from "../citus/route.js";
 import type { Tables } from "../connection/tables.js";
 import type { BlockRow, EntryRow, StoredBlock, StoredEntry } from "../sealed-context.js";
@@ -74,6 +74,18 @@ export function rekeyStatements(t: Tables) {
          WHERE sealed_chars IS NOT NULL AND left(content, $1) = $2`,
         [start.length, start],
       ),
+    namesUnder: (owner: string, start: string) =>
+      query(`SELECT id, name FROM ${t.sessions} WHERE owner = $1 AND left(name, $2) = $3`, [
+        owner,
+        start.length,
+        start,
+      ]),
+    writeName: (row: NameRow, sealed: string) =>
+      query(`UPDATE ${t.sessions} SET name = $2 WHERE id = $1 AND name = $3 RETURNING id`, [
+        row.id,
+        sealed,
+        row.name,
+      ]),
     writeBlock: (row: BlockRow & { key: string }, s: StoredBlock) =>
       query(
         `UPDATE ${t.blocks} SET content = $2, content_json = $3, sealed = $4

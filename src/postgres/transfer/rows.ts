@@ -11,12 +11,14 @@ import type { SessionInfo } from "../../contract/registry.js";
 import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { sessionInfoValues } from "../../store/registry-rows.js";
+import { importedName } from "../../store/session-names.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
 import { sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { knownIds } from "../context-records.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
+import type { KeyedTables } from "../sealing.js";
 import { ownedMessagesCte } from "../search/fts.js";
 import { summaryForms } from "../summaries.js";
 
@@ -60,10 +62,15 @@ export function timestampParam(value: unknown, what: string, path = "createdAt")
 }
 
 /** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
-export async function register(executor: Executor, t: Tables, info: SessionInfo): Promise<boolean> {
+export async function register(executor: Executor, t: KeyedTables, info: SessionInfo): Promise<boolean> {
   const what = `Session "${info.id}"`;
   const time = (value: string, column: string) => timestampParam(value, what, column);
-  const rows = await executor.query(registerSql(t), [...sessionInfoValues(info, time), info.pinned === true]);
+  const { keys } = t;
+  const name = keys
+    ? await keys.run(executor.query, (k) => importedName(k, info))
+    : importedName(undefined, info);
+  const values = sessionInfoValues({ ...info, name }, time);
+  const rows = await executor.query(registerSql(t), [...values, info.pinned === true]);
   return rows.length > 0;
 }
 

@@ -16,6 +16,7 @@ import {
 import { contextRowName } from "../../store/adopt/context.js";
 import { compareRegistryRow } from "../../store/adopt/registry.js";
 import { type SessionInfoRow, toSessionInfo } from "../../store/registry-rows.js";
+import { openedName } from "../../store/session-names.js";
 import {
   ADOPT_PAGE,
   type AdoptionRun,
@@ -111,7 +112,8 @@ function sessionAdoption(
           if (insertRegistryRow(driver, info)) report.registry.inserted++;
           else report.registry.skipped++;
           const stored = driver.get<SessionInfoRow>("SELECT * FROM agent_sessions WHERE id = ?", [info.id]);
-          compareRegistryRow(report, info, stored && toSessionInfo(stored));
+          // Compared as read: a name sealed for its owner opened (store/session-names.ts).
+          compareRegistryRow(report, info, stored && openedName(driver.keys, toSessionInfo(stored)));
         }
         inserted = report.messages.inserted;
       }),

@@ -195,8 +195,9 @@ export const sqliteFactRekey: Pick<RekeyTable, "factsUnder" | "writeFact"> = {
   writeFact: (row, key, words) => {
     const stored = storedFactText(key, row.scope, row.id, words);
     return [
-      command("UPDATE agent_facts SET text = ?, sealed_chars = ? WHERE seq = ?", [
+      command("UPDATE agent_facts SET text = ?, about = ?, sealed_chars = ? WHERE seq = ?", [
         stored.text,
+        stored.about,
         stored.sealedChars,
         row.seq,
       ]),

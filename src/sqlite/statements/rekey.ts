@@ -4,7 +4,7 @@
  * (chunks.ts): the walk selects {@link contentSql}, and the final check reads a chunked row's first piece.
  */
 import { command, query } from "../../store/sql/program.js";
-import type { Cursor, Num, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
+import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
 import { contentSql } from "../chunks.js";
 import { freeTextSql } from "../connection/free-text.js";
 import { ROTATION } from "./rotation.js";
@@ -68,6 +68,14 @@ export const REKEY = {
        WHERE sealed_chars IS NOT NULL AND substr(content, 1, ?) = ?`,
       [start.length, start],
     ),
+  namesUnder: (owner: string, start: string) =>
+    query("SELECT id, name FROM agent_sessions WHERE owner = ? AND substr(name, 1, ?) = ?", [
+      owner,
+      start.length,
+      start,
+    ]),
+  writeName: (row: NameRow, sealed: string) =>
+    command("UPDATE agent_sessions SET name = ? WHERE id = ? AND name = ?", [sealed, row.id, row.name]),
   writeMessage: (seq: number, content: string, chunks: number, hash: string | null) =>
     command(WRITE_MESSAGE, [content, chunks, hash, seq]),
   writeBlock: (key: string, content: unknown, sealed: unknown) =>

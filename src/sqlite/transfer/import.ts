@@ -11,6 +11,7 @@ import type {
 } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { sessionInfoValues } from "../../store/registry-rows.js";
+import { importedName } from "../../store/session-names.js";
 import { command, query } from "../../store/sql/program.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
@@ -49,7 +50,7 @@ function insertSessionRow(driver: SqlDriver, info: SessionInfo): boolean {
        cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned, activity)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
      ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [...sessionInfoValues(info), info.pinned === true ? 1 : 0],
+    [...sessionInfoValues({ ...info, name: importedName(driver.keys, info) }), info.pinned === true ? 1 : 0],
   );
   return row !== undefined;
 }

@@ -7,20 +7,13 @@ import { ownerHash } from "../owner.js";
 import type { KeyGuard, KeyRecords, SealedWrite, WriteGuard } from "./key-records.js";
 import { type Keyring, NO_KEYRING } from "./keyring.js";
 import { checkOf, openingKeys, ownerKeys, previousKeyWith } from "./owner-keys.js";
-import {
-  isSealed,
-  keyId,
-  openContent,
-  type SealedKind,
-  sealContent,
-  sealedHash,
-  sealedKeyId,
-} from "./seal.js";
+import { type CodecKeys, decode, encode } from "./row-codec.js";
+import { type SealedKind, sealedHash } from "./seal.js";
 
 export type { KeyGuard, KeyRecords, SealedWrite, WriteGuard } from "./key-records.js";
 
 /** The keys of one store (see Keyring): seals writes of owners with a key, opens sealed rows. */
-export class ContentKeys {
+export class ContentKeys implements CodecKeys {
   // Owners never change once registered, so a session's owner is cached; a session without one is asked again
   // (it may be registered with an owner later, by another process too). A session deleted and created again under
   // its id may have another owner: a write relying on the cached one has its statement compare the session's owner,
@@ -221,7 +214,8 @@ export class ContentKeys {
     // owner's rows are all under the recorded key, one of its previous keys (checkedKey checked that).
     const rotating = both ? both.from : this.records.readRotation?.(hash);
     const from = rotating ?? (recorded === checkOf(key) ? undefined : recorded);
-    if (from === undefined) return [key];
+    // A run sealing the owner's rows in clear records a rotation from its key to itself (rotation.ts startSealing).
+    if (from === undefined || from === checkOf(key)) return [key];
     const previous = previousKeyWith(ownerKeys(this.keyring, owner), from);
     if (previous === undefined) {
       throw new SessionError(
@@ -230,23 +224,6 @@ export class ContentKeys {
       );
     }
     return [key, previous];
-  }
-
-  /**
-   * The owner's key (current or previous) that the sealed `content` names; `DECRYPT_FAILED` when there is no owner
-   * or the keyring answers no such key. `what` names the row, for the refusals.
-   */
-  namedKey(owner: string | null, content: string, what: string): Uint8Array {
-    const keys = owner === null ? [] : openingKeys(ownerKeys(this.keyring, owner));
-    const named = sealedKeyId(content);
-    const key = keys.find((candidate) => keyId(candidate) === named);
-    if (key) return key;
-    throw new SessionError(
-      "DECRYPT_FAILED",
-      owner === null
-        ? `${what} is encrypted and belongs to no owner with a key`
-        : `${what} is sealed under a key that is neither the current nor a previous key the keyring answers for owner "${owner}"`,
-    );
   }
 
   private hashOf(owner: string): string {
@@ -258,50 +235,37 @@ export class ContentKeys {
     return hash;
   }
 
+  /** The owner's keys that open its sealed values: the current one, then the previous ones (row-codec.ts). */
+  openingKeysOf(owner: string): Uint8Array[] {
+    return openingKeys(ownerKeys(this.keyring, owner));
+  }
+
   /** The content and hash to store for a message of the session: sealed under its owner's key, or null (clear). */
   seal(sessionId: string, messageId: string, json: string): SealedWrite | null {
     const key = this.keyFor(sessionId);
     if (key === null) return null;
-    return { content: sealContent(key, sessionId, messageId, json), hash: sealedHash(key, json), key };
+    const content = encode("message", key, { sessionId, id: messageId }, json);
+    return { content, hash: sealedHash(key, json), key };
   }
 
   /** The summary to store for an overlay of the session: sealed under its owner's key, or null (clear). */
   sealSummary(sessionId: string, overlayId: string, summary: string): string | null {
     const key = this.keyFor(sessionId);
-    return key === null ? null : sealContent(key, sessionId, overlayId, summary, "overlay");
+    return key === null ? null : encode("overlay", key, { sessionId, id: overlayId }, summary);
   }
 
   /**
    * The JSON of stored content: opened when sealed, with the owner's key the content names (current or previous;
-   * content sealed before key ids, with whichever of them opens it), else as it is. `DECRYPT_FAILED` when the
-   * keyring holds no such key or it does not open.
+   * content sealed before key ids, with whichever of them opens it), else as it is (row-codec.ts decode).
+   * `DECRYPT_FAILED` when the keyring holds no such key or it does not open.
    */
-  open(sessionId: string, content: string, messageId?: string, kind: SealedKind = "message"): string {
-    if (!isSealed(content)) return content;
-    const owner = this.ownerOf(sessionId);
-    const keys = owner === null ? [] : openingKeys(ownerKeys(this.keyring, owner));
-    if (keys.length === 0) {
-      throw this.keyed
-        ? new SessionError("DECRYPT_FAILED", `Session "${sessionId}" holds encrypted messages and has no key`)
-        : keylessRefusal(owner, `${SEALED_WHAT[kind]} of session "${sessionId}"`);
-    }
-    const named = sealedKeyId(content);
-    if (named !== null) {
-      const key = keys.find((candidate) => keyId(candidate) === named);
-      if (key) return openContent(key, sessionId, content, messageId, kind);
-      throw new SessionError(
-        "DECRYPT_FAILED",
-        `A message of session "${sessionId}" is sealed under key ${named}, which is neither the current nor a previous key the keyring answers for its owner`,
-      );
-    }
-    for (let i = 0; ; i++) {
-      try {
-        return openContent(keys[i]!, sessionId, content, messageId, kind);
-      } catch (error) {
-        // The last key's refusal is the answer; an earlier one only means another key sealed it.
-        if (i === keys.length - 1) throw error;
-      }
-    }
+  open(
+    sessionId: string,
+    content: string,
+    messageId?: string,
+    kind: Exclude<SealedKind, "stream"> = "message",
+  ): string {
+    return decode(kind, this, undefined, { sessionId, id: messageId }, content);
   }
 
   /** Destroys the owner's key (the keyring's `forget`) and its record: what was sealed with it opens no more. */
@@ -312,13 +276,6 @@ export class ContentKeys {
     for (const [sessionId, cached] of this.owners) if (cached === owner) this.owners.delete(sessionId);
   }
 }
-
-// What a sealed row of each kind is, for a refusal.
-const SEALED_WHAT: Record<SealedKind, string> = {
-  message: "a message",
-  overlay: "an overlay summary",
-  stream: "a stream chunk",
-};
 
 /**
  * The refusal of a store opened without a keyring, for content (`where`) of an owner with encrypted content (null:

@@ -26,16 +26,26 @@ export interface RekeyOptions {
   signal?: AbortSignal | undefined;
   /** Called after each batch. */
   onProgress?: ((progress: RekeyProgress) => void) | undefined;
+  /**
+   * Also seals the owner's rows still in clear (written before it had a key) under its current key: messages (their
+   * index becoming blind), overlay summaries, blocks, entries, facts and kept stream chunks. With it an owner whose
+   * key is the recorded one (or has none recorded yet) is sealed without a rotation (docs/PRIVACY.md, "Sealing an
+   * owner's clear history").
+   */
+  sealClear?: boolean | undefined;
 }
 
-/** What a finished rotation answers: every message of the owner is sealed under the key `keyId` names. */
+/**
+ * What a finished rotation answers: every message of the owner is sealed under the key `keyId` names (with
+ * `sealClear`, those that were in clear too; without it, rows in clear are left so).
+ */
 export interface RekeyReport {
   owner: string;
   /** The id sealed content names the new key by (a keyed fingerprint, never the key). */
   keyId: string;
   /** Messages of the owner when the run started. */
   total: number;
-  /** Messages this run re-sealed. */
+  /** Messages this run re-sealed (with `sealClear`, or sealed from clear). */
   resealed: number;
   /** True when the rotation was under way already (an earlier run, or a write under the new key, started it). */
   resumed: boolean;
@@ -49,6 +59,7 @@ const rekeyOptions = z.object(
     ).default(200),
     signal: z.instanceof(AbortSignal, rule("signal must be an AbortSignal")).optional(),
     onProgress: func<(progress: RekeyProgress) => void>("onProgress must be a function").optional(),
+    sealClear: z.boolean(rule("sealClear must be a boolean")).optional(),
   },
   rule("rekey options must be an object"),
 );
@@ -58,7 +69,8 @@ export function parseRekeyOptions(options: unknown): {
   batchSize: number;
   signal: AbortSignal | undefined;
   onProgress: RekeyOptions["onProgress"];
+  sealClear: boolean;
 } {
-  const { batchSize, signal, onProgress } = parseInput(rekeyOptions, options);
-  return { batchSize, signal, onProgress };
+  const { batchSize, signal, onProgress, sealClear } = parseInput(rekeyOptions, options);
+  return { batchSize, signal, onProgress, sealClear: sealClear === true };
 }

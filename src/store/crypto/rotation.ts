@@ -30,14 +30,7 @@ export function startRotation(contentKeys: ContentKeys, owner: string): Rotation
     throw new SessionError("UNSUPPORTED", "This store cannot rotate keys");
   }
   const keys = ownerKeys(keyring, owner);
-  const key = keys.current;
-  if (key === undefined) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `The keyring has no key for owner "${owner}": a rotation needs the new key as its key(owner)`,
-      { issues: [{ path: "keyring.key", rule: "required" }] },
-    );
-  }
+  const key = currentKey(keys.current, owner, "a rotation needs the new key as its key(owner)");
   const hash = ownerHash(owner);
   const recorded = records.readCheck(hash);
   if (recorded === undefined) {
@@ -77,4 +70,41 @@ export function startRotation(contentKeys: ContentKeys, owner: string): Rotation
     );
   }
   return { key, ownerHash: hash, resumed: false };
+}
+
+/**
+ * The start of a run that also seals the owner's rows in clear (`rekey(owner, { sealClear: true })`): an owner
+ * without a recorded key is given the keyring's key (its check recorded, as a first sealed write would), and an
+ * owner whose recorded key is the keyring's gets a rotation record from that key to itself, the walk's cursor (reads
+ * and searches then use the one key). An owner whose recorded key is a previous one starts (or resumes) a rotation
+ * as {@link startRotation}, whose walk seals its clear rows too. Refusals as {@link startRotation}'s, but an owner
+ * with nothing recorded is sealed, not `NOT_FOUND`.
+ */
+export function startSealing(contentKeys: ContentKeys, owner: string): RotationStart {
+  const { records, keyring } = contentKeys;
+  if (!records.readRotation || !records.beginRotation) {
+    throw new SessionError("UNSUPPORTED", "This store cannot seal an owner's rows");
+  }
+  const key = currentKey(
+    ownerKeys(keyring, owner).current,
+    owner,
+    "sealing its rows needs its key as key(owner)",
+  );
+  const hash = ownerHash(owner);
+  const to = checkOf(key);
+  // Another process may record the owner's first key at the same time: the check that won is the one read next.
+  const recorded = records.readCheck(hash) ?? records.recordCheck(hash, to);
+  if (recorded !== to || records.readRotation(hash) !== undefined) return startRotation(contentKeys, owner);
+  if (records.beginRotation(hash, to, to) !== to) {
+    throw new SessionError("CONFLICT", `Owner "${owner}" was given another key meanwhile: run it again`);
+  }
+  return { key, ownerHash: hash, resumed: false };
+}
+
+// The owner's current key; `INVALID_ARGUMENT` (at keyring.key) when the keyring answers none, saying what needs it.
+function currentKey(key: Uint8Array | undefined, owner: string, need: string): Uint8Array {
+  if (key !== undefined) return key;
+  throw new SessionError("INVALID_ARGUMENT", `The keyring has no key for owner "${owner}": ${need}`, {
+    issues: [{ path: "keyring.key", rule: "required" }],
+  });
 }

@@ -70,14 +70,15 @@ export function isSealed(content: string): boolean {
  * What sealed content holds: a message's JSON, or an overlay's (compaction's) summary. Each is bound under its own
  * label, so a summary moved into a message row (or back) does not open even where the ids are alike.
  */
-export type SealedKind = "message" | "overlay" | "stream";
+export type SealedKind = "message" | "overlay" | "stream" | "name";
 
-// Each kind's label in the associated data, before key ids (1) and with them (2); a stream chunk was never sealed
+// Each kind's label in the associated data, before key ids (1) and with them (2); a stream chunk or a name was never sealed
 // before key ids, its label 1 is only what a forged one would be checked under.
 const LABELS: Record<SealedKind, [string, string]> = {
   message: ["agent-session/sealed1", "agent-session/sealed2"],
   overlay: ["agent-session/overlay1", "agent-session/overlay2"],
   stream: ["agent-session/stream1", "agent-session/stream2"],
+  name: ["agent-session/name1", "agent-session/name2"],
 };
 
 // The associated data up to its message id, as JSON and as UTF-8, kept for the last label, key id and session (a
@@ -171,9 +172,12 @@ function decryptFailed(
   what: string,
   cause?: unknown,
 ): SessionError {
-  const of = { message: "content of message", overlay: "summary of overlay", stream: "chunk of stream" }[
-    kind
-  ];
+  const of = {
+    message: "content of message",
+    overlay: "summary of overlay",
+    stream: "chunk of stream",
+    name: "name of session",
+  }[kind];
   return new SessionError(
     "DECRYPT_FAILED",
     `The stored ${of} "${id}" in session "${sessionId}" ${what}`,

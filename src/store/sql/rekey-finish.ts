@@ -2,15 +2,18 @@
  * The end of a key rotation (rekey.ts), in one transaction after a full walk: the owner's overlay summaries are
  * re-sealed (an owner has few, one per compaction), then the rotation ends when no message of the owner is sealed
  * under another key (each row's first bytes name its key) and its context blocks, search entries and facts sealed
- * under a previous key are re-sealed with it, else the cursor goes back to the start for another round. Blocks,
+ * (and session names) under a previous key are re-sealed with it, else the cursor goes back to the start for another round. Blocks,
  * entries and facts are found by the key id their sealed content names (which rows share a key is visible anyway):
- * an owner holds few of them, next to its messages.
+ * an owner holds few of them, next to its messages. With `sealClear` a message left in clear also sends the walk
+ * round again, and the owner's other rows in clear are sealed in the transaction that ends it (rekey-clear.ts).
  */
 import { ownerKeys } from "../crypto/owner-keys.js";
+import { decodeWith, encode } from "../crypto/row-codec.js";
 import { keyId, sealedStart } from "../crypto/seal.js";
 import { openFactWith } from "../fact-sealing.js";
 import { countOf, type Program } from "./program.js";
-import type { RekeyTable, Rotation, SealedFactRow, SummaryRow } from "./rekey-table.js";
+import { noClearLeft, sealClearRows } from "./rekey-clear.js";
+import type { NameRow, RekeyTable, Rotation, SealedFactRow, SummaryRow } from "./rekey-table.js";
 
 /** True when the rotation ended; false when rows under another key remain and the walk starts again. */
 export function* finish(s: RekeyTable, at: Rotation): Program<boolean> {
@@ -18,8 +21,9 @@ export function* finish(s: RekeyTable, at: Rotation): Program<boolean> {
   const lock = s.lockRotation(at.ownerHash);
   const locked = lock === null ? null : yield lock;
   yield* resealSummaries(s, at);
-  if (countOf(yield s.underOtherKeys(at.owner, sealedStart(at.id))) === 0) {
+  if (countOf(yield s.underOtherKeys(at.owner, sealedStart(at.id))) === 0 && (yield* noClearLeft(s, at))) {
     yield* resealContext(s, at);
+    if (at.sealClear) yield* sealClearRows(s, at);
     yield s.endRotation(at.ownerHash);
     return true;
   }
@@ -41,7 +45,7 @@ function* resealSummaries(s: RekeyTable, at: Rotation): Program<void> {
   for (const [i, row] of rows.entries()) yield s.writeSummary(row, sealed[i]!);
 }
 
-/** Re-seals the owner's blocks, entries and facts sealed under one of its previous keys. */
+/** Re-seals the owner's blocks, entries, facts and session names sealed under one of its previous keys. */
 function* resealContext(s: RekeyTable, at: Rotation): Program<void> {
   for (const previous of ownerKeys(s.keyring, at.owner).previous) {
     const start = sealedStart(keyId(previous));
@@ -50,6 +54,13 @@ function* resealContext(s: RekeyTable, at: Rotation): Program<void> {
     // A fact names the key that sealed it, which is this one: opened with it, sealed under the new key.
     for (const row of (yield s.factsUnder(start)) as SealedFactRow[]) {
       yield s.writeFact(row, at.key, openFactWith(previous, row.scope, row.id, row.text));
+    }
+    for (const row of (yield s.namesUnder(at.owner, start)) as NameRow[]) {
+      const binding = { sessionId: row.id };
+      yield s.writeName(
+        row,
+        encode("name", at.key, binding, decodeWith("name", previous, binding, row.name)),
+      );
     }
   }
 }

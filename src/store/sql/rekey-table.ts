@@ -27,6 +27,12 @@ export interface Cursor extends Row {
 }
 
 /** An overlay summary sealed under another key than the rotation's. */
+/** A session name sealed under another key than the rotation's (store/session-names.ts). */
+export interface NameRow extends Row {
+  id: string;
+  name: string;
+}
+
 export interface SummaryRow extends Row {
   seq: Num;
   id: string;
@@ -50,6 +56,28 @@ export interface Rotation {
   key: Uint8Array;
   /** Its id, which the first bytes of content sealed under it name. */
   id: string;
+  /** The owner's rows in clear are sealed too (`sealClear`, rekey-clear.ts). */
+  sealClear: boolean;
+}
+
+/** A kept stream chunk in clear (its stored value: a leading `~` doubled). */
+export interface ClearChunkRow extends Row {
+  session_id: string;
+  stream_id: string;
+  seq: Num;
+  chunk: string;
+}
+
+/** A compaction row of the change log (its `data`: the overlay as JSON, `"sealed": true` when its summary is). */
+export interface ChangeRow extends Row {
+  seq: Num;
+  session_id: string;
+  data: string;
+}
+
+/** A fact in clear, with its subject. */
+export interface ClearFactRow extends SealedFactRow {
+  about: string | null;
 }
 
 /** An engine's statements and hooks for a rotation (see the module comment). */
@@ -79,9 +107,33 @@ export interface RekeyTable {
   blocksUnder(start: string): Statement; // sealed blocks starting `start`
   entriesUnder(start: string): Statement; // sealed entries starting `start`
   factsUnder(start: string): Statement; // sealed facts starting `start`: [SealedFactRow]
-  /** A fact's `words` sealed under `key` in place of `row`'s, its search index following (blind tokens of `key`). */
+  namesUnder(owner: string, start: string): Statement; // the owner's session names sealed starting `start`: [NameRow]
+  writeName(row: NameRow, sealed: string): Statement; // unless renamed meanwhile; `updated_at` kept
+  /**
+   * A fact's `words` sealed under `key` in place of `row`'s (its subject sealed with it), its search index following
+   * (blind tokens of `key`).
+   */
   writeFact(row: SealedFactRow, key: Uint8Array, words: FactWords): Step;
+  // Rows in clear of the owner (`sealClear`, rekey-clear.ts).
+  clearLeft(owner: string): Statement; // the owner's messages in clear: [{ n }]
+  // `ids`: the owner's session ids (ownerSessions), passed in so that no statement joins another table (Citus).
+  clearFacts(owner: string, ids: string[]): Statement; // facts in clear of the owner and its sessions: [ClearFactRow]
+  clearChunks(ids: string[]): Statement; // kept stream chunks in clear of the sessions: [ClearChunkRow]
+  clearBlocks(owner: string, ids: string[]): Statement; // clear blocks maybe the owner's (resealBlock decides)
+  clearEntries(owner: string, ids: string[]): Statement; // clear entries maybe the owner's (resealEntry decides)
+  vectorsPresent(): Statement; // a row when the message vector table exists
+  changesPresent(): Statement; // a row when the change log's table exists
+  clearChanges(ids: string[]): Statement; // the change log's compaction rows of the sessions: [ChangeRow]
+  writeChange(row: ChangeRow, data: string): Statement; // the row's data in place of what was read
+  ownerSessions(owner: string): Statement; // its registered sessions, `num` null without a head: [OwnedSession]
+  dropVectors(session: OwnedSession): Statement; // the session's message vectors deleted
+  /** A summary in clear stored sealed (`sealed`) in place of `row`'s. */
+  writeClearSummary(row: SummaryRow, sealed: string): Statement;
+  /** A chunk in clear stored sealed (`sealed`) in place of `row`'s. */
+  writeChunk(row: ClearChunkRow, sealed: string): Statement;
   // Hooks: the steps whose plan differs (see the module comment).
+  /** The owner's overlay summaries in clear, their text as written. */
+  clearSummaries(owner: string): Program<SummaryRow[]>;
   /** Re-seals the session's rows not under the new key yet (and their search index); answers how many it wrote. */
   resealMessages(at: Rotation, session: OwnedSession, rows: Row[]): Program<number>;
   /** The summaries `rows` opened and sealed under the new key, in their order. */

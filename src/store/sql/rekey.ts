@@ -5,7 +5,8 @@
  * recorded in the same transaction. A crash or an abort leaves every row under the old key or the new one, both
  * readable (and on Postgres searchable), and the next run resumes at the cursor. The rotation ends only when no row
  * of the owner is sealed under another key; its summaries, blocks and entries are re-sealed in the transaction that
- * ends it (rekey-finish.ts). The outer loop is store/crypto/rekey-run.ts.
+ * ends it (rekey-finish.ts). With `sealClear` the walk seals the owner's messages in clear too, and the end its
+ * other rows in clear (rekey-clear.ts). The outer loop is store/crypto/rekey-run.ts.
  */
 import { SessionError } from "../../errors.js";
 import { checkOf } from "../crypto/owner-keys.js";
@@ -22,8 +23,11 @@ import type { Cursor, OwnedSession, RekeyTable, Rotation } from "./rekey-table.j
 export interface RekeyEngine {
   /** The store's keys: a rotation needs a keyring. */
   readonly keys: { readonly keyed: boolean } | undefined;
-  /** Starts (or resumes) the owner's rotation (store/crypto/rotation.ts startRotation) in a transaction. */
-  start(owner: string): RotationStart | Promise<RotationStart>;
+  /**
+   * Starts (or resumes) the owner's rotation in a transaction: store/crypto/rotation.ts startRotation, or
+   * startSealing when `sealClear`.
+   */
+  start(owner: string, sealClear: boolean): RotationStart | Promise<RotationStart>;
   /** Runs a program over the engine's table; `write`: in a transaction of its own. */
   run<T>(program: (s: RekeyTable) => Program<T>, write: boolean): T | Promise<T>;
 }
@@ -38,14 +42,20 @@ export async function rekeyWith(
   options: RekeyOptions,
 ): Promise<RekeyReport> {
   const checked = parseOwner(owner);
-  const { batchSize, signal, onProgress } = parseRekeyOptions(options);
+  const { batchSize, signal, onProgress, sealClear } = parseRekeyOptions(options);
   requireKeyring(engine.keys);
   signal?.throwIfAborted();
   // A synchronous engine's start is not awaited (nor are its batches, rekey-run.ts): its first batch runs before
   // an abort signalled meanwhile is seen.
-  const started = engine.start(checked);
+  const started = engine.start(checked, sealClear);
   const start = started instanceof Promise ? await started : started;
-  const at: Rotation = { owner: checked, ownerHash: start.ownerHash, key: start.key, id: keyId(start.key) };
+  const at: Rotation = {
+    owner: checked,
+    ownerHash: start.ownerHash,
+    key: start.key,
+    id: keyId(start.key),
+    sealClear,
+  };
   return runRekey(
     { owner: checked, keyId: at.id, resumed: start.resumed },
     {

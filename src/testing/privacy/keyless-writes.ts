@@ -42,7 +42,7 @@ export function keyless(): { name: string; keyring: Keyring | undefined }[] {
  * hers and one of her session.
  */
 export async function seedAlice(store: RegistryCapableStore): Promise<string> {
-  const { id } = await SessionManager.create(store).create("alice chat", { owner: "alice" });
+  const { id } = await SessionManager.create(store).create(`alice chat ${ALICE_SECRET}`, { owner: "alice" });
   const session = store.session(id);
   await session.appendMessage(msg("a0", `alice says ${ALICE_SECRET}`));
   await session.addCompaction(`summary ${ALICE_SECRET}`, "a0", "a0");
@@ -72,6 +72,12 @@ export function writesOf(store: RegistryCapableStore, alice: string, text: strin
     ["appendMessage", () => session.appendMessage(msg("n1", text))],
     ["updateMessage over a sealed row", () => session.updateMessage(msg("a0", text))],
     ["addCompaction", () => session.addCompaction(text, "a0", "a0")],
+    // Her session's name, renamed and given to a new session of hers (sealed for her, as content is).
+    ["a rename of her session", () => store.registry.rename(alice, text)],
+    [
+      "a new session of hers, named",
+      () => store.registry.create({ id: `${alice}-named`, name: text, owner: "alice" }),
+    ],
   ];
   const { upsertMessage, importMessage } = session;
   if (upsertMessage)
@@ -104,6 +110,11 @@ export async function assertRefused(
   for (const [what, write] of writes) {
     await assert.rejects(write(), { code: "DECRYPT_FAILED" }, `${label}: ${what} is refused`);
   }
+  // Her session's name reads as sealed, in a get and a listing, which are not refused for it.
+  const row = await store.registry.get(alice);
+  assert.deepEqual([row?.name, row?.nameSealed], ["", true], `${label}: her session's name is sealed`);
+  const listed = (await store.registry.list()).find((info) => info.id === alice);
+  assert.deepEqual([listed?.name, listed?.nameSealed], ["", true], `${label}: a listing shows it sealed`);
 }
 
 // Her block and entry, in place and through an import of rows.
@@ -231,7 +242,7 @@ export async function assertUntouched(store: RegistryCapableStore, alice: string
   const history = JSON.stringify(await session.getHistory());
   assert.ok(history.includes(ALICE_SECRET) && !history.includes(CLEAR), history);
   assert.equal((await session.getCompactions()).length, 1);
-  assert.equal((await store.registry.get(alice))?.name, "alice chat");
+  assert.equal((await store.registry.get(alice))?.name, `alice chat ${ALICE_SECRET}`);
   if (!hasContextStorage(store)) return;
   assert.equal(await store.blocks.getBlock(`memory_${alice}`), `block ${ALICE_SECRET}`);
   assert.equal(await store.entries.countEntries(`facts_${alice}`), 1);
