@@ -17,6 +17,7 @@ import { SqliteStore } from "../../src/sqlite/store.js";
 import { fact, ownedSession } from "../../src/testing/contract/facts-harness.js";
 import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { randomKeyring } from "../helpers/encryption.js";
+import { aliceKeyring, newKey } from "../helpers/rekey-places.js";
 import { testEmbedder } from "../vectors/embedder.js";
 import { channel, describeTargets, withStorage } from "../vectors/helpers.js";
 import type { VectorStore } from "../vectors/targets.js";
@@ -109,6 +110,38 @@ test("an encrypted owner's facts get no vector on PGlite; a clear session's do",
         ["s:b", 64],
       ],
     );
+    const hers = await store.searchMessages("automobile", { owner: "alice", limit: 5, facts: "hits" });
+    assert.deepEqual(factTexts(hers), []);
+  } finally {
+    await store.close();
+  }
+});
+
+test("sealing an owner's clear history drops her facts' vectors on SQLite; another owner's stay", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "fact-vectors-seal-"));
+  const path = join(dir, "store.db");
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const plain = new SqliteStore(path, { embedder: testEmbedder().embed });
+  try {
+    await ownedSession(plain, "a", "alice", ["Guess what I got at the dealership today"]);
+    await ownedSession(plain, "b", "bob", ["Guess what I got at the dealership today"]);
+    await plain.facts.add({ owner: "alice" }, [fact("The user bought a new sedan.", [["a", "a-0"]])]);
+    await plain.facts.add({ owner: "bob" }, [fact("The user bought a new sedan.", [["b", "b-0"]])]);
+    await channel(plain).idle();
+    assert.equal(await factVectors(plain), 2);
+  } finally {
+    await plain.close();
+  }
+  const store = new SqliteStore(path, { embedder: testEmbedder().embed, keyring: aliceKeyring(newKey()) });
+  try {
+    await store.rekey("alice", { sealClear: true });
+    const rows = store.driver.tuples<[string, number]>(
+      "SELECT scope, length(embedding) FROM agent_facts ORDER BY seq",
+    );
+    assert.deepEqual(rows, [
+      ["o:alice", 0],
+      ["o:bob", 64 * 4],
+    ]);
     const hers = await store.searchMessages("automobile", { owner: "alice", limit: 5, facts: "hits" });
     assert.deepEqual(factTexts(hers), []);
   } finally {
