@@ -171,6 +171,17 @@ await describeTargets((target) => {
           vectors: false,
         });
         assert.deepEqual(factTexts(words), []);
+        // The vector read keeps to the sources the word search keeps to (an active path's ids, the session).
+        const near = (await channel(store).queryVector("automobile")) as Float32Array;
+        const onPath = await store.facts.nearby({ sessionId: "a" }, near, {
+          sourceSession: "a",
+          sourcesIn: ["a-2"],
+        });
+        assert.deepEqual(
+          onPath.map((h) => h.fact.text),
+          ["The user ate pasta for dinner."],
+        );
+        assert.deepEqual(await store.facts.nearby({ sessionId: "a" }, near, { sourceSession: "b" }), []);
       } finally {
         await store.close();
       }
