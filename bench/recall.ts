@@ -260,6 +260,21 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           return storeAsker(store, "any");
         },
       ]);
+      if ("skipped" in observations) continue;
+      // The recorded facts with the word vectors: the facts in the vector channel too (docs/FACTS.md#recall).
+      makers.push([
+        `agent-session ${backend}, ranked + recorded facts + word vectors (fused)`,
+        async () => {
+          const embedder = await words.load();
+          const store =
+            backend === "memory"
+              ? new MemoryStore({ embedder })
+              : new SqliteStore(join(dir, "facts-vectors.db"), { embedder });
+          await seedWithFacts(store, data, observations);
+          await store.vectors!.backfill();
+          return storeAsker(store, "any", true);
+        },
+      ]);
     }
   }
   try {

@@ -20,6 +20,7 @@ import { assertSessionId } from "../message/ids.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { perTermCap, rankCandidates, recallTerms, weighMatches } from "../search/rank.js";
+import type { FactVectorWrite, UnembeddedFact } from "../search/vectors/fact-vectors.js";
 import {
   type ExportMark,
   exportCursor,
@@ -132,7 +133,9 @@ export abstract class StoreFacts implements FactStore {
     const paths = drafts.map((_, i) => `facts.${i}`);
     await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
     await this.assertWritable(key);
-    return this.writeFacts(key, drafts, Date.now());
+    const added = await this.writeFacts(key, drafts, Date.now());
+    this.onStored?.();
+    return added;
   }
 
   async get(scope: FactScope, id: string): Promise<Fact | null> {
@@ -220,6 +223,62 @@ export abstract class StoreFacts implements FactStore {
     return hits;
   }
 
+  /**
+   * @internal the scope's facts nearest to the unit vector `query` (a search's, embedded by the vector channel), best
+   * first, filtered as {@link search} filters; each hit's score is its cosine similarity. [] on a store that keeps no
+   * fact vectors.
+   */
+  async nearby(scope: FactScope, query: Float32Array, options?: FactQuery): Promise<FactHit[]> {
+    const key = parseScope(scope);
+    const filter = parseFactQuery(options);
+    if (filter.limit === 0 || filter.status.length === 0 || filter.sourcesIn?.length === 0) return [];
+    this.assertOpen();
+    // As search(): a session's own facts all have a source in it.
+    const read =
+      key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
+        ? { ...filter, sourceSession: undefined }
+        : filter;
+    const near = await this.readNearest(key, query, read, filter.limit);
+    if (near.length === 0) return [];
+    const facts = await this.readSeqs(
+      key,
+      near.map((n) => n.seq),
+    );
+    const hits: FactHit[] = [];
+    for (const { seq, score } of near) {
+      const fact = facts.get(seq);
+      if (fact) hits.push({ fact, score, rank: hits.length + 1 });
+    }
+    return hits;
+  }
+
+  /**
+   * The scope's facts passing `filter` with a vector, nearest to `query` first (by dot product: both are unit
+   * length), at most `limit`, of the newest FACT_VECTOR_SCAN; a store that keeps no fact vectors answers [].
+   */
+  protected async readNearest(
+    _scope: ScopeKey,
+    _query: Float32Array,
+    _filter: FactFilter,
+    _limit: number,
+  ): Promise<{ seq: number; score: number }[]> {
+    return [];
+  }
+
+  /** @internal facts without a vector yet (the vector channel's work); none on a store that keeps no fact vectors. */
+  async unembedded(_after: number, _limit: number): Promise<UnembeddedFact[]> {
+    return [];
+  }
+
+  /** @internal stores facts' vectors (see {@link unembedded}). */
+  async writeVectors(_rows: readonly FactVectorWrite[]): Promise<void> {}
+
+  /** @internal forgets every fact vector (the vector channel's reset). */
+  async forgetVectors(): Promise<void> {}
+
+  /** @internal called after facts were stored (add, import): the vector channel's worker embeds them. */
+  onStored: (() => void) | undefined;
+
   async unlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]> {
     assertSessionId(sessionId);
     const from = parseSeq(after, "after");
@@ -282,7 +341,7 @@ export abstract class StoreFacts implements FactStore {
     const checked = parseImportedFacts(facts);
     this.assertOpen();
     if (checked.length === 0) return { inserted: 0, skipped: 0 };
-    return importFacts(
+    const imported = await importFacts(
       {
         readOwned: (owner, ids) => this.readOwned(owner, ids),
         assertWritable: (scope) => this.assertWritable(scope),
@@ -291,5 +350,7 @@ export abstract class StoreFacts implements FactStore {
       },
       checked,
     );
+    if (imported.inserted > 0) this.onStored?.();
+    return imported;
   }
 }

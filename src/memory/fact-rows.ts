@@ -15,6 +15,8 @@ export interface Kept {
   fact: Fact;
   /** Its words for search, made by the first search that reads it (its text never changes). */
   terms?: TextTerms;
+  /** Its vector on a store with an embedder (null: it gets none; absent: not embedded yet). */
+  vector?: Float32Array | null;
 }
 
 /** A copy of a fact a caller may change. */

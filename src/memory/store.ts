@@ -120,6 +120,7 @@ export class MemoryStore
     const channel = vectors && memoryVectors(this, vectors);
     this.vectors = channel?.vectors;
     if (channel) this.forgetVectors = channel.forget;
+    this.vectors?.attachFacts(this.facts);
   }
 
   /** Calls `listener` after every write to any session of this store, in commit order (see docs/FEED.md). */

@@ -160,7 +160,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
   {
     table: "agent_facts",
     holds:
-      "facts learned from conversations and their search vectors (an encrypted owner's sealed, its vector blind tokens)",
+      "facts learned from conversations and their search vectors (an encrypted owner's sealed, its vector blind tokens), and each one's embedding on a store with an embedder (none for an encrypted owner's)",
     tie: "session",
     // By scope key (o:<owner> or s:<session>): one owner's or one session's facts on one node (docs/FACTS.md).
     citus: "by-key",
@@ -179,6 +179,8 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
       status: "meta",
       superseded_by: "id",
       search: "derived",
+      // A store with an embedder adds it (postgres/fact-vectors.ts); an encrypted owner's fact holds the empty marker.
+      embedding: "derived",
     },
   },
   {

@@ -130,6 +130,7 @@ export class PostgresStore
     );
     const vectors = vectorOptions(options);
     this.vectors = vectors && postgresVectors(this, vectors);
+    this.vectors?.attachFacts(this.facts);
   }
 
   /**

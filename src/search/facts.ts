@@ -12,22 +12,15 @@ import { hasFactStore } from "../contract/facts.js";
 import type { FactSearchHit } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
 import { canBeStored } from "../message/ids.js";
+import { fuseFactLists, nearFactsFor, queryVectors } from "./fact-near.js";
+import { FACT_CANDIDATES, FACT_RRF_K } from "./fact-weights.js";
 import type { SearchPlan } from "./options.js";
 
-/**
- * The damping constant of the fact fusion, for both lists. Much smaller than the vector channel's 60: both lists are
- * short and sharp (a question's answer is among a few turns and a few facts), and with 60 a lifted turn outranked
- * every turn that matched the question's words (LoCoMo R@10 fell under text alone, docs/FACTS.md#recall).
- */
-export const FACT_RRF_K = 5;
+export { FACT_VECTOR_CANDIDATES, FACT_VECTOR_WEIGHT, fuseFactLists, nearFactsFor } from "./fact-near.js";
+export { FACT_CANDIDATES, FACT_RRF_K } from "./fact-weights.js";
+
 /** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
 export const FACT_WEIGHT = 0.5;
-/**
- * How many facts a search reads, best first. A fact past the first few dozen lifts a turn by less than a place in
- * the turn order is worth; reading 100 (the fact store's bound) cost SQLite a third of a fused search and moved no
- * LoCoMo figure (docs/FACTS.md#recall).
- */
-export const FACT_CANDIDATES = 30;
 /**
  * The longest active path whose ids a search passes to the fact store (`sourcesIn`); past it only the session filter
  * applies and the page drops the facts off the path. Reading and passing a path's ids costs its depth: 5,000 ids add
@@ -306,6 +299,16 @@ export async function factChannel(
   if (!takesFacts(store, plan) || !(await mayHoldFacts(store))) return undefined;
   const scopes = await factScopes(plan, ownerOf);
   if (scopes.length === 0) return undefined;
-  const hits = relevantFacts(await factsFor(store, query, scopes, await sourceFilter(plan, pathIds)));
+  const sources = await sourceFilter(plan, pathIds);
+  const vectors = queryVectors(store, plan);
+  const [words, near] = await Promise.all([
+    factsFor(store, query, scopes, sources),
+    vectors === undefined
+      ? []
+      : vectors
+          .queryVector(query)
+          .then((v) => (v === undefined ? [] : nearFactsFor(store, v, scopes, sources))),
+  ]);
+  const hits = fuseFactLists(relevantFacts(words), near);
   return hits.length === 0 ? undefined : { hits, seqs: [] };
 }

@@ -246,7 +246,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
   ),
   plain(
     "agent_facts",
-    "facts learned from conversations (an encrypted owner's sealed: text and subject, store/fact-sealing.ts)",
+    "facts learned from conversations (an encrypted owner's sealed: text and subject, store/fact-sealing.ts), and each one's vector on a store with an embedder (none for an encrypted owner's)",
     "session",
     "sealed",
     "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
@@ -258,6 +258,8 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       producer: "meta",
       status: "meta",
       superseded_by: "id",
+      // A store with an embedder adds it (sqlite/fact-vectors.ts); an encrypted owner's fact holds the empty marker.
+      embedding: "derived",
     },
     { text: "fact", about: "fact" },
   ),

@@ -153,6 +153,7 @@ export class SqliteStore
     );
     const vectors = vectorOptions(options);
     this.vectors = vectors && sqliteVectors(this, vectors);
+    this.vectors?.attachFacts(this.facts);
   }
 
   /**

@@ -4,7 +4,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Fact, FactHit } from "../../src/contract/facts.js";
-import { FACT_RRF_K, factShare, fuseFacts, relevantFacts } from "../../src/search/facts.js";
+import {
+  FACT_RRF_K,
+  FACT_VECTOR_WEIGHT,
+  factShare,
+  fuseFactLists,
+  fuseFacts,
+  relevantFacts,
+} from "../../src/search/facts.js";
 
 const fact = (id: string): Fact => ({
   id,
@@ -79,5 +86,24 @@ describe("fact fusion", () => {
       assert.equal(scores.size, seqs.length);
       for (let i = 1; i < seqs.length; i++) assert.ok(scores.get(seqs[i - 1]!)! >= scores.get(seqs[i]!)!);
     }
+  });
+
+  test("the facts' word and vector rankings fuse by reciprocal rank; one only the vectors find joins at its share", () => {
+    const words = [hit("a", 2, 1), hit("b", 2, 2), hit("c", 1, 3)];
+    const near = [hit("c", undefined, 1), hit("z", undefined, 2)];
+    const fused = fuseFactLists(words, near);
+    const share = (rank: number) => 1 / (FACT_RRF_K + rank);
+    const expected = [
+      ["c", share(3) + FACT_VECTOR_WEIGHT * share(1)],
+      ["a", share(1)],
+      ["b", share(2)],
+      ["z", FACT_VECTOR_WEIGHT * share(2)],
+    ].sort((x, y) => (y[1] as number) - (x[1] as number));
+    assert.deepEqual(
+      fused.map((h) => [h.fact.id, h.score, h.rank]),
+      expected.map(([id, score], i) => [id, score, i + 1]),
+    );
+    // No vector list: the word list as it was.
+    assert.deepEqual(fuseFactLists(words, []), words);
   });
 });

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 import { tableNames } from "../../src/postgres/connection/tables.js";
+import { factVectorColumnSql } from "../../src/postgres/fact-vectors.js";
 import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
 import { tableStatements, vectorTables } from "../../src/postgres/search/vectors-schema.js";
 import { PostgresStore } from "../../src/postgres/store.js";
@@ -44,6 +45,15 @@ test("every SQLite table and text/blob column is declared, and every declared ta
     // The change log, the vector tables and sqlite-vec's (on the first vector), then statistics, as an app's
     // ANALYZE or PRAGMA optimize would make them.
     await store.session("s").appendMessage(msg("m", "car engine words"));
+    // A fact, embedded: its vector's column and the index of the facts still to embed.
+    await store.facts.add({ sessionId: "s" }, [
+      {
+        text: "The user has a car.",
+        observedAt: 0,
+        sources: [{ sessionId: "s", messageId: "m" }],
+        producer: "test",
+      },
+    ]);
     await store.vectors?.idle();
     store.driver.run("ANALYZE");
     const schema: Schema = new Map();
@@ -90,6 +100,8 @@ test("every Postgres table and text/bytes column is declared, and every declared
   try {
     await store.session("s").appendMessage(msg("m", "words"));
     for (const statement of tableStatements(vectorTables(tableNames({ schema })))) await db.query(statement);
+    // The facts' vector column, as a store with an embedder adds it.
+    for (const statement of factVectorColumnSql(tableNames({ schema }))) await db.query(statement);
     const { rows } = await db.query<{ table: string; column: string; type: string }>(
       `SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type
         FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid

@@ -47,6 +47,17 @@ export function rekeyClearStatements(t: Tables) {
         session.num,
         ...on(session.session_id),
       ]),
+    factVectorsPresent: () =>
+      query(
+        `SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'embedding'
+         AND NOT attisdropped`,
+        [facts],
+      ),
+    dropFactVectors: (owner: string, ids: string[]) =>
+      command(
+        `UPDATE ${facts} SET embedding = '{}'::float4[] WHERE embedding IS NOT NULL AND scope = ANY($1::text[])`,
+        [[`o:${owner}`, ...ids.map((id) => `s:${id}`)]],
+      ),
     changesPresent: () => query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [changes]),
     clearChanges: (ids: string[]) =>
       query(

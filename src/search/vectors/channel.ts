@@ -11,6 +11,7 @@ import {
   timeout,
 } from "./config.js";
 import { type EmbedFn, embedFunction, embedText, textHash } from "./embed.js";
+import type { FactVectorSource, FactVectorWrite } from "./fact-vectors.js";
 import { embedIsolated, refusalReason } from "./isolate.js";
 import type {
   BackfillOptions,
@@ -29,6 +30,10 @@ export { vectorOptions } from "./config.js";
 
 /** Refusals listed by status() (the newest; `failed` counts them all). */
 const LISTED_FAILURES = 10;
+/** Query vectors kept (a search's message and fact channels embed its query once). */
+const QUERY_VECTORS = 8;
+/** Facts embedded per batch. */
+const FACT_BATCH = 64;
 
 /**
  * The vector channel of one store: embeds what the backend reports pending (live, through the {@link VectorWorker},
@@ -48,6 +53,10 @@ export class StoreVectors implements VectorChannel {
   private lastError: string | undefined;
   private ensured: Promise<void> | undefined;
   private closed = false;
+  /** The store's facts, when it has any (facts in the vector channel: fact-vectors.ts). */
+  private facts: FactVectorSource | undefined;
+  /** The newest queries' vectors (undefined: the embedder failed, reported once). */
+  private readonly queries = new Map<string, Promise<Float32Array | undefined>>();
 
   constructor(
     private readonly backend: VectorBackend,
@@ -79,17 +88,87 @@ export class StoreVectors implements VectorChannel {
     if (typeof query !== "string" || query.trim() === "" || read === null) return [];
     await this.ready();
     if ((await this.backend.dimensions()) === null) return [];
-    let vector: Float32Array;
-    try {
-      const [first] = await this.embedChecked([embedText(query)], this.queryTimeout, true);
-      vector = first as Float32Array;
-    } catch (error) {
-      // close() released the search: the store is gone, not the embedder.
-      this.assertOpen();
-      this.report(error);
-      return [];
+    const vector = await this.queryVector(query);
+    return vector === undefined ? [] : this.backend.nearest(vector, read);
+  }
+
+  /**
+   * @internal the unit vector of a search's query, or undefined when the embedder failed (reported: the search
+   * answers from its other channels). The newest queries' are kept, so the message and fact channels embed once.
+   */
+  queryVector(query: string): Promise<Float32Array | undefined> {
+    this.assertOpen();
+    const kept = this.queries.get(query);
+    if (kept !== undefined) {
+      this.queries.delete(query);
+      this.queries.set(query, kept);
+      return kept;
     }
-    return this.backend.nearest(vector, read);
+    const vector = this.embedChecked([embedText(query)], this.queryTimeout, true).then(
+      ([first]) => first,
+      (error: unknown) => {
+        this.queries.delete(query);
+        // close() released the search: the store is gone, not the embedder.
+        this.assertOpen();
+        this.report(error);
+        return undefined;
+      },
+    );
+    this.queries.set(query, vector);
+    if (this.queries.size > QUERY_VECTORS) this.queries.delete(this.queries.keys().next().value as string);
+    return vector;
+  }
+
+  /** @internal gives the channel the store's facts: their vectors are kept current with the messages'. */
+  attachFacts(facts: FactVectorSource & { onStored: (() => void) | undefined }): void {
+    this.facts = facts;
+    facts.onStored = () => this.worker.noteFacts();
+  }
+
+  /**
+   * @internal embeds every fact without a vector, in batches: a sealed fact and an empty text get none, a text the
+   * embedder refused by itself none either (reported); throws what stopped a batch (the worker retries). How many
+   * facts were embedded.
+   */
+  async embedFacts(signal: AbortSignal | undefined, awaited: boolean): Promise<number> {
+    const facts = this.facts;
+    if (facts === undefined) return 0;
+    let embedded = 0;
+    for (let after = 0; ; ) {
+      signal?.throwIfAborted();
+      this.assertOpen();
+      const rows = await facts.unembedded(after, FACT_BATCH);
+      if (rows.length === 0) return embedded;
+      after = (rows[rows.length - 1] as { seq: number }).seq;
+      const writes: FactVectorWrite[] = rows.map(({ seq }) => ({ seq, vector: null }));
+      const texts: string[] = [];
+      const at: number[] = [];
+      rows.forEach((row, i) => {
+        const text = embedText(row.text);
+        if (text.trim() === "") return;
+        at.push(i);
+        texts.push(text);
+      });
+      const isolated = await embedIsolated(texts, (part) =>
+        this.embedChecked(part, this.batchTimeout, awaited, signal),
+      );
+      if (isolated.stopped !== undefined) throw isolated.stopped;
+      at.forEach((i, j) => {
+        (writes[i] as FactVectorWrite).vector = isolated.vectors[j] ?? null;
+      });
+      signal?.throwIfAborted();
+      this.assertOpen();
+      await facts.writeVectors(writes);
+      embedded += writes.filter((w) => w.vector !== null).length;
+      for (const [j, error] of isolated.refused) {
+        const seq = (rows[at[j] as number] as { seq: number }).seq;
+        this.report(
+          new Error(`the embedder refused the text of fact row ${seq}: ${refusalReason(error)}`, {
+            cause: error,
+          }),
+        );
+      }
+    }
   }
 
   async nearestMessages(query: string, options: NearestOptions): Promise<NearestMessage[]> {
@@ -138,6 +217,14 @@ export class StoreVectors implements VectorChannel {
       done += rows.length;
       onProgress?.(done, Math.max(total, done));
     }
+    // The facts without a vector (those learned before the store had an embedder, or by another process).
+    try {
+      await this.embedFacts(signal, true);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      this.assertOpen();
+      this.report(error);
+    }
     return { embedded, failed };
   }
 
@@ -160,6 +247,8 @@ export class StoreVectors implements VectorChannel {
     await this.ensured?.catch(() => undefined);
     this.ensured = undefined;
     await this.backend.reset();
+    await this.facts?.forgetVectors();
+    this.queries.clear();
     this.expected = this.configured;
     this.lastError = undefined;
   }

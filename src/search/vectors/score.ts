@@ -44,6 +44,11 @@ export class TopK {
     items.splice(i, 0, { seq, score });
   }
 
+  /** The kept seqs with their scores, best first. */
+  entries(): { seq: number; score: number }[] {
+    return this.items.map((item) => ({ ...item }));
+  }
+
   /** The kept seqs, best first. */
   seqs(): number[] {
     return this.items.map((item) => item.seq);

@@ -8,6 +8,7 @@ import type { PendingText, RowsOutcome, VectorBackend } from "./types.js";
 export interface WorkerOwner {
   ready(): Promise<void>;
   embedRows(rows: readonly PendingText[], signal: AbortSignal, awaited: false): Promise<RowsOutcome>;
+  embedFacts(signal: AbortSignal, awaited: false): Promise<number>;
   report(error: unknown): void;
 }
 
@@ -30,6 +31,8 @@ export class VectorWorker {
   private queued = 0;
   private readonly prunes = new Set<string | null>();
   private rescan = false;
+  /** Facts were stored: the facts without a vector are embedded (fact-vectors.ts). */
+  private facts = false;
   /** The newest seq when the worker started: a rescan covers the messages after it. */
   private horizon: Promise<number> | undefined;
   /** Failed passes in a row: the next retry waits 1 s doubled per failure, at most 5 min. */
@@ -75,6 +78,12 @@ export class VectorWorker {
     this.loop.kick();
   }
 
+  /** Facts were stored (in this process): embeds them in the background, off the write's path. */
+  noteFacts(): void {
+    this.facts = true;
+    this.loop.kick();
+  }
+
   private queue(sessionId: string, id: string): void {
     if (this.queued >= MAX_QUEUED) {
       this.ids.clear();
@@ -103,7 +112,7 @@ export class VectorWorker {
   }
 
   private hasWork(): boolean {
-    return this.queued > 0 || this.prunes.size > 0 || this.rescan;
+    return this.queued > 0 || this.prunes.size > 0 || this.rescan || this.facts;
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -111,6 +120,8 @@ export class VectorWorker {
       const ids = [...this.ids];
       const prunes = [...this.prunes];
       const rescan = this.rescan;
+      const facts = this.facts;
+      this.facts = false;
       this.ids.clear();
       this.queued = 0;
       this.prunes.clear();
@@ -118,6 +129,7 @@ export class VectorWorker {
       this.startHorizon();
       try {
         await this.work(ids, prunes, rescan, signal);
+        if (facts) await this.channel.embedFacts(signal, false);
         this.failures = 0;
       } catch (error) {
         if (this.loop.closed) return;
@@ -125,6 +137,7 @@ export class VectorWorker {
         for (const [sessionId, set] of ids) for (const id of set) this.queue(sessionId, id);
         for (const prune of prunes) this.prunes.add(prune);
         this.rescan ||= rescan;
+        this.facts ||= facts;
         this.failures++;
         this.loop.holdFor(backoffMs(FIRST_RETRY_MS, this.failures, MAX_RETRY_MS));
         return;

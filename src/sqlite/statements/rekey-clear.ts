@@ -43,6 +43,13 @@ export const REKEY_CLEAR = {
   // Its delete trigger leaves each vector's number for the purge to drain from sqlite-vec's table.
   dropVectors: (session: OwnedSession) =>
     command("DELETE FROM agent_message_vectors WHERE session_num = ?", [Number(session.num)]),
+  factVectorsPresent: () =>
+    query("SELECT 1 AS present FROM pragma_table_info('agent_facts') WHERE name = 'embedding'"),
+  dropFactVectors: (owner: string, ids: string[]) =>
+    command(
+      `UPDATE agent_facts SET embedding = X'' WHERE embedding IS NOT NULL AND scope IN (SELECT value FROM json_each(?))`,
+      [JSON.stringify([`o:${owner}`, ...ids.map((id) => `s:${id}`)])],
+    ),
   changesPresent: () =>
     query("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'agent_changes'"),
   clearChanges: (ids: string[]) =>

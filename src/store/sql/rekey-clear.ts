@@ -60,6 +60,8 @@ export function* sealClearRows(s: RekeyTable, at: Rotation): Program<void> {
   if ((yield s.vectorsPresent()).length > 0) {
     for (const session of sessions) if (session.num !== null) yield s.dropVectors(session);
   }
+  // So do its facts' vectors (search/vectors/fact-vectors.ts): the empty marker, so they are not pending again.
+  if ((yield s.factVectorsPresent()).length > 0) yield s.dropFactVectors(at.owner, ids);
   // A candidate the engine's hook finds to be another owner's, or no owner's with a key, is written as it was.
   for (const row of yield s.clearBlocks(at.owner, ids)) yield* s.resealBlock(row);
   for (const row of yield s.clearEntries(at.owner, ids)) yield* s.resealEntry(row);

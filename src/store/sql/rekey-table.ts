@@ -127,6 +127,8 @@ export interface RekeyTable {
   writeChange(row: ChangeRow, data: string): Statement; // the row's data in place of what was read
   ownerSessions(owner: string): Statement; // its registered sessions, `num` null without a head: [OwnedSession]
   dropVectors(session: OwnedSession): Statement; // the session's message vectors deleted
+  factVectorsPresent(): Statement; // a row when the facts' vector column exists (a store with an embedder made it)
+  dropFactVectors(owner: string, ids: string[]): Statement; // the vectors of the owner's and its sessions' facts: none
   /** A summary in clear stored sealed (`sealed`) in place of `row`'s. */
   writeClearSummary(row: SummaryRow, sealed: string): Statement;
   /** A chunk in clear stored sealed (`sealed`) in place of `row`'s. */
