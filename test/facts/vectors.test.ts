@@ -149,6 +149,46 @@ test("sealing an owner's clear history drops her facts' vectors on SQLite; anoth
   }
 });
 
+test("sealing an owner's clear history drops her facts' vectors on PGlite; another owner's stay", {
+  skip: pgliteSwitchedOff() ?? false,
+}, async () => {
+  const db = await PGlite.create();
+  try {
+    const plain = await PostgresStore.open(db, { embedder: testEmbedder().embed });
+    await ownedSession(plain, "a", "alice", ["Guess what I got at the dealership today"]);
+    await ownedSession(plain, "b", "bob", ["Guess what I got at the dealership today"]);
+    await plain.facts.add({ owner: "alice" }, [fact("The user bought a new sedan.", [["a", "a-0"]])]);
+    await plain.facts.add({ owner: "bob" }, [fact("The user bought a new sedan.", [["b", "b-0"]])]);
+    await channel(plain).idle();
+    assert.equal(await postgresFactVectors(plain), 2);
+    await plain.close();
+    const store = await PostgresStore.open(db, {
+      embedder: testEmbedder().embed,
+      keyring: aliceKeyring(newKey()),
+    });
+    try {
+      await store.rekey("alice", { sealClear: true });
+      const executor = await store.ready();
+      const rows = await executor.query<{ scope: string; n: number }>(
+        `SELECT scope, cardinality(embedding) AS n FROM ${factTables(store.tables).facts} ORDER BY seq`,
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.scope, Number(r.n)]),
+        [
+          ["o:alice", 0],
+          ["o:bob", 64],
+        ],
+      );
+      const hers = await store.searchMessages("automobile", { owner: "alice", limit: 5, facts: "hits" });
+      assert.deepEqual(factTexts(hers), []);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await db.close();
+  }
+});
+
 await describeTargets((target) => {
   test("a fact found by meaning lifts its source turn", async () => {
     await withStorage(target.fresh, async (storage) => {
