@@ -16,10 +16,18 @@ export function sqliteRowsHolding(path: string) {
     try {
       const found = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
       if (!found) return null;
-      const where = columns.map((c) => `instr(CAST(${ident(c)} AS BLOB), CAST(? AS BLOB)) > 0`).join(" OR ");
+      // A column made on first use of a feature (a fact's `embedding`, with an embedder) may not exist yet.
+      const made = new Set(
+        (db.prepare("SELECT name FROM pragma_table_info(?)").all(table) as { name: string }[]).map(
+          (c) => c.name,
+        ),
+      );
+      const present = columns.filter((c) => made.has(c));
+      if (present.length === 0) return 0;
+      const where = present.map((c) => `instr(CAST(${ident(c)} AS BLOB), CAST(? AS BLOB)) > 0`).join(" OR ");
       const row = db
         .prepare(`SELECT count(*) AS n FROM ${ident(table)} WHERE ${where}`)
-        .get(...columns.map(() => text)) as {
+        .get(...present.map(() => text)) as {
         n: number;
       };
       return row.n;
