@@ -7,8 +7,8 @@
 import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
 import { contentHashes } from "../store/media/offload.js";
-import { onSession } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { onSession } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
 import { openContent, openContents } from "./stored-form.js";

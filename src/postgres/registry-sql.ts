@@ -3,7 +3,7 @@
  * order and the usage counters) and the statements of a delete in each layout.
  */
 import { USAGE_COUNTERS } from "../store/usage-totals.js";
-import { sessionScope } from "./citus/route.js";
+import { sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.

@@ -13,9 +13,9 @@ import {
 } from "../../store/feed/change-rows.js";
 import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
-import { sessionScope } from "../citus/route.js";
 import { settledRead } from "../citus/settled-read.js";
 import type { Executor, Query } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { openSummaries } from "../summaries.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";

@@ -3,8 +3,8 @@ import type { SessionMessage } from "../../contract/message.js";
 import { type Attachment, hydrateAsync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowWritten, Written } from "../../store/written.js";
-import { onSession, sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
+import { onSession, sessionColumn, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { messageForm, type StoredForm } from "../stored-form.js";
 

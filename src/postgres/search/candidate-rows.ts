@@ -8,8 +8,8 @@
 
 import { hasFilters, type SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { sessionScope, sessionsScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope, sessionsScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte, isoSql, type Scope } from "../tree.js";
 import { filterParams } from "./filters.js";

@@ -15,8 +15,8 @@ import {
   type OverlayEnd,
 } from "../../search/overlay-marks.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { openContent } from "../stored-form.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";

@@ -9,9 +9,9 @@
 import type { FactSource } from "../../contract/facts.js";
 import { factSourceKey } from "../../search/facts.js";
 import type { SearchPlan } from "../../search/options.js";
-import { sessionsScope } from "../citus/route.js";
 import { byShard } from "../citus/shards.js";
 import type { Executor } from "../connection/client.js";
+import { sessionsScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { isoSql } from "../tree.js";
 import type { Node } from "./candidate-rows.js";

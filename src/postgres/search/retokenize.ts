@@ -27,7 +27,7 @@ export async function retokenizeCjk(
   t: { messages: string; heads: string; entries: string; distributed?: boolean },
   batch = BATCH,
 ): Promise<void> {
-  // Distributed messages carry their session id (citus/layout.ts), and Citus refuses the join to the heads by
+  // Distributed messages carry their session id (citus/distribute.ts), and Citus refuses the join to the heads by
   // number, which is not the distribution column. A store opened distributed migrates its tables before it
   // distributes them, so the column, not the option, says which.
   const routed = t.distributed === true && (await hasSessionColumn(query, t.messages));

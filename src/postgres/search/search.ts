@@ -16,8 +16,8 @@ import { outsideSessions, type SearchPlan, searchPlan } from "../../search/optio
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
 import { searchBlinds } from "./blind.js";

@@ -7,8 +7,8 @@
 import type { EraseLock, EraseStatements } from "../../store/sql/erase.js";
 import { forgetSessionFacts } from "../../store/sql/facts.js";
 import { command, countOf, query } from "../../store/sql/program.js";
-import { sessionParam, sessionScope } from "../citus/route.js";
 import { call } from "../connection/program.js";
+import { sessionParam, sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { deleteKeyed } from "../context-records.js";
 import { logNames } from "../feed/append-log.js";
