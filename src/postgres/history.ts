@@ -199,7 +199,7 @@ export async function readPath(
   if (bottoms.length > 0) {
     const segments = await executor.query<{ depth: number; content: string }>(
       segmentsSql(t),
-      t.distributed ? [bottoms, tops, sessionId] : [bottoms, tops],
+      [bottoms, tops, ...t.layout.routeParams(sessionId)],
       true,
     );
     place(

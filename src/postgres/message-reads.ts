@@ -70,7 +70,7 @@ export async function readSiblings(
     true,
   );
   if (!place) return null;
-  const own = t.distributed ? [sessionId] : [];
+  const own = t.layout.routeParams(sessionId);
   const rows =
     place.parent_seq === null
       ? await executor.query<{ content: string }>(rootsSql(t), [place.num, limit, ...own], true)

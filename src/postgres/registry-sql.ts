@@ -15,7 +15,7 @@ export const NOW = "date_trunc('milliseconds', statement_timestamp())";
  */
 export const nextActivity = (t: Tables, update = false) => {
   const next = `nextval('${t.sessionsActivity.replace(/'/g, "''")}')`;
-  return update && t.distributed ? `(SELECT ${next})` : next;
+  return update ? t.layout.updateNextval(next) : next;
 };
 
 /** The counter assignments of `addUsage`, parameters from `$first` (input, output, cache read, cache write, cost). */
@@ -62,6 +62,6 @@ const deleteRowSql = statement(
  * answering `existed`.
  */
 export function deleteStatement(t: Tables, id: string, num: unknown): [string, unknown[]] {
-  if (!t.distributed) return [deleteSql(t), [id, num]];
+  if (!t.layout.readsPerShard) return [deleteSql(t), [id, num]];
   return num === null ? [deleteRowSql(t), [id]] : [deleteSql(t), [id, num]];
 }

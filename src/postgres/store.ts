@@ -188,7 +188,7 @@ export class PostgresStore
           }
           await migrate(executor, this.tables);
           await checkLayout(executor, this.tables);
-          if (this.vectors && this.tables.distributed) await prepareVectors(executor, this.tables);
+          if (this.vectors && this.tables.layout.shardsNewTables) await prepareVectors(executor, this.tables);
           this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {
           await executor.close().catch(() => undefined);

@@ -51,6 +51,11 @@ export interface Layout {
    */
   readonly readsPerShard: boolean;
   /**
+   * Whether a table made after the tables were converted (the vectors, made by a store's first embedder) is sharded
+   * when it is made (Citus: search/vectors-citus.ts), and made before the store's first write for that.
+   */
+  readonly shardsNewTables: boolean;
+  /**
    * Whether a write's key guard (key-guard.ts) can sit inside its statement for every row, and a write in clear
    * carries one (sealing.ts ClearGuard). Citus: a row off its session's shard is guarded by a statement before it,
    * in its transaction, and a write in clear carries none.
@@ -65,8 +70,15 @@ export interface Layout {
   voidValue(call: string): string;
   /** `nextval` for an UPDATE's SET (Citus: a sub-query, evaluated on the coordinator). */
   updateNextval(nextval: string): string;
-  /** A write's RETURNING of `columns`; Citus refuses non-IMMUTABLE formatting there, so an outer SELECT formats. */
-  returning(write: string, columns: string): string;
+  /** Whether a write's RETURNING may format its columns (Citus refuses what is not IMMUTABLE there: an outer SELECT). */
+  readonly formatsInReturning: boolean;
+  /**
+   * Whether an append is one call routed to its session's node, the parent read before it (citus/append-path.ts),
+   * rather than the one statement that walks the parent's spine (append.ts).
+   */
+  readonly routedAppend: boolean;
+  /** Whether rows live in shard placements on worker nodes, whose snapshots and statistics a purge sees to as well. */
+  readonly placesOnWorkers: boolean;
   /** The statements the search column's storage change runs (none on Citus: shards keep what they were made with). */
   searchStorage(messages: string): string[];
   /**
@@ -87,11 +99,14 @@ export const singleNode: Layout = {
   joinOnSession: (_a, _b, on) => on,
   rowsCarrySession: false,
   readsPerShard: false,
+  shardsNewTables: false,
   guardsInside: true,
   ctesRunApart: false,
   voidValue: (call) => call,
   updateNextval: (nextval) => nextval,
-  returning: (write, columns) => `${write} RETURNING ${columns}`,
+  formatsInReturning: true,
+  routedAppend: false,
+  placesOnWorkers: false,
   searchStorage: (messages) => [`ALTER TABLE ${messages} ALTER COLUMN search SET STORAGE MAIN`],
   settled: (read) => read,
 };

@@ -137,7 +137,8 @@ async function allWords(
   const filter = filterParams(plan);
   if (filter === null) return [];
   // In the Citus layout a search across sessions fans out (fan-out.ts): this statement's walks need one shard.
-  if (t.distributed && sessionId === undefined) return fanOutAllWords(executor, t, tsquery, plan, filter);
+  if (t.layout.readsPerShard && sessionId === undefined)
+    return fanOutAllWords(executor, t, tsquery, plan, filter);
   const filters = [filter.roles, filter.since, filter.until, filter.sessionIds];
   const read = async (window: number, paths: readonly number[]) => {
     const params = [

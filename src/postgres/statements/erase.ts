@@ -70,7 +70,7 @@ export function postgresErase(t: Tables): EraseStatements {
     vectors: (num) =>
       query(`SELECT count(*) AS n FROM ${vectorTables(t).vectors} WHERE session_num = $1::bigint`, [num]),
     *freed(id, num) {
-      if (!t.distributed) return countOf(yield query(freedSql(t), [num]));
+      if (!t.layout.readsPerShard) return countOf(yield query(freedSql(t), [num]));
       const hashes = (yield query(sessionHashesSql(t), [id])).map((r) => r.hash);
       if (hashes.length === 0) return 0;
       const shared = yield query(sharedHashesSql(t), [hashes, id]);

@@ -34,9 +34,7 @@ function unregistered(after: string): (t: Tables) => string {
     (t) => `SELECT h.session_id FROM ${t.heads} h
       WHERE ${after} AND NOT EXISTS (SELECT 1 FROM ${t.sessions} s WHERE s.id = h.session_id
           AND (s.updated_at, s.activity) <= ($1::timestamp AT TIME ZONE 'UTC', $2::bigint))
-        AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = h.num${
-          t.distributed ? " AND c.session_id = h.session_id" : ""
-        }))
+        AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = h.num${t.layout.onSession("c", "h.session_id")}))
       ORDER BY h.session_id COLLATE "C" LIMIT $3`,
   );
 }

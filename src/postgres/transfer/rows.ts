@@ -39,7 +39,7 @@ const insertCompactionsSql = statement((t) => {
       to_message_id, details, created_at${own.column})
     SELECT $1::bigint, u.*${own.value} FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[],
       $7::text[], $8::timestamptz[]) AS u
-    ON CONFLICT (${t.distributed ? "session_id, " : ""}id) DO NOTHING RETURNING id`;
+    ON CONFLICT (${t.layout.sessionKey("id")}) DO NOTHING RETURNING id`;
 });
 
 /**
