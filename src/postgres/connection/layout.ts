@@ -1,5 +1,5 @@
 /**
- * How a store's tables are laid out, and what of its statements that shapes (docs/POSTGRES.md, "The layout"): the
+ * How a store's tables are laid out, and what of its statements that shapes (docs/POSTGRES.md, "One layout object"): the
  * single-node layout here, or the Citus one (citus/layout.ts), which shards the per-session tables by session id so
  * that a statement naming its session runs on one node. A store's {@link Tables} carry the layout chosen once when
  * they are made (`layout`), and every statement takes what differs from it: its route clauses, its key lists, the
@@ -8,7 +8,10 @@
  *
  * The ground floor holds the interface and the single-node layout, so a single-node store runs no Citus code; the
  * Citus layout sits in citus/ (the middle floor, beside the conversion and the routed append it calls) and is given
- * to `tableNames` by the store when it is opened with `distributed: true` (store.ts).
+ * to `tableNames` by the store when it is opened with `distributed: true` (store.ts). A few middle modules still
+ * import a Citus helper they call only where a member says so (the routed append, the shard grouping, the workers'
+ * purge steps, the vectors' distribution); the open's catalog check (citus/open.ts) runs on every store, since it
+ * refuses single-node statements on tables that are distributed.
  */
 
 /** A route clause of a table reference: ` AND <alias>.session_id = …` in the Citus layout (see {@link Layout}). */
