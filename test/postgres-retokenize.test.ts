@@ -54,7 +54,7 @@ async function check(
     return result.rows;
   };
   const reopened = await PostgresStore.open(db, options);
-  if (distributed) await retokenizeCjk(query, t);
+  if (distributed) await retokenizeCjk(query, reopened.tables);
   assert.deepEqual(ids(await reopened.searchMessages("苹果")), ["zh"]);
   assert.deepEqual(ids(await reopened.searchMessages('"我喜欢吃苹果"', { sessionId: "a" })), ["zh"]);
   assert.deepEqual(ids(await reopened.searchMessages("apple")), ["en"]);
@@ -70,7 +70,7 @@ async function check(
     `'${sessionLexeme("a")}'`,
   ]);
   assert.deepEqual(ids(await reopened.searchMessages("天气")), []);
-  await retokenizeCjk(query, t, 1);
+  await retokenizeCjk(query, reopened.tables, 1);
   for (const [word, id] of [
     ["天气", "m0"],
     ["사과", "m1"],

@@ -27,8 +27,8 @@ import { attemptOf, retried } from "./append-attempt.js";
 import { type Outcome, settle } from "./append-outcome.js";
 import { citusAppend } from "./citus/append-path.js";
 import { parentCtes } from "./citus/parent.js";
-import { onSession, sessionColumn } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { onSession, sessionColumn } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { guardCount, guardParams, guardSql, resealed } from "./key-guard.js";
@@ -58,7 +58,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
   const guard = guardSql(t, at);
   // In the Citus layout the parent comes read as parameters after the others (citus/parent.ts).
   const given = parentCtes(at + guardCount(t));
-  const spine = t.distributed ? given : spineArrays("pspine", "p.seq");
+  const spine = t.layout.routedAppend ? given : spineArrays("pspine", "p.seq");
   const parentSteps = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
     WHERE $4::text = 'id' AND l.leaf_id IS DISTINCT FROM $3::text AND m.session_num = l.num AND m.id = $3::text${scope("m")}
@@ -71,7 +71,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     spineDepth: "par.sdep",
   });
   // RECURSIVE only where the parent's spine is walked: it makes the statement measurably slower to analyse.
-  return `WITH${explicit && !t.distributed ? " RECURSIVE" : ""}
+  return `WITH${explicit && !t.layout.routedAppend ? " RECURSIVE" : ""}
   ${guard.ctes}snap AS (SELECT version FROM ${t.heads} WHERE session_id = $1::text),
   alloc AS (SELECT nextval('${t.messagesSeq}') AS seq),
   created AS (
@@ -89,11 +89,11 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     FROM ${t.heads} h WHERE h.session_id = $1::text${
       // Citus runs each CTE as a statement of its own, so this one sees the head \`created\` inserted: without the
       // guard the first message would be inserted twice (a unique violation that aborts a caller's transaction).
-      t.distributed ? " AND NOT EXISTS (SELECT 1 FROM created)" : ""
+      t.layout.ctesRunApart ? " AND NOT EXISTS (SELECT 1 FROM created)" : ""
     } FOR UPDATE
   ),
   dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = $2::text${scope("m")}),
-  ${explicit ? (t.distributed ? given.ctes : parentSteps) : ""}
+  ${explicit ? (t.layout.routedAppend ? given.ctes : parentSteps) : ""}
   par AS (
     SELECT l.leaf_seq AS seq, l.leaf_depth AS depth, l.leaf_cum_bytes AS cum_bytes,
       l.leaf_cum_tokens AS cum_tokens, l.leaf_spine_seq AS sseq, l.leaf_spine_depth AS sdep, true AS from_head
@@ -257,7 +257,7 @@ async function appendOnce(
   params.push(...guardParams(t, form));
   const sql = (log ? loggedSql : unloggedSql)[mode === "id" ? 1 : 0][registry ? 1 : 0](t);
   const on = { executor, t, sessionId, registry: registry !== undefined, now };
-  if (!t.distributed)
+  if (!t.layout.routedAppend)
     return retried(
       on,
       attemptOf(on, () => [sql, params]),

@@ -111,7 +111,7 @@ async function upsert(
   sql: string,
   params: unknown[],
 ): Promise<Answer | undefined> {
-  if (!t.distributed) return (await query<Answer>(sql, [...params, ...guardParams(t, stored)]))[0];
+  if (t.layout.guardsInside) return (await query<Answer>(sql, [...params, ...guardParams(t, stored)]))[0];
   if (!(await clusterGuardPasses(query, t, sessionId, stored))) return { n: 0, keyed: false };
   return (await query<Answer>(sql, params))[0];
 }

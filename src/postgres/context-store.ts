@@ -34,7 +34,7 @@ async function guardedWrite(
   write: (query: Query) => Promise<void>,
 ): Promise<void> {
   const executor = await ready();
-  return t.distributed ? executor.transaction(write) : write(executor.query.bind(executor));
+  return t.layout.guardsInside ? write(executor.query.bind(executor)) : executor.transaction(write);
 }
 
 /** Key/value rows for context blocks and cached prompts. */

@@ -14,9 +14,9 @@ import type { QueryTerm } from "../search/query.js";
 import type { FactVectorWrite, UnembeddedFact } from "../search/vectors/fact-vectors.js";
 import type { FactFilter, ScopeKey } from "../store/facts.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
-import { sessionParam } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
 import { runInTransaction, runProgram } from "./connection/program.js";
+import { sessionParam } from "./connection/route.js";
 import { quote, type Tables } from "./connection/tables.js";
 import { PostgresFactVectors } from "./fact-vectors.js";
 import type { KeyedTables } from "./sealing.js";
@@ -204,7 +204,7 @@ async function unlearned(
   after: number,
   limit: number,
 ): Promise<LearnableMessage[]> {
-  const onSession = t.distributed ? " AND m.session_id = $4" : "";
+  const onSession = t.layout.onSession("m", "$4");
   const rows = await executor.query<{ seq: string; id: string; role: string; content: string; at: number }>(
     `SELECT m.seq, m.id, m.role, m.content, (extract(epoch from m.created_at) * 1000)::float8 AS at
      FROM ${t.messages} m WHERE m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1)

@@ -21,8 +21,8 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
-import { onSession, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { onSession, sessionParam, sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
 import { openContents } from "./stored-form.js";
@@ -46,7 +46,7 @@ const leafSql = statement((t) => {
 });
 
 // In the Citus layout each statement below takes the session id as one more parameter, its last, which every
-// reference to a per-session table names (citus/route.ts), so the statement runs on the session's shard alone.
+// reference to a per-session table names (connection/route.ts), so the statement runs on the session's shard alone.
 
 // Overlays whose both endpoints lie on the path to $1 (seq) of session $2 at depth $3: one skip-pointer climb.
 const planSql = statement((t) => {

@@ -10,8 +10,8 @@ import type { HistoryRowStat } from "../contract/provider.js";
 import { parseMessage } from "../message/json.js";
 import { overlayMessage } from "../message/overlay.js";
 import type { OverlaySpan } from "../store/overlays.js";
-import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { openContents } from "./stored-form.js";
 import { chooseAndOpen } from "./summaries.js";
@@ -199,7 +199,7 @@ export async function readPath(
   if (bottoms.length > 0) {
     const segments = await executor.query<{ depth: number; content: string }>(
       segmentsSql(t),
-      t.distributed ? [bottoms, tops, sessionId] : [bottoms, tops],
+      [bottoms, tops, ...t.layout.routeParams(sessionId)],
       true,
     );
     place(

@@ -16,7 +16,7 @@ import { type StoredForm, storedForm } from "./stored-form.js";
 
 /** How many parameters {@link guardSql} reads: none without a keyring, two on a cluster (no clear guard), else 3. */
 export function guardCount(t: KeyedTables): number {
-  return t.keys ? (t.distributed ? 2 : 3) : 0;
+  return t.keys ? (t.layout.guardsInside ? 3 : 2) : 0;
 }
 
 /**
@@ -37,11 +37,11 @@ export function guardSql(t: KeyedTables, at: number, session = "$1::text"): { ct
   if (!t.keys) return { ctes: "", and: "" };
   const owned = `(SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session}) IS NOT DISTINCT FROM $${at}::text`;
   const sealed = `$${at}::text IS NULL OR (EXISTS (SELECT 1 FROM gk) AND ${owned})`;
-  const keyed = t.distributed
-    ? sealed
-    : `CASE WHEN $${at + 2}::boolean
+  const keyed = t.layout.guardsInside
+    ? `CASE WHEN $${at + 2}::boolean
       THEN NOT EXISTS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text) AND ${owned}
-      ELSE ${sealed} END`;
+      ELSE ${sealed} END`
+    : sealed;
   return {
     ctes: `gk AS (SELECT 1 FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text AND key_check = $${at + 1}::text FOR SHARE),
   gd AS (SELECT ${keyed} AS keyed),
@@ -57,7 +57,7 @@ export function guardSql(t: KeyedTables, at: number, session = "$1::text"): { ct
  * the key table's shard deadlock. Such a write runs {@link clusterGuardPasses} before it, in its transaction.
  */
 export function guardInside(t: KeyedTables, at: number, session: string): { ctes: string; and: string } {
-  return t.distributed ? { ctes: "", and: "" } : guardSql(t, at, session);
+  return t.layout.guardsInside ? guardSql(t, at, session) : { ctes: "", and: "" };
 }
 
 /**
@@ -94,7 +94,7 @@ export type Guarded = Pick<StoredForm, "guard" | "clear">;
 export function guardParams(t: KeyedTables, form: Guarded): unknown[] {
   if (!t.keys) return [];
   const sealed = [form.guard?.ownerHash ?? form.clear?.ownerHash ?? null, form.guard?.check ?? null];
-  return t.distributed ? sealed : [...sealed, form.clear !== undefined];
+  return t.layout.guardsInside ? [...sealed, form.clear !== undefined] : sealed;
 }
 
 // A write refused by its guard more often than this means the owner's key keeps changing under it.
@@ -149,12 +149,12 @@ export async function guardedKey(
 ): Promise<Guarded & { key: Uint8Array | null }> {
   const keys = t.keys;
   if (!keys) return { key: null };
-  const clear = t.distributed ? undefined : keys.knownClear(sessionId);
+  const clear = t.layout.guardsInside ? keys.knownClear(sessionId) : undefined;
   if (clear) return { key: null, clear };
   const { value, guard } = await keys.guarded(query, (k) => {
     const key = k.keyFor(sessionId, true, where);
     return { key, owner: key ? null : k.ownerOf(sessionId) };
   });
   if (value.key) return { key: value.key, guard };
-  return t.distributed ? { key: null } : { key: null, clear: keys.noteClear(sessionId, value.owner) };
+  return t.layout.guardsInside ? { key: null, clear: keys.noteClear(sessionId, value.owner) } : { key: null };
 }

@@ -17,7 +17,6 @@ export interface KeyTables {
   sessions: string;
   ownerKeys: string;
   ownerRekeys: string;
-  distributed: boolean;
 }
 
 /** The key check a sealed write relied on, which its statement requires to be still the recorded one. */

@@ -7,8 +7,8 @@
 import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
 import { contentHashes } from "../store/media/offload.js";
-import { onSession } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { onSession } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
 import { openContent, openContents } from "./stored-form.js";
@@ -70,7 +70,7 @@ export async function readSiblings(
     true,
   );
   if (!place) return null;
-  const own = t.distributed ? [sessionId] : [];
+  const own = t.layout.routeParams(sessionId);
   const rows =
     place.parent_seq === null
       ? await executor.query<{ content: string }>(rootsSql(t), [place.num, limit, ...own], true)

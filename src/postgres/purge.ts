@@ -104,7 +104,7 @@ export async function purgePostgres(
     );
     // PGlite is one connection: no other transaction can hold a snapshot there.
     const others = executor.kind !== "pglite" && start !== undefined;
-    const workers: WorkerStarts = t.distributed ? await workerStarts(query) : new Map();
+    const workers: WorkerStarts = t.layout.placesOnWorkers ? await workerStarts(query) : new Map();
     const older = async () =>
       others
         ? [...(await olderSnapshots(query, start.next)), ...(await olderWorkerSnapshots(query, workers))]
@@ -125,7 +125,7 @@ export async function purgePostgres(
     } else {
       await rewriteTables(query, tables, timeout, recorder);
     }
-    await refreshAll(query, tables, timeout, recorder, t.distributed);
+    await refreshAll(query, tables, timeout, recorder, t.layout.placesOnWorkers);
     if (others) {
       await recorder.run("open snapshots", undefined, async () => incompleteFor(held ?? (await older())));
     }
@@ -142,13 +142,13 @@ async function refreshAll(
   tables: PurgeTable[],
   timeout: number,
   recorder: PurgeRecorder,
-  distributed: boolean,
+  placements: boolean,
 ) {
   await query(`SET lock_timeout = ${timeout}`);
   try {
     for (const table of tables) {
       await refreshStatistics(query, table, recorder, (sql) => step(query, sql));
-      if (distributed) await refreshPlacementStatistics(query, table, recorder, timeout);
+      if (placements) await refreshPlacementStatistics(query, table, recorder, timeout);
     }
   } finally {
     await query("RESET lock_timeout");

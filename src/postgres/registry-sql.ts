@@ -3,7 +3,7 @@
  * order and the usage counters) and the statements of a delete in each layout.
  */
 import { USAGE_COUNTERS } from "../store/usage-totals.js";
-import { sessionScope } from "./citus/route.js";
+import { sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
@@ -15,7 +15,7 @@ export const NOW = "date_trunc('milliseconds', statement_timestamp())";
  */
 export const nextActivity = (t: Tables, update = false) => {
   const next = `nextval('${t.sessionsActivity.replace(/'/g, "''")}')`;
-  return update && t.distributed ? `(SELECT ${next})` : next;
+  return update ? t.layout.updateNextval(next) : next;
 };
 
 /** The counter assignments of `addUsage`, parameters from `$first` (input, output, cache read, cache write, cost). */
@@ -62,6 +62,6 @@ const deleteRowSql = statement(
  * answering `existed`.
  */
 export function deleteStatement(t: Tables, id: string, num: unknown): [string, unknown[]] {
-  if (!t.distributed) return [deleteSql(t), [id, num]];
+  if (!t.layout.readsPerShard) return [deleteSql(t), [id, num]];
   return num === null ? [deleteRowSql(t), [id]] : [deleteSql(t), [id, num]];
 }

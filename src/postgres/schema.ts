@@ -330,8 +330,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   // Not on a distributed store: its shards keep the storage they were created with.
   {
     version: 21,
-    statements: (t) =>
-      t.distributed ? [] : [`ALTER TABLE ${t.messages} ALTER COLUMN search SET STORAGE MAIN`],
+    statements: (t) => t.layout.searchStorage(t.messages),
   },
   // Whose a block or entry is, by record (context-records.ts): the session or the owner its write named; rows
   // stored before are given one where the old suffix rule is unambiguous (context/legacy-records.ts).

@@ -22,6 +22,7 @@ import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
 import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
+import { citusLayout } from "./citus/layout.js";
 import { checkLayout } from "./citus/open.js";
 import {
   type Executor,
@@ -103,7 +104,8 @@ export class PostgresStore
   /** Creates the store without touching the database; the first call connects and migrates. */
   constructor(source: PostgresSource, options: PostgresStoreOptions = {}) {
     this.source = parsePostgresSource(source);
-    const tables = tableNames(options);
+    // The layout is chosen here, once: the Citus one is given to the ground floor's names (connection/layout.ts).
+    const tables = tableNames(options, citusLayout);
     // A store opened with a keyring seals (sealing.ts); one without has keys that answer none, so an owner whose
     // content is sealed is refused, never written in clear. The keys go wherever the table names go.
     this.tables = { ...tables, keys: postgresKeys(options.keyring ?? NO_KEYRING, tables) };
@@ -186,7 +188,7 @@ export class PostgresStore
           }
           await migrate(executor, this.tables);
           await checkLayout(executor, this.tables);
-          if (this.vectors && this.tables.distributed) await prepareVectors(executor, this.tables);
+          if (this.vectors && this.tables.layout.shardsNewTables) await prepareVectors(executor, this.tables);
           this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {
           await executor.close().catch(() => undefined);

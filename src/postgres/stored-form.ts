@@ -51,7 +51,7 @@ function sealedForm(json: string, { content, hash, key }: SealedWrite, guard?: K
  * clear, sealing.ts knownClear), or undefined: not on a cluster, whose routed append carries no guard.
  */
 function knownClear(t: KeyedTables, sessionId: string, routed: boolean): ClearGuard | undefined {
-  return t.distributed && !routed ? undefined : t.keys?.knownClear(sessionId);
+  return t.layout.guardsInside || routed ? t.keys?.knownClear(sessionId) : undefined;
 }
 
 /**
@@ -66,7 +66,9 @@ function lookedUpClear(
   routed: boolean,
 ): StoredForm {
   const form = clearForm(json);
-  return t.keys && (!t.distributed || routed) ? { ...form, clear: t.keys.noteClear(sessionId, owner) } : form;
+  return t.keys && (t.layout.guardsInside || routed)
+    ? { ...form, clear: t.keys.noteClear(sessionId, owner) }
+    : form;
 }
 
 /**

@@ -16,7 +16,7 @@ export class PostgresStreams extends SqlStreams {
 
 // The guard's parameters of an append's statement: none on a cluster, whose statement has no guard inside.
 const guardInsideParams = (t: KeyedTables, form: Parameters<typeof guardParams>[1]) =>
-  t.distributed ? [] : guardParams(t, form);
+  t.layout.guardsInside ? guardParams(t, form) : [];
 
 // The key of an append is looked up before its statement, which guards it (key-guard.ts) and, refused, is sealed
 // again; a read looks the owner up only for sealed chunks.
@@ -42,7 +42,7 @@ const engine = (ready: () => Promise<Executor>, t: KeyedTables): StreamEngine =>
       const form = await guardedKey(executor.query, t, sessionId, `session "${sessionId}"`);
       // On a cluster the guard is a statement before the append, in one transaction with it (key-guard.ts).
       const written =
-        t.distributed && reliesOnGuard(t, form)
+        !t.layout.guardsInside && reliesOnGuard(t, form)
           ? await executor.transaction(async (query) =>
               (await clusterGuardPasses(query, t, sessionId, form))
                 ? runProgram(query, write({ key: () => form.key, guard: [] }))

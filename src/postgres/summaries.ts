@@ -50,7 +50,7 @@ export async function storedSummary(
   });
   if (value.sealed !== null) return { content: value.sealed, json: false, sealed: value.sealed, guard };
   // Guarded as a message in clear is, on one server (a cluster's clear writes carry no guard: stored-form.ts).
-  const clear = t.distributed ? undefined : keys.noteClear(sessionId, value.owner);
+  const clear = t.layout.guardsInside ? keys.noteClear(sessionId, value.owner) : undefined;
   return { ...encodeContent(summary), sealed: null, clear };
 }
 

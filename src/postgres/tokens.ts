@@ -7,8 +7,8 @@
 import { overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import type { OverlaySpan } from "../store/overlays.js";
-import { sessionScope } from "./citus/route.js";
 import type { Executor } from "./connection/client.js";
+import { sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { chooseAndOpen } from "./summaries.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";

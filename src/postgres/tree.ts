@@ -9,9 +9,11 @@
 
 /**
  * A predicate naming a walk's session for a message alias (null: unqualified), so that Citus routes the statement
- * (citus/route.ts `onSession`); none on a single node.
+ * (connection/route.ts `sessionScope`); none on a single node.
  */
-export type Scope = (alias: string | null) => string;
+import type { Scope } from "./connection/layout.js";
+
+export type { Scope };
 
 const NO_SCOPE: Scope = () => "";
 

@@ -4,8 +4,8 @@
  */
 
 import type { StoredCompaction } from "../contract/message.js";
-import { onSession, sessionColumn, sessionParam, sessionScope } from "./citus/route.js";
 import type { Executor, Query } from "./connection/client.js";
+import { onSession, sessionColumn, sessionParam, sessionScope } from "./connection/route.js";
 import { statement } from "./connection/tables.js";
 import { forgetMessages } from "./facts.js";
 import { guardParams, guardSql, refused } from "./key-guard.js";

@@ -51,7 +51,7 @@ const CEILINGS: Record<string, number> = {
   "search/blind-tokens.ts": 1,
   "search/vectors/channel.ts": 1,
   "sqlite/search/vectors.ts": 1,
-  "postgres/citus/layout.ts": 1,
+  "postgres/citus/distribute.ts": 1,
   "postgres/citus/open.ts": 1,
   "store/usage-totals.ts": 1,
   "store/crypto/rekey-run.ts": 1,

@@ -3,7 +3,7 @@ import type { Executor } from "../connection/client.js";
 import { migrationLock } from "../connection/migration-lock.js";
 import type { Tables } from "../connection/tables.js";
 import { createAppendFunction, hasAppendFunction } from "./append-function.js";
-import { distribute, isDistributed } from "./layout.js";
+import { distribute, isDistributed } from "./distribute.js";
 import { unplacedTables } from "./placement.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { Executor, Query } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { spineArrays, spineCte } from "../tree.js";
-import { sessionScope } from "./route.js";
 
 /**
  * An append after an explicit parent in the Citus layout (append.ts). Citus 13 refuses a recursive CTE in a

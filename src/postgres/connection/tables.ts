@@ -8,6 +8,7 @@ import { describe } from "../../message/describe.js";
 import { parseInput } from "../../schema/parse.js";
 import { refusedBy } from "../../schema/rules.js";
 import { rule } from "../../schema/to-session-error.js";
+import { type Layout, singleNode } from "./layout.js";
 
 /** The options that name the tables (a part of `PostgresStoreOptions`). */
 export interface TableOptions {
@@ -40,8 +41,10 @@ export interface Tables {
   schema: string | null;
   prefix: string;
   prepare: boolean;
-  /** The Citus layout (citus/layout.ts): statements name the session of every per-session table they read. */
+  /** Whether the store was opened with `distributed: true` (citus/open.ts matches it to the tables' catalog). */
   distributed: boolean;
+  /** The statement shapes of the tables' layout (connection/layout.ts): single node, or Citus (citus/layout.ts). */
+  layout: Layout;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -73,8 +76,22 @@ const tableOptions = z.object({
   ).default(""),
 });
 
-/** Resolves and validates table names (plain identifiers only, so they can be spliced into SQL safely). */
-export function tableNames(options: TableOptions = {}): Tables {
+/**
+ * The layout of tables named for `distributed: true` without the Citus layout given (names only: a test's, or an
+ * option check before the store is made): any statement built on it throws.
+ */
+const unopened = new Proxy({} as Layout, {
+  get() {
+    throw new Error("the Citus layout is given to tableNames by the store that opens the tables (store.ts)");
+  },
+});
+
+/**
+ * Resolves and validates table names (plain identifiers only, so they can be spliced into SQL safely), in the
+ * single-node layout, or with `distributed: true` in `citus` (citus/layout.ts, given by the store: the ground floor
+ * does not import it).
+ */
+export function tableNames(options: TableOptions = {}, citus?: Layout): Tables {
   const { prepare = true } = options;
   const { schema, tablePrefix, distributed } = parseInput(tableOptions, options);
   const name = (table: string) => (schema ? `${quote(schema)}.` : "") + quote(tablePrefix + table);
@@ -99,6 +116,7 @@ export function tableNames(options: TableOptions = {}): Tables {
     prefix: tablePrefix,
     prepare: prepare !== false,
     distributed,
+    layout: distributed ? (citus ?? unopened) : singleNode,
   };
 }
 

@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Query } from "../connection/client.js";
+import type { Layout } from "../connection/layout.js";
 
 /** Where the store's tables live (schema.ts's Tables has these): all the log's names are derived from it. */
 export interface LogPlace {
   schema: string | null;
   prefix: string;
-  /** The Citus layout (schema.ts): the log's statements take the advisory lock as a value Citus can keep. */
-  distributed?: boolean;
 }
 
 /**
@@ -14,8 +13,8 @@ export interface LogPlace {
  * of a CTE beside a modifying one as an intermediate result (a table), and a `void` column cannot be stored, so in
  * its layout the value is text.
  */
-export function voidValue(t: LogPlace, call: string): string {
-  return `${call}${t.distributed ? "::text" : ""}`;
+export function voidValue(t: { layout: Layout }, call: string): string {
+  return t.layout.voidValue(call);
 }
 
 /** What an append needs to insert its own change-log row in its statement (PostgresChangeLog.statementLog). */
@@ -67,7 +66,7 @@ export async function indexChangeLog(query: Query, tables: LogPlace): Promise<vo
  * advisory lock (cursor order = commit order, see change-log.ts) is taken from the inserted row, so after the head
  * lock, as in every other writer: lock order is the same everywhere. The statement's result reads `logged`.
  */
-export function logCtes(t: LogPlace, at: number): string {
+export function logCtes(t: LogPlace & { layout: Layout }, at: number): string {
   const { table, lockKey, channel } = logNames(t);
   return `,
   lk AS (SELECT ${voidValue(t, `pg_advisory_xact_lock(${lockKey}::bigint)`)} FROM ins),

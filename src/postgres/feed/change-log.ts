@@ -13,9 +13,8 @@ import {
 } from "../../store/feed/change-rows.js";
 import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
-import { sessionScope } from "../citus/route.js";
-import { settledRead } from "../citus/settled-read.js";
 import type { Executor, Query } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { openSummaries } from "../summaries.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";
@@ -53,7 +52,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
   ) {
     ({ table: this.table, channel: this.channel, lockKey: this.lockKey } = logNames(tables));
-    this.read = tables.distributed ? settledRead(read) : read;
+    this.read = tables.layout.settled(read);
   }
 
   /** The connection for writing a row: the table is created here, by the first recorded write. */

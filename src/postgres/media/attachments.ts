@@ -3,8 +3,8 @@ import type { SessionMessage } from "../../contract/message.js";
 import { type Attachment, hydrateAsync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowWritten, Written } from "../../store/written.js";
-import { onSession, sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
+import { onSession, sessionColumn, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { messageForm, type StoredForm } from "../stored-form.js";
 
@@ -29,7 +29,7 @@ const insertSql = statement(
 const linkSql = statement((t) => {
   const own = sessionColumn(t, "$3::text");
   return `INSERT INTO ${t.attachmentLinks} (message_seq, hash${own.column}) SELECT $1::bigint, unnest($2::text[])${own.value}
-    ON CONFLICT (${t.distributed ? "session_id, " : ""}message_seq, hash) DO NOTHING`;
+    ON CONFLICT (${t.layout.sessionKey("message_seq, hash")}) DO NOTHING`;
 });
 const collectSql = statement(
   (t) => `DELETE FROM ${t.attachments} a WHERE a.hash = ANY($1::text[])
@@ -87,7 +87,7 @@ async function collect(query: Query, t: Tables, hashes: readonly string[]): Prom
   const distinct = [...new Set(hashes)];
   if (distinct.length === 0) return;
   await query(lockSql(t), [distinct]);
-  if (!t.distributed) {
+  if (!t.layout.readsPerShard) {
     await query(collectSql(t), [distinct]);
     return;
   }

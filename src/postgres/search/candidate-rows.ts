@@ -8,8 +8,8 @@
 
 import { hasFilters, type SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { sessionScope, sessionsScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope, sessionsScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte, isoSql, type Scope } from "../tree.js";
 import { filterParams } from "./filters.js";
@@ -29,7 +29,7 @@ export function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH, shard = fal
   // planning time on every call.
   const documents = shard
     ? "0::float8 AS documents"
-    : t.distributed
+    : t.layout.readsPerShard
       ? `h.message_count::float8 AS documents,
     EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_id = $4::text) AS overlaid`
       : `(CASE WHEN $4::text IS NULL THEN (SELECT COALESCE(MAX(seq), 0) FROM ${t.messages})
@@ -100,7 +100,7 @@ export async function candidateRows(
   // Prepared only for one session on Citus: Citus plans it afresh with the values on every execution there (it keeps
   // PostgreSQL off a generic plan for a router query whose session is a parameter), so naming it saves the
   // coordinator's parse of this long statement; on one server its best plan depends on the query.
-  const routed = t.distributed === true && plan.sessionId !== undefined;
+  const routed = t.layout.readsPerShard && plan.sessionId !== undefined;
   const rows = await executor.query<CandidateRow>(candidatesSql(t), params, routed);
   if (rows.length >= RECALL_CANDIDATES && hasFilters(plan))
     await moreRows(executor, t, plan, tsqueries, rows);
@@ -155,7 +155,7 @@ export async function nearRows(
       sessionId,
       hasTimeFilter(plan),
     ]);
-  if (!t.distributed || plan.sessionId !== undefined) return read(seqs, plan.sessionId ?? null);
+  if (!t.layout.readsPerShard || plan.sessionId !== undefined) return read(seqs, plan.sessionId ?? null);
   // In the Citus layout the statement names one session: the seqs' sessions are read first (one fanned-out read),
   // then each session's rows by a statement routed to its shard (at most one per nearest message).
   const found = await executor.query<{ seq: number; session_id: string }>(

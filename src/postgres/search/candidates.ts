@@ -147,7 +147,7 @@ function postgresSource(
 }
 
 /** A search across sessions in the Citus layout: its candidates are read by fan-out.ts. */
-const acrossShards = (t: Tables, plan: SearchPlan) => t.distributed && plan.sessionId === undefined;
+const acrossShards = (t: Tables, plan: SearchPlan) => t.layout.readsPerShard && plan.sessionId === undefined;
 
 /** Candidate rows across shards: the newest matches, and where they fill the window the filters' own too. */
 async function acrossRows(

@@ -15,8 +15,8 @@ import {
   type OverlayEnd,
 } from "../../search/overlay-marks.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { openContent } from "../stored-form.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";
@@ -33,12 +33,12 @@ export async function withExtras(
   // In the Citus layout each statement names one session (its shard): the hits go by session, in the order of
   // their first hit, the context budget carried from one to the next (bounded by the page's hits).
   const groups = new Map<string, PageHit[]>();
-  for (const hit of t.distributed ? hits : []) {
+  for (const hit of t.layout.readsPerShard ? hits : []) {
     const id = hit.candidate.sessionId;
     groups.set(id, [...(groups.get(id) ?? []), hit]);
   }
   let budget = SEARCH_CONTEXT_BYTES;
-  for (const group of t.distributed ? groups.values() : [hits]) {
+  for (const group of t.layout.readsPerShard ? groups.values() : [hits]) {
     await markOverlays(executor, t, group);
     if (plan.context > 0) budget -= await addContext(executor, t, group, plan.context, budget);
   }
@@ -52,7 +52,7 @@ export async function withExtras(
  */
 function markOverlays(executor: Executor, t: Tables, hits: readonly PageHit[]): Promise<void> {
   const first = hits[0]?.candidate.sessionId;
-  const own = t.distributed && first !== undefined ? [first] : [];
+  const own = first !== undefined ? t.layout.routeParams(first) : [];
   return markOverlaysAsync(
     {
       // A round trip costs more than the rows it saves: the newest few first, older ones only where needed (a
@@ -237,7 +237,7 @@ async function addContext(
     leaves,
     turns,
     budget,
-    ...(t.distributed ? [hits[0]?.candidate.sessionId] : []),
+    ...t.layout.routeParams(hits[0]?.candidate.sessionId),
   ]);
   // A turn sealed for an encrypted owner (a session registered with one after its first messages) is opened.
   for (const row of rows) {

@@ -9,9 +9,9 @@
 import type { FactSource } from "../../contract/facts.js";
 import { factSourceKey } from "../../search/facts.js";
 import type { SearchPlan } from "../../search/options.js";
-import { sessionsScope } from "../citus/route.js";
 import { byShard } from "../citus/shards.js";
 import type { Executor } from "../connection/client.js";
+import { sessionsScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { isoSql } from "../tree.js";
 import type { Node } from "./candidate-rows.js";
@@ -21,7 +21,7 @@ import { type CandidateColumns, candidateOf, onPathOf } from "./page.js";
 // sessions of one shard, named in every table reference: each source's row, with what the page needs.
 function sourcesSql(t: Tables): string {
   const own = sessionsScope(t, "$4::text[]");
-  const ownRegistry = t.distributed ? " AND r.id = ANY($4::text[])" : "";
+  const ownRegistry = t.layout.onSessions("r", "$4::text[]", "id");
   return `SELECT m.seq::float8 AS seq, m.id, m.role, ${isoSql("m.created_at")} AS created_at, m.depth, h.session_id,
     h.num::float8 AS session_num, h.leaf_seq::float8 AS leaf_seq, h.leaf_depth, h.message_count
   FROM unnest($1::text[], $2::text[]) s(session_id, id)
@@ -88,10 +88,10 @@ async function readSources(
       some.map((s) => s.sessionId),
       some.map((s) => s.messageId),
       owner,
-      ...(t.distributed ? [sessions] : []),
+      ...t.layout.routeParams(sessions),
     ]);
   const sessions = [...new Set(sources.map((s) => s.sessionId))];
-  if (!t.distributed || sessions.length === 1) return read(sources, sessions);
+  if (!t.layout.readsPerShard || sessions.length === 1) return read(sources, sessions);
   // Citus: one statement per shard holding the sources' sessions, each routed to its worker.
   const rows: SourceRow[] = [];
   for (const group of await byShard(executor, t, sessions)) {

@@ -11,9 +11,9 @@
 import { growingWindow, keepWindowToActivePaths } from "../../search/active-paths.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { sessionScope } from "../citus/route.js";
 import { byShard } from "../citus/shards.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte } from "../tree.js";
 import {

@@ -15,6 +15,7 @@ import { type BlindTokens, isBlindLike } from "../../search/blind-tokens.js";
 import { otherForms, type QueryTerm } from "../../search/query.js";
 import { foldToken, tokenize } from "../../search/tokens.js";
 import { OWNER_HASH_CHARS, ownerHash } from "../../store/owner.js";
+import type { Layout } from "../connection/layout.js";
 
 // Postgres refuses lexemes over 2047 bytes and vectors over 1 MiB, clamps positions at 16383 (so a phrase past
 // that token cannot match) and keeps at most 256 positions per lexeme.
@@ -77,12 +78,12 @@ export function ownedSearchSql(search: string, sessions: string, sessionId: stri
  * session; idempotent, a vector keeps one copy of a lexeme).
  */
 export function ownedMessagesCte(
-  t: { messages: string; heads: string; distributed?: boolean },
+  t: { messages: string; heads: string; layout: Layout },
   registered: string,
 ): string {
-  if (t.distributed) {
+  if (t.layout.rowsCarrySession) {
     // Citus refuses a STABLE function over a column in an UPDATE: the lexeme is computed first, and the join also
-    // names the distribution column, which co-locates it (citus/route.ts).
+    // names the distribution column, which co-locates it (connection/route.ts).
     return `owner_lexeme AS (
       SELECT r.id, ${ownerTsvectorSql("r.owner", false)} AS lexeme FROM ${registered} r WHERE r.owner IS NOT NULL
     ),

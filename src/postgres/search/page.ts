@@ -9,8 +9,8 @@ import { hitResult } from "../../search/hits.js";
 import { hasOtherBranches, onPathByHead, planPathChecks } from "../../search/on-path.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { openContents } from "../stored-form.js";
 import { ancestorCte, isoSql, pathCte } from "../tree.js";
@@ -101,7 +101,7 @@ async function bySession<R>(
   items: readonly { seq: number; sessionId: string }[],
   prepare = false,
 ): Promise<R[]> {
-  if (!t.distributed) return executor.query<R>(sql, [items.map((i) => i.seq)], prepare);
+  if (!t.layout.readsPerShard) return executor.query<R>(sql, [items.map((i) => i.seq)], prepare);
   const groups = new Map<string, number[]>();
   for (const { seq, sessionId } of items) groups.set(sessionId, [...(groups.get(sessionId) ?? []), seq]);
   const rows: R[] = [];
@@ -197,7 +197,7 @@ export async function readPage(
   // candidates know it already (one session on Citus), the page is read from the messages table alone, which Citus
   // plans on its fast path: a join or sub-query costs the coordinator a full plan on every call.
   const own = sessionScope(t, "$2::text");
-  const known = t.distributed && candidates.every((c) => c.overlaid !== undefined);
+  const known = t.layout.readsPerShard && candidates.every((c) => c.overlaid !== undefined);
   const rows = await bySession<PageRow>(
     executor,
     t,

@@ -3,8 +3,8 @@
  * `PathIds`): the fact store then reads only facts with a source on the path (docs/FACTS.md#recall).
  */
 import { hasOtherBranches } from "../../search/on-path.js";
-import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { stepTo } from "../tree.js";
 

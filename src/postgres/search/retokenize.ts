@@ -9,6 +9,7 @@ import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText } from "../../search/tokens.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import type { Query } from "../connection/client.js";
+import type { Layout } from "../connection/layout.js";
 import { decodeContent } from "../connection/text.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
 
@@ -24,13 +25,13 @@ const BATCH = 1000;
  */
 export async function retokenizeCjk(
   query: Query,
-  t: { messages: string; heads: string; entries: string; distributed?: boolean },
+  t: { messages: string; heads: string; entries: string; layout: Layout },
   batch = BATCH,
 ): Promise<void> {
-  // Distributed messages carry their session id (citus/layout.ts), and Citus refuses the join to the heads by
+  // Distributed messages carry their session id (citus/distribute.ts), and Citus refuses the join to the heads by
   // number, which is not the distribution column. A store opened distributed migrates its tables before it
   // distributes them, so the column, not the option, says which.
-  const routed = t.distributed === true && (await hasSessionColumn(query, t.messages));
+  const routed = t.layout.rowsCarrySession && (await hasSessionColumn(query, t.messages));
   const from = routed ? `${t.messages} m` : `${t.messages} m JOIN ${t.heads} h ON h.num = m.session_num`;
   const session = routed ? "m.session_id" : "h.session_id";
   for (let after = "0"; ; ) {

@@ -16,8 +16,8 @@ import { outsideSessions, type SearchPlan, searchPlan } from "../../search/optio
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { sessionScope } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
+import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
 import { searchBlinds } from "./blind.js";
@@ -137,7 +137,8 @@ async function allWords(
   const filter = filterParams(plan);
   if (filter === null) return [];
   // In the Citus layout a search across sessions fans out (fan-out.ts): this statement's walks need one shard.
-  if (t.distributed && sessionId === undefined) return fanOutAllWords(executor, t, tsquery, plan, filter);
+  if (t.layout.readsPerShard && sessionId === undefined)
+    return fanOutAllWords(executor, t, tsquery, plan, filter);
   const filters = [filter.roles, filter.since, filter.until, filter.sessionIds];
   const read = async (window: number, paths: readonly number[]) => {
     const params = [

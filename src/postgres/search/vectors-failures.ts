@@ -36,9 +36,7 @@ export function listFailures(
 ): Promise<VectorFailure[]> {
   return executor.query<VectorFailure>(
     `SELECT h.session_id AS "sessionId", m.id AS "messageId", v.failure AS reason
-     FROM ${v.vectors} v JOIN ${t.messages} m ON ${v.joinOn} JOIN ${t.heads} h ON h.num = m.session_num${
-       v.distributed ? " AND h.session_id = m.session_id" : ""
-     }
+     FROM ${v.vectors} v JOIN ${t.messages} m ON ${v.joinOn} JOIN ${t.heads} h ON h.num = m.session_num${v.layout.onSession("h", "m.session_id")}
      WHERE v.failure IS NOT NULL AND ${CURRENT} ORDER BY v.seq DESC LIMIT $1`,
     [limit],
   );

@@ -61,7 +61,7 @@ export async function pendingAmong(
     pendingSql(
       t,
       v,
-      v.distributed
+      v.layout.rowsCarrySession
         ? "m.session_id = $1 AND m.id = ANY($2::text[])"
         : `m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1) AND m.id = ANY($2::text[])`,
     ),

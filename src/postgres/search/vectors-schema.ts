@@ -2,6 +2,7 @@
  * The vector channel's tables on Postgres (the twin of src/sqlite/search/vectors-schema.ts): their names under a
  * store's schema and prefix, the statements that create them, and what makes a vector current.
  */
+import type { Layout } from "../connection/layout.js";
 import type { Tables } from "../connection/tables.js";
 
 /** Names of the vector tables and their indexes, quoted. */
@@ -12,8 +13,8 @@ export interface VectorTables {
   state: string;
   sessionIndex: string;
   hnswIndex: string;
-  /** The Citus layout: rows carry `session_id`, keyed and distributed by it, co-located with the messages. */
-  distributed: boolean;
+  /** The store's layout: in Citus's, rows carry `session_id`, keyed and distributed by it, beside the messages. */
+  layout: Layout;
   /** How a vector `v` finds its message `m` (on the session too in the Citus layout, a co-located join). */
   joinOn: string;
 }
@@ -28,8 +29,8 @@ export function vectorTables(t: Tables): VectorTables {
     state: table("agent_vector_state"),
     sessionIndex: q("agent_message_vectors_session"),
     hnswIndex: q("agent_message_vectors_hnsw"),
-    distributed: t.distributed,
-    joinOn: t.distributed ? "m.session_id = v.session_id AND m.seq = v.seq" : "m.seq = v.seq",
+    layout: t.layout,
+    joinOn: t.layout.joinOnSession("m", "v", "m.seq = v.seq"),
   };
 }
 
@@ -46,7 +47,7 @@ export function vectorTables(t: Tables): VectorTables {
 export function tableStatements(v: VectorTables): string[] {
   // In the Citus layout the messages are keyed by (session_id, seq), so the vectors are too (vectors-citus.ts
   // distributes them beside the messages).
-  const key = v.distributed
+  const key = v.layout.rowsCarrySession
     ? `session_id text NOT NULL,
       seq bigint NOT NULL,
       PRIMARY KEY (session_id, seq),

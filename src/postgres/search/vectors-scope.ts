@@ -58,7 +58,7 @@ export async function offPathOf(
     `SELECT m.seq::float8 AS seq, m.depth, h.num::float8 AS num, h.leaf_seq::float8 AS leaf_seq, h.leaf_depth,
        h.session_id
      ${
-       t.distributed
+       t.layout.readsPerShard
          ? // A co-located join (on the session), the seqs a condition: Citus fans it out to every shard once.
            `FROM ${t.messages} m JOIN ${t.heads} h ON h.session_id = m.session_id AND h.num = m.session_num
      WHERE m.seq = ANY($1::bigint[]) AND (h.leaf_seq IS NULL OR h.message_count <> h.leaf_depth + 1)`
@@ -109,7 +109,7 @@ export function nearestWhere(
     params.push(value);
     sql += ` AND ${condition(`$${first + params.length - 1}`)}`;
   };
-  if (filters.sessionIds !== null && t.distributed) {
+  if (filters.sessionIds !== null && t.layout.rowsCarrySession) {
     // Both tables named: with the vectors' alone Citus ran the read's inner part on the shard but planned the whole
     // as a subplan through the coordinator (test/citus.test.ts reads the plan).
     add((p) => `v.session_id = ANY(${p}::text[]) AND m.session_id = ANY(${p}::text[])`, filters.sessionIds);
@@ -120,7 +120,7 @@ export function nearestWhere(
     );
   }
   // The owner's sessions by the registry's owner column, per vector read: never a list of them, however many.
-  if (read.owner !== undefined && t.distributed) {
+  if (read.owner !== undefined && t.layout.rowsCarrySession) {
     // The registry is co-located by session id: a join on it stays on each shard.
     add(
       (p) => `EXISTS (SELECT 1 FROM ${t.sessions} os WHERE os.id = v.session_id AND os.owner = ${p}::text)`,
@@ -137,7 +137,7 @@ export function nearestWhere(
   if (filters.since !== null) add((p) => `m.created_at >= ${p}::timestamptz`, filters.since);
   if (filters.until !== null) add((p) => `m.created_at < ${p}::timestamptz`, filters.until);
   // The active paths, each walked once from its head's leaf; the other sessions' messages all count.
-  if (paths.length > 0 && t.distributed) {
+  if (paths.length > 0 && t.layout.readsPerShard) {
     const seqs = `$${first + params.length + 1}`;
     add((p) => `(v.session_num <> ALL(${p}::bigint[]) OR m.seq = ANY(${seqs}::bigint[]))`, paths);
     params.push(onPath);

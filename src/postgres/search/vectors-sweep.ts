@@ -23,7 +23,7 @@ export async function linkMessages(executor: Executor, v: VectorTables): Promise
     return row?.missing !== false;
   };
   if (!(await missing())) return;
-  const key = v.distributed ? "session_id, seq" : "seq";
+  const key = v.layout.sessionKey("seq");
   try {
     await executor.query(
       `ALTER TABLE ${v.vectors} ADD FOREIGN KEY (${key}) REFERENCES ${v.messages} (${key}) ON DELETE CASCADE NOT VALID`,
@@ -47,7 +47,7 @@ export async function sweepOrphans(
   const scope =
     sessionId === undefined
       ? ""
-      : v.distributed
+      : v.layout.rowsCarrySession
         ? " AND v.session_id = $2"
         : ` AND v.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $2)`;
   for (let after = 0; ; ) {

@@ -51,7 +51,7 @@ class PostgresVectorBackend implements VectorBackend {
   async ensure(): Promise<void> {
     const executor = await this.executor();
     for (const statement of tableStatements(this.v)) await executor.query(statement);
-    if (this.v.distributed) await distributeVectors(executor, this.t, this.v);
+    if (this.v.layout.shardsNewTables) await distributeVectors(executor, this.t, this.v);
     await ensureFailureColumn(executor, this.v);
     await linkMessages(executor, this.v);
     const [state] = await executor.query<{ dimensions: number; kind: string }>(
@@ -103,7 +103,7 @@ class PostgresVectorBackend implements VectorBackend {
     const column = native ? "embedding" : "vector";
     const cast = native ? "::vector" : "::float4[]";
     // In the Citus layout each statement names its row's session, so it runs on that session's shard alone.
-    const sessions = this.v.distributed
+    const sessions = this.v.layout.readsPerShard
       ? await sessionIdsOf(
           executor,
           this.t,
@@ -177,7 +177,7 @@ class PostgresVectorBackend implements VectorBackend {
     // The sessions, role, time range and active paths are conditions of the read ($3 on), so the vectors read are
     // ones that pass.
     const onPath =
-      this.v.distributed && paths.length > 0 ? await activePathSeqs(executor, this.t, paths) : [];
+      this.v.layout.readsPerShard && paths.length > 0 ? await activePathSeqs(executor, this.t, paths) : [];
     const where = nearestWhere(this.t, options, 3, paths, onPath);
     if (where === null) return [];
     const native = this.kind === "pgvector";
@@ -228,7 +228,7 @@ class PostgresVectorBackend implements VectorBackend {
     const executor = await this.executor();
     // The Citus layout's messages carry their session id (a join on the heads' number would not be co-located).
     const rows = await executor.query<{ seq: string | number; session_id: string; id: string }>(
-      this.v.distributed
+      this.v.layout.rowsCarrySession
         ? `SELECT m.seq, m.session_id, m.id FROM ${this.t.messages} m WHERE m.seq = ANY($1::bigint[])`
         : `SELECT m.seq, h.session_id, m.id FROM ${this.t.messages} m JOIN ${this.t.heads} h ON h.num = m.session_num
        WHERE m.seq = ANY($1::bigint[])`,

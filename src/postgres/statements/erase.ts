@@ -7,8 +7,8 @@
 import type { EraseLock, EraseStatements } from "../../store/sql/erase.js";
 import { forgetSessionFacts } from "../../store/sql/facts.js";
 import { command, countOf, query } from "../../store/sql/program.js";
-import { sessionParam, sessionScope } from "../citus/route.js";
 import { call } from "../connection/program.js";
+import { sessionParam, sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { deleteKeyed } from "../context-records.js";
 import { logNames } from "../feed/append-log.js";
@@ -70,7 +70,7 @@ export function postgresErase(t: Tables): EraseStatements {
     vectors: (num) =>
       query(`SELECT count(*) AS n FROM ${vectorTables(t).vectors} WHERE session_num = $1::bigint`, [num]),
     *freed(id, num) {
-      if (!t.distributed) return countOf(yield query(freedSql(t), [num]));
+      if (!t.layout.readsPerShard) return countOf(yield query(freedSql(t), [num]));
       const hashes = (yield query(sessionHashesSql(t), [id])).map((r) => r.hash);
       if (hashes.length === 0) return 0;
       const shared = yield query(sharedHashesSql(t), [hashes, id]);

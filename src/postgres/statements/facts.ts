@@ -136,7 +136,7 @@ export function postgresFacts(t: Tables): FactStatements {
     stored: (sessionId, ids) =>
       query(
         `SELECT m.id FROM ${t.messages} m WHERE m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1)
-           AND m.id = ANY($2::text[])${t.distributed ? " AND m.session_id = $1" : ""}`,
+           AND m.id = ANY($2::text[])${t.layout.onSession("m", "$1")}`,
         [sessionId, ids],
       ),
     mark: (sessionId) =>

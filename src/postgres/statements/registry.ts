@@ -14,17 +14,17 @@ const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, outpu
 
 // Citus refuses the ISO formatting (not IMMUTABLE) in RETURNING: there the outer SELECT formats the stored row.
 const returningRow = (t: Tables, write: string) =>
-  t.distributed
-    ? `WITH r AS (${write} RETURNING *) SELECT ${COLUMNS} FROM r`
-    : `${write} RETURNING ${COLUMNS}`;
+  t.layout.formatsInReturning
+    ? `${write} RETURNING ${COLUMNS}`
+    : `WITH r AS (${write} RETURNING *) SELECT ${COLUMNS} FROM r`;
 const insertSql = (t: Tables) => `INSERT INTO ${t.sessions} (id, name, parent_session_id,
     model, source, owner, created_at, updated_at, activity)
   VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, ${nextActivity(t)})
   ON CONFLICT (id) DO NOTHING`;
 const created = (t: Tables, ctes: string) =>
-  t.distributed
-    ? `WITH r AS (${insertSql(t)} RETURNING *)${ctes} SELECT ${COLUMNS} FROM r`
-    : `WITH r AS (${insertSql(t)} RETURNING ${COLUMNS})${ctes} SELECT * FROM r`;
+  t.layout.formatsInReturning
+    ? `WITH r AS (${insertSql(t)} RETURNING ${COLUMNS})${ctes} SELECT * FROM r`
+    : `WITH r AS (${insertSql(t)} RETURNING *)${ctes} SELECT ${COLUMNS} FROM r`;
 const createSql = statement((t) => returningRow(t, insertSql(t)));
 // Owned: messages stored before the registration take the owner lexeme in the same statement (search/fts.ts).
 const createOwnedSql = statement((t) => created(t, `, ${ownedMessagesCte(t, "r")}`));

@@ -8,7 +8,7 @@
 import { memoryDirectoryKey } from "../../context/block-keys.js";
 import { command, query } from "../../store/sql/program.js";
 import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
-import { onSession, sessionParam } from "../citus/route.js";
+import { onSession, sessionParam } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { logNames } from "../feed/append-log.js";
 import { vectorTables } from "../search/vectors-schema.js";

@@ -1,12 +1,12 @@
 /**
  * Postgres's statements of a key rotation (store/sql/rekey-table.ts). Every statement over a per-session table
- * names its session, so Citus routes it to the one shard that holds it (citus/route.ts). A re-sealed row's search
+ * names its session, so Citus routes it to the one shard that holds it (connection/route.ts). A re-sealed row's search
  * vector is written in the UPDATE that re-seals it, and each write of a row compares what it read (its hash or
  * content), so a row written meanwhile keeps its writer's form.
  */
 import { query } from "../../store/sql/program.js";
 import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
-import { onSession, sessionParam } from "../citus/route.js";
+import { onSession, sessionParam } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import type { BlockRow, EntryRow, StoredBlock, StoredEntry } from "../sealed-context.js";
 import { rotationStatements } from "./rotation.js";

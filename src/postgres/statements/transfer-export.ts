@@ -8,9 +8,9 @@ import { recordOf } from "../../context/records.js";
 import { type Program, prepared } from "../../store/sql/program.js";
 import type { SessionSums } from "../../store/transfer/base.js";
 import { type ExportTable, PAGE, page, type TransferHead } from "../../store/transfer/sql-export.js";
-import { onSession, sessionParam } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import { runProgram } from "../connection/program.js";
+import { onSession, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { loadAttachments } from "../media/attachments.js";
 import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
@@ -34,9 +34,7 @@ function unregistered(after: string): (t: Tables) => string {
     (t) => `SELECT h.session_id FROM ${t.heads} h
       WHERE ${after} AND NOT EXISTS (SELECT 1 FROM ${t.sessions} s WHERE s.id = h.session_id
           AND (s.updated_at, s.activity) <= ($1::timestamp AT TIME ZONE 'UTC', $2::bigint))
-        AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = h.num${
-          t.distributed ? " AND c.session_id = h.session_id" : ""
-        }))
+        AND (h.message_count > 0 OR EXISTS (SELECT 1 FROM ${t.compactions} c WHERE c.session_num = h.num${t.layout.onSession("c", "h.session_id")}))
       ORDER BY h.session_id COLLATE "C" LIMIT $3`,
   );
 }

@@ -6,9 +6,9 @@
 
 import { command, prepared, query } from "../../store/sql/program.js";
 import { type LeafStatements, setLeaf } from "../../store/transfer/sql-import.js";
-import { onSession, sessionParam } from "../citus/route.js";
 import type { Executor } from "../connection/client.js";
 import { runProgram } from "../connection/program.js";
+import { onSession, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
 import { newestLeafSql, refreshHeadSql } from "../writes.js";

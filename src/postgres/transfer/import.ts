@@ -19,8 +19,8 @@ import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { lockSql } from "../append-attempt.js";
-import { onSession, sessionColumn, sessionParam, sessionScope } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
+import { onSession, sessionColumn, sessionParam, sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { needsEncoding } from "../connection/text.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
@@ -36,7 +36,7 @@ import { register, timestampParam, writeCompactions } from "./rows.js";
 const STATEMENT_CHARS = 4 << 20;
 
 // In the Citus layout every statement here also names its session (the last parameter), so it runs on the one
-// node that holds it (see citus/route.ts).
+// node that holds it (see connection/route.ts).
 const storedSql = statement(
   (t) =>
     `SELECT id FROM ${t.messages} WHERE session_num = $1::bigint AND id = ANY($2::text[])${onSession(t, null, "$3::text")}`,

@@ -13,8 +13,8 @@ import { SessionError } from "../../errors.js";
 import { sessionInfoValues } from "../../store/registry-rows.js";
 import { importedName } from "../../store/session-names.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
-import { sessionColumn, sessionParam } from "../citus/route.js";
 import type { Executor, Query } from "../connection/client.js";
+import { sessionColumn, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { knownIds } from "../context-records.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
@@ -39,7 +39,7 @@ const insertCompactionsSql = statement((t) => {
       to_message_id, details, created_at${own.column})
     SELECT $1::bigint, u.*${own.value} FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[],
       $7::text[], $8::timestamptz[]) AS u
-    ON CONFLICT (${t.distributed ? "session_id, " : ""}id) DO NOTHING RETURNING id`;
+    ON CONFLICT (${t.layout.sessionKey("id")}) DO NOTHING RETURNING id`;
 });
 
 /**
