@@ -27,8 +27,8 @@ import { assertTransferItem } from "../../store/transfer/validate.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../connection/tables.js";
 import type { PostgresSessionRegistry } from "../registry.js";
+import { sessionImport } from "../statements/transfer-import.js";
 import type { PostgresTransfer } from "../transfer/export.js";
-import { sessionImport } from "../transfer/import.js";
 import { rowsImport } from "../transfer/rows.js";
 
 /** What the routines write and read through. */

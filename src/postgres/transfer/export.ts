@@ -6,7 +6,7 @@ import type { Executor } from "../connection/client.js";
 import type { Tables } from "../connection/tables.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { type PostgresHead, postgresExportTable } from "../statements/transfer-export.js";
-import { sessionImport } from "./import.js";
+import { sessionImport } from "../statements/transfer-import.js";
 import { rowsImport } from "./rows.js";
 
 /**

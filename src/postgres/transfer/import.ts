@@ -1,35 +1,26 @@
 /**
- * Imports one session's transfer stream into Postgres with the semantics of SQLite's import: explicit ids, parents
- * and times; rows whose ids are stored are skipped; the latest leaf becomes the header's when anything was added,
- * in a last transaction that also logs the import's `reset` (with a change log).
- * Each batch is one transaction that first locks the session's head (creating it when missing), as every session
- * write does, so concurrent appenders wait for the batch rather than interleave with it; the batch bumps the head
- * version, so an appender whose snapshot predates it retries instead of missing the rows (see append.ts).
+ * Postgres' own plan for an import's items (the steps around them are the SQL stores' one program, store/transfer/
+ * sql-import.ts, over statements/transfer-import.ts), with the semantics of SQLite's item-by-item writer: explicit
+ * ids, parents and times; rows whose ids are stored are skipped. A batch's messages go in one `unnest` INSERT
+ * whose tree columns are computed here from the stored parents' spines, so a batch costs a few round trips however
+ * long it is, where SQLite reads each parent's row as it writes the child.
  */
 
-import type {
-  ImportCounts,
-  SessionImportResult,
-  TransferMessage,
-  TransferSession,
-} from "../../contract/transfer.js";
+import type { ImportCounts, TransferMessage } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
-import { assertSessionId } from "../../message/ids.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
-import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
+import type { TransferBatch } from "../../store/transfer/base.js";
+import type { ImportCounted } from "../../store/transfer/sql-import.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import { lockSql } from "../append-attempt.js";
-import type { Executor, Query } from "../connection/client.js";
+import type { Query } from "../connection/client.js";
 import { onSession, sessionColumn, sessionParam, sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { needsEncoding } from "../connection/text.js";
-import type { PostgresChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
 import { ownerTsvectorSql } from "../search/fts.js";
 import { formsOf, searchVector } from "../stored-form.js";
 import { spineCte } from "../tree.js";
-import { finishImport } from "./finish.js";
-import { register, timestampParam, writeCompactions } from "./rows.js";
+import { timestampParam, writeCompactions } from "./rows.js";
 
 // Rows per INSERT are capped by their text (a batch holds at most 500 items, store/transfer/base.ts), so a
 // statement's parameters stay a few MiB however big the messages are.
@@ -71,11 +62,6 @@ const insertMessagesSql = statement((t) => {
       AS u(seq, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth, bytes, cum_bytes, tokens,
         cum_tokens, search, content_hash)`;
 });
-const bumpSql = statement(
-  (t) =>
-    `UPDATE ${t.heads} SET version = version + 1, message_count = message_count + $2
-      WHERE num = $1::bigint${onSession(t, null, "$3::text")}`,
-);
 
 /** A stored or newly placed message: what its children's tree columns are computed from. */
 interface Node {
@@ -225,17 +211,18 @@ async function writeMessages(
   return placed.size;
 }
 
-/** One batch in one transaction holding the session's head lock; returns the head's number. */
-async function writeBatch(
+/**
+ * Writes one batch's items inside the batch's transaction, which holds the session's head lock (store/transfer/
+ * sql-import.ts), counting into `result`; answers how many messages it added.
+ */
+export async function writeItems(
   query: Query,
   t: Tables,
-  sessionId: string,
-  batch: TransferBatch,
-  result: SessionImportResult,
+  session: { num: string; id: string },
+  batch: Readonly<TransferBatch>,
+  result: ImportCounted,
   attachments: AttachmentImport,
-): Promise<string> {
-  const [head] = await query<{ num: string }>(lockSql(t), [sessionId, new Date().toISOString()]);
-  const num = String(head!.num);
+): Promise<number> {
   // Every payload is accepted before the messages are written together, so each message notes how many came
   // before it: it may use only those, as on the backends that write item by item.
   const messages: TransferMessage[] = [];
@@ -250,35 +237,8 @@ async function writeBatch(
   const compactions = batch.flatMap((item) => (item.kind === "compaction" ? [item.compaction] : []));
   const inserted =
     messages.length > 0
-      ? await writeMessages(query, t, sessionId, num, messages, result.messages, attachments, marks)
+      ? await writeMessages(query, t, session.id, session.num, messages, result.messages, attachments, marks)
       : 0;
-  if (compactions.length > 0)
-    await writeCompactions(query, t, { num, id: sessionId }, compactions, result.compactions);
-  // The version bump tells appenders whose snapshot predates this batch to retry (see append.ts).
-  if (inserted > 0) await query(bumpSql(t), [num, inserted, ...sessionParam(t, sessionId)], true);
-  return num;
-}
-
-/**
- * One session import (see the module comment and StoreTransfer.importSession). The header's id is checked before
- * anything is written; each batch is one transaction.
- */
-export async function sessionImport(
-  ready: () => Promise<Executor>,
-  t: Tables,
-  header: TransferSession,
-  log: PostgresChangeLog | undefined,
-): Promise<SessionImportWriter> {
-  assertSessionId(header.id);
-  const executor = await ready();
-  let num: string | undefined;
-  return {
-    register: (info) => register(executor, t, info),
-    write: async (batch, result, attachments) => {
-      num = await executor.transaction((query) =>
-        writeBatch(query, t, header.id, batch, result, attachments),
-      );
-    },
-    finish: (result) => finishImport(executor, t, num!, header, result.messages.inserted > 0, log),
-  };
+  if (compactions.length > 0) await writeCompactions(query, t, session, compactions, result.compactions);
+  return inserted;
 }

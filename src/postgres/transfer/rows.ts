@@ -1,36 +1,22 @@
 /**
- * The rows of a transfer other than messages, written to Postgres: registry rows, overlays, blocks and entries.
- * Each is written as stored, never re-derived; a row whose identity is stored already is kept and counted as
+ * The rows of a transfer other than messages and the registry row, written to Postgres: overlays, blocks and
+ * entries. Each is written as stored, never re-derived; a row whose identity is stored already is kept and counted as
  * skipped.
  */
 
 import { idsToKnow, rowRecord } from "../../context/legacy-records.js";
 import { recordParams } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
-import type { SessionInfo } from "../../contract/registry.js";
 import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
-import { sessionInfoValues } from "../../store/registry-rows.js";
-import { importedName } from "../../store/session-names.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
 import type { Executor, Query } from "../connection/client.js";
 import { sessionColumn, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { knownIds } from "../context-records.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
-import type { KeyedTables } from "../sealing.js";
-import { ownedMessagesCte } from "../search/fts.js";
 import { summaryForms } from "../summaries.js";
 
-// An owned session's messages stored already take the owner lexeme in the same statement (search/fts.ts).
-const registerSql = statement(
-  (t) => `WITH r AS (
-      INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, input_tokens, output_tokens,
-        cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz, $14, $15)
-      ON CONFLICT (id) DO NOTHING RETURNING id, owner
-    ), ${ownedMessagesCte(t, "r")} SELECT id FROM r`,
-);
 // In the Citus layout an overlay names its session ($9) and its id is unique within the session only: Citus
 // requires the distribution column in every unique key, so the conflict target is (session_id, id).
 const insertCompactionsSql = statement((t) => {
@@ -59,19 +45,6 @@ export function timestampParam(value: unknown, what: string, path = "createdAt")
   if (year >= 1 && year <= 9999) return value;
   const rest = value.slice(value.indexOf("-", 1));
   return `${String(year > 0 ? year : 1 - year).padStart(4, "0")}${rest}${year > 0 ? "" : " BC"}`;
-}
-
-/** Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written. */
-export async function register(executor: Executor, t: KeyedTables, info: SessionInfo): Promise<boolean> {
-  const what = `Session "${info.id}"`;
-  const time = (value: string, column: string) => timestampParam(value, what, column);
-  const { keys } = t;
-  const name = keys
-    ? await keys.run(executor.query, (k) => importedName(k, info))
-    : importedName(undefined, info);
-  const values = sessionInfoValues({ ...info, name }, time);
-  const rows = await executor.query(registerSql(t), [...values, info.pinned === true]);
-  return rows.length > 0;
 }
 
 /**

@@ -29,7 +29,8 @@ import { verifyCompactions, verifyMessages } from "../adopt/verify.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { freeTextSql, sqlText } from "../connection/free-text.js";
 import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
-import { insertRegistryRow, insertRow, setLeaf, writeItems } from "../transfer/import.js";
+import { insertRow } from "../transfer/import.js";
+import { insertRegistryRow, setLeaf, writeItems } from "./transfer-import.js";
 
 const TABLE_LIST = REFERENCE_TABLES.map((t) => `'${t}'`).join(", ");
 // Besides the data tables, the reference's derived FTS tables and its unused config table (dropped on request).

@@ -5,7 +5,8 @@ import type { SqliteBackend } from "../backend.js";
 import type { SqlDriver } from "../connection/driver.js";
 import { SqliteSessionRegistry } from "../registry.js";
 import { type SqliteHead, sqliteExportTable } from "../statements/transfer-export.js";
-import { rowsImport, sessionImport } from "./import.js";
+import { sessionImport } from "../statements/transfer-import.js";
+import { rowsImport } from "./import.js";
 
 /**
  * Lossless, streaming export and import for a SQLite store: the export is the SQL stores' one

@@ -1,59 +1,27 @@
+/**
+ * SQLite's own plan for an import's items (the steps around them are the SQL stores' one program, store/transfer/
+ * sql-import.ts, over statements/transfer-import.ts): item by item inside the batch's one write transaction, each
+ * message's tree columns read from its parent's row, its content chunked (chunks.ts) and indexed for FTS, where
+ * Postgres writes a batch's messages in one statement. Blocks and entries go row by row, each with its FTS row.
+ */
+
 import { idsToKnow, rowRecord } from "../../context/legacy-records.js";
 import { recordParams } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
-import type { SessionInfo } from "../../contract/registry.js";
-import type {
-  SessionImportResult,
-  TransferItem,
-  TransferMessage,
-  TransferRow,
-  TransferSession,
-} from "../../contract/transfer.js";
+import type { TransferMessage, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
-import { sessionInfoValues } from "../../store/registry-rows.js";
-import { importedName } from "../../store/session-names.js";
-import { command, query } from "../../store/sql/program.js";
-import { AttachmentImport } from "../../store/transfer/attachments.js";
-import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import { type LeafStatements, setLeaf as setLeafProgram } from "../../store/transfer/sql-import.js";
+import type { AttachmentImport } from "../../store/transfer/attachments.js";
+import type { RowImportWriter, TransferBatch } from "../../store/transfer/base.js";
+import type { ImportCounted } from "../../store/transfer/sql-import.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import { ensureHead } from "../append.js";
 import { storedContent, writeChunks } from "../chunks.js";
 import type { SqlDriver } from "../connection/driver.js";
-import { runProgram } from "../connection/program.js";
 import { knownIds } from "../context-records.js";
-import type { SqliteChangeLog } from "../feed/change-log.js";
 import { planImportLinks } from "../media/attachments.js";
-import { NEXT_ACTIVITY } from "../registry.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
 import { storedForm, storedSummary } from "../sealing.js";
-import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
-import { retokenizeOwned } from "../search/retokenize.js";
+import { indexedSeq, indexText } from "../search/indexing.js";
 import { jumpFor, nodeById } from "../tree.js";
-
-/**
- * Inserts a registry row with its exact timestamps and counters unless the id is registered; true when written.
- * An owned session's messages stored already take the owner's token (retokenize.ts) in the same transaction.
- */
-export function insertRegistryRow(driver: SqlDriver, info: SessionInfo): boolean {
-  if (!info.owner) return insertSessionRow(driver, info);
-  return driver.transaction(() => {
-    const inserted = insertSessionRow(driver, info);
-    if (inserted) retokenizeOwned(driver, info.id);
-    return inserted;
-  });
-}
-
-function insertSessionRow(driver: SqlDriver, info: SessionInfo): boolean {
-  const row = driver.get(
-    `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned, activity)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
-     ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [...sessionInfoValues({ ...info, name: importedName(driver.keys, info) }), info.pinned === true ? 1 : 0],
-  );
-  return row !== undefined;
-}
 
 /** Inserts one message as an append would (tree columns, totals, search row), but with its own parent and time. */
 export function insertMessage(
@@ -106,7 +74,8 @@ export function insertMessage(
   )!;
   writeChunks(driver, row.seq, stored);
   linkPayloads(row.seq);
-  // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (importSession).
+  // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (the table's `bump`,
+  // statements/transfer-import.ts).
   if (row.seq <= indexed && !form.sealed) indexText(driver, row.seq, num, facts.text);
   return true;
 }
@@ -138,88 +107,33 @@ export function insertCompaction(
 }
 
 /**
- * Writes one batch of a session's messages and overlays in one write transaction (creating the session's head on
- * first use), counting inserted and skipped rows into `result`; returns the session's numeric key.
+ * Writes one batch's messages and overlays item by item, inside the batch's write transaction (store/transfer/
+ * sql-import.ts), counting inserted and skipped rows into `result`; answers how many messages it added.
  */
-export function writeItems(
+export function writeBatchItems(
   driver: SqlDriver,
-  sessionId: string,
-  items: readonly Exclude<TransferItem, { kind: "session" }>[],
-  result: Pick<SessionImportResult, "messages" | "compactions">,
-  attachments = new AttachmentImport(),
+  { num, id }: { num: number; id: string },
+  items: Readonly<TransferBatch>,
+  result: ImportCounted,
+  attachments: AttachmentImport,
 ): number {
-  return driver.transaction(() => {
-    const num = ensureHead(driver, sessionId).num;
-    const indexed = indexedSeq(driver);
-    let inserted = 0;
-    for (const item of items) {
-      if (item.kind === "attachment") {
-        attachments.accept(item.attachment);
-        continue;
-      }
-      const counts = item.kind === "message" ? result.messages : result.compactions;
-      const wrote =
-        item.kind === "message"
-          ? insertMessage(driver, sessionId, num, item.message, indexed, attachments)
-          : insertCompaction(driver, sessionId, num, item.compaction);
-      if (wrote) counts.inserted++;
-      else counts.skipped++;
-      if (wrote && item.kind === "message") inserted++;
+  const indexed = indexedSeq(driver);
+  let inserted = 0;
+  for (const item of items) {
+    if (item.kind === "attachment") {
+      attachments.accept(item.attachment);
+      continue;
     }
-    if (inserted > 0) {
-      driver.run("UPDATE agent_session_heads SET message_count = message_count + ? WHERE num = ?", [
-        inserted,
-        num,
-      ]);
-      indexPending(driver);
-    }
-    return num;
-  });
-}
-
-/**
- * One session import (see StoreTransfer.importSession): each batch is one write transaction, and the last step one
- * more, the latest leaf (when messages were added) with the import's `reset` row in `log`, so the two commit
- * together.
- */
-export function sessionImport(
-  driver: SqlDriver,
-  header: TransferSession,
-  log: SqliteChangeLog | undefined,
-): SessionImportWriter {
-  let num: number | undefined;
-  return {
-    register: async (info) => insertRegistryRow(driver, info),
-    write: async (batch, result, attachments) => {
-      num = writeItems(driver, header.id, batch, result, attachments);
-    },
-    finish: async (result) =>
-      driver.transaction(() => {
-        if (result.messages.inserted > 0) setLeaf(driver, num!, header.leafId);
-        return log?.record({ sessionId: header.id, type: "reset", ids: [] });
-      }),
-  };
-}
-
-// SQLite's statements for the shared last step (store/transfer/sql-import.ts); its write transaction already
-// excludes every other writer, so the head needs no lock.
-const leafStatements: LeafStatements = {
-  lock: () => undefined,
-  leaf: ({ num }, leafId) =>
-    query("SELECT seq FROM agent_messages WHERE session_num = ? AND id = ?", [num, leafId]),
-  newest: ({ num }) =>
-    query(
-      `SELECT MAX(m.seq) AS seq FROM agent_messages m WHERE m.session_num = ?
-         AND NOT EXISTS (SELECT 1 FROM agent_messages c WHERE c.parent_seq = m.seq)`,
-      [num],
-    ),
-  point: ({ num }, leaf, now) =>
-    command("UPDATE agent_session_heads SET leaf_seq = ?, updated_at = ? WHERE num = ?", [leaf, now, num]),
-};
-
-/** The exported leaf when it is stored; otherwise the newest childless row, as the reference chooses. */
-export function setLeaf(driver: SqlDriver, num: number, leafId: string | null): void {
-  runProgram(driver, setLeafProgram(leafStatements, { num, id: "" }, leafId));
+    const counts = item.kind === "message" ? result.messages : result.compactions;
+    const wrote =
+      item.kind === "message"
+        ? insertMessage(driver, id, num, item.message, indexed, attachments)
+        : insertCompaction(driver, id, num, item.compaction);
+    if (wrote) counts.inserted++;
+    else counts.skipped++;
+    if (wrote && item.kind === "message") inserted++;
+  }
+  return inserted;
 }
 
 /**

@@ -1,0 +1,120 @@
+/**
+ * Postgres' table for the session import (the program: store/transfer/sql-import.ts): awaited, each batch and the
+ * last step in one transaction of the executor. A batch first locks the session's head (creating it when missing),
+ * as every session write does, so concurrent appenders wait for the batch rather than interleave with it, and bumps
+ * the head's version, so an appender whose snapshot predates it retries instead of missing the rows (append.ts).
+ * The registry row gives an owned session's stored messages the owner lexeme in the same statement. The items are
+ * written by Postgres' own plan (transfer/import.ts). In the Citus layout each statement over a per-session table
+ * also names its session (its last parameter), so it runs on the one node that holds it (connection/route.ts).
+ */
+
+import type { TransferSession } from "../../contract/transfer.js";
+import { assertSessionId } from "../../message/ids.js";
+import { sessionInfoValues } from "../../store/registry-rows.js";
+import { importedName } from "../../store/session-names.js";
+import { command, prepared, query } from "../../store/sql/program.js";
+import type { SessionImportWriter } from "../../store/transfer/base.js";
+import { type ImportTable, type LeafStatements, sqlSessionImport } from "../../store/transfer/sql-import.js";
+import { lockSql } from "../append-attempt.js";
+import type { Executor } from "../connection/client.js";
+import { call, runProgram } from "../connection/program.js";
+import { onSession, sessionParam } from "../connection/route.js";
+import { statement, type Tables } from "../connection/tables.js";
+import type { PostgresChangeLog } from "../feed/change-log.js";
+import type { KeyedTables } from "../sealing.js";
+import { ownedMessagesCte } from "../search/fts.js";
+import { writeItems } from "../transfer/import.js";
+import { timestampParam } from "../transfer/rows.js";
+import { newestLeafSql, refreshHeadSql } from "../writes.js";
+
+// An owned session's messages stored already take the owner lexeme in the same statement (search/fts.ts).
+const registerSql = statement(
+  (t) => `WITH r AS (
+      INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, input_tokens, output_tokens,
+        cache_read_tokens, cache_write_tokens, estimated_cost, end_reason, created_at, updated_at, owner, pinned)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, $13::timestamptz, $14, $15)
+      ON CONFLICT (id) DO NOTHING RETURNING id, owner
+    ), ${ownedMessagesCte(t, "r")} SELECT id FROM r`,
+);
+const bumpSql = statement(
+  (t) =>
+    `UPDATE ${t.heads} SET version = version + 1, message_count = message_count + $2
+      WHERE num = $1::bigint${onSession(t, null, "$3::text")}`,
+);
+const lockNumSql = statement(
+  (t) => `SELECT num FROM ${t.heads} WHERE num = $1::bigint${onSession(t, null, "$2::text")} FOR UPDATE`,
+);
+const leafSql = statement(
+  (t) =>
+    `SELECT seq FROM ${t.messages} WHERE session_num = $1::bigint AND id = $2${onSession(t, null, "$3::text")}`,
+);
+
+// The head is locked as every session write locks it, so an appender waits for the new leaf.
+function leafStatements(t: Tables): LeafStatements {
+  const own = (id: string) => sessionParam(t, id);
+  return {
+    lock: ({ num, id }) => query(lockNumSql(t), [num, ...own(id)]),
+    leaf: ({ num, id }, leafId) => prepared(leafSql(t), [num, leafId, ...own(id)]),
+    newest: ({ num, id }) => prepared(newestLeafSql(t), [num, ...own(id)]),
+    point: ({ num, id }, leaf, now) => ({
+      ...command(refreshHeadSql(t), [num, leaf, 0, now, ...own(id)]),
+      prepared: true,
+    }),
+  };
+}
+
+/** The import table of a Postgres store on `executor`, logging each import in `log` when there is one. */
+export function postgresImportTable(
+  executor: Executor,
+  t: KeyedTables,
+  log: PostgresChangeLog | undefined,
+): ImportTable {
+  return {
+    run: (program, atomic) =>
+      atomic
+        ? executor.transaction((q) => runProgram(q, program))
+        : runProgram(executor.query.bind(executor), program),
+    *name(info) {
+      const { keys } = t;
+      if (!keys) return importedName(undefined, info);
+      const [named] = yield call(async (q) => [{ value: await keys.run(q, (k) => importedName(k, info)) }]);
+      return named!.value as string;
+    },
+    register: (info, name) => {
+      const time = (value: string, column: string) => timestampParam(value, `Session "${info.id}"`, column);
+      return query(registerSql(t), [...sessionInfoValues({ ...info, name }, time), info.pinned === true]);
+    },
+    *head(sessionId) {
+      const [head] = yield query(lockSql(t), [sessionId, new Date().toISOString()]);
+      return String(head!.num);
+    },
+    *items(session, batch, result, attachments) {
+      const head = { num: String(session.num), id: session.id };
+      const [wrote] = yield call(async (q) => [
+        { value: await writeItems(q, t, head, batch, result, attachments) },
+      ]);
+      return wrote!.value as number;
+    },
+    // The version bump tells appenders whose snapshot predates this batch to retry (see append.ts).
+    *bump({ num, id }, inserted) {
+      yield prepared(bumpSql(t), [num, inserted, ...sessionParam(t, id)]);
+    },
+    leaf: leafStatements(t),
+    log: (sessionId) =>
+      log && call(async (q) => [{ value: await log.recordIn(q, { sessionId, type: "reset", ids: [] }) }]),
+  };
+}
+
+/**
+ * One session import (see StoreTransfer.importSession), logged in `log` when there is one. The header's id is
+ * checked before anything is written.
+ */
+export async function sessionImport(
+  ready: () => Promise<Executor>,
+  t: Tables,
+  header: TransferSession,
+  log: PostgresChangeLog | undefined,
+): Promise<SessionImportWriter> {
+  assertSessionId(header.id);
+  return sqlSessionImport(postgresImportTable(await ready(), t, log), header);
+}
