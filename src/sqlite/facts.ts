@@ -70,6 +70,16 @@ export const FACT_SOURCE_INDEX = [
 ];
 
 /**
+ * Migration 26: the fact index merges a level's segments once 4 pile up (FTS5's `crisismerge`, default 16). Facts
+ * come a few at a time (a learner's batch), each add a segment of its own, and FTS5's incremental merges keep pace
+ * with large writes only: LoCoMo's ~100 adds left 19 segments, which each term of a search reads (4 with this: a
+ * fact search ~15 % cheaper, docs/FACTS.md#recall). A setting in the index's own config table.
+ */
+export const FACT_INDEX_MERGE = [
+  "INSERT INTO agent_facts_fts (agent_facts_fts, rank) VALUES ('crisismerge', 4)",
+];
+
+/**
  * Migration 25: a sealed fact's length in clear (its text column holds the ciphertext, and ranking reads lengths);
  * NULL: stored in clear (store/fact-sealing.ts).
  */

@@ -1,7 +1,7 @@
 import { SessionError } from "../errors.js";
 import type { SqlDriver } from "./connection/driver.js";
 import { addContextRecords } from "./context-records.js";
-import { addFactSealedColumn, FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
+import { addFactSealedColumn, FACT_INDEX_MERGE, FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
 import { indexChangeLog } from "./feed/change-log.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
 import { isReadonlyError } from "./search/indexing.js";
@@ -265,6 +265,8 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 24, statements: FACT_SOURCE_INDEX },
   // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
   { version: 25, statements: [], run: addFactSealedColumn },
+  // The fact index kept in few segments, so a search reads few (facts.ts).
+  { version: 26, statements: FACT_INDEX_MERGE },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {
