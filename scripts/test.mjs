@@ -65,7 +65,12 @@ if (env.AGENT_SESSION_AI !== undefined) {
   env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import=${hook}`.trim();
 }
 const concurrency = `--test-concurrency=${Math.max(2, availableParallelism() - 1)}`;
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", concurrency, ...files], {
+// The spec reporter as node:test's default, and after it the slowest files (test/helpers/slowest-files.mjs).
+const reporters = ["spec", "./test/helpers/slowest-files.mjs"].flatMap((reporter) => [
+  `--test-reporter=${reporter}`,
+  "--test-reporter-destination=stdout",
+]);
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", concurrency, ...reporters, ...files], {
   stdio: "inherit",
   env,
 });
