@@ -70,9 +70,13 @@ const reporters = ["spec", "./test/helpers/slowest-files.mjs"].flatMap((reporter
   `--test-reporter=${reporter}`,
   "--test-reporter-destination=stdout",
 ]);
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", concurrency, ...reporters, ...files], {
-  stdio: "inherit",
-  env,
-});
+const result = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "--test", concurrency, ...reporters, ...files],
+  {
+    stdio: "inherit",
+    env,
+  },
+);
 rmSync(bundleDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

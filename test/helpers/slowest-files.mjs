@@ -16,5 +16,6 @@ export default async function* slowestFiles(source) {
   const slowest = [...byFile].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);
   if (slowest.length === 0) return;
   yield `\nThe ${slowest.length} slowest test files (their top-level tests' time, in seconds):\n`;
-  for (const [file, ms] of slowest) yield `${(ms / 1000).toFixed(1).padStart(8)}  ${relative(process.cwd(), file)}\n`;
+  for (const [file, ms] of slowest)
+    yield `${(ms / 1000).toFixed(1).padStart(8)}  ${relative(process.cwd(), file)}\n`;
 }
