@@ -28,7 +28,6 @@ import { type Outcome, settle } from "./append-outcome.js";
 import { citusAppend } from "./citus/append-path.js";
 import { parentCtes } from "./citus/parent.js";
 import type { Executor } from "./connection/client.js";
-import { onSession, sessionColumn } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { guardCount, guardParams, guardSql, resealed } from "./key-guard.js";
@@ -52,8 +51,8 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // session still that owner's. On one server a third makes them a clear guard (key-guard.ts): nothing is written if
 // the owner has a check recorded (or the session another owner).
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
-  const scope = (alias: string | null) => onSession(t, alias, "$1::text");
-  const own = sessionColumn(t, "$1::text");
+  const scope = (alias: string | null) => t.layout.onSession(alias, "$1::text");
+  const own = t.layout.sessionColumn("$1::text");
   const at = 14 + (registry ? 17 : 0) + (logged ? 3 : 0);
   const guard = guardSql(t, at);
   // In the Citus layout the parent comes read as parameters after the others (citus/parent.ts).

@@ -7,12 +7,18 @@
 import type { Layout } from "../connection/layout.js";
 import { settledRead } from "./settled-read.js";
 
+const onSession = (alias: string | null, session: string) =>
+  ` AND ${alias ? `${alias}.` : ""}session_id = ${session}`;
+const onSessions = (alias: string | null, sessions: string, column = "session_id") =>
+  ` AND ${alias ? `${alias}.` : ""}${column} = ANY(${sessions})`;
+
 /** The layout of a store distributed on Citus. */
 export const citusLayout: Layout = {
   name: "citus",
-  onSession: (alias, session) => ` AND ${alias ? `${alias}.` : ""}session_id = ${session}`,
-  onSessions: (alias, sessions, column = "session_id") =>
-    ` AND ${alias ? `${alias}.` : ""}${column} = ANY(${sessions})`,
+  onSession,
+  onSessions,
+  scope: (session) => (alias) => onSession(alias, session),
+  sessionsScope: (sessions) => (alias) => onSessions(alias, sessions),
   sessionColumn: (value) => ({ column: ", session_id", value: `, ${value}` }),
   routeParams: (...values) => values,
   sessionKey: (columns) => `session_id, ${columns}`,

@@ -32,6 +32,13 @@ export interface Layout {
   onSession(alias: string | null, session: string): string;
   /** ` AND <alias>.<column> = ANY(<sessions>)` (a text[] expression; column `session_id` unless named), or nothing. */
   onSessions(alias: string | null, sessions: string, column?: string): string;
+  /** The walk {@link Scope} of the session `session` (an SQL expression): {@link onSession} at each alias. */
+  scope(session: string): Scope;
+  /**
+   * The walk {@link Scope} of the sessions `sessions` (an SQL text[] expression): Citus routes a statement so scoped
+   * to one shard when they all lie on it (citus/shards.ts groups them so).
+   */
+  sessionsScope(sessions: string): Scope;
   /** The session column and its value of an INSERT (`, session_id` / `, <value>`), or none. */
   sessionColumn(value: string): { column: string; value: string };
   /** The parameters a statement takes only to name its session(s): `values`, or none. */
@@ -91,11 +98,16 @@ export interface Layout {
   settled<M>(read: MessageRead<M>): MessageRead<M>;
 }
 
+/** The route clause of every alias on one server: none. */
+const unscoped: Scope = () => "";
+
 /** The single-node layout: one server, no route clauses, every statement in its one-server shape. */
 export const singleNode: Layout = {
   name: "single-node",
   onSession: () => "",
   onSessions: () => "",
+  scope: () => unscoped,
+  sessionsScope: () => unscoped,
   sessionColumn: () => ({ column: "", value: "" }),
   routeParams: () => [],
   sessionKey: (columns) => columns,

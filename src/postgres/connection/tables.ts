@@ -4,6 +4,7 @@
  * of names. Every row module builds its statements from these; the options and migrations sit above (schema.ts).
  */
 import { z } from "zod";
+import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { parseInput } from "../../schema/parse.js";
 import { refusedBy } from "../../schema/rules.js";
@@ -82,7 +83,10 @@ const tableOptions = z.object({
  */
 const unopened = new Proxy({} as Layout, {
   get() {
-    throw new Error("the Citus layout is given to tableNames by the store that opens the tables (store.ts)");
+    throw new SessionError(
+      "UNSUPPORTED",
+      "the Citus layout is given to tableNames by the store that opens the tables (store.ts)",
+    );
   },
 });
 

@@ -14,7 +14,6 @@ import {
 import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
 import type { Executor, Query } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { openSummaries } from "../summaries.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";
@@ -132,7 +131,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     const { ids, data } = changeColumns(change);
     const t = this.tables;
     // In the Citus layout the parent's read names the session at each table, so it runs on the session's shard.
-    const own = sessionScope(t, "$2::text");
+    const own = t.layout.scope("$2::text");
     const rows = await query<{ seq: string }>(
       `WITH l AS (SELECT ${voidValue(t, `pg_advisory_xact_lock(${this.lockKey}::bigint)`)}${
         unflushed ? ", set_config('synchronous_commit', 'off', true)" : ""

@@ -13,7 +13,6 @@ import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { byShard } from "../citus/shards.js";
 import type { Executor } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte } from "../tree.js";
 import {
@@ -150,7 +149,7 @@ async function storeDocuments(executor: Executor, t: Tables): Promise<number> {
 // $1 tsquery, $2 session number (in an array), $3 its id, $4 roles, $5 since, $6 until, $7 how many: the newest
 // matches on the session's active path, ranked, by one statement routed to its shard.
 const pathScanSql = (t: Tables) => {
-  const own = sessionScope(t, "$3::text");
+  const own = t.layout.scope("$3::text");
   return `WITH RECURSIVE ${activePathsCte(t.messages, t.heads, "$2::bigint[]", own)}
    SELECT seq::float8 AS seq, session_id, ts_rank(search, $1::tsquery)::float8 AS rank
    FROM ${t.messages} WHERE search @@ $1::tsquery AND session_num = ANY($2::bigint[])${own(null)}
