@@ -7,11 +7,12 @@
  * No module but the two layouts' asks which layout it runs on.
  *
  * The ground floor holds the interface and the single-node layout, so a single-node store runs no Citus code; the
- * Citus layout sits in citus/ (the middle floor, beside the conversion and the routed append it calls) and is given
- * to `tableNames` by the store when it is opened with `distributed: true` (store.ts). A few middle modules still
- * import a Citus helper they call only where a member says so (the routed append, the shard grouping, the workers'
- * purge steps, the vectors' distribution); the open's catalog check (citus/open.ts) runs on every store, since it
- * refuses single-node statements on tables that are distributed.
+ * Citus layout sits in citus/ (the middle floor, beside the conversion and the routed append it calls), loaded and
+ * set on the tables only by a store opened with `distributed: true` (store.ts): no other module imports from citus/.
+ * What only a cluster runs beyond statement shapes (the routed append, the shard grouping, the workers' purge steps,
+ * the conversion on open) are the Citus layout's steps (citus-steps.ts), asked where a member here leads to them;
+ * the open's catalog check (layout-check.ts) runs on every store, since it refuses single-node statements on tables
+ * that are distributed.
  */
 
 /** A route clause of a table reference: ` AND <alias>.session_id = …` in the Citus layout (see {@link Layout}). */

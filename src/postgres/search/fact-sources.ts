@@ -9,7 +9,7 @@
 import type { FactSource } from "../../contract/facts.js";
 import { factSourceKey } from "../../search/facts.js";
 import type { SearchPlan } from "../../search/options.js";
-import { byShard } from "../citus/shards.js";
+import { citusSteps } from "../citus-steps.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../connection/tables.js";
 import { isoSql } from "../tree.js";
@@ -93,7 +93,7 @@ async function readSources(
   if (!t.layout.readsPerShard || sessions.length === 1) return read(sources, sessions);
   // Citus: one statement per shard holding the sources' sessions, each routed to its worker.
   const rows: SourceRow[] = [];
-  for (const group of await byShard(executor, t, sessions)) {
+  for (const group of await citusSteps(t).byShard(executor, t, sessions)) {
     const inGroup = new Set(group);
     rows.push(
       ...(await read(

@@ -11,7 +11,7 @@
 import { growingWindow, keepWindowToActivePaths } from "../../search/active-paths.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { byShard } from "../citus/shards.js";
+import { citusSteps } from "../citus-steps.js";
 import type { Executor } from "../connection/client.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte } from "../tree.js";
@@ -83,7 +83,7 @@ async function rowsOf(
     return executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ, true), params);
   };
   // On a pool the shards' statements run at once, each on a connection of its own (the pool bounds how many).
-  const groups = await byShard(executor, t, [...seqs.keys()]);
+  const groups = await citusSteps(t).byShard(executor, t, [...seqs.keys()]);
   if (executor.kind === "pool") return (await Promise.all(groups.map(shard))).flat();
   const rows: CandidateRow[] = [];
   for (const sessions of groups) rows.push(...(await shard(sessions)));

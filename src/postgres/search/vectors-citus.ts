@@ -5,10 +5,9 @@
  */
 
 import { citusShards } from "../../store/owner-data.js";
-import { qualified } from "../citus/placement.js";
 import { type Executor, sqlState } from "../connection/client.js";
 import { migrationLock } from "../connection/migration-lock.js";
-import type { Tables } from "../connection/tables.js";
+import { qualified, type Tables } from "../connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data.js";
 import { pathCte } from "../tree.js";
 import { tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
