@@ -25,10 +25,8 @@ import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { RowWritten } from "../store/written.js";
 import { attemptOf, retried } from "./append-attempt.js";
 import { type Outcome, settle } from "./append-outcome.js";
-import { citusAppend } from "./citus/append-path.js";
-import { parentCtes } from "./citus/parent.js";
+import { citusSteps } from "./citus-steps.js";
 import type { Executor } from "./connection/client.js";
-import { onSession, sessionColumn } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { guardCount, guardParams, guardSql, resealed } from "./key-guard.js";
@@ -52,13 +50,13 @@ import { childSql, spineArrays, spineCte } from "./tree.js";
 // session still that owner's. On one server a third makes them a clear guard (key-guard.ts): nothing is written if
 // the owner has a check recorded (or the session another owner).
 function buildAppend(t: Tables, explicit: boolean, registry = false, logged = false): string {
-  const scope = (alias: string | null) => onSession(t, alias, "$1::text");
-  const own = sessionColumn(t, "$1::text");
+  const scope = (alias: string | null) => t.layout.onSession(alias, "$1::text");
+  const own = t.layout.sessionColumn("$1::text");
   const at = 14 + (registry ? 17 : 0) + (logged ? 3 : 0);
   const guard = guardSql(t, at);
   // In the Citus layout the parent comes read as parameters after the others (citus/parent.ts).
-  const given = parentCtes(at + guardCount(t));
-  const spine = t.layout.routedAppend ? given : spineArrays("pspine", "p.seq");
+  const given = t.layout.routedAppend ? citusSteps(t).parentCtes(at + guardCount(t)) : undefined;
+  const spine = given ?? spineArrays("pspine", "p.seq");
   const parentSteps = `p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.messages} m, locked l
     WHERE $4::text = 'id' AND l.leaf_id IS DISTINCT FROM $3::text AND m.session_num = l.num AND m.id = $3::text${scope("m")}
@@ -71,7 +69,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     spineDepth: "par.sdep",
   });
   // RECURSIVE only where the parent's spine is walked: it makes the statement measurably slower to analyse.
-  return `WITH${explicit && !t.layout.routedAppend ? " RECURSIVE" : ""}
+  return `WITH${explicit && !given ? " RECURSIVE" : ""}
   ${guard.ctes}snap AS (SELECT version FROM ${t.heads} WHERE session_id = $1::text),
   alloc AS (SELECT nextval('${t.messagesSeq}') AS seq),
   created AS (
@@ -93,7 +91,7 @@ function buildAppend(t: Tables, explicit: boolean, registry = false, logged = fa
     } FOR UPDATE
   ),
   dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = $2::text${scope("m")}),
-  ${explicit ? (t.layout.routedAppend ? given.ctes : parentSteps) : ""}
+  ${explicit ? (given ? given.ctes : parentSteps) : ""}
   par AS (
     SELECT l.leaf_seq AS seq, l.leaf_depth AS depth, l.leaf_cum_bytes AS cum_bytes,
       l.leaf_cum_tokens AS cum_tokens, l.leaf_spine_seq AS sseq, l.leaf_spine_depth AS sdep, true AS from_head
@@ -265,7 +263,7 @@ async function appendOnce(
     );
   // On Citus one delegated call, unless sealed (citus/append-path.ts).
   const guarded = form.guard !== undefined;
-  const row = await citusAppend(on, {
+  const row = await citusSteps(t).append(on, {
     messageId: message.id,
     parentId,
     sql,

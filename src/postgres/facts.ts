@@ -16,7 +16,6 @@ import type { FactFilter, ScopeKey } from "../store/facts.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
 import type { Executor, Query } from "./connection/client.js";
 import { runInTransaction, runProgram } from "./connection/program.js";
-import { sessionParam } from "./connection/route.js";
 import { quote, type Tables } from "./connection/tables.js";
 import { PostgresFactVectors } from "./fact-vectors.js";
 import type { KeyedTables } from "./sealing.js";
@@ -209,7 +208,7 @@ async function unlearned(
     `SELECT m.seq, m.id, m.role, m.content, (extract(epoch from m.created_at) * 1000)::float8 AS at
      FROM ${t.messages} m WHERE m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1)
        AND m.seq > $2${onSession} ORDER BY m.seq LIMIT $3`,
-    [sessionId, after, limit, ...sessionParam(t, sessionId)],
+    [sessionId, after, limit, ...t.layout.routeParams(sessionId)],
   );
   const contents = await openContents(
     executor.query,

@@ -22,7 +22,6 @@ import {
   type WindowRow,
 } from "../store/history-stream.js";
 import type { Executor } from "./connection/client.js";
-import { onSession, sessionParam, sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
 import { openContents } from "./stored-form.js";
@@ -33,7 +32,7 @@ import { listCompactions } from "./writes.js";
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";
 
 const leafSql = statement((t) => {
-  const own = sessionScope(t, "$1::text");
+  const own = t.layout.scope("$1::text");
   return `WITH head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
   leaf AS (
     SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes, m.session_num
@@ -46,11 +45,11 @@ const leafSql = statement((t) => {
 });
 
 // In the Citus layout each statement below takes the session id as one more parameter, its last, which every
-// reference to a per-session table names (connection/route.ts), so the statement runs on the session's shard alone.
+// reference to a per-session table names (connection/layout.ts), so the statement runs on the session's shard alone.
 
 // Overlays whose both endpoints lie on the path to $1 (seq) of session $2 at depth $3: one skip-pointer climb.
 const planSql = statement((t) => {
-  const own = sessionScope(t, "$4::text");
+  const own = t.layout.scope("$4::text");
   return `WITH RECURSIVE cand AS (
     SELECT c.seq AS k, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
       ${isoSql("c.created_at")} AS created_at, f.seq AS from_seq, f.parent_seq AS from_parent,
@@ -69,7 +68,7 @@ const planSql = statement((t) => {
 // Newest first: at most $3 rows up from $1 while depth >= $2, stopping before the row that would overflow $5
 // bytes once $4 rows are taken.
 const windowDownSql = statement((t) => {
-  const own = sessionScope(t, "$6::text");
+  const own = t.layout.scope("$6::text");
   return `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, content, n, acc) AS (
     SELECT ${NODE}, content, 1, bytes::bigint FROM ${t.messages}
     WHERE seq = $1::bigint AND depth >= $2::integer AND ($4::integer >= 1 OR bytes <= $5::float8)${own(null)}
@@ -83,7 +82,7 @@ const windowDownSql = statement((t) => {
 // Oldest first: the rows up from $1 to depth $2 (at most $3); only those whose bytes from $2 fit $4 — the path
 // holds $5 bytes above $2 — and the row at $2 carry content (the others' TOASTed content is never fetched).
 const windowUpSql = statement((t) => {
-  const own = sessionScope(t, "$6::text");
+  const own = t.layout.scope("$6::text");
   return `WITH RECURSIVE w(seq, parent_seq, depth, bytes, cum_bytes, n) AS (
     SELECT ${NODE}, 1 FROM ${t.messages} WHERE seq = $1::bigint AND depth >= $2::integer${own(null)}
     UNION ALL
@@ -98,8 +97,8 @@ const windowUpSql = statement((t) => {
 const ancestorSql = statement(
   (
     t,
-  ) => `WITH RECURSIVE ${ancestorCte(t.messages, "anc", "SELECT 0::bigint, $2::integer, $1::bigint", false, sessionScope(t, "$3::text"))}
-  SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes FROM anc JOIN ${t.messages} m ON m.seq = anc.seq${onSession(t, "m", "$3::text")}
+  ) => `WITH RECURSIVE ${ancestorCte(t.messages, "anc", "SELECT 0::bigint, $2::integer, $1::bigint", false, t.layout.scope("$3::text"))}
+  SELECT m.seq, m.parent_seq, m.depth, m.bytes, m.cum_bytes FROM anc JOIN ${t.messages} m ON m.seq = anc.seq${t.layout.onSession("m", "$3::text")}
   WHERE anc.depth = anc.target`,
 );
 
@@ -132,7 +131,7 @@ export class PostgresPathBackend implements PathBackend<number> {
     private readonly t: Tables,
     private readonly sessionId: string,
   ) {
-    this.own = sessionParam(t, sessionId);
+    this.own = t.layout.routeParams(sessionId);
   }
 
   async leaf(leafId: string | null | undefined): Promise<PathRow<number> | null> {

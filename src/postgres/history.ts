@@ -11,7 +11,6 @@ import { parseMessage } from "../message/json.js";
 import { overlayMessage } from "../message/overlay.js";
 import type { OverlaySpan } from "../store/overlays.js";
 import type { Executor } from "./connection/client.js";
-import { sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { openContents } from "./stored-form.js";
 import { chooseAndOpen } from "./summaries.js";
@@ -22,7 +21,7 @@ const LEAF_COLUMNS =
 
 /** The leaf a read starts from: `$1` session, `$2` message id or NULL for the latest leaf. */
 export function leafCte(t: Tables): string {
-  const own = sessionScope(t, "$1::text");
+  const own = t.layout.scope("$1::text");
   return `head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
   leaf AS (
     SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq${own("m")} WHERE $2::text IS NULL
@@ -33,7 +32,7 @@ export function leafCte(t: Tables): string {
 
 // $3 byte budget (NULL = whole path), $4 minimum number of recent rows.
 const planSql = statement((t) => {
-  const own = sessionScope(t, "$1::text");
+  const own = t.layout.scope("$1::text");
   return `WITH RECURSIVE ${leafCte(t)},
   win(seq, parent_seq, depth, acc, n) AS (
     SELECT seq, parent_seq, depth, bytes::bigint, 1 FROM leaf WHERE $3::float8 IS NOT NULL
@@ -69,7 +68,7 @@ const planSql = statement((t) => {
 // Reads path segments (`$1` bottom seqs, `$2` top depths; `$3` the session in the Citus layout) with one recursive
 // walk touching only returned rows.
 const segmentsSql = statement((t) => {
-  const own = sessionScope(t, "$3::text");
+  const own = t.layout.scope("$3::text");
   return `WITH RECURSIVE seg(top, seq, parent_seq, depth, content) AS (
     SELECT s.top, m.seq, m.parent_seq, m.depth, m.content
     FROM unnest($1::bigint[], $2::integer[]) AS s(bottom, top) JOIN ${t.messages} m ON m.seq = s.bottom${own("m")}
@@ -83,7 +82,7 @@ const segmentsSql = statement((t) => {
 const depthSql = statement((t) => `WITH ${leafCte(t)} SELECT depth FROM leaf`);
 
 const statsSql = statement((t) => {
-  const own = sessionScope(t, "$1::text");
+  const own = t.layout.scope("$1::text");
   return `WITH RECURSIVE ${leafCte(t)},
   path(seq, parent_seq, id, role, bytes, tokens, depth) AS (
     SELECT m.seq, m.parent_seq, m.id, m.role, m.bytes, m.tokens, m.depth FROM leaf JOIN ${t.messages} m

@@ -8,7 +8,6 @@ import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
 import { contentHashes } from "../store/media/offload.js";
 import type { Executor } from "./connection/client.js";
-import { onSession } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
 import { openContent, openContents } from "./stored-form.js";
@@ -17,39 +16,39 @@ import { openContent, openContents } from "./stored-form.js";
 export const messageSql = statement(
   (
     t,
-  ) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num${onSession(t, "m", "h.session_id")}
+  ) => `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.session_num = h.num${t.layout.onSession("m", "h.session_id")}
     WHERE h.session_id = $1 AND m.id = $2`,
 );
 /** The latest leaf of session $1. */
 export const latestSql = statement(
   (t) =>
-    `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.seq = h.leaf_seq${onSession(t, "m", "h.session_id")}
+    `SELECT m.content FROM ${t.heads} h JOIN ${t.messages} m ON m.seq = h.leaf_seq${t.layout.onSession("m", "h.session_id")}
     WHERE h.session_id = $1`,
 );
 /** The children of message $2 of session $1, oldest first. */
 export const branchesSql = statement(
   (
     t,
-  ) => `SELECT c.content FROM ${t.heads} h JOIN ${t.messages} p ON p.session_num = h.num${onSession(t, "p", "h.session_id")}
-    JOIN ${t.messages} c ON c.parent_seq = p.seq${onSession(t, "c", "h.session_id")}
+  ) => `SELECT c.content FROM ${t.heads} h JOIN ${t.messages} p ON p.session_num = h.num${t.layout.onSession("p", "h.session_id")}
+    JOIN ${t.messages} c ON c.parent_seq = p.seq${t.layout.onSession("c", "h.session_id")}
     WHERE h.session_id = $1 AND p.id = $2 ORDER BY c.seq`,
 );
 
 /** A message's place: $1 session, $2 id. */
 const placeSql = statement(
   (t) => `SELECT m.session_num AS num, m.parent_seq FROM ${t.heads} h
-    JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $2${onSession(t, "m", "h.session_id")}
+    JOIN ${t.messages} m ON m.session_num = h.num AND m.id = $2${t.layout.onSession("m", "h.session_id")}
     WHERE h.session_id = $1`,
 );
 /** The first $2 children of the message whose seq is $1 (of session $3 in the Citus layout), oldest first. */
 const childrenSql = statement(
   (t) =>
-    `SELECT content FROM ${t.messages} WHERE parent_seq = $1${onSession(t, null, "$3")} ORDER BY seq LIMIT $2`,
+    `SELECT content FROM ${t.messages} WHERE parent_seq = $1${t.layout.onSession(null, "$3")} ORDER BY seq LIMIT $2`,
 );
 /** The first $2 roots of session number $1 ($3 its id in the Citus layout), oldest first (the roots' index). */
 const rootsSql = statement(
   (t) =>
-    `SELECT content FROM ${t.messages} WHERE session_num = $1${onSession(t, null, "$3")} AND parent_seq IS NULL
+    `SELECT content FROM ${t.messages} WHERE session_num = $1${t.layout.onSession(null, "$3")} AND parent_seq IS NULL
     ORDER BY seq LIMIT $2`,
 );
 

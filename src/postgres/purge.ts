@@ -13,12 +13,7 @@ import { numberWhere } from "../schema/rules.js";
 import { rule } from "../schema/to-session-error.js";
 import { tablesPurgedBy } from "../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
-import {
-  olderWorkerSnapshots,
-  refreshPlacementStatistics,
-  type WorkerStarts,
-  workerStarts,
-} from "./citus/purge.js";
+import { citusSteps } from "./citus-steps.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import type { Tables } from "./connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "./owner-data.js";
@@ -104,11 +99,9 @@ export async function purgePostgres(
     );
     // PGlite is one connection: no other transaction can hold a snapshot there.
     const others = executor.kind !== "pglite" && start !== undefined;
-    const workers: WorkerStarts = t.layout.placesOnWorkers ? await workerStarts(query) : new Map();
+    const onWorkers = t.layout.placesOnWorkers ? await citusSteps(t).workerSnapshots(query) : async () => [];
     const older = async () =>
-      others
-        ? [...(await olderSnapshots(query, start.next)), ...(await olderWorkerSnapshots(query, workers))]
-        : [];
+      others ? [...(await olderSnapshots(query, start.next)), ...(await onWorkers())] : [];
     // A transaction open when the purge starts holds back the horizon while the tables are rewritten, even if it
     // ends before the purge does: wait for those to end first, or say the purge cannot be complete.
     const held = others ? await waitForOlderSnapshots(older, timeout) : undefined;
@@ -125,7 +118,7 @@ export async function purgePostgres(
     } else {
       await rewriteTables(query, tables, timeout, recorder);
     }
-    await refreshAll(query, tables, timeout, recorder, t.layout.placesOnWorkers);
+    await refreshAll(query, t, tables, timeout, recorder);
     if (others) {
       await recorder.run("open snapshots", undefined, async () => incompleteFor(held ?? (await older())));
     }
@@ -139,16 +132,17 @@ export async function purgePostgres(
  */
 async function refreshAll(
   query: Query,
+  t: Tables,
   tables: PurgeTable[],
   timeout: number,
   recorder: PurgeRecorder,
-  placements: boolean,
 ) {
+  const placements = t.layout.placesOnWorkers ? citusSteps(t) : undefined;
   await query(`SET lock_timeout = ${timeout}`);
   try {
     for (const table of tables) {
       await refreshStatistics(query, table, recorder, (sql) => step(query, sql));
-      if (placements) await refreshPlacementStatistics(query, table, recorder, timeout);
+      await placements?.refreshPlacements(query, table, recorder, timeout);
     }
   } finally {
     await query("RESET lock_timeout");

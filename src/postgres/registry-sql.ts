@@ -3,7 +3,6 @@
  * order and the usage counters) and the statements of a delete in each layout.
  */
 import { USAGE_COUNTERS } from "../store/usage-totals.js";
-import { sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
@@ -42,7 +41,7 @@ export function usageFits(first: number): string {
 // the locked head's number, NULL when the id has no stored data. The blocks and entries (sharded by key and label on
 // Citus, not by session) are deleted by statements of their own (context-records.ts deleteKeyed).
 const deleteSql = statement((t) => {
-  const own = sessionScope(t, "$1::text");
+  const own = t.layout.scope("$1::text");
   return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint${own(null)}),
     c AS (DELETE FROM ${t.compactions} WHERE session_num = $2::bigint${own(null)}),
     h AS (DELETE FROM ${t.heads} WHERE num = $2::bigint${own(null)}),

@@ -7,7 +7,6 @@ import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import type { RowWritten } from "../store/written.js";
 import type { Executor, Query } from "./connection/client.js";
-import { sessionParam, sessionScope } from "./connection/route.js";
 import type { Tables } from "./connection/tables.js";
 import { guardParams, guardSql, resealed } from "./key-guard.js";
 import { ownedSearchSql } from "./search/fts.js";
@@ -63,7 +62,7 @@ export async function rewrite(
   const tokenDelta = tokens - Number(old.tokens);
   if (byteDelta === 0 && tokenDelta === 0) return { result: { updated: true }, seq: old.seq };
   // Running totals of the message and everything below it shift by the same delta: O(subtree), usually 1 row.
-  const at6 = sessionScope(t, "$6::text");
+  const at6 = t.layout.scope("$6::text");
   await query(
     `WITH RECURSIVE sub(seq) AS (
        SELECT $1::bigint UNION ALL ${childrenOf("sub", t.messages, at6)}
@@ -75,7 +74,7 @@ export async function rewrite(
        leaf_cum_bytes = leaf_cum_bytes + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $2 ELSE 0 END,
        leaf_cum_tokens = leaf_cum_tokens + CASE WHEN leaf_seq IN (SELECT seq FROM shifted) THEN $3 ELSE 0 END
      WHERE num = $4${at6(null)}`,
-    [old.seq, byteDelta, tokenDelta, num, new Date().toISOString(), ...sessionParam(t, sessionId)],
+    [old.seq, byteDelta, tokenDelta, num, new Date().toISOString(), ...t.layout.routeParams(sessionId)],
   );
   return { result: { updated: true }, seq: old.seq };
 }
@@ -90,7 +89,7 @@ async function rewriteRow(
   form: StoredForm,
 ): Promise<{ seq: string; bytes: number; tokens: number; same: boolean; keyed?: boolean } | undefined> {
   const search = searchVector(messageText(message), sessionId, form);
-  const at9 = sessionScope(t, "$9::text");
+  const at9 = t.layout.scope("$9::text");
   const guard = guardSql(t, 10, "$9::text");
   const [old] = await query<{ seq: string; bytes: number; tokens: number; same: boolean; keyed?: boolean }>(
     `WITH ${guard.ctes}old AS (SELECT seq, bytes, tokens, content_hash FROM ${t.messages} WHERE session_num = $1 AND id = $2${at9(null)}),

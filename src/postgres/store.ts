@@ -22,14 +22,14 @@ import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
 import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
-import { citusLayout } from "./citus/layout.js";
-import { checkLayout } from "./citus/open.js";
+import { citusSteps } from "./citus-steps.js";
 import {
   type Executor,
   openExecutor,
   type PostgresSource,
   parsePostgresSource,
 } from "./connection/client.js";
+import { checkLayout } from "./connection/layout-check.js";
 import { tableNames } from "./connection/tables.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
@@ -104,11 +104,12 @@ export class PostgresStore
   /** Creates the store without touching the database; the first call connects and migrates. */
   constructor(source: PostgresSource, options: PostgresStoreOptions = {}) {
     this.source = parsePostgresSource(source);
-    // The layout is chosen here, once: the Citus one is given to the ground floor's names (connection/layout.ts).
-    const tables = tableNames(options, citusLayout);
+    // Single-node names carry their layout; a distributed store's is set as it opens (ready), on these same names.
+    const tables: KeyedTables = tableNames(options);
     // A store opened with a keyring seals (sealing.ts); one without has keys that answer none, so an owner whose
     // content is sealed is refused, never written in clear. The keys go wherever the table names go.
-    this.tables = { ...tables, keys: postgresKeys(options.keyring ?? NO_KEYRING, tables) };
+    tables.keys = postgresKeys(options.keyring ?? NO_KEYRING, tables);
+    this.tables = tables;
     this.policy = writePolicy(options);
     this.queryLimits = queryLimits(options.queryLimits);
     const ready = () => this.ready();
@@ -179,6 +180,10 @@ export class PostgresStore
     if (this.closed) return Promise.reject(new SessionError("CLOSED", "This PostgresStore was closed"));
     if (!this.opening) {
       const opening = (async () => {
+        // The Citus layout is loaded only by a store opened with `distributed: true` (docs/POSTGRES.md, "One layout
+        // object"): a single-node store loads no module of citus/.
+        const citus = this.tables.distributed ? await import("./citus/layout.js") : undefined;
+        if (citus) this.tables.layout = citus.citusLayout;
         const executor = await openExecutor(this.source, this.tables.prepare);
         try {
           if (this.mustExist && (await schemaVersion(executor, this.tables)) === 0) {
@@ -187,7 +192,8 @@ export class PostgresStore
             throw new SessionError("NOT_FOUND", `no agent-session tables in ${where}${prefix}`);
           }
           await migrate(executor, this.tables);
-          await checkLayout(executor, this.tables);
+          const sharded = await checkLayout(executor, this.tables);
+          if (citus) await citusSteps(this.tables).open(executor, this.tables, sharded);
           if (this.vectors && this.tables.layout.shardsNewTables) await prepareVectors(executor, this.tables);
           this.adopted = await adoptOnOpen(executor, this.tables);
         } catch (error) {

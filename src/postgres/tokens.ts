@@ -8,13 +8,12 @@ import { overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import type { OverlaySpan } from "../store/overlays.js";
 import type { Executor } from "./connection/client.js";
-import { sessionScope } from "./connection/route.js";
 import { statement, type Tables } from "./connection/tables.js";
 import { chooseAndOpen } from "./summaries.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";
 
 const tokensSql = statement((t) => {
-  const own = sessionScope(t, "$1::text");
+  const own = t.layout.scope("$1::text");
   return `WITH RECURSIVE head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
   leaf AS (
     SELECT m.seq, m.depth, m.cum_tokens, m.session_num FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq${own("m")}

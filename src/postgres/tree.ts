@@ -9,7 +9,7 @@
 
 /**
  * A predicate naming a walk's session for a message alias (null: unqualified), so that Citus routes the statement
- * (connection/route.ts `sessionScope`); none on a single node.
+ * (connection/layout.ts `scope`); none on a single node.
  */
 import type { Scope } from "./connection/layout.js";
 

@@ -5,7 +5,6 @@
 
 import type { StoredCompaction } from "../contract/message.js";
 import type { Executor, Query } from "./connection/client.js";
-import { onSession, sessionColumn, sessionParam, sessionScope } from "./connection/route.js";
 import { statement } from "./connection/tables.js";
 import { forgetMessages } from "./facts.js";
 import { guardParams, guardSql, refused } from "./key-guard.js";
@@ -38,7 +37,7 @@ export async function lockHead(
  */
 export const refreshHeadSql = statement((t: KeyedTables): string => {
   const spine = spineArrays("sp", "lf.seq");
-  const own = sessionScope(t, "$5::text");
+  const own = t.layout.scope("$5::text");
   return `WITH RECURSIVE
   lf AS (SELECT seq, id, depth, jump_seq, cum_bytes, cum_tokens FROM ${t.messages} WHERE seq = $2::bigint${own(null)}),
   ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM lf", own)},
@@ -55,7 +54,7 @@ export const refreshHeadSql = statement((t: KeyedTables): string => {
 // neighbours included) and drops overlays with a deleted endpoint. Returns the re-attached rows, and for a deleted
 // tip ($3) its nearest surviving ancestor (NULL when none survives).
 const spliceSql = statement((t: KeyedTables): string => {
-  const own = sessionScope(t, "$4::text");
+  const own = t.layout.scope("$4::text");
   return `WITH RECURSIVE
   del AS (SELECT seq, parent_seq, id FROM ${t.messages} WHERE session_num = $1 AND id = ANY($2::text[])${own(null)}),
   up(seq, cur) AS (
@@ -86,7 +85,7 @@ const rebuildSql = statement((t: KeyedTables): string => {
   const spine = spineArrays("tsp", "tops.seq");
   const anchor = childSql({ seq: "p.seq", depth: "p.depth", spineSeq: "a.psseq", spineDepth: "a.psdep" });
   const step = childSql({ seq: "b.seq", depth: "b.depth", spineSeq: "b.sseq", spineDepth: "b.sdep" });
-  const own = sessionScope(t, "$2::text");
+  const own = t.layout.scope("$2::text");
   return `WITH RECURSIVE
   d(seq) AS (SELECT unnest($1::bigint[]) UNION ${childrenOf("d", t.messages, own)}),
   tops AS (
@@ -128,7 +127,7 @@ export function childrenOf(walk: string, messages: string, scope: Scope): string
  * stored leaf, so one scan is fine.
  */
 export const newestLeafSql = statement((t: KeyedTables): string => {
-  const own = sessionScope(t, "$2::text");
+  const own = t.layout.scope("$2::text");
   return `SELECT max(m.seq) AS seq FROM ${t.messages} m WHERE m.session_num = $1${own("m")}
     AND NOT EXISTS (SELECT 1 FROM ${t.messages} c WHERE c.parent_seq = m.seq${own("c")})`;
 });
@@ -143,7 +142,7 @@ export async function deleteRows(
   sessionId: string,
   ids: readonly string[],
 ) {
-  const own = sessionParam(t, sessionId);
+  const own = t.layout.routeParams(sessionId);
   await executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
     if (!head) return;
@@ -168,7 +167,7 @@ export async function clearRows(executor: Executor, t: KeyedTables, sessionId: s
   await executor.transaction(async (query) => {
     const head = await lockHead(query, t, sessionId);
     if (!head) return;
-    const own = sessionScope(t, "$3::text");
+    const own = t.layout.scope("$3::text");
     await query(
       `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $1${own(null)}),
          c AS (DELETE FROM ${t.compactions} WHERE session_num = $1${own(null)})
@@ -176,7 +175,7 @@ export async function clearRows(executor: Executor, t: KeyedTables, sessionId: s
          leaf_cum_bytes = 0, leaf_cum_tokens = 0, leaf_spine_seq = '{}', leaf_spine_depth = '{}',
          message_count = 0, updated_at = $2
        WHERE num = $1${own(null)}`,
-      [head.num, new Date().toISOString(), ...sessionParam(t, sessionId)],
+      [head.num, new Date().toISOString(), ...t.layout.routeParams(sessionId)],
     );
     await forgetMessages(query, t, sessionId, null); // the facts' sources in it; a fact left with none goes
   });
@@ -186,7 +185,7 @@ export async function clearRows(executor: Executor, t: KeyedTables, sessionId: s
 // the key guard's parameters (key-guard.ts) from $9, as an append does: refused, nothing is written (the head
 // neither) and the statement answers `keyed` false.
 const compactionSql = statement((t: KeyedTables) => {
-  const own = sessionColumn(t, "$1");
+  const own = t.layout.sessionColumn("$1");
   const guard = guardSql(t, 9);
   const head = guard.and
     ? `SELECT $1::text, $7::timestamptz, $7::timestamptz WHERE true${guard.and}`
@@ -245,7 +244,7 @@ export async function listCompactions(
   const rows = await executor.query<StoredCompactionRow>(
     `SELECT c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
        ${isoSql("c.created_at")} AS created_at
-     FROM ${t.compactions} c JOIN ${t.heads} h ON h.num = c.session_num${onSession(t, "c", "h.session_id")}
+     FROM ${t.compactions} c JOIN ${t.heads} h ON h.num = c.session_num${t.layout.onSession("c", "h.session_id")}
      WHERE h.session_id = $1 ORDER BY c.seq`,
     [sessionId],
   );

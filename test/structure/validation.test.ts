@@ -52,7 +52,7 @@ const CEILINGS: Record<string, number> = {
   "search/vectors/channel.ts": 1,
   "sqlite/search/vectors.ts": 1,
   "postgres/citus/distribute.ts": 1,
-  "postgres/citus/open.ts": 1,
+  "postgres/connection/layout-check.ts": 1,
   "store/usage-totals.ts": 1,
   "store/crypto/rekey-run.ts": 1,
   "store/crypto/rotation.ts": 1,

@@ -7,25 +7,10 @@
 
 import { type AppendTry, attemptOf, retried } from "../append-attempt.js";
 import type { Outcome } from "../append-outcome.js";
-import type { StatementLog } from "../feed/append-log.js";
-import type { ClearGuard } from "../key-cache.js";
+import type { CitusAppend } from "../citus-steps.js";
 import { routedCall } from "./append-function.js";
 import { afterLockedParent } from "./parent.js";
 import { withLogRow } from "./routed-log.js";
-
-/** An append of append.ts as the Citus layout runs it (see the module comment). */
-export interface CitusAppend {
-  messageId: string;
-  parentId: string | null | undefined;
-  /** The append statement and its parameters (append.ts). */
-  sql: string;
-  params: unknown[];
-  /** The content is sealed under a key check: the guarded statement, never the call. */
-  guarded: boolean;
-  /** Content in clear under a clear guard (key-guard.ts): the call checks it, answering `keyed` when refused. */
-  clear?: ClearGuard | undefined;
-  log: { log: StatementLog; kind: "append" | "import" } | undefined;
-}
 
 /** Runs `append` (a try of it: `on`) on a Citus store. */
 export function citusAppend(on: AppendTry, append: CitusAppend): Promise<Outcome | null> {

@@ -13,27 +13,10 @@
 
 import { SessionError } from "../../errors.js";
 import type { Query } from "../connection/client.js";
+import { hasCitus, isDistributed } from "../connection/layout-check.js";
 import type { Tables } from "../connection/tables.js";
 import { vectorTables } from "../search/vectors-schema.js";
 import { placeDeclared } from "./placement.js";
-
-/** Whether the citus extension is installed in this database. */
-async function hasCitus(query: Query): Promise<boolean> {
-  const [row] = await query<{ citus: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
-  );
-  return row?.citus === true;
-}
-
-/** Whether the store's messages table is a Citus distributed table (false without Citus). */
-export async function isDistributed(query: Query, t: Tables): Promise<boolean> {
-  if (!(await hasCitus(query))) return false;
-  const [row] = await query<{ distributed: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)) AS distributed",
-    [t.messages],
-  );
-  return row?.distributed === true;
-}
 
 /** The primary key and unique constraints of `table` (names made by Postgres, so looked up rather than guessed). */
 async function keyConstraints(query: Query, table: string): Promise<string[]> {

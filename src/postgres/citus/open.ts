@@ -1,28 +1,18 @@
-import { SessionError } from "../../errors.js";
 import type { Executor } from "../connection/client.js";
 import { migrationLock } from "../connection/migration-lock.js";
 import type { Tables } from "../connection/tables.js";
 import { createAppendFunction, hasAppendFunction } from "./append-function.js";
-import { distribute, isDistributed } from "./distribute.js";
+import { distribute } from "./distribute.js";
 import { unplacedTables } from "./placement.js";
 
 /**
- * Matches the tables' layout to the store's `distributed` option on open: distributes them when asked (once,
- * under the migration lock, so processes opening together convert them once), places the declared tables a later
- * migration added to a distributed store, and refuses to run the single-node statements on distributed tables,
- * which Citus would fan out to every shard or reject.
+ * Matches the tables to the store's `distributed: true` on open, `sharded` saying whether they are already
+ * (connection/layout-check.ts read it): distributes them when not (once, under the migration lock, so processes
+ * opening together convert them once), places the declared tables a later migration added to a distributed store,
+ * and creates the routed append's function.
  */
-export async function checkLayout(executor: Executor, t: Tables): Promise<void> {
-  const distributed = await isDistributed(executor.query, t);
-  if (distributed && !t.distributed) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      "These agent-session tables are distributed by Citus: open the store with distributed: true",
-      { issues: [{ path: "distributed", rule: "conflict" }] },
-    );
-  }
-  if (!t.distributed) return;
-  if (!distributed) {
+export async function openCitus(executor: Executor, t: Tables, sharded: boolean): Promise<void> {
+  if (!sharded) {
     await executor.transaction(async (query) => {
       await migrationLock(query, t);
       await distribute(query, t);

@@ -1,5 +1,4 @@
 import type { Executor, Query } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { spineArrays, spineCte } from "../tree.js";
 
@@ -18,7 +17,7 @@ const lockSql = statement((t) => `SELECT 1 FROM ${t.heads} WHERE session_id = $1
  * nearest first), one row or none. `into` is placed after the select list (PL/pgSQL's `INTO`, append-function.ts).
  */
 export function parentRead(t: Tables, session: string, parentId: string, into = ""): string {
-  const own = sessionScope(t, session);
+  const own = t.layout.scope(session);
   const spine = spineArrays("pspine", "p.seq");
   return `WITH RECURSIVE p AS (
     SELECT m.seq, m.depth, m.jump_seq, m.cum_bytes, m.cum_tokens FROM ${t.heads} h

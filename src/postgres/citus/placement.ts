@@ -8,13 +8,8 @@
 import { SessionError } from "../../errors.js";
 import { type CitusPlacement, citusShards, tablesPlaced } from "../../store/owner-data.js";
 import type { Query } from "../connection/client.js";
-import { quote, type Tables } from "../connection/tables.js";
+import { qualified, quote, type Tables } from "../connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data.js";
-
-/** The quoted, qualified name of a declared table (its name under the prefix), as tableNames makes them. */
-export function qualified(t: Tables, table: string): string {
-  return (t.schema ? `${quote(t.schema)}.` : "") + quote(t.prefix + table);
-}
 
 /** A declared table's Citus placement: distributed by `column` (co-located with `colocate`), or a reference table. */
 export interface Placement {

@@ -18,7 +18,7 @@ interface NodeResult {
 }
 
 /** Each active worker's next transaction id as the purge starts, by `host:port`. */
-export type WorkerStarts = Map<string, { host: string; port: number; next: string }>;
+type WorkerStarts = Map<string, { host: string; port: number; next: string }>;
 
 const nodeOf = (row: { nodename: string; nodeport: number }) => `${row.nodename}:${row.nodeport}`;
 
@@ -28,8 +28,17 @@ function failed(rows: readonly NodeResult[]): string | undefined {
   return bad.map((r) => `${nodeOf(r)}: ${r.result}`).join("; ");
 }
 
+/**
+ * Reads each worker's next transaction id as the purge starts (a worker counts its own), and answers the reader of
+ * the workers' transactions older than that (see olderSnapshots in purge.ts).
+ */
+export async function workerSnapshots(query: Query): Promise<() => Promise<string[]>> {
+  const starts = await workerStarts(query);
+  return () => olderWorkerSnapshots(query, starts);
+}
+
 /** Each worker's next transaction id (a worker counts its own), read as the purge starts. */
-export async function workerStarts(query: Query): Promise<WorkerStarts> {
+async function workerStarts(query: Query): Promise<WorkerStarts> {
   const rows = await query<NodeResult>(
     "SELECT nodename, nodeport, success, result FROM run_command_on_workers($$SELECT txid_snapshot_xmax(txid_current_snapshot())$$)",
   );
@@ -39,7 +48,7 @@ export async function workerStarts(query: Query): Promise<WorkerStarts> {
 }
 
 /** The `host:port pid` of backends on the workers older than the purge (see olderSnapshots in purge.ts), at most 10 each. */
-export async function olderWorkerSnapshots(query: Query, starts: WorkerStarts): Promise<string[]> {
+async function olderWorkerSnapshots(query: Query, starts: WorkerStarts): Promise<string[]> {
   if (starts.size === 0) return [];
   const nodes = [...starts.values()];
   const rows = await query<NodeResult>(

@@ -7,11 +7,12 @@
  * No module but the two layouts' asks which layout it runs on.
  *
  * The ground floor holds the interface and the single-node layout, so a single-node store runs no Citus code; the
- * Citus layout sits in citus/ (the middle floor, beside the conversion and the routed append it calls) and is given
- * to `tableNames` by the store when it is opened with `distributed: true` (store.ts). A few middle modules still
- * import a Citus helper they call only where a member says so (the routed append, the shard grouping, the workers'
- * purge steps, the vectors' distribution); the open's catalog check (citus/open.ts) runs on every store, since it
- * refuses single-node statements on tables that are distributed.
+ * Citus layout sits in citus/ (the middle floor, beside the conversion and the routed append it calls), loaded and
+ * set on the tables only by a store opened with `distributed: true` (store.ts): no other module imports from citus/.
+ * What only a cluster runs beyond statement shapes (the routed append, the shard grouping, the workers' purge steps,
+ * the conversion on open) are the Citus layout's steps (citus-steps.ts), asked where a member here leads to them;
+ * the open's catalog check (layout-check.ts) runs on every store, since it refuses single-node statements on tables
+ * that are distributed.
  */
 
 /** A route clause of a table reference: ` AND <alias>.session_id = …` in the Citus layout (see {@link Layout}). */
@@ -32,6 +33,13 @@ export interface Layout {
   onSession(alias: string | null, session: string): string;
   /** ` AND <alias>.<column> = ANY(<sessions>)` (a text[] expression; column `session_id` unless named), or nothing. */
   onSessions(alias: string | null, sessions: string, column?: string): string;
+  /** The walk {@link Scope} of the session `session` (an SQL expression): {@link onSession} at each alias. */
+  scope(session: string): Scope;
+  /**
+   * The walk {@link Scope} of the sessions `sessions` (an SQL text[] expression): Citus routes a statement so scoped
+   * to one shard when they all lie on it (citus/shards.ts groups them so).
+   */
+  sessionsScope(sessions: string): Scope;
   /** The session column and its value of an INSERT (`, session_id` / `, <value>`), or none. */
   sessionColumn(value: string): { column: string; value: string };
   /** The parameters a statement takes only to name its session(s): `values`, or none. */
@@ -91,11 +99,16 @@ export interface Layout {
   settled<M>(read: MessageRead<M>): MessageRead<M>;
 }
 
+/** The route clause of every alias on one server: none. */
+const unscoped: Scope = () => "";
+
 /** The single-node layout: one server, no route clauses, every statement in its one-server shape. */
 export const singleNode: Layout = {
   name: "single-node",
   onSession: () => "",
   onSessions: () => "",
+  scope: () => unscoped,
+  sessionsScope: () => unscoped,
   sessionColumn: () => ({ column: "", value: "" }),
   routeParams: () => [],
   sessionKey: (columns) => columns,

@@ -4,6 +4,7 @@
  * of names. Every row module builds its statements from these; the options and migrations sit above (schema.ts).
  */
 import { z } from "zod";
+import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
 import { parseInput } from "../../schema/parse.js";
 import { refusedBy } from "../../schema/rules.js";
@@ -41,9 +42,12 @@ export interface Tables {
   schema: string | null;
   prefix: string;
   prepare: boolean;
-  /** Whether the store was opened with `distributed: true` (citus/open.ts matches it to the tables' catalog). */
+  /** Whether the store was opened with `distributed: true` (layout-check.ts matches it to the tables' catalog). */
   distributed: boolean;
-  /** The statement shapes of the tables' layout (connection/layout.ts): single node, or Citus (citus/layout.ts). */
+  /**
+   * The statement shapes of the tables' layout (connection/layout.ts): single node, or Citus (citus/layout.ts),
+   * which the store sets as it opens them (store.ts), so that only a distributed store loads it.
+   */
   layout: Layout;
 }
 
@@ -54,6 +58,11 @@ const MAX_PREFIX = 30;
 /** A name quoted as an SQL identifier (already checked to be a plain one). */
 export function quote(name: string): string {
   return `"${name}"`;
+}
+
+/** The quoted, qualified name of a declared table (its name under the prefix), as tableNames makes them. */
+export function qualified(t: Tables, table: string): string {
+  return (t.schema ? `${quote(t.schema)}.` : "") + quote(t.prefix + table);
 }
 
 /** The options naming the tables (`INVALID_ARGUMENT` at the option); the others pass unread. */
@@ -77,21 +86,23 @@ const tableOptions = z.object({
 });
 
 /**
- * The layout of tables named for `distributed: true` without the Citus layout given (names only: a test's, or an
- * option check before the store is made): any statement built on it throws.
+ * The layout of tables named for `distributed: true` until the store that opens them sets the Citus one (store.ts);
+ * names only (a test's, an option check) keep it: any statement built on it throws.
  */
 const unopened = new Proxy({} as Layout, {
   get() {
-    throw new Error("the Citus layout is given to tableNames by the store that opens the tables (store.ts)");
+    throw new SessionError(
+      "UNSUPPORTED",
+      "the Citus layout is given to tableNames by the store that opens the tables (store.ts)",
+    );
   },
 });
 
 /**
  * Resolves and validates table names (plain identifiers only, so they can be spliced into SQL safely), in the
- * single-node layout, or with `distributed: true` in `citus` (citus/layout.ts, given by the store: the ground floor
- * does not import it).
+ * single-node layout, or with `distributed: true` for the Citus one, which the store sets as it opens them.
  */
-export function tableNames(options: TableOptions = {}, citus?: Layout): Tables {
+export function tableNames(options: TableOptions = {}): Tables {
   const { prepare = true } = options;
   const { schema, tablePrefix, distributed } = parseInput(tableOptions, options);
   const name = (table: string) => (schema ? `${quote(schema)}.` : "") + quote(tablePrefix + table);
@@ -116,7 +127,7 @@ export function tableNames(options: TableOptions = {}, citus?: Layout): Tables {
     prefix: tablePrefix,
     prepare: prepare !== false,
     distributed,
-    layout: distributed ? (citus ?? unopened) : singleNode,
+    layout: distributed ? unopened : singleNode,
   };
 }
 

@@ -14,7 +14,7 @@ import {
 import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
 import type { Executor, Query } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
+import type { MessageRead } from "../connection/layout.js";
 import type { Tables } from "../connection/tables.js";
 import { openSummaries } from "../summaries.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";
@@ -42,17 +42,24 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   /** True once the table is known to exist (a writer created it, or a reader found it). */
   private found = false;
   private count = 0;
-  /** Reads a logged message back; on a cluster, reads a missing one again first (citus/settled-read.ts). */
-  private readonly read: (sessionId: string, id: string) => Promise<SessionMessage | null>;
+  private readonly plainRead: MessageRead<SessionMessage>;
 
   constructor(
     private readonly ready: () => Promise<Executor>,
     private readonly tables: Tables,
     private readonly settings: Required<ChangeLogOptions>,
-    read: (sessionId: string, id: string) => Promise<SessionMessage | null>,
+    read: MessageRead<SessionMessage>,
   ) {
     ({ table: this.table, channel: this.channel, lockKey: this.lockKey } = logNames(tables));
-    this.read = tables.layout.settled(read);
+    this.plainRead = read;
+  }
+
+  /**
+   * Reads a logged message back; on a cluster, reads a missing one again first (citus/settled-read.ts). Asked of
+   * the layout on use: a distributed store's is set as it opens (store.ts).
+   */
+  private get read(): MessageRead<SessionMessage> {
+    return this.tables.layout.settled(this.plainRead);
   }
 
   /** The connection for writing a row: the table is created here, by the first recorded write. */
@@ -132,7 +139,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     const { ids, data } = changeColumns(change);
     const t = this.tables;
     // In the Citus layout the parent's read names the session at each table, so it runs on the session's shard.
-    const own = sessionScope(t, "$2::text");
+    const own = t.layout.scope("$2::text");
     const rows = await query<{ seq: string }>(
       `WITH l AS (SELECT ${voidValue(t, `pg_advisory_xact_lock(${this.lockKey}::bigint)`)}${
         unflushed ? ", set_config('synchronous_commit', 'off', true)" : ""

@@ -4,7 +4,6 @@ import { type Attachment, hydrateAsync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowWritten, Written } from "../../store/written.js";
 import type { Executor, Query } from "../connection/client.js";
-import { onSession, sessionColumn, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { messageForm, type StoredForm } from "../stored-form.js";
 
@@ -27,7 +26,7 @@ const insertSql = statement(
 );
 // In the Citus layout the link names its session ($3): the conflict target must hold the distribution column.
 const linkSql = statement((t) => {
-  const own = sessionColumn(t, "$3::text");
+  const own = t.layout.sessionColumn("$3::text");
   return `INSERT INTO ${t.attachmentLinks} (message_seq, hash${own.column}) SELECT $1::bigint, unnest($2::text[])${own.value}
     ON CONFLICT (${t.layout.sessionKey("message_seq, hash")}) DO NOTHING`;
 });
@@ -44,23 +43,23 @@ const deleteHashesSql = statement((t) => `DELETE FROM ${t.attachments} WHERE has
 // The payloads among $2 that rows of session number $1 (named $3 in the Citus layout) link.
 const linkedSql = statement(
   (t) => `SELECT a.hash, a.data FROM ${t.attachments} a WHERE a.hash = ANY($2::text[]) AND a.hash IN (
-    SELECT l.hash FROM ${t.attachmentLinks} l JOIN ${t.messages} m ON m.seq = l.message_seq${onSession(t, "m", "l.session_id")}
-    WHERE m.session_num = $1::bigint${onSession(t, "l", "$3::text")})`,
+    SELECT l.hash FROM ${t.attachmentLinks} l JOIN ${t.messages} m ON m.seq = l.message_seq${t.layout.onSession("m", "l.session_id")}
+    WHERE m.session_num = $1::bigint${t.layout.onSession("l", "$3::text")})`,
 );
 const loadSql = statement((t) => `SELECT hash, data FROM ${t.attachments} WHERE hash = ANY($1::text[])`);
 const headLockSql = statement((t) => `SELECT num FROM ${t.heads} WHERE session_id = $1 FOR UPDATE`);
 // The links of row `$1` to payloads other than `$2` (those an update no longer points at).
 const unlinkOthersSql = statement(
   (t) =>
-    `DELETE FROM ${t.attachmentLinks} WHERE message_seq = $1::bigint AND hash <> ALL($2::text[])${onSession(t, null, "$3::text")} RETURNING hash`,
+    `DELETE FROM ${t.attachmentLinks} WHERE message_seq = $1::bigint AND hash <> ALL($2::text[])${t.layout.onSession(null, "$3::text")} RETURNING hash`,
 );
 const unlinkMessagesSql = statement(
   (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq IN (
-    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1 AND m.id = ANY($2::text[])${onSession(t, "m", "$3::text")})${onSession(t, null, "$3::text")} RETURNING hash`,
+    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1 AND m.id = ANY($2::text[])${t.layout.onSession("m", "$3::text")})${t.layout.onSession(null, "$3::text")} RETURNING hash`,
 );
 const unlinkSessionSql = statement(
   (t) => `DELETE FROM ${t.attachmentLinks} WHERE message_seq IN (
-    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1${onSession(t, "m", "$2::text")})${onSession(t, null, "$2::text")} RETURNING hash`,
+    SELECT m.seq FROM ${t.messages} m WHERE m.session_num = $1${t.layout.onSession("m", "$2::text")})${t.layout.onSession(null, "$2::text")} RETURNING hash`,
 );
 
 /** An executor whose transactions join the caller's (the code it wraps opens one of its own). */
@@ -79,7 +78,7 @@ async function link(
 ) {
   await query(lockSql(t), [all]);
   for (const { hash, bytes } of attachments) await query(insertSql(t), [hash, bytes]);
-  await query(linkSql(t), [seq, all, ...sessionParam(t, sessionId)]);
+  await query(linkSql(t), [seq, all, ...t.layout.routeParams(sessionId)]);
 }
 
 /** Deletes the payloads among `hashes` that no row links to any more (locks them first, see above). */
@@ -127,7 +126,7 @@ export async function writeWithAttachments<T extends object>(
     if (seq === undefined) return written;
     const hashes = stored.attachments.map((a) => a.hash);
     const released = replaces
-      ? await query<{ hash: string }>(unlinkOthersSql(t), [seq, hashes, ...sessionParam(t, sessionId)])
+      ? await query<{ hash: string }>(unlinkOthersSql(t), [seq, hashes, ...t.layout.routeParams(sessionId)])
       : [];
     if (hashes.length > 0) await link(query, t, sessionId, seq, stored.attachments, hashes);
     await collect(
@@ -146,7 +145,7 @@ export async function releaseMessages(
   session: { num: unknown; id: string },
   ids: readonly string[],
 ) {
-  const params = [session.num, [...ids], ...sessionParam(t, session.id)];
+  const params = [session.num, [...ids], ...t.layout.routeParams(session.id)];
   const rows = await query<{ hash: string }>(unlinkMessagesSql(t), params);
   await collect(
     query,
@@ -161,7 +160,7 @@ export async function releaseSession(
   t: Tables,
   session: { num: unknown; id: string },
 ): Promise<void> {
-  const params = [session.num, ...sessionParam(t, session.id)];
+  const params = [session.num, ...t.layout.routeParams(session.id)];
   const rows = await query<{ hash: string }>(unlinkSessionSql(t), params);
   await collect(
     query,
@@ -217,7 +216,7 @@ export async function planImportLinks(
       : await query<{ hash: string; data: Uint8Array }>(linkedSql(t), [
           session.num,
           unsent,
-          ...sessionParam(t, session.id),
+          ...t.layout.routeParams(session.id),
         ]);
   const linked = new Map(rows.map((row) => [row.hash, row.data]));
   incoming.assertComplete(messageId, content, linked, mark);

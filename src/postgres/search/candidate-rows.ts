@@ -9,7 +9,6 @@
 import { hasFilters, type SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
-import { sessionScope, sessionsScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte, isoSql, type Scope } from "../tree.js";
 import { filterParams } from "./filters.js";
@@ -23,7 +22,7 @@ import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parent
 // reference names $4, one session, or with `shard` several sessions of one shard ($4 text[]; their documents are
 // left to the caller, 0 here).
 export function candidatesSql(t: Tables, cand = CANDIDATES_BY_MATCH, shard = false): string {
-  const own = shard ? sessionsScope(t, "$4::text[]") : sessionScope(t, "$4::text");
+  const own = shard ? t.layout.sessionsScope("$4::text[]") : t.layout.scope("$4::text");
   // One session on Citus: its head is joined already (h), and whether it has overlays comes along, so the page
   // read is a query of one table that Citus plans on its fast path (page.ts); each sub-query costs the coordinator
   // planning time on every call.

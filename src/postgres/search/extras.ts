@@ -16,7 +16,6 @@ import {
 } from "../../search/overlay-marks.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import type { Executor } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { openContent } from "../stored-form.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";
@@ -101,7 +100,7 @@ interface OverlayRow {
  * nothing), so the rows still count a session's overlays.
  */
 const overlaysSql = (t: Tables) => {
-  const own = sessionScope(t, "$4::text");
+  const own = t.layout.scope("$4::text");
   return `SELECT o.id, o.seq::float8 AS seq, o.session_num::float8 AS "sessionNum", f.seq::float8 AS "fromSeq",
      f.depth AS "fromDepth", e.seq::float8 AS "toSeq", e.depth AS "toDepth"
    FROM unnest($1::bigint[], $2::bigint[]) s(num, before)
@@ -147,7 +146,7 @@ async function firstCovering(
       "anc",
       "SELECT * FROM unnest($1::bigint[], $2::integer[], $3::bigint[])",
       false,
-      sessionScope(t, "$4::text"),
+      t.layout.scope("$4::text"),
     )}
      SELECT k::float8 AS k, seq::float8 AS seq FROM anc WHERE depth = target`,
     [anchors.map((_, k) => k), anchors.map((a) => a[0]), anchors.map((a) => a[1]), ...own],
@@ -172,7 +171,7 @@ async function firstCovering(
 // In the Citus layout `$7` is the hits' session (withExtras), named on every message reference; the first branch
 // of `turns` names its columns, as Citus's deparsed statement for the shard loses the CTE's column list.
 function contextSql(t: Tables): string {
-  const own = sessionScope(t, "$7::text");
+  const own = t.layout.scope("$7::text");
   return `WITH RECURSIVE
     hits(i, seq, depth, leaf) AS (SELECT * FROM unnest($1::integer[], $2::bigint[], $3::integer[], $4::bigint[])),
     up(i, seq, k) AS (

@@ -9,9 +9,8 @@
 import type { FactSource } from "../../contract/facts.js";
 import { factSourceKey } from "../../search/facts.js";
 import type { SearchPlan } from "../../search/options.js";
-import { byShard } from "../citus/shards.js";
+import { citusSteps } from "../citus-steps.js";
 import type { Executor } from "../connection/client.js";
-import { sessionsScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { isoSql } from "../tree.js";
 import type { Node } from "./candidate-rows.js";
@@ -20,7 +19,7 @@ import { type CandidateColumns, candidateOf, onPathOf } from "./page.js";
 // $1 session ids and $2 message ids (pairs), $3 the owner searched (NULL: none), and in the Citus layout $4 the
 // sessions of one shard, named in every table reference: each source's row, with what the page needs.
 function sourcesSql(t: Tables): string {
-  const own = sessionsScope(t, "$4::text[]");
+  const own = t.layout.sessionsScope("$4::text[]");
   const ownRegistry = t.layout.onSessions("r", "$4::text[]", "id");
   return `SELECT m.seq::float8 AS seq, m.id, m.role, ${isoSql("m.created_at")} AS created_at, m.depth, h.session_id,
     h.num::float8 AS session_num, h.leaf_seq::float8 AS leaf_seq, h.leaf_depth, h.message_count
@@ -94,7 +93,7 @@ async function readSources(
   if (!t.layout.readsPerShard || sessions.length === 1) return read(sources, sessions);
   // Citus: one statement per shard holding the sources' sessions, each routed to its worker.
   const rows: SourceRow[] = [];
-  for (const group of await byShard(executor, t, sessions)) {
+  for (const group of await citusSteps(t).byShard(executor, t, sessions)) {
     const inGroup = new Set(group);
     rows.push(
       ...(await read(

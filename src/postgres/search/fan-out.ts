@@ -11,9 +11,8 @@
 import { growingWindow, keepWindowToActivePaths } from "../../search/active-paths.js";
 import type { SearchPlan } from "../../search/options.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { byShard } from "../citus/shards.js";
+import { citusSteps } from "../citus-steps.js";
 import type { Executor } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte } from "../tree.js";
 import {
@@ -84,7 +83,7 @@ async function rowsOf(
     return executor.query<CandidateRow>(candidatesSql(t, CANDIDATES_BY_SEQ, true), params);
   };
   // On a pool the shards' statements run at once, each on a connection of its own (the pool bounds how many).
-  const groups = await byShard(executor, t, [...seqs.keys()]);
+  const groups = await citusSteps(t).byShard(executor, t, [...seqs.keys()]);
   if (executor.kind === "pool") return (await Promise.all(groups.map(shard))).flat();
   const rows: CandidateRow[] = [];
   for (const sessions of groups) rows.push(...(await shard(sessions)));
@@ -150,7 +149,7 @@ async function storeDocuments(executor: Executor, t: Tables): Promise<number> {
 // $1 tsquery, $2 session number (in an array), $3 its id, $4 roles, $5 since, $6 until, $7 how many: the newest
 // matches on the session's active path, ranked, by one statement routed to its shard.
 const pathScanSql = (t: Tables) => {
-  const own = sessionScope(t, "$3::text");
+  const own = t.layout.scope("$3::text");
   return `WITH RECURSIVE ${activePathsCte(t.messages, t.heads, "$2::bigint[]", own)}
    SELECT seq::float8 AS seq, session_id, ts_rank(search, $1::tsquery)::float8 AS rank
    FROM ${t.messages} WHERE search @@ $1::tsquery AND session_num = ANY($2::bigint[])${own(null)}

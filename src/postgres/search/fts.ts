@@ -83,7 +83,7 @@ export function ownedMessagesCte(
 ): string {
   if (t.layout.rowsCarrySession) {
     // Citus refuses a STABLE function over a column in an UPDATE: the lexeme is computed first, and the join also
-    // names the distribution column, which co-locates it (connection/route.ts).
+    // names the distribution column, which co-locates it (connection/layout.ts).
     return `owner_lexeme AS (
       SELECT r.id, ${ownerTsvectorSql("r.owner", false)} AS lexeme FROM ${registered} r WHERE r.owner IS NOT NULL
     ),

@@ -10,7 +10,6 @@ import { hasOtherBranches, onPathByHead, planPathChecks } from "../../search/on-
 import type { ScoreLookup } from "../../search/pipeline.js";
 import { isSealed } from "../../store/crypto/seal.js";
 import type { Executor } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { openContents } from "../stored-form.js";
 import { ancestorCte, isoSql, pathCte } from "../tree.js";
@@ -75,7 +74,7 @@ export interface PageHit {
 // forks (the JIT was most of it: 34 ms with jit off).
 // In the Citus layout `$2` is the session of every seq (bySession runs a statement per session).
 function onPathSql(t: Tables): string {
-  const own = sessionScope(t, "$2::text");
+  const own = t.layout.scope("$2::text");
   return `WITH RECURSIVE
   hits AS (
     SELECT m.seq, m.depth, h.leaf_seq FROM unnest($1::bigint[]) s(seq)
@@ -88,7 +87,7 @@ function onPathSql(t: Tables): string {
 
 // $1 leaf seqs: every message on their paths (each path walked once, depth rows).
 const pathsSql = (t: Tables) =>
-  `WITH RECURSIVE ${pathCte(t.messages, "ANY($1::bigint[])", sessionScope(t, "$2::text"))} SELECT seq::float8 AS seq FROM path`;
+  `WITH RECURSIVE ${pathCte(t.messages, "ANY($1::bigint[])", t.layout.scope("$2::text"))} SELECT seq::float8 AS seq FROM path`;
 
 /**
  * Runs `sql` on the seqs of `items`: once on a single node; in the Citus layout once per session (`$2`), so each
@@ -196,7 +195,7 @@ export async function readPage(
   // probe per hit), so a search of sessions without any needs no statement to mark its hits (extras.ts). When the
   // candidates know it already (one session on Citus), the page is read from the messages table alone, which Citus
   // plans on its fast path: a join or sub-query costs the coordinator a full plan on every call.
-  const own = sessionScope(t, "$2::text");
+  const own = t.layout.scope("$2::text");
   const known = t.layout.readsPerShard && candidates.every((c) => c.overlaid !== undefined);
   const rows = await bySession<PageRow>(
     executor,

@@ -4,14 +4,13 @@
  */
 import { hasOtherBranches } from "../../search/on-path.js";
 import type { Executor } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { stepTo } from "../tree.js";
 
 // One round trip: the head (`$1` the session), and the walk of its path by the primary key only when the session has
 // other branches and the path is at most `$2` long; each step to a shallower row (a damaged link cannot loop).
 const pathIdsSql = statement((t) => {
-  const own = sessionScope(t, "$1::text");
+  const own = t.layout.scope("$1::text");
   return `WITH RECURSIVE head AS (
     SELECT leaf_seq, leaf_depth, message_count FROM ${t.heads} WHERE session_id = $1::text
   ), walk(seq, parent_seq, depth, id) AS (

@@ -17,7 +17,6 @@ import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import type { Executor } from "../connection/client.js";
-import { sessionScope } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { activePathsCte, ancestorCte, isoSql } from "../tree.js";
 import { searchBlinds } from "./blind.js";
@@ -41,7 +40,7 @@ const NEEDS_CLIMB = `leaf_seq IS NOT NULL AND message_count <> leaf_depth + 1 AN
 // (each NULL: no filter; each path is walked once, depth rows).
 // In the Citus layout this statement runs for one session (across sessions: fan-out.ts): every table reference names $2.
 function searchSql(t: Tables): string {
-  const own = sessionScope(t, "$2::text");
+  const own = t.layout.scope("$2::text");
   return `WITH RECURSIVE
   ${activePathsCte(t.messages, t.heads, "$9::bigint[]", own)},
   cand AS (

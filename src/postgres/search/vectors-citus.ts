@@ -5,11 +5,9 @@
  */
 
 import { citusShards } from "../../store/owner-data.js";
-import { qualified } from "../citus/placement.js";
 import { type Executor, sqlState } from "../connection/client.js";
 import { migrationLock } from "../connection/migration-lock.js";
-import { sessionScope } from "../connection/route.js";
-import type { Tables } from "../connection/tables.js";
+import { qualified, type Tables } from "../connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data.js";
 import { pathCte } from "../tree.js";
 import { tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
@@ -90,7 +88,7 @@ export async function activePathSeqs(
   for (const sessionId of (await sessionIdsOf(executor, t, nums)).values()) {
     const leaf = `(SELECT leaf_seq FROM ${t.heads} WHERE session_id = $1)`;
     const rows = await executor.query<{ seq: number }>(
-      `WITH RECURSIVE ${pathCte(t.messages, leaf, sessionScope(t, "$1::text"))} SELECT seq::float8 AS seq FROM path`,
+      `WITH RECURSIVE ${pathCte(t.messages, leaf, t.layout.scope("$1::text"))} SELECT seq::float8 AS seq FROM path`,
       [sessionId],
     );
     seqs.push(...rows.map((row) => Number(row.seq)));

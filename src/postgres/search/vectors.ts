@@ -31,13 +31,17 @@ class PostgresVectorBackend implements VectorBackend {
   kind = "postgres-array";
   private size: number | null = null;
   private iterative = false;
-  private readonly v: VectorTables;
+  private named: VectorTables | undefined;
 
   constructor(
     private readonly store: PostgresBackend,
     private readonly plainOnly: boolean,
-  ) {
-    this.v = vectorTables(store.tables);
+  ) {}
+
+  /** The vector tables, named on first use: a distributed store's layout is set as it opens (store.ts). */
+  private get v(): VectorTables {
+    this.named ??= vectorTables(this.t);
+    return this.named;
   }
 
   private get t(): Tables {

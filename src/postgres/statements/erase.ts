@@ -8,7 +8,6 @@ import type { EraseLock, EraseStatements } from "../../store/sql/erase.js";
 import { forgetSessionFacts } from "../../store/sql/facts.js";
 import { command, countOf, query } from "../../store/sql/program.js";
 import { call } from "../connection/program.js";
-import { sessionParam, sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { deleteKeyed } from "../context-records.js";
 import { logNames } from "../feed/append-log.js";
@@ -38,7 +37,7 @@ const sharedHashesSql = statement(
 // Messages (their search vectors, vector rows and index entries go with them), overlays and the head; in the
 // Citus layout each names the session ($2), so each runs on its one shard.
 const contentSql = statement((t) => {
-  const own = sessionScope(t, "$2::text");
+  const own = t.layout.scope("$2::text");
   return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $1::bigint${own(null)} RETURNING 1),
     c AS (DELETE FROM ${t.compactions} WHERE session_num = $1::bigint${own(null)} RETURNING 1),
     h AS (DELETE FROM ${t.heads} WHERE num = $1::bigint${own(null)})
@@ -81,7 +80,7 @@ export function postgresErase(t: Tables): EraseStatements {
         await releaseSession(q, t, { num, id });
         return [];
       });
-      const rows = yield query(contentSql(t), [num, ...sessionParam(t, id)]);
+      const rows = yield query(contentSql(t), [num, ...t.layout.routeParams(id)]);
       return { messages: countOf(rows, "messages"), compactions: countOf(rows, "compactions") };
     },
     keyed: (id, keys) => call(async (q) => [await deleteKeyed(q, t, id, keys)]),

@@ -8,7 +8,6 @@
 import { memoryDirectoryKey } from "../../context/block-keys.js";
 import { command, query } from "../../store/sql/program.js";
 import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
-import { onSession, sessionParam } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import { logNames } from "../feed/append-log.js";
 import { vectorTables } from "../search/vectors-schema.js";
@@ -26,12 +25,12 @@ export function rekeyClearStatements(t: Tables) {
     OR (owner IS NULL AND session_id IS NULL AND (${name} = $2 OR EXISTS (
       SELECT 1 FROM unnest($3::text[]) AS sid WHERE length(${name}) > length(sid) + 1
         AND right(${name}, length(sid) + 1) = '_' || sid))))`;
-  const on = (sessionId: string) => sessionParam(t, sessionId);
+  const on = (sessionId: string) => t.layout.routeParams(sessionId);
   return {
     clearLeft: (owner: string) =>
       query(
         `SELECT count(*) AS n FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id
-         JOIN ${t.messages} m ON m.session_num = h.num${onSession(t, "m", "h.session_id")}
+         JOIN ${t.messages} m ON m.session_num = h.num${t.layout.onSession("m", "h.session_id")}
          WHERE s.owner = $1 AND m.content NOT LIKE '~sealed%'`,
         [owner],
       ),
@@ -43,10 +42,10 @@ export function rekeyClearStatements(t: Tables) {
         [owner],
       ),
     dropVectors: (session: OwnedSession) =>
-      command(`DELETE FROM ${vectors} WHERE session_num = $1::bigint${onSession(t, null, "$2::text")}`, [
-        session.num,
-        ...on(session.session_id),
-      ]),
+      command(
+        `DELETE FROM ${vectors} WHERE session_num = $1::bigint${t.layout.onSession(null, "$2::text")}`,
+        [session.num, ...on(session.session_id)],
+      ),
     factVectorsPresent: () =>
       query(
         `SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'embedding'
@@ -75,7 +74,7 @@ export function rekeyClearStatements(t: Tables) {
       query(
         `SELECT c.seq::text AS seq, c.id, h.session_id, c.summary, c.summary_json
          FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id
-         JOIN ${t.compactions} c ON c.session_num = h.num${onSession(t, "c", "h.session_id")}
+         JOIN ${t.compactions} c ON c.session_num = h.num${t.layout.onSession("c", "h.session_id")}
          WHERE s.owner = $1 AND (c.summary_json OR c.summary NOT LIKE '~sealed%')`,
         [owner],
       ),
@@ -83,7 +82,7 @@ export function rekeyClearStatements(t: Tables) {
     writeClearSummary: (row: SummaryRow, sealed: string) =>
       query(
         `UPDATE ${t.compactions} SET summary = $1, summary_json = false
-         WHERE seq = $2::bigint AND summary = $3${onSession(t, null, "$4::text")} RETURNING seq`,
+         WHERE seq = $2::bigint AND summary = $3${t.layout.onSession(null, "$4::text")} RETURNING seq`,
         [sealed, row.seq, row.stored, ...on(row.session_id)],
       ),
     clearFacts: (owner: string, ids: string[]) =>

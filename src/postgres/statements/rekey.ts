@@ -1,12 +1,11 @@
 /**
  * Postgres's statements of a key rotation (store/sql/rekey-table.ts). Every statement over a per-session table
- * names its session, so Citus routes it to the one shard that holds it (connection/route.ts). A re-sealed row's search
+ * names its session, so Citus routes it to the one shard that holds it (connection/layout.ts). A re-sealed row's search
  * vector is written in the UPDATE that re-seals it, and each write of a row compares what it read (its hash or
  * content), so a row written meanwhile keeps its writer's form.
  */
 import { query } from "../../store/sql/program.js";
 import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
-import { onSession, sessionParam } from "../connection/route.js";
 import type { Tables } from "../connection/tables.js";
 import type { BlockRow, EntryRow, StoredBlock, StoredEntry } from "../sealed-context.js";
 import { rotationStatements } from "./rotation.js";
@@ -15,8 +14,8 @@ import { rotationStatements } from "./rotation.js";
 export function rekeyStatements(t: Tables) {
   // The owner's messages: its sessions, their heads and their rows (co-located by session on Citus).
   const owned = `FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id
-    JOIN ${t.messages} m ON m.session_num = h.num${onSession(t, "m", "h.session_id")} WHERE s.owner = $1`;
-  const on = (session: { session_id: string }) => sessionParam(t, session.session_id);
+    JOIN ${t.messages} m ON m.session_num = h.num${t.layout.onSession("m", "h.session_id")} WHERE s.owner = $1`;
+  const on = (session: { session_id: string }) => t.layout.routeParams(session.session_id);
   return {
     ...rotationStatements(t),
     count: (owner: string) => query(`SELECT count(*) AS n ${owned}`, [owner]),
@@ -31,7 +30,7 @@ export function rekeyStatements(t: Tables) {
     rowsAfter: (session: OwnedSession, after: string | null, limit: number) =>
       query(
         `SELECT seq::text AS seq, id, content, content_hash FROM ${t.messages}
-         WHERE session_num = $1::bigint AND ($2::text IS NULL OR id > $2::text)${onSession(t, null, "$4::text")}
+         WHERE session_num = $1::bigint AND ($2::text IS NULL OR id > $2::text)${t.layout.onSession(null, "$4::text")}
          ORDER BY id LIMIT $3`,
         [session.num, after, limit, ...on(session)],
       ),
@@ -52,13 +51,13 @@ export function rekeyStatements(t: Tables) {
       query(
         `SELECT c.seq::text AS seq, c.id, h.session_id, c.summary
          FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id
-         JOIN ${t.compactions} c ON c.session_num = h.num${onSession(t, "c", "h.session_id")}
+         JOIN ${t.compactions} c ON c.session_num = h.num${t.layout.onSession("c", "h.session_id")}
          WHERE s.owner = $1 AND NOT c.summary_json AND c.summary LIKE '~sealed%' AND left(c.summary, $2) <> $3`,
         [owner, start.length, start],
       ),
     writeSummary: (row: SummaryRow, sealed: string) =>
       query(
-        `UPDATE ${t.compactions} SET summary = $1 WHERE seq = $2::bigint AND summary = $3${onSession(t, null, "$4::text")}
+        `UPDATE ${t.compactions} SET summary = $1 WHERE seq = $2::bigint AND summary = $3${t.layout.onSession(null, "$4::text")}
          RETURNING seq`,
         [sealed, row.seq, row.summary, ...on(row)],
       ),
@@ -106,7 +105,7 @@ export function rekeyStatements(t: Tables) {
         `UPDATE ${t.messages} m SET content = u.content, content_hash = u.hash,
            search = u.search::tsvector || array_to_tsvector(ARRAY[$6::text])
          FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(seq, content, hash, old, search)
-         WHERE m.seq = u.seq AND m.content_hash IS NOT DISTINCT FROM u.old AND m.session_num = $7::bigint${onSession(t, "m", "$8::text")}
+         WHERE m.seq = u.seq AND m.content_hash IS NOT DISTINCT FROM u.old AND m.session_num = $7::bigint${t.layout.onSession("m", "$8::text")}
          RETURNING m.seq`,
         [...columns, session.num, ...on(session)],
       ),

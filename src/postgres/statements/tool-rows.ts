@@ -9,7 +9,6 @@ import { toolNeedles } from "../../message/tool-parts.js";
 import { perform, prepared } from "../../store/sql/program.js";
 import type { ToolRowStatements } from "../../store/sql/tool-rows.js";
 import type { Executor } from "../connection/client.js";
-import { onSession, sessionParam, sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { leafCte } from "../history.js";
 import { hydrate } from "../media/attachments.js";
@@ -25,14 +24,14 @@ const candidatesSql = statement(
     SELECT seq, parent_seq, depth, content LIKE ANY ($3::text[]) OR content LIKE ${SEALED} FROM leaf
     UNION ALL
     SELECT m.seq, m.parent_seq, m.depth, m.content LIKE ANY ($3::text[]) OR m.content LIKE ${SEALED} FROM path p
-      ${stepTo(t.messages, "m", "p.parent_seq", sessionScope(t, "$1::text"))}
+      ${stepTo(t.messages, "m", "p.parent_seq", t.layout.scope("$1::text"))}
   ) SELECT seq FROM path WHERE hit ORDER BY depth`,
 );
 
 // `$2` the session in the Citus layout.
 const contentSql = statement(
   (t) =>
-    `SELECT seq, content FROM ${t.messages} WHERE seq = ANY ($1::bigint[])${onSession(t, null, "$2::text")}`,
+    `SELECT seq, content FROM ${t.messages} WHERE seq = ANY ($1::bigint[])${t.layout.onSession(null, "$2::text")}`,
 );
 
 /** A LIKE pattern matching any text that holds `needle` (`\` is LIKE's default escape). */
@@ -48,7 +47,7 @@ export function postgresToolRows(
   return {
     candidates: (names) =>
       prepared(candidatesSql(t), [sessionId, leafId, toolNeedles(names).map(containing)]),
-    contents: (seqs) => prepared(contentSql(t), [seqs.map(String), ...sessionParam(t, sessionId)]),
+    contents: (seqs) => prepared(contentSql(t), [seqs.map(String), ...t.layout.routeParams(sessionId)]),
     *open(stored) {
       const contents = stored.map((content) => (content === undefined ? null : (content as string | null)));
       return yield* perform(() => openContents(executor.query, t, sessionId, contents));

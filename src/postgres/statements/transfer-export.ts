@@ -10,7 +10,6 @@ import type { SessionSums } from "../../store/transfer/base.js";
 import { type ExportTable, PAGE, page, type TransferHead } from "../../store/transfer/sql-export.js";
 import type { Executor } from "../connection/client.js";
 import { runProgram } from "../connection/program.js";
-import { onSession, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { loadAttachments } from "../media/attachments.js";
 import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
@@ -45,20 +44,20 @@ const unregisteredAfterSql = unregistered(`h.session_id COLLATE "C" > $4::text`)
 const headSql = statement((t) => `SELECT num, leaf_id, session_id FROM ${t.heads} WHERE session_id = $1`);
 const footprintSql = statement(
   (t) => `SELECT count(*) AS messages, sum(m.bytes) AS bytes, sum(m.tokens) AS tokens,
-      (SELECT count(*) FROM ${t.compactions} c WHERE c.session_num = $1::bigint${onSession(t, "c", "$2::text")}) AS compactions
-    FROM ${t.messages} m WHERE m.session_num = $1::bigint${onSession(t, "m", "$2::text")}`,
+      (SELECT count(*) FROM ${t.compactions} c WHERE c.session_num = $1::bigint${t.layout.onSession("c", "$2::text")}) AS compactions
+    FROM ${t.messages} m WHERE m.session_num = $1::bigint${t.layout.onSession("m", "$2::text")}`,
 );
 const messagesSql = statement(
   (t) => `SELECT m.seq, m.parent_seq, m.id, p.id AS parent_id, m.role, m.content,
       ${isoSql("m.created_at")} AS created_at
-    FROM ${t.messages} m LEFT JOIN ${t.messages} p ON p.seq = m.parent_seq${onSession(t, "p", "m.session_id")}
-    WHERE m.session_num = $1::bigint AND m.seq > $3::bigint${onSession(t, "m", "$4::text")} ORDER BY m.seq LIMIT $2`,
+    FROM ${t.messages} m LEFT JOIN ${t.messages} p ON p.seq = m.parent_seq${t.layout.onSession("p", "m.session_id")}
+    WHERE m.session_num = $1::bigint AND m.seq > $3::bigint${t.layout.onSession("m", "$4::text")} ORDER BY m.seq LIMIT $2`,
 );
 const compactionsSql = statement(
   (t) => `SELECT c.seq, c.id, c.summary, c.summary_json, c.from_message_id, c.to_message_id, c.details,
       ${isoSql("c.created_at")} AS created_at
     FROM ${t.compactions} c
-    WHERE c.session_num = $1::bigint AND c.seq > $3::bigint${onSession(t, "c", "$4::text")} ORDER BY c.seq LIMIT $2`,
+    WHERE c.session_num = $1::bigint AND c.seq > $3::bigint${t.layout.onSession("c", "$4::text")} ORDER BY c.seq LIMIT $2`,
 );
 function blocks(after: string): (t: Tables) => string {
   return statement(
@@ -82,7 +81,7 @@ export interface PostgresHead extends TransferHead {
 
 /** The export table of a Postgres store: `ready` answers its executor, `t` its tables. */
 export function postgresExportTable(ready: () => Promise<Executor>, t: Tables): ExportTable<PostgresHead> {
-  const own = (head: TransferHead) => sessionParam(t, head.session_id);
+  const own = (head: TransferHead) => t.layout.routeParams(head.session_id);
   const queryOf = async () => {
     const executor = await ready();
     return executor.query.bind(executor);

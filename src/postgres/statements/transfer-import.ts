@@ -5,7 +5,7 @@
  * the head's version, so an appender whose snapshot predates it retries instead of missing the rows (append.ts).
  * The registry row gives an owned session's stored messages the owner lexeme in the same statement. The items are
  * written by Postgres' own plan (transfer/import.ts). In the Citus layout each statement over a per-session table
- * also names its session (its last parameter), so it runs on the one node that holds it (connection/route.ts).
+ * also names its session (its last parameter), so it runs on the one node that holds it (connection/layout.ts).
  */
 
 import type { TransferSession } from "../../contract/transfer.js";
@@ -18,7 +18,6 @@ import { type ImportTable, type LeafStatements, sqlSessionImport } from "../../s
 import { lockSql } from "../append-attempt.js";
 import type { Executor } from "../connection/client.js";
 import { call, runProgram } from "../connection/program.js";
-import { onSession, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
 import type { KeyedTables } from "../sealing.js";
@@ -39,19 +38,20 @@ const registerSql = statement(
 const bumpSql = statement(
   (t) =>
     `UPDATE ${t.heads} SET version = version + 1, message_count = message_count + $2
-      WHERE num = $1::bigint${onSession(t, null, "$3::text")}`,
+      WHERE num = $1::bigint${t.layout.onSession(null, "$3::text")}`,
 );
 const lockNumSql = statement(
-  (t) => `SELECT num FROM ${t.heads} WHERE num = $1::bigint${onSession(t, null, "$2::text")} FOR UPDATE`,
+  (t) =>
+    `SELECT num FROM ${t.heads} WHERE num = $1::bigint${t.layout.onSession(null, "$2::text")} FOR UPDATE`,
 );
 const leafSql = statement(
   (t) =>
-    `SELECT seq FROM ${t.messages} WHERE session_num = $1::bigint AND id = $2${onSession(t, null, "$3::text")}`,
+    `SELECT seq FROM ${t.messages} WHERE session_num = $1::bigint AND id = $2${t.layout.onSession(null, "$3::text")}`,
 );
 
 // The head is locked as every session write locks it, so an appender waits for the new leaf.
 function leafStatements(t: Tables): LeafStatements {
-  const own = (id: string) => sessionParam(t, id);
+  const own = (id: string) => t.layout.routeParams(id);
   return {
     lock: ({ num, id }) => query(lockNumSql(t), [num, ...own(id)]),
     leaf: ({ num, id }, leafId) => prepared(leafSql(t), [num, leafId, ...own(id)]),
@@ -97,7 +97,7 @@ export function postgresImportTable(
     },
     // The version bump tells appenders whose snapshot predates this batch to retry (see append.ts).
     *bump({ num, id }, inserted) {
-      yield prepared(bumpSql(t), [num, inserted, ...sessionParam(t, id)]);
+      yield prepared(bumpSql(t), [num, inserted, ...t.layout.routeParams(id)]);
     },
     leaf: leafStatements(t),
     log: (sessionId) =>

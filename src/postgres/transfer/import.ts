@@ -13,7 +13,6 @@ import type { TransferBatch } from "../../store/transfer/base.js";
 import type { ImportCounted } from "../../store/transfer/sql-import.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import type { Query } from "../connection/client.js";
-import { onSession, sessionColumn, sessionParam, sessionScope } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { needsEncoding } from "../connection/text.js";
 import { planImportLinks } from "../media/attachments.js";
@@ -27,19 +26,19 @@ import { timestampParam, writeCompactions } from "./rows.js";
 const STATEMENT_CHARS = 4 << 20;
 
 // In the Citus layout every statement here also names its session (the last parameter), so it runs on the one
-// node that holds it (see connection/route.ts).
+// node that holds it (see connection/layout.ts).
 const storedSql = statement(
   (t) =>
-    `SELECT id FROM ${t.messages} WHERE session_num = $1::bigint AND id = ANY($2::text[])${onSession(t, null, "$3::text")}`,
+    `SELECT id FROM ${t.messages} WHERE session_num = $1::bigint AND id = ANY($2::text[])${t.layout.onSession(null, "$3::text")}`,
 );
 // Stored parents (`$2`) with their spines (skip-pointer chains, see tree.ts): what a child's tree columns are
 // computed from. Only parents outside the batch are read, so a batch of a chain reads one.
 const parentsSql = statement(
   (t) => `WITH RECURSIVE nodes AS (
     SELECT seq, id, depth, jump_seq, cum_bytes, cum_tokens FROM ${t.messages}
-    WHERE session_num = $1::bigint AND id = ANY($2::text[])${onSession(t, null, "$3::text")}
+    WHERE session_num = $1::bigint AND id = ANY($2::text[])${t.layout.onSession(null, "$3::text")}
   ),
-  ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM nodes", sessionScope(t, "$3::text"))},
+  ${spineCte(t.messages, "sp", "SELECT seq, jump_seq FROM nodes", t.layout.scope("$3::text"))},
   spines AS (SELECT k, array_agg(seq ORDER BY n) AS sseq, array_agg(depth ORDER BY n) AS sdep FROM sp GROUP BY k)
   SELECT nodes.seq, nodes.id, nodes.depth, nodes.cum_bytes, nodes.cum_tokens, COALESCE(spines.sseq, '{}') AS sseq,
     COALESCE(spines.sdep, '{}') AS sdep
@@ -49,13 +48,13 @@ const allocSql = statement(
   (t) => `SELECT nextval('${t.messagesSeq}') AS seq FROM generate_series(1, $1::integer)`,
 );
 const insertMessagesSql = statement((t) => {
-  const own = sessionColumn(t, "$17::text");
+  const own = t.layout.sessionColumn("$17::text");
   return `INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth,
       jump_seq, jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash${own.column})
     SELECT u.seq, $1::bigint, u.id, u.parent_seq, u.role, u.content, u.created_at, u.depth, u.jump_seq, u.jump_depth,
       u.bytes, u.cum_bytes, u.tokens, u.cum_tokens, u.search::tsvector || (SELECT ${ownerTsvectorSql("o.owner")}
         FROM ${t.heads} h LEFT JOIN ${t.sessions} o ON o.id = h.session_id
-        WHERE h.num = $1::bigint${onSession(t, "h", "$17::text")}), u.content_hash${own.value}
+        WHERE h.num = $1::bigint${t.layout.onSession("h", "$17::text")}), u.content_hash${own.value}
     FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::timestamptz[], $8::integer[],
       $9::bigint[], $10::integer[], $11::integer[], $12::bigint[], $13::integer[], $14::bigint[], $15::text[],
       $16::text[])
@@ -131,7 +130,7 @@ async function writeMessages(
     if (message.parentId !== null) parents.add(message.parentId);
   }
   const ids = [...new Set([...messages.map((m) => m.id), ...parents])];
-  const own = sessionParam(t, sessionId);
+  const own = t.layout.routeParams(sessionId);
   const stored = new Set(
     (await query<{ id: string }>(storedSql(t), [num, ids, ...own], true)).map((r) => r.id),
   );

@@ -11,7 +11,6 @@ import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
 import type { Executor, Query } from "../connection/client.js";
-import { sessionColumn, sessionParam } from "../connection/route.js";
 import { statement, type Tables } from "../connection/tables.js";
 import { knownIds } from "../context-records.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
@@ -20,7 +19,7 @@ import { summaryForms } from "../summaries.js";
 // In the Citus layout an overlay names its session ($9) and its id is unique within the session only: Citus
 // requires the distribution column in every unique key, so the conflict target is (session_id, id).
 const insertCompactionsSql = statement((t) => {
-  const own = sessionColumn(t, "$9::text");
+  const own = t.layout.sessionColumn("$9::text");
   return `INSERT INTO ${t.compactions} (session_num, id, summary, summary_json, from_message_id,
       to_message_id, details, created_at${own.column})
     SELECT $1::bigint, u.*${own.value} FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[],
@@ -78,7 +77,7 @@ export async function writeCompactions(
     for (const [i, value] of row.entries()) columns[i]!.push(value);
   }
   const inserted = (
-    await query(insertCompactionsSql(t), [session.num, ...columns, ...sessionParam(t, session.id)], true)
+    await query(insertCompactionsSql(t), [session.num, ...columns, ...t.layout.routeParams(session.id)], true)
   ).length;
   counts.inserted += inserted;
   counts.skipped += compactions.length - inserted;
