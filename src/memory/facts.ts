@@ -9,13 +9,12 @@ import { SessionError } from "../errors.js";
 import { type SeqFact, StoreFacts } from "../facts/store-base.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import type { FactVectorWrite, UnembeddedFact } from "../search/vectors/fact-vectors.js";
 import { successorsOf } from "../store/fact-chains.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../store/facts.js";
 import type { MemorySessionData } from "./data.js";
 import { candidatesOf, copy, FactsBySession, type Kept, passes, restore } from "./fact-rows.js";
-import { nearestOf, unembeddedOf, writeVectorsTo } from "./fact-vectors.js";
+import { MemoryFactVectors } from "./fact-vectors.js";
 
 /** What the facts need of the memory store. */
 export interface MemoryFactsHost {
@@ -38,6 +37,7 @@ export class MemoryFacts extends StoreFacts {
     limits?: QueryLimits,
   ) {
     super(limits);
+    this.vectors = new MemoryFactVectors(this.scopes);
   }
 
   protected assertOpen(): void {
@@ -118,28 +118,6 @@ export class MemoryFacts extends StoreFacts {
   ): Promise<EntryCandidates | undefined> {
     // Newest first, as the SQL reads.
     return candidatesOf([...(this.scopes.get(scope.key)?.values() ?? [])].reverse(), terms, filter);
-  }
-
-  // Every fact of the scope is scored (memory holds no large stores).
-  protected override async readNearest(
-    scope: ScopeKey,
-    query: Float32Array,
-    filter: FactFilter,
-    limit: number,
-  ): Promise<{ seq: number; score: number }[]> {
-    return nearestOf(this.scopes.get(scope.key)?.values() ?? [], query, filter, limit);
-  }
-
-  override async unembedded(after: number, limit: number): Promise<UnembeddedFact[]> {
-    return unembeddedOf(this.scopes.values(), after, limit);
-  }
-
-  override async writeVectors(rows: readonly FactVectorWrite[]): Promise<void> {
-    writeVectorsTo(this.scopes.values(), rows);
-  }
-
-  override async forgetVectors(): Promise<void> {
-    for (const scope of this.scopes.values()) for (const kept of scope.values()) delete kept.vector;
   }
 
   protected async readSeqs(scope: ScopeKey, seqs: readonly number[]): Promise<Map<number, Fact>> {

@@ -237,6 +237,7 @@ export class StoreVectors implements VectorChannel {
       status.failed = failed;
       status.failures = await this.backend.failures(LISTED_FAILURES);
     }
+    if (this.facts !== undefined) status.facts = await this.facts.vectorCounts();
     if (this.lastError !== undefined) status.lastError = this.lastError;
     return status;
   }
