@@ -1,7 +1,7 @@
 /**
  * The memory store's facts: rows in maps, scanned in full by each read (the memory store's way: brute force over
- * what it holds), and the learner's marks. Erasing a session drops every fact with a source in it (see
- * {@link MemoryFacts.forgetSession}).
+ * what it holds), and the learner's marks (learn-marks.ts). Erasing a session drops every fact with a source in it
+ * (see {@link MemoryFacts.forgetSession}).
  */
 import type { EntryCandidates } from "../context/store-base.js";
 import type { Fact, LearnableMessage, LearnMark } from "../contract/facts.js";
@@ -15,6 +15,7 @@ import type { FactDraft, FactFilter, ScopeKey } from "../store/facts.js";
 import type { MemorySessionData } from "./data.js";
 import { candidatesOf, copy, FactsBySession, type Kept, passes, restore } from "./fact-rows.js";
 import { MemoryFactVectors } from "./fact-vectors.js";
+import { MemoryLearnMarks } from "./learn-marks.js";
 
 /** What the facts need of the memory store. */
 export interface MemoryFactsHost {
@@ -27,7 +28,7 @@ export interface MemoryFactsHost {
 export class MemoryFacts extends StoreFacts {
   /** Each scope's facts by id, in store order. */
   private readonly scopes = new Map<string, Map<string, Kept>>();
-  private readonly marks = new Map<string, LearnMark>();
+  private readonly marks = new MemoryLearnMarks();
   /** The facts with a source in each session: what an erasure or a delete of messages reads, not every fact. */
   private readonly bySession = new FactsBySession<Kept>();
   private seq = 0;
@@ -154,8 +155,7 @@ export class MemoryFacts extends StoreFacts {
   }
 
   protected async readMark(sessionId: string): Promise<LearnMark | null> {
-    const mark = this.marks.get(sessionId);
-    return mark ? { ...mark } : null;
+    return this.marks.read(sessionId);
   }
 
   protected async writeClaim(
@@ -164,12 +164,7 @@ export class MemoryFacts extends StoreFacts {
     now: number,
     until: number,
   ): Promise<LearnMark | null> {
-    const mark = this.marks.get(sessionId) ?? { through: 0, holder: null, leaseUntil: 0, failures: 0 };
-    if (mark.holder !== null && mark.holder !== holder && mark.leaseUntil > now) return null;
-    mark.holder = holder;
-    mark.leaseUntil = until;
-    this.marks.set(sessionId, mark);
-    return { ...mark };
+    return this.marks.claim(sessionId, holder, now, until);
   }
 
   protected async writeAdvance(
@@ -178,18 +173,11 @@ export class MemoryFacts extends StoreFacts {
     through: number,
     failures: number,
   ): Promise<boolean> {
-    const mark = this.marks.get(sessionId);
-    if (mark?.holder !== holder) return false;
-    mark.through = through;
-    mark.failures = failures;
-    return true;
+    return this.marks.advance(sessionId, holder, through, failures);
   }
 
   protected async writeRelease(sessionId: string, holder: string): Promise<void> {
-    const mark = this.marks.get(sessionId);
-    if (mark?.holder !== holder) return;
-    mark.holder = null;
-    mark.leaseUntil = 0;
+    this.marks.release(sessionId, holder);
   }
 
   protected async readAll(after: ExportMark | null, limit: number): Promise<(SeqFact & { scope: string })[]> {
@@ -239,7 +227,7 @@ export class MemoryFacts extends StoreFacts {
    * mark; a fact one of them had superseded is current again (the later word is gone). How many facts were stored.
    */
   forgetSession(sessionId: string): number {
-    this.marks.delete(sessionId);
+    this.marks.forget(sessionId);
     return this.drop(this.bySession.of(sessionId));
   }
 
