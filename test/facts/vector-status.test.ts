@@ -38,6 +38,8 @@ await describeTargets((target) => {
         onEmbedError: (error) => errors.push(error),
       })) as Store;
       try {
+        // A store without facts reports as it always did: no `facts`.
+        assert.equal((await channel(store).status()).facts, undefined);
         await seedFacts(store);
         await channel(store).idle();
         const status = await channel(store).status();

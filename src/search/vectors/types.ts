@@ -128,7 +128,7 @@ export interface VectorStatus {
   /** The newest of those refusals, at most 10, with the embedder's reasons (present with `failed`). */
   failures?: VectorFailure[];
   /**
-   * The store's facts (every store with facts has it): `embedded` holds a vector or needs none (a sealed fact),
+   * The store's facts (present when it holds any): `embedded` holds a vector or needs none (a sealed fact),
    * `pending` waits for the worker or a backfill, `failed` the embedder refused (no vector, not sent again).
    */
   facts?: FactVectorCounts;
