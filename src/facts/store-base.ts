@@ -20,7 +20,12 @@ import { assertSessionId } from "../message/ids.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { perTermCap, rankCandidates, recallTerms, weighMatches } from "../search/rank.js";
-import type { FactVectorWrite, UnembeddedFact } from "../search/vectors/fact-vectors.js";
+import type {
+  FactVectorCounts,
+  FactVectorRows,
+  FactVectorWrite,
+  UnembeddedFact,
+} from "../search/vectors/fact-vectors.js";
 import {
   type ExportMark,
   exportCursor,
@@ -252,29 +257,41 @@ export abstract class StoreFacts implements FactStore {
     return hits;
   }
 
+  /** The store's facts' vectors (set by a backend that keeps them); none: the methods below answer nothing. */
+  protected vectors: FactVectorRows | undefined;
+
   /**
    * The scope's facts passing `filter` with a vector, nearest to `query` first (by dot product: both are unit
    * length), at most `limit`, of the newest FACT_VECTOR_SCAN; a store that keeps no fact vectors answers [].
    */
-  protected async readNearest(
-    _scope: ScopeKey,
-    _query: Float32Array,
-    _filter: FactFilter,
-    _limit: number,
+  private async readNearest(
+    scope: ScopeKey,
+    query: Float32Array,
+    filter: FactFilter,
+    limit: number,
   ): Promise<{ seq: number; score: number }[]> {
-    return [];
+    return (await this.vectors?.nearest(scope.key, query, filter, limit)) ?? [];
   }
 
   /** @internal facts without a vector yet (the vector channel's work); none on a store that keeps no fact vectors. */
-  async unembedded(_after: number, _limit: number): Promise<UnembeddedFact[]> {
-    return [];
+  async unembedded(after: number, limit: number): Promise<UnembeddedFact[]> {
+    return (await this.vectors?.unembedded(after, limit)) ?? [];
   }
 
   /** @internal stores facts' vectors (see {@link unembedded}). */
-  async writeVectors(_rows: readonly FactVectorWrite[]): Promise<void> {}
+  async writeVectors(rows: readonly FactVectorWrite[]): Promise<void> {
+    await this.vectors?.write(rows);
+  }
 
   /** @internal forgets every fact vector (the vector channel's reset). */
-  async forgetVectors(): Promise<void> {}
+  async forgetVectors(): Promise<void> {
+    await this.vectors?.forget();
+  }
+
+  /** @internal how the facts stand in the vector channel (its status()). */
+  async vectorCounts(): Promise<FactVectorCounts> {
+    return (await this.vectors?.counts()) ?? { embedded: 0, pending: 0, failed: 0 };
+  }
 
   /** @internal called after facts were stored (add, import): the vector channel's worker embeds them. */
   onStored: (() => void) | undefined;

@@ -1,7 +1,7 @@
 /**
  * The memory store's facts: rows in maps, scanned in full by each read (the memory store's way: brute force over
- * what it holds), and the learner's marks. Erasing a session drops every fact with a source in it (see
- * {@link MemoryFacts.forgetSession}).
+ * what it holds), and the learner's marks (learn-marks.ts). Erasing a session drops every fact with a source in it
+ * (see {@link MemoryFacts.forgetSession}).
  */
 import type { EntryCandidates } from "../context/store-base.js";
 import type { Fact, LearnableMessage, LearnMark } from "../contract/facts.js";
@@ -9,13 +9,13 @@ import { SessionError } from "../errors.js";
 import { type SeqFact, StoreFacts } from "../facts/store-base.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import type { FactVectorWrite, UnembeddedFact } from "../search/vectors/fact-vectors.js";
 import { successorsOf } from "../store/fact-chains.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../store/facts.js";
 import type { MemorySessionData } from "./data.js";
 import { candidatesOf, copy, FactsBySession, type Kept, passes, restore } from "./fact-rows.js";
-import { nearestOf, unembeddedOf, writeVectorsTo } from "./fact-vectors.js";
+import { MemoryFactVectors } from "./fact-vectors.js";
+import { MemoryLearnMarks } from "./learn-marks.js";
 
 /** What the facts need of the memory store. */
 export interface MemoryFactsHost {
@@ -28,7 +28,7 @@ export interface MemoryFactsHost {
 export class MemoryFacts extends StoreFacts {
   /** Each scope's facts by id, in store order. */
   private readonly scopes = new Map<string, Map<string, Kept>>();
-  private readonly marks = new Map<string, LearnMark>();
+  private readonly marks = new MemoryLearnMarks();
   /** The facts with a source in each session: what an erasure or a delete of messages reads, not every fact. */
   private readonly bySession = new FactsBySession<Kept>();
   private seq = 0;
@@ -38,6 +38,7 @@ export class MemoryFacts extends StoreFacts {
     limits?: QueryLimits,
   ) {
     super(limits);
+    this.vectors = new MemoryFactVectors(this.scopes);
   }
 
   protected assertOpen(): void {
@@ -120,28 +121,6 @@ export class MemoryFacts extends StoreFacts {
     return candidatesOf([...(this.scopes.get(scope.key)?.values() ?? [])].reverse(), terms, filter);
   }
 
-  // Every fact of the scope is scored (memory holds no large stores).
-  protected override async readNearest(
-    scope: ScopeKey,
-    query: Float32Array,
-    filter: FactFilter,
-    limit: number,
-  ): Promise<{ seq: number; score: number }[]> {
-    return nearestOf(this.scopes.get(scope.key)?.values() ?? [], query, filter, limit);
-  }
-
-  override async unembedded(after: number, limit: number): Promise<UnembeddedFact[]> {
-    return unembeddedOf(this.scopes.values(), after, limit);
-  }
-
-  override async writeVectors(rows: readonly FactVectorWrite[]): Promise<void> {
-    writeVectorsTo(this.scopes.values(), rows);
-  }
-
-  override async forgetVectors(): Promise<void> {
-    for (const scope of this.scopes.values()) for (const kept of scope.values()) delete kept.vector;
-  }
-
   protected async readSeqs(scope: ScopeKey, seqs: readonly number[]): Promise<Map<number, Fact>> {
     const wanted = new Set(seqs);
     const found = new Map<number, Fact>();
@@ -176,8 +155,7 @@ export class MemoryFacts extends StoreFacts {
   }
 
   protected async readMark(sessionId: string): Promise<LearnMark | null> {
-    const mark = this.marks.get(sessionId);
-    return mark ? { ...mark } : null;
+    return this.marks.read(sessionId);
   }
 
   protected async writeClaim(
@@ -186,12 +164,7 @@ export class MemoryFacts extends StoreFacts {
     now: number,
     until: number,
   ): Promise<LearnMark | null> {
-    const mark = this.marks.get(sessionId) ?? { through: 0, holder: null, leaseUntil: 0, failures: 0 };
-    if (mark.holder !== null && mark.holder !== holder && mark.leaseUntil > now) return null;
-    mark.holder = holder;
-    mark.leaseUntil = until;
-    this.marks.set(sessionId, mark);
-    return { ...mark };
+    return this.marks.claim(sessionId, holder, now, until);
   }
 
   protected async writeAdvance(
@@ -200,18 +173,11 @@ export class MemoryFacts extends StoreFacts {
     through: number,
     failures: number,
   ): Promise<boolean> {
-    const mark = this.marks.get(sessionId);
-    if (mark?.holder !== holder) return false;
-    mark.through = through;
-    mark.failures = failures;
-    return true;
+    return this.marks.advance(sessionId, holder, through, failures);
   }
 
   protected async writeRelease(sessionId: string, holder: string): Promise<void> {
-    const mark = this.marks.get(sessionId);
-    if (mark?.holder !== holder) return;
-    mark.holder = null;
-    mark.leaseUntil = 0;
+    this.marks.release(sessionId, holder);
   }
 
   protected async readAll(after: ExportMark | null, limit: number): Promise<(SeqFact & { scope: string })[]> {
@@ -261,7 +227,7 @@ export class MemoryFacts extends StoreFacts {
    * mark; a fact one of them had superseded is current again (the later word is gone). How many facts were stored.
    */
   forgetSession(sessionId: string): number {
-    this.marks.delete(sessionId);
+    this.marks.forget(sessionId);
     return this.drop(this.bySession.of(sessionId));
   }
 

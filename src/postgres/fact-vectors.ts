@@ -7,6 +7,8 @@
  */
 import {
   FACT_VECTOR_SCAN,
+  type FactVectorCounts,
+  type FactVectorRows,
   type FactVectorWrite,
   type UnembeddedFact,
 } from "../search/vectors/fact-vectors.js";
@@ -25,7 +27,7 @@ export function factVectorColumnSql(t: Tables): string[] {
 }
 
 /** The facts' vectors of one Postgres store. */
-export class PostgresFactVectors {
+export class PostgresFactVectors implements FactVectorRows {
   private ensured: Promise<void> | undefined;
   /** The scope of each fact handed out to embed (a write names the shard key). */
   private readonly scopes = new Map<number, string>();
@@ -93,6 +95,23 @@ export class PostgresFactVectors {
     await executor.query(
       `UPDATE ${factTables(this.t).facts} SET embedding = NULL WHERE embedding IS NOT NULL`,
     );
+  }
+
+  /** Held (a vector, or a sealed fact's marker), waiting, refused (the marker on a clear fact: its text was refused). */
+  async counts(): Promise<FactVectorCounts> {
+    const executor = await this.executor();
+    const [row] = await executor.query<{
+      total: string | number;
+      pending: string | number;
+      failed: string | number;
+    }>(
+      `SELECT count(*) AS total, count(*) FILTER (WHERE embedding IS NULL) AS pending,
+         count(*) FILTER (WHERE cardinality(embedding) = 0 AND sealed_chars IS NULL) AS failed
+       FROM ${factTables(this.t).facts}`,
+    );
+    const pending = Number(row?.pending ?? 0);
+    const failed = Number(row?.failed ?? 0);
+    return { embedded: Number(row?.total ?? 0) - pending - failed, pending, failed };
   }
 
   /** The scope's facts passing `filter` nearest to `query`, best first, at most `limit`. */

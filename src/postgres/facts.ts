@@ -11,8 +11,7 @@ import { storedMessageText } from "../message/text.js";
 import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import type { FactVectorWrite, UnembeddedFact } from "../search/vectors/fact-vectors.js";
-import type { FactFilter, ScopeKey } from "../store/facts.js";
+import type { FactFilter } from "../store/facts.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
 import type { Executor, Query } from "./connection/client.js";
 import { runInTransaction, runProgram } from "./connection/program.js";
@@ -89,8 +88,6 @@ export function factSealedColumnSql(t: Tables): string[] {
 
 /** Postgres's facts (see the module comment). */
 export class PostgresFacts extends SqlFacts {
-  private readonly vectors: PostgresFactVectors;
-
   constructor(ready: () => Promise<Executor>, t: KeyedTables, limits: QueryLimits) {
     const statements = postgresFacts(t);
     super(
@@ -114,27 +111,6 @@ export class PostgresFacts extends SqlFacts {
       limits,
     );
     this.vectors = new PostgresFactVectors(ready, t);
-  }
-
-  protected override readNearest(
-    scope: ScopeKey,
-    query: Float32Array,
-    filter: FactFilter,
-    limit: number,
-  ): Promise<{ seq: number; score: number }[]> {
-    return this.vectors.nearest(scope.key, query, filter, limit);
-  }
-
-  override unembedded(after: number, limit: number): Promise<UnembeddedFact[]> {
-    return this.vectors.unembedded(after, limit);
-  }
-
-  override writeVectors(rows: readonly FactVectorWrite[]): Promise<void> {
-    return this.vectors.write(rows);
-  }
-
-  override forgetVectors(): Promise<void> {
-    return this.vectors.forget();
   }
 }
 

@@ -1,26 +1,22 @@
 /**
  * The fact channel of ranked recall (docs/FACTS.md#recall): a store with facts (contract/facts.ts) answers a search's
- * question from its facts too, and a fact that ranks lifts the turns it came from. The text ranking (fused with the
- * vector channel first, if any) and the fact ranking are fused by reciprocal rank: a turn scores 1 / (k + its rank)
- * in the turn order, plus FACT_WEIGHT / (k + rank) of the best-ranked fact it is a source of. A turn only a fact
- * names joins the ranking at that share alone. The facts are read by scope (never another owner's), and a fact
- * counts only through its sources in the search's own scope (its sessions, its owner's, its active paths): one
- * whose sources all lie outside takes no part, neither as a lift nor as a hit.
+ * question from its facts too, and a fact that ranks lifts the turns it came from (the fusion: fact-fusion.ts). The
+ * facts are read by scope (never another owner's), and a fact counts only through its sources in the search's own
+ * scope (its sessions, its owner's, its active paths): one whose sources all lie outside takes no part, neither as a
+ * lift nor as a hit.
  */
-import type { FactCapableStore, FactHit, FactQuery, FactScope, FactSource } from "../contract/facts.js";
+import type { FactCapableStore, FactHit, FactQuery, FactScope } from "../contract/facts.js";
 import { hasFactStore } from "../contract/facts.js";
-import type { FactSearchHit } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
 import { canBeStored } from "../message/ids.js";
+import type { FactLifts } from "./fact-fusion.js";
 import { fuseFactLists, nearFactsFor, queryVectors } from "./fact-near.js";
-import { FACT_CANDIDATES, FACT_RRF_K } from "./fact-weights.js";
+import { FACT_CANDIDATES } from "./fact-weights.js";
 import type { SearchPlan } from "./options.js";
 
 export { FACT_VECTOR_CANDIDATES, FACT_VECTOR_WEIGHT, fuseFactLists, nearFactsFor } from "./fact-near.js";
 export { FACT_CANDIDATES, FACT_RRF_K } from "./fact-weights.js";
 
-/** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
-export const FACT_WEIGHT = 0.5;
 /**
  * The longest active path whose ids a search passes to the fact store (`sourcesIn`); past it only the session filter
  * applies and the page drops the facts off the path. Reading and passing a path's ids costs its depth: 5,000 ids add
@@ -29,13 +25,6 @@ export const FACT_WEIGHT = 0.5;
 export const SOURCES_IN_BOUND = 10_000;
 /** Most fact scopes (owners, or sessions without one) one search reads; a set of sessions past it reads the first. */
 export const MAX_FACT_SCOPES = 16;
-
-/** The facts a search asked of the fact channel, best first, and those with a source in its scope (filled by it). */
-export interface FactLifts {
-  hits: readonly FactHit[];
-  /** Each fact's sources in the search's scope, as seqs (by position in `hits`); empty: the fact takes no part. */
-  seqs: number[][];
-}
 
 /** True when a search takes the fact channel: a ranked search with hits to give, on a store with facts. */
 export function takesFacts(store: SessionStore, plan: SearchPlan): store is FactCapableStore {
@@ -139,134 +128,6 @@ export async function sourceFilter(plan: SearchPlan, pathIds?: PathIds): Promise
   return path === undefined || path.length > SOURCES_IN_BOUND
     ? { sourceSession: sessionId }
     : { sourceSession: sessionId, sourcesIn: path };
-}
-
-/** A fact source as a map key (a backend's `seqsOf` answers by it). */
-export function factSourceKey({ sessionId, messageId }: FactSource): string {
-  return JSON.stringify([sessionId, messageId]);
-}
-
-/** The facts' sources in scope as seqs, by `seqOf` (undefined: outside the search's scope). */
-export function liftsOf(
-  hits: readonly FactHit[],
-  seqOf: (source: FactSource) => number | undefined,
-): FactLifts {
-  const seqs = hits.map(({ fact }) => {
-    const inScope: number[] = [];
-    for (const source of fact.sources) {
-      const seq = seqOf(source);
-      if (seq !== undefined && !inScope.includes(seq)) inScope.push(seq);
-    }
-    return inScope;
-  });
-  return { hits, seqs };
-}
-
-/** The share a fact at 0-based position `i` of the facts in scope gives its sources (and itself as a hit). */
-export function factShare(i: number): number {
-  return FACT_WEIGHT / (FACT_RRF_K + i + 1);
-}
-
-/**
- * The turn order (best first) fused with the facts' lifts: each seq's score is 1 / (k + rank) in `order`, plus the
- * share of the best fact in scope that names it. Ties keep the turn order.
- */
-export function fuseFacts(
-  order: readonly number[],
-  lifts: FactLifts,
-): { seqs: number[]; scores: Map<number, number> } {
-  const lift = new Map<number, number>();
-  let i = 0;
-  for (const seqs of lifts.seqs) {
-    if (seqs.length === 0) continue;
-    const share = factShare(i++);
-    // A turn takes its best fact's share, not the sum: ten facts of one long turn do not make it the answer.
-    for (const seq of seqs) if (!lift.has(seq)) lift.set(seq, share);
-  }
-  // The turns no fact names keep the turn order and their scores fall with it: only the lifted ones are sorted, then
-  // the two runs merge (sorting the whole order, a thousand turns, was most of the fusion's time).
-  const lifted: Fused[] = [];
-  const liftedAt = new Set<number>();
-  for (const [rank, seq] of order.entries()) {
-    const share = lift.get(seq);
-    if (share === undefined) continue;
-    lift.delete(seq);
-    liftedAt.add(rank);
-    lifted.push({ seq, score: turnShare(rank) + share, place: rank });
-  }
-  for (const [seq, share] of lift) lifted.push({ seq, score: share, place: Number.MAX_SAFE_INTEGER });
-  lifted.sort(fusedOrder);
-  const seqs: number[] = [];
-  const scores = new Map<number, number>();
-  const take = ({ seq, score }: Fused) => {
-    seqs.push(seq);
-    scores.set(seq, score);
-  };
-  let next = 0;
-  for (const [rank, seq] of order.entries()) {
-    if (liftedAt.has(rank)) continue;
-    const turn = { seq, score: turnShare(rank), place: rank };
-    while (next < lifted.length && fusedOrder(lifted[next]!, turn) < 0) take(lifted[next++]!);
-    take(turn);
-  }
-  while (next < lifted.length) take(lifted[next++]!);
-  return { seqs, scores };
-}
-
-/** A seq in the fused order: its fused score and its place in the turn order (a fact's alone: after every turn). */
-interface Fused {
-  seq: number;
-  score: number;
-  place: number;
-}
-
-/** A turn's share for its 0-based place in the turn order. */
-function turnShare(rank: number): number {
-  return 1 / (FACT_RRF_K + rank + 1);
-}
-
-/** The fused order: by score, ties in the turn order (then newest first). */
-function fusedOrder(a: Fused, b: Fused): number {
-  return b.score - a.score || a.place - b.place || b.seq - a.seq;
-}
-
-/** A fact as a search hit (its sources as stored: every one is its owner's or its session's). */
-export function factHit({ fact }: FactHit, score: number): Omit<FactSearchHit, "rank"> {
-  return {
-    kind: "fact",
-    id: fact.id,
-    text: fact.text,
-    about: fact.about,
-    observedAt: fact.observedAt,
-    producer: fact.producer,
-    sources: fact.sources.map(({ sessionId, messageId }) => ({ sessionId, messageId })),
-    owner: fact.owner,
-    sessionId: fact.sessionId,
-    score,
-  };
-}
-
-/**
- * A page of turn hits (with their fused scores) and the facts in scope merged by score, at most `limit`, ranked
- * 1, 2, 3, … in that order: what a search that asked for `facts: "hits"` returns.
- */
-export function withFactHits<H extends { score: number; rank: number }>(
-  page: readonly H[],
-  lifts: FactLifts,
-  limit: number,
-): (H | FactSearchHit)[] {
-  const facts: Omit<FactSearchHit, "rank">[] = [];
-  for (const [i, hit] of lifts.hits.entries()) {
-    if (lifts.seqs[i]!.length > 0) facts.push(factHit(hit, factShare(facts.length)));
-  }
-  const merged: (H | Omit<FactSearchHit, "rank">)[] = [];
-  let f = 0;
-  for (const hit of page) {
-    while (f < facts.length && facts[f]!.score > hit.score) merged.push(facts[f++]!);
-    merged.push(hit);
-  }
-  while (f < facts.length) merged.push(facts[f++]!);
-  return merged.slice(0, limit).map((hit, i) => Object.assign(hit, { rank: i + 1 }) as H | FactSearchHit);
 }
 
 /** Fact stores that held a fact in this process: asked no more (see {@link mayHoldFacts}). */

@@ -10,7 +10,7 @@
  */
 import type { FactSource } from "../contract/facts.js";
 import { activePathRounds, type BranchedSession } from "./active-paths.js";
-import { type FactLifts, factSourceKey, fuseFacts, liftsOf } from "./facts.js";
+import { type FactLifts, factSourceKey, fuseFacts, liftsOf } from "./fact-fusion.js";
 import { fuseRankings } from "./fusion.js";
 import { outsideSessions, type SearchPlan } from "./options.js";
 import type { QueryTerm } from "./query.js";

@@ -8,6 +8,8 @@
 import { bytesVector, vectorBytes } from "../search/vectors/embed.js";
 import {
   FACT_VECTOR_SCAN,
+  type FactVectorCounts,
+  type FactVectorRows,
   type FactVectorWrite,
   type UnembeddedFact,
 } from "../search/vectors/fact-vectors.js";
@@ -29,7 +31,7 @@ export function addFactVectorColumn(driver: SqlDriver): void {
 const NONE = new Uint8Array(0);
 
 /** The facts' vectors of one SQLite connection. */
-export class SqliteFactVectors {
+export class SqliteFactVectors implements FactVectorRows {
   private ready = false;
 
   constructor(private readonly driver: SqlDriver) {}
@@ -72,6 +74,14 @@ export class SqliteFactVectors {
   /** Every fact is to embed again (a new embedding model). */
   forget(): void {
     this.ensure().run("UPDATE agent_facts SET embedding = NULL WHERE embedding IS NOT NULL");
+  }
+
+  /** Held (a vector, or a sealed fact's marker), waiting, refused (the marker on a clear fact: its text was refused). */
+  counts(): FactVectorCounts {
+    const [all, pending, failed] = this.ensure().tuples<[number, number | null, number | null]>(
+      `SELECT count(*), sum(embedding IS NULL), sum(length(embedding) = 0 AND sealed_chars IS NULL) FROM agent_facts`,
+    )[0] ?? [0, 0, 0];
+    return { embedded: all - (pending ?? 0) - (failed ?? 0), pending: pending ?? 0, failed: failed ?? 0 };
   }
 
   /** The scope's facts passing `filter` nearest to `query`, best first, at most `limit`. */

@@ -11,8 +11,7 @@ import { storedMessageText } from "../message/text.js";
 import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import type { FactVectorWrite, UnembeddedFact } from "../search/vectors/fact-vectors.js";
-import type { FactFilter, ScopeKey } from "../store/facts.js";
+import type { FactFilter } from "../store/facts.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
 import { contentSql, resolveContent } from "./chunks.js";
 import type { SqlDriver } from "./connection/driver.js";
@@ -93,8 +92,6 @@ const IN = "(SELECT value FROM json_each(?))";
 
 /** SQLite's facts (see the module comment). */
 export class SqliteFacts extends SqlFacts {
-  private readonly vectors: SqliteFactVectors;
-
   constructor(driver: SqlDriver, limits: QueryLimits) {
     super(
       {
@@ -114,27 +111,6 @@ export class SqliteFacts extends SqlFacts {
       limits,
     );
     this.vectors = new SqliteFactVectors(driver);
-  }
-
-  protected override async readNearest(
-    scope: ScopeKey,
-    query: Float32Array,
-    filter: FactFilter,
-    limit: number,
-  ): Promise<{ seq: number; score: number }[]> {
-    return this.vectors.nearest(scope.key, query, filter, limit);
-  }
-
-  override async unembedded(after: number, limit: number): Promise<UnembeddedFact[]> {
-    return this.vectors.unembedded(after, limit);
-  }
-
-  override async writeVectors(rows: readonly FactVectorWrite[]): Promise<void> {
-    this.vectors.write(rows);
-  }
-
-  override async forgetVectors(): Promise<void> {
-    this.vectors.forget();
   }
 }
 

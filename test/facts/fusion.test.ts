@@ -4,14 +4,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Fact, FactHit } from "../../src/contract/facts.js";
-import {
-  FACT_RRF_K,
-  FACT_VECTOR_WEIGHT,
-  factShare,
-  fuseFactLists,
-  fuseFacts,
-  relevantFacts,
-} from "../../src/search/facts.js";
+import { factShare, fuseFacts } from "../../src/search/fact-fusion.js";
+import { FACT_RRF_K, FACT_VECTOR_WEIGHT, fuseFactLists, relevantFacts } from "../../src/search/facts.js";
 
 const fact = (id: string): Fact => ({
   id,

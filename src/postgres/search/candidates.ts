@@ -5,7 +5,7 @@
  * page of hits is read in one more statement (page.ts).
  */
 
-import type { FactLifts } from "../../search/facts.js";
+import type { FactLifts } from "../../search/fact-fusion.js";
 import { nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { activePathLength } from "../../search/on-path.js";

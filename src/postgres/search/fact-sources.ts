@@ -7,7 +7,7 @@
  */
 
 import type { FactSource } from "../../contract/facts.js";
-import { factSourceKey } from "../../search/facts.js";
+import { factSourceKey } from "../../search/fact-fusion.js";
 import type { SearchPlan } from "../../search/options.js";
 import { citusSteps } from "../citus-steps.js";
 import type { Executor } from "../connection/client.js";

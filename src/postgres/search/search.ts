@@ -9,7 +9,7 @@
 import type { SearchItem, StoreSearchOptions, WithFactHits } from "../../contract/search.js";
 import { storedMessageText } from "../../message/text.js";
 import { ActivePaths, growingWindow, keepWindowToActivePaths } from "../../search/active-paths.js";
-import { withFactHits } from "../../search/facts.js";
+import { withFactHits } from "../../search/fact-fusion.js";
 import { hitResult, rankedHits } from "../../search/hits.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";

@@ -237,6 +237,9 @@ export class StoreVectors implements VectorChannel {
       status.failed = failed;
       status.failures = await this.backend.failures(LISTED_FAILURES);
     }
+    // Present once the store holds facts (as `failed` once a text was refused): a status without them reads as before.
+    const facts = await this.facts?.vectorCounts();
+    if (facts !== undefined && facts.embedded + facts.pending + facts.failed > 0) status.facts = facts;
     if (this.lastError !== undefined) status.lastError = this.lastError;
     return status;
   }

@@ -4,6 +4,7 @@
  */
 import type { SearchOptions } from "../../contract/search.js";
 import type { SearchFilters } from "../options.js";
+import type { FactVectorCounts } from "./fact-vectors.js";
 
 /** The part of an AI SDK embedding model (`openai.embedding(...)`, …) agent-session relies on: `embedMany` takes it. */
 export interface EmbeddingModelLike {
@@ -39,7 +40,10 @@ export interface VectorChannel {
    * reporting progress; resolves with counts.
    */
   backfill(options?: BackfillOptions): Promise<{ embedded: number; failed: number }>;
-  /** How many messages have current vectors and how many wait; the last embedder error if any. */
+  /**
+   * How many messages have current vectors, how many wait and how many were refused; the same for the store's facts
+   * (`facts`); the last embedder error if any.
+   */
   status(): Promise<VectorStatus>;
   /**
    * Forgets every vector (for a new embedding model): drops the channel's tables, trigger and state row (in one
@@ -123,6 +127,11 @@ export interface VectorStatus {
   failed?: number;
   /** The newest of those refusals, at most 10, with the embedder's reasons (present with `failed`). */
   failures?: VectorFailure[];
+  /**
+   * The store's facts (present when it holds any): `embedded` holds a vector or needs none (a sealed fact),
+   * `pending` waits for the worker or a backfill, `failed` the embedder refused (no vector, not sent again).
+   */
+  facts?: FactVectorCounts;
   /** The message of the last embedder failure, cleared by the next success. */
   lastError?: string;
 }

@@ -10,7 +10,7 @@
 
 import type { FactSource } from "../../contract/facts.js";
 import type { SearchResult } from "../../contract/search.js";
-import { factSourceKey } from "../../search/facts.js";
+import { factSourceKey } from "../../search/fact-fusion.js";
 import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import type { ActivePathRereads, RecallSource, ScoreLookup, TextRanking } from "../../search/pipeline.js";

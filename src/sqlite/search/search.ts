@@ -8,7 +8,7 @@
 
 import type { SearchItem, SearchResult, StoreSearchOptions, WithFactHits } from "../../contract/search.js";
 import { keepToActivePaths } from "../../search/active-paths.js";
-import { type FactLifts, withFactHits } from "../../search/facts.js";
+import { type FactLifts, withFactHits } from "../../search/fact-fusion.js";
 import { nearestFor, takesVectors } from "../../search/fusion.js";
 import { rankedHits } from "../../search/hits.js";
 import type { QueryLimits } from "../../search/limits.js";

@@ -1,0 +1,146 @@
+/**
+ * The fact channel's fusion with the turn ranking (docs/FACTS.md#recall, the reading in search/facts.ts): the facts'
+ * sources in scope as seqs, the fused order (a turn scores 1 / (k + its rank) plus FACT_WEIGHT / (k + rank) of the
+ * best-ranked fact naming it), and the facts merged into a page as hits of their own.
+ */
+import type { FactHit, FactSource } from "../contract/facts.js";
+import type { FactSearchHit } from "../contract/search.js";
+import { FACT_RRF_K } from "./fact-weights.js";
+
+/** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
+export const FACT_WEIGHT = 0.5;
+
+/** The facts a search asked of the fact channel, best first, and those with a source in its scope (filled by it). */
+export interface FactLifts {
+  hits: readonly FactHit[];
+  /** Each fact's sources in the search's scope, as seqs (by position in `hits`); empty: the fact takes no part. */
+  seqs: number[][];
+}
+
+/** A fact source as a map key (a backend's `seqsOf` answers by it). */
+export function factSourceKey({ sessionId, messageId }: FactSource): string {
+  return JSON.stringify([sessionId, messageId]);
+}
+
+/** The facts' sources in scope as seqs, by `seqOf` (undefined: outside the search's scope). */
+export function liftsOf(
+  hits: readonly FactHit[],
+  seqOf: (source: FactSource) => number | undefined,
+): FactLifts {
+  const seqs = hits.map(({ fact }) => {
+    const inScope: number[] = [];
+    for (const source of fact.sources) {
+      const seq = seqOf(source);
+      if (seq !== undefined && !inScope.includes(seq)) inScope.push(seq);
+    }
+    return inScope;
+  });
+  return { hits, seqs };
+}
+
+/** The share a fact at 0-based position `i` of the facts in scope gives its sources (and itself as a hit). */
+export function factShare(i: number): number {
+  return FACT_WEIGHT / (FACT_RRF_K + i + 1);
+}
+
+/**
+ * The turn order (best first) fused with the facts' lifts: each seq's score is 1 / (k + rank) in `order`, plus the
+ * share of the best fact in scope that names it. Ties keep the turn order.
+ */
+export function fuseFacts(
+  order: readonly number[],
+  lifts: FactLifts,
+): { seqs: number[]; scores: Map<number, number> } {
+  const lift = new Map<number, number>();
+  let i = 0;
+  for (const seqs of lifts.seqs) {
+    if (seqs.length === 0) continue;
+    const share = factShare(i++);
+    // A turn takes its best fact's share, not the sum: ten facts of one long turn do not make it the answer.
+    for (const seq of seqs) if (!lift.has(seq)) lift.set(seq, share);
+  }
+  // The turns no fact names keep the turn order and their scores fall with it: only the lifted ones are sorted, then
+  // the two runs merge (sorting the whole order, a thousand turns, was most of the fusion's time).
+  const lifted: Fused[] = [];
+  const liftedAt = new Set<number>();
+  for (const [rank, seq] of order.entries()) {
+    const share = lift.get(seq);
+    if (share === undefined) continue;
+    lift.delete(seq);
+    liftedAt.add(rank);
+    lifted.push({ seq, score: turnShare(rank) + share, place: rank });
+  }
+  for (const [seq, share] of lift) lifted.push({ seq, score: share, place: Number.MAX_SAFE_INTEGER });
+  lifted.sort(fusedOrder);
+  const seqs: number[] = [];
+  const scores = new Map<number, number>();
+  const take = ({ seq, score }: Fused) => {
+    seqs.push(seq);
+    scores.set(seq, score);
+  };
+  let next = 0;
+  for (const [rank, seq] of order.entries()) {
+    if (liftedAt.has(rank)) continue;
+    const turn = { seq, score: turnShare(rank), place: rank };
+    while (next < lifted.length && fusedOrder(lifted[next]!, turn) < 0) take(lifted[next++]!);
+    take(turn);
+  }
+  while (next < lifted.length) take(lifted[next++]!);
+  return { seqs, scores };
+}
+
+/** A seq in the fused order: its fused score and its place in the turn order (a fact's alone: after every turn). */
+interface Fused {
+  seq: number;
+  score: number;
+  place: number;
+}
+
+/** A turn's share for its 0-based place in the turn order. */
+function turnShare(rank: number): number {
+  return 1 / (FACT_RRF_K + rank + 1);
+}
+
+/** The fused order: by score, ties in the turn order (then newest first). */
+function fusedOrder(a: Fused, b: Fused): number {
+  return b.score - a.score || a.place - b.place || b.seq - a.seq;
+}
+
+/** A fact as a search hit (its sources as stored: every one is its owner's or its session's). */
+export function factHit({ fact }: FactHit, score: number): Omit<FactSearchHit, "rank"> {
+  return {
+    kind: "fact",
+    id: fact.id,
+    text: fact.text,
+    about: fact.about,
+    observedAt: fact.observedAt,
+    producer: fact.producer,
+    sources: fact.sources.map(({ sessionId, messageId }) => ({ sessionId, messageId })),
+    owner: fact.owner,
+    sessionId: fact.sessionId,
+    score,
+  };
+}
+
+/**
+ * A page of turn hits (with their fused scores) and the facts in scope merged by score, at most `limit`, ranked
+ * 1, 2, 3, … in that order: what a search that asked for `facts: "hits"` returns.
+ */
+export function withFactHits<H extends { score: number; rank: number }>(
+  page: readonly H[],
+  lifts: FactLifts,
+  limit: number,
+): (H | FactSearchHit)[] {
+  const facts: Omit<FactSearchHit, "rank">[] = [];
+  for (const [i, hit] of lifts.hits.entries()) {
+    if (lifts.seqs[i]!.length > 0) facts.push(factHit(hit, factShare(facts.length)));
+  }
+  const merged: (H | Omit<FactSearchHit, "rank">)[] = [];
+  let f = 0;
+  for (const hit of page) {
+    while (f < facts.length && facts[f]!.score > hit.score) merged.push(facts[f++]!);
+    merged.push(hit);
+  }
+  while (f < facts.length) merged.push(facts[f++]!);
+  return merged.slice(0, limit).map((hit, i) => Object.assign(hit, { rank: i + 1 }) as H | FactSearchHit);
+}
