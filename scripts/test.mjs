@@ -67,8 +67,10 @@ if (env.AGENT_SESSION_AI !== undefined) {
   env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --import=${hook}`.trim();
 }
 const concurrency = `--test-concurrency=${Math.max(2, availableParallelism() - 1)}`;
-// The spec reporter as node:test's default, and after it the slowest files (test/helpers/slowest-files.mjs).
-const reporters = ["spec", "./test/helpers/slowest-files.mjs"].flatMap((reporter) => [
+// node:test's default reporter (spec on a terminal, TAP into a file or pipe, which .ci/run's log and its greps read),
+// and after it the slowest top-level tests (test/helpers/slowest-tests.mjs).
+const main = process.stdout.isTTY ? "spec" : "tap";
+const reporters = [main, "./test/helpers/slowest-tests.mjs"].flatMap((reporter) => [
   `--test-reporter=${reporter}`,
   "--test-reporter-destination=stdout",
 ]);
