@@ -5,15 +5,18 @@ import { DURABLE_OBJECT_VALUE_LIMIT } from "../src/sqlite/connection/sql-tag-dri
 import { SqliteStore } from "../src/sqlite/store.js";
 import { bytesOf } from "../src/testing/contract/media-harness.js";
 import { runProviderContract } from "../src/testing/index.js";
+import { pathVariant } from "./helpers/contract-variants.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
 
 /** node:test, injected into the contract suite as a user's runner would be. */
 const runner = { describe, it };
 
-runProviderContract(runner, {
-  name: "sql-tag adapter over better-sqlite3",
-  create: async (policy) => new SqliteStore(sqlTagAgent(), policy),
-});
+pathVariant("sql-tag adapter over better-sqlite3", () =>
+  runProviderContract(runner, {
+    name: "sql-tag adapter over better-sqlite3",
+    create: async (policy) => new SqliteStore(sqlTagAgent(), policy),
+  }),
+);
 
 test("a payload over a Durable Object's value limit is stored in chunks within the limit", async () => {
   const agent = sqlTagAgent();

@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import type { SessionStore } from "../src/contract/store.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { runProviderContract } from "../src/testing/index.js";
+import { pathVariant } from "./helpers/contract-variants.js";
 
 /** node:test, injected into the contract suite as a user's runner would be. */
 const runner = { describe, it };
@@ -31,19 +32,23 @@ runProviderContract(runner, {
   },
 });
 
-runProviderContract(runner, {
-  name: "sqlite :memory: (better-sqlite3)",
-  create: async (policy) => new SqliteStore(":memory:", { ...policy, driver: "better-sqlite3" }),
-});
+pathVariant("sqlite :memory: (better-sqlite3)", () =>
+  runProviderContract(runner, {
+    name: "sqlite :memory: (better-sqlite3)",
+    create: async (policy) => new SqliteStore(":memory:", { ...policy, driver: "better-sqlite3" }),
+  }),
+);
 
 // Continuation rows on better-sqlite3: a small value limit makes every message over 4 KB split, so the whole
 // contract runs through the chunked read and write paths on a local file too.
-runProviderContract(runner, {
-  name: "sqlite file, values split at 4 KB (better-sqlite3)",
-  create: async (policy) =>
-    new SqliteStore(join(dir, `split-${++counter}.db`), {
-      ...policy,
-      driver: "better-sqlite3",
-      maxValueBytes: 4096,
-    }),
-});
+pathVariant("sqlite file, values split at 4 KB (better-sqlite3)", () =>
+  runProviderContract(runner, {
+    name: "sqlite file, values split at 4 KB (better-sqlite3)",
+    create: async (policy) =>
+      new SqliteStore(join(dir, `split-${++counter}.db`), {
+        ...policy,
+        driver: "better-sqlite3",
+        maxValueBytes: 4096,
+      }),
+  }),
+);
