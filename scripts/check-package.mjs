@@ -21,7 +21,15 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 /** Peers the app installs to use (and type-check) the entry points that import them. */
-const peers = ["ai", "@openai/agents-core", "@modelcontextprotocol/sdk", "pg", "@types/pg", "@types/node"];
+const peers = [
+  "ai",
+  "@openai/agents-core",
+  "@modelcontextprotocol/sdk",
+  "pg",
+  "@types/pg",
+  "ioredis",
+  "@types/node",
+];
 /** The entry points the app imports: all but ./s3, whose peer (the AWS SDK) is too large to install here. */
 const entries = ["agent-session", "agent-session/utils", "agent-session/ai", "agent-session/agent"];
 entries.push(
@@ -283,6 +291,7 @@ import * as postgres from "agent-session/postgres";
 import * as utils from "agent-session/utils";
 import { runProviderContract, runStorageContract } from "agent-session/testing";
 import { describe, it } from "node:test";
+import { Redis } from "ioredis";
 
 const session = Session.create(new MemoryStore());
 const message: SessionMessage = { id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] };
@@ -298,7 +307,9 @@ const contracts = () => {
   runProviderContract({ describe, it }, { name: "memory", create: async (policy) => new MemoryStore(policy) });
   runStorageContract({ describe, it }, { name: "memory", create: async () => new agent.MemorySessionStorage() });
 };
-export const used = [session, manager, loadChat, turn, remembering, agent, openai, postgres, utils, contracts];
+// The app's own ioredis client (the devDependency's major, 6): its type must fit what the Redis storage takes.
+const redis = () => new agent.RedisSessionStorage(new Redis("redis://127.0.0.1:6379"));
+export const used = [session, manager, loadChat, turn, remembering, agent, openai, postgres, utils, contracts, redis];
 `;
 }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Redis } from "ioredis";
+import { Redis as Redis5 } from "ioredis-5";
 import { RedisSessionStorage, type SessionStorage } from "../../src/agent/index.js";
 import { runStorageContract } from "../../src/testing/index.js";
 import { sampleMessages, sampleState } from "../../src/testing/storage/fixtures.js";
@@ -34,21 +35,32 @@ runStorageContract(runner, {
   reopen: async (storage) => new RedisSessionStorage(URL, prefixes.get(storage)!),
 });
 
-const clients = new WeakMap<SessionStorage, Redis>();
-runStorageContract(runner, {
-  name: "RedisSessionStorage (user ioredis client)",
-  skip,
-  create: async () => {
-    const client = new Redis(URL);
-    const storage = new RedisSessionStorage(client, { prefix: prefix() });
-    clients.set(storage, client);
-    return storage;
-  },
-  destroy: async (storage) => {
-    await wipe(storage);
-    await clients.get(storage)!.quit();
-  },
-});
+// A client the app made, on each ioredis major the peer range allows (6, the devDependency, speaks RESP3 by
+// default; 5 is installed as the `ioredis-5` alias). Each client is handed over as its own major's type, so the type
+// check proves both assignable to what the storage takes, and the contract that both read back the same.
+const clients = new WeakMap<SessionStorage, { quit(): Promise<unknown> }>();
+function withClient<C extends { quit(): Promise<unknown> }>(
+  client: C,
+  storage: (client: C) => SessionStorage,
+) {
+  const made = storage(client);
+  clients.set(made, client);
+  return made;
+}
+for (const [major, create] of [
+  ["6", () => withClient(new Redis(URL), (c) => new RedisSessionStorage(c, { prefix: prefix() }))],
+  ["5", () => withClient(new Redis5(URL), (c) => new RedisSessionStorage(c, { prefix: prefix() }))],
+] as const) {
+  runStorageContract(runner, {
+    name: `RedisSessionStorage (user ioredis ${major} client)`,
+    skip,
+    create: async () => create(),
+    destroy: async (storage) => {
+      await wipe(storage);
+      await clients.get(storage)!.quit();
+    },
+  });
+}
 
 // The `redis` (node-redis) client API, emulated over ioredis: exercises the other command-calling convention.
 const nodeRedisClients = new WeakMap<SessionStorage, Redis>();
@@ -60,7 +72,7 @@ runStorageContract(runner, {
     const client = {
       eval: (script: string, options: { keys: string[]; arguments: string[] }) =>
         io.eval(script, options.keys.length, ...options.keys, ...options.arguments),
-      zRange: (key: string, start: number, stop: number) => io.zrange(key, start, stop),
+      zRange: (key: string, start: number, stop: number) => io.zrange(key, start, String(stop)),
     };
     const storage = new RedisSessionStorage(client, { prefix: prefix() });
     nodeRedisClients.set(storage, io);

@@ -1,10 +1,12 @@
 import { MissingDependencyError, SessionError } from "../../errors.js";
 import { importOptional } from "../../runtime/load.js";
 
-/** An ioredis client (`eval(script, numKeys, ...keysAndArgs)`). */
+/** An ioredis 5 or 6 client (`eval(script, numKeys, ...keysAndArgs)`). */
 export interface IoRedisLike {
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
-  zrange(key: string, start: number, stop: number): Promise<string[]>;
+  // `stop` as a string: ioredis 6 declares ZRANGE's stop as `string | Buffer` only, so a client of that major is
+  // not assignable to a method that passes a number there (ioredis 5 takes either).
+  zrange(key: string, start: number, stop: string): Promise<string[]>;
   quit?(): Promise<unknown>;
 }
 
@@ -95,7 +97,7 @@ export class RedisConnection {
   /** Members of a sorted set in score order. */
   async zrange(key: string): Promise<string[]> {
     if (isNodeRedis(this.client)) return this.client.zRange(key, 0, -1);
-    return (this.client as IoRedisLike).zrange(key, 0, -1);
+    return (this.client as IoRedisLike).zrange(key, 0, "-1");
   }
 
   /** Disconnects when this connection opened the client; a client passed in stays open. */
