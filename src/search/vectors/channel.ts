@@ -187,7 +187,10 @@ export class StoreVectors implements VectorChannel {
     await this.ready();
     // Vectors a delete left behind (one made before deletes took them, or a process killed before its prune) go.
     await this.backend.prune();
-    if (retryFailed) await this.backend.clearFailures();
+    if (retryFailed) {
+      await this.backend.clearFailures();
+      await this.facts?.retryRefused();
+    }
     const total = (await this.backend.counts()).pending;
     let after = 0;
     let done = 0;
