@@ -139,7 +139,7 @@ export abstract class StoreFacts implements FactStore {
     await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
     await this.assertWritable(key);
     const added = await this.writeFacts(key, drafts, Date.now());
-    this.onStored?.();
+    await this.onStored?.();
     return added;
   }
 
@@ -288,8 +288,8 @@ export abstract class StoreFacts implements FactStore {
     return (await this.vectors?.counts()) ?? { embedded: 0, pending: 0, failed: 0 };
   }
 
-  /** @internal called after facts were stored (add, import): the vector channel's worker embeds them. */
-  onStored: (() => void) | undefined;
+  /** @internal awaited after facts were stored (add, import): the vector worker embeds them, a log tells others. */
+  onStored: (() => void | Promise<void>) | undefined;
 
   async unlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]> {
     assertSessionId(sessionId);
@@ -362,7 +362,7 @@ export abstract class StoreFacts implements FactStore {
       },
       checked,
     );
-    if (imported.inserted > 0) this.onStored?.();
+    if (imported.inserted > 0) await this.onStored?.();
     return imported;
   }
 }

@@ -119,10 +119,11 @@ export class StoreVectors implements VectorChannel {
     return vector;
   }
 
-  /** @internal gives the channel the store's facts: their vectors are kept current with the messages'. */
-  attachFacts(facts: FactVectorSource & { onStored: (() => void) | undefined }): void {
+  /** @internal gives the channel the store's facts: their vectors are kept current (this store's and others'). */
+  attachFacts(facts: FactVectorSource & { onStored: (() => void | Promise<void>) | undefined }): void {
     this.facts = facts;
     facts.onStored = () => this.worker.noteFacts();
+    this.worker.followFacts();
   }
 
   /**
