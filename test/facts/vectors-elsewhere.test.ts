@@ -5,7 +5,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FactCapableStore } from "../../src/contract/facts.js";
+import type { ChangeEvent } from "../../src/contract/feed.js";
 import type { RegistryCapableStore } from "../../src/contract/registry.js";
+import { logNames } from "../../src/postgres/feed/append-log.js";
+import { PostgresStore } from "../../src/postgres/store.js";
 import { loadNodeSqlite } from "../../src/sqlite/connection/better-sqlite3.js";
 import type { SqliteDriverName } from "../../src/sqlite/connection/open.js";
 import { fact, ownedSession } from "../../src/testing/contract/facts-harness.js";
@@ -26,6 +29,30 @@ const PAIRS: [SqliteDriverName, SqliteDriverName][] = nodeSqlite
   : [["better-sqlite3", "better-sqlite3"]];
 if (!nodeSqlite)
   console.log(`# facts learned elsewhere: node:sqlite needs Node.js >= 22.13 (${process.version})`);
+
+/**
+ * On Postgres the fact writes' log rows name nothing (no session, ids or data: nothing for an erasure to chase) and
+ * are no subscriber's event: a replay of the whole log holds the session's appends only.
+ */
+async function noFactEvents(store: PostgresStore): Promise<void> {
+  const executor = await store.ready();
+  const rows = await executor.query<{ session_id: string; ids: string; data: string | null }>(
+    `SELECT session_id, ids, data FROM ${logNames(store.tables).table} WHERE kind = 'facts'`,
+  );
+  assert.deepEqual(
+    rows,
+    Array.from({ length: 3 }, () => ({ session_id: "", ids: "[]", data: null })),
+  );
+  const events: ChangeEvent[] = [];
+  const stop = store.subscribe((event) => void events.push(event), { after: 0 });
+  await until(() => events.length >= 2);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  stop();
+  assert.deepEqual(
+    events.map((event) => event.type),
+    ["append", "append"],
+  );
+}
 
 await describeTargets((target) => {
   const file = target.name.startsWith("sqlite file");
@@ -61,6 +88,7 @@ await describeTargets((target) => {
           // Later writes too: each is heard, not only the first.
           await elsewhere.facts.add({ sessionId: "a" }, [fact("The user likes pasta.", [["a", "a-1"]])]);
           await until(async () => (await channel(here).status()).facts?.embedded === 3);
+          if (here instanceof PostgresStore) await noFactEvents(here);
         } finally {
           await elsewhere.close();
           await here.close();
