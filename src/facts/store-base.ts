@@ -139,7 +139,7 @@ export abstract class StoreFacts implements FactStore {
     await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
     await this.assertWritable(key);
     const added = await this.writeFacts(key, drafts, Date.now());
-    this.onStored?.();
+    await this.onStored?.();
     return added;
   }
 
@@ -243,7 +243,7 @@ export abstract class StoreFacts implements FactStore {
       key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
         ? { ...filter, sourceSession: undefined }
         : filter;
-    const near = await this.readNearest(key, query, read, filter.limit);
+    const near = (await this.vectors?.nearest(key.key, query, read, filter.limit)) ?? [];
     if (near.length === 0) return [];
     const facts = await this.readSeqs(
       key,
@@ -257,21 +257,11 @@ export abstract class StoreFacts implements FactStore {
     return hits;
   }
 
-  /** The store's facts' vectors (set by a backend that keeps them); none: the methods below answer nothing. */
-  protected vectors: FactVectorRows | undefined;
-
   /**
-   * The scope's facts passing `filter` with a vector, nearest to `query` first (by dot product: both are unit
-   * length), at most `limit`, of the newest FACT_VECTOR_SCAN; a store that keeps no fact vectors answers [].
+   * The store's facts' vectors (set by a backend that keeps them): nearby() reads the scope's facts nearest to its
+   * query, of the newest FACT_VECTOR_SCAN; none: the methods below answer nothing.
    */
-  private async readNearest(
-    scope: ScopeKey,
-    query: Float32Array,
-    filter: FactFilter,
-    limit: number,
-  ): Promise<{ seq: number; score: number }[]> {
-    return (await this.vectors?.nearest(scope.key, query, filter, limit)) ?? [];
-  }
+  protected vectors: FactVectorRows | undefined;
 
   /** @internal facts without a vector yet (the vector channel's work); none on a store that keeps no fact vectors. */
   async unembedded(after: number, limit: number): Promise<UnembeddedFact[]> {
@@ -281,6 +271,11 @@ export abstract class StoreFacts implements FactStore {
   /** @internal stores facts' vectors (see {@link unembedded}). */
   async writeVectors(rows: readonly FactVectorWrite[]): Promise<void> {
     await this.vectors?.write(rows);
+  }
+
+  /** @internal the facts whose text the embedder refused are to embed again (`backfill({ retryFailed })`). */
+  async retryRefused(): Promise<void> {
+    await this.vectors?.retry();
   }
 
   /** @internal forgets every fact vector (the vector channel's reset). */
@@ -293,8 +288,8 @@ export abstract class StoreFacts implements FactStore {
     return (await this.vectors?.counts()) ?? { embedded: 0, pending: 0, failed: 0 };
   }
 
-  /** @internal called after facts were stored (add, import): the vector channel's worker embeds them. */
-  onStored: (() => void) | undefined;
+  /** @internal awaited after facts were stored (add, import): the vector worker embeds them, a log tells others. */
+  onStored: (() => void | Promise<void>) | undefined;
 
   async unlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]> {
     assertSessionId(sessionId);
@@ -367,7 +362,7 @@ export abstract class StoreFacts implements FactStore {
       },
       checked,
     );
-    if (imported.inserted > 0) this.onStored?.();
+    if (imported.inserted > 0) await this.onStored?.();
     return imported;
   }
 }

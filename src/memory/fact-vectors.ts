@@ -53,6 +53,11 @@ export class MemoryFactVectors implements FactVectorRows {
     for (const kept of this.kept()) delete kept.vector;
   }
 
+  /** Refused texts (a null vector: memory seals nothing) wait again. */
+  retry(): void {
+    for (const kept of this.kept()) if (kept.vector === null) delete kept.vector;
+  }
+
   /** A fact's vector null is a text the embedder refused (memory seals nothing; a fact's text is never empty). */
   counts(): FactVectorCounts {
     const counts = { embedded: 0, pending: 0, failed: 0 };

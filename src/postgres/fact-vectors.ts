@@ -97,6 +97,15 @@ export class PostgresFactVectors implements FactVectorRows {
     );
   }
 
+  /** Refused texts wait again: the marker on a clear fact (a sealed fact's marker is no refusal). */
+  async retry(): Promise<void> {
+    const executor = await this.executor();
+    await executor.query(
+      `UPDATE ${factTables(this.t).facts} SET embedding = NULL
+       WHERE cardinality(embedding) = 0 AND sealed_chars IS NULL`,
+    );
+  }
+
   /** Held (a vector, or a sealed fact's marker), waiting, refused (the marker on a clear fact: its text was refused). */
   async counts(): Promise<FactVectorCounts> {
     const executor = await this.executor();

@@ -247,7 +247,8 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
   },
   {
     table: "agent_changes",
-    holds: "the change log: write events, an overlay's summary among them",
+    holds:
+      "the change log: write events, an overlay's summary among them, and fact writes' rows naming nothing",
     tie: "session",
     citus: "coordinator",
     sealed: "sealed",

@@ -34,6 +34,7 @@ import { tableNames } from "./connection/tables.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
+import { logFactWrites } from "./feed/facts-log.js";
 import { PostgresAttachments } from "./media/attachments.js";
 import { type PostgresPurgeOptions, purgePostgres } from "./purge.js";
 import { PostgresSessionRegistry } from "./registry.js";
@@ -134,6 +135,8 @@ export class PostgresStore
     const vectors = vectorOptions(options);
     this.vectors = vectors && postgresVectors(this, vectors);
     this.vectors?.attachFacts(this.facts);
+    // After attachFacts: the row follows the local worker's note.
+    if (this.changeLog) logFactWrites(this.facts, this.changeLog);
   }
 
   /**

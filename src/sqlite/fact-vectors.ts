@@ -76,6 +76,13 @@ export class SqliteFactVectors implements FactVectorRows {
     this.ensure().run("UPDATE agent_facts SET embedding = NULL WHERE embedding IS NOT NULL");
   }
 
+  /** Refused texts wait again: the marker on a clear fact (a sealed fact's marker is no refusal). */
+  retry(): void {
+    this.ensure().run(
+      "UPDATE agent_facts SET embedding = NULL WHERE length(embedding) = 0 AND sealed_chars IS NULL",
+    );
+  }
+
   /** Held (a vector, or a sealed fact's marker), waiting, refused (the marker on a clear fact: its text was refused). */
   counts(): FactVectorCounts {
     const [all, pending, failed] = this.ensure().tuples<[number, number | null, number | null]>(

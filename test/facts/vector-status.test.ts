@@ -11,9 +11,12 @@ import type { VectorStore } from "../vectors/targets.js";
 
 type Store = VectorStore & FactCapableStore & RegistryCapableStore;
 
-/** An embedder that refuses every text naming "xylophone" (as one over its token limit would), others as the test one. */
+/** While `refuses.on`, refusing() refuses every text naming "xylophone" (as an embedder over its token limit would). */
+const refuses = { on: true };
+
+/** An embedder that refuses "xylophone" while `refuses.on`, embedding others as the test one. */
 async function refusing(texts: string[]): Promise<number[][]> {
-  if (texts.some((text) => text.includes("xylophone"))) throw new Error("input too long");
+  if (refuses.on && texts.some((text) => text.includes("xylophone"))) throw new Error("input too long");
   return texts.map(testVector);
 }
 
@@ -53,6 +56,27 @@ await describeTargets((target) => {
         await channel(store).reset();
         assert.deepEqual((await channel(store).status()).facts, { embedded: 0, pending: 3, failed: 0 });
       } finally {
+        await store.close();
+      }
+    });
+  });
+
+  test("backfill({ retryFailed: true }) sends the refused facts again; a plain backfill does not", async () => {
+    await withStorage(target.fresh, async (storage) => {
+      refuses.on = true;
+      const store = (await storage.open({ embedder: refusing, onEmbedError: () => undefined })) as Store;
+      try {
+        await seedFacts(store);
+        await channel(store).idle();
+        assert.deepEqual((await channel(store).status()).facts, { embedded: 2, pending: 0, failed: 1 });
+        refuses.on = false;
+        // A refusal is not sent again by itself: only retryFailed asks for it.
+        await channel(store).backfill();
+        assert.deepEqual((await channel(store).status()).facts, { embedded: 2, pending: 0, failed: 1 });
+        await channel(store).backfill({ retryFailed: true });
+        assert.deepEqual((await channel(store).status()).facts, { embedded: 3, pending: 0, failed: 0 });
+      } finally {
+        refuses.on = true;
         await store.close();
       }
     });

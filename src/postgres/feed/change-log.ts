@@ -5,6 +5,7 @@ import {
   type ChangeLogOptions,
   type ChangeRow,
   changeColumns,
+  FACTS_KIND,
   newOrigin,
   PAGE_ROWS,
   PRUNE_BATCH,
@@ -181,7 +182,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     );
   }
 
-  watch(deliver: (event: ChangeEvent) => void): RunningWatch {
+  watch(deliver: (event: ChangeEvent) => void, _interest: unknown, facts: () => void): RunningWatch {
     let stopped = false;
     let cursor: number | undefined;
     let running: Promise<void> | undefined;
@@ -203,6 +204,11 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
             for (const row of rows) {
               cursor = Number(row.seq);
               if (row.origin === this.origin) continue;
+              // Another store stored facts (facts-log.ts): the vector worker's wake-up, no subscriber's event.
+              if (row.kind === FACTS_KIND) {
+                facts();
+                continue;
+              }
               const event = await readChangeRow(row, "remote", this.read, this.open);
               if (event && !stopped) deliver(event);
             }

@@ -11,7 +11,8 @@ import {
   timeout,
 } from "./config.js";
 import { type EmbedFn, embedFunction, embedText, textHash } from "./embed.js";
-import type { FactVectorSource, FactVectorWrite } from "./fact-vectors.js";
+import { embedFactRows } from "./fact-embed.js";
+import type { FactVectorSource } from "./fact-vectors.js";
 import { embedIsolated, refusalReason } from "./isolate.js";
 import type {
   BackfillOptions,
@@ -32,8 +33,6 @@ export { vectorOptions } from "./config.js";
 const LISTED_FAILURES = 10;
 /** Query vectors kept (a search's message and fact channels embed its query once). */
 const QUERY_VECTORS = 8;
-/** Facts embedded per batch. */
-const FACT_BATCH = 64;
 
 /**
  * The vector channel of one store: embeds what the backend reports pending (live, through the {@link VectorWorker},
@@ -119,56 +118,25 @@ export class StoreVectors implements VectorChannel {
     return vector;
   }
 
-  /** @internal gives the channel the store's facts: their vectors are kept current with the messages'. */
-  attachFacts(facts: FactVectorSource & { onStored: (() => void) | undefined }): void {
+  /** @internal gives the channel the store's facts: their vectors are kept current (this store's and others'). */
+  attachFacts(facts: FactVectorSource & { onStored: (() => void | Promise<void>) | undefined }): void {
     this.facts = facts;
     facts.onStored = () => this.worker.noteFacts();
+    this.worker.followFacts();
   }
 
-  /**
-   * @internal embeds every fact without a vector, in batches: a sealed fact and an empty text get none, a text the
-   * embedder refused by itself none either (reported); throws what stopped a batch (the worker retries). How many
-   * facts were embedded.
-   */
+  /** @internal embeds the facts without a vector (fact-embed.ts): how many; throws what stopped a batch. */
   async embedFacts(signal: AbortSignal | undefined, awaited: boolean): Promise<number> {
-    const facts = this.facts;
-    if (facts === undefined) return 0;
-    let embedded = 0;
-    for (let after = 0; ; ) {
-      signal?.throwIfAborted();
-      this.assertOpen();
-      const rows = await facts.unembedded(after, FACT_BATCH);
-      if (rows.length === 0) return embedded;
-      after = (rows[rows.length - 1] as { seq: number }).seq;
-      const writes: FactVectorWrite[] = rows.map(({ seq }) => ({ seq, vector: null }));
-      const texts: string[] = [];
-      const at: number[] = [];
-      rows.forEach((row, i) => {
-        const text = embedText(row.text);
-        if (text.trim() === "") return;
-        at.push(i);
-        texts.push(text);
-      });
-      const isolated = await embedIsolated(texts, (part) =>
-        this.embedChecked(part, this.batchTimeout, awaited, signal),
-      );
-      if (isolated.stopped !== undefined) throw isolated.stopped;
-      at.forEach((i, j) => {
-        (writes[i] as FactVectorWrite).vector = isolated.vectors[j] ?? null;
-      });
-      signal?.throwIfAborted();
-      this.assertOpen();
-      await facts.writeVectors(writes);
-      embedded += writes.filter((w) => w.vector !== null).length;
-      for (const [j, error] of isolated.refused) {
-        const seq = (rows[at[j] as number] as { seq: number }).seq;
-        this.report(
-          new Error(`the embedder refused the text of fact row ${seq}: ${refusalReason(error)}`, {
-            cause: error,
-          }),
-        );
-      }
-    }
+    if (this.facts === undefined) return 0;
+    return embedFactRows(
+      this.facts,
+      {
+        embed: (part) => this.embedChecked(part, this.batchTimeout, awaited, signal),
+        check: () => this.assertOpen(),
+        report: (error) => this.report(error),
+      },
+      signal,
+    );
   }
 
   async nearestMessages(query: string, options: NearestOptions): Promise<NearestMessage[]> {
@@ -188,6 +156,7 @@ export class StoreVectors implements VectorChannel {
     // Vectors a delete left behind (one made before deletes took them, or a process killed before its prune) go.
     await this.backend.prune();
     if (retryFailed) await this.backend.clearFailures();
+    if (retryFailed) await this.facts?.retryRefused();
     const total = (await this.backend.counts()).pending;
     let after = 0;
     let done = 0;

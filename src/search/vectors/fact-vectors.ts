@@ -35,6 +35,8 @@ export interface FactVectorSource {
   writeVectors(rows: readonly FactVectorWrite[]): Promise<void>;
   /** Forgets every fact vector (the channel's reset): every fact is to embed again. */
   forgetVectors(): Promise<void>;
+  /** The facts whose text the embedder refused wait again (`backfill({ retryFailed: true })`). */
+  retryRefused(): Promise<void>;
   /** How the facts stand: vectors held, waiting, refused. */
   vectorCounts(): Promise<FactVectorCounts>;
 }
@@ -50,6 +52,8 @@ export interface FactVectorRows {
   write(rows: readonly FactVectorWrite[]): void | Promise<void>;
   /** As {@link FactVectorSource.forgetVectors}. */
   forget(): void | Promise<void>;
+  /** As {@link FactVectorSource.retryRefused}: the "none" marker goes from clear facts (a sealed one's stays). */
+  retry(): void | Promise<void>;
   /** The facts of scope `scope` (its key) passing `filter` nearest to the unit vector `query`, best first. */
   nearest(
     scope: string,

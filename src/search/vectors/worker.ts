@@ -38,11 +38,12 @@ export class VectorWorker {
   /** Failed passes in a row: the next retry waits 1 s doubled per failure, at most 5 min. */
   private failures = 0;
   private readonly loop: BackgroundLoop;
+  private unfollow: (() => void) | undefined;
 
   constructor(
     private readonly channel: WorkerOwner,
     private readonly backend: VectorBackend,
-    feed: ChangeFeed,
+    private readonly feed: ChangeFeed,
   ) {
     this.loop = new BackgroundLoop(feed, {
       note: (event) => this.note(event),
@@ -82,6 +83,14 @@ export class VectorWorker {
   noteFacts(): void {
     this.facts = true;
     this.loop.kick();
+  }
+
+  /**
+   * Hears other processes' fact writes from the feed (a SQLite commit elsewhere, a Postgres "facts" log row): each
+   * signal is one pass reading the facts waiting for a vector, an indexed read answering none when there are none.
+   */
+  followFacts(): void {
+    this.unfollow ??= this.feed.onRemoteFacts(() => this.noteFacts());
   }
 
   private queue(sessionId: string, id: string): void {
@@ -190,6 +199,7 @@ export class VectorWorker {
 
   /** Stops listening, abandons an embedder call in flight and waits for a write in progress. */
   async close(): Promise<void> {
+    this.unfollow?.();
     await this.loop.close(new Error("the store was closed"));
   }
 }

@@ -12,7 +12,9 @@ export const DEFAULT_POLL_MS = 200;
  * Hears other processes' writes to a SQLite file while somebody subscribes, one timer per store: the change
  * log's rows (full events with cursors) when the store keeps one, and `PRAGMA data_version` for writers that
  * keep none (a `reset` per changed session). A commit whose log row has not arrived yet waits one tick before it
- * counts as unlogged (the row is a second statement after the write).
+ * counts as unlogged (the row is a second statement after the write). Any other connection's commit may have stored
+ * facts (they log no row here): `facts` is told whenever the data version moved, and its listener (the vector
+ * worker) reads the facts waiting for a vector, an indexed read bounded by its work.
  */
 export class SqliteRemoteWatch implements RemoteWatch {
   constructor(
@@ -21,7 +23,7 @@ export class SqliteRemoteWatch implements RemoteWatch {
     private readonly pollMs: number,
   ) {}
 
-  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest): RunningWatch {
+  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest, facts: () => void): RunningWatch {
     // The starting point is read here, inside subscribe(): ready at once.
     const ready = Promise.resolve();
     const version = isFileDatabase(this.driver) ? dataVersion(this.driver) : undefined;
@@ -39,8 +41,10 @@ export class SqliteRemoteWatch implements RemoteWatch {
       if (this.log) await this.log.deliverAfter(position, deliver, explained);
       if (!watermark) return;
       const wanted = interest();
+      const seen = watermark.seen;
       const fresh = watermark.poll(wanted, explained);
       watermark.follow(wanted);
+      if (watermark.seen !== seen) facts();
       if (!this.log) {
         for (const event of fresh) deliver(event);
         return;

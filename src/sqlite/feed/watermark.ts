@@ -66,6 +66,11 @@ export class SqliteWatermark {
     this.maxSeq = 0;
   }
 
+  /** The data version last seen: it moves when another connection commits (facts, messages, anything). */
+  get seen(): number {
+    return this.version;
+  }
+
   /** Notes this store's own committed write to a session (`data_version` never moves for it). */
   wrote(sessionId: string): void {
     this.local.add(sessionId);

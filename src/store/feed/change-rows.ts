@@ -35,6 +35,12 @@ export interface ChangeLogOptions {
   pollMs?: number;
 }
 
+/**
+ * The kind of a row that says only "facts were stored" (Postgres, postgres/feed/facts-log.ts): no session, no ids,
+ * no content. Never an event: a replay skips it, a watcher tells the vector worker (docs/FACTS.md#recall).
+ */
+export const FACTS_KIND = "facts";
+
 /** A random id for one store instance: its own rows are delivered locally, not again from the log. */
 export function newOrigin(): string {
   return crypto.randomUUID();
@@ -86,6 +92,8 @@ export async function rowEvent(
       return { type: "clear", ...base };
     case "erased":
       return { type: "erased", ...base };
+    case FACTS_KIND:
+      return null;
     case "compaction": {
       const { sealed, ...compaction } = JSON.parse(row.data ?? "null") as StoredCompaction & {
         sealed?: unknown;

@@ -136,6 +136,8 @@ class Subscriber {
 export class ChangeFeed {
   private readonly subscribers = new Set<Subscriber>();
   private running: RunningWatch | undefined;
+  /** Told when another writer may have stored facts (the vector worker's; no subscriber event). */
+  private readonly factListeners = new Set<() => void>();
 
   constructor(
     private readonly remote: () => RemoteChanges | undefined = () => undefined,
@@ -195,6 +197,16 @@ export class ChangeFeed {
     for (const subscriber of this.subscribers) subscriber.push(event);
   }
 
+  /**
+   * @internal calls `listener` when another process (or store instance) may have stored facts, while somebody
+   * subscribes: a SQLite file's data version moved, or a Postgres change-log row of kind "facts" arrived. Internal,
+   * no `ChangeEvent`: facts belong to an owner or a session, not to the session writes the feed describes.
+   */
+  onRemoteFacts(listener: () => void): () => void {
+    this.factListeners.add(listener);
+    return () => this.factListeners.delete(listener);
+  }
+
   /** Adds a listener; see {@link SubscribeOptions}. */
   subscribe(listener: ChangeListener, options: SubscribeOptions = {}): Unsubscribe {
     parseInput(listenerSchema, listener, { path: "listener" });
@@ -215,6 +227,9 @@ export class ChangeFeed {
       this.running = watcher.watch(
         (event) => this.emit(event),
         () => this.interest(),
+        () => {
+          for (const listener of this.factListeners) listener();
+        },
       );
     } else {
       // A session named for the first time gets its starting point now, not on the watch's next poll.
@@ -246,6 +261,7 @@ export class ChangeFeed {
   close(): void {
     for (const subscriber of this.subscribers) subscriber.active = false;
     this.subscribers.clear();
+    this.factListeners.clear();
     this.stopWatching();
   }
 }

@@ -6,7 +6,7 @@ import type { StoredCompaction } from "../../contract/message.js";
 /** A write as the change log records it (messages are read back by id when another process delivers it). */
 export interface LoggedChange {
   sessionId: string;
-  type: "append" | "update" | "delete" | "clear" | "erased" | "compaction" | "import" | "reset";
+  type: "append" | "update" | "delete" | "clear" | "erased" | "compaction" | "import" | "reset" | "facts";
   /** The message ids written (one for append, update and import; the requested ids for delete). */
   ids: readonly string[];
   /** The parent the writer named (undefined: after the latest leaf; the log then reads it). */
@@ -39,8 +39,11 @@ export interface Interest {
 
 /** Delivers other processes' writes while somebody listens (a change log, a data-version watermark, or both). */
 export interface RemoteWatch {
-  /** Starts delivering to `deliver`; `interest` says which sessions listeners want now. */
-  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest): RunningWatch;
+  /**
+   * Starts delivering to `deliver`; `interest` says which sessions listeners want now. `facts` is called when
+   * another writer may have stored facts: no `ChangeEvent` (docs/FACTS.md#recall, "Facts learned elsewhere").
+   */
+  watch(deliver: (event: ChangeEvent) => void, interest: () => Interest, facts: () => void): RunningWatch;
 }
 
 /** A watch that runs while a store has subscribers. */
