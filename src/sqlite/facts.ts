@@ -88,8 +88,6 @@ export function addFactSealedColumn(driver: SqlDriver): void {
     driver.run("ALTER TABLE agent_facts ADD COLUMN sealed_chars INTEGER");
 }
 
-const IN = "(SELECT value FROM json_each(?))";
-
 /** SQLite's facts (see the module comment). */
 export class SqliteFacts extends SqlFacts {
   constructor(driver: SqlDriver, limits: QueryLimits) {
@@ -131,12 +129,15 @@ export function forgetMessages(
   return runProgram(driver, forgetMessageFacts(sqliteFacts, sessionId, messageIds));
 }
 
+// The statuses as bound values, not a JSON list: `IN (SELECT value FROM json_each(?))` was checked against every
+// match of every term (with a bloom filter built per statement), ~18 % of a fact search's term reads on LoCoMo.
 function filterSql(filter: FactFilter): { sql: string; params: string[] } {
   const sourced = sourcedSql("a", filter);
-  return {
-    sql: ` AND a.status IN ${IN}${sourced.sql}`,
-    params: [JSON.stringify(filter.status), ...sourced.params],
-  };
+  const status =
+    filter.status.length === 1
+      ? " AND a.status = ?"
+      : ` AND a.status IN (${filter.status.map(() => "?").join(", ")})`;
+  return { sql: `${status}${sourced.sql}`, params: [...filter.status, ...sourced.params] };
 }
 
 // Each term's newest matches in the scope (filtered inside the window, as search entries are by label).
