@@ -50,7 +50,7 @@ export function factShare(i: number): number {
 export function fuseFacts(
   order: readonly number[],
   lifts: FactLifts,
-): { seqs: number[]; scores: Map<number, number> } {
+): { seqs: number[]; scores: FusedScores } {
   const lift = new Map<number, number>();
   let i = 0;
   for (const seqs of lifts.seqs) {
@@ -60,33 +60,71 @@ export function fuseFacts(
     for (const seq of seqs) if (!lift.has(seq)) lift.set(seq, share);
   }
   // The turns no fact names keep the turn order and their scores fall with it: only the lifted ones are sorted, then
-  // the two runs merge (sorting the whole order, a thousand turns, was most of the fusion's time).
+  // the two runs merge (sorting the whole order, a thousand turns, was most of the fusion's time). No object or map
+  // entry per turn: the order is the whole text ranking, and those were most of what was left (~75 µs of a LoCoMo
+  // question's ~1,200 turns).
   const lifted: Fused[] = [];
-  const liftedAt = new Set<number>();
-  for (const [rank, seq] of order.entries()) {
+  const liftedAt = new Uint8Array(order.length);
+  for (let rank = 0; rank < order.length && lift.size > 0; rank++) {
+    const seq = order[rank]!;
     const share = lift.get(seq);
     if (share === undefined) continue;
     lift.delete(seq);
-    liftedAt.add(rank);
+    liftedAt[rank] = 1;
     lifted.push({ seq, score: turnShare(rank) + share, place: rank });
   }
   for (const [seq, share] of lift) lifted.push({ seq, score: share, place: Number.MAX_SAFE_INTEGER });
   lifted.sort(fusedOrder);
-  const seqs: number[] = [];
-  const scores = new Map<number, number>();
-  const take = ({ seq, score }: Fused) => {
-    seqs.push(seq);
-    scores.set(seq, score);
-  };
+  const size = order.length + lift.size;
+  const seqs: number[] = new Array(size);
+  const scores = new Float64Array(size);
+  let at = 0;
   let next = 0;
-  for (const [rank, seq] of order.entries()) {
-    if (liftedAt.has(rank)) continue;
-    const turn = { seq, score: turnShare(rank), place: rank };
-    while (next < lifted.length && fusedOrder(lifted[next]!, turn) < 0) take(lifted[next++]!);
-    take(turn);
+  const take = (seq: number, score: number) => {
+    seqs[at] = seq;
+    scores[at++] = score;
+  };
+  for (let rank = 0; rank < order.length; rank++) {
+    if (liftedAt[rank] === 1) continue;
+    const seq = order[rank]!;
+    const score = turnShare(rank);
+    // fusedOrder(lifted, this turn) < 0: the lifted seq comes first.
+    for (let f = lifted[next]; f !== undefined; f = lifted[next]) {
+      if ((score - f.score || f.place - rank || seq - f.seq) >= 0) break;
+      take(f.seq, f.score);
+      next++;
+    }
+    take(seq, score);
   }
-  while (next < lifted.length) take(lifted[next++]!);
-  return { seqs, scores };
+  for (; next < lifted.length; next++) take(lifted[next]!.seq, lifted[next]!.score);
+  return { seqs, scores: scoresInOrder(seqs, scores) };
+}
+
+/**
+ * The scores of a fused order as a lookup, indexed as far as asked: a page asks for its hits' scores, the first few
+ * of the order, so most seqs are never put in a map.
+ */
+function scoresInOrder(seqs: readonly number[], scores: Float64Array): FusedScores {
+  const known = new Map<number, number>();
+  let read = 0;
+  return {
+    get(seq) {
+      const score = known.get(seq);
+      if (score !== undefined) return score;
+      while (read < seqs.length) {
+        const next = seqs[read]!;
+        known.set(next, scores[read]!);
+        if (next === seq) return scores[read++];
+        read++;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Each fused seq's score (pipeline.ts's ScoreLookup; that module imports this one). */
+export interface FusedScores {
+  get(seq: number): number | undefined;
 }
 
 /** A seq in the fused order: its fused score and its place in the turn order (a fact's alone: after every turn). */

@@ -4,7 +4,7 @@
  * read in store order for a learner.
  */
 import type { EntryCandidates } from "../context/store-base.js";
-import type { LearnableMessage } from "../contract/facts.js";
+import type { FactSource, LearnableMessage } from "../contract/facts.js";
 import { SessionError } from "../errors.js";
 import { SqlFacts } from "../facts/sql-facts.js";
 import { storedMessageText } from "../message/text.js";
@@ -12,13 +12,15 @@ import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { FactFilter } from "../store/facts.js";
+import { addSource, type StoredFact, storedFacts } from "../store/sql/fact-reads.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
+import type { Row } from "../store/sql/program.js";
 import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./connection/driver.js";
+import type { SqlDriver, SqlValue } from "./connection/driver.js";
 import { runInTransaction, runProgram } from "./connection/program.js";
 import { SqliteFactVectors } from "./fact-vectors.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
-import { sourcedSql, sqliteFacts } from "./statements/facts.js";
+import { FACT_COLUMNS, sourcedSql, sqliteFacts } from "./statements/facts.js";
 
 /** Migration 23: facts, their sources (by session for erasure), their FTS5 index, and each session's learn mark. */
 export const FACT_TABLES = [
@@ -88,8 +90,6 @@ export function addFactSealedColumn(driver: SqlDriver): void {
     driver.run("ALTER TABLE agent_facts ADD COLUMN sealed_chars INTEGER");
 }
 
-const IN = "(SELECT value FROM json_each(?))";
-
 /** SQLite's facts (see the module comment). */
 export class SqliteFacts extends SqlFacts {
   constructor(driver: SqlDriver, limits: QueryLimits) {
@@ -102,6 +102,7 @@ export class SqliteFacts extends SqlFacts {
         candidates: async (scope, terms, cap, filter, blinds) =>
           candidates(driver, scope, terms, cap, filter, blinds),
         unlearned: async (sessionId, after, limit) => unlearned(driver, sessionId, after, limit),
+        readSeqs: async (scope, seqs) => factsOfSeqs(driver, scope, seqs),
         withKeys: async (use) => {
           // Every store has keys (a keyless one's answer none): none is a store not made by SqliteStore.
           if (!driver.keys) throw new SessionError("STORAGE", "This SQLite connection has no keys");
@@ -131,12 +132,15 @@ export function forgetMessages(
   return runProgram(driver, forgetMessageFacts(sqliteFacts, sessionId, messageIds));
 }
 
+// The statuses as bound values, not a JSON list: `IN (SELECT value FROM json_each(?))` was checked against every
+// match of every term (with a bloom filter built per statement), ~18 % of a fact search's term reads on LoCoMo.
 function filterSql(filter: FactFilter): { sql: string; params: string[] } {
   const sourced = sourcedSql("a", filter);
-  return {
-    sql: ` AND a.status IN ${IN}${sourced.sql}`,
-    params: [JSON.stringify(filter.status), ...sourced.params],
-  };
+  const status =
+    filter.status.length === 1
+      ? " AND a.status = ?"
+      : ` AND a.status IN (${filter.status.map(() => "?").join(", ")})`;
+  return { sql: `${status}${sourced.sql}`, params: [...filter.status, ...sourced.params] };
 }
 
 // Each term's newest matches in the scope (filtered inside the window, as search entries are by label).
@@ -169,6 +173,31 @@ function candidates(
     [scope, ...where.params],
   )?.n;
   return { matches, lengths, documents: documents ?? lengths.size };
+}
+
+const FACT_FIELDS = FACT_COLUMNS.split(", ");
+
+// The facts of these seqs in the scope with their sources, the statements of fact-reads.ts read as arrays: the row
+// objects the driver builds cost half the read (30 facts of a search: ~155 against ~90 µs on a loaded machine).
+function factsOfSeqs(driver: SqlDriver, scope: string, seqs: readonly number[]): StoredFact[] {
+  if (seqs.length === 0) return [];
+  const read = sqliteFacts.bySeqs(scope, seqs);
+  const rows = driver.tuples<unknown[]>(read.sql, read.params as SqlValue[]).map((values) => {
+    const row: Row = {};
+    FACT_FIELDS.forEach((field, i) => {
+      row[field] = values[i];
+    });
+    return row;
+  });
+  if (rows.length === 0) return [];
+  const sources = new Map<number, FactSource[]>();
+  const of = sqliteFacts.sourcesOf(scope, seqs);
+  for (const [seq, sessionId, messageId] of driver.tuples<[number, string, string]>(
+    of.sql,
+    of.params as SqlValue[],
+  ))
+    addSource(sources, Number(seq), String(sessionId), String(messageId));
+  return storedFacts(rows, sources);
 }
 
 function unlearned(driver: SqlDriver, sessionId: string, after: number, limit: number): LearnableMessage[] {

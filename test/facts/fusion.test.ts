@@ -77,7 +77,7 @@ describe("fact fusion", () => {
       );
       const { seqs, scores } = fuseFacts(order, { hits: [], seqs: lifts });
       assert.deepEqual(seqs, fusedByDefinition(order, lifts));
-      assert.equal(scores.size, seqs.length);
+      for (const seq of seqs) assert.ok(scores.get(seq) !== undefined);
       for (let i = 1; i < seqs.length; i++) assert.ok(scores.get(seqs[i - 1]!)! >= scores.get(seqs[i]!)!);
     }
   });

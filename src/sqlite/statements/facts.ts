@@ -86,8 +86,9 @@ export const sqliteFacts: FactStatements = {
       [scope, before ?? Number.MAX_SAFE_INTEGER, json(filter.status), ...sourced.params, limit],
     );
   },
+  // By the primary key, one seek per seq; the scope is checked on the row (the (scope, seq) index took two seeks).
   bySeqs: (scope, seqs) =>
-    query(`SELECT ${FACT_COLUMNS} FROM agent_facts WHERE scope = ? AND seq IN ${IN}`, [scope, json(seqs)]),
+    query(`SELECT ${FACT_COLUMNS} FROM agent_facts WHERE +scope = ? AND seq IN ${IN}`, [scope, json(seqs)]),
   sourcesOf: (_scope, seqs) =>
     query(
       `SELECT fact_seq, session_id, message_id FROM agent_fact_sources WHERE fact_seq IN ${IN}

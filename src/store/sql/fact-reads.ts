@@ -39,18 +39,36 @@ export function factOf(row: Row, sources: readonly FactSource[]): { fact: Fact; 
 /** Fact rows with their sources (one read of the sources for all), in the rows' order. */
 export function* withSources(s: FactStatements, scope: string, rows: readonly Row[]): Program<StoredFact[]> {
   if (rows.length === 0) return [];
-  const seqs = rows.map((r) => Number(r.seq));
   const sources = new Map<number, FactSource[]>();
-  for (const r of yield s.sourcesOf(scope, seqs)) {
-    const seq = Number(r.fact_seq);
-    let list = sources.get(seq);
-    if (!list) {
-      list = [];
-      sources.set(seq, list);
-    }
-    list.push({ sessionId: String(r.session_id), messageId: String(r.message_id) });
+  for (const r of yield s.sourcesOf(
+    scope,
+    rows.map((r) => Number(r.seq)),
+  ))
+    addSource(sources, Number(r.fact_seq), String(r.session_id), String(r.message_id));
+  return storedFacts(rows, sources);
+}
+
+/** Adds a source to its fact's list in `sources` (by the fact's seq), in the order they come. */
+export function addSource(
+  sources: Map<number, FactSource[]>,
+  seq: number,
+  sessionId: string,
+  messageId: string,
+): void {
+  let list = sources.get(seq);
+  if (!list) {
+    list = [];
+    sources.set(seq, list);
   }
-  return rows.map((row, i) => ({ seq: seqs[i]!, ...factOf(row, sources.get(seqs[i]!) ?? []) }));
+  list.push({ sessionId, messageId });
+}
+
+/** Fact rows with their sources by seq, in the rows' order. */
+export function storedFacts(rows: readonly Row[], sources: ReadonlyMap<number, FactSource[]>): StoredFact[] {
+  return rows.map((row) => {
+    const seq = Number(row.seq);
+    return { seq, ...factOf(row, sources.get(seq) ?? []) };
+  });
 }
 
 /** At most `limit` facts of the store after `after`, by scope then store order (a scope's sources read at once). */
