@@ -1,22 +1,12 @@
 /**
  * The base of this package's fact stores: every argument checked, a fact's sources kept to its scope, and search
  * ranked here (the library's query language and the search blocks' ranking), so a backend supplies only reads and
- * writes of rows (its `read*` and `write*` primitives), as the context stores do (context/store-base.ts).
+ * writes of rows (its `read*` and `write*` primitives), as the context stores do (context/store-base.ts). The learner's
+ * marks are the base's own base (learn-marks-base.ts).
  */
 import type { EntryCandidates } from "../context/store-base.js";
-import type {
-  Fact,
-  FactHit,
-  FactPage,
-  FactQuery,
-  FactScope,
-  FactStore,
-  LearnableMessage,
-  LearnMark,
-  NewFact,
-} from "../contract/facts.js";
+import type { Fact, FactHit, FactPage, FactQuery, FactScope, FactStore, NewFact } from "../contract/facts.js";
 import { SessionError } from "../errors.js";
-import { assertSessionId } from "../message/ids.js";
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { perTermCap, rankCandidates, recallTerms, weighMatches } from "../search/rank.js";
@@ -39,16 +29,13 @@ import {
   parseCursor,
   parseFactId,
   parseFactQuery,
-  parseHolder,
   parseNewFacts,
   parseScope,
-  parseSeq,
-  parseTime,
-  parseUnlearnedLimit,
   type ScopeKey,
 } from "../store/facts.js";
 import { SEARCH_CANDIDATES } from "../store/limits.js";
 import { assertInScope, importFacts } from "./import.js";
+import { StoreLearnMarks } from "./learn-marks-base.js";
 
 /** A stored fact with its place in the store's order (a page's cursor, a search's candidate key). */
 export interface SeqFact {
@@ -57,11 +44,11 @@ export interface SeqFact {
 }
 
 /** The base of the fact stores (see the module comment). */
-export abstract class StoreFacts implements FactStore {
-  constructor(private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS) {}
+export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
+  constructor(private readonly limits: QueryLimits = DEFAULT_QUERY_LIMITS) {
+    super();
+  }
 
-  /** Throws `CLOSED` once the store is closed. */
-  protected abstract assertOpen(): void;
   /** Which of `sessionIds` are registered to `owner`. */
   protected abstract readOwned(owner: string, sessionIds: readonly string[]): Promise<Set<string>>;
   /**
@@ -96,27 +83,6 @@ export abstract class StoreFacts implements FactStore {
   ): Promise<EntryCandidates | undefined>;
   /** The facts of these seqs in the scope (one deleted meanwhile is left out). */
   protected abstract readSeqs(scope: ScopeKey, seqs: readonly number[]): Promise<Map<number, Fact>>;
-  protected abstract readUnlearned(
-    sessionId: string,
-    after: number,
-    limit: number,
-  ): Promise<LearnableMessage[]>;
-  protected abstract readMark(sessionId: string): Promise<LearnMark | null>;
-  /** Whether a fact row exists. */
-  protected abstract readAny(): Promise<boolean>;
-  protected abstract writeClaim(
-    sessionId: string,
-    holder: string,
-    now: number,
-    until: number,
-  ): Promise<LearnMark | null>;
-  protected abstract writeAdvance(
-    sessionId: string,
-    holder: string,
-    through: number,
-    failures: number,
-  ): Promise<boolean>;
-  protected abstract writeRelease(sessionId: string, holder: string): Promise<void>;
   /**
    * At most `limit` facts of the store after `after` (null: from the first), whatever their status, by scope key and
    * then store order (each engine's primary or scope index, so a page is one range read).
@@ -199,12 +165,7 @@ export abstract class StoreFacts implements FactStore {
     if (terms.length === 0 || filter.limit === 0 || filter.status.length === 0) return [];
     if (filter.sourcesIn?.length === 0) return [];
     this.assertOpen();
-    // A session's own facts all have a source in it (add and import refuse any other): the session filter holds for
-    // each of them, and left out it costs no source read per match.
-    const read =
-      key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
-        ? { ...filter, sourceSession: undefined }
-        : filter;
+    const read = withoutOwnSession(key, filter);
     const found = await this.readCandidates(key, terms, perTermCap(terms.length, SEARCH_CANDIDATES), read);
     if (!found) return [];
     const { matches, lengths, documents } = found;
@@ -238,12 +199,8 @@ export abstract class StoreFacts implements FactStore {
     const filter = parseFactQuery(options);
     if (filter.limit === 0 || filter.status.length === 0 || filter.sourcesIn?.length === 0) return [];
     this.assertOpen();
-    // As search(): a session's own facts all have a source in it.
-    const read =
-      key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
-        ? { ...filter, sourceSession: undefined }
-        : filter;
-    const near = (await this.vectors?.nearest(key.key, query, read, filter.limit)) ?? [];
+    const near =
+      (await this.vectors?.nearest(key.key, query, withoutOwnSession(key, filter), filter.limit)) ?? [];
     if (near.length === 0) return [];
     const facts = await this.readSeqs(
       key,
@@ -291,50 +248,6 @@ export abstract class StoreFacts implements FactStore {
   /** @internal awaited after facts were stored (add, import): the vector worker embeds them, a log tells others. */
   onStored: (() => void | Promise<void>) | undefined;
 
-  async unlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]> {
-    assertSessionId(sessionId);
-    const from = parseSeq(after, "after");
-    const max = parseUnlearnedLimit(limit);
-    this.assertOpen();
-    return this.readUnlearned(sessionId, from, max);
-  }
-
-  async isEmpty(): Promise<boolean> {
-    this.assertOpen();
-    return !(await this.readAny());
-  }
-
-  async mark(sessionId: string): Promise<LearnMark | null> {
-    assertSessionId(sessionId);
-    this.assertOpen();
-    return this.readMark(sessionId);
-  }
-
-  async claim(sessionId: string, holder: string, now: number, until: number): Promise<LearnMark | null> {
-    assertSessionId(sessionId);
-    const token = parseHolder(holder);
-    const at = parseTime(now, "now");
-    const end = parseTime(until, "until");
-    this.assertOpen();
-    return this.writeClaim(sessionId, token, at, end);
-  }
-
-  async advance(sessionId: string, holder: string, through: number, failures: number): Promise<boolean> {
-    assertSessionId(sessionId);
-    const token = parseHolder(holder);
-    const mark = parseSeq(through, "through");
-    const failed = parseSeq(failures, "failures");
-    this.assertOpen();
-    return this.writeAdvance(sessionId, token, mark, failed);
-  }
-
-  async release(sessionId: string, holder: string): Promise<void> {
-    assertSessionId(sessionId);
-    const token = parseHolder(holder);
-    this.assertOpen();
-    await this.writeRelease(sessionId, token);
-  }
-
   async exportPage(query?: { cursor?: string | null; limit?: number }): Promise<FactPage> {
     const { limit } = parseFactQuery(query?.limit === undefined ? {} : { limit: query.limit });
     const after = parseExportCursor(query?.cursor);
@@ -365,4 +278,15 @@ export abstract class StoreFacts implements FactStore {
     if (imported.inserted > 0) await this.onStored?.();
     return imported;
   }
+}
+
+/**
+ * `filter` without its source-session condition when it names the scope's own session: a session's own facts all
+ * have a source in it (add and import refuse any other), so the condition holds for each of them, and left out it
+ * costs no source read per match.
+ */
+function withoutOwnSession(key: ScopeKey, filter: FactFilter): FactFilter {
+  return key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
+    ? { ...filter, sourceSession: undefined }
+    : filter;
 }
