@@ -247,8 +247,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
   },
   {
     table: "agent_changes",
-    holds:
-      "the change log: write events, an overlay's summary among them, and fact writes' rows naming nothing",
+    holds: "the change log: write events (an overlay's summary among them); fact writes' rows name nothing",
     tie: "session",
     citus: "coordinator",
     sealed: "sealed",
