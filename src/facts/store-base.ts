@@ -105,7 +105,7 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
     await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
     await this.assertWritable(key);
     const added = await this.writeFacts(key, drafts, Date.now());
-    await this.onStored?.();
+    await this.onStored?.(sourceSessions(drafts));
     return added;
   }
 
@@ -245,8 +245,11 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
     return (await this.vectors?.counts()) ?? { embedded: 0, pending: 0, failed: 0 };
   }
 
-  /** @internal awaited after facts were stored (add, import): the vector worker embeds them, a log tells others. */
-  onStored: (() => void | Promise<void>) | undefined;
+  /**
+   * @internal awaited after facts were stored (add, import), with their sources' sessions: the vector worker embeds
+   * them, a change log tells other processes.
+   */
+  onStored: ((sessions: readonly string[]) => void | Promise<void>) | undefined;
 
   async exportPage(query?: { cursor?: string | null; limit?: number }): Promise<FactPage> {
     const { limit } = parseFactQuery(query?.limit === undefined ? {} : { limit: query.limit });
@@ -275,7 +278,7 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
       },
       checked,
     );
-    if (imported.inserted > 0) await this.onStored?.();
+    if (imported.inserted > 0) await this.onStored?.(sourceSessions(checked));
     return imported;
   }
 }
@@ -289,4 +292,9 @@ function withoutOwnSession(key: ScopeKey, filter: FactFilter): FactFilter {
   return key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
     ? { ...filter, sourceSession: undefined }
     : filter;
+}
+
+/** The distinct sessions the facts' sources lie in. */
+function sourceSessions(facts: readonly { sources: readonly { sessionId: string }[] }[]): string[] {
+  return [...new Set(facts.flatMap((fact) => fact.sources.map((source) => source.sessionId)))];
 }

@@ -247,7 +247,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
   },
   {
     table: "agent_changes",
-    holds: "the change log: write events (an overlay's summary among them); fact writes' rows name nothing",
+    holds: "the change log: write events (an overlay's summary among them); fact writes' rows hold no text",
     tie: "session",
     citus: "coordinator",
     sealed: "sealed",

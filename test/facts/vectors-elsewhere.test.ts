@@ -1,7 +1,7 @@
 // Facts learned elsewhere (docs/FACTS.md#recall): store B, without a vector channel (a learner process), stores
 // facts; store A, with one, over the same SQLite file (each driver on either side) or Postgres schema (both with a
 // change log, as Postgres needs for any write of another process), embeds them by itself: no write of its own, no
-// backfill. A SQLite commit elsewhere moves A's data version; a Postgres fact write logs a row naming nothing.
+// backfill. A SQLite commit elsewhere moves A's data version; a Postgres fact write logs a row per source session.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { FactCapableStore } from "../../src/contract/facts.js";
@@ -31,8 +31,8 @@ if (!nodeSqlite)
   console.log(`# facts learned elsewhere: node:sqlite needs Node.js >= 22.13 (${process.version})`);
 
 /**
- * On Postgres the fact writes' log rows name nothing (no session, ids or data: nothing for an erasure to chase) and
- * are no subscriber's event: a replay of the whole log holds the session's appends only.
+ * On Postgres a fact write's log rows hold no ids or data, each tied to a session of the facts' sources (so an erasure
+ * of the session deletes it), and are no subscriber's event: a replay of the whole log holds the session's appends only.
  */
 async function noFactEvents(store: PostgresStore): Promise<void> {
   const executor = await store.ready();
@@ -41,7 +41,7 @@ async function noFactEvents(store: PostgresStore): Promise<void> {
   );
   assert.deepEqual(
     rows,
-    Array.from({ length: 3 }, () => ({ session_id: "", ids: "[]", data: null })),
+    Array.from({ length: 3 }, () => ({ session_id: "a", ids: "[]", data: null })),
   );
   const events: ChangeEvent[] = [];
   const stop = store.subscribe((event) => void events.push(event), { after: 0 });

@@ -119,7 +119,11 @@ export class StoreVectors implements VectorChannel {
   }
 
   /** @internal gives the channel the store's facts: their vectors are kept current (this store's and others'). */
-  attachFacts(facts: FactVectorSource & { onStored: (() => void | Promise<void>) | undefined }): void {
+  attachFacts(
+    facts: FactVectorSource & {
+      onStored: ((sessions: readonly string[]) => void | Promise<void>) | undefined;
+    },
+  ): void {
     this.facts = facts;
     facts.onStored = () => this.worker.noteFacts();
     this.worker.followFacts();
