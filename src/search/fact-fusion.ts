@@ -88,9 +88,9 @@ export function fuseFacts(
     if (liftedAt[rank] === 1) continue;
     const seq = order[rank]!;
     const score = turnShare(rank);
-    // fusedOrder(lifted, this turn) < 0: the lifted seq comes first.
+    // The lifted seq comes first while it orders before this turn (compared by fields: no object per turn).
     for (let f = lifted[next]; f !== undefined; f = lifted[next]) {
-      if ((score - f.score || f.place - rank || seq - f.seq) >= 0) break;
+      if (compareFused(f.score, f.place, f.seq, score, rank, seq) >= 0) break;
       take(f.seq, f.score);
       next++;
     }
@@ -141,7 +141,19 @@ function turnShare(rank: number): number {
 
 /** The fused order: by score, ties in the turn order (then newest first). */
 function fusedOrder(a: Fused, b: Fused): number {
-  return b.score - a.score || a.place - b.place || b.seq - a.seq;
+  return compareFused(a.score, a.place, a.seq, b.score, b.place, b.seq);
+}
+
+/** The fused order by fields: the higher score first, then the earlier place, then the newer seq. */
+function compareFused(
+  scoreA: number,
+  placeA: number,
+  seqA: number,
+  scoreB: number,
+  placeB: number,
+  seqB: number,
+): number {
+  return scoreB - scoreA || placeA - placeB || seqB - seqA;
 }
 
 /** A fact as a search hit (its sources as stored: every one is its owner's or its session's). */
