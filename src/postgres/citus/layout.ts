@@ -37,6 +37,7 @@ export const citusLayout: Layout = carrySteps(
     shardsNewTables: true,
     guardsInside: false,
     ctesRunApart: true,
+    insertsInCtes: false,
     voidValue: (call) => `${call}::text`,
     updateNextval: (nextval) => `(SELECT ${nextval})`,
     formatsInReturning: false,
