@@ -103,9 +103,14 @@ export class SqlFacts extends StoreFacts {
     await this.sealKey(scope);
   }
 
-  protected async writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]> {
+  protected async writeFacts(
+    scope: ScopeKey,
+    facts: readonly FactDraft[],
+    now: number,
+    paths: readonly string[],
+  ): Promise<Fact[]> {
     const key = await this.sealKey(scope);
-    return this.engine.run(() => addFacts(this.s, scope, facts, now, key), true);
+    return this.engine.run(() => addFacts(this.s, scope, facts, now, key, paths), true);
   }
 
   protected async readFact(scope: ScopeKey, id: string): Promise<Fact | null> {
@@ -214,9 +219,13 @@ export class SqlFacts extends StoreFacts {
     return new Set(rows.map((r) => String(r.id)));
   }
 
-  protected async writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number> {
+  protected async writeImported(
+    scope: ScopeKey,
+    facts: readonly ImportedFact[],
+    paths: readonly string[],
+  ): Promise<number> {
     const key = await this.sealKey(scope);
-    return this.engine.run(() => importFacts(this.s, scope.key, facts, key), true);
+    return this.engine.run(() => importFacts(this.s, scope.key, facts, key, paths), true);
   }
 }
 

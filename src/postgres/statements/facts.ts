@@ -132,11 +132,13 @@ export function postgresFacts(t: Tables): FactStatements {
         `SELECT ${FACT_COLUMNS} FROM ${facts} WHERE (scope, seq) > ($1, $2) ORDER BY scope, seq LIMIT $3`,
         [after?.scope ?? "", after?.seq ?? -1, limit],
       ),
-    // By the (session_num, id) key of messages (and the session's shard on a distributed store).
-    stored: (sessionId, ids) =>
+    // By the (session_num, id) key of messages (and the session's shard on a distributed store). The lock is the
+    // weakest a delete waits for: a delete begun earlier is waited for and its messages are then not found; one
+    // begun later waits for the write's commit, and its own read of the facts' sources then finds the fact.
+    stored: (sessionId, ids, lock) =>
       query(
         `SELECT m.id FROM ${t.messages} m WHERE m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1)
-           AND m.id = ANY($2::text[])${t.layout.onSession("m", "$1")}`,
+           AND m.id = ANY($2::text[])${t.layout.onSession("m", "$1")}${lock ? " FOR KEY SHARE OF m" : ""}`,
         [sessionId, ids],
       ),
     mark: (sessionId) =>

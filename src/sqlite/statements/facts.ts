@@ -102,7 +102,7 @@ export const sqliteFacts: FactStatements = {
       after?.seq ?? -1,
       limit,
     ]),
-  // By the (session_num, id) index of messages.
+  // By the (session_num, id) index of messages; no lock: a write transaction (BEGIN IMMEDIATE) holds the file.
   stored: (sessionId, ids) =>
     query(
       `SELECT m.id FROM agent_messages m WHERE m.session_num = (

@@ -9,6 +9,7 @@
 import type { Fact, FactSource, FactStatus, LearnMark } from "../../contract/facts.js";
 import { SessionError } from "../../errors.js";
 import { successorsOf } from "../fact-chains.js";
+import { assertSourcesHeld, sourcesBySession } from "../fact-sources.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../facts.js";
 import { countOf, type Program, type Row, type Statement, type Step } from "./program.js";
 
@@ -41,8 +42,11 @@ export interface FactStatements {
   any(): Statement;
   /** At most `limit` fact rows of the store after `after` (null: the first) by scope key, then store order. */
   all(after: { scope: string; seq: number } | null, limit: number): Statement;
-  /** Which of `messageIds` the session holds: rows `id`. */
-  stored(sessionId: string, messageIds: readonly string[]): Statement;
+  /**
+   * Which of `messageIds` the session holds: rows `id`; with `lock`, each row found locked against its delete until
+   * the transaction ends (Postgres's `FOR KEY SHARE`; SQLite's write transaction holds the whole file).
+   */
+  stored(sessionId: string, messageIds: readonly string[], lock?: boolean): Statement;
   /** The session's learn mark: a mark row. */
   mark(sessionId: string): Statement;
   /** The lease taken when free, expired at `now` or already the holder's: the mark row, none when refused. */
@@ -90,7 +94,7 @@ export function markOf(row: Row | undefined): LearnMark | null {
 
 /**
  * Stores checked facts, all or none (run in one transaction), sealed under `key` (null: in clear): `CONFLICT` when
- * an id is taken in the scope.
+ * an id is taken in the scope, `INVALID_ARGUMENT` when a source is not stored (fact `i` named `paths[i]`).
  */
 export function* addFacts(
   s: FactStatements,
@@ -98,6 +102,7 @@ export function* addFacts(
   facts: readonly FactDraft[],
   now: number,
   key: Uint8Array | null,
+  paths: readonly string[],
 ): Program<Fact[]> {
   const taken = yield s.taken(
     scope.key,
@@ -106,33 +111,29 @@ export function* addFacts(
   if (taken.length > 0) {
     throw new SessionError("CONFLICT", `Fact "${String(taken[0]?.id)}" already exists in this scope`);
   }
-  const stored: Fact[] = [];
-  for (const fact of facts) {
-    const seq = countOf(yield s.insert(scope.key, fact, now, key), "seq");
-    if (s.index) yield s.index(seq, fact, key);
-    yield s.sources(scope.key, seq, fact.sources);
-    stored.push({
-      ...fact,
-      sources: fact.sources.map((src) => ({ ...src })),
-      owner: scope.owner,
-      sessionId: scope.sessionId,
-      status: "current",
-      supersededBy: null,
-      createdAt: now,
-    });
-  }
-  return stored;
+  yield* insertFacts(s, scope.key, facts, paths, key, () => ({ now, state: undefined }));
+  return facts.map((fact) => ({
+    ...fact,
+    sources: fact.sources.map((src) => ({ ...src })),
+    owner: scope.owner,
+    sessionId: scope.sessionId,
+    status: "current",
+    supersededBy: null,
+    createdAt: now,
+  }));
 }
 
 /**
  * Stores imported facts with their state (all or none: run in one transaction), sealed under `key` (null: in
- * clear), but those whose id the scope holds; how many were stored.
+ * clear), but those whose id the scope holds; how many were stored. A source not stored is refused as by
+ * {@link addFacts}.
  */
 export function* importFacts(
   s: FactStatements,
   scope: string,
   facts: readonly (FactDraft & FactState & { createdAt: number })[],
   key: Uint8Array | null,
+  paths: readonly string[],
 ): Program<number> {
   const taken = new Set(
     (yield s.taken(
@@ -140,15 +141,42 @@ export function* importFacts(
       facts.map((f) => f.id),
     )).map((r) => String(r.id)),
   );
-  let inserted = 0;
+  const kept = facts.flatMap((fact, i) => (taken.has(fact.id) ? [] : [{ fact, path: paths[i] ?? "" }]));
+  yield* insertFacts(
+    s,
+    scope,
+    kept.map((k) => k.fact),
+    kept.map((k) => k.path),
+    key,
+    (fact) => ({ now: fact.createdAt, state: fact }),
+  );
+  return kept.length;
+}
+
+/**
+ * Every write of fact rows: the facts' sources read among the stored messages, one statement per source session,
+ * locked against a delete until the transaction ends (store/fact-sources.ts: a source is a stored message, and
+ * the delete that removes it later finds the fact), then each fact's row, index and sources.
+ */
+function* insertFacts<F extends FactDraft>(
+  s: FactStatements,
+  scope: string,
+  facts: readonly F[],
+  paths: readonly string[],
+  key: Uint8Array | null,
+  stateOf: (fact: F) => { now: number; state: FactState | undefined },
+): Program<void> {
+  const held = new Map<string, Set<string>>();
+  for (const [sessionId, ids] of sourcesBySession(facts)) {
+    held.set(sessionId, new Set((yield s.stored(sessionId, ids, true)).map((r) => String(r.id))));
+  }
+  assertSourcesHeld(facts, held, paths);
   for (const fact of facts) {
-    if (taken.has(fact.id)) continue;
-    const seq = countOf(yield s.insert(scope, fact, fact.createdAt, key, fact), "seq");
+    const { now, state } = stateOf(fact);
+    const seq = countOf(yield s.insert(scope, fact, now, key, state), "seq");
     if (s.index) yield s.index(seq, fact, key);
     yield s.sources(scope, seq, fact.sources);
-    inserted++;
   }
-  return inserted;
 }
 
 /** Sets a current fact's status; false when it is not current (or not of the scope). */
