@@ -17,6 +17,7 @@ import { citusSteps } from "./citus-steps.js";
 import { type Executor, type Query, sqlState } from "./connection/client.js";
 import type { Tables } from "./connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "./owner-data.js";
+import { replaceWal, vacuumStatistic } from "./purge-catalog.js";
 import { type PurgeTable, refreshStatistics } from "./purge-statistics.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
@@ -91,20 +92,11 @@ export async function purgePostgres(
   const recorder = new PurgeRecorder("postgres");
   const pinned = executor.pinned ?? ((fn: (query: Query) => Promise<void>) => fn(executor.query));
   await pinned(async (query) => {
-    // The next transaction id as the purge starts: a transaction whose snapshot is older may still see rows deleted
-    // before the purge, and VACUUM (FULL too) keeps such "recently dead" rows (see openSnapshots). A Citus worker
-    // counts its own ids and keeps its shards' rows for its own transactions: each is asked too.
-    const [start] = await query<{ next: string }>(
-      "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
-    );
     // PGlite is one connection: no other transaction can hold a snapshot there.
-    const others = executor.kind !== "pglite" && start !== undefined;
-    const onWorkers = t.layout.placesOnWorkers ? await citusSteps(t).workerSnapshots(query) : async () => [];
-    const older = async () =>
-      others ? [...(await olderSnapshots(query, start.next)), ...(await onWorkers())] : [];
+    const others = executor.kind !== "pglite";
     // A transaction open when the purge starts holds back the horizon while the tables are rewritten, even if it
     // ends before the purge does: wait for those to end first, or say the purge cannot be complete.
-    const held = others ? await waitForOlderSnapshots(older, timeout) : undefined;
+    const held = others ? await waitForOlderSnapshots(await olderThanNow(query, t), timeout) : undefined;
     const tables = await storeTables(query, t);
     if (mode === "vacuum") {
       // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
@@ -119,8 +111,18 @@ export async function purgePostgres(
       await rewriteTables(query, tables, timeout, recorder);
     }
     await refreshAll(query, t, tables, timeout, recorder);
+    // The ANALYZE just run replaced statistics rows, which a transaction begun before it may still see, and the
+    // rewrite of pg_statistic would keep: the same wait, from now (purge-catalog.ts).
+    const heldStatistics = others
+      ? await waitForOlderSnapshots(await olderThanNow(query, t), timeout)
+      : undefined;
+    await vacuumStatistic(query, recorder, timeout);
+    if (t.layout.placesOnWorkers) await citusSteps(t).vacuumWorkerStatistics(query, recorder, timeout);
+    // Last: the WAL written so far holds every deleted row (and the rewrites' pages hold none).
+    if (executor.kind === "pglite") await replaceWal(query, recorder);
     if (others) {
-      await recorder.run("open snapshots", undefined, async () => incompleteFor(held ?? (await older())));
+      const pids = [...new Set([...(held ?? []), ...(heldStatistics ?? [])])];
+      await recorder.run("open snapshots", undefined, () => incompleteFor(pids));
     }
   });
   return recorder.report();
@@ -161,6 +163,19 @@ async function rewriteTables(query: Query, tables: PurgeTable[], timeout: number
   } finally {
     await query("RESET lock_timeout");
   }
+}
+
+/**
+ * The reader of the backends older than now: the next transaction id now, on the node and on every Citus worker (a
+ * worker counts its own ids and keeps its shards' rows for its own transactions); a transaction whose snapshot is
+ * older may still see rows deleted before now, and VACUUM (FULL too) keeps such "recently dead" rows.
+ */
+async function olderThanNow(query: Query, t: Tables): Promise<() => Promise<(number | string)[]>> {
+  const [now] = await query<{ next: string }>(
+    "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
+  );
+  const onWorkers = t.layout.placesOnWorkers ? await citusSteps(t).workerSnapshots(query) : async () => [];
+  return async () => [...(now ? await olderSnapshots(query, now.next) : []), ...(await onWorkers())];
 }
 
 /**
