@@ -3,9 +3,11 @@
  * pages, TOAST and indexes until the table is rewritten, and its values in `pg_statistic` until it is analyzed
  * again, while a transaction older than the purge keeps dead rows alive on the coordinator and on every Citus
  * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`), `ANALYZE` with the statistics of empty
- * tables dropped (purge-statistics.ts, citus/purge.ts) and the open-snapshot check, not SQLite's merges and
- * checkpoint (sqlite/purge.ts). Both derive their work from the owner-data declaration and report through
- * PurgeRecorder.
+ * tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
+ * statistics' dead tuples on every node, PGlite's WAL segments replaced (purge-catalog.ts) and the open-snapshot
+ * check, not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
+ * declaration and report through PurgeRecorder; the catalog's step covers every table's statistics at once, so a
+ * table added to the declaration needs nothing more.
  */
 import { z } from "zod";
 import { parseInput } from "../schema/parse.js";
@@ -29,8 +31,9 @@ export interface PostgresPurgeOptions extends PurgeOptions {
    * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
    * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
    * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
-   * that still hold live rows until those pages are written again. Either mode then runs `ANALYZE` on each table and
-   * drops the statistics of a table left empty (which holds that empty table's lock for a moment).
+   * that still hold live rows until those pages are written again. Either mode then runs `ANALYZE` on each table,
+   * drops the statistics of a table left empty (which holds that empty table's lock for a moment) and rewrites the
+   * catalog `pg_statistic` (a moment's lock on it, never waited for in its queue), on PGlite its WAL segments too.
    */
   mode?: PostgresPurgeMode;
 }
