@@ -11,7 +11,7 @@ import type { Layout } from "../connection/layout.js";
 import { citusAppend } from "./append-path.js";
 import { openCitus } from "./open.js";
 import { parentCtes } from "./parent.js";
-import { refreshPlacementStatistics, workerSnapshots } from "./purge.js";
+import { refreshPlacementStatistics, vacuumWorkerStatistics, workerSnapshots } from "./purge.js";
 import { settledRead } from "./settled-read.js";
 import { byShard } from "./shards.js";
 
@@ -52,6 +52,7 @@ export const citusLayout: Layout = carrySteps(
     byShard,
     workerSnapshots,
     refreshPlacements: refreshPlacementStatistics,
+    vacuumWorkerStatistics,
     open: openCitus,
   },
 );
