@@ -12,6 +12,7 @@ import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
+import { retryGuarded } from "../store/crypto/write-guard.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
 import { openFact } from "../store/fact-sealing.js";
 import { type FactDraft, type FactFilter, type ScopeKey, scopeOfKey } from "../store/facts.js";
@@ -103,9 +104,13 @@ export class SqlFacts extends StoreFacts {
     await this.sealKey(scope);
   }
 
+  // The key is looked up inside the write's transaction and the inserts carry its guard (crypto/write-guard.ts):
+  // another process recording the owner's first key meanwhile refuses them, and the write is looked up again.
   protected async writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]> {
-    const key = await this.sealKey(scope);
-    return this.engine.run(() => addFacts(this.s, scope, facts, now, key), true);
+    const where = whereOf(scope);
+    return retryGuarded((fresh) =>
+      this.engine.run(() => addFacts(this.s, scope, facts, now, where, fresh), true),
+    );
   }
 
   protected async readFact(scope: ScopeKey, id: string): Promise<Fact | null> {
@@ -215,8 +220,10 @@ export class SqlFacts extends StoreFacts {
   }
 
   protected async writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number> {
-    const key = await this.sealKey(scope);
-    return this.engine.run(() => importFacts(this.s, scope.key, facts, key), true);
+    const where = whereOf(scope);
+    return retryGuarded((fresh) =>
+      this.engine.run(() => importFacts(this.s, scope, facts, where, fresh), true),
+    );
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import type { Fact, FactSource, FactStatus, LearnMark } from "../../contract/facts.js";
 import { SessionError } from "../../errors.js";
+import { GuardRefused, type OwnerWrite } from "../crypto/write-guard.js";
 import { successorsOf } from "../fact-chains.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../facts.js";
 import { countOf, type Program, type Row, type Statement, type Step } from "./program.js";
@@ -19,10 +20,17 @@ export interface FactStatements {
   /** Which of `ids` the scope holds: rows `id`. */
   taken(scope: string, ids: readonly string[]): Statement;
   /**
-   * A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`; sealed under
-   * `key` with its index the key's blind tokens (store/fact-sealing.ts), in clear when null: rows `seq`.
+   * The key the scope's facts are written under and its guard (crypto/write-guard.ts), looked up in the program's
+   * transaction (`fresh`: the owner's check read again, not taken from a cache): one row `{ write }`.
+   * `DECRYPT_FAILED` (naming `where`) where the store lacks a key the owner has.
    */
-  insert(scope: string, fact: FactDraft, now: number, key: Uint8Array | null, state?: FactState): Statement;
+  writeKey(scope: ScopeKey, where: string, fresh: boolean): Step;
+  /**
+   * A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`; sealed under
+   * `write.key` with its index the key's blind tokens (store/fact-sealing.ts), in clear when null, only while the
+   * owner's key is still as `write.guard` found it: rows `seq`, none when the guard refused it.
+   */
+  insert(scope: string, fact: FactDraft, now: number, write: OwnerWrite, state?: FactState): Statement;
   /** The fact `seq` indexed for search (blind under `key`), where the engine keeps its index apart (SQLite's FTS5). */
   index?(seq: number, fact: FactDraft, key: Uint8Array | null): Statement;
   /** A fact's sources inserted, in order. */
@@ -88,17 +96,42 @@ export function markOf(row: Row | undefined): LearnMark | null {
   };
 }
 
+// The scope's key and guard, looked up in the program's transaction (FactStatements.writeKey).
+function* writeKeyOf(s: FactStatements, scope: ScopeKey, where: string, fresh: boolean): Program<OwnerWrite> {
+  const [row] = yield s.writeKey(scope, where, fresh);
+  return row?.write as OwnerWrite;
+}
+
+// A fact's row inserted under its guard: its seq, `GuardRefused` (the transaction rolls back) when the owner's key
+// changed since the look-up.
+function* insertGuarded(
+  s: FactStatements,
+  scope: string,
+  fact: FactDraft,
+  now: number,
+  write: OwnerWrite,
+  state?: FactState,
+): Program<number> {
+  const rows = yield s.insert(scope, fact, now, write, state);
+  if (rows.length === 0) throw new GuardRefused(`fact "${fact.id}"`);
+  return countOf(rows, "seq");
+}
+
 /**
- * Stores checked facts, all or none (run in one transaction), sealed under `key` (null: in clear): `CONFLICT` when
- * an id is taken in the scope.
+ * Stores checked facts, all or none (run in one transaction), sealed under the scope owner's key looked up in the
+ * transaction (`fresh`: read again; `where` names the facts for a refusal), in clear without one: `CONFLICT` when
+ * an id is taken in the scope, `GuardRefused` when the owner's key changed before the insert.
  */
 export function* addFacts(
   s: FactStatements,
   scope: ScopeKey,
   facts: readonly FactDraft[],
   now: number,
-  key: Uint8Array | null,
+  where: string,
+  fresh: boolean,
 ): Program<Fact[]> {
+  const write = yield* writeKeyOf(s, scope, where, fresh);
+  const key = write.key;
   const taken = yield s.taken(
     scope.key,
     facts.map((f) => f.id),
@@ -108,7 +141,7 @@ export function* addFacts(
   }
   const stored: Fact[] = [];
   for (const fact of facts) {
-    const seq = countOf(yield s.insert(scope.key, fact, now, key), "seq");
+    const seq = yield* insertGuarded(s, scope.key, fact, now, write);
     if (s.index) yield s.index(seq, fact, key);
     yield s.sources(scope.key, seq, fact.sources);
     stored.push({
@@ -125,15 +158,19 @@ export function* addFacts(
 }
 
 /**
- * Stores imported facts with their state (all or none: run in one transaction), sealed under `key` (null: in
- * clear), but those whose id the scope holds; how many were stored.
+ * Stores imported facts with their state (all or none: run in one transaction), sealed as {@link addFacts} seals,
+ * but those whose id the scope holds; how many were stored.
  */
 export function* importFacts(
   s: FactStatements,
-  scope: string,
+  scopeKey: ScopeKey,
   facts: readonly (FactDraft & FactState & { createdAt: number })[],
-  key: Uint8Array | null,
+  where: string,
+  fresh: boolean,
 ): Program<number> {
+  const write = yield* writeKeyOf(s, scopeKey, where, fresh);
+  const key = write.key;
+  const scope = scopeKey.key;
   const taken = new Set(
     (yield s.taken(
       scope,
@@ -143,7 +180,7 @@ export function* importFacts(
   let inserted = 0;
   for (const fact of facts) {
     if (taken.has(fact.id)) continue;
-    const seq = countOf(yield s.insert(scope, fact, fact.createdAt, key, fact), "seq");
+    const seq = yield* insertGuarded(s, scope, fact, fact.createdAt, write, fact);
     if (s.index) yield s.index(seq, fact, key);
     yield s.sources(scope, seq, fact.sources);
     inserted++;
