@@ -40,11 +40,13 @@ export function guardSql(
   session: string | null = "$1::text",
 ): { ctes: string; and: string } {
   if (!t.keys) return { ctes: "", and: "" };
-  // A write of an owner's own row (a fact of the owner, a block recorded for it) names no session to compare.
+  // A write of an owner's own row (a fact of the owner, a block recorded for it or named by its key) names no
+  // session to compare (null, or a session parameter that is null).
   const owned =
     session === null
       ? "true"
-      : `(SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session}) IS NOT DISTINCT FROM $${at}::text`;
+      : `(${session} IS NULL OR (SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session})
+        IS NOT DISTINCT FROM $${at}::text)`;
   const sealed = `$${at}::text IS NULL OR (EXISTS (SELECT 1 FROM gk) AND ${owned})`;
   const keyed = t.layout.guardsInside
     ? `CASE WHEN $${at + 2}::boolean
@@ -107,10 +109,30 @@ export type Guarded = Pick<StoredForm, "guard" | "clear">;
  * The {@link Guarded} form of a write's {@link OwnerGuard} (store/crypto/write-guard.ts): sealed under the check it
  * found, in clear for an owner it found without one, or nothing to guard (no owner).
  */
-export function guardedOf(guard: OwnerGuard): Guarded {
+export function guardedOf(t: KeyedTables, guard: OwnerGuard): Guarded {
   const { ownerHash, check } = guard;
   if (ownerHash === null) return {};
-  return check === null ? { clear: { ownerHash } } : { guard: { ownerHash, check } };
+  if (check !== null) return { guard: { ownerHash, check } };
+  // A cluster's writes in clear carry no guard (guardSql).
+  return t.layout.guardsInside ? { clear: { ownerHash } } : {};
+}
+
+/**
+ * The condition of a write's {@link OwnerGuard} as one expression (its parameters `$at`, `$at + 1`:
+ * {@link ownerGuardParams}): the owner's recorded check is still the one the look-up found (both none in clear; no
+ * owner, none recorded: it holds). Empty without keys and on a cluster (where a write in clear carries no guard
+ * but an append's): see {@link guardSql} for a write that also compares a session's owner.
+ */
+export function ownerGuardSql(t: KeyedTables, at: number): string {
+  if (!t.keys || !t.layout.guardsInside) return "";
+  return ` AND (SELECT key_check FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text FOR SHARE)
+    IS NOT DISTINCT FROM $${at + 1}::text`;
+}
+
+/** The parameters of {@link ownerGuardSql} (none where it is empty). */
+export function ownerGuardParams(t: KeyedTables, guard: OwnerGuard | undefined): (string | null)[] {
+  if (!t.keys || !t.layout.guardsInside) return [];
+  return [guard?.ownerHash ?? null, guard?.check ?? null];
 }
 
 /** The parameters {@link guardSql} reads ({@link guardCount}). */

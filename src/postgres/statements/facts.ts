@@ -102,7 +102,7 @@ export function postgresFacts(t: KeyedTables): FactStatements {
           state?.status ?? "current",
           state?.supersededBy ?? null,
           stored.sealedChars,
-          ...(t.layout.guardsInside ? guardParams(t, guardedOf(write.guard)) : []),
+          ...(t.layout.guardsInside ? guardParams(t, guardedOf(t, write.guard)) : []),
         ],
       );
     },
