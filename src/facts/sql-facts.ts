@@ -12,6 +12,7 @@ import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
+import { retryGuarded } from "../store/crypto/write-guard.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
 import { openFact } from "../store/fact-sealing.js";
 import { type FactDraft, type FactFilter, type ScopeKey, scopeOfKey } from "../store/facts.js";
@@ -103,14 +104,18 @@ export class SqlFacts extends StoreFacts {
     await this.sealKey(scope);
   }
 
+  // The key is looked up inside the write's transaction and the inserts carry its guard (crypto/write-guard.ts):
+  // another process recording the owner's first key meanwhile refuses them, and the write is looked up again.
   protected async writeFacts(
     scope: ScopeKey,
     facts: readonly FactDraft[],
     now: number,
     paths: readonly string[],
   ): Promise<Fact[]> {
-    const key = await this.sealKey(scope);
-    return this.engine.run(() => addFacts(this.s, scope, facts, now, key, paths), true);
+    const where = whereOf(scope);
+    return retryGuarded((fresh) =>
+      this.engine.run(() => addFacts(this.s, scope, facts, now, where, fresh, paths), true),
+    );
   }
 
   protected async readFact(scope: ScopeKey, id: string): Promise<Fact | null> {
@@ -224,8 +229,10 @@ export class SqlFacts extends StoreFacts {
     facts: readonly ImportedFact[],
     paths: readonly string[],
   ): Promise<number> {
-    const key = await this.sealKey(scope);
-    return this.engine.run(() => importFacts(this.s, scope.key, facts, key, paths), true);
+    const where = whereOf(scope);
+    return retryGuarded((fresh) =>
+      this.engine.run(() => importFacts(this.s, scope, facts, where, fresh, paths), true),
+    );
   }
 }
 

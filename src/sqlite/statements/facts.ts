@@ -1,10 +1,12 @@
 /** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
 import { factIndexText } from "../../search/fact-index.js";
-import { storedFactText } from "../../store/fact-sealing.js";
+import { ownerGuardParams, ownerGuardSqlite } from "../../store/crypto/write-guard.js";
+import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import type { FactFilter } from "../../store/facts.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";
 import type { RekeyTable } from "../../store/sql/rekey-table.js";
+import { call } from "../connection/program.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =
@@ -42,12 +44,14 @@ export const sqliteFacts: FactStatements = {
     query(`SELECT id FROM agent_sessions WHERE owner = ? AND id IN ${IN}`, [owner, json(ids)]),
   taken: (scope, ids) =>
     query(`SELECT id FROM agent_facts WHERE scope = ? AND id IN ${IN}`, [scope, json(ids)]),
-  insert: (scope, f, now, key, state) => {
-    const stored = storedFactText(key, scope, f.id, f);
+  // Read in the write's transaction, which holds the write lock from here on (BEGIN IMMEDIATE).
+  writeKey: (scope, where) => call((driver) => [{ write: factWrite(driver.keys, scope, where) }]),
+  insert: (scope, f, now, write, state) => {
+    const stored = storedFactText(write.key, scope, f.id, f);
     return query(
       `INSERT INTO agent_facts (scope, id, text, about, observed_at, producer, status, superseded_by, created_at,
          sealed_chars)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${ownerGuardSqlite} RETURNING seq`,
       [
         scope,
         f.id,
@@ -59,6 +63,7 @@ export const sqliteFacts: FactStatements = {
         state?.supersededBy ?? null,
         now,
         stored.sealedChars,
+        ...ownerGuardParams(write.guard),
       ],
     );
   },

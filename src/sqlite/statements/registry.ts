@@ -1,5 +1,6 @@
 /** SQLite's statements of the session registry (store/sql/registry.ts): times are the writer's clock, in ISO. */
 
+import { type OwnerGuard, ownerGuardParams, ownerGuardSqlite } from "../../store/crypto/write-guard.js";
 import { query } from "../../store/sql/program.js";
 import type { RegistryStatements } from "../../store/sql/registry.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
@@ -20,14 +21,18 @@ const update = (assignments: string, params: unknown[], id: string, where = "", 
     [...params, new Date().toISOString(), id, ...more],
   );
 
+const guardOf = (guard: OwnerGuard | undefined) =>
+  ownerGuardParams(guard ?? { ownerHash: null, check: null });
+
 /** The statement table of the registry on SQLite. */
 export const sqliteRegistry: RegistryStatements = {
-  create: (record) => {
+  // The name's guard (crypto/write-guard.ts) in the insert: a key the owner got since the name's look-up refuses it.
+  create: (record, guard) => {
     const now = new Date().toISOString();
     return query(
       `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, owner, created_at, updated_at,
          activity)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY} WHERE ${ownerGuardSqlite}
        ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
       [
         record.id,
@@ -38,6 +43,7 @@ export const sqliteRegistry: RegistryStatements = {
         record.owner ?? null,
         now,
         now,
+        ...guardOf(guard),
       ],
     );
   },
@@ -71,7 +77,10 @@ export const sqliteRegistry: RegistryStatements = {
     ]);
   },
   count: () => query("SELECT COUNT(*) AS n FROM agent_sessions"),
-  change: (id, change) => (change ? update(`${change.field} = ?`, [change.value], id) : update("", [], id)),
+  change: (id, change) =>
+    change
+      ? update(`${change.field} = ?`, [change.value], id, ` AND ${ownerGuardSqlite}`, guardOf(change.guard))
+      : update("", [], id),
   usage: (id, usage) => update(USAGE_SET, usageDeltas(usage), id, ` AND ${USAGE_FITS}`, usageBounds(usage)),
   // The transaction's write lock keeps the row as read.
   counters: (id) => query(`SELECT ${USAGE_COUNTERS.join(", ")} FROM agent_sessions WHERE id = ?`, [id]),

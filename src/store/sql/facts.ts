@@ -8,6 +8,7 @@
  */
 import type { Fact, FactSource, FactStatus, LearnMark } from "../../contract/facts.js";
 import { SessionError } from "../../errors.js";
+import { GuardRefused, type OwnerWrite } from "../crypto/write-guard.js";
 import { successorsOf } from "../fact-chains.js";
 import { assertSourcesHeld, sourcesBySession } from "../fact-sources.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../facts.js";
@@ -20,10 +21,17 @@ export interface FactStatements {
   /** Which of `ids` the scope holds: rows `id`. */
   taken(scope: string, ids: readonly string[]): Statement;
   /**
-   * A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`; sealed under
-   * `key` with its index the key's blind tokens (store/fact-sealing.ts), in clear when null: rows `seq`.
+   * The key the scope's facts are written under and its guard (crypto/write-guard.ts), looked up in the program's
+   * transaction (`fresh`: the owner's check read again, not taken from a cache): one row `{ write }`.
+   * `DECRYPT_FAILED` (naming `where`) where the store lacks a key the owner has.
    */
-  insert(scope: string, fact: FactDraft, now: number, key: Uint8Array | null, state?: FactState): Statement;
+  writeKey(scope: ScopeKey, where: string, fresh: boolean): Step;
+  /**
+   * A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`; sealed under
+   * `write.key` with its index the key's blind tokens (store/fact-sealing.ts), in clear when null, only while the
+   * owner's key is still as `write.guard` found it: rows `seq`, none when the guard refused it.
+   */
+  insert(scope: string, fact: FactDraft, now: number, write: OwnerWrite, state?: FactState): Statement;
   /** The fact `seq` indexed for search (blind under `key`), where the engine keeps its index apart (SQLite's FTS5). */
   index?(seq: number, fact: FactDraft, key: Uint8Array | null): Statement;
   /** A fact's sources inserted, in order. */
@@ -92,18 +100,43 @@ export function markOf(row: Row | undefined): LearnMark | null {
   };
 }
 
+// The scope's key and guard, looked up in the program's transaction (FactStatements.writeKey).
+function* writeKeyOf(s: FactStatements, scope: ScopeKey, where: string, fresh: boolean): Program<OwnerWrite> {
+  const [row] = yield s.writeKey(scope, where, fresh);
+  return row?.write as OwnerWrite;
+}
+
+// A fact's row inserted under its guard: its seq, `GuardRefused` (the transaction rolls back) when the owner's key
+// changed since the look-up.
+function* insertGuarded(
+  s: FactStatements,
+  scope: string,
+  fact: FactDraft,
+  now: number,
+  write: OwnerWrite,
+  state?: FactState,
+): Program<number> {
+  const rows = yield s.insert(scope, fact, now, write, state);
+  if (rows.length === 0) throw new GuardRefused(`fact "${fact.id}"`);
+  return countOf(rows, "seq");
+}
+
 /**
- * Stores checked facts, all or none (run in one transaction), sealed under `key` (null: in clear): `CONFLICT` when
- * an id is taken in the scope, `INVALID_ARGUMENT` when a source is not stored (fact `i` named `paths[i]`).
+ * Stores checked facts, all or none (run in one transaction), sealed under the scope owner's key looked up in the
+ * transaction (`fresh`: read again; `where` names the facts for a refusal), in clear without one: `CONFLICT` when
+ * an id is taken in the scope, `INVALID_ARGUMENT` when a source is not stored (fact `i` named `paths[i]`),
+ * `GuardRefused` when the owner's key changed before the insert.
  */
 export function* addFacts(
   s: FactStatements,
   scope: ScopeKey,
   facts: readonly FactDraft[],
   now: number,
-  key: Uint8Array | null,
+  where: string,
+  fresh: boolean,
   paths: readonly string[],
 ): Program<Fact[]> {
+  const write = yield* writeKeyOf(s, scope, where, fresh);
   const taken = yield s.taken(
     scope.key,
     facts.map((f) => f.id),
@@ -111,7 +144,7 @@ export function* addFacts(
   if (taken.length > 0) {
     throw new SessionError("CONFLICT", `Fact "${String(taken[0]?.id)}" already exists in this scope`);
   }
-  yield* insertFacts(s, scope.key, facts, paths, key, () => ({ now, state: undefined }));
+  yield* insertFacts(s, scope.key, facts, paths, write, () => ({ now, state: undefined }));
   return facts.map((fact) => ({
     ...fact,
     sources: fact.sources.map((src) => ({ ...src })),
@@ -124,17 +157,19 @@ export function* addFacts(
 }
 
 /**
- * Stores imported facts with their state (all or none: run in one transaction), sealed under `key` (null: in
- * clear), but those whose id the scope holds; how many were stored. A source not stored is refused as by
- * {@link addFacts}.
+ * Stores imported facts with their state (all or none: run in one transaction), sealed as {@link addFacts} seals,
+ * but those whose id the scope holds; how many were stored. A source not stored is refused as by {@link addFacts}.
  */
 export function* importFacts(
   s: FactStatements,
-  scope: string,
+  scopeKey: ScopeKey,
   facts: readonly (FactDraft & FactState & { createdAt: number })[],
-  key: Uint8Array | null,
+  where: string,
+  fresh: boolean,
   paths: readonly string[],
 ): Program<number> {
+  const write = yield* writeKeyOf(s, scopeKey, where, fresh);
+  const scope = scopeKey.key;
   const taken = new Set(
     (yield s.taken(
       scope,
@@ -147,7 +182,7 @@ export function* importFacts(
     scope,
     kept.map((k) => k.fact),
     kept.map((k) => k.path),
-    key,
+    write,
     (fact) => ({ now: fact.createdAt, state: fact }),
   );
   return kept.length;
@@ -163,7 +198,7 @@ function* insertFacts<F extends FactDraft>(
   scope: string,
   facts: readonly F[],
   paths: readonly string[],
-  key: Uint8Array | null,
+  write: OwnerWrite,
   stateOf: (fact: F) => { now: number; state: FactState | undefined },
 ): Program<void> {
   const held = new Map<string, Set<string>>();
@@ -173,8 +208,8 @@ function* insertFacts<F extends FactDraft>(
   assertSourcesHeld(facts, held, paths);
   for (const fact of facts) {
     const { now, state } = stateOf(fact);
-    const seq = countOf(yield s.insert(scope, fact, now, key, state), "seq");
-    if (s.index) yield s.index(seq, fact, key);
+    const seq = yield* insertGuarded(s, scope, fact, now, write, state);
+    if (s.index) yield s.index(seq, fact, write.key);
     yield s.sources(scope, seq, fact.sources);
   }
 }
