@@ -1,11 +1,12 @@
 /** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
 import { factIndexText } from "../../search/fact-index.js";
-import { ownerGuardParams, ownerGuardSqlite } from "../../store/crypto/write-guard.js";
+import { ownerGuardParams } from "../../store/crypto/write-guard.js";
 import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import type { FactFilter } from "../../store/facts.js";
 import type { FactStatements } from "../../store/sql/facts.js";
 import { command, query } from "../../store/sql/program.js";
 import type { RekeyTable } from "../../store/sql/rekey-table.js";
+import { ownerGuardSqlite } from "../connection/owner-guard.js";
 import { call } from "../connection/program.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */

@@ -4,8 +4,8 @@
  * that to be still so — the owner's key check still the one it sealed under, or, written in clear, still none. A
  * store without the owner's key that looked up "no key" and writes a moment later, after another process recorded
  * the owner's first key, is refused by its own statement instead of landing in clear; the write then looks the key
- * up again (`DECRYPT_FAILED` without it, sealed with it). Each engine states the condition once (SQLite's
- * {@link ownerGuardSqlite}, Postgres's key-guard.ts guardSql), so a write that takes its key from here carries it.
+ * up again (`DECRYPT_FAILED` without it, sealed with it). Each engine states the condition once (SQLite in
+ * sqlite/connection/owner-guard.ts, Postgres in key-guard.ts guardSql), so a write taking its key here carries it.
  */
 import { SessionError } from "../../errors.js";
 import { ownerHash } from "../owner.js";
@@ -46,13 +46,7 @@ export function ownerWrite(keys: ContentKeys | undefined, owner: string | null, 
 /** An {@link OwnerWrite} in clear that guards nothing: a store that seals nothing for the write. */
 export const UNGUARDED: OwnerWrite = { key: null, guard: { ownerHash: null, check: null } };
 
-/**
- * SQLite's condition of an {@link OwnerGuard} (parameters: the owner's hash, the check): the owner's recorded check
- * is still the one found (both none for a write in clear; no owner: no row, so it holds).
- */
-export const ownerGuardSqlite = "(SELECT key_check FROM agent_owner_keys WHERE owner_hash = ?) IS ?";
-
-/** The parameters of {@link ownerGuardSqlite}. */
+/** The parameters of an engine's condition of an {@link OwnerGuard} (SQLite's connection/owner-guard.ts). */
 export const ownerGuardParams = (guard: OwnerGuard): (string | null)[] => [guard.ownerHash, guard.check];
 
 /**
