@@ -1,7 +1,14 @@
 // What the fact specs share: a store with facts (skipped without), its registry when owners are needed, a fact.
 import assert from "node:assert/strict";
-import { type FactCapableStore, type FactSource, hasFactStore, type NewFact } from "../../contract/facts.js";
+import {
+  type Fact,
+  type FactCapableStore,
+  type FactSource,
+  hasFactStore,
+  type NewFact,
+} from "../../contract/facts.js";
 import { hasSessionRegistry, type RegistryCapableStore } from "../../contract/registry.js";
+import { exportFacts } from "../../store/transfer/facts.js";
 import type { ContractTest } from "../runner.js";
 import { type ContractTarget, msg, withStore } from "./harness.js";
 
@@ -86,4 +93,16 @@ export async function addAliceFacts(store: FactCapableStore): Promise<void> {
     fact("Alice moved to Boston.", [["a1", "a1-0"]], { id: "boston" }),
   ]);
   assert.equal(await store.facts.supersede(alice, "paris", "boston"), true);
+}
+
+/** Every fact of the store, as its export reads them. */
+export async function exportedFacts(store: FactCapableStore): Promise<Fact[]> {
+  const facts: Fact[] = [];
+  for await (const f of exportFacts(store.facts)) facts.push(f);
+  return facts;
+}
+
+/** `facts` as the stream an import reads. */
+export async function* factStream(facts: readonly Fact[]): AsyncGenerator<Fact> {
+  yield* facts;
 }

@@ -3,11 +3,11 @@
 // outlives the messages it came from and an export of any store imports into one holding its messages. Skipped
 // without facts (and, for owners, a registry).
 import assert from "node:assert/strict";
-import type { Fact, FactCapableStore } from "../../contract/facts.js";
+import type { FactCapableStore } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
-import { exportFacts, importFactStream } from "../../store/transfer/facts.js";
+import { importFactStream } from "../../store/transfer/facts.js";
 import { rejectsWithCode, type Suite } from "../runner.js";
-import { fact, ownedSession, withFacts, withOwnedFacts } from "./facts-harness.js";
+import { exportedFacts, fact, factStream, ownedSession, withFacts, withOwnedFacts } from "./facts-harness.js";
 import { type ContractTarget, msg } from "./harness.js";
 
 type Store = FactCapableStore & RegistryCapableStore;
@@ -24,16 +24,6 @@ async function sessions(store: Store): Promise<void> {
 async function prune(store: Store): Promise<void> {
   await store.session("a2").deleteMessages(["a2-1"]);
   await store.session("s1").clearMessages();
-}
-
-async function all(store: Store): Promise<Fact[]> {
-  const facts: Fact[] = [];
-  for await (const f of exportFacts(store.facts)) facts.push(f);
-  return facts;
-}
-
-async function* stream(facts: readonly Fact[]): AsyncGenerator<Fact> {
-  yield* facts;
 }
 
 /** The sources rule on every backend. */
@@ -111,7 +101,7 @@ export function factsSourcesSpec({ describe, test }: Suite, target: ContractTarg
           "INVALID_ARGUMENT",
         );
         await rejectsWithCode(from.facts.add(alice, [fact("A dog.", [["a2", "a2-1"]])]), "INVALID_ARGUMENT");
-        const facts = await all(from);
+        const facts = await exportedFacts(from);
         assert.deepEqual(facts.map((f) => f.id).sort(), ["dog", "paris"]);
         assert.deepEqual(
           facts.find((f) => f.id === "dog")?.sources,
@@ -121,8 +111,8 @@ export function factsSourcesSpec({ describe, test }: Suite, target: ContractTarg
         await withOwnedFacts(t, target, async (to) => {
           await sessions(to);
           await prune(to);
-          assert.deepEqual(await importFactStream(to.facts, stream(facts)), { inserted: 2, skipped: 0 });
-          assert.deepEqual((await all(to)).map((f) => f.id).sort(), ["dog", "paris"]);
+          assert.deepEqual(await importFactStream(to.facts, factStream(facts)), { inserted: 2, skipped: 0 });
+          assert.deepEqual((await exportedFacts(to)).map((f) => f.id).sort(), ["dog", "paris"]);
         });
       }));
   });

@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import type { Fact, FactCapableStore } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
-import { exportFacts, importFactStream } from "../../store/transfer/facts.js";
+import { importFactStream } from "../../store/transfer/facts.js";
 import { rejectsWithCode, type Suite } from "../runner.js";
-import { fact, ownedSession, withOwnedFacts } from "./facts-harness.js";
+import { exportedFacts, fact, factStream, ownedSession, withOwnedFacts } from "./facts-harness.js";
 import type { ContractTarget } from "./harness.js";
 
 type Store = FactCapableStore & RegistryCapableStore;
@@ -40,23 +40,13 @@ async function seed(store: Store): Promise<void> {
   await store.facts.add({ owner: "bob" }, [fact("Bob likes chess.", [["b1", "b1-0"]], { id: "paris" })]);
 }
 
-async function all(store: Store): Promise<Fact[]> {
-  const facts: Fact[] = [];
-  for await (const f of exportFacts(store.facts)) facts.push(f);
-  return facts;
-}
-
-async function* stream(facts: readonly Fact[]): AsyncGenerator<Fact> {
-  yield* facts;
-}
-
 /** Export and import of facts on every backend. */
 export function factsTransferSpec({ describe, test }: Suite, target: ContractTarget): void {
   describe("facts: export and import", () => {
     test("an export reads every fact with its state; an import into another store writes them as they were", (t) =>
       withOwnedFacts(t, target, async (from) => {
         await seed(from);
-        const facts = await all(from);
+        const facts = await exportedFacts(from);
         assert.equal(facts.length, 5);
         const key = (f: Fact) => `${f.owner ?? ""}/${f.sessionId ?? ""}/${f.id}`;
         // By scope key, then store order.
@@ -77,10 +67,14 @@ export function factsTransferSpec({ describe, test }: Suite, target: ContractTar
         assert.equal(rest.next, null);
         await withOwnedFacts(t, target, async (to) => {
           await sessions(to);
-          assert.deepEqual(await importFactStream(to.facts, stream(facts)), { inserted: 5, skipped: 0 });
+          assert.deepEqual(await importFactStream(to.facts, factStream(facts)), { inserted: 5, skipped: 0 });
           const byKey = (list: Fact[]) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
-          assert.deepEqual(byKey(await all(to)), byKey(facts), "scope, sources, state, producer and times");
-          assert.deepEqual(await importFactStream(to.facts, stream(facts)), { inserted: 0, skipped: 5 });
+          assert.deepEqual(
+            byKey(await exportedFacts(to)),
+            byKey(facts),
+            "scope, sources, state, producer and times",
+          );
+          assert.deepEqual(await importFactStream(to.facts, factStream(facts)), { inserted: 0, skipped: 5 });
           const found = await to.facts.search({ owner: "alice" }, "Boston");
           assert.deepEqual(
             found.map((h) => h.fact.id),
