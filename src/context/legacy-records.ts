@@ -8,7 +8,7 @@
  */
 import type { ContextRecord } from "../contract/context.js";
 import type { TransferRow } from "../contract/transfer.js";
-import type { LegacyRule } from "../store/sql/context-records.js";
+import type { LegacyRule } from "../sql/context-records/steps.js";
 import { memoryDirectoryKey } from "./block-keys.js";
 import { recordParams } from "./records.js";
 
@@ -51,7 +51,7 @@ export function legacyRecord(
   return { sessionId: named[0]! };
 }
 
-/** The rule as schema step 22's backfill (store/sql/context-records.ts) applies it, on either SQL engine. */
+/** The rule as schema step 22's backfill (sql/context-records/steps.ts) applies it, on either SQL engine. */
 export const LEGACY_RULE: LegacyRule = {
   candidates: candidateIds,
   record(name, known) {

@@ -11,13 +11,13 @@ import type { Fact, FactStatus, LearnableMessage, LearnMark } from "../contract/
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../sql/facts/reads.js";
+import { addFacts, type FactStatements, importFacts, markOf, one, setStatus } from "../sql/facts/steps.js";
+import type { Program } from "../sql/program.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
 import { openFact } from "../store/fact-sealing.js";
 import { type FactDraft, type FactFilter, type ScopeKey, scopeOfKey } from "../store/facts.js";
-import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../store/sql/fact-reads.js";
-import { addFacts, type FactStatements, importFacts, markOf, one, setStatus } from "../store/sql/facts.js";
-import type { Program } from "../store/sql/program.js";
 import { type SeqFact, StoreFacts } from "./store-base.js";
 
 /** How one SQL engine runs the fact programs, and what it does its own way. */

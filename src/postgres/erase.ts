@@ -1,14 +1,15 @@
 /**
- * The registry's erase on Postgres: one transaction that runs the erasure (store/sql/erase.ts: it locks the
+ * The registry's erase on Postgres: one transaction that runs the erasure (sql/erase/steps.ts: it locks the
  * session's head, then its registry row, checks the condition and erases) and logs `erased` in it.
  */
+
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { runProgram } from "../sql/engines/postgres/program.js";
+import type { Tables } from "../sql/engines/postgres/tables.js";
+import { eraseUnder } from "../sql/erase/steps.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import type { RegistryErasure } from "../store/registry-base.js";
-import { eraseUnder } from "../store/sql/erase.js";
 import { cursorOf } from "../store/written.js";
-import type { Executor } from "./connection/client.js";
-import { runProgram } from "./connection/program.js";
-import type { Tables } from "./connection/tables.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
 import { postgresErase } from "./statements/erase.js";
 

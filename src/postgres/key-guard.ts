@@ -10,7 +10,7 @@
  * refused `DECRYPT_FAILED` without the owner's key.
  */
 import { SessionError } from "../errors.js";
-import type { Query } from "./connection/client.js";
+import type { Query } from "../sql/engines/postgres/client.js";
 import type { KeyedTables } from "./sealing.js";
 import { type StoredForm, storedForm } from "./stored-form.js";
 

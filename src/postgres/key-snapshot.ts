@@ -5,9 +5,9 @@
  * operation runs again.
  */
 import { SessionError } from "../errors.js";
+import type { Query } from "../sql/engines/postgres/client.js";
 import type { KeyRecords } from "../store/crypto/content-keys.js";
 import { ownerHash } from "../store/owner.js";
-import type { Query } from "./connection/client.js";
 import type { KeyCache } from "./key-cache.js";
 import { ownerHashSql } from "./search/fts.js";
 import { beginRotation, readRotation } from "./statements/rotation.js";

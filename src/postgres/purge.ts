@@ -11,11 +11,11 @@ import { z } from "zod";
 import { parseInput } from "../schema/parse.js";
 import { numberWhere } from "../schema/rules.js";
 import { rule } from "../schema/to-session-error.js";
+import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
+import type { Tables } from "../sql/engines/postgres/tables.js";
 import { tablesPurgedBy } from "../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
 import { citusSteps } from "./citus-steps.js";
-import { type Executor, type Query, sqlState } from "./connection/client.js";
-import type { Tables } from "./connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "./owner-data.js";
 import { type PurgeTable, refreshStatistics } from "./purge-statistics.js";
 

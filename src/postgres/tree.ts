@@ -9,9 +9,9 @@
 
 /**
  * A predicate naming a walk's session for a message alias (null: unqualified), so that Citus routes the statement
- * (connection/layout.ts `scope`); none on a single node.
+ * (sql/engines/postgres/layout.ts `scope`); none on a single node.
  */
-import type { Scope } from "./connection/layout.js";
+import type { Scope } from "../sql/engines/postgres/layout.js";
 
 export type { Scope };
 

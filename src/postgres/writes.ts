@@ -4,8 +4,8 @@
  */
 
 import type { StoredCompaction } from "../contract/message.js";
-import type { Executor, Query } from "./connection/client.js";
-import { statement } from "./connection/tables.js";
+import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { statement } from "../sql/engines/postgres/tables.js";
 import { forgetMessages } from "./facts.js";
 import { guardParams, guardSql, refused } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";

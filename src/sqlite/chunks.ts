@@ -10,8 +10,8 @@
 import { SessionError } from "../errors.js";
 import { isWellFormed } from "../message/ids.js";
 import { utf8Decode, utf8Encode, utf8Length } from "../runtime/bytes.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { isSealed } from "../store/crypto/seal.js";
-import type { SqlDriver } from "./connection/driver.js";
 
 /**
  * Bytes left in a row for everything but the split value (keys, tree columns, hash, record headers); a quarter of

@@ -10,6 +10,7 @@
  */
 
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import {
   type PathBackend,
   type PathItem,
@@ -20,7 +21,6 @@ import {
   type WindowRow,
 } from "../store/history-stream.js";
 import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./connection/driver.js";
 import { chooseOnPath, listCompactions } from "./history.js";
 import { hydrate } from "./media/attachments.js";
 import { ancestorAt, type NodeRow, nodeBySeq } from "./tree.js";

@@ -1,5 +1,5 @@
 import { SessionError } from "../errors.js";
-import type { SqlDriver } from "./connection/driver.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { addContextRecords } from "./context-records.js";
 import { addFactSealedColumn, FACT_INDEX_MERGE, FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
 import { indexChangeLog } from "./feed/change-log.js";

@@ -29,8 +29,8 @@
  */
 
 import { SessionError } from "../../errors.js";
-import type { Query } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import type { ClearGuard } from "../key-cache.js";
 import { NOW, usageAssignments, usageFits } from "../registry-sql.js";
 import { ownerHashSql, ownerTsvectorSql } from "../search/fts.js";

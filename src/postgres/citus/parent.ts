@@ -1,5 +1,5 @@
-import type { Executor, Query } from "../connection/client.js";
-import { statement, type Tables } from "../connection/tables.js";
+import type { Executor, Query } from "../../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { spineArrays, spineCte } from "../tree.js";
 
 /**

@@ -14,9 +14,9 @@ import {
   markOverlaysAsync,
   type OverlayEnd,
 } from "../../search/overlay-marks.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
 import { openContent } from "../stored-form.js";
 import { ancestorCte, isoSql, stepTo } from "../tree.js";
 import type { PageHit } from "./page.js";

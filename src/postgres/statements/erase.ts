@@ -1,14 +1,15 @@
 /**
- * Postgres' statements of a session's erasure (store/sql/erase.ts has the steps). Postgres locks the session's head
+ * Postgres' statements of a session's erasure (sql/erase/steps.ts has the steps). Postgres locks the session's head
  * and registry row (`FOR UPDATE`, a sweep `SKIP LOCKED`); a DELETE counts what it took in the same statement (a
  * CTE); in the Citus layout each delete names the session so it runs on its one shard, and the freed payloads are
  * two reads (links are sharded by session, payloads by hash: a correlated subquery across shards is refused).
  */
-import type { EraseLock, EraseStatements } from "../../store/sql/erase.js";
-import { forgetSessionFacts } from "../../store/sql/facts.js";
-import { command, countOf, query } from "../../store/sql/program.js";
-import { call } from "../connection/program.js";
-import { statement, type Tables } from "../connection/tables.js";
+
+import { call } from "../../sql/engines/postgres/program.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import type { EraseLock, EraseStatements } from "../../sql/erase/steps.js";
+import { forgetSessionFacts } from "../../sql/facts/steps.js";
+import { command, countOf, query } from "../../sql/program.js";
 import { deleteKeyed } from "../context-records.js";
 import { logNames } from "../feed/append-log.js";
 import { releaseSession } from "../media/attachments.js";

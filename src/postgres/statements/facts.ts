@@ -1,11 +1,11 @@
 /** Postgres's statements of facts (store/sql/facts.ts has the steps): lists of values travel as arrays. */
 import { factBlind } from "../../search/fact-index.js";
+import { quote, statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import type { FactStatements } from "../../sql/facts/steps.js";
+import { command, query } from "../../sql/program.js";
+import type { RekeyTable } from "../../sql/rekey/table.js";
 import { storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
-import type { FactStatements } from "../../store/sql/facts.js";
-import { command, query } from "../../store/sql/program.js";
-import type { RekeyTable } from "../../store/sql/rekey-table.js";
-import { quote, statement, type Tables } from "../connection/tables.js";
 import { toTsvector } from "../search/fts.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */

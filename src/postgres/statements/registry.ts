@@ -1,9 +1,9 @@
-/** Postgres's statements of the session registry (store/sql/registry.ts): times are the server's clock. */
+/** Postgres's statements of the session registry (sql/registry/steps.ts): times are the server's clock. */
 
-import { query } from "../../store/sql/program.js";
-import type { RegistryStatements } from "../../store/sql/registry.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { query } from "../../sql/program.js";
+import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
-import { statement, type Tables } from "../connection/tables.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../registry-sql.js";
 import { ownedMessagesCte } from "../search/fts.js";
 import { isoSql } from "../tree.js";

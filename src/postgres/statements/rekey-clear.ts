@@ -1,14 +1,14 @@
 /**
- * Postgres's statements for sealing an owner's rows in clear (store/sql/rekey-clear.ts): its messages still in
+ * Postgres's statements for sealing an owner's rows in clear (sql/rekey/clear.ts): its messages still in
  * clear, and the summaries, facts, kept stream chunks, blocks and entries of the owner and of its sessions in clear.
  * A row in clear that starts like sealed content is flagged (`summary_json`, `content_json`), so only an unflagged
  * one starting `~sealed` is sealed. Each write compares what it read, so a row written meanwhile keeps its writer's
  * form; a statement over a per-session table names its session, so Citus routes it.
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
-import { command, query } from "../../store/sql/program.js";
-import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
-import type { Tables } from "../connection/tables.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { command, query } from "../../sql/program.js";
+import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../sql/rekey/table.js";
 import { logNames } from "../feed/append-log.js";
 import { vectorTables } from "../search/vectors-schema.js";
 import { factTables } from "./facts.js";

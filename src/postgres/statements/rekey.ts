@@ -1,12 +1,13 @@
 /**
- * Postgres's statements of a key rotation (store/sql/rekey-table.ts). Every statement over a per-session table
- * names its session, so Citus routes it to the one shard that holds it (connection/layout.ts). A re-sealed row's search
+ * Postgres's statements of a key rotation (sql/rekey/table.ts). Every statement over a per-session table
+ * names its session, so Citus routes it to the one shard that holds it (sql/engines/postgres/layout.ts). A re-sealed row's search
  * vector is written in the UPDATE that re-seals it, and each write of a row compares what it read (its hash or
  * content), so a row written meanwhile keeps its writer's form.
  */
-import { query } from "../../store/sql/program.js";
-import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
-import type { Tables } from "../connection/tables.js";
+
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { query } from "../../sql/program.js";
+import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "../../sql/rekey/table.js";
 import type { BlockRow, EntryRow, StoredBlock, StoredEntry } from "../sealed-context.js";
 import { rotationStatements } from "./rotation.js";
 

@@ -1,12 +1,12 @@
 /**
  * The record of an owner's unfinished key rotation on Postgres (`agent_owner_rekeys`, schema step 19): the check of
  * the key its rows move from and how far `rekey` got, so a second run resumes where the first stopped
- * (store/sql/rekey.ts). Its start is one statement; two runs of one rotation take turns on its row's lock.
+ * (sql/rekey/steps.ts). Its start is one statement; two runs of one rotation take turns on its row's lock.
  */
 import { SessionError } from "../../errors.js";
-import { command, query } from "../../store/sql/program.js";
-import type { Num } from "../../store/sql/rekey-table.js";
-import type { Query } from "../connection/client.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
+import { command, query } from "../../sql/program.js";
+import type { Num } from "../../sql/rekey/table.js";
 
 /** The key tables a rotation's record touches (schema.ts names them; not imported, which would be a cycle). */
 interface RotationTables {
@@ -25,7 +25,7 @@ function readSql(t: RotationTables, lock: boolean): string {
   return `SELECT from_check, session_num::text AS session_num, message_id FROM ${t.ownerRekeys} WHERE owner_hash = $1${lock ? " FOR UPDATE" : ""}`;
 }
 
-/** The rotation's statements of the rekey table (store/sql/rekey-table.ts). */
+/** The rotation's statements of the rekey table (sql/rekey/table.ts). */
 export function rotationStatements(t: RotationTables) {
   return {
     readRotation: (ownerHash: string) => query(readSql(t, false), [ownerHash]),

@@ -2,9 +2,10 @@
  * Postgres's statements of kept streams (store/sql/streams.ts): a drop, an expiry, a read and an append are one
  * statement each; a start is two, run in one transaction.
  */
-import { command, query } from "../../store/sql/program.js";
-import type { StreamStatements } from "../../store/sql/streams.js";
-import { statement, type Tables } from "../connection/tables.js";
+
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { command, query } from "../../sql/program.js";
+import type { StreamStatements } from "../../sql/streams/steps.js";
 import { guardInside } from "../key-guard.js";
 
 const upsertSql = statement(

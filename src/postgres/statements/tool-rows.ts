@@ -1,15 +1,15 @@
 /**
- * Postgres's statements of a path's tool rows (store/sql/tool-rows.ts has the steps): the walk finds the leaf (the
+ * Postgres's statements of a path's tool rows (sql/tool-rows/steps.ts has the steps): the walk finds the leaf (the
  * latest when none is named) in the same statement and tests each row with LIKE ANY; sealed content (an encrypted
  * owner's, stored-form.ts) cannot be tested there, so it always passes and is opened after its read. Both
  * statements are prepared; in the Citus layout each names the session, so it runs on the session's shard alone.
  */
 import { SEALED_PREFIX } from "../../message/json.js";
 import { toolNeedles } from "../../message/tool-parts.js";
-import { perform, prepared } from "../../store/sql/program.js";
-import type { ToolRowStatements } from "../../store/sql/tool-rows.js";
-import type { Executor } from "../connection/client.js";
-import { statement, type Tables } from "../connection/tables.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { perform, prepared } from "../../sql/program.js";
+import type { ToolRowStatements } from "../../sql/tool-rows/steps.js";
 import { leafCte } from "../history.js";
 import { hydrate } from "../media/attachments.js";
 import { openContents } from "../stored-form.js";

@@ -1,16 +1,16 @@
 /**
- * Postgres' statements and openers for the transfer's export (store/transfer/sql-export.ts): listings in keyset
+ * Postgres' statements and openers for the transfer's export (sql/transfer/export.ts): listings in keyset
  * pages along an index, each a prepared statement; in the Citus layout a session's reads also name it (the last
  * parameter), so each runs on its one node (and the parent join, which is not on the distribution column, is
  * allowed there). Content is opened with an encrypted owner's key (stored-form.ts).
  */
 import { recordOf } from "../../context/records.js";
-import { type Program, prepared } from "../../store/sql/program.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import { runProgram } from "../../sql/engines/postgres/program.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { type Program, prepared } from "../../sql/program.js";
+import { type ExportTable, PAGE, page, type TransferHead } from "../../sql/transfer/export.js";
 import type { SessionSums } from "../../store/transfer/base.js";
-import { type ExportTable, PAGE, page, type TransferHead } from "../../store/transfer/sql-export.js";
-import type { Executor } from "../connection/client.js";
-import { runProgram } from "../connection/program.js";
-import { statement, type Tables } from "../connection/tables.js";
 import { loadAttachments } from "../media/attachments.js";
 import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { openContent } from "../stored-form.js";

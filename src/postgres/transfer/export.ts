@@ -1,9 +1,9 @@
 import type { TransferSession } from "../../contract/transfer.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { SqlTransfer } from "../../sql/transfer/export.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import { SqlTransfer } from "../../store/transfer/sql-export.js";
 import type { PostgresBackend } from "../backend.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { type PostgresHead, postgresExportTable } from "../statements/transfer-export.js";
 import { sessionImport } from "../statements/transfer-import.js";
@@ -11,7 +11,7 @@ import { rowsImport } from "./rows.js";
 
 /**
  * Lossless, streaming export and import for a {@link PostgresStore}, with the order, idempotency and latest-leaf
- * rules of SQLite's: the export is the SQL stores' one (store/transfer/sql-export.ts) over Postgres' table; the
+ * rules of SQLite's: the export is the SQL stores' one (sql/transfer/export.ts) over Postgres' table; the
  * import writes through import.ts and rows.ts.
  */
 export class PostgresTransfer extends SqlTransfer<PostgresHead> {

@@ -1,4 +1,7 @@
 /** Reads adopted rows back from our SQLite tables and compares them with what was written (see adopt.ts). */
+
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { sqlText } from "../../sql/engines/sqlite/free-text.js";
 import {
   type AdoptionReport,
   assertReadBack,
@@ -8,8 +11,6 @@ import {
 } from "../../store/adopt/adopt.js";
 import type { MessageOrder } from "../../store/adopt/order.js";
 import { storedText } from "../chunks.js";
-import type { SqlDriver } from "../connection/driver.js";
-import { sqlText } from "../connection/free-text.js";
 import { listCompactions } from "../history.js";
 
 const PAGE = 500;

@@ -1,13 +1,13 @@
 /**
- * SQLite's statements of a session's erasure (store/sql/erase.ts has the steps). SQLite locks the whole database
+ * SQLite's statements of a session's erasure (sql/erase/steps.ts has the steps). SQLite locks the whole database
  * for the writer, so its reads take no row lock; the content delete and the keyed and stream deletes are the
  * helpers a session's delete and clear run too (writes.ts, context-records.ts, streams.ts).
  */
 
-import type { EraseStatements } from "../../store/sql/erase.js";
-import { forgetSessionFacts } from "../../store/sql/facts.js";
-import { command, countOf, query, type Row } from "../../store/sql/program.js";
-import { call } from "../connection/program.js";
+import { call } from "../../sql/engines/sqlite/program.js";
+import type { EraseStatements } from "../../sql/erase/steps.js";
+import { forgetSessionFacts } from "../../sql/facts/steps.js";
+import { command, countOf, query, type Row } from "../../sql/program.js";
 import { deleteKeyed } from "../context-records.js";
 import { STORE_TABLES } from "../media/tables.js";
 import { forgetStream } from "../streams.js";

@@ -1,10 +1,10 @@
 /** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
 import { factIndexText } from "../../search/fact-index.js";
+import type { FactStatements } from "../../sql/facts/steps.js";
+import { command, query } from "../../sql/program.js";
+import type { RekeyTable } from "../../sql/rekey/table.js";
 import { storedFactText } from "../../store/fact-sealing.js";
 import type { FactFilter } from "../../store/facts.js";
-import type { FactStatements } from "../../store/sql/facts.js";
-import { command, query } from "../../store/sql/program.js";
-import type { RekeyTable } from "../../store/sql/rekey-table.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =

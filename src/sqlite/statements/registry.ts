@@ -1,7 +1,7 @@
-/** SQLite's statements of the session registry (store/sql/registry.ts): times are the writer's clock, in ISO. */
+/** SQLite's statements of the session registry (sql/registry/steps.ts): times are the writer's clock, in ISO. */
 
-import { query } from "../../store/sql/program.js";
-import type { RegistryStatements } from "../../store/sql/registry.js";
+import { query } from "../../sql/program.js";
+import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
 import { USAGE_FITS, USAGE_SET } from "../usage.js";
 

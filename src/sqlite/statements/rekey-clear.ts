@@ -1,12 +1,12 @@
 /**
- * SQLite's statements for sealing an owner's rows in clear (store/sql/rekey-clear.ts): its messages still in clear,
+ * SQLite's statements for sealing an owner's rows in clear (sql/rekey/clear.ts): its messages still in clear,
  * and the summaries, facts, kept stream chunks, blocks and entries of the owner and of its sessions in clear. Only
- * a TEXT value starting `~sealed` is sealed (clear text that starts so is stored as a BLOB, connection/free-text.ts).
+ * a TEXT value starting `~sealed` is sealed (clear text that starts so is stored as a BLOB, sql/engines/sqlite/free-text.ts).
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
-import { command, query } from "../../store/sql/program.js";
-import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../store/sql/rekey-table.js";
-import { freeTextSql } from "../connection/free-text.js";
+import { freeTextSql } from "../../sql/engines/sqlite/free-text.js";
+import { command, query } from "../../sql/program.js";
+import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../sql/rekey/table.js";
 
 // The owner's session ids, bound as one JSON array.
 const IDS = "(SELECT value FROM json_each(?))";

@@ -1,12 +1,12 @@
 /**
  * The record of an owner's unfinished key rotation on SQLite (`agent_owner_rekeys`): the check of the key its rows
- * move from and how far `rekey` got, so a second run resumes where the first stopped (store/sql/rekey.ts). Its
+ * move from and how far `rekey` got, so a second run resumes where the first stopped (sql/rekey/steps.ts). Its
  * start reads and writes in one write transaction, which no other writer can interleave.
  */
 import { SessionError } from "../../errors.js";
-import { command, query } from "../../store/sql/program.js";
-import type { Num } from "../../store/sql/rekey-table.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { command, query } from "../../sql/program.js";
+import type { Num } from "../../sql/rekey/table.js";
 
 /** The table a rotation is recorded in (schema.ts step 20). */
 export const REKEY_TABLES = [
@@ -29,7 +29,7 @@ export interface RotationRow {
 
 const READ = "SELECT from_check, session_num, message_id FROM agent_owner_rekeys WHERE owner_hash = ?";
 
-/** The rotation's statements of the rekey table (store/sql/rekey-table.ts). */
+/** The rotation's statements of the rekey table (sql/rekey/table.ts). */
 export const ROTATION = {
   readRotation: (ownerHash: string) => query(READ, [ownerHash]),
   // A write transaction excludes another run's batch: nothing to lock.

@@ -1,14 +1,14 @@
 /**
- * SQLite's statements of a path's tool rows (store/sql/tool-rows.ts has the steps): the walk follows the tree
+ * SQLite's statements of a path's tool rows (sql/tool-rows/steps.ts has the steps): the walk follows the tree
  * columns from the leaf's seq and tests each row with GLOB; a row is opened by the driver's own helpers (its
  * continuation rows and sealed content, chunks.ts), synchronously.
  */
 import type { SessionMessage } from "../../contract/message.js";
 import { nameNeedles } from "../../message/tool-parts.js";
-import { perform, query } from "../../store/sql/program.js";
-import type { ToolRowStatements } from "../../store/sql/tool-rows.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { perform, query } from "../../sql/program.js";
+import type { ToolRowStatements } from "../../sql/tool-rows/steps.js";
 import { contentSql, resolveContent } from "../chunks.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { hydrate } from "../media/attachments.js";
 
 // The seqs of the path from `?` to the root whose JSON may name a tool, root first: it holds a name or a backslash

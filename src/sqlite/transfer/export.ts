@@ -1,8 +1,8 @@
 import type { TransferSession } from "../../contract/transfer.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { SqlTransfer } from "../../sql/transfer/export.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import { SqlTransfer } from "../../store/transfer/sql-export.js";
 import type { SqliteBackend } from "../backend.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { SqliteSessionRegistry } from "../registry.js";
 import { type SqliteHead, sqliteExportTable } from "../statements/transfer-export.js";
 import { sessionImport } from "../statements/transfer-import.js";
@@ -10,7 +10,7 @@ import { rowsImport } from "./import.js";
 
 /**
  * Lossless, streaming export and import for a SQLite store: the export is the SQL stores' one
- * (store/transfer/sql-export.ts) over SQLite's table; the import writes through import.ts.
+ * (sql/transfer/export.ts) over SQLite's table; the import writes through import.ts.
  */
 export class SqliteTransfer extends SqlTransfer<SqliteHead> {
   /** `store`: the feed and change log an import publishes to, read at each import (the store makes them after this). */
