@@ -8,9 +8,16 @@
  */
 import type { ContextRecord } from "../contract/context.js";
 import type { TransferRow } from "../contract/transfer.js";
-import type { LegacyRule } from "../sql/context-records/steps.js";
 import { memoryDirectoryKey } from "./block-keys.js";
-import { recordParams } from "./records.js";
+import { type RecordParams, recordParams } from "./records.js";
+
+/** The rule that gives a row stored before records its record; the backfill (sql/context-records/) runs it. */
+export interface LegacyRule {
+  /** The ids a name may name. */
+  candidates(name: string): string[];
+  /** The record of `name`, given which of its candidates are stored sessions and owners; undefined: none. */
+  record(name: string, known: KnownIds): RecordParams | undefined;
+}
 
 /** Prefixes of the library's own per-session rows (session/context.ts, agent/storage/mapping.ts, the memory tool). */
 const SESSION_PREFIXES = ["_system_prompt_", "_agent_state_", memoryDirectoryKey("session", "")];

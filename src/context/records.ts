@@ -9,8 +9,10 @@ import { describe } from "../message/describe.js";
 import { assertNamedSessionId } from "../message/ids.js";
 import { parseInput } from "../schema/parse.js";
 import { checkedBy, refusedBy } from "../schema/rules.js";
-import type { RecordParams } from "../sql/context-records/steps.js";
 import { parseOwner } from "../store/owner.js";
+
+/** A record as its columns: the session id and the owner, at most one set (both null: no record). */
+export type RecordParams = readonly [string | null, string | null];
 
 /** The record as its two columns: a session id or an owner, the other null (both null: no record). */
 export interface RecordColumns {

@@ -10,7 +10,7 @@ import type { KeyRecords } from "../store/crypto/content-keys.js";
 import { ownerHash } from "../store/owner.js";
 import type { KeyCache } from "./key-cache.js";
 import { ownerHashSql } from "./search/fts.js";
-import { beginRotation, readRotation } from "./statements/rotation.js";
+import { beginRotation, readRotation } from "../sql/rekey/postgres-rotation.js";
 
 /** The tables the keys read: the registry (owners), the key checks and the rotations. */
 export interface KeyTables {

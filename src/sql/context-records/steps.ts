@@ -7,10 +7,11 @@
  * with it, a step of two statements there; on Citus each table's delete is its own statement, since blocks and
  * entries are sharded by key and label.
  */
+import type { KnownIds, LegacyRule } from "../../context/legacy-records.js";
+import type { RecordParams } from "../../context/records.js";
 import type { Program, Row, Step } from "../program.js";
 
-/** A record as its columns: the session id and the owner, at most one set (both null: no record). */
-export type RecordParams = readonly [string | null, string | null];
+export type { KnownIds, LegacyRule, RecordParams };
 
 /** The kind of context row: a block (named by its key) or an entry (named by its label). */
 export type ContextTable = "blocks" | "entries";
@@ -40,20 +41,6 @@ export interface RecordStatements {
   names(table: ContextTable, after: string | null): Step;
   /** Records every row of `table` named `name` so. */
   setRecord(table: ContextTable, name: string, record: RecordParams): Step;
-}
-
-/** The rule that gives a row stored before records its record (context/legacy-records.ts), a floor above. */
-export interface LegacyRule {
-  /** The ids a name may name. */
-  candidates(name: string): string[];
-  /** The record of `name`, given which of its candidates are stored sessions and owners; undefined: none. */
-  record(name: string, known: KnownIds): RecordParams | undefined;
-}
-
-/** Which of some ids are stored sessions, and which are owners of registered sessions. */
-export interface KnownIds {
-  sessions: Set<string>;
-  owners: Set<string>;
 }
 
 /** How many names the backfill resolves per look-up of known ids. */

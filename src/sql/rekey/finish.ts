@@ -5,7 +5,7 @@
  * (and session names) under a previous key are re-sealed with it, else the cursor goes back to the start for another round. Blocks,
  * entries and facts are found by the key id their sealed content names (which rows share a key is visible anyway):
  * an owner holds few of them, next to its messages. With `sealClear` a message left in clear also sends the walk
- * round again, and the owner's other rows in clear are sealed in the transaction that ends it (rekey-clear.ts).
+ * round again, and the owner's other rows in clear are sealed in the transaction that ends it (clear.ts).
  */
 import { ownerKeys } from "../../store/crypto/owner-keys.js";
 import { decodeWith, encode } from "../../store/crypto/row-codec.js";

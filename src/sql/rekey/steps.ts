@@ -6,7 +6,7 @@
  * readable (and on Postgres searchable), and the next run resumes at the cursor. The rotation ends only when no row
  * of the owner is sealed under another key; its summaries, blocks and entries are re-sealed in the transaction that
  * ends it (rekey-finish.ts). With `sealClear` the walk seals the owner's messages in clear too, and the end its
- * other rows in clear (rekey-clear.ts). The outer loop is store/crypto/rekey-run.ts.
+ * other rows in clear (clear.ts). The outer loop is store/crypto/rekey-run.ts.
  */
 import { SessionError } from "../../errors.js";
 import { checkOf } from "../../store/crypto/owner-keys.js";

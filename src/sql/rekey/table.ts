@@ -1,11 +1,11 @@
 /**
- * What a key rotation's programs (rekey.ts, rekey-finish.ts) ask of an engine: its statements, and a few hooks for
+ * What a key rotation's programs (steps.ts, finish.ts) ask of an engine: its statements, and a few hooks for
  * the steps whose plan differs on purpose. SQLite re-seals a message row by row (its content may be in chunks,
- * sqlite/chunks.ts, and its FTS index follows through search/indexing.ts); Postgres re-seals a session's rows in
+ * sql/engines/sqlite/chunks.ts, and its FTS index follows through search/indexing.ts); Postgres re-seals a session's rows in
  * one UPDATE that also makes their search vector again from blind tokens of the new key, opens rows through its
  * awaited key look-up, locks the rotation's row, and routes each statement by session on Citus. The tables are
- * src/sqlite/statements/rekey.ts and src/postgres/statements/rekey.ts (with the rotation's record in
- * statements/rotation.ts), the hooks src/sqlite/rekey.ts and src/postgres/rekey.ts.
+ * sqlite.ts and postgres.ts here (with the rotation's record in sqlite-rotation.ts and postgres-rotation.ts, and
+ * sealClear's in sqlite-clear.ts and postgres-clear.ts), the hooks src/sqlite/rekey.ts and src/postgres/rekey.ts.
  */
 import type { Keyring } from "../../store/crypto/keyring.js";
 import type { FactWords } from "../../store/fact-sealing.js";
@@ -56,7 +56,7 @@ export interface Rotation {
   key: Uint8Array;
   /** Its id, which the first bytes of content sealed under it name. */
   id: string;
-  /** The owner's rows in clear are sealed too (`sealClear`, rekey-clear.ts). */
+  /** The owner's rows in clear are sealed too (`sealClear`, clear.ts). */
   sealClear: boolean;
 }
 
@@ -114,7 +114,7 @@ export interface RekeyTable {
    * (blind tokens of `key`).
    */
   writeFact(row: SealedFactRow, key: Uint8Array, words: FactWords): Step;
-  // Rows in clear of the owner (`sealClear`, rekey-clear.ts).
+  // Rows in clear of the owner (`sealClear`, clear.ts).
   clearLeft(owner: string): Statement; // the owner's messages in clear: [{ n }]
   // `ids`: the owner's session ids (ownerSessions), passed in so that no statement joins another table (Citus).
   clearFacts(owner: string, ids: string[]): Statement; // facts in clear of the owner and its sessions: [ClearFactRow]

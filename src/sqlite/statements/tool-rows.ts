@@ -5,10 +5,10 @@
  */
 import type { SessionMessage } from "../../contract/message.js";
 import { nameNeedles } from "../../message/tool-parts.js";
+import { contentSql, resolveContent } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { perform, query } from "../../sql/program.js";
 import type { ToolRowStatements } from "../../sql/tool-rows/steps.js";
-import { contentSql, resolveContent } from "../chunks.js";
 import { hydrate } from "../media/attachments.js";
 
 // The seqs of the path from `?` to the root whose JSON may name a tool, root first: it holds a name or a backslash

@@ -1,16 +1,16 @@
 /**
  * SQLite's statements and openers for the transfer's export (sql/transfer/export.ts): listings in keyset
- * pages along an index, content opened from its chunks (chunks.ts) and an encrypted owner's seal.
+ * pages along an index, content opened from its chunks (sql/engines/sqlite/chunks.ts) and an encrypted owner's seal.
  */
 
 import { recordOf } from "../../context/records.js";
+import { contentSql, resolveContent } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { freeTextSql } from "../../sql/engines/sqlite/free-text.js";
 import { runProgram } from "../../sql/engines/sqlite/program.js";
 import { type Program, query } from "../../sql/program.js";
 import { type ExportTable, PAGE, type Page, type TransferHead } from "../../sql/transfer/export.js";
 import type { SessionSums } from "../../store/transfer/base.js";
-import { contentSql, resolveContent } from "../chunks.js";
 import { compactionOf, type EncodedCompactionRow } from "../history.js";
 import { loadAttachments } from "../media/tables.js";
 import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";

@@ -1,6 +1,6 @@
 /**
  * SQLite's own plan for an import's items (the steps around them are the SQL stores' one program, sql/transfer/import.ts, over statements/transfer-import.ts): item by item inside the batch's one write transaction, each
- * message's tree columns read from its parent's row, its content chunked (chunks.ts) and indexed for FTS, where
+ * message's tree columns read from its parent's row, its content chunked (sql/engines/sqlite/chunks.ts) and indexed for FTS, where
  * Postgres writes a batch's messages in one statement. Blocks and entries go row by row, each with its FTS row.
  */
 
@@ -9,12 +9,12 @@ import { recordParams } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { TransferMessage, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
+import { storedContent, writeChunks } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import { storedContent, writeChunks } from "../chunks.js";
 import { knownIds } from "../context-records.js";
 import { planImportLinks } from "../media/attachments.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";

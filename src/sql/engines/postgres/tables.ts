@@ -36,7 +36,7 @@ export interface Tables {
   streamChunks: string;
   /** Each encrypted owner's key check (postgres/sealing.ts), under a hash of the owner id. */
   ownerKeys: string;
-  /** Each owner's unfinished key rotation and its cursor (postgres/statements/rotation.ts). */
+  /** Each owner's unfinished key rotation and its cursor (sql/rekey/postgres-rotation.ts). */
   ownerRekeys: string;
   version: string;
   schema: string | null;

@@ -4,9 +4,9 @@
  * start reads and writes in one write transaction, which no other writer can interleave.
  */
 import { SessionError } from "../../errors.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { command, query } from "../../sql/program.js";
-import type { Num } from "../../sql/rekey/table.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { command, query } from "../program.js";
+import type { Num } from "./table.js";
 
 /** The table a rotation is recorded in (schema.ts step 20). */
 export const REKEY_TABLES = [

@@ -6,18 +6,22 @@
  * form; a statement over a per-session table names its session, so Citus routes it.
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
-import type { Tables } from "../../sql/engines/postgres/tables.js";
-import { command, query } from "../../sql/program.js";
-import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../sql/rekey/table.js";
-import { logNames } from "../feed/append-log.js";
-import { vectorTables } from "../search/vectors-schema.js";
-import { factTables } from "./facts.js";
+import type { Tables } from "../engines/postgres/tables.js";
+import { command, query } from "../program.js";
+import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "./table.js";
+
+/**
+ * The qualified names of the tables beside `t`'s that the sealing writes: the facts, the message vectors and the
+ * change log, each named by the module that owns its table, so the engine's top hands them in.
+ */
+export interface ClearTables {
+  facts: string;
+  vectors: string;
+  changes: string;
+}
 
 /** The statements of Postgres's rekey table in `t` that find and write rows in clear. */
-export function rekeyClearStatements(t: Tables) {
-  const { facts } = factTables(t);
-  const { vectors } = vectorTables(t);
-  const changes = logNames(t).table;
+export function rekeyClearStatements(t: Tables, { facts, vectors, changes }: ClearTables) {
   // A row of the owner by record, or with no record and a key (label) the owner's memory directory's or ending in
   // `_<id>` of one of its sessions ($3, the owner's session ids); the hooks' suffix rule then decides whose it is.
   // No statement joins another table: on Citus each runs on the shards of its own table.

@@ -7,11 +7,11 @@
  * {@link contentSql}, which yields the content itself, or — for a chunked row only — its `seq`, and
  * {@link resolveContent} then reads just that message's pieces.
  */
-import { SessionError } from "../errors.js";
-import { isWellFormed } from "../message/ids.js";
-import { utf8Decode, utf8Encode, utf8Length } from "../runtime/bytes.js";
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { isSealed } from "../store/crypto/seal.js";
+import { SessionError } from "../../../errors.js";
+import { isWellFormed } from "../../../message/ids.js";
+import { utf8Decode, utf8Encode, utf8Length } from "../../../runtime/bytes.js";
+import { isSealed } from "../../../store/crypto/seal.js";
+import type { SqlDriver } from "./driver.js";
 
 /**
  * Bytes left in a row for everything but the split value (keys, tree columns, hash, record headers); a quarter of

@@ -5,11 +5,10 @@
  * content), so a row written meanwhile keeps its writer's form.
  */
 
-import type { Tables } from "../../sql/engines/postgres/tables.js";
-import { query } from "../../sql/program.js";
-import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "../../sql/rekey/table.js";
-import type { BlockRow, EntryRow, StoredBlock, StoredEntry } from "../sealed-context.js";
-import { rotationStatements } from "./rotation.js";
+import type { Tables } from "../engines/postgres/tables.js";
+import { query } from "../program.js";
+import { rotationStatements } from "./postgres-rotation.js";
+import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "./table.js";
 
 /** The statements of Postgres's rekey table in `t`; its hooks are in postgres/rekey.ts. */
 export function rekeyStatements(t: Tables) {
@@ -86,13 +85,19 @@ export function rekeyStatements(t: Tables) {
         sealed,
         row.name,
       ]),
-    writeBlock: (row: BlockRow & { key: string }, s: StoredBlock) =>
+    writeBlock: (
+      row: { key: string; content: string },
+      s: { content: string; json: boolean; sealed: boolean },
+    ) =>
       query(
         `UPDATE ${t.blocks} SET content = $2, content_json = $3, sealed = $4
          WHERE key = $1 AND content = $5 RETURNING key`,
         [row.key, s.content, s.json, s.sealed, row.content],
       ),
-    writeEntry: (row: EntryRow & { label: string }, s: StoredEntry) =>
+    writeEntry: (
+      row: { label: string; key: string; content: string },
+      s: { content: string; json: boolean; sealedChars: number | null; search: string | null },
+    ) =>
       query(
         `UPDATE ${t.entries} SET content = $3, content_json = $4, sealed_chars = $5, search = $6::tsvector
          WHERE label = $1 AND key = $2 AND content = $7 RETURNING key`,

@@ -4,9 +4,9 @@
  * (sql/rekey/steps.ts). Its start is one statement; two runs of one rotation take turns on its row's lock.
  */
 import { SessionError } from "../../errors.js";
-import type { Query } from "../../sql/engines/postgres/client.js";
-import { command, query } from "../../sql/program.js";
-import type { Num } from "../../sql/rekey/table.js";
+import type { Query } from "../engines/postgres/client.js";
+import { command, query } from "../program.js";
+import type { Num } from "./table.js";
 
 /** The key tables a rotation's record touches (schema.ts names them; not imported, which would be a cycle). */
 interface RotationTables {

@@ -4,9 +4,9 @@
  * a TEXT value starting `~sealed` is sealed (clear text that starts so is stored as a BLOB, sql/engines/sqlite/free-text.ts).
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
-import { freeTextSql } from "../../sql/engines/sqlite/free-text.js";
-import { command, query } from "../../sql/program.js";
-import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "../../sql/rekey/table.js";
+import { freeTextSql } from "../engines/sqlite/free-text.js";
+import { command, query } from "../program.js";
+import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "./table.js";
 
 // The owner's session ids, bound as one JSON array.
 const IDS = "(SELECT value FROM json_each(?))";

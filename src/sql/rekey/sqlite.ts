@@ -1,14 +1,14 @@
 /**
  * SQLite's statements of a key rotation (sql/rekey/table.ts): the walk over the owner's sessions and rows,
  * the final checks, and the summaries, blocks and entries re-sealed at the end. A row's content may be in chunks
- * (chunks.ts): the walk selects {@link contentSql}, and the final check reads a chunked row's first piece.
+ * (sql/engines/sqlite/chunks.ts): the walk selects {@link contentSql}, and the final check reads a chunked row's first piece.
  */
 
-import { freeTextSql } from "../../sql/engines/sqlite/free-text.js";
-import { command, query } from "../../sql/program.js";
-import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "../../sql/rekey/table.js";
-import { contentSql } from "../chunks.js";
-import { ROTATION } from "./rotation.js";
+import { contentSql } from "../engines/sqlite/chunks.js";
+import { freeTextSql } from "../engines/sqlite/free-text.js";
+import { command, query } from "../program.js";
+import { ROTATION } from "./sqlite-rotation.js";
+import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "./table.js";
 
 const OWNED = `FROM agent_sessions s JOIN agent_session_heads h ON h.session_id = s.id
   JOIN agent_messages m ON m.session_num = h.num WHERE s.owner = ?`;
