@@ -15,6 +15,14 @@ import { canBeStored } from "../message/ids.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import {
+  ancestorCte,
+  isoSql,
+  onPathOverlaysCtes,
+  overlayEndpoints,
+  overlayOnPath,
+  stepTo,
+} from "../sql/engines/postgres/tree.js";
+import {
   type PathBackend,
   type PathItem,
   type PathRow,
@@ -26,7 +34,6 @@ import {
 import { hydrate } from "./media/attachments.js";
 import { openContents } from "./stored-form.js";
 import { chooseAndOpen } from "./summaries.js";
-import { ancestorCte, isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
 import { listCompactions } from "./writes.js";
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";

@@ -12,9 +12,9 @@ import { growingWindow, keepWindowToActivePaths } from "../../search/active-path
 import type { SearchPlan } from "../../search/options.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { activePathsCte } from "../../sql/engines/postgres/tree.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { citusSteps } from "../citus-steps.js";
-import { activePathsCte } from "../tree.js";
 import {
   CANDIDATES_BY_SEQ,
   type CandidateRow,

@@ -5,7 +5,7 @@
 import { hasOtherBranches } from "../../search/on-path.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import { stepTo } from "../tree.js";
+import { stepTo } from "../../sql/engines/postgres/tree.js";
 
 // One round trip: the head (`$1` the session), and the walk of its path by the primary key only when the session has
 // other branches and the path is at most `$2` long; each step to a shallower row (a damaged link cannot loop).

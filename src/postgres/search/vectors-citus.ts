@@ -7,9 +7,9 @@
 import { type Executor, sqlState } from "../../sql/engines/postgres/client.js";
 import { migrationLock } from "../../sql/engines/postgres/migration-lock.js";
 import { qualified, type Tables } from "../../sql/engines/postgres/tables.js";
+import { pathCte } from "../../sql/engines/postgres/tree.js";
 import { citusShards } from "../../store/owner-data.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data.js";
-import { pathCte } from "../tree.js";
 import { tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 
 /**

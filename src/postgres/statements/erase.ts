@@ -7,6 +7,7 @@
 
 import { call } from "../../sql/engines/postgres/program.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { isoSql } from "../../sql/engines/postgres/tree.js";
 import type { EraseLock, EraseStatements } from "../../sql/erase/steps.js";
 import { forgetSessionFacts } from "../../sql/facts/steps.js";
 import { command, countOf, query } from "../../sql/program.js";
@@ -14,7 +15,6 @@ import { deleteKeyed } from "../context-records.js";
 import { logNames } from "../feed/append-log.js";
 import { releaseSession } from "../media/attachments.js";
 import { vectorTables } from "../search/vectors-schema.js";
-import { isoSql } from "../tree.js";
 import { postgresFacts } from "./facts.js";
 import { forgetStreamSql } from "./streams.js";
 

@@ -8,6 +8,7 @@ import { recordOf } from "../../context/records.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import { runProgram } from "../../sql/engines/postgres/program.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { isoSql } from "../../sql/engines/postgres/tree.js";
 import { type Program, prepared } from "../../sql/program.js";
 import { type ExportTable, PAGE, page, type TransferHead } from "../../sql/transfer/export.js";
 import type { SessionSums } from "../../store/transfer/base.js";
@@ -15,7 +16,6 @@ import { loadAttachments } from "../media/attachments.js";
 import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { openContent } from "../stored-form.js";
 import { compactionsOf, type StoredCompactionRow } from "../summaries.js";
-import { isoSql } from "../tree.js";
 
 // Registered sessions oldest activity first. The keyset carries `updated_at` as UTC text to the microsecond (era
 // included), which reads back as the same instant whatever the connection's DateStyle or TimeZone.

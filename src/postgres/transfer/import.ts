@@ -10,6 +10,7 @@ import { SessionError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { needsEncoding } from "../../sql/engines/postgres/text.js";
+import { spineCte } from "../../sql/engines/postgres/tree.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { TransferBatch } from "../../store/transfer/base.js";
@@ -17,7 +18,6 @@ import { assertTransferMessage, messageFacts } from "../../store/transfer/stream
 import { planImportLinks } from "../media/attachments.js";
 import { ownerTsvectorSql } from "../search/fts.js";
 import { formsOf, searchVector } from "../stored-form.js";
-import { spineCte } from "../tree.js";
 import { timestampParam, writeCompactions } from "./rows.js";
 
 // Rows per INSERT are capped by their text (a batch holds at most 500 items, store/transfer/base.ts), so a
@@ -30,7 +30,7 @@ const storedSql = statement(
   (t) =>
     `SELECT id FROM ${t.messages} WHERE session_num = $1::bigint AND id = ANY($2::text[])${t.layout.onSession(null, "$3::text")}`,
 );
-// Stored parents (`$2`) with their spines (skip-pointer chains, see tree.ts): what a child's tree columns are
+// Stored parents (`$2`) with their spines (skip-pointer chains, see sql/engines/postgres/tree.ts): what a child's tree columns are
 // computed from. Only parents outside the batch are read, so a batch of a chain reads one.
 const parentsSql = statement(
   (t) => `WITH RECURSIVE nodes AS (
@@ -81,7 +81,7 @@ interface KnownRow {
   sdep: number[];
 }
 
-/** A child's node and skip pointer, by the rule of tree.ts `childSql` (Myers' jump pointers). */
+/** A child's node and skip pointer, by the rule of sql/engines/postgres/tree.ts `childSql` (Myers' jump pointers). */
 function childOf(parent: Node | null, seq: number, bytes: number, tokens: number) {
   if (!parent) {
     const node = { seq, depth: 0, cumBytes: bytes, cumTokens: tokens, spineSeq: [], spineDepth: [] };

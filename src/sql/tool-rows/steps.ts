@@ -2,9 +2,9 @@
  * The rows of a path that call given tools (`SessionProvider.getToolMessages`), written once for SQLite and
  * Postgres: one walk of the path tests each row's stored JSON for the tool names without parsing it, and only the
  * rows that pass are read, opened and parsed, in bounded groups, then their media restored. The statement text is
- * each engine's table (sqlite/statements/tool-rows.ts: GLOB over the tree columns; postgres/statements/tool-rows.ts:
- * LIKE ANY, the leaf found in the same statement, with the Citus route clauses); opening a row (SQLite: continuation
- * rows and sealed content; Postgres: sealed content) and restoring media are each engine's own helpers.
+ * each engine's table beside this file (sqlite.ts: GLOB over the tree columns; postgres.ts: LIKE ANY, the leaf found
+ * in the same statement, with the Citus route clauses); opening a row (SQLite: continuation rows and sealed content;
+ * Postgres: sealed content) and restoring media are each engine's own helpers, handed in by its session provider.
  */
 import type { SessionMessage } from "../../contract/message.js";
 import { parseMessage } from "../../message/json.js";

@@ -4,14 +4,16 @@
  * given depth is reached in O(log depth) row reads: that keeps overlay resolution and active-path checks from
  * walking long paths. A row's "spine" is its chain of jump targets (jump, jump of jump, … up to a root); it has
  * O(log depth) entries and is what a child's pointer is computed from, so it is carried as arrays in recursive
- * queries and cached on the session head for the latest leaf.
+ * queries and cached on the session head for the latest leaf. They are the engine's vocabulary of the tree (its
+ * ground floor), so a storage concern's statements walk the tree as the history reads do.
  */
 
 /**
  * A predicate naming a walk's session for a message alias (null: unqualified), so that Citus routes the statement
  * (sql/engines/postgres/layout.ts `scope`); none on a single node.
  */
-import type { Scope } from "../sql/engines/postgres/layout.js";
+import type { Scope } from "./layout.js";
+import type { Tables } from "./tables.js";
 
 export type { Scope };
 
@@ -197,4 +199,18 @@ export function isoSql(column: string): string {
   return `(CASE WHEN ${year} BETWEEN 0 AND 9999 THEN lpad(${year}::text, 4, '0')
     ELSE CASE WHEN ${year} < 0 THEN '-' ELSE '+' END || lpad(abs(${year})::text, 6, '0') END
     || to_char(${utc}, '-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+}
+
+const LEAF_COLUMNS =
+  "m.seq, m.parent_seq, m.depth, m.jump_seq, m.jump_depth, m.bytes, m.cum_bytes, m.content, m.session_num";
+
+/** The leaf a read starts from: `$1` session, `$2` message id or NULL for the latest leaf. */
+export function leafCte(t: Tables): string {
+  const own = t.layout.scope("$1::text");
+  return `head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
+  leaf AS (
+    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq${own("m")} WHERE $2::text IS NULL
+    UNION ALL
+    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text${own("m")}
+  )`;
 }

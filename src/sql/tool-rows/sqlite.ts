@@ -1,15 +1,14 @@
 /**
- * SQLite's statements of a path's tool rows (sql/tool-rows/steps.ts has the steps): the walk follows the tree
+ * SQLite's statements of a path's tool rows (steps.ts has the steps): the walk follows the tree
  * columns from the leaf's seq and tests each row with GLOB; a row is opened by the driver's own helpers (its
- * continuation rows and sealed content, chunks.ts), synchronously.
+ * continuation rows and sealed content, sql/engines/sqlite/chunks.ts), synchronously.
  */
 import type { SessionMessage } from "../../contract/message.js";
 import { nameNeedles } from "../../message/tool-parts.js";
-import { contentSql, resolveContent } from "../../sql/engines/sqlite/chunks.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { perform, query } from "../../sql/program.js";
-import type { ToolRowStatements } from "../../sql/tool-rows/steps.js";
-import { hydrate } from "../media/attachments.js";
+import { contentSql, resolveContent } from "../engines/sqlite/chunks.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { perform, query } from "../program.js";
+import type { ToolRowStatements } from "./steps.js";
 
 // The seqs of the path from `?` to the root whose JSON may name a tool, root first: it holds a name or a backslash
 // before `u` or `/` (NAME_ESCAPES). GLOB, not instr: with a pattern that starts with `*` it skips to the next
@@ -35,8 +34,16 @@ const containing = (needle: string) => `*${needle.replace(/[*?[]/g, "[$&]")}*`;
 const CONTENT_BY_SEQ = `SELECT m.seq, ${contentSql("m")} AS content FROM json_each(?) j
   JOIN agent_messages m ON m.seq = j.value`;
 
-/** The statement table of the tool rows on the path to the row `leafSeq` of session `sessionId`. */
-export function sqliteToolRows(driver: SqlDriver, sessionId: string, leafSeq: number): ToolRowStatements {
+/**
+ * The statement table of the tool rows on the path to the row `leafSeq` of session `sessionId`; `hydrate` restores
+ * offloaded media (media/attachments.ts, handed in by the session provider).
+ */
+export function sqliteToolRows(
+  driver: SqlDriver,
+  sessionId: string,
+  leafSeq: number,
+  hydrate: (messages: SessionMessage[]) => SessionMessage[],
+): ToolRowStatements {
   return {
     candidates(names) {
       const needles = nameNeedles(names).map(containing);
@@ -49,7 +56,7 @@ export function sqliteToolRows(driver: SqlDriver, sessionId: string, leafSeq: nu
       );
     },
     *hydrate(messages: SessionMessage[]) {
-      return yield* perform(() => hydrate(driver, messages));
+      return yield* perform(() => hydrate(messages));
     },
   };
 }

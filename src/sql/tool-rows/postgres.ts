@@ -1,19 +1,17 @@
 /**
- * Postgres's statements of a path's tool rows (sql/tool-rows/steps.ts has the steps): the walk finds the leaf (the
+ * Postgres's statements of a path's tool rows (steps.ts has the steps): the walk finds the leaf (the
  * latest when none is named) in the same statement and tests each row with LIKE ANY; sealed content (an encrypted
- * owner's, stored-form.ts) cannot be tested there, so it always passes and is opened after its read. Both
+ * owner's, postgres/stored-form.ts) cannot be tested there, so it always passes and is opened after its read. Both
  * statements are prepared; in the Citus layout each names the session, so it runs on the session's shard alone.
  */
+
+import type { SessionMessage } from "../../contract/message.js";
 import { SEALED_PREFIX } from "../../message/json.js";
 import { toolNeedles } from "../../message/tool-parts.js";
-import type { Executor } from "../../sql/engines/postgres/client.js";
-import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import { perform, prepared } from "../../sql/program.js";
-import type { ToolRowStatements } from "../../sql/tool-rows/steps.js";
-import { leafCte } from "../history.js";
-import { hydrate } from "../media/attachments.js";
-import { openContents } from "../stored-form.js";
-import { stepTo } from "../tree.js";
+import { statement, type Tables } from "../engines/postgres/tables.js";
+import { leafCte, stepTo } from "../engines/postgres/tree.js";
+import { perform, prepared } from "../program.js";
+import type { ToolRowStatements } from "./steps.js";
 
 // The seqs of the path to `$2` (NULL: the latest leaf) of session `$1` whose JSON holds one of the LIKE patterns
 // `$3`, root first.
@@ -37,12 +35,20 @@ const contentSql = statement(
 /** A LIKE pattern matching any text that holds `needle` (`\` is LIKE's default escape). */
 const containing = (needle: string) => `%${needle.replace(/[\\%_]/g, "\\$&")}%`;
 
+/** The engine's helpers the table runs in the program's place, each awaited (the session provider hands them in). */
+export interface PostgresToolRowHelpers {
+  /** Stored contents opened (sealed ones with their owner's key: stored-form.ts `openContents`). */
+  open(contents: (string | null)[]): Promise<(string | null)[]>;
+  /** The messages with their offloaded media restored (media/attachments.ts `hydrate`). */
+  hydrate(messages: SessionMessage[]): Promise<SessionMessage[]>;
+}
+
 /** The statement table of the tool rows on the path to `leafId` (the latest leaf when null) of `sessionId`. */
 export function postgresToolRows(
-  executor: Executor,
   t: Tables,
   sessionId: string,
   leafId: string | null,
+  helpers: PostgresToolRowHelpers,
 ): ToolRowStatements {
   return {
     candidates: (names) =>
@@ -50,10 +56,10 @@ export function postgresToolRows(
     contents: (seqs) => prepared(contentSql(t), [seqs.map(String), ...t.layout.routeParams(sessionId)]),
     *open(stored) {
       const contents = stored.map((content) => (content === undefined ? null : (content as string | null)));
-      return yield* perform(() => openContents(executor.query, t, sessionId, contents));
+      return yield* perform(() => helpers.open(contents));
     },
     *hydrate(messages) {
-      return yield* perform(() => hydrate(executor, t, messages));
+      return yield* perform(() => helpers.hydrate(messages));
     },
   };
 }
