@@ -1,10 +1,10 @@
 /**
  * The transfer of a SQL store, written once for SQLite and Postgres: every listing of the export (registered
  * sessions, then sessions holding data that listing did not name; a session's messages and overlays; blocks and
- * entries) is read in keyset pages as programs (sql/program.ts) over a table per engine
- * (`src/sqlite/statements/transfer-export.ts`, `src/postgres/statements/transfer-export.ts`), so exporting a store of
- * any size holds one page at a time. Opening what is stored sealed or split (an owner's key, SQLite's chunks) is the
- * engine's own code behind the same table. An export is not a snapshot: one taken while a session is written to
+ * entries) is read in keyset pages as programs (sql/program.ts) over a table per engine (sqlite-export.ts and
+ * postgres-export.ts here), so exporting a store of any size holds one page at a time. Opening what is stored sealed
+ * or split (an owner's key, SQLite's chunks) is the engine's own code behind the same table, handed in by the
+ * engine's transfer class. An export is not a snapshot: one taken while a session is written to
  * may mix states. Imports write through each engine's own writers (see `openImport`), whose plans differ on purpose.
  */
 

@@ -1,21 +1,18 @@
 /**
- * Postgres' statements and openers for the transfer's export (sql/transfer/export.ts): listings in keyset
+ * Postgres' statements for the transfer's export (export.ts): listings in keyset
  * pages along an index, each a prepared statement; in the Citus layout a session's reads also name it (the last
  * parameter), so each runs on its one node (and the parent join, which is not on the distribution column, is
- * allowed there). Content is opened with an encrypted owner's key (stored-form.ts).
+ * allowed there). Rows are opened by the engine's own helpers (an encrypted owner's key: postgres/stored-form.ts),
+ * which postgres/transfer/export.ts hands in.
  */
 import { recordOf } from "../../context/records.js";
-import type { Executor } from "../../sql/engines/postgres/client.js";
-import { runProgram } from "../../sql/engines/postgres/program.js";
-import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import { isoSql } from "../../sql/engines/postgres/tree.js";
-import { type Program, prepared } from "../../sql/program.js";
-import { type ExportTable, PAGE, page, type TransferHead } from "../../sql/transfer/export.js";
 import type { SessionSums } from "../../store/transfer/base.js";
-import { loadAttachments } from "../media/attachments.js";
-import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
-import { openContent } from "../stored-form.js";
-import { compactionsOf, type StoredCompactionRow } from "../summaries.js";
+import type { Executor } from "../engines/postgres/client.js";
+import { runProgram } from "../engines/postgres/program.js";
+import { statement, type Tables } from "../engines/postgres/tables.js";
+import { isoSql } from "../engines/postgres/tree.js";
+import { type Program, prepared } from "../program.js";
+import { type ExportTable, PAGE, page, type TransferHead } from "./export.js";
 
 // Registered sessions oldest activity first. The keyset carries `updated_at` as UTC text to the microsecond (era
 // included), which reads back as the same instant whatever the connection's DateStyle or TimeZone.
@@ -80,13 +77,21 @@ export interface PostgresHead extends TransferHead {
 }
 
 /** The export table of a Postgres store: `ready` answers its executor, `t` its tables. */
-export function postgresExportTable(ready: () => Promise<Executor>, t: Tables): ExportTable<PostgresHead> {
+/** What the export table opens with Postgres's own helpers (stored-form.ts, summaries.ts, media/, sealed-context.ts). */
+export type PostgresExportOpeners = Pick<
+  ExportTable<PostgresHead>,
+  "openMessage" | "openCompaction" | "attachment" | "openBlock" | "openEntry"
+>;
+
+/** The export table of a Postgres store over `ready`'s executor and tables `t`, opening rows with `openers`. */
+export function postgresExportTable(
+  ready: () => Promise<Executor>,
+  t: Tables,
+  openers: PostgresExportOpeners,
+): ExportTable<PostgresHead> {
   const own = (head: TransferHead) => t.layout.routeParams(head.session_id);
-  const queryOf = async () => {
-    const executor = await ready();
-    return executor.query.bind(executor);
-  };
   return {
+    ...openers,
     // Every read of an export is a prepared statement.
     run: async <T>(program: Program<T>) => {
       const executor = await ready();
@@ -110,21 +115,9 @@ export function postgresExportTable(ready: () => Promise<Executor>, t: Tables): 
     },
     messages: (head, after) => page(prepared(messagesSql(t), [head.num, PAGE, after, ...own(head)])),
     parentsFirst: true,
-    openMessage: async (head, row) =>
-      openContent(await queryOf(), t, head.session_id, row.content as string, row.id),
     compactions: (head, after) => prepared(compactionsSql(t), [head.num, PAGE, after, ...own(head)]),
-    openCompaction: async (head, { seq: _seq, ...row }) => {
-      const [compaction] = await compactionsOf(await queryOf(), t, head.session_id, [
-        row as unknown as StoredCompactionRow,
-      ]);
-      return compaction!;
-    },
-    attachment: async (hash) => (await loadAttachments(await queryOf(), t, [hash])).get(hash) ?? null,
     blocks: (after) => prepared((after === null ? blocksSql : blocksAfterSql)(t), [PAGE, after]),
-    openBlock: async (row) => readBlockRow(await queryOf(), t, row.key as string, row as unknown as BlockRow),
     entries: (after) => prepared(entriesSql(t), [PAGE, after]),
-    openEntry: async (row) =>
-      entryOpener(await queryOf(), t, row.label as string)(row as unknown as EntryRow),
     record: (row) => recordOf(row.session_id as string | null, row.owner as string | null),
   };
 }

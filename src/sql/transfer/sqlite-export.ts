@@ -1,19 +1,17 @@
 /**
- * SQLite's statements and openers for the transfer's export (sql/transfer/export.ts): listings in keyset
- * pages along an index, content opened from its chunks (sql/engines/sqlite/chunks.ts) and an encrypted owner's seal.
+ * SQLite's statements for the transfer's export (export.ts): listings in keyset pages along an index, a message's
+ * content read from its chunks (sql/engines/sqlite/chunks.ts). Overlays, payloads, blocks and entries are opened by
+ * the engine's own helpers (an encrypted owner's seal), which sqlite/transfer/export.ts hands in.
  */
 
 import { recordOf } from "../../context/records.js";
-import { contentSql, resolveContent } from "../../sql/engines/sqlite/chunks.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { freeTextSql } from "../../sql/engines/sqlite/free-text.js";
-import { runProgram } from "../../sql/engines/sqlite/program.js";
-import { type Program, query } from "../../sql/program.js";
-import { type ExportTable, PAGE, type Page, type TransferHead } from "../../sql/transfer/export.js";
 import type { SessionSums } from "../../store/transfer/base.js";
-import { compactionOf, type EncodedCompactionRow } from "../history.js";
-import { loadAttachments } from "../media/tables.js";
-import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
+import { contentSql, resolveContent } from "../engines/sqlite/chunks.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { freeTextSql } from "../engines/sqlite/free-text.js";
+import { runProgram } from "../engines/sqlite/program.js";
+import { type Program, query } from "../program.js";
+import { type ExportTable, PAGE, type Page, type TransferHead } from "./export.js";
 
 /** A session's head as a transfer reads it. */
 export interface SqliteHead extends TransferHead {
@@ -21,9 +19,16 @@ export interface SqliteHead extends TransferHead {
   leaf_seq: number | null;
 }
 
-/** The export table of a SQLite store on `driver`. */
-export function sqliteExportTable(driver: SqlDriver): ExportTable<SqliteHead> {
+/** What the export table opens with SQLite's own helpers (history.ts, media/, sealed-context.ts). */
+export type SqliteExportOpeners = Pick<
+  ExportTable<SqliteHead>,
+  "openCompaction" | "attachment" | "openBlock" | "openEntry"
+>;
+
+/** The export table of a SQLite store on `driver`, opening rows with `openers`. */
+export function sqliteExportTable(driver: SqlDriver, openers: SqliteExportOpeners): ExportTable<SqliteHead> {
   return {
+    ...openers,
     run: <T>(program: Program<T>) => runProgram(driver, program),
     // Row-value keyset from ('', 0), below every real row: one range scan of agent_sessions_recent per page.
     registeredStart: ["", 0],
@@ -90,16 +95,12 @@ export function sqliteExportTable(driver: SqlDriver): ExportTable<SqliteHead> {
          WHERE session_num = ? AND seq > ? ORDER BY seq LIMIT ?`,
         [head.num, after, PAGE],
       ),
-    openCompaction: (head, row) =>
-      compactionOf(driver, head.session_id, row as unknown as EncodedCompactionRow),
-    attachment: (hash) => loadAttachments(driver, [hash]).get(hash) ?? null,
     blocks: (after) =>
       query(
         `SELECT key, ${freeTextSql("content", "content")}, sealed, session_id, owner FROM agent_context_blocks
            WHERE ${after === null ? "1" : "key > ?"} ORDER BY key LIMIT ?`,
         after === null ? [PAGE] : [after, PAGE],
       ),
-    openBlock: (row) => readBlockRow(driver, row.key as string, row as unknown as BlockReadRow),
     entries: (after) =>
       query(
         `SELECT seq, label, key, ${freeTextSql("content", "content")}, sealed_chars, session_id, owner
@@ -107,8 +108,6 @@ export function sqliteExportTable(driver: SqlDriver): ExportTable<SqliteHead> {
          WHERE seq > ? ORDER BY seq LIMIT ?`,
         [after, PAGE],
       ),
-    openEntry: (row) =>
-      entryOpener(driver, row.label as string)(row.key as string, row as unknown as EntryRow),
     record: (row) => recordOf(row.session_id as string | null, row.owner as string | null),
   };
 }
