@@ -2,8 +2,8 @@
  * A session's erasure, written once for SQLite and Postgres (docs/PRIVACY.md, "Erasure"): which rows go, in what
  * order, under what condition, and the counts the receipt sums. It runs inside the caller's transaction, one per
  * session, so a reader sees the whole session or none of it and a crash rolls the session back whole. The statement
- * text is each engine's table (sqlite/statements/erase.ts, postgres/statements/erase.ts); the `erased` event is
- * logged by the caller after the program, in the same transaction.
+ * text is each engine's table (sqlite.ts, postgres.ts); the `erased` event is logged by the caller after the
+ * program, in the same transaction.
  */
 import { countsOf, type ErasureCondition, type ErasureCounts, meetsCondition } from "../../store/erasure.js";
 import { countOf, type Program, type Row, type Step } from "../program.js";

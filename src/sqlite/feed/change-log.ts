@@ -29,7 +29,7 @@ const CREATE = `CREATE TABLE IF NOT EXISTS agent_changes (
 )`;
 
 /**
- * A session's log rows (an erasure deletes them, sqlite/statements/erase.ts): one range of this index instead of a
+ * A session's log rows (an erasure deletes them, sql/erase/sqlite.ts): one range of this index instead of a
  * read of the whole log. Made with the table, and by migration 16 for a log made before it. One more entry per
  * logged write.
  */

@@ -1,22 +1,17 @@
 /**
- * Postgres' statements of a session's erasure (sql/erase/steps.ts has the steps). Postgres locks the session's head
+ * Postgres' statements of a session's erasure (steps.ts has the steps). Postgres locks the session's head
  * and registry row (`FOR UPDATE`, a sweep `SKIP LOCKED`); a DELETE counts what it took in the same statement (a
  * CTE); in the Citus layout each delete names the session so it runs on its one shard, and the freed payloads are
  * two reads (links are sharded by session, payloads by hash: a correlated subquery across shards is refused).
  */
 
-import { call } from "../../sql/engines/postgres/program.js";
-import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import { isoSql } from "../../sql/engines/postgres/tree.js";
-import type { EraseLock, EraseStatements } from "../../sql/erase/steps.js";
-import { forgetSessionFacts } from "../../sql/facts/steps.js";
-import { command, countOf, query } from "../../sql/program.js";
-import { deleteKeyed } from "../context-records.js";
-import { logNames } from "../feed/append-log.js";
-import { releaseSession } from "../media/attachments.js";
-import { vectorTables } from "../search/vectors-schema.js";
-import { postgresFacts } from "./facts.js";
-import { forgetStreamSql } from "./streams.js";
+import type { Query } from "../engines/postgres/client.js";
+import { call } from "../engines/postgres/program.js";
+import { statement, type Tables } from "../engines/postgres/tables.js";
+import { isoSql } from "../engines/postgres/tree.js";
+import { type FactStatements, forgetSessionFacts } from "../facts/steps.js";
+import { command, countOf, query } from "../program.js";
+import type { EraseLock, EraseStatements } from "./steps.js";
 
 const LOCKS: Record<EraseLock, string> = { none: "", update: " FOR UPDATE", skip: " FOR UPDATE SKIP LOCKED" };
 
@@ -45,16 +40,38 @@ const contentSql = statement((t) => {
     SELECT (SELECT count(*) FROM m) AS messages, (SELECT count(*) FROM c) AS compactions`;
 });
 
-/** @internal a session's change-log rows, counted as they go: one range of the log's session index. */
-export const eraseChangesSql = (t: Tables) =>
-  `WITH d AS (DELETE FROM ${logNames(t).table} WHERE session_id = $1 RETURNING 1) SELECT count(*) AS n FROM d`;
+/** @internal a session's rows in the change log `changes`, counted as they go: one range of its session index. */
+export const eraseChangesSql = (changes: string) =>
+  `WITH d AS (DELETE FROM ${changes} WHERE session_id = $1 RETURNING 1) SELECT count(*) AS n FROM d`;
 
 const sessionSql = statement(
   (t) => `WITH d AS (DELETE FROM ${t.sessions} WHERE id = $1 RETURNING 1) SELECT count(*) AS n FROM d`,
 );
 
-/** The erasure's statements on Postgres for the tables `t`. */
-export function postgresErase(t: Tables): EraseStatements {
+/**
+ * What the erasure runs of the engine's other modules, for the tables `t`: the tables they name, and the helpers a
+ * session's delete, a payload release and a stream drop run too. postgres/erase.ts hands them in.
+ */
+export interface PostgresEraseHelpers {
+  /** The message vectors' table (search/vectors-schema.ts) and the change log's (feed/append-log.ts). */
+  vectors: string;
+  changes: string;
+  /** Releases the session's payload links and the payloads nobody else links (media/attachments.ts). */
+  release(query: Query, session: { num: unknown; id: string }): Promise<void>;
+  /** Deletes the blocks and entries recorded for the session and the unrecorded ones of `keys` (context-records.ts). */
+  deleteKeyed(
+    query: Query,
+    id: string,
+    keys: readonly string[],
+  ): Promise<{ blocks: number; entries: number }>;
+  /** The facts' statements (statements/facts.ts). */
+  facts: FactStatements;
+  /** The statement deleting a session's stream head and chunks (statements/streams.ts). */
+  forgetStream: string;
+}
+
+/** The erasure's statements on Postgres for the tables `t`, running `h`'s helpers. */
+export function postgresErase(t: Tables, h: PostgresEraseHelpers): EraseStatements {
   return {
     locks: true,
     head: (id, lock) => query(`SELECT num FROM ${t.heads} WHERE session_id = $1${LOCKS[lock]}`, [id]),
@@ -65,10 +82,9 @@ export function postgresErase(t: Tables): EraseStatements {
       ),
     present: (table) =>
       query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [
-        table === "vectors" ? vectorTables(t).vectors : logNames(t).table,
+        table === "vectors" ? h.vectors : h.changes,
       ]),
-    vectors: (num) =>
-      query(`SELECT count(*) AS n FROM ${vectorTables(t).vectors} WHERE session_num = $1::bigint`, [num]),
+    vectors: (num) => query(`SELECT count(*) AS n FROM ${h.vectors} WHERE session_num = $1::bigint`, [num]),
     *freed(id, num) {
       if (!t.layout.readsPerShard) return countOf(yield query(freedSql(t), [num]));
       const hashes = (yield query(sessionHashesSql(t), [id])).map((r) => r.hash);
@@ -78,18 +94,18 @@ export function postgresErase(t: Tables): EraseStatements {
     },
     *content(id, num) {
       yield call(async (q) => {
-        await releaseSession(q, t, { num, id });
+        await h.release(q, { num, id });
         return [];
       });
       const rows = yield query(contentSql(t), [num, ...t.layout.routeParams(id)]);
       return { messages: countOf(rows, "messages"), compactions: countOf(rows, "compactions") };
     },
-    keyed: (id, keys) => call(async (q) => [await deleteKeyed(q, t, id, keys)]),
-    changes: (id) => query(eraseChangesSql(t), [id]),
+    keyed: (id, keys) => call(async (q) => [await h.deleteKeyed(q, id, keys)]),
+    changes: (id) => query(eraseChangesSql(h.changes), [id]),
     *facts(id) {
-      return yield* forgetSessionFacts(postgresFacts(t), id);
+      return yield* forgetSessionFacts(h.facts, id);
     },
-    streams: (id) => command(forgetStreamSql(t), [id]),
+    streams: (id) => command(h.forgetStream, [id]),
     session: (id) => query(sessionSql(t), [id]),
     gone: (rows) => countOf(rows),
   };
