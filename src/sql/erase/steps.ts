@@ -31,7 +31,7 @@ export interface EraseStatements {
   keyed(id: string, keys: readonly string[]): Step;
   /** Deletes the session's change-log rows (one range of the log's session index), answering what went. */
   changes(id: string): Step;
-  /** Deletes every fact with a source in the session, whatever its scope, and its learn mark (sql/facts.ts). */
+  /** Deletes every fact with a source in the session, whatever its scope, and its learn mark (sql/facts/). */
   facts(id: string): Program<number>;
   /** Deletes a running answer's stream head and chunks. */
   streams(id: string): Step;
