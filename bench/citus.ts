@@ -1,5 +1,6 @@
 // Citus against one PostgreSQL server (docs/POSTGRES.md, "Past one server: Citus"): append p50 after the tip (the
-// cluster's routed call, and the statement a store with a change log still sends), search p50 in one session, then
+// cluster's routed call, and the statement a store with a change log still sends), a kept stream's append of
+// chunks, search p50 in one session, then
 // a store of `BENCH_SCALE` × 100,000 messages seeded by concurrent appenders on both and searched store-wide. The
 // two stores are written and searched interleaved, so the machine's load falls on both alike. Without a cluster
 // (AGENT_SESSION_CITUS_URL, default the coordinator of ../shared/citus/cluster.sh on 5440) the table says why.
@@ -141,6 +142,21 @@ export async function benchCitus(scale = 1): Promise<string> {
     row(
       "append, store with a change log",
       await interleaved(appends, (side, i) => logged[side].session("tip").appendMessage(message(`t${i}`, i))),
+    );
+    // A kept stream's append (ai-sdk/stream-writer.ts flushes the chunks that arrived since its last write): on the
+    // cluster, routed to the session's worker (docs/POSTGRES.md, "What runs on one node").
+    for (const side of ["single", "cluster"] as const)
+      await stores[side].streams.start("tip", "answer", Date.now());
+    row(
+      "kept stream: append of 8 chunks",
+      await interleaved(appends, (side, i) =>
+        stores[side].streams.append(
+          "tip",
+          "answer",
+          Array.from({ length: 8 }, (_, c) => ({ seq: i * 8 + c, chunk: `${words(i * 8 + c, 3)} ` })),
+          Date.now(),
+        ),
+      ),
     );
     row(
       `search in one session (${appends} messages, 10 hits)`,

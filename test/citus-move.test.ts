@@ -1,7 +1,7 @@
 // Moving a single-node store to a Citus cluster (docs/POSTGRES.md, "Moving a single-node store to a cluster"): a
 // store made without `distributed` in the coordinator's database holds rows (a branch, an overlay, a payload shared
-// by two sessions, registry rows, a block, a change log, a fact); opened once with `distributed: true` its tables are
-// distributed, every row reads back as before, and writes go on.
+// by two sessions, registry rows, a block, a change log, a fact, a kept stream); opened once with `distributed: true`
+// its tables are distributed, every row reads back as before, and writes go on.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { PostgresStore } from "../src/postgres/index.js";
@@ -31,6 +31,7 @@ async function snapshot(store: PostgresStore) {
     block: await store.blocks.getBlock("notes"),
     tokens: await a.getContextTokens?.(),
     facts: (await store.facts.search({ owner: "ann" }, "migrated")).map((h) => [h.fact.id, h.fact.text]),
+    stream: await store.streams.read("a", "answer", -1, 10),
   };
 }
 
@@ -62,6 +63,8 @@ if (unavailable) {
     await single.facts.add({ owner: "ann" }, [
       { id: "f", text: "Ann migrated.", observedAt: 1, sources: [source], producer: "function:t" },
     ]);
+    await single.streams.start("a", "answer", 1);
+    await single.streams.append("a", "answer", [{ seq: 0, chunk: "a migrated answer" }], 2);
     const before = await snapshot(single);
     await single.close();
 
@@ -72,8 +75,8 @@ if (unavailable) {
     );
     assert.equal(
       rows[0]?.n,
-      13,
-      "heads, messages, overlays, links, registry, blocks, entries, payloads, facts, their sources, learn marks; key checks and rotations (reference)",
+      15,
+      "heads, messages, overlays, links, registry, blocks, entries, payloads, kept streams and their chunks, facts, their sources, learn marks; key checks and rotations (reference)",
     );
     assert.deepEqual(await snapshot(store), before);
     assert.equal((await store.attachments.stats()).count, 1, "the shared payload is stored once");

@@ -5,6 +5,7 @@
  */
 import { SessionError } from "../errors.js";
 import type { ImportedFact } from "../store/fact-import.js";
+import { assertSourcesHeld, sourcesBySession } from "../store/fact-sources.js";
 import type { FactDraft, ScopeKey } from "../store/facts.js";
 
 /** What an import needs of a fact store. */
@@ -14,8 +15,11 @@ export interface FactImportHost {
   assertWritable(scope: ScopeKey): Promise<void>;
   /** Which of `messageIds` the session holds. */
   readStored(sessionId: string, messageIds: readonly string[]): Promise<Set<string>>;
-  /** Stores the facts whose ids the scope does not hold, in one transaction; how many were stored. */
-  writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number>;
+  /**
+   * Stores the facts whose ids the scope does not hold, in one transaction, refusing a source not stored (fact `i`
+   * named `paths[i]`); how many were stored.
+   */
+  writeImported(scope: ScopeKey, facts: readonly ImportedFact[], paths: readonly string[]): Promise<number>;
 }
 
 /** `INVALID_ARGUMENT` for a source outside the scope: another session, or a session not the owner's. */
@@ -57,30 +61,19 @@ export async function importFacts(
     await assertInScope(host.readOwned, group.scope, group.facts, group.paths);
     await host.assertWritable(group.scope);
   }
-  // A source must be a stored message: a fact is never kept with evidence this store does not hold.
-  const wanted = new Map<string, Set<string>>();
-  for (const fact of facts) {
-    for (const { sessionId, messageId } of fact.sources) {
-      const ids = wanted.get(sessionId) ?? new Set<string>();
-      ids.add(messageId);
-      wanted.set(sessionId, ids);
-    }
-  }
-  for (const [sessionId, ids] of wanted) {
-    const stored = await host.readStored(sessionId, [...ids]);
-    if (stored.size === ids.size) continue;
-    facts.forEach((fact, i) => {
-      fact.sources.forEach((s, j) => {
-        if (s.sessionId !== sessionId || stored.has(s.messageId)) return;
-        throw new SessionError(
-          "INVALID_ARGUMENT",
-          `Fact "${fact.id}" names message "${s.messageId}" of session "${sessionId}", which this store does not hold (import the session first)`,
-          { issues: [{ path: `facts.${i}.sources.${j}.messageId`, rule: "invalid" }] },
-        );
-      });
-    });
-  }
+  // Every source a stored message, checked for the whole call before its first scope is written (the write checks
+  // its own again in its transaction: store/fact-sources.ts), so a refused call writes nothing.
+  const held = new Map<string, Set<string>>();
+  for (const [sessionId, ids] of sourcesBySession(facts))
+    held.set(sessionId, await host.readStored(sessionId, ids));
+  assertSourcesHeld(
+    facts,
+    held,
+    facts.map((_, i) => `facts.${i}`),
+  );
   let inserted = 0;
-  for (const group of scopes.values()) inserted += await host.writeImported(group.scope, group.facts);
+  for (const group of scopes.values()) {
+    inserted += await host.writeImported(group.scope, group.facts, group.paths);
+  }
   return { inserted, skipped: facts.length - inserted };
 }

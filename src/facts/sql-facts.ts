@@ -1,5 +1,5 @@
 /**
- * The fact store of both SQL engines: the base's primitives as the programs of store/sql/facts.ts and
+ * The fact store of both SQL engines: the base's primitives as the programs of sql/facts/steps.ts and
  * fact-reads.ts, run by an engine, which keeps to itself what differs (search candidates, reading a session's
  * messages, the keys). A scope whose owner has a key is sealed (store/fact-sealing.ts): its writes are sealed under
  * the key, its reads opened with it, its searches hash their terms into the owner's blind tokens; a store without
@@ -15,6 +15,7 @@ import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../sql/f
 import { addFacts, type FactStatements, importFacts, markOf, one, setStatus } from "../sql/facts/steps.js";
 import type { Program } from "../sql/program.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
+import { retryGuarded } from "../store/crypto/write-guard.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
 import { openFact } from "../store/fact-sealing.js";
 import { type FactDraft, type FactFilter, type ScopeKey, scopeOfKey } from "../store/facts.js";
@@ -103,9 +104,18 @@ export class SqlFacts extends StoreFacts {
     await this.sealKey(scope);
   }
 
-  protected async writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]> {
-    const key = await this.sealKey(scope);
-    return this.engine.run(() => addFacts(this.s, scope, facts, now, key), true);
+  // The key is looked up inside the write's transaction and the inserts carry its guard (crypto/write-guard.ts):
+  // another process recording the owner's first key meanwhile refuses them, and the write is looked up again.
+  protected async writeFacts(
+    scope: ScopeKey,
+    facts: readonly FactDraft[],
+    now: number,
+    paths: readonly string[],
+  ): Promise<Fact[]> {
+    const where = whereOf(scope);
+    return retryGuarded((fresh) =>
+      this.engine.run(() => addFacts(this.s, scope, facts, now, where, fresh, paths), true),
+    );
   }
 
   protected async readFact(scope: ScopeKey, id: string): Promise<Fact | null> {
@@ -214,9 +224,15 @@ export class SqlFacts extends StoreFacts {
     return new Set(rows.map((r) => String(r.id)));
   }
 
-  protected async writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number> {
-    const key = await this.sealKey(scope);
-    return this.engine.run(() => importFacts(this.s, scope.key, facts, key), true);
+  protected async writeImported(
+    scope: ScopeKey,
+    facts: readonly ImportedFact[],
+    paths: readonly string[],
+  ): Promise<number> {
+    const where = whereOf(scope);
+    return retryGuarded((fresh) =>
+      this.engine.run(() => importFacts(this.s, scope, facts, where, fresh, paths), true),
+    );
   }
 }
 

@@ -23,6 +23,7 @@ import {
   parseExportCursor,
   parseImportedFacts,
 } from "../store/fact-import.js";
+import { sourceSessions } from "../store/fact-sources.js";
 import {
   type FactDraft,
   type FactFilter,
@@ -32,6 +33,7 @@ import {
   parseNewFacts,
   parseScope,
   type ScopeKey,
+  withoutOwnSession,
 } from "../store/facts.js";
 import { SEARCH_CANDIDATES } from "../store/limits.js";
 import { assertInScope, importFacts } from "./import.js";
@@ -56,8 +58,16 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
    * key it lacks or has wrong. A store with nothing at rest lets every write pass.
    */
   protected async assertWritable(_scope: ScopeKey): Promise<void> {}
-  /** Stores checked facts in one transaction, all or none; `CONFLICT` when an id is taken in the scope. */
-  protected abstract writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]>;
+  /**
+   * Stores checked facts in one transaction, all or none: `CONFLICT` for an id taken in the scope, `INVALID_ARGUMENT`
+   * for a source not stored, read in that transaction (fact `i` named `paths[i]`: store/fact-sources.ts).
+   */
+  protected abstract writeFacts(
+    scope: ScopeKey,
+    facts: readonly FactDraft[],
+    now: number,
+    paths: readonly string[],
+  ): Promise<Fact[]>;
   /** Fact `id` of the scope, or null. */
   protected abstract readFact(scope: ScopeKey, id: string): Promise<Fact | null>;
   /** Sets a current fact's status (and what superseded it); false when it is not current. */
@@ -93,8 +103,12 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
   ): Promise<(SeqFact & { scope: string })[]>;
   /** Which of `messageIds` the session holds. */
   protected abstract readStored(sessionId: string, messageIds: readonly string[]): Promise<Set<string>>;
-  /** Stores imported facts whose ids the scope does not hold, in one transaction; how many were stored. */
-  protected abstract writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number>;
+  /** Stores imported facts whose ids the scope lacks, in one transaction, checked as by writeFacts; how many. */
+  protected abstract writeImported(
+    scope: ScopeKey,
+    facts: readonly ImportedFact[],
+    paths: readonly string[],
+  ): Promise<number>;
 
   async add(scope: FactScope, facts: readonly NewFact[]): Promise<Fact[]> {
     const key = parseScope(scope);
@@ -104,7 +118,7 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
     const paths = drafts.map((_, i) => `facts.${i}`);
     await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
     await this.assertWritable(key);
-    const added = await this.writeFacts(key, drafts, Date.now());
+    const added = await this.writeFacts(key, drafts, Date.now(), paths);
     await this.onStored?.(sourceSessions(drafts));
     return added;
   }
@@ -274,27 +288,11 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
         readOwned: (owner, ids) => this.readOwned(owner, ids),
         assertWritable: (scope) => this.assertWritable(scope),
         readStored: (sessionId, ids) => this.readStored(sessionId, ids),
-        writeImported: (scope, list) => this.writeImported(scope, list),
+        writeImported: (scope, list, paths) => this.writeImported(scope, list, paths),
       },
       checked,
     );
     if (imported.inserted > 0) await this.onStored?.(sourceSessions(checked));
     return imported;
   }
-}
-
-/**
- * `filter` without its source-session condition when it names the scope's own session: a session's own facts all
- * have a source in it (add and import refuse any other), so the condition holds for each of them, and left out it
- * costs no source read per match.
- */
-function withoutOwnSession(key: ScopeKey, filter: FactFilter): FactFilter {
-  return key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
-    ? { ...filter, sourceSession: undefined }
-    : filter;
-}
-
-/** The distinct sessions the facts' sources lie in. */
-function sourceSessions(facts: readonly { sources: readonly { sessionId: string }[] }[]): string[] {
-  return [...new Set(facts.flatMap((fact) => fact.sources.map((source) => source.sessionId)))];
 }

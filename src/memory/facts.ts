@@ -11,6 +11,7 @@ import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { successorsOf } from "../store/fact-chains.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
+import { assertSourcesHeld, sourcesBySession } from "../store/fact-sources.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../store/facts.js";
 import type { MemorySessionData } from "./data.js";
 import { candidatesOf, copy, FactsBySession, type Kept, passes, restore } from "./fact-rows.js";
@@ -50,29 +51,20 @@ export class MemoryFacts extends StoreFacts {
     return new Set(sessionIds.filter((id) => owned.has(id)));
   }
 
-  protected async writeFacts(scope: ScopeKey, facts: readonly FactDraft[], now: number): Promise<Fact[]> {
+  protected async writeFacts(
+    scope: ScopeKey,
+    facts: readonly FactDraft[],
+    now: number,
+    paths: readonly string[],
+  ): Promise<Fact[]> {
     const held = this.scopes.get(scope.key);
     for (const draft of facts) {
       if (held?.has(draft.id))
         throw new SessionError("CONFLICT", `Fact "${draft.id}" already exists in this scope`);
     }
-    const into = held ?? new Map<string, Kept>();
-    this.scopes.set(scope.key, into);
-    return facts.map((draft) => {
-      const fact: Fact = {
-        ...draft,
-        sources: draft.sources.map((s) => ({ ...s })),
-        owner: scope.owner,
-        sessionId: scope.sessionId,
-        status: "current",
-        supersededBy: null,
-        createdAt: now,
-      };
-      const kept: Kept = { seq: ++this.seq, key: scope.key, fact };
-      into.set(draft.id, kept);
-      this.bySession.link(kept);
-      return copy(fact);
-    });
+    const state = { status: "current" as const, supersededBy: null, createdAt: now };
+    const current = facts.map((draft) => ({ ...draft, ...state }));
+    return this.keep(scope, current, paths).map(copy);
   }
 
   protected async readFact(scope: ScopeKey, id: string): Promise<Fact | null> {
@@ -195,31 +187,51 @@ export class MemoryFacts extends StoreFacts {
   }
 
   protected async readStored(sessionId: string, messageIds: readonly string[]): Promise<Set<string>> {
+    return this.stored(sessionId, messageIds);
+  }
+
+  private stored(sessionId: string, messageIds: readonly string[]): Set<string> {
     const rows = this.host.sessionData(sessionId, false)?.rows;
     return new Set(messageIds.filter((id) => rows?.has(id)));
   }
 
-  protected async writeImported(scope: ScopeKey, facts: readonly ImportedFact[]): Promise<number> {
+  protected async writeImported(
+    scope: ScopeKey,
+    facts: readonly ImportedFact[],
+    paths: readonly string[],
+  ): Promise<number> {
+    const held = this.scopes.get(scope.key);
+    const fresh = facts.flatMap((fact, i) => (held?.has(fact.id) ? [] : [i]));
+    const at = fresh.map((i) => paths[i] ?? "");
+    return this.keep(
+      scope,
+      fresh.map((i) => facts[i]!),
+      at,
+    ).length;
+  }
+
+  // Every write of facts: their sources checked against the stored messages, then each kept, in one synchronous
+  // step (no other write comes between: a delete of a source message later finds the fact). The facts kept.
+  private keep(
+    scope: ScopeKey,
+    facts: readonly (FactDraft &
+      Pick<Fact, "status" | "supersededBy" | "createdAt"> & { scope?: ScopeKey })[],
+    paths: readonly string[],
+  ): Fact[] {
+    const held = new Map<string, Set<string>>();
+    for (const [sessionId, ids] of sourcesBySession(facts)) held.set(sessionId, this.stored(sessionId, ids));
+    assertSourcesHeld(facts, held, paths);
+    if (facts.length === 0) return [];
     const into = this.scopes.get(scope.key) ?? new Map<string, Kept>();
-    let inserted = 0;
-    for (const { scope: _, status, supersededBy, createdAt, ...draft } of facts) {
-      if (into.has(draft.id)) continue;
-      const fact: Fact = {
-        ...draft,
-        sources: draft.sources.map((s) => ({ ...s })),
-        owner: scope.owner,
-        sessionId: scope.sessionId,
-        status,
-        supersededBy,
-        createdAt,
-      };
+    this.scopes.set(scope.key, into);
+    return facts.map(({ scope: _, ...draft }) => {
+      const { owner, sessionId } = scope;
+      const fact: Fact = { ...draft, sources: draft.sources.map((s) => ({ ...s })), owner, sessionId };
       const kept: Kept = { seq: ++this.seq, key: scope.key, fact };
       into.set(draft.id, kept);
       this.bySession.link(kept);
-      inserted++;
-    }
-    if (into.size > 0) this.scopes.set(scope.key, into);
-    return inserted;
+      return fact;
+    });
   }
 
   /**

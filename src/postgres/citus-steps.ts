@@ -42,6 +42,8 @@ export interface CitusSteps {
   workerSnapshots(query: Query): Promise<() => Promise<string[]>>;
   /** Drops the statistics an empty shard placement of `table` keeps (citus/purge.ts). */
   refreshPlacements(query: Query, table: PurgeTable, recorder: PurgeRecorder, timeout: number): Promise<void>;
+  /** Rewrites `pg_statistic` on every worker, where the role may (citus/purge.ts, purge-catalog.ts). */
+  vacuumWorkerStatistics(query: Query, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** Converts the tables on open (unless `sharded` already), places the tables added since, and creates the routed append's function. */
   open(executor: Executor, t: Tables, sharded: boolean): Promise<void>;
 }

@@ -11,6 +11,7 @@
  */
 import { SessionError } from "../errors.js";
 import type { Query } from "../sql/engines/postgres/client.js";
+import type { OwnerGuard } from "../store/crypto/write-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { type StoredForm, storedForm } from "./stored-form.js";
 
@@ -33,9 +34,19 @@ export function guardCount(t: KeyedTables): number {
  * a write in clear there takes the routed call, which carries no guard, after a look-up that reads the session's
  * owner with its check (key-snapshot.ts readOwnerCheck).
  */
-export function guardSql(t: KeyedTables, at: number, session = "$1::text"): { ctes: string; and: string } {
+export function guardSql(
+  t: KeyedTables,
+  at: number,
+  session: string | null = "$1::text",
+): { ctes: string; and: string } {
   if (!t.keys) return { ctes: "", and: "" };
-  const owned = `(SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session}) IS NOT DISTINCT FROM $${at}::text`;
+  // A write of an owner's own row (a fact of the owner, a block recorded for it or named by its key) names no
+  // session to compare (null, or a session parameter that is null).
+  const owned =
+    session === null
+      ? "true"
+      : `(${session} IS NULL OR (SELECT ${ownerHashSql("owner")} FROM ${t.sessions} WHERE id = ${session})
+        IS NOT DISTINCT FROM $${at}::text)`;
   const sealed = `$${at}::text IS NULL OR (EXISTS (SELECT 1 FROM gk) AND ${owned})`;
   const keyed = t.layout.guardsInside
     ? `CASE WHEN $${at + 2}::boolean
@@ -56,7 +67,11 @@ export function guardSql(t: KeyedTables, at: number, session = "$1::text"): { ct
  * there makes the write an INSERT … SELECT through the coordinator, and concurrent writers upgrading their lock on
  * the key table's shard deadlock. Such a write runs {@link clusterGuardPasses} before it, in its transaction.
  */
-export function guardInside(t: KeyedTables, at: number, session: string): { ctes: string; and: string } {
+export function guardInside(
+  t: KeyedTables,
+  at: number,
+  session: string | null,
+): { ctes: string; and: string } {
   return t.layout.guardsInside ? guardSql(t, at, session) : { ctes: "", and: "" };
 }
 
@@ -89,6 +104,36 @@ const ownerHashSql = (column: string) => `left(encode(sha256(convert_to(${column
 
 /** What a guarded write relied on: a sealed one's key check, a clear one's owner found (stored-form.ts). */
 export type Guarded = Pick<StoredForm, "guard" | "clear">;
+
+/**
+ * The {@link Guarded} form of a write's {@link OwnerGuard} (store/crypto/write-guard.ts): sealed under the check it
+ * found, in clear for an owner it found without one, or nothing to guard (no owner).
+ */
+export function guardedOf(t: KeyedTables, guard: OwnerGuard): Guarded {
+  const { ownerHash, check } = guard;
+  if (ownerHash === null) return {};
+  if (check !== null) return { guard: { ownerHash, check } };
+  // A cluster's writes in clear carry no guard (guardSql).
+  return t.layout.guardsInside ? { clear: { ownerHash } } : {};
+}
+
+/**
+ * The condition of a write's {@link OwnerGuard} as one expression (its parameters `$at`, `$at + 1`:
+ * {@link ownerGuardParams}): the owner's recorded check is still the one the look-up found (both none in clear; no
+ * owner, none recorded: it holds). Empty without keys and on a cluster (where a write in clear carries no guard
+ * but an append's): see {@link guardSql} for a write that also compares a session's owner.
+ */
+export function ownerGuardSql(t: KeyedTables, at: number): string {
+  if (!t.keys || !t.layout.guardsInside) return "";
+  return ` AND (SELECT key_check FROM ${t.ownerKeys} WHERE owner_hash = $${at}::text FOR SHARE)
+    IS NOT DISTINCT FROM $${at + 1}::text`;
+}
+
+/** The parameters of {@link ownerGuardSql} (none where it is empty). */
+export function ownerGuardParams(t: KeyedTables, guard: OwnerGuard | undefined): (string | null)[] {
+  if (!t.keys || !t.layout.guardsInside) return [];
+  return [guard?.ownerHash ?? null, guard?.check ?? null];
+}
 
 /** The parameters {@link guardSql} reads ({@link guardCount}). */
 export function guardParams(t: KeyedTables, form: Guarded): unknown[] {

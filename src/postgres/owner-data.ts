@@ -133,13 +133,14 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
       owner: "name",
     },
   },
-  // The stream tables stay plain tables on the coordinator of a Citus cluster (docs/POSTGRES.md, "The layout"):
-  // every streamed chunk of every session is written there, one node for all of them.
+  // A session's stream and chunks on its node, as its messages (docs/POSTGRES.md, "The layout"): every streamed
+  // chunk is written by a statement routed by its session, so the chunk writes spread over the workers.
   {
     table: "agent_streams",
     holds: "a running answer's stream head",
     tie: "session",
-    citus: "coordinator",
+    citus: "by-session",
+    citusColumn: "session_id",
     sealed: "clear",
     erasure:
       "deleted with its session (statements/streams.ts forgetStreamSql); expired ones by streams.expire",
@@ -150,7 +151,8 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     table: "agent_stream_chunks",
     holds: "a running answer's chunks",
     tie: "session",
-    citus: "coordinator",
+    citus: "by-session",
+    citusColumn: "session_id",
     sealed: "sealed",
     sealedAs: { chunk: "stream" },
     erasure: "deleted with its session; a finished answer's when it is dropped or expires",
@@ -168,7 +170,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     sealed: "sealed",
     sealedAs: { text: "fact", about: "fact" },
     erasure:
-      "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
+      "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (sql/facts/steps.ts)",
     purge: "rewrite",
     columns: {
       scope: "name",

@@ -3,9 +3,11 @@
  * pages, TOAST and indexes until the table is rewritten, and its values in `pg_statistic` until it is analyzed
  * again, while a transaction older than the purge keeps dead rows alive on the coordinator and on every Citus
  * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`), `ANALYZE` with the statistics of empty
- * tables dropped (purge-statistics.ts, citus/purge.ts) and the open-snapshot check, not SQLite's merges and
- * checkpoint (sqlite/purge.ts). Both derive their work from the owner-data declaration and report through
- * PurgeRecorder.
+ * tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
+ * statistics' dead tuples on every node, PGlite's WAL segments replaced (purge-catalog.ts) and the open-snapshot
+ * check, not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
+ * declaration and report through PurgeRecorder; the catalog's step covers every table's statistics at once, so a
+ * table added to the declaration needs nothing more.
  */
 import { z } from "zod";
 import { parseInput } from "../schema/parse.js";
@@ -17,6 +19,7 @@ import { tablesPurgedBy } from "../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
 import { citusSteps } from "./citus-steps.js";
 import { POSTGRES_OWNER_DATA } from "./owner-data.js";
+import { replaceWal, vacuumStatistic } from "./purge-catalog.js";
 import { type PurgeTable, refreshStatistics } from "./purge-statistics.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
@@ -28,8 +31,9 @@ export interface PostgresPurgeOptions extends PurgeOptions {
    * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
    * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
    * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
-   * that still hold live rows until those pages are written again. Either mode then runs `ANALYZE` on each table and
-   * drops the statistics of a table left empty (which holds that empty table's lock for a moment).
+   * that still hold live rows until those pages are written again. Either mode then runs `ANALYZE` on each table,
+   * drops the statistics of a table left empty (which holds that empty table's lock for a moment) and rewrites the
+   * catalog `pg_statistic` (a moment's lock on it, never waited for in its queue), on PGlite its WAL segments too.
    */
   mode?: PostgresPurgeMode;
 }
@@ -91,20 +95,11 @@ export async function purgePostgres(
   const recorder = new PurgeRecorder("postgres");
   const pinned = executor.pinned ?? ((fn: (query: Query) => Promise<void>) => fn(executor.query));
   await pinned(async (query) => {
-    // The next transaction id as the purge starts: a transaction whose snapshot is older may still see rows deleted
-    // before the purge, and VACUUM (FULL too) keeps such "recently dead" rows (see openSnapshots). A Citus worker
-    // counts its own ids and keeps its shards' rows for its own transactions: each is asked too.
-    const [start] = await query<{ next: string }>(
-      "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
-    );
     // PGlite is one connection: no other transaction can hold a snapshot there.
-    const others = executor.kind !== "pglite" && start !== undefined;
-    const onWorkers = t.layout.placesOnWorkers ? await citusSteps(t).workerSnapshots(query) : async () => [];
-    const older = async () =>
-      others ? [...(await olderSnapshots(query, start.next)), ...(await onWorkers())] : [];
+    const others = executor.kind !== "pglite";
     // A transaction open when the purge starts holds back the horizon while the tables are rewritten, even if it
     // ends before the purge does: wait for those to end first, or say the purge cannot be complete.
-    const held = others ? await waitForOlderSnapshots(older, timeout) : undefined;
+    const held = others ? await waitForOlderSnapshots(await olderThanNow(query, t), timeout) : undefined;
     const tables = await storeTables(query, t);
     if (mode === "vacuum") {
       // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
@@ -119,8 +114,18 @@ export async function purgePostgres(
       await rewriteTables(query, tables, timeout, recorder);
     }
     await refreshAll(query, t, tables, timeout, recorder);
+    // The ANALYZE just run replaced statistics rows, which a transaction begun before it may still see, and the
+    // rewrite of pg_statistic would keep: the same wait, from now (purge-catalog.ts).
+    const heldStatistics = others
+      ? await waitForOlderSnapshots(await olderThanNow(query, t), timeout)
+      : undefined;
+    await vacuumStatistic(query, recorder, timeout);
+    if (t.layout.placesOnWorkers) await citusSteps(t).vacuumWorkerStatistics(query, recorder, timeout);
+    // Last: the WAL written so far holds every deleted row (and the rewrites' pages hold none).
+    if (executor.kind === "pglite") await replaceWal(query, recorder);
     if (others) {
-      await recorder.run("open snapshots", undefined, async () => incompleteFor(held ?? (await older())));
+      const pids = [...new Set([...(held ?? []), ...(heldStatistics ?? [])])];
+      await recorder.run("open snapshots", undefined, () => incompleteFor(pids));
     }
   });
   return recorder.report();
@@ -161,6 +166,19 @@ async function rewriteTables(query: Query, tables: PurgeTable[], timeout: number
   } finally {
     await query("RESET lock_timeout");
   }
+}
+
+/**
+ * The reader of the backends older than now: the next transaction id now, on the node and on every Citus worker (a
+ * worker counts its own ids and keeps its shards' rows for its own transactions); a transaction whose snapshot is
+ * older may still see rows deleted before now, and VACUUM (FULL too) keeps such "recently dead" rows.
+ */
+async function olderThanNow(query: Query, t: Tables): Promise<() => Promise<(number | string)[]>> {
+  const [now] = await query<{ next: string }>(
+    "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
+  );
+  const onWorkers = t.layout.placesOnWorkers ? await citusSteps(t).workerSnapshots(query) : async () => [];
+  return async () => [...(now ? await olderSnapshots(query, now.next) : []), ...(await onWorkers())];
 }
 
 /**

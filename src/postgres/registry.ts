@@ -14,7 +14,7 @@ import type { Program } from "../sql/program.js";
 import { SqlRegistry } from "../sql/registry/steps.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
-import type { RegistryDeletion, RegistryErasure } from "../store/registry-base.js";
+import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
@@ -64,10 +64,12 @@ export class PostgresSessionRegistry extends SqlRegistry {
     id: string,
     owner: string | null | undefined,
     name: string,
-  ): Promise<string> {
+    fresh: boolean,
+  ): Promise<StoredName> {
     const keys = this.t.keys;
     if (!keys) return storedSessionName(undefined, id, owner, name);
-    return keys.run((await this.ready()).query, (k) => storedSessionName(k, id, owner, name));
+    const query = (await this.ready()).query;
+    return (await keys.guarded(query, (k) => storedSessionName(k, id, owner, name), fresh)).value;
   }
 
   // Opening a name reads no record: the row names its owner, whose keys the keyring answers.

@@ -15,7 +15,9 @@ import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText } from "../search/tokens.js";
 import type { Query } from "../sql/engines/postgres/client.js";
 import { decodeContent, encodeContent } from "../sql/engines/postgres/text.js";
-import { type Guarded, guardedKey } from "./key-guard.js";
+import { ownerGuard } from "../store/crypto/write-guard.js";
+import { ownerHash } from "../store/owner.js";
+import { type Guarded, guardedKey, guardedOf } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { ownerHashSql, toTsvector } from "./search/fts.js";
 
@@ -81,30 +83,38 @@ async function sealingKey(
 ): Promise<Guarded & { key: Uint8Array | null }> {
   const { sessionId } = record;
   if (guarded && sessionId !== null && record.owner === null) return guardedKey(query, t, sessionId, where);
-  return { key: await unguardedKey(query, t, key, record, where) };
+  const { owner, key: seal } = await ownersKey(query, t, key, record, where);
+  if (!guarded) return { key: seal };
+  // A row of an owner (recorded so, or named by its key): its statement requires the owner's key to be still as
+  // found (store/crypto/write-guard.ts), so a first key another process records meanwhile refuses it.
+  return { key: seal, ...guardedOf(t, ownerGuard(owner === null ? null : ownerHash(owner), seal)) };
 }
 
-// sealingKey of a write whose statement carries no guard: the session's cached owner, else as the row names it.
-async function unguardedKey(
+// The row's owner (the session's cached one, else as the row names it) and the key that seals its writes.
+async function ownersKey(
   query: Query,
   t: KeyedTables,
   key: string,
   record: RecordColumns,
   where: string,
-): Promise<Uint8Array | null> {
+): Promise<{ owner: string | null; key: Uint8Array | null }> {
   const keys = t.keys;
-  if (!keys) return null;
+  if (!keys) return { owner: null, key: null };
   const { sessionId, owner: recorded } = record;
-  if (recorded !== null) return keys.run(query, (k) => k.ownerKey(recorded, true, where));
+  const of = (owner: string | null) =>
+    owner === null
+      ? { owner, key: null }
+      : keys.run(query, (k) => ({ owner, key: k.ownerKey(owner, true, where) }));
+  if (recorded !== null) return of(recorded);
   if (sessionId !== null) {
     return keys.run(query, (k) => {
       const owner = k.ownerOf(sessionId);
-      return owner === null ? null : k.ownerKey(owner, true, where);
+      return { owner, key: owner === null ? null : k.ownerKey(owner, true, where) };
     });
   }
   const scope = keyScope(key);
-  if ("owner" in scope) return keys.run(query, (k) => k.ownerKey(scope.owner, true, where));
-  if (scope.sessions.length === 0) return null;
+  if ("owner" in scope) return of(scope.owner);
+  if (scope.sessions.length === 0) return { owner: null, key: null };
   // The sessions' owners with their key checks in one statement: the check seeds the keys, nothing more is read.
   const rows = await query<{ id: string; owner: string | null; key_check: string | null }>(
     `SELECT s.id, s.owner, k.key_check FROM ${t.sessions} s
@@ -112,9 +122,13 @@ async function unguardedKey(
     [scope.sessions],
   );
   const owner = ownerOfLongest(rows);
-  if (owner === null) return null;
+  if (owner === null) return { owner, key: null };
   const check = rows.find((row) => row.owner === owner)?.key_check ?? undefined;
-  return keys.run(query, (k) => k.ownerKey(owner, true, where), { owners: [], checks: [[owner, check]] });
+  const seal = await keys.run(query, (k) => k.ownerKey(owner, true, where), {
+    owners: [],
+    checks: [[owner, check]],
+  });
+  return { owner, key: seal };
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Postgres's kept streams: the steps in store/sql/streams.ts over postgres/statements/streams.ts. */
+/** Postgres's kept streams: the steps in sql/streams/steps.ts over postgres/statements/streams.ts. */
 
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
@@ -41,11 +41,13 @@ const engine = (ready: () => Promise<Executor>, t: KeyedTables): StreamEngine =>
     for (let tries = 1; ; tries++) {
       // Sealed and guarded as a message of the session (key-guard.ts); DECRYPT_FAILED without the owner's key.
       const form = await guardedKey(executor.query, t, sessionId, `session "${sessionId}"`);
-      // On a cluster the guard is a statement before the append, in one transaction with it (key-guard.ts).
+      // On a cluster the guard is a statement before the append, in one transaction with it (key-guard.ts), and the
+      // append locks the head before it writes the chunks (statements/streams.ts): one transaction on one node.
+      const guarded = !t.layout.guardsInside && reliesOnGuard(t, form);
       const written =
-        !t.layout.guardsInside && reliesOnGuard(t, form)
+        guarded || !t.layout.insertsInCtes
           ? await executor.transaction(async (query) =>
-              (await clusterGuardPasses(query, t, sessionId, form))
+              !guarded || (await clusterGuardPasses(query, t, sessionId, form))
                 ? runProgram(query, write({ key: () => form.key, guard: [] }))
                 : null,
             )

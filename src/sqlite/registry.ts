@@ -5,9 +5,10 @@ import { sqliteErase } from "../sql/erase/sqlite.js";
 import { eraseUnder } from "../sql/erase/steps.js";
 import type { Program } from "../sql/program.js";
 import { SqlRegistry, sessionRow } from "../sql/registry/steps.js";
+import type { OwnerGuard } from "../store/crypto/write-guard.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
-import type { RegistryDeletion, RegistryErasure } from "../store/registry-base.js";
+import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { cursorOf, loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
@@ -65,7 +66,7 @@ export class SqliteSessionRegistry extends SqlRegistry {
     id: string,
     owner: string | null | undefined,
     name: string,
-  ): Promise<string> {
+  ): Promise<StoredName> {
     return storedSessionName(this.driver.keys, id, owner, name);
   }
 
@@ -73,11 +74,14 @@ export class SqliteSessionRegistry extends SqlRegistry {
     return rows.map((row) => openedName(this.driver.keys, row));
   }
 
-  protected override async writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
+  protected override async writeCreate(
+    record: NewSessionRecord,
+    guard?: OwnerGuard,
+  ): Promise<SessionInfo | null> {
     // With an owner, the messages the session may hold already take its token in the same transaction.
-    if (record.owner === undefined || record.owner === null) return super.writeCreate(record);
+    if (record.owner === undefined || record.owner === null) return super.writeCreate(record, guard);
     return this.driver.transaction(() => {
-      const info = runProgram(this.driver, sessionRow(sqliteRegistry.create(record)));
+      const info = runProgram(this.driver, sessionRow(sqliteRegistry.create(record, guard)));
       if (info) retokenizeOwned(this.driver, record.id);
       return info;
     });

@@ -7,7 +7,17 @@
 import { SessionError } from "../errors.js";
 import type { ContentKeys } from "./crypto/content-keys.js";
 import { decode, decodeWith, encode } from "./crypto/row-codec.js";
-import { factSearchText } from "./facts.js";
+import { type OwnerWrite, ownerWrite } from "./crypto/write-guard.js";
+import { factSearchText, type ScopeKey } from "./facts.js";
+
+/**
+ * The key a write of the scope's facts seals with and its guard (crypto/write-guard.ts): its owner's, or its
+ * session's owner's. Looked up in the write's transaction (sql/facts/steps.ts FactStatements.writeKey).
+ */
+export function factWrite(keys: ContentKeys | undefined, scope: ScopeKey, where: string): OwnerWrite {
+  const owner = scope.owner ?? (keys && scope.sessionId !== null ? keys.ownerOf(scope.sessionId) : null);
+  return ownerWrite(keys, owner, where);
+}
 
 /** What a fact write seals: its text and subject. */
 export interface FactWords {

@@ -236,3 +236,14 @@ export function scopeOfKey(key: string): { owner: string | null; sessionId: stri
 export function factSearchText(fact: { text: string; about: string | null }): string {
   return fact.about === null ? fact.text : `${fact.about}\n${fact.text}`;
 }
+
+/**
+ * `filter` without its source-session condition when it names the scope's own session: a session's own facts all
+ * have a source in it (add and import refuse any other), so the condition holds for each of them, and left out it
+ * costs no source read per match.
+ */
+export function withoutOwnSession(key: ScopeKey, filter: FactFilter): FactFilter {
+  return key.sessionId !== null && filter.sourceSession === key.sessionId && filter.sourcesIn === undefined
+    ? { ...filter, sourceSession: undefined }
+    : filter;
+}

@@ -13,6 +13,7 @@ import type {
   SessionUsage,
 } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
+import { type OwnerGuard, UNGUARDED } from "./crypto/write-guard.js";
 import type { ErasureCondition, ErasureCounts } from "./erasure.js";
 import type { ChangeFeed } from "./feed/feed.js";
 import { publishWhole } from "./feed/publish.js";
@@ -27,7 +28,20 @@ import {
 import type { Logged } from "./written.js";
 
 /** The one text field a registry update sets (a rename, an end reason), or none: a touch. */
-export type RegistryChange = { field: "name" | "end_reason"; value: string } | undefined;
+export type RegistryChange =
+  | {
+      field: "name" | "end_reason";
+      value: string;
+      /** A name's: what its key look-up found for the owner, which the write requires still (write-guard.ts). */
+      guard?: OwnerGuard;
+    }
+  | undefined;
+
+/** A name as its column stores it (sealed or in clear) and the guard its write carries (write-guard.ts). */
+export interface StoredName {
+  value: string;
+  guard: OwnerGuard;
+}
 
 /** What a backend's erase did: the counts, and the cursor of the `erased` its transaction logged, if any. */
 export interface RegistryErasure {
@@ -62,7 +76,11 @@ export abstract class StoreRegistry implements SessionRegistry {
    */
   protected ownerChanged(_id: string): void {}
   /** Inserts a row with zero counters; null when the id is already registered. */
-  protected abstract writeCreate(record: NewSessionRecord): Promise<SessionInfo | null>;
+  /**
+   * Inserts the row (its name stored already); null when the id is registered, or when `guard` (what the name's key
+   * look-up found for the owner) no longer holds.
+   */
+  protected abstract writeCreate(record: NewSessionRecord, guard?: OwnerGuard): Promise<SessionInfo | null>;
   /** The row of a lookup-able id, or null. */
   protected abstract readRow(id: string): Promise<SessionInfo | null>;
   /** A page of rows, newest activity first (validated paging). */
@@ -95,8 +113,13 @@ export abstract class StoreRegistry implements SessionRegistry {
    * up): the name as it is here; a store that seals by owner seals it for an owner with a key (the row codec's
    * "name" kind) and refuses (`DECRYPT_FAILED`) a name for an owner with a key it lacks.
    */
-  protected async storedName(_id: string, _owner: string | null | undefined, name: string): Promise<string> {
-    return name;
+  protected async storedName(
+    _id: string,
+    _owner: string | null | undefined,
+    name: string,
+    _fresh: boolean,
+  ): Promise<StoredName> {
+    return { value: name, guard: UNGUARDED.guard };
   }
 
   /** The rows as read, with their names opened (a store that seals by owner overrides it). */
@@ -111,8 +134,14 @@ export abstract class StoreRegistry implements SessionRegistry {
   async create(input: NewSessionRecord): Promise<SessionInfo> {
     const record = checkRecord(input);
     this.assertOpen();
-    const name = await this.storedName(record.id, record.owner, record.name);
-    const info = await this.writeCreate({ ...record, name });
+    let info: SessionInfo | null = null;
+    // A name whose guard refused it (another process recorded the owner's first key since its look-up) is stored
+    // again from a fresh look-up: sealed, or refused DECRYPT_FAILED; a second null is the id taken.
+    for (let fresh = false; ; fresh = true) {
+      const name = await this.storedName(record.id, record.owner, record.name, fresh);
+      info = await this.writeCreate({ ...record, name: name.value }, name.guard);
+      if (info || fresh || name.guard.ownerHash === null) break;
+    }
     if (info) this.ownerChanged(record.id);
     if (!info) throw new SessionError("CONFLICT", `Session "${record.id}" is already registered`);
     return (await this.opened(info))!;
@@ -204,11 +233,13 @@ export abstract class StoreRegistry implements SessionRegistry {
     // An id no row can have is not looked up (better-sqlite3 would match its U+FFFD form).
     if (!isLookupKey(id)) return null;
     this.assertOpen();
-    const stored =
-      change?.field === "name"
-        ? { ...change, value: await this.storedName(id, undefined, change.value) }
-        : change;
-    // Answered as written: a touch (every append's) opens no name, its callers that answer the row do.
-    return this.writeChange(id, stored);
+    if (change?.field !== "name") return this.writeChange(id, change);
+    // A rename's name is written under its guard (see create): refused, it is stored again from a fresh look-up.
+    for (let fresh = false; ; fresh = true) {
+      const name = await this.storedName(id, undefined, change.value, fresh);
+      // Answered as written: a touch (every append's) opens no name, its callers that answer the row do.
+      const row = await this.writeChange(id, { ...change, value: name.value, guard: name.guard });
+      if (row || fresh || name.guard.ownerHash === null) return row;
+    }
   }
 }

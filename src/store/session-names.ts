@@ -9,6 +9,9 @@ import type { SessionInfo } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import type { ContentKeys } from "./crypto/content-keys.js";
 import { decode, encode, hasNamedKey, isSealedValue } from "./crypto/row-codec.js";
+import { type OwnerWrite, ownerGuard, ownerWrite, UNGUARDED } from "./crypto/write-guard.js";
+import { ownerHash } from "./owner.js";
+import type { StoredName } from "./registry-base.js";
 
 /**
  * The name column's value of session `sessionId` registered with `owner` (undefined: the one it is registered with,
@@ -20,12 +23,23 @@ export function storedSessionName(
   sessionId: string,
   owner: string | null | undefined,
   name: string,
-): string {
+): StoredName {
+  const write = nameWrite(keys, sessionId, owner);
+  return { value: encode("name", write.key, { sessionId }, name), guard: write.guard };
+}
+
+// The key a name of the session is sealed under and its guard: its owner's (`owner` undefined: the session's).
+function nameWrite(
+  keys: ContentKeys | undefined,
+  sessionId: string,
+  owner: string | null | undefined,
+): OwnerWrite {
   const where = `the name of session "${sessionId}"`;
-  let key: Uint8Array | null = null;
-  if (keys && owner === undefined) key = keys.keyFor(sessionId, true, where);
-  else if (keys && owner !== null && owner !== undefined) key = keys.ownerKey(owner, true, where);
-  return encode("name", key, { sessionId }, name);
+  if (!keys || owner === null) return UNGUARDED;
+  if (owner !== undefined) return ownerWrite(keys, owner, where);
+  const key = keys.keyFor(sessionId, true, where);
+  const found = keys.ownerOf(sessionId);
+  return found === null ? UNGUARDED : { key, guard: ownerGuard(ownerHash(found), key) };
 }
 
 /**
@@ -56,5 +70,5 @@ export function importedName(keys: ContentKeys | undefined, info: SessionInfo): 
       `The name of session "${info.id}" was read by a store without its owner's key: open the source with its keyring`,
     );
   }
-  return storedSessionName(keys, info.id, info.owner ?? null, info.name);
+  return storedSessionName(keys, info.id, info.owner ?? null, info.name).value;
 }

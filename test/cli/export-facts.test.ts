@@ -105,6 +105,32 @@ test("a whole-store export carries every fact, and an import writes them as they
   }
 });
 
+test("an export of a store whose facts' messages were deleted imports whole: no fact names a missing message", async () => {
+  const from = await seeded();
+  const to = new SqliteStore(":memory:");
+  try {
+    // A fact naming a message the store never held is refused (it would outlive every delete, and no file carrying
+    // it imports); deleting the messages takes their facts, or those sources of a fact with another left.
+    const ghost = { sessionId: "a2", messageId: "ghost" };
+    const fact = { text: "Ghostly.", observedAt: 1, sources: [ghost], producer: "function:t" };
+    await assert.rejects(from.facts.add({ owner: "alice" }, [fact]), { code: "INVALID_ARGUMENT" });
+    await from.session("a2").clearMessages();
+    assert.deepEqual(
+      (await factsOf(from)).map((f) => [f.id, f.sources.length]),
+      [
+        ["boston", 1],
+        ["both", 1],
+      ],
+    );
+    const summary = await importText(to, await exported(from));
+    assert.deepEqual(summary.facts, { inserted: 2, skipped: 0 });
+    assert.deepEqual(await factsOf(to), await factsOf(from));
+  } finally {
+    await from.close();
+    await to.close();
+  }
+});
+
 test("a partial export carries only the facts whose every source is in its sessions", async () => {
   const from = await seeded();
   try {

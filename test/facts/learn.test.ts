@@ -113,6 +113,27 @@ test("a fact naming a message outside its batch, out of schema or oversized is r
   assert.equal((await store.facts.list({ sessionId: "s" })).facts.length, 1);
 });
 
+test("a fact whose source message is deleted while the extractor runs is refused alone, never kept", async () => {
+  const store = new MemoryStore();
+  await appendTurns(store, "s", ["I live in Paris", "ok", "I have a dog", "ok"]);
+  const { extract } = sayingExtractor();
+  const refusals: string[] = [];
+  const report = await learnFacts(store, {
+    sessionIds: ["s"],
+    extractor: async (input: ExtractInput) => {
+      await store.session("s").deleteMessages(["m2"]);
+      return extract(input);
+    },
+    onRefused: (reasons) => refusals.push(...reasons),
+  });
+  assert.deepEqual([report.added, report.refused], [1, 1]);
+  assert.match(refusals[0] ?? "", /names message "m2" of session "s", which this store does not hold/);
+  assert.deepEqual(
+    (await store.facts.list({ sessionId: "s" })).facts.map((f) => f.text),
+    ["The user says: I live in Paris"],
+  );
+});
+
 test("a failing batch is retried with a growing delay, then skipped with a report; the next batch still learns", async () => {
   const store = new MemoryStore();
   await appendTurns(store, "s", ["I fail", "x", "I live in Paris", "y"]);

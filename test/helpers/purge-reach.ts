@@ -92,3 +92,22 @@ export async function analyzeSchema(db: Runner, schema: string): Promise<void> {
   );
   for (const { name } of rows as { name: string }[]) await db.query(`ANALYZE ${name}`);
 }
+
+/**
+ * Pages of the catalog `pg_statistic` and its TOAST table holding `text`, read with pageinspect's `get_raw_page`
+ * (a superuser's): unlike `pg_stats`, they show the dead tuples an `ANALYZE` replaced until the catalog is vacuumed.
+ * The catalog is the database's, every schema's statistics in it: a text unique to the caller finds only its own.
+ */
+export async function statisticsPagesHolding(db: Runner, text: string): Promise<number> {
+  const { rows: has } = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'pageinspect'");
+  if (has.length === 0) await db.query("CREATE EXTENSION pageinspect");
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS pages FROM (
+       SELECT oid FROM pg_class WHERE oid = 'pg_catalog.pg_statistic'::regclass
+       UNION ALL SELECT reltoastrelid FROM pg_class WHERE oid = 'pg_catalog.pg_statistic'::regclass) r,
+       generate_series(0, pg_relation_size(r.oid) / current_setting('block_size')::int - 1) AS b
+      WHERE position(convert_to($1, 'UTF8') IN get_raw_page(r.oid::regclass::text, b::int)) > 0`,
+    [text],
+  );
+  return (rows as { pages: number }[])[0]?.pages ?? 0;
+}

@@ -1,6 +1,7 @@
 // What the purge tests share: a known string written where a session's text lives (messages, a compaction summary,
 // a block, search entries), deleted every way the API deletes, and how many times it is left in a store's bytes.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { blockKey } from "../../src/context/block-keys.js";
 import type { SessionStore } from "../../src/contract/store.js";
 import { SessionManager } from "../../src/manager/manager.js";
@@ -68,6 +69,13 @@ export function markersInFiles(paths: readonly string[]): Record<string, number>
     found[path] = count;
   }
   return found;
+}
+
+/** Every file under `root`, however deep (a PGlite data directory: relations, catalog, WAL segments). */
+export function filesUnder(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: "utf8" })
+    .map((name) => join(root, name))
+    .filter((path) => statSync(path).isFile());
 }
 
 /** The files of a SQLite database at `path`: the database, its write-ahead log and its shared-memory index. */

@@ -89,6 +89,8 @@ test("a declared table left unplaced on a distributed store is placed when the s
       producer: "function:t",
     },
   ]);
+  await first.streams.start("late", "x", 1);
+  await first.streams.append("late", "x", [{ seq: 0, chunk: "kept before" }], 2);
   await pool.query(`INSERT INTO ${table("agent_owner_keys")} (owner_hash, key_check) VALUES ('h', 'c')`);
   // As a table a later migration creates on a store distributed before it: a plain coordinator table, one of each
   // placement, rows kept (the fact tables, as a store distributed before they were placed has them). Citus cannot
@@ -103,8 +105,11 @@ test("a declared table left unplaced on a distributed store is placed when the s
     "agent_owner_keys",
     "agent_fact_sources",
     "agent_learn_marks",
+    // Plain coordinator tables on a store distributed before they were declared by session.
+    "agent_streams",
+    "agent_stream_chunks",
   ];
-  for (const name of ["agent_fact_sources", "agent_learn_marks"])
+  for (const name of ["agent_fact_sources", "agent_learn_marks", "agent_streams", "agent_stream_chunks"])
     await pool.query("SELECT undistribute_table($1)", [table(name)]);
   for (const name of late.slice(0, 2)) {
     await pool.query(
@@ -150,6 +155,12 @@ test("a declared table left unplaced on a distributed store is placed when the s
       },
     ]);
     assert.deepEqual((await store.facts.search(scope, "words")).map((h) => h.fact.id).sort(), ["f1", "f2"]);
+    // The stream kept before is read on its session's shard, and appended to there.
+    assert.equal(await store.streams.append("late", "x", [{ seq: 1, chunk: "kept after" }], 3), true);
+    assert.deepEqual((await store.streams.read("late", "x", -1, 10))?.chunks, [
+      { seq: 0, chunk: "kept before" },
+      { seq: 1, chunk: "kept after" },
+    ]);
   } finally {
     await store.close();
   }

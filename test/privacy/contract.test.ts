@@ -1,6 +1,7 @@
 // The shipped privacy contract (agent-session/testing, runPrivacyContract) on every backend that writes to disk:
-// SQLite (a file), PGlite, Postgres and a Citus cluster; traces are file bytes, every relation's pages (every
-// worker's shards) and the planner statistics. Every store has the suite's embedder: sqlite-vec on SQLite, pgvector
+// SQLite (a file), PGlite (a data directory), Postgres and a Citus cluster; traces are file bytes (every file of
+// PGlite's data directory, its WAL and catalog included), every relation's pages (every worker's shards), the
+// planner statistics and the pages of the catalog that keeps them, pg_statistic (on every node). Every store has the suite's embedder: sqlite-vec on SQLite, pgvector
 // on PGlite, float4[] on Postgres and Citus (no pgvector there); the CLI's prune runs through a store without it.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,8 +18,8 @@ import { runPrivacyContract } from "../../src/testing/index.js";
 import { citusSchema, markersOnCluster, onEveryNode } from "../fixtures/citus-db.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { occurrences } from "../helpers/encryption.js";
-import { markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
-import { analyzeSchema, statisticsHolding } from "../helpers/purge-reach.js";
+import { filesUnder, markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
+import { analyzeSchema, statisticsHolding, statisticsPagesHolding } from "../helpers/purge-reach.js";
 import { postgresRowCounts, sqliteRowCounts } from "../helpers/rows-holding.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-privacy-"));
@@ -57,19 +58,29 @@ describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
       declaration: POSTGRES_OWNER_DATA,
       features: FEATURES,
       create: async ({ embedder }) => {
-        const db = await PGlite.create({ extensions: { pageinspect, vector } });
+        // A data directory on disk: its files are the app's, copied and backed up as a SQLite file is, so every
+        // byte of them counts (the WAL segments and the catalog's pages too), not only the store's relations.
+        const dataDir = join(dir, `pglite-${n++}`);
+        const db = await PGlite.create({ dataDir, extensions: { pageinspect, vector } });
         const store = await PostgresStore.open(db, { schema: "privacy", changeLog: true, embedder });
         return {
           store,
           withoutEmbedder: () => PostgresStore.open(db, { schema: "privacy" }),
           rowCounts: postgresRowCounts(db, "privacy"),
-          traces: async (text) =>
-            total(await markersInRelations(db, "privacy", text)) +
-            (await statisticsHolding(db, "privacy", [text])).length,
+          traces: async (text) => {
+            // What the buffers hold reaches the files at the next checkpoint (a close makes one): count it now.
+            await db.query("CHECKPOINT");
+            return (
+              occurrences(filesUnder(dataDir), text) +
+              total(await markersInRelations(db, "privacy", text)) +
+              (await statisticsHolding(db, "privacy", [text])).length
+            );
+          },
           analyze: () => analyzeSchema(db, "privacy"),
           close: async () => {
             await store.close();
             await db.close();
+            rmSync(dataDir, { recursive: true, force: true });
           },
         };
       },
@@ -99,7 +110,8 @@ else {
           rowCounts: postgresRowCounts(pool, schema),
           traces: async (text) =>
             total(await markersInRelations(pool, schema, text)) +
-            (await statisticsHolding(pool, schema, [text])).length,
+            (await statisticsHolding(pool, schema, [text])).length +
+            (await statisticsPagesHolding(pool, text)),
           analyze: () => analyzeSchema(pool, schema),
           close: async () => {
             await store.close();
@@ -137,6 +149,7 @@ if (cluster) {
             total(
               await onEveryNode(pool, async (db) => ({
                 stats: (await statisticsHolding(db, schema, [text])).length,
+                statisticPages: await statisticsPagesHolding(db, text),
               })),
             ),
           analyze: () => analyzeSchema(pool, schema),

@@ -6,9 +6,11 @@ import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
+import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { runKeylessContract } from "../../src/testing/index.js";
 import { citusPool, citusUnavailable, markersOnCluster } from "../fixtures/citus-db.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { postgresRace } from "../helpers/key-race.js";
 import { markersInRelations, total } from "../helpers/purge.js";
 import { postgresRowsHolding } from "../helpers/rows-holding.js";
 
@@ -63,6 +65,13 @@ for (const [label, reason, poolOf, distributed] of [
           traces: async (text) =>
             total(await (distributed ? markersOnCluster : markersInRelations)(pool, schema, text)),
           rowsHolding: postgresRowsHolding(pool, schema),
+          // On one server; a cluster's writes in clear carry no guard but an append's (docs/PRIVACY.md).
+          ...(distributed
+            ? {}
+            : {
+                race: (keyring: Keyring, owner: string) =>
+                  postgresRace(pool, { schema, changeLog: true }, keyring, owner),
+              }),
           close: () => dropSchema(pool, schema),
         };
       },

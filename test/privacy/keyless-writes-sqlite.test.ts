@@ -10,6 +10,7 @@ import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { runKeylessContract } from "../../src/testing/index.js";
 import { occurrences } from "../helpers/encryption.js";
+import { sqliteRace } from "../helpers/key-race.js";
 import { sqliteFiles } from "../helpers/purge.js";
 import { sqliteRowsHolding } from "../helpers/rows-holding.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
@@ -43,6 +44,8 @@ for (const [name, open] of DRIVERS) {
         const path = join(dir, `store-${n++}.db`);
         return {
           open: async (keyring) => open(path, { changeLog: true, ...(keyring ? { keyring } : {}) }),
+          race: async (keyring, owner) =>
+            sqliteRace(open(path, { changeLog: true }), open(path, { changeLog: true, keyring }), owner),
           traces: async (text) => occurrences(sqliteFiles(path), text),
           rowsHolding: sqliteRowsHolding(path),
           close: async () => undefined,

@@ -2,8 +2,8 @@
  * The Citus layout of a store's tables (docs/POSTGRES.md, "Past one server"). Citus shards a table by one
  * column and requires every primary key and unique constraint to contain it, so the per-session tables (heads,
  * messages, overlays, attachment links, the registry) are keyed by the session id and co-located: one session's
- * rows are on one node and a statement that names the session runs there alone. Blocks, entries and payloads
- * are sharded by their own keys; the version and adoption rows, the change log and the streams stay on the
+ * rows are on one node and a statement that names the session runs there alone (the kept streams too). Blocks,
+ * entries and payloads are sharded by their own keys; the version and adoption rows and the change log stay on the
  * coordinator. Which table goes where, and by which column, is the declaration's (postgres/owner-data.ts `citus`,
  * `citusColumn`, placed by placement.ts); the re-keying below prepares the tables of the first distribution for it.
  *

@@ -12,7 +12,7 @@ import { carrySteps } from "../citus-steps.js";
 import { citusAppend } from "./append-path.js";
 import { openCitus } from "./open.js";
 import { parentCtes } from "./parent.js";
-import { refreshPlacementStatistics, workerSnapshots } from "./purge.js";
+import { refreshPlacementStatistics, vacuumWorkerStatistics, workerSnapshots } from "./purge.js";
 import { settledRead } from "./settled-read.js";
 import { byShard } from "./shards.js";
 
@@ -38,6 +38,7 @@ export const citusLayout: Layout = carrySteps(
     shardsNewTables: true,
     guardsInside: false,
     ctesRunApart: true,
+    insertsInCtes: false,
     voidValue: (call) => `${call}::text`,
     updateNextval: (nextval) => `(SELECT ${nextval})`,
     formatsInReturning: false,
@@ -52,6 +53,7 @@ export const citusLayout: Layout = carrySteps(
     byShard,
     workerSnapshots,
     refreshPlacements: refreshPlacementStatistics,
+    vacuumWorkerStatistics,
     open: openCitus,
   },
 );

@@ -7,6 +7,14 @@
 import { StorageError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
 import type { PurgeRecorder } from "../../store/purge.js";
+import {
+  lockedStatistic,
+  MAY_VACUUM_STATISTIC,
+  refusedStatistic,
+  STATISTIC,
+  STATISTIC_FILE,
+  VACUUM_STATISTIC,
+} from "../purge-catalog.js";
 import { dropStatisticsSql, type PurgeTable, statisticsColumns } from "../purge-statistics.js";
 
 /** A worker node and what it answered. */
@@ -19,6 +27,11 @@ interface NodeResult {
 
 /** Each active worker's next transaction id as the purge starts, by `host:port`. */
 type WorkerStarts = Map<string, { host: string; port: number; next: string }>;
+
+/** A command on every active worker; and one command each on the workers named (parallel arrays). */
+const ON_WORKERS = "SELECT nodename, nodeport, success, result FROM run_command_on_workers($1)";
+const ON_NODES =
+  "SELECT node_name AS nodename, node_port AS nodeport, success, result FROM master_run_on_worker($1::text[], $2::int[], $3::text[], true)";
 
 const nodeOf = (row: { nodename: string; nodeport: number }) => `${row.nodename}:${row.nodeport}`;
 
@@ -39,9 +52,7 @@ export async function workerSnapshots(query: Query): Promise<() => Promise<strin
 
 /** Each worker's next transaction id (a worker counts its own), read as the purge starts. */
 async function workerStarts(query: Query): Promise<WorkerStarts> {
-  const rows = await query<NodeResult>(
-    "SELECT nodename, nodeport, success, result FROM run_command_on_workers($$SELECT txid_snapshot_xmax(txid_current_snapshot())$$)",
-  );
+  const rows = await query<NodeResult>(ON_WORKERS, ["SELECT txid_snapshot_xmax(txid_current_snapshot())"]);
   const error = failed(rows);
   if (error) throw new StorageError(`a purge could not read the workers' transaction ids: ${error}`);
   return new Map(rows.map((r) => [nodeOf(r), { host: r.nodename, port: r.nodeport, next: r.result }]));
@@ -51,19 +62,16 @@ async function workerStarts(query: Query): Promise<WorkerStarts> {
 async function olderWorkerSnapshots(query: Query, starts: WorkerStarts): Promise<string[]> {
   if (starts.size === 0) return [];
   const nodes = [...starts.values()];
-  const rows = await query<NodeResult>(
-    "SELECT node_name AS nodename, node_port AS nodeport, success, result FROM master_run_on_worker($1::text[], $2::int[], $3::text[], true)",
-    [
-      nodes.map((n) => n.host),
-      nodes.map((n) => n.port),
-      nodes.map(
-        (n) => `SELECT coalesce(string_agg(pid::text, ','), '') FROM (SELECT pid FROM pg_stat_activity
+  const rows = await query<NodeResult>(ON_NODES, [
+    nodes.map((n) => n.host),
+    nodes.map((n) => n.port),
+    nodes.map(
+      (n) => `SELECT coalesce(string_agg(pid::text, ','), '') FROM (SELECT pid FROM pg_stat_activity
           WHERE pid <> pg_backend_pid() AND datname = current_database()
             AND GREATEST(age(backend_xmin), age(backend_xid)) >= txid_snapshot_xmax(txid_current_snapshot()) - ${BigInt(n.next)}
           ORDER BY pid LIMIT 10) p`,
-      ),
-    ],
-  );
+    ),
+  ]);
   const error = failed(rows);
   if (error) throw new StorageError(`a purge could not read the workers' transactions: ${error}`);
   return rows.flatMap((r) =>
@@ -104,5 +112,47 @@ export async function refreshPlacementStatistics(
     );
     const error = failed(rows);
     return error === undefined ? undefined : `not run on every placement: ${error}`;
+  });
+}
+
+/**
+ * Rewrites `pg_statistic` on every worker (purge-catalog.ts): their shards' statistics are replaced there, so the
+ * dead tuples are each worker's own. A worker where the role may not vacuum it, or where it stays locked until
+ * `timeout` ms have passed (tries repeated, none waiting in the lock queue), is named in the step's incomplete note.
+ */
+export async function vacuumWorkerStatistics(
+  query: Query,
+  recorder: PurgeRecorder,
+  timeout: number,
+): Promise<void> {
+  await recorder.run("VACUUM FULL on workers", STATISTIC, async () => {
+    const onAll = (sql: string) => query<NodeResult>(ON_WORKERS, [sql]);
+    const may = await onAll(MAY_VACUUM_STATISTIC);
+    const error = failed(may);
+    if (error) return `not run on every worker: ${error}`;
+    const refused = may.filter((r) => r.result !== "true").map((r) => ` on ${nodeOf(r)}`);
+    let left = may.filter((r) => r.result === "true");
+    const files = new Map((await onAll(STATISTIC_FILE)).map((r) => [nodeOf(r), r.result]));
+    const deadline = Date.now() + timeout;
+    while (left.length > 0) {
+      const on = (sql: string) =>
+        query<NodeResult>(ON_NODES, [
+          left.map((n) => n.nodename),
+          left.map((n) => n.nodeport),
+          left.map(() => sql),
+        ]);
+      const tried = failed(await on(VACUUM_STATISTIC));
+      if (tried) return `not run on every worker: ${tried}`;
+      const now = await on(STATISTIC_FILE);
+      const skipped = new Set(now.filter((r) => r.result === files.get(nodeOf(r))).map(nodeOf));
+      left = left.filter((n) => skipped.has(nodeOf(n)));
+      if (left.length === 0 || Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const notes = [
+      ...refused.map(refusedStatistic),
+      ...left.map((n) => lockedStatistic(` on ${nodeOf(n)}`, timeout)),
+    ];
+    return notes.length === 0 ? undefined : notes.join("; ");
   });
 }

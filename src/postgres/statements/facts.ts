@@ -1,11 +1,14 @@
-/** Postgres's statements of facts (store/sql/facts.ts has the steps): lists of values travel as arrays. */
+/** Postgres's statements of facts (sql/facts/steps.ts has the steps): lists of values travel as arrays. */
 import { factBlind } from "../../search/fact-index.js";
+import { call } from "../../sql/engines/postgres/program.js";
 import { quote, statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import type { FactStatements } from "../../sql/facts/steps.js";
 import { command, query } from "../../sql/program.js";
 import type { RekeyTable } from "../../sql/rekey/table.js";
-import { storedFactText } from "../../store/fact-sealing.js";
+import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
+import { guardedOf, guardInside, guardParams } from "../key-guard.js";
+import type { KeyedTables } from "../sealing.js";
 import { toTsvector } from "../search/fts.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
@@ -63,20 +66,30 @@ const relinkSql = statement(
 );
 
 /** The statement table of facts on Postgres. */
-export function postgresFacts(t: Tables): FactStatements {
+export function postgresFacts(t: KeyedTables): FactStatements {
   const { facts, sources, marks } = factTables(t);
   return {
     owned: (owner, ids) =>
       query(`SELECT id FROM ${t.sessions} WHERE owner = $1 AND id = ANY($2::text[])`, [owner, ids]),
     taken: (scope, ids) =>
       query(`SELECT id FROM ${facts} WHERE scope = $1 AND id = ANY($2::text[])`, [scope, ids]),
-    insert: (scope, f, now, key, state) => {
+    // Read in the write's transaction; the insert's guard refuses it if the owner's key changed since.
+    writeKey: (scope, where, fresh) =>
+      call(async (q) => {
+        if (!t.keys) return [{ write: factWrite(undefined, scope, where) }];
+        const { value } = await t.keys.guarded(q, (k) => factWrite(k, scope, where), fresh);
+        return [{ write: value }];
+      }),
+    insert: (scope, f, now, write, state) => {
       // Sealed under the owner's key, its vector of the key's blind tokens in its words' positions.
+      const key = write.key;
       const stored = storedFactText(key, scope, f.id, f);
+      const guard = guardInside(t, 12, null);
       return query(
-        `INSERT INTO ${facts} (scope, id, text, about, observed_at, producer, status, superseded_by, created_at, search,
-           sealed_chars)
-         VALUES ($1, $2, $3, $4, $5, $6, $9, $10, $7, $8::tsvector, $11) RETURNING seq`,
+        `WITH ${guard.ctes}w AS (SELECT 1) INSERT INTO ${facts} (scope, id, text, about, observed_at, producer, status,
+           superseded_by, created_at, search, sealed_chars)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint, $6::text, $9::text, $10::text, $7::bigint,
+           $8::tsvector, $11::integer FROM w WHERE true${guard.and} RETURNING seq`,
         [
           scope,
           f.id,
@@ -89,6 +102,7 @@ export function postgresFacts(t: Tables): FactStatements {
           state?.status ?? "current",
           state?.supersededBy ?? null,
           stored.sealedChars,
+          ...(t.layout.guardsInside ? guardParams(t, guardedOf(t, write.guard)) : []),
         ],
       );
     },
@@ -132,11 +146,13 @@ export function postgresFacts(t: Tables): FactStatements {
         `SELECT ${FACT_COLUMNS} FROM ${facts} WHERE (scope, seq) > ($1, $2) ORDER BY scope, seq LIMIT $3`,
         [after?.scope ?? "", after?.seq ?? -1, limit],
       ),
-    // By the (session_num, id) key of messages (and the session's shard on a distributed store).
-    stored: (sessionId, ids) =>
+    // By the (session_num, id) key of messages (and the session's shard on a distributed store). The lock is the
+    // weakest a delete waits for: a delete begun earlier is waited for and its messages are then not found; one
+    // begun later waits for the write's commit, and its own read of the facts' sources then finds the fact.
+    stored: (sessionId, ids, lock) =>
       query(
         `SELECT m.id FROM ${t.messages} m WHERE m.session_num = (SELECT num FROM ${t.heads} WHERE session_id = $1)
-           AND m.id = ANY($2::text[])${t.layout.onSession("m", "$1")}`,
+           AND m.id = ANY($2::text[])${t.layout.onSession("m", "$1")}${lock ? " FOR KEY SHARE OF m" : ""}`,
         [sessionId, ids],
       ),
     mark: (sessionId) =>
@@ -191,7 +207,7 @@ export function postgresFacts(t: Tables): FactStatements {
   };
 }
 
-/** A key rotation's statements of facts (store/sql/rekey-finish.ts): facts sealed under a key, re-sealed. */
+/** A key rotation's statements of facts (sql/rekey/finish.ts): facts sealed under a key, re-sealed. */
 export function postgresFactRekey(t: Tables): Pick<RekeyTable, "factsUnder" | "writeFact"> {
   const { facts } = factTables(t);
   return {

@@ -5,7 +5,9 @@ import { isoSql } from "../../sql/engines/postgres/tree.js";
 import { query } from "../../sql/program.js";
 import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
+import { ownerGuardParams, ownerGuardSql } from "../key-guard.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../registry-sql.js";
+import type { KeyedTables } from "../sealing.js";
 import { ownedMessagesCte } from "../search/fts.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
@@ -17,9 +19,11 @@ const returningRow = (t: Tables, write: string) =>
   t.layout.formatsInReturning
     ? `${write} RETURNING ${COLUMNS}`
     : `WITH r AS (${write} RETURNING *) SELECT ${COLUMNS} FROM r`;
+// The name's guard (store/crypto/write-guard.ts) from $7: a key the owner got since the name's look-up refuses it.
 const insertSql = (t: Tables) => `INSERT INTO ${t.sessions} (id, name, parent_session_id,
     model, source, owner, created_at, updated_at, activity)
-  VALUES ($1, $2, $3, $4, $5, $6, ${NOW}, ${NOW}, ${nextActivity(t)})
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, ${NOW}, ${NOW}, ${nextActivity(t)}
+  WHERE true${ownerGuardSql(t, 7)}
   ON CONFLICT (id) DO NOTHING`;
 const created = (t: Tables, ctes: string) =>
   t.layout.formatsInReturning
@@ -63,19 +67,22 @@ export const scanSourceAfterSql = statement(
 );
 const countSql = statement((t) => `SELECT count(*) AS n FROM ${t.sessions}`);
 
-/** One UPDATE of `assignments` (parameters from `$2`) that also bumps `updated_at` and the activity order. */
-function updateSql(assignments: string) {
+/**
+ * One UPDATE of `assignments` (parameters from `$2`) that also bumps `updated_at` and the activity order; `guardAt`:
+ * the parameter its name's guard starts at.
+ */
+function updateSql(assignments: string, guardAt?: number) {
   return statement((t) =>
     returningRow(
       t,
       `UPDATE ${t.sessions} SET ${assignments}${assignments ? ", " : ""}updated_at = ${NOW},
-      activity = ${nextActivity(t, true)} WHERE id = $1`,
+      activity = ${nextActivity(t, true)} WHERE id = $1${guardAt ? ownerGuardSql(t, guardAt) : ""}`,
     ),
   );
 }
 
 const touchSql = updateSql("");
-const renameSql = updateSql("name = $2");
+const renameSql = updateSql("name = $2", 3);
 const endSql = updateSql("end_reason = $2");
 
 // $1 id, $2..$6 the deltas, $7..$16 their bounds.
@@ -97,9 +104,9 @@ const lockedCountersSql = statement((t) => `${countersSql(t)} FOR UPDATE`);
 const pinSql = statement((t) => returningRow(t, `UPDATE ${t.sessions} SET pinned = $2 WHERE id = $1`));
 
 /** The statement table of the registry in the tables `t`. */
-export function postgresRegistry(t: Tables): RegistryStatements {
+export function postgresRegistry(t: KeyedTables): RegistryStatements {
   return {
-    create: (r) =>
+    create: (r, guard) =>
       query((r.owner ? createOwnedSql : createSql)(t), [
         r.id,
         r.name,
@@ -107,6 +114,7 @@ export function postgresRegistry(t: Tables): RegistryStatements {
         r.model ?? null,
         r.source ?? null,
         r.owner ?? null,
+        ...ownerGuardParams(t, guard),
       ]),
     get: (id) => query(getSql(t), [id]),
     page: ({ owner, limit, offset }) => {
@@ -126,7 +134,9 @@ export function postgresRegistry(t: Tables): RegistryStatements {
     count: () => query(countSql(t)),
     change: (id, change) =>
       change
-        ? query((change.field === "name" ? renameSql : endSql)(t), [id, change.value])
+        ? change.field === "name"
+          ? query(renameSql(t), [id, change.value, ...ownerGuardParams(t, change.guard)])
+          : query(endSql(t), [id, change.value])
         : query(touchSql(t), [id]),
     usage: (id, usage) => query(usageSql(t), [id, ...usageDeltas(usage), ...usageBounds(usage)]),
     counters: (id) => query(lockedCountersSql(t), [id, null, null]),

@@ -1,6 +1,9 @@
 /**
- * Postgres's statements of kept streams (store/sql/streams.ts): a drop, an expiry, a read and an append are one
- * statement each; a start is two, run in one transaction.
+ * Postgres's statements of kept streams (sql/streams/steps.ts): a drop, an expiry, a read and an append are one
+ * statement each; a start is two, run in one transaction. On a Citus cluster the tables are sharded by session with
+ * the messages (owner-data.ts), and every statement but the expiry and the count names its session, so Citus routes
+ * it to the session's node; an append there is two statements in one transaction (`lock`, then the chunks), since
+ * Citus routes no statement whose `WITH` holds an `INSERT` (sql/engines/postgres/layout.ts `insertsInCtes`).
  */
 
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
@@ -33,6 +36,19 @@ const appendSql = statement((t) => {
     )
     SELECT (SELECT count(*)::integer FROM s) AS n${guard.and ? ", (SELECT keyed FROM gd) AS keyed" : ""}`;
 });
+// A cluster's append (sql/streams/steps.ts `lock`): the head locked and its time moved while the stream is live, then
+// the chunks inserted in the same transaction. The insert reads the head on the session's shard, so Citus pushes it
+// down to that one node; from `unnest` alone it would pull the rows to the coordinator and copy them out.
+const lockSql = statement(
+  (t) => `UPDATE ${t.streams} SET updated_at = $3
+    WHERE session_id = $1 AND stream_id = $2 AND state = 'live' RETURNING 1 AS n`,
+);
+const chunksSql = statement(
+  (t) => `INSERT INTO ${t.streamChunks} (session_id, stream_id, seq, chunk)
+    SELECT h.session_id, h.stream_id, u.seq, u.chunk
+    FROM ${t.streams} h, unnest($3::integer[], $4::text[]) AS u(seq, chunk)
+    WHERE h.session_id = $1 AND h.stream_id = $2`,
+);
 const endSql = statement(
   (t) => `UPDATE ${t.streams} SET state = $3, error = $4, updated_at = $5
     WHERE session_id = $1 AND stream_id = $2 AND state = 'live'`,
@@ -40,12 +56,13 @@ const endSql = statement(
 const headSql = statement(
   (t) => `SELECT stream_id, state, error, updated_at FROM ${t.streams} WHERE session_id = $1`,
 );
-// One statement, one snapshot: the head and the chunks it had when read.
+// One statement, one snapshot: the head and the chunks it had when read. Both tables name the session by its value:
+// Citus routes a lateral join only when each side does (`h.session_id` alone fans the read out to every shard).
 const readSql = statement(
   (t) => `SELECT h.stream_id, h.state, h.error, h.updated_at, c.seq, c.chunk FROM ${t.streams} h
     LEFT JOIN LATERAL (
       SELECT seq, chunk FROM ${t.streamChunks}
-      WHERE session_id = h.session_id AND stream_id = h.stream_id AND seq > $3 ORDER BY seq LIMIT $4
+      WHERE session_id = $1 AND stream_id = h.stream_id AND seq > $3 ORDER BY seq LIMIT $4
     ) c ON true
     WHERE h.session_id = $1 AND h.stream_id = $2 ORDER BY c.seq`,
 );
@@ -53,6 +70,8 @@ const dropSql = statement(
   (t) => `WITH h AS (DELETE FROM ${t.streams} WHERE session_id = $1 AND stream_id = $2)
     DELETE FROM ${t.streamChunks} WHERE session_id = $1 AND stream_id = $2`,
 );
+// The one statement across sessions besides the count: a sweep of idle streams, which on a cluster fans out to every
+// shard (the heads' delete, then the chunks' by the session ids it answered), run when a stream starts.
 const expireSql = statement(
   (t) => `WITH h AS (DELETE FROM ${t.streams} WHERE updated_at < $1 RETURNING session_id),
     c AS (DELETE FROM ${t.streamChunks} WHERE session_id IN (SELECT session_id FROM h))
@@ -75,15 +94,20 @@ export function postgresStreams(t: Tables): StreamStatements {
       command(clearSql(t), [sessionId]),
     ],
     head: (sessionId) => query(headSql(t), [sessionId]),
+    // Asked at each call: the store sets its tables' layout as it opens.
+    lock: (sessionId, streamId, now) =>
+      t.layout.insertsInCtes ? null : query(lockSql(t), [sessionId, streamId, now]),
     append: (sessionId, streamId, now, chunks, guard) =>
-      query(appendSql(t), [
-        sessionId,
-        streamId,
-        now,
-        chunks.map((c) => c.seq),
-        chunks.map((c) => c.chunk),
-        ...guard,
-      ]),
+      t.layout.insertsInCtes
+        ? query(appendSql(t), [
+            sessionId,
+            streamId,
+            now,
+            chunks.map((c) => c.seq),
+            chunks.map((c) => c.chunk),
+            ...guard,
+          ])
+        : command(chunksSql(t), [sessionId, streamId, chunks.map((c) => c.seq), chunks.map((c) => c.chunk)]),
     end: (sessionId, streamId, state, error, now) =>
       command(endSql(t), [sessionId, streamId, state, error, now]),
     read: (sessionId, streamId, afterSeq, limit) => query(readSql(t), [sessionId, streamId, afterSeq, limit]),

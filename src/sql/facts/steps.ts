@@ -8,7 +8,9 @@
  */
 import type { Fact, FactSource, FactStatus, LearnMark } from "../../contract/facts.js";
 import { SessionError } from "../../errors.js";
+import { GuardRefused, type OwnerWrite } from "../../store/crypto/write-guard.js";
 import { successorsOf } from "../../store/fact-chains.js";
+import { assertSourcesHeld, sourcesBySession } from "../../store/fact-sources.js";
 import type { FactDraft, FactFilter, ScopeKey } from "../../store/facts.js";
 import { countOf, type Program, type Row, type Statement, type Step } from "../program.js";
 
@@ -19,10 +21,17 @@ export interface FactStatements {
   /** Which of `ids` the scope holds: rows `id`. */
   taken(scope: string, ids: readonly string[]): Statement;
   /**
-   * A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`; sealed under
-   * `key` with its index the key's blind tokens (store/fact-sealing.ts), in clear when null: rows `seq`.
+   * The key the scope's facts are written under and its guard (crypto/write-guard.ts), looked up in the program's
+   * transaction (`fresh`: the owner's check read again, not taken from a cache): one row `{ write }`.
+   * `DECRYPT_FAILED` (naming `where`) where the store lacks a key the owner has.
    */
-  insert(scope: string, fact: FactDraft, now: number, key: Uint8Array | null, state?: FactState): Statement;
+  writeKey(scope: ScopeKey, where: string, fresh: boolean): Step;
+  /**
+   * A fact's row inserted (and indexed, where the engine indexes in the row), current unless `state`; sealed under
+   * `write.key` with its index the key's blind tokens (store/fact-sealing.ts), in clear when null, only while the
+   * owner's key is still as `write.guard` found it: rows `seq`, none when the guard refused it.
+   */
+  insert(scope: string, fact: FactDraft, now: number, write: OwnerWrite, state?: FactState): Statement;
   /** The fact `seq` indexed for search (blind under `key`), where the engine keeps its index apart (SQLite's FTS5). */
   index?(seq: number, fact: FactDraft, key: Uint8Array | null): Statement;
   /** A fact's sources inserted, in order. */
@@ -41,8 +50,11 @@ export interface FactStatements {
   any(): Statement;
   /** At most `limit` fact rows of the store after `after` (null: the first) by scope key, then store order. */
   all(after: { scope: string; seq: number } | null, limit: number): Statement;
-  /** Which of `messageIds` the session holds: rows `id`. */
-  stored(sessionId: string, messageIds: readonly string[]): Statement;
+  /**
+   * Which of `messageIds` the session holds: rows `id`; with `lock`, each row found locked against its delete until
+   * the transaction ends (Postgres's `FOR KEY SHARE`; SQLite's write transaction holds the whole file).
+   */
+  stored(sessionId: string, messageIds: readonly string[], lock?: boolean): Statement;
   /** The session's learn mark: a mark row. */
   mark(sessionId: string): Statement;
   /** The lease taken when free, expired at `now` or already the holder's: the mark row, none when refused. */
@@ -88,17 +100,43 @@ export function markOf(row: Row | undefined): LearnMark | null {
   };
 }
 
+// The scope's key and guard, looked up in the program's transaction (FactStatements.writeKey).
+function* writeKeyOf(s: FactStatements, scope: ScopeKey, where: string, fresh: boolean): Program<OwnerWrite> {
+  const [row] = yield s.writeKey(scope, where, fresh);
+  return row?.write as OwnerWrite;
+}
+
+// A fact's row inserted under its guard: its seq, `GuardRefused` (the transaction rolls back) when the owner's key
+// changed since the look-up.
+function* insertGuarded(
+  s: FactStatements,
+  scope: string,
+  fact: FactDraft,
+  now: number,
+  write: OwnerWrite,
+  state?: FactState,
+): Program<number> {
+  const rows = yield s.insert(scope, fact, now, write, state);
+  if (rows.length === 0) throw new GuardRefused(`fact "${fact.id}"`);
+  return countOf(rows, "seq");
+}
+
 /**
- * Stores checked facts, all or none (run in one transaction), sealed under `key` (null: in clear): `CONFLICT` when
- * an id is taken in the scope.
+ * Stores checked facts, all or none (run in one transaction), sealed under the scope owner's key looked up in the
+ * transaction (`fresh`: read again; `where` names the facts for a refusal), in clear without one: `CONFLICT` when
+ * an id is taken in the scope, `INVALID_ARGUMENT` when a source is not stored (fact `i` named `paths[i]`),
+ * `GuardRefused` when the owner's key changed before the insert.
  */
 export function* addFacts(
   s: FactStatements,
   scope: ScopeKey,
   facts: readonly FactDraft[],
   now: number,
-  key: Uint8Array | null,
+  where: string,
+  fresh: boolean,
+  paths: readonly string[],
 ): Program<Fact[]> {
+  const write = yield* writeKeyOf(s, scope, where, fresh);
   const taken = yield s.taken(
     scope.key,
     facts.map((f) => f.id),
@@ -106,49 +144,74 @@ export function* addFacts(
   if (taken.length > 0) {
     throw new SessionError("CONFLICT", `Fact "${String(taken[0]?.id)}" already exists in this scope`);
   }
-  const stored: Fact[] = [];
-  for (const fact of facts) {
-    const seq = countOf(yield s.insert(scope.key, fact, now, key), "seq");
-    if (s.index) yield s.index(seq, fact, key);
-    yield s.sources(scope.key, seq, fact.sources);
-    stored.push({
-      ...fact,
-      sources: fact.sources.map((src) => ({ ...src })),
-      owner: scope.owner,
-      sessionId: scope.sessionId,
-      status: "current",
-      supersededBy: null,
-      createdAt: now,
-    });
-  }
-  return stored;
+  yield* insertFacts(s, scope.key, facts, paths, write, () => ({ now, state: undefined }));
+  return facts.map((fact) => ({
+    ...fact,
+    sources: fact.sources.map((src) => ({ ...src })),
+    owner: scope.owner,
+    sessionId: scope.sessionId,
+    status: "current",
+    supersededBy: null,
+    createdAt: now,
+  }));
 }
 
 /**
- * Stores imported facts with their state (all or none: run in one transaction), sealed under `key` (null: in
- * clear), but those whose id the scope holds; how many were stored.
+ * Stores imported facts with their state (all or none: run in one transaction), sealed as {@link addFacts} seals,
+ * but those whose id the scope holds; how many were stored. A source not stored is refused as by {@link addFacts}.
  */
 export function* importFacts(
   s: FactStatements,
-  scope: string,
+  scopeKey: ScopeKey,
   facts: readonly (FactDraft & FactState & { createdAt: number })[],
-  key: Uint8Array | null,
+  where: string,
+  fresh: boolean,
+  paths: readonly string[],
 ): Program<number> {
+  const write = yield* writeKeyOf(s, scopeKey, where, fresh);
+  const scope = scopeKey.key;
   const taken = new Set(
     (yield s.taken(
       scope,
       facts.map((f) => f.id),
     )).map((r) => String(r.id)),
   );
-  let inserted = 0;
-  for (const fact of facts) {
-    if (taken.has(fact.id)) continue;
-    const seq = countOf(yield s.insert(scope, fact, fact.createdAt, key, fact), "seq");
-    if (s.index) yield s.index(seq, fact, key);
-    yield s.sources(scope, seq, fact.sources);
-    inserted++;
+  const kept = facts.flatMap((fact, i) => (taken.has(fact.id) ? [] : [{ fact, path: paths[i] ?? "" }]));
+  yield* insertFacts(
+    s,
+    scope,
+    kept.map((k) => k.fact),
+    kept.map((k) => k.path),
+    write,
+    (fact) => ({ now: fact.createdAt, state: fact }),
+  );
+  return kept.length;
+}
+
+/**
+ * Every write of fact rows: the facts' sources read among the stored messages, one statement per source session,
+ * locked against a delete until the transaction ends (store/fact-sources.ts: a source is a stored message, and
+ * the delete that removes it later finds the fact), then each fact's row, index and sources.
+ */
+function* insertFacts<F extends FactDraft>(
+  s: FactStatements,
+  scope: string,
+  facts: readonly F[],
+  paths: readonly string[],
+  write: OwnerWrite,
+  stateOf: (fact: F) => { now: number; state: FactState | undefined },
+): Program<void> {
+  const held = new Map<string, Set<string>>();
+  for (const [sessionId, ids] of sourcesBySession(facts)) {
+    held.set(sessionId, new Set((yield s.stored(sessionId, ids, true)).map((r) => String(r.id))));
   }
-  return inserted;
+  assertSourcesHeld(facts, held, paths);
+  for (const fact of facts) {
+    const { now, state } = stateOf(fact);
+    const seq = yield* insertGuarded(s, scope, fact, now, write, state);
+    if (s.index) yield s.index(seq, fact, write.key);
+    yield s.sources(scope, seq, fact.sources);
+  }
 }
 
 /** Sets a current fact's status; false when it is not current (or not of the scope). */

@@ -11,6 +11,7 @@ import type {
   SessionListOptions,
   SessionUsage,
 } from "../../contract/registry.js";
+import type { OwnerGuard } from "../../store/crypto/write-guard.js";
 import type { ChangeFeed } from "../../store/feed/feed.js";
 import { type RegistryChange, StoreRegistry } from "../../store/registry-base.js";
 import { type SessionInfoRow, toSessionInfo } from "../../store/registry-rows.js";
@@ -19,8 +20,11 @@ import type { Program, Row, Statement } from "../program.js";
 
 /** One engine's statements of the registry; each answers the rows of `agent_sessions` it read or wrote. */
 export interface RegistryStatements {
-  /** The row inserted with zero counters; none when the id is registered. */
-  create(record: NewSessionRecord): Statement;
+  /**
+   * The row inserted with zero counters; none when the id is registered, or when `guard` (what its name's key
+   * look-up found for the owner, crypto/write-guard.ts) no longer holds.
+   */
+  create(record: NewSessionRecord, guard?: OwnerGuard): Statement;
   get(id: string): Statement;
   /** A page, newest activity first (of `owner` when given). */
   page(options: SessionListOptions): Statement;
@@ -28,7 +32,10 @@ export interface RegistryStatements {
   scan(pageSize: number, source: string | undefined, after: string | null): Statement;
   /** The number of rows (`n`). */
   count(): Statement;
-  /** `change` applied (none: a touch), `updated_at` and the activity order bumped. */
+  /**
+   * `change` applied (none: a touch), `updated_at` and the activity order bumped; a name only while its guard
+   * holds (none answered otherwise).
+   */
   change(id: string, change: RegistryChange): Statement;
   /** `usage` added where every total stays in range (none updated otherwise), as a change. */
   usage(id: string, usage: Required<SessionUsage>): Statement;
@@ -60,8 +67,8 @@ export abstract class SqlRegistry extends StoreRegistry {
   /** Runs a program, in one write transaction when `transaction`. */
   protected abstract run<T>(program: () => Program<T>, transaction: boolean): Promise<T>;
 
-  protected async writeCreate(record: NewSessionRecord): Promise<SessionInfo | null> {
-    return info(await this.run(() => one(this.s.create(record)), false));
+  protected async writeCreate(record: NewSessionRecord, guard?: OwnerGuard): Promise<SessionInfo | null> {
+    return info(await this.run(() => one(this.s.create(record, guard)), false));
   }
 
   protected async readRow(id: string): Promise<SessionInfo | null> {

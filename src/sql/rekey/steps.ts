@@ -5,7 +5,7 @@
  * recorded in the same transaction. A crash or an abort leaves every row under the old key or the new one, both
  * readable (and on Postgres searchable), and the next run resumes at the cursor. The rotation ends only when no row
  * of the owner is sealed under another key; its summaries, blocks and entries are re-sealed in the transaction that
- * ends it (rekey-finish.ts). With `sealClear` the walk seals the owner's messages in clear too, and the end its
+ * ends it (finish.ts). With `sealClear` the walk seals the owner's messages in clear too, and the end its
  * other rows in clear (clear.ts). The outer loop is store/crypto/rekey-run.ts.
  */
 import { SessionError } from "../../errors.js";

@@ -34,7 +34,17 @@ export interface StreamStatements {
   start(sessionId: string, streamId: string, now: number): Statements;
   /** The session's head: `stream_id, state, error, updated_at`. */
   head(sessionId: string): Statement;
-  /** `chunks` written and the head's time moved (while the stream is live); `guard`: the key guard's parameters. */
+  /**
+   * The head locked and its time moved while the stream is live, answering a row when it was; null (or absent) where
+   * {@link append} checks the head itself. An append runs it first, in one transaction with {@link append}, which
+   * then only writes the chunks: a Citus cluster routes no statement whose `WITH` holds an `INSERT`
+   * (postgres/statements/streams.ts).
+   */
+  lock?(sessionId: string, streamId: string, now: number): Statement | null;
+  /**
+   * `chunks` written and the head's time moved (while the stream is live), or, with {@link lock}, the chunks alone;
+   * `guard`: the key guard's parameters.
+   */
   append(
     sessionId: string,
     streamId: string,
@@ -169,6 +179,12 @@ function* appended(
     const [head] = yield s.head(sessionId);
     if (head?.stream_id !== streamId || head.state !== "live") return false;
   }
+  const lock = s.several ? null : (s.lock?.(sessionId, streamId, now) ?? null);
+  if (lock) {
+    if ((yield lock).length === 0) return false;
+    // A heartbeat (no chunks) only moves the head's time.
+    if (chunks.length === 0) return true;
+  }
   // An encrypted owner's chunks are sealed as its messages are; an owner with encrypted content whose key this
   // store lacks is refused, DECRYPT_FAILED (the engine's key lookup).
   const key = seal.key();
@@ -177,7 +193,7 @@ function* appended(
     chunk: storedChunk(key, sessionId, streamId, seq, chunk),
   }));
   const rows = yield s.append(sessionId, streamId, now, stored, seal.guard);
-  if (s.several) return true;
+  if (s.several || lock) return true;
   return rows[0]?.keyed === false ? null : countOf(rows) > 0;
 }
 

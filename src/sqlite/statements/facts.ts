@@ -1,9 +1,12 @@
-/** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
+/** SQLite's statements of facts (sql/facts/steps.ts has the steps); lists of values travel as JSON (json_each). */
 import { factIndexText } from "../../search/fact-index.js";
+import { ownerGuardSqlite } from "../../sql/engines/sqlite/owner-guard.js";
+import { call } from "../../sql/engines/sqlite/program.js";
 import type { FactStatements } from "../../sql/facts/steps.js";
 import { command, query } from "../../sql/program.js";
 import type { RekeyTable } from "../../sql/rekey/table.js";
-import { storedFactText } from "../../store/fact-sealing.js";
+import { ownerGuardParams } from "../../store/crypto/write-guard.js";
+import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import type { FactFilter } from "../../store/facts.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
@@ -42,12 +45,14 @@ export const sqliteFacts: FactStatements = {
     query(`SELECT id FROM agent_sessions WHERE owner = ? AND id IN ${IN}`, [owner, json(ids)]),
   taken: (scope, ids) =>
     query(`SELECT id FROM agent_facts WHERE scope = ? AND id IN ${IN}`, [scope, json(ids)]),
-  insert: (scope, f, now, key, state) => {
-    const stored = storedFactText(key, scope, f.id, f);
+  // Read in the write's transaction, which holds the write lock from here on (BEGIN IMMEDIATE).
+  writeKey: (scope, where) => call((driver) => [{ write: factWrite(driver.keys, scope, where) }]),
+  insert: (scope, f, now, write, state) => {
+    const stored = storedFactText(write.key, scope, f.id, f);
     return query(
       `INSERT INTO agent_facts (scope, id, text, about, observed_at, producer, status, superseded_by, created_at,
          sealed_chars)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${ownerGuardSqlite} RETURNING seq`,
       [
         scope,
         f.id,
@@ -59,6 +64,7 @@ export const sqliteFacts: FactStatements = {
         state?.supersededBy ?? null,
         now,
         stored.sealedChars,
+        ...ownerGuardParams(write.guard),
       ],
     );
   },
@@ -102,7 +108,7 @@ export const sqliteFacts: FactStatements = {
       after?.seq ?? -1,
       limit,
     ]),
-  // By the (session_num, id) index of messages.
+  // By the (session_num, id) index of messages; no lock: a write transaction (BEGIN IMMEDIATE) holds the file.
   stored: (sessionId, ids) =>
     query(
       `SELECT m.id FROM agent_messages m WHERE m.session_num = (
@@ -185,7 +191,7 @@ export const sqliteFacts: FactStatements = {
   dropMark: (sessionId) => command("DELETE FROM agent_learn_marks WHERE session_id = ?", [sessionId]),
 };
 
-/** A key rotation's statements of facts (store/sql/rekey-finish.ts): facts sealed under a key, re-sealed. */
+/** A key rotation's statements of facts (sql/rekey/finish.ts): facts sealed under a key, re-sealed. */
 export const sqliteFactRekey: Pick<RekeyTable, "factsUnder" | "writeFact"> = {
   factsUnder: (start) =>
     query(

@@ -1,7 +1,9 @@
 /** SQLite's statements of the session registry (sql/registry/steps.ts): times are the writer's clock, in ISO. */
 
+import { ownerGuardSqlite } from "../../sql/engines/sqlite/owner-guard.js";
 import { query } from "../../sql/program.js";
 import type { RegistryStatements } from "../../sql/registry/steps.js";
+import { type OwnerGuard, ownerGuardParams } from "../../store/crypto/write-guard.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
 import { USAGE_FITS, USAGE_SET } from "../usage.js";
 
@@ -20,14 +22,18 @@ const update = (assignments: string, params: unknown[], id: string, where = "", 
     [...params, new Date().toISOString(), id, ...more],
   );
 
+const guardOf = (guard: OwnerGuard | undefined) =>
+  ownerGuardParams(guard ?? { ownerHash: null, check: null });
+
 /** The statement table of the registry on SQLite. */
 export const sqliteRegistry: RegistryStatements = {
-  create: (record) => {
+  // The name's guard (crypto/write-guard.ts) in the insert: a key the owner got since the name's look-up refuses it.
+  create: (record, guard) => {
     const now = new Date().toISOString();
     return query(
       `INSERT INTO agent_sessions (id, name, parent_session_id, model, source, owner, created_at, updated_at,
          activity)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY})
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_ACTIVITY} WHERE ${ownerGuardSqlite}
        ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
       [
         record.id,
@@ -38,6 +44,7 @@ export const sqliteRegistry: RegistryStatements = {
         record.owner ?? null,
         now,
         now,
+        ...guardOf(guard),
       ],
     );
   },
@@ -71,7 +78,10 @@ export const sqliteRegistry: RegistryStatements = {
     ]);
   },
   count: () => query("SELECT COUNT(*) AS n FROM agent_sessions"),
-  change: (id, change) => (change ? update(`${change.field} = ?`, [change.value], id) : update("", [], id)),
+  change: (id, change) =>
+    change
+      ? update(`${change.field} = ?`, [change.value], id, ` AND ${ownerGuardSqlite}`, guardOf(change.guard))
+      : update("", [], id),
   usage: (id, usage) => update(USAGE_SET, usageDeltas(usage), id, ` AND ${USAGE_FITS}`, usageBounds(usage)),
   // The transaction's write lock keeps the row as read.
   counters: (id) => query(`SELECT ${USAGE_COUNTERS.join(", ")} FROM agent_sessions WHERE id = ?`, [id]),

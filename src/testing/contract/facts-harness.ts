@@ -41,6 +41,16 @@ export async function ownedSession(
   for (const [i, text] of texts.entries()) await provider.appendMessage(msg(`${id}-${i}`, text));
 }
 
+/** Appends messages of the given ids to a session: a fact's sources must be stored messages. */
+export async function storedMessages(
+  store: FactCapableStore,
+  sessionId: string,
+  ids: readonly string[],
+): Promise<void> {
+  const provider = store.session(sessionId);
+  for (const id of ids) await provider.appendMessage(msg(id, `message ${id}`));
+}
+
 /** A new fact of `text` from the given `[sessionId, messageId]` sources. */
 export function fact(
   text: string,

@@ -3,7 +3,7 @@
 // with the library's query language. Skipped on a store without facts.
 import assert from "node:assert/strict";
 import type { Suite } from "../runner.js";
-import { fact, ownedSession, withFacts, withOwnedFacts } from "./facts-harness.js";
+import { fact, ownedSession, storedMessages, withFacts, withOwnedFacts } from "./facts-harness.js";
 import { type ContractTarget, msg, rejectsWithCode } from "./harness.js";
 
 /** The fact store's writes, reads, scopes, status rules, pages and search. */
@@ -35,6 +35,7 @@ export function factsSpec({ describe, test }: Suite, target: ContractTarget): vo
     test("bad facts are refused before anything is stored: sources required, text, scope, ids", (t) =>
       withFacts(t, target, async (store) => {
         const s = { sessionId: "s" };
+        await storedMessages(store, "s", ["m"]);
         await rejectsWithCode(store.facts.add(s, [fact("x", [])]), "INVALID_ARGUMENT", {
           path: "facts.0.sources",
         });
@@ -109,6 +110,7 @@ export function factsSpec({ describe, test }: Suite, target: ContractTarget): vo
     test("supersede and invalidate move a current fact only, and keep it for the history", (t) =>
       withFacts(t, target, async (store) => {
         const s = { sessionId: "s" };
+        await storedMessages(store, "s", ["m1", "m2", "m3"]);
         await store.facts.add(s, [
           fact("Lives in Paris.", [["s", "m1"]], { id: "old" }),
           fact("Lives in Boston.", [["s", "m2"]], { id: "new" }),
@@ -147,6 +149,7 @@ export function factsSpec({ describe, test }: Suite, target: ContractTarget): vo
     test("a list pages newest first with a cursor; its limit is bounded", (t) =>
       withFacts(t, target, async (store) => {
         const s = { sessionId: "s" };
+        await storedMessages(store, "s", ["m0", "m1", "m2", "m3", "m4"]);
         await store.facts.add(
           s,
           [0, 1, 2].map((i) => fact(`Fact ${i}.`, [["s", `m${i}`]], { id: `f${i}` })),
@@ -185,6 +188,7 @@ export function factsSpec({ describe, test }: Suite, target: ContractTarget): vo
     test("search ranks facts by the query language and keeps to its status and sources filters", (t) =>
       withFacts(t, target, async (store) => {
         const s = { sessionId: "s" };
+        await storedMessages(store, "s", ["m1", "m2", "m3", "m4"]);
         await store.facts.add(s, [
           fact("Caroline moved to Boston in May.", [["s", "m1"]], { id: "boston", about: "Caroline" }),
           fact("Caroline paints landscapes.", [["s", "m2"]], { id: "paints", about: "Caroline" }),

@@ -15,6 +15,7 @@ import { factsErasureSpec } from "./facts-erasure.spec.js";
 import { factsLearnSpec } from "./facts-learn.spec.js";
 import { factsProfileSpec } from "./facts-profile.spec.js";
 import { factsRecallSpec } from "./facts-recall.spec.js";
+import { factsSourcesSpec } from "./facts-sources.spec.js";
 import { factsTransferSpec } from "./facts-transfer.spec.js";
 import { feedSpec } from "./feed.spec.js";
 import type { ContractTarget } from "./harness.js";
@@ -111,6 +112,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     factsErasureSpec(suite, target);
     factsDoorsSpec(suite, target);
     factsDeletesSpec(suite, target);
+    factsSourcesSpec(suite, target);
     factsTransferSpec(suite, target);
     managerSearchSpec(suite, target);
   });

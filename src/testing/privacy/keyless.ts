@@ -12,6 +12,7 @@ import type { Keyring } from "../../store/crypto/keyring.js";
 import type { OwnerDataDeclaration } from "../../store/owner-data.js";
 import { msg } from "../contract/harness.js";
 import { suiteOf, type TestApi } from "../runner.js";
+import { type KeyRace, registerKeyRace } from "./key-race.js";
 import {
   ALICE_SECRET,
   assertRefused,
@@ -34,6 +35,14 @@ export interface KeylessInstance {
    * the table does not exist: one made on first use), read once the stores opened are closed.
    */
   rowsHolding?(table: string, columns: readonly string[], text: string): Promise<number | null>;
+  /**
+   * Optional: opens a store without a keyring (as `open(undefined)`) whose next write after `arm()` is delayed past
+   * another store's first key of `owner`: a store opened with `keyring` records it (as its first sealed write of the
+   * owner does) after the write looked the owner's key up and before the write's statement — or, where the backend
+   * lets no other writer in during the write's transaction (SQLite), before that transaction. Not timing: a hook
+   * on the store's connection. Without it the race case is skipped.
+   */
+  race?(keyring: Keyring, owner: string): Promise<KeyRace>;
   /** Removes the storage. */
   close(): Promise<void>;
 }
@@ -115,6 +124,7 @@ export function runKeylessContract(api: TestApi, target: KeylessTarget): void {
         await instance.close();
       }
     });
+    registerKeyRace(suite, () => target.create());
     if (target.declaration) registerSealedTables(suite, target.declaration, () => target.create());
   });
 }

@@ -77,6 +77,12 @@ export interface Layout {
    * modifying CTEs), so a statement that inserts and then reads guards the read.
    */
   readonly ctesRunApart: boolean;
+  /**
+   * Whether a statement whose `WITH` holds an `INSERT` runs as one statement where its rows are. Citus never routes
+   * one (multi_router_planner.c, ErrorIfQueryHasUnroutableModifyingCTE): each CTE would be a subplan through the
+   * coordinator, so a write routed by its session there sends its `INSERT` as a statement of its own.
+   */
+  readonly insertsInCtes: boolean;
   /** `call`, a `void` function's call in a select list, as a value the layout can return (Citus: as text). */
   voidValue(call: string): string;
   /** `nextval` for an UPDATE's SET (Citus: a sub-query, evaluated on the coordinator). */
@@ -118,6 +124,7 @@ export const singleNode: Layout = {
   shardsNewTables: false,
   guardsInside: true,
   ctesRunApart: false,
+  insertsInCtes: true,
   voidValue: (call) => call,
   updateNextval: (nextval) => nextval,
   formatsInReturning: true,
