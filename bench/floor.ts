@@ -3,7 +3,7 @@
  * better-sqlite3 statements and nothing else.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { type BenchMessage, inBatches, type StoreRow } from "./data.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";
 

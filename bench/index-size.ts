@@ -1,4 +1,4 @@
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { fmtNum, mdTable } from "./stats.js";
 
 const Database = loadBetterSqlite3();

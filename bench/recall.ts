@@ -21,7 +21,7 @@ import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import type { VectorChannel } from "../src/search/vectors/types.js";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { masterKeyring } from "../src/store/crypto/keyring.js";
 import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";

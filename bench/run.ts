@@ -13,7 +13,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { benchCitus } from "./citus.js";
 import { benchCompaction } from "./compaction.js";
 import { benchContextSealing } from "./context-sealing.js";

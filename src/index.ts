@@ -195,14 +195,14 @@ export type { RecentHistoryOptions, SessionOptions } from "./session/session.js"
 export { Session } from "./session/session.js";
 export type { SessionSource } from "./session/source.js";
 export type { SessionAppendResult, SessionUpdateResult, SessionUpsertResult } from "./session/writes.js";
-export type { SqlDriver } from "./sqlite/connection/driver.js";
+export type { SqlDriver } from "./sql/engines/sqlite/driver.js";
 export type {
   SqliteDriverName,
   SqliteHandle,
   SqliteOptions,
   SqliteSource,
-} from "./sqlite/connection/open.js";
-export type { SqlTagSource } from "./sqlite/connection/sql-tag-driver.js";
+} from "./sql/engines/sqlite/open.js";
+export type { SqlTagSource } from "./sql/engines/sqlite/sql-tag-driver.js";
 export {
   AgentContextProvider,
   AgentSearchProvider,

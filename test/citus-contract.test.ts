@@ -3,8 +3,8 @@
 // distributing tables costs seconds. It takes minutes, so it runs when asked for (AGENT_SESSION_CITUS_CONTRACT=1:
 // .ci/run runs this file so once, beside its two full `npm test` runs), in a file of its own.
 import { after, describe, it, test } from "node:test";
-import { tableNames } from "../src/postgres/connection/tables.js";
 import { PostgresStore } from "../src/postgres/index.js";
+import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { runProviderContract } from "../src/testing/index.js";
 import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";
 import { dropSchema } from "./fixtures/postgres-db.js";

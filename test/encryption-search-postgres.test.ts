@@ -8,9 +8,9 @@ import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import type { SearchHit, StoreSearchOptions } from "../src/contract/search.js";
 import { SessionManager } from "../src/manager/manager.js";
-import type { PostgresSource } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { blindTokensOf } from "../src/search/blind-tokens.js";
+import type { PostgresSource } from "../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
 import {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import type { SearchHit } from "../src/contract/search.js";
 import { blindTokensOf } from "../src/search/blind-tokens.js";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";

@@ -6,11 +6,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { tableNames } from "../src/postgres/connection/tables.js";
+import { logNames } from "../src/postgres/feed/append-log.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import { eraseChangesSql } from "../src/postgres/statements/erase.js";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
-import { ERASE_CHANGES } from "../src/sqlite/statements/erase.js";
+import { tableNames } from "../src/sql/engines/postgres/tables.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
+import { eraseChangesSql } from "../src/sql/erase/postgres.js";
+import { ERASE_CHANGES } from "../src/sql/erase/sqlite.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
@@ -81,7 +82,7 @@ describe("Postgres change log by session", { skip: unavailable ?? false }, () =>
       await db.query(`INSERT INTO "${schema}".agent_changes (origin, session_id, kind, ids)
         SELECT 'o', 's' || (i % 500), 'append', '[]' FROM generate_series(1, 20000) AS i`);
       await db.query(`ANALYZE "${schema}".agent_changes`);
-      const { rows } = await db.query(`EXPLAIN (FORMAT JSON) ${eraseChangesSql(t)}`, ["s7"]);
+      const { rows } = await db.query(`EXPLAIN (FORMAT JSON) ${eraseChangesSql(logNames(t).table)}`, ["s7"]);
       const plan = JSON.stringify(rows[0]);
       assert.match(plan, /"Index Name":"agent_changes_session"/, plan);
       assert.doesNotMatch(plan, /"Node Type":"Seq Scan"/, plan);

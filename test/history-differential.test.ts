@@ -1,7 +1,7 @@
 // A seeded differential test of overlay reads: the same random tree (mostly a chain, some forks) and the same
 // random overlays (nested from the first message, ranges on one path, a few with an endpoint off the path) on
 // memory, SQLite, PGlite and a Citus cluster (when there is one: test/fixtures/citus-db.ts); every backend must read the same history and the same context tokens at every leaf.
-// Postgres finds which overlays lie on a path with one climb through their depths (postgres/tree.ts), SQLite and
+// Postgres finds which overlays lie on a path with one climb through their depths (sql/engines/postgres/tree.ts), SQLite and
 // memory by other means, so a wrong step shows as a difference.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";

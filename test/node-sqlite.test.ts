@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { SessionStore } from "../src/contract/store.js";
-import type { SqliteOptions } from "../src/sqlite/connection/open.js";
+import type { SqliteOptions } from "../src/sql/engines/sqlite/open.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { runProviderContract } from "../src/testing/index.js";
 

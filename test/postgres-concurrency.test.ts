@@ -6,8 +6,8 @@ import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
 import type { AppendResult, SessionProvider } from "../src/contract/provider.js";
-import { type Tables, tableNames } from "../src/postgres/connection/tables.js";
 import { PostgresStore } from "../src/postgres/index.js";
+import { type Tables, tableNames } from "../src/sql/engines/postgres/tables.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";
 import {

@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
-import { toQuestionMarks } from "../src/postgres/connection/reference-connection.js";
-import { tableNames } from "../src/postgres/connection/tables.js";
 import {
   type PostgresConnection,
   PostgresContextProvider,
@@ -11,6 +9,8 @@ import {
   PostgresStore,
 } from "../src/postgres/index.js";
 import { Session } from "../src/session/session.js";
+import { toQuestionMarks } from "../src/sql/engines/postgres/reference-connection.js";
+import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { runProviderContract } from "../src/testing/index.js";
 import {

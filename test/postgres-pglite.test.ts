@@ -3,13 +3,13 @@
 import assert from "node:assert/strict";
 import { after, describe, it, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import { tableNames } from "../src/postgres/connection/tables.js";
 import {
   PostgresContextProvider,
   PostgresSearchProvider,
   PostgresSessionProvider,
   PostgresStore,
 } from "../src/postgres/index.js";
+import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { runProviderContract } from "../src/testing/index.js";
 import { checkTree, pgliteSwitchedOff, truncateAll } from "./fixtures/postgres-db.js";

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { tableNames } from "../src/postgres/connection/tables.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { POSTGRES_SCHEMA_VERSION } from "../src/postgres/schema.js";
+import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusSchema } from "./fixtures/citus-db.js";
 import {

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import type { Query } from "../src/postgres/connection/client.js";
-import { tableNames } from "../src/postgres/connection/tables.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { sessionLexeme } from "../src/postgres/search/fts.js";
 import { retokenizeCjk } from "../src/postgres/search/retokenize.js";
+import type { Query } from "../src/sql/engines/postgres/client.js";
+import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import type { Executor, Query } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/store.js";
+import type { Executor, Query } from "../src/sql/engines/postgres/client.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { TransferItem } from "../src/contract/transfer.js";
 import { MemoryStore } from "../src/memory/store.js";
-import type { Executor, Query } from "../src/postgres/connection/client.js";
 import { PostgresStore } from "../src/postgres/index.js";
+import type { Executor, Query } from "../src/sql/engines/postgres/client.js";
 import {
   type ContractTarget,
   ids,

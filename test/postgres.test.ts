@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
-import { openExecutor } from "../src/postgres/connection/client.js";
-import { tableNames } from "../src/postgres/connection/tables.js";
 import {
   PostgresContextProvider,
   PostgresSearchProvider,
@@ -11,6 +9,8 @@ import {
 } from "../src/postgres/index.js";
 import { migrate, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "../src/postgres/schema.js";
 import { listSql } from "../src/postgres/statements/registry.js";
+import { openExecutor } from "../src/sql/engines/postgres/client.js";
+import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { runProviderContract } from "../src/testing/index.js";
 import {

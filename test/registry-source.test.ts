@@ -8,8 +8,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { SessionInfo } from "../src/contract/registry.js";
-import { openExecutor } from "../src/postgres/connection/client.js";
-import { type Tables, tableNames } from "../src/postgres/connection/tables.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import {
   migrate as migratePostgres,
@@ -17,7 +15,9 @@ import {
   POSTGRES_SCHEMA_VERSION,
 } from "../src/postgres/schema.js";
 import { scanSourceAfterSql, scanSourceFirstSql } from "../src/postgres/statements/registry.js";
-import { openSqlite } from "../src/sqlite/connection/open.js";
+import { openExecutor } from "../src/sql/engines/postgres/client.js";
+import { type Tables, tableNames } from "../src/sql/engines/postgres/tables.js";
+import { openSqlite } from "../src/sql/engines/sqlite/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids } from "../src/testing/contract/harness.js";

@@ -25,7 +25,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const newKey = () => crypto.getRandomValues(new Uint8Array(32));
 const said = (i: number) => `alice says ${SECRET} number ${i}`;
 const textOf = (m: SessionMessage | null | undefined) => (m?.parts[0] as { text?: string } | undefined)?.text;
-// A value limit low enough that the long message is stored across continuation rows (chunks.ts).
+// A value limit low enough that the long message is stored across continuation rows (sql/engines/sqlite/chunks.ts).
 const OPTIONS = { maxValueBytes: 4096 };
 const LONG = `${said(99)} ${"long ".repeat(1500)}`;
 

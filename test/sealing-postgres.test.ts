@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { SessionError } from "../src/errors.js";
-import { tableNames } from "../src/postgres/connection/tables.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { MAX_LOADS, postgresKeys } from "../src/postgres/sealing.js";
+import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { randomKeyring } from "./helpers/encryption.js";
 

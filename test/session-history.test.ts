@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { SessionProvider } from "../src/contract/provider.js";
 import { AgentSessionProvider, MemoryStore, Session, SqliteStore } from "../src/index.js";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStoreProvider } from "../src/sqlite/session-provider.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { loadContextTurn } from "./context/backends.js";

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { openSqlite } from "../src/sqlite/connection/open.js";
+import { openSqlite } from "../src/sql/engines/sqlite/open.js";
 import { CHILDREN, ROOTS } from "../src/sqlite/message-reads.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it, test } from "node:test";
 import type { SessionMessage } from "../src/contract/message.js";
-import { DURABLE_OBJECT_VALUE_LIMIT } from "../src/sqlite/connection/sql-tag-driver.js";
+import { DURABLE_OBJECT_VALUE_LIMIT } from "../src/sql/engines/sqlite/sql-tag-driver.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { bytesOf } from "../src/testing/contract/media-harness.js";
 import { runProviderContract } from "../src/testing/index.js";

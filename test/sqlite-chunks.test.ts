@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { splitUtf8 } from "../src/sqlite/chunks.js";
+import { splitUtf8 } from "../src/sql/engines/sqlite/chunks.js";
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
 const ALPHABET = ["a", "Z", " ", "é", "中", "😀", "🎉", "\n", '"', "\\"];

@@ -10,11 +10,11 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { SessionError } from "../src/errors.js";
 import { Session } from "../src/session/session.js";
-import { loadBetterSqlite3, loadNodeSqlite } from "../src/sqlite/connection/better-sqlite3.js";
-import type { SqlDriver } from "../src/sqlite/connection/driver.js";
-import { openSqlite } from "../src/sqlite/connection/open.js";
-import { withoutRebindReprepare } from "../src/sqlite/connection/rebind.js";
-import { SqlTagDriver } from "../src/sqlite/connection/sql-tag-driver.js";
+import { loadBetterSqlite3, loadNodeSqlite } from "../src/sql/engines/sqlite/better-sqlite3.js";
+import type { SqlDriver } from "../src/sql/engines/sqlite/driver.js";
+import { openSqlite } from "../src/sql/engines/sqlite/open.js";
+import { withoutRebindReprepare } from "../src/sql/engines/sqlite/rebind.js";
+import { SqlTagDriver } from "../src/sql/engines/sqlite/sql-tag-driver.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { assertSessionError } from "./helpers/session-error.js";
@@ -90,7 +90,7 @@ test("node:sqlite on a runtime without it is UNSUPPORTED", {
 test("loading node:sqlite prints no ExperimentalWarning; other warnings still do", {
   skip: !hasNodeSqlite && `node:sqlite needs Node.js >= 22.13 (running ${process.version})`,
 }, () => {
-  const module = fileURLToPath(new URL("../src/sqlite/connection/better-sqlite3.ts", import.meta.url));
+  const module = fileURLToPath(new URL("../src/sql/engines/sqlite/better-sqlite3.ts", import.meta.url));
   const script = `const { loadNodeSqlite } = await import(${JSON.stringify(module)});
     loadNodeSqlite(); process.emitWarning("still here", "ExperimentalWarning");`;
   const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {

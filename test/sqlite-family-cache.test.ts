@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parseQuery } from "../src/search/query.js";
-import type { SqlDriver } from "../src/sqlite/connection/driver.js";
+import type { SqlDriver } from "../src/sql/engines/sqlite/driver.js";
 import { FamilyExpander, toFts5 } from "../src/sqlite/search/fts.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";

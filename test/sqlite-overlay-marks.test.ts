@@ -5,7 +5,7 @@
 // nested overlays 196 (now 7; 5 without overlays). OVERLAY_MARKS_FORKS=10,100,1000 measures more sizes.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { SEARCH_OVERLAYS } from "../src/store/limits.js";
 import { msg } from "../src/testing/contract/harness.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { hasCjk } from "../src/search/cjk.js";
 import { foldToken, TOKEN } from "../src/search/tokens.js";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { CJK_GLOB, retokenizeCjk } from "../src/sqlite/search/retokenize.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 
 const Database = loadBetterSqlite3();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseQuery } from "../src/search/query.js";
 import { foldToken, TOKEN, tokenize } from "../src/search/tokens.js";
-import { SqlTagDriver } from "../src/sqlite/connection/sql-tag-driver.js";
+import { SqlTagDriver } from "../src/sql/engines/sqlite/sql-tag-driver.js";
 import { FamilyExpander } from "../src/sqlite/search/fts.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";

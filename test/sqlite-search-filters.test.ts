@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEFAULT_QUERY_LIMITS, parseQueryText } from "../src/search/limits.js";
 import { passesFilters, searchPlan } from "../src/search/options.js";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { filterSql } from "../src/sqlite/search/filters.js";
 import { assertSessionError } from "./helpers/session-error.js";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { IDLE_INDEX_MIN, WRITES_PER_PASS } from "../src/sqlite/idle-work.js";
 import { INDEX_BATCH, indexedSeq } from "../src/sqlite/search/indexing.js";
 import { readSearchState } from "../src/sqlite/search/state.js";

@@ -7,7 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { PostgresStore } from "../src/postgres/store.js";
 import { embedText, MAX_EMBED_BYTES } from "../src/search/vectors/embed.js";
 import type { Embedder } from "../src/search/vectors/types.js";
-import { loadBetterSqlite3 } from "../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";

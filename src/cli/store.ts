@@ -105,11 +105,11 @@ function openSqlite(
   return { store, kind: "sqlite", location: path, close: () => store.close() };
 }
 
-type PgPool = Awaited<ReturnType<typeof import("../postgres/connection/client.js").createPgPool>>;
+type PgPool = Awaited<ReturnType<typeof import("../sql/engines/postgres/client.js").createPgPool>>;
 
 async function pgPool(url: string): Promise<PgPool> {
   try {
-    const { createPgPool } = await import("../postgres/connection/client.js");
+    const { createPgPool } = await import("../sql/engines/postgres/client.js");
     // A bounded connect timeout: an unreachable host fails in seconds instead of hanging the command.
     return await createPgPool(url, { connectionTimeoutMillis: 10_000, max: 4 });
   } catch (error) {

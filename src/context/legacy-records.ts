@@ -8,9 +8,16 @@
  */
 import type { ContextRecord } from "../contract/context.js";
 import type { TransferRow } from "../contract/transfer.js";
-import type { LegacyRule } from "../store/sql/context-records.js";
 import { memoryDirectoryKey } from "./block-keys.js";
-import { recordParams } from "./records.js";
+import { type RecordParams, recordParams } from "./records.js";
+
+/** The rule that gives a row stored before records its record; the backfill (sql/context-records/) runs it. */
+export interface LegacyRule {
+  /** The ids a name may name. */
+  candidates(name: string): string[];
+  /** The record of `name`, given which of its candidates are stored sessions and owners; undefined: none. */
+  record(name: string, known: KnownIds): RecordParams | undefined;
+}
 
 /** Prefixes of the library's own per-session rows (session/context.ts, agent/storage/mapping.ts, the memory tool). */
 const SESSION_PREFIXES = ["_system_prompt_", "_agent_state_", memoryDirectoryKey("session", "")];
@@ -51,7 +58,7 @@ export function legacyRecord(
   return { sessionId: named[0]! };
 }
 
-/** The rule as schema step 22's backfill (store/sql/context-records.ts) applies it, on either SQL engine. */
+/** The rule as schema step 22's backfill (sql/context-records/steps.ts) applies it, on either SQL engine. */
 export const LEGACY_RULE: LegacyRule = {
   candidates: candidateIds,
   record(name, known) {

@@ -10,7 +10,9 @@ import { assertNamedSessionId } from "../message/ids.js";
 import { parseInput } from "../schema/parse.js";
 import { checkedBy, refusedBy } from "../schema/rules.js";
 import { parseOwner } from "../store/owner.js";
-import type { RecordParams } from "../store/sql/context-records.js";
+
+/** A record as its columns: the session id and the owner, at most one set (both null: no record). */
+export type RecordParams = readonly [string | null, string | null];
 
 /** The record as its two columns: a session id or an owner, the other null (both null: no record). */
 export interface RecordColumns {

@@ -1,5 +1,5 @@
 /**
- * The fact store of both SQL engines: the base's primitives as the programs of store/sql/facts.ts and
+ * The fact store of both SQL engines: the base's primitives as the programs of sql/facts/steps.ts and
  * fact-reads.ts, run by an engine, which keeps to itself what differs (search candidates, reading a session's
  * messages, the keys). A scope whose owner has a key is sealed (store/fact-sealing.ts): its writes are sealed under
  * the key, its reads opened with it, its searches hash their terms into the owner's blind tokens; a store without
@@ -11,14 +11,14 @@ import type { Fact, FactStatus, LearnableMessage, LearnMark } from "../contract/
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../sql/facts/reads.js";
+import { addFacts, type FactStatements, importFacts, markOf, one, setStatus } from "../sql/facts/steps.js";
+import type { Program } from "../sql/program.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
 import { retryGuarded } from "../store/crypto/write-guard.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
 import { openFact } from "../store/fact-sealing.js";
 import { type FactDraft, type FactFilter, type ScopeKey, scopeOfKey } from "../store/facts.js";
-import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../store/sql/fact-reads.js";
-import { addFacts, type FactStatements, importFacts, markOf, one, setStatus } from "../store/sql/facts.js";
-import type { Program } from "../store/sql/program.js";
 import { type SeqFact, StoreFacts } from "./store-base.js";
 
 /** How one SQL engine runs the fact programs, and what it does its own way. */

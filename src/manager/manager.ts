@@ -10,7 +10,7 @@ import type { FactLearner, LearnerOptions } from "../facts/learner.js";
 import { assertId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import type { Session } from "../session/session.js";
-import type { SqliteOptions } from "../sqlite/connection/open.js";
+import type { SqliteOptions } from "../sql/engines/sqlite/open.js";
 import type { ErasureReceipt } from "../store/erasure.js";
 import type { RetentionPolicy, SweepOptions, SweepReport } from "../store/retention.js";
 import { storePolicy } from "../store/write-policy.js";

@@ -13,7 +13,7 @@ import { SessionError } from "../errors.js";
 import { assertNamedSessionId } from "../message/ids.js";
 import { Session } from "../session/session.js";
 import { resolveSource, type SessionSource } from "../session/source.js";
-import type { SqliteOptions } from "../sqlite/connection/open.js";
+import type { SqliteOptions } from "../sql/engines/sqlite/open.js";
 import { sessionBlockKeys } from "./copy.js";
 import { retirableStore } from "./retire.js";
 import { historyProvider } from "./search-tools.js";

@@ -5,9 +5,9 @@
  */
 
 import { SessionError } from "../errors.js";
+import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import type { Outcome } from "./append-outcome.js";
-import { type Executor, type Query, sqlState } from "./connection/client.js";
-import { statement, type Tables } from "./connection/tables.js";
 
 /**
  * Locks the head of session `$1`, creating it when missing, and returns its number. Only the append fallback and

@@ -21,20 +21,20 @@ import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import { childSql, spineArrays, spineCte } from "../sql/engines/postgres/tree.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { RowWritten } from "../store/written.js";
 import { attemptOf, retried } from "./append-attempt.js";
 import { type Outcome, settle } from "./append-outcome.js";
 import { citusSteps } from "./citus-steps.js";
-import type { Executor } from "./connection/client.js";
-import { statement, type Tables } from "./connection/tables.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { guardCount, guardParams, guardSql, resealed } from "./key-guard.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { ownedSearchSql } from "./search/fts.js";
 import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
 import { timestampParam } from "./transfer/rows.js";
-import { childSql, spineArrays, spineCte } from "./tree.js";
 
 // $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,
 // $6 expected leaf id, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector,

@@ -4,8 +4,8 @@
  */
 
 import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
 import type { ProviderContext } from "../store/provider.js";
-import type { Executor } from "./connection/client.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
 import type { KeyedTables } from "./sealing.js";
 

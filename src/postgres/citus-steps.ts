@@ -1,17 +1,17 @@
 /**
- * What only a store distributed on Citus runs, beyond the statement shapes of its layout (connection/layout.ts): the
+ * What only a store distributed on Citus runs, beyond the statement shapes of its layout (sql/engines/postgres/layout.ts): the
  * routed append, the grouping of sessions by shard, the purge's steps on the workers and the open's conversion. The
  * Citus layout carries them (citus/layout.ts hands them over as it loads), so a module that needs one asks the
  * layout of its tables here, where a layout member (routedAppend, readsPerShard, placesOnWorkers) says so, and
  * imports nothing from citus/: the store loads citus/ only when opened with `distributed: true` (store.ts).
  */
 import { SessionError } from "../errors.js";
+import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import type { Layout } from "../sql/engines/postgres/layout.js";
+import type { Tables } from "../sql/engines/postgres/tables.js";
 import type { PurgeRecorder } from "../store/purge.js";
 import type { AppendTry } from "./append-attempt.js";
 import type { Outcome } from "./append-outcome.js";
-import type { Executor, Query } from "./connection/client.js";
-import type { Layout } from "./connection/layout.js";
-import type { Tables } from "./connection/tables.js";
 import type { StatementLog } from "./feed/append-log.js";
 import type { ClearGuard } from "./key-cache.js";
 import type { PurgeTable } from "./purge-statistics.js";

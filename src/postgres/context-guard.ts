@@ -11,8 +11,8 @@
  * before the upsert (key-guard.ts guardInside), which its caller runs in one transaction with it (context-store.ts).
  */
 import type { RecordColumns } from "../context/records.js";
-import type { Query } from "./connection/client.js";
-import { statement, type Tables } from "./connection/tables.js";
+import type { Query } from "../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { clusterGuardPasses, type Guarded, guardInside, guardParams, refused } from "./key-guard.js";
 import { keptGuard, storedBlock, storedEntry } from "./sealed-context.js";
 import { keepRecord } from "./statements/context-records.js";

@@ -1,7 +1,7 @@
 /**
  * The records of context rows on Postgres (contract/context.ts ContextRecord): the `session_id` and `owner` columns
  * of blocks and entries, added by schema step 22 with their partial indexes and a backfill of the rows stored
- * before (context/legacy-records.ts). The steps that list and erase by them are store/sql/context-records.ts over
+ * before (context/legacy-records.ts). The steps that list and erase by them are sql/context-records/steps.ts over
  * postgres/statements/context-records.ts (which also holds the upsert's SET that keeps a record), run here for the
  * erasure by key, the known ids and the backfill, and by context-store.ts for the keys and the erasure by record.
  */
@@ -11,10 +11,10 @@ import {
   deleteKeyed as deleteKeyedProgram,
   type KnownIds,
   knownIds as knownIdsProgram,
-} from "../store/sql/context-records.js";
-import type { Query } from "./connection/client.js";
-import { runProgram } from "./connection/program.js";
-import { quote, type Tables } from "./connection/tables.js";
+} from "../sql/context-records/steps.js";
+import type { Query } from "../sql/engines/postgres/client.js";
+import { runProgram } from "../sql/engines/postgres/program.js";
+import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import { postgresRecords } from "./statements/context-records.js";
 
 /**

@@ -3,10 +3,10 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import { deleteRecorded, recordedKeys } from "../store/sql/context-records.js";
-import type { Executor, Query } from "./connection/client.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
-import { encodeContent } from "./connection/text.js";
+import { deleteRecorded, recordedKeys } from "../sql/context-records/steps.js";
+import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
+import { encodeContent } from "../sql/engines/postgres/text.js";
 import { writeBlockRow, writeEntryRow } from "./context-guard.js";
 import {
   type BlockRow,

@@ -1,16 +1,23 @@
 /**
- * The registry's erase on Postgres: one transaction that runs the erasure (store/sql/erase.ts: it locks the
+ * The registry's erase on Postgres: one transaction that runs the erasure (sql/erase/steps.ts: it locks the
  * session's head, then its registry row, checks the condition and erases) and logs `erased` in it.
  */
+
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { runProgram } from "../sql/engines/postgres/program.js";
+import type { Tables } from "../sql/engines/postgres/tables.js";
+import { type PostgresEraseHelpers, postgresErase } from "../sql/erase/postgres.js";
+import { eraseUnder } from "../sql/erase/steps.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import type { RegistryErasure } from "../store/registry-base.js";
-import { eraseUnder } from "../store/sql/erase.js";
 import { cursorOf } from "../store/written.js";
-import type { Executor } from "./connection/client.js";
-import { runProgram } from "./connection/program.js";
-import type { Tables } from "./connection/tables.js";
+import { deleteKeyed } from "./context-records.js";
+import { logNames } from "./feed/append-log.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
-import { postgresErase } from "./statements/erase.js";
+import { releaseSession } from "./media/attachments.js";
+import { vectorTables } from "./search/vectors-schema.js";
+import { postgresFacts } from "./statements/facts.js";
+import { forgetStreamSql } from "./statements/streams.js";
 
 /** Erases session `id` under `condition` and logs it; null: nothing there, condition unmet, or skipped. */
 export async function eraseLocked(
@@ -22,9 +29,24 @@ export async function eraseLocked(
   condition: ErasureCondition,
 ): Promise<RegistryErasure | null> {
   return executor.transaction(async (query) => {
-    const counts = await runProgram(query, eraseUnder(postgresErase(t), id, keys, condition));
+    const counts = await runProgram(
+      query,
+      eraseUnder(postgresErase(t, eraseHelpers(t)), id, keys, condition),
+    );
     if (counts === null) return null;
     const erased = { sessionId: id, type: "erased" as const, ids: [] };
     return { counts, logged: cursorOf(log ? await log.recordIn(query, erased) : undefined) };
   });
+}
+
+/** What the erasure program runs of this engine's other modules on the tables `t` (see PostgresEraseHelpers). */
+function eraseHelpers(t: Tables): PostgresEraseHelpers {
+  return {
+    vectors: vectorTables(t).vectors,
+    changes: logNames(t).table,
+    release: (query, session) => releaseSession(query, t, session),
+    deleteKeyed: (query, id, keys) => deleteKeyed(query, t, id, keys),
+    facts: postgresFacts(t),
+    forgetStream: forgetStreamSql(t),
+  };
 }

@@ -12,9 +12,9 @@ import {
   type FactVectorWrite,
   type UnembeddedFact,
 } from "../search/vectors/fact-vectors.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import { type FactFilter, factSearchText } from "../store/facts.js";
-import type { Executor } from "./connection/client.js";
-import { quote, type Tables } from "./connection/tables.js";
 import { factTables, sourcedSql } from "./statements/facts.js";
 
 /** The column of a fact's vector and the index of the facts still to embed: made by a store with an embedder. */

@@ -1,5 +1,5 @@
 /**
- * Postgres's facts: the programs of store/sql/facts.ts over postgres/statements/facts.ts, tsvector candidates (as
+ * Postgres's facts: the programs of sql/facts/steps.ts over postgres/statements/facts.ts, tsvector candidates (as
  * search entries are found, context-store.ts: a sealed fact's terms as its owner's blind tokens), and a session's
  * messages read in store order for a learner.
  */
@@ -11,11 +11,11 @@ import { storedMessageText } from "../message/text.js";
 import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
+import { quote, type Tables } from "../sql/engines/postgres/tables.js";
+import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
 import type { FactFilter } from "../store/facts.js";
-import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
-import type { Executor, Query } from "./connection/client.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
-import { quote, type Tables } from "./connection/tables.js";
 import { PostgresFactVectors } from "./fact-vectors.js";
 import type { KeyedTables } from "./sealing.js";
 import { termTsqueries } from "./search/fts.js";

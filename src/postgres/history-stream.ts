@@ -12,6 +12,16 @@
 
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { canBeStored } from "../message/ids.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import {
+  ancestorCte,
+  isoSql,
+  onPathOverlaysCtes,
+  overlayEndpoints,
+  overlayOnPath,
+  stepTo,
+} from "../sql/engines/postgres/tree.js";
 import {
   type PathBackend,
   type PathItem,
@@ -21,12 +31,9 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
-import type { Executor } from "./connection/client.js";
-import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
 import { openContents } from "./stored-form.js";
 import { chooseAndOpen } from "./summaries.js";
-import { ancestorCte, isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
 import { listCompactions } from "./writes.js";
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";
@@ -45,7 +52,7 @@ const leafSql = statement((t) => {
 });
 
 // In the Citus layout each statement below takes the session id as one more parameter, its last, which every
-// reference to a per-session table names (connection/layout.ts), so the statement runs on the session's shard alone.
+// reference to a per-session table names (sql/engines/postgres/layout.ts), so the statement runs on the session's shard alone.
 
 // Overlays whose both endpoints lie on the path to $1 (seq) of session $2 at depth $3: one skip-pointer climb.
 const planSql = statement((t) => {

@@ -9,26 +9,19 @@ import type { SessionMessage } from "../contract/message.js";
 import type { HistoryRowStat } from "../contract/provider.js";
 import { parseMessage } from "../message/json.js";
 import { overlayMessage } from "../message/overlay.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import {
+  isoSql,
+  leafCte,
+  onPathOverlaysCtes,
+  overlayEndpoints,
+  overlayOnPath,
+  stepTo,
+} from "../sql/engines/postgres/tree.js";
 import type { OverlaySpan } from "../store/overlays.js";
-import type { Executor } from "./connection/client.js";
-import { statement, type Tables } from "./connection/tables.js";
 import { openContents } from "./stored-form.js";
 import { chooseAndOpen } from "./summaries.js";
-import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath, stepTo } from "./tree.js";
-
-const LEAF_COLUMNS =
-  "m.seq, m.parent_seq, m.depth, m.jump_seq, m.jump_depth, m.bytes, m.cum_bytes, m.content, m.session_num";
-
-/** The leaf a read starts from: `$1` session, `$2` message id or NULL for the latest leaf. */
-export function leafCte(t: Tables): string {
-  const own = t.layout.scope("$1::text");
-  return `head AS (SELECT num, leaf_seq FROM ${t.heads} WHERE session_id = $1::text),
-  leaf AS (
-    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.seq = head.leaf_seq${own("m")} WHERE $2::text IS NULL
-    UNION ALL
-    SELECT ${LEAF_COLUMNS} FROM head JOIN ${t.messages} m ON m.session_num = head.num AND m.id = $2::text${own("m")}
-  )`;
-}
 
 // $3 byte budget (NULL = whole path), $4 minimum number of recent rows.
 const planSql = statement((t) => {

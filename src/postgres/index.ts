@@ -8,8 +8,11 @@ export type {
   PostgresQueryable as PgClientLike,
   PostgresSource,
   PostgresSource as PostgresClient,
-} from "./connection/client.js";
-export type { PostgresConnection, PostgresConnectionArg } from "./connection/reference-connection.js";
+} from "../sql/engines/postgres/client.js";
+export type {
+  PostgresConnection,
+  PostgresConnectionArg,
+} from "../sql/engines/postgres/reference-connection.js";
 export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 export type { PostgresPurgeMode, PostgresPurgeOptions } from "./purge.js";
 export { PostgresContextProvider, PostgresSearchProvider, PostgresSessionProvider } from "./reference.js";

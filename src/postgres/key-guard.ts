@@ -10,8 +10,8 @@
  * refused `DECRYPT_FAILED` without the owner's key.
  */
 import { SessionError } from "../errors.js";
+import type { Query } from "../sql/engines/postgres/client.js";
 import type { OwnerGuard } from "../store/crypto/write-guard.js";
-import type { Query } from "./connection/client.js";
 import type { KeyedTables } from "./sealing.js";
 import { type StoredForm, storedForm } from "./stored-form.js";
 

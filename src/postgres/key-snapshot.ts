@@ -5,12 +5,12 @@
  * operation runs again.
  */
 import { SessionError } from "../errors.js";
+import type { Query } from "../sql/engines/postgres/client.js";
+import { beginRotation, readRotation } from "../sql/rekey/postgres-rotation.js";
 import type { KeyRecords } from "../store/crypto/content-keys.js";
 import { ownerHash } from "../store/owner.js";
-import type { Query } from "./connection/client.js";
 import type { KeyCache } from "./key-cache.js";
 import { ownerHashSql } from "./search/fts.js";
-import { beginRotation, readRotation } from "./statements/rotation.js";
 
 /** The tables the keys read: the registry (owners), the key checks and the rotations. */
 export interface KeyTables {

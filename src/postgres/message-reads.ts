@@ -6,9 +6,9 @@
 
 import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { contentHashes } from "../store/media/offload.js";
-import type { Executor } from "./connection/client.js";
-import { statement, type Tables } from "./connection/tables.js";
 import { hydrate } from "./media/attachments.js";
 import { openContent, openContents } from "./stored-form.js";
 

@@ -170,7 +170,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     sealed: "sealed",
     sealedAs: { text: "fact", about: "fact" },
     erasure:
-      "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
+      "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (sql/facts/steps.ts)",
     purge: "rewrite",
     columns: {
       scope: "name",

@@ -1,6 +1,6 @@
+import type { Executor } from "../sql/engines/postgres/client.js";
+import type { Tables } from "../sql/engines/postgres/tables.js";
 import { ownerHash } from "../store/owner.js";
-import type { Executor } from "./connection/client.js";
-import type { Tables } from "./connection/tables.js";
 
 /**
  * Whether the store has recorded the key of `owner`, or of any owner (one indexed read of the key checks): what

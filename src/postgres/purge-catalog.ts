@@ -8,8 +8,9 @@
  * up as a SQLite file is, its WAL included: there the purge also ends the WAL segment in use and removes every
  * older segment rather than recycling it (a recycled segment keeps the old records past the new ones).
  */
+
+import type { Query } from "../sql/engines/postgres/client.js";
 import type { PurgeRecorder } from "../store/purge.js";
-import type { Query } from "./connection/client.js";
 
 /** The catalog the purge rewrites, as its steps name it. */
 export const STATISTIC = "pg_catalog.pg_statistic";

@@ -7,8 +7,9 @@
  * declared column to its own type, which Postgres answers by removing the column's statistics (on an empty
  * relation it rewrites nothing).
  */
+
+import type { Query } from "../sql/engines/postgres/client.js";
 import type { PurgeRecorder } from "../store/purge.js";
-import type { Query } from "./connection/client.js";
 import { POSTGRES_OWNER_DATA } from "./owner-data.js";
 
 /** The declared columns of `table` (its name under the prefix) that can hold an owner's data or an id. */

@@ -8,8 +8,8 @@
 import type { ToolOutputLimits } from "../context/output.js";
 import { BlockContextProvider, EntrySearchProvider } from "../context/providers.js";
 import { assertSessionId } from "../message/ids.js";
+import type { PostgresSource } from "../sql/engines/postgres/client.js";
 import { assertBlockKey, assertStoredKey } from "../store/keys.js";
-import type { PostgresSource } from "./connection/client.js";
 import type { PostgresStoreOptions } from "./schema.js";
 import { PostgresStoreProvider } from "./session-provider.js";
 import { sharedPostgresStore } from "./shared.js";

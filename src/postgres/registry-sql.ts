@@ -2,8 +2,9 @@
  * SQL of the registry's writes: the fragments the append and step statements share (the write time, the activity
  * order and the usage counters) and the statements of a delete in each layout.
  */
+
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { USAGE_COUNTERS } from "../store/usage-totals.js";
-import { statement, type Tables } from "./connection/tables.js";
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
 export const NOW = "date_trunc('milliseconds', statement_timestamp())";

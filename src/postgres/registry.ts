@@ -7,17 +7,17 @@
  */
 
 import type { SessionInfo } from "../contract/registry.js";
+import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
+import { statement } from "../sql/engines/postgres/tables.js";
+import type { Program } from "../sql/program.js";
+import { SqlRegistry } from "../sql/registry/steps.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
-import type { Program } from "../store/sql/program.js";
-import { SqlRegistry } from "../store/sql/registry.js";
 import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
-import type { Executor, Query } from "./connection/client.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
-import { statement } from "./connection/tables.js";
 import { deleteKeyed } from "./context-records.js";
 import { eraseLocked } from "./erase.js";
 import { forgetFacts } from "./facts.js";

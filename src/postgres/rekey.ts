@@ -1,21 +1,24 @@
 /**
- * Key rotation on Postgres: store/sql/rekey.ts over Postgres's statements (statements/rekey.ts) and its hooks
+ * Key rotation on Postgres: sql/rekey/steps.ts over Postgres's statements (sql/rekey/postgres.ts) and its hooks
  * here, which differ from SQLite's on purpose: a session's rows are opened through the store's awaited key look-up
  * and re-sealed in one UPDATE that also makes each row's search vector again from the opened text, as blind
  * tokens of the new key (stored-form.ts), so the owner's messages are still found once the old key is gone.
  */
 import { storedMessageText } from "../message/text.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
+import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { runProgram } from "../sql/engines/postgres/program.js";
+import { decodeContent } from "../sql/engines/postgres/text.js";
+import { perform, type Row } from "../sql/program.js";
+import { rekeyStatements } from "../sql/rekey/postgres.js";
+import { rekeyClearStatements } from "../sql/rekey/postgres-clear.js";
+import { rekeyWith } from "../sql/rekey/steps.js";
+import type { RekeyTable, SummaryRow } from "../sql/rekey/table.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { startRotation, startSealing } from "../store/crypto/rotation.js";
 import { isSealed, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
-import { perform, type Row } from "../store/sql/program.js";
-import { rekeyWith } from "../store/sql/rekey.js";
-import type { RekeyTable, SummaryRow } from "../store/sql/rekey-table.js";
 import type { PostgresBackend } from "./backend.js";
-import type { Executor, Query } from "./connection/client.js";
-import { runProgram } from "./connection/program.js";
-import { decodeContent } from "./connection/text.js";
+import { logNames } from "./feed/append-log.js";
 import {
   type BlockRow,
   type EntryRow,
@@ -28,9 +31,8 @@ import {
 } from "./sealed-context.js";
 import type { KeyedTables } from "./sealing.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "./search/fts.js";
-import { postgresFactRekey } from "./statements/facts.js";
-import { rekeyStatements } from "./statements/rekey.js";
-import { rekeyClearStatements } from "./statements/rekey-clear.js";
+import { vectorTables } from "./search/vectors-schema.js";
+import { factTables, postgresFactRekey } from "./statements/facts.js";
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
 export function rekeyPostgres(
@@ -73,7 +75,11 @@ interface MessageRow extends Row {
 function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
   const keys = t.keys!;
   const statements = rekeyStatements(t);
-  const clear = rekeyClearStatements(t);
+  const clear = rekeyClearStatements(t, {
+    facts: factTables(t).facts,
+    vectors: vectorTables(t).vectors,
+    changes: logNames(t).table,
+  });
   return {
     ...statements,
     ...postgresFactRekey(t),

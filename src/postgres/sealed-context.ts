@@ -13,10 +13,10 @@ import { keyScope, openBlock, openEntry, ownerOfLongest, sealBlock, sealEntry } 
 import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText } from "../search/tokens.js";
+import type { Query } from "../sql/engines/postgres/client.js";
+import { decodeContent, encodeContent } from "../sql/engines/postgres/text.js";
 import { ownerGuard } from "../store/crypto/write-guard.js";
 import { ownerHash } from "../store/owner.js";
-import type { Query } from "./connection/client.js";
-import { decodeContent, encodeContent } from "./connection/text.js";
 import { type Guarded, guardedKey, guardedOf } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { ownerHashSql, toTsvector } from "./search/fts.js";

@@ -14,11 +14,11 @@
  */
 import { SessionError } from "../errors.js";
 import { parseInput } from "../schema/parse.js";
+import type { Query } from "../sql/engines/postgres/client.js";
+import type { Tables } from "../sql/engines/postgres/tables.js";
 import { ContentKeys } from "../store/crypto/content-keys.js";
 import { type Keyring, keyringSchema } from "../store/crypto/keyring.js";
 import { ownerHash } from "../store/owner.js";
-import type { Query } from "./connection/client.js";
-import type { Tables } from "./connection/tables.js";
 import { type ClearGuard, KeyCache } from "./key-cache.js";
 import {
   type KeyGuard,

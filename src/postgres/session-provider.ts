@@ -13,20 +13,21 @@ import type { SearchHit, SearchOptions } from "../contract/search.js";
 import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { toolNamesArg } from "../message/tool-parts.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { runProgram } from "../sql/engines/postgres/program.js";
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import { postgresToolRows } from "../sql/tool-rows/postgres.js";
+import { toolMessages } from "../sql/tool-rows/steps.js";
 import { type Change, replaced } from "../store/feed/change-rows.js";
 import { batchBounds, walkHistory } from "../store/history-stream.js";
 import { byteBudget } from "../store/limits.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import { toolMessages } from "../store/sql/tool-rows.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, RowWritten, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { lockSql } from "./append-attempt.js";
 import type { PostgresBackend } from "./backend.js";
-import type { Executor } from "./connection/client.js";
-import { runProgram } from "./connection/program.js";
-import { statement, type Tables } from "./connection/tables.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
@@ -47,8 +48,7 @@ import {
   storedMessage,
 } from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
-import { postgresToolRows } from "./statements/tool-rows.js";
-import type { StoredForm } from "./stored-form.js";
+import { openContents, type StoredForm } from "./stored-form.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions } from "./writes.js";
@@ -165,7 +165,13 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     const [executor, t] = await this.db();
     return runProgram(
       executor.query,
-      toolMessages(postgresToolRows(executor, t, this.sessionId, leafId ?? null), names),
+      toolMessages(
+        postgresToolRows(t, this.sessionId, leafId ?? null, {
+          open: (contents) => openContents(executor.query, t, this.sessionId, contents),
+          hydrate: (messages) => hydrate(executor, t, messages),
+        }),
+        names,
+      ),
     );
   }
 

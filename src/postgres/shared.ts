@@ -1,4 +1,4 @@
-import type { PostgresSource } from "./connection/client.js";
+import type { PostgresSource } from "../sql/engines/postgres/client.js";
 import type { PostgresStoreOptions } from "./schema.js";
 import { PostgresStore } from "./store.js";
 

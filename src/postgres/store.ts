@@ -13,6 +13,14 @@ import { factChannel } from "../search/facts.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import type { SearchPlan } from "../search/options.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
+import {
+  type Executor,
+  openExecutor,
+  type PostgresSource,
+  parsePostgresSource,
+} from "../sql/engines/postgres/client.js";
+import { checkLayout } from "../sql/engines/postgres/layout-check.js";
+import { tableNames } from "../sql/engines/postgres/tables.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
@@ -23,14 +31,6 @@ import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { citusSteps } from "./citus-steps.js";
-import {
-  type Executor,
-  openExecutor,
-  type PostgresSource,
-  parsePostgresSource,
-} from "./connection/client.js";
-import { checkLayout } from "./connection/layout-check.js";
-import { tableNames } from "./connection/tables.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
 import { PostgresChangeLog } from "./feed/change-log.js";

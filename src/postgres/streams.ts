@@ -1,8 +1,9 @@
-/** Postgres's kept streams: the steps in store/sql/streams.ts over postgres/statements/streams.ts. */
+/** Postgres's kept streams: the steps in sql/streams/steps.ts over postgres/statements/streams.ts. */
+
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
+import { SqlStreams, type StreamEngine } from "../sql/streams/steps.js";
 import { isSealed } from "../store/crypto/seal.js";
-import { SqlStreams, type StreamEngine } from "../store/sql/streams.js";
-import type { Executor } from "./connection/client.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
 import { clusterGuardPasses, guardedKey, guardParams, refused, reliesOnGuard } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { postgresStreams } from "./statements/streams.js";

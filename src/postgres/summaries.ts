@@ -1,18 +1,18 @@
 /**
  * How an overlay's (compaction's) summary is stored on Postgres and read back (encryption at rest, sealing.ts):
  * sealed under the session owner's key, bound to the session and the overlay's id, with the flag column false; or
- * as free text (connection/text.ts, which encodes clear text that starts like sealed content, so an unflagged
+ * as free text (sql/engines/postgres/text.ts, which encodes clear text that starts like sealed content, so an unflagged
  * value that starts `~sealed` is always sealed). Every write of a summary takes its form here and every read of
  * one is opened here.
  */
 import type { StoredCompaction } from "../contract/message.js";
 import { SessionError } from "../errors.js";
+import type { Query } from "../sql/engines/postgres/client.js";
+import { decodeContent, encodeContent } from "../sql/engines/postgres/text.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { encode } from "../store/crypto/row-codec.js";
 import { isSealed } from "../store/crypto/seal.js";
 import { chooseOverlays, type OverlaySpan } from "../store/overlays.js";
-import type { Query } from "./connection/client.js";
-import { decodeContent, encodeContent } from "./connection/text.js";
 import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 
 /** A compaction row as Postgres stores it: the summary may be encoded (text.ts) or sealed. */

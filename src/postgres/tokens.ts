@@ -6,11 +6,11 @@
  */
 import { overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "../sql/engines/postgres/tree.js";
 import type { OverlaySpan } from "../store/overlays.js";
-import type { Executor } from "./connection/client.js";
-import { statement, type Tables } from "./connection/tables.js";
 import { chooseAndOpen } from "./summaries.js";
-import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "./tree.js";
 
 const tokensSql = statement((t) => {
   const own = t.layout.scope("$1::text");

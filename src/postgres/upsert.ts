@@ -1,8 +1,8 @@
 import type { SessionMessage } from "../contract/message.js";
+import type { Executor } from "../sql/engines/postgres/client.js";
+import type { Tables } from "../sql/engines/postgres/tables.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
-import type { Executor } from "./connection/client.js";
-import type { Tables } from "./connection/tables.js";
 import { rewrite, updateRow } from "./rewrite.js";
 import type { StoredForm } from "./stored-form.js";
 import { lockHeadSql } from "./writes.js";

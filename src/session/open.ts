@@ -1,6 +1,6 @@
 import type { SessionProvider } from "../contract/provider.js";
 import type { SessionStore } from "../contract/store.js";
-import type { SqliteOptions } from "../sqlite/connection/open.js";
+import type { SqliteOptions } from "../sql/engines/sqlite/open.js";
 import { acquirePathStore } from "../sqlite/shared-path.js";
 import { broadcasterOf, StatusFrames } from "./broadcast.js";
 import { resolveSource, type SessionSource } from "./source.js";

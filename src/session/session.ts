@@ -22,7 +22,7 @@ import type {
 import type { SearchHit, SearchItem, SearchOptions, WithFactHits } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
 import { optionsArg } from "../options-arg.js";
-import type { SqliteOptions } from "../sqlite/connection/open.js";
+import type { SqliteOptions } from "../sql/engines/sqlite/open.js";
 import type { CompactFunction } from "../utils/compaction-helpers.js";
 import type {
   CompactAfterOptions,

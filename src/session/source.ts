@@ -2,8 +2,8 @@ import type { SessionMessage } from "../contract/message.js";
 import type { SessionProvider } from "../contract/provider.js";
 import { isSessionStore, type SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import { isSqliteHandle, type SqliteOptions, type SqliteSource } from "../sqlite/connection/open.js";
-import { isSqlTagSource } from "../sqlite/connection/sql-tag-driver.js";
+import { isSqliteHandle, type SqliteOptions, type SqliteSource } from "../sql/engines/sqlite/open.js";
+import { isSqlTagSource } from "../sql/engines/sqlite/sql-tag-driver.js";
 import { sharedSqliteStore } from "../sqlite/shared.js";
 import { SqliteStore } from "../sqlite/store.js";
 

@@ -4,11 +4,11 @@ import { SessionError } from "../errors.js";
 import { serializeMessage } from "../message/json.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
+import { storedContent, writeChunks } from "../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import type { WriteGuard } from "../store/crypto/content-keys.js";
 import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { RowWritten } from "../store/written.js";
-import { storedContent, writeChunks } from "./chunks.js";
-import type { SqlDriver } from "./connection/driver.js";
 import { type SealKey, storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq } from "./search/indexing.js";
 import { childJump, type JumpFields, type JumpNode } from "./tree.js";
@@ -163,7 +163,7 @@ function leafIdOf(driver: SqlDriver, ctx: AppendContext, parentId: string | null
  * parent, the parent's skip target and the search-index watermark — never other messages, so the cost does not
  * depend on the session's length — then the message row (a duplicate id stops here: the unique index answers)
  * and the head. The search index takes the row with its batch (search-index.ts). A message over the engine's
- * value limit also writes its continuation rows (chunks.ts).
+ * value limit also writes its continuation rows (sql/engines/sqlite/chunks.ts).
  */
 export function appendRow(
   driver: SqlDriver,

@@ -1,7 +1,7 @@
 /**
  * The records of context rows on SQLite (contract/context.ts ContextRecord): the `session_id` and `owner` columns
  * of blocks and entries, added by schema step 22 with their partial indexes and a backfill of the rows stored
- * before (context/legacy-records.ts). The steps that list and erase by them are store/sql/context-records.ts over
+ * before (context/legacy-records.ts). The steps that list and erase by them are sql/context-records/steps.ts over
  * sqlite/statements/context-records.ts (which also holds the upsert's SET that keeps a record), run here for the
  * erasure by key, the known ids and the backfill, and by context-store.ts for the keys and the erasure by record.
  */
@@ -11,9 +11,9 @@ import {
   deleteKeyed as deleteKeyedProgram,
   type KnownIds,
   knownIds as knownIdsProgram,
-} from "../store/sql/context-records.js";
-import type { SqlDriver } from "./connection/driver.js";
-import { runProgram } from "./connection/program.js";
+} from "../sql/context-records/steps.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { runProgram } from "../sql/engines/sqlite/program.js";
 import { sqliteRecords } from "./statements/context-records.js";
 
 /**

@@ -3,10 +3,10 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
-import { deleteRecorded, recordedKeys } from "../store/sql/context-records.js";
-import type { SqlDriver } from "./connection/driver.js";
-import { freeTextSql, sqlText } from "./connection/free-text.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
+import { deleteRecorded, recordedKeys } from "../sql/context-records/steps.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { freeTextSql, sqlText } from "../sql/engines/sqlite/free-text.js";
+import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
 import {
   type BlockReadRow,
   type EntryRow,

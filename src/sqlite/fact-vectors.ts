@@ -14,8 +14,8 @@ import {
   type UnembeddedFact,
 } from "../search/vectors/fact-vectors.js";
 import { dot, TopK } from "../search/vectors/score.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { type FactFilter, factSearchText } from "../store/facts.js";
-import type { SqlDriver } from "./connection/driver.js";
 import { sourcedSql } from "./statements/facts.js";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * SQLite's facts: the programs of store/sql/facts.ts over sqlite/statements/facts.ts, FTS5 candidates (as search
+ * SQLite's facts: the programs of sql/facts/steps.ts over sqlite/statements/facts.ts, FTS5 candidates (as search
  * entries are found, context-store.ts: a sealed fact's terms as its owner's blind tokens), and a session's messages
  * read in store order for a learner.
  */
@@ -11,13 +11,13 @@ import { storedMessageText } from "../message/text.js";
 import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
+import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
+import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+import { addSource, type StoredFact, storedFacts } from "../sql/facts/reads.js";
+import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
+import type { Row } from "../sql/program.js";
 import type { FactFilter } from "../store/facts.js";
-import { addSource, type StoredFact, storedFacts } from "../store/sql/fact-reads.js";
-import { forgetMessageFacts, forgetSessionFacts } from "../store/sql/facts.js";
-import type { Row } from "../store/sql/program.js";
-import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver, SqlValue } from "./connection/driver.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
 import { SqliteFactVectors } from "./fact-vectors.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
 import { FACT_COLUMNS, sourcedSql, sqliteFacts } from "./statements/facts.js";

@@ -6,10 +6,12 @@
  * the plan differs. SQLite reads cost no round trip, so it climbs skip pointers one indexed row at a time in code
  * (`ancestorAt`, `nodeBySeq`), looks a leaf up by its own statement per kind (latest or by id), and checks only the
  * overlays that could still win (history.ts `chooseOnPath`), reading a continuation-row message back per row
- * (chunks.ts). Postgres does each of these in one statement (postgres/history-stream.ts).
+ * (sql/engines/sqlite/chunks.ts). Postgres does each of these in one statement (postgres/history-stream.ts).
  */
 
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import {
   type PathBackend,
   type PathItem,
@@ -19,8 +21,6 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
-import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./connection/driver.js";
 import { chooseOnPath, listCompactions } from "./history.js";
 import { hydrate } from "./media/attachments.js";
 import { ancestorAt, type NodeRow, nodeBySeq } from "./tree.js";

@@ -1,9 +1,9 @@
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { overlayMessage } from "../message/overlay.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { freeTextSql } from "../sql/engines/sqlite/free-text.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
-import type { SqlDriver } from "./connection/driver.js";
-import { freeTextSql } from "./connection/free-text.js";
 import { openSummary } from "./sealing.js";
 import { type NodeRow, nodeBySeq, onPaths, readSegment } from "./tree.js";
 

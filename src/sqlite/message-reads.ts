@@ -7,9 +7,9 @@
 import type { SessionMessage } from "../contract/message.js";
 import { canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
+import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { contentHashes } from "../store/media/offload.js";
-import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./connection/driver.js";
 import { hydrate } from "./media/attachments.js";
 import type { NodeRow } from "./tree.js";
 

@@ -249,7 +249,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     "facts learned from conversations (an encrypted owner's sealed: text and subject, store/fact-sealing.ts), and each one's vector on a store with an embedder (none for an encrypted owner's)",
     "session",
     "sealed",
-    "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (store/sql/facts.ts)",
+    "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (sql/facts/steps.ts)",
     {
       scope: "name",
       id: "id",

@@ -5,9 +5,9 @@
  * (postgres/purge.ts). Both derive their work from the owner-data declaration and report through PurgeRecorder.
  */
 import { MissingDependencyError } from "../errors.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { tablesPurgedBy } from "../store/owner-data.js";
 import { PurgeRecorder, type PurgeReport } from "../store/purge.js";
-import type { SqlDriver } from "./connection/driver.js";
 import { SQLITE_OWNER_DATA } from "./owner-data.js";
 import { drainGone } from "./search/vectors-sweep.js";
 

@@ -7,8 +7,8 @@ import { BlockContextProvider, EntrySearchProvider } from "../context/providers.
 import { type ContextCapableStore, hasContextStorage } from "../contract/context.js";
 import { isSessionStore, type SessionStore } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import { isSqliteHandle, type SqliteHandle } from "./connection/open.js";
-import { isSqlTagSource, type SqlTagSource } from "./connection/sql-tag-driver.js";
+import { isSqliteHandle, type SqliteHandle } from "../sql/engines/sqlite/open.js";
+import { isSqlTagSource, type SqlTagSource } from "../sql/engines/sqlite/sql-tag-driver.js";
 import { SqliteStoreProvider } from "./session-provider.js";
 import { sharedSqliteStore } from "./shared.js";
 

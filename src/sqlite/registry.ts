@@ -1,25 +1,36 @@
 import type { NewSessionRecord, SessionInfo } from "../contract/registry.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+import { sqliteErase } from "../sql/erase/sqlite.js";
+import { eraseUnder } from "../sql/erase/steps.js";
+import type { Program } from "../sql/program.js";
+import { SqlRegistry, sessionRow } from "../sql/registry/steps.js";
 import type { OwnerGuard } from "../store/crypto/write-guard.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
-import { eraseUnder } from "../store/sql/erase.js";
-import type { Program } from "../store/sql/program.js";
-import { SqlRegistry, sessionRow } from "../store/sql/registry.js";
 import { cursorOf, loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
-import type { SqlDriver } from "./connection/driver.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
 import { deleteKeyed } from "./context-records.js";
 import { forgetFacts } from "./facts.js";
+import { STORE_TABLES } from "./media/tables.js";
 import { retokenizeOwned } from "./search/retokenize.js";
-import { SQLITE_ERASE } from "./statements/erase.js";
+import { sqliteFacts } from "./statements/facts.js";
 import { NEXT_ACTIVITY, sqliteRegistry } from "./statements/registry.js";
 import { forgetStream } from "./streams.js";
 import { deleteSessionContent } from "./writes.js";
 
 export { NEXT_ACTIVITY };
+
+/** The erasure's statements, over the helpers a session's delete, clear and stream drop run too. */
+const SQLITE_ERASE = sqliteErase({
+  links: STORE_TABLES.links,
+  deleteContent: deleteSessionContent,
+  deleteKeyed,
+  forgetStream,
+  facts: sqliteFacts,
+});
 
 /** The session registry in SQLite (table `agent_sessions`); every write is one statement or one transaction. */
 export class SqliteSessionRegistry extends SqlRegistry {

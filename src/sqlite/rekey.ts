@@ -1,21 +1,23 @@
 /**
- * Key rotation on SQLite: store/sql/rekey.ts over SQLite's statements (statements/rekey.ts) and its hooks here,
+ * Key rotation on SQLite: sql/rekey/steps.ts over SQLite's statements (sql/rekey/sqlite.ts) and its hooks here,
  * which differ from Postgres's on purpose: a message row is re-sealed one at a time, because its content may be in
- * chunks (chunks.ts) and its full-text index follows it through search/indexing.ts, and everything runs
+ * chunks (sql/engines/sqlite/chunks.ts) and its full-text index follows it through search/indexing.ts, and everything runs
  * synchronously inside the batch's write transaction.
  */
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
+import { deleteChunks, storedContent, storedText, writeChunks } from "../sql/engines/sqlite/chunks.js";
+import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
+import { readFreeText } from "../sql/engines/sqlite/free-text.js";
+import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+import { perform, type Row } from "../sql/program.js";
+import { REKEY } from "../sql/rekey/sqlite.js";
+import { REKEY_CLEAR } from "../sql/rekey/sqlite-clear.js";
+import { rekeyWith } from "../sql/rekey/steps.js";
+import type { OwnedSession, RekeyTable, Rotation, SummaryRow } from "../sql/rekey/table.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { startRotation, startSealing } from "../store/crypto/rotation.js";
 import { isSealed, sealedStart } from "../store/crypto/seal.js";
-import { perform, type Row } from "../store/sql/program.js";
-import { rekeyWith } from "../store/sql/rekey.js";
-import type { OwnedSession, RekeyTable, Rotation, SummaryRow } from "../store/sql/rekey-table.js";
-import { deleteChunks, storedContent, storedText, writeChunks } from "./chunks.js";
-import type { SqlDriver, SqlValue } from "./connection/driver.js";
-import { readFreeText } from "./connection/free-text.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
 import {
   type BlockReadRow,
   type EntryRow,
@@ -28,8 +30,6 @@ import {
 import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
 import { sqliteFactRekey } from "./statements/facts.js";
-import { REKEY } from "./statements/rekey.js";
-import { REKEY_CLEAR } from "./statements/rekey-clear.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.
 const NONE = { sessionId: null, owner: null };

@@ -1,12 +1,12 @@
 import { SessionError } from "../errors.js";
-import type { SqlDriver } from "./connection/driver.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
 import { addContextRecords } from "./context-records.js";
 import { addFactSealedColumn, FACT_INDEX_MERGE, FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
 import { indexChangeLog } from "./feed/change-log.js";
 import { attachmentTableStatements, STORE_TABLES } from "./media/tables.js";
 import { isReadonlyError } from "./search/indexing.js";
 import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
-import { REKEY_TABLES } from "./statements/rotation.js";
 import { STREAM_TABLES } from "./streams.js";
 
 /**
@@ -129,7 +129,7 @@ export const SQLITE_MIGRATIONS: Migration[] = [
        ON CONFLICT (id) DO NOTHING`,
     ],
   },
-  // Large messages (chunks.ts) and cheap no-op updates: `chunks` counts the continuation rows of a message split
+  // Large messages (sql/engines/sqlite/chunks.ts) and cheap no-op updates: `chunks` counts the continuation rows of a message split
   // over the engine's value limit (0 for every message that fits, and for every row stored before this step);
   // `content_hash` is the SHA-256 of the stored JSON, so an update of identical content is detected without
   // reading the content (NULL for older rows: their first update writes).
@@ -251,7 +251,7 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   },
   // A streaming answer's chunks, kept while it runs so a reloaded page rejoins it (ai-sdk/resumable.ts).
   { version: 19, statements: STREAM_TABLES },
-  // An owner's unfinished key rotation: the key it moves from and how far rekey got (statements/rotation.ts).
+  // An owner's unfinished key rotation: the key it moves from and how far rekey got (sql/rekey/sqlite-rotation.ts).
   { version: 20, statements: REKEY_TABLES },
   // Sealed context blocks and search entries (sealed-context.ts): a block's flag, an entry's length in clear (its
   // content column holds the ciphertext, and the entry ranking reads lengths). NULL: stored in clear.

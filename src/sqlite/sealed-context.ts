@@ -9,8 +9,8 @@ import type { RecordColumns } from "../context/records.js";
 import { keyScope, openBlock, openEntry, ownerOfLongest, sealBlock, sealEntry } from "../context/sealing.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText, indexTokens, searchableText } from "../search/tokens.js";
-import type { SqlDriver } from "./connection/driver.js";
-import { readFreeText, storedFreeText } from "./connection/free-text.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { readFreeText, storedFreeText } from "../sql/engines/sqlite/free-text.js";
 
 /** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
 export function keyOwner(driver: SqlDriver, key: string): string | null {

@@ -14,18 +14,19 @@ import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { toolNamesArg } from "../message/tool-parts.js";
+import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { runProgram } from "../sql/engines/sqlite/program.js";
+import { sqliteToolRows } from "../sql/tool-rows/sqlite.js";
+import { toolMessages } from "../sql/tool-rows/steps.js";
 import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
 import { walkHistory } from "../store/history-stream.js";
 import { type KeepReserved, StoreProvider } from "../store/provider.js";
 import { recentHistory } from "../store/recent.js";
-import { toolMessages } from "../store/sql/tool-rows.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, Written } from "../store/written.js";
 import { type AppendRequest, appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
-import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./connection/driver.js";
-import { runProgram } from "./connection/program.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
 import { hydrate, releaseMessages } from "./media/attachments.js";
@@ -37,7 +38,6 @@ import {
   storedJson,
   storedMessage,
 } from "./message-reads.js";
-import { sqliteToolRows } from "./statements/tool-rows.js";
 import { contextTokens } from "./tokens.js";
 import { writeMessageRow } from "./write-row.js";
 import { clearRows, deleteRows, insertCompaction, updateRow, upsertRow } from "./writes.js";
@@ -152,7 +152,15 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
     const names = toolNamesArg(toolNames);
     const leaf = this.locate(leafId)?.leaf;
     return leaf
-      ? runProgram(this.driver, toolMessages(sqliteToolRows(this.driver, this.sessionId, leaf.seq), names))
+      ? runProgram(
+          this.driver,
+          toolMessages(
+            sqliteToolRows(this.driver, this.sessionId, leaf.seq, (messages) =>
+              hydrate(this.driver, messages),
+            ),
+            names,
+          ),
+        )
       : [];
   }
 

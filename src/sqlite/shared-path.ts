@@ -1,5 +1,5 @@
 import { nodeBuiltin } from "../runtime/load.js";
-import type { SqliteOptions } from "./connection/open.js";
+import type { SqliteOptions } from "../sql/engines/sqlite/open.js";
 import { SqliteStore } from "./store.js";
 
 interface SharedEntry {

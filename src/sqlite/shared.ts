@@ -1,5 +1,5 @@
-import type { SqliteHandle, SqliteOptions } from "./connection/open.js";
-import type { SqlTagSource } from "./connection/sql-tag-driver.js";
+import type { SqliteHandle, SqliteOptions } from "../sql/engines/sqlite/open.js";
+import type { SqlTagSource } from "../sql/engines/sqlite/sql-tag-driver.js";
 import { SqliteStore } from "./store.js";
 
 // One store per user object, so many Sessions and providers on the same agent or handle share one migration.

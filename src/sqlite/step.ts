@@ -6,13 +6,13 @@
 
 import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { inserted, replaced } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Logged, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
-import type { SqlDriver } from "./connection/driver.js";
 import { releaseMessages } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
 import { NEXT_ACTIVITY } from "./registry.js";

@@ -1,8 +1,9 @@
-/** SQLite's kept streams: the steps in store/sql/streams.ts over sqlite/statements/streams.ts. */
-import type { StreamEngine } from "../store/sql/streams.js";
-import { forgetStream as forgetProgram, SqlStreams } from "../store/sql/streams.js";
-import type { SqlDriver } from "./connection/driver.js";
-import { runInTransaction, runProgram } from "./connection/program.js";
+/** SQLite's kept streams: the steps in sql/streams/steps.ts over sqlite/statements/streams.ts. */
+
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+import type { StreamEngine } from "../sql/streams/steps.js";
+import { forgetStream as forgetProgram, SqlStreams } from "../sql/streams/steps.js";
 import { sqliteStreams } from "./statements/streams.js";
 
 /** Migration 19: a session's kept stream (one row per session) and its chunks, in order. */

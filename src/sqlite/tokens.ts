@@ -4,7 +4,7 @@
  */
 import { overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
-import type { SqlDriver } from "./connection/driver.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { chooseOnPath } from "./history.js";
 import { type NodeRow, nodeBySeq } from "./tree.js";
 

@@ -1,8 +1,8 @@
 import type { SessionMessage } from "../contract/message.js";
 import { parseMessage, SEALED_PREFIX } from "../message/json.js";
 import { planPathChecks } from "../search/on-path.js";
-import { contentSql, resolveContent } from "./chunks.js";
-import type { SqlDriver } from "./connection/driver.js";
+import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 
 /** The tree columns of one message row. */
 export interface NodeRow {
@@ -144,7 +144,7 @@ export function isAncestor(driver: SqlDriver, ancestor: NodeRow, node: NodeRow):
 }
 
 // The whole path (to the root) and a segment of it (down from a depth): the walk carries only what it returns —
-// each row's content, or for a message split across continuation rows its seq (chunks.ts).
+// each row's content, or for a message split across continuation rows its seq (sql/engines/sqlite/chunks.ts).
 const PATH_TO_ROOT = `WITH RECURSIVE path(parent_seq, content) AS (
   SELECT parent_seq, ${contentSql()} FROM agent_messages WHERE seq = ?
   UNION ALL

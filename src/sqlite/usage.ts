@@ -6,8 +6,8 @@
 
 import type { SessionUsage } from "../contract/registry.js";
 import { StorageError } from "../errors.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { USAGE_COUNTERS, type UsageTotals, usageRefusal } from "../store/usage-totals.js";
-import type { SqlDriver } from "./connection/driver.js";
 
 /** Adds the five `?` deltas (usageDeltas order) to the counters. */
 export const USAGE_SET = USAGE_COUNTERS.map((counter) => `${counter} = ${counter} + ?`).join(", ");

@@ -1,11 +1,11 @@
 import type { SessionMessage } from "../contract/message.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import type { WriteGuard } from "../store/crypto/content-keys.js";
 import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { Change } from "../store/feed/change-rows.js";
 import { type Offloaded, offloadMessage } from "../store/media/offload.js";
 import type { RowWritten, Written } from "../store/written.js";
 import type { ClearGuard } from "./append.js";
-import type { SqlDriver } from "./connection/driver.js";
 import type { SqliteChangeLog } from "./feed/change-log.js";
 import { collect, linkAttachments, unlinkRows } from "./media/tables.js";
 import type { SealKey } from "./sealing.js";

@@ -4,11 +4,16 @@ import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
+import {
+  deleteChunks,
+  deleteSessionChunks,
+  storedContent,
+  writeChunks,
+} from "../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { encode } from "../store/crypto/row-codec.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
-import { deleteChunks, deleteSessionChunks, storedContent, writeChunks } from "./chunks.js";
-import type { SqlDriver } from "./connection/driver.js";
 import { forgetMessages } from "./facts.js";
 import { releaseSession } from "./media/attachments.js";
 import { type SealKey, type StoredForm, storedForm, storedSummary, storesSame } from "./sealing.js";

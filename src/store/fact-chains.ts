@@ -1,7 +1,7 @@
 /**
  * What a removed fact's supersession chain leaves behind (docs/FACTS.md, "Erasure"): a fact that a removed fact had
  * superseded is re-linked to the first fact after it in the chain that stays, and is current again only when none
- * stays. Shared by the SQL program (store/sql/facts.ts) and the memory store, so both re-link alike.
+ * stays. Shared by the SQL program (sql/facts/steps.ts) and the memory store, so both re-link alike.
  */
 
 /** A fact being removed: its scope key, id, status and what superseded it. */

@@ -12,7 +12,7 @@ import { factSearchText, type ScopeKey } from "./facts.js";
 
 /**
  * The key a write of the scope's facts seals with and its guard (crypto/write-guard.ts): its owner's, or its
- * session's owner's. Looked up in the write's transaction (store/sql/facts.ts FactStatements.writeKey).
+ * session's owner's. Looked up in the write's transaction (sql/facts/steps.ts FactStatements.writeKey).
  */
 export function factWrite(keys: ContentKeys | undefined, scope: ScopeKey, where: string): OwnerWrite {
   const owner = scope.owner ?? (keys && scope.sessionId !== null ? keys.ownerOf(scope.sessionId) : null);

@@ -1,6 +1,6 @@
 /**
  * The rule that a fact's every source is a message the store holds (docs/FACTS.md, "Sources"), shared by every
- * write of fact rows: the SQL program (store/sql/facts.ts), which reads the sources in the write's transaction, the
+ * write of fact rows: the SQL program (sql/facts/steps.ts), which reads the sources in the write's transaction, the
  * memory store, which checks them in the same synchronous step as it keeps the facts, and an import's check before
  * its first write (facts/import.ts). A fact naming a message that is not stored would outlive every delete of its
  * session's messages (none names it) and make an export of the store unimportable.

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import pg from "pg";
-import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { parseJson, runCli, tempDir } from "../cli/helpers.js";
 import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
 import {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import pg from "pg";
-import { tableNames } from "../../src/postgres/connection/tables.js";
 import { PostgresSearchProvider, PostgresStore } from "../../src/postgres/index.js";
+import { tableNames } from "../../src/sql/engines/postgres/tables.js";
 import { bytesOf } from "../../src/testing/contract/media-harness.js";
 import { parseJson, runCli } from "../cli/helpers.js";
 import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { AgentSearchProvider, Session, SqliteStore } from "../../src/index.js";
-import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { bytesOf } from "../../src/testing/contract/media-harness.js";
 import {
   imageMessage,

@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { parseJson, runCli, tempDir } from "./helpers.js";
 
 const tmp = tempDir();

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { SqliteStore } from "../../src/index.js";
-import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { postgresUnavailable, withSchemaUrl } from "../fixtures/postgres-db.js";
 import { parseJson, runCli, tempDir } from "./helpers.js";
 

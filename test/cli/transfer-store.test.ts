@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MemoryStore } from "../../src/memory/store.js";
-import type { SqlValue } from "../../src/sqlite/connection/driver.js";
+import type { SqlValue } from "../../src/sql/engines/sqlite/driver.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { collect, importAll, runTransferContract, seedRich } from "./transfer-contract.js";
 

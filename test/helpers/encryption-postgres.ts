@@ -1,9 +1,9 @@
 // What the Postgres encryption tests check on every layout (one server, PGlite, a Citus cluster): reads back, and
 // the refusals of a wrong key, no key and no keyring.
 import assert from "node:assert/strict";
-import type { PostgresSource } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { PostgresStoreOptions } from "../../src/postgres/schema.js";
+import type { PostgresSource } from "../../src/sql/engines/postgres/client.js";
 import { msg } from "../../src/testing/contract/harness.js";
 import { assertReadsBack, randomKeyring, SECRET } from "./encryption.js";
 

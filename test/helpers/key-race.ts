@@ -3,7 +3,7 @@
 // recorded that key. No timing: the hold is a hook on the statements the store sends.
 import type pg from "pg";
 import { PostgresStore, type PostgresStoreOptions } from "../../src/postgres/index.js";
-import type { SqlDriver } from "../../src/sqlite/connection/driver.js";
+import type { SqlDriver } from "../../src/sql/engines/sqlite/driver.js";
 import type { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import type { KeyRace } from "../../src/testing/privacy/key-race.js";

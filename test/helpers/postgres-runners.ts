@@ -2,7 +2,7 @@
 // share (test/registry-owner.test.ts, test/registry-source.test.ts).
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import type { openExecutor } from "../../src/postgres/connection/client.js";
+import type { openExecutor } from "../../src/sql/engines/postgres/client.js";
 import {
   pgliteSwitchedOff,
   postgresUnavailable,

@@ -2,8 +2,8 @@
 // schema, each skipped with its printed reason when unreachable; alice's keyring, and a store opened on a place.
 import { after, describe } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
-import type { PostgresSource } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/index.js";
+import type { PostgresSource } from "../../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusPool, citusUnavailable } from "../fixtures/citus-db.js";
 import {

@@ -1,7 +1,7 @@
 // Row scanners for the keyless contract's scan of the declared tables (src/testing/privacy/sealed-tables.ts): how
 // many rows of a table hold a text in given columns, read with SQL (a column's bytes, not the store's decoding).
-import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
-import type { SqlDriver } from "../../src/sqlite/connection/driver.js";
+import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
+import type { SqlDriver } from "../../src/sql/engines/sqlite/driver.js";
 import type { CountedTable } from "../../src/testing/privacy/tables.js";
 import type { Runner } from "../fixtures/postgres-db.js";
 

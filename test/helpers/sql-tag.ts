@@ -1,6 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
-import { DURABLE_OBJECT_VALUE_LIMIT } from "../../src/sqlite/connection/sql-tag-driver.js";
+import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
+import { DURABLE_OBJECT_VALUE_LIMIT } from "../../src/sql/engines/sqlite/sql-tag-driver.js";
 
 const Database = loadBetterSqlite3();
 

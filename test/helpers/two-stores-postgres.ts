@@ -4,8 +4,8 @@
 import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
-import type { PostgresSource } from "../../src/postgres/connection/client.js";
 import { PostgresStore } from "../../src/postgres/index.js";
+import type { PostgresSource } from "../../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusPool, citusUnavailable } from "../fixtures/citus-db.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";

@@ -7,7 +7,7 @@ import type { SessionStore } from "../../src/contract/store.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { Session } from "../../src/session/session.js";
-import { openSqlite } from "../../src/sqlite/connection/open.js";
+import { openSqlite } from "../../src/sql/engines/sqlite/open.js";
 import { migrate, SQLITE_MIGRATIONS } from "../../src/sqlite/schema.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { ids, msg, rejectsWithCode } from "../../src/testing/contract/harness.js";

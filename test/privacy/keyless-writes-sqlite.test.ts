@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import type { SqliteOptions } from "../../src/sqlite/connection/open.js";
+import type { SqliteOptions } from "../../src/sql/engines/sqlite/open.js";
 import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { runKeylessContract } from "../../src/testing/index.js";

@@ -9,7 +9,7 @@ import type { SessionStore } from "../../src/contract/store.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { QueryLimits } from "../../src/search/limits.js";
-import { loadBetterSqlite3 } from "../../src/sqlite/connection/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";

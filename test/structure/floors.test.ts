@@ -1,8 +1,10 @@
-// The floors inside each SQL backend (docs/ARCHITECTURE.md, "Inside a backend"): a ground floor (`connection/`: the
-// driver, table names, the statement cache, the program runner, the layout lock), the row modules in the middle,
-// and a top that wires them (the store, its options and migrations, the reference-named providers, the shared-store
-// caches). A floor imports only its own and those below, types included: a row module that needs the store's
-// options takes them as a parameter instead. Cycles among the middle's modules are measured, not forbidden yet.
+// The floors of the SQL code (docs/ARCHITECTURE.md, "Each backend's inside"). Each engine folder (src/sqlite,
+// src/postgres) stacks in two floors over the shared ground of src/sql: the row modules in the middle, and a top that
+// wires them (the store, its options and migrations, the reference-named providers, the shared-store caches). A floor
+// imports only its own and those below, types included: a row module that needs the store's options takes them as a
+// parameter instead. src/sql itself holds a ground (`program.ts`, the program's vocabulary, and `engines/`: each
+// engine's driver, table names, statement cache, program runner and layout) and one folder per storage concern above
+// it; the ground imports no concern, and the concern folders import each other without a circle.
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { test } from "node:test";
@@ -10,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { imports, sourceFiles } from "./fixtures/imports.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SQL = join(ROOT, "src", "sql");
 
 /** The top floor of a backend: these files, by their path inside it. */
 const TOP = new Set([
@@ -22,11 +25,10 @@ const TOP = new Set([
   "shared-path.ts",
 ]);
 
-type Floor = "ground" | "middle" | "top";
-const LEVEL: Record<Floor, number> = { ground: 0, middle: 1, top: 2 };
+type Floor = "middle" | "top";
+const LEVEL: Record<Floor, number> = { middle: 1, top: 2 };
 
 function floorOf(inside: string): Floor {
-  if (inside.startsWith("connection/")) return "ground";
   return TOP.has(inside) ? "top" : "middle";
 }
 
@@ -55,7 +57,71 @@ for (const backend of ["sqlite", "postgres"]) {
     assert.deepEqual(
       upward(backend),
       [],
-      "move what a lower floor needs down (connection/ for the ground), or pass it in as a parameter",
+      "move what a lower floor needs down (src/sql/engines/ for the ground), or pass it in as a parameter",
     );
   });
 }
+
+/** A file's unit in src/sql: `ground`, or the concern folder it lies in. */
+function unitOf(path: string): string {
+  const inside = relative(SQL, path).replaceAll("\\", "/");
+  if (inside === "program.ts" || inside.startsWith("engines/")) return "ground";
+  return inside.includes("/") ? inside.split("/")[0]! : inside;
+}
+
+/** Unit → the units of src/sql it imports (types included). */
+function sqlGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of sourceFiles(SQL)) {
+    const from = unitOf(file);
+    for (const target of imports(file, true)) {
+      if (relative(SQL, target).startsWith("..")) continue;
+      const to = unitOf(target);
+      if (to === from) continue;
+      graph.set(from, (graph.get(from) ?? new Set()).add(to));
+    }
+  }
+  return graph;
+}
+
+test("src/sql: the ground imports no concern, and its two engines import nothing of each other", () => {
+  const found: string[] = [];
+  for (const file of sourceFiles(SQL)) {
+    const inside = relative(SQL, file).replaceAll("\\", "/");
+    if (unitOf(file) !== "ground") continue;
+    for (const target of imports(file, true)) {
+      const to = relative(SQL, target).replaceAll("\\", "/");
+      if (to.startsWith("..")) continue;
+      const engine = (p: string) => (p.startsWith("engines/") ? p.split("/")[1] : undefined);
+      if (unitOf(target) !== "ground") found.push(`${inside} -> ${to}`);
+      else if (engine(inside) && engine(to) && engine(inside) !== engine(to))
+        found.push(`${inside} -> ${to}`);
+    }
+  }
+  assert.ok(sourceFiles(join(SQL, "engines")).length > 10, "the ground's files exist");
+  assert.deepEqual(
+    found.sort(),
+    [],
+    "a concern builds on the ground, never the reverse: pass it in as a parameter",
+  );
+});
+
+test("src/sql: the concern folders import each other without a circle", () => {
+  const graph = sqlGraph();
+  const circles: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, "open");
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === "open") circles.push([...stack.slice(stack.indexOf(next)), next].join(" -> "));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, "done");
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  assert.ok(graph.size > 3, "the concern folders are found");
+  assert.deepEqual(circles, [], "move what two concerns share into the one below, or into the ground");
+});

@@ -1,5 +1,5 @@
 // The Postgres layout rule (docs/POSTGRES.md, "One layout object"): what a statement owes to the single-node or the
-// Citus layout is a member of the store's layout (src/postgres/connection/layout.ts, citus/layout.ts), so no other
+// Citus layout is a member of the store's layout (src/sql/engines/postgres/layout.ts, src/postgres/citus/layout.ts), so no other
 // module of the backend names `distributed` in its code (comments aside): the option is read where the tables are
 // named, where the store loads the Citus layout for it and where their catalog is matched to it on open.
 import assert from "node:assert/strict";
@@ -12,14 +12,20 @@ import { imports, sourceFiles } from "./fixtures/imports.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BACKEND = join(ROOT, "src", "postgres");
+/** The engine's ground floor, shared under src/sql/: it names the tables and checks the catalog on open. */
+const GROUND = join(ROOT, "src", "sql", "engines", "postgres");
 
 /**
  * Files that may name `distributed`: the option's declaration and parsing, the store's load of the Citus layout,
  * the open's catalog check, and the Citus folder (convert).
  */
 const ALLOWED = (inside: string) =>
-  ["schema.ts", "store.ts", "connection/tables.ts", "connection/layout-check.ts"].includes(inside) ||
-  inside.startsWith("citus/");
+  [
+    "postgres/schema.ts",
+    "postgres/store.ts",
+    "sql/engines/postgres/tables.ts",
+    "sql/engines/postgres/layout-check.ts",
+  ].includes(inside) || inside.startsWith("postgres/citus/");
 
 /** The lines of `path` whose code (not comments or strings) names an identifier `distributed`. */
 function namings(path: string): number[] {
@@ -36,12 +42,16 @@ function namings(path: string): number[] {
 
 test("src/postgres: only the layout's files name `distributed`; the rest ask the store's layout", () => {
   const found: string[] = [];
-  for (const file of sourceFiles(BACKEND)) {
-    const inside = relative(BACKEND, file).replaceAll("\\", "/");
+  for (const file of [...sourceFiles(BACKEND), ...sourceFiles(GROUND)]) {
+    const inside = relative(join(ROOT, "src"), file).replaceAll("\\", "/");
     if (ALLOWED(inside)) continue;
-    for (const line of namings(file)) found.push(`src/postgres/${inside}:${line}`);
+    for (const line of namings(file)) found.push(`src/${inside}:${line}`);
   }
-  assert.deepEqual(found, [], "take what differs from `t.layout` (connection/layout.ts) instead");
+  assert.deepEqual(
+    found,
+    [],
+    "take what differs from `t.layout` (src/sql/engines/postgres/layout.ts) instead",
+  );
 });
 
 /** Every import of a citus/ module by a file outside it, as "file -> target" (dynamic ones marked `await import`). */

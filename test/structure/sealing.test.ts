@@ -12,9 +12,9 @@ import { sourceFiles } from "./fixtures/imports.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CODEC = "src/store/crypto/row-codec.ts";
-// The rotation re-seals under the new key what it opened with the old one (its own files: sql/rekey-*.ts and each
+// The rotation re-seals under the new key what it opened with the old one (its own files: src/sql/rekey/ and each
 // engine's rekey.ts).
-const REKEY = /^src\/(?:store\/sql\/rekey(?:-[a-z]+)?|sqlite\/rekey|postgres\/rekey)\.ts$/;
+const REKEY = /^src\/(?:sql\/rekey\/[a-z-]+|sqlite\/rekey|postgres\/rekey)\.ts$/;
 const FROM_SEAL = /(?:import|export)\s*(?:type\s*)?\{([^}]*)\}\s*from\s*"[^"]*\/seal\.js"/g;
 
 test("only the row codec (and the rotation) import sealContent or openContent", () => {

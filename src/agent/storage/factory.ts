@@ -1,5 +1,5 @@
 import { SessionError } from "../../errors.js";
-import type { SqliteSource } from "../../sqlite/connection/open.js";
+import type { SqliteSource } from "../../sql/engines/sqlite/open.js";
 import type { SessionStorage } from "../types.js";
 import { storageFactoryOptions } from "./factory-schema.js";
 import { FileSessionStorage, type FileSessionStorageOptions } from "./file.js";

@@ -1,8 +1,8 @@
-import { createPgPool, type PostgresSource } from "../../postgres/connection/client.js";
-import { isPostgresConnection } from "../../postgres/connection/reference-connection.js";
-import { tableNames } from "../../postgres/connection/tables.js";
 import type { PostgresStoreOptions } from "../../postgres/schema.js";
 import { PostgresStore } from "../../postgres/store.js";
+import { createPgPool, type PostgresSource } from "../../sql/engines/postgres/client.js";
+import { isPostgresConnection } from "../../sql/engines/postgres/reference-connection.js";
+import { tableNames } from "../../sql/engines/postgres/tables.js";
 import { StoreSessionStorage } from "./store.js";
 
 /** Connection options handed to `new pg.Pool(options)` (connectionString, host, user, …). */

@@ -1,4 +1,4 @@
-import type { SqliteOptions, SqliteSource } from "../../sqlite/connection/open.js";
+import type { SqliteOptions, SqliteSource } from "../../sql/engines/sqlite/open.js";
 import { SqliteStore } from "../../sqlite/store.js";
 import { StoreSessionStorage } from "./store.js";
 

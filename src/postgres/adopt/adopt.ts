@@ -1,9 +1,13 @@
 /**
  * Adopts what the reference (agents@0.22) wrote into the same Postgres database — its `assistant_*` and
- * `cf_agents_*` tables on the connection's `search_path`: the program store/sql/adopt.ts over Postgres' table
+ * `cf_agents_*` tables on the connection's `search_path`: the program sql/adopt/steps.ts over Postgres' table
  * (statements/adopt.ts), run inside the store's first `ready()`.
  */
 
+import { adoption, probe } from "../../sql/adopt/steps.js";
+import { type Executor, type PostgresQueryable, sqlState } from "../../sql/engines/postgres/client.js";
+import { runProgram } from "../../sql/engines/postgres/program.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
@@ -11,10 +15,6 @@ import {
   warnAdoption,
   warnIfNotClean,
 } from "../../store/adopt/adopt.js";
-import { adoption, probe } from "../../store/sql/adopt.js";
-import { type Executor, type PostgresQueryable, sqlState } from "../connection/client.js";
-import { runProgram } from "../connection/program.js";
-import type { Tables } from "../connection/tables.js";
 import { postgresAdoption } from "../statements/adopt.js";
 
 /**

@@ -7,14 +7,16 @@
 import type { SessionInfo } from "../../contract/registry.js";
 import type { ImportCounts, SessionImportResult, TransferRow } from "../../contract/transfer.js";
 import { canBeStored } from "../../message/ids.js";
+import type { AdoptedWrite, AdoptionRun, RowsAdoption, SessionAdoption } from "../../sql/adopt/steps.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { routine } from "../../sql/program.js";
 import type { AdoptionReport } from "../../store/adopt/adopt.js";
 import { assertReadBack, compactionPrint, compareReadBack, fingerprint } from "../../store/adopt/adopt.js";
 import { contextRowName } from "../../store/adopt/context.js";
 import type { MessageOrder } from "../../store/adopt/order.js";
 import { compareRegistryRow } from "../../store/adopt/registry.js";
 import { importChanged } from "../../store/feed/publish.js";
-import type { AdoptedWrite, AdoptionRun, RowsAdoption, SessionAdoption } from "../../store/sql/adopt.js";
-import { routine } from "../../store/sql/program.js";
 import { AttachmentImport } from "../../store/transfer/attachments.js";
 import {
   BATCH,
@@ -24,8 +26,6 @@ import {
 } from "../../store/transfer/base.js";
 import { assertTransferHeader, assertTransferRow } from "../../store/transfer/schema.js";
 import { assertTransferItem } from "../../store/transfer/validate.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { sessionImport } from "../statements/transfer-import.js";
 import type { PostgresTransfer } from "../transfer/export.js";

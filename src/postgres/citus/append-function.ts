@@ -29,12 +29,12 @@
  */
 
 import { SessionError } from "../../errors.js";
-import type { Query } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { childSql } from "../../sql/engines/postgres/tree.js";
 import type { ClearGuard } from "../key-cache.js";
 import { NOW, usageAssignments, usageFits } from "../registry-sql.js";
 import { ownerHashSql, ownerTsvectorSql } from "../search/fts.js";
-import { childSql } from "../tree.js";
 import { parentRead } from "./parent.js";
 
 // The argument types in order. $1 session, $2 id, $3 parent id, $4 mode, $5 check expected leaf, $6 expected

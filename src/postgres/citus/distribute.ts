@@ -12,9 +12,9 @@
  */
 
 import { SessionError } from "../../errors.js";
-import type { Query } from "../connection/client.js";
-import { hasCitus, isDistributed } from "../connection/layout-check.js";
-import type { Tables } from "../connection/tables.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
+import { hasCitus, isDistributed } from "../../sql/engines/postgres/layout-check.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { vectorTables } from "../search/vectors-schema.js";
 import { placeDeclared } from "./placement.js";
 

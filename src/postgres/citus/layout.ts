@@ -1,13 +1,14 @@
 /**
- * The Citus layout of a store's statements (connection/layout.ts; docs/POSTGRES.md, "Past one server"): the
+ * The Citus layout of a store's statements (sql/engines/postgres/layout.ts; docs/POSTGRES.md, "Past one server"): the
  * per-session tables are sharded by session id and co-located, so every reference to one names its session and
  * Citus routes the statement to the one shard that holds it. The store loads this module (`await import`) and gives
  * this layout to its tables only when opened with `distributed: true`, so a single-node store loads nothing of
  * citus/; the layout carries the steps only Citus runs (../citus-steps.ts), and the open converts the tables to it
  * (open.ts, distribute.ts).
  */
+
+import type { Layout } from "../../sql/engines/postgres/layout.js";
 import { carrySteps } from "../citus-steps.js";
-import type { Layout } from "../connection/layout.js";
 import { citusAppend } from "./append-path.js";
 import { openCitus } from "./open.js";
 import { parentCtes } from "./parent.js";

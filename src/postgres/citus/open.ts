@@ -1,13 +1,13 @@
-import type { Executor } from "../connection/client.js";
-import { migrationLock } from "../connection/migration-lock.js";
-import type { Tables } from "../connection/tables.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import { migrationLock } from "../../sql/engines/postgres/migration-lock.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { createAppendFunction, hasAppendFunction } from "./append-function.js";
 import { distribute } from "./distribute.js";
 import { unplacedTables } from "./placement.js";
 
 /**
  * Matches the tables to the store's `distributed: true` on open, `sharded` saying whether they are already
- * (connection/layout-check.ts read it): distributes them when not (once, under the migration lock, so processes
+ * (sql/engines/postgres/layout-check.ts read it): distributes them when not (once, under the migration lock, so processes
  * opening together convert them once), places the declared tables a later migration added to a distributed store,
  * and creates the routed append's function.
  */

@@ -1,6 +1,6 @@
-import type { Executor, Query } from "../connection/client.js";
-import { statement, type Tables } from "../connection/tables.js";
-import { spineArrays, spineCte } from "../tree.js";
+import type { Executor, Query } from "../../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { spineArrays, spineCte } from "../../sql/engines/postgres/tree.js";
 
 /**
  * An append after an explicit parent in the Citus layout (append.ts). Citus 13 refuses a recursive CTE in a

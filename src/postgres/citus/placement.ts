@@ -6,9 +6,9 @@
  */
 
 import { SessionError } from "../../errors.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
+import { qualified, quote, type Tables } from "../../sql/engines/postgres/tables.js";
 import { type CitusPlacement, citusShards, tablesPlaced } from "../../store/owner-data.js";
-import type { Query } from "../connection/client.js";
-import { qualified, quote, type Tables } from "../connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data.js";
 
 /** A declared table's Citus placement: distributed by `column` (co-located with `colocate`), or a reference table. */

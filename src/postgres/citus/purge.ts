@@ -5,8 +5,8 @@
  * its shards' deleted rows, which the coordinator's `pg_stat_activity` does not show. Each worker is asked directly.
  */
 import { StorageError } from "../../errors.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
 import type { PurgeRecorder } from "../../store/purge.js";
-import type { Query } from "../connection/client.js";
 import {
   lockedStatistic,
   MAY_VACUUM_STATISTIC,

@@ -1,4 +1,4 @@
-import type { MessageRead } from "../connection/layout.js";
+import type { MessageRead } from "../../sql/engines/postgres/layout.js";
 
 /** How often a message the log names is read again before it counts as deleted, and the first pause (ms). */
 const TRIES = 3;

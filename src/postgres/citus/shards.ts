@@ -1,5 +1,5 @@
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 
 /**
  * Groups `sessionIds` by the shard that holds them (the heads' shards; every per-session table is co-located with

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Query } from "../connection/client.js";
-import type { Layout } from "../connection/layout.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
+import type { Layout } from "../../sql/engines/postgres/layout.js";
 
 /** Where the store's tables live (schema.ts's Tables has these): all the log's names are derived from it. */
 export interface LogPlace {

@@ -1,6 +1,9 @@
 import type { ChangeEvent } from "../../contract/feed.js";
 import type { SessionMessage } from "../../contract/message.js";
 import { emitWarning } from "../../runtime/warn.js";
+import type { Executor, Query } from "../../sql/engines/postgres/client.js";
+import type { MessageRead } from "../../sql/engines/postgres/layout.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import {
   type ChangeLogOptions,
   type ChangeRow,
@@ -14,9 +17,6 @@ import {
 } from "../../store/feed/change-rows.js";
 import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
-import type { Executor, Query } from "../connection/client.js";
-import type { MessageRead } from "../connection/layout.js";
-import type { Tables } from "../connection/tables.js";
 import { openSummaries } from "../summaries.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./append-log.js";
 

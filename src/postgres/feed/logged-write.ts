@@ -1,7 +1,7 @@
+import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Change } from "../../store/feed/change-rows.js";
 import type { Written } from "../../store/written.js";
 import type { AppendRequest } from "../append.js";
-import type { Executor } from "../connection/client.js";
 import type { PostgresChangeLog } from "./change-log.js";
 
 /**

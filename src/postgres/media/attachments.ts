@@ -1,10 +1,10 @@
 import type { AttachmentStats, AttachmentStore } from "../../contract/attachments.js";
 import type { SessionMessage } from "../../contract/message.js";
+import type { Executor, Query } from "../../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { type Attachment, hydrateAsync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowWritten, Written } from "../../store/written.js";
-import type { Executor, Query } from "../connection/client.js";
-import { statement, type Tables } from "../connection/tables.js";
 import { messageForm, type StoredForm } from "../stored-form.js";
 
 /**

@@ -7,7 +7,7 @@
  */
 import { assertBlindOwners, type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import type { SearchPlan } from "../../search/options.js";
-import type { Query } from "../connection/client.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
 import type { KeyedTables, PostgresKeys } from "../sealing.js";
 import { ownerHashSql } from "./fts.js";
 

@@ -7,10 +7,10 @@
  */
 
 import { hasFilters, type SearchPlan } from "../../search/options.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { activePathsCte, isoSql, type Scope } from "../../sql/engines/postgres/tree.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
-import { activePathsCte, isoSql, type Scope } from "../tree.js";
 import { filterParams } from "./filters.js";
 import { type Candidate, type CandidateColumns, candidateOf } from "./page.js";
 import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parents.js";

@@ -13,8 +13,8 @@ import { hasFilters, passesFilters, type SearchPlan } from "../../search/options
 import { type RecallSource, recallAsync, recallFindsNothing, scoresOf } from "../../search/pipeline.js";
 import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { searchBlinds } from "./blind.js";
 import {
   type CandidateRow,

@@ -14,11 +14,11 @@ import {
   markOverlaysAsync,
   type OverlayEnd,
 } from "../../search/overlay-marks.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { ancestorCte, isoSql, stepTo } from "../../sql/engines/postgres/tree.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
 import { openContent } from "../stored-form.js";
-import { ancestorCte, isoSql, stepTo } from "../tree.js";
 import type { PageHit } from "./page.js";
 
 /** The results of `hits`, each with its overlay mark and, when the plan asks, its context. */

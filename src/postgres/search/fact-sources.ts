@@ -9,10 +9,10 @@
 import type { FactSource } from "../../contract/facts.js";
 import { factSourceKey } from "../../search/fact-fusion.js";
 import type { SearchPlan } from "../../search/options.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { isoSql } from "../../sql/engines/postgres/tree.js";
 import { citusSteps } from "../citus-steps.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
-import { isoSql } from "../tree.js";
 import type { Node } from "./candidate-rows.js";
 import { type CandidateColumns, candidateOf, onPathOf } from "./page.js";
 

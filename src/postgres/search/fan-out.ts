@@ -10,11 +10,11 @@
 
 import { growingWindow, keepWindowToActivePaths } from "../../search/active-paths.js";
 import type { SearchPlan } from "../../search/options.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { activePathsCte } from "../../sql/engines/postgres/tree.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { citusSteps } from "../citus-steps.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
-import { activePathsCte } from "../tree.js";
 import {
   CANDIDATES_BY_SEQ,
   type CandidateRow,

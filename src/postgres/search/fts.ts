@@ -14,8 +14,8 @@ import { createHash } from "node:crypto";
 import { type BlindTokens, isBlindLike } from "../../search/blind-tokens.js";
 import { otherForms, type QueryTerm } from "../../search/query.js";
 import { foldToken, tokenize } from "../../search/tokens.js";
+import type { Layout } from "../../sql/engines/postgres/layout.js";
 import { OWNER_HASH_CHARS, ownerHash } from "../../store/owner.js";
-import type { Layout } from "../connection/layout.js";
 
 // Postgres refuses lexemes over 2047 bytes and vectors over 1 MiB, clamps positions at 16383 (so a phrase past
 // that token cannot match) and keeps at most 256 positions per lexeme.
@@ -83,7 +83,7 @@ export function ownedMessagesCte(
 ): string {
   if (t.layout.rowsCarrySession) {
     // Citus refuses a STABLE function over a column in an UPDATE: the lexeme is computed first, and the join also
-    // names the distribution column, which co-locates it (connection/layout.ts).
+    // names the distribution column, which co-locates it (sql/engines/postgres/layout.ts).
     return `owner_lexeme AS (
       SELECT r.id, ${ownerTsvectorSql("r.owner", false)} AS lexeme FROM ${registered} r WHERE r.owner IS NOT NULL
     ),

@@ -8,11 +8,11 @@ import { storedMessageText } from "../../message/text.js";
 import { hitResult } from "../../search/hits.js";
 import { hasOtherBranches, onPathByHead, planPathChecks } from "../../search/on-path.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { ancestorCte, isoSql, pathCte } from "../../sql/engines/postgres/tree.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
 import { openContents } from "../stored-form.js";
-import { ancestorCte, isoSql, pathCte } from "../tree.js";
 
 /** What a candidate brings from the candidate statement. */
 export interface Candidate {

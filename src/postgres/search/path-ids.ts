@@ -3,9 +3,9 @@
  * `PathIds`): the fact store then reads only facts with a source on the path (docs/FACTS.md#recall).
  */
 import { hasOtherBranches } from "../../search/on-path.js";
-import type { Executor } from "../connection/client.js";
-import { statement, type Tables } from "../connection/tables.js";
-import { stepTo } from "../tree.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { stepTo } from "../../sql/engines/postgres/tree.js";
 
 // One round trip: the head (`$1` the session), and the walk of its path by the primary key only when the session has
 // other branches and the path is at most `$2` long; each step to a shallower row (a damaged link cannot loop).

@@ -7,10 +7,10 @@ import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText } from "../../search/tokens.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
+import type { Layout } from "../../sql/engines/postgres/layout.js";
+import { decodeContent } from "../../sql/engines/postgres/text.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import type { Query } from "../connection/client.js";
-import type { Layout } from "../connection/layout.js";
-import { decodeContent } from "../connection/text.js";
 import { sessionLexeme, toTsvector } from "./fts.js";
 
 /** A regular expression matching any text that may hold CJK characters. */

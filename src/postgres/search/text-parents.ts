@@ -12,7 +12,7 @@
  * ~300,000 for 4,000 of them, and the server JIT-compiled the statement (+30 ms).
  */
 import { TEXTLESS_RUN } from "../../search/rank.js";
-import type { Scope } from "../tree.js";
+import type { Scope } from "../../sql/engines/postgres/tree.js";
 
 /**
  * CTEs over `cand(seq, parent_seq)`: `text_walk`, and `text_parent(p, seq)`: for each parent p without searchable

@@ -4,12 +4,12 @@
  * keeps, walked one session at a time (Citus refuses a recursive CTE that fans out).
  */
 
+import { type Executor, sqlState } from "../../sql/engines/postgres/client.js";
+import { migrationLock } from "../../sql/engines/postgres/migration-lock.js";
+import { qualified, type Tables } from "../../sql/engines/postgres/tables.js";
+import { pathCte } from "../../sql/engines/postgres/tree.js";
 import { citusShards } from "../../store/owner-data.js";
-import { type Executor, sqlState } from "../connection/client.js";
-import { migrationLock } from "../connection/migration-lock.js";
-import { qualified, type Tables } from "../connection/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data.js";
-import { pathCte } from "../tree.js";
 import { tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 
 /**

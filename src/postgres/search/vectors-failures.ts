@@ -3,8 +3,8 @@
  * and what status() and backfill({ retryFailed }) read and clear.
  */
 import type { VectorFailure } from "../../search/vectors/types.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { CURRENT, type VectorTables } from "./vectors-schema.js";
 
 /** Messages with a current vector, with a current refusal (`failure`, no vector), and the rest (pending). */

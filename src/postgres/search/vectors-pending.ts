@@ -5,9 +5,9 @@
  */
 import { storedMessageText } from "../../message/text.js";
 import type { PendingText } from "../../search/vectors/types.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
 import { CURRENT, type VectorTables } from "./vectors-schema.js";
 
 interface PendingRow {

@@ -2,8 +2,8 @@
  * The vector channel's tables on Postgres (the twin of src/sqlite/search/vectors-schema.ts): their names under a
  * store's schema and prefix, the statements that create them, and what makes a vector current.
  */
-import type { Layout } from "../connection/layout.js";
-import type { Tables } from "../connection/tables.js";
+import type { Layout } from "../../sql/engines/postgres/layout.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 
 /** Names of the vector tables and their indexes, quoted. */
 export interface VectorTables {

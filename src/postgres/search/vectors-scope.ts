@@ -8,9 +8,9 @@
 import { canBeStored } from "../../message/ids.js";
 import { type BranchedSession, pathsWithin } from "../../search/active-paths.js";
 import type { NearestRead } from "../../search/vectors/types.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
-import { activePathsCte } from "../tree.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { activePathsCte } from "../../sql/engines/postgres/tree.js";
 import { filterParams } from "./filters.js";
 import { onPathOf } from "./page.js";
 

@@ -2,8 +2,8 @@
  * Vectors whose message is gone, on Postgres: the reference that makes a delete take them (added to a vector table
  * made before it), and the sweep of what deletes left before that.
  */
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import type { VectorTables } from "./vectors-schema.js";
 
 /** Vector rows removed per statement when orphans are swept (bounded lock time). */

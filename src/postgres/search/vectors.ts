@@ -10,9 +10,9 @@ import type {
   VectorStoreOptions,
   VectorWrite,
 } from "../../search/vectors/types.js";
+import type { Executor, Query } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
 import type { PostgresBackend } from "../backend.js";
-import type { Executor, Query } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
 import { activePathSeqs, distributeVectors, sessionIdsOf } from "./vectors-citus.js";
 import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./vectors-failures.js";
 import { pendingAfter, pendingAmong } from "./vectors-pending.js";

@@ -1,16 +1,16 @@
 /**
- * Postgres' adoption table (the program: store/sql/adopt.ts): the reference's tables on the connection's
+ * Postgres' adoption table (the program: sql/adopt/steps.ts): the reference's tables on the connection's
  * `search_path`, read in keyset pages by creation time and id (each reference write is its own statement), and
  * written through our own transfer import and read back through its export (adopt/import.ts), so batches and
  * Citus routing are the import's.
  */
 
+import { ADOPT_PAGE, type AdoptionStatements } from "../../sql/adopt/steps.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { command, query, routine } from "../../sql/program.js";
 import { REFERENCE_SOURCE, REFERENCE_TABLES, type ReferenceTable } from "../../store/adopt/adopt.js";
-import { ADOPT_PAGE, type AdoptionStatements } from "../../store/sql/adopt.js";
-import { command, query, routine } from "../../store/sql/program.js";
 import { rowsAdoption, sessionAdoption } from "../adopt/import.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
 import { PostgresSessionRegistry } from "../registry.js";
 import { PostgresTransfer } from "../transfer/export.js";
 

@@ -1,12 +1,12 @@
-/** Postgres's statements of facts (store/sql/facts.ts has the steps): lists of values travel as arrays. */
+/** Postgres's statements of facts (sql/facts/steps.ts has the steps): lists of values travel as arrays. */
 import { factBlind } from "../../search/fact-index.js";
+import { call } from "../../sql/engines/postgres/program.js";
+import { quote, statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import type { FactStatements } from "../../sql/facts/steps.js";
+import { command, query } from "../../sql/program.js";
+import type { RekeyTable } from "../../sql/rekey/table.js";
 import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
-import type { FactStatements } from "../../store/sql/facts.js";
-import { command, query } from "../../store/sql/program.js";
-import type { RekeyTable } from "../../store/sql/rekey-table.js";
-import { call } from "../connection/program.js";
-import { quote, statement, type Tables } from "../connection/tables.js";
 import { guardedOf, guardInside, guardParams } from "../key-guard.js";
 import type { KeyedTables } from "../sealing.js";
 import { toTsvector } from "../search/fts.js";
@@ -207,7 +207,7 @@ export function postgresFacts(t: KeyedTables): FactStatements {
   };
 }
 
-/** A key rotation's statements of facts (store/sql/rekey-finish.ts): facts sealed under a key, re-sealed. */
+/** A key rotation's statements of facts (sql/rekey/finish.ts): facts sealed under a key, re-sealed. */
 export function postgresFactRekey(t: Tables): Pick<RekeyTable, "factsUnder" | "writeFact"> {
   const { facts } = factTables(t);
   return {

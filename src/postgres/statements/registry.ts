@@ -1,14 +1,14 @@
-/** Postgres's statements of the session registry (store/sql/registry.ts): times are the server's clock. */
+/** Postgres's statements of the session registry (sql/registry/steps.ts): times are the server's clock. */
 
-import { query } from "../../store/sql/program.js";
-import type { RegistryStatements } from "../../store/sql/registry.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { isoSql } from "../../sql/engines/postgres/tree.js";
+import { query } from "../../sql/program.js";
+import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
-import { statement, type Tables } from "../connection/tables.js";
 import { ownerGuardParams, ownerGuardSql } from "../key-guard.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../registry-sql.js";
 import type { KeyedTables } from "../sealing.js";
 import { ownedMessagesCte } from "../search/fts.js";
-import { isoSql } from "../tree.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
   cache_write_tokens, estimated_cost, end_reason, ${isoSql("created_at")} AS created_at,

@@ -1,13 +1,14 @@
 /**
- * Postgres's statements of kept streams (store/sql/streams.ts): a drop, an expiry, a read and an append are one
+ * Postgres's statements of kept streams (sql/streams/steps.ts): a drop, an expiry, a read and an append are one
  * statement each; a start is two, run in one transaction. On a Citus cluster the tables are sharded by session with
  * the messages (owner-data.ts), and every statement but the expiry and the count names its session, so Citus routes
  * it to the session's node; an append there is two statements in one transaction (`lock`, then the chunks), since
- * Citus routes no statement whose `WITH` holds an `INSERT` (connection/layout.ts `insertsInCtes`).
+ * Citus routes no statement whose `WITH` holds an `INSERT` (sql/engines/postgres/layout.ts `insertsInCtes`).
  */
-import { command, query } from "../../store/sql/program.js";
-import type { StreamStatements } from "../../store/sql/streams.js";
-import { statement, type Tables } from "../connection/tables.js";
+
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { command, query } from "../../sql/program.js";
+import type { StreamStatements } from "../../sql/streams/steps.js";
 import { guardInside } from "../key-guard.js";
 
 const upsertSql = statement(
@@ -35,7 +36,7 @@ const appendSql = statement((t) => {
     )
     SELECT (SELECT count(*)::integer FROM s) AS n${guard.and ? ", (SELECT keyed FROM gd) AS keyed" : ""}`;
 });
-// A cluster's append (store/sql/streams.ts `lock`): the head locked and its time moved while the stream is live, then
+// A cluster's append (sql/streams/steps.ts `lock`): the head locked and its time moved while the stream is live, then
 // the chunks inserted in the same transaction. The insert reads the head on the session's shard, so Citus pushes it
 // down to that one node; from `unnest` alone it would pull the rows to the coordinator and copy them out.
 const lockSql = statement(

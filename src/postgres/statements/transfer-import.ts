@@ -1,24 +1,24 @@
 /**
- * Postgres' table for the session import (the program: store/transfer/sql-import.ts): awaited, each batch and the
+ * Postgres' table for the session import (the program: sql/transfer/import.ts): awaited, each batch and the
  * last step in one transaction of the executor. A batch first locks the session's head (creating it when missing),
  * as every session write does, so concurrent appenders wait for the batch rather than interleave with it, and bumps
  * the head's version, so an appender whose snapshot predates it retries instead of missing the rows (append.ts).
  * The registry row gives an owned session's stored messages the owner lexeme in the same statement. The items are
  * written by Postgres' own plan (transfer/import.ts). In the Citus layout each statement over a per-session table
- * also names its session (its last parameter), so it runs on the one node that holds it (connection/layout.ts).
+ * also names its session (its last parameter), so it runs on the one node that holds it (sql/engines/postgres/layout.ts).
  */
 
 import type { TransferSession } from "../../contract/transfer.js";
 import { assertSessionId } from "../../message/ids.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import { call, runProgram } from "../../sql/engines/postgres/program.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { command, prepared, query } from "../../sql/program.js";
+import { type ImportTable, type LeafStatements, sqlSessionImport } from "../../sql/transfer/import.js";
 import { sessionInfoValues } from "../../store/registry-rows.js";
 import { importedName } from "../../store/session-names.js";
-import { command, prepared, query } from "../../store/sql/program.js";
 import type { SessionImportWriter } from "../../store/transfer/base.js";
-import { type ImportTable, type LeafStatements, sqlSessionImport } from "../../store/transfer/sql-import.js";
 import { lockSql } from "../append-attempt.js";
-import type { Executor } from "../connection/client.js";
-import { call, runProgram } from "../connection/program.js";
-import { statement, type Tables } from "../connection/tables.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
 import type { KeyedTables } from "../sealing.js";
 import { ownedMessagesCte } from "../search/fts.js";

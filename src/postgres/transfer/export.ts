@@ -1,17 +1,22 @@
 import type { TransferSession } from "../../contract/transfer.js";
+import type { Executor } from "../../sql/engines/postgres/client.js";
+import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { SqlTransfer } from "../../sql/transfer/export.js";
+import { type PostgresHead, postgresExportTable } from "../../sql/transfer/postgres-export.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import { SqlTransfer } from "../../store/transfer/sql-export.js";
 import type { PostgresBackend } from "../backend.js";
-import type { Executor } from "../connection/client.js";
-import type { Tables } from "../connection/tables.js";
+import { loadAttachments } from "../media/attachments.js";
 import type { PostgresSessionRegistry } from "../registry.js";
-import { type PostgresHead, postgresExportTable } from "../statements/transfer-export.js";
+import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { sessionImport } from "../statements/transfer-import.js";
+import { openContent } from "../stored-form.js";
+import { compactionsOf, type StoredCompactionRow } from "../summaries.js";
 import { rowsImport } from "./rows.js";
 
 /**
  * Lossless, streaming export and import for a {@link PostgresStore}, with the order, idempotency and latest-leaf
- * rules of SQLite's: the export is the SQL stores' one (store/transfer/sql-export.ts) over Postgres' table; the
+ * rules of SQLite's: the export is the SQL stores' one (sql/transfer/export.ts) over Postgres' table (sql/transfer/postgres-export.ts),
+ * which opens rows with the helpers handed in here; the
  * import writes through import.ts and rows.ts.
  */
 export class PostgresTransfer extends SqlTransfer<PostgresHead> {
@@ -25,7 +30,29 @@ export class PostgresTransfer extends SqlTransfer<PostgresHead> {
     registry: PostgresSessionRegistry,
     private readonly store?: Pick<PostgresBackend, "feed" | "changeLog">,
   ) {
-    super(postgresExportTable(ready, t), registry, store);
+    const queryOf = async () => {
+      const executor = await ready();
+      return executor.query.bind(executor);
+    };
+    super(
+      postgresExportTable(ready, t, {
+        openMessage: async (head, row) =>
+          openContent(await queryOf(), t, head.session_id, row.content as string, row.id),
+        openCompaction: async (head, { seq: _seq, ...row }) => {
+          const [compaction] = await compactionsOf(await queryOf(), t, head.session_id, [
+            row as unknown as StoredCompactionRow,
+          ]);
+          return compaction!;
+        },
+        attachment: async (hash) => (await loadAttachments(await queryOf(), t, [hash])).get(hash) ?? null,
+        openBlock: async (row) =>
+          readBlockRow(await queryOf(), t, row.key as string, row as unknown as BlockRow),
+        openEntry: async (row) =>
+          entryOpener(await queryOf(), t, row.label as string)(row as unknown as EntryRow),
+      }),
+      registry,
+      store,
+    );
   }
 
   /** One session import (see import.ts), logged in the store's change log when it has one. */

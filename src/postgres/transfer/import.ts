@@ -1,6 +1,5 @@
 /**
- * Postgres' own plan for an import's items (the steps around them are the SQL stores' one program, store/transfer/
- * sql-import.ts, over statements/transfer-import.ts), with the semantics of SQLite's item-by-item writer: explicit
+ * Postgres' own plan for an import's items (the steps around them are the SQL stores' one program, sql/transfer/import.ts, over statements/transfer-import.ts), with the semantics of SQLite's item-by-item writer: explicit
  * ids, parents and times; rows whose ids are stored are skipped. A batch's messages go in one `unnest` INSERT
  * whose tree columns are computed here from the stored parents' spines, so a batch costs a few round trips however
  * long it is, where SQLite reads each parent's row as it writes the child.
@@ -8,17 +7,17 @@
 
 import type { ImportCounts, TransferMessage } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
+import type { Query } from "../../sql/engines/postgres/client.js";
+import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { needsEncoding } from "../../sql/engines/postgres/text.js";
+import { spineCte } from "../../sql/engines/postgres/tree.js";
+import type { ImportCounted } from "../../sql/transfer/import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { TransferBatch } from "../../store/transfer/base.js";
-import type { ImportCounted } from "../../store/transfer/sql-import.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import type { Query } from "../connection/client.js";
-import { statement, type Tables } from "../connection/tables.js";
-import { needsEncoding } from "../connection/text.js";
 import { planImportLinks } from "../media/attachments.js";
 import { ownerTsvectorSql } from "../search/fts.js";
 import { formsOf, searchVector } from "../stored-form.js";
-import { spineCte } from "../tree.js";
 import { timestampParam, writeCompactions } from "./rows.js";
 
 // Rows per INSERT are capped by their text (a batch holds at most 500 items, store/transfer/base.ts), so a
@@ -26,12 +25,12 @@ import { timestampParam, writeCompactions } from "./rows.js";
 const STATEMENT_CHARS = 4 << 20;
 
 // In the Citus layout every statement here also names its session (the last parameter), so it runs on the one
-// node that holds it (see connection/layout.ts).
+// node that holds it (see sql/engines/postgres/layout.ts).
 const storedSql = statement(
   (t) =>
     `SELECT id FROM ${t.messages} WHERE session_num = $1::bigint AND id = ANY($2::text[])${t.layout.onSession(null, "$3::text")}`,
 );
-// Stored parents (`$2`) with their spines (skip-pointer chains, see tree.ts): what a child's tree columns are
+// Stored parents (`$2`) with their spines (skip-pointer chains, see sql/engines/postgres/tree.ts): what a child's tree columns are
 // computed from. Only parents outside the batch are read, so a batch of a chain reads one.
 const parentsSql = statement(
   (t) => `WITH RECURSIVE nodes AS (
@@ -82,7 +81,7 @@ interface KnownRow {
   sdep: number[];
 }
 
-/** A child's node and skip pointer, by the rule of tree.ts `childSql` (Myers' jump pointers). */
+/** A child's node and skip pointer, by the rule of sql/engines/postgres/tree.ts `childSql` (Myers' jump pointers). */
 function childOf(parent: Node | null, seq: number, bytes: number, tokens: number) {
   if (!parent) {
     const node = { seq, depth: 0, cumBytes: bytes, cumTokens: tokens, spineSeq: [], spineDepth: [] };
@@ -211,8 +210,7 @@ async function writeMessages(
 }
 
 /**
- * Writes one batch's items inside the batch's transaction, which holds the session's head lock (store/transfer/
- * sql-import.ts), counting into `result`; answers how many messages it added.
+ * Writes one batch's items inside the batch's transaction, which holds the session's head lock (sql/transfer/import.ts), counting into `result`; answers how many messages it added.
  */
 export async function writeItems(
   query: Query,

@@ -1,18 +1,18 @@
 /**
  * Adopts what the reference (agents@0.22) wrote into the same SQLite database — a Durable Object's storage or a
- * file: the program store/sql/adopt.ts over SQLite's table (statements/adopt.ts), run synchronously, so a store
+ * file: the program sql/adopt/steps.ts over SQLite's table (statements/adopt.ts), run synchronously, so a store
  * opened on such a database is complete before its first call.
  */
 
+import { adoption, probe } from "../../sql/adopt/steps.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { runProgram } from "../../sql/engines/sqlite/program.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
   warnAdoption,
   warnIfNotClean,
 } from "../../store/adopt/adopt.js";
-import { adoption, probe } from "../../store/sql/adopt.js";
-import type { SqlDriver } from "../connection/driver.js";
-import { runProgram } from "../connection/program.js";
 import { isReadonlyError } from "../search/indexing.js";
 import { sqliteAdoption } from "../statements/adopt.js";
 

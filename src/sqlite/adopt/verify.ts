@@ -1,4 +1,8 @@
 /** Reads adopted rows back from our SQLite tables and compares them with what was written (see adopt.ts). */
+
+import { storedText } from "../../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { sqlText } from "../../sql/engines/sqlite/free-text.js";
 import {
   type AdoptionReport,
   assertReadBack,
@@ -7,14 +11,11 @@ import {
   fingerprint,
 } from "../../store/adopt/adopt.js";
 import type { MessageOrder } from "../../store/adopt/order.js";
-import { storedText } from "../chunks.js";
-import type { SqlDriver } from "../connection/driver.js";
-import { sqlText } from "../connection/free-text.js";
 import { listCompactions } from "../history.js";
 
 const PAGE = 500;
 
-// A split row (see chunks.ts) selects its seq, whose pieces are joined; any other row its content as a blob.
+// A split row (see sql/engines/sqlite/chunks.ts) selects its seq, whose pieces are joined; any other row its content as a blob.
 function storedJson(driver: SqlDriver, selected: unknown): string {
   return typeof selected === "number" || typeof selected === "bigint"
     ? storedText(driver, selected)

@@ -1,5 +1,6 @@
 import type { ChangeEvent } from "../../contract/feed.js";
 import type { SessionMessage } from "../../contract/message.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import {
   type ChangeLogOptions,
   type ChangeRow,
@@ -12,7 +13,6 @@ import {
 } from "../../store/feed/change-rows.js";
 import type { LoggedChange, RemoteChanges } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { openSummary } from "../sealing.js";
 
 // Created on first use rather than as a migration: only stores opened with `changeLog` write it, and a database
@@ -29,7 +29,7 @@ const CREATE = `CREATE TABLE IF NOT EXISTS agent_changes (
 )`;
 
 /**
- * A session's log rows (an erasure deletes them, sqlite/statements/erase.ts): one range of this index instead of a
+ * A session's log rows (an erasure deletes them, sql/erase/sqlite.ts): one range of this index instead of a
  * read of the whole log. Made with the table, and by migration 16 for a log made before it. One more entry per
  * logged write.
  */

@@ -1,7 +1,7 @@
 import type { ChangeEvent } from "../../contract/feed.js";
 import { emitWarning } from "../../runtime/warn.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import type { Interest, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
-import type { SqlDriver } from "../connection/driver.js";
 import type { SqliteChangeLog } from "./change-log.js";
 import { dataVersion, isFileDatabase, SqliteWatermark } from "./watermark.js";
 

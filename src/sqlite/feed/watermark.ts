@@ -1,6 +1,6 @@
 import type { ChangeEvent } from "../../contract/feed.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import type { Interest } from "../../store/feed/remote.js";
-import type { SqlDriver } from "../connection/driver.js";
 
 /** New message rows looked at per poll for store-wide subscribers; more and one store-wide reset is sent instead. */
 const NEW_ROWS = 1_000;

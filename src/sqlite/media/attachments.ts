@@ -1,8 +1,8 @@
 import type { AttachmentStats, AttachmentStore } from "../../contract/attachments.js";
 import type { SessionMessage } from "../../contract/message.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { hydrateSync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { collect, linkAttachments, linkStored, loadAttachments, STORE_TABLES, unlinkRows } from "./tables.js";
 
 /**

@@ -6,7 +6,7 @@
  * filters.ts's condition.
  */
 import type { BranchedSession } from "../../search/active-paths.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { onPaths } from "../tree.js";
 import { headBranched } from "./page.js";
 import type { SearchState } from "./state.js";

@@ -9,7 +9,7 @@ import { SessionError } from "../../errors.js";
 import { emitWarning } from "../../runtime/warn.js";
 import { assertBlindOwners, type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import type { SearchPlan } from "../../search/options.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 
 /** The blind tokens a sealed message of `sessionId` is indexed with (its owner's key, checked), or null (none). */
 export function blindOfSession(driver: SqlDriver, sessionId: string): BlindTokens | null {

@@ -17,8 +17,8 @@ import type { ActivePathRereads, RecallSource, ScoreLookup, TextRanking } from "
 import type { QueryTerm } from "../../search/query.js";
 import { perTermCap, type RankedCandidate } from "../../search/rank.js";
 import { termFrequencies } from "../../search/score.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { branchedSessions } from "./active-paths.js";
 import { searchBlinds } from "./blind.js";
 import { withExtras } from "./extras.js";

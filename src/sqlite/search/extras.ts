@@ -8,9 +8,9 @@ import { storedMessageText } from "../../message/text.js";
 import { type ContextRow, SEARCH_CONTEXT_BYTES, setContexts } from "../../search/context.js";
 import type { SearchPlan } from "../../search/options.js";
 import { markOverlays, type OverlayRow, type OverlaySource } from "../../search/overlay-marks.js";
+import { contentSql, resolveContent } from "../../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { SEARCH_OVERLAYS } from "../../store/limits.js";
-import { contentSql, resolveContent } from "../chunks.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { firstCovering, type OverlayNode } from "./overlay-climbs.js";
 import type { Hit } from "./page.js";
 

@@ -2,7 +2,7 @@
  * Word families read from fts5vocab, kept per SQLite connection and kept current as that connection indexes text,
  * so a search on a large store does not read the same families again after every append.
  */
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 
 /** A family with more index terms than this is left to FTS5's own prefix query. */
 export const MAX_FAMILY_TERMS = 32;

@@ -9,7 +9,7 @@
  * held too few of their matches) and a search to the session a lookup keeps to.
  */
 import { hasFilters, type SearchFilters } from "../../search/options.js";
-import type { SqlValue } from "../connection/driver.js";
+import type { SqlValue } from "../../sql/engines/sqlite/driver.js";
 import { ACTIVE_PATHS_SEQS } from "../tree.js";
 
 /** A condition on the messages `m` and its parameters, in order. */

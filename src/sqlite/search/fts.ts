@@ -5,7 +5,7 @@
 import { type BlindTokens, isBlindLike } from "../../search/blind-tokens.js";
 import { otherForms, type QueryTerm, type QueryWord } from "../../search/query.js";
 import { foldToken } from "../../search/tokens.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { type FamilyCache, familyCacheOf, MAX_FAMILY_TERMS } from "./family-cache.js";
 
 /**

@@ -5,7 +5,7 @@
  * 5,357 statements for one search; test/sqlite-overlay-marks.test.ts counts them).
  */
 import type { CoverCheck } from "../../search/overlay-marks.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 
 /** An overlay's first or last message as the climbs need it. */
 export interface OverlayNode {

@@ -4,8 +4,8 @@ import { hitResult } from "../../search/hits.js";
 import { hasOtherBranches, onPathByHead } from "../../search/on-path.js";
 import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js";
 import type { ScoreLookup } from "../../search/pipeline.js";
-import { contentSql, resolveContent } from "../chunks.js";
-import type { SqlDriver } from "../connection/driver.js";
+import { contentSql, resolveContent } from "../../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { onPaths } from "../tree.js";
 
 /** A session's head as the hits need it: its id, leaf and whether it has other branches (count vs depth). */

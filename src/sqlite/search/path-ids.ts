@@ -3,7 +3,7 @@
  * `PathIds`): the fact store then reads only facts with a source on the path (docs/FACTS.md#recall).
  */
 import { hasOtherBranches } from "../../search/on-path.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 
 // The ids of the path from the message `?` to its root, each step to a shallower row (a damaged link cannot loop).
 const PATH_IDS = `WITH RECURSIVE path(seq, parent_seq, depth, id) AS (

@@ -1,6 +1,6 @@
 /** What a search reads first: the store's size, the search index's watermark and how to keep to its sessions. */
 import { canBeStored } from "../../message/ids.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { ownerToken } from "./owner-index.js";
 import type { HitHead } from "./page.js";
 

@@ -6,7 +6,7 @@
  */
 import type { BlindTokens } from "../../search/blind-tokens.js";
 import type { QueryTerm } from "../../search/query.js";
-import type { SqlDriver, SqlValue } from "../connection/driver.js";
+import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
 import { type FilterSql, sessionFilter } from "./filters.js";
 import { cannotMatch, toFts5 } from "./fts.js";
 import { type SearchState, scopedMatch } from "./state.js";

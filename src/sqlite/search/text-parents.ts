@@ -9,7 +9,7 @@
  * the walk stops there, as it did before messages without text were passed through.
  */
 import { TEXTLESS_RUN } from "../../search/rank.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 
 // ? the parents to look at (JSON), ? the watermark (twice), ? the run's bound. A walk starts at each parent without
 // text; each row of `up` is a message on it, with `run` messages without text below it and whether it has text

@@ -9,7 +9,7 @@ import { hasFilters, passesFilters } from "../../search/options.js";
 import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
 import { dot, PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
 import type { NearestRead } from "../../search/vectors/types.js";
-import type { SqlDriver, SqlValue } from "../connection/driver.js";
+import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
 import { type FilterSql, filterSql } from "./filters.js";
 import { CURRENT } from "./vectors-schema.js";
 

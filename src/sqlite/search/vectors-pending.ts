@@ -5,9 +5,9 @@
  */
 import { storedMessageText } from "../../message/text.js";
 import type { PendingText } from "../../search/vectors/types.js";
+import { contentSql, storedText } from "../../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { contentSql, storedText } from "../chunks.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { CURRENT } from "./vectors-schema.js";
 
 const PENDING_SELECT = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, m.content_hash,

@@ -1,4 +1,4 @@
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { isReadonlyError } from "./indexing.js";
 
 /** The vector tables of a SQLite store, and when a vector row is current. */

@@ -3,7 +3,7 @@
  * (swept by backfill and after a reported delete), and sqlite-vec's rows of deleted vector rows (drained by a
  * connection with the extension). Both run in bounded batches, one transaction each.
  */
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { int, SWEEP_BATCH } from "./vectors-schema.js";
 
 /**

@@ -13,8 +13,8 @@ import type {
   VectorStoreOptions,
   VectorWrite,
 } from "../../search/vectors/types.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import type { SqliteBackend } from "../backend.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { branchedSessions, offPathSessions } from "./active-paths.js";
 import { loadSqliteVec } from "./vectors-extension.js";
 import { knnNearest, scanNearest } from "./vectors-nearest.js";

@@ -13,7 +13,7 @@ import {
   rankDense,
   termRarity,
 } from "../../search/rank.js";
-import type { SqlDriver } from "../connection/driver.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import type { ScoreLookup } from "./page.js";
 import { textParents } from "./text-parents.js";
 

@@ -1,11 +1,21 @@
 /**
- * SQLite's adoption table (the program: store/sql/adopt.ts): the reference's rows read by `rowid`, which is their
+ * SQLite's adoption table (the program: sql/adopt/steps.ts): the reference's rows read by `rowid`, which is their
  * insertion order, and written a page at a time through the transfer import's own inserts, synchronously, so a
  * store opened on such a database is complete before its first call; every adopted row is read back from our
  * tables (adopt/verify.ts).
  */
 
 import type { SessionInfo } from "../../contract/registry.js";
+import {
+  ADOPT_PAGE,
+  type AdoptionRun,
+  type AdoptionStatements,
+  type RowsAdoption,
+  type SessionAdoption,
+} from "../../sql/adopt/steps.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { freeTextSql, sqlText } from "../../sql/engines/sqlite/free-text.js";
+import { command, query, routine } from "../../sql/program.js";
 import {
   assertReadBack,
   compareReadBack,
@@ -17,17 +27,7 @@ import { contextRowName } from "../../store/adopt/context.js";
 import { compareRegistryRow } from "../../store/adopt/registry.js";
 import { type SessionInfoRow, toSessionInfo } from "../../store/registry-rows.js";
 import { openedName } from "../../store/session-names.js";
-import {
-  ADOPT_PAGE,
-  type AdoptionRun,
-  type AdoptionStatements,
-  type RowsAdoption,
-  type SessionAdoption,
-} from "../../store/sql/adopt.js";
-import { command, query, routine } from "../../store/sql/program.js";
 import { verifyCompactions, verifyMessages } from "../adopt/verify.js";
-import type { SqlDriver } from "../connection/driver.js";
-import { freeTextSql, sqlText } from "../connection/free-text.js";
 import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { insertRow } from "../transfer/import.js";
 import { insertRegistryRow, setLeaf, writeItems } from "./transfer-import.js";

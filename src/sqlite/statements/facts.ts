@@ -1,13 +1,13 @@
-/** SQLite's statements of facts (store/sql/facts.ts has the steps); lists of values travel as JSON (json_each). */
+/** SQLite's statements of facts (sql/facts/steps.ts has the steps); lists of values travel as JSON (json_each). */
 import { factIndexText } from "../../search/fact-index.js";
+import { ownerGuardSqlite } from "../../sql/engines/sqlite/owner-guard.js";
+import { call } from "../../sql/engines/sqlite/program.js";
+import type { FactStatements } from "../../sql/facts/steps.js";
+import { command, query } from "../../sql/program.js";
+import type { RekeyTable } from "../../sql/rekey/table.js";
 import { ownerGuardParams } from "../../store/crypto/write-guard.js";
 import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import type { FactFilter } from "../../store/facts.js";
-import type { FactStatements } from "../../store/sql/facts.js";
-import { command, query } from "../../store/sql/program.js";
-import type { RekeyTable } from "../../store/sql/rekey-table.js";
-import { ownerGuardSqlite } from "../connection/owner-guard.js";
-import { call } from "../connection/program.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =
@@ -191,7 +191,7 @@ export const sqliteFacts: FactStatements = {
   dropMark: (sessionId) => command("DELETE FROM agent_learn_marks WHERE session_id = ?", [sessionId]),
 };
 
-/** A key rotation's statements of facts (store/sql/rekey-finish.ts): facts sealed under a key, re-sealed. */
+/** A key rotation's statements of facts (sql/rekey/finish.ts): facts sealed under a key, re-sealed. */
 export const sqliteFactRekey: Pick<RekeyTable, "factsUnder" | "writeFact"> = {
   factsUnder: (start) =>
     query(

@@ -1,10 +1,10 @@
-/** SQLite's statements of the session registry (store/sql/registry.ts): times are the writer's clock, in ISO. */
+/** SQLite's statements of the session registry (sql/registry/steps.ts): times are the writer's clock, in ISO. */
 
+import { ownerGuardSqlite } from "../../sql/engines/sqlite/owner-guard.js";
+import { query } from "../../sql/program.js";
+import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { type OwnerGuard, ownerGuardParams } from "../../store/crypto/write-guard.js";
-import { query } from "../../store/sql/program.js";
-import type { RegistryStatements } from "../../store/sql/registry.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
-import { ownerGuardSqlite } from "../connection/owner-guard.js";
 import { USAGE_FITS, USAGE_SET } from "../usage.js";
 
 // The columns of a registry row, as `toSessionInfo` reads them.

@@ -1,5 +1,5 @@
 /**
- * SQLite's table for the session import (the program: store/transfer/sql-import.ts): driven synchronously, each
+ * SQLite's table for the session import (the program: sql/transfer/import.ts): driven synchronously, each
  * batch and the last step inside one write transaction, which excludes every other writer, so the head needs no
  * lock. The items are written by SQLite's own plan (transfer/import.ts). Adoption drives the same programs
  * synchronously through {@link insertRegistryRow}, {@link writeItems} and {@link setLeaf}.
@@ -7,11 +7,9 @@
 
 import type { SessionInfo } from "../../contract/registry.js";
 import type { TransferSession } from "../../contract/transfer.js";
-import { sessionInfoValues } from "../../store/registry-rows.js";
-import { importedName } from "../../store/session-names.js";
-import { command, perform, query, routine } from "../../store/sql/program.js";
-import { AttachmentImport } from "../../store/transfer/attachments.js";
-import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { call, runProgram } from "../../sql/engines/sqlite/program.js";
+import { command, perform, query, routine } from "../../sql/program.js";
 import {
   type ImportCounted,
   type ImportTable,
@@ -20,10 +18,12 @@ import {
   registerSession,
   setLeaf as setLeafProgram,
   sqlSessionImport,
-} from "../../store/transfer/sql-import.js";
+} from "../../sql/transfer/import.js";
+import { sessionInfoValues } from "../../store/registry-rows.js";
+import { importedName } from "../../store/session-names.js";
+import { AttachmentImport } from "../../store/transfer/attachments.js";
+import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
 import { ensureHead } from "../append.js";
-import type { SqlDriver } from "../connection/driver.js";
-import { call, runProgram } from "../connection/program.js";
 import type { SqliteChangeLog } from "../feed/change-log.js";
 import { NEXT_ACTIVITY } from "../registry.js";
 import { indexPending } from "../search/indexing.js";

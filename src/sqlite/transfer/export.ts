@@ -1,16 +1,20 @@
 import type { TransferSession } from "../../contract/transfer.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { SqlTransfer } from "../../sql/transfer/export.js";
+import { type SqliteHead, sqliteExportTable } from "../../sql/transfer/sqlite-export.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import { SqlTransfer } from "../../store/transfer/sql-export.js";
 import type { SqliteBackend } from "../backend.js";
-import type { SqlDriver } from "../connection/driver.js";
+import { compactionOf, type EncodedCompactionRow } from "../history.js";
+import { loadAttachments } from "../media/tables.js";
 import { SqliteSessionRegistry } from "../registry.js";
-import { type SqliteHead, sqliteExportTable } from "../statements/transfer-export.js";
+import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { sessionImport } from "../statements/transfer-import.js";
 import { rowsImport } from "./import.js";
 
 /**
  * Lossless, streaming export and import for a SQLite store: the export is the SQL stores' one
- * (store/transfer/sql-export.ts) over SQLite's table; the import writes through import.ts.
+ * (sql/transfer/export.ts) over SQLite's table (sql/transfer/sqlite-export.ts), which opens rows with the helpers
+ * handed in here; the import writes through import.ts.
  */
 export class SqliteTransfer extends SqlTransfer<SqliteHead> {
   /** `store`: the feed and change log an import publishes to, read at each import (the store makes them after this). */
@@ -18,7 +22,18 @@ export class SqliteTransfer extends SqlTransfer<SqliteHead> {
     private readonly driver: SqlDriver,
     private readonly store?: Pick<SqliteBackend, "feed" | "changeLog">,
   ) {
-    super(sqliteExportTable(driver), new SqliteSessionRegistry(driver), store);
+    super(
+      sqliteExportTable(driver, {
+        openCompaction: (head, row) =>
+          compactionOf(driver, head.session_id, row as unknown as EncodedCompactionRow),
+        attachment: (hash) => loadAttachments(driver, [hash]).get(hash) ?? null,
+        openBlock: (row) => readBlockRow(driver, row.key as string, row as unknown as BlockReadRow),
+        openEntry: (row) =>
+          entryOpener(driver, row.label as string)(row.key as string, row as unknown as EntryRow),
+      }),
+      new SqliteSessionRegistry(driver),
+      store,
+    );
   }
 
   /** One session import (see import.ts), logged in the store's change log when it has one. */

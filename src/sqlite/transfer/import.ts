@@ -1,7 +1,6 @@
 /**
- * SQLite's own plan for an import's items (the steps around them are the SQL stores' one program, store/transfer/
- * sql-import.ts, over statements/transfer-import.ts): item by item inside the batch's one write transaction, each
- * message's tree columns read from its parent's row, its content chunked (chunks.ts) and indexed for FTS, where
+ * SQLite's own plan for an import's items (the steps around them are the SQL stores' one program, sql/transfer/import.ts, over statements/transfer-import.ts): item by item inside the batch's one write transaction, each
+ * message's tree columns read from its parent's row, its content chunked (sql/engines/sqlite/chunks.ts) and indexed for FTS, where
  * Postgres writes a batch's messages in one statement. Blocks and entries go row by row, each with its FTS row.
  */
 
@@ -10,12 +9,12 @@ import { recordParams } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { TransferMessage, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
+import { storedContent, writeChunks } from "../../sql/engines/sqlite/chunks.js";
+import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import type { ImportCounted } from "../../sql/transfer/import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, TransferBatch } from "../../store/transfer/base.js";
-import type { ImportCounted } from "../../store/transfer/sql-import.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
-import { storedContent, writeChunks } from "../chunks.js";
-import type { SqlDriver } from "../connection/driver.js";
 import { knownIds } from "../context-records.js";
 import { planImportLinks } from "../media/attachments.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
@@ -107,8 +106,7 @@ export function insertCompaction(
 }
 
 /**
- * Writes one batch's messages and overlays item by item, inside the batch's write transaction (store/transfer/
- * sql-import.ts), counting inserted and skipped rows into `result`; answers how many messages it added.
+ * Writes one batch's messages and overlays item by item, inside the batch's write transaction (sql/transfer/import.ts), counting inserted and skipped rows into `result`; answers how many messages it added.
  */
 export function writeBatchItems(
   driver: SqlDriver,

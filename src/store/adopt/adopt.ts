@@ -2,7 +2,7 @@
  * Adoption of data the reference (agents@0.22 `experimental/memory/session`) wrote, the backend-neutral half:
  * which tables count, how a reference row becomes a transfer row, which rows cannot be stored and why, the
  * fingerprints and read-back checks that verify every adopted row afterwards, and the report (messages go in
- * parents first through order.ts). The steps are one program, store/sql/adopt.ts, over a statement table per
+ * parents first through order.ts). The steps are one program, sql/adopt/steps.ts, over a statement table per
  * engine (`src/sqlite/statements/adopt.ts`, `src/postgres/statements/adopt.ts`).
  */
 

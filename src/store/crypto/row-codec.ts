@@ -70,7 +70,7 @@ const RULES: { [K in CodecKind]: Rule<K> } = {
     what: (b) => `a message of session "${b.sessionId}"`,
   },
   overlay: {
-    // Its clear form is the engine's free text (a flag column, sqlite/ and postgres/connection), not escaped here.
+    // Its clear form is the engine's free text (a flag column, src/sql/engines/sqlite/ and postgres/), not escaped here.
     label: "overlay",
     scope: (b) => b.sessionId,
     id: (b) => b.id,

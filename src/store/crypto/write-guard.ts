@@ -5,7 +5,7 @@
  * store without the owner's key that looked up "no key" and writes a moment later, after another process recorded
  * the owner's first key, is refused by its own statement instead of landing in clear; the write then looks the key
  * up again (`DECRYPT_FAILED` without it, sealed with it). Each engine states the condition once (SQLite in
- * sqlite/connection/owner-guard.ts, Postgres in key-guard.ts guardSql), so a write taking its key here carries it.
+ * sql/engines/sqlite/owner-guard.ts, Postgres in key-guard.ts guardSql), so a write taking its key here carries it.
  */
 import { SessionError } from "../../errors.js";
 import { ownerHash } from "../owner.js";
@@ -46,7 +46,7 @@ export function ownerWrite(keys: ContentKeys | undefined, owner: string | null, 
 /** An {@link OwnerWrite} in clear that guards nothing: a store that seals nothing for the write. */
 export const UNGUARDED: OwnerWrite = { key: null, guard: { ownerHash: null, check: null } };
 
-/** The parameters of an engine's condition of an {@link OwnerGuard} (SQLite's connection/owner-guard.ts). */
+/** The parameters of an engine's condition of an {@link OwnerGuard} (SQLite's sql/engines/sqlite/owner-guard.ts). */
 export const ownerGuardParams = (guard: OwnerGuard): (string | null)[] => [guard.ownerHash, guard.check];
 
 /**
