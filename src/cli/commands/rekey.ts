@@ -133,7 +133,7 @@ export const rekey: Command = {
     const verb = sealClear ? "Sealed" : "Re-sealed";
     await out.line(
       `${verb} ${counted(report.resealed, "message")} of owner ${JSON.stringify(owner)} under key ${report.keyId}` +
-        `${report.resumed ? " (resuming a rotation under way)" : ""}; all ${counted(report.total, "message")} are under it now.`,
+        `${report.resumed ? " (resuming a rotation under way)" : ""}; ${underIt(report.total)}.`,
     );
     await out.line(
       oldKey
@@ -142,3 +142,10 @@ export const rekey: Command = {
     );
   },
 };
+
+// The closing words of a finished run: its one message, or all of them, under the key now.
+function underIt(total: number): string {
+  return total === 1
+    ? "its one message is under it now"
+    : `all ${counted(total, "message")} are under it now`;
+}
