@@ -14,10 +14,11 @@ import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText } from "../search/tokens.js";
 import type { Query } from "../sql/engines/postgres/client.js";
+import { type Guarded, guardedOf } from "../sql/engines/postgres/owner-guard.js";
 import { decodeContent, encodeContent } from "../sql/engines/postgres/text.js";
 import { ownerGuard } from "../store/crypto/write-guard.js";
 import { ownerHash } from "../store/owner.js";
-import { type Guarded, guardedKey, guardedOf } from "./key-guard.js";
+import { guardedKey } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { ownerHashSql, toTsvector } from "./search/fts.js";
 

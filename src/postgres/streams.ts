@@ -1,10 +1,11 @@
 /** Postgres's kept streams: the steps in sql/streams/steps.ts over postgres/statements/streams.ts. */
 
 import type { Executor } from "../sql/engines/postgres/client.js";
+import { guardParams } from "../sql/engines/postgres/owner-guard.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { SqlStreams, type StreamEngine } from "../sql/streams/steps.js";
 import { isSealed } from "../store/crypto/seal.js";
-import { clusterGuardPasses, guardedKey, guardParams, refused, reliesOnGuard } from "./key-guard.js";
+import { clusterGuardPasses, guardedKey, refused, reliesOnGuard } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { postgresStreams } from "./statements/streams.js";
 

@@ -1,5 +1,6 @@
 /** Postgres's statements of facts (sql/facts/steps.ts has the steps): lists of values travel as arrays. */
 import { factBlind } from "../../search/fact-index.js";
+import { guardedOf, guardInside, guardParams } from "../../sql/engines/postgres/owner-guard.js";
 import { call } from "../../sql/engines/postgres/program.js";
 import { quote, statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import type { FactStatements } from "../../sql/facts/steps.js";
@@ -7,7 +8,6 @@ import { command, query } from "../../sql/program.js";
 import type { RekeyTable } from "../../sql/rekey/table.js";
 import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
-import { guardedOf, guardInside, guardParams } from "../key-guard.js";
 import type { KeyedTables } from "../sealing.js";
 import { toTsvector } from "../search/fts.js";
 

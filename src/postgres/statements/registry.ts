@@ -1,11 +1,11 @@
 /** Postgres's statements of the session registry (sql/registry/steps.ts): times are the server's clock. */
 
+import { ownerGuardParams, ownerGuardSql } from "../../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { isoSql } from "../../sql/engines/postgres/tree.js";
 import { query } from "../../sql/program.js";
 import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
-import { ownerGuardParams, ownerGuardSql } from "../key-guard.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../registry-sql.js";
 import type { KeyedTables } from "../sealing.js";
 import { ownedMessagesCte } from "../search/fts.js";

@@ -6,10 +6,10 @@
  * Citus routes no statement whose `WITH` holds an `INSERT` (sql/engines/postgres/layout.ts `insertsInCtes`).
  */
 
+import { guardInside } from "../../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { command, query } from "../../sql/program.js";
 import type { StreamStatements } from "../../sql/streams/steps.js";
-import { guardInside } from "../key-guard.js";
 
 const upsertSql = statement(
   (
