@@ -12,6 +12,7 @@ import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js
 import { statement } from "../sql/engines/postgres/tables.js";
 import type { Program } from "../sql/program.js";
 import { SqlRegistry } from "../sql/registry/steps.js";
+import { forgetStreamSql } from "../sql/streams/postgres.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
@@ -25,7 +26,6 @@ import { releaseSession } from "./media/attachments.js";
 import { deleteStatement } from "./registry-sql.js";
 import type { KeyedTables } from "./sealing.js";
 import { postgresRegistry } from "./statements/registry.js";
-import { forgetStreamSql } from "./statements/streams.js";
 
 type Ready = () => Promise<Executor>;
 

@@ -66,7 +66,7 @@ export interface PostgresEraseHelpers {
   ): Promise<{ blocks: number; entries: number }>;
   /** The facts' statements (statements/facts.ts). */
   facts: FactStatements;
-  /** The statement deleting a session's stream head and chunks (statements/streams.ts). */
+  /** The statement deleting a session's stream head and chunks (sql/streams/postgres.ts). */
   forgetStream: string;
 }
 
