@@ -11,12 +11,12 @@
  * before the upsert (sql/engines/postgres/owner-guard.ts guardInside), which its caller runs in one transaction with it (context-store.ts).
  */
 import type { RecordColumns } from "../context/records.js";
+import { keepRecord } from "../sql/context-records/postgres.js";
 import type { Query } from "../sql/engines/postgres/client.js";
 import { type Guarded, guardInside, guardParams } from "../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { clusterGuardPasses, refused } from "./key-guard.js";
 import { keptGuard, storedBlock, storedEntry } from "./sealed-context.js";
-import { keepRecord } from "./statements/context-records.js";
 
 // What a guarded write's statement answers: rows written, and `keyed` false when its guard refused it.
 interface Answer {

@@ -3,6 +3,7 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { postgresRecords } from "../sql/context-records/postgres.js";
 import { deleteRecorded, recordedKeys } from "../sql/context-records/steps.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
@@ -20,7 +21,6 @@ import {
 } from "./sealed-context.js";
 import type { KeyedTables } from "./sealing.js";
 import { termTsqueries } from "./search/fts.js";
-import { postgresRecords } from "./statements/context-records.js";
 
 type Ready = () => Promise<Executor>;
 
