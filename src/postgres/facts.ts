@@ -12,13 +12,13 @@ import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { termTsqueries } from "../sql/engines/postgres/fts.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
 import type { FactFilter } from "../store/facts.js";
 import { PostgresFactVectors } from "./fact-vectors.js";
 import type { KeyedTables } from "./sealing.js";
-import { termTsqueries } from "./search/fts.js";
 import { factTables, postgresFacts, sourcedSql } from "./statements/facts.js";
 import { openContents } from "./stored-form.js";
 

@@ -7,6 +7,7 @@
 import { storedMessageText } from "../message/text.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { ownerLexeme, sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import { decodeContent } from "../sql/engines/postgres/text.js";
 import { perform, type Row } from "../sql/program.js";
@@ -30,7 +31,6 @@ import {
   storedEntry,
 } from "./sealed-context.js";
 import type { KeyedTables } from "./sealing.js";
-import { ownerLexeme, sessionLexeme, toTsvector } from "./search/fts.js";
 import { vectorTables } from "./search/vectors-schema.js";
 import { factTables, postgresFactRekey } from "./statements/facts.js";
 

@@ -1,5 +1,6 @@
 /** Postgres's statements of facts (sql/facts/steps.ts has the steps): lists of values travel as arrays. */
 import { factBlind } from "../../search/fact-index.js";
+import { toTsvector } from "../../sql/engines/postgres/fts.js";
 import { guardedOf, guardInside, guardParams } from "../../sql/engines/postgres/owner-guard.js";
 import { call } from "../../sql/engines/postgres/program.js";
 import { quote, statement, type Tables } from "../../sql/engines/postgres/tables.js";
@@ -9,7 +10,6 @@ import type { RekeyTable } from "../../sql/rekey/table.js";
 import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
 import type { KeyedTables } from "../sealing.js";
-import { toTsvector } from "../search/fts.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =

@@ -1,5 +1,6 @@
 /** Postgres's statements of the session registry (sql/registry/steps.ts): times are the server's clock. */
 
+import { ownedMessagesCte } from "../../sql/engines/postgres/fts.js";
 import { ownerGuardParams, ownerGuardSql } from "../../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { isoSql } from "../../sql/engines/postgres/tree.js";
@@ -8,7 +9,6 @@ import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../registry-sql.js";
 import type { KeyedTables } from "../sealing.js";
-import { ownedMessagesCte } from "../search/fts.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
   cache_write_tokens, estimated_cost, end_reason, ${isoSql("created_at")} AS created_at,
@@ -30,7 +30,7 @@ const created = (t: Tables, ctes: string) =>
     ? `WITH r AS (${insertSql(t)} RETURNING ${COLUMNS})${ctes} SELECT * FROM r`
     : `WITH r AS (${insertSql(t)} RETURNING *)${ctes} SELECT ${COLUMNS} FROM r`;
 const createSql = statement((t) => returningRow(t, insertSql(t)));
-// Owned: messages stored before the registration take the owner lexeme in the same statement (search/fts.ts).
+// Owned: messages stored before the registration take the owner lexeme in the same statement (sql/engines/postgres/fts.ts).
 const createOwnedSql = statement((t) => created(t, `, ${ownedMessagesCte(t, "r")}`));
 const getSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id = $1`);
 /**

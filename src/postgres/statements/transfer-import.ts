@@ -11,6 +11,7 @@
 import type { TransferSession } from "../../contract/transfer.js";
 import { assertSessionId } from "../../message/ids.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
+import { ownedMessagesCte } from "../../sql/engines/postgres/fts.js";
 import { call, runProgram } from "../../sql/engines/postgres/program.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { command, prepared, query } from "../../sql/program.js";
@@ -21,12 +22,11 @@ import type { SessionImportWriter } from "../../store/transfer/base.js";
 import { lockSql } from "../append-attempt.js";
 import type { PostgresChangeLog } from "../feed/change-log.js";
 import type { KeyedTables } from "../sealing.js";
-import { ownedMessagesCte } from "../search/fts.js";
 import { writeItems } from "../transfer/import.js";
 import { timestampParam } from "../transfer/rows.js";
 import { newestLeafSql, refreshHeadSql } from "../writes.js";
 
-// An owned session's messages stored already take the owner lexeme in the same statement (search/fts.ts).
+// An owned session's messages stored already take the owner lexeme in the same statement (sql/engines/postgres/fts.ts).
 const registerSql = statement(
   (t) => `WITH r AS (
       INSERT INTO ${t.sessions} (id, name, parent_session_id, model, source, input_tokens, output_tokens,

@@ -8,6 +8,7 @@
 import type { ImportCounts, TransferMessage } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
+import { ownerTsvectorSql } from "../../sql/engines/postgres/fts.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { needsEncoding } from "../../sql/engines/postgres/text.js";
 import { spineCte } from "../../sql/engines/postgres/tree.js";
@@ -16,7 +17,6 @@ import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { planImportLinks } from "../media/attachments.js";
-import { ownerTsvectorSql } from "../search/fts.js";
 import { formsOf, searchVector } from "../stored-form.js";
 import { timestampParam, writeCompactions } from "./rows.js";
 
