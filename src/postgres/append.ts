@@ -26,6 +26,7 @@ import { ownedSearchSql } from "../sql/engines/postgres/fts.js";
 import { guardCount, guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { childSql, spineArrays, spineCte } from "../sql/engines/postgres/tree.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { RowWritten } from "../store/written.js";
 import { attemptOf, retried } from "./append-attempt.js";
@@ -33,7 +34,6 @@ import { type Outcome, settle } from "./append-outcome.js";
 import { citusSteps } from "./citus-steps.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
 import { resealed } from "./key-guard.js";
-import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
 import { timestampParam } from "./transfer/rows.js";
 

@@ -33,8 +33,8 @@ import type { Query } from "../../sql/engines/postgres/client.js";
 import { ownerHashSql, ownerTsvectorSql } from "../../sql/engines/postgres/fts.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { childSql } from "../../sql/engines/postgres/tree.js";
+import { NOW, usageAssignments, usageFits } from "../../sql/registry/postgres-writes.js";
 import type { ClearGuard } from "../key-cache.js";
-import { NOW, usageAssignments, usageFits } from "../registry-sql.js";
 import { parentRead } from "./parent.js";
 
 // The argument types in order. $1 session, $2 id, $3 parent id, $4 mode, $5 check expected leaf, $6 expected
