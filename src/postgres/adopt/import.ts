@@ -11,6 +11,7 @@ import type { AdoptedWrite, AdoptionRun, RowsAdoption, SessionAdoption } from ".
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { routine } from "../../sql/program.js";
+import { sessionImport } from "../../sql/transfer/postgres-import.js";
 import type { AdoptionReport } from "../../store/adopt/adopt.js";
 import { assertReadBack, compactionPrint, compareReadBack, fingerprint } from "../../store/adopt/adopt.js";
 import { contextRowName } from "../../store/adopt/context.js";
@@ -27,8 +28,8 @@ import {
 import { assertTransferHeader, assertTransferRow } from "../../store/transfer/schema.js";
 import { assertTransferItem } from "../../store/transfer/validate.js";
 import type { PostgresSessionRegistry } from "../registry.js";
-import { sessionImport } from "../statements/transfer-import.js";
 import type { PostgresTransfer } from "../transfer/export.js";
+import { POSTGRES_IMPORT } from "../transfer/import.js";
 import { rowsImport } from "../transfer/rows.js";
 
 /** What the routines write and read through. */
@@ -78,7 +79,7 @@ export function sessionAdoption(
         // A leaf we cannot store (its row is reported) leaves the choice to the import: the newest childless row.
         const header = { id: sessionId, info, leafId: leaf && canBeStored(leaf.id) ? leaf.id : null };
         assertTransferHeader(header);
-        writer = await sessionImport(async () => executor, t, header, undefined);
+        writer = await sessionImport(async () => executor, t, POSTGRES_IMPORT, header, undefined);
         if (info) result.registered = await writer.register({ ...info, id: sessionId });
       }),
     write: (items) =>

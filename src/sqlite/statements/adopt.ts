@@ -16,6 +16,7 @@ import {
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { freeTextSql, sqlText } from "../../sql/engines/sqlite/free-text.js";
 import { command, query, routine } from "../../sql/program.js";
+import { insertRegistryRow, setLeaf, writeItems } from "../../sql/transfer/sqlite-import.js";
 import {
   assertReadBack,
   compareReadBack,
@@ -29,8 +30,7 @@ import { type SessionInfoRow, toSessionInfo } from "../../store/registry-rows.js
 import { openedName } from "../../store/session-names.js";
 import { verifyCompactions, verifyMessages } from "../adopt/verify.js";
 import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
-import { insertRow } from "../transfer/import.js";
-import { insertRegistryRow, setLeaf, writeItems } from "./transfer-import.js";
+import { insertRow, SQLITE_IMPORT } from "../transfer/import.js";
 
 const TABLE_LIST = REFERENCE_TABLES.map((t) => `'${t}'`).join(", ");
 // Besides the data tables, the reference's derived FTS tables and its unused config table (dropped on request).
@@ -110,7 +110,7 @@ function sessionAdoption(
     open: () =>
       routine(() => {
         if (info) {
-          if (insertRegistryRow(driver, info)) report.registry.inserted++;
+          if (insertRegistryRow(driver, SQLITE_IMPORT, info)) report.registry.inserted++;
           else report.registry.skipped++;
           const stored = driver.get<SessionInfoRow>("SELECT * FROM agent_sessions WHERE id = ?", [info.id]);
           // Compared as read: a name sealed for its owner opened (store/session-names.ts).
@@ -121,7 +121,7 @@ function sessionAdoption(
     write: (items) =>
       routine(() => {
         // A message and the payloads it points at come out of the order together, so they share one batch.
-        if (items.length > 0) num = writeItems(driver, sessionId, items, report);
+        if (items.length > 0) num = writeItems(driver, SQLITE_IMPORT, sessionId, items, report);
       }),
     close: (order, overlays) =>
       routine(() => {

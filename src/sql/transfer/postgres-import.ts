@@ -1,30 +1,62 @@
 /**
- * Postgres' table for the session import (the program: sql/transfer/import.ts): awaited, each batch and the
+ * Postgres' table for the session import (the program: import.ts): awaited, each batch and the
  * last step in one transaction of the executor. A batch first locks the session's head (creating it when missing),
  * as every session write does, so concurrent appenders wait for the batch rather than interleave with it, and bumps
- * the head's version, so an appender whose snapshot predates it retries instead of missing the rows (append.ts).
+ * the head's version, so an appender whose snapshot predates it retries instead of missing the rows (postgres/append.ts).
  * The registry row gives an owned session's stored messages the owner lexeme in the same statement. The items are
- * written by Postgres' own plan (transfer/import.ts). In the Citus layout each statement over a per-session table
+ * written by Postgres' own plan (postgres/transfer/import.ts), which with the head's statements hands them in
+ * ({@link PostgresImportHelpers}). In the Citus layout each statement over a per-session table
  * also names its session (its last parameter), so it runs on the one node that holds it (sql/engines/postgres/layout.ts).
  */
 
 import type { TransferSession } from "../../contract/transfer.js";
 import { assertSessionId } from "../../message/ids.js";
-import type { Executor } from "../../sql/engines/postgres/client.js";
-import { ownedMessagesCte } from "../../sql/engines/postgres/fts.js";
-import { call, runProgram } from "../../sql/engines/postgres/program.js";
-import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import { command, prepared, query } from "../../sql/program.js";
-import { type ImportTable, type LeafStatements, sqlSessionImport } from "../../sql/transfer/import.js";
+import type { ContentKeys } from "../../store/crypto/content-keys.js";
+import type { LoggedChange } from "../../store/feed/remote.js";
 import { sessionInfoValues } from "../../store/registry-rows.js";
 import { importedName } from "../../store/session-names.js";
-import type { SessionImportWriter } from "../../store/transfer/base.js";
-import { lockSql } from "../append-attempt.js";
-import type { PostgresChangeLog } from "../feed/change-log.js";
-import type { KeyedTables } from "../sealing.js";
-import { writeItems } from "../transfer/import.js";
-import { timestampParam } from "../transfer/rows.js";
-import { newestLeafSql, refreshHeadSql } from "../writes.js";
+import type { AttachmentImport } from "../../store/transfer/attachments.js";
+import type { SessionImportWriter, TransferBatch } from "../../store/transfer/base.js";
+import type { Executor, Query } from "../engines/postgres/client.js";
+import { ownedMessagesCte } from "../engines/postgres/fts.js";
+import { call, runProgram } from "../engines/postgres/program.js";
+import { statement, type Tables } from "../engines/postgres/tables.js";
+import { command, prepared, query } from "../program.js";
+import { type ImportCounted, type ImportTable, type LeafStatements, sqlSessionImport } from "./import.js";
+
+/** What the import's table runs of Postgres's middle, handed in by the engine (postgres/transfer/import.ts). */
+export interface PostgresImportHelpers {
+  /** The head's upsert that every session write locks first (postgres/append-attempt.ts lockSql): its `num`. */
+  lockHead(t: Tables): string;
+  /** The newest childless row (postgres/writes.ts newestLeafSql). */
+  newestLeaf(t: Tables): string;
+  /** The head pointed at a leaf with its path's totals (postgres/writes.ts refreshHeadSql). */
+  refreshHead(t: Tables): string;
+  /** A batch's items, Postgres's own plan (postgres/transfer/import.ts writeItems): how many were inserted. */
+  items(
+    query: Query,
+    t: Tables,
+    session: { num: string; id: string },
+    batch: Readonly<TransferBatch>,
+    result: ImportCounted,
+    attachments: AttachmentImport,
+  ): Promise<number>;
+  /** A registry time as a parameter, refused unless ISO (postgres/transfer/rows.ts timestampParam). */
+  time(value: unknown, what: string, path: string): string;
+}
+
+/** What the import needs of the store's keys (postgres/sealing.ts PostgresKeys): an owner's name sealed. */
+export interface ImportKeys {
+  run<T>(query: Query, use: (keys: ContentKeys) => T): Promise<T>;
+}
+
+/** The tables an import names, with the store's keys when it has a keyring. */
+export type ImportTables = Tables & { readonly keys?: ImportKeys | undefined };
+
+/** The change log an import records its `reset` in (postgres/feed/change-log.ts). */
+export interface PostgresImportLog {
+  recordIn(query: Query, change: LoggedChange): Promise<number>;
+}
 
 // An owned session's messages stored already take the owner lexeme in the same statement (sql/engines/postgres/fts.ts).
 const registerSql = statement(
@@ -50,14 +82,14 @@ const leafSql = statement(
 );
 
 // The head is locked as every session write locks it, so an appender waits for the new leaf.
-function leafStatements(t: Tables): LeafStatements {
+function leafStatements(t: Tables, helpers: PostgresImportHelpers): LeafStatements {
   const own = (id: string) => t.layout.routeParams(id);
   return {
     lock: ({ num, id }) => query(lockNumSql(t), [num, ...own(id)]),
     leaf: ({ num, id }, leafId) => prepared(leafSql(t), [num, leafId, ...own(id)]),
-    newest: ({ num, id }) => prepared(newestLeafSql(t), [num, ...own(id)]),
+    newest: ({ num, id }) => prepared(helpers.newestLeaf(t), [num, ...own(id)]),
     point: ({ num, id }, leaf, now) => ({
-      ...command(refreshHeadSql(t), [num, leaf, 0, now, ...own(id)]),
+      ...command(helpers.refreshHead(t), [num, leaf, 0, now, ...own(id)]),
       prepared: true,
     }),
   };
@@ -66,8 +98,9 @@ function leafStatements(t: Tables): LeafStatements {
 /** The import table of a Postgres store on `executor`, logging each import in `log` when there is one. */
 export function postgresImportTable(
   executor: Executor,
-  t: KeyedTables,
-  log: PostgresChangeLog | undefined,
+  t: ImportTables,
+  helpers: PostgresImportHelpers,
+  log: PostgresImportLog | undefined,
 ): ImportTable {
   return {
     run: (program, atomic) =>
@@ -81,25 +114,25 @@ export function postgresImportTable(
       return named!.value as string;
     },
     register: (info, name) => {
-      const time = (value: string, column: string) => timestampParam(value, `Session "${info.id}"`, column);
+      const time = (value: string, column: string) => helpers.time(value, `Session "${info.id}"`, column);
       return query(registerSql(t), [...sessionInfoValues({ ...info, name }, time), info.pinned === true]);
     },
     *head(sessionId) {
-      const [head] = yield query(lockSql(t), [sessionId, new Date().toISOString()]);
+      const [head] = yield query(helpers.lockHead(t), [sessionId, new Date().toISOString()]);
       return String(head!.num);
     },
     *items(session, batch, result, attachments) {
       const head = { num: String(session.num), id: session.id };
       const [wrote] = yield call(async (q) => [
-        { value: await writeItems(q, t, head, batch, result, attachments) },
+        { value: await helpers.items(q, t, head, batch, result, attachments) },
       ]);
       return wrote!.value as number;
     },
-    // The version bump tells appenders whose snapshot predates this batch to retry (see append.ts).
+    // The version bump tells appenders whose snapshot predates this batch to retry (see postgres/append.ts).
     *bump({ num, id }, inserted) {
       yield prepared(bumpSql(t), [num, inserted, ...t.layout.routeParams(id)]);
     },
-    leaf: leafStatements(t),
+    leaf: leafStatements(t, helpers),
     log: (sessionId) =>
       log && call(async (q) => [{ value: await log.recordIn(q, { sessionId, type: "reset", ids: [] }) }]),
   };
@@ -111,10 +144,11 @@ export function postgresImportTable(
  */
 export async function sessionImport(
   ready: () => Promise<Executor>,
-  t: Tables,
+  t: ImportTables,
+  helpers: PostgresImportHelpers,
   header: TransferSession,
-  log: PostgresChangeLog | undefined,
+  log: PostgresImportLog | undefined,
 ): Promise<SessionImportWriter> {
   assertSessionId(header.id);
-  return sqlSessionImport(postgresImportTable(await ready(), t, log), header);
+  return sqlSessionImport(postgresImportTable(await ready(), t, helpers, log), header);
 }
