@@ -8,9 +8,9 @@ import {
   PostgresStore,
 } from "../src/postgres/index.js";
 import { migrate, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "../src/postgres/schema.js";
-import { listSql } from "../src/postgres/statements/registry.js";
 import { openExecutor } from "../src/sql/engines/postgres/client.js";
 import { tableNames } from "../src/sql/engines/postgres/tables.js";
+import { listSql } from "../src/sql/registry/postgres.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { runProviderContract } from "../src/testing/index.js";
 import {

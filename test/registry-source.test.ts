@@ -14,10 +14,10 @@ import {
   POSTGRES_MIGRATIONS,
   POSTGRES_SCHEMA_VERSION,
 } from "../src/postgres/schema.js";
-import { scanSourceAfterSql, scanSourceFirstSql } from "../src/postgres/statements/registry.js";
 import { openExecutor } from "../src/sql/engines/postgres/client.js";
 import { type Tables, tableNames } from "../src/sql/engines/postgres/tables.js";
 import { openSqlite } from "../src/sql/engines/sqlite/open.js";
+import { scanSourceAfterSql, scanSourceFirstSql } from "../src/sql/registry/postgres.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids } from "../src/testing/contract/harness.js";

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { clipHit } from "../src/context/output.js";
-import { toTsquery } from "../src/postgres/search/fts.js";
 import { parseQuery, type QueryWord } from "../src/search/query.js";
 import { recallTerms } from "../src/search/rank.js";
 import { scoreText } from "../src/search/score.js";
 import { irregularForms, shortWordForms } from "../src/search/word-forms.js";
+import { toTsquery } from "../src/sql/engines/postgres/fts.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "../src/sqlite/search/fts.js";
 import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";

@@ -22,23 +22,24 @@ import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
+import { ownedSearchSql } from "../sql/engines/postgres/fts.js";
+import { guardCount, guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { childSql, spineArrays, spineCte } from "../sql/engines/postgres/tree.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { RowWritten } from "../store/written.js";
 import { attemptOf, retried } from "./append-attempt.js";
 import { type Outcome, settle } from "./append-outcome.js";
 import { citusSteps } from "./citus-steps.js";
 import { logCtes, type StatementLog } from "./feed/append-log.js";
-import { guardCount, guardParams, guardSql, resealed } from "./key-guard.js";
-import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
-import { ownedSearchSql } from "./search/fts.js";
+import { resealed } from "./key-guard.js";
 import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
 import { timestampParam } from "./transfer/rows.js";
 
 // $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,
 // $6 expected leaf id, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector,
-// $13 content hash. The vector takes the owner lexeme of the session's registry row, if any (search/fts.ts).
+// $13 content hash. The vector takes the owner lexeme of the session's registry row, if any (sql/engines/postgres/fts.ts).
 // `explicit` adds the parent lookup by id (and its spine); appends after the tip or as a root leave it out, which
 // makes the statement noticeably cheaper to parse and plan where it cannot be prepared (PGlite).
 // `registry` (the agent step, appendRow's `registry`) adds $14 source and $15 owner (NULL = any), $16..$20 the

@@ -8,14 +8,15 @@
  * which let it through.
  *
  * On a Citus cluster a block or entry lives on the shard of its key, not of its session: the guard is a statement
- * before the upsert (key-guard.ts guardInside), which its caller runs in one transaction with it (context-store.ts).
+ * before the upsert (sql/engines/postgres/owner-guard.ts guardInside), which its caller runs in one transaction with it (context-store.ts).
  */
 import type { RecordColumns } from "../context/records.js";
+import { keepRecord } from "../sql/context-records/postgres.js";
 import type { Query } from "../sql/engines/postgres/client.js";
+import { type Guarded, guardInside, guardParams } from "../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
-import { clusterGuardPasses, type Guarded, guardInside, guardParams, refused } from "./key-guard.js";
+import { clusterGuardPasses, refused } from "./key-guard.js";
 import { keptGuard, storedBlock, storedEntry } from "./sealed-context.js";
-import { keepRecord } from "./statements/context-records.js";
 
 // What a guarded write's statement answers: rows written, and `keyed` false when its guard refused it.
 interface Answer {
@@ -102,7 +103,7 @@ export async function writeEntryRow(
 }
 
 // Runs a write's statement `sql` with its parameters and its guard's: inside it on one server; on a cluster as a
-// statement before it (key-guard.ts guardInside), the write not run when the guard refuses it.
+// statement before it (owner-guard.ts guardInside), the write not run when the guard refuses it.
 async function upsert(
   query: Query,
   t: Tables,

@@ -2,10 +2,11 @@
  * The records of context rows on Postgres (contract/context.ts ContextRecord): the `session_id` and `owner` columns
  * of blocks and entries, added by schema step 22 with their partial indexes and a backfill of the rows stored
  * before (context/legacy-records.ts). The steps that list and erase by them are sql/context-records/steps.ts over
- * postgres/statements/context-records.ts (which also holds the upsert's SET that keeps a record), run here for the
+ * sql/context-records/postgres.ts (which also holds the upsert's SET that keeps a record), run here for the
  * erasure by key, the known ids and the backfill, and by context-store.ts for the keys and the erasure by record.
  */
 import { LEGACY_RULE } from "../context/legacy-records.js";
+import { postgresRecords } from "../sql/context-records/postgres.js";
 import {
   backfillRecords as backfillProgram,
   deleteKeyed as deleteKeyedProgram,
@@ -15,7 +16,6 @@ import {
 import type { Query } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
-import { postgresRecords } from "./statements/context-records.js";
 
 /**
  * Deletes every block and entry recorded for session `id` and the unrecorded blocks of `keys` and entries filed

@@ -3,8 +3,10 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { postgresRecords } from "../sql/context-records/postgres.js";
 import { deleteRecorded, recordedKeys } from "../sql/context-records/steps.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { termTsqueries } from "../sql/engines/postgres/fts.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { encodeContent } from "../sql/engines/postgres/text.js";
 import { writeBlockRow, writeEntryRow } from "./context-guard.js";
@@ -19,8 +21,6 @@ import {
   writeSealedRow,
 } from "./sealed-context.js";
 import type { KeyedTables } from "./sealing.js";
-import { termTsqueries } from "./search/fts.js";
-import { postgresRecords } from "./statements/context-records.js";
 
 type Ready = () => Promise<Executor>;
 

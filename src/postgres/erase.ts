@@ -8,6 +8,8 @@ import { runProgram } from "../sql/engines/postgres/program.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
 import { type PostgresEraseHelpers, postgresErase } from "../sql/erase/postgres.js";
 import { eraseUnder } from "../sql/erase/steps.js";
+import { postgresFacts } from "../sql/facts/postgres.js";
+import { forgetStreamSql } from "../sql/streams/postgres.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import type { RegistryErasure } from "../store/registry-base.js";
 import { cursorOf } from "../store/written.js";
@@ -16,8 +18,6 @@ import { logNames } from "./feed/append-log.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
 import { releaseSession } from "./media/attachments.js";
 import { vectorTables } from "./search/vectors-schema.js";
-import { postgresFacts } from "./statements/facts.js";
-import { forgetStreamSql } from "./statements/streams.js";
 
 /** Erases session `id` under `condition` and logs it; null: nothing there, condition unmet, or skipped. */
 export async function eraseLocked(

@@ -1,5 +1,5 @@
 /**
- * Postgres's facts: the programs of sql/facts/steps.ts over postgres/statements/facts.ts, tsvector candidates (as
+ * Postgres's facts: the programs of sql/facts/steps.ts over sql/facts/postgres.ts, tsvector candidates (as
  * search entries are found, context-store.ts: a sealed fact's terms as its owner's blind tokens), and a session's
  * messages read in store order for a learner.
  */
@@ -12,14 +12,14 @@ import type { BlindTokens } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { termTsqueries } from "../sql/engines/postgres/fts.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
+import { factTables, postgresFacts, sourcedSql } from "../sql/facts/postgres.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
 import type { FactFilter } from "../store/facts.js";
 import { PostgresFactVectors } from "./fact-vectors.js";
 import type { KeyedTables } from "./sealing.js";
-import { termTsqueries } from "./search/fts.js";
-import { factTables, postgresFacts, sourcedSql } from "./statements/facts.js";
 import { openContents } from "./stored-form.js";
 
 /** Migration 23: facts, their sources (by session for erasure), and each session's learn mark. */

@@ -6,11 +6,11 @@
  */
 import { SessionError } from "../errors.js";
 import type { Query } from "../sql/engines/postgres/client.js";
+import { ownerHashSql } from "../sql/engines/postgres/fts.js";
 import { beginRotation, readRotation } from "../sql/rekey/postgres-rotation.js";
 import type { KeyRecords } from "../store/crypto/content-keys.js";
 import { ownerHash } from "../store/owner.js";
 import type { KeyCache } from "./key-cache.js";
-import { ownerHashSql } from "./search/fts.js";
 
 /** The tables the keys read: the registry (owners), the key checks and the rotations. */
 export interface KeyTables {

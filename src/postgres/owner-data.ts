@@ -143,7 +143,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     citusColumn: "session_id",
     sealed: "clear",
     erasure:
-      "deleted with its session (statements/streams.ts forgetStreamSql); expired ones by streams.expire",
+      "deleted with its session (sql/streams/postgres.ts forgetStreamSql); expired ones by streams.expire",
     purge: "rewrite",
     columns: { session_id: "id", stream_id: "id", state: "meta", error: "content" },
   },

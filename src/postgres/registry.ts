@@ -11,7 +11,10 @@ import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { statement } from "../sql/engines/postgres/tables.js";
 import type { Program } from "../sql/program.js";
+import { postgresRegistry } from "../sql/registry/postgres.js";
+import { deleteStatement } from "../sql/registry/postgres-writes.js";
 import { SqlRegistry } from "../sql/registry/steps.js";
+import { forgetStreamSql } from "../sql/streams/postgres.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
@@ -22,10 +25,7 @@ import { deleteKeyed } from "./context-records.js";
 import { eraseLocked } from "./erase.js";
 import { forgetFacts } from "./facts.js";
 import { releaseSession } from "./media/attachments.js";
-import { deleteStatement } from "./registry-sql.js";
 import type { KeyedTables } from "./sealing.js";
-import { postgresRegistry } from "./statements/registry.js";
-import { forgetStreamSql } from "./statements/streams.js";
 
 type Ready = () => Promise<Executor>;
 

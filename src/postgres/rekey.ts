@@ -7,8 +7,10 @@
 import { storedMessageText } from "../message/text.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { ownerLexeme, sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import { decodeContent } from "../sql/engines/postgres/text.js";
+import { factTables, postgresFactRekey } from "../sql/facts/postgres.js";
 import { perform, type Row } from "../sql/program.js";
 import { rekeyStatements } from "../sql/rekey/postgres.js";
 import { rekeyClearStatements } from "../sql/rekey/postgres-clear.js";
@@ -30,9 +32,7 @@ import {
   storedEntry,
 } from "./sealed-context.js";
 import type { KeyedTables } from "./sealing.js";
-import { ownerLexeme, sessionLexeme, toTsvector } from "./search/fts.js";
 import { vectorTables } from "./search/vectors-schema.js";
-import { factTables, postgresFactRekey } from "./statements/facts.js";
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
 export function rekeyPostgres(

@@ -6,10 +6,11 @@ import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { ownedSearchSql } from "../sql/engines/postgres/fts.js";
+import { guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
 import type { RowWritten } from "../store/written.js";
-import { guardParams, guardSql, resealed } from "./key-guard.js";
-import { ownedSearchSql } from "./search/fts.js";
+import { resealed } from "./key-guard.js";
 import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
 import { childrenOf, lockHead } from "./writes.js";
 

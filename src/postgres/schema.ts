@@ -3,6 +3,7 @@ import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
+import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
 import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import type { Keyring } from "../store/crypto/keyring.js";
@@ -10,7 +11,6 @@ import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { backfillRecords, recordColumnsSql } from "./context-records.js";
 import { factSealedColumnSql, factSourceIndexSql, factTablesSql } from "./facts.js";
 import { indexChangeLog } from "./feed/append-log.js";
-import { ownerTsvectorSql } from "./search/fts.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
@@ -285,7 +285,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   // The change log's rows by session (feed/append-log.ts), for a log made before this step.
   { version: 15, statements: () => [], run: indexChangeLog },
-  // An owned session's messages hold the owner lexeme beside the session's (search/fts.ts), so an owner's search is
+  // An owned session's messages hold the owner lexeme beside the session's (sql/engines/postgres/fts.ts), so an owner's search is
   // one lexeme inside the GIN index; the rows written before it take it here, once.
   {
     version: 16,

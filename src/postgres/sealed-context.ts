@@ -14,12 +14,13 @@ import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import { entryText } from "../search/tokens.js";
 import type { Query } from "../sql/engines/postgres/client.js";
+import { ownerHashSql, toTsvector } from "../sql/engines/postgres/fts.js";
+import { type Guarded, guardedOf } from "../sql/engines/postgres/owner-guard.js";
 import { decodeContent, encodeContent } from "../sql/engines/postgres/text.js";
 import { ownerGuard } from "../store/crypto/write-guard.js";
 import { ownerHash } from "../store/owner.js";
-import { type Guarded, guardedKey, guardedOf } from "./key-guard.js";
+import { guardedKey } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
-import { ownerHashSql, toTsvector } from "./search/fts.js";
 
 /** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
 export async function keyOwner(query: Query, t: KeyedTables, key: string): Promise<string | null> {

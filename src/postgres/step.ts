@@ -15,6 +15,8 @@ import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { type Executor, sqlState } from "../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import { countersSql } from "../sql/registry/postgres.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
 import { replaced } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { assertUsageFits, type UsageTotals, usageBounds, usageDeltas } from "../store/usage-totals.js";
@@ -26,9 +28,7 @@ import { PostgresBlockStore } from "./context-store.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { joined, releaseMessages, writeWithAttachments } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
-import { NOW, nextActivity, usageAssignments, usageFits } from "./registry-sql.js";
 import { updateRow } from "./rewrite.js";
-import { countersSql } from "./statements/registry.js";
 import { messageForm, type StoredForm } from "./stored-form.js";
 import { deleteRows } from "./writes.js";
 

@@ -7,13 +7,13 @@ import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { Query } from "../sql/engines/postgres/client.js";
+import { sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
 import type { SealedWrite } from "../store/crypto/content-keys.js";
 import { encode } from "../store/crypto/row-codec.js";
 import { isSealed, refusePayloadPointer, sealedHash } from "../store/crypto/seal.js";
 import { type Attachment, type Offloaded, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
 import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
-import { sessionLexeme, toTsvector } from "./search/fts.js";
 
 /** A message's content column and content hash, and whether it is sealed. */
 export interface StoredForm {

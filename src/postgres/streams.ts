@@ -1,12 +1,13 @@
-/** Postgres's kept streams: the steps in sql/streams/steps.ts over postgres/statements/streams.ts. */
+/** Postgres's kept streams: the steps in sql/streams/steps.ts over sql/streams/postgres.ts. */
 
 import type { Executor } from "../sql/engines/postgres/client.js";
+import { guardParams } from "../sql/engines/postgres/owner-guard.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
+import { postgresStreams } from "../sql/streams/postgres.js";
 import { SqlStreams, type StreamEngine } from "../sql/streams/steps.js";
 import { isSealed } from "../store/crypto/seal.js";
-import { clusterGuardPasses, guardedKey, guardParams, refused, reliesOnGuard } from "./key-guard.js";
+import { clusterGuardPasses, guardedKey, refused, reliesOnGuard } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
-import { postgresStreams } from "./statements/streams.js";
 
 /** Postgres's kept streams: each call one statement (a start: one transaction). */
 export class PostgresStreams extends SqlStreams {
@@ -42,7 +43,7 @@ const engine = (ready: () => Promise<Executor>, t: KeyedTables): StreamEngine =>
       // Sealed and guarded as a message of the session (key-guard.ts); DECRYPT_FAILED without the owner's key.
       const form = await guardedKey(executor.query, t, sessionId, `session "${sessionId}"`);
       // On a cluster the guard is a statement before the append, in one transaction with it (key-guard.ts), and the
-      // append locks the head before it writes the chunks (statements/streams.ts): one transaction on one node.
+      // append locks the head before it writes the chunks (sql/streams/postgres.ts): one transaction on one node.
       const guarded = !t.layout.guardsInside && reliesOnGuard(t, form);
       const written =
         guarded || !t.layout.insertsInCtes

@@ -33,7 +33,7 @@ export interface StoredSummary {
 
 /**
  * The summary columns of an overlay of `sessionId`: sealed for an owner with a key, else encoded free text; in a
- * store with a keyring, with what its write's statement requires (key-guard.ts guardSql).
+ * store with a keyring, with what its write's statement requires (sql/engines/postgres/owner-guard.ts guardSql).
  */
 export async function storedSummary(
   query: Query,

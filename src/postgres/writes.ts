@@ -5,10 +5,11 @@
 
 import type { StoredCompaction } from "../contract/message.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
+import { guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
 import { statement } from "../sql/engines/postgres/tables.js";
 import { childSql, isoSql, type Scope, spineArrays, spineCte } from "../sql/engines/postgres/tree.js";
 import { forgetMessages } from "./facts.js";
-import { guardParams, guardSql, refused } from "./key-guard.js";
+import { refused } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { compactionsOf, type StoredCompactionRow, storedSummary } from "./summaries.js";
 

@@ -1,7 +1,7 @@
 /**
  * A storage primitive written once for both SQL engines: a program that yields statements and receives their rows.
  * The steps (what to read, what to decide from it, what to write) live in the program; the statement text lives in a
- * small table per engine (`src/sqlite/statements/…`, `src/postgres/statements/…`), which also decides how a step is
+ * small table per engine beside the steps (`src/sql/<concern>/sqlite.ts`, `postgres.ts`), which also decides how a step is
  * packed (Postgres often does in one statement with CTEs what SQLite does in two). SQLite drives a program
  * synchronously inside its transaction (sql/engines/sqlite/program.ts), Postgres asynchronously inside its own
  * (sql/engines/postgres/program.ts), so a fix to the steps is written, reviewed and tested once. The engines differ

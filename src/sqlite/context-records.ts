@@ -2,10 +2,11 @@
  * The records of context rows on SQLite (contract/context.ts ContextRecord): the `session_id` and `owner` columns
  * of blocks and entries, added by schema step 22 with their partial indexes and a backfill of the rows stored
  * before (context/legacy-records.ts). The steps that list and erase by them are sql/context-records/steps.ts over
- * sqlite/statements/context-records.ts (which also holds the upsert's SET that keeps a record), run here for the
+ * sql/context-records/sqlite.ts (which also holds the upsert's SET that keeps a record), run here for the
  * erasure by key, the known ids and the backfill, and by context-store.ts for the keys and the erasure by record.
  */
 import { LEGACY_RULE } from "../context/legacy-records.js";
+import { sqliteRecords } from "../sql/context-records/sqlite.js";
 import {
   backfillRecords,
   deleteKeyed as deleteKeyedProgram,
@@ -14,7 +15,6 @@ import {
 } from "../sql/context-records/steps.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runProgram } from "../sql/engines/sqlite/program.js";
-import { sqliteRecords } from "./statements/context-records.js";
 
 /**
  * Deletes, in the caller's transaction, every block and entry recorded for session `id`, and the unrecorded blocks

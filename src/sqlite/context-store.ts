@@ -3,6 +3,7 @@ import { type EntryCandidates, StoreBlocks, StoreEntries } from "../context/stor
 import type { ContextRecord, EntryHit } from "../contract/context.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import { KEEP_RECORD, sqliteRecords } from "../sql/context-records/sqlite.js";
 import { deleteRecorded, recordedKeys } from "../sql/context-records/steps.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { freeTextSql, sqlText } from "../sql/engines/sqlite/free-text.js";
@@ -19,7 +20,6 @@ import {
   storedEntry,
 } from "./sealed-context.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
-import { KEEP_RECORD, sqliteRecords } from "./statements/context-records.js";
 
 const BLOCK_SQL = `SELECT ${freeTextSql("content", "content")}, sealed, session_id, owner FROM agent_context_blocks
   WHERE key = ?`;

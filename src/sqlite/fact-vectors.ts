@@ -15,8 +15,8 @@ import {
 } from "../search/vectors/fact-vectors.js";
 import { dot, TopK } from "../search/vectors/score.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { sourcedSql } from "../sql/facts/sqlite.js";
 import { type FactFilter, factSearchText } from "../store/facts.js";
-import { sourcedSql } from "./statements/facts.js";
 
 /**
  * The column of a fact's vector and the index of the facts still to embed (only those, so the worker's read is

@@ -1,5 +1,5 @@
 /**
- * SQLite's facts: the programs of sql/facts/steps.ts over sqlite/statements/facts.ts, FTS5 candidates (as search
+ * SQLite's facts: the programs of sql/facts/steps.ts over sql/facts/sqlite.ts, FTS5 candidates (as search
  * entries are found, context-store.ts: a sealed fact's terms as its owner's blind tokens), and a session's messages
  * read in store order for a learner.
  */
@@ -15,12 +15,12 @@ import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
 import { addSource, type StoredFact, storedFacts } from "../sql/facts/reads.js";
+import { FACT_COLUMNS, sourcedSql, sqliteFacts } from "../sql/facts/sqlite.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
 import type { Row } from "../sql/program.js";
 import type { FactFilter } from "../store/facts.js";
 import { SqliteFactVectors } from "./fact-vectors.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
-import { FACT_COLUMNS, sourcedSql, sqliteFacts } from "./statements/facts.js";
 
 /** Migration 23: facts, their sources (by session for erasure), their FTS5 index, and each session's learn mark. */
 export const FACT_TABLES = [

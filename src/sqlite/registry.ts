@@ -3,7 +3,9 @@ import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
 import { sqliteErase } from "../sql/erase/sqlite.js";
 import { eraseUnder } from "../sql/erase/steps.js";
+import { sqliteFacts } from "../sql/facts/sqlite.js";
 import type { Program } from "../sql/program.js";
+import { NEXT_ACTIVITY, sqliteRegistry } from "../sql/registry/sqlite.js";
 import { SqlRegistry, sessionRow } from "../sql/registry/steps.js";
 import type { OwnerGuard } from "../store/crypto/write-guard.js";
 import type { ErasureCondition } from "../store/erasure.js";
@@ -16,8 +18,6 @@ import { deleteKeyed } from "./context-records.js";
 import { forgetFacts } from "./facts.js";
 import { STORE_TABLES } from "./media/tables.js";
 import { retokenizeOwned } from "./search/retokenize.js";
-import { sqliteFacts } from "./statements/facts.js";
-import { NEXT_ACTIVITY, sqliteRegistry } from "./statements/registry.js";
 import { forgetStream } from "./streams.js";
 import { deleteSessionContent } from "./writes.js";
 

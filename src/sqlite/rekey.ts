@@ -10,6 +10,7 @@ import { deleteChunks, storedContent, storedText, writeChunks } from "../sql/eng
 import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
 import { readFreeText } from "../sql/engines/sqlite/free-text.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+import { sqliteFactRekey } from "../sql/facts/sqlite.js";
 import { perform, type Row } from "../sql/program.js";
 import { REKEY } from "../sql/rekey/sqlite.js";
 import { REKEY_CLEAR } from "../sql/rekey/sqlite-clear.js";
@@ -29,7 +30,6 @@ import {
 } from "./sealed-context.js";
 import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
-import { sqliteFactRekey } from "./statements/facts.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.
 const NONE = { sessionId: null, owner: null };

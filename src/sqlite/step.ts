@@ -6,7 +6,15 @@
 
 import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
+import { KEEP_RECORD } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import {
+  refuseUsage,
+  STEP_GUARD,
+  stepGuardParams,
+  USAGE_FITS,
+  USAGE_SET,
+} from "../sql/registry/sqlite-usage.js";
 import { inserted, replaced } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
@@ -17,8 +25,6 @@ import { releaseMessages } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
 import { NEXT_ACTIVITY } from "./registry.js";
 import { keptRecord, type RecordRow, storedBlock } from "./sealed-context.js";
-import { KEEP_RECORD } from "./statements/context-records.js";
-import { refuseUsage, STEP_GUARD, stepGuardParams, USAGE_FITS, USAGE_SET } from "./usage.js";
 import { writeMessageRow } from "./write-row.js";
 import { deleteRows, updateRow } from "./writes.js";
 

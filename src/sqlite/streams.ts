@@ -1,10 +1,10 @@
-/** SQLite's kept streams: the steps in sql/streams/steps.ts over sqlite/statements/streams.ts. */
+/** SQLite's kept streams: the steps in sql/streams/steps.ts over sql/streams/sqlite.ts. */
 
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+import { sqliteStreams } from "../sql/streams/sqlite.js";
 import type { StreamEngine } from "../sql/streams/steps.js";
 import { forgetStream as forgetProgram, SqlStreams } from "../sql/streams/steps.js";
-import { sqliteStreams } from "./statements/streams.js";
 
 /** Migration 19: a session's kept stream (one row per session) and its chunks, in order. */
 export const STREAM_TABLES = [

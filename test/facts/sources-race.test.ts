@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { PostgresStore } from "../../src/postgres/index.js";
-import { factTables } from "../../src/postgres/statements/facts.js";
+import { factTables } from "../../src/sql/facts/postgres.js";
 import { fact } from "../../src/testing/contract/facts-harness.js";
 import { msg } from "../../src/testing/contract/harness.js";
 import { rejectsWithCode } from "../../src/testing/runner.js";

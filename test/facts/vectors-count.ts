@@ -1,7 +1,7 @@
 // Counting a Postgres or PGlite store's fact vectors (test/facts/vectors.test.ts).
 
-import { factTables } from "../../src/postgres/statements/facts.js";
 import type { PostgresStore } from "../../src/postgres/store.js";
+import { factTables } from "../../src/sql/facts/postgres.js";
 
 /** Facts holding a vector on a Postgres store (0 before the column exists). */
 export async function postgresFactVectors(store: unknown): Promise<number> {

@@ -2,10 +2,10 @@
 // refused and how small the compiled query is, never how long it took: the probes simply have to complete.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { sessionLexeme, toTsquery } from "../../src/postgres/search/fts.js";
 import { DEFAULT_QUERY_LIMITS, queryLimits } from "../../src/search/limits.js";
 import { parseQuery } from "../../src/search/query.js";
 import { scoreText } from "../../src/search/score.js";
+import { sessionLexeme, toTsquery } from "../../src/sql/engines/postgres/fts.js";
 import { toFts5 } from "../../src/sqlite/search/fts.js";
 import { ids, msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import { distinctWords, repeated } from "../../src/testing/contract/search-bounds.spec.js";

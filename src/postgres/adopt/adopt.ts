@@ -1,9 +1,10 @@
 /**
  * Adopts what the reference (agents@0.22) wrote into the same Postgres database — its `assistant_*` and
  * `cf_agents_*` tables on the connection's `search_path`: the program sql/adopt/steps.ts over Postgres' table
- * (statements/adopt.ts), run inside the store's first `ready()`.
+ * (sql/adopt/postgres.ts), run inside the store's first `ready()`.
  */
 
+import { postgresAdoption } from "../../sql/adopt/postgres.js";
 import { adoption, probe } from "../../sql/adopt/steps.js";
 import { type Executor, type PostgresQueryable, sqlState } from "../../sql/engines/postgres/client.js";
 import { runProgram } from "../../sql/engines/postgres/program.js";
@@ -15,7 +16,7 @@ import {
   warnAdoption,
   warnIfNotClean,
 } from "../../store/adopt/adopt.js";
-import { postgresAdoption } from "../statements/adopt.js";
+import { postgresAdoptionWrites } from "./import.js";
 
 /**
  * True when one of the reference's tables is on the connection's `search_path`; reads only, so a caller can look
@@ -31,7 +32,7 @@ export async function hasReferenceTables(db: PostgresQueryable): Promise<boolean
 
 /** On the store's first use: adopts the reference's tables once (recorded); null when there was nothing to do. */
 export async function adoptOnOpen(executor: Executor, t: Tables): Promise<AdoptionReport | null> {
-  const table = postgresAdoption(executor, t);
+  const table = postgresAdoption(executor, t, postgresAdoptionWrites(executor, t));
   const query = executor.query.bind(executor);
   const { tables, recorded } = await runProgram(query, probe(table));
   if (tables.length === 0 || recorded) return null;
@@ -56,7 +57,7 @@ export async function adoptReference(
   t: Tables,
   options: AdoptOptions = {},
 ): Promise<AdoptionReport | null> {
-  const table = postgresAdoption(executor, t);
+  const table = postgresAdoption(executor, t, postgresAdoptionWrites(executor, t));
   const query = executor.query.bind(executor);
   const { tables } = await runProgram(query, probe(table));
   return tables.length === 0 ? null : runProgram(query, adoption(table, tables, options));

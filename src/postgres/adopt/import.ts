@@ -1,5 +1,5 @@
 /**
- * Postgres' adoption routines (its table: statements/adopt.ts): a session's rows go through the transfer import's
+ * Postgres' adoption routines (its table: sql/adopt/postgres.ts): a session's rows go through the transfer import's
  * own writer in its batches (each one transaction holding the head lock, Citus-routed), the context rows through
  * its row import in its runs; everything adopted is read back through the transfer export and compared.
  */
@@ -7,10 +7,17 @@
 import type { SessionInfo } from "../../contract/registry.js";
 import type { ImportCounts, SessionImportResult, TransferRow } from "../../contract/transfer.js";
 import { canBeStored } from "../../message/ids.js";
-import type { AdoptedWrite, AdoptionRun, RowsAdoption, SessionAdoption } from "../../sql/adopt/steps.js";
+import type {
+  AdoptedWrite,
+  AdoptionRun,
+  AdoptionWrites,
+  RowsAdoption,
+  SessionAdoption,
+} from "../../sql/adopt/steps.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { routine } from "../../sql/program.js";
+import { sessionImport } from "../../sql/transfer/postgres-import.js";
 import type { AdoptionReport } from "../../store/adopt/adopt.js";
 import { assertReadBack, compactionPrint, compareReadBack, fingerprint } from "../../store/adopt/adopt.js";
 import { contextRowName } from "../../store/adopt/context.js";
@@ -26,9 +33,9 @@ import {
 } from "../../store/transfer/base.js";
 import { assertTransferHeader, assertTransferRow } from "../../store/transfer/schema.js";
 import { assertTransferItem } from "../../store/transfer/validate.js";
-import type { PostgresSessionRegistry } from "../registry.js";
-import { sessionImport } from "../statements/transfer-import.js";
-import type { PostgresTransfer } from "../transfer/export.js";
+import { PostgresSessionRegistry } from "../registry.js";
+import { PostgresTransfer } from "../transfer/export.js";
+import { POSTGRES_IMPORT } from "../transfer/import.js";
 import { rowsImport } from "../transfer/rows.js";
 
 /** What the routines write and read through. */
@@ -78,7 +85,7 @@ export function sessionAdoption(
         // A leaf we cannot store (its row is reported) leaves the choice to the import: the newest childless row.
         const header = { id: sessionId, info, leafId: leaf && canBeStored(leaf.id) ? leaf.id : null };
         assertTransferHeader(header);
-        writer = await sessionImport(async () => executor, t, header, undefined);
+        writer = await sessionImport(async () => executor, t, POSTGRES_IMPORT, header, undefined);
         if (info) result.registered = await writer.register({ ...info, id: sessionId });
       }),
     write: (items) =>
@@ -191,5 +198,17 @@ export function rowsAdoption({ executor, t, transfer }: Adopter, { report }: Ado
         }
         assertReadBack(written.size - seen, "block or entry row(s)");
       }),
+  };
+}
+
+/** An adoption's writes over `executor` (sql/adopt/postgres.ts runs them): through our own transfer import. */
+export function postgresAdoptionWrites(executor: Executor, t: Tables): AdoptionWrites {
+  const ready = async () => executor;
+  const registry = new PostgresSessionRegistry(ready, t);
+  const transfer = new PostgresTransfer(ready, t, registry);
+  const adopter = { executor, t, transfer, registry };
+  return {
+    session: (sessionId, info, run) => sessionAdoption(adopter, sessionId, info, run),
+    rows: (run) => rowsAdoption(adopter, run),
   };
 }

@@ -30,11 +30,11 @@
 
 import { SessionError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
+import { ownerHashSql, ownerTsvectorSql } from "../../sql/engines/postgres/fts.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { childSql } from "../../sql/engines/postgres/tree.js";
+import { NOW, usageAssignments, usageFits } from "../../sql/registry/postgres-writes.js";
 import type { ClearGuard } from "../key-cache.js";
-import { NOW, usageAssignments, usageFits } from "../registry-sql.js";
-import { ownerHashSql, ownerTsvectorSql } from "../search/fts.js";
 import { parentRead } from "./parent.js";
 
 // The argument types in order. $1 session, $2 id, $3 parent id, $4 mode, $5 check expected leaf, $6 expected
@@ -131,7 +131,7 @@ BEGIN
   END IF;
   SELECT ${child.depth} AS depth, ${child.jumpSeq} AS jump_seq, ${child.jumpDepth} AS jump_depth,
     ${child.spineSeq} AS sseq, ${child.spineDepth} AS sdep INTO nd;
-  -- Citus refuses a subquery in an INSERT's VALUES: the owner lexeme (search/fts.ts) is read first.
+  -- Citus refuses a subquery in an INSERT's VALUES: the owner lexeme (sql/engines/postgres/fts.ts) is read first.
   EXECUTE format($q$SELECT ${ownerTsvectorSql("o.owner")} FROM ${t.sessions} o WHERE o.id = %L$q$, $1) INTO owner_vec;
   INSERT INTO ${t.messages} (seq, session_num, id, parent_seq, role, content, created_at, depth, jump_seq,
     jump_depth, bytes, cum_bytes, tokens, cum_tokens, search, content_hash, session_id)

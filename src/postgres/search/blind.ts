@@ -8,8 +8,8 @@
 import { assertBlindOwners, type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import type { SearchPlan } from "../../search/options.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
+import { ownerHashSql } from "../../sql/engines/postgres/fts.js";
 import type { KeyedTables, PostgresKeys } from "../sealing.js";
-import { ownerHashSql } from "./fts.js";
 
 type Scope = Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">;
 

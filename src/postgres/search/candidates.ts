@@ -14,6 +14,7 @@ import { type RecallSource, recallAsync, recallFindsNothing, scoresOf } from "..
 import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
+import { anyTsquery, sessionLexeme, termTsqueries, withinOwner } from "../../sql/engines/postgres/fts.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { searchBlinds } from "./blind.js";
 import {
@@ -28,7 +29,6 @@ import {
 } from "./candidate-rows.js";
 import { sourceSeqs } from "./fact-sources.js";
 import { fanOutCandidateRows } from "./fan-out.js";
-import { anyTsquery, sessionLexeme, termTsqueries, withinOwner } from "./fts.js";
 import { onPathOf, type PageHit, readPage } from "./page.js";
 
 /**

@@ -8,10 +8,10 @@ import { messageText } from "../../message/text.js";
 import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText } from "../../search/tokens.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
+import { sessionLexeme, toTsvector } from "../../sql/engines/postgres/fts.js";
 import type { Layout } from "../../sql/engines/postgres/layout.js";
 import { decodeContent } from "../../sql/engines/postgres/text.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { sessionLexeme, toTsvector } from "./fts.js";
 
 /** A regular expression matching any text that may hold CJK characters. */
 const CJK_PATTERN = `[${CJK_RANGES}]`;

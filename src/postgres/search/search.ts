@@ -1,5 +1,5 @@
 /**
- * Message search. The tsquery is a literal built from the parsed query (fts.ts); a session scope is one more ANDed
+ * Message search. The tsquery is a literal built from the parsed query (sql/engines/postgres/fts.ts); a session scope is one more ANDed
  * lexeme, so the GIN index does the scoping (no join filter). Ranked recall is candidates.ts; the all-words search
  * here computes relevance (`ts_rank`) only for the newest SEARCH_CANDIDATES matches, never for every match in the
  * store. The active-path flag is computed for the returned hits only, with O(log depth) skip-pointer climbs from
@@ -16,6 +16,7 @@ import { outsideSessions, type SearchPlan, searchPlan } from "../../search/optio
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
+import { sessionLexeme, toTsquery, withinOwner } from "../../sql/engines/postgres/fts.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { activePathsCte, ancestorCte, isoSql } from "../../sql/engines/postgres/tree.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
@@ -24,7 +25,6 @@ import { type FactChannel, recallSearch } from "./candidates.js";
 import { withExtras } from "./extras.js";
 import { fanOutAllWords } from "./fan-out.js";
 import { filterParams } from "./filters.js";
-import { sessionLexeme, toTsquery, withinOwner } from "./fts.js";
 import { candidateOf, openHitContents, type PageHit } from "./page.js";
 
 // Which hits need a climb to know whether they lie on their session's active path: not those of a session without
@@ -101,7 +101,7 @@ export async function searchMessages(
   vectors?: VectorChannel,
   factChannel?: FactChannel,
 ): Promise<SearchItem[]> {
-  // An owner is one more lexeme ANDed inside the index (fts.ts), as a session is, and a condition of the vector read.
+  // An owner is one more lexeme ANDed inside the index (sql/engines/postgres/fts.ts), as a session is, and a condition of the vector read.
   const plan = searchPlan(options);
   if (typeof query !== "string") return [];
   if (plan.match === "all")

@@ -3,14 +3,15 @@ import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { SqlTransfer } from "../../sql/transfer/export.js";
 import { type PostgresHead, postgresExportTable } from "../../sql/transfer/postgres-export.js";
+import { sessionImport } from "../../sql/transfer/postgres-import.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
 import type { PostgresBackend } from "../backend.js";
 import { loadAttachments } from "../media/attachments.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
-import { sessionImport } from "../statements/transfer-import.js";
 import { openContent } from "../stored-form.js";
 import { compactionsOf, type StoredCompactionRow } from "../summaries.js";
+import { POSTGRES_IMPORT } from "./import.js";
 import { rowsImport } from "./rows.js";
 
 /**
@@ -57,7 +58,7 @@ export class PostgresTransfer extends SqlTransfer<PostgresHead> {
 
   /** One session import (see import.ts), logged in the store's change log when it has one. */
   protected openImport(header: TransferSession): Promise<SessionImportWriter> {
-    return sessionImport(this.ready, this.t, header, this.store?.changeLog);
+    return sessionImport(this.ready, this.t, POSTGRES_IMPORT, header, this.store?.changeLog);
   }
 
   protected openRows(): Promise<RowImportWriter> {

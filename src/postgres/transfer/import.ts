@@ -1,5 +1,5 @@
 /**
- * Postgres' own plan for an import's items (the steps around them are the SQL stores' one program, sql/transfer/import.ts, over statements/transfer-import.ts), with the semantics of SQLite's item-by-item writer: explicit
+ * Postgres' own plan for an import's items (the steps around them are the SQL stores' one program, sql/transfer/import.ts, over sql/transfer/postgres-import.ts), with the semantics of SQLite's item-by-item writer: explicit
  * ids, parents and times; rows whose ids are stored are skipped. A batch's messages go in one `unnest` INSERT
  * whose tree columns are computed here from the stored parents' spines, so a batch costs a few round trips however
  * long it is, where SQLite reads each parent's row as it writes the child.
@@ -8,16 +8,19 @@
 import type { ImportCounts, TransferMessage } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
+import { ownerTsvectorSql } from "../../sql/engines/postgres/fts.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { needsEncoding } from "../../sql/engines/postgres/text.js";
 import { spineCte } from "../../sql/engines/postgres/tree.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
+import type { PostgresImportHelpers } from "../../sql/transfer/postgres-import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
+import { lockSql } from "../append-attempt.js";
 import { planImportLinks } from "../media/attachments.js";
-import { ownerTsvectorSql } from "../search/fts.js";
 import { formsOf, searchVector } from "../stored-form.js";
+import { newestLeafSql, refreshHeadSql } from "../writes.js";
 import { timestampParam, writeCompactions } from "./rows.js";
 
 // Rows per INSERT are capped by their text (a batch holds at most 500 items, store/transfer/base.ts), so a
@@ -239,3 +242,12 @@ export async function writeItems(
   if (compactions.length > 0) await writeCompactions(query, t, session, compactions, result.compactions);
   return inserted;
 }
+
+/** What the session import's table (sql/transfer/postgres-import.ts) runs of Postgres's own modules. */
+export const POSTGRES_IMPORT: PostgresImportHelpers = {
+  lockHead: lockSql,
+  newestLeaf: newestLeafSql,
+  refreshHead: refreshHeadSql,
+  items: writeItems,
+  time: timestampParam,
+};

@@ -2,8 +2,9 @@
  * Adoption of the reference's tables (store/adopt/adopt.ts), written once for both SQL engines: which sessions to
  * take, each one's registry row, messages (parents first, store/adopt/order.ts) and overlays, then the context
  * blocks and search entries, the record and the optional drop. Reads are statements of the engine's table
- * (`src/sqlite/statements/adopt.ts`, `src/postgres/statements/adopt.ts`), each listing in keyset pages; writes and
- * read-backs are routines of that table, because they go through each engine's own transfer import (SQLite writes
+ * (`sqlite.ts`, `postgres.ts` beside this file), each listing in keyset pages; writes and
+ * read-backs are routines the engine hands that table (`AdoptionWrites`: sqlite/ and postgres/adopt/import.ts),
+ * because they go through each engine's own transfer import (SQLite writes
  * a page at a time, synchronously on open; Postgres batches and routes as its import does).
  */
 
@@ -60,6 +61,9 @@ export interface RowsAdoption {
   /** After both tables: writes and compares what is not yet. */
   close(): Step;
 }
+
+/** An adoption's writes, each engine's own (its transfer import's writes), handed to its table by the engine. */
+export type AdoptionWrites = Pick<AdoptionStatements, "session" | "rows">;
 
 /** An engine's adoption table: statements answering the shapes named here, and the routines it writes through. */
 export interface AdoptionStatements {

@@ -3,7 +3,7 @@
  * recorded so, the erasure of a session's or an owner's blocks and entries, which ids are stored sessions and owners,
  * and the backfill of schema step 22 (rows stored before records existed). A record travels as its two columns,
  * `[session_id, owner]` (context/records.ts recordParams). The statement text is each engine's table
- * (sqlite/statements/context-records.ts, postgres/statements/context-records.ts): SQLite drops an entry's FTS row
+ * (sqlite.ts, postgres.ts beside this file): SQLite drops an entry's FTS row
  * with it, a step of two statements there; on Citus each table's delete is its own statement, since blocks and
  * entries are sharded by key and label.
  */

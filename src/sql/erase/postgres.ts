@@ -64,9 +64,9 @@ export interface PostgresEraseHelpers {
     id: string,
     keys: readonly string[],
   ): Promise<{ blocks: number; entries: number }>;
-  /** The facts' statements (statements/facts.ts). */
+  /** The facts' statements (sql/facts/postgres.ts). */
   facts: FactStatements;
-  /** The statement deleting a session's stream head and chunks (statements/streams.ts). */
+  /** The statement deleting a session's stream head and chunks (sql/streams/postgres.ts). */
   forgetStream: string;
 }
 

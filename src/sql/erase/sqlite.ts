@@ -26,7 +26,7 @@ export interface SqliteEraseHelpers {
   deleteKeyed(driver: SqlDriver, id: string, keys: readonly string[]): { blocks: number; entries: number };
   /** Deletes a running answer's stream head and chunks (streams.ts). */
   forgetStream(driver: SqlDriver, id: string): void;
-  /** The facts' statements (statements/facts.ts). */
+  /** The facts' statements (sql/facts/sqlite.ts). */
   facts: FactStatements;
 }
 

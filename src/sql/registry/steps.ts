@@ -1,6 +1,6 @@
 /**
  * The session registry's reads and one-row writes written once for both SQL engines, over a statement table per
- * engine (sqlite/statements/registry.ts, postgres/statements/registry.ts): each is one statement answering the
+ * engine (sqlite.ts, postgres.ts beside this file): each is one statement answering the
  * row(s) it read or wrote. A create, a delete and an erasure differ on purpose (SQLite retokenizes an owned
  * session's messages and deletes its content in several statements, Postgres does either in one with CTEs, and
  * releases the session's attachments), so each engine's registry writes those itself (and SQLite an owned create).

@@ -1,6 +1,6 @@
 /**
  * Kept streams (contract/streams.ts) written once for both SQL engines: the steps of each call over a statement
- * table per engine (sqlite/statements/streams.ts, postgres/statements/streams.ts). Postgres does a drop, an expiry,
+ * table per engine (sqlite.ts, postgres.ts beside this file). Postgres does a drop, an expiry,
  * a read (the head with its chunks, one snapshot) and an append (checked under the head's row lock) in one
  * statement each; SQLite's table answers several, run in its transaction. The key handling differs on purpose and
  * stays in each engine's {@link StreamEngine}: SQLite looks the key up in the append's transaction, Postgres before
@@ -38,7 +38,7 @@ export interface StreamStatements {
    * The head locked and its time moved while the stream is live, answering a row when it was; null (or absent) where
    * {@link append} checks the head itself. An append runs it first, in one transaction with {@link append}, which
    * then only writes the chunks: a Citus cluster routes no statement whose `WITH` holds an `INSERT`
-   * (postgres/statements/streams.ts).
+   * (postgres.ts).
    */
   lock?(sessionId: string, streamId: string, now: number): Statement | null;
   /**

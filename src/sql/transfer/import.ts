@@ -2,7 +2,7 @@
  * The SQL stores' session import, written once for SQLite and Postgres: the registry row, each batch (the head
  * created and locked, the items written, the head's count bumped) and the last step (the latest leaf and the
  * import's `reset` row, which commit together) are programs (sql/program.ts) over a table per engine
- * (`src/sqlite/statements/transfer-import.ts`, `src/postgres/statements/transfer-import.ts`), driven synchronously
+ * (`sqlite-import.ts`, `postgres-import.ts` beside this file), driven synchronously
  * inside SQLite's write transaction and awaited inside a Postgres one. How a batch's items are written is each
  * engine's own, on purpose: SQLite writes item by item inside its one write transaction (chunked content, FTS
  * rows), Postgres a batch's messages in one `unnest` INSERT whose tree columns it computes from the stored parents'

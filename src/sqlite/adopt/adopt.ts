@@ -1,9 +1,10 @@
 /**
  * Adopts what the reference (agents@0.22) wrote into the same SQLite database — a Durable Object's storage or a
- * file: the program sql/adopt/steps.ts over SQLite's table (statements/adopt.ts), run synchronously, so a store
+ * file: the program sql/adopt/steps.ts over SQLite's table (sql/adopt/sqlite.ts), run synchronously, so a store
  * opened on such a database is complete before its first call.
  */
 
+import { sqliteAdoption } from "../../sql/adopt/sqlite.js";
 import { adoption, probe } from "../../sql/adopt/steps.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { runProgram } from "../../sql/engines/sqlite/program.js";
@@ -14,7 +15,7 @@ import {
   warnIfNotClean,
 } from "../../store/adopt/adopt.js";
 import { isReadonlyError } from "../search/indexing.js";
-import { sqliteAdoption } from "../statements/adopt.js";
+import { sqliteAdoptionWrites } from "./import.js";
 
 /**
  * On open: adopts the reference's tables when they exist and their adoption is not recorded yet (then never
@@ -22,7 +23,7 @@ import { sqliteAdoption } from "../statements/adopt.js";
  * reported once on the console with the command that shows them.
  */
 export function adoptOnOpen(driver: SqlDriver): AdoptionReport | null {
-  const table = sqliteAdoption(driver);
+  const table = sqliteAdoption(driver, sqliteAdoptionWrites(driver));
   const { tables, recorded } = runProgram(driver, probe(table));
   if (tables.length === 0 || recorded) return null;
   let report: AdoptionReport;
@@ -42,7 +43,7 @@ export function adoptOnOpen(driver: SqlDriver): AdoptionReport | null {
 
 /** Adopts the reference's tables now (again, idempotently, when already recorded); null when there are none. */
 export function adoptReference(driver: SqlDriver, options: AdoptOptions = {}): AdoptionReport | null {
-  const table = sqliteAdoption(driver);
+  const table = sqliteAdoption(driver, sqliteAdoptionWrites(driver));
   const { tables } = runProgram(driver, probe(table));
   return tables.length === 0 ? null : runProgram(driver, adoption(table, tables, options));
 }

@@ -2,14 +2,14 @@ import type { TransferSession } from "../../contract/transfer.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { SqlTransfer } from "../../sql/transfer/export.js";
 import { type SqliteHead, sqliteExportTable } from "../../sql/transfer/sqlite-export.js";
+import { sessionImport } from "../../sql/transfer/sqlite-import.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
 import type { SqliteBackend } from "../backend.js";
 import { compactionOf, type EncodedCompactionRow } from "../history.js";
 import { loadAttachments } from "../media/tables.js";
 import { SqliteSessionRegistry } from "../registry.js";
 import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
-import { sessionImport } from "../statements/transfer-import.js";
-import { rowsImport } from "./import.js";
+import { rowsImport, SQLITE_IMPORT } from "./import.js";
 
 /**
  * Lossless, streaming export and import for a SQLite store: the export is the SQL stores' one
@@ -38,7 +38,7 @@ export class SqliteTransfer extends SqlTransfer<SqliteHead> {
 
   /** One session import (see import.ts), logged in the store's change log when it has one. */
   protected async openImport(header: TransferSession): Promise<SessionImportWriter> {
-    return sessionImport(this.driver, header, this.store?.changeLog);
+    return sessionImport(this.driver, SQLITE_IMPORT, header, this.store?.changeLog);
   }
 
   protected async openRows(): Promise<RowImportWriter> {

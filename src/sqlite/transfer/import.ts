@@ -1,5 +1,5 @@
 /**
- * SQLite's own plan for an import's items (the steps around them are the SQL stores' one program, sql/transfer/import.ts, over statements/transfer-import.ts): item by item inside the batch's one write transaction, each
+ * SQLite's own plan for an import's items (the steps around them are the SQL stores' one program, sql/transfer/import.ts, over sql/transfer/sqlite-import.ts): item by item inside the batch's one write transaction, each
  * message's tree columns read from its parent's row, its content chunked (sql/engines/sqlite/chunks.ts) and indexed for FTS, where
  * Postgres writes a batch's messages in one statement. Blocks and entries go row by row, each with its FTS row.
  */
@@ -12,14 +12,17 @@ import { SessionError } from "../../errors.js";
 import { storedContent, writeChunks } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
+import type { SqliteImportHelpers } from "../../sql/transfer/sqlite-import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
+import { ensureHead } from "../append.js";
 import { knownIds } from "../context-records.js";
 import { planImportLinks } from "../media/attachments.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
 import { storedForm, storedSummary } from "../sealing.js";
-import { indexedSeq, indexText } from "../search/indexing.js";
+import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
+import { retokenizeOwned } from "../search/retokenize.js";
 import { jumpFor, nodeById } from "../tree.js";
 
 /** Inserts one message as an append would (tree columns, totals, search row), but with its own parent and time. */
@@ -74,7 +77,7 @@ export function insertMessage(
   writeChunks(driver, row.seq, stored);
   linkPayloads(row.seq);
   // Under the watermark only when a freed seq was reused; the rest is indexed with the batch (the table's `bump`,
-  // statements/transfer-import.ts).
+  // sql/transfer/sqlite-import.ts).
   if (row.seq <= indexed && !form.sealed) indexText(driver, row.seq, num, facts.text);
   return true;
 }
@@ -175,3 +178,11 @@ export function rowsImport(driver: SqlDriver): RowImportWriter {
   const now = new Date().toISOString();
   return { run: 1, write: async (rows) => (insertRow(driver, rows[0]!, now) ? 1 : 0) };
 }
+
+/** What the session import's table (sql/transfer/sqlite-import.ts) runs of SQLite's own modules. */
+export const SQLITE_IMPORT: SqliteImportHelpers = {
+  head: (driver, sessionId) => ensureHead(driver, sessionId).num,
+  items: writeBatchItems,
+  owned: (driver, sessionId) => void retokenizeOwned(driver, sessionId),
+  index: (driver) => void indexPending(driver),
+};

@@ -3,7 +3,7 @@
  * which tables count, how a reference row becomes a transfer row, which rows cannot be stored and why, the
  * fingerprints and read-back checks that verify every adopted row afterwards, and the report (messages go in
  * parents first through order.ts). The steps are one program, sql/adopt/steps.ts, over a statement table per
- * engine (`src/sqlite/statements/adopt.ts`, `src/postgres/statements/adopt.ts`).
+ * engine (`src/sql/adopt/sqlite.ts`, `src/sql/adopt/postgres.ts`).
  */
 
 import type { StoredCompaction } from "../../contract/message.js";

@@ -5,7 +5,7 @@
  * store without the owner's key that looked up "no key" and writes a moment later, after another process recorded
  * the owner's first key, is refused by its own statement instead of landing in clear; the write then looks the key
  * up again (`DECRYPT_FAILED` without it, sealed with it). Each engine states the condition once (SQLite in
- * sql/engines/sqlite/owner-guard.ts, Postgres in key-guard.ts guardSql), so a write taking its key here carries it.
+ * sql/engines/sqlite/owner-guard.ts, Postgres in sql/engines/postgres/owner-guard.ts guardSql), so a write taking its key here carries it.
  */
 import { SessionError } from "../../errors.js";
 import { ownerHash } from "../owner.js";

@@ -67,7 +67,7 @@ export interface Layout {
    */
   readonly shardsNewTables: boolean;
   /**
-   * Whether a write's key guard (key-guard.ts) can sit inside its statement for every row, and a write in clear
+   * Whether a write's key guard (owner-guard.ts) can sit inside its statement for every row, and a write in clear
    * carries one (sealing.ts ClearGuard). Citus: a row off its session's shard is guarded by a statement before it,
    * in its transaction, and a write in clear carries none.
    */

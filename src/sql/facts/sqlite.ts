@@ -1,13 +1,13 @@
-/** SQLite's statements of facts (sql/facts/steps.ts has the steps); lists of values travel as JSON (json_each). */
+/** SQLite's statements of facts (steps.ts has the steps); lists of values travel as JSON (json_each). */
 import { factIndexText } from "../../search/fact-index.js";
-import { ownerGuardSqlite } from "../../sql/engines/sqlite/owner-guard.js";
-import { call } from "../../sql/engines/sqlite/program.js";
-import type { FactStatements } from "../../sql/facts/steps.js";
-import { command, query } from "../../sql/program.js";
-import type { RekeyTable } from "../../sql/rekey/table.js";
 import { ownerGuardParams } from "../../store/crypto/write-guard.js";
 import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import type { FactFilter } from "../../store/facts.js";
+import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
+import { call } from "../engines/sqlite/program.js";
+import { command, query } from "../program.js";
+import type { RekeyTable } from "../rekey/table.js";
+import type { FactStatements } from "./steps.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =

@@ -8,14 +8,14 @@
  * phrases with `<->`, all ANDed. No dictionary runs, so there are no stop words and no stemmer: word families come
  * from the query language's word-root prefixes and word forms, as on every backend. User text never reaches
  * `to_tsquery`. An encrypted owner's messages hold its blind tokens instead of words (search/blind-tokens.ts), and
- * a search of that owner matches each term as those tokens too (blind.ts says which owners).
+ * a search of that owner matches each term as those tokens too (postgres/search/blind.ts says which owners).
  */
 import { createHash } from "node:crypto";
-import { type BlindTokens, isBlindLike } from "../../search/blind-tokens.js";
-import { otherForms, type QueryTerm } from "../../search/query.js";
-import { foldToken, tokenize } from "../../search/tokens.js";
-import type { Layout } from "../../sql/engines/postgres/layout.js";
-import { OWNER_HASH_CHARS, ownerHash } from "../../store/owner.js";
+import { type BlindTokens, isBlindLike } from "../../../search/blind-tokens.js";
+import { otherForms, type QueryTerm } from "../../../search/query.js";
+import { foldToken, tokenize } from "../../../search/tokens.js";
+import { OWNER_HASH_CHARS, ownerHash } from "../../../store/owner.js";
+import type { Layout } from "./layout.js";
 
 // Postgres refuses lexemes over 2047 bytes and vectors over 1 MiB, clamps positions at 16383 (so a phrase past
 // that token cannot match) and keeps at most 256 positions per lexeme.

@@ -1,15 +1,27 @@
-/** Postgres's statements of facts (sql/facts/steps.ts has the steps): lists of values travel as arrays. */
+/** Postgres's statements of facts (steps.ts has the steps): lists of values travel as arrays. */
 import { factBlind } from "../../search/fact-index.js";
-import { call } from "../../sql/engines/postgres/program.js";
-import { quote, statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import type { FactStatements } from "../../sql/facts/steps.js";
-import { command, query } from "../../sql/program.js";
-import type { RekeyTable } from "../../sql/rekey/table.js";
+import type { ContentKeys } from "../../store/crypto/content-keys.js";
 import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
-import { guardedOf, guardInside, guardParams } from "../key-guard.js";
-import type { KeyedTables } from "../sealing.js";
-import { toTsvector } from "../search/fts.js";
+import type { Query } from "../engines/postgres/client.js";
+import { toTsvector } from "../engines/postgres/fts.js";
+import { guardedOf, guardInside, guardParams } from "../engines/postgres/owner-guard.js";
+import { call } from "../engines/postgres/program.js";
+import { quote, statement, type Tables } from "../engines/postgres/tables.js";
+import { command, query } from "../program.js";
+import type { RekeyTable } from "../rekey/table.js";
+import type { FactStatements } from "./steps.js";
+
+/**
+ * What a fact write needs of the store's keys (postgres/sealing.ts PostgresKeys, handed in with the tables): the
+ * owner's key looked up in the write's transaction, with the check its insert's guard then requires.
+ */
+export interface FactKeys {
+  guarded<T>(query: Query, use: (keys: ContentKeys) => T, fresh?: boolean): Promise<{ value: T }>;
+}
+
+/** The tables a fact statement names, with the store's keys when it has a keyring. */
+export type FactTables = Tables & { readonly keys?: FactKeys | undefined };
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
 export const FACT_COLUMNS =
@@ -66,7 +78,7 @@ const relinkSql = statement(
 );
 
 /** The statement table of facts on Postgres. */
-export function postgresFacts(t: KeyedTables): FactStatements {
+export function postgresFacts(t: FactTables): FactStatements {
   const { facts, sources, marks } = factTables(t);
   return {
     owned: (owner, ids) =>

@@ -1,11 +1,11 @@
 /** SQLite's statements of the session registry (sql/registry/steps.ts): times are the writer's clock, in ISO. */
 
-import { ownerGuardSqlite } from "../../sql/engines/sqlite/owner-guard.js";
-import { query } from "../../sql/program.js";
-import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { type OwnerGuard, ownerGuardParams } from "../../store/crypto/write-guard.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
-import { USAGE_FITS, USAGE_SET } from "../usage.js";
+import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
+import { query } from "../program.js";
+import { USAGE_FITS, USAGE_SET } from "./sqlite-usage.js";
+import type { RegistryStatements } from "./steps.js";
 
 // The columns of a registry row, as `toSessionInfo` reads them.
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,

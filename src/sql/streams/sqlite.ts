@@ -1,6 +1,6 @@
-/** SQLite's statements of kept streams (sql/streams/steps.ts): a drop, an expiry and an append are several each. */
-import { command, query } from "../../sql/program.js";
-import type { StreamStatements } from "../../sql/streams/steps.js";
+/** SQLite's statements of kept streams (steps.ts): a drop, an expiry and an append are several each. */
+import { command, query } from "../program.js";
+import type { StreamStatements } from "./steps.js";
 
 const HEAD = "SELECT stream_id, state, error, updated_at FROM agent_streams WHERE session_id = ?";
 

@@ -1,11 +1,12 @@
 /**
- * SQLite's statements of the records of context rows (sql/context-records/steps.ts has the steps): an entry's delete
+ * SQLite's statements of the records of context rows (steps.ts has the steps): an entry's delete
  * drops its contentless FTS row first, two statements; a DELETE counts what it took by RETURNING a row for each; the
  * backfill reads every name at once and resolves them in batches.
  */
-import type { ContextTable, RecordStatements } from "../../sql/context-records/steps.js";
-import { sqlText } from "../../sql/engines/sqlite/free-text.js";
-import { command, query, type Row } from "../../sql/program.js";
+
+import { sqlText } from "../engines/sqlite/free-text.js";
+import { command, query, type Row } from "../program.js";
+import type { ContextTable, RecordStatements } from "./steps.js";
 
 /** An upsert's SET of the record: the first recorded write decides it, a later one keeps it. */
 export const KEEP_RECORD = `session_id = CASE WHEN session_id IS NULL AND owner IS NULL THEN excluded.session_id ELSE session_id END,

@@ -1,18 +1,15 @@
 /**
- * Postgres' adoption table (the program: sql/adopt/steps.ts): the reference's tables on the connection's
- * `search_path`, read in keyset pages by creation time and id (each reference write is its own statement), and
- * written through our own transfer import and read back through its export (adopt/import.ts), so batches and
- * Citus routing are the import's.
+ * Postgres' adoption table (the program: steps.ts): the reference's tables on the connection's `search_path`, read
+ * in keyset pages by creation time and id (each reference write is its own statement), and written through our own
+ * transfer import and read back through its export (postgres/adopt/import.ts, handed in as {@link AdoptionWrites}),
+ * so batches and Citus routing are the import's.
  */
 
-import { ADOPT_PAGE, type AdoptionStatements } from "../../sql/adopt/steps.js";
-import type { Executor } from "../../sql/engines/postgres/client.js";
-import type { Tables } from "../../sql/engines/postgres/tables.js";
-import { command, query, routine } from "../../sql/program.js";
 import { REFERENCE_SOURCE, REFERENCE_TABLES, type ReferenceTable } from "../../store/adopt/adopt.js";
-import { rowsAdoption, sessionAdoption } from "../adopt/import.js";
-import { PostgresSessionRegistry } from "../registry.js";
-import { PostgresTransfer } from "../transfer/export.js";
+import type { Executor } from "../engines/postgres/client.js";
+import type { Tables } from "../engines/postgres/tables.js";
+import { command, query, routine } from "../program.js";
+import { ADOPT_PAGE, type AdoptionStatements, type AdoptionWrites } from "./steps.js";
 
 const SESSION_IDS = {
   assistant_messages: "SELECT session_id AS id FROM assistant_messages",
@@ -31,12 +28,8 @@ const MESSAGES = `SELECT m.id, m.parent_id, m.role, m.content, m.created_at, ${K
 const COMPACTIONS = `SELECT id, summary, from_message_id, to_message_id, created_at FROM assistant_compactions
        WHERE session_id = $1 ORDER BY created_at, id`;
 
-/** The statements and routines of an adoption over `executor`, our tables named by `t`. */
-export function postgresAdoption(executor: Executor, t: Tables): AdoptionStatements {
-  const ready = async () => executor;
-  const registry = new PostgresSessionRegistry(ready, t);
-  const transfer = new PostgresTransfer(ready, t, registry);
-  const adopter = { executor, t, transfer, registry };
+/** The statements and routines of an adoption over `executor`, our tables named by `t`, writing through `writes`. */
+export function postgresAdoption(executor: Executor, t: Tables, writes: AdoptionWrites): AdoptionStatements {
   return {
     probe: () =>
       query(
@@ -71,8 +64,8 @@ export function postgresAdoption(executor: Executor, t: Tables): AdoptionStateme
      ON CONFLICT (source) DO UPDATE SET adopted_at = EXCLUDED.adopted_at, report = EXCLUDED.report`,
         values,
       ),
-    session: (sessionId, info, run) => sessionAdoption(adopter, sessionId, info, run),
-    rows: (run) => rowsAdoption(adopter, run),
+    session: writes.session,
+    rows: writes.rows,
     drop: (tables) =>
       routine(() =>
         executor.transaction(async (q) => {

@@ -1,12 +1,13 @@
 /**
- * Postgres's statements of the records of context rows (sql/context-records/steps.ts has the steps): a DELETE
+ * Postgres's statements of the records of context rows (steps.ts has the steps): a DELETE
  * counts what it took in the same statement (a CTE); a look-up of no ids runs no statement; the backfill reads
  * names a page at a time, in byte order. On Citus both tables stay sharded by key and label: a row's record is a
  * plain column there, read by statements every shard runs, one statement per table.
  */
-import type { ContextTable, RecordStatements } from "../../sql/context-records/steps.js";
-import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import { command, countOf, query } from "../../sql/program.js";
+
+import { statement, type Tables } from "../engines/postgres/tables.js";
+import { command, countOf, query } from "../program.js";
+import type { ContextTable, RecordStatements } from "./steps.js";
 
 /** How many names the backfill reads per page. */
 const PAGE = 500;

@@ -1,13 +1,13 @@
 /**
- * The usage counters of `agent_sessions` as the registry's `addUsage` and the agent step add to them: the SET
+ * SQLite's usage counters of `agent_sessions` as the registry's `addUsage` and the agent step add to them: the SET
  * assignments, and the WHERE terms that refuse an addition which would carry a total out of range (the rule and
  * its ranges: src/store/usage-totals.ts). Checked in the UPDATE itself, so a refusal writes nothing.
  */
 
-import type { SessionUsage } from "../contract/registry.js";
-import { StorageError } from "../errors.js";
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { USAGE_COUNTERS, type UsageTotals, usageRefusal } from "../store/usage-totals.js";
+import type { SessionUsage } from "../../contract/registry.js";
+import { StorageError } from "../../errors.js";
+import { USAGE_COUNTERS, type UsageTotals, usageRefusal } from "../../store/usage-totals.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
 
 /** Adds the five `?` deltas (usageDeltas order) to the counters. */
 export const USAGE_SET = USAGE_COUNTERS.map((counter) => `${counter} = ${counter} + ?`).join(", ");

@@ -1,15 +1,15 @@
 /**
- * Postgres's statements of kept streams (sql/streams/steps.ts): a drop, an expiry, a read and an append are one
+ * Postgres's statements of kept streams (steps.ts): a drop, an expiry, a read and an append are one
  * statement each; a start is two, run in one transaction. On a Citus cluster the tables are sharded by session with
- * the messages (owner-data.ts), and every statement but the expiry and the count names its session, so Citus routes
+ * the messages (postgres/owner-data.ts), and every statement but the expiry and the count names its session, so Citus routes
  * it to the session's node; an append there is two statements in one transaction (`lock`, then the chunks), since
- * Citus routes no statement whose `WITH` holds an `INSERT` (sql/engines/postgres/layout.ts `insertsInCtes`).
+ * Citus routes no statement whose `WITH` holds an `INSERT` (engines/postgres/layout.ts `insertsInCtes`).
  */
 
-import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import { command, query } from "../../sql/program.js";
-import type { StreamStatements } from "../../sql/streams/steps.js";
-import { guardInside } from "../key-guard.js";
+import { guardInside } from "../engines/postgres/owner-guard.js";
+import { statement, type Tables } from "../engines/postgres/tables.js";
+import { command, query } from "../program.js";
+import type { StreamStatements } from "./steps.js";
 
 const upsertSql = statement(
   (
@@ -21,7 +21,7 @@ const upsertSql = statement(
 const clearSql = statement((t) => `DELETE FROM ${t.streamChunks} WHERE session_id = $1`);
 // The head's row lock orders an append against a start, end or drop of the same session: the chunks go in only
 // while the stream is the session's and live, in the statement that checks it. With keys (every store) the chunks
-// are guarded as a message's content is (key-guard.ts): sealed under a check still recorded, or in clear while the
+// are guarded as a message's content is (engines/postgres/owner-guard.ts): sealed under a check still recorded, or in clear while the
 // owner still has none; `keyed` false says the guard refused them (nothing written). On a cluster the guard is a
 // statement before this one, in its transaction (postgres/streams.ts).
 const appendSql = statement((t) => {
@@ -36,7 +36,7 @@ const appendSql = statement((t) => {
     )
     SELECT (SELECT count(*)::integer FROM s) AS n${guard.and ? ", (SELECT keyed FROM gd) AS keyed" : ""}`;
 });
-// A cluster's append (sql/streams/steps.ts `lock`): the head locked and its time moved while the stream is live, then
+// A cluster's append (steps.ts `lock`): the head locked and its time moved while the stream is live, then
 // the chunks inserted in the same transaction. The insert reads the head on the session's shard, so Citus pushes it
 // down to that one node; from `unnest` alone it would pull the rows to the coordinator and copy them out.
 const lockSql = statement(

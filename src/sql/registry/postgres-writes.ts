@@ -1,16 +1,16 @@
 /**
- * SQL of the registry's writes: the fragments the append and step statements share (the write time, the activity
+ * Postgres's SQL of the registry's writes: the fragments the append and step statements share (the write time, the activity
  * order and the usage counters) and the statements of a delete in each layout.
  */
 
-import { statement, type Tables } from "../sql/engines/postgres/tables.js";
-import { USAGE_COUNTERS } from "../store/usage-totals.js";
+import { USAGE_COUNTERS } from "../../store/usage-totals.js";
+import { statement, type Tables } from "../engines/postgres/tables.js";
 
 // Stored to the millisecond, so the ISO text a caller sees is exactly the value list() orders by.
 export const NOW = "date_trunc('milliseconds', statement_timestamp())";
 
 /**
- * The next value of the store-wide activity order (see registry.ts). In an UPDATE of the Citus layout it is
+ * The next value of the store-wide activity order (see postgres/registry.ts). In an UPDATE of the Citus layout it is
  * a subquery, which the coordinator evaluates: Citus refuses a VOLATILE function in an UPDATE.
  */
 export const nextActivity = (t: Tables, update = false) => {
@@ -40,7 +40,7 @@ export function usageFits(first: number): string {
 
 // Messages (their search vectors and index entries go with them), overlays, the head and the registry row. `$2` is
 // the locked head's number, NULL when the id has no stored data. The blocks and entries (sharded by key and label on
-// Citus, not by session) are deleted by statements of their own (context-records.ts deleteKeyed).
+// Citus, not by session) are deleted by statements of their own (postgres/context-records.ts deleteKeyed).
 const deleteSql = statement((t) => {
   const own = t.layout.scope("$1::text");
   return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint${own(null)}),

@@ -1,14 +1,13 @@
 /** Postgres's statements of the session registry (sql/registry/steps.ts): times are the server's clock. */
 
-import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
-import { isoSql } from "../../sql/engines/postgres/tree.js";
-import { query } from "../../sql/program.js";
-import type { RegistryStatements } from "../../sql/registry/steps.js";
 import { USAGE_COUNTERS, usageBounds, usageDeltas } from "../../store/usage-totals.js";
-import { ownerGuardParams, ownerGuardSql } from "../key-guard.js";
-import { NOW, nextActivity, usageAssignments, usageFits } from "../registry-sql.js";
-import type { KeyedTables } from "../sealing.js";
-import { ownedMessagesCte } from "../search/fts.js";
+import { ownedMessagesCte } from "../engines/postgres/fts.js";
+import { type GuardTables, ownerGuardParams, ownerGuardSql } from "../engines/postgres/owner-guard.js";
+import { statement, type Tables } from "../engines/postgres/tables.js";
+import { isoSql } from "../engines/postgres/tree.js";
+import { query } from "../program.js";
+import { NOW, nextActivity, usageAssignments, usageFits } from "./postgres-writes.js";
+import type { RegistryStatements } from "./steps.js";
 
 const COLUMNS = `id, name, parent_session_id, model, source, input_tokens, output_tokens, cache_read_tokens,
   cache_write_tokens, estimated_cost, end_reason, ${isoSql("created_at")} AS created_at,
@@ -30,7 +29,7 @@ const created = (t: Tables, ctes: string) =>
     ? `WITH r AS (${insertSql(t)} RETURNING ${COLUMNS})${ctes} SELECT * FROM r`
     : `WITH r AS (${insertSql(t)} RETURNING *)${ctes} SELECT ${COLUMNS} FROM r`;
 const createSql = statement((t) => returningRow(t, insertSql(t)));
-// Owned: messages stored before the registration take the owner lexeme in the same statement (search/fts.ts).
+// Owned: messages stored before the registration take the owner lexeme in the same statement (sql/engines/postgres/fts.ts).
 const createOwnedSql = statement((t) => created(t, `, ${ownedMessagesCte(t, "r")}`));
 const getSql = statement((t) => `SELECT ${COLUMNS} FROM ${t.sessions} WHERE id = $1`);
 /**
@@ -104,7 +103,7 @@ const lockedCountersSql = statement((t) => `${countersSql(t)} FOR UPDATE`);
 const pinSql = statement((t) => returningRow(t, `UPDATE ${t.sessions} SET pinned = $2 WHERE id = $1`));
 
 /** The statement table of the registry in the tables `t`. */
-export function postgresRegistry(t: KeyedTables): RegistryStatements {
+export function postgresRegistry(t: GuardTables): RegistryStatements {
   return {
     create: (r, guard) =>
       query((r.owner ? createOwnedSql : createSql)(t), [
