@@ -9,6 +9,7 @@ import type { Tables } from "../sql/engines/postgres/tables.js";
 import { type PostgresEraseHelpers, postgresErase } from "../sql/erase/postgres.js";
 import { eraseUnder } from "../sql/erase/steps.js";
 import { postgresFacts } from "../sql/facts/postgres.js";
+import { releaseSession } from "../sql/media/postgres.js";
 import { forgetStreamSql } from "../sql/streams/postgres.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import type { RegistryErasure } from "../store/registry-base.js";
@@ -16,7 +17,6 @@ import { cursorOf } from "../store/written.js";
 import { deleteKeyed } from "./context-records.js";
 import { logNames } from "./feed/append-log.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
-import { releaseSession } from "./media/attachments.js";
 import { vectorTables } from "./search/vectors-schema.js";
 
 /** Erases session `id` under `condition` and logs it; null: nothing there, condition unmet, or skipped. */

@@ -65,7 +65,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     citus: "by-key",
     citusColumn: "hash",
     sealed: "n/a",
-    erasure: "deleted when no message links it any more (media/attachments.ts)",
+    erasure: "deleted when no message links it any more (sql/media/)",
     purge: "rewrite",
     columns: { hash: "derived", data: "content" },
   },

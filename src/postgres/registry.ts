@@ -10,6 +10,7 @@ import type { SessionInfo } from "../contract/registry.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { statement } from "../sql/engines/postgres/tables.js";
+import { releaseSession } from "../sql/media/postgres.js";
 import type { Program } from "../sql/program.js";
 import { postgresRegistry } from "../sql/registry/postgres.js";
 import { deleteStatement } from "../sql/registry/postgres-writes.js";
@@ -24,7 +25,6 @@ import type { PostgresBackend } from "./backend.js";
 import { deleteKeyed } from "./context-records.js";
 import { eraseLocked } from "./erase.js";
 import { forgetFacts } from "./facts.js";
-import { releaseSession } from "./media/attachments.js";
 import type { KeyedTables } from "./sealing.js";
 
 type Ready = () => Promise<Executor>;

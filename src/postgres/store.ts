@@ -21,6 +21,7 @@ import {
 } from "../sql/engines/postgres/client.js";
 import { checkLayout } from "../sql/engines/postgres/layout-check.js";
 import { tableNames } from "../sql/engines/postgres/tables.js";
+import { PostgresAttachments } from "../sql/media/postgres.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
@@ -35,7 +36,6 @@ import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
 import { logFactWrites } from "./feed/facts-log.js";
-import { PostgresAttachments } from "./media/attachments.js";
 import { type PostgresPurgeOptions, purgePostgres } from "./purge.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { rekeyPostgres } from "./rekey.js";

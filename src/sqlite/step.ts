@@ -8,6 +8,7 @@ import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { KEEP_RECORD } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { releaseMessages } from "../sql/media/sqlite.js";
 import {
   refuseUsage,
   STEP_GUARD,
@@ -21,7 +22,6 @@ import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Logged, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
-import { releaseMessages } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
 import { NEXT_ACTIVITY } from "./registry.js";
 import { keptRecord, type RecordRow, storedBlock } from "./sealed-context.js";

@@ -18,7 +18,7 @@ export const ERASE_CHANGES = "DELETE FROM agent_changes WHERE session_id = ? RET
 
 /** What the erasure runs of the engine's other modules: each the helper a session's delete, clear or drop runs. */
 export interface SqliteEraseHelpers {
-  /** The payload links' table (media/tables.ts). */
+  /** The payload links' table (sql/media/sqlite-tables.ts). */
   links: string;
   /** Deletes a session's messages with their search rows, vectors and payload links (writes.ts). */
   deleteContent(driver: SqlDriver, num: number): void;

@@ -11,6 +11,7 @@ import type { TransferMessage, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { storedContent, writeChunks } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { planImportLinks } from "../../sql/media/sqlite.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
 import type { SqliteImportHelpers } from "../../sql/transfer/sqlite-import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
@@ -18,7 +19,6 @@ import type { RowImportWriter, TransferBatch } from "../../store/transfer/base.j
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { ensureHead } from "../append.js";
 import { knownIds } from "../context-records.js";
-import { planImportLinks } from "../media/attachments.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
 import { storedForm, storedSummary } from "../sealing.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
