@@ -15,10 +15,10 @@ import { numberWhere } from "../schema/rules.js";
 import { rule } from "../schema/to-session-error.js";
 import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
+import { POSTGRES_OWNER_DATA } from "../sql/owner-data/postgres.js";
 import { tablesPurgedBy } from "../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
 import { citusSteps } from "./citus-steps.js";
-import { POSTGRES_OWNER_DATA } from "./owner-data.js";
 import { replaceWal, vacuumStatistic } from "./purge-catalog.js";
 import { type PurgeTable, refreshStatistics } from "./purge-statistics.js";
 
@@ -38,7 +38,7 @@ export interface PostgresPurgeOptions extends PurgeOptions {
   mode?: PostgresPurgeMode;
 }
 
-// Every table a store may have (owner-data.ts, which the schema test holds to the migrations): the migrated ones,
+// Every table a store may have (sql/owner-data/postgres.ts, which the schema test holds to the migrations): the migrated ones,
 // the change log's and the vector channel's (both created on first use). A name missing from the database is skipped.
 const TABLES = tablesPurgedBy(POSTGRES_OWNER_DATA, "rewrite");
 

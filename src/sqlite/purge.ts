@@ -6,12 +6,12 @@
  */
 import { MissingDependencyError } from "../errors.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { SQLITE_OWNER_DATA } from "../sql/owner-data/sqlite.js";
 import { tablesPurgedBy } from "../store/owner-data.js";
 import { PurgeRecorder, type PurgeReport } from "../store/purge.js";
-import { SQLITE_OWNER_DATA } from "./owner-data.js";
 import { drainGone } from "./search/vectors-sweep.js";
 
-// The search indexes (owner-data.ts): FTS5 keeps a deleted row's terms in its segments (a tombstone marks them)
+// The search indexes (sql/owner-data/sqlite.ts): FTS5 keeps a deleted row's terms in its segments (a tombstone marks them)
 // until the segments are merged, and a term whose last row went can stay as a key on a leaf page.
 const FTS_TABLES = tablesPurgedBy(SQLITE_OWNER_DATA, "fts-merge");
 

@@ -3,7 +3,7 @@
  * rewrites and analyzes exactly these (purge.ts), docs/PRIVACY.md's table is rendered from them, and
  * test/privacy/owner-data.test.ts fails when a migration makes a table or a text/bytes column not declared here.
  */
-import type { OwnerDataDeclaration } from "../store/owner-data.js";
+import type { OwnerDataDeclaration } from "../../store/owner-data.js";
 
 const ERASED_WITH_SESSION = "deleted with its session (erase.ts)";
 

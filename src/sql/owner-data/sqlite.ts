@@ -4,7 +4,7 @@
  * table is rendered from it, and test/privacy/owner-data.test.ts fails when a migration makes a table or a
  * text/blob column not declared here. Every ordinary table is zeroed as it is deleted from (`secure_delete`).
  */
-import type { OwnerDataDeclaration, OwnerDataTable } from "../store/owner-data.js";
+import type { OwnerDataDeclaration, OwnerDataTable } from "../../store/owner-data.js";
 
 const WITH_SESSION = "deleted with its session (erase.ts)";
 const ZEROED = "zeroed" as const;
