@@ -1,6 +1,6 @@
 /**
  * Every table a Postgres store may create, and what each can hold of an owner's (src/store/owner-data.ts): the purge
- * rewrites and analyzes exactly these (purge.ts), docs/PRIVACY.md's table is rendered from them, and
+ * rewrites and analyzes exactly these (sql/purge/postgres.ts), docs/PRIVACY.md's table is rendered from them, and
  * test/privacy/owner-data.test.ts fails when a migration makes a table or a text/bytes column not declared here.
  */
 import type { OwnerDataDeclaration } from "../../store/owner-data.js";

@@ -1,6 +1,6 @@
 /**
  * Every table a SQLite store may create, and what each can hold of an owner's (src/store/owner-data.ts): the purge
- * derives its index merges, its sqlite-vec drain and its statistics refresh from it (purge.ts), docs/PRIVACY.md's
+ * derives its index merges, its sqlite-vec drain and its statistics refresh from it (sql/purge/sqlite.ts), docs/PRIVACY.md's
  * table is rendered from it, and test/privacy/owner-data.test.ts fails when a migration makes a table or a
  * text/blob column not declared here. Every ordinary table is zeroed as it is deleted from (`secure_delete`).
  */
