@@ -3,6 +3,7 @@
  * session's head, then its registry row, checks the condition and erases) and logs `erased` in it.
  */
 
+import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
@@ -14,7 +15,6 @@ import { forgetStreamSql } from "../sql/streams/postgres.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import type { RegistryErasure } from "../store/registry-base.js";
 import { cursorOf } from "../store/written.js";
-import { deleteKeyed } from "./context-records.js";
 import { logNames } from "./feed/append-log.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
 import { vectorTables } from "./search/vectors-schema.js";

@@ -1,4 +1,5 @@
 import type { NewSessionRecord, SessionInfo } from "../contract/registry.js";
+import { deleteKeyed } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
 import { sqliteErase } from "../sql/erase/sqlite.js";
@@ -15,7 +16,6 @@ import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/reg
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { cursorOf, loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
-import { deleteKeyed } from "./context-records.js";
 import { forgetFacts } from "./facts.js";
 import { retokenizeOwned } from "./search/retokenize.js";
 import { forgetStream } from "./streams.js";
@@ -89,7 +89,7 @@ export class SqliteSessionRegistry extends SqlRegistry {
 
   /**
    * Removes the row, the session's messages, overlays and head, its recorded blocks and entries and the given
-   * unrecorded blocks (context-records.ts deleteKeyed) in one transaction, which also
+   * unrecorded blocks (sql/context-records/ deleteKeyed) in one transaction, which also
    * records the session's `clear` in the change log when a head or a row was there.
    */
   protected async writeDelete(id: string, keys: string[]): Promise<RegistryDeletion> {

@@ -120,7 +120,7 @@ export async function writeSqliteStep(
     });
     const now = new Date().toISOString();
     if (step.block) {
-      // Recorded as the session's (context-records.ts) unless the row has a record, and sealed when the owner of
+      // Recorded as the session's (sql/context-records/) unless the row has a record, and sealed when the owner of
       // the record it keeps has a key (sealed-context.ts), inside the step's transaction.
       const row = driver.get<RecordRow>("SELECT session_id, owner FROM agent_context_blocks WHERE key = ?", [
         step.block.key,

@@ -58,7 +58,7 @@ export interface PostgresEraseHelpers {
   changes: string;
   /** Releases the session's payload links and the payloads nobody else links (sql/media/postgres.ts). */
   release(query: Query, session: { num: unknown; id: string }): Promise<void>;
-  /** Deletes the blocks and entries recorded for the session and the unrecorded ones of `keys` (context-records.ts). */
+  /** Deletes the blocks and entries recorded for the session and the unrecorded ones of `keys` (sql/context-records/postgres.ts). */
   deleteKeyed(
     query: Query,
     id: string,
