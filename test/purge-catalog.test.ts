@@ -1,4 +1,4 @@
-// What a purge reaches of the engine's own files (src/postgres/purge-catalog.ts, docs/PRIVACY.md): a PGlite data
+// What a purge reaches of the engine's own files (src/sql/purge/postgres-catalog.ts, docs/PRIVACY.md): a PGlite data
 // directory holds no byte of an erased owner in any file (WAL segments, recycled ones too, and the catalog) after a
 // complete purge, a reopen and 200 more writes; a role that may not rewrite pg_statistic gets an incomplete report
 // that says why, on a server and on every node of a cluster.
@@ -12,7 +12,7 @@ import pg from "pg";
 import { hasFactStore } from "../src/contract/facts.js";
 import { SessionManager } from "../src/manager/manager.js";
 import { PostgresStore, type PostgresStoreOptions } from "../src/postgres/index.js";
-import { STATISTIC } from "../src/postgres/purge-catalog.js";
+import { STATISTIC } from "../src/sql/purge/postgres-catalog.js";
 import type { PurgeReport } from "../src/store/purge.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusSchema } from "./fixtures/citus-db.js";

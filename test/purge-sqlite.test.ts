@@ -8,7 +8,7 @@ import { after, describe, test } from "node:test";
 import { SessionManager } from "../src/manager/manager.js";
 import { loadNodeSqlite } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import type { SqliteDriverName } from "../src/sql/engines/sqlite/open.js";
-import { purgeSqlite } from "../src/sqlite/purge.js";
+import { purgeSqlite } from "../src/sql/purge/sqlite.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { occurrences } from "./helpers/encryption.js";

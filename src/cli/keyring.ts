@@ -4,7 +4,7 @@
  * encrypted owners and was opened without it.
  */
 import type { PostgresStore } from "../postgres/store.js";
-import { recordsOwnerKeys } from "../sqlite/owner-keys.js";
+import { recordsOwnerKeys } from "../sql/owner-keys/sqlite.js";
 import { SqliteStore } from "../sqlite/store.js";
 import { type Keyring, masterKeyring } from "../store/crypto/keyring.js";
 import { type ParsedArgs, stringOption } from "./args.js";
@@ -46,7 +46,7 @@ export async function holdsOwnerKeys(opened: OpenedStore, owner?: string): Promi
   if (opened.kind !== "postgres") return false;
   // Postgres is loaded only when a URL names it (`pg` is optional): its store is known by the kind, not the class.
   const postgres = store as PostgresStore;
-  const keys = await import("../postgres/owner-keys.js");
+  const keys = await import("../sql/owner-keys/postgres.js");
   return keys.recordsOwnerKeys(await postgres.ready(), postgres.tables, owner);
 }
 

@@ -3,20 +3,20 @@
  * session's head, then its registry row, checks the condition and erases) and logs `erased` in it.
  */
 
+import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
 import { type PostgresEraseHelpers, postgresErase } from "../sql/erase/postgres.js";
 import { eraseUnder } from "../sql/erase/steps.js";
 import { postgresFacts } from "../sql/facts/postgres.js";
+import { releaseSession } from "../sql/media/postgres.js";
 import { forgetStreamSql } from "../sql/streams/postgres.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import type { RegistryErasure } from "../store/registry-base.js";
 import { cursorOf } from "../store/written.js";
-import { deleteKeyed } from "./context-records.js";
 import { logNames } from "./feed/append-log.js";
 import type { PostgresChangeLog } from "./feed/change-log.js";
-import { releaseSession } from "./media/attachments.js";
 import { vectorTables } from "./search/vectors-schema.js";
 
 /** Erases session `id` under `condition` and logs it; null: nothing there, condition unmet, or skipped. */

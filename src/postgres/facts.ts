@@ -15,10 +15,10 @@ import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { termTsqueries } from "../sql/engines/postgres/fts.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
+import { PostgresFactVectors } from "../sql/fact-vectors/postgres.js";
 import { factTables, postgresFacts, sourcedSql } from "../sql/facts/postgres.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
 import type { FactFilter } from "../store/facts.js";
-import { PostgresFactVectors } from "./fact-vectors.js";
 import type { KeyedTables } from "./sealing.js";
 import { openContents } from "./stored-form.js";
 

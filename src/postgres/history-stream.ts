@@ -22,6 +22,7 @@ import {
   overlayOnPath,
   stepTo,
 } from "../sql/engines/postgres/tree.js";
+import { hydrate } from "../sql/media/postgres.js";
 import {
   type PathBackend,
   type PathItem,
@@ -31,7 +32,6 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
-import { hydrate } from "./media/attachments.js";
 import { openContents } from "./stored-form.js";
 import { chooseAndOpen } from "./summaries.js";
 import { listCompactions } from "./writes.js";

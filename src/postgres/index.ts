@@ -13,8 +13,8 @@ export type {
   PostgresConnection,
   PostgresConnectionArg,
 } from "../sql/engines/postgres/reference-connection.js";
+export type { PostgresPurgeMode, PostgresPurgeOptions } from "../sql/purge/postgres.js";
 export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
-export type { PostgresPurgeMode, PostgresPurgeOptions } from "./purge.js";
 export { PostgresContextProvider, PostgresSearchProvider, PostgresSessionProvider } from "./reference.js";
 export { PostgresSessionRegistry } from "./registry.js";
 export { POSTGRES_SCHEMA_VERSION, type PostgresStoreOptions } from "./schema.js";

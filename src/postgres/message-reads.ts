@@ -8,8 +8,8 @@ import type { SessionMessage } from "../contract/message.js";
 import { parseMessage } from "../message/json.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import { hydrate } from "../sql/media/postgres.js";
 import { contentHashes } from "../store/media/offload.js";
-import { hydrate } from "./media/attachments.js";
 import { openContent, openContents } from "./stored-form.js";
 
 /** One message of a session by id: $1 session, $2 id. */

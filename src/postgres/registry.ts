@@ -7,9 +7,11 @@
  */
 
 import type { SessionInfo } from "../contract/registry.js";
+import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { statement } from "../sql/engines/postgres/tables.js";
+import { releaseSession } from "../sql/media/postgres.js";
 import type { Program } from "../sql/program.js";
 import { postgresRegistry } from "../sql/registry/postgres.js";
 import { deleteStatement } from "../sql/registry/postgres-writes.js";
@@ -21,10 +23,8 @@ import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/reg
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
-import { deleteKeyed } from "./context-records.js";
 import { eraseLocked } from "./erase.js";
 import { forgetFacts } from "./facts.js";
-import { releaseSession } from "./media/attachments.js";
 import type { KeyedTables } from "./sealing.js";
 
 type Ready = () => Promise<Executor>;
@@ -87,7 +87,7 @@ export class PostgresSessionRegistry extends SqlRegistry {
 
   /**
    * Removes the row, the session's messages, overlays and head, its recorded blocks and entries and the given
-   * unrecorded blocks (context-records.ts deleteKeyed) in one transaction, which also
+   * unrecorded blocks (sql/context-records/ deleteKeyed) in one transaction, which also
    * records the session's `clear` in the change log when a head or a row was there.
    */
   protected async writeDelete(id: string, keys: string[]): Promise<RegistryDeletion> {

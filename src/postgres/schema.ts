@@ -2,13 +2,13 @@ import type { WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+import { backfillRecords, recordColumnsSql } from "../sql/context-records/postgres.js";
 import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
 import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
 import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
-import { backfillRecords, recordColumnsSql } from "./context-records.js";
 import { factSealedColumnSql, factSourceIndexSql, factTablesSql } from "./facts.js";
 import { indexChangeLog } from "./feed/append-log.js";
 import { retokenizeCjk } from "./search/retokenize.js";
@@ -332,7 +332,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 21,
     statements: (t) => t.layout.searchStorage(t.messages),
   },
-  // Whose a block or entry is, by record (context-records.ts): the session or the owner its write named; rows
+  // Whose a block or entry is, by record (sql/context-records/): the session or the owner its write named; rows
   // stored before are given one where the old suffix rule is unambiguous (context/legacy-records.ts).
   { version: 22, statements: recordColumnsSql, run: backfillRecords },
   // Facts learned from the conversations, with their sources, and each session's learn mark (facts.ts).

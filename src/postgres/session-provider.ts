@@ -16,6 +16,7 @@ import { toolNamesArg } from "../message/tool-parts.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import { hydrate, joined, releaseMessages, releaseSession } from "../sql/media/postgres.js";
 import { postgresToolRows } from "../sql/tool-rows/postgres.js";
 import { toolMessages } from "../sql/tool-rows/steps.js";
 import { type Change, replaced } from "../store/feed/change-rows.js";
@@ -32,13 +33,6 @@ import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
 import {
-  hydrate,
-  joined,
-  releaseMessages,
-  releaseSession,
-  writeWithAttachments,
-} from "./media/attachments.js";
-import {
   latestSql,
   messageSql,
   readBranches,
@@ -48,7 +42,7 @@ import {
   storedMessage,
 } from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
-import { openContents, type StoredForm } from "./stored-form.js";
+import { openContents, type StoredForm, writeWithAttachments } from "./stored-form.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions } from "./writes.js";
@@ -243,7 +237,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     return { ...written, json };
   }
 
-  // The row write `row` with the message's payloads stored and linked in its transaction (media/attachments.ts).
+  // The row write `row` with the message's payloads stored and linked in its transaction (stored-form.ts, sql/media/postgres.ts).
   private withPayloads<T extends object>(
     executor: Executor,
     t: Tables,

@@ -15,6 +15,7 @@ import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { type Executor, sqlState } from "../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import { joined, releaseMessages } from "../sql/media/postgres.js";
 import { countersSql } from "../sql/registry/postgres.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
 import { replaced } from "../store/feed/change-rows.js";
@@ -26,10 +27,9 @@ import { lockSql } from "./append-attempt.js";
 import type { PostgresBackend } from "./backend.js";
 import { PostgresBlockStore } from "./context-store.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
-import { joined, releaseMessages, writeWithAttachments } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
-import { messageForm, type StoredForm } from "./stored-form.js";
+import { messageForm, type StoredForm, writeWithAttachments } from "./stored-form.js";
 import { deleteRows } from "./writes.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.

@@ -21,6 +21,8 @@ import {
 } from "../sql/engines/postgres/client.js";
 import { checkLayout } from "../sql/engines/postgres/layout-check.js";
 import { tableNames } from "../sql/engines/postgres/tables.js";
+import { PostgresAttachments } from "../sql/media/postgres.js";
+import { type PostgresPurgeOptions, purgePostgres } from "../sql/purge/postgres.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
@@ -35,8 +37,6 @@ import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
 import { logFactWrites } from "./feed/facts-log.js";
-import { PostgresAttachments } from "./media/attachments.js";
-import { type PostgresPurgeOptions, purgePostgres } from "./purge.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { rekeyPostgres } from "./rekey.js";
 import { migrate, type PostgresStoreOptions, schemaVersion } from "./schema.js";
@@ -264,7 +264,10 @@ export class PostgresStore
    * and what no purge reaches (rows an older open snapshot still sees, WAL segments, replicas, backups).
    */
   async purge(options: PostgresPurgeOptions = {}): Promise<PurgeReport> {
-    return purgePostgres(await this.ready(), this.tables, options);
+    const executor = await this.ready();
+    // On a layout that places on Citus workers, its steps run there too.
+    const t = this.tables;
+    return purgePostgres(executor, t, options, t.layout.placesOnWorkers ? citusSteps(t) : undefined);
   }
 
   /**

@@ -6,13 +6,15 @@
 import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
-import type { Query } from "../sql/engines/postgres/client.js";
+import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
+import { writeStored } from "../sql/media/postgres.js";
 import type { SealedWrite } from "../store/crypto/content-keys.js";
 import { encode } from "../store/crypto/row-codec.js";
 import { isSealed, refusePayloadPointer, sealedHash } from "../store/crypto/seal.js";
 import { type Attachment, type Offloaded, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
+import type { RowWritten, Written } from "../store/written.js";
 import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 
 /** A message's content column and content hash, and whether it is sealed. */
@@ -208,4 +210,23 @@ export async function openContent(
   if (!isSealed(content)) return content;
   const [opened] = await openContents(query, t, sessionId, [content], [id]);
   return opened!;
+}
+
+/**
+ * Runs a write of `message` with its payloads linked in the same transaction (sql/media/postgres.ts
+ * writeWithAttachments), its stored form made first.
+ */
+export async function writeWithAttachments<T extends object>(
+  executor: Executor,
+  t: KeyedTables,
+  sessionId: string,
+  message: SessionMessage,
+  json: string,
+  replaces: boolean,
+  write: (form: StoredForm, executor: Executor) => Promise<RowWritten<T, string>>,
+): Promise<Written<T>> {
+  // An encrypted owner's message is sealed whole, its media inline (stored-form.ts): no payload rows.
+  // A new row is an append (on a cluster the delegated call, which checks a clear guard): `!replaces`.
+  const stored = await messageForm(executor.query, t, sessionId, message, json, !replaces);
+  return writeStored(executor, t, sessionId, stored, replaces, write);
 }

@@ -14,12 +14,12 @@ import type { QueryTerm } from "../search/query.js";
 import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+import { SqliteFactVectors } from "../sql/fact-vectors/sqlite.js";
 import { addSource, type StoredFact, storedFacts } from "../sql/facts/reads.js";
 import { FACT_COLUMNS, sourcedSql, sqliteFacts } from "../sql/facts/sqlite.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
 import type { Row } from "../sql/program.js";
 import type { FactFilter } from "../store/facts.js";
-import { SqliteFactVectors } from "./fact-vectors.js";
 import { foldsToNothing, toFts5 } from "./search/fts.js";
 
 /** Migration 23: facts, their sources (by session for erasure), their FTS5 index, and each session's learn mark. */

@@ -12,6 +12,7 @@
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { hydrate } from "../sql/media/sqlite.js";
 import {
   type PathBackend,
   type PathItem,
@@ -22,7 +23,6 @@ import {
   type WindowRow,
 } from "../store/history-stream.js";
 import { chooseOnPath, listCompactions } from "./history.js";
-import { hydrate } from "./media/attachments.js";
 import { ancestorAt, type NodeRow, nodeBySeq } from "./tree.js";
 
 type Row = PathRow<number> & { node: NodeRow };

@@ -9,8 +9,8 @@ import { canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { hydrate } from "../sql/media/sqlite.js";
 import { contentHashes } from "../store/media/offload.js";
-import { hydrate } from "./media/attachments.js";
 import type { NodeRow } from "./tree.js";
 
 /** A session's head with one of its messages (the latest leaf unless named) and whether it has overlays. */

@@ -1,9 +1,11 @@
 import type { NewSessionRecord, SessionInfo } from "../contract/registry.js";
+import { deleteKeyed } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
 import { sqliteErase } from "../sql/erase/sqlite.js";
 import { eraseUnder } from "../sql/erase/steps.js";
 import { sqliteFacts } from "../sql/facts/sqlite.js";
+import { STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import type { Program } from "../sql/program.js";
 import { NEXT_ACTIVITY, sqliteRegistry } from "../sql/registry/sqlite.js";
 import { SqlRegistry, sessionRow } from "../sql/registry/steps.js";
@@ -14,9 +16,7 @@ import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/reg
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { cursorOf, loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
-import { deleteKeyed } from "./context-records.js";
 import { forgetFacts } from "./facts.js";
-import { STORE_TABLES } from "./media/tables.js";
 import { retokenizeOwned } from "./search/retokenize.js";
 import { forgetStream } from "./streams.js";
 import { deleteSessionContent } from "./writes.js";
@@ -89,7 +89,7 @@ export class SqliteSessionRegistry extends SqlRegistry {
 
   /**
    * Removes the row, the session's messages, overlays and head, its recorded blocks and entries and the given
-   * unrecorded blocks (context-records.ts deleteKeyed) in one transaction, which also
+   * unrecorded blocks (sql/context-records/ deleteKeyed) in one transaction, which also
    * records the session's `clear` in the change log when a head or a row was there.
    */
   protected async writeDelete(id: string, keys: string[]): Promise<RegistryDeletion> {

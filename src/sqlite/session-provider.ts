@@ -17,6 +17,7 @@ import { toolNamesArg } from "../message/tool-parts.js";
 import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runProgram } from "../sql/engines/sqlite/program.js";
+import { hydrate, releaseMessages } from "../sql/media/sqlite.js";
 import { sqliteToolRows } from "../sql/tool-rows/sqlite.js";
 import { toolMessages } from "../sql/tool-rows/steps.js";
 import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
@@ -29,7 +30,6 @@ import { type AppendRequest, appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
-import { hydrate, releaseMessages } from "./media/attachments.js";
 import {
   type Located,
   locate,

@@ -8,6 +8,7 @@ import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { KEEP_RECORD } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { releaseMessages } from "../sql/media/sqlite.js";
 import {
   refuseUsage,
   STEP_GUARD,
@@ -21,7 +22,6 @@ import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Logged, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
-import { releaseMessages } from "./media/attachments.js";
 import { storedJson } from "./message-reads.js";
 import { NEXT_ACTIVITY } from "./registry.js";
 import { keptRecord, type RecordRow, storedBlock } from "./sealed-context.js";
@@ -120,7 +120,7 @@ export async function writeSqliteStep(
     });
     const now = new Date().toISOString();
     if (step.block) {
-      // Recorded as the session's (context-records.ts) unless the row has a record, and sealed when the owner of
+      // Recorded as the session's (sql/context-records/) unless the row has a record, and sealed when the owner of
       // the record it keeps has a key (sealed-context.ts), inside the step's transaction.
       const row = driver.get<RecordRow>("SELECT session_id, owner FROM agent_context_blocks WHERE key = ?", [
         step.block.key,

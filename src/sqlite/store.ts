@@ -15,6 +15,8 @@ import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import { closableDriver } from "../sql/engines/sqlite/closable.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "../sql/engines/sqlite/open.js";
+import { SqliteAttachments } from "../sql/media/sqlite.js";
+import { purgeSqlite } from "../sql/purge/sqlite.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
@@ -30,8 +32,6 @@ import { SqliteFacts } from "./facts.js";
 import { SqliteChangeLog } from "./feed/change-log.js";
 import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./feed/remote-watch.js";
 import { IdleWork } from "./idle-work.js";
-import { SqliteAttachments } from "./media/attachments.js";
-import { purgeSqlite } from "./purge.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { rekeySqlite } from "./rekey.js";
 import { migrate } from "./schema.js";
@@ -42,6 +42,7 @@ import { SqliteMessageSearch } from "./search/search.js";
 import { sqliteVectors } from "./search/vectors.js";
 import { loadSqliteVec } from "./search/vectors-extension.js";
 import { dropOrphanTrigger } from "./search/vectors-schema.js";
+import { drainGone } from "./search/vectors-sweep.js";
 import { SqliteStoreProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
 import { SqliteStreams } from "./streams.js";
@@ -212,7 +213,10 @@ export class SqliteStore
    * the search indexes and checkpoints the log (docs/PRIVACY.md). Safe to run from many processes at once.
    */
   async purge(): Promise<PurgeReport> {
-    return purgeSqlite(this.driver, () => loadSqliteVec(this.driver));
+    // sqlite-vec's deleted rows are drained when this connection can load the extension.
+    return purgeSqlite(this.driver, async () => {
+      if (await loadSqliteVec(this.driver)) drainGone(this.driver);
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-// The declaration's Citus placement (src/postgres/owner-data.ts `citus`, `citusColumn`) against a distributed store
+// The declaration's Citus placement (src/sql/owner-data/postgres.ts `citus`, `citusColumn`) against a distributed store
 // on the test cluster: every declared table, the ones made on first use included (change log, vectors), is where the
 // declaration says, as Citus's catalog records it: "by-session" distributed by its column and co-located with the
 // heads, "by-key" distributed by its column, alone or co-located with the table its `citusColocate` names (the facts'
@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type pg from "pg";
 import { PostgresStore } from "../../src/postgres/index.js";
-import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
+import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
 import { msg } from "../../src/testing/contract/harness.js";
 import { citusSchema } from "../fixtures/citus-db.js";
 import { testEmbedder } from "../vectors/embedder.js";

@@ -5,7 +5,7 @@ import { after, describe, it } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { PostgresStore } from "../../src/postgres/index.js";
-import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
+import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { runKeylessContract } from "../../src/testing/index.js";
 import { citusPool, citusUnavailable, markersOnCluster } from "../fixtures/citus-db.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { SqliteOptions } from "../../src/sql/engines/sqlite/open.js";
-import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
+import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { runKeylessContract } from "../../src/testing/index.js";
 import { occurrences } from "../helpers/encryption.js";

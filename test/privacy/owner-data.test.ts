@@ -5,12 +5,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
-import { factVectorColumnSql } from "../../src/postgres/fact-vectors.js";
-import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
 import { tableStatements, vectorTables } from "../../src/postgres/search/vectors-schema.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { tableNames } from "../../src/sql/engines/postgres/tables.js";
-import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
+import { factVectorColumnSql } from "../../src/sql/fact-vectors/postgres.js";
+import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
+import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { CODEC_KINDS } from "../../src/store/crypto/row-codec.js";
 import {

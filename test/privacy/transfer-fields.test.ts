@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { writeExport } from "../../src/cli/transfer/export.js";
 import { SessionManager } from "../../src/manager/manager.js";
-import { POSTGRES_OWNER_DATA } from "../../src/postgres/owner-data.js";
-import { SQLITE_OWNER_DATA } from "../../src/sqlite/owner-data.js";
+import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
+import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { TRANSFER_FIELDS } from "../../src/store/transfer/owner-fields.js";
 

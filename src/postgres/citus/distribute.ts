@@ -4,7 +4,7 @@
  * messages, overlays, attachment links, the registry) are keyed by the session id and co-located: one session's
  * rows are on one node and a statement that names the session runs there alone (the kept streams too). Blocks,
  * entries and payloads are sharded by their own keys; the version and adoption rows and the change log stay on the
- * coordinator. Which table goes where, and by which column, is the declaration's (postgres/owner-data.ts `citus`,
+ * coordinator. Which table goes where, and by which column, is the declaration's (sql/owner-data/postgres.ts `citus`,
  * `citusColumn`, placed by placement.ts); the re-keying below prepares the tables of the first distribution for it.
  *
  * The same steps convert a single-node store that holds rows: the new columns are filled from the heads before
@@ -80,7 +80,7 @@ export async function distribute(query: Query, t: Tables): Promise<void> {
     `m.session_id FROM ${t.messages} m WHERE m.seq = x.message_seq`,
   );
   await rekey(query, t.attachmentLinks, ["session_id, message_seq, hash"]);
-  // Every table the declaration places "by-session", "by-key" or "reference" (owner-data.ts), by its declared
+  // Every table the declaration places "by-session", "by-key" or "reference" (sql/owner-data/postgres.ts), by its declared
   // column: a table added to the declaration is placed without a line here. Tables made on first use that do not
   // exist yet (the vectors) are distributed when they are made (search/vectors-citus.ts).
   await placeDeclared(query, t);

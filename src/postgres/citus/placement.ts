@@ -1,6 +1,6 @@
 /**
  * The declared Citus placement kept true on a distributed store (docs/POSTGRES.md, "The layout"): every table the
- * declaration (postgres/owner-data.ts `citus`, `citusColumn`) places "by-session", "by-key" or "reference" that exists
+ * declaration (sql/owner-data/postgres.ts `citus`, `citusColumn`) places "by-session", "by-key" or "reference" that exists
  * and is not in `pg_dist_partition` is placed as declared, so a table a later migration adds to a store distributed
  * before it is not left a plain coordinator table. Checked with one catalog read on every open of a distributed store.
  */
@@ -8,8 +8,8 @@
 import { SessionError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
 import { qualified, quote, type Tables } from "../../sql/engines/postgres/tables.js";
+import { POSTGRES_OWNER_DATA } from "../../sql/owner-data/postgres.js";
 import { type CitusPlacement, citusShards, tablesPlaced } from "../../store/owner-data.js";
-import { POSTGRES_OWNER_DATA } from "../owner-data.js";
 
 /** A declared table's Citus placement: distributed by `column` (co-located with `colocate`), or a reference table. */
 export interface Placement {

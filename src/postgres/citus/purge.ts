@@ -6,7 +6,6 @@
  */
 import { StorageError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
-import type { PurgeRecorder } from "../../store/purge.js";
 import {
   lockedStatistic,
   MAY_VACUUM_STATISTIC,
@@ -14,8 +13,13 @@ import {
   STATISTIC,
   STATISTIC_FILE,
   VACUUM_STATISTIC,
-} from "../purge-catalog.js";
-import { dropStatisticsSql, type PurgeTable, statisticsColumns } from "../purge-statistics.js";
+} from "../../sql/purge/postgres-catalog.js";
+import {
+  dropStatisticsSql,
+  type PurgeTable,
+  statisticsColumns,
+} from "../../sql/purge/postgres-statistics.js";
+import type { PurgeRecorder } from "../../store/purge.js";
 
 /** A worker node and what it answered. */
 interface NodeResult {

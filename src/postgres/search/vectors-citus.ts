@@ -8,8 +8,8 @@ import { type Executor, sqlState } from "../../sql/engines/postgres/client.js";
 import { migrationLock } from "../../sql/engines/postgres/migration-lock.js";
 import { qualified, type Tables } from "../../sql/engines/postgres/tables.js";
 import { pathCte } from "../../sql/engines/postgres/tree.js";
+import { POSTGRES_OWNER_DATA } from "../../sql/owner-data/postgres.js";
 import { citusShards } from "../../store/owner-data.js";
-import { POSTGRES_OWNER_DATA } from "../owner-data.js";
 import { tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 
 /**
@@ -23,7 +23,7 @@ export async function prepareVectors(executor: Executor, t: Tables): Promise<voi
   await distributeVectors(executor, t, v);
 }
 
-/** The vector table's placement in the declaration (owner-data.ts): by session id, co-located with the heads. */
+/** The vector table's placement in the declaration (sql/owner-data/postgres.ts): by session id, co-located with the heads. */
 const VECTORS_SHARD = (() => {
   const shard = citusShards(POSTGRES_OWNER_DATA).find((s) => s.table === "agent_message_vectors");
   if (!shard || shard.colocate === "none")

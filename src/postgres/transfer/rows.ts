@@ -9,10 +9,10 @@ import { recordParams } from "../../context/records.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
+import { knownIds } from "../../sql/context-records/postgres.js";
 import type { Executor, Query } from "../../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
-import { knownIds } from "../context-records.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
 import { summaryForms } from "../summaries.js";
 

@@ -1,13 +1,24 @@
 /**
- * Postgres's statements of the records of context rows (steps.ts has the steps): a DELETE
+ * Postgres's statements of the records of context rows (steps.ts has the steps), and their runs for the erasure
+ * by key, the known ids and schema step 22 (context-store.ts runs the keys and the erasure by record): a DELETE
  * counts what it took in the same statement (a CTE); a look-up of no ids runs no statement; the backfill reads
  * names a page at a time, in byte order. On Citus both tables stay sharded by key and label: a row's record is a
  * plain column there, read by statements every shard runs, one statement per table.
  */
 
-import { statement, type Tables } from "../engines/postgres/tables.js";
+import { LEGACY_RULE } from "../../context/legacy-records.js";
+import type { Query } from "../engines/postgres/client.js";
+import { runProgram } from "../engines/postgres/program.js";
+import { quote, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, countOf, query } from "../program.js";
-import type { ContextTable, RecordStatements } from "./steps.js";
+import {
+  backfillRecords as backfillProgram,
+  type ContextTable,
+  deleteKeyed as deleteKeyedProgram,
+  type KnownIds,
+  knownIds as knownIdsProgram,
+  type RecordStatements,
+} from "./steps.js";
 
 /** How many names the backfill reads per page. */
 const PAGE = 500;
@@ -79,4 +90,40 @@ export function postgresRecords(t: Tables): RecordStatements {
         name,
       ]),
   };
+}
+
+/**
+ * Deletes every block and entry recorded for session `id` and the unrecorded blocks of `keys` and entries filed
+ * under them, in the caller's transaction (one statement per table: on Citus each is sharded by its own column).
+ */
+export function deleteKeyed(
+  query: Query,
+  t: Tables,
+  id: string,
+  keys: readonly string[],
+): Promise<{ blocks: number; entries: number }> {
+  return runProgram(query, deleteKeyedProgram(postgresRecords(t), id, keys));
+}
+
+/** Which of `ids` are stored sessions (registered or holding a head), and which are owners of registered ones. */
+export function knownIds(query: Query, t: Tables, ids: readonly string[]): Promise<KnownIds> {
+  return runProgram(query, knownIdsProgram(postgresRecords(t), ids));
+}
+
+/** Schema step 22's statements: the columns and their partial indexes. */
+export function recordColumnsSql(t: Tables): string[] {
+  return [t.blocks, t.entries].flatMap((table, i) => {
+    const base = i === 0 ? "agent_context_blocks" : "agent_search_entries";
+    return [
+      `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS session_id text`,
+      `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS owner text`,
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}${base}_session`)} ON ${table} (session_id) WHERE session_id IS NOT NULL`,
+      `CREATE INDEX IF NOT EXISTS ${quote(`${t.prefix}${base}_owner`)} ON ${table} (owner) WHERE owner IS NOT NULL`,
+    ];
+  });
+}
+
+/** Schema step 22's backfill: the rows stored before are given a record where the old rule is unambiguous. */
+export function backfillRecords(query: Query, t: Tables): Promise<void> {
+  return runProgram(query, backfillProgram(postgresRecords(t), LEGACY_RULE));
 }

@@ -1,12 +1,23 @@
 /**
- * SQLite's statements of the records of context rows (steps.ts has the steps): an entry's delete
+ * SQLite's statements of the records of context rows (steps.ts has the steps), and their runs for the erasure by
+ * key, the known ids and schema step 22 (context-store.ts runs the keys and the erasure by record): an entry's delete
  * drops its contentless FTS row first, two statements; a DELETE counts what it took by RETURNING a row for each; the
  * backfill reads every name at once and resolves them in batches.
  */
 
+import { LEGACY_RULE } from "../../context/legacy-records.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { sqlText } from "../engines/sqlite/free-text.js";
+import { runProgram } from "../engines/sqlite/program.js";
 import { command, query, type Row } from "../program.js";
-import type { ContextTable, RecordStatements } from "./steps.js";
+import {
+  backfillRecords,
+  type ContextTable,
+  deleteKeyed as deleteKeyedProgram,
+  type KnownIds,
+  knownIds as knownIdsProgram,
+  type RecordStatements,
+} from "./steps.js";
 
 /** An upsert's SET of the record: the first recorded write decides it, a later one keeps it. */
 export const KEEP_RECORD = `session_id = CASE WHEN session_id IS NULL AND owner IS NULL THEN excluded.session_id ELSE session_id END,
@@ -76,3 +87,34 @@ export const sqliteRecords: RecordStatements = {
       name,
     ]),
 };
+
+/**
+ * Deletes, in the caller's transaction, every block and entry recorded for session `id`, and the unrecorded blocks
+ * of `keys` and entries filed under them; how many of each.
+ */
+export function deleteKeyed(
+  driver: SqlDriver,
+  id: string,
+  keys: readonly string[],
+): { blocks: number; entries: number } {
+  return runProgram(driver, deleteKeyedProgram(sqliteRecords, id, keys));
+}
+
+/** Which of `ids` are stored sessions (registered or holding a head), and which are owners of registered ones. */
+export function knownIds(driver: SqlDriver, ids: readonly string[]): KnownIds {
+  return runProgram(driver, knownIdsProgram(sqliteRecords, ids));
+}
+
+/** Schema step 22: the columns, their indexes, and the backfill of the rows stored before. */
+export function addContextRecords(driver: SqlDriver): void {
+  for (const table of ["agent_context_blocks", "agent_search_entries"]) {
+    const columns = driver.column<string>(`SELECT name FROM pragma_table_info('${table}')`);
+    if (!columns.includes("session_id")) driver.run(`ALTER TABLE ${table} ADD COLUMN session_id TEXT`);
+    if (!columns.includes("owner")) driver.run(`ALTER TABLE ${table} ADD COLUMN owner TEXT`);
+    driver.run(
+      `CREATE INDEX IF NOT EXISTS ${table}_session ON ${table}(session_id) WHERE session_id IS NOT NULL`,
+    );
+    driver.run(`CREATE INDEX IF NOT EXISTS ${table}_owner ON ${table}(owner) WHERE owner IS NOT NULL`);
+  }
+  runProgram(driver, backfillRecords(sqliteRecords, LEGACY_RULE));
+}

@@ -56,9 +56,9 @@ export interface PostgresEraseHelpers {
   /** The message vectors' table (search/vectors-schema.ts) and the change log's (feed/append-log.ts). */
   vectors: string;
   changes: string;
-  /** Releases the session's payload links and the payloads nobody else links (media/attachments.ts). */
+  /** Releases the session's payload links and the payloads nobody else links (sql/media/postgres.ts). */
   release(query: Query, session: { num: unknown; id: string }): Promise<void>;
-  /** Deletes the blocks and entries recorded for the session and the unrecorded ones of `keys` (context-records.ts). */
+  /** Deletes the blocks and entries recorded for the session and the unrecorded ones of `keys` (sql/context-records/postgres.ts). */
   deleteKeyed(
     query: Query,
     id: string,

@@ -1,7 +1,7 @@
 /**
  * SQLite's statements of a session's erasure (steps.ts has the steps). SQLite locks the whole database for the
  * writer, so its reads take no row lock; the content delete and the keyed and stream deletes are the helpers a
- * session's delete and clear run too (sqlite/writes.ts, context-records.ts, streams.ts), handed in with the facts'
+ * session's delete and clear run too (sqlite/writes.ts, sql/context-records/sqlite.ts, streams.ts), handed in with the facts'
  * statements by sqlite/registry.ts, which builds the table.
  */
 
@@ -18,11 +18,11 @@ export const ERASE_CHANGES = "DELETE FROM agent_changes WHERE session_id = ? RET
 
 /** What the erasure runs of the engine's other modules: each the helper a session's delete, clear or drop runs. */
 export interface SqliteEraseHelpers {
-  /** The payload links' table (media/tables.ts). */
+  /** The payload links' table (sql/media/sqlite-tables.ts). */
   links: string;
   /** Deletes a session's messages with their search rows, vectors and payload links (writes.ts). */
   deleteContent(driver: SqlDriver, num: number): void;
-  /** Deletes the blocks and entries recorded for the session and the unrecorded ones of `keys` (context-records.ts). */
+  /** Deletes the blocks and entries recorded for the session and the unrecorded ones of `keys` (sql/context-records/sqlite.ts). */
   deleteKeyed(driver: SqlDriver, id: string, keys: readonly string[]): { blocks: number; entries: number };
   /** Deletes a running answer's stream head and chunks (streams.ts). */
   forgetStream(driver: SqlDriver, id: string): void;

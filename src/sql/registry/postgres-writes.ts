@@ -40,7 +40,7 @@ export function usageFits(first: number): string {
 
 // Messages (their search vectors and index entries go with them), overlays, the head and the registry row. `$2` is
 // the locked head's number, NULL when the id has no stored data. The blocks and entries (sharded by key and label on
-// Citus, not by session) are deleted by statements of their own (postgres/context-records.ts deleteKeyed).
+// Citus, not by session) are deleted by statements of their own (sql/context-records/postgres.ts deleteKeyed).
 const deleteSql = statement((t) => {
   const own = t.layout.scope("$1::text");
   return `WITH m AS (DELETE FROM ${t.messages} WHERE session_num = $2::bigint${own(null)}),

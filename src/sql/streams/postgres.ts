@@ -1,7 +1,7 @@
 /**
  * Postgres's statements of kept streams (steps.ts): a drop, an expiry, a read and an append are one
  * statement each; a start is two, run in one transaction. On a Citus cluster the tables are sharded by session with
- * the messages (postgres/owner-data.ts), and every statement but the expiry and the count names its session, so Citus routes
+ * the messages (sql/owner-data/postgres.ts), and every statement but the expiry and the count names its session, so Citus routes
  * it to the session's node; an append there is two statements in one transaction (`lock`, then the chunks), since
  * Citus routes no statement whose `WITH` holds an `INSERT` (engines/postgres/layout.ts `insertsInCtes`).
  */

@@ -39,7 +39,7 @@ const containing = (needle: string) => `%${needle.replace(/[\\%_]/g, "\\$&")}%`;
 export interface PostgresToolRowHelpers {
   /** Stored contents opened (sealed ones with their owner's key: stored-form.ts `openContents`). */
   open(contents: (string | null)[]): Promise<(string | null)[]>;
-  /** The messages with their offloaded media restored (media/attachments.ts `hydrate`). */
+  /** The messages with their offloaded media restored (sql/media/postgres.ts `hydrate`). */
   hydrate(messages: SessionMessage[]): Promise<SessionMessage[]>;
 }
 

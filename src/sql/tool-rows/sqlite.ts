@@ -36,7 +36,7 @@ const CONTENT_BY_SEQ = `SELECT m.seq, ${contentSql("m")} AS content FROM json_ea
 
 /**
  * The statement table of the tool rows on the path to the row `leafSeq` of session `sessionId`; `hydrate` restores
- * offloaded media (media/attachments.ts, handed in by the session provider).
+ * offloaded media (sql/media/sqlite.ts, handed in by the session provider).
  */
 export function sqliteToolRows(
   driver: SqlDriver,

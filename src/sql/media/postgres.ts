@@ -1,11 +1,10 @@
 import type { AttachmentStats, AttachmentStore } from "../../contract/attachments.js";
 import type { SessionMessage } from "../../contract/message.js";
-import type { Executor, Query } from "../../sql/engines/postgres/client.js";
-import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { type Attachment, hydrateAsync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowWritten, Written } from "../../store/written.js";
-import { messageForm, type StoredForm } from "../stored-form.js";
+import type { Executor, Query } from "../engines/postgres/client.js";
+import { statement, type Tables } from "../engines/postgres/tables.js";
 
 /**
  * Postgres storage of offloaded payloads (migration 6): `agent_attachments` holds each payload once under its
@@ -96,24 +95,21 @@ async function collect(query: Query, t: Tables, hashes: readonly string[]): Prom
 }
 
 /**
- * Runs a write of `message` (`write` gets the form to store, stored-form.ts, and an executor joined to this transaction, and
+ * Runs a write of a message whose stored form is `stored` (the engine's stored-form.ts made it: the form and the
+ * payloads it offloaded; `write` gets that form and an executor joined to this transaction, and
  * answers with the `seq` of the row it wrote) and links its payloads to that row in the same transaction, after
  * the write (which holds the session's head lock by then). `replaces` is true for an update: the links to
  * payloads the new content no longer points at are released after the new ones are made, so a payload the update
  * keeps is never deleted. An append without payloads skips all of it (one statement). Answers the write's record.
  */
-export async function writeWithAttachments<T extends object>(
+export async function writeStored<T extends object, F>(
   executor: Executor,
   t: Tables,
   sessionId: string,
-  message: SessionMessage,
-  json: string,
+  stored: { form: F; attachments: Attachment[] },
   replaces: boolean,
-  write: (form: StoredForm, executor: Executor) => Promise<RowWritten<T, string>>,
+  write: (form: F, executor: Executor) => Promise<RowWritten<T, string>>,
 ): Promise<Written<T>> {
-  // An encrypted owner's message is sealed whole, its media inline (stored-form.ts): no payload rows.
-  // A new row is an append (on a cluster the delegated call, which checks a clear guard): `!replaces`.
-  const stored = await messageForm(executor.query, t, sessionId, message, json, !replaces);
   if (stored.attachments.length === 0 && !replaces) return write(stored.form, executor);
   return executor.transaction(async (query) => {
     // Locked first so the write's statements see a fresh snapshot (a concurrent append of the same id is then a

@@ -1,9 +1,9 @@
 /**
  * Every table a Postgres store may create, and what each can hold of an owner's (src/store/owner-data.ts): the purge
- * rewrites and analyzes exactly these (purge.ts), docs/PRIVACY.md's table is rendered from them, and
+ * rewrites and analyzes exactly these (sql/purge/postgres.ts), docs/PRIVACY.md's table is rendered from them, and
  * test/privacy/owner-data.test.ts fails when a migration makes a table or a text/bytes column not declared here.
  */
-import type { OwnerDataDeclaration } from "../store/owner-data.js";
+import type { OwnerDataDeclaration } from "../../store/owner-data.js";
 
 const ERASED_WITH_SESSION = "deleted with its session (erase.ts)";
 
@@ -65,7 +65,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     citus: "by-key",
     citusColumn: "hash",
     sealed: "n/a",
-    erasure: "deleted when no message links it any more (media/attachments.ts)",
+    erasure: "deleted when no message links it any more (sql/media/)",
     purge: "rewrite",
     columns: { hash: "derived", data: "content" },
   },
@@ -181,7 +181,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
       status: "meta",
       superseded_by: "id",
       search: "derived",
-      // A store with an embedder adds it (postgres/fact-vectors.ts); an encrypted owner's fact holds the empty marker.
+      // A store with an embedder adds it (sql/fact-vectors/postgres.ts); an encrypted owner's fact holds the empty marker.
       embedding: "derived",
     },
   },

@@ -9,8 +9,8 @@
  * older segment rather than recycling it (a recycled segment keeps the old records past the new ones).
  */
 
-import type { Query } from "../sql/engines/postgres/client.js";
-import type { PurgeRecorder } from "../store/purge.js";
+import type { PurgeRecorder } from "../../store/purge.js";
+import type { Query } from "../engines/postgres/client.js";
 
 /** The catalog the purge rewrites, as its steps name it. */
 export const STATISTIC = "pg_catalog.pg_statistic";

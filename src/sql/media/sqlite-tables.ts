@@ -1,7 +1,7 @@
 import { concatBytes } from "../../runtime/bytes.js";
-import { pieceBytes } from "../../sql/engines/sqlite/chunks.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import type { Attachment } from "../../store/media/offload.js";
+import { pieceBytes } from "../engines/sqlite/chunks.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
 
 /**
  * The two tables of a SQLite attachment store: payloads, each stored once under its SHA-256 and split into chunks

@@ -1,6 +1,6 @@
-import type { Executor } from "../sql/engines/postgres/client.js";
-import type { Tables } from "../sql/engines/postgres/tables.js";
-import { ownerHash } from "../store/owner.js";
+import { ownerHash } from "../../store/owner.js";
+import type { Executor } from "../engines/postgres/client.js";
+import type { Tables } from "../engines/postgres/tables.js";
 
 /**
  * Whether the store has recorded the key of `owner`, or of any owner (one indexed read of the key checks): what

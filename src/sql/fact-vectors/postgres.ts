@@ -11,11 +11,11 @@ import {
   type FactVectorRows,
   type FactVectorWrite,
   type UnembeddedFact,
-} from "../search/vectors/fact-vectors.js";
-import type { Executor } from "../sql/engines/postgres/client.js";
-import { quote, type Tables } from "../sql/engines/postgres/tables.js";
-import { factTables, sourcedSql } from "../sql/facts/postgres.js";
-import { type FactFilter, factSearchText } from "../store/facts.js";
+} from "../../search/vectors/fact-vectors.js";
+import { type FactFilter, factSearchText } from "../../store/facts.js";
+import type { Executor } from "../engines/postgres/client.js";
+import { quote, type Tables } from "../engines/postgres/tables.js";
+import { factTables, sourcedSql } from "../facts/postgres.js";
 
 /** The column of a fact's vector and the index of the facts still to embed: made by a store with an embedder. */
 export function factVectorColumnSql(t: Tables): string[] {

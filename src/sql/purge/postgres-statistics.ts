@@ -8,9 +8,9 @@
  * relation it rewrites nothing).
  */
 
-import type { Query } from "../sql/engines/postgres/client.js";
-import type { PurgeRecorder } from "../store/purge.js";
-import { POSTGRES_OWNER_DATA } from "./owner-data.js";
+import type { PurgeRecorder } from "../../store/purge.js";
+import type { Query } from "../engines/postgres/client.js";
+import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
 
 /** The declared columns of `table` (its name under the prefix) that can hold an owner's data or an id. */
 export function statisticsColumns(table: string): string[] {

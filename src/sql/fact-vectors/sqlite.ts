@@ -5,18 +5,18 @@
  * vectors' sqlite-vec index holds messages only: a scope's facts are few, and a scan of them is what a filtered
  * nearest read of them costs anyway).
  */
-import { bytesVector, vectorBytes } from "../search/vectors/embed.js";
+import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
 import {
   FACT_VECTOR_SCAN,
   type FactVectorCounts,
   type FactVectorRows,
   type FactVectorWrite,
   type UnembeddedFact,
-} from "../search/vectors/fact-vectors.js";
-import { dot, TopK } from "../search/vectors/score.js";
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { sourcedSql } from "../sql/facts/sqlite.js";
-import { type FactFilter, factSearchText } from "../store/facts.js";
+} from "../../search/vectors/fact-vectors.js";
+import { dot, TopK } from "../../search/vectors/score.js";
+import { type FactFilter, factSearchText } from "../../store/facts.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { sourcedSql } from "../facts/sqlite.js";
 
 /**
  * The column of a fact's vector and the index of the facts still to embed (only those, so the worker's read is

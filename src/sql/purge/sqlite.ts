@@ -4,14 +4,13 @@
  * log), so its steps are merges, a drain, `ANALYZE`, `VACUUM` and a checkpoint, not Postgres' table rewrites
  * (postgres/purge.ts). Both derive their work from the owner-data declaration and report through PurgeRecorder.
  */
-import { MissingDependencyError } from "../errors.js";
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { tablesPurgedBy } from "../store/owner-data.js";
-import { PurgeRecorder, type PurgeReport } from "../store/purge.js";
-import { SQLITE_OWNER_DATA } from "./owner-data.js";
-import { drainGone } from "./search/vectors-sweep.js";
+import { MissingDependencyError } from "../../errors.js";
+import { tablesPurgedBy } from "../../store/owner-data.js";
+import { PurgeRecorder, type PurgeReport } from "../../store/purge.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { SQLITE_OWNER_DATA } from "../owner-data/sqlite.js";
 
-// The search indexes (owner-data.ts): FTS5 keeps a deleted row's terms in its segments (a tombstone marks them)
+// The search indexes (sql/owner-data/sqlite.ts): FTS5 keeps a deleted row's terms in its segments (a tombstone marks them)
 // until the segments are merged, and a term whose last row went can stay as a key on a leaf page.
 const FTS_TABLES = tablesPurgedBy(SQLITE_OWNER_DATA, "fts-merge");
 
@@ -47,16 +46,16 @@ const found = (driver: SqlDriver, table: string) =>
 
 /**
  * sqlite-vec's rows of deleted vectors (a connection without the extension, the CLI's prune or a store opened
- * without an embedder, deletes a vector row and leaves its seq in the tombstone table): removed when `vec` loads
- * the extension into this connection, else the step says how many wait.
+ * without an embedder, deletes a vector row and leaves its seq in the tombstone table): removed by `drain` when it
+ * loads the extension into this connection, else the step says how many wait.
  */
-async function drainVectors(driver: SqlDriver, vec: () => Promise<boolean>): Promise<string | undefined> {
+async function drainVectors(driver: SqlDriver, drain: () => Promise<unknown>): Promise<string | undefined> {
   const waiting = () =>
     Number(driver.get<{ n: number }>("SELECT count(*) AS n FROM agent_message_vectors_gone")?.n);
   if (waiting() === 0) return undefined;
   let why = "this connection cannot load extensions";
   try {
-    if (await vec()) drainGone(driver);
+    await drain();
   } catch (error) {
     // Not installed: the report says so, as it says what else it could not do; any other failure is the purge's.
     if (!(error instanceof MissingDependencyError)) throw error;
@@ -69,13 +68,13 @@ async function drainVectors(driver: SqlDriver, vec: () => Promise<boolean>): Pro
 
 /**
  * The purge of a SQLite store: merges the search indexes (dropping deleted rows' terms), removes deleted vectors
- * from sqlite-vec's table (`vec` loads the extension), runs `ANALYZE` again where the database keeps statistics
+ * from sqlite-vec's table (`drain`, handed in by the store, loads the extension and removes them), runs `ANALYZE` again where the database keeps statistics
  * (sqlite_stat4 samples index keys: ids, names, search terms), then checkpoints the write-ahead log into the
  * database and truncates it. The connection's `secure_delete` (ON, set when the store opens) zeroes every deleted
  * cell and freed page as it goes; on a connection where it is off or FAST, freed pages may keep old content, so the
  * purge ends with a `VACUUM` (a rewrite that blocks writers while it runs).
  */
-export async function purgeSqlite(driver: SqlDriver, vec: () => Promise<boolean>): Promise<PurgeReport> {
+export async function purgeSqlite(driver: SqlDriver, drain: () => Promise<unknown>): Promise<PurgeReport> {
   const recorder = new PurgeRecorder("sqlite");
   const sync = (action: string, target: string | undefined, fn: () => string | undefined) =>
     recorder.runSync(action, target, fn);
@@ -88,7 +87,7 @@ export async function purgeSqlite(driver: SqlDriver, vec: () => Promise<boolean>
     if (found(driver, table)) sync("fts5 merge", table, () => mergeIndex(driver, table));
   }
   if (found(driver, "agent_message_vectors_gone")) {
-    await recorder.run("sqlite-vec drain", "agent_message_vectors_vec", () => drainVectors(driver, vec));
+    await recorder.run("sqlite-vec drain", "agent_message_vectors_vec", () => drainVectors(driver, drain));
   }
   // After the merges, so the samples of the search index's terms are of the merged, live ones.
   if (tablesPurgedBy(SQLITE_OWNER_DATA, "reanalyze").some((table) => found(driver, table))) {

@@ -1,9 +1,16 @@
 import type { AttachmentStats, AttachmentStore } from "../../contract/attachments.js";
 import type { SessionMessage } from "../../contract/message.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { hydrateSync } from "../../store/media/offload.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
-import { collect, linkAttachments, linkStored, loadAttachments, STORE_TABLES, unlinkRows } from "./tables.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import {
+  collect,
+  linkAttachments,
+  linkStored,
+  loadAttachments,
+  STORE_TABLES,
+  unlinkRows,
+} from "./sqlite-tables.js";
 
 /**
  * Offloaded payloads of a SQLite store's messages (tables: tables.ts, migration 6): a message row's

@@ -4,23 +4,22 @@
  * again, while a transaction older than the purge keeps dead rows alive on the coordinator and on every Citus
  * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`), `ANALYZE` with the statistics of empty
  * tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
- * statistics' dead tuples on every node, PGlite's WAL segments replaced (purge-catalog.ts) and the open-snapshot
+ * statistics' dead tuples on every node, PGlite's WAL segments replaced (postgres-catalog.ts) and the open-snapshot
  * check, not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
  * declaration and report through PurgeRecorder; the catalog's step covers every table's statistics at once, so a
  * table added to the declaration needs nothing more.
  */
 import { z } from "zod";
-import { parseInput } from "../schema/parse.js";
-import { numberWhere } from "../schema/rules.js";
-import { rule } from "../schema/to-session-error.js";
-import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
-import type { Tables } from "../sql/engines/postgres/tables.js";
-import { tablesPurgedBy } from "../store/owner-data.js";
-import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../store/purge.js";
-import { citusSteps } from "./citus-steps.js";
-import { POSTGRES_OWNER_DATA } from "./owner-data.js";
-import { replaceWal, vacuumStatistic } from "./purge-catalog.js";
-import { type PurgeTable, refreshStatistics } from "./purge-statistics.js";
+import { parseInput } from "../../schema/parse.js";
+import { numberWhere } from "../../schema/rules.js";
+import { rule } from "../../schema/to-session-error.js";
+import { tablesPurgedBy } from "../../store/owner-data.js";
+import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../../store/purge.js";
+import { type Executor, type Query, sqlState } from "../engines/postgres/client.js";
+import type { Tables } from "../engines/postgres/tables.js";
+import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
+import { replaceWal, vacuumStatistic } from "./postgres-catalog.js";
+import { type PurgeTable, refreshStatistics } from "./postgres-statistics.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
 export type PostgresPurgeMode = "rewrite" | "vacuum";
@@ -38,7 +37,7 @@ export interface PostgresPurgeOptions extends PurgeOptions {
   mode?: PostgresPurgeMode;
 }
 
-// Every table a store may have (owner-data.ts, which the schema test holds to the migrations): the migrated ones,
+// Every table a store may have (sql/owner-data/postgres.ts, which the schema test holds to the migrations): the migrated ones,
 // the change log's and the vector channel's (both created on first use). A name missing from the database is skipped.
 const TABLES = tablesPurgedBy(POSTGRES_OWNER_DATA, "rewrite");
 
@@ -85,11 +84,25 @@ async function step(query: Query, sql: string): Promise<string | undefined> {
   }
 }
 
-/** The purge of a Postgres (or PGlite) store's tables, one table at a time (see {@link PostgresPurgeOptions}). */
+/** What the purge runs on a Citus cluster's workers: the Citus layout's steps, handed in by the store. */
+export interface PurgeWorkers {
+  /** The reader of the workers' backends older than now. */
+  workerSnapshots(query: Query): Promise<() => Promise<string[]>>;
+  /** The statistics of `table`'s placements refreshed on the workers. */
+  refreshPlacements(query: Query, table: PurgeTable, recorder: PurgeRecorder, timeout: number): Promise<void>;
+  /** Each worker's pg_statistic rewritten. */
+  vacuumWorkerStatistics(query: Query, recorder: PurgeRecorder, timeout: number): Promise<void>;
+}
+
+/**
+ * The purge of a Postgres (or PGlite) store's tables, one table at a time (see {@link PostgresPurgeOptions});
+ * `workers`, on a layout that places on Citus workers, the steps run there too.
+ */
 export async function purgePostgres(
   executor: Executor,
   t: Tables,
   options: PostgresPurgeOptions = {},
+  workers?: PurgeWorkers,
 ): Promise<PurgeReport> {
   const { mode, lockTimeoutMs: timeout } = parseInput(optionsSchema, options);
   const recorder = new PurgeRecorder("postgres");
@@ -99,7 +112,9 @@ export async function purgePostgres(
     const others = executor.kind !== "pglite";
     // A transaction open when the purge starts holds back the horizon while the tables are rewritten, even if it
     // ends before the purge does: wait for those to end first, or say the purge cannot be complete.
-    const held = others ? await waitForOlderSnapshots(await olderThanNow(query, t), timeout) : undefined;
+    const held = others
+      ? await waitForOlderSnapshots(await olderThanNow(query, workers), timeout)
+      : undefined;
     const tables = await storeTables(query, t);
     if (mode === "vacuum") {
       // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
@@ -113,14 +128,14 @@ export async function purgePostgres(
     } else {
       await rewriteTables(query, tables, timeout, recorder);
     }
-    await refreshAll(query, t, tables, timeout, recorder);
+    await refreshAll(query, workers, tables, timeout, recorder);
     // The ANALYZE just run replaced statistics rows, which a transaction begun before it may still see, and the
-    // rewrite of pg_statistic would keep: the same wait, from now (purge-catalog.ts).
+    // rewrite of pg_statistic would keep: the same wait, from now (postgres-catalog.ts).
     const heldStatistics = others
-      ? await waitForOlderSnapshots(await olderThanNow(query, t), timeout)
+      ? await waitForOlderSnapshots(await olderThanNow(query, workers), timeout)
       : undefined;
     await vacuumStatistic(query, recorder, timeout);
-    if (t.layout.placesOnWorkers) await citusSteps(t).vacuumWorkerStatistics(query, recorder, timeout);
+    await workers?.vacuumWorkerStatistics(query, recorder, timeout);
     // Last: the WAL written so far holds every deleted row (and the rewrites' pages hold none).
     if (executor.kind === "pglite") await replaceWal(query, recorder);
     if (others) {
@@ -132,17 +147,16 @@ export async function purgePostgres(
 }
 
 /**
- * Statistics of every table refreshed after the rewrite (purge-statistics.ts), each step giving up on a lock not
+ * Statistics of every table refreshed after the rewrite (postgres-statistics.ts), each step giving up on a lock not
  * granted within `timeout` ms (dropping an empty table's statistics takes the table's lock for a moment).
  */
 async function refreshAll(
   query: Query,
-  t: Tables,
+  placements: PurgeWorkers | undefined,
   tables: PurgeTable[],
   timeout: number,
   recorder: PurgeRecorder,
 ) {
-  const placements = t.layout.placesOnWorkers ? citusSteps(t) : undefined;
   await query(`SET lock_timeout = ${timeout}`);
   try {
     for (const table of tables) {
@@ -173,11 +187,14 @@ async function rewriteTables(query: Query, tables: PurgeTable[], timeout: number
  * worker counts its own ids and keeps its shards' rows for its own transactions); a transaction whose snapshot is
  * older may still see rows deleted before now, and VACUUM (FULL too) keeps such "recently dead" rows.
  */
-async function olderThanNow(query: Query, t: Tables): Promise<() => Promise<(number | string)[]>> {
+async function olderThanNow(
+  query: Query,
+  workers: PurgeWorkers | undefined,
+): Promise<() => Promise<(number | string)[]>> {
   const [now] = await query<{ next: string }>(
     "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
   );
-  const onWorkers = t.layout.placesOnWorkers ? await citusSteps(t).workerSnapshots(query) : async () => [];
+  const onWorkers = workers ? await workers.workerSnapshots(query) : async () => [];
   return async () => [...(now ? await olderSnapshots(query, now.next) : []), ...(await onWorkers())];
 }
 

@@ -1,10 +1,10 @@
 /**
  * Every table a SQLite store may create, and what each can hold of an owner's (src/store/owner-data.ts): the purge
- * derives its index merges, its sqlite-vec drain and its statistics refresh from it (purge.ts), docs/PRIVACY.md's
+ * derives its index merges, its sqlite-vec drain and its statistics refresh from it (sql/purge/sqlite.ts), docs/PRIVACY.md's
  * table is rendered from it, and test/privacy/owner-data.test.ts fails when a migration makes a table or a
  * text/blob column not declared here. Every ordinary table is zeroed as it is deleted from (`secure_delete`).
  */
-import type { OwnerDataDeclaration, OwnerDataTable } from "../store/owner-data.js";
+import type { OwnerDataDeclaration, OwnerDataTable } from "../../store/owner-data.js";
 
 const WITH_SESSION = "deleted with its session (erase.ts)";
 const ZEROED = "zeroed" as const;
@@ -258,7 +258,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       producer: "meta",
       status: "meta",
       superseded_by: "id",
-      // A store with an embedder adds it (sqlite/fact-vectors.ts); an encrypted owner's fact holds the empty marker.
+      // A store with an embedder adds it (sql/fact-vectors/sqlite.ts); an encrypted owner's fact holds the empty marker.
       embedding: "derived",
     },
     { text: "fact", about: "fact" },

@@ -1,5 +1,5 @@
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { ownerHash } from "../store/owner.js";
+import { ownerHash } from "../../store/owner.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
 
 /**
  * Whether the store has recorded the key of `owner`, or of any owner (one indexed read of the key checks): what
