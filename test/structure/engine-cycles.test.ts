@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { circlesOf } from "./fixtures/circles.js";
 import { imports, sourceFiles } from "./fixtures/imports.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -48,37 +49,11 @@ function unitGraph(backend: string): Map<string, Set<string>> {
   return graph;
 }
 
-/** The circles of `graph` (Tarjan's strongly connected components of two units or more), each sorted. */
-function circles(graph: Map<string, Set<string>>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const found: string[][] = [];
-  const visit = (node: string): void => {
-    index.set(node, index.size);
-    low.set(node, index.get(node)!);
-    stack.push(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (stack.includes(next)) {
-        low.set(node, Math.min(low.get(node)!, index.get(next)!));
-      }
-    }
-    if (low.get(node) !== index.get(node)) return;
-    const circle = stack.splice(stack.indexOf(node));
-    if (circle.length > 1) found.push(circle.sort());
-  };
-  for (const node of graph.keys()) if (!index.has(node)) visit(node);
-  return found;
-}
-
 for (const [backend, known] of Object.entries(KNOWN)) {
   test(`src/${backend}: the middle floor's units import each other without a new circle`, () => {
     const graph = unitGraph(backend);
     assert.ok(graph.size > 20, "the engine's units are found");
-    const grown = circles(graph)
+    const grown = circlesOf(graph)
       .filter((circle) => circle.some((unit) => !known.includes(unit)))
       .map((circle) => circle.join(" ⇄ "));
     assert.deepEqual(
@@ -95,5 +70,5 @@ test("the circle scan finds a circle of units", () => {
     ["b/", new Set(["a.ts"])],
     ["c.ts", new Set(["a.ts"])],
   ]);
-  assert.deepEqual(circles(graph), [["a.ts", "b/"]]);
+  assert.deepEqual(circlesOf(graph), [["a.ts", "b/"]]);
 });

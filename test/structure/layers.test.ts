@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { circlesOf } from "./fixtures/circles.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SRC = join(ROOT, "src");
@@ -136,32 +137,15 @@ function roomGraph(): Map<string, Set<string>> {
   return graph;
 }
 
-/** The arrows inside a circle of rooms (Tarjan's strongly connected components), as `from -> to`. */
+/** The arrows inside a circle of rooms, as `from -> to`. */
 function arrowsBackUp(graph: Map<string, Set<string>>): string[] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const arrows: string[] = [];
-  const visit = (node: string): void => {
-    index.set(node, index.size);
-    low.set(node, index.get(node)!);
-    stack.push(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (stack.includes(next)) {
-        low.set(node, Math.min(low.get(node)!, index.get(next)!));
-      }
-    }
-    if (low.get(node) !== index.get(node)) return;
-    const circle = stack.splice(stack.indexOf(node));
-    if (circle.length < 2) return;
-    for (const from of circle)
-      for (const to of graph.get(from) ?? []) if (circle.includes(to)) arrows.push(`${from} -> ${to}`);
-  };
-  for (const node of graph.keys()) if (!index.has(node)) visit(node);
-  return arrows.sort();
+  return circlesOf(graph)
+    .flatMap((circle) =>
+      circle.flatMap((from) =>
+        [...(graph.get(from) ?? [])].filter((to) => circle.includes(to)).map((to) => `${from} -> ${to}`),
+      ),
+    )
+    .sort();
 }
 
 // The folders stack in floors (ARCHITECTURE.md, Folders as floors): an import from a lower floor up to a higher one makes
