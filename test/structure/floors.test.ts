@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { circlesOf } from "./fixtures/circles.js";
 import { imports, sourceFiles } from "./fixtures/imports.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -108,20 +109,10 @@ test("src/sql: the ground imports no concern, and its two engines import nothing
 
 test("src/sql: the concern folders import each other without a circle", () => {
   const graph = sqlGraph();
-  const circles: string[] = [];
-  const state = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (node: string): void => {
-    state.set(node, "open");
-    stack.push(node);
-    for (const next of graph.get(node) ?? []) {
-      if (state.get(next) === "open") circles.push([...stack.slice(stack.indexOf(next)), next].join(" -> "));
-      else if (!state.has(next)) visit(next);
-    }
-    stack.pop();
-    state.set(node, "done");
-  };
-  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
   assert.ok(graph.size > 3, "the concern folders are found");
-  assert.deepEqual(circles, [], "move what two concerns share into the one below, or into the ground");
+  assert.deepEqual(
+    circlesOf(graph).map((circle) => circle.join(" ⇄ ")),
+    [],
+    "move what two concerns share into the one below, or into the ground",
+  );
 });
