@@ -119,6 +119,7 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
     await assertInScope((o, ids) => this.readOwned(o, ids), key, drafts, paths);
     await this.assertWritable(key);
     const added = await this.writeFacts(key, drafts, Date.now(), paths);
+    this.written++;
     await this.onStored?.(sourceSessions(drafts));
     return added;
   }
@@ -265,6 +266,9 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
    */
   onStored: ((sessions: readonly string[]) => void | Promise<void>) | undefined;
 
+  /** @internal how many writes stored facts through this object (add, import): a search's "no facts" is redone after one. */
+  written = 0;
+
   async exportPage(query?: { cursor?: string | null; limit?: number }): Promise<FactPage> {
     const { limit } = parseFactQuery(query?.limit === undefined ? {} : { limit: query.limit });
     const after = parseExportCursor(query?.cursor);
@@ -292,7 +296,10 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
       },
       checked,
     );
-    if (imported.inserted > 0) await this.onStored?.(sourceSessions(checked));
+    if (imported.inserted > 0) {
+      this.written++;
+      await this.onStored?.(sourceSessions(checked));
+    }
     return imported;
   }
 }

@@ -50,6 +50,14 @@ function dotted(path: string): string {
 export const SEALED_PREFIX = "~sealed";
 
 /**
+ * True when stored content is sealed (see {@link SEALED_PREFIX}): a mark test every store makes, with a keyring or
+ * without (one without refuses or skips a row another process sealed), so it runs no encryption code.
+ */
+export function isSealed(content: string): boolean {
+  return content.startsWith(SEALED_PREFIX);
+}
+
+/**
  * Parses a stored row back into a message (`createdAt` revived as a Date); null when the row is corrupt.
  * `DECRYPT_FAILED` for sealed content a read did not open: never read as a corrupt row, skipped in silence.
  */

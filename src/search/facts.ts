@@ -132,17 +132,36 @@ export async function sourceFilter(plan: SearchPlan, pathIds?: PathIds): Promise
 
 /** Fact stores that held a fact in this process: asked no more (see {@link mayHoldFacts}). */
 const heldFacts = new WeakSet<object>();
+/** Fact stores found empty: when, and their own fact writes then (see {@link mayHoldFacts}). */
+const foundEmpty = new WeakMap<object, { at: number; writes: number }>();
 
 /**
- * Whether the fact channel should look (a store without a fact then costs one read, not the owners' look-ups and a
- * search per scope). A store found holding a fact is remembered for the process: the read names no scope, so on
- * Citus it is a task per shard, and a store that held facts almost always still does (if not, the routed searches
- * find nothing, at their cost only).
+ * How long a store found without facts is taken to still have none (ms): a fact another process (or another store
+ * object on the same database) writes first takes part in this store's searches at most this late.
+ */
+export const FACTS_RECHECK_MS = 1000;
+
+/**
+ * Whether the fact channel should look. A store found holding a fact is remembered for the process: the read names
+ * no scope, so on Citus it is a task per shard, and a store that held facts almost always still does (if not, the
+ * routed searches find nothing, at their cost only). A store found empty is taken to be so, without a read, until
+ * it writes a fact itself (`written`, its fact writes, changes) or {@link FACTS_RECHECK_MS} passed: so a search of a
+ * store that has never held a fact reads no more statements than before facts existed, but for one read a second.
  */
 async function mayHoldFacts(store: FactCapableStore): Promise<boolean> {
-  if (heldFacts.has(store.facts)) return true;
-  if (await store.facts.isEmpty()) return false;
-  heldFacts.add(store.facts);
+  const facts = store.facts;
+  if (heldFacts.has(facts)) return true;
+  const writes = (facts as { written?: number }).written;
+  const empty = foundEmpty.get(facts);
+  const now = Date.now();
+  if (empty && writes !== undefined && empty.writes === writes && now - empty.at < FACTS_RECHECK_MS)
+    return false;
+  if (await facts.isEmpty()) {
+    if (writes !== undefined) foundEmpty.set(facts, { at: now, writes });
+    return false;
+  }
+  foundEmpty.delete(facts);
+  heldFacts.add(facts);
   return true;
 }
 

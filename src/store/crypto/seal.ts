@@ -61,10 +61,8 @@ export function sealedKeyId(content: string): string | null {
   return colon < 0 ? null : content.slice(V2.length, colon);
 }
 
-/** True when stored content is sealed (see {@link SEALED_PREFIX}). */
-export function isSealed(content: string): boolean {
-  return content.startsWith(SEALED_PREFIX);
-}
+/** True when stored content is sealed: the mark test, kept with the mark (message/json.ts) as it seals nothing. */
+export { isSealed } from "../../message/json.js";
 
 /**
  * What sealed content holds: a message's JSON, or an overlay's (compaction's) summary. Each is bound under its own
