@@ -10,6 +10,8 @@ import type { CompactionDetails, SessionMessage, StoredCompaction } from "../con
 import type {
   AppendOptions,
   AppendResult,
+  DeleteOptions,
+  DeleteTip,
   ImportMessageOptions,
   Siblings,
   UpdateResult,
@@ -89,9 +91,10 @@ export abstract class StoreProvider {
   protected abstract writeUpdate(write: PreparedWrite): Promise<Written<UpdateResult>>;
   /**
    * Deletes rows (validated, non-empty ids) and splices their children onto their parents; answers the cursor
-   * of the change-log row when the backend logged the delete in its transaction.
+   * of the change-log row when the backend logged the delete in its transaction. A deleted tip goes where `tip`
+   * says (contract/provider.ts DeleteTip).
    */
-  protected abstract writeDelete(ids: string[]): Promise<Logged>;
+  protected abstract writeDelete(ids: string[], tip: DeleteTip): Promise<Logged>;
   /** Deletes every message and overlay of the session; answers as writeDelete does. */
   protected abstract writeClear(): Promise<Logged>;
   /** Stores a validated overlay; answers it as a read returns it, with its logged cursor, if any. */
@@ -180,14 +183,20 @@ export abstract class StoreProvider {
     return result;
   }
 
-  async deleteMessages(messageIds: string[]): Promise<void> {
+  async deleteMessages(messageIds: string[], options?: DeleteOptions): Promise<void> {
     if (!Array.isArray(messageIds)) {
       throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids", {
         issues: [{ path: "messageIds", rule: "type" }],
       });
     }
     for (const [index, id] of messageIds.entries()) assertId(id, "A message id", `messageIds.${index}`);
-    const logged = messageIds.length > 0 ? (await this.writeDelete(messageIds)).logged : undefined;
+    const tip = options?.tip ?? "newest-leaf";
+    if (tip !== "newest-leaf" && tip !== "ancestor") {
+      throw new SessionError("INVALID_ARGUMENT", 'deleteMessages\' tip is "newest-leaf" or "ancestor"', {
+        issues: [{ path: "options.tip", rule: "one_of" }],
+      });
+    }
+    const logged = messageIds.length > 0 ? (await this.writeDelete(messageIds, tip)).logged : undefined;
     await publishDelete(this.context.feed, this.sessionId, messageIds, logged);
   }
 
