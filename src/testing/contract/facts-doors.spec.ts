@@ -77,6 +77,12 @@ export function factsDoorsSpec({ describe, test }: Suite, target: ContractTarget
           "Alice lives in Lyon.",
         ]);
         assert.equal((await alice.facts.search("Lyon")).length, 0);
+        // Delete removes it, text and all; another owner's fact is unknown to it too.
+        assert.equal(await alice.facts.delete(oslo!.id), false);
+        assert.equal((await store.facts.get({ owner: "bob" }, oslo!.id))?.status, "current");
+        assert.equal(await alice.facts.delete(lyon!.id), true);
+        assert.equal(await alice.facts.get(lyon!.id), null);
+        assert.deepEqual((await alice.facts.list({ status: ["invalidated"] })).facts, []);
         await manager.close();
       }));
 
