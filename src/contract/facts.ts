@@ -55,7 +55,10 @@ export interface FactQuery {
   sourceSession?: string;
 }
 
-/** A fact found by a search, with its place in the results. */
+/**
+ * A fact found by a search, with its place in the results: the fact nested (`hit.fact.text`), where a message
+ * search hit is flat (`hit.content`).
+ */
 export interface FactHit {
   fact: Fact;
   /** Relevance, comparable within one search only. */
