@@ -6,6 +6,7 @@
  * write of a provider.
  */
 
+import { z } from "zod";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
   AppendOptions,
@@ -21,6 +22,9 @@ import type {
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId } from "../message/ids.js";
+import { optionsArg } from "../options-arg.js";
+import { parseInput } from "../schema/parse.js";
+import { rule } from "../schema/to-session-error.js";
 import { newCompaction } from "./compactions.js";
 import type { ChangeFeed } from "./feed/feed.js";
 import {
@@ -41,6 +45,13 @@ import {
   prepareServerWrite,
 } from "./write-policy.js";
 import { answer, type Logged, type Written } from "./written.js";
+
+/** deleteMessages' options: where a deleted tip goes (contract/provider.ts DeleteTip). */
+const deleteOptions = z.object({
+  tip: z
+    .enum(["newest-leaf", "ancestor"], rule(`deleteMessages' tip is "newest-leaf" or "ancestor"`, "one_of"))
+    .default("newest-leaf"),
+});
 
 /** What a provider needs of its store to run the pipeline: the store's policy and its feed. */
 export interface ProviderContext {
@@ -190,12 +201,7 @@ export abstract class StoreProvider {
       });
     }
     for (const [index, id] of messageIds.entries()) assertId(id, "A message id", `messageIds.${index}`);
-    const tip = options?.tip ?? "newest-leaf";
-    if (tip !== "newest-leaf" && tip !== "ancestor") {
-      throw new SessionError("INVALID_ARGUMENT", 'deleteMessages\' tip is "newest-leaf" or "ancestor"', {
-        issues: [{ path: "options.tip", rule: "one_of" }],
-      });
-    }
+    const tip = parseInput(deleteOptions, optionsArg(options, "deleteMessages"), { path: "options" }).tip;
     const logged = messageIds.length > 0 ? (await this.writeDelete(messageIds, tip)).logged : undefined;
     await publishDelete(this.context.feed, this.sessionId, messageIds, logged);
   }
