@@ -7,6 +7,7 @@ import { blockOwner } from "../context/block-keys.js";
 import { clipHit } from "../context/output.js";
 import { hasContextStorage, hasRecords } from "../contract/context.js";
 import { hasTransfer } from "../contract/transfer.js";
+import { SessionError } from "../errors.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
 import { scoreText } from "../search/score.js";
 import { textTerms } from "../search/text-terms.js";
@@ -27,10 +28,14 @@ export interface BlockHit {
   occurrences: number;
 }
 
-/** What a block search found, and whether it stopped at {@link MAX_SCANNED_BLOCKS} before reading every block. */
+/**
+ * What a block search found, whether it stopped at {@link MAX_SCANNED_BLOCKS} before reading every block, and the
+ * line saying why it stopped early on a block it could not open (a sealed one, the server without its owner's key).
+ */
 export interface BlockSearch {
   hits: BlockHit[];
   capped: boolean;
+  unreadable?: string;
 }
 
 function score(terms: QueryTerm[], content: string, all: boolean): { matched: number; occurrences: number } {
@@ -108,10 +113,16 @@ export async function searchBlocks(
   const stop = () => {
     result.capped = true;
   };
-  for await (const block of blocksInScope(context, options.session, stop)) {
-    if (block.label === PROMPT_LABEL) continue;
-    const { matched, occurrences } = score(terms, block.content, all);
-    if (matched > 0) result.hits.push({ ...block, matched, occurrences });
+  try {
+    for await (const block of blocksInScope(context, options.session, stop)) {
+      if (block.label === PROMPT_LABEL) continue;
+      const { matched, occurrences } = score(terms, block.content, all);
+      if (matched > 0) result.hits.push({ ...block, matched, occurrences });
+    }
+  } catch (error) {
+    // A sealed block the server cannot open ends the block search, said in the result; the message hits stand.
+    if (!(error instanceof SessionError && error.code === "DECRYPT_FAILED")) throw error;
+    result.unreadable = `[blocks: the search stopped at a block this server cannot open: ${error.message}]`;
   }
   result.hits.sort((a, b) => b.matched - a.matched || b.occurrences - a.occurrences);
   result.hits.length = Math.min(result.hits.length, options.limit);

@@ -10,7 +10,7 @@ import type {
   WithFactHits,
 } from "../contract/search.js";
 import { MAX_SEARCH_CONTEXT } from "../search/options.js";
-import { CAPPED_NOTE, formatBlockHit, searchBlocks } from "./block-search.js";
+import { type BlockSearch, CAPPED_NOTE, formatBlockHit, searchBlocks } from "./block-search.js";
 import { factBlock } from "./fact-tools.js";
 import type { McpTool, ToolContext } from "./tool.js";
 
@@ -110,18 +110,19 @@ export const searchTool: McpTool<typeof schema> = {
     const hits: SearchItem[] = await store.searchMessages(args.query, options);
     // Blocks carry no role or time: a search filtered by them is about messages only.
     const withBlocks = args.role === undefined && args.since === undefined && args.until === undefined;
-    const blocks = withBlocks
+    const blocks: BlockSearch = withBlocks
       ? await searchBlocks(context, args.query, { session: args.session, match: args.match, limit })
       : { hits: [], capped: false };
-    if (hits.length === 0 && blocks.hits.length === 0) {
-      return blocks.capped ? `No results found.\n${CAPPED_NOTE}` : "No results found.";
-    }
+    const notes = [
+      ...(blocks.capped ? [CAPPED_NOTE] : []),
+      ...(blocks.unreadable ? [blocks.unreadable] : []),
+    ];
+    const tail = notes.length > 0 ? `\n${notes.join("\n")}` : "";
+    if (hits.length === 0 && blocks.hits.length === 0) return `No results found.${tail}`;
     const formatted = [
       ...hits.map((hit) => ("kind" in hit ? formatFact(hit, context) : formatHit(hit, args.query, context))),
       ...blocks.hits.map((hit) => formatBlockHit(hit, args.query, context)),
     ];
-    const room = context.limits.maxOutputChars - (blocks.capped ? CAPPED_NOTE.length + 1 : 0);
-    const text = joinHits(formatted, "\n---\n", room);
-    return blocks.capped ? `${text}\n${CAPPED_NOTE}` : text;
+    return `${joinHits(formatted, "\n---\n", context.limits.maxOutputChars - tail.length)}${tail}`;
   },
 };

@@ -16,6 +16,7 @@ import { SqliteStore } from "../../src/sqlite/store.js";
 import { ownedSession } from "../../src/testing/contract/facts-harness.js";
 import { tempDir } from "../cli/helpers.js";
 import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
+import { randomKeyring } from "../helpers/encryption.js";
 import { call } from "./helpers.js";
 
 type Store = ContextCapableStore & RegistryCapableStore & FactCapableStore;
@@ -108,3 +109,24 @@ for (const backend of BACKENDS)
       assert.ok(found.text.length <= 8_000 + 200, `${found.text.length} of ${long.length} characters`);
     });
   });
+
+test("a sealed block the server cannot open stops the block search with a line saying so; messages still answer", async () => {
+  const path = tmp.path(`sealed-${process.hrtime.bigint()}.db`);
+  const keyed = new SqliteStore(path, { keyring: randomKeyring(["alice"]) });
+  await ownedSession(keyed, "a1", "alice", ["hello there"]);
+  await ownedSession(keyed, "p1", null, ["a plain session about zebras"]);
+  await keyed.blocks.setBlock("memory_a1", "alice's sealed zebra notes", { sessionId: "a1" });
+  await keyed.close();
+  const keyless = new SqliteStore(path);
+  const client = await connect({ store: keyless });
+  try {
+    const found = await call(client, "search_memory", { query: "zebras" });
+    assert.equal(found.isError, false, found.text);
+    assert.match(found.text, /session="p1"/, "the message hit stands");
+    assert.match(found.text, /\[blocks: the search stopped at a block this server cannot open: /);
+    assert.doesNotMatch(found.text, /sealed zebra notes/);
+  } finally {
+    await client.close();
+    await keyless.close();
+  }
+});
