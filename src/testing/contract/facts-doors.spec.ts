@@ -123,7 +123,9 @@ export function factsDoorsSpec({ describe, test }: Suite, target: ContractTarget
           { path: "sessionIds" },
         );
         await rejectsWithCode(manager.learn(42 as never, { extractor: saying }), "INVALID_ARGUMENT");
-        await rejectsWithCode(manager.learn("a1", { extractor: "gpt" } as never), "INVALID_ARGUMENT");
+        // A model id string is the AI SDK's to resolve; an empty one, or a value of another kind, is refused.
+        await rejectsWithCode(manager.learn("a1", { extractor: "" }), "INVALID_ARGUMENT");
+        await rejectsWithCode(manager.learn("a1", { extractor: 42 } as never), "INVALID_ARGUMENT");
         await manager.close();
       }));
 
