@@ -69,6 +69,8 @@ export type {
 export type {
   AppendOptions,
   AppendResult,
+  DeleteOptions,
+  DeleteTip,
   HistoryReadOptions,
   HistoryRowStat,
   ImportMessageOptions,

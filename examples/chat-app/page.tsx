@@ -51,6 +51,10 @@ function App() {
                 </em>
               ) : null,
             )}
+            {message.parts.some((part) => part.type === "data-answer-not-kept") && (
+              // Another request of the chat stored a message after this answer's question: the store kept that one.
+              <em data-testid="not-kept">Not kept: another message came first (reload to see the chat).</em>
+            )}
             {editing?.id === message.id ? (
               <form onSubmit={saveEdit}>
                 <input

@@ -87,7 +87,8 @@ export async function startChatApp({
       stopWhen: stepCountIs(3),
     });
     // No abortSignal: a reload closes the request, and the answer must run on for the page that rejoins it.
-    return result.toUIMessageStreamResponse(turn.streamOptions);
+    // turn.response: an answer another request overtook (not stored) ends with a data-answer-not-kept part.
+    return turn.response(result);
   });
   // useChat({ resume: true }) asks here on every load: 204 when no answer runs, else its events so far, then live.
   app.get("/api/chat/:id/stream", (c) => streams.response(c.req.param("id")));

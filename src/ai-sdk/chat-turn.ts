@@ -14,6 +14,7 @@ import {
 } from "./chat-request.js";
 import { type ChatLearning, storageLearning } from "./learn.js";
 import { loadChat } from "./messages.js";
+import { type AnswerNotKept, notKept, warnNotKept, withNotKept } from "./not-kept.js";
 import { contextReminder, withReminder } from "./reminder.js";
 import { ResumableStreams } from "./resumable.js";
 import { fromSteps } from "./steps.js";
@@ -60,6 +61,10 @@ export class ChatTurn<M extends UIMessage> {
    * `streamOptions.originalMessages` and the store never hold either).
    */
   readonly messages: M[];
+
+  /** The refusal of a late answer (set by storeResponse), and whether `response()` tells the page about it. */
+  private late: { error: unknown; answer: AnswerNotKept } | undefined;
+  private tellsPage = false;
 
   constructor(
     private readonly storage: ChatStorage,
@@ -109,8 +114,34 @@ export class ChatTurn<M extends UIMessage> {
   async onFinish(event: ChatFinishEvent<M>): Promise<void> {
     const stopped = event.isAborted === true || event.outcome?.status === "failed";
     const message = event.responseMessage;
-    await this.saveResponse(
-      stopped ? { ...message, parts: closeCalls(message.parts, lacksResult) } : message,
+    try {
+      await this.saveResponse(
+        stopped ? { ...message, parts: closeCalls(message.parts, lacksResult) } : message,
+      );
+    } catch (error) {
+      // A late answer (not-kept.ts) ends its stream normally: the page is told by response(), else a warning.
+      const late = this.late;
+      if (late === undefined || late.error !== error) throw error;
+      if (!this.tellsPage) warnNotKept(late.answer);
+    }
+  }
+
+  /**
+   * The streamed answer's response: `result.toUIMessageStreamResponse({ ...options, ...turn.streamOptions })`, whose
+   * stream ends with a `data-answer-not-kept` part (`NOT_KEPT_PART`) when the answer was not stored because another
+   * request of the chat stored a message after its question meanwhile (docs/AI-SDK.md).
+   */
+  response<O>(
+    result: { toUIMessageStreamResponse(options?: O): Response },
+    options?: Omit<O, keyof ChatTurn<M>["streamOptions"]>,
+  ): Response {
+    this.tellsPage = true;
+    const response = result.toUIMessageStreamResponse({ ...options, ...this.streamOptions } as O);
+    if (response.body === null) return response;
+    const { status, statusText, headers } = response;
+    return new Response(
+      withNotKept(response.body, () => this.late?.answer),
+      { status, statusText, headers },
     );
   }
 
@@ -142,7 +173,15 @@ export class ChatTurn<M extends UIMessage> {
         ? message.parts
         : closeCalls(message.parts, (part) => lacksResult(part) && !isClientCall(part, tools));
     const answer = { ...message, parts, ...(message.id === "" ? { id: chatMessageId() } : {}) };
-    if (this.atTip && (await appendAnswer(this.storage, answer, this.parentId))) return;
+    if (this.atTip) {
+      try {
+        if (await appendAnswer(this.storage, answer, this.parentId)) return;
+      } catch (error) {
+        const late = notKept(error, this.parentId);
+        if (late) this.late = { error, answer: late };
+        throw error;
+      }
+    }
     await putMessage(this.storage, answer, this.parentId);
   }
 

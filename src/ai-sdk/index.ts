@@ -26,6 +26,7 @@ export {
   memoryToolKey,
 } from "./memory-tool/index.js";
 export { asUIMessages, loadChat } from "./messages.js";
+export { type AnswerNotKept, NOT_KEPT_PART } from "./not-kept.js";
 export { withReminder } from "./reminder.js";
 export { DEFAULT_MAX_REQUEST_BYTES } from "./request-size.js";
 export { ResumableStreams, type ResumableStreamsOptions, resumableStreams } from "./resumable.js";

@@ -3,7 +3,9 @@
  * "Doors"): once a turn is stored, the session's messages not learned yet are learned in the background, as the
  * agent runtime learns its turns (`TurnLearner`, src/facts/turn-learner.ts), never on the request's path. One learner per
  * store and session at a time in a process: the requests of a chat share it, so a turn that ends while its session
- * is being learned asks for one more learn after it rather than finding the session's lease taken.
+ * is being learned asks for one more learn after it rather than finding the session's lease taken. The store's
+ * `close()` cancels a learn still running (no warning; its batch stays unlearned for the next learn): await
+ * `learned()` before closing to keep it.
  */
 import { hasFactStore } from "../contract/facts.js";
 import type { SessionStore } from "../contract/store.js";
@@ -12,6 +14,7 @@ import { learnSettings } from "../facts/config.js";
 import { TurnLearner } from "../facts/turn-learner.js";
 import type { LearnOptions } from "../facts/types.js";
 import { Session, storeOfSession } from "../session/session.js";
+import { stopOnClose } from "../store/closing.js";
 
 /** A chat's learning: asked for after each stored turn, awaited by `learned()`. */
 export interface ChatLearning {
@@ -35,12 +38,15 @@ function learnerOf(store: SessionStore, sessionId: string, options: LearnOptions
   if (current !== undefined) return current;
   const learner = new TurnLearner(store, sessionId, options);
   bySession.set(sessionId, learner);
+  // store.close() cancels the learn in flight and waits for it before closing (its batch stays unlearned).
+  const untrack = stopOnClose(store, learner);
   const map = bySession;
   const leave = async (): Promise<void> => {
     await learner.idle();
     // A kick between the learn's end and this callback started another run: wait for it too.
     if (learner.active) return leave();
     if (map.get(sessionId) === learner) map.delete(sessionId);
+    untrack();
   };
   queueMicrotask(() => void leave());
   return learner;

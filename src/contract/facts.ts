@@ -55,7 +55,10 @@ export interface FactQuery {
   sourceSession?: string;
 }
 
-/** A fact found by a search, with its place in the results. */
+/**
+ * A fact found by a search, with its place in the results: the fact nested (`hit.fact.text`), where a message
+ * search hit is flat (`hit.content`).
+ */
 export interface FactHit {
   fact: Fact;
   /** Relevance, comparable within one search only. */
@@ -112,8 +115,17 @@ export interface FactStore {
   get(scope: FactScope, id: string): Promise<Fact | null>;
   /** Marks current fact `id` superseded by `by` (a fact of the same scope); false when `id` is not current. */
   supersede(scope: FactScope, id: string, by: string): Promise<boolean>;
-  /** Marks current fact `id` invalidated; false when it is not current. */
+  /**
+   * Marks current fact `id` invalidated; false when it is not current. Its text is kept (the fact's history, read
+   * with `status: ["invalidated"]`): {@link delete} removes it.
+   */
   invalidate(scope: FactScope, id: string): Promise<boolean>;
+  /**
+   * Removes fact `id` of the scope whatever its status, with its sources, search index and vector (in its row), so
+   * no readable copy is left once the store's `purge()` ran; a fact it had superseded is re-linked to the chain's next
+   * fact, else current again (as in an erasure). False when the scope holds no such fact.
+   */
+  delete(scope: FactScope, id: string): Promise<boolean>;
   /** The scope's facts, newest first, a page at a time. */
   list(scope: FactScope, query?: FactQuery & { cursor?: string | null }): Promise<FactPage>;
   /** The scope's facts matching `query` (the library's query language), best first. */

@@ -63,6 +63,21 @@ export interface AppendOptions {
 }
 
 /** Options of an upsert. */
+/**
+ * Where a deleted tip goes. `"newest-leaf"` (the default): to its nearest surviving ancestor, then to the newest
+ * leaf below that ancestor, so deleting a regenerated answer brings back the answer it replaced, and a linear
+ * history pops to the previous message; never to a leaf outside that ancestor's subtree. `"ancestor"`: to the
+ * nearest surviving ancestor itself, so the path is exactly the previous one minus the deleted messages (the OpenAI
+ * Agents adapter's `popItem`, whose replaced items must not come back). None surviving: an empty path either way.
+ */
+export type DeleteTip = "newest-leaf" | "ancestor";
+
+/** Options of `deleteMessages`. */
+export interface DeleteOptions {
+  /** Where a deleted tip goes (default `"newest-leaf"`; see {@link DeleteTip}). */
+  tip?: DeleteTip | undefined;
+}
+
 export interface UpsertOptions {
   /** Default `"server"`; `"client"` strips reserved metadata keys (the trust policy). */
   source?: WriteSource;
@@ -161,8 +176,11 @@ export interface SessionProvider<M extends SessionMessage = SessionMessage> {
    * (`inserted: false`). Optional: `Session.importMessage` needs it.
    */
   importMessage?(message: M, options?: ImportMessageOptions): Promise<AppendResult<M>>;
-  /** Splices the messages out; a deleted latest leaf gives way to its nearest surviving ancestor (none: null). */
-  deleteMessages(messageIds: string[]): Promise<void>;
+  /**
+   * Splices the messages out; a deleted latest leaf gives way to the newest leaf below its nearest surviving
+   * ancestor, or to that ancestor with `tip: "ancestor"` (none surviving: null). Reference providers ignore options.
+   */
+  deleteMessages(messageIds: string[], options?: DeleteOptions): Promise<void>;
   clearMessages(): Promise<void>;
   addCompaction(
     summary: string,

@@ -1,6 +1,6 @@
 // Optional store capability: an agent step (messages, a header block, registry counters) written all or nothing.
 import type { SessionMessage } from "./message.js";
-import type { AppendResult } from "./provider.js";
+import type { AppendResult, DeleteTip } from "./provider.js";
 import type { SessionUsage } from "./registry.js";
 import type { WritePolicy } from "./store.js";
 
@@ -35,6 +35,8 @@ export interface StepWrite {
    * is skipped). Only in a step without `messages`.
    */
   remove?: readonly string[] | undefined;
+  /** Where a tip deleted by `remove` goes, as `deleteMessages`' option (default `"newest-leaf"`). */
+  removeTip?: DeleteTip | undefined;
   /** A context block to set in the same transaction. */
   block?: { key: string; content: string } | undefined;
   /** Added to the registry row's counters; without it the row is only touched (its activity time). */

@@ -27,8 +27,14 @@ const whole = (name: string, min: number, max: number) =>
 const schema = z.looseObject(
   {
     extractor: z.custom<Extractor>(
-      (value) => typeof value === "function" || isLanguageModel(value),
-      says("extractor must be a function (input) => facts or an AI SDK language model", "type"),
+      (value) =>
+        typeof value === "function" ||
+        isLanguageModel(value) ||
+        (typeof value === "string" && value.length > 0),
+      says(
+        'extractor must be a function (input) => facts, an AI SDK language model or a model id string ("openai/gpt-4.1-mini")',
+        "type",
+      ),
     ),
     prompt: z.string(rule("prompt must be a string")).min(1, rule("prompt must not be empty")).optional(),
     producer: z.string(rule("producer must be a string")).min(1).max(200).optional(),

@@ -35,14 +35,16 @@ export function extractCall(
   extractor: Extractor,
   options: { prompt?: string; producer?: string },
 ): ExtractCall {
-  if (!isLanguageModel(extractor)) {
+  if (typeof extractor === "function") {
     const name = extractor.name || "anonymous";
     return { extract: (input) => extractor(input), producer: options.producer ?? `function:${name}` };
   }
   const system = options.prompt ?? DEFAULT_FACT_PROMPT;
   let ai: Promise<AiModule> | undefined;
+  // A model id string is passed on as it is: the AI SDK resolves it (its global provider, else the gateway).
+  const name = typeof extractor === "string" ? extractor : `${extractor.provider}/${extractor.modelId}`;
   return {
-    producer: options.producer ?? `model:${extractor.provider}/${extractor.modelId}`,
+    producer: options.producer ?? `model:${name}`,
     extract: async (input) => {
       ai ??= importOptional<AiModule>("ai", "Learning facts with an AI SDK model");
       const { generateText, Output, jsonSchema } = await ai;

@@ -12,7 +12,15 @@ import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../sql/facts/reads.js";
-import { addFacts, type FactStatements, importFacts, markOf, one, setStatus } from "../sql/facts/steps.js";
+import {
+  addFacts,
+  deleteFact,
+  type FactStatements,
+  importFacts,
+  markOf,
+  one,
+  setStatus,
+} from "../sql/facts/steps.js";
 import type { Program } from "../sql/program.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
 import { retryGuarded } from "../store/crypto/write-guard.js";
@@ -132,6 +140,10 @@ export class SqlFacts extends StoreFacts {
   ): Promise<boolean> {
     await this.readKeys(scope);
     return this.engine.run(() => setStatus(this.s, scope.key, id, status, by), false);
+  }
+
+  protected async writeDelete(scope: ScopeKey, id: string): Promise<boolean> {
+    return this.engine.run(() => deleteFact(this.s, scope.key, id), true);
   }
 
   protected async readPage(

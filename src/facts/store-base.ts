@@ -77,6 +77,8 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
     status: "superseded" | "invalidated",
     by: string | null,
   ): Promise<boolean>;
+  /** Removes fact `id` of the scope with all that hangs on it (see FactStore.delete); false when there is none. */
+  protected abstract writeDelete(scope: ScopeKey, id: string): Promise<boolean>;
   /** At most `limit` facts of the scope passing `filter`, before `before` in store order (null: from the newest). */
   protected abstract readPage(
     scope: ScopeKey,
@@ -152,6 +154,14 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
     const factId = parseFactId(id);
     this.assertOpen();
     return this.writeStatus(key, factId, "invalidated", null);
+  }
+
+  // No key is needed: a delete reads no text and writes none, so an owner whose key is lost can still remove facts.
+  async delete(scope: FactScope, id: string): Promise<boolean> {
+    const key = parseScope(scope);
+    const factId = parseFactId(id);
+    this.assertOpen();
+    return this.writeDelete(key, factId);
   }
 
   async list(scope: FactScope, query?: FactQuery & { cursor?: string | null }): Promise<FactPage> {

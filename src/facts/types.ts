@@ -42,8 +42,12 @@ export interface LanguageModelLike {
   doGenerate(...args: never[]): PromiseLike<unknown>;
 }
 
-/** What learns facts: a function, or an AI SDK language model used with the shipped prompt. */
-export type Extractor = ExtractFunction | LanguageModelLike;
+/**
+ * What learns facts: a function, or an AI SDK language model used with the shipped prompt: a model object, or a model
+ * id string (`"openai/gpt-4.1-mini"`, what ai@7's `LanguageModel` type also holds), resolved by the AI SDK as
+ * `generateText({ model: "…" })` resolves it (the global default provider, else the Vercel AI Gateway).
+ */
+export type Extractor = ExtractFunction | LanguageModelLike | string;
 
 /** A batch whose extractor call failed: reported through `onError` on each failed try, listed once skipped. */
 export interface BatchFailure {

@@ -145,13 +145,22 @@ export class OwnerFacts<M extends SessionMessage = SessionMessage> {
   }
 
   /**
-   * Forgets the owner's current fact `id`: it is invalidated (no longer recalled or shown in the profile; its text
-   * stays in the history, as the store never deletes a fact on its own: erasing its source sessions removes it).
-   * True when it was current; false when it was not, or is no fact of this owner.
+   * Forgets the owner's current fact `id`: it is invalidated (no longer recalled or shown in the profile), and its
+   * text stays in the history; {@link delete} removes it. True when it was current; false when it was not, or is no
+   * fact of this owner.
    */
   async forget(id: string, options?: OwnerFactScope): Promise<boolean> {
     const facts = factsOf(this.state);
     return facts.invalidate(await this.scope(optionsArg(options, "facts.forget").sessionId), id);
+  }
+
+  /**
+   * Deletes the owner's fact `id` whatever its status: its text, sources, index and vector go (no readable copy
+   * once the store's `purge()` ran). True when it was deleted; false when it is no fact of this owner.
+   */
+  async delete(id: string, options?: OwnerFactScope): Promise<boolean> {
+    const facts = factsOf(this.state);
+    return facts.delete(await this.scope(optionsArg(options, "facts.delete").sessionId), id);
   }
 
   /**

@@ -183,14 +183,15 @@ const forgetSchema = z.object({
 
 /**
  * `forget_fact` (only with writes enabled): invalidates a current fact of the scope. It is no longer recalled or
- * shown, and stays in the history (`status: ["invalidated"]`): the store never deletes a fact on its own.
+ * shown, and stays in the history (`status: ["invalidated"]`) with its text; `delete_fact` removes it.
  */
 export const forgetFactTool: McpTool<typeof forgetSchema> = {
   name: "forget_fact",
   title: "Forget a learned fact",
   description:
     "Withdraws a current fact (it is wrong, or no longer holds): it is no longer recalled or shown in the user's " +
-    "profile, and stays in the history as invalidated. The conversation it came from is not changed.",
+    "profile, but it is not deleted: its text stays stored, in the history as invalidated. To remove the text " +
+    "(the user asked to delete it) use delete_fact. The conversation it came from is not changed.",
   schema: forgetSchema,
   writes: true,
   async run(args, context) {
@@ -207,5 +208,28 @@ export const forgetFactTool: McpTool<typeof forgetSchema> = {
       "CONFLICT",
       `fact ${JSON.stringify(args.fact)} of ${whose(scope)} is ${fact.status}, not current: nothing changed`,
     );
+  },
+};
+
+/**
+ * `delete_fact` (only with writes enabled): deletes a fact of the scope whatever its status, its text with it, where
+ * `forget_fact` keeps it in the history.
+ */
+export const deleteFactTool: McpTool<typeof forgetSchema> = {
+  name: "delete_fact",
+  title: "Delete a learned fact",
+  description:
+    "Deletes a fact (current or in the history) so its text is no longer stored: not recalled, not shown, not in " +
+    "the history (forget_fact only withdraws it and keeps the text). The conversation it came from is not changed: " +
+    "the fact may be learned again from it.",
+  schema: forgetSchema,
+  writes: true,
+  async run(args, context) {
+    const facts = factsOf(context);
+    const scope = await factScope(args, context);
+    if (!(await facts.delete(scope, args.fact))) {
+      throw new SessionError("NOT_FOUND", `fact ${JSON.stringify(args.fact)} of ${whose(scope)} not found`);
+    }
+    return `Deleted fact ${JSON.stringify(args.fact)} of ${whose(scope)}: its text is no longer stored.`;
   },
 };

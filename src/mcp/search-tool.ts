@@ -10,6 +10,7 @@ import type {
   WithFactHits,
 } from "../contract/search.js";
 import { MAX_SEARCH_CONTEXT } from "../search/options.js";
+import { type BlockSearch, CAPPED_NOTE, formatBlockHit, searchBlocks } from "./block-search.js";
 import { factBlock } from "./fact-tools.js";
 import type { McpTool, ToolContext } from "./tool.js";
 
@@ -83,13 +84,16 @@ export const searchTool: McpTool<typeof schema> = {
     "Ranked recall across stored conversations: messages matching more of the query's words (and word forms: " +
     "deploy, deploying, deployment) come first. Each hit names its session and message id; read the turns around " +
     "one with read_turns_around, or a whole session with read_session. Where facts were learned from the " +
-    "conversations, a fact matching the query lifts the messages it came from; facts: true also lists those facts.",
+    "conversations, a fact matching the query lifts the messages it came from; facts: true also lists those facts. " +
+    "Context blocks (what write_block stores) matching the query are listed after the messages, each naming its " +
+    "label and session for read_block; a search filtered by role, since or until leaves blocks out.",
   schema,
   writes: false,
   async run(args, context) {
     const { store, scope } = context;
     if (args.session !== undefined) await scope.require(args.session);
-    const options: StoreSearchOptions = { limit: args.limit ?? 10 };
+    const limit = args.limit ?? 10;
+    const options: StoreSearchOptions = { limit };
     if (scope.owner !== undefined) options.owner = scope.owner;
     if (args.session !== undefined) options.sessionId = args.session;
     if (args.role !== undefined) options.role = args.role;
@@ -104,10 +108,21 @@ export const searchTool: McpTool<typeof schema> = {
       (options as unknown as WithFactHits<StoreSearchOptions>).facts = "hits";
     }
     const hits: SearchItem[] = await store.searchMessages(args.query, options);
-    if (hits.length === 0) return "No results found.";
-    const formatted = hits.map((hit) =>
-      "kind" in hit ? formatFact(hit, context) : formatHit(hit, args.query, context),
-    );
-    return joinHits(formatted, "\n---\n", context.limits.maxOutputChars);
+    // Blocks carry no role or time: a search filtered by them is about messages only.
+    const withBlocks = args.role === undefined && args.since === undefined && args.until === undefined;
+    const blocks: BlockSearch = withBlocks
+      ? await searchBlocks(context, args.query, { session: args.session, match: args.match, limit })
+      : { hits: [], capped: false };
+    const notes = [
+      ...(blocks.capped ? [CAPPED_NOTE] : []),
+      ...(blocks.unreadable ? [blocks.unreadable] : []),
+    ];
+    const tail = notes.length > 0 ? `\n${notes.join("\n")}` : "";
+    if (hits.length === 0 && blocks.hits.length === 0) return `No results found.${tail}`;
+    const formatted = [
+      ...hits.map((hit) => ("kind" in hit ? formatFact(hit, context) : formatHit(hit, args.query, context))),
+      ...blocks.hits.map((hit) => formatBlockHit(hit, args.query, context)),
+    ];
+    return `${joinHits(formatted, "\n---\n", context.limits.maxOutputChars - tail.length)}${tail}`;
   },
 };

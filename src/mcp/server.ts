@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { importOptional, nodeRequire } from "../runtime/load.js";
 import { listBlocksTool, readBlockTool, writeBlockTool } from "./block-tools.js";
-import { forgetFactTool, listFactsTool } from "./fact-tools.js";
+import { deleteFactTool, forgetFactTool, listFactsTool } from "./fact-tools.js";
 import { readAroundTool, readSessionTool } from "./history-tools.js";
 import { type McpServerOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { SessionScope } from "./scope.js";
@@ -21,6 +21,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   readBlockTool,
   writeBlockTool,
   forgetFactTool,
+  deleteFactTool,
 ] as unknown as readonly McpTool[];
 
 type McpModule = typeof import("@modelcontextprotocol/sdk/server/mcp.js");
@@ -70,10 +71,9 @@ export async function serverFor(resolved: ResolvedOptions): Promise<McpServer> {
 
 /**
  * An MCP server (the SDK's `McpServer`) whose tools read the store: `search_memory`, `read_turns_around`,
- * `read_session`, `list_sessions`, `list_facts`, `list_blocks`, `read_block`, and `write_block` and `forget_fact`
- * when `writes` is true. Connect
- * it to a transport (`StdioServerTransport`, `StreamableHTTPServerTransport`), or use {@link serveMcpStdio} /
- * {@link startMcpHttp}. Needs `@modelcontextprotocol/sdk` (`MISSING_DEPENDENCY` saying so without it).
+ * `read_session`, `list_sessions`, `list_facts`, `list_blocks`, `read_block`, and `write_block`, `forget_fact` and
+ * `delete_fact` when `writes` is true. Connect it to a transport (`StdioServerTransport`,
+ * `StreamableHTTPServerTransport`), or use {@link serveMcpStdio} / {@link startMcpHttp}. Needs `@modelcontextprotocol/sdk` (`MISSING_DEPENDENCY` saying so without it).
  */
 export async function createMcpServer(options: McpServerOptions): Promise<McpServer> {
   return serverFor(resolveOptions(options));

@@ -85,6 +85,11 @@ export class MemoryFacts extends StoreFacts {
     return true;
   }
 
+  protected async writeDelete(scope: ScopeKey, id: string): Promise<boolean> {
+    const kept = this.scopes.get(scope.key)?.get(id);
+    return kept !== undefined && this.drop([kept]) > 0;
+  }
+
   protected async readPage(
     scope: ScopeKey,
     filter: FactFilter,

@@ -2,6 +2,7 @@ import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
   AppendOptions,
   AppendResult,
+  DeleteTip,
   HistoryReadOptions,
   HistoryRowStat,
   RecentHistoryResult,
@@ -190,9 +191,9 @@ export class MemoryStoreProvider extends StoreProvider implements SessionProvide
     return { result: replaceRow(this.store, row, message, json), json };
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<Logged> {
+  protected async writeDelete(messageIds: string[], tip: DeleteTip): Promise<Logged> {
     const data = this.data;
-    if (data) deleteRows(this.store, data, this.sessionId, messageIds);
+    if (data) deleteRows(this.store, data, this.sessionId, messageIds, tip);
     return {};
   }
 

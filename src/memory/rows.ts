@@ -6,6 +6,7 @@
  */
 
 import type { SessionMessage } from "../contract/message.js";
+import type { DeleteTip } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
@@ -135,8 +136,10 @@ export function deleteRows(
   data: SessionData,
   sessionId: string,
   messageIds: readonly string[],
+  tip: DeleteTip = "newest-leaf",
 ): void {
   const deleted = new Set<string>();
+  const tipBefore = data.leaf;
   for (const id of messageIds) {
     const row = data.rows.get(id);
     if (!row) continue;
@@ -149,15 +152,28 @@ export function deleteRows(
     data.rows.delete(id);
     store.attachments.unlink(row.hashes);
     deleted.add(id);
-    // The tip moves up: a sibling branch it was regenerated over must not come back (an ancestor deleted later in
-    // this loop moves it up again; one deleted earlier already re-parented it).
+    // The tip moves up (an ancestor deleted later in this loop moves it up again; one deleted earlier already
+    // re-parented it), then down to the newest leaf below the survivor once every row is gone.
     if (data.leaf === row) data.leaf = row.parent;
   }
   if (deleted.size === 0) return;
+  if (tip === "newest-leaf" && data.leaf !== tipBefore && data.leaf) data.leaf = newestLeafBelow(data.leaf);
   store.facts.forgetMessages(sessionId, deleted); // their facts' sources; a fact left with none goes
   data.compactions = data.compactions.filter(
     (c) => !deleted.has(c.fromMessageId) && !deleted.has(c.toMessageId),
   );
+}
+
+/** The newest childless row of `top`'s subtree (`top` itself when it has no children): where a deleted tip goes. */
+function newestLeafBelow(top: Row): Row {
+  let best: Row | null = null;
+  const stack = [top];
+  for (let row = stack.pop(); row; row = stack.pop()) {
+    if (row.children.length === 0) {
+      if (!best || row.seq > best.seq) best = row;
+    } else stack.push(...row.children);
+  }
+  return best ?? top;
 }
 
 /** The newest row without children (the leaf an import falls back to), or null. */

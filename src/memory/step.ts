@@ -66,7 +66,7 @@ export async function writeMemoryStep(
     replaced(i, { result: replaceRow(store, targets[i]!, message, json), json });
   });
   if (step.remove && step.remove.length > 0) {
-    if (data) deleteRows(store, data, sessionId, step.remove);
+    if (data) deleteRows(store, data, sessionId, step.remove, step.removeTip);
     removed({});
   }
   if (planned.length > 0) {

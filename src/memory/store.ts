@@ -23,10 +23,10 @@ import { type SearchPlan, searchPlan } from "../search/options.js";
 import { recallTerms } from "../search/rank.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+import { stopStarted } from "../store/closing.js";
 import { ChangeFeed } from "../store/feed/feed.js";
 import { type PurgeCapableStore, PurgeRecorder, type PurgeReport } from "../store/purge.js";
 import { runStep } from "../store/step.js";
-
 import { writePolicy } from "../store/write-policy.js";
 
 import { MemoryAttachments } from "./attachments.js";
@@ -214,6 +214,7 @@ export class MemoryStore
 
   /** Refuses every later call with `CLOSED` (the data is kept for nobody: there is no reopening). */
   async close(): Promise<void> {
+    await stopStarted(this); // a chat's learning, cancelled before it can meet a closed store
     this.closed = true;
     if (this.vectors) await this.vectors.close(); // no extra tick without an embedder
     this.feed.close();

@@ -90,7 +90,8 @@ export class OpenAIAgentsSession implements SessionHistoryTransactionAwareSessio
   async popItem(): Promise<AgentInputItem | undefined> {
     const leaf = await this.session.getLatestLeaf();
     if (!leaf) return undefined;
-    await this.session.deleteMessages([leaf.id]);
+    // The path becomes the previous items minus this one: a branch replace_suffix replaced must not come back.
+    await this.session.deleteMessages([leaf.id], { tip: "ancestor" });
     return messageToItem(leaf);
   }
 

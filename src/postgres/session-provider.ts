@@ -2,6 +2,7 @@ import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
   AppendOptions,
   AppendResult,
+  DeleteTip,
   HistoryReadOptions,
   HistoryRowStat,
   RecentHistoryResult,
@@ -259,7 +260,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
     return { ...written, json: (await storedJson(executor, t, this.sessionId, id)) ?? json };
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<Logged> {
+  protected async writeDelete(messageIds: string[], tip: DeleteTip): Promise<Logged> {
     const [executor, t] = await this.db();
     return executor.transaction(async (query) => {
       // No head now: nothing to delete. Going on would let deleteRows' own head read see a session an append
@@ -267,7 +268,7 @@ export class PostgresStoreProvider extends StoreProvider implements SessionProvi
       const [head] = await query<{ num: string }>(headSql(t), [this.sessionId]);
       if (!head) return {};
       await releaseMessages(query, t, { num: head.num, id: this.sessionId }, messageIds);
-      await deleteRows(joined(executor, query), t, this.sessionId, messageIds);
+      await deleteRows(joined(executor, query), t, this.sessionId, messageIds, tip);
       return this.logIn(joined(executor, query), () => ({ type: "delete", ids: messageIds }), {
         result: null,
       });

@@ -186,7 +186,7 @@ async function replaceAndRemove(
   const ids = step.remove ?? [];
   if (ids.length === 0) return;
   if (num !== undefined) await releaseMessages(tx.query, t, { num, id: sessionId }, ids);
-  await deleteRows(tx, t, sessionId, ids);
+  await deleteRows(tx, t, sessionId, ids, step.removeTip);
   const written: Written<null> = { result: null };
   removed(await logInTransaction(log, tx, sessionId, () => ({ type: "delete", ids: [...ids] }), written));
 }

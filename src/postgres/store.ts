@@ -24,6 +24,7 @@ import { tableNames } from "../sql/engines/postgres/tables.js";
 import { PostgresAttachments } from "../sql/media/postgres.js";
 import { type PostgresPurgeOptions, purgePostgres } from "../sql/purge/postgres.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
+import { stopStarted } from "../store/closing.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { logSettings } from "../store/feed/change-rows.js";
@@ -281,6 +282,8 @@ export class PostgresStore
 
   /** Ends the pool the store created from a connection string; a connection passed in stays open. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    await stopStarted(this); // a chat's learning, cancelled before it can meet a closed store
     if (this.closed) return;
     this.closed = true;
     if (this.vectors) await this.vectors.close(); // no extra tick without an embedder

@@ -4,6 +4,7 @@
  */
 
 import type { StoredCompaction } from "../contract/message.js";
+import type { DeleteTip } from "../contract/provider.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
 import { statement } from "../sql/engines/postgres/tables.js";
@@ -133,15 +134,26 @@ export const newestLeafSql = statement((t: KeyedTables): string => {
     AND NOT EXISTS (SELECT 1 FROM ${t.messages} c WHERE c.parent_seq = m.seq${own("c")})`;
 });
 
+// The newest childless row of `$1`'s subtree ($1 itself when it has none); $2 the session id in the Citus layout.
+// O(that subtree), paid only when a delete takes the tip: usually the deleted answer's siblings.
+const newestLeafBelowSql = statement((t: KeyedTables): string => {
+  const own = t.layout.scope("$2::text");
+  return `WITH RECURSIVE d(seq) AS (SELECT $1::bigint UNION ALL ${childrenOf("d", t.messages, own)})
+  SELECT max(d.seq) AS seq FROM d
+  WHERE NOT EXISTS (SELECT 1 FROM ${t.messages} c WHERE c.parent_seq = d.seq${own("c")})`;
+});
+
 /**
  * Deletes messages and splices their children onto their parents; the tip moves only if it was deleted, to its
- * nearest surviving ancestor (none: an empty path), never to another branch.
+ * nearest surviving ancestor (none: an empty path), then, unless `tip` is "ancestor", to the newest leaf below it;
+ * never to a leaf outside that ancestor's subtree (contract/provider.ts DeleteTip).
  */
 export async function deleteRows(
   executor: Executor,
   t: KeyedTables,
   sessionId: string,
   ids: readonly string[],
+  tip: DeleteTip = "newest-leaf",
 ) {
   const own = t.layout.routeParams(sessionId);
   await executor.transaction(async (query) => {
@@ -157,7 +169,11 @@ export async function deleteRows(
     const gone = Number(result?.gone ?? 0);
     if (!result || gone === 0) return;
     if (result.moved && result.moved.length > 0) await query(rebuildSql(t), [result.moved, ...own]);
-    const leaf = result.leaf_gone ? result.leaf_parent : head.leaf_seq;
+    let leaf = result.leaf_gone ? result.leaf_parent : head.leaf_seq;
+    if (result.leaf_gone && leaf !== null && tip === "newest-leaf") {
+      const [below] = await query<{ seq: string | number | null }>(newestLeafBelowSql(t), [leaf, ...own]);
+      leaf = below?.seq ?? leaf;
+    }
     await query(refreshHeadSql(t), [head.num, leaf, gone, new Date().toISOString(), ...own]);
     await forgetMessages(query, t, sessionId, result.ids ?? []); // their facts' sources; a fact left with none goes
   });

@@ -251,8 +251,8 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionW
   }
 
   /**
-   * The active path's tip: the newest message appended (a deleted tip gives way to its parent, which may have other
-   * replies), or null when the path is empty.
+   * The active path's tip: the newest message appended (a deleted tip gives way to the newest leaf below its nearest
+   * surviving ancestor; see deleteMessages), or null when the path is empty.
    */
   async getLatestLeaf(): Promise<M | null> {
     return (await this.parts()).provider.getLatestLeaf();

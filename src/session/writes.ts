@@ -9,6 +9,7 @@
 import type { SessionMessage } from "../contract/message.js";
 import type {
   AppendOptions,
+  DeleteOptions,
   ImportMessageOptions,
   SessionProvider,
   UpsertOptions,
@@ -142,12 +143,13 @@ export abstract class SessionWrites<M extends SessionMessage = SessionMessage> {
   }
 
   /**
-   * Deletes messages; their children are spliced onto their parents, and a deleted tip gives way to its nearest
-   * surviving ancestor, so the active path is the previous one minus them (another branch never takes its place).
+   * Deletes messages; their children are spliced onto their parents, and a deleted tip gives way to the newest leaf
+   * below its nearest surviving ancestor (a deleted regenerated answer brings back the one it replaced), or to that
+   * ancestor itself with `{ tip: "ancestor" }` (see DeleteTip); never to a leaf outside that ancestor's subtree.
    */
-  async deleteMessages(messageIds: string[]): Promise<void> {
+  async deleteMessages(messageIds: string[], options?: DeleteOptions): Promise<void> {
     const { provider, compactor } = await this.parts();
-    await provider.deleteMessages(messageIds);
+    await provider.deleteMessages(messageIds, options);
     await compactor.broadcastIdle();
     notifyChanged(this.config.messagesChanged, { type: "delete", messageIds: [...messageIds] });
   }

@@ -2,6 +2,7 @@ import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
   AppendOptions,
   AppendResult,
+  DeleteTip,
   HistoryReadOptions,
   HistoryRowStat,
   RecentHistoryResult,
@@ -243,11 +244,11 @@ export class SqliteStoreProvider extends StoreProvider implements SessionProvide
     return { ...written, json };
   }
 
-  protected async writeDelete(messageIds: string[]): Promise<Logged> {
+  protected async writeDelete(messageIds: string[], tip: DeleteTip): Promise<Logged> {
     return this.driver.transaction(() => {
       const head = this.head();
       if (head) releaseMessages(this.driver, head.num, messageIds);
-      deleteRows(this.driver, this.sessionId, messageIds);
+      deleteRows(this.driver, this.sessionId, messageIds, tip);
       return this.logged({ type: "delete", ids: messageIds });
     });
   }

@@ -4,7 +4,7 @@
  * process can slip into the transaction, and a throw anywhere rolls the step back whole.
  */
 
-import type { AppendResult } from "../contract/provider.js";
+import type { AppendResult, DeleteTip } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { KEEP_RECORD } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
@@ -33,13 +33,18 @@ const GUARDED_ROW = `SELECT 1 AS found FROM agent_sessions WHERE id = ? AND ${ST
 const notFound = (sessionId: string) => new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
 
 /** Deletes messages as `deleteMessages` does, inside the step's transaction; answers the logged cursor. */
-function removeRows(store: SqliteBackend, sessionId: string, ids: readonly string[]): Logged {
+function removeRows(
+  store: SqliteBackend,
+  sessionId: string,
+  ids: readonly string[],
+  tip?: DeleteTip,
+): Logged {
   const { driver } = store;
   const head = driver.get<{ num: number }>("SELECT num FROM agent_session_heads WHERE session_id = ?", [
     sessionId,
   ]);
   if (head) releaseMessages(driver, head.num, ids);
-  deleteRows(driver, sessionId, ids);
+  deleteRows(driver, sessionId, ids, tip);
   const log = store.changeLog;
   return log ? { logged: log.record({ type: "delete", ids: [...ids], sessionId }) } : {};
 }
@@ -90,7 +95,8 @@ export async function writeSqliteStep(
       );
       onReplaced(i, { ...written, json });
     });
-    if (step.remove && step.remove.length > 0) removed(removeRows(store, sessionId, step.remove));
+    if (step.remove && step.remove.length > 0)
+      removed(removeRows(store, sessionId, step.remove, step.removeTip));
     let at: string | null | undefined = step.parentId;
     writes.forEach((write, i) => {
       const message = step.messages[i]!;

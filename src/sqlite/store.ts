@@ -18,6 +18,7 @@ import { openSqlite, type SqliteOptions, type SqliteSource } from "../sql/engine
 import { SqliteAttachments } from "../sql/media/sqlite.js";
 import { purgeSqlite } from "../sql/purge/sqlite.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
+import { stopStarted } from "../store/closing.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { logSettings } from "../store/feed/change-rows.js";
@@ -229,6 +230,8 @@ export class SqliteStore
 
   /** Indexes pending messages (so readers that cannot write find everything) and closes the connection. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    await stopStarted(this); // a chat's learning, cancelled before it can meet a closed store
     if (this.closed) return;
     this.closed = true;
     if (this.vectors) await this.vectors.close(); // no extra tick without an embedder

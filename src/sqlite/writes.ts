@@ -1,4 +1,5 @@
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type { DeleteTip } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
@@ -134,9 +135,15 @@ function rewrite(
 /**
  * Deletes messages and splices: each deleted message's children move up to its parent, so the rest of the
  * conversation stays on its path. Overlays ending or starting at a deleted message are dropped. A deleted tip
- * gives way to its nearest surviving ancestor (none: an empty path), never to another branch.
+ * gives way to its nearest surviving ancestor (none: an empty path), then, unless `tip` is "ancestor", to the
+ * newest leaf below it, never to a leaf outside that ancestor's subtree (contract/provider.ts DeleteTip).
  */
-export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly string[]): void {
+export function deleteRows(
+  driver: SqlDriver,
+  sessionId: string,
+  ids: readonly string[],
+  tip: DeleteTip = "newest-leaf",
+): void {
   driver.transaction(() => {
     const head = driver.get<Head>("SELECT num, leaf_seq FROM agent_session_heads WHERE session_id = ?", [
       sessionId,
@@ -167,6 +174,8 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
       if (node.seq === leaf) leaf = node.parent_seq;
     }
     if (deleted.length === 0) return;
+    if (tip === "newest-leaf" && leaf !== head.leaf_seq && leaf !== null)
+      leaf = newestLeafBelow(driver, leaf);
     forgetMessages(driver, sessionId, deleted); // their facts' sources; a fact left with none goes
     // Shallowest first, so a subtree rebuilt as part of a larger one is not rebuilt twice.
     const roots = [...moved]
@@ -186,6 +195,16 @@ export function deleteRows(driver: SqlDriver, sessionId: string, ids: readonly s
       [leaf, deleted.length, new Date().toISOString(), head.num],
     );
   });
+}
+
+// O(the ancestor's subtree), paid only when a delete takes the tip: usually the deleted answer's siblings.
+const NEWEST_LEAF_BELOW = `WITH RECURSIVE sub(seq) AS (
+    SELECT ? UNION ALL SELECT m.seq FROM agent_messages m JOIN sub ON m.parent_seq = sub.seq
+  ) SELECT max(s.seq) AS seq FROM sub s WHERE NOT EXISTS (SELECT 1 FROM agent_messages c WHERE c.parent_seq = s.seq)`;
+
+/** The newest childless row of `top`'s subtree (`top` itself when it has no children). */
+function newestLeafBelow(driver: SqlDriver, top: number): number {
+  return driver.get<{ seq: number | null }>(NEWEST_LEAF_BELOW, [top])?.seq ?? top;
 }
 
 /**

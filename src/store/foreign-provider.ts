@@ -142,6 +142,7 @@ export class ForeignProvider extends StoreProvider {
     return written((await this.inner.updateMessage(message)) ?? { updated: true }, json);
   }
 
+  // A reference provider moves its tip by its own rule: the tip option is not passed on.
   protected async writeDelete(ids: string[]): Promise<Logged> {
     await this.inner.deleteMessages(ids);
     return {};

@@ -6,10 +6,13 @@
  * write of a provider.
  */
 
+import { z } from "zod";
 import type { CompactionDetails, SessionMessage, StoredCompaction } from "../contract/message.js";
 import type {
   AppendOptions,
   AppendResult,
+  DeleteOptions,
+  DeleteTip,
   ImportMessageOptions,
   Siblings,
   UpdateResult,
@@ -19,6 +22,9 @@ import type {
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { assertId, assertParentId } from "../message/ids.js";
+import { optionsArg } from "../options-arg.js";
+import { parseInput } from "../schema/parse.js";
+import { rule } from "../schema/to-session-error.js";
 import { newCompaction } from "./compactions.js";
 import type { ChangeFeed } from "./feed/feed.js";
 import {
@@ -39,6 +45,13 @@ import {
   prepareServerWrite,
 } from "./write-policy.js";
 import { answer, type Logged, type Written } from "./written.js";
+
+/** deleteMessages' options: where a deleted tip goes (contract/provider.ts DeleteTip). */
+const deleteOptions = z.object({
+  tip: z
+    .enum(["newest-leaf", "ancestor"], rule(`deleteMessages' tip is "newest-leaf" or "ancestor"`, "one_of"))
+    .default("newest-leaf"),
+});
 
 /** What a provider needs of its store to run the pipeline: the store's policy and its feed. */
 export interface ProviderContext {
@@ -89,9 +102,10 @@ export abstract class StoreProvider {
   protected abstract writeUpdate(write: PreparedWrite): Promise<Written<UpdateResult>>;
   /**
    * Deletes rows (validated, non-empty ids) and splices their children onto their parents; answers the cursor
-   * of the change-log row when the backend logged the delete in its transaction.
+   * of the change-log row when the backend logged the delete in its transaction. A deleted tip goes where `tip`
+   * says (contract/provider.ts DeleteTip).
    */
-  protected abstract writeDelete(ids: string[]): Promise<Logged>;
+  protected abstract writeDelete(ids: string[], tip: DeleteTip): Promise<Logged>;
   /** Deletes every message and overlay of the session; answers as writeDelete does. */
   protected abstract writeClear(): Promise<Logged>;
   /** Stores a validated overlay; answers it as a read returns it, with its logged cursor, if any. */
@@ -180,14 +194,15 @@ export abstract class StoreProvider {
     return result;
   }
 
-  async deleteMessages(messageIds: string[]): Promise<void> {
+  async deleteMessages(messageIds: string[], options?: DeleteOptions): Promise<void> {
     if (!Array.isArray(messageIds)) {
       throw new SessionError("INVALID_ARGUMENT", "deleteMessages expects an array of message ids", {
         issues: [{ path: "messageIds", rule: "type" }],
       });
     }
     for (const [index, id] of messageIds.entries()) assertId(id, "A message id", `messageIds.${index}`);
-    const logged = messageIds.length > 0 ? (await this.writeDelete(messageIds)).logged : undefined;
+    const tip = parseInput(deleteOptions, optionsArg(options, "deleteMessages"), { path: "options" }).tip;
+    const logged = messageIds.length > 0 ? (await this.writeDelete(messageIds, tip)).logged : undefined;
     await publishDelete(this.context.feed, this.sessionId, messageIds, logged);
   }
 

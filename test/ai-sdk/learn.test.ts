@@ -239,7 +239,7 @@ for (const [name, create] of [
       });
       assert.equal(await store.session("r1").getLatestLeaf(), null, "nothing stored");
       assert.throws(() => sessionMemory({ store: bare, sessionId: "r2", learn }), { code: "UNSUPPORTED" });
-      assert.throws(() => sessionMemory({ store, sessionId: "r2", learn: { extractor: "x" } as never }), {
+      assert.throws(() => sessionMemory({ store, sessionId: "r2", learn: { extractor: 42 } as never }), {
         code: "INVALID_ARGUMENT",
       });
       await store.close();

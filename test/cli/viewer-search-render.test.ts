@@ -152,7 +152,7 @@ describe("viewer search hits", () => {
       marker?.children.some((c) => c.tag === "button"),
       false,
     );
-    assert.equal(render([]).box.textContent, "0 matches");
+    assert.equal(render([]).box.textContent, "0 matchesNo message matches this search.");
   });
 
   test("a hit that is another hit's context is highlighted in place, and every turn is shown once", () => {

@@ -180,4 +180,58 @@ describe("the chat example in headless Chromium", { skip }, () => {
       await store.close();
     }
   });
+
+  test("a late answer: the page shows it whole with a note that it was not kept, no error, the store keeps the newer message", async () => {
+    const logged: string[] = [];
+    const onWarning = (warning: Error) => logged.push(`warning ${warning.name}: ${warning.message}`);
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => logged.push(`console.error ${args.map(String).join(" ")}`);
+    process.on("warning", onWarning);
+    try {
+      await page.goto(`${app.url}?chat=late`);
+      await settled(0);
+      await page.fill('[data-testid="input"]', "Answer slowly please");
+      await page.press('[data-testid="input"]', "Enter");
+      await page.waitForFunction(
+        `(document.querySelectorAll('[data-testid="message"] [data-testid="text"]')[1]?.textContent ?? "").includes("word3")`,
+      );
+      // Another tab sends the next message while this page's answer still streams: the store takes it.
+      const store = new SqliteStore(db);
+      try {
+        const [question] = await store.session("late").getHistory();
+        const other = await fetch(`${app.url}api/chat`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            id: "late",
+            messages: [question, { id: "u2", role: "user", parts: [{ type: "text", text: "Or Friday?" }] }],
+            trigger: "submit-message",
+          }),
+        });
+        assert.equal(other.status, 200);
+        await other.text();
+        await page.waitForSelector('[data-testid="not-kept"]');
+        const shown = await settled(2);
+        assert.match(shown[1]!, /^Answer \d+: (word\d+ ){39}word40\.$/, "the streamed answer stays whole");
+        assert.equal(await page.locator('[data-testid="status"]').textContent(), "ready");
+        assert.deepEqual(pageErrors, []);
+        const stored = (await store.session("late").getHistory()).map(textOf);
+        assert.equal(stored.length, 3, JSON.stringify(stored));
+        assert.deepEqual(stored.slice(0, 2), ["Answer slowly please", "Or Friday?"]);
+        assert.match(stored[2]!, /you said "Or Friday\?"/, "the newer message's answer, not the late one");
+      } finally {
+        await store.close();
+      }
+      await page.reload();
+      assert.deepEqual(
+        (await settled(3)).slice(0, 2),
+        ["Answer slowly please", "Or Friday?"],
+        "after a reload",
+      );
+      assert.deepEqual(logged, [], "nothing logged as a failure");
+    } finally {
+      process.off("warning", onWarning);
+      console.error = consoleError;
+    }
+  });
 });

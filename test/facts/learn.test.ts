@@ -245,7 +245,9 @@ test("two learners on one session: the one holding the lease learns, the other l
 
 test("bad options are INVALID_ARGUMENT; a store without facts is UNSUPPORTED", async () => {
   const store = new MemoryStore();
-  await assert.rejects(learnFacts(store, { extractor: "model" as never }), { code: "INVALID_ARGUMENT" });
+  await assert.rejects(learnFacts(store, { extractor: { modelId: "no doGenerate" } as never }), {
+    code: "INVALID_ARGUMENT",
+  });
   await assert.rejects(learnFacts(store, { extractor: async () => [], window: 0 }), {
     code: "INVALID_ARGUMENT",
   });

@@ -1,9 +1,11 @@
 // The AI SDK model extractor (ai 6 and 7: AGENT_SESSION_AI=6 runs this file on 6) with a mock language model.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { customProvider, type LanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { learnFacts } from "../../src/facts/learn.js";
 import { DEFAULT_FACT_PROMPT } from "../../src/facts/prompt.js";
+import type { LearnOptions } from "../../src/facts/types.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { appendTurns } from "./helpers.js";
 
@@ -172,4 +174,35 @@ test("an answer that is not JSON of facts fails the batch (retried, then skipped
   assert.equal(model.doGenerateCalls.length, 2);
   assert.equal(report.skipped.length, 1);
   assert.equal(errors.length, 2);
+});
+
+test("a model id string (ai@7's LanguageModel holds one) is resolved as the AI SDK resolves it", async () => {
+  const store = new MemoryStore();
+  await appendTurns(store, "s", ["I moved to Boston.", "Noted!"]);
+  const model = mockModel([
+    {
+      facts: [
+        { text: "The user moved to Boston.", about: "user", sources: ["m0"], action: "add", target: null },
+      ],
+    },
+  ]);
+  // The AI SDK's own resolution of a string: the global default provider (else the Vercel AI Gateway).
+  const global = globalThis as { AI_SDK_DEFAULT_PROVIDER?: unknown };
+  const before = global.AI_SDK_DEFAULT_PROVIDER;
+  global.AI_SDK_DEFAULT_PROVIDER = customProvider({ languageModels: { "mock/facts-1": model } });
+  try {
+    const id: LanguageModel = "mock/facts-1"; // the type a gateway model id has: assignable to `extractor`
+    const options: LearnOptions = { extractor: id };
+    const report = await learnFacts(store, { ...options, sessionIds: ["s"] });
+    assert.equal(report.added, 1);
+    const [fact] = (await store.facts.list({ sessionId: "s" })).facts;
+    assert.equal(fact?.producer, "model:mock/facts-1");
+    assert.equal(model.doGenerateCalls.length, 1);
+  } finally {
+    global.AI_SDK_DEFAULT_PROVIDER = before;
+  }
+  await assert.rejects(learnFacts(store, { extractor: "" }), {
+    code: "INVALID_ARGUMENT",
+    message: /extractor must be a function \(input\) => facts, an AI SDK language model or a model id string/,
+  });
 });

@@ -1,10 +1,12 @@
 // What the purge tests share: a known string written where a session's text lives (messages, a compaction summary,
-// a block, search entries), deleted every way the API deletes, and how many times it is left in a store's bytes.
+// a block, search entries, a learned fact), deleted every way the API deletes, and how many times it is left in a store's bytes.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { blockKey } from "../../src/context/block-keys.js";
+import { hasFactStore } from "../../src/contract/facts.js";
 import type { SessionStore } from "../../src/contract/store.js";
 import { SessionManager } from "../../src/manager/manager.js";
+import { fact } from "../../src/testing/contract/facts-harness.js";
 import { msg } from "../../src/testing/contract/harness.js";
 
 /** The string that must leave the store's files; one word, so the search index holds it as a term too. */
@@ -28,7 +30,8 @@ const kept = (i: number) => `kept text number ${i} ${"other words of a message "
 /**
  * Writes the marker into 50 messages of one session (interleaved with a kept session's messages, so pages hold
  * both), a compaction summary, a block and search entries, plus 20 marked messages cleared with `clearMessages`
- * and 10 removed with `deleteMessages`; searches, so the index holds the marker; then deletes every marked thing.
+ * and 10 removed with `deleteMessages`, and a fact (removed with `facts.delete`); searches, so the indexes hold the
+ * marker; then deletes every marked thing.
  */
 export async function writeAndDelete(store: SessionStore): Promise<void> {
   const full = store as FullStore;
@@ -45,6 +48,11 @@ export async function writeAndDelete(store: SessionStore): Promise<void> {
   await manager.addCompaction(gone.id, `summary of ${MARKER}`, "g0", "g10");
   await full.blocks.setBlock(blockKey("notes", gone.id), `notes about ${MARKER}`);
   await full.entries.setEntry("facts", "one", `fact about ${MARKER}`);
+  const facts = hasFactStore(store) ? store.facts : null;
+  const scope = { sessionId: keep.id };
+  await facts?.add(scope, [fact(`a fact about ${MARKER}`, [[keep.id, "k0"]], { id: "marked" })]);
+  if (facts && (await facts.search(scope, MARKER)).length === 0)
+    throw new Error("the fact index should hold it");
   const hits = await store.searchMessages(MARKER, { limit: 100 });
   if (hits.length === 0) throw new Error("the search index should hold the marker before the deletes");
   await manager.delete(gone.id);
@@ -55,6 +63,7 @@ export async function writeAndDelete(store: SessionStore): Promise<void> {
   );
   await full.blocks.deleteBlocks([blockKey("notes", gone.id)]);
   await full.entries.deleteEntries("facts");
+  if (facts && !(await facts.delete(scope, "marked"))) throw new Error("the fact should be deleted");
   if ((await store.searchMessages(MARKER)).length !== 0) throw new Error("the deletes should leave no hit");
 }
 

@@ -1,6 +1,7 @@
 // The MCP server's fact tools (docs/MCP.md, "Facts"): list_facts and forget_fact reach the server's owner's facts
 // only, a list is bounded with a marker counting the rest, forget_fact invalidates (history kept) and is offered
-// only with writes, search_memory returns fact hits when asked; every refusal is an `Error: …` text.
+// only with writes, delete_fact removes a fact's text (forget_fact says it keeps it), search_memory returns fact
+// hits when asked; every refusal is an `Error: …` text.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
@@ -189,5 +190,24 @@ for (const backend of BACKENDS)
       assert.ok(following && !seen.has(following), "the cursor goes on after the last fact shown");
       assert.match(next.text, new RegExp(`\\[${150 - shown - 1} more current facts`));
       await client.close();
+    });
+
+    test("forget_fact says it keeps the text; delete_fact removes it, only with writes, in scope", async () => {
+      const tools = (await aliceWrites.listTools()).tools;
+      const forget = tools.find((tool) => tool.name === "forget_fact");
+      assert.match(forget?.description ?? "", /not deleted: its text stays stored.*delete_fact/);
+      assert.ok(!(await alice.listTools()).tools.some((tool) => tool.name === "delete_fact"), "writes only");
+      const off = await call(alice, "delete_fact", { fact: "lyon" });
+      assert.match(off.text, /^Error: delete_fact changes the store.*--writes/);
+      const other = await call(aliceWrites, "delete_fact", { fact: "oslo" });
+      assert.equal(other.text, 'Error: fact "oslo" of owner "alice" not found');
+      assert.equal((await store.facts.get({ owner: "bob" }, "oslo"))?.status, "current", "Bob's untouched");
+      // An invalidated fact (forget_fact kept its text) is deleted too, text and all.
+      assert.equal((await store.facts.get({ owner: "bob" }, "bob-tea"))?.status, "invalidated");
+      const done = await call(bob, "delete_fact", { fact: "bob-tea" });
+      assert.equal(done.text, 'Deleted fact "bob-tea" of owner "bob": its text is no longer stored.');
+      assert.equal(await store.facts.get({ owner: "bob" }, "bob-tea"), null);
+      const history = await call(bob, "list_facts", { status: ["invalidated"] });
+      assert.doesNotMatch(history.text, /green tea/);
     });
   });

@@ -233,7 +233,8 @@ export async function rewriteStored(
     // No guard to check: no registry statement per batch.
     const provider = store.session(sessionId);
     for (const message of rewrites) await replaceInPlace(provider, message);
-    if (stale.length > 0) await provider.deleteMessages([...stale]);
+    // The stored path becomes exactly the saved state: never an older branch below its last message.
+    if (stale.length > 0) await provider.deleteMessages([...stale], { tip: "ancestor" });
     return;
   }
   for (let from = 0; from < rewrites.length || (from === 0 && stale.length > 0); from += WRITE_BATCH) {
@@ -245,6 +246,7 @@ export async function rewriteStored(
       guard: false,
       replace: rewrites.slice(from, to),
       remove: to >= rewrites.length ? stale : undefined,
+      removeTip: "ancestor",
       source: AGENT_SOURCE,
       owner,
     });

@@ -10,7 +10,8 @@ export const ls: Command = {
   description:
     "Lists registered sessions newest activity first, then sessions that hold messages but were never registered " +
     "(written through a plain Session), by id. Message counts cover every branch. The session of a Session " +
-    'created without forSession has the empty id and shows as (default session); --json gives its id as "".',
+    'created without forSession has the empty id and shows as (default session); --json gives its id as "". ' +
+    "A pinned session (which a retention sweep never erases) shows PINNED: yes; --json gives pinned: true or false.",
   positionals: [],
   required: 0,
   options: {
@@ -26,8 +27,9 @@ export const ls: Command = {
     if (out.json) return out.result(sessions);
     if (sessions.length === 0)
       return out.line(`No sessions${owner === undefined ? "" : ` of ${owner}`} in ${location}.`);
-    // The owner column only when some listed session has one: a store without owners lists as before.
+    // The owner and pin columns only when some listed session has one: a store without them lists as before.
     const owners = sessions.some((s) => s.owner !== null);
+    const pins = sessions.some((s) => s.pinned);
     const rows = sessions.map((s) => [
       s.id === "" ? DEFAULT_SESSION_LABEL : s.id,
       s.registered ? (s.nameSealed ? "(sealed name)" : s.name || '""') : "(unregistered)",
@@ -36,9 +38,14 @@ export const ls: Command = {
       s.usage ? `${s.usage.inputTokens}/${s.usage.outputTokens}` : "-",
       s.usage ? `$${s.usage.cost.toFixed(4)}` : "-",
       ...(owners ? [s.owner ?? "-"] : []),
+      ...(pins ? [s.pinned ? "yes" : "-"] : []),
     ]);
-    const header = ["ID", "NAME", "MESSAGES", "LAST ACTIVITY (UTC)", "TOKENS IN/OUT", "COST"];
-    for (const line of table([owners ? [...header, "OWNER"] : header, ...rows])) {
+    const header = [
+      ...["ID", "NAME", "MESSAGES", "LAST ACTIVITY (UTC)", "TOKENS IN/OUT", "COST"],
+      ...(owners ? ["OWNER"] : []),
+      ...(pins ? ["PINNED"] : []),
+    ];
+    for (const line of table([header, ...rows])) {
       await out.line(line);
     }
   },

@@ -10,7 +10,7 @@ export const mcp: Command = {
   description:
     "Runs an MCP server over the database: ranked recall across sessions (search_memory, with the filters of " +
     "'search'), the turns around a hit, a session's history in pages, the session list, learned facts (list_facts), " +
-    "and context blocks. Every tool only reads unless --writes adds write_block and forget_fact. --owner keeps to one owner's sessions: another " +
+    "and context blocks. Every tool only reads unless --writes adds write_block, forget_fact and delete_fact. --owner keeps to one owner's sessions: another " +
     "owner's are not found; an encrypted owner needs the app's keyring (--keyring or --master-key-file). Outputs are bounded, with a marker saying how to read on. By default it speaks MCP " +
     "on stdin/stdout (what a client starts); --http PORT serves Streamable HTTP at http://127.0.0.1:PORT/mcp " +
     "instead (0 = any free port), answering only requests addressed to a local host name. See docs/MCP.md.",
@@ -18,7 +18,10 @@ export const mcp: Command = {
   required: 0,
   options: {
     owner: OWNER_OPTION,
-    writes: { type: "boolean", description: "offer write_block and forget_fact (default: read-only)" },
+    writes: {
+      type: "boolean",
+      description: "offer write_block, forget_fact and delete_fact (default: read-only)",
+    },
     http: {
       type: "string",
       value: "<port>",

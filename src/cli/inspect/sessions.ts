@@ -20,6 +20,8 @@ export interface SessionSummary {
   source: string | null;
   /** Whose session it is (see docs/MANAGER.md, Owners); null when it has none or is unregistered. */
   owner: string | null;
+  /** True when the session is pinned (a retention sweep never erases it); false when not, or unregistered. */
+  pinned: boolean;
   endReason: string | null;
   createdAt: string | null;
   /** Last activity (the registry's `updated_at`); null for an unregistered session. */
@@ -54,6 +56,7 @@ function fromInfo(id: string, info: SessionInfo | null): SessionSummary {
     model: info?.model ?? null,
     source: info?.source ?? null,
     owner: info?.owner ?? null,
+    pinned: info?.pinned === true,
     endReason: info?.end_reason ?? null,
     createdAt: info?.created_at ?? null,
     updatedAt: info?.updated_at ?? null,

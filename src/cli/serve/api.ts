@@ -1,3 +1,4 @@
+import { hasFactStore } from "../../contract/facts.js";
 import type { SessionStore } from "../../contract/store.js";
 import { CliError } from "../errors.js";
 import { sessionBlocks } from "../inspect/blocks.js";
@@ -46,7 +47,12 @@ export const API_ROUTES: Record<string, ApiRoute> = {
   async sessions(store, query) {
     const limit = wholeParam(query, "limit", 1, MAX_VIEWER_SESSIONS) ?? VIEWER_SESSIONS;
     const sessions = await listSessions(store, limit + 1, ownerParam(query));
-    return { sessions: sessions.slice(0, limit), more: sessions.length > limit };
+    // keepsFacts: the page says that a search of the whole store leaves the facts out.
+    return {
+      sessions: sessions.slice(0, limit),
+      more: sessions.length > limit,
+      keepsFacts: hasFactStore(store),
+    };
   },
 
   // One session: its summary and its whole tree, as small nodes (the page draws the graph from them).

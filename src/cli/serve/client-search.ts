@@ -47,6 +47,11 @@ function renderHits(box, hits, ui) {
 
   box.textContent = "";
   box.appendChild(ui.el("h3", null, hits.length + (hits.length === 1 ? " match" : " matches")));
+  if (hits.length === 0) box.appendChild(ui.el("p", "muted", "No message matches this search."));
+  // A search of the whole store reads no facts (they are kept per owner or session: docs/FACTS.md#recall).
+  if (ui.factsLeftOut && ui.factsLeftOut()) {
+    box.appendChild(ui.el("p", "muted facts-left-out", "Facts were left out: a search of the whole store does not read learned facts, so no turn is found through one. Open the viewer with ?owner=<owner> to search an owner's sessions with their facts."));
+  }
   hitGroups(hits).forEach(function (found) {
     var group = ui.el("div", "hit-group");
     if (found.after !== null) group.appendChild(ui.el("div", "muted fork", "… continues after " + found.after + ", on another branch"));

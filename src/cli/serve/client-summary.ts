@@ -23,6 +23,7 @@ function renderSummary(box, data, ui) {
   // Most plain conversations (a Session without a SessionManager) have no registry row: a fact, not a warning.
   fact(facts, "source", s.registered ? s.source : "not registered");
   if (s.owner) fact(facts, "owner", s.owner);
+  if (s.pinned) fact(facts, "pinned", "yes (a retention sweep never erases it)");
   // An unregistered session (written without the manager) has no registry times: its messages' are shown.
   var times = data.nodes.map(function (n) { return n.createdAt; }).filter(Boolean).sort();
   fact(facts, "created", s.createdAt ? time(s.createdAt) : times.length ? time(times[0]) + " (first message)" : "unknown");

@@ -13,7 +13,7 @@ export const CLIENT_SCRIPT = `
   // seq numbers requests: an answer that arrives after a newer click is dropped instead of overwriting it.
   // search: the parameters of the results shown (null: none), kept in the address with the open branch.
   // mark: a fact's source marked in the branch shown ({ session, leaf, id }), marked again when that branch is redrawn.
-  var state = { session: null, leaf: null, tree: null, view: null, seq: 0, search: null, searchSeq: 0, mark: null };
+  var state = { session: null, leaf: null, tree: null, view: null, seq: 0, search: null, searchSeq: 0, mark: null, keepsFacts: false };
   var $ = function (id) { return document.getElementById(id); };
   // The page's own ?owner= goes with every request: the list, the search, each session's routes (another's: 404).
   var owner = new URLSearchParams(location.search).get("owner");
@@ -117,13 +117,17 @@ export const CLIENT_SCRIPT = `
       var sessions = answer.sessions;
       var nav = $("sessions");
       nav.textContent = "";
+      state.keepsFacts = answer.keepsFacts;
       if (sessions.length === 0) nav.appendChild(el("p", "muted", "No sessions."));
+      // An empty store shows what it is, not an empty graph, its legend and a facts panel (they wait for a session).
+      if (sessions.length === 0 && state.session === null) $("summary").textContent = "This store has no sessions" + (owner ? " of " + owner : "") + " yet.";
       sessions.forEach(function (s) {
         var button = el("button", s.id === state.session ? "selected" : "");
         button.setAttribute("data-session-id", s.id);
         var heading = sessionTitle(s);
         var title = el("div", null, heading);
         if (s.endReason) title.appendChild(el("span", "tag", "ended: " + s.endReason));
+        if (s.pinned) title.appendChild(el("span", "tag", "pinned"));
         button.appendChild(title);
         var facts = (s.id === "" || heading === s.id ? "" : s.id + " · ") + count(s.messages, "message") + (s.updatedAt ? " · " + time(s.updatedAt) : "");
         button.appendChild(el("div", "muted", facts));
@@ -202,6 +206,7 @@ export const CLIENT_SCRIPT = `
 
   function openSession(id, leaf) {
     state.session = id;
+    $("layout").hidden = false;
     live.following = !leaf;
     follow(id);
     // Opening a session leaves the results (a phone shows one or the other), and the address says so.
@@ -248,7 +253,9 @@ export const CLIENT_SCRIPT = `
     showSource(ui, sessionId, messageId);
   } });
 
-  var searchUi = { el: el, label: sessionLabel, open: openSession, openSummary: openSummary };
+  var searchUi = { el: el, label: sessionLabel, open: openSession, openSummary: openSummary, factsLeftOut: function () {
+    return state.keepsFacts && !owner;
+  } };
   // The search form's fields, as named in the address and the API, with the form's defaults.
   var SEARCH_DEFAULTS = { q: "", branch: "all", role: "", context: "0" };
 

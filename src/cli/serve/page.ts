@@ -31,6 +31,7 @@ main { display: grid; grid-template-columns: 260px 1fr; height: calc(100vh - 44p
 #detail { overflow: auto; padding: 12px 16px; }
 #summary h2 { margin: 0 0 4px; font-size: 18px; }
 .facts { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 6px 0 12px; }
+.layout[hidden] { display: none; }
 .layout { display: grid; grid-template-columns: minmax(220px, max-content) minmax(0, 1fr); gap: 16px; align-items: start; }
 .graph-panel { position: sticky; top: 0; max-width: 45vw; }
 #graph { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 6px; max-height: calc(100vh - 230px);
@@ -139,7 +140,7 @@ export function renderPage(nonce: string, title: string): string {
   <section id="detail">
     <div id="results"></div>
     <div id="summary"><p class="muted">Pick a session on the left, or search.</p></div>
-    <div class="layout">
+    <div class="layout" id="layout" hidden>
       <div class="graph-panel">
         <div id="graph" aria-label="Branch tree"></div>
         <ul class="muted legend" id="legend">

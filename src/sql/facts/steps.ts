@@ -225,6 +225,18 @@ export function* setStatus(
   return (yield s.status(scope, id, status, by)).length > 0;
 }
 
+/**
+ * Fact `id` of the scope deleted whatever its status, in the caller's transaction, with its sources and index rows
+ * (its vector is a column of its row); a fact it had superseded is re-linked or current again, as in an erasure.
+ */
+export function* deleteFact(s: FactStatements, scope: string, id: string): Program<boolean> {
+  const [row] = yield s.byId(scope, id);
+  if (row === undefined) return false;
+  yield s.drop([scope], [Number(row.seq)]);
+  yield* reattach(s, [row]);
+  return true;
+}
+
 /** One statement's rows (a mark read, a claim, an advance, a release, an ownership read). */
 export function* one(step: Step): Program<Row[]> {
   return yield step;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { SessionStore } from "../../contract/store.js";
 import type { Suite } from "../runner.js";
-import { appendChain, type ContractTarget, ids, msg, withStore } from "./harness.js";
+import { appendChain, type ContractTarget, ids, msg, rejectsWithCode, withStore } from "./harness.js";
 
 /** Session "a": u → q → a1, and a2 beside a1 under q (a regenerated answer, the tip). */
 async function regenerated(store: SessionStore) {
@@ -45,28 +45,39 @@ export function deleteSpec({ describe, test }: Suite, target: ContractTarget): v
         assert.deepEqual(ids(await s.getHistory()), ["u", "a2"]);
       }));
 
-    test("deleting the latest leaf moves the tip to its parent, not to another branch", () =>
+    test("deleting the latest leaf of a linear history pops to the previous message", () =>
       withStore(target, async (store) => {
         const s = store.session("a");
         await appendChain(store, "a", 3);
-        await s.appendMessage(msg("b"), "m0");
-        await s.deleteMessages(["b"]);
-        // The active path is the previous one minus the deleted message, even where its tip now has replies.
-        assert.equal((await s.getLatestLeaf())?.id, "m0");
-        assert.deepEqual(ids(await s.getHistory()), ["m0"]);
-        assert.equal(await s.getPathLength(), 1);
-        assert.deepEqual(ids(await s.getHistory("m2")), ["m0", "m1", "m2"]);
-        await s.deleteMessages(["m2", "m1", "m0"]);
+        await s.deleteMessages(["m2"]);
+        assert.equal((await s.getLatestLeaf())?.id, "m1");
+        assert.deepEqual(ids(await s.getHistory()), ["m0", "m1"]);
+        assert.equal(await s.getPathLength(), 2);
+        await s.deleteMessages(["m1", "m0"]);
         assert.equal(await s.getLatestLeaf(), null);
         assert.deepEqual(await s.getHistory(), []);
         await s.appendMessage(msg("fresh"));
         assert.deepEqual(ids(await s.getHistory()), ["fresh"]);
       }));
 
-    test("deleting a regenerated answer keeps its question the tip: the older answer does not come back", () =>
+    test("deleting a regenerated answer brings back the answer it replaced", () =>
       withStore(target, async (store) => {
         const s = await regenerated(store);
         await s.deleteMessages(["a2"]);
+        assert.deepEqual(ids(await s.getHistory()), ["u", "q", "a1"]);
+        assert.equal((await s.getLatestLeaf())?.id, "a1");
+        assert.equal(await s.getPathLength(), 3);
+        // A conversation continued below the original answer comes back whole, at its newest leaf.
+        await s.appendMessage(msg("q2"));
+        await s.appendMessage(msg("a3"), "q");
+        await s.deleteMessages(["a3"]);
+        assert.deepEqual(ids(await s.getHistory()), ["u", "q", "a1", "q2"]);
+      }));
+
+    test('with tip: "ancestor", deleting a regenerated answer keeps its question the tip', () =>
+      withStore(target, async (store) => {
+        const s = await regenerated(store);
+        await s.deleteMessages(["a2"], { tip: "ancestor" });
         assert.deepEqual(ids(await s.getHistory()), ["u", "q"]);
         assert.equal((await s.getLatestLeaf())?.id, "q");
         assert.deepEqual(ids(await s.getBranches("q")), ["a1"]);
@@ -74,8 +85,9 @@ export function deleteSpec({ describe, test }: Suite, target: ContractTarget): v
         await s.appendMessage(msg("a3"), undefined, { expectedLeafId: "q" });
         assert.deepEqual(ids(await s.getHistory()), ["u", "q", "a3"]);
         assert.deepEqual(ids(await s.getBranches("q")), ["a1", "a3"]);
-        await s.deleteMessages(["a3", "q"]);
+        await s.deleteMessages(["a3", "q"], { tip: "ancestor" });
         assert.deepEqual(ids(await s.getHistory()), ["u"]);
+        await rejectsWithCode(s.deleteMessages(["u"], { tip: "parent" as "ancestor" }), "INVALID_ARGUMENT");
       }));
 
     test("deleting the tip of a long branch never switches to a newer side branch", () =>
@@ -88,7 +100,7 @@ export function deleteSpec({ describe, test }: Suite, target: ContractTarget): v
         assert.deepEqual(ids(await s.getHistory()), ["m0", "m1", "m2"]);
       }));
 
-    test("a tip deleted with its ancestors moves to the nearest surviving one, in any order of ids", () =>
+    test("a tip deleted with its ancestors moves below the nearest surviving one, in any order of ids", () =>
       withStore(target, async (store) => {
         for (const [session, order] of [
           ["x", ["m3", "m2"]],
@@ -99,8 +111,9 @@ export function deleteSpec({ describe, test }: Suite, target: ContractTarget): v
           await s.appendMessage(msg("side"), "m1");
           await s.appendMessage(msg("m4"), "m3");
           await s.deleteMessages(["m4", ...order]);
-          assert.deepEqual(ids(await s.getHistory()), ["m0", "m1"], session);
-          assert.equal(await s.getPathLength(), 2, session);
+          // m1 survives; the newest leaf below it is the side branch (never one outside m1's subtree).
+          assert.deepEqual(ids(await s.getHistory()), ["m0", "m1", "side"], session);
+          assert.equal(await s.getPathLength(), 3, session);
         }
       }));
 

@@ -1,13 +1,13 @@
 // Forgetting facts with deleted messages: deleting messages (deleteMessages, clearMessages, an agent step's removal)
 // drops them from every fact's sources, whatever its scope; a fact left without sources goes, and a fact it had
 // superseded is re-linked or current again (as in an erasure). The session's learn mark stays. Skipped without facts
-// or registry.
+// or registry. `facts.delete` removes one fact outright (its row, sources, index and vector), where `invalidate` keeps it.
 import assert from "node:assert/strict";
 import type { FactCapableStore, FactScope } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
 import { SessionManager } from "../../manager/manager.js";
 import type { Suite } from "../runner.js";
-import { addAliceFacts, fact, ownedSession, withOwnedFacts } from "./facts-harness.js";
+import { addAliceFacts, exportedFacts, fact, ownedSession, withOwnedFacts } from "./facts-harness.js";
 import type { ContractTarget } from "./harness.js";
 
 type Store = FactCapableStore & RegistryCapableStore;
@@ -97,6 +97,46 @@ export function factsDeletesSpec({ describe, test }: Suite, target: ContractTarg
         await store.facts.add(alice, [fact("Alice is back.", [["a1", "a1-9"]], { id: "back" })]);
         await store.session("a1").deleteMessages(["a1-9"]);
         assert.equal(await store.facts.get(alice, "back"), null);
+      }));
+
+    test("facts.delete removes a fact whatever its status, unlike invalidate, which keeps its text", (t) =>
+      withOwnedFacts(t, target, async (store) => {
+        await seed(store);
+        assert.equal(await store.facts.invalidate(alice, "dog"), true);
+        assert.equal(
+          (await store.facts.get(alice, "dog"))?.text,
+          "Alice has a dog.",
+          "invalidated: text kept",
+        );
+        assert.equal(await store.facts.delete(alice, "dog"), true);
+        assert.equal(await store.facts.get(alice, "dog"), null);
+        assert.equal(await store.facts.delete(alice, "dog"), false, "gone already");
+        // The current fact that superseded another goes; the one it replaced is current again.
+        assert.equal(await store.facts.delete(alice, "boston"), true);
+        const paris = await store.facts.get(alice, "paris");
+        assert.deepEqual([paris?.status, paris?.supersededBy], ["current", null]);
+        assert.deepEqual(await ids(store, alice), ["both", "paris"]);
+        assert.deepEqual(
+          (await store.facts.search(alice, "Boston")).map((h) => h.fact.id),
+          [],
+          "not found by search",
+        );
+        assert.deepEqual(
+          (await store.facts.search(alice, "dog", ALL)).map((h) => h.fact.id),
+          ["both"],
+        );
+        assert.deepEqual((await exportedFacts(store)).map((f) => f.id).sort(), ["both", "paris", "tea"]);
+        assert.deepEqual(
+          (await store.facts.list(alice, { sourcesIn: ["a1-0"] })).facts,
+          [],
+          "its sources went with it",
+        );
+        // Another scope's id is not found there, and stays.
+        assert.equal(await store.facts.delete(alice, "tea"), false);
+        assert.deepEqual(await ids(store, { sessionId: "a1" }), ["tea"]);
+        // A message delete after it finds nothing to forget, and keeps the other facts' sources.
+        await store.session("a1").deleteMessages(["a1-0"]);
+        assert.deepEqual(await ids(store, alice), ["both", "paris"]);
       }));
   });
 }

@@ -77,6 +77,12 @@ export function factsDoorsSpec({ describe, test }: Suite, target: ContractTarget
           "Alice lives in Lyon.",
         ]);
         assert.equal((await alice.facts.search("Lyon")).length, 0);
+        // Delete removes it, text and all; another owner's fact is unknown to it too.
+        assert.equal(await alice.facts.delete(oslo!.id), false);
+        assert.equal((await store.facts.get({ owner: "bob" }, oslo!.id))?.status, "current");
+        assert.equal(await alice.facts.delete(lyon!.id), true);
+        assert.equal(await alice.facts.get(lyon!.id), null);
+        assert.deepEqual((await alice.facts.list({ status: ["invalidated"] })).facts, []);
         await manager.close();
       }));
 
@@ -117,7 +123,9 @@ export function factsDoorsSpec({ describe, test }: Suite, target: ContractTarget
           { path: "sessionIds" },
         );
         await rejectsWithCode(manager.learn(42 as never, { extractor: saying }), "INVALID_ARGUMENT");
-        await rejectsWithCode(manager.learn("a1", { extractor: "gpt" } as never), "INVALID_ARGUMENT");
+        // A model id string is the AI SDK's to resolve; an empty one, or a value of another kind, is refused.
+        await rejectsWithCode(manager.learn("a1", { extractor: "" }), "INVALID_ARGUMENT");
+        await rejectsWithCode(manager.learn("a1", { extractor: 42 } as never), "INVALID_ARGUMENT");
         await manager.close();
       }));
 
