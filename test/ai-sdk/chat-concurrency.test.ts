@@ -172,7 +172,9 @@ for (const [name, create] of backends) {
       });
       assert.equal(second.parentId, "u2");
       // saveResponse (generateText's saveResult) rejects; a stream's onFinish ends it normally (chat-late-answer).
-      await assert.rejects(first.saveResponse(text("a1", "assistant", "Thursday works.")), { code: "CONFLICT" });
+      await assert.rejects(first.saveResponse(text("a1", "assistant", "Thursday works.")), {
+        code: "CONFLICT",
+      });
       await second.onFinish({ responseMessage: text("a2", "assistant", "Friday too.") });
       assert.deepEqual(
         (await session.getHistory()).map((m) => m.id),

@@ -226,5 +226,8 @@ declare abstract class WorkersR2Bucket {
   >;
   delete(keys: string | string[]): Promise<void>;
 }
-export const typedLikeWorkers = (env: { SKILLS_BUCKET: WorkersR2Bucket }) =>
+const typedLikeWorkers = (env: { SKILLS_BUCKET: WorkersR2Bucket }) =>
   new R2SkillProvider(env.SKILLS_BUCKET, { prefix: "skills/", keys: ["code-review"] });
+// Used, not exported: Biome's test rules (on since vitest is a dev dependency) forbid exports from a test file.
+test("a binding typed like Workers' R2Bucket type-checks", () =>
+  assert.equal(typeof typedLikeWorkers, "function"));
