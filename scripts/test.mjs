@@ -93,13 +93,7 @@ let vitestStatus = 0;
 if (vitestFiles.length > 0) {
   const vitest = spawnSync(
     process.execPath,
-    [
-      "node_modules/vitest/vitest.mjs",
-      "run",
-      "--config",
-      "test/langgraph/vitest.config.ts",
-      ...vitestFiles,
-    ],
+    ["node_modules/vitest/vitest.mjs", "run", "--config", "test/langgraph/vitest.config.ts", ...vitestFiles],
     { stdio: "inherit", env },
   );
   vitestStatus = vitest.status ?? 1;
