@@ -14,8 +14,11 @@ export interface StoredCheckpoint {
   data: Uint8Array;
   metadataType: string;
   metadata: Uint8Array;
-  /** The version of each channel it holds (stored beside the bytes, so a read finds the values without them). */
-  versions: Record<string, string>;
+  /**
+   * The version of each channel it holds, as the runtime gave them (stored in clear beside the bytes, as JSON, so a
+   * read finds the values without opening them; a version's value is keyed by its text).
+   */
+  versions: Record<string, string | number>;
 }
 
 /** One channel's value at one version; `data` null: the channel had no value at that version. */

@@ -135,7 +135,8 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     assertSessionId(checkpoint?.id, "checkpoint.id");
     await this.writable(key.threadId, this.ownerOf(config));
     // The values live in the values table, one row per channel version; the checkpoint keeps the rest.
-    const { channel_values, ...rest } = copyCheckpoint(checkpoint);
+    // and the channel versions are a column of their own (clear, so a read finds the values without the bytes).
+    const { channel_values, channel_versions, ...rest } = copyCheckpoint(checkpoint);
     const values = await Promise.all(
       Object.entries(newVersions ?? {}).map(async ([channel, version]) => {
         if (!(channel in channel_values))
@@ -148,9 +149,6 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped(rest),
       this.serde.dumpsTyped(metadata),
     ]);
-    const versions = Object.fromEntries(
-      Object.entries(checkpoint.channel_versions ?? {}).map(([c, v]) => [c, String(v)]),
-    );
     await this.store.checkpoints.put(
       {
         sessionId: key.threadId,
@@ -161,7 +159,7 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
         data,
         metadataType,
         metadata: metadataBytes,
-        versions,
+        versions: channel_versions ?? {},
       },
       values,
     );
@@ -212,7 +210,9 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
    */
   override getNextVersion(current: number | undefined): number {
     const whole = typeof current === "number" && Number.isFinite(current) ? Math.floor(current) : 0;
-    return whole + 1 + Math.random() / 2;
+    // Nine random digits: short in every checkpoint that names the version, and a collision one in a billion.
+    const fraction = String(1 + Math.floor(Math.random() * 999_999_999)).padStart(9, "0");
+    return Number(`${whole + 1}.${fraction}`);
   }
 
   // The run's owner: `configurable[ownerKey]` (null: none named, or no owner key).

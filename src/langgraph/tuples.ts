@@ -25,7 +25,10 @@ export interface TupleReader {
 
 /** The tuple of a stored checkpoint. */
 export async function tupleOf(r: TupleReader, read: CheckpointRead): Promise<CheckpointTuple> {
-  const base = (await r.serde.loadsTyped(read.type, read.data)) as Omit<Checkpoint, "channel_values">;
+  const base = (await r.serde.loadsTyped(read.type, read.data)) as Omit<
+    Checkpoint,
+    "channel_values" | "channel_versions"
+  >;
   const channel_values: Record<string, unknown> = {};
   for (const v of read.values) {
     if (v.data !== null && v.type !== "empty")
@@ -34,7 +37,7 @@ export async function tupleOf(r: TupleReader, read: CheckpointRead): Promise<Che
   const checkpoint: Checkpoint = {
     ...base,
     channel_values,
-    channel_versions: base.channel_versions ?? {},
+    channel_versions: { ...read.versions },
     versions_seen: base.versions_seen ?? {},
   };
   if (checkpoint.v < 4 && read.parentId !== null) await migrateSends(r, checkpoint, read);

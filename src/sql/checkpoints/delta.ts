@@ -87,42 +87,38 @@ export interface ChainRow {
 }
 
 /**
- * The bytes of `version` from a chain read's rows of one channel (`rows` by version), memoized in `built`; undefined
- * when a row of the chain is missing (a chain never is: its rows are immutable and deleted only with the thread).
+ * The bytes of `version` from a chain read's rows of one channel (`rows` by version); undefined when a row of the
+ * chain is missing (a chain never is: its rows are immutable and deleted only with the thread). Rebuilt in one
+ * buffer from the full row up: each delta cuts it to its prefix and appends its suffix, so a chain costs its stored
+ * bytes once, not its depth times the value's length.
  */
-export function rebuild(
-  rows: ReadonlyMap<string, ChainRow>,
-  version: string,
-  built: Map<string, Uint8Array | null>,
-): Uint8Array | null | undefined {
+export function rebuild(rows: ReadonlyMap<string, ChainRow>, version: string): Uint8Array | null | undefined {
   const path: ChainRow[] = [];
-  let at: string | null = version;
-  let bytes: Uint8Array | null | undefined;
-  // Down to a full row or a version built already, then up again.
-  while (at !== null) {
-    if (built.has(at)) {
-      bytes = built.get(at);
-      break;
-    }
+  for (let at: string | null = version; at !== null; ) {
     const row = rows.get(at);
-    if (!row) return undefined;
+    if (!row || path.length > rows.size) return undefined;
     path.push(row);
     at = row.base;
   }
-  for (let i = path.length - 1; i >= 0; i--) {
+  const full = path[path.length - 1] as ChainRow;
+  if (full.data === null) return path.length === 1 ? null : undefined;
+  let buffer = new Uint8Array(Math.max(full.data.length, 64));
+  buffer.set(full.data, 0);
+  let length = full.data.length;
+  for (let i = path.length - 2; i >= 0; i--) {
     const row = path[i] as ChainRow;
-    if (row.base === null) bytes = row.data;
-    else {
-      if (!bytes || bytes.length < row.prefix) return undefined;
-      const suffix = row.data ?? new Uint8Array();
-      const next = new Uint8Array(row.prefix + suffix.length);
-      next.set(bytes.subarray(0, row.prefix), 0);
-      next.set(suffix, row.prefix);
-      bytes = next;
+    const suffix = row.data ?? new Uint8Array();
+    if (row.prefix > length) return undefined;
+    const needed = row.prefix + suffix.length;
+    if (needed > buffer.length) {
+      const grown = new Uint8Array(Math.max(needed, buffer.length * 2));
+      grown.set(buffer.subarray(0, row.prefix), 0);
+      buffer = grown;
     }
-    built.set(row.version, bytes ?? null);
+    buffer.set(suffix, row.prefix);
+    length = needed;
   }
-  return bytes;
+  return buffer.slice(0, length);
 }
 
 /** The versions of channels this process wrote or read last, per session, namespace and channel (bounded). */

@@ -134,7 +134,7 @@ export function postgresCheckpoints(t: Tables): CheckpointStatements {
         data.data,
         c.metadataType,
         metadata.data,
-        JSON.stringify(Object.entries(c.versions)),
+        JSON.stringify(c.versions),
         data.sealed,
       ]),
     putValue: (sessionId, ns, v, plan, data) =>

@@ -62,16 +62,18 @@ export function openReads(
     const ns = String(r.ns);
     const id = String(r.id);
     const g = group(sessionId, ns);
-    const values = Object.entries(versionsOf(r)).flatMap(([channel, version]) => {
+    const values = Object.entries(versionsOf(r)).flatMap(([channel, named]) => {
+      const version = String(named);
       const row = chains.get(g)?.get(channel)?.get(version);
       if (!row) return [];
+      // A version several checkpoints of the page name is rebuilt once.
       const memo = built.get(g) as Map<string, Map<string, Uint8Array | null>>;
-      if (!memo.has(channel)) memo.set(channel, new Map());
-      const bytes = rebuild(
-        chains.get(g)?.get(channel) as Map<string, ChainRow>,
-        version,
-        memo.get(channel) as Map<string, Uint8Array | null>,
-      );
+      const known = memo.get(channel) ?? new Map<string, Uint8Array | null>();
+      memo.set(channel, known);
+      const bytes = known.has(version)
+        ? known.get(version)
+        : rebuild(chains.get(g)?.get(channel) as Map<string, ChainRow>, version);
+      if (bytes !== undefined) known.set(version, bytes);
       if (bytes === undefined)
         throw new SessionError(
           "STORAGE",
@@ -112,7 +114,7 @@ export function openReads(
 }
 
 // The channel versions a checkpoint row names (its `versions` column: the JSON of `[channel, version]` pairs).
-export function versionsOf(row: Row): Record<string, string> {
-  const text = row.versions instanceof Uint8Array ? utf8Decode(row.versions) : String(row.versions ?? "[]");
-  return Object.fromEntries(JSON.parse(text) as [string, string][]);
+export function versionsOf(row: Row): Record<string, string | number> {
+  const text = row.versions instanceof Uint8Array ? utf8Decode(row.versions) : String(row.versions ?? "{}");
+  return JSON.parse(text) as Record<string, string | number>;
 }

@@ -5,7 +5,12 @@
 import { command, query } from "../program.js";
 import type { CheckpointStatements } from "./steps.js";
 
-/** Migration 27: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. */
+/**
+ * Migration 27: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. The
+ * checkpoints' rows (a few hundred bytes) live in their primary key's tree (WITHOUT ROWID: no second copy of the
+ * keys); values and writes hold a message or more each, which an index tree would spill to an overflow page past
+ * ~1 KB, so they keep a rowid table (a row stays on its page up to ~4 KB).
+ */
 export const CHECKPOINT_TABLES = [
   `CREATE TABLE IF NOT EXISTS agent_checkpoints (
     session_id TEXT NOT NULL,
@@ -19,7 +24,7 @@ export const CHECKPOINT_TABLES = [
     versions TEXT NOT NULL,
     sealed INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (session_id, ns, id)
-  )`,
+  ) WITHOUT ROWID`,
   // The page across sessions is newest first by id.
   "CREATE INDEX IF NOT EXISTS agent_checkpoints_id ON agent_checkpoints(id)",
   `CREATE TABLE IF NOT EXISTS agent_checkpoint_values (
@@ -73,7 +78,7 @@ export const sqliteCheckpoints: CheckpointStatements = {
         data.data,
         c.metadataType,
         metadata.data,
-        JSON.stringify(Object.entries(c.versions)),
+        JSON.stringify(c.versions),
         flag(data.sealed),
       ],
     ),
@@ -179,27 +184,28 @@ export const sqliteCheckpoints: CheckpointStatements = {
       WHERE session_id = ? AND ns = ? AND checkpoint_id IN (SELECT value FROM json_each(?))`,
       [sessionId, ns, JSON.stringify(ids)],
     ),
+  // CROSS JOIN keeps the chain outside: each step is one primary-key look-up, not a scan of the thread's values.
   chain: (sessionId, ns, wanted) =>
     query(
       `WITH RECURSIVE chain(channel, version) AS (
         SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j
         UNION
-        SELECT v.channel, v.base FROM chain c JOIN agent_checkpoint_values v
+        SELECT v.channel, v.base FROM chain c CROSS JOIN agent_checkpoint_values v
           ON v.session_id = ? AND v.ns = ? AND v.channel = c.channel AND v.version = c.version
         WHERE v.base IS NOT NULL
       )
       SELECT v.channel, v.version, v.tag, v.type, v.base, v.prefix, v.data, v.depth, v.chain, v.sealed
-      FROM chain c JOIN agent_checkpoint_values v
+      FROM chain c CROSS JOIN agent_checkpoint_values v
         ON v.session_id = ? AND v.ns = ? AND v.channel = c.channel AND v.version = c.version`,
       [JSON.stringify(wanted), sessionId, ns, sessionId, ns],
     ),
   footprint: (sessionId) =>
     query(
-      `SELECT (SELECT count(*) FROM agent_checkpoints WHERE session_id = ?1) AS n,
-        coalesce((SELECT sum(length(data) + length(metadata) + length(versions)) FROM agent_checkpoints WHERE session_id = ?1), 0)
-        + coalesce((SELECT sum(coalesce(length(data), 0)) FROM agent_checkpoint_values WHERE session_id = ?1), 0)
-        + coalesce((SELECT sum(length(data)) FROM agent_checkpoint_writes WHERE session_id = ?1), 0) AS bytes`,
-      [sessionId],
+      `SELECT (SELECT count(*) FROM agent_checkpoints WHERE session_id = ?) AS n,
+        coalesce((SELECT sum(length(data) + length(metadata) + length(versions)) FROM agent_checkpoints WHERE session_id = ?), 0)
+        + coalesce((SELECT sum(coalesce(length(data), 0)) FROM agent_checkpoint_values WHERE session_id = ?), 0)
+        + coalesce((SELECT sum(length(data)) FROM agent_checkpoint_writes WHERE session_id = ?), 0) AS bytes`,
+      [sessionId, sessionId, sessionId, sessionId],
     ),
 };
 

@@ -184,8 +184,10 @@ export function* around(s: CheckpointStatements, rows: Row[]): Program<Found> {
     const at: Group = groups.get(g) ?? { sessionId, ns, ids: [], wanted: new Map() };
     groups.set(g, at);
     at.ids.push(String(r.id));
-    for (const [channel, version] of Object.entries(versionsOf(r)))
+    for (const [channel, named] of Object.entries(versionsOf(r))) {
+      const version = String(named);
       at.wanted.set(JSON.stringify([channel, version]), [channel, version]);
+    }
   }
   const chains = new Map<string, Row[]>();
   const writes = new Map<string, Row[]>();
