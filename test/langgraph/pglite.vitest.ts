@@ -5,10 +5,12 @@ import { validate } from "@langchain/langgraph-checkpoint-validation";
 import { it } from "vitest";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/store.js";
+import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 
-if (process.env.AGENT_SESSION_PGLITE === "off") {
-  console.log("# skipping the conformance suite on PGlite: AGENT_SESSION_PGLITE=off");
-  it.skip("PGlite: AGENT_SESSION_PGLITE=off", () => {});
+const off = pgliteSwitchedOff();
+if (off) {
+  console.log(`# skipping the conformance suite on PGlite: ${off}`);
+  it.skip(`PGlite: ${off}`, () => {});
 } else {
   let db: PGlite | undefined;
   let n = 0;
