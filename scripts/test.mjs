@@ -33,7 +33,13 @@ const filters = process.argv.slice(2);
 const files = testFiles("test")
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort((a, b) => Number(FIRST.includes(b)) - Number(FIRST.includes(a)) || (a < b ? -1 : a > b ? 1 : 0));
-if (files.length === 0) {
+// LangGraph's checkpoint conformance suite runs under vitest, its own runner (test/langgraph/vitest.config.ts): the
+// *.vitest.ts files, after the node:test files, when no filter is given or a filter names one of them.
+const vitestFiles = readdirSync(join("test", "langgraph"))
+  .filter((name) => name.endsWith(".vitest.ts"))
+  .map((name) => join("test", "langgraph", name))
+  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
+if (files.length === 0 && vitestFiles.length === 0) {
   console.error(`No test files match ${filters.join(", ")}`);
   process.exit(1);
 }
@@ -74,13 +80,22 @@ const reporters = [main, "./test/helpers/slowest-tests.mjs"].flatMap((reporter) 
   `--test-reporter=${reporter}`,
   "--test-reporter-destination=stdout",
 ]);
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", concurrency, ...reporters, ...files],
-  {
-    stdio: "inherit",
-    env,
-  },
-);
+const result =
+  files.length === 0
+    ? { status: 0 }
+    : spawnSync(process.execPath, ["--import", "tsx", "--test", concurrency, ...reporters, ...files], {
+        stdio: "inherit",
+        env,
+      });
 rmSync(bundleDir, { recursive: true, force: true });
-process.exit(result.status ?? 1);
+
+let vitestStatus = 0;
+if (vitestFiles.length > 0) {
+  const vitest = spawnSync(
+    process.execPath,
+    ["node_modules/vitest/vitest.mjs", "run", "--config", "test/langgraph/vitest.config.ts", ...vitestFiles],
+    { stdio: "inherit", env },
+  );
+  vitestStatus = vitest.status ?? 1;
+}
+process.exit(result.status === 0 ? vitestStatus : (result.status ?? 1));

@@ -7,6 +7,7 @@
  */
 
 import type { SessionInfo } from "../contract/registry.js";
+import { forgetCheckpoints } from "../sql/checkpoints/postgres.js";
 import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
@@ -100,6 +101,7 @@ export class PostgresSessionRegistry extends SqlRegistry {
       const [result] = await query<{ existed: boolean }>(...deleteStatement(this.t, id, num));
       await deleteKeyed(query, this.t, id, keys);
       await query(forgetStreamSql(this.t), [id]); // a running answer's chunks go with the session
+      for (const s of forgetCheckpoints(this.t, id)) await query(s.sql, s.params); // a LangGraph thread's too
       await forgetFacts(query, this.t, id); // every fact with a source in it, and its learn mark
       const removed = result?.existed === true;
       if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce

@@ -2,6 +2,7 @@ import type { WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+import { checkpointTablesSql } from "../sql/checkpoints/postgres.js";
 import { backfillRecords, recordColumnsSql } from "../sql/context-records/postgres.js";
 import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
 import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
@@ -341,6 +342,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 24, statements: factSourceIndexSql },
   // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
   { version: 25, statements: factSealedColumnSql },
+  // A LangGraph thread's checkpoints, channel values and pending writes (sql/checkpoints/, docs/LANGGRAPH.md).
+  { version: 26, statements: checkpointTablesSql },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

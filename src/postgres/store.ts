@@ -33,6 +33,7 @@ import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
 import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
+import { PostgresCheckpoints } from "./checkpoints.js";
 import { citusSteps } from "./citus-steps.js";
 import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
@@ -79,6 +80,8 @@ export class PostgresStore
   readonly streams: PostgresStreams;
   /** Facts learned from the conversations, each with its source messages (docs/FACTS.md). */
   readonly facts: PostgresFacts;
+  /** A graph runtime's checkpoints (agent-session/langgraph, docs/LANGGRAPH.md). */
+  readonly checkpoints: PostgresCheckpoints;
   /** Lossless, streaming export and import of sessions, blocks and entries (what the CLI's export/import use). */
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
@@ -122,6 +125,7 @@ export class PostgresStore
     this.attachments = new PostgresAttachments(ready, this.tables);
     this.streams = new PostgresStreams(ready, this.tables);
     this.facts = new PostgresFacts(ready, this.tables, this.queryLimits);
+    this.checkpoints = new PostgresCheckpoints(ready, this.tables);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);
     this.changeLog = log

@@ -16,6 +16,7 @@ import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/reg
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { cursorOf, loggedAt } from "../store/written.js";
 import type { SqliteBackend } from "./backend.js";
+import { forgetCheckpoints } from "./checkpoints.js";
 import { forgetFacts } from "./facts.js";
 import { retokenizeOwned } from "./search/retokenize.js";
 import { forgetStream } from "./streams.js";
@@ -103,6 +104,7 @@ export class SqliteSessionRegistry extends SqlRegistry {
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
       forgetStream(this.driver, id); // a running answer's chunks go with the session
+      forgetCheckpoints(this.driver, id); // a LangGraph thread's checkpoints too
       forgetFacts(this.driver, id); // every fact with a source in it, and its learn mark
       deleteKeyed(this.driver, id, keys);
       const removed =

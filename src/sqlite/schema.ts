@@ -1,4 +1,5 @@
 import { SessionError } from "../errors.js";
+import { CHECKPOINT_TABLES } from "../sql/checkpoints/sqlite.js";
 import { addContextRecords } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
@@ -267,6 +268,8 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 25, statements: [], run: addFactSealedColumn },
   // The fact index kept in few segments, so a search reads few (facts.ts).
   { version: 26, statements: FACT_INDEX_MERGE },
+  // A LangGraph thread's checkpoints, channel values and pending writes (sql/checkpoints/, docs/LANGGRAPH.md).
+  { version: 27, statements: CHECKPOINT_TABLES },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {

@@ -28,6 +28,7 @@ import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { ensureHead } from "./append.js";
+import { SqliteCheckpoints } from "./checkpoints.js";
 import { SqliteBlockStore, SqliteEntryStore } from "./context-store.js";
 import { SqliteFacts } from "./facts.js";
 import { SqliteChangeLog } from "./feed/change-log.js";
@@ -76,6 +77,8 @@ export class SqliteStore
   readonly streams: SqliteStreams;
   /** Facts learned from the conversations, each with its source messages (docs/FACTS.md). */
   readonly facts: SqliteFacts;
+  /** A graph runtime's checkpoints (agent-session/langgraph, docs/LANGGRAPH.md). */
+  readonly checkpoints: SqliteCheckpoints;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   /**
@@ -130,6 +133,7 @@ export class SqliteStore
     this.attachments = new SqliteAttachments(() => this.driver);
     this.streams = new SqliteStreams(this.driver);
     this.facts = new SqliteFacts(this.driver, limits);
+    this.checkpoints = new SqliteCheckpoints(this.driver);
     this.transfer = new SqliteTransfer(this.driver, this);
     this.messageSearch = new SqliteMessageSearch(
       this.driver,

@@ -5,6 +5,7 @@
  * two reads (links are sharded by session, payloads by hash: a correlated subquery across shards is refused).
  */
 
+import { forgetCheckpoints } from "../checkpoints/postgres.js";
 import type { Query } from "../engines/postgres/client.js";
 import { call } from "../engines/postgres/program.js";
 import { statement, type Tables } from "../engines/postgres/tables.js";
@@ -106,6 +107,7 @@ export function postgresErase(t: Tables, h: PostgresEraseHelpers): EraseStatemen
       return yield* forgetSessionFacts(h.facts, id);
     },
     streams: (id) => command(h.forgetStream, [id]),
+    checkpoints: (id) => forgetCheckpoints(t, id),
     session: (id) => query(sessionSql(t), [id]),
     gone: (rows) => countOf(rows),
   };

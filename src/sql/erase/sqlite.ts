@@ -5,6 +5,7 @@
  * statements by sqlite/registry.ts, which builds the table.
  */
 
+import { FORGET_CHECKPOINTS } from "../checkpoints/sqlite.js";
 import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { call } from "../engines/sqlite/program.js";
 import { type FactStatements, forgetSessionFacts } from "../facts/steps.js";
@@ -72,6 +73,7 @@ export function sqliteErase(h: SqliteEraseHelpers): EraseStatements {
         h.forgetStream(driver, id);
         return [];
       }),
+    checkpoints: (id) => FORGET_CHECKPOINTS.map((sql) => command(sql, [id])),
     session: (id) => query("DELETE FROM agent_sessions WHERE id = ? RETURNING 1 AS gone", [id]),
     gone: (rows: Row[]) => rows.length,
   };

@@ -4,6 +4,7 @@
  * test/privacy/owner-data.test.ts fails when a migration makes a table or a text/bytes column not declared here.
  */
 import type { OwnerDataDeclaration } from "../../store/owner-data.js";
+import { checkpointTables } from "./checkpoints.js";
 
 const ERASED_WITH_SESSION = "deleted with its session (erase.ts)";
 
@@ -159,6 +160,22 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     purge: "rewrite",
     columns: { session_id: "id", stream_id: "id", chunk: "content" },
   },
+  // A LangGraph thread's checkpoints on its session's node: every statement but a page across threads names it.
+  ...checkpointTables(
+    (table, holds, tie, sealed, erasure, columns, sealedAs) => ({
+      table,
+      holds,
+      tie,
+      citus: "by-session",
+      citusColumn: "session_id",
+      sealed,
+      erasure,
+      purge: "rewrite",
+      columns,
+      ...(sealedAs ? { sealedAs } : {}),
+    }),
+    ERASED_WITH_SESSION,
+  ),
   {
     table: "agent_facts",
     holds:

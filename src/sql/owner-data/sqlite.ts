@@ -5,6 +5,7 @@
  * text/blob column not declared here. Every ordinary table is zeroed as it is deleted from (`secure_delete`).
  */
 import type { OwnerDataDeclaration, OwnerDataTable } from "../../store/owner-data.js";
+import { checkpointTables } from "./checkpoints.js";
 
 const WITH_SESSION = "deleted with its session (erase.ts)";
 const ZEROED = "zeroed" as const;
@@ -296,6 +297,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       holder: "meta",
     },
   ),
+  ...checkpointTables(plain, WITH_SESSION),
   plain("agent_session_schema", "the schema version", "none", "n/a", "never holds an owner's data", {}),
   {
     ...plain(

@@ -12,7 +12,16 @@ import { SessionError } from "../../errors.js";
 import { isSealed, keyId, openContent, type SealedKind, sealContent, sealedKeyId } from "./seal.js";
 
 /** Every kind of sealed column. */
-export const CODEC_KINDS = ["message", "overlay", "stream", "block", "entry", "fact", "name"] as const;
+export const CODEC_KINDS = [
+  "message",
+  "overlay",
+  "stream",
+  "block",
+  "entry",
+  "fact",
+  "name",
+  "checkpoint",
+] as const;
 
 /** A kind of sealed column (see the module comment). */
 export type CodecKind = (typeof CODEC_KINDS)[number];
@@ -27,6 +36,8 @@ export interface CodecBindings {
   entry: { label: string; key: string };
   fact: { scope: string; id: string };
   name: { sessionId: string };
+  /** `id`: the row's key within the session (sql/checkpoints/steps.ts `rowId`). */
+  checkpoint: { sessionId: string; id: string };
 }
 
 /** What the codec asks of a store's keys (ContentKeys answers it): whose a session is, and an owner's keys. */
@@ -58,6 +69,8 @@ interface Rule<K extends CodecKind> {
 
 // No session id holds U+0000: a block, entry or fact never opens as a message, nor one of them as another.
 const FACT_SCOPE = "\u0000fact:";
+// A checkpoint's bytes (LangGraph's, base64 inside) never open as a message of its session, nor one as the other.
+const CHECKPOINT_SCOPE = "\u0000checkpoint:";
 
 const RULES: { [K in CodecKind]: Rule<K> } = {
   message: {
@@ -112,6 +125,15 @@ const RULES: { [K in CodecKind]: Rule<K> } = {
     json: false,
     tilde: false,
     what: (b) => `Fact "${b.id}" of scope "${b.scope}"`,
+  },
+  checkpoint: {
+    label: "message",
+    scope: (b) => CHECKPOINT_SCOPE + b.sessionId,
+    id: (b) => b.id,
+    session: (b) => b.sessionId,
+    json: false,
+    tilde: false,
+    what: (b) => `a checkpoint row of session "${b.sessionId}"`,
   },
   name: {
     label: "name",

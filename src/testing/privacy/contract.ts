@@ -21,6 +21,7 @@ import type { OwnerDataDeclaration, OwnerDataFeature } from "../../store/owner-d
 import type { PurgeCapableStore } from "../../store/purge.js";
 import { eraseSelected, recordEraser, selectForSweep } from "../../store/retention.js";
 import { suiteOf, type TestApi } from "../runner.js";
+import { seedCheckpoints } from "./checkpoints.js";
 import { privacyEmbedder, VECTOR_MARK } from "./embedder.js";
 import { deleteKeepsSummary, type RowCounts, tableReach } from "./tables.js";
 
@@ -124,6 +125,7 @@ async function seedKept(instance: PrivacyInstance, manager: SessionManager): Pro
     const fact = { text: "kept fact", observedAt: 1, producer: "function:privacy", sources };
     await instance.store.facts.add({ sessionId: kept.id }, [fact]);
   }
+  await seedCheckpoints(instance.store, kept.id, "kept words");
   // Indexed and embedded now (a store that indexes lazily does it on a search), so the baseline holds those rows.
   await instance.store.searchMessages("kept");
   await vectorsOf(instance.store)?.backfill();
@@ -162,6 +164,8 @@ async function seed(instance: PrivacyInstance, manager: SessionManager): Promise
     await store.facts.advance(id, "privacy", 1, 0);
     await store.facts.search({ owner: OWNER }, SECRET);
   }
+  // A LangGraph thread's checkpoints, channel values (a delta among them) and pending writes.
+  await seedCheckpoints(store, id, SECRET);
   if (hasStreamStore(store)) {
     await store.streams.start(id, "answer", Date.now());
     await store.streams.append(id, "answer", [{ seq: 0, chunk: `data: ${SECRET}` }], Date.now());

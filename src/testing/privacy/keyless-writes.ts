@@ -6,6 +6,7 @@
  * Writes of a capability the store lacks (streams, steps, transfer, context rows) are left out.
  */
 import assert from "node:assert/strict";
+import { hasCheckpoints } from "../../contract/checkpoints.js";
 import { hasContextStorage } from "../../contract/context.js";
 import { type Fact, hasFactStore, type NewFact } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
@@ -15,6 +16,7 @@ import { hasTransfer, type TransferItem, type TransferRow } from "../../contract
 import { SessionManager } from "../../manager/manager.js";
 import type { Keyring } from "../../store/crypto/keyring.js";
 import { msg } from "../contract/harness.js";
+import { seedCheckpoints, writeCheckpoints } from "./checkpoints.js";
 
 /** What a refused write would have stored in clear: it must be in no byte of the store. */
 export const CLEAR = "zqxwouldbeclearq";
@@ -56,6 +58,7 @@ export async function seedAlice(store: RegistryCapableStore): Promise<string> {
     assert.equal(await store.streams.append(id, "s1", [{ seq: 0, chunk }], Date.now()), true);
     await store.streams.end(id, "s1", null, Date.now());
   }
+  await seedCheckpoints(store, id, ALICE_SECRET);
   if (hasFactStore(store)) {
     await store.facts.add({ owner: "alice" }, [{ ...fact(id, `fact ${ALICE_SECRET}`), id: "f0" }]);
     await store.facts.add({ sessionId: id }, [{ ...fact(id, `fact ${ALICE_SECRET}`), id: "f0" }]);
@@ -214,6 +217,8 @@ function otherWrites(store: RegistryCapableStore, alice: string, text: string): 
       ["an agent step's block", step({ messages: [], block: { key: `memory_${alice}`, content: text } })],
     );
   }
+  if (hasCheckpoints(store))
+    writes.push(["a LangGraph thread's checkpoint", () => writeCheckpoints(store, alice, text, "refused")]);
   if (hasTransfer(store))
     writes.push([
       "an import of her session's rows",

@@ -1,0 +1,253 @@
+/**
+ * LangGraph's checkpointer over any agent-session store (docs/LANGGRAPH.md): a thread is a session of the store's
+ * registry, its owner the run config's `configurable[ownerKey]`, and its checkpoints, channel values and pending
+ * writes the store's checkpoint tables (sql/checkpoints/), so erasure, purge, sealing, transfer placement and
+ * retention reach them. What LangGraph's own savers refuse, this refuses with the same plain `Error`s; the rest is
+ * a `SessionError` with a code.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  copyCheckpoint,
+  type PendingWrite,
+  type SerializerProtocol,
+  WRITES_IDX_MAP,
+} from "@langchain/langgraph-checkpoint";
+import type { CheckpointStore, StoredWrite } from "../contract/checkpoints.js";
+import { hasCheckpoints } from "../contract/checkpoints.js";
+import type { SessionRegistry } from "../contract/registry.js";
+import { hasSessionRegistry } from "../contract/registry.js";
+import { SessionError } from "../errors.js";
+import { assertSessionId } from "../message/ids.js";
+import { parseInput } from "../schema/parse.js";
+import { parseOwner } from "../store/owner.js";
+import { listOptionsOf, saverOptions, type ThreadKey, threadKey } from "./config.js";
+import { type TupleReader, tupleOf } from "./tuples.js";
+
+/** Options of {@link AgentSessionSaver}. */
+export interface AgentSessionSaverOptions {
+  /**
+   * The `configurable` key that names a run's owner (e.g. `"user_id"`): a thread is registered to it, and a config
+   * naming another owner (or none, for an owned thread) neither reads nor writes it. Absent: threads have no owner.
+   */
+  ownerKey?: string | undefined;
+  /** LangGraph's serializer (default: its JSON-plus serializer). */
+  serde?: SerializerProtocol | undefined;
+}
+
+/** A store the saver can keep threads in: its registry and its checkpoint tables. */
+export interface CheckpointerStore {
+  registry: SessionRegistry;
+  checkpoints: CheckpointStore;
+}
+
+// At most this many checkpoints read per page of a filtered list (a filter is applied to opened metadata).
+const FILTER_PAGE = 100;
+
+/** LangGraph's `BaseCheckpointSaver` over an agent-session store. */
+export class AgentSessionSaver extends BaseCheckpointSaver {
+  private readonly ownerKey: string | undefined;
+  private readonly reader: TupleReader;
+
+  constructor(
+    private readonly store: CheckpointerStore,
+    options: AgentSessionSaverOptions = {},
+  ) {
+    super(options?.serde);
+    if (!hasCheckpoints(store as never) || !hasSessionRegistry(store as never)) {
+      throw new SessionError(
+        "UNSUPPORTED",
+        "AgentSessionSaver needs a store with a registry and checkpoints",
+      );
+    }
+    parseInput(saverOptions, options ?? {}, { path: "options" });
+    this.ownerKey = options?.ownerKey;
+    this.reader = {
+      serde: this.serde,
+      parent: (read) => store.checkpoints.get(read.sessionId, read.ns, read.parentId),
+      firstVersion: () => this.getNextVersion(undefined),
+    };
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const key = threadKey(config);
+    if (key.threadId === undefined) return undefined;
+    if (!(await this.readable(key.threadId, this.ownerOf(config)))) return undefined;
+    const read = await this.store.checkpoints.get(key.threadId, key.ns, key.checkpointId ?? null);
+    return read ? tupleOf(this.reader, read) : undefined;
+  }
+
+  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const key = threadKey(config, true);
+    const owner = this.ownerOf(config);
+    if (key.threadId !== undefined && !(await this.readable(key.threadId, owner))) return;
+    const { before, filter, limit: asked } = listOptionsOf(options);
+    let left = asked;
+    let after: { sessionId: string; ns: string; id: string } | undefined;
+    while (left > 0) {
+      // Without a filter a page is what is asked for; with one, pages until enough metadata matched.
+      const limit = filter ? FILTER_PAGE : Math.min(left, FILTER_PAGE);
+      const page = await this.store.checkpoints.page({
+        sessionId: key.threadId,
+        owner,
+        ns: key.ns,
+        id: key.checkpointId,
+        before,
+        after,
+        limit,
+      });
+      for (const read of page) {
+        const tuple = await tupleOf(this.reader, read);
+        if (
+          filter &&
+          !Object.entries(filter).every(
+            ([k, v]) => (tuple.metadata as Record<string, unknown> | undefined)?.[k] === v,
+          )
+        )
+          continue;
+        yield tuple;
+        if (--left <= 0) return;
+      }
+      const last = page[page.length - 1];
+      if (!last || page.length < limit) return;
+      after = { sessionId: last.sessionId, ns: last.ns, id: last.id };
+    }
+  }
+
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
+    const key = threadKey(config);
+    if (key.threadId === undefined) {
+      throw new Error(
+        'Failed to put checkpoint. The passed RunnableConfig is missing a required "thread_id" field in its "configurable" property.',
+      );
+    }
+    assertSessionId(checkpoint?.id, "checkpoint.id");
+    await this.writable(key.threadId, this.ownerOf(config));
+    // The values live in the values table, one row per channel version; the checkpoint keeps the rest.
+    // and the channel versions are a column of their own (clear, so a read finds the values without the bytes).
+    const { channel_values, channel_versions, ...rest } = copyCheckpoint(checkpoint);
+    const values = await Promise.all(
+      Object.entries(newVersions ?? {}).map(async ([channel, version]) => {
+        if (!(channel in channel_values))
+          return { channel, version: String(version), type: "empty", data: null };
+        const [type, data] = await this.serde.dumpsTyped(channel_values[channel]);
+        return { channel, version: String(version), type, data };
+      }),
+    );
+    const [[type, data], [metadataType, metadataBytes]] = await Promise.all([
+      this.serde.dumpsTyped(rest),
+      this.serde.dumpsTyped(metadata),
+    ]);
+    await this.store.checkpoints.put(
+      {
+        sessionId: key.threadId,
+        ns: key.ns,
+        id: checkpoint.id,
+        parentId: key.checkpointId ?? null,
+        type,
+        data,
+        metadataType,
+        metadata: metadataBytes,
+        versions: channel_versions ?? {},
+      },
+      values,
+    );
+    return { configurable: { thread_id: key.threadId, checkpoint_ns: key.ns, checkpoint_id: checkpoint.id } };
+  }
+
+  async putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
+    const key = threadKey(config);
+    if (key.threadId === undefined) {
+      throw new Error(
+        'Failed to put writes. The passed RunnableConfig is missing a required "thread_id" field in its "configurable" property.',
+      );
+    }
+    if (key.checkpointId === undefined) {
+      throw new Error(
+        `Failed to put writes. The passed RunnableConfig is missing a required "checkpoint_id" field in its "configurable" property.`,
+      );
+    }
+    assertSessionId(taskId, "taskId");
+    await this.writable(key.threadId, this.ownerOf(config));
+    const stored: StoredWrite[] = await Promise.all(
+      writes.map(async ([channel, value], idx) => {
+        const [type, data] = await this.serde.dumpsTyped(value);
+        return { taskId, idx: WRITES_IDX_MAP[channel] ?? idx, channel, type, data, taskPath: taskPath ?? "" };
+      }),
+    );
+    // The special channels (errors, interrupts) replace their write; the others keep the first one stored.
+    const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    await this.store.checkpoints.putWrites(key.threadId, key.ns, key.checkpointId, stored, replace);
+  }
+
+  /** Deletes the thread as the store erases a session: its checkpoints, registry row and all (purge then scrubs). */
+  async deleteThread(threadId: string): Promise<void> {
+    assertSessionId(threadId, "threadId");
+    const registry = this.store.registry;
+    if (registry.erase) await registry.erase(threadId);
+    else await registry.delete(threadId);
+  }
+
+  /**
+   * The next version of a channel: the next whole number plus a random fraction, so the versions a fork makes from
+   * an earlier checkpoint never equal those of the branch it left (a version's value is stored once per thread).
+   */
+  override getNextVersion(current: number | undefined): number {
+    const whole = typeof current === "number" && Number.isFinite(current) ? Math.floor(current) : 0;
+    // Nine random digits: short in every checkpoint that names the version, and a collision one in a billion.
+    const fraction = String(1 + Math.floor(Math.random() * 999_999_999)).padStart(9, "0");
+    return Number(`${whole + 1}.${fraction}`);
+  }
+
+  // The run's owner: `configurable[ownerKey]` (null: none named, or no owner key).
+  private ownerOf(config: RunnableConfig): string | null {
+    if (this.ownerKey === undefined) return null;
+    const value = config.configurable?.[this.ownerKey];
+    return value === undefined || value === null ? null : parseOwner(value, `configurable.${this.ownerKey}`);
+  }
+
+  // Whether the config's owner may read the thread: it is the thread's owner (none for both counts); a thread not
+  // registered reads as empty.
+  private async readable(threadId: string, owner: string | null): Promise<boolean> {
+    const info = await this.store.registry.get(threadId);
+    return info !== null && (info.owner ?? null) === owner;
+  }
+
+  // The thread registered to the config's owner on its first checkpoint; another owner's thread is refused.
+  private async writable(threadId: string, owner: string | null): Promise<void> {
+    let info = await this.store.registry.get(threadId);
+    if (!info) {
+      try {
+        info = await this.store.registry.create({ id: threadId, name: "", owner, source: "langgraph" });
+      } catch (error) {
+        // Another process registered it first: its owner decides.
+        if (!(error instanceof SessionError && error.code === "CONFLICT")) throw error;
+        info = await this.store.registry.get(threadId);
+      }
+    }
+    if ((info?.owner ?? null) !== owner) {
+      throw new SessionError(
+        "CONFLICT",
+        `Thread "${threadId}" is not the run's owner's (configurable.${this.ownerKey})`,
+      );
+    }
+  }
+}
+
+export type { ThreadKey };

@@ -1,0 +1,211 @@
+/**
+ * Postgres's statements of checkpoints (steps.ts has the steps) and its tables (migration 26). Every statement but a
+ * page across threads names its session, so on a Citus cluster (the tables sharded by session, sql/owner-data/) it
+ * is routed to the session's node; a chain read is one recursive query filtered by the session at each step.
+ */
+import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
+import { command, query, type Statement } from "../program.js";
+import type { CheckpointStatements } from "./steps.js";
+
+const names = (t: Tables) => ({
+  cps: qualified(t, "agent_checkpoints"),
+  values: qualified(t, "agent_checkpoint_values"),
+  writes: qualified(t, "agent_checkpoint_writes"),
+});
+
+/** Migration 26: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. */
+export function checkpointTablesSql(t: Tables): string[] {
+  const n = names(t);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${n.cps} (
+      session_id text NOT NULL,
+      ns text NOT NULL,
+      id text COLLATE "C" NOT NULL,
+      parent_id text,
+      type text NOT NULL,
+      data bytea NOT NULL,
+      metadata_type text NOT NULL,
+      metadata bytea NOT NULL,
+      versions text NOT NULL,
+      sealed boolean NOT NULL DEFAULT false,
+      PRIMARY KEY (session_id, ns, id)
+    )`,
+    `CREATE TABLE IF NOT EXISTS ${n.values} (
+      session_id text NOT NULL,
+      ns text NOT NULL,
+      channel text NOT NULL,
+      version text NOT NULL,
+      tag text NOT NULL,
+      type text NOT NULL,
+      base text,
+      prefix integer NOT NULL,
+      data bytea,
+      depth integer NOT NULL,
+      chain bigint NOT NULL,
+      sealed boolean NOT NULL DEFAULT false,
+      PRIMARY KEY (session_id, ns, channel, version)
+    )`,
+    `CREATE TABLE IF NOT EXISTS ${n.writes} (
+      session_id text NOT NULL,
+      ns text NOT NULL,
+      checkpoint_id text COLLATE "C" NOT NULL,
+      task_id text NOT NULL,
+      idx integer NOT NULL,
+      channel text NOT NULL,
+      type text NOT NULL,
+      data bytea NOT NULL,
+      task_path text NOT NULL,
+      sealed boolean NOT NULL DEFAULT false,
+      PRIMARY KEY (session_id, ns, checkpoint_id, task_id, idx)
+    )`,
+  ];
+}
+
+const COLUMNS = "session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed";
+
+const putCheckpointSql = statement(
+  (t) => `INSERT INTO ${names(t).cps} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    ON CONFLICT (session_id, ns, id) DO UPDATE SET parent_id = EXCLUDED.parent_id, type = EXCLUDED.type,
+      data = EXCLUDED.data, metadata_type = EXCLUDED.metadata_type, metadata = EXCLUDED.metadata,
+      versions = EXCLUDED.versions, sealed = EXCLUDED.sealed`,
+);
+const putValueSql = statement(
+  (t) => `INSERT INTO ${names(t).values}
+      (session_id, ns, channel, version, tag, type, base, prefix, data, depth, chain, sealed)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+    WHERE $7::text IS NULL OR EXISTS (SELECT 1 FROM ${names(t).values}
+      WHERE session_id = $1 AND ns = $2 AND channel = $3 AND version = $7 AND tag = $13)
+    ON CONFLICT DO NOTHING RETURNING 1 AS put`,
+);
+const writeSql = (replace: boolean) =>
+  statement(
+    (t) => `INSERT INTO ${names(t).writes}
+      (session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${
+      replace
+        ? "UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, data = EXCLUDED.data, task_path = EXCLUDED.task_path, sealed = EXCLUDED.sealed"
+        : "NOTHING"
+    }`,
+  );
+const replaceWriteSql = writeSql(true);
+const keepWriteSql = writeSql(false);
+const latestSql = statement(
+  (t) => `SELECT ${COLUMNS} FROM ${names(t).cps} WHERE session_id = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`,
+);
+const byIdSql = statement(
+  (t) => `SELECT ${COLUMNS} FROM ${names(t).cps} WHERE session_id = $1 AND ns = $2 AND id = $3`,
+);
+const writesSql = statement(
+  (t) => `SELECT checkpoint_id, task_id, idx, channel, type, data, task_path, sealed FROM ${names(t).writes}
+    WHERE session_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
+);
+// The chain of each wanted version down to its full row; every step names the session, so Citus routes it.
+const chainSql = statement(
+  (t) => `WITH RECURSIVE chain(channel, version) AS (
+      SELECT w.channel, w.version FROM unnest($3::text[], $4::text[]) AS w(channel, version)
+      UNION
+      SELECT v.channel, v.base FROM chain c JOIN ${names(t).values} v
+        ON v.session_id = $1 AND v.ns = $2 AND v.channel = c.channel AND v.version = c.version
+      WHERE v.base IS NOT NULL
+    )
+    SELECT v.channel, v.version, v.tag, v.type, v.base, v.prefix, v.data, v.depth, v.chain, v.sealed
+    FROM chain c JOIN ${names(t).values} v
+      ON v.session_id = $1 AND v.ns = $2 AND v.channel = c.channel AND v.version = c.version`,
+);
+const footprintSql = statement((t) => {
+  const n = names(t);
+  return `SELECT (SELECT count(*)::integer FROM ${n.cps} WHERE session_id = $1) AS n,
+    coalesce((SELECT sum(length(data) + length(metadata) + octet_length(versions)) FROM ${n.cps} WHERE session_id = $1), 0)
+    + coalesce((SELECT sum(coalesce(length(data), 0)) FROM ${n.values} WHERE session_id = $1), 0)
+    + coalesce((SELECT sum(length(data)) FROM ${n.writes} WHERE session_id = $1), 0) AS bytes`;
+});
+
+/** Postgres's statement table of checkpoints for the tables `t`. */
+export function postgresCheckpoints(t: Tables): CheckpointStatements {
+  return {
+    putCheckpoint: (c, data, metadata) =>
+      command(putCheckpointSql(t), [
+        c.sessionId,
+        c.ns,
+        c.id,
+        c.parentId,
+        c.type,
+        data.data,
+        c.metadataType,
+        metadata.data,
+        JSON.stringify(c.versions),
+        data.sealed,
+      ]),
+    putValue: (sessionId, ns, v, plan, data) =>
+      query(putValueSql(t), [
+        sessionId,
+        ns,
+        v.channel,
+        v.version,
+        v.tag,
+        v.type,
+        plan.base,
+        plan.prefix,
+        data?.data ?? null,
+        plan.depth,
+        plan.chain,
+        data?.sealed ?? false,
+        plan.baseTag,
+      ]),
+    putWrite: (sessionId, ns, checkpointId, w, data, replace) =>
+      command((replace ? replaceWriteSql : keepWriteSql)(t), [
+        sessionId,
+        ns,
+        checkpointId,
+        w.taskId,
+        w.idx,
+        w.channel,
+        w.type,
+        data.data,
+        w.taskPath,
+        data.sealed,
+      ]),
+    checkpoint: (sessionId, ns, id) =>
+      id === null ? query(latestSql(t), [sessionId, ns]) : query(byIdSql(t), [sessionId, ns, id]),
+    page: (q) => pageStatement(t, q),
+    writes: (sessionId, ns, ids) => query(writesSql(t), [sessionId, ns, ids]),
+    chain: (sessionId, ns, wanted) =>
+      query(chainSql(t), [sessionId, ns, wanted.map((w) => w[0]), wanted.map((w) => w[1])]),
+    footprint: (sessionId) => query(footprintSql(t), [sessionId]),
+  };
+}
+
+// A page's statement: its conditions vary with the query, so it is built per call (not memoized).
+function pageStatement(t: Tables, q: Parameters<CheckpointStatements["page"]>[0]): Statement {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (q.sessionId !== undefined) where.push(`session_id = ${p(q.sessionId)}`);
+  else {
+    where.push(
+      `session_id IN (SELECT id FROM ${t.sessions} WHERE owner IS NOT DISTINCT FROM ${p(q.owner ?? null)}::text)`,
+    );
+  }
+  if (q.ns !== undefined) where.push(`ns = ${p(q.ns)}`);
+  if (q.id !== undefined) where.push(`id = ${p(q.id)}`);
+  if (q.before !== undefined) where.push(`id < ${p(q.before)}`);
+  if (q.after !== undefined) {
+    where.push(`(id, session_id, ns) < (${p(q.after.id)}, ${p(q.after.sessionId)}, ${p(q.after.ns)})`);
+  }
+  return query(
+    `SELECT ${COLUMNS} FROM ${names(t).cps} WHERE ${where.join(" AND ")}
+    ORDER BY id DESC, session_id DESC, ns DESC LIMIT ${p(q.limit)}`,
+    params,
+  );
+}
+
+/** A session's checkpoints, values and writes deleted, one statement per table (its delete and erasure run them). */
+export function forgetCheckpoints(t: Tables, sessionId: string): Statement[] {
+  return Object.values(names(t)).map((table) =>
+    command(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]),
+  );
+}

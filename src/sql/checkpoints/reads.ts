@@ -1,0 +1,120 @@
+/**
+ * The read side of checkpoints (steps.ts): the values and writes of the checkpoint rows a read found, fetched with
+ * one chain read and one writes read per session and namespace, then opened and rebuilt.
+ */
+import type { CheckpointRead } from "../../contract/checkpoints.js";
+import { SessionError } from "../../errors.js";
+import { utf8Decode } from "../../runtime/bytes.js";
+import type { CodecKeys } from "../../store/crypto/row-codec.js";
+import type { Row } from "../program.js";
+import { type ChainRow, rebuild, type ValueCache } from "./delta.js";
+import { openedBytes, rowId } from "./sealing.js";
+
+/** The checkpoint rows a read found, with the chain rows and writes of each (session, namespace). */
+export interface Found {
+  rows: Row[];
+  chains: Map<string, Row[]>;
+  writes: Map<string, Row[]>;
+}
+
+const group = (sessionId: string, ns: string) => JSON.stringify([sessionId, ns]);
+
+/**
+ * The rows a read found, opened: each checkpoint with its values rebuilt from their chains (delta.ts) and its
+ * writes; `cache` (a read of one checkpoint) keeps the values as the bases of the next writes.
+ */
+export function openReads(
+  found: Found,
+  keys: CodecKeys | undefined,
+  cache: ValueCache | undefined,
+): CheckpointRead[] {
+  const built = new Map<string, Map<string, Map<string, Uint8Array | null>>>();
+  const chains = new Map<string, Map<string, Map<string, ChainRow>>>();
+  for (const [g, rows] of found.chains) {
+    const [sessionId, ns] = JSON.parse(g) as [string, string];
+    const byChannel = new Map<string, Map<string, ChainRow>>();
+    for (const r of rows) {
+      const channel = String(r.channel);
+      const version = String(r.version);
+      const data =
+        r.data === null || r.data === undefined
+          ? null
+          : openedBytes(keys, sessionId, rowId("v", ns, channel, version), r);
+      const row: ChainRow = {
+        version,
+        tag: String(r.tag),
+        type: String(r.type),
+        base: r.base === null || r.base === undefined ? null : String(r.base),
+        prefix: Number(r.prefix),
+        data,
+        depth: Number(r.depth),
+        chain: Number(r.chain),
+      };
+      const m = byChannel.get(channel) ?? new Map<string, ChainRow>();
+      byChannel.set(channel, m);
+      m.set(version, row);
+    }
+    chains.set(g, byChannel);
+    built.set(g, new Map());
+  }
+  return found.rows.map((r) => {
+    const sessionId = String(r.session_id);
+    const ns = String(r.ns);
+    const id = String(r.id);
+    const g = group(sessionId, ns);
+    const values = Object.entries(versionsOf(r)).flatMap(([channel, named]) => {
+      const version = String(named);
+      const row = chains.get(g)?.get(channel)?.get(version);
+      if (!row) return [];
+      // A version several checkpoints of the page name is rebuilt once.
+      const memo = built.get(g) as Map<string, Map<string, Uint8Array | null>>;
+      const known = memo.get(channel) ?? new Map<string, Uint8Array | null>();
+      memo.set(channel, known);
+      const bytes = known.has(version)
+        ? known.get(version)
+        : rebuild(chains.get(g)?.get(channel) as Map<string, ChainRow>, version);
+      if (bytes !== undefined) known.set(version, bytes);
+      if (bytes === undefined)
+        throw new SessionError(
+          "STORAGE",
+          `The value of channel "${channel}" of session "${sessionId}" lost its chain`,
+        );
+      if (cache && bytes !== null)
+        cache.set(sessionId, ns, channel, {
+          version,
+          tag: row.tag,
+          bytes,
+          depth: row.depth,
+          chain: row.chain,
+        });
+      return [{ channel, version, type: row.type, data: bytes }];
+    });
+    const writes = (found.writes.get(JSON.stringify([sessionId, ns, id])) ?? []).map((w) => ({
+      taskId: String(w.task_id),
+      idx: Number(w.idx),
+      channel: String(w.channel),
+      type: String(w.type),
+      taskPath: String(w.task_path ?? ""),
+      data: openedBytes(keys, sessionId, rowId("w", ns, id, String(w.task_id), Number(w.idx)), w),
+    }));
+    return {
+      sessionId,
+      ns,
+      id,
+      parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+      type: String(r.type),
+      data: openedBytes(keys, sessionId, rowId("c", ns, id), r),
+      metadataType: String(r.metadata_type),
+      metadata: openedBytes(keys, sessionId, rowId("m", ns, id), r, "metadata"),
+      versions: versionsOf(r),
+      values,
+      writes,
+    };
+  });
+}
+
+// The channel versions a checkpoint row names (its `versions` column: the JSON of `[channel, version]` pairs).
+export function versionsOf(row: Row): Record<string, string | number> {
+  const text = row.versions instanceof Uint8Array ? utf8Decode(row.versions) : String(row.versions ?? "{}");
+  return JSON.parse(text) as Record<string, string | number>;
+}

@@ -1,0 +1,56 @@
+/**
+ * How a checkpoint's byte columns are stored (steps.ts): in clear, or for an encrypted owner sealed by the row
+ * codec's `checkpoint` kind (the base64 of the bytes inside), bound to the row's key within its session.
+ */
+import { SessionError } from "../../errors.js";
+import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
+import { type CodecKeys, decode, encode } from "../../store/crypto/row-codec.js";
+import type { Row } from "../program.js";
+
+/** A stored byte column: the bytes, or (`sealed`) the sealed text of their base64. */
+export interface StoredBytes {
+  data: Uint8Array;
+  sealed: boolean;
+}
+
+/** The key a byte column is sealed under within its session: its row's table and key, unambiguous. */
+export const rowId = (...parts: readonly (string | number)[]): string => JSON.stringify(parts);
+
+/** `bytes` as stored for the session: sealed under `key` (bound to `id`), or in clear. */
+export function storedBytes(
+  key: Uint8Array | null,
+  sessionId: string,
+  id: string,
+  bytes: Uint8Array,
+): StoredBytes {
+  if (key === null) return { data: bytes, sealed: false };
+  return {
+    data: utf8Encode(encode("checkpoint", key, { sessionId, id }, base64Encode(bytes))),
+    sealed: true,
+  };
+}
+
+/** The bytes a stored column holds (`DECRYPT_FAILED` for a sealed one the keys do not open). */
+export function openedBytes(
+  keys: CodecKeys | undefined,
+  sessionId: string,
+  id: string,
+  row: Row,
+  column = "data",
+): Uint8Array {
+  const raw = asBytes(row[column]);
+  if (!isTrue(row[`${column}_sealed`] ?? row.sealed)) return raw;
+  const text = decode("checkpoint", keys, undefined, { sessionId, id }, utf8Decode(raw));
+  const bytes = base64DecodeCanonical(text);
+  if (!bytes) throw new SessionError("STORAGE", `A checkpoint row of session "${sessionId}" is damaged`);
+  return bytes;
+}
+
+const isTrue = (v: unknown) => v === true || v === 1 || v === 1n || v === "1" || v === "t";
+
+/** A byte column as the driver answers it (a Buffer is a Uint8Array). */
+export function asBytes(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (value === null || value === undefined) return new Uint8Array();
+  throw new SessionError("STORAGE", "A checkpoint column holds no bytes");
+}

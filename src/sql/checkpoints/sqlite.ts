@@ -1,0 +1,217 @@
+/**
+ * SQLite's statements of checkpoints (steps.ts has the steps) and its tables (migration 27). A chain read is one
+ * recursive query; the page's owner filter reads the registry's owner column (a thread is a session).
+ */
+import { command, query } from "../program.js";
+import type { CheckpointStatements } from "./steps.js";
+
+/**
+ * Migration 27: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. The
+ * checkpoints' rows (a few hundred bytes) live in their primary key's tree (WITHOUT ROWID: no second copy of the
+ * keys); values and writes hold a message or more each, which an index tree would spill to an overflow page past
+ * ~1 KB, so they keep a rowid table (a row stays on its page up to ~4 KB).
+ */
+export const CHECKPOINT_TABLES = [
+  `CREATE TABLE IF NOT EXISTS agent_checkpoints (
+    session_id TEXT NOT NULL,
+    ns TEXT NOT NULL,
+    id TEXT NOT NULL,
+    parent_id TEXT,
+    type TEXT NOT NULL,
+    data BLOB NOT NULL,
+    metadata_type TEXT NOT NULL,
+    metadata BLOB NOT NULL,
+    versions TEXT NOT NULL,
+    sealed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (session_id, ns, id)
+  ) WITHOUT ROWID`,
+  // The page across sessions is newest first by id.
+  "CREATE INDEX IF NOT EXISTS agent_checkpoints_id ON agent_checkpoints(id)",
+  `CREATE TABLE IF NOT EXISTS agent_checkpoint_values (
+    session_id TEXT NOT NULL,
+    ns TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    version TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    type TEXT NOT NULL,
+    base TEXT,
+    prefix INTEGER NOT NULL,
+    data BLOB,
+    depth INTEGER NOT NULL,
+    chain INTEGER NOT NULL,
+    sealed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (session_id, ns, channel, version)
+  )`,
+  `CREATE TABLE IF NOT EXISTS agent_checkpoint_writes (
+    session_id TEXT NOT NULL,
+    ns TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    channel TEXT NOT NULL,
+    type TEXT NOT NULL,
+    data BLOB NOT NULL,
+    task_path TEXT NOT NULL,
+    sealed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (session_id, ns, checkpoint_id, task_id, idx)
+  )`,
+];
+
+const COLUMNS = "session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed";
+
+const flag = (sealed: boolean) => (sealed ? 1 : 0);
+
+/** SQLite's statement table of checkpoints. */
+export const sqliteCheckpoints: CheckpointStatements = {
+  putCheckpoint: (c, data, metadata) =>
+    command(
+      `INSERT INTO agent_checkpoints (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (session_id, ns, id) DO UPDATE SET parent_id = excluded.parent_id, type = excluded.type,
+        data = excluded.data, metadata_type = excluded.metadata_type, metadata = excluded.metadata,
+        versions = excluded.versions, sealed = excluded.sealed`,
+      [
+        c.sessionId,
+        c.ns,
+        c.id,
+        c.parentId,
+        c.type,
+        data.data,
+        c.metadataType,
+        metadata.data,
+        JSON.stringify(c.versions),
+        flag(data.sealed),
+      ],
+    ),
+  putValue: (sessionId, ns, v, plan, data) =>
+    query(
+      `INSERT INTO agent_checkpoint_values
+        (session_id, ns, channel, version, tag, type, base, prefix, data, depth, chain, sealed)
+      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+      WHERE ? IS NULL OR EXISTS (SELECT 1 FROM agent_checkpoint_values
+        WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ?)
+      ON CONFLICT DO NOTHING RETURNING 1 AS put`,
+      [
+        sessionId,
+        ns,
+        v.channel,
+        v.version,
+        v.tag,
+        v.type,
+        plan.base,
+        plan.prefix,
+        data?.data ?? null,
+        plan.depth,
+        plan.chain,
+        flag(data?.sealed ?? false),
+        plan.base,
+        sessionId,
+        ns,
+        v.channel,
+        plan.base,
+        plan.baseTag,
+      ],
+    ),
+  putWrite: (sessionId, ns, checkpointId, w, data, replace) =>
+    command(
+      `INSERT INTO agent_checkpoint_writes
+        (session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${
+        replace
+          ? "UPDATE SET channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path, sealed = excluded.sealed"
+          : "NOTHING"
+      }`,
+      [
+        sessionId,
+        ns,
+        checkpointId,
+        w.taskId,
+        w.idx,
+        w.channel,
+        w.type,
+        data.data,
+        w.taskPath,
+        flag(data.sealed),
+      ],
+    ),
+  checkpoint: (sessionId, ns, id) =>
+    id === null
+      ? query(
+          `SELECT ${COLUMNS} FROM agent_checkpoints WHERE session_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`,
+          [sessionId, ns],
+        )
+      : query(`SELECT ${COLUMNS} FROM agent_checkpoints WHERE session_id = ? AND ns = ? AND id = ?`, [
+          sessionId,
+          ns,
+          id,
+        ]),
+  page: (q) => {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.sessionId !== undefined) {
+      where.push("session_id = ?");
+      params.push(q.sessionId);
+    } else {
+      where.push("session_id IN (SELECT id FROM agent_sessions WHERE owner IS ?)");
+      params.push(q.owner ?? null);
+    }
+    if (q.ns !== undefined) {
+      where.push("ns = ?");
+      params.push(q.ns);
+    }
+    if (q.id !== undefined) {
+      where.push("id = ?");
+      params.push(q.id);
+    }
+    if (q.before !== undefined) {
+      where.push("id < ?");
+      params.push(q.before);
+    }
+    if (q.after !== undefined) {
+      where.push("(id, session_id, ns) < (?, ?, ?)");
+      params.push(q.after.id, q.after.sessionId, q.after.ns);
+    }
+    params.push(q.limit);
+    return query(
+      `SELECT ${COLUMNS} FROM agent_checkpoints WHERE ${where.join(" AND ")}
+      ORDER BY id DESC, session_id DESC, ns DESC LIMIT ?`,
+      params,
+    );
+  },
+  writes: (sessionId, ns, ids) =>
+    query(
+      `SELECT checkpoint_id, task_id, idx, channel, type, data, task_path, sealed FROM agent_checkpoint_writes
+      WHERE session_id = ? AND ns = ? AND checkpoint_id IN (SELECT value FROM json_each(?))`,
+      [sessionId, ns, JSON.stringify(ids)],
+    ),
+  // CROSS JOIN keeps the chain outside: each step is one primary-key look-up, not a scan of the thread's values.
+  chain: (sessionId, ns, wanted) =>
+    query(
+      `WITH RECURSIVE chain(channel, version) AS (
+        SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j
+        UNION
+        SELECT v.channel, v.base FROM chain c CROSS JOIN agent_checkpoint_values v
+          ON v.session_id = ? AND v.ns = ? AND v.channel = c.channel AND v.version = c.version
+        WHERE v.base IS NOT NULL
+      )
+      SELECT v.channel, v.version, v.tag, v.type, v.base, v.prefix, v.data, v.depth, v.chain, v.sealed
+      FROM chain c CROSS JOIN agent_checkpoint_values v
+        ON v.session_id = ? AND v.ns = ? AND v.channel = c.channel AND v.version = c.version`,
+      [JSON.stringify(wanted), sessionId, ns, sessionId, ns],
+    ),
+  footprint: (sessionId) =>
+    query(
+      `SELECT (SELECT count(*) FROM agent_checkpoints WHERE session_id = ?) AS n,
+        coalesce((SELECT sum(length(data) + length(metadata) + length(versions)) FROM agent_checkpoints WHERE session_id = ?), 0)
+        + coalesce((SELECT sum(coalesce(length(data), 0)) FROM agent_checkpoint_values WHERE session_id = ?), 0)
+        + coalesce((SELECT sum(length(data)) FROM agent_checkpoint_writes WHERE session_id = ?), 0) AS bytes`,
+      [sessionId, sessionId, sessionId, sessionId],
+    ),
+};
+
+/** A session's checkpoints, values and writes deleted (its delete and erasure run them in their transaction). */
+export const FORGET_CHECKPOINTS = [
+  "DELETE FROM agent_checkpoints WHERE session_id = ?",
+  "DELETE FROM agent_checkpoint_values WHERE session_id = ?",
+  "DELETE FROM agent_checkpoint_writes WHERE session_id = ?",
+];

@@ -1,0 +1,204 @@
+/**
+ * A graph runtime's checkpoints (contract/checkpoints.ts, LangGraph's through agent-session/langgraph) written once
+ * for both SQL engines: three tables tied to the session (a LangGraph thread is a session), `agent_checkpoints`,
+ * `agent_checkpoint_values` (a channel's value per version, full or a delta of an earlier version: delta.ts) and
+ * `agent_checkpoint_writes` (pending writes). Every byte column is sealed for an encrypted owner (the row codec's
+ * `checkpoint` kind, bound to the row's key); the tables go with the session's delete and erasure (sql/erase/). The
+ * statement text is each engine's table (sqlite.ts, postgres.ts); the key lookup and its guard are each engine's
+ * (sqlite/checkpoints.ts, postgres/checkpoints.ts).
+ */
+import type {
+  CheckpointPageQuery,
+  CheckpointRead,
+  CheckpointStore,
+  StoredChannelValue,
+  StoredCheckpoint,
+  StoredWrite,
+} from "../../contract/checkpoints.js";
+import type { CodecKeys } from "../../store/crypto/row-codec.js";
+import { countOf, type Program, type Row, type Statement } from "../program.js";
+import { planValue, ValueCache, type ValuePlan } from "./delta.js";
+import { type Found, openReads, versionsOf } from "./reads.js";
+import { rowId, type StoredBytes, storedBytes } from "./sealing.js";
+
+/** One engine's statements of checkpoints; every statement but a page across sessions names its session. */
+export interface CheckpointStatements {
+  /** The checkpoint row inserted or replaced. */
+  putCheckpoint(c: StoredCheckpoint, data: StoredBytes, metadata: StoredBytes): Statement;
+  /**
+   * A value row inserted unless its version is stored (`RETURNING 1 AS put`); a delta only while its base row is
+   * there with `plan.baseTag`.
+   */
+  putValue(
+    sessionId: string,
+    ns: string,
+    v: { channel: string; version: string; type: string; tag: string },
+    plan: ValuePlan,
+    data: StoredBytes | null,
+  ): Statement;
+  /** A pending write inserted; one stored under its (task, idx) kept, or replaced when `replace`. */
+  putWrite(
+    sessionId: string,
+    ns: string,
+    checkpointId: string,
+    w: StoredWrite,
+    data: StoredBytes,
+    replace: boolean,
+  ): Statement;
+  /** The checkpoint row `id` (null: the newest id) of a session's namespace. */
+  checkpoint(sessionId: string, ns: string, id: string | null): Statement;
+  /** A page of checkpoint rows, newest id first (then session and namespace, descending). */
+  page(q: CheckpointPageQuery): Statement;
+  /** The pending writes of the checkpoints `ids` of a session's namespace. */
+  writes(sessionId: string, ns: string, ids: readonly string[]): Statement;
+  /** Every value row on the chains of `wanted` (`[channel, version]` pairs), in one recursive read. */
+  chain(sessionId: string, ns: string, wanted: readonly (readonly [string, string])[]): Statement;
+  /** A session's checkpoint rows (`n`) and stored bytes (`bytes`), over the three tables. */
+  footprint(sessionId: string): Statement;
+}
+
+/** How an engine runs the programs, with its key handling. */
+export interface CheckpointEngine {
+  readonly statements: CheckpointStatements;
+  /** Runs a write in one transaction, with the key of the session's owner (null: in clear), guarded as a message's. */
+  write(sessionId: string, program: (key: Uint8Array | null) => Program<void>): Promise<void>;
+  /** Runs a read in one snapshot, then `open`s what it found with the store's keys (if any). */
+  read<T, R>(program: Program<T>, open: (found: T, keys: CodecKeys | undefined) => R): Promise<R>;
+}
+
+// A random tag per value row (delta.ts): 12 hex digits.
+const newTag = () => Math.random().toString(16).slice(2, 8) + Date.now().toString(16).slice(-6);
+
+const group = (sessionId: string, ns: string) => JSON.stringify([sessionId, ns]);
+
+/** The checkpoints of an SQL store (contract/checkpoints.ts) over an engine's statements and key handling. */
+export class SqlCheckpoints implements CheckpointStore {
+  private readonly s: CheckpointStatements;
+  private readonly cache = new ValueCache();
+
+  constructor(private readonly engine: CheckpointEngine) {
+    this.s = engine.statements;
+  }
+
+  async put(c: StoredCheckpoint, values: readonly StoredChannelValue[]): Promise<void> {
+    const s = this.s;
+    const cache = this.cache;
+    const planned = values.map((v) => {
+      const known = v.data === null ? undefined : cache.get(c.sessionId, c.ns, v.channel);
+      return { v, tag: newTag(), plan: v.data === null ? null : planValue(v.data, known) };
+    });
+    await this.engine.write(c.sessionId, function* (key) {
+      for (const { v, tag, plan } of planned) {
+        const meta = { channel: v.channel, version: v.version, type: v.type, tag };
+        const id = rowId("v", c.ns, v.channel, v.version);
+        const full = plan && plan.base !== null && v.data ? planValue(v.data, undefined) : plan;
+        const data = (p: ValuePlan | null) => (p ? storedBytes(key, c.sessionId, id, p.data) : null);
+        const empty: ValuePlan = {
+          base: null,
+          baseTag: null,
+          prefix: 0,
+          data: new Uint8Array(),
+          depth: 0,
+          chain: 0,
+        };
+        const rows = yield s.putValue(c.sessionId, c.ns, meta, plan ?? empty, data(plan));
+        // A delta whose base is gone (or another version stored meanwhile) goes in full; a stored version stays.
+        if (rows.length === 0 && plan && full && plan.base !== null) {
+          yield s.putValue(c.sessionId, c.ns, meta, full, data(full));
+        }
+      }
+      const data = storedBytes(key, c.sessionId, rowId("c", c.ns, c.id), c.data);
+      const metadata = storedBytes(key, c.sessionId, rowId("m", c.ns, c.id), c.metadata);
+      yield s.putCheckpoint(c, data, metadata);
+    });
+    for (const { v, tag, plan } of planned) {
+      if (v.data && plan)
+        cache.set(c.sessionId, c.ns, v.channel, {
+          version: v.version,
+          tag,
+          bytes: v.data,
+          depth: plan.depth,
+          chain: plan.chain,
+        });
+    }
+  }
+
+  async putWrites(
+    sessionId: string,
+    ns: string,
+    checkpointId: string,
+    writes: readonly StoredWrite[],
+    replace: boolean,
+  ): Promise<void> {
+    const s = this.s;
+    await this.engine.write(sessionId, function* (key) {
+      for (const w of writes) {
+        const data = storedBytes(key, sessionId, rowId("w", ns, checkpointId, w.taskId, w.idx), w.data);
+        yield s.putWrite(sessionId, ns, checkpointId, w, data, replace);
+      }
+    });
+  }
+
+  async get(sessionId: string, ns: string, id: string | null): Promise<CheckpointRead | null> {
+    const s = this.s;
+    const [read] = await this.engine.read(
+      (function* (): Program<Found> {
+        const rows = yield s.checkpoint(sessionId, ns, id);
+        return yield* around(s, rows);
+      })(),
+      (found, keys) => openReads(found, keys, this.cache),
+    );
+    return read ?? null;
+  }
+
+  async page(q: CheckpointPageQuery): Promise<CheckpointRead[]> {
+    const s = this.s;
+    return this.engine.read(
+      (function* (): Program<Found> {
+        const rows = yield s.page(q);
+        return yield* around(s, rows);
+      })(),
+      (found, keys) => openReads(found, keys, undefined),
+    );
+  }
+
+  async footprint(sessionId: string): Promise<{ rows: number; bytes: number }> {
+    const s = this.s;
+    return this.engine.read(
+      (function* (): Program<Row[]> {
+        return yield s.footprint(sessionId);
+      })(),
+      (rows) => ({ rows: countOf(rows), bytes: Number(rows[0]?.bytes ?? 0) }),
+    );
+  }
+}
+
+// The values and writes of the checkpoint rows found: one chain read and one writes read per session and namespace.
+export function* around(s: CheckpointStatements, rows: Row[]): Program<Found> {
+  type Group = { sessionId: string; ns: string; ids: string[]; wanted: Map<string, [string, string]> };
+  const groups = new Map<string, Group>();
+  for (const r of rows) {
+    const sessionId = String(r.session_id);
+    const ns = String(r.ns);
+    const g = group(sessionId, ns);
+    const at: Group = groups.get(g) ?? { sessionId, ns, ids: [], wanted: new Map() };
+    groups.set(g, at);
+    at.ids.push(String(r.id));
+    for (const [channel, named] of Object.entries(versionsOf(r))) {
+      const version = String(named);
+      at.wanted.set(JSON.stringify([channel, version]), [channel, version]);
+    }
+  }
+  const chains = new Map<string, Row[]>();
+  const writes = new Map<string, Row[]>();
+  for (const [g, at] of groups) {
+    chains.set(g, at.wanted.size === 0 ? [] : yield s.chain(at.sessionId, at.ns, [...at.wanted.values()]));
+    for (const w of yield s.writes(at.sessionId, at.ns, at.ids)) {
+      const key = JSON.stringify([at.sessionId, at.ns, String(w.checkpoint_id)]);
+      const list = writes.get(key);
+      if (list) list.push(w);
+      else writes.set(key, [w]);
+    }
+  }
+  return { rows, chains, writes };
+}

@@ -1,0 +1,78 @@
+/**
+ * The checkpoints' tables (sql/checkpoints/), declared once for both engines: tied to the session (a LangGraph
+ * thread), sealed for a keyed owner (the row codec's `checkpoint` kind), deleted with the session, and on Citus
+ * sharded by session with the messages.
+ */
+import type { OwnerDataTable } from "../../store/owner-data.js";
+
+/** How an engine's file makes a table of a session: name, holds, tie, sealed, erasure, columns, sealed columns. */
+type Plain = (
+  table: string,
+  holds: string,
+  tie: OwnerDataTable["tie"],
+  sealed: OwnerDataTable["sealed"],
+  erasure: string,
+  columns: OwnerDataTable["columns"],
+  sealedAs?: OwnerDataTable["sealedAs"],
+) => OwnerDataTable;
+
+/** The three tables, made by the engine's `plain` (its purge work and placement). */
+export function checkpointTables(plain: Plain, withSession: string): OwnerDataTable[] {
+  return [
+    plain(
+      "agent_checkpoints",
+      "a LangGraph thread's checkpoints: the serialized checkpoint and its metadata",
+      "session",
+      "sealed",
+      withSession,
+      {
+        session_id: "id",
+        ns: "meta",
+        id: "id",
+        parent_id: "id",
+        type: "meta",
+        data: "content",
+        metadata_type: "meta",
+        metadata: "content",
+        versions: "meta",
+      },
+      { data: "checkpoint", metadata: "checkpoint" },
+    ),
+    plain(
+      "agent_checkpoint_values",
+      "a thread's channel values, one row per version (full, or a delta of an earlier version)",
+      "session",
+      "sealed",
+      withSession,
+      {
+        session_id: "id",
+        ns: "meta",
+        channel: "meta",
+        version: "meta",
+        tag: "meta",
+        type: "meta",
+        base: "meta",
+        data: "content",
+      },
+      { data: "checkpoint" },
+    ),
+    plain(
+      "agent_checkpoint_writes",
+      "a thread's pending writes (a task's outputs before the next checkpoint)",
+      "session",
+      "sealed",
+      withSession,
+      {
+        session_id: "id",
+        ns: "meta",
+        checkpoint_id: "id",
+        task_id: "id",
+        channel: "meta",
+        type: "meta",
+        data: "content",
+        task_path: "meta",
+      },
+      { data: "checkpoint" },
+    ),
+  ];
+}

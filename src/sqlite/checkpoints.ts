@@ -1,0 +1,26 @@
+/** SQLite's checkpoints: the steps in sql/checkpoints/steps.ts over sql/checkpoints/sqlite.ts. */
+
+import { FORGET_CHECKPOINTS, sqliteCheckpoints } from "../sql/checkpoints/sqlite.js";
+import { SqlCheckpoints } from "../sql/checkpoints/steps.js";
+import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+
+/** SQLite's checkpoints: a write is one transaction, a read one snapshot. */
+export class SqliteCheckpoints extends SqlCheckpoints {
+  constructor(driver: SqlDriver) {
+    super({
+      statements: sqliteCheckpoints,
+      // The owner's key is looked up inside the write's transaction (BEGIN IMMEDIATE: no other writer between).
+      write: async (sessionId, program) =>
+        runInTransaction(driver, () =>
+          program(driver.keys?.keyFor(sessionId, true, `the checkpoints of session "${sessionId}"`) ?? null),
+        ),
+      read: async (program, open) => driver.read(() => open(runProgram(driver, program), driver.keys)),
+    });
+  }
+}
+
+/** Deletes a session's checkpoints, values and writes, in the caller's transaction (a session deleted or erased). */
+export function forgetCheckpoints(driver: SqlDriver, sessionId: string): void {
+  for (const sql of FORGET_CHECKPOINTS) driver.run(sql, [sessionId]);
+}
