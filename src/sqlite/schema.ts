@@ -1,6 +1,7 @@
 import { SessionError } from "../errors.js";
 import { addContextRecords } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { GRAPH_ITEM_TABLES } from "../sql/graph-store/sqlite.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
 import { addFactSealedColumn, FACT_INDEX_MERGE, FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
@@ -267,6 +268,8 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 25, statements: [], run: addFactSealedColumn },
   // The fact index kept in few segments, so a search reads few (facts.ts).
   { version: 26, statements: FACT_INDEX_MERGE },
+  // A LangGraph store's items, each its owner's (sql/graph-store/).
+  { version: 27, statements: GRAPH_ITEM_TABLES },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {

@@ -15,6 +15,7 @@ import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import { closableDriver } from "../sql/engines/sqlite/closable.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "../sql/engines/sqlite/open.js";
+import { SqliteGraphItems } from "../sql/graph-store/sqlite.js";
 import { SqliteAttachments } from "../sql/media/sqlite.js";
 import { purgeSqlite } from "../sql/purge/sqlite.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
@@ -75,6 +76,8 @@ export class SqliteStore
   readonly streams: SqliteStreams;
   /** Facts learned from the conversations, each with its source messages (docs/FACTS.md). */
   readonly facts: SqliteFacts;
+  /** A LangGraph store's items, each its owner's (`agent-session/langgraph`, docs/LANGGRAPH.md). */
+  readonly graphItems: SqliteGraphItems;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   /**
@@ -129,6 +132,7 @@ export class SqliteStore
     this.attachments = new SqliteAttachments(() => this.driver);
     this.streams = new SqliteStreams(this.driver);
     this.facts = new SqliteFacts(this.driver, limits);
+    this.graphItems = new SqliteGraphItems(this.driver);
     this.transfer = new SqliteTransfer(this.driver, this);
     this.messageSearch = new SqliteMessageSearch(
       this.driver,

@@ -12,7 +12,16 @@ import { SessionError } from "../../errors.js";
 import { isSealed, keyId, openContent, type SealedKind, sealContent, sealedKeyId } from "./seal.js";
 
 /** Every kind of sealed column. */
-export const CODEC_KINDS = ["message", "overlay", "stream", "block", "entry", "fact", "name"] as const;
+export const CODEC_KINDS = [
+  "message",
+  "overlay",
+  "stream",
+  "block",
+  "entry",
+  "fact",
+  "name",
+  "item",
+] as const;
 
 /** A kind of sealed column (see the module comment). */
 export type CodecKind = (typeof CODEC_KINDS)[number];
@@ -27,6 +36,7 @@ export interface CodecBindings {
   entry: { label: string; key: string };
   fact: { scope: string; id: string };
   name: { sessionId: string };
+  item: { namespace: string; key: string };
 }
 
 /** What the codec asks of a store's keys (ContentKeys answers it): whose a session is, and an owner's keys. */
@@ -58,6 +68,8 @@ interface Rule<K extends CodecKind> {
 
 // No session id holds U+0000: a block, entry or fact never opens as a message, nor one of them as another.
 const FACT_SCOPE = "\u0000fact:";
+// A LangGraph store item's scope (sql/graph-store/): its namespace, joined by ".", after a prefix no other kind has.
+const ITEM_SCOPE = "\u0000item:";
 
 const RULES: { [K in CodecKind]: Rule<K> } = {
   message: {
@@ -112,6 +124,14 @@ const RULES: { [K in CodecKind]: Rule<K> } = {
     json: false,
     tilde: false,
     what: (b) => `Fact "${b.id}" of scope "${b.scope}"`,
+  },
+  item: {
+    label: "message",
+    scope: (b) => ITEM_SCOPE + b.namespace,
+    id: (b) => b.key,
+    json: false,
+    tilde: false,
+    what: (b) => `Item "${b.key}" of namespace "${b.namespace}"`,
   },
   name: {
     label: "name",
