@@ -17,8 +17,10 @@ import {
   type SearchOperation,
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
+import { z } from "zod";
 import { SessionError } from "../errors.js";
 import { parseInput } from "../schema/parse.js";
+import { rule } from "../schema/to-session-error.js";
 import type { GraphItem, GraphItemDraft, GraphScope, SqlGraphItems } from "../sql/graph-store/steps.js";
 import { passes, queryTerms, scoreItem } from "./store/match.js";
 import {
@@ -41,6 +43,17 @@ export type TtlPutOperation = PutOperation & { ttl?: number | null | undefined }
 /** A get or search that says whether it refreshes the time to live of what it reads. */
 export type RefreshingOperation = (GetOperation | SearchOperation) & { refreshTtl?: boolean | undefined };
 
+// A store with graph items (a SqliteStore or a PostgresStore).
+const storeSchema = z.custom<GraphItemStore>(
+  (store) => typeof (store as Partial<GraphItemStore> | null)?.graphItems?.page === "function",
+  rule("AgentSessionStore needs a SqliteStore or a PostgresStore"),
+);
+// What the owner function answers: an owner id, or undefined for none.
+const ownerAnswer = z
+  .string(rule("The owner function must answer a string or undefined"))
+  .min(1, rule("The owner function answered an empty owner", "range"))
+  .optional();
+
 // Rows a scanning search reads per statement.
 const PAGE = 256;
 const MINUTE = 60_000;
@@ -53,10 +66,7 @@ export class AgentSessionStore extends BaseStore {
 
   constructor(store: GraphItemStore, options?: AgentSessionStoreOptions) {
     super();
-    if (typeof store?.graphItems?.page !== "function") {
-      throw new SessionError("INVALID_ARGUMENT", "AgentSessionStore needs a SqliteStore or a PostgresStore");
-    }
-    this.items = store.graphItems;
+    this.items = parseInput(storeSchema, store).graphItems;
     this.settings = storeSettings(options);
   }
 
@@ -116,31 +126,19 @@ export class AgentSessionStore extends BaseStore {
 
   // The owner an item's namespace (or a read's prefix) names.
   private ownerOf(namespace: readonly string[]): string | undefined {
-    const owner = this.settings.owner ? this.settings.owner(namespace) : namespace[0];
-    if (owner !== undefined && (typeof owner !== "string" || owner === "")) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        "The owner function must answer a non-empty string or undefined",
-      );
-    }
-    return owner;
+    return parseInput(ownerAnswer, this.settings.owner ? this.settings.owner(namespace) : namespace[0]);
   }
 
   private itemOwner(namespace: readonly string[]): string {
-    const owner = this.ownerOf(namespace);
-    if (owner === undefined) {
-      throw new SessionError("INVALID_ARGUMENT", `Namespace ${JSON.stringify(namespace)} names no owner`);
-    }
-    return owner;
+    const named = z.string(rule(`Namespace ${JSON.stringify(namespace)} names no owner`));
+    return parseInput(named, this.ownerOf(namespace));
   }
 
   private scopeOf(prefix: readonly string[]): GraphScope {
     const owner = prefix.length > 0 ? this.ownerOf(prefix) : undefined;
-    if (owner === undefined && !this.settings.crossOwnerReads) {
-      throw new SessionError(
-        "INVALID_ARGUMENT",
-        `Namespace prefix ${JSON.stringify(prefix)} names no owner (open the store with crossOwnerReads to read every owner's)`,
-      );
+    if (!this.settings.crossOwnerReads) {
+      const text = `Namespace prefix ${JSON.stringify(prefix)} names no owner (open the store with crossOwnerReads to read every owner's)`;
+      parseInput(z.string(rule(text)), owner);
     }
     return { owner: owner ?? null, prefix: prefix.join(".") };
   }
