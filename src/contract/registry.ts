@@ -145,7 +145,7 @@ export interface ErasureCounts {
 export interface ErasureReceipt extends ErasureCounts {
   /** The ids of the erased sessions. */
   sessionIds: string[];
-  /** LangGraph store items of the owner (`eraseOwner` on a store that keeps them; absent otherwise). */
+  /** LangGraph store items of the owner that `eraseOwner` deleted (absent when none). */
   items?: number;
 }
 

@@ -94,7 +94,9 @@ export async function eraseOwnerOf<M extends SessionMessage>(
   receipt.blocks += own.blocks;
   receipt.entries += own.entries;
   // The owner's LangGraph store items (sql/graph-store/), before its key is destroyed below.
-  if (hasGraphItems(state.store)) receipt.items = await state.store.graphItems.eraseOwner(owner);
+  // Counted only when there were some, so a receipt without items keeps its shape.
+  const items = hasGraphItems(state.store) ? await state.store.graphItems.eraseOwner(owner) : 0;
+  if (items > 0) receipt.items = items;
   // Crypto-shredding, after the rows are gone: with the key, no copy of the store (a backup taken before) can be
   // read for this owner again. Also when no session was left, so an erasure that stopped after its last session
   // destroys the key when run again.
